@@ -1,0 +1,98 @@
+//! The executor's clock. The core never reads a clock itself: time is either virtual
+//! (advanced by the cost model and by the simulated network) or read through a
+//! function the host provides (`Instant` natively, `performance.now()` in a browser).
+
+/// Cost of local work, in nanoseconds of virtual time. These figures are the
+/// documented cost model of the sandbox: a run on the virtual clock charges them
+/// and nothing else, so the same run gives the same times on any machine.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct CostModel {
+    /// SeqScan: fetch one row from an in-memory heap.
+    pub seqscan_row_ns: u64,
+    /// Result: evaluate a filter or projection for one row.
+    pub result_row_ns: u64,
+    /// Aggregate: advance the transition state by one input row.
+    pub agg_row_ns: u64,
+    /// Sort: per row and per comparison level (n log n is charged).
+    pub sort_cmp_ns: u64,
+    /// Append / MergeAppend / Limit: pass one row up.
+    pub passthrough_row_ns: u64,
+    /// HashJoin: build or probe one row.
+    pub hashjoin_row_ns: u64,
+    /// ForeignScan: turn one DataRow into a tuple (postgres_fdw's make_tuple_from_result_row).
+    pub foreign_row_ns: u64,
+    /// Handling one protocol message batch (a FETCH result, a CommandComplete).
+    pub message_ns: u64,
+}
+
+impl Default for CostModel {
+    fn default() -> Self {
+        CostModel {
+            seqscan_row_ns: 40,
+            result_row_ns: 15,
+            agg_row_ns: 25,
+            sort_cmp_ns: 10,
+            passthrough_row_ns: 5,
+            hashjoin_row_ns: 60,
+            foreign_row_ns: 120,
+            message_ns: 2_000,
+        }
+    }
+}
+
+/// Where time comes from.
+pub enum Clock {
+    /// Virtual nanoseconds. Local work advances it by the cost model; the simulated
+    /// network advances it when the executor waits.
+    Virtual { now: u64, cpu: u64 },
+    /// Real time read through the host's function; charges only count CPU for the bound.
+    Host {
+        read: Box<dyn Fn() -> u64>,
+        cpu: u64,
+    },
+}
+
+impl Clock {
+    pub fn virtual_clock() -> Clock {
+        Clock::Virtual { now: 0, cpu: 0 }
+    }
+    pub fn from_host(read: Box<dyn Fn() -> u64>) -> Clock {
+        Clock::Host { read, cpu: 0 }
+    }
+    #[inline]
+    pub fn now(&self) -> u64 {
+        match self {
+            Clock::Virtual { now, .. } => *now,
+            Clock::Host { read, .. } => read(),
+        }
+    }
+    /// Charges local CPU work.
+    #[inline]
+    pub fn charge(&mut self, ns: u64) {
+        match self {
+            Clock::Virtual { now, cpu } => {
+                *now += ns;
+                *cpu += ns;
+            }
+            Clock::Host { cpu, .. } => *cpu += ns,
+        }
+    }
+    /// Total local CPU charged by the cost model (the "local CPU" resource of the bound).
+    pub fn cpu_ns(&self) -> u64 {
+        match self {
+            Clock::Virtual { cpu, .. } | Clock::Host { cpu, .. } => *cpu,
+        }
+    }
+    pub fn is_virtual(&self) -> bool {
+        matches!(self, Clock::Virtual { .. })
+    }
+    /// Moves virtual time forward to `t` (the host does this while waiting). No-op on
+    /// a real clock, and time never goes backwards.
+    pub fn advance_to(&mut self, t: u64) {
+        if let Clock::Virtual { now, .. } = self {
+            if t > *now {
+                *now = t;
+            }
+        }
+    }
+}

@@ -1,0 +1,207 @@
+//! The asynchronous request protocol (PostgreSQL's execAsync.c), with an explicit state
+//! per request as in the 2016 patch's `AsyncRequestState`.
+//!
+//! A *requestor* (Append, MergeAppend) asks a *requestee* (an async-capable
+//! ForeignScan) for its next row:
+//!
+//! ```text
+//!  Idle/Complete --ExecAsyncRequest--> requestee has a row (or EOF) -> CallbackPending
+//!                                   \-> it must wait for its connection -> Waiting
+//!  Waiting --ExecAsyncConfigureWait--> its connection is in the wait set, request queued
+//!  Waiting --ExecAsyncNotify (connection readable)--> CallbackPending (or still Waiting)
+//!  CallbackPending --ExecAsyncResponse--> Complete (the requestor took the result)
+//!  any --cancel (rescan, error)--> Cancelled
+//! ```
+//!
+//! The requestee reports with `exec_async_request_done` / `exec_async_request_pending`;
+//! the row itself stays in the requestee's slot until the requestor copies it. Every
+//! transition is recorded in the trace with its time.
+
+use crate::estate::{EState, ExecError, ExecResult};
+use crate::executor::PlanState;
+use crate::trace::TraceKind;
+use serde::Serialize;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum AsyncState {
+    /// No request outstanding.
+    Idle,
+    /// Sent; the requestee waits for its connection (PG: callback_pending).
+    Waiting,
+    /// The requestee has a result the requestor has not taken yet (PG: request_complete).
+    CallbackPending,
+    /// The requestor's response callback consumed the result.
+    Complete,
+    /// Cancelled by a rescan or an error.
+    Cancelled,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct AsyncRequest {
+    pub id: usize,
+    pub requestor: usize,
+    pub requestee: usize,
+    /// Which child of the requestor (PG: request_index).
+    pub request_index: usize,
+    pub state: AsyncState,
+    /// The result: Some(true) a row (in the requestee's slot), Some(false) end of data.
+    pub result: Option<bool>,
+    /// The connection the request waits on, while Waiting.
+    pub conn: Option<usize>,
+    /// When the request started waiting (for the wait-time counter).
+    pub waiting_since: u64,
+}
+
+/// Creates a request (ExecInitAppend creates one per async child).
+pub fn new_request(
+    es: &mut EState,
+    requestor: usize,
+    requestee: usize,
+    request_index: usize,
+) -> usize {
+    let id = es.requests.len();
+    es.requests.push(AsyncRequest {
+        id,
+        requestor,
+        requestee,
+        request_index,
+        state: AsyncState::Idle,
+        result: None,
+        conn: None,
+        waiting_since: 0,
+    });
+    id
+}
+
+fn set_state(es: &mut EState, r: usize, to: AsyncState) {
+    let req = &mut es.requests[r];
+    let from = req.state;
+    req.state = to;
+    let (requestor, requestee) = (req.requestor, req.requestee);
+    es.record(|| TraceKind::Request {
+        request: r,
+        requestor,
+        requestee,
+        from,
+        to,
+    });
+}
+
+/// ExecAsyncRequest: asks the requestee for a row. Afterwards the request is either
+/// CallbackPending (the requestor must call `exec_async_response`) or Waiting.
+pub fn exec_async_request(es: &mut EState, r: usize, requestee: &mut PlanState) -> ExecResult<()> {
+    match es.requests[r].state {
+        AsyncState::Idle | AsyncState::Complete => {}
+        s => return Err(ExecError::Internal(format!("request {r} made while {s:?}"))),
+    }
+    es.requests[r].result = None;
+    es.instr[requestee.id].remote.requests += 1;
+    timed(es, requestee.id, |es| requestee.node.async_request(es, r))?;
+    finish_call(es, r, requestee.id)
+}
+
+/// ExecAsyncConfigureWait: registers the connection the request waits on and queues
+/// the request (once). Returns false if the requestee had nothing to wait on.
+pub fn exec_async_configure_wait(es: &mut EState, r: usize) -> bool {
+    if es.requests[r].state != AsyncState::Waiting {
+        return false;
+    }
+    let Some(conn) = es.requests[r].conn else {
+        return false;
+    };
+    es.event_loop.add_wait_conn(conn);
+    es.event_loop.enqueue(r);
+    true
+}
+
+/// ExecAsyncNotify: the request's connection has input; let the requestee consume it.
+pub fn exec_async_notify(es: &mut EState, r: usize, requestee: &mut PlanState) -> ExecResult<()> {
+    if es.requests[r].state != AsyncState::Waiting {
+        return Err(ExecError::Internal(format!(
+            "notify for request {r} that is not Waiting"
+        )));
+    }
+    es.event_loop.dequeue(r);
+    es.event_loop.fired.push(r);
+    timed(es, requestee.id, |es| requestee.node.async_notify(es, r))?;
+    finish_call(es, r, requestee.id)
+}
+
+/// ExecAsyncRequestDone: called by the requestee when it has a result.
+pub fn exec_async_request_done(es: &mut EState, r: usize, has_row: bool) {
+    if es.requests[r].state == AsyncState::Waiting {
+        let waited = es.now().saturating_sub(es.requests[r].waiting_since);
+        let requestee = es.requests[r].requestee;
+        es.instr[requestee].remote.wait_ns += waited;
+    }
+    es.requests[r].result = Some(has_row);
+    es.requests[r].conn = None;
+    set_state(es, r, AsyncState::CallbackPending);
+}
+
+/// ExecAsyncRequestPending: called by the requestee when it must wait for `conn`.
+pub fn exec_async_request_pending(es: &mut EState, r: usize, conn: usize) {
+    let was_waiting = es.requests[r].state == AsyncState::Waiting;
+    es.requests[r].conn = Some(conn);
+    if !was_waiting {
+        es.requests[r].waiting_since = es.now();
+        let requestee = es.requests[r].requestee;
+        es.instr[requestee].remote.waits += 1;
+        set_state(es, r, AsyncState::Waiting);
+    }
+}
+
+/// ExecAsyncResponse: the requestor takes the result. Returns true for a row (in the
+/// requestee's slot), false for end of data.
+pub fn exec_async_response(es: &mut EState, r: usize) -> ExecResult<bool> {
+    if es.requests[r].state != AsyncState::CallbackPending {
+        return Err(ExecError::Internal(format!(
+            "response for request {r} that is not CallbackPending"
+        )));
+    }
+    let has_row = es.requests[r].result.unwrap_or(false);
+    set_state(es, r, AsyncState::Complete);
+    Ok(has_row)
+}
+
+/// Cancels a request (rescan, error): it leaves the waiting queue and is never notified.
+pub fn exec_async_cancel(es: &mut EState, r: usize) {
+    es.event_loop.dequeue(r);
+    es.requests[r].conn = None;
+    if matches!(
+        es.requests[r].state,
+        AsyncState::Waiting | AsyncState::CallbackPending
+    ) {
+        set_state(es, r, AsyncState::Cancelled);
+    }
+}
+
+/// Async calls reach the requestee without the dispatcher, so they are timed here:
+/// the time in the call counts, the time spent Waiting does not (it is reported
+/// separately as wait time, which PostgreSQL's EXPLAIN leaves out).
+fn timed(
+    es: &mut EState,
+    node: usize,
+    f: impl FnOnce(&mut EState) -> ExecResult<()>,
+) -> ExecResult<()> {
+    let now = es.now();
+    es.instr[node].start_call(now);
+    f(es)
+}
+
+fn finish_call(es: &mut EState, r: usize, node: usize) -> ExecResult<()> {
+    let now = es.now();
+    match es.requests[r].state {
+        AsyncState::CallbackPending => {
+            es.instr[node].stop_call(now, es.requests[r].result);
+            Ok(())
+        }
+        AsyncState::Waiting => {
+            es.instr[node].pause_call(now);
+            Ok(())
+        }
+        s => Err(ExecError::Internal(format!(
+            "requestee left request {r} in state {s:?}"
+        ))),
+    }
+}

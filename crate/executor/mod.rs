@@ -1,0 +1,240 @@
+//! The Volcano executor: every node has the same four verbs, PostgreSQL's
+//! ExecInitNode / ExecProcNode / ExecReScan / ExecEndNode:
+//!
+//! - init: `init_plan` builds the state tree from a `Plan` (one function per node type);
+//! - next: `exec_proc_node` — the one dispatcher, and the only place that times nodes
+//!   and counts their rows — returns a row (left in the node's slot), end of data, or
+//!   **Wait**: the node is blocked on a connection it registered with the event loop;
+//! - rescan and end.
+//!
+//! A node's state lives in the node, never on the call stack, so a node that returned
+//! Wait is simply called again after the host has delivered input, and resumes where it
+//! was. Parents copy a child's row out of the child's slot; values are cheap to clone
+//! (integers are copied, text is reference-counted), so no row allocates.
+
+mod async_wait;
+mod node_agg;
+mod node_append;
+mod node_foreignscan;
+mod node_hashjoin;
+mod node_limit;
+mod node_mergeappend;
+mod node_result;
+mod node_seqscan;
+mod node_sort;
+
+pub use node_append::AppendState;
+pub use node_foreignscan::ForeignScanState;
+pub use node_mergeappend::MergeAppendState;
+
+use crate::estate::{EState, ExecError, ExecResult};
+use crate::instrument::{ExplainNode, Instrumentation};
+use crate::plan::Plan;
+use crate::types::{Catalog, Datum};
+
+/// What `next` returns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExecStatus {
+    /// A row is in the node's slot.
+    Row,
+    /// End of data.
+    Done,
+    /// Blocked on I/O registered with the event loop; call again later.
+    Wait,
+}
+
+/// A node of the state tree: its id (index of its instrumentation) and its state.
+pub struct PlanState {
+    pub id: usize,
+    pub node: Box<dyn ExecNode>,
+}
+
+/// The verbs every executor node implements. Async-capable nodes (ForeignScan) also
+/// implement the requestee side of the async protocol (`exec_async`).
+pub trait ExecNode {
+    fn exec_next(&mut self, es: &mut EState) -> ExecResult<ExecStatus>;
+    fn exec_rescan(&mut self, es: &mut EState) -> ExecResult<()>;
+    fn exec_end(&mut self, es: &mut EState);
+    /// The current row (valid after `exec_next` returned Row).
+    fn slot(&self) -> &[Datum];
+    fn children(&self) -> &[PlanState] {
+        &[]
+    }
+    /// Fills the node's EXPLAIN type, relation and details.
+    fn explain(&self, e: &mut ExplainNode);
+
+    /// Can this node take async requests (an async-capable ForeignScan)?
+    fn is_async_capable(&self) -> bool {
+        false
+    }
+    /// Async requests pending in this node (for Append/MergeAppend, the demo's view).
+    fn async_request(&mut self, _es: &mut EState, r: usize) -> ExecResult<()> {
+        Err(ExecError::Internal(format!(
+            "request {r} sent to a node that is not async-capable"
+        )))
+    }
+    /// Has the input this node waits for arrived (so a notify would progress)?
+    fn async_ready(&self, _es: &EState) -> bool {
+        false
+    }
+    fn async_notify(&mut self, _es: &mut EState, r: usize) -> ExecResult<()> {
+        Err(ExecError::Internal(format!(
+            "notify for request {r} sent to a node that is not async-capable"
+        )))
+    }
+}
+
+/// ExecProcNode: the one dispatcher. Times the call and counts the row; a call that
+/// returns Wait keeps its clock running until it completes.
+#[inline]
+pub fn exec_proc_node(ps: &mut PlanState, es: &mut EState) -> ExecResult<ExecStatus> {
+    let now = es.now();
+    es.instr[ps.id].start_call(now);
+    let status = ps.node.exec_next(es)?;
+    let now = es.now();
+    let outcome = match status {
+        ExecStatus::Row => Some(true),
+        ExecStatus::Done => Some(false),
+        ExecStatus::Wait => None,
+    };
+    es.instr[ps.id].stop_call(now, outcome);
+    Ok(status)
+}
+
+/// ExecReScan: closes the node's current loop and restarts it.
+pub fn exec_rescan(ps: &mut PlanState, es: &mut EState) -> ExecResult<()> {
+    es.instr[ps.id].end_loop();
+    ps.node.exec_rescan(es)
+}
+
+/// ExecEndNode.
+pub fn exec_end_node(ps: &mut PlanState, es: &mut EState) {
+    ps.node.exec_end(es);
+}
+
+/// What `init_plan` needs besides the plan: local tables.
+pub struct InitContext<'a> {
+    pub catalog: &'a Catalog,
+}
+
+/// ExecInitNode: builds the state tree, allocating node ids in depth-first order (so
+/// that, as in the 2016 patch, ancestry can be checked by id ranges).
+pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<PlanState, String> {
+    let id = es.instr.len();
+    es.instr.push(Instrumentation::default());
+    let node: Box<dyn ExecNode> = match plan {
+        Plan::SeqScan { table, .. } => Box::new(node_seqscan::SeqScanState::init(table, ctx)?),
+        Plan::ForeignScan(f) => Box::new(ForeignScanState::init(id, f, es)?),
+        Plan::Append { children } => {
+            let children = init_children(children, ctx, es)?;
+            Box::new(AppendState::init(id, children, es))
+        }
+        Plan::MergeAppend { children, keys } => {
+            let children = init_children(children, ctx, es)?;
+            Box::new(MergeAppendState::init(id, children, keys.clone(), es))
+        }
+        Plan::Sort { child, keys } => Box::new(node_sort::SortState::init(
+            init_plan(child, ctx, es)?,
+            keys.clone(),
+            child.output_columns().len(),
+        )),
+        Plan::Limit {
+            child,
+            offset,
+            count,
+        } => Box::new(node_limit::LimitState::init(
+            init_plan(child, ctx, es)?,
+            *offset,
+            *count,
+        )),
+        Plan::Agg {
+            child,
+            strategy,
+            group_by,
+            aggs,
+        } => {
+            let input = child.output_columns();
+            Box::new(node_agg::AggState::init(
+                init_plan(child, ctx, es)?,
+                strategy.clone(),
+                group_by.clone(),
+                aggs.clone(),
+                &input,
+            ))
+        }
+        Plan::Result {
+            child,
+            filter,
+            targets,
+        } => {
+            let names = child.output_columns().into_iter().map(|c| c.name).collect();
+            Box::new(node_result::ResultState::init(
+                init_plan(child, ctx, es)?,
+                filter.clone(),
+                targets.clone(),
+                names,
+            ))
+        }
+        Plan::HashJoin {
+            outer,
+            inner,
+            outer_key,
+            inner_key,
+        } => {
+            let (o, i) = (init_plan(outer, ctx, es)?, init_plan(inner, ctx, es)?);
+            let widths = (outer.output_columns().len(), inner.output_columns().len());
+            Box::new(node_hashjoin::HashJoinState::init(
+                o,
+                i,
+                outer_key.clone(),
+                inner_key.clone(),
+                widths,
+            ))
+        }
+    };
+    Ok(PlanState { id, node })
+}
+
+fn init_children(
+    children: &[Plan],
+    ctx: &InitContext,
+    es: &mut EState,
+) -> Result<Vec<PlanState>, String> {
+    children.iter().map(|c| init_plan(c, ctx, es)).collect()
+}
+
+/// The EXPLAIN view of a state tree, with each node's current counters.
+pub fn explain_tree(ps: &PlanState, es: &EState, relationship: Option<&str>) -> ExplainNode {
+    let mut e = ExplainNode {
+        id: ps.id,
+        node_type: String::new(),
+        async_capable: ps.node.is_async_capable(),
+        strategy: None,
+        relation: None,
+        parent_relationship: relationship.map(str::to_string),
+        details: vec![],
+        instr: es.instr[ps.id].clone(),
+        children: vec![],
+    };
+    ps.node.explain(&mut e);
+    let kids = ps.node.children();
+    let member = matches!(e.node_type.as_str(), "Append" | "Merge Append");
+    for (i, c) in kids.iter().enumerate() {
+        let rel = if member {
+            "Member"
+        } else if i == 0 {
+            "Outer"
+        } else {
+            "Inner"
+        };
+        e.children.push(explain_tree(c, es, Some(rel)));
+    }
+    e
+}
+
+/// Copies a row into a slot without reallocating it.
+#[inline]
+pub(crate) fn copy_row(slot: &mut Vec<Datum>, row: &[Datum]) {
+    slot.clear();
+    slot.extend_from_slice(row);
+}

@@ -1,0 +1,202 @@
+//! Aggregate (nodeAgg.c), plain or hashed: count, sum, min, max, avg. Reads its whole
+//! input first (resuming across Waits), then returns one row per group. The
+//! transition step for a plain aggregate over integers allocates nothing.
+
+use super::{exec_proc_node, exec_rescan, ExecNode, ExecStatus, PlanState};
+use crate::estate::{EState, ExecResult};
+use crate::instrument::ExplainNode;
+use crate::plan::{AggCall, AggFunc, AggStrategy, Expr};
+use crate::types::{Column, Datum};
+use std::collections::HashMap;
+
+/// Transition state of one aggregate.
+#[derive(Clone, Debug)]
+struct Trans {
+    count: i64,
+    sum: Datum,
+    best: Datum,
+}
+
+impl Trans {
+    fn new() -> Trans {
+        Trans {
+            count: 0,
+            sum: Datum::Null,
+            best: Datum::Null,
+        }
+    }
+
+    #[inline]
+    fn advance(&mut self, func: AggFunc, v: Datum) {
+        if func == AggFunc::CountStar {
+            self.count += 1;
+            return;
+        }
+        if v.is_null() {
+            return; // aggregates ignore NULL inputs
+        }
+        self.count += 1;
+        match func {
+            AggFunc::Sum | AggFunc::Avg => {
+                self.sum = match (&self.sum, &v) {
+                    (Datum::Null, _) => v,
+                    (Datum::Int(a), Datum::Int(b)) => Datum::Int(a.wrapping_add(*b)),
+                    (a, b) => Datum::Float(a.as_f64().unwrap_or(0.0) + b.as_f64().unwrap_or(0.0)),
+                }
+            }
+            AggFunc::Min if self.best.is_null() || v < self.best => self.best = v,
+            AggFunc::Max if self.best.is_null() || v > self.best => self.best = v,
+            _ => {}
+        }
+    }
+
+    fn finish(&self, func: AggFunc) -> Datum {
+        match func {
+            AggFunc::CountStar | AggFunc::Count => Datum::Int(self.count),
+            AggFunc::Sum => self.sum.clone(),
+            AggFunc::Min | AggFunc::Max => self.best.clone(),
+            AggFunc::Avg if self.count == 0 => Datum::Null,
+            AggFunc::Avg => Datum::Float(self.sum.as_f64().unwrap_or(0.0) / self.count as f64),
+        }
+    }
+}
+
+pub struct AggState {
+    children: Vec<PlanState>,
+    strategy: AggStrategy,
+    group_by: Vec<Expr>,
+    aggs: Vec<AggCall>,
+    input_names: Vec<String>,
+    /// Plain aggregate: one group.
+    plain: Vec<Trans>,
+    /// Hashed: group key -> index in `groups` (insertion order keeps output stable).
+    index: HashMap<Vec<Datum>, usize>,
+    groups: Vec<(Vec<Datum>, Vec<Trans>)>,
+    key: Vec<Datum>,
+    filled: bool,
+    next_group: usize,
+    slot: Vec<Datum>,
+}
+
+impl AggState {
+    pub fn init(
+        child: PlanState,
+        strategy: AggStrategy,
+        group_by: Vec<Expr>,
+        aggs: Vec<AggCall>,
+        input: &[Column],
+    ) -> Self {
+        let plain = vec![Trans::new(); aggs.len()];
+        AggState {
+            children: vec![child],
+            strategy,
+            group_by,
+            aggs,
+            input_names: input.iter().map(|c| c.name.clone()).collect(),
+            plain,
+            index: HashMap::new(),
+            groups: Vec::new(),
+            key: Vec::new(),
+            filled: false,
+            next_group: 0,
+            slot: Vec::new(),
+        }
+    }
+
+    #[inline]
+    fn advance(&mut self, es: &mut EState) {
+        es.clock.charge(es.cost.agg_row_ns);
+        let row = self.children[0].node.slot();
+        let trans = if self.group_by.is_empty() {
+            &mut self.plain
+        } else {
+            self.key.clear();
+            self.key.extend(self.group_by.iter().map(|e| e.eval(row)));
+            let g = match self.index.get(&self.key) {
+                Some(&g) => g,
+                None => {
+                    self.groups
+                        .push((self.key.clone(), vec![Trans::new(); self.aggs.len()]));
+                    self.index.insert(self.key.clone(), self.groups.len() - 1);
+                    self.groups.len() - 1
+                }
+            };
+            &mut self.groups[g].1
+        };
+        for (t, a) in trans.iter_mut().zip(&self.aggs) {
+            let v = a.arg.as_ref().map_or(Datum::Null, |e| e.eval(row));
+            t.advance(a.func, v);
+        }
+    }
+
+    fn emit(&mut self) -> ExecStatus {
+        if self.group_by.is_empty() {
+            if self.next_group > 0 {
+                return ExecStatus::Done;
+            }
+            self.next_group = 1;
+            self.slot.clear();
+            self.slot.extend(
+                self.plain
+                    .iter()
+                    .zip(&self.aggs)
+                    .map(|(t, a)| t.finish(a.func)),
+            );
+            return ExecStatus::Row;
+        }
+        let Some((key, trans)) = self.groups.get(self.next_group) else {
+            return ExecStatus::Done;
+        };
+        self.next_group += 1;
+        self.slot.clear();
+        self.slot.extend_from_slice(key);
+        self.slot
+            .extend(trans.iter().zip(&self.aggs).map(|(t, a)| t.finish(a.func)));
+        ExecStatus::Row
+    }
+}
+
+impl ExecNode for AggState {
+    fn exec_next(&mut self, es: &mut EState) -> ExecResult<ExecStatus> {
+        while !self.filled {
+            match exec_proc_node(&mut self.children[0], es)? {
+                ExecStatus::Row => self.advance(es),
+                ExecStatus::Wait => return Ok(ExecStatus::Wait),
+                ExecStatus::Done => self.filled = true,
+            }
+        }
+        Ok(self.emit())
+    }
+    fn exec_rescan(&mut self, es: &mut EState) -> ExecResult<()> {
+        self.plain = vec![Trans::new(); self.aggs.len()];
+        self.index.clear();
+        self.groups.clear();
+        self.filled = false;
+        self.next_group = 0;
+        exec_rescan(&mut self.children[0], es)
+    }
+    fn exec_end(&mut self, es: &mut EState) {
+        super::exec_end_node(&mut self.children[0], es);
+    }
+    fn slot(&self) -> &[Datum] {
+        &self.slot
+    }
+    fn children(&self) -> &[PlanState] {
+        &self.children
+    }
+    fn explain(&self, e: &mut ExplainNode) {
+        e.node_type = "Aggregate".into();
+        e.strategy = Some(match self.strategy {
+            AggStrategy::Plain => "Plain".into(),
+            AggStrategy::Hashed => "Hashed".into(),
+        });
+        if !self.group_by.is_empty() {
+            let k: Vec<String> = self
+                .group_by
+                .iter()
+                .map(|g| g.to_sql(&self.input_names))
+                .collect();
+            e.details.push(("Group Key".into(), k.join(", ")));
+        }
+    }
+}

@@ -1,0 +1,124 @@
+//! HashJoin (nodeHashjoin.c), inner equi-join: builds a hash table on the inner
+//! child, then probes it with each outer row. Both phases resume across Waits.
+
+use super::{exec_proc_node, exec_rescan, ExecNode, ExecStatus, PlanState};
+use crate::estate::{EState, ExecResult};
+use crate::instrument::ExplainNode;
+use crate::plan::Expr;
+use crate::types::Datum;
+use std::collections::HashMap;
+
+pub struct HashJoinState {
+    /// [outer, inner]
+    children: Vec<PlanState>,
+    outer_key: Expr,
+    inner_key: Expr,
+    inner_width: usize,
+    /// key -> flat inner rows
+    table: HashMap<Datum, Vec<Datum>>,
+    built: bool,
+    /// Matches of the current outer row still to return.
+    matches: Option<(Datum, usize)>,
+    slot: Vec<Datum>,
+}
+
+impl HashJoinState {
+    pub fn init(
+        outer: PlanState,
+        inner: PlanState,
+        outer_key: Expr,
+        inner_key: Expr,
+        widths: (usize, usize),
+    ) -> Self {
+        HashJoinState {
+            children: vec![outer, inner],
+            outer_key,
+            inner_key,
+            inner_width: widths.1,
+            table: HashMap::new(),
+            built: false,
+            matches: None,
+            slot: Vec::new(),
+        }
+    }
+
+    /// Next match for the current outer row, if any.
+    fn next_match(&mut self) -> bool {
+        let Some((key, pos)) = &mut self.matches else {
+            return false;
+        };
+        let rows = &self.table[key];
+        if *pos >= rows.len() {
+            self.matches = None;
+            return false;
+        }
+        let w = self.inner_width;
+        self.slot.clear();
+        self.slot.extend_from_slice(self.children[0].node.slot());
+        self.slot.extend_from_slice(&rows[*pos..*pos + w]);
+        *pos += w;
+        true
+    }
+}
+
+impl ExecNode for HashJoinState {
+    fn exec_next(&mut self, es: &mut EState) -> ExecResult<ExecStatus> {
+        while !self.built {
+            match exec_proc_node(&mut self.children[1], es)? {
+                ExecStatus::Row => {
+                    es.clock.charge(es.cost.hashjoin_row_ns);
+                    let row = self.children[1].node.slot();
+                    let k = self.inner_key.eval(row);
+                    if !k.is_null() {
+                        self.table.entry(k).or_default().extend_from_slice(row);
+                    }
+                }
+                ExecStatus::Wait => return Ok(ExecStatus::Wait),
+                ExecStatus::Done => self.built = true,
+            }
+        }
+        loop {
+            if self.next_match() {
+                return Ok(ExecStatus::Row);
+            }
+            match exec_proc_node(&mut self.children[0], es)? {
+                ExecStatus::Row => {}
+                other => return Ok(other),
+            }
+            es.clock.charge(es.cost.hashjoin_row_ns);
+            let k = self.outer_key.eval(self.children[0].node.slot());
+            if self.table.contains_key(&k) {
+                self.matches = Some((k, 0));
+            }
+        }
+    }
+    fn exec_rescan(&mut self, es: &mut EState) -> ExecResult<()> {
+        self.table.clear();
+        self.built = false;
+        self.matches = None;
+        exec_rescan(&mut self.children[0], es)?;
+        exec_rescan(&mut self.children[1], es)
+    }
+    fn exec_end(&mut self, es: &mut EState) {
+        for c in self.children.iter_mut() {
+            super::exec_end_node(c, es);
+        }
+    }
+    fn slot(&self) -> &[Datum] {
+        &self.slot
+    }
+    fn children(&self) -> &[PlanState] {
+        &self.children
+    }
+    fn explain(&self, e: &mut ExplainNode) {
+        e.node_type = "Hash Join".into();
+        e.details.push((
+            "Hash Cond".into(),
+            format!(
+                "(outer.{} = inner.{})",
+                self.outer_key.to_sql(&[]),
+                self.inner_key.to_sql(&[])
+            ),
+        ));
+    }
+}

@@ -1,0 +1,65 @@
+//! Limit with OFFSET (nodeLimit.c): skips `offset` rows, returns at most `count`, and
+//! stops pulling from its child once the count is reached.
+
+use super::{copy_row, exec_proc_node, exec_rescan, ExecNode, ExecStatus, PlanState};
+use crate::estate::{EState, ExecResult};
+use crate::instrument::ExplainNode;
+use crate::types::Datum;
+
+pub struct LimitState {
+    children: Vec<PlanState>,
+    offset: u64,
+    count: Option<u64>,
+    position: u64,
+    slot: Vec<Datum>,
+}
+
+impl LimitState {
+    pub fn init(child: PlanState, offset: u64, count: Option<u64>) -> Self {
+        LimitState {
+            children: vec![child],
+            offset,
+            count,
+            position: 0,
+            slot: Vec::new(),
+        }
+    }
+}
+
+impl ExecNode for LimitState {
+    fn exec_next(&mut self, es: &mut EState) -> ExecResult<ExecStatus> {
+        loop {
+            if let Some(c) = self.count {
+                if self.position >= self.offset + c {
+                    return Ok(ExecStatus::Done);
+                }
+            }
+            match exec_proc_node(&mut self.children[0], es)? {
+                ExecStatus::Row => {}
+                other => return Ok(other),
+            }
+            es.clock.charge(es.cost.passthrough_row_ns);
+            self.position += 1;
+            if self.position > self.offset {
+                copy_row(&mut self.slot, self.children[0].node.slot());
+                return Ok(ExecStatus::Row);
+            }
+        }
+    }
+    fn exec_rescan(&mut self, es: &mut EState) -> ExecResult<()> {
+        self.position = 0;
+        exec_rescan(&mut self.children[0], es)
+    }
+    fn exec_end(&mut self, es: &mut EState) {
+        super::exec_end_node(&mut self.children[0], es);
+    }
+    fn slot(&self) -> &[Datum] {
+        &self.slot
+    }
+    fn children(&self) -> &[PlanState] {
+        &self.children
+    }
+    fn explain(&self, e: &mut ExplainNode) {
+        e.node_type = "Limit".into();
+    }
+}

@@ -1,0 +1,216 @@
+//! MergeAppend (nodeMergeAppend.c), async-aware as in the "Asynchronous MergeAppend"
+//! patch (seed 003).
+//!
+//! Protocol:
+//! - first call: every child must produce its first row. Async children are all asked
+//!   at once (their first FETCHes travel concurrently); synchronous children are run in
+//!   turn meanwhile; then wait until every async child has answered;
+//! - afterwards, return the smallest current row and ask **only the child whose row was
+//!   consumed** for its next one (its ForeignScan has already sent the next FETCH
+//!   ahead, so the row is usually there at once).
+//! The smallest row is found by a linear scan over the children's current rows
+//! (PostgreSQL uses a binary heap; with a handful of shards the scan is as fast and
+//! easier to follow).
+
+use super::async_wait::async_event_wait;
+use super::node_sort::compare_rows;
+use super::{copy_row, exec_proc_node, exec_rescan, ExecNode, ExecStatus, PlanState};
+use crate::estate::{EState, ExecResult};
+use crate::exec_async::{
+    exec_async_cancel, exec_async_request, exec_async_response, new_request, AsyncState,
+};
+use crate::instrument::ExplainNode;
+use crate::plan::SortKey;
+use crate::types::Datum;
+
+pub struct MergeAppendState {
+    id: usize,
+    children: Vec<PlanState>,
+    keys: Vec<SortKey>,
+    ms_asyncrequests: Vec<Option<usize>>,
+    /// Each child's current row, if it has one.
+    ms_rows: Vec<Vec<Datum>>,
+    ms_valid: Vec<bool>,
+    /// Children whose next row must be obtained before the next merge step.
+    ms_need: Vec<usize>,
+    /// Async children asked and not yet answered.
+    ms_requested: Vec<bool>,
+    slot: Vec<Datum>,
+}
+
+impl MergeAppendState {
+    pub fn init(
+        id: usize,
+        children: Vec<PlanState>,
+        keys: Vec<SortKey>,
+        es: &mut EState,
+    ) -> MergeAppendState {
+        let ms_asyncrequests = children
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                c.node
+                    .is_async_capable()
+                    .then(|| new_request(es, id, c.id, i))
+            })
+            .collect();
+        let n = children.len();
+        MergeAppendState {
+            id,
+            children,
+            keys,
+            ms_asyncrequests,
+            ms_rows: vec![Vec::new(); n],
+            ms_valid: vec![false; n],
+            ms_need: (0..n).collect(),
+            ms_requested: vec![false; n],
+            slot: Vec::new(),
+        }
+    }
+
+    fn store(&mut self, child: usize, has_row: bool) {
+        self.ms_requested[child] = false;
+        self.ms_valid[child] = has_row;
+        if has_row {
+            copy_row(&mut self.ms_rows[child], self.children[child].node.slot());
+        }
+    }
+
+    /// Gets the next row of every child in `ms_need`; Wait if some must still arrive.
+    fn refill(&mut self, es: &mut EState) -> ExecResult<ExecStatus> {
+        // Ask all async children first, so their requests travel concurrently.
+        for &child in &self.ms_need {
+            let Some(r) = self.ms_asyncrequests[child] else {
+                continue;
+            };
+            if self.ms_requested[child] {
+                continue;
+            }
+            self.ms_requested[child] = true;
+            exec_async_request(es, r, &mut self.children[child])?;
+            if es.requests[r].state == AsyncState::CallbackPending {
+                let has_row = exec_async_response(es, r)?;
+                self.ms_requested[child] = false;
+                self.ms_valid[child] = has_row;
+                if has_row {
+                    copy_row(&mut self.ms_rows[child], self.children[child].node.slot());
+                }
+            }
+        }
+        // Then synchronous children, one after another.
+        let need = std::mem::take(&mut self.ms_need);
+        let mut still = Vec::new();
+        for child in need {
+            if self.ms_asyncrequests[child].is_some() {
+                if self.ms_requested[child] {
+                    still.push(child);
+                }
+                continue;
+            }
+            match exec_proc_node(&mut self.children[child], es)? {
+                ExecStatus::Row => self.store(child, true),
+                ExecStatus::Done => self.store(child, false),
+                ExecStatus::Wait => still.push(child),
+            }
+        }
+        self.ms_need = still;
+        // Finally wait for the async answers still missing.
+        while self.ms_need.iter().any(|&c| self.ms_requested[c]) {
+            let mut answered = Vec::new();
+            let fired = async_event_wait(
+                es,
+                self.id,
+                &mut self.children,
+                &self.ms_asyncrequests,
+                true,
+                |_, child, has_row| answered.push((child, has_row)),
+            )?;
+            for (child, has_row) in answered {
+                self.store(child, has_row);
+                self.ms_need.retain(|&c| c != child);
+            }
+            if fired == 0 {
+                return Ok(ExecStatus::Wait);
+            }
+        }
+        if self.ms_need.is_empty() {
+            Ok(ExecStatus::Row)
+        } else {
+            Ok(ExecStatus::Wait)
+        }
+    }
+}
+
+impl ExecNode for MergeAppendState {
+    fn exec_next(&mut self, es: &mut EState) -> ExecResult<ExecStatus> {
+        if !self.ms_need.is_empty() && self.refill(es)? == ExecStatus::Wait {
+            return Ok(ExecStatus::Wait);
+        }
+        let mut best: Option<usize> = None;
+        for i in 0..self.children.len() {
+            if !self.ms_valid[i] {
+                continue;
+            }
+            best = match best {
+                Some(b) if compare_rows(&self.keys, &self.ms_rows[i], &self.ms_rows[b]).is_ge() => {
+                    Some(b)
+                }
+                _ => Some(i),
+            };
+        }
+        let Some(b) = best else {
+            return Ok(ExecStatus::Done);
+        };
+        es.clock
+            .charge(es.cost.passthrough_row_ns * self.children.len() as u64);
+        std::mem::swap(&mut self.slot, &mut self.ms_rows[b]);
+        self.ms_valid[b] = false;
+        self.ms_need.push(b);
+        Ok(ExecStatus::Row)
+    }
+
+    fn exec_rescan(&mut self, es: &mut EState) -> ExecResult<()> {
+        for r in self.ms_asyncrequests.iter().flatten() {
+            exec_async_cancel(es, *r);
+        }
+        for c in self.children.iter_mut() {
+            exec_rescan(c, es)?;
+        }
+        let n = self.children.len();
+        self.ms_valid = vec![false; n];
+        self.ms_requested = vec![false; n];
+        self.ms_need = (0..n).collect();
+        Ok(())
+    }
+
+    fn exec_end(&mut self, es: &mut EState) {
+        for r in self.ms_asyncrequests.iter().flatten() {
+            exec_async_cancel(es, *r);
+        }
+        for c in self.children.iter_mut() {
+            super::exec_end_node(c, es);
+        }
+    }
+
+    fn slot(&self) -> &[Datum] {
+        &self.slot
+    }
+    fn children(&self) -> &[PlanState] {
+        &self.children
+    }
+    fn explain(&self, e: &mut ExplainNode) {
+        e.node_type = "Merge Append".into();
+        let keys: Vec<String> = self
+            .keys
+            .iter()
+            .map(|k| {
+                format!(
+                    "{}{}",
+                    k.expr.to_sql(&[]),
+                    if k.desc { " DESC" } else { "" }
+                )
+            })
+            .collect();
+        e.details.push(("Sort Key".into(), keys.join(", ")));
+    }
+}

@@ -1,0 +1,82 @@
+//! Result: filter and projection over one child (PostgreSQL evaluates these inside
+//! every node; the sandbox gives them a node so the demo shows where rows are dropped).
+
+use super::{copy_row, exec_proc_node, exec_rescan, ExecNode, ExecStatus, PlanState};
+use crate::estate::{EState, ExecResult};
+use crate::instrument::ExplainNode;
+use crate::plan::Expr;
+use crate::types::Datum;
+
+pub struct ResultState {
+    children: Vec<PlanState>,
+    filter: Option<Expr>,
+    targets: Option<Vec<(Expr, String)>>,
+    input_names: Vec<String>,
+    slot: Vec<Datum>,
+}
+
+impl ResultState {
+    pub fn init(
+        child: PlanState,
+        filter: Option<Expr>,
+        targets: Option<Vec<(Expr, String)>>,
+        input_names: Vec<String>,
+    ) -> Self {
+        ResultState {
+            children: vec![child],
+            filter,
+            targets,
+            input_names,
+            slot: Vec::new(),
+        }
+    }
+}
+
+impl ExecNode for ResultState {
+    fn exec_next(&mut self, es: &mut EState) -> ExecResult<ExecStatus> {
+        loop {
+            match exec_proc_node(&mut self.children[0], es)? {
+                ExecStatus::Row => {}
+                other => return Ok(other),
+            }
+            es.clock.charge(es.cost.result_row_ns);
+            let row = self.children[0].node.slot();
+            if let Some(f) = &self.filter {
+                if !f.eval(row).is_true() {
+                    continue;
+                }
+            }
+            match &self.targets {
+                None => copy_row(&mut self.slot, row),
+                Some(t) => {
+                    self.slot.clear();
+                    self.slot.extend(t.iter().map(|(e, _)| e.eval(row)));
+                }
+            }
+            return Ok(ExecStatus::Row);
+        }
+    }
+    fn exec_rescan(&mut self, es: &mut EState) -> ExecResult<()> {
+        exec_rescan(&mut self.children[0], es)
+    }
+    fn exec_end(&mut self, es: &mut EState) {
+        super::exec_end_node(&mut self.children[0], es);
+    }
+    fn slot(&self) -> &[Datum] {
+        &self.slot
+    }
+    fn children(&self) -> &[PlanState] {
+        &self.children
+    }
+    fn explain(&self, e: &mut ExplainNode) {
+        e.node_type = "Result".into();
+        if let Some(f) = &self.filter {
+            e.details
+                .push(("Filter".into(), f.to_sql(&self.input_names)));
+        }
+        if let Some(t) = &self.targets {
+            let out: Vec<String> = t.iter().map(|(x, _)| x.to_sql(&self.input_names)).collect();
+            e.details.push(("Output".into(), out.join(", ")));
+        }
+    }
+}

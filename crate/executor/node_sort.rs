@@ -1,0 +1,111 @@
+//! Sort (nodeSort.c): reads its whole input (resuming across Waits, since the buffer
+//! lives in the node), sorts, then returns rows in order.
+
+use super::{exec_proc_node, exec_rescan, ExecNode, ExecStatus, PlanState};
+use crate::estate::{EState, ExecResult};
+use crate::instrument::ExplainNode;
+use crate::plan::SortKey;
+use crate::types::Datum;
+use std::cmp::Ordering;
+
+pub struct SortState {
+    children: Vec<PlanState>,
+    keys: Vec<SortKey>,
+    width: usize,
+    rows: Vec<Datum>,
+    order: Vec<usize>,
+    sorted: bool,
+    next: usize,
+    slot: Vec<Datum>,
+}
+
+/// Compares two rows by sort keys (shared with MergeAppend).
+pub fn compare_rows(keys: &[SortKey], a: &[Datum], b: &[Datum]) -> Ordering {
+    for k in keys {
+        let ord = k.expr.eval(a).cmp(&k.expr.eval(b));
+        let ord = if k.desc { ord.reverse() } else { ord };
+        if ord != Ordering::Equal {
+            return ord;
+        }
+    }
+    Ordering::Equal
+}
+
+impl SortState {
+    pub fn init(child: PlanState, keys: Vec<SortKey>, width: usize) -> Self {
+        SortState {
+            children: vec![child],
+            keys,
+            width,
+            rows: vec![],
+            order: vec![],
+            sorted: false,
+            next: 0,
+            slot: vec![],
+        }
+    }
+
+    fn sort(&mut self, es: &mut EState) {
+        let n = self.rows.len() / self.width.max(1);
+        let w = self.width.max(1);
+        self.order = (0..n).collect();
+        let (rows, keys) = (&self.rows, &self.keys);
+        self.order.sort_by(|&i, &j| {
+            compare_rows(keys, &rows[i * w..(i + 1) * w], &rows[j * w..(j + 1) * w])
+        });
+        let log = (usize::BITS - n.leading_zeros()) as u64;
+        es.clock.charge(es.cost.sort_cmp_ns * n as u64 * log.max(1));
+        self.sorted = true;
+    }
+}
+
+impl ExecNode for SortState {
+    fn exec_next(&mut self, es: &mut EState) -> ExecResult<ExecStatus> {
+        while !self.sorted {
+            match exec_proc_node(&mut self.children[0], es)? {
+                ExecStatus::Row => self.rows.extend_from_slice(self.children[0].node.slot()),
+                ExecStatus::Wait => return Ok(ExecStatus::Wait),
+                ExecStatus::Done => self.sort(es),
+            }
+        }
+        let Some(&i) = self.order.get(self.next) else {
+            return Ok(ExecStatus::Done);
+        };
+        self.next += 1;
+        let w = self.width;
+        self.slot.clear();
+        self.slot.extend_from_slice(&self.rows[i * w..(i + 1) * w]);
+        Ok(ExecStatus::Row)
+    }
+    fn exec_rescan(&mut self, es: &mut EState) -> ExecResult<()> {
+        self.rows.clear();
+        self.order.clear();
+        self.sorted = false;
+        self.next = 0;
+        exec_rescan(&mut self.children[0], es)
+    }
+    fn exec_end(&mut self, es: &mut EState) {
+        super::exec_end_node(&mut self.children[0], es);
+    }
+    fn slot(&self) -> &[Datum] {
+        &self.slot
+    }
+    fn children(&self) -> &[PlanState] {
+        &self.children
+    }
+    fn explain(&self, e: &mut ExplainNode) {
+        e.node_type = "Sort".into();
+        let keys: Vec<String> = self
+            .keys
+            .iter()
+            .map(|k| {
+                format!(
+                    "{}{}",
+                    k.expr.to_sql(&[]),
+                    if k.desc { " DESC" } else { "" }
+                )
+            })
+            .collect();
+        e.details.push(("Sort Key".into(), keys.join(", ")));
+    }
+}

@@ -1,0 +1,131 @@
+//! Instrumentation: EXPLAIN ANALYZE counters, kept in one place per node.
+//!
+//! The dispatcher (`executor::exec_proc_node`) is the only code that starts and stops
+//! a node's timing and counts its rows; async requests (which reach a ForeignScan
+//! without going through the dispatcher) are timed by `exec_async`. The remote
+//! counters (requests, waits, bytes, round trips) are bumped by the code that does the
+//! work, through `EState::instr`.
+//!
+//! Times are nanoseconds of the executor's clock (virtual or real).
+
+mod explain;
+pub use explain::{explain_json, explain_text, ExplainNode};
+
+use serde::Serialize;
+
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct Instrumentation {
+    /// Loops completed (a loop ends when the node returns end of data, or at rescan).
+    pub nloops: u64,
+    /// Rows returned, over all loops.
+    pub ntuples: u64,
+    /// Time to the first row of each loop, summed over loops.
+    pub startup_ns: u64,
+    /// Time in the node (children included) summed over loops.
+    pub total_ns: u64,
+    /// Has the node ever been called?
+    pub running: bool,
+    #[serde(skip)]
+    pub loop_started: bool,
+    #[serde(skip)]
+    pub first_tuple_seen: bool,
+    #[serde(skip)]
+    pub loop_startup_ns: u64,
+    #[serde(skip)]
+    pub loop_total_ns: u64,
+    /// Start of the call in progress; a call that returned Wait keeps running, so
+    /// waiting time counts in the node's time as it does in PostgreSQL's sync plans.
+    #[serde(skip)]
+    pub call_started_at: Option<u64>,
+    #[serde(skip)]
+    pub loop_rows: u64,
+    pub remote: RemoteCounters,
+}
+
+/// What an async-capable node adds to EXPLAIN ANALYZE, and what PostgreSQL's own
+/// output leaves out: the time its requestor spent waiting for it.
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct RemoteCounters {
+    /// Async requests received (ExecAsyncRequest calls).
+    pub requests: u64,
+    /// Requests that had to wait for the connection (ExecAsyncRequestPending).
+    pub waits: u64,
+    /// Time requests spent Waiting, from request to result.
+    pub wait_ns: u64,
+    /// Batches (FETCH results) received.
+    pub batches: u64,
+    /// Bytes received from the server.
+    pub bytes_received: u64,
+    /// Bytes sent to the server.
+    pub bytes_sent: u64,
+    /// Queries sent (each one a round trip unless pipelined).
+    pub round_trips: u64,
+}
+
+impl Instrumentation {
+    /// Called by the dispatcher before a node's `next`.
+    pub fn start_call(&mut self, now: u64) {
+        self.running = true;
+        if !self.loop_started {
+            self.loop_started = true;
+            self.first_tuple_seen = false;
+            self.loop_rows = 0;
+            self.loop_startup_ns = 0;
+            self.loop_total_ns = 0;
+        }
+        if self.call_started_at.is_none() {
+            self.call_started_at = Some(now);
+        }
+    }
+
+    /// Called by the dispatcher after `next` returned a row (`Some(true)`), end of
+    /// data (`Some(false)`) or Wait (`None`).
+    pub fn stop_call(&mut self, now: u64, result: Option<bool>) {
+        let Some(started) = self.call_started_at else {
+            return;
+        };
+        if result.is_none() {
+            return; // still in the call: it resumes after the wait
+        }
+        self.call_started_at = None;
+        self.loop_total_ns += now.saturating_sub(started);
+        if !self.first_tuple_seen {
+            self.first_tuple_seen = true;
+            self.loop_startup_ns = self.loop_total_ns;
+        }
+        match result {
+            Some(true) => {
+                self.loop_rows += 1;
+                self.ntuples += 1;
+            }
+            _ => self.end_loop(),
+        }
+    }
+
+    /// Stops timing a call that will resume later without counting the gap (an async
+    /// request that went Waiting: its waiting time is counted as wait time instead).
+    pub fn pause_call(&mut self, now: u64) {
+        if let Some(started) = self.call_started_at.take() {
+            self.loop_total_ns += now.saturating_sub(started);
+        }
+    }
+
+    /// Closes the current loop (end of data or rescan), like PostgreSQL's `InstrEndLoop`.
+    pub fn end_loop(&mut self) {
+        if !self.loop_started {
+            return;
+        }
+        self.loop_started = false;
+        self.call_started_at = None;
+        self.nloops += 1;
+        self.startup_ns += self.loop_startup_ns;
+        self.total_ns += self.loop_total_ns;
+    }
+
+    /// Counters as EXPLAIN shows them, with an unfinished loop counted as finished.
+    pub fn finished(&self) -> Instrumentation {
+        let mut i = self.clone();
+        i.end_loop();
+        i
+    }
+}

@@ -1,0 +1,585 @@
+//! The built-in scenarios of SCENARIOS.md (the seeds' benchmarks), built as plans,
+//! with their knobs, their data, a reference result computed straight from the data,
+//! and the lower bound of the scenario's own model.
+
+use crate::clock::Clock;
+use crate::estate::EState;
+use crate::executor::{init_plan, InitContext};
+use crate::plan::{
+    AggCall, AggFunc, AggStrategy, Expr, ForeignScanPlan, Plan, RemoteQuery, RemoteTarget, SortKey,
+};
+use crate::remote::{ForeignServer, ServerOptions};
+use crate::run::QueryRun;
+use crate::sim::{LinkParams, ServerCosts, ShardServer, SimHost};
+use crate::types::{Catalog, ColType, Column, Datum, Table};
+use std::collections::BTreeMap;
+
+/// How foreign tables map to servers (and so to connections).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Sharing {
+    /// One server (one connection) per shard.
+    Dedicated,
+    /// Every foreign table on one server: one shared connection.
+    Shared,
+    /// Shared, with the `pipeline` server option on.
+    Pipelined,
+}
+
+impl Sharing {
+    pub fn parse(s: &str) -> Result<Sharing, String> {
+        match s {
+            "dedicated" => Ok(Sharing::Dedicated),
+            "shared" => Ok(Sharing::Shared),
+            "pipelined" => Ok(Sharing::Pipelined),
+            _ => Err(format!(
+                "unknown sharing \"{s}\" (expected dedicated, shared or pipelined)"
+            )),
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            Sharing::Dedicated => "dedicated",
+            Sharing::Shared => "shared",
+            Sharing::Pipelined => "pipelined",
+        }
+    }
+}
+
+/// The knobs of a scenario. `None` means the scenario's own default.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Knobs {
+    pub shards: Option<usize>,
+    pub rows_per_shard: Option<usize>,
+    pub fetch_size: Option<usize>,
+    /// Round-trip time of every connection, in milliseconds.
+    pub rtt_ms: Option<f64>,
+    /// Per-shard round-trip times (overrides `rtt_ms` for the first shards).
+    pub rtt_ms_per_shard: Option<Vec<f64>>,
+    pub bandwidth_mbps: Option<f64>,
+    pub sharing: Option<Sharing>,
+    /// Server-side cost per row sent, in microseconds.
+    pub server_row_us: Option<f64>,
+    /// Scenario M: OFFSET and LIMIT of the query.
+    pub offset: Option<u64>,
+    pub limit: Option<u64>,
+}
+
+pub struct ScenarioInfo {
+    pub id: &'static str,
+    pub title: &'static str,
+    pub explanation: &'static str,
+}
+
+pub const SCENARIOS: &[ScenarioInfo] = &[
+    ScenarioInfo { id: "A", title: "SELECT sum(a) FROM t_local", explanation: "One local table: no async child, so the plain synchronous path runs (no regression)." },
+    ScenarioInfo { id: "B", title: "SELECT sum(a) FROM t_part", explanation: "Four local partitions: Append with only synchronous children (must cost nothing extra)." },
+    ScenarioInfo { id: "C", title: "SELECT sum(a) FROM ft1", explanation: "One foreign table: only fetch-ahead can help (next FETCH in flight while a batch is consumed)." },
+    ScenarioInfo { id: "D", title: "SELECT sum(a) FROM (ft1 UNION ALL … ft4)", explanation: "Four foreign tables on one shared connection: one query in flight at a time, so little to overlap unless pipelined." },
+    ScenarioInfo { id: "E", title: "SELECT sum(a) FROM (ft1 UNION ALL … ft4)", explanation: "Four shards, a dedicated connection each: the remote waits overlap, gain approaches 1 − 1/N." },
+    ScenarioInfo { id: "F", title: "SELECT sum(a) FROM t_part (foreign partitions)", explanation: "Four foreign partitions on one shared connection (partitioned-table form of D)." },
+    ScenarioInfo { id: "G", title: "SELECT sum(a) FROM t_part (foreign partitions)", explanation: "Four foreign partitions, a dedicated connection each (partitioned-table form of E)." },
+    ScenarioInfo { id: "pf1", title: "Append(4 × ForeignScan), dedicated connections", explanation: "The 2016 patch's pf1 benchmark: four foreign children with their own connections." },
+    ScenarioInfo { id: "M", title: "SELECT * FROM players ORDER BY score DESC OFFSET o LIMIT l", explanation: "Async MergeAppend: first rows from every partition concurrently, then only from the child whose row was consumed." },
+    ScenarioInfo { id: "X", title: "SELECT a, count(*) FROM pt GROUP BY a", explanation: "One foreign and one local partition, partitionwise aggregate: the local aggregate runs while the remote one is in flight." },
+];
+
+/// One foreign server of a scenario, with the simulated shard behind it.
+pub struct ServerSpec {
+    pub server: ForeignServer,
+    pub catalog: Catalog,
+    pub link: LinkParams,
+    pub costs: ServerCosts,
+}
+
+pub struct Scenario {
+    pub id: String,
+    pub local: Catalog,
+    pub servers: Vec<ServerSpec>,
+    pub plan: Plan,
+    pub sharing: Option<Sharing>,
+    pub shards: usize,
+    pub fetch_size: usize,
+    /// The rows the query must return, computed straight from the generated data.
+    pub reference: Vec<Vec<Datum>>,
+    /// Whether the order of rows is part of the result (M).
+    pub ordered: bool,
+}
+
+fn t_columns() -> Vec<Column> {
+    vec![
+        Column::new("a", ColType::Int),
+        Column::new("b", ColType::Int),
+        Column::new("c", ColType::Text),
+    ]
+}
+
+/// Rows of `t(a, b, c)` for shard `s`: a = i % 100, b = global row number, c = text of b.
+fn t_table(name: &str, shard: usize, rows: usize) -> Table {
+    let mut t = Table::new(name, t_columns());
+    t.data.reserve(rows * 3);
+    for i in 0..rows {
+        let b = (shard * rows + i) as i64;
+        t.push_row(&[
+            Datum::Int(b % 100),
+            Datum::Int(b),
+            Datum::text(&format!("{b:05}")),
+        ]);
+    }
+    t
+}
+
+fn sum_a_plan(input: Plan) -> Plan {
+    Plan::Agg {
+        child: Box::new(input),
+        strategy: AggStrategy::Plain,
+        group_by: vec![],
+        aggs: vec![AggCall {
+            func: AggFunc::Sum,
+            arg: Some(Expr::Col(0)),
+        }],
+    }
+}
+
+fn foreign_scan_a(relation: &str, server: &str, remote_table: &str) -> Plan {
+    Plan::ForeignScan(ForeignScanPlan {
+        relation: relation.to_string(),
+        server: server.to_string(),
+        remote: RemoteQuery::scan(remote_table, t_columns(), &[0]),
+    })
+}
+
+struct Settings {
+    shards: usize,
+    rows: usize,
+    fetch_size: usize,
+    rtts: Vec<u64>,
+    bandwidth_bps: u64,
+    costs: ServerCosts,
+}
+
+fn check_range<T: PartialOrd + std::fmt::Display>(
+    name: &str,
+    v: T,
+    lo: T,
+    hi: T,
+) -> Result<T, String> {
+    if v < lo || v > hi {
+        return Err(format!("{name} = {v} is out of range ({lo} to {hi})"));
+    }
+    Ok(v)
+}
+
+fn settings(k: &Knobs, default_shards: usize, default_rows: usize) -> Result<Settings, String> {
+    let shards = check_range("shards", k.shards.unwrap_or(default_shards), 1, 64)?;
+    let rows = check_range(
+        "rows per shard",
+        k.rows_per_shard.unwrap_or(default_rows),
+        0,
+        10_000_000,
+    )?;
+    let fetch_size = check_range("fetch_size", k.fetch_size.unwrap_or(100), 1, 1_000_000)?;
+    let rtt = check_range("rtt (ms)", k.rtt_ms.unwrap_or(1.0), 0.0, 10_000.0)?;
+    let mut rtts = vec![(rtt * 1e6) as u64; shards];
+    if let Some(per) = &k.rtt_ms_per_shard {
+        for (i, r) in per.iter().enumerate().take(shards) {
+            rtts[i] = (check_range("rtt (ms)", *r, 0.0, 10_000.0)? * 1e6) as u64;
+        }
+    }
+    let bw = check_range(
+        "bandwidth (Mbit/s)",
+        k.bandwidth_mbps.unwrap_or(1000.0),
+        0.001,
+        1_000_000.0,
+    )?;
+    let mut costs = ServerCosts::default();
+    if let Some(us) = k.server_row_us {
+        costs.server_row_ns =
+            (check_range("server cost per row (µs)", us, 0.0, 1_000_000.0)? * 1000.0) as u64;
+    }
+    Ok(Settings {
+        shards,
+        rows,
+        fetch_size,
+        rtts,
+        bandwidth_bps: (bw * 125_000.0) as u64,
+        costs,
+    })
+}
+
+impl Scenario {
+    /// Builds a built-in scenario. Unknown ids and out-of-range knobs are errors.
+    pub fn build(id: &str, knobs: &Knobs) -> Result<Scenario, String> {
+        match id {
+            "A" | "B" => build_local(id, knobs),
+            "C" | "D" | "E" | "F" | "G" | "pf1" => build_foreign(id, knobs),
+            "M" => build_merge(knobs),
+            "X" => build_partitionwise(knobs),
+            _ => {
+                let ids: Vec<&str> = SCENARIOS.iter().map(|s| s.id).collect();
+                Err(format!(
+                    "unknown scenario \"{id}\" (built-in: {})",
+                    ids.join(", ")
+                ))
+            }
+        }
+    }
+
+    /// Starts a run: async mode honours `async_capable`, sync mode ignores it.
+    pub fn start(&self, async_mode: bool, clock: Clock, trace: bool) -> Result<QueryRun, String> {
+        let servers: Vec<ForeignServer> = self.servers.iter().map(|s| s.server.clone()).collect();
+        let mut es = EState::new(clock, servers, async_mode, trace);
+        let root = init_plan(
+            &self.plan,
+            &InitContext {
+                catalog: &self.local,
+            },
+            &mut es,
+        )?;
+        let shards = self
+            .servers
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                let mut srv = ShardServer::new(&s.server.name, s.catalog.clone(), 1000 + i as i32);
+                srv.costs = s.costs.clone();
+                srv
+            })
+            .collect();
+        let host = SimHost::new(shards, self.servers.iter().map(|s| s.link).collect());
+        Ok(QueryRun::new(es, root, host, self.plan.output_columns()))
+    }
+
+    /// Lower bound of the scenario's own model for an async run, from a finished sync
+    /// run's resource use: the local CPU, and per connection its irreducible time —
+    /// one round trip per FETCH plus the COMMIT (all in one flight when pipelined), the
+    /// server's time and the transfer time.
+    pub fn lower_bound_ns(&self, sync_run: &QueryRun) -> u64 {
+        let local = sync_run.es.clock.cpu_ns();
+        let params = sync_run.host.link_params();
+        let conn_bound = sync_run
+            .host
+            .link_stats()
+            .iter()
+            .zip(params)
+            .zip(&self.servers)
+            .map(|((st, p), spec)| {
+                if st.queries == 0 {
+                    0
+                } else if spec.server.options.pipeline {
+                    2 * p.rtt_ns + st.server_ns.max(st.down_transfer_ns)
+                } else {
+                    (st.fetches + 1) * p.rtt_ns
+                        + st.server_ns
+                        + st.up_transfer_ns
+                        + st.down_transfer_ns
+                }
+            })
+            .max()
+            .unwrap_or(0);
+        local.max(conn_bound)
+    }
+}
+
+fn server_spec(name: &str, catalog: Catalog, s: &Settings, rtt: u64, pipeline: bool) -> ServerSpec {
+    ServerSpec {
+        server: ForeignServer {
+            name: name.into(),
+            options: ServerOptions {
+                async_capable: true,
+                fetch_size: s.fetch_size,
+                pipeline,
+            },
+        },
+        catalog,
+        link: LinkParams {
+            rtt_ns: rtt,
+            bandwidth_bps: s.bandwidth_bps,
+        },
+        costs: s.costs.clone(),
+    }
+}
+
+fn sum_reference(tables: &[&Table]) -> Vec<Vec<Datum>> {
+    let rows: usize = tables.iter().map(|t| t.nrows()).sum();
+    if rows == 0 {
+        return vec![vec![Datum::Null]];
+    }
+    let sum: i64 = tables
+        .iter()
+        .flat_map(|t| (0..t.nrows()).map(move |i| t.row(i)[0].as_int().unwrap()))
+        .sum();
+    vec![vec![Datum::Int(sum)]]
+}
+
+fn build_local(id: &str, knobs: &Knobs) -> Result<Scenario, String> {
+    let s = settings(knobs, 4, 100_000)?;
+    let mut local = Catalog::default();
+    let plan = if id == "A" {
+        let t = t_table("t_local", 0, s.rows * s.shards);
+        local.add(t);
+        sum_a_plan(Plan::SeqScan {
+            table: "t_local".into(),
+            columns: t_columns(),
+        })
+    } else {
+        let mut children = vec![];
+        for k in 0..s.shards {
+            let name = format!("t_p{}", k + 1);
+            local.add(t_table(&name, k, s.rows));
+            children.push(Plan::SeqScan {
+                table: name,
+                columns: t_columns(),
+            });
+        }
+        sum_a_plan(Plan::Append { children })
+    };
+    let tables: Vec<&Table> = local.tables.iter().map(|t| t.as_ref()).collect();
+    let reference = sum_reference(&tables);
+    Ok(Scenario {
+        id: id.into(),
+        local,
+        servers: vec![],
+        plan,
+        sharing: None,
+        shards: s.shards,
+        fetch_size: s.fetch_size,
+        reference,
+        ordered: false,
+    })
+}
+
+fn build_foreign(id: &str, knobs: &Knobs) -> Result<Scenario, String> {
+    let s = settings(knobs, if id == "C" { 1 } else { 4 }, 100_000)?;
+    let (shards, rows) = if id == "C" {
+        (1, s.rows * 4)
+    } else {
+        (s.shards, s.rows)
+    };
+    let default_sharing = if matches!(id, "D" | "F") {
+        Sharing::Shared
+    } else {
+        Sharing::Dedicated
+    };
+    let sharing = knobs.sharing.unwrap_or(default_sharing);
+    let (remote_prefix, local_prefix) = match id {
+        "C" => ("t", "ft"),
+        "D" | "E" => ("t", "ft"),
+        "F" | "G" => ("t_p", "t_p"),
+        _ => ("t", "pf"),
+    };
+    let mut servers: Vec<ServerSpec> = vec![];
+    let mut children = vec![];
+    let mut all = vec![];
+    for k in 0..shards {
+        let remote = format!("{remote_prefix}{}", k + 1);
+        let table = t_table(&remote, k, rows);
+        all.push(table.clone());
+        let server = match sharing {
+            Sharing::Dedicated => format!("s{}", k + 1),
+            _ => "s1".to_string(),
+        };
+        match servers.iter_mut().find(|x| x.server.name == server) {
+            Some(spec) => spec.catalog.add(table),
+            None => {
+                let mut cat = Catalog::default();
+                cat.add(table);
+                servers.push(server_spec(
+                    &server,
+                    cat,
+                    &s,
+                    s.rtts[k],
+                    sharing == Sharing::Pipelined,
+                ));
+            }
+        }
+        children.push(foreign_scan_a(
+            &format!("{local_prefix}{}", k + 1),
+            &server,
+            &remote,
+        ));
+    }
+    let plan = if id == "C" {
+        sum_a_plan(children.pop().unwrap())
+    } else {
+        sum_a_plan(Plan::Append { children })
+    };
+    let refs: Vec<&Table> = all.iter().collect();
+    let reference = sum_reference(&refs);
+    Ok(Scenario {
+        id: id.into(),
+        local: Catalog::default(),
+        servers,
+        plan,
+        sharing: Some(sharing),
+        shards,
+        fetch_size: s.fetch_size,
+        reference,
+        ordered: false,
+    })
+}
+
+fn players_columns() -> Vec<Column> {
+    vec![
+        Column::new("id", ColType::Int),
+        Column::new("name", ColType::Text),
+        Column::new("score", ColType::Int),
+    ]
+}
+
+/// A small deterministic generator (the seed used random() * 100).
+fn score_of(id: i64) -> i64 {
+    let x = (id as u64)
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
+    ((x >> 33) % 101) as i64
+}
+
+fn build_merge(knobs: &Knobs) -> Result<Scenario, String> {
+    let s = settings(knobs, 4, 25_000)?;
+    let offset = check_range("offset", knobs.offset.unwrap_or(100), 0, 1_000_000)?;
+    let limit = check_range("limit", knobs.limit.unwrap_or(15), 1, 1_000_000)?;
+    // Seed 003: players hash-partitioned (modulus shards) over servers s2, s3, … two
+    // partitions each (dedicated: one each).
+    let sharing = knobs.sharing.unwrap_or(Sharing::Shared);
+    let mut servers: Vec<ServerSpec> = vec![];
+    let mut children = vec![];
+    let mut all = vec![];
+    let total = s.rows * s.shards;
+    for k in 0..s.shards {
+        let name = format!("players_p{}", k + 1);
+        let mut t = Table::new(&name, players_columns());
+        for id in (1..=total as i64).filter(|id| (*id as usize) % s.shards == k) {
+            let row = [
+                Datum::Int(id),
+                Datum::text(&format!("player_{id}")),
+                Datum::Int(score_of(id)),
+            ];
+            t.push_row(&row);
+            all.push(row.to_vec());
+        }
+        let server = match sharing {
+            Sharing::Dedicated => format!("s{}", k + 2),
+            _ => format!("s{}", k / 2 + 2),
+        };
+        match servers.iter_mut().find(|x| x.server.name == server) {
+            Some(spec) => spec.catalog.add(t),
+            None => {
+                let mut cat = Catalog::default();
+                cat.add(t);
+                servers.push(server_spec(
+                    &server,
+                    cat,
+                    &s,
+                    s.rtts[k],
+                    sharing == Sharing::Pipelined,
+                ));
+            }
+        }
+        let mut remote = RemoteQuery::scan(&name, players_columns(), &[0, 1, 2]);
+        remote.order_by = vec![SortKey::desc(2)];
+        // LIMIT is safe to push: the MergeAppend under a Limit never needs more than
+        // offset + limit rows from any one child.
+        remote.limit = Some(offset + limit);
+        children.push(Plan::ForeignScan(ForeignScanPlan {
+            relation: name.clone(),
+            server,
+            remote,
+        }));
+    }
+    let plan = Plan::Limit {
+        child: Box::new(Plan::MergeAppend {
+            children,
+            keys: vec![SortKey::desc(2)],
+        }),
+        offset,
+        count: Some(limit),
+    };
+    all.sort_by(|a, b| b[2].cmp(&a[2]));
+    let reference = all
+        .into_iter()
+        .skip(offset as usize)
+        .take(limit as usize)
+        .collect();
+    Ok(Scenario {
+        id: "M".into(),
+        local: Catalog::default(),
+        servers,
+        plan,
+        sharing: Some(sharing),
+        shards: s.shards,
+        fetch_size: s.fetch_size,
+        reference,
+        ordered: true,
+    })
+}
+
+fn build_partitionwise(knobs: &Knobs) -> Result<Scenario, String> {
+    let s = settings(knobs, 1, 100_000)?;
+    // Seed 004: p1 is foreign (a = 10 + i % 10), p2 local (a = 20 + i % 10).
+    let make = |name: &str, base: i64| {
+        let mut t = Table::new(name, t_columns());
+        for i in 0..s.rows as i64 {
+            t.push_row(&[
+                Datum::Int(base + i % 10),
+                Datum::Int(i),
+                Datum::text(&format!("{i:05}")),
+            ]);
+        }
+        t
+    };
+    let t1 = make("t1", 10);
+    let p2 = make("p2", 20);
+    let mut counts: BTreeMap<i64, i64> = BTreeMap::new();
+    for t in [&t1, &p2] {
+        for i in 0..t.nrows() {
+            *counts.entry(t.row(i)[0].as_int().unwrap()).or_default() += 1;
+        }
+    }
+    let reference = counts
+        .into_iter()
+        .map(|(a, n)| vec![Datum::Int(a), Datum::Int(n)])
+        .collect();
+    let mut cat = Catalog::default();
+    cat.add(t1);
+    let servers = vec![server_spec("server1", cat, &s, s.rtts[0], false)];
+    let mut local = Catalog::default();
+    local.add(p2);
+    let mut remote = RemoteQuery::scan("t1", t_columns(), &[0]);
+    remote.targets = vec![
+        RemoteTarget::Col(0),
+        RemoteTarget::Agg(AggFunc::CountStar, None),
+    ];
+    remote.group_by = vec![0];
+    let foreign = Plan::ForeignScan(ForeignScanPlan {
+        relation: "p1".into(),
+        server: "server1".into(),
+        remote,
+    });
+    let local_agg = Plan::Agg {
+        child: Box::new(Plan::SeqScan {
+            table: "p2".into(),
+            columns: t_columns(),
+        }),
+        strategy: AggStrategy::Hashed,
+        group_by: vec![Expr::Col(0)],
+        aggs: vec![AggCall {
+            func: AggFunc::CountStar,
+            arg: None,
+        }],
+    };
+    let plan = Plan::Append {
+        children: vec![foreign, local_agg],
+    };
+    Ok(Scenario {
+        id: "X".into(),
+        local,
+        servers,
+        plan,
+        sharing: Some(Sharing::Dedicated),
+        shards: 1,
+        fetch_size: s.fetch_size,
+        reference,
+        ordered: false,
+    })
+}

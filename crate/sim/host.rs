@@ -1,0 +1,232 @@
+//! The simulated host: moves the executor's outgoing bytes through the simulated
+//! network to the shard servers and their responses back, and moves time.
+
+use super::server::ShardServer;
+use crate::estate::{EState, ExecError, ExecResult};
+use crate::trace::TraceKind;
+use std::collections::VecDeque;
+
+/// Network figures of one connection.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct LinkParams {
+    pub rtt_ns: u64,
+    /// Bytes per second in each direction.
+    pub bandwidth_bps: u64,
+}
+
+impl Default for LinkParams {
+    fn default() -> Self {
+        LinkParams {
+            rtt_ns: 1_000_000,
+            bandwidth_bps: 125_000_000,
+        }
+    }
+}
+
+impl LinkParams {
+    fn transfer_ns(&self, bytes: usize) -> u64 {
+        (bytes as u128 * 1_000_000_000 / self.bandwidth_bps.max(1) as u128) as u64
+    }
+}
+
+/// Busy-time accounting of one connection, for the lower bound of the benchmark.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct LinkStats {
+    pub queries: u64,
+    pub fetches: u64,
+    pub server_ns: u64,
+    pub up_transfer_ns: u64,
+    pub down_transfer_ns: u64,
+}
+
+struct Link {
+    params: LinkParams,
+    up_free: u64,
+    down_free: u64,
+    backend_free: u64,
+    /// Responses on their way to the client: (arrival time, bytes), in order.
+    deliveries: VecDeque<(u64, Vec<u8>)>,
+    stats: LinkStats,
+}
+
+/// How the host waits on a real clock (the core never sleeps by itself).
+pub type Sleeper = Box<dyn Fn(u64)>;
+
+pub struct SimHost {
+    /// `servers[i]` is the backend of connection i.
+    pub servers: Vec<ShardServer>,
+    links: Vec<Link>,
+    /// None on the virtual clock; on the real clock, sleeps for the given nanoseconds.
+    sleeper: Option<Sleeper>,
+}
+
+impl SimHost {
+    pub fn new(servers: Vec<ShardServer>, params: Vec<LinkParams>) -> SimHost {
+        let links = params
+            .into_iter()
+            .map(|params| Link {
+                params,
+                up_free: 0,
+                down_free: 0,
+                backend_free: 0,
+                deliveries: VecDeque::new(),
+                stats: LinkStats::default(),
+            })
+            .collect();
+        SimHost {
+            servers,
+            links,
+            sleeper: None,
+        }
+    }
+
+    /// Makes the host wait for real (with a real clock in the EState).
+    pub fn with_sleeper(mut self, sleeper: Sleeper) -> SimHost {
+        self.sleeper = Some(sleeper);
+        self
+    }
+
+    pub fn link_stats(&self) -> Vec<LinkStats> {
+        self.links.iter().map(|l| l.stats.clone()).collect()
+    }
+
+    pub fn link_params(&self) -> Vec<LinkParams> {
+        self.links.iter().map(|l| l.params).collect()
+    }
+
+    /// Anything still travelling on connection `conn`?
+    pub fn in_transit(&self, conn: usize) -> usize {
+        self.links[conn].deliveries.len()
+    }
+
+    /// Sends what the executor wrote, handles cancel requests, and delivers what has
+    /// arrived by now. Returns how many responses were delivered.
+    pub fn pump(&mut self, es: &mut EState) -> ExecResult<usize> {
+        for k in 0..es.conns.len() {
+            while let Some((t, bytes)) = es.conns[k].outbox.pop_front() {
+                self.transmit(k, t, &bytes);
+            }
+            if es.conns[k].cancel_requested {
+                es.conns[k].cancel_requested = false;
+                self.cancel(k);
+                es.record(|| TraceKind::Cancel { conn: k });
+            }
+        }
+        self.deliver_due(es)
+    }
+
+    fn transmit(&mut self, k: usize, t: u64, bytes: &[u8]) {
+        let link = &mut self.links[k];
+        let p = link.params;
+        let up = p.transfer_ns(bytes.len());
+        link.up_free = t.max(link.up_free) + up;
+        link.stats.up_transfer_ns += up;
+        let arrive = link.up_free + p.rtt_ns / 2;
+        let start = arrive.max(link.backend_free);
+        let (response, cost) = self.servers[k].handle(bytes);
+        link.stats.server_ns += cost;
+        if bytes.first() == Some(&b'Q') {
+            link.stats.queries += 1;
+            if bytes.windows(5).any(|w| w == b"FETCH") {
+                link.stats.fetches += 1;
+            }
+        }
+        let done = start + cost;
+        link.backend_free = done;
+        if response.is_empty() {
+            return;
+        }
+        let down = p.transfer_ns(response.len());
+        link.down_free = done.max(link.down_free) + down;
+        link.stats.down_transfer_ns += down;
+        link.deliveries
+            .push_back((link.down_free + p.rtt_ns / 2, response));
+    }
+
+    /// A cancel request reaches the backend: every answer not yet delivered becomes a
+    /// "canceling statement" error (one per query, so the client's FIFO stays aligned).
+    fn cancel(&mut self, k: usize) {
+        let n = self.links[k].deliveries.len();
+        let server = &mut self.servers[k];
+        for d in self.links[k].deliveries.iter_mut().take(n) {
+            d.1 = server.cancel_response();
+        }
+    }
+
+    fn deliver_due(&mut self, es: &mut EState) -> ExecResult<usize> {
+        let now = es.now();
+        let mut delivered = 0;
+        for k in 0..self.links.len() {
+            while self.links[k]
+                .deliveries
+                .front()
+                .is_some_and(|(t, _)| *t <= now)
+            {
+                let (_, bytes) = self.links[k].deliveries.pop_front().unwrap();
+                delivered += 1;
+                let n = bytes.len();
+                es.record(|| TraceKind::Arrive { conn: k, bytes: n });
+                let done = es.conns[k]
+                    .receive(now, &bytes)
+                    .map_err(ExecError::Protocol)?;
+                for c in done {
+                    es.record(|| TraceKind::Response {
+                        conn: k,
+                        sql: c.sql,
+                        rows: c.rows,
+                        bytes: c.bytes,
+                        error: c.error,
+                    });
+                }
+            }
+        }
+        // Queries released from a connection's queue by those responses go out now.
+        if es.conns.iter().any(|c| !c.outbox.is_empty()) {
+            for k in 0..es.conns.len() {
+                while let Some((t, bytes)) = es.conns[k].outbox.pop_front() {
+                    self.transmit(k, t, &bytes);
+                }
+            }
+        }
+        Ok(delivered)
+    }
+
+    /// Waits until one of `conns` has input. Waiting on nothing, or on connections with
+    /// nothing on the way, would hang a real event loop: it is reported as an error.
+    pub fn wait(&mut self, es: &mut EState, conns: &[usize]) -> ExecResult<()> {
+        if conns.is_empty() {
+            return Err(ExecError::Internal(
+                "the executor waits on an empty set of connections".into(),
+            ));
+        }
+        let next = conns
+            .iter()
+            .filter_map(|&k| self.links.get(k)?.deliveries.front().map(|(t, _)| *t))
+            .min();
+        let Some(t) = next else {
+            return Err(ExecError::Internal(format!(
+                "the executor waits on connections {conns:?} but nothing is in flight on them"
+            )));
+        };
+        let list = conns.to_vec();
+        es.record(|| TraceKind::Wait { conns: list });
+        match &self.sleeper {
+            None => es.clock.advance_to(t),
+            Some(sleep) => {
+                let now = es.now();
+                if t > now {
+                    sleep(t - now);
+                }
+            }
+        }
+        self.deliver_due(es).map(|_| ())
+    }
+
+    /// Time of the next delivery on any connection (for "run for N ms" in the demo).
+    pub fn next_arrival(&self) -> Option<u64> {
+        self.links
+            .iter()
+            .filter_map(|l| l.deliveries.front().map(|(t, _)| *t))
+            .min()
+    }
+}

@@ -1,0 +1,634 @@
+//! Scalar expressions: sqlparser's `ast::Expr` to our `plan::Expr`.
+//!
+//! An expression is planned in a [`Scope`]: either over the scanned table's rows
+//! (WHERE, GROUP BY, aggregate arguments, and everything in a query without
+//! aggregation), or over the output of an Agg node (select list, HAVING and ORDER BY
+//! of an aggregated query), where a column may only be read through a group key and
+//! aggregate calls become references to the Agg's outputs.
+
+use sqlparser::ast::{
+    self, BinaryOperator, CastKind, DataType, DuplicateTreatment, Function, FunctionArg,
+    FunctionArgExpr, FunctionArguments, Ident, Spanned, UnaryOperator, Value,
+};
+
+use super::source::Source;
+use super::{ident_name, SqlError};
+use crate::plan::{AggCall, AggFunc, BinOp, Expr};
+use crate::types::{ColType, Column, Datum};
+
+/// The single table a shard query reads, as named in its FROM clause.
+pub(super) struct Relation {
+    pub table: String,
+    pub alias: Option<String>,
+    pub columns: Vec<Column>,
+}
+
+impl Relation {
+    /// Index of an unqualified column name. Folded names match exactly; an unquoted
+    /// name also matches case-insensitively when that is unambiguous, which forgives
+    /// catalogs created with upper-case column names.
+    pub fn column_index(&self, ident: &Ident) -> Option<usize> {
+        let name = ident_name(ident);
+        if let Some(i) = self.columns.iter().position(|c| c.name == name) {
+            return Some(i);
+        }
+        if ident.quote_style.is_some() {
+            return None;
+        }
+        let mut matches = self
+            .columns
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.name.eq_ignore_ascii_case(&name));
+        match (matches.next(), matches.next()) {
+            (Some((i, _)), None) => Some(i),
+            _ => None,
+        }
+    }
+
+    /// Whether `qualifier` (the parts before the column name) names this relation.
+    /// With an alias, PostgreSQL only accepts the alias.
+    pub fn is_named(&self, qualifier: &[Ident]) -> bool {
+        let names: Vec<String> = qualifier.iter().map(ident_name).collect();
+        match (names.as_slice(), &self.alias) {
+            ([one], Some(alias)) => one == alias,
+            ([one], None) => *one == self.table,
+            ([schema, table], None) => schema == "public" && *table == self.table,
+            _ => false,
+        }
+    }
+}
+
+/// Group keys and aggregate calls of the Agg node being planned. Expressions above
+/// the Agg read its output: the keys first, then the aggregates.
+pub(super) struct Grouping {
+    pub keys: Vec<Expr>,
+    pub aggs: Vec<AggCall>,
+}
+
+impl Grouping {
+    /// Output columns of the Agg (as `Plan::output_columns` computes them).
+    fn output_columns(&self, input: &[Column]) -> Vec<Column> {
+        let keys = self
+            .keys
+            .iter()
+            .map(|k| Column::new("?column?", k.col_type(input)));
+        let aggs = self.aggs.iter().map(|a| {
+            let arg_type = a.arg.as_ref().map_or(ColType::Int, |e| e.col_type(input));
+            Column::new(a.func.name(), a.func.result_type(arg_type))
+        });
+        keys.chain(aggs).collect()
+    }
+
+    /// Output column of `call`, adding it to the Agg's aggregates if it is new.
+    fn agg_column(&mut self, call: AggCall) -> usize {
+        let j = match self.aggs.iter().position(|a| *a == call) {
+            Some(j) => j,
+            None => {
+                self.aggs.push(call);
+                self.aggs.len() - 1
+            }
+        };
+        self.keys.len() + j
+    }
+}
+
+/// What the columns of a planned expression refer to.
+pub(super) enum Scope<'g> {
+    /// Rows of the table. Aggregates are not allowed; `no_agg` is the error message
+    /// (e.g. "aggregate functions are not allowed in WHERE").
+    Rows { no_agg: &'static str },
+    /// Rows of the Agg node being planned.
+    Groups(&'g mut Grouping),
+}
+
+pub(super) const NO_AGG_IN_WHERE: &str = "aggregate functions are not allowed in WHERE";
+pub(super) const NO_AGG_IN_GROUP_BY: &str = "aggregate functions are not allowed in GROUP BY";
+const NO_NESTED_AGG: &str = "aggregate function calls cannot contain aggregate function calls";
+
+/// Plans expressions over one relation; `src` locates errors.
+pub(super) struct ExprPlanner<'a> {
+    pub src: &'a Source<'a>,
+    pub rel: &'a Relation,
+}
+
+impl ExprPlanner<'_> {
+    pub fn plan(&self, e: &ast::Expr, scope: &mut Scope) -> Result<Expr, SqlError> {
+        if let Scope::Groups(g) = scope {
+            // A whole expression that is a group key (`a + 1` with `GROUP BY a + 1`)
+            // is read from the Agg's output rather than recomputed from its parts.
+            if let Some(k) = self.as_group_key(e, g) {
+                return Ok(Expr::Col(k));
+            }
+        }
+        let position = self.position(e);
+        match e {
+            ast::Expr::Identifier(ident) => self.column_ref(std::slice::from_ref(ident), scope),
+            ast::Expr::CompoundIdentifier(parts) => self.column_ref(parts, scope),
+            ast::Expr::Value(v) => Ok(Expr::Const(literal(v, position)?)),
+            ast::Expr::Nested(inner) => self.plan(inner, scope),
+            ast::Expr::IsNull(inner) => Ok(Expr::IsNull(Box::new(self.plan(inner, scope)?), false)),
+            ast::Expr::IsNotNull(inner) => {
+                Ok(Expr::IsNull(Box::new(self.plan(inner, scope)?), true))
+            }
+            ast::Expr::UnaryOp { op, expr } => self.unary(*op, expr, scope),
+            ast::Expr::BinaryOp { left, op, right } => self.binary(left, op, right, scope),
+            ast::Expr::Between {
+                expr,
+                negated,
+                low,
+                high,
+            } => {
+                // x BETWEEN lo AND hi  ==>  x >= lo AND x <= hi
+                let x = self.plan(expr, scope)?;
+                let lo = Expr::bin(BinOp::GtEq, x.clone(), self.plan(low, scope)?);
+                let hi = Expr::bin(BinOp::LtEq, x, self.plan(high, scope)?);
+                Ok(negate_if(*negated, Expr::bin(BinOp::And, lo, hi)))
+            }
+            ast::Expr::InList {
+                expr,
+                list,
+                negated,
+            } => {
+                // x IN (a, b)  ==>  x = a OR x = b  (same three-valued result)
+                let x = self.plan(expr, scope)?;
+                let mut any: Option<Expr> = None;
+                for item in list {
+                    let eq = Expr::bin(BinOp::Eq, x.clone(), self.plan(item, scope)?);
+                    any = Some(match any {
+                        None => eq,
+                        Some(prev) => Expr::bin(BinOp::Or, prev, eq),
+                    });
+                }
+                let any =
+                    any.ok_or_else(|| SqlError::new("syntax error: empty IN list", position))?;
+                Ok(negate_if(*negated, any))
+            }
+            ast::Expr::Cast {
+                kind: CastKind::Cast | CastKind::DoubleColon,
+                expr,
+                data_type,
+                format: None,
+            } => self.cast(expr, data_type, scope),
+            ast::Expr::Function(f) => self.function(f, scope),
+            other => Err(SqlError::unsupported(construct_name(other), position)),
+        }
+    }
+
+    /// Output column of the Agg that `e` (an aggregate-free expression) is a key of.
+    fn as_group_key(&self, e: &ast::Expr, g: &Grouping) -> Option<usize> {
+        if contains_aggregate(e) {
+            return None;
+        }
+        let x = self
+            .plan(
+                e,
+                &mut Scope::Rows {
+                    no_agg: NO_AGG_IN_GROUP_BY,
+                },
+            )
+            .ok()?;
+        g.keys.iter().position(|k| *k == x)
+    }
+
+    /// Position of an expression's first token, when sqlparser knows it.
+    fn position(&self, e: &ast::Expr) -> Option<usize> {
+        self.src.span_position(e.span())
+    }
+
+    /// A column reference written as `parts` (`a`, `t.a` or `public.t.a`).
+    fn column_ref(&self, parts: &[Ident], scope: &mut Scope) -> Result<Expr, SqlError> {
+        let written = parts.iter().map(ident_name).collect::<Vec<_>>().join(".");
+        let position = parts.first().and_then(|p| self.src.span_position(p.span));
+        let (qualifier, name) = parts.split_at(parts.len() - 1);
+        if !qualifier.is_empty() && !self.rel.is_named(qualifier) {
+            let table = qualifier
+                .iter()
+                .map(ident_name)
+                .collect::<Vec<_>>()
+                .join(".");
+            return Err(SqlError::new(
+                format!("missing FROM-clause entry for table \"{table}\""),
+                position,
+            ));
+        }
+        let Some(i) = self.rel.column_index(&name[0]) else {
+            // PostgreSQL quotes an unqualified name but not a qualified one.
+            let message = if qualifier.is_empty() {
+                format!("column \"{written}\" does not exist")
+            } else {
+                format!("column {written} does not exist")
+            };
+            return Err(SqlError::new(message, position));
+        };
+        self.input_column(i, &written, position, scope)
+    }
+
+    /// Reads input column `i` in `scope`; `written` names it for errors.
+    pub fn input_column(
+        &self,
+        i: usize,
+        written: &str,
+        position: Option<usize>,
+        scope: &mut Scope,
+    ) -> Result<Expr, SqlError> {
+        match scope {
+            Scope::Rows { .. } => Ok(Expr::Col(i)),
+            Scope::Groups(g) => match g.keys.iter().position(|k| *k == Expr::Col(i)) {
+                Some(k) => Ok(Expr::Col(k)),
+                None => Err(SqlError::new(
+                    format!(
+                        "column \"{written}\" must appear in the GROUP BY clause or be used in an aggregate function"
+                    ),
+                    position,
+                )),
+            },
+        }
+    }
+
+    fn unary(
+        &self,
+        op: UnaryOperator,
+        operand: &ast::Expr,
+        scope: &mut Scope,
+    ) -> Result<Expr, SqlError> {
+        match op {
+            UnaryOperator::Not => Ok(Expr::Not(Box::new(self.plan(operand, scope)?))),
+            UnaryOperator::Plus => self.plan(operand, scope),
+            UnaryOperator::Minus => {
+                // Fold `-literal` so that i64::MIN is representable and plans stay small.
+                if let ast::Expr::Value(Value::Number(digits, _)) = operand {
+                    return Ok(Expr::Const(number(
+                        &format!("-{digits}"),
+                        self.position(operand),
+                    )?));
+                }
+                let x = self.plan(operand, scope)?;
+                Ok(Expr::bin(BinOp::Minus, Expr::int(0), x))
+            }
+            other => Err(SqlError::unsupported(
+                format!("operator {other}"),
+                self.position(operand),
+            )),
+        }
+    }
+
+    fn binary(
+        &self,
+        left: &ast::Expr,
+        op: &BinaryOperator,
+        right: &ast::Expr,
+        scope: &mut Scope,
+    ) -> Result<Expr, SqlError> {
+        let Some(op) = bin_op(op) else {
+            // Point at the operator itself: the first token after the left operand.
+            let position = self
+                .src
+                .next_token_position(left.span().end)
+                .or_else(|| self.position(left));
+            return Err(SqlError::unsupported(format!("operator {op}"), position));
+        };
+        Ok(Expr::bin(
+            op,
+            self.plan(left, scope)?,
+            self.plan(right, scope)?,
+        ))
+    }
+
+    /// `x::type` / `CAST(x AS type)`: constants are converted now; other expressions
+    /// only when the cast does not change their type (our executor has no casts).
+    fn cast(
+        &self,
+        inner: &ast::Expr,
+        data_type: &DataType,
+        scope: &mut Scope,
+    ) -> Result<Expr, SqlError> {
+        let position = self.position(inner);
+        let Some(target) = cast_target(data_type) else {
+            return Err(SqlError::unsupported(
+                format!("cast to {data_type}"),
+                position,
+            ));
+        };
+        let x = self.plan(inner, scope)?;
+        if let Expr::Const(d) = &x {
+            return Ok(Expr::Const(convert_const(d, target, position)?));
+        }
+        let from = match scope {
+            Scope::Rows { .. } => x.col_type(&self.rel.columns),
+            Scope::Groups(g) => x.col_type(&g.output_columns(&self.rel.columns)),
+        };
+        if from != target {
+            return Err(SqlError::unsupported(
+                format!("cast from {} to {}", type_name(from), type_name(target)),
+                position,
+            ));
+        }
+        Ok(x)
+    }
+
+    /// A function call: only the aggregates are supported.
+    fn function(&self, f: &Function, scope: &mut Scope) -> Result<Expr, SqlError> {
+        let position = self.src.span_position(f.name.span());
+        let Some(func) = aggregate_func(f) else {
+            return Err(SqlError::unsupported(
+                format!("function {}()", f.name),
+                position,
+            ));
+        };
+        if f.over.is_some() {
+            return Err(SqlError::unsupported("window functions", position));
+        }
+        let arg = aggregate_arg(f, func, position)?;
+        let g = match scope {
+            Scope::Groups(g) => g,
+            Scope::Rows { no_agg } => return Err(SqlError::new(*no_agg, position)),
+        };
+        let func = if arg.is_none() {
+            AggFunc::CountStar
+        } else {
+            func
+        };
+        let arg = match arg {
+            None => None,
+            Some(a) => Some(self.plan(
+                a,
+                &mut Scope::Rows {
+                    no_agg: NO_NESTED_AGG,
+                },
+            )?),
+        };
+        if let (AggFunc::Sum | AggFunc::Avg, Some(a)) = (func, &arg) {
+            // PostgreSQL has no sum(text); our executor would not know what to do.
+            if a.col_type(&self.rel.columns) == ColType::Text {
+                return Err(SqlError::new(
+                    format!("function {}(text) does not exist", func.name()),
+                    position,
+                ));
+            }
+        }
+        Ok(Expr::Col(g.agg_column(AggCall { func, arg })))
+    }
+}
+
+/// The aggregate a function call names (`count`, `sum`, `min`, `max`, `avg`,
+/// optionally qualified with `pg_catalog`), if any. `count` stands for both counts.
+fn aggregate_func(f: &Function) -> Option<AggFunc> {
+    let names: Vec<String> = f.name.0.iter().map(ident_name).collect();
+    let name = match names.as_slice() {
+        [name] => name,
+        [schema, name] if schema == "pg_catalog" => name,
+        _ => return None,
+    };
+    match name.as_str() {
+        "count" => Some(AggFunc::Count),
+        "sum" => Some(AggFunc::Sum),
+        "min" => Some(AggFunc::Min),
+        "max" => Some(AggFunc::Max),
+        "avg" => Some(AggFunc::Avg),
+        _ => None,
+    }
+}
+
+/// The single argument of an aggregate call; None for `count(*)`. Rejects the
+/// aggregate decorations we do not implement (DISTINCT, FILTER, ORDER BY, ...).
+fn aggregate_arg(
+    f: &Function,
+    func: AggFunc,
+    position: Option<usize>,
+) -> Result<Option<&ast::Expr>, SqlError> {
+    let name = func.name();
+    if f.filter.is_some() {
+        return Err(SqlError::unsupported("FILTER in aggregates", position));
+    }
+    if !f.within_group.is_empty() {
+        return Err(SqlError::unsupported("WITHIN GROUP", position));
+    }
+    if f.null_treatment.is_some() || !matches!(f.parameters, FunctionArguments::None) {
+        return Err(SqlError::unsupported(
+            format!("this form of {name}()"),
+            position,
+        ));
+    }
+    let list = match &f.args {
+        FunctionArguments::List(list) => list,
+        FunctionArguments::Subquery(_) => {
+            return Err(SqlError::unsupported("subqueries", position))
+        }
+        FunctionArguments::None => {
+            return Err(SqlError::new(
+                format!("column \"{name}\" does not exist"),
+                position,
+            ));
+        }
+    };
+    if list.duplicate_treatment == Some(DuplicateTreatment::Distinct) {
+        return Err(SqlError::unsupported("DISTINCT in aggregates", position));
+    }
+    if !list.clauses.is_empty() {
+        return Err(SqlError::unsupported(
+            "ORDER BY or other clauses in aggregates",
+            position,
+        ));
+    }
+    match list.args.as_slice() {
+        [FunctionArg::Unnamed(FunctionArgExpr::Expr(e))] => Ok(Some(e)),
+        [FunctionArg::Unnamed(FunctionArgExpr::Wildcard)] if func == AggFunc::Count => Ok(None),
+        [FunctionArg::Unnamed(FunctionArgExpr::Wildcard)] => Err(SqlError::new(
+            format!("function {name}(*) does not exist"),
+            position,
+        )),
+        [] if func == AggFunc::Count => Err(SqlError::new(
+            "count(*) must be used to call a parameterless aggregate function",
+            position,
+        )),
+        _ => Err(SqlError::new(
+            format!("function {}({}) does not exist", name, list),
+            position,
+        )),
+    }
+}
+
+/// Whether `e` calls an aggregate outside a window, i.e. makes its query aggregated.
+/// Only the constructs `ExprPlanner::plan` accepts need to be looked into: anything
+/// else is rejected when planned.
+pub(super) fn contains_aggregate(e: &ast::Expr) -> bool {
+    match e {
+        ast::Expr::Function(f) => f.over.is_none() && aggregate_func(f).is_some(),
+        ast::Expr::Nested(x)
+        | ast::Expr::IsNull(x)
+        | ast::Expr::IsNotNull(x)
+        | ast::Expr::UnaryOp { expr: x, .. }
+        | ast::Expr::Cast { expr: x, .. } => contains_aggregate(x),
+        ast::Expr::BinaryOp { left, right, .. } => {
+            contains_aggregate(left) || contains_aggregate(right)
+        }
+        ast::Expr::Between {
+            expr, low, high, ..
+        } => contains_aggregate(expr) || contains_aggregate(low) || contains_aggregate(high),
+        ast::Expr::InList { expr, list, .. } => {
+            contains_aggregate(expr) || list.iter().any(contains_aggregate)
+        }
+        _ => false,
+    }
+}
+
+/// The output column name PostgreSQL gives an unaliased select item.
+pub(super) fn output_name(e: &ast::Expr) -> String {
+    match e {
+        ast::Expr::Identifier(ident) => ident_name(ident),
+        ast::Expr::CompoundIdentifier(parts) => parts.last().map(ident_name).unwrap_or_default(),
+        ast::Expr::Nested(inner) | ast::Expr::Cast { expr: inner, .. } => output_name(inner),
+        ast::Expr::Function(f) => f.name.0.last().map(ident_name).unwrap_or_default(),
+        ast::Expr::Value(Value::Boolean(_)) => "bool".to_string(),
+        _ => "?column?".to_string(),
+    }
+}
+
+fn negate_if(negated: bool, e: Expr) -> Expr {
+    if negated {
+        Expr::Not(Box::new(e))
+    } else {
+        e
+    }
+}
+
+fn bin_op(op: &BinaryOperator) -> Option<BinOp> {
+    Some(match op {
+        BinaryOperator::Eq => BinOp::Eq,
+        BinaryOperator::NotEq => BinOp::NotEq,
+        BinaryOperator::Lt => BinOp::Lt,
+        BinaryOperator::LtEq => BinOp::LtEq,
+        BinaryOperator::Gt => BinOp::Gt,
+        BinaryOperator::GtEq => BinOp::GtEq,
+        BinaryOperator::And => BinOp::And,
+        BinaryOperator::Or => BinOp::Or,
+        BinaryOperator::Plus => BinOp::Plus,
+        BinaryOperator::Minus => BinOp::Minus,
+        BinaryOperator::Multiply => BinOp::Multiply,
+        BinaryOperator::Divide => BinOp::Divide,
+        BinaryOperator::Modulo => BinOp::Modulo,
+        _ => return None,
+    })
+}
+
+/// A literal. Booleans are Int 1/0, as comparisons produce.
+fn literal(v: &Value, position: Option<usize>) -> Result<Datum, SqlError> {
+    match v {
+        Value::Number(digits, _) => number(digits, position),
+        Value::SingleQuotedString(s)
+        | Value::EscapedStringLiteral(s)
+        | Value::NationalStringLiteral(s)
+        | Value::UnicodeStringLiteral(s) => Ok(Datum::text(s)),
+        Value::DollarQuotedString(s) => Ok(Datum::text(&s.value)),
+        Value::Boolean(b) => Ok(Datum::Int(*b as i64)),
+        Value::Null => Ok(Datum::Null),
+        Value::Placeholder(p) => Err(SqlError::unsupported(format!("parameter {p}"), position)),
+        other => Err(SqlError::unsupported(format!("literal {other}"), position)),
+    }
+}
+
+/// A numeric literal: an integer if it fits in i64, else (decimal point, exponent or
+/// too many digits, which PostgreSQL would make numeric) a float.
+fn number(text: &str, position: Option<usize>) -> Result<Datum, SqlError> {
+    if let Ok(v) = text.parse::<i64>() {
+        return Ok(Datum::Int(v));
+    }
+    text.parse::<f64>()
+        .map(Datum::Float)
+        .map_err(|_| SqlError::new(format!("invalid numeric literal \"{text}\""), position))
+}
+
+/// Our column type for a cast's target type, if it is one we have.
+fn cast_target(t: &DataType) -> Option<ColType> {
+    use DataType::*;
+    match t {
+        SmallInt(_) | Int(_) | Integer(_) | BigInt(_) | Int2(_) | Int4(_) | Int8(_) => {
+            Some(ColType::Int)
+        }
+        Numeric(_) | Decimal(_) | Dec(_) | Float(_) | Real | Double | DoublePrecision | Float4
+        | Float8 => Some(ColType::Float),
+        Text | Varchar(_) | CharacterVarying(_) | CharVarying(_) | String(_) => Some(ColType::Text),
+        _ => None,
+    }
+}
+
+/// Converts a constant to `target` like PostgreSQL's input/output functions would.
+fn convert_const(d: &Datum, target: ColType, position: Option<usize>) -> Result<Datum, SqlError> {
+    let invalid = |s: &str| {
+        SqlError::new(
+            format!(
+                "invalid input syntax for type {}: \"{s}\"",
+                type_name(target)
+            ),
+            position,
+        )
+    };
+    Ok(match (d, target) {
+        (Datum::Null, _) => Datum::Null,
+        (Datum::Int(_), ColType::Int)
+        | (Datum::Float(_), ColType::Float)
+        | (Datum::Text(_), ColType::Text) => d.clone(),
+        (Datum::Int(v), ColType::Float) => Datum::Float(*v as f64),
+        // numeric -> integer rounds half away from zero, as f64::round does.
+        (Datum::Float(v), ColType::Int) => Datum::Int(v.round() as i64),
+        (Datum::Int(_) | Datum::Float(_), ColType::Text) => Datum::text(&d.to_string()),
+        (Datum::Text(s), ColType::Int) => Datum::Int(s.trim().parse().map_err(|_| invalid(s))?),
+        (Datum::Text(s), ColType::Float) => Datum::Float(s.trim().parse().map_err(|_| invalid(s))?),
+    })
+}
+
+/// PostgreSQL's name for the type a `ColType` stands for (see `ColType::oid`).
+fn type_name(t: ColType) -> &'static str {
+    match t {
+        ColType::Int => "bigint",
+        ColType::Float => "numeric",
+        ColType::Text => "text",
+    }
+}
+
+/// Names an unsupported expression for an error message.
+fn construct_name(e: &ast::Expr) -> String {
+    let name = match e {
+        ast::Expr::Subquery(_) | ast::Expr::Exists { .. } | ast::Expr::InSubquery { .. } => {
+            "subqueries"
+        }
+        ast::Expr::Case { .. } => "CASE",
+        ast::Expr::Like { .. } => "LIKE",
+        ast::Expr::ILike { .. } => "ILIKE",
+        ast::Expr::SimilarTo { .. } => "SIMILAR TO",
+        ast::Expr::IsTrue(_) | ast::Expr::IsNotTrue(_) => "IS [NOT] TRUE",
+        ast::Expr::IsFalse(_) | ast::Expr::IsNotFalse(_) => "IS [NOT] FALSE",
+        ast::Expr::IsUnknown(_) | ast::Expr::IsNotUnknown(_) => "IS [NOT] UNKNOWN",
+        ast::Expr::IsDistinctFrom(..) | ast::Expr::IsNotDistinctFrom(..) => {
+            "IS [NOT] DISTINCT FROM"
+        }
+        ast::Expr::AnyOp { .. } | ast::Expr::AllOp { .. } => "ANY/ALL",
+        ast::Expr::Cast { .. } => "this form of cast",
+        ast::Expr::Extract { .. } => "EXTRACT",
+        ast::Expr::Substring { .. } => "SUBSTRING",
+        ast::Expr::Position { .. } => "POSITION",
+        ast::Expr::Trim { .. } => "TRIM",
+        ast::Expr::Overlay { .. } => "OVERLAY",
+        ast::Expr::Collate { .. } => "COLLATE",
+        ast::Expr::AtTimeZone { .. } => "AT TIME ZONE",
+        ast::Expr::Interval(_) => "INTERVAL",
+        ast::Expr::TypedString { .. } => "typed literals",
+        ast::Expr::Array(_) => "ARRAY",
+        ast::Expr::Tuple(_) => "row constructors",
+        ast::Expr::GroupingSets(_) => "GROUPING SETS",
+        ast::Expr::Cube(_) => "CUBE",
+        ast::Expr::Rollup(_) => "ROLLUP",
+        ast::Expr::Wildcard(_) | ast::Expr::QualifiedWildcard(..) => "* in an expression",
+        other => {
+            // Fall back to the AST variant's name, e.g. "CompositeAccess".
+            let debug = format!("{other:?}");
+            return debug
+                .split(|c: char| !c.is_alphanumeric())
+                .next()
+                .unwrap_or("expression")
+                .to_string();
+        }
+    };
+    name.to_string()
+}

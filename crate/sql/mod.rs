@@ -1,0 +1,277 @@
+//! The SQL front end of a simulated shard: query text in, plans out.
+//!
+//! A shard receives SQL over the simple query protocol, so one query string may hold
+//! several statements separated by `;`. Text is parsed with `sqlparser`
+//! (`PostgreSqlDialect`) and each statement becomes a [`ShardStatement`]. Only what a
+//! coordinator (postgres_fdw-style) sends is accepted:
+//!
+//! * transaction control: `BEGIN`, `START TRANSACTION [ISOLATION LEVEL ...]`, `COMMIT`,
+//!   `END`, `ROLLBACK`, `ABORT`; `SET name = value` / `SET name TO value` (ignored);
+//! * cursors: `DECLARE c [NO SCROLL] CURSOR [WITH HOLD] FOR <select>`,
+//!   `FETCH [FORWARD] n | ALL | NEXT FROM c`, `CLOSE c`;
+//! * a single-table `SELECT targets FROM t [alias] [WHERE ...] [GROUP BY ...]
+//!   [HAVING ...] [ORDER BY ...] [LIMIT n] [OFFSET m]`, whose targets may be `*`,
+//!   expressions and the aggregates `count(*)`, `count`, `sum`, `min`, `max`, `avg`.
+//!
+//! Expressions: column references (`a`, `t.a`, `public.t.a`), integer, decimal and
+//! string literals, `NULL`, `TRUE`/`FALSE` (Int 1/0), `= <> != < <= > >= AND OR + - *
+//! / %`, `NOT`, unary minus, `IS [NOT] NULL`, `[NOT] BETWEEN` and `[NOT] IN (list)`
+//! (both desugared), and casts to integer, numeric or text types that do not change
+//! a column's type (constants are converted at plan time).
+//!
+//! Everything else (joins, subqueries, other functions, window functions, DISTINCT,
+//! set operations, CTEs, DML, ...) is rejected with a [`SqlError`] that names the
+//! construct and, when it can be located, carries its position in the query text
+//! (a 1-based character offset, like PostgreSQL's error position). Unquoted
+//! identifiers are folded to lower case, as in PostgreSQL.
+//!
+//! Planning of SELECT lives in `select`, expressions in `expr`, and positions in
+//! `source`.
+
+use std::fmt;
+
+use sqlparser::ast::{self, CloseCursor, DeclareType, FetchDirection, Ident, Statement};
+use sqlparser::dialect::PostgreSqlDialect;
+use sqlparser::keywords::Keyword;
+use sqlparser::parser::Parser;
+use sqlparser::tokenizer::{Token, TokenWithSpan};
+
+use crate::plan::Plan;
+use crate::types::{Catalog, Column};
+
+mod expr;
+mod select;
+mod source;
+
+use source::Source;
+
+/// An error in a shard query: a message worded like PostgreSQL's and, when known,
+/// the 1-based character offset into the SQL text it refers to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SqlError {
+    pub message: String,
+    pub position: Option<usize>,
+}
+
+impl SqlError {
+    pub fn new(message: impl Into<String>, position: Option<usize>) -> SqlError {
+        SqlError {
+            message: message.into(),
+            position,
+        }
+    }
+
+    /// A construct this front end deliberately does not handle.
+    pub fn unsupported(what: impl fmt::Display, position: Option<usize>) -> SqlError {
+        SqlError::new(format!("unsupported in a shard query: {what}"), position)
+    }
+}
+
+impl fmt::Display for SqlError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.position {
+            Some(p) => write!(f, "{} (position {p})", self.message),
+            None => write!(f, "{}", self.message),
+        }
+    }
+}
+
+impl std::error::Error for SqlError {}
+
+/// One statement of a shard query, ready for the shard to run.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ShardStatement {
+    /// `BEGIN` / `START TRANSACTION [ISOLATION LEVEL ...]`.
+    Begin,
+    /// `COMMIT` / `END`.
+    Commit,
+    /// `ROLLBACK` / `ABORT`.
+    Rollback,
+    /// `SET name = value` / `SET name TO value`: accepted and ignored.
+    Set,
+    /// `DECLARE name CURSOR FOR <select>`; `columns` are the select list's.
+    DeclareCursor {
+        name: String,
+        plan: Plan,
+        columns: Vec<Column>,
+    },
+    /// `FETCH n FROM cursor`; `count` None means `ALL`.
+    Fetch { cursor: String, count: Option<u64> },
+    /// `CLOSE cursor`.
+    Close { cursor: String },
+    /// A plain SELECT; `columns` are the select list's.
+    Select { plan: Plan, columns: Vec<Column> },
+}
+
+/// Parses and plans every statement of `sql` (separated by `;`) against `catalog`.
+/// An empty (or all-`;`) string yields no statements.
+pub fn parse_shard_sql(sql: &str, catalog: &Catalog) -> Result<Vec<ShardStatement>, SqlError> {
+    let dialect = PostgreSqlDialect {};
+    let src = Source::tokenize(sql, &dialect)?;
+    // The parser gets a copy of the tokens so that `src` keeps them for positions.
+    let mut parser = Parser::new(&dialect).with_tokens_with_locations(src.tokens.clone());
+    let mut statements = Vec::new();
+    loop {
+        while parser.consume_token(&Token::SemiColon) {}
+        if parser.peek_token().token == Token::EOF {
+            break;
+        }
+        let parsed = parse_one(&mut parser, &src)?;
+        // Unlike `Parser::parse_statements` we insist on a `;` between statements, so
+        // trailing junk is a syntax error rather than silently ignored. It is checked
+        // before planning: as in PostgreSQL, syntax errors win over semantic ones.
+        let next = parser.peek_token();
+        if !matches!(next.token, Token::SemiColon | Token::EOF) {
+            return Err(src.syntax_error_at(&next));
+        }
+        statements.push(parsed);
+    }
+    statements
+        .into_iter()
+        .map(|parsed| match parsed {
+            Parsed::Abort => Ok(ShardStatement::Rollback),
+            Parsed::Statement(statement, first) => {
+                convert_statement(&statement, &first, &src, catalog)
+            }
+        })
+        .collect()
+}
+
+/// A statement parsed but not yet planned.
+enum Parsed {
+    /// PostgreSQL's `ABORT [TRANSACTION | WORK]` (ROLLBACK), which sqlparser lacks.
+    Abort,
+    /// A sqlparser statement and its first token (to name and locate it in errors).
+    Statement(Box<Statement>, TokenWithSpan),
+}
+
+/// Parses the statement at the parser's position.
+fn parse_one(parser: &mut Parser, src: &Source) -> Result<Parsed, SqlError> {
+    let first = parser.peek_token();
+    if parser.parse_keyword(Keyword::ABORT) {
+        let _ = parser.parse_one_of_keywords(&[Keyword::TRANSACTION, Keyword::WORK]);
+        return Ok(Parsed::Abort);
+    }
+    let statement = parser.parse_statement().map_err(|e| src.parser_error(e))?;
+    Ok(Parsed::Statement(Box::new(statement), first))
+}
+
+fn convert_statement(
+    statement: &Statement,
+    first: &TokenWithSpan,
+    src: &Source,
+    catalog: &Catalog,
+) -> Result<ShardStatement, SqlError> {
+    let here = src.position(first.span.start);
+    match statement {
+        // Isolation levels and access modes are accepted: a shard has no concurrency.
+        Statement::StartTransaction { .. } => Ok(ShardStatement::Begin),
+        Statement::Commit { chain: false } => Ok(ShardStatement::Commit),
+        Statement::Commit { chain: true } => Err(SqlError::unsupported("COMMIT AND CHAIN", here)),
+        Statement::Rollback {
+            chain: false,
+            savepoint: None,
+        } => Ok(ShardStatement::Rollback),
+        Statement::Rollback {
+            savepoint: Some(_), ..
+        } => Err(SqlError::unsupported("ROLLBACK TO SAVEPOINT", here)),
+        Statement::Rollback { chain: true, .. } => {
+            Err(SqlError::unsupported("ROLLBACK AND CHAIN", here))
+        }
+        // Session settings (search_path, timezone, ...) do not affect our executor.
+        Statement::SetVariable { .. }
+        | Statement::SetTimeZone { .. }
+        | Statement::SetTransaction { .. } => Ok(ShardStatement::Set),
+        Statement::Declare { stmts } => declare_cursor(stmts, here, src, catalog),
+        Statement::Fetch {
+            name,
+            direction,
+            into,
+        } => {
+            if into.is_some() {
+                return Err(SqlError::unsupported("FETCH ... INTO", here));
+            }
+            let count = fetch_count(direction, here)?;
+            Ok(ShardStatement::Fetch {
+                cursor: ident_name(name),
+                count,
+            })
+        }
+        Statement::Close {
+            cursor: CloseCursor::Specific { name },
+        } => Ok(ShardStatement::Close {
+            cursor: ident_name(name),
+        }),
+        Statement::Close {
+            cursor: CloseCursor::All,
+        } => Err(SqlError::unsupported("CLOSE ALL", here)),
+        Statement::Query(query) => {
+            let (plan, columns) = select::plan_query(query, src, catalog)?;
+            Ok(ShardStatement::Select { plan, columns })
+        }
+        _ => Err(SqlError::unsupported(statement_keyword(first), here)),
+    }
+}
+
+fn declare_cursor(
+    stmts: &[ast::Declare],
+    here: Option<usize>,
+    src: &Source,
+    catalog: &Catalog,
+) -> Result<ShardStatement, SqlError> {
+    let [declare] = stmts else {
+        return Err(SqlError::unsupported("DECLARE of several names", here));
+    };
+    let (Some(DeclareType::Cursor), [name], Some(query)) = (
+        &declare.declare_type,
+        declare.names.as_slice(),
+        &declare.for_query,
+    ) else {
+        return Err(SqlError::unsupported("DECLARE other than a cursor", here));
+    };
+    // Rows travel in text format; SCROLL/NO SCROLL and WITH/WITHOUT HOLD make no
+    // difference to a forward-only fetch within one transaction.
+    if declare.binary == Some(true) {
+        return Err(SqlError::unsupported("BINARY cursors", here));
+    }
+    let (plan, columns) = select::plan_query(query, src, catalog)?;
+    Ok(ShardStatement::DeclareCursor {
+        name: ident_name(name),
+        plan,
+        columns,
+    })
+}
+
+/// Rows a FETCH asks for; None means all. Only forward fetches are supported.
+fn fetch_count(direction: &FetchDirection, here: Option<usize>) -> Result<Option<u64>, SqlError> {
+    let number = |v: &ast::Value| match v {
+        ast::Value::Number(s, _) => s
+            .parse::<u64>()
+            .map_err(|_| SqlError::unsupported(format!("FETCH {s}"), here)),
+        other => Err(SqlError::unsupported(format!("FETCH {other}"), here)),
+    };
+    match direction {
+        FetchDirection::Next | FetchDirection::Forward { limit: None } => Ok(Some(1)),
+        FetchDirection::Count { limit } | FetchDirection::Forward { limit: Some(limit) } => {
+            number(limit).map(Some)
+        }
+        FetchDirection::All | FetchDirection::ForwardAll => Ok(None),
+        other => Err(SqlError::unsupported(format!("FETCH {other}"), here)),
+    }
+}
+
+/// The statement's first keyword, to name an unsupported statement (`INSERT`, ...).
+fn statement_keyword(first: &TokenWithSpan) -> String {
+    match &first.token {
+        Token::Word(w) => w.value.to_uppercase(),
+        other => other.to_string(),
+    }
+}
+
+/// An identifier as PostgreSQL sees it: unquoted names are folded to lower case.
+pub(crate) fn ident_name(ident: &Ident) -> String {
+    match ident.quote_style {
+        Some(_) => ident.value.clone(),
+        None => ident.value.to_lowercase(),
+    }
+}

@@ -1,0 +1,183 @@
+//! The SQL text and its tokens, used to report PostgreSQL-style error positions.
+//!
+//! sqlparser reports locations as line/column pairs (both 1-based, counted in
+//! characters); PostgreSQL reports a single 1-based character offset into the query
+//! string. The tokens are kept so that errors can point at keywords the AST does not
+//! record a span for (`DISTINCT`, `JOIN`, `UNION`, an operator, ...).
+
+use sqlparser::dialect::Dialect;
+use sqlparser::keywords::Keyword;
+use sqlparser::parser::ParserError;
+use sqlparser::tokenizer::{Location, Span, Token, TokenWithSpan, Tokenizer};
+
+use super::SqlError;
+
+pub(super) struct Source<'a> {
+    sql: &'a str,
+    pub(super) tokens: Vec<TokenWithSpan>,
+    /// 0-based character offset at which each line starts (line 1 is index 0).
+    line_starts: Vec<usize>,
+    nchars: usize,
+}
+
+impl<'a> Source<'a> {
+    /// Tokenizes `sql` the way `Parser::try_with_sql` does, keeping the tokens.
+    pub(super) fn tokenize(sql: &'a str, dialect: &dyn Dialect) -> Result<Source<'a>, SqlError> {
+        let mut line_starts = vec![0];
+        let mut nchars = 0;
+        for c in sql.chars() {
+            nchars += 1;
+            if c == '\n' {
+                line_starts.push(nchars);
+            }
+        }
+        let mut src = Source {
+            sql,
+            tokens: Vec::new(),
+            line_starts,
+            nchars,
+        };
+        match Tokenizer::new(dialect, sql)
+            .with_unescape(true)
+            .tokenize_with_location()
+        {
+            Ok(tokens) => src.tokens = tokens,
+            Err(e) => {
+                let position = src.position(e.location);
+                return Err(SqlError::new(
+                    format!("syntax error: {}", e.message),
+                    position,
+                ));
+            }
+        }
+        Ok(src)
+    }
+
+    /// 1-based character offset of a sqlparser location; None for the empty location
+    /// sqlparser uses when it does not know where a node is.
+    pub(super) fn position(&self, loc: Location) -> Option<usize> {
+        if loc.line == 0 || loc.column == 0 {
+            return None;
+        }
+        let line_start = *self.line_starts.get(loc.line as usize - 1)?;
+        Some(line_start + loc.column as usize)
+    }
+
+    pub(super) fn span_position(&self, span: Span) -> Option<usize> {
+        self.position(span.start)
+    }
+
+    /// PostgreSQL reports "at end of input" errors just past the last character.
+    pub(super) fn end_position(&self) -> usize {
+        self.nchars + 1
+    }
+
+    /// The tokens (not whitespace) starting at or after `from`, up to the end of the
+    /// statement containing `from` (the search stops at `;`).
+    fn tokens_from(&self, from: Location) -> impl Iterator<Item = &TokenWithSpan> {
+        self.tokens
+            .iter()
+            .filter(move |t| t.span.start >= from)
+            .filter(|t| !matches!(t.token, Token::Whitespace(_)))
+            .take_while(|t| t.token != Token::SemiColon)
+    }
+
+    /// Position of the first token at or after `from` satisfying `pred`, in the same
+    /// statement. Used to point errors at keywords the AST keeps no span for.
+    pub(super) fn find_token(
+        &self,
+        from: Location,
+        pred: impl Fn(&Token) -> bool,
+    ) -> Option<usize> {
+        let t = self.tokens_from(from).find(|t| pred(&t.token))?;
+        self.position(t.span.start)
+    }
+
+    /// Position of the first of `keywords` at or after `from`, in the same statement.
+    pub(super) fn find_keyword(&self, from: Location, keywords: &[Keyword]) -> Option<usize> {
+        self.find_token(
+            from,
+            |t| matches!(t, Token::Word(w) if keywords.contains(&w.keyword)),
+        )
+    }
+
+    /// Position of the first token at or after `from` (e.g. the operator after a
+    /// binary expression's left operand).
+    pub(super) fn next_token_position(&self, from: Location) -> Option<usize> {
+        self.find_token(from, |_| true)
+    }
+
+    /// The original text of the token starting at `loc`, if there is one.
+    fn token_text_at(&self, loc: Location) -> Option<String> {
+        let token = self.tokens.iter().find(|t| t.span.start == loc)?;
+        let start = self.position(token.span.start)? - 1;
+        let end = self.position(token.span.end)? - 1;
+        Some(
+            self.sql
+                .chars()
+                .skip(start)
+                .take(end.saturating_sub(start))
+                .collect(),
+        )
+    }
+
+    /// `syntax error at or near "<token>"` pointing at `token`, as PostgreSQL words it.
+    pub(super) fn syntax_error_at(&self, token: &TokenWithSpan) -> SqlError {
+        if token.token == Token::EOF {
+            return SqlError::new("syntax error at end of input", Some(self.end_position()));
+        }
+        let text = self
+            .token_text_at(token.span.start)
+            .unwrap_or_else(|| token.token.to_string());
+        SqlError::new(
+            format!("syntax error at or near \"{text}\""),
+            self.position(token.span.start),
+        )
+    }
+
+    /// Converts a sqlparser error. Its messages end with " at Line: L, Column: C"
+    /// (absent when the offending token is the end of input), and "Expected: ..., found:
+    /// TOKEN" messages are reworded as PostgreSQL's "syntax error at or near".
+    pub(super) fn parser_error(&self, e: ParserError) -> SqlError {
+        let message = match e {
+            ParserError::ParserError(m) | ParserError::TokenizerError(m) => m,
+            ParserError::RecursionLimitExceeded => {
+                return SqlError::new("stack depth limit exceeded", None);
+            }
+        };
+        let (text, loc) = split_location(&message);
+        match (text.rsplit_once("found: "), loc) {
+            (Some((_, "EOF")), _) => {
+                SqlError::new("syntax error at end of input", Some(self.end_position()))
+            }
+            (Some((_, found)), Some(loc)) => {
+                let near = self.token_text_at(loc).unwrap_or_else(|| found.to_string());
+                SqlError::new(
+                    format!("syntax error at or near \"{near}\""),
+                    self.position(loc),
+                )
+            }
+            (Some((_, found)), None) => {
+                SqlError::new(format!("syntax error at or near \"{found}\""), None)
+            }
+            (None, loc) => SqlError::new(
+                format!("syntax error: {text}"),
+                loc.and_then(|l| self.position(l)),
+            ),
+        }
+    }
+}
+
+/// Splits sqlparser's " at Line: L, Column: C" suffix off a message.
+fn split_location(message: &str) -> (&str, Option<Location>) {
+    let Some((text, rest)) = message.rsplit_once(" at Line: ") else {
+        return (message, None);
+    };
+    let Some((line, column)) = rest.split_once(", Column: ") else {
+        return (message, None);
+    };
+    match (line.trim().parse(), column.trim().parse()) {
+        (Ok(line), Ok(column)) => (text, Some(Location::new(line, column))),
+        _ => (message, None),
+    }
+}

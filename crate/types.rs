@@ -1,0 +1,233 @@
+//! Values, rows and in-memory tables.
+//!
+//! A `Datum` is cheap to clone: integers are copied and text is an `Rc<str>`, so
+//! copying a row into a node's slot never allocates. Rows of a table are stored
+//! flat (`ncols` values per row) so a scan walks contiguous memory.
+
+use std::cmp::Ordering;
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::rc::Rc;
+
+/// One SQL value. NULL sorts after every other value (PostgreSQL's default for ASC).
+#[derive(Clone, Debug, Default)]
+pub enum Datum {
+    #[default]
+    Null,
+    Int(i64),
+    Float(f64),
+    Text(Rc<str>),
+}
+
+impl Datum {
+    pub fn text(s: &str) -> Datum {
+        Datum::Text(Rc::from(s))
+    }
+    pub fn is_null(&self) -> bool {
+        matches!(self, Datum::Null)
+    }
+    pub fn as_int(&self) -> Option<i64> {
+        match self {
+            Datum::Int(v) => Some(*v),
+            _ => None,
+        }
+    }
+    pub fn as_f64(&self) -> Option<f64> {
+        match self {
+            Datum::Int(v) => Some(*v as f64),
+            Datum::Float(v) => Some(*v),
+            _ => None,
+        }
+    }
+    /// Truth value of a boolean expression result (PostgreSQL has a boolean type;
+    /// here comparisons yield Int 0/1 and NULL stays NULL, which is not true).
+    pub fn is_true(&self) -> bool {
+        matches!(self, Datum::Int(v) if *v != 0)
+    }
+    /// Bytes of this value in PostgreSQL's text format, used by the wire protocol
+    /// and the simulated network's transfer-time model.
+    pub fn write_text(&self, out: &mut Vec<u8>) {
+        use std::io::Write;
+        match self {
+            Datum::Null => {}
+            Datum::Int(v) => {
+                let _ = write!(out, "{v}");
+            }
+            Datum::Float(v) => {
+                let _ = write!(out, "{}", format_float(*v));
+            }
+            Datum::Text(s) => out.extend_from_slice(s.as_bytes()),
+        }
+    }
+}
+
+/// PostgreSQL prints numeric averages with a fixed scale; we print up to 16 significant
+/// decimals and trim, which is stable across platforms (native and wasm).
+pub fn format_float(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        return format!("{v:.1}");
+    }
+    let s = format!("{v:.10}");
+    let s = s.trim_end_matches('0');
+    s.to_string()
+}
+
+impl fmt::Display for Datum {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Datum::Null => write!(f, "NULL"),
+            Datum::Int(v) => write!(f, "{v}"),
+            Datum::Float(v) => write!(f, "{}", format_float(*v)),
+            Datum::Text(s) => write!(f, "{s}"),
+        }
+    }
+}
+
+impl PartialEq for Datum {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+impl Eq for Datum {}
+
+impl PartialOrd for Datum {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Datum {
+    fn cmp(&self, other: &Self) -> Ordering {
+        use Datum::*;
+        match (self, other) {
+            (Null, Null) => Ordering::Equal,
+            (Null, _) => Ordering::Greater,
+            (_, Null) => Ordering::Less,
+            (Int(a), Int(b)) => a.cmp(b),
+            (Text(a), Text(b)) => a.cmp(b),
+            (Text(_), _) => Ordering::Greater,
+            (_, Text(_)) => Ordering::Less,
+            (a, b) => a.as_f64().unwrap().total_cmp(&b.as_f64().unwrap()),
+        }
+    }
+}
+
+impl Hash for Datum {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        match self {
+            Datum::Null => 0u8.hash(state),
+            // Int and Float that compare equal must hash equal.
+            Datum::Int(v) => (*v as f64).to_bits().hash(state),
+            Datum::Float(v) => v.to_bits().hash(state),
+            Datum::Text(s) => s.hash(state),
+        }
+    }
+}
+
+/// Column types the sandbox knows, with their PostgreSQL type OIDs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum ColType {
+    Int,
+    Float,
+    Text,
+}
+
+impl ColType {
+    pub fn oid(self) -> u32 {
+        match self {
+            ColType::Int => 20,     // int8
+            ColType::Float => 1700, // numeric
+            ColType::Text => 25,    // text
+        }
+    }
+    pub fn from_oid(oid: u32) -> ColType {
+        match oid {
+            20 | 21 | 23 | 26 => ColType::Int,
+            700 | 701 | 1700 => ColType::Float,
+            _ => ColType::Text,
+        }
+    }
+    /// Parses one value received in text format.
+    pub fn parse(self, bytes: &[u8]) -> Datum {
+        let s = std::str::from_utf8(bytes).unwrap_or("");
+        match self {
+            ColType::Int => s.parse().map(Datum::Int).unwrap_or_else(|_| Datum::text(s)),
+            ColType::Float => s
+                .parse()
+                .map(Datum::Float)
+                .unwrap_or_else(|_| Datum::text(s)),
+            ColType::Text => Datum::text(s),
+        }
+    }
+}
+
+/// A named, typed column.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Column {
+    pub name: String,
+    pub ty: ColType,
+}
+
+impl Column {
+    pub fn new(name: &str, ty: ColType) -> Column {
+        Column {
+            name: name.to_string(),
+            ty,
+        }
+    }
+}
+
+/// An in-memory heap table: rows stored flat, `columns.len()` values per row.
+#[derive(Clone, Debug)]
+pub struct Table {
+    pub name: String,
+    pub columns: Vec<Column>,
+    pub data: Vec<Datum>,
+}
+
+impl Table {
+    pub fn new(name: &str, columns: Vec<Column>) -> Table {
+        Table {
+            name: name.to_string(),
+            columns,
+            data: Vec::new(),
+        }
+    }
+    pub fn ncols(&self) -> usize {
+        self.columns.len()
+    }
+    pub fn nrows(&self) -> usize {
+        if self.columns.is_empty() {
+            0
+        } else {
+            self.data.len() / self.columns.len()
+        }
+    }
+    pub fn row(&self, i: usize) -> &[Datum] {
+        let n = self.ncols();
+        &self.data[i * n..(i + 1) * n]
+    }
+    pub fn push_row(&mut self, row: &[Datum]) {
+        debug_assert_eq!(row.len(), self.ncols());
+        self.data.extend_from_slice(row);
+    }
+    pub fn column_index(&self, name: &str) -> Option<usize> {
+        self.columns.iter().position(|c| c.name == name)
+    }
+}
+
+/// The tables one database holds (the coordinator's local tables, or one shard's).
+#[derive(Clone, Debug, Default)]
+pub struct Catalog {
+    pub tables: Vec<Rc<Table>>,
+}
+
+impl Catalog {
+    pub fn get(&self, name: &str) -> Option<&Rc<Table>> {
+        self.tables.iter().find(|t| t.name == name)
+    }
+    pub fn add(&mut self, t: Table) {
+        self.tables.retain(|x| x.name != t.name);
+        self.tables.push(Rc::new(t));
+    }
+}
