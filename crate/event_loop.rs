@@ -24,6 +24,8 @@ pub struct EventLoop {
     pub max_events: usize,
     /// Requests notified in the current turn (shown by the demo).
     pub fired: Vec<usize>,
+    /// The most requests notified in one turn so far.
+    pub max_fired: usize,
 }
 
 impl Default for EventLoop {
@@ -58,6 +60,12 @@ impl EventLoop {
         }
         self.waiting.push_back(request);
         true
+    }
+
+    /// Records that a request was notified in this turn.
+    pub fn note_fired(&mut self, request: usize) {
+        self.fired.push(request);
+        self.max_fired = self.max_fired.max(self.fired.len());
     }
 
     pub fn dequeue(&mut self, request: usize) {

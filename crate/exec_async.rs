@@ -91,7 +91,7 @@ fn set_state(es: &mut EState, r: usize, to: AsyncState) {
 /// CallbackPending (the requestor must call `exec_async_response`) or Waiting.
 pub fn exec_async_request(es: &mut EState, r: usize, requestee: &mut PlanState) -> ExecResult<()> {
     match es.requests[r].state {
-        AsyncState::Idle | AsyncState::Complete => {}
+        AsyncState::Idle | AsyncState::Complete | AsyncState::Cancelled => {}
         s => return Err(ExecError::Internal(format!("request {r} made while {s:?}"))),
     }
     es.requests[r].result = None;
@@ -122,7 +122,7 @@ pub fn exec_async_notify(es: &mut EState, r: usize, requestee: &mut PlanState) -
         )));
     }
     es.event_loop.dequeue(r);
-    es.event_loop.fired.push(r);
+    es.event_loop.note_fired(r);
     timed(es, requestee.id, |es| requestee.node.async_notify(es, r))?;
     finish_call(es, r, requestee.id)
 }

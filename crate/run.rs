@@ -224,6 +224,20 @@ impl QueryRun {
         self.phase = Phase::Failed(error);
     }
 
+    /// ExecReScan of the whole plan: outstanding requests are cancelled, pending
+    /// results drained, and the query starts over (rows so far are dropped).
+    pub fn rescan(&mut self) -> ExecResult<()> {
+        if self.phase != Phase::Executing {
+            return Err(ExecError::Internal("rescan of a query that is no longer executing".into()));
+        }
+        crate::executor::exec_rescan(&mut self.root, &mut self.es)?;
+        self.es.event_loop.clear();
+        self.rows.clear();
+        self.row_count = 0;
+        self.host.pump(&mut self.es)?;
+        Ok(())
+    }
+
     /// Elapsed time of the query (clock of the EState).
     pub fn elapsed_ns(&self) -> u64 {
         self.finished_at.unwrap_or_else(|| self.es.now()) - self.started_at

@@ -104,6 +104,8 @@ pub struct Scenario {
     pub reference: Vec<Vec<Datum>>,
     /// Whether the order of rows is part of the result (M).
     pub ordered: bool,
+    /// The column the result is ordered by, if any.
+    pub order_key: Option<usize>,
 }
 
 fn t_columns() -> Vec<Column> {
@@ -225,6 +227,29 @@ impl Scenario {
         }
     }
 
+    /// Does a result equal the reference? Without ORDER BY, as multisets. With it (M),
+    /// the sort key must come in the same order; rows with equal keys may come in any
+    /// order (SQL leaves ties unordered), so each row must be one of the reference's
+    /// rows with that key, compared as multisets.
+    pub fn matches_reference(&self, rows: &[Vec<Datum>]) -> bool {
+        let mut a = rows.to_vec();
+        let mut b = self.reference.clone();
+        if let Some(k) = self.order_key {
+            let keys = |v: &[Vec<Datum>]| v.iter().map(|r| r[k].clone()).collect::<Vec<_>>();
+            if keys(&a) != keys(&b) {
+                return false;
+            }
+            // Only groups of ties entirely inside the window are comparable row by row.
+            let first = b.first().map(|r| r[k].clone());
+            let last = b.last().map(|r| r[k].clone());
+            a.retain(|r| Some(&r[k]) != first.as_ref() && Some(&r[k]) != last.as_ref());
+            b.retain(|r| Some(&r[k]) != first.as_ref() && Some(&r[k]) != last.as_ref());
+        }
+        a.sort();
+        b.sort();
+        a == b
+    }
+
     /// Starts a run: async mode honours `async_capable`, sync mode ignores it.
     pub fn start(&self, async_mode: bool, clock: Clock, trace: bool) -> Result<QueryRun, String> {
         let servers: Vec<ForeignServer> = self.servers.iter().map(|s| s.server.clone()).collect();
@@ -253,7 +278,7 @@ impl Scenario {
     /// Lower bound of the scenario's own model for an async run, from a finished sync
     /// run's resource use: the local CPU, and per connection its irreducible time —
     /// one round trip per FETCH plus the COMMIT (all in one flight when pipelined), the
-    /// server's time and the transfer time.
+    /// server's time to run the FETCHes and the time to transfer their rows.
     pub fn lower_bound_ns(&self, sync_run: &QueryRun) -> u64 {
         let local = sync_run.es.clock.cpu_ns();
         let params = sync_run.host.link_params();
@@ -267,12 +292,9 @@ impl Scenario {
                 if st.queries == 0 {
                     0
                 } else if spec.server.options.pipeline {
-                    2 * p.rtt_ns + st.server_ns.max(st.down_transfer_ns)
+                    2 * p.rtt_ns + st.fetch_server_ns.max(st.down_transfer_ns)
                 } else {
-                    (st.fetches + 1) * p.rtt_ns
-                        + st.server_ns
-                        + st.up_transfer_ns
-                        + st.down_transfer_ns
+                    (st.fetches + 1) * p.rtt_ns + st.fetch_server_ns + st.down_transfer_ns
                 }
             })
             .max()
@@ -346,6 +368,7 @@ fn build_local(id: &str, knobs: &Knobs) -> Result<Scenario, String> {
         fetch_size: s.fetch_size,
         reference,
         ordered: false,
+        order_key: None,
     })
 }
 
@@ -416,6 +439,7 @@ fn build_foreign(id: &str, knobs: &Knobs) -> Result<Scenario, String> {
         fetch_size: s.fetch_size,
         reference,
         ordered: false,
+        order_key: None,
     })
 }
 
@@ -458,6 +482,7 @@ fn build_merge(knobs: &Knobs) -> Result<Scenario, String> {
             t.push_row(&row);
             all.push(row.to_vec());
         }
+        t.create_index(2); // seed 003: create index on players_pN(score)
         let server = match sharing {
             Sharing::Dedicated => format!("s{}", k + 2),
             _ => format!("s{}", k / 2 + 2),
@@ -511,6 +536,7 @@ fn build_merge(knobs: &Knobs) -> Result<Scenario, String> {
         fetch_size: s.fetch_size,
         reference,
         ordered: true,
+        order_key: Some(2),
     })
 }
 
@@ -581,5 +607,6 @@ fn build_partitionwise(knobs: &Knobs) -> Result<Scenario, String> {
         fetch_size: s.fetch_size,
         reference,
         ordered: false,
+        order_key: None,
     })
 }

@@ -35,6 +35,8 @@ pub enum TraceKind {
     Wait { conns: Vec<usize> },
     /// Bytes arrived on a connection.
     Arrive { conn: usize, bytes: usize },
+    /// A node was called for the first time.
+    NodeStart { node: usize },
     /// A row reached the top of the plan.
     Row { n: u64 },
     /// The query failed; outstanding work is being cancelled.

@@ -183,6 +183,15 @@ pub struct Table {
     pub name: String,
     pub columns: Vec<Column>,
     pub data: Vec<Datum>,
+    /// B-tree indexes (`CREATE INDEX ON t(col)`), as sorted row numbers.
+    pub indexes: Vec<Index>,
+}
+
+/// An index on one column: the row numbers in ascending order of that column.
+#[derive(Clone, Debug)]
+pub struct Index {
+    pub column: usize,
+    pub order: Vec<u32>,
 }
 
 impl Table {
@@ -191,6 +200,7 @@ impl Table {
             name: name.to_string(),
             columns,
             data: Vec::new(),
+            indexes: Vec::new(),
         }
     }
     pub fn ncols(&self) -> usize {
@@ -211,6 +221,18 @@ impl Table {
         debug_assert_eq!(row.len(), self.ncols());
         self.data.extend_from_slice(row);
     }
+    /// Builds an index on a column (after the rows are loaded).
+    pub fn create_index(&mut self, column: usize) {
+        let mut order: Vec<u32> = (0..self.nrows() as u32).collect();
+        order.sort_by(|&a, &b| self.row(a as usize)[column].cmp(&self.row(b as usize)[column]).then(a.cmp(&b)));
+        self.indexes.retain(|i| i.column != column);
+        self.indexes.push(Index { column, order });
+    }
+
+    pub fn index_on(&self, column: usize) -> Option<&Index> {
+        self.indexes.iter().find(|i| i.column == column)
+    }
+
     pub fn column_index(&self, name: &str) -> Option<usize> {
         self.columns.iter().position(|c| c.name == name)
     }

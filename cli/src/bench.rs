@@ -164,16 +164,7 @@ fn run_once(s: &Scenario, async_mode: bool, real: bool) -> Result<(u64, QueryRun
     let t0 = run.es.now();
     run.run_to_end()
         .map_err(|e| CliError::Failed(format!("scenario {}: {e}", s.id)))?;
-    let check = |rows: &Vec<Vec<pgasync::types::Datum>>| {
-        let mut a = rows.clone();
-        let mut b = s.reference.clone();
-        if !s.ordered {
-            a.sort();
-            b.sort();
-        }
-        a == b
-    };
-    if !check(&run.rows) {
+    if !s.matches_reference(&run.rows) {
         return Err(CliError::Failed(format!(
             "scenario {}: result differs from the reference",
             s.id

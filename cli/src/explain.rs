@@ -53,11 +53,7 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
                     .join(" | ")
             })
             .collect();
-        let matches = if scenario.ordered {
-            run.rows == scenario.reference
-        } else {
-            sorted(&run.rows) == sorted(&scenario.reference)
-        };
+        let matches = scenario.matches_reference(&run.rows);
         println!(
             "Result: {} rows{}; first: [{}]; reference {}",
             run.rows.len(),
@@ -77,8 +73,3 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
     Ok(())
 }
 
-fn sorted(rows: &[Vec<pgasync::types::Datum>]) -> Vec<Vec<pgasync::types::Datum>> {
-    let mut v = rows.to_vec();
-    v.sort();
-    v
-}

@@ -17,6 +17,7 @@ mod node_agg;
 mod node_append;
 mod node_foreignscan;
 mod node_hashjoin;
+mod node_indexscan;
 mod node_limit;
 mod node_mergeappend;
 mod node_result;
@@ -89,6 +90,10 @@ pub trait ExecNode {
 #[inline]
 pub fn exec_proc_node(ps: &mut PlanState, es: &mut EState) -> ExecResult<ExecStatus> {
     let now = es.now();
+    if !es.instr[ps.id].running {
+        let node = ps.id;
+        es.record(|| crate::trace::TraceKind::NodeStart { node });
+    }
     es.instr[ps.id].start_call(now);
     let status = ps.node.exec_next(es)?;
     let now = es.now();
@@ -124,6 +129,9 @@ pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<Plan
     es.instr.push(Instrumentation::default());
     let node: Box<dyn ExecNode> = match plan {
         Plan::SeqScan { table, .. } => Box::new(node_seqscan::SeqScanState::init(table, ctx)?),
+        Plan::IndexScan { table, column, desc, .. } => {
+            Box::new(node_indexscan::IndexScanState::init(table, *column, *desc, ctx)?)
+        }
         Plan::ForeignScan(f) => Box::new(ForeignScanState::init(id, f, es)?),
         Plan::Append { children } => {
             let children = init_children(children, ctx, es)?;
@@ -131,13 +139,17 @@ pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<Plan
         }
         Plan::MergeAppend { children, keys } => {
             let children = init_children(children, ctx, es)?;
-            Box::new(MergeAppendState::init(id, children, keys.clone(), es))
+            let names = column_names(plan);
+            let mut state = MergeAppendState::init(id, children, keys.clone(), es);
+            state.key_text = node_sort::sort_key_text(keys, &names);
+            Box::new(state)
         }
-        Plan::Sort { child, keys } => Box::new(node_sort::SortState::init(
-            init_plan(child, ctx, es)?,
-            keys.clone(),
-            child.output_columns().len(),
-        )),
+        Plan::Sort { child, keys } => {
+            let names = column_names(child);
+            let mut state = node_sort::SortState::init(init_plan(child, ctx, es)?, keys.clone(), names.len());
+            state.key_text = node_sort::sort_key_text(keys, &names);
+            Box::new(state)
+        }
         Plan::Limit {
             child,
             offset,
@@ -193,6 +205,10 @@ pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<Plan
         }
     };
     Ok(PlanState { id, node })
+}
+
+fn column_names(plan: &Plan) -> Vec<String> {
+    plan.output_columns().into_iter().map(|c| c.name).collect()
 }
 
 fn init_children(

@@ -36,6 +36,8 @@ pub struct MergeAppendState {
     /// Async children asked and not yet answered.
     ms_requested: Vec<bool>,
     slot: Vec<Datum>,
+    /// The keys as EXPLAIN prints them.
+    pub key_text: String,
 }
 
 impl MergeAppendState {
@@ -65,6 +67,7 @@ impl MergeAppendState {
             ms_need: (0..n).collect(),
             ms_requested: vec![false; n],
             slot: Vec::new(),
+            key_text: String::new(),
         }
     }
 
@@ -200,17 +203,6 @@ impl ExecNode for MergeAppendState {
     }
     fn explain(&self, e: &mut ExplainNode) {
         e.node_type = "Merge Append".into();
-        let keys: Vec<String> = self
-            .keys
-            .iter()
-            .map(|k| {
-                format!(
-                    "{}{}",
-                    k.expr.to_sql(&[]),
-                    if k.desc { " DESC" } else { "" }
-                )
-            })
-            .collect();
-        e.details.push(("Sort Key".into(), keys.join(", ")));
+        e.details.push(("Sort Key".into(), self.key_text.clone()));
     }
 }

@@ -17,6 +17,15 @@ pub struct SortState {
     sorted: bool,
     next: usize,
     slot: Vec<Datum>,
+    /// The keys as EXPLAIN prints them.
+    pub key_text: String,
+}
+
+/// Sort keys as EXPLAIN prints them, e.g. `score DESC`.
+pub fn sort_key_text(keys: &[SortKey], names: &[String]) -> String {
+    let keys: Vec<String> =
+        keys.iter().map(|k| format!("{}{}", k.expr.to_sql(names), if k.desc { " DESC" } else { "" })).collect();
+    keys.join(", ")
 }
 
 /// Compares two rows by sort keys (shared with MergeAppend).
@@ -42,6 +51,7 @@ impl SortState {
             sorted: false,
             next: 0,
             slot: vec![],
+            key_text: String::new(),
         }
     }
 
@@ -95,17 +105,6 @@ impl ExecNode for SortState {
     }
     fn explain(&self, e: &mut ExplainNode) {
         e.node_type = "Sort".into();
-        let keys: Vec<String> = self
-            .keys
-            .iter()
-            .map(|k| {
-                format!(
-                    "{}{}",
-                    k.expr.to_sql(&[]),
-                    if k.desc { " DESC" } else { "" }
-                )
-            })
-            .collect();
-        e.details.push(("Sort Key".into(), keys.join(", ")));
+        e.details.push(("Sort Key".into(), self.key_text.clone()));
     }
 }

@@ -9,7 +9,9 @@ use crate::types::{ColType, Column, Datum};
 use serde::Serialize;
 
 mod deparse;
+mod optimize;
 pub use deparse::deparse_remote_query;
+pub use optimize::use_indexes;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub enum BinOp {
@@ -321,6 +323,14 @@ pub enum Plan {
         #[serde(skip)]
         columns: Vec<Column>,
     },
+    /// Reads a table in the order of its index on `column` (backwards when `desc`).
+    IndexScan {
+        table: String,
+        #[serde(skip)]
+        columns: Vec<Column>,
+        column: usize,
+        desc: bool,
+    },
     ForeignScan(ForeignScanPlan),
     Append {
         children: Vec<Plan>,
@@ -362,7 +372,7 @@ pub enum Plan {
 impl Plan {
     pub fn output_columns(&self) -> Vec<Column> {
         match self {
-            Plan::SeqScan { columns, .. } => columns.clone(),
+            Plan::SeqScan { columns, .. } | Plan::IndexScan { columns, .. } => columns.clone(),
             Plan::ForeignScan(f) => f.remote.output_columns(),
             Plan::Append { children } | Plan::MergeAppend { children, .. } => children
                 .first()
@@ -413,7 +423,7 @@ impl Plan {
 
     pub fn children(&self) -> Vec<&Plan> {
         match self {
-            Plan::SeqScan { .. } | Plan::ForeignScan(_) => vec![],
+            Plan::SeqScan { .. } | Plan::IndexScan { .. } | Plan::ForeignScan(_) => vec![],
             Plan::Append { children } | Plan::MergeAppend { children, .. } => {
                 children.iter().collect()
             }

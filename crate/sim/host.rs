@@ -35,8 +35,12 @@ pub struct LinkStats {
     pub queries: u64,
     pub fetches: u64,
     pub server_ns: u64,
+    /// Server time of the queries that were FETCHes (sync runs send one statement each).
+    pub fetch_server_ns: u64,
     pub up_transfer_ns: u64,
     pub down_transfer_ns: u64,
+    /// The most queries on the way at once (sent, answer not yet delivered).
+    pub max_in_flight: usize,
 }
 
 struct Link {
@@ -129,6 +133,7 @@ impl SimHost {
             link.stats.queries += 1;
             if bytes.windows(5).any(|w| w == b"FETCH") {
                 link.stats.fetches += 1;
+                link.stats.fetch_server_ns += cost;
             }
         }
         let done = start + cost;

@@ -7,6 +7,7 @@
 use crate::clock::Clock;
 use crate::estate::EState;
 use crate::executor::{exec_proc_node, init_plan, ExecStatus, InitContext, PlanState};
+use crate::plan::use_indexes;
 use crate::sql::{parse_shard_sql, ShardStatement, SqlError};
 use crate::types::{Catalog, Column, Datum};
 
@@ -292,6 +293,7 @@ impl ShardServer {
                         position: None,
                     });
                 }
+                let plan = use_indexes(plan, &self.catalog);
                 let mut es = EState::new(Clock::virtual_clock(), vec![], false, false);
                 let root = init_plan(
                     &plan,
@@ -324,6 +326,7 @@ impl ShardServer {
                 Self::command_complete(out, "CLOSE CURSOR");
             }
             ShardStatement::Select { plan, columns } => {
+                let plan = use_indexes(plan, &self.catalog);
                 let mut es = EState::new(Clock::virtual_clock(), vec![], false, false);
                 let root = init_plan(
                     &plan,
