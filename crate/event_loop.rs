@@ -35,6 +35,7 @@ impl Default for EventLoop {
             wait_set: Vec::new(),
             max_events: EVENT_BUFFER_SIZE,
             fired: Vec::new(),
+            max_fired: 0,
         }
     }
 }
