@@ -56,5 +56,6 @@ pub fn async_event_wait(
             on_response(es, child, has_row);
         }
     }
+    es.event_loop.max_fired = es.event_loop.max_fired.max(fired);
     Ok(fired)
 }

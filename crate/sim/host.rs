@@ -49,7 +49,9 @@ struct Link {
     down_free: u64,
     backend_free: u64,
     /// Responses on their way to the client: (arrival time, bytes), in order.
-    deliveries: VecDeque<(u64, Vec<u8>)>,
+    deliveries: VecDeque<(u64, Vec<u8>, usize)>,
+    /// Queries sent whose answers are not delivered yet.
+    queries_in_flight: usize,
     stats: LinkStats,
 }
 
@@ -74,6 +76,7 @@ impl SimHost {
                 down_free: 0,
                 backend_free: 0,
                 deliveries: VecDeque::new(),
+                queries_in_flight: 0,
                 stats: LinkStats::default(),
             })
             .collect();
@@ -127,7 +130,9 @@ impl SimHost {
         link.stats.up_transfer_ns += up;
         let arrive = link.up_free + p.rtt_ns / 2;
         let start = arrive.max(link.backend_free);
+        let before = self.servers[k].answers_sent;
         let (response, cost) = self.servers[k].handle(bytes);
+        let answers = self.servers[k].answers_sent - before;
         link.stats.server_ns += cost;
         if bytes.first() == Some(&b'Q') {
             link.stats.queries += 1;
@@ -135,6 +140,10 @@ impl SimHost {
                 link.stats.fetches += 1;
                 link.stats.fetch_server_ns += cost;
             }
+        }
+        if bytes.first() == Some(&b'Q') {
+            link.queries_in_flight += 1;
+            link.stats.max_in_flight = link.stats.max_in_flight.max(link.queries_in_flight);
         }
         let done = start + cost;
         link.backend_free = done;
@@ -145,7 +154,7 @@ impl SimHost {
         link.down_free = done.max(link.down_free) + down;
         link.stats.down_transfer_ns += down;
         link.deliveries
-            .push_back((link.down_free + p.rtt_ns / 2, response));
+            .push_back((link.down_free + p.rtt_ns / 2, response, answers));
     }
 
     /// A cancel request reaches the backend: every answer not yet delivered becomes a
@@ -165,9 +174,11 @@ impl SimHost {
             while self.links[k]
                 .deliveries
                 .front()
-                .is_some_and(|(t, _)| *t <= now)
+                .is_some_and(|(t, _, _)| *t <= now)
             {
-                let (_, bytes) = self.links[k].deliveries.pop_front().unwrap();
+                let (_, bytes, answers) = self.links[k].deliveries.pop_front().unwrap();
+                let link = &mut self.links[k];
+                link.queries_in_flight = link.queries_in_flight.saturating_sub(answers);
                 delivered += 1;
                 let n = bytes.len();
                 es.record(|| TraceKind::Arrive { conn: k, bytes: n });
@@ -206,7 +217,7 @@ impl SimHost {
         }
         let next = conns
             .iter()
-            .filter_map(|&k| self.links.get(k)?.deliveries.front().map(|(t, _)| *t))
+            .filter_map(|&k| self.links.get(k)?.deliveries.front().map(|(t, _, _)| *t))
             .min();
         let Some(t) = next else {
             return Err(ExecError::Internal(format!(
@@ -231,7 +242,7 @@ impl SimHost {
     pub fn next_arrival(&self) -> Option<u64> {
         self.links
             .iter()
-            .filter_map(|l| l.deliveries.front().map(|(t, _)| *t))
+            .filter_map(|l| l.deliveries.front().map(|(t, _, _)| *t))
             .min()
     }
 }

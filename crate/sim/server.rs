@@ -50,6 +50,8 @@ pub struct ShardServer {
     aborted: bool,
     cursors: Vec<Cursor>,
     pid: i32,
+    /// ReadyForQuery messages written so far (one per answered Query or startup).
+    pub answers_sent: usize,
 }
 
 /// An error to send as ErrorResponse.
@@ -99,6 +101,7 @@ impl ShardServer {
             aborted: false,
             cursors: Vec::new(),
             pid,
+            answers_sent: 0,
         }
     }
 
@@ -190,7 +193,8 @@ impl ShardServer {
         self.ready(out);
     }
 
-    fn ready(&self, out: &mut Vec<u8>) {
+    fn ready(&mut self, out: &mut Vec<u8>) {
+        self.answers_sent += 1;
         let status = if self.aborted {
             b'E'
         } else if self.in_xact {
