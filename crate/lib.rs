@@ -14,6 +14,7 @@ pub mod plan;
 pub mod remote;
 pub mod run;
 pub mod scenario;
+pub mod session;
 pub mod sim;
 pub mod sql;
 pub mod trace;

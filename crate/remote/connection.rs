@@ -102,6 +102,8 @@ pub struct Connection {
     pub new_input: bool,
     pub bytes_sent: u64,
     pub bytes_received: u64,
+    /// Queries that waited in the queue and were written since the host last looked.
+    pub released: Vec<String>,
 }
 
 impl Connection {
@@ -124,6 +126,7 @@ impl Connection {
             new_input: false,
             bytes_sent: 0,
             bytes_received: 0,
+            released: Vec::new(),
         }
     }
 
@@ -286,6 +289,7 @@ impl Connection {
         while (self.pipeline || self.inflight.is_empty()) && !self.queued.is_empty() {
             let p = self.queued.pop_front().unwrap();
             self.write_query(now, &p.sql);
+            self.released.push(p.sql.clone());
             self.inflight.push_back(p);
         }
     }

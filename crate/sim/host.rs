@@ -194,6 +194,10 @@ impl SimHost {
                         error: c.error,
                     });
                 }
+                for sql in std::mem::take(&mut es.conns[k].released) {
+                    let bytes = sql.len() + 6;
+                    es.record(|| TraceKind::Send { conn: k, sql, bytes, queued: false });
+                }
             }
         }
         // Queries released from a connection's queue by those responses go out now.

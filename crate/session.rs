@@ -1,0 +1,432 @@
+//! A steppable, seekable run of one scenario: the model behind the browser demo
+//! (plain Rust; `wasm_api` only wraps it for JavaScript).
+//!
+//! History is the step count: a run on the virtual clock is deterministic, so going
+//! back to step k means replaying k steps from the start, which gives exactly the state
+//! the run had then. Snapshots are small serializable views of that state.
+
+use crate::clock::Clock;
+use crate::exec_async::AsyncState;
+use crate::instrument::ExplainNode;
+use crate::run::{Phase, QueryRun, Step};
+use crate::scenario::{Knobs, Scenario};
+use crate::trace::{TraceEvent, TraceKind};
+use serde::Serialize;
+
+/// Steps are bounded so a bad knob can never hang the page.
+pub const MAX_STEPS: usize = 2_000_000;
+
+pub struct Session {
+    pub scenario: Scenario,
+    pub scenario_id: String,
+    pub knobs: Knobs,
+    pub async_mode: bool,
+    run: QueryRun,
+    steps: usize,
+    /// Trace length after each step (step i ends at `step_ends[i]`).
+    step_ends: Vec<usize>,
+    /// Total steps and time of the whole run, once known.
+    total: Option<(usize, u64)>,
+    /// What the last step did, in words.
+    narration: String,
+    /// Time at the end of each step seen so far (deterministic across replays).
+    known_step_times: Vec<u64>,
+}
+
+#[derive(Serialize)]
+pub struct NodeView {
+    pub id: usize,
+    pub node_type: String,
+    pub label: String,
+    pub async_capable: bool,
+    pub relation: Option<String>,
+    pub details: Vec<(String, String)>,
+    pub rows: u64,
+    pub loops: u64,
+    pub running: bool,
+    pub startup_ms: f64,
+    pub total_ms: f64,
+    pub requests: u64,
+    pub waits: u64,
+    pub wait_ms: f64,
+    pub batches: u64,
+    pub round_trips: u64,
+    pub bytes_sent: u64,
+    pub bytes_received: u64,
+    pub children: Vec<NodeView>,
+}
+
+#[derive(Serialize)]
+pub struct RequestView {
+    pub id: usize,
+    pub requestor: usize,
+    pub requestee: usize,
+    pub state: AsyncState,
+    pub conn: Option<usize>,
+}
+
+#[derive(Serialize)]
+pub struct ConnView {
+    pub id: usize,
+    pub server: String,
+    pub busy: bool,
+    pub in_flight: Vec<String>,
+    pub queued: usize,
+    pub xact_open: bool,
+    pub bytes_sent: u64,
+    pub bytes_received: u64,
+    pub rtt_ms: f64,
+}
+
+#[derive(Serialize)]
+pub struct EventLoopView {
+    pub wait_set: Vec<usize>,
+    pub waiting: Vec<usize>,
+    pub fired: Vec<usize>,
+    pub max_events: usize,
+}
+
+#[derive(Serialize)]
+pub struct Snapshot {
+    pub scenario: String,
+    pub mode: &'static str,
+    pub step: usize,
+    pub total_steps: Option<usize>,
+    pub time_ns: u64,
+    pub total_time_ns: Option<u64>,
+    pub phase: &'static str,
+    pub error: Option<String>,
+    pub narration: String,
+    pub plan: NodeView,
+    pub requests: Vec<RequestView>,
+    pub event_loop: EventLoopView,
+    pub connections: Vec<ConnView>,
+    pub rows_total: u64,
+    pub trace_len: usize,
+    /// Trace events from index `trace_from` on.
+    pub trace_from: usize,
+    pub trace: Vec<TraceEvent>,
+}
+
+impl Session {
+    pub fn new(scenario_id: &str, async_mode: bool, knobs: Knobs) -> Result<Session, String> {
+        let scenario = Scenario::build(scenario_id, &knobs)?;
+        let run = scenario.start(async_mode, Clock::virtual_clock(), true)?;
+        let mut s = Session {
+            scenario,
+            scenario_id: scenario_id.to_string(),
+            knobs,
+            async_mode,
+            run,
+            steps: 0,
+            step_ends: vec![],
+            total: None,
+            narration: "Ready: nothing has run yet. Step to send the first requests.".into(),
+            known_step_times: vec![],
+        };
+        s.total = Some(s.measure_total()?);
+        Ok(s)
+    }
+
+    /// Runs a copy of the query to the end to learn its length (for the time axis).
+    fn measure_total(&self) -> Result<(usize, u64), String> {
+        let mut r = self.scenario.start(self.async_mode, Clock::virtual_clock(), false)?;
+        let mut n = 0;
+        while !r.is_done() && n < MAX_STEPS {
+            r.step();
+            n += 1;
+        }
+        Ok((n, r.elapsed_ns()))
+    }
+
+    pub fn run(&self) -> &QueryRun {
+        &self.run
+    }
+    pub fn steps(&self) -> usize {
+        self.steps
+    }
+    pub fn is_done(&self) -> bool {
+        self.run.is_done()
+    }
+
+    /// One turn of the loop: one event (a wait and what it woke), or one row.
+    pub fn step_event(&mut self) -> Step {
+        if self.run.is_done() || self.steps >= MAX_STEPS {
+            return if matches!(self.run.phase, Phase::Failed(_)) { Step::Failed } else { Step::Finished };
+        }
+        let from = self.run.es.trace.events.len();
+        let s = self.run.step();
+        self.steps += 1;
+        self.step_ends.push(self.run.es.trace.events.len());
+        if self.known_step_times.len() < self.steps {
+            self.known_step_times.push(self.run.elapsed_ns());
+        }
+        self.narration = self.narrate(from);
+        s
+    }
+
+    /// Steps until a row reaches the top of the plan (or the end).
+    pub fn step_row(&mut self) {
+        while !self.run.is_done() {
+            if self.step_event() == Step::Row {
+                break;
+            }
+        }
+    }
+
+    pub fn run_to_end(&mut self) {
+        while !self.run.is_done() && self.steps < MAX_STEPS {
+            self.step_event();
+        }
+    }
+
+    /// Runs until the clock has advanced by `ms` (virtual) or the run ends.
+    pub fn run_for_ms(&mut self, ms: f64) {
+        let until = self.run.es.now() + (ms.max(0.0) * 1e6) as u64;
+        while !self.run.is_done() && self.run.es.now() < until && self.steps < MAX_STEPS {
+            self.step_event();
+        }
+    }
+
+    pub fn reset(&mut self) -> Result<(), String> {
+        self.run = self.scenario.start(self.async_mode, Clock::virtual_clock(), true)?;
+        self.steps = 0;
+        self.step_ends.clear();
+        self.narration = "Reset: back to the start.".into();
+        Ok(())
+    }
+
+    /// Goes to step `target` (back or forth): replaying from the start gives exactly
+    /// the state the run had then, because the run is deterministic.
+    pub fn seek(&mut self, target: usize) -> Result<(), String> {
+        if target < self.steps {
+            self.reset()?;
+        }
+        while self.steps < target && !self.run.is_done() {
+            self.step_event();
+        }
+        Ok(())
+    }
+
+    /// Goes to the last step that ends at or before virtual time `ns` (step 0 if none).
+    pub fn seek_time(&mut self, ns: u64) -> Result<(), String> {
+        // Step end times are the same in every replay, so those seen once are known.
+        while self.known_step_times.last().is_none_or(|&t| t <= ns) && !self.run.is_done() && self.steps < MAX_STEPS {
+            if self.steps < self.known_step_times.len() {
+                let k = self.known_step_times.len();
+                self.seek(k)?;
+            } else {
+                self.step_event();
+            }
+        }
+        let target = self.known_step_times.iter().take_while(|&&t| t <= ns).count();
+        self.seek(target)
+    }
+
+    fn label(&self, node: usize) -> String {
+        fn find(n: &ExplainNode, id: usize) -> Option<String> {
+            if n.id == id {
+                return Some(match &n.relation {
+                    Some(r) => format!("{}{} on {r}", if n.async_capable { "Async " } else { "" }, n.node_type),
+                    None => n.node_type.clone(),
+                });
+            }
+            n.children.iter().find_map(|c| find(c, id))
+        }
+        find(&self.run.explain(), node).unwrap_or_else(|| format!("node {node}"))
+    }
+
+    /// Says in words what the trace events from `from` on did.
+    fn narrate(&self, from: usize) -> String {
+        let events = &self.run.es.trace.events[from..];
+        let mut parts: Vec<String> = Vec::new();
+        let conn_name = |k: usize| self.run.es.conns.get(k).map(|c| c.server.clone()).unwrap_or_default();
+        for e in events {
+            let p = match &e.kind {
+                TraceKind::Request { request, requestor, requestee, to, .. } => match to {
+                    AsyncState::Waiting => format!(
+                        "{} sent a request to {}; request {request} is now Waiting",
+                        self.label(*requestor),
+                        self.label(*requestee)
+                    ),
+                    AsyncState::CallbackPending => {
+                        format!("{} has a result for request {request} (Callback pending)", self.label(*requestee))
+                    }
+                    AsyncState::Complete => format!("{} took the result of request {request} (Complete)", self.label(*requestor)),
+                    AsyncState::Cancelled => format!("request {request} was cancelled"),
+                    AsyncState::Idle => continue,
+                },
+                TraceKind::Send { conn, sql, queued: false, .. } => format!("sent \"{sql}\" on connection {}", conn_name(*conn)),
+                TraceKind::Send { conn, sql, queued: true, .. } => {
+                    format!("queued \"{sql}\" behind the query in flight on connection {}", conn_name(*conn))
+                }
+                TraceKind::Response { conn, rows, sql, .. } => {
+                    format!("the answer to \"{sql}\" arrived on {} ({rows} rows)", conn_name(*conn))
+                }
+                TraceKind::Wait { conns } => {
+                    let names: Vec<String> = conns.iter().map(|k| conn_name(*k)).collect();
+                    format!("the event loop waits on {}", names.join(", "))
+                }
+                TraceKind::Row { n } => format!("row {n} reached the top of the plan"),
+                TraceKind::Error { message } => format!("the query failed: {message}"),
+                TraceKind::Cancel { conn } => format!("sent a cancel request for connection {}", conn_name(*conn)),
+                TraceKind::NodeStart { node } => format!("{} started", self.label(*node)),
+                TraceKind::Arrive { .. } => continue,
+            };
+            parts.push(p);
+        }
+        if parts.is_empty() {
+            return match &self.run.phase {
+                Phase::Finished => "The query finished: every remote transaction is committed.".into(),
+                Phase::Committing => "Committing the remote transactions.".into(),
+                _ => "Local work only in this step.".into(),
+            };
+        }
+        // The first few actions and the total keep the line readable.
+        let n = parts.len();
+        let mut s = parts.into_iter().take(4).collect::<Vec<_>>().join("; ");
+        if n > 4 {
+            s.push_str(&format!("; … ({n} actions in this step)"));
+        }
+        let mut c = s.chars();
+        match c.next() {
+            Some(f) => f.to_uppercase().collect::<String>() + c.as_str(),
+            None => s,
+        }
+    }
+
+    fn node_view(&self, e: &ExplainNode) -> NodeView {
+        let i = e.instr.finished();
+        let label = match &e.relation {
+            Some(r) => format!("{}{} on {r}", if e.async_capable { "Async " } else { "" }, e.node_type),
+            None => e.node_type.clone(),
+        };
+        NodeView {
+            id: e.id,
+            node_type: e.node_type.clone(),
+            label,
+            async_capable: e.async_capable,
+            relation: e.relation.clone(),
+            details: e.details.clone(),
+            rows: i.ntuples,
+            loops: i.nloops,
+            running: e.instr.running,
+            startup_ms: i.startup_ns as f64 / 1e6 / i.nloops.max(1) as f64,
+            total_ms: i.total_ns as f64 / 1e6 / i.nloops.max(1) as f64,
+            requests: i.remote.requests,
+            waits: i.remote.waits,
+            wait_ms: i.remote.wait_ns as f64 / 1e6,
+            batches: i.remote.batches,
+            round_trips: i.remote.round_trips,
+            bytes_sent: i.remote.bytes_sent,
+            bytes_received: i.remote.bytes_received,
+            children: e.children.iter().map(|c| self.node_view(c)).collect(),
+        }
+    }
+
+    /// The current state, with the trace from index `since` on.
+    pub fn snapshot(&self, since: usize) -> Snapshot {
+        let es = &self.run.es;
+        let rtts = self.run.host.link_params();
+        let (phase, error) = match &self.run.phase {
+            Phase::Executing => ("executing", None),
+            Phase::Committing => ("committing", None),
+            Phase::Finished => ("finished", None),
+            Phase::Failed(e) => ("failed", Some(e.to_string())),
+        };
+        let since = since.min(es.trace.events.len());
+        Snapshot {
+            scenario: self.scenario_id.clone(),
+            mode: if self.async_mode { "async" } else { "sync" },
+            step: self.steps,
+            total_steps: self.total.map(|t| t.0),
+            time_ns: self.run.elapsed_ns(),
+            total_time_ns: self.total.map(|t| t.1),
+            phase,
+            error,
+            narration: self.narration.clone(),
+            plan: self.node_view(&self.run.explain()),
+            requests: es
+                .requests
+                .iter()
+                .map(|r| RequestView { id: r.id, requestor: r.requestor, requestee: r.requestee, state: r.state, conn: r.conn })
+                .collect(),
+            event_loop: EventLoopView {
+                wait_set: es.event_loop.wait_set().to_vec(),
+                waiting: es.event_loop.waiting().collect(),
+                fired: es.event_loop.fired.clone(),
+                max_events: es.event_loop.max_events,
+            },
+            connections: es
+                .conns
+                .iter()
+                .map(|c| ConnView {
+                    id: c.id,
+                    server: c.server.clone(),
+                    busy: c.is_busy(),
+                    in_flight: c.inflight_sql(),
+                    queued: c.queued_count(),
+                    xact_open: c.xact_open,
+                    bytes_sent: c.bytes_sent,
+                    bytes_received: c.bytes_received,
+                    rtt_ms: rtts.get(c.id).map_or(0.0, |p| p.rtt_ns as f64 / 1e6),
+                })
+                .collect(),
+            rows_total: self.run.row_count,
+            trace_len: es.trace.events.len(),
+            trace_from: since,
+            trace: es.trace.events[since..].to_vec(),
+        }
+    }
+
+    pub fn explain_text(&self) -> String {
+        self.run.explain_text()
+    }
+
+    pub fn explain_json(&self) -> serde_json::Value {
+        self.run.explain_json()
+    }
+
+    /// Result rows `offset..offset+limit` as text, with the column names.
+    pub fn rows_page(&self, offset: usize, limit: usize) -> (Vec<String>, Vec<Vec<String>>) {
+        let cols = self.run.columns.iter().map(|c| c.name.clone()).collect();
+        let rows = self.run.rows.iter().skip(offset).take(limit).map(|r| r.iter().map(|d| d.to_string()).collect()).collect();
+        (cols, rows)
+    }
+}
+
+/// Sync and async runs of the same scenario side by side, for the compare view.
+#[derive(Serialize)]
+pub struct Comparison {
+    pub sync_ns: u64,
+    pub async_ns: u64,
+    pub gain_pct: f64,
+    pub bound_ns: u64,
+    pub limit_pct: f64,
+    pub sync_trace: Vec<TraceEvent>,
+    pub async_trace: Vec<TraceEvent>,
+    pub connections: Vec<String>,
+}
+
+pub fn compare(scenario_id: &str, knobs: &Knobs) -> Result<Comparison, String> {
+    let s = Scenario::build(scenario_id, knobs)?;
+    let mut sync = s.start(false, Clock::virtual_clock(), true)?;
+    sync.run_to_end().map_err(|e| e.to_string())?;
+    let mut asy = s.start(true, Clock::virtual_clock(), true)?;
+    asy.run_to_end().map_err(|e| e.to_string())?;
+    let bound_ns = s.lower_bound_ns(&sync);
+    let (sn, an) = (sync.elapsed_ns(), asy.elapsed_ns());
+    let keep = |t: &[TraceEvent]| -> Vec<TraceEvent> {
+        t.iter().filter(|e| matches!(e.kind, TraceKind::Send { .. } | TraceKind::Response { .. })).cloned().collect()
+    };
+    Ok(Comparison {
+        sync_ns: sn,
+        async_ns: an,
+        gain_pct: 100.0 * (1.0 - an as f64 / sn.max(1) as f64),
+        bound_ns,
+        limit_pct: 100.0 * (1.0 - bound_ns as f64 / sn.max(1) as f64),
+        sync_trace: keep(&sync.es.trace.events),
+        async_trace: keep(&asy.es.trace.events),
+        connections: sync.es.conns.iter().map(|c| c.server.clone()).collect(),
+    })
+}
