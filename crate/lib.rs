@@ -19,3 +19,4 @@ pub mod sim;
 pub mod sql;
 pub mod trace;
 pub mod types;
+pub mod wasm_api;

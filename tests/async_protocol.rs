@@ -1,3 +1,4 @@
+#![cfg(not(target_arch = "wasm32"))]
 //! The behaviours DESIGN.md §2 says must hold, one named test each (seeds 000–004).
 
 use pgasync::clock::Clock;

@@ -1,3 +1,4 @@
+#![cfg(not(target_arch = "wasm32"))]
 //! Integration tests over the built-in scenarios: sync and async runs agree with each
 //! other and with the reference, runs are deterministic on the virtual clock, the
 //! async gain is where the model puts it, knobs are validated, and an injected remote

@@ -1,3 +1,4 @@
+#![cfg(not(target_arch = "wasm32"))]
 //! Tests of the shard SQL front end (`pgasync::sql`): statement kinds, plan shapes,
 //! output columns and error positions. Plans are compared structurally; running
 //! them is the executor's business.

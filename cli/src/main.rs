@@ -3,6 +3,7 @@
 mod args;
 mod bench;
 mod explain;
+mod serve;
 
 use std::process::ExitCode;
 
@@ -11,6 +12,7 @@ const USAGE: &str = "usage:
                   [--rtt-ms X] [--bandwidth-mbps X] [--sharing dedicated|shared|pipelined] [--format text|json]
   pgasync bench [--clock virtual|real] [--scenarios A,B,...] [--shards N] [--fetch-size N] [--rows N]
                 [--rtt-ms X] [--format table|tsv]
+  pgasync serve [--port 8080] [--bind 127.0.0.1] [--web web] [--pkg pkg]
 scenarios: A B C D E F G pf1 M X (see SCENARIOS.md)";
 
 fn main() -> ExitCode {
@@ -23,6 +25,7 @@ fn main() -> ExitCode {
     let result = match cmd.as_str() {
         "explain" => explain::run(rest),
         "bench" => bench::run(rest),
+        "serve" => serve::run(rest),
         "-h" | "--help" | "help" => {
             println!("{USAGE}");
             return ExitCode::SUCCESS;

@@ -1,0 +1,162 @@
+//! The JavaScript boundary: the only `#[wasm_bindgen]` code. Everything here is a thin
+//! wrapper over `session::Session` and `scenario`; large state stays behind the opaque
+//! `Session` handle, and only small JSON-like values cross (via serde-wasm-bindgen).
+//!
+//! Errors become JavaScript exceptions carrying a message. A panic (a bug) is reported
+//! on the console by `console_error_panic_hook`; the page keeps working because every
+//! call starts from state that a panic cannot leave half-updated in JavaScript.
+
+use crate::scenario::{Knobs, SCENARIOS};
+use crate::session::{self, Session as Model};
+use serde::Serialize;
+use wasm_bindgen::prelude::*;
+
+fn to_js<T: Serialize>(v: &T) -> Result<JsValue, JsError> {
+    v.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).map_err(|e| JsError::new(&e.to_string()))
+}
+
+fn parse_knobs(json: &str) -> Result<Knobs, JsError> {
+    if json.trim().is_empty() {
+        return Ok(Knobs::default());
+    }
+    serde_json::from_str(json).map_err(|e| JsError::new(&format!("bad knobs: {e}")))
+}
+
+fn parse_mode(mode: &str) -> Result<bool, JsError> {
+    match mode {
+        "async" => Ok(true),
+        "sync" => Ok(false),
+        m => Err(JsError::new(&format!("bad mode \"{m}\": expected \"sync\" or \"async\""))),
+    }
+}
+
+/// Installs the panic hook (called once by the page).
+#[wasm_bindgen(js_name = init)]
+pub fn init() {
+    console_error_panic_hook::set_once();
+}
+
+#[derive(Serialize)]
+struct ScenarioEntry {
+    id: &'static str,
+    title: &'static str,
+    explanation: &'static str,
+}
+
+/// The built-in scenarios: `[{id, title, explanation}]`.
+#[wasm_bindgen(js_name = scenarios)]
+pub fn scenarios() -> Result<JsValue, JsError> {
+    let list: Vec<ScenarioEntry> =
+        SCENARIOS.iter().map(|s| ScenarioEntry { id: s.id, title: s.title, explanation: s.explanation }).collect();
+    to_js(&list)
+}
+
+/// Sync and async runs side by side: times, gain, bound and their message timelines.
+#[wasm_bindgen(js_name = compare)]
+pub fn compare(scenario: &str, knobs_json: &str) -> Result<JsValue, JsError> {
+    let knobs = parse_knobs(knobs_json)?;
+    let c = session::compare(scenario, &knobs).map_err(|e| JsError::new(&e))?;
+    to_js(&c)
+}
+
+/// SeqScan + sum over `rows` local rows; returns the sum (JavaScript times the call).
+#[wasm_bindgen(js_name = localScan)]
+pub fn local_scan(rows: u32) -> Result<f64, JsError> {
+    let knobs = Knobs { shards: Some(1), rows_per_shard: Some(rows as usize), ..Default::default() };
+    let s = crate::scenario::Scenario::build("A", &knobs).map_err(|e| JsError::new(&e))?;
+    let mut run = s.start(false, crate::clock::Clock::virtual_clock(), false).map_err(|e| JsError::new(&e))?;
+    run.run_to_end().map_err(|e| JsError::new(&e.to_string()))?;
+    Ok(run.rows.first().and_then(|r| r[0].as_f64()).unwrap_or(0.0))
+}
+
+/// One scenario run that the page steps, runs and scrubs through.
+#[wasm_bindgen]
+pub struct Session {
+    inner: Model,
+}
+
+#[wasm_bindgen]
+impl Session {
+    /// `new Session("E", "async", '{"shards":4,"fetch_size":100}')`
+    #[wasm_bindgen(constructor)]
+    pub fn new(scenario: &str, mode: &str, knobs_json: &str) -> Result<Session, JsError> {
+        let knobs = parse_knobs(knobs_json)?;
+        let inner = Model::new(scenario, parse_mode(mode)?, knobs).map_err(|e| JsError::new(&e))?;
+        Ok(Session { inner })
+    }
+
+    /// One event; returns what the step did: "row", "waited", "committed", "finished", "failed".
+    #[wasm_bindgen(js_name = stepEvent)]
+    pub fn step_event(&mut self) -> String {
+        format!("{:?}", self.inner.step_event()).to_lowercase()
+    }
+
+    #[wasm_bindgen(js_name = stepRow)]
+    pub fn step_row(&mut self) {
+        self.inner.step_row()
+    }
+
+    #[wasm_bindgen(js_name = runToEnd)]
+    pub fn run_to_end(&mut self) {
+        self.inner.run_to_end()
+    }
+
+    #[wasm_bindgen(js_name = runForMs)]
+    pub fn run_for_ms(&mut self, ms: f64) {
+        self.inner.run_for_ms(ms)
+    }
+
+    pub fn reset(&mut self) -> Result<(), JsError> {
+        self.inner.reset().map_err(|e| JsError::new(&e))
+    }
+
+    /// Goes to step `step` (backwards or forwards).
+    pub fn seek(&mut self, step: u32) -> Result<(), JsError> {
+        self.inner.seek(step as usize).map_err(|e| JsError::new(&e))
+    }
+
+    /// Goes to the last step ending at or before `ms` of virtual time.
+    #[wasm_bindgen(js_name = seekTime)]
+    pub fn seek_time(&mut self, ms: f64) -> Result<(), JsError> {
+        if !ms.is_finite() || ms < 0.0 {
+            return Err(JsError::new(&format!("bad time {ms} ms")));
+        }
+        self.inner.seek_time((ms * 1e6) as u64).map_err(|e| JsError::new(&e))
+    }
+
+    pub fn step(&self) -> u32 {
+        self.inner.steps() as u32
+    }
+
+    #[wasm_bindgen(js_name = isDone)]
+    pub fn is_done(&self) -> bool {
+        self.inner.is_done()
+    }
+
+    /// The state now, with trace events from index `since` on.
+    pub fn snapshot(&self, since: u32) -> Result<JsValue, JsError> {
+        to_js(&self.inner.snapshot(since as usize))
+    }
+
+    #[wasm_bindgen(js_name = explainText)]
+    pub fn explain_text(&self) -> String {
+        self.inner.explain_text()
+    }
+
+    #[wasm_bindgen(js_name = explainJson)]
+    pub fn explain_json(&self) -> String {
+        serde_json::to_string_pretty(&self.inner.explain_json()).unwrap_or_default()
+    }
+
+    /// `{columns, rows}` for rows `offset..offset+limit`, as text.
+    pub fn rows(&self, offset: u32, limit: u32) -> Result<JsValue, JsError> {
+        #[derive(Serialize)]
+        struct Page {
+            columns: Vec<String>,
+            rows: Vec<Vec<String>>,
+            total: u64,
+        }
+        let (columns, rows) = self.inner.rows_page(offset as usize, limit as usize);
+        to_js(&Page { columns, rows, total: self.inner.run().row_count })
+    }
+}

@@ -1,0 +1,513 @@
+#![cfg(not(target_arch = "wasm32"))]
+//! EXPLAIN ANALYZE of finished (and unfinished) runs: the node tree and its counters,
+//! the TEXT format and the JSON format.
+
+use pgasync::clock::Clock;
+use pgasync::instrument::{explain_json, explain_text, ExplainNode, Instrumentation};
+use pgasync::run::QueryRun;
+use pgasync::scenario::{Knobs, Scenario};
+use serde_json::Value;
+
+fn e_knobs() -> Knobs {
+    Knobs {
+        shards: Some(4),
+        rows_per_shard: Some(500),
+        fetch_size: Some(100),
+        ..Default::default()
+    }
+}
+
+fn finished_run(id: &str, k: &Knobs, async_mode: bool) -> (Scenario, QueryRun) {
+    let s = Scenario::build(id, k).unwrap();
+    let mut run = s.start(async_mode, Clock::virtual_clock(), false).unwrap();
+    run.run_to_end().unwrap();
+    assert!(run.leftovers().is_empty(), "{:?}", run.leftovers());
+    assert!(s.matches_reference(&run.rows));
+    (s, run)
+}
+
+/// Every node of a tree, depth first.
+fn walk<'a>(n: &'a ExplainNode, out: &mut Vec<&'a ExplainNode>) {
+    out.push(n);
+    for c in &n.children {
+        walk(c, out);
+    }
+}
+
+fn detail<'a>(n: &'a ExplainNode, key: &str) -> Option<&'a str> {
+    n.details
+        .iter()
+        .find(|(k, _)| k == key)
+        .map(|(_, v)| v.as_str())
+}
+
+// ---------------------------------------------------------------------------------
+// The tree.
+
+#[test]
+fn e_async_tree() {
+    let (_, run) = finished_run("E", &e_knobs(), true);
+    let root = run.explain();
+    assert_eq!(root.node_type, "Aggregate");
+    assert_eq!(root.strategy.as_deref(), Some("Plain"));
+    assert_eq!(root.instr.ntuples, 1);
+    assert_eq!(root.instr.nloops, 1);
+    assert!(!root.async_capable);
+    assert_eq!(root.children.len(), 1);
+
+    let append = &root.children[0];
+    assert_eq!(append.node_type, "Append");
+    assert_eq!(append.instr.ntuples, 2000);
+    assert_eq!(append.instr.nloops, 1);
+    assert!(!append.async_capable);
+    assert_eq!(append.children.len(), 4);
+
+    let mut sum = 0;
+    for (i, c) in append.children.iter().enumerate() {
+        assert_eq!(c.node_type, "Foreign Scan", "child {i}");
+        assert!(c.async_capable, "child {i} not async capable");
+        assert_eq!(c.relation.as_deref(), Some(format!("ft{}", i + 1).as_str()));
+        assert_eq!(c.parent_relationship.as_deref(), Some("Member"));
+        assert_eq!(c.instr.ntuples, 500, "child {i}");
+        assert_eq!(c.instr.nloops, 1, "child {i}");
+        assert!(c.instr.total_ns >= c.instr.startup_ns, "child {i}");
+        assert!(c.children.is_empty());
+        // One request per row plus the one answered with end of data.
+        assert_eq!(c.instr.remote.requests, 501, "child {i}");
+        // 5 full batches, then an empty one; the first FETCH rides with
+        // START TRANSACTION and DECLARE, the others are sent ahead.
+        assert_eq!(c.instr.remote.batches, 6, "child {i}");
+        assert_eq!(c.instr.remote.round_trips, 6, "child {i}");
+        assert!(c.instr.remote.waits >= 1, "child {i}");
+        assert!(c.instr.remote.wait_ns > 0, "child {i}");
+        assert!(c.instr.remote.bytes_received > 0, "child {i}");
+        assert_eq!(
+            detail(c, "Remote SQL"),
+            Some(format!("SELECT a FROM t{}", i + 1).as_str())
+        );
+        sum += c.instr.ntuples;
+    }
+    assert_eq!(sum, append.instr.ntuples);
+
+    // Node ids are allocated depth first.
+    let mut all = vec![];
+    walk(&root, &mut all);
+    let ids: Vec<usize> = all.iter().map(|n| n.id).collect();
+    assert_eq!(ids, (0..all.len()).collect::<Vec<_>>());
+}
+
+#[test]
+fn e_sync_tree_counts_round_trips() {
+    let (_, run) = finished_run("E", &e_knobs(), false);
+    let root = run.explain();
+    let append = &root.children[0];
+    assert_eq!(append.instr.ntuples, 2000);
+    for (i, c) in append.children.iter().enumerate() {
+        assert!(!c.async_capable, "child {i} async in sync mode");
+        assert_eq!(c.instr.ntuples, 500, "child {i}");
+        assert_eq!(c.instr.remote.requests, 0, "child {i}");
+        assert_eq!(c.instr.remote.waits, 0, "child {i}");
+        assert_eq!(c.instr.remote.batches, 6, "child {i}");
+        // BEGIN, DECLARE, 6 FETCHes, CLOSE: each its own round trip.
+        assert_eq!(c.instr.remote.round_trips, 9, "child {i}");
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// TEXT format.
+
+#[test]
+fn e_async_text() {
+    let (_, run) = finished_run("E", &e_knobs(), true);
+    let text = run.explain_text();
+    let async_lines: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains("Async Foreign Scan on"))
+        .collect();
+    assert_eq!(async_lines.len(), 4, "{text}");
+    for (i, l) in async_lines.iter().enumerate() {
+        assert!(l.contains(&format!("on ft{}", i + 1)), "{l}");
+        assert!(l.contains("rows=500 loops=1"), "{l}");
+        assert!(l.trim_start().starts_with("->  Async Foreign Scan"), "{l}");
+    }
+    let first = text.lines().next().unwrap();
+    assert!(first.starts_with("Aggregate  (actual time="), "{first}");
+    assert!(first.contains("rows=1 loops=1"), "{first}");
+    assert!(
+        text.lines()
+            .any(|l| l.trim_start().starts_with("->  Append") && l.contains("rows=2000 loops=1")),
+        "{text}"
+    );
+    let last = text.lines().last().unwrap();
+    assert!(last.starts_with("Execution Time: "), "{last}");
+    assert!(last.ends_with(" ms"), "{last}");
+    assert_eq!(text.matches("Execution Time:").count(), 1);
+    assert_eq!(text.matches("Remote SQL: SELECT a FROM t").count(), 4);
+    assert!(!text.contains("never executed"), "{text}");
+    // The execution time printed is the run's elapsed time.
+    let ms: f64 = last["Execution Time: ".len()..last.len() - 3]
+        .parse()
+        .unwrap();
+    assert!((ms - run.elapsed_ns() as f64 / 1e6).abs() < 0.001, "{last}");
+}
+
+#[test]
+fn e_sync_text_has_no_async_prefix() {
+    let (_, run) = finished_run("E", &e_knobs(), false);
+    let text = run.explain_text();
+    let scans: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains("Foreign Scan on"))
+        .collect();
+    assert_eq!(scans.len(), 4, "{text}");
+    for l in &scans {
+        assert!(l.contains("rows=500 loops=1"), "{l}");
+        assert!(!l.contains("Async"), "{l}");
+    }
+    assert!(!text.contains("Async Foreign Scan"), "{text}");
+    assert!(text.contains("Execution Time:"), "{text}");
+}
+
+/// The module documentation of `instrument::explain` says the async counters print
+/// "as one extra line per async-capable node in TEXT", but the line is printed for
+/// every executed Foreign Scan, so a sync plan shows `Async: requests=0 waits=0 …`.
+#[test]
+#[ignore = "library bug: EXPLAIN TEXT prints the `Async: requests=…` counters line for non-async (sync-mode) Foreign Scans too, contrary to instrument/explain.rs's doc"]
+fn e_sync_text_has_no_async_at_all() {
+    let (_, run) = finished_run("E", &e_knobs(), false);
+    let text = run.explain_text();
+    assert!(text.contains("Foreign Scan on"), "{text}");
+    assert!(!text.contains("Async"), "{text}");
+}
+
+// ---------------------------------------------------------------------------------
+// JSON format.
+
+const NODE_KEYS: [&str; 6] = [
+    "Node Type",
+    "Actual Startup Time",
+    "Actual Total Time",
+    "Actual Rows",
+    "Actual Loops",
+    "Async Capable",
+];
+
+const REMOTE_KEYS: [&str; 8] = [
+    "Relation Name",
+    "Async Requests",
+    "Async Waits",
+    "Async Wait Time",
+    "Remote Batches",
+    "Remote Round Trips",
+    "Remote Bytes Sent",
+    "Remote Bytes Received",
+];
+
+/// Checks one JSON plan node against its ExplainNode, recursively; returns the count.
+fn check_json_node(v: &Value, n: &ExplainNode) -> usize {
+    let m = v.as_object().expect("plan node is an object");
+    for k in NODE_KEYS {
+        assert!(m.contains_key(k), "node {} lacks {k}: {v}", n.node_type);
+    }
+    assert_eq!(m["Node Type"], n.node_type.as_str());
+    assert_eq!(m["Async Capable"], n.async_capable);
+    let i = n.instr.finished();
+    assert_eq!(m["Actual Loops"], i.nloops);
+    assert_eq!(
+        m["Actual Rows"].as_u64().unwrap(),
+        (i.ntuples as f64 / i.nloops.max(1) as f64).round() as u64
+    );
+    let startup = m["Actual Startup Time"].as_f64().unwrap();
+    let total = m["Actual Total Time"].as_f64().unwrap();
+    assert!(startup >= 0.0 && total >= startup, "{v}");
+    if n.node_type == "Foreign Scan" {
+        for k in REMOTE_KEYS {
+            assert!(m.contains_key(k), "foreign scan lacks {k}: {v}");
+        }
+        assert_eq!(m["Relation Name"], n.relation.as_deref().unwrap());
+        assert_eq!(m["Async Requests"], i.remote.requests);
+        assert_eq!(m["Remote Round Trips"], i.remote.round_trips);
+        assert_eq!(m["Remote Batches"], i.remote.batches);
+        assert!(m["Remote SQL"].as_str().unwrap().starts_with("SELECT "));
+    } else {
+        assert!(!m.contains_key("Async Requests"), "{v}");
+    }
+    match m.get("Plans") {
+        None => {
+            assert!(n.children.is_empty());
+            1
+        }
+        Some(Value::Array(plans)) => {
+            assert_eq!(plans.len(), n.children.len());
+            1 + plans
+                .iter()
+                .zip(&n.children)
+                .map(|(p, c)| check_json_node(p, c))
+                .sum::<usize>()
+        }
+        Some(other) => panic!("Plans is not an array: {other}"),
+    }
+}
+
+fn check_json(run: &QueryRun) -> Value {
+    let json = run.explain_json();
+    let arr = json.as_array().expect("top level is an array");
+    assert_eq!(arr.len(), 1);
+    let top = arr[0].as_object().expect("one object");
+    assert!(top.contains_key("Plan"), "{json}");
+    assert!(top.contains_key("Execution Time"), "{json}");
+    let t = top["Execution Time"].as_f64().unwrap();
+    assert!((t - run.elapsed_ns() as f64 / 1e6).abs() < 0.001);
+    let tree = run.explain();
+    let mut all = vec![];
+    walk(&tree, &mut all);
+    assert_eq!(check_json_node(&top["Plan"], &tree), all.len());
+    // Re-parses to the same value.
+    let s = serde_json::to_string(&json).unwrap();
+    let back: Value = serde_json::from_str(&s).unwrap();
+    assert_eq!(back, json);
+    json
+}
+
+#[test]
+fn e_json_async_and_sync() {
+    for async_mode in [true, false] {
+        let (_, run) = finished_run("E", &e_knobs(), async_mode);
+        let json = check_json(&run);
+        let plan = &json[0]["Plan"];
+        assert_eq!(plan["Node Type"], "Aggregate");
+        assert_eq!(plan["Actual Rows"], 1);
+        let append = &plan["Plans"][0];
+        assert_eq!(append["Node Type"], "Append");
+        assert_eq!(append["Actual Rows"], 2000);
+        let scans = append["Plans"].as_array().unwrap();
+        assert_eq!(scans.len(), 4);
+        for s in scans {
+            assert_eq!(s["Node Type"], "Foreign Scan");
+            assert_eq!(s["Async Capable"], async_mode);
+            assert_eq!(s["Actual Rows"], 500);
+            assert_eq!(s["Parent Relationship"], "Member");
+        }
+    }
+}
+
+#[test]
+fn json_of_every_scenario_is_well_formed() {
+    let k = Knobs {
+        rows_per_shard: Some(200),
+        fetch_size: Some(50),
+        ..Default::default()
+    };
+    for id in ["A", "B", "C", "D", "E", "F", "G", "pf1", "M", "X"] {
+        for async_mode in [false, true] {
+            let (_, run) = finished_run(id, &k, async_mode);
+            check_json(&run);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// (never executed)
+
+#[test]
+fn never_executed_in_an_unfinished_sync_run() {
+    // Sync E after one turn: the Append runs its first child, which waits for its
+    // connection; the three other Foreign Scans have not been called yet.
+    let s = Scenario::build("E", &e_knobs()).unwrap();
+    let mut run = s.start(false, Clock::virtual_clock(), false).unwrap();
+    run.step();
+    assert!(!run.is_done());
+    let tree = run.explain();
+    let scans = &tree.children[0].children;
+    assert!(scans[0].instr.running);
+    for c in &scans[1..] {
+        assert!(!c.instr.running);
+        assert_eq!(c.instr.nloops, 0);
+    }
+    let text = run.explain_text();
+    let never: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains("(never executed)"))
+        .collect();
+    assert_eq!(never.len(), 3, "{text}");
+    for (i, l) in never.iter().enumerate() {
+        assert!(l.contains(&format!("Foreign Scan on ft{}", i + 2)), "{l}");
+    }
+    // The counters line is only printed for executed scans.
+    assert_eq!(text.matches("round trips=").count(), 1, "{text}");
+    // JSON shows them with zero loops.
+    let json = run.explain_json();
+    let plans = json[0]["Plan"]["Plans"][0]["Plans"].as_array().unwrap();
+    for p in &plans[1..] {
+        assert_eq!(p["Actual Loops"], 0);
+        assert_eq!(p["Actual Rows"], 0);
+    }
+    // The run still finishes correctly afterwards.
+    run.run_to_end().unwrap();
+    assert!(s.matches_reference(&run.rows));
+    assert!(!run.explain_text().contains("never executed"));
+}
+
+#[test]
+fn never_executed_for_a_constructed_node() {
+    let leaf = ExplainNode {
+        id: 1,
+        node_type: "Seq Scan".into(),
+        async_capable: false,
+        strategy: None,
+        relation: Some("t".into()),
+        parent_relationship: Some("Outer".into()),
+        details: vec![],
+        instr: Instrumentation::default(),
+        children: vec![],
+    };
+    let root = ExplainNode {
+        id: 0,
+        node_type: "Limit".into(),
+        async_capable: false,
+        strategy: None,
+        relation: None,
+        parent_relationship: None,
+        details: vec![],
+        instr: Instrumentation::default(),
+        children: vec![leaf],
+    };
+    let text = explain_text(&root, 1_500_000);
+    assert_eq!(
+        text,
+        "Limit  (never executed)\n  ->  Seq Scan on t  (never executed)\nExecution Time: 1.500 ms\n"
+    );
+    let json = explain_json(&root, 1_500_000);
+    assert_eq!(json[0]["Plan"]["Actual Loops"], 0);
+    assert_eq!(json[0]["Plan"]["Plans"][0]["Relation Name"], "t");
+    assert_eq!(json[0]["Execution Time"], 1.5);
+}
+
+#[test]
+fn m_limit_one_offset_zero_executes_every_node() {
+    // MergeAppend must see a first row from every child, so even LIMIT 1 runs them all.
+    let k = Knobs {
+        rows_per_shard: Some(500),
+        offset: Some(0),
+        limit: Some(1),
+        ..Default::default()
+    };
+    for async_mode in [false, true] {
+        let (_, run) = finished_run("M", &k, async_mode);
+        assert_eq!(run.rows.len(), 1);
+        let text = run.explain_text();
+        assert!(!text.contains("never executed"), "{text}");
+        let tree = run.explain();
+        let mut all = vec![];
+        walk(&tree, &mut all);
+        for n in all {
+            assert_eq!(n.instr.finished().nloops, 1, "{} not run once", n.node_type);
+        }
+        for c in &tree.children[0].children {
+            assert!(c.instr.ntuples <= 1, "{}", c.instr.ntuples);
+            assert!(
+                detail(c, "Remote SQL").unwrap().ends_with("LIMIT 1"),
+                "{:?}",
+                c.details
+            );
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// Rows flow through M (MergeAppend under Limit).
+
+#[test]
+fn m_rows_flow() {
+    for (offset, limit) in [(100u64, 15u64), (0, 40), (250, 7)] {
+        for async_mode in [false, true] {
+            let k = Knobs {
+                rows_per_shard: Some(500),
+                fetch_size: Some(50),
+                offset: Some(offset),
+                limit: Some(limit),
+                ..Default::default()
+            };
+            let (_, run) = finished_run("M", &k, async_mode);
+            let ctx = format!("offset {offset} limit {limit} async {async_mode}");
+            assert_eq!(run.rows.len() as u64, limit, "{ctx}");
+            let lim = run.explain();
+            assert_eq!(lim.node_type, "Limit", "{ctx}");
+            assert_eq!(lim.instr.finished().ntuples, limit, "{ctx}");
+            let ma = &lim.children[0];
+            assert_eq!(ma.node_type, "Merge Append", "{ctx}");
+            assert_eq!(detail(ma, "Sort Key"), Some("score DESC"), "{ctx}");
+            assert_eq!(ma.instr.ntuples, offset + limit, "{ctx}");
+            assert_eq!(ma.children.len(), 4, "{ctx}");
+            let mut sum = 0;
+            for c in &ma.children {
+                assert_eq!(c.node_type, "Foreign Scan", "{ctx}");
+                assert_eq!(c.async_capable, async_mode, "{ctx}");
+                assert!(
+                    c.instr.ntuples <= offset + limit,
+                    "{ctx}: {}",
+                    c.instr.ntuples
+                );
+                let sql = detail(c, "Remote SQL").unwrap();
+                assert!(
+                    sql.ends_with(&format!("ORDER BY score DESC LIMIT {}", offset + limit)),
+                    "{ctx}: {sql}"
+                );
+                sum += c.instr.ntuples;
+            }
+            // Every row the MergeAppend returned came from a child; at most one row per
+            // child is left unconsumed in the merge.
+            assert!(sum >= ma.instr.ntuples, "{ctx}");
+            assert!(sum <= ma.instr.ntuples + 4, "{ctx}");
+            // TEXT agrees.
+            let text = run.explain_text();
+            let first = text.lines().next().unwrap();
+            assert!(first.starts_with("Limit"), "{first}");
+            assert!(first.contains(&format!("rows={limit} loops=1")), "{first}");
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// X: partitionwise aggregate.
+
+#[test]
+fn x_async_plan() {
+    let k = Knobs {
+        rows_per_shard: Some(500),
+        ..Default::default()
+    };
+    let (s, run) = finished_run("X", &k, true);
+    assert_eq!(run.rows.len(), 20);
+    assert!(s.matches_reference(&run.rows));
+    let root = run.explain();
+    assert_eq!(root.node_type, "Append");
+    assert_eq!(root.instr.ntuples, 20);
+    assert_eq!(root.children.len(), 2);
+
+    let fs = &root.children[0];
+    assert_eq!(fs.node_type, "Foreign Scan");
+    assert!(fs.async_capable);
+    assert_eq!(fs.relation.as_deref(), Some("p1"));
+    let sql = detail(fs, "Remote SQL").unwrap();
+    assert!(sql.contains("GROUP BY"), "{sql}");
+    assert!(sql.contains("count(*)"), "{sql}");
+    assert_eq!(fs.instr.ntuples, 10);
+
+    let agg = &root.children[1];
+    assert_eq!(agg.node_type, "Aggregate");
+    assert_eq!(agg.strategy.as_deref(), Some("Hashed"));
+    assert!(!agg.async_capable);
+    assert_eq!(agg.instr.ntuples, 10);
+    assert_eq!(agg.children.len(), 1);
+    assert_eq!(agg.children[0].node_type, "Seq Scan");
+    assert_eq!(agg.children[0].instr.ntuples, 500);
+
+    let text = run.explain_text();
+    assert!(text.contains("->  Async Foreign Scan on p1"), "{text}");
+    assert!(text.contains("->  HashAggregate"), "{text}");
+    let json = check_json(&run);
+    let plans = json[0]["Plan"]["Plans"].as_array().unwrap();
+    assert_eq!(plans[1]["Node Type"], "Aggregate");
+    assert_eq!(plans[1]["Strategy"], "Hashed");
+}

@@ -1,0 +1,128 @@
+//! The Session API the page uses, run natively (`cargo test`) and in wasm under Node
+//! and headless Chromium (`wasm-pack test`). The same virtual-clock figures in every
+//! target show the core behaves identically natively and in wasm.
+
+use pgasync::exec_async::AsyncState;
+use pgasync::scenario::Knobs;
+use pgasync::session::Session;
+use pgasync::trace::TraceKind;
+use wasm_bindgen_test::wasm_bindgen_test;
+
+fn knobs() -> Knobs {
+    Knobs { shards: Some(4), rows_per_shard: Some(300), fetch_size: Some(100), ..Default::default() }
+}
+
+#[wasm_bindgen_test]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+fn each_request_passes_idle_waiting_callback_pending_complete() {
+    let mut s = Session::new("E", true, knobs()).unwrap();
+    let mut seen: Vec<Vec<AsyncState>> = vec![vec![]; 4];
+    let mut steps = 0;
+    while !s.is_done() {
+        let snap = s.snapshot(0);
+        for r in &snap.requests {
+            if seen[r.id].last() != Some(&r.state) {
+                seen[r.id].push(r.state);
+            }
+        }
+        s.step_event();
+        steps += 1;
+    }
+    assert!(steps > 10);
+    for (id, states) in seen.iter().enumerate() {
+        assert_eq!(states[0], AsyncState::Idle, "request {id} starts Idle");
+        assert!(states.contains(&AsyncState::Waiting), "request {id}: {states:?}");
+    }
+    // Per event, the trace shows the full cycle for every request.
+    let trace = &s.run().es.trace.events;
+    for id in 0..4 {
+        let transitions: Vec<(AsyncState, AsyncState)> = trace
+            .iter()
+            .filter_map(|e| match e.kind {
+                TraceKind::Request { request, from, to, .. } if request == id => Some((from, to)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(transitions[0], (AsyncState::Idle, AsyncState::Waiting));
+        assert!(transitions.contains(&(AsyncState::Waiting, AsyncState::CallbackPending)));
+        assert!(transitions.contains(&(AsyncState::CallbackPending, AsyncState::Complete)));
+    }
+}
+
+fn snapshot_json(s: &Session) -> String {
+    serde_json::to_string(&s.snapshot(0)).unwrap()
+}
+
+#[wasm_bindgen_test]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+fn seeking_back_and_forth_gives_the_same_snapshot_as_stepping() {
+    let mut stepped = Session::new("E", true, knobs()).unwrap();
+    let mut at = Vec::new();
+    while !stepped.is_done() {
+        stepped.step_event();
+        at.push(snapshot_json(&stepped));
+    }
+    let mut s = Session::new("E", true, knobs()).unwrap();
+    for target in [at.len() / 2, 3, at.len() - 1, 1, at.len() / 3] {
+        s.seek(target + 1).unwrap();
+        assert_eq!(snapshot_json(&s), at[target], "seek to step {}", target + 1);
+    }
+    // Seeking by time lands on a step whose end time is at or before it.
+    let t = stepped.snapshot(0).time_ns / 2;
+    s.seek_time(t).unwrap();
+    let snap = s.snapshot(0);
+    assert!(snap.time_ns <= t);
+    assert_eq!(snapshot_json(&s), at[snap.step - 1]);
+}
+
+#[wasm_bindgen_test]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+fn results_and_times_equal_the_native_run() {
+    let mut s = Session::new("E", true, knobs()).unwrap();
+    s.run_to_end();
+    let (_, rows) = s.rows_page(0, 10);
+    // Sum of a = b % 100 over b in 0..1200: 12 full cycles of 0..99.
+    assert_eq!(rows, vec![vec!["59400".to_string()]]);
+    assert!(s.scenario.matches_reference(&s.run().rows));
+    // The virtual clock makes the figure identical natively and in wasm: this is the
+    // elapsed time `pgasync explain --scenario E --rows 300` reports natively.
+    let native_elapsed_ns = 5_325_572;
+    assert_eq!(s.snapshot(0).time_ns, native_elapsed_ns);
+    let mut again = Session::new("E", true, knobs()).unwrap();
+    again.run_to_end();
+    assert_eq!(again.snapshot(0).time_ns, native_elapsed_ns);
+    assert_eq!(s.snapshot(0).total_time_ns, Some(native_elapsed_ns));
+    let sync = {
+        let mut x = Session::new("E", false, knobs()).unwrap();
+        x.run_to_end();
+        x.snapshot(0).time_ns
+    };
+    assert!(native_elapsed_ns < sync);
+}
+
+#[cfg(target_arch = "wasm32")]
+mod js_errors {
+    use pgasync::wasm_api::Session;
+    use wasm_bindgen::{JsCast, JsValue};
+    use wasm_bindgen_test::wasm_bindgen_test;
+
+    fn message(e: wasm_bindgen::JsError) -> String {
+        JsValue::from(e).dyn_into::<js_sys::Error>().unwrap().message().into()
+    }
+
+    #[wasm_bindgen_test]
+    fn bad_scenario_and_bad_knobs_raise_errors_with_messages() {
+        let e = Session::new("Z", "async", "{}").err().expect("unknown scenario fails");
+        assert!(message(e).contains("unknown scenario \"Z\""));
+        let e = Session::new("E", "async", r#"{"shards":0}"#).err().expect("zero shards fails");
+        assert!(message(e).contains("shards"));
+        let e = Session::new("E", "async", r#"{"fetch_size":"many"}"#).err().expect("bad JSON fails");
+        assert!(message(e).contains("bad knobs"));
+        let e = Session::new("E", "fast", "{}").err().expect("bad mode fails");
+        assert!(message(e).contains("bad mode"));
+        let mut ok = Session::new("E", "async", r#"{"rows_per_shard":50}"#).unwrap();
+        ok.run_to_end();
+        assert!(ok.is_done());
+        assert!(ok.explain_text().contains("Async Foreign Scan"));
+    }
+}
