@@ -228,7 +228,9 @@ impl QueryRun {
     /// results drained, and the query starts over (rows so far are dropped).
     pub fn rescan(&mut self) -> ExecResult<()> {
         if self.phase != Phase::Executing {
-            return Err(ExecError::Internal("rescan of a query that is no longer executing".into()));
+            return Err(ExecError::Internal(
+                "rescan of a query that is no longer executing".into(),
+            ));
         }
         crate::executor::exec_rescan(&mut self.root, &mut self.es)?;
         self.es.event_loop.clear();

@@ -224,7 +224,11 @@ impl Table {
     /// Builds an index on a column (after the rows are loaded).
     pub fn create_index(&mut self, column: usize) {
         let mut order: Vec<u32> = (0..self.nrows() as u32).collect();
-        order.sort_by(|&a, &b| self.row(a as usize)[column].cmp(&self.row(b as usize)[column]).then(a.cmp(&b)));
+        order.sort_by(|&a, &b| {
+            self.row(a as usize)[column]
+                .cmp(&self.row(b as usize)[column])
+                .then(a.cmp(&b))
+        });
         self.indexes.retain(|i| i.column != column);
         self.indexes.push(Index { column, order });
     }

@@ -3,28 +3,42 @@
 
 use pgasync::clock::Clock;
 use pgasync::estate::EState;
-use pgasync::exec_async::{exec_async_configure_wait, exec_async_request_pending, new_request, AsyncState};
+use pgasync::exec_async::{
+    exec_async_configure_wait, exec_async_request_pending, new_request, AsyncState,
+};
 use pgasync::remote::{ForeignServer, ServerOptions};
 use pgasync::run::QueryRun;
 use pgasync::scenario::{Knobs, Scenario, Sharing};
 use pgasync::trace::TraceKind;
 
 fn knobs(shards: usize, rows: usize) -> Knobs {
-    Knobs { shards: Some(shards), rows_per_shard: Some(rows), ..Default::default() }
+    Knobs {
+        shards: Some(shards),
+        rows_per_shard: Some(rows),
+        ..Default::default()
+    }
 }
 
 fn run(id: &str, k: &Knobs, async_mode: bool) -> (Scenario, QueryRun) {
     let s = Scenario::build(id, k).unwrap();
     let mut r = s.start(async_mode, Clock::virtual_clock(), true).unwrap();
     r.run_to_end().unwrap();
-    assert!(s.matches_reference(&r.rows), "{id}: result differs from the reference");
+    assert!(
+        s.matches_reference(&r.rows),
+        "{id}: result differs from the reference"
+    );
     assert!(r.leftovers().is_empty(), "{id}: {:?}", r.leftovers());
     (s, r)
 }
 
 /// Index of the first trace event matching `f`.
 fn first(r: &QueryRun, f: impl Fn(&TraceKind) -> bool) -> Option<(usize, u64)> {
-    r.es.trace.events.iter().enumerate().find(|(_, e)| f(&e.kind)).map(|(i, e)| (i, e.time_ns))
+    r.es.trace
+        .events
+        .iter()
+        .enumerate()
+        .find(|(_, e)| f(&e.kind))
+        .map(|(i, e)| (i, e.time_ns))
 }
 
 #[test]
@@ -32,31 +46,68 @@ fn append_starts_async_requests_before_sync_children() {
     // Seed 004: Append over one foreign and one local partition.
     let (_, r) = run("X", &knobs(1, 5000), true);
     let seqscan = r.explain().children[1].children[0].id;
-    let (request_at, _) = first(&r, |k| matches!(k, TraceKind::Request { to: AsyncState::Waiting, .. })).unwrap();
-    let (local_at, _) = first(&r, |k| matches!(k, TraceKind::NodeStart { node } if *node == seqscan)).unwrap();
-    assert!(request_at < local_at, "the async request must be sent before the local child starts");
+    let (request_at, _) = first(&r, |k| {
+        matches!(
+            k,
+            TraceKind::Request {
+                to: AsyncState::Waiting,
+                ..
+            }
+        )
+    })
+    .unwrap();
+    let (local_at, _) = first(
+        &r,
+        |k| matches!(k, TraceKind::NodeStart { node } if *node == seqscan),
+    )
+    .unwrap();
+    assert!(
+        request_at < local_at,
+        "the async request must be sent before the local child starts"
+    );
 }
 
 #[test]
 fn append_runs_sync_children_while_remote_is_in_flight() {
     let (_, r) = run("X", &knobs(1, 5000), true);
     let seqscan = r.explain().children[1].children[0].id;
-    let (_, local_start) = first(&r, |k| matches!(k, TraceKind::NodeStart { node } if *node == seqscan)).unwrap();
-    let (_, remote_answer) = first(&r, |k| matches!(k, TraceKind::Response { sql, .. } if sql.contains("GROUP BY"))).unwrap();
-    assert!(local_start < remote_answer, "local work must start before the remote answer arrives");
+    let (_, local_start) = first(
+        &r,
+        |k| matches!(k, TraceKind::NodeStart { node } if *node == seqscan),
+    )
+    .unwrap();
+    let (_, remote_answer) = first(
+        &r,
+        |k| matches!(k, TraceKind::Response { sql, .. } if sql.contains("GROUP BY")),
+    )
+    .unwrap();
+    assert!(
+        local_start < remote_answer,
+        "local work must start before the remote answer arrives"
+    );
     let (_, sync) = run("X", &knobs(1, 5000), false);
-    assert!(r.elapsed_ns() < sync.elapsed_ns(), "overlap must make the async run faster");
+    assert!(
+        r.elapsed_ns() < sync.elapsed_ns(),
+        "overlap must make the async run faster"
+    );
 }
 
 #[test]
 fn merge_append_asks_every_child_for_its_first_row_concurrently() {
     let (_, r) = run("M", &knobs(4, 2000), true);
-    let (first_answer, _) = first(&r, |k| matches!(k, TraceKind::Response { sql, .. } if sql.contains("FETCH"))).unwrap();
+    let (first_answer, _) = first(
+        &r,
+        |k| matches!(k, TraceKind::Response { sql, .. } if sql.contains("FETCH")),
+    )
+    .unwrap();
     let first_fetches = r.es.trace.events[..first_answer]
         .iter()
         .filter(|e| matches!(&e.kind, TraceKind::Send { sql, .. } if sql.contains("FETCH")))
         .count();
-    assert_eq!(first_fetches, 4, "all four first FETCHes go out before any answer arrives");
+    assert_eq!(
+        first_fetches, 4,
+        "all four first FETCHes go out before any answer arrives"
+    );
 }
 
 #[test]
@@ -68,20 +119,31 @@ fn merge_append_requests_next_row_only_from_the_consumed_child() {
     for child in &merge.children {
         let requests = child.instr.remote.requests;
         total_requests += requests;
-        assert!(requests <= child.instr.ntuples + 1, "{}: {requests} requests for {} rows", child.id, child.instr.ntuples);
+        assert!(
+            requests <= child.instr.ntuples + 1,
+            "{}: {requests} requests for {} rows",
+            child.id,
+            child.instr.ntuples
+        );
     }
     assert!(total_requests <= merge.instr.ntuples + merge.children.len() as u64);
 }
 
 #[test]
 fn shared_connection_has_one_query_in_flight() {
-    let k = Knobs { sharing: Some(Sharing::Shared), ..knobs(4, 1000) };
+    let k = Knobs {
+        sharing: Some(Sharing::Shared),
+        ..knobs(4, 1000)
+    };
     let (_, r) = run("D", &k, true);
     let stats = r.host.link_stats();
     assert_eq!(stats.len(), 1, "one server, one connection");
     assert_eq!(stats[0].max_in_flight, 1);
     // With pipelining the same plan keeps several FETCHes on the wire.
-    let k = Knobs { sharing: Some(Sharing::Pipelined), ..knobs(4, 1000) };
+    let k = Knobs {
+        sharing: Some(Sharing::Pipelined),
+        ..knobs(4, 1000)
+    };
     let (_, r) = run("D", &k, true);
     assert!(r.host.link_stats()[0].max_in_flight > 1);
 }
@@ -91,14 +153,23 @@ fn scans_sharing_a_busy_connection_wait_for_the_pending_request_and_none_waits_f
     // Seed 000: four scans on one connection, fetch-ahead on: a scan that needs the
     // busy connection queues behind the pending request; every wait has an event.
     for fetch in [1, 7, 100] {
-        let k = Knobs { sharing: Some(Sharing::Shared), fetch_size: Some(fetch), ..knobs(4, 300) };
+        let k = Knobs {
+            sharing: Some(Sharing::Shared),
+            fetch_size: Some(fetch),
+            ..knobs(4, 300)
+        };
         let (_, r) = run("F", &k, true);
         for e in &r.es.trace.events {
             if let TraceKind::Wait { conns } = &e.kind {
                 assert!(!conns.is_empty());
             }
         }
-        assert!(r.es.trace.events.iter().any(|e| matches!(e.kind, TraceKind::Send { queued: true, .. })));
+        assert!(r
+            .es
+            .trace
+            .events
+            .iter()
+            .any(|e| matches!(e.kind, TraceKind::Send { queued: true, .. })));
     }
 }
 
@@ -113,7 +184,10 @@ fn waiting_on_nothing_is_an_error_not_a_hang() {
 }
 
 fn estate_with_one_request() -> (EState, usize) {
-    let servers = vec![ForeignServer { name: "s1".into(), options: ServerOptions::default() }];
+    let servers = vec![ForeignServer {
+        name: "s1".into(),
+        options: ServerOptions::default(),
+    }];
     let mut es = EState::new(Clock::virtual_clock(), servers, true, true);
     es.instr.resize(2, Default::default());
     let r = new_request(&mut es, 0, 1, 0);
@@ -144,14 +218,31 @@ fn waiting_queue_is_first_come_first_served() {
 
 #[test]
 fn events_handled_per_turn_are_bounded() {
-    let s = Scenario::build("E", &Knobs { fetch_size: Some(10), ..knobs(8, 200) }).unwrap();
+    let s = Scenario::build(
+        "E",
+        &Knobs {
+            fetch_size: Some(10),
+            ..knobs(8, 200)
+        },
+    )
+    .unwrap();
     let mut r = s.start(true, Clock::virtual_clock(), false).unwrap();
     r.es.event_loop.max_events = 2;
     r.run_to_end().unwrap();
     assert!(s.matches_reference(&r.rows));
-    assert_eq!(r.es.event_loop.max_fired, 2, "never more than the bound, and the bound was reached");
+    assert_eq!(
+        r.es.event_loop.max_fired, 2,
+        "never more than the bound, and the bound was reached"
+    );
     // The default bound is PostgreSQL's EVENT_BUFFER_SIZE.
-    let s = Scenario::build("E", &Knobs { fetch_size: Some(10), ..knobs(32, 50) }).unwrap();
+    let s = Scenario::build(
+        "E",
+        &Knobs {
+            fetch_size: Some(10),
+            ..knobs(32, 50)
+        },
+    )
+    .unwrap();
     let mut r = s.start(true, Clock::virtual_clock(), false).unwrap();
     r.run_to_end().unwrap();
     assert!(r.es.event_loop.max_fired <= pgasync::event_loop::EVENT_BUFFER_SIZE);
@@ -167,11 +258,24 @@ fn rescan_cancels_outstanding_requests_and_leaks_nothing() {
         r.step();
     }
     r.rescan().unwrap();
-    assert!(r.es.requests.iter().all(|q| q.state != AsyncState::Waiting && q.state != AsyncState::CallbackPending));
+    assert!(r
+        .es
+        .requests
+        .iter()
+        .all(|q| q.state != AsyncState::Waiting && q.state != AsyncState::CallbackPending));
     assert_eq!(r.es.event_loop.waiting().count(), 0);
-    assert!(r.es.trace.events.iter().any(|e| matches!(e.kind, TraceKind::Request { to: AsyncState::Cancelled, .. })));
+    assert!(r.es.trace.events.iter().any(|e| matches!(
+        e.kind,
+        TraceKind::Request {
+            to: AsyncState::Cancelled,
+            ..
+        }
+    )));
     r.run_to_end().unwrap();
-    assert!(s.matches_reference(&r.rows), "the rescanned query returns the whole result once");
+    assert!(
+        s.matches_reference(&r.rows),
+        "the rescanned query returns the whole result once"
+    );
     assert!(r.leftovers().is_empty(), "{:?}", r.leftovers());
 }
 
@@ -182,10 +286,18 @@ fn remote_error_cancels_every_outstanding_request() {
     r.host.servers[1].fail_after_rows = Some(300);
     let err = r.run_to_end().unwrap_err();
     assert!(err.to_string().contains("injected failure"), "{err}");
-    assert!(err.to_string().contains("s2"), "the error names the shard: {err}");
+    assert!(
+        err.to_string().contains("s2"),
+        "the error names the shard: {err}"
+    );
     assert!(r.leftovers().is_empty(), "{:?}", r.leftovers());
     assert!(r.es.conns.iter().all(|c| !c.is_busy() && !c.xact_open));
-    assert!(r.es.trace.events.iter().any(|e| matches!(e.kind, TraceKind::Cancel { .. })));
+    assert!(r
+        .es
+        .trace
+        .events
+        .iter()
+        .any(|e| matches!(e.kind, TraceKind::Cancel { .. })));
 }
 
 #[test]
@@ -193,7 +305,12 @@ fn without_async_capable_or_async_children_the_plain_sync_path_runs() {
     // async mode off: no request is ever made.
     let (_, r) = run("E", &knobs(4, 200), false);
     assert!(r.es.requests.is_empty());
-    assert!(!r.es.trace.events.iter().any(|e| matches!(e.kind, TraceKind::Request { .. })));
+    assert!(!r
+        .es
+        .trace
+        .events
+        .iter()
+        .any(|e| matches!(e.kind, TraceKind::Request { .. })));
     // async mode on, but only local children.
     for id in ["A", "B"] {
         let (_, r) = run(id, &knobs(4, 200), true);
@@ -211,6 +328,10 @@ fn async_run_is_bounded_below_by_the_model_limit() {
     let mut asy = s.start(true, Clock::virtual_clock(), false).unwrap();
     asy.run_to_end().unwrap();
     let bound = s.lower_bound_ns(&sync);
-    assert!(asy.elapsed_ns() >= bound, "async {} below the bound {bound}", asy.elapsed_ns());
+    assert!(
+        asy.elapsed_ns() >= bound,
+        "async {} below the bound {bound}",
+        asy.elapsed_ns()
+    );
     assert!(asy.elapsed_ns() < sync.elapsed_ns());
 }

@@ -543,3 +543,81 @@ fn injected_remote_error_other_scenarios() {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------
+// Rescan in the middle of a run.
+
+/// Steps a run `steps` times, rescans it if it is still executing, and runs it to the
+/// end. Returns None if the run was no longer executing.
+fn rescan_after(s: &Scenario, async_mode: bool, steps: usize) -> Option<QueryRun> {
+    let mut run = s.start(async_mode, Clock::virtual_clock(), true).unwrap();
+    for _ in 0..steps {
+        run.step();
+    }
+    if run.phase != pgasync::run::Phase::Executing {
+        return None;
+    }
+    run.rescan().unwrap();
+    assert!(run.rows.is_empty());
+    let r = run.run_to_end();
+    assert!(
+        r.is_ok(),
+        "scenario {} async={async_mode}: rescan after {steps} steps, then {r:?}",
+        s.id
+    );
+    assert!(s.matches_reference(&run.rows), "{}: wrong rows", s.id);
+    assert!(run.leftovers().is_empty(), "{:?}", run.leftovers());
+    Some(run)
+}
+
+#[test]
+fn rescan_mid_run_async_dedicated() {
+    for id in ["E", "G", "M", "X"] {
+        let k = Knobs {
+            sharing: Some(Sharing::Dedicated),
+            ..knobs(148, 30)
+        };
+        let s = build(id, &k);
+        let mut rescanned = 0;
+        for steps in 0..=80 {
+            if rescan_after(&s, true, steps).is_some() {
+                rescanned += 1;
+            }
+        }
+        assert!(rescanned > 5, "{id}: only {rescanned} rescans");
+    }
+}
+
+/// In sync mode a ForeignScan whose `CLOSE cN` is pending (sent, or answered but not
+/// yet taken) sends a second `CLOSE cN` on rescan (node_foreignscan.rs exec_rescan
+/// checks only `!self.finished`, and `finished` is set when the CLOSE's answer is
+/// taken). The server answers "cursor "c1" does not exist", the remote transaction
+/// aborts, and the next statement fails with 25P02.
+#[test]
+#[ignore = "library bug: sync ForeignScan rescan re-sends CLOSE for a cursor whose CLOSE is pending -> cursor does not exist -> 25P02"]
+fn rescan_while_close_pending_sync() {
+    let k = Knobs {
+        shards: Some(3),
+        sharing: Some(Sharing::Shared),
+        ..knobs(148, 30)
+    };
+    let s = build("D", &k);
+    // After 9 steps the first scan's CLOSE c1 has been answered but not yet taken.
+    rescan_after(&s, false, 9).expect("still executing");
+}
+
+/// In async mode on a shared connection, the second and later scans' first Query
+/// (`DECLARE cN …; FETCH …`) is queued behind the first scan's. A rescan discards the
+/// queued Query — so cN is never declared — but still sends `CLOSE cN` (the scan
+/// remembers its cursor name), which fails and aborts the remote transaction.
+#[test]
+#[ignore = "library bug: async ForeignScan rescan sends CLOSE for a cursor whose DECLARE was still queued and got discarded -> 25P02"]
+fn rescan_while_declare_queued_async_shared() {
+    let k = Knobs {
+        shards: Some(3),
+        sharing: Some(Sharing::Shared),
+        ..knobs(148, 30)
+    };
+    let s = build("D", &k);
+    rescan_after(&s, true, 1).expect("still executing");
+}

@@ -72,4 +72,3 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
     }
     Ok(())
 }
-

@@ -129,9 +129,14 @@ pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<Plan
     es.instr.push(Instrumentation::default());
     let node: Box<dyn ExecNode> = match plan {
         Plan::SeqScan { table, .. } => Box::new(node_seqscan::SeqScanState::init(table, ctx)?),
-        Plan::IndexScan { table, column, desc, .. } => {
-            Box::new(node_indexscan::IndexScanState::init(table, *column, *desc, ctx)?)
-        }
+        Plan::IndexScan {
+            table,
+            column,
+            desc,
+            ..
+        } => Box::new(node_indexscan::IndexScanState::init(
+            table, *column, *desc, ctx,
+        )?),
         Plan::ForeignScan(f) => Box::new(ForeignScanState::init(id, f, es)?),
         Plan::Append { children } => {
             let children = init_children(children, ctx, es)?;
@@ -146,7 +151,8 @@ pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<Plan
         }
         Plan::Sort { child, keys } => {
             let names = column_names(child);
-            let mut state = node_sort::SortState::init(init_plan(child, ctx, es)?, keys.clone(), names.len());
+            let mut state =
+                node_sort::SortState::init(init_plan(child, ctx, es)?, keys.clone(), names.len());
             state.key_text = node_sort::sort_key_text(keys, &names);
             Box::new(state)
         }

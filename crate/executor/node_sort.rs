@@ -23,8 +23,16 @@ pub struct SortState {
 
 /// Sort keys as EXPLAIN prints them, e.g. `score DESC`.
 pub fn sort_key_text(keys: &[SortKey], names: &[String]) -> String {
-    let keys: Vec<String> =
-        keys.iter().map(|k| format!("{}{}", k.expr.to_sql(names), if k.desc { " DESC" } else { "" })).collect();
+    let keys: Vec<String> = keys
+        .iter()
+        .map(|k| {
+            format!(
+                "{}{}",
+                k.expr.to_sql(names),
+                if k.desc { " DESC" } else { "" }
+            )
+        })
+        .collect();
     keys.join(", ")
 }
 

@@ -196,7 +196,12 @@ impl SimHost {
                 }
                 for sql in std::mem::take(&mut es.conns[k].released) {
                     let bytes = sql.len() + 6;
-                    es.record(|| TraceKind::Send { conn: k, sql, bytes, queued: false });
+                    es.record(|| TraceKind::Send {
+                        conn: k,
+                        sql,
+                        bytes,
+                        queued: false,
+                    });
                 }
             }
         }

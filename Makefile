@@ -1,0 +1,55 @@
+# pgasync: `make demo` runs the browser demo, `make test` runs every test.
+# Both install what they need first (scripts/setup.sh skips what is there).
+
+SHELL := /bin/bash
+export PATH := $(HOME)/.cargo/bin:$(PATH)
+PORT ?= 8080
+WASM_PACK := wasm-pack
+WASM_OPT := tests/e2e/node_modules/.bin/wasm-opt
+CHROME_FLAGS := --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals
+
+.PHONY: all setup pkg cli demo test test-native test-wasm test-e2e bench fmt
+
+all: pkg cli
+
+setup:
+	@./scripts/setup.sh
+
+# The wasm package the page loads (generated, not committed). wasm-opt comes from
+# npm's binaryen (Debian's binaryen 108 produces modules that fail in Chromium).
+pkg: setup
+	$(WASM_PACK) build --target web --mode no-install --release
+	@if [ -x $(WASM_OPT) ]; then \
+	  $(WASM_OPT) -Oz $(CHROME_FLAGS) pkg/pgasync_bg.wasm -o pkg/pgasync_bg.opt.wasm && \
+	  mv pkg/pgasync_bg.opt.wasm pkg/pgasync_bg.wasm; fi
+	@echo "pkg/pgasync_bg.wasm: $$(stat -c %s pkg/pgasync_bg.wasm) bytes, $$(gzip -c pkg/pgasync_bg.wasm | wc -c) gzipped"
+
+cli:
+	cargo build --release -p pgasync-cli
+
+# Serves web/ + pkg/ on http://127.0.0.1:$(PORT)/ (PORT=... to change).
+demo: pkg cli
+	./target/release/pgasync serve --port $(PORT)
+
+test: setup test-native test-wasm test-e2e
+	@echo "make test: all passed"
+
+test-native:
+	cargo fmt --all -- --check
+	cargo build --target wasm32-unknown-unknown
+	cargo test --workspace
+
+test-wasm:
+	$(WASM_PACK) test --node --mode no-install
+	WASM_BINDGEN_USE_BROWSER=1 $(WASM_PACK) test --headless --chrome --mode no-install
+
+test-e2e: pkg cli
+	cd tests/e2e && PGASYNC_BIN=../../target/release/pgasync node run.mjs
+
+# Figures, not tests: the scenario table (virtual clock), then the page's figures.
+bench: pkg cli
+	./target/release/pgasync bench
+	cd tests/e2e && node bench.mjs
+
+fmt:
+	cargo fmt --all
