@@ -18,7 +18,8 @@ setup:
 # The wasm package the page loads (generated, not committed). wasm-opt comes from
 # npm's binaryen (Debian's binaryen 108 produces modules that fail in Chromium).
 pkg: setup
-	$(WASM_PACK) build --target web --mode no-install --release
+	# Smaller code for the page: optimise for size and abort on panic (wasm32 cannot unwind).
+	CARGO_PROFILE_RELEASE_OPT_LEVEL=s CARGO_PROFILE_RELEASE_PANIC=abort $(WASM_PACK) build --target web --mode no-install --release
 	@if [ -x $(WASM_OPT) ]; then \
 	  $(WASM_OPT) -Oz $(CHROME_FLAGS) pkg/pgasync_bg.wasm -o pkg/pgasync_bg.opt.wasm && \
 	  mv pkg/pgasync_bg.opt.wasm pkg/pgasync_bg.wasm; fi

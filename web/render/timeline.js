@@ -1,0 +1,159 @@
+// The timeline: one lane per connection (queries in flight, answers arriving), one per
+// async request (when it was Waiting, when its callback became pending), and the rows
+// leaving the plan. The whole recorded run is drawn once; each render only moves the
+// cursor and the veil over the future. Clicking seeks to that time.
+
+import { svg, ticks, tickLabel, mergePx, mergeTicks, STATES, flattenPlan, shortName, fmtMs } from './util.js';
+import { connectionIntervals, requestIntervals, rowTicks } from './traceview.js';
+
+export const LABEL_W = 104;
+const AXIS_H = 22;
+const TOP = 16;
+
+export const COLORS = {
+  busy: '#2563eb',
+  arrival: '#0f172a',
+  startup: '#94a3b8',
+  waiting: STATES.Waiting.color,
+  pending: STATES.CallbackPending.color,
+  row: '#0f766e',
+  cursor: '#dc2626',
+  bound: '#be123c',
+};
+
+/** Draws one lane's intervals (ns) as bars; merged per pixel. */
+export function drawBars(parent, intervals, x, y, h, color, titleFn) {
+  const px = intervals.map((iv) => [x(iv.start), x(iv.end), iv]);
+  if (px.length <= 400 && titleFn) {
+    for (const [a, b, iv] of px) {
+      const r = svg('rect', { x: a, y, width: Math.max(1, b - a), height: h, fill: color, rx: 1.5 });
+      r.append(svg('title', {}, titleFn(iv)));
+      parent.append(r);
+    }
+  } else {
+    for (const [a, b] of mergePx(px.map(([a, b]) => [a, b]))) parent.append(svg('rect', { x: a, y, width: b - a, height: h, fill: color, rx: 1.5 }));
+  }
+}
+
+function drawTicks(parent, times, x, y, h, color, w = 1.5) {
+  for (const t of mergeTicks(times.map(x))) parent.append(svg('rect', { x: t.x - w / 2, y, width: w, height: h, fill: color }));
+}
+
+export function drawAxis(parent, x, x0, x1, y, maxNs, gridTop) {
+  const g = svg('g', { class: 'axis' });
+  g.append(svg('line', { x1: x0, x2: x1, y1: y, y2: y, stroke: '#64748b' }));
+  for (const v of ticks(maxNs, Math.max(3, Math.floor((x1 - x0) / 80)))) {
+    const xx = x(v);
+    if (gridTop != null) g.append(svg('line', { x1: xx, x2: xx, y1: gridTop, y2: y, stroke: '#e2e8f0' }));
+    g.append(svg('line', { x1: xx, x2: xx, y1: y, y2: y + 4, stroke: '#64748b' }));
+    g.append(svg('text', { x: xx, y: y + 15, 'text-anchor': 'middle', class: 'axis-label' }, tickLabel(v, maxNs)));
+  }
+  g.append(svg('text', { x: x1, y: y + 15, 'text-anchor': 'end', class: 'axis-unit' }, 'ms'));
+  parent.append(g);
+}
+
+export class Timeline {
+  constructor(container, onSeek) {
+    this.container = container;
+    this.onSeek = onSeek;
+    this.root = null;
+  }
+
+  /** Builds the static part from a recording (call again when the session or the size changes). */
+  build(rec, plan) {
+    const W = Math.max(400, this.container.clientWidth - 2);
+    const availH = Math.max(140, this.container.clientHeight - 4);
+    const endNs = Math.max(1, rec.totalNs);
+    const nodes = new Map(flattenPlan(plan).map((r) => [r.node.id, r.node]));
+    const conns = connectionIntervals(rec.trace, rec.connections.length, endNs);
+    const reqs = requestIntervals(rec.trace, endNs);
+    const rowsOut = rowTicks(rec.trace);
+
+    const lanes = [];
+    if (conns.length) lanes.push({ header: 'connections: queries in flight, answers (ticks)' });
+    conns.forEach((l, k) => lanes.push({ kind: 'conn', k, l, label: `${rec.connections[k] ?? 'conn ' + k}` }));
+    if (reqs.length) lanes.push({ header: 'async requests: Waiting (bars), Callback pending (ticks)' });
+    for (const r of reqs) {
+      const n = nodes.get(r.requestee);
+      lanes.push({ kind: 'req', r, label: `#${r.id} ${shortName(n)}` });
+    }
+    lanes.push({ kind: 'rows', label: 'rows out' });
+    const nHeaders = lanes.filter((l) => l.header).length;
+    const headerH = 14;
+    const nLanes = lanes.length - nHeaders;
+    const laneH = Math.max(8, Math.min(24, Math.floor((availH - TOP - AXIS_H - nHeaders * headerH - 4) / nLanes)));
+    const barH = Math.max(5, laneH - (laneH > 12 ? 6 : 3));
+    const H = TOP + nHeaders * headerH + nLanes * laneH + AXIS_H + 4;
+
+    const x0 = LABEL_W;
+    const x1 = W - 12;
+    const x = (ns) => x0 + (Math.min(Math.max(ns, 0), endNs) / endNs) * (x1 - x0);
+    this.x = x;
+    this.x0 = x0;
+    this.x1 = x1;
+    this.endNs = endNs;
+
+    const root = svg('svg', { width: W, height: H, viewBox: `0 0 ${W} ${H}`, class: 'timeline-svg', 'data-testid': 'timeline-svg' });
+    root.append(svg('rect', { x: x0, y: 0, width: x1 - x0, height: H - AXIS_H, fill: '#fbfdff', class: 'plot-bg' }));
+    const gridTop = TOP - 4;
+    const axisY = H - AXIS_H;
+    drawAxis(root, x, x0, x1, axisY, endNs, gridTop);
+
+    let y = TOP;
+    const data = svg('g', { class: 'lanes' });
+    for (const lane of lanes) {
+      if (lane.header) {
+        data.append(svg('text', { x: 4, y: y + 10, class: 'lane-header' }, lane.header));
+        y += headerH;
+        continue;
+      }
+      const by = y + (laneH - barH) / 2;
+      data.append(svg('line', { x1: x0, x2: x1, y1: y + laneH - 0.5, y2: y + laneH - 0.5, stroke: '#eef2f7' }));
+      data.append(svg('text', { x: x0 - 6, y: y + laneH / 2 + 4, 'text-anchor': 'end', class: 'lane-label', style: laneH < 12 ? 'font-size:9px' : null }, lane.label));
+      if (lane.kind === 'conn') {
+        drawBars(data, lane.l.busy, x, by, barH, COLORS.busy, (iv) => `${lane.label}: ${iv.sql}\n${fmtMs(iv.start)} → ${fmtMs(iv.end)}${iv.rows != null ? ` (${iv.rows} rows)` : ''}`);
+        drawTicks(data, lane.l.arrivals.map((a) => a.t), x, y + 1, laneH - 2, COLORS.arrival, 2);
+        drawTicks(data, lane.l.startups, x, by, barH, COLORS.startup, 3);
+      } else if (lane.kind === 'req') {
+        drawBars(data, lane.r.waiting, x, by, barH, COLORS.waiting, (iv) => `${lane.label} Waiting ${fmtMs(iv.start)} → ${fmtMs(iv.end)}`);
+        drawTicks(data, lane.r.pending.map((p) => p.t), x, y + 1, laneH - 2, COLORS.pending, 1.5);
+      } else {
+        drawTicks(data, rowsOut.map((r) => r.t), x, y + 2, laneH - 4, COLORS.row, 2);
+      }
+      y += laneH;
+    }
+    root.append(data);
+
+    // The future, veiled; the cursor at the current time.
+    this.veil = svg('rect', { x: x0, y: 0, width: 0, height: axisY, fill: '#ffffff', opacity: 0.62, class: 'veil' });
+    root.append(this.veil);
+    this.cursor = svg('line', { x1: x0, x2: x0, y1: 2, y2: axisY, stroke: COLORS.cursor, 'stroke-width': 2, 'data-testid': 'time-cursor' });
+    this.cursorLabel = svg('text', { x: x0, y: 10, class: 'cursor-label', fill: COLORS.cursor }, '');
+    root.append(this.cursor, this.cursorLabel);
+    root.append(svg('rect', { x: 0, y: 0, width: W, height: H, fill: 'transparent', class: 'hit' }));
+
+    root.addEventListener('click', (ev) => {
+      const b = root.getBoundingClientRect();
+      const px = ((ev.clientX - b.left) / b.width) * W;
+      const ns = ((Math.min(Math.max(px, x0), x1) - x0) / (x1 - x0)) * endNs;
+      this.onSeek(ns / 1e6);
+    });
+    this.root = root;
+    this.container.replaceChildren(root);
+  }
+
+  update(timeNs) {
+    if (!this.root) return;
+    const cx = this.x(timeNs);
+    this.cursor.setAttribute('x1', cx);
+    this.cursor.setAttribute('x2', cx);
+    this.cursor.setAttribute('data-time-ns', String(timeNs));
+    this.veil.setAttribute('x', cx);
+    this.veil.setAttribute('width', Math.max(0, this.x1 - cx));
+    const label = fmtMs(timeNs);
+    this.cursorLabel.textContent = label;
+    const right = cx > this.x1 - 70;
+    this.cursorLabel.setAttribute('x', right ? cx - 4 : cx + 4);
+    this.cursorLabel.setAttribute('text-anchor', right ? 'end' : 'start');
+  }
+}

@@ -1,0 +1,126 @@
+// Views derived from a trace (arrays of {time_ns, kind, ...}): what the timeline, the
+// compare view and the wire inspector draw. Pure functions, computed once per recording.
+
+/**
+ * Per connection: the intervals when a query was in flight (from its Send with
+ * queued:false to the matching Response; responses come in send order on a connection),
+ * and the arrivals (Responses) as ticks. The connection start-up answer ("(startup)")
+ * has no Send of its own; it is kept as a separate marker.
+ */
+export function connectionIntervals(trace, nConns, endNs) {
+  const lanes = Array.from({ length: nConns }, () => ({ busy: [], arrivals: [], startups: [], pending: [] }));
+  const lane = (k) => {
+    while (lanes.length <= k) lanes.push({ busy: [], arrivals: [], startups: [], pending: [] });
+    return lanes[k];
+  };
+  trace.forEach((e, i) => {
+    if (e.kind === 'Send' && !e.queued) {
+      lane(e.conn).pending.push({ start: e.time_ns, sql: e.sql, i });
+    } else if (e.kind === 'Response') {
+      const l = lane(e.conn);
+      if (e.sql === '(startup)') {
+        l.startups.push(e.time_ns);
+        return;
+      }
+      const s = l.pending.shift();
+      const start = s ? s.start : e.time_ns;
+      l.busy.push({ start, end: e.time_ns, sql: e.sql, rows: e.rows, error: e.error, i: s ? s.i : i, j: i });
+      l.arrivals.push({ t: e.time_ns, rows: e.rows, error: e.error, i });
+    }
+  });
+  for (const l of lanes) {
+    for (const s of l.pending) l.busy.push({ start: s.start, end: endNs, sql: s.sql, rows: null, open: true, i: s.i, j: Infinity });
+    delete l.pending;
+  }
+  return lanes;
+}
+
+/**
+ * Per async request: the intervals it spent Waiting (from the transition to Waiting to
+ * its next transition), and the times it became Callback pending.
+ */
+export function requestIntervals(trace, endNs) {
+  const reqs = new Map();
+  trace.forEach((e, i) => {
+    if (e.kind !== 'Request') return;
+    let r = reqs.get(e.request);
+    if (!r) {
+      r = { id: e.request, requestor: e.requestor, requestee: e.requestee, waiting: [], pending: [], open: null };
+      reqs.set(e.request, r);
+    }
+    if (r.open) {
+      r.waiting.push({ start: r.open.start, end: e.time_ns, i: r.open.i, j: i });
+      r.open = null;
+    }
+    if (e.to === 'Waiting') r.open = { start: e.time_ns, i };
+    if (e.to === 'CallbackPending') r.pending.push({ t: e.time_ns, i });
+  });
+  for (const r of reqs.values()) {
+    if (r.open) r.waiting.push({ start: r.open.start, end: endNs, i: r.open.i, j: Infinity });
+    delete r.open;
+  }
+  return [...reqs.values()].sort((a, b) => a.id - b.id);
+}
+
+/** Rows reaching the top of the plan. */
+export function rowTicks(trace) {
+  const out = [];
+  trace.forEach((e, i) => {
+    if (e.kind === 'Row') out.push({ t: e.time_ns, n: e.n, i });
+  });
+  return out;
+}
+
+function backendMessages(e) {
+  if (e.sql === '(startup)') return 'AuthenticationOk, ParameterStatus …, BackendKeyData, ReadyForQuery';
+  if (e.error) return `ErrorResponse: ${e.error}, ReadyForQuery`;
+  const returnsRows = /\b(FETCH|SELECT)\b/i.test(e.sql);
+  const parts = [];
+  if (returnsRows) parts.push('RowDescription');
+  if (e.rows > 0) parts.push(`DataRow ×${e.rows}`);
+  parts.push('CommandComplete', 'ReadyForQuery');
+  return parts.join(', ');
+}
+
+/**
+ * The wire inspector's lines, one per protocol exchange: frontend Query messages and
+ * the backend's answer, with times; `i` is the trace index (shown once the run is past it).
+ */
+export function wireLines(trace) {
+  const out = [];
+  trace.forEach((e, i) => {
+    switch (e.kind) {
+      case 'Send':
+        if (e.queued) out.push({ i, t: e.time_ns, conn: e.conn, dir: 'queued', text: `(queued behind the query in flight) ${e.sql}` });
+        else out.push({ i, t: e.time_ns, conn: e.conn, dir: 'fe', text: `Query: ${e.sql}`, bytes: e.bytes });
+        break;
+      case 'Response':
+        out.push({ i, t: e.time_ns, conn: e.conn, dir: e.error ? 'err' : 'be', text: backendMessages(e), bytes: e.bytes });
+        break;
+      case 'Cancel':
+        out.push({ i, t: e.time_ns, conn: e.conn, dir: 'fe', text: 'CancelRequest' });
+        break;
+      case 'Error':
+        out.push({ i, t: e.time_ns, conn: null, dir: 'err', text: `query failed: ${e.message}` });
+        break;
+      default:
+    }
+  });
+  return out;
+}
+
+/**
+ * What each request went through during one step (trace[from..to]): the states it
+ * entered, in lifecycle order, with counts.
+ */
+export function transitionsIn(trace, from, to) {
+  const per = new Map();
+  for (let i = Math.max(0, from); i < Math.min(to, trace.length); i++) {
+    const e = trace[i];
+    if (e.kind !== 'Request') continue;
+    let m = per.get(e.request);
+    if (!m) per.set(e.request, (m = new Map()));
+    m.set(e.to, (m.get(e.to) ?? 0) + 1);
+  }
+  return per;
+}

@@ -1,0 +1,120 @@
+// Small helpers shared by the renderers: SVG/HTML building, formatting, state colours.
+
+export const SVG_NS = 'http://www.w3.org/2000/svg';
+
+/** Creates an SVG element with attributes; `text` sets its text content. */
+export function svg(tag, attrs = {}, text) {
+  const e = document.createElementNS(SVG_NS, tag);
+  for (const [k, v] of Object.entries(attrs)) if (v !== undefined && v !== null) e.setAttribute(k, String(v));
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+/** Creates an HTML element with attributes; `children` are nodes or strings. */
+export function h(tag, attrs = {}, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === 'class') e.className = v;
+    else if (k === 'text') e.textContent = v;
+    else e.setAttribute(k, v === true ? '' : String(v));
+  }
+  for (const c of children.flat()) if (c !== null && c !== undefined && c !== false) e.append(c);
+  return e;
+}
+
+export function esc(s) {
+  return String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
+}
+
+/** Async request states: colour and the words shown next to the colour. */
+export const STATES = {
+  Idle: { label: 'Idle', color: '#8a94a6', text: '#ffffff' },
+  Waiting: { label: 'Waiting', color: '#d97706', text: '#ffffff' },
+  CallbackPending: { label: 'Callback pending', color: '#7c3aed', text: '#ffffff' },
+  Complete: { label: 'Complete', color: '#15803d', text: '#ffffff' },
+  Cancelled: { label: 'Cancelled', color: '#dc2626', text: '#ffffff' },
+};
+export const STATE_ORDER = ['Idle', 'Waiting', 'CallbackPending', 'Complete', 'Cancelled'];
+
+export function stateInfo(s) {
+  return STATES[s] ?? { label: String(s), color: '#555', text: '#fff' };
+}
+
+export function fmtMs(ns, digits = 3) {
+  return (ns / 1e6).toFixed(digits) + ' ms';
+}
+
+export function fmtBytes(b) {
+  if (b < 1024) return b + ' B';
+  if (b < 1024 * 1024) return (b / 1024).toFixed(1) + ' kB';
+  return (b / 1024 / 1024).toFixed(2) + ' MB';
+}
+
+export function fmtInt(n) {
+  return Number(n).toLocaleString('en-US');
+}
+
+/** "Nice" axis ticks over [0, max]. */
+export function ticks(max, approx = 6) {
+  if (!(max > 0)) return [0];
+  const raw = max / approx;
+  const mag = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 2.5, 5, 10].map((m) => m * mag).find((s) => s >= raw) ?? 10 * mag;
+  const out = [];
+  for (let v = 0; v <= max * 1.0001; v += step) out.push(v);
+  return out;
+}
+
+/** Tick label for a time in ns, with a precision suited to the axis length. */
+export function tickLabel(ns, maxNs) {
+  const ms = ns / 1e6;
+  const maxMs = maxNs / 1e6;
+  const d = maxMs >= 50 ? 0 : maxMs >= 5 ? 1 : maxMs >= 0.5 ? 2 : 3;
+  return ms.toFixed(d);
+}
+
+/**
+ * Merges intervals [a, b] (in px) that touch or are closer than `gap` px, and widens
+ * each to at least `minW` px: keeps the SVG small when a lane has thousands of them.
+ */
+export function mergePx(intervals, gap = 0.75, minW = 1) {
+  const sorted = intervals.slice().sort((p, q) => p[0] - q[0]);
+  const out = [];
+  for (const [a, b0] of sorted) {
+    const b = Math.max(b0, a + minW);
+    const last = out[out.length - 1];
+    if (last && a <= last[1] + gap) last[1] = Math.max(last[1], b);
+    else out.push([a, b]);
+  }
+  return out;
+}
+
+/** Merges tick positions (px) closer than `gap`, counting them. */
+export function mergeTicks(xs, gap = 2) {
+  const sorted = xs.slice().sort((a, b) => a - b);
+  const out = [];
+  for (const x of sorted) {
+    const last = out[out.length - 1];
+    if (last && x - last.x < gap) last.n++;
+    else out.push({ x, n: 1 });
+  }
+  return out;
+}
+
+/** Flattens a plan tree depth-first: [{node, depth, parent}]. */
+export function flattenPlan(root) {
+  const out = [];
+  const walk = (n, depth, parent) => {
+    out.push({ node: n, depth, parent });
+    for (const c of n.children ?? []) walk(c, depth + 1, n);
+  };
+  if (root) walk(root, 0, null);
+  return out;
+}
+
+/** Short name of a node for lists: its relation if it has one, else its type. */
+export function shortName(node) {
+  if (!node) return '?';
+  return node.relation ?? node.node_type;
+}

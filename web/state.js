@@ -1,0 +1,161 @@
+// History and URL state, kept apart from the model (wasm) and from rendering
+// (the raftscope split: model, history, render).
+//
+// * `Config` is what the user chose: scenario, mode and knobs. It round-trips through
+//   the URL query string together with the current step, so a reloaded or shared URL
+//   reproduces the exact view.
+// * `Recording` is the history of one run: the trace length and virtual time at the end
+//   of every step, and the whole trace. A run on the virtual clock is deterministic, so
+//   the recording made once is valid for every replay; the timeline draws it (the future
+//   faded) and the page uses it to know what happened during the current step.
+
+/** Knob inputs of the page: URL name, knob name in the wasm JSON, kind. */
+export const KNOB_FIELDS = [
+  { url: 'shards', knob: 'shards', kind: 'int', label: 'shards' },
+  { url: 'rows', knob: 'rows_per_shard', kind: 'int', label: 'rows per shard' },
+  { url: 'fetch', knob: 'fetch_size', kind: 'int', label: 'fetch size' },
+  { url: 'rtt', knob: 'rtt_ms', kind: 'float', label: 'round-trip time (ms)' },
+  { url: 'rtts', knob: 'rtt_ms_per_shard', kind: 'floatlist', label: 'per-shard round-trip times' },
+  { url: 'bw', knob: 'bandwidth_mbps', kind: 'float', label: 'bandwidth (Mbit/s)' },
+  { url: 'offset', knob: 'offset', kind: 'int', label: 'offset' },
+  { url: 'limit', knob: 'limit', kind: 'int', label: 'limit' },
+];
+
+export const SHARING = ['dedicated', 'shared', 'pipelined'];
+
+/** What the page starts with when the URL says nothing: small data, so stepping is interactive. */
+export const DEFAULT_CONFIG = Object.freeze({
+  scenario: 'E',
+  mode: 'async',
+  // Raw strings as typed into the inputs ('' = the scenario's own default).
+  fields: { shards: '', rows: '300', fetch: '100', rtt: '', rtts: '', bw: '', offset: '', limit: '' },
+  sharing: '',
+  step: 0,
+});
+
+export function cloneConfig(c) {
+  return { scenario: c.scenario, mode: c.mode, fields: { ...c.fields }, sharing: c.sharing, step: c.step };
+}
+
+/** Reads a config from a query string (missing values take the defaults). */
+export function configFromUrl(search) {
+  const q = new URLSearchParams(search);
+  const c = cloneConfig(DEFAULT_CONFIG);
+  if (q.has('scenario')) c.scenario = q.get('scenario');
+  if (q.has('mode')) c.mode = q.get('mode');
+  for (const f of KNOB_FIELDS) if (q.has(f.url)) c.fields[f.url] = q.get(f.url);
+  if (q.has('sharing')) c.sharing = q.get('sharing');
+  const step = Number(q.get('step'));
+  c.step = Number.isInteger(step) && step >= 0 ? step : 0;
+  return c;
+}
+
+/** The query string for a config (every knob written, so the URL is self-contained). */
+export function configToQuery(c) {
+  const q = new URLSearchParams();
+  q.set('scenario', c.scenario);
+  q.set('mode', c.mode);
+  for (const f of KNOB_FIELDS) if (c.fields[f.url] !== '' && c.fields[f.url] != null) q.set(f.url, c.fields[f.url]);
+  if (c.sharing) q.set('sharing', c.sharing);
+  q.set('step', String(c.step));
+  return '?' + q.toString().replace(/%2C/g, ',');
+}
+
+/**
+ * Turns the raw strings of a config into the knobs JSON for wasm. Throws an Error with
+ * a message for the user when a field is not a number; range checks are left to wasm,
+ * which knows each scenario's limits and says so.
+ */
+export function knobsJson(c) {
+  const k = {};
+  for (const f of KNOB_FIELDS) {
+    const raw = (c.fields[f.url] ?? '').trim();
+    if (raw === '') continue;
+    if (f.kind === 'floatlist') {
+      const parts = raw.split(/[\s,;]+/).filter((s) => s !== '');
+      const nums = parts.map(Number);
+      const bad = parts.find((s, i) => !Number.isFinite(nums[i]));
+      if (bad !== undefined) throw new Error(`${f.label}: "${bad}" is not a number`);
+      k[f.knob] = nums;
+    } else {
+      const n = Number(raw);
+      if (!Number.isFinite(n)) throw new Error(`${f.label}: "${raw}" is not a number`);
+      k[f.knob] = n;
+    }
+  }
+  if (c.sharing) {
+    if (!SHARING.includes(c.sharing)) throw new Error(`sharing: "${c.sharing}" is not one of ${SHARING.join(', ')}`);
+    k.sharing = c.sharing;
+  }
+  return JSON.stringify(k);
+}
+
+/** Writes the config into the address bar without adding a history entry. */
+export class UrlSync {
+  constructor(minIntervalMs = 250) {
+    this.minIntervalMs = minIntervalMs;
+    this.last = 0;
+    this.pending = null;
+    this.timer = 0;
+  }
+  /** `now` = write at once (after a user action); otherwise at most every minIntervalMs. */
+  write(config, now = false) {
+    this.pending = configToQuery(config);
+    const due = this.last + this.minIntervalMs - performance.now();
+    if (now || due <= 0) {
+      this.flush();
+    } else if (!this.timer) {
+      this.timer = setTimeout(() => this.flush(), due);
+    }
+  }
+  flush() {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = 0;
+    if (this.pending == null) return;
+    const url = location.pathname + this.pending + location.hash;
+    if (url !== location.pathname + location.search + location.hash) history.replaceState(null, '', url);
+    this.pending = null;
+    this.last = performance.now();
+  }
+}
+
+/** Steps recorded per step at most; longer runs keep only the trace (see stepStart). */
+const MAX_RECORDED_STEPS = 20000;
+const NO_TRACE = 0xffffffff; // `snapshot(since)` with since past the end: no trace events.
+
+/**
+ * The history of one run, recorded by stepping the (deterministic) session to its end.
+ * Leaves the session at its end: the caller seeks where it wants to be.
+ */
+export class Recording {
+  constructor(session) {
+    const s0 = session.snapshot(NO_TRACE);
+    this.totalSteps = s0.total_steps ?? 0;
+    this.totalNs = s0.total_time_ns ?? 0;
+    this.stepEnds = [0]; // trace length after k steps
+    this.stepTimes = [0]; // virtual time after k steps
+    this.complete = this.totalSteps <= MAX_RECORDED_STEPS;
+    if (this.complete) {
+      let guard = 0;
+      while (!session.isDone() && guard++ <= MAX_RECORDED_STEPS) {
+        session.stepEvent();
+        const s = session.snapshot(NO_TRACE);
+        this.stepEnds.push(s.trace_len);
+        this.stepTimes.push(s.time_ns);
+      }
+    } else {
+      session.runToEnd();
+    }
+    const end = session.snapshot(0);
+    this.trace = end.trace;
+    this.totalNs = Math.max(this.totalNs, end.time_ns);
+    this.totalSteps = Math.max(this.totalSteps, end.step);
+    this.connections = end.connections.map((c) => c.server);
+  }
+
+  /** Trace index where step `step` began (its events are trace[stepStart(step) .. trace_len]). */
+  stepStart(step) {
+    if (step <= 0) return 0;
+    return this.stepEnds[step - 1] ?? null;
+  }
+}
