@@ -60,7 +60,12 @@ impl EState {
         let conns = servers
             .iter()
             .enumerate()
-            .map(|(i, s)| Connection::new(i, &s.name, s.options.pipeline))
+            .map(|(i, s)| {
+                let mut c = Connection::new(i, &s.name, s.options.pipeline);
+                // Async mode opens the remote transaction in the first query's message.
+                c.combine_begin = async_enabled && s.options.async_capable;
+                c
+            })
             .collect();
         EState {
             clock,
@@ -90,22 +95,46 @@ impl EState {
     }
 
     /// Sends a query on a connection (or queues it behind the one in flight) and
-    /// records it; `owner` is the node whose counters the round trip is charged to.
+    /// records it; `owner` is the node whose counters the round trip is charged to;
+    /// `in_xact`: the query runs in the remote transaction (opened if need be).
     pub fn send_query(
         &mut self,
         conn: usize,
         sql: &str,
         owner: Option<usize>,
         discard: bool,
+        in_xact: bool,
     ) -> u64 {
         let now = self.clock.now();
-        let (ticket, queued, bytes) = self.conns[conn].send_query(now, sql, discard);
+        let (ticket, written) = self.conns[conn].send_query(now, sql, discard, in_xact);
+        // Written ahead of ours in this call: the START TRANSACTION our query needed, a
+        // round trip charged to the node that needed it.
+        for sql in std::mem::take(&mut self.conns[conn].released) {
+            let bytes = sql.len() + 6;
+            if let Some(node) = owner {
+                self.instr[node].remote.round_trips += 1;
+                self.instr[node].remote.bytes_sent += bytes as u64;
+            }
+            self.trace.record(now, || TraceKind::Send {
+                conn,
+                sql,
+                bytes,
+                queued: false,
+            });
+        }
+        let (sql, bytes, queued) = match written {
+            Some((sql, n)) => (sql, n, false),
+            None => (sql.to_string(), 0, true),
+        };
         if let Some(node) = owner {
             let r = &mut self.instr[node].remote;
             r.round_trips += 1;
-            r.bytes_sent += bytes as u64 + if queued { sql.len() as u64 + 5 } else { 0 };
+            r.bytes_sent += if queued {
+                sql.len() as u64 + 6
+            } else {
+                bytes as u64
+            };
         }
-        let sql = sql.to_string();
         self.trace.record(now, || TraceKind::Send {
             conn,
             sql,

@@ -152,7 +152,7 @@ impl QueryRun {
                 break;
             }
             self.es.conns[k].xact_open = false;
-            let t = self.es.send_query(k, "COMMIT", None, false);
+            let t = self.es.send_query(k, "COMMIT", None, false, false);
             self.commits.push((k, t));
         }
         self.host.pump(&mut self.es)?;
@@ -203,7 +203,7 @@ impl QueryRun {
             c.discard_all();
             if c.xact_open {
                 c.xact_open = false;
-                self.es.send_query(k, "ROLLBACK", None, true);
+                self.es.send_query(k, "ROLLBACK", None, true, false);
             }
         }
         // Drain: every connection gets its answers (errors or not) and goes idle.

@@ -292,9 +292,9 @@ impl Scenario {
                 if st.queries == 0 {
                     0
                 } else if spec.server.options.pipeline {
-                    2 * p.rtt_ns + st.fetch_server_ns.max(st.down_transfer_ns)
+                    2 * p.rtt_ns + st.fetch_server_ns.max(st.fetch_down_transfer_ns)
                 } else {
-                    (st.fetches + 1) * p.rtt_ns + st.fetch_server_ns + st.down_transfer_ns
+                    (st.fetches + 1) * p.rtt_ns + st.fetch_server_ns + st.fetch_down_transfer_ns
                 }
             })
             .max()

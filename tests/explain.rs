@@ -172,7 +172,7 @@ fn e_sync_text_has_no_async_prefix() {
 /// "as one extra line per async-capable node in TEXT", but the line is printed for
 /// every executed Foreign Scan, so a sync plan shows `Async: requests=0 waits=0 …`.
 #[test]
-#[ignore = "library bug: EXPLAIN TEXT prints the `Async: requests=…` counters line for non-async (sync-mode) Foreign Scans too, contrary to instrument/explain.rs's doc"]
+
 fn e_sync_text_has_no_async_at_all() {
     let (_, run) = finished_run("E", &e_knobs(), false);
     let text = run.explain_text();

@@ -220,7 +220,7 @@ proptest! {
     /// The same in every mode and sharing. About one case in 20 hits one of the two
     /// ForeignScan rescan bugs reproduced by tests/scenarios.rs `rescan_while_*`.
     #[test]
-    #[ignore = "library bug: ForeignScan rescan sends CLOSE for a cursor that is already being closed or was never declared (see scenarios.rs rescan_while_*)"]
+
     fn rescan_mid_run_gives_the_reference(
         (id, knobs) in case_strategy(),
         steps in 0usize..60,
@@ -270,7 +270,7 @@ fn rescan_case(
 /// fewer statements (BEGIN + DECLARE + first FETCH in one Query, no CLOSE), so on a
 /// bandwidth-bound pipelined link it finishes before the "bound".
 #[test]
-#[ignore = "library bug: lower_bound_ns counts the sync run's non-FETCH response bytes, so an async run on a bandwidth-bound pipelined link beats it"]
+
 fn async_never_beats_lower_bound_bandwidth_bound_pipelined() {
     let knobs = Knobs {
         shards: Some(6),

@@ -594,7 +594,7 @@ fn rescan_mid_run_async_dedicated() {
 /// taken). The server answers "cursor "c1" does not exist", the remote transaction
 /// aborts, and the next statement fails with 25P02.
 #[test]
-#[ignore = "library bug: sync ForeignScan rescan re-sends CLOSE for a cursor whose CLOSE is pending -> cursor does not exist -> 25P02"]
+
 fn rescan_while_close_pending_sync() {
     let k = Knobs {
         shards: Some(3),
@@ -611,7 +611,7 @@ fn rescan_while_close_pending_sync() {
 /// queued Query — so cN is never declared — but still sends `CLOSE cN` (the scan
 /// remembers its cursor name), which fails and aborts the remote transaction.
 #[test]
-#[ignore = "library bug: async ForeignScan rescan sends CLOSE for a cursor whose DECLARE was still queued and got discarded -> 25P02"]
+
 fn rescan_while_declare_queued_async_shared() {
     let k = Knobs {
         shards: Some(3),

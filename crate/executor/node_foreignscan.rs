@@ -2,7 +2,8 @@
 //!
 //! Protocol with the server, per scan:
 //! - sync mode (as postgres_fdw): `START TRANSACTION ISOLATION LEVEL REPEATABLE READ`
-//!   (once per connection), `DECLARE cN CURSOR FOR <remote sql>`, then
+//!   (once per connection, sent by the connection before the first query that needs
+//!   it), `DECLARE cN CURSOR FOR <remote sql>`, then
 //!   `FETCH fetch_size FROM cN` whenever the batch is used up, and `CLOSE cN` at the end,
 //!   each one a round trip the scan waits for;
 //! - async mode: the first round trip carries START TRANSACTION, DECLARE and the first
@@ -25,7 +26,6 @@ use crate::types::Datum;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum PendingKind {
-    Begin,
     Declare,
     Fetch,
     Close,
@@ -90,7 +90,7 @@ impl ForeignScanState {
     }
 
     fn send(&mut self, es: &mut EState, sql: &str, kind: PendingKind) {
-        let ticket = es.send_query(self.conn, sql, Some(self.id), false);
+        let ticket = es.send_query(self.conn, sql, Some(self.id), false, true);
         self.pending = Some((ticket, kind));
     }
 
@@ -131,7 +131,7 @@ impl ForeignScanState {
             return Err(ExecError::Remote(e));
         }
         match kind {
-            PendingKind::Begin | PendingKind::Declare => {}
+            PendingKind::Declare => {}
             PendingKind::Close => self.finished = true,
             PendingKind::Fetch => {
                 es.instr[self.id].remote.batches += 1;
@@ -155,7 +155,8 @@ impl ForeignScanState {
         self.send(es, &sql, PendingKind::Fetch);
     }
 
-    /// Sends what the scan needs next: transaction, cursor, a batch, or the close.
+    /// Sends what the scan needs next: the cursor, a batch, or the close. The
+    /// connection opens the remote transaction before the first of them.
     fn send_next(&mut self, es: &mut EState) {
         if self.eof_reached {
             if self.async_capable {
@@ -166,29 +167,17 @@ impl ForeignScanState {
             }
             return;
         }
-        let begin = "START TRANSACTION ISOLATION LEVEL REPEATABLE READ";
-        if self.async_capable && self.cursor.is_none() {
+        if self.cursor.is_none() {
             let cursor = es.conns[self.conn].next_cursor_name();
-            let mut sql = String::new();
-            if !es.conns[self.conn].xact_open {
-                es.conns[self.conn].xact_open = true;
-                sql.push_str(begin);
-                sql.push_str("; ");
+            let declare = format!("DECLARE {cursor} CURSOR FOR {}", self.sql);
+            if self.async_capable {
+                let sql = format!("{declare}; FETCH {} FROM {cursor}", self.fetch_size);
+                self.cursor = Some(cursor);
+                self.send(es, &sql, PendingKind::Fetch);
+            } else {
+                self.cursor = Some(cursor);
+                self.send(es, &declare, PendingKind::Declare);
             }
-            sql.push_str(&format!(
-                "DECLARE {cursor} CURSOR FOR {}; FETCH {} FROM {cursor}",
-                self.sql, self.fetch_size
-            ));
-            self.cursor = Some(cursor);
-            self.send(es, &sql, PendingKind::Fetch);
-        } else if !es.conns[self.conn].xact_open {
-            es.conns[self.conn].xact_open = true;
-            self.send(es, begin, PendingKind::Begin);
-        } else if self.cursor.is_none() {
-            let cursor = es.conns[self.conn].next_cursor_name();
-            let sql = format!("DECLARE {cursor} CURSOR FOR {}", self.sql);
-            self.cursor = Some(cursor);
-            self.send(es, &sql, PendingKind::Declare);
         } else {
             self.send_fetch(es);
         }
@@ -211,14 +200,12 @@ impl ExecNode for ForeignScanState {
         Ok(status)
     }
 
+    /// Restarts the scan with a new cursor on its next call. The old cursor is not
+    /// closed here: its DECLARE may still be queued or in flight, and the COMMIT closes
+    /// it in any case; the result we waited for is drained and dropped.
     fn exec_rescan(&mut self, es: &mut EState) -> ExecResult<()> {
         self.discard_pending(es);
-        if let Some(c) = self.cursor.take() {
-            if !self.finished || self.async_capable {
-                let sql = format!("CLOSE {c}");
-                es.send_query(self.conn, &sql, Some(self.id), true);
-            }
-        }
+        self.cursor = None;
         self.batch = QueryResult::default();
         self.next_tuple = 0;
         self.eof_reached = false;

@@ -63,18 +63,22 @@ fn actual(i: &Instrumentation) -> String {
     )
 }
 
-fn async_line(i: &Instrumentation) -> String {
+/// Our remote counters (every foreign scan) and async counters (async-capable ones).
+fn remote_lines(n: &ExplainNode, i: &Instrumentation) -> Vec<String> {
     let r = &i.remote;
-    format!(
-        "Async: requests={} waits={} wait time={:.3} ms batches={} round trips={} bytes sent={} received={}",
-        r.requests,
-        r.waits,
-        ms(r.wait_ns),
-        r.batches,
-        r.round_trips,
-        r.bytes_sent,
-        r.bytes_received
-    )
+    let mut lines = vec![format!(
+        "Remote: batches={} round trips={} bytes sent={} received={}",
+        r.batches, r.round_trips, r.bytes_sent, r.bytes_received
+    )];
+    if n.async_capable {
+        lines.push(format!(
+            "Async: requests={} waits={} wait time={:.3} ms",
+            r.requests,
+            r.waits,
+            ms(r.wait_ns)
+        ));
+    }
+    lines
 }
 
 fn is_remote(n: &ExplainNode) -> bool {
@@ -99,7 +103,9 @@ fn write_text(n: &ExplainNode, depth: usize, out: &mut String) {
         out.push_str(&format!("{detail_indent}{k}: {v}\n"));
     }
     if is_remote(n) && inst.nloops > 0 {
-        out.push_str(&format!("{detail_indent}{}\n", async_line(&inst)));
+        for line in remote_lines(n, &inst) {
+            out.push_str(&format!("{detail_indent}{line}\n"));
+        }
     }
     for c in &n.children {
         write_text(c, depth + 1, out);

@@ -9,6 +9,9 @@ use std::collections::VecDeque;
 
 pub type Ticket = u64;
 
+/// How postgres_fdw opens its remote transaction.
+pub const BEGIN_SQL: &str = "START TRANSACTION ISOLATION LEVEL REPEATABLE READ";
+
 /// An ErrorResponse from a server, with PostgreSQL's fields.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct RemoteError {
@@ -65,6 +68,8 @@ struct Pending {
     startup: bool,
     /// Nobody will read the result (a cancelled scan's FETCH, a fire-and-forget CLOSE).
     discard: bool,
+    /// The query must run inside the remote transaction (opened first if need be).
+    in_xact: bool,
     result: QueryResult,
 }
 
@@ -88,8 +93,12 @@ pub struct Connection {
     /// Set when the executor wants the query in progress cancelled; the host sends the
     /// cancel request (in PostgreSQL, over a separate connection) and clears it.
     pub cancel_requested: bool,
-    /// Remote transaction state: None, or Some(started) once START TRANSACTION was sent.
+    /// A remote transaction is open (START TRANSACTION was written to the wire).
     pub xact_open: bool,
+    /// How a query that needs a transaction opens one when none is open: in the same
+    /// Query message (`true`, async mode) or as its own round trip first, as
+    /// postgres_fdw does (`false`).
+    pub combine_begin: bool,
     inbox: BytesMut,
     inflight: VecDeque<Pending>,
     queued: VecDeque<Pending>,
@@ -102,7 +111,8 @@ pub struct Connection {
     pub new_input: bool,
     pub bytes_sent: u64,
     pub bytes_received: u64,
-    /// Queries that waited in the queue and were written since the host last looked.
+    /// Queries written other than the one being sent (released from the queue, or a
+    /// START TRANSACTION sent ahead), not yet recorded in the trace.
     pub released: Vec<String>,
 }
 
@@ -115,6 +125,7 @@ impl Connection {
             outbox: VecDeque::new(),
             cancel_requested: false,
             xact_open: false,
+            combine_begin: false,
             inbox: BytesMut::new(),
             inflight: VecDeque::new(),
             queued: VecDeque::new(),
@@ -154,29 +165,86 @@ impl Connection {
 
     /// Sends a query now if the connection allows it, else queues it. Returns the ticket
     /// to collect the result with, and whether it was queued.
-    pub fn send_query(&mut self, now: u64, sql: &str, discard: bool) -> (Ticket, bool, usize) {
+    /// Sends a query now if the connection allows it, else queues it. `in_xact`: the
+    /// query needs the remote transaction, opened first if none is (see
+    /// `combine_begin`). Returns the ticket to collect the result with, and the SQL
+    /// and size actually written now (None if it was queued).
+    pub fn send_query(
+        &mut self,
+        now: u64,
+        sql: &str,
+        discard: bool,
+        in_xact: bool,
+    ) -> (Ticket, Option<(String, usize)>) {
         if !self.started {
             self.start(now);
         }
-        let ticket = self.next_ticket;
-        self.next_ticket += 1;
+        let ticket = self.new_ticket();
         let p = Pending {
             ticket,
             sql: sql.to_string(),
             startup: false,
             discard,
+            in_xact,
             result: QueryResult::default(),
         };
-        // A query may follow the startup packet at once (trust authentication needs no
-        // exchange), so connecting costs no extra round trip.
-        if self.pipeline || self.inflight.iter().all(|q| q.startup) {
-            let n = self.write_query(now, &p.sql);
-            self.inflight.push_back(p);
-            (ticket, false, n)
-        } else {
-            self.queued.push_back(p);
-            (ticket, true, 0)
+        self.queued.push_back(p);
+        let mut mine = None;
+        for (t, sql, n) in self.write_queued(now) {
+            if t == ticket {
+                mine = Some((sql, n));
+            } else {
+                self.released.push(sql);
+            }
         }
+        (ticket, mine)
+    }
+
+    fn new_ticket(&mut self) -> Ticket {
+        let t = self.next_ticket;
+        self.next_ticket += 1;
+        t
+    }
+
+    /// Can a query go on the wire now? A query may follow the startup packet at once
+    /// (trust authentication needs no exchange), so connecting costs no round trip.
+    fn can_write(&self) -> bool {
+        self.pipeline || self.inflight.iter().all(|q| q.startup)
+    }
+
+    /// Writes queued queries while the connection allows; returns what was written.
+    fn write_queued(&mut self, now: u64) -> Vec<(Ticket, String, usize)> {
+        let mut written = Vec::new();
+        while self.can_write() && !self.queued.is_empty() {
+            let front = self.queued.front_mut().unwrap();
+            if front.in_xact && !self.xact_open {
+                self.xact_open = true;
+                if self.combine_begin {
+                    front.sql = format!("{BEGIN_SQL}; {}", front.sql);
+                } else {
+                    // A round trip of its own first, as postgres_fdw's begin_remote_xact.
+                    let ticket = self.new_ticket();
+                    let n = self.write_query(now, BEGIN_SQL);
+                    let result = QueryResult::default();
+                    let p = Pending {
+                        ticket,
+                        sql: BEGIN_SQL.into(),
+                        startup: false,
+                        discard: true,
+                        in_xact: false,
+                        result,
+                    };
+                    self.inflight.push_back(p);
+                    written.push((ticket, BEGIN_SQL.to_string(), n));
+                    continue;
+                }
+            }
+            let p = self.queued.pop_front().unwrap();
+            let n = self.write_query(now, &p.sql);
+            written.push((p.ticket, p.sql.clone(), n));
+            self.inflight.push_back(p);
+        }
+        written
     }
 
     fn start(&mut self, now: u64) {
@@ -196,6 +264,7 @@ impl Connection {
             ticket,
             sql: "(startup)".into(),
             startup: true,
+            in_xact: false,
             discard: true,
             result,
         });
@@ -235,7 +304,8 @@ impl Connection {
     }
 
     /// Marks a query's result as unwanted: it is drained from the connection when it
-    /// arrives (or dropped from the queue if it was not sent yet).
+    /// arrives (or dropped from the queue if it was not sent yet; a query that was never
+    /// sent opened no transaction, since the transaction is opened on writing).
     pub fn discard(&mut self, ticket: Ticket) {
         self.queued.retain(|p| p.ticket != ticket);
         for p in self.inflight.iter_mut() {
@@ -286,11 +356,8 @@ impl Connection {
     }
 
     fn send_next_queued(&mut self, now: u64) {
-        while (self.pipeline || self.inflight.is_empty()) && !self.queued.is_empty() {
-            let p = self.queued.pop_front().unwrap();
-            self.write_query(now, &p.sql);
-            self.released.push(p.sql.clone());
-            self.inflight.push_back(p);
+        for (_, sql, _) in self.write_queued(now) {
+            self.released.push(sql);
         }
     }
 

@@ -16,7 +16,7 @@
 //!   busy connection waits on something that will complete.
 
 mod connection;
-pub use connection::{Connection, QueryResult, RemoteError, Ticket};
+pub use connection::{Connection, QueryResult, RemoteError, Ticket, BEGIN_SQL};
 
 /// postgres_fdw's server options, plus our `pipeline`.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]

@@ -39,6 +39,8 @@ pub struct LinkStats {
     pub fetch_server_ns: u64,
     pub up_transfer_ns: u64,
     pub down_transfer_ns: u64,
+    /// Transfer time of the answers to FETCHes (rows the async plan must move too).
+    pub fetch_down_transfer_ns: u64,
     /// The most queries on the way at once (sent, answer not yet delivered).
     pub max_in_flight: usize,
 }
@@ -134,9 +136,10 @@ impl SimHost {
         let (response, cost) = self.servers[k].handle(bytes);
         let answers = self.servers[k].answers_sent - before;
         link.stats.server_ns += cost;
+        let is_fetch = bytes.first() == Some(&b'Q') && bytes.windows(5).any(|w| w == b"FETCH");
         if bytes.first() == Some(&b'Q') {
             link.stats.queries += 1;
-            if bytes.windows(5).any(|w| w == b"FETCH") {
+            if is_fetch {
                 link.stats.fetches += 1;
                 link.stats.fetch_server_ns += cost;
             }
@@ -153,6 +156,9 @@ impl SimHost {
         let down = p.transfer_ns(response.len());
         link.down_free = done.max(link.down_free) + down;
         link.stats.down_transfer_ns += down;
+        if is_fetch {
+            link.stats.fetch_down_transfer_ns += down;
+        }
         link.deliveries
             .push_back((link.down_free + p.rtt_ns / 2, response, answers));
     }
