@@ -9,6 +9,9 @@ pub mod estate;
 pub mod event_loop;
 pub mod exec_async;
 pub mod executor;
+pub mod host;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod host_tcp;
 pub mod instrument;
 pub mod plan;
 pub mod remote;

@@ -12,6 +12,7 @@
 use crate::estate::{EState, ExecError, ExecResult};
 use crate::exec_async::{exec_async_cancel, AsyncState};
 use crate::executor::{exec_end_node, exec_proc_node, explain_tree, ExecStatus, PlanState};
+use crate::host::Host;
 use crate::instrument::{explain_json, explain_text, ExplainNode};
 use crate::sim::SimHost;
 use crate::trace::TraceKind;
@@ -36,10 +37,12 @@ pub enum Step {
     Failed,
 }
 
-pub struct QueryRun {
+/// A query being run by a host: `SimHost` (simulated shards, the default) or a host
+/// that talks to real servers (`host_tcp::TcpHost`, natively).
+pub struct QueryRun<H: Host = SimHost> {
     pub es: EState,
     pub root: PlanState,
-    pub host: SimHost,
+    pub host: H,
     pub columns: Vec<Column>,
     pub phase: Phase,
     /// Result rows (kept unless `keep_rows` is off, for benchmarks).
@@ -53,8 +56,8 @@ pub struct QueryRun {
     ended: bool,
 }
 
-impl QueryRun {
-    pub fn new(es: EState, root: PlanState, host: SimHost, columns: Vec<Column>) -> QueryRun {
+impl<H: Host> QueryRun<H> {
+    pub fn new(es: EState, root: PlanState, host: H, columns: Vec<Column>) -> QueryRun<H> {
         let started_at = es.now();
         QueryRun {
             es,

@@ -35,6 +35,13 @@ if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; the
     as_root apt-get update >/dev/null && as_root apt-get install -y chromium chromium-driver >/dev/null; }
 fi
 
+# PostgreSQL server binaries: tests start their own clusters on free ports.
+if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || ! command -v psql >/dev/null; then
+  say "installing PostgreSQL"
+  as_root apt-get install -y postgresql >/dev/null || {
+    as_root apt-get update >/dev/null && as_root apt-get install -y postgresql >/dev/null; }
+fi
+
 command -v node >/dev/null && command -v npm >/dev/null || {
   say "installing Node.js"; as_root apt-get install -y nodejs npm >/dev/null; }
 

@@ -6,6 +6,7 @@ use pgasync::estate::EState;
 use pgasync::exec_async::{
     exec_async_configure_wait, exec_async_request_pending, new_request, AsyncState,
 };
+use pgasync::host::Host;
 use pgasync::remote::{ForeignServer, ServerOptions};
 use pgasync::run::QueryRun;
 use pgasync::scenario::{Knobs, Scenario, Sharing};

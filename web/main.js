@@ -374,7 +374,7 @@ function wire_() {
 }
 
 async function copyExplain() {
-  const text = ui.explain.textContent;
+  const text = ui.explain.dataset.raw ?? ui.explain.innerText;
   let ok = false;
   try {
     await navigator.clipboard.writeText(text);

@@ -413,6 +413,13 @@ impl Connection {
                         _ => {}
                     }
                 }
+                // An error while connecting is fatal: the server closes the connection.
+                if cur.startup {
+                    return Err(format!(
+                        "server \"{server}\" refused the connection: {} ({})",
+                        err.message, err.sqlstate
+                    ));
+                }
                 if cur.result.error.is_none() {
                     cur.result.error = Some(err);
                 }

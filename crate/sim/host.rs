@@ -3,6 +3,7 @@
 
 use super::server::ShardServer;
 use crate::estate::{EState, ExecError, ExecResult};
+use crate::host::Host;
 use crate::trace::TraceKind;
 use std::collections::VecDeque;
 
@@ -51,10 +52,20 @@ struct Link {
     down_free: u64,
     backend_free: u64,
     /// Responses on their way to the client: (arrival time, bytes), in order.
-    deliveries: VecDeque<(u64, Vec<u8>, usize)>,
+    deliveries: VecDeque<Delivery>,
     /// Queries sent whose answers are not delivered yet.
     queries_in_flight: usize,
     stats: LinkStats,
+}
+
+/// An answer on its way to the client.
+struct Delivery {
+    at: u64,
+    bytes: Vec<u8>,
+    /// ReadyForQuery messages in it (answers to queries or to the startup packet).
+    answers: usize,
+    /// It answers a Query (not the startup packet): a cancel can hit it.
+    query: bool,
 }
 
 /// How the host waits on a real clock (the core never sleeps by itself).
@@ -103,14 +114,9 @@ impl SimHost {
         self.links.iter().map(|l| l.params).collect()
     }
 
-    /// Anything still travelling on connection `conn`?
-    pub fn in_transit(&self, conn: usize) -> usize {
-        self.links[conn].deliveries.len()
-    }
-
     /// Sends what the executor wrote, handles cancel requests, and delivers what has
     /// arrived by now. Returns how many responses were delivered.
-    pub fn pump(&mut self, es: &mut EState) -> ExecResult<usize> {
+    fn pump_impl(&mut self, es: &mut EState) -> ExecResult<usize> {
         for k in 0..es.conns.len() {
             while let Some((t, bytes)) = es.conns[k].outbox.pop_front() {
                 self.transmit(k, t, &bytes);
@@ -159,17 +165,21 @@ impl SimHost {
         if is_fetch {
             link.stats.fetch_down_transfer_ns += down;
         }
-        link.deliveries
-            .push_back((link.down_free + p.rtt_ns / 2, response, answers));
+        link.deliveries.push_back(Delivery {
+            at: link.down_free + p.rtt_ns / 2,
+            bytes: response,
+            answers,
+            query: bytes.first() == Some(&b'Q'),
+        });
     }
 
-    /// A cancel request reaches the backend: every answer not yet delivered becomes a
-    /// "canceling statement" error (one per query, so the client's FIFO stays aligned).
+    /// A cancel request reaches the backend: every query answer not yet delivered
+    /// becomes a "canceling statement" error (one per query, so the client's FIFO stays
+    /// aligned); the answer to the startup packet is not a query and is left alone.
     fn cancel(&mut self, k: usize) {
-        let n = self.links[k].deliveries.len();
         let server = &mut self.servers[k];
-        for d in self.links[k].deliveries.iter_mut().take(n) {
-            d.1 = server.cancel_response();
+        for d in self.links[k].deliveries.iter_mut().filter(|d| d.query) {
+            d.bytes = server.cancel_response();
         }
     }
 
@@ -180,9 +190,9 @@ impl SimHost {
             while self.links[k]
                 .deliveries
                 .front()
-                .is_some_and(|(t, _, _)| *t <= now)
+                .is_some_and(|d| d.at <= now)
             {
-                let (_, bytes, answers) = self.links[k].deliveries.pop_front().unwrap();
+                let Delivery { bytes, answers, .. } = self.links[k].deliveries.pop_front().unwrap();
                 let link = &mut self.links[k];
                 link.queries_in_flight = link.queries_in_flight.saturating_sub(answers);
                 delivered += 1;
@@ -224,7 +234,7 @@ impl SimHost {
 
     /// Waits until one of `conns` has input. Waiting on nothing, or on connections with
     /// nothing on the way, would hang a real event loop: it is reported as an error.
-    pub fn wait(&mut self, es: &mut EState, conns: &[usize]) -> ExecResult<()> {
+    fn wait_impl(&mut self, es: &mut EState, conns: &[usize]) -> ExecResult<()> {
         if conns.is_empty() {
             return Err(ExecError::Internal(
                 "the executor waits on an empty set of connections".into(),
@@ -232,7 +242,7 @@ impl SimHost {
         }
         let next = conns
             .iter()
-            .filter_map(|&k| self.links.get(k)?.deliveries.front().map(|(t, _, _)| *t))
+            .filter_map(|&k| self.links.get(k)?.deliveries.front().map(|d| d.at))
             .min();
         let Some(t) = next else {
             return Err(ExecError::Internal(format!(
@@ -257,7 +267,19 @@ impl SimHost {
     pub fn next_arrival(&self) -> Option<u64> {
         self.links
             .iter()
-            .filter_map(|l| l.deliveries.front().map(|(t, _, _)| *t))
+            .filter_map(|l| l.deliveries.front().map(|d| d.at))
             .min()
+    }
+}
+
+impl Host for SimHost {
+    fn pump(&mut self, es: &mut EState) -> ExecResult<usize> {
+        self.pump_impl(es)
+    }
+    fn wait(&mut self, es: &mut EState, conns: &[usize]) -> ExecResult<()> {
+        self.wait_impl(es, conns)
+    }
+    fn in_transit(&self, conn: usize) -> usize {
+        self.links.get(conn).map_or(0, |l| l.deliveries.len())
     }
 }

@@ -55,9 +55,10 @@ export function renderCompare(container, cmp, scenarioId) {
     const inside = bw > 90;
     g.append(svg('text', { x: inside ? x0 + bw - 6 : x0 + bw + 6, y: gy + barH / 2 + 5, 'text-anchor': inside ? 'end' : 'start', class: 'cmp-bar-label', fill: inside ? '#fff' : '#0f172a' }, label));
     const lanes = connectionIntervals(run.trace, n, run.ns);
+    const every = Math.ceil(11 / laneH);
     lanes.forEach((l, k) => {
       const ly = gy + barH + 6 + k * laneH;
-      g.append(svg('text', { x: x0 - 6, y: ly + laneH / 2 + 4, 'text-anchor': 'end', class: 'lane-label', style: laneH < 12 ? 'font-size:9px' : null }, cmp.connections[k] ?? `conn ${k}`));
+      if (k % every === 0) g.append(svg('text', { x: x0 - 6, y: ly + laneH / 2 + 4, 'text-anchor': 'end', class: 'lane-label', style: laneH < 12 ? 'font-size:10px' : null }, cmp.connections[k] ?? `conn ${k}`));
       g.append(svg('line', { x1: x0, x2: x1, y1: ly + laneH - 0.5, y2: ly + laneH - 0.5, stroke: '#eef2f7' }));
       drawBars(g, l.busy, x, ly + 1, Math.max(3, laneH - 3), COLORS.busy, (iv) => `${run.name} ${cmp.connections[k]}: ${iv.sql}\n${ms(iv.start)} → ${ms(iv.end)} ms`);
     });

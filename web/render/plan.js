@@ -6,7 +6,7 @@ import { svg, stateInfo, STATE_ORDER, STATES, flattenPlan, fmtBytes, fmtInt } fr
 const PAD = 8;
 const INDENT = 18;
 const LINE = 15;
-const CHIP_W = 178;
+const CHIP_W = 172;
 const CHIP_H = 20;
 const PASSED_H = 16;
 const BUS_W = 16;
@@ -17,10 +17,10 @@ function isForeign(n) {
 }
 
 function counterLines(n) {
-  const lines = [`rows ${fmtInt(n.rows)}   loops ${n.loops}   time ${n.startup_ms.toFixed(3)}..${n.total_ms.toFixed(3)} ms`];
+  const lines = [`rows ${fmtInt(n.rows)} · loops ${n.loops} · time ${n.startup_ms.toFixed(3)}..${n.total_ms.toFixed(3)} ms`];
   if (isForeign(n)) {
-    lines.push(`requests ${fmtInt(n.requests)}   waits ${n.waits}   wait ${n.wait_ms.toFixed(3)} ms`);
-    lines.push(`batches ${n.batches}   round trips ${n.round_trips}   sent ${fmtBytes(n.bytes_sent)}   recv ${fmtBytes(n.bytes_received)}`);
+    lines.push(`requests ${fmtInt(n.requests)} · waits ${n.waits} · wait time ${n.wait_ms.toFixed(3)} ms`);
+    lines.push(`batches ${n.batches} · round trips ${n.round_trips} · sent ${fmtBytes(n.bytes_sent)} · recv ${fmtBytes(n.bytes_received)}`);
   }
   return lines;
 }
@@ -57,7 +57,7 @@ export function renderPlan(container, snap, passed) {
     const boxH = 8 + LINE * (1 + lines.length) + 2;
     const chips = (reqByNode.get(n.id) ?? []).map((r) => {
       const m = passed?.get(r.id);
-      const extra = m ? STATE_ORDER.filter((s) => m.has(s) && !(s === r.state && m.size === 1)) : [];
+      const extra = m ? STATE_ORDER.filter((s) => m.has(s) && s !== r.state) : [];
       return { r, extra, h: CHIP_H + extra.length * (PASSED_H + 2) };
     });
     const chipsH = chips.reduce((a, c) => a + c.h + 4, 0);
@@ -144,9 +144,9 @@ export function renderPlan(container, snap, passed) {
           const si = stateInfo(s);
           const pg = svg('g', { 'data-testid': 'request-passed', 'data-state': s, 'data-request': r.id, class: 'pill passed' });
           pg.append(svg('title', {}, `during this step request ${r.id} became ${si.label} ${m.get(s)} time(s)`));
-          pg.append(svg('rect', { x: chipX + 14, y: py, width: CHIP_W - 14, height: PASSED_H, rx: 4, fill: '#fff', stroke: si.color, 'stroke-width': 1.5 }));
-          pg.append(svg('rect', { x: chipX + 14, y: py, width: 6, height: PASSED_H, rx: 2, fill: si.color }));
-          pg.append(svg('text', { x: chipX + 25, y: py + 12, class: 'passed-text', fill: si.color }, `this step: ${si.label} ×${m.get(s)}`));
+          pg.append(svg('rect', { x: chipX, y: py, width: CHIP_W, height: PASSED_H, rx: 4, fill: '#fff', stroke: si.color, 'stroke-width': 1.5 }));
+          pg.append(svg('rect', { x: chipX, y: py, width: 6, height: PASSED_H, rx: 2, fill: si.color }));
+          pg.append(svg('text', { x: chipX + 10, y: py + 12, class: 'passed-text', fill: si.color }, `↳ ${si.label} ×${m.get(s)}`));
           g.append(pg);
           py += PASSED_H + 2;
         }

@@ -15,6 +15,19 @@ export function renderRows(container, countEl, page) {
   container.innerHTML = `<table class="rows" data-testid="rows-table"><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table>`;
 }
 
+/** One block per line (so wrapped lines hang under their text); the raw text stays in `pre.dataset`. */
 export function renderExplain(pre, text) {
-  if (pre.textContent !== text) pre.textContent = text;
+  if (pre.dataset.raw === text) return;
+  pre.dataset.raw = text;
+  const html = text
+    .replace(/\n$/, '')
+    .split('\n')
+    .map((line) => {
+      const ind = line.length - line.trimStart().length;
+      const t = line.trimStart();
+      const cls = /^(->\s+)?[A-Z][A-Za-z ]+(on \S+\s+)?\s*\(actual/.test(t) ? 'node' : /^Async:/.test(t) ? 'async' : /^Execution Time/.test(t) ? 'total' : '';
+      return `<span class="xl ${cls}" style="--ind:${ind}">${esc(t) || ' '}</span>`;
+    })
+    .join('');
+  pre.innerHTML = html;
 }

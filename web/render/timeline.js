@@ -99,17 +99,21 @@ export class Timeline {
     const axisY = H - AXIS_H;
     drawAxis(root, x, x0, x1, axisY, endNs, gridTop);
 
+    const labelEvery = Math.ceil(11 / laneH); // label every k-th lane when lanes are thin
+    let laneNo = 0;
     let y = TOP;
     const data = svg('g', { class: 'lanes' });
+    const headers = svg('g', { class: 'headers' });
     for (const lane of lanes) {
       if (lane.header) {
-        data.append(svg('text', { x: 4, y: y + 10, class: 'lane-header' }, lane.header));
+        headers.append(svg('text', { x: 4, y: y + 10, class: 'lane-header' }, lane.header));
         y += headerH;
         continue;
       }
       const by = y + (laneH - barH) / 2;
       data.append(svg('line', { x1: x0, x2: x1, y1: y + laneH - 0.5, y2: y + laneH - 0.5, stroke: '#eef2f7' }));
-      data.append(svg('text', { x: x0 - 6, y: y + laneH / 2 + 4, 'text-anchor': 'end', class: 'lane-label', style: laneH < 12 ? 'font-size:9px' : null }, lane.label));
+      const k = laneNo++;
+      if (k % labelEvery === 0 || lane.kind === 'rows') data.append(svg('text', { x: x0 - 6, y: y + laneH / 2 + 4, 'text-anchor': 'end', class: 'lane-label', style: laneH < 12 ? 'font-size:10px' : null }, lane.label));
       if (lane.kind === 'conn') {
         drawBars(data, lane.l.busy, x, by, barH, COLORS.busy, (iv) => `${lane.label}: ${iv.sql}\n${fmtMs(iv.start)} → ${fmtMs(iv.end)}${iv.rows != null ? ` (${iv.rows} rows)` : ''}`);
         drawTicks(data, lane.l.arrivals.map((a) => a.t), x, y + 1, laneH - 2, COLORS.arrival, 2);
@@ -129,7 +133,7 @@ export class Timeline {
     root.append(this.veil);
     this.cursor = svg('line', { x1: x0, x2: x0, y1: 2, y2: axisY, stroke: COLORS.cursor, 'stroke-width': 2, 'data-testid': 'time-cursor' });
     this.cursorLabel = svg('text', { x: x0, y: 10, class: 'cursor-label', fill: COLORS.cursor }, '');
-    root.append(this.cursor, this.cursorLabel);
+    root.append(headers, this.cursor, this.cursorLabel);
     root.append(svg('rect', { x: 0, y: 0, width: W, height: H, fill: 'transparent', class: 'hit' }));
 
     root.addEventListener('click', (ev) => {

@@ -1,0 +1,190 @@
+//! A native host for real PostgreSQL servers: one TCP connection per foreign server.
+//!
+//! Sockets are non-blocking; waiting polls the waited connections with short sleeps,
+//! bounded by a timeout so a server that never answers fails the query instead of
+//! hanging it. A cancel request goes out on a fresh connection with the backend key,
+//! as libpq's PQcancel does. Run it with a real clock (`Clock::from_host`).
+
+use crate::estate::{EState, ExecError, ExecResult};
+use crate::host::Host;
+use crate::trace::TraceKind;
+use bytes::BytesMut;
+use postgres_protocol::message::frontend;
+use std::io::{ErrorKind, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::time::{Duration, Instant};
+
+pub struct TcpHost {
+    addrs: Vec<SocketAddr>,
+    streams: Vec<TcpStream>,
+    /// How long `wait` may wait for an answer.
+    pub timeout: Duration,
+}
+
+impl TcpHost {
+    /// Connects to each server (`addrs[i]` serves connection i).
+    pub fn connect(addrs: &[SocketAddr]) -> std::io::Result<TcpHost> {
+        let mut streams = Vec::new();
+        for a in addrs {
+            let s = TcpStream::connect_timeout(a, Duration::from_secs(5))?;
+            s.set_nodelay(true)?;
+            s.set_nonblocking(true)?;
+            streams.push(s);
+        }
+        Ok(TcpHost {
+            addrs: addrs.to_vec(),
+            streams,
+            timeout: Duration::from_secs(30),
+        })
+    }
+
+    fn write_all(&mut self, k: usize, mut bytes: &[u8]) -> ExecResult<()> {
+        let deadline = Instant::now() + self.timeout;
+        while !bytes.is_empty() {
+            match self.streams[k].write(bytes) {
+                Ok(n) => bytes = &bytes[n..],
+                Err(e) if e.kind() == ErrorKind::WouldBlock && Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_micros(50))
+                }
+                Err(e) => {
+                    return Err(ExecError::Protocol(format!(
+                        "connection {k} ({}): write failed: {e}",
+                        self.addrs[k]
+                    )))
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn send_cancel(&self, k: usize, es: &EState) {
+        let Some((pid, key)) = es.conns[k].backend_key else {
+            return;
+        };
+        let mut buf = BytesMut::new();
+        frontend::cancel_request(pid, key, &mut buf);
+        if let Ok(mut s) = TcpStream::connect_timeout(&self.addrs[k], Duration::from_secs(5)) {
+            let _ = s.write_all(&buf);
+        }
+    }
+
+    /// Reads whatever is available on connection `k`; returns the answers completed.
+    fn read_available(&mut self, k: usize, es: &mut EState) -> ExecResult<usize> {
+        let mut buf = [0u8; 64 * 1024];
+        let mut answers = 0;
+        loop {
+            match self.streams[k].read(&mut buf) {
+                Ok(0) => {
+                    return Err(ExecError::Protocol(format!(
+                        "connection {k} ({}): server closed the connection",
+                        self.addrs[k]
+                    )))
+                }
+                Ok(n) => {
+                    let now = es.now();
+                    es.record(|| TraceKind::Arrive { conn: k, bytes: n });
+                    let done = es.conns[k]
+                        .receive(now, &buf[..n])
+                        .map_err(ExecError::Protocol)?;
+                    answers += done.len();
+                    for c in done {
+                        es.record(|| TraceKind::Response {
+                            conn: k,
+                            sql: c.sql,
+                            rows: c.rows,
+                            bytes: c.bytes,
+                            error: c.error,
+                        });
+                    }
+                }
+                Err(e) if e.kind() == ErrorKind::WouldBlock => return Ok(answers),
+                Err(e) => {
+                    return Err(ExecError::Protocol(format!(
+                        "connection {k} ({}): read failed: {e}",
+                        self.addrs[k]
+                    )))
+                }
+            }
+        }
+    }
+
+    fn flush(&mut self, es: &mut EState) -> ExecResult<()> {
+        for k in 0..self.streams.len() {
+            while let Some((_, bytes)) = es.conns[k].outbox.pop_front() {
+                self.write_all(k, &bytes)?;
+            }
+            for sql in std::mem::take(&mut es.conns[k].released) {
+                let bytes = sql.len() + 6;
+                es.record(|| TraceKind::Send {
+                    conn: k,
+                    sql,
+                    bytes,
+                    queued: false,
+                });
+            }
+            if es.conns[k].cancel_requested {
+                es.conns[k].cancel_requested = false;
+                self.send_cancel(k, es);
+                es.record(|| TraceKind::Cancel { conn: k });
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Host for TcpHost {
+    fn pump(&mut self, es: &mut EState) -> ExecResult<usize> {
+        self.flush(es)?;
+        let mut answers = 0;
+        for k in 0..self.streams.len() {
+            answers += self.read_available(k, es)?;
+        }
+        // Queries released by those answers go out now.
+        self.flush(es)?;
+        Ok(answers)
+    }
+
+    fn wait(&mut self, es: &mut EState, conns: &[usize]) -> ExecResult<()> {
+        if conns.is_empty() {
+            return Err(ExecError::Internal(
+                "the executor waits on an empty set of connections".into(),
+            ));
+        }
+        let list = conns.to_vec();
+        es.record(|| TraceKind::Wait { conns: list });
+        let deadline = Instant::now() + self.timeout;
+        loop {
+            self.flush(es)?;
+            let mut answers = 0;
+            for &k in conns {
+                answers += self.read_available(k, es)?;
+            }
+            if answers > 0 {
+                return self.flush(es);
+            }
+            if Instant::now() >= deadline {
+                return Err(ExecError::Protocol(format!(
+                    "no answer on connections {conns:?} within {:?}",
+                    self.timeout
+                )));
+            }
+            std::thread::sleep(Duration::from_micros(100));
+        }
+    }
+
+    fn in_transit(&self, _conn: usize) -> usize {
+        0 // what is on the wire is the connection's in-flight queue, checked there
+    }
+}
+
+impl Drop for TcpHost {
+    /// Releases every backend: Terminate, then close.
+    fn drop(&mut self) {
+        for s in &mut self.streams {
+            let mut buf = BytesMut::new();
+            frontend::terminate(&mut buf);
+            let _ = s.set_nonblocking(false);
+            let _ = s.write_all(&buf);
+        }
+    }
+}

@@ -1,0 +1,94 @@
+// Shared by run.mjs and bench.mjs: start `pgasync serve`, launch headless Chromium.
+
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+export const HERE = path.dirname(fileURLToPath(import.meta.url));
+export const ROOT = path.resolve(HERE, '../..');
+export const BIN = process.env.PGASYNC_BIN ? path.resolve(process.env.PGASYNC_BIN) : path.join(ROOT, 'target/release/pgasync');
+export const CHROMIUM = process.env.CHROMIUM_BIN ?? '/usr/bin/chromium';
+export const CHROMIUM_ARGS = [
+  '--headless=new',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-dev-shm-usage',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-quic',
+  '--no-first-run',
+  '--no-default-browser-check',
+];
+
+/**
+ * Starts `pgasync serve --port 0` from the repository root and resolves with
+ * {url, stop}. Rejects if the server exits or prints no URL within `timeoutMs`.
+ */
+export function startServer(timeoutMs = 15000) {
+  if (!existsSync(BIN)) {
+    return Promise.reject(new Error(`${BIN} not found: build it with \`cargo build --release -p pgasync-cli\` or set PGASYNC_BIN`));
+  }
+  const proc = spawn(BIN, ['serve', '--port', '0', '--web', path.join(ROOT, 'web'), '--pkg', path.join(ROOT, 'pkg')], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  const stop = () =>
+    new Promise((resolve) => {
+      if (proc.exitCode !== null || proc.signalCode !== null) return resolve();
+      const t = setTimeout(() => proc.kill('SIGKILL'), 3000);
+      proc.once('exit', () => {
+        clearTimeout(t);
+        resolve();
+      });
+      proc.kill('SIGINT'); // the server shuts down gracefully on Ctrl-C
+    });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      stop();
+      reject(new Error(`no URL from \`pgasync serve\` within ${timeoutMs} ms; stdout: ${out} stderr: ${err}`));
+    }, timeoutMs);
+    proc.stdout.on('data', (d) => {
+      out += d;
+      const m = out.match(/pgasync demo: (http:\/\/\S+)/);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ url: m[1], stop, proc });
+      }
+    });
+    proc.stderr.on('data', (d) => (err += d));
+    proc.once('exit', (code, sig) => {
+      clearTimeout(timer);
+      reject(new Error(`\`pgasync serve\` exited (${code ?? sig}) before printing its URL; stderr: ${err.trim()}`));
+    });
+    proc.once('error', (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+  });
+}
+
+export async function launchBrowser() {
+  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+}
+
+/** A page at 1600×1000 that records console errors and page errors into `errors`. */
+export async function newPage(browser, errors) {
+  const context = await browser.newContext({ viewport: { width: 1600, height: 1000 } });
+  const page = await context.newPage();
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(`console.error: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
+  page.on('crash', () => errors.push('page crashed'));
+  return page;
+}
+
+/** Waits until the page has booted (wasm loaded, first session built). */
+export async function waitReady(page, timeout = 20000) {
+  await page.waitForSelector('body[data-ready="1"]', { timeout });
+}
