@@ -46,10 +46,7 @@ pub enum Clock {
     /// network advances it when the executor waits.
     Virtual { now: u64, cpu: u64 },
     /// Real time read through the host's function; charges only count CPU for the bound.
-    Host {
-        read: Box<dyn Fn() -> u64>,
-        cpu: u64,
-    },
+    Host { read: Box<dyn Fn() -> u64>, cpu: u64 },
 }
 
 impl Clock {

@@ -51,12 +51,7 @@ pub struct EState {
 }
 
 impl EState {
-    pub fn new(
-        clock: Clock,
-        servers: Vec<ForeignServer>,
-        async_enabled: bool,
-        trace: bool,
-    ) -> EState {
+    pub fn new(clock: Clock, servers: Vec<ForeignServer>, async_enabled: bool, trace: bool) -> EState {
         let conns = servers
             .iter()
             .enumerate()
@@ -97,14 +92,7 @@ impl EState {
     /// Sends a query on a connection (or queues it behind the one in flight) and
     /// records it; `owner` is the node whose counters the round trip is charged to;
     /// `in_xact`: the query runs in the remote transaction (opened if need be).
-    pub fn send_query(
-        &mut self,
-        conn: usize,
-        sql: &str,
-        owner: Option<usize>,
-        discard: bool,
-        in_xact: bool,
-    ) -> u64 {
+    pub fn send_query(&mut self, conn: usize, sql: &str, owner: Option<usize>, discard: bool, in_xact: bool) -> u64 {
         let now = self.clock.now();
         let (ticket, written) = self.conns[conn].send_query(now, sql, discard, in_xact);
         // Written ahead of ours in this call: the START TRANSACTION our query needed, a
@@ -115,12 +103,7 @@ impl EState {
                 self.instr[node].remote.round_trips += 1;
                 self.instr[node].remote.bytes_sent += bytes as u64;
             }
-            self.trace.record(now, || TraceKind::Send {
-                conn,
-                sql,
-                bytes,
-                queued: false,
-            });
+            self.trace.record(now, || TraceKind::Send { conn, sql, bytes, queued: false });
         }
         let (sql, bytes, queued) = match written {
             Some((sql, n)) => (sql, n, false),
@@ -129,18 +112,9 @@ impl EState {
         if let Some(node) = owner {
             let r = &mut self.instr[node].remote;
             r.round_trips += 1;
-            r.bytes_sent += if queued {
-                sql.len() as u64 + 6
-            } else {
-                bytes as u64
-            };
+            r.bytes_sent += if queued { sql.len() as u64 + 6 } else { bytes as u64 };
         }
-        self.trace.record(now, || TraceKind::Send {
-            conn,
-            sql,
-            bytes,
-            queued,
-        });
+        self.trace.record(now, || TraceKind::Send { conn, sql, bytes, queued });
         ticket
     }
 }

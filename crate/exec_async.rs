@@ -53,12 +53,7 @@ pub struct AsyncRequest {
 }
 
 /// Creates a request (ExecInitAppend creates one per async child).
-pub fn new_request(
-    es: &mut EState,
-    requestor: usize,
-    requestee: usize,
-    request_index: usize,
-) -> usize {
+pub fn new_request(es: &mut EState, requestor: usize, requestee: usize, request_index: usize) -> usize {
     let id = es.requests.len();
     es.requests.push(AsyncRequest {
         id,
@@ -78,13 +73,7 @@ fn set_state(es: &mut EState, r: usize, to: AsyncState) {
     let from = req.state;
     req.state = to;
     let (requestor, requestee) = (req.requestor, req.requestee);
-    es.record(|| TraceKind::Request {
-        request: r,
-        requestor,
-        requestee,
-        from,
-        to,
-    });
+    es.record(|| TraceKind::Request { request: r, requestor, requestee, from, to });
 }
 
 /// ExecAsyncRequest: asks the requestee for a row. Afterwards the request is either
@@ -117,9 +106,7 @@ pub fn exec_async_configure_wait(es: &mut EState, r: usize) -> bool {
 /// ExecAsyncNotify: the request's connection has input; let the requestee consume it.
 pub fn exec_async_notify(es: &mut EState, r: usize, requestee: &mut PlanState) -> ExecResult<()> {
     if es.requests[r].state != AsyncState::Waiting {
-        return Err(ExecError::Internal(format!(
-            "notify for request {r} that is not Waiting"
-        )));
+        return Err(ExecError::Internal(format!("notify for request {r} that is not Waiting")));
     }
     es.event_loop.dequeue(r);
     es.event_loop.note_fired(r);
@@ -155,9 +142,7 @@ pub fn exec_async_request_pending(es: &mut EState, r: usize, conn: usize) {
 /// requestee's slot), false for end of data.
 pub fn exec_async_response(es: &mut EState, r: usize) -> ExecResult<bool> {
     if es.requests[r].state != AsyncState::CallbackPending {
-        return Err(ExecError::Internal(format!(
-            "response for request {r} that is not CallbackPending"
-        )));
+        return Err(ExecError::Internal(format!("response for request {r} that is not CallbackPending")));
     }
     let has_row = es.requests[r].result.unwrap_or(false);
     set_state(es, r, AsyncState::Complete);
@@ -168,10 +153,7 @@ pub fn exec_async_response(es: &mut EState, r: usize) -> ExecResult<bool> {
 pub fn exec_async_cancel(es: &mut EState, r: usize) {
     es.event_loop.dequeue(r);
     es.requests[r].conn = None;
-    if matches!(
-        es.requests[r].state,
-        AsyncState::Waiting | AsyncState::CallbackPending
-    ) {
+    if matches!(es.requests[r].state, AsyncState::Waiting | AsyncState::CallbackPending) {
         set_state(es, r, AsyncState::Cancelled);
     }
 }
@@ -179,11 +161,7 @@ pub fn exec_async_cancel(es: &mut EState, r: usize) {
 /// Async calls reach the requestee without the dispatcher, so they are timed here:
 /// the time in the call counts, the time spent Waiting does not (it is reported
 /// separately as wait time, which PostgreSQL's EXPLAIN leaves out).
-fn timed(
-    es: &mut EState,
-    node: usize,
-    f: impl FnOnce(&mut EState) -> ExecResult<()>,
-) -> ExecResult<()> {
+fn timed(es: &mut EState, node: usize, f: impl FnOnce(&mut EState) -> ExecResult<()>) -> ExecResult<()> {
     let now = es.now();
     es.instr[node].start_call(now);
     f(es)
@@ -200,8 +178,6 @@ fn finish_call(es: &mut EState, r: usize, node: usize) -> ExecResult<()> {
             es.instr[node].pause_call(now);
             Ok(())
         }
-        s => Err(ExecError::Internal(format!(
-            "requestee left request {r} in state {s:?}"
-        ))),
+        s => Err(ExecError::Internal(format!("requestee left request {r} in state {s:?}"))),
     }
 }

@@ -31,11 +31,7 @@ impl TcpHost {
             s.set_nonblocking(true)?;
             streams.push(s);
         }
-        Ok(TcpHost {
-            addrs: addrs.to_vec(),
-            streams,
-            timeout: Duration::from_secs(30),
-        })
+        Ok(TcpHost { addrs: addrs.to_vec(), streams, timeout: Duration::from_secs(30) })
     }
 
     fn write_all(&mut self, k: usize, mut bytes: &[u8]) -> ExecResult<()> {
@@ -47,10 +43,7 @@ impl TcpHost {
                     std::thread::sleep(Duration::from_micros(50))
                 }
                 Err(e) => {
-                    return Err(ExecError::Protocol(format!(
-                        "connection {k} ({}): write failed: {e}",
-                        self.addrs[k]
-                    )))
+                    return Err(ExecError::Protocol(format!("connection {k} ({}): write failed: {e}", self.addrs[k])))
                 }
             }
         }
@@ -83,9 +76,7 @@ impl TcpHost {
                 Ok(n) => {
                     let now = es.now();
                     es.record(|| TraceKind::Arrive { conn: k, bytes: n });
-                    let done = es.conns[k]
-                        .receive(now, &buf[..n])
-                        .map_err(ExecError::Protocol)?;
+                    let done = es.conns[k].receive(now, &buf[..n]).map_err(ExecError::Protocol)?;
                     answers += done.len();
                     for c in done {
                         es.record(|| TraceKind::Response {
@@ -99,10 +90,7 @@ impl TcpHost {
                 }
                 Err(e) if e.kind() == ErrorKind::WouldBlock => return Ok(answers),
                 Err(e) => {
-                    return Err(ExecError::Protocol(format!(
-                        "connection {k} ({}): read failed: {e}",
-                        self.addrs[k]
-                    )))
+                    return Err(ExecError::Protocol(format!("connection {k} ({}): read failed: {e}", self.addrs[k])))
                 }
             }
         }
@@ -115,12 +103,7 @@ impl TcpHost {
             }
             for sql in std::mem::take(&mut es.conns[k].released) {
                 let bytes = sql.len() + 6;
-                es.record(|| TraceKind::Send {
-                    conn: k,
-                    sql,
-                    bytes,
-                    queued: false,
-                });
+                es.record(|| TraceKind::Send { conn: k, sql, bytes, queued: false });
             }
             if es.conns[k].cancel_requested {
                 es.conns[k].cancel_requested = false;
@@ -146,9 +129,7 @@ impl Host for TcpHost {
 
     fn wait(&mut self, es: &mut EState, conns: &[usize]) -> ExecResult<()> {
         if conns.is_empty() {
-            return Err(ExecError::Internal(
-                "the executor waits on an empty set of connections".into(),
-            ));
+            return Err(ExecError::Internal("the executor waits on an empty set of connections".into()));
         }
         let list = conns.to_vec();
         es.record(|| TraceKind::Wait { conns: list });

@@ -146,9 +146,7 @@ impl<H: Host> QueryRun<H> {
 
     /// Sends COMMIT (sync: to one connection at a time; async: to all), then waits.
     fn step_commit(&mut self) -> ExecResult<Step> {
-        let open: Vec<usize> = (0..self.es.conns.len())
-            .filter(|&k| self.es.conns[k].xact_open)
-            .collect();
+        let open: Vec<usize> = (0..self.es.conns.len()).filter(|&k| self.es.conns[k].xact_open).collect();
         let concurrent = self.es.async_enabled;
         for k in open {
             if !concurrent && !self.commits.is_empty() {
@@ -172,11 +170,8 @@ impl<H: Host> QueryRun<H> {
             }
         }
         self.commits = still;
-        let busy: Vec<usize> = (0..self.es.conns.len())
-            .filter(|&k| self.es.conns[k].is_busy())
-            .collect();
-        if self.commits.is_empty() && busy.is_empty() && !self.es.conns.iter().any(|c| c.xact_open)
-        {
+        let busy: Vec<usize> = (0..self.es.conns.len()).filter(|&k| self.es.conns[k].is_busy()).collect();
+        if self.commits.is_empty() && busy.is_empty() && !self.es.conns.iter().any(|c| c.xact_open) {
             self.phase = Phase::Finished;
             self.es.event_loop.clear();
             self.finished_at = Some(self.es.now());
@@ -216,9 +211,7 @@ impl<H: Host> QueryRun<H> {
             if self.host.pump(&mut self.es).is_err() {
                 break;
             }
-            let busy: Vec<usize> = (0..self.es.conns.len())
-                .filter(|&k| self.es.conns[k].is_busy())
-                .collect();
+            let busy: Vec<usize> = (0..self.es.conns.len()).filter(|&k| self.es.conns[k].is_busy()).collect();
             if busy.is_empty() || self.host.wait(&mut self.es, &busy).is_err() {
                 break;
             }
@@ -231,9 +224,7 @@ impl<H: Host> QueryRun<H> {
     /// results drained, and the query starts over (rows so far are dropped).
     pub fn rescan(&mut self) -> ExecResult<()> {
         if self.phase != Phase::Executing {
-            return Err(ExecError::Internal(
-                "rescan of a query that is no longer executing".into(),
-            ));
+            return Err(ExecError::Internal("rescan of a query that is no longer executing".into()));
         }
         crate::executor::exec_rescan(&mut self.root, &mut self.es)?;
         self.es.event_loop.clear();
@@ -274,16 +265,10 @@ impl<H: Host> QueryRun<H> {
                 v.push(format!("connection {} ({}) is busy", c.id, c.server));
             }
             if c.xact_open {
-                v.push(format!(
-                    "connection {} ({}) has an open transaction",
-                    c.id, c.server
-                ));
+                v.push(format!("connection {} ({}) has an open transaction", c.id, c.server));
             }
             if self.host.in_transit(c.id) > 0 {
-                v.push(format!(
-                    "connection {} ({}) has responses in transit",
-                    c.id, c.server
-                ));
+                v.push(format!("connection {} ({}) has responses in transit", c.id, c.server));
             }
         }
         if !self.es.event_loop.is_empty() && self.is_done() {

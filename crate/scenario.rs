@@ -5,9 +5,7 @@
 use crate::clock::Clock;
 use crate::estate::EState;
 use crate::executor::{init_plan, InitContext};
-use crate::plan::{
-    AggCall, AggFunc, AggStrategy, Expr, ForeignScanPlan, Plan, RemoteQuery, RemoteTarget, SortKey,
-};
+use crate::plan::{AggCall, AggFunc, AggStrategy, Expr, ForeignScanPlan, Plan, RemoteQuery, RemoteTarget, SortKey};
 use crate::remote::{ForeignServer, ServerOptions};
 use crate::run::QueryRun;
 use crate::sim::{LinkParams, ServerCosts, ShardServer, SimHost};
@@ -32,9 +30,7 @@ impl Sharing {
             "dedicated" => Ok(Sharing::Dedicated),
             "shared" => Ok(Sharing::Shared),
             "pipelined" => Ok(Sharing::Pipelined),
-            _ => Err(format!(
-                "unknown sharing \"{s}\" (expected dedicated, shared or pipelined)"
-            )),
+            _ => Err(format!("unknown sharing \"{s}\" (expected dedicated, shared or pipelined)")),
         }
     }
     pub fn name(self) -> &'static str {
@@ -109,11 +105,7 @@ pub struct Scenario {
 }
 
 fn t_columns() -> Vec<Column> {
-    vec![
-        Column::new("a", ColType::Int),
-        Column::new("b", ColType::Int),
-        Column::new("c", ColType::Text),
-    ]
+    vec![Column::new("a", ColType::Int), Column::new("b", ColType::Int), Column::new("c", ColType::Text)]
 }
 
 /// Rows of `t(a, b, c)` for shard `s`: a = i % 100, b = global row number, c = text of b.
@@ -122,13 +114,15 @@ fn t_table(name: &str, shard: usize, rows: usize) -> Table {
     t.data.reserve(rows * 3);
     for i in 0..rows {
         let b = (shard * rows + i) as i64;
-        t.push_row(&[
-            Datum::Int(b % 100),
-            Datum::Int(b),
-            Datum::text(&format!("{b:05}")),
-        ]);
+        t.push_row(&[Datum::Int(b % 100), Datum::Int(b), Datum::text(&format!("{b:05}"))]);
     }
     t
+}
+
+/// The scan's target list when the query needs only `a` (as PostgreSQL's planner
+/// gives the scan only the columns its parent uses).
+fn a_column() -> Vec<Column> {
+    vec![Column::new("a", ColType::Int)]
 }
 
 fn sum_a_plan(input: Plan) -> Plan {
@@ -136,10 +130,7 @@ fn sum_a_plan(input: Plan) -> Plan {
         child: Box::new(input),
         strategy: AggStrategy::Plain,
         group_by: vec![],
-        aggs: vec![AggCall {
-            func: AggFunc::Sum,
-            arg: Some(Expr::Col(0)),
-        }],
+        aggs: vec![AggCall { func: AggFunc::Sum, arg: Some(Expr::Col(0)) }],
     }
 }
 
@@ -160,12 +151,7 @@ struct Settings {
     costs: ServerCosts,
 }
 
-fn check_range<T: PartialOrd + std::fmt::Display>(
-    name: &str,
-    v: T,
-    lo: T,
-    hi: T,
-) -> Result<T, String> {
+fn check_range<T: PartialOrd + std::fmt::Display>(name: &str, v: T, lo: T, hi: T) -> Result<T, String> {
     if v < lo || v > hi {
         return Err(format!("{name} = {v} is out of range ({lo} to {hi})"));
     }
@@ -174,12 +160,7 @@ fn check_range<T: PartialOrd + std::fmt::Display>(
 
 fn settings(k: &Knobs, default_shards: usize, default_rows: usize) -> Result<Settings, String> {
     let shards = check_range("shards", k.shards.unwrap_or(default_shards), 1, 64)?;
-    let rows = check_range(
-        "rows per shard",
-        k.rows_per_shard.unwrap_or(default_rows),
-        0,
-        10_000_000,
-    )?;
+    let rows = check_range("rows per shard", k.rows_per_shard.unwrap_or(default_rows), 0, 10_000_000)?;
     let fetch_size = check_range("fetch_size", k.fetch_size.unwrap_or(100), 1, 1_000_000)?;
     let rtt = check_range("rtt (ms)", k.rtt_ms.unwrap_or(1.0), 0.0, 10_000.0)?;
     let mut rtts = vec![(rtt * 1e6) as u64; shards];
@@ -188,25 +169,12 @@ fn settings(k: &Knobs, default_shards: usize, default_rows: usize) -> Result<Set
             rtts[i] = (check_range("rtt (ms)", *r, 0.0, 10_000.0)? * 1e6) as u64;
         }
     }
-    let bw = check_range(
-        "bandwidth (Mbit/s)",
-        k.bandwidth_mbps.unwrap_or(1000.0),
-        0.001,
-        1_000_000.0,
-    )?;
+    let bw = check_range("bandwidth (Mbit/s)", k.bandwidth_mbps.unwrap_or(1000.0), 0.001, 1_000_000.0)?;
     let mut costs = ServerCosts::default();
     if let Some(us) = k.server_row_us {
-        costs.server_row_ns =
-            (check_range("server cost per row (µs)", us, 0.0, 1_000_000.0)? * 1000.0) as u64;
+        costs.server_row_ns = (check_range("server cost per row (µs)", us, 0.0, 1_000_000.0)? * 1000.0) as u64;
     }
-    Ok(Settings {
-        shards,
-        rows,
-        fetch_size,
-        rtts,
-        bandwidth_bps: (bw * 125_000.0) as u64,
-        costs,
-    })
+    Ok(Settings { shards, rows, fetch_size, rtts, bandwidth_bps: (bw * 125_000.0) as u64, costs })
 }
 
 impl Scenario {
@@ -219,10 +187,7 @@ impl Scenario {
             "X" => build_partitionwise(knobs),
             _ => {
                 let ids: Vec<&str> = SCENARIOS.iter().map(|s| s.id).collect();
-                Err(format!(
-                    "unknown scenario \"{id}\" (built-in: {})",
-                    ids.join(", ")
-                ))
+                Err(format!("unknown scenario \"{id}\" (built-in: {})", ids.join(", ")))
             }
         }
     }
@@ -254,13 +219,7 @@ impl Scenario {
     pub fn start(&self, async_mode: bool, clock: Clock, trace: bool) -> Result<QueryRun, String> {
         let servers: Vec<ForeignServer> = self.servers.iter().map(|s| s.server.clone()).collect();
         let mut es = EState::new(clock, servers, async_mode, trace);
-        let root = init_plan(
-            &self.plan,
-            &InitContext {
-                catalog: &self.local,
-            },
-            &mut es,
-        )?;
+        let root = init_plan(&self.plan, &InitContext { catalog: &self.local }, &mut es)?;
         let shards = self
             .servers
             .iter()
@@ -307,17 +266,10 @@ fn server_spec(name: &str, catalog: Catalog, s: &Settings, rtt: u64, pipeline: b
     ServerSpec {
         server: ForeignServer {
             name: name.into(),
-            options: ServerOptions {
-                async_capable: true,
-                fetch_size: s.fetch_size,
-                pipeline,
-            },
+            options: ServerOptions { async_capable: true, fetch_size: s.fetch_size, pipeline },
         },
         catalog,
-        link: LinkParams {
-            rtt_ns: rtt,
-            bandwidth_bps: s.bandwidth_bps,
-        },
+        link: LinkParams { rtt_ns: rtt, bandwidth_bps: s.bandwidth_bps },
         costs: s.costs.clone(),
     }
 }
@@ -327,10 +279,7 @@ fn sum_reference(tables: &[&Table]) -> Vec<Vec<Datum>> {
     if rows == 0 {
         return vec![vec![Datum::Null]];
     }
-    let sum: i64 = tables
-        .iter()
-        .flat_map(|t| (0..t.nrows()).map(move |i| t.row(i)[0].as_int().unwrap()))
-        .sum();
+    let sum: i64 = tables.iter().flat_map(|t| (0..t.nrows()).map(move |i| t.row(i)[0].as_int().unwrap())).sum();
     vec![vec![Datum::Int(sum)]]
 }
 
@@ -340,19 +289,13 @@ fn build_local(id: &str, knobs: &Knobs) -> Result<Scenario, String> {
     let plan = if id == "A" {
         let t = t_table("t_local", 0, s.rows * s.shards);
         local.add(t);
-        sum_a_plan(Plan::SeqScan {
-            table: "t_local".into(),
-            columns: t_columns(),
-        })
+        sum_a_plan(Plan::SeqScan { table: "t_local".into(), columns: a_column() })
     } else {
         let mut children = vec![];
         for k in 0..s.shards {
             let name = format!("t_p{}", k + 1);
             local.add(t_table(&name, k, s.rows));
-            children.push(Plan::SeqScan {
-                table: name,
-                columns: t_columns(),
-            });
+            children.push(Plan::SeqScan { table: name, columns: a_column() });
         }
         sum_a_plan(Plan::Append { children })
     };
@@ -374,16 +317,8 @@ fn build_local(id: &str, knobs: &Knobs) -> Result<Scenario, String> {
 
 fn build_foreign(id: &str, knobs: &Knobs) -> Result<Scenario, String> {
     let s = settings(knobs, if id == "C" { 1 } else { 4 }, 100_000)?;
-    let (shards, rows) = if id == "C" {
-        (1, s.rows * 4)
-    } else {
-        (s.shards, s.rows)
-    };
-    let default_sharing = if matches!(id, "D" | "F") {
-        Sharing::Shared
-    } else {
-        Sharing::Dedicated
-    };
+    let (shards, rows) = if id == "C" { (1, s.rows * 4) } else { (s.shards, s.rows) };
+    let default_sharing = if matches!(id, "D" | "F") { Sharing::Shared } else { Sharing::Dedicated };
     let sharing = knobs.sharing.unwrap_or(default_sharing);
     let (remote_prefix, local_prefix) = match id {
         "C" => ("t", "ft"),
@@ -407,26 +342,12 @@ fn build_foreign(id: &str, knobs: &Knobs) -> Result<Scenario, String> {
             None => {
                 let mut cat = Catalog::default();
                 cat.add(table);
-                servers.push(server_spec(
-                    &server,
-                    cat,
-                    &s,
-                    s.rtts[k],
-                    sharing == Sharing::Pipelined,
-                ));
+                servers.push(server_spec(&server, cat, &s, s.rtts[k], sharing == Sharing::Pipelined));
             }
         }
-        children.push(foreign_scan_a(
-            &format!("{local_prefix}{}", k + 1),
-            &server,
-            &remote,
-        ));
+        children.push(foreign_scan_a(&format!("{local_prefix}{}", k + 1), &server, &remote));
     }
-    let plan = if id == "C" {
-        sum_a_plan(children.pop().unwrap())
-    } else {
-        sum_a_plan(Plan::Append { children })
-    };
+    let plan = if id == "C" { sum_a_plan(children.pop().unwrap()) } else { sum_a_plan(Plan::Append { children }) };
     let refs: Vec<&Table> = all.iter().collect();
     let reference = sum_reference(&refs);
     Ok(Scenario {
@@ -444,18 +365,12 @@ fn build_foreign(id: &str, knobs: &Knobs) -> Result<Scenario, String> {
 }
 
 fn players_columns() -> Vec<Column> {
-    vec![
-        Column::new("id", ColType::Int),
-        Column::new("name", ColType::Text),
-        Column::new("score", ColType::Int),
-    ]
+    vec![Column::new("id", ColType::Int), Column::new("name", ColType::Text), Column::new("score", ColType::Int)]
 }
 
 /// A small deterministic generator (the seed used random() * 100).
 fn score_of(id: i64) -> i64 {
-    let x = (id as u64)
-        .wrapping_mul(6364136223846793005)
-        .wrapping_add(1442695040888963407);
+    let x = (id as u64).wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
     ((x >> 33) % 101) as i64
 }
 
@@ -474,11 +389,7 @@ fn build_merge(knobs: &Knobs) -> Result<Scenario, String> {
         let name = format!("players_p{}", k + 1);
         let mut t = Table::new(&name, players_columns());
         for id in (1..=total as i64).filter(|id| (*id as usize) % s.shards == k) {
-            let row = [
-                Datum::Int(id),
-                Datum::text(&format!("player_{id}")),
-                Datum::Int(score_of(id)),
-            ];
+            let row = [Datum::Int(id), Datum::text(&format!("player_{id}")), Datum::Int(score_of(id))];
             t.push_row(&row);
             all.push(row.to_vec());
         }
@@ -492,13 +403,7 @@ fn build_merge(knobs: &Knobs) -> Result<Scenario, String> {
             None => {
                 let mut cat = Catalog::default();
                 cat.add(t);
-                servers.push(server_spec(
-                    &server,
-                    cat,
-                    &s,
-                    s.rtts[k],
-                    sharing == Sharing::Pipelined,
-                ));
+                servers.push(server_spec(&server, cat, &s, s.rtts[k], sharing == Sharing::Pipelined));
             }
         }
         let mut remote = RemoteQuery::scan(&name, players_columns(), &[0, 1, 2]);
@@ -506,26 +411,15 @@ fn build_merge(knobs: &Knobs) -> Result<Scenario, String> {
         // LIMIT is safe to push: the MergeAppend under a Limit never needs more than
         // offset + limit rows from any one child.
         remote.limit = Some(offset + limit);
-        children.push(Plan::ForeignScan(ForeignScanPlan {
-            relation: name.clone(),
-            server,
-            remote,
-        }));
+        children.push(Plan::ForeignScan(ForeignScanPlan { relation: name.clone(), server, remote }));
     }
     let plan = Plan::Limit {
-        child: Box::new(Plan::MergeAppend {
-            children,
-            keys: vec![SortKey::desc(2)],
-        }),
+        child: Box::new(Plan::MergeAppend { children, keys: vec![SortKey::desc(2)] }),
         offset,
         count: Some(limit),
     };
     all.sort_by(|a, b| b[2].cmp(&a[2]));
-    let reference = all
-        .into_iter()
-        .skip(offset as usize)
-        .take(limit as usize)
-        .collect();
+    let reference = all.into_iter().skip(offset as usize).take(limit as usize).collect();
     Ok(Scenario {
         id: "M".into(),
         local: Catalog::default(),
@@ -546,11 +440,7 @@ fn build_partitionwise(knobs: &Knobs) -> Result<Scenario, String> {
     let make = |name: &str, base: i64| {
         let mut t = Table::new(name, t_columns());
         for i in 0..s.rows as i64 {
-            t.push_row(&[
-                Datum::Int(base + i % 10),
-                Datum::Int(i),
-                Datum::text(&format!("{i:05}")),
-            ]);
+            t.push_row(&[Datum::Int(base + i % 10), Datum::Int(i), Datum::text(&format!("{i:05}"))]);
         }
         t
     };
@@ -562,41 +452,23 @@ fn build_partitionwise(knobs: &Knobs) -> Result<Scenario, String> {
             *counts.entry(t.row(i)[0].as_int().unwrap()).or_default() += 1;
         }
     }
-    let reference = counts
-        .into_iter()
-        .map(|(a, n)| vec![Datum::Int(a), Datum::Int(n)])
-        .collect();
+    let reference = counts.into_iter().map(|(a, n)| vec![Datum::Int(a), Datum::Int(n)]).collect();
     let mut cat = Catalog::default();
     cat.add(t1);
     let servers = vec![server_spec("server1", cat, &s, s.rtts[0], false)];
     let mut local = Catalog::default();
     local.add(p2);
     let mut remote = RemoteQuery::scan("t1", t_columns(), &[0]);
-    remote.targets = vec![
-        RemoteTarget::Col(0),
-        RemoteTarget::Agg(AggFunc::CountStar, None),
-    ];
+    remote.targets = vec![RemoteTarget::Col(0), RemoteTarget::Agg(AggFunc::CountStar, None)];
     remote.group_by = vec![0];
-    let foreign = Plan::ForeignScan(ForeignScanPlan {
-        relation: "p1".into(),
-        server: "server1".into(),
-        remote,
-    });
+    let foreign = Plan::ForeignScan(ForeignScanPlan { relation: "p1".into(), server: "server1".into(), remote });
     let local_agg = Plan::Agg {
-        child: Box::new(Plan::SeqScan {
-            table: "p2".into(),
-            columns: t_columns(),
-        }),
+        child: Box::new(Plan::SeqScan { table: "p2".into(), columns: a_column() }),
         strategy: AggStrategy::Hashed,
         group_by: vec![Expr::Col(0)],
-        aggs: vec![AggCall {
-            func: AggFunc::CountStar,
-            arg: None,
-        }],
+        aggs: vec![AggCall { func: AggFunc::CountStar, arg: None }],
     };
-    let plan = Plan::Append {
-        children: vec![foreign, local_agg],
-    };
+    let plan = Plan::Append { children: vec![foreign, local_agg] };
     Ok(Scenario {
         id: "X".into(),
         local,

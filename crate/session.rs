@@ -130,9 +130,7 @@ impl Session {
 
     /// Runs a copy of the query to the end to learn its length (for the time axis).
     fn measure_total(&self) -> Result<(usize, u64), String> {
-        let mut r = self
-            .scenario
-            .start(self.async_mode, Clock::virtual_clock(), false)?;
+        let mut r = self.scenario.start(self.async_mode, Clock::virtual_clock(), false)?;
         let mut n = 0;
         while !r.is_done() && n < MAX_STEPS {
             r.step();
@@ -154,11 +152,7 @@ impl Session {
     /// One turn of the loop: one event (a wait and what it woke), or one row.
     pub fn step_event(&mut self) -> Step {
         if self.run.is_done() || self.steps >= MAX_STEPS {
-            return if matches!(self.run.phase, Phase::Failed(_)) {
-                Step::Failed
-            } else {
-                Step::Finished
-            };
+            return if matches!(self.run.phase, Phase::Failed(_)) { Step::Failed } else { Step::Finished };
         }
         let from = self.run.es.trace.events.len();
         let s = self.run.step();
@@ -195,9 +189,7 @@ impl Session {
     }
 
     pub fn reset(&mut self) -> Result<(), String> {
-        self.run = self
-            .scenario
-            .start(self.async_mode, Clock::virtual_clock(), true)?;
+        self.run = self.scenario.start(self.async_mode, Clock::virtual_clock(), true)?;
         self.steps = 0;
         self.step_ends.clear();
         self.narration = "Reset: back to the start.".into();
@@ -219,10 +211,7 @@ impl Session {
     /// Goes to the last step that ends at or before virtual time `ns` (step 0 if none).
     pub fn seek_time(&mut self, ns: u64) -> Result<(), String> {
         // Step end times are the same in every replay, so those seen once are known.
-        while self.known_step_times.last().is_none_or(|&t| t <= ns)
-            && !self.run.is_done()
-            && self.steps < MAX_STEPS
-        {
+        while self.known_step_times.last().is_none_or(|&t| t <= ns) && !self.run.is_done() && self.steps < MAX_STEPS {
             if self.steps < self.known_step_times.len() {
                 let k = self.known_step_times.len();
                 self.seek(k)?;
@@ -230,11 +219,7 @@ impl Session {
                 self.step_event();
             }
         }
-        let target = self
-            .known_step_times
-            .iter()
-            .take_while(|&&t| t <= ns)
-            .count();
+        let target = self.known_step_times.iter().take_while(|&&t| t <= ns).count();
         self.seek(target)
     }
 
@@ -242,11 +227,7 @@ impl Session {
         fn find(n: &ExplainNode, id: usize) -> Option<String> {
             if n.id == id {
                 return Some(match &n.relation {
-                    Some(r) => format!(
-                        "{}{} on {r}",
-                        if n.async_capable { "Async " } else { "" },
-                        n.node_type
-                    ),
+                    Some(r) => format!("{}{} on {r}", if n.async_capable { "Async " } else { "" }, n.node_type),
                     None => n.node_type.clone(),
                 });
             }
@@ -259,65 +240,32 @@ impl Session {
     fn narrate(&self, from: usize) -> String {
         let events = &self.run.es.trace.events[from..];
         let mut parts: Vec<String> = Vec::new();
-        let conn_name = |k: usize| {
-            self.run
-                .es
-                .conns
-                .get(k)
-                .map(|c| c.server.clone())
-                .unwrap_or_default()
-        };
+        let conn_name = |k: usize| self.run.es.conns.get(k).map(|c| c.server.clone()).unwrap_or_default();
         for e in events {
             let p = match &e.kind {
-                TraceKind::Request {
-                    request,
-                    requestor,
-                    requestee,
-                    to,
-                    ..
-                } => match to {
+                TraceKind::Request { request, requestor, requestee, to, .. } => match to {
                     AsyncState::Waiting => format!(
                         "{} sent a request to {}; request {request} is now Waiting",
                         self.label(*requestor),
                         self.label(*requestee)
                     ),
                     AsyncState::CallbackPending => {
-                        format!(
-                            "{} has a result for request {request} (Callback pending)",
-                            self.label(*requestee)
-                        )
+                        format!("{} has a result for request {request} (Callback pending)", self.label(*requestee))
                     }
-                    AsyncState::Complete => format!(
-                        "{} took the result of request {request} (Complete)",
-                        self.label(*requestor)
-                    ),
+                    AsyncState::Complete => {
+                        format!("{} took the result of request {request} (Complete)", self.label(*requestor))
+                    }
                     AsyncState::Cancelled => format!("request {request} was cancelled"),
                     AsyncState::Idle => continue,
                 },
-                TraceKind::Send {
-                    conn,
-                    sql,
-                    queued: false,
-                    ..
-                } => format!("sent \"{sql}\" on connection {}", conn_name(*conn)),
-                TraceKind::Send {
-                    conn,
-                    sql,
-                    queued: true,
-                    ..
-                } => {
-                    format!(
-                        "queued \"{sql}\" behind the query in flight on connection {}",
-                        conn_name(*conn)
-                    )
+                TraceKind::Send { conn, sql, queued: false, .. } => {
+                    format!("sent \"{sql}\" on connection {}", conn_name(*conn))
                 }
-                TraceKind::Response {
-                    conn, rows, sql, ..
-                } => {
-                    format!(
-                        "the answer to \"{sql}\" arrived on {} ({rows} rows)",
-                        conn_name(*conn)
-                    )
+                TraceKind::Send { conn, sql, queued: true, .. } => {
+                    format!("queued \"{sql}\" behind the query in flight on connection {}", conn_name(*conn))
+                }
+                TraceKind::Response { conn, rows, sql, .. } => {
+                    format!("the answer to \"{sql}\" arrived on {} ({rows} rows)", conn_name(*conn))
                 }
                 TraceKind::Wait { conns } => {
                     let names: Vec<String> = conns.iter().map(|k| conn_name(*k)).collect();
@@ -335,9 +283,7 @@ impl Session {
         }
         if parts.is_empty() {
             return match &self.run.phase {
-                Phase::Finished => {
-                    "The query finished: every remote transaction is committed.".into()
-                }
+                Phase::Finished => "The query finished: every remote transaction is committed.".into(),
                 Phase::Committing => "Committing the remote transactions.".into(),
                 _ => "Local work only in this step.".into(),
             };
@@ -358,11 +304,7 @@ impl Session {
     fn node_view(&self, e: &ExplainNode) -> NodeView {
         let i = e.instr.finished();
         let label = match &e.relation {
-            Some(r) => format!(
-                "{}{} on {r}",
-                if e.async_capable { "Async " } else { "" },
-                e.node_type
-            ),
+            Some(r) => format!("{}{} on {r}", if e.async_capable { "Async " } else { "" }, e.node_type),
             None => e.node_type.clone(),
         };
         NodeView {
@@ -460,14 +402,8 @@ impl Session {
     /// Result rows `offset..offset+limit` as text, with the column names.
     pub fn rows_page(&self, offset: usize, limit: usize) -> (Vec<String>, Vec<Vec<String>>) {
         let cols = self.run.columns.iter().map(|c| c.name.clone()).collect();
-        let rows = self
-            .run
-            .rows
-            .iter()
-            .skip(offset)
-            .take(limit)
-            .map(|r| r.iter().map(|d| d.to_string()).collect())
-            .collect();
+        let rows =
+            self.run.rows.iter().skip(offset).take(limit).map(|r| r.iter().map(|d| d.to_string()).collect()).collect();
         (cols, rows)
     }
 }
@@ -494,10 +430,7 @@ pub fn compare(scenario_id: &str, knobs: &Knobs) -> Result<Comparison, String> {
     let bound_ns = s.lower_bound_ns(&sync);
     let (sn, an) = (sync.elapsed_ns(), asy.elapsed_ns());
     let keep = |t: &[TraceEvent]| -> Vec<TraceEvent> {
-        t.iter()
-            .filter(|e| matches!(e.kind, TraceKind::Send { .. } | TraceKind::Response { .. }))
-            .cloned()
-            .collect()
+        t.iter().filter(|e| matches!(e.kind, TraceKind::Send { .. } | TraceKind::Response { .. })).cloned().collect()
     };
     Ok(Comparison {
         sync_ns: sn,

@@ -9,28 +9,11 @@ use serde::Serialize;
 #[serde(tag = "kind")]
 pub enum TraceKind {
     /// An async request changed state.
-    Request {
-        request: usize,
-        requestor: usize,
-        requestee: usize,
-        from: AsyncState,
-        to: AsyncState,
-    },
+    Request { request: usize, requestor: usize, requestee: usize, from: AsyncState, to: AsyncState },
     /// A query was written to a connection (or queued behind a busy one).
-    Send {
-        conn: usize,
-        sql: String,
-        bytes: usize,
-        queued: bool,
-    },
+    Send { conn: usize, sql: String, bytes: usize, queued: bool },
     /// A query's whole response arrived (through ReadyForQuery).
-    Response {
-        conn: usize,
-        sql: String,
-        rows: usize,
-        bytes: usize,
-        error: Option<String>,
-    },
+    Response { conn: usize, sql: String, rows: usize, bytes: usize, error: Option<String> },
     /// The executor could not progress and waits on these connections.
     Wait { conns: Vec<usize> },
     /// Bytes arrived on a connection.
@@ -61,18 +44,12 @@ pub struct Trace {
 
 impl Trace {
     pub fn new(enabled: bool) -> Trace {
-        Trace {
-            enabled,
-            events: Vec::new(),
-        }
+        Trace { enabled, events: Vec::new() }
     }
     #[inline]
     pub fn record(&mut self, time_ns: u64, kind: impl FnOnce() -> TraceKind) {
         if self.enabled {
-            self.events.push(TraceEvent {
-                time_ns,
-                kind: kind(),
-            });
+            self.events.push(TraceEvent { time_ns, kind: kind() });
         }
     }
 }

@@ -152,10 +152,7 @@ impl ColType {
         let s = std::str::from_utf8(bytes).unwrap_or("");
         match self {
             ColType::Int => s.parse().map(Datum::Int).unwrap_or_else(|_| Datum::text(s)),
-            ColType::Float => s
-                .parse()
-                .map(Datum::Float)
-                .unwrap_or_else(|_| Datum::text(s)),
+            ColType::Float => s.parse().map(Datum::Float).unwrap_or_else(|_| Datum::text(s)),
             ColType::Text => Datum::text(s),
         }
     }
@@ -170,10 +167,7 @@ pub struct Column {
 
 impl Column {
     pub fn new(name: &str, ty: ColType) -> Column {
-        Column {
-            name: name.to_string(),
-            ty,
-        }
+        Column { name: name.to_string(), ty }
     }
 }
 
@@ -196,12 +190,7 @@ pub struct Index {
 
 impl Table {
     pub fn new(name: &str, columns: Vec<Column>) -> Table {
-        Table {
-            name: name.to_string(),
-            columns,
-            data: Vec::new(),
-            indexes: Vec::new(),
-        }
+        Table { name: name.to_string(), columns, data: Vec::new(), indexes: Vec::new() }
     }
     pub fn ncols(&self) -> usize {
         self.columns.len()
@@ -224,11 +213,7 @@ impl Table {
     /// Builds an index on a column (after the rows are loaded).
     pub fn create_index(&mut self, column: usize) {
         let mut order: Vec<u32> = (0..self.nrows() as u32).collect();
-        order.sort_by(|&a, &b| {
-            self.row(a as usize)[column]
-                .cmp(&self.row(b as usize)[column])
-                .then(a.cmp(&b))
-        });
+        order.sort_by(|&a, &b| self.row(a as usize)[column].cmp(&self.row(b as usize)[column]).then(a.cmp(&b)));
         self.indexes.retain(|i| i.column != column);
         self.indexes.push(Index { column, order });
     }

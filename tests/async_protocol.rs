@@ -3,9 +3,7 @@
 
 use pgasync::clock::Clock;
 use pgasync::estate::EState;
-use pgasync::exec_async::{
-    exec_async_configure_wait, exec_async_request_pending, new_request, AsyncState,
-};
+use pgasync::exec_async::{exec_async_configure_wait, exec_async_request_pending, new_request, AsyncState};
 use pgasync::host::Host;
 use pgasync::remote::{ForeignServer, ServerOptions};
 use pgasync::run::QueryRun;
@@ -13,33 +11,21 @@ use pgasync::scenario::{Knobs, Scenario, Sharing};
 use pgasync::trace::TraceKind;
 
 fn knobs(shards: usize, rows: usize) -> Knobs {
-    Knobs {
-        shards: Some(shards),
-        rows_per_shard: Some(rows),
-        ..Default::default()
-    }
+    Knobs { shards: Some(shards), rows_per_shard: Some(rows), ..Default::default() }
 }
 
 fn run(id: &str, k: &Knobs, async_mode: bool) -> (Scenario, QueryRun) {
     let s = Scenario::build(id, k).unwrap();
     let mut r = s.start(async_mode, Clock::virtual_clock(), true).unwrap();
     r.run_to_end().unwrap();
-    assert!(
-        s.matches_reference(&r.rows),
-        "{id}: result differs from the reference"
-    );
+    assert!(s.matches_reference(&r.rows), "{id}: result differs from the reference");
     assert!(r.leftovers().is_empty(), "{id}: {:?}", r.leftovers());
     (s, r)
 }
 
 /// Index of the first trace event matching `f`.
 fn first(r: &QueryRun, f: impl Fn(&TraceKind) -> bool) -> Option<(usize, u64)> {
-    r.es.trace
-        .events
-        .iter()
-        .enumerate()
-        .find(|(_, e)| f(&e.kind))
-        .map(|(i, e)| (i, e.time_ns))
+    r.es.trace.events.iter().enumerate().find(|(_, e)| f(&e.kind)).map(|(i, e)| (i, e.time_ns))
 }
 
 #[test]
@@ -47,68 +33,33 @@ fn append_starts_async_requests_before_sync_children() {
     // Seed 004: Append over one foreign and one local partition.
     let (_, r) = run("X", &knobs(1, 5000), true);
     let seqscan = r.explain().children[1].children[0].id;
-    let (request_at, _) = first(&r, |k| {
-        matches!(
-            k,
-            TraceKind::Request {
-                to: AsyncState::Waiting,
-                ..
-            }
-        )
-    })
-    .unwrap();
-    let (local_at, _) = first(
-        &r,
-        |k| matches!(k, TraceKind::NodeStart { node } if *node == seqscan),
-    )
-    .unwrap();
-    assert!(
-        request_at < local_at,
-        "the async request must be sent before the local child starts"
-    );
+    let (request_at, _) = first(&r, |k| matches!(k, TraceKind::Request { to: AsyncState::Waiting, .. })).unwrap();
+    let (local_at, _) = first(&r, |k| matches!(k, TraceKind::NodeStart { node } if *node == seqscan)).unwrap();
+    assert!(request_at < local_at, "the async request must be sent before the local child starts");
 }
 
 #[test]
 fn append_runs_sync_children_while_remote_is_in_flight() {
     let (_, r) = run("X", &knobs(1, 5000), true);
     let seqscan = r.explain().children[1].children[0].id;
-    let (_, local_start) = first(
-        &r,
-        |k| matches!(k, TraceKind::NodeStart { node } if *node == seqscan),
-    )
-    .unwrap();
-    let (_, remote_answer) = first(
-        &r,
-        |k| matches!(k, TraceKind::Response { sql, .. } if sql.contains("GROUP BY")),
-    )
-    .unwrap();
-    assert!(
-        local_start < remote_answer,
-        "local work must start before the remote answer arrives"
-    );
+    let (_, local_start) = first(&r, |k| matches!(k, TraceKind::NodeStart { node } if *node == seqscan)).unwrap();
+    let (_, remote_answer) =
+        first(&r, |k| matches!(k, TraceKind::Response { sql, .. } if sql.contains("GROUP BY"))).unwrap();
+    assert!(local_start < remote_answer, "local work must start before the remote answer arrives");
     let (_, sync) = run("X", &knobs(1, 5000), false);
-    assert!(
-        r.elapsed_ns() < sync.elapsed_ns(),
-        "overlap must make the async run faster"
-    );
+    assert!(r.elapsed_ns() < sync.elapsed_ns(), "overlap must make the async run faster");
 }
 
 #[test]
 fn merge_append_asks_every_child_for_its_first_row_concurrently() {
     let (_, r) = run("M", &knobs(4, 2000), true);
-    let (first_answer, _) = first(
-        &r,
-        |k| matches!(k, TraceKind::Response { sql, .. } if sql.contains("FETCH")),
-    )
-    .unwrap();
+    let (first_answer, _) =
+        first(&r, |k| matches!(k, TraceKind::Response { sql, .. } if sql.contains("FETCH"))).unwrap();
     let first_fetches = r.es.trace.events[..first_answer]
         .iter()
         .filter(|e| matches!(&e.kind, TraceKind::Send { sql, .. } if sql.contains("FETCH")))
         .count();
-    assert_eq!(
-        first_fetches, 4,
-        "all four first FETCHes go out before any answer arrives"
-    );
+    assert_eq!(first_fetches, 4, "all four first FETCHes go out before any answer arrives");
 }
 
 #[test]
@@ -132,19 +83,13 @@ fn merge_append_requests_next_row_only_from_the_consumed_child() {
 
 #[test]
 fn shared_connection_has_one_query_in_flight() {
-    let k = Knobs {
-        sharing: Some(Sharing::Shared),
-        ..knobs(4, 1000)
-    };
+    let k = Knobs { sharing: Some(Sharing::Shared), ..knobs(4, 1000) };
     let (_, r) = run("D", &k, true);
     let stats = r.host.link_stats();
     assert_eq!(stats.len(), 1, "one server, one connection");
     assert_eq!(stats[0].max_in_flight, 1);
     // With pipelining the same plan keeps several FETCHes on the wire.
-    let k = Knobs {
-        sharing: Some(Sharing::Pipelined),
-        ..knobs(4, 1000)
-    };
+    let k = Knobs { sharing: Some(Sharing::Pipelined), ..knobs(4, 1000) };
     let (_, r) = run("D", &k, true);
     assert!(r.host.link_stats()[0].max_in_flight > 1);
 }
@@ -154,23 +99,14 @@ fn scans_sharing_a_busy_connection_wait_for_the_pending_request_and_none_waits_f
     // Seed 000: four scans on one connection, fetch-ahead on: a scan that needs the
     // busy connection queues behind the pending request; every wait has an event.
     for fetch in [1, 7, 100] {
-        let k = Knobs {
-            sharing: Some(Sharing::Shared),
-            fetch_size: Some(fetch),
-            ..knobs(4, 300)
-        };
+        let k = Knobs { sharing: Some(Sharing::Shared), fetch_size: Some(fetch), ..knobs(4, 300) };
         let (_, r) = run("F", &k, true);
         for e in &r.es.trace.events {
             if let TraceKind::Wait { conns } = &e.kind {
                 assert!(!conns.is_empty());
             }
         }
-        assert!(r
-            .es
-            .trace
-            .events
-            .iter()
-            .any(|e| matches!(e.kind, TraceKind::Send { queued: true, .. })));
+        assert!(r.es.trace.events.iter().any(|e| matches!(e.kind, TraceKind::Send { queued: true, .. })));
     }
 }
 
@@ -185,10 +121,7 @@ fn waiting_on_nothing_is_an_error_not_a_hang() {
 }
 
 fn estate_with_one_request() -> (EState, usize) {
-    let servers = vec![ForeignServer {
-        name: "s1".into(),
-        options: ServerOptions::default(),
-    }];
+    let servers = vec![ForeignServer { name: "s1".into(), options: ServerOptions::default() }];
     let mut es = EState::new(Clock::virtual_clock(), servers, true, true);
     es.instr.resize(2, Default::default());
     let r = new_request(&mut es, 0, 1, 0);
@@ -219,31 +152,14 @@ fn waiting_queue_is_first_come_first_served() {
 
 #[test]
 fn events_handled_per_turn_are_bounded() {
-    let s = Scenario::build(
-        "E",
-        &Knobs {
-            fetch_size: Some(10),
-            ..knobs(8, 200)
-        },
-    )
-    .unwrap();
+    let s = Scenario::build("E", &Knobs { fetch_size: Some(10), ..knobs(8, 200) }).unwrap();
     let mut r = s.start(true, Clock::virtual_clock(), false).unwrap();
     r.es.event_loop.max_events = 2;
     r.run_to_end().unwrap();
     assert!(s.matches_reference(&r.rows));
-    assert_eq!(
-        r.es.event_loop.max_fired, 2,
-        "never more than the bound, and the bound was reached"
-    );
+    assert_eq!(r.es.event_loop.max_fired, 2, "never more than the bound, and the bound was reached");
     // The default bound is PostgreSQL's EVENT_BUFFER_SIZE.
-    let s = Scenario::build(
-        "E",
-        &Knobs {
-            fetch_size: Some(10),
-            ..knobs(32, 50)
-        },
-    )
-    .unwrap();
+    let s = Scenario::build("E", &Knobs { fetch_size: Some(10), ..knobs(32, 50) }).unwrap();
     let mut r = s.start(true, Clock::virtual_clock(), false).unwrap();
     r.run_to_end().unwrap();
     assert!(r.es.event_loop.max_fired <= pgasync::event_loop::EVENT_BUFFER_SIZE);
@@ -259,24 +175,11 @@ fn rescan_cancels_outstanding_requests_and_leaks_nothing() {
         r.step();
     }
     r.rescan().unwrap();
-    assert!(r
-        .es
-        .requests
-        .iter()
-        .all(|q| q.state != AsyncState::Waiting && q.state != AsyncState::CallbackPending));
+    assert!(r.es.requests.iter().all(|q| q.state != AsyncState::Waiting && q.state != AsyncState::CallbackPending));
     assert_eq!(r.es.event_loop.waiting().count(), 0);
-    assert!(r.es.trace.events.iter().any(|e| matches!(
-        e.kind,
-        TraceKind::Request {
-            to: AsyncState::Cancelled,
-            ..
-        }
-    )));
+    assert!(r.es.trace.events.iter().any(|e| matches!(e.kind, TraceKind::Request { to: AsyncState::Cancelled, .. })));
     r.run_to_end().unwrap();
-    assert!(
-        s.matches_reference(&r.rows),
-        "the rescanned query returns the whole result once"
-    );
+    assert!(s.matches_reference(&r.rows), "the rescanned query returns the whole result once");
     assert!(r.leftovers().is_empty(), "{:?}", r.leftovers());
 }
 
@@ -287,18 +190,10 @@ fn remote_error_cancels_every_outstanding_request() {
     r.host.servers[1].fail_after_rows = Some(300);
     let err = r.run_to_end().unwrap_err();
     assert!(err.to_string().contains("injected failure"), "{err}");
-    assert!(
-        err.to_string().contains("s2"),
-        "the error names the shard: {err}"
-    );
+    assert!(err.to_string().contains("s2"), "the error names the shard: {err}");
     assert!(r.leftovers().is_empty(), "{:?}", r.leftovers());
     assert!(r.es.conns.iter().all(|c| !c.is_busy() && !c.xact_open));
-    assert!(r
-        .es
-        .trace
-        .events
-        .iter()
-        .any(|e| matches!(e.kind, TraceKind::Cancel { .. })));
+    assert!(r.es.trace.events.iter().any(|e| matches!(e.kind, TraceKind::Cancel { .. })));
 }
 
 #[test]
@@ -306,12 +201,7 @@ fn without_async_capable_or_async_children_the_plain_sync_path_runs() {
     // async mode off: no request is ever made.
     let (_, r) = run("E", &knobs(4, 200), false);
     assert!(r.es.requests.is_empty());
-    assert!(!r
-        .es
-        .trace
-        .events
-        .iter()
-        .any(|e| matches!(e.kind, TraceKind::Request { .. })));
+    assert!(!r.es.trace.events.iter().any(|e| matches!(e.kind, TraceKind::Request { .. })));
     // async mode on, but only local children.
     for id in ["A", "B"] {
         let (_, r) = run(id, &knobs(4, 200), true);
@@ -329,10 +219,44 @@ fn async_run_is_bounded_below_by_the_model_limit() {
     let mut asy = s.start(true, Clock::virtual_clock(), false).unwrap();
     asy.run_to_end().unwrap();
     let bound = s.lower_bound_ns(&sync);
-    assert!(
-        asy.elapsed_ns() >= bound,
-        "async {} below the bound {bound}",
-        asy.elapsed_ns()
-    );
+    assert!(asy.elapsed_ns() >= bound, "async {} below the bound {bound}", asy.elapsed_ns());
     assert!(asy.elapsed_ns() < sync.elapsed_ns());
+}
+
+#[test]
+fn foreign_scan_pushes_where_order_by_and_limit_to_the_shard() {
+    use pgasync::executor::{init_plan, InitContext};
+    use pgasync::plan::{BinOp, Expr, ForeignScanPlan, Plan, RemoteQuery, SortKey};
+    use pgasync::sim::{LinkParams, ShardServer, SimHost};
+    use pgasync::types::{Catalog, ColType, Column, Datum, Table};
+    let cols = vec![Column::new("a", ColType::Int), Column::new("b", ColType::Int)];
+    let mut t = Table::new("t1", cols.clone());
+    for i in 0..1000 {
+        t.push_row(&[Datum::Int(i % 7), Datum::Int(i)]);
+    }
+    let mut remote = RemoteQuery::scan("t1", cols, &[1, 0]);
+    remote.quals = vec![Expr::bin(BinOp::Eq, Expr::Col(0), Expr::int(3))];
+    remote.order_by = vec![SortKey::desc(1)];
+    remote.limit = Some(5);
+    let plan = Plan::ForeignScan(ForeignScanPlan { relation: "ft1".into(), server: "s1".into(), remote });
+    for async_mode in [false, true] {
+        let servers = vec![ForeignServer {
+            name: "s1".into(),
+            options: ServerOptions { async_capable: true, fetch_size: 2, pipeline: false },
+        }];
+        let mut es = EState::new(Clock::virtual_clock(), servers, async_mode, true);
+        let root = init_plan(&plan, &InitContext { catalog: &Catalog::default() }, &mut es).unwrap();
+        let mut shard = Catalog::default();
+        shard.add(t.clone());
+        let host = SimHost::new(vec![ShardServer::new("s1", shard, 1)], vec![LinkParams::default()]);
+        let mut r = QueryRun::new(es, root, host, plan.output_columns());
+        r.run_to_end().unwrap();
+        let got: Vec<i64> = r.rows.iter().map(|row| row[0].as_int().unwrap()).collect();
+        assert_eq!(got, vec![997, 990, 983, 976, 969], "b DESC where a = 3, first 5");
+        let sent = r.es.trace.events.iter().find_map(|e| match &e.kind {
+            TraceKind::Send { sql, .. } if sql.contains("DECLARE") => Some(sql.clone()),
+            _ => None,
+        });
+        assert!(sent.unwrap().contains("SELECT b, a FROM t1 WHERE (a = 3) ORDER BY b DESC LIMIT 5"));
+    }
 }

@@ -9,12 +9,7 @@ use pgasync::scenario::{Knobs, Scenario};
 use serde_json::Value;
 
 fn e_knobs() -> Knobs {
-    Knobs {
-        shards: Some(4),
-        rows_per_shard: Some(500),
-        fetch_size: Some(100),
-        ..Default::default()
-    }
+    Knobs { shards: Some(4), rows_per_shard: Some(500), fetch_size: Some(100), ..Default::default() }
 }
 
 fn finished_run(id: &str, k: &Knobs, async_mode: bool) -> (Scenario, QueryRun) {
@@ -35,10 +30,7 @@ fn walk<'a>(n: &'a ExplainNode, out: &mut Vec<&'a ExplainNode>) {
 }
 
 fn detail<'a>(n: &'a ExplainNode, key: &str) -> Option<&'a str> {
-    n.details
-        .iter()
-        .find(|(k, _)| k == key)
-        .map(|(_, v)| v.as_str())
+    n.details.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
 }
 
 // ---------------------------------------------------------------------------------
@@ -81,10 +73,7 @@ fn e_async_tree() {
         assert!(c.instr.remote.waits >= 1, "child {i}");
         assert!(c.instr.remote.wait_ns > 0, "child {i}");
         assert!(c.instr.remote.bytes_received > 0, "child {i}");
-        assert_eq!(
-            detail(c, "Remote SQL"),
-            Some(format!("SELECT a FROM t{}", i + 1).as_str())
-        );
+        assert_eq!(detail(c, "Remote SQL"), Some(format!("SELECT a FROM t{}", i + 1).as_str()));
         sum += c.instr.ntuples;
     }
     assert_eq!(sum, append.instr.ntuples);
@@ -120,10 +109,7 @@ fn e_sync_tree_counts_round_trips() {
 fn e_async_text() {
     let (_, run) = finished_run("E", &e_knobs(), true);
     let text = run.explain_text();
-    let async_lines: Vec<&str> = text
-        .lines()
-        .filter(|l| l.contains("Async Foreign Scan on"))
-        .collect();
+    let async_lines: Vec<&str> = text.lines().filter(|l| l.contains("Async Foreign Scan on")).collect();
     assert_eq!(async_lines.len(), 4, "{text}");
     for (i, l) in async_lines.iter().enumerate() {
         assert!(l.contains(&format!("on ft{}", i + 1)), "{l}");
@@ -134,8 +120,7 @@ fn e_async_text() {
     assert!(first.starts_with("Aggregate  (actual time="), "{first}");
     assert!(first.contains("rows=1 loops=1"), "{first}");
     assert!(
-        text.lines()
-            .any(|l| l.trim_start().starts_with("->  Append") && l.contains("rows=2000 loops=1")),
+        text.lines().any(|l| l.trim_start().starts_with("->  Append") && l.contains("rows=2000 loops=1")),
         "{text}"
     );
     let last = text.lines().last().unwrap();
@@ -145,9 +130,7 @@ fn e_async_text() {
     assert_eq!(text.matches("Remote SQL: SELECT a FROM t").count(), 4);
     assert!(!text.contains("never executed"), "{text}");
     // The execution time printed is the run's elapsed time.
-    let ms: f64 = last["Execution Time: ".len()..last.len() - 3]
-        .parse()
-        .unwrap();
+    let ms: f64 = last["Execution Time: ".len()..last.len() - 3].parse().unwrap();
     assert!((ms - run.elapsed_ns() as f64 / 1e6).abs() < 0.001, "{last}");
 }
 
@@ -155,10 +138,7 @@ fn e_async_text() {
 fn e_sync_text_has_no_async_prefix() {
     let (_, run) = finished_run("E", &e_knobs(), false);
     let text = run.explain_text();
-    let scans: Vec<&str> = text
-        .lines()
-        .filter(|l| l.contains("Foreign Scan on"))
-        .collect();
+    let scans: Vec<&str> = text.lines().filter(|l| l.contains("Foreign Scan on")).collect();
     assert_eq!(scans.len(), 4, "{text}");
     for l in &scans {
         assert!(l.contains("rows=500 loops=1"), "{l}");
@@ -183,14 +163,8 @@ fn e_sync_text_has_no_async_at_all() {
 // ---------------------------------------------------------------------------------
 // JSON format.
 
-const NODE_KEYS: [&str; 6] = [
-    "Node Type",
-    "Actual Startup Time",
-    "Actual Total Time",
-    "Actual Rows",
-    "Actual Loops",
-    "Async Capable",
-];
+const NODE_KEYS: [&str; 6] =
+    ["Node Type", "Actual Startup Time", "Actual Total Time", "Actual Rows", "Actual Loops", "Async Capable"];
 
 const REMOTE_KEYS: [&str; 8] = [
     "Relation Name",
@@ -213,10 +187,7 @@ fn check_json_node(v: &Value, n: &ExplainNode) -> usize {
     assert_eq!(m["Async Capable"], n.async_capable);
     let i = n.instr.finished();
     assert_eq!(m["Actual Loops"], i.nloops);
-    assert_eq!(
-        m["Actual Rows"].as_u64().unwrap(),
-        (i.ntuples as f64 / i.nloops.max(1) as f64).round() as u64
-    );
+    assert_eq!(m["Actual Rows"].as_u64().unwrap(), (i.ntuples as f64 / i.nloops.max(1) as f64).round() as u64);
     let startup = m["Actual Startup Time"].as_f64().unwrap();
     let total = m["Actual Total Time"].as_f64().unwrap();
     assert!(startup >= 0.0 && total >= startup, "{v}");
@@ -239,11 +210,7 @@ fn check_json_node(v: &Value, n: &ExplainNode) -> usize {
         }
         Some(Value::Array(plans)) => {
             assert_eq!(plans.len(), n.children.len());
-            1 + plans
-                .iter()
-                .zip(&n.children)
-                .map(|(p, c)| check_json_node(p, c))
-                .sum::<usize>()
+            1 + plans.iter().zip(&n.children).map(|(p, c)| check_json_node(p, c)).sum::<usize>()
         }
         Some(other) => panic!("Plans is not an array: {other}"),
     }
@@ -293,11 +260,7 @@ fn e_json_async_and_sync() {
 
 #[test]
 fn json_of_every_scenario_is_well_formed() {
-    let k = Knobs {
-        rows_per_shard: Some(200),
-        fetch_size: Some(50),
-        ..Default::default()
-    };
+    let k = Knobs { rows_per_shard: Some(200), fetch_size: Some(50), ..Default::default() };
     for id in ["A", "B", "C", "D", "E", "F", "G", "pf1", "M", "X"] {
         for async_mode in [false, true] {
             let (_, run) = finished_run(id, &k, async_mode);
@@ -325,10 +288,7 @@ fn never_executed_in_an_unfinished_sync_run() {
         assert_eq!(c.instr.nloops, 0);
     }
     let text = run.explain_text();
-    let never: Vec<&str> = text
-        .lines()
-        .filter(|l| l.contains("(never executed)"))
-        .collect();
+    let never: Vec<&str> = text.lines().filter(|l| l.contains("(never executed)")).collect();
     assert_eq!(never.len(), 3, "{text}");
     for (i, l) in never.iter().enumerate() {
         assert!(l.contains(&format!("Foreign Scan on ft{}", i + 2)), "{l}");
@@ -373,10 +333,7 @@ fn never_executed_for_a_constructed_node() {
         children: vec![leaf],
     };
     let text = explain_text(&root, 1_500_000);
-    assert_eq!(
-        text,
-        "Limit  (never executed)\n  ->  Seq Scan on t  (never executed)\nExecution Time: 1.500 ms\n"
-    );
+    assert_eq!(text, "Limit  (never executed)\n  ->  Seq Scan on t  (never executed)\nExecution Time: 1.500 ms\n");
     let json = explain_json(&root, 1_500_000);
     assert_eq!(json[0]["Plan"]["Actual Loops"], 0);
     assert_eq!(json[0]["Plan"]["Plans"][0]["Relation Name"], "t");
@@ -386,12 +343,7 @@ fn never_executed_for_a_constructed_node() {
 #[test]
 fn m_limit_one_offset_zero_executes_every_node() {
     // MergeAppend must see a first row from every child, so even LIMIT 1 runs them all.
-    let k = Knobs {
-        rows_per_shard: Some(500),
-        offset: Some(0),
-        limit: Some(1),
-        ..Default::default()
-    };
+    let k = Knobs { rows_per_shard: Some(500), offset: Some(0), limit: Some(1), ..Default::default() };
     for async_mode in [false, true] {
         let (_, run) = finished_run("M", &k, async_mode);
         assert_eq!(run.rows.len(), 1);
@@ -405,11 +357,7 @@ fn m_limit_one_offset_zero_executes_every_node() {
         }
         for c in &tree.children[0].children {
             assert!(c.instr.ntuples <= 1, "{}", c.instr.ntuples);
-            assert!(
-                detail(c, "Remote SQL").unwrap().ends_with("LIMIT 1"),
-                "{:?}",
-                c.details
-            );
+            assert!(detail(c, "Remote SQL").unwrap().ends_with("LIMIT 1"), "{:?}", c.details);
         }
     }
 }
@@ -443,16 +391,9 @@ fn m_rows_flow() {
             for c in &ma.children {
                 assert_eq!(c.node_type, "Foreign Scan", "{ctx}");
                 assert_eq!(c.async_capable, async_mode, "{ctx}");
-                assert!(
-                    c.instr.ntuples <= offset + limit,
-                    "{ctx}: {}",
-                    c.instr.ntuples
-                );
+                assert!(c.instr.ntuples <= offset + limit, "{ctx}: {}", c.instr.ntuples);
                 let sql = detail(c, "Remote SQL").unwrap();
-                assert!(
-                    sql.ends_with(&format!("ORDER BY score DESC LIMIT {}", offset + limit)),
-                    "{ctx}: {sql}"
-                );
+                assert!(sql.ends_with(&format!("ORDER BY score DESC LIMIT {}", offset + limit)), "{ctx}: {sql}");
                 sum += c.instr.ntuples;
             }
             // Every row the MergeAppend returned came from a child; at most one row per
@@ -473,10 +414,7 @@ fn m_rows_flow() {
 
 #[test]
 fn x_async_plan() {
-    let k = Knobs {
-        rows_per_shard: Some(500),
-        ..Default::default()
-    };
+    let k = Knobs { rows_per_shard: Some(500), ..Default::default() };
     let (s, run) = finished_run("X", &k, true);
     assert_eq!(run.rows.len(), 20);
     assert!(s.matches_reference(&run.rows));

@@ -1,3 +1,4 @@
+#![cfg(not(target_arch = "wasm32"))]
 //! Property tests: for random knobs, sync and async runs of a scenario both succeed,
 //! return the reference result, and leave the executor, the connections and the event
 //! loop clean.
@@ -15,11 +16,7 @@ use proptest::test_runner::RngSeed;
 const IDS: [&str; 7] = ["C", "D", "E", "F", "G", "M", "X"];
 
 fn sharing_strategy() -> impl Strategy<Value = Sharing> {
-    prop_oneof![
-        Just(Sharing::Dedicated),
-        Just(Sharing::Shared),
-        Just(Sharing::Pipelined),
-    ]
+    prop_oneof![Just(Sharing::Dedicated), Just(Sharing::Shared), Just(Sharing::Pipelined),]
 }
 
 fn case_strategy() -> impl Strategy<Value = (&'static str, Knobs)> {
@@ -56,18 +53,10 @@ fn sorted(rows: &[Vec<Datum>]) -> Vec<Vec<Datum>> {
 
 /// Everything a finished run must have cleaned up; Err describes the first problem.
 fn check_clean(run: &QueryRun, mode: &str) -> Result<(), TestCaseError> {
-    prop_assert!(
-        run.leftovers().is_empty(),
-        "{}: leftovers {:?}",
-        mode,
-        run.leftovers()
-    );
+    prop_assert!(run.leftovers().is_empty(), "{}: leftovers {:?}", mode, run.leftovers());
     for r in &run.es.requests {
         prop_assert!(
-            matches!(
-                r.state,
-                AsyncState::Complete | AsyncState::Idle | AsyncState::Cancelled
-            ),
+            matches!(r.state, AsyncState::Complete | AsyncState::Idle | AsyncState::Cancelled),
             "{}: request {} left in state {:?}",
             mode,
             r.id,
@@ -78,28 +67,15 @@ fn check_clean(run: &QueryRun, mode: &str) -> Result<(), TestCaseError> {
         prop_assert!(!c.is_busy(), "{}: connection {} busy", mode, c.id);
         prop_assert!(!c.xact_open, "{}: connection {} xact open", mode, c.id);
     }
-    prop_assert!(
-        run.es.event_loop.is_empty(),
-        "{}: event loop not empty",
-        mode
-    );
+    prop_assert!(run.es.event_loop.is_empty(), "{}: event loop not empty", mode);
     for e in &run.es.trace.events {
         if let TraceKind::Wait { conns } = &e.kind {
-            prop_assert!(
-                !conns.is_empty(),
-                "{}: Wait with no connections at {} ns",
-                mode,
-                e.time_ns
-            );
+            prop_assert!(!conns.is_empty(), "{}: Wait with no connections at {} ns", mode, e.time_ns);
         }
     }
     // Trace times never go backwards on the virtual clock.
     prop_assert!(
-        run.es
-            .trace
-            .events
-            .windows(2)
-            .all(|w| w[0].time_ns <= w[1].time_ns),
+        run.es.trace.events.windows(2).all(|w| w[0].time_ns <= w[1].time_ns),
         "{}: trace times go backwards",
         mode
     );
@@ -111,8 +87,7 @@ fn run(s: &Scenario, async_mode: bool) -> Result<QueryRun, TestCaseError> {
     let mut run = s
         .start(async_mode, Clock::virtual_clock(), true)
         .map_err(|e| TestCaseError::fail(format!("{mode}: start failed: {e}")))?;
-    run.run_to_end()
-        .map_err(|e| TestCaseError::fail(format!("{mode}: run failed: {e}")))?;
+    run.run_to_end().map_err(|e| TestCaseError::fail(format!("{mode}: run failed: {e}")))?;
     check_clean(&run, mode)?;
     Ok(run)
 }
@@ -231,17 +206,10 @@ proptest! {
 }
 
 /// Steps a run, rescans it if it is still executing, runs it to the end and checks it.
-fn rescan_case(
-    id: &str,
-    knobs: &Knobs,
-    steps: usize,
-    async_mode: bool,
-) -> Result<(), TestCaseError> {
-    let s =
-        Scenario::build(id, knobs).map_err(|e| TestCaseError::fail(format!("build {id}: {e}")))?;
-    let mut run = s
-        .start(async_mode, Clock::virtual_clock(), true)
-        .map_err(|e| TestCaseError::fail(format!("start: {e}")))?;
+fn rescan_case(id: &str, knobs: &Knobs, steps: usize, async_mode: bool) -> Result<(), TestCaseError> {
+    let s = Scenario::build(id, knobs).map_err(|e| TestCaseError::fail(format!("build {id}: {e}")))?;
+    let mut run =
+        s.start(async_mode, Clock::virtual_clock(), true).map_err(|e| TestCaseError::fail(format!("start: {e}")))?;
     for _ in 0..steps {
         if run.phase != Phase::Executing {
             break;
@@ -250,17 +218,11 @@ fn rescan_case(
     }
     let mode = if async_mode { "async" } else { "sync" };
     if run.phase == Phase::Executing {
-        run.rescan()
-            .map_err(|e| TestCaseError::fail(format!("{mode}: rescan failed: {e}")))?;
+        run.rescan().map_err(|e| TestCaseError::fail(format!("{mode}: rescan failed: {e}")))?;
         prop_assert!(run.rows.is_empty());
     }
-    run.run_to_end()
-        .map_err(|e| TestCaseError::fail(format!("{mode}: run failed after rescan: {e}")))?;
-    prop_assert!(
-        s.matches_reference(&run.rows),
-        "{}: wrong rows after rescan",
-        mode
-    );
+    run.run_to_end().map_err(|e| TestCaseError::fail(format!("{mode}: run failed after rescan: {e}")))?;
+    prop_assert!(s.matches_reference(&run.rows), "{}: wrong rows after rescan", mode);
     check_clean(&run, mode)
 }
 
@@ -288,10 +250,5 @@ fn async_never_beats_lower_bound_bandwidth_bound_pipelined() {
     asy.run_to_end().unwrap();
     let bound = s.lower_bound_ns(&sync);
     // Fails today: async 54_785_450 ns < bound 55_632_000 ns.
-    assert!(
-        asy.elapsed_ns() >= bound,
-        "async {} ns below the lower bound {} ns",
-        asy.elapsed_ns(),
-        bound
-    );
+    assert!(asy.elapsed_ns() >= bound, "async {} ns below the lower bound {} ns", asy.elapsed_ns(), bound);
 }

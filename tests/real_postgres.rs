@@ -28,29 +28,18 @@ fn pg_bin(name: &str) -> PathBuf {
         .filter(|p| p.join(name).exists())
         .collect();
     versions.sort();
-    versions
-        .pop()
-        .expect("no PostgreSQL bin directory")
-        .join(name)
+    versions.pop().expect("no PostgreSQL bin directory").join(name)
 }
 
 fn is_root() -> bool {
-    Command::new("id")
-        .arg("-u")
-        .output()
-        .map(|o| o.stdout.starts_with(b"0"))
-        .unwrap_or(false)
+    Command::new("id").arg("-u").output().map(|o| o.stdout.starts_with(b"0")).unwrap_or(false)
 }
 
 /// Runs a PostgreSQL program, as the `postgres` user when we are root (the server
 /// refuses to run as root).
 fn run_pg(args: &[&str]) {
     let mut cmd = if is_root() {
-        let line = args
-            .iter()
-            .map(|a| format!("'{a}'"))
-            .collect::<Vec<_>>()
-            .join(" ");
+        let line = args.iter().map(|a| format!("'{a}'")).collect::<Vec<_>>().join(" ");
         let mut c = Command::new("su");
         c.args(["postgres", "-s", "/bin/sh", "-c", &line]);
         c
@@ -69,11 +58,7 @@ fn run_pg(args: &[&str]) {
 }
 
 fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
+    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
 
 /// A throwaway cluster, stopped and removed on drop.
@@ -84,11 +69,7 @@ struct Cluster {
 
 impl Cluster {
     fn start(tag: &str) -> Cluster {
-        let dir = std::env::temp_dir().join(format!(
-            "pgasync-{tag}-{}-{}",
-            std::process::id(),
-            free_port()
-        ));
+        let dir = std::env::temp_dir().join(format!("pgasync-{tag}-{}-{}", std::process::id(), free_port()));
         std::fs::create_dir_all(&dir).unwrap();
         if is_root() {
             run_chown(&dir);
@@ -109,10 +90,7 @@ impl Cluster {
             "UTF8",
             "--locale=C.UTF-8",
         ]);
-        let opts = format!(
-            "-p {port} -k {} -c listen_addresses=127.0.0.1 -c fsync=off",
-            dir.display()
-        );
+        let opts = format!("-p {port} -k {} -c listen_addresses=127.0.0.1 -c fsync=off", dir.display());
         let log = dir.join("log");
         run_pg(&[
             pg_ctl.to_str().unwrap(),
@@ -147,11 +125,7 @@ impl Cluster {
             ])
             .output()
             .expect("psql runs");
-        assert!(
-            out.status.success(),
-            "psql: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        assert!(out.status.success(), "psql: {}", String::from_utf8_lossy(&out.stderr));
     }
 
     fn addr(&self) -> SocketAddr {
@@ -160,11 +134,7 @@ impl Cluster {
 }
 
 fn run_chown(dir: &Path) {
-    let ok = Command::new("chown")
-        .args(["postgres:postgres", dir.to_str().unwrap()])
-        .status()
-        .unwrap()
-        .success();
+    let ok = Command::new("chown").args(["postgres:postgres", dir.to_str().unwrap()]).status().unwrap().success();
     assert!(ok, "chown {dir:?}");
 }
 
@@ -173,25 +143,14 @@ impl Drop for Cluster {
         let data = self.dir.join("data");
         let pg_ctl = pg_bin("pg_ctl");
         let _ = std::panic::catch_unwind(|| {
-            run_pg(&[
-                pg_ctl.to_str().unwrap(),
-                "-D",
-                data.to_str().unwrap(),
-                "-m",
-                "immediate",
-                "stop",
-            ])
+            run_pg(&[pg_ctl.to_str().unwrap(), "-D", data.to_str().unwrap(), "-m", "immediate", "stop"])
         });
         let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
 
 fn t_columns() -> Vec<Column> {
-    vec![
-        Column::new("a", ColType::Int),
-        Column::new("b", ColType::Int),
-        Column::new("c", ColType::Text),
-    ]
+    vec![Column::new("a", ColType::Int), Column::new("b", ColType::Int), Column::new("c", ColType::Text)]
 }
 
 /// The same rows in a real table and in a simulated shard's table.
@@ -204,11 +163,7 @@ fn load(cluster: &Cluster, table: &str, first: i64) -> Table {
     ));
     let mut t = Table::new(table, t_columns());
     for i in first..first + ROWS {
-        t.push_row(&[
-            Datum::Int(i % 100),
-            Datum::Int(i),
-            Datum::text(&format!("{i:05}")),
-        ]);
+        t.push_row(&[Datum::Int(i % 100), Datum::Int(i), Datum::text(&format!("{i:05}"))]);
     }
     t
 }
@@ -229,10 +184,7 @@ fn plan(tables: &[&str]) -> Plan {
         child: Box::new(Plan::Append { children }),
         strategy: AggStrategy::Plain,
         group_by: vec![],
-        aggs: vec![AggCall {
-            func: AggFunc::Sum,
-            arg: Some(Expr::Col(0)),
-        }],
+        aggs: vec![AggCall { func: AggFunc::Sum, arg: Some(Expr::Col(0)) }],
     }
 }
 
@@ -240,11 +192,7 @@ fn estate(n: usize, async_mode: bool, clock: Clock) -> EState {
     let servers = (0..n)
         .map(|k| ForeignServer {
             name: format!("s{}", k + 1),
-            options: ServerOptions {
-                async_capable: true,
-                fetch_size: 100,
-                pipeline: false,
-            },
+            options: ServerOptions { async_capable: true, fetch_size: 100, pipeline: false },
         })
         .collect();
     EState::new(clock, servers, async_mode, true)
@@ -252,37 +200,14 @@ fn estate(n: usize, async_mode: bool, clock: Clock) -> EState {
 
 fn real_run(addrs: &[SocketAddr], p: &Plan, async_mode: bool) -> QueryRun<TcpHost> {
     let start = Instant::now();
-    let mut es = estate(
-        addrs.len(),
-        async_mode,
-        Clock::from_host(Box::new(move || start.elapsed().as_nanos() as u64)),
-    );
-    let root = init_plan(
-        p,
-        &InitContext {
-            catalog: &Catalog::default(),
-        },
-        &mut es,
-    )
-    .unwrap();
-    QueryRun::new(
-        es,
-        root,
-        TcpHost::connect(addrs).unwrap(),
-        p.output_columns(),
-    )
+    let mut es = estate(addrs.len(), async_mode, Clock::from_host(Box::new(move || start.elapsed().as_nanos() as u64)));
+    let root = init_plan(p, &InitContext { catalog: &Catalog::default() }, &mut es).unwrap();
+    QueryRun::new(es, root, TcpHost::connect(addrs).unwrap(), p.output_columns())
 }
 
 fn sim_run(tables: Vec<Table>, p: &Plan, async_mode: bool) -> QueryRun {
     let mut es = estate(tables.len(), async_mode, Clock::virtual_clock());
-    let root = init_plan(
-        p,
-        &InitContext {
-            catalog: &Catalog::default(),
-        },
-        &mut es,
-    )
-    .unwrap();
+    let root = init_plan(p, &InitContext { catalog: &Catalog::default() }, &mut es).unwrap();
     let shards = tables
         .into_iter()
         .enumerate()
@@ -305,20 +230,11 @@ fn append_over_real_postgres_shards_sync_and_async() {
     let p = plan(&["t1", "t2"]);
     for async_mode in [false, true] {
         let mut r = real_run(&[c1.addr(), c2.addr()], &p, async_mode);
-        r.run_to_end()
-            .unwrap_or_else(|e| panic!("async={async_mode}: {e}"));
-        assert_eq!(
-            r.rows,
-            vec![vec![Datum::Int(expected)]],
-            "async={async_mode}"
-        );
+        r.run_to_end().unwrap_or_else(|e| panic!("async={async_mode}: {e}"));
+        assert_eq!(r.rows, vec![vec![Datum::Int(expected)]], "async={async_mode}");
         assert!(r.leftovers().is_empty(), "{:?}", r.leftovers());
         let text = r.explain_text();
-        assert_eq!(
-            text.matches("Async Foreign Scan").count(),
-            if async_mode { 2 } else { 0 },
-            "{text}"
-        );
+        assert_eq!(text.matches("Async Foreign Scan").count(), if async_mode { 2 } else { 0 }, "{text}");
         assert!(text.contains(&format!("rows={ROWS} loops=1")), "{text}");
     }
     // The simulated shards answer the same protocol with the same rows.
@@ -334,14 +250,10 @@ fn remote_errors_match_between_postgres_and_the_simulated_shard() {
     let p = plan(&["no_such_table"]);
     for async_mode in [false, true] {
         let mut real = real_run(&[c1.addr()], &p, async_mode);
-        let Err(ExecError::Remote(re)) = real.run_to_end() else {
-            panic!("expected a remote error")
-        };
+        let Err(ExecError::Remote(re)) = real.run_to_end() else { panic!("expected a remote error") };
         assert!(real.leftovers().is_empty(), "{:?}", real.leftovers());
         let mut sim = sim_run(vec![t1.clone()], &p, async_mode);
-        let Err(ExecError::Remote(se)) = sim.run_to_end() else {
-            panic!("expected a remote error")
-        };
+        let Err(ExecError::Remote(se)) = sim.run_to_end() else { panic!("expected a remote error") };
         assert_eq!(re.message, "relation \"no_such_table\" does not exist");
         assert_eq!(
             (&se.message, se.position, &se.sqlstate),

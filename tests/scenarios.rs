@@ -15,11 +15,7 @@ use pgasync::types::Datum;
 const FETCH_SIZES: [usize; 3] = [100, 200, 1000];
 
 fn knobs(rows: usize, fetch: usize) -> Knobs {
-    Knobs {
-        rows_per_shard: Some(rows),
-        fetch_size: Some(fetch),
-        ..Default::default()
-    }
+    Knobs { rows_per_shard: Some(rows), fetch_size: Some(fetch), ..Default::default() }
 }
 
 fn build(id: &str, k: &Knobs) -> Scenario {
@@ -47,45 +43,21 @@ fn sorted(rows: &[Vec<Datum>]) -> Vec<Vec<Datum>> {
 /// Runs one scenario sync and async and checks everything the two runs must agree on.
 fn check_sync_async(id: &str, k: &Knobs) {
     let s = build(id, k);
-    let ctx = format!(
-        "scenario {id} (fetch_size {:?}, sharing {:?})",
-        k.fetch_size, k.sharing
-    );
+    let ctx = format!("scenario {id} (fetch_size {:?}, sharing {:?})", k.fetch_size, k.sharing);
     let sync = run_ok(&s, false, false);
     let asy = run_ok(&s, true, false);
-    assert!(
-        sync.leftovers().is_empty(),
-        "{ctx}: sync leftovers: {:?}",
-        sync.leftovers()
-    );
-    assert!(
-        asy.leftovers().is_empty(),
-        "{ctx}: async leftovers: {:?}",
-        asy.leftovers()
-    );
+    assert!(sync.leftovers().is_empty(), "{ctx}: sync leftovers: {:?}", sync.leftovers());
+    assert!(asy.leftovers().is_empty(), "{ctx}: async leftovers: {:?}", asy.leftovers());
     assert!(!sync.rows.is_empty(), "{ctx}: sync returned no rows");
     if s.ordered {
-        assert_eq!(
-            asy.rows, sync.rows,
-            "{ctx}: async rows differ from sync rows"
-        );
+        assert_eq!(asy.rows, sync.rows, "{ctx}: async rows differ from sync rows");
     } else {
-        assert_eq!(
-            sorted(&asy.rows),
-            sorted(&sync.rows),
-            "{ctx}: async rows differ from sync rows (as multisets)"
-        );
+        assert_eq!(sorted(&asy.rows), sorted(&sync.rows), "{ctx}: async rows differ from sync rows (as multisets)");
     }
     assert_eq!(sync.row_count as usize, sync.rows.len(), "{ctx}");
     assert_eq!(asy.row_count as usize, asy.rows.len(), "{ctx}");
-    assert!(
-        s.matches_reference(&sync.rows),
-        "{ctx}: sync rows do not match the reference"
-    );
-    assert!(
-        s.matches_reference(&asy.rows),
-        "{ctx}: async rows do not match the reference"
-    );
+    assert!(s.matches_reference(&sync.rows), "{ctx}: sync rows do not match the reference");
+    assert!(s.matches_reference(&asy.rows), "{ctx}: async rows do not match the reference");
     assert_eq!(sync.rows.len(), s.reference.len(), "{ctx}: sync row count");
 }
 
@@ -97,10 +69,7 @@ fn check_scenario(id: &str, rows: usize) {
 
 fn check_scenario_pipelined(id: &str, rows: usize) {
     for fetch in FETCH_SIZES {
-        let k = Knobs {
-            sharing: Some(Sharing::Pipelined),
-            ..knobs(rows, fetch)
-        };
+        let k = Knobs { sharing: Some(Sharing::Pipelined), ..knobs(rows, fetch) };
         check_sync_async(id, &k);
     }
 }
@@ -182,10 +151,7 @@ fn traced(id: &str, k: &Knobs) -> (Vec<TraceEvent>, u64) {
     let s = build(id, k);
     let run = run_ok(&s, true, true);
     assert!(run.leftovers().is_empty(), "{id}: {:?}", run.leftovers());
-    assert!(
-        !run.es.trace.events.is_empty(),
-        "{id}: trace on but no events"
-    );
+    assert!(!run.es.trace.events.is_empty(), "{id}: trace on but no events");
     (run.es.trace.events.clone(), run.elapsed_ns())
 }
 
@@ -197,16 +163,10 @@ fn check_deterministic(id: &str, k: &Knobs) {
     assert_eq!(e1, e2, "{id}: elapsed differs between identical runs");
     assert!(e1 > 0, "{id}: elapsed is zero");
     // The trace is ordered in time.
-    assert!(
-        t1.windows(2).all(|w| w[0].time_ns <= w[1].time_ns),
-        "{id}: trace times go backwards"
-    );
+    assert!(t1.windows(2).all(|w| w[0].time_ns <= w[1].time_ns), "{id}: trace times go backwards");
 
     // A different round-trip time gives a different trace (and elapsed time).
-    let other = Knobs {
-        rtt_ms: Some(k.rtt_ms.unwrap_or(1.0) * 2.0 + 0.5),
-        ..k.clone()
-    };
+    let other = Knobs { rtt_ms: Some(k.rtt_ms.unwrap_or(1.0) * 2.0 + 0.5), ..k.clone() };
     let (t3, e3) = traced(id, &other);
     assert!(t1 != t3, "{id}: changing rtt did not change the trace");
     assert_ne!(e1, e3, "{id}: changing rtt did not change elapsed");
@@ -224,10 +184,7 @@ fn determinism_m_async() {
 
 #[test]
 fn determinism_d_pipelined_async() {
-    let k = Knobs {
-        sharing: Some(Sharing::Pipelined),
-        ..knobs(500, 100)
-    };
+    let k = Knobs { sharing: Some(Sharing::Pipelined), ..knobs(500, 100) };
     check_deterministic("D", &k);
 }
 
@@ -237,10 +194,7 @@ fn determinism_sync_runs() {
         let s = build(id, &knobs(300, 100));
         let a = run_ok(&s, false, true);
         let b = run_ok(&s, false, true);
-        assert!(
-            a.es.trace.events == b.es.trace.events,
-            "{id} sync traces differ"
-        );
+        assert!(a.es.trace.events == b.es.trace.events, "{id} sync traces differ");
         assert_eq!(a.elapsed_ns(), b.elapsed_ns(), "{id}");
     }
 }
@@ -257,24 +211,15 @@ fn elapsed_pair(id: &str, k: &Knobs) -> (u64, u64) {
 
 #[test]
 fn gain_e_dedicated_connections_overlap() {
-    let k = Knobs {
-        shards: Some(4),
-        ..knobs(2000, 100)
-    };
+    let k = Knobs { shards: Some(4), ..knobs(2000, 100) };
     let (sync, asy) = elapsed_pair("E", &k);
-    assert!(
-        (asy as f64) < sync as f64 * 0.3,
-        "E: async {asy} ns is not < 0.3 × sync {sync} ns"
-    );
+    assert!((asy as f64) < sync as f64 * 0.3, "E: async {asy} ns is not < 0.3 × sync {sync} ns");
     // The async run cannot beat the scenario's own lower bound.
     let s = build("E", &k);
     let sync_run = run_ok(&s, false, false);
     let bound = s.lower_bound_ns(&sync_run);
     assert!(bound > 0);
-    assert!(
-        asy >= bound,
-        "E: async {asy} ns below lower bound {bound} ns"
-    );
+    assert!(asy >= bound, "E: async {asy} ns below lower bound {bound} ns");
 }
 
 #[test]
@@ -283,10 +228,7 @@ fn gain_a_and_b_take_the_plain_path() {
         for fetch in FETCH_SIZES {
             let (sync, asy) = elapsed_pair(id, &knobs(500, fetch));
             assert!(sync > 0, "{id}: elapsed is zero");
-            assert_eq!(
-                asy, sync,
-                "{id}: async elapsed differs from sync (fetch {fetch})"
-            );
+            assert_eq!(asy, sync, "{id}: async elapsed differs from sync (fetch {fetch})");
         }
         // No async children: no requests at all.
         let s = build(id, &knobs(500, 100));
@@ -294,11 +236,7 @@ fn gain_a_and_b_take_the_plain_path() {
         assert!(run.es.requests.is_empty(), "{id}: has async requests");
         assert!(run.es.conns.is_empty(), "{id}: has connections");
         assert!(
-            !run.es
-                .trace
-                .events
-                .iter()
-                .any(|e| matches!(e.kind, TraceKind::Request { .. } | TraceKind::Wait { .. })),
+            !run.es.trace.events.iter().any(|e| matches!(e.kind, TraceKind::Request { .. } | TraceKind::Wait { .. })),
             "{id}: async run has request or wait events"
         );
     }
@@ -310,10 +248,7 @@ fn gain_d_shared_connection_is_small() {
     // its fixed per-scan round trips (BEGIN + DECLARE ride with the first FETCH, the
     // COMMIT closes the cursors: about 10 ms here whatever the size). With 3000 rows per
     // shard (31 FETCHes each) that is under 10% of the run; with 1000 rows it is 17%.
-    let k = Knobs {
-        sharing: Some(Sharing::Shared),
-        ..knobs(3000, 100)
-    };
+    let k = Knobs { sharing: Some(Sharing::Shared), ..knobs(3000, 100) };
     let (sync, asy) = elapsed_pair("D", &k);
     let ratio = asy as f64 / sync as f64;
     assert!(
@@ -322,30 +257,18 @@ fn gain_d_shared_connection_is_small() {
     );
     let s = build("D", &k);
     let sync_run = run_ok(&s, false, false);
-    assert!(
-        asy >= s.lower_bound_ns(&sync_run),
-        "D shared: below lower bound"
-    );
+    assert!(asy >= s.lower_bound_ns(&sync_run), "D shared: below lower bound");
 }
 
 #[test]
 fn gain_d_pipelined_overlaps_on_one_connection() {
-    let k = Knobs {
-        sharing: Some(Sharing::Pipelined),
-        ..knobs(1000, 100)
-    };
+    let k = Knobs { sharing: Some(Sharing::Pipelined), ..knobs(1000, 100) };
     let (sync, asy) = elapsed_pair("D", &k);
-    assert!(
-        (asy as f64) < sync as f64 * 0.5,
-        "D pipelined: async {asy} ns is not < 0.5 × sync {sync} ns"
-    );
+    assert!((asy as f64) < sync as f64 * 0.5, "D pipelined: async {asy} ns is not < 0.5 × sync {sync} ns");
     let s = build("D", &k);
     let sync_run = run_ok(&s, false, false);
     let bound = s.lower_bound_ns(&sync_run);
-    assert!(
-        asy >= bound,
-        "D pipelined: async {asy} ns below lower bound {bound} ns"
-    );
+    assert!(asy >= bound, "D pipelined: async {asy} ns below lower bound {bound} ns");
 }
 
 // ---------------------------------------------------------------------------------
@@ -360,49 +283,19 @@ fn build_err(id: &str, k: &Knobs) -> String {
 
 #[test]
 fn knob_validation() {
-    let e = build_err(
-        "E",
-        &Knobs {
-            shards: Some(0),
-            ..Default::default()
-        },
-    );
+    let e = build_err("E", &Knobs { shards: Some(0), ..Default::default() });
     assert!(e.contains("shards"), "{e}");
 
-    let e = build_err(
-        "E",
-        &Knobs {
-            fetch_size: Some(0),
-            ..Default::default()
-        },
-    );
+    let e = build_err("E", &Knobs { fetch_size: Some(0), ..Default::default() });
     assert!(e.contains("fetch_size"), "{e}");
 
-    let e = build_err(
-        "E",
-        &Knobs {
-            rtt_ms: Some(-1.0),
-            ..Default::default()
-        },
-    );
+    let e = build_err("E", &Knobs { rtt_ms: Some(-1.0), ..Default::default() });
     assert!(e.contains("rtt"), "{e}");
 
-    let e = build_err(
-        "E",
-        &Knobs {
-            rtt_ms_per_shard: Some(vec![1.0, -2.0]),
-            ..Default::default()
-        },
-    );
+    let e = build_err("E", &Knobs { rtt_ms_per_shard: Some(vec![1.0, -2.0]), ..Default::default() });
     assert!(e.contains("rtt"), "{e}");
 
-    let e = build_err(
-        "M",
-        &Knobs {
-            limit: Some(0),
-            ..Default::default()
-        },
-    );
+    let e = build_err("M", &Knobs { limit: Some(0), ..Default::default() });
     assert!(e.contains("limit"), "{e}");
 
     let e = build_err("Z", &Knobs::default());
@@ -413,12 +306,7 @@ fn knob_validation() {
 
     // The same knobs in range build fine, for every scenario.
     for info in SCENARIOS {
-        let k = Knobs {
-            shards: Some(1),
-            fetch_size: Some(1),
-            rtt_ms: Some(0.0),
-            ..knobs(0, 1)
-        };
+        let k = Knobs { shards: Some(1), fetch_size: Some(1), rtt_ms: Some(0.0), ..knobs(0, 1) };
         assert!(Scenario::build(info.id, &k).is_ok(), "{}", info.id);
     }
 }
@@ -427,18 +315,11 @@ fn knob_validation() {
 // Injected remote error.
 
 fn injected_error_knobs() -> Knobs {
-    Knobs {
-        shards: Some(4),
-        ..knobs(1000, 100)
-    }
+    Knobs { shards: Some(4), ..knobs(1000, 100) }
 }
 
 fn check_clean_after_error(run: &QueryRun, ctx: &str) {
-    assert!(
-        run.leftovers().is_empty(),
-        "{ctx}: leftovers after error: {:?}",
-        run.leftovers()
-    );
+    assert!(run.leftovers().is_empty(), "{ctx}: leftovers after error: {:?}", run.leftovers());
     for r in &run.es.requests {
         assert!(
             !matches!(r.state, AsyncState::Waiting | AsyncState::CallbackPending),
@@ -458,10 +339,7 @@ fn check_clean_after_error(run: &QueryRun, ctx: &str) {
 fn expect_injected(r: Result<(), ExecError>, ctx: &str) {
     match r {
         Err(ExecError::Remote(e)) => {
-            assert!(
-                e.message.contains("injected failure"),
-                "{ctx}: unexpected message {e}"
-            );
+            assert!(e.message.contains("injected failure"), "{ctx}: unexpected message {e}");
             assert!(e.to_string().contains("injected failure"), "{ctx}: {e}");
         }
         other => panic!("{ctx}: expected a remote error, got {other:?}"),
@@ -478,22 +356,12 @@ fn injected_remote_error_async() {
     check_clean_after_error(&run, "E async");
     let events = &run.es.trace.events;
     assert!(
-        events
-            .iter()
-            .any(|e| matches!(&e.kind, TraceKind::Error { message } if message.contains("injected failure"))),
+        events.iter().any(|e| matches!(&e.kind, TraceKind::Error { message } if message.contains("injected failure"))),
         "E async: no Error event in trace"
     );
-    assert!(
-        events
-            .iter()
-            .any(|e| matches!(e.kind, TraceKind::Cancel { .. })),
-        "E async: no Cancel event in trace"
-    );
+    assert!(events.iter().any(|e| matches!(e.kind, TraceKind::Cancel { .. })), "E async: no Cancel event in trace");
     // Fewer rows than the whole table reached the aggregate: no result row.
-    assert!(
-        run.rows.is_empty(),
-        "E async: a result row despite the error"
-    );
+    assert!(run.rows.is_empty(), "E async: a result row despite the error");
     // Stepping a failed run does nothing more.
     let n = run.es.trace.events.len();
     assert_eq!(run.step(), pgasync::run::Step::Failed);
@@ -509,11 +377,7 @@ fn injected_remote_error_sync() {
     expect_injected(r, "E sync");
     check_clean_after_error(&run, "E sync");
     assert!(
-        run.es
-            .trace
-            .events
-            .iter()
-            .any(|e| matches!(e.kind, TraceKind::Error { .. })),
+        run.es.trace.events.iter().any(|e| matches!(e.kind, TraceKind::Error { .. })),
         "E sync: no Error event in trace"
     );
 }
@@ -521,19 +385,11 @@ fn injected_remote_error_sync() {
 #[test]
 fn injected_remote_error_other_scenarios() {
     // The same fault on the shared (D, pipelined D) and merge (M) paths.
-    for (id, sharing) in [
-        ("D", Sharing::Shared),
-        ("D", Sharing::Pipelined),
-        ("G", Sharing::Dedicated),
-        ("M", Sharing::Dedicated),
-    ] {
+    for (id, sharing) in
+        [("D", Sharing::Shared), ("D", Sharing::Pipelined), ("G", Sharing::Dedicated), ("M", Sharing::Dedicated)]
+    {
         for async_mode in [false, true] {
-            let k = Knobs {
-                sharing: Some(sharing),
-                offset: Some(300),
-                limit: Some(200),
-                ..injected_error_knobs()
-            };
+            let k = Knobs { sharing: Some(sharing), offset: Some(300), limit: Some(200), ..injected_error_knobs() };
             let s = build(id, &k);
             let ctx = format!("{id} {sharing:?} async={async_mode}");
             let mut run = s.start(async_mode, Clock::virtual_clock(), true).unwrap();
@@ -560,11 +416,7 @@ fn rescan_after(s: &Scenario, async_mode: bool, steps: usize) -> Option<QueryRun
     run.rescan().unwrap();
     assert!(run.rows.is_empty());
     let r = run.run_to_end();
-    assert!(
-        r.is_ok(),
-        "scenario {} async={async_mode}: rescan after {steps} steps, then {r:?}",
-        s.id
-    );
+    assert!(r.is_ok(), "scenario {} async={async_mode}: rescan after {steps} steps, then {r:?}", s.id);
     assert!(s.matches_reference(&run.rows), "{}: wrong rows", s.id);
     assert!(run.leftovers().is_empty(), "{:?}", run.leftovers());
     Some(run)
@@ -573,10 +425,7 @@ fn rescan_after(s: &Scenario, async_mode: bool, steps: usize) -> Option<QueryRun
 #[test]
 fn rescan_mid_run_async_dedicated() {
     for id in ["E", "G", "M", "X"] {
-        let k = Knobs {
-            sharing: Some(Sharing::Dedicated),
-            ..knobs(148, 30)
-        };
+        let k = Knobs { sharing: Some(Sharing::Dedicated), ..knobs(148, 30) };
         let s = build(id, &k);
         let mut rescanned = 0;
         for steps in 0..=80 {
@@ -596,11 +445,7 @@ fn rescan_mid_run_async_dedicated() {
 #[test]
 
 fn rescan_while_close_pending_sync() {
-    let k = Knobs {
-        shards: Some(3),
-        sharing: Some(Sharing::Shared),
-        ..knobs(148, 30)
-    };
+    let k = Knobs { shards: Some(3), sharing: Some(Sharing::Shared), ..knobs(148, 30) };
     let s = build("D", &k);
     // After 9 steps the first scan's CLOSE c1 has been answered but not yet taken.
     rescan_after(&s, false, 9).expect("still executing");
@@ -613,11 +458,7 @@ fn rescan_while_close_pending_sync() {
 #[test]
 
 fn rescan_while_declare_queued_async_shared() {
-    let k = Knobs {
-        shards: Some(3),
-        sharing: Some(Sharing::Shared),
-        ..knobs(148, 30)
-    };
+    let k = Knobs { shards: Some(3), sharing: Some(Sharing::Shared), ..knobs(148, 30) };
     let s = build("D", &k);
     rescan_after(&s, true, 1).expect("still executing");
 }

@@ -4,8 +4,7 @@
 //! them is the executor's business.
 
 use pgasync::plan::{
-    deparse_remote_query, AggCall, AggFunc, AggStrategy, BinOp, Expr, Plan, RemoteQuery,
-    RemoteTarget, SortKey,
+    deparse_remote_query, AggCall, AggFunc, AggStrategy, BinOp, Expr, Plan, RemoteQuery, RemoteTarget, SortKey,
 };
 use pgasync::sql::{parse_shard_sql, ShardStatement, SqlError};
 use pgasync::types::{Catalog, ColType, Column, Datum, Table};
@@ -15,11 +14,7 @@ fn catalog() -> Catalog {
     let mut cat = Catalog::default();
     cat.add(Table::new(
         "t_p1",
-        vec![
-            Column::new("a", ColType::Int),
-            Column::new("b", ColType::Int),
-            Column::new("c", ColType::Text),
-        ],
+        vec![Column::new("a", ColType::Int), Column::new("b", ColType::Int), Column::new("c", ColType::Text)],
     ));
     cat.add(Table::new(
         "t",
@@ -58,17 +53,11 @@ fn error(sql: &str) -> SqlError {
 }
 
 fn scan_t_p1() -> Plan {
-    Plan::SeqScan {
-        table: "t_p1".into(),
-        columns: catalog().get("t_p1").unwrap().columns.clone(),
-    }
+    Plan::SeqScan { table: "t_p1".into(), columns: catalog().get("t_p1").unwrap().columns.clone() }
 }
 
 fn scan_t() -> Plan {
-    Plan::SeqScan {
-        table: "t".into(),
-        columns: catalog().get("t").unwrap().columns.clone(),
-    }
+    Plan::SeqScan { table: "t".into(), columns: catalog().get("t").unwrap().columns.clone() }
 }
 
 fn col(name: &str, ty: ColType) -> Column {
@@ -84,23 +73,12 @@ fn text(s: &str) -> Expr {
 }
 
 fn filter(child: Plan, e: Expr) -> Plan {
-    Plan::Result {
-        child: Box::new(child),
-        filter: Some(e),
-        targets: None,
-    }
+    Plan::Result { child: Box::new(child), filter: Some(e), targets: None }
 }
 
 fn project(child: Plan, targets: &[(Expr, &str)]) -> Plan {
-    let targets = targets
-        .iter()
-        .map(|(e, n)| (e.clone(), n.to_string()))
-        .collect();
-    Plan::Result {
-        child: Box::new(child),
-        filter: None,
-        targets: Some(targets),
-    }
+    let targets = targets.iter().map(|(e, n)| (e.clone(), n.to_string())).collect();
+    Plan::Result { child: Box::new(child), filter: None, targets: Some(targets) }
 }
 
 // ---------------------------------------------------------------- statements
@@ -116,14 +94,8 @@ fn transaction_statements() {
     use ShardStatement::*;
     assert_eq!(parse_one("BEGIN"), Begin);
     assert_eq!(parse_one("begin transaction"), Begin);
-    assert_eq!(
-        parse_one("START TRANSACTION ISOLATION LEVEL REPEATABLE READ"),
-        Begin
-    );
-    assert_eq!(
-        parse_one("START TRANSACTION ISOLATION LEVEL SERIALIZABLE"),
-        Begin
-    );
+    assert_eq!(parse_one("START TRANSACTION ISOLATION LEVEL REPEATABLE READ"), Begin);
+    assert_eq!(parse_one("START TRANSACTION ISOLATION LEVEL SERIALIZABLE"), Begin);
     assert_eq!(parse_one("COMMIT"), Commit);
     assert_eq!(parse_one("COMMIT TRANSACTION"), Commit);
     assert_eq!(parse_one("END"), Commit);
@@ -149,11 +121,8 @@ fn set_statements_are_accepted() {
 
 #[test]
 fn declare_cursor() {
-    let ShardStatement::DeclareCursor {
-        name,
-        plan,
-        columns,
-    } = parse_one("DECLARE c1 CURSOR FOR SELECT a, b FROM t_p1 WHERE a > 5")
+    let ShardStatement::DeclareCursor { name, plan, columns } =
+        parse_one("DECLARE c1 CURSOR FOR SELECT a, b FROM t_p1 WHERE a > 5")
     else {
         panic!("not a DECLARE")
     };
@@ -163,10 +132,7 @@ fn declare_cursor() {
         &[(Expr::col(0), "a"), (Expr::col(1), "b")],
     );
     assert_eq!(plan, expected);
-    assert_eq!(
-        columns,
-        vec![col("a", ColType::Int), col("b", ColType::Int)]
-    );
+    assert_eq!(columns, vec![col("a", ColType::Int), col("b", ColType::Int)]);
 }
 
 #[test]
@@ -176,12 +142,7 @@ fn declare_cursor_variants() {
         "DECLARE c2 CURSOR WITH HOLD FOR SELECT * FROM t_p1",
         "DECLARE c2 SCROLL CURSOR WITHOUT HOLD FOR SELECT * FROM t_p1",
     ] {
-        let ShardStatement::DeclareCursor {
-            name,
-            plan,
-            columns,
-        } = parse_one(sql)
-        else {
+        let ShardStatement::DeclareCursor { name, plan, columns } = parse_one(sql) else {
             panic!("{sql}: not a DECLARE")
         };
         assert_eq!(name, "c2", "{sql}");
@@ -198,34 +159,19 @@ fn fetch_statements() {
         other => panic!("{sql}: {other:?}"),
     };
     assert_eq!(fetch("FETCH 100 FROM c1"), ("c1".to_string(), Some(100)));
-    assert_eq!(
-        fetch("FETCH FORWARD 100 FROM c1"),
-        ("c1".to_string(), Some(100))
-    );
+    assert_eq!(fetch("FETCH FORWARD 100 FROM c1"), ("c1".to_string(), Some(100)));
     assert_eq!(fetch("FETCH ALL FROM c1"), ("c1".to_string(), None));
     assert_eq!(fetch("FETCH FORWARD ALL IN c1"), ("c1".to_string(), None));
     assert_eq!(fetch("FETCH NEXT FROM C1"), ("c1".to_string(), Some(1)));
-    assert_eq!(
-        fetch("fetch 5 from \"MyCursor\""),
-        ("MyCursor".to_string(), Some(5))
-    );
+    assert_eq!(fetch("fetch 5 from \"MyCursor\""), ("MyCursor".to_string(), Some(5)));
     let e = error("FETCH BACKWARD 10 FROM c1");
-    assert!(
-        e.message
-            .starts_with("unsupported in a shard query: FETCH BACKWARD"),
-        "{e}"
-    );
+    assert!(e.message.starts_with("unsupported in a shard query: FETCH BACKWARD"), "{e}");
     assert_eq!(e.position, Some(1));
 }
 
 #[test]
 fn close_statement() {
-    assert_eq!(
-        parse_one("CLOSE c1"),
-        ShardStatement::Close {
-            cursor: "c1".into()
-        }
-    );
+    assert_eq!(parse_one("CLOSE c1"), ShardStatement::Close { cursor: "c1".into() });
     assert!(error("CLOSE ALL").message.contains("CLOSE ALL"));
 }
 
@@ -238,19 +184,8 @@ fn multi_statement_string() {
     assert_eq!(v.len(), 5);
     assert_eq!(v[0], ShardStatement::Begin);
     assert!(matches!(&v[1], ShardStatement::DeclareCursor { name, .. } if name == "c1"));
-    assert_eq!(
-        v[2],
-        ShardStatement::Fetch {
-            cursor: "c1".into(),
-            count: Some(100)
-        }
-    );
-    assert_eq!(
-        v[3],
-        ShardStatement::Close {
-            cursor: "c1".into()
-        }
-    );
+    assert_eq!(v[2], ShardStatement::Fetch { cursor: "c1".into(), count: Some(100) });
+    assert_eq!(v[3], ShardStatement::Close { cursor: "c1".into() });
     assert_eq!(v[4], ShardStatement::Commit);
 }
 
@@ -265,22 +200,10 @@ fn statements_need_separators() {
 
 #[test]
 fn filter_sort_limit_plan_shape() {
-    let (plan, columns) =
-        select("SELECT a FROM t_p1 WHERE (a > 5) AND (b < 10) ORDER BY a DESC LIMIT 7");
-    let cond = bin(
-        BinOp::And,
-        bin(BinOp::Gt, Expr::col(0), Expr::int(5)),
-        bin(BinOp::Lt, Expr::col(1), Expr::int(10)),
-    );
-    let sorted = Plan::Sort {
-        child: Box::new(filter(scan_t_p1(), cond)),
-        keys: vec![SortKey::desc(0)],
-    };
-    let expected = Plan::Limit {
-        child: Box::new(project(sorted, &[(Expr::col(0), "a")])),
-        offset: 0,
-        count: Some(7),
-    };
+    let (plan, columns) = select("SELECT a FROM t_p1 WHERE (a > 5) AND (b < 10) ORDER BY a DESC LIMIT 7");
+    let cond = bin(BinOp::And, bin(BinOp::Gt, Expr::col(0), Expr::int(5)), bin(BinOp::Lt, Expr::col(1), Expr::int(10)));
+    let sorted = Plan::Sort { child: Box::new(filter(scan_t_p1(), cond)), keys: vec![SortKey::desc(0)] };
+    let expected = Plan::Limit { child: Box::new(project(sorted, &[(Expr::col(0), "a")])), offset: 0, count: Some(7) };
     assert_eq!(plan, expected);
     assert_eq!(columns, vec![col("a", ColType::Int)]);
     assert_eq!(plan.output_columns(), columns);
@@ -301,16 +224,10 @@ fn group_by_with_count() {
         child: Box::new(scan_t()),
         strategy: AggStrategy::Hashed,
         group_by: vec![Expr::col(0)],
-        aggs: vec![AggCall {
-            func: AggFunc::CountStar,
-            arg: None,
-        }],
+        aggs: vec![AggCall { func: AggFunc::CountStar, arg: None }],
     };
     assert_eq!(plan, expected);
-    assert_eq!(
-        columns,
-        vec![col("a", ColType::Int), col("count", ColType::Int)]
-    );
+    assert_eq!(columns, vec![col("a", ColType::Int), col("count", ColType::Int)]);
 }
 
 #[test]
@@ -320,10 +237,7 @@ fn plain_aggregate() {
         child: Box::new(scan_t()),
         strategy: AggStrategy::Plain,
         group_by: vec![],
-        aggs: vec![AggCall {
-            func: AggFunc::Sum,
-            arg: Some(Expr::col(0)),
-        }],
+        aggs: vec![AggCall { func: AggFunc::Sum, arg: Some(Expr::col(0)) }],
     };
     assert_eq!(plan, expected);
     assert_eq!(columns, vec![col("sum", ColType::Int)]);
@@ -340,29 +254,14 @@ fn aggregates_with_projection_having_and_order() {
         strategy: AggStrategy::Hashed,
         group_by: vec![Expr::col(0)],
         aggs: vec![
-            AggCall {
-                func: AggFunc::Count,
-                arg: Some(Expr::col(1)),
-            },
-            AggCall {
-                func: AggFunc::Avg,
-                arg: Some(Expr::col(3)),
-            },
-            AggCall {
-                func: AggFunc::Sum,
-                arg: Some(Expr::col(0)),
-            },
-            AggCall {
-                func: AggFunc::Max,
-                arg: Some(Expr::col(1)),
-            },
+            AggCall { func: AggFunc::Count, arg: Some(Expr::col(1)) },
+            AggCall { func: AggFunc::Avg, arg: Some(Expr::col(3)) },
+            AggCall { func: AggFunc::Sum, arg: Some(Expr::col(0)) },
+            AggCall { func: AggFunc::Max, arg: Some(Expr::col(1)) },
         ],
     };
     let having = filter(agg, bin(BinOp::Gt, Expr::col(4), Expr::int(3)));
-    let sorted = Plan::Sort {
-        child: Box::new(having),
-        keys: vec![SortKey::desc(1), SortKey::asc(0)],
-    };
+    let sorted = Plan::Sort { child: Box::new(having), keys: vec![SortKey::desc(1), SortKey::asc(0)] };
     let projected = project(
         sorted,
         &[
@@ -372,22 +271,10 @@ fn aggregates_with_projection_having_and_order() {
             (bin(BinOp::Plus, Expr::col(3), Expr::int(1)), "?column?"),
         ],
     );
-    assert_eq!(
-        plan,
-        Plan::Limit {
-            child: Box::new(projected),
-            offset: 2,
-            count: None
-        }
-    );
+    assert_eq!(plan, Plan::Limit { child: Box::new(projected), offset: 2, count: None });
     assert_eq!(
         columns,
-        vec![
-            col("n", ColType::Int),
-            col("a", ColType::Int),
-            col("avg", ColType::Float),
-            col("?column?", ColType::Int)
-        ]
+        vec![col("n", ColType::Int), col("a", ColType::Int), col("avg", ColType::Float), col("?column?", ColType::Int)]
     );
 }
 
@@ -399,23 +286,11 @@ fn group_by_expression_and_ordinal() {
         child: Box::new(scan_t()),
         strategy: AggStrategy::Hashed,
         group_by: vec![key],
-        aggs: vec![AggCall {
-            func: AggFunc::CountStar,
-            arg: None,
-        }],
+        aggs: vec![AggCall { func: AggFunc::CountStar, arg: None }],
     };
-    let sorted = Plan::Sort {
-        child: Box::new(agg),
-        keys: vec![SortKey::asc(0)],
-    };
-    assert_eq!(
-        plan,
-        project(sorted, &[(Expr::col(0), "k"), (Expr::col(1), "count")])
-    );
-    assert_eq!(
-        columns,
-        vec![col("k", ColType::Int), col("count", ColType::Int)]
-    );
+    let sorted = Plan::Sort { child: Box::new(agg), keys: vec![SortKey::asc(0)] };
+    assert_eq!(plan, project(sorted, &[(Expr::col(0), "k"), (Expr::col(1), "count")]));
+    assert_eq!(columns, vec![col("k", ColType::Int), col("count", ColType::Int)]);
 
     // The same key written out again in the select list is read from the Agg.
     let (plan2, _) = select("SELECT a % 3, count(*) FROM t GROUP BY a % 3");
@@ -424,23 +299,12 @@ fn group_by_expression_and_ordinal() {
 
 #[test]
 fn order_by_expression_not_in_select_list() {
-    let (plan, columns) =
-        select("SELECT s FROM t ORDER BY a + b, f ASC NULLS LAST OFFSET 1 LIMIT 3");
+    let (plan, columns) = select("SELECT s FROM t ORDER BY a + b, f ASC NULLS LAST OFFSET 1 LIMIT 3");
     let sorted = Plan::Sort {
         child: Box::new(scan_t()),
-        keys: vec![
-            SortKey {
-                expr: bin(BinOp::Plus, Expr::col(0), Expr::col(1)),
-                desc: false,
-            },
-            SortKey::asc(3),
-        ],
+        keys: vec![SortKey { expr: bin(BinOp::Plus, Expr::col(0), Expr::col(1)), desc: false }, SortKey::asc(3)],
     };
-    let expected = Plan::Limit {
-        child: Box::new(project(sorted, &[(Expr::col(2), "s")])),
-        offset: 1,
-        count: Some(3),
-    };
+    let expected = Plan::Limit { child: Box::new(project(sorted, &[(Expr::col(2), "s")])), offset: 1, count: Some(3) };
     assert_eq!(plan, expected);
     assert_eq!(columns, vec![col("s", ColType::Text)]);
 }
@@ -451,39 +315,19 @@ fn expressions() {
         "SELECT x0.a FROM public.t AS x0 WHERE x0.b BETWEEN -2 AND 2.5 AND s IN ('p', 'q') \
          AND NOT (f IS NULL) AND s IS NOT NULL AND a::int = '7'::integer AND TRUE AND b != -a",
     );
-    let Plan::Result {
-        child,
-        targets: Some(targets),
-        ..
-    } = plan
-    else {
-        panic!("{plan:?}")
-    };
+    let Plan::Result { child, targets: Some(targets), .. } = plan else { panic!("{plan:?}") };
     assert_eq!(targets, vec![(Expr::col(0), "a".to_string())]);
-    let Plan::Result {
-        filter: Some(cond), ..
-    } = *child
-    else {
-        panic!()
-    };
+    let Plan::Result { filter: Some(cond), .. } = *child else { panic!() };
     let between = bin(
         BinOp::And,
         bin(BinOp::GtEq, Expr::col(1), Expr::int(-2)),
         bin(BinOp::LtEq, Expr::col(1), Expr::Const(Datum::Float(2.5))),
     );
-    let in_list = bin(
-        BinOp::Or,
-        bin(BinOp::Eq, Expr::col(2), text("p")),
-        bin(BinOp::Eq, Expr::col(2), text("q")),
-    );
+    let in_list = bin(BinOp::Or, bin(BinOp::Eq, Expr::col(2), text("p")), bin(BinOp::Eq, Expr::col(2), text("q")));
     let not_null = Expr::Not(Box::new(Expr::IsNull(Box::new(Expr::col(3)), false)));
     let is_not_null = Expr::IsNull(Box::new(Expr::col(2)), true);
     let cast = bin(BinOp::Eq, Expr::col(0), Expr::int(7));
-    let ne = bin(
-        BinOp::NotEq,
-        Expr::col(1),
-        bin(BinOp::Minus, Expr::int(0), Expr::col(0)),
-    );
+    let ne = bin(BinOp::NotEq, Expr::col(1), bin(BinOp::Minus, Expr::int(0), Expr::col(0)));
     let mut expected = between;
     for e in [in_list, not_null, is_not_null, cast, Expr::int(1), ne] {
         expected = bin(BinOp::And, expected, e);
@@ -493,20 +337,11 @@ fn expressions() {
 
 #[test]
 fn literals_and_arithmetic_in_targets() {
-    let (_, columns) =
-        select("SELECT a * 2 + 1, f / 2, 'x' AS label, NULL, 1.5, a, -9223372036854775808 FROM t");
+    let (_, columns) = select("SELECT a * 2 + 1, f / 2, 'x' AS label, NULL, 1.5, a, -9223372036854775808 FROM t");
     let types: Vec<ColType> = columns.iter().map(|c| c.ty).collect();
     assert_eq!(
         types,
-        vec![
-            ColType::Int,
-            ColType::Float,
-            ColType::Text,
-            ColType::Int,
-            ColType::Float,
-            ColType::Int,
-            ColType::Int
-        ]
+        vec![ColType::Int, ColType::Float, ColType::Text, ColType::Int, ColType::Float, ColType::Int, ColType::Int]
     );
     assert_eq!(columns[2].name, "label");
     assert_eq!(columns[3].name, "?column?");
@@ -515,10 +350,7 @@ fn literals_and_arithmetic_in_targets() {
 #[test]
 fn quoted_and_folded_identifiers() {
     let (plan, columns) = select("SELECT A, \"b\" AS \"Bee\" FROM T_P1 WHERE C = 'z'");
-    assert_eq!(
-        columns,
-        vec![col("a", ColType::Int), col("Bee", ColType::Int)]
-    );
+    assert_eq!(columns, vec![col("a", ColType::Int), col("Bee", ColType::Int)]);
     assert_eq!(
         plan,
         project(
@@ -537,27 +369,15 @@ fn deparsed_remote_queries_round_trip() {
         bin(BinOp::Gt, Expr::col(0), Expr::int(-5)),
         Expr::IsNull(Box::new(Expr::col(3)), true),
         bin(BinOp::Eq, Expr::col(2), text("it's")),
-        Expr::Not(Box::new(bin(
-            BinOp::LtEq,
-            Expr::col(3),
-            Expr::Const(Datum::Float(1.0)),
-        ))),
+        Expr::Not(Box::new(bin(BinOp::LtEq, Expr::col(3), Expr::Const(Datum::Float(1.0))))),
     ];
     q.order_by = vec![SortKey::desc(1), SortKey::asc(0)];
     q.limit = Some(10);
     let sql = deparse_remote_query(&q);
     let (plan, out) = select(&sql);
     assert_eq!(out, vec![col("a", ColType::Int), col("s", ColType::Text)]);
-    let cond = q
-        .quals
-        .iter()
-        .cloned()
-        .reduce(|l, r| bin(BinOp::And, l, r))
-        .unwrap();
-    let sorted = Plan::Sort {
-        child: Box::new(filter(scan_t(), cond)),
-        keys: q.order_by.clone(),
-    };
+    let cond = q.quals.iter().cloned().reduce(|l, r| bin(BinOp::And, l, r)).unwrap();
+    let sorted = Plan::Sort { child: Box::new(filter(scan_t(), cond)), keys: q.order_by.clone() };
     let expected = Plan::Limit {
         child: Box::new(project(sorted, &[(Expr::col(0), "a"), (Expr::col(2), "s")])),
         offset: 0,
@@ -583,18 +403,9 @@ fn deparsed_remote_queries_round_trip() {
             strategy: AggStrategy::Hashed,
             group_by: vec![Expr::col(1)],
             aggs: vec![
-                AggCall {
-                    func: AggFunc::CountStar,
-                    arg: None,
-                },
-                AggCall {
-                    func: AggFunc::Sum,
-                    arg: Some(Expr::col(0)),
-                },
-                AggCall {
-                    func: AggFunc::Avg,
-                    arg: Some(Expr::col(3)),
-                },
+                AggCall { func: AggFunc::CountStar, arg: None },
+                AggCall { func: AggFunc::Sum, arg: Some(Expr::col(0)) },
+                AggCall { func: AggFunc::Avg, arg: Some(Expr::col(3)) },
             ],
         }),
         keys: vec![SortKey::asc(0)],
@@ -606,90 +417,40 @@ fn deparsed_remote_queries_round_trip() {
 
 fn assert_error(sql: &str, message: &str, position: Option<usize>) {
     let e = error(sql);
-    assert_eq!(
-        (e.message.as_str(), e.position),
-        (message, position),
-        "{sql}"
-    );
+    assert_eq!((e.message.as_str(), e.position), (message, position), "{sql}");
 }
 
 #[test]
 fn unknown_table() {
-    assert_error(
-        "SELECT a FROM nosuch",
-        "relation \"nosuch\" does not exist",
-        Some(15),
-    );
-    assert_error(
-        "SELECT a FROM other.t",
-        "relation \"other.t\" does not exist",
-        Some(15),
-    );
+    assert_error("SELECT a FROM nosuch", "relation \"nosuch\" does not exist", Some(15));
+    assert_error("SELECT a FROM other.t", "relation \"other.t\" does not exist", Some(15));
     let e = error("SELECT a FROM nosuch");
-    assert_eq!(
-        e.to_string(),
-        "relation \"nosuch\" does not exist (position 15)"
-    );
+    assert_eq!(e.to_string(), "relation \"nosuch\" does not exist (position 15)");
 }
 
 #[test]
 fn unknown_column() {
     assert_error("SELECT x FROM t", "column \"x\" does not exist", Some(8));
-    assert_error(
-        "SELECT a FROM t WHERE t.zz = 1",
-        "column t.zz does not exist",
-        Some(23),
-    );
-    assert_error(
-        "SELECT a FROM t ORDER BY nope",
-        "column \"nope\" does not exist",
-        Some(26),
-    );
-    assert_error(
-        "SELECT u.a FROM t",
-        "missing FROM-clause entry for table \"u\"",
-        Some(8),
-    );
+    assert_error("SELECT a FROM t WHERE t.zz = 1", "column t.zz does not exist", Some(23));
+    assert_error("SELECT a FROM t ORDER BY nope", "column \"nope\" does not exist", Some(26));
+    assert_error("SELECT u.a FROM t", "missing FROM-clause entry for table \"u\"", Some(8));
     // With an alias the table's own name is hidden, as in PostgreSQL.
-    assert_error(
-        "SELECT t.a FROM t x",
-        "missing FROM-clause entry for table \"t\"",
-        Some(8),
-    );
+    assert_error("SELECT t.a FROM t x", "missing FROM-clause entry for table \"t\"", Some(8));
 }
 
 #[test]
 fn positions_count_characters_across_lines_and_statements() {
-    assert_error(
-        "SELECT a\nFROM t\nWHERE zz = 1",
-        "column \"zz\" does not exist",
-        Some(23),
-    );
-    assert_error(
-        "SELECT a FROM t; SELECT é, zz FROM t",
-        "column \"é\" does not exist",
-        Some(25),
-    );
-    assert_error(
-        "SELECT 'é', zz FROM t",
-        "column \"zz\" does not exist",
-        Some(13),
-    );
+    assert_error("SELECT a\nFROM t\nWHERE zz = 1", "column \"zz\" does not exist", Some(23));
+    assert_error("SELECT a FROM t; SELECT é, zz FROM t", "column \"é\" does not exist", Some(25));
+    assert_error("SELECT 'é', zz FROM t", "column \"zz\" does not exist", Some(13));
 }
 
 #[test]
 fn syntax_errors() {
-    assert_error(
-        "SELECT * FRM t",
-        "syntax error at or near \"FRM\"",
-        Some(10),
-    );
+    assert_error("SELECT * FRM t", "syntax error at or near \"FRM\"", Some(10));
     assert_error("SELECT a FROM", "syntax error at end of input", Some(14));
     let e = error("SELECT * FRM t");
-    assert_eq!(
-        e.to_string(),
-        "syntax error at or near \"FRM\" (position 10)"
-    );
+    assert_eq!(e.to_string(), "syntax error at or near \"FRM\" (position 10)");
     let e = error("SELECT 'abc FROM t");
     assert!(e.message.starts_with("syntax error"), "{e}");
     assert!(e.position.is_some(), "{e}");
@@ -707,11 +468,7 @@ fn grouping_errors() {
         "column \"b\" must appear in the GROUP BY clause or be used in an aggregate function",
         Some(8),
     );
-    assert_error(
-        "SELECT a FROM t WHERE sum(a) > 1",
-        "aggregate functions are not allowed in WHERE",
-        Some(23),
-    );
+    assert_error("SELECT a FROM t WHERE sum(a) > 1", "aggregate functions are not allowed in WHERE", Some(23));
     assert_error(
         "SELECT count(*) FROM t GROUP BY count(*)",
         "aggregate functions are not allowed in GROUP BY",
@@ -722,63 +479,27 @@ fn grouping_errors() {
         "aggregate function calls cannot contain aggregate function calls",
         Some(12),
     );
-    assert_error(
-        "SELECT sum(s) FROM t",
-        "function sum(text) does not exist",
-        Some(8),
-    );
-    assert_error(
-        "SELECT a FROM t ORDER BY 3",
-        "ORDER BY position 3 is not in select list",
-        None,
-    );
+    assert_error("SELECT sum(s) FROM t", "function sum(text) does not exist", Some(8));
+    assert_error("SELECT a FROM t ORDER BY 3", "ORDER BY position 3 is not in select list", None);
 }
 
 #[test]
 fn unsupported_constructs() {
     let cases: &[(&str, &str, Option<usize>)] = &[
-        (
-            "SELECT a FROM t JOIN t_p1 ON t.a = t_p1.a",
-            "JOIN",
-            Some(17),
-        ),
+        ("SELECT a FROM t JOIN t_p1 ON t.a = t_p1.a", "JOIN", Some(17)),
         ("SELECT a FROM t LEFT JOIN t_p1 ON true", "JOIN", Some(17)),
         ("SELECT t.a FROM t, t_p1", "JOIN", Some(18)),
-        (
-            "SELECT count(*) OVER () FROM t",
-            "window functions",
-            Some(8),
-        ),
+        ("SELECT count(*) OVER () FROM t", "window functions", Some(8)),
         ("SELECT DISTINCT a FROM t", "DISTINCT", Some(8)),
-        (
-            "SELECT a FROM t UNION SELECT a FROM t_p1",
-            "UNION",
-            Some(17),
-        ),
+        ("SELECT a FROM t UNION SELECT a FROM t_p1", "UNION", Some(17)),
         ("WITH x AS (SELECT 1) SELECT a FROM t", "WITH", Some(1)),
         ("SELECT upper(s) FROM t", "function upper()", Some(8)),
-        (
-            "SELECT a FROM t WHERE a IN (SELECT a FROM t_p1)",
-            "subqueries",
-            Some(23),
-        ),
-        (
-            "SELECT a FROM (SELECT a FROM t) AS q",
-            "subqueries in FROM",
-            Some(16),
-        ),
+        ("SELECT a FROM t WHERE a IN (SELECT a FROM t_p1)", "subqueries", Some(23)),
+        ("SELECT a FROM (SELECT a FROM t) AS q", "subqueries in FROM", Some(16)),
         ("SELECT a FROM t WHERE s LIKE 'x%'", "LIKE", Some(23)),
         ("SELECT s || 'x' FROM t", "operator ||", Some(10)),
-        (
-            "SELECT count(DISTINCT a) FROM t",
-            "DISTINCT in aggregates",
-            Some(8),
-        ),
-        (
-            "SELECT a FROM t ORDER BY a NULLS FIRST",
-            "NULLS FIRST with ASC",
-            Some(28),
-        ),
+        ("SELECT count(DISTINCT a) FROM t", "DISTINCT in aggregates", Some(8)),
+        ("SELECT a FROM t ORDER BY a NULLS FIRST", "NULLS FIRST with ASC", Some(28)),
         ("SELECT a FROM t FOR UPDATE", "FOR UPDATE/SHARE", Some(17)),
         ("SELECT 1", "SELECT without FROM", Some(1)),
         ("SELECT a::text FROM t", "cast from bigint to text", Some(8)),
@@ -788,11 +509,7 @@ fn unsupported_constructs() {
     ];
     for (sql, what, position) in cases {
         let e = error(sql);
-        assert_eq!(
-            e.message,
-            format!("unsupported in a shard query: {what}"),
-            "{sql}"
-        );
+        assert_eq!(e.message, format!("unsupported in a shard query: {what}"), "{sql}");
         assert_eq!(e.position, *position, "{sql}");
     }
 }
@@ -802,24 +519,13 @@ fn accepted_nulls_orders_and_constant_casts() {
     // postgres_fdw spells out the default null ordering.
     let (plan, _) = select("SELECT a FROM t ORDER BY a ASC NULLS LAST, b DESC NULLS FIRST");
     let expected = project(
-        Plan::Sort {
-            child: Box::new(scan_t()),
-            keys: vec![SortKey::asc(0), SortKey::desc(1)],
-        },
+        Plan::Sort { child: Box::new(scan_t()), keys: vec![SortKey::asc(0), SortKey::desc(1)] },
         &[(Expr::col(0), "a")],
     );
     assert_eq!(plan, expected);
-    let (plan, _) =
-        select("SELECT a FROM t WHERE s = 5::text AND f > CAST('1.5' AS numeric) AND a = 2.6::int");
-    let Plan::Result { child, .. } = plan else {
-        panic!()
-    };
-    let Plan::Result {
-        filter: Some(cond), ..
-    } = *child
-    else {
-        panic!()
-    };
+    let (plan, _) = select("SELECT a FROM t WHERE s = 5::text AND f > CAST('1.5' AS numeric) AND a = 2.6::int");
+    let Plan::Result { child, .. } = plan else { panic!() };
+    let Plan::Result { filter: Some(cond), .. } = *child else { panic!() };
     let expected = bin(
         BinOp::And,
         bin(
@@ -831,9 +537,5 @@ fn accepted_nulls_orders_and_constant_casts() {
     );
     assert_eq!(cond, expected);
     // sqlparser records no position for literals.
-    assert_error(
-        "SELECT a FROM t WHERE a = 'x'::int",
-        "invalid input syntax for type bigint: \"x\"",
-        None,
-    );
+    assert_error("SELECT a FROM t WHERE a = 'x'::int", "invalid input syntax for type bigint: \"x\"", None);
 }

@@ -9,12 +9,7 @@ use pgasync::trace::TraceKind;
 use wasm_bindgen_test::wasm_bindgen_test;
 
 fn knobs() -> Knobs {
-    Knobs {
-        shards: Some(4),
-        rows_per_shard: Some(300),
-        fetch_size: Some(100),
-        ..Default::default()
-    }
+    Knobs { shards: Some(4), rows_per_shard: Some(300), fetch_size: Some(100), ..Default::default() }
 }
 
 #[wasm_bindgen_test]
@@ -36,10 +31,7 @@ fn each_request_passes_idle_waiting_callback_pending_complete() {
     assert!(steps > 10);
     for (id, states) in seen.iter().enumerate() {
         assert_eq!(states[0], AsyncState::Idle, "request {id} starts Idle");
-        assert!(
-            states.contains(&AsyncState::Waiting),
-            "request {id}: {states:?}"
-        );
+        assert!(states.contains(&AsyncState::Waiting), "request {id}: {states:?}");
     }
     // Per event, the trace shows the full cycle for every request.
     let trace = &s.run().es.trace.events;
@@ -47,9 +39,7 @@ fn each_request_passes_idle_waiting_callback_pending_complete() {
         let transitions: Vec<(AsyncState, AsyncState)> = trace
             .iter()
             .filter_map(|e| match e.kind {
-                TraceKind::Request {
-                    request, from, to, ..
-                } if request == id => Some((from, to)),
+                TraceKind::Request { request, from, to, .. } if request == id => Some((from, to)),
                 _ => None,
             })
             .collect();
@@ -117,30 +107,18 @@ mod js_errors {
     use wasm_bindgen_test::wasm_bindgen_test;
 
     fn message(e: wasm_bindgen::JsError) -> String {
-        JsValue::from(e)
-            .dyn_into::<js_sys::Error>()
-            .unwrap()
-            .message()
-            .into()
+        JsValue::from(e).dyn_into::<js_sys::Error>().unwrap().message().into()
     }
 
     #[wasm_bindgen_test]
     fn bad_scenario_and_bad_knobs_raise_errors_with_messages() {
-        let e = Session::new("Z", "async", "{}")
-            .err()
-            .expect("unknown scenario fails");
+        let e = Session::new("Z", "async", "{}").err().expect("unknown scenario fails");
         assert!(message(e).contains("unknown scenario \"Z\""));
-        let e = Session::new("E", "async", r#"{"shards":0}"#)
-            .err()
-            .expect("zero shards fails");
+        let e = Session::new("E", "async", r#"{"shards":0}"#).err().expect("zero shards fails");
         assert!(message(e).contains("shards"));
-        let e = Session::new("E", "async", r#"{"fetch_size":"many"}"#)
-            .err()
-            .expect("bad JSON fails");
+        let e = Session::new("E", "async", r#"{"fetch_size":"many"}"#).err().expect("bad JSON fails");
         assert!(message(e).contains("bad knobs"));
-        let e = Session::new("E", "fast", "{}")
-            .err()
-            .expect("bad mode fails");
+        let e = Session::new("E", "fast", "{}").err().expect("bad mode fails");
         assert!(message(e).contains("bad mode"));
         let mut ok = Session::new("E", "async", r#"{"rows_per_shard":50}"#).unwrap();
         ok.run_to_end();

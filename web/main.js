@@ -57,7 +57,6 @@ let config = null; // the config of the session on screen (always valid)
 let session = null;
 let recording = null;
 let comparison = null;
-let fresh = true; // nothing stepped since the session was built
 let running = false;
 let raf = 0;
 let lastTs = 0;
@@ -66,6 +65,7 @@ let serial = 0;
 let lastSnap = null;
 let lastRenderedStep = null; // for runs too long to record per step
 let lastTraceLen = 0;
+let profile = null; // {part: total ms} while window.pgasync.profile() is on
 const urlSync = new UrlSync(250);
 const timeline = new Timeline($('timeline'), (ms) => act(() => session.seekTime(ms)));
 const wire = new WireInspector($('wire-tabs'), $('wire'));
@@ -138,7 +138,6 @@ function rebuild(c) {
   recording = rec;
   config = cloneConfig(c);
   config.step = session.step();
-  fresh = config.step === 0;
   try {
     comparison = wasm.compare(c.scenario, knobs);
   } catch (e) {
@@ -173,9 +172,10 @@ function layoutStatic(snap) {
 
 // ---- rendering ----
 function render(urlNow = !running) {
+  const prof = profile ? [performance.now()] : null;
+  const mark = prof ? (name) => prof.push(name, performance.now()) : () => {};
   const snap = session.snapshot(NO_TRACE);
   lastSnap = snap;
-  if (snap.step > 0) fresh = false;
   ui.stStep.textContent = String(snap.step);
   ui.stStep.dataset.step = String(snap.step);
   ui.stTime.textContent = fmtMs(snap.time_ns);
@@ -185,7 +185,8 @@ function render(urlNow = !running) {
   ui.scrub.value = String(snap.step);
 
   let narration = snap.narration;
-  if (fresh && snap.step === 0) narration = 'Ready: nothing has run yet. Step to send the first requests.';
+  // Step 0 reads the same however it was reached (load, reset, seek), so a URL reproduces it.
+  if (snap.step === 0) narration = 'At the start: nothing has run yet. Step to send the first requests.';
   if (snap.phase === 'failed' && snap.error) narration = `The query failed: ${snap.error}. ${narration}`;
   ui.narration.textContent = narration;
   ui.narration.title = narration;
@@ -198,12 +199,19 @@ function render(urlNow = !running) {
   lastRenderedStep = snap.step;
   lastTraceLen = snap.trace_len;
 
+  mark('snapshot+status');
   renderPlan(ui.plan, snap, passed);
+  mark('plan');
   renderEventLoop(ui.eventloop, snap);
+  mark('eventloop');
   timeline.update(snap.time_ns);
+  mark('timeline');
   wire.update(snap.trace_len);
+  mark('wire');
   renderRows(ui.rows, ui.rowcount, session.rows(0, 50));
+  mark('rows');
   renderExplain(ui.explain, session.explainText());
+  mark('explain');
 
   ui.back.disabled = snap.step === 0;
   const done = session.isDone();
@@ -213,6 +221,12 @@ function render(urlNow = !running) {
 
   config.step = snap.step;
   urlSync.write(config, urlNow);
+  mark('url');
+  if (prof) {
+    // prof = [t0, name1, t1, name2, t2, …]: part i took t(i) − t(i−1)
+    for (let i = 1; i < prof.length; i += 2) profile[prof[i]] = (profile[prof[i]] ?? 0) + prof[i + 1] - prof[i - 1];
+    profile.renders = (profile.renders ?? 0) + 1;
+  }
 }
 /** Runs a model action, then renders; errors go to the page. */
 function act(f) {
@@ -450,6 +464,12 @@ async function boot() {
     seek: (k) => act(() => session.seek(k)),
     isDone: () => session.isDone(),
     render: () => render(),
+    /** Starts (true) or stops and returns the per-renderer totals in ms. */
+    profile: (on) => {
+      const p = profile;
+      profile = on ? {} : null;
+      return p;
+    },
     wasm,
   };
   document.body.dataset.ready = '1';

@@ -25,11 +25,7 @@ impl Args {
             if !allowed.contains(&name.as_str()) {
                 return Err(format!(
                     "unknown option --{name} (accepted: {})",
-                    allowed
-                        .iter()
-                        .map(|a| format!("--{a}"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
+                    allowed.iter().map(|a| format!("--{a}")).collect::<Vec<_>>().join(", ")
                 ));
             }
             values.insert(name, value);
@@ -44,27 +40,16 @@ impl Args {
     pub fn num<T: std::str::FromStr>(&self, name: &str) -> Result<Option<T>, String> {
         match self.get(name) {
             None => Ok(None),
-            Some(v) => v
-                .parse()
-                .map(Some)
-                .map_err(|_| format!("--{name}: \"{v}\" is not a valid number")),
+            Some(v) => v.parse().map(Some).map_err(|_| format!("--{name}: \"{v}\" is not a valid number")),
         }
     }
 
-    pub fn choice<'a>(
-        &'a self,
-        name: &str,
-        options: &[&'a str],
-        default: &'a str,
-    ) -> Result<&'a str, String> {
+    pub fn choice<'a>(&'a self, name: &str, options: &[&'a str], default: &'a str) -> Result<&'a str, String> {
         let v = self.get(name).unwrap_or(default);
         if options.contains(&v) {
             Ok(v)
         } else {
-            Err(format!(
-                "--{name}: \"{v}\" is not one of {}",
-                options.join(", ")
-            ))
+            Err(format!("--{name}: \"{v}\" is not one of {}", options.join(", ")))
         }
     }
 }

@@ -26,19 +26,7 @@ struct Row {
 }
 
 pub fn run(argv: &[String]) -> Result<(), CliError> {
-    let a = Args::parse(
-        argv,
-        &[
-            "clock",
-            "scenarios",
-            "shards",
-            "fetch-size",
-            "rows",
-            "rtt-ms",
-            "format",
-            "queries",
-        ],
-    )?;
+    let a = Args::parse(argv, &["clock", "scenarios", "shards", "fetch-size", "rows", "rtt-ms", "format", "queries"])?;
     let real = a.choice("clock", &["virtual", "real"], "virtual")? == "real";
     let format = a.choice("format", &["table", "tsv"], "table")?;
     let ids: Vec<String> = match a.get("scenarios") {
@@ -47,10 +35,7 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
     };
     for id in &ids {
         if !ALL.contains(&id.as_str()) {
-            return Err(CliError::Usage(format!(
-                "unknown scenario \"{id}\" (built-in: {})",
-                ALL.join(",")
-            )));
+            return Err(CliError::Usage(format!("unknown scenario \"{id}\" (built-in: {})", ALL.join(","))));
         }
     }
     let fetch_sizes: Vec<usize> = match a.num::<usize>("fetch-size")? {
@@ -63,13 +48,7 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
         base.rows_per_shard = Some(20_000); // the real clock really waits: keep runs short
     }
     // Validate knobs once, up front, so a bad value is a usage error.
-    Scenario::build(
-        "E",
-        &Knobs {
-            fetch_size: Some(fetch_sizes[0]),
-            ..base.clone()
-        },
-    )?;
+    Scenario::build("E", &Knobs { fetch_size: Some(fetch_sizes[0]), ..base.clone() })?;
 
     let mut rows = Vec::new();
     if format == "tsv" {
@@ -77,14 +56,7 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
     } else {
         println!(
             "{:<8} {:>6} {:<10} {:>10} {:>12} {:>12} {:>9} {:>9}",
-            "scenario",
-            "shards",
-            "sharing",
-            "fetch_size",
-            "sync_ms",
-            "async_ms",
-            "gain_pct",
-            "limit_pct"
+            "scenario", "shards", "sharing", "fetch_size", "sync_ms", "async_ms", "gain_pct", "limit_pct"
         );
     }
     for id in &ids {
@@ -94,16 +66,8 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
         };
         for sharing in sharings {
             for &fs in &fetch_sizes {
-                let knobs = Knobs {
-                    fetch_size: Some(fs),
-                    sharing: sharing.or(base.sharing),
-                    ..base.clone()
-                };
-                let row = if id == "M" {
-                    bench_merge(&knobs, queries, real)?
-                } else {
-                    bench_one(id, &knobs, real)?
-                };
+                let knobs = Knobs { fetch_size: Some(fs), sharing: sharing.or(base.sharing), ..base.clone() };
+                let row = if id == "M" { bench_merge(&knobs, queries, real)? } else { bench_one(id, &knobs, real)? };
                 print_row(&row, format);
                 rows.push(row);
             }
@@ -143,10 +107,7 @@ fn print_row(r: &Row, format: &str) {
 fn real_clock() -> (Clock, Box<dyn Fn(u64)>) {
     let start = Instant::now();
     let clock = Clock::from_host(Box::new(move || start.elapsed().as_nanos() as u64));
-    (
-        clock,
-        Box::new(|ns| std::thread::sleep(Duration::from_nanos(ns))),
-    )
+    (clock, Box::new(|ns| std::thread::sleep(Duration::from_nanos(ns))))
 }
 
 /// Runs one query to the end; returns its elapsed time (ns) and the finished run.
@@ -154,21 +115,16 @@ fn run_once(s: &Scenario, async_mode: bool, real: bool) -> Result<(u64, QueryRun
     let mut run = if real {
         let (clock, sleeper) = real_clock();
         let mut r = s.start(async_mode, clock, false)?;
-        r.host = std::mem::replace(&mut r.host, pgasync::sim::SimHost::new(vec![], vec![]))
-            .with_sleeper(sleeper);
+        r.host = std::mem::replace(&mut r.host, pgasync::sim::SimHost::new(vec![], vec![])).with_sleeper(sleeper);
         r
     } else {
         s.start(async_mode, Clock::virtual_clock(), false)?
     };
     run.keep_rows = true;
     let t0 = run.es.now();
-    run.run_to_end()
-        .map_err(|e| CliError::Failed(format!("scenario {}: {e}", s.id)))?;
+    run.run_to_end().map_err(|e| CliError::Failed(format!("scenario {}: {e}", s.id)))?;
     if !s.matches_reference(&run.rows) {
-        return Err(CliError::Failed(format!(
-            "scenario {}: result differs from the reference",
-            s.id
-        )));
+        return Err(CliError::Failed(format!("scenario {}: result differs from the reference", s.id)));
     }
     Ok((run.es.now() - t0, run))
 }
@@ -209,20 +165,14 @@ fn bench_one(id: &str, knobs: &Knobs, real: bool) -> Result<Row, CliError> {
 fn bench_merge(knobs: &Knobs, queries: usize, real: bool) -> Result<Row, CliError> {
     let mut seed: u64 = 42;
     let mut next = |n: u64| {
-        seed = seed
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
+        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
         (seed >> 33) % n
     };
     let (mut sync_ns, mut async_ns, mut bound_ns) = (0u64, 0u64, 0u64);
     let mut shards = 0;
     let mut sharing = String::new();
     for _ in 0..queries {
-        let k = Knobs {
-            offset: Some(next(201)),
-            limit: Some(10 + next(11)),
-            ..knobs.clone()
-        };
+        let k = Knobs { offset: Some(next(201)), limit: Some(10 + next(11)), ..knobs.clone() };
         let s = Scenario::build("M", &k)?;
         shards = s.shards;
         sharing = s.sharing.map_or("-", |x| x.name()).to_string();
@@ -250,23 +200,14 @@ fn bench_merge(knobs: &Knobs, queries: usize, real: bool) -> Result<Row, CliErro
 
 /// SeqScan + sum over 1,000,000 local rows, natively, in rows per second.
 fn local_throughput() {
-    let knobs = Knobs {
-        shards: Some(1),
-        rows_per_shard: Some(1_000_000),
-        ..Default::default()
-    };
+    let knobs = Knobs { shards: Some(1), rows_per_shard: Some(1_000_000), ..Default::default() };
     let s = Scenario::build("A", &knobs).expect("scenario A");
     let mut best = f64::MAX;
     for _ in 0..5 {
-        let mut run = s
-            .start(false, Clock::virtual_clock(), false)
-            .expect("start");
+        let mut run = s.start(false, Clock::virtual_clock(), false).expect("start");
         let t = Instant::now();
         run.run_to_end().expect("scenario A runs");
         best = best.min(t.elapsed().as_secs_f64());
     }
-    println!(
-        "local throughput (SeqScan + sum over 1,000,000 rows, native): {:.1} M rows/s",
-        1.0 / best
-    );
+    println!("local throughput (SeqScan + sum over 1,000,000 rows, native): {:.1} M rows/s", 1.0 / best);
 }

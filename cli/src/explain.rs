@@ -8,21 +8,9 @@ use pgasync::scenario::Scenario;
 pub fn run(argv: &[String]) -> Result<(), CliError> {
     let a = Args::parse(
         argv,
-        &[
-            "scenario",
-            "mode",
-            "fetch-size",
-            "shards",
-            "rows",
-            "rtt-ms",
-            "bandwidth-mbps",
-            "sharing",
-            "format",
-        ],
+        &["scenario", "mode", "fetch-size", "shards", "rows", "rtt-ms", "bandwidth-mbps", "sharing", "format"],
     )?;
-    let id = a
-        .get("scenario")
-        .ok_or_else(|| "explain needs --scenario".to_string())?;
+    let id = a.get("scenario").ok_or_else(|| "explain needs --scenario".to_string())?;
     let mode = a.choice("mode", &["sync", "async"], "async")?;
     let format = a.choice("format", &["text", "json"], "text")?;
     let knobs = crate::knobs_from(&a)?;
@@ -31,10 +19,7 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
     run.keep_rows = true;
     let outcome = run.run_to_end();
     if format == "json" {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&run.explain_json()).unwrap()
-        );
+        println!("{}", serde_json::to_string_pretty(&run.explain_json()).unwrap());
     } else {
         print!("{}", run.explain_text());
     }
@@ -42,33 +27,17 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
         return Err(CliError::Failed(format!("query failed: {e}")));
     }
     if format == "text" {
-        let shown: Vec<String> = run
-            .rows
-            .iter()
-            .take(5)
-            .map(|r| {
-                r.iter()
-                    .map(|d| d.to_string())
-                    .collect::<Vec<_>>()
-                    .join(" | ")
-            })
-            .collect();
+        let shown: Vec<String> =
+            run.rows.iter().take(5).map(|r| r.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(" | ")).collect();
         let matches = scenario.matches_reference(&run.rows);
         println!(
             "Result: {} rows{}; first: [{}]; reference {}",
             run.rows.len(),
-            if run.rows.len() > 5 {
-                " (first 5 shown)"
-            } else {
-                ""
-            },
+            if run.rows.len() > 5 { " (first 5 shown)" } else { "" },
             shown.join("], ["),
             if matches { "matches" } else { "DIFFERS" }
         );
-        println!(
-            "Mode: {mode} (virtual clock), {:.3} ms",
-            run.elapsed_ns() as f64 / 1e6
-        );
+        println!("Mode: {mode} (virtual clock), {:.3} ms", run.elapsed_ns() as f64 / 1e6);
     }
     Ok(())
 }

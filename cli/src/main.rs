@@ -65,10 +65,7 @@ pub fn knobs_from(a: &args::Args) -> Result<pgasync::scenario::Knobs, String> {
         fetch_size: a.num("fetch-size")?,
         rtt_ms: a.num("rtt-ms")?,
         bandwidth_mbps: a.num("bandwidth-mbps")?,
-        sharing: a
-            .get("sharing")
-            .map(pgasync::scenario::Sharing::parse)
-            .transpose()?,
+        sharing: a.get("sharing").map(pgasync::scenario::Sharing::parse).transpose()?,
         ..Default::default()
     })
 }

@@ -22,10 +22,8 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
     let a = Args::parse(argv, &["port", "bind", "web", "pkg"])?;
     let port: u16 = a.num("port")?.unwrap_or(8080);
     let bind = a.get("bind").unwrap_or("127.0.0.1").to_string();
-    let roots = Roots {
-        web: PathBuf::from(a.get("web").unwrap_or("web")),
-        pkg: PathBuf::from(a.get("pkg").unwrap_or("pkg")),
-    };
+    let roots =
+        Roots { web: PathBuf::from(a.get("web").unwrap_or("web")), pkg: PathBuf::from(a.get("pkg").unwrap_or("pkg")) };
     if !roots.web.join("index.html").is_file() {
         return Err(CliError::Usage(format!(
             "{}/index.html not found (run from the repository root or pass --web)",
@@ -47,33 +45,20 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
 
 async fn serve(bind: String, port: u16, roots: Roots) -> Result<(), CliError> {
     let app = Router::new()
-        .route(
-            "/",
-            get(|State(r): State<Arc<Roots>>| async move { send(r.web.join("index.html")).await }),
-        )
+        .route("/", get(|State(r): State<Arc<Roots>>| async move { send(r.web.join("index.html")).await }))
         .route(
             "/pkg/{*path}",
-            get(
-                |State(r): State<Arc<Roots>>, Path(p): Path<String>| async move {
-                    send_under(&r.pkg, &p).await
-                },
-            ),
+            get(|State(r): State<Arc<Roots>>, Path(p): Path<String>| async move { send_under(&r.pkg, &p).await }),
         )
         .route(
             "/{*path}",
-            get(
-                |State(r): State<Arc<Roots>>, Path(p): Path<String>| async move {
-                    send_under(&r.web, &p).await
-                },
-            ),
+            get(|State(r): State<Arc<Roots>>, Path(p): Path<String>| async move { send_under(&r.web, &p).await }),
         )
         .with_state(Arc::new(roots));
     let listener = tokio::net::TcpListener::bind((bind.as_str(), port))
         .await
         .map_err(|e| CliError::Failed(format!("cannot listen on {bind}:{port}: {e}")))?;
-    let addr = listener
-        .local_addr()
-        .map_err(|e| CliError::Failed(e.to_string()))?;
+    let addr = listener.local_addr().map_err(|e| CliError::Failed(e.to_string()))?;
     println!("pgasync demo: http://{addr}/  (Ctrl-C to stop)");
     axum::serve(listener, app)
         .with_graceful_shutdown(async {
@@ -86,10 +71,7 @@ async fn serve(bind: String, port: u16, roots: Roots) -> Result<(), CliError> {
 
 /// Serves `root/rel` if `rel` stays inside `root`.
 async fn send_under(root: &std::path::Path, rel: &str) -> Response {
-    if rel
-        .split('/')
-        .any(|part| part == ".." || part.starts_with('.'))
-    {
+    if rel.split('/').any(|part| part == ".." || part.starts_with('.')) {
         return (StatusCode::NOT_FOUND, "not found").into_response();
     }
     send(root.join(rel)).await
@@ -107,14 +89,7 @@ async fn send(path: PathBuf) -> Response {
         _ => "application/octet-stream",
     };
     match tokio::fs::read(&path).await {
-        Ok(bytes) => (
-            [
-                (header::CONTENT_TYPE, ty),
-                (header::CACHE_CONTROL, "no-cache"),
-            ],
-            bytes,
-        )
-            .into_response(),
+        Ok(bytes) => ([(header::CONTENT_TYPE, ty), (header::CACHE_CONTROL, "no-cache")], bytes).into_response(),
         Err(_) => (StatusCode::NOT_FOUND, "not found").into_response(),
     }
 }

@@ -4,10 +4,7 @@
 use std::process::Command;
 
 fn pgasync(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_pgasync"))
-        .args(args)
-        .output()
-        .expect("runs");
+    let out = Command::new(env!("CARGO_BIN_EXE_pgasync")).args(args).output().expect("runs");
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).into(),
@@ -22,17 +19,8 @@ fn explain_prints_async_foreign_scans_and_a_matching_result() {
     assert_eq!(out.matches("Async Foreign Scan on").count(), 4, "{out}");
     assert!(out.contains("rows=500 loops=1"));
     assert!(out.contains("reference matches"));
-    let (code, out, _) = pgasync(&[
-        "explain",
-        "--scenario",
-        "E",
-        "--rows",
-        "500",
-        "--mode",
-        "sync",
-        "--format",
-        "json",
-    ]);
+    let (code, out, _) =
+        pgasync(&["explain", "--scenario", "E", "--rows", "500", "--mode", "sync", "--format", "json"]);
     assert_eq!(code, 0);
     let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
     assert_eq!(v[0]["Plan"]["Node Type"], "Aggregate");
@@ -41,23 +29,11 @@ fn explain_prints_async_foreign_scans_and_a_matching_result() {
 
 #[test]
 fn bench_prints_the_columns_and_both_sharings_of_d_and_f() {
-    let (code, out, _) = pgasync(&[
-        "bench",
-        "--scenarios",
-        "D,E",
-        "--rows",
-        "300",
-        "--fetch-size",
-        "100",
-        "--format",
-        "tsv",
-    ]);
+    let (code, out, _) =
+        pgasync(&["bench", "--scenarios", "D,E", "--rows", "300", "--fetch-size", "100", "--format", "tsv"]);
     assert_eq!(code, 0, "{out}");
     let mut lines = out.lines();
-    assert_eq!(
-        lines.next().unwrap(),
-        "scenario\tshards\tsharing\tfetch_size\tsync_ms\tasync_ms\tgain_pct\tlimit_pct"
-    );
+    assert_eq!(lines.next().unwrap(), "scenario\tshards\tsharing\tfetch_size\tsync_ms\tasync_ms\tgain_pct\tlimit_pct");
     let rows: Vec<Vec<&str>> = lines.take(3).map(|l| l.split('\t').collect()).collect();
     assert_eq!(rows[0][..4], ["D", "4", "shared", "100"]);
     assert_eq!(rows[1][..4], ["D", "4", "pipelined", "100"]);

@@ -4,9 +4,7 @@
 
 use super::PlanState;
 use crate::estate::{EState, ExecError, ExecResult};
-use crate::exec_async::{
-    exec_async_configure_wait, exec_async_notify, exec_async_response, AsyncState,
-};
+use crate::exec_async::{exec_async_configure_wait, exec_async_notify, exec_async_response, AsyncState};
 
 /// Returns how many requests were notified. With `block`, having nothing to wait on
 /// while requests are outstanding is an error (seed 000's `Assert(added)`), not a hang.
@@ -35,11 +33,7 @@ pub fn async_event_wait(
         }
         return Ok(0);
     }
-    let queue: Vec<usize> = es
-        .event_loop
-        .waiting()
-        .filter(|&r| es.requests[r].requestor == requestor)
-        .collect();
+    let queue: Vec<usize> = es.event_loop.waiting().filter(|&r| es.requests[r].requestor == requestor).collect();
     let mut fired = 0;
     for r in queue {
         if fired >= es.event_loop.max_events {

@@ -70,18 +70,14 @@ pub trait ExecNode {
     }
     /// Async requests pending in this node (for Append/MergeAppend, the demo's view).
     fn async_request(&mut self, _es: &mut EState, r: usize) -> ExecResult<()> {
-        Err(ExecError::Internal(format!(
-            "request {r} sent to a node that is not async-capable"
-        )))
+        Err(ExecError::Internal(format!("request {r} sent to a node that is not async-capable")))
     }
     /// Has the input this node waits for arrived (so a notify would progress)?
     fn async_ready(&self, _es: &EState) -> bool {
         false
     }
     fn async_notify(&mut self, _es: &mut EState, r: usize) -> ExecResult<()> {
-        Err(ExecError::Internal(format!(
-            "notify for request {r} sent to a node that is not async-capable"
-        )))
+        Err(ExecError::Internal(format!("notify for request {r} sent to a node that is not async-capable")))
     }
 }
 
@@ -128,15 +124,10 @@ pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<Plan
     let id = es.instr.len();
     es.instr.push(Instrumentation::default());
     let node: Box<dyn ExecNode> = match plan {
-        Plan::SeqScan { table, .. } => Box::new(node_seqscan::SeqScanState::init(table, ctx)?),
-        Plan::IndexScan {
-            table,
-            column,
-            desc,
-            ..
-        } => Box::new(node_indexscan::IndexScanState::init(
-            table, *column, *desc, ctx,
-        )?),
+        Plan::SeqScan { table, columns } => Box::new(node_seqscan::SeqScanState::init(table, columns, ctx)?),
+        Plan::IndexScan { table, column, desc, .. } => {
+            Box::new(node_indexscan::IndexScanState::init(table, *column, *desc, ctx)?)
+        }
         Plan::ForeignScan(f) => Box::new(ForeignScanState::init(id, f, es)?),
         Plan::Append { children } => {
             let children = init_children(children, ctx, es)?;
@@ -151,26 +142,14 @@ pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<Plan
         }
         Plan::Sort { child, keys } => {
             let names = column_names(child);
-            let mut state =
-                node_sort::SortState::init(init_plan(child, ctx, es)?, keys.clone(), names.len());
+            let mut state = node_sort::SortState::init(init_plan(child, ctx, es)?, keys.clone(), names.len());
             state.key_text = node_sort::sort_key_text(keys, &names);
             Box::new(state)
         }
-        Plan::Limit {
-            child,
-            offset,
-            count,
-        } => Box::new(node_limit::LimitState::init(
-            init_plan(child, ctx, es)?,
-            *offset,
-            *count,
-        )),
-        Plan::Agg {
-            child,
-            strategy,
-            group_by,
-            aggs,
-        } => {
+        Plan::Limit { child, offset, count } => {
+            Box::new(node_limit::LimitState::init(init_plan(child, ctx, es)?, *offset, *count))
+        }
+        Plan::Agg { child, strategy, group_by, aggs } => {
             let input = child.output_columns();
             Box::new(node_agg::AggState::init(
                 init_plan(child, ctx, es)?,
@@ -180,34 +159,14 @@ pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<Plan
                 &input,
             ))
         }
-        Plan::Result {
-            child,
-            filter,
-            targets,
-        } => {
+        Plan::Result { child, filter, targets } => {
             let names = child.output_columns().into_iter().map(|c| c.name).collect();
-            Box::new(node_result::ResultState::init(
-                init_plan(child, ctx, es)?,
-                filter.clone(),
-                targets.clone(),
-                names,
-            ))
+            Box::new(node_result::ResultState::init(init_plan(child, ctx, es)?, filter.clone(), targets.clone(), names))
         }
-        Plan::HashJoin {
-            outer,
-            inner,
-            outer_key,
-            inner_key,
-        } => {
+        Plan::HashJoin { outer, inner, outer_key, inner_key } => {
             let (o, i) = (init_plan(outer, ctx, es)?, init_plan(inner, ctx, es)?);
             let widths = (outer.output_columns().len(), inner.output_columns().len());
-            Box::new(node_hashjoin::HashJoinState::init(
-                o,
-                i,
-                outer_key.clone(),
-                inner_key.clone(),
-                widths,
-            ))
+            Box::new(node_hashjoin::HashJoinState::init(o, i, outer_key.clone(), inner_key.clone(), widths))
         }
     };
     Ok(PlanState { id, node })
@@ -217,11 +176,7 @@ fn column_names(plan: &Plan) -> Vec<String> {
     plan.output_columns().into_iter().map(|c| c.name).collect()
 }
 
-fn init_children(
-    children: &[Plan],
-    ctx: &InitContext,
-    es: &mut EState,
-) -> Result<Vec<PlanState>, String> {
+fn init_children(children: &[Plan], ctx: &InitContext, es: &mut EState) -> Result<Vec<PlanState>, String> {
     children.iter().map(|c| init_plan(c, ctx, es)).collect()
 }
 

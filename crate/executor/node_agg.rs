@@ -19,11 +19,7 @@ struct Trans {
 
 impl Trans {
     fn new() -> Trans {
-        Trans {
-            count: 0,
-            sum: Datum::Null,
-            best: Datum::Null,
-        }
+        Trans { count: 0, sum: Datum::Null, best: Datum::Null }
     }
 
     #[inline]
@@ -115,8 +111,7 @@ impl AggState {
             let g = match self.index.get(&self.key) {
                 Some(&g) => g,
                 None => {
-                    self.groups
-                        .push((self.key.clone(), vec![Trans::new(); self.aggs.len()]));
+                    self.groups.push((self.key.clone(), vec![Trans::new(); self.aggs.len()]));
                     self.index.insert(self.key.clone(), self.groups.len() - 1);
                     self.groups.len() - 1
                 }
@@ -136,12 +131,7 @@ impl AggState {
             }
             self.next_group = 1;
             self.slot.clear();
-            self.slot.extend(
-                self.plain
-                    .iter()
-                    .zip(&self.aggs)
-                    .map(|(t, a)| t.finish(a.func)),
-            );
+            self.slot.extend(self.plain.iter().zip(&self.aggs).map(|(t, a)| t.finish(a.func)));
             return ExecStatus::Row;
         }
         let Some((key, trans)) = self.groups.get(self.next_group) else {
@@ -150,8 +140,7 @@ impl AggState {
         self.next_group += 1;
         self.slot.clear();
         self.slot.extend_from_slice(key);
-        self.slot
-            .extend(trans.iter().zip(&self.aggs).map(|(t, a)| t.finish(a.func)));
+        self.slot.extend(trans.iter().zip(&self.aggs).map(|(t, a)| t.finish(a.func)));
         ExecStatus::Row
     }
 }
@@ -191,11 +180,7 @@ impl ExecNode for AggState {
             AggStrategy::Hashed => "Hashed".into(),
         });
         if !self.group_by.is_empty() {
-            let k: Vec<String> = self
-                .group_by
-                .iter()
-                .map(|g| g.to_sql(&self.input_names))
-                .collect();
+            let k: Vec<String> = self.group_by.iter().map(|g| g.to_sql(&self.input_names)).collect();
             e.details.push(("Group Key".into(), k.join(", ")));
         }
     }

@@ -14,9 +14,7 @@
 use super::async_wait::async_event_wait;
 use super::{copy_row, exec_proc_node, exec_rescan, ExecNode, ExecStatus, PlanState};
 use crate::estate::{EState, ExecResult};
-use crate::exec_async::{
-    exec_async_cancel, exec_async_request, exec_async_response, new_request, AsyncState,
-};
+use crate::exec_async::{exec_async_cancel, exec_async_request, exec_async_response, new_request, AsyncState};
 use crate::instrument::ExplainNode;
 use crate::types::Datum;
 use std::collections::VecDeque;
@@ -73,9 +71,7 @@ impl AppendState {
     /// ExecAppendAsyncBegin: every async child gets a request before anything else runs.
     fn async_begin(&mut self, es: &mut EState) -> ExecResult<()> {
         self.as_nasyncremain = self.as_nasyncplans;
-        self.as_needrequest = (0..self.children.len())
-            .filter(|&i| self.as_asyncrequests[i].is_some())
-            .collect();
+        self.as_needrequest = (0..self.children.len()).filter(|&i| self.as_asyncrequests[i].is_some()).collect();
         self.make_requests(es)
     }
 
@@ -122,20 +118,13 @@ impl AppendState {
 
     fn event_wait(&mut self, es: &mut EState, block: bool) -> ExecResult<usize> {
         let (results, remain) = (&mut self.as_asyncresults, &mut self.as_nasyncremain);
-        async_event_wait(
-            es,
-            self.id,
-            &mut self.children,
-            &self.as_asyncrequests,
-            block,
-            |_, child, has_row| {
-                if has_row {
-                    results.push_back(child);
-                } else {
-                    *remain -= 1;
-                }
-            },
-        )
+        async_event_wait(es, self.id, &mut self.children, &self.as_asyncrequests, block, |_, child, has_row| {
+            if has_row {
+                results.push_back(child);
+            } else {
+                *remain -= 1;
+            }
+        })
     }
 
     /// ExecAppendAsyncGetNext: Some(status) if the async side decided the call.
@@ -171,10 +160,7 @@ impl ExecNode for AppendState {
             }
         }
         loop {
-            if self.as_syncdone
-                || !self.as_needrequest.is_empty()
-                || !self.as_asyncresults.is_empty()
-            {
+            if self.as_syncdone || !self.as_needrequest.is_empty() || !self.as_asyncresults.is_empty() {
                 if let Some(status) = self.async_get_next(es)? {
                     return Ok(status);
                 }

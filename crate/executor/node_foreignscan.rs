@@ -52,20 +52,11 @@ pub struct ForeignScanState {
 }
 
 impl ForeignScanState {
-    pub fn init(
-        id: usize,
-        plan: &ForeignScanPlan,
-        es: &mut EState,
-    ) -> Result<ForeignScanState, String> {
-        let conn = es
-            .server_index(&plan.server)
-            .ok_or_else(|| format!("server \"{}\" does not exist", plan.server))?;
+    pub fn init(id: usize, plan: &ForeignScanPlan, es: &mut EState) -> Result<ForeignScanState, String> {
+        let conn = es.server_index(&plan.server).ok_or_else(|| format!("server \"{}\" does not exist", plan.server))?;
         let options = &es.servers[conn].options;
         if options.fetch_size == 0 {
-            return Err(format!(
-                "server \"{}\": fetch_size must be positive",
-                plan.server
-            ));
+            return Err(format!("server \"{}\": fetch_size must be positive", plan.server));
         }
         Ok(ForeignScanState {
             id,
@@ -119,12 +110,7 @@ impl ForeignScanState {
     }
 
     /// Handles the response to our pending query.
-    fn take_result(
-        &mut self,
-        es: &mut EState,
-        kind: PendingKind,
-        result: QueryResult,
-    ) -> ExecResult<()> {
+    fn take_result(&mut self, es: &mut EState, kind: PendingKind, result: QueryResult) -> ExecResult<()> {
         es.clock.charge(es.cost.message_ns);
         es.instr[self.id].remote.bytes_received += result.bytes as u64;
         if let Some(e) = result.error {
@@ -147,11 +133,7 @@ impl ForeignScanState {
     }
 
     fn send_fetch(&mut self, es: &mut EState) {
-        let sql = format!(
-            "FETCH {} FROM {}",
-            self.fetch_size,
-            self.cursor.as_deref().unwrap_or("c")
-        );
+        let sql = format!("FETCH {} FROM {}", self.fetch_size, self.cursor.as_deref().unwrap_or("c"));
         self.send(es, &sql, PendingKind::Fetch);
     }
 
@@ -240,9 +222,7 @@ impl ExecNode for ForeignScanState {
     fn async_ready(&self, es: &EState) -> bool {
         self.next_tuple < self.batch.nrows
             || self.finished
-            || self
-                .pending
-                .is_some_and(|(t, _)| es.conns[self.conn].is_ready(t))
+            || self.pending.is_some_and(|(t, _)| es.conns[self.conn].is_ready(t))
     }
 
     /// postgresForeignAsyncNotify: our connection has input; try again.

@@ -23,13 +23,7 @@ pub struct HashJoinState {
 }
 
 impl HashJoinState {
-    pub fn init(
-        outer: PlanState,
-        inner: PlanState,
-        outer_key: Expr,
-        inner_key: Expr,
-        widths: (usize, usize),
-    ) -> Self {
+    pub fn init(outer: PlanState, inner: PlanState, outer_key: Expr, inner_key: Expr, widths: (usize, usize)) -> Self {
         HashJoinState {
             children: vec![outer, inner],
             outer_key,
@@ -114,11 +108,7 @@ impl ExecNode for HashJoinState {
         e.node_type = "Hash Join".into();
         e.details.push((
             "Hash Cond".into(),
-            format!(
-                "(outer.{} = inner.{})",
-                self.outer_key.to_sql(&[]),
-                self.inner_key.to_sql(&[])
-            ),
+            format!("(outer.{} = inner.{})", self.outer_key.to_sql(&[]), self.inner_key.to_sql(&[])),
         ));
     }
 }

@@ -16,29 +16,14 @@ pub struct IndexScanState {
 }
 
 impl IndexScanState {
-    pub fn init(
-        name: &str,
-        column: usize,
-        desc: bool,
-        ctx: &InitContext,
-    ) -> Result<IndexScanState, String> {
-        let table = ctx
-            .catalog
-            .get(name)
-            .ok_or_else(|| format!("relation \"{name}\" does not exist"))?
-            .clone();
+    pub fn init(name: &str, column: usize, desc: bool, ctx: &InitContext) -> Result<IndexScanState, String> {
+        let table = ctx.catalog.get(name).ok_or_else(|| format!("relation \"{name}\" does not exist"))?.clone();
         let index = table
             .indexes
             .iter()
             .position(|i| i.column == column)
             .ok_or_else(|| format!("relation \"{name}\" has no index on column {}", column + 1))?;
-        Ok(IndexScanState {
-            table,
-            index,
-            desc,
-            next: 0,
-            slot: Vec::new(),
-        })
+        Ok(IndexScanState { table, index, desc, next: 0, slot: Vec::new() })
     }
 }
 
@@ -48,11 +33,7 @@ impl ExecNode for IndexScanState {
         if self.next >= order.len() {
             return Ok(ExecStatus::Done);
         }
-        let pos = if self.desc {
-            order.len() - 1 - self.next
-        } else {
-            self.next
-        };
+        let pos = if self.desc { order.len() - 1 - self.next } else { self.next };
         es.clock.charge(es.cost.seqscan_row_ns * 2);
         copy_row(&mut self.slot, self.table.row(order[pos] as usize));
         self.next += 1;

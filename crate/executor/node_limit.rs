@@ -16,13 +16,7 @@ pub struct LimitState {
 
 impl LimitState {
     pub fn init(child: PlanState, offset: u64, count: Option<u64>) -> Self {
-        LimitState {
-            children: vec![child],
-            offset,
-            count,
-            position: 0,
-            slot: Vec::new(),
-        }
+        LimitState { children: vec![child], offset, count, position: 0, slot: Vec::new() }
     }
 }
 

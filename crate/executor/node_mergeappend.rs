@@ -16,9 +16,7 @@ use super::async_wait::async_event_wait;
 use super::node_sort::compare_rows;
 use super::{copy_row, exec_proc_node, exec_rescan, ExecNode, ExecStatus, PlanState};
 use crate::estate::{EState, ExecResult};
-use crate::exec_async::{
-    exec_async_cancel, exec_async_request, exec_async_response, new_request, AsyncState,
-};
+use crate::exec_async::{exec_async_cancel, exec_async_request, exec_async_response, new_request, AsyncState};
 use crate::instrument::ExplainNode;
 use crate::plan::SortKey;
 use crate::types::Datum;
@@ -41,20 +39,11 @@ pub struct MergeAppendState {
 }
 
 impl MergeAppendState {
-    pub fn init(
-        id: usize,
-        children: Vec<PlanState>,
-        keys: Vec<SortKey>,
-        es: &mut EState,
-    ) -> MergeAppendState {
+    pub fn init(id: usize, children: Vec<PlanState>, keys: Vec<SortKey>, es: &mut EState) -> MergeAppendState {
         let ms_asyncrequests = children
             .iter()
             .enumerate()
-            .map(|(i, c)| {
-                c.node
-                    .is_async_capable()
-                    .then(|| new_request(es, id, c.id, i))
-            })
+            .map(|(i, c)| c.node.is_async_capable().then(|| new_request(es, id, c.id, i)))
             .collect();
         let n = children.len();
         MergeAppendState {
@@ -155,17 +144,14 @@ impl ExecNode for MergeAppendState {
                 continue;
             }
             best = match best {
-                Some(b) if compare_rows(&self.keys, &self.ms_rows[i], &self.ms_rows[b]).is_ge() => {
-                    Some(b)
-                }
+                Some(b) if compare_rows(&self.keys, &self.ms_rows[i], &self.ms_rows[b]).is_ge() => Some(b),
                 _ => Some(i),
             };
         }
         let Some(b) = best else {
             return Ok(ExecStatus::Done);
         };
-        es.clock
-            .charge(es.cost.passthrough_row_ns * self.children.len() as u64);
+        es.clock.charge(es.cost.passthrough_row_ns * self.children.len() as u64);
         std::mem::swap(&mut self.slot, &mut self.ms_rows[b]);
         self.ms_valid[b] = false;
         self.ms_need.push(b);

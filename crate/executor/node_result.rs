@@ -22,13 +22,7 @@ impl ResultState {
         targets: Option<Vec<(Expr, String)>>,
         input_names: Vec<String>,
     ) -> Self {
-        ResultState {
-            children: vec![child],
-            filter,
-            targets,
-            input_names,
-            slot: Vec::new(),
-        }
+        ResultState { children: vec![child], filter, targets, input_names, slot: Vec::new() }
     }
 }
 
@@ -71,8 +65,7 @@ impl ExecNode for ResultState {
     fn explain(&self, e: &mut ExplainNode) {
         e.node_type = "Result".into();
         if let Some(f) = &self.filter {
-            e.details
-                .push(("Filter".into(), f.to_sql(&self.input_names)));
+            e.details.push(("Filter".into(), f.to_sql(&self.input_names)));
         }
         if let Some(t) = &self.targets {
             let out: Vec<String> = t.iter().map(|(x, _)| x.to_sql(&self.input_names)).collect();

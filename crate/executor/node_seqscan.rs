@@ -1,30 +1,37 @@
 //! SeqScan over an in-memory table (nodeSeqscan.c). Never waits.
+//!
+//! The plan lists the columns the scan returns (its target list); when that is fewer
+//! than the table has, only those are copied into the slot, so a `sum(a)` never
+//! touches the text column's heap memory.
 
 use super::{copy_row, ExecNode, ExecStatus, InitContext};
 use crate::estate::{EState, ExecResult};
 use crate::instrument::ExplainNode;
-use crate::types::{Datum, Table};
+use crate::types::{Column, Datum, Table};
 use std::rc::Rc;
 
 pub struct SeqScanState {
     table: Rc<Table>,
+    /// Table columns to return, in order; None when it is all of them.
+    projection: Option<Vec<usize>>,
     next_row: usize,
     slot: Vec<Datum>,
 }
 
 impl SeqScanState {
-    pub fn init(name: &str, ctx: &InitContext) -> Result<SeqScanState, String> {
-        let table = ctx
-            .catalog
-            .get(name)
-            .ok_or_else(|| format!("relation \"{name}\" does not exist"))?
-            .clone();
+    pub fn init(name: &str, columns: &[Column], ctx: &InitContext) -> Result<SeqScanState, String> {
+        let table = ctx.catalog.get(name).ok_or_else(|| format!("relation \"{name}\" does not exist"))?.clone();
+        let wanted = columns
+            .iter()
+            .map(|c| {
+                table
+                    .column_index(&c.name)
+                    .ok_or_else(|| format!("column \"{}\" of relation \"{name}\" does not exist", c.name))
+            })
+            .collect::<Result<Vec<usize>, String>>()?;
+        let projection = (wanted != (0..table.ncols()).collect::<Vec<_>>()).then_some(wanted);
         let slot = Vec::with_capacity(table.ncols());
-        Ok(SeqScanState {
-            table,
-            next_row: 0,
-            slot,
-        })
+        Ok(SeqScanState { table, projection, next_row: 0, slot })
     }
 }
 
@@ -35,7 +42,14 @@ impl ExecNode for SeqScanState {
             return Ok(ExecStatus::Done);
         }
         es.clock.charge(es.cost.seqscan_row_ns);
-        copy_row(&mut self.slot, self.table.row(self.next_row));
+        let row = self.table.row(self.next_row);
+        match &self.projection {
+            None => copy_row(&mut self.slot, row),
+            Some(cols) => {
+                self.slot.clear();
+                self.slot.extend(cols.iter().map(|&c| row[c].clone()));
+            }
+        }
         self.next_row += 1;
         Ok(ExecStatus::Row)
     }

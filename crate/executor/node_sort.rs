@@ -23,16 +23,8 @@ pub struct SortState {
 
 /// Sort keys as EXPLAIN prints them, e.g. `score DESC`.
 pub fn sort_key_text(keys: &[SortKey], names: &[String]) -> String {
-    let keys: Vec<String> = keys
-        .iter()
-        .map(|k| {
-            format!(
-                "{}{}",
-                k.expr.to_sql(names),
-                if k.desc { " DESC" } else { "" }
-            )
-        })
-        .collect();
+    let keys: Vec<String> =
+        keys.iter().map(|k| format!("{}{}", k.expr.to_sql(names), if k.desc { " DESC" } else { "" })).collect();
     keys.join(", ")
 }
 
@@ -68,9 +60,7 @@ impl SortState {
         let w = self.width.max(1);
         self.order = (0..n).collect();
         let (rows, keys) = (&self.rows, &self.keys);
-        self.order.sort_by(|&i, &j| {
-            compare_rows(keys, &rows[i * w..(i + 1) * w], &rows[j * w..(j + 1) * w])
-        });
+        self.order.sort_by(|&i, &j| compare_rows(keys, &rows[i * w..(i + 1) * w], &rows[j * w..(j + 1) * w]));
         let log = (usize::BITS - n.leading_zeros()) as u64;
         es.clock.charge(es.cost.sort_cmp_ns * n as u64 * log.max(1));
         self.sorted = true;

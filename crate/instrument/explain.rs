@@ -71,12 +71,7 @@ fn remote_lines(n: &ExplainNode, i: &Instrumentation) -> Vec<String> {
         r.batches, r.round_trips, r.bytes_sent, r.bytes_received
     )];
     if n.async_capable {
-        lines.push(format!(
-            "Async: requests={} waits={} wait time={:.3} ms",
-            r.requests,
-            r.waits,
-            ms(r.wait_ns)
-        ));
+        lines.push(format!("Async: requests={} waits={} wait time={:.3} ms", r.requests, r.waits, ms(r.wait_ns)));
     }
     lines
 }
@@ -86,16 +81,8 @@ fn is_remote(n: &ExplainNode) -> bool {
 }
 
 fn write_text(n: &ExplainNode, depth: usize, out: &mut String) {
-    let indent = if depth == 0 {
-        String::new()
-    } else {
-        " ".repeat(6 * (depth - 1) + 2)
-    };
-    let detail_indent = if depth == 0 {
-        "  ".to_string()
-    } else {
-        " ".repeat(6 * depth + 2)
-    };
+    let indent = if depth == 0 { String::new() } else { " ".repeat(6 * (depth - 1) + 2) };
+    let detail_indent = if depth == 0 { "  ".to_string() } else { " ".repeat(6 * depth + 2) };
     let arrow = if depth == 0 { "" } else { "->  " };
     let inst = n.instr.finished();
     out.push_str(&format!("{indent}{arrow}{}  {}\n", title(n), actual(&inst)));
@@ -135,18 +122,9 @@ fn json_node(n: &ExplainNode) -> Value {
         m.insert("Relation Name".into(), json!(r));
         m.insert("Alias".into(), json!(r));
     }
-    m.insert(
-        "Actual Startup Time".into(),
-        json!(round3(per_loop(inst.startup_ns, inst.nloops))),
-    );
-    m.insert(
-        "Actual Total Time".into(),
-        json!(round3(per_loop(inst.total_ns, inst.nloops))),
-    );
-    m.insert(
-        "Actual Rows".into(),
-        json!((inst.ntuples as f64 / inst.nloops.max(1) as f64).round() as u64),
-    );
+    m.insert("Actual Startup Time".into(), json!(round3(per_loop(inst.startup_ns, inst.nloops))));
+    m.insert("Actual Total Time".into(), json!(round3(per_loop(inst.total_ns, inst.nloops))));
+    m.insert("Actual Rows".into(), json!((inst.ntuples as f64 / inst.nloops.max(1) as f64).round() as u64));
     m.insert("Actual Loops".into(), json!(inst.nloops));
     for (k, v) in &n.details {
         m.insert(k.clone(), json!(v));
@@ -162,10 +140,7 @@ fn json_node(n: &ExplainNode) -> Value {
         m.insert("Remote Bytes Received".into(), json!(r.bytes_received));
     }
     if !n.children.is_empty() {
-        m.insert(
-            "Plans".into(),
-            Value::Array(n.children.iter().map(json_node).collect()),
-        );
+        m.insert("Plans".into(), Value::Array(n.children.iter().map(json_node).collect()));
     }
     Value::Object(m)
 }

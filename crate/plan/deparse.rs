@@ -29,13 +29,7 @@ pub fn deparse_remote_query(q: &RemoteQuery) -> String {
         let keys: Vec<String> = q
             .order_by
             .iter()
-            .map(|k| {
-                format!(
-                    "{} {}",
-                    k.expr.to_sql(&names),
-                    if k.desc { "DESC" } else { "ASC" }
-                )
-            })
+            .map(|k| format!("{} {}", k.expr.to_sql(&names), if k.desc { "DESC" } else { "ASC" }))
             .collect();
         sql.push_str(&format!(" ORDER BY {}", keys.join(", ")));
     }

@@ -234,16 +234,10 @@ pub struct SortKey {
 
 impl SortKey {
     pub fn asc(col: usize) -> SortKey {
-        SortKey {
-            expr: Expr::Col(col),
-            desc: false,
-        }
+        SortKey { expr: Expr::Col(col), desc: false }
     }
     pub fn desc(col: usize) -> SortKey {
-        SortKey {
-            expr: Expr::Col(col),
-            desc: true,
-        }
+        SortKey { expr: Expr::Col(col), desc: true }
     }
 }
 
@@ -290,9 +284,7 @@ impl RemoteQuery {
             .map(|t| match t {
                 RemoteTarget::Col(c) => self.table_columns[*c].clone(),
                 RemoteTarget::Agg(f, arg) => {
-                    let ty = arg
-                        .map(|c| self.table_columns[c].ty)
-                        .unwrap_or(ColType::Int);
+                    let ty = arg.map(|c| self.table_columns[c].ty).unwrap_or(ColType::Int);
                     Column::new(f.name(), f.result_type(ty))
                 }
             })
@@ -374,17 +366,11 @@ impl Plan {
         match self {
             Plan::SeqScan { columns, .. } | Plan::IndexScan { columns, .. } => columns.clone(),
             Plan::ForeignScan(f) => f.remote.output_columns(),
-            Plan::Append { children } | Plan::MergeAppend { children, .. } => children
-                .first()
-                .map(|c| c.output_columns())
-                .unwrap_or_default(),
+            Plan::Append { children } | Plan::MergeAppend { children, .. } => {
+                children.first().map(|c| c.output_columns()).unwrap_or_default()
+            }
             Plan::Sort { child, .. } | Plan::Limit { child, .. } => child.output_columns(),
-            Plan::Agg {
-                child,
-                group_by,
-                aggs,
-                ..
-            } => {
+            Plan::Agg { child, group_by, aggs, .. } => {
                 let input = child.output_columns();
                 let mut out: Vec<Column> = group_by
                     .iter()
@@ -394,11 +380,7 @@ impl Plan {
                     })
                     .collect();
                 for a in aggs {
-                    let ty = a
-                        .arg
-                        .as_ref()
-                        .map(|e| e.col_type(&input))
-                        .unwrap_or(ColType::Int);
+                    let ty = a.arg.as_ref().map(|e| e.col_type(&input)).unwrap_or(ColType::Int);
                     out.push(Column::new(a.func.name(), a.func.result_type(ty)));
                 }
                 out
@@ -407,10 +389,7 @@ impl Plan {
                 let input = child.output_columns();
                 match targets {
                     None => input,
-                    Some(t) => t
-                        .iter()
-                        .map(|(e, n)| Column::new(n, e.col_type(&input)))
-                        .collect(),
+                    Some(t) => t.iter().map(|(e, n)| Column::new(n, e.col_type(&input))).collect(),
                 }
             }
             Plan::HashJoin { outer, inner, .. } => {
@@ -424,9 +403,7 @@ impl Plan {
     pub fn children(&self) -> Vec<&Plan> {
         match self {
             Plan::SeqScan { .. } | Plan::IndexScan { .. } | Plan::ForeignScan(_) => vec![],
-            Plan::Append { children } | Plan::MergeAppend { children, .. } => {
-                children.iter().collect()
-            }
+            Plan::Append { children } | Plan::MergeAppend { children, .. } => children.iter().collect(),
             Plan::Sort { child, .. }
             | Plan::Limit { child, .. }
             | Plan::Agg { child, .. }

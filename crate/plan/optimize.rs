@@ -21,40 +21,17 @@ pub fn use_indexes(plan: Plan, catalog: &Catalog) -> Plan {
                     }
                 }
             }
-            Plan::Sort {
-                child: Box::new(child),
-                keys,
-            }
+            Plan::Sort { child: Box::new(child), keys }
         }
-        Plan::Limit {
-            child,
-            offset,
-            count,
-        } => Plan::Limit {
-            child: Box::new(use_indexes(*child, catalog)),
-            offset,
-            count,
-        },
-        Plan::Result {
-            child,
-            filter,
-            targets,
-        } => Plan::Result {
-            child: Box::new(use_indexes(*child, catalog)),
-            filter,
-            targets,
-        },
-        Plan::Agg {
-            child,
-            strategy,
-            group_by,
-            aggs,
-        } => Plan::Agg {
-            child: Box::new(use_indexes(*child, catalog)),
-            strategy,
-            group_by,
-            aggs,
-        },
+        Plan::Limit { child, offset, count } => {
+            Plan::Limit { child: Box::new(use_indexes(*child, catalog)), offset, count }
+        }
+        Plan::Result { child, filter, targets } => {
+            Plan::Result { child: Box::new(use_indexes(*child, catalog)), filter, targets }
+        }
+        Plan::Agg { child, strategy, group_by, aggs } => {
+            Plan::Agg { child: Box::new(use_indexes(*child, catalog)), strategy, group_by, aggs }
+        }
         other => other,
     }
 }

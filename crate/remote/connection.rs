@@ -25,11 +25,7 @@ pub struct RemoteError {
 
 impl std::fmt::Display for RemoteError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "server \"{}\": ERROR {}: {}",
-            self.server, self.sqlstate, self.message
-        )?;
+        write!(f, "server \"{}\": ERROR {}: {}", self.server, self.sqlstate, self.message)?;
         if let Some(p) = self.position {
             write!(f, " (position {p} of remote query \"{}\")", self.query)?;
         }
@@ -180,14 +176,8 @@ impl Connection {
             self.start(now);
         }
         let ticket = self.new_ticket();
-        let p = Pending {
-            ticket,
-            sql: sql.to_string(),
-            startup: false,
-            discard,
-            in_xact,
-            result: QueryResult::default(),
-        };
+        let p =
+            Pending { ticket, sql: sql.to_string(), startup: false, discard, in_xact, result: QueryResult::default() };
         self.queued.push_back(p);
         let mut mine = None;
         for (t, sql, n) in self.write_queued(now) {
@@ -250,11 +240,7 @@ impl Connection {
     fn start(&mut self, now: u64) {
         self.started = true;
         let mut buf = BytesMut::new();
-        let params = [
-            ("user", "pgasync"),
-            ("database", "postgres"),
-            ("application_name", "pgasync"),
-        ];
+        let params = [("user", "pgasync"), ("database", "postgres"), ("application_name", "pgasync")];
         frontend::startup_message(params.iter().copied(), &mut buf).expect("startup message");
         self.push_out(now, buf);
         let ticket = self.next_ticket;
@@ -336,12 +322,7 @@ impl Connection {
             let msg = match Message::parse(&mut self.inbox) {
                 Ok(Some(m)) => m,
                 Ok(None) => break,
-                Err(e) => {
-                    return Err(format!(
-                        "connection {} ({}): protocol error: {e}",
-                        self.id, self.server
-                    ))
-                }
+                Err(e) => return Err(format!("connection {} ({}): protocol error: {e}", self.id, self.server)),
             };
             let size = before - self.inbox.len();
             if let Some(c) = self.handle_message(msg, size)? {
@@ -364,20 +345,14 @@ impl Connection {
     fn handle_message(&mut self, msg: Message, size: usize) -> Result<Option<Completed>, String> {
         let server = self.server.clone();
         let Some(cur) = self.inflight.front_mut() else {
-            return Err(format!(
-                "connection {} ({server}): unexpected message with no query in flight",
-                self.id
-            ));
+            return Err(format!("connection {} ({server}): unexpected message with no query in flight", self.id));
         };
         cur.result.bytes += size;
         let r = &mut cur.result;
         match msg {
             Message::RowDescription(body) => {
-                r.types = body
-                    .fields()
-                    .map(|f| Ok(ColType::from_oid(f.type_oid())))
-                    .collect()
-                    .map_err(|e| e.to_string())?;
+                r.types =
+                    body.fields().map(|f| Ok(ColType::from_oid(f.type_oid()))).collect().map_err(|e| e.to_string())?;
             }
             Message::DataRow(body) => {
                 let buf = body.buffer();
@@ -392,9 +367,7 @@ impl Connection {
                 }
                 r.nrows += 1;
             }
-            Message::CommandComplete(body) => r
-                .tags
-                .push(body.tag().map_err(|e| e.to_string())?.to_string()),
+            Message::CommandComplete(body) => r.tags.push(body.tag().map_err(|e| e.to_string())?.to_string()),
             Message::ErrorResponse(body) => {
                 let mut err = RemoteError {
                     server: server.clone(),
@@ -424,9 +397,7 @@ impl Connection {
                     cur.result.error = Some(err);
                 }
             }
-            Message::BackendKeyData(body) => {
-                self.backend_key = Some((body.process_id(), body.secret_key()))
-            }
+            Message::BackendKeyData(body) => self.backend_key = Some((body.process_id(), body.secret_key())),
             Message::ReadyForQuery(_) => return Ok(Some(self.complete_front())),
             Message::AuthenticationOk
             | Message::ParameterStatus(_)
@@ -435,7 +406,9 @@ impl Connection {
             Message::AuthenticationCleartextPassword
             | Message::AuthenticationMd5Password(_)
             | Message::AuthenticationSasl(_) => {
-                return Err(format!("server \"{server}\" asks for a password; the sandbox connects with trust authentication only"));
+                return Err(format!(
+                    "server \"{server}\" asks for a password; the sandbox connects with trust authentication only"
+                ));
             }
             _ => return Err(format!("server \"{server}\": unexpected protocol message")),
         }
@@ -461,9 +434,6 @@ impl Connection {
 
     /// Nothing in flight, nothing queued, no unread result, no unsent bytes.
     pub fn is_quiescent(&self) -> bool {
-        self.inflight.is_empty()
-            && self.queued.is_empty()
-            && self.completed.is_empty()
-            && self.outbox.is_empty()
+        self.inflight.is_empty() && self.queued.is_empty() && self.completed.is_empty() && self.outbox.is_empty()
     }
 }

@@ -29,11 +29,7 @@ pub struct ServerOptions {
 
 impl Default for ServerOptions {
     fn default() -> Self {
-        ServerOptions {
-            async_capable: false,
-            fetch_size: 100,
-            pipeline: false,
-        }
+        ServerOptions { async_capable: false, fetch_size: 100, pipeline: false }
     }
 }
 

@@ -17,10 +17,7 @@ pub struct LinkParams {
 
 impl Default for LinkParams {
     fn default() -> Self {
-        LinkParams {
-            rtt_ns: 1_000_000,
-            bandwidth_bps: 125_000_000,
-        }
+        LinkParams { rtt_ns: 1_000_000, bandwidth_bps: 125_000_000 }
     }
 }
 
@@ -93,11 +90,7 @@ impl SimHost {
                 stats: LinkStats::default(),
             })
             .collect();
-        SimHost {
-            servers,
-            links,
-            sleeper: None,
-        }
+        SimHost { servers, links, sleeper: None }
     }
 
     /// Makes the host wait for real (with a real clock in the EState).
@@ -187,20 +180,14 @@ impl SimHost {
         let now = es.now();
         let mut delivered = 0;
         for k in 0..self.links.len() {
-            while self.links[k]
-                .deliveries
-                .front()
-                .is_some_and(|d| d.at <= now)
-            {
+            while self.links[k].deliveries.front().is_some_and(|d| d.at <= now) {
                 let Delivery { bytes, answers, .. } = self.links[k].deliveries.pop_front().unwrap();
                 let link = &mut self.links[k];
                 link.queries_in_flight = link.queries_in_flight.saturating_sub(answers);
                 delivered += 1;
                 let n = bytes.len();
                 es.record(|| TraceKind::Arrive { conn: k, bytes: n });
-                let done = es.conns[k]
-                    .receive(now, &bytes)
-                    .map_err(ExecError::Protocol)?;
+                let done = es.conns[k].receive(now, &bytes).map_err(ExecError::Protocol)?;
                 for c in done {
                     es.record(|| TraceKind::Response {
                         conn: k,
@@ -212,12 +199,7 @@ impl SimHost {
                 }
                 for sql in std::mem::take(&mut es.conns[k].released) {
                     let bytes = sql.len() + 6;
-                    es.record(|| TraceKind::Send {
-                        conn: k,
-                        sql,
-                        bytes,
-                        queued: false,
-                    });
+                    es.record(|| TraceKind::Send { conn: k, sql, bytes, queued: false });
                 }
             }
         }
@@ -236,14 +218,9 @@ impl SimHost {
     /// nothing on the way, would hang a real event loop: it is reported as an error.
     fn wait_impl(&mut self, es: &mut EState, conns: &[usize]) -> ExecResult<()> {
         if conns.is_empty() {
-            return Err(ExecError::Internal(
-                "the executor waits on an empty set of connections".into(),
-            ));
+            return Err(ExecError::Internal("the executor waits on an empty set of connections".into()));
         }
-        let next = conns
-            .iter()
-            .filter_map(|&k| self.links.get(k)?.deliveries.front().map(|d| d.at))
-            .min();
+        let next = conns.iter().filter_map(|&k| self.links.get(k)?.deliveries.front().map(|d| d.at)).min();
         let Some(t) = next else {
             return Err(ExecError::Internal(format!(
                 "the executor waits on connections {conns:?} but nothing is in flight on them"
@@ -265,10 +242,7 @@ impl SimHost {
 
     /// Time of the next delivery on any connection (for "run for N ms" in the demo).
     pub fn next_arrival(&self) -> Option<u64> {
-        self.links
-            .iter()
-            .filter_map(|l| l.deliveries.front().map(|d| d.at))
-            .min()
+        self.links.iter().filter_map(|l| l.deliveries.front().map(|d| d.at)).min()
     }
 }
 

@@ -22,10 +22,7 @@ pub struct ServerCosts {
 
 impl Default for ServerCosts {
     fn default() -> Self {
-        ServerCosts {
-            server_row_ns: 300,
-            server_query_ns: 20_000,
-        }
+        ServerCosts { server_row_ns: 300, server_query_ns: 20_000 }
     }
 }
 
@@ -63,16 +60,8 @@ struct PgError {
 
 impl From<SqlError> for PgError {
     fn from(e: SqlError) -> PgError {
-        let code = if e.message.contains("does not exist") {
-            "42P01"
-        } else {
-            "42601"
-        };
-        PgError {
-            code,
-            message: e.message,
-            position: e.position,
-        }
+        let code = if e.message.contains("does not exist") { "42P01" } else { "42601" };
+        PgError { code, message: e.message, position: e.position }
     }
 }
 
@@ -136,8 +125,7 @@ impl ShardServer {
             let body: Vec<u8> = self.inbuf.drain(..len + 1).skip(5).collect();
             match tag {
                 b'Q' => {
-                    let sql = String::from_utf8_lossy(body.strip_suffix(&[0]).unwrap_or(&body))
-                        .into_owned();
+                    let sql = String::from_utf8_lossy(body.strip_suffix(&[0]).unwrap_or(&body)).into_owned();
                     cost += self.simple_query(&sql, &mut out);
                 }
                 b'X' => {
@@ -165,11 +153,7 @@ impl ShardServer {
         if self.in_xact {
             self.aborted = true;
         }
-        let e = PgError {
-            code: "57014",
-            message: "canceling statement due to user request".into(),
-            position: None,
-        };
+        let e = PgError { code: "57014", message: "canceling statement due to user request".into(), position: None };
         self.error_response(&e, &mut out);
         self.ready(&mut out);
         out
@@ -230,18 +214,16 @@ impl ShardServer {
     /// Runs every statement of a Query message; the first error skips the rest.
     fn simple_query(&mut self, sql: &str, out: &mut Vec<u8>) -> u64 {
         let mut cost = 0;
-        let result = parse_shard_sql(sql, &self.catalog)
-            .map_err(PgError::from)
-            .and_then(|stmts| {
-                if stmts.is_empty() {
-                    put_msg(out, b'I', &[]);
-                }
-                for s in stmts {
-                    cost += self.costs.server_query_ns;
-                    cost += self.execute(s, out)?;
-                }
-                Ok(())
-            });
+        let result = parse_shard_sql(sql, &self.catalog).map_err(PgError::from).and_then(|stmts| {
+            if stmts.is_empty() {
+                put_msg(out, b'I', &[]);
+            }
+            for s in stmts {
+                cost += self.costs.server_query_ns;
+                cost += self.execute(s, out)?;
+            }
+            Ok(())
+        });
         if let Err(e) = result {
             if self.in_xact {
                 self.aborted = true;
@@ -267,22 +249,14 @@ impl ShardServer {
                 Self::command_complete(out, "BEGIN");
             }
             ShardStatement::Commit | ShardStatement::Rollback => {
-                let tag = if self.aborted || matches!(stmt, ShardStatement::Rollback) {
-                    "ROLLBACK"
-                } else {
-                    "COMMIT"
-                };
+                let tag = if self.aborted || matches!(stmt, ShardStatement::Rollback) { "ROLLBACK" } else { "COMMIT" };
                 self.cursors.clear(); // cursors without HOLD end with their transaction
                 self.in_xact = false;
                 self.aborted = false;
                 Self::command_complete(out, tag);
             }
             ShardStatement::Set => Self::command_complete(out, "SET"),
-            ShardStatement::DeclareCursor {
-                name,
-                plan,
-                columns,
-            } => {
+            ShardStatement::DeclareCursor { name, plan, columns } => {
                 if !self.in_xact {
                     return Err(PgError {
                         code: "25P01",
@@ -299,25 +273,12 @@ impl ShardServer {
                 }
                 let plan = use_indexes(plan, &self.catalog);
                 let mut es = EState::new(Clock::virtual_clock(), vec![], false, false);
-                let root = init_plan(
-                    &plan,
-                    &InitContext {
-                        catalog: &self.catalog,
-                    },
-                    &mut es,
-                )
-                .map_err(|m| PgError {
+                let root = init_plan(&plan, &InitContext { catalog: &self.catalog }, &mut es).map_err(|m| PgError {
                     code: "42P01",
                     message: m,
                     position: None,
                 })?;
-                self.cursors.push(Cursor {
-                    name,
-                    es,
-                    root,
-                    columns,
-                    done: false,
-                });
+                self.cursors.push(Cursor { name, es, root, columns, done: false });
                 Self::command_complete(out, "DECLARE CURSOR");
             }
             ShardStatement::Fetch { cursor, count } => {
@@ -332,25 +293,12 @@ impl ShardServer {
             ShardStatement::Select { plan, columns } => {
                 let plan = use_indexes(plan, &self.catalog);
                 let mut es = EState::new(Clock::virtual_clock(), vec![], false, false);
-                let root = init_plan(
-                    &plan,
-                    &InitContext {
-                        catalog: &self.catalog,
-                    },
-                    &mut es,
-                )
-                .map_err(|m| PgError {
+                let root = init_plan(&plan, &InitContext { catalog: &self.catalog }, &mut es).map_err(|m| PgError {
                     code: "42P01",
                     message: m,
                     position: None,
                 })?;
-                self.cursors.push(Cursor {
-                    name: String::new(),
-                    es,
-                    root,
-                    columns,
-                    done: false,
-                });
+                self.cursors.push(Cursor { name: String::new(), es, root, columns, done: false });
                 let i = self.cursors.len() - 1;
                 let r = self.fetch(i, None, out, "SELECT");
                 self.cursors.remove(i);
@@ -361,24 +309,15 @@ impl ShardServer {
     }
 
     fn cursor_index(&self, name: &str) -> Result<usize, PgError> {
-        self.cursors
-            .iter()
-            .position(|c| c.name == name)
-            .ok_or_else(|| PgError {
-                code: "34000",
-                message: format!("cursor \"{name}\" does not exist"),
-                position: None,
-            })
+        self.cursors.iter().position(|c| c.name == name).ok_or_else(|| PgError {
+            code: "34000",
+            message: format!("cursor \"{name}\" does not exist"),
+            position: None,
+        })
     }
 
     /// Sends up to `count` rows of cursor `i`: RowDescription, DataRows, CommandComplete.
-    fn fetch(
-        &mut self,
-        i: usize,
-        count: Option<u64>,
-        out: &mut Vec<u8>,
-        verb: &str,
-    ) -> Result<u64, PgError> {
+    fn fetch(&mut self, i: usize, count: Option<u64>, out: &mut Vec<u8>, verb: &str) -> Result<u64, PgError> {
         let row_desc = row_description(&self.cursors[i].columns);
         put_msg(out, b'T', &row_desc);
         let start = self.cursors[i].es.now();
@@ -402,10 +341,7 @@ impl ShardServer {
                 if self.rows_sent >= limit {
                     return Err(PgError {
                         code: "XX000",
-                        message: format!(
-                            "injected failure on shard \"{}\" after {} rows",
-                            self.name, self.rows_sent
-                        ),
+                        message: format!("injected failure on shard \"{}\" after {} rows", self.name, self.rows_sent),
                         position: None,
                     });
                 }

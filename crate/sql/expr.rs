@@ -7,8 +7,8 @@
 //! aggregate calls become references to the Agg's outputs.
 
 use sqlparser::ast::{
-    self, BinaryOperator, CastKind, DataType, DuplicateTreatment, Function, FunctionArg,
-    FunctionArgExpr, FunctionArguments, Ident, Spanned, UnaryOperator, Value,
+    self, BinaryOperator, CastKind, DataType, DuplicateTreatment, Function, FunctionArg, FunctionArgExpr,
+    FunctionArguments, Ident, Spanned, UnaryOperator, Value,
 };
 
 use super::source::Source;
@@ -35,11 +35,7 @@ impl Relation {
         if ident.quote_style.is_some() {
             return None;
         }
-        let mut matches = self
-            .columns
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| c.name.eq_ignore_ascii_case(&name));
+        let mut matches = self.columns.iter().enumerate().filter(|(_, c)| c.name.eq_ignore_ascii_case(&name));
         match (matches.next(), matches.next()) {
             (Some((i, _)), None) => Some(i),
             _ => None,
@@ -69,10 +65,7 @@ pub(super) struct Grouping {
 impl Grouping {
     /// Output columns of the Agg (as `Plan::output_columns` computes them).
     fn output_columns(&self, input: &[Column]) -> Vec<Column> {
-        let keys = self
-            .keys
-            .iter()
-            .map(|k| Column::new("?column?", k.col_type(input)));
+        let keys = self.keys.iter().map(|k| Column::new("?column?", k.col_type(input)));
         let aggs = self.aggs.iter().map(|a| {
             let arg_type = a.arg.as_ref().map_or(ColType::Int, |e| e.col_type(input));
             Column::new(a.func.name(), a.func.result_type(arg_type))
@@ -128,28 +121,17 @@ impl ExprPlanner<'_> {
             ast::Expr::Value(v) => Ok(Expr::Const(literal(v, position)?)),
             ast::Expr::Nested(inner) => self.plan(inner, scope),
             ast::Expr::IsNull(inner) => Ok(Expr::IsNull(Box::new(self.plan(inner, scope)?), false)),
-            ast::Expr::IsNotNull(inner) => {
-                Ok(Expr::IsNull(Box::new(self.plan(inner, scope)?), true))
-            }
+            ast::Expr::IsNotNull(inner) => Ok(Expr::IsNull(Box::new(self.plan(inner, scope)?), true)),
             ast::Expr::UnaryOp { op, expr } => self.unary(*op, expr, scope),
             ast::Expr::BinaryOp { left, op, right } => self.binary(left, op, right, scope),
-            ast::Expr::Between {
-                expr,
-                negated,
-                low,
-                high,
-            } => {
+            ast::Expr::Between { expr, negated, low, high } => {
                 // x BETWEEN lo AND hi  ==>  x >= lo AND x <= hi
                 let x = self.plan(expr, scope)?;
                 let lo = Expr::bin(BinOp::GtEq, x.clone(), self.plan(low, scope)?);
                 let hi = Expr::bin(BinOp::LtEq, x, self.plan(high, scope)?);
                 Ok(negate_if(*negated, Expr::bin(BinOp::And, lo, hi)))
             }
-            ast::Expr::InList {
-                expr,
-                list,
-                negated,
-            } => {
+            ast::Expr::InList { expr, list, negated } => {
                 // x IN (a, b)  ==>  x = a OR x = b  (same three-valued result)
                 let x = self.plan(expr, scope)?;
                 let mut any: Option<Expr> = None;
@@ -160,16 +142,12 @@ impl ExprPlanner<'_> {
                         Some(prev) => Expr::bin(BinOp::Or, prev, eq),
                     });
                 }
-                let any =
-                    any.ok_or_else(|| SqlError::new("syntax error: empty IN list", position))?;
+                let any = any.ok_or_else(|| SqlError::new("syntax error: empty IN list", position))?;
                 Ok(negate_if(*negated, any))
             }
-            ast::Expr::Cast {
-                kind: CastKind::Cast | CastKind::DoubleColon,
-                expr,
-                data_type,
-                format: None,
-            } => self.cast(expr, data_type, scope),
+            ast::Expr::Cast { kind: CastKind::Cast | CastKind::DoubleColon, expr, data_type, format: None } => {
+                self.cast(expr, data_type, scope)
+            }
             ast::Expr::Function(f) => self.function(f, scope),
             other => Err(SqlError::unsupported(construct_name(other), position)),
         }
@@ -180,14 +158,7 @@ impl ExprPlanner<'_> {
         if contains_aggregate(e) {
             return None;
         }
-        let x = self
-            .plan(
-                e,
-                &mut Scope::Rows {
-                    no_agg: NO_AGG_IN_GROUP_BY,
-                },
-            )
-            .ok()?;
+        let x = self.plan(e, &mut Scope::Rows { no_agg: NO_AGG_IN_GROUP_BY }).ok()?;
         g.keys.iter().position(|k| *k == x)
     }
 
@@ -202,15 +173,8 @@ impl ExprPlanner<'_> {
         let position = parts.first().and_then(|p| self.src.span_position(p.span));
         let (qualifier, name) = parts.split_at(parts.len() - 1);
         if !qualifier.is_empty() && !self.rel.is_named(qualifier) {
-            let table = qualifier
-                .iter()
-                .map(ident_name)
-                .collect::<Vec<_>>()
-                .join(".");
-            return Err(SqlError::new(
-                format!("missing FROM-clause entry for table \"{table}\""),
-                position,
-            ));
+            let table = qualifier.iter().map(ident_name).collect::<Vec<_>>().join(".");
+            return Err(SqlError::new(format!("missing FROM-clause entry for table \"{table}\""), position));
         }
         let Some(i) = self.rel.column_index(&name[0]) else {
             // PostgreSQL quotes an unqualified name but not a qualified one.
@@ -246,30 +210,19 @@ impl ExprPlanner<'_> {
         }
     }
 
-    fn unary(
-        &self,
-        op: UnaryOperator,
-        operand: &ast::Expr,
-        scope: &mut Scope,
-    ) -> Result<Expr, SqlError> {
+    fn unary(&self, op: UnaryOperator, operand: &ast::Expr, scope: &mut Scope) -> Result<Expr, SqlError> {
         match op {
             UnaryOperator::Not => Ok(Expr::Not(Box::new(self.plan(operand, scope)?))),
             UnaryOperator::Plus => self.plan(operand, scope),
             UnaryOperator::Minus => {
                 // Fold `-literal` so that i64::MIN is representable and plans stay small.
                 if let ast::Expr::Value(Value::Number(digits, _)) = operand {
-                    return Ok(Expr::Const(number(
-                        &format!("-{digits}"),
-                        self.position(operand),
-                    )?));
+                    return Ok(Expr::Const(number(&format!("-{digits}"), self.position(operand))?));
                 }
                 let x = self.plan(operand, scope)?;
                 Ok(Expr::bin(BinOp::Minus, Expr::int(0), x))
             }
-            other => Err(SqlError::unsupported(
-                format!("operator {other}"),
-                self.position(operand),
-            )),
+            other => Err(SqlError::unsupported(format!("operator {other}"), self.position(operand))),
         }
     }
 
@@ -282,33 +235,18 @@ impl ExprPlanner<'_> {
     ) -> Result<Expr, SqlError> {
         let Some(op) = bin_op(op) else {
             // Point at the operator itself: the first token after the left operand.
-            let position = self
-                .src
-                .next_token_position(left.span().end)
-                .or_else(|| self.position(left));
+            let position = self.src.next_token_position(left.span().end).or_else(|| self.position(left));
             return Err(SqlError::unsupported(format!("operator {op}"), position));
         };
-        Ok(Expr::bin(
-            op,
-            self.plan(left, scope)?,
-            self.plan(right, scope)?,
-        ))
+        Ok(Expr::bin(op, self.plan(left, scope)?, self.plan(right, scope)?))
     }
 
     /// `x::type` / `CAST(x AS type)`: constants are converted now; other expressions
     /// only when the cast does not change their type (our executor has no casts).
-    fn cast(
-        &self,
-        inner: &ast::Expr,
-        data_type: &DataType,
-        scope: &mut Scope,
-    ) -> Result<Expr, SqlError> {
+    fn cast(&self, inner: &ast::Expr, data_type: &DataType, scope: &mut Scope) -> Result<Expr, SqlError> {
         let position = self.position(inner);
         let Some(target) = cast_target(data_type) else {
-            return Err(SqlError::unsupported(
-                format!("cast to {data_type}"),
-                position,
-            ));
+            return Err(SqlError::unsupported(format!("cast to {data_type}"), position));
         };
         let x = self.plan(inner, scope)?;
         if let Expr::Const(d) = &x {
@@ -331,10 +269,7 @@ impl ExprPlanner<'_> {
     fn function(&self, f: &Function, scope: &mut Scope) -> Result<Expr, SqlError> {
         let position = self.src.span_position(f.name.span());
         let Some(func) = aggregate_func(f) else {
-            return Err(SqlError::unsupported(
-                format!("function {}()", f.name),
-                position,
-            ));
+            return Err(SqlError::unsupported(format!("function {}()", f.name), position));
         };
         if f.over.is_some() {
             return Err(SqlError::unsupported("window functions", position));
@@ -344,27 +279,15 @@ impl ExprPlanner<'_> {
             Scope::Groups(g) => g,
             Scope::Rows { no_agg } => return Err(SqlError::new(*no_agg, position)),
         };
-        let func = if arg.is_none() {
-            AggFunc::CountStar
-        } else {
-            func
-        };
+        let func = if arg.is_none() { AggFunc::CountStar } else { func };
         let arg = match arg {
             None => None,
-            Some(a) => Some(self.plan(
-                a,
-                &mut Scope::Rows {
-                    no_agg: NO_NESTED_AGG,
-                },
-            )?),
+            Some(a) => Some(self.plan(a, &mut Scope::Rows { no_agg: NO_NESTED_AGG })?),
         };
         if let (AggFunc::Sum | AggFunc::Avg, Some(a)) = (func, &arg) {
             // PostgreSQL has no sum(text); our executor would not know what to do.
             if a.col_type(&self.rel.columns) == ColType::Text {
-                return Err(SqlError::new(
-                    format!("function {}(text) does not exist", func.name()),
-                    position,
-                ));
+                return Err(SqlError::new(format!("function {}(text) does not exist", func.name()), position));
             }
         }
         Ok(Expr::Col(g.agg_column(AggCall { func, arg })))
@@ -392,11 +315,7 @@ fn aggregate_func(f: &Function) -> Option<AggFunc> {
 
 /// The single argument of an aggregate call; None for `count(*)`. Rejects the
 /// aggregate decorations we do not implement (DISTINCT, FILTER, ORDER BY, ...).
-fn aggregate_arg(
-    f: &Function,
-    func: AggFunc,
-    position: Option<usize>,
-) -> Result<Option<&ast::Expr>, SqlError> {
+fn aggregate_arg(f: &Function, func: AggFunc, position: Option<usize>) -> Result<Option<&ast::Expr>, SqlError> {
     let name = func.name();
     if f.filter.is_some() {
         return Err(SqlError::unsupported("FILTER in aggregates", position));
@@ -405,47 +324,31 @@ fn aggregate_arg(
         return Err(SqlError::unsupported("WITHIN GROUP", position));
     }
     if f.null_treatment.is_some() || !matches!(f.parameters, FunctionArguments::None) {
-        return Err(SqlError::unsupported(
-            format!("this form of {name}()"),
-            position,
-        ));
+        return Err(SqlError::unsupported(format!("this form of {name}()"), position));
     }
     let list = match &f.args {
         FunctionArguments::List(list) => list,
-        FunctionArguments::Subquery(_) => {
-            return Err(SqlError::unsupported("subqueries", position))
-        }
+        FunctionArguments::Subquery(_) => return Err(SqlError::unsupported("subqueries", position)),
         FunctionArguments::None => {
-            return Err(SqlError::new(
-                format!("column \"{name}\" does not exist"),
-                position,
-            ));
+            return Err(SqlError::new(format!("column \"{name}\" does not exist"), position));
         }
     };
     if list.duplicate_treatment == Some(DuplicateTreatment::Distinct) {
         return Err(SqlError::unsupported("DISTINCT in aggregates", position));
     }
     if !list.clauses.is_empty() {
-        return Err(SqlError::unsupported(
-            "ORDER BY or other clauses in aggregates",
-            position,
-        ));
+        return Err(SqlError::unsupported("ORDER BY or other clauses in aggregates", position));
     }
     match list.args.as_slice() {
         [FunctionArg::Unnamed(FunctionArgExpr::Expr(e))] => Ok(Some(e)),
         [FunctionArg::Unnamed(FunctionArgExpr::Wildcard)] if func == AggFunc::Count => Ok(None),
-        [FunctionArg::Unnamed(FunctionArgExpr::Wildcard)] => Err(SqlError::new(
-            format!("function {name}(*) does not exist"),
-            position,
-        )),
-        [] if func == AggFunc::Count => Err(SqlError::new(
-            "count(*) must be used to call a parameterless aggregate function",
-            position,
-        )),
-        _ => Err(SqlError::new(
-            format!("function {}({}) does not exist", name, list),
-            position,
-        )),
+        [FunctionArg::Unnamed(FunctionArgExpr::Wildcard)] => {
+            Err(SqlError::new(format!("function {name}(*) does not exist"), position))
+        }
+        [] if func == AggFunc::Count => {
+            Err(SqlError::new("count(*) must be used to call a parameterless aggregate function", position))
+        }
+        _ => Err(SqlError::new(format!("function {}({}) does not exist", name, list), position)),
     }
 }
 
@@ -460,15 +363,11 @@ pub(super) fn contains_aggregate(e: &ast::Expr) -> bool {
         | ast::Expr::IsNotNull(x)
         | ast::Expr::UnaryOp { expr: x, .. }
         | ast::Expr::Cast { expr: x, .. } => contains_aggregate(x),
-        ast::Expr::BinaryOp { left, right, .. } => {
-            contains_aggregate(left) || contains_aggregate(right)
+        ast::Expr::BinaryOp { left, right, .. } => contains_aggregate(left) || contains_aggregate(right),
+        ast::Expr::Between { expr, low, high, .. } => {
+            contains_aggregate(expr) || contains_aggregate(low) || contains_aggregate(high)
         }
-        ast::Expr::Between {
-            expr, low, high, ..
-        } => contains_aggregate(expr) || contains_aggregate(low) || contains_aggregate(high),
-        ast::Expr::InList { expr, list, .. } => {
-            contains_aggregate(expr) || list.iter().any(contains_aggregate)
-        }
+        ast::Expr::InList { expr, list, .. } => contains_aggregate(expr) || list.iter().any(contains_aggregate),
         _ => false,
     }
 }
@@ -543,11 +442,10 @@ fn number(text: &str, position: Option<usize>) -> Result<Datum, SqlError> {
 fn cast_target(t: &DataType) -> Option<ColType> {
     use DataType::*;
     match t {
-        SmallInt(_) | Int(_) | Integer(_) | BigInt(_) | Int2(_) | Int4(_) | Int8(_) => {
-            Some(ColType::Int)
+        SmallInt(_) | Int(_) | Integer(_) | BigInt(_) | Int2(_) | Int4(_) | Int8(_) => Some(ColType::Int),
+        Numeric(_) | Decimal(_) | Dec(_) | Float(_) | Real | Double | DoublePrecision | Float4 | Float8 => {
+            Some(ColType::Float)
         }
-        Numeric(_) | Decimal(_) | Dec(_) | Float(_) | Real | Double | DoublePrecision | Float4
-        | Float8 => Some(ColType::Float),
         Text | Varchar(_) | CharacterVarying(_) | CharVarying(_) | String(_) => Some(ColType::Text),
         _ => None,
     }
@@ -555,20 +453,13 @@ fn cast_target(t: &DataType) -> Option<ColType> {
 
 /// Converts a constant to `target` like PostgreSQL's input/output functions would.
 fn convert_const(d: &Datum, target: ColType, position: Option<usize>) -> Result<Datum, SqlError> {
-    let invalid = |s: &str| {
-        SqlError::new(
-            format!(
-                "invalid input syntax for type {}: \"{s}\"",
-                type_name(target)
-            ),
-            position,
-        )
-    };
+    let invalid =
+        |s: &str| SqlError::new(format!("invalid input syntax for type {}: \"{s}\"", type_name(target)), position);
     Ok(match (d, target) {
         (Datum::Null, _) => Datum::Null,
-        (Datum::Int(_), ColType::Int)
-        | (Datum::Float(_), ColType::Float)
-        | (Datum::Text(_), ColType::Text) => d.clone(),
+        (Datum::Int(_), ColType::Int) | (Datum::Float(_), ColType::Float) | (Datum::Text(_), ColType::Text) => {
+            d.clone()
+        }
         (Datum::Int(v), ColType::Float) => Datum::Float(*v as f64),
         // numeric -> integer rounds half away from zero, as f64::round does.
         (Datum::Float(v), ColType::Int) => Datum::Int(v.round() as i64),
@@ -590,9 +481,7 @@ fn type_name(t: ColType) -> &'static str {
 /// Names an unsupported expression for an error message.
 fn construct_name(e: &ast::Expr) -> String {
     let name = match e {
-        ast::Expr::Subquery(_) | ast::Expr::Exists { .. } | ast::Expr::InSubquery { .. } => {
-            "subqueries"
-        }
+        ast::Expr::Subquery(_) | ast::Expr::Exists { .. } | ast::Expr::InSubquery { .. } => "subqueries",
         ast::Expr::Case { .. } => "CASE",
         ast::Expr::Like { .. } => "LIKE",
         ast::Expr::ILike { .. } => "ILIKE",
@@ -600,9 +489,7 @@ fn construct_name(e: &ast::Expr) -> String {
         ast::Expr::IsTrue(_) | ast::Expr::IsNotTrue(_) => "IS [NOT] TRUE",
         ast::Expr::IsFalse(_) | ast::Expr::IsNotFalse(_) => "IS [NOT] FALSE",
         ast::Expr::IsUnknown(_) | ast::Expr::IsNotUnknown(_) => "IS [NOT] UNKNOWN",
-        ast::Expr::IsDistinctFrom(..) | ast::Expr::IsNotDistinctFrom(..) => {
-            "IS [NOT] DISTINCT FROM"
-        }
+        ast::Expr::IsDistinctFrom(..) | ast::Expr::IsNotDistinctFrom(..) => "IS [NOT] DISTINCT FROM",
         ast::Expr::AnyOp { .. } | ast::Expr::AllOp { .. } => "ANY/ALL",
         ast::Expr::Cast { .. } => "this form of cast",
         ast::Expr::Extract { .. } => "EXTRACT",
@@ -623,11 +510,7 @@ fn construct_name(e: &ast::Expr) -> String {
         other => {
             // Fall back to the AST variant's name, e.g. "CompositeAccess".
             let debug = format!("{other:?}");
-            return debug
-                .split(|c: char| !c.is_alphanumeric())
-                .next()
-                .unwrap_or("expression")
-                .to_string();
+            return debug.split(|c: char| !c.is_alphanumeric()).next().unwrap_or("expression").to_string();
         }
     };
     name.to_string()

@@ -55,10 +55,7 @@ pub struct SqlError {
 
 impl SqlError {
     pub fn new(message: impl Into<String>, position: Option<usize>) -> SqlError {
-        SqlError {
-            message: message.into(),
-            position,
-        }
+        SqlError { message: message.into(), position }
     }
 
     /// A construct this front end deliberately does not handle.
@@ -90,11 +87,7 @@ pub enum ShardStatement {
     /// `SET name = value` / `SET name TO value`: accepted and ignored.
     Set,
     /// `DECLARE name CURSOR FOR <select>`; `columns` are the select list's.
-    DeclareCursor {
-        name: String,
-        plan: Plan,
-        columns: Vec<Column>,
-    },
+    DeclareCursor { name: String, plan: Plan, columns: Vec<Column> },
     /// `FETCH n FROM cursor`; `count` None means `ALL`.
     Fetch { cursor: String, count: Option<u64> },
     /// `CLOSE cursor`.
@@ -130,9 +123,7 @@ pub fn parse_shard_sql(sql: &str, catalog: &Catalog) -> Result<Vec<ShardStatemen
         .into_iter()
         .map(|parsed| match parsed {
             Parsed::Abort => Ok(ShardStatement::Rollback),
-            Parsed::Statement(statement, first) => {
-                convert_statement(&statement, &first, &src, catalog)
-            }
+            Parsed::Statement(statement, first) => convert_statement(&statement, &first, &src, catalog),
         })
         .collect()
 }
@@ -168,43 +159,25 @@ fn convert_statement(
         Statement::StartTransaction { .. } => Ok(ShardStatement::Begin),
         Statement::Commit { chain: false } => Ok(ShardStatement::Commit),
         Statement::Commit { chain: true } => Err(SqlError::unsupported("COMMIT AND CHAIN", here)),
-        Statement::Rollback {
-            chain: false,
-            savepoint: None,
-        } => Ok(ShardStatement::Rollback),
-        Statement::Rollback {
-            savepoint: Some(_), ..
-        } => Err(SqlError::unsupported("ROLLBACK TO SAVEPOINT", here)),
-        Statement::Rollback { chain: true, .. } => {
-            Err(SqlError::unsupported("ROLLBACK AND CHAIN", here))
-        }
+        Statement::Rollback { chain: false, savepoint: None } => Ok(ShardStatement::Rollback),
+        Statement::Rollback { savepoint: Some(_), .. } => Err(SqlError::unsupported("ROLLBACK TO SAVEPOINT", here)),
+        Statement::Rollback { chain: true, .. } => Err(SqlError::unsupported("ROLLBACK AND CHAIN", here)),
         // Session settings (search_path, timezone, ...) do not affect our executor.
-        Statement::SetVariable { .. }
-        | Statement::SetTimeZone { .. }
-        | Statement::SetTransaction { .. } => Ok(ShardStatement::Set),
+        Statement::SetVariable { .. } | Statement::SetTimeZone { .. } | Statement::SetTransaction { .. } => {
+            Ok(ShardStatement::Set)
+        }
         Statement::Declare { stmts } => declare_cursor(stmts, here, src, catalog),
-        Statement::Fetch {
-            name,
-            direction,
-            into,
-        } => {
+        Statement::Fetch { name, direction, into } => {
             if into.is_some() {
                 return Err(SqlError::unsupported("FETCH ... INTO", here));
             }
             let count = fetch_count(direction, here)?;
-            Ok(ShardStatement::Fetch {
-                cursor: ident_name(name),
-                count,
-            })
+            Ok(ShardStatement::Fetch { cursor: ident_name(name), count })
         }
-        Statement::Close {
-            cursor: CloseCursor::Specific { name },
-        } => Ok(ShardStatement::Close {
-            cursor: ident_name(name),
-        }),
-        Statement::Close {
-            cursor: CloseCursor::All,
-        } => Err(SqlError::unsupported("CLOSE ALL", here)),
+        Statement::Close { cursor: CloseCursor::Specific { name } } => {
+            Ok(ShardStatement::Close { cursor: ident_name(name) })
+        }
+        Statement::Close { cursor: CloseCursor::All } => Err(SqlError::unsupported("CLOSE ALL", here)),
         Statement::Query(query) => {
             let (plan, columns) = select::plan_query(query, src, catalog)?;
             Ok(ShardStatement::Select { plan, columns })
@@ -222,11 +195,9 @@ fn declare_cursor(
     let [declare] = stmts else {
         return Err(SqlError::unsupported("DECLARE of several names", here));
     };
-    let (Some(DeclareType::Cursor), [name], Some(query)) = (
-        &declare.declare_type,
-        declare.names.as_slice(),
-        &declare.for_query,
-    ) else {
+    let (Some(DeclareType::Cursor), [name], Some(query)) =
+        (&declare.declare_type, declare.names.as_slice(), &declare.for_query)
+    else {
         return Err(SqlError::unsupported("DECLARE other than a cursor", here));
     };
     // Rows travel in text format; SCROLL/NO SCROLL and WITH/WITHOUT HOLD make no
@@ -235,26 +206,18 @@ fn declare_cursor(
         return Err(SqlError::unsupported("BINARY cursors", here));
     }
     let (plan, columns) = select::plan_query(query, src, catalog)?;
-    Ok(ShardStatement::DeclareCursor {
-        name: ident_name(name),
-        plan,
-        columns,
-    })
+    Ok(ShardStatement::DeclareCursor { name: ident_name(name), plan, columns })
 }
 
 /// Rows a FETCH asks for; None means all. Only forward fetches are supported.
 fn fetch_count(direction: &FetchDirection, here: Option<usize>) -> Result<Option<u64>, SqlError> {
     let number = |v: &ast::Value| match v {
-        ast::Value::Number(s, _) => s
-            .parse::<u64>()
-            .map_err(|_| SqlError::unsupported(format!("FETCH {s}"), here)),
+        ast::Value::Number(s, _) => s.parse::<u64>().map_err(|_| SqlError::unsupported(format!("FETCH {s}"), here)),
         other => Err(SqlError::unsupported(format!("FETCH {other}"), here)),
     };
     match direction {
         FetchDirection::Next | FetchDirection::Forward { limit: None } => Ok(Some(1)),
-        FetchDirection::Count { limit } | FetchDirection::Forward { limit: Some(limit) } => {
-            number(limit).map(Some)
-        }
+        FetchDirection::Count { limit } | FetchDirection::Forward { limit: Some(limit) } => number(limit).map(Some),
         FetchDirection::All | FetchDirection::ForwardAll => Ok(None),
         other => Err(SqlError::unsupported(format!("FETCH {other}"), here)),
     }

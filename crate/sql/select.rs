@@ -17,15 +17,14 @@
 //! rows, or Agg output), so ordinals and output names simply reuse select items.
 
 use sqlparser::ast::{
-    self, GroupByExpr, OrderByExpr, Query, Select, SelectItem, SetExpr, Spanned, TableFactor,
-    UnaryOperator, Value, WildcardAdditionalOptions,
+    self, GroupByExpr, OrderByExpr, Query, Select, SelectItem, SetExpr, Spanned, TableFactor, UnaryOperator, Value,
+    WildcardAdditionalOptions,
 };
 use sqlparser::keywords::Keyword;
 use sqlparser::tokenizer::Token;
 
 use super::expr::{
-    contains_aggregate, output_name, ExprPlanner, Grouping, Relation, Scope, NO_AGG_IN_GROUP_BY,
-    NO_AGG_IN_WHERE,
+    contains_aggregate, output_name, ExprPlanner, Grouping, Relation, Scope, NO_AGG_IN_GROUP_BY, NO_AGG_IN_WHERE,
 };
 use super::source::Source;
 use super::{ident_name, SqlError};
@@ -33,11 +32,7 @@ use crate::plan::{AggStrategy, Expr, Plan, SortKey};
 use crate::types::{Catalog, Column, Table};
 
 /// Plans a SELECT; returns the plan and its output columns named after the select list.
-pub(super) fn plan_query(
-    q: &Query,
-    src: &Source,
-    catalog: &Catalog,
-) -> Result<(Plan, Vec<Column>), SqlError> {
+pub(super) fn plan_query(q: &Query, src: &Source, catalog: &Catalog) -> Result<(Plan, Vec<Column>), SqlError> {
     check_query_clauses(q, src)?;
     let select = query_body(q, src)?;
     check_select_clauses(select, src)?;
@@ -47,37 +42,19 @@ pub(super) fn plan_query(
     let order_by: &[OrderByExpr] = q.order_by.as_ref().map_or(&[], |o| o.exprs.as_slice());
     let (count, offset) = limit_and_offset(q, src)?;
 
-    let mut plan = Plan::SeqScan {
-        table: rel.table.clone(),
-        columns: rel.columns.clone(),
-    };
+    let mut plan = Plan::SeqScan { table: rel.table.clone(), columns: rel.columns.clone() };
     if let Some(condition) = &select.selection {
-        let filter = planner.plan(
-            condition,
-            &mut Scope::Rows {
-                no_agg: NO_AGG_IN_WHERE,
-            },
-        )?;
-        plan = Plan::Result {
-            child: Box::new(plan),
-            filter: Some(filter),
-            targets: None,
-        };
+        let filter = planner.plan(condition, &mut Scope::Rows { no_agg: NO_AGG_IN_WHERE })?;
+        plan = Plan::Result { child: Box::new(plan), filter: Some(filter), targets: None };
     }
     let body = if is_aggregated(select, &items, order_by) {
         plan_grouped(&planner, select, &items, order_by, plan)?
     } else {
         // No aggregate appears anywhere, so the message below is never used.
-        let mut scope = Scope::Rows {
-            no_agg: "aggregate functions are not allowed here",
-        };
+        let mut scope = Scope::Rows { no_agg: "aggregate functions are not allowed here" };
         let targets = plan_targets(&planner, &items, &mut scope)?;
         let sort_keys = plan_sort_keys(&planner, order_by, &targets, &items, &mut scope)?;
-        Body {
-            plan,
-            targets,
-            sort_keys,
-        }
+        Body { plan, targets, sort_keys }
     };
     Ok(finish(body, count, offset))
 }
@@ -106,10 +83,7 @@ enum ItemSource<'q> {
 /// Rejects query-level clauses other than ORDER BY / LIMIT / OFFSET / FETCH FIRST.
 fn check_query_clauses(q: &Query, src: &Source) -> Result<(), SqlError> {
     if let Some(with) = &q.with {
-        return Err(SqlError::unsupported(
-            "WITH",
-            src.span_position(with.with_token.0.span),
-        ));
+        return Err(SqlError::unsupported("WITH", src.span_position(with.with_token.0.span)));
     }
     if !q.locks.is_empty() {
         let position = src.find_keyword(q.body.span().end, &[Keyword::FOR]);
@@ -140,15 +114,9 @@ fn query_body<'q>(q: &'q Query, src: &Source) -> Result<&'q Select, SqlError> {
         SetExpr::Select(select) => Ok(select),
         SetExpr::SetOperation { op, left, .. } => {
             let keywords = [Keyword::UNION, Keyword::EXCEPT, Keyword::INTERSECT];
-            Err(SqlError::unsupported(
-                op,
-                src.find_keyword(left.span().end, &keywords),
-            ))
+            Err(SqlError::unsupported(op, src.find_keyword(left.span().end, &keywords)))
         }
-        SetExpr::Query(inner) => Err(SqlError::unsupported(
-            "parenthesized queries",
-            src.span_position(inner.span()),
-        )),
+        SetExpr::Query(inner) => Err(SqlError::unsupported("parenthesized queries", src.span_position(inner.span()))),
         SetExpr::Values(_) => Err(SqlError::unsupported("VALUES", None)),
         SetExpr::Table(_) => Err(SqlError::unsupported("TABLE", None)),
         SetExpr::Insert(_) => Err(SqlError::unsupported("INSERT", None)),
@@ -170,8 +138,7 @@ fn check_select_clauses(s: &Select, src: &Source) -> Result<(), SqlError> {
         ("WINDOW", at(Keyword::WINDOW))
     } else if matches!(s.group_by, GroupByExpr::All(_)) {
         ("GROUP BY ALL", at(Keyword::GROUP))
-    } else if matches!(&s.group_by, GroupByExpr::Expressions(_, modifiers) if !modifiers.is_empty())
-    {
+    } else if matches!(&s.group_by, GroupByExpr::Expressions(_, modifiers) if !modifiers.is_empty()) {
         ("GROUP BY modifiers", at(Keyword::GROUP))
     } else if !s.lateral_views.is_empty() {
         ("LATERAL VIEW", None)
@@ -194,10 +161,7 @@ fn check_select_clauses(s: &Select, src: &Source) -> Result<(), SqlError> {
 /// The one table of the FROM clause.
 fn resolve_from(s: &Select, src: &Source, catalog: &Catalog) -> Result<Relation, SqlError> {
     let Some(first) = s.from.first() else {
-        return Err(SqlError::unsupported(
-            "SELECT without FROM",
-            src.span_position(s.select_token.0.span),
-        ));
+        return Err(SqlError::unsupported("SELECT without FROM", src.span_position(s.select_token.0.span)));
     };
     let after_first = first.relation.span().end;
     if !first.joins.is_empty() {
@@ -212,10 +176,7 @@ fn resolve_from(s: &Select, src: &Source, catalog: &Catalog) -> Result<Relation,
             Keyword::NATURAL,
             Keyword::OUTER,
         ];
-        return Err(SqlError::unsupported(
-            "JOIN",
-            src.find_keyword(after_first, &keywords),
-        ));
+        return Err(SqlError::unsupported("JOIN", src.find_keyword(after_first, &keywords)));
     }
     if s.from.len() > 1 {
         // `FROM a, b` is a cross join.
@@ -225,22 +186,9 @@ fn resolve_from(s: &Select, src: &Source, catalog: &Catalog) -> Result<Relation,
     table_relation(&first.relation, src, catalog)
 }
 
-fn table_relation(
-    factor: &TableFactor,
-    src: &Source,
-    catalog: &Catalog,
-) -> Result<Relation, SqlError> {
+fn table_relation(factor: &TableFactor, src: &Source, catalog: &Catalog) -> Result<Relation, SqlError> {
     let position = src.span_position(factor.span());
-    let TableFactor::Table {
-        name,
-        alias,
-        args,
-        with_hints,
-        version,
-        with_ordinality,
-        partitions,
-        json_path,
-    } = factor
+    let TableFactor::Table { name, alias, args, with_hints, version, with_ordinality, partitions, json_path } = factor
     else {
         let what = match factor {
             TableFactor::Derived { .. } => "subqueries in FROM",
@@ -252,23 +200,13 @@ fn table_relation(
     if args.is_some() {
         return Err(SqlError::unsupported("table functions", position));
     }
-    if !with_hints.is_empty()
-        || version.is_some()
-        || *with_ordinality
-        || !partitions.is_empty()
-        || json_path.is_some()
+    if !with_hints.is_empty() || version.is_some() || *with_ordinality || !partitions.is_empty() || json_path.is_some()
     {
-        return Err(SqlError::unsupported(
-            "this form of table reference",
-            position,
-        ));
+        return Err(SqlError::unsupported("this form of table reference", position));
     }
     if let Some(alias) = alias {
         if !alias.columns.is_empty() {
-            return Err(SqlError::unsupported(
-                "column aliases in FROM",
-                src.span_position(alias.name.span),
-            ));
+            return Err(SqlError::unsupported("column aliases in FROM", src.span_position(alias.name.span)));
         }
     }
     let table = lookup_table(name, catalog).ok_or_else(|| {
@@ -297,10 +235,7 @@ fn lookup_table<'c>(name: &ast::ObjectName, catalog: &'c Catalog) -> Option<&'c 
     if ident.quote_style.is_some() {
         return None;
     }
-    let mut matches = catalog
-        .tables
-        .iter()
-        .filter(|t| t.name.eq_ignore_ascii_case(&folded));
+    let mut matches = catalog.tables.iter().filter(|t| t.name.eq_ignore_ascii_case(&folded));
     match (matches.next(), matches.next()) {
         (Some(t), None) => Some(t),
         _ => None,
@@ -308,25 +243,17 @@ fn lookup_table<'c>(name: &ast::ObjectName, catalog: &'c Catalog) -> Option<&'c 
 }
 
 /// The select list with `*` expanded into the table's columns.
-fn select_items<'q>(
-    s: &'q Select,
-    rel: &Relation,
-    src: &Source,
-) -> Result<Vec<Item<'q>>, SqlError> {
+fn select_items<'q>(s: &'q Select, rel: &Relation, src: &Source) -> Result<Vec<Item<'q>>, SqlError> {
     let mut items = Vec::new();
     for item in &s.projection {
         let position = src.span_position(item.span());
         match item {
-            SelectItem::UnnamedExpr(e) => items.push(Item {
-                source: ItemSource::Expr(e),
-                name: output_name(e),
-                position,
-            }),
-            SelectItem::ExprWithAlias { expr, alias } => items.push(Item {
-                source: ItemSource::Expr(expr),
-                name: ident_name(alias),
-                position,
-            }),
+            SelectItem::UnnamedExpr(e) => {
+                items.push(Item { source: ItemSource::Expr(e), name: output_name(e), position })
+            }
+            SelectItem::ExprWithAlias { expr, alias } => {
+                items.push(Item { source: ItemSource::Expr(expr), name: ident_name(alias), position })
+            }
             SelectItem::Wildcard(options) => {
                 check_wildcard_options(options, position)?;
                 items.extend(all_columns(rel, position));
@@ -334,16 +261,8 @@ fn select_items<'q>(
             SelectItem::QualifiedWildcard(qualifier, options) => {
                 check_wildcard_options(options, position)?;
                 if !rel.is_named(&qualifier.0) {
-                    let table = qualifier
-                        .0
-                        .iter()
-                        .map(ident_name)
-                        .collect::<Vec<_>>()
-                        .join(".");
-                    return Err(SqlError::new(
-                        format!("missing FROM-clause entry for table \"{table}\""),
-                        position,
-                    ));
+                    let table = qualifier.0.iter().map(ident_name).collect::<Vec<_>>().join(".");
+                    return Err(SqlError::new(format!("missing FROM-clause entry for table \"{table}\""), position));
                 }
                 items.extend(all_columns(rel, position));
             }
@@ -361,10 +280,7 @@ fn all_columns<'q>(rel: &Relation, position: Option<usize>) -> impl Iterator<Ite
 }
 
 /// `* EXCEPT (...)` and friends come from other dialects.
-fn check_wildcard_options(
-    o: &WildcardAdditionalOptions,
-    position: Option<usize>,
-) -> Result<(), SqlError> {
+fn check_wildcard_options(o: &WildcardAdditionalOptions, position: Option<usize>) -> Result<(), SqlError> {
     let plain = o.opt_ilike.is_none()
         && o.opt_exclude.is_none()
         && o.opt_except.is_none()
@@ -384,9 +300,7 @@ fn is_aggregated(s: &Select, items: &[Item], order_by: &[OrderByExpr]) -> bool {
     let group_by = matches!(&s.group_by, GroupByExpr::Expressions(keys, _) if !keys.is_empty());
     group_by
         || s.having.is_some()
-        || items
-            .iter()
-            .any(|it| matches!(it.source, ItemSource::Expr(e) if contains_aggregate(e)))
+        || items.iter().any(|it| matches!(it.source, ItemSource::Expr(e) if contains_aggregate(e)))
         || order_by.iter().any(|o| contains_aggregate(&o.expr))
 }
 
@@ -403,54 +317,25 @@ fn plan_grouped(
         GroupByExpr::Expressions(keys, _) => keys,
         GroupByExpr::All(_) => &[], // rejected by check_select_clauses
     };
-    let keys = key_exprs
-        .iter()
-        .map(|e| plan_group_key(planner, e, items))
-        .collect::<Result<Vec<_>, _>>()?;
-    let mut grouping = Grouping {
-        keys,
-        aggs: Vec::new(),
-    };
+    let keys = key_exprs.iter().map(|e| plan_group_key(planner, e, items)).collect::<Result<Vec<_>, _>>()?;
+    let mut grouping = Grouping { keys, aggs: Vec::new() };
     let mut scope = Scope::Groups(&mut grouping);
     let targets = plan_targets(planner, items, &mut scope)?;
-    let having = s
-        .having
-        .as_ref()
-        .map(|h| planner.plan(h, &mut scope))
-        .transpose()?;
+    let having = s.having.as_ref().map(|h| planner.plan(h, &mut scope)).transpose()?;
     let sort_keys = plan_sort_keys(planner, order_by, &targets, items, &mut scope)?;
 
-    let strategy = if grouping.keys.is_empty() {
-        AggStrategy::Plain
-    } else {
-        AggStrategy::Hashed
-    };
-    let mut plan = Plan::Agg {
-        child: Box::new(input),
-        strategy,
-        group_by: grouping.keys,
-        aggs: grouping.aggs,
-    };
+    let strategy = if grouping.keys.is_empty() { AggStrategy::Plain } else { AggStrategy::Hashed };
+    let mut plan = Plan::Agg { child: Box::new(input), strategy, group_by: grouping.keys, aggs: grouping.aggs };
     if let Some(filter) = having {
-        plan = Plan::Result {
-            child: Box::new(plan),
-            filter: Some(filter),
-            targets: None,
-        };
+        plan = Plan::Result { child: Box::new(plan), filter: Some(filter), targets: None };
     }
-    Ok(Body {
-        plan,
-        targets,
-        sort_keys,
-    })
+    Ok(Body { plan, targets, sort_keys })
 }
 
 /// A GROUP BY item: a select-list ordinal, a select-list name that is not an input
 /// column (input columns win, as in PostgreSQL), or an expression over the table.
 fn plan_group_key(planner: &ExprPlanner, e: &ast::Expr, items: &[Item]) -> Result<Expr, SqlError> {
-    let mut scope = Scope::Rows {
-        no_agg: NO_AGG_IN_GROUP_BY,
-    };
+    let mut scope = Scope::Rows { no_agg: NO_AGG_IN_GROUP_BY };
     if let Some(i) = ordinal(e, items.len(), "GROUP BY")? {
         return plan_item(planner, &items[i], &mut scope);
     }
@@ -465,15 +350,8 @@ fn plan_group_key(planner: &ExprPlanner, e: &ast::Expr, items: &[Item]) -> Resul
     planner.plan(e, &mut scope)
 }
 
-fn plan_targets(
-    planner: &ExprPlanner,
-    items: &[Item],
-    scope: &mut Scope,
-) -> Result<Vec<(Expr, String)>, SqlError> {
-    items
-        .iter()
-        .map(|item| Ok((plan_item(planner, item, scope)?, item.name.clone())))
-        .collect()
+fn plan_targets(planner: &ExprPlanner, items: &[Item], scope: &mut Scope) -> Result<Vec<(Expr, String)>, SqlError> {
+    items.iter().map(|item| Ok((plan_item(planner, item, scope)?, item.name.clone()))).collect()
 }
 
 fn plan_item(planner: &ExprPlanner, item: &Item, scope: &mut Scope) -> Result<Expr, SqlError> {
@@ -522,10 +400,7 @@ fn sort_key_expr(
         if let Some(first) = matching.next() {
             if matching.any(|x| x != first) {
                 let position = planner.src.span_position(ident.span);
-                return Err(SqlError::new(
-                    format!("ORDER BY \"{name}\" is ambiguous"),
-                    position,
-                ));
+                return Err(SqlError::new(format!("ORDER BY \"{name}\" is ambiguous"), position));
             }
             return Ok(first.clone());
         }
@@ -539,15 +414,8 @@ fn sort_key_expr(
 fn check_nulls_order(o: &OrderByExpr, desc: bool, src: &Source) -> Result<(), SqlError> {
     match o.nulls_first {
         Some(nulls_first) if nulls_first != desc => {
-            let what = if nulls_first {
-                "NULLS FIRST with ASC"
-            } else {
-                "NULLS LAST with DESC"
-            };
-            Err(SqlError::unsupported(
-                what,
-                src.find_keyword(o.expr.span().end, &[Keyword::NULLS]),
-            ))
+            let what = if nulls_first { "NULLS FIRST with ASC" } else { "NULLS LAST with DESC" };
+            Err(SqlError::unsupported(what, src.find_keyword(o.expr.span().end, &[Keyword::NULLS])))
         }
         _ => Ok(()),
     }
@@ -564,10 +432,7 @@ fn ordinal(e: &ast::Expr, nitems: usize, clause: &str) -> Result<Option<usize>, 
     };
     if n == 0 || n > nitems {
         // sqlparser keeps no position for literals.
-        return Err(SqlError::new(
-            format!("{clause} position {n} is not in select list"),
-            None,
-        ));
+        return Err(SqlError::new(format!("{clause} position {n} is not in select list"), None));
     }
     Ok(Some(n - 1))
 }
@@ -604,56 +469,33 @@ fn constant_count(e: &ast::Expr, clause: &str, src: &Source) -> Result<Option<u6
             .map_err(|_| SqlError::unsupported(format!("non-integer {clause}"), position)),
         ast::Expr::Value(Value::Null) => Ok(None),
         ast::Expr::Nested(inner) => constant_count(inner, clause, src),
-        ast::Expr::UnaryOp {
-            op: UnaryOperator::Minus,
-            expr,
-        } if matches!(**expr, ast::Expr::Value(Value::Number(..))) => Err(SqlError::new(
-            format!("{clause} must not be negative"),
-            position,
-        )),
-        _ => Err(SqlError::unsupported(
-            format!("non-constant {clause}"),
-            position,
-        )),
+        ast::Expr::UnaryOp { op: UnaryOperator::Minus, expr }
+            if matches!(**expr, ast::Expr::Value(Value::Number(..))) =>
+        {
+            Err(SqlError::new(format!("{clause} must not be negative"), position))
+        }
+        _ => Err(SqlError::unsupported(format!("non-constant {clause}"), position)),
     }
 }
 
 /// Puts Sort, the projection and Limit on top of `plan`; the returned columns carry
 /// the select list's names.
 fn finish(body: Body, count: Option<u64>, offset: u64) -> (Plan, Vec<Column>) {
-    let Body {
-        mut plan,
-        targets,
-        sort_keys,
-    } = body;
+    let Body { mut plan, targets, sort_keys } = body;
     if !sort_keys.is_empty() {
-        plan = Plan::Sort {
-            child: Box::new(plan),
-            keys: sort_keys,
-        };
+        plan = Plan::Sort { child: Box::new(plan), keys: sort_keys };
     }
     if !is_identity(&targets, &plan.output_columns()) {
-        plan = Plan::Result {
-            child: Box::new(plan),
-            filter: None,
-            targets: Some(targets.clone()),
-        };
+        plan = Plan::Result { child: Box::new(plan), filter: None, targets: Some(targets.clone()) };
     }
     if count.is_some() || offset > 0 {
-        plan = Plan::Limit {
-            child: Box::new(plan),
-            offset,
-            count,
-        };
+        plan = Plan::Limit { child: Box::new(plan), offset, count };
     }
     let columns = plan
         .output_columns()
         .into_iter()
         .zip(&targets)
-        .map(|(c, (_, name))| Column {
-            name: name.clone(),
-            ty: c.ty,
-        })
+        .map(|(c, (_, name))| Column { name: name.clone(), ty: c.ty })
         .collect();
     (plan, columns)
 }
@@ -661,9 +503,5 @@ fn finish(body: Body, count: Option<u64>, offset: u64) -> (Plan, Vec<Column>) {
 /// Whether projecting `targets` would return the input unchanged (names included).
 fn is_identity(targets: &[(Expr, String)], input: &[Column]) -> bool {
     targets.len() == input.len()
-        && targets
-            .iter()
-            .zip(input)
-            .enumerate()
-            .all(|(i, ((e, name), c))| *e == Expr::Col(i) && *name == c.name)
+        && targets.iter().zip(input).enumerate().all(|(i, ((e, name), c))| *e == Expr::Col(i) && *name == c.name)
 }

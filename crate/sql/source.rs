@@ -31,23 +31,12 @@ impl<'a> Source<'a> {
                 line_starts.push(nchars);
             }
         }
-        let mut src = Source {
-            sql,
-            tokens: Vec::new(),
-            line_starts,
-            nchars,
-        };
-        match Tokenizer::new(dialect, sql)
-            .with_unescape(true)
-            .tokenize_with_location()
-        {
+        let mut src = Source { sql, tokens: Vec::new(), line_starts, nchars };
+        match Tokenizer::new(dialect, sql).with_unescape(true).tokenize_with_location() {
             Ok(tokens) => src.tokens = tokens,
             Err(e) => {
                 let position = src.position(e.location);
-                return Err(SqlError::new(
-                    format!("syntax error: {}", e.message),
-                    position,
-                ));
+                return Err(SqlError::new(format!("syntax error: {}", e.message), position));
             }
         }
         Ok(src)
@@ -84,21 +73,14 @@ impl<'a> Source<'a> {
 
     /// Position of the first token at or after `from` satisfying `pred`, in the same
     /// statement. Used to point errors at keywords the AST keeps no span for.
-    pub(super) fn find_token(
-        &self,
-        from: Location,
-        pred: impl Fn(&Token) -> bool,
-    ) -> Option<usize> {
+    pub(super) fn find_token(&self, from: Location, pred: impl Fn(&Token) -> bool) -> Option<usize> {
         let t = self.tokens_from(from).find(|t| pred(&t.token))?;
         self.position(t.span.start)
     }
 
     /// Position of the first of `keywords` at or after `from`, in the same statement.
     pub(super) fn find_keyword(&self, from: Location, keywords: &[Keyword]) -> Option<usize> {
-        self.find_token(
-            from,
-            |t| matches!(t, Token::Word(w) if keywords.contains(&w.keyword)),
-        )
+        self.find_token(from, |t| matches!(t, Token::Word(w) if keywords.contains(&w.keyword)))
     }
 
     /// Position of the first token at or after `from` (e.g. the operator after a
@@ -112,13 +94,7 @@ impl<'a> Source<'a> {
         let token = self.tokens.iter().find(|t| t.span.start == loc)?;
         let start = self.position(token.span.start)? - 1;
         let end = self.position(token.span.end)? - 1;
-        Some(
-            self.sql
-                .chars()
-                .skip(start)
-                .take(end.saturating_sub(start))
-                .collect(),
-        )
+        Some(self.sql.chars().skip(start).take(end.saturating_sub(start)).collect())
     }
 
     /// `syntax error at or near "<token>"` pointing at `token`, as PostgreSQL words it.
@@ -126,13 +102,8 @@ impl<'a> Source<'a> {
         if token.token == Token::EOF {
             return SqlError::new("syntax error at end of input", Some(self.end_position()));
         }
-        let text = self
-            .token_text_at(token.span.start)
-            .unwrap_or_else(|| token.token.to_string());
-        SqlError::new(
-            format!("syntax error at or near \"{text}\""),
-            self.position(token.span.start),
-        )
+        let text = self.token_text_at(token.span.start).unwrap_or_else(|| token.token.to_string());
+        SqlError::new(format!("syntax error at or near \"{text}\""), self.position(token.span.start))
     }
 
     /// Converts a sqlparser error. Its messages end with " at Line: L, Column: C"
@@ -147,23 +118,13 @@ impl<'a> Source<'a> {
         };
         let (text, loc) = split_location(&message);
         match (text.rsplit_once("found: "), loc) {
-            (Some((_, "EOF")), _) => {
-                SqlError::new("syntax error at end of input", Some(self.end_position()))
-            }
+            (Some((_, "EOF")), _) => SqlError::new("syntax error at end of input", Some(self.end_position())),
             (Some((_, found)), Some(loc)) => {
                 let near = self.token_text_at(loc).unwrap_or_else(|| found.to_string());
-                SqlError::new(
-                    format!("syntax error at or near \"{near}\""),
-                    self.position(loc),
-                )
+                SqlError::new(format!("syntax error at or near \"{near}\""), self.position(loc))
             }
-            (Some((_, found)), None) => {
-                SqlError::new(format!("syntax error at or near \"{found}\""), None)
-            }
-            (None, loc) => SqlError::new(
-                format!("syntax error: {text}"),
-                loc.and_then(|l| self.position(l)),
-            ),
+            (Some((_, found)), None) => SqlError::new(format!("syntax error at or near \"{found}\""), None),
+            (None, loc) => SqlError::new(format!("syntax error: {text}"), loc.and_then(|l| self.position(l))),
         }
     }
 }

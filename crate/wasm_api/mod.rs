@@ -12,8 +12,7 @@ use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 fn to_js<T: Serialize>(v: &T) -> Result<JsValue, JsError> {
-    v.serialize(&serde_wasm_bindgen::Serializer::json_compatible())
-        .map_err(|e| JsError::new(&e.to_string()))
+    v.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).map_err(|e| JsError::new(&e.to_string()))
 }
 
 fn parse_knobs(json: &str) -> Result<Knobs, JsError> {
@@ -27,9 +26,7 @@ fn parse_mode(mode: &str) -> Result<bool, JsError> {
     match mode {
         "async" => Ok(true),
         "sync" => Ok(false),
-        m => Err(JsError::new(&format!(
-            "bad mode \"{m}\": expected \"sync\" or \"async\""
-        ))),
+        m => Err(JsError::new(&format!("bad mode \"{m}\": expected \"sync\" or \"async\""))),
     }
 }
 
@@ -49,14 +46,8 @@ struct ScenarioEntry {
 /// The built-in scenarios: `[{id, title, explanation}]`.
 #[wasm_bindgen(js_name = scenarios)]
 pub fn scenarios() -> Result<JsValue, JsError> {
-    let list: Vec<ScenarioEntry> = SCENARIOS
-        .iter()
-        .map(|s| ScenarioEntry {
-            id: s.id,
-            title: s.title,
-            explanation: s.explanation,
-        })
-        .collect();
+    let list: Vec<ScenarioEntry> =
+        SCENARIOS.iter().map(|s| ScenarioEntry { id: s.id, title: s.title, explanation: s.explanation }).collect();
     to_js(&list)
 }
 
@@ -71,15 +62,9 @@ pub fn compare(scenario: &str, knobs_json: &str) -> Result<JsValue, JsError> {
 /// SeqScan + sum over `rows` local rows; returns the sum (JavaScript times the call).
 #[wasm_bindgen(js_name = localScan)]
 pub fn local_scan(rows: u32) -> Result<f64, JsError> {
-    let knobs = Knobs {
-        shards: Some(1),
-        rows_per_shard: Some(rows as usize),
-        ..Default::default()
-    };
+    let knobs = Knobs { shards: Some(1), rows_per_shard: Some(rows as usize), ..Default::default() };
     let s = crate::scenario::Scenario::build("A", &knobs).map_err(|e| JsError::new(&e))?;
-    let mut run = s
-        .start(false, crate::clock::Clock::virtual_clock(), false)
-        .map_err(|e| JsError::new(&e))?;
+    let mut run = s.start(false, crate::clock::Clock::virtual_clock(), false).map_err(|e| JsError::new(&e))?;
     run.run_to_end().map_err(|e| JsError::new(&e.to_string()))?;
     Ok(run.rows.first().and_then(|r| r[0].as_f64()).unwrap_or(0.0))
 }
@@ -136,9 +121,7 @@ impl Session {
         if !ms.is_finite() || ms < 0.0 {
             return Err(JsError::new(&format!("bad time {ms} ms")));
         }
-        self.inner
-            .seek_time((ms * 1e6) as u64)
-            .map_err(|e| JsError::new(&e))
+        self.inner.seek_time((ms * 1e6) as u64).map_err(|e| JsError::new(&e))
     }
 
     pub fn step(&self) -> u32 {
@@ -174,10 +157,6 @@ impl Session {
             total: u64,
         }
         let (columns, rows) = self.inner.rows_page(offset as usize, limit as usize);
-        to_js(&Page {
-            columns,
-            rows,
-            total: self.inner.run().row_count,
-        })
+        to_js(&Page { columns, rows, total: self.inner.run().row_count })
     }
 }

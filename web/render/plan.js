@@ -4,12 +4,12 @@
 import { svg, stateInfo, STATE_ORDER, STATES, flattenPlan, fmtBytes, fmtInt } from './util.js';
 
 const PAD = 8;
-const INDENT = 18;
+const INDENT = 14;
 const LINE = 15;
-const CHIP_W = 172;
+const CHIP_W = 168;
 const CHIP_H = 20;
 const PASSED_H = 16;
-const BUS_W = 16;
+const BUS_W = 12;
 const GAP = 8;
 
 function isForeign(n) {
@@ -46,6 +46,8 @@ export function renderPlan(container, snap, passed) {
     if (!reqByNode.has(r.requestee)) reqByNode.set(r.requestee, []);
     reqByNode.get(r.requestee).push(r);
   }
+  // The model may leave `running` set on nodes of a run that has ended.
+  const ended = snap.phase === 'finished' || snap.phase === 'failed';
   const boxRight = W - PAD - (hasReq ? CHIP_W + BUS_W + 2 * GAP : 0);
 
   // Layout: row heights from the box text and the request chips on that row.
@@ -90,7 +92,8 @@ export function renderPlan(container, snap, passed) {
   // Node boxes.
   for (const p of pos.values()) {
     const n = p.n;
-    const g = svg('g', { 'data-testid': 'plan-node', 'data-node': n.id, class: 'plan-node' + (n.running ? ' running' : '') });
+    const running = n.running && !ended;
+    const g = svg('g', { 'data-testid': 'plan-node', 'data-node': n.id, class: 'plan-node' + (running ? ' running' : '') });
     const title = svg('title', {}, [n.label, ...(n.details ?? []).map(([k, v]) => `${k}: ${v}`)].join('\n'));
     g.append(title);
     g.append(svg('rect', { x: p.x, y: p.y, width: p.w, height: p.h, rx: 5, class: 'box' + (n.async_capable ? ' async' : '') }));
@@ -99,7 +102,7 @@ export function renderPlan(container, snap, passed) {
     const head = svg('text', { x: p.x + 10, y: p.y + 5 + LINE - 3, class: 'node-label' });
     head.append(svg('tspan', {}, n.label));
     if (srv) head.append(svg('tspan', { class: 'node-server', dx: 6 }, `@${srv}`));
-    if (n.running) head.append(svg('tspan', { class: 'node-running', dx: 6 }, '● running'));
+    if (running) head.append(svg('tspan', { class: 'node-running', dx: 6 }, '● running'));
     g.append(head);
     p.lines.forEach((l, i) => g.append(svg('text', { x: p.x + 10, y: p.y + 5 + LINE * (i + 2) - 3, class: 'node-counters', 'data-testid': i === 0 ? 'node-counters' : undefined }, l)));
     root.append(g);
