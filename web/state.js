@@ -97,16 +97,20 @@ export class UrlSync {
     this.last = 0;
     this.pending = null;
     this.timer = 0;
+    this.timerDue = 0;
   }
-  /** `now` = write at once (after a user action); otherwise at most every minIntervalMs. */
+  /**
+   * `now` = right after this task (a user action); otherwise at most every minIntervalMs
+   * (Chrome throttles frequent replaceState calls). Never inside the caller's task:
+   * replaceState costs a few ms that a step click need not wait for.
+   */
   write(config, now = false) {
     this.pending = configToQuery(config);
-    const due = this.last + this.minIntervalMs - performance.now();
-    if (now || due <= 0) {
-      this.flush();
-    } else if (!this.timer) {
-      this.timer = setTimeout(() => this.flush(), due);
-    }
+    const due = now ? 0 : Math.max(0, this.last + this.minIntervalMs - performance.now());
+    if (this.timer && (due > 0 || this.timerDue === 0)) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timerDue = due;
+    this.timer = setTimeout(() => this.flush(), due);
   }
   flush() {
     if (this.timer) clearTimeout(this.timer);

@@ -1,6 +1,8 @@
 // The wire inspector: the protocol messages on each connection up to now, newest at
 // the bottom. Lines are derived once per recording; each render shows the prefix of the
-// trace the run has reached.
+// trace the run has reached. Stepping forward only adds the new lines; the list is a
+// column-reverse flex box, so it stays scrolled to the newest line without JS reading
+// the layout (which would force a synchronous layout on every step).
 
 import { esc } from './util.js';
 import { wireLines } from './traceview.js';
@@ -14,7 +16,10 @@ export class WireInspector {
     this.filter = 'all';
     this.lines = [];
     this.names = [];
-    this.traceLen = 0;
+    this.traceLen = -1;
+    this.pos = 0; // index in this.lines of the first line not yet considered
+    this.shown = 0; // lines in the list
+    this.hidden = 0; // older lines dropped from the list
     tabs.addEventListener('click', (e) => {
       const b = e.target.closest('button[data-conn]');
       if (!b) return;
@@ -30,6 +35,7 @@ export class WireInspector {
     this.names = rec.connections;
     if (this.filter !== 'all' && Number(this.filter) >= this.names.length) this.filter = 'all';
     this.renderTabs();
+    this.traceLen = -1;
   }
 
   renderTabs() {
@@ -39,29 +45,57 @@ export class WireInspector {
       .join('');
   }
 
+  lineHtml(l) {
+    const arrow = l.dir === 'be' || l.dir === 'err' ? '←' : l.dir === 'queued' ? '⋯' : '→';
+    const conn = l.conn === null ? '' : esc(this.names[l.conn] ?? l.conn);
+    return `<div class="wl ${l.dir}" data-testid="wire-line"><span class="wt">${(l.t / 1e6).toFixed(3)}</span><span class="wc">${conn}</span><span class="wd">${arrow}</span><span class="wm">${esc(l.text)}</span>${l.bytes ? `<span class="wb">${l.bytes} B</span>` : ''}</div>`;
+  }
+
+  wanted(l) {
+    return this.filter === 'all' || l.conn === null || String(l.conn) === this.filter;
+  }
+
+  noteHtml() {
+    if (this.hidden) return `<div class="wire-more">… ${this.hidden} earlier messages not shown</div>`;
+    if (!this.shown) return `<div class="wire-more">no messages yet</div>`;
+    return '';
+  }
+
   update(traceLen, force = false) {
-    if (!force && traceLen === this.traceLen && this.list.childElementCount) return;
+    if (!force && traceLen === this.traceLen) return;
+    if (force || traceLen < this.traceLen || this.traceLen < 0) {
+      // Rebuild: the last MAX_LINES wanted lines before traceLen.
+      const shown = [];
+      let pos = 0;
+      for (; pos < this.lines.length && this.lines[pos].i < traceLen; pos++) if (this.wanted(this.lines[pos])) shown.push(this.lines[pos]);
+      this.pos = pos;
+      const cut = Math.max(0, shown.length - MAX_LINES);
+      this.hidden = cut;
+      this.shown = shown.length - cut;
+      const html = [];
+      for (let i = shown.length - 1; i >= cut; i--) html.push(this.lineHtml(shown[i])); // newest first (column-reverse)
+      this.list.innerHTML = html.join('') + `<div class="wire-note">${this.noteHtml()}</div>`;
+      this.traceLen = traceLen;
+      return;
+    }
+    // Forward: add the lines between the old and the new trace length.
+    const add = [];
+    for (; this.pos < this.lines.length && this.lines[this.pos].i < traceLen; this.pos++) {
+      const l = this.lines[this.pos];
+      if (this.wanted(l)) add.push(l);
+    }
     this.traceLen = traceLen;
-    const stick = this.list.scrollTop + this.list.clientHeight >= this.list.scrollHeight - 24;
-    const f = this.filter;
-    const shown = [];
-    for (const l of this.lines) {
-      if (l.i >= traceLen) break;
-      if (f === 'all' || String(l.conn) === f || l.conn === null) shown.push(l);
-    }
-    const cut = shown.length > MAX_LINES ? shown.length - MAX_LINES : 0;
+    if (!add.length) return;
     const html = [];
-    if (cut) html.push(`<div class="wire-more">… ${cut} earlier messages not shown</div>`);
-    if (!shown.length) html.push(`<div class="wire-more">no messages yet</div>`);
-    for (let i = cut; i < shown.length; i++) {
-      const l = shown[i];
-      const arrow = l.dir === 'be' || l.dir === 'err' ? '←' : l.dir === 'queued' ? '⋯' : '→';
-      const conn = l.conn === null ? '' : esc(this.names[l.conn] ?? l.conn);
-      html.push(
-        `<div class="wl ${l.dir}" data-testid="wire-line"><span class="wt">${(l.t / 1e6).toFixed(3)}</span><span class="wc">${conn}</span><span class="wd">${arrow}</span><span class="wm">${esc(l.text)}</span>${l.bytes ? `<span class="wb">${l.bytes} B</span>` : ''}</div>`,
-      );
+    for (let i = add.length - 1; i >= 0; i--) html.push(this.lineHtml(add[i]));
+    this.list.insertAdjacentHTML('afterbegin', html.join(''));
+    this.shown += add.length;
+    const note = this.list.lastElementChild;
+    while (this.shown > MAX_LINES) {
+      note.previousElementSibling.remove();
+      this.shown--;
+      this.hidden++;
     }
-    this.list.innerHTML = html.join('');
-    if (stick || force) this.list.scrollTop = this.list.scrollHeight;
+    note.innerHTML = this.noteHtml();
   }
 }
