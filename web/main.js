@@ -195,7 +195,9 @@ function render(urlNow = !running) {
   // What each request went through during this step (a step is a whole event-loop turn).
   let from = recording.stepStart(snap.step);
   if (from == null) from = snap.step === (lastRenderedStep ?? -1) + 1 ? lastTraceLen : snap.trace_len;
-  const passed = snap.step > 0 ? transitionsIn(recording.trace, from, snap.trace_len) : new Map();
+  let passed = new Map();
+  if (snap.step > 0 && snap.trace_len <= recording.trace.length) passed = transitionsIn(recording.trace, from, snap.trace_len);
+  else if (snap.step > 0) passed = transitionsIn(session.snapshot(from).trace, 0, Infinity); // past the recorded trace
   lastRenderedStep = snap.step;
   lastTraceLen = snap.trace_len;
 

@@ -123,8 +123,14 @@ export class UrlSync {
   }
 }
 
-/** Steps recorded per step at most; longer runs keep only the trace (see stepStart). */
+/** Runs longer than this many steps keep no per-step record (see stepStart). */
 const MAX_RECORDED_STEPS = 20000;
+/**
+ * Trace events the page keeps at most: every event crosses the wasm boundary as a JS
+ * object (about 5 µs each), so a run of 100,000 rows per shard (800,000 events) would
+ * take seconds. Past the budget the recording keeps step ends and times but no events.
+ */
+const TRACE_BUDGET = 250000;
 const NO_TRACE = 0xffffffff; // `snapshot(since)` with since past the end: no trace events.
 
 /**
@@ -138,28 +144,44 @@ export class Recording {
     this.totalNs = s0.total_time_ns ?? 0;
     this.stepEnds = [0]; // trace length after k steps
     this.stepTimes = [0]; // virtual time after k steps
-    this.complete = this.totalSteps <= MAX_RECORDED_STEPS;
-    if (this.complete) {
+    this.trace = []; // trace[0 .. recordedLen]
+    this.recordedNs = 0; // the trace is complete up to this time
+    let collecting = true;
+    let last = s0;
+    if (this.totalSteps <= MAX_RECORDED_STEPS) {
       let guard = 0;
       while (!session.isDone() && guard++ <= MAX_RECORDED_STEPS) {
         session.stepEvent();
-        const s = session.snapshot(NO_TRACE);
+        const s = session.snapshot(collecting ? this.trace.length : NO_TRACE);
+        if (collecting) {
+          for (const e of s.trace) this.trace.push(e);
+          this.recordedNs = s.time_ns;
+          if (this.trace.length > TRACE_BUDGET) collecting = false;
+        }
         this.stepEnds.push(s.trace_len);
         this.stepTimes.push(s.time_ns);
+        last = s;
       }
     } else {
+      this.stepEnds = null;
       session.runToEnd();
+      last = session.snapshot(NO_TRACE);
+      if (last.trace_len <= TRACE_BUDGET) {
+        last = session.snapshot(0);
+        this.trace = last.trace;
+        this.recordedNs = last.time_ns;
+      }
     }
-    const end = session.snapshot(0);
-    this.trace = end.trace;
-    this.totalNs = Math.max(this.totalNs, end.time_ns);
-    this.totalSteps = Math.max(this.totalSteps, end.step);
-    this.connections = end.connections.map((c) => c.server);
+    this.complete = this.trace.length === last.trace_len;
+    this.totalNs = Math.max(this.totalNs, last.time_ns);
+    this.totalSteps = Math.max(this.totalSteps, last.step);
+    if (this.complete) this.recordedNs = this.totalNs;
+    this.connections = last.connections.map((c) => c.server);
   }
 
-  /** Trace index where step `step` began (its events are trace[stepStart(step) .. trace_len]). */
+  /** Trace index where step `step` began (its events are trace[stepStart(step) .. trace_len]), or null. */
   stepStart(step) {
     if (step <= 0) return 0;
-    return this.stepEnds[step - 1] ?? null;
+    return this.stepEnds?.[step - 1] ?? null;
   }
 }

@@ -123,6 +123,14 @@ async function main() {
     await page.locator('body').press('ArrowLeft');
     await page.waitForFunction((b) => Number(document.querySelector('[data-testid=step]').dataset.step) === b, k0, { timeout: 5000 });
     check('keys → and ← step forward and back', (await step(page)) === k0);
+    await page.locator('body').press('Space');
+    await page.waitForSelector('[data-testid=run].on', { timeout: 5000 });
+    await page.locator('body').press('Space');
+    await page.waitForSelector('[data-testid=run]:not(.on)', { timeout: 5000 });
+    check('space runs and pauses', (await page.textContent('[data-testid=run]')).includes('Run'));
+    await page.locator('body').press('r');
+    await page.waitForFunction(() => document.querySelector('[data-testid=step]').dataset.step === '0', null, { timeout: 5000 });
+    check('key r resets', (await step(page)) === 0 && (await page.locator('[data-testid=request-state][data-state=Idle]').count()) === 4);
     noErrorsSoFar('while stepping');
 
     // 4. Run to the end with Run (fastest speed).
@@ -233,6 +241,28 @@ async function main() {
     check('a non-number shows an error in the page', /not a number/.test(err3), err3);
     await shot(page, '07-bad-knob.png');
     check('page did not crash', await page.evaluate(() => document.body.dataset.ready === '1' && typeof window.pgasync.snapshot === 'function'));
+    noErrorsSoFar('after bad knobs');
+
+    // 9. Every scenario, both modes, loads from its URL and runs to the end.
+    console.log('all scenarios');
+    const ids = await page.$$eval('[data-testid=scenario] option', (os) => os.map((o) => o.value));
+    const seen = [];
+    for (const id of ids) {
+      for (const mode of ['sync', 'async']) {
+        await page.goto(`${server.url}?scenario=${id}&mode=${mode}&rows=300&fetch=100`);
+        await waitReady(page);
+        await page.click('[data-testid=to-end]');
+        await page.waitForFunction(() => document.querySelector('[data-testid=phase]').textContent.trim() === 'finished', null, { timeout: 15000 });
+        const ok = (await page.locator('[data-testid=error]').isHidden()) && (await page.locator('[data-testid=compare-async-ms]').count()) === 1;
+        if (!ok) check(`scenario ${id} ${mode} runs without an error`, false, await page.textContent('[data-testid=error]'));
+        seen.push(`${id}/${mode}`);
+      }
+    }
+    check('every scenario runs to the end in both modes', seen.length === 2 * ids.length, `${seen.length} runs`);
+    await page.goto(`${server.url}?scenario=D&mode=async&sharing=pipelined&rtts=1,2,5,1&step=4`);
+    await waitReady(page);
+    check('sharing and per-shard RTT come back from the URL', (await page.inputValue('[data-testid=sharing]')) === 'pipelined' && (await page.isChecked('[data-testid=pipeline]')) && (await page.inputValue('[data-testid=knob-rtts]')) === '1,2,5,1');
+    check('step comes back from the URL', (await step(page)) === 4);
     noErrorsSoFar('at the end');
   } finally {
     if (browser) await browser.close().catch(() => {});

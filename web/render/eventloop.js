@@ -1,7 +1,7 @@
 // The event loop (what it waits on, what fired, the FIFO of waiting requests) and the
 // state of each connection.
 
-import { esc, fmtBytes, stateInfo, flattenPlan, shortName } from './util.js';
+import { esc, fmtBytes, stateInfo, flattenPlan, shortName, morphHtml } from './util.js';
 
 export function renderEventLoop(container, snap) {
   const nodes = new Map(flattenPlan(snap.plan).map((r) => [r.node.id, r.node]));
@@ -31,11 +31,11 @@ export function renderEventLoop(container, snap) {
     })
     .join('');
 
-  container.innerHTML = `
+  morphHtml(container, `
     <div class="el-row"><span class="el-k">waits on</span><span class="el-v" data-testid="wait-set">${waitSet}</span></div>
     <div class="el-row"><span class="el-k">fired</span><span class="el-v" data-testid="fired">${fired}</span></div>
     <div class="el-row"><span class="el-k">waiting (FIFO)</span><span class="el-v" data-testid="waiting-queue">${queue}</span></div>
     <div class="el-note">max events per wait: ${el.max_events}</div>
     ${conns.length ? `<table class="conns" data-testid="connections"><thead><tr><th>conn</th><th>state</th><th>in flight</th><th>queued</th><th>xact</th><th>sent</th><th>recv</th><th>rtt ms</th></tr></thead><tbody>${rows}</tbody></table>` : '<div class="el-note">no remote connections in this scenario</div>'}
-  `;
+  `);
 }

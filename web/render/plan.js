@@ -1,12 +1,12 @@
 // The plan tree: one box per plan node with its EXPLAIN ANALYZE counters, and each
 // async request as a labelled, coloured chip on an arrow from requestor to requestee.
 
-import { svg, stateInfo, STATE_ORDER, STATES, flattenPlan, fmtBytes, fmtInt } from './util.js';
+import { svg, stateInfo, STATE_ORDER, STATES, flattenPlan, fmtBytes, fmtInt, morphInto } from './util.js';
 
 const PAD = 8;
 const INDENT = 14;
 const LINE = 15;
-const CHIP_W = 168;
+const CHIP_W = 160;
 const CHIP_H = 20;
 const PASSED_H = 16;
 const BUS_W = 12;
@@ -102,8 +102,12 @@ export function renderPlan(container, snap, passed) {
     const head = svg('text', { x: p.x + 10, y: p.y + 5 + LINE - 3, class: 'node-label' });
     head.append(svg('tspan', {}, n.label));
     if (srv) head.append(svg('tspan', { class: 'node-server', dx: 6 }, `@${srv}`));
-    if (running) head.append(svg('tspan', { class: 'node-running', dx: 6 }, '● running'));
     g.append(head);
+    if (running) {
+      const dot = svg('circle', { cx: p.x + p.w - 9, cy: p.y + 10, r: 4.5, class: 'node-running-dot' });
+      dot.append(svg('title', {}, 'running: called and not finished'));
+      g.append(dot);
+    }
     p.lines.forEach((l, i) => g.append(svg('text', { x: p.x + 10, y: p.y + 5 + LINE * (i + 2) - 3, class: 'node-counters', 'data-testid': i === 0 ? 'node-counters' : undefined }, l)));
     root.append(g);
   }
@@ -159,7 +163,7 @@ export function renderPlan(container, snap, passed) {
     }
     root.append(layer);
   }
-  container.replaceChildren(root);
+  morphInto(container, root);
 }
 
 /** The colour legend for request states (static). */

@@ -1,6 +1,6 @@
 // Result rows and the EXPLAIN ANALYZE text.
 
-import { esc, fmtInt } from './util.js';
+import { esc, fmtInt, morphHtml } from './util.js';
 
 export function renderRows(container, countEl, page) {
   const cols = page.columns ?? [];
@@ -12,7 +12,7 @@ export function renderRows(container, countEl, page) {
   }
   const head = cols.map((c) => `<th>${esc(c)}</th>`).join('');
   const body = rows.map((r) => `<tr>${r.map((v) => `<td>${esc(v)}</td>`).join('')}</tr>`).join('');
-  container.innerHTML = `<table class="rows" data-testid="rows-table"><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table>`;
+  morphHtml(container, `<table class="rows" data-testid="rows-table"><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table>`);
 }
 
 /** One block per line (so wrapped lines hang under their text); the raw text stays in `pre.dataset`. */
@@ -29,5 +29,5 @@ export function renderExplain(pre, text) {
       return `<span class="xl ${cls}" style="--ind:${ind}">${esc(t) || ' '}</span>`;
     })
     .join('');
-  pre.innerHTML = html;
+  morphHtml(pre, html);
 }

@@ -36,7 +36,11 @@ export function drawBars(parent, intervals, x, y, h, color, titleFn) {
 }
 
 function drawTicks(parent, times, x, y, h, color, w = 1.5) {
-  for (const t of mergeTicks(times.map(x))) parent.append(svg('rect', { x: t.x - w / 2, y, width: w, height: h, fill: color }));
+  const ts = mergeTicks(times.map(x));
+  // Dense ticks (a tick every few px) would paint the lane solid: draw them faint.
+  const span = ts.length > 1 ? ts[ts.length - 1].x - ts[0].x : 0;
+  const dense = ts.length > 8 && span / ts.length < 5;
+  for (const t of ts) parent.append(svg('rect', { x: t.x - w / 2, y, width: w, height: h, fill: color, opacity: dense ? 0.3 : null }));
 }
 
 export function drawAxis(parent, x, x0, x1, y, maxNs, gridTop) {
@@ -48,7 +52,7 @@ export function drawAxis(parent, x, x0, x1, y, maxNs, gridTop) {
     g.append(svg('line', { x1: xx, x2: xx, y1: y, y2: y + 4, stroke: '#64748b' }));
     g.append(svg('text', { x: xx, y: y + 15, 'text-anchor': 'middle', class: 'axis-label' }, tickLabel(v, maxNs)));
   }
-  g.append(svg('text', { x: x1, y: y + 15, 'text-anchor': 'end', class: 'axis-unit' }, 'ms'));
+  g.append(svg('text', { x: x0 - 18, y: y + 15, 'text-anchor': 'end', class: 'axis-unit' }, 'ms'));
   parent.append(g);
 }
 
@@ -65,8 +69,10 @@ export class Timeline {
     const availH = Math.max(140, this.container.clientHeight - 4);
     const endNs = Math.max(1, rec.totalNs);
     const nodes = new Map(flattenPlan(plan).map((r) => [r.node.id, r.node]));
-    const conns = connectionIntervals(rec.trace, rec.connections.length, endNs);
-    const reqs = requestIntervals(rec.trace, endNs);
+    // A run whose trace was too long to keep is drawn up to where the trace stops.
+    const recEnd = rec.complete ? endNs : rec.recordedNs;
+    const conns = connectionIntervals(rec.trace, rec.connections.length, recEnd);
+    const reqs = requestIntervals(rec.trace, recEnd);
     const rowsOut = rowTicks(rec.trace);
 
     const lanes = [];
@@ -127,6 +133,17 @@ export class Timeline {
       y += laneH;
     }
     root.append(data);
+    if (!rec.complete) {
+      const defs = svg('defs');
+      const pat = svg('pattern', { id: 'tl-hatch', width: 8, height: 8, patternUnits: 'userSpaceOnUse', patternTransform: 'rotate(45)' });
+      pat.append(svg('rect', { width: 3, height: 8, fill: '#e2e8f0' }));
+      defs.append(pat);
+      root.append(defs);
+      const hx = x(recEnd);
+      root.append(svg('rect', { x: hx, y: TOP - 4, width: Math.max(0, x1 - hx), height: axisY - TOP + 4, fill: 'url(#tl-hatch)' }));
+      const note = svg('text', { x: x1 - 4, y: axisY - 6, 'text-anchor': 'end', class: 'lane-header' }, `trace not kept after ${fmtMs(recEnd)} (too long for the page)`);
+      root.append(note);
+    }
 
     // The future, veiled; the cursor at the current time.
     this.veil = svg('rect', { x: x0, y: 0, width: 0, height: axisY, fill: '#ffffff', opacity: 0.62, class: 'veil' });

@@ -33,6 +33,8 @@ export class WireInspector {
   setRecording(rec) {
     this.lines = wireLines(rec.trace);
     this.names = rec.connections;
+    this.recordedLen = rec.complete ? Infinity : rec.trace.length;
+    this.recordedNs = rec.recordedNs;
     if (this.filter !== 'all' && Number(this.filter) >= this.names.length) this.filter = 'all';
     this.renderTabs();
     this.traceLen = -1;
@@ -55,6 +57,11 @@ export class WireInspector {
     return this.filter === 'all' || l.conn === null || String(l.conn) === this.filter;
   }
 
+  tailHtml(traceLen) {
+    if (traceLen <= this.recordedLen) return '';
+    return `<div class="wire-more wire-tail">… messages after ${(this.recordedNs / 1e6).toFixed(3)} ms are not kept (the trace is too long for the page)</div>`;
+  }
+
   noteHtml() {
     if (this.hidden) return `<div class="wire-more">… ${this.hidden} earlier messages not shown</div>`;
     if (!this.shown) return `<div class="wire-more">no messages yet</div>`;
@@ -74,7 +81,7 @@ export class WireInspector {
       this.shown = shown.length - cut;
       const html = [];
       for (let i = shown.length - 1; i >= cut; i--) html.push(this.lineHtml(shown[i])); // newest first (column-reverse)
-      this.list.innerHTML = html.join('') + `<div class="wire-note">${this.noteHtml()}</div>`;
+      this.list.innerHTML = this.tailHtml(traceLen) + html.join('') + `<div class="wire-note">${this.noteHtml()}</div>`;
       this.traceLen = traceLen;
       return;
     }
@@ -85,17 +92,21 @@ export class WireInspector {
       if (this.wanted(l)) add.push(l);
     }
     this.traceLen = traceLen;
-    if (!add.length) return;
-    const html = [];
-    for (let i = add.length - 1; i >= 0; i--) html.push(this.lineHtml(add[i]));
-    this.list.insertAdjacentHTML('afterbegin', html.join(''));
-    this.shown += add.length;
-    const note = this.list.lastElementChild;
-    while (this.shown > MAX_LINES) {
-      note.previousElementSibling.remove();
-      this.shown--;
-      this.hidden++;
+    if (add.length) {
+      const html = [];
+      for (let i = add.length - 1; i >= 0; i--) html.push(this.lineHtml(add[i]));
+      this.list.insertAdjacentHTML('afterbegin', html.join(''));
+      this.shown += add.length;
+      const note = this.list.lastElementChild;
+      while (this.shown > MAX_LINES) {
+        note.previousElementSibling.remove();
+        this.shown--;
+        this.hidden++;
+      }
+      note.innerHTML = this.noteHtml();
     }
-    note.innerHTML = this.noteHtml();
+    // past the kept trace: say so below the last line (no lines come after it)
+    const tail = this.tailHtml(traceLen);
+    if (tail && !this.list.querySelector('.wire-tail')) this.list.insertAdjacentHTML('afterbegin', tail);
   }
 }
