@@ -48,6 +48,12 @@ pub struct EState {
     pub trace: Trace,
     /// `async_capable` is honoured (async mode) or ignored (sync mode).
     pub async_enabled: bool,
+    /// Step mode (the demo): async-aware nodes hand control back to the host after
+    /// each request transition they cause, so every transition is a visible step.
+    pub step_mode: bool,
+    /// Set when a node handed control back in step mode (its Wait means "call me
+    /// again", not "wait for input").
+    pub yielded: bool,
 }
 
 impl EState {
@@ -72,6 +78,8 @@ impl EState {
             event_loop: EventLoop::default(),
             trace: Trace::new(trace),
             async_enabled,
+            step_mode: false,
+            yielded: false,
         }
     }
 
@@ -83,6 +91,15 @@ impl EState {
     pub fn record(&mut self, kind: impl FnOnce() -> TraceKind) {
         let t = self.clock.now();
         self.trace.record(t, kind);
+    }
+
+    /// In step mode, marks a step boundary; returns whether the node must return Wait
+    /// now (it resumes where it was on the next call).
+    pub fn yield_step(&mut self) -> bool {
+        if self.step_mode {
+            self.yielded = true;
+        }
+        self.yielded
     }
 
     pub fn server_index(&self, name: &str) -> Option<usize> {

@@ -47,6 +47,12 @@ impl EventLoop {
         self.fired.clear();
     }
 
+    /// Continues a turn after a step boundary (step mode): the wait set keeps growing
+    /// as it would in a turn without steps; only the step's own events are forgotten.
+    pub fn continue_turn(&mut self) {
+        self.fired.clear();
+    }
+
     /// Adds a connection to this turn's wait set (once).
     pub fn add_wait_conn(&mut self, conn: usize) {
         if !self.wait_set.contains(&conn) {

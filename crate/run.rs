@@ -31,6 +31,8 @@ pub enum Phase {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Step {
     Row,
+    /// Step mode: an async request changed state; nothing to wait for yet.
+    Event,
     Waited,
     Committed,
     Finished,
@@ -54,6 +56,8 @@ pub struct QueryRun<H: Host = SimHost> {
     /// COMMITs in flight: (connection, ticket).
     commits: Vec<(usize, u64)>,
     ended: bool,
+    /// The last step ended at a step boundary (step mode): the turn continues.
+    resuming: bool,
 }
 
 impl<H: Host> QueryRun<H> {
@@ -72,6 +76,7 @@ impl<H: Host> QueryRun<H> {
             finished_at: None,
             commits: Vec::new(),
             ended: false,
+            resuming: false,
         }
     }
 
@@ -108,7 +113,12 @@ impl<H: Host> QueryRun<H> {
     }
 
     fn step_execute(&mut self) -> ExecResult<Step> {
-        self.es.event_loop.begin_turn();
+        if self.resuming {
+            self.es.event_loop.continue_turn();
+        } else {
+            self.es.event_loop.begin_turn();
+        }
+        self.resuming = false;
         match exec_proc_node(&mut self.root, &mut self.es)? {
             ExecStatus::Row => {
                 self.row_count += 1;
@@ -119,6 +129,13 @@ impl<H: Host> QueryRun<H> {
                 self.es.record(|| TraceKind::Row { n });
                 self.host.pump(&mut self.es)?;
                 Ok(Step::Row)
+            }
+            ExecStatus::Wait if self.es.yielded => {
+                // A step boundary, not a wait. The host is not pumped here: delivering
+                // input earlier than a run without steps would would change the run.
+                self.es.yielded = false;
+                self.resuming = true;
+                Ok(Step::Event)
             }
             ExecStatus::Wait => {
                 // Input that arrived during local work is ready now: poll again first.

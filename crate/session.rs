@@ -111,7 +111,7 @@ pub struct Snapshot {
 impl Session {
     pub fn new(scenario_id: &str, async_mode: bool, knobs: Knobs) -> Result<Session, String> {
         let scenario = Scenario::build(scenario_id, &knobs)?;
-        let run = scenario.start(async_mode, Clock::virtual_clock(), true)?;
+        let run = Self::start(&scenario, async_mode, true)?;
         let mut s = Session {
             scenario,
             scenario_id: scenario_id.to_string(),
@@ -128,9 +128,16 @@ impl Session {
         Ok(s)
     }
 
+    /// A run in step mode: every async request transition is a step of its own.
+    fn start(scenario: &Scenario, async_mode: bool, trace: bool) -> Result<QueryRun, String> {
+        let mut run = scenario.start(async_mode, Clock::virtual_clock(), trace)?;
+        run.es.step_mode = true;
+        Ok(run)
+    }
+
     /// Runs a copy of the query to the end to learn its length (for the time axis).
     fn measure_total(&self) -> Result<(usize, u64), String> {
-        let mut r = self.scenario.start(self.async_mode, Clock::virtual_clock(), false)?;
+        let mut r = Self::start(&self.scenario, self.async_mode, false)?;
         let mut n = 0;
         while !r.is_done() && n < MAX_STEPS {
             r.step();
@@ -189,7 +196,7 @@ impl Session {
     }
 
     pub fn reset(&mut self) -> Result<(), String> {
-        self.run = self.scenario.start(self.async_mode, Clock::virtual_clock(), true)?;
+        self.run = Self::start(&self.scenario, self.async_mode, true)?;
         self.steps = 0;
         self.step_ends.clear();
         self.narration = "Reset: back to the start.".into();

@@ -260,3 +260,46 @@ fn foreign_scan_pushes_where_order_by_and_limit_to_the_shard() {
         assert!(sent.unwrap().contains("SELECT b, a FROM t1 WHERE (a = 3) ORDER BY b DESC LIMIT 5"));
     }
 }
+
+#[test]
+fn step_mode_changes_the_granularity_not_the_run() {
+    // The demo steps through every request transition; the run itself (trace, times,
+    // rows) must be exactly the one without steps.
+    for (id, k) in [
+        ("E", knobs(4, 300)),
+        ("M", knobs(4, 500)),
+        ("X", knobs(1, 2000)),
+        ("D", Knobs { sharing: Some(Sharing::Shared), ..knobs(4, 300) }),
+        ("F", Knobs { sharing: Some(Sharing::Pipelined), ..knobs(4, 300) }),
+        ("E", Knobs { fetch_size: Some(10), ..knobs(20, 40) }),
+    ] {
+        let s = Scenario::build(id, &k).unwrap();
+        let mut plain = s.start(true, Clock::virtual_clock(), true).unwrap();
+        let mut plain_steps = 0;
+        while !plain.is_done() {
+            plain.step();
+            plain_steps += 1;
+        }
+        let mut stepped = s.start(true, Clock::virtual_clock(), true).unwrap();
+        stepped.es.step_mode = true;
+        let mut steps = 0;
+        while !stepped.is_done() {
+            stepped.step();
+            steps += 1;
+        }
+        if let Some(i) = (0..plain.es.trace.events.len())
+            .find(|&i| stepped.es.trace.events.get(i) != Some(&plain.es.trace.events[i]))
+        {
+            panic!(
+                "{id}: traces differ at event {i}: {:?} vs {:?}",
+                stepped.es.trace.events.get(i),
+                plain.es.trace.events[i]
+            );
+        }
+        assert_eq!(stepped.es.trace.events.len(), plain.es.trace.events.len(), "{id}");
+        assert_eq!(stepped.rows, plain.rows, "{id}");
+        assert_eq!(stepped.elapsed_ns(), plain.elapsed_ns(), "{id}");
+        assert!(steps > plain_steps, "{id}: step mode has finer steps ({steps} vs {plain_steps})");
+        assert!(stepped.leftovers().is_empty(), "{id}: {:?}", stepped.leftovers());
+    }
+}

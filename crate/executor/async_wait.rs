@@ -4,19 +4,21 @@
 
 use super::PlanState;
 use crate::estate::{EState, ExecError, ExecResult};
-use crate::exec_async::{exec_async_configure_wait, exec_async_notify, exec_async_response, AsyncState};
+use crate::exec_async::{exec_async_configure_wait, exec_async_notify, AsyncState};
 
-/// Returns how many requests were notified. With `block`, having nothing to wait on
-/// while requests are outstanding is an error (seed 000's `Assert(added)`), not a hang.
-/// `on_response(es, child, has_row)` is the requestor's response callback.
+/// Notifies the requests whose input arrived; returns how many were notified and the
+/// children whose request is now CallbackPending, in order; the requestor then delivers their responses
+/// (ExecAsyncResponse). With `block`, having nothing to wait on while requests are
+/// outstanding is an error (seed 000's `Assert(added)`), not a hang. In step mode one
+/// request is notified per call, so each notification is a step the demo can show.
 pub fn async_event_wait(
     es: &mut EState,
     requestor: usize,
     children: &mut [PlanState],
     requests: &[Option<usize>],
     block: bool,
-    mut on_response: impl FnMut(&mut EState, usize, bool),
-) -> ExecResult<usize> {
+    budget: usize,
+) -> ExecResult<(usize, Vec<usize>)> {
     let mut added = false;
     let mut outstanding = 0;
     for r in requests.iter().flatten() {
@@ -31,12 +33,14 @@ pub fn async_event_wait(
                 "node {requestor} would wait with no event registered while {outstanding} requests are outstanding"
             )));
         }
-        return Ok(0);
+        return Ok((0, vec![]));
     }
     let queue: Vec<usize> = es.event_loop.waiting().filter(|&r| es.requests[r].requestor == requestor).collect();
+    let limit = if es.step_mode { budget.min(1) } else { budget };
     let mut fired = 0;
+    let mut callback_pending = Vec::new();
     for r in queue {
-        if fired >= es.event_loop.max_events {
+        if fired >= limit {
             break; // the rest stay queued, in order, for the next turn
         }
         let child = es.requests[r].request_index;
@@ -46,10 +50,12 @@ pub fn async_event_wait(
         exec_async_notify(es, r, &mut children[child])?;
         fired += 1;
         if es.requests[r].state == AsyncState::CallbackPending {
-            let has_row = exec_async_response(es, r)?;
-            on_response(es, child, has_row);
+            callback_pending.push(child);
         }
     }
     es.event_loop.max_fired = es.event_loop.max_fired.max(fired);
-    Ok(fired)
+    if fired > 0 {
+        es.yield_step();
+    }
+    Ok((fired, callback_pending))
 }

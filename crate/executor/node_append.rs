@@ -8,7 +8,10 @@
 //! - a row from an async child is returned as soon as it is taken; the child then
 //!   needs a new request (`as_needrequest`) which is sent on the next call;
 //! - once the synchronous children are done, wait for events: return Wait to the host
-//!   when no registered connection is ready.
+//!   when no registered connection is ready;
+//! - in step mode (the demo) it also returns Wait after each request it sends and each
+//!   notification, with `es.yielded` set: the host calls again at once, and the node
+//!   resumes where it was (a notified request stays CallbackPending until then).
 //! With no async children every call takes the plain synchronous path.
 
 use super::async_wait::async_event_wait;
@@ -32,6 +35,13 @@ pub struct AppendState {
     as_asyncresults: VecDeque<usize>,
     /// Async children that need a new request.
     as_needrequest: Vec<usize>,
+    /// Async children whose request is CallbackPending: the response is still to be
+    /// delivered (at once, or on the next call in step mode).
+    as_callbackpending: VecDeque<usize>,
+    /// Step mode: a request round or an event wait was interrupted by a step boundary
+    /// and continues on the next call, so the order of work is the same as without steps.
+    as_requesting: bool,
+    as_eventwait: Option<(bool, usize)>,
     as_nasyncremain: usize,
     as_syncdone: bool,
     as_begun: bool,
@@ -61,6 +71,9 @@ impl AppendState {
             as_whichsync: 0,
             as_asyncresults: VecDeque::new(),
             as_needrequest: Vec::new(),
+            as_callbackpending: VecDeque::new(),
+            as_requesting: false,
+            as_eventwait: None,
             as_nasyncremain: 0,
             as_syncdone: false,
             as_begun: false,
@@ -75,32 +88,55 @@ impl AppendState {
         self.make_requests(es)
     }
 
+    /// Sends the requests in `as_needrequest`, delivering immediate results.
     fn make_requests(&mut self, es: &mut EState) -> ExecResult<()> {
-        for child in std::mem::take(&mut self.as_needrequest) {
+        self.as_requesting = true;
+        while !self.as_needrequest.is_empty() {
+            let child = self.as_needrequest.remove(0);
             let r = self.as_asyncrequests[child].expect("async child");
             exec_async_request(es, r, &mut self.children[child])?;
             if es.requests[r].state == AsyncState::CallbackPending {
-                let has_row = exec_async_response(es, r)?;
-                self.async_append_response(child, has_row);
+                self.as_callbackpending.push_back(child);
+            }
+            if es.yield_step() {
+                return Ok(()); // continues in `resume`
+            }
+            self.deliver_responses(es)?;
+        }
+        self.as_requesting = false;
+        Ok(())
+    }
+
+    /// Step mode: finishes the request round or event wait a step boundary cut short,
+    /// in the order a run without steps does the same work.
+    fn resume(&mut self, es: &mut EState) -> ExecResult<()> {
+        if self.as_requesting {
+            self.deliver_responses(es)?;
+            self.make_requests(es)
+        } else if let Some((block, fired)) = self.as_eventwait.take() {
+            self.event_wait_from(es, block, fired).map(|_| ())
+        } else {
+            self.deliver_responses(es)
+        }
+    }
+
+    /// ExecAsyncResponse for every request whose result is waiting for us, then
+    /// ExecAsyncAppendResponse: a row is queued for return; end of data retires the child.
+    fn deliver_responses(&mut self, es: &mut EState) -> ExecResult<()> {
+        while let Some(child) = self.as_callbackpending.pop_front() {
+            let r = self.as_asyncrequests[child].expect("async child");
+            if exec_async_response(es, r)? {
+                self.as_asyncresults.push_back(child);
+            } else {
+                self.as_nasyncremain -= 1;
             }
         }
         Ok(())
     }
 
-    /// ExecAsyncAppendResponse: a row is queued for return; end of data retires the child.
-    fn async_append_response(&mut self, child: usize, has_row: bool) {
-        if has_row {
-            self.as_asyncresults.push_back(child);
-        } else {
-            self.as_nasyncremain -= 1;
-        }
-    }
-
     /// Returns a ready async row, if any, into our slot.
     fn take_async_result(&mut self, es: &mut EState) -> bool {
-        let Some(child) = self.as_asyncresults.pop_front() else {
-            return false;
-        };
+        let Some(child) = self.as_asyncresults.pop_front() else { return false };
         es.clock.charge(es.cost.passthrough_row_ns);
         copy_row(&mut self.slot, self.children[child].node.slot());
         self.as_needrequest.push(child);
@@ -113,18 +149,32 @@ impl AppendState {
             return Ok(true);
         }
         self.make_requests(es)?;
-        Ok(self.take_async_result(es))
+        Ok(!es.yielded && self.take_async_result(es))
     }
 
+    /// ExecAppendAsyncEventWait: notifies what is ready (blocking: the host must wait
+    /// if nothing is), then delivers the responses.
     fn event_wait(&mut self, es: &mut EState, block: bool) -> ExecResult<usize> {
-        let (results, remain) = (&mut self.as_asyncresults, &mut self.as_nasyncremain);
-        async_event_wait(es, self.id, &mut self.children, &self.as_asyncrequests, block, |_, child, has_row| {
-            if has_row {
-                results.push_back(child);
-            } else {
-                *remain -= 1;
+        self.event_wait_from(es, block, 0)
+    }
+
+    /// The event wait, `fired` notifications in (step mode notifies one per step).
+    fn event_wait_from(&mut self, es: &mut EState, block: bool, mut fired: usize) -> ExecResult<usize> {
+        loop {
+            let budget = es.event_loop.max_events - fired;
+            let (n, ready) =
+                async_event_wait(es, self.id, &mut self.children, &self.as_asyncrequests, block && fired == 0, budget)?;
+            fired += n;
+            self.as_callbackpending.extend(ready);
+            if es.yielded {
+                self.as_eventwait = Some((block, fired)); // continues in `resume`
+                return Ok(fired);
             }
-        })
+            self.deliver_responses(es)?;
+            if !es.step_mode || n == 0 || fired >= es.event_loop.max_events {
+                return Ok(fired);
+            }
+        }
     }
 
     /// ExecAppendAsyncGetNext: Some(status) if the async side decided the call.
@@ -132,8 +182,11 @@ impl AppendState {
         if self.async_request(es)? {
             return Ok(Some(ExecStatus::Row));
         }
-        while self.as_nasyncremain > 0 {
+        while self.as_nasyncremain > 0 && !es.yielded {
             let fired = self.event_wait(es, self.as_syncdone)?;
+            if es.yielded {
+                break;
+            }
             if self.async_request(es)? {
                 return Ok(Some(ExecStatus::Row));
             }
@@ -143,6 +196,9 @@ impl AppendState {
             if fired == 0 {
                 return Ok(Some(ExecStatus::Wait));
             }
+        }
+        if es.yielded {
+            return Ok(Some(ExecStatus::Wait)); // step mode: resume here on the next call
         }
         if self.as_syncdone && self.as_nasyncremain == 0 {
             return Ok(Some(ExecStatus::Done));
@@ -157,10 +213,18 @@ impl ExecNode for AppendState {
             self.as_begun = true;
             if self.as_nasyncplans > 0 {
                 self.async_begin(es)?;
+                if es.yielded {
+                    return Ok(ExecStatus::Wait);
+                }
             }
         }
+        self.resume(es)?;
+        if es.yielded {
+            return Ok(ExecStatus::Wait);
+        }
         loop {
-            if self.as_syncdone || !self.as_needrequest.is_empty() || !self.as_asyncresults.is_empty() {
+            let async_work = !self.as_needrequest.is_empty() || !self.as_asyncresults.is_empty();
+            if self.as_syncdone || async_work {
                 if let Some(status) = self.async_get_next(es)? {
                     return Ok(status);
                 }
@@ -183,6 +247,9 @@ impl ExecNode for AppendState {
                     self.as_whichsync += 1;
                     if self.as_nasyncremain > 0 {
                         self.event_wait(es, false)?;
+                        if es.yielded {
+                            return Ok(ExecStatus::Wait);
+                        }
                     }
                 }
             }
@@ -200,6 +267,9 @@ impl ExecNode for AppendState {
         self.as_whichsync = 0;
         self.as_asyncresults.clear();
         self.as_needrequest.clear();
+        self.as_callbackpending.clear();
+        self.as_requesting = false;
+        self.as_eventwait = None;
         self.as_nasyncremain = 0;
         self.as_syncdone = false;
         self.as_begun = false;

@@ -20,6 +20,7 @@ use crate::exec_async::{exec_async_cancel, exec_async_request, exec_async_respon
 use crate::instrument::ExplainNode;
 use crate::plan::SortKey;
 use crate::types::Datum;
+use std::collections::VecDeque;
 
 pub struct MergeAppendState {
     id: usize,
@@ -33,6 +34,8 @@ pub struct MergeAppendState {
     ms_need: Vec<usize>,
     /// Async children asked and not yet answered.
     ms_requested: Vec<bool>,
+    /// Async children whose request is CallbackPending, response not yet delivered.
+    ms_callbackpending: VecDeque<usize>,
     slot: Vec<Datum>,
     /// The keys as EXPLAIN prints them.
     pub key_text: String,
@@ -55,6 +58,7 @@ impl MergeAppendState {
             ms_valid: vec![false; n],
             ms_need: (0..n).collect(),
             ms_requested: vec![false; n],
+            ms_callbackpending: VecDeque::new(),
             slot: Vec::new(),
             key_text: String::new(),
         }
@@ -66,70 +70,62 @@ impl MergeAppendState {
         if has_row {
             copy_row(&mut self.ms_rows[child], self.children[child].node.slot());
         }
+        self.ms_need.retain(|&c| c != child);
     }
 
-    /// Gets the next row of every child in `ms_need`; Wait if some must still arrive.
+    /// ExecAsyncResponse for the requests whose result waits for us.
+    fn deliver_responses(&mut self, es: &mut EState) -> ExecResult<()> {
+        while let Some(child) = self.ms_callbackpending.pop_front() {
+            let r = self.ms_asyncrequests[child].expect("async child");
+            let has_row = exec_async_response(es, r)?;
+            self.store(child, has_row);
+        }
+        Ok(())
+    }
+
+    /// Gets the next row of every child in `ms_need`; Wait if some must still arrive
+    /// (or, in step mode, after each request and each notification).
     fn refill(&mut self, es: &mut EState) -> ExecResult<ExecStatus> {
+        self.deliver_responses(es)?;
         // Ask all async children first, so their requests travel concurrently.
-        for &child in &self.ms_need {
-            let Some(r) = self.ms_asyncrequests[child] else {
-                continue;
-            };
+        for child in self.ms_need.clone() {
+            let Some(r) = self.ms_asyncrequests[child] else { continue };
             if self.ms_requested[child] {
                 continue;
             }
             self.ms_requested[child] = true;
             exec_async_request(es, r, &mut self.children[child])?;
             if es.requests[r].state == AsyncState::CallbackPending {
-                let has_row = exec_async_response(es, r)?;
-                self.ms_requested[child] = false;
-                self.ms_valid[child] = has_row;
-                if has_row {
-                    copy_row(&mut self.ms_rows[child], self.children[child].node.slot());
-                }
+                self.ms_callbackpending.push_back(child);
             }
+            if es.yield_step() {
+                return Ok(ExecStatus::Wait);
+            }
+            self.deliver_responses(es)?;
         }
         // Then synchronous children, one after another.
-        let need = std::mem::take(&mut self.ms_need);
-        let mut still = Vec::new();
-        for child in need {
+        for child in self.ms_need.clone() {
             if self.ms_asyncrequests[child].is_some() {
-                if self.ms_requested[child] {
-                    still.push(child);
-                }
                 continue;
             }
             match exec_proc_node(&mut self.children[child], es)? {
                 ExecStatus::Row => self.store(child, true),
                 ExecStatus::Done => self.store(child, false),
-                ExecStatus::Wait => still.push(child),
+                ExecStatus::Wait => return Ok(ExecStatus::Wait),
             }
         }
-        self.ms_need = still;
         // Finally wait for the async answers still missing.
         while self.ms_need.iter().any(|&c| self.ms_requested[c]) {
-            let mut answered = Vec::new();
-            let fired = async_event_wait(
-                es,
-                self.id,
-                &mut self.children,
-                &self.ms_asyncrequests,
-                true,
-                |_, child, has_row| answered.push((child, has_row)),
-            )?;
-            for (child, has_row) in answered {
-                self.store(child, has_row);
-                self.ms_need.retain(|&c| c != child);
-            }
-            if fired == 0 {
+            let budget = es.event_loop.max_events;
+            let (fired, ready) =
+                async_event_wait(es, self.id, &mut self.children, &self.ms_asyncrequests, true, budget)?;
+            self.ms_callbackpending.extend(ready);
+            if es.yielded || fired == 0 {
                 return Ok(ExecStatus::Wait);
             }
+            self.deliver_responses(es)?;
         }
-        if self.ms_need.is_empty() {
-            Ok(ExecStatus::Row)
-        } else {
-            Ok(ExecStatus::Wait)
-        }
+        Ok(if self.ms_need.is_empty() { ExecStatus::Row } else { ExecStatus::Wait })
     }
 }
 
@@ -168,6 +164,7 @@ impl ExecNode for MergeAppendState {
         let n = self.children.len();
         self.ms_valid = vec![false; n];
         self.ms_requested = vec![false; n];
+        self.ms_callbackpending.clear();
         self.ms_need = (0..n).collect();
         Ok(())
     }
