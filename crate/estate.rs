@@ -6,7 +6,7 @@ use crate::clock::{Clock, CostModel};
 use crate::event_loop::EventLoop;
 use crate::exec_async::AsyncRequest;
 use crate::instrument::Instrumentation;
-use crate::remote::{Connection, ForeignServer, RemoteError};
+use crate::remote::{Connection, ForeignServer, RemoteError, BEGIN_SQL};
 use crate::trace::{Trace, TraceKind};
 
 /// Why a query failed.
@@ -112,11 +112,12 @@ impl EState {
     pub fn send_query(&mut self, conn: usize, sql: &str, owner: Option<usize>, discard: bool, in_xact: bool) -> u64 {
         let now = self.clock.now();
         let (ticket, written) = self.conns[conn].send_query(now, sql, discard, in_xact);
-        // Written ahead of ours in this call: the START TRANSACTION our query needed, a
-        // round trip charged to the node that needed it.
+        // Written ahead of ours in this call: the startup packet (it rides with our
+        // query) or the START TRANSACTION our query needed, a round trip charged to the
+        // node that needed it.
         for sql in std::mem::take(&mut self.conns[conn].released) {
             let bytes = sql.len() + 6;
-            if let Some(node) = owner {
+            if let (Some(node), true) = (owner, sql == BEGIN_SQL) {
                 self.instr[node].remote.round_trips += 1;
                 self.instr[node].remote.bytes_sent += bytes as u64;
             }

@@ -13,6 +13,9 @@ use crate::scenario::{Knobs, Scenario};
 use crate::trace::{TraceEvent, TraceKind};
 use serde::Serialize;
 
+/// What step 0 says, however it was reached (new, reset or seek), so a URL reproduces it.
+pub const START_NARRATION: &str = "Ready: nothing has run yet. Step to send the first requests.";
+
 /// Steps are bounded so a bad knob can never hang the page.
 pub const MAX_STEPS: usize = 2_000_000;
 
@@ -43,6 +46,7 @@ pub struct NodeView {
     pub details: Vec<(String, String)>,
     pub rows: u64,
     pub loops: u64,
+    /// Inside a call now (a node that returned Wait is still in its call).
     pub running: bool,
     pub startup_ms: f64,
     pub total_ms: f64,
@@ -121,7 +125,7 @@ impl Session {
             steps: 0,
             step_ends: vec![],
             total: None,
-            narration: "Ready: nothing has run yet. Step to send the first requests.".into(),
+            narration: START_NARRATION.into(),
             known_step_times: vec![],
         };
         s.total = Some(s.measure_total()?);
@@ -199,7 +203,7 @@ impl Session {
         self.run = Self::start(&self.scenario, self.async_mode, true)?;
         self.steps = 0;
         self.step_ends.clear();
-        self.narration = "Reset: back to the start.".into();
+        self.narration = START_NARRATION.into();
         Ok(())
     }
 
@@ -323,7 +327,7 @@ impl Session {
             details: e.details.clone(),
             rows: i.ntuples,
             loops: i.nloops,
-            running: e.instr.running,
+            running: e.instr.call_started_at.is_some(),
             startup_ms: i.startup_ns as f64 / 1e6 / i.nloops.max(1) as f64,
             total_ms: i.total_ns as f64 / 1e6 / i.nloops.max(1) as f64,
             requests: i.remote.requests,
@@ -400,6 +404,11 @@ impl Session {
 
     pub fn explain_text(&self) -> String {
         self.run.explain_text()
+    }
+
+    /// For each step taken so far: the trace length and the time at its end.
+    pub fn step_marks(&self) -> (Vec<usize>, Vec<u64>) {
+        (self.step_ends.clone(), self.known_step_times.iter().take(self.steps).copied().collect())
     }
 
     pub fn explain_json(&self) -> serde_json::Value {

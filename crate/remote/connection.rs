@@ -243,6 +243,7 @@ impl Connection {
         let params = [("user", "pgasync"), ("database", "postgres"), ("application_name", "pgasync")];
         frontend::startup_message(params.iter().copied(), &mut buf).expect("startup message");
         self.push_out(now, buf);
+        self.released.push("(startup)".into());
         let ticket = self.next_ticket;
         self.next_ticket += 1;
         let result = QueryResult::default();

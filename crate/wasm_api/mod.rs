@@ -59,14 +59,30 @@ pub fn compare(scenario: &str, knobs_json: &str) -> Result<JsValue, JsError> {
     to_js(&c)
 }
 
-/// SeqScan + sum over `rows` local rows; returns the sum (JavaScript times the call).
-#[wasm_bindgen(js_name = localScan)]
-pub fn local_scan(rows: u32) -> Result<f64, JsError> {
-    let knobs = Knobs { shards: Some(1), rows_per_shard: Some(rows as usize), ..Default::default() };
-    let s = crate::scenario::Scenario::build("A", &knobs).map_err(|e| JsError::new(&e))?;
-    let mut run = s.start(false, crate::clock::Clock::virtual_clock(), false).map_err(|e| JsError::new(&e))?;
-    run.run_to_end().map_err(|e| JsError::new(&e.to_string()))?;
-    Ok(run.rows.first().and_then(|r| r[0].as_f64()).unwrap_or(0.0))
+/// SeqScan + sum over a local table, for the throughput figure: the table is built
+/// once by the constructor, so JavaScript times only `run`.
+#[wasm_bindgen]
+pub struct LocalScan {
+    scenario: crate::scenario::Scenario,
+}
+
+#[wasm_bindgen]
+impl LocalScan {
+    #[wasm_bindgen(constructor)]
+    pub fn new(rows: u32) -> Result<LocalScan, JsError> {
+        let knobs = Knobs { shards: Some(1), rows_per_shard: Some(rows as usize), ..Default::default() };
+        let scenario = crate::scenario::Scenario::build("A", &knobs).map_err(|e| JsError::new(&e))?;
+        Ok(LocalScan { scenario })
+    }
+
+    /// Runs the scan once; returns sum(a).
+    pub fn run(&self) -> Result<f64, JsError> {
+        let mut run =
+            self.scenario.start(false, crate::clock::Clock::virtual_clock(), false).map_err(|e| JsError::new(&e))?;
+        run.keep_rows = true;
+        run.run_to_end().map_err(|e| JsError::new(&e.to_string()))?;
+        Ok(run.rows.first().and_then(|r| r[0].as_f64()).unwrap_or(0.0))
+    }
 }
 
 /// One scenario run that the page steps, runs and scrubs through.
@@ -136,6 +152,18 @@ impl Session {
     /// The state now, with trace events from index `since` on.
     pub fn snapshot(&self, since: u32) -> Result<JsValue, JsError> {
         to_js(&self.inner.snapshot(since as usize))
+    }
+
+    /// `{trace_ends, times_ms}`: per step taken so far, the trace length and time at its end.
+    #[wasm_bindgen(js_name = stepMarks)]
+    pub fn step_marks(&self) -> Result<JsValue, JsError> {
+        #[derive(Serialize)]
+        struct Marks {
+            trace_ends: Vec<usize>,
+            times_ms: Vec<f64>,
+        }
+        let (trace_ends, times) = self.inner.step_marks();
+        to_js(&Marks { trace_ends, times_ms: times.iter().map(|&t| t as f64 / 1e6).collect() })
     }
 
     #[wasm_bindgen(js_name = explainText)]
