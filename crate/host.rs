@@ -1,7 +1,8 @@
 //! What the executor needs from its host: move bytes between the connections and the
 //! servers, and wait. The core calls these; it never touches a socket or a clock.
 
-use crate::estate::{EState, ExecResult};
+use crate::estate::{EState, ExecError, ExecResult};
+use crate::trace::TraceKind;
 
 pub trait Host {
     /// Sends what the executor wrote (and any cancel requests), and hands the
@@ -12,4 +13,27 @@ pub trait Host {
     fn wait(&mut self, es: &mut EState, conns: &[usize]) -> ExecResult<()>;
     /// Answers still on their way on a connection (for the leak check).
     fn in_transit(&self, conn: usize) -> usize;
+}
+
+/// Hands bytes that arrived on connection `k` to it, and records in the trace what
+/// they completed and which queued queries that released. Returns the answers completed.
+pub fn deliver(es: &mut EState, k: usize, bytes: &[u8]) -> ExecResult<usize> {
+    let now = es.now();
+    let n = bytes.len();
+    es.record(|| TraceKind::Arrive { conn: k, bytes: n });
+    let done = es.conns[k].receive(now, bytes).map_err(ExecError::Protocol)?;
+    let answers = done.len();
+    for c in done {
+        es.record(|| TraceKind::Response { conn: k, sql: c.sql, rows: c.rows, bytes: c.bytes, error: c.error });
+    }
+    record_released(es, k);
+    Ok(answers)
+}
+
+/// Records the queries a connection wrote on its own (released from its queue).
+pub fn record_released(es: &mut EState, k: usize) {
+    for sql in std::mem::take(&mut es.conns[k].released) {
+        let bytes = sql.len() + 6;
+        es.record(|| TraceKind::Send { conn: k, sql, bytes, queued: false });
+    }
 }

@@ -6,7 +6,7 @@
 //! as libpq's PQcancel does. Run it with a real clock (`Clock::from_host`).
 
 use crate::estate::{EState, ExecError, ExecResult};
-use crate::host::Host;
+use crate::host::{deliver, record_released, Host};
 use crate::trace::TraceKind;
 use bytes::BytesMut;
 use postgres_protocol::message::frontend;
@@ -73,21 +73,7 @@ impl TcpHost {
                         self.addrs[k]
                     )))
                 }
-                Ok(n) => {
-                    let now = es.now();
-                    es.record(|| TraceKind::Arrive { conn: k, bytes: n });
-                    let done = es.conns[k].receive(now, &buf[..n]).map_err(ExecError::Protocol)?;
-                    answers += done.len();
-                    for c in done {
-                        es.record(|| TraceKind::Response {
-                            conn: k,
-                            sql: c.sql,
-                            rows: c.rows,
-                            bytes: c.bytes,
-                            error: c.error,
-                        });
-                    }
-                }
+                Ok(n) => answers += deliver(es, k, &buf[..n])?,
                 Err(e) if e.kind() == ErrorKind::WouldBlock => return Ok(answers),
                 Err(e) => {
                     return Err(ExecError::Protocol(format!("connection {k} ({}): read failed: {e}", self.addrs[k])))
@@ -101,10 +87,7 @@ impl TcpHost {
             while let Some((_, bytes)) = es.conns[k].outbox.pop_front() {
                 self.write_all(k, &bytes)?;
             }
-            for sql in std::mem::take(&mut es.conns[k].released) {
-                let bytes = sql.len() + 6;
-                es.record(|| TraceKind::Send { conn: k, sql, bytes, queued: false });
-            }
+            record_released(es, k);
             if es.conns[k].cancel_requested {
                 es.conns[k].cancel_requested = false;
                 self.send_cancel(k, es);

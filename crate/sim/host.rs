@@ -3,7 +3,7 @@
 
 use super::server::ShardServer;
 use crate::estate::{EState, ExecError, ExecResult};
-use crate::host::Host;
+use crate::host::{deliver, Host};
 use crate::trace::TraceKind;
 use std::collections::VecDeque;
 
@@ -185,22 +185,7 @@ impl SimHost {
                 let link = &mut self.links[k];
                 link.queries_in_flight = link.queries_in_flight.saturating_sub(answers);
                 delivered += 1;
-                let n = bytes.len();
-                es.record(|| TraceKind::Arrive { conn: k, bytes: n });
-                let done = es.conns[k].receive(now, &bytes).map_err(ExecError::Protocol)?;
-                for c in done {
-                    es.record(|| TraceKind::Response {
-                        conn: k,
-                        sql: c.sql,
-                        rows: c.rows,
-                        bytes: c.bytes,
-                        error: c.error,
-                    });
-                }
-                for sql in std::mem::take(&mut es.conns[k].released) {
-                    let bytes = sql.len() + 6;
-                    es.record(|| TraceKind::Send { conn: k, sql, bytes, queued: false });
-                }
+                deliver(es, k, &bytes)?;
             }
         }
         // Queries released from a connection's queue by those responses go out now.
