@@ -16,6 +16,10 @@ use serde::Serialize;
 /// What step 0 says, however it was reached (new, reset or seek), so a URL reproduces it.
 pub const START_NARRATION: &str = "Ready: nothing has run yet. Step to send the first requests.";
 
+/// How many actions the narration spells out (a first step has five: two nodes start,
+/// the connection opens, the transaction starts, the first request is sent).
+const NARRATION_PARTS: usize = 6;
+
 /// Steps are bounded so a bad knob can never hang the page.
 pub const MAX_STEPS: usize = 2_000_000;
 
@@ -255,11 +259,17 @@ impl Session {
         for e in events {
             let p = match &e.kind {
                 TraceKind::Request { request, requestor, requestee, to, .. } => match to {
-                    AsyncState::Waiting => format!(
-                        "{} sent a request to {}; request {request} is now Waiting",
-                        self.label(*requestor),
-                        self.label(*requestee)
-                    ),
+                    AsyncState::Waiting => {
+                        let on = self.run.es.requests[*request]
+                            .conn
+                            .map(|k| format!(" on connection {}", conn_name(k)))
+                            .unwrap_or_default();
+                        format!(
+                            "{} sent a request to {}; request {request} is now Waiting{on}",
+                            self.label(*requestor),
+                            self.label(*requestee)
+                        )
+                    }
                     AsyncState::CallbackPending => {
                         format!("{} has a result for request {request} (Callback pending)", self.label(*requestee))
                     }
@@ -269,11 +279,15 @@ impl Session {
                     AsyncState::Cancelled => format!("request {request} was cancelled"),
                     AsyncState::Idle => continue,
                 },
+                TraceKind::Send { conn, sql, .. } if sql == "(startup)" => format!("connected to {}", conn_name(*conn)),
                 TraceKind::Send { conn, sql, queued: false, .. } => {
                     format!("sent \"{sql}\" on connection {}", conn_name(*conn))
                 }
                 TraceKind::Send { conn, sql, queued: true, .. } => {
                     format!("queued \"{sql}\" behind the query in flight on connection {}", conn_name(*conn))
+                }
+                TraceKind::Response { conn, sql, .. } if sql == "(startup)" => {
+                    format!("{} accepted the connection", conn_name(*conn))
                 }
                 TraceKind::Response { conn, rows, sql, .. } => {
                     format!("the answer to \"{sql}\" arrived on {} ({rows} rows)", conn_name(*conn))
@@ -301,8 +315,8 @@ impl Session {
         }
         // The first few actions and the total keep the line readable.
         let n = parts.len();
-        let mut s = parts.into_iter().take(4).collect::<Vec<_>>().join("; ");
-        if n > 4 {
+        let mut s = parts.into_iter().take(NARRATION_PARTS).collect::<Vec<_>>().join("; ");
+        if n > NARRATION_PARTS {
             s.push_str(&format!("; … ({n} actions in this step)"));
         }
         let mut c = s.chars();

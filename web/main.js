@@ -4,17 +4,23 @@
 
 import initWasm, * as wasm from './pkg/pgasync.js';
 import { KNOB_FIELDS, configFromUrl, cloneConfig, knobsJson, UrlSync, Recording } from './state.js';
-import { renderPlan, renderLegend } from './render/plan.js';
-import { renderEventLoop } from './render/eventloop.js';
+import { PlanView, renderLegend } from './render/plan.js';
+import { EventLoopView } from './render/eventloop.js';
 import { Timeline } from './render/timeline.js';
 import { renderCompare, renderCompareError } from './render/compare.js';
 import { WireInspector } from './render/wire.js';
-import { renderRows, renderExplain } from './render/results.js';
+import { renderRows, renderExplain, explainRaw } from './render/results.js';
 import { transitionsIn } from './render/traceview.js';
-import { fmtMs } from './render/util.js';
+import { fmtMs, setText } from './render/util.js';
 
 const NO_TRACE = 0xffffffff;
-const SPEEDS = [0.5, 1, 2, 4, 8, 15, 30, 60, 240]; // steps per second
+// Run speeds, steps per second. A step is one async request transition or one wait, so
+// a run has thousands of them; above the frame rate several steps go into one frame.
+const SPEEDS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000];
+/** Model time one animation frame may spend stepping while running (ms). */
+const FRAME_STEP_BUDGET_MS = 8;
+/** While running, the result rows and EXPLAIN text are redrawn at most this often (ms). */
+const SLOW_PANEL_MS = 250;
 const $ = (id) => document.getElementById(id);
 
 const ui = {
@@ -63,12 +69,15 @@ let lastTs = 0;
 let acc = 0;
 let serial = 0;
 let lastSnap = null;
-let lastRenderedStep = null; // for runs too long to record per step
-let lastTraceLen = 0;
+let slowAt = -Infinity; // when the rows and EXPLAIN panels were last drawn
+let rowsKey = null; // what the rows panel shows: session serial and row count
+let pendingSeek = null; // a seek waiting for the next frame (drag, held key): {step} or {ms}
 let profile = null; // {part: total ms} while window.pgasync.profile() is on
 const urlSync = new UrlSync(250);
-const timeline = new Timeline($('timeline'), (ms) => act(() => session.seekTime(ms)));
+const timeline = new Timeline($('timeline'), (ms) => seekLater({ ms }));
 const wire = new WireInspector($('wire-tabs'), $('wire'));
+const planView = new PlanView(ui.plan);
+const loopView = new EventLoopView(ui.eventloop);
 
 // ---- errors shown in the page ----
 function showError(msg) {
@@ -147,19 +156,29 @@ function rebuild(c) {
   ui.scrub.max = String(rec.totalSteps);
   ui.stTotal.textContent = String(rec.totalSteps);
   ui.stTotalTime.textContent = fmtMs(rec.totalNs);
+  pendingSeek = null;
+  planView.invalidate();
+  loopView.invalidate();
   layoutStatic(snap);
   wire.setRecording(rec);
   serial++;
+  rowsKey = null;
   document.body.dataset.session = String(serial);
-  render(true);
+  render();
   return true;
 }
 
 /** Highlights the knob input an error message names (best effort). */
 function markInvalid(msg) {
   for (const f of KNOB_FIELDS) {
+    const input = ui.fields[f.url];
     const named = msg && (msg.includes(f.knob) || msg.startsWith(f.label) || msg.includes(`${f.label}:`));
-    ui.fields[f.url].classList.toggle('invalid', !!named);
+    // An input marked before stays marked while it still holds a value the run on
+    // screen does not use (the message names only the first problem found).
+    const stale = msg && input.classList.contains('invalid') && config && input.value.trim() !== (config.fields[f.url] ?? '');
+    input.classList.toggle('invalid', !!(named || stale));
+    if (named || stale) input.title = 'not applied: the run on screen does not use this value';
+    else input.removeAttribute('title');
   }
 }
 
@@ -171,55 +190,70 @@ function layoutStatic(snap) {
 }
 
 // ---- rendering ----
-function render(urlNow = !running) {
+/**
+ * Draws the session's current state. A step changes little, so each panel rewrites
+ * only what changed; the rows and EXPLAIN panels (text from the model, the costliest
+ * to fetch) are redrawn at most every SLOW_PANEL_MS while running.
+ */
+function render({ urlNow = !running, full = !running } = {}) {
   const prof = profile ? [performance.now()] : null;
   const mark = prof ? (name) => prof.push(name, performance.now()) : () => {};
-  const snap = session.snapshot(NO_TRACE);
+  // The trace events of the current step come from the recording; past the kept trace
+  // (very long runs) they come with the snapshot, and only those.
+  const k = session.step();
+  const fromRecording = k === 0 || recording.hasStep(k);
+  const since = fromRecording ? NO_TRACE : recording.stepStart(k);
+  const snap = session.snapshot(since);
   lastSnap = snap;
-  ui.stStep.textContent = String(snap.step);
+  setText(ui.stStep, String(snap.step));
   ui.stStep.dataset.step = String(snap.step);
-  ui.stTime.textContent = fmtMs(snap.time_ns);
+  setText(ui.stTime, fmtMs(snap.time_ns));
   ui.stTime.dataset.ns = String(snap.time_ns);
-  ui.stPhase.textContent = snap.phase;
-  ui.stPhase.className = `phase ${snap.phase}`;
-  ui.scrub.value = String(snap.step);
+  setText(ui.stPhase, snap.phase);
+  if (ui.stPhase.className !== `phase ${snap.phase}`) ui.stPhase.className = `phase ${snap.phase}`;
+  if (ui.scrub.value !== String(snap.step)) ui.scrub.value = String(snap.step);
 
   let narration = snap.narration;
-  // Step 0 reads the same however it was reached (load, reset, seek), so a URL reproduces it.
-  if (snap.step === 0) narration = 'At the start: nothing has run yet. Step to send the first requests.';
   if (snap.phase === 'failed' && snap.error) narration = `The query failed: ${snap.error}. ${narration}`;
-  ui.narration.textContent = narration;
-  ui.narration.title = narration;
-  ui.narration.classList.toggle('failed', snap.phase === 'failed');
+  if (ui.narration.__text !== narration) {
+    setText(ui.narration, narration);
+    ui.narration.title = narration;
+    ui.narration.classList.toggle('failed', snap.phase === 'failed');
+  }
 
-  // What each request went through during this step (a step is a whole event-loop turn).
-  let from = recording.stepStart(snap.step);
-  if (from == null) from = snap.step === (lastRenderedStep ?? -1) + 1 ? lastTraceLen : snap.trace_len;
-  let passed = new Map();
-  if (snap.step > 0 && snap.trace_len <= recording.trace.length) passed = transitionsIn(recording.trace, from, snap.trace_len);
-  else if (snap.step > 0) passed = transitionsIn(session.snapshot(from).trace, 0, Infinity); // past the recorded trace
-  lastRenderedStep = snap.step;
-  lastTraceLen = snap.trace_len;
+  // What each request went through during this step.
+  let passed = null;
+  if (snap.step > 0) passed = fromRecording ? transitionsIn(recording.trace, recording.stepStart(snap.step), snap.trace_len) : transitionsIn(snap.trace, 0, Infinity);
 
   mark('snapshot+status');
-  renderPlan(ui.plan, snap, passed);
+  planView.update(snap, passed);
   mark('plan');
-  renderEventLoop(ui.eventloop, snap);
+  loopView.update(snap);
   mark('eventloop');
   timeline.update(snap.time_ns);
   mark('timeline');
   wire.update(snap.trace_len);
   mark('wire');
-  renderRows(ui.rows, ui.rowcount, session.rows(0, 50));
-  mark('rows');
-  renderExplain(ui.explain, session.explainText());
-  mark('explain');
+  const now = performance.now();
+  if (full || now - slowAt >= SLOW_PANEL_MS) {
+    slowAt = now;
+    const key = `${serial}:${snap.rows_total}`;
+    if (key !== rowsKey) {
+      rowsKey = key;
+      renderRows(ui.rows, ui.rowcount, session.rows(0, 50));
+    }
+    mark('rows');
+    renderExplain(ui.explain, session.explainText());
+    mark('explain');
+  }
 
-  ui.back.disabled = snap.step === 0;
-  const done = session.isDone();
-  ui.step.disabled = done;
-  ui.row.disabled = done;
-  ui.end.disabled = done;
+  const done = snap.phase === 'finished' || snap.phase === 'failed';
+  if (ui.back.disabled !== (snap.step === 0)) ui.back.disabled = snap.step === 0;
+  if (ui.step.disabled !== done) {
+    ui.step.disabled = done;
+    ui.row.disabled = done;
+    ui.end.disabled = done;
+  }
 
   config.step = snap.step;
   urlSync.write(config, urlNow);
@@ -230,10 +264,13 @@ function render(urlNow = !running) {
     profile.renders = (profile.renders ?? 0) + 1;
   }
 }
-/** Runs a model action, then renders; errors go to the page. */
+/** Runs a model action (after any seek still waiting for its frame), then renders; errors go to the page. */
 function act(f) {
   if (!session) return;
   try {
+    const t = pendingSeek;
+    pendingSeek = null;
+    if (t) t.ms != null ? session.seekTime(t.ms) : session.seek(Math.max(0, t.step));
     f();
   } catch (e) {
     showError(message(e));
@@ -241,12 +278,27 @@ function act(f) {
   render();
 }
 
+/**
+ * Seeks on the next animation frame: going back replays the run from its start, so a
+ * drag of the step slider or a held ← key would queue many replays; only the last
+ * target of a frame is sought. `{step}` or `{ms}` (a time, from the timeline).
+ */
+function seekLater(target) {
+  stop();
+  const first = pendingSeek === null;
+  pendingSeek = target;
+  if (!first) return;
+  requestAnimationFrame(() => {
+    if (pendingSeek !== null) act(() => {});
+  });
+}
+
 function stepEvent() {
   act(() => session.stepEvent());
 }
 function stepBack() {
-  stop();
-  act(() => session.seek(Math.max(0, session.step() - 1)));
+  const from = pendingSeek?.step ?? session.step();
+  if (from > 0) seekLater({ step: from - 1 });
 }
 function reset() {
   stop();
@@ -255,19 +307,20 @@ function reset() {
 
 // ---- run / pause ----
 function speed() {
-  return SPEEDS[Number(ui.speed.value)] ?? 4;
+  return SPEEDS[Number(ui.speed.value)] ?? 100;
 }
 function showSpeed() {
   const s = speed();
-  ui.speedLabel.textContent = `${s} step${s === 1 ? '' : 's'}/s`;
+  ui.speedLabel.textContent = `${s.toLocaleString('en-US')} step${s === 1 ? '' : 's'}/s`;
 }
 function start() {
   if (!session) return;
+  act(() => {}); // a pending seek first
   if (session.isDone()) session.reset();
   running = true;
   ui.run.textContent = '❚❚ Pause';
   ui.run.classList.add('on');
-  acc = 1000 / speed(); // first step at once
+  acc = 1; // the first step at once
   lastTs = performance.now();
   raf = requestAnimationFrame(tick);
   render();
@@ -278,23 +331,32 @@ function stop() {
   cancelAnimationFrame(raf);
   ui.run.textContent = '▶ Run';
   ui.run.classList.remove('on');
-  if (session) render(true);
+  if (session) render();
 }
+/** One animation frame of a run: the steps owed at the chosen speed, then one render. */
 function tick(ts) {
   if (!running) return;
-  acc += Math.max(0, ts - lastTs);
+  acc += (Math.min(250, Math.max(0, ts - lastTs)) * speed()) / 1000; // steps owed
   lastTs = ts;
-  const per = 1000 / speed();
-  let n = Math.floor(acc / per);
+  const n = Math.floor(acc);
   if (n > 0) {
-    acc -= n * per;
-    n = Math.min(n, 64);
+    acc -= n;
+    const t0 = performance.now();
+    let i = 0;
     try {
-      for (let i = 0; i < n && !session.isDone(); i++) session.stepEvent();
+      while (i < n && !session.isDone()) {
+        session.stepEvent();
+        i++;
+        // Faster than the model can go: drop the backlog instead of piling it up.
+        if ((i & 15) === 0 && performance.now() - t0 > FRAME_STEP_BUDGET_MS) {
+          acc = 0;
+          break;
+        }
+      }
     } catch (e) {
       showError(message(e));
     }
-    render(false);
+    render();
   }
   if (session.isDone()) {
     stop();
@@ -346,10 +408,7 @@ function wire_() {
   button(ui.reset, reset);
   button(ui.back, stepBack);
   ui.speed.addEventListener('input', showSpeed);
-  ui.scrub.addEventListener('input', () => {
-    stop();
-    act(() => session.seek(Number(ui.scrub.value)));
-  });
+  ui.scrub.addEventListener('input', () => seekLater({ step: Number(ui.scrub.value) }));
   button(ui.copy, copyExplain);
 
   window.addEventListener('keydown', (e) => {
@@ -383,6 +442,7 @@ function wire_() {
     clearTimeout(resizeTimer);
     resizeTimer = setTimeout(() => {
       if (!session) return;
+      planView.invalidate();
       layoutStatic();
       render();
     }, 120);
@@ -390,7 +450,7 @@ function wire_() {
 }
 
 async function copyExplain() {
-  const text = ui.explain.dataset.raw ?? ui.explain.innerText;
+  const text = explainRaw(ui.explain);
   let ok = false;
   try {
     await navigator.clipboard.writeText(text);

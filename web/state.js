@@ -123,65 +123,65 @@ export class UrlSync {
   }
 }
 
-/** Runs longer than this many steps keep no per-step record (see stepStart). */
-const MAX_RECORDED_STEPS = 20000;
 /**
  * Trace events the page keeps at most: every event crosses the wasm boundary as a JS
- * object (about 5 µs each), so a run of 100,000 rows per shard (800,000 events) would
- * take seconds. Past the budget the recording keeps step ends and times but no events.
+ * object (a few µs each), so a run of 100,000 rows per shard (800,000 events) would
+ * take seconds. Past the budget the recording keeps the step marks (trace length and
+ * time of every step, two numbers per step) and the trace up to the budget only.
  */
 const TRACE_BUDGET = 250000;
 const NO_TRACE = 0xffffffff; // `snapshot(since)` with since past the end: no trace events.
 
 /**
- * The history of one run, recorded by stepping the (deterministic) session to its end.
- * Leaves the session at its end: the caller seeks where it wants to be.
+ * The history of one run, recorded by running the (deterministic) session to its end
+ * once: `stepMarks()` gives the trace length and time at the end of every step, and one
+ * `snapshot(0)` the whole trace, so recording costs one run and one copy of the trace,
+ * not a snapshot per step (a run has thousands of steps). Leaves the session at its
+ * end: the caller seeks where it wants to be.
  */
 export class Recording {
   constructor(session) {
-    const s0 = session.snapshot(NO_TRACE);
-    this.totalSteps = s0.total_steps ?? 0;
-    this.totalNs = s0.total_time_ns ?? 0;
-    this.stepEnds = [0]; // trace length after k steps
-    this.stepTimes = [0]; // virtual time after k steps
-    this.trace = []; // trace[0 .. recordedLen]
-    this.recordedNs = 0; // the trace is complete up to this time
-    let collecting = true;
-    let last = s0;
-    if (this.totalSteps <= MAX_RECORDED_STEPS) {
-      let guard = 0;
-      while (!session.isDone() && guard++ <= MAX_RECORDED_STEPS) {
-        session.stepEvent();
-        const s = session.snapshot(collecting ? this.trace.length : NO_TRACE);
-        if (collecting) {
-          for (const e of s.trace) this.trace.push(e);
-          this.recordedNs = s.time_ns;
-          if (this.trace.length > TRACE_BUDGET) collecting = false;
-        }
-        this.stepEnds.push(s.trace_len);
-        this.stepTimes.push(s.time_ns);
-        last = s;
-      }
+    session.runToEnd();
+    const marks = session.stepMarks();
+    const last = session.snapshot(NO_TRACE);
+    const n = marks.trace_ends.length;
+    this.totalSteps = Math.max(n, last.step);
+    this.totalNs = Math.max(last.time_ns, last.total_time_ns ?? 0);
+    // stepEnds[k] / stepTimesNs[k]: trace length and time after k steps (k = 0 … totalSteps).
+    this.stepEnds = new Uint32Array(n + 1);
+    this.stepTimesNs = new Float64Array(n + 1);
+    for (let k = 0; k < n; k++) {
+      this.stepEnds[k + 1] = marks.trace_ends[k];
+      this.stepTimesNs[k + 1] = Math.round(marks.times_ms[k] * 1e6);
+    }
+    if (last.trace_len <= TRACE_BUDGET) {
+      this.trace = session.snapshot(0).trace;
     } else {
-      this.stepEnds = null;
-      session.runToEnd();
-      last = session.snapshot(NO_TRACE);
-      if (last.trace_len <= TRACE_BUDGET) {
-        last = session.snapshot(0);
-        this.trace = last.trace;
-        this.recordedNs = last.time_ns;
-      }
+      // Keep the trace of the steps that fit in the budget: seek to the last of them
+      // (the run replays from the start) and take the trace there.
+      let k = 0;
+      while (k < n && this.stepEnds[k + 1] <= TRACE_BUDGET) k++;
+      session.seek(k);
+      this.trace = session.snapshot(0).trace;
     }
     this.complete = this.trace.length === last.trace_len;
-    this.totalNs = Math.max(this.totalNs, last.time_ns);
-    this.totalSteps = Math.max(this.totalSteps, last.step);
-    if (this.complete) this.recordedNs = this.totalNs;
+    // The trace is complete up to this time.
+    this.recordedNs = this.complete ? this.totalNs : this.trace.length ? this.trace[this.trace.length - 1].time_ns : 0;
     this.connections = last.connections.map((c) => c.server);
   }
 
-  /** Trace index where step `step` began (its events are trace[stepStart(step) .. trace_len]), or null. */
+  /** Trace index where step `step` began (its events are trace[stepStart(step) .. stepEnd(step)]). */
   stepStart(step) {
     if (step <= 0) return 0;
-    return this.stepEnds?.[step - 1] ?? null;
+    return this.stepEnds[Math.min(step - 1, this.totalSteps)];
+  }
+
+  stepEnd(step) {
+    return this.stepEnds[Math.max(0, Math.min(step, this.totalSteps))];
+  }
+
+  /** Whether the recorded trace holds every event of step `step`. */
+  hasStep(step) {
+    return this.stepEnd(step) <= this.trace.length;
   }
 }

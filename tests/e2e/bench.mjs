@@ -1,7 +1,8 @@
 // Browser-side numbers of the demo (printed, not asserted): `node bench.mjs`.
 //  * wasm size, raw and gzipped;
 //  * time per Step-event (model step + synchronous render + forced layout) with 16 shards
-//    on screen, mean over 50 steps, measured in the page with performance.now();
+//    on screen, over 50 steps from the start and 50 from the middle of the run, measured
+//    in the page with performance.now(); one step back; Run at the fastest speed;
 //  * local throughput of LocalScan(1,000,000).run() in Chromium (median of 5) beside the
 //    native figure from `pgasync bench --scenarios A --fetch-size 100`.
 
@@ -44,17 +45,33 @@ async function main() {
     const r = await page.evaluate((n) => {
       const p = window.pgasync;
       const total = p.snapshot().total_steps;
-      // Step-event clicks as the button does them: model step + render, then a forced layout.
-      const ui = [];
+      // Step-event clicks as the button does them: model step + render, then a forced
+      // layout; from the start of the run and from its middle (steady state).
+      const clicks = (from) => {
+        p.seek(from);
+        const times = [];
+        while (times.length < n) {
+          if (p.isDone()) p.seek(from);
+          const t = performance.now();
+          p.stepEvent();
+          void document.body.offsetHeight;
+          times.push(performance.now() - t);
+        }
+        return times;
+      };
       p.profile(true);
-      while (ui.length < n) {
-        if (p.isDone()) p.seek(0);
-        const t = performance.now();
-        p.stepEvent();
-        void document.body.offsetHeight;
-        ui.push(performance.now() - t);
-      }
+      const ui = clicks(0);
       const parts = p.profile(false);
+      const mid = clicks(Math.floor(total / 2));
+      // One step back from the middle: the run replays from its start.
+      const back = [];
+      for (let i = 0; i < 5; i++) {
+        p.seek(Math.floor(total / 2));
+        const t = performance.now();
+        p.seek(Math.floor(total / 2) - 1);
+        void document.body.offsetHeight;
+        back.push(performance.now() - t);
+      }
       // The model's share: the step alone, and the step plus a snapshot.
       p.seek(0);
       const model = [];
@@ -70,15 +87,48 @@ async function main() {
       }
       p.seek(0);
       p.render();
-      return { total, ui, parts, model, snap, lanes: document.querySelectorAll('[data-testid=request-state]').length };
+      return { total, ui, mid, back, parts, model, snap, lanes: document.querySelectorAll('[data-testid=request-state]').length };
     }, STEPS);
+    const line = (xs) => `mean ${mean(xs).toFixed(2)} ms, median ${median(xs).toFixed(2)} ms, max ${Math.max(...xs).toFixed(2)} ms over ${xs.length} steps`;
     console.log(`\ntime per Step-event, 16 shards on screen (E async, 1000 rows/shard, fetch 100; ${r.total} steps per run, ${r.lanes} requests drawn):`);
-    console.log(`  step + render + layout: mean ${mean(r.ui).toFixed(2)} ms, median ${median(r.ui).toFixed(2)} ms, max ${Math.max(...r.ui).toFixed(2)} ms over ${r.ui.length} steps`);
-    console.log(`  model alone:            step mean ${mean(r.model).toFixed(2)} ms, snapshot mean ${mean(r.snap).toFixed(2)} ms`);
+    console.log(`  step + render + layout, from step 0:      ${line(r.ui)}`);
+    console.log(`  step + render + layout, from mid-run:     ${line(r.mid)}`);
+    console.log(`  model alone:            step mean ${mean(r.model).toFixed(3)} ms, snapshot mean ${mean(r.snap).toFixed(2)} ms`);
     const nR = r.parts.renders || 1;
     const parts = Object.entries(r.parts).filter(([k]) => k !== 'renders').map(([k, v]) => `${k} ${(v / nR).toFixed(2)}`);
     console.log(`  render parts (mean ms): ${parts.join(', ')}`);
+    console.log(`  one step back from mid-run (replays ${Math.floor(r.total / 2) - 1} steps + render): median ${median(r.back).toFixed(1)} ms`);
     console.log(`  page load to ready (session + recording + compare): ${loadMs} ms`);
+
+    // Run at the fastest speed for 2 s: steps per second reached, and frames.
+    const run = await page.evaluate(async () => {
+      const p = window.pgasync;
+      p.seek(0);
+      const speed = document.querySelector('[data-testid=speed]');
+      speed.value = speed.max;
+      speed.dispatchEvent(new Event('input'));
+      const s0 = p.session.step();
+      let frames = 0;
+      let worst = 0;
+      let last = performance.now();
+      const t0 = last;
+      document.querySelector('[data-testid=run]').click();
+      await new Promise((done) => {
+        const f = (ts) => {
+          frames++;
+          worst = Math.max(worst, ts - last);
+          last = ts;
+          if (ts - t0 < 2000 && !p.isDone()) requestAnimationFrame(f);
+          else done();
+        };
+        requestAnimationFrame(f);
+      });
+      const s1 = p.session.step();
+      const secs = (performance.now() - t0) / 1000;
+      document.querySelector('[data-testid=run]').click(); // pause
+      return { label: document.getElementById('speed-label').textContent, steps: s1 - s0, secs, frames, worst };
+    });
+    console.log(`  Run at ${run.label}: ${(run.steps / run.secs).toFixed(0)} steps/s reached (${run.steps} steps in ${run.secs.toFixed(2)} s, ${(run.frames / run.secs).toFixed(0)} frames/s, longest frame ${run.worst.toFixed(1)} ms)`);
 
     const scans = await page.evaluate((rows) => {
       // The table is built once (outside the timing); each run is SeqScan + sum.

@@ -25,14 +25,43 @@ function noErrorsSoFar(where) {
   check(`no console/page errors ${where}`, errors.length === 0, errors.join(' | '));
 }
 
-async function shot(page, name) {
-  await page.screenshot({ path: path.join(SHOTS, name) });
+/** A screenshot of the page, or of one element (`target`, a locator). */
+async function shot(page, name, target = page) {
+  await target.screenshot({ path: path.join(SHOTS, name) });
   console.log(`  --  screenshot ${name}`);
 }
 
 const step = async (page) => Number(await page.getAttribute('[data-testid=step]', 'data-step'));
 const cursorX = async (page) => Number(await page.getAttribute('[data-testid=time-cursor]', 'x1'));
 const sessionSerial = async (page) => Number(await page.getAttribute('body', 'data-session'));
+
+/** The words and colours of request states (web/render/util.js STATES). */
+const STATE_WORDS = { Idle: 'Idle', Waiting: 'Waiting', CallbackPending: 'Callback pending', Complete: 'Complete', Cancelled: 'Cancelled' };
+const STATE_FILL = { Idle: '#8a94a6', Waiting: '#d97706', CallbackPending: '#7c3aed', Complete: '#15803d', Cancelled: '#dc2626' };
+
+/** The main state label of each request, in request order: state, words, colour, visible. */
+async function requestLabels(page) {
+  return page.$$eval('[data-testid=plan] [data-testid=request-state]', (pills) =>
+    pills
+      .map((p) => {
+        const r = p.getBoundingClientRect();
+        const style = getComputedStyle(p);
+        return {
+          id: Number(p.dataset.request),
+          state: p.dataset.state,
+          text: p.querySelector('.pill-text').textContent.trim(),
+          fill: p.querySelector('rect').getAttribute('fill'),
+          visible: r.width > 0 && r.height > 0 && style.visibility !== 'hidden' && style.display !== 'none',
+          // the secondary cues: states entered during the step besides the current one
+          passed: [...p.parentNode.querySelectorAll('[data-testid=request-passed]')]
+            .filter((q) => getComputedStyle(q).visibility !== 'hidden')
+            .map((q) => ({ state: q.dataset.state, text: q.querySelector('text').textContent })),
+        };
+      })
+      .sort((a, b) => a.id - b.id),
+  );
+}
+const labelsText = (labels) => labels.map((l) => `#${l.id} ${l.text}`).join(', ');
 
 /** Waits until the page has built a new session (after a knob change). */
 async function waitNewSession(page, before) {
@@ -88,33 +117,80 @@ async function main() {
     const idle = await page.locator('[data-testid=request-state][data-state=Idle]').count();
     check('requests start Idle, labelled', idle === 4 && (await page.locator('[data-testid=request-state]').first().textContent()).includes('Idle'));
 
-    // 3. Step until a request shows "Callback pending".
-    console.log('step until Callback pending');
-    const pendingSel = '[data-testid=plan] [data-state="CallbackPending"]';
-    let stepsTaken = 0;
-    while ((await page.locator(pendingSel).count()) === 0 && stepsTaken < 30) {
+    // 3. Step event by event. A step is one async request transition (or one wait of
+    //    the event loop), so the main label of each request shows the state it is in
+    //    now, and successive steps take a request through Idle → Waiting → Callback
+    //    pending → Complete.
+    console.log('step event by event');
+    const clickStep = async () => {
       const before = await step(page);
       await page.click('[data-testid=step-event]');
-      await page.waitForFunction((b) => Number(document.querySelector('[data-testid=step]').dataset.step) > b, before, { timeout: 5000 });
+      await page.waitForFunction((b) => Number(document.querySelector('[data-testid=step]').dataset.step) === b + 1, before, { timeout: 5000 });
+    };
+    let stepsTaken = 0;
+    await clickStep();
+    stepsTaken++;
+    const narration1 = (await page.textContent('[data-testid=narration]')).trim();
+    check('the narration after the first step mentions "sent a request"', /sent a request/.test(narration1), narration1);
+    let labels = await requestLabels(page);
+    check('the first step is one transition: request #0 Waiting, the others still Idle', labels[0].state === 'Waiting' && labels.slice(1).every((l) => l.state === 'Idle'), labelsText(labels));
+    check('each main label shows its state in words and colour', labels.every((l) => l.text === STATE_WORDS[l.state] && l.fill === STATE_FILL[l.state]), labelsText(labels));
+    // Request #0's main label after each step, until it is Complete.
+    const seen0 = [{ step: 0, state: 'Idle' }, { step: 1, state: labels[0].state }];
+    let waitSetAll = false;
+    const passedSeen = [];
+    let pendingStep = null;
+    while (stepsTaken < 60) {
+      await clickStep();
       stepsTaken++;
-      if (stepsTaken === 1) {
-        const w = await page.locator('[data-testid=request-state][data-state=Waiting]').count();
-        check('after the first step every request is Waiting', w === 4, `${w}`);
-        const ws = await page.textContent('[data-testid=wait-set]');
-        check('event loop waits on the four servers', ['s1', 's2', 's3', 's4'].every((s) => ws.includes(s)), ws.trim());
+      labels = await requestLabels(page);
+      check(`step ${stepsTaken}: every main label matches its state`, labels.every((l) => l.visible && l.text === STATE_WORDS[l.state] && l.fill === STATE_FILL[l.state]), labelsText(labels));
+      seen0.push({ step: stepsTaken, state: labels[0].state });
+      for (const l of labels) for (const p of l.passed) passedSeen.push({ step: stepsTaken, id: l.id, main: l.state, ...p });
+      const ws = await page.textContent('[data-testid=wait-set]');
+      if (['s1', 's2', 's3', 's4'].every((s) => ws.includes(s))) waitSetAll = true;
+      if (pendingStep === null && labels.some((l) => l.state === 'CallbackPending')) {
+        pendingStep = stepsTaken;
+        // The moment of the issue: a request's main label says "Callback pending".
+        const pendingSel = '[data-testid=request-state][data-state="CallbackPending"]';
+        const pending = page.locator(pendingSel).first();
+        check('a request\'s main label shows Callback pending', (await page.locator(pendingSel).count()) > 0, `after ${stepsTaken} steps`);
+        check('the Callback pending label is visible', await pending.isVisible());
+        const pendingText = (await pending.locator('text').allTextContents()).join(' ').trim();
+        check('the label says "Callback pending"', pendingText.includes('Callback pending'), pendingText);
+        check('the event loop waited on the four servers before', waitSetAll);
+        const fired = (await page.textContent('[data-testid=fired]')).trim();
+        check('event loop shows the fired request', /#\d/.test(fired), fired);
+        const narr = (await page.textContent('[data-testid=narration]')).trim();
+        check('the narration says Callback pending', /Callback pending/.test(narr), narr);
+        const wireN = await page.locator('[data-testid=wire-line]').count();
+        check('wire inspector shows protocol messages', wireN > 0 && (await page.textContent('[data-testid=wire]')).includes('Query: '), `${wireN} lines`);
+        check('wire inspector shows the start-up packet', (await page.textContent('[data-testid=wire]')).includes('StartupMessage'));
+        await page.waitForFunction((k) => location.search.includes(`step=${k}`), stepsTaken, { timeout: 5000 });
+        check('URL holds the step', page.url().includes(`step=${stepsTaken}`), page.url());
+        await shot(page, '02-callback-pending.png');
       }
+      if (labels[0].state === 'Complete') break;
     }
-    const pending = page.locator(pendingSel).first();
-    check('a request shows Callback pending', (await page.locator(pendingSel).count()) > 0, `after ${stepsTaken} steps`);
-    check('the Callback pending label is visible', await pending.isVisible());
-    const pendingText = (await pending.locator('text').allTextContents()).join(' ').trim();
-    check('the label says "Callback pending"', pendingText.includes('Callback pending'), pendingText);
-    const fired = (await page.textContent('[data-testid=fired]')).trim();
-    check('event loop shows fired requests', /#\d/.test(fired), fired);
-    const wireN = await page.locator('[data-testid=wire-line]').count();
-    check('wire inspector shows protocol messages', wireN > 0 && (await page.textContent('[data-testid=wire]')).includes('Query: '), `${wireN} lines`);
-    check('URL holds the step', page.url().includes(`step=${await step(page)}`), page.url());
-    await shot(page, '02-callback-pending.png');
+    // Distinct states in order, each change from one step to the next.
+    const changes = seen0.filter((s, i) => i === 0 || s.state !== seen0[i - 1].state);
+    check(
+      'stepping takes request #0 through Idle → Waiting → Callback pending → Complete',
+      changes.map((c) => c.state).join(' → ') === 'Idle → Waiting → CallbackPending → Complete',
+      changes.map((c) => `${STATE_WORDS[c.state]} (step ${c.step})`).join(' → '),
+    );
+    check('each of these states was shown for at least one step', changes.every((c, i) => i === 0 || c.step > changes[i - 1].step));
+    check('a state passed through inside a step is shown as a secondary ↳ cue beside a different main label', passedSeen.length > 0 && passedSeen.every((p) => p.main !== p.state), passedSeen.map((p) => `step ${p.step}: #${p.id} ${p.main}, ${p.text}`).join('; '));
+
+    // Step row: runs until a row reaches the top of the plan (E: the sum, at the end).
+    const sr0 = await step(page);
+    await page.click('[data-testid=step-row]');
+    await page.waitForFunction((b) => Number(document.querySelector('[data-testid=step]').dataset.step) > b, sr0, { timeout: 10000 });
+    const srNarr = (await page.textContent('[data-testid=narration]')).trim();
+    check('Step row stops at the step where a row reaches the top', /row 1 reached the top/.test(srNarr) && /^1 row/.test((await page.textContent('[data-testid=rowcount]')).trim()), `${sr0} → ${await step(page)}: ${srNarr}`);
+    await page.click('[data-testid=reset]');
+    await page.waitForFunction(() => document.querySelector('[data-testid=step]').dataset.step === '0', null, { timeout: 5000 });
+    noErrorsSoFar('while stepping');
 
     // keyboard: → steps, ← steps back
     const k0 = await step(page);
@@ -135,10 +211,16 @@ async function main() {
 
     // 4. Run to the end with Run (fastest speed).
     console.log('run to the end');
-    await page.locator('[data-testid=speed]').fill('8');
+    await page.locator('[data-testid=speed]').fill('11');
+    check('the fastest speed is thousands of steps per second', /5,000 steps\/s/.test(await page.textContent('#speed-label')), await page.textContent('#speed-label'));
+    const runFrom = await step(page);
+    const tRun = Date.now();
     await page.click('[data-testid=run]');
     await page.waitForFunction(() => document.querySelector('[data-testid=phase]').textContent.trim() === 'finished', null, { timeout: 30000 });
+    const runS = (Date.now() - tRun) / 1000;
     check('run reaches the end', (await page.textContent('[data-testid=phase]')).trim() === 'finished');
+    const runSteps = (await step(page)) - runFrom;
+    check('Run does several steps per frame', runSteps / runS > 500, `${runSteps} steps in ${runS.toFixed(2)} s`);
     const total = Number(await page.textContent('#st-total'));
     check('step counter at the last step', (await step(page)) === total, `${await step(page)}/${total}`);
     check('Run button back to "Run"', (await page.textContent('[data-testid=run]')).includes('Run'));
@@ -175,7 +257,7 @@ async function main() {
     check('async bar shorter than sync bar', bars[1] < bars[0], `${bars[1].toFixed(0)} px < ${bars[0].toFixed(0)} px`);
     const runTime = parseFloat(await page.textContent('[data-testid=time]'));
     check('the stepped run took the compare view\'s async time', Math.abs(runTime - asyncMs) < 0.0015, `${runTime} vs ${asyncMs}`);
-    await shot(page, '04-compare.png');
+    await shot(page, '04-compare.png', cmp);
 
     // 6. Seek back by clicking the timeline at a third of its width.
     console.log('seek back on the timeline');
@@ -239,6 +321,8 @@ async function main() {
     await page.press('[data-testid=knob-rtts]', 'Tab');
     const err3 = (await page.textContent('[data-testid=error]')).trim();
     check('a non-number shows an error in the page', /not a number/.test(err3), err3);
+    const marked = await page.$$eval('#knobs input.invalid', (xs) => xs.map((x) => x.dataset.testid).sort().join(','));
+    check('both inputs the run on screen does not use stay marked', marked === 'knob-fetch,knob-rtts', marked);
     await shot(page, '07-bad-knob.png');
     check('page did not crash', await page.evaluate(() => document.body.dataset.ready === '1' && typeof window.pgasync.snapshot === 'function'));
     noErrorsSoFar('after bad knobs');

@@ -61,6 +61,7 @@ export function renderCompare(container, cmp, scenarioId) {
       if (k % every === 0) g.append(svg('text', { x: x0 - 6, y: ly + laneH / 2 + 4, 'text-anchor': 'end', class: 'lane-label', style: laneH < 12 ? 'font-size:10px' : null }, cmp.connections[k] ?? `conn ${k}`));
       g.append(svg('line', { x1: x0, x2: x1, y1: ly + laneH - 0.5, y2: ly + laneH - 0.5, stroke: '#eef2f7' }));
       drawBars(g, l.busy, x, ly + 1, Math.max(3, laneH - 3), COLORS.busy, (iv) => `${run.name} ${cmp.connections[k]}: ${iv.sql}\n${ms(iv.start)} → ${ms(iv.end)} ms`);
+      drawBars(g, l.startups, x, ly + 1, Math.max(3, laneH - 3), COLORS.startup, (iv) => `${run.name} ${cmp.connections[k]}: connecting\n${ms(iv.start)} → ${ms(iv.end)} ms`);
     });
     // end of the run
     g.append(svg('line', { x1: x(run.ns), x2: x(run.ns), y1: gy, y2: gy + groupH - 6, stroke: run.color, 'stroke-width': 1.5, 'stroke-dasharray': '3 2' }));

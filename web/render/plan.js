@@ -1,16 +1,22 @@
 // The plan tree: one box per plan node with its EXPLAIN ANALYZE counters, and each
 // async request as a labelled, coloured chip on an arrow from requestor to requestee.
+//
+// The layout (boxes, edges, chips, arrows) depends only on the plan's shape and the set
+// of requests, which do not change during a run; it is built once per session (and on
+// resize). Each step then only rewrites the text and attributes that changed: a run has
+// thousands of steps, and rebuilding the SVG on each would cost more than the step.
 
-import { svg, stateInfo, STATE_ORDER, STATES, flattenPlan, fmtBytes, fmtInt, morphInto } from './util.js';
+import { svg, stateInfo, STATE_ORDER, STATES, flattenPlan, fmtBytes, fmtInt, setText } from './util.js';
 
 const PAD = 8;
 const INDENT = 14;
 const LINE = 15;
-const CHIP_W = 160;
+const CHIP_W = 178;
 const CHIP_H = 20;
 const PASSED_H = 16;
 const BUS_W = 12;
 const GAP = 8;
+const MAX_PASSED_LINES = 2;
 
 function isForeign(n) {
   return /Foreign/.test(n.node_type) || n.requests > 0 || n.round_trips > 0;
@@ -30,140 +36,240 @@ function server(n) {
   return d ? d[1] : null;
 }
 
-/**
- * Draws the plan into `container` (replacing its content).
- * `passed`: Map request id → Map state → count, the states each request entered during
- * the current step (a step is one event-loop turn, so "Callback pending" and "Complete"
- * are usually passed through inside it).
- */
-export function renderPlan(container, snap, passed) {
-  const W = Math.max(360, container.clientWidth - 2);
-  const rows = flattenPlan(snap.plan);
-  const requests = snap.requests ?? [];
-  const hasReq = requests.length > 0;
-  const reqByNode = new Map();
-  for (const r of requests) {
-    if (!reqByNode.has(r.requestee)) reqByNode.set(r.requestee, []);
-    reqByNode.get(r.requestee).push(r);
-  }
-  // The model may leave `running` set on nodes of a run that has ended.
-  const ended = snap.phase === 'finished' || snap.phase === 'failed';
-  const boxRight = W - PAD - (hasReq ? CHIP_W + BUS_W + 2 * GAP : 0);
+/** What the layout depends on: plan shape, counter line counts, requests, width. */
+function shapeKey(rows, requests, W) {
+  let k = `${W}|`;
+  for (const r of rows) k += `${r.node.id}:${r.depth}:${isForeign(r.node) ? 3 : 1}:${r.node.label},`;
+  k += '|';
+  for (const q of requests) k += `${q.id}:${q.requestor}>${q.requestee},`;
+  return k;
+}
 
-  // Layout: row heights from the box text and the request chips on that row.
-  let y = PAD;
-  const pos = new Map();
-  for (const row of rows) {
-    const n = row.node;
-    const lines = counterLines(n);
-    const boxH = 8 + LINE * (1 + lines.length) + 2;
-    const chips = (reqByNode.get(n.id) ?? []).map((r) => {
+export class PlanView {
+  /** `container`: the scrolling panel body. */
+  constructor(container) {
+    this.container = container;
+    this.key = null;
+    this.width = 0;
+  }
+
+  /** Forgets the layout (the panel was resized, or a new session starts). */
+  invalidate() {
+    this.key = null;
+    this.width = 0;
+  }
+
+  /**
+   * Shows `snap`. `passed`: Map request id → Map state → count, the states each request
+   * entered during the current step besides the one it is in now (the secondary cue:
+   * a step can take a request through several states, e.g. Complete then Callback
+   * pending again when the next batch is already buffered).
+   */
+  update(snap, passed) {
+    // The width is read only when the layout is (re)built: reading it on every step
+    // would force a layout of the page in the middle of the render.
+    if (!this.width) this.width = Math.max(360, this.container.clientWidth - 2);
+    const rows = flattenPlan(snap.plan);
+    const requests = snap.requests ?? [];
+    const key = shapeKey(rows, requests, this.width);
+    if (key !== this.key) {
+      this.build(rows, requests, snap);
+      this.key = key;
+    }
+    this.apply(rows, requests, snap, passed);
+  }
+
+  build(rows, requests, snap) {
+    const W = this.width;
+    const hasReq = requests.length > 0;
+    const reqByNode = new Map();
+    for (const r of requests) {
+      if (!reqByNode.has(r.requestee)) reqByNode.set(r.requestee, []);
+      reqByNode.get(r.requestee).push(r);
+    }
+    const boxRight = W - PAD - (hasReq ? CHIP_W + BUS_W + 2 * GAP : 0);
+
+    // Row heights from the box text and the request chips on that row. Each chip gets
+    // room below it for the "passed during this step" lines: as much as the box height
+    // leaves (up to two lines), and at least one.
+    let y = PAD;
+    const pos = new Map();
+    for (const row of rows) {
+      const n = row.node;
+      const nLines = isForeign(n) ? 3 : 1;
+      const boxH = 8 + LINE * (1 + nLines) + 2;
+      const reqs = reqByNode.get(n.id) ?? [];
+      let passedLines = 0;
+      let rowH = boxH;
+      if (reqs.length) {
+        const room = Math.floor((boxH / reqs.length - CHIP_H - 4) / (PASSED_H + 2));
+        passedLines = Math.max(1, Math.min(MAX_PASSED_LINES, room));
+        rowH = Math.max(boxH, reqs.length * (CHIP_H + passedLines * (PASSED_H + 2) + 4));
+      }
+      pos.set(n.id, { x: PAD + row.depth * INDENT, y, w: boxRight - PAD - row.depth * INDENT, h: boxH, nLines, reqs, passedLines, n });
+      y += rowH + GAP;
+    }
+    const H = y + PAD;
+
+    const root = svg('svg', { width: W, height: H, viewBox: `0 0 ${W} ${H}`, class: 'plan-svg', role: 'img', 'aria-label': 'plan tree' });
+    const defs = svg('defs');
+    for (const [k, s] of Object.entries(STATES)) {
+      const m = svg('marker', { id: `arrow-${k}`, viewBox: '0 0 10 10', refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: 'auto-start-reverse' });
+      m.append(svg('path', { d: 'M0,0 L10,5 L0,10 z', fill: s.color }));
+      defs.append(m);
+    }
+    root.append(defs);
+
+    // Tree edges (parent → child), drawn first.
+    const edges = svg('g', { class: 'plan-edges' });
+    for (const row of rows) {
+      if (!row.parent) continue;
+      const p = pos.get(row.parent.id);
+      const c = pos.get(row.node.id);
+      const x = p.x + 8;
+      edges.append(svg('path', { d: `M${x},${p.y + p.h} V${c.y + 14} H${c.x}`, fill: 'none', stroke: '#94a3b8', 'stroke-width': 1.2 }));
+    }
+    root.append(edges);
+
+    // Node boxes: the parts a step changes are kept in `this.nodes`.
+    this.nodes = new Map();
+    for (const p of pos.values()) {
+      const n = p.n;
+      const g = svg('g', { 'data-testid': 'plan-node', 'data-node': n.id, class: 'plan-node' });
+      g.append(svg('title', {}, [n.label, ...(n.details ?? []).map(([k, v]) => `${k}: ${v}`)].join('\n')));
+      g.append(svg('rect', { x: p.x, y: p.y, width: p.w, height: p.h, rx: 5, class: 'box' + (n.async_capable ? ' async' : '') }));
+      if (n.async_capable) g.append(svg('rect', { x: p.x, y: p.y, width: 5, height: p.h, rx: 2, fill: STATES.CallbackPending.color }));
+      const srv = server(n);
+      const head = svg('text', { x: p.x + 10, y: p.y + 5 + LINE - 3, class: 'node-label' });
+      head.append(svg('tspan', {}, n.label));
+      if (srv) head.append(svg('tspan', { class: 'node-server', dx: 6 }, `@${srv}`));
+      g.append(head);
+      const dot = svg('circle', { cx: p.x + p.w - 9, cy: p.y + 10, r: 4.5, class: 'node-running-dot', visibility: 'hidden' });
+      dot.append(svg('title', {}, 'running: inside a call right now'));
+      g.append(dot);
+      const lines = [];
+      for (let i = 0; i < p.nLines; i++) {
+        const t = svg('text', { x: p.x + 10, y: p.y + 5 + LINE * (i + 2) - 3, class: 'node-counters', 'data-testid': i === 0 ? 'node-counters' : undefined }, '');
+        lines.push(t);
+        g.append(t);
+      }
+      root.append(g);
+      this.nodes.set(n.id, { g, dot, lines, running: null });
+    }
+
+    // Requests: bus from the requestor, chip with the state, arrow into the requestee.
+    this.requests = new Map();
+    if (hasReq) {
+      const busX = W - PAD - 2;
+      const chipX = boxRight + GAP + 6;
+      const layer = svg('g', { class: 'requests' });
+      const drawnBus = new Set();
+      for (const p of pos.values()) {
+        let cy = p.y;
+        for (const r of p.reqs) {
+          const from = pos.get(r.requestor);
+          const midChip = cy + CHIP_H / 2;
+          const g = svg('g', { 'data-testid': 'request', 'data-request': r.id, 'data-requestor': r.requestor, 'data-requestee': r.requestee });
+          if (from) {
+            const fy = from.y + 14;
+            if (!drawnBus.has(r.requestor)) {
+              drawnBus.add(r.requestor);
+              g.append(svg('path', { d: `M${from.x + from.w},${fy} H${busX}`, stroke: '#64748b', 'stroke-width': 1.5, fill: 'none' }));
+              g.append(svg('circle', { cx: from.x + from.w, cy: fy, r: 3, fill: '#64748b' }));
+            }
+            g.append(svg('path', { d: `M${busX},${fy} V${midChip} H${chipX + CHIP_W + 3}`, stroke: '#64748b', 'stroke-width': 1.5, fill: 'none' }));
+          }
+          // the arrow from the chip into the requestee's box, in the state's colour
+          const arrow = svg('path', { d: `M${chipX},${midChip} H${p.x + p.w + 1}`, 'stroke-width': 2.5, fill: 'none' });
+          g.append(arrow);
+          // the main label: the state the request is in now
+          const pill = svg('g', { 'data-testid': 'request-state', 'data-request': r.id, class: 'pill' });
+          const title = svg('title', {}, '');
+          const bg = svg('rect', { x: chipX, y: cy, width: CHIP_W, height: CHIP_H, rx: CHIP_H / 2 });
+          const idText = svg('text', { x: chipX + 9, y: cy + 14.5, class: 'pill-id' }, `#${r.id}`);
+          const label = svg('text', { x: chipX + 36, y: cy + 14.5, class: 'pill-text' }, '');
+          pill.append(title, bg, idText, label);
+          g.append(pill);
+          // the states passed through during this step (secondary cue), hidden when none
+          const passed = [];
+          let py = cy + CHIP_H + 2;
+          for (let i = 0; i < p.passedLines; i++) {
+            const pg = svg('g', { 'data-testid': 'request-passed', 'data-request': r.id, class: 'pill passed', visibility: 'hidden' });
+            const pt = svg('title', {}, '');
+            const frame = svg('rect', { x: chipX, y: py, width: CHIP_W, height: PASSED_H, rx: 4, fill: '#fff', 'stroke-width': 1.5 });
+            const bar = svg('rect', { x: chipX, y: py, width: 6, height: PASSED_H, rx: 2 });
+            const text = svg('text', { x: chipX + 10, y: py + 12, class: 'passed-text' }, '');
+            pg.append(pt, frame, bar, text);
+            g.append(pg);
+            passed.push({ g: pg, title: pt, frame, bar, text, key: '' });
+            py += PASSED_H + 2;
+          }
+          layer.append(g);
+          const fromLabel = from ? from.n.label : String(r.requestor);
+          this.requests.set(r.id, { pill, title, bg, idText, label, arrow, passed, state: null, conn: undefined, desc: `request ${r.id}: ${fromLabel} → ${p.n.label}` });
+          cy += CHIP_H + p.passedLines * (PASSED_H + 2) + 4;
+        }
+      }
+      root.append(layer);
+    }
+    this.container.replaceChildren(root);
+  }
+
+  apply(rows, requests, snap, passed) {
+    for (const { node: n } of rows) {
+      const v = this.nodes.get(n.id);
+      if (!v) continue;
+      if (v.running !== n.running) {
+        v.running = n.running;
+        v.g.classList.toggle('running', n.running);
+        v.dot.setAttribute('visibility', n.running ? 'visible' : 'hidden');
+      }
+      const lines = counterLines(n);
+      for (let i = 0; i < v.lines.length; i++) setText(v.lines[i], lines[i] ?? '');
+    }
+    for (const r of requests) {
+      const v = this.requests.get(r.id);
+      if (!v) continue;
+      if (v.state !== r.state || v.conn !== r.conn) {
+        v.state = r.state;
+        v.conn = r.conn;
+        const st = stateInfo(r.state);
+        v.pill.setAttribute('data-state', r.state);
+        v.bg.setAttribute('fill', st.color);
+        v.idText.setAttribute('fill', st.text);
+        v.label.setAttribute('fill', st.text);
+        v.label.textContent = st.label;
+        v.arrow.setAttribute('stroke', st.color);
+        v.arrow.setAttribute('marker-end', `url(#arrow-${STATES[r.state] ? r.state : 'Idle'})`);
+        const conn = r.conn != null ? ` (connection ${snap.connections?.[r.conn]?.server ?? r.conn})` : '';
+        v.title.textContent = `${v.desc}${conn}\nstate now: ${st.label}`;
+      }
+      // passed: the states entered during this step other than the current one
       const m = passed?.get(r.id);
       const extra = m ? STATE_ORDER.filter((s) => m.has(s) && s !== r.state) : [];
-      return { r, extra, h: CHIP_H + extra.length * (PASSED_H + 2) };
-    });
-    const chipsH = chips.reduce((a, c) => a + c.h + 4, 0);
-    const rowH = Math.max(boxH, chipsH);
-    pos.set(n.id, { x: PAD + row.depth * INDENT, y, w: boxRight - PAD - row.depth * INDENT, h: boxH, rowH, lines, chips, n, depth: row.depth });
-    y += rowH + GAP;
-  }
-  const H = y + PAD;
-
-  const root = svg('svg', { width: W, height: H, viewBox: `0 0 ${W} ${H}`, class: 'plan-svg', role: 'img', 'aria-label': 'plan tree' });
-  const defs = svg('defs');
-  for (const [k, s] of Object.entries(STATES)) {
-    const m = svg('marker', { id: `arrow-${k}`, viewBox: '0 0 10 10', refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: 'auto-start-reverse' });
-    m.append(svg('path', { d: 'M0,0 L10,5 L0,10 z', fill: s.color }));
-    defs.append(m);
-  }
-  root.append(defs);
-
-  // Tree edges (parent → child), drawn first.
-  const edges = svg('g', { class: 'plan-edges' });
-  for (const row of rows) {
-    if (!row.parent) continue;
-    const p = pos.get(row.parent.id);
-    const c = pos.get(row.node.id);
-    const x = p.x + 8;
-    edges.append(svg('path', { d: `M${x},${p.y + p.h} V${c.y + 14} H${c.x}`, fill: 'none', stroke: '#94a3b8', 'stroke-width': 1.2 }));
-  }
-  root.append(edges);
-
-  // Node boxes.
-  for (const p of pos.values()) {
-    const n = p.n;
-    const running = n.running && !ended;
-    const g = svg('g', { 'data-testid': 'plan-node', 'data-node': n.id, class: 'plan-node' + (running ? ' running' : '') });
-    const title = svg('title', {}, [n.label, ...(n.details ?? []).map(([k, v]) => `${k}: ${v}`)].join('\n'));
-    g.append(title);
-    g.append(svg('rect', { x: p.x, y: p.y, width: p.w, height: p.h, rx: 5, class: 'box' + (n.async_capable ? ' async' : '') }));
-    if (n.async_capable) g.append(svg('rect', { x: p.x, y: p.y, width: 5, height: p.h, rx: 2, fill: STATES.CallbackPending.color }));
-    const srv = server(n);
-    const head = svg('text', { x: p.x + 10, y: p.y + 5 + LINE - 3, class: 'node-label' });
-    head.append(svg('tspan', {}, n.label));
-    if (srv) head.append(svg('tspan', { class: 'node-server', dx: 6 }, `@${srv}`));
-    g.append(head);
-    if (running) {
-      const dot = svg('circle', { cx: p.x + p.w - 9, cy: p.y + 10, r: 4.5, class: 'node-running-dot' });
-      dot.append(svg('title', {}, 'running: called and not finished'));
-      g.append(dot);
-    }
-    p.lines.forEach((l, i) => g.append(svg('text', { x: p.x + 10, y: p.y + 5 + LINE * (i + 2) - 3, class: 'node-counters', 'data-testid': i === 0 ? 'node-counters' : undefined }, l)));
-    root.append(g);
-  }
-
-  // Requests: bus from the requestor, chip with the state, arrow into the requestee.
-  if (hasReq) {
-    const busX = W - PAD - 2;
-    const chipX = boxRight + GAP + 6;
-    const layer = svg('g', { class: 'requests' });
-    const drawnBus = new Set();
-    for (const p of pos.values()) {
-      let cy = p.y;
-      for (const c of p.chips) {
-        const r = c.r;
-        const st = stateInfo(r.state);
-        const from = pos.get(r.requestor);
-        const midChip = cy + CHIP_H / 2;
-        const g = svg('g', { 'data-testid': 'request', 'data-request': r.id, 'data-requestor': r.requestor, 'data-requestee': r.requestee });
-        if (from) {
-          const fy = from.y + 14;
-          const busKey = `${r.requestor}`;
-          if (!drawnBus.has(busKey)) {
-            drawnBus.add(busKey);
-            g.append(svg('path', { d: `M${from.x + from.w},${fy} H${busX}`, stroke: '#64748b', 'stroke-width': 1.5, fill: 'none' }));
-            g.append(svg('circle', { cx: from.x + from.w, cy: fy, r: 3, fill: '#64748b' }));
-          }
-          g.append(svg('path', { d: `M${busX},${fy} V${midChip} H${chipX + CHIP_W + 3}`, stroke: '#64748b', 'stroke-width': 1.5, fill: 'none' }));
+      for (let i = 0; i < v.passed.length; i++) {
+        const slot = v.passed[i];
+        // the last line takes the rest when there are more states than lines
+        const here = i === v.passed.length - 1 ? extra.slice(i) : extra.slice(i, i + 1);
+        const key = here.map((s) => `${s}${m.get(s)}`).join(',');
+        if (key === slot.key) continue;
+        slot.key = key;
+        if (!here.length) {
+          slot.g.setAttribute('visibility', 'hidden');
+          slot.g.removeAttribute('data-state');
+          continue;
         }
-        // arrow from the chip into the requestee's box
-        g.append(svg('path', { d: `M${chipX},${midChip} H${p.x + p.w + 1}`, stroke: st.color, 'stroke-width': 2.5, fill: 'none', 'marker-end': `url(#arrow-${r.state})` }));
-        const pill = svg('g', { 'data-testid': 'request-state', 'data-state': r.state, 'data-request': r.id, class: 'pill' });
-        pill.append(svg('title', {}, `request ${r.id}: ${from ? from.n.label : r.requestor} → ${p.n.label}${r.conn != null ? ` (connection ${snap.connections[r.conn]?.server ?? r.conn})` : ''}\nstate: ${st.label}`));
-        pill.append(svg('rect', { x: chipX, y: cy, width: CHIP_W, height: CHIP_H, rx: CHIP_H / 2, fill: st.color }));
-        pill.append(svg('text', { x: chipX + 9, y: cy + 14.5, class: 'pill-id', fill: st.text }, `#${r.id}`));
-        pill.append(svg('text', { x: chipX + 38, y: cy + 14.5, class: 'pill-text', fill: st.text }, st.label));
-        g.append(pill);
-        // the states passed through during this step
-        let py = cy + CHIP_H + 2;
-        const m = passed?.get(r.id);
-        for (const s of c.extra) {
-          const si = stateInfo(s);
-          const pg = svg('g', { 'data-testid': 'request-passed', 'data-state': s, 'data-request': r.id, class: 'pill passed' });
-          pg.append(svg('title', {}, `during this step request ${r.id} became ${si.label} ${m.get(s)} time(s)`));
-          pg.append(svg('rect', { x: chipX, y: py, width: CHIP_W, height: PASSED_H, rx: 4, fill: '#fff', stroke: si.color, 'stroke-width': 1.5 }));
-          pg.append(svg('rect', { x: chipX, y: py, width: 6, height: PASSED_H, rx: 2, fill: si.color }));
-          pg.append(svg('text', { x: chipX + 10, y: py + 12, class: 'passed-text', fill: si.color }, `↳ ${si.label} ×${m.get(s)}`));
-          g.append(pg);
-          py += PASSED_H + 2;
-        }
-        layer.append(g);
-        cy += c.h + 4;
+        const si = stateInfo(here[0]);
+        slot.g.setAttribute('visibility', 'visible');
+        slot.g.setAttribute('data-state', here[0]);
+        slot.frame.setAttribute('stroke', si.color);
+        slot.bar.setAttribute('fill', si.color);
+        slot.text.setAttribute('fill', si.color);
+        slot.text.textContent = here.length === 1 ? `↳ ${si.label} ×${m.get(here[0])}` : `↳ ${si.label} ×${m.get(here[0])} +${here.length - 1} more`;
+        slot.title.textContent = `during this step request ${r.id} also became: ${here.map((s) => `${stateInfo(s).label} ×${m.get(s)}`).join(', ')}`;
       }
     }
-    root.append(layer);
   }
-  morphInto(container, root);
 }
 
 /** The colour legend for request states (static). */

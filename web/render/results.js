@@ -1,33 +1,62 @@
 // Result rows and the EXPLAIN ANALYZE text.
 
-import { esc, fmtInt, morphHtml } from './util.js';
+import { esc, fmtInt, setText } from './util.js';
 
+/** `page` = session.rows(0, limit): {columns, rows, total}. */
 export function renderRows(container, countEl, page) {
   const cols = page.columns ?? [];
   const rows = page.rows ?? [];
-  countEl.textContent = `${fmtInt(page.total ?? rows.length)} row${page.total === 1 ? '' : 's'}${page.total > rows.length ? ` (first ${rows.length} shown)` : ''}`;
+  setText(countEl, `${fmtInt(page.total ?? rows.length)} row${page.total === 1 ? '' : 's'}${page.total > rows.length ? ` (first ${rows.length} shown)` : ''}`);
   if (!rows.length) {
     container.innerHTML = `<div class="none">no rows yet</div>`;
     return;
   }
   const head = cols.map((c) => `<th>${esc(c)}</th>`).join('');
   const body = rows.map((r) => `<tr>${r.map((v) => `<td>${esc(v)}</td>`).join('')}</tr>`).join('');
-  morphHtml(container, `<table class="rows" data-testid="rows-table"><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table>`);
+  container.innerHTML = `<table class="rows" data-testid="rows-table"><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table>`;
 }
 
-/** One block per line (so wrapped lines hang under their text); the raw text stays in `pre.dataset`. */
+function lineClass(t) {
+  return /^(->\s+)?[A-Z][A-Za-z ]+(on \S+\s+)?\s*\(actual/.test(t) ? 'node' : /^Async:/.test(t) ? 'async' : /^Execution Time/.test(t) ? 'total' : '';
+}
+
+/**
+ * One block per line (so wrapped lines hang under their text); the raw text stays in
+ * `explainRaw(pre)`. A step changes a few numbers on a few lines: only those lines'
+ * text is rewritten; the blocks are rebuilt when the number of lines changes.
+ */
 export function renderExplain(pre, text) {
-  if (pre.dataset.raw === text) return;
-  pre.dataset.raw = text;
-  const html = text
-    .replace(/\n$/, '')
-    .split('\n')
-    .map((line) => {
-      const ind = line.length - line.trimStart().length;
-      const t = line.trimStart();
-      const cls = /^(->\s+)?[A-Z][A-Za-z ]+(on \S+\s+)?\s*\(actual/.test(t) ? 'node' : /^Async:/.test(t) ? 'async' : /^Execution Time/.test(t) ? 'total' : '';
-      return `<span class="xl ${cls}" style="--ind:${ind}">${esc(t) || ' '}</span>`;
-    })
-    .join('');
-  morphHtml(pre, html);
+  if (pre.__raw === text) return;
+  pre.__raw = text;
+  const lines = text.replace(/\n$/, '').split('\n');
+  let spans = pre.__spans;
+  if (!spans || spans.length !== lines.length) {
+    pre.innerHTML = lines
+      .map((line) => {
+        const ind = line.length - line.trimStart().length;
+        const t = line.trimStart();
+        return `<span class="xl ${lineClass(t)}" style="--ind:${ind}"></span>`;
+      })
+      .join('');
+    spans = pre.__spans = [...pre.children];
+    pre.__lines = new Array(lines.length).fill(null);
+  }
+  const prev = pre.__lines;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
+    if (prev[i] === line) continue;
+    const ind = line.length - line.trimStart().length;
+    const t = line.trimStart();
+    const span = spans[i];
+    if (prev[i] === null || prev[i].length - prev[i].trimStart().length !== ind) span.style.setProperty('--ind', String(ind));
+    const cls = `xl ${lineClass(t)}`;
+    if (span.className !== cls) span.className = cls;
+    span.textContent = t || ' ';
+    prev[i] = line;
+  }
+}
+
+/** The EXPLAIN text last rendered into `pre` (for Copy). */
+export function explainRaw(pre) {
+  return pre.__raw ?? pre.innerText;
 }

@@ -76,7 +76,7 @@ export class Timeline {
     const rowsOut = rowTicks(rec.trace);
 
     const lanes = [];
-    if (conns.length) lanes.push({ header: 'connections: queries in flight, answers (ticks)' });
+    if (conns.length) lanes.push({ header: 'connections: connecting (grey), queries in flight (blue), answers (ticks)' });
     conns.forEach((l, k) => lanes.push({ kind: 'conn', k, l, label: `${rec.connections[k] ?? 'conn ' + k}` }));
     if (reqs.length) lanes.push({ header: 'async requests: Waiting (bars), Callback pending (ticks)' });
     for (const r of reqs) {
@@ -87,8 +87,9 @@ export class Timeline {
     const nHeaders = lanes.filter((l) => l.header).length;
     const headerH = 14;
     const nLanes = lanes.length - nHeaders;
-    const laneH = Math.max(8, Math.min(24, Math.floor((availH - TOP - AXIS_H - nHeaders * headerH - 4) / nLanes)));
-    const barH = Math.max(5, laneH - (laneH > 12 ? 6 : 3));
+    // Lanes shrink to fit the panel (16 shards = 33 lanes); labels thin out below.
+    const laneH = Math.max(4, Math.min(24, Math.floor((availH - TOP - AXIS_H - nHeaders * headerH - 4) / nLanes)));
+    const barH = laneH > 12 ? laneH - 6 : laneH > 7 ? laneH - 3 : Math.max(2, laneH - 1);
     const H = TOP + nHeaders * headerH + nLanes * laneH + AXIS_H + 4;
 
     const x0 = LABEL_W;
@@ -119,16 +120,16 @@ export class Timeline {
       const by = y + (laneH - barH) / 2;
       data.append(svg('line', { x1: x0, x2: x1, y1: y + laneH - 0.5, y2: y + laneH - 0.5, stroke: '#eef2f7' }));
       const k = laneNo++;
-      if (k % labelEvery === 0 || lane.kind === 'rows') data.append(svg('text', { x: x0 - 6, y: y + laneH / 2 + 4, 'text-anchor': 'end', class: 'lane-label', style: laneH < 12 ? 'font-size:10px' : null }, lane.label));
+      if (lane.kind === 'rows' || (k % labelEvery === 0 && nLanes - 1 - k >= labelEvery)) data.append(svg('text', { x: x0 - 6, y: y + laneH / 2 + 4, 'text-anchor': 'end', class: 'lane-label', style: laneH < 12 ? 'font-size:10px' : null }, lane.label));
       if (lane.kind === 'conn') {
         drawBars(data, lane.l.busy, x, by, barH, COLORS.busy, (iv) => `${lane.label}: ${iv.sql}\n${fmtMs(iv.start)} → ${fmtMs(iv.end)}${iv.rows != null ? ` (${iv.rows} rows)` : ''}`);
-        drawTicks(data, lane.l.arrivals.map((a) => a.t), x, y + 1, laneH - 2, COLORS.arrival, 2);
-        drawTicks(data, lane.l.startups, x, by, barH, COLORS.startup, 3);
+        drawTicks(data, lane.l.arrivals.map((a) => a.t), x, y + (laneH > 6 ? 1 : 0), laneH - (laneH > 6 ? 2 : 0), COLORS.arrival, 2);
+        drawBars(data, lane.l.startups, x, by, barH, COLORS.startup, (iv) => `${lane.label}: connecting (start-up packet → ReadyForQuery)\n${fmtMs(iv.start)} → ${fmtMs(iv.end)}`);
       } else if (lane.kind === 'req') {
         drawBars(data, lane.r.waiting, x, by, barH, COLORS.waiting, (iv) => `${lane.label} Waiting ${fmtMs(iv.start)} → ${fmtMs(iv.end)}`);
-        drawTicks(data, lane.r.pending.map((p) => p.t), x, y + 1, laneH - 2, COLORS.pending, 1.5);
+        drawTicks(data, lane.r.pending.map((p) => p.t), x, y + (laneH > 6 ? 1 : 0), laneH - (laneH > 6 ? 2 : 0), COLORS.pending, 1.5);
       } else {
-        drawTicks(data, rowsOut.map((r) => r.t), x, y + 2, laneH - 4, COLORS.row, 2);
+        drawTicks(data, rowsOut.map((r) => r.t), x, y + (laneH > 8 ? 2 : 0), Math.max(3, laneH - (laneH > 8 ? 4 : 0)), COLORS.row, 2);
       }
       y += laneH;
     }
@@ -160,11 +161,13 @@ export class Timeline {
       this.onSeek(ns / 1e6);
     });
     this.root = root;
+    this.timeNs = null;
     this.container.replaceChildren(root);
   }
 
   update(timeNs) {
-    if (!this.root) return;
+    if (!this.root || timeNs === this.timeNs) return;
+    this.timeNs = timeNs;
     const cx = this.x(timeNs);
     this.cursor.setAttribute('x1', cx);
     this.cursor.setAttribute('x2', cx);

@@ -4,8 +4,9 @@
 /**
  * Per connection: the intervals when a query was in flight (from its Send with
  * queued:false to the matching Response; responses come in send order on a connection),
- * and the arrivals (Responses) as ticks. The connection start-up answer ("(startup)")
- * has no Send of its own; it is kept as a separate marker.
+ * and the arrivals (Responses) as ticks. The start-up packet ("(startup)": sent when the
+ * connection opens, answered by AuthenticationOk … ReadyForQuery) is matched the same
+ * way but kept apart, in `startups`, so it is drawn as "connecting" and not as a query.
  */
 export function connectionIntervals(trace, nConns, endNs) {
   const lanes = Array.from({ length: nConns }, () => ({ busy: [], arrivals: [], startups: [], pending: [] }));
@@ -18,18 +19,19 @@ export function connectionIntervals(trace, nConns, endNs) {
       lane(e.conn).pending.push({ start: e.time_ns, sql: e.sql, i });
     } else if (e.kind === 'Response') {
       const l = lane(e.conn);
-      if (e.sql === '(startup)') {
-        l.startups.push(e.time_ns);
-        return;
-      }
       const s = l.pending.shift();
       const start = s ? s.start : e.time_ns;
-      l.busy.push({ start, end: e.time_ns, sql: e.sql, rows: e.rows, error: e.error, i: s ? s.i : i, j: i });
+      const iv = { start, end: e.time_ns, sql: e.sql, rows: e.rows, error: e.error, i: s ? s.i : i, j: i };
+      if (e.sql === '(startup)') {
+        l.startups.push(iv);
+        return;
+      }
+      l.busy.push(iv);
       l.arrivals.push({ t: e.time_ns, rows: e.rows, error: e.error, i });
     }
   });
   for (const l of lanes) {
-    for (const s of l.pending) l.busy.push({ start: s.start, end: endNs, sql: s.sql, rows: null, open: true, i: s.i, j: Infinity });
+    for (const s of l.pending) (s.sql === '(startup)' ? l.startups : l.busy).push({ start: s.start, end: endNs, sql: s.sql, rows: null, open: true, i: s.i, j: Infinity });
     delete l.pending;
   }
   return lanes;
@@ -91,7 +93,8 @@ export function wireLines(trace) {
   trace.forEach((e, i) => {
     switch (e.kind) {
       case 'Send':
-        if (e.queued) out.push({ i, t: e.time_ns, conn: e.conn, dir: 'queued', text: `(queued behind the query in flight) ${e.sql}` });
+        if (e.sql === '(startup)') out.push({ i, t: e.time_ns, conn: e.conn, dir: 'fe', text: 'StartupMessage (user, database)', bytes: e.bytes });
+        else if (e.queued) out.push({ i, t: e.time_ns, conn: e.conn, dir: 'queued', text: `(queued behind the query in flight) ${e.sql}` });
         else out.push({ i, t: e.time_ns, conn: e.conn, dir: 'fe', text: `Query: ${e.sql}`, bytes: e.bytes });
         break;
       case 'Response':

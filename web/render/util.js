@@ -23,6 +23,14 @@ export function h(tag, attrs = {}, ...children) {
   return e;
 }
 
+/** Sets an element's text only when it differs (a text write invalidates layout even when equal). */
+export function setText(el, text) {
+  if (el.__text !== text) {
+    el.__text = text;
+    el.textContent = text;
+  }
+}
+
 export function esc(s) {
   return String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
 }
@@ -118,60 +126,4 @@ export function flattenPlan(root) {
 export function shortName(node) {
   if (!node) return '?';
   return node.relation ?? node.node_type;
-}
-
-/**
- * Makes `from` (in the document) look like `to` (detached), touching only what differs:
- * a step usually changes a few counters, and rewriting whole subtrees would make the
- * browser lay out every panel again. Children are matched by position.
- */
-export function morph(from, to) {
-  if (from.nodeType !== to.nodeType || from.nodeName !== to.nodeName) {
-    from.replaceWith(to);
-    return;
-  }
-  if (from.nodeType === 3 || from.nodeType === 8) {
-    if (from.nodeValue !== to.nodeValue) from.nodeValue = to.nodeValue;
-    return;
-  }
-  // attributes
-  const fa = from.attributes;
-  for (let i = fa.length - 1; i >= 0; i--) {
-    const name = fa[i].name;
-    if (!to.hasAttribute(name)) from.removeAttribute(name);
-  }
-  for (const a of to.attributes) if (from.getAttribute(a.name) !== a.value) from.setAttribute(a.name, a.value);
-  // children
-  let f = from.firstChild;
-  let t = to.firstChild;
-  while (t) {
-    const nextT = t.nextSibling;
-    if (!f) {
-      from.append(t);
-    } else {
-      const nextF = f.nextSibling;
-      morph(f, t);
-      f = nextF;
-    }
-    t = nextT;
-  }
-  while (f) {
-    const nextF = f.nextSibling;
-    f.remove();
-    f = nextF;
-  }
-}
-
-/** Puts `next` (a detached element) into `container`, morphing the current child if any. */
-export function morphInto(container, next) {
-  const cur = container.firstElementChild;
-  if (cur && container.childNodes.length === 1 && cur.nodeName === next.nodeName) morph(cur, next);
-  else container.replaceChildren(next);
-}
-
-/** Morphs `container`'s children into the nodes the HTML string describes. */
-export function morphHtml(container, html) {
-  const tmp = container.cloneNode(false);
-  tmp.innerHTML = html;
-  morph(container, tmp);
 }
