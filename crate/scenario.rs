@@ -192,6 +192,20 @@ impl Scenario {
         }
     }
 
+    /// How many rows the scenario's tables will hold, without building them.
+    pub fn total_rows(id: &str, knobs: &Knobs) -> Result<usize, String> {
+        let (default_shards, default_rows, tables_per_shard) = match id {
+            "A" | "B" | "D" | "E" | "F" | "G" | "pf1" => (4, 100_000, 1),
+            "C" => (1, 100_000, 4),
+            "M" => (4, 25_000, 1),
+            "X" => (1, 100_000, 2),
+            _ => return Self::build(id, knobs).map(|_| 0), // the unknown-id error
+        };
+        let s = settings(knobs, default_shards, default_rows)?;
+        let shards = if matches!(id, "C" | "X") { 1 } else { s.shards };
+        Ok(shards * s.rows * tables_per_shard)
+    }
+
     /// Does a result equal the reference? Without ORDER BY, as multisets. With it (M),
     /// the sort key must come in the same order; rows with equal keys may come in any
     /// order (SQL leaves ties unordered), so each row must be one of the reference's

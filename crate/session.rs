@@ -20,6 +20,10 @@ pub const START_NARRATION: &str = "Ready: nothing has run yet. Step to send the 
 /// the connection opens, the transaction starts, the first request is sent).
 const NARRATION_PARTS: usize = 6;
 
+/// The demo records every step and the whole trace: more rows than this would exhaust
+/// a browser tab's memory, so the knobs are refused with a message instead.
+pub const MAX_DEMO_ROWS: usize = 400_000;
+
 /// Steps are bounded so a bad knob can never hang the page.
 pub const MAX_STEPS: usize = 2_000_000;
 
@@ -118,6 +122,7 @@ pub struct Snapshot {
 
 impl Session {
     pub fn new(scenario_id: &str, async_mode: bool, knobs: Knobs) -> Result<Session, String> {
+        check_demo_size(scenario_id, &knobs)?;
         let scenario = Scenario::build(scenario_id, &knobs)?;
         let run = Self::start(&scenario, async_mode, true)?;
         let mut s = Session {
@@ -452,6 +457,7 @@ pub struct Comparison {
 }
 
 pub fn compare(scenario_id: &str, knobs: &Knobs) -> Result<Comparison, String> {
+    check_demo_size(scenario_id, knobs)?;
     let s = Scenario::build(scenario_id, knobs)?;
     let mut sync = s.start(false, Clock::virtual_clock(), true)?;
     sync.run_to_end().map_err(|e| e.to_string())?;
@@ -472,4 +478,17 @@ pub fn compare(scenario_id: &str, knobs: &Knobs) -> Result<Comparison, String> {
         async_trace: keep(&asy.es.trace.events),
         connections: sync.es.conns.iter().map(|c| c.server.clone()).collect(),
     })
+}
+
+/// Refuses scenarios too large for the demo's recording (see `MAX_DEMO_ROWS`), before
+/// any data is generated.
+fn check_demo_size(id: &str, knobs: &Knobs) -> Result<(), String> {
+    let rows = Scenario::total_rows(id, knobs)?;
+    if rows > MAX_DEMO_ROWS {
+        return Err(format!(
+            "{rows} rows in all is too many for the step-by-step demo (at most {MAX_DEMO_ROWS}); \
+             lower rows per shard or shards, or use `pgasync bench` for large runs"
+        ));
+    }
+    Ok(())
 }

@@ -462,3 +462,20 @@ fn rescan_while_declare_queued_async_shared() {
     let s = build("D", &k);
     rescan_after(&s, true, 1).expect("still executing");
 }
+
+#[test]
+fn total_rows_predicts_the_generated_data() {
+    for id in ["A", "B", "C", "D", "E", "F", "G", "pf1", "M", "X"] {
+        for k in [Knobs::default(), Knobs { shards: Some(3), rows_per_shard: Some(700), ..Default::default() }] {
+            let s = Scenario::build(id, &k).unwrap();
+            let rows: usize = s
+                .local
+                .tables
+                .iter()
+                .chain(s.servers.iter().flat_map(|srv| srv.catalog.tables.iter()))
+                .map(|t| t.nrows())
+                .sum();
+            assert_eq!(Scenario::total_rows(id, &k).unwrap(), rows, "{id} {k:?}");
+        }
+    }
+}

@@ -130,3 +130,12 @@ mod js_errors {
         assert!(ok.explain_text().contains("Async Foreign Scan"));
     }
 }
+
+#[wasm_bindgen_test]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+fn knobs_too_large_for_the_demo_are_refused_with_a_message() {
+    let big = Knobs { shards: Some(64), rows_per_shard: Some(1_000_000), ..Default::default() };
+    let err = Session::new("E", true, big.clone()).err().expect("refused");
+    assert!(err.contains("too many for the step-by-step demo"), "{err}");
+    assert!(pgasync::session::compare("E", &big).is_err());
+}
