@@ -10,12 +10,19 @@
 //!  Waiting --ExecAsyncConfigureWait--> its connection is in the wait set, request queued
 //!  Waiting --ExecAsyncNotify (connection readable)--> CallbackPending (or still Waiting)
 //!  CallbackPending --ExecAsyncResponse--> Complete (the requestor took the result)
-//!  any --cancel (rescan, error)--> Cancelled
+//!  Waiting/CallbackPending --cancel (rescan, error)--> Cancelled --ExecAsyncRequest--> …
 //! ```
 //!
 //! The requestee reports with `exec_async_request_done` / `exec_async_request_pending`;
 //! the row itself stays in the requestee's slot until the requestor copies it. Every
 //! transition is recorded in the trace with its time.
+//!
+//! Mind the names: PostgreSQL 14's flag `callback_pending` means "waiting for an
+//! event", which is our **Waiting**; our **CallbackPending** is its `request_complete`
+//! before the requestor has been told. PostgreSQL calls ExecAsyncResponse inside
+//! ExecAsyncRequest/ExecAsyncNotify, so that moment is invisible there; the requestors
+//! here deliver the response in a separate call (at once, or on the next call in the
+//! demo's step mode), so the state can be seen.
 
 use crate::estate::{EState, ExecError, ExecResult};
 use crate::executor::PlanState;
@@ -85,8 +92,7 @@ pub fn exec_async_request(es: &mut EState, r: usize, requestee: &mut PlanState) 
     }
     es.requests[r].result = None;
     es.instr[requestee.id].remote.requests += 1;
-    timed(es, requestee.id, |es| requestee.node.async_request(es, r))?;
-    finish_call(es, r, requestee.id)
+    timed(es, r, requestee, |node, es| node.async_request(es, r))
 }
 
 /// ExecAsyncConfigureWait: registers the connection the request waits on and queues
@@ -110,8 +116,7 @@ pub fn exec_async_notify(es: &mut EState, r: usize, requestee: &mut PlanState) -
     }
     es.event_loop.dequeue(r);
     es.event_loop.note_fired(r);
-    timed(es, requestee.id, |es| requestee.node.async_notify(es, r))?;
-    finish_call(es, r, requestee.id)
+    timed(es, r, requestee, |node, es| node.async_notify(es, r))
 }
 
 /// ExecAsyncRequestDone: called by the requestee when it has a result.
@@ -144,7 +149,9 @@ pub fn exec_async_response(es: &mut EState, r: usize) -> ExecResult<bool> {
     if es.requests[r].state != AsyncState::CallbackPending {
         return Err(ExecError::Internal(format!("response for request {r} that is not CallbackPending")));
     }
-    let has_row = es.requests[r].result.unwrap_or(false);
+    let Some(has_row) = es.requests[r].result else {
+        return Err(ExecError::Internal(format!("request {r} is CallbackPending without a result")));
+    };
     set_state(es, r, AsyncState::Complete);
     Ok(has_row)
 }
@@ -161,10 +168,21 @@ pub fn exec_async_cancel(es: &mut EState, r: usize) {
 /// Async calls reach the requestee without the dispatcher, so they are timed here:
 /// the time in the call counts, the time spent Waiting does not (it is reported
 /// separately as wait time, which PostgreSQL's EXPLAIN leaves out).
-fn timed(es: &mut EState, node: usize, f: impl FnOnce(&mut EState) -> ExecResult<()>) -> ExecResult<()> {
+fn timed(
+    es: &mut EState,
+    r: usize,
+    requestee: &mut PlanState,
+    f: impl FnOnce(&mut dyn crate::executor::ExecNode, &mut EState) -> ExecResult<()>,
+) -> ExecResult<()> {
+    let node = requestee.id;
     let now = es.now();
     es.instr[node].start_call(now);
-    f(es)
+    if let Err(e) = f(requestee.node.as_mut(), es) {
+        let now = es.now();
+        es.instr[node].pause_call(now);
+        return Err(e);
+    }
+    finish_call(es, r, node)
 }
 
 fn finish_call(es: &mut EState, r: usize, node: usize) -> ExecResult<()> {

@@ -132,7 +132,7 @@ impl<H: Host> QueryRun<H> {
             }
             ExecStatus::Wait if self.es.yielded => {
                 // A step boundary, not a wait. The host is not pumped here: delivering
-                // input earlier than a run without steps would would change the run.
+                // input earlier than a run without steps would change the run.
                 self.es.yielded = false;
                 self.resuming = true;
                 Ok(Step::Event)
@@ -163,6 +163,10 @@ impl<H: Host> QueryRun<H> {
 
     /// Sends COMMIT (sync: to one connection at a time; async: to all), then waits.
     fn step_commit(&mut self) -> ExecResult<Step> {
+        // An answer nobody read may have failed (a discarded FETCH): that fails the query.
+        if let Some(e) = self.es.conns.iter().find_map(|c| c.first_error.clone()) {
+            return Err(ExecError::Remote(e));
+        }
         let open: Vec<usize> = (0..self.es.conns.len()).filter(|&k| self.es.conns[k].xact_open).collect();
         let concurrent = self.es.async_enabled;
         for k in open {
@@ -216,6 +220,7 @@ impl<H: Host> QueryRun<H> {
                 c.cancel_requested = true;
             }
             c.discard_all();
+            c.first_error = None;
             if c.xact_open {
                 c.xact_open = false;
                 self.es.send_query(k, "ROLLBACK", None, true, false);
@@ -243,11 +248,14 @@ impl<H: Host> QueryRun<H> {
         if self.phase != Phase::Executing {
             return Err(ExecError::Internal("rescan of a query that is no longer executing".into()));
         }
-        crate::executor::exec_rescan(&mut self.root, &mut self.es)?;
+        let r = crate::executor::exec_rescan(&mut self.root, &mut self.es).and_then(|_| self.host.pump(&mut self.es));
+        if let Err(e) = r {
+            self.abort(e.clone());
+            return Err(e);
+        }
         self.es.event_loop.clear();
         self.rows.clear();
         self.row_count = 0;
-        self.host.pump(&mut self.es)?;
         Ok(())
     }
 

@@ -187,7 +187,7 @@ impl Session {
 
     /// Steps until a row reaches the top of the plan (or the end).
     pub fn step_row(&mut self) {
-        while !self.run.is_done() {
+        while !self.run.is_done() && self.steps < MAX_STEPS {
             if self.step_event() == Step::Row {
                 break;
             }
@@ -202,7 +202,8 @@ impl Session {
 
     /// Runs until the clock has advanced by `ms` (virtual) or the run ends.
     pub fn run_for_ms(&mut self, ms: f64) {
-        let until = self.run.es.now() + (ms.max(0.0) * 1e6) as u64;
+        let ns = if ms.is_finite() { (ms.max(0.0) * 1e6) as u64 } else { u64::MAX };
+        let until = self.run.es.now().saturating_add(ns);
         while !self.run.is_done() && self.run.es.now() < until && self.steps < MAX_STEPS {
             self.step_event();
         }
@@ -222,7 +223,7 @@ impl Session {
         if target < self.steps {
             self.reset()?;
         }
-        while self.steps < target && !self.run.is_done() {
+        while self.steps < target.min(MAX_STEPS) && !self.run.is_done() {
             self.step_event();
         }
         Ok(())

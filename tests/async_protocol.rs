@@ -303,3 +303,21 @@ fn step_mode_changes_the_granularity_not_the_run() {
         assert!(stepped.leftovers().is_empty(), "{id}: {:?}", stepped.leftovers());
     }
 }
+
+#[test]
+fn the_first_remote_error_is_reported_not_the_aborted_transaction_after_it() {
+    // A fetch-ahead FETCH fails on a shared connection while another scan's FETCH is
+    // queued behind it: the query must fail with the original error (postgres_fdw
+    // reads the pending request's answer first), not with 25P02.
+    for fail_after in [10, 40, 79, 150] {
+        let k = Knobs { sharing: Some(Sharing::Shared), fetch_size: Some(29), ..knobs(4, 79) };
+        let s = Scenario::build("M", &k).unwrap();
+        let mut r = s.start(true, Clock::virtual_clock(), true).unwrap();
+        r.host.servers[0].fail_after_rows = Some(fail_after);
+        match r.run_to_end() {
+            Ok(()) => assert!(s.matches_reference(&r.rows)),
+            Err(e) => assert!(e.to_string().contains("injected failure"), "fail_after {fail_after}: {e}"),
+        }
+        assert!(r.leftovers().is_empty(), "{:?}", r.leftovers());
+    }
+}

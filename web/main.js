@@ -92,6 +92,21 @@ function message(e) {
   return e instanceof Error ? e.message : String(e);
 }
 
+/**
+ * A Rust panic traps the wasm instance (the build aborts on panic; the hook has logged
+ * it on the console) and leaves that Session unusable: drop it and build a new one
+ * from the same URL state, so the page keeps working. Other errors are just shown.
+ */
+function failed(e) {
+  showError(message(e));
+  if (e instanceof WebAssembly.RuntimeError && config) {
+    stop();
+    session = null; // its borrow flag is stuck after the trap: never touch it again
+    const c = cloneConfig(config);
+    if (rebuild(c)) showError(`The model failed (${message(e)}) and was restarted at step ${c.step}.`);
+  }
+}
+
 // ---- config <-> inputs ----
 function configToInputs(c) {
   ui.scenario.value = c.scenario;
@@ -273,9 +288,9 @@ function act(f) {
     if (t) t.ms != null ? session.seekTime(t.ms) : session.seek(Math.max(0, t.step));
     f();
   } catch (e) {
-    showError(message(e));
+    failed(e);
   }
-  render();
+  if (session) render();
 }
 
 /**
@@ -354,8 +369,9 @@ function tick(ts) {
         }
       }
     } catch (e) {
-      showError(message(e));
+      failed(e);
     }
+    if (!session) return;
     render();
   }
   if (session.isDone()) {

@@ -8,15 +8,16 @@ use crate::exec_async::{exec_async_configure_wait, exec_async_notify, AsyncState
 
 /// Notifies the requests whose input arrived; returns how many were notified and the
 /// children whose request is now CallbackPending, in order; the requestor then delivers their responses
-/// (ExecAsyncResponse). With `block`, having nothing to wait on while requests are
-/// outstanding is an error (seed 000's `Assert(added)`), not a hang. In step mode one
+/// (ExecAsyncResponse). With `must_progress` (the caller has nothing else to do and will
+/// make the host wait), having nothing to wait on while requests are outstanding is an
+/// error (seed 000's `Assert(added)`), not a hang. In step mode one
 /// request is notified per call, so each notification is a step the demo can show.
 pub fn async_event_wait(
     es: &mut EState,
     requestor: usize,
     children: &mut [PlanState],
     requests: &[Option<usize>],
-    block: bool,
+    must_progress: bool,
     budget: usize,
 ) -> ExecResult<(usize, Vec<usize>)> {
     let mut added = false;
@@ -28,7 +29,7 @@ pub fn async_event_wait(
         }
     }
     if !added {
-        if block && outstanding > 0 {
+        if must_progress && outstanding > 0 {
             return Err(ExecError::Internal(format!(
                 "node {requestor} would wait with no event registered while {outstanding} requests are outstanding"
             )));

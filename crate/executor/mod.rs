@@ -68,7 +68,11 @@ pub trait ExecNode {
     fn is_async_capable(&self) -> bool {
         false
     }
-    /// Async requests pending in this node (for Append/MergeAppend, the demo's view).
+    /// Called by an async-aware parent that will send this node requests (PostgreSQL
+    /// marks only such children async: EXPLAIN prints them as "Async Foreign Scan").
+    fn mark_async_requestee(&mut self) {}
+    /// The requestee side of ExecAsyncRequest (postgres_fdw's postgresForeignAsyncRequest):
+    /// ends with `exec_async_request_done` or `exec_async_request_pending`.
     fn async_request(&mut self, _es: &mut EState, r: usize) -> ExecResult<()> {
         Err(ExecError::Internal(format!("request {r} sent to a node that is not async-capable")))
     }

@@ -31,7 +31,8 @@ pub struct AppendState {
     /// Synchronous children, in order, and which one runs now.
     as_syncplans: Vec<usize>,
     as_whichsync: usize,
-    /// Async children whose row is ready to return (their row is in their slot).
+    /// Async children whose row is ready to return (their row is in their slot). A
+    /// FIFO, so rows leave in the order they arrived (PostgreSQL uses a stack).
     as_asyncresults: VecDeque<usize>,
     /// Async children that need a new request.
     as_needrequest: Vec<usize>,
@@ -50,11 +51,12 @@ pub struct AppendState {
 
 impl AppendState {
     /// ExecInitAppend: classifies children and creates one request per async child.
-    pub fn init(id: usize, children: Vec<PlanState>, es: &mut EState) -> AppendState {
+    pub fn init(id: usize, mut children: Vec<PlanState>, es: &mut EState) -> AppendState {
         let mut as_asyncrequests = Vec::with_capacity(children.len());
         let mut as_syncplans = Vec::new();
-        for (i, c) in children.iter().enumerate() {
+        for (i, c) in children.iter_mut().enumerate() {
             if c.node.is_async_capable() {
+                c.node.mark_async_requestee();
                 as_asyncrequests.push(Some(new_request(es, id, c.id, i)));
             } else {
                 as_asyncrequests.push(None);
@@ -159,22 +161,22 @@ impl AppendState {
     }
 
     /// The event wait, `fired` notifications in (step mode notifies one per step).
-    fn event_wait_from(&mut self, es: &mut EState, block: bool, mut fired: usize) -> ExecResult<usize> {
-        loop {
-            let budget = es.event_loop.max_events - fired;
-            let (n, ready) =
-                async_event_wait(es, self.id, &mut self.children, &self.as_asyncrequests, block && fired == 0, budget)?;
-            fired += n;
-            self.as_callbackpending.extend(ready);
-            if es.yielded {
-                self.as_eventwait = Some((block, fired)); // continues in `resume`
-                return Ok(fired);
-            }
-            self.deliver_responses(es)?;
-            if !es.step_mode || n == 0 || fired >= es.event_loop.max_events {
-                return Ok(fired);
-            }
+    /// Without steps this notifies up to `max_events` requests at once; in step mode
+    /// each notification is a step, and the wait resumes here (`resume`) until nothing
+    /// more is ready or the bound is reached — the same work in the same order.
+    fn event_wait_from(&mut self, es: &mut EState, block: bool, fired: usize) -> ExecResult<usize> {
+        let budget = es.event_loop.max_events.max(1).saturating_sub(fired);
+        let must_progress = block && fired == 0;
+        let (n, ready) =
+            async_event_wait(es, self.id, &mut self.children, &self.as_asyncrequests, must_progress, budget)?;
+        let fired = fired + n;
+        self.as_callbackpending.extend(ready);
+        if es.yielded {
+            self.as_eventwait = Some((block, fired)); // continues in `resume`
+            return Ok(fired);
         }
+        self.deliver_responses(es)?;
+        Ok(fired)
     }
 
     /// ExecAppendAsyncGetNext: Some(status) if the async side decided the call.

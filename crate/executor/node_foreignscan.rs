@@ -11,6 +11,12 @@
 //!   so it is in flight while the current batch is consumed; the cursor is left to the
 //!   COMMIT to close.
 //!
+//! Where this departs from PostgreSQL 14's postgres_fdw, on purpose: postgres_fdw sends
+//! the next FETCH only once the current batch is used up, and only for scans an Append
+//! drives asynchronously; here every scan on an async-capable server fetches ahead in
+//! async mode, as the 2016–2018 patches of the seeds did (scenario C measures exactly
+//! that). Only scans a parent sends requests to print as "Async Foreign Scan".
+//!
 //! The same `produce` step serves the plain `exec_next` (sync) and the requestee side of
 //! the async protocol: it returns a row, end of data, or Wait when the result it needs is
 //! not on the connection yet. Another scan's query in flight on a shared connection is
@@ -38,8 +44,11 @@ pub struct ForeignScanState {
     conn: usize,
     sql: String,
     fetch_size: usize,
-    /// The server is async_capable and the query runs in async mode.
+    /// The server is async_capable and the query runs in async mode: the scan uses the
+    /// async round-trip pattern (transaction and cursor in the first query, fetch-ahead).
     async_capable: bool,
+    /// An async-aware parent sends this scan requests (EXPLAIN's "Async Foreign Scan").
+    requestee: bool,
     cursor: Option<String>,
     /// The query this scan waits for, if any.
     pending: Option<(Ticket, PendingKind)>,
@@ -66,6 +75,7 @@ impl ForeignScanState {
             sql: deparse_remote_query(&plan.remote),
             fetch_size: options.fetch_size,
             async_capable: es.async_enabled && options.async_capable,
+            requestee: false,
             cursor: None,
             pending: None,
             batch: QueryResult::default(),
@@ -99,6 +109,10 @@ impl ForeignScanState {
             }
             if let Some((ticket, kind)) = self.pending {
                 let Some(result) = es.conns[self.conn].take_result(ticket) else {
+                    // An earlier answer on our connection failed: ours will never come.
+                    if let Some(e) = &es.conns[self.conn].first_error {
+                        return Err(ExecError::Remote(e.clone()));
+                    }
                     return Ok(ExecStatus::Wait);
                 };
                 self.pending = None;
@@ -205,6 +219,7 @@ impl ExecNode for ForeignScanState {
 
     fn explain(&self, e: &mut ExplainNode) {
         e.node_type = "Foreign Scan".into();
+        e.async_capable = self.requestee;
         e.relation = Some(self.relation.clone());
         e.details.push(("Server".into(), self.server.clone()));
         e.details.push(("Remote SQL".into(), self.sql.clone()));
@@ -212,6 +227,10 @@ impl ExecNode for ForeignScanState {
 
     fn is_async_capable(&self) -> bool {
         self.async_capable
+    }
+
+    fn mark_async_requestee(&mut self) {
+        self.requestee = true;
     }
 
     /// postgresForeignAsyncRequest: a row now if the batch has one, else wait.
@@ -223,6 +242,7 @@ impl ExecNode for ForeignScanState {
         self.next_tuple < self.batch.nrows
             || self.finished
             || self.pending.is_some_and(|(t, _)| es.conns[self.conn].is_ready(t))
+            || es.conns[self.conn].first_error.is_some()
     }
 
     /// postgresForeignAsyncNotify: our connection has input; try again.

@@ -30,8 +30,8 @@ pub struct MergeAppendState {
     /// Each child's current row, if it has one.
     ms_rows: Vec<Vec<Datum>>,
     ms_valid: Vec<bool>,
-    /// Children whose next row must be obtained before the next merge step.
-    ms_need: Vec<usize>,
+    /// Per child: its next row must be obtained before the next merge step.
+    ms_need: Vec<bool>,
     /// Async children asked and not yet answered.
     ms_requested: Vec<bool>,
     /// Async children whose request is CallbackPending, response not yet delivered.
@@ -42,11 +42,17 @@ pub struct MergeAppendState {
 }
 
 impl MergeAppendState {
-    pub fn init(id: usize, children: Vec<PlanState>, keys: Vec<SortKey>, es: &mut EState) -> MergeAppendState {
+    pub fn init(id: usize, mut children: Vec<PlanState>, keys: Vec<SortKey>, es: &mut EState) -> MergeAppendState {
         let ms_asyncrequests = children
-            .iter()
+            .iter_mut()
             .enumerate()
-            .map(|(i, c)| c.node.is_async_capable().then(|| new_request(es, id, c.id, i)))
+            .map(|(i, c)| {
+                let capable = c.node.is_async_capable();
+                if capable {
+                    c.node.mark_async_requestee();
+                }
+                capable.then(|| new_request(es, id, c.id, i))
+            })
             .collect();
         let n = children.len();
         MergeAppendState {
@@ -56,7 +62,7 @@ impl MergeAppendState {
             ms_asyncrequests,
             ms_rows: vec![Vec::new(); n],
             ms_valid: vec![false; n],
-            ms_need: (0..n).collect(),
+            ms_need: vec![true; n],
             ms_requested: vec![false; n],
             ms_callbackpending: VecDeque::new(),
             slot: Vec::new(),
@@ -70,7 +76,7 @@ impl MergeAppendState {
         if has_row {
             copy_row(&mut self.ms_rows[child], self.children[child].node.slot());
         }
-        self.ms_need.retain(|&c| c != child);
+        self.ms_need[child] = false;
     }
 
     /// ExecAsyncResponse for the requests whose result waits for us.
@@ -83,14 +89,15 @@ impl MergeAppendState {
         Ok(())
     }
 
-    /// Gets the next row of every child in `ms_need`; Wait if some must still arrive
-    /// (or, in step mode, after each request and each notification).
-    fn refill(&mut self, es: &mut EState) -> ExecResult<ExecStatus> {
+    /// Gets the next row of every child in `ms_need`. Returns false if some must still
+    /// arrive (the node returns Wait), or in step mode after each request and
+    /// notification. Loops over children by index: nothing is allocated per row.
+    fn refill(&mut self, es: &mut EState) -> ExecResult<bool> {
         self.deliver_responses(es)?;
         // Ask all async children first, so their requests travel concurrently.
-        for child in self.ms_need.clone() {
+        for child in 0..self.children.len() {
             let Some(r) = self.ms_asyncrequests[child] else { continue };
-            if self.ms_requested[child] {
+            if !self.ms_need[child] || self.ms_requested[child] {
                 continue;
             }
             self.ms_requested[child] = true;
@@ -99,39 +106,39 @@ impl MergeAppendState {
                 self.ms_callbackpending.push_back(child);
             }
             if es.yield_step() {
-                return Ok(ExecStatus::Wait);
+                return Ok(false);
             }
             self.deliver_responses(es)?;
         }
         // Then synchronous children, one after another.
-        for child in self.ms_need.clone() {
-            if self.ms_asyncrequests[child].is_some() {
+        for child in 0..self.children.len() {
+            if !self.ms_need[child] || self.ms_asyncrequests[child].is_some() {
                 continue;
             }
             match exec_proc_node(&mut self.children[child], es)? {
                 ExecStatus::Row => self.store(child, true),
                 ExecStatus::Done => self.store(child, false),
-                ExecStatus::Wait => return Ok(ExecStatus::Wait),
+                ExecStatus::Wait => return Ok(false),
             }
         }
         // Finally wait for the async answers still missing.
-        while self.ms_need.iter().any(|&c| self.ms_requested[c]) {
-            let budget = es.event_loop.max_events;
+        while (0..self.children.len()).any(|c| self.ms_need[c] && self.ms_requested[c]) {
+            let budget = es.event_loop.max_events.max(1);
             let (fired, ready) =
                 async_event_wait(es, self.id, &mut self.children, &self.ms_asyncrequests, true, budget)?;
             self.ms_callbackpending.extend(ready);
             if es.yielded || fired == 0 {
-                return Ok(ExecStatus::Wait);
+                return Ok(false);
             }
             self.deliver_responses(es)?;
         }
-        Ok(if self.ms_need.is_empty() { ExecStatus::Row } else { ExecStatus::Wait })
+        Ok(!self.ms_need.contains(&true))
     }
 }
 
 impl ExecNode for MergeAppendState {
     fn exec_next(&mut self, es: &mut EState) -> ExecResult<ExecStatus> {
-        if !self.ms_need.is_empty() && self.refill(es)? == ExecStatus::Wait {
+        if self.ms_need.contains(&true) && !self.refill(es)? {
             return Ok(ExecStatus::Wait);
         }
         let mut best: Option<usize> = None;
@@ -150,7 +157,7 @@ impl ExecNode for MergeAppendState {
         es.clock.charge(es.cost.passthrough_row_ns * self.children.len() as u64);
         std::mem::swap(&mut self.slot, &mut self.ms_rows[b]);
         self.ms_valid[b] = false;
-        self.ms_need.push(b);
+        self.ms_need[b] = true;
         Ok(ExecStatus::Row)
     }
 
@@ -165,7 +172,7 @@ impl ExecNode for MergeAppendState {
         self.ms_valid = vec![false; n];
         self.ms_requested = vec![false; n];
         self.ms_callbackpending.clear();
-        self.ms_need = (0..n).collect();
+        self.ms_need = vec![true; n];
         Ok(())
     }
 

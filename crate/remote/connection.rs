@@ -107,6 +107,12 @@ pub struct Connection {
     pub new_input: bool,
     pub bytes_sent: u64,
     pub bytes_received: u64,
+    /// The first error any answer on this connection carried (even one nobody reads):
+    /// the remote transaction is aborted, so queued queries that need it are held back
+    /// and every scan waiting on the connection fails with this error, as postgres_fdw
+    /// reports the pending request's error rather than the "transaction is aborted" that
+    /// follows it.
+    pub first_error: Option<RemoteError>,
     /// Queries written other than the one being sent (released from the queue, or a
     /// START TRANSACTION sent ahead), not yet recorded in the trace.
     pub released: Vec<String>,
@@ -134,6 +140,7 @@ impl Connection {
             bytes_sent: 0,
             bytes_received: 0,
             released: Vec::new(),
+            first_error: None,
         }
     }
 
@@ -159,8 +166,6 @@ impl Connection {
         self.inflight.iter().map(|p| p.sql.clone()).collect()
     }
 
-    /// Sends a query now if the connection allows it, else queues it. Returns the ticket
-    /// to collect the result with, and whether it was queued.
     /// Sends a query now if the connection allows it, else queues it. `in_xact`: the
     /// query needs the remote transaction, opened first if none is (see
     /// `combine_begin`). Returns the ticket to collect the result with, and the SQL
@@ -207,6 +212,9 @@ impl Connection {
         let mut written = Vec::new();
         while self.can_write() && !self.queued.is_empty() {
             let front = self.queued.front_mut().unwrap();
+            if front.in_xact && self.first_error.is_some() {
+                break; // the transaction is aborted: only COMMIT/ROLLBACK may go
+            }
             if front.in_xact && !self.xact_open {
                 self.xact_open = true;
                 if self.combine_begin {
@@ -358,13 +366,22 @@ impl Connection {
             Message::DataRow(body) => {
                 let buf = body.buffer();
                 let mut ranges = body.ranges();
+                let mut n = 0;
                 while let Some(range) = ranges.next().map_err(|e| e.to_string())? {
-                    let i = r.data.len() % r.types.len().max(1);
-                    let ty = r.types.get(i).copied().unwrap_or(ColType::Text);
+                    let ty = r.types.get(n).copied().ok_or_else(|| {
+                        format!("server \"{server}\": a DataRow has more columns than the RowDescription")
+                    })?;
                     r.data.push(match range {
                         None => Datum::Null,
                         Some(rg) => ty.parse(&buf[rg]),
                     });
+                    n += 1;
+                }
+                if n != r.types.len() {
+                    return Err(format!(
+                        "server \"{server}\": a DataRow has {n} columns, the RowDescription {}",
+                        r.types.len()
+                    ));
                 }
                 r.nrows += 1;
             }
@@ -425,6 +442,9 @@ impl Connection {
             bytes: p.result.bytes,
             error: p.result.error.as_ref().map(|e| e.message.clone()),
         };
+        if let (Some(e), None, false) = (&p.result.error, &self.first_error, p.startup) {
+            self.first_error = Some(e.clone());
+        }
         if !p.discard && !p.startup {
             let mut result = p.result;
             result.sql = p.sql;

@@ -10,10 +10,15 @@
 //! - Responses arrive in the order queries were sent (the server runs them in order),
 //!   so in-flight queries form a FIFO.
 //! - Without `pipeline`, at most one query is in flight; others wait in `queued`
-//!   and are written when the one in flight completes (postgres_fdw's pending request
-//!   that must be drained before the connection is used again).
+//!   and are written when the one in flight completes. This is postgres_fdw's rule
+//!   that a pending request must be drained before the connection is used again, done
+//!   without blocking: postgres_fdw reads the pending answer synchronously
+//!   (`process_pending_request`) and lets only one request wait on the socket; here
+//!   answers are buffered per query as they arrive, and every scan waiting on the
+//!   connection registers it, so no scan can be left without an event (seed 000).
 //! - A connection with queued queries always has one in flight, so whoever waits on a
-//!   busy connection waits on something that will complete.
+//!   busy connection waits on something that will complete — unless an answer failed:
+//!   then nothing more is sent and the waiting scans fail with that first error.
 
 mod connection;
 pub use connection::{Connection, QueryResult, RemoteError, Ticket, BEGIN_SQL};

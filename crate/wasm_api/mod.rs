@@ -3,8 +3,9 @@
 //! `Session` handle, and only small JSON-like values cross (via serde-wasm-bindgen).
 //!
 //! Errors become JavaScript exceptions carrying a message. A panic (a bug) is reported
-//! on the console by `console_error_panic_hook`; the page keeps working because every
-//! call starts from state that a panic cannot leave half-updated in JavaScript.
+//! on the console by `console_error_panic_hook`; the wasm build aborts on panic, so the
+//! `Session` that panicked is unusable afterwards: the page drops it and builds a new
+//! one from the same URL state.
 
 use crate::scenario::{Knobs, SCENARIOS};
 use crate::session::{self, Session as Model};
@@ -101,7 +102,8 @@ impl Session {
         Ok(Session { inner })
     }
 
-    /// One event; returns what the step did: "row", "waited", "committed", "finished", "failed".
+    /// One step; returns what it did: "row", "event" (an async request changed state),
+    /// "waited", "committed", "finished" or "failed".
     #[wasm_bindgen(js_name = stepEvent)]
     pub fn step_event(&mut self) -> String {
         format!("{:?}", self.inner.step_event()).to_lowercase()
@@ -118,8 +120,12 @@ impl Session {
     }
 
     #[wasm_bindgen(js_name = runForMs)]
-    pub fn run_for_ms(&mut self, ms: f64) {
-        self.inner.run_for_ms(ms)
+    pub fn run_for_ms(&mut self, ms: f64) -> Result<(), JsError> {
+        if !ms.is_finite() || ms < 0.0 {
+            return Err(JsError::new(&format!("bad duration {ms} ms")));
+        }
+        self.inner.run_for_ms(ms);
+        Ok(())
     }
 
     pub fn reset(&mut self) -> Result<(), JsError> {
