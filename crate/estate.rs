@@ -6,7 +6,7 @@ use crate::clock::{Clock, CostModel};
 use crate::event_loop::EventLoop;
 use crate::exec_async::AsyncRequest;
 use crate::instrument::Instrumentation;
-use crate::remote::{Connection, ForeignServer, RemoteError, BEGIN_SQL};
+use crate::remote::{Connection, ForeignServer, QueryRole, RemoteError, BEGIN_SQL};
 use crate::trace::{Trace, TraceKind};
 
 /// Why a query failed.
@@ -107,11 +107,10 @@ impl EState {
     }
 
     /// Sends a query on a connection (or queues it behind the one in flight) and
-    /// records it; `owner` is the node whose counters the round trip is charged to;
-    /// `in_xact`: the query runs in the remote transaction (opened if need be).
-    pub fn send_query(&mut self, conn: usize, sql: &str, owner: Option<usize>, discard: bool, in_xact: bool) -> u64 {
+    /// records it; `owner` is the node whose counters the round trip is charged to.
+    pub fn send_query(&mut self, conn: usize, sql: &str, owner: Option<usize>, role: QueryRole) -> u64 {
         let now = self.clock.now();
-        let (ticket, written) = self.conns[conn].send_query(now, sql, discard, in_xact);
+        let (ticket, written) = self.conns[conn].send_query(now, sql, role);
         // Written ahead of ours in this call: the startup packet (it rides with our
         // query) or the START TRANSACTION our query needed, a round trip charged to the
         // node that needed it.

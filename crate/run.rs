@@ -14,6 +14,7 @@ use crate::exec_async::{exec_async_cancel, AsyncState};
 use crate::executor::{exec_end_node, exec_proc_node, explain_tree, ExecStatus, PlanState};
 use crate::host::Host;
 use crate::instrument::{explain_json, explain_text, ExplainNode};
+use crate::remote::QueryRole;
 use crate::sim::SimHost;
 use crate::trace::TraceKind;
 use crate::types::{Column, Datum};
@@ -174,7 +175,7 @@ impl<H: Host> QueryRun<H> {
                 break;
             }
             self.es.conns[k].xact_open = false;
-            let t = self.es.send_query(k, "COMMIT", None, false, false);
+            let t = self.es.send_query(k, "COMMIT", None, QueryRole::EndTransaction);
             self.commits.push((k, t));
         }
         self.host.pump(&mut self.es)?;
@@ -223,7 +224,7 @@ impl<H: Host> QueryRun<H> {
             c.first_error = None;
             if c.xact_open {
                 c.xact_open = false;
-                self.es.send_query(k, "ROLLBACK", None, true, false);
+                self.es.send_query(k, "ROLLBACK", None, QueryRole::Abandon);
             }
         }
         // Drain: every connection gets its answers (errors or not) and goes idle. Each

@@ -27,7 +27,7 @@ use crate::estate::{EState, ExecError, ExecResult};
 use crate::exec_async::{exec_async_request_done, exec_async_request_pending};
 use crate::instrument::ExplainNode;
 use crate::plan::{deparse_remote_query, ForeignScanPlan};
-use crate::remote::{QueryResult, Ticket};
+use crate::remote::{QueryResult, QueryRole, Ticket};
 use crate::types::Datum;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -91,7 +91,7 @@ impl ForeignScanState {
     }
 
     fn send(&mut self, es: &mut EState, sql: &str, kind: PendingKind) {
-        let ticket = es.send_query(self.conn, sql, Some(self.id), false, true);
+        let ticket = es.send_query(self.conn, sql, Some(self.id), QueryRole::InTransaction);
         self.pending = Some((ticket, kind));
     }
 

@@ -9,6 +9,18 @@ use std::collections::VecDeque;
 
 pub type Ticket = u64;
 
+/// What a query is to the connection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QueryRole {
+    /// A scan's query (DECLARE, FETCH, CLOSE): it runs in the remote transaction,
+    /// which is opened first if none is, and its answer is read.
+    InTransaction,
+    /// COMMIT: ends the transaction; its answer is read.
+    EndTransaction,
+    /// ROLLBACK after an error: ends the transaction; nobody reads the answer.
+    Abandon,
+}
+
 /// How postgres_fdw opens its remote transaction.
 pub const BEGIN_SQL: &str = "START TRANSACTION ISOLATION LEVEL REPEATABLE READ";
 
@@ -166,17 +178,13 @@ impl Connection {
         self.inflight.iter().map(|p| p.sql.clone()).collect()
     }
 
-    /// Sends a query now if the connection allows it, else queues it. `in_xact`: the
-    /// query needs the remote transaction, opened first if none is (see
-    /// `combine_begin`). Returns the ticket to collect the result with, and the SQL
-    /// and size actually written now (None if it was queued).
-    pub fn send_query(
-        &mut self,
-        now: u64,
-        sql: &str,
-        discard: bool,
-        in_xact: bool,
-    ) -> (Ticket, Option<(String, usize)>) {
+    /// Sends a query now if the connection allows it, else queues it (see `QueryRole`,
+    /// and `combine_begin` for how the transaction is opened). Returns the ticket to
+    /// collect the result with, and the SQL and size actually written now (None if it
+    /// was queued).
+    pub fn send_query(&mut self, now: u64, sql: &str, role: QueryRole) -> (Ticket, Option<(String, usize)>) {
+        let in_xact = role == QueryRole::InTransaction;
+        let discard = role == QueryRole::Abandon;
         if !self.started {
             self.start(now);
         }

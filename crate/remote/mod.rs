@@ -21,7 +21,7 @@
 //!   then nothing more is sent and the waiting scans fail with that first error.
 
 mod connection;
-pub use connection::{Connection, QueryResult, RemoteError, Ticket, BEGIN_SQL};
+pub use connection::{Connection, QueryResult, QueryRole, RemoteError, Ticket, BEGIN_SQL};
 
 /// postgres_fdw's server options, plus our `pipeline`.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
