@@ -1,6 +1,6 @@
 //! Values, rows and in-memory tables.
 //!
-//! A `Datum` is cheap to clone: integers are copied and text is an `Rc<str>`, so
+//! A `Datum` is cheap to clone: integers are copied and text is an `Rc<String>`, so
 //! copying a row into a node's slot never allocates. Rows of a table are stored
 //! flat (`ncols` values per row) so a scan walks contiguous memory.
 
@@ -16,12 +16,14 @@ pub enum Datum {
     Null,
     Int(i64),
     Float(f64),
-    Text(Rc<str>),
+    /// `Rc<String>` rather than `Rc<str>`: a thin pointer keeps a Datum at 16 bytes,
+    /// so scans move a third less memory per row.
+    Text(Rc<String>),
 }
 
 impl Datum {
     pub fn text(s: &str) -> Datum {
-        Datum::Text(Rc::from(s))
+        Datum::Text(Rc::new(s.to_string()))
     }
     pub fn is_null(&self) -> bool {
         matches!(self, Datum::Null)
@@ -240,5 +242,13 @@ impl Catalog {
     pub fn add(&mut self, t: Table) {
         self.tables.retain(|x| x.name != t.name);
         self.tables.push(Rc::new(t));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_datum_is_two_words() {
+        assert_eq!(std::mem::size_of::<super::Datum>(), 16);
     }
 }
