@@ -12,6 +12,10 @@ use crate::sim::{LinkParams, ServerCosts, ShardServer, SimHost};
 use crate::types::{Catalog, ColType, Column, Datum, Table};
 use std::collections::BTreeMap;
 
+/// The most rows a scenario may generate in all (about 1 GB of tables), so a knob
+/// typo fails with a message instead of exhausting memory.
+pub const MAX_TOTAL_ROWS: usize = 20_000_000;
+
 /// How foreign tables map to servers (and so to connections).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -180,6 +184,14 @@ fn settings(k: &Knobs, default_shards: usize, default_rows: usize) -> Result<Set
 impl Scenario {
     /// Builds a built-in scenario. Unknown ids and out-of-range knobs are errors.
     pub fn build(id: &str, knobs: &Knobs) -> Result<Scenario, String> {
+        if SCENARIOS.iter().any(|s| s.id == id) {
+            let rows = Self::total_rows(id, knobs)?;
+            if rows > MAX_TOTAL_ROWS {
+                return Err(format!(
+                    "{rows} rows in all is too many (at most {MAX_TOTAL_ROWS}): lower rows per shard or shards"
+                ));
+            }
+        }
         match id {
             "A" | "B" => build_local(id, knobs),
             "C" | "D" | "E" | "F" | "G" | "pf1" => build_foreign(id, knobs),

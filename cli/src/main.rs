@@ -16,6 +16,12 @@ const USAGE: &str = "usage:
 scenarios: A B C D E F G pf1 M X (see SCENARIOS.md)";
 
 fn main() -> ExitCode {
+    // Exit quietly when the reader of our output goes away (`pgasync bench | head`),
+    // as Unix tools do, instead of panicking on the failed write.
+    #[cfg(unix)]
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let argv: Vec<String> = std::env::args().skip(1).collect();
     let Some(cmd) = argv.first() else {
         eprintln!("{USAGE}");

@@ -59,6 +59,8 @@ fn bad_arguments_exit_with_2_and_one_line() {
         vec!["bench", "--rtt-ms", "-1"],
         vec!["frobnicate"],
         vec!["explain", "--bogus", "1"],
+        vec!["explain", "--scenario", "E", "--shards", "64", "--rows", "10000000"],
+        vec!["serve", "--port", "99999"],
     ] {
         let (code, out, err) = pgasync(&args);
         assert_eq!(code, 2, "{args:?}: {out}{err}");
