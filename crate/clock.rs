@@ -80,9 +80,6 @@ impl Clock {
             Clock::Virtual { cpu, .. } | Clock::Host { cpu, .. } => *cpu,
         }
     }
-    pub fn is_virtual(&self) -> bool {
-        matches!(self, Clock::Virtual { .. })
-    }
     /// Moves virtual time forward to `t` (the host does this while waiting). No-op on
     /// a real clock, and time never goes backwards.
     pub fn advance_to(&mut self, t: u64) {

@@ -115,7 +115,7 @@ fn run_once(s: &Scenario, async_mode: bool, real: bool) -> Result<(u64, QueryRun
     let mut run = if real {
         let (clock, sleeper) = real_clock();
         let mut r = s.start(async_mode, clock, false)?;
-        r.host = std::mem::replace(&mut r.host, pgasync::sim::SimHost::new(vec![], vec![])).with_sleeper(sleeper);
+        r.host.set_sleeper(sleeper);
         r
     } else {
         s.start(async_mode, Clock::virtual_clock(), false)?

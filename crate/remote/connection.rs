@@ -115,8 +115,6 @@ pub struct Connection {
     started: bool,
     cursor_number: u32,
     pub backend_key: Option<(i32, i32)>,
-    /// Responses completed since the event loop last looked (readiness).
-    pub new_input: bool,
     pub bytes_sent: u64,
     pub bytes_received: u64,
     /// The first error any answer on this connection carried (even one nobody reads):
@@ -148,7 +146,6 @@ impl Connection {
             started: false,
             cursor_number: 0,
             backend_key: None,
-            new_input: false,
             bytes_sent: 0,
             bytes_received: 0,
             released: Vec::new(),
@@ -286,16 +283,6 @@ impl Connection {
         self.outbox.push_back((now, buf.to_vec()));
     }
 
-    /// Sends Terminate (the connection is being released).
-    pub fn terminate(&mut self, now: u64) {
-        if self.started {
-            let mut buf = BytesMut::new();
-            frontend::terminate(&mut buf);
-            self.push_out(now, buf);
-            self.started = false;
-        }
-    }
-
     /// Is the response to `ticket` complete?
     pub fn is_ready(&self, ticket: Ticket) -> bool {
         self.completed.iter().any(|(t, _)| *t == ticket)
@@ -346,9 +333,6 @@ impl Connection {
                 done.push(c);
                 self.send_next_queued(now);
             }
-        }
-        if !done.is_empty() {
-            self.new_input = true;
         }
         Ok(done)
     }

@@ -94,9 +94,8 @@ impl SimHost {
     }
 
     /// Makes the host wait for real (with a real clock in the EState).
-    pub fn with_sleeper(mut self, sleeper: Sleeper) -> SimHost {
+    pub fn set_sleeper(&mut self, sleeper: Sleeper) {
         self.sleeper = Some(sleeper);
-        self
     }
 
     pub fn link_stats(&self) -> Vec<LinkStats> {
@@ -110,10 +109,8 @@ impl SimHost {
     /// Sends what the executor wrote, handles cancel requests, and delivers what has
     /// arrived by now. Returns how many responses were delivered.
     fn pump_impl(&mut self, es: &mut EState) -> ExecResult<usize> {
+        self.flush_outboxes(es);
         for k in 0..es.conns.len() {
-            while let Some((t, bytes)) = es.conns[k].outbox.pop_front() {
-                self.transmit(k, t, &bytes);
-            }
             if es.conns[k].cancel_requested {
                 es.conns[k].cancel_requested = false;
                 self.cancel(k);
@@ -189,14 +186,17 @@ impl SimHost {
             }
         }
         // Queries released from a connection's queue by those responses go out now.
-        if es.conns.iter().any(|c| !c.outbox.is_empty()) {
-            for k in 0..es.conns.len() {
-                while let Some((t, bytes)) = es.conns[k].outbox.pop_front() {
-                    self.transmit(k, t, &bytes);
-                }
+        self.flush_outboxes(es);
+        Ok(delivered)
+    }
+
+    /// Puts every byte the connections wrote on the network, at the time it was written.
+    fn flush_outboxes(&mut self, es: &mut EState) {
+        for k in 0..es.conns.len() {
+            while let Some((t, bytes)) = es.conns[k].outbox.pop_front() {
+                self.transmit(k, t, &bytes);
             }
         }
-        Ok(delivered)
     }
 
     /// Waits until one of `conns` has input. Waiting on nothing, or on connections with
@@ -223,11 +223,6 @@ impl SimHost {
             }
         }
         self.deliver_due(es).map(|_| ())
-    }
-
-    /// Time of the next delivery on any connection (for "run for N ms" in the demo).
-    pub fn next_arrival(&self) -> Option<u64> {
-        self.links.iter().filter_map(|l| l.deliveries.front().map(|d| d.at)).min()
     }
 }
 
