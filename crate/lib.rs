@@ -4,6 +4,7 @@
 //! (`sim::SimHost` for simulated shards, a TCP host natively, a WebSocket host in the
 //! browser) moves bytes and time; the executor returns Wait when it cannot progress.
 
+pub mod behaviour;
 pub mod clock;
 pub mod estate;
 pub mod event_loop;

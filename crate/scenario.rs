@@ -2,6 +2,7 @@
 //! with their knobs, their data, a reference result computed straight from the data,
 //! and the lower bound of the scenario's own model.
 
+use crate::behaviour::{Behaviour, Preset};
 use crate::clock::Clock;
 use crate::estate::EState;
 use crate::executor::{init_plan, InitContext};
@@ -63,6 +64,34 @@ pub struct Knobs {
     /// Scenario M: OFFSET and LIMIT of the query.
     pub offset: Option<u64>,
     pub limit: Option<u64>,
+    /// The behaviour preset (`pg15` when None) and per-knob overrides on top of it
+    /// (see `behaviour::KNOBS`).
+    pub behaviour: Option<Preset>,
+    pub fetch_ahead: Option<bool>,
+    pub pipelined_setup: Option<bool>,
+    pub parallel_commit: Option<bool>,
+    pub pipeline: Option<bool>,
+    pub fifo_results: Option<bool>,
+}
+
+impl Knobs {
+    /// The behaviour of the run: the preset, then each knob given explicitly.
+    pub fn resolve_behaviour(&self) -> Behaviour {
+        let mut b = Behaviour::from_preset(self.behaviour.unwrap_or_default());
+        let overrides = [
+            (&mut b.fetch_ahead, self.fetch_ahead),
+            (&mut b.pipelined_setup, self.pipelined_setup),
+            (&mut b.parallel_commit, self.parallel_commit),
+            (&mut b.pipeline, self.pipeline),
+            (&mut b.fifo_results, self.fifo_results),
+        ];
+        for (field, v) in overrides {
+            if let Some(v) = v {
+                *field = v;
+            }
+        }
+        b
+    }
 }
 
 pub struct ScenarioInfo {

@@ -1,0 +1,159 @@
+//! Behaviours: what the sandbox does on the wire and in Append, compared with
+//! PostgreSQL 15.
+//!
+//! `pg15` (the default everywhere) is exactly what PostgreSQL 15's postgres_fdw and
+//! nodeAppend.c do. Every way the sandbox does better is a named knob, off in `pg15`;
+//! the preset `improved` turns them all on. The page lists every knob that is on
+//! ("Differences from PostgreSQL 15") with the reason below.
+
+use serde::{Deserialize, Serialize};
+
+/// A named preset of the knobs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Preset {
+    /// PostgreSQL 15: every knob off.
+    #[default]
+    Pg15,
+    /// Every knob on.
+    Improved,
+}
+
+impl Preset {
+    pub fn parse(s: &str) -> Result<Preset, String> {
+        match s {
+            "pg15" => Ok(Preset::Pg15),
+            "improved" => Ok(Preset::Improved),
+            _ => Err(format!("unknown behaviour \"{s}\" (expected pg15 or improved)")),
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            Preset::Pg15 => "pg15",
+            Preset::Improved => "improved",
+        }
+    }
+}
+
+/// The resolved knobs of one run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Behaviour {
+    /// Send the next FETCH as soon as a batch arrives, so it is in flight while the
+    /// batch is consumed (PostgreSQL 15 sends it only when the batch is used up).
+    pub fetch_ahead: bool,
+    /// Startup, BEGIN, DECLARE and the first FETCH in one write, not waited for
+    /// (PostgreSQL 15: each a round trip, server after server, at ExecInit and in
+    /// fetch_more_data_begin).
+    pub pipelined_setup: bool,
+    /// COMMIT (and CLOSE) on every connection at once (postgres_fdw's own
+    /// `parallel_commit` server option, off by default in PostgreSQL 15).
+    pub parallel_commit: bool,
+    /// Several FETCHes of different scans in flight on one shared connection
+    /// (PostgreSQL 15: one query at a time, `pendingAreq`).
+    pub pipeline: bool,
+    /// Append returns async results first-in-first-out and re-requests a child as soon
+    /// as its row is taken (PostgreSQL 15: a stack, re-requests only when it is empty).
+    pub fifo_results: bool,
+}
+
+/// One knob's name and what it changes, for the page and `--help`.
+pub struct KnobInfo {
+    pub name: &'static str,
+    pub reason: &'static str,
+}
+
+pub const KNOBS: &[KnobInfo] = &[
+    KnobInfo {
+        name: "fetch_ahead",
+        reason: "the next FETCH is sent as soon as a batch arrives, so it travels while the batch is consumed; PostgreSQL 15 sends it only when the batch is used up",
+    },
+    KnobInfo {
+        name: "pipelined_setup",
+        reason: "startup, START TRANSACTION, DECLARE and the first FETCH go in one write, not waited for; PostgreSQL 15 makes each a round trip, server after server",
+    },
+    KnobInfo {
+        name: "parallel_commit",
+        reason: "CLOSE and COMMIT are sent on every connection at once (postgres_fdw's parallel_commit server option, off by default); PostgreSQL 15 does them server after server",
+    },
+    KnobInfo {
+        name: "pipeline",
+        reason: "several scans' FETCHes are in flight on one shared connection; PostgreSQL 15 allows one query at a time (pendingAreq)",
+    },
+    KnobInfo {
+        name: "fifo_results",
+        reason: "Append hands out async rows first-in-first-out and re-requests a child as soon as its row is taken; PostgreSQL 15 keeps a stack and re-requests only when it is empty",
+    },
+];
+
+impl Behaviour {
+    pub fn pg15() -> Behaviour {
+        Behaviour {
+            fetch_ahead: false,
+            pipelined_setup: false,
+            parallel_commit: false,
+            pipeline: false,
+            fifo_results: false,
+        }
+    }
+    pub fn improved() -> Behaviour {
+        Behaviour { fetch_ahead: true, pipelined_setup: true, parallel_commit: true, pipeline: true, fifo_results: true }
+    }
+    pub fn from_preset(p: Preset) -> Behaviour {
+        match p {
+            Preset::Pg15 => Behaviour::pg15(),
+            Preset::Improved => Behaviour::improved(),
+        }
+    }
+
+    /// The knob's value by name (names as in `KNOBS`).
+    pub fn get(&self, name: &str) -> Option<bool> {
+        Some(match name {
+            "fetch_ahead" => self.fetch_ahead,
+            "pipelined_setup" => self.pipelined_setup,
+            "parallel_commit" => self.parallel_commit,
+            "pipeline" => self.pipeline,
+            "fifo_results" => self.fifo_results,
+            _ => return None,
+        })
+    }
+
+    /// Sets a knob by name; an unknown name is an error that lists the known ones.
+    pub fn set(&mut self, name: &str, on: bool) -> Result<(), String> {
+        let field = match name {
+            "fetch_ahead" => &mut self.fetch_ahead,
+            "pipelined_setup" => &mut self.pipelined_setup,
+            "parallel_commit" => &mut self.parallel_commit,
+            "pipeline" => &mut self.pipeline,
+            "fifo_results" => &mut self.fifo_results,
+            _ => {
+                let names: Vec<&str> = KNOBS.iter().map(|k| k.name).collect();
+                return Err(format!("unknown behaviour knob \"{name}\" (known: {})", names.join(", ")));
+            }
+        };
+        *field = on;
+        Ok(())
+    }
+
+    /// The knobs that are on, with what each changes (the page's "Differences from
+    /// PostgreSQL 15" panel).
+    pub fn differences(&self) -> Vec<&'static KnobInfo> {
+        KNOBS.iter().filter(|k| self.get(k.name) == Some(true)).collect()
+    }
+
+    /// The preset this equals, if any ("pg15", "improved"), else "custom".
+    pub fn label(&self) -> &'static str {
+        if *self == Behaviour::pg15() {
+            "pg15"
+        } else if *self == Behaviour::improved() {
+            "improved"
+        } else {
+            "custom"
+        }
+    }
+}
+
+impl Default for Behaviour {
+    fn default() -> Self {
+        Behaviour::pg15()
+    }
+}
