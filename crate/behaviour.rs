@@ -54,6 +54,9 @@ pub struct Behaviour {
     /// Append returns async results first-in-first-out and re-requests a child as soon
     /// as its row is taken (PostgreSQL 15: a stack, re-requests only when it is empty).
     pub fifo_results: bool,
+    /// MergeAppend sends async requests to its ForeignScan children (the patch of
+    /// seed 003, never committed: PostgreSQL 15's MergeAppend is synchronous).
+    pub async_merge_append: bool,
 }
 
 /// One knob's name and what it changes, for the page and `--help`.
@@ -83,6 +86,10 @@ pub const KNOBS: &[KnobInfo] = &[
         name: "fifo_results",
         reason: "Append hands out async rows first-in-first-out and re-requests a child as soon as its row is taken; PostgreSQL 15 keeps a stack and re-requests only when it is empty",
     },
+    KnobInfo {
+        name: "async_merge_append",
+        reason: "MergeAppend asks every foreign child for its first row concurrently (the async MergeAppend patch of seed 003); PostgreSQL 15's MergeAppend reads its children one after another",
+    },
 ];
 
 impl Behaviour {
@@ -93,10 +100,18 @@ impl Behaviour {
             parallel_commit: false,
             pipeline: false,
             fifo_results: false,
+            async_merge_append: false,
         }
     }
     pub fn improved() -> Behaviour {
-        Behaviour { fetch_ahead: true, pipelined_setup: true, parallel_commit: true, pipeline: true, fifo_results: true }
+        Behaviour {
+            fetch_ahead: true,
+            pipelined_setup: true,
+            parallel_commit: true,
+            pipeline: true,
+            fifo_results: true,
+            async_merge_append: true,
+        }
     }
     pub fn from_preset(p: Preset) -> Behaviour {
         match p {
@@ -113,6 +128,7 @@ impl Behaviour {
             "parallel_commit" => self.parallel_commit,
             "pipeline" => self.pipeline,
             "fifo_results" => self.fifo_results,
+            "async_merge_append" => self.async_merge_append,
             _ => return None,
         })
     }
@@ -125,6 +141,7 @@ impl Behaviour {
             "parallel_commit" => &mut self.parallel_commit,
             "pipeline" => &mut self.pipeline,
             "fifo_results" => &mut self.fifo_results,
+            "async_merge_append" => &mut self.async_merge_append,
             _ => {
                 let names: Vec<&str> = KNOBS.iter().map(|k| k.name).collect();
                 return Err(format!("unknown behaviour knob \"{name}\" (known: {})", names.join(", ")));

@@ -72,6 +72,7 @@ pub struct Knobs {
     pub parallel_commit: Option<bool>,
     pub pipeline: Option<bool>,
     pub fifo_results: Option<bool>,
+    pub async_merge_append: Option<bool>,
 }
 
 impl Knobs {
@@ -84,6 +85,7 @@ impl Knobs {
             (&mut b.parallel_commit, self.parallel_commit),
             (&mut b.pipeline, self.pipeline),
             (&mut b.fifo_results, self.fifo_results),
+            (&mut b.async_merge_append, self.async_merge_append),
         ];
         for (field, v) in overrides {
             if let Some(v) = v {
