@@ -257,7 +257,8 @@ fn foreign_scan_pushes_where_order_by_and_limit_to_the_shard() {
             TraceKind::Send { sql, .. } if sql.contains("DECLARE") => Some(sql.clone()),
             _ => None,
         });
-        assert!(sent.unwrap().contains("SELECT b, a FROM t1 WHERE (a = 3) ORDER BY b DESC LIMIT 5"));
+        let sent = sent.unwrap();
+        assert!(sent.contains("SELECT b, a FROM public.t1 WHERE ((a = 3)) ORDER BY b DESC NULLS FIRST LIMIT 5"), "{sent}");
     }
 }
 

@@ -3,7 +3,9 @@
 //! test starts its own clusters on free ports (and stops them), loads the seeds' table
 //! `t(a, b, c)`, runs Append over two foreign scans through `TcpHost` in sync and async
 //! mode, and checks the simulated shard answers a failing query exactly as PostgreSQL
-//! does.
+//! does. The clusters come from tests/support/pg.rs.
+
+mod support;
 
 use pgasync::clock::Clock;
 use pgasync::estate::{EState, ExecError};
@@ -14,140 +16,11 @@ use pgasync::remote::{ForeignServer, ServerOptions};
 use pgasync::run::QueryRun;
 use pgasync::sim::{LinkParams, ShardServer, SimHost};
 use pgasync::types::{Catalog, ColType, Column, Datum, Table};
-use std::net::{SocketAddr, TcpListener};
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::net::SocketAddr;
 use std::time::Instant;
+use support::pg::Cluster;
 
 const ROWS: i64 = 5000;
-
-fn pg_bin(name: &str) -> PathBuf {
-    let mut versions: Vec<PathBuf> = std::fs::read_dir("/usr/lib/postgresql")
-        .expect("PostgreSQL server binaries not found in /usr/lib/postgresql: install Debian's postgresql package (make test's setup does)")
-        .filter_map(|e| e.ok().map(|e| e.path().join("bin")))
-        .filter(|p| p.join(name).exists())
-        .collect();
-    versions.sort();
-    versions.pop().expect("no PostgreSQL bin directory").join(name)
-}
-
-fn is_root() -> bool {
-    Command::new("id").arg("-u").output().map(|o| o.stdout.starts_with(b"0")).unwrap_or(false)
-}
-
-/// Runs a PostgreSQL program, as the `postgres` user when we are root (the server
-/// refuses to run as root).
-fn run_pg(args: &[&str]) {
-    let mut cmd = if is_root() {
-        let line = args.iter().map(|a| format!("'{a}'")).collect::<Vec<_>>().join(" ");
-        let mut c = Command::new("su");
-        c.args(["postgres", "-s", "/bin/sh", "-c", &line]);
-        c
-    } else {
-        let mut c = Command::new(args[0]);
-        c.args(&args[1..]);
-        c
-    };
-    let out = cmd.output().expect("runs");
-    assert!(
-        out.status.success(),
-        "{args:?} failed: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
-}
-
-/// A throwaway cluster, stopped and removed on drop.
-struct Cluster {
-    dir: PathBuf,
-    port: u16,
-}
-
-impl Cluster {
-    fn start(tag: &str) -> Cluster {
-        let dir = std::env::temp_dir().join(format!("pgasync-{tag}-{}-{}", std::process::id(), free_port()));
-        std::fs::create_dir_all(&dir).unwrap();
-        if is_root() {
-            run_chown(&dir);
-        }
-        let port = free_port();
-        let data = dir.join("data");
-        let (initdb, pg_ctl) = (pg_bin("initdb"), pg_bin("pg_ctl"));
-        run_pg(&[
-            initdb.to_str().unwrap(),
-            "-D",
-            data.to_str().unwrap(),
-            "-U",
-            "postgres",
-            "-A",
-            "trust",
-            "--no-sync",
-            "-E",
-            "UTF8",
-            "--locale=C.UTF-8",
-        ]);
-        let opts = format!("-p {port} -k {} -c listen_addresses=127.0.0.1 -c fsync=off", dir.display());
-        let log = dir.join("log");
-        run_pg(&[
-            pg_ctl.to_str().unwrap(),
-            "-D",
-            data.to_str().unwrap(),
-            "-l",
-            log.to_str().unwrap(),
-            "-o",
-            &opts,
-            "-w",
-            "start",
-        ]);
-        Cluster { dir, port }
-    }
-
-    fn psql(&self, sql: &str) {
-        let out = Command::new("psql")
-            .args([
-                "-h",
-                "127.0.0.1",
-                "-p",
-                &self.port.to_string(),
-                "-U",
-                "postgres",
-                "-d",
-                "postgres",
-                "-v",
-                "ON_ERROR_STOP=1",
-                "-q",
-                "-c",
-                sql,
-            ])
-            .output()
-            .expect("psql runs");
-        assert!(out.status.success(), "psql: {}", String::from_utf8_lossy(&out.stderr));
-    }
-
-    fn addr(&self) -> SocketAddr {
-        format!("127.0.0.1:{}", self.port).parse().unwrap()
-    }
-}
-
-fn run_chown(dir: &Path) {
-    let ok = Command::new("chown").args(["postgres:postgres", dir.to_str().unwrap()]).status().unwrap().success();
-    assert!(ok, "chown {dir:?}");
-}
-
-impl Drop for Cluster {
-    fn drop(&mut self) {
-        let data = self.dir.join("data");
-        let pg_ctl = pg_bin("pg_ctl");
-        let _ = std::panic::catch_unwind(|| {
-            run_pg(&[pg_ctl.to_str().unwrap(), "-D", data.to_str().unwrap(), "-m", "immediate", "stop"])
-        });
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
 
 fn t_columns() -> Vec<Column> {
     vec![Column::new("a", ColType::Int), Column::new("b", ColType::Int), Column::new("c", ColType::Text)]
@@ -254,7 +127,7 @@ fn remote_errors_match_between_postgres_and_the_simulated_shard() {
         assert!(real.leftovers().is_empty(), "{:?}", real.leftovers());
         let mut sim = sim_run(vec![t1.clone()], &p, async_mode);
         let Err(ExecError::Remote(se)) = sim.run_to_end() else { panic!("expected a remote error") };
-        assert_eq!(re.message, "relation \"no_such_table\" does not exist");
+        assert_eq!(re.message, "relation \"public.no_such_table\" does not exist");
         assert_eq!(
             (&se.message, se.position, &se.sqlstate),
             (&re.message, re.position, &re.sqlstate),

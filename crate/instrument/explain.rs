@@ -1,11 +1,46 @@
-//! EXPLAIN ANALYZE output in PostgreSQL's TEXT and JSON formats.
+//! EXPLAIN ANALYZE output as PostgreSQL 15 prints it, in its TEXT and JSON formats.
 //!
-//! Costs are not modelled, so the output looks like `EXPLAIN (ANALYZE, COSTS OFF)`.
-//! Async counters (our addition) print as one extra line per async-capable node in
-//! TEXT and as extra keys in JSON, so the JSON still pastes into EXPLAIN visualizers.
+//! Costs are not modelled, so the output is that of `EXPLAIN (ANALYZE, COSTS OFF)`,
+//! with `VERBOSE` as an option ([`ExplainOptions::verbose`]). Checked line for line
+//! against a real coordinator (tests/pg15_fidelity.rs):
+//!
+//! - TEXT: `Aggregate (actual time=… rows=1 loops=1)` (one space: COSTS OFF),
+//!   `->  Async Foreign Scan on public.ft1 (…)` (the schema only with VERBOSE), then
+//!   with VERBOSE the node's `Output:` (not for Append and Merge Append, as PostgreSQL),
+//!   its other properties, and `Remote SQL:` / `Relations:` of foreign scans; then
+//!   `Planning Time:` and `Execution Time:`.
+//! - JSON: PostgreSQL's keys in PostgreSQL's order ("Node Type", "Strategy",
+//!   "Partial Mode", "Operation", "Parent Relationship", "Parallel Aware",
+//!   "Async Capable", "Relation Name", "Schema", "Alias", the actual times, rows and
+//!   loops, "Output", the node's properties, "Subplans Removed", "Plans"), laid out as
+//!   PostgreSQL lays it out ([`explain_json_text`]); [`explain_json`] gives the same as
+//!   a `serde_json::Value` (whose keys keep that order only with serde_json's
+//!   `preserve_order` feature).
+//!
+//! Our own counters (what PostgreSQL's output leaves out: requests, waits, time
+//! waiting, batches, round trips, bytes) are printed only with
+//! [`ExplainOptions::counters`]: in TEXT as the lines `Remote: …` and `Async: …` under
+//! a foreign scan, in JSON under the one key `"pgasync"`.
+//!
+//! What nodes tell EXPLAIN beyond the fields of [`ExplainNode`] goes in its `details`,
+//! in PostgreSQL's order; a few keys are interpreted here (see [`ExplainNode::push_output`]):
+//! - `"Output"`, one entry per output column. In a scan, a column's name, unquoted
+//!   (quoted here as PostgreSQL's `quote_identifier` would, and qualified with the
+//!   relation's alias when the plan has more than one relation, as PostgreSQL does),
+//!   or an expression in parentheses, printed as it is (a pushed-down aggregate:
+//!   `(count(*))`). In other nodes, an expression in which `$N` stands for the
+//!   N-th output column of the node's first child (`sum($0)` prints `sum(ft1.a)`). A
+//!   node without Output entries passes its first child's through (Limit, Sort,
+//!   Append, …; Hash Join its two children's).
+//! - `"Schema"`, `"Alias"`: of a scan's relation (default `public` and the relation).
+//! - `"Server"`: ours, printed with the counters only.
+//! - `"Remote SQL"`, `"Relations"`: printed only with VERBOSE, as postgres_fdw does.
+//!
+//! `$N` is replaced in every property of a non-scan node, so `Group Key: $0` works too.
 
 use super::Instrumentation;
-use serde_json::{json, Map, Value};
+use crate::plan::{quote_identifier, REMOTE_SCHEMA};
+use serde_json::Value;
 
 /// A node as EXPLAIN shows it; built by the executor from its state tree.
 #[derive(Clone, Debug, serde::Serialize)]
@@ -15,15 +50,69 @@ pub struct ExplainNode {
     pub node_type: String,
     /// Async Foreign Scan (PostgreSQL prints the "Async" prefix in TEXT, "Async Capable" in JSON).
     pub async_capable: bool,
-    /// "Plain", "Hashed" for Aggregate.
+    /// "Plain", "Hashed" or "Sorted" for Aggregate.
     pub strategy: Option<String>,
     pub relation: Option<String>,
     /// "Outer", "Inner" or "Member", as in PostgreSQL's JSON.
     pub parent_relationship: Option<String>,
-    /// Extra properties in order, e.g. ("Remote SQL", "SELECT a FROM t1").
+    /// Properties in PostgreSQL's order, e.g. ("Remote SQL", "SELECT a FROM public.t1");
+    /// see the module documentation for the keys interpreted here.
     pub details: Vec<(String, String)>,
     pub instr: Instrumentation,
     pub children: Vec<ExplainNode>,
+}
+
+impl ExplainNode {
+    /// Adds one output column (see the module documentation): a column name in a scan,
+    /// an expression over `$N` (the first child's N-th output) elsewhere.
+    pub fn push_output(&mut self, expr: impl Into<String>) {
+        self.details.push(("Output".into(), expr.into()));
+    }
+
+    /// The alias of a scan's relation, when it differs from the relation's name
+    /// (a partition `t_p1` scanned as `pt_1`).
+    pub fn set_alias(&mut self, alias: impl Into<String>) {
+        self.details.push(("Alias".into(), alias.into()));
+    }
+
+    pub fn detail(&self, key: &str) -> Option<&str> {
+        self.details.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+    }
+
+    fn is_scan(&self) -> bool {
+        self.relation.is_some() && self.node_type.ends_with("Scan")
+    }
+
+    fn alias(&self) -> Option<&str> {
+        self.detail("Alias").or(self.relation.as_deref())
+    }
+
+    fn schema(&self) -> &str {
+        self.detail("Schema").unwrap_or(REMOTE_SCHEMA)
+    }
+}
+
+/// The options of `EXPLAIN (ANALYZE, COSTS OFF, …)` the sandbox honours.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ExplainOptions {
+    /// PostgreSQL's VERBOSE: `Output:` lines, schema-qualified relations, `Remote SQL:`.
+    pub verbose: bool,
+    /// Our counters (`Remote:` / `Async:` lines, the JSON key "pgasync"); not PostgreSQL's.
+    pub counters: bool,
+}
+
+impl Default for ExplainOptions {
+    /// The sandbox's default: VERBOSE, with our counters.
+    fn default() -> Self {
+        ExplainOptions { verbose: true, counters: true }
+    }
+}
+
+impl ExplainOptions {
+    /// Exactly `EXPLAIN (ANALYZE, VERBOSE, COSTS OFF)`: nothing of ours.
+    pub const POSTGRES_VERBOSE: ExplainOptions = ExplainOptions { verbose: true, counters: false };
+    /// Exactly `EXPLAIN (ANALYZE, COSTS OFF)`.
+    pub const POSTGRES: ExplainOptions = ExplainOptions { verbose: false, counters: false };
 }
 
 fn ms(ns: u64) -> f64 {
@@ -34,18 +123,127 @@ fn per_loop(ns: u64, loops: u64) -> f64 {
     ms(ns) / loops.max(1) as f64
 }
 
-fn title(n: &ExplainNode) -> String {
+fn rows_per_loop(i: &Instrumentation) -> u64 {
+    (i.ntuples as f64 / i.nloops.max(1) as f64).round() as u64
+}
+
+// ---------------------------------------------------------------------------------
+// Output columns and `$N` references.
+
+/// Each node's resolved output columns, in the shape of the tree.
+struct Outputs {
+    cols: Vec<String>,
+    children: Vec<Outputs>,
+}
+
+/// Replaces `$N` by `inputs[N]` (left as is when there is no such input).
+fn substitute(text: &str, inputs: &[String]) -> String {
+    if !text.contains('$') {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        if c == '$' {
+            let start = i + 1;
+            let mut end = start;
+            while let Some(&(j, d)) = chars.peek() {
+                if d.is_ascii_digit() {
+                    end = j + 1;
+                    chars.next();
+                } else {
+                    break;
+                }
+            }
+            if let Some(s) = text[start..end].parse::<usize>().ok().and_then(|n| inputs.get(n)) {
+                out.push_str(s);
+                continue;
+            }
+            out.push_str(&text[i..end]);
+            continue;
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn resolve_outputs(n: &ExplainNode, prefix: bool) -> Outputs {
+    let children: Vec<Outputs> = n.children.iter().map(|c| resolve_outputs(c, prefix)).collect();
+    let own: Vec<&str> = n.details.iter().filter(|(k, _)| k == "Output").map(|(_, v)| v.as_str()).collect();
+    let cols = if n.is_scan() {
+        // A column name, quoted and qualified; an expression (a pushed-down aggregate,
+        // `(count(*))`) as it is.
+        let alias = n.alias().map(quote_identifier).unwrap_or_default();
+        own.iter()
+            .map(|c| match (c.starts_with('('), prefix) {
+                (true, _) => c.to_string(),
+                (false, true) => format!("{alias}.{}", quote_identifier(c)),
+                (false, false) => quote_identifier(c),
+            })
+            .collect()
+    } else if !own.is_empty() {
+        let input = children.first().map(|c| c.cols.as_slice()).unwrap_or(&[]);
+        own.iter().map(|c| substitute(c, input)).collect()
+    } else if n.node_type == "Hash Join" {
+        children.iter().flat_map(|c| c.cols.iter().cloned()).collect()
+    } else {
+        children.first().map(|c| c.cols.clone()).unwrap_or_default()
+    };
+    Outputs { cols, children }
+}
+
+/// Does the plan read more than one relation? (PostgreSQL qualifies column names in
+/// VERBOSE output when its range table has more than one entry.)
+fn several_relations(n: &ExplainNode) -> bool {
+    fn count(n: &ExplainNode) -> usize {
+        n.is_scan() as usize + n.children.iter().map(count).sum::<usize>()
+    }
+    count(n) > 1
+}
+
+/// PostgreSQL prints no Output for Append and Merge Append.
+fn shows_output(n: &ExplainNode) -> bool {
+    !matches!(n.node_type.as_str(), "Append" | "Merge Append")
+}
+
+/// The properties PostgreSQL prints for a node, in order, with `$N` resolved.
+fn properties(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions) -> Vec<(String, String)> {
+    let input = o.children.first().map(|c| c.cols.as_slice()).unwrap_or(&[]);
+    n.details
+        .iter()
+        .filter(|(k, _)| match k.as_str() {
+            "Output" | "Schema" | "Alias" | "Server" => false,
+            "Remote SQL" | "Relations" => opts.verbose,
+            _ => true,
+        })
+        .map(|(k, v)| (k.clone(), if n.is_scan() { v.clone() } else { substitute(v, input) }))
+        .collect()
+}
+
+// ---------------------------------------------------------------------------------
+// TEXT.
+
+fn title(n: &ExplainNode, opts: &ExplainOptions) -> String {
     let mut t = String::new();
     if n.async_capable {
         t.push_str("Async ");
     }
     match (n.node_type.as_str(), n.strategy.as_deref()) {
         ("Aggregate", Some("Hashed")) => t.push_str("HashAggregate"),
+        ("Aggregate", Some("Sorted")) => t.push_str("GroupAggregate"),
         (ty, _) => t.push_str(ty),
     }
     if let Some(r) = &n.relation {
         t.push_str(" on ");
-        t.push_str(r);
+        if opts.verbose {
+            t.push_str(&quote_identifier(n.schema()));
+            t.push('.');
+        }
+        t.push_str(&quote_identifier(r));
+        if let Some(a) = n.detail("Alias").filter(|a| *a != r) {
+            t.push(' ');
+            t.push_str(&quote_identifier(a));
+        }
     }
     t
 }
@@ -58,16 +256,21 @@ fn actual(i: &Instrumentation) -> String {
         "(actual time={:.3}..{:.3} rows={} loops={})",
         per_loop(i.startup_ns, i.nloops),
         per_loop(i.total_ns, i.nloops),
-        (i.ntuples as f64 / i.nloops as f64).round() as u64,
+        rows_per_loop(i),
         i.nloops
     )
 }
 
-/// Our remote counters (every foreign scan) and async counters (async-capable ones).
-fn remote_lines(n: &ExplainNode, i: &Instrumentation) -> Vec<String> {
+fn is_remote(n: &ExplainNode) -> bool {
+    n.node_type == "Foreign Scan"
+}
+
+/// Our counters: remote (every foreign scan) and async (async-capable ones).
+fn counter_lines(n: &ExplainNode, i: &Instrumentation) -> Vec<String> {
     let r = &i.remote;
+    let server = n.detail("Server").map(|s| format!("server={s} ")).unwrap_or_default();
     let mut lines = vec![format!(
-        "Remote: batches={} round trips={} bytes sent={} received={}",
+        "Remote: {server}batches={} round trips={} bytes sent={} received={}",
         r.batches, r.round_trips, r.bytes_sent, r.bytes_received
     )];
     if n.async_capable {
@@ -76,80 +279,247 @@ fn remote_lines(n: &ExplainNode, i: &Instrumentation) -> Vec<String> {
     lines
 }
 
-fn is_remote(n: &ExplainNode) -> bool {
-    n.node_type == "Foreign Scan"
-}
-
-fn write_text(n: &ExplainNode, depth: usize, out: &mut String) {
+fn write_text(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions, depth: usize, out: &mut String) {
     let indent = if depth == 0 { String::new() } else { " ".repeat(6 * (depth - 1) + 2) };
     let detail_indent = if depth == 0 { "  ".to_string() } else { " ".repeat(6 * depth + 2) };
     let arrow = if depth == 0 { "" } else { "->  " };
     let inst = n.instr.finished();
-    out.push_str(&format!("{indent}{arrow}{}  {}\n", title(n), actual(&inst)));
-    for (k, v) in &n.details {
+    out.push_str(&format!("{indent}{arrow}{} {}\n", title(n, opts), actual(&inst)));
+    if opts.verbose && shows_output(n) && !o.cols.is_empty() {
+        out.push_str(&format!("{detail_indent}Output: {}\n", o.cols.join(", ")));
+    }
+    for (k, v) in properties(n, o, opts) {
         out.push_str(&format!("{detail_indent}{k}: {v}\n"));
     }
-    if is_remote(n) && inst.nloops > 0 {
-        for line in remote_lines(n, &inst) {
+    if opts.counters && is_remote(n) && inst.nloops > 0 {
+        for line in counter_lines(n, &inst) {
             out.push_str(&format!("{detail_indent}{line}\n"));
         }
     }
-    for c in &n.children {
-        write_text(c, depth + 1, out);
+    for (c, co) in n.children.iter().zip(&o.children) {
+        write_text(c, co, opts, depth + 1, out);
     }
 }
 
-/// PostgreSQL's TEXT format, followed by the execution time line.
-pub fn explain_text(root: &ExplainNode, execution_ns: u64) -> String {
+/// PostgreSQL's TEXT format with the given options, then `Planning Time:` and
+/// `Execution Time:`.
+pub fn explain_text_with(root: &ExplainNode, opts: &ExplainOptions, planning_ns: u64, execution_ns: u64) -> String {
+    let outputs = resolve_outputs(root, several_relations(root));
     let mut out = String::new();
-    write_text(root, 0, &mut out);
+    write_text(root, &outputs, opts, 0, &mut out);
+    out.push_str(&format!("Planning Time: {:.3} ms\n", ms(planning_ns)));
     out.push_str(&format!("Execution Time: {:.3} ms\n", ms(execution_ns)));
     out
 }
 
-fn json_node(n: &ExplainNode) -> Value {
+/// TEXT with the sandbox's default options (VERBOSE, our counters), planning time 0.
+pub fn explain_text(root: &ExplainNode, execution_ns: u64) -> String {
+    explain_text_with(root, &ExplainOptions::default(), 0, execution_ns)
+}
+
+// ---------------------------------------------------------------------------------
+// JSON.
+
+/// A JSON value kept in PostgreSQL's key order and layout.
+enum J {
+    Str(String),
+    /// A number or boolean, already formatted.
+    Raw(String),
+    /// A list of strings, printed on one line as PostgreSQL prints "Output".
+    List(Vec<String>),
+    Obj(Vec<(String, J)>),
+    /// An array of objects ("Plans", "Triggers").
+    Arr(Vec<J>),
+}
+
+fn escape_json(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+fn write_json(v: &J, indent: usize, out: &mut String) {
+    let pad = " ".repeat(indent);
+    match v {
+        J::Str(s) => out.push_str(&escape_json(s)),
+        J::Raw(s) => out.push_str(s),
+        J::List(items) => {
+            let items: Vec<String> = items.iter().map(|s| escape_json(s)).collect();
+            out.push_str(&format!("[{}]", items.join(", ")));
+        }
+        J::Obj(entries) => {
+            out.push_str("{\n");
+            for (i, (k, v)) in entries.iter().enumerate() {
+                out.push_str(&format!("{pad}  {}: ", escape_json(k)));
+                write_json(v, indent + 2, out);
+                out.push_str(if i + 1 < entries.len() { ",\n" } else { "\n" });
+            }
+            out.push_str(&format!("{pad}}}"));
+        }
+        J::Arr(items) => {
+            out.push_str("[\n");
+            for (i, item) in items.iter().enumerate() {
+                out.push_str(&format!("{pad}  "));
+                write_json(item, indent + 2, out);
+                out.push_str(if i + 1 < items.len() { ",\n" } else { "\n" });
+            }
+            out.push_str(&format!("{pad}]"));
+        }
+    }
+}
+
+fn to_value(v: &J) -> Value {
+    match v {
+        J::Str(s) => Value::String(s.clone()),
+        J::Raw(s) => serde_json::from_str(s).unwrap_or(Value::Null),
+        J::List(items) => Value::Array(items.iter().map(|s| Value::String(s.clone())).collect()),
+        J::Obj(entries) => Value::Object(entries.iter().map(|(k, v)| (k.clone(), to_value(v))).collect()),
+        J::Arr(items) => Value::Array(items.iter().map(to_value).collect()),
+    }
+}
+
+fn time3(ms: f64) -> J {
+    J::Raw(format!("{ms:.3}"))
+}
+
+fn int(v: u64) -> J {
+    J::Raw(v.to_string())
+}
+
+fn boolean(v: bool) -> J {
+    J::Raw(v.to_string())
+}
+
+/// Splits `a, f(b, c), d` at its top-level commas (PostgreSQL's list properties).
+fn split_list(s: &str) -> Vec<String> {
+    let (mut parts, mut depth, mut cur, mut quoted) = (vec![], 0i32, String::new(), false);
+    for c in s.chars() {
+        match c {
+            '\'' | '"' => quoted = !quoted,
+            '(' if !quoted => depth += 1,
+            ')' if !quoted => depth -= 1,
+            ',' if !quoted && depth == 0 => {
+                parts.push(cur.trim().to_string());
+                cur.clear();
+                continue;
+            }
+            _ => {}
+        }
+        cur.push(c);
+    }
+    if !cur.trim().is_empty() {
+        parts.push(cur.trim().to_string());
+    }
+    parts
+}
+
+/// Properties PostgreSQL prints as lists in JSON.
+const LIST_KEYS: &[&str] = &["Group Key", "Sort Key", "Presorted Key", "Output"];
+
+fn json_node(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions) -> J {
     let inst = n.instr.finished();
-    let mut m = Map::new();
-    m.insert("Node Type".into(), json!(n.node_type));
-    if let Some(s) = &n.strategy {
-        m.insert("Strategy".into(), json!(s));
-    }
-    if let Some(p) = &n.parent_relationship {
-        m.insert("Parent Relationship".into(), json!(p));
-    }
-    m.insert("Async Capable".into(), json!(n.async_capable));
-    if let Some(r) = &n.relation {
-        m.insert("Relation Name".into(), json!(r));
-        m.insert("Alias".into(), json!(r));
-    }
-    m.insert("Actual Startup Time".into(), json!(round3(per_loop(inst.startup_ns, inst.nloops))));
-    m.insert("Actual Total Time".into(), json!(round3(per_loop(inst.total_ns, inst.nloops))));
-    m.insert("Actual Rows".into(), json!((inst.ntuples as f64 / inst.nloops.max(1) as f64).round() as u64));
-    m.insert("Actual Loops".into(), json!(inst.nloops));
-    for (k, v) in &n.details {
-        m.insert(k.clone(), json!(v));
+    let mut m: Vec<(String, J)> = vec![];
+    let mut put = |k: &str, v: J| m.push((k.to_string(), v));
+    put("Node Type", J::Str(n.node_type.clone()));
+    if n.node_type == "Aggregate" {
+        put("Strategy", J::Str(n.strategy.clone().unwrap_or_else(|| "Plain".into())));
+        put("Partial Mode", J::Str("Simple".into()));
+    } else if let Some(s) = &n.strategy {
+        put("Strategy", J::Str(s.clone()));
     }
     if is_remote(n) {
+        put("Operation", J::Str("Select".into()));
+    }
+    if let Some(p) = &n.parent_relationship {
+        put("Parent Relationship", J::Str(p.clone()));
+    }
+    put("Parallel Aware", boolean(false));
+    put("Async Capable", boolean(n.async_capable));
+    if let Some(r) = &n.relation {
+        put("Relation Name", J::Str(r.clone()));
+        if opts.verbose {
+            put("Schema", J::Str(n.schema().to_string()));
+        }
+        put("Alias", J::Str(n.alias().unwrap_or(r).to_string()));
+    }
+    put("Actual Startup Time", time3(if inst.nloops == 0 { 0.0 } else { per_loop(inst.startup_ns, inst.nloops) }));
+    put("Actual Total Time", time3(if inst.nloops == 0 { 0.0 } else { per_loop(inst.total_ns, inst.nloops) }));
+    put("Actual Rows", int(rows_per_loop(&inst)));
+    put("Actual Loops", int(inst.nloops));
+    if opts.verbose && shows_output(n) && !o.cols.is_empty() {
+        put("Output", J::List(o.cols.clone()));
+    }
+    for (k, v) in properties(n, o, opts) {
+        let v = if LIST_KEYS.contains(&k.as_str()) { J::List(split_list(&v)) } else { J::Str(v) };
+        put(&k, v);
+    }
+    if matches!(n.node_type.as_str(), "Append" | "Merge Append") {
+        put("Subplans Removed", int(0));
+    }
+    if opts.counters && is_remote(n) {
         let r = &inst.remote;
-        m.insert("Async Requests".into(), json!(r.requests));
-        m.insert("Async Waits".into(), json!(r.waits));
-        m.insert("Async Wait Time".into(), json!(round3(ms(r.wait_ns))));
-        m.insert("Remote Batches".into(), json!(r.batches));
-        m.insert("Remote Round Trips".into(), json!(r.round_trips));
-        m.insert("Remote Bytes Sent".into(), json!(r.bytes_sent));
-        m.insert("Remote Bytes Received".into(), json!(r.bytes_received));
+        let mut ours = vec![];
+        if let Some(s) = n.detail("Server") {
+            ours.push(("Server".to_string(), J::Str(s.to_string())));
+        }
+        for (k, v) in [
+            ("Remote Batches", int(r.batches)),
+            ("Remote Round Trips", int(r.round_trips)),
+            ("Remote Bytes Sent", int(r.bytes_sent)),
+            ("Remote Bytes Received", int(r.bytes_received)),
+            ("Async Requests", int(r.requests)),
+            ("Async Waits", int(r.waits)),
+            ("Async Wait Time", time3(ms(r.wait_ns))),
+        ] {
+            ours.push((k.to_string(), v));
+        }
+        put("pgasync", J::Obj(ours));
     }
     if !n.children.is_empty() {
-        m.insert("Plans".into(), Value::Array(n.children.iter().map(json_node).collect()));
+        let plans = n.children.iter().zip(&o.children).map(|(c, co)| json_node(c, co, opts)).collect();
+        put("Plans", J::Arr(plans));
     }
-    Value::Object(m)
+    J::Obj(m)
 }
 
-fn round3(v: f64) -> f64 {
-    (v * 1000.0).round() / 1000.0
+fn json_doc(root: &ExplainNode, opts: &ExplainOptions, planning_ns: u64, execution_ns: u64) -> J {
+    let outputs = resolve_outputs(root, several_relations(root));
+    J::Arr(vec![J::Obj(vec![
+        ("Plan".into(), json_node(root, &outputs, opts)),
+        ("Planning Time".into(), time3(ms(planning_ns))),
+        ("Triggers".into(), J::Arr(vec![])),
+        ("Execution Time".into(), time3(ms(execution_ns))),
+    ])])
 }
 
-/// PostgreSQL's JSON format: `[{"Plan": {...}, "Execution Time": ...}]`.
+/// PostgreSQL's JSON format as text, keys in PostgreSQL's order and its layout.
+pub fn explain_json_text(root: &ExplainNode, opts: &ExplainOptions, planning_ns: u64, execution_ns: u64) -> String {
+    let mut out = String::new();
+    write_json(&json_doc(root, opts, planning_ns, execution_ns), 0, &mut out);
+    out
+}
+
+/// PostgreSQL's JSON format as a value: `[{"Plan": {...}, "Planning Time": …,
+/// "Triggers": [], "Execution Time": …}]`.
+pub fn explain_json_with(root: &ExplainNode, opts: &ExplainOptions, planning_ns: u64, execution_ns: u64) -> Value {
+    to_value(&json_doc(root, opts, planning_ns, execution_ns))
+}
+
+/// JSON with the sandbox's default options (VERBOSE, our counters), planning time 0.
 pub fn explain_json(root: &ExplainNode, execution_ns: u64) -> Value {
-    json!([{ "Plan": json_node(root), "Planning Time": 0.0, "Execution Time": round3(ms(execution_ns)) }])
+    explain_json_with(root, &ExplainOptions::default(), 0, execution_ns)
 }

@@ -9,7 +9,9 @@
 //! Times are nanoseconds of the executor's clock (virtual or real).
 
 mod explain;
-pub use explain::{explain_json, explain_text, ExplainNode};
+pub use explain::{
+    explain_json, explain_json_text, explain_json_with, explain_text, explain_text_with, ExplainNode, ExplainOptions,
+};
 
 use serde::Serialize;
 

@@ -1,22 +1,79 @@
-//! A simulated PostgreSQL server: parses frontend messages, runs the statements with
-//! the sandbox's own executor over in-memory tables, and writes backend messages.
-//! It answers what postgres_fdw sends: the startup packet, and simple Query messages
-//! holding START TRANSACTION / DECLARE … CURSOR / FETCH / CLOSE / COMMIT / ROLLBACK /
-//! SET / SELECT, several per message.
+//! A simulated PostgreSQL 15 backend: one connection to a shard. It decodes frontend
+//! messages, runs their statements with the sandbox's own executor over the shard's
+//! in-memory tables, and writes the backend messages PostgreSQL writes, in the same
+//! order and with the same SQLSTATEs and texts. The functions carry the names of
+//! their counterparts in `src/backend/tcop/postgres.c`.
+//!
+//! # Protocol
+//! - **Startup** (`process_startup_packet`, postmaster.c): SSLRequest and GSSENCRequest
+//!   get `N`; a 3.0 StartupMessage (`user` required, other options applied as settings,
+//!   `_pq_.` options or a newer minor version answered with NegotiateProtocolVersion)
+//!   gets AuthenticationOk (trust), ParameterStatus for PostgreSQL 15's thirteen reported
+//!   parameters, BackendKeyData, ReadyForQuery. A CancelRequest closes the connection.
+//! - **Simple Query** (`exec_simple_query`): each statement answers its rows and
+//!   CommandComplete (`BEGIN`/`START TRANSACTION`, `COMMIT`, `ROLLBACK`, `SET`,
+//!   `DECLARE CURSOR`, `FETCH n`, `CLOSE CURSOR`, `SELECT n`), an empty query
+//!   EmptyQueryResponse; then ReadyForQuery.
+//! - **Extended** (`exec_parse_message`, `exec_bind_message`, `exec_describe_*_message`,
+//!   `exec_execute_message`, `exec_close_message`, Flush, `exec_sync`): ParseComplete,
+//!   BindComplete, ParameterDescription + RowDescription or NoData, rows + CommandComplete
+//!   (or PortalSuspended when the row limit is reached, EmptyQueryResponse for an empty
+//!   query), CloseComplete, nothing, ReadyForQuery. After an ERROR in one of these
+//!   messages everything up to Sync is discarded, and Sync answers ReadyForQuery.
+//! - **Terminate** ends the session; the next bytes are a new connection's startup packet.
+//!
+//! # Invariants
+//! - ReadyForQuery says `I` (idle), `T` (in a transaction block) or `E` (failed block);
+//!   a reported parameter whose value changed goes out as ParameterStatus just before it.
+//! - In a failed block only COMMIT and ROLLBACK run; anything else is 25P02.
+//! - A Query message is one implicit transaction: an error undoes its SETs (unless a
+//!   block was opened) and drops its portals. A syntax error anywhere in it rejects it
+//!   before any statement runs (and before it is logged); other errors stop at their
+//!   statement, the statements before it having run.
+//! - Framing errors are FATAL: an unknown message type, a length word below 4 or above
+//!   the type's bound (`wire::message_limit`), a bad startup packet. The last message is
+//!   an ErrorResponse (SQLSTATE 08P01 mostly), the connection is closed and `receive`
+//!   returns `Err`; later input is refused. (PostgreSQL closes without a message on a
+//!   bad length word, logging it as COMMERROR; the sandbox tells the client why.) Errors
+//!   inside a message body (a truncated field, a string without its terminator, bytes
+//!   left over, invalid UTF-8) are ERRORs, as in PostgreSQL: the session goes on.
+//! - At most one incomplete message is buffered, and only once its length word has been
+//!   checked: never more than `LARGE_MESSAGE_LIMIT + 5` bytes.
+//! - The statement log is PostgreSQL's with `log_statement = 'all'`: `statement: <sql>`
+//!   per Query, `execute <unnamed>: <sql>` per Execute (`execute fetch from` when a
+//!   portal resumes, `name` and `<unnamed>/portal` for named ones).
+//! - Server time (the cost model): `server_query_ns` per statement of a simple Query and
+//!   once per extended-protocol cycle up to Sync however many messages it has, plus the
+//!   executor's cost-model time and `server_row_ns` per row sent.
+//!
+//! Where it departs from PostgreSQL on purpose: one database (the startup packet's is
+//! not checked) and no authentication; no parameters (Parse with parameter types, Bind
+//! with values are rejected); text format only; WITH HOLD cursors end with their
+//! transaction; parse analysis of a Parse message runs even in a failed transaction.
+
+#[path = "guc.rs"]
+mod guc;
+#[path = "statement.rs"]
+mod statement;
+#[path = "wire.rs"]
+mod wire;
 
 use crate::clock::Clock;
 use crate::estate::EState;
 use crate::executor::{exec_proc_node, init_plan, ExecStatus, InitContext, PlanState};
-use crate::plan::use_indexes;
+use crate::plan::{use_indexes, Plan};
 use crate::sql::{parse_shard_sql, ShardStatement, SqlError};
-use crate::types::{Catalog, Column, Datum};
+use crate::types::{Catalog, Column};
+use guc::{Reporter, Settings};
+use statement::{is_syntax_error, split_statements, statement_info, Piece, StmtInfo};
+use wire::{command_complete, put_msg, MsgReader, PgError};
 
 /// Server-side costs of the model, in nanoseconds.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct ServerCosts {
     /// Producing and sending one row (on top of the executor's cost model).
     pub server_row_ns: u64,
-    /// Parsing and running one statement.
+    /// Parsing and running one statement (one per extended-protocol cycle).
     pub server_query_ns: u64,
 }
 
@@ -26,12 +83,109 @@ impl Default for ServerCosts {
     }
 }
 
-struct Cursor {
+/// What the server wrote in answer to some input, and the server time it took.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Answer {
+    pub bytes: Vec<u8>,
+    pub cost_ns: u64,
+}
+
+/// The server closed the connection: after a FATAL error (the last message of
+/// `answer`), after a CancelRequest packet (silently), or earlier (input refused).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Closed {
+    pub sqlstate: &'static str,
+    pub message: String,
+    pub answer: Answer,
+}
+
+impl std::fmt::Display for Closed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "connection closed by the server: {} ({})", self.message, self.sqlstate)
+    }
+}
+
+/// A statement ready to run: the front end's plan, the server's extra facts, its text.
+#[derive(Clone, Debug)]
+struct Stmt {
+    kind: ShardStatement,
+    info: StmtInfo,
+    text: String,
+}
+
+/// A Parse message's result (PostgreSQL's CachedPlanSource); `stmt` None for an empty query.
+struct PreparedStatement {
     name: String,
+    sql: String,
+    stmt: Option<Stmt>,
+}
+
+/// A running plan: a DECLAREd cursor, or a SELECT portal that has started.
+struct RowSource {
     es: EState,
     root: PlanState,
     columns: Vec<Column>,
     done: bool,
+}
+
+enum PortalState {
+    /// Bound by Bind, not run yet.
+    Bound(Box<Stmt>),
+    /// Bound to an empty query.
+    Empty,
+    /// Produces rows.
+    Rows(Box<RowSource>),
+    /// A FETCH that has started: `left` more rows (None: all) to draw from `cursor`.
+    Fetching { cursor: String, left: Option<u64> },
+    /// A statement without rows that has run (PostgreSQL's PORTAL_DONE).
+    Done,
+}
+
+/// PostgreSQL's portal: what Bind creates, and what DECLARE creates (a cursor).
+struct Portal {
+    name: String,
+    /// The prepared statement it came from (None for a DECLAREd cursor), for the log.
+    stmt_name: Option<String>,
+    source_text: String,
+    at_start: bool,
+    state: PortalState,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    /// Waiting for the startup packet (after an SSLRequest was refused, `ssl_done`).
+    Startup {
+        ssl_done: bool,
+    },
+    Ready,
+    Closed,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Xact {
+    Idle,
+    InBlock,
+    Failed,
+}
+
+/// How `receive` stops: a FATAL error, or a close without a message.
+enum Stop {
+    Fatal(PgError),
+    Silent(&'static str),
+}
+
+impl From<PgError> for Stop {
+    fn from(e: PgError) -> Stop {
+        Stop::Fatal(e)
+    }
+}
+
+/// Where rows go and what they cost: the server's counters, lent to `send_rows`.
+struct RowBudget<'a> {
+    shard: &'a str,
+    sent: &'a mut u64,
+    fail_after: Option<u64>,
+    row_ns: u64,
 }
 
 pub struct ShardServer {
@@ -40,350 +194,992 @@ pub struct ShardServer {
     pub costs: ServerCosts,
     /// Fault injection: fail a FETCH once this many rows have been sent in all.
     pub fail_after_rows: Option<u64>,
-    rows_sent: u64,
-    inbuf: Vec<u8>,
-    started: bool,
-    in_xact: bool,
-    aborted: bool,
-    cursors: Vec<Cursor>,
-    pid: i32,
-    /// ReadyForQuery messages written so far (one per answered Query or startup).
+    /// ReadyForQuery messages written so far (one per answered Query, Sync or startup).
     pub answers_sent: usize,
-}
-
-/// An error to send as ErrorResponse.
-struct PgError {
-    code: &'static str,
-    message: String,
-    position: Option<usize>,
-}
-
-impl From<SqlError> for PgError {
-    fn from(e: SqlError) -> PgError {
-        let code = if e.message.contains("does not exist") { "42P01" } else { "42601" };
-        PgError { code, message: e.message, position: e.position }
-    }
-}
-
-fn put_msg(out: &mut Vec<u8>, tag: u8, body: &[u8]) {
-    out.push(tag);
-    out.extend_from_slice(&((body.len() + 4) as i32).to_be_bytes());
-    out.extend_from_slice(body);
-}
-
-fn cstr(body: &mut Vec<u8>, s: &str) {
-    body.extend_from_slice(s.as_bytes());
-    body.push(0);
+    /// Keep the statement log (on by default; a long run may turn it off to save memory).
+    pub log_statements: bool,
+    rows_sent: u64,
+    pid: i32,
+    phase: Phase,
+    inbuf: Vec<u8>,
+    xact: Xact,
+    settings: Settings,
+    /// The settings to restore if the current transaction (block or implicit) rolls back.
+    saved_settings: Option<Settings>,
+    reporter: Reporter,
+    statements: Vec<PreparedStatement>,
+    portals: Vec<Portal>,
+    ignore_till_sync: bool,
+    /// `server_query_ns` was charged in the current extended-protocol cycle.
+    cycle_charged: bool,
+    log: Vec<String>,
 }
 
 impl ShardServer {
+    /// PostgreSQL's bound on the startup packet body.
+    pub const MAX_STARTUP_PACKET_LEN: usize = wire::MAX_STARTUP_PACKET_LEN;
+    /// The bound on Query, Parse and Bind messages (64 MiB; PostgreSQL's is 1 GiB).
+    pub const LARGE_MESSAGE_LIMIT: usize = wire::LARGE_MESSAGE_LIMIT;
+    /// PostgreSQL's bound on the other messages.
+    pub const SMALL_MESSAGE_LIMIT: usize = wire::SMALL_MESSAGE_LIMIT;
+
     pub fn new(name: &str, catalog: Catalog, pid: i32) -> ShardServer {
         ShardServer {
             name: name.to_string(),
             catalog,
             costs: ServerCosts::default(),
             fail_after_rows: None,
-            rows_sent: 0,
-            inbuf: Vec::new(),
-            started: false,
-            in_xact: false,
-            aborted: false,
-            cursors: Vec::new(),
-            pid,
             answers_sent: 0,
+            log_statements: true,
+            rows_sent: 0,
+            pid,
+            phase: Phase::Startup { ssl_done: false },
+            inbuf: Vec::new(),
+            xact: Xact::Idle,
+            settings: Settings::default(),
+            saved_settings: None,
+            reporter: Reporter::default(),
+            statements: Vec::new(),
+            portals: Vec::new(),
+            ignore_till_sync: false,
+            cycle_charged: false,
+            log: Vec::new(),
         }
     }
 
-    /// Handles the bytes of one or more complete frontend messages; returns the
-    /// response bytes and the server time it took.
+    /// Handles bytes from the client (any split of frontend messages); returns the
+    /// response bytes and the server time it took. A closed connection answers nothing.
     pub fn handle(&mut self, bytes: &[u8]) -> (Vec<u8>, u64) {
-        self.inbuf.extend_from_slice(bytes);
-        let mut out = Vec::new();
-        let mut cost = 0;
-        loop {
-            if !self.started {
-                if self.inbuf.len() < 4 {
-                    break;
-                }
-                let len = i32::from_be_bytes(self.inbuf[0..4].try_into().unwrap()) as usize;
-                if self.inbuf.len() < len {
-                    break;
-                }
-                self.inbuf.drain(..len);
-                self.started = true;
-                self.startup_response(&mut out);
-                continue;
-            }
-            if self.inbuf.len() < 5 {
-                break;
-            }
-            let tag = self.inbuf[0];
-            let len = i32::from_be_bytes(self.inbuf[1..5].try_into().unwrap()) as usize;
-            if self.inbuf.len() < len + 1 {
-                break;
-            }
-            let body: Vec<u8> = self.inbuf.drain(..len + 1).skip(5).collect();
-            match tag {
-                b'Q' => {
-                    let sql = String::from_utf8_lossy(body.strip_suffix(&[0]).unwrap_or(&body)).into_owned();
-                    cost += self.simple_query(&sql, &mut out);
-                }
-                b'X' => {
-                    self.cursors.clear();
-                    self.in_xact = false;
-                    self.started = false;
-                }
-                _ => {
-                    let e = PgError {
-                        code: "08P01",
-                        message: format!("unsupported frontend message type {}", tag as char),
-                        position: None,
-                    };
-                    self.error_response(&e, &mut out);
-                    self.ready(&mut out);
-                }
-            }
+        match self.receive(bytes) {
+            Ok(a) => (a.bytes, a.cost_ns),
+            Err(c) => (c.answer.bytes, c.answer.cost_ns),
         }
-        (out, cost)
+    }
+
+    /// Like `handle`, with the closing of the connection as an `Err` (see the module doc).
+    pub fn receive(&mut self, bytes: &[u8]) -> Result<Answer, Closed> {
+        if self.phase == Phase::Closed {
+            let message = "the connection is closed".to_string();
+            return Err(Closed { sqlstate: "08003", message, answer: Answer::default() });
+        }
+        self.inbuf.extend_from_slice(bytes);
+        let buf = std::mem::take(&mut self.inbuf);
+        let mut answer = Answer::default();
+        let mut pos = 0;
+        match self.process_input(&buf, &mut pos, &mut answer) {
+            Ok(()) => {
+                self.keep_unread(buf, pos);
+                Ok(answer)
+            }
+            Err(stop) => Err(self.close(stop, answer)),
+        }
+    }
+
+    /// The statement log, like PostgreSQL's with `log_statement = 'all'`: each line
+    /// with the backend's process id (the one in BackendKeyData).
+    pub fn statement_log(&self) -> Vec<(i32, String)> {
+        self.log.iter().map(|l| (self.pid, l.clone())).collect()
+    }
+
+    pub fn pid(&self) -> i32 {
+        self.pid
+    }
+
+    /// A session setting's current value (`TimeZone`, `search_path`, ...; any case).
+    pub fn setting(&self, name: &str) -> Option<String> {
+        self.settings.get(name).map(str::to_string)
+    }
+
+    /// ReadyForQuery's status byte now: `I`, `T` or `E`.
+    pub fn transaction_status(&self) -> u8 {
+        match self.xact {
+            Xact::Idle => b'I',
+            Xact::InBlock => b'T',
+            Xact::Failed => b'E',
+        }
+    }
+
+    pub fn is_closed(&self) -> bool {
+        self.phase == Phase::Closed
+    }
+
+    /// Bytes received but not yet handled (part of one message at most).
+    pub fn buffered_bytes(&self) -> usize {
+        self.inbuf.len()
     }
 
     /// Cancels what is running: the client will get a 57014 error; the transaction is aborted.
     pub fn cancel_response(&mut self) -> Vec<u8> {
         let mut out = Vec::new();
-        if self.in_xact {
-            self.aborted = true;
-        }
-        let e = PgError { code: "57014", message: "canceling statement due to user request".into(), position: None };
-        self.error_response(&e, &mut out);
+        self.abort_current_transaction();
+        let e = PgError::error("57014", "canceling statement due to user request");
+        wire::error_response(&mut out, &e, b'E', "ERROR");
         self.ready(&mut out);
         out
     }
 
-    fn startup_response(&mut self, out: &mut Vec<u8>) {
-        put_msg(out, b'R', &0i32.to_be_bytes());
-        for (k, v) in [
-            ("server_version", "15.0 (pgasync simulated shard)"),
-            ("client_encoding", "UTF8"),
-            ("DateStyle", "ISO, MDY"),
-        ] {
-            let mut b = Vec::new();
-            cstr(&mut b, k);
-            cstr(&mut b, v);
-            put_msg(out, b'S', &b);
+    // ---- input ----------------------------------------------------------------
+
+    /// Frames and processes every complete message (or startup packet) of `buf` from `pos`.
+    fn process_input(&mut self, buf: &[u8], pos: &mut usize, answer: &mut Answer) -> Result<(), Stop> {
+        loop {
+            let rest = &buf[*pos..];
+            let consumed = match self.phase {
+                Phase::Closed => return Ok(()),
+                Phase::Startup { ssl_done } => {
+                    let Some(body) = wire::frame_startup(rest)? else { return Ok(()) };
+                    self.process_startup_packet(&rest[body.clone()], ssl_done, &mut answer.bytes)?;
+                    body.end
+                }
+                Phase::Ready => {
+                    let Some((tag, body)) = wire::frame_message(rest)? else { return Ok(()) };
+                    self.process_message(tag, &rest[body.clone()], answer)?;
+                    body.end
+                }
+            };
+            *pos += consumed;
         }
-        let mut k = self.pid.to_be_bytes().to_vec();
-        k.extend_from_slice(&(self.pid.wrapping_mul(7919)).to_be_bytes());
-        put_msg(out, b'K', &k);
-        self.ready(out);
     }
 
-    fn ready(&mut self, out: &mut Vec<u8>) {
-        self.answers_sent += 1;
-        let status = if self.aborted {
-            b'E'
-        } else if self.in_xact {
-            b'T'
-        } else {
-            b'I'
+    /// Keeps the unread tail of `buf` (one incomplete message at most) for next time.
+    fn keep_unread(&mut self, mut buf: Vec<u8>, pos: usize) {
+        buf.drain(..pos);
+        if buf.capacity() > 1 << 16 && buf.len() < buf.capacity() / 4 {
+            buf.shrink_to_fit();
+        }
+        self.inbuf = buf;
+    }
+
+    fn close(&mut self, stop: Stop, mut answer: Answer) -> Closed {
+        let (sqlstate, message) = match stop {
+            Stop::Fatal(e) => {
+                wire::error_response(&mut answer.bytes, &e, b'E', "FATAL");
+                (e.code, e.message)
+            }
+            Stop::Silent(why) => ("08006", why.to_string()),
         };
-        put_msg(out, b'Z', &[status]);
+        self.reset_session();
+        self.phase = Phase::Closed;
+        self.inbuf = Vec::new();
+        Closed { sqlstate, message, answer }
     }
 
-    fn error_response(&self, e: &PgError, out: &mut Vec<u8>) {
-        let mut b = Vec::new();
-        for (t, v) in [(b'S', "ERROR"), (b'V', "ERROR"), (b'C', e.code)] {
-            b.push(t);
-            cstr(&mut b, v);
-        }
-        b.push(b'M');
-        cstr(&mut b, &e.message);
-        if let Some(p) = e.position {
-            b.push(b'P');
-            cstr(&mut b, &p.to_string());
-        }
-        b.push(0);
-        put_msg(out, b'E', &b);
+    fn reset_session(&mut self) {
+        self.xact = Xact::Idle;
+        self.settings = Settings::default();
+        self.saved_settings = None;
+        self.reporter = Reporter::default();
+        self.statements.clear();
+        self.portals.clear();
+        self.ignore_till_sync = false;
+        self.cycle_charged = false;
     }
 
-    fn command_complete(out: &mut Vec<u8>, tag: &str) {
-        let mut b = Vec::new();
-        cstr(&mut b, tag);
-        put_msg(out, b'C', &b);
+    // ---- startup (postmaster.c's ProcessStartupPacket) --------------------------
+
+    fn process_startup_packet(&mut self, body: &[u8], ssl_done: bool, out: &mut Vec<u8>) -> Result<(), Stop> {
+        let mut r = MsgReader::new(body);
+        let code = r.int32().map_err(PgError::into_fatal)?;
+        match code {
+            wire::CANCEL_REQUEST_CODE => return Err(Stop::Silent("a cancel request packet closes its connection")),
+            wire::SSL_REQUEST_CODE | wire::GSSENC_REQUEST_CODE if !ssl_done => {
+                out.push(b'N'); // not supported: the client goes on in the clear
+                self.phase = Phase::Startup { ssl_done: true };
+                return Ok(());
+            }
+            _ => {}
+        }
+        let (major, minor) = ((code as u32) >> 16, (code as u32) & 0xffff);
+        if code >> 16 != wire::PROTOCOL_3_0 >> 16 {
+            let msg = format!("unsupported frontend protocol {major}.{minor}: server supports 3.0 to 3.0");
+            return Err(PgError::fatal("0A000", msg).into());
+        }
+        let options = startup_options(&body[4..])?;
+        self.start_session(minor, options, out)?;
+        Ok(())
     }
 
-    /// Runs every statement of a Query message; the first error skips the rest.
-    fn simple_query(&mut self, sql: &str, out: &mut Vec<u8>) -> u64 {
-        let mut cost = 0;
-        let result = parse_shard_sql(sql, &self.catalog).map_err(PgError::from).and_then(|stmts| {
-            if stmts.is_empty() {
-                put_msg(out, b'I', &[]);
+    /// Applies the startup options and answers the startup packet.
+    fn start_session(&mut self, minor: u32, options: Vec<(String, String)>, out: &mut Vec<u8>) -> Result<(), PgError> {
+        let mut user = None;
+        let mut unrecognized = Vec::new();
+        let mut gucs = Vec::new();
+        for (name, value) in options {
+            match name.as_str() {
+                "user" => user = Some(value),
+                "database" | "options" | "replication" => {} // one database; no command-line options
+                n if n.starts_with("_pq_.") => unrecognized.push(name),
+                _ => gucs.push((name, value)),
             }
-            for s in stmts {
-                cost += self.costs.server_query_ns;
-                cost += self.execute(s, out)?;
-            }
-            Ok(())
-        });
-        if let Err(e) = result {
-            if self.in_xact {
-                self.aborted = true;
-            }
-            self.error_response(&e, out);
         }
+        let user = user.filter(|u| !u.is_empty());
+        let user =
+            user.ok_or_else(|| PgError::fatal("28000", "no PostgreSQL user name specified in startup packet"))?;
+        let mut settings = Settings::default();
+        for (name, value) in &gucs {
+            settings.apply_startup(name, value).map_err(PgError::into_fatal)?;
+        }
+        settings.set_internal("session_authorization", &user);
+        if minor > 0 || !unrecognized.is_empty() {
+            wire::negotiate_protocol_version(out, 0, &unrecognized);
+        }
+        self.reset_session();
+        self.settings = settings;
+        put_msg(out, b'R', &0i32.to_be_bytes()); // AuthenticationOk
+        for (name, value) in self.reporter.report_all(&self.settings) {
+            wire::parameter_status(out, name, &value);
+        }
+        let mut key = self.pid.to_be_bytes().to_vec();
+        key.extend_from_slice(&(self.pid.wrapping_mul(7919)).to_be_bytes());
+        put_msg(out, b'K', &key);
+        self.phase = Phase::Ready;
         self.ready(out);
-        cost
+        Ok(())
     }
 
-    fn execute(&mut self, stmt: ShardStatement, out: &mut Vec<u8>) -> Result<u64, PgError> {
-        let ends_xact = matches!(stmt, ShardStatement::Commit | ShardStatement::Rollback);
-        if self.aborted && !ends_xact {
-            return Err(PgError {
-                code: "25P02",
-                message: "current transaction is aborted, commands ignored until end of transaction block".into(),
-                position: None,
-            });
+    // ---- the main loop (PostgresMain) -----------------------------------------
+
+    /// One frontend message. Returns Err only for a FATAL error (the connection ends).
+    fn process_message(&mut self, tag: u8, body: &[u8], answer: &mut Answer) -> Result<(), PgError> {
+        let extended = matches!(tag, b'P' | b'B' | b'C' | b'D' | b'E' | b'H');
+        if matches!(tag, b'S' | b'X') {
+            self.ignore_till_sync = false;
         }
-        match stmt {
-            ShardStatement::Begin => {
-                self.in_xact = true;
-                Self::command_complete(out, "BEGIN");
+        if self.ignore_till_sync {
+            return Ok(()); // discarding until Sync after an error
+        }
+        let (out, cost) = (&mut answer.bytes, &mut answer.cost_ns);
+        let result = match tag {
+            b'Q' => self.exec_simple_query(body, out, cost),
+            b'P' => self.exec_parse_message(body, out, cost),
+            b'B' => self.exec_bind_message(body, out),
+            b'E' => self.exec_execute_message(body, out, cost),
+            b'D' => self.exec_describe_message(body, out),
+            b'C' => self.exec_close_message(body, out),
+            b'H' => MsgReader::new(body).end(), // Flush: our answers are never held back
+            b'S' => self.exec_sync(body),
+            b'X' => {
+                self.terminate();
+                return Ok(());
             }
-            ShardStatement::Commit | ShardStatement::Rollback => {
-                let tag = if self.aborted || matches!(stmt, ShardStatement::Rollback) { "ROLLBACK" } else { "COMMIT" };
-                self.cursors.clear(); // cursors without HOLD end with their transaction
-                self.in_xact = false;
-                self.aborted = false;
-                Self::command_complete(out, tag);
+            b'F' => Err(PgError::error("0A000", "function calls are not supported by the simulated shard")),
+            _ => Ok(()), // CopyData, CopyDone, CopyFail outside COPY: ignored, as PostgreSQL does
+        };
+        if let Err(e) = result {
+            if e.fatal {
+                return Err(e);
             }
-            ShardStatement::Set => Self::command_complete(out, "SET"),
+            self.abort_current_transaction();
+            wire::error_response(out, &e, b'E', "ERROR");
+            self.ignore_till_sync = extended;
+        }
+        if matches!(tag, b'Q' | b'S' | b'F') {
+            self.ready(out);
+        }
+        Ok(())
+    }
+
+    /// Terminate: the session ends; the next bytes start a new connection.
+    fn terminate(&mut self) {
+        self.reset_session();
+        self.phase = Phase::Startup { ssl_done: false };
+    }
+
+    /// ReadyForQuery, after ParameterStatus for every reported setting that changed.
+    fn ready(&mut self, out: &mut Vec<u8>) {
+        for (name, value) in self.reporter.changes(&self.settings) {
+            wire::parameter_status(out, name, &value);
+        }
+        self.answers_sent += 1;
+        put_msg(out, b'Z', &[self.transaction_status()]);
+    }
+
+    fn log_statement(&mut self, line: String) {
+        if self.log_statements {
+            self.log.push(line);
+        }
+    }
+
+    // ---- transactions (xact.c, as far as a shard needs) -------------------------
+
+    /// Starts the implicit transaction of a message when no block is open.
+    fn start_xact_command(&mut self) {
+        if self.xact == Xact::Idle && self.saved_settings.is_none() {
+            self.saved_settings = Some(self.settings.clone());
+        }
+    }
+
+    /// Commits the implicit transaction (end of a Query, Sync) when no block is open.
+    fn finish_xact_command(&mut self) {
+        if self.xact == Xact::Idle {
+            self.end_transaction(true);
+        }
+    }
+
+    /// After an ERROR: a block becomes failed; an implicit transaction rolls back.
+    fn abort_current_transaction(&mut self) {
+        match self.xact {
+            Xact::InBlock => self.xact = Xact::Failed,
+            Xact::Failed => {}
+            Xact::Idle => self.end_transaction(false),
+        }
+    }
+
+    fn end_transaction(&mut self, commit: bool) {
+        if let Some(saved) = self.saved_settings.take() {
+            if !commit {
+                self.settings = saved;
+            }
+        }
+        self.portals.clear(); // cursors and portals end with their transaction
+        self.xact = Xact::Idle;
+    }
+
+    fn check_not_aborted(&self, is_exit: bool) -> Result<(), PgError> {
+        if self.xact == Xact::Failed && !is_exit {
+            let msg = "current transaction is aborted, commands ignored until end of transaction block";
+            return Err(PgError::error("25P02", msg));
+        }
+        Ok(())
+    }
+
+    fn warning(out: &mut Vec<u8>, code: &'static str, message: &str) {
+        wire::error_response(out, &PgError::error(code, message), b'N', "WARNING");
+    }
+
+    // ---- simple query ---------------------------------------------------------
+
+    fn exec_simple_query(&mut self, body: &[u8], out: &mut Vec<u8>, cost: &mut u64) -> Result<(), PgError> {
+        let mut r = MsgReader::new(body);
+        let sql = r.string()?;
+        r.end()?;
+        self.drop_unnamed();
+        self.start_xact_command();
+        let parsed = parse_shard_sql(sql, &self.catalog);
+        if let Err(e) = &parsed {
+            if is_syntax_error(e) {
+                return Err(sql_error(e.clone(), 0));
+            }
+        }
+        self.log_statement(format!("statement: {sql}"));
+        let pieces = split_statements(sql);
+        match parsed {
+            Ok(stmts) if stmts.is_empty() => put_msg(out, b'I', &[]), // EmptyQueryResponse
+            Ok(stmts) if stmts.len() == pieces.len() => {
+                for (kind, piece) in stmts.into_iter().zip(&pieces) {
+                    let stmt = Stmt { kind, info: statement_info(&piece.tokens), text: piece.text.clone() };
+                    self.run_simple(stmt, out, cost)?;
+                }
+            }
+            _ => self.exec_pieces(&pieces, out, cost)?,
+        }
+        self.finish_xact_command();
+        Ok(())
+    }
+
+    /// Runs the statements one by one, each parsed on its own, up to the first error
+    /// (the whole query had one that was not a syntax error).
+    fn exec_pieces(&mut self, pieces: &[Piece], out: &mut Vec<u8>, cost: &mut u64) -> Result<(), PgError> {
+        for piece in pieces {
+            let info = statement_info(&piece.tokens);
+            self.check_not_aborted(info.is_exit)?;
+            let stmts = parse_shard_sql(&piece.text, &self.catalog).map_err(|e| sql_error(e, piece.char_start))?;
+            for kind in stmts {
+                self.run_simple(Stmt { kind, info: info.clone(), text: piece.text.clone() }, out, cost)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn run_simple(&mut self, stmt: Stmt, out: &mut Vec<u8>, cost: &mut u64) -> Result<(), PgError> {
+        self.check_not_aborted(stmt.info.is_exit)?;
+        self.start_xact_command();
+        *cost += self.costs.server_query_ns;
+        *cost += self.exec_statement(stmt, out)?;
+        Ok(())
+    }
+
+    /// Drops the unnamed statement and portal, as a Query message does.
+    fn drop_unnamed(&mut self) {
+        self.statements.retain(|s| !s.name.is_empty());
+        self.portals.retain(|p| !p.name.is_empty());
+    }
+
+    /// Runs one statement (FETCH and SELECT as the simple protocol answers them);
+    /// returns the server time of its rows.
+    fn exec_statement(&mut self, stmt: Stmt, out: &mut Vec<u8>) -> Result<u64, PgError> {
+        match stmt.kind {
+            ShardStatement::Begin => self.exec_begin(stmt.info.begin_tag, out),
+            ShardStatement::Commit => self.exec_commit(out),
+            ShardStatement::Rollback => self.exec_rollback(out),
+            ShardStatement::Set => self.exec_set(stmt.info.set.as_ref(), out)?,
             ShardStatement::DeclareCursor { name, plan, columns } => {
-                if !self.in_xact {
-                    return Err(PgError {
-                        code: "25P01",
-                        message: "DECLARE CURSOR can only be used in transaction blocks".into(),
-                        position: None,
-                    });
-                }
-                if self.cursors.iter().any(|c| c.name == name) {
-                    return Err(PgError {
-                        code: "42P03",
-                        message: format!("cursor \"{name}\" already exists"),
-                        position: None,
-                    });
-                }
-                let plan = use_indexes(plan, &self.catalog);
-                let mut es = EState::new(Clock::virtual_clock(), vec![], false, false);
-                let root = init_plan(&plan, &InitContext { catalog: &self.catalog }, &mut es).map_err(|m| PgError {
-                    code: "42P01",
-                    message: m,
-                    position: None,
-                })?;
-                self.cursors.push(Cursor { name, es, root, columns, done: false });
-                Self::command_complete(out, "DECLARE CURSOR");
+                self.exec_declare(name, plan, columns, stmt.text, out)?
             }
-            ShardStatement::Fetch { cursor, count } => {
-                let i = self.cursor_index(&cursor)?;
-                return self.fetch(i, count, out, "FETCH");
-            }
-            ShardStatement::Close { cursor } => {
-                let i = self.cursor_index(&cursor)?;
-                self.cursors.remove(i);
-                Self::command_complete(out, "CLOSE CURSOR");
-            }
-            ShardStatement::Select { plan, columns } => {
-                let plan = use_indexes(plan, &self.catalog);
-                let mut es = EState::new(Clock::virtual_clock(), vec![], false, false);
-                let root = init_plan(&plan, &InitContext { catalog: &self.catalog }, &mut es).map_err(|m| PgError {
-                    code: "42P01",
-                    message: m,
-                    position: None,
-                })?;
-                self.cursors.push(Cursor { name: String::new(), es, root, columns, done: false });
-                let i = self.cursors.len() - 1;
-                let r = self.fetch(i, None, out, "SELECT");
-                self.cursors.remove(i);
-                return r;
-            }
+            ShardStatement::Fetch { cursor, count } => return self.exec_fetch(&cursor, count, out),
+            ShardStatement::Close { cursor } => self.exec_close(&cursor, out)?,
+            ShardStatement::Select { plan, columns } => return self.exec_select(plan, columns, out),
         }
         Ok(0)
     }
 
+    // ---- utility statements ---------------------------------------------------
+
+    fn exec_begin(&mut self, tag: &str, out: &mut Vec<u8>) {
+        match self.xact {
+            Xact::Idle => self.xact = Xact::InBlock,
+            _ => Self::warning(out, "25001", "there is already a transaction in progress"),
+        }
+        command_complete(out, tag);
+    }
+
+    fn exec_commit(&mut self, out: &mut Vec<u8>) {
+        let tag = match self.xact {
+            Xact::InBlock => "COMMIT",
+            Xact::Failed => "ROLLBACK", // a failed block can only roll back
+            Xact::Idle => {
+                Self::warning(out, "25P01", "there is no transaction in progress");
+                "COMMIT"
+            }
+        };
+        self.end_transaction(tag == "COMMIT");
+        command_complete(out, tag);
+    }
+
+    fn exec_rollback(&mut self, out: &mut Vec<u8>) {
+        if self.xact == Xact::Idle {
+            Self::warning(out, "25P01", "there is no transaction in progress");
+        }
+        self.end_transaction(false);
+        command_complete(out, "ROLLBACK");
+    }
+
+    fn exec_set(&mut self, set: Option<&guc::SetCommand>, out: &mut Vec<u8>) -> Result<(), PgError> {
+        let set = set.ok_or_else(|| PgError::error("0A000", "unsupported in a shard query: this form of SET"))?;
+        self.settings.apply(set)?;
+        command_complete(out, "SET");
+        Ok(())
+    }
+
+    fn exec_declare(
+        &mut self,
+        name: String,
+        plan: Plan,
+        columns: Vec<Column>,
+        text: String,
+        out: &mut Vec<u8>,
+    ) -> Result<(), PgError> {
+        if self.xact != Xact::InBlock {
+            return Err(PgError::error("25P01", "DECLARE CURSOR can only be used in transaction blocks"));
+        }
+        if self.portal_index(&name).is_some() {
+            return Err(PgError::error("42P03", format!("cursor \"{name}\" already exists")));
+        }
+        let src = self.start_plan(plan, columns)?;
+        let state = PortalState::Rows(Box::new(src));
+        self.portals.push(Portal { name, stmt_name: None, source_text: text, at_start: true, state });
+        command_complete(out, "DECLARE CURSOR");
+        Ok(())
+    }
+
+    fn exec_fetch(&mut self, cursor: &str, count: Option<u64>, out: &mut Vec<u8>) -> Result<u64, PgError> {
+        let i = self.cursor_index(cursor)?;
+        self.ensure_rows(i)?;
+        if let Some(columns) = self.portal_columns(i) {
+            wire::row_description(out, &columns);
+        }
+        let (n, cost) = self.send_portal_rows(i, count, out)?;
+        command_complete(out, &format!("FETCH {n}"));
+        Ok(cost)
+    }
+
+    fn exec_close(&mut self, cursor: &str, out: &mut Vec<u8>) -> Result<(), PgError> {
+        let i = self.cursor_index(cursor)?;
+        self.portals.remove(i);
+        command_complete(out, "CLOSE CURSOR");
+        Ok(())
+    }
+
+    fn exec_select(&mut self, plan: Plan, columns: Vec<Column>, out: &mut Vec<u8>) -> Result<u64, PgError> {
+        let mut src = self.start_plan(plan, columns)?;
+        wire::row_description(out, &src.columns);
+        let mut budget = RowBudget {
+            shard: &self.name,
+            sent: &mut self.rows_sent,
+            fail_after: self.fail_after_rows,
+            row_ns: self.costs.server_row_ns,
+        };
+        let (n, cost) = send_rows(&mut src, None, &mut budget, out)?;
+        command_complete(out, &format!("SELECT {n}"));
+        Ok(cost)
+    }
+
+    // ---- portals and rows -------------------------------------------------------
+
+    fn start_plan(&self, plan: Plan, columns: Vec<Column>) -> Result<RowSource, PgError> {
+        let plan = use_indexes(plan, &self.catalog);
+        let mut es = EState::new(Clock::virtual_clock(), vec![], false, false);
+        let root = init_plan(&plan, &InitContext { catalog: &self.catalog }, &mut es)
+            .map_err(|m| PgError::error("42P01", m))?;
+        Ok(RowSource { es, root, columns, done: false })
+    }
+
+    fn portal_index(&self, name: &str) -> Option<usize> {
+        self.portals.iter().position(|p| p.name == name)
+    }
+
     fn cursor_index(&self, name: &str) -> Result<usize, PgError> {
-        self.cursors.iter().position(|c| c.name == name).ok_or_else(|| PgError {
-            code: "34000",
-            message: format!("cursor \"{name}\" does not exist"),
-            position: None,
+        self.portal_index(name)
+            .filter(|_| !name.is_empty())
+            .ok_or_else(|| PgError::error("34000", format!("cursor \"{name}\" does not exist")))
+    }
+
+    fn statement_index(&self, name: &str) -> Result<usize, PgError> {
+        self.statements.iter().position(|s| s.name == name).ok_or_else(|| match name {
+            "" => PgError::error("26000", "unnamed prepared statement does not exist"),
+            _ => PgError::error("26000", format!("prepared statement \"{name}\" does not exist")),
         })
     }
 
-    /// Sends up to `count` rows of cursor `i`: RowDescription, DataRows, CommandComplete.
-    fn fetch(&mut self, i: usize, count: Option<u64>, out: &mut Vec<u8>, verb: &str) -> Result<u64, PgError> {
-        let row_desc = row_description(&self.cursors[i].columns);
-        put_msg(out, b'T', &row_desc);
-        let start = self.cursors[i].es.now();
-        let mut n = 0u64;
-        let mut body = Vec::new();
-        while count.is_none_or(|c| n < c) && !self.cursors[i].done {
-            let c = &mut self.cursors[i];
-            let status = exec_proc_node(&mut c.root, &mut c.es).map_err(|e| PgError {
-                code: "XX000",
-                message: e.to_string(),
-                position: None,
-            })?;
-            match status {
-                ExecStatus::Row => {}
-                _ => {
-                    c.done = true;
-                    break;
+    /// Makes portal `i` a row source: a SELECT portal not yet run starts here.
+    fn ensure_rows(&mut self, i: usize) -> Result<(), PgError> {
+        match std::mem::replace(&mut self.portals[i].state, PortalState::Done) {
+            PortalState::Bound(stmt) => match *stmt {
+                Stmt { kind: ShardStatement::Select { plan, columns }, .. } => {
+                    let src = self.start_plan(plan, columns)?;
+                    self.portals[i].state = PortalState::Rows(Box::new(src));
+                    Ok(())
+                }
+                other => {
+                    self.portals[i].state = PortalState::Bound(Box::new(other));
+                    Err(cannot_run(&self.portals[i].name))
+                }
+            },
+            state => {
+                let rows = matches!(state, PortalState::Rows(_));
+                self.portals[i].state = state;
+                if rows {
+                    Ok(())
+                } else {
+                    Err(cannot_run(&self.portals[i].name))
                 }
             }
-            if let Some(limit) = self.fail_after_rows {
-                if self.rows_sent >= limit {
-                    return Err(PgError {
-                        code: "XX000",
-                        message: format!("injected failure on shard \"{}\" after {} rows", self.name, self.rows_sent),
-                        position: None,
-                    });
-                }
-            }
-            body.clear();
-            data_row(c.root.node.slot(), &mut body);
-            put_msg(out, b'D', &body);
-            n += 1;
-            self.rows_sent += 1;
         }
-        Self::command_complete(out, &format!("{verb} {n}"));
-        let c = &self.cursors[i];
-        Ok(c.es.now() - start + n * self.costs.server_row_ns)
+    }
+
+    /// Up to `limit` rows of row-source portal `i` as DataRows: (rows, server time).
+    fn send_portal_rows(&mut self, i: usize, limit: Option<u64>, out: &mut Vec<u8>) -> Result<(u64, u64), PgError> {
+        let Some(Portal { state: PortalState::Rows(src), .. }) = self.portals.get_mut(i) else {
+            return Err(PgError::error("XX000", "internal error: the portal has no rows"));
+        };
+        let mut budget = RowBudget {
+            shard: &self.name,
+            sent: &mut self.rows_sent,
+            fail_after: self.fail_after_rows,
+            row_ns: self.costs.server_row_ns,
+        };
+        send_rows(src, limit, &mut budget, out)
+    }
+
+    /// The columns the statement returns (None: no rows, Describe says NoData).
+    fn stmt_columns(&self, stmt: &Stmt) -> Option<Vec<Column>> {
+        match &stmt.kind {
+            ShardStatement::Select { columns, .. } => Some(columns.clone()),
+            ShardStatement::Fetch { cursor, .. } => self.portal_index(cursor).and_then(|j| self.portal_columns(j)),
+            _ => None,
+        }
+    }
+
+    fn portal_columns(&self, i: usize) -> Option<Vec<Column>> {
+        match &self.portals.get(i)?.state {
+            PortalState::Bound(stmt) => self.stmt_columns(stmt),
+            PortalState::Rows(src) => Some(src.columns.clone()),
+            PortalState::Fetching { cursor, .. } => {
+                self.portal_index(cursor).filter(|&j| j != i).and_then(|j| self.portal_columns(j))
+            }
+            PortalState::Empty | PortalState::Done => None,
+        }
+    }
+
+    // ---- extended query protocol ----------------------------------------------
+
+    fn charge_cycle(&mut self, cost: &mut u64) {
+        if !self.cycle_charged {
+            self.cycle_charged = true;
+            *cost += self.costs.server_query_ns;
+        }
+    }
+
+    fn exec_parse_message(&mut self, body: &[u8], out: &mut Vec<u8>, cost: &mut u64) -> Result<(), PgError> {
+        let mut r = MsgReader::new(body);
+        let name = r.string()?.to_string();
+        let sql = r.string()?.to_string();
+        let nparams = r.uint16()?;
+        for _ in 0..nparams {
+            r.int32()?;
+        }
+        r.end()?;
+        self.start_xact_command();
+        self.charge_cycle(cost);
+        if nparams > 0 {
+            let msg = format!("the simulated shard takes no parameters, but Parse declares {nparams} parameter types");
+            return Err(PgError::error("0A000", msg));
+        }
+        if name.is_empty() {
+            self.statements.retain(|s| !s.name.is_empty());
+        } else if self.statement_index(&name).is_ok() {
+            return Err(PgError::error("42P05", format!("prepared statement \"{name}\" already exists")));
+        }
+        let stmt = self.parse_prepared(&sql)?;
+        self.statements.push(PreparedStatement { name, sql, stmt });
+        put_msg(out, b'1', &[]); // ParseComplete
+        Ok(())
+    }
+
+    /// Parses the query of a Parse message: one statement at most.
+    fn parse_prepared(&self, sql: &str) -> Result<Option<Stmt>, PgError> {
+        let parsed = parse_shard_sql(sql, &self.catalog);
+        let pieces = split_statements(sql);
+        let info = match pieces.as_slice() {
+            [piece] => statement_info(&piece.tokens),
+            _ => StmtInfo::default(),
+        };
+        let mut stmts = match parsed {
+            Err(e) if is_syntax_error(&e) => return Err(sql_error(e, 0)),
+            Err(e) => {
+                self.check_not_aborted(info.is_exit)?;
+                return Err(sql_error(e, 0));
+            }
+            Ok(stmts) => stmts,
+        };
+        if stmts.len() > 1 {
+            return Err(PgError::error("42601", "cannot insert multiple commands into a prepared statement"));
+        }
+        let Some(kind) = stmts.pop() else { return Ok(None) };
+        self.check_not_aborted(info.is_exit)?;
+        Ok(Some(Stmt { kind, info, text: sql.to_string() }))
+    }
+
+    fn exec_bind_message(&mut self, body: &[u8], out: &mut Vec<u8>) -> Result<(), PgError> {
+        let mut r = MsgReader::new(body);
+        let portal = r.string()?.to_string();
+        let stmt_name = r.string()?.to_string();
+        let j = self.statement_index(&stmt_name)?;
+        let nformats = r.uint16()?;
+        for _ in 0..nformats {
+            r.int16()?;
+        }
+        let nparams = r.uint16()?;
+        if nformats > 1 && nformats != nparams {
+            let msg = format!("bind message has {nformats} parameter formats but {nparams} parameters");
+            return Err(PgError::protocol(msg));
+        }
+        if nparams != 0 {
+            let msg = format!(
+                "bind message supplies {nparams} parameters, but prepared statement \"{stmt_name}\" requires 0"
+            );
+            return Err(PgError::protocol(msg));
+        }
+        self.start_xact_command();
+        let stmt = self.statements[j].stmt.clone();
+        self.check_not_aborted(stmt.as_ref().is_some_and(|s| s.info.is_exit))?;
+        if portal.is_empty() {
+            self.portals.retain(|p| !p.name.is_empty());
+        } else if self.portal_index(&portal).is_some() {
+            return Err(PgError::error("42P03", format!("cursor \"{portal}\" already exists")));
+        }
+        let mut formats = Vec::new();
+        for _ in 0..r.uint16()? {
+            formats.push(r.int16()?);
+        }
+        r.end()?;
+        let ncols = stmt.as_ref().and_then(|s| self.stmt_columns(s)).map_or(0, |c| c.len());
+        check_result_formats(&formats, ncols)?;
+        let source_text = self.statements[j].sql.clone();
+        let state = stmt.map_or(PortalState::Empty, |s| PortalState::Bound(Box::new(s)));
+        self.portals.push(Portal { name: portal, stmt_name: Some(stmt_name), source_text, at_start: true, state });
+        put_msg(out, b'2', &[]); // BindComplete
+        Ok(())
+    }
+
+    fn exec_describe_message(&mut self, body: &[u8], out: &mut Vec<u8>) -> Result<(), PgError> {
+        let mut r = MsgReader::new(body);
+        let kind = r.byte()?;
+        let name = r.string()?;
+        r.end()?;
+        self.start_xact_command();
+        match kind {
+            b'S' => self.exec_describe_statement_message(name, out),
+            b'P' => self.exec_describe_portal_message(name, out),
+            k => Err(PgError::protocol(format!("invalid DESCRIBE message subtype {k}"))),
+        }
+    }
+
+    fn exec_describe_statement_message(&mut self, name: &str, out: &mut Vec<u8>) -> Result<(), PgError> {
+        let j = self.statement_index(name)?;
+        let columns = self.statements[j].stmt.as_ref().and_then(|s| self.stmt_columns(s));
+        // In a failed transaction, only what returns no rows may be described.
+        self.check_not_aborted(columns.is_none())?;
+        wire::parameter_description_none(out);
+        describe_rows(out, columns.as_deref());
+        Ok(())
+    }
+
+    fn exec_describe_portal_message(&mut self, name: &str, out: &mut Vec<u8>) -> Result<(), PgError> {
+        let i = self.portal_index(name).ok_or_else(|| no_portal(name))?;
+        let columns = self.portal_columns(i);
+        self.check_not_aborted(columns.is_none())?; // as for statements
+        describe_rows(out, columns.as_deref());
+        Ok(())
+    }
+
+    fn exec_execute_message(&mut self, body: &[u8], out: &mut Vec<u8>, cost: &mut u64) -> Result<(), PgError> {
+        let mut r = MsgReader::new(body);
+        let name = r.string()?;
+        let max_rows = r.int32()?;
+        r.end()?;
+        let i = self.portal_index(name).ok_or_else(|| no_portal(name))?;
+        if matches!(self.portals[i].state, PortalState::Empty) {
+            put_msg(out, b'I', &[]); // EmptyQueryResponse
+            return Ok(());
+        }
+        self.start_xact_command();
+        self.log_execute(i);
+        let is_exit = matches!(&self.portals[i].state, PortalState::Bound(s) if s.info.is_exit);
+        self.check_not_aborted(is_exit)?;
+        self.charge_cycle(cost);
+        self.portals[i].at_start = false;
+        let limit = u64::try_from(max_rows).ok().filter(|&n| n > 0);
+        *cost += self.run_portal(i, limit, out)?;
+        Ok(())
+    }
+
+    /// `execute <unnamed>: <sql>`, as `exec_execute_message` logs it.
+    fn log_execute(&mut self, i: usize) {
+        let p = &self.portals[i];
+        let verb = if p.at_start { "execute" } else { "execute fetch from" };
+        let stmt = p.stmt_name.as_deref().filter(|s| !s.is_empty()).unwrap_or("<unnamed>");
+        let slash = if p.name.is_empty() { "" } else { "/" };
+        let line = format!("{verb} {stmt}{slash}{}: {}", p.name, p.source_text);
+        self.log_statement(line);
+    }
+
+    /// PortalRun: runs portal `i` until it ends or `limit` rows were sent.
+    fn run_portal(&mut self, i: usize, limit: Option<u64>, out: &mut Vec<u8>) -> Result<u64, PgError> {
+        match std::mem::replace(&mut self.portals[i].state, PortalState::Done) {
+            PortalState::Bound(stmt) => self.run_bound(i, *stmt, limit, out),
+            PortalState::Done => Err(cannot_run(&self.portals[i].name)),
+            state @ PortalState::Rows(_) => {
+                self.portals[i].state = state;
+                self.run_rows(i, limit, out)
+            }
+            state @ PortalState::Fetching { .. } => {
+                self.portals[i].state = state;
+                self.run_fetching(i, limit, out)
+            }
+            PortalState::Empty => {
+                self.portals[i].state = PortalState::Empty;
+                put_msg(out, b'I', &[]);
+                Ok(0)
+            }
+        }
+    }
+
+    /// The first run of portal `i`: a SELECT or FETCH becomes a row source, anything
+    /// else runs once and leaves the portal done.
+    fn run_bound(&mut self, i: usize, stmt: Stmt, limit: Option<u64>, out: &mut Vec<u8>) -> Result<u64, PgError> {
+        match stmt.kind {
+            ShardStatement::Select { plan, columns } => {
+                let src = self.start_plan(plan, columns)?;
+                self.portals[i].state = PortalState::Rows(Box::new(src));
+                self.run_rows(i, limit, out)
+            }
+            ShardStatement::Fetch { cursor, count } => {
+                self.portals[i].state = PortalState::Fetching { cursor, left: count };
+                self.run_fetching(i, limit, out)
+            }
+            _ => self.exec_statement(stmt, out),
+        }
+    }
+
+    fn run_rows(&mut self, i: usize, limit: Option<u64>, out: &mut Vec<u8>) -> Result<u64, PgError> {
+        let (n, cost) = self.send_portal_rows(i, limit, out)?;
+        finish_portal_run(out, "SELECT", n, limit);
+        Ok(cost)
+    }
+
+    /// A FETCH portal: draws its rows from the cursor, `limit` at a time.
+    fn run_fetching(&mut self, i: usize, limit: Option<u64>, out: &mut Vec<u8>) -> Result<u64, PgError> {
+        let PortalState::Fetching { cursor, left } = &self.portals[i].state else {
+            return Err(PgError::error("XX000", "internal error: not a FETCH portal"));
+        };
+        let (cursor, left) = (cursor.clone(), *left);
+        let j = self.cursor_index(&cursor)?;
+        self.ensure_rows(j)?;
+        let cap = match (limit, left) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        let (n, cost) = self.send_portal_rows(j, cap, out)?;
+        if let Some(PortalState::Fetching { left: l, .. }) = self.portals.get_mut(i).map(|p| &mut p.state) {
+            *l = left.map(|x| x.saturating_sub(n));
+        }
+        finish_portal_run(out, "FETCH", n, limit);
+        Ok(cost)
+    }
+
+    fn exec_close_message(&mut self, body: &[u8], out: &mut Vec<u8>) -> Result<(), PgError> {
+        let mut r = MsgReader::new(body);
+        let kind = r.byte()?;
+        let name = r.string()?;
+        r.end()?;
+        self.start_xact_command();
+        match kind {
+            b'S' => self.statements.retain(|s| s.name != name),
+            b'P' => self.portals.retain(|p| p.name != name),
+            k => return Err(PgError::protocol(format!("invalid CLOSE message subtype {k}"))),
+        }
+        put_msg(out, b'3', &[]); // CloseComplete
+        Ok(())
+    }
+
+    /// Sync: ends the cycle (and the implicit transaction); ReadyForQuery follows.
+    fn exec_sync(&mut self, body: &[u8]) -> Result<(), PgError> {
+        self.cycle_charged = false;
+        MsgReader::new(body).end()?;
+        self.finish_xact_command();
+        Ok(())
     }
 }
 
-fn row_description(columns: &[Column]) -> Vec<u8> {
-    let mut b = Vec::new();
-    b.extend_from_slice(&(columns.len() as i16).to_be_bytes());
-    for c in columns {
-        cstr(&mut b, &c.name);
-        b.extend_from_slice(&0i32.to_be_bytes()); // table oid
-        b.extend_from_slice(&0i16.to_be_bytes()); // column number
-        b.extend_from_slice(&c.ty.oid().to_be_bytes());
-        b.extend_from_slice(&(-1i16).to_be_bytes()); // type size
-        b.extend_from_slice(&(-1i32).to_be_bytes()); // type modifier
-        b.extend_from_slice(&0i16.to_be_bytes()); // text format
+/// Sends up to `limit` rows of `src` as DataRows; returns (rows, server time).
+fn send_rows(
+    src: &mut RowSource,
+    limit: Option<u64>,
+    budget: &mut RowBudget,
+    out: &mut Vec<u8>,
+) -> Result<(u64, u64), PgError> {
+    let start = src.es.now();
+    let mut n = 0u64;
+    let mut scratch = Vec::new();
+    while limit.is_none_or(|l| n < l) && !src.done {
+        let status = exec_proc_node(&mut src.root, &mut src.es).map_err(|e| PgError::error("XX000", e.to_string()))?;
+        if !matches!(status, ExecStatus::Row) {
+            src.done = true;
+            break;
+        }
+        if budget.fail_after.is_some_and(|limit| *budget.sent >= limit) {
+            let msg = format!("injected failure on shard \"{}\" after {} rows", budget.shard, budget.sent);
+            return Err(PgError::error("XX000", msg));
+        }
+        wire::data_row(out, src.root.node.slot(), &mut scratch);
+        n += 1;
+        *budget.sent += 1;
     }
-    b
+    Ok((n, src.es.now() - start + n * budget.row_ns))
 }
 
-fn data_row(row: &[Datum], b: &mut Vec<u8>) {
-    b.extend_from_slice(&(row.len() as i16).to_be_bytes());
-    for d in row {
-        if d.is_null() {
-            b.extend_from_slice(&(-1i32).to_be_bytes());
-            continue;
-        }
-        let at = b.len();
-        b.extend_from_slice(&[0; 4]);
-        d.write_text(b);
-        let len = (b.len() - at - 4) as i32;
-        b[at..at + 4].copy_from_slice(&len.to_be_bytes());
+/// PortalSuspended when the row limit was reached, else CommandComplete.
+fn finish_portal_run(out: &mut Vec<u8>, verb: &str, n: u64, limit: Option<u64>) {
+    if limit == Some(n) {
+        put_msg(out, b's', &[]);
+    } else {
+        command_complete(out, &format!("{verb} {n}"));
     }
+}
+
+/// RowDescription of what a Describe found, or NoData.
+fn describe_rows(out: &mut Vec<u8>, columns: Option<&[Column]>) {
+    match columns {
+        Some(c) => wire::row_description(out, c),
+        None => put_msg(out, b'n', &[]),
+    }
+}
+
+/// Bind's result format codes: text only; one code for all columns or one per column.
+fn check_result_formats(formats: &[i16], ncols: usize) -> Result<(), PgError> {
+    if let Some(&f) = formats.iter().find(|&&f| f != 0 && f != 1) {
+        return Err(PgError::error("22023", format!("unsupported format code: {f}")));
+    }
+    if formats.contains(&1) {
+        return Err(PgError::error("0A000", "binary format is not supported by the simulated shard"));
+    }
+    if formats.len() > 1 && formats.len() != ncols {
+        let msg = format!("bind message has {} result formats but query has {ncols} columns", formats.len());
+        return Err(PgError::protocol(msg));
+    }
+    Ok(())
+}
+
+fn no_portal(name: &str) -> PgError {
+    PgError::error("34000", format!("portal \"{name}\" does not exist"))
+}
+
+fn cannot_run(name: &str) -> PgError {
+    PgError::error("55000", format!("portal \"{name}\" cannot be run"))
+}
+
+/// A front-end error as PostgreSQL reports it: its SQLSTATE from its wording, its
+/// position moved by `char_start` (the statement's place in the whole query).
+fn sql_error(e: SqlError, char_start: usize) -> PgError {
+    let m = e.message.as_str();
+    let missing = m.ends_with("does not exist");
+    let code = if m.starts_with("syntax error") || m.starts_with("invalid numeric literal") {
+        "42601"
+    } else if (missing && m.starts_with("relation")) || m.starts_with("missing FROM-clause") {
+        "42P01"
+    } else if missing && m.starts_with("column") {
+        "42703"
+    } else if missing && m.starts_with("function") {
+        "42883"
+    } else if m.starts_with("unsupported in a shard query") {
+        "0A000"
+    } else if m.starts_with("invalid input syntax") {
+        "22P02"
+    } else if m.ends_with("is ambiguous") {
+        "42702"
+    } else if m == "stack depth limit exceeded" {
+        "54001"
+    } else if m.starts_with("LIMIT must not be negative") {
+        "2201W"
+    } else if m.starts_with("OFFSET must not be negative") {
+        "2201X"
+    } else if m.ends_with("is not in select list") {
+        "42P10"
+    } else if m.contains("parameterless aggregate") {
+        "42809"
+    } else {
+        "42601"
+    };
+    PgError { position: e.position.map(|p| p + char_start), ..PgError::error(code, e.message) }
+}
+
+/// The options of a startup packet (after the protocol version): name/value pairs
+/// ended by an empty name, which must be the last byte (PostgreSQL's layout check).
+fn startup_options(buf: &[u8]) -> Result<Vec<(String, String)>, PgError> {
+    let cstr_at = |at: usize| {
+        let rest = buf.get(at..).unwrap_or(&[]);
+        let len = rest.iter().position(|&b| b == 0).unwrap_or(rest.len());
+        (String::from_utf8_lossy(&rest[..len]).into_owned(), len)
+    };
+    let mut options = Vec::new();
+    let mut offset = 0;
+    while offset < buf.len() {
+        let (name, name_len) = cstr_at(offset);
+        if name_len == 0 {
+            break; // the terminator
+        }
+        let value_at = offset + name_len + 1;
+        if value_at >= buf.len() {
+            break; // a name without a value: the layout check below fails
+        }
+        let (value, value_len) = cstr_at(value_at);
+        options.push((name, value));
+        offset = value_at + value_len + 1;
+    }
+    if offset + 1 != buf.len() {
+        let msg = "invalid startup packet layout: expected terminator as last byte";
+        return Err(PgError::fatal("08P01", msg));
+    }
+    Ok(options)
 }

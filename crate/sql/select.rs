@@ -469,6 +469,13 @@ fn constant_count(e: &ast::Expr, clause: &str, src: &Source) -> Result<Option<u6
             .map_err(|_| SqlError::unsupported(format!("non-integer {clause}"), position)),
         ast::Expr::Value(Value::Null) => Ok(None),
         ast::Expr::Nested(inner) => constant_count(inner, clause, src),
+        // postgres_fdw sends `LIMIT 5::bigint`.
+        ast::Expr::Cast {
+            expr,
+            data_type: ast::DataType::BigInt(_) | ast::DataType::Int(_) | ast::DataType::Integer(_),
+            format: None,
+            ..
+        } => constant_count(expr, clause, src),
         ast::Expr::UnaryOp { op: UnaryOperator::Minus, expr }
             if matches!(**expr, ast::Expr::Value(Value::Number(..))) =>
         {

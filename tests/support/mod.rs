@@ -1,0 +1,3 @@
+//! Helpers shared by the integration tests (not a test target itself).
+
+pub mod pg;
