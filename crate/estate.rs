@@ -2,6 +2,7 @@
 //! the cost model, per-node instrumentation, the remote connections, the async
 //! requests, the event loop and the trace.
 
+use crate::behaviour::Behaviour;
 use crate::clock::{Clock, CostModel};
 use crate::event_loop::EventLoop;
 use crate::exec_async::AsyncRequest;
@@ -54,6 +55,9 @@ pub struct EState {
     /// Set when a node handed control back in step mode (its Wait means "call me
     /// again", not "wait for input").
     pub yielded: bool,
+    /// What the executor and postgres_fdw do: PostgreSQL 15 by default, each
+    /// improvement a named knob (see `behaviour.rs`).
+    pub behaviour: Behaviour,
 }
 
 impl EState {
@@ -80,6 +84,7 @@ impl EState {
             async_enabled,
             step_mode: false,
             yielded: false,
+            behaviour: Behaviour::pg15(),
         }
     }
 

@@ -137,6 +137,8 @@ pub struct Scenario {
     pub ordered: bool,
     /// The column the result is ordered by, if any.
     pub order_key: Option<usize>,
+    /// PostgreSQL 15's behaviour or the knobs that depart from it.
+    pub behaviour: Behaviour,
 }
 
 fn t_columns() -> Vec<Column> {
@@ -223,7 +225,7 @@ impl Scenario {
                 ));
             }
         }
-        match id {
+        let mut scenario = match id {
             "A" | "B" => build_local(id, knobs),
             "C" | "D" | "E" | "F" | "G" | "pf1" => build_foreign(id, knobs),
             "M" => build_merge(knobs),
@@ -232,7 +234,9 @@ impl Scenario {
                 let ids: Vec<&str> = SCENARIOS.iter().map(|s| s.id).collect();
                 Err(format!("unknown scenario \"{id}\" (built-in: {})", ids.join(", ")))
             }
-        }
+        }?;
+        scenario.behaviour = knobs.resolve_behaviour();
+        Ok(scenario)
     }
 
     /// How many rows the scenario's tables will hold, without building them.
@@ -276,6 +280,7 @@ impl Scenario {
     pub fn start(&self, async_mode: bool, clock: Clock, trace: bool) -> Result<QueryRun, String> {
         let servers: Vec<ForeignServer> = self.servers.iter().map(|s| s.server.clone()).collect();
         let mut es = EState::new(clock, servers, async_mode, trace);
+        es.behaviour = self.behaviour;
         let root = init_plan(&self.plan, &InitContext { catalog: &self.local }, &mut es)?;
         let shards = self
             .servers
@@ -369,6 +374,7 @@ fn build_local(id: &str, knobs: &Knobs) -> Result<Scenario, String> {
         reference,
         ordered: false,
         order_key: None,
+        behaviour: Behaviour::pg15(),
     })
 }
 
@@ -418,6 +424,7 @@ fn build_foreign(id: &str, knobs: &Knobs) -> Result<Scenario, String> {
         reference,
         ordered: false,
         order_key: None,
+        behaviour: Behaviour::pg15(),
     })
 }
 
@@ -488,6 +495,7 @@ fn build_merge(knobs: &Knobs) -> Result<Scenario, String> {
         reference,
         ordered: true,
         order_key: Some(2),
+        behaviour: Behaviour::pg15(),
     })
 }
 
@@ -537,5 +545,6 @@ fn build_partitionwise(knobs: &Knobs) -> Result<Scenario, String> {
         reference,
         ordered: false,
         order_key: None,
+        behaviour: Behaviour::pg15(),
     })
 }
