@@ -7,8 +7,9 @@ use crate::clock::{Clock, CostModel};
 use crate::event_loop::EventLoop;
 use crate::exec_async::AsyncRequest;
 use crate::instrument::Instrumentation;
-use crate::remote::{Connection, ForeignServer, QueryRole, RemoteError, BEGIN_SQL};
+use crate::remote::{Connection, ForeignServer, Proto, QueryRole, RemoteError, Ticket, BEGIN_SQL, SESSION_SETUP};
 use crate::trace::{Trace, TraceKind};
+use std::collections::{HashMap, VecDeque};
 
 /// Why a query failed.
 #[derive(Clone, Debug, PartialEq)]
@@ -58,20 +59,32 @@ pub struct EState {
     /// What the executor and postgres_fdw do: PostgreSQL 15 by default, each
     /// improvement a named knob (see `behaviour.rs`).
     pub behaviour: Behaviour,
+    /// A libpq call blocks (PQexec, pgfdw_get_result): the node returned Wait and only
+    /// this connection may wake it; nothing else runs meanwhile, as in PostgreSQL.
+    pub blocked_on: Option<usize>,
+    /// postgres_fdw's `cursor_number` (GetCursorNumber): cursors are numbered per
+    /// coordinator backend across all connections, from 1 in each transaction.
+    pub cursor_number: u32,
+    /// Statements run one after another outside the plan's own calls: connection
+    /// set-up at ExecInit (GetConnection) and the CLOSEs at ExecEnd.
+    pub remote_commands: VecDeque<RemoteCommand>,
+    /// Who is charged for a statement's bytes when it is written (it may be queued).
+    ticket_owner: HashMap<(usize, Ticket), usize>,
+}
+
+/// One remote statement the run loop sends and waits for (see `remote_commands`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RemoteCommand {
+    pub conn: usize,
+    /// None: the startup packet (`connect_pg_server`).
+    pub statement: Option<(Proto, String, QueryRole)>,
+    /// The node charged with the round trip, if any.
+    pub owner: Option<usize>,
 }
 
 impl EState {
     pub fn new(clock: Clock, servers: Vec<ForeignServer>, async_enabled: bool, trace: bool) -> EState {
-        let conns = servers
-            .iter()
-            .enumerate()
-            .map(|(i, s)| {
-                let mut c = Connection::new(i, &s.name, s.options.pipeline);
-                // Async mode opens the remote transaction in the first query's message.
-                c.combine_begin = async_enabled && s.options.async_capable;
-                c
-            })
-            .collect();
+        let conns = servers.iter().enumerate().map(|(i, s)| Connection::new(i, &s.name, s.options.pipeline)).collect();
         EState {
             clock,
             cost: CostModel::default(),
@@ -85,6 +98,10 @@ impl EState {
             step_mode: false,
             yielded: false,
             behaviour: Behaviour::pg15(),
+            blocked_on: None,
+            cursor_number: 0,
+            remote_commands: VecDeque::new(),
+            ticket_owner: HashMap::new(),
         }
     }
 
@@ -111,32 +128,93 @@ impl EState {
         self.servers.iter().position(|s| s.name == name)
     }
 
-    /// Sends a query on a connection (or queues it behind the one in flight) and
-    /// records it; `owner` is the node whose counters the round trip is charged to.
-    pub fn send_query(&mut self, conn: usize, sql: &str, owner: Option<usize>, role: QueryRole) -> u64 {
+    /// A step boundary (step mode) or a blocking call interrupted the node: it returns
+    /// Wait and resumes where it was on the next call.
+    pub fn interrupted(&self) -> bool {
+        self.yielded || self.blocked_on.is_some()
+    }
+
+    /// The node must wait for `conn` as a blocking libpq call would.
+    pub fn block_on(&mut self, conn: usize) {
+        self.blocked_on = Some(conn);
+    }
+
+    /// GetCursorNumber.
+    pub fn get_cursor_number(&mut self) -> u32 {
+        self.cursor_number += 1;
+        self.cursor_number
+    }
+
+    /// GetConnection at a ForeignScan's ExecInit: a new connection is set up
+    /// (`connect_pg_server`, `configure_remote_session`) and its transaction begun
+    /// (`begin_remote_xact`), each statement a waited round trip, before the plan runs.
+    /// With `pipelined_setup` nothing is waited for: the first statement carries it all
+    /// (`session_prefix`).
+    pub fn get_connection(&mut self, conn: usize) {
+        let already = self.conns[conn].connected || self.remote_commands.iter().any(|c| c.conn == conn);
+        if already || self.behaviour.pipelined_setup {
+            return;
+        }
+        self.remote_commands.push_back(RemoteCommand { conn, statement: None, owner: None });
+        for sql in SESSION_SETUP {
+            let statement = Some((Proto::Simple, sql.to_string(), QueryRole::Setup));
+            self.remote_commands.push_back(RemoteCommand { conn, statement, owner: None });
+        }
+        let statement = Some((Proto::Simple, BEGIN_SQL.to_string(), QueryRole::BeginTransaction));
+        self.remote_commands.push_back(RemoteCommand { conn, statement, owner: None });
+    }
+
+    /// `pipelined_setup`: connects now, without waiting, and returns the session set-up
+    /// and START TRANSACTION to put in front of the first statement ("" once done).
+    pub fn session_prefix(&mut self, conn: usize) -> String {
+        if !self.behaviour.pipelined_setup || self.conns[conn].xact_open {
+            return String::new();
+        }
+        if !self.conns[conn].connected {
+            let now = self.clock.now();
+            self.conns[conn].connect(now, false);
+            self.record_written(conn);
+        }
+        let mut prefix: String = SESSION_SETUP.iter().map(|s| format!("{s}; ")).collect();
+        prefix.push_str(BEGIN_SQL);
+        prefix.push_str("; ");
+        prefix
+    }
+
+    /// Writes the startup packet of a connection (`connect_pg_server`).
+    pub fn connect(&mut self, conn: usize) -> Ticket {
         let now = self.clock.now();
-        let (ticket, written) = self.conns[conn].send_query(now, sql, role);
-        // Written ahead of ours in this call: the startup packet (it rides with our
-        // query) or the START TRANSACTION our query needed, a round trip charged to the
-        // node that needed it.
-        for sql in std::mem::take(&mut self.conns[conn].released) {
-            let bytes = sql.len() + 6;
-            if let (Some(node), true) = (owner, sql == BEGIN_SQL) {
-                self.instr[node].remote.round_trips += 1;
-                self.instr[node].remote.bytes_sent += bytes as u64;
-            }
-            self.trace.record(now, || TraceKind::Send { conn, sql, bytes, queued: false });
-        }
-        let (sql, bytes, queued) = match written {
-            Some((sql, n)) => (sql, n, false),
-            None => (sql.to_string(), 0, true),
-        };
-        if let Some(node) = owner {
-            let r = &mut self.instr[node].remote;
-            r.round_trips += 1;
-            r.bytes_sent += if queued { sql.len() as u64 + 6 } else { bytes as u64 };
-        }
-        self.trace.record(now, || TraceKind::Send { conn, sql, bytes, queued });
+        let ticket = self.conns[conn].connect(now, true);
+        self.record_written(conn);
         ticket
+    }
+
+    /// Sends a statement on a connection (or queues it behind the one in flight) and
+    /// records it; `owner` is the node whose counters the round trip is charged to.
+    pub fn send(&mut self, conn: usize, proto: Proto, sql: &str, owner: Option<usize>, role: QueryRole) -> Ticket {
+        let now = self.clock.now();
+        let (ticket, written) = self.conns[conn].send(now, proto, sql, role);
+        if let Some(node) = owner {
+            self.instr[node].remote.round_trips += 1;
+            self.ticket_owner.insert((conn, ticket), node);
+        }
+        if !written {
+            let sql = sql.to_string();
+            self.trace.record(now, || TraceKind::Send { conn, proto, sql, bytes: 0, queued: true });
+        }
+        self.record_written(conn);
+        ticket
+    }
+
+    /// Records in the trace what a connection wrote (now, or released from its queue).
+    pub fn record_written(&mut self, conn: usize) {
+        let now = self.clock.now();
+        for w in std::mem::take(&mut self.conns[conn].written) {
+            if let Some(node) = self.ticket_owner.remove(&(conn, w.ticket)) {
+                self.instr[node].remote.bytes_sent += w.bytes as u64;
+            }
+            let (proto, sql, bytes) = (w.proto, w.sql, w.bytes);
+            self.trace.record(now, || TraceKind::Send { conn, proto, sql, bytes, queued: false });
+        }
     }
 }

@@ -17,6 +17,10 @@
 //! the row itself stays in the requestee's slot until the requestor copies it. Every
 //! transition is recorded in the trace with its time.
 //!
+//! A requestee that must block (postgres_fdw's DECLARE is a waited round trip) sets
+//! `es.blocked_on` and leaves the request as it was; the requestor returns Wait and
+//! repeats the call when the connection has input.
+//!
 //! Mind the names: PostgreSQL 14's flag `callback_pending` means "waiting for an
 //! event", which is our **Waiting**; our **CallbackPending** is its `request_complete`
 //! before the requestor has been told. PostgreSQL calls ExecAsyncResponse inside
@@ -84,29 +88,50 @@ fn set_state(es: &mut EState, r: usize, to: AsyncState) {
 }
 
 /// ExecAsyncRequest: asks the requestee for a row. Afterwards the request is either
-/// CallbackPending (the requestor must call `exec_async_response`) or Waiting.
+/// CallbackPending (the requestor must call `exec_async_response`) or Waiting — or, if
+/// the requestee blocked on its connection (`es.blocked_on`), unchanged: the requestor
+/// makes the same request again when the connection has input.
 pub fn exec_async_request(es: &mut EState, r: usize, requestee: &mut PlanState) -> ExecResult<()> {
     match es.requests[r].state {
         AsyncState::Idle | AsyncState::Complete | AsyncState::Cancelled => {}
         s => return Err(ExecError::Internal(format!("request {r} made while {s:?}"))),
     }
     es.requests[r].result = None;
-    es.instr[requestee.id].remote.requests += 1;
-    timed(es, r, requestee, |node, es| node.async_request(es, r))
+    timed(es, r, requestee, |node, es| node.async_request(es, r))?;
+    if es.blocked_on.is_none() {
+        es.instr[requestee.id].remote.requests += 1;
+    }
+    Ok(())
 }
 
-/// ExecAsyncConfigureWait: registers the connection the request waits on and queues
-/// the request (once). Returns false if the requestee had nothing to wait on.
-pub fn exec_async_configure_wait(es: &mut EState, r: usize) -> bool {
+/// What a requestee may consider when it configures its wait (postgres_fdw looks at
+/// its requestor's `as_needrequest` and at the events already in the set).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct WaitContext {
+    pub requestor_needs_request: bool,
+    pub events_registered: usize,
+}
+
+/// ExecAsyncConfigureWait: the requestee of a Waiting request adds its connection to
+/// the wait set, or not (postgres_fdw configures only the request whose FETCH is in
+/// flight), or completes the request at once. Returns whether an event was added; the
+/// request is then queued (once) for notification.
+pub fn exec_async_configure_wait(
+    es: &mut EState,
+    r: usize,
+    requestee: &mut PlanState,
+    ctx: &WaitContext,
+) -> ExecResult<bool> {
     if es.requests[r].state != AsyncState::Waiting {
-        return false;
+        return Ok(false);
     }
-    let Some(conn) = es.requests[r].conn else {
-        return false;
-    };
-    es.event_loop.add_wait_conn(conn);
-    es.event_loop.enqueue(r);
-    true
+    let added = requestee.node.async_configure_wait(es, r, ctx)?;
+    if added {
+        es.event_loop.enqueue(r);
+    } else {
+        es.event_loop.dequeue(r);
+    }
+    Ok(added)
 }
 
 /// ExecAsyncNotify: the request's connection has input; let the requestee consume it.
@@ -187,6 +212,10 @@ fn timed(
 
 fn finish_call(es: &mut EState, r: usize, node: usize) -> ExecResult<()> {
     let now = es.now();
+    if es.blocked_on.is_some() {
+        es.instr[node].pause_call(now);
+        return Ok(());
+    }
     match es.requests[r].state {
         AsyncState::CallbackPending => {
             es.instr[node].stop_call(now, es.requests[r].result);

@@ -24,16 +24,9 @@ pub fn deliver(es: &mut EState, k: usize, bytes: &[u8]) -> ExecResult<usize> {
     let done = es.conns[k].receive(now, bytes).map_err(ExecError::Protocol)?;
     let answers = done.len();
     for c in done {
-        es.record(|| TraceKind::Response { conn: k, sql: c.sql, rows: c.rows, bytes: c.bytes, error: c.error });
+        let (proto, sql, rows, bytes, error) = (c.proto, c.sql, c.rows, c.bytes, c.error);
+        es.record(|| TraceKind::Response { conn: k, proto, sql, rows, bytes, error });
     }
-    record_released(es, k);
+    es.record_written(k);
     Ok(answers)
-}
-
-/// Records the queries a connection wrote on its own (released from its queue).
-pub fn record_released(es: &mut EState, k: usize) {
-    for sql in std::mem::take(&mut es.conns[k].released) {
-        let bytes = sql.len() + 6;
-        es.record(|| TraceKind::Send { conn: k, sql, bytes, queued: false });
-    }
 }

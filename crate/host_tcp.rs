@@ -6,7 +6,7 @@
 //! as libpq's PQcancel does. Run it with a real clock (`Clock::from_host`).
 
 use crate::estate::{EState, ExecError, ExecResult};
-use crate::host::{deliver, record_released, Host};
+use crate::host::{deliver, Host};
 use crate::trace::TraceKind;
 use bytes::BytesMut;
 use postgres_protocol::message::frontend;
@@ -84,10 +84,10 @@ impl TcpHost {
 
     fn flush(&mut self, es: &mut EState) -> ExecResult<()> {
         for k in 0..self.streams.len() {
-            while let Some((_, bytes)) = es.conns[k].outbox.pop_front() {
-                self.write_all(k, &bytes)?;
+            while let Some(out) = es.conns[k].outbox.pop_front() {
+                self.write_all(k, &out.bytes)?;
             }
-            record_released(es, k);
+            es.record_written(k);
             if es.conns[k].cancel_requested {
                 es.conns[k].cancel_requested = false;
                 self.send_cancel(k, es);

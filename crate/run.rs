@@ -14,15 +14,17 @@ use crate::exec_async::{exec_async_cancel, AsyncState};
 use crate::executor::{exec_end_node, exec_proc_node, explain_tree, ExecStatus, PlanState};
 use crate::host::Host;
 use crate::instrument::{explain_json, explain_text, ExplainNode};
-use crate::remote::QueryRole;
 use crate::sim::SimHost;
 use crate::trace::TraceKind;
 use crate::types::{Column, Datum};
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Phase {
+    Starting,
     Executing,
-    /// Committing remote transactions; the connections still to commit.
+    /// Closing cursors (ExecEnd).
+    Ending,
+    /// Committing remote transactions.
     Committing,
     Finished,
     Failed(ExecError),
@@ -54,7 +56,9 @@ pub struct QueryRun<H: Host = SimHost> {
     pub row_count: u64,
     pub started_at: u64,
     pub finished_at: Option<u64>,
-    /// COMMITs in flight: (connection, ticket).
+    /// When ExecutorEnd finished (EXPLAIN's Execution Time ends there).
+    pub execution_end: Option<u64>,
+    /// Remote commands or COMMITs in flight: (connection, ticket).
     commits: Vec<(usize, u64)>,
     ended: bool,
     /// The last step ended at a step boundary (step mode): the turn continues.
@@ -69,12 +73,13 @@ impl<H: Host> QueryRun<H> {
             root,
             host,
             columns,
-            phase: Phase::Executing,
+            phase: Phase::Starting,
             rows: Vec::new(),
             keep_rows: true,
             row_count: 0,
             started_at,
             finished_at: None,
+            execution_end: None,
             commits: Vec::new(),
             ended: false,
             resuming: false,
@@ -99,7 +104,9 @@ impl<H: Host> QueryRun<H> {
     /// One turn of the loop.
     pub fn step(&mut self) -> Step {
         let r = match self.phase {
+            Phase::Starting => self.step_remote_commands(),
             Phase::Executing => self.step_execute(),
+            Phase::Ending => self.step_remote_commands(),
             Phase::Committing => self.step_commit(),
             Phase::Finished => return Step::Finished,
             Phase::Failed(_) => return Step::Failed,
@@ -120,6 +127,7 @@ impl<H: Host> QueryRun<H> {
             self.es.event_loop.begin_turn();
         }
         self.resuming = false;
+        self.es.blocked_on = None;
         match exec_proc_node(&mut self.root, &mut self.es)? {
             ExecStatus::Row => {
                 self.row_count += 1;
@@ -139,17 +147,22 @@ impl<H: Host> QueryRun<H> {
                 Ok(Step::Event)
             }
             ExecStatus::Wait => {
-                // Input that arrived during local work is ready now: poll again first.
+                // A blocking call waits on its connection only; otherwise the turn's
+                // wait set. Input that arrived during local work is ready now: poll
+                // again first.
+                let set = match self.es.blocked_on {
+                    Some(conn) => vec![conn],
+                    None => self.es.event_loop.wait_set().to_vec(),
+                };
                 if self.host.pump(&mut self.es)? > 0 {
                     return Ok(Step::Waited);
                 }
-                let set = self.es.event_loop.wait_set().to_vec();
                 self.host.wait(&mut self.es, &set)?;
                 Ok(Step::Waited)
             }
             ExecStatus::Done => {
                 self.end_nodes();
-                self.phase = Phase::Committing;
+                self.phase = Phase::Ending;
                 Ok(Step::Committed)
             }
         }
@@ -162,24 +175,40 @@ impl<H: Host> QueryRun<H> {
         }
     }
 
-    /// Sends COMMIT (sync: to one connection at a time; async: to all), then waits.
-    fn step_commit(&mut self) -> ExecResult<Step> {
-        // An answer nobody read may have failed (a discarded FETCH): that fails the query.
-        if let Some(e) = self.es.conns.iter().find_map(|c| c.first_error.clone()) {
-            return Err(ExecError::Remote(e));
-        }
-        let open: Vec<usize> = (0..self.es.conns.len()).filter(|&k| self.es.conns[k].xact_open).collect();
-        let concurrent = self.es.async_enabled;
-        for k in open {
-            if !concurrent && !self.commits.is_empty() {
-                break;
-            }
-            self.es.conns[k].xact_open = false;
-            let t = self.es.send_query(k, "COMMIT", None, QueryRole::EndTransaction);
-            self.commits.push((k, t));
-        }
+    /// Starting and Ending: the queued remote statements, one after another, each
+    /// waited for (the CLOSEs all at once with `parallel_commit`).
+    fn step_remote_commands(&mut self) -> ExecResult<Step> {
         self.host.pump(&mut self.es)?;
-        // Take finished COMMITs; a failed COMMIT fails the query.
+        self.take_finished()?;
+        if self.commits.is_empty() {
+            let parallel = self.phase == Phase::Ending && self.es.behaviour.parallel_commit;
+            while let Some(cmd) = self.es.remote_commands.pop_front() {
+                let ticket = match cmd.statement {
+                    None => self.es.connect(cmd.conn),
+                    Some((proto, sql, role)) => self.es.send(cmd.conn, proto, &sql, cmd.owner, role),
+                };
+                self.commits.push((cmd.conn, ticket));
+                if !parallel {
+                    break;
+                }
+            }
+            self.host.pump(&mut self.es)?;
+            self.take_finished()?;
+        }
+        if self.commits.is_empty() && self.es.remote_commands.is_empty() {
+            if self.phase == Phase::Starting {
+                self.phase = Phase::Executing;
+            } else {
+                self.execution_end = Some(self.es.now());
+                self.phase = Phase::Committing;
+            }
+            return Ok(Step::Committed);
+        }
+        self.wait_for_commits()
+    }
+
+    /// Collects the answers to the statements in `commits`; an error fails the query.
+    fn take_finished(&mut self) -> ExecResult<()> {
         let mut still = Vec::new();
         for (k, t) in std::mem::take(&mut self.commits) {
             match self.es.conns[k].take_result(t) {
@@ -188,21 +217,66 @@ impl<H: Host> QueryRun<H> {
                         return Err(ExecError::Remote(e));
                     }
                 }
-                None => still.push((k, t)),
+                None => {
+                    // An answer nobody read failed (a discarded FETCH): that fails the query.
+                    if let Some(e) = &self.es.conns[k].first_error {
+                        return Err(ExecError::Remote(e.clone()));
+                    }
+                    still.push((k, t))
+                }
             }
         }
         self.commits = still;
-        let busy: Vec<usize> = (0..self.es.conns.len()).filter(|&k| self.es.conns[k].is_busy()).collect();
-        if self.commits.is_empty() && busy.is_empty() && !self.es.conns.iter().any(|c| c.xact_open) {
-            self.phase = Phase::Finished;
-            self.es.event_loop.clear();
-            self.finished_at = Some(self.es.now());
-            return Ok(Step::Finished);
-        }
-        if !busy.is_empty() {
-            self.host.wait(&mut self.es, &busy)?;
+        Ok(())
+    }
+
+    fn wait_for_commits(&mut self) -> ExecResult<Step> {
+        let mut conns: Vec<usize> = self.commits.iter().map(|&(k, _)| k).collect();
+        conns.dedup();
+        if !conns.is_empty() {
+            self.host.wait(&mut self.es, &conns)?;
         }
         Ok(Step::Waited)
+    }
+
+    /// `pgfdw_xact_callback` at commit: COMMIT TRANSACTION on each connection with an
+    /// open transaction, one after another (all at once with `parallel_commit`).
+    fn step_commit(&mut self) -> ExecResult<Step> {
+        if let Some(e) = self.es.conns.iter().find_map(|c| c.first_error.clone()) {
+            return Err(ExecError::Remote(e));
+        }
+        self.host.pump(&mut self.es)?;
+        self.take_finished()?;
+        if self.commits.is_empty() {
+            let parallel = self.es.behaviour.parallel_commit;
+            for k in 0..self.es.conns.len() {
+                let now = self.es.now();
+                if let Some(t) = self.es.conns[k].commit(now) {
+                    self.es.record_written(k);
+                    self.commits.push((k, t));
+                    if !parallel {
+                        break;
+                    }
+                }
+            }
+            self.host.pump(&mut self.es)?;
+            self.take_finished()?;
+        }
+        if !self.commits.is_empty() {
+            return self.wait_for_commits();
+        }
+        if self.es.conns.iter().any(|c| c.xact_open) {
+            return Ok(Step::Waited); // that COMMIT was quick: the next one goes out now
+        }
+        let busy: Vec<usize> = (0..self.es.conns.len()).filter(|&k| self.es.conns[k].is_busy()).collect();
+        if !busy.is_empty() {
+            self.host.wait(&mut self.es, &busy)?;
+            return Ok(Step::Waited);
+        }
+        self.phase = Phase::Finished;
+        self.es.event_loop.clear();
+        self.finished_at = Some(self.es.now());
+        Ok(Step::Finished)
     }
 
     /// Cancels everything outstanding after an error and drains the connections.
@@ -214,18 +288,13 @@ impl<H: Host> QueryRun<H> {
         }
         self.end_nodes();
         self.es.event_loop.clear();
+        self.es.remote_commands.clear();
+        self.es.blocked_on = None;
         self.commits.clear();
         for k in 0..self.es.conns.len() {
-            let c = &mut self.es.conns[k];
-            if c.inflight_count() > 0 {
-                c.cancel_requested = true;
-            }
-            c.discard_all();
-            c.first_error = None;
-            if c.xact_open {
-                c.xact_open = false;
-                self.es.send_query(k, "ROLLBACK", None, QueryRole::Abandon);
-            }
+            let now = self.es.now();
+            self.es.conns[k].abort(now);
+            self.es.record_written(k);
         }
         // Drain: every connection gets its answers (errors or not) and goes idle. Each
         // wait delivers an answer or fails, so this ends; the bound only guards against
@@ -269,12 +338,18 @@ impl<H: Host> QueryRun<H> {
         explain_tree(&self.root, &self.es, None)
     }
 
+    /// EXPLAIN ANALYZE's Execution Time: from ExecutorStart through ExecutorEnd (the
+    /// CLOSEs), without the remote COMMITs at transaction end.
+    pub fn execution_ns(&self) -> u64 {
+        self.execution_end.or(self.finished_at).unwrap_or_else(|| self.es.now()) - self.started_at
+    }
+
     pub fn explain_text(&self) -> String {
-        explain_text(&self.explain(), self.elapsed_ns())
+        explain_text(&self.explain(), self.execution_ns())
     }
 
     pub fn explain_json(&self) -> serde_json::Value {
-        explain_json(&self.explain(), self.elapsed_ns())
+        explain_json(&self.explain(), self.execution_ns())
     }
 
     /// What is still outstanding: requests not finished, busy connections, queued
@@ -296,6 +371,9 @@ impl<H: Host> QueryRun<H> {
             if self.host.in_transit(c.id) > 0 {
                 v.push(format!("connection {} ({}) has responses in transit", c.id, c.server));
             }
+        }
+        if !self.es.remote_commands.is_empty() && self.is_done() {
+            v.push("remote statements were never sent".into());
         }
         if !self.es.event_loop.is_empty() && self.is_done() {
             v.push("the event loop still has waiting requests or connections".into());

@@ -3,6 +3,7 @@
 //! clock give identical traces; the demo replays and scrubs through it.
 
 use crate::exec_async::AsyncState;
+use crate::remote::Proto;
 use serde::Serialize;
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -10,10 +11,11 @@ use serde::Serialize;
 pub enum TraceKind {
     /// An async request changed state.
     Request { request: usize, requestor: usize, requestee: usize, from: AsyncState, to: AsyncState },
-    /// A query was written to a connection (or queued behind a busy one).
-    Send { conn: usize, sql: String, bytes: usize, queued: bool },
-    /// A query's whole response arrived (through ReadyForQuery).
-    Response { conn: usize, sql: String, rows: usize, bytes: usize, error: Option<String> },
+    /// A message was written to a connection (or a statement queued behind a busy
+    /// one): the startup packet, a simple Query or an extended-protocol batch.
+    Send { conn: usize, proto: Proto, sql: String, bytes: usize, queued: bool },
+    /// A whole response arrived (through ReadyForQuery).
+    Response { conn: usize, proto: Proto, sql: String, rows: usize, bytes: usize, error: Option<String> },
     /// The executor could not progress and waits on these connections.
     Wait { conns: Vec<usize> },
     /// Bytes arrived on a connection.

@@ -2,13 +2,18 @@
 //! The behaviours DESIGN.md §2 says must hold, one named test each (seeds 000–004).
 
 use pgasync::clock::Clock;
-use pgasync::estate::EState;
-use pgasync::exec_async::{exec_async_configure_wait, exec_async_request_pending, new_request, AsyncState};
+use pgasync::estate::{EState, ExecResult};
+use pgasync::exec_async::{
+    exec_async_configure_wait, exec_async_request_pending, new_request, AsyncState, WaitContext,
+};
+use pgasync::executor::{ExecNode, ExecStatus, PlanState};
 use pgasync::host::Host;
+use pgasync::instrument::ExplainNode;
 use pgasync::remote::{ForeignServer, ServerOptions};
 use pgasync::run::QueryRun;
 use pgasync::scenario::{Knobs, Scenario, Sharing};
 use pgasync::trace::TraceKind;
+use pgasync::types::Datum;
 
 fn knobs(shards: usize, rows: usize) -> Knobs {
     Knobs { shards: Some(shards), rows_per_shard: Some(rows), ..Default::default() }
@@ -128,14 +133,37 @@ fn estate_with_one_request() -> (EState, usize) {
     (es, r)
 }
 
+/// A requestee whose FETCH is always the one in flight on connection 0.
+struct WaitsOnConnectionZero;
+
+impl ExecNode for WaitsOnConnectionZero {
+    fn exec_next(&mut self, _es: &mut EState) -> ExecResult<ExecStatus> {
+        Ok(ExecStatus::Done)
+    }
+    fn exec_rescan(&mut self, _es: &mut EState) -> ExecResult<()> {
+        Ok(())
+    }
+    fn exec_end(&mut self, _es: &mut EState) {}
+    fn slot(&self) -> &[Datum] {
+        &[]
+    }
+    fn explain(&self, _e: &mut ExplainNode) {}
+    fn async_configure_wait(&mut self, es: &mut EState, _r: usize, _ctx: &WaitContext) -> ExecResult<bool> {
+        es.event_loop.add_wait_conn(0);
+        Ok(true)
+    }
+}
+
 #[test]
 fn a_request_is_never_queued_twice() {
     // Seed 001: "the same node can be inserted in the queue more than once".
     let (mut es, r) = estate_with_one_request();
     exec_async_request_pending(&mut es, r, 0);
     assert_eq!(es.requests[r].state, AsyncState::Waiting);
-    assert!(exec_async_configure_wait(&mut es, r));
-    assert!(exec_async_configure_wait(&mut es, r));
+    let mut requestee = PlanState { id: 1, node: Box::new(WaitsOnConnectionZero) };
+    let ctx = WaitContext::default();
+    assert!(exec_async_configure_wait(&mut es, r, &mut requestee, &ctx).unwrap());
+    assert!(exec_async_configure_wait(&mut es, r, &mut requestee, &ctx).unwrap());
     assert_eq!(es.event_loop.waiting().count(), 1);
     assert_eq!(es.event_loop.wait_set(), &[0]);
 }
@@ -258,7 +286,10 @@ fn foreign_scan_pushes_where_order_by_and_limit_to_the_shard() {
             _ => None,
         });
         let sent = sent.unwrap();
-        assert!(sent.contains("SELECT b, a FROM public.t1 WHERE ((a = 3)) ORDER BY b DESC NULLS FIRST LIMIT 5"), "{sent}");
+        assert!(
+            sent.contains("SELECT b, a FROM public.t1 WHERE ((a = 3)) ORDER BY b DESC NULLS FIRST LIMIT 5"),
+            "{sent}"
+        );
     }
 }
 

@@ -1,17 +1,34 @@
 //! The event-wait step shared by the async-aware nodes (PostgreSQL's
-//! ExecAppendAsyncEventWait): register the connections of our Waiting requests, then
-//! notify the ones whose input arrived, oldest first, at most `max_events` per turn.
+//! ExecAppendAsyncEventWait): let every Waiting request configure its wait, then notify
+//! the ones whose input arrived, oldest first, at most `max_events` per turn.
 
 use super::PlanState;
 use crate::estate::{EState, ExecError, ExecResult};
-use crate::exec_async::{exec_async_configure_wait, exec_async_notify, AsyncState};
+use crate::exec_async::{exec_async_configure_wait, exec_async_notify, AsyncState, WaitContext};
 
-/// Notifies the requests whose input arrived; returns how many were notified and the
-/// children whose request is now CallbackPending, in order; the requestor then delivers their responses
-/// (ExecAsyncResponse). With `must_progress` (the caller has nothing else to do and will
-/// make the host wait), having nothing to wait on while requests are outstanding is an
-/// error (seed 000's `Assert(added)`), not a hang. In step mode one
-/// request is notified per call, so each notification is a step the demo can show.
+/// What one event wait did.
+#[derive(Debug, Default)]
+pub struct EventWaitOutcome {
+    /// Requests notified.
+    pub fired: usize,
+    /// Children whose request is now CallbackPending (completed while configuring or
+    /// notified), in order; the requestor delivers their responses (ExecAsyncResponse).
+    pub callback_pending: Vec<usize>,
+}
+
+impl EventWaitOutcome {
+    pub fn progressed(&self) -> bool {
+        self.fired > 0 || !self.callback_pending.is_empty()
+    }
+}
+
+/// Configures the waits of the requestor's Waiting requests (in child order), then
+/// notifies the requests whose input arrived. With `must_progress` (the caller has
+/// nothing else to do and will make the host wait), having no event while requests are
+/// outstanding is an error (seed 000's `Assert(added)`), not a hang. A requestee that
+/// blocks while configuring (postgres_fdw's DECLARE) ends the step early with
+/// `es.blocked_on` set; the caller repeats it. In step mode one request is notified per
+/// call, so each notification is a step the demo can show.
 pub fn async_event_wait(
     es: &mut EState,
     requestor: usize,
@@ -19,29 +36,52 @@ pub fn async_event_wait(
     requests: &[Option<usize>],
     must_progress: bool,
     budget: usize,
-) -> ExecResult<(usize, Vec<usize>)> {
-    let mut added = false;
+    requestor_needs_request: bool,
+) -> ExecResult<EventWaitOutcome> {
+    let mut out = EventWaitOutcome::default();
+    let mut ctx = WaitContext { requestor_needs_request, events_registered: 0 };
     let mut outstanding = 0;
-    for r in requests.iter().flatten() {
-        if es.requests[*r].state == AsyncState::Waiting {
-            outstanding += 1;
-            added |= exec_async_configure_wait(es, *r);
+    for (child, r) in requests.iter().enumerate() {
+        let Some(r) = *r else { continue };
+        if es.requests[r].state != AsyncState::Waiting {
+            continue;
+        }
+        outstanding += 1;
+        if exec_async_configure_wait(es, r, &mut children[child], &ctx)? {
+            ctx.events_registered += 1;
+        }
+        if es.blocked_on.is_some() {
+            return Ok(out);
+        }
+        if es.requests[r].state == AsyncState::CallbackPending {
+            out.callback_pending.push(child);
         }
     }
-    if !added {
-        if must_progress && outstanding > 0 {
+    if ctx.events_registered == 0 {
+        if must_progress && outstanding > 0 && out.callback_pending.is_empty() {
             return Err(ExecError::Internal(format!(
                 "node {requestor} would wait with no event registered while {outstanding} requests are outstanding"
             )));
         }
-        return Ok((0, vec![]));
+        return Ok(out);
     }
+    notify_ready(es, requestor, children, budget, &mut out)?;
+    Ok(out)
+}
+
+/// Delivers the notifications: requests whose input arrived, in the order they started
+/// waiting, at most `budget` (one in step mode).
+fn notify_ready(
+    es: &mut EState,
+    requestor: usize,
+    children: &mut [PlanState],
+    budget: usize,
+    out: &mut EventWaitOutcome,
+) -> ExecResult<()> {
     let queue: Vec<usize> = es.event_loop.waiting().filter(|&r| es.requests[r].requestor == requestor).collect();
     let limit = if es.step_mode { budget.min(1) } else { budget };
-    let mut fired = 0;
-    let mut callback_pending = Vec::new();
     for r in queue {
-        if fired >= limit {
+        if out.fired >= limit {
             break; // the rest stay queued, in order, for the next turn
         }
         let child = es.requests[r].request_index;
@@ -49,14 +89,17 @@ pub fn async_event_wait(
             continue;
         }
         exec_async_notify(es, r, &mut children[child])?;
-        fired += 1;
+        if es.blocked_on.is_some() {
+            break;
+        }
+        out.fired += 1;
         if es.requests[r].state == AsyncState::CallbackPending {
-            callback_pending.push(child);
+            out.callback_pending.push(child);
         }
     }
-    es.event_loop.max_fired = es.event_loop.max_fired.max(fired);
-    if fired > 0 {
+    es.event_loop.max_fired = es.event_loop.max_fired.max(out.fired);
+    if out.fired > 0 {
         es.yield_step();
     }
-    Ok((fired, callback_pending))
+    Ok(())
 }

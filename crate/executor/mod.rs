@@ -76,6 +76,16 @@ pub trait ExecNode {
     fn async_request(&mut self, _es: &mut EState, r: usize) -> ExecResult<()> {
         Err(ExecError::Internal(format!("request {r} sent to a node that is not async-capable")))
     }
+    /// The requestee side of ExecAsyncConfigureWait: adds its connection to the wait
+    /// set (true), or not, or completes the request at once.
+    fn async_configure_wait(
+        &mut self,
+        _es: &mut EState,
+        r: usize,
+        _ctx: &crate::exec_async::WaitContext,
+    ) -> ExecResult<bool> {
+        Err(ExecError::Internal(format!("configure wait for request {r} sent to a node that is not async-capable")))
+    }
     /// Has the input this node waits for arrived (so a notify would progress)?
     fn async_ready(&self, _es: &EState) -> bool {
         false

@@ -179,8 +179,19 @@ impl ExecNode for AggState {
             AggStrategy::Plain => "Plain".into(),
             AggStrategy::Hashed => "Hashed".into(),
         });
+        // `$N` is the child's N-th output column; EXPLAIN resolves it (sum(ft1.a)).
+        let refs: Vec<String> = (0..self.input_names.len()).map(|i| format!("${i}")).collect();
+        for g in &self.group_by {
+            e.push_output(g.to_sql(&refs));
+        }
+        for a in &self.aggs {
+            e.push_output(match (&a.func, &a.arg) {
+                (AggFunc::CountStar, _) | (_, None) => format!("{}(*)", a.func.name()),
+                (f, Some(arg)) => format!("{}({})", f.name(), arg.to_sql(&refs)),
+            });
+        }
         if !self.group_by.is_empty() {
-            let k: Vec<String> = self.group_by.iter().map(|g| g.to_sql(&self.input_names)).collect();
+            let k: Vec<String> = self.group_by.iter().map(|g| g.to_sql(&refs)).collect();
             e.details.push(("Group Key".into(), k.join(", ")));
         }
     }

@@ -1,18 +1,23 @@
-//! Append (nodeAppend.c), async-aware.
+//! Append (nodeAppend.c), async-aware as in PostgreSQL 15.
 //!
-//! Protocol, as in PostgreSQL 14:
-//! - on the first call, send a request to every async child (ExecAppendAsyncBegin)
-//!   before running any synchronous child;
-//! - return rows of synchronous children one after another; between them, poll (never
-//!   block) for async results, so local work overlaps the remote waits;
-//! - a row from an async child is returned as soon as it is taken; the child then
-//!   needs a new request (`as_needrequest`) which is sent on the next call;
-//! - once the synchronous children are done, wait for events: return Wait to the host
-//!   when no registered connection is ready;
-//! - in step mode (the demo) it also returns Wait after each request it sends and each
-//!   notification, with `es.yielded` set: the host calls again at once, and the node
-//!   resumes where it was (a notified request stays CallbackPending until then).
-//! With no async children every call takes the plain synchronous path.
+//! Protocol:
+//! - the first call sends a request to every async child, in child order
+//!   (ExecAppendAsyncBegin), before running any synchronous child;
+//! - ExecAppendAsyncRequest returns a stored async result if there is one; only when
+//!   none is left does it send a new request to every child in `as_needrequest`, in
+//!   child order. A child enters `as_needrequest` when its response delivers a row
+//!   (ExecAsyncAppendResponse); `as_asyncresults` is a stack;
+//! - between synchronous children it polls for events (timeout 0); once they are done
+//!   it waits (timeout -1): the node returns Wait and the host waits on the connections
+//!   registered during the turn.
+//!
+//! Interruptions: a requestee that blocks (postgres_fdw's waited DECLARE) and, in the
+//! demo's step mode, each request transition end the call with Wait. The node keeps a
+//! resume point (`as_requesting`, `as_eventwait`) and `resume` finishes that piece of
+//! work first on the next call, so the order of work is the same as without them.
+//!
+//! The `fifo_results` knob restores the earlier model: results leave in the order they
+//! arrived and each child is re-requested as soon as its row is taken.
 
 use super::async_wait::async_event_wait;
 use super::{copy_row, exec_proc_node, exec_rescan, ExecNode, ExecStatus, PlanState};
@@ -28,24 +33,28 @@ pub struct AppendState {
     /// Per child: its async request, if the child is async-capable.
     as_asyncrequests: Vec<Option<usize>>,
     as_nasyncplans: usize,
-    /// Synchronous children, in order, and which one runs now.
+    /// Synchronous children, in order, and which one runs now (as_whichplan).
     as_syncplans: Vec<usize>,
     as_whichsync: usize,
-    /// Async children whose row is ready to return (their row is in their slot). A
-    /// FIFO, so rows leave in the order they arrived (PostgreSQL uses a stack).
+    /// Async children whose row is ready to return (in their slot): a stack, or a
+    /// queue with `fifo_results`.
     as_asyncresults: VecDeque<usize>,
     /// Async children that need a new request.
     as_needrequest: Vec<usize>,
     /// Async children whose request is CallbackPending: the response is still to be
     /// delivered (at once, or on the next call in step mode).
     as_callbackpending: VecDeque<usize>,
-    /// Step mode: a request round or an event wait was interrupted by a step boundary
-    /// and continues on the next call, so the order of work is the same as without steps.
-    as_requesting: bool,
+    /// A request round in progress: the children still to be asked.
+    as_requesting: Option<VecDeque<usize>>,
+    /// An interrupted event wait: (wait, not poll; requests notified so far).
     as_eventwait: Option<(bool, usize)>,
     as_nasyncremain: usize,
     as_syncdone: bool,
     as_begun: bool,
+    /// The current synchronous child returned Wait (it blocked, or stepped): it is
+    /// called again first, as PostgreSQL would still be inside it.
+    as_syncwaiting: bool,
+    fifo_results: bool,
     slot: Vec<Datum>,
 }
 
@@ -74,29 +83,37 @@ impl AppendState {
             as_asyncresults: VecDeque::new(),
             as_needrequest: Vec::new(),
             as_callbackpending: VecDeque::new(),
-            as_requesting: false,
+            as_requesting: None,
             as_eventwait: None,
             as_nasyncremain: 0,
             as_syncdone: false,
             as_begun: false,
+            as_syncwaiting: false,
+            fifo_results: es.behaviour.fifo_results,
             slot: Vec::new(),
         }
+    }
+
+    fn async_children(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.children.len()).filter(|&i| self.as_asyncrequests[i].is_some())
     }
 
     /// ExecAppendAsyncBegin: every async child gets a request before anything else runs.
     fn async_begin(&mut self, es: &mut EState) -> ExecResult<()> {
         self.as_nasyncremain = self.as_nasyncplans;
-        self.as_needrequest = (0..self.children.len()).filter(|&i| self.as_asyncrequests[i].is_some()).collect();
+        self.as_requesting = Some(self.async_children().collect());
         self.make_requests(es)
     }
 
-    /// Sends the requests in `as_needrequest`, delivering immediate results.
+    /// Sends the requests of the round in `as_requesting`, delivering immediate results.
     fn make_requests(&mut self, es: &mut EState) -> ExecResult<()> {
-        self.as_requesting = true;
-        while !self.as_needrequest.is_empty() {
-            let child = self.as_needrequest.remove(0);
+        while let Some(child) = self.as_requesting.as_ref().and_then(|q| q.front().copied()) {
             let r = self.as_asyncrequests[child].expect("async child");
             exec_async_request(es, r, &mut self.children[child])?;
+            if es.blocked_on.is_some() {
+                return Ok(()); // the same request is made again in `resume`
+            }
+            self.as_requesting.as_mut().unwrap().pop_front();
             if es.requests[r].state == AsyncState::CallbackPending {
                 self.as_callbackpending.push_back(child);
             }
@@ -105,30 +122,33 @@ impl AppendState {
             }
             self.deliver_responses(es)?;
         }
-        self.as_requesting = false;
+        self.as_requesting = None;
         Ok(())
     }
 
-    /// Step mode: finishes the request round or event wait a step boundary cut short,
-    /// in the order a run without steps does the same work.
+    /// Finishes the request round or event wait an interruption cut short.
     fn resume(&mut self, es: &mut EState) -> ExecResult<()> {
-        if self.as_requesting {
-            self.deliver_responses(es)?;
+        self.deliver_responses(es)?;
+        if self.as_requesting.is_some() {
             self.make_requests(es)
         } else if let Some((block, fired)) = self.as_eventwait.take() {
             self.event_wait_from(es, block, fired).map(|_| ())
         } else {
-            self.deliver_responses(es)
+            Ok(())
         }
     }
 
     /// ExecAsyncResponse for every request whose result is waiting for us, then
-    /// ExecAsyncAppendResponse: a row is queued for return; end of data retires the child.
+    /// ExecAsyncAppendResponse: a row is stored and its child needs a new request; end
+    /// of data retires the child.
     fn deliver_responses(&mut self, es: &mut EState) -> ExecResult<()> {
         while let Some(child) = self.as_callbackpending.pop_front() {
             let r = self.as_asyncrequests[child].expect("async child");
             if exec_async_response(es, r)? {
                 self.as_asyncresults.push_back(child);
+                if !self.fifo_results {
+                    self.as_needrequest.push(child);
+                }
             } else {
                 self.as_nasyncremain -= 1;
             }
@@ -136,47 +156,68 @@ impl AppendState {
         Ok(())
     }
 
-    /// Returns a ready async row, if any, into our slot.
+    /// Returns a stored async row, if any, into our slot: the last stored (PostgreSQL's
+    /// `as_asyncresults[--as_nasyncresults]`), or the first with `fifo_results`.
     fn take_async_result(&mut self, es: &mut EState) -> bool {
-        let Some(child) = self.as_asyncresults.pop_front() else { return false };
+        let taken = if self.fifo_results { self.as_asyncresults.pop_front() } else { self.as_asyncresults.pop_back() };
+        let Some(child) = taken else { return false };
         es.clock.charge(es.cost.passthrough_row_ns);
         copy_row(&mut self.slot, self.children[child].node.slot());
-        self.as_needrequest.push(child);
+        if self.fifo_results {
+            self.as_needrequest.push(child);
+        }
         true
     }
 
-    /// ExecAppendAsyncRequest: a ready result, else new requests and maybe a result.
+    /// ExecAppendAsyncRequest: a stored result, else a request to every child that
+    /// needs one (in child order) and maybe a result.
     fn async_request(&mut self, es: &mut EState) -> ExecResult<bool> {
+        if self.as_needrequest.is_empty() && !self.fifo_results {
+            return Ok(false);
+        }
         if self.take_async_result(es) {
             return Ok(true);
         }
+        let mut round = std::mem::take(&mut self.as_needrequest);
+        if !self.fifo_results {
+            round.sort_unstable();
+        }
+        self.as_requesting = Some(round.into());
         self.make_requests(es)?;
-        Ok(!es.yielded && self.take_async_result(es))
+        Ok(!es.interrupted() && self.take_async_result(es))
     }
 
-    /// ExecAppendAsyncEventWait: notifies what is ready (blocking: the host must wait
-    /// if nothing is), then delivers the responses.
-    fn event_wait(&mut self, es: &mut EState, block: bool) -> ExecResult<usize> {
+    /// ExecAppendAsyncEventWait: configures the waits and notifies what is ready (with
+    /// `block`, the host must wait if nothing is), then delivers the responses. True if
+    /// any request progressed.
+    fn event_wait(&mut self, es: &mut EState, block: bool) -> ExecResult<bool> {
         self.event_wait_from(es, block, 0)
     }
 
-    /// The event wait, `fired` notifications in (step mode notifies one per step).
-    /// Without steps this notifies up to `max_events` requests at once; in step mode
-    /// each notification is a step, and the wait resumes here (`resume`) until nothing
-    /// more is ready or the bound is reached — the same work in the same order.
-    fn event_wait_from(&mut self, es: &mut EState, block: bool, fired: usize) -> ExecResult<usize> {
+    /// The event wait, `fired` notifications in (step mode notifies one per step, a
+    /// blocking requestee interrupts it); it resumes here until nothing more is ready or
+    /// the bound is reached — the same work in the same order.
+    fn event_wait_from(&mut self, es: &mut EState, block: bool, fired: usize) -> ExecResult<bool> {
         let budget = es.event_loop.max_events.max(1).saturating_sub(fired);
         let must_progress = block && fired == 0;
-        let (n, ready) =
-            async_event_wait(es, self.id, &mut self.children, &self.as_asyncrequests, must_progress, budget)?;
-        let fired = fired + n;
-        self.as_callbackpending.extend(ready);
-        if es.yielded {
-            self.as_eventwait = Some((block, fired)); // continues in `resume`
-            return Ok(fired);
+        let needs_request = !self.as_needrequest.is_empty();
+        let out = async_event_wait(
+            es,
+            self.id,
+            &mut self.children,
+            &self.as_asyncrequests,
+            must_progress,
+            budget,
+            needs_request,
+        )?;
+        let progressed = out.progressed() || fired > 0;
+        self.as_callbackpending.extend(out.callback_pending);
+        if es.interrupted() {
+            self.as_eventwait = Some((block, fired + out.fired)); // continues in `resume`
+            return Ok(true);
         }
         self.deliver_responses(es)?;
-        Ok(fired)
+        Ok(progressed)
     }
 
     /// ExecAppendAsyncGetNext: Some(status) if the async side decided the call.
@@ -184,9 +225,9 @@ impl AppendState {
         if self.async_request(es)? {
             return Ok(Some(ExecStatus::Row));
         }
-        while self.as_nasyncremain > 0 && !es.yielded {
-            let fired = self.event_wait(es, self.as_syncdone)?;
-            if es.yielded {
+        while self.as_nasyncremain > 0 && !es.interrupted() {
+            let progressed = self.event_wait(es, self.as_syncdone)?;
+            if es.interrupted() {
                 break;
             }
             if self.async_request(es)? {
@@ -195,50 +236,60 @@ impl AppendState {
             if !self.as_syncdone {
                 break; // go run synchronous children meanwhile
             }
-            if fired == 0 {
-                return Ok(Some(ExecStatus::Wait));
+            if !progressed {
+                return Ok(Some(ExecStatus::Wait)); // the host waits on the wait set
             }
         }
-        if es.yielded {
-            return Ok(Some(ExecStatus::Wait)); // step mode: resume here on the next call
+        if es.interrupted() {
+            return Ok(Some(ExecStatus::Wait)); // resume here on the next call
         }
         if self.as_syncdone && self.as_nasyncremain == 0 {
             return Ok(Some(ExecStatus::Done));
         }
         Ok(None)
     }
+
+    /// The current synchronous child is done: poll for async events, then choose the
+    /// next synchronous child (choose_next_subplan).
+    fn sync_child_done(&mut self, es: &mut EState) -> ExecResult<()> {
+        self.as_whichsync += 1;
+        self.as_syncdone = self.as_whichsync >= self.as_syncplans.len();
+        if self.as_nasyncremain > 0 {
+            self.event_wait(es, false)?;
+        }
+        Ok(())
+    }
 }
 
 impl ExecNode for AppendState {
+    /// ExecAppend.
     fn exec_next(&mut self, es: &mut EState) -> ExecResult<ExecStatus> {
         if !self.as_begun {
             self.as_begun = true;
+            self.as_syncdone = self.as_syncplans.is_empty();
             if self.as_nasyncplans > 0 {
                 self.async_begin(es)?;
-                if es.yielded {
-                    return Ok(ExecStatus::Wait);
-                }
             }
+        } else {
+            self.resume(es)?;
         }
-        self.resume(es)?;
-        if es.yielded {
+        if es.interrupted() {
             return Ok(ExecStatus::Wait);
         }
         loop {
+            if self.as_syncdone && self.as_nasyncremain == 0 {
+                return Ok(ExecStatus::Done);
+            }
             let async_work = !self.as_needrequest.is_empty() || !self.as_asyncresults.is_empty();
-            if self.as_syncdone || async_work {
+            if !self.as_syncwaiting && (self.as_syncdone || async_work) {
                 if let Some(status) = self.async_get_next(es)? {
                     return Ok(status);
                 }
             }
-            let Some(&child) = self.as_syncplans.get(self.as_whichsync) else {
-                self.as_syncdone = true;
-                if self.as_nasyncremain == 0 {
-                    return Ok(ExecStatus::Done);
-                }
-                continue;
-            };
-            match exec_proc_node(&mut self.children[child], es)? {
+            let child = self.as_syncplans[self.as_whichsync];
+            let status = exec_proc_node(&mut self.children[child], es)?;
+            self.as_syncwaiting = status == ExecStatus::Wait;
+            match status {
                 ExecStatus::Row => {
                     es.clock.charge(es.cost.passthrough_row_ns);
                     copy_row(&mut self.slot, self.children[child].node.slot());
@@ -246,12 +297,9 @@ impl ExecNode for AppendState {
                 }
                 ExecStatus::Wait => return Ok(ExecStatus::Wait),
                 ExecStatus::Done => {
-                    self.as_whichsync += 1;
-                    if self.as_nasyncremain > 0 {
-                        self.event_wait(es, false)?;
-                        if es.yielded {
-                            return Ok(ExecStatus::Wait);
-                        }
+                    self.sync_child_done(es)?;
+                    if es.interrupted() {
+                        return Ok(ExecStatus::Wait);
                     }
                 }
             }
@@ -270,11 +318,12 @@ impl ExecNode for AppendState {
         self.as_asyncresults.clear();
         self.as_needrequest.clear();
         self.as_callbackpending.clear();
-        self.as_requesting = false;
+        self.as_requesting = None;
         self.as_eventwait = None;
         self.as_nasyncremain = 0;
         self.as_syncdone = false;
         self.as_begun = false;
+        self.as_syncwaiting = false;
         Ok(())
     }
 

@@ -1,40 +1,46 @@
-//! ForeignScan over a postgres_fdw-like server (postgres_fdw.c in small).
+//! ForeignScan over a postgres_fdw server: postgres_fdw.c's scan functions in small,
+//! with PostgreSQL 15's protocol.
 //!
-//! Protocol with the server, per scan:
-//! - sync mode (as postgres_fdw): `START TRANSACTION ISOLATION LEVEL REPEATABLE READ`
-//!   (once per connection, sent by the connection before the first query that needs
-//!   it), `DECLARE cN CURSOR FOR <remote sql>`, then
-//!   `FETCH fetch_size FROM cN` whenever the batch is used up, and `CLOSE cN` at the end,
-//!   each one a round trip the scan waits for;
-//! - async mode: the first round trip carries START TRANSACTION, DECLARE and the first
-//!   FETCH in one Query; as soon as a batch arrives the next FETCH is sent (fetch-ahead),
-//!   so it is in flight while the current batch is consumed; the cursor is left to the
-//!   COMMIT to close.
+//! Per scan:
+//! - ExecInit (`postgresBeginForeignScan`): GetConnection — a new connection is set up
+//!   and its transaction begun before the plan runs (`EState::get_connection`) — and
+//!   GetCursorNumber: cursors c1, c2, … are numbered across all connections;
+//! - `create_cursor`: `DECLARE cN CURSOR FOR <remote sql>` by the extended protocol,
+//!   waited for, after draining another scan's FETCH in flight on the connection
+//!   (`process_pending_request`);
+//! - synchronously (`postgresIterateForeignScan` → `fetch_more_data`): `FETCH n FROM cN`,
+//!   waited for, each time the batch is used up, until a batch comes back short;
+//! - asynchronously, as the requestee of an Append (`postgresForeignAsyncRequest`,
+//!   `…ConfigureWait`, `…Notify`, all through `produce_tuple_asynchronously`): the FETCH
+//!   is sent without waiting (`fetch_more_data_begin`) only when the batch is used up,
+//!   and the request waits for the socket. One request per connection has its FETCH in
+//!   flight, the connection's `pending_areq`; the others stay Waiting without an event;
+//! - ExecEnd (`postgresEndForeignScan` → `close_cursor`): `CLOSE cN`, which the run loop
+//!   sends and waits for after the plan, scan after scan.
 //!
-//! Where this departs from PostgreSQL 14's postgres_fdw, on purpose: postgres_fdw sends
-//! the next FETCH only once the current batch is used up, and only for scans an Append
-//! drives asynchronously; here every scan on an async-capable server fetches ahead in
-//! async mode, as the 2016–2018 patches of the seeds did (scenario C measures exactly
-//! that). Only scans a parent sends requests to print as "Async Foreign Scan".
+//! A blocking libpq call is `es.block_on(conn)` and a return: the node returns Wait, the
+//! run loop waits on that connection only, and the caller calls again. Every function
+//! here may be called again after such a return and continues where it stopped (the
+//! statement it waits for is in `pending`).
 //!
-//! The same `produce` step serves the plain `exec_next` (sync) and the requestee side of
-//! the async protocol: it returns a row, end of data, or Wait when the result it needs is
-//! not on the connection yet. Another scan's query in flight on a shared connection is
-//! drained by the connection before ours is sent (postgres_fdw's pending request).
+//! Knobs beyond PostgreSQL 15 (behaviour.rs): `fetch_ahead` sends the next FETCH as soon
+//! as a batch arrives; `pipelined_setup` puts the session set-up, START TRANSACTION,
+//! DECLARE and the first FETCH in one message nobody waits for; `pipeline` lets every
+//! scan on a shared connection have its FETCH in flight (no `pending_areq`).
 
 use super::{copy_row, ExecNode, ExecStatus};
-use crate::estate::{EState, ExecError, ExecResult};
-use crate::exec_async::{exec_async_request_done, exec_async_request_pending};
+use crate::estate::{EState, ExecError, ExecResult, RemoteCommand};
+use crate::exec_async::{exec_async_request_done, exec_async_request_pending, AsyncState, WaitContext};
 use crate::instrument::ExplainNode;
-use crate::plan::{deparse_remote_query, ForeignScanPlan};
-use crate::remote::{QueryResult, QueryRole, Ticket};
+use crate::plan::{deparse_remote_query, ForeignScanPlan, RemoteQuery, RemoteTarget};
+use crate::remote::{PendingAreq, Proto, QueryResult, QueryRole, Ticket};
 use crate::types::Datum;
 
+/// The statement a scan waits for.
 #[derive(Clone, Copy, Debug, PartialEq)]
-enum PendingKind {
+enum Awaiting {
     Declare,
     Fetch,
-    Close,
 }
 
 pub struct ForeignScanState {
@@ -43,45 +49,52 @@ pub struct ForeignScanState {
     server: String,
     conn: usize,
     sql: String,
+    /// EXPLAIN VERBOSE's Output: the remote query's target list.
+    output: Vec<String>,
     fetch_size: usize,
-    /// The server is async_capable and the query runs in async mode: the scan uses the
-    /// async round-trip pattern (transaction and cursor in the first query, fetch-ahead).
+    /// postgres_fdw's `fsstate->async_capable`: an async-aware parent drives this scan
+    /// with requests (EXPLAIN's "Async Foreign Scan").
     async_capable: bool,
-    /// An async-aware parent sends this scan requests (EXPLAIN's "Async Foreign Scan").
-    requestee: bool,
-    cursor: Option<String>,
-    /// The query this scan waits for, if any.
-    pending: Option<(Ticket, PendingKind)>,
+    /// The server is `async_capable` and the query runs in async mode (a parent may
+    /// make this scan a requestee; `fetch_ahead` applies).
+    server_async: bool,
+    cursor_number: u32,
+    cursor_exists: bool,
+    /// The statement this scan sent and has not read the answer of.
+    pending: Option<(Ticket, Awaiting)>,
     batch: QueryResult,
     next_tuple: usize,
     /// The last FETCH returned fewer rows than asked: no more rows on the server.
     eof_reached: bool,
-    finished: bool,
     slot: Vec<Datum>,
 }
 
 impl ForeignScanState {
+    /// postgresBeginForeignScan.
     pub fn init(id: usize, plan: &ForeignScanPlan, es: &mut EState) -> Result<ForeignScanState, String> {
         let conn = es.server_index(&plan.server).ok_or_else(|| format!("server \"{}\" does not exist", plan.server))?;
         let options = &es.servers[conn].options;
         if options.fetch_size == 0 {
             return Err(format!("server \"{}\": fetch_size must be positive", plan.server));
         }
+        let (fetch_size, server_async) = (options.fetch_size, es.async_enabled && options.async_capable);
+        es.get_connection(conn);
         Ok(ForeignScanState {
             id,
             relation: plan.relation.clone(),
             server: plan.server.clone(),
             conn,
             sql: deparse_remote_query(&plan.remote),
-            fetch_size: options.fetch_size,
-            async_capable: es.async_enabled && options.async_capable,
-            requestee: false,
-            cursor: None,
+            output: plan.remote.targets.iter().map(|t| target_name(&plan.remote, t)).collect(),
+            fetch_size,
+            async_capable: false,
+            server_async,
+            cursor_number: es.get_cursor_number(),
+            cursor_exists: false,
             pending: None,
             batch: QueryResult::default(),
             next_tuple: 0,
             eof_reached: false,
-            finished: false,
             slot: Vec::new(),
         })
     }
@@ -90,127 +103,256 @@ impl ForeignScanState {
         self.conn
     }
 
-    fn send(&mut self, es: &mut EState, sql: &str, kind: PendingKind) {
-        let ticket = es.send_query(self.conn, sql, Some(self.id), QueryRole::InTransaction);
-        self.pending = Some((ticket, kind));
+    fn has_tuples(&self) -> bool {
+        self.next_tuple < self.batch.nrows
     }
 
-    /// One step of the scan: a row, end of data, or Wait for the pending result.
-    fn produce(&mut self, es: &mut EState) -> ExecResult<ExecStatus> {
-        loop {
-            if self.next_tuple < self.batch.nrows {
-                es.clock.charge(es.cost.foreign_row_ns);
-                copy_row(&mut self.slot, self.batch.row(self.next_tuple));
-                self.next_tuple += 1;
-                return Ok(ExecStatus::Row);
-            }
-            if self.finished {
-                return Ok(ExecStatus::Done);
-            }
-            if let Some((ticket, kind)) = self.pending {
-                let Some(result) = es.conns[self.conn].take_result(ticket) else {
-                    // An earlier answer on our connection failed: ours will never come.
-                    if let Some(e) = &es.conns[self.conn].first_error {
-                        return Err(ExecError::Remote(e.clone()));
-                    }
-                    return Ok(ExecStatus::Wait);
-                };
-                self.pending = None;
-                self.take_result(es, kind, result)?;
-                continue;
-            }
-            self.send_next(es);
-        }
+    fn pipeline(&self, es: &EState) -> bool {
+        es.conns[self.conn].pipeline
     }
 
-    /// Handles the response to our pending query.
-    fn take_result(&mut self, es: &mut EState, kind: PendingKind, result: QueryResult) -> ExecResult<()> {
+    /// Our FETCH's answer is complete on the connection.
+    fn fetch_ready(&self, es: &EState) -> bool {
+        matches!(self.pending, Some((t, Awaiting::Fetch)) if es.conns[self.conn].is_ready(t))
+    }
+
+    /// Is our request the connection's pendingAreq?
+    fn is_pending_areq(&self, es: &EState) -> bool {
+        es.conns[self.conn].pending_areq.is_some_and(|p| p.requestee == self.id)
+    }
+
+    /// pgfdw_get_result: the answer to our statement, or None after blocking on it.
+    fn get_result(&mut self, es: &mut EState) -> ExecResult<Option<QueryResult>> {
+        let Some((ticket, _)) = self.pending else {
+            return Err(ExecError::Internal(format!("scan of {} waits for no statement", self.relation)));
+        };
+        let Some(result) = es.conns[self.conn].take_result(ticket) else {
+            // An earlier answer on our connection failed: ours will never come.
+            if let Some(e) = &es.conns[self.conn].first_error {
+                return Err(ExecError::Remote(e.clone()));
+            }
+            es.block_on(self.conn);
+            return Ok(None);
+        };
+        self.pending = None;
         es.clock.charge(es.cost.message_ns);
         es.instr[self.id].remote.bytes_received += result.bytes as u64;
-        if let Some(e) = result.error {
-            return Err(ExecError::Remote(e));
+        match result.error {
+            Some(e) => Err(ExecError::Remote(e)),
+            None => Ok(Some(result)),
         }
-        match kind {
-            PendingKind::Declare => {}
-            PendingKind::Close => self.finished = true,
-            PendingKind::Fetch => {
-                es.instr[self.id].remote.batches += 1;
-                self.eof_reached = result.nrows < self.fetch_size;
-                self.batch = result;
-                self.next_tuple = 0;
-                if self.async_capable && !self.eof_reached {
-                    self.send_fetch(es); // fetch-ahead: in flight while this batch is consumed
-                }
+    }
+
+    /// process_pending_request: another scan's FETCH is in flight on our connection;
+    /// wait for its answer, which stays on the connection for its owner to read. False
+    /// after blocking.
+    fn process_pending_request(&self, es: &mut EState) -> ExecResult<bool> {
+        let c = &es.conns[self.conn];
+        let Some(p) = c.pending_areq else { return Ok(true) };
+        if p.requestee == self.id || c.is_ready(p.ticket) {
+            es.conns[self.conn].pending_areq = None;
+            return Ok(true);
+        }
+        if let Some(e) = &c.first_error {
+            return Err(ExecError::Remote(e.clone()));
+        }
+        es.block_on(self.conn);
+        Ok(false)
+    }
+
+    /// create_cursor: DECLARE by the extended protocol, waited for. True once the
+    /// cursor exists, false after blocking.
+    fn create_cursor(&mut self, es: &mut EState) -> ExecResult<bool> {
+        if self.cursor_exists {
+            return Ok(true);
+        }
+        if self.pending.is_none() {
+            if !self.process_pending_request(es)? {
+                return Ok(false);
+            }
+            let sql = format!("DECLARE c{} CURSOR FOR\n{}", self.cursor_number, self.sql);
+            let ticket = es.send(self.conn, Proto::Extended, &sql, Some(self.id), QueryRole::InTransaction);
+            self.pending = Some((ticket, Awaiting::Declare));
+        }
+        if self.get_result(es)?.is_none() {
+            return Ok(false);
+        }
+        self.cursor_exists = true;
+        Ok(true)
+    }
+
+    /// Writes the next FETCH without waiting. With `pipelined_setup` the first one also
+    /// carries the session set-up, START TRANSACTION and the DECLARE.
+    fn send_fetch(&mut self, es: &mut EState) {
+        let fetch = format!("FETCH {} FROM c{}", self.fetch_size, self.cursor_number);
+        let sql = if self.cursor_exists {
+            fetch
+        } else {
+            self.cursor_exists = true;
+            let prefix = es.session_prefix(self.conn);
+            format!("{prefix}DECLARE c{} CURSOR FOR\n{}; {fetch}", self.cursor_number, self.sql)
+        };
+        let ticket = es.send(self.conn, Proto::Simple, &sql, Some(self.id), QueryRole::InTransaction);
+        self.pending = Some((ticket, Awaiting::Fetch));
+    }
+
+    /// fetch_more_data_begin: creates the cursor (waited for) and sends a FETCH without
+    /// waiting; request `r` becomes the connection's pendingAreq. False after blocking.
+    fn fetch_more_data_begin(&mut self, es: &mut EState, r: usize) -> ExecResult<bool> {
+        if !es.behaviour.pipelined_setup && !self.create_cursor(es)? {
+            return Ok(false);
+        }
+        if self.pending.is_none() {
+            self.send_fetch(es);
+        }
+        self.set_pending_areq(es, r);
+        Ok(true)
+    }
+
+    fn set_pending_areq(&self, es: &mut EState, r: usize) {
+        if let (false, Some((ticket, Awaiting::Fetch))) = (self.pipeline(es), self.pending) {
+            let requestor = es.requests[r].requestor;
+            es.conns[self.conn].pending_areq = Some(PendingAreq { request: r, requestor, requestee: self.id, ticket });
+        }
+    }
+
+    /// fetch_more_data: stores the next batch. If our FETCH is in flight its answer is
+    /// read; otherwise (synchronous scans) a FETCH is sent and waited for. False after
+    /// blocking.
+    fn fetch_more_data(&mut self, es: &mut EState) -> ExecResult<bool> {
+        if self.pending.is_none() {
+            if !self.process_pending_request(es)? {
+                return Ok(false);
+            }
+            self.send_fetch(es);
+        }
+        let Some(result) = self.get_result(es)? else { return Ok(false) };
+        if self.is_pending_areq(es) {
+            es.conns[self.conn].pending_areq = None;
+        }
+        es.instr[self.id].remote.batches += 1;
+        self.eof_reached = result.nrows < self.fetch_size;
+        self.batch = result;
+        self.next_tuple = 0;
+        if es.behaviour.fetch_ahead && self.server_async && !self.eof_reached {
+            self.fetch_ahead(es);
+        }
+        Ok(true)
+    }
+
+    /// The `fetch_ahead` knob: the next FETCH goes out now, in flight while this batch
+    /// is consumed — unless another scan's FETCH holds the connection.
+    fn fetch_ahead(&mut self, es: &mut EState) {
+        let c = &es.conns[self.conn];
+        if !c.pipeline && (c.pending_areq.is_some() || c.is_busy()) {
+            return;
+        }
+        self.send_fetch(es);
+        let requests = es.requests.iter().filter(|q| q.requestee == self.id).map(|q| q.id).next();
+        if let Some(r) = requests {
+            self.set_pending_areq(es, r);
+        }
+    }
+
+    /// The next row of the batch into the slot.
+    fn next_row(&mut self, es: &mut EState) -> ExecStatus {
+        es.clock.charge(es.cost.foreign_row_ns);
+        copy_row(&mut self.slot, self.batch.row(self.next_tuple));
+        self.next_tuple += 1;
+        ExecStatus::Row
+    }
+
+    /// postgresIterateForeignScan: a row, end of data, or Wait after blocking. An async
+    /// scan only hands out rows already fetched.
+    fn iterate_foreign_scan(&mut self, es: &mut EState) -> ExecResult<ExecStatus> {
+        if !es.behaviour.pipelined_setup && !self.create_cursor(es)? {
+            return Ok(ExecStatus::Wait);
+        }
+        if !self.has_tuples() {
+            if self.async_capable {
+                return Ok(ExecStatus::Done);
+            }
+            if !self.eof_reached && !self.fetch_more_data(es)? {
+                return Ok(ExecStatus::Wait);
+            }
+            if !self.has_tuples() {
+                return Ok(ExecStatus::Done);
             }
         }
+        Ok(self.next_row(es))
+    }
+
+    /// May this scan send a FETCH now? Only one FETCH per connection is in flight
+    /// (pendingAreq) unless `pipeline`.
+    fn may_begin_fetch(&self, es: &EState) -> bool {
+        if self.pipeline(es) {
+            self.pending.is_none()
+        } else {
+            es.conns[self.conn].pending_areq.is_none()
+        }
+    }
+
+    /// produce_tuple_asynchronously: completes request `r` with a row or end of data,
+    /// or leaves it Waiting — after sending a FETCH if `fetch` and the connection is
+    /// free. If creating the cursor blocks, the request is left as it was and the call
+    /// is made again.
+    fn produce_tuple_asynchronously(&mut self, es: &mut EState, r: usize, fetch: bool) -> ExecResult<()> {
+        if self.has_tuples() {
+            self.next_row(es);
+            exec_async_request_done(es, r, true);
+            return Ok(());
+        }
+        if self.eof_reached {
+            exec_async_request_done(es, r, false);
+            return Ok(());
+        }
+        if fetch && self.may_begin_fetch(es) && !self.fetch_more_data_begin(es, r)? {
+            return Ok(());
+        }
+        exec_async_request_pending(es, r, self.conn);
         Ok(())
     }
 
-    fn send_fetch(&mut self, es: &mut EState) {
-        let sql = format!("FETCH {} FROM {}", self.fetch_size, self.cursor.as_deref().unwrap_or("c"));
-        self.send(es, &sql, PendingKind::Fetch);
-    }
-
-    /// Sends what the scan needs next: the cursor, a batch, or the close. The
-    /// connection opens the remote transaction before the first of them.
-    fn send_next(&mut self, es: &mut EState) {
-        if self.eof_reached {
-            if self.async_capable {
-                self.finished = true; // COMMIT closes the cursor
-            } else {
-                let sql = format!("CLOSE {}", self.cursor.as_deref().unwrap_or("c"));
-                self.send(es, &sql, PendingKind::Close);
-            }
-            return;
+    /// Our FETCH's answer was drained by another scan (process_pending_request): read
+    /// it now. True if a batch was stored.
+    fn read_drained_fetch(&mut self, es: &mut EState) -> ExecResult<bool> {
+        if self.has_tuples() || !self.fetch_ready(es) || self.is_pending_areq(es) && !self.pipeline(es) {
+            return Ok(false);
         }
-        if self.cursor.is_none() {
-            let cursor = es.conns[self.conn].next_cursor_name();
-            let declare = format!("DECLARE {cursor} CURSOR FOR {}", self.sql);
-            if self.async_capable {
-                let sql = format!("{declare}; FETCH {} FROM {cursor}", self.fetch_size);
-                self.cursor = Some(cursor);
-                self.send(es, &sql, PendingKind::Fetch);
-            } else {
-                self.cursor = Some(cursor);
-                self.send(es, &declare, PendingKind::Declare);
-            }
-        } else {
-            self.send_fetch(es);
-        }
-    }
-
-    /// Forgets the result we wait for (rescan, end): the connection drains it.
-    fn discard_pending(&mut self, es: &mut EState) {
-        if let Some((ticket, _)) = self.pending.take() {
-            es.conns[self.conn].discard(ticket);
-        }
+        self.fetch_more_data(es)
     }
 }
 
 impl ExecNode for ForeignScanState {
     fn exec_next(&mut self, es: &mut EState) -> ExecResult<ExecStatus> {
-        let status = self.produce(es)?;
-        if status == ExecStatus::Wait {
-            es.event_loop.add_wait_conn(self.conn);
-        }
-        Ok(status)
+        self.iterate_foreign_scan(es)
     }
 
-    /// Restarts the scan with a new cursor on its next call. The old cursor is not
-    /// closed here: its DECLARE may still be queued or in flight, and the COMMIT closes
-    /// it in any case; the result we waited for is drained and dropped.
+    /// postgresReScanForeignScan, simplified: the cursor is closed (the CLOSE's answer
+    /// is not read) and declared again on the next call; a FETCH in flight is drained.
     fn exec_rescan(&mut self, es: &mut EState) -> ExecResult<()> {
-        self.discard_pending(es);
-        self.cursor = None;
+        self.forget_pending(es);
+        if self.cursor_exists {
+            let sql = format!("CLOSE c{}", self.cursor_number);
+            es.send(self.conn, Proto::Simple, &sql, Some(self.id), QueryRole::Unread);
+        }
+        self.cursor_exists = false;
         self.batch = QueryResult::default();
         self.next_tuple = 0;
         self.eof_reached = false;
-        self.finished = false;
         Ok(())
     }
 
+    /// postgresEndForeignScan: `CLOSE cN` if the cursor exists, sent and waited for by
+    /// the run loop after the plan (close_cursor). A FETCH still in flight is drained
+    /// first by the connection, unread.
     fn exec_end(&mut self, es: &mut EState) {
-        self.discard_pending(es);
+        self.forget_pending(es);
+        if self.cursor_exists {
+            let statement = Some((Proto::Simple, format!("CLOSE c{}", self.cursor_number), QueryRole::InTransaction));
+            es.remote_commands.push_back(RemoteCommand { conn: self.conn, statement, owner: Some(self.id) });
+        }
+        self.cursor_exists = false;
     }
 
     fn slot(&self) -> &[Datum] {
@@ -219,45 +361,107 @@ impl ExecNode for ForeignScanState {
 
     fn explain(&self, e: &mut ExplainNode) {
         e.node_type = "Foreign Scan".into();
-        e.async_capable = self.requestee;
+        e.async_capable = self.async_capable;
         e.relation = Some(self.relation.clone());
+        for o in &self.output {
+            e.push_output(o.clone());
+        }
         e.details.push(("Server".into(), self.server.clone()));
         e.details.push(("Remote SQL".into(), self.sql.clone()));
     }
 
     fn is_async_capable(&self) -> bool {
-        self.async_capable
+        self.server_async
     }
 
     fn mark_async_requestee(&mut self) {
-        self.requestee = true;
+        self.async_capable = true;
     }
 
-    /// postgresForeignAsyncRequest: a row now if the batch has one, else wait.
+    /// postgresForeignAsyncRequest.
     fn async_request(&mut self, es: &mut EState, r: usize) -> ExecResult<()> {
-        self.respond(es, r)
+        self.produce_tuple_asynchronously(es, r, true)
+    }
+
+    /// postgresForeignAsyncConfigureWait: adds our connection to the wait set if our
+    /// FETCH is the one in flight (beginning it if the connection is free); completes
+    /// the request at once if rows are already here.
+    fn async_configure_wait(&mut self, es: &mut EState, r: usize, ctx: &WaitContext) -> ExecResult<bool> {
+        self.read_drained_fetch(es)?;
+        if self.has_tuples() || self.eof_reached && self.pending.is_none() {
+            // complete_pending_request
+            self.produce_tuple_asynchronously(es, r, false)?;
+            if es.requests[r].state == AsyncState::CallbackPending {
+                return Ok(false);
+            }
+        }
+        if es.blocked_on.is_some() {
+            return Ok(false);
+        }
+        if !self.configure_fetch(es, r, ctx)? {
+            return Ok(false);
+        }
+        es.event_loop.add_wait_conn(self.conn);
+        Ok(true)
     }
 
     fn async_ready(&self, es: &EState) -> bool {
-        self.next_tuple < self.batch.nrows
-            || self.finished
-            || self.pending.is_some_and(|(t, _)| es.conns[self.conn].is_ready(t))
-            || es.conns[self.conn].first_error.is_some()
+        self.has_tuples() || self.fetch_ready(es) || es.conns[self.conn].first_error.is_some()
     }
 
-    /// postgresForeignAsyncNotify: our connection has input; try again.
+    /// postgresForeignAsyncNotify: our FETCH's answer is here; store it and produce.
     fn async_notify(&mut self, es: &mut EState, r: usize) -> ExecResult<()> {
-        self.respond(es, r)
+        if !self.has_tuples() && !self.fetch_more_data(es)? {
+            return Ok(());
+        }
+        self.produce_tuple_asynchronously(es, r, true)
     }
 }
 
 impl ForeignScanState {
-    fn respond(&mut self, es: &mut EState, r: usize) -> ExecResult<()> {
-        match self.produce(es)? {
-            ExecStatus::Row => exec_async_request_done(es, r, true),
-            ExecStatus::Done => exec_async_request_done(es, r, false),
-            ExecStatus::Wait => exec_async_request_pending(es, r, self.conn),
+    /// The pendingAreq cases of postgresForeignAsyncConfigureWait: true if our FETCH is
+    /// (now) the one in flight and we may wait on the socket.
+    fn configure_fetch(&mut self, es: &mut EState, r: usize, ctx: &WaitContext) -> ExecResult<bool> {
+        if self.pipeline(es) {
+            return Ok(self.pending.is_some() || self.fetch_more_data_begin(es, r)?);
         }
-        Ok(())
+        match es.conns[self.conn].pending_areq {
+            None => self.fetch_more_data_begin(es, r),
+            Some(p) if p.requestor != es.requests[r].requestor => {
+                // Another node's request holds the connection. Skip if our requestor
+                // has other work or other events; else drain it and take over, so the
+                // wait has an event (seed 000's hang).
+                if ctx.requestor_needs_request || ctx.events_registered > 0 {
+                    return Ok(false);
+                }
+                Ok(self.process_pending_request(es)? && self.fetch_more_data_begin(es, r)?)
+            }
+            // Another child of the same requestor has the FETCH in flight: only its
+            // event is configured.
+            Some(p) if p.requestee != self.id => Ok(false),
+            Some(_) => Ok(true),
+        }
+    }
+
+    /// Forgets the statement we wait for (rescan, end): the connection drains its
+    /// answer unread.
+    fn forget_pending(&mut self, es: &mut EState) {
+        if self.is_pending_areq(es) {
+            es.conns[self.conn].pending_areq = None;
+        }
+        if let Some((ticket, _)) = self.pending.take() {
+            es.conns[self.conn].discard(ticket);
+        }
+    }
+}
+
+/// A target as EXPLAIN VERBOSE names it: a column, or a pushed-down aggregate in
+/// parentheses (`(count(*))`).
+fn target_name(q: &RemoteQuery, t: &RemoteTarget) -> String {
+    let col = |i: usize| q.table_columns.get(i).map_or_else(|| format!("${i}"), |c| c.name.clone());
+    match t {
+        RemoteTarget::Col(i) => col(*i),
+        RemoteTarget::Agg(f, None) => format!("({}(*))", f.name()),
+        RemoteTarget::Agg(f, Some(i)) => format!("({}({}))", f.name(), col(*i)),
     }
 }

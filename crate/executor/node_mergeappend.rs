@@ -1,5 +1,6 @@
-//! MergeAppend (nodeMergeAppend.c), async-aware as in the "Asynchronous MergeAppend"
-//! patch (seed 003).
+//! MergeAppend (nodeMergeAppend.c). PostgreSQL 15's is synchronous: children are run
+//! one after another. With the `async_merge_append` knob it is async-aware as in the
+//! "Asynchronous MergeAppend" patch (seed 003).
 //!
 //! Protocol:
 //! - first call: every child must produce its first row. Async children are all asked
@@ -47,7 +48,8 @@ impl MergeAppendState {
             .iter_mut()
             .enumerate()
             .map(|(i, c)| {
-                let capable = c.node.is_async_capable();
+                // PostgreSQL 15's MergeAppend is synchronous; seed 003's patch is a knob.
+                let capable = es.behaviour.async_merge_append && c.node.is_async_capable();
                 if capable {
                     c.node.mark_async_requestee();
                 }
@@ -102,6 +104,10 @@ impl MergeAppendState {
             }
             self.ms_requested[child] = true;
             exec_async_request(es, r, &mut self.children[child])?;
+            if es.blocked_on.is_some() {
+                self.ms_requested[child] = false; // asked again on the next call
+                return Ok(false);
+            }
             if es.requests[r].state == AsyncState::CallbackPending {
                 self.ms_callbackpending.push_back(child);
             }
@@ -124,10 +130,10 @@ impl MergeAppendState {
         // Finally wait for the async answers still missing.
         while (0..self.children.len()).any(|c| self.ms_need[c] && self.ms_requested[c]) {
             let budget = es.event_loop.max_events.max(1);
-            let (fired, ready) =
-                async_event_wait(es, self.id, &mut self.children, &self.ms_asyncrequests, true, budget)?;
-            self.ms_callbackpending.extend(ready);
-            if es.yielded || fired == 0 {
+            let out = async_event_wait(es, self.id, &mut self.children, &self.ms_asyncrequests, true, budget, false)?;
+            let progressed = out.progressed();
+            self.ms_callbackpending.extend(out.callback_pending);
+            if es.interrupted() || !progressed {
                 return Ok(false);
             }
             self.deliver_responses(es)?;

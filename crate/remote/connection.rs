@@ -12,17 +12,89 @@ pub type Ticket = u64;
 /// What a query is to the connection.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum QueryRole {
-    /// A scan's query (DECLARE, FETCH, CLOSE): it runs in the remote transaction,
-    /// which is opened first if none is, and its answer is read.
+    /// Session set-up before the transaction (`configure_remote_session`'s SETs).
+    Setup,
+    /// `begin_remote_xact`'s START TRANSACTION: the remote transaction is open once it
+    /// is written.
+    BeginTransaction,
+    /// A scan's statement (DECLARE, FETCH, CLOSE): it needs the open transaction, so
+    /// after an error on the connection it is held back.
     InTransaction,
-    /// COMMIT: ends the transaction; its answer is read.
+    /// Like `InTransaction`, but nobody reads the answer (a rescan's CLOSE).
+    Unread,
+    /// COMMIT TRANSACTION: ends the transaction; its answer is read.
     EndTransaction,
-    /// ROLLBACK after an error: ends the transaction; nobody reads the answer.
+    /// ABORT TRANSACTION after an error: ends the transaction; nobody reads the answer.
     Abandon,
 }
 
-/// How postgres_fdw opens its remote transaction.
+/// How a statement travels (what the trace and the wire inspector show).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Proto {
+    /// The StartupMessage (user, database, application_name).
+    Startup,
+    /// A simple Query message (libpq's PQsendQuery / PQexec).
+    Simple,
+    /// Parse, Bind, Describe, Execute, Sync with the unnamed statement and portal
+    /// (libpq's PQsendQueryParams, which postgres_fdw's `create_cursor` uses).
+    Extended,
+}
+
+/// A message the connection wrote, for the trace.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Written {
+    pub ticket: Ticket,
+    pub proto: Proto,
+    /// The statement (empty for the startup packet).
+    pub sql: String,
+    /// Bytes on the wire.
+    pub bytes: usize,
+}
+
+/// Bytes for the network, with the clock time they were written.
+#[derive(Clone, Debug)]
+pub struct Outgoing {
+    pub at: u64,
+    pub bytes: Vec<u8>,
+    /// It carries a statement (not the startup packet): a cancel can hit its answer.
+    pub statement: bool,
+    /// The statement is a FETCH (for the simulator's busy-time accounting).
+    pub fetch: bool,
+}
+
+/// The startup parameters postgres_fdw's `connect_pg_server` sends (no password:
+/// the sandbox's servers trust their clients).
+pub const STARTUP_PARAMS: [(&str, &str); 3] =
+    [("user", "pgasync"), ("database", "postgres"), ("application_name", "postgres_fdw")];
+
+/// How postgres_fdw opens its remote transaction (`begin_remote_xact`).
 pub const BEGIN_SQL: &str = "START TRANSACTION ISOLATION LEVEL REPEATABLE READ";
+/// How it ends one (`pgfdw_xact_callback`).
+pub const COMMIT_SQL: &str = "COMMIT TRANSACTION";
+pub const ABORT_SQL: &str = "ABORT TRANSACTION";
+
+/// `configure_remote_session`: the settings postgres_fdw gives every new connection
+/// (for a server of version 9.0 or later), each its own waited round trip.
+pub const SESSION_SETUP: [&str; 5] = [
+    "SET search_path = pg_catalog",
+    "SET timezone = 'GMT'",
+    "SET datestyle = ISO",
+    "SET intervalstyle = postgres",
+    "SET extra_float_digits = 3",
+];
+
+/// postgres_fdw's `PgFdwConnState.pendingAreq`: the async request whose FETCH is in
+/// flight on the connection. Only that request may wait on the socket; anyone else who
+/// needs the connection drains it first (`process_pending_request`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PendingAreq {
+    pub request: usize,
+    pub requestor: usize,
+    /// The ForeignScan node that sent the FETCH.
+    pub requestee: usize,
+    pub ticket: Ticket,
+}
 
 /// An ErrorResponse from a server, with PostgreSQL's fields.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
@@ -71,20 +143,25 @@ impl QueryResult {
 #[derive(Debug)]
 struct Pending {
     ticket: Ticket,
+    proto: Proto,
     sql: String,
-    /// The startup exchange has no Query; its response ends at the first ReadyForQuery too.
-    startup: bool,
-    /// Nobody will read the result (a cancelled scan's FETCH, a fire-and-forget CLOSE).
+    role: QueryRole,
+    /// Nobody will read the result (ABORT, a scan's FETCH after its end).
     discard: bool,
-    /// The query must run inside the remote transaction (opened first if need be).
-    in_xact: bool,
     result: QueryResult,
+}
+
+impl Pending {
+    fn is_startup(&self) -> bool {
+        self.proto == Proto::Startup
+    }
 }
 
 /// What the connection did with a completed response, for the trace.
 #[derive(Debug, Clone)]
 pub struct Completed {
     pub ticket: Ticket,
+    pub proto: Proto,
     pub sql: String,
     pub rows: usize,
     pub bytes: usize,
@@ -95,37 +172,34 @@ pub struct Completed {
 pub struct Connection {
     pub id: usize,
     pub server: String,
+    /// Beyond postgres_fdw: several statements may be in flight at once.
     pub pipeline: bool,
-    /// Bytes to send, each with the clock time it was written.
-    pub outbox: VecDeque<(u64, Vec<u8>)>,
+    pub outbox: VecDeque<Outgoing>,
     /// Set when the executor wants the query in progress cancelled; the host sends the
     /// cancel request (in PostgreSQL, over a separate connection) and clears it.
     pub cancel_requested: bool,
-    /// A remote transaction is open (START TRANSACTION was written to the wire).
+    /// The startup packet was written (`connect_pg_server`).
+    pub connected: bool,
+    /// A remote transaction is open (START TRANSACTION was written).
     pub xact_open: bool,
-    /// How a query that needs a transaction opens one when none is open: in the same
-    /// Query message (`true`, async mode) or as its own round trip first, as
-    /// postgres_fdw does (`false`).
-    pub combine_begin: bool,
+    /// See `PendingAreq`.
+    pub pending_areq: Option<PendingAreq>,
     inbox: BytesMut,
     inflight: VecDeque<Pending>,
     queued: VecDeque<Pending>,
     completed: Vec<(Ticket, QueryResult)>,
     next_ticket: Ticket,
-    started: bool,
-    cursor_number: u32,
     pub backend_key: Option<(i32, i32)>,
     pub bytes_sent: u64,
     pub bytes_received: u64,
     /// The first error any answer on this connection carried (even one nobody reads):
-    /// the remote transaction is aborted, so queued queries that need it are held back
-    /// and every scan waiting on the connection fails with this error, as postgres_fdw
-    /// reports the pending request's error rather than the "transaction is aborted" that
-    /// follows it.
+    /// the remote transaction is aborted, so queued statements that need it are held
+    /// back and every scan waiting on the connection fails with this error, as
+    /// postgres_fdw reports the pending request's error rather than the "transaction is
+    /// aborted" that follows it.
     pub first_error: Option<RemoteError>,
-    /// Queries written other than the one being sent (released from the queue, or a
-    /// START TRANSACTION sent ahead), not yet recorded in the trace.
-    pub released: Vec<String>,
+    /// Messages written and not yet recorded in the trace.
+    pub written: Vec<Written>,
 }
 
 impl Connection {
@@ -136,30 +210,23 @@ impl Connection {
             pipeline,
             outbox: VecDeque::new(),
             cancel_requested: false,
+            connected: false,
             xact_open: false,
-            combine_begin: false,
+            pending_areq: None,
             inbox: BytesMut::new(),
             inflight: VecDeque::new(),
             queued: VecDeque::new(),
             completed: Vec::new(),
             next_ticket: 1,
-            started: false,
-            cursor_number: 0,
             backend_key: None,
             bytes_sent: 0,
             bytes_received: 0,
-            released: Vec::new(),
+            written: Vec::new(),
             first_error: None,
         }
     }
 
-    /// postgres_fdw names cursors c1, c2, … per connection.
-    pub fn next_cursor_name(&mut self) -> String {
-        self.cursor_number += 1;
-        format!("c{}", self.cursor_number)
-    }
-
-    /// Is a query in flight or waiting for this connection?
+    /// Is a statement in flight or waiting for this connection?
     pub fn is_busy(&self) -> bool {
         !self.inflight.is_empty() || !self.queued.is_empty()
     }
@@ -170,34 +237,67 @@ impl Connection {
     pub fn queued_count(&self) -> usize {
         self.queued.len()
     }
-    /// SQL of the queries in flight, oldest first (for the demo's connection view).
+    /// SQL of the statements in flight, oldest first (for the demo's connection view).
     pub fn inflight_sql(&self) -> Vec<String> {
-        self.inflight.iter().map(|p| p.sql.clone()).collect()
+        self.inflight.iter().map(|p| if p.is_startup() { "(startup)".into() } else { p.sql.clone() }).collect()
     }
 
-    /// Sends a query now if the connection allows it, else queues it (see `QueryRole`,
-    /// and `combine_begin` for how the transaction is opened). Returns the ticket to
-    /// collect the result with, and the SQL and size actually written now (None if it
-    /// was queued).
-    pub fn send_query(&mut self, now: u64, sql: &str, role: QueryRole) -> (Ticket, Option<(String, usize)>) {
-        let in_xact = role == QueryRole::InTransaction;
-        let discard = role == QueryRole::Abandon;
-        if !self.started {
-            self.start(now);
-        }
+    /// `connect_pg_server`: writes the StartupMessage. Its answer (through the first
+    /// ReadyForQuery) completes the returned ticket if `waited`; otherwise (the
+    /// `pipelined_setup` knob) statements follow it at once and nobody reads it.
+    pub fn connect(&mut self, now: u64, waited: bool) -> Ticket {
+        self.connected = true;
+        let mut buf = BytesMut::new();
+        frontend::startup_message(STARTUP_PARAMS.iter().copied(), &mut buf).expect("startup message");
         let ticket = self.new_ticket();
-        let p =
-            Pending { ticket, sql: sql.to_string(), startup: false, discard, in_xact, result: QueryResult::default() };
-        self.queued.push_back(p);
-        let mut mine = None;
-        for (t, sql, n) in self.write_queued(now) {
-            if t == ticket {
-                mine = Some((sql, n));
-            } else {
-                self.released.push(sql);
-            }
+        self.written.push(Written { ticket, proto: Proto::Startup, sql: String::new(), bytes: buf.len() });
+        self.push_out(now, buf, false, false);
+        let result = QueryResult::default();
+        let p = Pending {
+            ticket,
+            proto: Proto::Startup,
+            sql: String::new(),
+            role: QueryRole::Setup,
+            discard: !waited,
+            result,
+        };
+        self.inflight.push_back(p);
+        ticket
+    }
+
+    /// Sends a statement now if the connection allows it, else queues it behind the one
+    /// in flight. Returns the ticket to collect the result with and whether it was
+    /// written now.
+    pub fn send(&mut self, now: u64, proto: Proto, sql: &str, role: QueryRole) -> (Ticket, bool) {
+        let ticket = self.new_ticket();
+        let discard = matches!(role, QueryRole::Abandon | QueryRole::Unread);
+        let result = QueryResult::default();
+        self.queued.push_back(Pending { ticket, proto, sql: sql.to_string(), role, discard, result });
+        self.write_queued(now);
+        (ticket, !self.queued.iter().any(|p| p.ticket == ticket))
+    }
+
+    /// `pgfdw_xact_callback` at commit: COMMIT TRANSACTION, if a transaction is open.
+    pub fn commit(&mut self, now: u64) -> Option<Ticket> {
+        if !self.xact_open {
+            return None;
         }
-        (ticket, mine)
+        self.xact_open = false;
+        Some(self.send(now, Proto::Simple, COMMIT_SQL, QueryRole::EndTransaction).0)
+    }
+
+    /// `pgfdw_abort_cleanup`: cancel what runs, forget every answer, ABORT TRANSACTION.
+    pub fn abort(&mut self, now: u64) {
+        if self.inflight.iter().any(|p| !p.is_startup()) {
+            self.cancel_requested = true;
+        }
+        self.discard_all();
+        self.first_error = None;
+        self.pending_areq = None;
+        if self.xact_open {
+            self.xact_open = false;
+            self.send(now, Proto::Simple, ABORT_SQL, QueryRole::Abandon);
+        }
     }
 
     fn new_ticket(&mut self) -> Ticket {
@@ -206,81 +306,35 @@ impl Connection {
         t
     }
 
-    /// Can a query go on the wire now? A query may follow the startup packet at once
-    /// (trust authentication needs no exchange), so connecting costs no round trip.
+    /// Can a statement go on the wire now? Behind the startup packet it may (trust
+    /// authentication needs no exchange: this is how `pipelined_setup` saves the round
+    /// trip); behind a statement only with `pipeline`.
     fn can_write(&self) -> bool {
-        self.pipeline || self.inflight.iter().all(|q| q.startup)
+        self.pipeline || self.inflight.iter().all(|q| q.is_startup())
     }
 
-    /// Writes queued queries while the connection allows; returns what was written.
-    fn write_queued(&mut self, now: u64) -> Vec<(Ticket, String, usize)> {
-        let mut written = Vec::new();
+    /// Writes queued statements while the connection allows.
+    fn write_queued(&mut self, now: u64) {
         while self.can_write() && !self.queued.is_empty() {
-            let front = self.queued.front_mut().unwrap();
-            if front.in_xact && self.first_error.is_some() {
-                break; // the transaction is aborted: only COMMIT/ROLLBACK may go
-            }
-            if front.in_xact && !self.xact_open {
-                self.xact_open = true;
-                if self.combine_begin {
-                    front.sql = format!("{BEGIN_SQL}; {}", front.sql);
-                } else {
-                    // A round trip of its own first, as postgres_fdw's begin_remote_xact.
-                    let ticket = self.new_ticket();
-                    let n = self.write_query(now, BEGIN_SQL);
-                    let result = QueryResult::default();
-                    let p = Pending {
-                        ticket,
-                        sql: BEGIN_SQL.into(),
-                        startup: false,
-                        discard: true,
-                        in_xact: false,
-                        result,
-                    };
-                    self.inflight.push_back(p);
-                    written.push((ticket, BEGIN_SQL.to_string(), n));
-                    continue;
-                }
+            let front = self.queued.front().unwrap();
+            if matches!(front.role, QueryRole::InTransaction | QueryRole::Unread) && self.first_error.is_some() {
+                break; // the transaction is aborted: only COMMIT/ABORT may go
             }
             let p = self.queued.pop_front().unwrap();
-            let n = self.write_query(now, &p.sql);
-            written.push((p.ticket, p.sql.clone(), n));
+            let buf = encode(p.proto, &p.sql);
+            if p.role == QueryRole::BeginTransaction || p.sql.contains(BEGIN_SQL) {
+                self.xact_open = true;
+            }
+            self.written.push(Written { ticket: p.ticket, proto: p.proto, sql: p.sql.clone(), bytes: buf.len() });
+            let fetch = p.sql.contains("FETCH ");
+            self.push_out(now, buf, true, fetch);
             self.inflight.push_back(p);
         }
-        written
     }
 
-    fn start(&mut self, now: u64) {
-        self.started = true;
-        let mut buf = BytesMut::new();
-        let params = [("user", "pgasync"), ("database", "postgres"), ("application_name", "pgasync")];
-        frontend::startup_message(params.iter().copied(), &mut buf).expect("startup message");
-        self.push_out(now, buf);
-        self.released.push("(startup)".into());
-        let ticket = self.next_ticket;
-        self.next_ticket += 1;
-        let result = QueryResult::default();
-        self.inflight.push_back(Pending {
-            ticket,
-            sql: "(startup)".into(),
-            startup: true,
-            in_xact: false,
-            discard: true,
-            result,
-        });
-    }
-
-    fn write_query(&mut self, now: u64, sql: &str) -> usize {
-        let mut buf = BytesMut::new();
-        frontend::query(sql, &mut buf).expect("query message");
-        let n = buf.len();
-        self.push_out(now, buf);
-        n
-    }
-
-    fn push_out(&mut self, now: u64, buf: BytesMut) {
+    fn push_out(&mut self, now: u64, buf: BytesMut, statement: bool, fetch: bool) {
         self.bytes_sent += buf.len() as u64;
-        self.outbox.push_back((now, buf.to_vec()));
+        self.outbox.push_back(Outgoing { at: now, bytes: buf.to_vec(), statement, fetch });
     }
 
     /// Is the response to `ticket` complete?
@@ -323,6 +377,9 @@ impl Connection {
         let mut done = Vec::new();
         loop {
             let before = self.inbox.len();
+            // A bad type or length word is an error now, not a wait for its body.
+            super::frame::check_backend_frame(&self.inbox)
+                .map_err(|e| format!("connection {} ({}): protocol error: {e}", self.id, self.server))?;
             let msg = match Message::parse(&mut self.inbox) {
                 Ok(Some(m)) => m,
                 Ok(None) => break,
@@ -338,9 +395,7 @@ impl Connection {
     }
 
     fn send_next_queued(&mut self, now: u64) {
-        for (_, sql, _) in self.write_queued(now) {
-            self.released.push(sql);
-        }
+        self.write_queued(now);
     }
 
     fn handle_message(&mut self, msg: Message, size: usize) -> Result<Option<Completed>, String> {
@@ -352,8 +407,13 @@ impl Connection {
         let r = &mut cur.result;
         match msg {
             Message::RowDescription(body) => {
-                r.types =
+                let types: Vec<ColType> =
                     body.fields().map(|f| Ok(ColType::from_oid(f.type_oid()))).collect().map_err(|e| e.to_string())?;
+                // Rows are stored flat, `ncols` per row: the width cannot change under them.
+                if r.nrows > 0 && types.len() != r.types.len() {
+                    return Err(format!("server \"{server}\": a RowDescription changes the width of the rows"));
+                }
+                r.types = types;
             }
             Message::DataRow(body) => {
                 let buf = body.buffer();
@@ -397,7 +457,7 @@ impl Connection {
                     }
                 }
                 // An error while connecting is fatal: the server closes the connection.
-                if cur.startup {
+                if cur.is_startup() {
                     return Err(format!(
                         "server \"{server}\" refused the connection: {} ({})",
                         err.message, err.sqlstate
@@ -410,6 +470,10 @@ impl Connection {
             Message::BackendKeyData(body) => self.backend_key = Some((body.process_id(), body.secret_key())),
             Message::ReadyForQuery(_) => return Ok(Some(self.complete_front())),
             Message::AuthenticationOk
+            | Message::ParseComplete
+            | Message::BindComplete
+            | Message::NoData
+            | Message::CloseComplete
             | Message::ParameterStatus(_)
             | Message::NoticeResponse(_)
             | Message::EmptyQueryResponse => {}
@@ -429,15 +493,16 @@ impl Connection {
         let p = self.inflight.pop_front().expect("a query in flight");
         let c = Completed {
             ticket: p.ticket,
+            proto: p.proto,
             sql: p.sql.clone(),
             rows: p.result.nrows,
             bytes: p.result.bytes,
             error: p.result.error.as_ref().map(|e| e.message.clone()),
         };
-        if let (Some(e), None, false) = (&p.result.error, &self.first_error, p.startup) {
+        if let (Some(e), None) = (&p.result.error, &self.first_error) {
             self.first_error = Some(e.clone());
         }
-        if !p.discard && !p.startup {
+        if !p.discard {
             let mut result = p.result;
             result.sql = p.sql;
             self.completed.push((p.ticket, result));
@@ -449,4 +514,40 @@ impl Connection {
     pub fn is_quiescent(&self) -> bool {
         self.inflight.is_empty() && self.queued.is_empty() && self.completed.is_empty() && self.outbox.is_empty()
     }
+}
+
+/// The bytes of one statement: a Query message, or the extended-protocol batch libpq's
+/// PQsendQueryParams writes (no parameters, text results).
+fn encode(proto: Proto, sql: &str) -> BytesMut {
+    let mut buf = BytesMut::new();
+    match proto {
+        Proto::Startup => unreachable!("the startup packet is written by `connect`"),
+        Proto::Simple => frontend::query(sql, &mut buf).expect("query message"),
+        Proto::Extended => {
+            frontend::parse("", sql, std::iter::empty(), &mut buf).expect("parse message");
+            let no_values = std::iter::empty::<Option<&[u8]>>();
+            let r = frontend::bind(
+                "",
+                "",
+                std::iter::empty::<i16>(),
+                no_values,
+                |v, buf| match v {
+                    Some(bytes) => {
+                        buf.extend_from_slice(bytes);
+                        Ok(postgres_protocol::IsNull::No)
+                    }
+                    None => Ok(postgres_protocol::IsNull::Yes),
+                },
+                Some(0),
+                &mut buf,
+            );
+            if r.is_err() {
+                unreachable!("a Bind without parameters cannot fail");
+            }
+            frontend::describe(b'P', "", &mut buf).expect("describe message");
+            frontend::execute("", 0, &mut buf).expect("execute message");
+            frontend::sync(&mut buf);
+        }
+    }
+    buf
 }

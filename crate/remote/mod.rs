@@ -1,5 +1,5 @@
-//! Remote access like postgres_fdw: one connection per foreign server, shared by every
-//! foreign table on that server, speaking the PostgreSQL wire protocol.
+//! Remote access like postgres_fdw (connection.c): one connection per foreign server,
+//! shared by every foreign table on that server, speaking the PostgreSQL wire protocol.
 //!
 //! The connection is sans-IO: the executor writes queries into its outbox (with the
 //! clock time they were written) and the host moves those bytes to the network; the
@@ -7,21 +7,26 @@
 //! `postgres-protocol` and completes queries at ReadyForQuery.
 //!
 //! Invariants:
-//! - Responses arrive in the order queries were sent (the server runs them in order),
-//!   so in-flight queries form a FIFO.
-//! - Without `pipeline`, at most one query is in flight; others wait in `queued`
-//!   and are written when the one in flight completes. This is postgres_fdw's rule
-//!   that a pending request must be drained before the connection is used again, done
-//!   without blocking: postgres_fdw reads the pending answer synchronously
-//!   (`process_pending_request`) and lets only one request wait on the socket; here
-//!   answers are buffered per query as they arrive, and every scan waiting on the
-//!   connection registers it, so no scan can be left without an event (seed 000).
-//! - A connection with queued queries always has one in flight, so whoever waits on a
-//!   busy connection waits on something that will complete — unless an answer failed:
-//!   then nothing more is sent and the waiting scans fail with that first error.
+//! - Responses arrive in the order statements were sent (the server runs them in
+//!   order), so statements in flight form a FIFO.
+//! - Without `pipeline` (PostgreSQL 15), at most one statement is in flight; others
+//!   wait in `queued` and are written when the one in flight completes — libpq would
+//!   refuse a second PQsendQuery, postgres_fdw first drains the pending one.
+//! - `pending_areq` names the async request whose FETCH is in flight (postgres_fdw's
+//!   `PgFdwConnState.pendingAreq`); it is cleared when its result is read, by its own
+//!   scan (`fetch_more_data`) or by a scan that needs the connection
+//!   (`process_pending_request`, which leaves the rows for their owner).
+//! - The connection owns its transaction state: START TRANSACTION opens it when
+//!   written, `commit` and `abort` end it.
+//! - After an error answer nothing more that needs the transaction is sent, and the
+//!   waiting scans fail with that first error.
 
 mod connection;
-pub use connection::{Connection, QueryResult, QueryRole, RemoteError, Ticket, BEGIN_SQL};
+pub mod frame;
+pub use connection::{
+    Connection, Outgoing, PendingAreq, Proto, QueryResult, QueryRole, RemoteError, Ticket, Written, ABORT_SQL,
+    BEGIN_SQL, COMMIT_SQL, SESSION_SETUP, STARTUP_PARAMS,
+};
 
 /// postgres_fdw's server options, plus our `pipeline`.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]

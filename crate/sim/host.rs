@@ -4,6 +4,7 @@
 use super::server::ShardServer;
 use crate::estate::{EState, ExecError, ExecResult};
 use crate::host::{deliver, Host};
+use crate::remote::Outgoing;
 use crate::trace::TraceKind;
 use std::collections::VecDeque;
 
@@ -120,7 +121,8 @@ impl SimHost {
         self.deliver_due(es)
     }
 
-    fn transmit(&mut self, k: usize, t: u64, bytes: &[u8]) {
+    fn transmit(&mut self, k: usize, out: &Outgoing) {
+        let (t, bytes) = (out.at, &out.bytes[..]);
         let link = &mut self.links[k];
         let p = link.params;
         let up = p.transfer_ns(bytes.len());
@@ -132,15 +134,13 @@ impl SimHost {
         let (response, cost) = self.servers[k].handle(bytes);
         let answers = self.servers[k].answers_sent - before;
         link.stats.server_ns += cost;
-        let is_fetch = bytes.first() == Some(&b'Q') && bytes.windows(5).any(|w| w == b"FETCH");
-        if bytes.first() == Some(&b'Q') {
+        let is_fetch = out.fetch;
+        if out.statement {
             link.stats.queries += 1;
             if is_fetch {
                 link.stats.fetches += 1;
                 link.stats.fetch_server_ns += cost;
             }
-        }
-        if bytes.first() == Some(&b'Q') {
             link.queries_in_flight += 1;
             link.stats.max_in_flight = link.stats.max_in_flight.max(link.queries_in_flight);
         }
@@ -159,7 +159,7 @@ impl SimHost {
             at: link.down_free + p.rtt_ns / 2,
             bytes: response,
             answers,
-            query: bytes.first() == Some(&b'Q'),
+            query: out.statement,
         });
     }
 
@@ -193,8 +193,8 @@ impl SimHost {
     /// Puts every byte the connections wrote on the network, at the time it was written.
     fn flush_outboxes(&mut self, es: &mut EState) {
         for k in 0..es.conns.len() {
-            while let Some((t, bytes)) = es.conns[k].outbox.pop_front() {
-                self.transmit(k, t, &bytes);
+            while let Some(out) = es.conns[k].outbox.pop_front() {
+                self.transmit(k, &out);
             }
         }
     }
