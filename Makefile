@@ -8,7 +8,7 @@ WASM_PACK := wasm-pack
 WASM_OPT := tests/e2e/node_modules/.bin/wasm-opt
 CHROME_FLAGS := --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals
 
-.PHONY: all setup pkg cli demo test test-native test-wasm test-e2e bench fmt
+.PHONY: all setup pkg cli demo test test-native test-wasm test-e2e bench fmt fuzz
 
 all: pkg cli
 
@@ -54,3 +54,8 @@ bench: pkg cli
 
 fmt:
 	cargo fmt --all
+
+# Both protocol decoders (simulated shard, client) fed a million generated and mutated
+# frames each (tests/protocol_fuzz.rs; PGASYNC_FUZZ_SEED=n replays a run).
+fuzz:
+	PGASYNC_FUZZ_FRAMES=1000000 cargo test --release --test protocol_fuzz -- --nocapture
