@@ -128,6 +128,15 @@ impl EState {
         self.servers.iter().position(|s| s.name == name)
     }
 
+    /// Sets the behaviour (before ExecInit): the `pipeline` knob applies to every
+    /// connection, as if each server had the option.
+    pub fn set_behaviour(&mut self, behaviour: Behaviour) {
+        self.behaviour = behaviour;
+        for c in self.conns.iter_mut() {
+            c.pipeline |= behaviour.pipeline;
+        }
+    }
+
     /// A step boundary (step mode) or a blocking call interrupted the node: it returns
     /// Wait and resumes where it was on the next call.
     pub fn interrupted(&self) -> bool {

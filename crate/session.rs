@@ -8,6 +8,7 @@
 use crate::clock::Clock;
 use crate::exec_async::AsyncState;
 use crate::instrument::ExplainNode;
+use crate::remote::Proto;
 use crate::run::{Phase, QueryRun, Step};
 use crate::scenario::{Knobs, Scenario};
 use crate::trace::{TraceEvent, TraceKind};
@@ -285,14 +286,19 @@ impl Session {
                     AsyncState::Cancelled => format!("request {request} was cancelled"),
                     AsyncState::Idle => continue,
                 },
-                TraceKind::Send { conn, sql, .. } if sql == "(startup)" => format!("connected to {}", conn_name(*conn)),
+                TraceKind::Send { conn, proto: Proto::Startup, .. } => {
+                    format!("sent the startup packet on connection {}", conn_name(*conn))
+                }
+                TraceKind::Send { conn, sql, proto: Proto::Extended, queued: false, .. } => {
+                    format!("sent \"{sql}\" (extended protocol) on connection {}", conn_name(*conn))
+                }
                 TraceKind::Send { conn, sql, queued: false, .. } => {
                     format!("sent \"{sql}\" on connection {}", conn_name(*conn))
                 }
                 TraceKind::Send { conn, sql, queued: true, .. } => {
                     format!("queued \"{sql}\" behind the query in flight on connection {}", conn_name(*conn))
                 }
-                TraceKind::Response { conn, sql, .. } if sql == "(startup)" => {
+                TraceKind::Response { conn, proto: Proto::Startup, .. } => {
                     format!("{} accepted the connection", conn_name(*conn))
                 }
                 TraceKind::Response { conn, rows, sql, .. } => {
@@ -316,6 +322,8 @@ impl Session {
             return match &self.run.phase {
                 Phase::Finished => "The query finished: every remote transaction is committed.".into(),
                 Phase::Committing => "Committing the remote transactions.".into(),
+                Phase::Starting => "Setting up the connections (ExecInit: GetConnection).".into(),
+                Phase::Ending => "Closing the cursors (ExecEnd).".into(),
                 _ => "Local work only in this step.".into(),
             };
         }
@@ -366,7 +374,9 @@ impl Session {
         let es = &self.run.es;
         let rtts = self.run.host.link_params();
         let (phase, error) = match &self.run.phase {
+            Phase::Starting => ("starting", None),
             Phase::Executing => ("executing", None),
+            Phase::Ending => ("ending", None),
             Phase::Committing => ("committing", None),
             Phase::Finished => ("finished", None),
             Phase::Failed(e) => ("failed", Some(e.to_string())),

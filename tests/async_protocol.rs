@@ -1,6 +1,7 @@
 #![cfg(not(target_arch = "wasm32"))]
 //! The behaviours DESIGN.md §2 says must hold, one named test each (seeds 000–004).
 
+use pgasync::behaviour::Preset;
 use pgasync::clock::Clock;
 use pgasync::estate::{EState, ExecResult};
 use pgasync::exec_async::{
@@ -48,16 +49,28 @@ fn append_runs_sync_children_while_remote_is_in_flight() {
     let (_, r) = run("X", &knobs(1, 5000), true);
     let seqscan = r.explain().children[1].children[0].id;
     let (_, local_start) = first(&r, |k| matches!(k, TraceKind::NodeStart { node } if *node == seqscan)).unwrap();
+    // The DECLARE was waited for (PostgreSQL 15); the FETCH is in flight meanwhile.
     let (_, remote_answer) =
-        first(&r, |k| matches!(k, TraceKind::Response { sql, .. } if sql.contains("GROUP BY"))).unwrap();
+        first(&r, |k| matches!(k, TraceKind::Response { sql, .. } if sql.starts_with("FETCH"))).unwrap();
     assert!(local_start < remote_answer, "local work must start before the remote answer arrives");
     let (_, sync) = run("X", &knobs(1, 5000), false);
     assert!(r.elapsed_ns() < sync.elapsed_ns(), "overlap must make the async run faster");
 }
 
 #[test]
-fn merge_append_asks_every_child_for_its_first_row_concurrently() {
+fn merge_append_is_synchronous_in_postgres_15() {
     let (_, r) = run("M", &knobs(4, 2000), true);
+    assert!(r.es.requests.is_empty(), "PostgreSQL 15's MergeAppend sends no async requests");
+    let tree = r.explain();
+    assert!(tree.children[0].children.iter().all(|c| !c.async_capable));
+}
+
+#[test]
+fn merge_append_asks_every_child_for_its_first_row_concurrently() {
+    // Seed 003's async MergeAppend, with the first statement not waited for and
+    // several FETCHes in flight on a shared connection (the improved preset).
+    let k = Knobs { behaviour: Some(Preset::Improved), ..knobs(4, 2000) };
+    let (_, r) = run("M", &k, true);
     let (first_answer, _) =
         first(&r, |k| matches!(k, TraceKind::Response { sql, .. } if sql.contains("FETCH"))).unwrap();
     let first_fetches = r.es.trace.events[..first_answer]
@@ -93,8 +106,8 @@ fn shared_connection_has_one_query_in_flight() {
     let stats = r.host.link_stats();
     assert_eq!(stats.len(), 1, "one server, one connection");
     assert_eq!(stats[0].max_in_flight, 1);
-    // With pipelining the same plan keeps several FETCHes on the wire.
-    let k = Knobs { sharing: Some(Sharing::Pipelined), ..knobs(4, 1000) };
+    // With the pipeline knob the same plan keeps several FETCHes on the wire.
+    let k = Knobs { pipeline: Some(true), ..knobs(4, 1000) };
     let (_, r) = run("D", &k, true);
     assert!(r.host.link_stats()[0].max_in_flight > 1);
 }
@@ -111,7 +124,10 @@ fn scans_sharing_a_busy_connection_wait_for_the_pending_request_and_none_waits_f
                 assert!(!conns.is_empty());
             }
         }
-        assert!(r.es.trace.events.iter().any(|e| matches!(e.kind, TraceKind::Send { queued: true, .. })));
+        // pendingAreq: nobody queues a statement behind another scan's FETCH; the
+        // scan that needs the connection drains it first (process_pending_request).
+        assert!(!r.es.trace.events.iter().any(|e| matches!(e.kind, TraceKind::Send { queued: true, .. })));
+        assert_eq!(r.host.link_stats()[0].max_in_flight, 1);
     }
 }
 
@@ -299,10 +315,13 @@ fn step_mode_changes_the_granularity_not_the_run() {
     // rows) must be exactly the one without steps.
     for (id, k) in [
         ("E", knobs(4, 300)),
-        ("M", knobs(4, 500)),
+        ("M", Knobs { async_merge_append: Some(true), ..knobs(4, 500) }),
+        ("M", Knobs { behaviour: Some(Preset::Improved), ..knobs(4, 500) }),
         ("X", knobs(1, 2000)),
         ("D", Knobs { sharing: Some(Sharing::Shared), ..knobs(4, 300) }),
-        ("F", Knobs { sharing: Some(Sharing::Pipelined), ..knobs(4, 300) }),
+        ("F", Knobs { pipeline: Some(true), ..knobs(4, 300) }),
+        ("E", Knobs { behaviour: Some(Preset::Improved), ..knobs(4, 300) }),
+        ("E", Knobs { fifo_results: Some(true), ..knobs(4, 300) }),
         ("E", Knobs { fetch_size: Some(10), ..knobs(20, 40) }),
     ] {
         let s = Scenario::build(id, &k).unwrap();

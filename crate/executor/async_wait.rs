@@ -23,12 +23,7 @@ impl EventWaitOutcome {
 }
 
 /// Configures the waits of the requestor's Waiting requests (in child order), then
-/// notifies the requests whose input arrived. With `must_progress` (the caller has
-/// nothing else to do and will make the host wait), having no event while requests are
-/// outstanding is an error (seed 000's `Assert(added)`), not a hang. A requestee that
-/// blocks while configuring (postgres_fdw's DECLARE) ends the step early with
-/// `es.blocked_on` set; the caller repeats it. In step mode one request is notified per
-/// call, so each notification is a step the demo can show.
+/// notifies the requests whose input arrived (see `configure_waits`, `notify_ready`).
 pub fn async_event_wait(
     es: &mut EState,
     requestor: usize,
@@ -39,6 +34,28 @@ pub fn async_event_wait(
     requestor_needs_request: bool,
 ) -> ExecResult<EventWaitOutcome> {
     let mut out = EventWaitOutcome::default();
+    let events = configure_waits(es, requestor, children, requests, must_progress, requestor_needs_request, &mut out)?;
+    if events > 0 && es.blocked_on.is_none() {
+        notify_ready(es, requestor, children, budget, &mut out)?;
+    }
+    Ok(out)
+}
+
+/// ExecAsyncConfigureWait for each of the requestor's Waiting requests, in child
+/// order; returns how many events were registered. Requests completed on the way are
+/// added to `out`. With `must_progress` (the caller has nothing else to do and will make
+/// the host wait), having no event while requests are outstanding is an error (seed
+/// 000's `Assert(added)`), not a hang. A requestee that blocks (postgres_fdw's DECLARE)
+/// ends this early with `es.blocked_on` set; the caller repeats it.
+pub fn configure_waits(
+    es: &mut EState,
+    requestor: usize,
+    children: &mut [PlanState],
+    requests: &[Option<usize>],
+    must_progress: bool,
+    requestor_needs_request: bool,
+    out: &mut EventWaitOutcome,
+) -> ExecResult<usize> {
     let mut ctx = WaitContext { requestor_needs_request, events_registered: 0 };
     let mut outstanding = 0;
     for (child, r) in requests.iter().enumerate() {
@@ -51,27 +68,24 @@ pub fn async_event_wait(
             ctx.events_registered += 1;
         }
         if es.blocked_on.is_some() {
-            return Ok(out);
+            return Ok(ctx.events_registered);
         }
         if es.requests[r].state == AsyncState::CallbackPending {
             out.callback_pending.push(child);
         }
     }
-    if ctx.events_registered == 0 {
-        if must_progress && outstanding > 0 && out.callback_pending.is_empty() {
-            return Err(ExecError::Internal(format!(
-                "node {requestor} would wait with no event registered while {outstanding} requests are outstanding"
-            )));
-        }
-        return Ok(out);
+    if ctx.events_registered == 0 && must_progress && outstanding > 0 && out.callback_pending.is_empty() {
+        return Err(ExecError::Internal(format!(
+            "node {requestor} would wait with no event registered while {outstanding} requests are outstanding"
+        )));
     }
-    notify_ready(es, requestor, children, budget, &mut out)?;
-    Ok(out)
+    Ok(ctx.events_registered)
 }
 
 /// Delivers the notifications: requests whose input arrived, in the order they started
-/// waiting, at most `budget` (one in step mode).
-fn notify_ready(
+/// waiting, at most `budget` (one in step mode, each notification a step the demo can
+/// show).
+pub fn notify_ready(
     es: &mut EState,
     requestor: usize,
     children: &mut [PlanState],

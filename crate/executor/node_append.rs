@@ -19,13 +19,23 @@
 //! The `fifo_results` knob restores the earlier model: results leave in the order they
 //! arrived and each child is re-requested as soon as its row is taken.
 
-use super::async_wait::async_event_wait;
+use super::async_wait::{configure_waits, notify_ready, EventWaitOutcome};
 use super::{copy_row, exec_proc_node, exec_rescan, ExecNode, ExecStatus, PlanState};
 use crate::estate::{EState, ExecResult};
 use crate::exec_async::{exec_async_cancel, exec_async_request, exec_async_response, new_request, AsyncState};
 use crate::instrument::ExplainNode;
 use crate::types::Datum;
 use std::collections::VecDeque;
+
+/// Where an interrupted ExecAppendAsyncEventWait continues.
+#[derive(Clone, Copy, Debug)]
+struct EventWaitResume {
+    /// Wait (timeout -1), not poll.
+    block: bool,
+    configured: bool,
+    /// Requests notified so far.
+    fired: usize,
+}
 
 pub struct AppendState {
     id: usize,
@@ -46,8 +56,9 @@ pub struct AppendState {
     as_callbackpending: VecDeque<usize>,
     /// A request round in progress: the children still to be asked.
     as_requesting: Option<VecDeque<usize>>,
-    /// An interrupted event wait: (wait, not poll; requests notified so far).
-    as_eventwait: Option<(bool, usize)>,
+    /// An interrupted event wait: the waits are configured (notifying goes on) or not
+    /// (a requestee blocked while configuring: configure again).
+    as_eventwait: Option<EventWaitResume>,
     as_nasyncremain: usize,
     as_syncdone: bool,
     as_begun: bool,
@@ -128,14 +139,15 @@ impl AppendState {
 
     /// Finishes the request round or event wait an interruption cut short.
     fn resume(&mut self, es: &mut EState) -> ExecResult<()> {
+        if let Some(at) = self.as_eventwait.take() {
+            // The notified requests' responses are delivered at the end of the wait.
+            return self.event_wait_from(es, at).map(|_| ());
+        }
         self.deliver_responses(es)?;
         if self.as_requesting.is_some() {
-            self.make_requests(es)
-        } else if let Some((block, fired)) = self.as_eventwait.take() {
-            self.event_wait_from(es, block, fired).map(|_| ())
-        } else {
-            Ok(())
+            self.make_requests(es)?;
         }
+        Ok(())
     }
 
     /// ExecAsyncResponse for every request whose result is waiting for us, then
@@ -191,29 +203,38 @@ impl AppendState {
     /// `block`, the host must wait if nothing is), then delivers the responses. True if
     /// any request progressed.
     fn event_wait(&mut self, es: &mut EState, block: bool) -> ExecResult<bool> {
-        self.event_wait_from(es, block, 0)
+        self.event_wait_from(es, EventWaitResume { block, configured: false, fired: 0 })
     }
 
-    /// The event wait, `fired` notifications in (step mode notifies one per step, a
-    /// blocking requestee interrupts it); it resumes here until nothing more is ready or
-    /// the bound is reached — the same work in the same order.
-    fn event_wait_from(&mut self, es: &mut EState, block: bool, fired: usize) -> ExecResult<bool> {
-        let budget = es.event_loop.max_events.max(1).saturating_sub(fired);
-        let must_progress = block && fired == 0;
-        let needs_request = !self.as_needrequest.is_empty();
-        let out = async_event_wait(
-            es,
-            self.id,
-            &mut self.children,
-            &self.as_asyncrequests,
-            must_progress,
-            budget,
-            needs_request,
-        )?;
-        let progressed = out.progressed() || fired > 0;
+    /// The event wait from where an interruption left it: a requestee that blocked
+    /// while configuring (configure again), or a step boundary after a notification
+    /// (step mode notifies one request per step; go on notifying). The same work in the
+    /// same order as without interruptions.
+    fn event_wait_from(&mut self, es: &mut EState, at: EventWaitResume) -> ExecResult<bool> {
+        let mut out = EventWaitOutcome::default();
+        let mut configured = at.configured;
+        if !configured {
+            let must_progress = at.block && at.fired == 0;
+            let needs_request = !self.as_needrequest.is_empty();
+            let (children, requests) = (&mut self.children, &self.as_asyncrequests);
+            let events = configure_waits(es, self.id, children, requests, must_progress, needs_request, &mut out)?;
+            configured = es.blocked_on.is_none();
+            if configured && events == 0 {
+                let progressed = out.progressed() || at.fired > 0;
+                self.as_callbackpending.extend(out.callback_pending);
+                self.deliver_responses(es)?;
+                return Ok(progressed);
+            }
+        }
+        if configured {
+            let budget = es.event_loop.max_events.max(1).saturating_sub(at.fired);
+            notify_ready(es, self.id, &mut self.children, budget, &mut out)?;
+        }
+        let progressed = out.progressed() || at.fired > 0;
         self.as_callbackpending.extend(out.callback_pending);
         if es.interrupted() {
-            self.as_eventwait = Some((block, fired + out.fired)); // continues in `resume`
+            let fired = at.fired + out.fired;
+            self.as_eventwait = Some(EventWaitResume { block: at.block, configured, fired }); // see `resume`
             return Ok(true);
         }
         self.deliver_responses(es)?;

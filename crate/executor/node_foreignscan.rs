@@ -62,6 +62,8 @@ pub struct ForeignScanState {
     cursor_exists: bool,
     /// The statement this scan sent and has not read the answer of.
     pending: Option<(Ticket, Awaiting)>,
+    /// The statement that declares the cursor (`pipelined_setup`: the first FETCH).
+    declaring: Option<Ticket>,
     batch: QueryResult,
     next_tuple: usize,
     /// The last FETCH returned fewer rows than asked: no more rows on the server.
@@ -92,6 +94,7 @@ impl ForeignScanState {
             cursor_number: es.get_cursor_number(),
             cursor_exists: false,
             pending: None,
+            declaring: None,
             batch: QueryResult::default(),
             next_tuple: 0,
             eof_reached: false,
@@ -185,6 +188,7 @@ impl ForeignScanState {
     /// carries the session set-up, START TRANSACTION and the DECLARE.
     fn send_fetch(&mut self, es: &mut EState) {
         let fetch = format!("FETCH {} FROM c{}", self.fetch_size, self.cursor_number);
+        let declares = !self.cursor_exists;
         let sql = if self.cursor_exists {
             fetch
         } else {
@@ -193,6 +197,9 @@ impl ForeignScanState {
             format!("{prefix}DECLARE c{} CURSOR FOR\n{}; {fetch}", self.cursor_number, self.sql)
         };
         let ticket = es.send(self.conn, Proto::Simple, &sql, Some(self.id), QueryRole::InTransaction);
+        if declares {
+            self.declaring = Some(ticket);
+        }
         self.pending = Some((ticket, Awaiting::Fetch));
     }
 
@@ -286,7 +293,7 @@ impl ForeignScanState {
     /// (pendingAreq) unless `pipeline`.
     fn may_begin_fetch(&self, es: &EState) -> bool {
         if self.pipeline(es) {
-            self.pending.is_none()
+            !matches!(self.pending, Some((_, Awaiting::Fetch)))
         } else {
             es.conns[self.conn].pending_areq.is_none()
         }
@@ -337,6 +344,7 @@ impl ExecNode for ForeignScanState {
             es.send(self.conn, Proto::Simple, &sql, Some(self.id), QueryRole::Unread);
         }
         self.cursor_exists = false;
+        self.declaring = None;
         self.batch = QueryResult::default();
         self.next_tuple = 0;
         self.eof_reached = false;
@@ -423,7 +431,8 @@ impl ForeignScanState {
     /// (now) the one in flight and we may wait on the socket.
     fn configure_fetch(&mut self, es: &mut EState, r: usize, ctx: &WaitContext) -> ExecResult<bool> {
         if self.pipeline(es) {
-            return Ok(self.pending.is_some() || self.fetch_more_data_begin(es, r)?);
+            let in_flight = matches!(self.pending, Some((_, Awaiting::Fetch)));
+            return Ok(in_flight || self.fetch_more_data_begin(es, r)?);
         }
         match es.conns[self.conn].pending_areq {
             None => self.fetch_more_data_begin(es, r),
@@ -449,8 +458,15 @@ impl ForeignScanState {
         if self.is_pending_areq(es) {
             es.conns[self.conn].pending_areq = None;
         }
-        if let Some((ticket, _)) = self.pending.take() {
-            es.conns[self.conn].discard(ticket);
+        if let Some((ticket, awaiting)) = self.pending.take() {
+            let written = es.conns[self.conn].discard(ticket);
+            // A DECLARE on its way creates the cursor anyway (it must be closed); one
+            // never written (still queued) does not.
+            match (awaiting, written) {
+                (Awaiting::Declare, true) => self.cursor_exists = true,
+                (_, false) if self.declaring == Some(ticket) => self.cursor_exists = false,
+                _ => {}
+            }
         }
     }
 }

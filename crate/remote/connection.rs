@@ -350,14 +350,18 @@ impl Connection {
     /// Marks a query's result as unwanted: it is drained from the connection when it
     /// arrives (or dropped from the queue if it was not sent yet; a query that was never
     /// sent opened no transaction, since the transaction is opened on writing).
-    pub fn discard(&mut self, ticket: Ticket) {
+    /// Returns whether the statement had been written (it reaches the server).
+    pub fn discard(&mut self, ticket: Ticket) -> bool {
+        let before = self.queued.len();
         self.queued.retain(|p| p.ticket != ticket);
+        let written = self.queued.len() == before;
         for p in self.inflight.iter_mut() {
             if p.ticket == ticket {
                 p.discard = true;
             }
         }
         self.completed.retain(|(t, _)| *t != ticket);
+        written
     }
 
     /// Drops every queued query and discards every result in flight (after an error).
