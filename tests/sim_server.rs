@@ -613,3 +613,37 @@ fn framing_errors_are_fatal_08p01() {
     );
     assert_eq!(s.query("SET search_path = pg_catalog"), lines(&["C SET", "Z I"]));
 }
+
+#[test]
+fn a_fetch_portal_that_fetches_from_itself_fails_instead_of_looping() {
+    // Found by tests/protocol_fuzz.rs: Bind may name its portal c1 and bind it to
+    // `FETCH … FROM c1`; looking up that portal's columns followed c1 to c1 forever.
+    // PostgreSQL describes it as NoData and refuses to run it (the portal is active).
+    let mut s = Session::connect();
+    s.query("START TRANSACTION ISOLATION LEVEL REPEATABLE READ");
+    let answer = s
+        .send(&[parse("", "FETCH 1 FROM c1"), bind("c1", ""), describe(b'P', "c1"), execute("c1", 0), sync()].concat());
+    assert_eq!(
+        answer,
+        lines(&["ParseComplete", "BindComplete", "NoData", "E ERROR 55000 portal \"c1\" cannot be run", "Z E"])
+    );
+    // Two FETCH portals that fetch from each other: no columns either, and no loop.
+    let mut s = Session::connect();
+    s.query("START TRANSACTION ISOLATION LEVEL REPEATABLE READ");
+    let answer = s.send(
+        &[
+            parse("f1", "FETCH 1 FROM c2"),
+            parse("f2", "FETCH 1 FROM c1"),
+            bind("c1", "f1"),
+            bind("c2", "f2"),
+            describe(b'P', "c1"),
+            describe(b'S', "f2"),
+            sync(),
+        ]
+        .concat(),
+    );
+    assert_eq!(
+        answer,
+        lines(&["ParseComplete", "ParseComplete", "BindComplete", "BindComplete", "NoData", "t 0", "NoData", "Z T"])
+    );
+}

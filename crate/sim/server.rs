@@ -790,15 +790,26 @@ impl ShardServer {
         }
     }
 
+    /// The columns portal `i` returns. A FETCH portal returns its cursor's, and that
+    /// cursor may itself be a FETCH portal (Bind can name a portal `c1` and bind it to
+    /// `FETCH FROM c1`): the chain is followed at most once round the portals, and a
+    /// FETCH that comes back to where it started returns nothing (running it fails).
     fn portal_columns(&self, i: usize) -> Option<Vec<Column>> {
-        match &self.portals.get(i)?.state {
-            PortalState::Bound(stmt) => self.stmt_columns(stmt),
-            PortalState::Rows(src) => Some(src.columns.clone()),
-            PortalState::Fetching { cursor, .. } => {
-                self.portal_index(cursor).filter(|&j| j != i).and_then(|j| self.portal_columns(j))
-            }
-            PortalState::Empty | PortalState::Done => None,
+        let mut at = i;
+        for _ in 0..=self.portals.len() {
+            let cursor = match &self.portals.get(at)?.state {
+                PortalState::Bound(stmt) => match &stmt.kind {
+                    ShardStatement::Select { columns, .. } => return Some(columns.clone()),
+                    ShardStatement::Fetch { cursor, .. } => cursor,
+                    _ => return None,
+                },
+                PortalState::Rows(src) => return Some(src.columns.clone()),
+                PortalState::Fetching { cursor, .. } => cursor,
+                PortalState::Empty | PortalState::Done => return None,
+            };
+            at = self.portal_index(cursor)?;
         }
+        None
     }
 
     // ---- extended query protocol ----------------------------------------------
