@@ -4,9 +4,9 @@
 /**
  * Per connection: the intervals when a query was in flight (from its Send with
  * queued:false to the matching Response; responses come in send order on a connection),
- * and the arrivals (Responses) as ticks. The start-up packet ("(startup)": sent when the
- * connection opens, answered by AuthenticationOk … ReadyForQuery) is matched the same
- * way but kept apart, in `startups`, so it is drawn as "connecting" and not as a query.
+ * and the arrivals (Responses) as ticks. The start-up packet (proto "startup": sent when
+ * the connection opens, answered by AuthenticationOk … ReadyForQuery) is matched the
+ * same way but kept apart, in `startups`, so it is drawn as "connecting" and not as a query.
  */
 export function connectionIntervals(trace, nConns, endNs) {
   const lanes = Array.from({ length: nConns }, () => ({ busy: [], arrivals: [], startups: [], pending: [] }));
@@ -16,13 +16,13 @@ export function connectionIntervals(trace, nConns, endNs) {
   };
   trace.forEach((e, i) => {
     if (e.kind === 'Send' && !e.queued) {
-      lane(e.conn).pending.push({ start: e.time_ns, sql: e.sql, i });
+      lane(e.conn).pending.push({ start: e.time_ns, sql: e.sql, proto: e.proto, i });
     } else if (e.kind === 'Response') {
       const l = lane(e.conn);
       const s = l.pending.shift();
       const start = s ? s.start : e.time_ns;
       const iv = { start, end: e.time_ns, sql: e.sql, rows: e.rows, error: e.error, i: s ? s.i : i, j: i };
-      if (e.sql === '(startup)') {
+      if (e.proto === 'startup') {
         l.startups.push(iv);
         return;
       }
@@ -31,7 +31,7 @@ export function connectionIntervals(trace, nConns, endNs) {
     }
   });
   for (const l of lanes) {
-    for (const s of l.pending) (s.sql === '(startup)' ? l.startups : l.busy).push({ start: s.start, end: endNs, sql: s.sql, rows: null, open: true, i: s.i, j: Infinity });
+    for (const s of l.pending) (s.proto === 'startup' ? l.startups : l.busy).push({ start: s.start, end: endNs, sql: s.sql, rows: null, open: true, i: s.i, j: Infinity });
     delete l.pending;
   }
   return lanes;
@@ -74,11 +74,12 @@ export function rowTicks(trace) {
 }
 
 function backendMessages(e) {
-  if (e.sql === '(startup)') return 'AuthenticationOk, ParameterStatus …, BackendKeyData, ReadyForQuery';
+  if (e.proto === 'startup') return 'AuthenticationOk, ParameterStatus …, BackendKeyData, ReadyForQuery';
   if (e.error) return `ErrorResponse: ${e.error}, ReadyForQuery`;
   const returnsRows = /\b(FETCH|SELECT)\b/i.test(e.sql);
   const parts = [];
-  if (returnsRows) parts.push('RowDescription');
+  if (e.proto === 'extended') parts.push('ParseComplete', 'BindComplete', returnsRows ? 'RowDescription' : 'NoData');
+  else if (returnsRows) parts.push('RowDescription');
   if (e.rows > 0) parts.push(`DataRow ×${e.rows}`);
   parts.push('CommandComplete', 'ReadyForQuery');
   return parts.join(', ');
@@ -93,8 +94,9 @@ export function wireLines(trace) {
   trace.forEach((e, i) => {
     switch (e.kind) {
       case 'Send':
-        if (e.sql === '(startup)') out.push({ i, t: e.time_ns, conn: e.conn, dir: 'fe', text: 'StartupMessage (user, database)', bytes: e.bytes });
+        if (e.proto === 'startup') out.push({ i, t: e.time_ns, conn: e.conn, dir: 'fe', text: 'StartupMessage (user, database, application_name=postgres_fdw)', bytes: e.bytes });
         else if (e.queued) out.push({ i, t: e.time_ns, conn: e.conn, dir: 'queued', text: `(queued behind the query in flight) ${e.sql}` });
+        else if (e.proto === 'extended') out.push({ i, t: e.time_ns, conn: e.conn, dir: 'fe', text: `Parse, Bind, Describe, Execute, Sync: ${e.sql}`, bytes: e.bytes });
         else out.push({ i, t: e.time_ns, conn: e.conn, dir: 'fe', text: `Query: ${e.sql}`, bytes: e.bytes });
         break;
       case 'Response':
