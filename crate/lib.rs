@@ -6,9 +6,6 @@
 
 pub mod behaviour;
 pub mod clock;
-pub mod estate;
-pub mod event_loop;
-pub mod exec_async;
 pub mod executor;
 pub mod host;
 #[cfg(not(target_arch = "wasm32"))]
@@ -24,3 +21,7 @@ pub mod sql;
 pub mod trace;
 pub mod types;
 pub mod wasm_api;
+
+// The executor's shared state and the async protocol live beside the nodes (as
+// execAsync.c beside nodeAppend.c); these paths are kept for readers and tests.
+pub use executor::{estate, event_loop, exec_async};

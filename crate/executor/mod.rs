@@ -13,6 +13,9 @@
 //! (integers are copied, text is reference-counted), so no row allocates.
 
 mod async_wait;
+pub mod estate;
+pub mod event_loop;
+pub mod exec_async;
 mod node_agg;
 mod node_append;
 mod node_foreignscan;
