@@ -357,10 +357,8 @@ impl ExecNode for ForeignScanState {
     fn exec_end(&mut self, es: &mut EState) {
         self.forget_pending(es);
         if self.cursor_exists {
-            let statement = Some((Proto::Simple, format!("CLOSE c{}", self.cursor_number), QueryRole::InTransaction));
-            es.remote_commands.push_back(RemoteCommand { conn: self.conn, statement, owner: Some(self.id) });
+            self.close_cursor(es);
         }
-        self.cursor_exists = false;
     }
 
     fn slot(&self) -> &[Datum] {
@@ -450,6 +448,14 @@ impl ForeignScanState {
             Some(p) if p.requestee != self.id => Ok(false),
             Some(_) => Ok(true),
         }
+    }
+
+    /// close_cursor: `CLOSE cN`, queued for the run loop, which sends it and waits for
+    /// it after the plan (ExecEnd runs after the last row, outside any node's call).
+    fn close_cursor(&mut self, es: &mut EState) {
+        let statement = Some((Proto::Simple, format!("CLOSE c{}", self.cursor_number), QueryRole::InTransaction));
+        es.remote_commands.push_back(RemoteCommand { conn: self.conn, statement, owner: Some(self.id) });
+        self.cursor_exists = false;
     }
 
     /// Forgets the statement we wait for (rescan, end): the connection drains its

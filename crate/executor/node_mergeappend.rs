@@ -7,8 +7,8 @@
 //!   at once (their first FETCHes travel concurrently); synchronous children are run in
 //!   turn meanwhile; then wait until every async child has answered;
 //! - afterwards, return the smallest current row and ask **only the child whose row was
-//!   consumed** for its next one (its ForeignScan has already sent the next FETCH
-//!   ahead, so the row is usually there at once).
+//!   consumed** for its next one (usually still in its batch; with `fetch_ahead` the
+//!   next batch is on its way too).
 //! The smallest row is found by a linear scan over the children's current rows
 //! (PostgreSQL uses a binary heap; with a handful of shards the scan is as fast and
 //! easier to follow).
