@@ -9,7 +9,8 @@
 //! field counts and field lengths), split at random boundaries and fed a chunk at a
 //! time. After every chunk:
 //! - nothing panicked (each case runs under `catch_unwind`; the seed of a case that
-//!   panics is printed, and `PGASYNC_FUZZ_SEED` replays it);
+//!   panics is printed, and `PGASYNC_FUZZ_CASE=<seed>` replays it) or hung (a
+//!   watchdog names a case that runs for more than 20 s);
 //! - what the decoder keeps buffered is the tail of what it was fed, and that tail is
 //!   at most one incomplete message whose length word is within the decoder's bound
 //!   (so a hostile length word is an error at once, not a wait for gigabytes);
@@ -25,7 +26,9 @@ use pgasync::sim::ShardServer;
 use pgasync::types::{Catalog, ColType, Column, Datum, Table};
 use postgres_protocol::message::backend::Message;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::time::Instant;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 // ---- a deterministic PRNG (xorshift64*) ------------------------------------------
 
@@ -195,11 +198,38 @@ struct Stats {
 }
 
 /// Runs cases until `wanted` frames were fed; a case is `run(seed) -> (frames, mutated, bytes, error)`.
+/// `PGASYNC_FUZZ_CASE=<seed>` runs that one case only, panics shown. A watchdog ends
+/// the process, naming the case, if one runs for more than 20 s (a hang, which
+/// `catch_unwind` cannot see).
 fn drive(wanted: usize, mut run: impl FnMut(u64) -> (usize, usize, usize, bool)) -> Stats {
-    let mut master = Rng::new(master_seed());
     let mut s = Stats::default();
+    if let Some(seed) = std::env::var("PGASYNC_FUZZ_CASE").ok().and_then(|v| v.parse().ok()) {
+        let (frames, mutated, bytes, error) = run(seed);
+        s.cases = 1;
+        (s.frames, s.mutated, s.bytes, s.errors) = (frames, mutated, bytes, error as usize);
+        return s;
+    }
+    let current = Arc::new((AtomicU64::new(0), AtomicU64::new(0), AtomicBool::new(false)));
+    let watched = Arc::clone(&current);
+    let epoch = Instant::now();
+    std::thread::spawn(move || loop {
+        std::thread::sleep(Duration::from_millis(500));
+        let (seed, since, done) = (&watched.0, &watched.1, &watched.2);
+        if done.load(Ordering::Relaxed) {
+            return;
+        }
+        let running = (epoch.elapsed().as_millis() as u64).saturating_sub(since.load(Ordering::Relaxed));
+        if running > 20_000 {
+            let seed = seed.load(Ordering::Relaxed);
+            eprintln!("a case has run for {running} ms (a hang?): replay it with PGASYNC_FUZZ_CASE={seed}");
+            std::process::exit(101);
+        }
+    });
+    let mut master = Rng::new(master_seed());
     while s.frames < wanted {
         let seed = master.next();
+        current.0.store(seed, Ordering::Relaxed);
+        current.1.store(epoch.elapsed().as_millis() as u64, Ordering::Relaxed);
         s.cases += 1;
         match catch_unwind(AssertUnwindSafe(|| run(seed))) {
             Ok((frames, mutated, bytes, error)) => {
@@ -215,6 +245,7 @@ fn drive(wanted: usize, mut run: impl FnMut(u64) -> (usize, usize, usize, bool))
             }
         }
     }
+    current.2.store(true, Ordering::Relaxed);
     s
 }
 
@@ -230,7 +261,7 @@ fn report(who: &str, s: &Stats, started: Instant) {
         started.elapsed().as_secs_f64()
     );
     if let Some(seed) = s.first_panic {
-        println!("{who} decoder: the first case that panicked: its seed is {seed} (a case runs with Rng::new(seed))");
+        println!("{who} decoder: the first case that panicked: replay it with PGASYNC_FUZZ_CASE={seed}");
     }
 }
 
@@ -501,7 +532,7 @@ fn server_decoder_survives_generated_and_mutated_frames() {
     let started = Instant::now();
     let s = drive(frames_wanted(), server_case);
     report("server", &s, started);
-    assert_eq!(s.panics, 0, "replay with PGASYNC_FUZZ_SEED; first panicking case seed {:?}", s.first_panic);
+    assert_eq!(s.panics, 0, "first panicking case: PGASYNC_FUZZ_CASE={:?}", s.first_panic);
 }
 
 // ---- the client --------------------------------------------------------------------
@@ -764,7 +795,7 @@ fn client_decoder_survives_generated_and_mutated_frames() {
     let started = Instant::now();
     let s = drive(frames_wanted(), client_case);
     report("client", &s, started);
-    assert_eq!(s.panics, 0, "replay with PGASYNC_FUZZ_SEED; first panicking case seed {:?}", s.first_panic);
+    assert_eq!(s.panics, 0, "first panicking case: PGASYNC_FUZZ_CASE={:?}", s.first_panic);
 }
 
 /// The headers the brief names, one by one: each is an error as soon as its length
