@@ -8,8 +8,6 @@ pub mod behaviour;
 pub mod clock;
 pub mod executor;
 pub mod host;
-#[cfg(not(target_arch = "wasm32"))]
-pub mod host_tcp;
 pub mod instrument;
 pub mod plan;
 pub mod remote;
@@ -25,3 +23,5 @@ pub mod wasm_api;
 // The executor's shared state and the async protocol live beside the nodes (as
 // execAsync.c beside nodeAppend.c); these paths are kept for readers and tests.
 pub use executor::{estate, event_loop, exec_async};
+#[cfg(not(target_arch = "wasm32"))]
+pub use host::tcp as host_tcp;

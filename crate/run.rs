@@ -12,7 +12,7 @@
 use crate::estate::{EState, ExecError, ExecResult};
 use crate::exec_async::{exec_async_cancel, AsyncState};
 use crate::executor::{exec_end_node, exec_proc_node, explain_tree, ExecStatus, PlanState};
-use crate::host::Host;
+use crate::host::{Host, WaitingHost};
 use crate::instrument::{explain_json, explain_text, ExplainNode};
 use crate::sim::SimHost;
 use crate::trace::TraceKind;
@@ -26,6 +26,8 @@ pub enum Phase {
     Ending,
     /// Committing remote transactions.
     Committing,
+    /// After an error: cancels sent, transactions aborted, the connections draining.
+    Aborting(ExecError),
     Finished,
     Failed(ExecError),
 }
@@ -37,6 +39,9 @@ pub enum Step {
     /// Step mode: an async request changed state; nothing to wait for yet.
     Event,
     Waited,
+    /// Nothing can progress until one of `waiting_on()` has input: the caller waits its
+    /// own way (`step` does it with a `WaitingHost`), then calls `poll` again.
+    Blocked,
     Committed,
     Finished,
     Failed,
@@ -63,6 +68,44 @@ pub struct QueryRun<H: Host = SimHost> {
     ended: bool,
     /// The last step ended at a step boundary (step mode): the turn continues.
     resuming: bool,
+    /// The connections a Blocked poll waits on.
+    waiting_on: Vec<usize>,
+}
+
+/// With a host that can wait in place (the simulator, native sockets): `step` waits
+/// when the run is blocked, and `run_to_end` runs the whole query.
+impl<H: WaitingHost> QueryRun<H> {
+    /// Runs to the end; the error of a failed run.
+    pub fn run_to_end(&mut self) -> ExecResult<()> {
+        while !self.is_done() {
+            self.step();
+        }
+        match &self.phase {
+            Phase::Failed(e) => Err(e.clone()),
+            _ => Ok(()),
+        }
+    }
+
+    /// One turn of the loop; if it blocks, waits for input (the turn then counts as
+    /// Waited).
+    pub fn step(&mut self) -> Step {
+        let step = self.poll();
+        if step != Step::Blocked {
+            return step;
+        }
+        let conns = std::mem::take(&mut self.waiting_on);
+        match self.host.wait(&mut self.es, &conns) {
+            Ok(()) => Step::Waited,
+            Err(e) => {
+                self.wait_failed(e);
+                if self.is_done() {
+                    Step::Failed
+                } else {
+                    Step::Waited
+                }
+            }
+        }
+    }
 }
 
 impl<H: Host> QueryRun<H> {
@@ -83,6 +126,7 @@ impl<H: Host> QueryRun<H> {
             commits: Vec::new(),
             ended: false,
             resuming: false,
+            waiting_on: Vec::new(),
         }
     }
 
@@ -90,24 +134,16 @@ impl<H: Host> QueryRun<H> {
         matches!(self.phase, Phase::Finished | Phase::Failed(_))
     }
 
-    /// Runs to the end; the error of a failed run.
-    pub fn run_to_end(&mut self) -> ExecResult<()> {
-        while !self.is_done() {
-            self.step();
-        }
-        match &self.phase {
-            Phase::Failed(e) => Err(e.clone()),
-            _ => Ok(()),
-        }
-    }
-
-    /// One turn of the loop.
-    pub fn step(&mut self) -> Step {
+    /// One turn of the loop, without waiting: Blocked means the caller must wait for
+    /// input on `waiting_on()` (and hand it to the host) before polling again.
+    pub fn poll(&mut self) -> Step {
+        self.waiting_on.clear();
         let r = match self.phase {
             Phase::Starting => self.step_remote_commands(),
             Phase::Executing => self.step_execute(),
             Phase::Ending => self.step_remote_commands(),
             Phase::Committing => self.step_commit(),
+            Phase::Aborting(_) => return self.step_abort(),
             Phase::Finished => return Step::Finished,
             Phase::Failed(_) => return Step::Failed,
         };
@@ -116,6 +152,37 @@ impl<H: Host> QueryRun<H> {
             Err(e) => {
                 self.abort(e);
                 Step::Failed
+            }
+        }
+    }
+
+    /// The connections a Blocked poll waits on.
+    pub fn waiting_on(&self) -> &[usize] {
+        &self.waiting_on
+    }
+
+    /// Asks the caller to wait on `conns`.
+    fn block_on(&mut self, conns: Vec<usize>) -> ExecResult<Step> {
+        if conns.is_empty() {
+            return Err(ExecError::Internal("the executor waits on an empty set of connections".into()));
+        }
+        let list = conns.clone();
+        self.es.record(|| TraceKind::Wait { conns: list });
+        self.waiting_on = conns;
+        Ok(Step::Blocked)
+    }
+
+    /// The wait failed (a host that cannot deliver): the run fails, or, while it was
+    /// already aborting, ends with the first error.
+    pub fn wait_failed(&mut self, e: ExecError) {
+        match std::mem::replace(&mut self.phase, Phase::Finished) {
+            Phase::Aborting(first) => self.fail(first),
+            other => {
+                self.phase = other;
+                self.abort(e);
+                if let Phase::Aborting(first) = std::mem::replace(&mut self.phase, Phase::Finished) {
+                    self.fail(first); // cannot drain through a host that cannot wait
+                }
             }
         }
     }
@@ -157,8 +224,7 @@ impl<H: Host> QueryRun<H> {
                 if self.host.pump(&mut self.es)? > 0 {
                     return Ok(Step::Waited);
                 }
-                self.host.wait(&mut self.es, &set)?;
-                Ok(Step::Waited)
+                self.block_on(set)
             }
             ExecStatus::Done => {
                 self.end_nodes();
@@ -204,6 +270,9 @@ impl<H: Host> QueryRun<H> {
             }
             return Ok(Step::Committed);
         }
+        if self.commits.is_empty() {
+            return Ok(Step::Waited); // that answer was quick: the next statement goes out now
+        }
         self.wait_for_commits()
     }
 
@@ -232,11 +301,9 @@ impl<H: Host> QueryRun<H> {
 
     fn wait_for_commits(&mut self) -> ExecResult<Step> {
         let mut conns: Vec<usize> = self.commits.iter().map(|&(k, _)| k).collect();
+        conns.sort_unstable();
         conns.dedup();
-        if !conns.is_empty() {
-            self.host.wait(&mut self.es, &conns)?;
-        }
-        Ok(Step::Waited)
+        self.block_on(conns)
     }
 
     /// `pgfdw_xact_callback` at commit: COMMIT TRANSACTION on each connection with an
@@ -270,8 +337,7 @@ impl<H: Host> QueryRun<H> {
         }
         let busy: Vec<usize> = (0..self.es.conns.len()).filter(|&k| self.es.conns[k].is_busy()).collect();
         if !busy.is_empty() {
-            self.host.wait(&mut self.es, &busy)?;
-            return Ok(Step::Waited);
+            return self.block_on(busy);
         }
         self.phase = Phase::Finished;
         self.es.event_loop.clear();
@@ -279,7 +345,8 @@ impl<H: Host> QueryRun<H> {
         Ok(Step::Finished)
     }
 
-    /// Cancels everything outstanding after an error and drains the connections.
+    /// Cancels everything outstanding after an error; the connections drain in the
+    /// Aborting phase.
     fn abort(&mut self, error: ExecError) {
         let msg = error.to_string();
         self.es.record(|| TraceKind::Error { message: msg });
@@ -296,18 +363,33 @@ impl<H: Host> QueryRun<H> {
             self.es.conns[k].abort(now);
             self.es.record_written(k);
         }
-        // Drain: every connection gets its answers (errors or not) and goes idle. Each
-        // wait delivers an answer or fails, so this ends; the bound only guards against
-        // a host that breaks that promise.
-        for _ in 0..100_000 {
-            if self.host.pump(&mut self.es).is_err() {
-                break;
-            }
-            let busy: Vec<usize> = (0..self.es.conns.len()).filter(|&k| self.es.conns[k].is_busy()).collect();
-            if busy.is_empty() || self.host.wait(&mut self.es, &busy).is_err() {
-                break;
-            }
+        self.phase = Phase::Aborting(error);
+    }
+
+    /// Aborting: every connection gets its answers (errors or not) and goes idle; then
+    /// the run has failed with the first error.
+    fn step_abort(&mut self) -> Step {
+        if self.host.pump(&mut self.es).is_err() {
+            return self.finish_abort();
         }
+        let busy: Vec<usize> = (0..self.es.conns.len()).filter(|&k| self.es.conns[k].is_busy()).collect();
+        if busy.is_empty() {
+            return self.finish_abort();
+        }
+        match self.block_on(busy) {
+            Ok(step) => step,
+            Err(_) => self.finish_abort(),
+        }
+    }
+
+    fn finish_abort(&mut self) -> Step {
+        if let Phase::Aborting(e) = std::mem::replace(&mut self.phase, Phase::Finished) {
+            self.fail(e);
+        }
+        Step::Failed
+    }
+
+    fn fail(&mut self, error: ExecError) {
         self.finished_at = Some(self.es.now());
         self.phase = Phase::Failed(error);
     }

@@ -377,6 +377,7 @@ impl Session {
             Phase::Starting => ("starting", None),
             Phase::Executing => ("executing", None),
             Phase::Ending => ("ending", None),
+            Phase::Aborting(e) => ("aborting", Some(e.to_string())),
             Phase::Committing => ("committing", None),
             Phase::Finished => ("finished", None),
             Phase::Failed(e) => ("failed", Some(e.to_string())),

@@ -8,7 +8,7 @@ use pgasync::exec_async::{
     exec_async_configure_wait, exec_async_request_pending, new_request, AsyncState, WaitContext,
 };
 use pgasync::executor::{ExecNode, ExecStatus, PlanState};
-use pgasync::host::Host;
+use pgasync::host::WaitingHost;
 use pgasync::instrument::ExplainNode;
 use pgasync::remote::{ForeignServer, ServerOptions};
 use pgasync::run::QueryRun;

@@ -13,7 +13,6 @@
 //! On the virtual clock the host jumps to the next arrival when the executor waits, so
 //! runs are deterministic; on the real clock it sleeps until then.
 
-mod host;
 mod server;
-pub use host::{LinkParams, SimHost};
+pub use crate::host::sim::{LinkParams, LinkStats, SimHost, Sleeper};
 pub use server::{ServerCosts, ShardServer};

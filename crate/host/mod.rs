@@ -1,18 +1,30 @@
 //! What the executor needs from its host: move bytes between the connections and the
-//! servers, and wait. The core calls these; it never touches a socket or a clock.
+//! servers. The core calls these; it never touches a socket or a clock, and never
+//! waits: `QueryRun::poll` returns Blocked with the connections to wait on, and the
+//! caller waits its own way (`WaitingHost::wait` where blocking is allowed).
 
 use crate::estate::{EState, ExecError, ExecResult};
+
+pub mod sim;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod tcp;
 use crate::trace::TraceKind;
 
 pub trait Host {
     /// Sends what the executor wrote (and any cancel requests), and hands the
     /// connections whatever has arrived by now. Returns how many answers arrived.
     fn pump(&mut self, es: &mut EState) -> ExecResult<usize>;
+    /// Answers still on their way on a connection (for the leak check).
+    fn in_transit(&self, conn: usize) -> usize;
+}
+
+/// A host that can wait in place: the simulator (it moves its clock) and native
+/// sockets. A browser cannot block: its driver waits on its WebSockets itself when
+/// `QueryRun::poll` says Blocked, and hands the bytes to `deliver`.
+pub trait WaitingHost: Host {
     /// Waits until one of `conns` has input and delivers it. Waiting on nothing, or on
     /// connections with nothing on the way, is an error, never a hang.
     fn wait(&mut self, es: &mut EState, conns: &[usize]) -> ExecResult<()>;
-    /// Answers still on their way on a connection (for the leak check).
-    fn in_transit(&self, conn: usize) -> usize;
 }
 
 /// Hands bytes that arrived on connection `k` to it, and records in the trace what

@@ -6,7 +6,7 @@
 //! as libpq's PQcancel does. Run it with a real clock (`Clock::from_host`).
 
 use crate::estate::{EState, ExecError, ExecResult};
-use crate::host::{deliver, Host};
+use crate::host::{deliver, Host, WaitingHost};
 use crate::trace::TraceKind;
 use bytes::BytesMut;
 use postgres_protocol::message::frontend;
@@ -110,12 +110,16 @@ impl Host for TcpHost {
         Ok(answers)
     }
 
+    fn in_transit(&self, _conn: usize) -> usize {
+        0 // what is on the wire is the connection's in-flight queue, checked there
+    }
+}
+
+impl WaitingHost for TcpHost {
     fn wait(&mut self, es: &mut EState, conns: &[usize]) -> ExecResult<()> {
         if conns.is_empty() {
             return Err(ExecError::Internal("the executor waits on an empty set of connections".into()));
         }
-        let list = conns.to_vec();
-        es.record(|| TraceKind::Wait { conns: list });
         let deadline = Instant::now() + self.timeout;
         loop {
             self.flush(es)?;
@@ -134,10 +138,6 @@ impl Host for TcpHost {
             }
             std::thread::sleep(Duration::from_micros(100));
         }
-    }
-
-    fn in_transit(&self, _conn: usize) -> usize {
-        0 // what is on the wire is the connection's in-flight queue, checked there
     }
 }
 

@@ -1,10 +1,10 @@
 //! The simulated host: moves the executor's outgoing bytes through the simulated
 //! network to the shard servers and their responses back, and moves time.
 
-use super::server::ShardServer;
 use crate::estate::{EState, ExecError, ExecResult};
-use crate::host::{deliver, Host};
+use crate::host::{deliver, Host, WaitingHost};
 use crate::remote::Outgoing;
+use crate::sim::ShardServer;
 use crate::trace::TraceKind;
 use std::collections::VecDeque;
 
@@ -211,8 +211,6 @@ impl SimHost {
                 "the executor waits on connections {conns:?} but nothing is in flight on them"
             )));
         };
-        let list = conns.to_vec();
-        es.record(|| TraceKind::Wait { conns: list });
         match &self.sleeper {
             None => es.clock.advance_to(t),
             Some(sleep) => {
@@ -226,12 +224,15 @@ impl SimHost {
     }
 }
 
+impl WaitingHost for SimHost {
+    fn wait(&mut self, es: &mut EState, conns: &[usize]) -> ExecResult<()> {
+        self.wait_impl(es, conns)
+    }
+}
+
 impl Host for SimHost {
     fn pump(&mut self, es: &mut EState) -> ExecResult<usize> {
         self.pump_impl(es)
-    }
-    fn wait(&mut self, es: &mut EState, conns: &[usize]) -> ExecResult<()> {
-        self.wait_impl(es, conns)
     }
     fn in_transit(&self, conn: usize) -> usize {
         self.links.get(conn).map_or(0, |l| l.deliveries.len())
