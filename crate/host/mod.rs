@@ -8,6 +8,8 @@ use crate::estate::{EState, ExecError, ExecResult};
 pub mod sim;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod tcp;
+#[cfg(target_arch = "wasm32")]
+pub mod ws;
 use crate::trace::TraceKind;
 
 pub trait Host {

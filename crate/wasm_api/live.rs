@@ -1,0 +1,51 @@
+//! Live mode at the wasm boundary: a built-in scenario run on real PostgreSQL shards
+//! through the relay (`host::ws`). The shards must hold the scenario's data (`pgasync
+//! demo` loads it); the page's knobs are checked as for simulated runs.
+
+use super::parse_knobs;
+use crate::host::ws::{performance_clock, run_live, WsHost};
+use crate::run::QueryRun;
+use crate::scenario::Scenario;
+use serde::Serialize;
+use wasm_bindgen::prelude::*;
+
+#[derive(Serialize)]
+struct LiveResult {
+    rows: Vec<Vec<String>>,
+    explain_text: String,
+    execution_ms: f64,
+    total_ms: f64,
+    trace: Vec<crate::trace::TraceEvent>,
+}
+
+/// Runs `scenario` live: one WebSocket per foreign server to `relay` (e.g.
+/// `ws://127.0.0.1:8080`). Resolves to `{rows, explain_text, execution_ms, total_ms,
+/// trace}`; rejects with a message naming the server on a remote or relay error.
+#[wasm_bindgen(js_name = runLive)]
+pub async fn run_live_js(
+    relay: String,
+    scenario: String,
+    mode: String,
+    knobs_json: String,
+) -> Result<JsValue, JsError> {
+    let knobs = parse_knobs(&knobs_json)?;
+    let async_mode = match mode.as_str() {
+        "async" => true,
+        "sync" => false,
+        m => return Err(JsError::new(&format!("unknown mode \"{m}\" (expected sync or async)"))),
+    };
+    let sc = Scenario::build(&scenario, &knobs).map_err(|e| JsError::new(&e))?;
+    let names: Vec<String> = sc.servers.iter().map(|s| s.server.name.clone()).collect();
+    let host = WsHost::connect(&relay, &names).await.map_err(|e| JsError::new(&e))?;
+    let mut run =
+        QueryRun::for_scenario(&sc, async_mode, performance_clock(), true, host).map_err(|e| JsError::new(&e))?;
+    run_live(&mut run).await.map_err(|e| JsError::new(&e.to_string()))?;
+    let result = LiveResult {
+        rows: run.rows.iter().map(|r| r.iter().map(|d| d.to_string()).collect()).collect(),
+        explain_text: run.explain_text(),
+        execution_ms: run.execution_ns() as f64 / 1e6,
+        total_ms: run.elapsed_ns() as f64 / 1e6,
+        trace: run.es.trace.events.clone(),
+    };
+    serde_wasm_bindgen::to_value(&result).map_err(|e| JsError::new(&e.to_string()))
+}
