@@ -13,6 +13,8 @@
 //! On the virtual clock the host jumps to the next arrival when the executor waits, so
 //! runs are deterministic; on the real clock it sleeps until then.
 
+mod load_sql;
 mod server;
 pub use crate::host::sim::{LinkParams, LinkStats, SimHost, Sleeper};
+pub use load_sql::load_sql;
 pub use server::{ServerCosts, ShardServer};

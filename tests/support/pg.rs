@@ -226,6 +226,22 @@ impl Cluster {
     pub fn psql(&self, sql: &str) -> String {
         self.try_psql(sql).unwrap_or_else(|e| panic!("{e}\n{sql}"))
     }
+
+    /// Runs a script through psql's standard input (for COPY … FROM stdin).
+    pub fn psql_script(&self, script: &str) {
+        use std::io::Write;
+        let mut child = Command::new("psql")
+            .args(["-X", "-q", "-v", "ON_ERROR_STOP=1", "-f", "-"])
+            .args(["-h", "127.0.0.1", "-p", &self.port.to_string(), "-U", "postgres", "-d", "postgres"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("psql runs (install Debian's postgresql-client)");
+        child.stdin.take().unwrap().write_all(script.as_bytes()).expect("script to psql");
+        let out = child.wait_with_output().expect("psql ends");
+        assert!(out.status.success(), "psql script on {} failed: {}", self.name, String::from_utf8_lossy(&out.stderr));
+    }
 }
 
 impl Drop for Cluster {

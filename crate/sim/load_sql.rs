@@ -1,0 +1,67 @@
+//! A simulated shard's tables as SQL a real PostgreSQL server loads with psql: the
+//! same columns, rows and indexes, so a live run (TCP host, relay) reads exactly the
+//! data the simulator holds. Used by the tests against real shards and `pgasync demo`.
+
+use crate::types::{Catalog, ColType, Datum, Table};
+
+/// The column type PostgreSQL must have so its answers parse as ours (`ColType::oid`).
+fn sql_type(t: ColType) -> &'static str {
+    match t {
+        ColType::Int => "bigint",
+        ColType::Float => "numeric",
+        ColType::Text => "text",
+    }
+}
+
+/// `CREATE TABLE`, `COPY … FROM stdin` with every row, the indexes, `ANALYZE`, and
+/// SELECT for `reader` (a read-only role, created if missing).
+pub fn load_sql(catalog: &Catalog, reader: &str) -> String {
+    let mut sql =
+        format!("DO $$ BEGIN CREATE ROLE {reader} LOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END $$;\n");
+    for t in &catalog.tables {
+        table_sql(t, reader, &mut sql);
+    }
+    sql
+}
+
+fn table_sql(t: &Table, reader: &str, sql: &mut String) {
+    let cols: Vec<String> = t.columns.iter().map(|c| format!("{} {}", c.name, sql_type(c.ty))).collect();
+    sql.push_str(&format!("DROP TABLE IF EXISTS {name};\nCREATE TABLE {name} ({});\n", cols.join(", "), name = t.name));
+    sql.push_str(&format!("COPY {} FROM stdin;\n", t.name));
+    let mut line = Vec::new();
+    for i in 0..t.nrows() {
+        line.clear();
+        for (j, d) in t.row(i).iter().enumerate() {
+            if j > 0 {
+                line.push(b'\t');
+            }
+            copy_value(d, &mut line);
+        }
+        sql.push_str(&String::from_utf8_lossy(&line));
+        sql.push('\n');
+    }
+    sql.push_str("\\.\n");
+    for ix in &t.indexes {
+        sql.push_str(&format!("CREATE INDEX ON {} ({});\n", t.name, t.columns[ix.column].name));
+    }
+    sql.push_str(&format!("ANALYZE {name};\nGRANT SELECT ON {name} TO {reader};\n", name = t.name));
+}
+
+/// A value in COPY's text format: `\N` for NULL; backslash, tab and newlines escaped.
+fn copy_value(d: &Datum, out: &mut Vec<u8>) {
+    if d.is_null() {
+        out.extend_from_slice(b"\\N");
+        return;
+    }
+    let mut text = Vec::new();
+    d.write_text(&mut text);
+    for b in text {
+        match b {
+            b'\\' => out.extend_from_slice(b"\\\\"),
+            b'\t' => out.extend_from_slice(b"\\t"),
+            b'\n' => out.extend_from_slice(b"\\n"),
+            b'\r' => out.extend_from_slice(b"\\r"),
+            _ => out.push(b),
+        }
+    }
+}
