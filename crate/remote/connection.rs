@@ -4,7 +4,8 @@
 use crate::types::{ColType, Datum};
 use bytes::BytesMut;
 use fallible_iterator::FallibleIterator;
-use postgres_protocol::message::{backend::Message, frontend};
+use postgres_protocol::message::backend::{DataRowBody, ErrorResponseBody, Message, RowDescriptionBody};
+use postgres_protocol::message::frontend;
 use std::collections::VecDeque;
 
 pub type Ticket = u64;
@@ -402,64 +403,20 @@ impl Connection {
         self.write_queued(now);
     }
 
+    /// One backend message of the answer in flight; the answer is complete at
+    /// ReadyForQuery.
     fn handle_message(&mut self, msg: Message, size: usize) -> Result<Option<Completed>, String> {
         let server = self.server.clone();
         let Some(cur) = self.inflight.front_mut() else {
             return Err(format!("connection {} ({server}): unexpected message with no query in flight", self.id));
         };
         cur.result.bytes += size;
-        let r = &mut cur.result;
         match msg {
-            Message::RowDescription(body) => {
-                let types: Vec<ColType> =
-                    body.fields().map(|f| Ok(ColType::from_oid(f.type_oid()))).collect().map_err(|e| e.to_string())?;
-                // Rows are stored flat, `ncols` per row: the width cannot change under them.
-                if r.nrows > 0 && types.len() != r.types.len() {
-                    return Err(format!("server \"{server}\": a RowDescription changes the width of the rows"));
-                }
-                r.types = types;
-            }
-            Message::DataRow(body) => {
-                let buf = body.buffer();
-                let mut ranges = body.ranges();
-                let mut n = 0;
-                while let Some(range) = ranges.next().map_err(|e| e.to_string())? {
-                    let ty = r.types.get(n).copied().ok_or_else(|| {
-                        format!("server \"{server}\": a DataRow has more columns than the RowDescription")
-                    })?;
-                    r.data.push(match range {
-                        None => Datum::Null,
-                        Some(rg) => ty.parse(&buf[rg]),
-                    });
-                    n += 1;
-                }
-                if n != r.types.len() {
-                    return Err(format!(
-                        "server \"{server}\": a DataRow has {n} columns, the RowDescription {}",
-                        r.types.len()
-                    ));
-                }
-                r.nrows += 1;
-            }
-            Message::CommandComplete(body) => r.tags.push(body.tag().map_err(|e| e.to_string())?.to_string()),
+            Message::RowDescription(body) => row_description(&mut cur.result, &body, &server)?,
+            Message::DataRow(body) => data_row(&mut cur.result, &body, &server)?,
+            Message::CommandComplete(body) => cur.result.tags.push(body.tag().map_err(|e| e.to_string())?.to_string()),
             Message::ErrorResponse(body) => {
-                let mut err = RemoteError {
-                    server: server.clone(),
-                    sqlstate: String::new(),
-                    message: String::new(),
-                    position: None,
-                    query: cur.sql.clone(),
-                };
-                let mut fields = body.fields();
-                while let Some(f) = fields.next().map_err(|e| e.to_string())? {
-                    let value = String::from_utf8_lossy(f.value_bytes()).into_owned();
-                    match f.type_() {
-                        b'C' => err.sqlstate = value,
-                        b'M' => err.message = value,
-                        b'P' => err.position = value.parse().ok(),
-                        _ => {}
-                    }
-                }
+                let err = error_response(&body, &server, &cur.sql)?;
                 // An error while connecting is fatal: the server closes the connection.
                 if cur.is_startup() {
                     return Err(format!(
@@ -467,9 +424,7 @@ impl Connection {
                         err.message, err.sqlstate
                     ));
                 }
-                if cur.result.error.is_none() {
-                    cur.result.error = Some(err);
-                }
+                cur.result.error.get_or_insert(err);
             }
             Message::BackendKeyData(body) => self.backend_key = Some((body.process_id(), body.secret_key())),
             Message::ReadyForQuery(_) => return Ok(Some(self.complete_front())),
@@ -518,6 +473,64 @@ impl Connection {
     pub fn is_quiescent(&self) -> bool {
         self.inflight.is_empty() && self.queued.is_empty() && self.completed.is_empty() && self.outbox.is_empty()
     }
+}
+
+/// RowDescription: the column types of the rows that follow.
+fn row_description(r: &mut QueryResult, body: &RowDescriptionBody, server: &str) -> Result<(), String> {
+    let types: Vec<ColType> =
+        body.fields().map(|f| Ok(ColType::from_oid(f.type_oid()))).collect().map_err(|e| e.to_string())?;
+    // Rows are stored flat, `ncols` per row: the width cannot change under them.
+    if r.nrows > 0 && types.len() != r.types.len() {
+        return Err(format!("server \"{server}\": a RowDescription changes the width of the rows"));
+    }
+    r.types = types;
+    Ok(())
+}
+
+/// DataRow: one row, exactly as wide as the RowDescription said.
+fn data_row(r: &mut QueryResult, body: &DataRowBody, server: &str) -> Result<(), String> {
+    let buf = body.buffer();
+    let mut ranges = body.ranges();
+    let mut n = 0;
+    while let Some(range) = ranges.next().map_err(|e| e.to_string())? {
+        let ty = r
+            .types
+            .get(n)
+            .copied()
+            .ok_or_else(|| format!("server \"{server}\": a DataRow has more columns than the RowDescription"))?;
+        r.data.push(match range {
+            None => Datum::Null,
+            Some(rg) => ty.parse(&buf[rg]),
+        });
+        n += 1;
+    }
+    if n != r.types.len() {
+        return Err(format!("server \"{server}\": a DataRow has {n} columns, the RowDescription {}", r.types.len()));
+    }
+    r.nrows += 1;
+    Ok(())
+}
+
+/// ErrorResponse: the fields postgres_fdw reports (SQLSTATE, message, position).
+fn error_response(body: &ErrorResponseBody, server: &str, query: &str) -> Result<RemoteError, String> {
+    let mut err = RemoteError {
+        server: server.to_string(),
+        sqlstate: String::new(),
+        message: String::new(),
+        position: None,
+        query: query.to_string(),
+    };
+    let mut fields = body.fields();
+    while let Some(f) = fields.next().map_err(|e| e.to_string())? {
+        let value = String::from_utf8_lossy(f.value_bytes()).into_owned();
+        match f.type_() {
+            b'C' => err.sqlstate = value,
+            b'M' => err.message = value,
+            b'P' => err.position = value.parse().ok(),
+            _ => {}
+        }
+    }
+    Ok(err)
 }
 
 /// The bytes of one statement: a Query message, or the extended-protocol batch libpq's
