@@ -137,6 +137,14 @@ impl EState {
         }
     }
 
+    /// The database every connection opens (postgres_fdw's `dbname`; the demo keeps
+    /// each scenario's shard data in a database of its own).
+    pub fn set_database(&mut self, database: &str) {
+        for c in self.conns.iter_mut() {
+            c.database = database.to_string();
+        }
+    }
+
     /// A step boundary (step mode) or a blocking call interrupted the node: it returns
     /// Wait and resumes where it was on the next call.
     pub fn interrupted(&self) -> bool {

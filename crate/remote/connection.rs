@@ -64,10 +64,11 @@ pub struct Outgoing {
     pub fetch: bool,
 }
 
-/// The startup parameters postgres_fdw's `connect_pg_server` sends (no password:
-/// the sandbox's servers trust their clients).
-pub const STARTUP_PARAMS: [(&str, &str); 3] =
-    [("user", "pgasync"), ("database", "postgres"), ("application_name", "postgres_fdw")];
+/// The role the sandbox connects as (its "user mapping"; no password: the sandbox's
+/// servers trust it, and it may only read).
+pub const USER: &str = "pgasync";
+/// postgres_fdw's default `application_name`.
+pub const APPLICATION_NAME: &str = "postgres_fdw";
 
 /// How postgres_fdw opens its remote transaction (`begin_remote_xact`).
 pub const BEGIN_SQL: &str = "START TRANSACTION ISOLATION LEVEL REPEATABLE READ";
@@ -173,6 +174,8 @@ pub struct Completed {
 pub struct Connection {
     pub id: usize,
     pub server: String,
+    /// The server option `dbname` (the startup packet's database).
+    pub database: String,
     /// Beyond postgres_fdw: several statements may be in flight at once.
     pub pipeline: bool,
     pub outbox: VecDeque<Outgoing>,
@@ -208,6 +211,7 @@ impl Connection {
         Connection {
             id,
             server: server.to_string(),
+            database: "postgres".to_string(),
             pipeline,
             outbox: VecDeque::new(),
             cancel_requested: false,
@@ -249,7 +253,8 @@ impl Connection {
     pub fn connect(&mut self, now: u64, waited: bool) -> Ticket {
         self.connected = true;
         let mut buf = BytesMut::new();
-        frontend::startup_message(STARTUP_PARAMS.iter().copied(), &mut buf).expect("startup message");
+        let params = [("user", USER), ("database", self.database.as_str()), ("application_name", APPLICATION_NAME)];
+        frontend::startup_message(params.iter().copied(), &mut buf).expect("startup message");
         let ticket = self.new_ticket();
         self.written.push(Written { ticket, proto: Proto::Startup, sql: String::new(), bytes: buf.len() });
         self.push_out(now, buf, false, false);

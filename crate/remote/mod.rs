@@ -25,7 +25,7 @@ mod connection;
 pub mod frame;
 pub use connection::{
     Connection, Outgoing, PendingAreq, Proto, QueryResult, QueryRole, RemoteError, Ticket, Written, ABORT_SQL,
-    BEGIN_SQL, COMMIT_SQL, SESSION_SETUP, STARTUP_PARAMS,
+    APPLICATION_NAME, BEGIN_SQL, COMMIT_SQL, SESSION_SETUP, USER,
 };
 
 /// postgres_fdw's server options, plus our `pipeline`.

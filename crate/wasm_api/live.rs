@@ -19,7 +19,8 @@ struct LiveResult {
 }
 
 /// Runs `scenario` live: one WebSocket per foreign server to `relay` (e.g.
-/// `ws://127.0.0.1:8080`). Resolves to `{rows, explain_text, execution_ms, total_ms,
+/// `ws://127.0.0.1:8080`), opening `database` on each shard (`pgasync demo` keeps
+/// each scenario's data in the database named after it, lower case). Resolves to `{rows, explain_text, execution_ms, total_ms,
 /// trace}`; rejects with a message naming the server on a remote or relay error.
 #[wasm_bindgen(js_name = runLive)]
 pub async fn run_live_js(
