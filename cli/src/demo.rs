@@ -1,0 +1,334 @@
+//! `pgasync demo`: the whole demo in one command. If PostgreSQL is installed it
+//! creates, under a work folder (as the `postgres` user when run as root):
+//! - shard clusters s1..sN, each holding, in a database per scenario (its id in lower
+//!   case), the tables the simulator's shards of that scenario hold (`sim::load_sql`),
+//!   readable by the role `pgasync` only;
+//! - a coordinator cluster with postgres_fdw: per scenario database, the servers (with
+//!   `async_capable` and the scenario's `fetch_size`), user mappings and foreign tables
+//!   of the scenario's plan, so PostgreSQL itself can run the same query;
+//! then runs the relay (`pgasync relay`) with those targets, which also serves the page.
+//! Ctrl-C stops the relay and every cluster; a second `pgasync demo` after a crash
+//! stops and removes what the first left. Without PostgreSQL it serves the simulated
+//! page only and says why.
+
+use crate::CliError;
+use pgasync::plan::{ForeignScanPlan, Plan};
+use pgasync::scenario::{Knobs, Scenario, SCENARIOS};
+use pgasync::sim::load_sql;
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicI32, Ordering};
+
+/// The page's own defaults, so the live data is what the page simulates.
+const DEFAULT_ROWS: usize = 300;
+
+struct Opts {
+    dir: PathBuf,
+    shards: usize,
+    rows: usize,
+    port: u16,
+}
+
+fn parse(args: &[String]) -> Result<Opts, CliError> {
+    let a = crate::args::Args::parse(args, &["dir", "shards", "rows", "port"]).map_err(CliError::Usage)?;
+    let num = |name: &str, default: usize, max: usize| -> Result<usize, CliError> {
+        match a.get(name) {
+            None => Ok(default),
+            Some(v) => match v.parse::<usize>() {
+                Ok(n) if (1..=max).contains(&n) => Ok(n),
+                _ => Err(CliError::Usage(format!("--{name} {v}: expected an integer from 1 to {max}"))),
+            },
+        }
+    };
+    let dir = a.get("dir").map(PathBuf::from).unwrap_or_else(|| std::env::temp_dir().join("pgasync-demo"));
+    Ok(Opts {
+        dir,
+        shards: num("shards", 4, 16)?,
+        rows: num("rows", DEFAULT_ROWS, 100_000)?,
+        port: num("port", 8080, 65535)? as u16,
+    })
+}
+
+pub fn run(args: &[String]) -> Result<(), CliError> {
+    let o = parse(args)?;
+    let Some(bin) = pg_bindir() else {
+        eprintln!("pgasync demo: PostgreSQL is not installed (no initdb under /usr/lib/postgresql/*/bin): live mode is off, serving the simulated page only");
+        return crate::serve::run(&["--port".into(), o.port.to_string()]);
+    };
+    let pg = Pg { bin };
+    cleanup(&pg, &o.dir);
+    std::fs::create_dir_all(&o.dir).map_err(|e| failed(format!("{}: {e}", o.dir.display())))?;
+    pg.own(&o.dir)?;
+    let result = start_and_serve(&pg, &o);
+    cleanup(&pg, &o.dir);
+    result
+}
+
+fn failed(m: String) -> CliError {
+    CliError::Failed(m)
+}
+
+fn start_and_serve(pg: &Pg, o: &Opts) -> Result<(), CliError> {
+    let mut clusters = Vec::new();
+    for k in 1..=o.shards {
+        eprintln!("pgasync demo: starting shard s{k}");
+        clusters.push(pg.start(&o.dir, &format!("s{k}"))?);
+    }
+    eprintln!("pgasync demo: starting the coordinator");
+    let coordinator = pg.start(&o.dir, "coordinator")?;
+    for info in SCENARIOS {
+        load_scenario(info.id, o, &clusters, &coordinator)?;
+    }
+    let config = relay_config(&clusters, &coordinator);
+    let config_path = o.dir.join("relay.toml");
+    std::fs::write(&config_path, config).map_err(|e| failed(format!("{}: {e}", config_path.display())))?;
+    eprintln!("pgasync demo: {} shard clusters and the coordinator are up; starting the relay", clusters.len());
+    run_relay(&config_path, o.port)
+}
+
+/// The scenario's data on the shards and its foreign tables on the coordinator.
+fn load_scenario(id: &str, o: &Opts, shards: &[Cluster], coordinator: &Cluster) -> Result<(), CliError> {
+    let knobs = Knobs { shards: Some(o.shards.min(4)), rows_per_shard: Some(o.rows), ..Default::default() };
+    let sc = Scenario::build(id, &knobs).map_err(|e| failed(format!("scenario {id}: {e}")))?;
+    if sc.servers.is_empty() {
+        return Ok(()); // local only
+    }
+    let db = id.to_lowercase();
+    let mut coord = format!("CREATE EXTENSION IF NOT EXISTS postgres_fdw;\n");
+    for (k, spec) in sc.servers.iter().enumerate() {
+        let shard = &shards[k % shards.len()];
+        shard.psql("postgres", &format!("CREATE DATABASE {db}"))?;
+        shard.script(&db, &load_sql(&spec.catalog, "pgasync"))?;
+        coord.push_str(&format!(
+            "CREATE SERVER {s} FOREIGN DATA WRAPPER postgres_fdw OPTIONS (host '127.0.0.1', port '{p}', dbname '{db}', async_capable 'true', fetch_size '{f}');\n\
+             CREATE USER MAPPING FOR PUBLIC SERVER {s} OPTIONS (user 'pgasync');\n",
+            s = spec.server.name,
+            p = shard.port,
+            f = spec.server.options.fetch_size
+        ));
+    }
+    for fs in foreign_scans(&sc.plan) {
+        let spec = sc.servers.iter().find(|s| s.server.name == fs.server);
+        let table = spec.and_then(|s| s.catalog.get(&fs.remote.table));
+        let Some(table) = table else { continue };
+        let cols: Vec<String> = table.columns.iter().map(|c| format!("{} {}", c.name, sql_type(c.ty))).collect();
+        coord.push_str(&format!(
+            "CREATE FOREIGN TABLE IF NOT EXISTS {} ({}) SERVER {} OPTIONS (schema_name 'public', table_name '{}');\n",
+            fs.relation,
+            cols.join(", "),
+            fs.server,
+            fs.remote.table
+        ));
+    }
+    coordinator.psql("postgres", &format!("CREATE DATABASE {db}"))?;
+    coordinator.script(&db, &coord)
+}
+
+fn sql_type(t: pgasync::types::ColType) -> &'static str {
+    match t {
+        pgasync::types::ColType::Int => "bigint",
+        pgasync::types::ColType::Float => "numeric",
+        pgasync::types::ColType::Text => "text",
+    }
+}
+
+/// The plan's ForeignScans, in plan order.
+fn foreign_scans(plan: &Plan) -> Vec<&ForeignScanPlan> {
+    match plan {
+        Plan::ForeignScan(fs) => vec![fs],
+        p => p.children().into_iter().flat_map(foreign_scans).collect(),
+    }
+}
+
+fn relay_config(shards: &[Cluster], coordinator: &Cluster) -> String {
+    let mut t = String::from("# Written by pgasync demo: the relay's targets.\n");
+    for c in shards.iter().chain(std::iter::once(coordinator)) {
+        t.push_str(&format!("[targets.{}]\naddr = \"127.0.0.1:{}\"\n", c.name, c.port));
+    }
+    t
+}
+
+/// The relay's pid, for the signal handler.
+static RELAY_PID: AtomicI32 = AtomicI32::new(0);
+
+/// SIGINT/SIGTERM while the relay runs: pass it on (Ctrl-C reaches the relay by
+/// itself; a SIGTERM sent to us alone must too) and live on to stop the clusters.
+extern "C" fn forward_signal(sig: libc::c_int) {
+    let pid = RELAY_PID.load(Ordering::SeqCst);
+    if pid > 0 {
+        unsafe {
+            libc::kill(pid, sig);
+        }
+    }
+}
+
+/// Runs `pgasync relay` in the foreground until it exits (Ctrl-C, SIGTERM).
+fn run_relay(config: &Path, port: u16) -> Result<(), CliError> {
+    let exe = std::env::current_exe().map_err(|e| failed(format!("cannot find our own binary: {e}")))?;
+    let mut child = Command::new(exe)
+        .args(["relay", "--config", &config.display().to_string(), "--port", &port.to_string()])
+        .spawn()
+        .map_err(|e| failed(format!("cannot start the relay: {e}")))?;
+    RELAY_PID.store(child.id() as i32, Ordering::SeqCst);
+    let handler = forward_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
+    unsafe {
+        libc::signal(libc::SIGINT, handler);
+        libc::signal(libc::SIGTERM, handler);
+    }
+    let status = child.wait().map_err(|e| failed(format!("waiting for the relay: {e}")))?;
+    RELAY_PID.store(0, Ordering::SeqCst);
+    eprintln!("pgasync demo: the relay stopped; stopping the clusters");
+    if status.success() || status.code().is_none() {
+        Ok(())
+    } else {
+        Err(failed(format!("the relay exited with {status}")))
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// PostgreSQL clusters.
+
+struct Pg {
+    bin: PathBuf,
+}
+
+struct Cluster {
+    name: String,
+    port: u16,
+}
+
+/// The newest PostgreSQL under /usr/lib/postgresql (Debian's layout), or
+/// `PGASYNC_PG_BIN`.
+fn pg_bindir() -> Option<PathBuf> {
+    if let Ok(dir) = std::env::var("PGASYNC_PG_BIN") {
+        return Some(PathBuf::from(dir)).filter(|d| d.join("initdb").exists());
+    }
+    let mut found: Vec<(u32, PathBuf)> = std::fs::read_dir("/usr/lib/postgresql")
+        .ok()?
+        .flatten()
+        .filter_map(|e| {
+            let v: u32 = e.file_name().to_str()?.parse().ok()?;
+            let bin = e.path().join("bin");
+            bin.join("initdb").exists().then_some((v, bin))
+        })
+        .collect();
+    found.sort();
+    found.pop().map(|(_, b)| b)
+}
+
+fn is_root() -> bool {
+    unsafe { libc::geteuid() == 0 }
+}
+
+impl Pg {
+    /// Runs a PostgreSQL program (as `postgres` when we are root: the server refuses
+    /// to run as root).
+    fn run(&self, prog: &str, args: &[&str]) -> Result<String, CliError> {
+        let path = self.bin.join(prog);
+        let mut cmd = if is_root() {
+            let mut line = shell_quote(&path.display().to_string());
+            for a in args {
+                line.push(' ');
+                line.push_str(&shell_quote(a));
+            }
+            let mut c = Command::new("su");
+            c.args(["postgres", "-s", "/bin/sh", "-c", &line]);
+            c
+        } else {
+            let mut c = Command::new(&path);
+            c.args(args);
+            c
+        };
+        let out = cmd.stdin(Stdio::null()).output().map_err(|e| failed(format!("{prog} did not run: {e}")))?;
+        if !out.status.success() {
+            return Err(failed(format!("{prog} failed: {}", String::from_utf8_lossy(&out.stderr).trim())));
+        }
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    }
+
+    /// The work folder belongs to the server's user.
+    fn own(&self, dir: &Path) -> Result<(), CliError> {
+        if is_root() {
+            let ok = Command::new("chown").args(["-R", "postgres", &dir.display().to_string()]).status();
+            if !ok.is_ok_and(|s| s.success()) {
+                return Err(failed(format!("chown postgres {} failed (is there a postgres user?)", dir.display())));
+            }
+        }
+        Ok(())
+    }
+
+    fn start(&self, dir: &Path, name: &str) -> Result<Cluster, CliError> {
+        let data = dir.join(name);
+        let data_s = data.display().to_string();
+        self.run(
+            "initdb",
+            &["-D", &data_s, "-U", "postgres", "-A", "trust", "--no-sync", "-E", "UTF8", "--locale=C.UTF-8"],
+        )?;
+        let port = free_port()?;
+        let conf = format!(
+            "\n# pgasync demo\nport = {port}\nlisten_addresses = '127.0.0.1'\nunix_socket_directories = '{}'\n\
+             fsync = off\nshared_buffers = 32MB\nmax_connections = 300\nlog_statement = 'all'\n",
+            dir.display()
+        );
+        let conf_path = data.join("postgresql.conf");
+        let mut text =
+            std::fs::read_to_string(&conf_path).map_err(|e| failed(format!("{}: {e}", conf_path.display())))?;
+        text.push_str(&conf);
+        std::fs::write(&conf_path, text).map_err(|e| failed(format!("{}: {e}", conf_path.display())))?;
+        let log = dir.join(format!("{name}.log")).display().to_string();
+        self.run("pg_ctl", &["-D", &data_s, "-l", &log, "-w", "-t", "60", "start"])?;
+        Ok(Cluster { name: name.to_string(), port })
+    }
+}
+
+impl Cluster {
+    fn psql(&self, db: &str, sql: &str) -> Result<(), CliError> {
+        self.script(db, &format!("{sql};\n"))
+    }
+
+    fn script(&self, db: &str, script: &str) -> Result<(), CliError> {
+        use std::io::Write;
+        let mut child = Command::new("psql")
+            .args(["-X", "-q", "-v", "ON_ERROR_STOP=1", "-f", "-", "-h", "127.0.0.1", "-U", "postgres"])
+            .args(["-p", &self.port.to_string(), "-d", db])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| failed(format!("psql does not run ({e}): install Debian's postgresql-client")))?;
+        if let Some(mut stdin) = child.stdin.take() {
+            stdin.write_all(script.as_bytes()).map_err(|e| failed(format!("psql on {}: {e}", self.name)))?;
+        }
+        let out = child.wait_with_output().map_err(|e| failed(format!("psql on {}: {e}", self.name)))?;
+        if !out.status.success() {
+            return Err(failed(format!(
+                "psql on {} ({db}): {}",
+                self.name,
+                String::from_utf8_lossy(&out.stderr).trim()
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// Stops every cluster a previous demo left running in `dir` and removes the folder.
+fn cleanup(pg: &Pg, dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for e in entries.flatten() {
+        if e.path().join("postmaster.pid").exists() {
+            let data = e.path().display().to_string();
+            let _ = pg.run("pg_ctl", &["-D", &data, "-m", "immediate", "-w", "stop"]);
+        }
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+fn free_port() -> Result<u16, CliError> {
+    let l = TcpListener::bind("127.0.0.1:0").map_err(|e| failed(format!("no free port: {e}")))?;
+    l.local_addr().map(|a| a.port()).map_err(|e| failed(format!("no free port: {e}")))
+}
+
+fn shell_quote(a: &str) -> String {
+    format!("'{}'", a.replace('\'', r"'\''"))
+}
