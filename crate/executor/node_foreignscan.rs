@@ -444,8 +444,13 @@ impl ForeignScanState {
                 Ok(self.process_pending_request(es)? && self.fetch_more_data_begin(es, r)?)
             }
             // Another child of the same requestor has the FETCH in flight: only its
-            // event is configured.
-            Some(p) if p.requestee != self.id => Ok(false),
+            // event is configured. (With `fetch_ahead` that FETCH may belong to a
+            // request that is not waiting — nobody would configure its event — so we
+            // drain it and take over, as for another requestor.)
+            Some(p) if p.requestee != self.id && es.requests[p.request].state == AsyncState::Waiting => Ok(false),
+            Some(p) if p.requestee != self.id => {
+                Ok(self.process_pending_request(es)? && self.fetch_more_data_begin(es, r)?)
+            }
             Some(_) => Ok(true),
         }
     }
