@@ -10,6 +10,7 @@ pub mod executor;
 pub mod host;
 pub mod instrument;
 pub mod plan;
+pub mod postgres_sql;
 pub mod remote;
 pub mod run;
 pub mod scenario;

@@ -1,15 +1,17 @@
 //! The native TCP host against real PostgreSQL 15 shards: every built-in scenario
 //! with remote shards, its simulated shards' data loaded into real clusters (one per
 //! foreign server), run in `pg15` and `improved` behaviour, sync and async. The rows
-//! must equal the scenario's reference (computed from the same data) and nothing may
-//! be left behind: no open transaction, no busy connection, no backend still in a
-//! query.
+//! must equal the scenario's reference (computed from the same data) and, where
+//! `postgres_sql` writes the query (C, D, E, F, G, pf1), what a real PostgreSQL
+//! coordinator with postgres_fdw returns over the same shards; and nothing may be left
+//! behind: no open transaction, no busy connection, no backend still in a query.
 
 mod support;
 
 use pgasync::behaviour::Preset;
 use pgasync::clock::Clock;
 use pgasync::host_tcp::TcpHost;
+use pgasync::postgres_sql::{coordinator_ddl, coordinator_query};
 use pgasync::run::QueryRun;
 use pgasync::scenario::{Knobs, Scenario};
 use pgasync::sim::load_sql;
@@ -51,18 +53,41 @@ fn run_live(sc: &Scenario, async_mode: bool, addrs: &[SocketAddr]) -> QueryRun<T
     run
 }
 
+/// A coordinator with postgres_fdw over the shards, as `pgasync demo` makes it.
+fn start_coordinator(sc: &Scenario, shards: &[Cluster]) -> Cluster {
+    let c = Cluster::start(&format!("live-{}-coordinator", sc.id));
+    let port = |name: &str| {
+        let k = sc.servers.iter().position(|s| s.server.name == name).unwrap();
+        ("127.0.0.1".to_string(), shards[k].port)
+    };
+    c.psql_script(&coordinator_ddl(sc, port, "postgres", "pgasync"));
+    c
+}
+
 #[test]
 fn every_remote_scenario_returns_the_reference_rows_from_real_shards() {
+    let mut compared_with_postgres = vec![];
     for id in REMOTE {
         let data = Scenario::build(id, &knobs(Preset::Pg15)).unwrap();
         let shards = start_shards(&data);
         let addrs: Vec<SocketAddr> = shards.iter().map(Cluster::addr).collect();
+        // What PostgreSQL itself returns, where its SQL plans alike (postgres_sql.rs).
+        let postgres_says = coordinator_query(&data).map(|q| {
+            let coord = start_coordinator(&data, &shards);
+            let out = coord.psql(&q);
+            compared_with_postgres.push(*id);
+            (q, out.trim().to_string())
+        });
         for preset in [Preset::Pg15, Preset::Improved] {
             let sc = Scenario::build(id, &knobs(preset)).unwrap();
             for async_mode in [false, true] {
                 let ctx = format!("{id} {} async={async_mode}", preset.name());
                 let run = run_live(&sc, async_mode, &addrs);
                 assert!(sc.matches_reference(&run.rows), "{ctx}: rows differ from the reference");
+                if let Some((q, pg)) = &postgres_says {
+                    let ours: Vec<String> = run.rows.iter().map(|r| r[0].to_string()).collect();
+                    assert_eq!(&ours.join("\n"), pg, "{ctx}: PostgreSQL's own answer to {q}");
+                }
                 assert!(run.leftovers().is_empty(), "{ctx}: {:?}", run.leftovers());
                 drop(run); // Terminate on every connection
                 for c in &shards {
@@ -73,4 +98,9 @@ fn every_remote_scenario_returns_the_reference_rows_from_real_shards() {
             }
         }
     }
+    assert_eq!(
+        compared_with_postgres,
+        ["C", "D", "E", "F", "G", "pf1"],
+        "scenarios checked against PostgreSQL's answer"
+    );
 }

@@ -12,7 +12,7 @@
 //! page only and says why.
 
 use crate::CliError;
-use pgasync::plan::{ForeignScanPlan, Plan};
+use pgasync::postgres_sql::coordinator_ddl;
 use pgasync::scenario::{Knobs, Scenario, SCENARIOS};
 use pgasync::sim::load_sql;
 use std::net::TcpListener;
@@ -95,50 +95,18 @@ fn load_scenario(id: &str, o: &Opts, shards: &[Cluster], coordinator: &Cluster) 
         return Ok(()); // local only
     }
     let db = id.to_lowercase();
-    let mut coord = format!("CREATE EXTENSION IF NOT EXISTS postgres_fdw;\n");
+    let mut ports = std::collections::HashMap::new();
     for (k, spec) in sc.servers.iter().enumerate() {
         let shard = &shards[k % shards.len()];
-        shard.psql("postgres", &format!("CREATE DATABASE {db}"))?;
+        if k < shards.len() {
+            shard.psql("postgres", &format!("CREATE DATABASE {db}"))?;
+        }
         shard.script(&db, &load_sql(&spec.catalog, "pgasync"))?;
-        coord.push_str(&format!(
-            "CREATE SERVER {s} FOREIGN DATA WRAPPER postgres_fdw OPTIONS (host '127.0.0.1', port '{p}', dbname '{db}', async_capable 'true', fetch_size '{f}');\n\
-             CREATE USER MAPPING FOR PUBLIC SERVER {s} OPTIONS (user 'pgasync');\n",
-            s = spec.server.name,
-            p = shard.port,
-            f = spec.server.options.fetch_size
-        ));
+        ports.insert(spec.server.name.clone(), shard.port);
     }
-    for fs in foreign_scans(&sc.plan) {
-        let spec = sc.servers.iter().find(|s| s.server.name == fs.server);
-        let table = spec.and_then(|s| s.catalog.get(&fs.remote.table));
-        let Some(table) = table else { continue };
-        let cols: Vec<String> = table.columns.iter().map(|c| format!("{} {}", c.name, sql_type(c.ty))).collect();
-        coord.push_str(&format!(
-            "CREATE FOREIGN TABLE IF NOT EXISTS {} ({}) SERVER {} OPTIONS (schema_name 'public', table_name '{}');\n",
-            fs.relation,
-            cols.join(", "),
-            fs.server,
-            fs.remote.table
-        ));
-    }
+    let coord = coordinator_ddl(&sc, |s| ("127.0.0.1".to_string(), ports[s]), &db, "pgasync");
     coordinator.psql("postgres", &format!("CREATE DATABASE {db}"))?;
     coordinator.script(&db, &coord)
-}
-
-fn sql_type(t: pgasync::types::ColType) -> &'static str {
-    match t {
-        pgasync::types::ColType::Int => "bigint",
-        pgasync::types::ColType::Float => "numeric",
-        pgasync::types::ColType::Text => "text",
-    }
-}
-
-/// The plan's ForeignScans, in plan order.
-fn foreign_scans(plan: &Plan) -> Vec<&ForeignScanPlan> {
-    match plan {
-        Plan::ForeignScan(fs) => vec![fs],
-        p => p.children().into_iter().flat_map(foreign_scans).collect(),
-    }
 }
 
 fn relay_config(shards: &[Cluster], coordinator: &Cluster) -> String {

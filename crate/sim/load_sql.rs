@@ -5,7 +5,7 @@
 use crate::types::{Catalog, ColType, Datum, Table};
 
 /// The column type PostgreSQL must have so its answers parse as ours (`ColType::oid`).
-fn sql_type(t: ColType) -> &'static str {
+pub fn sql_type(t: ColType) -> &'static str {
     match t {
         ColType::Int => "bigint",
         ColType::Float => "numeric",

@@ -16,5 +16,5 @@
 mod load_sql;
 mod server;
 pub use crate::host::sim::{LinkParams, LinkStats, SimHost, Sleeper};
-pub use load_sql::load_sql;
+pub use load_sql::{load_sql, sql_type};
 pub use server::{ServerCosts, ShardServer};
