@@ -50,3 +50,50 @@ pub async fn run_live_js(
     };
     serde_wasm_bindgen::to_value(&result).map_err(|e| JsError::new(&e.to_string()))
 }
+
+/// The query a real PostgreSQL coordinator runs for `scenario` (the "PostgreSQL says"
+/// panel), or null when the sandbox cannot yet write one PostgreSQL plans alike.
+#[wasm_bindgen(js_name = coordinatorQuery)]
+pub fn coordinator_query_js(scenario: &str, knobs_json: &str) -> Result<Option<String>, JsError> {
+    let knobs = parse_knobs(knobs_json)?;
+    let sc = Scenario::build(scenario, &knobs).map_err(|e| JsError::new(&e))?;
+    Ok(crate::postgres_sql::coordinator_query(&sc))
+}
+
+/// Runs `EXPLAIN (ANALYZE, VERBOSE, COSTS OFF) <sql>` on the relay's `coordinator`
+/// target (a real PostgreSQL with postgres_fdw), in `database`; resolves to the plan
+/// text PostgreSQL prints.
+#[wasm_bindgen(js_name = postgresExplain)]
+pub async fn postgres_explain_js(relay: String, database: String, sql: String) -> Result<String, JsError> {
+    use crate::executor::estate::EState;
+    use crate::remote::{ForeignServer, Proto, QueryRole, ServerOptions};
+    let server = ForeignServer { name: "coordinator".into(), options: ServerOptions::default() };
+    let mut es = EState::new(performance_clock(), vec![server], false, false);
+    es.set_database(&database);
+    let mut host = WsHost::connect(&relay, &["coordinator".to_string()]).await.map_err(|e| JsError::new(&e))?;
+    let startup = es.connect(0);
+    wait_for(&mut host, &mut es, startup).await?;
+    let explain = format!("EXPLAIN (ANALYZE, VERBOSE, COSTS OFF) {sql}");
+    let ticket = es.send(0, Proto::Simple, &explain, None, QueryRole::Setup);
+    let result = wait_for(&mut host, &mut es, ticket).await?;
+    if let Some(e) = result.error {
+        return Err(JsError::new(&e.to_string()));
+    }
+    Ok((0..result.nrows).map(|i| result.row(i)[0].to_string()).collect::<Vec<_>>().join("\n"))
+}
+
+/// Pumps and waits until the answer to `ticket` is complete.
+async fn wait_for(
+    host: &mut WsHost,
+    es: &mut crate::executor::estate::EState,
+    ticket: crate::remote::Ticket,
+) -> Result<crate::remote::QueryResult, JsError> {
+    use crate::host::Host;
+    loop {
+        host.pump(es).map_err(|e| JsError::new(&e.to_string()))?;
+        if let Some(r) = es.conns[0].take_result(ticket) {
+            return Ok(r);
+        }
+        host.wait_any(&[0]).await.map_err(|e| JsError::new(&e))?;
+    }
+}
