@@ -1,0 +1,144 @@
+// Live mode: the scenario on screen, run by the same wasm executor against real
+// PostgreSQL shards through the relay (`make demo` starts shards, a coordinator and
+// the relay), and beside it what a real PostgreSQL coordinator with postgres_fdw says
+// for the same query (EXPLAIN ANALYZE VERBOSE). Without a relay the panel says why
+// live mode is off. The simulated run above stays the place to step: a live run goes
+// at the shards' own pace from start to end.
+
+import { wireLines } from './traceview.js';
+
+const el = (tag, attrs = {}, ...kids) => {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === 'class') e.className = v;
+    else if (k.startsWith('data-')) e.setAttribute(k, v);
+    else e[k] = v;
+  }
+  e.append(...kids);
+  return e;
+};
+
+/** Names in /targets: a list of names, or of {name, ...}. */
+function targetNames(json) {
+  const list = Array.isArray(json) ? json : (json && json.targets) || [];
+  return list.map((t) => (typeof t === 'string' ? t : t.name)).filter(Boolean);
+}
+
+function executionMs(explainText) {
+  const m = /Execution Time: ([0-9.]+) ms/.exec(explainText || '');
+  return m ? Number(m[1]) : null;
+}
+
+export class LivePanel {
+  /**
+   * @param root the panel's element
+   * @param wasm the wasm module (runLive, postgresExplain, coordinatorQuery)
+   * @param current () => {scenario, mode, knobs} of the session on screen
+   */
+  constructor(root, wasm, current) {
+    this.root = root;
+    this.wasm = wasm;
+    this.current = current;
+    this.targets = [];
+    this.status = el('p', { class: 'live-status', 'data-testid': 'live-status' }, 'Looking for the relay…');
+    this.button = el('button', { type: 'button', disabled: true, 'data-testid': 'live-run' }, 'Run live');
+    this.button.addEventListener('click', () => this.run());
+    this.note = el('p', { class: 'live-note' },
+      'A live run goes from start to end at the shards’ pace (the sockets are awaited, the page stays responsive); step through the simulated run above to see each transition.');
+    this.ours = el('pre', { class: 'live-explain', 'data-testid': 'live-ours' });
+    this.theirs = el('pre', { class: 'live-explain', 'data-testid': 'postgres-says' });
+    this.oursHead = el('h3', {}, 'pgasync (live)');
+    this.theirsHead = el('h3', {}, 'PostgreSQL says');
+    this.wire = el('ol', { class: 'live-wire', 'data-testid': 'live-wire' });
+    root.replaceChildren(
+      el('h2', {}, 'Live shards'),
+      this.status,
+      el('div', { class: 'live-actions' }, this.button),
+      this.note,
+      el('div', { class: 'live-cols' },
+        el('div', {}, this.oursHead, this.ours),
+        el('div', {}, this.theirsHead, this.theirs)),
+      el('details', {}, el('summary', {}, 'Wire messages of the live run'), this.wire),
+    );
+  }
+
+  relayUrl() {
+    return `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}`;
+  }
+
+  async refreshTargets() {
+    try {
+      const r = await fetch('/targets', { cache: 'no-store' });
+      if (!r.ok) throw new Error(`/targets answered ${r.status}`);
+      this.targets = targetNames(await r.json());
+    } catch (e) {
+      this.targets = [];
+      this.off(`no relay answers here (${e.message || e}): the page is served without live shards. Run \`make demo\` with PostgreSQL installed to get them.`);
+      return;
+    }
+    if (this.targets.length === 0) {
+      this.off('the relay has no targets configured.');
+      return;
+    }
+    this.status.textContent = `Live mode on: the relay reaches ${this.targets.join(', ')}.`;
+    this.button.disabled = false;
+  }
+
+  off(why) {
+    this.status.textContent = `Live mode is off: ${why}`;
+    this.button.disabled = true;
+  }
+
+  async run() {
+    const { scenario, mode, knobs } = this.current();
+    const db = scenario.toLowerCase();
+    this.button.disabled = true;
+    this.ours.textContent = 'running on the live shards…';
+    this.theirs.textContent = '';
+    this.wire.replaceChildren();
+    try {
+      const r = await this.wasm.runLive(this.relayUrl(), db, scenario, mode, knobs);
+      this.oursHead.textContent = `pgasync (live, ${mode}): ${r.execution_ms.toFixed(3)} ms`;
+      this.ours.textContent = `${r.rows.length} row(s): ${r.rows.slice(0, 3).map((x) => x.join(', ')).join(' | ')}\n\n${r.explain_text}`;
+      this.showWire(r.trace);
+    } catch (e) {
+      this.ours.textContent = `The live run failed: ${e.message || e}`;
+    }
+    await this.postgresSays(scenario, db, knobs);
+    this.button.disabled = false;
+  }
+
+  async postgresSays(scenario, db, knobs) {
+    let sql = null;
+    try {
+      sql = this.wasm.coordinatorQuery(scenario, knobs);
+    } catch (e) {
+      this.theirs.textContent = `${e.message || e}`;
+      return;
+    }
+    if (!sql) {
+      this.theirsHead.textContent = 'PostgreSQL says';
+      this.theirs.textContent = `No coordinator query for ${scenario} yet: its plan needs partitioned tables on the coordinator (the SQL front end).`;
+      return;
+    }
+    if (!this.targets.includes('coordinator')) {
+      this.theirs.textContent = 'The relay has no "coordinator" target.';
+      return;
+    }
+    this.theirs.textContent = `running ${sql} on the coordinator…`;
+    try {
+      const text = await this.wasm.postgresExplain(this.relayUrl(), db, sql);
+      const ms = executionMs(text);
+      this.theirsHead.textContent = `PostgreSQL says${ms === null ? '' : `: ${ms.toFixed(3)} ms`}`;
+      this.theirs.textContent = `${sql}\n\n${text}`;
+    } catch (e) {
+      this.theirs.textContent = `PostgreSQL's run failed: ${e.message || e}`;
+    }
+  }
+
+  showWire(trace) {
+    const lines = wireLines(trace).slice(0, 400);
+    this.wire.replaceChildren(...lines.map((l) => el('li', { class: `wire-${l.dir}` },
+      `${(l.t / 1e6).toFixed(3)} ms  c${l.conn ?? '-'}  ${l.text}`)));
+  }
+}
