@@ -9,6 +9,7 @@ pub mod clock;
 pub mod executor;
 pub mod host;
 pub mod instrument;
+pub mod knobs;
 pub mod plan;
 pub mod postgres_sql;
 pub mod remote;

@@ -63,6 +63,10 @@ pub struct QueryRun<H: Host = SimHost> {
     pub finished_at: Option<u64>,
     /// When ExecutorEnd finished (EXPLAIN's Execution Time ends there).
     pub execution_end: Option<u64>,
+    /// When the set-up statements were done and execution began (Starting ended).
+    pub executing_at: Option<u64>,
+    /// When the plan was done and the CLOSEs began (Executing ended).
+    pub ending_at: Option<u64>,
     /// Remote commands or COMMITs in flight: (connection, ticket).
     commits: Vec<(usize, u64)>,
     ended: bool,
@@ -139,6 +143,8 @@ impl<H: Host> QueryRun<H> {
             started_at,
             finished_at: None,
             execution_end: None,
+            executing_at: None,
+            ending_at: None,
             commits: Vec::new(),
             ended: false,
             resuming: false,
@@ -244,6 +250,7 @@ impl<H: Host> QueryRun<H> {
             }
             ExecStatus::Done => {
                 self.end_nodes();
+                self.ending_at = Some(self.es.now());
                 self.phase = Phase::Ending;
                 Ok(Step::Committed)
             }
@@ -279,6 +286,7 @@ impl<H: Host> QueryRun<H> {
         }
         if self.commits.is_empty() && self.es.remote_commands.is_empty() {
             if self.phase == Phase::Starting {
+                self.executing_at = Some(self.es.now());
                 self.phase = Phase::Executing;
             } else {
                 self.execution_end = Some(self.es.now());
@@ -432,6 +440,17 @@ impl<H: Host> QueryRun<H> {
         self.finished_at.unwrap_or_else(|| self.es.now()) - self.started_at
     }
 
+    /// Time in the phases around execution: (set-up statements before the plan runs,
+    /// CLOSEs and COMMITs after it). Zero for a phase not reached.
+    pub fn setup_and_end_ns(&self) -> (u64, u64) {
+        let setup = self.executing_at.map_or(0, |t| t - self.started_at);
+        let end = match (self.ending_at, self.finished_at) {
+            (Some(a), Some(b)) => b - a,
+            _ => 0,
+        };
+        (setup, end)
+    }
+
     pub fn explain(&self) -> ExplainNode {
         explain_tree(&self.root, &self.es, None)
     }
@@ -448,6 +467,15 @@ impl<H: Host> QueryRun<H> {
 
     pub fn explain_json(&self) -> serde_json::Value {
         explain_json(&self.explain(), self.execution_ns())
+    }
+
+    /// EXPLAIN with chosen options (VERBOSE, our counters), planning time 0.
+    pub fn explain_text_with(&self, opts: &crate::instrument::ExplainOptions) -> String {
+        crate::instrument::explain_text_with(&self.explain(), opts, 0, self.execution_ns())
+    }
+
+    pub fn explain_json_with(&self, opts: &crate::instrument::ExplainOptions) -> serde_json::Value {
+        crate::instrument::explain_json_with(&self.explain(), opts, 0, self.execution_ns())
     }
 
     /// What is still outstanding: requests not finished, busy connections, queued

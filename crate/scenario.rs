@@ -6,6 +6,7 @@ use crate::behaviour::{Behaviour, Preset};
 use crate::clock::Clock;
 use crate::estate::EState;
 use crate::executor::{init_plan, InitContext};
+use crate::knobs::{self, Source};
 use crate::plan::{AggCall, AggFunc, AggStrategy, Expr, ForeignScanPlan, Plan, RemoteQuery, RemoteTarget, SortKey};
 use crate::remote::{ForeignServer, ServerOptions};
 use crate::run::QueryRun;
@@ -20,7 +21,8 @@ use std::collections::BTreeMap;
 /// at 3.4 GB: too much for "bounded".
 pub const MAX_TOTAL_ROWS: usize = 16_000_000;
 
-/// How foreign tables map to servers (and so to connections).
+/// How foreign tables map to servers (and so to connections). Whether several queries
+/// may be in flight on a shared connection is the behaviour knob `pipeline`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Sharing {
@@ -28,8 +30,6 @@ pub enum Sharing {
     Dedicated,
     /// Every foreign table on one server: one shared connection.
     Shared,
-    /// Shared, with the `pipeline` server option on.
-    Pipelined,
 }
 
 impl Sharing {
@@ -37,15 +37,13 @@ impl Sharing {
         match s {
             "dedicated" => Ok(Sharing::Dedicated),
             "shared" => Ok(Sharing::Shared),
-            "pipelined" => Ok(Sharing::Pipelined),
-            _ => Err(format!("unknown sharing \"{s}\" (expected dedicated, shared or pipelined)")),
+            _ => Err(format!("unknown sharing \"{s}\" (expected dedicated or shared)")),
         }
     }
     pub fn name(self) -> &'static str {
         match self {
             Sharing::Dedicated => "dedicated",
             Sharing::Shared => "shared",
-            Sharing::Pipelined => "pipelined",
         }
     }
 }
@@ -99,24 +97,70 @@ impl Knobs {
     }
 }
 
+/// One built-in scenario: what the page lists, its defaults, and how it is built. The
+/// one table of scenarios: `Scenario::build`, `total_rows`, the page (through the wasm
+/// API) and `pgasync bench` all read it.
 pub struct ScenarioInfo {
     pub id: &'static str,
     pub title: &'static str,
     pub explanation: &'static str,
+    /// Shards and rows per shard when the knobs do not say.
+    pub default_shards: usize,
+    pub default_rows: usize,
+    /// Sharing when the knobs do not say (None: no foreign tables, sharing is moot).
+    pub default_sharing: Option<Sharing>,
+    /// The data is always on one shard, whatever `shards` says (C: one foreign table
+    /// of four shards' rows; X: one foreign partition).
+    pub one_shard: bool,
+    /// Tables of `rows per shard` rows on each shard.
+    pub tables_per_shard: usize,
+    build: fn(&ScenarioInfo, &Knobs, &Settings) -> Result<Scenario, String>,
 }
 
+const fn info(
+    id: &'static str,
+    title: &'static str,
+    explanation: &'static str,
+    (default_shards, default_rows, default_sharing): (usize, usize, Option<Sharing>),
+    (one_shard, tables_per_shard): (bool, usize),
+    build: fn(&ScenarioInfo, &Knobs, &Settings) -> Result<Scenario, String>,
+) -> ScenarioInfo {
+    ScenarioInfo {
+        id,
+        title,
+        explanation,
+        default_shards,
+        default_rows,
+        default_sharing,
+        one_shard,
+        tables_per_shard,
+        build,
+    }
+}
+
+const DEDICATED: Option<Sharing> = Some(Sharing::Dedicated);
+const SHARED: Option<Sharing> = Some(Sharing::Shared);
+
 pub const SCENARIOS: &[ScenarioInfo] = &[
-    ScenarioInfo { id: "A", title: "SELECT sum(a) FROM t_local", explanation: "One local table: no async child, so the plain synchronous path runs (no regression)." },
-    ScenarioInfo { id: "B", title: "SELECT sum(a) FROM t_part", explanation: "Four local partitions: Append with only synchronous children (must cost nothing extra)." },
-    ScenarioInfo { id: "C", title: "SELECT sum(a) FROM ft1", explanation: "One foreign table: only fetch-ahead can help (next FETCH in flight while a batch is consumed)." },
-    ScenarioInfo { id: "D", title: "SELECT sum(a) FROM (ft1 UNION ALL … ft4)", explanation: "Four foreign tables on one shared connection: one query in flight at a time, so little to overlap unless pipelined." },
-    ScenarioInfo { id: "E", title: "SELECT sum(a) FROM (ft1 UNION ALL … ft4)", explanation: "Four shards, a dedicated connection each: the remote waits overlap, gain approaches 1 − 1/N." },
-    ScenarioInfo { id: "F", title: "SELECT sum(a) FROM t_part (foreign partitions)", explanation: "Four foreign partitions on one shared connection (partitioned-table form of D)." },
-    ScenarioInfo { id: "G", title: "SELECT sum(a) FROM t_part (foreign partitions)", explanation: "Four foreign partitions, a dedicated connection each (partitioned-table form of E)." },
-    ScenarioInfo { id: "pf1", title: "Append(4 × ForeignScan), dedicated connections", explanation: "The 2016 patch's pf1 benchmark: four foreign children with their own connections." },
-    ScenarioInfo { id: "M", title: "SELECT * FROM players ORDER BY score DESC OFFSET o LIMIT l", explanation: "Async MergeAppend: first rows from every partition concurrently, then only from the child whose row was consumed." },
-    ScenarioInfo { id: "X", title: "SELECT a, count(*) FROM pt GROUP BY a", explanation: "One foreign and one local partition, partitionwise aggregate: the local aggregate runs while the remote one is in flight." },
+    info("A", "SELECT sum(a) FROM t_local", "One local table: no async child, so the plain synchronous path runs (no regression).", (4, 100_000, None), (false, 1), build_local),
+    info("B", "SELECT sum(a) FROM t_part", "Four local partitions: Append with only synchronous children (must cost nothing extra).", (4, 100_000, None), (false, 1), build_local),
+    info("C", "SELECT sum(a) FROM ft1", "One foreign table: only fetch-ahead can help (next FETCH in flight while a batch is consumed).", (1, 100_000, DEDICATED), (true, 4), build_foreign),
+    info("D", "SELECT sum(a) FROM (ft1 UNION ALL … ft4)", "Four foreign tables on one shared connection: one query in flight at a time, so little to overlap unless the pipeline knob is on.", (4, 100_000, SHARED), (false, 1), build_foreign),
+    info("E", "SELECT sum(a) FROM (ft1 UNION ALL … ft4)", "Four shards, a dedicated connection each: the remote waits overlap, gain approaches 1 − 1/N.", (4, 100_000, DEDICATED), (false, 1), build_foreign),
+    info("F", "SELECT sum(a) FROM t_part (foreign partitions)", "Four foreign partitions on one shared connection (partitioned-table form of D).", (4, 100_000, SHARED), (false, 1), build_foreign),
+    info("G", "SELECT sum(a) FROM t_part (foreign partitions)", "Four foreign partitions, a dedicated connection each (partitioned-table form of E).", (4, 100_000, DEDICATED), (false, 1), build_foreign),
+    info("pf1", "Append(4 × ForeignScan), dedicated connections", "The 2016 patch's pf1 benchmark: four foreign children with their own connections.", (4, 100_000, DEDICATED), (false, 1), build_foreign),
+    info("M", "SELECT * FROM players ORDER BY score DESC OFFSET o LIMIT l", "MergeAppend over four foreign partitions: PostgreSQL 15 reads them one after another; with async_merge_append, first rows from every partition concurrently, then only from the child whose row was consumed.", (4, 25_000, SHARED), (false, 1), build_merge),
+    info("X", "SELECT a, count(*) FROM pt GROUP BY a", "One foreign and one local partition, partitionwise aggregate: the local aggregate runs while the remote one is in flight.", (1, 100_000, DEDICATED), (true, 2), build_partitionwise),
 ];
+
+/// The built-in scenario `id`, or an error that lists them.
+pub fn scenario_info(id: &str) -> Result<&'static ScenarioInfo, String> {
+    SCENARIOS.iter().find(|s| s.id == id).ok_or_else(|| {
+        let ids: Vec<&str> = SCENARIOS.iter().map(|s| s.id).collect();
+        format!("unknown scenario \"{id}\" (built-in: {})", ids.join(", "))
+    })
+}
 
 /// One foreign server of a scenario, with the simulated shard behind it.
 pub struct ServerSpec {
@@ -182,78 +226,93 @@ fn foreign_scan_a(relation: &str, server: &str, remote_table: &str) -> Plan {
     })
 }
 
-struct Settings {
+/// The knobs of one build, validated, with the scenario's defaults filled in.
+pub struct Settings {
     shards: usize,
     rows: usize,
     fetch_size: usize,
     rtts: Vec<u64>,
     bandwidth_bps: u64,
     costs: ServerCosts,
+    sharing: Option<Sharing>,
+    behaviour: Behaviour,
 }
 
-fn check_range<T: PartialOrd + std::fmt::Display>(name: &str, v: T, lo: T, hi: T) -> Result<T, String> {
-    if v < lo || v > hi {
-        return Err(format!("{name} = {v} is out of range ({lo} to {hi})"));
-    }
-    Ok(v)
-}
-
-fn settings(k: &Knobs, default_shards: usize, default_rows: usize) -> Result<Settings, String> {
-    let shards = check_range("shards", k.shards.unwrap_or(default_shards), 1, 64)?;
-    let rows = check_range("rows per shard", k.rows_per_shard.unwrap_or(default_rows), 0, 10_000_000)?;
-    let fetch_size = check_range("fetch_size", k.fetch_size.unwrap_or(100), 1, 1_000_000)?;
-    let rtt = check_range("rtt (ms)", k.rtt_ms.unwrap_or(1.0), 0.0, 10_000.0)?;
-    let mut rtts = vec![(rtt * 1e6) as u64; shards];
-    if let Some(per) = &k.rtt_ms_per_shard {
-        for (i, r) in per.iter().enumerate().take(shards) {
-            rtts[i] = (check_range("rtt (ms)", *r, 0.0, 10_000.0)? * 1e6) as u64;
+impl ScenarioInfo {
+    /// Validates `k` (messages name knobs as `source` spells them) and fills in this
+    /// scenario's defaults.
+    pub fn settings(&self, k: &Knobs, source: Source) -> Result<Settings, String> {
+        knobs::validate(k, self.default_shards, source)?;
+        let shards = k.shards.unwrap_or(self.default_shards);
+        let rtt = (k.rtt_ms.unwrap_or(1.0) * 1e6) as u64;
+        let rtts = match &k.rtt_ms_per_shard {
+            Some(per) => per.iter().map(|r| (r * 1e6) as u64).collect(),
+            None => vec![rtt; shards],
+        };
+        let mut costs = ServerCosts::default();
+        if let Some(us) = k.server_row_us {
+            costs.server_row_ns = (us * 1000.0) as u64;
         }
+        let behaviour = k.resolve_behaviour();
+        let sharing = self.default_sharing.map(|default| k.sharing.unwrap_or(default));
+        Ok(Settings {
+            shards,
+            rows: k.rows_per_shard.unwrap_or(self.default_rows),
+            fetch_size: k.fetch_size.unwrap_or(100),
+            rtts,
+            bandwidth_bps: (k.bandwidth_mbps.unwrap_or(1000.0) * 125_000.0) as u64,
+            costs,
+            sharing,
+            behaviour,
+        })
     }
-    let bw = check_range("bandwidth (Mbit/s)", k.bandwidth_mbps.unwrap_or(1000.0), 0.001, 1_000_000.0)?;
-    let mut costs = ServerCosts::default();
-    if let Some(us) = k.server_row_us {
-        costs.server_row_ns = (check_range("server cost per row (µs)", us, 0.0, 1_000_000.0)? * 1000.0) as u64;
+
+    /// How many rows the tables will hold.
+    fn rows_in_all(&self, s: &Settings) -> usize {
+        let shards = if self.one_shard { 1 } else { s.shards };
+        shards.saturating_mul(s.rows).saturating_mul(self.tables_per_shard)
     }
-    Ok(Settings { shards, rows, fetch_size, rtts, bandwidth_bps: (bw * 125_000.0) as u64, costs })
 }
 
 impl Scenario {
-    /// Builds a built-in scenario. Unknown ids and out-of-range knobs are errors.
+    /// Builds a built-in scenario. Unknown ids and out-of-range knobs are errors, whose
+    /// messages name knobs as the wasm API does (`fetch_size=0: out of range …`).
     pub fn build(id: &str, knobs: &Knobs) -> Result<Scenario, String> {
-        if SCENARIOS.iter().any(|s| s.id == id) {
-            let rows = Self::total_rows(id, knobs)?;
-            if rows > MAX_TOTAL_ROWS {
-                return Err(format!(
-                    "{rows} rows in all is too many (at most {MAX_TOTAL_ROWS}): lower rows per shard or shards"
-                ));
-            }
-        }
-        let mut scenario = match id {
-            "A" | "B" => build_local(id, knobs),
-            "C" | "D" | "E" | "F" | "G" | "pf1" => build_foreign(id, knobs),
-            "M" => build_merge(knobs),
-            "X" => build_partitionwise(knobs),
-            _ => {
-                let ids: Vec<&str> = SCENARIOS.iter().map(|s| s.id).collect();
-                Err(format!("unknown scenario \"{id}\" (built-in: {})", ids.join(", ")))
-            }
-        }?;
-        scenario.behaviour = knobs.resolve_behaviour();
+        Self::build_from(id, knobs, Source::Json)
+    }
+
+    /// `build`, with messages that name knobs as `source` spells them (`--fetch-size 0`).
+    pub fn build_from(id: &str, knobs: &Knobs, source: Source) -> Result<Scenario, String> {
+        let info = scenario_info(id)?;
+        let s = Self::check_info(info, knobs, source)?;
+        let mut scenario = (info.build)(info, knobs, &s)?;
+        scenario.behaviour = s.behaviour;
         Ok(scenario)
+    }
+
+    /// Everything `build_from` checks, without generating the data.
+    pub fn check(id: &str, knobs: &Knobs, source: Source) -> Result<(), String> {
+        Self::check_info(scenario_info(id)?, knobs, source).map(|_| ())
+    }
+
+    fn check_info(info: &ScenarioInfo, knobs: &Knobs, source: Source) -> Result<Settings, String> {
+        let s = info.settings(knobs, source)?;
+        let rows = info.rows_in_all(&s);
+        if rows > MAX_TOTAL_ROWS {
+            let name = |k: &str| knobs::spec(Source::Json, k).expect("a knob").named(source);
+            return Err(format!(
+                "{rows} rows in all is too many (at most {MAX_TOTAL_ROWS}): lower {} or {}",
+                name("rows_per_shard"),
+                name("shards")
+            ));
+        }
+        Ok(s)
     }
 
     /// How many rows the scenario's tables will hold, without building them.
     pub fn total_rows(id: &str, knobs: &Knobs) -> Result<usize, String> {
-        let (default_shards, default_rows, tables_per_shard) = match id {
-            "A" | "B" | "D" | "E" | "F" | "G" | "pf1" => (4, 100_000, 1),
-            "C" => (1, 100_000, 4),
-            "M" => (4, 25_000, 1),
-            "X" => (1, 100_000, 2),
-            _ => return Self::build(id, knobs).map(|_| 0), // the unknown-id error
-        };
-        let s = settings(knobs, default_shards, default_rows)?;
-        let shards = if matches!(id, "C" | "X") { 1 } else { s.shards };
-        Ok(shards * s.rows * tables_per_shard)
+        let info = scenario_info(id)?;
+        Ok(info.rows_in_all(&info.settings(knobs, Source::Json)?))
     }
 
     /// Does a result equal the reference? Without ORDER BY, as multisets. With it (M),
@@ -283,7 +342,7 @@ impl Scenario {
     pub fn start(&self, async_mode: bool, clock: Clock, trace: bool) -> Result<QueryRun, String> {
         let servers: Vec<ForeignServer> = self.servers.iter().map(|s| s.server.clone()).collect();
         let mut es = EState::new(clock, servers, async_mode, trace);
-        es.behaviour = self.behaviour;
+        es.set_behaviour(self.behaviour);
         let root = init_plan(&self.plan, &InitContext { catalog: &self.local }, &mut es)?;
         let shards = self
             .servers
@@ -301,7 +360,8 @@ impl Scenario {
 
     /// Lower bound of the scenario's own model for an async run, from a finished sync
     /// run's resource use: the local CPU, and per connection its irreducible time —
-    /// one round trip per FETCH plus the COMMIT (all in one flight when pipelined), the
+    /// one round trip per FETCH plus the COMMIT (the scans' chains side by side when
+    /// pipelined), the
     /// server's time to run the FETCHes and the time to transfer their rows.
     pub fn lower_bound_ns(&self, sync_run: &QueryRun) -> u64 {
         let local = sync_run.es.clock.cpu_ns();
@@ -313,25 +373,37 @@ impl Scenario {
             .zip(params)
             .zip(&self.servers)
             .map(|((st, p), spec)| {
+                // Each scan's FETCHes follow one another (the next is sent when a
+                // batch arrives, at best); with `pipeline` the scans sharing the
+                // connection run their chains side by side.
+                let scans = spec.catalog.tables.len().max(1) as u64;
                 if st.queries == 0 {
                     0
-                } else if spec.server.options.pipeline {
-                    2 * p.rtt_ns + st.fetch_server_ns.max(st.fetch_down_transfer_ns)
+                } else if spec.server.options.pipeline && scans > 1 {
+                    let chain = (st.fetches.div_ceil(scans) + 1) * p.rtt_ns;
+                    chain.max(st.fetch_server_ns).max(st.fetch_down_transfer_ns)
                 } else {
                     (st.fetches + 1) * p.rtt_ns + st.fetch_server_ns + st.fetch_down_transfer_ns
                 }
             })
             .max()
             .unwrap_or(0);
-        local.max(conn_bound)
+        // What PostgreSQL 15 does server after server (GetConnection's set-up at
+        // ExecInit; CLOSE at ExecEnd and COMMIT at transaction end) no async plan can
+        // overlap: it counts whole, as the sync run spent it.
+        let (setup, end) = sync_run.setup_and_end_ns();
+        let serial = if self.behaviour.pipelined_setup { 0 } else { setup }
+            + if self.behaviour.parallel_commit { 0 } else { end };
+        local.max(conn_bound) + serial
     }
 }
 
-fn server_spec(name: &str, catalog: Catalog, s: &Settings, rtt: u64, pipeline: bool) -> ServerSpec {
+/// A server with the scenario's fetch size; `pipeline` is the behaviour knob's.
+fn server_spec(name: &str, catalog: Catalog, s: &Settings, rtt: u64) -> ServerSpec {
     ServerSpec {
         server: ForeignServer {
             name: name.into(),
-            options: ServerOptions { async_capable: true, fetch_size: s.fetch_size, pipeline },
+            options: ServerOptions { async_capable: true, fetch_size: s.fetch_size, pipeline: s.behaviour.pipeline },
         },
         catalog,
         link: LinkParams { rtt_ns: rtt, bandwidth_bps: s.bandwidth_bps },
@@ -348,8 +420,8 @@ fn sum_reference(tables: &[&Table]) -> Vec<Vec<Datum>> {
     vec![vec![Datum::Int(sum)]]
 }
 
-fn build_local(id: &str, knobs: &Knobs) -> Result<Scenario, String> {
-    let s = settings(knobs, 4, 100_000)?;
+fn build_local(info: &ScenarioInfo, _knobs: &Knobs, s: &Settings) -> Result<Scenario, String> {
+    let id = info.id;
     let mut local = Catalog::default();
     let plan = if id == "A" {
         let t = t_table("t_local", 0, s.rows * s.shards);
@@ -381,11 +453,10 @@ fn build_local(id: &str, knobs: &Knobs) -> Result<Scenario, String> {
     })
 }
 
-fn build_foreign(id: &str, knobs: &Knobs) -> Result<Scenario, String> {
-    let s = settings(knobs, if id == "C" { 1 } else { 4 }, 100_000)?;
-    let (shards, rows) = if id == "C" { (1, s.rows * 4) } else { (s.shards, s.rows) };
-    let default_sharing = if matches!(id, "D" | "F") { Sharing::Shared } else { Sharing::Dedicated };
-    let sharing = knobs.sharing.unwrap_or(default_sharing);
+fn build_foreign(info: &ScenarioInfo, _knobs: &Knobs, s: &Settings) -> Result<Scenario, String> {
+    let id = info.id;
+    let (shards, rows) = if info.one_shard { (1, s.rows * info.tables_per_shard) } else { (s.shards, s.rows) };
+    let sharing = s.sharing.unwrap_or(Sharing::Dedicated);
     let (remote_prefix, local_prefix) = match id {
         "C" => ("t", "ft"),
         "D" | "E" => ("t", "ft"),
@@ -408,7 +479,7 @@ fn build_foreign(id: &str, knobs: &Knobs) -> Result<Scenario, String> {
             None => {
                 let mut cat = Catalog::default();
                 cat.add(table);
-                servers.push(server_spec(&server, cat, &s, s.rtts[k], sharing == Sharing::Pipelined));
+                servers.push(server_spec(&server, cat, s, s.rtts[k]));
             }
         }
         children.push(foreign_scan_a(&format!("{local_prefix}{}", k + 1), &server, &remote));
@@ -441,13 +512,12 @@ fn score_of(id: i64) -> i64 {
     ((x >> 33) % 101) as i64
 }
 
-fn build_merge(knobs: &Knobs) -> Result<Scenario, String> {
-    let s = settings(knobs, 4, 25_000)?;
-    let offset = check_range("offset", knobs.offset.unwrap_or(100), 0, 1_000_000)?;
-    let limit = check_range("limit", knobs.limit.unwrap_or(15), 1, 1_000_000)?;
+fn build_merge(_info: &ScenarioInfo, knobs: &Knobs, s: &Settings) -> Result<Scenario, String> {
+    let offset = knobs.offset.unwrap_or(100);
+    let limit = knobs.limit.unwrap_or(15);
     // Seed 003: players hash-partitioned (modulus shards) over servers s2, s3, … two
     // partitions each (dedicated: one each).
-    let sharing = knobs.sharing.unwrap_or(Sharing::Shared);
+    let sharing = s.sharing.unwrap_or(Sharing::Shared);
     let mut servers: Vec<ServerSpec> = vec![];
     let mut children = vec![];
     let mut all = vec![];
@@ -470,7 +540,7 @@ fn build_merge(knobs: &Knobs) -> Result<Scenario, String> {
             None => {
                 let mut cat = Catalog::default();
                 cat.add(t);
-                servers.push(server_spec(&server, cat, &s, s.rtts[k], sharing == Sharing::Pipelined));
+                servers.push(server_spec(&server, cat, s, s.rtts[k]));
             }
         }
         let mut remote = RemoteQuery::scan(&name, players_columns(), &[0, 1, 2]);
@@ -502,8 +572,7 @@ fn build_merge(knobs: &Knobs) -> Result<Scenario, String> {
     })
 }
 
-fn build_partitionwise(knobs: &Knobs) -> Result<Scenario, String> {
-    let s = settings(knobs, 1, 100_000)?;
+fn build_partitionwise(_info: &ScenarioInfo, _knobs: &Knobs, s: &Settings) -> Result<Scenario, String> {
     // Seed 004: p1 is foreign (a = 10 + i % 10), p2 local (a = 20 + i % 10).
     let make = |name: &str, base: i64| {
         let mut t = Table::new(name, t_columns());
@@ -523,7 +592,7 @@ fn build_partitionwise(knobs: &Knobs) -> Result<Scenario, String> {
     let reference = counts.into_iter().map(|(a, n)| vec![Datum::Int(a), Datum::Int(n)]).collect();
     let mut cat = Catalog::default();
     cat.add(t1);
-    let servers = vec![server_spec("server1", cat, &s, s.rtts[0], false)];
+    let servers = vec![server_spec("server1", cat, s, s.rtts[0])];
     let mut local = Catalog::default();
     local.add(p2);
     let mut remote = RemoteQuery::scan("t1", t_columns(), &[0]);

@@ -15,8 +15,9 @@ use proptest::test_runner::RngSeed;
 
 const IDS: [&str; 7] = ["C", "D", "E", "F", "G", "M", "X"];
 
-fn sharing_strategy() -> impl Strategy<Value = Sharing> {
-    prop_oneof![Just(Sharing::Dedicated), Just(Sharing::Shared), Just(Sharing::Pipelined),]
+/// Dedicated, shared, or shared with the `pipeline` knob: (sharing, pipeline).
+fn sharing_strategy() -> impl Strategy<Value = (Sharing, Option<bool>)> {
+    prop_oneof![Just((Sharing::Dedicated, None)), Just((Sharing::Shared, None)), Just((Sharing::Shared, Some(true))),]
 }
 
 fn case_strategy() -> impl Strategy<Value = (&'static str, Knobs)> {
@@ -30,7 +31,7 @@ fn case_strategy() -> impl Strategy<Value = (&'static str, Knobs)> {
         sharing_strategy(),
         1.0f64..1000.0,
     )
-        .prop_map(|(id, shards, rows, fetch, rtt, per_shard, sharing, bw)| {
+        .prop_map(|(id, shards, rows, fetch, rtt, per_shard, (sharing, pipeline), bw)| {
             let knobs = Knobs {
                 shards: Some(shards),
                 rows_per_shard: Some(rows),
@@ -39,6 +40,7 @@ fn case_strategy() -> impl Strategy<Value = (&'static str, Knobs)> {
                 rtt_ms_per_shard: Some(per_shard[..shards].to_vec()),
                 bandwidth_mbps: Some(bw),
                 sharing: Some(sharing),
+                pipeline,
                 ..Default::default()
             };
             (id, knobs)
@@ -183,8 +185,8 @@ proptest! {
         steps in 0usize..60,
         pipelined in any::<bool>(),
     ) {
-        let sharing = if pipelined { Sharing::Pipelined } else { Sharing::Dedicated };
-        let knobs = Knobs { sharing: Some(sharing), ..knobs };
+        let (sharing, pipeline) = if pipelined { (Sharing::Shared, Some(true)) } else { (Sharing::Dedicated, None) };
+        let knobs = Knobs { sharing: Some(sharing), pipeline, ..knobs };
         rescan_case(id, &knobs, steps, true)?;
     }
 }
@@ -240,7 +242,8 @@ fn async_never_beats_lower_bound_bandwidth_bound_pipelined() {
         fetch_size: Some(25),
         rtt_ms: Some(0.0),
         bandwidth_mbps: Some(1.0),
-        sharing: Some(Sharing::Pipelined),
+        sharing: Some(Sharing::Shared),
+        pipeline: Some(true),
         ..Default::default()
     };
     let s = Scenario::build("D", &knobs).unwrap();

@@ -70,7 +70,7 @@ fn check_scenario(id: &str, rows: usize) {
 
 fn check_scenario_pipelined(id: &str, rows: usize) {
     for fetch in FETCH_SIZES {
-        let k = Knobs { sharing: Some(Sharing::Pipelined), ..knobs(rows, fetch) };
+        let k = Knobs { sharing: Some(Sharing::Shared), pipeline: Some(true), ..knobs(rows, fetch) };
         check_sync_async(id, &k);
     }
 }
@@ -185,7 +185,7 @@ fn determinism_m_async() {
 
 #[test]
 fn determinism_d_pipelined_async() {
-    let k = Knobs { sharing: Some(Sharing::Pipelined), ..knobs(500, 100) };
+    let k = Knobs { sharing: Some(Sharing::Shared), pipeline: Some(true), ..knobs(500, 100) };
     check_deterministic("D", &k);
 }
 
@@ -269,7 +269,7 @@ fn gain_d_shared_connection_is_small() {
 
 #[test]
 fn gain_d_pipelined_overlaps_on_one_connection() {
-    let k = Knobs { sharing: Some(Sharing::Pipelined), ..knobs(1000, 100) };
+    let k = Knobs { sharing: Some(Sharing::Shared), pipeline: Some(true), ..knobs(1000, 100) };
     let (sync, asy) = elapsed_pair("D", &k);
     assert!((asy as f64) < sync as f64 * 0.5, "D pipelined: async {asy} ns is not < 0.5 × sync {sync} ns");
     let s = build("D", &k);
@@ -392,13 +392,22 @@ fn injected_remote_error_sync() {
 #[test]
 fn injected_remote_error_other_scenarios() {
     // The same fault on the shared (D, pipelined D) and merge (M) paths.
-    for (id, sharing) in
-        [("D", Sharing::Shared), ("D", Sharing::Pipelined), ("G", Sharing::Dedicated), ("M", Sharing::Dedicated)]
-    {
+    for (id, sharing, pipeline) in [
+        ("D", Sharing::Shared, None),
+        ("D", Sharing::Shared, Some(true)),
+        ("G", Sharing::Dedicated, None),
+        ("M", Sharing::Dedicated, None),
+    ] {
         for async_mode in [false, true] {
-            let k = Knobs { sharing: Some(sharing), offset: Some(300), limit: Some(200), ..injected_error_knobs() };
+            let k = Knobs {
+                sharing: Some(sharing),
+                pipeline,
+                offset: Some(300),
+                limit: Some(200),
+                ..injected_error_knobs()
+            };
             let s = build(id, &k);
-            let ctx = format!("{id} {sharing:?} async={async_mode}");
+            let ctx = format!("{id} {sharing:?} pipeline={pipeline:?} async={async_mode}");
             let mut run = s.start(async_mode, Clock::virtual_clock(), true).unwrap();
             run.host.servers[0].fail_after_rows = Some(150);
             expect_injected(run.run_to_end(), &ctx);

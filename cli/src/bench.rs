@@ -1,5 +1,9 @@
 //! `pgasync bench`: every scenario in sync and async mode, one row per scenario,
-//! sharing and fetch size, with the gain and the best gain the scenario's model allows.
+//! behaviour and fetch size, with the gain and the best gain the scenario's model
+//! allows.
+//!
+//! Without `--behaviour` or a behaviour knob flag, each scenario runs twice: as
+//! PostgreSQL 15 does (`pg15`) and with every improvement on (`improved`).
 //!
 //! On the virtual clock the figures are the cost model's and are exactly reproducible.
 //! On the real clock each mode is run repeatedly (sync and async interleaved, so drift
@@ -8,100 +12,169 @@
 
 use crate::args::Args;
 use crate::CliError;
+use pgasync::behaviour::Preset;
 use pgasync::clock::Clock;
+use pgasync::knobs::{Kind, Source, SPECS};
 use pgasync::run::QueryRun;
-use pgasync::scenario::{Knobs, Scenario, Sharing};
+use pgasync::scenario::{Knobs, Scenario, SCENARIOS};
 use std::time::{Duration, Instant};
 
-const ALL: &[&str] = &["A", "B", "C", "D", "E", "F", "G", "pf1", "M", "X"];
+/// `--queries`: how many queries scenario M runs (the seed's pgbench series).
+pub const QUERIES: (u64, u64, u64) = (1, 1000, 20); // lo, hi, default
+
+const HEADER: [&str; 9] =
+    ["scenario", "shards", "sharing", "behaviour", "fetch_size", "sync_ms", "async_ms", "gain_pct", "limit_pct"];
+
+#[derive(Clone, Copy, PartialEq)]
+enum Format {
+    Table,
+    Tsv,
+}
+
+struct Options {
+    real: bool,
+    format: Format,
+    ids: Vec<&'static str>,
+    fetch_sizes: Vec<usize>,
+    queries: usize,
+    /// One entry per behaviour to run: the knobs of every row of that behaviour.
+    variants: Vec<Knobs>,
+}
 
 struct Row {
     scenario: String,
     shards: usize,
     sharing: String,
+    behaviour: String,
     fetch_size: usize,
     sync_ms: f64,
     async_ms: f64,
-    limit_pct: f64,
+    /// None when the model gives no bound (a run that took no time).
+    limit_pct: Option<f64>,
 }
 
 pub fn run(argv: &[String]) -> Result<(), CliError> {
-    let a = Args::parse(argv, &["clock", "scenarios", "shards", "fetch-size", "rows", "rtt-ms", "format", "queries"])?;
-    let real = a.choice("clock", &["virtual", "real"], "virtual")? == "real";
-    let format = a.choice("format", &["table", "tsv"], "table")?;
-    let ids: Vec<String> = match a.get("scenarios") {
-        None => ALL.iter().map(|s| s.to_string()).collect(),
-        Some(list) => list.split(',').map(|s| s.trim().to_string()).collect(),
-    };
-    for id in &ids {
-        if !ALL.contains(&id.as_str()) {
-            return Err(CliError::Usage(format!("unknown scenario \"{id}\" (built-in: {})", ALL.join(","))));
-        }
-    }
-    let fetch_sizes: Vec<usize> = match a.num::<usize>("fetch-size")? {
-        Some(n) => vec![n],
-        None => vec![100, 200, 1000],
-    };
-    let queries = a.num::<usize>("queries")?.unwrap_or(20);
-    let mut base = crate::knobs_from(&a)?;
-    if real && base.rows_per_shard.is_none() {
-        base.rows_per_shard = Some(20_000); // the real clock really waits: keep runs short
-    }
-    // Validate knobs once, up front, so a bad value is a usage error.
-    Scenario::build("E", &Knobs { fetch_size: Some(fetch_sizes[0]), ..base.clone() })?;
-
+    let o = options(argv)?;
+    print_line(o.format, &HEADER.map(String::from));
     let mut rows = Vec::new();
-    if format == "tsv" {
-        println!("scenario\tshards\tsharing\tfetch_size\tsync_ms\tasync_ms\tgain_pct\tlimit_pct");
-    } else {
-        println!(
-            "{:<8} {:>6} {:<10} {:>10} {:>12} {:>12} {:>9} {:>9}",
-            "scenario", "shards", "sharing", "fetch_size", "sync_ms", "async_ms", "gain_pct", "limit_pct"
-        );
-    }
-    for id in &ids {
-        let sharings: Vec<Option<Sharing>> = match id.as_str() {
-            "D" | "F" => vec![Some(Sharing::Shared), Some(Sharing::Pipelined)],
-            _ => vec![None],
-        };
-        for sharing in sharings {
-            for &fs in &fetch_sizes {
-                let knobs = Knobs { fetch_size: Some(fs), sharing: sharing.or(base.sharing), ..base.clone() };
-                let row = if id == "M" { bench_merge(&knobs, queries, real)? } else { bench_one(id, &knobs, real)? };
-                print_row(&row, format);
+    for id in &o.ids {
+        for knobs in &o.variants {
+            for &fs in &o.fetch_sizes {
+                let k = Knobs { fetch_size: Some(fs), ..knobs.clone() };
+                let row = if *id == "M" { bench_merge(&k, o.queries, o.real)? } else { bench_one(id, &k, o.real)? };
+                print_row(&row, o.format);
                 rows.push(row);
             }
         }
     }
-    if ids.iter().any(|i| i == "M") {
-        let m: Vec<&Row> = rows.iter().filter(|r| r.scenario == "M").collect();
-        for r in m {
-            println!(
-                "M fetch_size {}: {:.1} tps sync, {:.1} tps async ({:.2}x)",
-                r.fetch_size,
-                1000.0 / r.sync_ms,
-                1000.0 / r.async_ms,
-                r.sync_ms / r.async_ms
-            );
-        }
+    for r in rows.iter().filter(|r| r.scenario == "M") {
+        note(o.format, &merge_summary(r));
     }
-    local_throughput();
+    note(o.format, &local_throughput());
     Ok(())
 }
 
-fn print_row(r: &Row, format: &str) {
-    let gain = 100.0 * (1.0 - r.async_ms / r.sync_ms);
-    if format == "tsv" {
-        println!(
-            "{}\t{}\t{}\t{}\t{:.3}\t{:.3}\t{:.1}\t{:.1}",
-            r.scenario, r.shards, r.sharing, r.fetch_size, r.sync_ms, r.async_ms, gain, r.limit_pct
-        );
-    } else {
-        println!(
-            "{:<8} {:>6} {:<10} {:>10} {:>12.3} {:>12.3} {:>9.1} {:>9.1}",
-            r.scenario, r.shards, r.sharing, r.fetch_size, r.sync_ms, r.async_ms, gain, r.limit_pct
-        );
+/// The flags bench takes besides the knobs (all knobs but M's offset and limit, which
+/// the M series picks itself).
+fn flags() -> Vec<&'static str> {
+    let knobs = SPECS.iter().map(|s| s.cli).filter(|f| !matches!(*f, "offset" | "limit"));
+    ["clock", "scenarios", "format", "queries"].into_iter().chain(knobs).collect()
+}
+
+fn options(argv: &[String]) -> Result<Options, CliError> {
+    let a = Args::parse(argv, &flags())?;
+    let real = a.choice("clock", &["virtual", "real"], "virtual")? == "real";
+    let format = if a.choice("format", &["table", "tsv"], "table")? == "tsv" { Format::Tsv } else { Format::Table };
+    let ids: Vec<&'static str> = match a.get("scenarios") {
+        None => SCENARIOS.iter().map(|s| s.id).collect(),
+        Some(list) => list
+            .split(',')
+            .map(|id| {
+                pgasync::scenario::scenario_info(id.trim()).map(|s| s.id).map_err(|e| format!("--scenarios: {e}"))
+            })
+            .collect::<Result<_, _>>()?,
+    };
+    let mut base = crate::knobs_from(&a)?;
+    let fetch_sizes = match base.fetch_size {
+        Some(n) => vec![n],
+        None => vec![100, 200, 1000],
+    };
+    let (lo, hi, default) = QUERIES;
+    let queries = a.int("queries", lo, hi)?.unwrap_or(default) as usize;
+    if real && base.rows_per_shard.is_none() {
+        base.rows_per_shard = Some(20_000); // the real clock really waits: keep runs short
     }
+    let chosen = SPECS.iter().any(|s| matches!(s.kind, Kind::Preset | Kind::Switch) && a.get(s.cli).is_some());
+    let variants = if chosen {
+        vec![base]
+    } else {
+        [Preset::Pg15, Preset::Improved].map(|p| Knobs { behaviour: Some(p), ..base.clone() }).to_vec()
+    };
+    // Every combination is checked before anything runs, so a bad value is a usage error.
+    for id in &ids {
+        for k in &variants {
+            for &fs in &fetch_sizes {
+                Scenario::check(id, &Knobs { fetch_size: Some(fs), ..k.clone() }, Source::Cli)
+                    .map_err(|e| format!("scenario {id}: {e}"))?;
+            }
+        }
+    }
+    Ok(Options { real, format, ids, fetch_sizes, queries, variants })
+}
+
+/// A percentage of `num / den` below 100, or None when `den` is not positive.
+fn gain_pct(num: f64, den: f64) -> Option<f64> {
+    (den > 0.0).then(|| 100.0 * (1.0 - num / den))
+}
+
+fn pct(v: Option<f64>) -> String {
+    v.map_or("-".into(), |x| format!("{x:.1}"))
+}
+
+fn print_row(r: &Row, format: Format) {
+    let cells = [
+        r.scenario.clone(),
+        r.shards.to_string(),
+        r.sharing.clone(),
+        r.behaviour.clone(),
+        r.fetch_size.to_string(),
+        format!("{:.3}", r.sync_ms),
+        format!("{:.3}", r.async_ms),
+        pct(gain_pct(r.async_ms, r.sync_ms)),
+        pct(r.limit_pct),
+    ];
+    print_line(format, &cells);
+}
+
+fn print_line(format: Format, c: &[String; 9]) {
+    match format {
+        Format::Tsv => println!("{}", c.join("\t")),
+        Format::Table => println!(
+            "{:<8} {:>6} {:<9} {:<9} {:>10} {:>12} {:>12} {:>9} {:>9}",
+            c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8]
+        ),
+    }
+}
+
+/// A line that is not part of the table: on stdout under the table, on stderr with
+/// `--format tsv` (whose stdout is only the table).
+fn note(format: Format, line: &str) {
+    match format {
+        Format::Table => println!("{line}"),
+        Format::Tsv => eprintln!("{line}"),
+    }
+}
+
+fn merge_summary(r: &Row) -> String {
+    let tps = |ms: f64| if ms > 0.0 { format!("{:.1}", 1000.0 / ms) } else { "-".into() };
+    let ratio = if r.async_ms > 0.0 { format!("{:.2}x", r.sync_ms / r.async_ms) } else { "-".into() };
+    format!(
+        "M {} fetch_size {}: {} tps sync, {} tps async ({ratio})",
+        r.behaviour,
+        r.fetch_size,
+        tps(r.sync_ms),
+        tps(r.async_ms)
+    )
 }
 
 fn real_clock() -> (Clock, Box<dyn Fn(u64)>) {
@@ -134,50 +207,55 @@ fn median(mut v: Vec<u64>) -> u64 {
     v[v.len() / 2]
 }
 
-fn bench_one(id: &str, knobs: &Knobs, real: bool) -> Result<Row, CliError> {
-    let s = Scenario::build(id, knobs)?;
-    let (virt_sync, sync_run) = run_once(&s, false, false)?;
-    let bound = s.lower_bound_ns(&sync_run);
-    let (sync_ns, async_ns) = if real {
-        let (mut ts, mut ta) = (vec![], vec![]);
-        let started = Instant::now();
-        while ts.len() < 5 || (started.elapsed() < Duration::from_secs(2) && ts.len() < 201) {
-            ts.push(run_once(&s, false, true)?.0);
-            ta.push(run_once(&s, true, true)?.0);
-        }
-        (median(ts), median(ta))
-    } else {
-        (virt_sync, run_once(&s, true, false)?.0)
-    };
-    Ok(Row {
-        scenario: id.to_string(),
+/// Median real times of sync and async runs, interleaved, for about two seconds.
+fn real_medians(s: &Scenario) -> Result<(u64, u64), CliError> {
+    let (mut ts, mut ta) = (vec![], vec![]);
+    let started = Instant::now();
+    while ts.len() < 5 || (started.elapsed() < Duration::from_secs(2) && ts.len() < 201) {
+        ts.push(run_once(s, false, true)?.0);
+        ta.push(run_once(s, true, true)?.0);
+    }
+    Ok((median(ts), median(ta)))
+}
+
+fn row_of(s: &Scenario, sync_ns: u64, async_ns: u64, limit_pct: Option<f64>) -> Row {
+    Row {
+        scenario: s.id.clone(),
         shards: s.shards,
         sharing: s.sharing.map_or("-", |x| x.name()).to_string(),
+        behaviour: s.behaviour.label().to_string(),
         fetch_size: s.fetch_size,
         sync_ms: sync_ns as f64 / 1e6,
         async_ms: async_ns as f64 / 1e6,
-        limit_pct: 100.0 * (1.0 - bound as f64 / virt_sync as f64),
-    })
+        limit_pct,
+    }
+}
+
+fn bench_one(id: &str, knobs: &Knobs, real: bool) -> Result<Row, CliError> {
+    let s = Scenario::build_from(id, knobs, Source::Cli)?;
+    let (virt_sync, sync_run) = run_once(&s, false, false)?;
+    let bound = s.lower_bound_ns(&sync_run);
+    let (sync_ns, async_ns) = if real { real_medians(&s)? } else { (virt_sync, run_once(&s, true, false)?.0) };
+    Ok(row_of(&s, sync_ns, async_ns, gain_pct(bound as f64, virt_sync as f64)))
 }
 
 /// Scenario M as the seed ran it with pgbench: a series of queries with random OFFSET
 /// 0–200 and LIMIT 10–20 (a fixed pseudo-random series, the same for both modes).
+/// The row gives the mean time per query.
 fn bench_merge(knobs: &Knobs, queries: usize, real: bool) -> Result<Row, CliError> {
     let mut seed: u64 = 42;
     let mut next = |n: u64| {
         seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
         (seed >> 33) % n
     };
-    let (mut sync_ns, mut async_ns, mut bound_ns) = (0u64, 0u64, 0u64);
-    let mut shards = 0;
-    let mut sharing = String::new();
-    for _ in 0..queries {
+    let (mut sync_ns, mut async_ns, mut bound_ns, mut virt_sync_ns) = (0u64, 0u64, 0u64, 0u64);
+    let mut last = None;
+    for _ in 0..queries.max(1) {
         let k = Knobs { offset: Some(next(201)), limit: Some(10 + next(11)), ..knobs.clone() };
-        let s = Scenario::build("M", &k)?;
-        shards = s.shards;
-        sharing = s.sharing.map_or("-", |x| x.name()).to_string();
+        let s = Scenario::build_from("M", &k, Source::Cli)?;
         let (vs, run) = run_once(&s, false, false)?;
         bound_ns += s.lower_bound_ns(&run);
+        virt_sync_ns += vs;
         if real {
             sync_ns += run_once(&s, false, true)?.0;
             async_ns += run_once(&s, true, true)?.0;
@@ -185,21 +263,15 @@ fn bench_merge(knobs: &Knobs, queries: usize, real: bool) -> Result<Row, CliErro
             sync_ns += vs;
             async_ns += run_once(&s, true, false)?.0;
         }
+        last = Some(s);
     }
-    let q = queries.max(1) as f64;
-    Ok(Row {
-        scenario: "M".into(),
-        shards,
-        sharing,
-        fetch_size: knobs.fetch_size.unwrap_or(100),
-        sync_ms: sync_ns as f64 / 1e6 / q,
-        async_ms: async_ns as f64 / 1e6 / q,
-        limit_pct: 100.0 * (1.0 - bound_ns as f64 / sync_ns.max(1) as f64),
-    })
+    let s = last.expect("at least one query");
+    let q = queries.max(1) as u64;
+    Ok(row_of(&s, sync_ns / q, async_ns / q, gain_pct(bound_ns as f64, virt_sync_ns as f64)))
 }
 
 /// SeqScan + sum over 1,000,000 local rows, natively, in rows per second.
-fn local_throughput() {
+fn local_throughput() -> String {
     let knobs = Knobs { shards: Some(1), rows_per_shard: Some(1_000_000), ..Default::default() };
     let s = Scenario::build("A", &knobs).expect("scenario A");
     let mut best = f64::MAX;
@@ -209,5 +281,5 @@ fn local_throughput() {
         run.run_to_end().expect("scenario A runs");
         best = best.min(t.elapsed().as_secs_f64());
     }
-    println!("local throughput (SeqScan + sum over 1,000,000 rows, native): {:.1} M rows/s", 1.0 / best);
+    format!("local throughput (SeqScan + sum over 1,000,000 rows, native): {:.1} M rows/s", 1.0 / best)
 }

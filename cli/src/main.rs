@@ -2,17 +2,33 @@
 
 mod args;
 mod bench;
+mod demo;
 mod explain;
 mod serve;
+mod static_files;
 
 use std::process::ExitCode;
 
 const USAGE: &str = "usage:
-  pgasync explain --scenario ID [--mode sync|async] [--fetch-size N] [--shards N] [--rows N]
-                  [--rtt-ms X] [--bandwidth-mbps X] [--sharing dedicated|shared|pipelined] [--format text|json]
-  pgasync bench [--clock virtual|real] [--scenarios A,B,...] [--shards N] [--fetch-size N] [--rows N]
-                [--rtt-ms X] [--format table|tsv]
-  pgasync serve [--port 8080] [--bind 127.0.0.1] [--web web] [--pkg pkg]
+  pgasync explain --scenario ID [--mode sync|async] [--format text|json] [--verbose on|off]
+                  [--counters on|off] [KNOBS]
+      (explain: PostgreSQL's EXPLAIN (ANALYZE, VERBOSE, COSTS OFF); --counters on adds our
+       Remote:/Async: lines and the JSON key \"pgasync\", which PostgreSQL does not print)
+  pgasync bench [--clock virtual|real] [--scenarios A,B,...] [--queries N] [--format table|tsv] [KNOBS]
+      (bench: one row per scenario, behaviour and fetch size (100, 200, 1000 unless --fetch-size);
+       without --behaviour or a behaviour knob, each scenario runs as pg15 and as improved;
+       --queries N (1 to 1000, default 20): queries in scenario M's series of random OFFSET/LIMIT;
+       --format tsv prints only the table on stdout, the other lines on stderr; KNOBS but --offset/--limit)
+  pgasync serve [--port 8080] [--bind 127.0.0.1] [--root .] [--web ROOT/web] [--pkg ROOT/pkg]
+                [--allow-host NAME]... [--header-timeout-ms 10000] [--idle-timeout-ms 30000]
+                [--max-connections 256] [--max-per-client 32]
+      (serves only regular files under web/ and pkg/; loopback Host names only unless --allow-host;
+       --port 0 picks a free port, printed on stdout; binding beyond loopback warns on stderr)
+  pgasync demo [--port 8080] [--shards 4] [--rows 300] [--dir $TMPDIR/pgasync-demo]
+      (with PostgreSQL installed: shard clusters s1..sN with every scenario's data, one database
+       per scenario, a coordinator with postgres_fdw, and the relay serving the page; Ctrl-C stops
+       them all, and a new demo first removes what a crashed one left; without PostgreSQL it
+       serves the simulated page and says why)
 scenarios: A B C D E F G pf1 M X (see SCENARIOS.md)";
 
 fn main() -> ExitCode {
@@ -24,7 +40,7 @@ fn main() -> ExitCode {
     }
     let argv: Vec<String> = std::env::args().skip(1).collect();
     let Some(cmd) = argv.first() else {
-        eprintln!("{USAGE}");
+        eprintln!("{USAGE}\n{}", knob_usage());
         return ExitCode::from(2);
     };
     let rest = &argv[1..];
@@ -32,8 +48,9 @@ fn main() -> ExitCode {
         "explain" => explain::run(rest),
         "bench" => bench::run(rest),
         "serve" => serve::run(rest),
+        "demo" => demo::run(rest),
         "-h" | "--help" | "help" => {
-            println!("{USAGE}");
+            println!("{USAGE}\n{}", knob_usage());
             return ExitCode::SUCCESS;
         }
         other => Err(CliError::Usage(format!("unknown command \"{other}\""))),
@@ -63,15 +80,46 @@ impl From<String> for CliError {
     }
 }
 
-/// The knobs shared by explain and bench.
+/// The knobs shared by explain and bench, each checked by `pgasync::knobs` (the page
+/// and the wasm API use the same checks).
 pub fn knobs_from(a: &args::Args) -> Result<pgasync::scenario::Knobs, String> {
-    Ok(pgasync::scenario::Knobs {
-        shards: a.num("shards")?,
-        rows_per_shard: a.num("rows")?,
-        fetch_size: a.num("fetch-size")?,
-        rtt_ms: a.num("rtt-ms")?,
-        bandwidth_mbps: a.num("bandwidth-mbps")?,
-        sharing: a.get("sharing").map(pgasync::scenario::Sharing::parse).transpose()?,
-        ..Default::default()
-    })
+    use pgasync::knobs::{set_text, Source, SPECS};
+    let mut k = pgasync::scenario::Knobs::default();
+    for spec in SPECS {
+        if let Some(v) = a.get(spec.cli) {
+            set_text(&mut k, Source::Cli, spec.cli, v)?;
+        }
+    }
+    Ok(k)
+}
+
+/// The knob flags, from `pgasync::knobs::SPECS` and the behaviour knobs' reasons.
+fn knob_usage() -> String {
+    use pgasync::behaviour::KNOBS;
+    use pgasync::knobs::{Kind, SPECS};
+    let mut out = String::from(
+        "KNOBS (the scenario's default when not given; numbers are plain decimal: no 0x, +, NaN or inf;\n\
+         \x20      integers take no exponent):\n",
+    );
+    let mut behaviour = String::from(
+        "behaviour knobs (default pg15: exactly what PostgreSQL 15 does; each flag applies on top of\n\
+         \x20 the --behaviour preset; --NAME alone means on, --NAME=off off):\n",
+    );
+    for s in SPECS {
+        let (arg, range) = match s.kind {
+            Kind::Int { lo, hi } => (" N".to_string(), format!(" ({lo} to {hi})")),
+            Kind::Float { lo, hi } => (" X".to_string(), format!(" ({lo} to {hi})")),
+            Kind::FloatList { lo, hi } => (" X,X,...".to_string(), format!(" (each {lo} to {hi})")),
+            Kind::Sharing => (" dedicated|shared".to_string(), String::new()),
+            Kind::Preset => (" pg15|improved".to_string(), String::new()),
+            Kind::Switch => {
+                let reason = KNOBS.iter().find(|k| k.name == s.name).map_or("", |k| k.reason);
+                let what = reason.split(';').next().unwrap_or(reason);
+                behaviour += &format!("  --{}[=on|off]\n      {what}\n", s.cli);
+                continue;
+            }
+        };
+        out += &format!("  {:<34} {}{range}\n", format!("--{}{arg}", s.cli), s.help);
+    }
+    out + &behaviour + "bad arguments exit with 2, a failed query with 1"
 }

@@ -28,22 +28,190 @@ fn explain_prints_async_foreign_scans_and_a_matching_result() {
 }
 
 #[test]
-fn bench_prints_the_columns_and_both_sharings_of_d_and_f() {
-    let (code, out, _) =
+fn bench_prints_a_row_per_behaviour_and_only_the_table_in_tsv() {
+    let (code, out, err) =
         pgasync(&["bench", "--scenarios", "D,E", "--rows", "300", "--fetch-size", "100", "--format", "tsv"]);
-    assert_eq!(code, 0, "{out}");
+    assert_eq!(code, 0, "{out}{err}");
     let mut lines = out.lines();
-    assert_eq!(lines.next().unwrap(), "scenario\tshards\tsharing\tfetch_size\tsync_ms\tasync_ms\tgain_pct\tlimit_pct");
-    let rows: Vec<Vec<&str>> = lines.take(3).map(|l| l.split('\t').collect()).collect();
-    assert_eq!(rows[0][..4], ["D", "4", "shared", "100"]);
-    assert_eq!(rows[1][..4], ["D", "4", "pipelined", "100"]);
-    assert_eq!(rows[2][..4], ["E", "4", "dedicated", "100"]);
+    assert_eq!(
+        lines.next().unwrap(),
+        "scenario\tshards\tsharing\tbehaviour\tfetch_size\tsync_ms\tasync_ms\tgain_pct\tlimit_pct"
+    );
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split('\t').collect()).collect();
+    assert_eq!(rows.len(), 4, "stdout is only the table: {out}");
+    assert_eq!(rows[0][..5], ["D", "4", "shared", "pg15", "100"]);
+    assert_eq!(rows[1][..5], ["D", "4", "shared", "improved", "100"]);
+    assert_eq!(rows[2][..5], ["E", "4", "dedicated", "pg15", "100"]);
+    assert_eq!(rows[3][..5], ["E", "4", "dedicated", "improved", "100"]);
     for r in &rows {
-        let gain: f64 = r[6].parse().unwrap();
-        let limit: f64 = r[7].parse().unwrap();
+        assert_eq!(r.len(), 9, "{r:?}");
+        let gain: f64 = r[7].parse().unwrap();
+        let limit: f64 = r[8].parse().unwrap();
+        assert!(gain.is_finite() && limit.is_finite(), "{r:?}");
         assert!(gain <= limit + 0.05, "{r:?}: gain above the model's limit");
     }
-    assert!(out.contains("local throughput"));
+    assert!(err.contains("local throughput"), "{err}");
+}
+
+#[test]
+fn bench_table_and_one_behaviour_when_asked() {
+    let (code, out, err) =
+        pgasync(&["bench", "--scenarios", "M", "--rows", "200", "--fetch-size", "50", "--queries", "2", "--pipeline"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let head: Vec<&str> = out.lines().next().unwrap().split_whitespace().collect();
+    assert_eq!(
+        head,
+        ["scenario", "shards", "sharing", "behaviour", "fetch_size", "sync_ms", "async_ms", "gain_pct", "limit_pct"]
+    );
+    let rows: Vec<Vec<&str>> = out.lines().skip(1).take(1).map(|l| l.split_whitespace().collect()).collect();
+    assert_eq!(rows[0][..5], ["M", "4", "shared", "custom", "50"]);
+    assert!(out.contains("M custom fetch_size 50:") && out.contains("tps sync"), "{out}");
+    assert!(out.contains("local throughput"), "{out}");
+}
+
+#[test]
+fn bench_with_no_rows_prints_finite_figures() {
+    let (code, out, err) =
+        pgasync(&["bench", "--scenarios", "A,C,E,X", "--rows", "0", "--fetch-size", "100", "--format", "tsv"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(out.lines().count(), 1 + 8, "{out}");
+    for cell in out.lines().skip(1).flat_map(|l| l.split('\t').skip(5)) {
+        assert!(cell == "-" || cell.parse::<f64>().is_ok_and(f64::is_finite), "{cell:?} in {out}");
+    }
+    let low = (out.clone() + &err).to_lowercase();
+    assert!(!low.contains("nan") && !low.contains("inf"), "{out}{err}");
+}
+
+#[test]
+fn explain_names_the_behaviour_and_its_differences() {
+    let base = ["explain", "--scenario", "E", "--rows", "200"];
+    let run = |extra: &[&str]| {
+        let (code, out, err) = pgasync(&[&base[..], extra].concat());
+        assert_eq!(code, 0, "{extra:?}: {err}");
+        out.lines().find(|l| l.starts_with("Behaviour: ")).unwrap_or_default().to_string()
+    };
+    assert_eq!(run(&[]), "Behaviour: pg15; differences from PostgreSQL 15: none");
+    assert_eq!(
+        run(&["--behaviour", "improved"]),
+        "Behaviour: improved; differences from PostgreSQL 15: fetch_ahead, pipelined_setup, parallel_commit, \
+         pipeline, fifo_results, async_merge_append"
+    );
+    assert_eq!(
+        run(&["--fetch-ahead", "--pipeline=on"]),
+        "Behaviour: custom; differences from PostgreSQL 15: fetch_ahead, pipeline"
+    );
+    assert_eq!(
+        run(&["--behaviour=improved", "--fetch-ahead=off", "--pipelined-setup=0", "--parallel-commit=false"]),
+        "Behaviour: custom; differences from PostgreSQL 15: pipeline, fifo_results, async_merge_append"
+    );
+}
+
+#[test]
+fn help_documents_every_knob_and_the_queries_bound() {
+    let (code, out, _) = pgasync(&["--help"]);
+    assert_eq!(code, 0);
+    for spec in pgasync::knobs::SPECS {
+        assert!(out.contains(&format!("--{}", spec.cli)), "--{} missing from usage:\n{out}", spec.cli);
+    }
+    for info in pgasync::behaviour::KNOBS {
+        let what = info.reason.split(';').next().unwrap();
+        assert!(out.contains(what), "{} reason missing", info.name);
+    }
+    assert!(out.contains("--queries N (1 to 1000, default 20)"), "{out}");
+    assert!(out.contains("--shards N") && out.contains("(1 to 64)"), "{out}");
+    assert!(!out.contains("pipelined|") && !out.contains("|pipelined"), "{out}");
+}
+
+/// Exit code 2, one line, starting with `pgasync: ` and containing each `needles`.
+fn refused(args: &[&str], needles: &[&str]) {
+    let (code, out, err) = pgasync(args);
+    assert_eq!(code, 2, "{args:?}: {out}{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
+    assert!(err.starts_with("pgasync: "), "{args:?}: {err}");
+    for n in needles {
+        assert!(err.contains(n), "{args:?}: {err:?} does not contain {n:?}");
+    }
+}
+
+#[test]
+fn non_finite_numbers_are_refused_naming_the_flag() {
+    let e = ["explain", "--scenario", "E"];
+    refused(&[&e[..], &["--bandwidth-mbps", "NaN"]].concat(), &["--bandwidth-mbps NaN: not a finite number"]);
+    refused(&[&e[..], &["--rtt-ms", "inf"]].concat(), &["--rtt-ms inf: not a finite number"]);
+    refused(&[&e[..], &["--rtt-ms=-inf"]].concat(), &["--rtt-ms -inf: not a finite number"]);
+    refused(&[&e[..], &["--rtt-ms", "1e999"]].concat(), &["--rtt-ms 1e999: not a finite number"]);
+    refused(&["bench", "--rtt-ms", "nan"], &["--rtt-ms nan: not a finite number"]);
+    refused(&[&e[..], &["--rtts", "1,NaN,1,1"]].concat(), &["--rtts 1,NaN,1,1", "not a finite number"]);
+}
+
+#[test]
+fn integers_must_be_plain_decimal() {
+    let e = ["explain", "--scenario", "E"];
+    for bad in ["0x10", "1e3", "+5", " 5", "5.0", "5x"] {
+        refused(&[&e[..], &["--shards", bad]].concat(), &[&format!("--shards {bad}: not a decimal integer")]);
+    }
+    refused(&[&e[..], &["--fetch-size", "abc"]].concat(), &["--fetch-size abc: not a decimal integer"]);
+    refused(&["bench", "--queries", "1e3"], &["--queries 1e3: not a decimal integer"]);
+}
+
+#[test]
+fn every_knob_is_range_checked_with_its_range() {
+    let e = ["explain", "--scenario", "M"];
+    for (flag, v, range) in [
+        ("--shards", "0", "(1 to 64)"),
+        ("--shards", "65", "(1 to 64)"),
+        ("--rows", "10000001", "(0 to 10000000)"),
+        ("--fetch-size", "0", "(1 to 1000000)"),
+        ("--rtt-ms", "-1", "(0 to 10000)"),
+        ("--rtt-ms", "10001", "(0 to 10000)"),
+        ("--bandwidth-mbps", "0", "(0.001 to 1000000)"),
+        ("--server-row-us", "-0.5", "(0 to 1000000)"),
+        ("--offset", "1000001", "(0 to 1000000)"),
+        ("--limit", "0", "(1 to 1000000)"),
+        ("--rtts", "1,2,3,99999", "(0 to 10000)"),
+    ] {
+        refused(&[&e[..], &[flag, v]].concat(), &[&format!("{flag} {v}: out of range {range}")]);
+    }
+    refused(&["bench", "--queries", "0"], &["--queries 0: out of range (1 to 1000)"]);
+    refused(&["bench", "--queries", "1001"], &["--queries 1001: out of range (1 to 1000)"]);
+}
+
+#[test]
+fn per_shard_lists_need_one_value_per_shard() {
+    refused(
+        &["explain", "--scenario", "E", "--rtts", "1,2,3"],
+        &["--rtts 1,2,3: 3 values for 4 shards (the scenario's default); give exactly one per shard"],
+    );
+    refused(
+        &["explain", "--scenario", "E", "--shards", "2", "--rtts", "1,2,3"],
+        &["--rtts 1,2,3: 3 values for 2 shards; give exactly one per shard"],
+    );
+    refused(&["explain", "--scenario", "E", "--rtts", "1,,2,3"], &["--rtts 1,,2,3: \"\" is not a number"]);
+    refused(
+        &["bench", "--scenarios", "E,C", "--rtts", "1,2,3,4"],
+        &["scenario C: --rtts 1,2,3,4: 4 values for 1 shards"],
+    );
+    let (code, out, err) = pgasync(&["explain", "--scenario", "E", "--rows", "100", "--rtts", "1,2,3,4"]);
+    assert_eq!(code, 0, "{out}{err}");
+}
+
+#[test]
+fn unknown_and_repeated_flags_and_bad_choices_are_refused_by_name() {
+    refused(&["explain", "--scenario", "E", "--bogus", "1"], &["unknown option --bogus"]);
+    refused(&["bench", "--offset", "3"], &["unknown option --offset"]);
+    refused(&["explain", "--scenario", "E", "--shards", "2", "--shards", "3"], &["--shards is given twice"]);
+    refused(
+        &["explain", "--scenario", "E", "--sharing", "pipelined"],
+        &["--sharing pipelined", "behaviour knob \"pipeline\""],
+    );
+    refused(&["explain", "--scenario", "E", "--behaviour", "pg16"], &["--behaviour pg16: not pg15 or improved"]);
+    refused(&["explain", "--scenario", "E", "--fetch-ahead=maybe"], &["--fetch-ahead maybe: not on or off"]);
+    refused(
+        &["explain", "--scenario", "E", "--fetch-ahead", "off"],
+        &["unexpected argument \"off\"", "--fetch-ahead=off"],
+    );
+    refused(&["explain", "--scenario", "E", "--mode", "fast"], &["--mode fast: not one of sync, async"]);
+    refused(&["bench", "--scenarios", "A,Q"], &["--scenarios: unknown scenario \"Q\""]);
 }
 
 #[test]

@@ -7,20 +7,25 @@
 //! `Session` that panicked is unusable afterwards: the page drops it and builds a new
 //! one from the same URL state.
 
-use crate::scenario::{Knobs, SCENARIOS};
+use crate::behaviour::{Behaviour, KNOBS};
+use crate::knobs::{self, Source};
+use crate::scenario::{Knobs, Scenario, SCENARIOS};
 use crate::session::{self, Session as Model};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
+
+#[cfg(target_arch = "wasm32")]
+mod live;
 
 fn to_js<T: Serialize>(v: &T) -> Result<JsValue, JsError> {
     v.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).map_err(|e| JsError::new(&e.to_string()))
 }
 
+/// The knobs object, checked by `knobs::from_json` (the CLI and the URL use the same
+/// checks): unknown keys, non-decimal integers and non-finite numbers are refused.
 fn parse_knobs(json: &str) -> Result<Knobs, JsError> {
-    if json.trim().is_empty() {
-        return Ok(Knobs::default());
-    }
-    serde_json::from_str(json).map_err(|e| JsError::new(&format!("bad knobs: {e}")))
+    knobs::from_json(json)
+        .map_err(|e| JsError::new(&if e.starts_with("bad knobs") { e } else { format!("bad knobs: {e}") }))
 }
 
 fn parse_mode(mode: &str) -> Result<bool, JsError> {
@@ -50,6 +55,52 @@ pub fn scenarios() -> Result<JsValue, JsError> {
     let list: Vec<ScenarioEntry> =
         SCENARIOS.iter().map(|s| ScenarioEntry { id: s.id, title: s.title, explanation: s.explanation }).collect();
     to_js(&list)
+}
+
+#[derive(Serialize)]
+struct KnobEntry {
+    name: &'static str,
+    reason: &'static str,
+}
+
+/// The behaviour knobs: `[{name, reason}]`, in order (`behaviour::KNOBS`).
+#[wasm_bindgen(js_name = behaviourKnobs)]
+pub fn behaviour_knobs() -> Result<JsValue, JsError> {
+    to_js(&KNOBS.iter().map(|k| KnobEntry { name: k.name, reason: k.reason }).collect::<Vec<_>>())
+}
+
+/// A run's behaviour: its label (`pg15`, `improved` or `custom`), every knob's value,
+/// and the knobs that are on with what each changes (the "Differences from PostgreSQL
+/// 15" panel; empty for pg15).
+#[derive(Serialize)]
+struct BehaviourView {
+    name: &'static str,
+    knobs: Vec<(&'static str, bool)>,
+    differences: Vec<KnobEntry>,
+}
+
+fn behaviour_view(b: &Behaviour) -> BehaviourView {
+    BehaviourView {
+        name: b.label(),
+        knobs: KNOBS.iter().map(|k| (k.name, b.get(k.name).unwrap_or(false))).collect(),
+        differences: b.differences().iter().map(|k| KnobEntry { name: k.name, reason: k.reason }).collect(),
+    }
+}
+
+/// Checks a page URL's query string (`?scenario=E&shards=4…`) with the CLI's checks:
+/// unknown parameters, non-decimal integers (`shards=0x10`), non-finite numbers
+/// (`rtt=NaN`), ranges, one per-shard value per shard, size. Throws with the message.
+#[wasm_bindgen(js_name = checkUrl)]
+pub fn check_url(query: &str) -> Result<(), JsError> {
+    let q = knobs::from_query(&knobs::query_pairs(query)).map_err(|e| JsError::new(&e))?;
+    let id = q.scenario.as_deref().unwrap_or("E");
+    Scenario::check(id, &q.knobs, Source::Url).map_err(|e| JsError::new(&e))
+}
+
+/// The behaviour a knobs object resolves to (see `Session::behaviour`).
+#[wasm_bindgen(js_name = resolveBehaviour)]
+pub fn resolve_behaviour(knobs_json: &str) -> Result<JsValue, JsError> {
+    to_js(&behaviour_view(&parse_knobs(knobs_json)?.resolve_behaviour()))
 }
 
 /// Sync and async runs side by side: times, gain, bound and their message timelines.
@@ -170,6 +221,12 @@ impl Session {
         }
         let (trace_ends, times) = self.inner.step_marks();
         to_js(&Marks { trace_ends, times_ms: times.iter().map(|&t| t as f64 / 1e6).collect() })
+    }
+
+    /// `{name, knobs: [[name, on]], differences: [{name, reason}]}`: the behaviour of
+    /// this run (pg15 unless the knobs say otherwise).
+    pub fn behaviour(&self) -> Result<JsValue, JsError> {
+        to_js(&behaviour_view(&self.inner.scenario.behaviour))
     }
 
     #[wasm_bindgen(js_name = explainText)]
