@@ -4,6 +4,7 @@ mod args;
 mod bench;
 mod demo;
 mod explain;
+mod relay;
 mod serve;
 mod static_files;
 
@@ -29,6 +30,13 @@ const USAGE: &str = "usage:
        per scenario, a coordinator with postgres_fdw, and the relay serving the page; Ctrl-C stops
        them all, and a new demo first removes what a crashed one left; without PostgreSQL it
        serves the simulated page and says why)
+  pgasync relay [--config FILE] [--target NAME=HOST:PORT]... [--delay NAME=20ms]... [--port 8080]
+                [--bind 127.0.0.1] [--allow-origin http://HOST:PORT]... [--max-frame-bytes 1048576]
+                [--max-buffer-bytes 262144] [--max-sessions 256] [--max-sessions-per-client 64]
+                [--idle-timeout-ms 60000] [--connect-timeout-ms 5000] [serve's flags]
+      (relay: WebSocket /shard/NAME <-> TCP to target NAME ([targets.NAME] addr = \"HOST:PORT\" in the
+       TOML file); --delay adds to each round trip (half each way); the browser leaving mid-query
+       cancels the backend's query; /health, /targets, /metrics; every other path as serve)
 scenarios: A B C D E F G pf1 M X (see SCENARIOS.md)";
 
 fn main() -> ExitCode {
@@ -49,6 +57,7 @@ fn main() -> ExitCode {
         "bench" => bench::run(rest),
         "serve" => serve::run(rest),
         "demo" => demo::run(rest),
+        "relay" => relay::run(rest),
         "-h" | "--help" | "help" => {
             println!("{USAGE}\n{}", knob_usage());
             return ExitCode::SUCCESS;

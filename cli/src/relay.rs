@@ -1,0 +1,1295 @@
+//! `pgasync relay`: WebSocket to PostgreSQL, for the page's live mode, and the page
+//! itself, so one process is the whole demo.
+//!
+//! # Protocol
+//! * `GET /shard/<name>` with a WebSocket upgrade opens a TCP connection to the target
+//!   configured under that name (`--config FILE`, `[targets.NAME] addr = "host:port"`,
+//!   and/or `--target NAME=HOST:PORT`); the browser never sends an address. Binary
+//!   frames carry raw PostgreSQL protocol bytes both ways; a text frame ends the
+//!   session (close 1003). Refusals are plain HTTP answers before the upgrade: a foreign
+//!   Host 403 (as `serve`), an Origin that is present and neither the relay's own
+//!   (`http://127.0.0.1:PORT`, `http://localhost:PORT`, `http://[::1]:PORT`, the bound
+//!   address, `http://NAME:PORT` for each `--allow-host`) nor an `--allow-origin` 403,
+//!   an unknown name 404, not a WebSocket upgrade 426, over a session cap 503, the
+//!   target unreachable 502 (504 after the connect timeout).
+//! * `GET /health` is `ok`, `GET /targets` the JSON list of names (no addresses),
+//!   `GET /metrics` Prometheus text (sessions, bytes each way, refusals by reason,
+//!   cancels, errors). Every other GET/HEAD is the static-file service of
+//!   [`static_files`] (web/ and pkg/, with its Host check and bounds).
+//!
+//! # Bounds (each with a flag; see `run`)
+//! * A WebSocket message (and frame) from the browser is at most `--max-frame-bytes`
+//!   (1 MiB); a larger one ends the session with close code 1009. Bytes read from the
+//!   server go to the browser in messages of at most 32 KiB.
+//! * Each direction buffers at most `--max-buffer-bytes` (256 KiB) plus the message
+//!   being read: while the buffer is full, the relay does not read that direction's
+//!   source (backpressure reaches the sender through TCP).
+//! * Sessions in total (`--max-sessions`, 256) and per client IP
+//!   (`--max-sessions-per-client`, 64); HTTP connections as in `serve`.
+//! * A session with no bytes either way for `--idle-timeout-ms` (60 s) is closed (close
+//!   code 1000, "idle timeout", and the backend's query cancelled if one runs).
+//! * Connecting to a target (and sending a cancel) takes at most `--connect-timeout-ms`
+//!   (5 s).
+//!
+//! # Latency knob
+//! `--delay NAME=20ms` adds 20 ms to every round trip through target NAME: each chunk
+//! is held for half of it in each direction, counted from when it was read, so the
+//! stream keeps its throughput (a latency line, not a per-message pause).
+//!
+//! # Cancel
+//! The relay follows the framing of both streams (type byte + big-endian length; the
+//! untyped startup packets and the single-byte answers to SSLRequest/GSSENCRequest)
+//! to learn the backend's BackendKeyData and whether a query is under way (a
+//! Query/Sync/FunctionCall/startup not yet answered by ReadyForQuery, or an
+//! extended-query message since the last Sync). When the browser side ends first
+//! (close, dropped TCP, oversized frame, idle, shutdown) while a query is under way,
+//! the relay sends a CancelRequest on a new connection to the same target, then closes
+//! the session's connection, so the backend is gone.
+//!
+//! # Logs
+//! One line per session open and close, and one per error, on stderr; never payload
+//! bytes (nor the backend's secret key).
+
+use crate::args::Args;
+use crate::static_files::{self, Body, ConnLimits, HostCheck, IdleIo};
+use crate::CliError;
+use bytes::Bytes;
+use futures_util::{SinkExt, StreamExt};
+use hyper::body::Incoming;
+use hyper::header::{self, HeaderValue};
+use hyper::{Method, Request, Response, StatusCode};
+use hyper_util::rt::TokioIo;
+use std::collections::BTreeMap;
+use std::net::{IpAddr, SocketAddr};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{mpsc, watch, OwnedSemaphorePermit, Semaphore};
+use tokio::time::Instant;
+use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
+use tokio_tungstenite::tungstenite::protocol::{CloseFrame, Role, WebSocketConfig};
+use tokio_tungstenite::tungstenite::{self, Message};
+use tokio_tungstenite::WebSocketStream;
+
+/// Bytes read from the server per message to the browser.
+const SERVER_CHUNK: usize = 32 * 1024;
+/// The largest `--delay`.
+const MAX_DELAY: Duration = Duration::from_secs(10);
+/// On shutdown, how long sessions get to cancel and close.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
+/// PostgreSQL's request codes (in place of a protocol version in untyped packets).
+const CANCEL_REQUEST: u32 = 80877102;
+const SSL_REQUEST: u32 = 80877103;
+const GSSENC_REQUEST: u32 = 80877104;
+
+// ---------------------------------------------------------------------------------
+// Options
+
+/// One configured server.
+#[derive(Clone, Debug)]
+struct Target {
+    /// `host:port`, resolved at each connect.
+    addr: String,
+    /// Added to each round trip (half each way).
+    delay: Duration,
+}
+
+/// The session bounds.
+#[derive(Clone, Debug)]
+struct Limits {
+    max_frame: usize,
+    max_buffer: usize,
+    max_sessions: usize,
+    max_sessions_per_client: usize,
+    idle: Duration,
+    connect: Duration,
+}
+
+/// The relay's configuration file: only `[targets.NAME]` tables.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileConfig {
+    #[serde(default)]
+    targets: BTreeMap<String, FileTarget>,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileTarget {
+    addr: String,
+    /// Like `--delay`: `"20ms"`.
+    #[serde(default)]
+    delay: Option<String>,
+}
+
+const FLAGS: &[&str] = &[
+    "port",
+    "bind",
+    "root",
+    "web",
+    "pkg",
+    "config",
+    "header-timeout-ms",
+    "idle-timeout-ms",
+    "connect-timeout-ms",
+    "max-connections",
+    "max-per-client",
+    "max-sessions",
+    "max-sessions-per-client",
+    "max-frame-bytes",
+    "max-buffer-bytes",
+];
+
+pub fn run(argv: &[String]) -> Result<(), CliError> {
+    let (argv, target_flags) = take_repeated(argv, "target")?;
+    let (argv, delay_flags) = take_repeated(&argv, "delay")?;
+    let (argv, origin_flags) = take_repeated(&argv, "allow-origin")?;
+    let (argv, allow_hosts) = take_repeated(&argv, "allow-host")?;
+    let a = Args::parse(&argv, FLAGS)?;
+    let targets = targets_from(a.get("config"), &target_flags, &delay_flags)?;
+    let origins = origin_flags.iter().map(|o| parse_origin(o)).collect::<Result<Vec<_>, _>>()?;
+    for h in &allow_hosts {
+        let plain = h.bytes().all(|b| b.is_ascii_alphanumeric() || b"-._[]:".contains(&b));
+        if !plain || !static_files::host_allowed(h, std::slice::from_ref(h)) {
+            return Err(CliError::Usage(format!("--allow-host: \"{h}\" is not a host name")));
+        }
+    }
+    let port: u16 = a.num("port")?.unwrap_or(8080);
+    let bind = a.get("bind").unwrap_or("127.0.0.1").to_string();
+    let root = PathBuf::from(a.get("root").unwrap_or("."));
+    let defaults = static_files::Config::default();
+    let limits = Limits {
+        max_frame: positive(&a, "max-frame-bytes", 1 << 20)?,
+        max_buffer: positive(&a, "max-buffer-bytes", 256 << 10)?,
+        max_sessions: positive(&a, "max-sessions", 256)?,
+        max_sessions_per_client: positive(&a, "max-sessions-per-client", 64)?,
+        idle: Duration::from_millis(positive(&a, "idle-timeout-ms", 60_000)? as u64),
+        connect: Duration::from_millis(positive(&a, "connect-timeout-ms", 5_000)? as u64),
+    };
+    let static_cfg = static_files::Config {
+        web_root: a.get("web").map_or_else(|| root.join("web"), PathBuf::from),
+        pkg_root: a.get("pkg").map_or_else(|| root.join("pkg"), PathBuf::from),
+        header_timeout: Duration::from_millis(positive(
+            &a,
+            "header-timeout-ms",
+            defaults.header_timeout.as_millis() as usize,
+        )? as u64),
+        // The connection's own inactivity bound outlasts the session's idle timeout
+        // (which closes the WebSocket properly): it is only the backstop after an upgrade.
+        idle_timeout: defaults.idle_timeout.max(limits.idle + Duration::from_secs(5)),
+        max_connections: positive(&a, "max-connections", defaults.max_connections)?,
+        max_per_client: positive(&a, "max-per-client", defaults.max_per_client)?,
+        ..defaults
+    };
+    if !static_cfg.web_root.join("index.html").is_file() {
+        eprintln!(
+            "pgasync relay: note: {}/index.html not found: the page is not served here (pass --root or --web)",
+            static_cfg.web_root.display()
+        );
+    }
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::Failed(e.to_string()))?;
+    rt.block_on(async move {
+        let listener = TcpListener::bind((bind.as_str(), port))
+            .await
+            .map_err(|e| CliError::Failed(format!("cannot listen on {bind}:{port}: {e}")))?;
+        let addr = listener.local_addr().map_err(|e| CliError::Failed(e.to_string()))?;
+        let loopback = addr.ip().is_loopback();
+        let host_check =
+            if loopback || !allow_hosts.is_empty() { HostCheck::Allow(allow_hosts.clone()) } else { HostCheck::Off };
+        if !loopback {
+            eprintln!(
+                "pgasync relay: warning: listening on {addr}, beyond loopback: anyone who can reach this machine \
+                 can read the page and files under {} and {}, and reach the configured PostgreSQL servers \
+                 through the relay from a page of an allowed origin. {}.",
+                static_cfg.web_root.display(),
+                static_cfg.pkg_root.display(),
+                if allow_hosts.is_empty() { "Host checking is off" } else { "Host checking is on" }
+            );
+        }
+        let (stop_tx, stop_rx) = watch::channel(false);
+        let relay = Arc::new(Relay {
+            origins: own_origins(addr, &allow_hosts).into_iter().chain(origins).collect(),
+            host_check: host_check.clone(),
+            sessions: Arc::new(ConnLimits::new(limits.max_sessions, limits.max_sessions_per_client)),
+            static_cfg: static_files::Config { host_check, ..static_cfg },
+            targets,
+            limits,
+            metrics: Metrics::default(),
+            next_id: AtomicU64::new(1),
+            stop: stop_rx,
+        });
+        let names: Vec<&str> = relay.targets.keys().map(String::as_str).collect();
+        eprintln!("pgasync relay: targets: {}", if names.is_empty() { "(none)".into() } else { names.join(", ") });
+        println!("pgasync relay: http://{addr}/  (Ctrl-C to stop)");
+        serve(listener, relay, stop_tx, shutdown_signal()).await;
+        Ok(())
+    })
+}
+
+/// Resolves on SIGINT or SIGTERM.
+async fn shutdown_signal() {
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+    let term = async {
+        match term.as_mut() {
+            Some(t) => {
+                t.recv().await;
+            }
+            None => std::future::pending().await,
+        }
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = term => {}
+    }
+    eprintln!("pgasync relay: shutting down");
+}
+
+/// Splits the repeatable `--NAME VALUE` (or `--NAME=VALUE`) out of `argv`.
+fn take_repeated(argv: &[String], name: &str) -> Result<(Vec<String>, Vec<String>), CliError> {
+    let (flag, prefix) = (format!("--{name}"), format!("--{name}="));
+    let (mut rest, mut values) = (Vec::new(), Vec::new());
+    let mut it = argv.iter();
+    while let Some(a) = it.next() {
+        if *a == flag {
+            values.push(it.next().ok_or_else(|| CliError::Usage(format!("{flag} needs a value")))?.clone());
+        } else if let Some(v) = a.strip_prefix(&prefix) {
+            values.push(v.to_string());
+        } else {
+            rest.push(a.clone());
+        }
+    }
+    Ok((rest, values))
+}
+
+/// The targets of `--config` and `--target` (a flag replaces the file's entry of the
+/// same name), with `--delay` applied.
+fn targets_from(
+    config: Option<&str>,
+    flags: &[String],
+    delays: &[String],
+) -> Result<BTreeMap<String, Target>, CliError> {
+    let mut targets = BTreeMap::new();
+    if let Some(path) = config {
+        let text = std::fs::read_to_string(path).map_err(|e| CliError::Usage(format!("--config {path}: {e}")))?;
+        let file: FileConfig = toml::from_str(&text).map_err(|e| CliError::Usage(format!("--config {path}: {e}")))?;
+        for (name, t) in file.targets {
+            let delay = t.delay.as_deref().map(parse_delay).transpose();
+            let delay = delay.map_err(|e| CliError::Usage(format!("--config {path}: targets.{name}.delay: {e}")))?;
+            targets.insert(
+                checked_name(&name)?,
+                Target { addr: checked_addr(&t.addr)?, delay: delay.unwrap_or_default() },
+            );
+        }
+    }
+    for f in flags {
+        let (name, addr) =
+            f.split_once('=').ok_or_else(|| CliError::Usage(format!("--target {f}: expected NAME=HOST:PORT")))?;
+        targets.insert(checked_name(name)?, Target { addr: checked_addr(addr)?, delay: Duration::ZERO });
+    }
+    for d in delays {
+        let (name, value) =
+            d.split_once('=').ok_or_else(|| CliError::Usage(format!("--delay {d}: expected NAME=20ms")))?;
+        let t =
+            targets.get_mut(name).ok_or_else(|| CliError::Usage(format!("--delay {d}: no target named \"{name}\"")))?;
+        t.delay = parse_delay(value).map_err(|e| CliError::Usage(format!("--delay {d}: {e}")))?;
+    }
+    Ok(targets)
+}
+
+/// A target name: what may follow `/shard/` in a URL path as it is.
+fn checked_name(name: &str) -> Result<String, CliError> {
+    let ok = !name.is_empty()
+        && name.len() <= 63
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    ok.then(|| name.to_string())
+        .ok_or_else(|| CliError::Usage(format!("target name \"{name}\": use 1 to 63 letters, digits, _ or -")))
+}
+
+/// `host:port` or `[v6]:port`.
+fn checked_addr(addr: &str) -> Result<String, CliError> {
+    let port = addr.rsplit_once(':').map(|(h, p)| (h, p.parse::<u16>()));
+    match port {
+        Some((host, Ok(p))) if !host.is_empty() && p > 0 => Ok(addr.to_string()),
+        _ => Err(CliError::Usage(format!("target address \"{addr}\": expected HOST:PORT"))),
+    }
+}
+
+/// `20ms`, `1.5ms`, `500us`, `2s` or `0`; at most [`MAX_DELAY`].
+fn parse_delay(text: &str) -> Result<Duration, String> {
+    let split = text.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(text.len());
+    let (num, unit) = text.split_at(split);
+    let plain = !num.is_empty() && num.matches('.').count() <= 1 && !num.starts_with('.') && !num.ends_with('.');
+    let value: f64 = num.parse().ok().filter(|_| plain).ok_or_else(|| format!("\"{text}\" is not a duration"))?;
+    let scale = match unit {
+        "us" => 1e-6,
+        "ms" => 1e-3,
+        "s" => 1.0,
+        "" if value == 0.0 => 0.0,
+        _ => return Err(format!("\"{text}\": give a unit: us, ms or s")),
+    };
+    let d = Duration::from_secs_f64(value * scale);
+    if d > MAX_DELAY {
+        return Err(format!("\"{text}\" is above {MAX_DELAY:?}"));
+    }
+    Ok(d)
+}
+
+/// `scheme://host[:port]`, lower-cased, as browsers send it in Origin.
+fn parse_origin(o: &str) -> Result<String, CliError> {
+    let lower = o.trim_end_matches('/').to_ascii_lowercase();
+    let rest = lower.strip_prefix("http://").or_else(|| lower.strip_prefix("https://"));
+    match rest {
+        Some(host) if static_files::host_allowed(host, &[host.to_string()]) => Ok(lower),
+        _ => Err(CliError::Usage(format!("--allow-origin {o}: expected http(s)://HOST[:PORT]"))),
+    }
+}
+
+/// The origins of pages this relay serves itself.
+fn own_origins(addr: SocketAddr, allow_hosts: &[String]) -> Vec<String> {
+    let port = addr.port();
+    let mut hosts: Vec<String> = vec!["127.0.0.1".into(), "localhost".into(), "[::1]".into()];
+    if !addr.ip().is_unspecified() {
+        hosts.push(match addr.ip() {
+            IpAddr::V4(ip) => ip.to_string(),
+            IpAddr::V6(ip) => format!("[{ip}]"),
+        });
+    }
+    hosts.extend(allow_hosts.iter().map(|h| h.to_ascii_lowercase()));
+    let mut out = Vec::new();
+    for h in hosts {
+        out.push(format!("http://{h}:{port}"));
+        if port == 80 {
+            out.push(format!("http://{h}"));
+        }
+    }
+    out
+}
+
+fn positive(a: &Args, name: &str, default: usize) -> Result<usize, CliError> {
+    match a.num::<usize>(name)? {
+        Some(0) => Err(CliError::Usage(format!("--{name} must be at least 1"))),
+        Some(n) => Ok(n),
+        None => Ok(default),
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// The server
+
+struct Relay {
+    targets: BTreeMap<String, Target>,
+    /// Origins an upgrade may carry.
+    origins: Vec<String>,
+    /// For the relay's own paths (the static service checks its own).
+    host_check: HostCheck,
+    static_cfg: static_files::Config,
+    limits: Limits,
+    sessions: Arc<ConnLimits>,
+    metrics: Metrics,
+    next_id: AtomicU64,
+    /// Turns true on shutdown.
+    stop: watch::Receiver<bool>,
+}
+
+/// Accepts connections until `shutdown`, then stops accepting, tells every session to
+/// cancel and close, and waits (a bounded time) for them.
+async fn serve(
+    listener: TcpListener,
+    relay: Arc<Relay>,
+    stop: watch::Sender<bool>,
+    shutdown: impl std::future::Future<Output = ()>,
+) {
+    let limits = Arc::new(ConnLimits::new(relay.static_cfg.max_connections, relay.static_cfg.max_per_client));
+    let mut tasks = tokio::task::JoinSet::new();
+    tokio::pin!(shutdown);
+    loop {
+        tokio::select! {
+            _ = &mut shutdown => break,
+            Some(_) = tasks.join_next(), if !tasks.is_empty() => {}
+            accepted = listener.accept() => match accepted {
+                Ok((stream, peer)) => match limits.try_acquire(peer.ip()) {
+                    Some(permit) => {
+                        let relay = relay.clone();
+                        tasks.spawn(async move {
+                            connection(stream, peer, relay).await;
+                            drop(permit);
+                        });
+                    }
+                    None => {
+                        relay.metrics.refuse(Refusal::Connections);
+                        static_files::refuse_busy(stream);
+                    }
+                },
+                // Out of descriptors: back off rather than spin.
+                Err(_) => tokio::time::sleep(Duration::from_millis(50)).await,
+            },
+        }
+    }
+    drop(listener);
+    let _ = stop.send(true);
+    let deadline = Instant::now() + SHUTDOWN_GRACE;
+    while (relay.metrics.active.load(Ordering::SeqCst) > 0 || !tasks.is_empty()) && Instant::now() < deadline {
+        tokio::select! {
+            _ = tasks.join_next(), if !tasks.is_empty() => {}
+            _ = tokio::time::sleep(Duration::from_millis(10)) => {}
+        }
+    }
+    tasks.abort_all();
+}
+
+/// One HTTP connection: requests until it closes or upgrades (the session then runs in
+/// a task of its own).
+async fn connection(stream: TcpStream, peer: SocketAddr, relay: Arc<Relay>) {
+    let _ = stream.set_nodelay(true);
+    let io = TokioIo::new(IdleIo::new(stream, relay.static_cfg.idle_timeout));
+    let svc_relay = relay.clone();
+    let service = hyper::service::service_fn(move |req: Request<Incoming>| {
+        let relay = svc_relay.clone();
+        async move { Ok::<_, std::convert::Infallible>(handle(req, peer, relay).await) }
+    });
+    let conn = static_files::http1_builder(&relay.static_cfg).serve_connection(io, service).with_upgrades();
+    tokio::pin!(conn);
+    let mut stop = relay.stop.clone();
+    tokio::select! {
+        _ = conn.as_mut() => return,
+        _ = stop.wait_for(|s| *s) => conn.as_mut().graceful_shutdown(),
+    }
+    let _ = conn.await;
+}
+
+async fn handle(req: Request<Incoming>, peer: SocketAddr, relay: Arc<Relay>) -> Response<Body> {
+    let path = req.uri().path();
+    let own = matches!(path, "/health" | "/targets" | "/metrics") || path.starts_with("/shard/");
+    if !own {
+        return static_files::respond(&req, &relay.static_cfg).await;
+    }
+    if let Err(status) = check_host(&req, &relay.host_check) {
+        relay.metrics.refuse(Refusal::Host);
+        return text(status, "text/plain; charset=utf-8", status.canonical_reason().unwrap_or("refused"));
+    }
+    if let Some(name) = path.strip_prefix("/shard/") {
+        let name = name.to_string();
+        return upgrade(req, &name, peer, relay).await;
+    }
+    if req.method() != Method::GET && req.method() != Method::HEAD {
+        let mut r = text(StatusCode::METHOD_NOT_ALLOWED, "text/plain; charset=utf-8", "method not allowed");
+        r.headers_mut().insert(header::ALLOW, HeaderValue::from_static("GET, HEAD"));
+        return r;
+    }
+    match path {
+        "/health" => text(StatusCode::OK, "text/plain; charset=utf-8", "ok"),
+        "/targets" => {
+            let names: Vec<&String> = relay.targets.keys().collect();
+            let json = serde_json::to_string(&names).unwrap_or_else(|_| "[]".into());
+            text(StatusCode::OK, "application/json", &json)
+        }
+        _ => text(StatusCode::OK, "text/plain; version=0.0.4; charset=utf-8", &relay.metrics.render()),
+    }
+}
+
+/// 400 for a missing or repeated Host, 403 for one not allowed.
+fn check_host<B>(req: &Request<B>, check: &HostCheck) -> Result<(), StatusCode> {
+    let mut hosts = req.headers().get_all(header::HOST).iter();
+    let (Some(host), None) = (hosts.next(), hosts.next()) else {
+        return Err(StatusCode::BAD_REQUEST);
+    };
+    let host = host.to_str().map_err(|_| StatusCode::BAD_REQUEST)?;
+    match check {
+        HostCheck::Allow(extra) if !static_files::host_allowed(host, extra) => Err(StatusCode::FORBIDDEN),
+        _ => Ok(()),
+    }
+}
+
+fn text(status: StatusCode, content_type: &'static str, body: &str) -> Response<Body> {
+    let body = format!("{body}\n");
+    let len = body.len();
+    let mut r = Response::new(Body::bytes(Bytes::from(body)));
+    *r.status_mut() = status;
+    let h = r.headers_mut();
+    h.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    h.insert(header::CONTENT_LENGTH, HeaderValue::from(len));
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    h.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    r
+}
+
+/// Whether header `name` holds `token` in its comma-separated list (case-insensitive).
+fn has_token<B>(req: &Request<B>, name: header::HeaderName, token: &str) -> bool {
+    req.headers()
+        .get_all(name)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .any(|t| t.trim().eq_ignore_ascii_case(token))
+}
+
+/// `/shard/<name>`: checks the upgrade, connects to the target and answers 101, or
+/// refuses with a plain HTTP status.
+async fn upgrade(mut req: Request<Incoming>, name: &str, peer: SocketAddr, relay: Arc<Relay>) -> Response<Body> {
+    let refuse = |why: Refusal, status: StatusCode, msg: &str| {
+        relay.metrics.refuse(why);
+        text(status, "text/plain; charset=utf-8", msg)
+    };
+    if let Some(origin) = req.headers().get(header::ORIGIN) {
+        let origin = origin.to_str().unwrap_or("").to_ascii_lowercase();
+        if !relay.origins.contains(&origin) {
+            return refuse(Refusal::Origin, StatusCode::FORBIDDEN, "origin not allowed");
+        }
+    }
+    let Some(target) = relay.targets.get(name).cloned() else {
+        return refuse(Refusal::UnknownTarget, StatusCode::NOT_FOUND, "no such target");
+    };
+    let key = req.headers().get(header::SEC_WEBSOCKET_KEY).cloned();
+    let websocket = req.method() == Method::GET
+        && has_token(&req, header::CONNECTION, "upgrade")
+        && has_token(&req, header::UPGRADE, "websocket")
+        && req.headers().get(header::SEC_WEBSOCKET_VERSION).is_some_and(|v| v == "13");
+    let (true, Some(key)) = (websocket, key) else {
+        let mut r =
+            refuse(Refusal::NotWebSocket, StatusCode::UPGRADE_REQUIRED, "a WebSocket upgrade (version 13) is expected");
+        r.headers_mut().insert(header::SEC_WEBSOCKET_VERSION, HeaderValue::from_static("13"));
+        return r;
+    };
+    let Some(permit) = relay.sessions.try_acquire(peer.ip()) else {
+        let mut r = refuse(Refusal::Sessions, StatusCode::SERVICE_UNAVAILABLE, "too many sessions");
+        r.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+        return r;
+    };
+    let tcp = match tokio::time::timeout(relay.limits.connect, TcpStream::connect(&target.addr)).await {
+        Ok(Ok(tcp)) => tcp,
+        failed => {
+            let timed_out = failed.is_err();
+            let why = match failed {
+                Ok(Err(e)) => e.to_string(),
+                _ => "connect timeout".to_string(),
+            };
+            eprintln!("pgasync relay: error: {peer} -> {name}: cannot connect to {}: {why}", target.addr);
+            relay.metrics.errors.fetch_add(1, Ordering::Relaxed);
+            let status = if timed_out { StatusCode::GATEWAY_TIMEOUT } else { StatusCode::BAD_GATEWAY };
+            return refuse(Refusal::ConnectFailed, status, "cannot reach the target");
+        }
+    };
+    let _ = tcp.set_nodelay(true);
+    let on_upgrade = hyper::upgrade::on(&mut req);
+    let id = relay.next_id.fetch_add(1, Ordering::Relaxed);
+    let name = name.to_string();
+    tokio::spawn(async move {
+        match on_upgrade.await {
+            Ok(upgraded) => {
+                let config = WebSocketConfig::default()
+                    .max_message_size(Some(relay.limits.max_frame))
+                    .max_frame_size(Some(relay.limits.max_frame))
+                    .read_buffer_size(16 * 1024)
+                    .write_buffer_size(0);
+                let ws = WebSocketStream::from_raw_socket(TokioIo::new(upgraded), Role::Server, Some(config)).await;
+                let s = Session { id, name, target, peer, relay: relay.clone() };
+                s.run(ws, tcp).await;
+            }
+            Err(e) => {
+                relay.metrics.errors.fetch_add(1, Ordering::Relaxed);
+                eprintln!("pgasync relay: error: session {id} ({peer} -> {name}): upgrade failed: {e}");
+            }
+        }
+        drop(permit);
+    });
+    let mut r = Response::new(Body::empty());
+    *r.status_mut() = StatusCode::SWITCHING_PROTOCOLS;
+    let h = r.headers_mut();
+    h.insert(header::CONNECTION, HeaderValue::from_static("upgrade"));
+    h.insert(header::UPGRADE, HeaderValue::from_static("websocket"));
+    let accept = tungstenite::handshake::derive_accept_key(key.as_bytes());
+    h.insert(header::SEC_WEBSOCKET_ACCEPT, HeaderValue::from_str(&accept).expect("base64 is a header value"));
+    r
+}
+
+// ---------------------------------------------------------------------------------
+// Sessions
+
+type Ws = WebSocketStream<TokioIo<hyper::upgrade::Upgraded>>;
+
+struct Session {
+    id: u64,
+    name: String,
+    target: Target,
+    peer: SocketAddr,
+    relay: Arc<Relay>,
+}
+
+/// Why a session ended.
+#[derive(Debug)]
+enum End {
+    BrowserClosed,
+    BrowserError(String),
+    TooBig,
+    TextFrame,
+    Idle,
+    Shutdown,
+    ServerClosed,
+    ServerError(String),
+}
+
+impl End {
+    /// Whether the browser's side ended first (then the backend may be mid-query).
+    fn browser_side(&self) -> bool {
+        !matches!(self, End::ServerClosed | End::ServerError(_))
+    }
+
+    fn is_error(&self) -> bool {
+        matches!(self, End::BrowserError(_) | End::ServerError(_) | End::TooBig | End::TextFrame)
+    }
+
+    /// The close frame the browser gets, if it is still there to get one.
+    fn close_frame(&self) -> Option<CloseFrame> {
+        let (code, reason) = match self {
+            End::BrowserClosed | End::BrowserError(_) => return None,
+            End::TooBig => (CloseCode::Size, "message too big"),
+            End::TextFrame => (CloseCode::Unsupported, "binary frames only"),
+            End::Idle => (CloseCode::Normal, "idle timeout"),
+            End::Shutdown => (CloseCode::Away, "relay shutting down"),
+            End::ServerClosed => (CloseCode::Normal, "server closed the connection"),
+            End::ServerError(_) => (CloseCode::Error, "server connection failed"),
+        };
+        Some(CloseFrame { code, reason: reason.into() })
+    }
+
+    fn describe(&self) -> String {
+        match self {
+            End::BrowserClosed => "browser closed".into(),
+            End::BrowserError(e) => format!("browser connection failed: {e}"),
+            End::TooBig => "browser sent a message over the size limit".into(),
+            End::TextFrame => "browser sent a text frame".into(),
+            End::Idle => "idle timeout".into(),
+            End::Shutdown => "relay shutting down".into(),
+            End::ServerClosed => "server closed".into(),
+            End::ServerError(e) => format!("server connection failed: {e}"),
+        }
+    }
+}
+
+/// A chunk on its way, holding its share of the direction's buffer.
+struct Chunk {
+    due: Instant,
+    data: Bytes,
+    _permit: OwnedSemaphorePermit,
+}
+
+/// What both directions of a session share.
+struct Shared<'a> {
+    metrics: &'a Metrics,
+    started: Instant,
+    /// Milliseconds since `started` of the last byte read from either side.
+    last_ms: AtomicU64,
+    to_server: AtomicU64,
+    to_browser: AtomicU64,
+    conv: Conversation,
+}
+
+impl Shared<'_> {
+    fn touch(&self) {
+        self.last_ms.store(self.started.elapsed().as_millis() as u64, Ordering::Relaxed);
+    }
+}
+
+impl Session {
+    async fn run(self, ws: Ws, tcp: TcpStream) {
+        let m = &self.relay.metrics;
+        m.sessions.fetch_add(1, Ordering::Relaxed);
+        m.active.fetch_add(1, Ordering::SeqCst);
+        eprintln!("pgasync relay: session {} open: {} -> {} ({})", self.id, self.peer, self.name, self.target.addr);
+        let shared = Shared {
+            metrics: m,
+            started: Instant::now(),
+            last_ms: AtomicU64::new(0),
+            to_server: AtomicU64::new(0),
+            to_browser: AtomicU64::new(0),
+            conv: Conversation::default(),
+        };
+        let (mut ws_tx, mut ws_rx) = ws.split();
+        let (mut tcp_rx, mut tcp_tx) = tcp.into_split();
+        let half = self.target.delay / 2;
+        let limits = &self.relay.limits;
+        let (up_tx, up_rx) = mpsc::unbounded_channel();
+        let (down_tx, down_rx) = mpsc::unbounded_channel();
+        let up = pump(
+            browser_reader(
+                &mut ws_rx,
+                up_tx,
+                Arc::new(Semaphore::new(limits.max_buffer)),
+                limits.max_buffer,
+                half,
+                &shared,
+            ),
+            server_writer(&mut tcp_tx, up_rx, &shared),
+        );
+        let down = pump(
+            server_reader(
+                &mut tcp_rx,
+                down_tx,
+                Arc::new(Semaphore::new(limits.max_buffer)),
+                limits.max_buffer,
+                half,
+                &shared,
+            ),
+            browser_writer(&mut ws_tx, down_rx, &shared),
+        );
+        let mut stop = self.relay.stop.clone();
+        let end = tokio::select! {
+            e = up => e,
+            e = down => e,
+            e = idle_watch(&shared, limits.idle) => e,
+            _ = stop.wait_for(|s| *s) => End::Shutdown,
+        };
+        // The browser is gone (or going) while the backend may still be working for it:
+        // cancel that work, or the backend runs on after its client left.
+        let mut cancelled = false;
+        if end.browser_side() && shared.conv.busy() {
+            if let Some((pid, key)) = shared.conv.key() {
+                match send_cancel(&self.target.addr, pid, &key, limits.connect).await {
+                    Ok(()) => {
+                        cancelled = true;
+                        m.cancels.fetch_add(1, Ordering::Relaxed);
+                    }
+                    Err(e) => {
+                        m.errors.fetch_add(1, Ordering::Relaxed);
+                        eprintln!("pgasync relay: error: session {}: cancel request failed: {e}", self.id);
+                    }
+                }
+            }
+        }
+        let _ = tcp_tx.shutdown().await;
+        drop((tcp_tx, tcp_rx));
+        if let Some(frame) = end.close_frame() {
+            close_browser(&mut ws_tx, &mut ws_rx, frame).await;
+        }
+        if end.is_error() {
+            m.errors.fetch_add(1, Ordering::Relaxed);
+        }
+        m.active.fetch_sub(1, Ordering::SeqCst);
+        eprintln!(
+            "pgasync relay: session {} closed: {}{}; {} B to server, {} B to browser, {:.3} s",
+            self.id,
+            end.describe(),
+            if cancelled { "; query cancelled" } else { "" },
+            shared.to_server.load(Ordering::Relaxed),
+            shared.to_browser.load(Ordering::Relaxed),
+            shared.started.elapsed().as_secs_f64()
+        );
+    }
+}
+
+/// One direction: `reader` fills the queue and returns why its side ended (dropping the
+/// queue's sender); `writer` empties it and returns `None` once it is drained, or why
+/// it failed. The direction ends when both are done (what was read is delivered), or
+/// at the writer's failure.
+async fn pump(
+    reader: impl std::future::Future<Output = End>,
+    writer: impl std::future::Future<Output = Option<End>>,
+) -> End {
+    tokio::pin!(reader, writer);
+    let mut ended = None;
+    loop {
+        tokio::select! {
+            e = &mut reader, if ended.is_none() => ended = Some(e),
+            w = &mut writer => return w.or(ended).unwrap_or(End::ServerClosed),
+        }
+    }
+}
+
+/// Browser → queue: binary messages, each holding its share of the buffer (so a full
+/// buffer stops the reading).
+async fn browser_reader(
+    ws: &mut futures_util::stream::SplitStream<Ws>,
+    queue: mpsc::UnboundedSender<Chunk>,
+    budget: Arc<Semaphore>,
+    max_buffer: usize,
+    delay: Duration,
+    shared: &Shared<'_>,
+) -> End {
+    let mut client = ClientTracker::default();
+    loop {
+        let data = match ws.next().await {
+            Some(Ok(Message::Binary(data))) => data,
+            Some(Ok(Message::Text(_))) => return End::TextFrame,
+            Some(Ok(Message::Close(_))) | None => return End::BrowserClosed,
+            Some(Ok(_)) => continue, // ping, pong: tungstenite answers pings itself
+            Some(Err(tungstenite::Error::Capacity(_))) => return End::TooBig,
+            Some(Err(e)) => return End::BrowserError(e.to_string()),
+        };
+        if data.is_empty() {
+            continue;
+        }
+        shared.touch();
+        client.feed(&data, &shared.conv);
+        let Ok(permit) = budget.clone().acquire_many_owned(data.len().min(max_buffer) as u32).await else {
+            return End::BrowserClosed;
+        };
+        if queue.send(Chunk { due: Instant::now() + delay, data, _permit: permit }).is_err() {
+            return End::BrowserClosed;
+        }
+    }
+}
+
+/// Queue → server.
+async fn server_writer(
+    tcp: &mut tokio::net::tcp::OwnedWriteHalf,
+    mut queue: mpsc::UnboundedReceiver<Chunk>,
+    shared: &Shared<'_>,
+) -> Option<End> {
+    while let Some(chunk) = queue.recv().await {
+        tokio::time::sleep_until(chunk.due).await;
+        if let Err(e) = tcp.write_all(&chunk.data).await {
+            return Some(End::ServerError(e.to_string()));
+        }
+        shared.to_server.fetch_add(chunk.data.len() as u64, Ordering::Relaxed);
+        shared.metrics.to_server.fetch_add(chunk.data.len() as u64, Ordering::Relaxed);
+    }
+    None
+}
+
+/// Server → queue, in chunks of at most [`SERVER_CHUNK`].
+async fn server_reader(
+    tcp: &mut tokio::net::tcp::OwnedReadHalf,
+    queue: mpsc::UnboundedSender<Chunk>,
+    budget: Arc<Semaphore>,
+    max_buffer: usize,
+    delay: Duration,
+    shared: &Shared<'_>,
+) -> End {
+    let mut server = ServerTracker::default();
+    let mut buf = vec![0u8; SERVER_CHUNK];
+    loop {
+        let n = match tcp.read(&mut buf).await {
+            Ok(0) => return End::ServerClosed,
+            Ok(n) => n,
+            Err(e) => return End::ServerError(e.to_string()),
+        };
+        shared.touch();
+        server.feed(&buf[..n], &shared.conv);
+        let Ok(permit) = budget.clone().acquire_many_owned(n.min(max_buffer) as u32).await else {
+            return End::ServerClosed;
+        };
+        let data = Bytes::copy_from_slice(&buf[..n]);
+        if queue.send(Chunk { due: Instant::now() + delay, data, _permit: permit }).is_err() {
+            return End::ServerClosed;
+        }
+    }
+}
+
+/// Queue → browser, one binary message per chunk.
+async fn browser_writer(
+    ws: &mut futures_util::stream::SplitSink<Ws, Message>,
+    mut queue: mpsc::UnboundedReceiver<Chunk>,
+    shared: &Shared<'_>,
+) -> Option<End> {
+    while let Some(chunk) = queue.recv().await {
+        tokio::time::sleep_until(chunk.due).await;
+        let len = chunk.data.len() as u64;
+        if let Err(e) = ws.send(Message::Binary(chunk.data.clone())).await {
+            return Some(End::BrowserError(e.to_string()));
+        }
+        shared.to_browser.fetch_add(len, Ordering::Relaxed);
+        shared.metrics.to_browser.fetch_add(len, Ordering::Relaxed);
+    }
+    None
+}
+
+/// Resolves once no byte has been read from either side for `idle`.
+async fn idle_watch(shared: &Shared<'_>, idle: Duration) -> End {
+    loop {
+        let deadline = shared.started + Duration::from_millis(shared.last_ms.load(Ordering::Relaxed)) + idle;
+        if Instant::now() >= deadline {
+            return End::Idle;
+        }
+        tokio::time::sleep_until(deadline).await;
+    }
+}
+
+/// Sends the close frame and waits a moment for the browser's answer, so the frame is
+/// not lost to a reset of a connection with unread bytes.
+async fn close_browser(
+    tx: &mut futures_util::stream::SplitSink<Ws, Message>,
+    rx: &mut futures_util::stream::SplitStream<Ws>,
+    frame: CloseFrame,
+) {
+    let _ = tokio::time::timeout(Duration::from_secs(1), async {
+        if tx.send(Message::Close(Some(frame))).await.is_ok() {
+            while let Some(Ok(_)) = rx.next().await {}
+        }
+    })
+    .await;
+}
+
+/// PostgreSQL's CancelRequest for backend `pid` with its secret `key`, on a new
+/// connection to `addr`; waits (bounded) for the server to close that connection,
+/// which it does once it has signalled the backend.
+async fn send_cancel(addr: &str, pid: u32, key: &[u8], timeout: Duration) -> std::io::Result<()> {
+    let timed_out = |_| std::io::Error::new(std::io::ErrorKind::TimedOut, "timed out");
+    let mut s = tokio::time::timeout(timeout, TcpStream::connect(addr)).await.map_err(timed_out)??;
+    let mut msg = Vec::with_capacity(12 + key.len());
+    msg.extend_from_slice(&(12 + key.len() as u32).to_be_bytes());
+    msg.extend_from_slice(&CANCEL_REQUEST.to_be_bytes());
+    msg.extend_from_slice(&pid.to_be_bytes());
+    msg.extend_from_slice(key);
+    s.write_all(&msg).await?;
+    let _ = tokio::time::timeout(timeout, s.read(&mut [0u8; 1])).await;
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------
+// Following the PostgreSQL conversation (framing only; payload is never kept)
+
+/// What the relay knows of the conversation: enough to cancel the backend's query.
+#[derive(Default)]
+struct Conversation {
+    /// ReadyForQuery answers still due: one per StartupMessage, Query, Sync and
+    /// FunctionCall sent, less one per ReadyForQuery received.
+    awaiting: AtomicI64,
+    /// An extended-query message (Parse, Bind, Execute, Describe, Close, Flush) was sent
+    /// since the last Sync: results may come with no ReadyForQuery.
+    unsynced: AtomicBool,
+    /// Single-byte answers due (to SSLRequest and GSSENCRequest).
+    single_bytes: AtomicU32,
+    /// A stream could not be followed (TLS, bad framing): assume a query is under way.
+    lost: AtomicBool,
+    /// BackendKeyData: pid and secret key.
+    key: Mutex<Option<(u32, Vec<u8>)>>,
+}
+
+impl Conversation {
+    fn busy(&self) -> bool {
+        self.lost.load(Ordering::SeqCst)
+            || self.awaiting.load(Ordering::SeqCst) > 0
+            || self.unsynced.load(Ordering::SeqCst)
+    }
+
+    fn key(&self) -> Option<(u32, Vec<u8>)> {
+        self.key.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+}
+
+/// One message's start, as [`Framing`] yields it.
+struct MsgStart {
+    /// `None` for the untyped startup-phase packets.
+    ty: Option<u8>,
+    /// The first body bytes the caller asked for.
+    prefix: Vec<u8>,
+}
+
+/// Splits a byte stream (in chunks of any size) into PostgreSQL messages: a type byte
+/// (once `typed`) and a big-endian length that counts itself. Only the first bytes of
+/// a body asked for are copied; the rest is skipped.
+#[derive(Default)]
+struct Framing {
+    typed: bool,
+    head: Vec<u8>,
+    /// The current message once its header is in: type and body length.
+    msg: Option<(Option<u8>, usize)>,
+    want: usize,
+    prefix: Vec<u8>,
+    /// Body bytes left to skip.
+    skip: usize,
+}
+
+/// Messages above this are not PostgreSQL's (its limit is 1 GB).
+const MAX_MESSAGE: usize = 1 << 30;
+
+impl Framing {
+    fn at_boundary(&self) -> bool {
+        self.head.is_empty() && self.msg.is_none() && self.skip == 0
+    }
+
+    /// Consumes `data` up to the next message start (returned) or its end (`Ok(None)`);
+    /// `want(type, body length)` says how many body bytes to return with it.
+    fn next(&mut self, data: &mut &[u8], want: impl Fn(Option<u8>, usize) -> usize) -> Result<Option<MsgStart>, ()> {
+        loop {
+            if self.skip > 0 {
+                let n = self.skip.min(data.len());
+                *data = &data[n..];
+                self.skip -= n;
+                if self.skip > 0 {
+                    return Ok(None);
+                }
+            }
+            if let Some((ty, body)) = self.msg {
+                let n = (self.want - self.prefix.len()).min(data.len());
+                self.prefix.extend_from_slice(&data[..n]);
+                *data = &data[n..];
+                if self.prefix.len() < self.want {
+                    return Ok(None);
+                }
+                self.msg = None;
+                self.skip = body - self.want;
+                return Ok(Some(MsgStart { ty, prefix: std::mem::take(&mut self.prefix) }));
+            }
+            let head_len = if self.typed { 5 } else { 4 };
+            if data.is_empty() {
+                return Ok(None);
+            }
+            let n = (head_len - self.head.len()).min(data.len());
+            self.head.extend_from_slice(&data[..n]);
+            *data = &data[n..];
+            if self.head.len() < head_len {
+                return Ok(None);
+            }
+            let len = u32::from_be_bytes(self.head[head_len - 4..].try_into().expect("4 bytes")) as usize;
+            if !(4..=MAX_MESSAGE).contains(&len) {
+                return Err(());
+            }
+            let ty = self.typed.then(|| self.head[0]);
+            self.head.clear();
+            let body = len - 4;
+            self.want = want(ty, body).min(body);
+            self.msg = Some((ty, body));
+        }
+    }
+}
+
+/// The browser's stream: startup packets, then typed messages.
+#[derive(Default)]
+struct ClientTracker {
+    framing: Framing,
+    lost: bool,
+}
+
+impl ClientTracker {
+    fn feed(&mut self, mut data: &[u8], conv: &Conversation) {
+        while !self.lost && !data.is_empty() {
+            let msg = match self.framing.next(&mut data, |ty, _| if ty.is_none() { 4 } else { 0 }) {
+                Ok(Some(m)) => m,
+                Ok(None) => return,
+                Err(()) => return self.lose(conv),
+            };
+            match msg.ty {
+                None if msg.prefix.len() < 4 => return self.lose(conv),
+                None => match u32::from_be_bytes(msg.prefix[..4].try_into().expect("4 bytes")) {
+                    SSL_REQUEST | GSSENC_REQUEST => {
+                        conv.single_bytes.fetch_add(1, Ordering::SeqCst);
+                    }
+                    // A StartupMessage (protocol 3.x): typed messages follow.
+                    v if v >> 16 == 3 => {
+                        self.framing.typed = true;
+                        conv.awaiting.fetch_add(1, Ordering::SeqCst);
+                    }
+                    _ => return self.lose(conv),
+                },
+                Some(b'Q' | b'F') => {
+                    conv.awaiting.fetch_add(1, Ordering::SeqCst);
+                }
+                Some(b'S') => {
+                    conv.awaiting.fetch_add(1, Ordering::SeqCst);
+                    conv.unsynced.store(false, Ordering::SeqCst);
+                }
+                Some(b'P' | b'B' | b'E' | b'D' | b'C' | b'H') => conv.unsynced.store(true, Ordering::SeqCst),
+                Some(_) => {}
+            }
+        }
+    }
+
+    fn lose(&mut self, conv: &Conversation) {
+        self.lost = true;
+        conv.lost.store(true, Ordering::SeqCst);
+    }
+}
+
+/// The server's stream: typed messages, after any single-byte SSL/GSS answers.
+#[derive(Default)]
+struct ServerTracker {
+    framing: Framing,
+    lost: bool,
+}
+
+impl ServerTracker {
+    fn feed(&mut self, mut data: &[u8], conv: &Conversation) {
+        self.framing.typed = true;
+        while !self.lost && !data.is_empty() {
+            // The answer to an SSLRequest/GSSENCRequest is one byte; 'S' or 'G' means the
+            // stream turns to TLS/GSS, which we cannot follow. (The browser's client never
+            // asks, but nothing must break if one does.) The request was read before it
+            // could be answered, so the count is already up.
+            if self.framing.at_boundary() && conv.single_bytes.load(Ordering::SeqCst) > 0 {
+                conv.single_bytes.fetch_sub(1, Ordering::SeqCst);
+                let answer = data[0];
+                data = &data[1..];
+                if answer == b'S' || answer == b'G' {
+                    return self.lose(conv);
+                }
+                continue;
+            }
+            let want = |ty: Option<u8>, _| if ty == Some(b'K') { 4 + 256 } else { 0 };
+            match self.framing.next(&mut data, want) {
+                Ok(Some(m)) => match m.ty {
+                    Some(b'K') if m.prefix.len() >= 8 => {
+                        let pid = u32::from_be_bytes(m.prefix[..4].try_into().expect("4 bytes"));
+                        *conv.key.lock().unwrap_or_else(|e| e.into_inner()) = Some((pid, m.prefix[4..].to_vec()));
+                    }
+                    Some(b'Z') => {
+                        let _ =
+                            conv.awaiting.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| Some((n - 1).max(0)));
+                    }
+                    _ => {}
+                },
+                Ok(None) => return,
+                Err(()) => return self.lose(conv),
+            }
+        }
+    }
+
+    fn lose(&mut self, conv: &Conversation) {
+        self.lost = true;
+        conv.lost.store(true, Ordering::SeqCst);
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// Metrics
+
+#[derive(Clone, Copy)]
+enum Refusal {
+    Host,
+    Origin,
+    UnknownTarget,
+    NotWebSocket,
+    Sessions,
+    Connections,
+    ConnectFailed,
+}
+
+const REFUSALS: [&str; 7] =
+    ["host", "origin", "unknown_target", "not_websocket", "sessions", "connections", "connect_failed"];
+
+#[derive(Default)]
+struct Metrics {
+    sessions: AtomicU64,
+    active: AtomicUsize,
+    cancels: AtomicU64,
+    errors: AtomicU64,
+    refusals: [AtomicU64; 7],
+    /// Bytes of closed and open sessions are added as they move.
+    to_server: AtomicU64,
+    to_browser: AtomicU64,
+}
+
+impl Metrics {
+    fn refuse(&self, why: Refusal) {
+        self.refusals[why as usize].fetch_add(1, Ordering::Relaxed);
+    }
+
+    fn render(&self) -> String {
+        let mut out = String::new();
+        let mut metric = |name: &str, kind: &str, help: &str, rows: &[(String, u64)]| {
+            out += &format!("# HELP pgasync_relay_{name} {help}\n# TYPE pgasync_relay_{name} {kind}\n");
+            for (labels, v) in rows {
+                out += &format!("pgasync_relay_{name}{labels} {v}\n");
+            }
+        };
+        let load = |a: &AtomicU64| a.load(Ordering::Relaxed);
+        metric("sessions_total", "counter", "WebSocket sessions opened.", &[(String::new(), load(&self.sessions))]);
+        metric(
+            "sessions_active",
+            "gauge",
+            "WebSocket sessions open now.",
+            &[(String::new(), self.active.load(Ordering::SeqCst) as u64)],
+        );
+        metric(
+            "bytes_total",
+            "counter",
+            "Bytes relayed, by direction.",
+            &[
+                ("{direction=\"to_server\"}".into(), load(&self.to_server)),
+                ("{direction=\"to_browser\"}".into(), load(&self.to_browser)),
+            ],
+        );
+        let refusals: Vec<(String, u64)> =
+            REFUSALS.iter().zip(&self.refusals).map(|(r, n)| (format!("{{reason=\"{r}\"}}"), load(n))).collect();
+        metric("refusals_total", "counter", "Requests and connections refused, by reason.", &refusals);
+        metric(
+            "cancels_total",
+            "counter",
+            "CancelRequests sent for sessions the browser left mid-query.",
+            &[(String::new(), load(&self.cancels))],
+        );
+        metric("errors_total", "counter", "Session and connection errors.", &[(String::new(), load(&self.errors))]);
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn msg(ty: u8, body: &[u8]) -> Vec<u8> {
+        let mut m = vec![ty];
+        m.extend_from_slice(&(body.len() as u32 + 4).to_be_bytes());
+        m.extend_from_slice(body);
+        m
+    }
+
+    fn startup() -> Vec<u8> {
+        let body = b"\0\x03\0\0user\0postgres\0\0";
+        let mut m = (body.len() as u32 + 4).to_be_bytes().to_vec();
+        m.extend_from_slice(body);
+        m
+    }
+
+    #[test]
+    fn follows_a_conversation_in_any_chunking() {
+        let mut server = Vec::new();
+        server.extend(msg(b'R', &[0, 0, 0, 0]));
+        server.extend(msg(b'K', &[0, 0, 0, 42, 1, 2, 3, 4]));
+        server.extend(msg(b'Z', b"I"));
+        let mut client = startup();
+        client.extend(msg(b'Q', b"SELECT 1\0"));
+        for step in [1, 2, 3, 7, 1000] {
+            let conv = Conversation::default();
+            let (mut c, mut s) = (ClientTracker::default(), ServerTracker::default());
+            client.chunks(step).for_each(|ch| c.feed(ch, &conv));
+            assert!(conv.busy());
+            server.chunks(step).for_each(|ch| s.feed(ch, &conv));
+            assert_eq!(conv.key(), Some((42, vec![1, 2, 3, 4])), "step {step}");
+            // The startup is answered, the query is not.
+            assert!(conv.busy());
+            s.feed(&msg(b'Z', b"I"), &conv);
+            assert!(!conv.busy());
+            c.feed(&msg(b'P', b"\0x\0\0\0"), &conv);
+            assert!(conv.busy());
+        }
+    }
+
+    #[test]
+    fn ssl_refused_then_plain() {
+        let conv = Conversation::default();
+        let (mut c, mut s) = (ClientTracker::default(), ServerTracker::default());
+        let mut ssl = 8u32.to_be_bytes().to_vec();
+        ssl.extend_from_slice(&SSL_REQUEST.to_be_bytes());
+        c.feed(&ssl, &conv);
+        s.feed(b"N", &conv);
+        c.feed(&startup(), &conv);
+        s.feed(&msg(b'K', &[0, 0, 0, 7, 9, 9, 9, 9]), &conv);
+        s.feed(&msg(b'Z', b"I"), &conv);
+        assert_eq!(conv.key(), Some((7, vec![9; 4])));
+        assert!(!conv.busy());
+        // 'S' (TLS) cannot be followed: assume busy.
+        let conv = Conversation::default();
+        let (mut c, mut s) = (ClientTracker::default(), ServerTracker::default());
+        c.feed(&ssl, &conv);
+        s.feed(b"S\x16\x03", &conv);
+        assert!(conv.busy());
+    }
+
+    #[test]
+    fn delays() {
+        assert_eq!(parse_delay("20ms"), Ok(Duration::from_millis(20)));
+        assert_eq!(parse_delay("1.5ms"), Ok(Duration::from_micros(1500)));
+        assert_eq!(parse_delay("0"), Ok(Duration::ZERO));
+        assert_eq!(parse_delay("2s"), Ok(Duration::from_secs(2)));
+        for bad in ["", "ms", "20", "1e3ms", "-1ms", ".5ms", "11s", "20 ms", "1.2.3ms"] {
+            assert!(parse_delay(bad).is_err(), "{bad}");
+        }
+    }
+}
