@@ -764,8 +764,12 @@ impl Session {
         }
         let _ = tcp_tx.shutdown().await;
         drop((tcp_tx, tcp_rx));
-        if let Some(frame) = end.close_frame() {
-            close_browser(&mut ws_tx, &mut ws_rx, frame).await;
+        match end.close_frame() {
+            Some(frame) => close_browser(&mut ws_tx, &mut ws_rx, frame).await,
+            // The browser's close frame gets its answer (a dropped browser: nothing to do).
+            None => {
+                let _ = tokio::time::timeout(Duration::from_secs(1), ws_tx.close()).await;
+            }
         }
         if end.is_error() {
             m.errors.fetch_add(1, Ordering::Relaxed);
@@ -842,7 +846,7 @@ async fn server_writer(
     shared: &Shared<'_>,
 ) -> Option<End> {
     while let Some(chunk) = queue.recv().await {
-        tokio::time::sleep_until(chunk.due).await;
+        hold(chunk.due).await;
         if let Err(e) = tcp.write_all(&chunk.data).await {
             return Some(End::ServerError(e.to_string()));
         }
@@ -888,7 +892,7 @@ async fn browser_writer(
     shared: &Shared<'_>,
 ) -> Option<End> {
     while let Some(chunk) = queue.recv().await {
-        tokio::time::sleep_until(chunk.due).await;
+        hold(chunk.due).await;
         let len = chunk.data.len() as u64;
         if let Err(e) = ws.send(Message::Binary(chunk.data.clone())).await {
             return Some(End::BrowserError(e.to_string()));
@@ -897,6 +901,14 @@ async fn browser_writer(
         shared.metrics.to_browser.fetch_add(len, Ordering::Relaxed);
     }
     None
+}
+
+/// Waits until `due` (the `--delay`). Not at all when it has passed: the timer's
+/// millisecond ticks would otherwise add up to a millisecond to every chunk.
+async fn hold(due: Instant) {
+    if due > Instant::now() {
+        tokio::time::sleep_until(due).await;
+    }
 }
 
 /// Resolves once no byte has been read from either side for `idle`.

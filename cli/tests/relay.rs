@@ -266,7 +266,8 @@ struct Pg {
 impl Pg {
     /// Opens `/shard/<name>` and starts up (trust: no password) until ReadyForQuery.
     async fn connect(relay: &Relay, name: &str, app: &str) -> Pg {
-        let (ws, _) = tokio_tungstenite::connect_async(relay.ws_url(name)).await.expect("upgrade");
+        let (ws, _) =
+            tokio_tungstenite::connect_async_with_config(relay.ws_url(name), None, true).await.expect("upgrade");
         let mut pg = Pg { ws, buf: Vec::new() };
         pg.send(&startup(app)).await;
         let msgs = pg.until_ready().await;
@@ -596,11 +597,14 @@ fn health_targets_metrics_and_page() {
     std::fs::create_dir_all(root.join("web")).unwrap();
     std::fs::create_dir_all(root.join("pkg")).unwrap();
     std::fs::write(root.join("web/index.html"), "<!doctype html><title>relay page</title>\n").unwrap();
+    // The file `pgasync demo` writes, and a flag beside it.
+    let config = root.join("relay.toml");
+    std::fs::write(&config, "# written by the test\n[targets.coordinator]\naddr = \"127.0.0.1:2\"\n").unwrap();
     let relay = Relay::start(&[
+        "--config",
+        config.to_str().unwrap(),
         "--target",
         "s1=127.0.0.1:1",
-        "--target",
-        "coordinator=127.0.0.1:2",
         "--root",
         root.to_str().unwrap(),
     ]);
@@ -625,6 +629,13 @@ fn health_targets_metrics_and_page() {
     let (status, page) = relay.get("/");
     assert_eq!((status, page.as_str()), (200, "<!doctype html><title>relay page</title>\n"));
     assert_eq!(relay.get("/../etc/passwd").0, 404);
+    // A target nobody listens on: 502 before any upgrade.
+    runtime().block_on(async {
+        match tokio_tungstenite::connect_async(relay.ws_url("s1")).await {
+            Err(WsError::Http(r)) => assert_eq!(r.status(), 502),
+            other => panic!("expected 502, got {:?}", other.map(|(_, r)| r.status())),
+        }
+    });
     let _ = std::fs::remove_dir_all(&root);
 }
 
@@ -649,4 +660,89 @@ fn sigint_exits_zero() {
     assert_eq!(code.expect("closed in time").map(|c| c.0), Some(CloseCode::Away));
     assert!(wait_until(Duration::from_secs(1), || pg.backends("relay_sigint") == 0).is_some());
     assert!(relay.log().contains("query cancelled"), "{}", relay.log());
+}
+
+/// A browser that stops reading while the server sends 32 MB: the relay holds its
+/// buffer and stops reading the server (memory stays flat); then everything arrives.
+#[test]
+fn backpressure_bounds_buffering() {
+    let pg = cluster();
+    let relay = Relay::start(&["--target", &format!("s1={}", pg.addr()), "--max-buffer-bytes", "65536"]);
+    runtime().block_on(async {
+        let mut c = Pg::connect(&relay, "s1", "relay_backpressure").await;
+        let before = relay.rss_kib();
+        c.send(&query("SELECT repeat('x', 1000000) FROM generate_series(1, 32)")).await;
+        tokio::time::sleep(Duration::from_millis(1000)).await;
+        let stalled = relay.rss_kib();
+        let start = Instant::now();
+        let rows = c.until_ready().await.into_iter().filter(|(t, _)| *t == b'D').count();
+        assert_eq!(rows, 32);
+        println!(
+            "32 MB to a browser that paused 1 s: relay RSS {before} KiB before, {stalled} KiB while paused; \
+             then read in {:?}",
+            start.elapsed()
+        );
+        assert!(stalled < before + 16 * 1024, "the relay buffered: {before} -> {stalled} KiB");
+        c.close().await;
+    });
+}
+
+/// `--delay s2=20ms` adds 20 ms to each round trip (10 ms each way); s1 has none.
+#[test]
+fn delay_adds_round_trip_time() {
+    let pg = cluster();
+    let relay = Relay::start(&[
+        "--target",
+        &format!("s1={}", pg.addr()),
+        "--target",
+        &format!("s2={}", pg.addr()),
+        "--delay",
+        "s2=20ms",
+    ]);
+    runtime().block_on(async {
+        let mut mean = Vec::new();
+        for name in ["s1", "s2"] {
+            let mut c = Pg::connect(&relay, name, "relay_delay").await;
+            let start = Instant::now();
+            for _ in 0..5 {
+                assert_eq!(c.rows("SELECT 1").await.len(), 1);
+            }
+            mean.push(start.elapsed() / 5);
+            c.close().await;
+        }
+        println!("round trip of SELECT 1: {:?} without delay, {:?} with --delay 20ms", mean[0], mean[1]);
+        let added = mean[1].saturating_sub(mean[0]);
+        assert!(added >= Duration::from_millis(18) && added < Duration::from_millis(40), "added {added:?}");
+    });
+}
+
+/// Over the per-client session cap: 503; a slot freed is a slot again.
+#[test]
+fn session_cap_refuses_with_503() {
+    let (_l, addr) = dummy_target();
+    let relay = Relay::start(&["--target", &format!("s1={addr}"), "--max-sessions-per-client", "2"]);
+    runtime().block_on(async {
+        let a = tokio_tungstenite::connect_async(relay.ws_url("s1")).await.unwrap().0;
+        let _b = tokio_tungstenite::connect_async(relay.ws_url("s1")).await.unwrap().0;
+        match tokio_tungstenite::connect_async(relay.ws_url("s1")).await {
+            Err(WsError::Http(r)) => assert_eq!(r.status(), 503),
+            other => panic!("expected 503, got {:?}", other.map(|(_, r)| r.status())),
+        }
+        drop(a);
+        let again =
+            wait_until_async(|| async { tokio_tungstenite::connect_async(relay.ws_url("s1")).await.is_ok() }).await;
+        assert!(again, "a freed slot was not reusable");
+    });
+    assert!(relay.get("/metrics").1.contains("pgasync_relay_refusals_total{reason=\"sessions\"} 1"));
+}
+
+async fn wait_until_async<F: std::future::Future<Output = bool>>(mut f: impl FnMut() -> F) -> bool {
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_secs(2) {
+        if f().await {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    false
 }
