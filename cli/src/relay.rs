@@ -34,7 +34,9 @@
 //! # Latency knob
 //! `--delay NAME=20ms` adds 20 ms to every round trip through target NAME: each chunk
 //! is held for half of it in each direction, counted from when it was read, so the
-//! stream keeps its throughput (a latency line, not a per-message pause).
+//! stream keeps its throughput (a latency line, not a per-message pause). Tokio's
+//! timer rounds each wait up to its next millisecond tick, so a delayed round trip
+//! may take up to ~2 ms more than asked; an undelayed chunk never waits on the timer.
 //!
 //! # Cancel
 //! The relay follows the framing of both streams (type byte + big-endian length; the
@@ -78,6 +80,9 @@ use tokio_tungstenite::WebSocketStream;
 const SERVER_CHUNK: usize = 32 * 1024;
 /// The largest `--delay`.
 const MAX_DELAY: Duration = Duration::from_secs(10);
+/// How long what was read from a side that ended may take to reach the other side
+/// (beyond `--delay`).
+const DRAIN: Duration = Duration::from_secs(2);
 /// On shutdown, how long sessions get to cancel and close.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 /// PostgreSQL's request codes (in place of a protocol version in untyped packets).
@@ -726,6 +731,7 @@ impl Session {
                 &shared,
             ),
             server_writer(&mut tcp_tx, up_rx, &shared),
+            half + DRAIN,
         );
         let down = pump(
             server_reader(
@@ -737,6 +743,7 @@ impl Session {
                 &shared,
             ),
             browser_writer(&mut ws_tx, down_rx, &shared),
+            half + DRAIN,
         );
         let mut stop = self.relay.stop.clone();
         let end = tokio::select! {
@@ -789,19 +796,22 @@ impl Session {
 
 /// One direction: `reader` fills the queue and returns why its side ended (dropping the
 /// queue's sender); `writer` empties it and returns `None` once it is drained, or why
-/// it failed. The direction ends when both are done (what was read is delivered), or
-/// at the writer's failure.
+/// it failed. The direction ends when both are done (what was read is delivered, if
+/// the other side takes it within `drain`), or at the writer's failure.
 async fn pump(
     reader: impl std::future::Future<Output = End>,
     writer: impl std::future::Future<Output = Option<End>>,
+    drain: Duration,
 ) -> End {
     tokio::pin!(reader, writer);
-    let mut ended = None;
-    loop {
-        tokio::select! {
-            e = &mut reader, if ended.is_none() => ended = Some(e),
-            w = &mut writer => return w.or(ended).unwrap_or(End::ServerClosed),
-        }
+    let ended = tokio::select! {
+        e = &mut reader => e,
+        w = &mut writer => return w.unwrap_or(End::ServerClosed),
+    };
+    // A side that stopped reading must not hold the session (and the cancel) back.
+    match tokio::time::timeout(drain, writer).await {
+        Ok(Some(failed)) => failed,
+        _ => ended,
     }
 }
 
