@@ -1120,15 +1120,19 @@ impl ClientTracker {
 }
 
 /// The server's stream: typed messages, after any single-byte SSL/GSS answers.
-#[derive(Default)]
 struct ServerTracker {
     framing: Framing,
     lost: bool,
 }
 
+impl Default for ServerTracker {
+    fn default() -> ServerTracker {
+        ServerTracker { framing: Framing { typed: true, ..Framing::default() }, lost: false }
+    }
+}
+
 impl ServerTracker {
     fn feed(&mut self, mut data: &[u8], conv: &Conversation) {
-        self.framing.typed = true;
         while !self.lost && !data.is_empty() {
             // The answer to an SSLRequest/GSSENCRequest is one byte; 'S' or 'G' means the
             // stream turns to TLS/GSS, which we cannot follow. (The browser's client never
