@@ -231,28 +231,27 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
         });
         let names: Vec<&str> = relay.targets.keys().map(String::as_str).collect();
         eprintln!("pgasync relay: targets: {}", if names.is_empty() { "(none)".into() } else { names.join(", ") });
+        let shutdown = shutdown_signal()?;
         println!("pgasync relay: http://{addr}/  (Ctrl-C to stop)");
-        serve(listener, relay, stop_tx, shutdown_signal()).await;
+        serve(listener, relay, stop_tx, shutdown).await;
         Ok(())
     })
 }
 
-/// Resolves on SIGINT or SIGTERM.
-async fn shutdown_signal() {
-    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
-    let term = async {
-        match term.as_mut() {
-            Some(t) => {
-                t.recv().await;
-            }
-            None => std::future::pending().await,
+/// Resolves on SIGINT or SIGTERM. The handlers are installed when this is called (not
+/// when first polled), so call it before telling anyone the relay is up.
+fn shutdown_signal() -> Result<impl std::future::Future<Output = ()>, CliError> {
+    use tokio::signal::unix::{signal, SignalKind};
+    let failed = |e: std::io::Error| CliError::Failed(format!("cannot handle signals: {e}"));
+    let mut int = signal(SignalKind::interrupt()).map_err(failed)?;
+    let mut term = signal(SignalKind::terminate()).map_err(failed)?;
+    Ok(async move {
+        tokio::select! {
+            _ = int.recv() => {}
+            _ = term.recv() => {}
         }
-    };
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => {}
-        _ = term => {}
-    }
-    eprintln!("pgasync relay: shutting down");
+        eprintln!("pgasync relay: shutting down");
+    })
 }
 
 /// Splits the repeatable `--NAME VALUE` (or `--NAME=VALUE`) out of `argv`.

@@ -746,3 +746,13 @@ async fn wait_until_async<F: std::future::Future<Output = bool>>(mut f: impl FnM
     }
     false
 }
+
+#[test]
+fn sigterm_exits_zero() {
+    let (_l, addr) = dummy_target();
+    let mut relay = Relay::start(&["--target", &format!("s1={addr}")]);
+    relay.signal(libc::SIGTERM);
+    let status = relay.wait(Duration::from_secs(6));
+    assert_eq!(status.code(), Some(0), "{}", relay.log());
+    assert!(relay.log().contains("shutting down"));
+}
