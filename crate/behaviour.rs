@@ -60,6 +60,7 @@ pub struct Behaviour {
 }
 
 /// One knob's name and what it changes, for the page and `--help`.
+#[derive(Clone)]
 pub struct KnobInfo {
     pub name: &'static str,
     pub reason: &'static str,

@@ -2,6 +2,8 @@
 //! (advanced by the cost model and by the simulated network) or read through a
 //! function the host provides (`Instant` natively, `performance.now()` in a browser).
 
+use std::rc::Rc;
+
 /// Cost of local work, in nanoseconds of virtual time. These figures are the
 /// documented cost model of the sandbox: a run on the virtual clock charges them
 /// and nothing else, so the same run gives the same times on any machine.
@@ -41,12 +43,13 @@ impl Default for CostModel {
 }
 
 /// Where time comes from.
+#[derive(Clone)]
 pub enum Clock {
     /// Virtual nanoseconds. Local work advances it by the cost model; the simulated
     /// network advances it when the executor waits.
     Virtual { now: u64, cpu: u64 },
     /// Real time read through the host's function; charges only count CPU for the bound.
-    Host { read: Box<dyn Fn() -> u64>, cpu: u64 },
+    Host { read: Rc<dyn Fn() -> u64>, cpu: u64 },
 }
 
 impl Clock {
@@ -54,7 +57,7 @@ impl Clock {
         Clock::Virtual { now: 0, cpu: 0 }
     }
     pub fn from_host(read: Box<dyn Fn() -> u64>) -> Clock {
-        Clock::Host { read, cpu: 0 }
+        Clock::Host { read: Rc::from(read), cpu: 0 }
     }
     #[inline]
     pub fn now(&self) -> u64 {

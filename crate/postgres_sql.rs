@@ -42,7 +42,9 @@ pub fn coordinator_query(sc: &Scenario) -> Option<String> {
 
 /// The coordinator's side of a scenario: postgres_fdw, one server per foreign server
 /// of the scenario (`async_capable`, the scenario's `fetch_size`), a user mapping to
-/// the read-only role `user`, and a foreign table per ForeignScan of the plan. `addr`
+/// the read-only role `user` (trust authentication on the shards, so no password even
+/// for a coordinator user that is not a superuser), and a foreign table per ForeignScan
+/// of the plan. `addr`
 /// gives each server's host and port; `dbname` is the shards' database.
 pub fn coordinator_ddl(sc: &Scenario, addr: impl Fn(&str) -> (String, u16), dbname: &str, user: &str) -> String {
     let mut sql = String::from("CREATE EXTENSION IF NOT EXISTS postgres_fdw;\n");
@@ -51,7 +53,7 @@ pub fn coordinator_ddl(sc: &Scenario, addr: impl Fn(&str) -> (String, u16), dbna
         sql.push_str(&format!(
             "CREATE SERVER {s} FOREIGN DATA WRAPPER postgres_fdw OPTIONS (host '{host}', port '{port}', \
              dbname '{dbname}', async_capable 'true', fetch_size '{f}');\n\
-             CREATE USER MAPPING FOR PUBLIC SERVER {s} OPTIONS (user '{user}');\n",
+             CREATE USER MAPPING FOR PUBLIC SERVER {s} OPTIONS (user '{user}', password_required 'false');\n",
             s = spec.server.name,
             f = spec.server.options.fetch_size
         ));

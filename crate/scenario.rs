@@ -163,6 +163,7 @@ pub fn scenario_info(id: &str) -> Result<&'static ScenarioInfo, String> {
 }
 
 /// One foreign server of a scenario, with the simulated shard behind it.
+#[derive(Clone)]
 pub struct ServerSpec {
     pub server: ForeignServer,
     pub catalog: Catalog,
@@ -170,6 +171,8 @@ pub struct ServerSpec {
     pub costs: ServerCosts,
 }
 
+/// Cloning is cheap: the tables are shared (`Rc`).
+#[derive(Clone)]
 pub struct Scenario {
     pub id: String,
     pub local: Catalog,

@@ -2,8 +2,17 @@
 //! (plain Rust; `wasm_api` only wraps it for JavaScript).
 //!
 //! History is the step count: a run on the virtual clock is deterministic, so going
-//! back to step k means replaying k steps from the start, which gives exactly the state
-//! the run had then. Snapshots are small serializable views of that state.
+//! back to step k means replaying the steps up to k, which gives exactly the state the
+//! run had then. Replays start from the nearest checkpoint, a copy of the run taken
+//! every `checkpoint_every` steps (at most `MAX_CHECKPOINTS` kept: when full, every
+//! other one goes and the spacing doubles), so a step back replays at most that many
+//! steps. A checkpoint holds no trace: the trace is append-only and the same in every
+//! replay, so the current one, cut at the checkpoint's length, is the checkpoint's.
+//!
+//! Long work has budgeted forms (`run_some`, `seek_some`, `CompareJob::advance`) that
+//! do at most a given number of steps and say whether they are done, so the page can
+//! run them in slices between frames. Only the last step of a batch is narrated.
+//! Snapshots are small serializable views of the state.
 
 use crate::clock::Clock;
 use crate::exec_async::AsyncState;
@@ -28,6 +37,23 @@ pub const MAX_DEMO_ROWS: usize = 400_000;
 /// Steps are bounded so a bad knob can never hang the page.
 pub const MAX_STEPS: usize = 2_000_000;
 
+/// Runs estimated above this many steps are refused before they start: recording them
+/// (trace, step marks) would take the tab hundreds of megabytes and seconds of work.
+pub const MAX_DEMO_STEPS: usize = 300_000;
+
+/// Checkpoints kept at most (see the module doc).
+const MAX_CHECKPOINTS: usize = 128;
+
+/// Spacing of the first checkpoints, in steps.
+const FIRST_CHECKPOINT_EVERY: usize = 256;
+
+/// A copy of the run after `steps` steps, without its trace (`trace_len` events then).
+struct Checkpoint {
+    steps: usize,
+    trace_len: usize,
+    run: QueryRun,
+}
+
 pub struct Session {
     pub scenario: Scenario,
     pub scenario_id: String,
@@ -43,6 +69,11 @@ pub struct Session {
     narration: String,
     /// Time at the end of each step seen so far (deterministic across replays).
     known_step_times: Vec<u64>,
+    /// Copies of the run at steps 0, k, 2k, … (k = `checkpoint_every`).
+    checkpoints: Vec<Checkpoint>,
+    checkpoint_every: usize,
+    /// Each plan node's label, by node id (the plan's shape never changes).
+    labels: Vec<String>,
 }
 
 #[derive(Serialize)]
@@ -126,6 +157,7 @@ impl Session {
         check_demo_size(scenario_id, &knobs)?;
         let scenario = Scenario::build(scenario_id, &knobs)?;
         let run = Self::start(&scenario, async_mode, true)?;
+        let labels = node_labels(&run.explain());
         let mut s = Session {
             scenario,
             scenario_id: scenario_id.to_string(),
@@ -137,8 +169,11 @@ impl Session {
             total: None,
             narration: START_NARRATION.into(),
             known_step_times: vec![],
+            checkpoints: vec![],
+            checkpoint_every: FIRST_CHECKPOINT_EVERY,
+            labels,
         };
-        s.total = Some(s.measure_total()?);
+        s.take_checkpoint();
         Ok(s)
     }
 
@@ -147,17 +182,6 @@ impl Session {
         let mut run = scenario.start(async_mode, Clock::virtual_clock(), trace)?;
         run.es.step_mode = true;
         Ok(run)
-    }
-
-    /// Runs a copy of the query to the end to learn its length (for the time axis).
-    fn measure_total(&self) -> Result<(usize, u64), String> {
-        let mut r = Self::start(&self.scenario, self.async_mode, false)?;
-        let mut n = 0;
-        while !r.is_done() && n < MAX_STEPS {
-            r.step();
-            n += 1;
-        }
-        Ok((n, r.elapsed_ns()))
     }
 
     pub fn run(&self) -> &QueryRun {
@@ -172,90 +196,143 @@ impl Session {
 
     /// One turn of the loop: one event (a wait and what it woke), or one row.
     pub fn step_event(&mut self) -> Step {
+        let from = self.run.es.trace.events.len();
+        let s = self.advance();
+        self.narration = self.narrate(from);
+        s
+    }
+
+    /// One step without narration: what every batch of steps does but its last.
+    fn advance(&mut self) -> Step {
         if self.run.is_done() || self.steps >= MAX_STEPS {
             return if matches!(self.run.phase, Phase::Failed(_)) { Step::Failed } else { Step::Finished };
         }
-        let from = self.run.es.trace.events.len();
         let s = self.run.step();
         self.steps += 1;
         self.step_ends.push(self.run.es.trace.events.len());
         if self.known_step_times.len() < self.steps {
             self.known_step_times.push(self.run.elapsed_ns());
         }
-        self.narration = self.narrate(from);
+        if self.run.is_done() && self.total.is_none() {
+            self.total = Some((self.steps, self.run.elapsed_ns()));
+        }
+        if self.steps % self.checkpoint_every == 0 && self.checkpoints.last().is_none_or(|c| c.steps < self.steps) {
+            self.take_checkpoint();
+        }
         s
+    }
+
+    /// Steps while `more` says so, at most `budget` steps; narrates the last one.
+    /// Returns whether `more` stopped it (false: the budget ran out).
+    fn advance_while(&mut self, budget: usize, mut more: impl FnMut(&Session) -> bool) -> bool {
+        let mut from = None;
+        for _ in 0..budget {
+            if self.run.is_done() || self.steps >= MAX_STEPS || !more(self) {
+                break;
+            }
+            from = Some(self.run.es.trace.events.len());
+            self.advance();
+        }
+        if let Some(from) = from {
+            self.narration = self.narrate(from);
+        }
+        self.run.is_done() || self.steps >= MAX_STEPS || !more(self)
     }
 
     /// Steps until a row reaches the top of the plan (or the end).
     pub fn step_row(&mut self) {
-        while !self.run.is_done() && self.steps < MAX_STEPS {
-            if self.step_event() == Step::Row {
-                break;
-            }
-        }
+        let rows = self.run.row_count;
+        self.advance_while(usize::MAX, |s| s.run.row_count == rows);
     }
 
     pub fn run_to_end(&mut self) {
-        while !self.run.is_done() && self.steps < MAX_STEPS {
-            self.step_event();
-        }
+        self.run_some(usize::MAX);
+    }
+
+    /// Steps while the run has returned `rows` rows, at most `budget` steps; true when
+    /// a row arrived or the run is done (a sliced `step_row`).
+    pub fn run_while_rows(&mut self, rows: u64, budget: usize) -> bool {
+        self.advance_while(budget, |s| s.run.row_count == rows)
+    }
+
+    /// Runs at most `budget` steps towards the end; true when the run is done.
+    pub fn run_some(&mut self, budget: usize) -> bool {
+        self.advance_while(budget, |_| true)
     }
 
     /// Runs until the clock has advanced by `ms` (virtual) or the run ends.
     pub fn run_for_ms(&mut self, ms: f64) {
         let ns = if ms.is_finite() { (ms.max(0.0) * 1e6) as u64 } else { u64::MAX };
         let until = self.run.es.now().saturating_add(ns);
-        while !self.run.is_done() && self.run.es.now() < until && self.steps < MAX_STEPS {
-            self.step_event();
-        }
+        self.advance_while(usize::MAX, |s| s.run.es.now() < until);
     }
 
     pub fn reset(&mut self) -> Result<(), String> {
-        self.run = Self::start(&self.scenario, self.async_mode, true)?;
-        self.steps = 0;
-        self.step_ends.clear();
-        self.narration = START_NARRATION.into();
+        self.restore(0);
         Ok(())
     }
 
-    /// Goes to step `target` (back or forth): replaying from the start gives exactly
+    /// Goes to step `target` (back or forth): replaying from a checkpoint gives exactly
     /// the state the run had then, because the run is deterministic.
     pub fn seek(&mut self, target: usize) -> Result<(), String> {
-        if target < self.steps {
-            self.reset()?;
-        }
-        while self.steps < target.min(MAX_STEPS) && !self.run.is_done() {
-            self.step_event();
-        }
+        self.seek_some(target, usize::MAX);
         Ok(())
+    }
+
+    /// Like `seek`, with at most `budget` steps replayed; true when at the target (or
+    /// at the end, if the run is shorter).
+    pub fn seek_some(&mut self, target: usize, budget: usize) -> bool {
+        let target = target.min(MAX_STEPS);
+        if target < self.steps {
+            let k = self.checkpoints.iter().rposition(|c| c.steps <= target).unwrap_or(0);
+            self.restore(k);
+        }
+        self.advance_while(budget, |s| s.steps < target)
     }
 
     /// Goes to the last step that ends at or before virtual time `ns` (step 0 if none).
     pub fn seek_time(&mut self, ns: u64) -> Result<(), String> {
         // Step end times are the same in every replay, so those seen once are known.
-        while self.known_step_times.last().is_none_or(|&t| t <= ns) && !self.run.is_done() && self.steps < MAX_STEPS {
-            if self.steps < self.known_step_times.len() {
-                let k = self.known_step_times.len();
-                self.seek(k)?;
-            } else {
-                self.step_event();
-            }
+        if self.known_step_times.last().is_none_or(|&t| t <= ns) {
+            let known = self.known_step_times.len();
+            self.seek_some(known, usize::MAX);
+            self.advance_while(usize::MAX, |s| s.run.elapsed_ns() <= ns);
         }
         let target = self.known_step_times.iter().take_while(|&&t| t <= ns).count();
         self.seek(target)
     }
 
-    fn label(&self, node: usize) -> String {
-        fn find(n: &ExplainNode, id: usize) -> Option<String> {
-            if n.id == id {
-                return Some(match &n.relation {
-                    Some(r) => format!("{}{} on {r}", if n.async_capable { "Async " } else { "" }, n.node_type),
-                    None => n.node_type.clone(),
-                });
-            }
-            n.children.iter().find_map(|c| find(c, id))
+    /// Keeps a copy of the run now (without its trace); when there are too many, every
+    /// other one goes and the spacing doubles.
+    fn take_checkpoint(&mut self) {
+        let trace = std::mem::take(&mut self.run.es.trace.events);
+        let run = self.run.clone();
+        self.run.es.trace.events = trace;
+        self.checkpoints.push(Checkpoint { steps: self.steps, trace_len: self.run.es.trace.events.len(), run });
+        if self.checkpoints.len() > MAX_CHECKPOINTS {
+            self.checkpoint_every *= 2;
+            let every = self.checkpoint_every;
+            self.checkpoints.retain(|c| c.steps % every == 0);
         }
-        find(&self.run.explain(), node).unwrap_or_else(|| format!("node {node}"))
+    }
+
+    /// Back to checkpoint `k`: its run, with the current trace cut at its length.
+    fn restore(&mut self, k: usize) {
+        let c = &self.checkpoints[k];
+        let mut trace = std::mem::take(&mut self.run.es.trace.events);
+        trace.truncate(c.trace_len);
+        self.run = c.run.clone();
+        self.run.es.trace.events = trace;
+        self.steps = c.steps;
+        self.step_ends.truncate(c.steps);
+        self.narration = match self.steps {
+            0 => START_NARRATION.into(),
+            k => self.narrate(if k == 1 { 0 } else { self.step_ends[k - 2] }),
+        };
+    }
+
+    fn label(&self, node: usize) -> String {
+        self.labels.get(node).cloned().unwrap_or_else(|| format!("node {node}"))
     }
 
     /// Says in words what the trace events from `from` on did.
@@ -437,6 +514,13 @@ impl Session {
         self.run.explain_text()
     }
 
+    /// Trace events `from..to` (clamped), for copying a long trace in slices.
+    pub fn trace_slice(&self, from: usize, to: usize) -> &[TraceEvent] {
+        let ev = &self.run.es.trace.events;
+        let to = to.min(ev.len());
+        &ev[from.min(to)..to]
+    }
+
     /// For each step taken so far: the trace length and the time at its end.
     pub fn step_marks(&self) -> (Vec<usize>, Vec<u64>) {
         (self.step_ends.clone(), self.known_step_times.iter().take(self.steps).copied().collect())
@@ -469,27 +553,108 @@ pub struct Comparison {
 }
 
 pub fn compare(scenario_id: &str, knobs: &Knobs) -> Result<Comparison, String> {
-    check_demo_size(scenario_id, knobs)?;
-    let s = Scenario::build(scenario_id, knobs)?;
-    let mut sync = s.start(false, Clock::virtual_clock(), true)?;
-    sync.run_to_end().map_err(|e| e.to_string())?;
-    let mut asy = s.start(true, Clock::virtual_clock(), true)?;
-    asy.run_to_end().map_err(|e| e.to_string())?;
-    let bound_ns = s.lower_bound_ns(&sync);
-    let (sn, an) = (sync.elapsed_ns(), asy.elapsed_ns());
-    let keep = |t: &[TraceEvent]| -> Vec<TraceEvent> {
-        t.iter().filter(|e| matches!(e.kind, TraceKind::Send { .. } | TraceKind::Response { .. })).cloned().collect()
-    };
-    Ok(Comparison {
-        sync_ns: sn,
-        async_ns: an,
-        gain_pct: 100.0 * (1.0 - an as f64 / sn.max(1) as f64),
-        bound_ns,
-        limit_pct: 100.0 * (1.0 - bound_ns as f64 / sn.max(1) as f64),
-        sync_trace: keep(&sync.es.trace.events),
-        async_trace: keep(&asy.es.trace.events),
-        connections: sync.es.conns.iter().map(|c| c.server.clone()).collect(),
-    })
+    let mut job = CompareJob::new(scenario_id, knobs)?;
+    loop {
+        if let Some(c) = job.advance(usize::MAX)? {
+            return Ok(c);
+        }
+    }
+}
+
+/// The sync and async runs of `compare`, run in slices (`advance`) so the page can
+/// stay responsive while they run.
+pub struct CompareJob {
+    scenario: Scenario,
+    sync: QueryRun,
+    asy: QueryRun,
+}
+
+impl CompareJob {
+    pub fn new(scenario_id: &str, knobs: &Knobs) -> Result<CompareJob, String> {
+        check_demo_size(scenario_id, knobs)?;
+        Self::for_scenario(Scenario::build(scenario_id, knobs)?)
+    }
+
+    /// The comparison of a scenario already built (a session's: its data is shared).
+    pub fn for_scenario(scenario: Scenario) -> Result<CompareJob, String> {
+        let sync = scenario.start(false, Clock::virtual_clock(), true)?;
+        let asy = scenario.start(true, Clock::virtual_clock(), true)?;
+        Ok(CompareJob { scenario, sync, asy })
+    }
+
+    /// At most `budget` steps of the two runs (sync first); the comparison once both
+    /// have finished, or the error of a run that failed.
+    pub fn advance(&mut self, budget: usize) -> Result<Option<Comparison>, String> {
+        for _ in 0..budget {
+            let run = if !self.sync.is_done() {
+                &mut self.sync
+            } else if !self.asy.is_done() {
+                &mut self.asy
+            } else {
+                break;
+            };
+            run.step();
+        }
+        for run in [&self.sync, &self.asy] {
+            if let Phase::Failed(e) = &run.phase {
+                return Err(e.to_string());
+            }
+        }
+        if !(self.sync.is_done() && self.asy.is_done()) {
+            return Ok(None);
+        }
+        Ok(Some(self.comparison()))
+    }
+
+    fn comparison(&self) -> Comparison {
+        let (sync, asy) = (&self.sync, &self.asy);
+        let bound_ns = self.scenario.lower_bound_ns(sync);
+        let (sn, an) = (sync.elapsed_ns(), asy.elapsed_ns());
+        let keep = |t: &[TraceEvent]| -> Vec<TraceEvent> {
+            t.iter()
+                .filter(|e| matches!(e.kind, TraceKind::Send { .. } | TraceKind::Response { .. }))
+                .cloned()
+                .collect()
+        };
+        Comparison {
+            sync_ns: sn,
+            async_ns: an,
+            gain_pct: 100.0 * (1.0 - an as f64 / sn.max(1) as f64),
+            bound_ns,
+            limit_pct: 100.0 * (1.0 - bound_ns as f64 / sn.max(1) as f64),
+            sync_trace: keep(&sync.es.trace.events),
+            async_trace: keep(&asy.es.trace.events),
+            connections: sync.es.conns.iter().map(|c| c.server.clone()).collect(),
+        }
+    }
+}
+
+/// An upper estimate of a run's steps, before building it: a step per row reaching the
+/// top, about two per FETCH (the request and its answer), and the set-up and end
+/// statements of every connection.
+pub fn estimated_steps(rows: usize, knobs: &Knobs) -> usize {
+    let fetch = knobs.fetch_size.unwrap_or(100).max(1);
+    let shards = knobs.shards.unwrap_or(4);
+    rows + 2 * rows.div_ceil(fetch) + 16 * shards
+}
+
+/// Each node's label ("Async Foreign Scan on ft1"), indexed by node id.
+fn node_labels(root: &ExplainNode) -> Vec<String> {
+    fn walk(n: &ExplainNode, out: &mut Vec<String>) {
+        if out.len() <= n.id {
+            out.resize(n.id + 1, String::new());
+        }
+        out[n.id] = match &n.relation {
+            Some(r) => format!("{}{} on {r}", if n.async_capable { "Async " } else { "" }, n.node_type),
+            None => n.node_type.clone(),
+        };
+        for c in &n.children {
+            walk(c, out);
+        }
+    }
+    let mut out = Vec::new();
+    walk(root, &mut out);
+    out
 }
 
 /// Refuses scenarios too large for the demo's recording (see `MAX_DEMO_ROWS`), before
@@ -500,6 +665,15 @@ fn check_demo_size(id: &str, knobs: &Knobs) -> Result<(), String> {
         return Err(format!(
             "{rows} rows in all is too many for the step-by-step demo (at most {MAX_DEMO_ROWS}); \
              lower rows per shard or shards, or use `pgasync bench` for large runs"
+        ));
+    }
+    let steps = estimated_steps(rows, knobs);
+    if steps > MAX_DEMO_STEPS {
+        return Err(format!(
+            "about {steps} steps ({rows} rows, fetch_size={}) is too big to record step by step \
+             (at most {MAX_DEMO_STEPS}): raise fetch_size or lower rows or shards, or use \
+             `pgasync bench` / `pgasync explain` for large runs",
+            knobs.fetch_size.unwrap_or(100)
         ));
     }
     Ok(())

@@ -38,7 +38,7 @@ pub struct TraceEvent {
 }
 
 /// Recording is optional: benchmarks over millions of rows switch it off.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Trace {
     pub enabled: bool,
     pub events: Vec<TraceEvent>,

@@ -61,22 +61,63 @@ fn snapshot_json(s: &Session) -> String {
 fn seeking_back_and_forth_gives_the_same_snapshot_as_stepping() {
     let knobs = || Knobs { rows_per_shard: Some(60), fetch_size: Some(20), ..knobs() };
     let mut stepped = Session::new("E", true, knobs()).unwrap();
+    // The run's length is known once it has been run to the end (the page records it
+    // first): then every snapshot says it.
+    stepped.run_to_end();
+    stepped.reset().unwrap();
     let mut at = Vec::new();
     while !stepped.is_done() {
         stepped.step_event();
         at.push(snapshot_json(&stepped));
     }
     let mut s = Session::new("E", true, knobs()).unwrap();
+    s.run_to_end();
     for target in [at.len() / 2, 3, at.len() - 1, 1, at.len() / 3] {
         s.seek(target + 1).unwrap();
-        assert_eq!(snapshot_json(&s), at[target], "seek to step {}", target + 1);
+        assert!(snapshot_json(&s) == at[target], "seek to step {}", target + 1);
     }
     // Seeking by time lands on a step whose end time is at or before it.
     let t = stepped.snapshot(0).time_ns / 2;
     s.seek_time(t).unwrap();
     let snap = s.snapshot(0);
     assert!(snap.time_ns <= t);
-    assert_eq!(snapshot_json(&s), at[snap.step - 1]);
+    assert!(snapshot_json(&s) == at[snap.step - 1], "seek by time");
+}
+
+/// The state without the trace (compared separately: it is long).
+fn state_json(s: &Session) -> String {
+    serde_json::to_string(&s.snapshot(usize::MAX)).unwrap()
+}
+
+/// A long run keeps checkpoints (their spacing doubles past 128 of them): a seek back
+/// starts from one, and lands on exactly the state and trace of stepping from the start.
+#[wasm_bindgen_test]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+fn seeking_back_from_checkpoints_equals_stepping_from_the_start() {
+    let knobs = || Knobs { rows_per_shard: Some(10_000), fetch_size: Some(100), ..knobs() };
+    let mut s = Session::new("E", true, knobs()).unwrap();
+    assert!(s.run_some(1000) == false && s.steps() == 1000, "run_some stops at its budget");
+    s.run_to_end();
+    let total = s.steps();
+    assert!(total > 256 * 128, "long enough to thin the checkpoints: {total} steps");
+    for target in [total - 1, 1, 255, 256, 257, 33_000, total / 2, 12] {
+        let mut fresh = Session::new("E", true, knobs()).unwrap();
+        fresh.run_to_end(); // the same knowledge of the run's length
+        fresh.reset().unwrap();
+        for _ in 0..target {
+            fresh.step_event();
+        }
+        s.seek(target).unwrap();
+        assert_eq!(s.steps(), target);
+        assert!(state_json(&s) == state_json(&fresh), "seek back to step {target}");
+        assert!(s.trace_slice(0, usize::MAX) == fresh.trace_slice(0, usize::MAX), "trace at step {target}");
+    }
+    // A budgeted seek gets there in slices.
+    let mut slices = 0;
+    while !s.seek_some(total, 500) {
+        slices += 1;
+    }
+    assert!(s.is_done() && slices >= 1);
 }
 
 #[wasm_bindgen_test]
@@ -138,4 +179,10 @@ fn knobs_too_large_for_the_demo_are_refused_with_a_message() {
     let err = Session::new("E", true, big.clone()).err().expect("refused");
     assert!(err.contains("too many for the step-by-step demo"), "{err}");
     assert!(pgasync::session::compare("E", &big).is_err());
+    // Within the row cap but too many steps to record (fetch_size 1): refused before
+    // anything runs, with the estimate.
+    let slow = Knobs { shards: Some(4), rows_per_shard: Some(100_000), fetch_size: Some(1), ..Default::default() };
+    let err = Session::new("E", true, slow.clone()).err().expect("refused");
+    assert!(err.contains("too big to record step by step") && err.contains("fetch_size=1"), "{err}");
+    assert!(pgasync::session::CompareJob::new("E", &slow).is_err());
 }

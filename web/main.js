@@ -2,11 +2,12 @@
 // (state.js) and calls the renderers (render/*.js). The model decides everything; the
 // page only renders snapshots.
 
-import initWasm, * as wasm from './pkg/pgasync.js';
-import { KNOB_FIELDS, configFromUrl, cloneConfig, knobsJson, UrlSync, Recording } from './state.js';
+import { KNOB_FIELDS, configFromUrl, cloneConfig, knobsJson, UrlSync, Recording, setSwitchNames, inSlices, nextSlice, SLICE_MS } from './state.js';
+import { BehaviourControls, decorateLegend, renderGlossary } from './render/behaviour.js';
 import { PlanView, renderLegend } from './render/plan.js';
 import { EventLoopView } from './render/eventloop.js';
 import { Timeline } from './render/timeline.js';
+import { LivePanel } from './render/live.js';
 import { renderCompare, renderCompareError } from './render/compare.js';
 import { WireInspector } from './render/wire.js';
 import { renderRows, renderExplain, explainRaw } from './render/results.js';
@@ -28,10 +29,10 @@ const ui = {
   explanation: $('explanation'),
   mode: $('mode'),
   sharing: $('sharing'),
-  pipeline: $('pipeline'),
   knobs: $('knobs'),
   fields: Object.fromEntries(KNOB_FIELDS.map((f) => [f.url, $('k-' + f.url)])),
   back: $('b-back'),
+  busy: $('busy'),
   step: $('b-step'),
   row: $('b-row'),
   run: $('b-run'),
@@ -73,6 +74,12 @@ let slowAt = -Infinity; // when the rows and EXPLAIN panels were last drawn
 let rowsKey = null; // what the rows panel shows: session serial and row count
 let pendingSeek = null; // a seek waiting for the next frame (drag, held key): {step} or {ms}
 let profile = null; // {part: total ms} while window.pgasync.profile() is on
+let behaviourUi = null; // the behaviour selector, knob checkboxes and differences panel
+let wasm = null; // the model (pkg/pgasync.js), loaded by boot()
+let livePanel = null; // live shards through the relay (render/live.js)
+let building = 0; // generation of the newest rebuild: an older one stops at its next slice
+let seeking = false; // a seek is running in slices
+const STEP_SLICE = 256; // model steps between clock reads while working in slices
 const urlSync = new UrlSync(250);
 const timeline = new Timeline($('timeline'), (ms) => seekLater({ ms }));
 const wire = new WireInspector($('wire-tabs'), $('wire'));
@@ -87,6 +94,15 @@ function showError(msg) {
 function clearError() {
   ui.error.hidden = true;
   ui.error.textContent = '';
+}
+/** Long model work in progress (recording, seeking, comparing): a line above the narration. */
+function showBusy(msg) {
+  ui.busy.textContent = msg;
+  ui.busy.hidden = false;
+}
+function hideBusy() {
+  ui.busy.hidden = true;
+  ui.busy.textContent = '';
 }
 function message(e) {
   return e instanceof Error ? e.message : String(e);
@@ -103,7 +119,7 @@ function failed(e) {
     stop();
     session = null; // its borrow flag is stuck after the trap: never touch it again
     const c = cloneConfig(config);
-    if (rebuild(c)) showError(`The model failed (${message(e)}) and was restarted at step ${c.step}.`);
+    rebuild(c).then((ok) => ok && showError(`The model failed (${message(e)}) and was restarted at step ${c.step}.`));
   }
 }
 
@@ -113,7 +129,7 @@ function configToInputs(c) {
   ui.mode.value = c.mode;
   for (const f of KNOB_FIELDS) ui.fields[f.url].value = c.fields[f.url] ?? '';
   ui.sharing.value = c.sharing;
-  ui.pipeline.checked = c.sharing === 'pipelined';
+  behaviourUi.toInputs(c);
   showExplanation(c.scenario);
 }
 function inputsToConfig() {
@@ -122,6 +138,7 @@ function inputsToConfig() {
   c.mode = ui.mode.value;
   for (const f of KNOB_FIELDS) c.fields[f.url] = ui.fields[f.url].value.trim();
   c.sharing = ui.sharing.value;
+  behaviourUi.fromInputs(c);
   return c;
 }
 function showExplanation(id) {
@@ -133,7 +150,9 @@ function showExplanation(id) {
  * Builds a session for `c` and moves it to `c.step`. On an invalid config the error
  * is shown in the page and the previous session stays on screen.
  */
-function rebuild(c) {
+async function rebuild(c) {
+  const gen = ++building;
+  const cancelled = () => gen !== building;
   let knobs;
   let next;
   try {
@@ -145,15 +164,32 @@ function rebuild(c) {
     markInvalid(message(e));
     return false;
   }
+  showBusy('Recording the run…');
+  await nextSlice(); // generating a large scenario's data was a task of its own
+  // Recording runs the whole query once, in slices: the page stays usable meanwhile.
   let rec;
   try {
-    rec = new Recording(next);
-    next.seek(Math.min(c.step, rec.totalSteps));
+    rec = await Recording.record(next, { progress: showBusy, cancelled });
+    const target = rec ? Math.min(c.step, rec.totalSteps) : 0;
+    const there =
+      rec &&
+      (await inSlices(() => next.seekSome(target, STEP_SLICE), {
+        progress: () => showBusy(`Going to step ${target.toLocaleString('en-US')}: step ${next.step().toLocaleString('en-US')}…`),
+        cancelled,
+      }));
+    if (!there) {
+      next.free();
+      return false; // a newer rebuild took over
+    }
   } catch (e) {
     next.free();
-    showError(`Cannot run this scenario: ${message(e)}`);
+    if (!cancelled()) {
+      hideBusy();
+      showError(`Cannot run this scenario: ${message(e)}`);
+    }
     return false;
   }
+  hideBusy();
   clearError();
   markInvalid(null);
   stop();
@@ -162,11 +198,8 @@ function rebuild(c) {
   recording = rec;
   config = cloneConfig(c);
   config.step = session.step();
-  try {
-    comparison = wasm.compare(c.scenario, knobs);
-  } catch (e) {
-    comparison = { error: message(e) };
-  }
+  comparison = null;
+  behaviourUi.showRun(session.behaviour());
   const snap = session.snapshot(NO_TRACE);
   ui.scrub.max = String(rec.totalSteps);
   ui.stTotal.textContent = String(rec.totalSteps);
@@ -176,18 +209,47 @@ function rebuild(c) {
   loopView.invalidate();
   layoutStatic(snap);
   wire.setRecording(rec);
+  // Drawing the timeline and the first render of a wide plan are each tens of ms:
+  // separate tasks, so the page can answer input between them.
+  await nextSlice();
   serial++;
   rowsKey = null;
   document.body.dataset.session = String(serial);
   render();
+  compareLater(gen);
   return true;
+}
+
+/** The sync/async comparison of the run on screen, computed in slices after it is shown. */
+async function compareLater(gen) {
+  let job;
+  let result;
+  try {
+    job = session.compareJob();
+    const done = await inSlices(
+      () => {
+        result = job.advance(STEP_SLICE);
+        return result !== undefined;
+      },
+      { cancelled: () => gen !== building },
+    );
+    if (!done) return;
+    comparison = result;
+  } catch (e) {
+    if (gen !== building) return;
+    comparison = { error: message(e) };
+  } finally {
+    job?.free();
+  }
+  showComparison();
 }
 
 /** Highlights the knob input an error message names (best effort). */
 function markInvalid(msg) {
   for (const f of KNOB_FIELDS) {
     const input = ui.fields[f.url];
-    const named = msg && (msg.includes(f.knob) || msg.startsWith(f.label) || msg.includes(`${f.label}:`));
+    // Messages name a knob as `fetch_size=0: …` (model) or `fetch=0: …` (URL).
+    const named = msg && new RegExp(`(^|[:\\s])(${f.knob}|${f.url})=`).test(msg);
     // An input marked before stays marked while it still holds a value the run on
     // screen does not use (the message names only the first problem found).
     const stale = msg && input.classList.contains('invalid') && config && input.value.trim() !== (config.fields[f.url] ?? '');
@@ -200,8 +262,13 @@ function markInvalid(msg) {
 /** The parts drawn once per session (and on resize): timeline and compare view. */
 function layoutStatic(snap) {
   timeline.build(recording, (snap ?? session.snapshot(NO_TRACE)).plan);
+  showComparison();
+}
+
+/** The compare view: the comparison, its error, or that it is still being computed. */
+function showComparison() {
   if (comparison && !comparison.error) renderCompare(ui.compare, comparison, config.scenario);
-  else renderCompareError(ui.compare, comparison?.error ?? 'no data');
+  else renderCompareError(ui.compare, comparison?.error ?? 'comparing sync and async…');
 }
 
 // ---- rendering ----
@@ -279,24 +346,77 @@ function render({ urlNow = !running, full = !running } = {}) {
     profile.renders = (profile.renders ?? 0) + 1;
   }
 }
-/** Runs a model action (after any seek still waiting for its frame), then renders; errors go to the page. */
+/**
+ * Runs a model action (after any seek still waiting for its frame), then renders;
+ * errors go to the page. A seek back starts from the nearest checkpoint, so it replays
+ * few steps; one that still has far to go (a jump ahead) continues in slices.
+ */
 function act(f) {
-  if (!session) return;
-  try {
-    const t = pendingSeek;
-    pendingSeek = null;
-    if (t) t.ms != null ? session.seekTime(t.ms) : session.seek(Math.max(0, t.step));
-    f();
-  } catch (e) {
-    failed(e);
+  if (!session || seeking) return;
+  const t = pendingSeek;
+  pendingSeek = null;
+  if (!t) {
+    try {
+      f();
+    } catch (e) {
+      failed(e);
+    }
+    if (session) render();
+    return;
   }
-  if (session) render();
+  const target = Math.max(0, t.ms != null ? recording.stepAtNs(t.ms * 1e6) : t.step);
+  inFrames(
+    () => session.seekSome(target, STEP_SLICE),
+    (s) => `Going to step ${target.toLocaleString('en-US')}: step ${s.step().toLocaleString('en-US')}…`,
+    f,
+  );
 }
 
 /**
- * Seeks on the next animation frame: going back replays the run from its start, so a
- * drag of the step slider or a held ← key would queue many replays; only the last
- * target of a frame is sought. `{step}` or `{ms}` (a time, from the timeline).
+ * Model work that may be long (`work()` true when done): up to one slice now; the rest
+ * in slices between frames with a progress line, the page usable meanwhile. Then
+ * `then()` and a render.
+ */
+function inFrames(work, label, then = () => {}) {
+  if (!session || seeking) return;
+  const s = session;
+  const finish = () => {
+    try {
+      then();
+    } catch (e) {
+      failed(e);
+    }
+    if (session) render();
+  };
+  let done = false;
+  try {
+    const t0 = performance.now();
+    while (!done && performance.now() - t0 < SLICE_MS) done = work();
+  } catch (e) {
+    failed(e);
+    return;
+  }
+  if (done) return finish();
+  seeking = true;
+  inSlices(work, { progress: () => showBusy(label(s)), cancelled: () => s !== session })
+    .then(async (ok) => {
+      await nextSlice(); // the render in a task of its own
+      seeking = false;
+      hideBusy();
+      if (ok && s === session) finish();
+      if (pendingSeek && session) act(() => {});
+    })
+    .catch((e) => {
+      seeking = false;
+      hideBusy();
+      failed(e);
+    });
+}
+
+/**
+ * Seeks on the next animation frame: a drag of the step slider or a held ← key would
+ * queue many seeks; only the last target of a frame is sought. `{step}` or `{ms}`
+ * (a time, from the timeline).
  */
 function seekLater(target) {
   stop();
@@ -312,6 +432,7 @@ function stepEvent() {
   act(() => session.stepEvent());
 }
 function stepBack() {
+  if (!session) return;
   const from = pendingSeek?.step ?? session.step();
   if (from > 0) seekLater({ step: from - 1 });
 }
@@ -359,11 +480,13 @@ function tick(ts) {
     const t0 = performance.now();
     let i = 0;
     try {
+      // Batches of up to 16 steps (only a batch's last step is narrated).
       while (i < n && !session.isDone()) {
-        session.stepEvent();
-        i++;
+        const k = Math.min(16, n - i);
+        session.runSome(k);
+        i += k;
         // Faster than the model can go: drop the backlog instead of piling it up.
-        if ((i & 15) === 0 && performance.now() - t0 > FRAME_STEP_BUDGET_MS) {
+        if (performance.now() - t0 > FRAME_STEP_BUDGET_MS) {
           acc = 0;
           break;
         }
@@ -386,7 +509,7 @@ function onKnobChange() {
   const c = inputsToConfig();
   c.step = 0;
   showExplanation(c.scenario);
-  rebuild(c);
+  rebuild(c); // in slices; a newer change takes over
 }
 
 function wire_() {
@@ -394,14 +517,7 @@ function wire_() {
   ui.scenario.addEventListener('change', onKnobChange);
   ui.mode.addEventListener('change', onKnobChange);
   for (const f of KNOB_FIELDS) ui.fields[f.url].addEventListener('change', onKnobChange);
-  ui.sharing.addEventListener('change', () => {
-    ui.pipeline.checked = ui.sharing.value === 'pipelined';
-    onKnobChange();
-  });
-  ui.pipeline.addEventListener('change', () => {
-    ui.sharing.value = ui.pipeline.checked ? 'pipelined' : 'shared';
-    onKnobChange();
-  });
+  ui.sharing.addEventListener('change', onKnobChange);
 
   const button = (b, f) =>
     b.addEventListener('click', () => {
@@ -414,14 +530,29 @@ function wire_() {
   });
   button(ui.row, () => {
     stop();
-    act(() => session.stepRow());
+    act(() => {}); // a pending seek first
+    const rows = lastSnap ? lastSnap.rows_total : 0;
+    inFrames(
+      () => session.runWhileRows(rows, STEP_SLICE),
+      (s) => `Running to the next row: step ${s.step().toLocaleString('en-US')}…`,
+    );
   });
   button(ui.run, () => (running ? stop() : start()));
   button(ui.end, () => {
     stop();
-    act(() => session.runToEnd());
+    act(() => {}); // a pending seek first
+    inFrames(
+      () => session.runSome(STEP_SLICE),
+      (s) => `Running to the end: step ${s.step().toLocaleString('en-US')} of ${recording.totalSteps.toLocaleString('en-US')}…`,
+    );
   });
   button(ui.reset, reset);
+  button($('b-live'), () => {
+    const p = $('p-live');
+    p.hidden = !p.hidden;
+    $('b-live').classList.toggle('on', !p.hidden);
+    if (!p.hidden) livePanel?.refreshTargets();
+  });
   button(ui.back, stepBack);
   ui.speed.addEventListener('input', showSpeed);
   ui.scrub.addEventListener('input', () => seekLater({ step: Number(ui.scrub.value) }));
@@ -487,16 +618,41 @@ async function copyExplain() {
   setTimeout(() => (ui.copyMsg.textContent = ''), 2500);
 }
 
+/** The model's verdict on a page URL (crate/knobs.rs): null, or the message. */
+function checkUrl(search) {
+  try {
+    wasm.checkUrl(search);
+    return null;
+  } catch (e) {
+    return message(e);
+  }
+}
+
 // ---- boot ----
 async function boot() {
   renderLegend($('legend'));
+  decorateLegend($('legend'));
+  renderGlossary($('glossary'), $('b-glossary'));
   showSpeed();
   try {
-    await initWasm();
+    // Imported here, not at the top: a missing or broken package must leave a message,
+    // not a blank page.
+    const mod = await import('./pkg/pgasync.js');
+    await mod.default();
+    wasm = mod;
     wasm.init();
     scenarios = wasm.scenarios();
+    const knobs = wasm.behaviourKnobs();
+    setSwitchNames(knobs.map((k) => k.name));
+    behaviourUi = new BehaviourControls(knobs, { select: $('behaviour'), box: $('behaviour-knobs'), panel: $('differences') }, onKnobChange);
   } catch (e) {
-    showError(`Could not load the WebAssembly model (pkg/pgasync.js): ${message(e)}`);
+    showError(
+      `Could not load the WebAssembly model (pkg/pgasync.js): ${message(e)}. ` +
+        'Build it with `make pkg` (or run `make demo`), then reload this page.',
+    );
+    ui.narration.textContent = 'Nothing can run without the model: see the message above.';
+    for (const b of [ui.back, ui.step, ui.row, ui.end]) b.disabled = true;
+    document.body.dataset.ready = '1';
     return;
   }
   ui.scenario.replaceChildren(
@@ -507,16 +663,24 @@ async function boot() {
       return o;
     }),
   );
+  livePanel = new LivePanel($('p-live'), wasm, () => ({ scenario: config.scenario, mode: config.mode, knobs: knobsJson(config) }));
   wire_();
   const c = configFromUrl(location.search);
   config = cloneConfig(c);
   configToInputs(c);
-  if (!rebuild(c)) {
+  const urlError = checkUrl(location.search);
+  if (urlError) {
+    // A URL the model refuses (`shards=0x10`, `rtt=NaN`, `bogus=1`): say so, run nothing.
+    showError(`This URL cannot be run: ${urlError}. Nothing was run: fix the value above, or pick a scenario.`);
+    markInvalid(urlError);
+    ui.narration.textContent = 'Nothing was run: the URL asks for settings the model refuses (see above).';
+    for (const b of [ui.back, ui.step, ui.row, ui.end]) b.disabled = true;
+  } else if (!(await rebuild(c))) {
     // An invalid URL: fall back to the defaults but keep the message visible.
     const msg = ui.error.textContent;
     const d = configFromUrl('');
     configToInputs(d);
-    if (rebuild(d)) showError(`${msg} (the URL's settings were replaced by the defaults)`);
+    if (await rebuild(d)) showError(`${msg} (the URL's settings were replaced by the defaults)`);
   }
   window.pgasync = {
     get session() {

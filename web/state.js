@@ -1,9 +1,11 @@
 // History and URL state, kept apart from the model (wasm) and from rendering
 // (the raftscope split: model, history, render).
 //
-// * `Config` is what the user chose: scenario, mode and knobs. It round-trips through
-//   the URL query string together with the current step, so a reloaded or shared URL
-//   reproduces the exact view.
+// * `Config` is what the user chose: scenario, mode, knobs and behaviour. It round-trips
+//   through the URL query string together with the current step, so a reloaded or
+//   shared URL reproduces the exact view. Values stay the strings the user typed: the
+//   model checks them (crate/knobs.rs, the same checks as the CLI's), and the page
+//   checks a URL with `wasm.checkUrl` before running anything.
 // * `Recording` is the history of one run: the trace length and virtual time at the end
 //   of every step, and the whole trace. A run on the virtual clock is deterministic, so
 //   the recording made once is valid for every replay; the timeline draws it (the future
@@ -21,7 +23,13 @@ export const KNOB_FIELDS = [
   { url: 'limit', knob: 'limit', kind: 'int', label: 'limit' },
 ];
 
-export const SHARING = ['dedicated', 'shared', 'pipelined'];
+export const SHARING = ['dedicated', 'shared'];
+
+/** Behaviour knob names (set once from `wasm.behaviourKnobs()`). */
+let switchNames = [];
+export function setSwitchNames(names) {
+  switchNames = [...names];
+}
 
 /** What the page starts with when the URL says nothing: small data, so stepping is interactive. */
 export const DEFAULT_CONFIG = Object.freeze({
@@ -30,11 +38,22 @@ export const DEFAULT_CONFIG = Object.freeze({
   // Raw strings as typed into the inputs ('' = the scenario's own default).
   fields: { shards: '', rows: '300', fetch: '100', rtt: '', rtts: '', bw: '', offset: '', limit: '' },
   sharing: '',
+  // '' = pg15 (PostgreSQL 15, the default) or 'improved'; then the knobs set explicitly.
+  behaviour: '',
+  switches: {},
   step: 0,
 });
 
 export function cloneConfig(c) {
-  return { scenario: c.scenario, mode: c.mode, fields: { ...c.fields }, sharing: c.sharing, step: c.step };
+  return {
+    scenario: c.scenario,
+    mode: c.mode,
+    fields: { ...c.fields },
+    sharing: c.sharing,
+    behaviour: c.behaviour ?? '',
+    switches: { ...(c.switches ?? {}) },
+    step: c.step,
+  };
 }
 
 /** Reads a config from a query string (missing values take the defaults). */
@@ -45,6 +64,8 @@ export function configFromUrl(search) {
   if (q.has('mode')) c.mode = q.get('mode');
   for (const f of KNOB_FIELDS) if (q.has(f.url)) c.fields[f.url] = q.get(f.url);
   if (q.has('sharing')) c.sharing = q.get('sharing');
+  if (q.has('behaviour')) c.behaviour = q.get('behaviour');
+  for (const name of switchNames) if (q.has(name)) c.switches[name] = q.get(name);
   const step = Number(q.get('step'));
   c.step = Number.isInteger(step) && step >= 0 ? step : 0;
   return c;
@@ -57,36 +78,26 @@ export function configToQuery(c) {
   q.set('mode', c.mode);
   for (const f of KNOB_FIELDS) if (c.fields[f.url] !== '' && c.fields[f.url] != null) q.set(f.url, c.fields[f.url]);
   if (c.sharing) q.set('sharing', c.sharing);
+  if (c.behaviour) q.set('behaviour', c.behaviour);
+  for (const [name, v] of Object.entries(c.switches ?? {})) if (v !== '' && v != null) q.set(name, v);
   q.set('step', String(c.step));
   return '?' + q.toString().replace(/%2C/g, ',');
 }
 
 /**
- * Turns the raw strings of a config into the knobs JSON for wasm. Throws an Error with
- * a message for the user when a field is not a number; range checks are left to wasm,
- * which knows each scenario's limits and says so.
+ * The knobs JSON for wasm: the raw strings of a config under the model's knob names
+ * (empty = the scenario's default). Nothing is checked here: the model refuses bad
+ * values (`0x10`, `NaN`, out of range) with a message naming the knob.
  */
 export function knobsJson(c) {
   const k = {};
   for (const f of KNOB_FIELDS) {
     const raw = (c.fields[f.url] ?? '').trim();
-    if (raw === '') continue;
-    if (f.kind === 'floatlist') {
-      const parts = raw.split(/[\s,;]+/).filter((s) => s !== '');
-      const nums = parts.map(Number);
-      const bad = parts.find((s, i) => !Number.isFinite(nums[i]));
-      if (bad !== undefined) throw new Error(`${f.label}: "${bad}" is not a number`);
-      k[f.knob] = nums;
-    } else {
-      const n = Number(raw);
-      if (!Number.isFinite(n)) throw new Error(`${f.label}: "${raw}" is not a number`);
-      k[f.knob] = n;
-    }
+    if (raw !== '') k[f.knob] = raw;
   }
-  if (c.sharing) {
-    if (!SHARING.includes(c.sharing)) throw new Error(`sharing: "${c.sharing}" is not one of ${SHARING.join(', ')}`);
-    k.sharing = c.sharing;
-  }
+  if (c.sharing) k.sharing = c.sharing;
+  if (c.behaviour) k.behaviour = c.behaviour;
+  for (const [name, v] of Object.entries(c.switches ?? {})) if (v !== '' && v != null) k[name] = String(v);
   return JSON.stringify(k);
 }
 
@@ -132,42 +143,98 @@ export class UrlSync {
 const TRACE_BUDGET = 250000;
 const NO_TRACE = 0xffffffff; // `snapshot(since)` with since past the end: no trace events.
 
+/** Model work per slice before the page gets the main thread back (ms). */
+export const SLICE_MS = 25;
+const STEP_SLICE = 256; // steps between clock reads
+const TRACE_SLICE = 2000; // trace events copied per call (each becomes a JS object)
+
+/** Yields to the browser (input, rendering) between slices of model work. */
+export function nextSlice() {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
+/**
+ * Calls `work()` (true when finished) in slices of about SLICE_MS, yielding between
+ * them, and `progress()` after each slice. Resolves true when finished, false when
+ * `cancelled()` said so first.
+ */
+export async function inSlices(work, { progress = () => {}, cancelled = () => false } = {}) {
+  for (;;) {
+    const t0 = performance.now();
+    let done = false;
+    while (!done && performance.now() - t0 < SLICE_MS) done = work();
+    if (done) return true;
+    progress();
+    await nextSlice();
+    if (cancelled()) return false;
+  }
+}
+
 /**
  * The history of one run, recorded by running the (deterministic) session to its end
- * once: `stepMarks()` gives the trace length and time at the end of every step, and one
- * `snapshot(0)` the whole trace, so recording costs one run and one copy of the trace,
- * not a snapshot per step (a run has thousands of steps). Leaves the session at its
- * end: the caller seeks where it wants to be.
+ * once: `stepMarks()` gives the trace length and time at the end of every step, and
+ * `trace(from, to)` the trace, so recording costs one run and one copy of the trace,
+ * not a snapshot per step (a run has thousands of steps). Built by `Recording.record`
+ * in slices, so a long run never freezes the page; leaves the session at its end: the
+ * caller seeks where it wants to be.
  */
 export class Recording {
-  constructor(session) {
-    session.runToEnd();
+  /** Records `session`; null if `cancelled()` said so before the end. */
+  static async record(session, { progress = () => {}, cancelled = () => false } = {}) {
+    const ran = await inSlices(() => session.runSome(STEP_SLICE), {
+      progress: () => progress(`Recording the run: ${session.step().toLocaleString('en-US')} steps so far…`),
+      cancelled,
+    });
+    if (!ran) return null;
+    await nextSlice();
+    const rec = new Recording();
     const marks = session.stepMarks();
     const last = session.snapshot(NO_TRACE);
     const n = marks.trace_ends.length;
-    this.totalSteps = Math.max(n, last.step);
-    this.totalNs = Math.max(last.time_ns, last.total_time_ns ?? 0);
+    rec.totalSteps = Math.max(n, last.step);
+    rec.totalNs = Math.max(last.time_ns, last.total_time_ns ?? 0);
     // stepEnds[k] / stepTimesNs[k]: trace length and time after k steps (k = 0 … totalSteps).
-    this.stepEnds = new Uint32Array(n + 1);
-    this.stepTimesNs = new Float64Array(n + 1);
+    rec.stepEnds = new Uint32Array(n + 1);
+    rec.stepTimesNs = new Float64Array(n + 1);
     for (let k = 0; k < n; k++) {
-      this.stepEnds[k + 1] = marks.trace_ends[k];
-      this.stepTimesNs[k + 1] = Math.round(marks.times_ms[k] * 1e6);
+      rec.stepEnds[k + 1] = marks.trace_ends[k];
+      rec.stepTimesNs[k + 1] = Math.round(marks.times_ms[k] * 1e6);
     }
-    if (last.trace_len <= TRACE_BUDGET) {
-      this.trace = session.snapshot(0).trace;
-    } else {
-      // Keep the trace of the steps that fit in the budget: seek to the last of them
-      // (the run replays from the start) and take the trace there.
+    // Keep whole steps only, up to the budget.
+    let keep = last.trace_len;
+    if (keep > TRACE_BUDGET) {
       let k = 0;
-      while (k < n && this.stepEnds[k + 1] <= TRACE_BUDGET) k++;
-      session.seek(k);
-      this.trace = session.snapshot(0).trace;
+      while (k < n && rec.stepEnds[k + 1] <= TRACE_BUDGET) k++;
+      keep = rec.stepEnds[k];
     }
-    this.complete = this.trace.length === last.trace_len;
+    rec.trace = [];
+    await nextSlice();
+    const copied = await inSlices(
+      () => {
+        const part = session.trace(rec.trace.length, Math.min(keep, rec.trace.length + TRACE_SLICE));
+        for (const e of part) rec.trace.push(e);
+        return rec.trace.length >= keep || part.length === 0;
+      },
+      { progress: () => progress(`Copying the trace: ${Math.round((100 * rec.trace.length) / Math.max(1, keep))}%…`), cancelled },
+    );
+    if (!copied) return null;
+    rec.complete = rec.trace.length === last.trace_len;
     // The trace is complete up to this time.
-    this.recordedNs = this.complete ? this.totalNs : this.trace.length ? this.trace[this.trace.length - 1].time_ns : 0;
-    this.connections = last.connections.map((c) => c.server);
+    rec.recordedNs = rec.complete ? rec.totalNs : rec.trace.length ? rec.trace[rec.trace.length - 1].time_ns : 0;
+    rec.connections = last.connections.map((c) => c.server);
+    return rec;
+  }
+
+  /** The last step that ends at or before virtual time `ns` (0 if none). */
+  stepAtNs(ns) {
+    let lo = 0;
+    let hi = this.totalSteps;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.stepTimesNs[mid] <= ns) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
   }
 
   /** Trace index where step `step` began (its events are trace[stepStart(step) .. stepEnd(step)]). */

@@ -177,10 +177,10 @@ fn merge_summary(r: &Row) -> String {
     )
 }
 
-fn real_clock() -> (Clock, Box<dyn Fn(u64)>) {
+fn real_clock() -> (Clock, pgasync::sim::Sleeper) {
     let start = Instant::now();
     let clock = Clock::from_host(Box::new(move || start.elapsed().as_nanos() as u64));
-    (clock, Box::new(|ns| std::thread::sleep(Duration::from_nanos(ns))))
+    (clock, std::rc::Rc::new(|ns| std::thread::sleep(Duration::from_nanos(ns))))
 }
 
 /// Runs one query to the end; returns its elapsed time (ns) and the finished run.

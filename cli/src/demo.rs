@@ -20,6 +20,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicI32, Ordering};
 
+/// The read-only role the page logs in as, on the shards and on the coordinator (the
+/// executor's start-up user, `pgasync::remote::USER`).
+const READER: &str = pgasync::remote::USER;
+
 /// The page's own defaults, so the live data is what the page simulates.
 const DEFAULT_ROWS: usize = 300;
 
@@ -32,21 +36,22 @@ struct Opts {
 
 fn parse(args: &[String]) -> Result<Opts, CliError> {
     let a = crate::args::Args::parse(args, &["dir", "shards", "rows", "port"]).map_err(CliError::Usage)?;
-    let num = |name: &str, default: usize, max: usize| -> Result<usize, CliError> {
+    let num = |name: &str, default: usize, min: usize, max: usize| -> Result<usize, CliError> {
         match a.get(name) {
             None => Ok(default),
             Some(v) => match v.parse::<usize>() {
-                Ok(n) if (1..=max).contains(&n) => Ok(n),
-                _ => Err(CliError::Usage(format!("--{name} {v}: expected an integer from 1 to {max}"))),
+                Ok(n) if (min..=max).contains(&n) => Ok(n),
+                _ => Err(CliError::Usage(format!("--{name} {v}: expected an integer from {min} to {max}"))),
             },
         }
     };
     let dir = a.get("dir").map(PathBuf::from).unwrap_or_else(|| std::env::temp_dir().join("pgasync-demo"));
     Ok(Opts {
         dir,
-        shards: num("shards", 4, 16)?,
-        rows: num("rows", DEFAULT_ROWS, 100_000)?,
-        port: num("port", 8080, 65535)? as u16,
+        shards: num("shards", 4, 1, 16)?,
+        rows: num("rows", DEFAULT_ROWS, 1, 100_000)?,
+        // 0: the relay picks a free port and prints its URL.
+        port: num("port", 8080, 0, 65535)? as u16,
     })
 }
 
@@ -77,6 +82,8 @@ fn start_and_serve(pg: &Pg, o: &Opts) -> Result<(), CliError> {
     }
     eprintln!("pgasync demo: starting the coordinator");
     let coordinator = pg.start(&o.dir, "coordinator")?;
+    // The page's "PostgreSQL says" panel logs in as the same read-only role.
+    coordinator.psql("postgres", &format!("CREATE ROLE {READER} LOGIN"))?;
     for info in SCENARIOS {
         load_scenario(info.id, o, &clusters, &coordinator)?;
     }
@@ -101,12 +108,13 @@ fn load_scenario(id: &str, o: &Opts, shards: &[Cluster], coordinator: &Cluster) 
         if k < shards.len() {
             shard.psql("postgres", &format!("CREATE DATABASE {db}"))?;
         }
-        shard.script(&db, &load_sql(&spec.catalog, "pgasync"))?;
+        shard.script(&db, &load_sql(&spec.catalog, READER))?;
         ports.insert(spec.server.name.clone(), shard.port);
     }
-    let coord = coordinator_ddl(&sc, |s| ("127.0.0.1".to_string(), ports[s]), &db, "pgasync");
+    let coord = coordinator_ddl(&sc, |s| ("127.0.0.1".to_string(), ports[s]), &db, READER);
     coordinator.psql("postgres", &format!("CREATE DATABASE {db}"))?;
-    coordinator.script(&db, &coord)
+    coordinator.script(&db, &coord)?;
+    coordinator.psql(&db, &format!("GRANT SELECT ON ALL TABLES IN SCHEMA public TO {READER}"))
 }
 
 fn relay_config(shards: &[Cluster], coordinator: &Cluster) -> String {

@@ -7,7 +7,7 @@ use crate::estate::{EState, ExecError, ExecResult};
 use crate::exec_async::{exec_async_configure_wait, exec_async_notify, AsyncState, WaitContext};
 
 /// What one event wait did.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct EventWaitOutcome {
     /// Requests notified.
     pub fired: usize,

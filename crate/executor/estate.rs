@@ -36,6 +36,7 @@ impl std::error::Error for ExecError {}
 
 pub type ExecResult<T> = Result<T, ExecError>;
 
+#[derive(Clone)]
 pub struct EState {
     pub clock: Clock,
     pub cost: CostModel,

@@ -15,7 +15,7 @@ use std::collections::VecDeque;
 /// PostgreSQL's EVENT_BUFFER_SIZE in nodeAppend.c.
 pub const EVENT_BUFFER_SIZE: usize = 16;
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct EventLoop {
     /// Waiting requests (ids), oldest first.
     waiting: VecDeque<usize>,

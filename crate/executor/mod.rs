@@ -48,14 +48,33 @@ pub enum ExecStatus {
 }
 
 /// A node of the state tree: its id (index of its instrumentation) and its state.
+/// Cloneable, so the demo can keep checkpoints of a whole run (`session.rs`).
+#[derive(Clone)]
 pub struct PlanState {
     pub id: usize,
     pub node: Box<dyn ExecNode>,
 }
 
+/// Copies a boxed node (every node state is `Clone`; a trait object needs this helper).
+pub trait CloneNode {
+    fn clone_node(&self) -> Box<dyn ExecNode>;
+}
+
+impl<T: ExecNode + Clone + 'static> CloneNode for T {
+    fn clone_node(&self) -> Box<dyn ExecNode> {
+        Box::new(self.clone())
+    }
+}
+
+impl Clone for Box<dyn ExecNode> {
+    fn clone(&self) -> Self {
+        self.clone_node()
+    }
+}
+
 /// The verbs every executor node implements. Async-capable nodes (ForeignScan) also
 /// implement the requestee side of the async protocol (`exec_async`).
-pub trait ExecNode {
+pub trait ExecNode: CloneNode {
     fn exec_next(&mut self, es: &mut EState) -> ExecResult<ExecStatus>;
     fn exec_rescan(&mut self, es: &mut EState) -> ExecResult<()>;
     fn exec_end(&mut self, es: &mut EState);
@@ -131,6 +150,7 @@ pub fn exec_end_node(ps: &mut PlanState, es: &mut EState) {
 }
 
 /// What `init_plan` needs besides the plan: local tables.
+#[derive(Clone)]
 pub struct InitContext<'a> {
     pub catalog: &'a Catalog,
 }

@@ -57,6 +57,7 @@ impl Trans {
     }
 }
 
+#[derive(Clone)]
 pub struct AggState {
     children: Vec<PlanState>,
     strategy: AggStrategy,

@@ -37,6 +37,7 @@ struct EventWaitResume {
     fired: usize,
 }
 
+#[derive(Clone)]
 pub struct AppendState {
     id: usize,
     children: Vec<PlanState>,

@@ -43,6 +43,7 @@ enum Awaiting {
     Fetch,
 }
 
+#[derive(Clone)]
 pub struct ForeignScanState {
     id: usize,
     relation: String,

@@ -8,6 +8,7 @@ use crate::plan::Expr;
 use crate::types::Datum;
 use std::collections::HashMap;
 
+#[derive(Clone)]
 pub struct HashJoinState {
     /// [outer, inner]
     children: Vec<PlanState>,

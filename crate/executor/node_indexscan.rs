@@ -7,6 +7,7 @@ use crate::instrument::ExplainNode;
 use crate::types::{Datum, Table};
 use std::rc::Rc;
 
+#[derive(Clone)]
 pub struct IndexScanState {
     table: Rc<Table>,
     index: usize,

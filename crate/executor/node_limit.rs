@@ -6,6 +6,7 @@ use crate::estate::{EState, ExecResult};
 use crate::instrument::ExplainNode;
 use crate::types::Datum;
 
+#[derive(Clone)]
 pub struct LimitState {
     children: Vec<PlanState>,
     offset: u64,

@@ -23,6 +23,7 @@ use crate::plan::SortKey;
 use crate::types::Datum;
 use std::collections::VecDeque;
 
+#[derive(Clone)]
 pub struct MergeAppendState {
     id: usize,
     children: Vec<PlanState>,

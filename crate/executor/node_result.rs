@@ -7,6 +7,7 @@ use crate::instrument::ExplainNode;
 use crate::plan::Expr;
 use crate::types::Datum;
 
+#[derive(Clone)]
 pub struct ResultState {
     children: Vec<PlanState>,
     filter: Option<Expr>,

@@ -10,6 +10,7 @@ use crate::instrument::ExplainNode;
 use crate::types::{Column, Datum, Table};
 use std::rc::Rc;
 
+#[derive(Clone)]
 pub struct SeqScanState {
     table: Rc<Table>,
     /// Table columns to return, in order; None when it is all of them.

@@ -8,6 +8,7 @@ use crate::plan::SortKey;
 use crate::types::Datum;
 use std::cmp::Ordering;
 
+#[derive(Clone)]
 pub struct SortState {
     children: Vec<PlanState>,
     keys: Vec<SortKey>,

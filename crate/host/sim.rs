@@ -44,6 +44,7 @@ pub struct LinkStats {
     pub max_in_flight: usize,
 }
 
+#[derive(Clone)]
 struct Link {
     params: LinkParams,
     up_free: u64,
@@ -57,6 +58,7 @@ struct Link {
 }
 
 /// An answer on its way to the client.
+#[derive(Clone)]
 struct Delivery {
     at: u64,
     bytes: Vec<u8>,
@@ -67,8 +69,9 @@ struct Delivery {
 }
 
 /// How the host waits on a real clock (the core never sleeps by itself).
-pub type Sleeper = Box<dyn Fn(u64)>;
+pub type Sleeper = std::rc::Rc<dyn Fn(u64)>;
 
+#[derive(Clone)]
 pub struct SimHost {
     /// `servers[i]` is the backend of connection i.
     pub servers: Vec<ShardServer>,

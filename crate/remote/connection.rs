@@ -142,7 +142,7 @@ impl QueryResult {
     }
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 struct Pending {
     ticket: Ticket,
     proto: Proto,
@@ -170,7 +170,7 @@ pub struct Completed {
     pub error: Option<String>,
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Connection {
     pub id: usize,
     pub server: String,

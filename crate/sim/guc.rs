@@ -37,6 +37,7 @@ enum Kind {
     Internal,
 }
 
+#[derive(Clone)]
 struct Param {
     name: &'static str,
     kind: Kind,
@@ -294,7 +295,7 @@ fn quote_ident(s: &str) -> String {
 
 /// Tracks what the client was last told, to send ParameterStatus for reported
 /// parameters whose value changed (PostgreSQL 14+ sends them before ReadyForQuery).
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Reporter {
     last: Vec<Option<String>>,
 }

@@ -114,6 +114,7 @@ struct Stmt {
 }
 
 /// A Parse message's result (PostgreSQL's CachedPlanSource); `stmt` None for an empty query.
+#[derive(Clone)]
 struct PreparedStatement {
     name: String,
     sql: String,
@@ -121,6 +122,7 @@ struct PreparedStatement {
 }
 
 /// A running plan: a DECLAREd cursor, or a SELECT portal that has started.
+#[derive(Clone)]
 struct RowSource {
     es: EState,
     root: PlanState,
@@ -128,6 +130,7 @@ struct RowSource {
     done: bool,
 }
 
+#[derive(Clone)]
 enum PortalState {
     /// Bound by Bind, not run yet.
     Bound(Box<Stmt>),
@@ -142,6 +145,7 @@ enum PortalState {
 }
 
 /// PostgreSQL's portal: what Bind creates, and what DECLARE creates (a cursor).
+#[derive(Clone)]
 struct Portal {
     name: String,
     /// The prepared statement it came from (None for a DECLAREd cursor), for the log.
@@ -169,6 +173,7 @@ enum Xact {
 }
 
 /// How `receive` stops: a FATAL error, or a close without a message.
+#[derive(Clone)]
 enum Stop {
     Fatal(PgError),
     Silent(&'static str),
@@ -188,6 +193,7 @@ struct RowBudget<'a> {
     row_ns: u64,
 }
 
+#[derive(Clone)]
 pub struct ShardServer {
     pub name: String,
     pub catalog: Catalog,

@@ -67,6 +67,7 @@ pub fn split_statements(sql: &str) -> Vec<Piece> {
 }
 
 /// Maps the tokenizer's (line, column) locations to character and byte offsets.
+#[derive(Clone)]
 struct CharIndex<'a> {
     sql: &'a str,
     /// Byte offset of every character, and of the end.

@@ -114,6 +114,7 @@ pub fn frame_message(buf: &[u8]) -> Result<Option<(u8, Range<usize>)>, PgError> 
 
 /// Reads a message body with the checks of PostgreSQL's `pq_getmsg*`: running out of
 /// data, a string without its terminator and bytes left over are protocol errors.
+#[derive(Clone)]
 pub struct MsgReader<'a> {
     buf: &'a [u8],
     pos: usize,

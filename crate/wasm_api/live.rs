@@ -25,6 +25,7 @@ struct LiveResult {
 #[wasm_bindgen(js_name = runLive)]
 pub async fn run_live_js(
     relay: String,
+    database: String,
     scenario: String,
     mode: String,
     knobs_json: String,
@@ -40,6 +41,8 @@ pub async fn run_live_js(
     let host = WsHost::connect(&relay, &names).await.map_err(|e| JsError::new(&e))?;
     let mut run =
         QueryRun::for_scenario(&sc, async_mode, performance_clock(), true, host).map_err(|e| JsError::new(&e))?;
+    // Before the first poll: the start-up packets go out then.
+    run.es.set_database(&database);
     run_live(&mut run).await.map_err(|e| JsError::new(&e.to_string()))?;
     let result = LiveResult {
         rows: run.rows.iter().map(|r| r.iter().map(|d| d.to_string()).collect()).collect(),
@@ -48,7 +51,8 @@ pub async fn run_live_js(
         total_ms: run.elapsed_ns() as f64 / 1e6,
         trace: run.es.trace.events.clone(),
     };
-    serde_wasm_bindgen::to_value(&result).map_err(|e| JsError::new(&e.to_string()))
+    // The page's serializer: maps (a trace event's flattened kind) as plain objects.
+    super::to_js(&result)
 }
 
 /// The query a real PostgreSQL coordinator runs for `scenario` (the "PostgreSQL says"

@@ -111,6 +111,30 @@ pub fn compare(scenario: &str, knobs_json: &str) -> Result<JsValue, JsError> {
     to_js(&c)
 }
 
+/// `compare` in slices: `advance(budget)` runs at most `budget` steps and returns the
+/// comparison when both runs are done (undefined before), so the page never blocks.
+#[wasm_bindgen]
+pub struct CompareJob {
+    inner: session::CompareJob,
+}
+
+#[wasm_bindgen]
+impl CompareJob {
+    #[wasm_bindgen(constructor)]
+    pub fn new(scenario: &str, knobs_json: &str) -> Result<CompareJob, JsError> {
+        let knobs = parse_knobs(knobs_json)?;
+        let inner = session::CompareJob::new(scenario, &knobs).map_err(|e| JsError::new(&e))?;
+        Ok(CompareJob { inner })
+    }
+
+    pub fn advance(&mut self, budget: u32) -> Result<JsValue, JsError> {
+        match self.inner.advance(budget as usize).map_err(|e| JsError::new(&e))? {
+            Some(c) => to_js(&c),
+            None => Ok(JsValue::UNDEFINED),
+        }
+    }
+}
+
 /// SeqScan + sum over a local table, for the throughput figure: the table is built
 /// once by the constructor, so JavaScript times only `run`.
 #[wasm_bindgen]
@@ -183,6 +207,34 @@ impl Session {
         self.inner.reset().map_err(|e| JsError::new(&e))
     }
 
+    /// The sync/async comparison of this session's scenario (its data is shared, not
+    /// generated again), to run in slices.
+    #[wasm_bindgen(js_name = compareJob)]
+    pub fn compare_job(&self) -> Result<CompareJob, JsError> {
+        let inner = session::CompareJob::for_scenario(self.inner.scenario.clone()).map_err(|e| JsError::new(&e))?;
+        Ok(CompareJob { inner })
+    }
+
+    /// At most `budget` steps towards the end; true when the run is done.
+    #[wasm_bindgen(js_name = runSome)]
+    pub fn run_some(&mut self, budget: u32) -> bool {
+        self.inner.run_some(budget as usize)
+    }
+
+    /// Steps while the run has returned `rows` rows, at most `budget` steps; true when
+    /// a new row arrived or the run is done.
+    #[wasm_bindgen(js_name = runWhileRows)]
+    pub fn run_while_rows(&mut self, rows: f64, budget: u32) -> bool {
+        self.inner.run_while_rows(rows as u64, budget as usize)
+    }
+
+    /// Towards step `step` (back: from the nearest checkpoint) with at most `budget`
+    /// steps replayed; true when there.
+    #[wasm_bindgen(js_name = seekSome)]
+    pub fn seek_some(&mut self, step: u32, budget: u32) -> bool {
+        self.inner.seek_some(step as usize, budget as usize)
+    }
+
     /// Goes to step `step` (backwards or forwards).
     pub fn seek(&mut self, step: u32) -> Result<(), JsError> {
         self.inner.seek(step as usize).map_err(|e| JsError::new(&e))
@@ -209,6 +261,11 @@ impl Session {
     /// The state now, with trace events from index `since` on.
     pub fn snapshot(&self, since: u32) -> Result<JsValue, JsError> {
         to_js(&self.inner.snapshot(since as usize))
+    }
+
+    /// Trace events `from..to` of the run so far (clamped to its length).
+    pub fn trace(&self, from: u32, to: u32) -> Result<JsValue, JsError> {
+        to_js(&self.inner.trace_slice(from as usize, to as usize))
     }
 
     /// `{trace_ends, times_ms}`: per step taken so far, the trace length and time at its end.

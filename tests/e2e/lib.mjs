@@ -72,6 +72,54 @@ export function startServer(timeoutMs = 15000) {
   });
 }
 
+/**
+ * Starts `pgasync demo --port 0` (shard clusters, a postgres_fdw coordinator and the
+ * relay serving the page) in a fresh work folder and resolves with {url, stop, log}
+ * once the relay prints its URL; null when PostgreSQL is not installed (the demo then
+ * says so and serves the simulated page only). `stop()` sends Ctrl-C and waits for the
+ * demo to stop its clusters.
+ */
+export function startDemo(dir, timeoutMs = 240000) {
+  const proc = spawn(BIN, ['demo', '--port', '0', '--dir', dir], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  const stop = () =>
+    new Promise((resolve) => {
+      if (proc.exitCode !== null || proc.signalCode !== null) return resolve(proc.exitCode);
+      const t = setTimeout(() => proc.kill('SIGKILL'), 60000);
+      proc.once('exit', (code) => {
+        clearTimeout(t);
+        resolve(code);
+      });
+      proc.kill('SIGINT');
+    });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      stop();
+      reject(new Error(`no URL from \`pgasync demo\` within ${timeoutMs} ms; stderr: ${err.slice(-2000)}`));
+    }, timeoutMs);
+    proc.stdout.on('data', (d) => {
+      out += d;
+      const m = out.match(/pgasync relay: (http:\/\/\S+)/);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ url: m[1], stop, log: () => err });
+      }
+    });
+    proc.stderr.on('data', (d) => {
+      err += d;
+      if (/PostgreSQL is not installed/.test(err)) {
+        clearTimeout(timer);
+        stop().then(() => resolve(null));
+      }
+    });
+    proc.once('exit', (code, sig) => {
+      clearTimeout(timer);
+      reject(new Error(`\`pgasync demo\` exited (${code ?? sig}) before its URL; stderr: ${err.slice(-2000)}`));
+    });
+  });
+}
+
 export async function launchBrowser() {
   return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
 }

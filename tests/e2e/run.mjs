@@ -2,9 +2,10 @@
 // Starts `pgasync serve`, drives headless Chromium through the page, saves screenshots
 // into screenshots/, and exits non-zero naming the first check that failed.
 
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { HERE, startServer, launchBrowser, newPage, waitReady } from './lib.mjs';
+import { HERE, startServer, startDemo, launchBrowser, newPage, waitReady } from './lib.mjs';
 
 const SHOTS = path.join(HERE, 'screenshots');
 const started = Date.now();
@@ -68,6 +69,287 @@ async function waitNewSession(page, before) {
   await page.waitForFunction((b) => Number(document.body.dataset.session) > b, before, { timeout: 15000 });
 }
 
+/** Whether the page has a run on screen (a session was built). */
+const hasRun = (page) => page.evaluate(() => document.body.dataset.session !== undefined || window.pgasync.session !== null);
+
+/**
+ * URLs the model refuses (crate/knobs.rs, the CLI's checks): a banner with the message,
+ * and nothing run — not 16 shards for 0x10, not the defaults either.
+ */
+async function checkBadUrls(page, server) {
+  console.log('bad URLs');
+  for (const [query, says] of [
+    ['?scenario=E&shards=0x10', 'shards=0x10: not a decimal integer'],
+    ['?scenario=E&shards=1e3', 'shards=1e3: not a decimal integer'],
+    ['?scenario=E&rtt=NaN', 'rtt=NaN: not a finite number'],
+    ['?scenario=E&bw=inf', 'bw=inf: not a finite number'],
+    ['?scenario=E&bogus=1', 'unknown URL parameter "bogus"'],
+    ['?scenario=E&rtts=1,2', 'rtts=1,2: 2 values for 4 shards'],
+    ['?scenario=E&sharing=pipelined', 'behaviour knob "pipeline"'],
+    ['?scenario=E&fetch_ahead=maybe', 'fetch_ahead=maybe: not on or off'],
+  ]) {
+    await page.goto(server.url + query);
+    await waitReady(page);
+    const banner = page.locator('[data-testid=error]');
+    const text = (await banner.isVisible()) ? (await banner.textContent()).trim() : '(no banner)';
+    check(`${query}: a banner says "${says}"`, text.includes(says), text);
+    check(`${query}: nothing was run`, !(await hasRun(page)) && (await page.locator('[data-testid=plan-node]').count()) === 0);
+    if (query.includes('0x10')) await shot(page, '09-bad-url.png');
+  }
+  // The page still works: a knob change builds the run.
+  await page.goto(`${server.url}?scenario=E&shards=0x10&rows=200`);
+  await waitReady(page);
+  await page.fill('[data-testid=knob-shards]', '2');
+  await page.press('[data-testid=knob-shards]', 'Tab');
+  await page.waitForFunction(() => document.body.dataset.session !== undefined, null, { timeout: 15000 });
+  check('after a bad URL, fixing the knob runs it', (await page.locator('[data-testid=error]').isHidden()) && /shards=2/.test(page.url()), page.url());
+}
+
+/** The differences panel: its behaviour tag and one `[knob, text]` per knob that is on. */
+async function differences(page) {
+  return page.evaluate(() => {
+    const p = document.querySelector('[data-testid=differences]');
+    return {
+      name: p.querySelector('[data-testid=behaviour-name]')?.textContent.trim(),
+      items: [...p.querySelectorAll('[data-testid=difference]')].map((li) => [li.dataset.knob, li.textContent.trim(), li.title]),
+      text: p.textContent.trim(),
+      visible: p.getBoundingClientRect().height > 0,
+    };
+  });
+}
+
+/** E as pg15 and as improved: the selector, the knob checkboxes, the URL and the differences panel. */
+async function checkBehaviours(page, server) {
+  console.log('behaviours');
+  await page.goto(`${server.url}?scenario=E&mode=async&rows=300&fetch=100`);
+  await waitReady(page);
+  const knobs = await page.evaluate(() => window.pgasync.wasm.behaviourKnobs());
+  check('six behaviour knobs from the model', knobs.length === 6, knobs.map((k) => k.name).join(', '));
+  check('the old pipeline/pipelined sharing control is gone', (await page.locator('[data-testid=pipeline]').count()) === 0 && (await page.locator('[data-testid=sharing] option[value=pipelined]').count()) === 0);
+  for (const k of knobs) {
+    const title = await page.getAttribute(`label:has([data-testid=knob-${k.name}])`, 'title');
+    check(`checkbox ${k.name} has its reason as tooltip`, title?.includes(k.reason), title);
+  }
+  let d = await differences(page);
+  check('default is pg15', (await page.inputValue('[data-testid=behaviour]')) === 'pg15' && d.name === 'pg15');
+  check('pg15: the panel says there are no differences', d.visible && d.items.length === 0 && d.text.includes('Differences from PostgreSQL 15') && d.text.includes('none: this is what PostgreSQL 15 does'), d.text);
+  check('pg15: no knob ticked', (await page.locator('[data-testid=behaviour-knobs] input:checked').count()) === 0);
+  await shot(page, '10-behaviour-pg15.png');
+
+  let s0 = await sessionSerial(page);
+  await page.selectOption('[data-testid=behaviour]', 'improved');
+  await waitNewSession(page, s0);
+  d = await differences(page);
+  check('improved: every knob ticked', (await page.locator('[data-testid=behaviour-knobs] input:checked').count()) === 6);
+  check('improved: the run says improved', d.name === 'improved', d.name);
+  check('improved: the panel lists every knob, in order', d.items.map((i) => i[0]).join(',') === knobs.map((k) => k.name).join(','), d.items.map((i) => i[0]).join(','));
+  check('improved: each item says what the knob changes', d.items.every(([name, text, title], i) => text.startsWith(name) && text.includes(knobs[i].reason.split(';')[0]) && title === knobs[i].reason), d.items.map((i) => i[1]).join(' | '));
+  await page.waitForFunction(() => location.search.includes('behaviour=improved'), null, { timeout: 5000 });
+  check('improved: the URL says behaviour=improved', /behaviour=improved/.test(page.url()), page.url());
+  await shot(page, '11-behaviour-improved.png');
+
+  s0 = await sessionSerial(page);
+  await page.uncheck('[data-testid=knob-fifo_results]');
+  await waitNewSession(page, s0);
+  d = await differences(page);
+  check('one knob off: custom, five differences', (await page.inputValue('[data-testid=behaviour]')) === 'custom' && d.name === 'custom' && d.items.length === 5 && !d.items.some((i) => i[0] === 'fifo_results'), d.items.map((i) => i[0]).join(','));
+  await page.waitForFunction(() => location.search.includes('fetch_ahead=1'), null, { timeout: 5000 });
+  check('custom: the URL lists the knobs that are on', /fetch_ahead=1/.test(page.url()) && !/fifo_results/.test(page.url()) && !/behaviour=/.test(page.url()), page.url());
+  await page.goto(page.url());
+  await waitReady(page);
+  d = await differences(page);
+  check('custom comes back from the URL', d.name === 'custom' && d.items.length === 5 && !(await page.isChecked('[data-testid=knob-fifo_results]')));
+
+  s0 = await sessionSerial(page);
+  await page.selectOption('[data-testid=behaviour]', 'pg15');
+  await waitNewSession(page, s0);
+  d = await differences(page);
+  check('back to pg15: no differences, no knob in the URL', d.name === 'pg15' && d.items.length === 0 && !/fetch_ahead|behaviour=/.test(page.url()), page.url());
+  await page.goto(`${server.url}?scenario=E&rows=300&behaviour=improved&fetch_ahead=0`);
+  await waitReady(page);
+  d = await differences(page);
+  check('behaviour=improved&fetch_ahead=0 from a URL: custom without fetch_ahead', d.name === 'custom' && d.items.length === 5 && !d.items.some((i) => i[0] === 'fetch_ahead'));
+}
+
+/** The legend's tooltips and the glossary panel: the page's names, PostgreSQL's terms. */
+async function checkGlossary(page, server) {
+  console.log('state glossary');
+  await page.goto(`${server.url}?scenario=E&rows=300`);
+  await waitReady(page);
+  const tips = await page.$$eval('#legend .legend-item', (xs) => Object.fromEntries(xs.map((x) => [x.textContent.trim(), x.title])));
+  check('legend keeps the names', ['Idle', 'Waiting', 'Callback pending', 'Complete'].every((n) => n in tips), Object.keys(tips).join(', '));
+  check('legend tooltip: Idle', /no request/.test(tips.Idle), tips.Idle);
+  check('legend tooltip: Waiting', /callback_pending/.test(tips.Waiting) && /ExecAsyncRequestPending/.test(tips.Waiting) && /not readable/.test(tips.Waiting), tips.Waiting);
+  check('legend tooltip: Callback pending', /ExecAppendAsyncEventWait/.test(tips['Callback pending']) && /ExecAsyncNotify/.test(tips['Callback pending']) && /ASYNC_CALLBACK_PENDING/.test(tips['Callback pending']), tips['Callback pending']);
+  check('legend tooltip: Complete', /ExecAsyncRequestDone/.test(tips.Complete) && /ExecAsyncResponse/.test(tips.Complete), tips.Complete);
+  check('glossary hidden until asked', await page.locator('[data-testid=glossary]').isHidden());
+  await page.click('[data-testid=glossary-toggle]');
+  const g = page.locator('[data-testid=glossary]');
+  check('glossary panel opens', await g.isVisible());
+  const text = await g.innerText();
+  check('glossary lists the four states with their PostgreSQL meaning', ['Idle', 'Waiting', 'Callback pending', 'Complete', 'ExecAsyncRequestPending', 'ExecAppendAsyncEventWait', 'ASYNC_CALLBACK_PENDING', 'ExecAsyncResponse'].every((w) => text.includes(w)), text);
+  await shot(page, '12-glossary.png');
+  await page.click('[data-testid=glossary-toggle]');
+  check('glossary closes', await g.isHidden());
+}
+
+/**
+ * pg15 on the wire, as postgres_fdw does it: the session SETs, DECLARE (extended
+ * protocol) and CLOSE; improved: none of the SETs' waits, no CLOSE one by one.
+ */
+async function checkPg15Wire(page, server) {
+  console.log('pg15 on the wire');
+  await page.goto(`${server.url}?scenario=E&rows=20&fetch=100&behaviour=pg15`);
+  await waitReady(page);
+  await page.click('[data-testid=to-end]');
+  await page.waitForFunction(() => document.querySelector('[data-testid=phase]').textContent.trim() === 'finished', null, { timeout: 15000 });
+  const wireText = await page.textContent('[data-testid=wire]');
+  check('pg15 wire: SET search_path', /SET search_path = pg_catalog/.test(wireText), wireText.slice(0, 300));
+  check('pg15 wire: SET timezone and datestyle', /SET timezone/.test(wireText) && /SET datestyle/.test(wireText));
+  check('pg15 wire: START TRANSACTION ISOLATION LEVEL REPEATABLE READ', /START TRANSACTION ISOLATION LEVEL REPEATABLE READ/.test(wireText));
+  check('pg15 wire: DECLARE in the extended protocol', /(Parse|Bind|Execute)[^\n]*DECLARE|DECLARE[^\n]*(Parse|extended)/.test(wireText), wireText.slice(0, 300));
+  check('pg15 wire: CLOSE', /CLOSE c\d/.test(wireText));
+  await shot(page, '13-wire-pg15.png');
+  // improved: set-up, BEGIN, DECLARE and the first FETCH in one write (pipelined_setup).
+  await page.goto(`${server.url}?scenario=E&rows=20&fetch=100&behaviour=improved`);
+  await waitReady(page);
+  await page.click('[data-testid=to-end]');
+  await page.waitForFunction(() => document.querySelector('[data-testid=phase]').textContent.trim() === 'finished', null, { timeout: 15000 });
+  const improved = await page.textContent('[data-testid=wire]');
+  const waitsPg15 = (wireText.match(/SET search_path/g) ?? []).length;
+  check('improved wire: a different exchange than pg15 (knobs on)', improved !== wireText, `${waitsPg15} SET search_path in pg15`);
+  await shot(page, '14-wire-improved.png');
+}
+
+/**
+ * Issue 6: the page stays responsive at the heaviest settings it allows. The Long
+ * Tasks API records every main-thread task over 50 ms while the page loads the
+ * heaviest allowed URLs, seeks, steps back and runs to the end; the longest is
+ * printed (a figure, not a pass/fail: these machines are shared). A URL past the
+ * limit is refused before anything runs.
+ */
+async function checkResponsiveness(browser, server) {
+  console.log('responsiveness at the heaviest allowed settings');
+  const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
+  const page = await context.newPage();
+  page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
+  await page.addInitScript(() => {
+    window.__longTasks = [];
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) window.__longTasks.push(Math.round(e.duration));
+    }).observe({ type: 'longtask', buffered: true });
+  });
+  const figures = [];
+  const measure = async (what, f) => {
+    await page.evaluate(() => window.__longTasks && (window.__longTasks.length = 0));
+    const t0 = Date.now();
+    await f();
+    await page.waitForTimeout(300); // let the last task finish and be reported
+    const tasks = await page.evaluate(() => window.__longTasks.slice());
+    figures.push({ what, longest: Math.max(0, ...tasks), over50: tasks.length, wall: Date.now() - t0 });
+  };
+  const idle = () => page.waitForFunction(() => document.querySelector('[data-testid=busy]').hidden, null, { timeout: 120000 });
+  for (const [name, query] of [
+    ['64 shards × 4,400 rows, rtt 10 s', '?scenario=E&shards=64&rows=4400&fetch=100&rtt=10000'],
+    ['4 shards × 70,000 rows', '?scenario=E&shards=4&rows=70000&fetch=100'],
+  ]) {
+    await measure(`${name}: load`, async () => {
+      await page.goto(server.url + query);
+      await waitReady(page, 120000);
+    });
+    check(`${name}: runs, no error banner`, await page.locator('[data-testid=error]').isHidden(), await page.textContent('[data-testid=error]'));
+    const total = await page.evaluate(() => window.pgasync.recording.totalSteps);
+    check(`${name}: a long run (${total} steps)`, total > 100000);
+    await measure(`${name}: seek to the middle (slider)`, async () => {
+      await page.$eval('[data-testid=scrub]', (el, v) => {
+        el.value = String(v);
+        el.dispatchEvent(new Event('input'));
+      }, Math.floor(total / 2));
+      await idle();
+      await page.waitForFunction((k) => window.pgasync.lastSnapshot()?.step === k, Math.floor(total / 2), { timeout: 120000 });
+    });
+    await measure(`${name}: 5 steps back`, async () => {
+      for (let i = 0; i < 5; i++) {
+        await page.click('[data-testid=step-back]');
+        await page.waitForFunction((k) => window.pgasync.lastSnapshot()?.step === k, Math.floor(total / 2) - i - 1, { timeout: 60000 });
+      }
+    });
+    await measure(`${name}: run to the end`, async () => {
+      await page.click('[data-testid=to-end]');
+      await idle();
+      await page.waitForFunction(() => document.querySelector('[data-testid=phase]').textContent.trim() === 'finished', null, { timeout: 120000 });
+    });
+    await measure(`${name}: step back from the end`, async () => {
+      await page.click('[data-testid=step-back]');
+      await page.waitForFunction((k) => window.pgasync.lastSnapshot()?.step === k, total - 1, { timeout: 60000 });
+    });
+    if (name.startsWith('64')) await shot(page, '15-heaviest.png');
+  }
+  for (const f of figures) console.log(`  ${f.what}: longest main-thread block ${f.longest} ms (${f.over50} tasks over 50 ms), ${f.wall} ms in all`);
+  console.log(`  longest main-thread block overall: ${Math.max(...figures.map((f) => f.longest))} ms`);
+  // Past the limit: refused before it starts, with the reason.
+  await page.goto(`${server.url}?scenario=E&shards=64&rows=6250&rtt=10000&fetch=1`);
+  await waitReady(page, 60000);
+  const banner = (await page.textContent('[data-testid=error]')).trim();
+  const shards = await page.evaluate(() => window.pgasync.session.snapshot(0xffffffff).connections.length);
+  check('too big to record: refused before it runs, with the reason (the defaults run instead)', /too big to record step by step/.test(banner) && /replaced by the defaults/.test(banner) && shards === 4, banner);
+  await context.close();
+}
+
+/**
+ * Issue 8: the page in live mode against `pgasync demo` (real shard clusters, a
+ * postgres_fdw coordinator, the relay serving the page): scenario E runs live through
+ * the relay with the simulator's rows, and the "PostgreSQL says" panel shows the real
+ * coordinator's EXPLAIN ANALYZE beside it.
+ */
+async function checkLive(browser) {
+  console.log('live shards (pgasync demo)');
+  const dir = mkdtempSync(path.join(tmpdir(), 'pgasync-e2e-demo-'));
+  const demo = await startDemo(dir);
+  if (!demo) {
+    check('PostgreSQL is installed for the live checks (make test installs it)', false);
+    return;
+  }
+  const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
+  const page = await context.newPage();
+  page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
+  try {
+    await page.goto(`${demo.url}?scenario=E&mode=async&rows=300`);
+    await waitReady(page);
+    await page.click('[data-testid=to-end]');
+    await page.waitForFunction(() => document.querySelector('[data-testid=phase]').textContent.trim() === 'finished', null, { timeout: 15000 });
+    const simRow = await page.evaluate(() => window.pgasync.session.rows(0, 1).rows[0].join(', '));
+    await page.click('[data-testid=live-toggle]');
+    await page.waitForFunction(() => /Live mode on/.test(document.querySelector('[data-testid=live-status]')?.textContent ?? ''), null, { timeout: 15000 });
+    const status = await page.textContent('[data-testid=live-status]');
+    check('live: the relay lists the shards and the coordinator', /s1/.test(status) && /coordinator/.test(status), status);
+    await page.click('[data-testid=live-run]');
+    await page.waitForFunction(() => /row\(s\)|failed/.test(document.querySelector('[data-testid=live-ours]').textContent), null, { timeout: 60000 });
+    const ours = await page.textContent('[data-testid=live-ours]');
+    check(`live: E ran on the real shards with the simulator's result (${simRow})`, ours.startsWith(`1 row(s): ${simRow}`), ours.slice(0, 200));
+    check('live: our EXPLAIN of the live run', /Async Foreign Scan/.test(ours) && /Execution Time/.test(ours), ours.slice(0, 400));
+    await page.waitForFunction(() => /Execution Time|failed/.test(document.querySelector('[data-testid=postgres-says]').textContent), null, { timeout: 60000 });
+    const theirs = await page.textContent('[data-testid=postgres-says]');
+    check('live: PostgreSQL says (the coordinator\'s EXPLAIN ANALYZE VERBOSE)', /Async Foreign Scan on public\.ft1/.test(theirs) && /Remote SQL/.test(theirs), theirs.slice(0, 400));
+    const wireCount = await page.locator('[data-testid=live-wire] li').count();
+    check('live: the wire messages of the live run', wireCount > 10, `${wireCount}`);
+    await shot(page, '16-live.png');
+    // The role the page logs in as is read-only: a write through the coordinator fails.
+    const write = await page.evaluate(async (relay) => {
+      try {
+        return await window.pgasync.wasm.postgresExplain(relay, 'e', 'INSERT INTO ft1 VALUES (1)');
+      } catch (e) {
+        return `refused: ${e.message}`;
+      }
+    }, demo.url.replace(/^http/, 'ws').replace(/\/$/, ''));
+    check('live: the page\'s role cannot write', /refused: .*permission denied/.test(write), write);
+  } finally {
+    await context.close();
+    const code = await demo.stop();
+    check('live: the demo stops cleanly on Ctrl-C', code === 0, `exit ${code}; ${demo.log().slice(-500)}`);
+  }
+}
+
 async function main() {
   mkdirSync(SHOTS, { recursive: true });
   const server = await startServer();
@@ -76,6 +358,11 @@ async function main() {
   try {
     browser = await launchBrowser();
     const page = await newPage(browser, errors);
+    // PGASYNC_E2E_ONLY=responsiveness|live runs one of the long sections alone (while
+    // working on it); `make test` runs everything.
+    const only = process.env.PGASYNC_E2E_ONLY;
+    if (only === 'responsiveness') return await checkResponsiveness(browser, server);
+    if (only === 'live') return await checkLive(browser);
 
     // 1. Load.
     console.log('load');
@@ -131,16 +418,26 @@ async function main() {
     await clickStep();
     stepsTaken++;
     const narration1 = (await page.textContent('[data-testid=narration]')).trim();
-    check('the narration after the first step mentions "sent a request"', /sent a request/.test(narration1), narration1);
+    // pg15: ExecInit opens the connections first (GetConnection), server after server.
+    check('the first step opens the first connection (startup packet, at ExecInit)', /startup packet/.test(narration1), narration1);
+    check('phase "starting" while the connections are set up', (await page.textContent('[data-testid=phase]')).trim() === 'starting');
     let labels = await requestLabels(page);
-    check('the first step is one transition: request #0 Waiting, the others still Idle', labels[0].state === 'Waiting' && labels.slice(1).every((l) => l.state === 'Idle'), labelsText(labels));
+    while (labels.every((l) => l.state === 'Idle') && stepsTaken < 80) {
+      await clickStep();
+      stepsTaken++;
+      labels = await requestLabels(page);
+    }
+    const firstRequestStep = stepsTaken;
+    const narrationReq = (await page.textContent('[data-testid=narration]')).trim();
+    check(`the narration of the first request step (${firstRequestStep}) mentions "sent a request"`, /sent a request/.test(narrationReq), narrationReq);
+    check('that step is one transition: request #0 Waiting, the others still Idle', labels[0].state === 'Waiting' && labels.slice(1).every((l) => l.state === 'Idle'), labelsText(labels));
     check('each main label shows its state in words and colour', labels.every((l) => l.text === STATE_WORDS[l.state] && l.fill === STATE_FILL[l.state]), labelsText(labels));
     // Request #0's main label after each step, until it is Complete.
-    const seen0 = [{ step: 0, state: 'Idle' }, { step: 1, state: labels[0].state }];
+    const seen0 = [{ step: firstRequestStep - 1, state: 'Idle' }, { step: firstRequestStep, state: labels[0].state }];
     let waitSetAll = false;
     const passedSeen = [];
     let pendingStep = null;
-    while (stepsTaken < 60) {
+    while (stepsTaken < firstRequestStep + 60) {
       await clickStep();
       stepsTaken++;
       labels = await requestLabels(page);
@@ -238,6 +535,8 @@ async function main() {
 
     // 5. Compare view: async faster than sync.
     console.log('compare');
+    // The comparison is computed in slices after the run is shown.
+    await page.waitForSelector('[data-testid=compare-sync-ms]', { timeout: 30000 });
     const cmp = page.locator('[data-testid=compare]');
     await cmp.scrollIntoViewIfNeeded();
     check('compare view visible', await cmp.isVisible());
@@ -263,9 +562,10 @@ async function main() {
     console.log('seek back on the timeline');
     const stepBefore = await step(page);
     const xBefore = await cursorX(page);
-    // a third of the way along the time axis (the plot area right of the lane labels)
+    // two thirds of the way along the time axis (the plot area right of the lane labels):
+    // in pg15 the first ~60% is the serial connection set-up, then the plan executes
     const box = await page.locator('[data-testid=timeline-svg] .plot-bg').boundingBox();
-    await page.mouse.click(box.x + box.width / 3, box.y + box.height / 2);
+    await page.mouse.click(box.x + box.width * 0.68, box.y + box.height / 2);
     await page.waitForFunction((b) => Number(document.querySelector('[data-testid=step]').dataset.step) < b, stepBefore, { timeout: 5000 });
     const stepAfter = await step(page);
     const xAfter = await cursorX(page);
@@ -343,11 +643,25 @@ async function main() {
       }
     }
     check('every scenario runs to the end in both modes', seen.length === 2 * ids.length, `${seen.length} runs`);
-    await page.goto(`${server.url}?scenario=D&mode=async&sharing=pipelined&rtts=1,2,5,1&step=4`);
+    await page.goto(`${server.url}?scenario=D&mode=async&sharing=shared&pipeline=1&rtts=1,2,5,1&step=4`);
     await waitReady(page);
-    check('sharing and per-shard RTT come back from the URL', (await page.inputValue('[data-testid=sharing]')) === 'pipelined' && (await page.isChecked('[data-testid=pipeline]')) && (await page.inputValue('[data-testid=knob-rtts]')) === '1,2,5,1');
+    check('sharing, the pipeline knob and per-shard RTT come back from the URL', (await page.inputValue('[data-testid=sharing]')) === 'shared' && (await page.isChecked('[data-testid=knob-pipeline]')) && (await page.inputValue('[data-testid=behaviour]')) === 'custom' && (await page.inputValue('[data-testid=knob-rtts]')) === '1,2,5,1');
     check('step comes back from the URL', (await step(page)) === 4);
     noErrorsSoFar('at the end');
+
+    // 10. Knob validation from the URL, behaviour knobs, the state glossary (1280×720).
+    await page.setViewportSize({ width: 1280, height: 720 });
+    await checkBadUrls(page, server);
+    await checkBehaviours(page, server);
+    await checkGlossary(page, server);
+    await checkPg15Wire(page, server);
+    noErrorsSoFar('after the behaviour checks');
+
+    // 11. Responsiveness at the heaviest settings (issue 6); live shards (issue 8).
+    await checkResponsiveness(browser, server);
+    noErrorsSoFar('after the responsiveness checks');
+    await checkLive(browser);
+    noErrorsSoFar('after the live checks');
   } finally {
     if (browser) await browser.close().catch(() => {});
     await server.stop();
