@@ -150,6 +150,7 @@ fn estate_with_one_request() -> (EState, usize) {
 }
 
 /// A requestee whose FETCH is always the one in flight on connection 0.
+#[derive(Clone)]
 struct WaitsOnConnectionZero;
 
 impl ExecNode for WaitsOnConnectionZero {
