@@ -28,9 +28,11 @@ pkg: setup
 cli:
 	cargo build --release -p pgasync-cli
 
-# Serves web/ + pkg/ on http://127.0.0.1:$(PORT)/ (PORT=... to change).
+# The whole demo on http://127.0.0.1:$(PORT)/ (PORT=... to change): with PostgreSQL
+# installed, local shard clusters, a postgres_fdw coordinator and the relay serving the
+# page (live mode); without it, the simulated page only. Ctrl-C stops everything.
 demo: pkg cli
-	./target/release/pgasync serve --port $(PORT)
+	./target/release/pgasync demo --port $(PORT)
 
 test: setup test-native test-wasm test-e2e
 	@echo "make test: all passed"

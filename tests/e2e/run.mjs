@@ -209,6 +209,12 @@ async function checkPg15Wire(page, server) {
   check('pg15 wire: START TRANSACTION ISOLATION LEVEL REPEATABLE READ', /START TRANSACTION ISOLATION LEVEL REPEATABLE READ/.test(wireText));
   check('pg15 wire: DECLARE in the extended protocol', /(Parse|Bind|Execute)[^\n]*DECLARE|DECLARE[^\n]*(Parse|extended)/.test(wireText), wireText.slice(0, 300));
   check('pg15 wire: CLOSE', /CLOSE c\d/.test(wireText));
+  const showDeclare = () =>
+    page.evaluate(() => {
+      const line = [...document.querySelectorAll('[data-testid=wire-line]')].find((l) => /DECLARE/.test(l.textContent));
+      line?.scrollIntoView({ block: 'center' });
+    });
+  await showDeclare();
   await shot(page, '13-wire-pg15.png');
   // improved: set-up, BEGIN, DECLARE and the first FETCH in one write (pipelined_setup).
   await page.goto(`${server.url}?scenario=E&rows=20&fetch=100&behaviour=improved`);
@@ -218,6 +224,7 @@ async function checkPg15Wire(page, server) {
   const improved = await page.textContent('[data-testid=wire]');
   const waitsPg15 = (wireText.match(/SET search_path/g) ?? []).length;
   check('improved wire: a different exchange than pg15 (knobs on)', improved !== wireText, `${waitsPg15} SET search_path in pg15`);
+  await showDeclare();
   await shot(page, '14-wire-improved.png');
 }
 
