@@ -335,66 +335,67 @@ impl Session {
         self.labels.get(node).cloned().unwrap_or_else(|| format!("node {node}"))
     }
 
+    /// One trace event in words (None: nothing worth saying).
+    fn describe(&self, e: &TraceEvent) -> Option<String> {
+        let conn_name = |k: usize| self.run.es.conns.get(k).map(|c| c.server.clone()).unwrap_or_default();
+        let text = match &e.kind {
+            TraceKind::Request { request, requestor, requestee, to, .. } => match to {
+                AsyncState::Waiting => {
+                    let on = self.run.es.requests[*request]
+                        .conn
+                        .map(|k| format!(" on connection {}", conn_name(k)))
+                        .unwrap_or_default();
+                    format!(
+                        "{} sent a request to {}; request {request} is now Waiting{on}",
+                        self.label(*requestor),
+                        self.label(*requestee)
+                    )
+                }
+                AsyncState::CallbackPending => {
+                    format!("{} has a result for request {request} (Callback pending)", self.label(*requestee))
+                }
+                AsyncState::Complete => {
+                    format!("{} took the result of request {request} (Complete)", self.label(*requestor))
+                }
+                AsyncState::Cancelled => format!("request {request} was cancelled"),
+                AsyncState::Idle => return None,
+            },
+            TraceKind::Send { conn, proto: Proto::Startup, .. } => {
+                format!("sent the startup packet on connection {}", conn_name(*conn))
+            }
+            TraceKind::Send { conn, sql, proto: Proto::Extended, queued: false, .. } => {
+                format!("sent \"{sql}\" (extended protocol) on connection {}", conn_name(*conn))
+            }
+            TraceKind::Send { conn, sql, queued: false, .. } => {
+                format!("sent \"{sql}\" on connection {}", conn_name(*conn))
+            }
+            TraceKind::Send { conn, sql, queued: true, .. } => {
+                format!("queued \"{sql}\" behind the query in flight on connection {}", conn_name(*conn))
+            }
+            TraceKind::Response { conn, proto: Proto::Startup, .. } => {
+                format!("{} accepted the connection", conn_name(*conn))
+            }
+            TraceKind::Response { conn, rows, sql, .. } => {
+                format!("the answer to \"{sql}\" arrived on {} ({rows} rows)", conn_name(*conn))
+            }
+            TraceKind::Wait { conns } => {
+                let names: Vec<String> = conns.iter().map(|k| conn_name(*k)).collect();
+                format!("the event loop waits on {}", names.join(", "))
+            }
+            TraceKind::Row { n } => format!("row {n} reached the top of the plan"),
+            TraceKind::Error { message } => format!("the query failed: {message}"),
+            TraceKind::Cancel { conn } => {
+                format!("sent a cancel request for connection {}", conn_name(*conn))
+            }
+            TraceKind::NodeStart { node } => format!("{} started", self.label(*node)),
+            TraceKind::Arrive { .. } => return None,
+        };
+        Some(text)
+    }
+
     /// Says in words what the trace events from `from` on did.
     fn narrate(&self, from: usize) -> String {
-        let events = &self.run.es.trace.events[from..];
-        let mut parts: Vec<String> = Vec::new();
-        let conn_name = |k: usize| self.run.es.conns.get(k).map(|c| c.server.clone()).unwrap_or_default();
-        for e in events {
-            let p = match &e.kind {
-                TraceKind::Request { request, requestor, requestee, to, .. } => match to {
-                    AsyncState::Waiting => {
-                        let on = self.run.es.requests[*request]
-                            .conn
-                            .map(|k| format!(" on connection {}", conn_name(k)))
-                            .unwrap_or_default();
-                        format!(
-                            "{} sent a request to {}; request {request} is now Waiting{on}",
-                            self.label(*requestor),
-                            self.label(*requestee)
-                        )
-                    }
-                    AsyncState::CallbackPending => {
-                        format!("{} has a result for request {request} (Callback pending)", self.label(*requestee))
-                    }
-                    AsyncState::Complete => {
-                        format!("{} took the result of request {request} (Complete)", self.label(*requestor))
-                    }
-                    AsyncState::Cancelled => format!("request {request} was cancelled"),
-                    AsyncState::Idle => continue,
-                },
-                TraceKind::Send { conn, proto: Proto::Startup, .. } => {
-                    format!("sent the startup packet on connection {}", conn_name(*conn))
-                }
-                TraceKind::Send { conn, sql, proto: Proto::Extended, queued: false, .. } => {
-                    format!("sent \"{sql}\" (extended protocol) on connection {}", conn_name(*conn))
-                }
-                TraceKind::Send { conn, sql, queued: false, .. } => {
-                    format!("sent \"{sql}\" on connection {}", conn_name(*conn))
-                }
-                TraceKind::Send { conn, sql, queued: true, .. } => {
-                    format!("queued \"{sql}\" behind the query in flight on connection {}", conn_name(*conn))
-                }
-                TraceKind::Response { conn, proto: Proto::Startup, .. } => {
-                    format!("{} accepted the connection", conn_name(*conn))
-                }
-                TraceKind::Response { conn, rows, sql, .. } => {
-                    format!("the answer to \"{sql}\" arrived on {} ({rows} rows)", conn_name(*conn))
-                }
-                TraceKind::Wait { conns } => {
-                    let names: Vec<String> = conns.iter().map(|k| conn_name(*k)).collect();
-                    format!("the event loop waits on {}", names.join(", "))
-                }
-                TraceKind::Row { n } => format!("row {n} reached the top of the plan"),
-                TraceKind::Error { message } => format!("the query failed: {message}"),
-                TraceKind::Cancel { conn } => {
-                    format!("sent a cancel request for connection {}", conn_name(*conn))
-                }
-                TraceKind::NodeStart { node } => format!("{} started", self.label(*node)),
-                TraceKind::Arrive { .. } => continue,
-            };
-            parts.push(p);
-        }
+        let parts: Vec<String> = self.run.es.trace.events[from..].iter().filter_map(|e| self.describe(e)).collect();
         if parts.is_empty() {
             return match &self.run.phase {
                 Phase::Finished => "The query finished: every remote transaction is committed.".into(),
@@ -446,10 +447,30 @@ impl Session {
         }
     }
 
+    /// Each connection now: busy, in flight, queued, transaction, bytes, RTT.
+    fn connection_views(&self) -> Vec<ConnView> {
+        let rtts = self.run.host.link_params();
+        self.run
+            .es
+            .conns
+            .iter()
+            .map(|c| ConnView {
+                id: c.id,
+                server: c.server.clone(),
+                busy: c.is_busy(),
+                in_flight: c.inflight_sql(),
+                queued: c.queued_count(),
+                xact_open: c.xact_open,
+                bytes_sent: c.bytes_sent,
+                bytes_received: c.bytes_received,
+                rtt_ms: rtts.get(c.id).map_or(0.0, |p| p.rtt_ns as f64 / 1e6),
+            })
+            .collect()
+    }
+
     /// The current state, with the trace from index `since` on.
     pub fn snapshot(&self, since: usize) -> Snapshot {
         let es = &self.run.es;
-        let rtts = self.run.host.link_params();
         let (phase, error) = match &self.run.phase {
             Phase::Starting => ("starting", None),
             Phase::Executing => ("executing", None),
@@ -488,21 +509,7 @@ impl Session {
                 fired: es.event_loop.fired.clone(),
                 max_events: es.event_loop.max_events,
             },
-            connections: es
-                .conns
-                .iter()
-                .map(|c| ConnView {
-                    id: c.id,
-                    server: c.server.clone(),
-                    busy: c.is_busy(),
-                    in_flight: c.inflight_sql(),
-                    queued: c.queued_count(),
-                    xact_open: c.xact_open,
-                    bytes_sent: c.bytes_sent,
-                    bytes_received: c.bytes_received,
-                    rtt_ms: rtts.get(c.id).map_or(0.0, |p| p.rtt_ns as f64 / 1e6),
-                })
-                .collect(),
+            connections: self.connection_views(),
             rows_total: self.run.row_count,
             trace_len: es.trace.events.len(),
             trace_from: since,
