@@ -166,33 +166,45 @@ async function rebuild(c) {
   }
   showBusy('Recording the run…');
   await nextSlice(); // generating a large scenario's data was a task of its own
-  // Recording runs the whole query once, in slices: the page stays usable meanwhile.
-  let rec;
-  try {
-    rec = await Recording.record(next, { progress: showBusy, cancelled });
-    const target = rec ? Math.min(c.step, rec.totalSteps) : 0;
-    const there =
-      rec &&
-      (await inSlices(() => next.seekSome(target, STEP_SLICE), {
-        progress: () => showBusy(`Going to step ${target.toLocaleString('en-US')}: step ${next.step().toLocaleString('en-US')}…`),
-        cancelled,
-      }));
-    if (!there) {
-      next.free();
-      return false; // a newer rebuild took over
-    }
-  } catch (e) {
+  const rec = await record(next, c.step, cancelled);
+  if (!rec) {
     next.free();
-    if (!cancelled()) {
-      hideBusy();
-      showError(`Cannot run this scenario: ${message(e)}`);
-    }
-    return false;
+    return false; // failed (said so), or a newer rebuild took over
   }
   hideBusy();
   clearError();
   markInvalid(null);
   stop();
+  await install(next, rec, c);
+  compareLater(gen);
+  return true;
+}
+
+/**
+ * Records `next` (the whole query, once, in slices: the page stays usable meanwhile)
+ * and moves it to `step`. Null if cancelled or failed (the error is shown).
+ */
+async function record(next, step, cancelled) {
+  try {
+    const rec = await Recording.record(next, { progress: showBusy, cancelled });
+    if (!rec) return null;
+    const target = Math.min(step, rec.totalSteps);
+    const there = await inSlices(() => next.seekSome(target, STEP_SLICE), {
+      progress: () => showBusy(`Going to step ${target.toLocaleString('en-US')}: step ${next.step().toLocaleString('en-US')}…`),
+      cancelled,
+    });
+    return there ? rec : null;
+  } catch (e) {
+    if (!cancelled()) {
+      hideBusy();
+      showError(`Cannot run this scenario: ${message(e)}`);
+    }
+    return null;
+  }
+}
+
+/** Puts a recorded session on screen in place of the current one. */
+async function install(next, rec, c) {
   if (session) session.free();
   session = next;
   recording = rec;
@@ -216,8 +228,6 @@ async function rebuild(c) {
   rowsKey = null;
   document.body.dataset.session = String(serial);
   render();
-  compareLater(gen);
-  return true;
 }
 
 /** The sync/async comparison of the run on screen, computed in slices after it is shown. */
@@ -284,29 +294,12 @@ function render({ urlNow = !running, full = !running } = {}) {
   // (very long runs) they come with the snapshot, and only those.
   const k = session.step();
   const fromRecording = k === 0 || recording.hasStep(k);
-  const since = fromRecording ? NO_TRACE : recording.stepStart(k);
-  const snap = session.snapshot(since);
+  const snap = session.snapshot(fromRecording ? NO_TRACE : recording.stepStart(k));
   lastSnap = snap;
-  setText(ui.stStep, String(snap.step));
-  ui.stStep.dataset.step = String(snap.step);
-  setText(ui.stTime, fmtMs(snap.time_ns));
-  ui.stTime.dataset.ns = String(snap.time_ns);
-  setText(ui.stPhase, snap.phase);
-  if (ui.stPhase.className !== `phase ${snap.phase}`) ui.stPhase.className = `phase ${snap.phase}`;
-  if (ui.scrub.value !== String(snap.step)) ui.scrub.value = String(snap.step);
-
-  let narration = snap.narration;
-  if (snap.phase === 'failed' && snap.error) narration = `The query failed: ${snap.error}. ${narration}`;
-  if (ui.narration.__text !== narration) {
-    setText(ui.narration, narration);
-    ui.narration.title = narration;
-    ui.narration.classList.toggle('failed', snap.phase === 'failed');
-  }
-
+  renderStatus(snap);
   // What each request went through during this step.
   let passed = null;
   if (snap.step > 0) passed = fromRecording ? transitionsIn(recording.trace, recording.stepStart(snap.step), snap.trace_len) : transitionsIn(snap.trace, 0, Infinity);
-
   mark('snapshot+status');
   planView.update(snap, passed);
   mark('plan');
@@ -316,27 +309,7 @@ function render({ urlNow = !running, full = !running } = {}) {
   mark('timeline');
   wire.update(snap.trace_len);
   mark('wire');
-  const now = performance.now();
-  if (full || now - slowAt >= SLOW_PANEL_MS) {
-    slowAt = now;
-    const key = `${serial}:${snap.rows_total}`;
-    if (key !== rowsKey) {
-      rowsKey = key;
-      renderRows(ui.rows, ui.rowcount, session.rows(0, 50));
-    }
-    mark('rows');
-    renderExplain(ui.explain, session.explainText());
-    mark('explain');
-  }
-
-  const done = snap.phase === 'finished' || snap.phase === 'failed';
-  if (ui.back.disabled !== (snap.step === 0)) ui.back.disabled = snap.step === 0;
-  if (ui.step.disabled !== done) {
-    ui.step.disabled = done;
-    ui.row.disabled = done;
-    ui.end.disabled = done;
-  }
-
+  renderSlowPanels(snap, full, mark);
   config.step = snap.step;
   urlSync.write(config, urlNow);
   mark('url');
@@ -346,6 +319,47 @@ function render({ urlNow = !running, full = !running } = {}) {
     profile.renders = (profile.renders ?? 0) + 1;
   }
 }
+
+/** Step, time, phase, slider, narration and which buttons apply. */
+function renderStatus(snap) {
+  setText(ui.stStep, String(snap.step));
+  ui.stStep.dataset.step = String(snap.step);
+  setText(ui.stTime, fmtMs(snap.time_ns));
+  ui.stTime.dataset.ns = String(snap.time_ns);
+  setText(ui.stPhase, snap.phase);
+  if (ui.stPhase.className !== `phase ${snap.phase}`) ui.stPhase.className = `phase ${snap.phase}`;
+  if (ui.scrub.value !== String(snap.step)) ui.scrub.value = String(snap.step);
+  let narration = snap.narration;
+  if (snap.phase === 'failed' && snap.error) narration = `The query failed: ${snap.error}. ${narration}`;
+  if (ui.narration.__text !== narration) {
+    setText(ui.narration, narration);
+    ui.narration.title = narration;
+    ui.narration.classList.toggle('failed', snap.phase === 'failed');
+  }
+  const done = snap.phase === 'finished' || snap.phase === 'failed';
+  if (ui.back.disabled !== (snap.step === 0)) ui.back.disabled = snap.step === 0;
+  if (ui.step.disabled !== done) {
+    ui.step.disabled = done;
+    ui.row.disabled = done;
+    ui.end.disabled = done;
+  }
+}
+
+/** Rows and EXPLAIN (text from the model, the costliest): at most every SLOW_PANEL_MS while running. */
+function renderSlowPanels(snap, full, mark) {
+  const now = performance.now();
+  if (!full && now - slowAt < SLOW_PANEL_MS) return;
+  slowAt = now;
+  const key = `${serial}:${snap.rows_total}`;
+  if (key !== rowsKey) {
+    rowsKey = key;
+    renderRows(ui.rows, ui.rowcount, session.rows(0, 50));
+  }
+  mark('rows');
+  renderExplain(ui.explain, session.explainText());
+  mark('explain');
+}
+
 /**
  * Runs a model action (after any seek still waiting for its frame), then renders;
  * errors go to the page. A seek back starts from the nearest checkpoint, so it replays
@@ -512,13 +526,20 @@ function onKnobChange() {
   rebuild(c); // in slices; a newer change takes over
 }
 
+/** Every control of the page to its action. */
 function wire_() {
   ui.knobs.addEventListener('submit', (e) => e.preventDefault());
   ui.scenario.addEventListener('change', onKnobChange);
   ui.mode.addEventListener('change', onKnobChange);
   for (const f of KNOB_FIELDS) ui.fields[f.url].addEventListener('change', onKnobChange);
   ui.sharing.addEventListener('change', onKnobChange);
+  wireButtons();
+  wireKeys();
+  wireResize();
+}
 
+/** The step, run and seek buttons, the speed and step sliders. */
+function wireButtons() {
   const button = (b, f) =>
     b.addEventListener('click', () => {
       f();
@@ -557,7 +578,10 @@ function wire_() {
   ui.speed.addEventListener('input', showSpeed);
   ui.scrub.addEventListener('input', () => seekLater({ step: Number(ui.scrub.value) }));
   button(ui.copy, copyExplain);
+}
 
+/** Keys: space runs and pauses, → steps, ← steps back, r resets (not while typing). */
+function wireKeys() {
   window.addEventListener('keydown', (e) => {
     if (e.ctrlKey || e.metaKey || e.altKey) return;
     const t = e.target;
@@ -583,7 +607,10 @@ function wire_() {
   window.addEventListener('keyup', (e) => {
     if ((e.key === ' ' || e.code === 'Space') && e.target instanceof HTMLButtonElement) e.preventDefault();
   });
+}
 
+/** The timeline and plan are laid out for the panel's size: again after a resize. */
+function wireResize() {
   let resizeTimer = 0;
   window.addEventListener('resize', () => {
     clearTimeout(resizeTimer);
@@ -634,9 +661,24 @@ async function boot() {
   decorateLegend($('legend'));
   renderGlossary($('glossary'), $('b-glossary'));
   showSpeed();
+  if (!(await loadModel())) {
+    document.body.dataset.ready = '1';
+    return;
+  }
+  fillScenarios();
+  livePanel = new LivePanel($('p-live'), wasm, () => ({ scenario: config.scenario, mode: config.mode, knobs: knobsJson(config) }));
+  wire_();
+  await firstRun();
+  exposeHooks();
+  document.body.dataset.ready = '1';
+}
+
+/**
+ * Loads the wasm model. Imported here, not at the top of the module: a missing or
+ * broken package must leave a message, not a blank page.
+ */
+async function loadModel() {
   try {
-    // Imported here, not at the top: a missing or broken package must leave a message,
-    // not a blank page.
     const mod = await import('./pkg/pgasync.js');
     await mod.default();
     wasm = mod;
@@ -645,6 +687,7 @@ async function boot() {
     const knobs = wasm.behaviourKnobs();
     setSwitchNames(knobs.map((k) => k.name));
     behaviourUi = new BehaviourControls(knobs, { select: $('behaviour'), box: $('behaviour-knobs'), panel: $('differences') }, onKnobChange);
+    return true;
   } catch (e) {
     showError(
       `Could not load the WebAssembly model (pkg/pgasync.js): ${message(e)}. ` +
@@ -652,9 +695,11 @@ async function boot() {
     );
     ui.narration.textContent = 'Nothing can run without the model: see the message above.';
     for (const b of [ui.back, ui.step, ui.row, ui.end]) b.disabled = true;
-    document.body.dataset.ready = '1';
-    return;
+    return false;
   }
+}
+
+function fillScenarios() {
   ui.scenario.replaceChildren(
     ...scenarios.map((s) => {
       const o = document.createElement('option');
@@ -663,25 +708,32 @@ async function boot() {
       return o;
     }),
   );
-  livePanel = new LivePanel($('p-live'), wasm, () => ({ scenario: config.scenario, mode: config.mode, knobs: knobsJson(config) }));
-  wire_();
+}
+
+/** The run the URL asks for; a URL the model refuses runs nothing and says why. */
+async function firstRun() {
   const c = configFromUrl(location.search);
   config = cloneConfig(c);
   configToInputs(c);
   const urlError = checkUrl(location.search);
   if (urlError) {
-    // A URL the model refuses (`shards=0x10`, `rtt=NaN`, `bogus=1`): say so, run nothing.
+    // `shards=0x10`, `rtt=NaN`, `bogus=1`: say so, run nothing.
     showError(`This URL cannot be run: ${urlError}. Nothing was run: fix the value above, or pick a scenario.`);
     markInvalid(urlError);
     ui.narration.textContent = 'Nothing was run: the URL asks for settings the model refuses (see above).';
     for (const b of [ui.back, ui.step, ui.row, ui.end]) b.disabled = true;
   } else if (!(await rebuild(c))) {
-    // An invalid URL: fall back to the defaults but keep the message visible.
+    // Valid knobs the run refuses (too big, say): fall back to the defaults but keep
+    // the message visible.
     const msg = ui.error.textContent;
     const d = configFromUrl('');
     configToInputs(d);
     if (await rebuild(d)) showError(`${msg} (the URL's settings were replaced by the defaults)`);
   }
+}
+
+/** `window.pgasync`: the page's state for tests, benchmarks and the console. */
+function exposeHooks() {
   window.pgasync = {
     get session() {
       return session;
@@ -714,7 +766,6 @@ async function boot() {
     },
     wasm,
   };
-  document.body.dataset.ready = '1';
 }
 
 boot();
