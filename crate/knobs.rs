@@ -113,6 +113,13 @@ pub const SPECS: &[KnobSpec] = &[
         help: "server cost per row sent, µs",
     },
     KnobSpec {
+        name: "server_query_us",
+        cli: "server-query-us",
+        url: None,
+        kind: Kind::Float { lo: 0.0, hi: 1_000_000.0 },
+        help: "server cost per statement (a FETCH, a Query, a cycle up to Sync), µs",
+    },
+    KnobSpec {
         name: "offset",
         cli: "offset",
         url: Some("offset"),
@@ -325,6 +332,7 @@ fn store(k: &mut Knobs, spec: &KnobSpec, v: Value) {
         ("rtt_ms", Value::Float(x)) => k.rtt_ms = Some(x),
         ("bandwidth_mbps", Value::Float(x)) => k.bandwidth_mbps = Some(x),
         ("server_row_us", Value::Float(x)) => k.server_row_us = Some(x),
+        ("server_query_us", Value::Float(x)) => k.server_query_us = Some(x),
         ("rtt_ms_per_shard", Value::List(l)) => k.rtt_ms_per_shard = Some(l),
         ("sharing", Value::Sharing(s)) => k.sharing = Some(s),
         ("behaviour", Value::Preset(p)) => k.behaviour = Some(p),
@@ -410,6 +418,7 @@ fn clear(k: &mut Knobs, spec: &KnobSpec) -> Result<(), String> {
         "rtt_ms" => k.rtt_ms = None,
         "bandwidth_mbps" => k.bandwidth_mbps = None,
         "server_row_us" => k.server_row_us = None,
+        "server_query_us" => k.server_query_us = None,
         "rtt_ms_per_shard" => k.rtt_ms_per_shard = None,
         "sharing" => k.sharing = None,
         "behaviour" => k.behaviour = None,
@@ -536,6 +545,7 @@ pub fn validate(k: &Knobs, default_shards: usize, source: Source) -> Result<(), 
     float("rtt_ms", k.rtt_ms)?;
     float("bandwidth_mbps", k.bandwidth_mbps)?;
     float("server_row_us", k.server_row_us)?;
+    float("server_query_us", k.server_query_us)?;
     if let Some(list) = &k.rtt_ms_per_shard {
         let spec = s("rtt_ms_per_shard");
         let text: Vec<String> = list.iter().map(|x| x.to_string()).collect();

@@ -62,6 +62,9 @@ pub struct Knobs {
     pub sharing: Option<Sharing>,
     /// Server-side cost per row sent, in microseconds.
     pub server_row_us: Option<f64>,
+    /// Server-side cost per statement (a FETCH, a Query, an extended-protocol cycle),
+    /// in microseconds.
+    pub server_query_us: Option<f64>,
     /// Scenario M: OFFSET and LIMIT of the query.
     pub offset: Option<u64>,
     pub limit: Option<u64>,
@@ -255,6 +258,9 @@ impl ScenarioInfo {
         let mut costs = ServerCosts::default();
         if let Some(us) = k.server_row_us {
             costs.server_row_ns = (us * 1000.0) as u64;
+        }
+        if let Some(us) = k.server_query_us {
+            costs.server_query_ns = (us * 1000.0) as u64;
         }
         let behaviour = k.resolve_behaviour();
         let sharing = self.default_sharing.map(|default| k.sharing.unwrap_or(default));

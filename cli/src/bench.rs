@@ -54,6 +54,11 @@ struct Row {
 }
 
 pub fn run(argv: &[String]) -> Result<(), CliError> {
+    // `--live`: real PostgreSQL shards and coordinator (live_bench.rs).
+    if argv.iter().any(|a| a == "--live") {
+        let rest: Vec<String> = argv.iter().filter(|a| *a != "--live").cloned().collect();
+        return crate::live_bench::run(&rest);
+    }
     let o = options(argv)?;
     print_line(o.format, &HEADER.map(String::from));
     let mut rows = Vec::new();
@@ -78,7 +83,7 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
 /// the M series picks itself).
 fn flags() -> Vec<&'static str> {
     let knobs = SPECS.iter().map(|s| s.cli).filter(|f| !matches!(*f, "offset" | "limit"));
-    ["clock", "scenarios", "format", "queries"].into_iter().chain(knobs).collect()
+    ["clock", "scenarios", "format", "queries", "profile"].into_iter().chain(knobs).collect()
 }
 
 fn options(argv: &[String]) -> Result<Options, CliError> {
@@ -94,7 +99,7 @@ fn options(argv: &[String]) -> Result<Options, CliError> {
             })
             .collect::<Result<_, _>>()?,
     };
-    let mut base = crate::knobs_from(&a)?;
+    let mut base = crate::knobs_with_profile(&a)?;
     let fetch_sizes = match base.fetch_size {
         Some(n) => vec![n],
         None => vec![100, 200, 1000],

@@ -22,16 +22,16 @@ use std::sync::atomic::{AtomicI32, Ordering};
 
 /// The read-only role the page logs in as, on the shards and on the coordinator (the
 /// executor's start-up user, `pgasync::remote::USER`).
-const READER: &str = pgasync::remote::USER;
+pub(crate) const READER: &str = pgasync::remote::USER;
 
 /// The page's own defaults, so the live data is what the page simulates.
 const DEFAULT_ROWS: usize = 300;
 
-struct Opts {
-    dir: PathBuf,
-    shards: usize,
-    rows: usize,
-    port: u16,
+pub(crate) struct Opts {
+    pub(crate) dir: PathBuf,
+    pub(crate) shards: usize,
+    pub(crate) rows: usize,
+    pub(crate) port: u16,
 }
 
 fn parse(args: &[String]) -> Result<Opts, CliError> {
@@ -95,7 +95,7 @@ fn start_and_serve(pg: &Pg, o: &Opts) -> Result<(), CliError> {
 }
 
 /// The scenario's data on the shards and its foreign tables on the coordinator.
-fn load_scenario(id: &str, o: &Opts, shards: &[Cluster], coordinator: &Cluster) -> Result<(), CliError> {
+pub(crate) fn load_scenario(id: &str, o: &Opts, shards: &[Cluster], coordinator: &Cluster) -> Result<(), CliError> {
     let knobs = Knobs { shards: Some(o.shards.min(4)), rows_per_shard: Some(o.rows), ..Default::default() };
     let sc = Scenario::build(id, &knobs).map_err(|e| failed(format!("scenario {id}: {e}")))?;
     if sc.servers.is_empty() {
@@ -165,18 +165,18 @@ fn run_relay(config: &Path, port: u16) -> Result<(), CliError> {
 // ---------------------------------------------------------------------------------
 // PostgreSQL clusters.
 
-struct Pg {
-    bin: PathBuf,
+pub(crate) struct Pg {
+    pub(crate) bin: PathBuf,
 }
 
-struct Cluster {
-    name: String,
-    port: u16,
+pub(crate) struct Cluster {
+    pub(crate) name: String,
+    pub(crate) port: u16,
 }
 
 /// The newest PostgreSQL under /usr/lib/postgresql (Debian's layout), or
 /// `PGASYNC_PG_BIN`.
-fn pg_bindir() -> Option<PathBuf> {
+pub(crate) fn pg_bindir() -> Option<PathBuf> {
     if let Ok(dir) = std::env::var("PGASYNC_PG_BIN") {
         return Some(PathBuf::from(dir)).filter(|d| d.join("initdb").exists());
     }
@@ -200,7 +200,7 @@ fn is_root() -> bool {
 impl Pg {
     /// Runs a PostgreSQL program (as `postgres` when we are root: the server refuses
     /// to run as root).
-    fn run(&self, prog: &str, args: &[&str]) -> Result<String, CliError> {
+    pub(crate) fn run(&self, prog: &str, args: &[&str]) -> Result<String, CliError> {
         let path = self.bin.join(prog);
         let mut cmd = if is_root() {
             let mut line = shell_quote(&path.display().to_string());
@@ -224,7 +224,7 @@ impl Pg {
     }
 
     /// The work folder belongs to the server's user.
-    fn own(&self, dir: &Path) -> Result<(), CliError> {
+    pub(crate) fn own(&self, dir: &Path) -> Result<(), CliError> {
         if is_root() {
             let ok = Command::new("chown").args(["-R", "postgres", &dir.display().to_string()]).status();
             if !ok.is_ok_and(|s| s.success()) {
@@ -234,7 +234,7 @@ impl Pg {
         Ok(())
     }
 
-    fn start(&self, dir: &Path, name: &str) -> Result<Cluster, CliError> {
+    pub(crate) fn start(&self, dir: &Path, name: &str) -> Result<Cluster, CliError> {
         let data = dir.join(name);
         let data_s = data.display().to_string();
         self.run(
@@ -259,11 +259,11 @@ impl Pg {
 }
 
 impl Cluster {
-    fn psql(&self, db: &str, sql: &str) -> Result<(), CliError> {
+    pub(crate) fn psql(&self, db: &str, sql: &str) -> Result<(), CliError> {
         self.script(db, &format!("{sql};\n"))
     }
 
-    fn script(&self, db: &str, script: &str) -> Result<(), CliError> {
+    pub(crate) fn script(&self, db: &str, script: &str) -> Result<(), CliError> {
         use std::io::Write;
         let mut child = Command::new("psql")
             .args(["-X", "-q", "-v", "ON_ERROR_STOP=1", "-f", "-", "-h", "127.0.0.1", "-U", "postgres"])
@@ -289,7 +289,7 @@ impl Cluster {
 }
 
 /// Stops every cluster a previous demo left running in `dir` and removes the folder.
-fn cleanup(pg: &Pg, dir: &Path) {
+pub(crate) fn cleanup(pg: &Pg, dir: &Path) {
     let Ok(entries) = std::fs::read_dir(dir) else { return };
     for e in entries.flatten() {
         if e.path().join("postmaster.pid").exists() {

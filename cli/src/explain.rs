@@ -13,14 +13,16 @@ use pgasync::knobs::{Source, SPECS};
 use pgasync::scenario::Scenario;
 
 pub fn run(argv: &[String]) -> Result<(), CliError> {
-    let flags: Vec<&str> =
-        ["scenario", "mode", "format", "counters", "verbose"].into_iter().chain(SPECS.iter().map(|s| s.cli)).collect();
+    let flags: Vec<&str> = ["scenario", "mode", "format", "counters", "verbose", "profile"]
+        .into_iter()
+        .chain(SPECS.iter().map(|s| s.cli))
+        .collect();
     let a = Args::parse(argv, &flags)?;
     let id = a.get("scenario").ok_or_else(|| "explain needs --scenario".to_string())?;
     let mode = a.choice("mode", &["sync", "async"], "async")?;
     let format = a.choice("format", &["text", "json"], "text")?;
     let opts = ExplainOptions { verbose: on_off(&a, "verbose", true)?, counters: on_off(&a, "counters", false)? };
-    let knobs = crate::knobs_from(&a)?;
+    let knobs = crate::knobs_with_profile(&a)?;
     let scenario = Scenario::build_from(id, &knobs, Source::Cli)?;
     let mut run = scenario.start(mode == "async", Clock::virtual_clock(), false)?;
     run.keep_rows = true;

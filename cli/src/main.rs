@@ -2,8 +2,10 @@
 
 mod args;
 mod bench;
+mod calibrate;
 mod demo;
 mod explain;
+mod live_bench;
 mod relay;
 mod serve;
 mod static_files;
@@ -12,14 +14,29 @@ use std::process::ExitCode;
 
 const USAGE: &str = "usage:
   pgasync explain --scenario ID [--mode sync|async] [--format text|json] [--verbose on|off]
-                  [--counters on|off] [KNOBS]
+                  [--counters on|off] [--profile FILE] [KNOBS]
       (explain: PostgreSQL's EXPLAIN (ANALYZE, VERBOSE, COSTS OFF); --counters on adds our
        Remote:/Async: lines and the JSON key \"pgasync\", which PostgreSQL does not print)
-  pgasync bench [--clock virtual|real] [--scenarios A,B,...] [--queries N] [--format table|tsv] [KNOBS]
+  pgasync bench [--clock virtual|real] [--scenarios A,B,...] [--queries N] [--format table|tsv]
+                [--profile FILE] [KNOBS]
       (bench: one row per scenario, behaviour and fetch size (100, 200, 1000 unless --fetch-size);
        without --behaviour or a behaviour knob, each scenario runs as pg15 and as improved;
        --queries N (1 to 1000, default 20): queries in scenario M's series of random OFFSET/LIMIT;
-       --format tsv prints only the table on stdout, the other lines on stderr; KNOBS but --offset/--limit)
+       --format tsv prints only the table on stdout, the other lines on stderr; KNOBS but --offset/--limit;
+       --profile FILE: knobs from a JSON file (pgasync calibrate writes one); flags override it)
+  pgasync bench --live [--rows 30000] [--delay-ms 0,2,10] [--fetch-size 100,1000] [--runs 3]
+                [--format table|tsv] [--dir DIR] [--profile FILE]
+      (bench --live: 4 shard clusters and a coordinator under DIR (a fresh temporary folder), E and D
+       loaded, a delay proxy per shard (half of --delay-ms each way); per scenario, delay and fetch
+       size the median Execution Time of the real coordinator (postgres_fdw, async_capable off/on)
+       and of pgasync pg15 and improved (sync/async) on the same shards; then the calibrated
+       simulation of E against live, and the relay's throughput and added latency against direct
+       TCP; every cluster is stopped at the end, on error and on Ctrl-C)
+  pgasync calibrate --live [--out profile.json] [--rows 30000] [--dir DIR]
+                    [--target HOST:PORT [--database e] [--table t1]]
+      (calibrate: measures on a live shard (its own cluster under DIR, or --target) the round trip,
+       server time per FETCH and per row, bandwidth, connection set-up and bytes per row, and
+       writes the knobs rtt_ms, server_query_us, server_row_us, bandwidth_mbps as JSON)
   pgasync serve [--port 8080] [--bind 127.0.0.1] [--root .] [--web ROOT/web] [--pkg ROOT/pkg]
                 [--allow-host NAME]... [--header-timeout-ms 10000] [--idle-timeout-ms 30000]
                 [--max-connections 256] [--max-per-client 32]
@@ -58,6 +75,7 @@ fn main() -> ExitCode {
         "serve" => serve::run(rest),
         "demo" => demo::run(rest),
         "relay" => relay::run(rest),
+        "calibrate" => calibrate::run(rest),
         "-h" | "--help" | "help" => {
             println!("{USAGE}\n{}", knob_usage());
             return ExitCode::SUCCESS;
@@ -100,6 +118,31 @@ pub fn knobs_from(a: &args::Args) -> Result<pgasync::scenario::Knobs, String> {
         }
     }
     Ok(k)
+}
+
+/// A knobs profile (JSON, as `pgasync calibrate` writes it), checked as the wasm API's
+/// knobs object is.
+pub fn read_profile(path: &str) -> Result<pgasync::scenario::Knobs, CliError> {
+    let text = std::fs::read_to_string(path).map_err(|e| CliError::Usage(format!("--profile {path}: {e}")))?;
+    pgasync::knobs::from_json(&text).map_err(|e| CliError::Usage(format!("--profile {path}: {e}")))
+}
+
+/// The knobs of `knobs_from`, on top of `--profile FILE` when given: a flag given
+/// explicitly overrides the profile's value.
+pub fn knobs_with_profile(a: &args::Args) -> Result<pgasync::scenario::Knobs, CliError> {
+    let explicit = knobs_from(a)?;
+    let Some(path) = a.get("profile") else { return Ok(explicit) };
+    let profile = read_profile(path)?;
+    let mut merged = serde_json::to_value(&profile).expect("knobs serialize");
+    let given = serde_json::to_value(&explicit).expect("knobs serialize");
+    if let (Some(m), Some(g)) = (merged.as_object_mut(), given.as_object()) {
+        for (key, v) in g {
+            if !v.is_null() {
+                m.insert(key.clone(), v.clone());
+            }
+        }
+    }
+    Ok(serde_json::from_value(merged).expect("knobs deserialize"))
 }
 
 /// The knob flags, from `pgasync::knobs::SPECS` and the behaviour knobs' reasons.
