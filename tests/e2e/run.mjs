@@ -96,6 +96,23 @@ async function checkBadUrls(page, server) {
     check(`${query}: nothing was run`, !(await hasRun(page)) && (await page.locator('[data-testid=plan-node]').count()) === 0);
     if (query.includes('0x10')) await shot(page, '09-bad-url.png');
   }
+  // The wasm API refuses the same values with a JS Error naming the knob.
+  const jsErrors = await page.evaluate(() => {
+    const w = window.pgasync?.wasm;
+    const tryNew = (knobs) => {
+      try {
+        new w.Session('E', 'async', JSON.stringify(knobs)).free();
+        return '(accepted)';
+      } catch (e) {
+        return `${e instanceof Error ? 'Error' : typeof e}: ${e.message ?? e}`;
+      }
+    };
+    return [tryNew({ rtt_ms: 'NaN' }), tryNew({ bandwidth_mbps: 'inf' }), tryNew({ shards: '4', rtt_ms_per_shard: '1,2' }), tryNew({ bogus: '1' })];
+  });
+  check('wasm API: NaN refused with a JS Error naming the knob', /^Error: .*rtt_ms.*NaN.*finite/.test(jsErrors[0]), jsErrors[0]);
+  check('wasm API: inf refused', /^Error: .*bandwidth_mbps.*finite/.test(jsErrors[1]), jsErrors[1]);
+  check('wasm API: per-shard list of the wrong length refused', /^Error: .*2 values for 4 shards/.test(jsErrors[2]), jsErrors[2]);
+  check('wasm API: unknown knob refused by name', /^Error: .*bogus/.test(jsErrors[3]), jsErrors[3]);
   // The page still works: a knob change builds the run.
   await page.goto(`${server.url}?scenario=E&shards=0x10&rows=200`);
   await waitReady(page);
