@@ -11,9 +11,26 @@ function ms(ns) {
   return (ns / 1e6).toFixed(3);
 }
 
+/** Shows the comparison `cmp` of scenario `scenarioId`: the totals line and the plot. */
 export function renderCompare(container, cmp, scenarioId) {
-  const head = container.querySelector('.compare-head');
   const plot = container.querySelector('.compare-plot');
+  renderTotals(container.querySelector('.compare-head'), cmp);
+  const L = layoutCompare(cmp, plot);
+  const root = svg('svg', { width: L.W, height: L.H, viewBox: `0 0 ${L.W} ${L.H}`, class: 'compare-svg', 'data-testid': 'compare-svg' });
+  root.append(svg('rect', { x: L.x0, y: L.top - 4, width: L.x1 - L.x0, height: 2 * L.groupH, fill: '#fbfdff' }));
+  drawAxis(root, L.x, L.x0, L.x1, L.axisY, L.maxNs, L.top - 4);
+  const runs = [
+    { name: 'sync', ns: cmp.sync_ns, trace: cmp.sync_trace, color: '#64748b' },
+    { name: 'async', ns: cmp.async_ns, trace: cmp.async_trace, color: '#15803d' },
+  ];
+  runs.forEach((run, gi) => root.append(drawRun(run, L.top + gi * L.groupH, cmp.connections, L)));
+  root.append(drawBound(cmp, L));
+  plot.replaceChildren(root);
+  container.dataset.scenario = scenarioId;
+}
+
+/** The line above the plot: both totals, the gain, the limit and the verdict. */
+function renderTotals(head, cmp) {
   const faster = cmp.async_ns < cmp.sync_ns;
   head.innerHTML = `
     <span class="cmp-item sync">sync <b data-testid="compare-sync-ms" data-ns="${cmp.sync_ns}">${ms(cmp.sync_ns)} ms</b></span>
@@ -21,7 +38,14 @@ export function renderCompare(container, cmp, scenarioId) {
     <span class="cmp-item gain ${faster ? 'pos' : 'neg'}">gain <b data-testid="compare-gain">${cmp.gain_pct.toFixed(1)}%</b></span>
     <span class="cmp-item limit">limit <b data-testid="compare-limit">${cmp.limit_pct.toFixed(1)}%</b> (lower bound ${ms(cmp.bound_ns)} ms)</span>
     <span class="cmp-item verdict">${faster ? `async is <b>${(cmp.sync_ns / Math.max(1, cmp.async_ns)).toFixed(2)}×</b> faster` : cmp.async_ns === cmp.sync_ns ? 'no difference' : 'async is slower'}</span>`;
+}
 
+/**
+ * The layout, before anything is drawn: one time scale `x` for both runs (a little past
+ * the longest of the two totals and the bound), and the height of a run's group (its
+ * total bar, then one lane per connection) so that both groups fit the panel.
+ */
+function layoutCompare(cmp, plot) {
   const W = Math.max(400, plot.clientWidth - 2);
   const availH = Math.max(150, plot.clientHeight - 4);
   const n = cmp.connections.length;
@@ -30,53 +54,51 @@ export function renderCompare(container, cmp, scenarioId) {
   const x1 = W - 12;
   const x = (ns) => x0 + (Math.min(Math.max(ns, 0), maxNs) / maxNs) * (x1 - x0);
   const barH = 22;
-  const titleH = 0;
-  const laneH = Math.max(6, Math.min(18, Math.floor((availH - AXIS_H - 2 * (barH + 8) - 26 - 2 * titleH) / Math.max(1, 2 * n))));
+  const laneH = Math.max(6, Math.min(18, Math.floor((availH - AXIS_H - 2 * (barH + 8) - 26) / Math.max(1, 2 * n))));
   const groupH = barH + 6 + n * laneH + 8;
   const top = 18;
   const H = top + 2 * groupH + AXIS_H + 6;
+  return { W, H, x0, x1, x, maxNs, n, barH, laneH, groupH, top, axisY: top + 2 * groupH };
+}
 
-  const root = svg('svg', { width: W, height: H, viewBox: `0 0 ${W} ${H}`, class: 'compare-svg', 'data-testid': 'compare-svg' });
-  root.append(svg('rect', { x: x0, y: top - 4, width: x1 - x0, height: 2 * groupH, fill: '#fbfdff' }));
-  const axisY = top + 2 * groupH;
-  drawAxis(root, x, x0, x1, axisY, maxNs, top - 4);
+/** One run's group at height `gy`: its total bar, its connection lanes and a dashed line where it ends. */
+function drawRun(run, gy, connections, L) {
+  const g = svg('g', { 'data-testid': `compare-run-${run.name}`, 'data-ns': run.ns });
+  drawTotalBar(g, run, gy, L);
+  drawRunLanes(g, run, gy + L.barH + 6, connections, L);
+  g.append(svg('line', { x1: L.x(run.ns), x2: L.x(run.ns), y1: gy, y2: gy + L.groupH - 6, stroke: run.color, 'stroke-width': 1.5, 'stroke-dasharray': '3 2' }));
+  return g;
+}
 
-  const runs = [
-    { name: 'sync', ns: cmp.sync_ns, trace: cmp.sync_trace, color: '#64748b' },
-    { name: 'async', ns: cmp.async_ns, trace: cmp.async_trace, color: '#15803d' },
-  ];
-  runs.forEach((run, gi) => {
-    const gy = top + gi * groupH;
-    const g = svg('g', { 'data-testid': `compare-run-${run.name}`, 'data-ns': run.ns });
-    const bw = x(run.ns) - x0;
-    g.append(svg('rect', { x: x0, y: gy, width: Math.max(2, bw), height: barH, rx: 3, fill: run.color, 'data-testid': `compare-bar-${run.name}` }));
-    g.append(svg('text', { x: 6, y: gy + barH / 2 + 5, class: 'cmp-run-label' }, run.name));
-    const label = `${ms(run.ns)} ms`;
-    const inside = bw > 90;
-    g.append(svg('text', { x: inside ? x0 + bw - 6 : x0 + bw + 6, y: gy + barH / 2 + 5, 'text-anchor': inside ? 'end' : 'start', class: 'cmp-bar-label', fill: inside ? '#fff' : '#0f172a' }, label));
-    const lanes = connectionIntervals(run.trace, n, run.ns);
-    const every = Math.ceil(11 / laneH);
-    lanes.forEach((l, k) => {
-      const ly = gy + barH + 6 + k * laneH;
-      if (k % every === 0) g.append(svg('text', { x: x0 - 6, y: ly + laneH / 2 + 4, 'text-anchor': 'end', class: 'lane-label', style: laneH < 12 ? 'font-size:10px' : null }, cmp.connections[k] ?? `conn ${k}`));
-      g.append(svg('line', { x1: x0, x2: x1, y1: ly + laneH - 0.5, y2: ly + laneH - 0.5, stroke: '#eef2f7' }));
-      drawBars(g, l.busy, x, ly + 1, Math.max(3, laneH - 3), COLORS.busy, (iv) => `${run.name} ${cmp.connections[k]}: ${iv.sql}\n${ms(iv.start)} → ${ms(iv.end)} ms`);
-      drawBars(g, l.startups, x, ly + 1, Math.max(3, laneH - 3), COLORS.startup, (iv) => `${run.name} ${cmp.connections[k]}: connecting\n${ms(iv.start)} → ${ms(iv.end)} ms`);
-    });
-    // end of the run
-    g.append(svg('line', { x1: x(run.ns), x2: x(run.ns), y1: gy, y2: gy + groupH - 6, stroke: run.color, 'stroke-width': 1.5, 'stroke-dasharray': '3 2' }));
-    root.append(g);
+/** The run's total as a bar from 0, named on the left, its time inside the bar when it fits. */
+function drawTotalBar(g, run, gy, { x, x0, barH }) {
+  const bw = x(run.ns) - x0;
+  g.append(svg('rect', { x: x0, y: gy, width: Math.max(2, bw), height: barH, rx: 3, fill: run.color, 'data-testid': `compare-bar-${run.name}` }));
+  g.append(svg('text', { x: 6, y: gy + barH / 2 + 5, class: 'cmp-run-label' }, run.name));
+  const inside = bw > 90;
+  g.append(svg('text', { x: inside ? x0 + bw - 6 : x0 + bw + 6, y: gy + barH / 2 + 5, 'text-anchor': inside ? 'end' : 'start', class: 'cmp-bar-label', fill: inside ? '#fff' : '#0f172a' }, `${ms(run.ns)} ms`));
+}
+
+/** One lane per connection from height `top`: start-up and queries in flight as bars; labels thin out when lanes are thin. */
+function drawRunLanes(g, run, top, connections, { x, x0, x1, n, laneH }) {
+  const every = Math.ceil(11 / laneH);
+  connectionIntervals(run.trace, n, run.ns).forEach((l, k) => {
+    const ly = top + k * laneH;
+    if (k % every === 0) g.append(svg('text', { x: x0 - 6, y: ly + laneH / 2 + 4, 'text-anchor': 'end', class: 'lane-label', style: laneH < 12 ? 'font-size:10px' : null }, connections[k] ?? `conn ${k}`));
+    g.append(svg('line', { x1: x0, x2: x1, y1: ly + laneH - 0.5, y2: ly + laneH - 0.5, stroke: '#eef2f7' }));
+    drawBars(g, l.busy, x, ly + 1, Math.max(3, laneH - 3), COLORS.busy, (iv) => `${run.name} ${connections[k]}: ${iv.sql}\n${ms(iv.start)} → ${ms(iv.end)} ms`);
+    drawBars(g, l.startups, x, ly + 1, Math.max(3, laneH - 3), COLORS.startup, (iv) => `${run.name} ${connections[k]}: connecting\n${ms(iv.start)} → ${ms(iv.end)} ms`);
   });
+}
 
-  // The limit: the lower bound as a vertical line across both runs.
+/** The limit: the lower bound as a vertical line across both runs, labelled on whichever side has room. */
+function drawBound(cmp, { x, x1, top, axisY }) {
   const bx = x(cmp.bound_ns);
   const bound = svg('g', { 'data-testid': 'compare-bound', 'data-ns': cmp.bound_ns });
   bound.append(svg('line', { x1: bx, x2: bx, y1: top - 14, y2: axisY, stroke: COLORS.bound, 'stroke-width': 2, 'stroke-dasharray': '6 3' }));
   const right = bx > x1 - 260;
   bound.append(svg('text', { x: right ? bx - 5 : bx + 5, y: top - 5, 'text-anchor': right ? 'end' : 'start', class: 'bound-label', fill: COLORS.bound }, `lower bound ${ms(cmp.bound_ns)} ms = limit ${cmp.limit_pct.toFixed(1)}%`));
-  root.append(bound);
-  plot.replaceChildren(root);
-  container.dataset.scenario = scenarioId;
+  return bound;
 }
 
 export function renderCompareError(container, message) {

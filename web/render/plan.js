@@ -45,6 +45,197 @@ function shapeKey(rows, requests, W) {
   return k;
 }
 
+/** The requests grouped by the node that runs them (the requestee): their chips sit on its row. */
+function requestsByNode(requests) {
+  const byNode = new Map();
+  for (const r of requests) {
+    if (!byNode.has(r.requestee)) byNode.set(r.requestee, []);
+    byNode.get(r.requestee).push(r);
+  }
+  return byNode;
+}
+
+/**
+ * The layout, before anything is drawn: a box per node (indented by depth, one row each),
+ * the right edge of the boxes (the chips and the bus take the column right of it) and
+ * the height of the whole tree.
+ */
+function layoutTree(rows, requests, W) {
+  const reqByNode = requestsByNode(requests);
+  const boxRight = W - PAD - (requests.length > 0 ? CHIP_W + BUS_W + 2 * GAP : 0);
+  let y = PAD;
+  const pos = new Map();
+  for (const row of rows) {
+    const { box, rowH } = layoutRow(row, reqByNode.get(row.node.id) ?? [], boxRight, y);
+    pos.set(row.node.id, box);
+    y += rowH + GAP;
+  }
+  return { pos, H: y + PAD, boxRight };
+}
+
+/**
+ * One node's box at height `y`, and the height of its row. The row fits the box text and
+ * the request chips on that row. Each chip gets room below it for the "passed during this
+ * step" lines: as much as the box height leaves (up to two lines), and at least one.
+ */
+function layoutRow(row, reqs, boxRight, y) {
+  const n = row.node;
+  const nLines = isForeign(n) ? 3 : 1;
+  const boxH = 8 + LINE * (1 + nLines) + 2;
+  let passedLines = 0;
+  let rowH = boxH;
+  if (reqs.length) {
+    const room = Math.floor((boxH / reqs.length - CHIP_H - 4) / (PASSED_H + 2));
+    passedLines = Math.max(1, Math.min(MAX_PASSED_LINES, room));
+    rowH = Math.max(boxH, reqs.length * (CHIP_H + passedLines * (PASSED_H + 2) + 4));
+  }
+  const box = { x: PAD + row.depth * INDENT, y, w: boxRight - PAD - row.depth * INDENT, h: boxH, nLines, reqs, passedLines, n };
+  return { box, rowH };
+}
+
+/** One arrowhead per request state, so that an arrow's head takes the colour of its state. */
+function arrowMarkers() {
+  const defs = svg('defs');
+  for (const [k, s] of Object.entries(STATES)) {
+    const m = svg('marker', { id: `arrow-${k}`, viewBox: '0 0 10 10', refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: 'auto-start-reverse' });
+    m.append(svg('path', { d: 'M0,0 L10,5 L0,10 z', fill: s.color }));
+    defs.append(m);
+  }
+  return defs;
+}
+
+/** The tree edges (parent → child): down from the parent's box, then right into the child's. */
+function drawEdges(rows, pos) {
+  const edges = svg('g', { class: 'plan-edges' });
+  for (const row of rows) {
+    if (!row.parent) continue;
+    const p = pos.get(row.parent.id);
+    const c = pos.get(row.node.id);
+    const x = p.x + 8;
+    edges.append(svg('path', { d: `M${x},${p.y + p.h} V${c.y + 14} H${c.x}`, fill: 'none', stroke: '#94a3b8', 'stroke-width': 1.2 }));
+  }
+  return edges;
+}
+
+/**
+ * One node's box: the node's details as a tooltip, the async-capable stripe, the label
+ * with the foreign server, the running dot and the counter lines (left empty: `apply`
+ * fills them). Returns the parts a step changes.
+ */
+function drawNodeBox(p) {
+  const n = p.n;
+  const g = svg('g', { 'data-testid': 'plan-node', 'data-node': n.id, class: 'plan-node' });
+  g.append(svg('title', {}, [n.label, ...(n.details ?? []).map(([k, v]) => `${k}: ${v}`)].join('\n')));
+  g.append(svg('rect', { x: p.x, y: p.y, width: p.w, height: p.h, rx: 5, class: 'box' + (n.async_capable ? ' async' : '') }));
+  if (n.async_capable) g.append(svg('rect', { x: p.x, y: p.y, width: 5, height: p.h, rx: 2, fill: STATES.CallbackPending.color }));
+  g.append(drawNodeLabel(p));
+  const dot = svg('circle', { cx: p.x + p.w - 9, cy: p.y + 10, r: 4.5, class: 'node-running-dot', visibility: 'hidden' });
+  dot.append(svg('title', {}, 'running: inside a call right now'));
+  g.append(dot);
+  const lines = [];
+  for (let i = 0; i < p.nLines; i++) {
+    const t = svg('text', { x: p.x + 10, y: p.y + 5 + LINE * (i + 2) - 3, class: 'node-counters', 'data-testid': i === 0 ? 'node-counters' : undefined }, '');
+    lines.push(t);
+    g.append(t);
+  }
+  return { g, dot, lines, running: null };
+}
+
+/** The first line of a node's box: its label, and "@server" for a foreign scan. */
+function drawNodeLabel(p) {
+  const srv = server(p.n);
+  const head = svg('text', { x: p.x + 10, y: p.y + 5 + LINE - 3, class: 'node-label' });
+  head.append(svg('tspan', {}, p.n.label));
+  if (srv) head.append(svg('tspan', { class: 'node-server', dx: 6 }, `@${srv}`));
+  return head;
+}
+
+/**
+ * The requests, in the column right of the boxes: on each requestee's row its chips top
+ * to bottom, each wired from its requestor. Returns the layer and, by request id, the
+ * parts a step changes.
+ */
+function drawRequests(pos, W, boxRight) {
+  const cols = { busX: W - PAD - 2, chipX: boxRight + GAP + 6 };
+  const layer = svg('g', { class: 'requests' });
+  const views = new Map();
+  const drawnBus = new Set();
+  for (const p of pos.values()) {
+    let cy = p.y;
+    for (const r of p.reqs) {
+      const { g, view } = drawRequest(r, p, pos.get(r.requestor), cy, cols, drawnBus);
+      layer.append(g);
+      views.set(r.id, view);
+      cy += CHIP_H + p.passedLines * (PASSED_H + 2) + 4;
+    }
+  }
+  return { layer, views };
+}
+
+/**
+ * One request with its chip at height `cy`: the wire from its requestor (`from`, absent
+ * when the requestor is not in the plan), the arrow into the requestee's box `p`, the
+ * state pill and the lines for the states passed through during a step.
+ */
+function drawRequest(r, p, from, cy, cols, drawnBus) {
+  const { chipX } = cols;
+  const midChip = cy + CHIP_H / 2;
+  const g = svg('g', { 'data-testid': 'request', 'data-request': r.id, 'data-requestor': r.requestor, 'data-requestee': r.requestee });
+  if (from) drawWire(g, r, from, midChip, cols, drawnBus);
+  // the arrow from the chip into the requestee's box, in the state's colour
+  const arrow = svg('path', { d: `M${chipX},${midChip} H${p.x + p.w + 1}`, 'stroke-width': 2.5, fill: 'none' });
+  g.append(arrow);
+  const { pill, title, bg, idText, label } = drawStatePill(r, chipX, cy);
+  g.append(pill);
+  // the states passed through during this step (secondary cue), hidden when none
+  const passed = [];
+  for (let i = 0; i < p.passedLines; i++) {
+    const slot = drawPassedLine(r, chipX, cy + CHIP_H + 2 + i * (PASSED_H + 2));
+    g.append(slot.g);
+    passed.push(slot);
+  }
+  const fromLabel = from ? from.n.label : String(r.requestor);
+  const view = { pill, title, bg, idText, label, arrow, passed, state: null, conn: undefined, desc: `request ${r.id}: ${fromLabel} → ${p.n.label}` };
+  return { g, view };
+}
+
+/**
+ * The wire from a requestor to one of its chips: a bus out of the requestor's box to the
+ * right edge (drawn once per requestor: its requests share it), then down the bus and
+ * left to the chip at height `midChip`.
+ */
+function drawWire(g, r, from, midChip, { busX, chipX }, drawnBus) {
+  const fy = from.y + 14;
+  if (!drawnBus.has(r.requestor)) {
+    drawnBus.add(r.requestor);
+    g.append(svg('path', { d: `M${from.x + from.w},${fy} H${busX}`, stroke: '#64748b', 'stroke-width': 1.5, fill: 'none' }));
+    g.append(svg('circle', { cx: from.x + from.w, cy: fy, r: 3, fill: '#64748b' }));
+  }
+  g.append(svg('path', { d: `M${busX},${fy} V${midChip} H${chipX + CHIP_W + 3}`, stroke: '#64748b', 'stroke-width': 1.5, fill: 'none' }));
+}
+
+/** The request's main label: its id and the state it is in now (filled in by `apply`). */
+function drawStatePill(r, chipX, cy) {
+  const pill = svg('g', { 'data-testid': 'request-state', 'data-request': r.id, class: 'pill' });
+  const title = svg('title', {}, '');
+  const bg = svg('rect', { x: chipX, y: cy, width: CHIP_W, height: CHIP_H, rx: CHIP_H / 2 });
+  const idText = svg('text', { x: chipX + 9, y: cy + 14.5, class: 'pill-id' }, `#${r.id}`);
+  const label = svg('text', { x: chipX + 36, y: cy + 14.5, class: 'pill-text' }, '');
+  pill.append(title, bg, idText, label);
+  return { pill, title, bg, idText, label };
+}
+
+/** One "passed during this step" line at height `py`, hidden until `apply` has a state for it. */
+function drawPassedLine(r, chipX, py) {
+  const g = svg('g', { 'data-testid': 'request-passed', 'data-request': r.id, class: 'pill passed', visibility: 'hidden' });
+  const title = svg('title', {}, '');
+  const frame = svg('rect', { x: chipX, y: py, width: CHIP_W, height: PASSED_H, rx: 4, fill: '#fff', 'stroke-width': 1.5 });
+  const bar = svg('rect', { x: chipX, y: py, width: 6, height: PASSED_H, rx: 2 });
+  const text = svg('text', { x: chipX + 10, y: py + 12, class: 'passed-text' }, '');
+  g.append(title, frame, bar, text);
+  return { g, title, frame, bar, text, key: '' };
+}
+
 export class PlanView {
   /** `container`: the scrolling panel body. */
   constructor(container) {
@@ -79,138 +270,27 @@ export class PlanView {
     this.apply(rows, requests, snap, passed);
   }
 
+  /**
+   * Draws the tree and its requests from scratch; keeps the elements a step changes in
+   * `this.nodes` and `this.requests` for `apply`.
+   */
   build(rows, requests, snap) {
     const W = this.width;
-    const hasReq = requests.length > 0;
-    const reqByNode = new Map();
-    for (const r of requests) {
-      if (!reqByNode.has(r.requestee)) reqByNode.set(r.requestee, []);
-      reqByNode.get(r.requestee).push(r);
-    }
-    const boxRight = W - PAD - (hasReq ? CHIP_W + BUS_W + 2 * GAP : 0);
-
-    // Row heights from the box text and the request chips on that row. Each chip gets
-    // room below it for the "passed during this step" lines: as much as the box height
-    // leaves (up to two lines), and at least one.
-    let y = PAD;
-    const pos = new Map();
-    for (const row of rows) {
-      const n = row.node;
-      const nLines = isForeign(n) ? 3 : 1;
-      const boxH = 8 + LINE * (1 + nLines) + 2;
-      const reqs = reqByNode.get(n.id) ?? [];
-      let passedLines = 0;
-      let rowH = boxH;
-      if (reqs.length) {
-        const room = Math.floor((boxH / reqs.length - CHIP_H - 4) / (PASSED_H + 2));
-        passedLines = Math.max(1, Math.min(MAX_PASSED_LINES, room));
-        rowH = Math.max(boxH, reqs.length * (CHIP_H + passedLines * (PASSED_H + 2) + 4));
-      }
-      pos.set(n.id, { x: PAD + row.depth * INDENT, y, w: boxRight - PAD - row.depth * INDENT, h: boxH, nLines, reqs, passedLines, n });
-      y += rowH + GAP;
-    }
-    const H = y + PAD;
-
+    const { pos, H, boxRight } = layoutTree(rows, requests, W);
     const root = svg('svg', { width: W, height: H, viewBox: `0 0 ${W} ${H}`, class: 'plan-svg', role: 'img', 'aria-label': 'plan tree' });
-    const defs = svg('defs');
-    for (const [k, s] of Object.entries(STATES)) {
-      const m = svg('marker', { id: `arrow-${k}`, viewBox: '0 0 10 10', refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: 'auto-start-reverse' });
-      m.append(svg('path', { d: 'M0,0 L10,5 L0,10 z', fill: s.color }));
-      defs.append(m);
-    }
-    root.append(defs);
-
-    // Tree edges (parent → child), drawn first.
-    const edges = svg('g', { class: 'plan-edges' });
-    for (const row of rows) {
-      if (!row.parent) continue;
-      const p = pos.get(row.parent.id);
-      const c = pos.get(row.node.id);
-      const x = p.x + 8;
-      edges.append(svg('path', { d: `M${x},${p.y + p.h} V${c.y + 14} H${c.x}`, fill: 'none', stroke: '#94a3b8', 'stroke-width': 1.2 }));
-    }
-    root.append(edges);
-
-    // Node boxes: the parts a step changes are kept in `this.nodes`.
+    // Edges first, so the boxes are drawn over their ends.
+    root.append(arrowMarkers(), drawEdges(rows, pos));
     this.nodes = new Map();
     for (const p of pos.values()) {
-      const n = p.n;
-      const g = svg('g', { 'data-testid': 'plan-node', 'data-node': n.id, class: 'plan-node' });
-      g.append(svg('title', {}, [n.label, ...(n.details ?? []).map(([k, v]) => `${k}: ${v}`)].join('\n')));
-      g.append(svg('rect', { x: p.x, y: p.y, width: p.w, height: p.h, rx: 5, class: 'box' + (n.async_capable ? ' async' : '') }));
-      if (n.async_capable) g.append(svg('rect', { x: p.x, y: p.y, width: 5, height: p.h, rx: 2, fill: STATES.CallbackPending.color }));
-      const srv = server(n);
-      const head = svg('text', { x: p.x + 10, y: p.y + 5 + LINE - 3, class: 'node-label' });
-      head.append(svg('tspan', {}, n.label));
-      if (srv) head.append(svg('tspan', { class: 'node-server', dx: 6 }, `@${srv}`));
-      g.append(head);
-      const dot = svg('circle', { cx: p.x + p.w - 9, cy: p.y + 10, r: 4.5, class: 'node-running-dot', visibility: 'hidden' });
-      dot.append(svg('title', {}, 'running: inside a call right now'));
-      g.append(dot);
-      const lines = [];
-      for (let i = 0; i < p.nLines; i++) {
-        const t = svg('text', { x: p.x + 10, y: p.y + 5 + LINE * (i + 2) - 3, class: 'node-counters', 'data-testid': i === 0 ? 'node-counters' : undefined }, '');
-        lines.push(t);
-        g.append(t);
-      }
-      root.append(g);
-      this.nodes.set(n.id, { g, dot, lines, running: null });
+      const v = drawNodeBox(p);
+      root.append(v.g);
+      this.nodes.set(p.n.id, v);
     }
-
-    // Requests: bus from the requestor, chip with the state, arrow into the requestee.
     this.requests = new Map();
-    if (hasReq) {
-      const busX = W - PAD - 2;
-      const chipX = boxRight + GAP + 6;
-      const layer = svg('g', { class: 'requests' });
-      const drawnBus = new Set();
-      for (const p of pos.values()) {
-        let cy = p.y;
-        for (const r of p.reqs) {
-          const from = pos.get(r.requestor);
-          const midChip = cy + CHIP_H / 2;
-          const g = svg('g', { 'data-testid': 'request', 'data-request': r.id, 'data-requestor': r.requestor, 'data-requestee': r.requestee });
-          if (from) {
-            const fy = from.y + 14;
-            if (!drawnBus.has(r.requestor)) {
-              drawnBus.add(r.requestor);
-              g.append(svg('path', { d: `M${from.x + from.w},${fy} H${busX}`, stroke: '#64748b', 'stroke-width': 1.5, fill: 'none' }));
-              g.append(svg('circle', { cx: from.x + from.w, cy: fy, r: 3, fill: '#64748b' }));
-            }
-            g.append(svg('path', { d: `M${busX},${fy} V${midChip} H${chipX + CHIP_W + 3}`, stroke: '#64748b', 'stroke-width': 1.5, fill: 'none' }));
-          }
-          // the arrow from the chip into the requestee's box, in the state's colour
-          const arrow = svg('path', { d: `M${chipX},${midChip} H${p.x + p.w + 1}`, 'stroke-width': 2.5, fill: 'none' });
-          g.append(arrow);
-          // the main label: the state the request is in now
-          const pill = svg('g', { 'data-testid': 'request-state', 'data-request': r.id, class: 'pill' });
-          const title = svg('title', {}, '');
-          const bg = svg('rect', { x: chipX, y: cy, width: CHIP_W, height: CHIP_H, rx: CHIP_H / 2 });
-          const idText = svg('text', { x: chipX + 9, y: cy + 14.5, class: 'pill-id' }, `#${r.id}`);
-          const label = svg('text', { x: chipX + 36, y: cy + 14.5, class: 'pill-text' }, '');
-          pill.append(title, bg, idText, label);
-          g.append(pill);
-          // the states passed through during this step (secondary cue), hidden when none
-          const passed = [];
-          let py = cy + CHIP_H + 2;
-          for (let i = 0; i < p.passedLines; i++) {
-            const pg = svg('g', { 'data-testid': 'request-passed', 'data-request': r.id, class: 'pill passed', visibility: 'hidden' });
-            const pt = svg('title', {}, '');
-            const frame = svg('rect', { x: chipX, y: py, width: CHIP_W, height: PASSED_H, rx: 4, fill: '#fff', 'stroke-width': 1.5 });
-            const bar = svg('rect', { x: chipX, y: py, width: 6, height: PASSED_H, rx: 2 });
-            const text = svg('text', { x: chipX + 10, y: py + 12, class: 'passed-text' }, '');
-            pg.append(pt, frame, bar, text);
-            g.append(pg);
-            passed.push({ g: pg, title: pt, frame, bar, text, key: '' });
-            py += PASSED_H + 2;
-          }
-          layer.append(g);
-          const fromLabel = from ? from.n.label : String(r.requestor);
-          this.requests.set(r.id, { pill, title, bg, idText, label, arrow, passed, state: null, conn: undefined, desc: `request ${r.id}: ${fromLabel} → ${p.n.label}` });
-          cy += CHIP_H + p.passedLines * (PASSED_H + 2) + 4;
-        }
-      }
+    if (requests.length > 0) {
+      const { layer, views } = drawRequests(pos, W, boxRight);
       root.append(layer);
+      this.requests = views;
     }
     this.container.replaceChildren(root);
   }

@@ -9,6 +9,7 @@ import { connectionIntervals, requestIntervals, rowTicks } from './traceview.js'
 export const LABEL_W = 104;
 const AXIS_H = 22;
 const TOP = 16;
+const HEADER_H = 14;
 
 export const COLORS = {
   busy: '#2563eb',
@@ -56,6 +57,103 @@ export function drawAxis(parent, x, x0, x1, y, maxNs, gridTop) {
   parent.append(g);
 }
 
+/**
+ * The lanes top to bottom, from the recording: a header before each group, one lane per
+ * connection, one per async request (named after the node that runs it), and the rows
+ * leaving the plan. Each lane carries its intervals up to `recEnd`.
+ */
+function listLanes(rec, plan, recEnd) {
+  const nodes = new Map(flattenPlan(plan).map((r) => [r.node.id, r.node]));
+  const conns = connectionIntervals(rec.trace, rec.connections.length, recEnd);
+  const reqs = requestIntervals(rec.trace, recEnd);
+  const lanes = [];
+  if (conns.length) lanes.push({ header: 'connections: connecting (grey), queries in flight (blue), answers (ticks)' });
+  conns.forEach((l, k) => lanes.push({ kind: 'conn', k, l, label: `${rec.connections[k] ?? 'conn ' + k}` }));
+  if (reqs.length) lanes.push({ header: 'async requests: Waiting (bars), Callback pending (ticks)' });
+  for (const r of reqs) {
+    const n = nodes.get(r.requestee);
+    lanes.push({ kind: 'req', r, label: `#${r.id} ${shortName(n)}` });
+  }
+  lanes.push({ kind: 'rows', label: 'rows out' });
+  return lanes;
+}
+
+/**
+ * The layout, before anything is drawn: lane and bar heights, the drawing's height, the
+ * plot's left and right edges and the time scale `x` (ns → px, clamped to the run).
+ */
+function layoutTimeline(lanes, W, availH, endNs) {
+  const nHeaders = lanes.filter((l) => l.header).length;
+  const nLanes = lanes.length - nHeaders;
+  // Lanes shrink to fit the panel (16 shards = 33 lanes); drawLanes then thins out the labels.
+  const laneH = Math.max(4, Math.min(24, Math.floor((availH - TOP - AXIS_H - nHeaders * HEADER_H - 4) / nLanes)));
+  const barH = laneH > 12 ? laneH - 6 : laneH > 7 ? laneH - 3 : Math.max(2, laneH - 1);
+  const H = TOP + nHeaders * HEADER_H + nLanes * laneH + AXIS_H + 4;
+  const x0 = LABEL_W;
+  const x1 = W - 12;
+  const x = (ns) => x0 + (Math.min(Math.max(ns, 0), endNs) / endNs) * (x1 - x0);
+  return { W, H, axisY: H - AXIS_H, x0, x1, x, endNs, nLanes, laneH, barH };
+}
+
+/**
+ * Draws the lanes top to bottom: each lane's grid line, label and marks go into `data`,
+ * the group headers into `headers` (the caller puts them above the veil).
+ */
+function drawLanes(lanes, rowsOut, L) {
+  const labelEvery = Math.ceil(11 / L.laneH); // label every k-th lane when lanes are thin
+  const data = svg('g', { class: 'lanes' });
+  const headers = svg('g', { class: 'headers' });
+  let laneNo = 0;
+  let y = TOP;
+  for (const lane of lanes) {
+    if (lane.header) {
+      headers.append(svg('text', { x: 4, y: y + 10, class: 'lane-header' }, lane.header));
+      y += HEADER_H;
+      continue;
+    }
+    data.append(svg('line', { x1: L.x0, x2: L.x1, y1: y + L.laneH - 0.5, y2: y + L.laneH - 0.5, stroke: '#eef2f7' }));
+    const k = laneNo++;
+    if (lane.kind === 'rows' || (k % labelEvery === 0 && L.nLanes - 1 - k >= labelEvery)) data.append(laneLabel(lane.label, y, L));
+    if (lane.kind === 'conn') drawConnectionLane(data, lane, y, L);
+    else if (lane.kind === 'req') drawRequestLane(data, lane, y, L);
+    else drawTicks(data, rowsOut.map((r) => r.t), L.x, y + (L.laneH > 8 ? 2 : 0), Math.max(3, L.laneH - (L.laneH > 8 ? 4 : 0)), COLORS.row, 2);
+    y += L.laneH;
+  }
+  return { data, headers };
+}
+
+/** A lane's name, right-aligned left of the plot, for the lane at height `y`. */
+function laneLabel(text, y, { x0, laneH }) {
+  return svg('text', { x: x0 - 6, y: y + laneH / 2 + 4, 'text-anchor': 'end', class: 'lane-label', style: laneH < 12 ? 'font-size:10px' : null }, text);
+}
+
+/** A connection's lane: queries in flight (bars), answers arriving (ticks), start-up (grey bars). */
+function drawConnectionLane(parent, lane, y, { x, laneH, barH }) {
+  const by = y + (laneH - barH) / 2;
+  drawBars(parent, lane.l.busy, x, by, barH, COLORS.busy, (iv) => `${lane.label}: ${iv.sql}\n${fmtMs(iv.start)} → ${fmtMs(iv.end)}${iv.rows != null ? ` (${iv.rows} rows)` : ''}`);
+  drawTicks(parent, lane.l.arrivals.map((a) => a.t), x, y + (laneH > 6 ? 1 : 0), laneH - (laneH > 6 ? 2 : 0), COLORS.arrival, 2);
+  drawBars(parent, lane.l.startups, x, by, barH, COLORS.startup, (iv) => `${lane.label}: connecting (start-up packet → ReadyForQuery)\n${fmtMs(iv.start)} → ${fmtMs(iv.end)}`);
+}
+
+/** An async request's lane: while it was Waiting (bars), when its callback became pending (ticks). */
+function drawRequestLane(parent, lane, y, { x, laneH, barH }) {
+  const by = y + (laneH - barH) / 2;
+  drawBars(parent, lane.r.waiting, x, by, barH, COLORS.waiting, (iv) => `${lane.label} Waiting ${fmtMs(iv.start)} → ${fmtMs(iv.end)}`);
+  drawTicks(parent, lane.r.pending.map((p) => p.t), x, y + (laneH > 6 ? 1 : 0), laneH - (laneH > 6 ? 2 : 0), COLORS.pending, 1.5);
+}
+
+/** Hatches the part of the run after `recEnd`, whose trace was not kept, and says so. */
+function drawUnrecorded(root, { x, x1, axisY }, recEnd) {
+  const defs = svg('defs');
+  const pat = svg('pattern', { id: 'tl-hatch', width: 8, height: 8, patternUnits: 'userSpaceOnUse', patternTransform: 'rotate(45)' });
+  pat.append(svg('rect', { width: 3, height: 8, fill: '#e2e8f0' }));
+  defs.append(pat);
+  root.append(defs);
+  const hx = x(recEnd);
+  root.append(svg('rect', { x: hx, y: TOP - 4, width: Math.max(0, x1 - hx), height: axisY - TOP + 4, fill: 'url(#tl-hatch)' }));
+  root.append(svg('text', { x: x1 - 4, y: axisY - 6, 'text-anchor': 'end', class: 'lane-header' }, `trace not kept after ${fmtMs(recEnd)} (too long for the page)`));
+}
+
 export class Timeline {
   constructor(container, onSeek) {
     this.container = container;
@@ -68,101 +166,47 @@ export class Timeline {
     const W = Math.max(400, this.container.clientWidth - 2);
     const availH = Math.max(140, this.container.clientHeight - 4);
     const endNs = Math.max(1, rec.totalNs);
-    const nodes = new Map(flattenPlan(plan).map((r) => [r.node.id, r.node]));
     // A run whose trace was too long to keep is drawn up to where the trace stops.
     const recEnd = rec.complete ? endNs : rec.recordedNs;
-    const conns = connectionIntervals(rec.trace, rec.connections.length, recEnd);
-    const reqs = requestIntervals(rec.trace, recEnd);
-    const rowsOut = rowTicks(rec.trace);
-
-    const lanes = [];
-    if (conns.length) lanes.push({ header: 'connections: connecting (grey), queries in flight (blue), answers (ticks)' });
-    conns.forEach((l, k) => lanes.push({ kind: 'conn', k, l, label: `${rec.connections[k] ?? 'conn ' + k}` }));
-    if (reqs.length) lanes.push({ header: 'async requests: Waiting (bars), Callback pending (ticks)' });
-    for (const r of reqs) {
-      const n = nodes.get(r.requestee);
-      lanes.push({ kind: 'req', r, label: `#${r.id} ${shortName(n)}` });
-    }
-    lanes.push({ kind: 'rows', label: 'rows out' });
-    const nHeaders = lanes.filter((l) => l.header).length;
-    const headerH = 14;
-    const nLanes = lanes.length - nHeaders;
-    // Lanes shrink to fit the panel (16 shards = 33 lanes); labels thin out below.
-    const laneH = Math.max(4, Math.min(24, Math.floor((availH - TOP - AXIS_H - nHeaders * headerH - 4) / nLanes)));
-    const barH = laneH > 12 ? laneH - 6 : laneH > 7 ? laneH - 3 : Math.max(2, laneH - 1);
-    const H = TOP + nHeaders * headerH + nLanes * laneH + AXIS_H + 4;
-
-    const x0 = LABEL_W;
-    const x1 = W - 12;
-    const x = (ns) => x0 + (Math.min(Math.max(ns, 0), endNs) / endNs) * (x1 - x0);
-    this.x = x;
-    this.x0 = x0;
-    this.x1 = x1;
+    const lanes = listLanes(rec, plan, recEnd);
+    const L = layoutTimeline(lanes, W, availH, endNs);
+    this.x = L.x;
+    this.x0 = L.x0;
+    this.x1 = L.x1;
     this.endNs = endNs;
 
-    const root = svg('svg', { width: W, height: H, viewBox: `0 0 ${W} ${H}`, class: 'timeline-svg', 'data-testid': 'timeline-svg' });
-    root.append(svg('rect', { x: x0, y: 0, width: x1 - x0, height: H - AXIS_H, fill: '#fbfdff', class: 'plot-bg' }));
-    const gridTop = TOP - 4;
-    const axisY = H - AXIS_H;
-    drawAxis(root, x, x0, x1, axisY, endNs, gridTop);
-
-    const labelEvery = Math.ceil(11 / laneH); // label every k-th lane when lanes are thin
-    let laneNo = 0;
-    let y = TOP;
-    const data = svg('g', { class: 'lanes' });
-    const headers = svg('g', { class: 'headers' });
-    for (const lane of lanes) {
-      if (lane.header) {
-        headers.append(svg('text', { x: 4, y: y + 10, class: 'lane-header' }, lane.header));
-        y += headerH;
-        continue;
-      }
-      const by = y + (laneH - barH) / 2;
-      data.append(svg('line', { x1: x0, x2: x1, y1: y + laneH - 0.5, y2: y + laneH - 0.5, stroke: '#eef2f7' }));
-      const k = laneNo++;
-      if (lane.kind === 'rows' || (k % labelEvery === 0 && nLanes - 1 - k >= labelEvery)) data.append(svg('text', { x: x0 - 6, y: y + laneH / 2 + 4, 'text-anchor': 'end', class: 'lane-label', style: laneH < 12 ? 'font-size:10px' : null }, lane.label));
-      if (lane.kind === 'conn') {
-        drawBars(data, lane.l.busy, x, by, barH, COLORS.busy, (iv) => `${lane.label}: ${iv.sql}\n${fmtMs(iv.start)} → ${fmtMs(iv.end)}${iv.rows != null ? ` (${iv.rows} rows)` : ''}`);
-        drawTicks(data, lane.l.arrivals.map((a) => a.t), x, y + (laneH > 6 ? 1 : 0), laneH - (laneH > 6 ? 2 : 0), COLORS.arrival, 2);
-        drawBars(data, lane.l.startups, x, by, barH, COLORS.startup, (iv) => `${lane.label}: connecting (start-up packet → ReadyForQuery)\n${fmtMs(iv.start)} → ${fmtMs(iv.end)}`);
-      } else if (lane.kind === 'req') {
-        drawBars(data, lane.r.waiting, x, by, barH, COLORS.waiting, (iv) => `${lane.label} Waiting ${fmtMs(iv.start)} → ${fmtMs(iv.end)}`);
-        drawTicks(data, lane.r.pending.map((p) => p.t), x, y + (laneH > 6 ? 1 : 0), laneH - (laneH > 6 ? 2 : 0), COLORS.pending, 1.5);
-      } else {
-        drawTicks(data, rowsOut.map((r) => r.t), x, y + (laneH > 8 ? 2 : 0), Math.max(3, laneH - (laneH > 8 ? 4 : 0)), COLORS.row, 2);
-      }
-      y += laneH;
-    }
+    const root = svg('svg', { width: W, height: L.H, viewBox: `0 0 ${W} ${L.H}`, class: 'timeline-svg', 'data-testid': 'timeline-svg' });
+    root.append(svg('rect', { x: L.x0, y: 0, width: L.x1 - L.x0, height: L.axisY, fill: '#fbfdff', class: 'plot-bg' }));
+    drawAxis(root, L.x, L.x0, L.x1, L.axisY, endNs, TOP - 4);
+    const { data, headers } = drawLanes(lanes, rowTicks(rec.trace), L);
     root.append(data);
-    if (!rec.complete) {
-      const defs = svg('defs');
-      const pat = svg('pattern', { id: 'tl-hatch', width: 8, height: 8, patternUnits: 'userSpaceOnUse', patternTransform: 'rotate(45)' });
-      pat.append(svg('rect', { width: 3, height: 8, fill: '#e2e8f0' }));
-      defs.append(pat);
-      root.append(defs);
-      const hx = x(recEnd);
-      root.append(svg('rect', { x: hx, y: TOP - 4, width: Math.max(0, x1 - hx), height: axisY - TOP + 4, fill: 'url(#tl-hatch)' }));
-      const note = svg('text', { x: x1 - 4, y: axisY - 6, 'text-anchor': 'end', class: 'lane-header' }, `trace not kept after ${fmtMs(recEnd)} (too long for the page)`);
-      root.append(note);
-    }
+    if (!rec.complete) drawUnrecorded(root, L, recEnd);
+    // The future, veiled; the cursor at the current time. The lane headers go above the
+    // veil, so they read the same at any time.
+    this.drawCursor(L);
+    root.append(this.veil, headers, this.cursor, this.cursorLabel);
+    root.append(svg('rect', { x: 0, y: 0, width: W, height: L.H, fill: 'transparent', class: 'hit' }));
+    this.seekOnClick(root, L);
+    this.root = root;
+    this.timeNs = null;
+    this.container.replaceChildren(root);
+  }
 
-    // The future, veiled; the cursor at the current time.
+  /** The veil over the future and the cursor with its time label; `update` moves them. */
+  drawCursor({ x0, axisY }) {
     this.veil = svg('rect', { x: x0, y: 0, width: 0, height: axisY, fill: '#ffffff', opacity: 0.62, class: 'veil' });
-    root.append(this.veil);
     this.cursor = svg('line', { x1: x0, x2: x0, y1: 2, y2: axisY, stroke: COLORS.cursor, 'stroke-width': 2, 'data-testid': 'time-cursor' });
     this.cursorLabel = svg('text', { x: x0, y: 10, class: 'cursor-label', fill: COLORS.cursor }, '');
-    root.append(headers, this.cursor, this.cursorLabel);
-    root.append(svg('rect', { x: 0, y: 0, width: W, height: H, fill: 'transparent', class: 'hit' }));
+  }
 
+  /** A click anywhere on the drawing seeks to the time under it (clamped to the plot). */
+  seekOnClick(root, { W, x0, x1, endNs }) {
     root.addEventListener('click', (ev) => {
       const b = root.getBoundingClientRect();
       const px = ((ev.clientX - b.left) / b.width) * W;
       const ns = ((Math.min(Math.max(px, x0), x1) - x0) / (x1 - x0)) * endNs;
       this.onSeek(ns / 1e6);
     });
-    this.root = root;
-    this.timeNs = null;
-    this.container.replaceChildren(root);
   }
 
   update(timeNs) {
