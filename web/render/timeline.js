@@ -22,7 +22,10 @@ export const COLORS = {
   bound: '#be123c',
 };
 
-/** Draws one lane's intervals (ns) as bars; merged per pixel. */
+/** Bars with a tooltip each, at most, in one timeline (see `layoutTimeline`). */
+const TOOLTIP_BARS = 1500;
+
+/** Draws one lane's intervals (ns) as bars; merged per pixel (always without `titleFn`). */
 export function drawBars(parent, intervals, x, y, h, color, titleFn) {
   const px = intervals.map((iv) => [x(iv.start), x(iv.end), iv]);
   if (px.length <= 400 && titleFn) {
@@ -92,7 +95,10 @@ function layoutTimeline(lanes, W, availH, endNs) {
   const x0 = LABEL_W;
   const x1 = W - 12;
   const x = (ns) => x0 + (Math.min(Math.max(ns, 0), endNs) / endNs) * (x1 - x0);
-  return { W, H, axisY: H - AXIS_H, x0, x1, x, endNs, nLanes, laneH, barH };
+  // Thousands of bars each with a tooltip (64 shards) take the page ~100 ms to build:
+  // past the budget, bars are merged per pixel and go without tooltips.
+  const nBars = lanes.reduce((n, l) => n + (l.kind === 'conn' ? l.l.busy.length + l.l.startups.length : l.kind === 'req' ? l.r.waiting.length : 0), 0);
+  return { W, H, axisY: H - AXIS_H, x0, x1, x, endNs, nLanes, laneH, barH, tooltips: nBars <= TOOLTIP_BARS };
 }
 
 /**
@@ -128,17 +134,17 @@ function laneLabel(text, y, { x0, laneH }) {
 }
 
 /** A connection's lane: queries in flight (bars), answers arriving (ticks), start-up (grey bars). */
-function drawConnectionLane(parent, lane, y, { x, laneH, barH }) {
+function drawConnectionLane(parent, lane, y, { x, laneH, barH, tooltips }) {
   const by = y + (laneH - barH) / 2;
-  drawBars(parent, lane.l.busy, x, by, barH, COLORS.busy, (iv) => `${lane.label}: ${iv.sql}\n${fmtMs(iv.start)} → ${fmtMs(iv.end)}${iv.rows != null ? ` (${iv.rows} rows)` : ''}`);
+  drawBars(parent, lane.l.busy, x, by, barH, COLORS.busy, tooltips && ((iv) => `${lane.label}: ${iv.sql}\n${fmtMs(iv.start)} → ${fmtMs(iv.end)}${iv.rows != null ? ` (${iv.rows} rows)` : ''}`));
   drawTicks(parent, lane.l.arrivals.map((a) => a.t), x, y + (laneH > 6 ? 1 : 0), laneH - (laneH > 6 ? 2 : 0), COLORS.arrival, 2);
-  drawBars(parent, lane.l.startups, x, by, barH, COLORS.startup, (iv) => `${lane.label}: connecting (start-up packet → ReadyForQuery)\n${fmtMs(iv.start)} → ${fmtMs(iv.end)}`);
+  drawBars(parent, lane.l.startups, x, by, barH, COLORS.startup, tooltips && ((iv) => `${lane.label}: connecting (start-up packet → ReadyForQuery)\n${fmtMs(iv.start)} → ${fmtMs(iv.end)}`));
 }
 
 /** An async request's lane: while it was Waiting (bars), when its callback became pending (ticks). */
-function drawRequestLane(parent, lane, y, { x, laneH, barH }) {
+function drawRequestLane(parent, lane, y, { x, laneH, barH, tooltips }) {
   const by = y + (laneH - barH) / 2;
-  drawBars(parent, lane.r.waiting, x, by, barH, COLORS.waiting, (iv) => `${lane.label} Waiting ${fmtMs(iv.start)} → ${fmtMs(iv.end)}`);
+  drawBars(parent, lane.r.waiting, x, by, barH, COLORS.waiting, tooltips && ((iv) => `${lane.label} Waiting ${fmtMs(iv.start)} → ${fmtMs(iv.end)}`));
   drawTicks(parent, lane.r.pending.map((p) => p.t), x, y + (laneH > 6 ? 1 : 0), laneH - (laneH > 6 ? 2 : 0), COLORS.pending, 1.5);
 }
 
