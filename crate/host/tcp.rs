@@ -1,8 +1,8 @@
 //! A native host for real PostgreSQL servers: one TCP connection per foreign server.
 //!
-//! Sockets are non-blocking; waiting polls the waited connections with short sleeps,
-//! bounded by a timeout so a server that never answers fails the query instead of
-//! hanging it. A cancel request goes out on a fresh connection with the backend key,
+//! Sockets are non-blocking; waiting is poll(2) on the waited connections (as libpq's
+//! callers wait on PQsocket), bounded by a timeout so a server that never answers fails
+//! the query instead of hanging it. A cancel request goes out on a fresh connection with the backend key,
 //! as libpq's PQcancel does. Run it with a real clock (`Clock::from_host`).
 
 use crate::estate::{EState, ExecError, ExecResult};
@@ -40,7 +40,7 @@ impl TcpHost {
             match self.streams[k].write(bytes) {
                 Ok(n) => bytes = &bytes[n..],
                 Err(e) if e.kind() == ErrorKind::WouldBlock && Instant::now() < deadline => {
-                    std::thread::sleep(Duration::from_micros(50))
+                    poll_ready(&[&self.streams[k]], libc::POLLOUT, deadline)
                 }
                 Err(e) => {
                     return Err(ExecError::Protocol(format!("connection {k} ({}): write failed: {e}", self.addrs[k])))
@@ -136,8 +136,23 @@ impl WaitingHost for TcpHost {
                     self.timeout
                 )));
             }
-            std::thread::sleep(Duration::from_micros(100));
+            let waited: Vec<&TcpStream> = conns.iter().map(|&k| &self.streams[k]).collect();
+            poll_ready(&waited, libc::POLLIN, deadline);
         }
+    }
+}
+
+/// Sleeps until one of `streams` is ready for `events` (or has failed), or until
+/// `deadline`. The caller then tries the sockets again: a spurious wake-up costs a loop.
+fn poll_ready(streams: &[&TcpStream], events: libc::c_short, deadline: Instant) {
+    use std::os::fd::AsRawFd;
+    let mut fds: Vec<libc::pollfd> =
+        streams.iter().map(|s| libc::pollfd { fd: s.as_raw_fd(), events, revents: 0 }).collect();
+    let ms = deadline.saturating_duration_since(Instant::now()).as_millis().clamp(1, i32::MAX as u128) as i32;
+    // SAFETY: `fds` is a valid array of `fds.len()` pollfd structs for the whole call,
+    // and the descriptors stay open (the streams are borrowed).
+    unsafe {
+        libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, ms);
     }
 }
 
