@@ -4,16 +4,25 @@
 //! `--verbose off` drops what only VERBOSE shows (Output, schema-qualified Remote SQL),
 //! and `--counters` adds our own counters (the `Remote:` / `Async:` lines, the JSON key
 //! "pgasync"), which PostgreSQL does not print.
+//!
+//! `--live DIR/relay.toml` runs the scenario on real shards instead of simulated ones:
+//! the targets file `pgasync demo` writes names each server's address, and each
+//! scenario's data is in the database named after it (lower case). The native TCP host
+//! runs it with a real clock.
 
 use crate::args::Args;
 use crate::CliError;
 use pgasync::clock::Clock;
+use pgasync::host::Host;
+use pgasync::host_tcp::TcpHost;
 use pgasync::instrument::ExplainOptions;
 use pgasync::knobs::{Source, SPECS};
+use pgasync::run::QueryRun;
 use pgasync::scenario::Scenario;
+use std::net::SocketAddr;
 
 pub fn run(argv: &[String]) -> Result<(), CliError> {
-    let flags: Vec<&str> = ["scenario", "mode", "format", "counters", "verbose", "profile"]
+    let flags: Vec<&str> = ["scenario", "mode", "format", "counters", "verbose", "profile", "live"]
         .into_iter()
         .chain(SPECS.iter().map(|s| s.cli))
         .collect();
@@ -24,13 +33,39 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
     let opts = ExplainOptions { verbose: on_off(&a, "verbose", true)?, counters: on_off(&a, "counters", false)? };
     let knobs = crate::knobs_with_profile(&a)?;
     let scenario = Scenario::build_from(id, &knobs, Source::Cli)?;
+    if let Some(config) = a.get("live") {
+        let mut run = start_live(&scenario, mode == "async", config)?;
+        let outcome = run.run_to_end();
+        return report(
+            &scenario,
+            &run,
+            outcome,
+            mode,
+            format,
+            &opts,
+            &format!("live shards from {config}, real clock"),
+        );
+    }
     let mut run = scenario.start(mode == "async", Clock::virtual_clock(), false)?;
     run.keep_rows = true;
     let outcome = run.run_to_end();
+    report(&scenario, &run, outcome, mode, format, &opts, "virtual clock")
+}
+
+/// Prints the plan with EXPLAIN ANALYZE, then (text) the result and the behaviour.
+fn report<H: Host>(
+    scenario: &Scenario,
+    run: &QueryRun<H>,
+    outcome: Result<(), pgasync::estate::ExecError>,
+    mode: &str,
+    format: &str,
+    opts: &ExplainOptions,
+    clock: &str,
+) -> Result<(), CliError> {
     if format == "json" {
-        println!("{}", serde_json::to_string_pretty(&run.explain_json_with(&opts)).unwrap());
+        println!("{}", serde_json::to_string_pretty(&run.explain_json_with(opts)).unwrap());
     } else {
-        print!("{}", run.explain_text_with(&opts));
+        print!("{}", run.explain_text_with(opts));
     }
     if let Err(e) = outcome {
         return Err(CliError::Failed(format!("query failed: {e}")));
@@ -46,7 +81,7 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
             shown.join("], ["),
             if matches { "matches" } else { "DIFFERS" }
         );
-        println!("Mode: {mode} (virtual clock), {:.3} ms", run.elapsed_ns() as f64 / 1e6);
+        println!("Mode: {mode} ({clock}), {:.3} ms", run.elapsed_ns() as f64 / 1e6);
         let diffs: Vec<&str> = scenario.behaviour.differences().iter().map(|k| k.name).collect();
         println!(
             "Behaviour: {}; differences from PostgreSQL 15: {}",
@@ -63,4 +98,51 @@ fn on_off(a: &Args, name: &str, default: bool) -> Result<bool, String> {
         None => default,
         Some(_) => a.choice(name, &["on", "off"], "on")? == "on",
     })
+}
+
+/// The scenario on the servers a targets file names (`[targets.NAME] addr = "H:P"`),
+/// each opening the scenario's database.
+fn start_live(scenario: &Scenario, async_mode: bool, config: &str) -> Result<QueryRun<TcpHost>, CliError> {
+    let targets = read_targets(config)?;
+    let addrs = scenario
+        .servers
+        .iter()
+        .map(|s| {
+            targets.get(&s.server.name).copied().ok_or_else(|| {
+                CliError::Usage(format!(
+                    "--live {config}: no target \"{}\" (scenario {} needs it)",
+                    s.server.name, scenario.id
+                ))
+            })
+        })
+        .collect::<Result<Vec<SocketAddr>, _>>()?;
+    let host =
+        TcpHost::connect(&addrs).map_err(|e| CliError::Failed(format!("--live {config}: cannot connect: {e}")))?;
+    let t0 = std::time::Instant::now();
+    let clock = Clock::from_host(Box::new(move || t0.elapsed().as_nanos() as u64));
+    let mut run = QueryRun::for_scenario(scenario, async_mode, clock, false, host)?;
+    run.es.set_database(&scenario.id.to_lowercase());
+    run.keep_rows = true;
+    Ok(run)
+}
+
+/// Name → address from a relay targets file.
+fn read_targets(path: &str) -> Result<std::collections::HashMap<String, SocketAddr>, CliError> {
+    #[derive(serde::Deserialize)]
+    struct File {
+        targets: std::collections::HashMap<String, Target>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Target {
+        addr: String,
+    }
+    let text = std::fs::read_to_string(path).map_err(|e| CliError::Usage(format!("--live {path}: {e}")))?;
+    let file: File = toml::from_str(&text).map_err(|e| CliError::Usage(format!("--live {path}: {e}")))?;
+    file.targets
+        .into_iter()
+        .map(|(name, t)| {
+            let addr = t.addr.parse().map_err(|e| CliError::Usage(format!("--live {path}: target {name}: {e}")))?;
+            Ok((name, addr))
+        })
+        .collect()
 }

@@ -14,9 +14,10 @@ use std::process::ExitCode;
 
 const USAGE: &str = "usage:
   pgasync explain --scenario ID [--mode sync|async] [--format text|json] [--verbose on|off]
-                  [--counters on|off] [--profile FILE] [KNOBS]
+                  [--counters on|off] [--profile FILE] [--live DIR/relay.toml] [KNOBS]
       (explain: PostgreSQL's EXPLAIN (ANALYZE, VERBOSE, COSTS OFF); --counters on adds our
-       Remote:/Async: lines and the JSON key \"pgasync\", which PostgreSQL does not print)
+       Remote:/Async: lines and the JSON key \"pgasync\", which PostgreSQL does not print;
+       --live runs on the real shards a running `pgasync demo` lists in its relay.toml)
   pgasync bench [--clock virtual|real] [--scenarios A,B,...] [--queries N] [--format table|tsv]
                 [--profile FILE] [KNOBS]
       (bench: one row per scenario, behaviour and fetch size (100, 200, 1000 unless --fetch-size);

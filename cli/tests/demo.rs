@@ -1,0 +1,116 @@
+//! `pgasync demo` with real PostgreSQL 15 (installed by `make test`'s set-up): shard
+//! clusters, the postgres_fdw coordinator and the relay come up; `pgasync explain
+//! --live` runs scenarios on those shards with the simulator's result; a demo killed
+//! outright (its clusters left running) is cleaned up by the next one, which then stops
+//! everything on Ctrl-C.
+
+use std::io::{BufRead, BufReader};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_pgasync");
+
+fn postgres_installed() -> bool {
+    std::fs::read_dir("/usr/lib/postgresql")
+        .map(|d| d.flatten().any(|e| e.path().join("bin/initdb").exists()))
+        .unwrap_or(false)
+}
+
+/// PostgreSQL server processes whose command line names `dir`.
+fn postgres_left(dir: &Path) -> Vec<String> {
+    let out = Command::new("ps").args(["-eo", "pid,args"]).output().expect("ps runs");
+    let needle = dir.display().to_string();
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|l| l.contains(&needle) && l.contains("postgres"))
+        .map(str::to_string)
+        .collect()
+}
+
+/// A running demo: its process (a group of its own, with the relay) and its URL.
+struct Demo {
+    child: Child,
+    url: String,
+}
+
+fn start_demo(dir: &Path) -> Demo {
+    let mut child = Command::new(BIN)
+        .args(["demo", "--port", "0", "--rows", "300", "--dir", &dir.display().to_string()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .process_group(0)
+        .spawn()
+        .expect("pgasync demo starts");
+    let (tx, rx) = mpsc::channel();
+    let stdout = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if let Some(rest) = line.strip_prefix("pgasync relay: ") {
+                let _ = tx.send(rest.split_whitespace().next().unwrap_or("").to_string());
+            }
+        }
+    });
+    let url = rx.recv_timeout(Duration::from_secs(240)).expect("the demo prints the relay's URL");
+    Demo { child, url }
+}
+
+fn explain_live(dir: &Path, scenario: &str, mode: &str) -> String {
+    let out = Command::new(BIN)
+        .args(["explain", "--scenario", scenario, "--mode", mode, "--rows", "300", "--counters", "on"])
+        .args(["--live", &dir.join("relay.toml").display().to_string()])
+        .output()
+        .expect("pgasync explain runs");
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(
+        out.status.success(),
+        "explain --live {scenario} {mode}: {:?}\n{text}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    text
+}
+
+#[test]
+fn demo_comes_up_runs_live_and_cleans_up_after_a_crash() {
+    assert!(postgres_installed(), "PostgreSQL is not installed (make test's set-up installs it)");
+    let dir: PathBuf = std::env::temp_dir().join(format!("pgasync-test-demo-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+
+    let first = start_demo(&dir);
+    assert!(first.url.starts_with("http://127.0.0.1:"), "{}", first.url);
+    for (scenario, mode) in [("E", "async"), ("D", "sync"), ("C", "async")] {
+        let text = explain_live(&dir, scenario, mode);
+        assert!(text.contains("reference matches"), "{scenario} {mode} live:\n{text}");
+        assert!(text.contains("live shards from"), "{text}");
+    }
+    // A crash: the demo and its relay die at once; the clusters stay up.
+    let mut first = first;
+    unsafe {
+        libc::kill(-(first.child.id() as i32), libc::SIGKILL);
+    }
+    let _ = first.child.wait();
+    assert!(!postgres_left(&dir).is_empty(), "the crashed demo's clusters are still running");
+
+    // The next demo removes them first, comes up, and stops everything on Ctrl-C.
+    let mut second = start_demo(&dir);
+    let text = explain_live(&dir, "E", "async");
+    assert!(text.contains("reference matches"), "{text}");
+    unsafe {
+        libc::kill(second.child.id() as i32, libc::SIGINT);
+    }
+    let t = Instant::now();
+    let status = loop {
+        if let Some(s) = second.child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(t.elapsed() < Duration::from_secs(60), "the demo did not stop within 60 s of Ctrl-C");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert!(status.success(), "demo exit after Ctrl-C: {status:?}");
+    assert!(postgres_left(&dir).is_empty(), "clusters left: {:?}", postgres_left(&dir));
+    assert!(!dir.exists(), "the work folder is removed");
+    let _ = second.url;
+}
