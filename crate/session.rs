@@ -584,8 +584,12 @@ impl CompareJob {
 
     /// The comparison of a scenario already built (a session's: its data is shared).
     pub fn for_scenario(scenario: Scenario) -> Result<CompareJob, String> {
-        let sync = scenario.start(false, Clock::virtual_clock(), true)?;
-        let asy = scenario.start(true, Clock::virtual_clock(), true)?;
+        // Step mode: a budget of steps is then a bounded amount of work (a turn of a
+        // wide plan can be long); it changes nothing else in the runs.
+        let mut sync = scenario.start(false, Clock::virtual_clock(), true)?;
+        sync.es.step_mode = true;
+        let mut asy = scenario.start(true, Clock::virtual_clock(), true)?;
+        asy.es.step_mode = true;
         Ok(CompareJob { scenario, sync, asy })
     }
 

@@ -143,6 +143,9 @@ fn results_and_times_equal_the_native_run() {
         x.snapshot(0).time_ns
     };
     assert!(native_elapsed_ns < sync);
+    // The comparison (run in step mode, in slices) gives the same times.
+    let c = pgasync::session::compare("E", &knobs()).unwrap();
+    assert_eq!((c.async_ns, c.sync_ns), (native_elapsed_ns, sync));
 }
 
 #[cfg(target_arch = "wasm32")]

@@ -6,7 +6,7 @@ import { KNOB_FIELDS, configFromUrl, cloneConfig, knobsJson, UrlSync, Recording,
 import { BehaviourControls, decorateLegend, renderGlossary } from './render/behaviour.js';
 import { PlanView, renderLegend } from './render/plan.js';
 import { EventLoopView } from './render/eventloop.js';
-import { Timeline } from './render/timeline.js';
+import { Timeline, prepareTimeline } from './render/timeline.js';
 import { LivePanel } from './render/live.js';
 import { renderCompare, renderCompareError } from './render/compare.js';
 import { WireInspector } from './render/wire.js';
@@ -219,6 +219,8 @@ async function install(next, rec, c) {
   pendingSeek = null;
   planView.invalidate();
   loopView.invalidate();
+  prepareTimeline(rec); // a walk over the whole trace: a task of its own
+  await nextSlice();
   layoutStatic(snap);
   wire.setRecording(rec);
   // Drawing the timeline and the first render of a wide plan are each tens of ms:
@@ -244,6 +246,8 @@ async function compareLater(gen) {
       { cancelled: () => gen !== building },
     );
     if (!done) return;
+    await nextSlice(); // drawing it is a task of its own
+    if (gen !== building) return;
     comparison = result;
   } catch (e) {
     if (gen !== building) return;

@@ -35,7 +35,11 @@ export function drawBars(parent, intervals, x, y, h, color, titleFn) {
       parent.append(r);
     }
   } else {
-    for (const [a, b] of mergePx(px.map(([a, b]) => [a, b]))) parent.append(svg('rect', { x: a, y, width: b - a, height: h, fill: color, rx: 1.5 }));
+    // One path for the lane: thousands of rects are what makes a wide timeline slow.
+    const d = mergePx(px.map(([a, b]) => [a, b]))
+      .map(([a, b]) => `M${a.toFixed(1)} ${y}h${(b - a).toFixed(1)}v${h}h${(a - b).toFixed(1)}z`)
+      .join('');
+    if (d) parent.append(svg('path', { d, fill: color }));
   }
 }
 
@@ -44,7 +48,8 @@ function drawTicks(parent, times, x, y, h, color, w = 1.5) {
   // Dense ticks (a tick every few px) would paint the lane solid: draw them faint.
   const span = ts.length > 1 ? ts[ts.length - 1].x - ts[0].x : 0;
   const dense = ts.length > 8 && span / ts.length < 5;
-  for (const t of ts) parent.append(svg('rect', { x: t.x - w / 2, y, width: w, height: h, fill: color, opacity: dense ? 0.3 : null }));
+  const d = ts.map((t) => `M${(t.x - w / 2).toFixed(1)} ${y}h${w}v${h}h${-w}z`).join('');
+  if (d) parent.append(svg('path', { d, fill: color, opacity: dense ? 0.3 : null }));
 }
 
 export function drawAxis(parent, x, x0, x1, y, maxNs, gridTop) {
@@ -60,6 +65,22 @@ export function drawAxis(parent, x, x0, x1, y, maxNs, gridTop) {
   parent.append(g);
 }
 
+/** A recording's intervals and row ticks, computed once (a walk over its whole trace). */
+const prepared = new WeakMap();
+function intervalsOf(rec, recEnd) {
+  let p = prepared.get(rec);
+  if (!p) {
+    p = { conns: connectionIntervals(rec.trace, rec.connections.length, recEnd), reqs: requestIntervals(rec.trace, recEnd), rows: rowTicks(rec.trace) };
+    prepared.set(rec, p);
+  }
+  return p;
+}
+
+/** The part of `build` that depends on the recording only, to run in a task of its own. */
+export function prepareTimeline(rec) {
+  intervalsOf(rec, rec.complete ? Math.max(1, rec.totalNs) : rec.recordedNs);
+}
+
 /**
  * The lanes top to bottom, from the recording: a header before each group, one lane per
  * connection, one per async request (named after the node that runs it), and the rows
@@ -67,8 +88,7 @@ export function drawAxis(parent, x, x0, x1, y, maxNs, gridTop) {
  */
 function listLanes(rec, plan, recEnd) {
   const nodes = new Map(flattenPlan(plan).map((r) => [r.node.id, r.node]));
-  const conns = connectionIntervals(rec.trace, rec.connections.length, recEnd);
-  const reqs = requestIntervals(rec.trace, recEnd);
+  const { conns, reqs } = intervalsOf(rec, recEnd);
   const lanes = [];
   if (conns.length) lanes.push({ header: 'connections: connecting (grey), queries in flight (blue), answers (ticks)' });
   conns.forEach((l, k) => lanes.push({ kind: 'conn', k, l, label: `${rec.connections[k] ?? 'conn ' + k}` }));
@@ -184,7 +204,7 @@ export class Timeline {
     const root = svg('svg', { width: W, height: L.H, viewBox: `0 0 ${W} ${L.H}`, class: 'timeline-svg', 'data-testid': 'timeline-svg' });
     root.append(svg('rect', { x: L.x0, y: 0, width: L.x1 - L.x0, height: L.axisY, fill: '#fbfdff', class: 'plot-bg' }));
     drawAxis(root, L.x, L.x0, L.x1, L.axisY, endNs, TOP - 4);
-    const { data, headers } = drawLanes(lanes, rowTicks(rec.trace), L);
+    const { data, headers } = drawLanes(lanes, intervalsOf(rec, recEnd).rows, L);
     root.append(data);
     if (!rec.complete) drawUnrecorded(root, L, recEnd);
     // The future, veiled; the cursor at the current time. The lane headers go above the
