@@ -124,6 +124,36 @@ pub(crate) fn query_message(sql: &str) -> Vec<u8> {
 /// Splits complete protocol messages off `buf[pos..]`: calls `f(type, body)` for each
 /// and returns the new position and whether a ReadyForQuery was seen (the scan stops
 /// right after it).
+/// A query's answer so far: its DataRows and its first error.
+#[derive(Default)]
+pub(crate) struct Replies {
+    pub(crate) rows: u64,
+    pub(crate) error: Option<String>,
+}
+
+impl Replies {
+    /// Takes the complete messages in `buf` from `pos` on (dropping what was read when
+    /// more is needed); true once ReadyForQuery came.
+    pub(crate) fn consume(&mut self, buf: &mut Vec<u8>, pos: &mut usize) -> bool {
+        let (rows, error) = (&mut self.rows, &mut self.error);
+        let (p, ready) = scan(buf, *pos, |ty, body| match ty {
+            b'D' => *rows += 1,
+            b'E' => *error = Some(error_text(body)),
+            _ => {}
+        });
+        *pos = p;
+        if !ready && *pos > 0 {
+            buf.drain(..*pos);
+            *pos = 0;
+        }
+        ready
+    }
+
+    pub(crate) fn result(self) -> Result<u64, String> {
+        self.error.map_or(Ok(self.rows), Err)
+    }
+}
+
 pub(crate) fn scan(buf: &[u8], mut pos: usize, mut f: impl FnMut(u8, &[u8])) -> (usize, bool) {
     while buf.len() - pos >= 5 {
         let len = u32::from_be_bytes(buf[pos + 1..pos + 5].try_into().unwrap()) as usize;
@@ -162,35 +192,21 @@ impl RawPg {
     /// Reads until ReadyForQuery; returns the DataRows seen. An ErrorResponse fails it
     /// (after its ReadyForQuery).
     pub(crate) fn until_ready(&mut self) -> Result<u64, String> {
-        let mut rows = 0u64;
-        let mut error = None;
+        let mut replies = Replies::default();
         loop {
-            let (pos, ready) = scan(&self.buf, self.pos, |ty, body| match ty {
-                b'D' => rows += 1,
-                b'E' => error = Some(error_text(body)),
-                _ => {}
-            });
-            self.pos = pos;
-            if ready {
+            if replies.consume(&mut self.buf, &mut self.pos) {
                 break;
-            }
-            if self.pos > 0 {
-                self.buf.drain(..self.pos);
-                self.pos = 0;
             }
             let at = self.buf.len();
             self.buf.resize(at + (1 << 16), 0);
             let n = self.s.read(&mut self.buf[at..]).map_err(|e| format!("read: {e}"))?;
             self.buf.truncate(at + n);
             if n == 0 {
-                return Err(error.unwrap_or_else(|| "the server closed the connection".into()));
+                return Err(replies.error.unwrap_or_else(|| "the server closed the connection".into()));
             }
             self.received += n as u64;
         }
-        match error {
-            Some(e) => Err(e),
-            None => Ok(rows),
-        }
+        replies.result()
     }
 
     /// A simple Query to its ReadyForQuery: the DataRows received.

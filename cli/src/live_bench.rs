@@ -28,7 +28,7 @@
 //! child is stopped at the end, on error, and on SIGINT/SIGTERM (checked between runs).
 
 use crate::args::Args;
-use crate::calibrate::{error_text, median_f, query_message, scan, startup_message, Profile, RawPg};
+use crate::calibrate::{median_f, query_message, startup_message, Profile, RawPg, Replies};
 use crate::demo::{cleanup, load_scenario, pg_bindir, Cluster, Opts, Pg, READER};
 use crate::CliError;
 use pgasync::behaviour::Preset;
@@ -578,21 +578,10 @@ impl WsPg {
     async fn until_ready(&mut self) -> Result<u64, String> {
         use futures_util::StreamExt;
         use tokio_tungstenite::tungstenite::Message;
-        let mut rows = 0u64;
-        let mut error = None;
+        let mut replies = Replies::default();
         loop {
-            let (pos, ready) = scan(&self.buf, self.pos, |ty, body| match ty {
-                b'D' => rows += 1,
-                b'E' => error = Some(error_text(body)),
-                _ => {}
-            });
-            self.pos = pos;
-            if ready {
+            if replies.consume(&mut self.buf, &mut self.pos) {
                 break;
-            }
-            if self.pos > 0 {
-                self.buf.drain(..self.pos);
-                self.pos = 0;
             }
             match self.ws.next().await {
                 Some(Ok(Message::Binary(b))) => {
@@ -604,7 +593,7 @@ impl WsPg {
                 Some(Err(e)) => return Err(format!("relay: {e}")),
             }
         }
-        error.map_or(Ok(rows), Err)
+        replies.result()
     }
 
     async fn query(&mut self, sql: &str) -> Result<u64, String> {
