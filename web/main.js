@@ -165,6 +165,7 @@ async function rebuild(c) {
     return false;
   }
   showBusy('Recording the run…');
+  if (!session) ui.narration.textContent = 'The run is being recorded (the whole query runs once, so every step can be shown and replayed).';
   await nextSlice(); // generating a large scenario's data was a task of its own
   const rec = await record(next, c.step, cancelled);
   if (!rec) {
