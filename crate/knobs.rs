@@ -108,14 +108,14 @@ pub const SPECS: &[KnobSpec] = &[
     KnobSpec {
         name: "server_row_us",
         cli: "server-row-us",
-        url: None,
+        url: Some("row_us"),
         kind: Kind::Float { lo: 0.0, hi: 1_000_000.0 },
         help: "server cost per row sent, µs",
     },
     KnobSpec {
         name: "server_query_us",
         cli: "server-query-us",
-        url: None,
+        url: Some("query_us"),
         kind: Kind::Float { lo: 0.0, hi: 1_000_000.0 },
         help: "server cost per statement (a FETCH, a Query, a cycle up to Sync), µs",
     },

@@ -2,7 +2,7 @@
 // (state.js) and calls the renderers (render/*.js). The model decides everything; the
 // page only renders snapshots.
 
-import { KNOB_FIELDS, configFromUrl, cloneConfig, knobsJson, UrlSync, Recording, setSwitchNames, inSlices, nextSlice, SLICE_MS } from './state.js';
+import { KNOB_FIELDS, PROFILE_FIELDS, profileFields, configFromUrl, cloneConfig, knobsJson, UrlSync, Recording, setSwitchNames, inSlices, nextSlice, SLICE_MS } from './state.js';
 import { BehaviourControls, decorateLegend, renderGlossary } from './render/behaviour.js';
 import { PlanView, renderLegend } from './render/plan.js';
 import { EventLoopView } from './render/eventloop.js';
@@ -129,6 +129,7 @@ function configToInputs(c) {
   ui.mode.value = c.mode;
   for (const f of KNOB_FIELDS) ui.fields[f.url].value = c.fields[f.url] ?? '';
   ui.sharing.value = c.sharing;
+  showProfile(c);
   behaviourUi.toInputs(c);
   showExplanation(c.scenario);
 }
@@ -257,6 +258,39 @@ async function compareLater(gen) {
     job?.free();
   }
   showComparison();
+}
+
+/** The chip naming what a loaded calibration profile set (server costs only live there). */
+function showProfile(c) {
+  const chip = $('profile-chip');
+  const f = c.fields;
+  if (!f.row_us && !f.query_us) {
+    chip.hidden = true;
+    return;
+  }
+  const parts = [f.rtt && `rtt ${f.rtt} ms`, f.bw && `${f.bw} Mbit/s`, f.row_us && `${f.row_us} µs/row`, f.query_us && `${f.query_us} µs/statement`].filter(Boolean);
+  const clear = document.createElement('button');
+  clear.type = 'button';
+  clear.textContent = '✕';
+  clear.title = 'back to the simulator\'s default costs';
+  clear.addEventListener('click', () => {
+    for (const field of Object.values(PROFILE_FIELDS)) ui.fields[field].value = '';
+    onKnobChange();
+  });
+  chip.replaceChildren(`calibrated: ${parts.join(' · ')}`, clear);
+  chip.hidden = false;
+}
+
+/** A profile file chosen: its values go into the knobs, and the run is rebuilt. */
+async function loadProfile(file) {
+  try {
+    const fields = profileFields(await file.text());
+    for (const [field, v] of Object.entries(fields)) ui.fields[field].value = v;
+  } catch (e) {
+    showError(`Cannot load ${file.name}: ${message(e)}`);
+    return;
+  }
+  onKnobChange();
 }
 
 /** Highlights the knob input an error message names (best effort). */
@@ -528,6 +562,7 @@ function onKnobChange() {
   const c = inputsToConfig();
   c.step = 0;
   showExplanation(c.scenario);
+  showProfile(c);
   rebuild(c); // in slices; a newer change takes over
 }
 
@@ -538,6 +573,11 @@ function wire_() {
   ui.mode.addEventListener('change', onKnobChange);
   for (const f of KNOB_FIELDS) ui.fields[f.url].addEventListener('change', onKnobChange);
   ui.sharing.addEventListener('change', onKnobChange);
+  $('profile-file').addEventListener('change', (e) => {
+    const file = e.target.files?.[0];
+    e.target.value = ''; // the same file can be chosen again
+    if (file) loadProfile(file);
+  });
   wireButtons();
   wireKeys();
   wireResize();

@@ -21,7 +21,35 @@ export const KNOB_FIELDS = [
   { url: 'bw', knob: 'bandwidth_mbps', kind: 'float', label: 'bandwidth (Mbit/s)' },
   { url: 'offset', knob: 'offset', kind: 'int', label: 'offset' },
   { url: 'limit', knob: 'limit', kind: 'int', label: 'limit' },
+  // Set by a calibration profile (`pgasync calibrate --live`), shown in its chip.
+  { url: 'row_us', knob: 'server_row_us', kind: 'float', label: 'server µs per row' },
+  { url: 'query_us', knob: 'server_query_us', kind: 'float', label: 'server µs per statement' },
 ];
+
+/** Which page field each key of a calibration profile sets. */
+export const PROFILE_FIELDS = { rtt_ms: 'rtt', bandwidth_mbps: 'bw', server_row_us: 'row_us', server_query_us: 'query_us' };
+
+/**
+ * The fields a calibration profile (JSON text) sets, as {url name: string value}.
+ * Throws an Error naming what is wrong: not JSON, not an object, an unknown key.
+ * The values are checked by the model like any typed value.
+ */
+export function profileFields(text) {
+  let json;
+  try {
+    json = JSON.parse(text);
+  } catch (e) {
+    throw new Error(`not a profile: ${e.message}`);
+  }
+  if (json === null || typeof json !== 'object' || Array.isArray(json)) throw new Error('not a profile: expected a JSON object');
+  const out = {};
+  for (const [k, v] of Object.entries(json)) {
+    const field = PROFILE_FIELDS[k];
+    if (!field) throw new Error(`profile: unknown key "${k}" (expected ${Object.keys(PROFILE_FIELDS).join(', ')})`);
+    out[field] = String(v);
+  }
+  return out;
+}
 
 export const SHARING = ['dedicated', 'shared'];
 
@@ -36,7 +64,7 @@ export const DEFAULT_CONFIG = Object.freeze({
   scenario: 'E',
   mode: 'async',
   // Raw strings as typed into the inputs ('' = the scenario's own default).
-  fields: { shards: '', rows: '300', fetch: '100', rtt: '', rtts: '', bw: '', offset: '', limit: '' },
+  fields: { shards: '', rows: '300', fetch: '100', rtt: '', rtts: '', bw: '', offset: '', limit: '', row_us: '', query_us: '' },
   sharing: '',
   // '' = pg15 (PostgreSQL 15, the default) or 'improved'; then the knobs set explicitly.
   behaviour: '',

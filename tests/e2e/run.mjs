@@ -188,6 +188,38 @@ async function checkBehaviours(page, server) {
   check('behaviour=improved&fetch_ahead=0 from a URL: custom without fetch_ahead', d.name === 'custom' && d.items.length === 5 && !d.items.some((i) => i[0] === 'fetch_ahead'));
 }
 
+/**
+ * A calibration profile (`pgasync calibrate --live` writes it) loaded from a file: its
+ * values become the knobs (URL too), the chip says so, the simulated time changes; a
+ * bad profile is refused with a message; ✕ goes back to the default costs.
+ */
+async function checkProfile(page, server) {
+  console.log('calibration profile');
+  await page.goto(`${server.url}?scenario=E&rows=300`);
+  await waitReady(page);
+  const before = await page.evaluate(() => window.pgasync.recording.totalNs);
+  let s0 = await sessionSerial(page);
+  const profile = { rtt_ms: 0.1168, server_query_us: 0, server_row_us: 0.1013, bandwidth_mbps: 1922.66 };
+  await page.setInputFiles('[data-testid=profile-file]', { name: 'profile.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(profile)) });
+  await waitNewSession(page, s0);
+  const chip = (await page.textContent('[data-testid=profile-chip]')).trim();
+  check('profile: the chip names the calibrated values', /calibrated: rtt 0\.1168 ms · 1922\.66 Mbit\/s · 0\.1013 µs\/row · 0 µs\/statement/.test(chip), chip);
+  const after = await page.evaluate(() => window.pgasync.recording.totalNs);
+  check('profile: the simulated run uses it (a different time)', after !== before && after < before, `${before} → ${after} ns`);
+  await page.waitForFunction(() => /row_us=0\.1013/.test(location.search), null, { timeout: 5000 });
+  check('profile: in the URL, so a link keeps it', /rtt=0\.1168/.test(page.url()) && /query_us=0/.test(page.url()), page.url());
+  await shot(page, '17-profile.png');
+  await page.setInputFiles('[data-testid=profile-file]', { name: 'bad.json', mimeType: 'application/json', buffer: Buffer.from('{"rtt_ms": 1, "latency": 2}') });
+  await page.waitForSelector('[data-testid=error]:not([hidden])', { timeout: 5000 });
+  const err = (await page.textContent('[data-testid=error]')).trim();
+  check('profile: an unknown key is refused by name', /bad\.json/.test(err) && /unknown key "latency"/.test(err), err);
+  s0 = await sessionSerial(page);
+  await page.click('[data-testid=profile-chip] button');
+  await waitNewSession(page, s0);
+  const cleared = await page.evaluate(() => window.pgasync.recording.totalNs);
+  check('profile: ✕ goes back to the default costs', (await page.locator('[data-testid=profile-chip]').isHidden()) && cleared === before, `${cleared} ns vs ${before}; ${page.url()}`);
+}
+
 /** The legend's tooltips and the glossary panel: the page's names, PostgreSQL's terms. */
 async function checkGlossary(page, server) {
   console.log('state glossary');
@@ -678,6 +710,7 @@ async function main() {
     await checkBadUrls(page, server);
     await checkBehaviours(page, server);
     await checkGlossary(page, server);
+    await checkProfile(page, server);
     await checkPg15Wire(page, server);
     noErrorsSoFar('after the behaviour checks');
 
