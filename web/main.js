@@ -711,7 +711,12 @@ async function boot() {
     return;
   }
   fillScenarios();
-  livePanel = new LivePanel($('p-live'), wasm, () => ({ scenario: config.scenario, mode: config.mode, knobs: knobsJson(config) }));
+  livePanel = new LivePanel($('p-live'), wasm, () => ({
+    scenario: config.scenario,
+    mode: config.mode,
+    knobs: knobsJson(config),
+    plan: session?.snapshot(NO_TRACE).plan,
+  }));
   wire_();
   await firstRun();
   exposeHooks();

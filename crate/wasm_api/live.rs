@@ -16,6 +16,8 @@ struct LiveResult {
     execution_ms: f64,
     total_ms: f64,
     trace: Vec<crate::trace::TraceEvent>,
+    /// Server name of each connection (the trace's `conn` indexes it).
+    connections: Vec<String>,
 }
 
 /// Runs `scenario` live: one WebSocket per foreign server to `relay` (e.g.
@@ -50,6 +52,7 @@ pub async fn run_live_js(
         execution_ms: run.execution_ns() as f64 / 1e6,
         total_ms: run.elapsed_ns() as f64 / 1e6,
         trace: run.es.trace.events.clone(),
+        connections: run.es.conns.iter().map(|c| c.server.clone()).collect(),
     };
     // The page's serializer: maps (a trace event's flattened kind) as plain objects.
     super::to_js(&result)

@@ -387,6 +387,13 @@ async function checkLive(browser) {
     await page.waitForFunction(() => /Execution Time|failed/.test(document.querySelector('[data-testid=postgres-says]').textContent), null, { timeout: 60000 });
     const theirs = await page.textContent('[data-testid=postgres-says]');
     check('live: PostgreSQL says (the coordinator\'s EXPLAIN ANALYZE VERBOSE)', /Async Foreign Scan on public\.ft1/.test(theirs) && /Remote SQL/.test(theirs), theirs.slice(0, 400));
+    const lanes = await page.$$eval('[data-testid=live-timeline-svg] .lane-label', (xs) => xs.map((x) => x.textContent));
+    check('live: the live run on a timeline (connections and requests)', lanes.includes('s1') && lanes.some((l) => /^#0 /.test(l)), lanes.join(', '));
+    const bars = await page.$$eval('[data-testid=live-timeline-svg] .lanes rect, [data-testid=live-timeline-svg] .lanes path', (xs) => xs.filter((x) => Number(x.getAttribute('x') ?? 1) > 0).length);
+    check('live: the timeline draws the live run\'s queries and waits', bars > 8, `${bars} marks`);
+    await page.$eval('[data-testid=live-timeline]', (el) => el.scrollIntoView({ block: 'end' }));
+    await shot(page, '16b-live-timeline.png');
+    await page.$eval('[data-testid=live]', (el) => (el.scrollTop = 0));
     const wireCount = await page.locator('[data-testid=live-wire] li').count();
     check('live: the wire messages of the live run', wireCount > 10, `${wireCount}`);
     await shot(page, '16-live.png');

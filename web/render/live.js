@@ -6,6 +6,7 @@
 // at the shards' own pace from start to end.
 
 import { wireLines } from './traceview.js';
+import { Timeline } from './timeline.js';
 
 const el = (tag, attrs = {}, ...kids) => {
   const e = document.createElement(tag);
@@ -33,7 +34,8 @@ export class LivePanel {
   /**
    * @param root the panel's element
    * @param wasm the wasm module (runLive, postgresExplain, coordinatorQuery)
-   * @param current () => {scenario, mode, knobs} of the session on screen
+   * @param current () => {scenario, mode, knobs, plan} of the session on screen (the
+   *   live run has the same plan, so its timeline names the same nodes)
    */
   constructor(root, wasm, current) {
     this.root = root;
@@ -50,6 +52,9 @@ export class LivePanel {
     this.oursHead = el('h3', {}, 'pgasync (live)');
     this.theirsHead = el('h3', {}, 'PostgreSQL says');
     this.wire = el('ol', { class: 'live-wire', 'data-testid': 'live-wire' });
+    this.timelineHead = el('h3', {}, 'Timeline of the live run');
+    this.timelineBox = el('div', { class: 'live-timeline', 'data-testid': 'live-timeline' });
+    this.timeline = new Timeline(this.timelineBox, () => {});
     root.replaceChildren(
       el('h2', {}, 'Live shards'),
       this.status,
@@ -58,6 +63,8 @@ export class LivePanel {
       el('div', { class: 'live-cols' },
         el('div', {}, this.oursHead, this.ours),
         el('div', {}, this.theirsHead, this.theirs)),
+      this.timelineHead,
+      this.timelineBox,
       el('details', {}, el('summary', {}, 'Wire messages of the live run'), this.wire),
     );
   }
@@ -90,7 +97,7 @@ export class LivePanel {
   }
 
   async run() {
-    const { scenario, mode, knobs } = this.current();
+    const { scenario, mode, knobs, plan } = this.current();
     const db = scenario.toLowerCase();
     this.button.disabled = true;
     this.ours.textContent = 'running on the live shards…';
@@ -101,6 +108,7 @@ export class LivePanel {
       this.oursHead.textContent = `pgasync (live, ${mode}): ${r.execution_ms.toFixed(3)} ms`;
       this.ours.textContent = `${r.rows.length} row(s): ${r.rows.slice(0, 3).map((x) => x.join(', ')).join(' | ')}\n\n${r.explain_text}`;
       this.showWire(r.trace);
+      this.showTimeline(r, plan);
     } catch (e) {
       this.ours.textContent = `The live run failed: ${e.message || e}`;
     }
@@ -134,6 +142,22 @@ export class LivePanel {
     } catch (e) {
       this.theirs.textContent = `PostgreSQL's run failed: ${e.message || e}`;
     }
+  }
+
+  /**
+   * The live run on the same timeline as the simulated one (connections, requests,
+   * rows), in real times: the trace is the executor's, only the clock was real.
+   */
+  showTimeline(r, plan) {
+    const totalNs = Math.max(1, Math.round(r.total_ms * 1e6));
+    // The live clock is the page's performance.now(): times from the run's start.
+    const t0 = r.trace.length ? r.trace[0].time_ns : 0;
+    const trace = r.trace.map((e) => ({ ...e, time_ns: e.time_ns - t0 }));
+    const rec = { trace, totalNs, complete: true, recordedNs: totalNs, connections: r.connections };
+    this.timelineHead.textContent = `Timeline of the live run (real times, ${r.total_ms.toFixed(3)} ms with the COMMITs)`;
+    this.timeline.build(rec, plan);
+    this.timeline.update(totalNs);
+    this.timelineBox.querySelector('svg')?.setAttribute('data-testid', 'live-timeline-svg');
   }
 
   showWire(trace) {
