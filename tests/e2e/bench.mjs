@@ -63,7 +63,7 @@ async function main() {
       const ui = clicks(0);
       const parts = p.profile(false);
       const mid = clicks(Math.floor(total / 2));
-      // One step back from the middle: the run replays from its start.
+      // One step back from the middle: the run replays from its nearest checkpoint.
       const back = [];
       for (let i = 0; i < 5; i++) {
         p.seek(Math.floor(total / 2));
@@ -97,7 +97,7 @@ async function main() {
     const nR = r.parts.renders || 1;
     const parts = Object.entries(r.parts).filter(([k]) => k !== 'renders').map(([k, v]) => `${k} ${(v / nR).toFixed(2)}`);
     console.log(`  render parts (mean ms): ${parts.join(', ')}`);
-    console.log(`  one step back from mid-run (replays ${Math.floor(r.total / 2) - 1} steps + render): median ${median(r.back).toFixed(1)} ms`);
+    console.log(`  one step back from mid-run (replay from the nearest checkpoint + render): median ${median(r.back).toFixed(1)} ms`);
     console.log(`  page load to ready (session + recording + compare): ${loadMs} ms`);
 
     // Run at the fastest speed for 2 s: steps per second reached, and frames.
