@@ -16,10 +16,12 @@
 
 use crate::clock::Clock;
 use crate::exec_async::AsyncState;
+use crate::host::Host;
 use crate::instrument::ExplainNode;
 use crate::remote::Proto;
 use crate::run::{Phase, QueryRun, Step};
 use crate::scenario::{Knobs, Scenario};
+use crate::sim::SimHost;
 use crate::trace::{TraceEvent, TraceKind};
 use serde::Serialize;
 
@@ -331,6 +333,62 @@ impl Session {
         };
     }
 
+    /// The run seen through its labels: narration and snapshots (shared with live runs).
+    fn view(&self) -> RunView<'_, SimHost> {
+        RunView { run: &self.run, labels: &self.labels }
+    }
+
+    fn narrate(&self, from: usize) -> String {
+        self.view().narrate(from)
+    }
+
+    /// The current state, with the trace from index `since` on.
+    pub fn snapshot(&self, since: usize) -> Snapshot {
+        let rtts: Vec<f64> = self.run.host.link_params().iter().map(|p| p.rtt_ns as f64 / 1e6).collect();
+        let mut snap =
+            self.view().snapshot(&self.scenario_id, self.async_mode, self.steps, &self.narration, since, &rtts);
+        snap.total_steps = self.total.map(|t| t.0);
+        snap.total_time_ns = self.total.map(|t| t.1);
+        snap
+    }
+
+    pub fn explain_text(&self) -> String {
+        self.run.explain_text()
+    }
+
+    /// Trace events `from..to` (clamped), for copying a long trace in slices.
+    pub fn trace_slice(&self, from: usize, to: usize) -> &[TraceEvent] {
+        let ev = &self.run.es.trace.events;
+        let to = to.min(ev.len());
+        &ev[from.min(to)..to]
+    }
+
+    /// For each step taken so far: the trace length and the time at its end.
+    pub fn step_marks(&self) -> (Vec<usize>, Vec<u64>) {
+        (self.step_ends.clone(), self.known_step_times.iter().take(self.steps).copied().collect())
+    }
+
+    pub fn explain_json(&self) -> serde_json::Value {
+        self.run.explain_json()
+    }
+
+    /// Result rows `offset..offset+limit` as text, with the column names.
+    pub fn rows_page(&self, offset: usize, limit: usize) -> (Vec<String>, Vec<Vec<String>>) {
+        let cols = self.run.columns.iter().map(|c| c.name.clone()).collect();
+        let rows =
+            self.run.rows.iter().skip(offset).take(limit).map(|r| r.iter().map(|d| d.to_string()).collect()).collect();
+        (cols, rows)
+    }
+}
+
+/// A run of any host (simulated or live) with its plan's labels: what the page shows
+/// of it (narration, snapshots).
+pub struct RunView<'a, H: Host> {
+    pub run: &'a QueryRun<H>,
+    pub labels: &'a [String],
+}
+
+impl<H: Host> RunView<'_, H> {
     fn label(&self, node: usize) -> String {
         self.labels.get(node).cloned().unwrap_or_else(|| format!("node {node}"))
     }
@@ -394,7 +452,7 @@ impl Session {
     }
 
     /// Says in words what the trace events from `from` on did.
-    fn narrate(&self, from: usize) -> String {
+    pub fn narrate(&self, from: usize) -> String {
         let parts: Vec<String> = self.run.es.trace.events[from..].iter().filter_map(|e| self.describe(e)).collect();
         if parts.is_empty() {
             return match &self.run.phase {
@@ -448,8 +506,7 @@ impl Session {
     }
 
     /// Each connection now: busy, in flight, queued, transaction, bytes, RTT.
-    fn connection_views(&self) -> Vec<ConnView> {
-        let rtts = self.run.host.link_params();
+    fn connection_views(&self, rtts: &[f64]) -> Vec<ConnView> {
         self.run
             .es
             .conns
@@ -463,13 +520,21 @@ impl Session {
                 xact_open: c.xact_open,
                 bytes_sent: c.bytes_sent,
                 bytes_received: c.bytes_received,
-                rtt_ms: rtts.get(c.id).map_or(0.0, |p| p.rtt_ns as f64 / 1e6),
+                rtt_ms: rtts.get(c.id).copied().unwrap_or(0.0),
             })
             .collect()
     }
 
-    /// The current state, with the trace from index `since` on.
-    pub fn snapshot(&self, since: usize) -> Snapshot {
+    /// The state now, with the trace from index `since` on (totals unknown here).
+    pub fn snapshot(
+        &self,
+        scenario: &str,
+        async_mode: bool,
+        step: usize,
+        narration: &str,
+        since: usize,
+        rtts_ms: &[f64],
+    ) -> Snapshot {
         let es = &self.run.es;
         let (phase, error) = match &self.run.phase {
             Phase::Starting => ("starting", None),
@@ -482,15 +547,15 @@ impl Session {
         };
         let since = since.min(es.trace.events.len());
         Snapshot {
-            scenario: self.scenario_id.clone(),
-            mode: if self.async_mode { "async" } else { "sync" },
-            step: self.steps,
-            total_steps: self.total.map(|t| t.0),
+            scenario: scenario.to_string(),
+            mode: if async_mode { "async" } else { "sync" },
+            step,
+            total_steps: None,
             time_ns: self.run.elapsed_ns(),
-            total_time_ns: self.total.map(|t| t.1),
+            total_time_ns: None,
             phase,
             error,
-            narration: self.narration.clone(),
+            narration: narration.to_string(),
             plan: self.node_view(&self.run.explain()),
             requests: es
                 .requests
@@ -509,40 +574,12 @@ impl Session {
                 fired: es.event_loop.fired.clone(),
                 max_events: es.event_loop.max_events,
             },
-            connections: self.connection_views(),
+            connections: self.connection_views(rtts_ms),
             rows_total: self.run.row_count,
             trace_len: es.trace.events.len(),
             trace_from: since,
             trace: es.trace.events[since..].to_vec(),
         }
-    }
-
-    pub fn explain_text(&self) -> String {
-        self.run.explain_text()
-    }
-
-    /// Trace events `from..to` (clamped), for copying a long trace in slices.
-    pub fn trace_slice(&self, from: usize, to: usize) -> &[TraceEvent] {
-        let ev = &self.run.es.trace.events;
-        let to = to.min(ev.len());
-        &ev[from.min(to)..to]
-    }
-
-    /// For each step taken so far: the trace length and the time at its end.
-    pub fn step_marks(&self) -> (Vec<usize>, Vec<u64>) {
-        (self.step_ends.clone(), self.known_step_times.iter().take(self.steps).copied().collect())
-    }
-
-    pub fn explain_json(&self) -> serde_json::Value {
-        self.run.explain_json()
-    }
-
-    /// Result rows `offset..offset+limit` as text, with the column names.
-    pub fn rows_page(&self, offset: usize, limit: usize) -> (Vec<String>, Vec<Vec<String>>) {
-        let cols = self.run.columns.iter().map(|c| c.name.clone()).collect();
-        let rows =
-            self.run.rows.iter().skip(offset).take(limit).map(|r| r.iter().map(|d| d.to_string()).collect()).collect();
-        (cols, rows)
     }
 }
 
@@ -650,7 +687,7 @@ pub fn estimated_steps(rows: usize, knobs: &Knobs) -> usize {
 }
 
 /// Each node's label ("Async Foreign Scan on ft1"), indexed by node id.
-fn node_labels(root: &ExplainNode) -> Vec<String> {
+pub fn node_labels(root: &ExplainNode) -> Vec<String> {
     fn walk(n: &ExplainNode, out: &mut Vec<String>) {
         if out.len() <= n.id {
             out.resize(n.id + 1, String::new());

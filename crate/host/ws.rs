@@ -176,6 +176,23 @@ pub fn performance_clock() -> Clock {
     Clock::from_host(Box::new(move || perf.as_ref().map_or(0.0, |p| p.now() * 1e6) as u64))
 }
 
+/// One step of a live run (in step mode, one async request transition or one wait):
+/// when the run is Blocked, the step is the wait for input on its sockets.
+pub async fn step_live(run: &mut QueryRun<WsHost>) -> Step {
+    if run.is_done() {
+        return if matches!(run.phase, crate::run::Phase::Failed(_)) { Step::Failed } else { Step::Finished };
+    }
+    let step = run.poll();
+    if step != Step::Blocked {
+        return step;
+    }
+    let conns = run.waiting_on().to_vec();
+    if let Err(e) = run.host.wait_any(&conns).await {
+        run.wait_failed(ExecError::Protocol(e));
+    }
+    Step::Waited
+}
+
 /// Drives a live run to its end: poll; when Blocked, await input on the sockets.
 pub async fn run_live(run: &mut QueryRun<WsHost>) -> ExecResult<()> {
     while !run.is_done() {

@@ -3,10 +3,12 @@
 //! demo` loads it); the page's knobs are checked as for simulated runs.
 
 use super::parse_knobs;
-use crate::host::ws::{performance_clock, run_live, WsHost};
+use crate::host::ws::{performance_clock, run_live, step_live, WsHost};
 use crate::run::QueryRun;
 use crate::scenario::Scenario;
 use serde::Serialize;
+use std::cell::RefCell;
+use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 
 #[derive(Serialize)]
@@ -102,5 +104,94 @@ async fn wait_for(
             return Ok(r);
         }
         host.wait_any(&[0]).await.map_err(|e| JsError::new(&e))?;
+    }
+}
+
+/// A live run stepped from the page: the same steps as a simulated one (each async
+/// request transition, each wait), except that a wait is real: `step()` resolves when
+/// a socket has input. One step at a time: a call while a step is pending is refused.
+#[wasm_bindgen]
+pub struct LiveRun {
+    state: Rc<RefCell<Option<LiveState>>>,
+}
+
+struct LiveState {
+    run: QueryRun<WsHost>,
+    labels: Vec<String>,
+    scenario: String,
+    async_mode: bool,
+    steps: usize,
+    narration: String,
+}
+
+#[wasm_bindgen]
+impl LiveRun {
+    /// Opens the sockets (one per server, as `runLive`) and sets the run up, at step 0.
+    pub async fn open(
+        relay: String,
+        database: String,
+        scenario: String,
+        mode: String,
+        knobs_json: String,
+    ) -> Result<LiveRun, JsError> {
+        let knobs = parse_knobs(&knobs_json)?;
+        let async_mode = super::parse_mode(&mode)?;
+        let sc = Scenario::build(&scenario, &knobs).map_err(|e| JsError::new(&e))?;
+        let names: Vec<String> = sc.servers.iter().map(|s| s.server.name.clone()).collect();
+        let host = WsHost::connect(&relay, &names).await.map_err(|e| JsError::new(&e))?;
+        let mut run =
+            QueryRun::for_scenario(&sc, async_mode, performance_clock(), true, host).map_err(|e| JsError::new(&e))?;
+        run.es.set_database(&database);
+        run.es.step_mode = true;
+        let labels = crate::session::node_labels(&run.explain());
+        let state = LiveState {
+            run,
+            labels,
+            scenario,
+            async_mode,
+            steps: 0,
+            narration: crate::session::START_NARRATION.into(),
+        };
+        Ok(LiveRun { state: Rc::new(RefCell::new(Some(state))) })
+    }
+
+    /// One step; resolves to what it did ("event", "row", "waited", "committed",
+    /// "finished", "failed").
+    pub fn step(&self) -> js_sys::Promise {
+        let cell = self.state.clone();
+        wasm_bindgen_futures::future_to_promise(async move {
+            let Some(mut st) = cell.borrow_mut().take() else {
+                return Err(JsError::new("a live step is already running").into());
+            };
+            let from = st.run.es.trace.events.len();
+            let step = step_live(&mut st.run).await;
+            st.steps += 1;
+            st.narration = crate::session::RunView { run: &st.run, labels: &st.labels }.narrate(from);
+            *cell.borrow_mut() = Some(st);
+            Ok(JsValue::from_str(&format!("{step:?}").to_lowercase()))
+        })
+    }
+
+    /// The state now, as `Session.snapshot` gives it (no totals: a live run's length
+    /// is not known in advance), with the trace from index `since` on.
+    pub fn snapshot(&self, since: u32) -> Result<JsValue, JsError> {
+        let guard = self.state.borrow();
+        let st = guard.as_ref().ok_or_else(|| JsError::new("a live step is running"))?;
+        let view = crate::session::RunView { run: &st.run, labels: &st.labels };
+        super::to_js(&view.snapshot(&st.scenario, st.async_mode, st.steps, &st.narration, since as usize, &[]))
+    }
+
+    #[wasm_bindgen(js_name = isDone)]
+    pub fn is_done(&self) -> bool {
+        self.state.borrow().as_ref().is_none_or(|st| st.run.is_done())
+    }
+
+    #[wasm_bindgen(js_name = explainText)]
+    pub fn explain_text(&self) -> String {
+        self.state
+            .borrow()
+            .as_ref()
+            .map(|st| st.run.explain_text_with(&crate::instrument::ExplainOptions::default()))
+            .unwrap_or_default()
     }
 }

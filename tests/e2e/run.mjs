@@ -397,6 +397,27 @@ async function checkLive(browser) {
     const wireCount = await page.locator('[data-testid=live-wire] li').count();
     check('live: the wire messages of the live run', wireCount > 10, `${wireCount}`);
     await shot(page, '16-live.png');
+    // Step live: the same steps as the simulated run, each wait a real one.
+    const liveStates = async () => page.$$eval('[data-testid=live-plan] [data-testid=request-state]', (xs) => xs.map((x) => x.dataset.state));
+    const stepLive = async () => {
+      await page.click('[data-testid=live-step]');
+      await page.waitForFunction(() => !document.querySelector('[data-testid=live-step]').disabled, null, { timeout: 30000 });
+    };
+    await stepLive(); // opens the run
+    const status0 = await page.textContent('[data-testid=live-step-status]');
+    check('step live: opened at step 0', /live step 0 /.test(status0), status0);
+    const seen = new Set();
+    let phases = new Set();
+    for (let i = 0; i < 200 && !seen.has('Complete'); i++) {
+      await stepLive();
+      for (const st of await liveStates()) seen.add(st);
+      phases.add((await page.textContent('[data-testid=live-step-status]')).split(' · ')[2]?.split(' ')[0]);
+    }
+    const status1 = await page.textContent('[data-testid=live-step-status]');
+    check('step live: the set-up steps (starting), then requests go Waiting and Complete', phases.has('starting') && phases.has('executing') && seen.has('Waiting') && seen.has('Complete'), `${[...phases].join(',')} / ${[...seen].join(',')} / ${status1}`);
+    await page.$eval('[data-testid=live-plan]', (el) => el.scrollIntoView({ block: 'center' }));
+    await shot(page, '16c-live-step.png');
+    await page.$eval('[data-testid=live]', (el) => (el.scrollTop = 0));
     // The role the page logs in as is read-only: a write through the coordinator fails.
     const write = await page.evaluate(async (relay) => {
       try {

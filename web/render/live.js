@@ -5,8 +5,9 @@
 // live mode is off. The simulated run above stays the place to step: a live run goes
 // at the shards' own pace from start to end.
 
-import { wireLines } from './traceview.js';
+import { wireLines, transitionsIn } from './traceview.js';
 import { Timeline } from './timeline.js';
+import { PlanView } from './plan.js';
 
 const el = (tag, attrs = {}, ...kids) => {
   const e = document.createElement(tag);
@@ -45,8 +46,14 @@ export class LivePanel {
     this.status = el('p', { class: 'live-status', 'data-testid': 'live-status' }, 'Looking for the relay…');
     this.button = el('button', { type: 'button', disabled: true, 'data-testid': 'live-run' }, 'Run live');
     this.button.addEventListener('click', () => this.run());
+    this.stepButton = el('button', { type: 'button', disabled: true, 'data-testid': 'live-step' }, 'Step live ▶');
+    this.stepButton.addEventListener('click', () => this.stepLive());
     this.note = el('p', { class: 'live-note' },
-      'A live run goes from start to end at the shards’ pace (the sockets are awaited, the page stays responsive); step through the simulated run above to see each transition.');
+      'Run live goes from start to end at the shards’ pace. Step live takes the same steps as the simulated run, one async request transition or one wait at a time: a wait simply lasts until a socket has input (the page stays responsive meanwhile), so the times you see include your pauses.');
+    this.stepStatus = el('p', { class: 'live-step-status', 'data-testid': 'live-step-status' }, '');
+    this.planBox = el('div', { class: 'live-plan', 'data-testid': 'live-plan' });
+    this.planView = new PlanView(this.planBox);
+    this.stepping = null; // {run: LiveRun, key, traceLen} while a live run is being stepped
     this.ours = el('pre', { class: 'live-explain', 'data-testid': 'live-ours' });
     this.theirs = el('pre', { class: 'live-explain', 'data-testid': 'postgres-says' });
     this.oursHead = el('h3', {}, 'pgasync (live)');
@@ -58,8 +65,10 @@ export class LivePanel {
     root.replaceChildren(
       el('h2', {}, 'Live shards'),
       this.status,
-      el('div', { class: 'live-actions' }, this.button),
+      el('div', { class: 'live-actions' }, this.button, ' ', this.stepButton),
       this.note,
+      this.stepStatus,
+      this.planBox,
       el('div', { class: 'live-cols' },
         el('div', {}, this.oursHead, this.ours),
         el('div', {}, this.theirsHead, this.theirs)),
@@ -89,11 +98,59 @@ export class LivePanel {
     }
     this.status.textContent = `Live mode on: the relay reaches ${this.targets.join(', ')}.`;
     this.button.disabled = false;
+    this.stepButton.disabled = false;
   }
 
   off(why) {
     this.status.textContent = `Live mode is off: ${why}`;
     this.button.disabled = true;
+    this.stepButton.disabled = true;
+  }
+
+  /**
+   * One step of a live run of the scenario on screen (opened on the first click, and
+   * again when the scenario, mode or knobs change or the run has ended).
+   */
+  async stepLive() {
+    const { scenario, mode, knobs } = this.current();
+    const key = `${scenario}|${mode}|${knobs}`;
+    this.stepButton.disabled = true;
+    try {
+      if (!this.stepping || this.stepping.key !== key || this.stepping.run.isDone()) {
+        this.stepping?.run.free();
+        this.stepping = null;
+        this.stepStatus.textContent = 'Opening a socket per server through the relay…';
+        const run = await this.wasm.LiveRun.open(this.relayUrl(), scenario.toLowerCase(), scenario, mode, knobs);
+        this.stepping = { run, key, traceLen: 0 };
+        this.planView.invalidate();
+        this.showStep(null);
+        return;
+      }
+      this.stepStatus.textContent = 'Stepping: waiting for the shards…';
+      const did = await this.stepping.run.step();
+      this.showStep(did);
+    } catch (e) {
+      this.stepStatus.textContent = `The live step failed: ${e.message || e}`;
+      this.stepping?.run.free();
+      this.stepping = null;
+    } finally {
+      this.stepButton.disabled = false;
+    }
+  }
+
+  /** The stepped live run's state: the plan with its request states, and a status line. */
+  showStep(did) {
+    const st = this.stepping;
+    const snap = st.run.snapshot(st.traceLen);
+    const passed = snap.step > 0 ? transitionsIn(snap.trace, 0, Infinity) : null;
+    st.traceLen = snap.trace_len;
+    this.planView.update(snap, passed);
+    const what = did ? ` (${did})` : '';
+    this.stepStatus.textContent = `live step ${snap.step}${what} · ${(snap.time_ns / 1e6).toFixed(3)} ms · ${snap.phase} — ${snap.narration}`;
+    if (snap.phase === 'finished' || snap.phase === 'failed') {
+      this.ours.textContent = snap.error ? `The live run failed: ${snap.error}` : st.run.explainText();
+      this.oursHead.textContent = `pgasync (live, stepped): ${(snap.time_ns / 1e6).toFixed(3)} ms with your pauses`;
+    }
   }
 
   async run() {
