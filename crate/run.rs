@@ -231,8 +231,10 @@ impl<H: Host> QueryRun<H> {
             }
             ExecStatus::Wait if self.es.yielded => {
                 // A step boundary, not a wait. The host is not pumped here: delivering
-                // input earlier than a run without steps would change the run.
+                // input earlier than a run without steps would change the run. What was
+                // written goes out now (on real servers; the simulator stamps writes).
                 self.es.yielded = false;
+                self.host.flush_writes(&mut self.es)?;
                 self.resuming = true;
                 Ok(Step::Event)
             }

@@ -49,7 +49,10 @@ fn run_live(sc: &Scenario, async_mode: bool, addrs: &[SocketAddr]) -> QueryRun<T
     let t0 = Instant::now();
     let clock = Clock::from_host(Box::new(move || t0.elapsed().as_nanos() as u64));
     let host = TcpHost::connect(addrs).expect("connects to every shard");
+    let writer = host.writer().expect("socket clones");
     let mut run = QueryRun::for_scenario(sc, async_mode, clock, false, host).expect("ExecInit");
+    // Statements go on the wire when sent, as libpq writes them.
+    run.es.writer = Some(writer);
     run.run_to_end().unwrap_or_else(|e| panic!("{} async={async_mode}: {e}", sc.id));
     run
 }

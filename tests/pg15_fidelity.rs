@@ -203,6 +203,8 @@ fn start_over_tcp(sc: &Scenario, async_capable: bool, addrs: &[SocketAddr]) -> R
     let mut es = EState::new(clock, servers, async_capable, true);
     let root = init_plan(&sc.plan, &InitContext { catalog: &sc.local }, &mut es)?;
     let host = TcpHost::connect(addrs).map_err(|e| format!("connect: {e}"))?;
+    // Statements go on the wire when sent, as libpq writes them.
+    es.writer = Some(host.writer().map_err(|e| format!("writer: {e}"))?);
     Ok(QueryRun::new(es, root, host, sc.plan.output_columns()))
 }
 

@@ -71,7 +71,16 @@ pub struct EState {
     pub remote_commands: VecDeque<RemoteCommand>,
     /// Who is charged for a statement's bytes when it is written (it may be queued).
     ticket_owner: HashMap<(usize, Ticket), usize>,
+    /// A real host's socket writer: a statement goes on the wire when it is sent, as
+    /// libpq's PQsendQuery writes it, not when the executor next waits. None for the
+    /// simulator, which stamps each write with the time it was made.
+    pub writer: Option<Writer>,
+    /// The first failed immediate write; the host reports it at its next pump.
+    pub write_error: Option<String>,
 }
+
+/// Writes bytes on connection k's socket (see `EState::writer`).
+pub type Writer = std::rc::Rc<std::cell::RefCell<dyn FnMut(usize, &[u8]) -> std::io::Result<()>>>;
 
 /// One remote statement the run loop sends and waits for (see `remote_commands`).
 #[derive(Clone, Debug, PartialEq)]
@@ -103,6 +112,8 @@ impl EState {
             cursor_number: 0,
             remote_commands: VecDeque::new(),
             ticket_owner: HashMap::new(),
+            writer: None,
+            write_error: None,
         }
     }
 
@@ -203,8 +214,20 @@ impl EState {
     pub fn connect(&mut self, conn: usize) -> Ticket {
         let now = self.clock.now();
         let ticket = self.conns[conn].connect(now, true);
+        self.write_now(conn);
         self.record_written(conn);
         ticket
+    }
+
+    /// With a writer (real servers), what the connection wrote goes on the wire now.
+    fn write_now(&mut self, conn: usize) {
+        let Some(writer) = self.writer.clone() else { return };
+        while let Some(out) = self.conns[conn].outbox.pop_front() {
+            if let Err(e) = (writer.borrow_mut())(conn, &out.bytes) {
+                self.write_error.get_or_insert(format!("connection {conn}: write failed: {e}"));
+                return;
+            }
+        }
     }
 
     /// Sends a statement on a connection (or queues it behind the one in flight) and

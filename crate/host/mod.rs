@@ -18,6 +18,13 @@ pub trait Host {
     fn pump(&mut self, es: &mut EState) -> ExecResult<usize>;
     /// Answers still on their way on a connection (for the leak check).
     fn in_transit(&self, conn: usize) -> usize;
+    /// Sends what the executor wrote, now, without reading anything (a step boundary
+    /// of a run on real servers: libpq writes a query when it is sent, not when the
+    /// caller next waits). The simulator needs nothing: it stamps each write with the
+    /// time it was made.
+    fn flush_writes(&mut self, _es: &mut EState) -> ExecResult<()> {
+        Ok(())
+    }
 }
 
 /// A host that can wait in place: the simulator (it moves its clock) and native

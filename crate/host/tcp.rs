@@ -34,6 +34,26 @@ impl TcpHost {
         Ok(TcpHost { addrs: addrs.to_vec(), streams, timeout: Duration::from_secs(30) })
     }
 
+    /// A writer for `EState::writer`: the executor's statements go on the wire when
+    /// they are sent (through clones of the same sockets).
+    pub fn writer(&self) -> std::io::Result<crate::estate::Writer> {
+        let mut streams = self.streams.iter().map(TcpStream::try_clone).collect::<std::io::Result<Vec<_>>>()?;
+        let timeout = self.timeout;
+        Ok(std::rc::Rc::new(std::cell::RefCell::new(move |k: usize, mut bytes: &[u8]| {
+            let deadline = Instant::now() + timeout;
+            while !bytes.is_empty() {
+                match streams[k].write(bytes) {
+                    Ok(n) => bytes = &bytes[n..],
+                    Err(e) if e.kind() == ErrorKind::WouldBlock && Instant::now() < deadline => {
+                        poll_ready(&[&streams[k]], libc::POLLOUT, deadline)
+                    }
+                    Err(e) => return Err(e),
+                }
+            }
+            Ok(())
+        })))
+    }
+
     fn write_all(&mut self, k: usize, mut bytes: &[u8]) -> ExecResult<()> {
         let deadline = Instant::now() + self.timeout;
         while !bytes.is_empty() {
@@ -83,6 +103,9 @@ impl TcpHost {
     }
 
     fn flush(&mut self, es: &mut EState) -> ExecResult<()> {
+        if let Some(e) = es.write_error.take() {
+            return Err(ExecError::Protocol(e));
+        }
         for k in 0..self.streams.len() {
             while let Some(out) = es.conns[k].outbox.pop_front() {
                 self.write_all(k, &out.bytes)?;
@@ -112,6 +135,10 @@ impl Host for TcpHost {
 
     fn in_transit(&self, _conn: usize) -> usize {
         0 // what is on the wire is the connection's in-flight queue, checked there
+    }
+
+    fn flush_writes(&mut self, es: &mut EState) -> ExecResult<()> {
+        self.flush(es)
     }
 }
 

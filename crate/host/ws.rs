@@ -127,8 +127,9 @@ impl WsHost {
     }
 }
 
-impl Host for WsHost {
-    fn pump(&mut self, es: &mut EState) -> ExecResult<usize> {
+impl WsHost {
+    /// Sends every connection's written bytes on its socket.
+    fn send_outboxes(&mut self, es: &mut EState) -> ExecResult<()> {
         for k in 0..self.sockets.len() {
             while let Some(out) = es.conns[k].outbox.pop_front() {
                 self.sockets[k]
@@ -143,6 +144,17 @@ impl Host for WsHost {
                 es.record(|| TraceKind::Cancel { conn: k });
             }
         }
+        Ok(())
+    }
+}
+
+impl Host for WsHost {
+    fn flush_writes(&mut self, es: &mut EState) -> ExecResult<()> {
+        self.send_outboxes(es)
+    }
+
+    fn pump(&mut self, es: &mut EState) -> ExecResult<usize> {
+        self.send_outboxes(es)?;
         let mut answers = 0;
         for k in 0..self.sockets.len() {
             loop {

@@ -47,6 +47,8 @@ pub async fn run_live_js(
         QueryRun::for_scenario(&sc, async_mode, performance_clock(), true, host).map_err(|e| JsError::new(&e))?;
     // Before the first poll: the start-up packets go out then.
     run.es.set_database(&database);
+    // Step boundaries send what was written at once, as libpq does (see Host::flush_writes).
+    run.es.step_mode = true;
     run_live(&mut run).await.map_err(|e| JsError::new(&e.to_string()))?;
     let result = LiveResult {
         rows: run.rows.iter().map(|r| r.iter().map(|d| d.to_string()).collect()).collect(),
