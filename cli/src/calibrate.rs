@@ -24,6 +24,7 @@ use crate::demo::{cleanup, pg_bindir, Pg, READER};
 use crate::CliError;
 use pgasync::scenario::{Knobs, Scenario};
 use pgasync::sim::load_sql;
+use postgres_protocol::message::frontend;
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
 use std::path::PathBuf;
@@ -96,34 +97,26 @@ pub(crate) struct RawPg {
     pub(crate) received: u64,
 }
 
-pub(crate) fn startup_message(user: &str, db: &str) -> Vec<u8> {
-    let mut body = 196608u32.to_be_bytes().to_vec();
-    for (k, v) in [("user", user), ("database", db), ("application_name", "pgasync_calibrate")] {
-        body.extend_from_slice(k.as_bytes());
-        body.push(0);
-        body.extend_from_slice(v.as_bytes());
-        body.push(0);
-    }
-    body.push(0);
-    let mut m = (body.len() as u32 + 4).to_be_bytes().to_vec();
-    m.extend(body);
-    m
+/// The protocol messages these clients send, written by `postgres-protocol`.
+pub(crate) fn startup_message(user: &str, db: &str) -> Result<Vec<u8>, String> {
+    let mut buf = bytes::BytesMut::new();
+    let params = [("user", user), ("database", db), ("application_name", "pgasync_calibrate")];
+    frontend::startup_message(params, &mut buf).map_err(|e| format!("startup message: {e}"))?;
+    Ok(buf.to_vec())
 }
 
-pub(crate) fn typed(ty: u8, body: &[u8]) -> Vec<u8> {
-    let mut m = vec![ty];
-    m.extend_from_slice(&(body.len() as u32 + 4).to_be_bytes());
-    m.extend_from_slice(body);
-    m
+pub(crate) fn query_message(sql: &str) -> Result<Vec<u8>, String> {
+    let mut buf = bytes::BytesMut::new();
+    frontend::query(sql, &mut buf).map_err(|e| format!("{sql}: {e}"))?;
+    Ok(buf.to_vec())
 }
 
-pub(crate) fn query_message(sql: &str) -> Vec<u8> {
-    typed(b'Q', format!("{sql}\0").as_bytes())
+pub(crate) fn terminate_message() -> Vec<u8> {
+    let mut buf = bytes::BytesMut::new();
+    frontend::terminate(&mut buf);
+    buf.to_vec()
 }
 
-/// Splits complete protocol messages off `buf[pos..]`: calls `f(type, body)` for each
-/// and returns the new position and whether a ReadyForQuery was seen (the scan stops
-/// right after it).
 /// A query's answer so far: its DataRows and its first error.
 #[derive(Default)]
 pub(crate) struct Replies {
@@ -154,6 +147,9 @@ impl Replies {
     }
 }
 
+/// Splits complete protocol messages off `buf[pos..]`: calls `f(type, body)` for each
+/// and returns the new position and whether a ReadyForQuery was seen (the scan stops
+/// right after it).
 pub(crate) fn scan(buf: &[u8], mut pos: usize, mut f: impl FnMut(u8, &[u8])) -> (usize, bool) {
     while buf.len() - pos >= 5 {
         let len = u32::from_be_bytes(buf[pos + 1..pos + 5].try_into().unwrap()) as usize;
@@ -184,7 +180,7 @@ impl RawPg {
         s.set_nodelay(true).map_err(|e| e.to_string())?;
         s.set_read_timeout(Some(Duration::from_secs(60))).map_err(|e| e.to_string())?;
         let mut c = RawPg { s, buf: Vec::with_capacity(1 << 16), pos: 0, received: 0 };
-        c.s.write_all(&startup_message(user, db)).map_err(|e| format!("{addr}: {e}"))?;
+        c.s.write_all(&startup_message(user, db)?).map_err(|e| format!("{addr}: {e}"))?;
         c.until_ready()?;
         Ok(c)
     }
@@ -211,7 +207,7 @@ impl RawPg {
 
     /// A simple Query to its ReadyForQuery: the DataRows received.
     pub(crate) fn query(&mut self, sql: &str) -> Result<u64, String> {
-        self.s.write_all(&query_message(sql)).map_err(|e| format!("write: {e}"))?;
+        self.s.write_all(&query_message(sql)?).map_err(|e| format!("write: {e}"))?;
         self.until_ready().map_err(|e| format!("{sql}: {e}"))
     }
 
@@ -223,7 +219,7 @@ impl RawPg {
     }
 
     pub(crate) fn close(mut self) {
-        let _ = self.s.write_all(&typed(b'X', b""));
+        let _ = self.s.write_all(&terminate_message());
     }
 }
 

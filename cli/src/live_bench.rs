@@ -567,7 +567,7 @@ impl WsPg {
     async fn connect(url: &str, user: &str, db: &str) -> Result<WsPg, String> {
         let (ws, _) = tokio_tungstenite::connect_async(url).await.map_err(|e| format!("{url}: {e}"))?;
         let mut c = WsPg { ws, buf: Vec::new(), pos: 0, received: 0 };
-        c.send(&startup_message(user, db)).await?;
+        c.send(&startup_message(user, db)?).await?;
         c.until_ready().await?;
         Ok(c)
     }
@@ -600,12 +600,12 @@ impl WsPg {
     }
 
     async fn query(&mut self, sql: &str) -> Result<u64, String> {
-        self.send(&query_message(sql)).await?;
+        self.send(&query_message(sql)?).await?;
         self.until_ready().await
     }
 
     async fn close(mut self) {
-        let _ = self.send(&crate::calibrate::typed(b'X', b"")).await;
+        let _ = self.send(&crate::calibrate::terminate_message()).await;
         let _ = self.ws.close(None).await;
     }
 }

@@ -410,32 +410,17 @@ async fn serve(
     shutdown: impl std::future::Future<Output = ()>,
 ) {
     let limits = Arc::new(ConnLimits::new(relay.static_cfg.max_connections, relay.static_cfg.max_per_client));
-    let mut tasks = tokio::task::JoinSet::new();
-    tokio::pin!(shutdown);
-    loop {
-        tokio::select! {
-            _ = &mut shutdown => break,
-            Some(_) = tasks.join_next(), if !tasks.is_empty() => {}
-            accepted = listener.accept() => match accepted {
-                Ok((stream, peer)) => match limits.try_acquire(peer.ip()) {
-                    Some(permit) => {
-                        let relay = relay.clone();
-                        tasks.spawn(async move {
-                            connection(stream, peer, relay).await;
-                            drop(permit);
-                        });
-                    }
-                    None => {
-                        relay.metrics.refuse(Refusal::Connections);
-                        static_files::refuse_busy(stream);
-                    }
-                },
-                // Out of descriptors: back off rather than spin.
-                Err(_) => tokio::time::sleep(Duration::from_millis(50)).await,
-            },
-        }
-    }
-    drop(listener);
+    let mut tasks = static_files::accept_loop(
+        listener,
+        limits,
+        shutdown,
+        |stream, peer| connection(stream, peer, relay.clone()),
+        |stream| {
+            relay.metrics.refuse(Refusal::Connections);
+            static_files::refuse_busy(stream);
+        },
+    )
+    .await;
     let _ = stop.send(true);
     let deadline = Instant::now() + SHUTDOWN_GRACE;
     while (relay.metrics.active.load(Ordering::SeqCst) > 0 || !tasks.is_empty()) && Instant::now() < deadline {

@@ -103,6 +103,30 @@ pub async fn serve(listener: TcpListener, config: Config, shutdown: impl Future<
     let config = Arc::new(config);
     let limits = Arc::new(ConnLimits::new(config.max_connections, config.max_per_client));
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    let mut tasks = accept_loop(
+        listener,
+        limits,
+        shutdown,
+        |stream, _peer| serve_connection(stream, config.clone(), stop_rx.clone()),
+        refuse_busy,
+    )
+    .await;
+    let _ = stop_tx.send(true);
+    let _ = tokio::time::timeout(config.shutdown_grace, async { while tasks.join_next().await.is_some() {} }).await;
+    tasks.abort_all();
+    Ok(())
+}
+
+/// Accepts connections until `shutdown` resolves (then stops listening): each within
+/// `limits` runs `handle` as a task holding its permit; one over the caps goes to
+/// `refused`. Returns the tasks still running, for the caller's shutdown.
+pub async fn accept_loop<Fut: Future<Output = ()> + Send + 'static>(
+    listener: TcpListener,
+    limits: Arc<ConnLimits>,
+    shutdown: impl Future<Output = ()>,
+    mut handle: impl FnMut(TcpStream, std::net::SocketAddr) -> Fut,
+    mut refused: impl FnMut(TcpStream),
+) -> tokio::task::JoinSet<()> {
     let mut tasks = tokio::task::JoinSet::new();
     tokio::pin!(shutdown);
     loop {
@@ -112,13 +136,13 @@ pub async fn serve(listener: TcpListener, config: Config, shutdown: impl Future<
             accepted = listener.accept() => match accepted {
                 Ok((stream, peer)) => match limits.try_acquire(peer.ip()) {
                     Some(permit) => {
-                        let (config, stop) = (config.clone(), stop_rx.clone());
+                        let conn = handle(stream, peer);
                         tasks.spawn(async move {
-                            serve_connection(stream, config, stop).await;
+                            conn.await;
                             drop(permit);
                         });
                     }
-                    None => refuse_busy(stream),
+                    None => refused(stream),
                 },
                 // Out of descriptors or an aborted handshake: back off a little rather
                 // than spin; the connections we hold will free descriptors.
@@ -126,11 +150,7 @@ pub async fn serve(listener: TcpListener, config: Config, shutdown: impl Future<
             },
         }
     }
-    drop(listener);
-    let _ = stop_tx.send(true);
-    let _ = tokio::time::timeout(config.shutdown_grace, async { while tasks.join_next().await.is_some() {} }).await;
-    tasks.abort_all();
-    Ok(())
+    tasks
 }
 
 /// Answers 503 to a connection over the caps, without waiting on it, and closes it.

@@ -11,24 +11,10 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+mod support;
+use support::{postgres_installed, postgres_left};
+
 const BIN: &str = env!("CARGO_BIN_EXE_pgasync");
-
-fn postgres_installed() -> bool {
-    std::fs::read_dir("/usr/lib/postgresql")
-        .map(|d| d.flatten().any(|e| e.path().join("bin/initdb").exists()))
-        .unwrap_or(false)
-}
-
-/// PostgreSQL server processes whose command line names `dir`.
-fn postgres_left(dir: &Path) -> Vec<String> {
-    let out = Command::new("ps").args(["-eo", "pid,args"]).output().expect("ps runs");
-    let needle = dir.display().to_string();
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter(|l| l.contains(&needle) && l.contains("postgres"))
-        .map(str::to_string)
-        .collect()
-}
 
 /// A running demo: its process (a group of its own, with the relay) and its URL.
 struct Demo {

@@ -3,38 +3,20 @@
 //! installed). The figures are not asserted: only the output's shape, that every
 //! cluster is stopped afterwards, and that a calibration profile loads.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 use std::time::Instant;
 
-const BIN: &str = env!("CARGO_BIN_EXE_pgasync");
+mod support;
+use support::{postgres_installed, postgres_left};
 
-fn postgres_installed() -> bool {
-    if let Ok(dir) = std::env::var("PGASYNC_PG_BIN") {
-        return Path::new(&dir).join("initdb").exists();
-    }
-    std::fs::read_dir("/usr/lib/postgresql")
-        .map(|d| d.flatten().any(|e| e.path().join("bin/initdb").exists()))
-        .unwrap_or(false)
-}
+const BIN: &str = env!("CARGO_BIN_EXE_pgasync");
 
 /// A fresh folder under the temporary directory, readable by the `postgres` user.
 fn work_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("pgasync-test-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     dir
-}
-
-/// Server processes whose command line names `dir` (each cluster's postmaster has
-/// `-D dir/NAME`).
-fn postgres_left(dir: &Path) -> Vec<String> {
-    let out = Command::new("ps").args(["-eo", "pid,args"]).output().expect("ps runs");
-    let needle = dir.display().to_string();
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter(|l| l.contains(&needle) && l.contains("postgres"))
-        .map(str::to_string)
-        .collect()
 }
 
 #[test]

@@ -34,21 +34,7 @@ pub async fn run_live_js(
     mode: String,
     knobs_json: String,
 ) -> Result<JsValue, JsError> {
-    let knobs = parse_knobs(&knobs_json)?;
-    let async_mode = match mode.as_str() {
-        "async" => true,
-        "sync" => false,
-        m => return Err(JsError::new(&format!("unknown mode \"{m}\" (expected sync or async)"))),
-    };
-    let sc = Scenario::build(&scenario, &knobs).map_err(|e| JsError::new(&e))?;
-    let names: Vec<String> = sc.servers.iter().map(|s| s.server.name.clone()).collect();
-    let host = WsHost::connect(&relay, &names).await.map_err(|e| JsError::new(&e))?;
-    let mut run =
-        QueryRun::for_scenario(&sc, async_mode, performance_clock(), true, host).map_err(|e| JsError::new(&e))?;
-    // Before the first poll: the start-up packets go out then.
-    run.es.set_database(&database);
-    // Step boundaries send what was written at once, as libpq does (see Host::flush_writes).
-    run.es.step_mode = true;
+    let mut run = open_live(&relay, &database, &scenario, &mode, &knobs_json).await?;
     run_live(&mut run).await.map_err(|e| JsError::new(&e.to_string()))?;
     let result = LiveResult {
         rows: run.rows.iter().map(|r| r.iter().map(|d| d.to_string()).collect()).collect(),
@@ -60,6 +46,29 @@ pub async fn run_live_js(
     };
     // The page's serializer: maps (a trace event's flattened kind) as plain objects.
     super::to_js(&result)
+}
+
+/// A built-in scenario's run on the relay's servers, at step 0: one socket per
+/// foreign server, each opening `database`, in step mode (step boundaries send what
+/// was written at once, as libpq writes it; see `Host::flush_writes`).
+async fn open_live(
+    relay: &str,
+    database: &str,
+    scenario: &str,
+    mode: &str,
+    knobs_json: &str,
+) -> Result<QueryRun<WsHost>, JsError> {
+    let knobs = parse_knobs(knobs_json)?;
+    let async_mode = super::parse_mode(mode)?;
+    let sc = Scenario::build(scenario, &knobs).map_err(|e| JsError::new(&e))?;
+    let names: Vec<String> = sc.servers.iter().map(|s| s.server.name.clone()).collect();
+    let host = WsHost::connect(relay, &names).await.map_err(|e| JsError::new(&e))?;
+    let mut run =
+        QueryRun::for_scenario(&sc, async_mode, performance_clock(), true, host).map_err(|e| JsError::new(&e))?;
+    // Before the first poll: the start-up packets go out then.
+    run.es.set_database(database);
+    run.es.step_mode = true;
+    Ok(run)
 }
 
 /// The query a real PostgreSQL coordinator runs for `scenario` (the "PostgreSQL says"
@@ -136,15 +145,8 @@ impl LiveRun {
         mode: String,
         knobs_json: String,
     ) -> Result<LiveRun, JsError> {
-        let knobs = parse_knobs(&knobs_json)?;
-        let async_mode = super::parse_mode(&mode)?;
-        let sc = Scenario::build(&scenario, &knobs).map_err(|e| JsError::new(&e))?;
-        let names: Vec<String> = sc.servers.iter().map(|s| s.server.name.clone()).collect();
-        let host = WsHost::connect(&relay, &names).await.map_err(|e| JsError::new(&e))?;
-        let mut run =
-            QueryRun::for_scenario(&sc, async_mode, performance_clock(), true, host).map_err(|e| JsError::new(&e))?;
-        run.es.set_database(&database);
-        run.es.step_mode = true;
+        let run = open_live(&relay, &database, &scenario, &mode, &knobs_json).await?;
+        let async_mode = run.es.async_enabled;
         let labels = crate::session::node_labels(&run.explain());
         let state = LiveState {
             run,

@@ -1,0 +1,27 @@
+//! What the CLI tests that start PostgreSQL clusters share.
+
+use std::path::Path;
+use std::process::Command;
+
+/// Whether PostgreSQL's server binaries are installed (`make test`'s set-up installs
+/// them; `PGASYNC_PG_BIN` names another bin directory).
+pub fn postgres_installed() -> bool {
+    if let Ok(dir) = std::env::var("PGASYNC_PG_BIN") {
+        return Path::new(&dir).join("initdb").exists();
+    }
+    std::fs::read_dir("/usr/lib/postgresql")
+        .map(|d| d.flatten().any(|e| e.path().join("bin/initdb").exists()))
+        .unwrap_or(false)
+}
+
+/// Server processes whose command line names `dir` (each cluster's postmaster has
+/// `-D dir/NAME`).
+pub fn postgres_left(dir: &Path) -> Vec<String> {
+    let out = Command::new("ps").args(["-eo", "pid,args"]).output().expect("ps runs");
+    let needle = dir.display().to_string();
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|l| l.contains(&needle) && l.contains("postgres"))
+        .map(str::to_string)
+        .collect()
+}
