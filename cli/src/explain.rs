@@ -103,16 +103,20 @@ fn on_off(a: &Args, name: &str, default: bool) -> Result<bool, String> {
 /// The scenario on the servers a targets file names (`[targets.NAME] addr = "H:P"`),
 /// each opening the scenario's database.
 fn start_live(scenario: &Scenario, async_mode: bool, config: &str) -> Result<QueryRun<TcpHost>, CliError> {
-    let targets = read_targets(config)?;
+    // The relay's own reading of its targets file (`pgasync demo` writes it).
+    let targets = crate::relay::targets_from(Some(config), &[], &[])?;
     let addrs = scenario
         .servers
         .iter()
         .map(|s| {
-            targets.get(&s.server.name).copied().ok_or_else(|| {
+            let t = targets.get(&s.server.name).ok_or_else(|| {
                 CliError::Usage(format!(
                     "--live {config}: no target \"{}\" (scenario {} needs it)",
                     s.server.name, scenario.id
                 ))
+            })?;
+            std::net::ToSocketAddrs::to_socket_addrs(&t.addr).ok().and_then(|mut a| a.next()).ok_or_else(|| {
+                CliError::Usage(format!("--live {config}: target {}: cannot resolve {}", s.server.name, t.addr))
             })
         })
         .collect::<Result<Vec<SocketAddr>, _>>()?;
@@ -127,25 +131,4 @@ fn start_live(scenario: &Scenario, async_mode: bool, config: &str) -> Result<Que
     run.es.writer = Some(writer);
     run.keep_rows = true;
     Ok(run)
-}
-
-/// Name → address from a relay targets file.
-fn read_targets(path: &str) -> Result<std::collections::HashMap<String, SocketAddr>, CliError> {
-    #[derive(serde::Deserialize)]
-    struct File {
-        targets: std::collections::HashMap<String, Target>,
-    }
-    #[derive(serde::Deserialize)]
-    struct Target {
-        addr: String,
-    }
-    let text = std::fs::read_to_string(path).map_err(|e| CliError::Usage(format!("--live {path}: {e}")))?;
-    let file: File = toml::from_str(&text).map_err(|e| CliError::Usage(format!("--live {path}: {e}")))?;
-    file.targets
-        .into_iter()
-        .map(|(name, t)| {
-            let addr = t.addr.parse().map_err(|e| CliError::Usage(format!("--live {path}: target {name}: {e}")))?;
-            Ok((name, addr))
-        })
-        .collect()
 }

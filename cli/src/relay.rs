@@ -95,9 +95,9 @@ const GSSENC_REQUEST: u32 = 80877104;
 
 /// One configured server.
 #[derive(Clone, Debug)]
-struct Target {
+pub(crate) struct Target {
     /// `host:port`, resolved at each connect.
-    addr: String,
+    pub(crate) addr: String,
     /// Added to each round trip (half each way).
     delay: Duration,
 }
@@ -273,7 +273,7 @@ fn take_repeated(argv: &[String], name: &str) -> Result<(Vec<String>, Vec<String
 
 /// The targets of `--config` and `--target` (a flag replaces the file's entry of the
 /// same name), with `--delay` applied.
-fn targets_from(
+pub(crate) fn targets_from(
     config: Option<&str>,
     flags: &[String],
     delays: &[String],
