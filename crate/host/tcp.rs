@@ -39,35 +39,14 @@ impl TcpHost {
     pub fn writer(&self) -> std::io::Result<crate::estate::Writer> {
         let mut streams = self.streams.iter().map(TcpStream::try_clone).collect::<std::io::Result<Vec<_>>>()?;
         let timeout = self.timeout;
-        Ok(std::rc::Rc::new(std::cell::RefCell::new(move |k: usize, mut bytes: &[u8]| {
-            let deadline = Instant::now() + timeout;
-            while !bytes.is_empty() {
-                match streams[k].write(bytes) {
-                    Ok(n) => bytes = &bytes[n..],
-                    Err(e) if e.kind() == ErrorKind::WouldBlock && Instant::now() < deadline => {
-                        poll_ready(&[&streams[k]], libc::POLLOUT, deadline)
-                    }
-                    Err(e) => return Err(e),
-                }
-            }
-            Ok(())
+        Ok(std::rc::Rc::new(std::cell::RefCell::new(move |k: usize, bytes: &[u8]| {
+            write_fully(&mut streams[k], bytes, Instant::now() + timeout)
         })))
     }
 
-    fn write_all(&mut self, k: usize, mut bytes: &[u8]) -> ExecResult<()> {
-        let deadline = Instant::now() + self.timeout;
-        while !bytes.is_empty() {
-            match self.streams[k].write(bytes) {
-                Ok(n) => bytes = &bytes[n..],
-                Err(e) if e.kind() == ErrorKind::WouldBlock && Instant::now() < deadline => {
-                    poll_ready(&[&self.streams[k]], libc::POLLOUT, deadline)
-                }
-                Err(e) => {
-                    return Err(ExecError::Protocol(format!("connection {k} ({}): write failed: {e}", self.addrs[k])))
-                }
-            }
-        }
-        Ok(())
+    fn write_all(&mut self, k: usize, bytes: &[u8]) -> ExecResult<()> {
+        write_fully(&mut self.streams[k], bytes, Instant::now() + self.timeout)
+            .map_err(|e| ExecError::Protocol(format!("connection {k} ({}): write failed: {e}", self.addrs[k])))
     }
 
     fn send_cancel(&self, k: usize, es: &EState) {
@@ -167,6 +146,20 @@ impl WaitingHost for TcpHost {
             poll_ready(&waited, libc::POLLIN, deadline);
         }
     }
+}
+
+/// Writes all of `bytes` on a non-blocking socket, waiting for room until `deadline`.
+fn write_fully(stream: &mut TcpStream, mut bytes: &[u8], deadline: Instant) -> std::io::Result<()> {
+    while !bytes.is_empty() {
+        match stream.write(bytes) {
+            Ok(n) => bytes = &bytes[n..],
+            Err(e) if e.kind() == ErrorKind::WouldBlock && Instant::now() < deadline => {
+                poll_ready(&[&*stream], libc::POLLOUT, deadline)
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
 }
 
 /// Sleeps until one of `streams` is ready for `events` (or has failed), or until
