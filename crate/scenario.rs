@@ -229,6 +229,7 @@ fn foreign_scan_a(relation: &str, server: &str, remote_table: &str) -> Plan {
         relation: relation.to_string(),
         server: server.to_string(),
         remote: RemoteQuery::scan(remote_table, t_columns(), &[0]),
+        alias: None,
     })
 }
 
@@ -435,13 +436,13 @@ fn build_local(info: &ScenarioInfo, _knobs: &Knobs, s: &Settings) -> Result<Scen
     let plan = if id == "A" {
         let t = t_table("t_local", 0, s.rows * s.shards);
         local.add(t);
-        sum_a_plan(Plan::SeqScan { table: "t_local".into(), columns: a_column() })
+        sum_a_plan(Plan::SeqScan { table: "t_local".into(), columns: a_column(), alias: None })
     } else {
         let mut children = vec![];
         for k in 0..s.shards {
             let name = format!("t_p{}", k + 1);
             local.add(t_table(&name, k, s.rows));
-            children.push(Plan::SeqScan { table: name, columns: a_column() });
+            children.push(Plan::SeqScan { table: name, columns: a_column(), alias: None });
         }
         sum_a_plan(Plan::Append { children })
     };
@@ -557,7 +558,7 @@ fn build_merge(_info: &ScenarioInfo, knobs: &Knobs, s: &Settings) -> Result<Scen
         // LIMIT is safe to push: the MergeAppend under a Limit never needs more than
         // offset + limit rows from any one child.
         remote.limit = Some(offset + limit);
-        children.push(Plan::ForeignScan(ForeignScanPlan { relation: name.clone(), server, remote }));
+        children.push(Plan::ForeignScan(ForeignScanPlan { relation: name.clone(), server, remote, alias: None }));
     }
     let plan = Plan::Limit {
         child: Box::new(Plan::MergeAppend { children, keys: vec![SortKey::desc(2)] }),
@@ -607,9 +608,10 @@ fn build_partitionwise(_info: &ScenarioInfo, _knobs: &Knobs, s: &Settings) -> Re
     let mut remote = RemoteQuery::scan("t1", t_columns(), &[0]);
     remote.targets = vec![RemoteTarget::Col(0), RemoteTarget::Agg(AggFunc::CountStar, None)];
     remote.group_by = vec![0];
-    let foreign = Plan::ForeignScan(ForeignScanPlan { relation: "p1".into(), server: "server1".into(), remote });
+    let foreign =
+        Plan::ForeignScan(ForeignScanPlan { relation: "p1".into(), server: "server1".into(), remote, alias: None });
     let local_agg = Plan::Agg {
-        child: Box::new(Plan::SeqScan { table: "p2".into(), columns: a_column() }),
+        child: Box::new(Plan::SeqScan { table: "p2".into(), columns: a_column(), alias: None }),
         strategy: AggStrategy::Hashed,
         group_by: vec![Expr::Col(0)],
         aggs: vec![AggCall { func: AggFunc::CountStar, arg: None }],

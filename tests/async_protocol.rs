@@ -283,7 +283,7 @@ fn foreign_scan_pushes_where_order_by_and_limit_to_the_shard() {
     remote.quals = vec![Expr::bin(BinOp::Eq, Expr::Col(0), Expr::int(3))];
     remote.order_by = vec![SortKey::desc(1)];
     remote.limit = Some(5);
-    let plan = Plan::ForeignScan(ForeignScanPlan { relation: "ft1".into(), server: "s1".into(), remote });
+    let plan = Plan::ForeignScan(ForeignScanPlan { relation: "ft1".into(), server: "s1".into(), remote, alias: None });
     for async_mode in [false, true] {
         let servers = vec![ForeignServer {
             name: "s1".into(),

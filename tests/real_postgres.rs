@@ -50,6 +50,7 @@ fn plan(tables: &[&str]) -> Plan {
                 relation: format!("ft{}", k + 1),
                 server: format!("s{}", k + 1),
                 remote: RemoteQuery::scan(t, t_columns(), &[0]),
+                alias: None,
             })
         })
         .collect();

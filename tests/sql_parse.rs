@@ -53,11 +53,11 @@ fn error(sql: &str) -> SqlError {
 }
 
 fn scan_t_p1() -> Plan {
-    Plan::SeqScan { table: "t_p1".into(), columns: catalog().get("t_p1").unwrap().columns.clone() }
+    Plan::SeqScan { table: "t_p1".into(), columns: catalog().get("t_p1").unwrap().columns.clone(), alias: None }
 }
 
 fn scan_t() -> Plan {
-    Plan::SeqScan { table: "t".into(), columns: catalog().get("t").unwrap().columns.clone() }
+    Plan::SeqScan { table: "t".into(), columns: catalog().get("t").unwrap().columns.clone(), alias: None }
 }
 
 fn col(name: &str, ty: ColType) -> Column {

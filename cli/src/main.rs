@@ -8,6 +8,7 @@ mod explain;
 mod live_bench;
 mod relay;
 mod serve;
+mod sql;
 mod static_files;
 
 use std::process::ExitCode;
@@ -33,6 +34,10 @@ const USAGE: &str = "usage:
        and of pgasync pg15 and improved (sync/async) on the same shards; then the calibrated
        simulation of E against live, and the relay's throughput and added latency against direct
        TCP; every cluster is stopped at the end, on error and on Ctrl-C)
+  pgasync sql --file F [--mode sync|async] [--format text|json] [--counters on|off] [--rows N] [--log on|off]
+                 [KNOBS]
+      (sql: runs a scenario file — SQL for the coordinator and each shard (-- @shard NAME), then
+       the query (-- @query) — in the simulator: EXPLAIN ANALYZE and the rows; errors as FILE:LINE:COL)
   pgasync calibrate --live [--out profile.json] [--rows 30000] [--dir DIR]
                     [--target HOST:PORT [--database e] [--table t1]]
       (calibrate: measures on a live shard (its own cluster under DIR, or --target) the round trip,
@@ -77,6 +82,7 @@ fn main() -> ExitCode {
         "demo" => demo::run(rest),
         "relay" => relay::run(rest),
         "calibrate" => calibrate::run(rest),
+        "sql" => sql::run(rest),
         "-h" | "--help" | "help" => {
             println!("{USAGE}\n{}", knob_usage());
             return ExitCode::SUCCESS;

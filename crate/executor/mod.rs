@@ -161,7 +161,9 @@ pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<Plan
     let id = es.instr.len();
     es.instr.push(Instrumentation::default());
     let node: Box<dyn ExecNode> = match plan {
-        Plan::SeqScan { table, columns } => Box::new(node_seqscan::SeqScanState::init(table, columns, ctx)?),
+        Plan::SeqScan { table, columns, alias } => {
+            Box::new(node_seqscan::SeqScanState::init(table, columns, ctx)?.named(alias.clone()))
+        }
         Plan::IndexScan { table, column, desc, .. } => {
             Box::new(node_indexscan::IndexScanState::init(table, *column, *desc, ctx)?)
         }
@@ -172,13 +174,13 @@ pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<Plan
         }
         Plan::MergeAppend { children, keys } => {
             let children = init_children(children, ctx, es)?;
-            let names = column_names(plan);
+            let names = input_refs(plan);
             let mut state = MergeAppendState::init(id, children, keys.clone(), es);
             state.key_text = node_sort::sort_key_text(keys, &names);
             Box::new(state)
         }
         Plan::Sort { child, keys } => {
-            let names = column_names(child);
+            let names = input_refs(child);
             let mut state = node_sort::SortState::init(init_plan(child, ctx, es)?, keys.clone(), names.len());
             state.key_text = node_sort::sort_key_text(keys, &names);
             Box::new(state)
@@ -209,12 +211,26 @@ pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<Plan
     Ok(PlanState { id, node })
 }
 
-fn column_names(plan: &Plan) -> Vec<String> {
-    plan.output_columns().into_iter().map(|c| c.name).collect()
+/// `$0`, `$1`, …: sort keys name their input columns so that EXPLAIN prints them as
+/// it prints the input (qualified when PostgreSQL qualifies them).
+fn input_refs(plan: &Plan) -> Vec<String> {
+    (0..plan.output_columns().len()).map(|i| format!("${i}")).collect()
 }
 
 fn init_children(children: &[Plan], ctx: &InitContext, es: &mut EState) -> Result<Vec<PlanState>, String> {
     children.iter().map(|c| init_plan(c, ctx, es)).collect()
+}
+
+/// A partition scan's EXPLAIN names: its alias, the parent's when the plan refers to
+/// it, and that outputs are qualified (see `instrument::explain`).
+pub(crate) fn explain_scan_name(e: &mut ExplainNode, name: Option<&crate::plan::ScanName>) {
+    if let Some(n) = name {
+        e.set_alias(n.alias.clone());
+        e.details.push(("Qualify".into(), String::new()));
+        if let Some(p) = &n.parent {
+            e.details.push(("Parent".into(), p.clone()));
+        }
+    }
 }
 
 /// The EXPLAIN view of a state tree, with each node's current counters.

@@ -32,7 +32,9 @@ use super::{copy_row, ExecNode, ExecStatus};
 use crate::estate::{EState, ExecError, ExecResult, RemoteCommand};
 use crate::exec_async::{exec_async_request_done, exec_async_request_pending, AsyncState, WaitContext};
 use crate::instrument::ExplainNode;
-use crate::plan::{deparse_remote_query, ForeignScanPlan, RemoteQuery, RemoteTarget};
+use crate::plan::{
+    deparse_remote_query, quote_identifier, ForeignScanPlan, RemoteQuery, RemoteTarget, ScanName, REMOTE_SCHEMA,
+};
 use crate::remote::{PendingAreq, Proto, QueryResult, QueryRole, Ticket};
 use crate::types::Datum;
 
@@ -52,6 +54,11 @@ pub struct ForeignScanState {
     sql: String,
     /// EXPLAIN VERBOSE's Output: the remote query's target list.
     output: Vec<String>,
+    /// How EXPLAIN names the scan of a partition.
+    name: Option<ScanName>,
+    /// Aggregates are pushed down: EXPLAIN prints an upper-relation scan
+    /// ("Foreign Scan", `Relations: Aggregate on (…)`), as postgres_fdw does.
+    upper: bool,
     fetch_size: usize,
     /// postgres_fdw's `fsstate->async_capable`: an async-aware parent drives this scan
     /// with requests (EXPLAIN's "Async Foreign Scan").
@@ -89,6 +96,8 @@ impl ForeignScanState {
             conn,
             sql: deparse_remote_query(&plan.remote),
             output: plan.remote.targets.iter().map(|t| target_name(&plan.remote, t)).collect(),
+            name: plan.alias.clone(),
+            upper: plan.remote.targets.iter().any(|t| matches!(t, RemoteTarget::Agg(..))),
             fetch_size,
             async_capable: false,
             server_async,
@@ -369,10 +378,32 @@ impl ExecNode for ForeignScanState {
     fn explain(&self, e: &mut ExplainNode) {
         e.node_type = "Foreign Scan".into();
         e.async_capable = self.async_capable;
+        if self.upper {
+            // An upper relation: no "on rel" in the title; columns named after the
+            // base relation's alias, pushed aggregates in parentheses.
+            let alias = self.name.as_ref().map_or(self.relation.as_str(), |n| n.alias.as_str());
+            for o in &self.output {
+                e.push_output(if o.starts_with('(') {
+                    o.clone()
+                } else {
+                    format!("{}.{}", quote_identifier(alias), quote_identifier(o))
+                });
+            }
+            let rel = if alias == self.relation {
+                format!("{REMOTE_SCHEMA}.{}", quote_identifier(&self.relation))
+            } else {
+                format!("{REMOTE_SCHEMA}.{} {}", quote_identifier(&self.relation), quote_identifier(alias))
+            };
+            e.details.push(("Server".into(), self.server.clone()));
+            e.details.push(("Relations".into(), format!("Aggregate on ({rel})")));
+            e.details.push(("Remote SQL".into(), self.sql.clone()));
+            return;
+        }
         e.relation = Some(self.relation.clone());
         for o in &self.output {
             e.push_output(o.clone());
         }
+        super::explain_scan_name(e, self.name.as_ref());
         e.details.push(("Server".into(), self.server.clone()));
         e.details.push(("Remote SQL".into(), self.sql.clone()));
     }

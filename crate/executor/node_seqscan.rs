@@ -7,6 +7,7 @@
 use super::{copy_row, ExecNode, ExecStatus, InitContext};
 use crate::estate::{EState, ExecResult};
 use crate::instrument::ExplainNode;
+use crate::plan::ScanName;
 use crate::types::{Column, Datum, Table};
 use std::rc::Rc;
 
@@ -17,9 +18,16 @@ pub struct SeqScanState {
     projection: Option<Vec<usize>>,
     next_row: usize,
     slot: Vec<Datum>,
+    /// How EXPLAIN names the scan of a partition.
+    name: Option<ScanName>,
 }
 
 impl SeqScanState {
+    pub fn named(mut self, name: Option<ScanName>) -> SeqScanState {
+        self.name = name;
+        self
+    }
+
     pub fn init(name: &str, columns: &[Column], ctx: &InitContext) -> Result<SeqScanState, String> {
         let table = ctx.catalog.get(name).ok_or_else(|| format!("relation \"{name}\" does not exist"))?.clone();
         let wanted = columns
@@ -32,7 +40,7 @@ impl SeqScanState {
             .collect::<Result<Vec<usize>, String>>()?;
         let projection = (wanted != (0..table.ncols()).collect::<Vec<_>>()).then_some(wanted);
         let slot = Vec::with_capacity(table.ncols());
-        Ok(SeqScanState { table, projection, next_row: 0, slot })
+        Ok(SeqScanState { table, projection, next_row: 0, slot, name: None })
     }
 }
 
@@ -65,5 +73,10 @@ impl ExecNode for SeqScanState {
     fn explain(&self, e: &mut ExplainNode) {
         e.node_type = "Seq Scan".into();
         e.relation = Some(self.table.name.clone());
+        match &self.projection {
+            None => self.table.columns.iter().for_each(|c| e.push_output(c.name.clone())),
+            Some(cols) => cols.iter().for_each(|&c| e.push_output(self.table.columns[c].name.clone())),
+        }
+        super::explain_scan_name(e, self.name.as_ref());
     }
 }

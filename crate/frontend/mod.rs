@@ -1,1 +1,71 @@
+//! The SQL front end of the coordinator: scenario files, their statements, the
+//! catalog they build, and the planner that turns a SELECT into a [`Plan`] the
+//! executor runs.
+//!
+//! A scenario file ([`script`]) holds SQL for the coordinator and for each shard,
+//! in the order the seeds' own scripts run them ("s2 instance: …"), then the query.
+//! Running it:
+//!
+//! 1. every section's statements are parsed ([`statement`]) with sqlparser's
+//!    PostgreSQL dialect; what sqlparser lacks (`CREATE SERVER`, `CREATE FOREIGN
+//!    TABLE`, `PARTITION OF … FOR VALUES …`, `ATTACH PARTITION`, `ANALYZE`, …) is
+//!    parsed here with sqlparser's own tokenizer and parser primitives;
+//! 2. statements run against a [`catalog::Cluster`]: the coordinator and one node per
+//!    shard, each with its relations; rows inserted through a partitioned table go to
+//!    the partition PostgreSQL would pick, and rows for a foreign table go to its
+//!    server's shard;
+//! 3. the query is planned ([`planner`]) as PostgreSQL 15 plans it for the cases the
+//!    sandbox supports: Append over partitions, partition pruning, WHERE / ORDER BY /
+//!    LIMIT pushed into foreign scans where postgres_fdw pushes them, MergeAppend,
+//!    aggregation above the Append or per partition (partitionwise aggregate);
+//! 4. [`SqlScenario::scenario`] gives the executor's [`Scenario`]: the plan, the
+//!    coordinator's local tables and a simulated shard per server.
+//!
+//! Errors carry the line and column in the scenario file ([`FrontError`]); nothing
+//! here panics on any input.
+
+pub mod catalog;
+pub mod eval;
 pub mod pgfuncs;
+pub mod planner;
+pub mod script;
+pub mod statement;
+
+use std::fmt;
+
+pub use script::SqlScenario;
+
+/// An error in a scenario file: PostgreSQL's wording where PostgreSQL has one, and
+/// where it is (1-based line and column of the file; 0 when unknown).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct FrontError {
+    pub message: String,
+    pub line: usize,
+    pub column: usize,
+}
+
+impl FrontError {
+    pub fn new(message: impl Into<String>, line: usize, column: usize) -> FrontError {
+        FrontError { message: message.into(), line, column }
+    }
+    /// An error at a sqlparser location.
+    pub fn at(message: impl Into<String>, loc: sqlparser::tokenizer::Location) -> FrontError {
+        FrontError::new(message, loc.line as usize, loc.column as usize)
+    }
+    /// A construct the sandbox does not run, named.
+    pub fn unsupported(what: impl fmt::Display, loc: sqlparser::tokenizer::Location) -> FrontError {
+        FrontError::at(format!("not supported by the sandbox: {what}"), loc)
+    }
+}
+
+impl fmt::Display for FrontError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.line > 0 {
+            write!(f, "line {}, column {}: {}", self.line, self.column, self.message)
+        } else {
+            write!(f, "{}", self.message)
+        }
+    }
+}
+
+impl std::error::Error for FrontError {}

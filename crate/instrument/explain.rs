@@ -186,10 +186,37 @@ fn resolve_outputs(n: &ExplainNode, prefix: bool) -> Outputs {
         own.iter().map(|c| substitute(c, input)).collect()
     } else if n.node_type == "Hash Join" {
         children.iter().flat_map(|c| c.cols.iter().cloned()).collect()
+    } else if let Some((alias, parent)) = partition_parent(n) {
+        // An Append over a partitioned table's partitions returns the parent's rows.
+        let from = format!("{}.", quote_identifier(&alias));
+        let to = format!("{}.", quote_identifier(&parent));
+        children.first().map(|c| c.cols.iter().map(|s| s.replacen(&from, &to, 1)).collect()).unwrap_or_default()
     } else {
         children.first().map(|c| c.cols.clone()).unwrap_or_default()
     };
     Outputs { cols, children }
+}
+
+/// For an Append or Merge Append over a partitioned table's partitions: its first
+/// scan's alias and the parent's name.
+fn partition_parent(n: &ExplainNode) -> Option<(String, String)> {
+    if !matches!(n.node_type.as_str(), "Append" | "Merge Append") {
+        return None;
+    }
+    let mut c = n.children.first()?;
+    while !c.is_scan() {
+        c = c.children.first()?;
+    }
+    Some((c.alias()?.to_string(), c.detail("Parent")?.to_string()))
+}
+
+/// Whether output columns are qualified: PostgreSQL qualifies them when its range
+/// table has more than one entry (several relations, or a partitioned table).
+fn qualified(n: &ExplainNode) -> bool {
+    fn any_qualify(n: &ExplainNode) -> bool {
+        n.detail("Qualify").is_some() || n.children.iter().any(any_qualify)
+    }
+    several_relations(n) || any_qualify(n)
 }
 
 /// Does the plan read more than one relation? (PostgreSQL qualifies column names in
@@ -208,11 +235,16 @@ fn shows_output(n: &ExplainNode) -> bool {
 
 /// The properties PostgreSQL prints for a node, in order, with `$N` resolved.
 fn properties(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions) -> Vec<(String, String)> {
-    let input = o.children.first().map(|c| c.cols.as_slice()).unwrap_or(&[]);
+    // A Merge Append's keys name its own output (the partitioned parent's columns).
+    let input = if n.node_type == "Merge Append" {
+        o.cols.as_slice()
+    } else {
+        o.children.first().map(|c| c.cols.as_slice()).unwrap_or(&[])
+    };
     n.details
         .iter()
         .filter(|(k, _)| match k.as_str() {
-            "Output" | "Schema" | "Alias" | "Server" => false,
+            "Output" | "Schema" | "Alias" | "Server" | "Qualify" | "Parent" => false,
             "Remote SQL" | "Relations" => opts.verbose,
             _ => true,
         })
@@ -304,7 +336,7 @@ fn write_text(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions, depth: usize,
 /// PostgreSQL's TEXT format with the given options, then `Planning Time:` and
 /// `Execution Time:`.
 pub fn explain_text_with(root: &ExplainNode, opts: &ExplainOptions, planning_ns: u64, execution_ns: u64) -> String {
-    let outputs = resolve_outputs(root, several_relations(root));
+    let outputs = resolve_outputs(root, qualified(root));
     let mut out = String::new();
     write_text(root, &outputs, opts, 0, &mut out);
     out.push_str(&format!("Planning Time: {:.3} ms\n", ms(planning_ns)));
@@ -497,7 +529,7 @@ fn json_node(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions) -> J {
 }
 
 fn json_doc(root: &ExplainNode, opts: &ExplainOptions, planning_ns: u64, execution_ns: u64) -> J {
-    let outputs = resolve_outputs(root, several_relations(root));
+    let outputs = resolve_outputs(root, qualified(root));
     J::Arr(vec![J::Obj(vec![
         ("Plan".into(), json_node(root, &outputs, opts)),
         ("Planning Time".into(), time3(ms(planning_ns))),

@@ -299,6 +299,19 @@ pub struct ForeignScanPlan {
     pub relation: String,
     pub server: String,
     pub remote: RemoteQuery,
+    /// How EXPLAIN names the scan, when it reads a partition (see [`ScanName`]).
+    pub alias: Option<ScanName>,
+}
+
+/// The names PostgreSQL's EXPLAIN gives a partition's scan: its range-table alias
+/// (`players_1`) and, when the plan refers to the partitioned parent (an Append over
+/// its partitions), the parent's (`players`), which the Append's output carries.
+/// Output columns are then qualified, as PostgreSQL does with several range-table
+/// entries.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ScanName {
+    pub alias: String,
+    pub parent: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -314,6 +327,8 @@ pub enum Plan {
         table: String,
         #[serde(skip)]
         columns: Vec<Column>,
+        /// How EXPLAIN names the scan of a partition.
+        alias: Option<ScanName>,
     },
     /// Reads a table in the order of its index on `column` (backwards when `desc`).
     IndexScan {

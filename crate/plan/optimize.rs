@@ -9,7 +9,7 @@ pub fn use_indexes(plan: Plan, catalog: &Catalog) -> Plan {
     match plan {
         Plan::Sort { child, keys } => {
             let child = use_indexes(*child, catalog);
-            if let (Plan::SeqScan { table, columns }, [key]) = (&child, keys.as_slice()) {
+            if let (Plan::SeqScan { table, columns, .. }, [key]) = (&child, keys.as_slice()) {
                 if let Expr::Col(c) = key.expr {
                     if catalog.get(table).is_some_and(|t| t.index_on(c).is_some()) {
                         return Plan::IndexScan {

@@ -128,6 +128,14 @@ pub fn parse_shard_sql(sql: &str, catalog: &Catalog) -> Result<Vec<ShardStatemen
         .collect()
 }
 
+/// Plans a single-table SELECT already parsed from `sql` against `catalog` (the
+/// coordinator's front end plans its logical query with the shard planner, over a
+/// catalog holding the one relation it reads; positions refer to `sql`).
+pub fn plan_select(query: &ast::Query, sql: &str, catalog: &Catalog) -> Result<(Plan, Vec<Column>), SqlError> {
+    let src = Source::tokenize(sql, &PostgreSqlDialect {})?;
+    select::plan_query(query, &src, catalog)
+}
+
 /// A statement parsed but not yet planned.
 enum Parsed {
     /// PostgreSQL's `ABORT [TRANSACTION | WORK]` (ROLLBACK), which sqlparser lacks.

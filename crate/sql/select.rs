@@ -42,7 +42,7 @@ pub(super) fn plan_query(q: &Query, src: &Source, catalog: &Catalog) -> Result<(
     let order_by: &[OrderByExpr] = q.order_by.as_ref().map_or(&[], |o| o.exprs.as_slice());
     let (count, offset) = limit_and_offset(q, src)?;
 
-    let mut plan = Plan::SeqScan { table: rel.table.clone(), columns: rel.columns.clone() };
+    let mut plan = Plan::SeqScan { table: rel.table.clone(), columns: rel.columns.clone(), alias: None };
     if let Some(condition) = &select.selection {
         let filter = planner.plan(condition, &mut Scope::Rows { no_agg: NO_AGG_IN_WHERE })?;
         plan = Plan::Result { child: Box::new(plan), filter: Some(filter), targets: None };

@@ -1,0 +1,910 @@
+//! The databases a scenario file builds, and its DDL and INSERTs run against them.
+//!
+//! A [`Cluster`] is the coordinator and one node per shard, each a [`Node`] with its
+//! relations: plain tables (rows held in a [`Table`]), partitioned tables (a key and
+//! their partitions), and foreign tables (a server and the remote table's name).
+//! A foreign server is one of the scenario's shards, found by its name: `CREATE
+//! SERVER s2 …` is the shard of the `-- @shard s2` section; its `host`, `port` and
+//! `dbname` options are kept (a live run reaches the shard through the relay by name).
+//!
+//! Routing an inserted row follows PostgreSQL: a partitioned table hands it to the
+//! partition whose bound holds its key (hash partitions by PostgreSQL's own hash
+//! functions, [`pgfuncs`]), else to the default partition, else fails with
+//! PostgreSQL's message; a foreign table hands it to its shard's table, counted in
+//! batches of the server's or table's `batch_size` (postgres_fdw's option, default 1).
+
+use sqlparser::ast::{self, ColumnDef, Ident, ObjectName};
+use sqlparser::tokenizer::Location;
+
+use super::eval::{self, Env, EvalContext, Val};
+use super::pgfuncs;
+use super::statement::{BoundSpec, ForeignSpec, Located, PartitionBy, RangeDatum, SqlType, Stmt, Strategy};
+use super::FrontError;
+use crate::types::{Column, Datum, Table};
+
+/// The most rows a scenario file may insert in all (as `scenario::MAX_TOTAL_ROWS`).
+pub const MAX_ROWS: usize = crate::scenario::MAX_TOTAL_ROWS;
+
+#[derive(Clone, Debug)]
+pub struct ColumnInfo {
+    pub name: String,
+    pub ty: SqlType,
+}
+
+/// A partition's bound, with its values evaluated.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Bound {
+    Hash { modulus: u64, remainder: u64 },
+    List(Vec<Datum>),
+    Range { from: Vec<RangeValue>, to: Vec<RangeValue> },
+    Default,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum RangeValue {
+    Min,
+    Max,
+    Value(Datum),
+}
+
+#[derive(Clone, Debug)]
+pub enum RelKind {
+    Table(Table),
+    Partitioned { strategy: Strategy, key: Vec<usize>, partitions: Vec<String> },
+    Foreign { server: String, remote_schema: String, remote_table: String, options: Vec<(String, String)> },
+}
+
+#[derive(Clone, Debug)]
+pub struct Relation {
+    pub name: String,
+    pub columns: Vec<ColumnInfo>,
+    pub kind: RelKind,
+    /// The parent and this partition's bound, for a partition.
+    pub partition_of: Option<(String, Bound)>,
+    /// Indexed columns (a plain table's are also in its `Table`).
+    pub indexes: Vec<usize>,
+    /// Rows sent to a foreign table and the batches they went in.
+    pub rows_sent: usize,
+    pub batches_sent: usize,
+}
+
+impl Relation {
+    pub fn columns(&self) -> Vec<Column> {
+        self.columns.iter().map(|c| Column::new(&c.name, c.ty.col_type())).collect()
+    }
+    pub fn column_index(&self, name: &str) -> Option<usize> {
+        self.columns.iter().position(|c| c.name == name)
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Server {
+    pub name: String,
+    pub options: Vec<(String, String)>,
+}
+
+impl Server {
+    pub fn option(&self, key: &str) -> Option<&str> {
+        self.options.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+    }
+}
+
+/// One database: the coordinator or a shard.
+#[derive(Clone, Debug)]
+pub struct Node {
+    pub name: String,
+    pub relations: Vec<Relation>,
+    pub servers: Vec<Server>,
+    /// `SET name = value`, lower-case names.
+    pub settings: Vec<(String, String)>,
+    pub random: pgfuncs::PgRandom,
+}
+
+impl Node {
+    pub fn new(name: &str) -> Node {
+        Node {
+            name: name.into(),
+            relations: vec![],
+            servers: vec![],
+            settings: vec![],
+            random: pgfuncs::PgRandom::new(),
+        }
+    }
+    pub fn relation(&self, name: &str) -> Option<&Relation> {
+        self.relations.iter().find(|r| r.name == name)
+    }
+    fn relation_mut(&mut self, name: &str) -> Option<&mut Relation> {
+        self.relations.iter_mut().find(|r| r.name == name)
+    }
+    pub fn setting(&self, name: &str) -> Option<&str> {
+        self.settings.iter().rev().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+    }
+    /// A boolean GUC as PostgreSQL reads it.
+    pub fn setting_on(&self, name: &str, default: bool) -> bool {
+        match self.setting(name) {
+            Some(v) => matches!(v, "on" | "true" | "yes" | "1" | "t"),
+            None => default,
+        }
+    }
+    pub fn server(&self, name: &str) -> Option<&Server> {
+        self.servers.iter().find(|s| s.name == name)
+    }
+}
+
+/// The coordinator (node 0) and the shards.
+#[derive(Clone, Debug)]
+pub struct Cluster {
+    pub nodes: Vec<Node>,
+    pub total_rows: usize,
+    /// The most rows the scripts may insert in all ([`MAX_ROWS`] unless lowered).
+    pub max_rows: usize,
+}
+
+/// Name of a relation as written (`public.t` or `t`), folded as PostgreSQL folds it.
+pub fn relation_name(name: &ObjectName) -> Result<String, String> {
+    let parts: Vec<String> = name.0.iter().map(ident).collect();
+    match parts.as_slice() {
+        [t] => Ok(t.clone()),
+        [s, t] if s == "public" => Ok(t.clone()),
+        _ => Err(format!("relation \"{}\" does not exist", parts.join("."))),
+    }
+}
+
+pub fn ident(i: &Ident) -> String {
+    if i.quote_style.is_some() {
+        i.value.clone()
+    } else {
+        i.value.to_lowercase()
+    }
+}
+
+fn object_at(name: &ObjectName) -> Location {
+    name.0.first().map(|i| i.span.start).unwrap_or(Location { line: 0, column: 0 })
+}
+
+impl Cluster {
+    pub fn new(shards: &[String]) -> Cluster {
+        let mut nodes = vec![Node::new("coordinator")];
+        nodes.extend(shards.iter().map(|s| Node::new(s)));
+        Cluster { nodes, total_rows: 0, max_rows: MAX_ROWS }
+    }
+
+    /// Indexes are built from the rows (`Table::create_index`), so rows inserted after
+    /// `CREATE INDEX` need the index built again; done once, after the setup.
+    pub fn rebuild_indexes(&mut self) {
+        for node in &mut self.nodes {
+            for r in &mut node.relations {
+                if let RelKind::Table(t) = &mut r.kind {
+                    let cols: Vec<usize> = t.indexes.iter().map(|i| i.column).collect();
+                    for c in cols {
+                        t.create_index(c);
+                    }
+                }
+            }
+        }
+    }
+
+    pub fn node_index(&self, name: &str) -> Option<usize> {
+        self.nodes.iter().position(|n| n.name == name)
+    }
+
+    pub fn coordinator(&self) -> &Node {
+        &self.nodes[0]
+    }
+
+    /// Runs one statement on node `n`. SELECT and EXPLAIN are the planner's; here they
+    /// are errors, except a SELECT without FROM (`SELECT setseed(…)`), evaluated.
+    pub fn execute(&mut self, n: usize, s: &Located) -> Result<Option<Vec<Val>>, FrontError> {
+        let at = s.at;
+        match &s.stmt {
+            Stmt::Accepted(_) => Ok(None),
+            Stmt::CreateServer { name, options, .. } => self.create_server(n, name, options).map(|_| None),
+            Stmt::CreateTable { name, columns, partition_by, foreign } => {
+                self.create_table(n, name, columns, partition_by.as_ref(), foreign.as_ref()).map(|_| None)
+            }
+            Stmt::CreatePartition { name, parent, bound, partition_by, foreign } => {
+                self.create_partition(n, name, parent, bound, partition_by.as_ref(), foreign.as_ref(), at).map(|_| None)
+            }
+            Stmt::AttachPartition { parent, name, bound } => self.attach(n, parent, name, bound, at).map(|_| None),
+            Stmt::CreateIndex { table, columns } => self.create_index(n, table, columns).map(|_| None),
+            Stmt::Insert { table, columns, source } => self.insert(n, table, columns, source, at).map(|_| None),
+            Stmt::Set { name, value } => {
+                self.nodes[n].settings.push((name.clone(), value.clone()));
+                Ok(None)
+            }
+            Stmt::Select(q) => self.select_constant(n, q, at).map(Some),
+            Stmt::Explain { .. } => Err(FrontError::at("EXPLAIN runs in the query section (-- @query)", at)),
+        }
+    }
+
+    fn create_server(&mut self, n: usize, name: &Ident, options: &[(String, String)]) -> Result<(), FrontError> {
+        let node = &mut self.nodes[n];
+        let server = ident(name);
+        if node.server(&server).is_some() {
+            return Err(FrontError::at(format!("server \"{server}\" already exists"), name.span.start));
+        }
+        for (k, v) in options {
+            check_server_option(k, v).map_err(|m| FrontError::at(m, name.span.start))?;
+        }
+        node.servers.push(Server { name: server, options: options.to_vec() });
+        Ok(())
+    }
+
+    fn new_relation_name(&self, n: usize, name: &ObjectName) -> Result<String, FrontError> {
+        let rel = relation_name(name).map_err(|m| FrontError::at(m, object_at(name)))?;
+        if self.nodes[n].relation(&rel).is_some() {
+            return Err(FrontError::at(format!("relation \"{rel}\" already exists"), object_at(name)));
+        }
+        Ok(rel)
+    }
+
+    fn create_table(
+        &mut self,
+        n: usize,
+        name: &ObjectName,
+        defs: &[ColumnDef],
+        partition_by: Option<&PartitionBy>,
+        foreign: Option<&ForeignSpec>,
+    ) -> Result<(), FrontError> {
+        let rel = self.new_relation_name(n, name)?;
+        let mut columns = Vec::new();
+        for d in defs {
+            let cname = ident(&d.name);
+            if columns.iter().any(|c: &ColumnInfo| c.name == cname) {
+                return Err(FrontError::at(format!("column \"{cname}\" specified more than once"), d.name.span.start));
+            }
+            columns.push(ColumnInfo { name: cname, ty: SqlType::from_ast(&d.data_type, d.name.span.start)? });
+        }
+        let kind = self.relation_kind(n, &rel, &columns, partition_by, foreign)?;
+        self.nodes[n].relations.push(Relation {
+            name: rel,
+            columns,
+            kind,
+            partition_of: None,
+            indexes: vec![],
+            rows_sent: 0,
+            batches_sent: 0,
+        });
+        Ok(())
+    }
+
+    fn relation_kind(
+        &self,
+        n: usize,
+        rel: &str,
+        columns: &[ColumnInfo],
+        partition_by: Option<&PartitionBy>,
+        foreign: Option<&ForeignSpec>,
+    ) -> Result<RelKind, FrontError> {
+        if let Some(f) = foreign {
+            let server = ident(&f.server);
+            if self.nodes[n].server(&server).is_none() {
+                return Err(FrontError::at(format!("server \"{server}\" does not exist"), f.server.span.start));
+            }
+            let option = |k: &str| f.options.iter().find(|(key, _)| key == k).map(|(_, v)| v.clone());
+            for (k, v) in &f.options {
+                check_table_option(k, v).map_err(|m| FrontError::at(m, f.server.span.start))?;
+            }
+            return Ok(RelKind::Foreign {
+                server,
+                remote_schema: option("schema_name").unwrap_or_else(|| "public".into()),
+                remote_table: option("table_name").unwrap_or_else(|| rel.to_string()),
+                options: f.options.clone(),
+            });
+        }
+        if let Some(pb) = partition_by {
+            let mut key = Vec::new();
+            for c in &pb.columns {
+                let name = ident(c);
+                let i = columns.iter().position(|x| x.name == name).ok_or_else(|| {
+                    FrontError::at(format!("column \"{name}\" named in partition key does not exist"), c.span.start)
+                })?;
+                key.push(i);
+            }
+            if pb.strategy == Strategy::List && key.len() != 1 {
+                return Err(FrontError::at("cannot use \"list\" partition strategy with more than one column", pb.at));
+            }
+            return Ok(RelKind::Partitioned { strategy: pb.strategy, key, partitions: vec![] });
+        }
+        let cols: Vec<Column> = columns.iter().map(|c| Column::new(&c.name, c.ty.col_type())).collect();
+        Ok(RelKind::Table(Table::new(rel, cols)))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn create_partition(
+        &mut self,
+        n: usize,
+        name: &ObjectName,
+        parent: &ObjectName,
+        bound: &BoundSpec,
+        partition_by: Option<&PartitionBy>,
+        foreign: Option<&ForeignSpec>,
+        at: Location,
+    ) -> Result<(), FrontError> {
+        let rel = self.new_relation_name(n, name)?;
+        let parent_name = relation_name(parent).map_err(|m| FrontError::at(m, object_at(parent)))?;
+        let Some(p) = self.nodes[n].relation(&parent_name) else {
+            return Err(FrontError::at(format!("relation \"{parent_name}\" does not exist"), object_at(parent)));
+        };
+        let columns = p.columns.clone();
+        let kind = self.relation_kind(n, &rel, &columns, partition_by, foreign)?;
+        self.nodes[n].relations.push(Relation {
+            name: rel.clone(),
+            columns,
+            kind,
+            partition_of: None,
+            indexes: vec![],
+            rows_sent: 0,
+            batches_sent: 0,
+        });
+        self.attach_named(n, &parent_name, &rel, bound, at)
+    }
+
+    fn attach(
+        &mut self,
+        n: usize,
+        parent: &ObjectName,
+        name: &ObjectName,
+        bound: &BoundSpec,
+        at: Location,
+    ) -> Result<(), FrontError> {
+        let parent_name = relation_name(parent).map_err(|m| FrontError::at(m, object_at(parent)))?;
+        let rel = relation_name(name).map_err(|m| FrontError::at(m, object_at(name)))?;
+        let node = &self.nodes[n];
+        let (Some(p), Some(child)) = (node.relation(&parent_name), node.relation(&rel)) else {
+            let missing = if node.relation(&parent_name).is_none() { &parent_name } else { &rel };
+            return Err(FrontError::at(format!("relation \"{missing}\" does not exist"), at));
+        };
+        // PostgreSQL requires the same columns (by name and type) in any order; the
+        // sandbox keeps rows in the parent's order, so it asks for the same order.
+        let same = p.columns.len() == child.columns.len()
+            && p.columns.iter().zip(&child.columns).all(|(a, b)| a.name == b.name && a.ty == b.ty);
+        if !same {
+            return Err(FrontError::at(
+                format!("table \"{rel}\" must have the same columns, in the same order, as the partitioned table \"{parent_name}\""),
+                at,
+            ));
+        }
+        if child.partition_of.is_some() {
+            return Err(FrontError::at(format!("\"{rel}\" is already a partition"), at));
+        }
+        if let RelKind::Table(t) = &child.kind {
+            let t = t.clone();
+            if t.nrows() > 0 {
+                let bound = self.bound(n, &parent_name, bound, at)?;
+                for i in 0..t.nrows() {
+                    if !self.row_fits(n, &parent_name, &bound, t.row(i)) {
+                        return Err(FrontError::at(
+                            format!("partition constraint of relation \"{rel}\" is violated by some row"),
+                            at,
+                        ));
+                    }
+                }
+            }
+        }
+        self.attach_named(n, &parent_name, &rel, bound, at)
+    }
+
+    fn attach_named(
+        &mut self,
+        n: usize,
+        parent: &str,
+        rel: &str,
+        bound: &BoundSpec,
+        at: Location,
+    ) -> Result<(), FrontError> {
+        let b = self.bound(n, parent, bound, at)?;
+        let node = &mut self.nodes[n];
+        let siblings: Vec<Bound> = match &node.relation(parent).map(|p| &p.kind) {
+            Some(RelKind::Partitioned { partitions, .. }) => partitions
+                .iter()
+                .filter_map(|c| node.relation(c).and_then(|r| r.partition_of.as_ref().map(|(_, b)| b.clone())))
+                .collect(),
+            _ => return Err(FrontError::at(format!("table \"{parent}\" is not partitioned"), at)),
+        };
+        if b == Bound::Default && siblings.contains(&Bound::Default) {
+            return Err(FrontError::at(format!("partition \"{rel}\" conflicts with existing default partition"), at));
+        }
+        if let Some(overlap) = siblings.iter().find(|s| overlaps(s, &b)) {
+            let _ = overlap;
+            return Err(FrontError::at(format!("partition \"{rel}\" would overlap another partition"), at));
+        }
+        if let Some(RelKind::Partitioned { partitions, .. }) = node.relation_mut(parent).map(|p| &mut p.kind) {
+            partitions.push(rel.to_string());
+        }
+        if let Some(r) = node.relation_mut(rel) {
+            r.partition_of = Some((parent.to_string(), b));
+        }
+        Ok(())
+    }
+
+    /// A bound with its values evaluated and checked against the parent's strategy.
+    fn bound(&mut self, n: usize, parent: &str, spec: &BoundSpec, at: Location) -> Result<Bound, FrontError> {
+        let Some(RelKind::Partitioned { strategy, key, .. }) = self.nodes[n].relation(parent).map(|p| p.kind.clone())
+        else {
+            return Err(FrontError::at(format!("table \"{parent}\" is not partitioned"), at));
+        };
+        let key_types: Vec<SqlType> = {
+            let p = self.nodes[n].relation(parent).expect("checked above");
+            key.iter().map(|&i| p.columns[i].ty).collect()
+        };
+        let wrong = |s: &str| FrontError::at(format!("invalid bound specification for a {s} partition"), at);
+        let value = |e: &ast::Expr, ty: SqlType, node: &mut Node| -> Result<Datum, FrontError> {
+            let mut cx = EvalContext { random: &mut node.random };
+            let v = eval::eval(e, &Env::EMPTY, &mut cx)?;
+            eval::cast(v, ty, at)
+        };
+        let node = &mut self.nodes[n];
+        Ok(match (spec, strategy) {
+            (BoundSpec::Default, Strategy::Hash) => {
+                return Err(FrontError::at("a hash-partitioned table may not have a default partition", at))
+            }
+            (BoundSpec::Default, _) => Bound::Default,
+            (BoundSpec::Hash { modulus, remainder }, Strategy::Hash) => {
+                Bound::Hash { modulus: *modulus, remainder: *remainder }
+            }
+            (BoundSpec::Hash { .. }, _) => return Err(wrong("hash")),
+            (BoundSpec::List(values), Strategy::List) => {
+                Bound::List(values.iter().map(|e| value(e, key_types[0], node)).collect::<Result<_, _>>()?)
+            }
+            (BoundSpec::List(_), _) => return Err(wrong("list")),
+            (BoundSpec::Range { from, to }, Strategy::Range) => {
+                if from.len() != key.len() || to.len() != key.len() {
+                    return Err(FrontError::at(
+                        "FROM and TO must specify exactly one value per partitioning column",
+                        at,
+                    ));
+                }
+                let mut conv = |v: &[RangeDatum]| -> Result<Vec<RangeValue>, FrontError> {
+                    v.iter()
+                        .zip(&key_types)
+                        .map(|(d, ty)| match d {
+                            RangeDatum::MinValue => Ok(RangeValue::Min),
+                            RangeDatum::MaxValue => Ok(RangeValue::Max),
+                            RangeDatum::Value(e) => value(e, *ty, node).map(RangeValue::Value),
+                        })
+                        .collect()
+                };
+                let b = Bound::Range { from: conv(from)?, to: conv(to)? };
+                if let Bound::Range { from, to } = &b {
+                    if range_cmp(from, to) != std::cmp::Ordering::Less {
+                        return Err(FrontError::at("empty range bound specified for partition", at));
+                    }
+                }
+                b
+            }
+            (BoundSpec::Range { .. }, _) => return Err(wrong("range")),
+        })
+    }
+
+    fn create_index(&mut self, n: usize, table: &ObjectName, columns: &[ast::Expr]) -> Result<(), FrontError> {
+        let rel = relation_name(table).map_err(|m| FrontError::at(m, object_at(table)))?;
+        let node = &mut self.nodes[n];
+        let Some(r) = node.relation_mut(&rel) else {
+            return Err(FrontError::at(format!("relation \"{rel}\" does not exist"), object_at(table)));
+        };
+        let [ast::Expr::Identifier(col)] = columns else {
+            return Err(FrontError::unsupported("an index on anything but one column", object_at(table)));
+        };
+        let cname = ident(col);
+        let Some(i) = r.column_index(&cname) else {
+            return Err(FrontError::at(format!("column \"{cname}\" does not exist"), col.span.start));
+        };
+        if !r.indexes.contains(&i) {
+            r.indexes.push(i);
+        }
+        // A partitioned table's index is created on each partition, as PostgreSQL does.
+        let parts = match &mut r.kind {
+            RelKind::Table(t) => {
+                t.create_index(i);
+                vec![]
+            }
+            RelKind::Partitioned { partitions, .. } => partitions.clone(),
+            RelKind::Foreign { .. } => {
+                return Err(FrontError::at(format!("cannot create index on foreign table \"{rel}\""), object_at(table)))
+            }
+        };
+        for p in parts {
+            if let Some(RelKind::Table(t)) = node.relation_mut(&p).map(|r| &mut r.kind) {
+                t.create_index(i);
+            }
+        }
+        Ok(())
+    }
+
+    /// `SELECT expr, …` without FROM: evaluated here (`SELECT setseed(0.5)`).
+    fn select_constant(&mut self, n: usize, q: &ast::Query, at: Location) -> Result<Vec<Val>, FrontError> {
+        let ast::SetExpr::Select(s) = q.body.as_ref() else {
+            return Err(FrontError::at("a SELECT with FROM runs in the query section (-- @query)", at));
+        };
+        if !s.from.is_empty() || q.order_by.is_some() || q.limit.is_some() {
+            return Err(FrontError::at("a SELECT with FROM runs in the query section (-- @query)", at));
+        }
+        let mut out = Vec::new();
+        for item in &s.projection {
+            match item {
+                ast::SelectItem::UnnamedExpr(e) | ast::SelectItem::ExprWithAlias { expr: e, .. } => {
+                    let mut cx = EvalContext { random: &mut self.nodes[n].random };
+                    out.push(eval::eval(e, &Env::EMPTY, &mut cx)?);
+                }
+                _ => return Err(FrontError::unsupported("* without FROM", at)),
+            }
+        }
+        Ok(out)
+    }
+
+    fn insert(
+        &mut self,
+        n: usize,
+        table: &ObjectName,
+        cols: &[Ident],
+        source: &ast::Query,
+        at: Location,
+    ) -> Result<(), FrontError> {
+        let rel = relation_name(table).map_err(|m| FrontError::at(m, object_at(table)))?;
+        let Some(r) = self.nodes[n].relation(&rel) else {
+            return Err(FrontError::at(format!("relation \"{rel}\" does not exist"), object_at(table)));
+        };
+        let columns = r.columns.clone();
+        // Which target column each value goes to (all, in order, when not listed).
+        let targets: Vec<usize> = if cols.is_empty() {
+            (0..columns.len()).collect()
+        } else {
+            cols.iter()
+                .map(|c| {
+                    let name = ident(c);
+                    columns.iter().position(|x| x.name == name).ok_or_else(|| {
+                        FrontError::at(format!("column \"{name}\" of relation \"{rel}\" does not exist"), c.span.start)
+                    })
+                })
+                .collect::<Result<_, _>>()?
+        };
+        let rows = self.source_rows(n, source, at)?;
+        for vals in rows {
+            if vals.len() > targets.len() {
+                return Err(FrontError::at("INSERT has more expressions than target columns", at));
+            }
+            let mut row = vec![Datum::Null; columns.len()];
+            for (v, &t) in vals.into_iter().zip(&targets) {
+                row[t] = eval::cast(v, columns[t].ty, at)?;
+            }
+            self.total_rows += 1;
+            if self.total_rows > self.max_rows {
+                return Err(FrontError::at(
+                    format!("more than {} rows in all: too many for the sandbox", self.max_rows),
+                    at,
+                ));
+            }
+            self.route(n, &rel, row, at)?;
+        }
+        self.flush_batches(n);
+        Ok(())
+    }
+
+    /// The rows of `VALUES (…), …` or of `SELECT exprs [FROM generate_series(a, b) [alias]]`.
+    fn source_rows(&mut self, n: usize, q: &ast::Query, at: Location) -> Result<Vec<Vec<Val>>, FrontError> {
+        if q.order_by.is_some() || q.limit.is_some() || q.offset.is_some() || q.with.is_some() {
+            return Err(FrontError::unsupported("ORDER BY, LIMIT, OFFSET or WITH in INSERT … SELECT", at));
+        }
+        match q.body.as_ref() {
+            ast::SetExpr::Values(v) => {
+                let mut out = Vec::new();
+                for row in &v.rows {
+                    let mut vals = Vec::new();
+                    for e in row {
+                        let mut cx = EvalContext { random: &mut self.nodes[n].random };
+                        vals.push(eval::eval(e, &Env::EMPTY, &mut cx)?);
+                    }
+                    out.push(vals);
+                }
+                Ok(out)
+            }
+            ast::SetExpr::Select(s) => self.select_rows(n, s, at),
+            _ => Err(FrontError::unsupported("this form of INSERT source", at)),
+        }
+    }
+
+    fn select_rows(&mut self, n: usize, s: &ast::Select, at: Location) -> Result<Vec<Vec<Val>>, FrontError> {
+        if s.selection.is_some() || s.having.is_some() || s.distinct.is_some() {
+            return Err(FrontError::unsupported("WHERE, HAVING or DISTINCT in INSERT … SELECT", at));
+        }
+        if !matches!(&s.group_by, ast::GroupByExpr::Expressions(k, _) if k.is_empty()) {
+            return Err(FrontError::unsupported("GROUP BY in INSERT … SELECT", at));
+        }
+        let (name, range) = match s.from.as_slice() {
+            [] => (String::new(), 0..=0),
+            [from] if from.joins.is_empty() => series(&from.relation, &mut self.nodes[n].random, at)?,
+            _ => return Err(FrontError::unsupported("a join in INSERT … SELECT", at)),
+        };
+        let count = (*range.end() as i128 - *range.start() as i128 + 1).max(0) as u128;
+        if count > self.max_rows as u128 {
+            return Err(FrontError::at(
+                format!("generate_series of {count} rows: more than the sandbox's {}", self.max_rows),
+                at,
+            ));
+        }
+        let count = count as usize;
+        let names = [name];
+        let types = [SqlType::Int4];
+        let mut out = Vec::with_capacity(count);
+        for i in range {
+            let values = [Datum::Int(i)];
+            let env = Env { names: &names, values: &values, types: &types };
+            let mut vals = Vec::with_capacity(s.projection.len());
+            for item in &s.projection {
+                let e = match item {
+                    ast::SelectItem::UnnamedExpr(e) | ast::SelectItem::ExprWithAlias { expr: e, .. } => e,
+                    _ => return Err(FrontError::unsupported("* in INSERT … SELECT", at)),
+                };
+                let mut cx = EvalContext { random: &mut self.nodes[n].random };
+                vals.push(eval::eval(e, &env, &mut cx)?);
+            }
+            out.push(vals);
+        }
+        Ok(out)
+    }
+
+    /// Hands a row to relation `rel` of node `n`, as PostgreSQL's tuple routing does.
+    fn route(&mut self, n: usize, rel: &str, row: Vec<Datum>, at: Location) -> Result<(), FrontError> {
+        let node = &self.nodes[n];
+        let r = node.relation(rel).expect("routing names an existing relation");
+        match &r.kind {
+            RelKind::Table(_) => {
+                if let Some(RelKind::Table(t)) = self.nodes[n].relation_mut(rel).map(|r| &mut r.kind) {
+                    t.push_row(&row);
+                }
+                Ok(())
+            }
+            RelKind::Partitioned { strategy, key, partitions } => {
+                let key_vals: Vec<(SqlType, Datum)> = key.iter().map(|&k| (r.columns[k].ty, row[k].clone())).collect();
+                let target = partitions.iter().find(|p| {
+                    node.relation(p)
+                        .and_then(|c| c.partition_of.as_ref())
+                        .is_some_and(|(_, b)| *b != Bound::Default && bound_holds(*strategy, b, &key_vals))
+                });
+                let target = target.or_else(|| {
+                    partitions.iter().find(|p| {
+                        node.relation(p)
+                            .and_then(|c| c.partition_of.as_ref())
+                            .is_some_and(|(_, b)| *b == Bound::Default)
+                    })
+                });
+                let Some(target) = target.cloned() else {
+                    let names: Vec<&str> = key.iter().map(|&k| r.columns[k].name.as_str()).collect();
+                    let vals: Vec<String> = key_vals.iter().map(|(_, d)| d.to_string()).collect();
+                    return Err(FrontError::at(
+                        format!(
+                            "no partition of relation \"{rel}\" found for row (partition key of the failing row contains ({}) = ({}))",
+                            names.join(", "),
+                            vals.join(", ")
+                        ),
+                        at,
+                    ));
+                };
+                self.route(n, &target, row, at)
+            }
+            RelKind::Foreign { server, remote_table, .. } => {
+                let (server, remote_table) = (server.clone(), remote_table.clone());
+                let shard = self.node_index(&server).ok_or_else(|| {
+                    FrontError::at(
+                        format!(
+                            "server \"{server}\" is not a shard of this scenario (add a section `-- @shard {server}`)"
+                        ),
+                        at,
+                    )
+                })?;
+                let Some(remote) = self.nodes[shard].relation(&remote_table) else {
+                    return Err(FrontError::at(
+                        format!("relation \"public.{remote_table}\" does not exist (on server \"{server}\", for foreign table \"{rel}\")"),
+                        at,
+                    ));
+                };
+                // postgres_fdw's INSERT names the columns: values go by name, and a
+                // column the remote table lacks is the remote server's error.
+                let mut remote_row = vec![Datum::Null; remote.columns.len()];
+                for (c, v) in r.columns.iter().zip(row) {
+                    let Some(i) = remote.column_index(&c.name) else {
+                        return Err(FrontError::at(
+                            format!(
+                                "column \"{}\" of relation \"{remote_table}\" does not exist (on server \"{server}\")",
+                                c.name
+                            ),
+                            at,
+                        ));
+                    };
+                    remote_row[i] = eval::cast(Val { datum: v, ty: Some(c.ty) }, remote.columns[i].ty, at)?;
+                }
+                if let Some(r) = self.nodes[n].relation_mut(rel) {
+                    r.rows_sent += 1;
+                }
+                self.route(shard, &remote_table, remote_row, at)
+            }
+        }
+    }
+
+    /// postgres_fdw sends inserted rows in batches of `batch_size` (default 1).
+    fn flush_batches(&mut self, n: usize) {
+        let servers = self.nodes[n].servers.clone();
+        for r in self.nodes[n].relations.iter_mut() {
+            if let RelKind::Foreign { server, options, .. } = &r.kind {
+                let table = options.iter().find(|(k, _)| k == "batch_size").map(|(_, v)| v.clone());
+                let server =
+                    servers.iter().find(|s| &s.name == server).and_then(|s| s.option("batch_size").map(String::from));
+                let size: usize = table.or(server).and_then(|v| v.parse().ok()).unwrap_or(1).max(1);
+                r.batches_sent = r.rows_sent.div_ceil(size);
+            }
+        }
+    }
+
+    fn row_fits(&self, n: usize, parent: &str, b: &Bound, row: &[Datum]) -> bool {
+        let Some(p) = self.nodes[n].relation(parent) else { return false };
+        let RelKind::Partitioned { strategy, key, .. } = &p.kind else { return false };
+        let key_vals: Vec<(SqlType, Datum)> = key.iter().map(|&k| (p.columns[k].ty, row[k].clone())).collect();
+        *b == Bound::Default || bound_holds(*strategy, b, &key_vals)
+    }
+}
+
+/// `generate_series(a, b) [alias]` in FROM: the column's name and the range.
+fn series(
+    f: &ast::TableFactor,
+    random: &mut pgfuncs::PgRandom,
+    at: Location,
+) -> Result<(String, std::ops::RangeInclusive<i64>), FrontError> {
+    let ast::TableFactor::Table { name, alias, args: Some(args), .. } = f else {
+        return Err(FrontError::unsupported("INSERT … SELECT from a table (only generate_series)", at));
+    };
+    if name.to_string().to_lowercase() != "generate_series" {
+        return Err(FrontError::at(format!("function {name}() is not available in the sandbox"), at));
+    }
+    let mut bounds = Vec::new();
+    for a in &args.args {
+        let ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(e)) = a else {
+            return Err(FrontError::unsupported("this generate_series argument", at));
+        };
+        let mut cx = EvalContext { random };
+        match eval::cast(eval::eval(e, &Env::EMPTY, &mut cx)?, SqlType::Int8, at)? {
+            Datum::Int(i) => bounds.push(i),
+            _ => return Err(FrontError::at("generate_series() bounds must not be NULL", at)),
+        }
+    }
+    let [a, b] = bounds.as_slice() else {
+        return Err(FrontError::unsupported("generate_series with a step", at));
+    };
+    let col = match alias {
+        Some(al) => al.columns.first().map(|c| ident(&c.name)).unwrap_or_else(|| ident(&al.name)),
+        None => "generate_series".into(),
+    };
+    Ok((col, *a..=*b))
+}
+
+/// PostgreSQL's hash of a partition key (`compute_partition_hash_value`), each value
+/// hashed by its column's type.
+pub fn partition_hash(key: &[(SqlType, Datum)]) -> u64 {
+    let numerics: Vec<Option<pgfuncs::Numeric>> = key
+        .iter()
+        .map(|(t, d)| match (t, d) {
+            (SqlType::Numeric, Datum::Int(_) | Datum::Float(_)) => pgfuncs::Numeric::parse(&d.to_string()).ok(),
+            _ => None,
+        })
+        .collect();
+    let values: Vec<pgfuncs::KeyValue> = key
+        .iter()
+        .zip(&numerics)
+        .map(|((t, d), n)| match (t, d, n) {
+            (_, Datum::Null, _) => pgfuncs::KeyValue::Null,
+            (SqlType::Int2, Datum::Int(v), _) => pgfuncs::KeyValue::Int2(*v as i16),
+            (SqlType::Int4, Datum::Int(v), _) => pgfuncs::KeyValue::Int4(*v as i32),
+            (SqlType::Numeric, _, Some(n)) => pgfuncs::KeyValue::Numeric(n),
+            (_, Datum::Int(v), _) => pgfuncs::KeyValue::Int8(*v),
+            (_, Datum::Text(s), _) => pgfuncs::KeyValue::Text(s.as_str()),
+            // float8 keys use hashfloat8extended, which the sandbox lacks: hashed as text.
+            (_, Datum::Float(_), _) => pgfuncs::KeyValue::Null,
+        })
+        .collect();
+    pgfuncs::compute_partition_hash_value(&values)
+}
+
+/// Does the key belong to bound `b` (not Default)?
+fn bound_holds(strategy: Strategy, b: &Bound, key: &[(SqlType, Datum)]) -> bool {
+    match (strategy, b) {
+        (Strategy::Hash, Bound::Hash { modulus, remainder }) => partition_hash(key) % modulus == *remainder,
+        (Strategy::List, Bound::List(values)) => values.iter().any(|v| match (v, &key[0].1) {
+            (Datum::Null, Datum::Null) => true,
+            (Datum::Null, _) | (_, Datum::Null) => false,
+            (a, b) => a == b,
+        }),
+        (Strategy::Range, Bound::Range { from, to }) => {
+            if key.iter().any(|(_, d)| d.is_null()) {
+                return false;
+            }
+            let k: Vec<RangeValue> = key.iter().map(|(_, d)| RangeValue::Value(d.clone())).collect();
+            range_cmp(from, &k) != std::cmp::Ordering::Greater && range_cmp(&k, to) == std::cmp::Ordering::Less
+        }
+        _ => false,
+    }
+}
+
+/// Orders range bounds column by column; MINVALUE/MAXVALUE end the comparison.
+fn range_cmp(a: &[RangeValue], b: &[RangeValue]) -> std::cmp::Ordering {
+    use std::cmp::Ordering::*;
+    for (x, y) in a.iter().zip(b) {
+        let o = match (x, y) {
+            (RangeValue::Min, RangeValue::Min) | (RangeValue::Max, RangeValue::Max) => return Equal,
+            (RangeValue::Min, _) | (_, RangeValue::Max) => return Less,
+            (RangeValue::Max, _) | (_, RangeValue::Min) => return Greater,
+            (RangeValue::Value(p), RangeValue::Value(q)) => p.cmp(q),
+        };
+        if o != Equal {
+            return o;
+        }
+    }
+    Equal
+}
+
+fn overlaps(a: &Bound, b: &Bound) -> bool {
+    match (a, b) {
+        (Bound::Hash { modulus: m1, remainder: r1 }, Bound::Hash { modulus: m2, remainder: r2 }) => {
+            // Moduli must divide one another in PostgreSQL; equal residues overlap.
+            let m = (*m1).min(*m2);
+            r1 % m == r2 % m
+        }
+        (Bound::List(x), Bound::List(y)) => x.iter().any(|v| y.contains(v)),
+        (Bound::Range { from: f1, to: t1 }, Bound::Range { from: f2, to: t2 }) => {
+            range_cmp(f1, t2) == std::cmp::Ordering::Less && range_cmp(f2, t1) == std::cmp::Ordering::Less
+        }
+        _ => false,
+    }
+}
+
+fn check_server_option(k: &str, v: &str) -> Result<(), String> {
+    match k {
+        "host"
+        | "port"
+        | "dbname"
+        | "hostaddr"
+        | "user"
+        | "password"
+        | "application_name"
+        | "sslmode"
+        | "connect_timeout"
+        | "updatable"
+        | "truncatable"
+        | "extensions"
+        | "use_remote_estimate"
+        | "fdw_startup_cost"
+        | "fdw_tuple_cost"
+        | "keep_connections"
+        | "analyze_sampling" => Ok(()),
+        "async_capable" | "parallel_commit" => {
+            parse_bool(v).map(|_| ()).ok_or_else(|| format!("{k} requires a Boolean value"))
+        }
+        "fetch_size" | "batch_size" => match v.parse::<i64>() {
+            Ok(n) if n > 0 => Ok(()),
+            _ => Err(format!("\"{k}\" must be an integer value greater than zero")),
+        },
+        other => Err(format!("invalid option \"{other}\"")),
+    }
+}
+
+fn check_table_option(k: &str, v: &str) -> Result<(), String> {
+    match k {
+        "schema_name" | "table_name" | "updatable" | "truncatable" | "use_remote_estimate" | "analyze_sampling" => {
+            Ok(())
+        }
+        "async_capable" => parse_bool(v).map(|_| ()).ok_or_else(|| format!("{k} requires a Boolean value")),
+        "fetch_size" | "batch_size" => match v.parse::<i64>() {
+            Ok(n) if n > 0 => Ok(()),
+            _ => Err(format!("\"{k}\" must be an integer value greater than zero")),
+        },
+        other => Err(format!("invalid option \"{other}\"")),
+    }
+}
+
+/// PostgreSQL's boolean spellings (parse_bool).
+pub fn parse_bool(v: &str) -> Option<bool> {
+    match v.to_lowercase().as_str() {
+        "on" | "true" | "t" | "yes" | "y" | "1" => Some(true),
+        "off" | "false" | "f" | "no" | "n" | "0" => Some(false),
+        _ => None,
+    }
+}

@@ -1,0 +1,615 @@
+//! Planning a SELECT on the coordinator, as PostgreSQL 15 plans the cases the
+//! sandbox supports.
+//!
+//! The query is first planned as if its one relation were a plain table, by the shard
+//! planner (`sql::plan_select`), which gives the logical shape:
+//!
+//! ```text
+//! Limit → Result (select list) → Sort → Result (HAVING) → Agg → Result (WHERE) → Scan
+//! ```
+//!
+//! Then the scan is expanded the way PostgreSQL's planner does for partitioned and
+//! foreign tables:
+//!
+//! - **partition pruning** (`partprune.c`): partitions whose bound cannot hold a row
+//!   satisfying the WHERE clause's `column op constant` conjuncts are left out;
+//! - **Append** over the remaining partitions (none: no Append, as PostgreSQL removes
+//!   a single-child Append);
+//! - **pushdown** (postgres_fdw's `deparse.c`/`postgres_fdw.c`): a foreign partition's
+//!   scan carries the WHERE conjuncts and fetches only the columns used above it
+//!   (`SELECT NULL` when none); `col = constant` conjuncts come last, as PostgreSQL
+//!   regenerates them from their equivalence class;
+//! - **ORDER BY … LIMIT** over several partitions: a **MergeAppend** whose foreign
+//!   children get the ORDER BY in their remote query and whose local children are
+//!   sorted (an index on the key serves instead); without LIMIT a Sort above the Append;
+//! - **aggregates**: above the Append; with `enable_partitionwise_aggregate` and the
+//!   partition key among the GROUP BY keys, one aggregate per partition, pushed into
+//!   the remote query of a foreign one (postgres_fdw's aggregate pushdown), a HashAggregate
+//!   for a local one, under an Append.
+//!
+//! Whether a foreign scan runs asynchronously is the executor's business, as in
+//! PostgreSQL (`async_capable` on the server or table, `enable_async_append`, and the
+//! conditions `nodeAppend.c` checks).
+
+use sqlparser::ast::{self, SetExpr, TableFactor};
+use sqlparser::tokenizer::Location;
+
+use super::catalog::{ident, relation_name, Bound, Node, RelKind, Relation};
+use super::statement::Strategy;
+use super::FrontError;
+use crate::plan::{
+    AggCall, AggFunc, AggStrategy, BinOp, Expr, ForeignScanPlan, Plan, RemoteQuery, RemoteTarget, ScanName, SortKey,
+};
+use crate::types::{Catalog, Column, Datum, Table};
+
+/// A planned query: the plan, its output columns, and the foreign servers it reads.
+#[derive(Clone, Debug)]
+pub struct Planned {
+    pub plan: Plan,
+    pub columns: Vec<Column>,
+    pub servers: Vec<String>,
+    /// ORDER BY's first key, as an output column (for comparing results with ties).
+    pub order_key: Option<usize>,
+}
+
+/// The logical plan's layers above the scan, peeled off.
+struct Layers {
+    limit: Option<(u64, Option<u64>)>,
+    targets: Option<Vec<(Expr, String)>>,
+    sort: Option<Vec<SortKey>>,
+    having: Option<Expr>,
+    agg: Option<(AggStrategy, Vec<Expr>, Vec<AggCall>)>,
+    filter: Option<Expr>,
+}
+
+fn peel(mut plan: Plan) -> Result<Layers, String> {
+    let mut l = Layers { limit: None, targets: None, sort: None, having: None, agg: None, filter: None };
+    if let Plan::Limit { child, offset, count } = plan {
+        l.limit = Some((offset, count));
+        plan = *child;
+    }
+    if let Plan::Result { child, filter: None, targets: Some(t) } = plan {
+        l.targets = Some(t);
+        plan = *child;
+    }
+    if let Plan::Sort { child, keys } = plan {
+        l.sort = Some(keys);
+        plan = *child;
+    }
+    let grouped = matches!(&plan, Plan::Agg { .. })
+        || matches!(&plan, Plan::Result { child, filter: Some(_), targets: None } if matches!(child.as_ref(), Plan::Agg { .. }));
+    if grouped {
+        if let Plan::Result { child, filter: Some(f), targets: None } = plan {
+            l.having = Some(f);
+            plan = *child;
+        }
+        if let Plan::Agg { child, strategy, group_by, aggs } = plan {
+            l.agg = Some((strategy, group_by, aggs));
+            plan = *child;
+        }
+    }
+    if let Plan::Result { child, filter: Some(f), targets: None } = plan {
+        l.filter = Some(f);
+        plan = *child;
+    }
+    match plan {
+        Plan::SeqScan { .. } => Ok(l),
+        other => Err(format!("unexpected logical plan node {other:?}")),
+    }
+}
+
+/// Plans `q` (written in `text`, the padded section text its spans refer to).
+pub fn plan_query(coord: &Node, q: &ast::Query, text: &str) -> Result<Planned, FrontError> {
+    let at = query_location(q);
+    let (rel_name, alias) = single_relation(q, at)?;
+    let Some(rel) = coord.relation(&rel_name) else {
+        return Err(FrontError::at(format!("relation \"{rel_name}\" does not exist"), at));
+    };
+    let mut catalog = Catalog::default();
+    catalog.add(Table::new(&rel.name, rel.columns()));
+    let (logical, columns) = crate::sql::plan_select(q, text, &catalog).map_err(|e| sql_error(e, text))?;
+    let layers = peel(logical).map_err(|m| FrontError::at(format!("internal error: {m}"), at))?;
+    let alias = alias.unwrap_or_else(|| rel.name.clone());
+    let order_key = layers.sort.as_ref().and_then(|keys| match (&layers.targets, keys.first().map(|k| &k.expr)) {
+        (None, Some(Expr::Col(c))) => Some(*c),
+        (Some(t), Some(e)) => t.iter().position(|(x, _)| x == e),
+        _ => None,
+    });
+    let mut p = Planner { coord, servers: vec![] };
+    let plan = p.build(rel, &alias, layers, at)?;
+    Ok(Planned { plan, columns, servers: p.servers, order_key })
+}
+
+fn query_location(q: &ast::Query) -> Location {
+    use sqlparser::ast::Spanned;
+    q.span().start
+}
+
+/// The query's one relation and its alias. Joins, subqueries and UNION are not yet
+/// planned here.
+fn single_relation(q: &ast::Query, at: Location) -> Result<(String, Option<String>), FrontError> {
+    let SetExpr::Select(s) = q.body.as_ref() else {
+        return Err(FrontError::unsupported("UNION and other set operations on the coordinator (yet)", at));
+    };
+    let [from] = s.from.as_slice() else {
+        return Err(FrontError::unsupported(
+            if s.from.is_empty() { "SELECT without FROM as the query" } else { "several relations in FROM (joins)" },
+            at,
+        ));
+    };
+    if !from.joins.is_empty() {
+        return Err(FrontError::unsupported("JOIN on the coordinator (yet)", at));
+    }
+    let TableFactor::Table { name, alias, args: None, .. } = &from.relation else {
+        return Err(FrontError::unsupported("subqueries and functions in FROM on the coordinator (yet)", at));
+    };
+    let rel = relation_name(name).map_err(|m| FrontError::at(m, at))?;
+    Ok((rel, alias.as_ref().map(|a| ident(&a.name))))
+}
+
+/// A shard-planner error (a character offset into `text`) at its line and column.
+fn sql_error(e: crate::sql::SqlError, text: &str) -> FrontError {
+    let message = e.message.replace("unsupported in a shard query: ", "not supported by the sandbox: ");
+    let Some(pos) = e.position else {
+        return FrontError::new(message, 0, 0);
+    };
+    let (mut line, mut col) = (1, 1);
+    for c in text.chars().take(pos.saturating_sub(1)) {
+        if c == '\n' {
+            line += 1;
+            col = 1;
+        } else {
+            col += 1;
+        }
+    }
+    FrontError::new(message, line, col)
+}
+
+struct Planner<'a> {
+    coord: &'a Node,
+    servers: Vec<String>,
+}
+
+/// A leaf partition (or the relation itself) to scan, with its EXPLAIN names.
+struct Leaf<'a> {
+    rel: &'a Relation,
+    /// None for a plain (not partitioned) relation.
+    name: Option<ScanName>,
+}
+
+impl<'a> Planner<'a> {
+    fn build(&mut self, rel: &'a Relation, alias: &str, l: Layers, at: Location) -> Result<Plan, FrontError> {
+        let conjuncts = l.filter.as_ref().map(split_and).unwrap_or_default();
+        let partitioned = matches!(rel.kind, RelKind::Partitioned { .. });
+        let leaves = self.leaves(rel, &conjuncts);
+        // EXPLAIN names: the parent keeps its alias when the plan refers to it (an
+        // Append over its partitions); partitions get alias_1, alias_2, … in bound
+        // order, the first one the bare alias when the parent is not referred to.
+        let pushed_agg = l.agg.is_some() && self.partitionwise(rel, &l) && leaves.len() > 1;
+        let parent_named = partitioned && leaves.len() > 1 && !pushed_agg;
+        let leaves: Vec<Leaf> = leaves
+            .into_iter()
+            .enumerate()
+            .map(|(i, r)| {
+                let k = i + parent_named as usize;
+                let name = partitioned.then(|| ScanName {
+                    alias: if k == 0 { alias.to_string() } else { format!("{alias}_{k}") },
+                    parent: parent_named.then(|| alias.to_string()),
+                });
+                Leaf { rel: r, name }
+            })
+            .collect();
+        let used = used_columns(&l, rel.columns.len());
+        let where_cols = l.filter.as_ref().map(|f| columns_of(f, rel.columns.len())).unwrap_or_default();
+        let map = remap(&used, rel.columns.len());
+
+        if let Some((strategy, keys, aggs)) = &l.agg {
+            let keys: Vec<Expr> = keys.iter().map(|e| rewrite(e, &map)).collect();
+            let aggs: Vec<AggCall> =
+                aggs.iter().map(|a| AggCall { func: a.func, arg: a.arg.as_ref().map(|e| rewrite(e, &map)) }).collect();
+            let single_foreign = leaves.len() == 1 && matches!(leaves[0].rel.kind, RelKind::Foreign { .. });
+            let mut plan = if (pushed_agg || single_foreign) && l.having.is_none() && pushable_agg(&keys, &aggs) {
+                let children: Vec<Plan> = leaves
+                    .iter()
+                    .map(|leaf| self.partial_agg(leaf, &conjuncts, &used, &where_cols, &keys, &aggs, at))
+                    .collect::<Result<_, _>>()?;
+                append(children)
+            } else {
+                let children: Vec<Plan> = leaves
+                    .iter()
+                    .map(|leaf| self.scan(leaf, &conjuncts, &used, &where_cols, None, at))
+                    .collect::<Result<_, _>>()?;
+                Plan::Agg { child: Box::new(append(children)), strategy: strategy.clone(), group_by: keys, aggs }
+            };
+            if let Some(h) = l.having {
+                plan = Plan::Result { child: Box::new(plan), filter: Some(h), targets: None };
+            }
+            return Ok(finish(plan, l.sort, l.targets, l.limit));
+        }
+
+        let sort: Option<Vec<SortKey>> =
+            l.sort.map(|keys| keys.iter().map(|k| SortKey { expr: rewrite(&k.expr, &map), desc: k.desc }).collect());
+        let targets = l.targets.map(|t| t.iter().map(|(e, n)| (rewrite(e, &map), n.clone())).collect());
+        let plain_keys = sort.as_ref().is_some_and(|k| k.iter().all(|k| matches!(k.expr, Expr::Col(_))));
+        let plan = match &sort {
+            // Several partitions, ordered, with LIMIT: each child ordered, merged.
+            Some(keys) if leaves.len() > 1 && plain_keys && l.limit.is_some() => {
+                let children: Vec<Plan> = leaves
+                    .iter()
+                    .map(|leaf| self.scan(leaf, &conjuncts, &used, &where_cols, Some(keys), at))
+                    .collect::<Result<_, _>>()?;
+                let plan = Plan::MergeAppend { children, keys: keys.clone() };
+                return Ok(finish(plan, None, targets, l.limit));
+            }
+            // One foreign relation: the remote server sorts.
+            Some(keys) if leaves.len() == 1 && plain_keys && matches!(leaves[0].rel.kind, RelKind::Foreign { .. }) => {
+                let plan = self.scan(&leaves[0], &conjuncts, &used, &where_cols, Some(keys), at)?;
+                return Ok(finish(plan, None, targets, l.limit));
+            }
+            _ => {
+                let children: Vec<Plan> = leaves
+                    .iter()
+                    .map(|leaf| self.scan(leaf, &conjuncts, &used, &where_cols, None, at))
+                    .collect::<Result<_, _>>()?;
+                append(children)
+            }
+        };
+        Ok(finish(plan, sort, targets, l.limit))
+    }
+
+    /// The leaf partitions of `rel` (itself if not partitioned) that pruning keeps,
+    /// in PostgreSQL's order (by bound).
+    fn leaves(&self, rel: &'a Relation, conjuncts: &[Expr]) -> Vec<&'a Relation> {
+        let RelKind::Partitioned { strategy, key, partitions } = &rel.kind else {
+            return vec![rel];
+        };
+        let mut parts: Vec<(&Bound, &'a Relation)> = partitions
+            .iter()
+            .filter_map(|p| self.coord.relation(p))
+            .filter_map(|r| r.partition_of.as_ref().map(|(_, b)| (b, r)))
+            .collect();
+        parts.sort_by(|a, b| bound_order(a.0, b.0));
+        let mut out = Vec::new();
+        for (b, r) in parts {
+            if may_hold(*strategy, key, b, conjuncts, rel) {
+                // A partitioned partition's conjuncts are in the same column numbering
+                // (partitions have the parent's columns), so pruning recurses.
+                out.extend(self.leaves(r, conjuncts));
+            }
+        }
+        out
+    }
+
+    fn partitionwise(&self, rel: &Relation, l: &Layers) -> bool {
+        let RelKind::Partitioned { key, .. } = &rel.kind else { return false };
+        let Some((_, keys, _)) = &l.agg else { return false };
+        self.coord.setting_on("enable_partitionwise_aggregate", false)
+            && key.iter().all(|k| keys.iter().any(|e| *e == Expr::Col(*k)))
+    }
+
+    fn foreign_scan(
+        &mut self,
+        leaf: &Leaf,
+        conjuncts: &[Expr],
+        targets: Vec<RemoteTarget>,
+        at: Location,
+    ) -> Result<ForeignScanPlan, FrontError> {
+        let RelKind::Foreign { server, remote_table, .. } = &leaf.rel.kind else {
+            return Err(FrontError::at("internal error: not a foreign table", at));
+        };
+        if !self.servers.contains(server) {
+            self.servers.push(server.clone());
+        }
+        let mut quals: Vec<Expr> = conjuncts.iter().filter(|c| !is_col_eq_const(c)).cloned().collect();
+        quals.extend(conjuncts.iter().filter(|c| is_col_eq_const(c)).cloned());
+        let remote = RemoteQuery {
+            table: remote_table.clone(),
+            table_columns: leaf.rel.columns(),
+            targets,
+            quals,
+            group_by: vec![],
+            order_by: vec![],
+            limit: None,
+        };
+        Ok(ForeignScanPlan {
+            relation: leaf.rel.name.clone(),
+            server: server.clone(),
+            remote,
+            alias: leaf.name.clone(),
+        })
+    }
+
+    /// The scan of one leaf, returning the `used` columns (in column order), filtered
+    /// by the WHERE conjuncts, ordered by `order` (over the used columns) if given.
+    fn scan(
+        &mut self,
+        leaf: &Leaf,
+        conjuncts: &[Expr],
+        used: &[usize],
+        where_cols: &[usize],
+        order: Option<&Vec<SortKey>>,
+        at: Location,
+    ) -> Result<Plan, FrontError> {
+        if let RelKind::Foreign { .. } = leaf.rel.kind {
+            let targets = used.iter().map(|&c| RemoteTarget::Col(c)).collect();
+            let mut f = self.foreign_scan(leaf, conjuncts, targets, at)?;
+            if let Some(keys) = order {
+                // Keys are over the used columns; the remote query's over the table's.
+                f.remote.order_by =
+                    keys.iter().map(|k| SortKey { expr: rewrite(&k.expr, &inverse(used)), desc: k.desc }).collect();
+            }
+            return Ok(Plan::ForeignScan(f));
+        }
+        let plan = self.local_scan(leaf, conjuncts, used, where_cols);
+        Ok(match order {
+            Some(keys) => Plan::Sort { child: Box::new(plan), keys: keys.clone() },
+            None => plan,
+        })
+    }
+
+    /// A local leaf: Seq Scan of the needed columns, the WHERE filter, then only the
+    /// used columns (so every child of an Append returns the same columns).
+    fn local_scan(&self, leaf: &Leaf, conjuncts: &[Expr], used: &[usize], where_cols: &[usize]) -> Plan {
+        let mut read: Vec<usize> = used.iter().chain(where_cols).copied().collect();
+        read.sort_unstable();
+        read.dedup();
+        let all = leaf.rel.columns();
+        let columns: Vec<Column> = read.iter().map(|&c| all[c].clone()).collect();
+        let mut plan = Plan::SeqScan { table: leaf.rel.name.clone(), columns, alias: leaf.name.clone() };
+        if !conjuncts.is_empty() {
+            let map = remap(&read, all.len());
+            let filter = conjuncts.iter().map(|c| rewrite(c, &map)).reduce(|a, b| Expr::bin(BinOp::And, a, b));
+            plan = Plan::Result { child: Box::new(plan), filter, targets: None };
+        }
+        if read.len() != used.len() {
+            let targets = used
+                .iter()
+                .map(|c| (Expr::Col(read.iter().position(|r| r == c).unwrap_or(0)), all[*c].name.clone()))
+                .collect();
+            plan = Plan::Result { child: Box::new(plan), filter: None, targets: Some(targets) };
+        }
+        plan
+    }
+
+    /// One partition's aggregate: pushed into a foreign partition's remote query, a
+    /// HashAggregate (or plain Aggregate) over a local one.
+    #[allow(clippy::too_many_arguments)]
+    fn partial_agg(
+        &mut self,
+        leaf: &Leaf,
+        conjuncts: &[Expr],
+        used: &[usize],
+        where_cols: &[usize],
+        keys: &[Expr],
+        aggs: &[AggCall],
+        at: Location,
+    ) -> Result<Plan, FrontError> {
+        if let RelKind::Foreign { .. } = leaf.rel.kind {
+            let table_col = |e: &Expr| match e {
+                Expr::Col(i) => used[*i],
+                _ => 0,
+            };
+            let mut targets: Vec<RemoteTarget> = keys.iter().map(|k| RemoteTarget::Col(table_col(k))).collect();
+            targets.extend(aggs.iter().map(|a| RemoteTarget::Agg(a.func, a.arg.as_ref().map(table_col))));
+            let mut f = self.foreign_scan(leaf, conjuncts, targets, at)?;
+            f.remote.group_by = keys.iter().map(table_col).collect();
+            return Ok(Plan::ForeignScan(f));
+        }
+        let input = self.local_scan(leaf, conjuncts, used, where_cols);
+        let strategy = if keys.is_empty() { AggStrategy::Plain } else { AggStrategy::Hashed };
+        Ok(Plan::Agg { child: Box::new(input), strategy, group_by: keys.to_vec(), aggs: aggs.to_vec() })
+    }
+}
+
+fn pushable_agg(keys: &[Expr], aggs: &[AggCall]) -> bool {
+    keys.iter().all(|k| matches!(k, Expr::Col(_)))
+        && aggs.iter().all(|a| a.arg.as_ref().is_none_or(|e| matches!(e, Expr::Col(_))) && a.func != AggFunc::Avg)
+}
+
+/// Sort, projection and Limit on top, as the logical plan had them.
+fn finish(
+    mut plan: Plan,
+    sort: Option<Vec<SortKey>>,
+    targets: Option<Vec<(Expr, String)>>,
+    limit: Option<(u64, Option<u64>)>,
+) -> Plan {
+    if let Some(keys) = sort {
+        plan = Plan::Sort { child: Box::new(plan), keys };
+    }
+    if let Some(t) = targets {
+        plan = Plan::Result { child: Box::new(plan), filter: None, targets: Some(t) };
+    }
+    if let Some((offset, count)) = limit {
+        plan = Plan::Limit { child: Box::new(plan), offset, count };
+    }
+    plan
+}
+
+fn append(mut children: Vec<Plan>) -> Plan {
+    if children.len() == 1 {
+        return children.pop().expect("one child");
+    }
+    Plan::Append { children }
+}
+
+fn split_and(e: &Expr) -> Vec<Expr> {
+    match e {
+        Expr::Bin(BinOp::And, l, r) => {
+            let mut v = split_and(l);
+            v.extend(split_and(r));
+            v
+        }
+        other => vec![other.clone()],
+    }
+}
+
+fn is_col_eq_const(e: &Expr) -> bool {
+    matches!(e, Expr::Bin(BinOp::Eq, l, r)
+        if matches!((l.as_ref(), r.as_ref()), (Expr::Col(_), Expr::Const(_)) | (Expr::Const(_), Expr::Col(_))))
+}
+
+fn columns_of(e: &Expr, n: usize) -> Vec<usize> {
+    fn walk(e: &Expr, out: &mut Vec<bool>) {
+        match e {
+            Expr::Col(i) => {
+                if let Some(x) = out.get_mut(*i) {
+                    *x = true;
+                }
+            }
+            Expr::Const(_) => {}
+            Expr::Bin(_, l, r) => {
+                walk(l, out);
+                walk(r, out);
+            }
+            Expr::Not(x) | Expr::IsNull(x, _) => walk(x, out),
+        }
+    }
+    let mut seen = vec![false; n];
+    walk(e, &mut seen);
+    (0..n).filter(|&i| seen[i]).collect()
+}
+
+/// The relation's columns the plan above the scan reads (the WHERE clause's only when
+/// a local scan evaluates it: that is `local_scan`'s business).
+fn used_columns(l: &Layers, n: usize) -> Vec<usize> {
+    let mut exprs: Vec<&Expr> = Vec::new();
+    match &l.agg {
+        Some((_, keys, aggs)) => {
+            exprs.extend(keys);
+            exprs.extend(aggs.iter().filter_map(|a| a.arg.as_ref()));
+        }
+        None => {
+            if let Some(t) = &l.targets {
+                exprs.extend(t.iter().map(|(e, _)| e));
+            } else {
+                return (0..n).collect();
+            }
+            if let Some(s) = &l.sort {
+                exprs.extend(s.iter().map(|k| &k.expr));
+            }
+        }
+    }
+    let mut cols: Vec<usize> = exprs.iter().flat_map(|e| columns_of(e, n)).collect();
+    cols.sort_unstable();
+    cols.dedup();
+    cols
+}
+
+/// Column i of the relation → its position among `kept`.
+fn remap(kept: &[usize], n: usize) -> Vec<Option<usize>> {
+    let mut m = vec![None; n];
+    for (pos, &c) in kept.iter().enumerate() {
+        m[c] = Some(pos);
+    }
+    m
+}
+
+/// Position among `kept` → the relation's column.
+fn inverse(kept: &[usize]) -> Vec<Option<usize>> {
+    kept.iter().map(|&c| Some(c)).collect()
+}
+
+fn rewrite(e: &Expr, map: &[Option<usize>]) -> Expr {
+    match e {
+        Expr::Col(i) => Expr::Col(map.get(*i).copied().flatten().unwrap_or(*i)),
+        Expr::Const(d) => Expr::Const(d.clone()),
+        Expr::Bin(op, l, r) => Expr::Bin(*op, Box::new(rewrite(l, map)), Box::new(rewrite(r, map))),
+        Expr::Not(x) => Expr::Not(Box::new(rewrite(x, map))),
+        Expr::IsNull(x, neg) => Expr::IsNull(Box::new(rewrite(x, map)), *neg),
+    }
+}
+
+/// PostgreSQL's partition order: hash by (modulus, remainder), list by the smallest
+/// value, range by lower bound; the default partition last.
+fn bound_order(a: &Bound, b: &Bound) -> std::cmp::Ordering {
+    use std::cmp::Ordering;
+    match (a, b) {
+        (Bound::Default, Bound::Default) => Ordering::Equal,
+        (Bound::Default, _) => Ordering::Greater,
+        (_, Bound::Default) => Ordering::Less,
+        (Bound::Hash { modulus: m1, remainder: r1 }, Bound::Hash { modulus: m2, remainder: r2 }) => {
+            (m1, r1).cmp(&(m2, r2))
+        }
+        (Bound::List(x), Bound::List(y)) => x.iter().min().cmp(&y.iter().min()),
+        (Bound::Range { from: f1, .. }, Bound::Range { from: f2, .. }) => {
+            for (p, q) in f1.iter().zip(f2) {
+                use super::catalog::RangeValue::*;
+                let o = match (p, q) {
+                    (Min, Min) | (Max, Max) => Ordering::Equal,
+                    (Min, _) | (_, Max) => Ordering::Less,
+                    (Max, _) | (_, Min) => Ordering::Greater,
+                    (Value(x), Value(y)) => x.cmp(y),
+                };
+                if o != Ordering::Equal {
+                    return o;
+                }
+            }
+            Ordering::Equal
+        }
+        _ => Ordering::Equal,
+    }
+}
+
+/// `column op constant` (either way round) on column `col`: the operator as if the
+/// column were on the left, and the constant.
+fn column_condition(c: &Expr, col: usize) -> Option<(BinOp, &Datum)> {
+    let Expr::Bin(op, l, r) = c else { return None };
+    let flip = |op: BinOp| match op {
+        BinOp::Lt => BinOp::Gt,
+        BinOp::LtEq => BinOp::GtEq,
+        BinOp::Gt => BinOp::Lt,
+        BinOp::GtEq => BinOp::LtEq,
+        other => other,
+    };
+    match (l.as_ref(), r.as_ref()) {
+        (Expr::Col(i), Expr::Const(d)) if *i == col && !d.is_null() => Some((*op, d)),
+        (Expr::Const(d), Expr::Col(i)) if *i == col && !d.is_null() => Some((flip(*op), d)),
+        _ => None,
+    }
+}
+
+/// May a partition with bound `b` hold rows satisfying every conjunct? Only
+/// `key op constant` conjuncts prune (PostgreSQL's plan-time pruning does more).
+fn may_hold(strategy: Strategy, key: &[usize], b: &Bound, conjuncts: &[Expr], rel: &Relation) -> bool {
+    let eq_of = |col: usize| {
+        conjuncts.iter().find_map(|c| match column_condition(c, col) {
+            Some((BinOp::Eq, d)) => Some(d.clone()),
+            _ => None,
+        })
+    };
+    match (strategy, b) {
+        (_, Bound::Default) => true,
+        (Strategy::Hash, Bound::Hash { modulus, remainder }) => {
+            let keys: Option<Vec<_>> = key.iter().map(|&k| eq_of(k).map(|d| (rel.columns[k].ty, d))).collect();
+            match keys {
+                Some(k) => super::catalog::partition_hash(&k) % modulus == *remainder,
+                None => true,
+            }
+        }
+        (Strategy::List, Bound::List(values)) => match eq_of(key[0]) {
+            Some(d) => values.contains(&d),
+            None => true,
+        },
+        (Strategy::Range, Bound::Range { from, to }) => {
+            // The first key column only: its lower and upper bounds against the conjuncts.
+            let col = key[0];
+            use super::catalog::RangeValue;
+            let lo = match &from[0] {
+                RangeValue::Value(d) => Some(d),
+                _ => None,
+            };
+            let hi = match &to[0] {
+                RangeValue::Value(d) => Some(d),
+                _ => None,
+            };
+            conjuncts.iter().all(|c| match column_condition(c, col) {
+                Some((BinOp::Eq, d)) => lo.is_none_or(|lo| d >= lo) && hi.is_none_or(|hi| key.len() > 1 || d < hi),
+                Some((BinOp::Lt, d)) => lo.is_none_or(|lo| lo < d),
+                Some((BinOp::LtEq, d)) => lo.is_none_or(|lo| lo <= d),
+                Some((BinOp::Gt, d)) | Some((BinOp::GtEq, d)) => hi.is_none_or(|hi| d < hi),
+                _ => true,
+            })
+        }
+        _ => true,
+    }
+}

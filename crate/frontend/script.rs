@@ -1,0 +1,431 @@
+//! Scenario files: SQL for the coordinator and for each shard, the query, the knobs.
+//!
+//! ```text
+//! -- @shard s2                 statements run on shard s2 (a server named s2)
+//! create table players_p1 (id int, name text, score int);
+//! -- @coordinator              statements run on the coordinator (also the default
+//! create extension postgres_fdw;   before any marker)
+//! create server s2 foreign data wrapper postgres_fdw options (port '5433', async_capable 'on');
+//! -- @query                    the query the sandbox runs and steps through
+//! \set rnd_offset random(0,200)
+//! select * from players order by score desc offset :rnd_offset limit 10;
+//! -- @knobs                    knob = value lines (the wasm API's names)
+//! rtt_ms = 2
+//! ```
+//!
+//! Sections run in the order written, as the seeds' scripts are run instance after
+//! instance. pgbench's `\set name random(a, b)` (or a number) defines `:name` for the
+//! query; its random draws are deterministic (PostgreSQL's generator, seed 0), so a
+//! scenario always runs the same query.
+
+use super::catalog::{Cluster, RelKind};
+use super::planner::{plan_query, Planned};
+use super::statement::{parse_statements, ExplainFlags, Stmt};
+use super::{pgfuncs, FrontError};
+use crate::behaviour::Behaviour;
+use crate::knobs::{self, Source};
+use crate::remote::{ForeignServer, ServerOptions};
+use crate::scenario::{Knobs, Scenario, ServerSpec};
+use crate::sim::{LinkParams, ServerCosts};
+use crate::types::Catalog;
+
+/// The most text a scenario file may have (the page refuses larger ones before
+/// running anything).
+pub const MAX_SCRIPT_BYTES: usize = 1 << 20;
+
+#[derive(Clone, Debug, PartialEq)]
+enum Target {
+    Coordinator,
+    Shard(String),
+    Query,
+    Knobs,
+}
+
+/// One section: where its text runs, and the file line its text starts on.
+#[derive(Clone, Debug)]
+struct Section {
+    target: Target,
+    first_line: usize,
+    text: String,
+}
+
+fn sections(text: &str) -> Result<Vec<Section>, FrontError> {
+    let mut out = vec![Section { target: Target::Coordinator, first_line: 1, text: String::new() }];
+    for (i, line) in text.lines().enumerate() {
+        let lineno = i + 1;
+        let trimmed = line.trim();
+        if let Some(marker) = trimmed.strip_prefix("--").map(str::trim).and_then(|m| m.strip_prefix('@')) {
+            let mut words = marker.split_whitespace();
+            let target = match (words.next(), words.next(), words.next()) {
+                (Some("coordinator"), None, _) => Target::Coordinator,
+                (Some("shard"), Some(name), None) => Target::Shard(name.to_lowercase()),
+                (Some("query"), None, _) => Target::Query,
+                (Some("knobs"), None, _) => Target::Knobs,
+                _ => {
+                    return Err(FrontError::new(
+                        format!("unknown section marker \"{trimmed}\" (expected -- @coordinator, -- @shard NAME, -- @query or -- @knobs)"),
+                        lineno,
+                        1,
+                    ))
+                }
+            };
+            out.push(Section { target, first_line: lineno + 1, text: String::new() });
+            continue;
+        }
+        let s = out.last_mut().expect("there is always a section");
+        s.text.push_str(line);
+        s.text.push('\n');
+    }
+    let queries = out.iter().filter(|s| s.target == Target::Query).count();
+    if queries > 1 {
+        return Err(FrontError::new("more than one -- @query section", 0, 0));
+    }
+    Ok(out)
+}
+
+/// The setup sections as (node, statements), in file order: what a test runs on real
+/// PostgreSQL clusters (`coordinator` or a shard's name) to compare with the sandbox.
+pub fn setup_statements(text: &str) -> Result<Vec<(String, Vec<super::statement::Located>)>, FrontError> {
+    let mut out = Vec::new();
+    for s in sections(text)? {
+        let node = match s.target {
+            Target::Coordinator => "coordinator".to_string(),
+            Target::Shard(name) => name,
+            Target::Query | Target::Knobs => continue,
+        };
+        out.push((node, parse_statements(&s.text, s.first_line)?));
+    }
+    Ok(out)
+}
+
+/// The query section: the text as it runs (variables substituted) and its parse.
+#[derive(Clone, Debug)]
+pub struct QueryText {
+    /// The query as written, padded with newlines so that positions are the file's.
+    pub padded: String,
+    /// The query with `:name` replaced, as it runs (no padding).
+    pub sql: String,
+    pub explain: Option<ExplainFlags>,
+    pub variables: Vec<(String, i64)>,
+    pub first_line: usize,
+}
+
+/// A scenario file, run: the databases it built and its query.
+#[derive(Clone, Debug)]
+pub struct SqlScenario {
+    pub cluster: Cluster,
+    pub query: Option<QueryText>,
+    pub knobs: Knobs,
+    /// One line per setup statement run (`CREATE TABLE`, `INSERT 0 100000`, …).
+    pub log: Vec<String>,
+}
+
+impl SqlScenario {
+    /// Runs the setup sections of `text` and parses its query.
+    pub fn load(text: &str) -> Result<SqlScenario, FrontError> {
+        Self::load_limited(text, super::catalog::MAX_ROWS)
+    }
+
+    /// `load`, inserting at most `max_rows` rows in all (the fuzz test's small worlds).
+    pub fn load_limited(text: &str, max_rows: usize) -> Result<SqlScenario, FrontError> {
+        if text.len() > MAX_SCRIPT_BYTES {
+            return Err(FrontError::new(
+                format!("the scenario is {} bytes; at most {MAX_SCRIPT_BYTES} are accepted", text.len()),
+                0,
+                0,
+            ));
+        }
+        let secs = sections(text)?;
+        let mut shards: Vec<String> = Vec::new();
+        for s in &secs {
+            if let Target::Shard(name) = &s.target {
+                if !shards.contains(name) {
+                    shards.push(name.clone());
+                }
+            }
+        }
+        let mut cluster = Cluster::new(&shards);
+        cluster.max_rows = max_rows;
+        let mut log = Vec::new();
+        let mut query = None;
+        let mut knobs = Knobs::default();
+        for s in &secs {
+            match &s.target {
+                Target::Coordinator | Target::Shard(_) => {
+                    let node = match &s.target {
+                        Target::Shard(name) => cluster.node_index(name).expect("collected above"),
+                        _ => 0,
+                    };
+                    for st in parse_statements(&s.text, s.first_line)? {
+                        let before = cluster.total_rows;
+                        let result = cluster.execute(node, &st)?;
+                        log.push(describe(&cluster.nodes[node].name, &st.stmt, cluster.total_rows - before, result));
+                    }
+                }
+                Target::Query => query = Some(query_text(&s.text, s.first_line)?),
+                Target::Knobs => knobs = knob_lines(&s.text, s.first_line)?,
+            }
+        }
+        cluster.rebuild_indexes();
+        Ok(SqlScenario { cluster, query, knobs, log })
+    }
+
+    /// Plans the query section's query.
+    pub fn plan(&self) -> Result<Planned, FrontError> {
+        let q = self.query.as_ref().ok_or_else(|| FrontError::new("the scenario has no -- @query section", 0, 0))?;
+        let padded = format!("{}{}", "\n".repeat(q.first_line.saturating_sub(1)), q.sql);
+        let stmts = parse_statements(&q.sql, q.first_line)?;
+        let [st] = stmts.as_slice() else {
+            return Err(FrontError::new("the query section must hold exactly one SELECT", q.first_line, 1));
+        };
+        let query = match &st.stmt {
+            Stmt::Select(query) | Stmt::Explain { query, .. } => query,
+            _ => return Err(FrontError::at("the query section must hold a SELECT (or EXPLAIN SELECT)", st.at)),
+        };
+        plan_query(self.cluster.coordinator(), query, &padded)
+    }
+
+    /// Does the coordinator run Append's foreign children asynchronously
+    /// (`enable_async_append`, on by default)?
+    pub fn async_append(&self) -> bool {
+        self.cluster.coordinator().setting_on("enable_async_append", true)
+    }
+
+    /// The executor's scenario: the plan, the coordinator's tables, and one simulated
+    /// shard per server the plan reads. `overrides` (the CLI's or the page's knobs)
+    /// win over the file's `-- @knobs`.
+    pub fn scenario(&self, overrides: &Knobs, source: Source) -> Result<Scenario, FrontError> {
+        let planned = self.plan()?;
+        let k = merge(&self.knobs, overrides);
+        let coord = self.cluster.coordinator();
+        let nservers = planned.servers.len().max(1);
+        knobs::validate(&k, nservers, source).map_err(|m| FrontError::new(m, 0, 0))?;
+        let behaviour: Behaviour = k.resolve_behaviour();
+        let mut local = Catalog::default();
+        for r in &coord.relations {
+            if let RelKind::Table(t) = &r.kind {
+                local.add(t.clone());
+            }
+        }
+        let mut costs = ServerCosts::default();
+        if let Some(us) = k.server_row_us {
+            costs.server_row_ns = (us * 1000.0) as u64;
+        }
+        if let Some(us) = k.server_query_us {
+            costs.server_query_ns = (us * 1000.0) as u64;
+        }
+        let rtt = k.rtt_ms.unwrap_or(1.0);
+        let mut servers = Vec::new();
+        for (i, name) in planned.servers.iter().enumerate() {
+            let server =
+                coord.server(name).ok_or_else(|| FrontError::new(format!("server \"{name}\" does not exist"), 0, 0))?;
+            let shard = self.cluster.node_index(name).ok_or_else(|| {
+                FrontError::new(
+                    format!("server \"{name}\" is not a shard of this scenario (add a section `-- @shard {name}`)"),
+                    0,
+                    0,
+                )
+            })?;
+            let mut catalog = Catalog::default();
+            for r in &self.cluster.nodes[shard].relations {
+                if let RelKind::Table(t) = &r.kind {
+                    catalog.add(t.clone());
+                }
+            }
+            let fetch_size = server.option("fetch_size").and_then(|v| v.parse().ok()).or(k.fetch_size).unwrap_or(100);
+            let async_capable = server.option("async_capable").and_then(super::catalog::parse_bool).unwrap_or(false);
+            let shard_rtt = k.rtt_ms_per_shard.as_ref().and_then(|v| v.get(i).copied()).unwrap_or(rtt);
+            servers.push(ServerSpec {
+                server: ForeignServer {
+                    name: name.clone(),
+                    options: ServerOptions { async_capable, fetch_size, pipeline: behaviour.pipeline },
+                },
+                catalog,
+                link: LinkParams {
+                    rtt_ns: (shard_rtt * 1e6) as u64,
+                    bandwidth_bps: (k.bandwidth_mbps.unwrap_or(1000.0) * 125_000.0) as u64,
+                },
+                costs: costs.clone(),
+            });
+        }
+        let fetch_size = servers.first().map(|s| s.server.options.fetch_size).unwrap_or(100);
+        Ok(Scenario {
+            id: "sql".into(),
+            local,
+            shards: servers.len(),
+            servers,
+            plan: planned.plan,
+            sharing: None,
+            fetch_size,
+            reference: vec![],
+            ordered: planned.order_key.is_some(),
+            order_key: planned.order_key,
+            behaviour,
+        })
+    }
+}
+
+/// The file's knobs with `over`'s given values on top.
+fn merge(base: &Knobs, over: &Knobs) -> Knobs {
+    let b = serde_json::to_value(base).unwrap_or_default();
+    let o = serde_json::to_value(over).unwrap_or_default();
+    let mut m = b.as_object().cloned().unwrap_or_default();
+    if let Some(o) = o.as_object() {
+        for (k, v) in o {
+            if !v.is_null() {
+                m.insert(k.clone(), v.clone());
+            }
+        }
+    }
+    serde_json::from_value(serde_json::Value::Object(m)).unwrap_or_else(|_| over.clone())
+}
+
+/// What psql would print for a statement, prefixed with the node it ran on.
+fn describe(node: &str, s: &Stmt, rows: usize, result: Option<Vec<super::eval::Val>>) -> String {
+    let tag = match s {
+        Stmt::CreateTable { .. } | Stmt::CreatePartition { .. } => "CREATE TABLE".to_string(),
+        Stmt::AttachPartition { .. } => "ALTER TABLE".into(),
+        Stmt::CreateServer { .. } => "CREATE SERVER".into(),
+        Stmt::Accepted(what) => what.to_string(),
+        Stmt::CreateIndex { .. } => "CREATE INDEX".into(),
+        Stmt::Insert { .. } => format!("INSERT 0 {rows}"),
+        Stmt::Set { .. } => "SET".into(),
+        Stmt::Select(_) => {
+            let vals: Vec<String> = result.unwrap_or_default().iter().map(super::eval::text_of).collect();
+            format!("SELECT 1 ({})", vals.join(", "))
+        }
+        Stmt::Explain { .. } => "EXPLAIN".into(),
+    };
+    format!("{node}: {tag}")
+}
+
+/// The query section: `\set` lines, then one statement.
+fn query_text(text: &str, first_line: usize) -> Result<QueryText, FrontError> {
+    let mut variables: Vec<(String, i64)> = Vec::new();
+    let mut random = pgfuncs::PgRandom::new();
+    random.setseed(0.0).map_err(|m| FrontError::new(m, first_line, 1))?;
+    let mut sql = String::new();
+    for (i, line) in text.lines().enumerate() {
+        let lineno = first_line + i;
+        let t = line.trim();
+        if let Some(rest) = t.strip_prefix("\\set") {
+            let mut parts = rest.trim().splitn(2, char::is_whitespace);
+            let name = parts.next().unwrap_or("").to_string();
+            let expr = parts.next().unwrap_or("").trim();
+            if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+                return Err(FrontError::new(format!("\\set needs a variable name, got \"{name}\""), lineno, 1));
+            }
+            let value = pgbench_value(expr, &mut random).map_err(|m| FrontError::new(m, lineno, 1))?;
+            variables.retain(|(n, _)| *n != name);
+            variables.push((name, value));
+            sql.push('\n');
+            continue;
+        }
+        if t.starts_with('\\') {
+            return Err(FrontError::new(format!("unknown meta-command \"{t}\" (only \\set)"), lineno, 1));
+        }
+        sql.push_str(line);
+        sql.push('\n');
+    }
+    let substituted = substitute(&sql, &variables, first_line)?;
+    let stmts = parse_statements(&substituted, first_line)?;
+    let explain = match stmts.as_slice() {
+        [one] => match &one.stmt {
+            Stmt::Explain { options, .. } => Some(*options),
+            Stmt::Select(_) => None,
+            _ => return Err(FrontError::at("the query section must hold a SELECT (or EXPLAIN SELECT)", one.at)),
+        },
+        [] => return Err(FrontError::new("the query section is empty", first_line, 1)),
+        [_, second, ..] => return Err(FrontError::at("the query section must hold exactly one statement", second.at)),
+    };
+    let padded = format!("{}{}", "\n".repeat(first_line.saturating_sub(1)), substituted);
+    Ok(QueryText { padded, sql: substituted, explain, variables, first_line })
+}
+
+/// pgbench's `random(a, b)` or an integer.
+fn pgbench_value(expr: &str, random: &mut pgfuncs::PgRandom) -> Result<i64, String> {
+    if let Ok(v) = expr.parse::<i64>() {
+        return Ok(v);
+    }
+    let inner = expr
+        .strip_prefix("random(")
+        .and_then(|r| r.strip_suffix(')'))
+        .ok_or_else(|| format!("\\set supports an integer or random(a, b), got \"{expr}\""))?;
+    let mut parts = inner.split(',').map(|p| p.trim().parse::<i64>());
+    match (parts.next(), parts.next(), parts.next()) {
+        (Some(Ok(a)), Some(Ok(b)), None) if a <= b => {
+            let span = (b - a + 1) as f64;
+            Ok(a + (random.random() * span).floor() as i64)
+        }
+        _ => Err(format!("random(a, b) needs two integers with a <= b, got \"{expr}\"")),
+    }
+}
+
+/// Replaces `:name` (not `::type`) by the variable's value.
+fn substitute(sql: &str, vars: &[(String, i64)], first_line: usize) -> Result<String, FrontError> {
+    let chars: Vec<char> = sql.chars().collect();
+    let mut out = String::with_capacity(sql.len());
+    let mut i = 0;
+    let mut line = first_line;
+    let mut in_string = false;
+    while i < chars.len() {
+        let c = chars[i];
+        if c == '\n' {
+            line += 1;
+        }
+        if c == '\'' {
+            in_string = !in_string;
+        }
+        let starts_name = i + 1 < chars.len() && (chars[i + 1].is_ascii_alphabetic() || chars[i + 1] == '_');
+        let after_colon = i > 0 && chars[i - 1] == ':';
+        if c == ':' && !in_string && starts_name && !after_colon {
+            let mut j = i + 1;
+            while j < chars.len() && (chars[j].is_ascii_alphanumeric() || chars[j] == '_') {
+                j += 1;
+            }
+            let name: String = chars[i + 1..j].iter().collect();
+            let Some((_, v)) = vars.iter().find(|(n, _)| *n == name) else {
+                return Err(FrontError::new(
+                    format!("undefined variable \":{name}\" (define it with \\set {name} …)"),
+                    line,
+                    1,
+                ));
+            };
+            out.push_str(&v.to_string());
+            i = j;
+            continue;
+        }
+        out.push(c);
+        i += 1;
+    }
+    Ok(out)
+}
+
+/// `knob = value` lines (the wasm API's names: `rtt_ms`, `fetch_size`, …).
+fn knob_lines(text: &str, first_line: usize) -> Result<Knobs, FrontError> {
+    let mut k = Knobs::default();
+    for (i, line) in text.lines().enumerate() {
+        let t = line.trim();
+        if t.is_empty() || t.starts_with("--") || t.starts_with('#') {
+            continue;
+        }
+        let Some((key, value)) = t.split_once('=') else {
+            return Err(FrontError::new(format!("expected `knob = value`, got \"{t}\""), first_line + i, 1));
+        };
+        knobs::set_text(&mut k, Source::Json, key.trim(), value.trim())
+            .map_err(|m| FrontError::new(m, first_line + i, 1))?;
+    }
+    Ok(k)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn variables_are_substituted_but_casts_are_not() {
+        let vars = vec![("n".to_string(), 7)];
+        assert_eq!(substitute("select :n::int, ':n'", &vars, 1).unwrap(), "select 7::int, ':n'");
+        assert!(substitute("select :m", &vars, 1).is_err());
+    }
+}

@@ -1,0 +1,652 @@
+//! Statements of a scenario file, parsed.
+//!
+//! sqlparser (PostgreSQL dialect) parses what it knows: `CREATE TABLE … (cols)
+//! [PARTITION BY …]`, `CREATE INDEX`, `CREATE EXTENSION`, `INSERT`, `SET`, `EXPLAIN`
+//! and `SELECT`. PostgreSQL's foreign-data and partitioning DDL it does not know is
+//! parsed here with its tokenizer and parser primitives, so both kinds of statement
+//! report positions the same way: `CREATE SERVER`, `CREATE USER MAPPING`, `CREATE
+//! [FOREIGN] TABLE … PARTITION OF … FOR VALUES …`, `CREATE FOREIGN TABLE … SERVER …
+//! OPTIONS (…)`, `ALTER TABLE … ATTACH PARTITION …`, `ANALYZE` and `VACUUM`.
+//!
+//! Statements are separated by `;`; anything after a statement other than `;` is a
+//! syntax error at that token, as in PostgreSQL.
+
+use sqlparser::ast::{self, ColumnDef, DataType, Ident, ObjectName, Query, Statement, Value};
+use sqlparser::dialect::PostgreSqlDialect;
+use sqlparser::keywords::Keyword;
+use sqlparser::parser::{Parser, ParserError};
+use sqlparser::tokenizer::{Location, Token, TokenWithSpan, Tokenizer};
+
+use super::FrontError;
+
+/// How a partitioned table splits its rows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Strategy {
+    Hash,
+    Range,
+    List,
+}
+
+/// `PARTITION BY strategy (columns)`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PartitionBy {
+    pub strategy: Strategy,
+    pub columns: Vec<Ident>,
+    pub at: Location,
+}
+
+/// One bound value of a range partition.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RangeDatum {
+    MinValue,
+    MaxValue,
+    Value(ast::Expr),
+}
+
+/// `FOR VALUES …` or `DEFAULT`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum BoundSpec {
+    Hash { modulus: u64, remainder: u64 },
+    List(Vec<ast::Expr>),
+    Range { from: Vec<RangeDatum>, to: Vec<RangeDatum> },
+    Default,
+}
+
+/// Where a foreign table's rows live: `SERVER s [OPTIONS (…)]`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ForeignSpec {
+    pub server: Ident,
+    pub options: Vec<(String, String)>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Stmt {
+    /// `CREATE [FOREIGN] TABLE name (columns) [PARTITION BY …] [SERVER … OPTIONS …]`.
+    CreateTable {
+        name: ObjectName,
+        columns: Vec<ColumnDef>,
+        partition_by: Option<PartitionBy>,
+        foreign: Option<ForeignSpec>,
+    },
+    /// `CREATE [FOREIGN] TABLE name PARTITION OF parent FOR VALUES … | DEFAULT …`.
+    CreatePartition {
+        name: ObjectName,
+        parent: ObjectName,
+        bound: BoundSpec,
+        partition_by: Option<PartitionBy>,
+        foreign: Option<ForeignSpec>,
+    },
+    /// `ALTER TABLE parent ATTACH PARTITION name FOR VALUES …`.
+    AttachPartition {
+        parent: ObjectName,
+        name: ObjectName,
+        bound: BoundSpec,
+    },
+    /// `CREATE SERVER name FOREIGN DATA WRAPPER fdw OPTIONS (…)`.
+    CreateServer {
+        name: Ident,
+        wrapper: Ident,
+        options: Vec<(String, String)>,
+    },
+    /// `CREATE EXTENSION`, `CREATE USER MAPPING`, `ANALYZE`, `VACUUM`: nothing to do in
+    /// the sandbox (no statistics, no roles), accepted so the seeds' scripts run as
+    /// written. The text says which.
+    Accepted(&'static str),
+    CreateIndex {
+        table: ObjectName,
+        columns: Vec<ast::Expr>,
+    },
+    Insert {
+        table: ObjectName,
+        columns: Vec<Ident>,
+        source: Box<Query>,
+    },
+    Set {
+        name: String,
+        value: String,
+    },
+    Explain {
+        options: ExplainFlags,
+        query: Box<Query>,
+    },
+    Select(Box<Query>),
+}
+
+/// The options of `EXPLAIN (…)` the sandbox honours.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ExplainFlags {
+    pub analyze: bool,
+    pub verbose: bool,
+    pub costs: bool,
+    pub json: bool,
+}
+
+/// A statement and where it starts.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Located {
+    pub stmt: Stmt,
+    pub at: Location,
+    /// Its text, as written (for messages and the page).
+    pub text: String,
+}
+
+/// Parses the statements of `sql`, which starts at line `first_line` of its file (so
+/// that positions are the file's).
+pub fn parse_statements(sql: &str, first_line: usize) -> Result<Vec<Located>, FrontError> {
+    let padded = format!("{}{}", "\n".repeat(first_line.saturating_sub(1)), sql);
+    let dialect = PostgreSqlDialect {};
+    let tokens = Tokenizer::new(&dialect, &padded)
+        .with_unescape(true)
+        .tokenize_with_location()
+        .map_err(|e| FrontError::at(format!("syntax error: {}", e.message), e.location))?;
+    let mut p = Parser::new(&dialect).with_tokens_with_locations(tokens);
+    let mut out = Vec::new();
+    loop {
+        while p.consume_token(&Token::SemiColon) {}
+        let first = p.peek_token();
+        if first.token == Token::EOF {
+            break;
+        }
+        let stmt = parse_one(&mut p)?;
+        let next = p.peek_token();
+        if !matches!(next.token, Token::SemiColon | Token::EOF) {
+            return Err(syntax_error(&next));
+        }
+        let text = slice(&padded, first.span.start, next.span.start);
+        out.push(Located { stmt, at: first.span.start, text });
+    }
+    Ok(out)
+}
+
+/// The text between two locations (end exclusive; EOF's location is 0:0).
+fn slice(text: &str, from: Location, to: Location) -> String {
+    let offset = |loc: Location| -> Option<usize> {
+        if loc.line == 0 {
+            return None;
+        }
+        let mut line = 1u64;
+        let mut col = 1u64;
+        for (i, c) in text.char_indices() {
+            if line == loc.line && col == loc.column {
+                return Some(i);
+            }
+            if c == '\n' {
+                line += 1;
+                col = 1;
+            } else {
+                col += 1;
+            }
+        }
+        None
+    };
+    let start = offset(from).unwrap_or(0);
+    let end = offset(to).unwrap_or(text.len());
+    text.get(start..end).unwrap_or("").trim().to_string()
+}
+
+fn syntax_error(t: &TokenWithSpan) -> FrontError {
+    if t.token == Token::EOF {
+        return FrontError::new("syntax error at end of input", 0, 0);
+    }
+    FrontError::at(format!("syntax error at or near \"{}\"", t.token), t.span.start)
+}
+
+/// sqlparser's message carries " at Line: L, Column: C"; it becomes our position.
+fn parser_error(e: ParserError, fallback: Location) -> FrontError {
+    let text = match &e {
+        ParserError::ParserError(m) | ParserError::TokenizerError(m) => m.clone(),
+        ParserError::RecursionLimitExceeded => return FrontError::at("statement nested too deeply", fallback),
+    };
+    if let Some(i) = text.rfind(" at Line: ") {
+        let tail = &text[i + " at Line: ".len()..];
+        let mut parts = tail.split(", Column: ");
+        let line = parts.next().and_then(|l| l.trim().parse().ok()).unwrap_or(0);
+        let column = parts.next().and_then(|c| c.trim().parse().ok()).unwrap_or(0);
+        let message = text[..i].trim_start_matches("sql parser error: ");
+        return FrontError::new(format!("syntax error: {message}"), line, column);
+    }
+    FrontError::at(format!("syntax error: {text}"), fallback)
+}
+
+/// Is the next token the word `w` (any case, keyword or not)?
+fn peek_word(p: &Parser, w: &str) -> bool {
+    matches!(&p.peek_token().token, Token::Word(word) if word.value.eq_ignore_ascii_case(w) && word.quote_style.is_none())
+}
+
+fn expect_word(p: &mut Parser, w: &str) -> Result<(), FrontError> {
+    if peek_word(p, w) {
+        p.next_token();
+        Ok(())
+    } else {
+        let t = p.peek_token();
+        Err(FrontError::at(
+            format!("syntax error at or near \"{}\": expected {}", t.token, w.to_uppercase()),
+            t.span.start,
+        ))
+    }
+}
+
+fn parse_one(p: &mut Parser) -> Result<Stmt, FrontError> {
+    let first = p.peek_token();
+    let at = first.span.start;
+    let words: Vec<String> = p
+        .peek_tokens::<4>()
+        .iter()
+        .map(|t| match t {
+            Token::Word(w) => w.value.to_lowercase(),
+            _ => String::new(),
+        })
+        .collect();
+    let w: Vec<&str> = words.iter().map(|s| s.as_str()).collect();
+    let ours = |p: &mut Parser| -> Result<Stmt, FrontError> {
+        match w.as_slice() {
+            ["create", "server", ..] => create_server(p),
+            ["create", "user", "mapping", ..] => skip_statement(p, "CREATE USER MAPPING"),
+            ["create", "foreign", "table", ..] => {
+                p.next_token();
+                p.next_token();
+                p.next_token();
+                create_table(p)
+            }
+            ["create", "table", ..] => create_table(p),
+            ["alter", "table", ..] => attach_partition(p),
+            ["analyze", ..] | ["analyse", ..] => skip_statement(p, "ANALYZE"),
+            ["vacuum", ..] => skip_statement(p, "VACUUM"),
+            _ => unreachable_ours(at),
+        }
+    };
+    match w.as_slice() {
+        ["create", "server", ..]
+        | ["create", "user", "mapping", ..]
+        | ["create", "foreign", "table", ..]
+        | ["create", "table", ..]
+        | ["alter", "table", ..]
+        | ["analyze", ..]
+        | ["analyse", ..]
+        | ["vacuum", ..] => ours(p),
+        _ => {
+            let stmt = p.parse_statement().map_err(|e| parser_error(e, at))?;
+            convert(stmt, at)
+        }
+    }
+}
+
+fn unreachable_ours(at: Location) -> Result<Stmt, FrontError> {
+    Err(FrontError::at("internal error: statement dispatch", at))
+}
+
+/// `CREATE USER MAPPING …`, `ANALYZE …`, `VACUUM …`: consumed up to the next `;`.
+fn skip_statement(p: &mut Parser, what: &'static str) -> Result<Stmt, FrontError> {
+    while !matches!(p.peek_token().token, Token::SemiColon | Token::EOF) {
+        p.next_token();
+    }
+    Ok(Stmt::Accepted(what))
+}
+
+/// sqlparser's statements the sandbox runs, in our form.
+fn convert(stmt: Statement, at: Location) -> Result<Stmt, FrontError> {
+    match stmt {
+        Statement::CreateExtension { name, .. } => {
+            if name.value.to_lowercase() != "postgres_fdw" {
+                return Err(FrontError::at(
+                    format!("extension \"{}\" is not available in the sandbox", name.value),
+                    at,
+                ));
+            }
+            Ok(Stmt::Accepted("CREATE EXTENSION"))
+        }
+        Statement::CreateIndex(ci) => {
+            let columns = ci.columns.into_iter().map(|o| o.expr).collect();
+            Ok(Stmt::CreateIndex { table: ci.table_name, columns })
+        }
+        Statement::Insert(ins) => {
+            let Some(source) = ins.source else {
+                return Err(FrontError::unsupported("INSERT without VALUES or SELECT", at));
+            };
+            if ins.on.is_some() || ins.returning.is_some() {
+                return Err(FrontError::unsupported("INSERT … ON CONFLICT / RETURNING", at));
+            }
+            Ok(Stmt::Insert { table: ins.table_name, columns: ins.columns, source })
+        }
+        Statement::SetVariable { variables, value, local: false, hivevar: false } => {
+            let name = match variables {
+                ast::OneOrManyWithParens::One(n) => n.to_string().to_lowercase(),
+                _ => return Err(FrontError::unsupported("SET of several variables", at)),
+            };
+            let value = value.iter().map(set_value).collect::<Vec<_>>().join(", ");
+            Ok(Stmt::Set { name, value })
+        }
+        Statement::Explain { statement, options, analyze, verbose, format, .. } => {
+            let Statement::Query(query) = *statement else {
+                return Err(FrontError::unsupported("EXPLAIN of anything but a SELECT", at));
+            };
+            let mut flags = ExplainFlags { analyze, verbose, costs: true, json: false };
+            if let Some(f) = format {
+                flags.json = f.to_string().eq_ignore_ascii_case("json");
+            }
+            for o in options.unwrap_or_default() {
+                let on = match &o.arg {
+                    None => true,
+                    Some(e) => !matches!(e.to_string().to_lowercase().as_str(), "off" | "false" | "0"),
+                };
+                match o.name.value.to_lowercase().as_str() {
+                    "analyze" | "analyse" => flags.analyze = on,
+                    "verbose" => flags.verbose = on,
+                    "costs" => flags.costs = on,
+                    "format" => flags.json = o.arg.as_ref().is_some_and(|e| e.to_string().eq_ignore_ascii_case("json")),
+                    "timing" | "summary" | "buffers" | "settings" | "wal" => {}
+                    other => return Err(FrontError::at(format!("unrecognized EXPLAIN option \"{other}\""), at)),
+                }
+            }
+            Ok(Stmt::Explain { options: flags, query })
+        }
+        Statement::Query(q) => Ok(Stmt::Select(q)),
+        other => {
+            let text = other.to_string();
+            let what: String = text.split_whitespace().take(2).collect::<Vec<_>>().join(" ");
+            Err(FrontError::unsupported(format!("the statement {what} …"), at))
+        }
+    }
+}
+
+fn set_value(e: &ast::Expr) -> String {
+    match e {
+        ast::Expr::Value(Value::SingleQuotedString(s)) => s.clone(),
+        ast::Expr::Identifier(i) => i.value.to_lowercase(),
+        other => other.to_string(),
+    }
+}
+
+/// `CREATE SERVER name [TYPE '…'] [VERSION '…'] FOREIGN DATA WRAPPER fdw [OPTIONS (…)]`.
+fn create_server(p: &mut Parser) -> Result<Stmt, FrontError> {
+    p.next_token(); // CREATE
+    p.next_token(); // SERVER
+    let at = p.peek_token().span.start;
+    if p.parse_keywords(&[Keyword::IF, Keyword::NOT, Keyword::EXISTS]) {
+        // accepted: a script run twice should not fail here
+    }
+    let name = p.parse_identifier(false).map_err(|e| parser_error(e, at))?;
+    for optional in ["type", "version"] {
+        if peek_word(p, optional) {
+            p.next_token();
+            p.parse_literal_string().map_err(|e| parser_error(e, at))?;
+        }
+    }
+    expect_word(p, "foreign")?;
+    expect_word(p, "data")?;
+    expect_word(p, "wrapper")?;
+    let wrapper = p.parse_identifier(false).map_err(|e| parser_error(e, at))?;
+    if wrapper.value.to_lowercase() != "postgres_fdw" {
+        return Err(FrontError::at(
+            format!("foreign-data wrapper \"{}\" does not exist", wrapper.value),
+            wrapper.span.start,
+        ));
+    }
+    let options = generic_options(p)?;
+    Ok(Stmt::CreateServer { name, wrapper, options })
+}
+
+/// `[OPTIONS ( name 'value' [, …] )]`, names folded to lower case.
+fn generic_options(p: &mut Parser) -> Result<Vec<(String, String)>, FrontError> {
+    let at = p.peek_token().span.start;
+    if !p.parse_keyword(Keyword::OPTIONS) {
+        return Ok(vec![]);
+    }
+    p.expect_token(&Token::LParen).map_err(|e| parser_error(e, at))?;
+    let mut out = Vec::new();
+    loop {
+        let name = p.parse_identifier(false).map_err(|e| parser_error(e, at))?;
+        let value = p.parse_literal_string().map_err(|e| parser_error(e, at))?;
+        let key = name.value.to_lowercase();
+        if out.iter().any(|(k, _)| *k == key) {
+            return Err(FrontError::at(format!("option \"{key}\" provided more than once"), name.span.start));
+        }
+        out.push((key, value));
+        if !p.consume_token(&Token::Comma) {
+            break;
+        }
+    }
+    p.expect_token(&Token::RParen).map_err(|e| parser_error(e, at))?;
+    Ok(out)
+}
+
+/// After `CREATE [FOREIGN] TABLE`: the name, then columns or `PARTITION OF`.
+fn create_table(p: &mut Parser) -> Result<Stmt, FrontError> {
+    let at = p.peek_token().span.start;
+    // `CREATE TABLE` (plain) arrives with both words still to consume.
+    if peek_word(p, "create") {
+        p.next_token();
+        p.next_token();
+    }
+    let _ = p.parse_keywords(&[Keyword::IF, Keyword::NOT, Keyword::EXISTS]);
+    let name = p.parse_object_name(false).map_err(|e| parser_error(e, at))?;
+    if p.parse_keywords(&[Keyword::PARTITION, Keyword::OF]) {
+        let parent = p.parse_object_name(false).map_err(|e| parser_error(e, at))?;
+        let bound = bound_spec(p)?;
+        let partition_by = partition_by(p)?;
+        let foreign = foreign_spec(p)?;
+        return Ok(Stmt::CreatePartition { name, parent, bound, partition_by, foreign });
+    }
+    let (columns, constraints) = p.parse_columns().map_err(|e| parser_error(e, at))?;
+    if let Some(c) = constraints.first() {
+        return Err(FrontError::unsupported(format!("table constraint {c}"), at));
+    }
+    if columns.is_empty() {
+        return Err(FrontError::unsupported("a table without columns", at));
+    }
+    let partition_by = partition_by(p)?;
+    let foreign = foreign_spec(p)?;
+    Ok(Stmt::CreateTable { name, columns, partition_by, foreign })
+}
+
+/// `[SERVER name [OPTIONS (…)]]`.
+fn foreign_spec(p: &mut Parser) -> Result<Option<ForeignSpec>, FrontError> {
+    if !peek_word(p, "server") {
+        return Ok(None);
+    }
+    p.next_token();
+    let at = p.peek_token().span.start;
+    let server = p.parse_identifier(false).map_err(|e| parser_error(e, at))?;
+    let options = generic_options(p)?;
+    Ok(Some(ForeignSpec { server, options }))
+}
+
+/// `[PARTITION BY {HASH | RANGE | LIST} (col [, …])]`.
+fn partition_by(p: &mut Parser) -> Result<Option<PartitionBy>, FrontError> {
+    let at = p.peek_token().span.start;
+    if !p.parse_keywords(&[Keyword::PARTITION, Keyword::BY]) {
+        return Ok(None);
+    }
+    let t = p.next_token();
+    let strategy = match &t.token {
+        Token::Word(w) if w.value.eq_ignore_ascii_case("hash") => Strategy::Hash,
+        Token::Word(w) if w.value.eq_ignore_ascii_case("range") => Strategy::Range,
+        Token::Word(w) if w.value.eq_ignore_ascii_case("list") => Strategy::List,
+        other => {
+            return Err(FrontError::at(format!("unrecognized partitioning strategy \"{other}\""), t.span.start));
+        }
+    };
+    p.expect_token(&Token::LParen).map_err(|e| parser_error(e, at))?;
+    let columns = p.parse_comma_separated(|p| p.parse_identifier(false)).map_err(|e| parser_error(e, at))?;
+    p.expect_token(&Token::RParen).map_err(|e| parser_error(e, at))?;
+    Ok(Some(PartitionBy { strategy, columns, at }))
+}
+
+/// `FOR VALUES WITH (MODULUS m, REMAINDER r) | IN (…) | FROM (…) TO (…)`, or `DEFAULT`.
+fn bound_spec(p: &mut Parser) -> Result<BoundSpec, FrontError> {
+    let at = p.peek_token().span.start;
+    if p.parse_keyword(Keyword::DEFAULT) {
+        return Ok(BoundSpec::Default);
+    }
+    if !p.parse_keywords(&[Keyword::FOR, Keyword::VALUES]) {
+        let t = p.peek_token();
+        return Err(FrontError::at(
+            format!("syntax error at or near \"{}\": expected FOR VALUES or DEFAULT", t.token),
+            t.span.start,
+        ));
+    }
+    let pe = |e| parser_error(e, at);
+    if p.parse_keyword(Keyword::WITH) {
+        p.expect_token(&Token::LParen).map_err(pe)?;
+        let mut modulus = None;
+        let mut remainder = None;
+        loop {
+            let key = p.parse_identifier(false).map_err(pe)?;
+            let value = unsigned(p)?;
+            match key.value.to_lowercase().as_str() {
+                "modulus" => modulus = Some(value),
+                "remainder" => remainder = Some(value),
+                other => {
+                    return Err(FrontError::at(
+                        format!("unrecognized hash partition bound specification \"{other}\""),
+                        key.span.start,
+                    ))
+                }
+            }
+            if !p.consume_token(&Token::Comma) {
+                break;
+            }
+        }
+        p.expect_token(&Token::RParen).map_err(pe)?;
+        let (Some(modulus), Some(remainder)) = (modulus, remainder) else {
+            return Err(FrontError::at("modulus and remainder must both be specified for a hash partition", at));
+        };
+        if modulus == 0 {
+            return Err(FrontError::at("modulus for hash partition must be an integer value greater than zero", at));
+        }
+        if remainder >= modulus {
+            return Err(FrontError::at("remainder for hash partition must be less than modulus", at));
+        }
+        return Ok(BoundSpec::Hash { modulus, remainder });
+    }
+    if p.parse_keyword(Keyword::IN) {
+        p.expect_token(&Token::LParen).map_err(pe)?;
+        let values = p.parse_comma_separated(|p| p.parse_expr()).map_err(pe)?;
+        p.expect_token(&Token::RParen).map_err(pe)?;
+        return Ok(BoundSpec::List(values));
+    }
+    if p.parse_keyword(Keyword::FROM) {
+        let from = range_datums(p)?;
+        p.expect_keyword(Keyword::TO).map_err(pe)?;
+        let to = range_datums(p)?;
+        return Ok(BoundSpec::Range { from, to });
+    }
+    let t = p.peek_token();
+    Err(FrontError::at(format!("syntax error at or near \"{}\": expected WITH, IN or FROM", t.token), t.span.start))
+}
+
+fn unsigned(p: &mut Parser) -> Result<u64, FrontError> {
+    let t = p.next_token();
+    match &t.token {
+        Token::Number(n, _) => n
+            .parse::<u64>()
+            .map_err(|_| FrontError::at(format!("invalid integer \"{n}\" in partition bound"), t.span.start)),
+        other => Err(FrontError::at(format!("syntax error at or near \"{other}\": expected an integer"), t.span.start)),
+    }
+}
+
+fn range_datums(p: &mut Parser) -> Result<Vec<RangeDatum>, FrontError> {
+    let at = p.peek_token().span.start;
+    p.expect_token(&Token::LParen).map_err(|e| parser_error(e, at))?;
+    let values = p
+        .parse_comma_separated(|p| {
+            if p.parse_keyword(Keyword::MINVALUE) {
+                Ok(RangeDatum::MinValue)
+            } else if p.parse_keyword(Keyword::MAXVALUE) {
+                Ok(RangeDatum::MaxValue)
+            } else {
+                p.parse_expr().map(RangeDatum::Value)
+            }
+        })
+        .map_err(|e| parser_error(e, at))?;
+    p.expect_token(&Token::RParen).map_err(|e| parser_error(e, at))?;
+    Ok(values)
+}
+
+/// `ALTER TABLE parent ATTACH PARTITION name FOR VALUES …` (the only ALTER TABLE).
+fn attach_partition(p: &mut Parser) -> Result<Stmt, FrontError> {
+    p.next_token(); // ALTER
+    p.next_token(); // TABLE
+    let at = p.peek_token().span.start;
+    let parent = p.parse_object_name(false).map_err(|e| parser_error(e, at))?;
+    let here = p.peek_token().span.start;
+    if !p.parse_keywords(&[Keyword::ATTACH, Keyword::PARTITION]) {
+        return Err(FrontError::unsupported("ALTER TABLE other than ATTACH PARTITION", here));
+    }
+    let name = p.parse_object_name(false).map_err(|e| parser_error(e, at))?;
+    let bound = bound_spec(p)?;
+    Ok(Stmt::AttachPartition { parent, name, bound })
+}
+
+/// The SQL type of a column, as the sandbox stores it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SqlType {
+    Int2,
+    Int4,
+    Int8,
+    Numeric,
+    Float8,
+    Text,
+}
+
+impl SqlType {
+    pub fn from_ast(t: &DataType, at: Location) -> Result<SqlType, FrontError> {
+        Ok(match t {
+            DataType::SmallInt(_) | DataType::Int2(_) => SqlType::Int2,
+            DataType::Int(_) | DataType::Integer(_) | DataType::Int4(_) => SqlType::Int4,
+            DataType::BigInt(_) | DataType::Int8(_) => SqlType::Int8,
+            DataType::Numeric(_) | DataType::Decimal(_) | DataType::Dec(_) => SqlType::Numeric,
+            DataType::Double | DataType::DoublePrecision | DataType::Float8 | DataType::Real | DataType::Float4 => {
+                SqlType::Float8
+            }
+            DataType::Text | DataType::Varchar(_) | DataType::CharacterVarying(_) | DataType::String(_) => {
+                SqlType::Text
+            }
+            other => return Err(FrontError::unsupported(format!("the column type {other}"), at)),
+        })
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            SqlType::Int2 => "smallint",
+            SqlType::Int4 => "integer",
+            SqlType::Int8 => "bigint",
+            SqlType::Numeric => "numeric",
+            SqlType::Float8 => "double precision",
+            SqlType::Text => "text",
+        }
+    }
+    pub fn col_type(self) -> crate::types::ColType {
+        use crate::types::ColType;
+        match self {
+            SqlType::Int2 | SqlType::Int4 | SqlType::Int8 => ColType::Int,
+            SqlType::Numeric | SqlType::Float8 => ColType::Float,
+            SqlType::Text => ColType::Text,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seed_003_ddl_parses() {
+        let sql = "create server s2 foreign data wrapper postgres_fdw OPTIONS ( port \n'5433', dbname 'postgres', async_capable 'on');\n\
+                   create foreign table players_p1 partition of players for values with \n(modulus 4, remainder 0) server s2;";
+        let v = parse_statements(sql, 1).unwrap();
+        assert!(matches!(&v[0].stmt, Stmt::CreateServer { options, .. } if options.len() == 3));
+        assert!(matches!(
+            &v[1].stmt,
+            Stmt::CreatePartition { bound: BoundSpec::Hash { modulus: 4, remainder: 0 }, foreign: Some(_), .. }
+        ));
+        assert_eq!(v[1].at.line, 3);
+    }
+
+    #[test]
+    fn errors_have_file_positions() {
+        let e = parse_statements("select 1;\ncreate table t (a int) partition by spiral (a);", 10).unwrap_err();
+        assert_eq!((e.line, e.column), (11, 37), "{e}");
+        let e = parse_statements("select 1 2", 1).unwrap_err();
+        assert_eq!(e.line, 1, "{e}");
+    }
+}
