@@ -715,6 +715,8 @@ async function boot() {
     scenario: config.scenario,
     mode: config.mode,
     knobs: knobsJson(config),
+    behaviour: $('behaviour').value,
+    improvedKnobs: knobsJson({ ...config, behaviour: 'improved', switches: {} }),
     plan: session?.snapshot(NO_TRACE).plan,
   }));
   wire_();

@@ -352,6 +352,39 @@ async function checkResponsiveness(browser, server) {
   await context.close();
 }
 
+/** Per tab of the live wire inspector: its lines, whether they are all of that connection, the last time. */
+async function liveWireTabs(page) {
+  const names = await page.$$eval('[data-testid=live-wire-tabs] button', (xs) => xs.map((x) => x.textContent));
+  const totalMs = Number(/([0-9.]+) ms with the COMMITs/.exec(await page.textContent('[data-testid=live-timeline-src]'))?.[1]);
+  const out = {};
+  for (const n of names) {
+    await page.click(`[data-testid=live-wire-tab-${n}]`);
+    out[n] = await page.$$eval('[data-testid=live-wire-line]', (xs, n) => ({
+      lines: xs.length,
+      only: xs.every((x) => x.querySelector('.wc').textContent === n),
+      lastMs: Math.max(...xs.map((x) => Number(x.querySelector('.wt').textContent))),
+    }), n);
+    out[n].totalMs = totalMs;
+  }
+  return out;
+}
+
+/** What the live compare shows: per behaviour the two times and the gain, its note, its bars and lanes. */
+async function liveCompare(page) {
+  return page.evaluate(() => {
+    const q = (id) => document.querySelector(`[data-testid=${id}]`);
+    const out = { note: q('live-compare-note')?.textContent ?? q('live-compare-head').textContent };
+    for (const b of ['pg15', 'improved']) {
+      if (!q(`live-compare-${b}`)) continue;
+      out[b] = { sync: Number(q(`live-compare-${b}-sync-ms`).dataset.ms), async: Number(q(`live-compare-${b}-async-ms`).dataset.ms), gain: q(`live-compare-${b}-gain`).textContent };
+    }
+    const svg = q('live-compare-svg');
+    out.bars = svg ? svg.querySelectorAll('[data-testid^=compare-bar-live-]').length : 0;
+    out.lanes = svg ? svg.querySelectorAll('.lane-label').length : 0;
+    return out;
+  });
+}
+
 /**
  * Issue 8: the page in live mode against `pgasync demo` (real shard clusters, a
  * postgres_fdw coordinator, the relay serving the page): scenario E runs live through
@@ -394,9 +427,38 @@ async function checkLive(browser) {
     await page.$eval('[data-testid=live-timeline]', (el) => el.scrollIntoView({ block: 'end' }));
     await shot(page, '16b-live-timeline.png');
     await page.$eval('[data-testid=live]', (el) => (el.scrollTop = 0));
-    const wireCount = await page.locator('[data-testid=live-wire] li').count();
-    check('live: the wire messages of the live run', wireCount > 10, `${wireCount}`);
+    const which = await page.textContent('[data-testid=live-which]');
+    check('live: the drawer says its panels show the live run, the grid the simulated one', /real shards/.test(which) && /simulated run/.test(which), which);
+    const wireSrc = await page.textContent('[data-testid=live-wire-src]');
+    check('live: the wire inspector names the live run it shows', /Run live: E async pg15/.test(wireSrc) && /real times/.test(wireSrc), wireSrc);
+    const perConn = await liveWireTabs(page);
+    const shards = ['s1', 's2', 's3', 's4'];
+    check('live: the wire inspector has a tab per connection (E: 4 shards), each with its own messages',
+      shards.every((s) => perConn[s]?.lines > 3 && perConn[s].only) && perConn.all?.lines > 20,
+      JSON.stringify(perConn));
+    check('live: the wire messages have real times (from the run\'s start, within its total)',
+      shards.every((s) => perConn[s].lastMs > 0 && perConn[s].lastMs < perConn[s].totalMs + 1), JSON.stringify(perConn.s1));
+    await page.$eval('[data-testid=live-wire-tabs]', (el) => el.scrollIntoView({ block: 'start' }));
+    await page.click('[data-testid=live-wire-tab-s2]');
+    await shot(page, '16e-live-wire.png');
+    await page.click('[data-testid=live-wire-tab-all]');
+    await page.$eval('[data-testid=live]', (el) => (el.scrollTop = 0));
     await shot(page, '16-live.png');
+    // Compare live: sync and async measured on the real shards, pg15 and improved.
+    await page.click('[data-testid=live-compare-run]');
+    await page.waitForFunction(() => /measured|failed/.test(document.querySelector('[data-testid=live-compare-src]').textContent), null, { timeout: 120000 });
+    const cmp = await liveCompare(page);
+    check('live compare: pg15 sync and async, two real times and a gain',
+      cmp.pg15 && cmp.pg15.sync > 0 && cmp.pg15.async > 0 && /^-?[0-9]+\.[0-9]%$/.test(cmp.pg15.gain), JSON.stringify(cmp));
+    check('live compare: improved too, two real times and a gain',
+      cmp.improved && cmp.improved.sync > 0 && cmp.improved.async > 0 && /^-?[0-9]+\.[0-9]%$/.test(cmp.improved.gain), JSON.stringify(cmp.improved));
+    check('live compare: the gain is the measured times\' (async against sync)',
+      Math.abs(Number(cmp.pg15.gain.slice(0, -1)) - 100 * (1 - cmp.pg15.async / cmp.pg15.sync)) < 0.06, JSON.stringify(cmp.pg15));
+    check('live compare: says they are real times, one measurement each', /Real times measured on the live shards/.test(cmp.note) && /one measurement each/.test(cmp.note), cmp.note);
+    check('live compare: four bars, each over its connection lanes', cmp.bars === 4 && cmp.lanes >= 16, `${cmp.bars} bars, ${cmp.lanes} lane labels`);
+    await page.$eval('[data-testid=live-compare]', (el) => el.scrollIntoView({ block: 'start' }));
+    await shot(page, '16d-live-compare.png');
+    await page.$eval('[data-testid=live]', (el) => (el.scrollTop = 0));
     // Step live: the same steps as the simulated run, each wait a real one.
     const liveStates = async () => page.$$eval('[data-testid=live-plan] [data-testid=request-state]', (xs) => xs.map((x) => x.dataset.state));
     const stepLive = async () => {
@@ -415,6 +477,9 @@ async function checkLive(browser) {
     }
     const status1 = await page.textContent('[data-testid=live-step-status]');
     check('step live: the set-up steps (starting), then requests go Waiting and Complete', phases.has('starting') && phases.has('executing') && seen.has('Waiting') && seen.has('Complete'), `${[...phases].join(',')} / ${[...seen].join(',')} / ${status1}`);
+    const stepWire = await page.textContent('[data-testid=live-wire-src]');
+    const stepLines = await page.locator('[data-testid=live-wire-line]').count();
+    check('step live: the wire inspector follows the stepped run, and says so', /Step live: E async pg15, .*step [0-9]+/.test(stepWire) && stepLines > 4, `${stepLines} lines; ${stepWire}`);
     await page.$eval('[data-testid=live-plan]', (el) => el.scrollIntoView({ block: 'center' }));
     await shot(page, '16c-live-step.png');
     await page.$eval('[data-testid=live]', (el) => (el.scrollTop = 0));

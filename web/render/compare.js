@@ -1,11 +1,14 @@
 // The compare view: the synchronous run above, the asynchronous run below, on one time
 // axis; each run's total as a bar with its time; the lower bound as a vertical line.
+// The live drawer draws its measured runs with the same plot (renderComparePlot).
 
 import { svg, esc } from './util.js';
 import { connectionIntervals } from './traceview.js';
 import { drawBars, drawAxis, COLORS, LABEL_W } from './timeline.js';
 
 const AXIS_H = 22;
+export const SYNC_COLOR = '#64748b';
+export const ASYNC_COLOR = '#15803d';
 
 function ms(ns) {
   return (ns / 1e6).toFixed(3);
@@ -13,20 +16,33 @@ function ms(ns) {
 
 /** Shows the comparison `cmp` of scenario `scenarioId`: the totals line and the plot. */
 export function renderCompare(container, cmp, scenarioId) {
-  const plot = container.querySelector('.compare-plot');
   renderTotals(container.querySelector('.compare-head'), cmp);
-  const L = layoutCompare(cmp, plot);
-  const root = svg('svg', { width: L.W, height: L.H, viewBox: `0 0 ${L.W} ${L.H}`, class: 'compare-svg', 'data-testid': 'compare-svg' });
-  root.append(svg('rect', { x: L.x0, y: L.top - 4, width: L.x1 - L.x0, height: 2 * L.groupH, fill: '#fbfdff' }));
-  drawAxis(root, L.x, L.x0, L.x1, L.axisY, L.maxNs, L.top - 4);
-  const runs = [
-    { name: 'sync', ns: cmp.sync_ns, trace: cmp.sync_trace, color: '#64748b' },
-    { name: 'async', ns: cmp.async_ns, trace: cmp.async_trace, color: '#15803d' },
-  ];
-  runs.forEach((run, gi) => root.append(drawRun(run, L.top + gi * L.groupH, cmp.connections, L)));
-  root.append(drawBound(cmp, L));
-  plot.replaceChildren(root);
+  renderComparePlot(container.querySelector('.compare-plot'), {
+    runs: [
+      { name: 'sync', key: 'sync', ns: cmp.sync_ns, trace: cmp.sync_trace, color: SYNC_COLOR },
+      { name: 'async', key: 'async', ns: cmp.async_ns, trace: cmp.async_trace, color: ASYNC_COLOR },
+    ],
+    connections: cmp.connections,
+    bound: { ns: cmp.bound_ns, limitPct: cmp.limit_pct },
+  });
   container.dataset.scenario = scenarioId;
+}
+
+/**
+ * Runs on one time axis, each a total bar over its connection lanes (plain data, so
+ * the live drawer draws its measured runs with it too): `runs` [{name, key, ns, trace,
+ * color, endNs}] (the trace's times from the run's start; lanes go on to `endNs` when a
+ * run's work outlasts the time its bar shows), `connections` the lane names,
+ * `bound` {ns, limitPct} or null, `testid` of the svg, `labelW` room for run names.
+ */
+export function renderComparePlot(plot, { runs, connections, bound = null, testid = 'compare-svg', labelW = LABEL_W }) {
+  const L = layoutCompare(runs, connections.length, bound, plot, labelW);
+  const root = svg('svg', { width: L.W, height: L.H, viewBox: `0 0 ${L.W} ${L.H}`, class: 'compare-svg', 'data-testid': testid });
+  root.append(svg('rect', { x: L.x0, y: L.top - 4, width: L.x1 - L.x0, height: runs.length * L.groupH, fill: '#fbfdff' }));
+  drawAxis(root, L.x, L.x0, L.x1, L.axisY, L.maxNs, L.top - 4);
+  runs.forEach((run, gi) => root.append(drawRun(run, L.top + gi * L.groupH, connections, L)));
+  if (bound) root.append(drawBound(bound, L));
+  plot.replaceChildren(root);
 }
 
 /** The line above the plot: both totals, the gain, the limit and the verdict. */
@@ -41,29 +57,29 @@ function renderTotals(head, cmp) {
 }
 
 /**
- * The layout, before anything is drawn: one time scale `x` for both runs (a little past
- * the longest of the two totals and the bound), and the height of a run's group (its
- * total bar, then one lane per connection) so that both groups fit the panel.
+ * The layout, before anything is drawn: one time scale `x` for all runs (a little past
+ * the longest total and the bound), and the height of a run's group (its total bar,
+ * then one lane per connection) so that every group fits the panel.
  */
-function layoutCompare(cmp, plot) {
+function layoutCompare(runs, n, bound, plot, labelW) {
   const W = Math.max(400, plot.clientWidth - 2);
   const availH = Math.max(150, plot.clientHeight - 4);
-  const n = cmp.connections.length;
-  const maxNs = Math.max(cmp.sync_ns, cmp.async_ns, cmp.bound_ns, 1) * 1.02;
-  const x0 = LABEL_W;
+  const groups = runs.length;
+  const maxNs = Math.max(...runs.map((r) => Math.max(r.ns, r.endNs ?? 0)), bound?.ns ?? 0, 1) * 1.02;
+  const x0 = labelW;
   const x1 = W - 12;
   const x = (ns) => x0 + (Math.min(Math.max(ns, 0), maxNs) / maxNs) * (x1 - x0);
   const barH = 22;
-  const laneH = Math.max(6, Math.min(18, Math.floor((availH - AXIS_H - 2 * (barH + 8) - 26) / Math.max(1, 2 * n))));
+  const laneH = Math.max(6, Math.min(18, Math.floor((availH - AXIS_H - groups * (barH + 8) - 26) / Math.max(1, groups * n))));
   const groupH = barH + 6 + n * laneH + 8;
   const top = 18;
-  const H = top + 2 * groupH + AXIS_H + 6;
-  return { W, H, x0, x1, x, maxNs, n, barH, laneH, groupH, top, axisY: top + 2 * groupH };
+  const H = top + groups * groupH + AXIS_H + 6;
+  return { W, H, x0, x1, x, maxNs, n, barH, laneH, groupH, top, axisY: top + groups * groupH };
 }
 
 /** One run's group at height `gy`: its total bar, its connection lanes and a dashed line where it ends. */
 function drawRun(run, gy, connections, L) {
-  const g = svg('g', { 'data-testid': `compare-run-${run.name}`, 'data-ns': run.ns });
+  const g = svg('g', { 'data-testid': `compare-run-${run.key}`, 'data-ns': run.ns });
   drawTotalBar(g, run, gy, L);
   drawRunLanes(g, run, gy + L.barH + 6, connections, L);
   g.append(svg('line', { x1: L.x(run.ns), x2: L.x(run.ns), y1: gy, y2: gy + L.groupH - 6, stroke: run.color, 'stroke-width': 1.5, 'stroke-dasharray': '3 2' }));
@@ -73,7 +89,7 @@ function drawRun(run, gy, connections, L) {
 /** The run's total as a bar from 0, named on the left, its time inside the bar when it fits. */
 function drawTotalBar(g, run, gy, { x, x0, barH }) {
   const bw = x(run.ns) - x0;
-  g.append(svg('rect', { x: x0, y: gy, width: Math.max(2, bw), height: barH, rx: 3, fill: run.color, 'data-testid': `compare-bar-${run.name}` }));
+  g.append(svg('rect', { x: x0, y: gy, width: Math.max(2, bw), height: barH, rx: 3, fill: run.color, 'data-testid': `compare-bar-${run.key}` }));
   g.append(svg('text', { x: 6, y: gy + barH / 2 + 5, class: 'cmp-run-label' }, run.name));
   const inside = bw > 90;
   g.append(svg('text', { x: inside ? x0 + bw - 6 : x0 + bw + 6, y: gy + barH / 2 + 5, 'text-anchor': inside ? 'end' : 'start', class: 'cmp-bar-label', fill: inside ? '#fff' : '#0f172a' }, `${ms(run.ns)} ms`));
@@ -82,7 +98,7 @@ function drawTotalBar(g, run, gy, { x, x0, barH }) {
 /** One lane per connection from height `top`: start-up and queries in flight as bars; labels thin out when lanes are thin. */
 function drawRunLanes(g, run, top, connections, { x, x0, x1, n, laneH }) {
   const every = Math.ceil(11 / laneH);
-  connectionIntervals(run.trace, n, run.ns).forEach((l, k) => {
+  connectionIntervals(run.trace, n, run.endNs ?? run.ns).forEach((l, k) => {
     const ly = top + k * laneH;
     if (k % every === 0) g.append(svg('text', { x: x0 - 6, y: ly + laneH / 2 + 4, 'text-anchor': 'end', class: 'lane-label', style: laneH < 12 ? 'font-size:10px' : null }, connections[k] ?? `conn ${k}`));
     g.append(svg('line', { x1: x0, x2: x1, y1: ly + laneH - 0.5, y2: ly + laneH - 0.5, stroke: '#eef2f7' }));
@@ -91,13 +107,13 @@ function drawRunLanes(g, run, top, connections, { x, x0, x1, n, laneH }) {
   });
 }
 
-/** The limit: the lower bound as a vertical line across both runs, labelled on whichever side has room. */
-function drawBound(cmp, { x, x1, top, axisY }) {
-  const bx = x(cmp.bound_ns);
-  const bound = svg('g', { 'data-testid': 'compare-bound', 'data-ns': cmp.bound_ns });
+/** The limit: the lower bound as a vertical line across the runs, labelled on whichever side has room. */
+function drawBound({ ns, limitPct }, { x, x1, top, axisY }) {
+  const bx = x(ns);
+  const bound = svg('g', { 'data-testid': 'compare-bound', 'data-ns': ns });
   bound.append(svg('line', { x1: bx, x2: bx, y1: top - 14, y2: axisY, stroke: COLORS.bound, 'stroke-width': 2, 'stroke-dasharray': '6 3' }));
   const right = bx > x1 - 260;
-  bound.append(svg('text', { x: right ? bx - 5 : bx + 5, y: top - 5, 'text-anchor': right ? 'end' : 'start', class: 'bound-label', fill: COLORS.bound }, `lower bound ${ms(cmp.bound_ns)} ms = limit ${cmp.limit_pct.toFixed(1)}%`));
+  bound.append(svg('text', { x: right ? bx - 5 : bx + 5, y: top - 5, 'text-anchor': right ? 'end' : 'start', class: 'bound-label', fill: COLORS.bound }, `lower bound ${ms(ns)} ms = limit ${limitPct.toFixed(1)}%`));
   return bound;
 }
 

@@ -2,12 +2,15 @@
 // PostgreSQL shards through the relay (`make demo` starts shards, a coordinator and
 // the relay), and beside it what a real PostgreSQL coordinator with postgres_fdw says
 // for the same query (EXPLAIN ANALYZE VERBOSE). Without a relay the panel says why
-// live mode is off. The simulated run above stays the place to step: a live run goes
-// at the shards' own pace from start to end.
+// live mode is off. The drawer holds the live counterparts of the simulated panels:
+// plan states (Step live), EXPLAIN, timeline, wire inspector and compare, each
+// heading naming the live run it shows, so the two kinds of run never blur.
 
-import { wireLines, transitionsIn } from './traceview.js';
+import { transitionsIn } from './traceview.js';
 import { Timeline } from './timeline.js';
 import { PlanView } from './plan.js';
+import { WireInspector } from './wire.js';
+import { fromStart, measurePlan, liveComparison, renderLiveCompare } from './livecompare.js';
 
 const el = (tag, attrs = {}, ...kids) => {
   const e = document.createElement(tag);
@@ -31,51 +34,105 @@ function executionMs(explainText) {
   return m ? Number(m[1]) : null;
 }
 
+/** How a heading names a live run: the button that made it, what ran, and when. */
+function runLabel(how, { scenario, mode, behaviour }) {
+  return `${how}: ${scenario} ${mode} ${behaviour}, ${new Date().toLocaleTimeString()}`;
+}
+
+/** A section heading: what the panel is, and (a tag) which live run it shows. */
+function heading(title, testid) {
+  const src = el('span', { class: 'live-src', 'data-testid': testid });
+  return { h: el('h3', {}, `${title} `, src), src };
+}
+
 export class LivePanel {
   /**
    * @param root the panel's element
-   * @param wasm the wasm module (runLive, postgresExplain, coordinatorQuery)
-   * @param current () => {scenario, mode, knobs, plan} of the session on screen (the
-   *   live run has the same plan, so its timeline names the same nodes)
+   * @param wasm the wasm module (runLive, LiveRun, postgresExplain, coordinatorQuery)
+   * @param current () => {scenario, mode, knobs, behaviour, improvedKnobs, plan} of the
+   *   session on screen (the live run has the same plan, so its timeline names the same
+   *   nodes; `improvedKnobs` are the same knobs in behaviour improved, for the compare)
    */
   constructor(root, wasm, current) {
     this.root = root;
     this.wasm = wasm;
     this.current = current;
     this.targets = [];
+    this.busy = false;
+    this.stepping = null; // {run: LiveRun, key, label, trace, names} while a live run is being stepped
     this.status = el('p', { class: 'live-status', 'data-testid': 'live-status' }, 'Looking for the relay…');
-    this.button = el('button', { type: 'button', disabled: true, 'data-testid': 'live-run' }, 'Run live');
-    this.button.addEventListener('click', () => this.run());
-    this.stepButton = el('button', { type: 'button', disabled: true, 'data-testid': 'live-step' }, 'Step live ▶');
-    this.stepButton.addEventListener('click', () => this.stepLive());
-    this.note = el('p', { class: 'live-note' },
-      'Run live goes from start to end at the shards’ pace. Step live takes the same steps as the simulated run, one async request transition or one wait at a time: a wait simply lasts until a socket has input (the page stays responsive meanwhile), so the times you see include your pauses.');
-    this.stepStatus = el('p', { class: 'live-step-status', 'data-testid': 'live-step-status' }, '');
-    this.planBox = el('div', { class: 'live-plan', 'data-testid': 'live-plan' });
-    this.planView = new PlanView(this.planBox);
-    this.stepping = null; // {run: LiveRun, key, traceLen} while a live run is being stepped
-    this.ours = el('pre', { class: 'live-explain', 'data-testid': 'live-ours' });
-    this.theirs = el('pre', { class: 'live-explain', 'data-testid': 'postgres-says' });
-    this.oursHead = el('h3', {}, 'pgasync (live)');
-    this.theirsHead = el('h3', {}, 'PostgreSQL says');
-    this.wire = el('ol', { class: 'live-wire', 'data-testid': 'live-wire' });
-    this.timelineHead = el('h3', {}, 'Timeline of the live run');
-    this.timelineBox = el('div', { class: 'live-timeline', 'data-testid': 'live-timeline' });
-    this.timeline = new Timeline(this.timelineBox, () => {});
+    this.button = this.action('Run live', 'live-run', () => this.run());
+    this.stepButton = this.action('Step live ▶', 'live-step', () => this.stepLive());
+    this.compareButton = this.action('Compare live', 'live-compare-run', () => this.compareLive());
     root.replaceChildren(
       el('h2', {}, 'Live shards'),
       this.status,
-      el('div', { class: 'live-actions' }, this.button, ' ', this.stepButton),
-      this.note,
-      this.stepStatus,
-      this.planBox,
-      el('div', { class: 'live-cols' },
-        el('div', {}, this.oursHead, this.ours),
-        el('div', {}, this.theirsHead, this.theirs)),
-      this.timelineHead,
-      this.timelineBox,
-      el('details', {}, el('summary', {}, 'Wire messages of the live run'), this.wire),
+      el('div', { class: 'live-actions' }, this.button, ' ', this.stepButton, ' ', this.compareButton),
+      el('p', { class: 'live-note live-which', 'data-testid': 'live-which' },
+        'Everything in this drawer ran on the real shards through the relay, in real times; the panels behind it still show the simulated run. Each heading says which live run it shows.'),
+      el('p', { class: 'live-note' },
+        'Run live goes from start to end at the shards’ pace. Step live takes the same steps as the simulated run, one async request transition or one wait at a time: a wait simply lasts until a socket has input (the page stays responsive meanwhile), so the times you see include your pauses. Compare live runs the query sync and async, in this behaviour and in improved, and shows the measured times.'),
+      this.buildStepSection(),
+      this.buildExplainSection(),
+      this.buildTimelineSection(),
+      this.buildWireSection(),
+      this.buildCompareSection(),
     );
+  }
+
+  action(text, testid, onClick) {
+    const b = el('button', { type: 'button', disabled: true, 'data-testid': testid }, text);
+    b.addEventListener('click', onClick);
+    return b;
+  }
+
+  buildStepSection() {
+    const { h, src } = heading('Plan and request states', 'live-plan-src');
+    this.planSrc = src;
+    src.textContent = '— Step live: not started';
+    this.stepStatus = el('p', { class: 'live-step-status', 'data-testid': 'live-step-status' }, '');
+    this.planBox = el('div', { class: 'live-plan', 'data-testid': 'live-plan' });
+    this.planView = new PlanView(this.planBox);
+    return el('section', { class: 'live-section' }, h, this.stepStatus, this.planBox);
+  }
+
+  buildExplainSection() {
+    this.ours = el('pre', { class: 'live-explain', 'data-testid': 'live-ours' });
+    this.theirs = el('pre', { class: 'live-explain', 'data-testid': 'postgres-says' });
+    this.oursHead = el('h3', {}, 'pgasync (live): no run yet');
+    this.theirsHead = el('h3', {}, 'PostgreSQL says');
+    return el('div', { class: 'live-cols' },
+      el('div', {}, this.oursHead, this.ours),
+      el('div', {}, this.theirsHead, this.theirs));
+  }
+
+  buildTimelineSection() {
+    const { h, src } = heading('Timeline', 'live-timeline-src');
+    this.timelineSrc = src;
+    src.textContent = '— no live run yet (Run live draws it)';
+    this.timelineBox = el('div', { class: 'live-timeline', 'data-testid': 'live-timeline' });
+    this.timeline = new Timeline(this.timelineBox, () => {});
+    return el('section', { class: 'live-section' }, h, this.timelineBox);
+  }
+
+  buildWireSection() {
+    const { h, src } = heading('Wire inspector', 'live-wire-src');
+    this.wireSrc = src;
+    src.textContent = '— no live run yet (Run live or Step live fills it)';
+    const tabs = el('div', { class: 'tabs', 'data-testid': 'live-wire-tabs' });
+    const list = el('div', { class: 'scroll wire live-wire', 'data-testid': 'live-wire' });
+    this.wire = new WireInspector(tabs, list, { testid: 'live-wire' });
+    return el('section', { class: 'live-section live-wire-box' }, h, tabs, list);
+  }
+
+  buildCompareSection() {
+    const { h, src } = heading('Compare live', 'live-compare-src');
+    this.compareSrc = src;
+    src.textContent = '— not measured yet (Compare live measures it)';
+    this.compareBox = el('section', { class: 'live-section live-compare', 'data-testid': 'live-compare' }, h,
+      el('div', { class: 'live-compare-head compare-head', 'data-testid': 'live-compare-head' }),
+      el('div', { class: 'live-compare-plot' }));
+    return this.compareBox;
   }
 
   relayUrl() {
@@ -97,31 +154,50 @@ export class LivePanel {
       return;
     }
     this.status.textContent = `Live mode on: the relay reaches ${this.targets.join(', ')}.`;
-    this.button.disabled = false;
-    this.stepButton.disabled = false;
+    this.setBusy(this.busy);
   }
 
   off(why) {
     this.status.textContent = `Live mode is off: ${why}`;
-    this.button.disabled = true;
-    this.stepButton.disabled = true;
+    this.targets = [];
+    this.setBusy(this.busy);
+  }
+
+  /** One live action at a time: concurrent runs would share the shards and skew the times. */
+  setBusy(busy) {
+    this.busy = busy;
+    const off = busy || this.targets.length === 0;
+    for (const b of [this.button, this.stepButton, this.compareButton]) b.disabled = off;
+  }
+
+  async exclusively(work) {
+    if (this.busy) return;
+    this.setBusy(true);
+    try {
+      await work();
+    } finally {
+      this.setBusy(false);
+    }
+  }
+
+  stepLive() {
+    return this.exclusively(() => this.stepOnce());
   }
 
   /**
    * One step of a live run of the scenario on screen (opened on the first click, and
    * again when the scenario, mode or knobs change or the run has ended).
    */
-  async stepLive() {
-    const { scenario, mode, knobs } = this.current();
-    const key = `${scenario}|${mode}|${knobs}`;
-    this.stepButton.disabled = true;
+  async stepOnce() {
+    const cur = this.current();
+    const key = `${cur.scenario}|${cur.mode}|${cur.knobs}`;
     try {
       if (!this.stepping || this.stepping.key !== key || this.stepping.run.isDone()) {
         this.stepping?.run.free();
         this.stepping = null;
         this.stepStatus.textContent = 'Opening a socket per server through the relay…';
-        const run = await this.wasm.LiveRun.open(this.relayUrl(), scenario.toLowerCase(), scenario, mode, knobs);
-        this.stepping = { run, key, traceLen: 0 };
+        const run = await this.wasm.LiveRun.open(this.relayUrl(), cur.scenario.toLowerCase(), cur.scenario, cur.mode, cur.knobs);
+        this.stepping = { run, key, label: runLabel('Step live', cur), trace: [], names: [] };
         this.planView.invalidate();
         this.showStep(null);
         return;
@@ -133,44 +209,47 @@ export class LivePanel {
       this.stepStatus.textContent = `The live step failed: ${e.message || e}`;
       this.stepping?.run.free();
       this.stepping = null;
-    } finally {
-      this.stepButton.disabled = false;
     }
   }
 
-  /** The stepped live run's state: the plan with its request states, and a status line. */
+  /** The stepped live run's state: the plan with its request states, a status line, its wire messages. */
   showStep(did) {
     const st = this.stepping;
-    const snap = st.run.snapshot(st.traceLen);
+    const snap = st.run.snapshot(st.trace.length);
     const passed = snap.step > 0 ? transitionsIn(snap.trace, 0, Infinity) : null;
-    st.traceLen = snap.trace_len;
+    st.trace.push(...snap.trace);
+    st.names = snap.connections.map((c) => c.server);
     this.planView.update(snap, passed);
+    this.planSrc.textContent = `— ${st.label}, step ${snap.step}`;
     const what = did ? ` (${did})` : '';
     this.stepStatus.textContent = `live step ${snap.step}${what} · ${(snap.time_ns / 1e6).toFixed(3)} ms · ${snap.phase} — ${snap.narration}`;
+    this.showWire(st.trace, st.names, `${st.label}, step ${snap.step} (times from its start, with your pauses)`);
     if (snap.phase === 'finished' || snap.phase === 'failed') {
       this.ours.textContent = snap.error ? `The live run failed: ${snap.error}` : st.run.explainText();
-      this.oursHead.textContent = `pgasync (live, stepped): ${(snap.time_ns / 1e6).toFixed(3)} ms with your pauses`;
+      this.oursHead.textContent = `pgasync (${st.label}): ${(snap.time_ns / 1e6).toFixed(3)} ms with your pauses`;
     }
   }
 
-  async run() {
-    const { scenario, mode, knobs, plan } = this.current();
-    const db = scenario.toLowerCase();
-    this.button.disabled = true;
+  run() {
+    return this.exclusively(() => this.runOnce());
+  }
+
+  async runOnce() {
+    const cur = this.current();
+    const db = cur.scenario.toLowerCase();
+    const label = runLabel('Run live', cur);
     this.ours.textContent = 'running on the live shards…';
     this.theirs.textContent = '';
-    this.wire.replaceChildren();
     try {
-      const r = await this.wasm.runLive(this.relayUrl(), db, scenario, mode, knobs);
-      this.oursHead.textContent = `pgasync (live, ${mode}): ${r.execution_ms.toFixed(3)} ms`;
+      const r = await this.wasm.runLive(this.relayUrl(), db, cur.scenario, cur.mode, cur.knobs);
+      this.oursHead.textContent = `pgasync (${label}): ${r.execution_ms.toFixed(3)} ms`;
       this.ours.textContent = `${r.rows.length} row(s): ${r.rows.slice(0, 3).map((x) => x.join(', ')).join(' | ')}\n\n${r.explain_text}`;
-      this.showWire(r.trace);
-      this.showTimeline(r, plan);
+      this.showWire(r.trace, r.connections, `${label} (real times from its start)`);
+      this.showTimeline(r, cur.plan, label);
     } catch (e) {
       this.ours.textContent = `The live run failed: ${e.message || e}`;
     }
-    await this.postgresSays(scenario, db, knobs);
-    this.button.disabled = false;
+    await this.postgresSays(cur.scenario, db, cur.knobs);
   }
 
   async postgresSays(scenario, db, knobs) {
@@ -205,21 +284,50 @@ export class LivePanel {
    * The live run on the same timeline as the simulated one (connections, requests,
    * rows), in real times: the trace is the executor's, only the clock was real.
    */
-  showTimeline(r, plan) {
+  showTimeline(r, plan, label) {
     const totalNs = Math.max(1, Math.round(r.total_ms * 1e6));
-    // The live clock is the page's performance.now(): times from the run's start.
-    const t0 = r.trace.length ? r.trace[0].time_ns : 0;
-    const trace = r.trace.map((e) => ({ ...e, time_ns: e.time_ns - t0 }));
-    const rec = { trace, totalNs, complete: true, recordedNs: totalNs, connections: r.connections };
-    this.timelineHead.textContent = `Timeline of the live run (real times, ${r.total_ms.toFixed(3)} ms with the COMMITs)`;
+    const rec = { trace: fromStart(r.trace), totalNs, complete: true, recordedNs: totalNs, connections: r.connections };
+    this.timelineSrc.textContent = `— ${label} (real times, ${r.total_ms.toFixed(3)} ms with the COMMITs)`;
     this.timeline.build(rec, plan);
     this.timeline.update(totalNs);
     this.timelineBox.querySelector('svg')?.setAttribute('data-testid', 'live-timeline-svg');
   }
 
-  showWire(trace) {
-    const lines = wireLines(trace).slice(0, 400);
-    this.wire.replaceChildren(...lines.map((l) => el('li', { class: `wire-${l.dir}` },
-      `${(l.t / 1e6).toFixed(3)} ms  c${l.conn ?? '-'}  ${l.text}`)));
+  /** The wire messages of a live run (the latest, run or stepped), a tab per connection as in the simulated inspector. */
+  showWire(trace, connections, label) {
+    const shifted = fromStart(trace);
+    const endNs = shifted.length ? shifted[shifted.length - 1].time_ns : 0;
+    this.wire.setRecording({ trace: shifted, connections, complete: true, recordedNs: endNs });
+    this.wire.update(shifted.length, true);
+    this.wireSrc.textContent = `— ${label}`;
+  }
+
+  compareLive() {
+    return this.exclusively(() => this.compareOnce());
+  }
+
+  /** Sync then async, per behaviour, one after another; then the measured times side by side. */
+  async compareOnce() {
+    const cur = this.current();
+    const plan = measurePlan(cur);
+    const head = this.compareBox.querySelector('.live-compare-head');
+    this.compareBox.classList.remove('measured');
+    this.compareBox.querySelector('.live-compare-plot').replaceChildren();
+    this.compareSrc.textContent = '— measuring…';
+    const measured = [];
+    try {
+      for (const [k, m] of plan.entries()) {
+        head.textContent = `measuring ${cur.scenario} ${m.behaviour} ${m.mode} on the live shards (${k + 1}/${plan.length})…`;
+        const r = await this.wasm.runLive(this.relayUrl(), cur.scenario.toLowerCase(), cur.scenario, m.mode, m.knobs);
+        measured.push({ behaviour: m.behaviour, mode: m.mode, r });
+      }
+    } catch (e) {
+      head.textContent = `Compare live failed (${measured.length} of ${plan.length} runs done): ${e.message || e}`;
+      this.compareSrc.textContent = '— failed';
+      return;
+    }
+    const cmp = liveComparison(cur.scenario, measured);
+    this.compareSrc.textContent = `— measured: ${cur.scenario}, ${cmp.pairs.map((p) => p.behaviour).join(' and ')}, sync and async, at ${cmp.at}`;
+    renderLiveCompare(this.compareBox, cmp);
   }
 }

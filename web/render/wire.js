@@ -10,7 +10,9 @@ import { wireLines } from './traceview.js';
 const MAX_LINES = 400;
 
 export class WireInspector {
-  constructor(tabs, list) {
+  /** `testid`: the prefix of the tabs' and lines' test ids (the live drawer has an inspector of its own). */
+  constructor(tabs, list, { testid = 'wire' } = {}) {
+    this.testid = testid;
     this.tabs = tabs;
     this.list = list;
     this.filter = 'all';
@@ -43,14 +45,14 @@ export class WireInspector {
   renderTabs() {
     const opts = [['all', 'all'], ...this.names.map((n, k) => [String(k), n])];
     this.tabs.innerHTML = opts
-      .map(([k, n]) => `<button type="button" data-conn="${k}" class="tab${this.filter === k ? ' on' : ''}" data-testid="wire-tab-${esc(n)}">${esc(n)}</button>`)
+      .map(([k, n]) => `<button type="button" data-conn="${k}" class="tab${this.filter === k ? ' on' : ''}" data-testid="${this.testid}-tab-${esc(n)}">${esc(n)}</button>`)
       .join('');
   }
 
   lineHtml(l) {
     const arrow = l.dir === 'be' || l.dir === 'err' ? '←' : l.dir === 'queued' ? '⋯' : '→';
     const conn = l.conn === null ? '' : esc(this.names[l.conn] ?? l.conn);
-    return `<div class="wl ${l.dir}" data-testid="wire-line"><span class="wt">${(l.t / 1e6).toFixed(3)}</span><span class="wc">${conn}</span><span class="wd">${arrow}</span><span class="wm">${esc(l.text)}</span>${l.bytes ? `<span class="wb">${l.bytes} B</span>` : ''}</div>`;
+    return `<div class="wl ${l.dir}" data-testid="${this.testid}-line"><span class="wt">${(l.t / 1e6).toFixed(3)}</span><span class="wc">${conn}</span><span class="wd">${arrow}</span><span class="wm">${esc(l.text)}</span>${l.bytes ? `<span class="wb">${l.bytes} B</span>` : ''}</div>`;
   }
 
   wanted(l) {
