@@ -7,7 +7,9 @@ use crate::clock::Clock;
 use crate::estate::EState;
 use crate::executor::{init_plan, InitContext};
 use crate::knobs::{self, Source};
-use crate::plan::{AggCall, AggFunc, AggStrategy, Expr, ForeignScanPlan, Plan, RemoteQuery, RemoteTarget, SortKey};
+use crate::plan::{
+    AggCall, AggFunc, AggStrategy, Expr, ForeignScanPlan, Plan, RemoteQuery, RemoteTarget, ScanName, SortKey,
+};
 use crate::remote::{ForeignServer, ServerOptions};
 use crate::run::QueryRun;
 use crate::sim::{LinkParams, ServerCosts, ShardServer, SimHost};
@@ -222,6 +224,12 @@ fn sum_a_plan(input: Plan) -> Plan {
         group_by: vec![],
         aggs: vec![AggCall { func: AggFunc::Sum, arg: Some(Expr::Col(0)) }],
     }
+}
+
+/// The EXPLAIN name of partition `k` (0-based) of `parent` under an Append over its
+/// partitions, as PostgreSQL names it (`t_part_1`, …).
+fn member_of(parent: &str, k: usize) -> Option<ScanName> {
+    Some(ScanName { alias: format!("{parent}_{}", k + 1), parent: Some(parent.to_string()) })
 }
 
 fn foreign_scan_a(relation: &str, server: &str, remote_table: &str) -> Plan {
@@ -442,7 +450,7 @@ fn build_local(info: &ScenarioInfo, _knobs: &Knobs, s: &Settings) -> Result<Scen
         for k in 0..s.shards {
             let name = format!("t_p{}", k + 1);
             local.add(t_table(&name, k, s.rows));
-            children.push(Plan::SeqScan { table: name, columns: a_column(), alias: None });
+            children.push(Plan::SeqScan { table: name, columns: a_column(), alias: member_of("t_part", k) });
         }
         sum_a_plan(Plan::Append { children })
     };
@@ -492,7 +500,11 @@ fn build_foreign(info: &ScenarioInfo, _knobs: &Knobs, s: &Settings) -> Result<Sc
                 servers.push(server_spec(&server, cat, s, s.rtts[k]));
             }
         }
-        children.push(foreign_scan_a(&format!("{local_prefix}{}", k + 1), &server, &remote));
+        let mut scan = foreign_scan_a(&format!("{local_prefix}{}", k + 1), &server, &remote);
+        if let (Plan::ForeignScan(f), "F" | "G") = (&mut scan, id) {
+            f.alias = member_of("t_part", k);
+        }
+        children.push(scan);
     }
     let plan = if id == "C" { sum_a_plan(children.pop().unwrap()) } else { sum_a_plan(Plan::Append { children }) };
     let refs: Vec<&Table> = all.iter().collect();
@@ -555,10 +567,15 @@ fn build_merge(_info: &ScenarioInfo, knobs: &Knobs, s: &Settings) -> Result<Scen
         }
         let mut remote = RemoteQuery::scan(&name, players_columns(), &[0, 1, 2]);
         remote.order_by = vec![SortKey::desc(2)];
-        // LIMIT is safe to push: the MergeAppend under a Limit never needs more than
-        // offset + limit rows from any one child.
-        remote.limit = Some(offset + limit);
-        children.push(Plan::ForeignScan(ForeignScanPlan { relation: name.clone(), server, remote, alias: None }));
+        // No LIMIT in the remote query: PostgreSQL 15 pushes LIMIT only into a foreign
+        // scan that is the whole query, never into a partition under a Merge Append
+        // (checked against a real coordinator by tests/sql_seeds.rs, seed 003).
+        children.push(Plan::ForeignScan(ForeignScanPlan {
+            relation: name.clone(),
+            server,
+            remote,
+            alias: member_of("players", k),
+        }));
     }
     let plan = Plan::Limit {
         child: Box::new(Plan::MergeAppend { children, keys: vec![SortKey::desc(2)] }),
@@ -608,10 +625,19 @@ fn build_partitionwise(_info: &ScenarioInfo, _knobs: &Knobs, s: &Settings) -> Re
     let mut remote = RemoteQuery::scan("t1", t_columns(), &[0]);
     remote.targets = vec![RemoteTarget::Col(0), RemoteTarget::Agg(AggFunc::CountStar, None)];
     remote.group_by = vec![0];
-    let foreign =
-        Plan::ForeignScan(ForeignScanPlan { relation: "p1".into(), server: "server1".into(), remote, alias: None });
+    let foreign = Plan::ForeignScan(ForeignScanPlan {
+        relation: "p1".into(),
+        server: "server1".into(),
+        remote,
+        // Partitionwise: the plan refers to the partitions, not to pt (PostgreSQL's names).
+        alias: Some(ScanName { alias: "pt".into(), parent: None }),
+    });
     let local_agg = Plan::Agg {
-        child: Box::new(Plan::SeqScan { table: "p2".into(), columns: a_column(), alias: None }),
+        child: Box::new(Plan::SeqScan {
+            table: "p2".into(),
+            columns: a_column(),
+            alias: Some(ScanName { alias: "pt_1".into(), parent: None }),
+        }),
         strategy: AggStrategy::Hashed,
         group_by: vec![Expr::Col(0)],
         aggs: vec![AggCall { func: AggFunc::CountStar, arg: None }],

@@ -387,7 +387,8 @@ fn m_limit_one_offset_zero_executes_every_node() {
         }
         for c in &tree.children[0].children {
             assert!(c.instr.ntuples <= 1, "{}", c.instr.ntuples);
-            assert!(detail(c, "Remote SQL").unwrap().ends_with("LIMIT 1::bigint"), "{:?}", c.details);
+            // PostgreSQL 15 does not push the LIMIT into a partition's scan.
+            assert!(!detail(c, "Remote SQL").unwrap().contains("LIMIT"), "{:?}", c.details);
         }
     }
 }
@@ -416,7 +417,7 @@ fn m_rows_flow() {
             assert_eq!(ma.node_type, "Merge Append", "{ctx}");
             // Keys name the node's input columns ($N), resolved when printed.
             assert_eq!(detail(ma, "Sort Key"), Some("$2 DESC"), "{ctx}");
-            assert!(run.explain_text().contains("Sort Key: players_p1.score DESC"), "{ctx}");
+            assert!(run.explain_text().contains("Sort Key: players.score DESC"), "{ctx}");
             assert_eq!(ma.instr.ntuples, offset + limit, "{ctx}");
             assert_eq!(ma.children.len(), 4, "{ctx}");
             let mut sum = 0;
@@ -426,10 +427,7 @@ fn m_rows_flow() {
                 assert!(!c.async_capable, "{ctx}");
                 assert!(c.instr.ntuples <= offset + limit, "{ctx}: {}", c.instr.ntuples);
                 let sql = detail(c, "Remote SQL").unwrap();
-                assert!(
-                    sql.ends_with(&format!("ORDER BY score DESC NULLS FIRST LIMIT {}::bigint", offset + limit)),
-                    "{ctx}: {sql}"
-                );
+                assert!(sql.ends_with("ORDER BY score DESC NULLS FIRST"), "{ctx}: {sql}");
                 sum += c.instr.ntuples;
             }
             // Every row the MergeAppend returned came from a child; at most one row per
@@ -464,7 +462,7 @@ fn x_async_plan() {
     assert!(fs.async_capable);
     // The aggregate is pushed down: an upper-relation scan, as PostgreSQL prints it.
     assert_eq!(fs.relation, None);
-    assert_eq!(detail(fs, "Relations"), Some("Aggregate on (public.p1)"));
+    assert_eq!(detail(fs, "Relations"), Some("Aggregate on (public.p1 pt)"));
     let sql = detail(fs, "Remote SQL").unwrap();
     assert!(sql.contains("GROUP BY"), "{sql}");
     assert!(sql.contains("count(*)"), "{sql}");
@@ -481,7 +479,7 @@ fn x_async_plan() {
 
     let text = run.explain_text();
     assert!(text.contains("->  Async Foreign Scan (actual"), "{text}");
-    assert!(text.contains("Relations: Aggregate on (public.p1)"), "{text}");
+    assert!(text.contains("Relations: Aggregate on (public.p1 pt)"), "{text}");
     assert!(text.contains("->  HashAggregate"), "{text}");
     let json = check_json(&run);
     let plans = json[0]["Plan"]["Plans"].as_array().unwrap();

@@ -100,7 +100,44 @@ fn peel(mut plan: Plan) -> Result<Layers, String> {
 
 /// Plans `q` (written in `text`, the padded section text its spans refer to).
 pub fn plan_query(coord: &Node, q: &ast::Query, text: &str) -> Result<Planned, FrontError> {
+    let mut servers = Vec::new();
+    let planned = plan_query_into(coord, q, text, &mut servers, 0)?;
+    Ok(Planned { servers, ..planned })
+}
+
+/// How deeply subqueries and UNION branches may nest (PostgreSQL's limit is the
+/// stack; ours keeps hostile input from exhausting it).
+const MAX_NESTING: usize = 32;
+
+fn plan_query_into(
+    coord: &Node,
+    q: &ast::Query,
+    text: &str,
+    servers: &mut Vec<String>,
+    depth: usize,
+) -> Result<Planned, FrontError> {
     let at = query_location(q);
+    if depth > MAX_NESTING {
+        return Err(FrontError::at("subqueries nested too deeply", at));
+    }
+    if q.with.is_some() {
+        return Err(FrontError::unsupported("WITH (common table expressions)", at));
+    }
+    match q.body.as_ref() {
+        SetExpr::SetOperation { .. } => return plan_union(coord, q, text, servers, depth),
+        SetExpr::Select(s) => {
+            if let [from] = s.from.as_slice() {
+                if let TableFactor::Derived { subquery, alias, lateral: false } = &from.relation {
+                    if from.joins.is_empty() {
+                        let name = alias.as_ref().map(|a| ident(&a.name)).unwrap_or_else(|| "unnamed_subquery".into());
+                        let sub = plan_query_into(coord, subquery, text, servers, depth + 1)?;
+                        return plan_over(q, text, &name, sub);
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
     let (rel_name, alias) = single_relation(q, at)?;
     let Some(rel) = coord.relation(&rel_name) else {
         return Err(FrontError::at(format!("relation \"{rel_name}\" does not exist"), at));
@@ -110,14 +147,151 @@ pub fn plan_query(coord: &Node, q: &ast::Query, text: &str) -> Result<Planned, F
     let (logical, columns) = crate::sql::plan_select(q, text, &catalog).map_err(|e| sql_error(e, text))?;
     let layers = peel(logical).map_err(|m| FrontError::at(format!("internal error: {m}"), at))?;
     let alias = alias.unwrap_or_else(|| rel.name.clone());
-    let order_key = layers.sort.as_ref().and_then(|keys| match (&layers.targets, keys.first().map(|k| &k.expr)) {
+    let order_key = order_key_of(&layers);
+    let mut p = Planner { coord, servers: std::mem::take(servers) };
+    let plan = p.build(rel, &alias, layers, at);
+    *servers = p.servers;
+    Ok(Planned { plan: plan?, columns, servers: vec![], order_key })
+}
+
+/// The order key of a logical plan's layers (for comparing results with ties).
+fn order_key_of(layers: &Layers) -> Option<usize> {
+    layers.sort.as_ref().and_then(|keys| match (&layers.targets, keys.first().map(|k| &k.expr)) {
         (None, Some(Expr::Col(c))) => Some(*c),
         (Some(t), Some(e)) => t.iter().position(|(x, _)| x == e),
         _ => None,
-    });
-    let mut p = Planner { coord, servers: vec![] };
-    let plan = p.build(rel, &alias, layers, at)?;
-    Ok(Planned { plan, columns, servers: p.servers, order_key })
+    })
+}
+
+/// `… UNION ALL …`: an Append over the branches, each planned as a query of its own
+/// (PostgreSQL flattens UNION ALL into an append relation the same way), then the
+/// union's ORDER BY / LIMIT over it. UNION without ALL, INTERSECT and EXCEPT are not
+/// planned.
+fn plan_union(
+    coord: &Node,
+    q: &ast::Query,
+    text: &str,
+    servers: &mut Vec<String>,
+    depth: usize,
+) -> Result<Planned, FrontError> {
+    let at = query_location(q);
+    let mut branches = Vec::new();
+    union_branches(q.body.as_ref(), &mut branches, at)?;
+    let mut children = Vec::new();
+    let mut columns: Option<Vec<Column>> = None;
+    for b in branches {
+        let mut branch = q.clone();
+        branch.body = Box::new(b.clone());
+        branch.order_by = None;
+        branch.limit = None;
+        branch.offset = None;
+        branch.fetch = None;
+        let planned = plan_query_into(coord, &branch, text, servers, depth + 1)?;
+        match &columns {
+            None => columns = Some(planned.columns.clone()),
+            Some(c) if c.len() != planned.columns.len() => {
+                return Err(FrontError::at(
+                    "each UNION query must have the same number of columns",
+                    query_location(&branch),
+                ));
+            }
+            Some(c) => {
+                if let Some((x, y)) = c.iter().zip(&planned.columns).find(|(x, y)| x.ty != y.ty) {
+                    return Err(FrontError::at(
+                        format!(
+                            "UNION types {:?} and {:?} cannot be matched (columns {} and {})",
+                            x.ty, y.ty, x.name, y.name
+                        ),
+                        query_location(&branch),
+                    ));
+                }
+            }
+        }
+        children.push(planned.plan);
+    }
+    let columns = columns.unwrap_or_default();
+    let append = Planned { plan: Plan::Append { children }, columns, servers: vec![], order_key: None };
+    if q.order_by.is_none() && q.limit.is_none() && q.offset.is_none() && q.fetch.is_none() {
+        return Ok(append);
+    }
+    // ORDER BY / LIMIT of the whole union: a query over it, as over a subquery.
+    let outer = wrapper_query(q, "unnamed_subquery", &append.columns, at)?;
+    plan_over(&outer, text, "unnamed_subquery", append)
+}
+
+fn union_branches<'q>(e: &'q SetExpr, out: &mut Vec<&'q SetExpr>, at: Location) -> Result<(), FrontError> {
+    match e {
+        SetExpr::SetOperation { op: ast::SetOperator::Union, set_quantifier: ast::SetQuantifier::All, left, right } => {
+            union_branches(left, out, at)?;
+            union_branches(right, out, at)
+        }
+        SetExpr::SetOperation { op, set_quantifier, .. } => {
+            let all = if *set_quantifier == ast::SetQuantifier::None { "" } else { " (as written)" };
+            Err(FrontError::unsupported(format!("{op}{all}: only UNION ALL is planned"), at))
+        }
+        SetExpr::Query(inner) if inner.order_by.is_none() && inner.limit.is_none() && inner.offset.is_none() => {
+            union_branches(inner.body.as_ref(), out, at)
+        }
+        SetExpr::Select(_) => {
+            out.push(e);
+            Ok(())
+        }
+        _ => {
+            Err(FrontError::unsupported("this UNION branch (VALUES, or a parenthesized query with ORDER BY/LIMIT)", at))
+        }
+    }
+}
+
+/// `SELECT * FROM name` with `q`'s ORDER BY / LIMIT / OFFSET: how the ordering of a
+/// whole UNION is planned over it.
+fn wrapper_query(q: &ast::Query, name: &str, _columns: &[Column], at: Location) -> Result<ast::Query, FrontError> {
+    let sql = format!("SELECT * FROM {}", crate::plan::quote_identifier(name));
+    let parsed = sqlparser::parser::Parser::parse_sql(&sqlparser::dialect::PostgreSqlDialect {}, &sql)
+        .map_err(|e| FrontError::at(format!("internal error: {e}"), at))?;
+    let Some(ast::Statement::Query(mut wrapper)) = parsed.into_iter().next() else {
+        return Err(FrontError::at("internal error: wrapper query", at));
+    };
+    wrapper.order_by = q.order_by.clone();
+    wrapper.limit = q.limit.clone();
+    wrapper.offset = q.offset.clone();
+    wrapper.fetch = q.fetch.clone();
+    Ok(*wrapper)
+}
+
+/// A query whose FROM is a planned subquery (`FROM (SELECT …) name`, or a UNION's
+/// ordering): the outer query is planned over a relation `name` with the subquery's
+/// columns, whose scan is then the subquery's plan. Nothing is pushed into the
+/// subquery (PostgreSQL pushes WHERE conditions into it; the rows are the same).
+fn plan_over(q: &ast::Query, text: &str, name: &str, sub: Planned) -> Result<Planned, FrontError> {
+    let at = query_location(q);
+    let mut outer = q.clone();
+    if let SetExpr::Select(s) = outer.body.as_mut() {
+        if let Some(from) = s.from.first_mut() {
+            if matches!(from.relation, TableFactor::Derived { .. }) {
+                let w = wrapper_query(q, name, &sub.columns, at)?;
+                if let SetExpr::Select(ws) = w.body.as_ref() {
+                    from.relation = ws.from[0].relation.clone();
+                }
+            }
+        }
+    }
+    let mut catalog = Catalog::default();
+    catalog.add(Table::new(name, sub.columns.clone()));
+    let (logical, columns) = crate::sql::plan_select(&outer, text, &catalog).map_err(|e| sql_error(e, text))?;
+    let l = peel(logical).map_err(|m| FrontError::at(format!("internal error: {m}"), at))?;
+    let order_key = order_key_of(&l);
+    let mut plan = sub.plan;
+    if let Some(f) = l.filter {
+        plan = Plan::Result { child: Box::new(plan), filter: Some(f), targets: None };
+    }
+    if let Some((strategy, group_by, aggs)) = l.agg {
+        plan = Plan::Agg { child: Box::new(plan), strategy, group_by, aggs };
+    }
+    if let Some(h) = l.having {
+        plan = Plan::Result { child: Box::new(plan), filter: Some(h), targets: None };
+    }
+    let plan = finish(plan, l.sort, l.targets, l.limit);
+    Ok(Planned { plan, columns, servers: vec![], order_key })
 }
 
 fn query_location(q: &ast::Query) -> Location {
@@ -229,7 +403,15 @@ impl<'a> Planner<'a> {
 
         let sort: Option<Vec<SortKey>> =
             l.sort.map(|keys| keys.iter().map(|k| SortKey { expr: rewrite(&k.expr, &map), desc: k.desc }).collect());
-        let targets = l.targets.map(|t| t.iter().map(|(e, n)| (rewrite(e, &map), n.clone())).collect());
+        // A select list that is just the used columns, in order, is the scan's own
+        // output: PostgreSQL projects in the scan, so no Result node.
+        let targets: Option<Vec<(Expr, String)>> = l
+            .targets
+            .map(|t| t.iter().map(|(e, n)| (rewrite(e, &map), n.clone())).collect())
+            .filter(|t: &Vec<(Expr, String)>| {
+                !(t.len() == used.len()
+                    && t.iter().enumerate().all(|(i, (e, n))| *e == Expr::Col(i) && *n == rel.columns[used[i]].name))
+            });
         let plain_keys = sort.as_ref().is_some_and(|k| k.iter().all(|k| matches!(k.expr, Expr::Col(_))));
         let plan = match &sort {
             // Several partitions, ordered, with LIMIT: each child ordered, merged.

@@ -1,0 +1,50 @@
+#![cfg(not(target_arch = "wasm32"))]
+//! The built-in scenarios written as scenario files (`frontend::script::SCENARIO_FILES`)
+//! run exactly as the built-in generators: for D, E and X, the SQL front end's plan on
+//! the file's tables gives the same EXPLAIN ANALYZE as the built-in scenario at its
+//! default knobs — node for node, counter for counter, virtual times included — in pg15
+//! (sync and async) and improved (async), and the same rows.
+
+use pgasync::behaviour::Preset;
+use pgasync::clock::Clock;
+use pgasync::frontend::script::SCENARIO_FILES;
+use pgasync::frontend::SqlScenario;
+use pgasync::instrument::ExplainOptions;
+use pgasync::knobs::Source;
+use pgasync::scenario::{Knobs, Scenario};
+
+#[test]
+fn d_e_and_x_files_run_as_the_built_in_scenarios() {
+    for (id, text) in SCENARIO_FILES.iter().filter(|(id, _)| ["D", "E", "X"].contains(id)) {
+        let sql = SqlScenario::load(text).unwrap_or_else(|e| panic!("{id}: {e}"));
+        for behaviour in [Preset::Pg15, Preset::Improved] {
+            let k = Knobs { behaviour: Some(behaviour), ..Default::default() };
+            let from_file = sql.scenario(&k, Source::Json).unwrap_or_else(|e| panic!("{id}: {e}"));
+            let built_in = Scenario::build(id, &k).unwrap();
+            // pg15 in both modes; improved (whose knobs act in async mode) async only.
+            let modes: &[bool] = if behaviour == Preset::Pg15 { &[false, true] } else { &[true] };
+            for &async_mode in modes {
+                let ctx = format!("{id} {behaviour:?} async={async_mode}");
+                let run = |s: &Scenario| {
+                    let mut r = s.start(async_mode, Clock::virtual_clock(), false).unwrap();
+                    r.keep_rows = true;
+                    r.run_to_end().unwrap_or_else(|e| panic!("{ctx}: {e}"));
+                    r
+                };
+                let (a, b) = (run(&from_file), run(&built_in));
+                let opts = ExplainOptions { verbose: true, counters: true };
+                assert_eq!(a.explain_text_with(&opts), b.explain_text_with(&opts), "{ctx}: EXPLAIN differs");
+                assert_eq!(a.rows, b.rows, "{ctx}: rows differ");
+                assert!(built_in.matches_reference(&a.rows), "{ctx}: the file's rows are not the reference");
+            }
+        }
+    }
+}
+
+#[test]
+fn every_file_loads_and_plans() {
+    for (id, text) in SCENARIO_FILES {
+        let sql = SqlScenario::load(text).unwrap_or_else(|e| panic!("{id}: {e}"));
+        sql.plan().unwrap_or_else(|e| panic!("{id}: {e}"));
+    }
+}
