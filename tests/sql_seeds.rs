@@ -7,6 +7,8 @@
 //! - the sandbox's EXPLAIN (ANALYZE, VERBOSE, COSTS OFF) equals PostgreSQL's line for
 //!   line, times masked (and the HashAggregate's `Batches: … Memory Usage: …` line,
 //!   which the sandbox does not print);
+//! - every shard table holds PostgreSQL's rows (hash routing and random() as in
+//!   PostgreSQL);
 //! - the rows are PostgreSQL's: as multisets, or for ORDER BY the same sort keys in the
 //!   same order with ties compared as multisets inside the window (SQL leaves the order
 //!   of ties open, and the two shards' sorts break them differently).
@@ -18,6 +20,7 @@
 mod support;
 
 use pgasync::clock::Clock;
+use pgasync::frontend::catalog::RelKind;
 use pgasync::frontend::script::setup_statements;
 use pgasync::frontend::statement::Stmt;
 use pgasync::frontend::SqlScenario;
@@ -101,6 +104,22 @@ fn check_seed(file: &str) {
     let dir = TempDir::new("sqlseed");
     let clusters = run_on_postgres(&text, &dir);
     let coord = &clusters["coordinator"];
+
+    // Every shard table holds exactly PostgreSQL's rows: hash routing put each row in
+    // the partition PostgreSQL chose, and random() gave the same values.
+    for node in sql.cluster.nodes.iter().skip(1) {
+        for rel in &node.relations {
+            let RelKind::Table(t) = &rel.kind else { continue };
+            let mut ours: Vec<String> =
+                (0..t.nrows()).map(|i| t.row(i).iter().map(|d| d.to_string()).collect::<Vec<_>>().join("|")).collect();
+            ours.sort();
+            let mut theirs: Vec<String> =
+                clusters[&node.name].psql(&format!("SELECT * FROM {}", rel.name)).lines().map(str::to_string).collect();
+            theirs.sort();
+            assert_eq!(ours.len(), theirs.len(), "{file}: {}.{}: row count", node.name, rel.name);
+            assert!(ours == theirs, "{file}: {}.{}: rows differ from PostgreSQL's", node.name, rel.name);
+        }
+    }
     // The script's SETs last for its session: the query's session makes them again.
     let sets: String = setup_statements(&text)
         .unwrap()
