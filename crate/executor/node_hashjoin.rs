@@ -15,6 +15,7 @@ pub struct HashJoinState {
     outer_key: Expr,
     inner_key: Expr,
     inner_width: usize,
+    outer_width: usize,
     /// key -> flat inner rows
     table: HashMap<Datum, Vec<Datum>>,
     built: bool,
@@ -30,6 +31,7 @@ impl HashJoinState {
             outer_key,
             inner_key,
             inner_width: widths.1,
+            outer_width: widths.0,
             table: HashMap::new(),
             built: false,
             matches: None,
@@ -107,9 +109,12 @@ impl ExecNode for HashJoinState {
     }
     fn explain(&self, e: &mut ExplainNode) {
         e.node_type = "Hash Join".into();
+        // `$N` over the outer's outputs then the inner's (EXPLAIN names them).
+        let outer: Vec<String> = (0..self.outer_width).map(|i| format!("${i}")).collect();
+        let inner: Vec<String> = (0..self.inner_width).map(|i| format!("${}", self.outer_width + i)).collect();
         e.details.push((
             "Hash Cond".into(),
-            format!("(outer.{} = inner.{})", self.outer_key.to_sql(&[]), self.inner_key.to_sql(&[])),
+            format!("({} = {})", self.outer_key.to_sql(&outer), self.inner_key.to_sql(&inner)),
         ));
     }
 }

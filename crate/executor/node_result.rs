@@ -65,12 +65,16 @@ impl ExecNode for ResultState {
     }
     fn explain(&self, e: &mut ExplainNode) {
         e.node_type = "Result".into();
+        // `$N` names the child's N-th output: EXPLAIN prints it as it prints the child's
+        // (qualified where PostgreSQL qualifies), and folds this node into its child.
+        let refs: Vec<String> = (0..self.input_names.len()).map(|i| format!("${i}")).collect();
         if let Some(f) = &self.filter {
-            e.details.push(("Filter".into(), f.to_sql(&self.input_names)));
+            e.details.push(("Filter".into(), f.to_sql(&refs)));
         }
         if let Some(t) = &self.targets {
-            let out: Vec<String> = t.iter().map(|(x, _)| x.to_sql(&self.input_names)).collect();
-            e.details.push(("Output".into(), out.join(", ")));
+            for (x, _) in t {
+                e.push_output(x.to_sql(&refs));
+            }
         }
     }
 }

@@ -62,6 +62,19 @@ struct Layers {
     filter: Option<Expr>,
 }
 
+impl Layers {
+    fn clone_layers(&self) -> Layers {
+        Layers {
+            limit: self.limit,
+            targets: self.targets.clone(),
+            sort: self.sort.clone(),
+            having: self.having.clone(),
+            agg: self.agg.clone(),
+            filter: self.filter.clone(),
+        }
+    }
+}
+
 fn peel(mut plan: Plan) -> Result<Layers, String> {
     let mut l = Layers { limit: None, targets: None, sort: None, having: None, agg: None, filter: None };
     if let Plan::Limit { child, offset, count } = plan {
@@ -138,6 +151,11 @@ fn plan_query_into(
         }
         _ => {}
     }
+    if let SetExpr::Select(s) = q.body.as_ref() {
+        if s.from.len() == 2 || s.from.first().is_some_and(|f| !f.joins.is_empty()) {
+            return plan_join(coord, q, s, text, servers, at);
+        }
+    }
     let (rel_name, alias) = single_relation(q, at)?;
     let Some(rel) = coord.relation(&rel_name) else {
         return Err(FrontError::at(format!("relation \"{rel_name}\" does not exist"), at));
@@ -152,6 +170,167 @@ fn plan_query_into(
     let plan = p.build(rel, &alias, layers, at);
     *servers = p.servers;
     Ok(Planned { plan: plan?, columns, servers: vec![], order_key })
+}
+
+/// A relation of a join as written: the catalog relation and the name it goes by.
+fn join_member<'a>(coord: &'a Node, f: &TableFactor, at: Location) -> Result<(&'a Relation, String), FrontError> {
+    let TableFactor::Table { name, alias, args: None, .. } = f else {
+        return Err(FrontError::unsupported("a subquery or function as a joined relation", at));
+    };
+    let rel_name = relation_name(name).map_err(|m| FrontError::at(m, at))?;
+    let rel = coord
+        .relation(&rel_name)
+        .ok_or_else(|| FrontError::at(format!("relation \"{rel_name}\" does not exist"), at))?;
+    Ok((rel, alias.as_ref().map(|a| ident(&a.name)).unwrap_or(rel_name)))
+}
+
+/// An inner equi-join of two relations (`a JOIN b ON a.x = b.y`, or `FROM a, b WHERE
+/// a.x = b.y`): a Hash Join whose outer side is the first relation and whose hashed
+/// (inner) side is the second, each side scanned as a query of its own would be
+/// (partitions, pruning, conditions on one side pushed into that side's scans).
+/// PostgreSQL picks the join method and order by cost; the sandbox does not (yet).
+fn plan_join(
+    coord: &Node,
+    q: &ast::Query,
+    s: &ast::Select,
+    text: &str,
+    servers: &mut Vec<String>,
+    at: Location,
+) -> Result<Planned, FrontError> {
+    let (a, b, on) = match (s.from.as_slice(), s.from.first().map(|f| f.joins.as_slice())) {
+        ([one], Some([join])) => match &join.join_operator {
+            ast::JoinOperator::Inner(ast::JoinConstraint::On(e)) => (&one.relation, &join.relation, Some(e.clone())),
+            ast::JoinOperator::Inner(_) => {
+                return Err(FrontError::unsupported("JOIN … USING and NATURAL JOIN (write ON a.x = b.y)", at))
+            }
+            _ => return Err(FrontError::unsupported("outer, cross and other joins (only inner equi-joins)", at)),
+        },
+        ([x, y], Some([])) if y.joins.is_empty() => (&x.relation, &y.relation, None),
+        _ => return Err(FrontError::unsupported("a join of more than two relations", at)),
+    };
+    let (ra, na) = join_member(coord, a, at)?;
+    let (rb, nb) = join_member(coord, b, at)?;
+    if na == nb {
+        return Err(FrontError::at(format!("table name \"{na}\" specified more than once"), at));
+    }
+    // The join condition joins the WHERE clause: the shard planner binds both.
+    let mut q2 = q.clone();
+    if let SetExpr::Select(s2) = q2.body.as_mut() {
+        s2.from.truncate(1);
+        s2.from[0].joins.clear();
+        s2.selection = match (on, s2.selection.take()) {
+            (Some(c), Some(w)) => Some(ast::Expr::BinaryOp {
+                left: Box::new(ast::Expr::Nested(Box::new(c))),
+                op: ast::BinaryOperator::And,
+                right: Box::new(ast::Expr::Nested(Box::new(w))),
+            }),
+            (c, w) => c.or(w),
+        };
+    }
+    let members = [(na.clone(), ra.name.clone(), ra.columns()), (nb.clone(), rb.name.clone(), rb.columns())];
+    let (logical, columns) = crate::sql::plan_select_join(&q2, text, &members).map_err(|e| sql_error(e, text))?;
+    let l = peel(logical).map_err(|m| FrontError::at(format!("internal error: {m}"), at))?;
+    let (wa, n) = (ra.columns.len(), ra.columns.len() + rb.columns.len());
+    let conjuncts = l.filter.as_ref().map(split_and).unwrap_or_default();
+    let side_of = |e: &Expr| {
+        let cols = columns_of(e, n);
+        (cols.iter().all(|&c| c < wa), cols.iter().all(|&c| c >= wa))
+    };
+    let mut a_conj = Vec::new();
+    let mut b_conj = Vec::new();
+    let mut rest = Vec::new();
+    let mut key: Option<(usize, usize)> = None;
+    for c in conjuncts {
+        if key.is_none() {
+            if let Expr::Bin(BinOp::Eq, x, y) = &c {
+                if let (Expr::Col(i), Expr::Col(j)) = (x.as_ref(), y.as_ref()) {
+                    match (*i < wa, *j < wa) {
+                        (true, false) => {
+                            key = Some((*i, *j));
+                            continue;
+                        }
+                        (false, true) => {
+                            key = Some((*j, *i));
+                            continue;
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+        match side_of(&c) {
+            (true, _) => a_conj.push(c),
+            (_, true) => b_conj.push(shift(&c, wa)),
+            _ => rest.push(c),
+        }
+    }
+    let Some((ka, kb)) = key else {
+        return Err(FrontError::unsupported("a join without an equality between its two relations", at));
+    };
+    // The columns each side must return: those used above the join, and the keys.
+    let mut used = used_columns(&Layers { filter: None, ..l.clone_layers() }, n);
+    for c in rest.iter().flat_map(|e| columns_of(e, n)).chain([ka, kb]) {
+        used.push(c);
+    }
+    used.sort_unstable();
+    used.dedup();
+    let used_a: Vec<usize> = used.iter().copied().filter(|&c| c < wa).collect();
+    let used_b: Vec<usize> = used.iter().copied().filter(|&c| c >= wa).map(|c| c - wa).collect();
+    let mut p = Planner { coord, servers: std::mem::take(servers) };
+    let outer = p.side(ra, &na, &a_conj, &used_a, at);
+    let inner = p.side(rb, &nb, &b_conj, &used_b, at);
+    *servers = p.servers;
+    let (outer, inner) = (outer?, inner?);
+    // Join numbering → the join's output (the outer's used columns, then the inner's).
+    let mut map = vec![None; n];
+    for (pos, &c) in used_a.iter().enumerate() {
+        map[c] = Some(pos);
+    }
+    for (pos, &c) in used_b.iter().enumerate() {
+        map[wa + c] = Some(used_a.len() + pos);
+    }
+    let outer_key = Expr::Col(used_a.iter().position(|&c| c == ka).unwrap_or(0));
+    let inner_key = Expr::Col(used_b.iter().position(|&c| c + wa == kb).unwrap_or(0));
+    let mut plan = Plan::HashJoin { outer: Box::new(outer), inner: Box::new(inner), outer_key, inner_key };
+    if let Some(f) = rest.iter().map(|e| rewrite(e, &map)).reduce(|x, y| Expr::bin(BinOp::And, x, y)) {
+        plan = Plan::Result { child: Box::new(plan), filter: Some(f), targets: None };
+    }
+    let order_key = order_key_of(&l);
+    if let Some((strategy, keys, aggs)) = l.agg {
+        let keys = keys.iter().map(|e| rewrite(e, &map)).collect();
+        let aggs =
+            aggs.iter().map(|a| AggCall { func: a.func, arg: a.arg.as_ref().map(|e| rewrite(e, &map)) }).collect();
+        plan = Plan::Agg { child: Box::new(plan), strategy, group_by: keys, aggs };
+        if let Some(h) = l.having {
+            plan = Plan::Result { child: Box::new(plan), filter: Some(h), targets: None };
+        }
+        return Ok(Planned { plan: finish(plan, l.sort, l.targets, l.limit), columns, servers: vec![], order_key });
+    }
+    let sort = l.sort.map(|keys| keys.iter().map(|k| SortKey { expr: rewrite(&k.expr, &map), desc: k.desc }).collect());
+    let join_cols: Vec<String> = used_a
+        .iter()
+        .map(|&c| ra.columns[c].name.clone())
+        .chain(used_b.iter().map(|&c| rb.columns[c].name.clone()))
+        .collect();
+    let targets: Option<Vec<(Expr, String)>> = l
+        .targets
+        .map(|t| t.iter().map(|(e, name)| (rewrite(e, &map), name.clone())).collect())
+        .filter(|t: &Vec<(Expr, String)>| {
+            !(t.len() == join_cols.len()
+                && t.iter().enumerate().all(|(i, (e, name))| *e == Expr::Col(i) && *name == join_cols[i]))
+        });
+    Ok(Planned { plan: finish(plan, sort, targets, l.limit), columns, servers: vec![], order_key })
+}
+
+/// An expression over the join's columns, moved to the inner side's numbering.
+fn shift(e: &Expr, by: usize) -> Expr {
+    match e {
+        Expr::Col(i) => Expr::Col(i - by),
+        Expr::Const(d) => Expr::Const(d.clone()),
+        Expr::Bin(op, l, r) => Expr::Bin(*op, Box::new(shift(l, by)), Box::new(shift(r, by))),
+        Expr::Not(x) => Expr::Not(Box::new(shift(x, by))),
+        Expr::IsNull(x, neg) => Expr::IsNull(Box::new(shift(x, by)), *neg),
+    }
 }
 
 /// The order key of a logical plan's layers (for comparing results with ties).
@@ -460,6 +639,41 @@ impl<'a> Planner<'a> {
             }
         }
         out
+    }
+
+    /// One side of a join: the relation's scans (its partitions under an Append),
+    /// returning the `used` columns, with the conditions on that side pushed in.
+    fn side(
+        &mut self,
+        rel: &'a Relation,
+        alias: &str,
+        conjuncts: &[Expr],
+        used: &[usize],
+        at: Location,
+    ) -> Result<Plan, FrontError> {
+        let partitioned = matches!(rel.kind, RelKind::Partitioned { .. });
+        let leaves = self.leaves(rel, conjuncts);
+        let parent_named = partitioned && leaves.len() > 1;
+        let where_cols: Vec<usize> = {
+            let mut v: Vec<usize> = conjuncts.iter().flat_map(|c| columns_of(c, rel.columns.len())).collect();
+            v.sort_unstable();
+            v.dedup();
+            v
+        };
+        let mut children = Vec::new();
+        for (i, r) in leaves.into_iter().enumerate() {
+            let k = i + parent_named as usize;
+            let name = if partitioned {
+                Some(ScanName {
+                    alias: if k == 0 { alias.to_string() } else { format!("{alias}_{k}") },
+                    parent: parent_named.then(|| alias.to_string()),
+                })
+            } else {
+                (alias != rel.name).then(|| ScanName { alias: alias.to_string(), parent: None })
+            };
+            children.push(self.scan(&Leaf { rel: r, name }, conjuncts, used, &where_cols, None, at)?);
+        }
+        Ok(append(children))
     }
 
     fn partitionwise(&self, rel: &Relation, l: &Layers) -> bool {

@@ -219,6 +219,60 @@ fn qualified(n: &ExplainNode) -> bool {
     several_relations(n) || any_qualify(n)
 }
 
+/// The tree as PostgreSQL prints it, with every node's output resolved:
+/// - a Result node (our projection and filter node; PostgreSQL evaluates quals and
+///   target lists inside the node below) is folded into its child: its filter becomes
+///   the child's `Filter:` with `Rows Removed by Filter:`, its target list the child's
+///   Output, its row count the child's;
+/// - a Hash Join's inner child goes under a `Hash` node, as PostgreSQL's plans have it.
+fn as_postgres_prints(root: &ExplainNode) -> (ExplainNode, Outputs) {
+    let outputs = resolve_outputs(root, qualified(root));
+    fold(root.clone(), outputs)
+}
+
+fn fold(mut n: ExplainNode, o: Outputs) -> (ExplainNode, Outputs) {
+    let mut kids = Vec::new();
+    let mut kid_outputs = Vec::new();
+    for (c, co) in std::mem::take(&mut n.children).into_iter().zip(o.children) {
+        let (c, co) = fold(c, co);
+        kids.push(c);
+        kid_outputs.push(co);
+    }
+    if n.node_type == "Result" && kids.len() == 1 {
+        let mut child = kids.pop().expect("one child");
+        let child_out = kid_outputs.pop().expect("one child");
+        if let Some(f) = n.detail("Filter") {
+            let removed = child.instr.ntuples.saturating_sub(n.instr.ntuples);
+            child.details.push(("Filter".into(), substitute(f, &child_out.cols)));
+            child.details.push(("Rows Removed by Filter".into(), removed.to_string()));
+            child.instr.ntuples = n.instr.ntuples;
+        }
+        let cols = if n.detail("Output").is_some() { o.cols } else { child_out.cols };
+        child.parent_relationship = n.parent_relationship;
+        return (child, Outputs { cols, children: child_out.children });
+    }
+    if n.node_type == "Hash Join" && kids.len() == 2 {
+        let inner = kids.pop().expect("two children");
+        let inner_out = kid_outputs.pop().expect("two children");
+        let hash = ExplainNode {
+            id: inner.id,
+            node_type: "Hash".into(),
+            async_capable: false,
+            strategy: None,
+            relation: None,
+            parent_relationship: Some("Inner".into()),
+            details: vec![],
+            instr: inner.instr.clone(),
+            children: vec![ExplainNode { parent_relationship: Some("Outer".into()), ..inner }],
+        };
+        let hash_out = Outputs { cols: inner_out.cols.clone(), children: vec![inner_out] };
+        kids.push(hash);
+        kid_outputs.push(hash_out);
+    }
+    n.children = kids;
+    (n, Outputs { cols: o.cols, children: kid_outputs })
+}
+
 /// Does the plan read more than one relation? (PostgreSQL qualifies column names in
 /// VERBOSE output when its range table has more than one entry.)
 fn several_relations(n: &ExplainNode) -> bool {
@@ -236,8 +290,13 @@ fn shows_output(n: &ExplainNode) -> bool {
 /// The properties PostgreSQL prints for a node, in order, with `$N` resolved.
 fn properties(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions) -> Vec<(String, String)> {
     // A Merge Append's keys name its own output (the partitioned parent's columns).
+    let joined: Vec<String>;
     let input = if n.node_type == "Merge Append" {
         o.cols.as_slice()
+    } else if n.node_type == "Hash Join" {
+        // `$N` counts over the outer's outputs, then the inner's.
+        joined = o.children.iter().flat_map(|c| c.cols.iter().cloned()).collect();
+        joined.as_slice()
     } else {
         o.children.first().map(|c| c.cols.as_slice()).unwrap_or(&[])
     };
@@ -336,9 +395,9 @@ fn write_text(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions, depth: usize,
 /// PostgreSQL's TEXT format with the given options, then `Planning Time:` and
 /// `Execution Time:`.
 pub fn explain_text_with(root: &ExplainNode, opts: &ExplainOptions, planning_ns: u64, execution_ns: u64) -> String {
-    let outputs = resolve_outputs(root, qualified(root));
+    let (root, outputs) = as_postgres_prints(root);
     let mut out = String::new();
-    write_text(root, &outputs, opts, 0, &mut out);
+    write_text(&root, &outputs, opts, 0, &mut out);
     out.push_str(&format!("Planning Time: {:.3} ms\n", ms(planning_ns)));
     out.push_str(&format!("Execution Time: {:.3} ms\n", ms(execution_ns)));
     out
@@ -529,9 +588,9 @@ fn json_node(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions) -> J {
 }
 
 fn json_doc(root: &ExplainNode, opts: &ExplainOptions, planning_ns: u64, execution_ns: u64) -> J {
-    let outputs = resolve_outputs(root, qualified(root));
+    let (root, outputs) = as_postgres_prints(root);
     J::Arr(vec![J::Obj(vec![
-        ("Plan".into(), json_node(root, &outputs, opts)),
+        ("Plan".into(), json_node(&root, &outputs, opts)),
         ("Planning Time".into(), time3(ms(planning_ns))),
         ("Triggers".into(), J::Arr(vec![])),
         ("Execution Time".into(), time3(ms(execution_ns))),

@@ -21,6 +21,30 @@ pub(super) struct Relation {
     pub table: String,
     pub alias: Option<String>,
     pub columns: Vec<Column>,
+    /// For the coordinator's joins: the relations joined, whose columns follow one
+    /// another in `columns`. Empty for a single table.
+    pub members: Vec<Member>,
+}
+
+/// One relation of a join: the name it is referred to by (its alias, else its table
+/// name), its table, and where its columns start in the join's columns.
+#[derive(Clone, Debug)]
+pub struct Member {
+    pub name: String,
+    pub table: String,
+    pub start: usize,
+    pub len: usize,
+}
+
+impl Member {
+    fn is_named(&self, qualifier: &[Ident]) -> bool {
+        let names: Vec<String> = qualifier.iter().map(ident_name).collect();
+        match names.as_slice() {
+            [one] => *one == self.name,
+            [schema, table] => schema == "public" && *table == self.table && self.name == self.table,
+            _ => false,
+        }
+    }
 }
 
 impl Relation {
@@ -40,6 +64,32 @@ impl Relation {
             (Some((i, _)), None) => Some(i),
             _ => None,
         }
+    }
+
+    /// The column `qualifier.name` refers to, for a join (`members` not empty): an
+    /// unqualified name must be one member's only.
+    fn member_column(&self, qualifier: &[Ident], name: &Ident) -> Result<Option<usize>, String> {
+        let col = ident_name(name);
+        let in_member =
+            |m: &Member| self.columns[m.start..m.start + m.len].iter().position(|c| c.name == col).map(|i| m.start + i);
+        if !qualifier.is_empty() {
+            let Some(m) = self.members.iter().find(|m| m.is_named(qualifier)) else {
+                let table = qualifier.iter().map(ident_name).collect::<Vec<_>>().join(".");
+                return Err(format!("missing FROM-clause entry for table \"{table}\""));
+            };
+            return Ok(in_member(m));
+        }
+        let found: Vec<usize> = self.members.iter().filter_map(in_member).collect();
+        match found.as_slice() {
+            [] => Ok(None),
+            [i] => Ok(Some(*i)),
+            _ => Err(format!("column reference \"{col}\" is ambiguous")),
+        }
+    }
+
+    /// The member `qualifier` names (for `t.*`), if this is a join.
+    pub fn member(&self, qualifier: &[Ident]) -> Option<&Member> {
+        self.members.iter().find(|m| m.is_named(qualifier))
     }
 
     /// Whether `qualifier` (the parts before the column name) names this relation.
@@ -172,6 +222,16 @@ impl ExprPlanner<'_> {
         let written = parts.iter().map(ident_name).collect::<Vec<_>>().join(".");
         let position = parts.first().and_then(|p| self.src.span_position(p.span));
         let (qualifier, name) = parts.split_at(parts.len() - 1);
+        if !self.rel.members.is_empty() {
+            return match self.rel.member_column(qualifier, &name[0]) {
+                Ok(Some(i)) => self.input_column(i, &written, position, scope),
+                Ok(None) if qualifier.is_empty() => {
+                    Err(SqlError::new(format!("column \"{written}\" does not exist"), position))
+                }
+                Ok(None) => Err(SqlError::new(format!("column {written} does not exist"), position)),
+                Err(m) => Err(SqlError::new(m, position)),
+            };
+        }
         if !qualifier.is_empty() && !self.rel.is_named(qualifier) {
             let table = qualifier.iter().map(ident_name).collect::<Vec<_>>().join(".");
             return Err(SqlError::new(format!("missing FROM-clause entry for table \"{table}\""), position));

@@ -136,6 +136,29 @@ pub fn plan_select(query: &ast::Query, sql: &str, catalog: &Catalog) -> Result<(
     select::plan_query(query, &src, catalog)
 }
 
+/// Plans a SELECT over a join of `members` — (the name each is referred to by, its
+/// table, its columns) — as one relation whose columns are the members' in order; the
+/// query's FROM is not looked at (the coordinator's planner resolved it, and moved
+/// the join conditions into WHERE).
+pub fn plan_select_join(
+    query: &ast::Query,
+    sql: &str,
+    members: &[(String, String, Vec<Column>)],
+) -> Result<(Plan, Vec<Column>), SqlError> {
+    let src = Source::tokenize(sql, &PostgreSqlDialect {})?;
+    select::check_query_clauses(query, &src)?;
+    let body = select::query_body(query, &src)?;
+    select::check_select_clauses(body, &src)?;
+    let mut columns = Vec::new();
+    let mut list = Vec::new();
+    for (name, table, cols) in members {
+        list.push(expr::Member { name: name.clone(), table: table.clone(), start: columns.len(), len: cols.len() });
+        columns.extend(cols.iter().cloned());
+    }
+    let rel = expr::Relation { table: "join".into(), alias: None, columns, members: list };
+    select::plan_query_over(query, body, &src, rel)
+}
+
 /// A statement parsed but not yet planned.
 enum Parsed {
     /// PostgreSQL's `ABORT [TRANSACTION | WORK]` (ROLLBACK), which sqlparser lacks.

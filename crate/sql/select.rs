@@ -37,6 +37,17 @@ pub(super) fn plan_query(q: &Query, src: &Source, catalog: &Catalog) -> Result<(
     let select = query_body(q, src)?;
     check_select_clauses(select, src)?;
     let rel = resolve_from(select, src, catalog)?;
+    plan_query_over(q, select, src, rel)
+}
+
+/// Plans a SELECT over the relation `rel` its FROM clause was resolved to (the
+/// coordinator gives a join's relations as one, with `members`).
+pub(super) fn plan_query_over(
+    q: &Query,
+    select: &Select,
+    src: &Source,
+    rel: Relation,
+) -> Result<(Plan, Vec<Column>), SqlError> {
     let planner = ExprPlanner { src, rel: &rel };
     let items = select_items(select, &rel, src)?;
     let order_by: &[OrderByExpr] = q.order_by.as_ref().map_or(&[], |o| o.exprs.as_slice());
@@ -81,7 +92,7 @@ enum ItemSource<'q> {
 }
 
 /// Rejects query-level clauses other than ORDER BY / LIMIT / OFFSET / FETCH FIRST.
-fn check_query_clauses(q: &Query, src: &Source) -> Result<(), SqlError> {
+pub(super) fn check_query_clauses(q: &Query, src: &Source) -> Result<(), SqlError> {
     if let Some(with) = &q.with {
         return Err(SqlError::unsupported("WITH", src.span_position(with.with_token.0.span)));
     }
@@ -109,7 +120,7 @@ fn check_query_clauses(q: &Query, src: &Source) -> Result<(), SqlError> {
 }
 
 /// The query's SELECT; set operations, VALUES and the like are rejected.
-fn query_body<'q>(q: &'q Query, src: &Source) -> Result<&'q Select, SqlError> {
+pub(super) fn query_body<'q>(q: &'q Query, src: &Source) -> Result<&'q Select, SqlError> {
     match q.body.as_ref() {
         SetExpr::Select(select) => Ok(select),
         SetExpr::SetOperation { op, left, .. } => {
@@ -125,7 +136,7 @@ fn query_body<'q>(q: &'q Query, src: &Source) -> Result<&'q Select, SqlError> {
 }
 
 /// Rejects SELECT clauses we do not plan (HAVING and GROUP BY expressions are planned).
-fn check_select_clauses(s: &Select, src: &Source) -> Result<(), SqlError> {
+pub(super) fn check_select_clauses(s: &Select, src: &Source) -> Result<(), SqlError> {
     let start = s.select_token.0.span.start;
     let at = |keyword: Keyword| src.find_keyword(start, &[keyword]);
     let (what, position) = if s.distinct.is_some() {
@@ -217,6 +228,7 @@ fn table_relation(factor: &TableFactor, src: &Source, catalog: &Catalog) -> Resu
         table: table.name.clone(),
         alias: alias.as_ref().map(|a| ident_name(&a.name)),
         columns: table.columns.clone(),
+        members: vec![],
     })
 }
 
@@ -260,6 +272,10 @@ fn select_items<'q>(s: &'q Select, rel: &Relation, src: &Source) -> Result<Vec<I
             }
             SelectItem::QualifiedWildcard(qualifier, options) => {
                 check_wildcard_options(options, position)?;
+                if let Some(m) = rel.member(&qualifier.0) {
+                    items.extend(all_columns(rel, position).skip(m.start).take(m.len));
+                    continue;
+                }
                 if !rel.is_named(&qualifier.0) {
                     let table = qualifier.0.iter().map(ident_name).collect::<Vec<_>>().join(".");
                     return Err(SqlError::new(format!("missing FROM-clause entry for table \"{table}\""), position));
