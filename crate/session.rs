@@ -556,7 +556,7 @@ impl<H: Host> RunView<'_, H> {
             phase,
             error,
             narration: narration.to_string(),
-            plan: self.node_view(&self.run.explain()),
+            plan: self.node_view(&crate::instrument::with_resolved_details(&self.run.explain())),
             requests: es
                 .requests
                 .iter()

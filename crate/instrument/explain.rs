@@ -219,6 +219,26 @@ fn qualified(n: &ExplainNode) -> bool {
     several_relations(n) || any_qualify(n)
 }
 
+/// The tree with its details as the page shows them: `$N` resolved to column names,
+/// Output as the resolved columns, the keys only EXPLAIN interprets left out (but
+/// "Server"). Not folded: the page shows every node the executor runs.
+pub fn with_resolved_details(root: &ExplainNode) -> ExplainNode {
+    fn walk(n: &ExplainNode, o: &Outputs) -> ExplainNode {
+        let opts = ExplainOptions { verbose: true, counters: false };
+        let mut details = Vec::new();
+        if shows_output(n) && !o.cols.is_empty() {
+            details.push(("Output".to_string(), o.cols.join(", ")));
+        }
+        details.extend(properties(n, o, &opts));
+        if let Some(s) = n.detail("Server") {
+            details.push(("Server".into(), s.to_string()));
+        }
+        let children = n.children.iter().zip(&o.children).map(|(c, co)| walk(c, co)).collect();
+        ExplainNode { details, children, ..n.clone() }
+    }
+    walk(root, &resolve_outputs(root, qualified(root)))
+}
+
 /// The tree as PostgreSQL prints it, with every node's output resolved:
 /// - a Result node (our projection and filter node; PostgreSQL evaluates quals and
 ///   target lists inside the node below) is folded into its child: its filter becomes
