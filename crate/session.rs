@@ -455,9 +455,13 @@ impl<H: Host> RunView<'_, H> {
     pub fn narrate(&self, from: usize) -> String {
         let parts: Vec<String> = self.run.es.trace.events[from..].iter().filter_map(|e| self.describe(e)).collect();
         if parts.is_empty() {
+            // A plan with no foreign scan has no remote transaction to speak of.
+            let remote = !self.run.es.conns.is_empty();
             return match &self.run.phase {
-                Phase::Finished => "The query finished: every remote transaction is committed.".into(),
-                Phase::Committing => "Committing the remote transactions.".into(),
+                Phase::Finished if remote => "The query finished: every remote transaction is committed.".into(),
+                Phase::Finished => "The query finished.".into(),
+                Phase::Committing if remote => "Committing the remote transactions.".into(),
+                Phase::Committing => "Ending the transaction (no remote transactions: the plan is local).".into(),
                 Phase::Starting => "Setting up the connections (ExecInit: GetConnection).".into(),
                 Phase::Ending => "Closing the cursors (ExecEnd).".into(),
                 _ => "Local work only in this step.".into(),
@@ -478,10 +482,7 @@ impl<H: Host> RunView<'_, H> {
 
     fn node_view(&self, e: &ExplainNode) -> NodeView {
         let i = e.instr.finished();
-        let label = match &e.relation {
-            Some(r) => format!("{}{} on {r}", if e.async_capable { "Async " } else { "" }, e.node_type),
-            None => e.node_type.clone(),
-        };
+        let label = node_label(e);
         NodeView {
             id: e.id,
             node_type: e.node_type.clone(),
@@ -687,15 +688,25 @@ pub fn estimated_steps(rows: usize, knobs: &Knobs) -> usize {
 }
 
 /// Each node's label ("Async Foreign Scan on ft1"), indexed by node id.
+/// A node as EXPLAIN titles it: `HashAggregate`, `Async Foreign Scan on ft1`.
+fn node_label(n: &ExplainNode) -> String {
+    let ty = match (n.node_type.as_str(), n.strategy.as_deref()) {
+        ("Aggregate", Some("Hashed")) => "HashAggregate",
+        ("Aggregate", Some("Sorted")) => "GroupAggregate",
+        (t, _) => t,
+    };
+    match &n.relation {
+        Some(r) => format!("{}{ty} on {r}", if n.async_capable { "Async " } else { "" }),
+        None => ty.to_string(),
+    }
+}
+
 pub fn node_labels(root: &ExplainNode) -> Vec<String> {
     fn walk(n: &ExplainNode, out: &mut Vec<String>) {
         if out.len() <= n.id {
             out.resize(n.id + 1, String::new());
         }
-        out[n.id] = match &n.relation {
-            Some(r) => format!("{}{} on {r}", if n.async_capable { "Async " } else { "" }, n.node_type),
-            None => n.node_type.clone(),
-        };
+        out[n.id] = node_label(n);
         for c in &n.children {
             walk(c, out);
         }
