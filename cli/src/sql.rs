@@ -45,9 +45,15 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
     let mut run = scenario.start(mode == "async", Clock::virtual_clock(), false)?;
     run.keep_rows = true;
     let outcome = run.run_to_end();
-    let opts = ExplainOptions { verbose: true, counters };
+    // An EXPLAIN query says how to print it (VERBOSE, FORMAT JSON); a plain SELECT
+    // prints as EXPLAIN (ANALYZE, VERBOSE, COSTS OFF) and the rows.
+    let written = sql.query.as_ref().and_then(|q| q.explain);
+    let verbose = written.map_or(true, |e| e.verbose);
+    let format = if written.is_some_and(|e| e.json) && a.get("format").is_none() { "json" } else { format };
+    let opts = ExplainOptions { verbose, counters };
     if format == "json" {
-        println!("{}", serde_json::to_string_pretty(&run.explain_json_with(&opts)).unwrap_or_default());
+        // PostgreSQL's key order and layout.
+        println!("{}", pgasync::instrument::explain_json_text(&run.explain(), &opts, 0, run.execution_ns()));
     } else {
         print!("{}", run.explain_text_with(&opts));
     }
