@@ -7,6 +7,7 @@
 pub mod behaviour;
 pub mod clock;
 pub mod executor;
+pub mod export;
 pub mod frontend;
 pub mod host;
 pub mod instrument;

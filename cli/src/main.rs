@@ -10,6 +10,7 @@ mod relay;
 mod serve;
 mod sql;
 mod static_files;
+mod trace;
 
 use std::process::ExitCode;
 
@@ -38,6 +39,9 @@ const USAGE: &str = "usage:
                  [KNOBS]
       (sql: runs a scenario file — SQL for the coordinator and each shard (-- @shard NAME), then
        the query (-- @query) — in the simulator: EXPLAIN ANALYZE and the rows; errors as FILE:LINE:COL)
+  pgasync trace (--scenario ID | --file F) [--mode sync|async] [--out FILE] [KNOBS]
+                [--format json|csv|svg|explain-text|explain-json]
+      (trace: runs on the simulator and writes the trace (JSON, CSV), the timeline (SVG) or EXPLAIN)
   pgasync calibrate --live [--out profile.json] [--rows 30000] [--dir DIR]
                     [--target HOST:PORT [--database e] [--table t1]]
       (calibrate: measures on a live shard (its own cluster under DIR, or --target) the round trip,
@@ -83,6 +87,7 @@ fn main() -> ExitCode {
         "relay" => relay::run(rest),
         "calibrate" => calibrate::run(rest),
         "sql" => sql::run(rest),
+        "trace" => trace::run(rest),
         "-h" | "--help" | "help" => {
             println!("{USAGE}\n{}", knob_usage());
             return ExitCode::SUCCESS;

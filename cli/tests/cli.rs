@@ -236,3 +236,56 @@ fn bad_arguments_exit_with_2_and_one_line() {
         assert!(err.starts_with("pgasync: "), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn trace_exports_json_csv_svg_and_explain() {
+    let (code, json, err) = pgasync(&["trace", "--scenario", "E", "--rows", "200"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&json).expect("trace JSON parses");
+    assert_eq!(v["connections"].as_array().unwrap().len(), 4);
+    let events = v["events"].as_array().unwrap();
+    assert!(events.iter().any(|e| e["kind"] == "Request" && e["to"] == "CallbackPending"), "no request events");
+    let (code, csv, _) = pgasync(&["trace", "--scenario", "E", "--rows", "200", "--format", "csv"]);
+    assert_eq!(code, 0);
+    let mut lines = csv.lines();
+    assert!(lines.next().unwrap().starts_with("time_ms,kind,connection"));
+    // A record per event; postgres_fdw's DECLARE holds a newline, quoted in its field.
+    let records = lines.filter(|l| l.starts_with(|c: char| c.is_ascii_digit())).count();
+    assert_eq!(records, events.len(), "one CSV record per event");
+    assert!(csv.contains("\"DECLARE c1 CURSOR FOR\nSELECT a FROM public.t1\""), "multi-line SQL is quoted");
+    assert!(csv.contains(",send,s2,") && csv.contains("FETCH 100 FROM c"), "{}", &csv[..300.min(csv.len())]);
+    let (code, svg, _) = pgasync(&["trace", "--scenario", "E", "--rows", "200", "--format", "svg"]);
+    assert_eq!(code, 0);
+    assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
+    assert!(svg.contains("conn s4") && svg.contains("request 3: Async Foreign Scan on ft4"));
+    let (code, text, _) =
+        pgasync(&["trace", "--scenario", "E", "--rows", "200", "--format", "explain-text", "--mode", "sync"]);
+    assert_eq!(code, 0);
+    assert!(text.contains("->  Foreign Scan on public.ft1") && !text.contains("Async"), "{text}");
+    let (code, _, err) = pgasync(&["trace"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--scenario ID or --file F"), "{err}");
+}
+
+#[test]
+fn sql_runs_a_scenario_file_and_reports_errors_at_their_line() {
+    let dir = std::env::temp_dir().join(format!("pgasync-cli-sql-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let good = dir.join("good.sql");
+    std::fs::write(
+        &good,
+        "-- @shard s1\ncreate table t (a int);\ninsert into t select i from generate_series(1, 10) i;\n-- @coordinator\n\
+         create server s1 foreign data wrapper postgres_fdw options (async_capable 'true');\n\
+         create foreign table ft (a int) server s1 options (table_name 't');\n-- @query\nselect sum(a) from ft;\n",
+    )
+    .unwrap();
+    let (code, out, err) = pgasync(&["sql", "--file", good.to_str().unwrap(), "--log", "off"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("Relations: Aggregate on (public.ft)") && out.contains("\n55\n"), "{out}");
+    let bad = dir.join("bad.sql");
+    std::fs::write(&bad, "create table t (a int);\n-- @query\nselect b from t;\n").unwrap();
+    let (code, _, err) = pgasync(&["sql", "--file", bad.to_str().unwrap()]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("bad.sql:3:8: column \"b\" does not exist"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
