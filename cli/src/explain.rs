@@ -34,7 +34,7 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
     let knobs = crate::knobs_with_profile(&a)?;
     let scenario = Scenario::build_from(id, &knobs, Source::Cli)?;
     if let Some(config) = a.get("live") {
-        let mut run = start_live(&scenario, mode == "async", config)?;
+        let mut run = start_live(&scenario, mode == "async", config, &scenario.id.to_lowercase())?;
         let outcome = run.run_to_end();
         return report(
             &scenario,
@@ -101,8 +101,13 @@ fn on_off(a: &Args, name: &str, default: bool) -> Result<bool, String> {
 }
 
 /// The scenario on the servers a targets file names (`[targets.NAME] addr = "H:P"`),
-/// each opening the scenario's database.
-fn start_live(scenario: &Scenario, async_mode: bool, config: &str) -> Result<QueryRun<TcpHost>, CliError> {
+/// each opening `database`.
+pub(crate) fn start_live(
+    scenario: &Scenario,
+    async_mode: bool,
+    config: &str,
+    database: &str,
+) -> Result<QueryRun<TcpHost>, CliError> {
     // The relay's own reading of its targets file (`pgasync demo` writes it).
     let targets = crate::relay::targets_from(Some(config), &[], &[])?;
     let addrs = scenario
@@ -126,7 +131,7 @@ fn start_live(scenario: &Scenario, async_mode: bool, config: &str) -> Result<Que
     let t0 = std::time::Instant::now();
     let clock = Clock::from_host(Box::new(move || t0.elapsed().as_nanos() as u64));
     let mut run = QueryRun::for_scenario(scenario, async_mode, clock, false, host)?;
-    run.es.set_database(&scenario.id.to_lowercase());
+    run.es.set_database(database);
     // Statements go on the wire when sent, as libpq writes them (EState::writer).
     run.es.writer = Some(writer);
     run.keep_rows = true;

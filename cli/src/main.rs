@@ -35,7 +35,7 @@ const USAGE: &str = "usage:
        and of pgasync pg15 and improved (sync/async) on the same shards; then the calibrated
        simulation of E against live, and the relay's throughput and added latency against direct
        TCP; every cluster is stopped at the end, on error and on Ctrl-C)
-  pgasync sql --file F [--mode sync|async] [--format text|json] [--counters on|off] [--rows N] [--log on|off]
+  pgasync sql --file F [--live DIR/relay.toml] [--mode sync|async] [--format text|json] [--counters on|off] [--rows N] [--log on|off]
                  [KNOBS]
       (sql: runs a scenario file — SQL for the coordinator and each shard (-- @shard NAME), then
        the query (-- @query) — in the simulator: EXPLAIN ANALYZE and the rows; errors as FILE:LINE:COL)

@@ -14,10 +14,14 @@ use pgasync::instrument::ExplainOptions;
 use pgasync::knobs::{Source, SPECS};
 
 pub fn run(argv: &[String]) -> Result<(), CliError> {
-    let flags: Vec<&str> =
-        ["file", "mode", "format", "counters", "rows", "log"].into_iter().chain(SPECS.iter().map(|s| s.cli)).collect();
+    let flags: Vec<&str> = ["file", "mode", "format", "counters", "rows", "log", "live"]
+        .into_iter()
+        .chain(SPECS.iter().map(|s| s.cli))
+        .collect();
     let a = Args::parse(argv, &flags)?;
     let file = a.get("file").ok_or_else(|| "sql needs --file F (a scenario file)".to_string())?;
+    // An EXPLAIN query says how to print it (FORMAT JSON) unless --format says.
+    let format_flag = a.get("format").is_some();
     let format = a.choice("format", &["text", "json"], "text")?;
     let counters = a.choice("counters", &["on", "off"], "off")? == "on";
     let max_rows: usize = match a.get("rows") {
@@ -33,6 +37,11 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
         })
     };
     let sql = SqlScenario::load(&text).map_err(at)?;
+    let format = if !format_flag && sql.query.as_ref().and_then(|q| q.explain).is_some_and(|e| e.json) {
+        "json"
+    } else {
+        format
+    };
     if a.choice("log", &["on", "off"], "on")? == "on" {
         for line in &sql.log {
             eprintln!("{line}");
@@ -42,14 +51,67 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
     let scenario = sql.scenario(&knobs, Source::Cli).map_err(at)?;
     let default_mode = if sql.async_append() { "async" } else { "sync" };
     let mode = a.choice("mode", &["sync", "async"], default_mode)?;
+    if let Some(config) = a.get("live") {
+        let database = load_live(&text, &scenario, config)?;
+        let mut run = crate::explain::start_live(&scenario, mode == "async", config, &database)?;
+        let outcome = run.run_to_end();
+        return report(&sql, &run, outcome, format, counters, max_rows, &format!("{mode}, live shards, real clock"));
+    }
     let mut run = scenario.start(mode == "async", Clock::virtual_clock(), false)?;
     run.keep_rows = true;
     let outcome = run.run_to_end();
-    // An EXPLAIN query says how to print it (VERBOSE, FORMAT JSON); a plain SELECT
-    // prints as EXPLAIN (ANALYZE, VERBOSE, COSTS OFF) and the rows.
+    report(&sql, &run, outcome, format, counters, max_rows, &format!("{mode}, virtual clock"))
+}
+
+/// Loads the file's shard tables into the live shards a targets file names (a
+/// running `pgasync demo`'s relay.toml), as their superuser through psql, in a
+/// database named after the file's text; returns that name. The servers are found by
+/// name among the targets (`s1`…`s4` in the demo).
+fn load_live(text: &str, scenario: &pgasync::scenario::Scenario, config: &str) -> Result<String, CliError> {
+    let targets = crate::relay::targets_from(Some(config), &[], &[])?;
+    // FNV-1a: the same file always loads into the same database.
+    let hash = text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3));
+    let database = format!("sql_{hash:016x}");
+    for spec in &scenario.servers {
+        let name = &spec.server.name;
+        let t = targets.get(name).ok_or_else(|| {
+            let known: Vec<&str> = targets.keys().map(|k| k.as_str()).collect();
+            CliError::Usage(format!(
+                "--live {config}: no target \"{name}\" (targets: {}); name the file's servers after them",
+                known.join(", ")
+            ))
+        })?;
+        let port: u16 = t
+            .addr
+            .rsplit(':')
+            .next()
+            .and_then(|p| p.parse().ok())
+            .ok_or_else(|| CliError::Usage(format!("--live {config}: target {name}: no port in {}", t.addr)))?;
+        if !t.addr.starts_with("127.0.0.1:") && !t.addr.starts_with("localhost:") {
+            return Err(CliError::Usage(format!("--live loads tables only into local shards; {name} is {}", t.addr)));
+        }
+        let shard = crate::demo::Cluster { name: name.clone(), port };
+        // A second run of the same file finds its database there already.
+        let _ = shard.psql("postgres", &format!("CREATE DATABASE {database}"));
+        shard.script(&database, &pgasync::sim::load_sql(&spec.catalog, crate::demo::READER))?;
+    }
+    Ok(database)
+}
+
+/// Prints EXPLAIN ANALYZE, then (text) the rows.
+fn report<H: pgasync::host::Host>(
+    sql: &SqlScenario,
+    run: &pgasync::run::QueryRun<H>,
+    outcome: Result<(), pgasync::estate::ExecError>,
+    format: &str,
+    counters: bool,
+    max_rows: usize,
+    how: &str,
+) -> Result<(), CliError> {
+    // An EXPLAIN query says whether VERBOSE; a plain SELECT prints as EXPLAIN
+    // (ANALYZE, VERBOSE, COSTS OFF), then the rows.
     let written = sql.query.as_ref().and_then(|q| q.explain);
     let verbose = written.map_or(true, |e| e.verbose);
-    let format = if written.is_some_and(|e| e.json) && a.get("format").is_none() { "json" } else { format };
     let opts = ExplainOptions { verbose, counters };
     if format == "json" {
         // PostgreSQL's key order and layout.
@@ -67,7 +129,7 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
             println!("{}", r.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(" | "));
         }
         println!(
-            "({} rows{}; {mode}, virtual clock, {:.3} ms)",
+            "({} rows{}; {how}, {:.3} ms)",
             run.rows.len(),
             if run.rows.len() > max_rows { ", first shown" } else { "" },
             run.elapsed_ns() as f64 / 1e6
