@@ -12,6 +12,7 @@ pub mod frontend;
 pub mod host;
 pub mod instrument;
 pub mod knobs;
+pub mod lesson;
 pub mod plan;
 pub mod postgres_sql;
 pub mod remote;

@@ -1,0 +1,64 @@
+#![cfg(not(target_arch = "wasm32"))]
+//! The workshop lessons (web/lessons/*.txt) against the runs they describe: every
+//! question's answer, computed from the run, is one of its choices; every note's event
+//! happens in the run (a note that never shows is a defect); every knob walk-through
+//! changes the run against pg15.
+
+use pgasync::clock::Clock;
+use pgasync::lesson::{self, NoteOn};
+use pgasync::run::QueryRun;
+use pgasync::scenario::{Knobs, Scenario};
+use pgasync::sim::SimHost;
+
+fn lessons() -> Vec<(String, lesson::Lesson)> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir("web/lessons").expect("web/lessons") {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "txt") {
+            let text = std::fs::read_to_string(&path).unwrap();
+            let l = lesson::parse(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            out.push((path.display().to_string(), l));
+        }
+    }
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    assert!(out.len() >= 6, "one lesson per seed scenario");
+    out
+}
+
+fn run(id: &str, k: &Knobs, async_mode: bool) -> QueryRun<SimHost> {
+    let s = Scenario::build(id, k).unwrap_or_else(|e| panic!("{id}: {e}"));
+    let mut r = s.start(async_mode, Clock::virtual_clock(), true).unwrap();
+    r.run_to_end().unwrap_or_else(|e| panic!("{id}: {e}"));
+    r
+}
+
+#[test]
+fn every_answer_is_a_choice_and_every_note_shows() {
+    for (file, l) in lessons() {
+        let k = l.scenario_knobs().unwrap_or_else(|e| panic!("{file}: {e}"));
+        let r = run(&l.scenario, &k, l.async_mode);
+        let labels = pgasync::session::node_labels(&r.explain());
+        for q in &l.questions {
+            let a = lesson::answer(&q.answer, &r, &labels);
+            assert!(q.choices.contains(&a), "{file}: \"{}\": the run answers {a}, not one of {:?}", q.ask, q.choices);
+            println!("{file}: {} → {a}", q.ask);
+        }
+        for n in &l.notes {
+            if let NoteOn::Step { .. } = n.on {
+                continue;
+            }
+            assert!(
+                r.es.trace.events.iter().any(|e| lesson::note_matches(&n.on, e)),
+                "{file}: note {:?} never shows",
+                n.on
+            );
+        }
+        for (knob, _) in &l.knob_walks {
+            let mut on = k.clone();
+            pgasync::knobs::set_text(&mut on, pgasync::knobs::Source::Json, knob, "true").unwrap();
+            let with = run(&l.scenario, &on, true);
+            let base = run(&l.scenario, &k, true);
+            assert_ne!(with.elapsed_ns(), base.elapsed_ns(), "{file}: knob {knob} changes nothing in this run");
+        }
+    }
+}
