@@ -50,6 +50,10 @@ pub struct Planned {
     pub servers: Vec<String>,
     /// ORDER BY's first key, as an output column (for comparing results with ties).
     pub order_key: Option<usize>,
+    /// ORDER BY's keys as output columns, as far as they are output columns (the
+    /// leading keys that are; `order_key` is the first): tests/sql_corpus.rs compares
+    /// rows in order of these keys, ties as multisets.
+    pub order_keys: Vec<usize>,
 }
 
 /// The logical plan's layers above the scan, peeled off.
@@ -110,14 +114,20 @@ pub fn plan_query(coord: &Node, q: &ast::Query, text: &str) -> Result<Planned, F
     let (logical, columns) = crate::sql::plan_select(q, text, &catalog).map_err(|e| sql_error(e, text))?;
     let layers = peel(logical).map_err(|m| FrontError::at(format!("internal error: {m}"), at))?;
     let alias = alias.unwrap_or_else(|| rel.name.clone());
-    let order_key = layers.sort.as_ref().and_then(|keys| match (&layers.targets, keys.first().map(|k| &k.expr)) {
-        (None, Some(Expr::Col(c))) => Some(*c),
-        (Some(t), Some(e)) => t.iter().position(|(x, _)| x == e),
-        _ => None,
-    });
+    let order_keys: Vec<usize> = layers
+        .sort
+        .iter()
+        .flatten()
+        .map_while(|k| match (&layers.targets, &k.expr) {
+            (None, Expr::Col(c)) => Some(*c),
+            (Some(t), e) => t.iter().position(|(x, _)| x == e),
+            _ => None,
+        })
+        .collect();
+    let order_key = order_keys.first().copied();
     let mut p = Planner { coord, servers: vec![] };
     let plan = p.build(rel, &alias, layers, at)?;
-    Ok(Planned { plan, columns, servers: p.servers, order_key })
+    Ok(Planned { plan, columns, servers: p.servers, order_key, order_keys })
 }
 
 fn query_location(q: &ast::Query) -> Location {
