@@ -37,6 +37,13 @@
 //! - `"Remote SQL"`, `"Relations"`: printed only with VERBOSE, as postgres_fdw does.
 //!
 //! `$N` is replaced in every property of a non-scan node, so `Group Key: $0` works too.
+//!
+//! The sandbox's Result nodes (a WHERE or HAVING filter, a select list: one node each,
+//! so that the page shows where rows are dropped) are PostgreSQL's quals and target
+//! lists, which it evaluates inside the node below (`ExecScan`'s qual and projection,
+//! `ExecAgg`'s HAVING qual). In PostgreSQL's own formats (without our counters) they
+//! are folded into that node ([`fold_results`]): its `Filter:` and `Rows Removed by
+//! Filter:`, its `Output:`, and the rows that come out of the Result.
 
 use super::Instrumentation;
 use crate::plan::{quote_identifier, REMOTE_SCHEMA};
@@ -333,9 +340,68 @@ fn write_text(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions, depth: usize,
     }
 }
 
+/// The tree PostgreSQL would show for `root`: without our counters (PostgreSQL's own
+/// formats), each Result node folded into its child, as PostgreSQL evaluates a qual
+/// and a target list inside the node that produces the rows (a scan's `ExecScan`, an
+/// Agg's HAVING): the child gets the Result's filter (`Filter:`, and with it `Rows
+/// Removed by Filter:`, the rows the filter dropped per loop, printed when not 0), its
+/// output list, and its row count.
+pub fn fold_results(n: &ExplainNode) -> ExplainNode {
+    let children: Vec<ExplainNode> = n.children.iter().map(fold_results).collect();
+    let [child] = children.as_slice() else {
+        return ExplainNode { children, ..n.clone() };
+    };
+    if n.node_type != "Result" {
+        return ExplainNode { children, ..n.clone() };
+    }
+    let mut c = child.clone();
+    let out = n.instr.finished();
+    let mut inst = c.instr.finished();
+    if let Some(filter) = n.detail("Filter") {
+        let removed = (inst.ntuples.saturating_sub(out.ntuples) as f64 / inst.nloops.max(1) as f64).round() as u64;
+        let filter = match c.details.iter().position(|(k, _)| k == "Filter") {
+            Some(i) => format!("({} AND {filter})", c.details.remove(i).1),
+            None => filter.to_string(),
+        };
+        let removed = removed + c.detail("Rows Removed by Filter").and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
+        c.details.retain(|(k, _)| k != "Rows Removed by Filter");
+        // Before a foreign scan's Relations / Remote SQL, after everything else.
+        let at = c.details.iter().position(|(k, _)| k == "Relations" || k == "Remote SQL").unwrap_or(c.details.len());
+        let mut props = vec![("Filter".to_string(), filter)];
+        if removed > 0 {
+            props.push(("Rows Removed by Filter".to_string(), removed.to_string()));
+        }
+        c.details.splice(at..at, props);
+    }
+    if let Some(list) = n.detail("Output") {
+        // The Result prints its list as one entry; a node's Output is one per column.
+        let at = c.details.iter().position(|(k, _)| k == "Output").unwrap_or(0);
+        c.details.retain(|(k, _)| k != "Output");
+        let cols: Vec<(String, String)> = split_list(list).into_iter().map(|o| ("Output".to_string(), o)).collect();
+        let at = at.min(c.details.len());
+        c.details.splice(at..at, cols);
+    }
+    inst.ntuples = out.ntuples;
+    c.instr = inst;
+    c.id = n.id;
+    c.parent_relationship = n.parent_relationship.clone();
+    c
+}
+
+/// `root` as the given options show it: Result nodes folded in PostgreSQL's formats.
+fn shown<'a>(root: &'a ExplainNode, opts: &ExplainOptions) -> std::borrow::Cow<'a, ExplainNode> {
+    if opts.counters {
+        std::borrow::Cow::Borrowed(root)
+    } else {
+        std::borrow::Cow::Owned(fold_results(root))
+    }
+}
+
 /// PostgreSQL's TEXT format with the given options, then `Planning Time:` and
 /// `Execution Time:`.
 pub fn explain_text_with(root: &ExplainNode, opts: &ExplainOptions, planning_ns: u64, execution_ns: u64) -> String {
+    let root = shown(root, opts);
+    let root = root.as_ref();
     let outputs = resolve_outputs(root, qualified(root));
     let mut out = String::new();
     write_text(root, &outputs, opts, 0, &mut out);
@@ -496,7 +562,13 @@ fn json_node(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions) -> J {
         put("Output", J::List(o.cols.clone()));
     }
     for (k, v) in properties(n, o, opts) {
-        let v = if LIST_KEYS.contains(&k.as_str()) { J::List(split_list(&v)) } else { J::Str(v) };
+        let v = if LIST_KEYS.contains(&k.as_str()) {
+            J::List(split_list(&v))
+        } else if k == "Rows Removed by Filter" {
+            int(v.parse().unwrap_or(0))
+        } else {
+            J::Str(v)
+        };
         put(&k, v);
     }
     if matches!(n.node_type.as_str(), "Append" | "Merge Append") {
@@ -529,6 +601,8 @@ fn json_node(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions) -> J {
 }
 
 fn json_doc(root: &ExplainNode, opts: &ExplainOptions, planning_ns: u64, execution_ns: u64) -> J {
+    let root = shown(root, opts);
+    let root = root.as_ref();
     let outputs = resolve_outputs(root, qualified(root));
     J::Arr(vec![J::Obj(vec![
         ("Plan".into(), json_node(root, &outputs, opts)),
