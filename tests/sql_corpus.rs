@@ -477,9 +477,9 @@ fn corpus_matches_postgres() {
         }
         let head = format!("{} (line {}) [{}] {}\n  {}\n", e.id, e.line, e.tags.join(" "), e.comment, e.sql);
         let sets = if e.sets.is_empty() { String::new() } else { format!("  with: {}\n", e.sets.join("; ")) };
-        let _ = write!(report, "{head}{sets}{detail}\n");
+        let _ = writeln!(report, "{head}{sets}{detail}");
         if !ok {
-            let _ = write!(failures, "{head}{sets}{detail}\n");
+            let _ = writeln!(failures, "{head}{sets}{detail}");
         }
     }
     let n = entries.len();
