@@ -279,9 +279,11 @@ impl<'a> Planner<'a> {
             .filter_map(|r| r.partition_of.as_ref().map(|(_, b)| (b, r)))
             .collect();
         parts.sort_by(|a, b| bound_order(a.0, b.0));
+        let bounds: Vec<&Bound> = parts.iter().map(|(b, _)| *b).collect();
         let mut out = Vec::new();
         for (b, r) in parts {
-            if may_hold(*strategy, key, b, conjuncts, rel) {
+            let part = PartitionKey { strategy: *strategy, key, rel, siblings: &bounds };
+            if part.may_hold(b, conjuncts) {
                 // A partitioned partition's conjuncts are in the same column numbering
                 // (partitions have the parent's columns), so pruning recurses.
                 out.extend(self.leaves(r, conjuncts));
@@ -578,48 +580,133 @@ fn column_condition(c: &Expr, col: usize) -> Option<(BinOp, &Datum)> {
     }
 }
 
-/// May a partition with bound `b` hold rows satisfying every conjunct? Only
-/// `key op constant` conjuncts prune (PostgreSQL's plan-time pruning does more).
-fn may_hold(strategy: Strategy, key: &[usize], b: &Bound, conjuncts: &[Expr], rel: &Relation) -> bool {
-    let eq_of = |col: usize| {
-        conjuncts.iter().find_map(|c| match column_condition(c, col) {
-            Some((BinOp::Eq, d)) => Some(d.clone()),
-            _ => None,
-        })
-    };
-    match (strategy, b) {
-        (_, Bound::Default) => true,
-        (Strategy::Hash, Bound::Hash { modulus, remainder }) => {
-            let keys: Option<Vec<_>> = key.iter().map(|&k| eq_of(k).map(|d| (rel.columns[k].ty, d))).collect();
-            match keys {
-                Some(k) => super::catalog::partition_hash(&k) % modulus == *remainder,
-                None => true,
+/// A partitioned table's key, for pruning its partitions.
+struct PartitionKey<'a> {
+    strategy: Strategy,
+    key: &'a [usize],
+    rel: &'a Relation,
+    /// Every partition's bound (a default partition holds what the others do not).
+    siblings: &'a [&'a Bound],
+}
+
+impl PartitionKey<'_> {
+    /// May a partition with bound `b` hold rows satisfying every conjunct? PostgreSQL's
+    /// plan-time pruning (`partprune.c`, `gen_partprune_steps` and
+    /// `get_matching_{hash,list,range}_bounds`) for the clauses the sandbox has:
+    ///
+    /// - `key op constant` (either way round);
+    /// - `key IS NULL`: hash partitions by the hash of a NULL key (the partition a NULL
+    ///   key is routed to), list partitions by whether their list holds NULL (else the
+    ///   default), range partitions never (only the default);
+    /// - an OR (IN lists arrive as ORs of equalities): each arm is pruned on its own
+    ///   and the partitions of any arm kept (`PARTPRUNE_COMBINE_UNION`);
+    /// - a list default partition is pruned when an equality's value (or NULL) is in
+    ///   another partition's list; with an inequality on the key it is always kept
+    ///   (`get_matching_list_bounds`: "list partitions divide the key space in a
+    ///   discontinuous manner"). A range default partition is always kept.
+    fn may_hold(&self, b: &Bound, conjuncts: &[Expr]) -> bool {
+        for c in conjuncts {
+            if let Expr::Bin(BinOp::Or, ..) = c {
+                if !split_or(c).iter().any(|arm| self.may_hold(b, &split_and(arm))) {
+                    return false;
+                }
             }
         }
-        (Strategy::List, Bound::List(values)) => match eq_of(key[0]) {
-            Some(d) => values.contains(&d),
-            None => true,
-        },
-        (Strategy::Range, Bound::Range { from, to }) => {
-            // The first key column only: its lower and upper bounds against the conjuncts.
-            let col = key[0];
-            use super::catalog::RangeValue;
-            let lo = match &from[0] {
-                RangeValue::Value(d) => Some(d),
+        let (strategy, key, rel) = (self.strategy, self.key, self.rel);
+        let eq_of = |col: usize| {
+            conjuncts.iter().find_map(|c| match column_condition(c, col) {
+                Some((BinOp::Eq, d)) => Some(d.clone()),
                 _ => None,
-            };
-            let hi = match &to[0] {
-                RangeValue::Value(d) => Some(d),
-                _ => None,
-            };
-            conjuncts.iter().all(|c| match column_condition(c, col) {
-                Some((BinOp::Eq, d)) => lo.is_none_or(|lo| d >= lo) && hi.is_none_or(|hi| key.len() > 1 || d < hi),
-                Some((BinOp::Lt, d)) => lo.is_none_or(|lo| lo < d),
-                Some((BinOp::LtEq, d)) => lo.is_none_or(|lo| lo <= d),
-                Some((BinOp::Gt, d)) | Some((BinOp::GtEq, d)) => hi.is_none_or(|hi| d < hi),
-                _ => true,
             })
+        };
+        let is_null =
+            |col: usize| conjuncts.iter().any(|c| matches!(c, Expr::IsNull(x, false) if **x == Expr::Col(col)));
+        match (strategy, b) {
+            (Strategy::Hash, Bound::Hash { modulus, remainder }) => {
+                // Every key column needs an equality or IS NULL.
+                let keys: Option<Vec<_>> = key
+                    .iter()
+                    .map(|&k| match (eq_of(k), is_null(k)) {
+                        (Some(d), _) => Some((rel.columns[k].ty, d)),
+                        (None, true) => Some((rel.columns[k].ty, Datum::Null)),
+                        (None, false) => None,
+                    })
+                    .collect();
+                match keys {
+                    Some(k) => super::catalog::partition_hash(&k) % modulus == *remainder,
+                    None => true,
+                }
+            }
+            (Strategy::List, Bound::List(values)) => {
+                if is_null(key[0]) {
+                    return values.iter().any(Datum::is_null);
+                }
+                // Some value of the list satisfies every condition on the key.
+                values.iter().filter(|v| !v.is_null()).any(|v| self.value_holds(v, conjuncts))
+            }
+            (Strategy::List, Bound::Default) => {
+                let listed = |pred: &dyn Fn(&Datum) -> bool| {
+                    self.siblings.iter().any(|s| matches!(s, Bound::List(vs) if vs.iter().any(pred)))
+                };
+                if is_null(key[0]) {
+                    return !listed(&|v: &Datum| v.is_null());
+                }
+                let ranged = conjuncts.iter().any(|c| {
+                    matches!(column_condition(c, key[0]), Some((BinOp::Lt | BinOp::LtEq | BinOp::Gt | BinOp::GtEq, _)))
+                });
+                match eq_of(key[0]) {
+                    Some(d) if !ranged => !listed(&|v: &Datum| !v.is_null() && *v == d),
+                    _ => true,
+                }
+            }
+            (_, Bound::Default) => true,
+            (Strategy::Range, Bound::Range { from, to }) => {
+                if is_null(key[0]) {
+                    return false;
+                }
+                // The first key column only: its lower and upper bounds against the conjuncts.
+                let col = key[0];
+                use super::catalog::RangeValue;
+                let lo = match &from[0] {
+                    RangeValue::Value(d) => Some(d),
+                    _ => None,
+                };
+                let hi = match &to[0] {
+                    RangeValue::Value(d) => Some(d),
+                    _ => None,
+                };
+                conjuncts.iter().all(|c| match column_condition(c, col) {
+                    Some((BinOp::Eq, d)) => lo.is_none_or(|lo| d >= lo) && hi.is_none_or(|hi| key.len() > 1 || d < hi),
+                    Some((BinOp::Lt, d)) => lo.is_none_or(|lo| lo < d),
+                    Some((BinOp::LtEq, d)) => lo.is_none_or(|lo| lo <= d),
+                    Some((BinOp::Gt, d)) | Some((BinOp::GtEq, d)) => hi.is_none_or(|hi| d < hi),
+                    _ => true,
+                })
+            }
+            _ => true,
         }
-        _ => true,
+    }
+
+    /// Does the key value `v` satisfy every `key op constant` conjunct?
+    fn value_holds(&self, v: &Datum, conjuncts: &[Expr]) -> bool {
+        conjuncts.iter().all(|c| match column_condition(c, self.key[0]) {
+            Some((BinOp::Eq, d)) => v == d,
+            Some((BinOp::Lt, d)) => v < d,
+            Some((BinOp::LtEq, d)) => v <= d,
+            Some((BinOp::Gt, d)) => v > d,
+            Some((BinOp::GtEq, d)) => v >= d,
+            _ => true,
+        })
+    }
+}
+
+fn split_or(e: &Expr) -> Vec<Expr> {
+    match e {
+        Expr::Bin(BinOp::Or, l, r) => {
+            let mut v = split_or(l);
+            v.extend(split_or(r));
+            v
+        }
+        other => vec![other.clone()],
     }
 }
