@@ -217,7 +217,11 @@ impl<'a> Planner<'a> {
             let keys: Vec<Expr> = keys.iter().map(|e| rewrite(e, &map)).collect();
             let aggs: Vec<AggCall> =
                 aggs.iter().map(|a| AggCall { func: a.func, arg: a.arg.as_ref().map(|e| rewrite(e, &map)) }).collect();
-            let single_foreign = leaves.len() == 1 && matches!(leaves[0].rel.kind, RelKind::Foreign { .. });
+            // postgres_fdw pushes an aggregate down when the grouped relation is a
+            // foreign table (GetForeignUpperPaths is called for an input rel with an
+            // FDW): a plain foreign table, not a partitioned table pruned to one foreign
+            // partition (an appendrel), which only partitionwise aggregation pushes.
+            let single_foreign = !partitioned && matches!(rel.kind, RelKind::Foreign { .. });
             let mut plan = if (pushed_agg || single_foreign) && l.having.is_none() && pushable_agg(&keys, &aggs) {
                 let children: Vec<Plan> = leaves
                     .iter()
