@@ -222,7 +222,8 @@ impl<'a> Planner<'a> {
             // FDW): a plain foreign table, not a partitioned table pruned to one foreign
             // partition (an appendrel), which only partitionwise aggregation pushes.
             let single_foreign = !partitioned && matches!(rel.kind, RelKind::Foreign { .. });
-            let mut plan = if (pushed_agg || single_foreign) && l.having.is_none() && pushable_agg(&keys, &aggs) {
+            let pushed = (pushed_agg || single_foreign) && l.having.is_none() && pushable_agg(&keys, &aggs);
+            let mut plan = if pushed {
                 let children: Vec<Plan> = leaves
                     .iter()
                     .map(|leaf| self.partial_agg(leaf, &conjuncts, &used, &where_cols, &keys, &aggs, at))
@@ -233,12 +234,43 @@ impl<'a> Planner<'a> {
                     .iter()
                     .map(|leaf| self.scan(leaf, &conjuncts, &used, &where_cols, None, at))
                     .collect::<Result<_, _>>()?;
-                Plan::Agg { child: Box::new(append(children)), strategy: strategy.clone(), group_by: keys, aggs }
+                Plan::Agg {
+                    child: Box::new(append(children)),
+                    strategy: strategy.clone(),
+                    group_by: keys.clone(),
+                    aggs,
+                }
             };
             if let Some(h) = l.having {
                 plan = Plan::Result { child: Box::new(plan), filter: Some(h), targets: None };
             }
-            return Ok(finish(plan, l.sort, l.targets, l.limit));
+            let (mut sort, mut limit) = (l.sort, l.limit);
+            if let (true, Plan::ForeignScan(f)) = (pushed && single_foreign, &mut plan) {
+                // The aggregate runs remotely: so do ORDER BY on its grouping keys
+                // (postgres_fdw's add_foreign_ordered_paths) and then LIMIT/OFFSET
+                // (add_foreign_final_paths).
+                let remote_keys: Option<Vec<SortKey>> = sort.as_ref().map(|ks| {
+                    ks.iter()
+                        .map_while(|k| match &k.expr {
+                            Expr::Col(i) => match keys.get(*i) {
+                                Some(Expr::Col(j)) => Some(SortKey { expr: Expr::Col(used[*j]), desc: k.desc }),
+                                _ => None,
+                            },
+                            _ => None,
+                        })
+                        .collect()
+                });
+                match remote_keys {
+                    Some(rk) if rk.len() == sort.as_ref().map_or(0, Vec::len) => {
+                        f.remote.order_by = rk;
+                        sort = None;
+                        push_limit(f, &mut limit);
+                    }
+                    None => push_limit(f, &mut limit),
+                    Some(_) => {}
+                }
+            }
+            return Ok(finish(plan, sort, l.targets, limit));
         }
 
         let sort: Option<Vec<SortKey>> =
@@ -257,8 +289,12 @@ impl<'a> Planner<'a> {
             }
             // One foreign relation: the remote server sorts.
             Some(keys) if leaves.len() == 1 && plain_keys && matches!(leaves[0].rel.kind, RelKind::Foreign { .. }) => {
-                let plan = self.scan(&leaves[0], &conjuncts, &used, &where_cols, Some(keys), at)?;
-                return Ok(finish(plan, None, targets, l.limit));
+                let mut plan = self.scan(&leaves[0], &conjuncts, &used, &where_cols, Some(keys), at)?;
+                let mut limit = l.limit;
+                if let (false, Plan::ForeignScan(f)) = (partitioned, &mut plan) {
+                    push_limit(f, &mut limit);
+                }
+                return Ok(finish(plan, None, targets, limit));
             }
             _ => {
                 let children: Vec<Plan> = leaves
@@ -268,7 +304,12 @@ impl<'a> Planner<'a> {
                 append(children)
             }
         };
-        Ok(finish(plan, sort, targets, l.limit))
+        let mut plan = plan;
+        let mut limit = l.limit;
+        if let (false, None, Plan::ForeignScan(f)) = (partitioned, &sort, &mut plan) {
+            push_limit(f, &mut limit);
+        }
+        Ok(finish(plan, sort, targets, limit))
     }
 
     /// The leaf partitions of `rel` (itself if not partitioned) that pruning keeps,
@@ -326,6 +367,7 @@ impl<'a> Planner<'a> {
             group_by: vec![],
             order_by: vec![],
             limit: None,
+            offset: None,
         };
         Ok(ForeignScanPlan {
             relation: leaf.rel.name.clone(),
@@ -414,6 +456,19 @@ impl<'a> Planner<'a> {
         let input = self.local_scan(leaf, conjuncts, used, where_cols);
         let strategy = if keys.is_empty() { AggStrategy::Plain } else { AggStrategy::Hashed };
         Ok(Plan::Agg { child: Box::new(input), strategy, group_by: keys.to_vec(), aggs: aggs.to_vec() })
+    }
+}
+
+/// LIMIT/OFFSET into the remote query of a plain foreign table's scan that does all the
+/// query's work below the LIMIT (no local quals or sort: the planner pushes every
+/// WHERE conjunct), as postgres_fdw's `add_foreign_final_paths` does since
+/// PostgreSQL 12: then no Limit node is left above the Foreign Scan. Not for a
+/// partitioned table pruned to one foreign partition: there the input of LIMIT is the
+/// appendrel, whose paths the FDW does not add.
+fn push_limit(f: &mut ForeignScanPlan, limit: &mut Option<(u64, Option<u64>)>) {
+    if let Some((offset, count)) = limit.take() {
+        f.remote.limit = count;
+        f.remote.offset = (offset > 0).then_some(offset);
     }
 }
 

@@ -15,7 +15,7 @@
 //!   prefix when it holds a backslash;
 //! - GROUP BY refers to the target list by position (`GROUP BY 1`);
 //! - ORDER BY spells the null order out (`a ASC NULLS LAST`, `b DESC NULLS FIRST`);
-//! - LIMIT is a bigint constant (`LIMIT 5::bigint`).
+//! - LIMIT and OFFSET are bigint constants (`LIMIT 5::bigint OFFSET 10::bigint`).
 //!
 //! Where the sandbox departs: the planner's order of the quals (PostgreSQL sorts them
 //! by cost) is the plan's order, and the target list is the plan's order (PostgreSQL
@@ -73,6 +73,9 @@ pub fn deparse_remote_query(q: &RemoteQuery) -> String {
     }
     if let Some(n) = q.limit {
         sql.push_str(&format!(" LIMIT {n}::bigint"));
+    }
+    if let Some(n) = q.offset {
+        sql.push_str(&format!(" OFFSET {n}::bigint"));
     }
     sql
 }

@@ -262,6 +262,9 @@ pub struct RemoteQuery {
     pub group_by: Vec<usize>,
     pub order_by: Vec<SortKey>,
     pub limit: Option<u64>,
+    /// OFFSET, sent with LIMIT when postgres_fdw pushes a query's LIMIT/OFFSET down
+    /// (a plain foreign table; `add_foreign_final_paths`).
+    pub offset: Option<u64>,
 }
 
 impl RemoteQuery {
@@ -275,6 +278,7 @@ impl RemoteQuery {
             group_by: vec![],
             order_by: vec![],
             limit: None,
+            offset: None,
         }
     }
     /// Columns the foreign scan outputs.
