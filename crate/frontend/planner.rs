@@ -222,7 +222,7 @@ impl<'a> Planner<'a> {
             // FDW): a plain foreign table, not a partitioned table pruned to one foreign
             // partition (an appendrel), which only partitionwise aggregation pushes.
             let single_foreign = !partitioned && matches!(rel.kind, RelKind::Foreign { .. });
-            let pushed = (pushed_agg || single_foreign) && l.having.is_none() && pushable_agg(&keys, &aggs);
+            let pushed = (pushed_agg && l.having.is_none() || single_foreign) && pushable_agg(&keys, &aggs);
             let mut plan = if pushed {
                 let children: Vec<Plan> = leaves
                     .iter()
@@ -241,34 +241,18 @@ impl<'a> Planner<'a> {
                     aggs,
                 }
             };
-            if let Some(h) = l.having {
-                plan = Plan::Result { child: Box::new(plan), filter: Some(h), targets: None };
-            }
-            let (mut sort, mut limit) = (l.sort, l.limit);
+            let (mut having, mut sort, mut limit) = (l.having, l.sort, l.limit);
             if let (true, Plan::ForeignScan(f)) = (pushed && single_foreign, &mut plan) {
-                // The aggregate runs remotely: so do ORDER BY on its grouping keys
-                // (postgres_fdw's add_foreign_ordered_paths) and then LIMIT/OFFSET
-                // (add_foreign_final_paths).
-                let remote_keys: Option<Vec<SortKey>> = sort.as_ref().map(|ks| {
-                    ks.iter()
-                        .map_while(|k| match &k.expr {
-                            Expr::Col(i) => match keys.get(*i) {
-                                Some(Expr::Col(j)) => Some(SortKey { expr: Expr::Col(used[*j]), desc: k.desc }),
-                                _ => None,
-                            },
-                            _ => None,
-                        })
-                        .collect()
-                });
-                match remote_keys {
-                    Some(rk) if rk.len() == sort.as_ref().map_or(0, Vec::len) => {
-                        f.remote.order_by = rk;
-                        sort = None;
-                        push_limit(f, &mut limit);
-                    }
-                    None => push_limit(f, &mut limit),
-                    Some(_) => {}
-                }
+                // The aggregate runs remotely, and so do HAVING (postgres_fdw's
+                // foreign_grouping_ok ships it), ORDER BY (add_foreign_ordered_paths) and
+                // then LIMIT/OFFSET (add_foreign_final_paths). HAVING and the sort keys
+                // are over the Agg's output: keys then aggregates, the remote targets.
+                f.remote.having = having.take().map(|h| split_and(&h)).unwrap_or_default();
+                f.remote.order_by = sort.take().unwrap_or_default();
+                push_limit(f, &mut limit);
+            }
+            if let Some(h) = having {
+                plan = Plan::Result { child: Box::new(plan), filter: Some(h), targets: None };
             }
             return Ok(finish(plan, sort, l.targets, limit));
         }
@@ -365,6 +349,7 @@ impl<'a> Planner<'a> {
             targets,
             quals,
             group_by: vec![],
+            having: vec![],
             order_by: vec![],
             limit: None,
             offset: None,
