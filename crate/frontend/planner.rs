@@ -38,7 +38,7 @@ use super::catalog::{ident, relation_name, Bound, Node, RelKind, Relation};
 use super::statement::Strategy;
 use super::FrontError;
 use crate::plan::{
-    AggCall, AggFunc, AggStrategy, BinOp, Expr, ForeignScanPlan, Plan, RemoteQuery, RemoteTarget, ScanName, SortKey,
+    AggCall, AggStrategy, BinOp, Expr, ForeignScanPlan, Plan, RemoteQuery, RemoteTarget, ScanName, SortKey,
 };
 use crate::types::{Catalog, Column, Datum, Table};
 
@@ -457,9 +457,13 @@ fn push_limit(f: &mut ForeignScanPlan, limit: &mut Option<(u64, Option<u64>)>) {
     }
 }
 
+/// Can the aggregate go into a remote query? Grouping keys and arguments must be
+/// columns (the remote query's targets are). Every aggregate the sandbox has is a
+/// built-in one, which postgres_fdw ships (avg too: a full aggregation, per table or
+/// per partition, not a partial one).
 fn pushable_agg(keys: &[Expr], aggs: &[AggCall]) -> bool {
     keys.iter().all(|k| matches!(k, Expr::Col(_)))
-        && aggs.iter().all(|a| a.arg.as_ref().is_none_or(|e| matches!(e, Expr::Col(_))) && a.func != AggFunc::Avg)
+        && aggs.iter().all(|a| a.arg.as_ref().is_none_or(|e| matches!(e, Expr::Col(_))))
 }
 
 /// Sort, projection and Limit on top, as the logical plan had them.
