@@ -183,6 +183,12 @@ select id, cat from f order by cat, id offset 500;
 -- [foreign order limit filter] a filter, ORDER BY, LIMIT
 select id from f where cat = 'c2' order by id limit 3;
 
+-- [foreign limit filter] LIMIT without ORDER BY (one row qualifies)
+select id, cat from f where id = 7 limit 3;
+
+-- [foreign group having order limit numeric] HAVING, ORDER BY DESC, LIMIT on an aggregate
+select cat, count(*), min(score) from f where val > 0 group by cat having count(*) >= 20 order by cat desc limit 2;
+
 -- ===== loc: a local table =====
 
 -- [local filter] every column, a filter
@@ -215,6 +221,9 @@ select id, qty * 10 - id from loc where id < 10;
 -- [local group text filter] text comparison, GROUP BY
 select cat, min(id) from loc where cat >= 'c2' group by cat;
 
+-- [local order limit text null] NOT NULL, two DESC keys
+select cat, id from loc where cat is not null order by cat desc, id desc limit 4;
+
 -- ===== h: hash-partitioned, four foreign partitions on two servers =====
 
 -- [hash] every row of every partition
@@ -228,6 +237,9 @@ select * from h where id = 17;
 
 -- [hash pruned text] equality on the key, a text column
 select id, name from h where id = 1999;
+
+-- [hash pruned null] equality OR IS NULL on the key
+select id, grp from h where id = 8 or id is null;
 
 -- [hash pruned] IN on the key
 select id, amount from h where id in (5, 6);
@@ -265,6 +277,10 @@ select name, count(*) from h group by name order by name limit 5;
 -- [hash partitionwise group order limit] partitionwise aggregate on the key
 set enable_partitionwise_aggregate = on;
 select id, count(*) from h group by id order by id limit 5;
+
+-- [hash partitionwise pruned group] partitionwise aggregate over one partition
+set enable_partitionwise_aggregate = on;
+select id, count(*) from h where id = 77 group by id;
 
 -- [hash partitionwise group filter numeric] partitionwise aggregate on the key, WHERE
 set enable_partitionwise_aggregate = on;
@@ -328,6 +344,9 @@ select k, label from r where k = 777;
 -- [range pruned local] BETWEEN on the key and another filter
 select k, v from r where k between 100 and 300 and v = 5;
 
+-- [range pruned order] OR of ranges on the key: both partitions
+select k from r where k < 10 or k > 990 order by k;
+
 -- [range filter] a filter on a non-key column
 select k, v from r where v = 36;
 
@@ -375,6 +394,9 @@ select count(*), sum(v) from r where k >= 500;
 -- [range agg pruned local numeric] aggregates over the local partition only
 select max(v), min(amount) from r where k < 500;
 
+-- [range agg pruned foreign group order limit numeric] GROUP BY over the foreign partition only
+select amount, count(*) from r where k >= 500 group by amount order by amount desc limit 3;
+
 -- ===== l: list-partitioned, foreign, local and default partitions =====
 
 -- [list] every partition
@@ -395,6 +417,15 @@ select id, qty from l where region is null;
 -- [list pruned] IN on the key
 select id from l where region in ('north', 'west');
 
+-- [list pruned text order limit] a range of key values: partitions and the default
+select id, region from l where region >= 'north' and region <= 'south' order by id limit 5;
+
+-- [list pruned null agg] equality OR IS NULL on the key
+select count(*), sum(qty) from l where region = 'west' or region is null;
+
+-- [list pruned order limit] two local partitions only
+select id, qty from l where region in ('east', 'central') order by qty, id limit 5;
+
 -- [list group null] GROUP BY the key
 select region, count(*) from l group by region;
 
@@ -407,6 +438,10 @@ select id, price from l order by price desc, id limit 6;
 -- [list partitionwise group] partitionwise aggregate on the key
 set enable_partitionwise_aggregate = on;
 select region, count(*), sum(qty) from l group by region;
+
+-- [list partitionwise group having] partitionwise aggregate with HAVING
+set enable_partitionwise_aggregate = on;
+select region, count(*) from l group by region having count(*) > 100;
 
 -- [list pruned text order limit] an inequality on the key
 select id, region from l where region > 'south' order by id limit 5;
