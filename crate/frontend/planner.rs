@@ -222,11 +222,19 @@ impl<'a> Planner<'a> {
             // FDW): a plain foreign table, not a partitioned table pruned to one foreign
             // partition (an appendrel), which only partitionwise aggregation pushes.
             let single_foreign = !partitioned && matches!(rel.kind, RelKind::Foreign { .. });
-            let pushed = (pushed_agg && l.having.is_none() || single_foreign) && pushable_agg(&keys, &aggs);
+            let pushed = (pushed_agg || single_foreign) && pushable_agg(&keys, &aggs);
+            let (mut having, mut sort, mut limit) = (l.having, l.sort, l.limit);
             let mut plan = if pushed {
+                // A full partitionwise aggregation (the partition key among the grouping
+                // keys: every group in one partition) applies HAVING in each partition's
+                // aggregate (create_partitionwise_grouping_paths, PARTITIONWISE_AGGREGATE_FULL).
+                let per_partition = if pushed_agg { having.take() } else { None };
                 let children: Vec<Plan> = leaves
                     .iter()
-                    .map(|leaf| self.partial_agg(leaf, &conjuncts, &used, &where_cols, &keys, &aggs, at))
+                    .map(|leaf| {
+                        let agg = PartitionAgg { keys: &keys, aggs: &aggs, having: per_partition.as_ref() };
+                        self.partial_agg(leaf, &conjuncts, &used, &where_cols, &agg, at)
+                    })
                     .collect::<Result<_, _>>()?;
                 append(children)
             } else {
@@ -241,7 +249,6 @@ impl<'a> Planner<'a> {
                     aggs,
                 }
             };
-            let (mut having, mut sort, mut limit) = (l.having, l.sort, l.limit);
             if let (true, Plan::ForeignScan(f)) = (pushed && single_foreign, &mut plan) {
                 // The aggregate runs remotely, and so do HAVING (postgres_fdw's
                 // foreign_grouping_ok ships it), ORDER BY (add_foreign_ordered_paths) and
@@ -415,18 +422,17 @@ impl<'a> Planner<'a> {
     }
 
     /// One partition's aggregate: pushed into a foreign partition's remote query, a
-    /// HashAggregate (or plain Aggregate) over a local one.
-    #[allow(clippy::too_many_arguments)]
+    /// HashAggregate (or plain Aggregate) over a local one; HAVING in either.
     fn partial_agg(
         &mut self,
         leaf: &Leaf,
         conjuncts: &[Expr],
         used: &[usize],
         where_cols: &[usize],
-        keys: &[Expr],
-        aggs: &[AggCall],
+        agg: &PartitionAgg,
         at: Location,
     ) -> Result<Plan, FrontError> {
+        let (keys, aggs) = (agg.keys, agg.aggs);
         if let RelKind::Foreign { .. } = leaf.rel.kind {
             let table_col = |e: &Expr| match e {
                 Expr::Col(i) => used[*i],
@@ -436,12 +442,25 @@ impl<'a> Planner<'a> {
             targets.extend(aggs.iter().map(|a| RemoteTarget::Agg(a.func, a.arg.as_ref().map(table_col))));
             let mut f = self.foreign_scan(leaf, conjuncts, targets, at)?;
             f.remote.group_by = keys.iter().map(table_col).collect();
+            // HAVING is over the Agg's output: the remote targets.
+            f.remote.having = agg.having.map(split_and).unwrap_or_default();
             return Ok(Plan::ForeignScan(f));
         }
         let input = self.local_scan(leaf, conjuncts, used, where_cols);
         let strategy = if keys.is_empty() { AggStrategy::Plain } else { AggStrategy::Hashed };
-        Ok(Plan::Agg { child: Box::new(input), strategy, group_by: keys.to_vec(), aggs: aggs.to_vec() })
+        let plan = Plan::Agg { child: Box::new(input), strategy, group_by: keys.to_vec(), aggs: aggs.to_vec() };
+        Ok(match agg.having {
+            Some(h) => Plan::Result { child: Box::new(plan), filter: Some(h.clone()), targets: None },
+            None => plan,
+        })
     }
+}
+
+/// The aggregation each partition does in a partitionwise aggregate.
+struct PartitionAgg<'e> {
+    keys: &'e [Expr],
+    aggs: &'e [AggCall],
+    having: Option<&'e Expr>,
 }
 
 /// LIMIT/OFFSET into the remote query of a plain foreign table's scan that does all the
