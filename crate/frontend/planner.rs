@@ -477,7 +477,10 @@ struct PartitionAgg<'e> {
 /// WHERE conjunct), as postgres_fdw's `add_foreign_final_paths` does since
 /// PostgreSQL 12: then no Limit node is left above the Foreign Scan. Not for a
 /// partitioned table pruned to one foreign partition: there the input of LIMIT is the
-/// appendrel, whose paths the FDW does not add.
+/// appendrel, whose paths the FDW does not add. Simplified: PostgreSQL prefers the
+/// pushed-down path only when it costs less, which without use_remote_estimate is when
+/// LIMIT + OFFSET is below its row estimate (estimate_path_cost_size's 5% tweak) or
+/// there is an OFFSET; the sandbox has no row estimates and always pushes.
 fn push_limit(f: &mut ForeignScanPlan, limit: &mut Option<(u64, Option<u64>)>) {
     if let Some((offset, count)) = limit.take() {
         f.remote.limit = count;
