@@ -393,22 +393,32 @@ fn deparsed_remote_queries_round_trip() {
         RemoteTarget::Agg(AggFunc::Avg, Some(3)),
     ];
     agg.group_by = vec![1];
-    agg.order_by = vec![SortKey::asc(1)];
+    // An aggregated query's HAVING and ORDER BY are over its targets: b, count(*), …
+    agg.having = vec![bin(BinOp::Gt, Expr::col(1), Expr::int(1))];
+    agg.order_by = vec![SortKey::asc(0), SortKey::desc(1)];
+    agg.limit = Some(3);
+    agg.offset = Some(2);
     let sql = deparse_remote_query(&agg);
+    assert!(sql.ends_with("GROUP BY 1 HAVING ((count(*) > 1)) ORDER BY b ASC NULLS LAST, count(*) DESC NULLS FIRST LIMIT 3::bigint OFFSET 2::bigint"), "{sql}");
     let (plan, out) = select(&sql);
     assert_eq!(out, agg.output_columns(), "{sql}");
-    let expected = Plan::Sort {
-        child: Box::new(Plan::Agg {
-            child: Box::new(scan_t()),
-            strategy: AggStrategy::Hashed,
-            group_by: vec![Expr::col(1)],
-            aggs: vec![
-                AggCall { func: AggFunc::CountStar, arg: None },
-                AggCall { func: AggFunc::Sum, arg: Some(Expr::col(0)) },
-                AggCall { func: AggFunc::Avg, arg: Some(Expr::col(3)) },
-            ],
+    let grouped = Plan::Agg {
+        child: Box::new(scan_t()),
+        strategy: AggStrategy::Hashed,
+        group_by: vec![Expr::col(1)],
+        aggs: vec![
+            AggCall { func: AggFunc::CountStar, arg: None },
+            AggCall { func: AggFunc::Sum, arg: Some(Expr::col(0)) },
+            AggCall { func: AggFunc::Avg, arg: Some(Expr::col(3)) },
+        ],
+    };
+    let expected = Plan::Limit {
+        child: Box::new(Plan::Sort {
+            child: Box::new(filter(grouped, bin(BinOp::Gt, Expr::col(1), Expr::int(1)))),
+            keys: vec![SortKey::asc(0), SortKey::desc(1)],
         }),
-        keys: vec![SortKey::asc(0)],
+        offset: 2,
+        count: Some(3),
     };
     assert_eq!(plan, expected, "{sql}");
 }

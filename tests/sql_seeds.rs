@@ -15,78 +15,18 @@
 //!
 //! Each script's `CREATE SERVER` is followed, on real PostgreSQL only, by
 //! `ALTER SERVER … OPTIONS (… port '<the cluster's>', … host '127.0.0.1')`: the only
-//! departure from the files' text.
+//! departure from the files' text (tests/support/sqlfile.rs).
 
 mod support;
 
 use pgasync::clock::Clock;
 use pgasync::frontend::catalog::RelKind;
-use pgasync::frontend::script::setup_statements;
-use pgasync::frontend::statement::Stmt;
 use pgasync::frontend::SqlScenario;
 use pgasync::instrument::ExplainOptions;
 use pgasync::knobs::Source;
 use pgasync::scenario::Knobs;
-use std::collections::BTreeMap;
 use support::pg::*;
-
-/// PostgreSQL's side: the clusters, the setup run section by section.
-fn run_on_postgres(text: &str, dir: &TempDir) -> BTreeMap<String, Cluster> {
-    let log = dir.path.join("log");
-    let mut clusters: BTreeMap<String, Cluster> = BTreeMap::new();
-    let sections = setup_statements(text).expect("the scenario parses");
-    for (node, _) in &sections {
-        if !clusters.contains_key(node) {
-            clusters.insert(node.clone(), Cluster::start_in(&dir.path, node, &[], &log));
-        }
-    }
-    for (node, stmts) in &sections {
-        let mut script = String::new();
-        for st in stmts {
-            script.push_str(&st.text);
-            script.push_str(";\n");
-            if let Stmt::CreateServer { name, options, .. } = &st.stmt {
-                let shard = &clusters[&name.value.to_lowercase()];
-                let verb = |k: &str| if options.iter().any(|(o, _)| o == k) { "SET" } else { "ADD" };
-                script.push_str(&format!(
-                    "ALTER SERVER {} OPTIONS ({} port '{}', {} host '127.0.0.1');\n",
-                    name.value,
-                    verb("port"),
-                    shard.port,
-                    verb("host")
-                ));
-            }
-        }
-        clusters[node].psql_script(&script);
-    }
-    clusters
-}
-
-/// Times and the figures that depend on the machine, masked.
-fn mask(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    for line in text.lines() {
-        let t = line.trim_start();
-        if t.starts_with("Planning Time:") || t.starts_with("Execution Time:") || t.starts_with("Batches:") {
-            continue;
-        }
-        let mut s = String::new();
-        let mut rest = line;
-        while let Some(i) = rest.find("actual time=") {
-            s.push_str(&rest[..i]);
-            s.push_str("actual time=T");
-            let after = &rest[i + "actual time=".len()..];
-            rest = &after[after.find(' ').unwrap_or(after.len())..];
-        }
-        s.push_str(rest);
-        out.push(s);
-    }
-    out
-}
-
-fn parse_rows(text: &str) -> Vec<Vec<String>> {
-    text.lines().filter(|l| !l.is_empty()).map(|l| l.split('|').map(str::to_string).collect()).collect()
-}
+use support::sqlfile::{coordinator_sets, mask, parse_rows, run_on_postgres};
 
 fn check_seed(file: &str) {
     let text = std::fs::read_to_string(file).unwrap();
@@ -121,14 +61,7 @@ fn check_seed(file: &str) {
         }
     }
     // The script's SETs last for its session: the query's session makes them again.
-    let sets: String = setup_statements(&text)
-        .unwrap()
-        .iter()
-        .filter(|(node, _)| node == "coordinator")
-        .flat_map(|(_, stmts)| {
-            stmts.iter().filter(|st| matches!(st.stmt, Stmt::Set { .. })).map(|st| format!("{}; ", st.text))
-        })
-        .collect();
+    let sets = coordinator_sets(&text);
     let query = format!("{sets}{query}");
     let theirs = coord.psql(&format!("{sets}EXPLAIN (ANALYZE, VERBOSE, COSTS OFF) {}", &query[sets.len()..]));
     assert_eq!(mask(&ours), mask(&theirs), "{file}: EXPLAIN differs\n--- sandbox\n{ours}\n--- PostgreSQL\n{theirs}");

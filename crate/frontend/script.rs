@@ -11,12 +11,17 @@
 //! select * from players order by score desc offset :rnd_offset limit 10;
 //! -- @knobs                    knob = value lines (the wasm API's names)
 //! rtt_ms = 2
+//! -- @corpus                   queries for tests/sql_corpus.rs: skipped here
 //! ```
 //!
 //! Sections run in the order written, as the seeds' scripts are run instance after
 //! instance. pgbench's `\set name random(a, b)` (or a number) defines `:name` for the
 //! query; its random draws are deterministic (PostgreSQL's generator, seed 0), so a
 //! scenario always runs the same query.
+//!
+//! A `-- @corpus` section (tests/data/corpus.sql) holds many queries against one
+//! setup; loading skips it, and [`SqlScenario::with_query`] plans each of them
+//! against the databases already built.
 
 use super::catalog::{Cluster, RelKind};
 use super::planner::{plan_query, Planned};
@@ -51,6 +56,8 @@ enum Target {
     Shard(String),
     Query,
     Knobs,
+    /// Queries for tests/sql_corpus.rs, which reads them itself.
+    Corpus,
 }
 
 /// One section: where its text runs, and the file line its text starts on.
@@ -73,9 +80,10 @@ fn sections(text: &str) -> Result<Vec<Section>, FrontError> {
                 (Some("shard"), Some(name), None) => Target::Shard(name.to_lowercase()),
                 (Some("query"), None, _) => Target::Query,
                 (Some("knobs"), None, _) => Target::Knobs,
+                (Some("corpus"), None, _) => Target::Corpus,
                 _ => {
                     return Err(FrontError::new(
-                        format!("unknown section marker \"{trimmed}\" (expected -- @coordinator, -- @shard NAME, -- @query or -- @knobs)"),
+                        format!("unknown section marker \"{trimmed}\" (expected -- @coordinator, -- @shard NAME, -- @query, -- @knobs or -- @corpus)"),
                         lineno,
                         1,
                     ))
@@ -103,7 +111,7 @@ pub fn setup_statements(text: &str) -> Result<Vec<(String, Vec<super::statement:
         let node = match s.target {
             Target::Coordinator => "coordinator".to_string(),
             Target::Shard(name) => name,
-            Target::Query | Target::Knobs => continue,
+            Target::Query | Target::Knobs | Target::Corpus => continue,
         };
         out.push((node, parse_statements(&s.text, s.first_line)?));
     }
@@ -176,10 +184,21 @@ impl SqlScenario {
                 }
                 Target::Query => query = Some(query_text(&s.text, s.first_line)?),
                 Target::Knobs => knobs = knob_lines(&s.text, s.first_line)?,
+                Target::Corpus => {}
             }
         }
         cluster.rebuild_indexes();
         Ok(SqlScenario { cluster, query, knobs, log })
+    }
+
+    /// The same databases with another query: `text` is what a `-- @query` section
+    /// holds (`\set` lines, then one SELECT or EXPLAIN SELECT), its lines counted from 1.
+    /// The setup is not run again (its catalog and rows are cloned), so many queries
+    /// can be planned and run against one loaded scenario (tests/sql_corpus.rs).
+    pub fn with_query(&self, text: &str) -> Result<SqlScenario, FrontError> {
+        let mut s = self.clone();
+        s.query = Some(query_text(text, 1)?);
+        Ok(s)
     }
 
     /// Plans the query section's query.

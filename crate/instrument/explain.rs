@@ -37,6 +37,13 @@
 //! - `"Remote SQL"`, `"Relations"`: printed only with VERBOSE, as postgres_fdw does.
 //!
 //! `$N` is replaced in every property of a non-scan node, so `Group Key: $0` works too.
+//!
+//! The sandbox's Result nodes (a WHERE or HAVING filter, a select list: one node each,
+//! so that the page's plan shows where rows are dropped) are PostgreSQL's quals and
+//! target lists, which it evaluates inside the node below (`ExecScan`'s qual and
+//! projection, `ExecAgg`'s HAVING qual). Printed, they are folded into that node
+//! (`fold`): its `Filter:` and `Rows Removed by Filter:`, its `Output:`, and the rows
+//! that come out of the Result.
 
 use super::Instrumentation;
 use crate::plan::{quote_identifier, REMOTE_SCHEMA};
@@ -262,9 +269,20 @@ fn fold(mut n: ExplainNode, o: Outputs) -> (ExplainNode, Outputs) {
         let mut child = kids.pop().expect("one child");
         let child_out = kid_outputs.pop().expect("one child");
         if let Some(f) = n.detail("Filter") {
-            let removed = child.instr.ntuples.saturating_sub(n.instr.ntuples);
-            child.details.push(("Filter".into(), substitute(f, &child_out.cols)));
-            child.details.push(("Rows Removed by Filter".into(), removed.to_string()));
+            let (inst, out) = (child.instr.finished(), n.instr.finished());
+            let removed = (inst.ntuples.saturating_sub(out.ntuples) as f64 / inst.nloops.max(1) as f64).round() as u64;
+            // Before a foreign scan's Relations / Remote SQL, after everything else;
+            // PostgreSQL's TEXT format prints the removed rows only when there are some.
+            let at = child
+                .details
+                .iter()
+                .position(|(k, _)| k == "Relations" || k == "Remote SQL")
+                .unwrap_or(child.details.len());
+            let mut props = vec![("Filter".to_string(), substitute(f, &child_out.cols))];
+            if removed > 0 {
+                props.push(("Rows Removed by Filter".to_string(), removed.to_string()));
+            }
+            child.details.splice(at..at, props);
             child.instr.ntuples = n.instr.ntuples;
         }
         let cols = if n.detail("Output").is_some() { o.cols } else { child_out.cols };
@@ -575,7 +593,13 @@ fn json_node(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions) -> J {
         put("Output", J::List(o.cols.clone()));
     }
     for (k, v) in properties(n, o, opts) {
-        let v = if LIST_KEYS.contains(&k.as_str()) { J::List(split_list(&v)) } else { J::Str(v) };
+        let v = if LIST_KEYS.contains(&k.as_str()) {
+            J::List(split_list(&v))
+        } else if k == "Rows Removed by Filter" {
+            int(v.parse().unwrap_or(0))
+        } else {
+            J::Str(v)
+        };
         put(&k, v);
     }
     if matches!(n.node_type.as_str(), "Append" | "Merge Append") {

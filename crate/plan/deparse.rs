@@ -13,9 +13,10 @@
 //!   AND/OR lists are flat (`((a < 3) OR (b <> 1) OR (c IS NULL))`), a negative number
 //!   is parenthesized (`(-2)`), a string literal doubles its quotes and takes an `E`
 //!   prefix when it holds a backslash;
-//! - GROUP BY refers to the target list by position (`GROUP BY 1`);
+//! - GROUP BY refers to the target list by position (`GROUP BY 1`); HAVING and an
+//!   aggregated query's ORDER BY spell the targets out (`HAVING ((sum(val) > 10))`);
 //! - ORDER BY spells the null order out (`a ASC NULLS LAST`, `b DESC NULLS FIRST`);
-//! - LIMIT is a bigint constant (`LIMIT 5::bigint`).
+//! - LIMIT and OFFSET are bigint constants (`LIMIT 5::bigint OFFSET 10::bigint`).
 //!
 //! Where the sandbox departs: the planner's order of the quals (PostgreSQL sorts them
 //! by cost) is the plan's order, and the target list is the plan's order (PostgreSQL
@@ -60,19 +61,34 @@ pub fn deparse_remote_query(q: &RemoteQuery) -> String {
             .collect();
         sql.push_str(&format!(" GROUP BY {}", g.join(", ")));
     }
+    // HAVING and an aggregated query's ORDER BY refer to the target list.
+    let target_col = |i: usize| targets.get(i).cloned().unwrap_or_else(|| format!("${i}"));
+    if !q.having.is_empty() {
+        let mut conds: Vec<&Expr> = vec![];
+        for e in &q.having {
+            split_and(e, &mut conds);
+        }
+        let conds: Vec<String> = conds.iter().map(|e| format!("({})", deparse_with(e, &target_col))).collect();
+        sql.push_str(&format!(" HAVING {}", conds.join(" AND ")));
+    }
     if !q.order_by.is_empty() {
         let keys: Vec<String> = q
             .order_by
             .iter()
             .map(|k| {
                 let dir = if k.desc { "DESC NULLS FIRST" } else { "ASC NULLS LAST" };
-                format!("{} {dir}", deparse_expr(&k.expr, &names))
+                let key =
+                    if q.aggregated() { deparse_with(&k.expr, &target_col) } else { deparse_expr(&k.expr, &names) };
+                format!("{key} {dir}")
             })
             .collect();
         sql.push_str(&format!(" ORDER BY {}", keys.join(", ")));
     }
     if let Some(n) = q.limit {
         sql.push_str(&format!(" LIMIT {n}::bigint"));
+    }
+    if let Some(n) = q.offset {
+        sql.push_str(&format!(" OFFSET {n}::bigint"));
     }
     sql
 }
@@ -111,19 +127,24 @@ fn flatten<'e>(op: BinOp, e: &'e Expr, out: &mut Vec<&'e Expr>) {
 
 /// An expression as deparse.c writes it: every operator application in parentheses.
 pub fn deparse_expr(e: &Expr, names: &[String]) -> String {
+    deparse_with(e, &|i| names.get(i).map(|n| quote_identifier(n)).unwrap_or_else(|| format!("${i}")))
+}
+
+/// `deparse_expr` with column `i` written as `col(i)` (a target: `sum(val)`).
+fn deparse_with(e: &Expr, col: &dyn Fn(usize) -> String) -> String {
     match e {
-        Expr::Col(i) => names.get(*i).map(|n| quote_identifier(n)).unwrap_or_else(|| format!("${i}")),
+        Expr::Col(i) => col(*i),
         Expr::Const(d) => deparse_const(d),
-        Expr::Not(x) => format!("(NOT {})", deparse_expr(x, names)),
-        Expr::IsNull(x, false) => format!("({} IS NULL)", deparse_expr(x, names)),
-        Expr::IsNull(x, true) => format!("({} IS NOT NULL)", deparse_expr(x, names)),
+        Expr::Not(x) => format!("(NOT {})", deparse_with(x, col)),
+        Expr::IsNull(x, false) => format!("({} IS NULL)", deparse_with(x, col)),
+        Expr::IsNull(x, true) => format!("({} IS NOT NULL)", deparse_with(x, col)),
         Expr::Bin(op @ (BinOp::And | BinOp::Or), _, _) => {
             let mut args = vec![];
             flatten(*op, e, &mut args);
-            let parts: Vec<String> = args.iter().map(|a| deparse_expr(a, names)).collect();
+            let parts: Vec<String> = args.iter().map(|a| deparse_with(a, col)).collect();
             format!("({})", parts.join(&format!(" {} ", op.sql())))
         }
-        Expr::Bin(op, l, r) => format!("({} {} {})", deparse_expr(l, names), op.sql(), deparse_expr(r, names)),
+        Expr::Bin(op, l, r) => format!("({} {} {})", deparse_with(l, col), op.sql(), deparse_with(r, col)),
     }
 }
 

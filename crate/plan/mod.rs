@@ -260,8 +260,16 @@ pub struct RemoteQuery {
     pub targets: Vec<RemoteTarget>,
     pub quals: Vec<Expr>,
     pub group_by: Vec<usize>,
+    /// HAVING conjuncts of an aggregated query, over the target list (`Col(i)` is the
+    /// i-th target), as postgres_fdw ships a pushed-down aggregate's HAVING.
+    pub having: Vec<Expr>,
+    /// ORDER BY over the table's columns; for an aggregated query ([`Self::aggregated`])
+    /// over the target list, like `having`.
     pub order_by: Vec<SortKey>,
     pub limit: Option<u64>,
+    /// OFFSET, sent with LIMIT when postgres_fdw pushes a query's LIMIT/OFFSET down
+    /// (a plain foreign table; `add_foreign_final_paths`).
+    pub offset: Option<u64>,
 }
 
 impl RemoteQuery {
@@ -273,9 +281,15 @@ impl RemoteQuery {
             targets: cols.iter().map(|&c| RemoteTarget::Col(c)).collect(),
             quals: vec![],
             group_by: vec![],
+            having: vec![],
             order_by: vec![],
             limit: None,
+            offset: None,
         }
+    }
+    /// Does the query aggregate (GROUP BY or an aggregate in the target list)?
+    pub fn aggregated(&self) -> bool {
+        !self.group_by.is_empty() || self.targets.iter().any(|t| matches!(t, RemoteTarget::Agg(..)))
     }
     /// Columns the foreign scan outputs.
     pub fn output_columns(&self) -> Vec<Column> {

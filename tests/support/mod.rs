@@ -1,3 +1,4 @@
 //! Helpers shared by the integration tests (not a test target itself).
 
 pub mod pg;
+pub mod sqlfile;

@@ -1,0 +1,515 @@
+#![cfg(not(target_arch = "wasm32"))]
+//! A corpus of queries against one schema (tests/data/corpus.sql, issue 9), run by the
+//! sandbox and by real PostgreSQL 15 clusters this test starts (a coordinator with
+//! postgres_fdw and one cluster per `-- @shard` section, set up by the file's own
+//! setup sections; tests/support/sqlfile.rs).
+//!
+//! The file is a scenario file whose setup sections build the schema and whose
+//! `-- @corpus` section lists the queries (its head says how to write one). The setup
+//! runs once on each side: the sandbox plans every query against the loaded scenario
+//! (`SqlScenario::with_query`).
+//!
+//! Each query runs four ways: the sandbox in sync and in async mode
+//! (`Scenario::start(async_mode, …)`), PostgreSQL with `enable_async_append` off and
+//! on. Sync is compared with off, async with on:
+//!
+//! - **rows**: as multisets; with ORDER BY, the ORDER BY keys (those that are output
+//!   columns) must come in the same order, and the rows of each run of equal keys are
+//!   compared as multisets, except a run cut by LIMIT (the last) or OFFSET (the
+//!   first), of which SQL leaves open which tied rows are returned: there only the keys
+//!   are compared. Values as text (psql's, NULL as `NULL`; the sandbox's Display).
+//! - **plan shape**: the node lines of EXPLAIN (ANALYZE, VERBOSE, COSTS OFF), each as
+//!   its depth, its node type and the relation it scans (`Async Foreign Scan on
+//!   public.h0`; index names and aliases left out), in order.
+//!
+//! Whether the whole EXPLAIN is also equal line for line (times masked, as
+//! tests/sql_seeds.rs compares) is reported, not required.
+//!
+//! The test prints a line per query, writes the full report (every query's plans and
+//! differences) to `$CARGO_TARGET_TMPDIR/sql_corpus_report.txt`, and fails listing
+//! every query that differs, with both plans.
+
+mod support;
+
+use pgasync::clock::Clock;
+use pgasync::frontend::statement::parse_statements;
+use pgasync::frontend::SqlScenario;
+use pgasync::instrument::ExplainOptions;
+use pgasync::knobs::Source;
+use pgasync::scenario::Knobs;
+use sqlparser::ast::Statement;
+use sqlparser::dialect::PostgreSqlDialect;
+use sqlparser::parser::Parser;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::time::Instant;
+use support::pg::TempDir;
+use support::sqlfile::{coordinator_sets, mask, parse_rows, psql_session, run_on_postgres};
+
+const FILE: &str = "tests/data/corpus.sql";
+const MODES: [(&str, bool); 2] = [("sync", false), ("async", true)];
+
+/// One query of the corpus.
+#[derive(Clone, Debug)]
+struct Entry {
+    /// `q001`, … in file order.
+    id: String,
+    /// The file line its SQL starts on.
+    line: usize,
+    /// The words in `[…]` at the start of its comment.
+    tags: Vec<String>,
+    comment: String,
+    /// `SET …` statements made for this query only.
+    sets: Vec<String>,
+    /// The query, without its `;`.
+    sql: String,
+}
+
+/// The `-- @corpus` section's queries (see the head of tests/data/corpus.sql).
+fn corpus_entries(text: &str) -> Vec<Entry> {
+    let lines: Vec<&str> = text.lines().collect();
+    let start = lines.iter().position(|l| l.trim() == "-- @corpus").expect("a -- @corpus section");
+    let mut out = Vec::new();
+    let mut comment: Vec<String> = Vec::new();
+    let mut sets: Vec<String> = Vec::new();
+    let mut buf = String::new();
+    let mut buf_line = 0;
+    for (i, line) in lines.iter().enumerate().skip(start + 1) {
+        let t = line.trim();
+        if buf.is_empty() {
+            if t.is_empty() {
+                // A comment block followed by a blank line is a heading, not the query's.
+                comment.clear();
+                continue;
+            }
+            if let Some(c) = t.strip_prefix("--") {
+                comment.push(c.trim().to_string());
+                continue;
+            }
+            buf_line = i + 1;
+        }
+        buf.push_str(line);
+        buf.push('\n');
+        if t.ends_with(';') {
+            let stmt = buf.trim().trim_end_matches(';').trim().to_string();
+            buf.clear();
+            if stmt.to_lowercase().starts_with("set ") {
+                sets.push(stmt);
+                continue;
+            }
+            let first = comment.first().cloned().unwrap_or_default();
+            let (tags, rest) = match first.strip_prefix('[').and_then(|r| r.split_once(']')) {
+                Some((tags, rest)) => (tags.split_whitespace().map(str::to_string).collect(), rest.trim().to_string()),
+                None => (vec![], first.clone()),
+            };
+            let mut text = vec![rest];
+            text.extend(comment.iter().skip(1).cloned());
+            out.push(Entry {
+                id: format!("q{:03}", out.len() + 1),
+                line: buf_line,
+                tags,
+                comment: text.join(" ").trim().to_string(),
+                sets: std::mem::take(&mut sets),
+                sql: stmt,
+            });
+            comment.clear();
+        }
+    }
+    assert!(buf.trim().is_empty(), "{FILE}: the last query has no `;`");
+    out
+}
+
+/// What the query's text says about its order: the number of ORDER BY keys, and
+/// whether LIMIT / OFFSET cut the result.
+struct Shape {
+    order_by: usize,
+    limit: bool,
+    offset: bool,
+}
+
+fn query_shape(sql: &str) -> Shape {
+    let parsed = Parser::parse_sql(&PostgreSqlDialect {}, sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
+    let Some(Statement::Query(q)) = parsed.first() else { panic!("{sql}: not a query") };
+    Shape {
+        order_by: q.order_by.as_ref().map_or(0, |o| o.exprs.len()),
+        limit: q.limit.is_some() || q.fetch.is_some(),
+        offset: q.offset.is_some(),
+    }
+}
+
+/// One side's run of a query in one mode.
+#[derive(Clone, Debug, Default)]
+struct Outcome {
+    error: Option<String>,
+    rows: Vec<Vec<String>>,
+    explain: String,
+}
+
+/// The sandbox: the query planned against the loaded scenario, run to the end.
+fn sandbox(base: &SqlScenario, e: &Entry, async_mode: bool) -> (Outcome, Vec<usize>) {
+    let run = || -> Result<(Outcome, Vec<usize>), String> {
+        let mut s = base.with_query(&format!("{};", e.sql)).map_err(|e| e.to_string())?;
+        for set in &e.sets {
+            for st in parse_statements(set, 1).map_err(|e| e.to_string())? {
+                s.cluster.execute(0, &st).map_err(|e| e.to_string())?;
+            }
+        }
+        let planned = s.plan().map_err(|e| e.to_string())?;
+        let scenario = s.scenario(&Knobs::default(), Source::Json).map_err(|e| e.to_string())?;
+        let mut run = scenario.start(async_mode, Clock::virtual_clock(), false)?;
+        run.keep_rows = true;
+        run.run_to_end().map_err(|e| format!("the run failed: {e}"))?;
+        let rows = run.rows.iter().map(|r| r.iter().map(|d| d.to_string()).collect()).collect();
+        let explain = run.explain_text_with(&ExplainOptions::POSTGRES_VERBOSE);
+        Ok((Outcome { error: None, rows, explain }, planned.order_keys))
+    };
+    run().unwrap_or_else(|m| (Outcome { error: Some(m), ..Outcome::default() }, vec![]))
+}
+
+/// PostgreSQL: the setup, then one psql session running every query's EXPLAIN and
+/// the query itself with `enable_async_append` off and on. Returns (id, mode) → outcome.
+fn postgres(text: &str, entries: &[Entry]) -> BTreeMap<(String, String), Outcome> {
+    let dir = TempDir::new("sqlcorpus");
+    let clusters = run_on_postgres(text, &dir);
+    let coord = &clusters["coordinator"];
+    let mut script = String::from("\\pset null NULL\n");
+    script.push_str(&coordinator_sets(text));
+    script.push('\n');
+    let error_check = "\\if :ERROR\n\\echo '@@error' :LAST_ERROR_MESSAGE\n\\endif\n";
+    for e in entries {
+        for (mode, async_mode) in MODES {
+            for s in &e.sets {
+                script.push_str(&format!("{s};\n"));
+            }
+            script.push_str(&format!("SET enable_async_append = {};\n", if async_mode { "on" } else { "off" }));
+            script.push_str(&format!("\\echo '@@ {} {mode} explain'\n", e.id));
+            script.push_str(&format!("EXPLAIN (ANALYZE, VERBOSE, COSTS OFF) {};\n{error_check}", e.sql));
+            script.push_str(&format!("\\echo '@@ {} {mode} rows'\n", e.id));
+            script.push_str(&format!("{};\n{error_check}", e.sql));
+            for s in &e.sets {
+                let name = s.split_whitespace().nth(1).unwrap_or("");
+                script.push_str(&format!("RESET {name};\n"));
+            }
+        }
+    }
+    let output = psql_session(coord, &script);
+    let mut blocks: BTreeMap<(String, String, String), (String, Option<String>)> = BTreeMap::new();
+    let mut current: Option<(String, String, String)> = None;
+    for line in output.lines() {
+        if let Some(rest) = line.strip_prefix("@@ ") {
+            let w: Vec<&str> = rest.split_whitespace().collect();
+            let key = (w[0].to_string(), w[1].to_string(), w[2].to_string());
+            blocks.insert(key.clone(), (String::new(), None));
+            current = Some(key);
+        } else if let Some(msg) = line.strip_prefix("@@error") {
+            if let Some(k) = &current {
+                blocks.get_mut(k).unwrap().1 = Some(msg.trim().to_string());
+            }
+        } else if let Some(k) = &current {
+            let b = blocks.get_mut(k).unwrap();
+            b.0.push_str(line);
+            b.0.push('\n');
+        }
+    }
+    let mut out = BTreeMap::new();
+    for e in entries {
+        for (mode, _) in MODES {
+            let get = |kind: &str| blocks.get(&(e.id.clone(), mode.to_string(), kind.to_string())).cloned();
+            let (explain, ee) = get("explain").unwrap_or_else(|| (String::new(), Some("no output".into())));
+            let (rows, re) = get("rows").unwrap_or_else(|| (String::new(), Some("no output".into())));
+            out.insert(
+                (e.id.clone(), mode.to_string()),
+                Outcome { error: ee.or(re), rows: parse_rows(&rows), explain },
+            );
+        }
+    }
+    out
+}
+
+/// The plan's node lines: depth, node type and scanned relation.
+fn plan_shape(explain: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for (i, line) in explain.lines().enumerate() {
+        let (depth, body) = if i == 0 {
+            (0, line.trim())
+        } else {
+            match line.find("->  ") {
+                Some(p) if line[..p].trim().is_empty() => ((p.saturating_sub(2)) / 6 + 1, &line[p + 4..]),
+                _ => continue,
+            }
+        };
+        let body = body.split(" (actual").next().unwrap_or(body);
+        let body = body.split(" (never executed)").next().unwrap_or(body).trim();
+        let label = match body.find(" on ") {
+            Some(j) => {
+                let ty = body[..j].split(" using ").next().unwrap_or("");
+                let rel = body[j + 4..].split_whitespace().next().unwrap_or("");
+                format!("{ty} on {rel}")
+            }
+            None => body.to_string(),
+        };
+        out.push(format!("{}{label}", "  ".repeat(depth)));
+    }
+    out
+}
+
+/// Compares the rows; `keys` are the output columns of the ORDER BY keys (None: no
+/// ORDER BY). Returns what differs.
+fn compare_rows(
+    ours: &[Vec<String>],
+    theirs: &[Vec<String>],
+    keys: Option<&[usize]>,
+    shape: &Shape,
+) -> Result<(), String> {
+    let show = |v: &[Vec<String>]| v.iter().take(6).map(|r| r.join("|")).collect::<Vec<_>>().join("; ");
+    if ours.len() != theirs.len() {
+        return Err(format!(
+            "{} rows, PostgreSQL {} (sandbox: {} …; PostgreSQL: {} …)",
+            ours.len(),
+            theirs.len(),
+            show(ours),
+            show(theirs)
+        ));
+    }
+    let multiset_diff = |a: &[Vec<String>], b: &[Vec<String>]| -> Option<String> {
+        let (mut a, mut b) = (a.to_vec(), b.to_vec());
+        a.sort();
+        b.sort();
+        if a == b {
+            return None;
+        }
+        let only_a: Vec<Vec<String>> = a.iter().filter(|r| !b.contains(r)).cloned().collect();
+        let only_b: Vec<Vec<String>> = b.iter().filter(|r| !a.contains(r)).cloned().collect();
+        Some(format!(
+            "only in the sandbox: {} row(s): {}; only in PostgreSQL: {} row(s): {}",
+            only_a.len(),
+            show(&only_a),
+            only_b.len(),
+            show(&only_b)
+        ))
+    };
+    let Some(keys) = keys else {
+        return multiset_diff(ours, theirs).map_or(Ok(()), Err);
+    };
+    let key_of = |r: &Vec<String>| keys.iter().map(|&k| r.get(k).cloned().unwrap_or_default()).collect::<Vec<_>>();
+    let (ko, kt): (Vec<_>, Vec<_>) = (ours.iter().map(key_of).collect(), theirs.iter().map(key_of).collect());
+    if let Some(i) = (0..ko.len()).find(|&i| ko[i] != kt[i]) {
+        return Err(format!(
+            "ORDER BY keys differ at row {}: sandbox {:?}, PostgreSQL {:?}",
+            i + 1,
+            ko[i].join("|"),
+            kt[i].join("|")
+        ));
+    }
+    // Runs of equal keys.
+    let mut start = 0;
+    while start < ko.len() {
+        let mut end = start + 1;
+        while end < ko.len() && ko[end] == ko[start] {
+            end += 1;
+        }
+        let cut = (start == 0 && shape.offset) || (end == ko.len() && shape.limit);
+        if !cut {
+            if let Some(d) = multiset_diff(&ours[start..end], &theirs[start..end]) {
+                return Err(format!("rows {}..{} (keys {:?}): {d}", start + 1, end, ko[start].join("|")));
+            }
+        }
+        start = end;
+    }
+    Ok(())
+}
+
+/// One mode's verdict.
+struct Verdict {
+    rows: Result<(), String>,
+    plan: bool,
+    text_same: bool,
+    unsupported: bool,
+}
+
+#[test]
+fn corpus_matches_postgres() {
+    let t0 = Instant::now();
+    let text = std::fs::read_to_string(FILE).unwrap();
+    let entries = corpus_entries(&text);
+    assert!(entries.len() >= 100, "{FILE}: {} queries, at least 100 expected", entries.len());
+
+    // PostgreSQL in a thread of its own while the sandbox loads and runs.
+    let pg = {
+        let (text, entries) = (text.clone(), entries.clone());
+        std::thread::spawn(move || postgres(&text, &entries))
+    };
+    let base = SqlScenario::load(&text).unwrap_or_else(|e| panic!("{FILE}: {e}"));
+    let loaded = t0.elapsed();
+    let mut ours: BTreeMap<(String, String), (Outcome, Vec<usize>)> = BTreeMap::new();
+    for e in &entries {
+        for (mode, async_mode) in MODES {
+            ours.insert((e.id.clone(), mode.to_string()), sandbox(&base, e, async_mode));
+        }
+    }
+    let sandbox_done = t0.elapsed();
+    let theirs = pg.join().expect("the PostgreSQL side");
+    let pg_done = t0.elapsed();
+
+    let mut report = String::new();
+    let mut failures = String::new();
+    let mut table = String::new();
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut tags: BTreeMap<String, usize> = BTreeMap::new();
+    for e in &entries {
+        for t in &e.tags {
+            *tags.entry(t.clone()).or_default() += 1;
+        }
+        let shape = query_shape(&e.sql);
+        let mut verdicts = Vec::new();
+        let mut detail = String::new();
+        for (mode, _) in MODES {
+            let key = (e.id.clone(), mode.to_string());
+            let (o, order_keys) = &ours[&key];
+            let p = &theirs[&key];
+            let (ps, os) = (plan_shape(&p.explain), plan_shape(&o.explain));
+            let v = if let Some(err) = &p.error {
+                Verdict {
+                    rows: Err(format!("PostgreSQL failed: {err}")),
+                    plan: false,
+                    text_same: false,
+                    unsupported: false,
+                }
+            } else if let Some(err) = &o.error {
+                Verdict {
+                    rows: Err(format!("the sandbox failed: {err}")),
+                    plan: false,
+                    text_same: false,
+                    unsupported: err.contains("not supported by the sandbox"),
+                }
+            } else {
+                let keys = (shape.order_by > 0).then_some(order_keys.as_slice());
+                Verdict {
+                    rows: compare_rows(&o.rows, &p.rows, keys, &shape),
+                    plan: os == ps,
+                    text_same: mask(&o.explain) == mask(&p.explain),
+                    unsupported: false,
+                }
+            };
+            let _ = writeln!(
+                detail,
+                "  {mode}: rows {}, plan {}{}",
+                match &v.rows {
+                    Ok(()) => "same".to_string(),
+                    Err(m) => format!("DIFFER: {m}"),
+                },
+                if v.plan { "same" } else { "DIFFERS" },
+                if v.text_same { ", EXPLAIN identical" } else { "" }
+            );
+            if o.error.is_none() && shape.order_by > order_keys.len() {
+                let _ = writeln!(
+                    detail,
+                    "  {mode}: note: {} of {} ORDER BY keys are output columns",
+                    order_keys.len(),
+                    shape.order_by
+                );
+            }
+            if v.plan && !v.text_same {
+                // Same shape: the lines that differ, for whoever improves the text.
+                let (a, b) = (mask(&o.explain), mask(&p.explain));
+                for i in 0..a.len().max(b.len()) {
+                    let (x, y) = (a.get(i).map_or("", |s| s.as_str()), b.get(i).map_or("", |s| s.as_str()));
+                    if x != y {
+                        let _ = writeln!(detail, "  {mode} text, sandbox:    {}", x.trim());
+                        let _ = writeln!(detail, "  {mode} text, PostgreSQL: {}", y.trim());
+                    }
+                }
+            }
+            if !v.plan {
+                let _ = writeln!(detail, "  --- {mode}, sandbox:");
+                match &o.error {
+                    Some(err) => {
+                        let _ = writeln!(detail, "    ERROR: {err}");
+                    }
+                    None => {
+                        for l in mask(&o.explain) {
+                            let _ = writeln!(detail, "    {l}");
+                        }
+                    }
+                }
+                let _ = writeln!(detail, "  --- {mode}, PostgreSQL:");
+                for l in mask(&p.explain) {
+                    let _ = writeln!(detail, "    {l}");
+                }
+            }
+            verdicts.push(v);
+        }
+        let ok = verdicts.iter().all(|v| v.rows.is_ok() && v.plan);
+        let mark = |b: bool| if b { "ok" } else { "--" };
+        let _ = writeln!(
+            table,
+            "{} l.{:<4} sync rows {} plan {} | async rows {} plan {} | text {} {}[{}] {}",
+            e.id,
+            e.line,
+            mark(verdicts[0].rows.is_ok()),
+            mark(verdicts[0].plan),
+            mark(verdicts[1].rows.is_ok()),
+            mark(verdicts[1].plan),
+            mark(verdicts.iter().all(|v| v.text_same)),
+            if verdicts.iter().any(|v| v.unsupported) { "UNSUPPORTED " } else { "" },
+            e.tags.join(" "),
+            e.sql.split_whitespace().collect::<Vec<_>>().join(" ")
+        );
+        for (mode, v) in ["sync", "async"].iter().zip(&verdicts) {
+            if v.rows.is_ok() {
+                *counts.entry(if *mode == "sync" { "sync rows" } else { "async rows" }).or_default() += 1;
+            }
+            if v.plan {
+                *counts.entry(if *mode == "sync" { "sync plan" } else { "async plan" }).or_default() += 1;
+            }
+            if v.rows.is_ok() && v.plan {
+                *counts.entry(if *mode == "sync" { "sync both" } else { "async both" }).or_default() += 1;
+            }
+        }
+        if ok {
+            *counts.entry("all").or_default() += 1;
+        }
+        if verdicts.iter().all(|v| v.text_same) {
+            *counts.entry("EXPLAIN identical").or_default() += 1;
+        }
+        if verdicts.iter().any(|v| v.unsupported) {
+            *counts.entry("unsupported").or_default() += 1;
+        }
+        let head = format!("{} (line {}) [{}] {}\n  {}\n", e.id, e.line, e.tags.join(" "), e.comment, e.sql);
+        let sets = if e.sets.is_empty() { String::new() } else { format!("  with: {}\n", e.sets.join("; ")) };
+        let _ = writeln!(report, "{head}{sets}{detail}");
+        if !ok {
+            let _ = writeln!(failures, "{head}{sets}{detail}");
+        }
+    }
+    let n = entries.len();
+    let mut summary = format!(
+        "{n} queries ({FILE}); setup loaded in the sandbox in {:.1} s, sandbox runs done at {:.1} s, PostgreSQL at {:.1} s\n",
+        loaded.as_secs_f64(),
+        sandbox_done.as_secs_f64(),
+        pg_done.as_secs_f64()
+    );
+    for k in [
+        "sync rows",
+        "sync plan",
+        "sync both",
+        "async rows",
+        "async plan",
+        "async both",
+        "all",
+        "EXPLAIN identical",
+        "unsupported",
+    ] {
+        let _ = writeln!(summary, "  {k:<18} {:>3} of {n}", counts.get(k).copied().unwrap_or(0));
+    }
+    let _ =
+        writeln!(summary, "  tags: {}", tags.iter().map(|(t, c)| format!("{t} {c}")).collect::<Vec<_>>().join(", "));
+    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("sql_corpus_report.txt");
+    let _ = std::fs::write(&path, format!("{summary}\n{table}\n{report}"));
+    println!("{table}\n{summary}full report: {}", path.display());
+    assert!(
+        failures.is_empty(),
+        "queries whose rows or plan differ from PostgreSQL's:\n\n{failures}\n{summary}full report: {}",
+        path.display()
+    );
+}
