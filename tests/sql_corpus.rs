@@ -61,6 +61,10 @@ struct Entry {
     comment: String,
     /// `SET …` statements made for this query only.
     sets: Vec<String>,
+    /// Known differences from PostgreSQL (`-- known: plan|rows|unsupported — why`):
+    /// the ledger the test holds the sandbox to. A difference not in it fails the test,
+    /// and so does a listed one that no longer happens (the ledger must stay true).
+    known: Vec<(String, String)>,
     /// The query, without its `;`.
     sql: String,
 }
@@ -72,6 +76,7 @@ fn corpus_entries(text: &str) -> Vec<Entry> {
     let mut out = Vec::new();
     let mut comment: Vec<String> = Vec::new();
     let mut sets: Vec<String> = Vec::new();
+    let mut known: Vec<(String, String)> = Vec::new();
     let mut buf = String::new();
     let mut buf_line = 0;
     for (i, line) in lines.iter().enumerate().skip(start + 1) {
@@ -80,6 +85,16 @@ fn corpus_entries(text: &str) -> Vec<Entry> {
             if t.is_empty() {
                 // A comment block followed by a blank line is a heading, not the query's.
                 comment.clear();
+                continue;
+            }
+            if let Some(k) = t.strip_prefix("-- known:") {
+                let (kind, why) = k.trim().split_once(' ').unwrap_or((k.trim(), ""));
+                assert!(
+                    ["plan", "rows", "unsupported"].contains(&kind),
+                    "{FILE}:{}: known: plan|rows|unsupported",
+                    i + 1
+                );
+                known.push((kind.to_string(), why.trim_start_matches(['—', '-', ' ']).to_string()));
                 continue;
             }
             if let Some(c) = t.strip_prefix("--") {
@@ -110,6 +125,7 @@ fn corpus_entries(text: &str) -> Vec<Entry> {
                 tags,
                 comment: text.join(" ").trim().to_string(),
                 sets: std::mem::take(&mut sets),
+                known: std::mem::take(&mut known),
                 sql: stmt,
             });
             comment.clear();
@@ -440,6 +456,25 @@ fn corpus_matches_postgres() {
             verdicts.push(v);
         }
         let ok = verdicts.iter().all(|v| v.rows.is_ok() && v.plan);
+        // Held to the ledger: each kind of difference must be listed exactly when it
+        // happens.
+        let is_known = |k: &str| e.known.iter().any(|(kind, _)| kind == k);
+        let unsupported = verdicts.iter().any(|v| v.unsupported);
+        let rows_differ = !unsupported && verdicts.iter().any(|v| v.rows.is_err());
+        let plan_differs = !unsupported && verdicts.iter().any(|v| !v.plan);
+        let mut ledger = Vec::new();
+        for (kind, happens) in [("unsupported", unsupported), ("rows", rows_differ), ("plan", plan_differs)] {
+            match (happens, is_known(kind)) {
+                (true, false) => ledger.push(format!("a {kind} difference not in the ledger")),
+                (false, true) => {
+                    ledger.push(format!("listed as known {kind} but no longer differs: remove the known line"))
+                }
+                _ => {}
+            }
+        }
+        if !ok {
+            *counts.entry("known differences").or_default() += 1;
+        }
         let mark = |b: bool| if b { "ok" } else { "--" };
         let _ = writeln!(
             table,
@@ -477,9 +512,10 @@ fn corpus_matches_postgres() {
         }
         let head = format!("{} (line {}) [{}] {}\n  {}\n", e.id, e.line, e.tags.join(" "), e.comment, e.sql);
         let sets = if e.sets.is_empty() { String::new() } else { format!("  with: {}\n", e.sets.join("; ")) };
-        let _ = writeln!(report, "{head}{sets}{detail}");
-        if !ok {
-            let _ = writeln!(failures, "{head}{sets}{detail}");
+        let known: String = e.known.iter().map(|(k, why)| format!("  known {k}: {why}\n")).collect();
+        let _ = writeln!(report, "{head}{sets}{known}{detail}");
+        if !ledger.is_empty() {
+            let _ = writeln!(failures, "{head}{sets}{known}  LEDGER: {}\n{detail}", ledger.join("; "));
         }
     }
     let n = entries.len();
@@ -499,6 +535,7 @@ fn corpus_matches_postgres() {
         "all",
         "EXPLAIN identical",
         "unsupported",
+        "known differences",
     ] {
         let _ = writeln!(summary, "  {k:<18} {:>3} of {n}", counts.get(k).copied().unwrap_or(0));
     }
@@ -509,7 +546,7 @@ fn corpus_matches_postgres() {
     println!("{table}\n{summary}full report: {}", path.display());
     assert!(
         failures.is_empty(),
-        "queries whose rows or plan differ from PostgreSQL's:\n\n{failures}\n{summary}full report: {}",
+        "queries whose differences from PostgreSQL's rows or plan are not the ledger's (-- known: lines):\n\n{failures}\n{summary}full report: {}",
         path.display()
     );
 }
