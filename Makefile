@@ -8,7 +8,7 @@ WASM_PACK := wasm-pack
 WASM_OPT := tests/e2e/node_modules/.bin/wasm-opt
 CHROME_FLAGS := --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals
 
-.PHONY: all setup pkg cli demo test test-native test-wasm test-e2e bench fmt fuzz
+.PHONY: all setup pkg cli demo test test-native test-wasm test-e2e bench fmt fuzz workshop
 
 all: pkg cli
 
@@ -48,6 +48,13 @@ test-wasm:
 
 test-e2e: pkg cli
 	cd tests/e2e && PGASYNC_BIN=../../target/release/pgasync node run.mjs
+	./scripts/workshop.sh target/workshop-e2e
+	cd tests/e2e && WORKSHOP_DIR=../../target/workshop-e2e node workshop.mjs
+
+# The offline workshop kit: workshop/ and workshop.zip (the page, the package, the
+# lessons, the scenario files, the teacher's guide); any static file server runs it.
+workshop: pkg
+	./scripts/workshop.sh workshop
 
 # Figures, not tests: the scenario table (virtual clock), then the page's figures.
 bench: pkg cli

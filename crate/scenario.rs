@@ -23,6 +23,18 @@ use std::collections::BTreeMap;
 /// at 3.4 GB: too much for "bounded".
 pub const MAX_TOTAL_ROWS: usize = 16_000_000;
 
+/// Rows per shard of every scenario when the knobs do not say, in the page and the CLI.
+pub const DEFAULT_ROWS: usize = 300;
+
+/// `k` with the bench's rows per shard for scenario `id` when `k` does not say.
+pub fn bench_size(id: &str, k: &Knobs) -> Knobs {
+    let mut k = k.clone();
+    if k.rows_per_shard.is_none() {
+        k.rows_per_shard = scenario_info(id).ok().map(|s| s.bench_rows);
+    }
+    k
+}
+
 /// How foreign tables map to servers (and so to connections). Whether several queries
 /// may be in flight on a shared connection is the behaviour knob `pipeline`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -109,9 +121,14 @@ pub struct ScenarioInfo {
     pub id: &'static str,
     pub title: &'static str,
     pub explanation: &'static str,
-    /// Shards and rows per shard when the knobs do not say.
+    /// Shards and rows per shard when the knobs do not say: the page's and the CLI's
+    /// (`explain`, `trace`, `sql`) default, [`DEFAULT_ROWS`] for every scenario, so the
+    /// same command shows the same run everywhere.
     pub default_shards: usize,
     pub default_rows: usize,
+    /// Rows per shard `pgasync bench` measures at when not told: large enough that the
+    /// figures are the steady state the seeds measured, too many to step through.
+    pub bench_rows: usize,
     /// Sharing when the knobs do not say (None: no foreign tables, sharing is moot).
     pub default_sharing: Option<Sharing>,
     /// The data is always on one shard, whatever `shards` says (C: one foreign table
@@ -126,7 +143,7 @@ const fn info(
     id: &'static str,
     title: &'static str,
     explanation: &'static str,
-    (default_shards, default_rows, default_sharing): (usize, usize, Option<Sharing>),
+    (default_shards, bench_rows, default_sharing): (usize, usize, Option<Sharing>),
     (one_shard, tables_per_shard): (bool, usize),
     build: fn(&ScenarioInfo, &Knobs, &Settings) -> Result<Scenario, String>,
 ) -> ScenarioInfo {
@@ -135,7 +152,8 @@ const fn info(
         title,
         explanation,
         default_shards,
-        default_rows,
+        default_rows: DEFAULT_ROWS,
+        bench_rows,
         default_sharing,
         one_shard,
         tables_per_shard,

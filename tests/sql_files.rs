@@ -1,8 +1,8 @@
 #![cfg(not(target_arch = "wasm32"))]
 //! The built-in scenarios written as scenario files (`frontend::script::SCENARIO_FILES`)
 //! run exactly as the built-in generators: for D, E and X, the SQL front end's plan on
-//! the file's tables gives the same EXPLAIN ANALYZE as the built-in scenario at its
-//! default knobs — node for node, counter for counter, virtual times included — in pg15
+//! the file's tables gives the same EXPLAIN ANALYZE as the built-in scenario at the
+//! seeds' sizes (the bench's rows per shard) — node for node, counter for counter, virtual times included — in pg15
 //! (sync and async) and improved (async), and the same rows.
 
 use pgasync::behaviour::Preset;
@@ -20,7 +20,8 @@ fn d_e_and_x_files_run_as_the_built_in_scenarios() {
         for behaviour in [Preset::Pg15, Preset::Improved] {
             let k = Knobs { behaviour: Some(behaviour), ..Default::default() };
             let from_file = sql.scenario(&k, Source::Json).unwrap_or_else(|e| panic!("{id}: {e}"));
-            let built_in = Scenario::build(id, &k).unwrap();
+            // The files hold the seeds' sizes: the bench's rows per shard.
+            let built_in = Scenario::build(id, &pgasync::scenario::bench_size(id, &k)).unwrap();
             // pg15 in both modes; improved (whose knobs act in async mode) async only.
             let modes: &[bool] = if behaviour == Preset::Pg15 { &[false, true] } else { &[true] };
             for &async_mode in modes {

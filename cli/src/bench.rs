@@ -237,7 +237,7 @@ fn row_of(s: &Scenario, sync_ns: u64, async_ns: u64, limit_pct: Option<f64>) -> 
 }
 
 fn bench_one(id: &str, knobs: &Knobs, real: bool) -> Result<Row, CliError> {
-    let s = Scenario::build_from(id, knobs, Source::Cli)?;
+    let s = Scenario::build_from(id, &pgasync::scenario::bench_size(id, knobs), Source::Cli)?;
     let (virt_sync, sync_run) = run_once(&s, false, false)?;
     let bound = s.lower_bound_ns(&sync_run);
     let (sync_ns, async_ns) = if real { real_medians(&s)? } else { (virt_sync, run_once(&s, true, false)?.0) };
@@ -256,7 +256,8 @@ fn bench_merge(knobs: &Knobs, queries: usize, real: bool) -> Result<Row, CliErro
     let (mut sync_ns, mut async_ns, mut bound_ns, mut virt_sync_ns) = (0u64, 0u64, 0u64, 0u64);
     let mut last = None;
     for _ in 0..queries.max(1) {
-        let k = Knobs { offset: Some(next(201)), limit: Some(10 + next(11)), ..knobs.clone() };
+        let k =
+            Knobs { offset: Some(next(201)), limit: Some(10 + next(11)), ..pgasync::scenario::bench_size("M", knobs) };
         let s = Scenario::build_from("M", &k, Source::Cli)?;
         let (vs, run) = run_once(&s, false, false)?;
         bound_ns += s.lower_bound_ns(&run);

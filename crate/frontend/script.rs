@@ -35,8 +35,8 @@ use crate::sim::{LinkParams, ServerCosts};
 use crate::types::Catalog;
 
 /// Built-in scenarios as scenario files (`crate/frontend/scenarios/`), embedded: D and
-/// E build the same tables, rows and plan as the built-in generators at their default
-/// knobs (tests/sql_files.rs checks EXPLAIN ANALYZE is identical, times included); M
+/// E build the same tables, rows and plan as the built-in generators at the seeds'
+/// sizes (`bench_size`) (tests/sql_files.rs checks EXPLAIN ANALYZE is identical, times included); M
 /// and X are seeds 003 and 004's own scripts (tests/sql_seeds.rs checks them against
 /// real PostgreSQL), X identical to the built-in X, M with the seed's random() scores.
 pub const SCENARIO_FILES: &[(&str, &str)] = &[
