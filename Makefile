@@ -8,7 +8,15 @@ WASM_PACK := wasm-pack
 WASM_OPT := tests/e2e/node_modules/.bin/wasm-opt
 CHROME_FLAGS := --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals
 
-.PHONY: all setup pkg cli demo test test-native test-wasm test-e2e bench fmt fuzz workshop
+.PHONY: all setup pkg cli demo test test-native test-wasm test-e2e bench fmt fuzz workshop exercise check-exercises
+
+# `make exercise N`: N is a goal of its own; it does nothing (the exercise target reads it).
+ifeq (exercise,$(firstword $(MAKECMDGOALS)))
+  EXERCISE_N := $(or $(N),$(word 2,$(MAKECMDGOALS)))
+  ifneq ($(word 2,$(MAKECMDGOALS)),)
+    $(eval $(word 2,$(MAKECMDGOALS)):;@:)
+  endif
+endif
 
 all: pkg cli
 
@@ -41,6 +49,7 @@ test-native:
 	cargo fmt --all -- --check
 	cargo build --target wasm32-unknown-unknown
 	cargo test --workspace
+	./scripts/check_exercises.sh
 
 test-wasm:
 	$(WASM_PACK) test --node --mode no-install
@@ -63,6 +72,17 @@ bench: pkg cli
 
 fmt:
 	cargo fmt --all
+
+# Code exercises (exercises/*/README.md): `make exercise N` prepares the working copy
+# exercise-N/ with that protocol piece removed and prints the instructions; `make
+# exercise` lists them. FORCE=1 starts an existing copy over.
+exercise:
+	@./scripts/exercise.sh $(if $(EXERCISE_N),prepare $(EXERCISE_N),list)
+
+# Each exercise's tests pass on the project's code and fail on its prepared copy (part
+# of `make test`).
+check-exercises:
+	./scripts/check_exercises.sh
 
 # Both protocol decoders (simulated shard, client) fed a million generated and mutated
 # frames each (tests/protocol_fuzz.rs; PGASYNC_FUZZ_SEED=n replays a run).

@@ -1,5 +1,7 @@
 #![cfg(not(target_arch = "wasm32"))]
 //! The behaviours DESIGN.md §2 says must hold, one named test each (seeds 000–004).
+//! The code exercises (exercises/*/exercise.conf) name their tests here: each must
+//! fail without its exercise's piece (scripts/check_exercises.sh checks it).
 
 use pgasync::behaviour::Preset;
 use pgasync::clock::Clock;
@@ -82,13 +84,16 @@ fn merge_append_asks_every_child_for_its_first_row_concurrently() {
 
 #[test]
 fn merge_append_requests_next_row_only_from_the_consumed_child() {
-    let (_, r) = run("M", &knobs(4, 2000), true);
+    // Seed 003's async MergeAppend (the knob; PostgreSQL 15's sends no requests).
+    let k = Knobs { async_merge_append: Some(true), ..knobs(4, 2000) };
+    let (_, r) = run("M", &k, true);
     let tree = r.explain();
     let merge = &tree.children[0];
     let mut total_requests = 0;
     for child in &merge.children {
         let requests = child.instr.remote.requests;
         total_requests += requests;
+        assert!(requests > 0, "{}: the async MergeAppend sent it no request", child.id);
         assert!(
             requests <= child.instr.ntuples + 1,
             "{}: {requests} requests for {} rows",
@@ -97,6 +102,40 @@ fn merge_append_requests_next_row_only_from_the_consumed_child() {
         );
     }
     assert!(total_requests <= merge.instr.ntuples + merge.children.len() as u64);
+}
+
+/// The most FETCHes in flight at once, over all connections.
+fn max_fetches_in_flight(r: &QueryRun) -> usize {
+    let (mut now, mut max) = (0usize, 0);
+    for e in &r.es.trace.events {
+        match &e.kind {
+            TraceKind::Send { sql, .. } if sql.contains("FETCH ") => {
+                now += 1;
+                max = max.max(now);
+            }
+            TraceKind::Response { sql, .. } if sql.contains("FETCH ") => now -= 1,
+            _ => {}
+        }
+    }
+    max
+}
+
+#[test]
+fn async_merge_append_overlaps_the_first_fetches_in_pg15() {
+    // PostgreSQL 15 with only the async_merge_append knob, a server per partition:
+    // each child's DECLARE is still waited for, but its FETCH is not, so the next
+    // child's DECLARE and FETCH go out while it is in flight. The synchronous
+    // MergeAppend waits for every FETCH: never two in flight.
+    let k = |on| Knobs { async_merge_append: Some(on), sharing: Some(Sharing::Dedicated), ..knobs(4, 2000) };
+    let (_, sync_merge) = run("M", &k(false), true);
+    let (_, async_merge) = run("M", &k(true), true);
+    assert_eq!(max_fetches_in_flight(&sync_merge), 1);
+    let tree = async_merge.explain();
+    let children = &tree.children[0].children;
+    assert!(children.iter().all(|c| c.async_capable), "the partitions are Async Foreign Scans");
+    let overlap = max_fetches_in_flight(&async_merge);
+    assert!(overlap >= 2, "with the knob at most {overlap} FETCH in flight at once");
+    assert!(async_merge.execution_ns() < sync_merge.execution_ns(), "the overlap must save time");
 }
 
 #[test]
@@ -183,6 +222,37 @@ fn a_request_is_never_queued_twice() {
     assert!(exec_async_configure_wait(&mut es, r, &mut requestee, &ctx).unwrap());
     assert_eq!(es.event_loop.waiting().count(), 1);
     assert_eq!(es.event_loop.wait_set(), &[0]);
+}
+
+#[test]
+fn a_request_that_waits_over_several_turns_is_queued_and_notified_once() {
+    // Seed 001 in a whole run: a request stays Waiting over several event-loop turns
+    // (its shard answers later than the others) and is configured again on each; it
+    // must still be in the waiting queue once, so it is notified once.
+    let k = Knobs { fetch_size: Some(10), rtt_ms_per_shard: Some(vec![1.0, 3.0, 7.0, 0.5]), ..knobs(4, 200) };
+    let s = Scenario::build("E", &k).unwrap();
+    // The whole run: no request notified twice, the right rows.
+    let mut r = s.start(true, Clock::virtual_clock(), true).unwrap();
+    if let Err(e) = r.run_to_end() {
+        panic!("the run failed: {e}");
+    }
+    assert!(s.matches_reference(&r.rows));
+    assert!(r.leftovers().is_empty(), "{:?}", r.leftovers());
+    // Step by step: the queue never holds a request twice, and the case arises (a
+    // request still queued when the host waits is configured again on the next turn).
+    let mut r = s.start(true, Clock::virtual_clock(), true).unwrap();
+    let mut carried_over = 0;
+    while !r.is_done() {
+        let step = r.step();
+        let queue: Vec<usize> = r.es.event_loop.waiting().collect();
+        for (i, q) in queue.iter().enumerate() {
+            assert!(!queue[..i].contains(q), "request {q} is in the waiting queue twice: {queue:?}");
+        }
+        if step == pgasync::run::Step::Waited && !queue.is_empty() {
+            carried_over += 1;
+        }
+    }
+    assert!(carried_over > 0, "no request stayed queued over a wait: the case is not exercised");
 }
 
 #[test]
@@ -418,4 +488,54 @@ fn set_knob(k: &mut Knobs, name: &str, on: bool) {
         other => panic!("a knob this test does not know: {other}"),
     };
     *slot = Some(on);
+}
+
+/// Scenario D (four foreign tables on one server: one shared connection) with the
+/// fourth table read synchronously: behind a pass-through Result, which is not
+/// async-capable, as behind a join in PostgreSQL. Append sends its requests first,
+/// so the first scan's FETCH is in flight when the synchronous scan needs the
+/// connection for its DECLARE.
+fn shared_connection_with_a_sync_scan(k: &Knobs) -> Scenario {
+    use pgasync::plan::Plan;
+    let mut s = Scenario::build("D", &Knobs { sharing: Some(Sharing::Shared), ..k.clone() }).unwrap();
+    let Plan::Agg { child, .. } = &mut s.plan else { panic!("D is sum(a) over an Append") };
+    let Plan::Append { children } = child.as_mut() else { panic!("D is sum(a) over an Append") };
+    let last = children.pop().unwrap();
+    children.push(Plan::Result { child: Box::new(last), filter: None, targets: None });
+    s
+}
+
+#[test]
+fn a_sync_scan_drains_the_pending_fetch_before_it_uses_the_shared_connection() {
+    // postgres_fdw's process_pending_request: libpq runs one command at a time, so
+    // before the synchronous scan sends its DECLARE, the FETCH in flight for another
+    // scan (the connection's pendingAreq) is waited for; its rows stay for its owner.
+    for fetch in [10, 100] {
+        let s = shared_connection_with_a_sync_scan(&Knobs { fetch_size: Some(fetch), ..knobs(4, 300) });
+        let mut r = s.start(true, Clock::virtual_clock(), true).unwrap();
+        r.run_to_end().unwrap();
+        assert!(s.matches_reference(&r.rows), "fetch_size {fetch}: wrong result");
+        assert!(r.leftovers().is_empty(), "{:?}", r.leftovers());
+        let tree = r.explain();
+        let scans = &tree.children[0].children;
+        assert!(scans[..3].iter().all(|c| c.async_capable) && !scans[3].children[0].async_capable);
+        let (declare_c4, _) =
+            first(&r, |k| matches!(k, TraceKind::Send { sql, .. } if sql.starts_with("DECLARE c4 "))).unwrap();
+        let (c1_answer, _) =
+            first(&r, |k| matches!(k, TraceKind::Response { sql, .. } if sql.ends_with("FROM c1"))).unwrap();
+        assert!(
+            c1_answer < declare_c4,
+            "fetch_size {fetch}: DECLARE c4 was written before FETCH … FROM c1 was answered"
+        );
+        let queued: Vec<&str> =
+            r.es.trace
+                .events
+                .iter()
+                .filter_map(|e| match &e.kind {
+                    TraceKind::Send { sql, queued: true, .. } => Some(sql.as_str()),
+                    _ => None,
+                })
+                .collect();
+        assert!(queued.is_empty(), "fetch_size {fetch}: written behind another statement: {queued:?}");
+    }
 }

@@ -62,11 +62,13 @@ impl EventLoop {
 
     /// Queues a request as waiting; returns false if it was already queued.
     pub fn enqueue(&mut self, request: usize) -> bool {
+        // exercise:queued-twice begin
         if self.waiting.contains(&request) {
             return false;
         }
         self.waiting.push_back(request);
         true
+        // exercise:queued-twice end
     }
 
     /// Records that a request was notified in this turn.

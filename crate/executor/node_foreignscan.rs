@@ -160,6 +160,7 @@ impl ForeignScanState {
     /// wait for its answer, which stays on the connection for its owner to read. False
     /// after blocking.
     fn process_pending_request(&self, es: &mut EState) -> ExecResult<bool> {
+        // exercise:pending-request begin
         let c = &es.conns[self.conn];
         let Some(p) = c.pending_areq else { return Ok(true) };
         if p.requestee == self.id || c.is_ready(p.ticket) {
@@ -171,6 +172,7 @@ impl ForeignScanState {
         }
         es.block_on(self.conn);
         Ok(false)
+        // exercise:pending-request end
     }
 
     /// create_cursor: DECLARE by the extended protocol, waited for. True once the

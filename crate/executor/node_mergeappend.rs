@@ -17,7 +17,10 @@ use super::async_wait::async_event_wait;
 use super::node_sort::compare_rows;
 use super::{copy_row, exec_proc_node, exec_rescan, ExecNode, ExecStatus, PlanState};
 use crate::estate::{EState, ExecResult};
-use crate::exec_async::{exec_async_cancel, exec_async_request, exec_async_response, new_request, AsyncState};
+use crate::exec_async::{exec_async_cancel, exec_async_response};
+// exercise:async-merge-append begin
+use crate::exec_async::{exec_async_request, new_request, AsyncState};
+// exercise:async-merge-append end
 use crate::instrument::ExplainNode;
 use crate::plan::SortKey;
 use crate::types::Datum;
@@ -49,12 +52,14 @@ impl MergeAppendState {
             .iter_mut()
             .enumerate()
             .map(|(i, c)| {
+                // exercise:async-merge-append begin
                 // PostgreSQL 15's MergeAppend is synchronous; seed 003's patch is a knob.
                 let capable = es.behaviour.async_merge_append && c.node.is_async_capable();
                 if capable {
                     c.node.mark_async_requestee();
                 }
                 capable.then(|| new_request(es, id, c.id, i))
+                // exercise:async-merge-append end
             })
             .collect();
         let n = children.len();
@@ -97,6 +102,7 @@ impl MergeAppendState {
     /// notification. Loops over children by index: nothing is allocated per row.
     fn refill(&mut self, es: &mut EState) -> ExecResult<bool> {
         self.deliver_responses(es)?;
+        // exercise:async-merge-append begin
         // Ask all async children first, so their requests travel concurrently.
         for child in 0..self.children.len() {
             let Some(r) = self.ms_asyncrequests[child] else { continue };
@@ -117,6 +123,7 @@ impl MergeAppendState {
             }
             self.deliver_responses(es)?;
         }
+        // exercise:async-merge-append end
         // Then synchronous children, one after another.
         for child in 0..self.children.len() {
             if !self.ms_need[child] || self.ms_asyncrequests[child].is_some() {
@@ -128,6 +135,7 @@ impl MergeAppendState {
                 ExecStatus::Wait => return Ok(false),
             }
         }
+        // exercise:async-merge-append begin
         // Finally wait for the async answers still missing.
         while (0..self.children.len()).any(|c| self.ms_need[c] && self.ms_requested[c]) {
             let budget = es.event_loop.max_events.max(1);
@@ -139,6 +147,7 @@ impl MergeAppendState {
             }
             self.deliver_responses(es)?;
         }
+        // exercise:async-merge-append end
         Ok(!self.ms_need.contains(&true))
     }
 }
