@@ -215,6 +215,7 @@ async function rebuild(c) {
   stop();
   sqlInfo = info;
   await install(next, rec, c);
+  showSqlMode(!!info);
   if (info) {
     sqlEditor.showRan(info);
     showExplanation(SQL_SCENARIO);

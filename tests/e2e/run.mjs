@@ -517,6 +517,27 @@ async function checkSql(browser, server) {
     const tooLong = await run();
     check('a text over the page\'s limit is refused before it is loaded', /1,100,000 bytes; the page takes at most 1,048,576/.test(tooLong), tooLong);
     check('the page still works after the errors', (await sessionSerial(page)) === serialOk && (await page.evaluate(() => window.pgasync.session.step())) === rowStep);
+    await page.click('[data-testid=sql-close]');
+
+    // The page's knobs apply to the file's run; picking a scenario leaves it.
+    let s0 = await sessionSerial(page);
+    await page.fill('[data-testid=knob-fetch]', '2');
+    await page.press('[data-testid=knob-fetch]', 'Tab');
+    await waitNewSession(page, s0);
+    await page.waitForFunction(() => /fetch=2/.test(location.search), null, { timeout: 5000 });
+    const fetch2 = await page.evaluate(() => ({ total: window.pgasync.recording.totalSteps, sql: window.pgasync.config.sql }));
+    check('a knob (fetch size 2) rebuilds the file\'s run: more steps, still the file, both in the URL', fetch2.sql === typed && Number(totalBefore) < fetch2.total && /sql=/.test(page.url()), `${totalBefore} → ${fetch2.total} steps`);
+    s0 = await sessionSerial(page);
+    await page.selectOption('[data-testid=behaviour]', 'improved');
+    await waitNewSession(page, s0);
+    const improvedNodes = await page.$$eval('[data-testid=plan-node]', (xs) => xs.map((x) => x.textContent));
+    check('behaviour improved: the file\'s Merge Append asks its foreign scans asynchronously', improvedNodes.filter((n) => /Async Foreign Scan on players_p\d/.test(n)).length === 4, improvedNodes.join(' | ').slice(0, 200));
+    s0 = await sessionSerial(page);
+    await page.selectOption('[data-testid=scenario]', 'E');
+    await waitNewSession(page, s0);
+    await page.waitForFunction(() => /scenario=E/.test(location.search), null, { timeout: 5000 });
+    const leftSql = { url: page.url(), shardsOn: !(await page.isDisabled('[data-testid=knob-shards]')), requests: await page.locator('[data-testid=request-state]').count(), explanation: await page.textContent('[data-testid=explanation]') };
+    check('picking a built-in scenario leaves the file: E runs, the URL has no sql=, the inputs are live again', !/sql=/.test(leftSql.url) && leftSql.shardsOn && leftSql.requests === 4 && /dedicated connection/.test(leftSql.explanation), JSON.stringify(leftSql));
 
     // Bad sql= values: refused with a banner, nothing run.
     for (const [query, says] of [
