@@ -174,7 +174,12 @@ pub const SPECS: &[KnobSpec] = &[
 ];
 
 /// The page's own URL parameters besides the knobs.
-pub const PAGE_PARAMS: &[&str] = &["scenario", "mode", "step"];
+pub const PAGE_PARAMS: &[&str] = &["scenario", "mode", "step", "sql"];
+
+/// The longest `sql=` value a URL may carry: a scenario file of the largest accepted
+/// size (`frontend::script::MAX_SCRIPT_BYTES`), deflated, in base64url (4 characters
+/// per 3 bytes), even if it did not compress at all.
+pub const MAX_SQL_PARAM: usize = crate::frontend::script::MAX_SCRIPT_BYTES / 3 * 4 + 4096;
 
 /// Most steps a URL may ask for (far more than any recordable run has).
 pub const MAX_STEP: u64 = 100_000_000;
@@ -451,6 +456,8 @@ pub struct PageQuery {
     pub scenario: Option<String>,
     pub mode: Option<String>,
     pub step: Option<u64>,
+    /// A scenario file, deflated and in base64url (the page inflates it).
+    pub sql: Option<String>,
     pub knobs: Knobs,
 }
 
@@ -471,6 +478,22 @@ pub fn from_query(pairs: &[(String, String)]) -> Result<PageQuery, String> {
                 "sync" | "async" => q.mode = Some(raw.clone()),
                 _ => return Err(format!("mode={raw}: not sync or async")),
             },
+            "sql" => {
+                if raw.len() > MAX_SQL_PARAM {
+                    return Err(format!(
+                        "sql=…: {} characters is longer than a scenario file of at most {} bytes can be",
+                        raw.len(),
+                        crate::frontend::script::MAX_SCRIPT_BYTES
+                    ));
+                }
+                if let Some(c) = raw.chars().find(|c| !(c.is_ascii_alphanumeric() || *c == '-' || *c == '_')) {
+                    return Err(format!("sql=…: {c:?} is not base64url (A-Z, a-z, 0-9, - and _)"));
+                }
+                if raw.is_empty() {
+                    return Err("sql=: empty (a scenario file, deflated and in base64url)".into());
+                }
+                q.sql = Some(raw.clone());
+            }
             "step" => {
                 let n = parse_int(raw).map_err(|why| format!("step={raw}: {why}"))?;
                 if n > MAX_STEP {
@@ -481,6 +504,9 @@ pub fn from_query(pairs: &[(String, String)]) -> Result<PageQuery, String> {
             _ if raw.is_empty() && spec(Source::Url, key).is_some() => {}
             _ => set_text(&mut q.knobs, Source::Url, key, raw)?,
         }
+    }
+    if q.sql.is_some() && q.scenario.is_some() {
+        return Err("URL parameters \"scenario\" and \"sql\" are both given: a URL runs a built-in scenario or a scenario file, not both".into());
     }
     Ok(q)
 }
@@ -678,7 +704,7 @@ mod tests {
         assert!(cli("bogus", "1").unwrap_err().starts_with("unknown option --bogus"));
         let e = url("bogus", "1").unwrap_err();
         assert!(
-            e.starts_with("unknown URL parameter \"bogus\" (known: scenario, mode, step, shards, rows, fetch"),
+            e.starts_with("unknown URL parameter \"bogus\" (known: scenario, mode, step, sql, shards, rows, fetch"),
             "{e}"
         );
         assert!(!e.contains("server_row_us"), "{e}");
@@ -741,5 +767,20 @@ mod tests {
         assert_eq!(err("?shards=2&shards=3"), "URL parameter \"shards\" is given twice");
         assert_eq!(err("?shards=%2B5"), "shards=+5: not a decimal integer");
         assert_eq!(err("?shards=+5"), "shards= 5: not a decimal integer");
+    }
+
+    #[test]
+    fn page_queries_with_a_scenario_file() {
+        let q = from_query(&query_pairs("?sql=q1Yq-_0_AQ&mode=sync&fetch=10&step=3")).unwrap();
+        assert_eq!(q.sql.as_deref(), Some("q1Yq-_0_AQ"));
+        assert_eq!(q.scenario, None);
+        assert_eq!(q.knobs.fetch_size, Some(10));
+        let err = |s: &str| from_query(&query_pairs(s)).unwrap_err();
+        assert!(err("?sql=ab%2Bc").contains("'+' is not base64url"), "{}", err("?sql=ab%2Bc"));
+        assert!(err("?sql=").starts_with("sql=: empty"));
+        assert!(err("?scenario=E&sql=abc").contains("\"scenario\" and \"sql\" are both given"));
+        let long = format!("?sql={}", "a".repeat(MAX_SQL_PARAM + 1));
+        assert!(err(&long).contains("longer than a scenario file"));
+        assert!(err("?bogus=1").contains("sql"), "the message lists sql among the page's parameters");
     }
 }

@@ -158,6 +158,17 @@ impl Session {
     pub fn new(scenario_id: &str, async_mode: bool, knobs: Knobs) -> Result<Session, String> {
         check_demo_size(scenario_id, &knobs)?;
         let scenario = Scenario::build(scenario_id, &knobs)?;
+        Self::with_scenario(scenario, scenario_id, async_mode, knobs)
+    }
+
+    /// A session of a scenario built elsewhere (a scenario file's, `frontend`): check
+    /// its size first with [`check_scenario_size`].
+    pub fn with_scenario(
+        scenario: Scenario,
+        scenario_id: &str,
+        async_mode: bool,
+        knobs: Knobs,
+    ) -> Result<Session, String> {
         let run = Self::start(&scenario, async_mode, true)?;
         let labels = node_labels(&run.explain());
         let mut s = Session {
@@ -226,7 +237,19 @@ impl Session {
 
     /// Steps while `more` says so, at most `budget` steps; narrates the last one.
     /// Returns whether `more` stopped it (false: the budget ran out).
-    fn advance_while(&mut self, budget: usize, mut more: impl FnMut(&Session) -> bool) -> bool {
+    fn advance_while(&mut self, budget: usize, more: impl FnMut(&Session) -> bool) -> bool {
+        self.advance_timed(budget, more, &mut || false)
+    }
+
+    /// `advance_while`, also stopping after a step once `out_of_time()` says so: the
+    /// page's clock, read between steps (a step costs microseconds, or tens of
+    /// milliseconds when a shard runs a large query at once). The core reads no clock.
+    fn advance_timed(
+        &mut self,
+        budget: usize,
+        mut more: impl FnMut(&Session) -> bool,
+        out_of_time: &mut dyn FnMut() -> bool,
+    ) -> bool {
         let mut from = None;
         for _ in 0..budget {
             if self.run.is_done() || self.steps >= MAX_STEPS || !more(self) {
@@ -234,6 +257,9 @@ impl Session {
             }
             from = Some(self.run.es.trace.events.len());
             self.advance();
+            if out_of_time() {
+                break;
+            }
         }
         if let Some(from) = from {
             self.narration = self.narrate(from);
@@ -254,12 +280,22 @@ impl Session {
     /// Steps while the run has returned `rows` rows, at most `budget` steps; true when
     /// a row arrived or the run is done (a sliced `step_row`).
     pub fn run_while_rows(&mut self, rows: u64, budget: usize) -> bool {
-        self.advance_while(budget, |s| s.run.row_count == rows)
+        self.run_while_rows_timed(rows, budget, &mut || false)
+    }
+
+    /// `run_while_rows`, stopping early once `out_of_time()` (asked after each step).
+    pub fn run_while_rows_timed(&mut self, rows: u64, budget: usize, out_of_time: &mut dyn FnMut() -> bool) -> bool {
+        self.advance_timed(budget, |s| s.run.row_count == rows, out_of_time)
     }
 
     /// Runs at most `budget` steps towards the end; true when the run is done.
     pub fn run_some(&mut self, budget: usize) -> bool {
-        self.advance_while(budget, |_| true)
+        self.run_some_timed(budget, &mut || false)
+    }
+
+    /// `run_some`, stopping early once `out_of_time()` (asked after each step).
+    pub fn run_some_timed(&mut self, budget: usize, out_of_time: &mut dyn FnMut() -> bool) -> bool {
+        self.advance_timed(budget, |_| true, out_of_time)
     }
 
     /// Runs until the clock has advanced by `ms` (virtual) or the run ends.
@@ -284,12 +320,17 @@ impl Session {
     /// Like `seek`, with at most `budget` steps replayed; true when at the target (or
     /// at the end, if the run is shorter).
     pub fn seek_some(&mut self, target: usize, budget: usize) -> bool {
+        self.seek_some_timed(target, budget, &mut || false)
+    }
+
+    /// `seek_some`, stopping early once `out_of_time()` (asked after each step).
+    pub fn seek_some_timed(&mut self, target: usize, budget: usize, out_of_time: &mut dyn FnMut() -> bool) -> bool {
         let target = target.min(MAX_STEPS);
         if target < self.steps {
             let k = self.checkpoints.iter().rposition(|c| c.steps <= target).unwrap_or(0);
             self.restore(k);
         }
-        self.advance_while(budget, |s| s.steps < target)
+        self.advance_timed(budget, |s| s.steps < target, out_of_time)
     }
 
     /// Goes to the last step that ends at or before virtual time `ns` (step 0 if none).
@@ -634,6 +675,15 @@ impl CompareJob {
     /// At most `budget` steps of the two runs (sync first); the comparison once both
     /// have finished, or the error of a run that failed.
     pub fn advance(&mut self, budget: usize) -> Result<Option<Comparison>, String> {
+        self.advance_timed(budget, &mut || false)
+    }
+
+    /// `advance`, stopping early once `out_of_time()` (asked after each step).
+    pub fn advance_timed(
+        &mut self,
+        budget: usize,
+        out_of_time: &mut dyn FnMut() -> bool,
+    ) -> Result<Option<Comparison>, String> {
         for _ in 0..budget {
             let run = if !self.sync.is_done() {
                 &mut self.sync
@@ -643,6 +693,9 @@ impl CompareJob {
                 break;
             };
             run.step();
+            if out_of_time() {
+                break;
+            }
         }
         for run in [&self.sync, &self.asy] {
             if let Phase::Failed(e) = &run.phase {
@@ -716,6 +769,161 @@ pub fn node_labels(root: &ExplainNode) -> Vec<String> {
     out
 }
 
+/// What a built scenario's plan can do at most, before it runs: rows returned (at
+/// the top, or by a node below), rows the foreign scans return, FETCHes (one per
+/// `fetch_size` rows of each foreign scan, and the last, empty one) and foreign scans.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PlanBound {
+    pub rows: usize,
+    pub remote_rows: usize,
+    pub fetches: usize,
+    pub scans: usize,
+}
+
+impl PlanBound {
+    /// An upper estimate of the run's steps (as `estimated_steps`): a step per row
+    /// reaching the top and per row of a foreign scan (an async Append asks for each
+    /// row with a request of its own), two per FETCH, and the set-up and end of every
+    /// scan.
+    pub fn steps(&self) -> usize {
+        self.rows
+            .saturating_add(self.remote_rows)
+            .saturating_add(self.fetches.saturating_mul(2))
+            .saturating_add(self.scans.saturating_mul(16) + 16)
+    }
+}
+
+/// The most rows each node of `plan` can return, from the rows its tables hold now.
+pub fn plan_bound(scenario: &Scenario, plan: &crate::plan::Plan) -> PlanBound {
+    use crate::plan::{Plan, RemoteTarget};
+    let sum = |children: &[Plan]| {
+        children.iter().map(|c| plan_bound(scenario, c)).fold(PlanBound::default(), |a, b| PlanBound {
+            rows: a.rows.saturating_add(b.rows),
+            remote_rows: a.remote_rows.saturating_add(b.remote_rows),
+            fetches: a.fetches.saturating_add(b.fetches),
+            scans: a.scans + b.scans,
+        })
+    };
+    match plan {
+        Plan::SeqScan { table, .. } | Plan::IndexScan { table, .. } => {
+            PlanBound { rows: scenario.local.get(table).map(|t| t.nrows()).unwrap_or(0), ..Default::default() }
+        }
+        Plan::ForeignScan(f) => {
+            let spec = scenario.servers.iter().find(|s| s.server.name == f.server);
+            let rows = spec.and_then(|s| s.catalog.get(&f.remote.table)).map(|t| t.nrows()).unwrap_or(0);
+            let aggregated = f.remote.targets.iter().any(|t| matches!(t, RemoteTarget::Agg(..)));
+            let mut rows = match (aggregated || !f.remote.group_by.is_empty(), f.remote.group_by.is_empty()) {
+                (false, _) => rows,
+                (true, true) => 1,
+                (true, false) => {
+                    let names: Vec<&str> = f
+                        .remote
+                        .group_by
+                        .iter()
+                        .filter_map(|&c| f.remote.table_columns.get(c))
+                        .map(|c| c.name.as_str())
+                        .collect();
+                    spec.and_then(|s| s.catalog.get(&f.remote.table)).and_then(|t| distinct(t, &names)).unwrap_or(rows)
+                }
+            };
+            if let Some(limit) = f.remote.limit {
+                rows = rows.min(usize::try_from(limit).unwrap_or(usize::MAX));
+            }
+            let fetch = spec.map(|s| s.server.options.fetch_size).unwrap_or(100).max(1);
+            PlanBound { rows, remote_rows: rows, fetches: rows / fetch + 1, scans: 1 }
+        }
+        Plan::Append { children } | Plan::MergeAppend { children, .. } => sum(children),
+        Plan::Sort { child, .. } | Plan::Result { child, .. } => plan_bound(scenario, child),
+        Plan::Limit { child, offset, count } => {
+            let b = plan_bound(scenario, child);
+            let most = count.map(|c| c.saturating_add(*offset)).and_then(|c| usize::try_from(c).ok());
+            PlanBound { rows: most.map_or(b.rows, |m| b.rows.min(m)), ..b }
+        }
+        Plan::Agg { child, group_by, .. } => {
+            let b = plan_bound(scenario, child);
+            let groups = if group_by.is_empty() { 1 } else { groups(scenario, child, group_by).unwrap_or(b.rows) };
+            PlanBound { rows: groups.min(b.rows.max(1)), ..b }
+        }
+        Plan::HashJoin { outer, inner, .. } => {
+            let (o, i) = (plan_bound(scenario, outer), plan_bound(scenario, inner));
+            PlanBound {
+                rows: o.rows.saturating_mul(i.rows),
+                remote_rows: o.remote_rows.saturating_add(i.remote_rows),
+                fetches: o.fetches.saturating_add(i.fetches),
+                scans: o.scans + i.scans,
+            }
+        }
+    }
+}
+
+/// How many groups `GROUP BY group_by` over `child` can make at most, when the keys
+/// are columns of a table read below (through filters): the distinct keys in that
+/// table (all its rows, so at least those the filters keep).
+fn groups(scenario: &Scenario, child: &crate::plan::Plan, group_by: &[crate::plan::Expr]) -> Option<usize> {
+    use crate::plan::{Expr, Plan, RemoteTarget};
+    let mut p = child;
+    while let Plan::Result { child, targets: None, .. } = p {
+        p = child;
+    }
+    let out = p.output_columns();
+    let names: Vec<&str> = group_by
+        .iter()
+        .map(|e| match e {
+            Expr::Col(i) => out.get(*i).map(|c| c.name.as_str()),
+            _ => None,
+        })
+        .collect::<Option<_>>()?;
+    let table = match p {
+        Plan::SeqScan { table, .. } | Plan::IndexScan { table, .. } => scenario.local.get(table)?,
+        Plan::ForeignScan(f) if f.remote.targets.iter().all(|t| matches!(t, RemoteTarget::Col(_))) => {
+            scenario.servers.iter().find(|s| s.server.name == f.server)?.catalog.get(&f.remote.table)?
+        }
+        _ => return None,
+    };
+    distinct(table, &names)
+}
+
+/// The distinct values of the columns named `names` in `t` (None if one is missing).
+fn distinct(t: &crate::types::Table, names: &[&str]) -> Option<usize> {
+    let cols: Vec<usize> = names.iter().map(|n| t.column_index(n)).collect::<Option<_>>()?;
+    if let [c] = cols.as_slice() {
+        let seen: std::collections::HashSet<&crate::types::Datum> = (0..t.nrows()).map(|i| &t.row(i)[*c]).collect();
+        return Some(seen.len());
+    }
+    let mut seen = std::collections::HashSet::new();
+    for i in 0..t.nrows() {
+        let row = t.row(i);
+        seen.insert(cols.iter().map(|&c| &row[c]).collect::<Vec<_>>());
+    }
+    Some(seen.len())
+}
+
+/// Refuses a built scenario (a scenario file's) too large for the demo's recording,
+/// before it runs: more than `MAX_DEMO_ROWS` rows in its tables, or more than
+/// `MAX_DEMO_STEPS` steps by [`plan_bound`]'s estimate.
+pub fn check_scenario_size(scenario: &Scenario) -> Result<(), String> {
+    let local: usize = scenario.local.tables.iter().map(|t| t.nrows()).sum();
+    let remote: usize = scenario.servers.iter().flat_map(|s| s.catalog.tables.iter()).map(|t| t.nrows()).sum();
+    let rows = local + remote;
+    if rows > MAX_DEMO_ROWS {
+        return Err(format!(
+            "{rows} rows in all is too many for the step-by-step demo (at most {MAX_DEMO_ROWS}): insert fewer rows, \
+             or run it with `pgasync sql --file`"
+        ));
+    }
+    let b = plan_bound(scenario, &scenario.plan);
+    let steps = b.steps();
+    if steps > MAX_DEMO_STEPS {
+        return Err(format!(
+            "about {steps} steps (up to {} rows from the foreign scans, {} at the top of the plan, {} FETCHes) \
+             is too big to record step by step (at most {MAX_DEMO_STEPS}): insert fewer rows, read fewer \
+             (a WHERE the shards apply), or run it with `pgasync sql --file`",
+            b.remote_rows, b.rows, b.fetches
+        ));
+    }
+    Ok(())
+}
+
 /// Refuses scenarios too large for the demo's recording (see `MAX_DEMO_ROWS`), before
 /// any data is generated.
 fn check_demo_size(id: &str, knobs: &Knobs) -> Result<(), String> {
@@ -736,4 +944,52 @@ fn check_demo_size(id: &str, knobs: &Knobs) -> Result<(), String> {
         ));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::frontend::script::SCENARIO_FILES;
+    use crate::frontend::SqlScenario;
+    use crate::knobs::Source;
+
+    /// The scenario files' runs stay within the estimate made before they run; D and
+    /// E, 400,000 rows through an async Append, are too big for the page as they are
+    /// (as the built-in D and E at their default rows).
+    #[test]
+    fn scenario_files_fit_the_page_and_their_estimate() {
+        for (id, text) in SCENARIO_FILES {
+            let sql = SqlScenario::load(text).unwrap();
+            let scenario = sql.scenario(&Knobs::default(), Source::Json).unwrap();
+            let fits = check_scenario_size(&scenario);
+            match *id {
+                "D" | "E" => assert!(fits.unwrap_err().contains("too big to record step by step"), "{id}"),
+                _ => fits.unwrap_or_else(|e| panic!("{id}: {e}")),
+            }
+            let bound = plan_bound(&scenario, &scenario.plan);
+            for async_mode in [false, true] {
+                let mut s = Session::with_scenario(scenario.clone(), "sql", async_mode, Knobs::default()).unwrap();
+                s.run_to_end();
+                assert!(s.is_done(), "{id}");
+                let rows = s.run().row_count as usize;
+                assert!(rows <= bound.rows, "{id}: {rows} rows, bound {}", bound.rows);
+                assert!(s.steps() <= bound.steps(), "{id}: {} steps, estimate {}", s.steps(), bound.steps());
+            }
+        }
+    }
+
+    #[test]
+    fn a_scenario_file_too_big_to_record_is_refused() {
+        let text = "-- @shard s1\ncreate table t (a int);\ninsert into t select i from generate_series(1, 350000) i;\n\
+                    -- @coordinator\ncreate server s1 foreign data wrapper postgres_fdw options (fetch_size '1');\n\
+                    create foreign table ft (a int) server s1 options (table_name 't');\n-- @query\nselect a from ft;\n";
+        let sql = SqlScenario::load(text).unwrap();
+        let scenario = sql.scenario(&Knobs::default(), Source::Json).unwrap();
+        let e = check_scenario_size(&scenario).unwrap_err();
+        assert!(e.contains("too big to record step by step"), "{e}");
+        // An aggregate on top: one row, and FETCHes of 100 rows fit.
+        let text = text.replace("fetch_size '1'", "fetch_size '100'").replace("select a from", "select sum(a) from");
+        let sql = SqlScenario::load(&text).unwrap();
+        check_scenario_size(&sql.scenario(&Knobs::default(), Source::Json).unwrap()).unwrap();
+    }
 }

@@ -148,6 +148,76 @@ fn results_and_times_equal_the_native_run() {
     assert_eq!((c.async_ns, c.sync_ns), (native_elapsed_ns, sync));
 }
 
+/// A scenario file (seed 003) loaded in slices, as the page does, and stepped: the same
+/// rows and virtual times natively and in wasm.
+#[wasm_bindgen_test]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+fn a_scenario_file_runs_as_a_session() {
+    use pgasync::frontend::script::{SqlLoad, SCENARIO_FILES};
+    use pgasync::knobs::Source;
+    let text = SCENARIO_FILES.iter().find(|(id, _)| *id == "M").expect("seed 003's file").1;
+    let mut load = SqlLoad::new(text, pgasync::session::MAX_DEMO_ROWS).unwrap();
+    let mut slices = 0;
+    while !load.advance(4096).unwrap() {
+        slices += 1;
+    }
+    assert!(slices >= 20, "{slices} slices for 100,000 rows");
+    let sql = load.finish().unwrap();
+    let scenario = sql.scenario(&Knobs::default(), Source::Json).unwrap();
+    pgasync::session::check_scenario_size(&scenario).unwrap();
+    let mut s = Session::with_scenario(scenario, "sql", true, Knobs::default()).unwrap();
+    for _ in 0..5 {
+        s.step_event();
+    }
+    assert_eq!(s.steps(), 5);
+    s.run_to_end();
+    let (cols, rows) = s.rows_page(0, 100);
+    assert_eq!(cols, ["id", "name", "score"]);
+    assert_eq!(rows.len(), 14, "LIMIT :rnd_limit (14 with the seed's random draws)");
+    assert!(rows.iter().all(|r| r[2] == "100"), "the top scores");
+    let native_elapsed_ns = 29_956_620;
+    assert_eq!(s.snapshot(0).time_ns, native_elapsed_ns);
+}
+
+#[cfg(target_arch = "wasm32")]
+mod sql_errors {
+    use pgasync::wasm_api::{check_sql, Session};
+    use wasm_bindgen::{JsCast, JsValue};
+    use wasm_bindgen_test::wasm_bindgen_test;
+
+    fn prop(v: &JsValue, key: &str) -> JsValue {
+        js_sys::Reflect::get(v, &JsValue::from_str(key)).unwrap()
+    }
+
+    /// A scenario file's error is a JS Error saying where, with `line`, `column` and
+    /// `reason`; `checkSql` gives the same as `{message, line, column}`.
+    #[wasm_bindgen_test]
+    fn scenario_file_errors_say_where() {
+        let text = "-- @shard s1\ncreate table t (a int);\n-- @coordinator\n\
+                    create server s1 foreign data wrapper postgres_fdw;\n\
+                    create foreign table ft (a int) server s1 options (table_name 't');\n\
+                    -- @query\nselect b from ft;\n";
+        let e = Session::from_sql(text, "async", "{}").err().expect("an unknown column fails");
+        let err = e.dyn_ref::<js_sys::Error>().expect("an Error");
+        let msg: String = err.message().into();
+        assert!(msg.starts_with("line 7, column 8: column \"b\" does not exist"), "{msg}");
+        assert_eq!(prop(&e, "line").as_f64(), Some(7.0));
+        assert_eq!(prop(&e, "column").as_f64(), Some(8.0));
+        assert_eq!(prop(&e, "reason").as_string().as_deref(), Some("column \"b\" does not exist"));
+        let checked = check_sql(text, "{}").unwrap();
+        assert_eq!(prop(&checked, "line").as_f64(), Some(7.0));
+        assert!(check_sql(&text.replace("select b", "select a"), "{}").unwrap().is_null());
+        let mut ok = Session::from_sql(&text.replace("select b", "select a"), "async", "{}").unwrap();
+        ok.run_to_end();
+        assert!(ok.is_done());
+        // Too much text: refused before anything runs.
+        let big = "-- x\n".repeat(300_000);
+        let e = Session::from_sql(&big, "async", "{}").err().expect("too big");
+        assert!(e.dyn_ref::<js_sys::Error>().is_some());
+        assert!(prop(&e, "reason").as_string().unwrap().contains("at most 1048576"));
+    }
+}
+
 #[cfg(target_arch = "wasm32")]
 mod js_errors {
     use pgasync::wasm_api::Session;

@@ -2,7 +2,7 @@
 // (state.js) and calls the renderers (render/*.js). The model decides everything; the
 // page only renders snapshots.
 
-import { KNOB_FIELDS, PROFILE_FIELDS, profileFields, configFromUrl, cloneConfig, knobsJson, UrlSync, Recording, setSwitchNames, inSlices, nextSlice, SLICE_MS } from './state.js';
+import { KNOB_FIELDS, PROFILE_FIELDS, profileFields, configFromUrl, cloneConfig, knobsJson, UrlSync, Recording, setSwitchNames, inSlices, nextSlice, SLICE_MS, STEP_SLICE, CALL_MS, SQL_SCENARIO, SQL_IGNORED_FIELDS, isSql, encodeSql, decodeSql } from './state.js';
 import { BehaviourControls, decorateLegend, renderGlossary } from './render/behaviour.js';
 import { PlanView, renderLegend } from './render/plan.js';
 import { EventLoopView } from './render/eventloop.js';
@@ -12,6 +12,7 @@ import { renderCompare, renderCompareError } from './render/compare.js';
 import { WireInspector } from './render/wire.js';
 import { renderRows, renderExplain, explainRaw } from './render/results.js';
 import { transitionsIn } from './render/traceview.js';
+import { SqlEditor } from './render/sqleditor.js';
 import { fmtMs, setText } from './render/util.js';
 
 const NO_TRACE = 0xffffffff;
@@ -56,6 +57,8 @@ const ui = {
   explain: $('explain'),
   copy: $('b-copy'),
   copyMsg: $('copy-msg'),
+  sqlToggle: $('b-sql'),
+  sqlDrawer: $('p-sql'),
 };
 
 // ---- state ----
@@ -79,7 +82,10 @@ let wasm = null; // the model (pkg/pgasync.js), loaded by boot()
 let livePanel = null; // live shards through the relay (render/live.js)
 let building = 0; // generation of the newest rebuild: an older one stops at its next slice
 let seeking = false; // a seek is running in slices
-const STEP_SLICE = 256; // model steps between clock reads while working in slices
+let sqlEditor = null; // the SQL editor drawer (render/sqleditor.js)
+let sqlFiles = []; // the scenario files the page ships: [{id, text}]
+let sqlInfo = null; // the session on screen, when a scenario file's: {log, query}
+const LOAD_SLICE = 4096; // rows a scenario file's loader inserts per call at most (CALL_MS bounds it too)
 const urlSync = new UrlSync(250);
 const timeline = new Timeline($('timeline'), (ms) => seekLater({ ms }));
 const wire = new WireInspector($('wire-tabs'), $('wire'));
@@ -125,17 +131,22 @@ function failed(e) {
 
 // ---- config <-> inputs ----
 function configToInputs(c) {
-  ui.scenario.value = c.scenario;
+  ui.scenario.value = isSql(c) ? SQL_SCENARIO : c.scenario;
   ui.mode.value = c.mode;
   for (const f of KNOB_FIELDS) ui.fields[f.url].value = c.fields[f.url] ?? '';
   ui.sharing.value = c.sharing;
   showProfile(c);
   behaviourUi.toInputs(c);
-  showExplanation(c.scenario);
+  showSqlMode(isSql(c));
+  showExplanation(ui.scenario.value);
 }
 function inputsToConfig() {
   const c = cloneConfig(config);
   c.scenario = ui.scenario.value;
+  if (c.scenario !== SQL_SCENARIO) {
+    c.sql = '';
+    c.sqlParam = '';
+  }
   c.mode = ui.mode.value;
   for (const f of KNOB_FIELDS) c.fields[f.url] = ui.fields[f.url].value.trim();
   c.sharing = ui.sharing.value;
@@ -143,8 +154,25 @@ function inputsToConfig() {
   return c;
 }
 function showExplanation(id) {
+  if (id === SQL_SCENARIO) {
+    ui.explanation.textContent = `Your scenario file (SQL…)${sqlInfo?.query ? `: ${sqlInfo.query}` : ''}`;
+    ui.explanation.title = ui.explanation.textContent;
+    return;
+  }
   const s = scenarios.find((x) => x.id === id);
   ui.explanation.textContent = s ? s.explanation : '';
+  ui.explanation.removeAttribute('title');
+}
+/** A scenario file says its shards, rows, offset and limit itself: those inputs are greyed. */
+function showSqlMode(on) {
+  for (const f of SQL_IGNORED_FIELDS) {
+    ui.fields[f].disabled = on;
+    const label = ui.fields[f].closest('label');
+    label.dataset.title ??= label.title;
+    label.title = on ? 'not used by a scenario file: its own tables, servers and query say this' : label.dataset.title;
+  }
+  ui.sharing.disabled = on;
+  ui.sqlToggle.classList.toggle('sql-on', on);
 }
 
 /**
@@ -154,15 +182,23 @@ function showExplanation(id) {
 async function rebuild(c) {
   const gen = ++building;
   const cancelled = () => gen !== building;
-  let knobs;
   let next;
+  let info = null;
   try {
-    if (!scenarios.some((s) => s.id === c.scenario)) throw new Error(`unknown scenario "${c.scenario}"`);
-    knobs = knobsJson(c);
-    next = new wasm.Session(c.scenario, c.mode, knobs);
+    if (isSql(c)) {
+      const built = await loadSql(c, cancelled);
+      if (!built) return false; // a newer rebuild took over
+      ({ next, info } = built);
+    } else {
+      if (!scenarios.some((s) => s.id === c.scenario)) throw new Error(`unknown scenario "${c.scenario}"`);
+      next = new wasm.Session(c.scenario, c.mode, knobsJson(c));
+    }
   } catch (e) {
+    if (cancelled()) return false;
+    hideBusy();
     showError(`Cannot build this run: ${message(e)}${session ? ' — still showing the previous run.' : ''}`);
     markInvalid(message(e));
+    if (isSql(c)) sqlFailed(c, e);
     return false;
   }
   showBusy('Recording the run…');
@@ -177,9 +213,60 @@ async function rebuild(c) {
   clearError();
   markInvalid(null);
   stop();
+  sqlInfo = info;
   await install(next, rec, c);
+  showSqlMode(!!info);
+  if (info) {
+    sqlEditor.showRan(info);
+    showExplanation(SQL_SCENARIO);
+  }
   compareLater(gen);
   return true;
+}
+
+/**
+ * Loads config `c`'s scenario file into the model in slices (its INSERTs can hold
+ * hundreds of thousands of rows) and makes its session; null if a newer rebuild took
+ * over. Throws the model's Error (with `line` and `column`) on a bad file or a run too
+ * big for the page, before anything runs.
+ */
+async function loadSql(c, cancelled) {
+  if (!c.sql) c.sql = await decodeSql(c.sqlParam, wasm.maxSqlBytes());
+  if (!c.sqlParam) c.sqlParam = await encodeSql(c.sql);
+  const loader = new wasm.SqlLoader(c.sql, c.mode, knobsJson(c));
+  try {
+    const say = (msg) => {
+      showBusy(msg);
+      sqlEditor.setBusy(true, msg);
+    };
+    say('Loading the scenario file…');
+    // Rows inserted (or sorted into an index), a statement counting as one.
+    const loaded = await inSlices(() => loader.advance(LOAD_SLICE, CALL_MS), {
+      progress: () => say(`Loading the scenario file: ${loader.rows().toLocaleString('en-US')} rows inserted…`),
+      cancelled,
+    });
+    if (!loaded) return null;
+    say('Planning the query…');
+    await nextSlice();
+    if (cancelled()) return null;
+    const next = loader.session();
+    return { next, info: { log: loader.log(), query: loader.query() } };
+  } finally {
+    loader.free();
+    sqlEditor.setBusy(false);
+  }
+}
+
+/**
+ * A scenario file the model refused: the editor shows it with the error where it is
+ * (and opens when the error has a place in the text; a knob's error is the banner's).
+ */
+function sqlFailed(c, e) {
+  const line = Number.isInteger(e?.line) ? e.line : 0;
+  const column = Number.isInteger(e?.column) ? e.column : 0;
+  if (line > 0) openSql();
+  if (c.sql && sqlEditor.text() !== c.sql) sqlEditor.setText(c.sql);
+  sqlEditor.showError({ message: e?.reason ?? message(e), line, column });
 }
 
 /**
@@ -191,7 +278,7 @@ async function record(next, step, cancelled) {
     const rec = await Recording.record(next, { progress: showBusy, cancelled });
     if (!rec) return null;
     const target = Math.min(step, rec.totalSteps);
-    const there = await inSlices(() => next.seekSome(target, STEP_SLICE), {
+    const there = await inSlices(() => next.seekSome(target, STEP_SLICE, CALL_MS), {
       progress: () => showBusy(`Going to step ${target.toLocaleString('en-US')}: step ${next.step().toLocaleString('en-US')}…`),
       cancelled,
     });
@@ -242,7 +329,7 @@ async function compareLater(gen) {
     job = session.compareJob();
     const done = await inSlices(
       () => {
-        result = job.advance(STEP_SLICE);
+        result = job.advance(STEP_SLICE, CALL_MS);
         return result !== undefined;
       },
       { cancelled: () => gen !== building },
@@ -419,7 +506,7 @@ function act(f) {
   }
   const target = Math.max(0, t.ms != null ? recording.stepAtNs(t.ms * 1e6) : t.step);
   inFrames(
-    () => session.seekSome(target, STEP_SLICE),
+    () => session.seekSome(target, STEP_SLICE, CALL_MS),
     (s) => `Going to step ${target.toLocaleString('en-US')}: step ${s.step().toLocaleString('en-US')}…`,
     f,
   );
@@ -557,6 +644,63 @@ function tick(ts) {
   raf = requestAnimationFrame(tick);
 }
 
+// ---- the SQL editor ----
+/**
+ * The text the editor starts with: the scenario file on screen, else the current
+ * scenario's file when it is a seed's (M: seed 003, X: seed 004), else seed 003's.
+ * (D's and E's files hold 400,000 rows, more than the page records step by step.)
+ */
+function startingText() {
+  if (isSql(config) && config.sql) return config.sql;
+  const own = ['M', 'X'].includes(config?.scenario) ? sqlFiles.find((f) => f.id === config.scenario) : null;
+  return (own ?? sqlFiles.find((f) => f.id === 'M') ?? sqlFiles[0])?.text ?? '';
+}
+function openSql() {
+  if (!sqlEditor) return;
+  if (!sqlEditor.text()) sqlEditor.setText(startingText());
+  const live = $('p-live');
+  live.hidden = true;
+  $('b-live').classList.remove('on');
+  ui.sqlDrawer.hidden = false;
+  placeSqlDrawer();
+  ui.sqlToggle.classList.add('on');
+  sqlEditor.shown();
+}
+/**
+ * The drawer below the step buttons (they stay usable), but at least 60% of the window
+ * high, and 420 px (or the whole window) on small ones: 150% zoom, a laptop.
+ */
+function placeSqlDrawer() {
+  const h = window.innerHeight;
+  const below = document.querySelector('.bar3').getBoundingClientRect().bottom + 6;
+  const top = Math.min(below, h * 0.4, h - 10 - Math.min(420, h - 20));
+  ui.sqlDrawer.style.top = `${Math.round(Math.max(10, top))}px`;
+}
+function closeSql() {
+  ui.sqlDrawer.hidden = true;
+  ui.sqlToggle.classList.remove('on');
+}
+/** Run in the editor: the text becomes the run on screen (and the URL), or its error is shown in place. */
+async function runSql(text) {
+  const max = wasm.maxSqlBytes();
+  const bytes = new TextEncoder().encode(text).length;
+  if (bytes > max) {
+    sqlEditor.showError({ message: `the scenario file is ${bytes.toLocaleString('en-US')} bytes; the page takes at most ${max.toLocaleString('en-US')}`, line: 0, column: 0 });
+    return;
+  }
+  stop();
+  sqlEditor.clearError();
+  const c = inputsToConfig();
+  c.scenario = SQL_SCENARIO;
+  c.sql = text;
+  c.sqlParam = '';
+  c.step = 0;
+  if (await rebuild(c)) {
+    configToInputs(config);
+    closeSql();
+  }
+}
+
 // ---- wiring ----
 function onKnobChange() {
   const c = inputsToConfig();
@@ -569,7 +713,12 @@ function onKnobChange() {
 /** Every control of the page to its action. */
 function wire_() {
   ui.knobs.addEventListener('submit', (e) => e.preventDefault());
-  ui.scenario.addEventListener('change', onKnobChange);
+  ui.scenario.addEventListener('change', () => {
+    if (ui.scenario.value !== SQL_SCENARIO) return onKnobChange();
+    // "SQL — scenario file": the editor; the run on screen changes when it runs.
+    ui.scenario.value = isSql(config) ? SQL_SCENARIO : config.scenario;
+    openSql();
+  });
   ui.mode.addEventListener('change', onKnobChange);
   for (const f of KNOB_FIELDS) ui.fields[f.url].addEventListener('change', onKnobChange);
   ui.sharing.addEventListener('change', onKnobChange);
@@ -599,7 +748,7 @@ function wireButtons() {
     act(() => {}); // a pending seek first
     const rows = lastSnap ? lastSnap.rows_total : 0;
     inFrames(
-      () => session.runWhileRows(rows, STEP_SLICE),
+      () => session.runWhileRows(rows, STEP_SLICE, CALL_MS),
       (s) => `Running to the next row: step ${s.step().toLocaleString('en-US')}…`,
     );
   });
@@ -608,7 +757,7 @@ function wireButtons() {
     stop();
     act(() => {}); // a pending seek first
     inFrames(
-      () => session.runSome(STEP_SLICE),
+      () => session.runSome(STEP_SLICE, CALL_MS),
       (s) => `Running to the end: step ${s.step().toLocaleString('en-US')} of ${recording.totalSteps.toLocaleString('en-US')}…`,
     );
   });
@@ -617,8 +766,12 @@ function wireButtons() {
     const p = $('p-live');
     p.hidden = !p.hidden;
     $('b-live').classList.toggle('on', !p.hidden);
-    if (!p.hidden) livePanel?.refreshTargets();
+    if (!p.hidden) {
+      closeSql();
+      livePanel?.refreshTargets();
+    }
   });
+  button(ui.sqlToggle, () => (ui.sqlDrawer.hidden ? openSql() : closeSql()));
   button(ui.back, stepBack);
   ui.speed.addEventListener('input', showSpeed);
   ui.scrub.addEventListener('input', () => seekLater({ step: Number(ui.scrub.value) }));
@@ -660,6 +813,7 @@ function wireResize() {
   window.addEventListener('resize', () => {
     clearTimeout(resizeTimer);
     resizeTimer = setTimeout(() => {
+      if (!ui.sqlDrawer.hidden) placeSqlDrawer();
       if (!session) return;
       planView.invalidate();
       layoutStatic();
@@ -711,7 +865,10 @@ async function boot() {
     return;
   }
   fillScenarios();
+  sqlFiles = wasm.scenarioFiles();
+  sqlEditor = new SqlEditor(ui.sqlDrawer, sqlFiles, { onRun: (text) => runSql(text), onClose: closeSql });
   livePanel = new LivePanel($('p-live'), wasm, () => ({
+    sql: isSql(config),
     scenario: config.scenario,
     mode: config.mode,
     knobs: knobsJson(config),
@@ -752,6 +909,9 @@ async function loadModel() {
 }
 
 function fillScenarios() {
+  const sql = document.createElement('option');
+  sql.value = SQL_SCENARIO;
+  sql.textContent = 'SQL — your scenario file (editor)';
   ui.scenario.replaceChildren(
     ...scenarios.map((s) => {
       const o = document.createElement('option');
@@ -759,15 +919,24 @@ function fillScenarios() {
       o.textContent = `${s.id} — ${s.title}`;
       return o;
     }),
+    sql,
   );
 }
 
 /** The run the URL asks for; a URL the model refuses runs nothing and says why. */
 async function firstRun() {
   const c = configFromUrl(location.search);
+  let urlError = checkUrl(location.search);
+  if (!urlError && c.sqlParam) {
+    try {
+      c.sql = await decodeSql(c.sqlParam, wasm.maxSqlBytes());
+      sqlEditor.setText(c.sql);
+    } catch (e) {
+      urlError = message(e);
+    }
+  }
   config = cloneConfig(c);
   configToInputs(c);
-  const urlError = checkUrl(location.search);
   if (urlError) {
     // `shards=0x10`, `rtt=NaN`, `bogus=1`: say so, run nothing.
     showError(`This URL cannot be run: ${urlError}. Nothing was run: fix the value above, or pick a scenario.`);
@@ -798,6 +967,10 @@ function exposeHooks() {
     },
     get config() {
       return cloneConfig(config);
+    },
+    /** The scenario file on screen's setup log and query as run (null for a built-in scenario). */
+    get sqlInfo() {
+      return sqlInfo;
     },
     snapshot: (since = NO_TRACE) => session.snapshot(since),
     lastSnapshot: () => lastSnap,

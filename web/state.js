@@ -3,7 +3,9 @@
 //
 // * `Config` is what the user chose: scenario, mode, knobs and behaviour. It round-trips
 //   through the URL query string together with the current step, so a reloaded or
-//   shared URL reproduces the exact view. Values stay the strings the user typed: the
+//   shared URL reproduces the exact view. A scenario file typed in the SQL editor takes
+//   the place of the built-in scenario: its text travels in `sql=`, deflated
+//   (CompressionStream 'deflate-raw') and in base64url (`encodeSql` / `decodeSql`). Values stay the strings the user typed: the
 //   model checks them (crate/knobs.rs, the same checks as the CLI's), and the page
 //   checks a URL with `wasm.checkUrl` before running anything.
 // * `Recording` is the history of one run: the trace length and virtual time at the end
@@ -59,6 +61,16 @@ export function setSwitchNames(names) {
   switchNames = [...names];
 }
 
+/**
+ * Knob fields a scenario file does not use (its own tables and servers say how many
+ * shards and rows; offset and limit are written in its query): left out of its knobs
+ * and of its URL, and greyed in the page.
+ */
+export const SQL_IGNORED_FIELDS = ['shards', 'rows', 'offset', 'limit'];
+
+/** The scenario select's value while a scenario file (the SQL editor's) is on screen. */
+export const SQL_SCENARIO = 'sql';
+
 /** What the page starts with when the URL says nothing: small data, so stepping is interactive. */
 export const DEFAULT_CONFIG = Object.freeze({
   scenario: 'E',
@@ -70,6 +82,10 @@ export const DEFAULT_CONFIG = Object.freeze({
   behaviour: '',
   switches: {},
   step: 0,
+  // A scenario file (the SQL editor's text) in place of the built-in scenario, and the
+  // same text deflated in base64url, as the URL carries it ('' when none).
+  sql: '',
+  sqlParam: '',
 });
 
 export function cloneConfig(c) {
@@ -81,7 +97,14 @@ export function cloneConfig(c) {
     behaviour: c.behaviour ?? '',
     switches: { ...(c.switches ?? {}) },
     step: c.step,
+    sql: c.sql ?? '',
+    sqlParam: c.sqlParam ?? '',
   };
+}
+
+/** Whether a config runs a scenario file (the SQL editor's) rather than a built-in scenario. */
+export function isSql(c) {
+  return !!(c.sql || c.sqlParam);
 }
 
 /** Reads a config from a query string (missing values take the defaults). */
@@ -89,6 +112,11 @@ export function configFromUrl(search) {
   const q = new URLSearchParams(search);
   const c = cloneConfig(DEFAULT_CONFIG);
   if (q.has('scenario')) c.scenario = q.get('scenario');
+  // The text itself is inflated by the caller (`decodeSql` is asynchronous).
+  if (q.has('sql')) {
+    c.sqlParam = q.get('sql');
+    c.scenario = SQL_SCENARIO;
+  }
   if (q.has('mode')) c.mode = q.get('mode');
   for (const f of KNOB_FIELDS) if (q.has(f.url)) c.fields[f.url] = q.get(f.url);
   if (q.has('sharing')) c.sharing = q.get('sharing');
@@ -102,10 +130,15 @@ export function configFromUrl(search) {
 /** The query string for a config (every knob written, so the URL is self-contained). */
 export function configToQuery(c) {
   const q = new URLSearchParams();
-  q.set('scenario', c.scenario);
+  const sql = isSql(c);
+  if (sql) q.set('sql', c.sqlParam);
+  else q.set('scenario', c.scenario);
   q.set('mode', c.mode);
-  for (const f of KNOB_FIELDS) if (c.fields[f.url] !== '' && c.fields[f.url] != null) q.set(f.url, c.fields[f.url]);
-  if (c.sharing) q.set('sharing', c.sharing);
+  for (const f of KNOB_FIELDS) {
+    if (sql && SQL_IGNORED_FIELDS.includes(f.url)) continue;
+    if (c.fields[f.url] !== '' && c.fields[f.url] != null) q.set(f.url, c.fields[f.url]);
+  }
+  if (c.sharing && !sql) q.set('sharing', c.sharing);
   if (c.behaviour) q.set('behaviour', c.behaviour);
   for (const [name, v] of Object.entries(c.switches ?? {})) if (v !== '' && v != null) q.set(name, v);
   q.set('step', String(c.step));
@@ -119,11 +152,13 @@ export function configToQuery(c) {
  */
 export function knobsJson(c) {
   const k = {};
+  const sql = isSql(c);
   for (const f of KNOB_FIELDS) {
+    if (sql && SQL_IGNORED_FIELDS.includes(f.url)) continue;
     const raw = (c.fields[f.url] ?? '').trim();
     if (raw !== '') k[f.knob] = raw;
   }
-  if (c.sharing) k.sharing = c.sharing;
+  if (c.sharing && !sql) k.sharing = c.sharing;
   if (c.behaviour) k.behaviour = c.behaviour;
   for (const [name, v] of Object.entries(c.switches ?? {})) if (v !== '' && v != null) k[name] = String(v);
   return JSON.stringify(k);
@@ -173,7 +208,15 @@ const NO_TRACE = 0xffffffff; // `snapshot(since)` with since past the end: no tr
 
 /** Model work per slice before the page gets the main thread back (ms). */
 export const SLICE_MS = 25;
-const STEP_SLICE = 256; // steps between clock reads
+/** Steps per call into the model at most (the page reads its clock between calls). */
+export const STEP_SLICE = 256;
+/**
+ * Time a call into the model may take before it stops after its current step (ms): a
+ * step costs microseconds in a built-in scenario, but tens of milliseconds when a
+ * scenario file's shard runs a large query at once, so a step count alone would let a
+ * call (and the slice) run far over.
+ */
+export const CALL_MS = 4;
 const TRACE_SLICE = 2000; // trace events copied per call (each becomes a JS object)
 
 /** Yields to the browser (input, rendering) between slices of model work. */
@@ -209,7 +252,7 @@ export async function inSlices(work, { progress = () => {}, cancelled = () => fa
 export class Recording {
   /** Records `session`; null if `cancelled()` said so before the end. */
   static async record(session, { progress = () => {}, cancelled = () => false } = {}) {
-    const ran = await inSlices(() => session.runSome(STEP_SLICE), {
+    const ran = await inSlices(() => session.runSome(STEP_SLICE, CALL_MS), {
       progress: () => progress(`Recording the run: ${session.step().toLocaleString('en-US')} steps so far…`),
       cancelled,
     });
@@ -278,5 +321,70 @@ export class Recording {
   /** Whether the recorded trace holds every event of step `step`. */
   hasStep(step) {
     return this.stepEnd(step) <= this.trace.length;
+  }
+}
+
+// ---- a scenario file in the URL: deflate-raw, then base64url ----
+
+function toBase64Url(bytes) {
+  let bin = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(bin).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+function fromBase64Url(text) {
+  const b64 = text.replace(/-/g, '+').replace(/_/g, '/');
+  const bin = atob(b64 + '='.repeat((4 - (b64.length % 4)) % 4));
+  const out = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+  return out;
+}
+
+/** A scenario file's text as the URL carries it: UTF-8, deflated (raw), base64url. */
+export async function encodeSql(text) {
+  const stream = new Blob([text]).stream().pipeThrough(new CompressionStream('deflate-raw'));
+  return toBase64Url(new Uint8Array(await new Response(stream).arrayBuffer()));
+}
+
+/**
+ * The text of an `sql=` value. Throws an Error saying what is wrong: not base64url,
+ * not deflated data, more than `maxBytes` once inflated (it stops reading there, so a
+ * small URL cannot inflate into a huge text), not UTF-8.
+ */
+export async function decodeSql(param, maxBytes) {
+  let bytes;
+  try {
+    bytes = fromBase64Url(param);
+  } catch {
+    throw new Error('sql=…: not base64url');
+  }
+  const reader = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('deflate-raw')).getReader();
+  const parts = [];
+  let total = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      total += value.length;
+      if (total > maxBytes) {
+        reader.cancel().catch(() => {});
+        throw new Error(`sql=…: the scenario file is more than ${maxBytes.toLocaleString('en-US')} bytes, the most the page takes`);
+      }
+      parts.push(value);
+    }
+  } catch (e) {
+    if (/^sql=/.test(e.message)) throw e;
+    throw new Error(`sql=…: not a deflated scenario file (${String(e.message || e).replace(/\.$/, '')})`);
+  }
+  const all = new Uint8Array(total);
+  let at = 0;
+  for (const p of parts) {
+    all.set(p, at);
+    at += p.length;
+  }
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(all);
+  } catch {
+    throw new Error('sql=…: the scenario file is not UTF-8 text');
   }
 }

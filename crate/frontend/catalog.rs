@@ -138,6 +138,33 @@ pub struct Cluster {
     pub total_rows: usize,
     /// The most rows the scripts may insert in all ([`MAX_ROWS`] unless lowered).
     pub max_rows: usize,
+    /// What the row limit is, for its messages ("the sandbox", "the step-by-step page").
+    pub limit_name: &'static str,
+}
+
+/// A statement started by [`Cluster::begin`]: done, or an INSERT to run in slices.
+pub enum Begun {
+    Done(Option<Vec<Val>>),
+    Insert(InsertJob),
+}
+
+/// An INSERT in progress: its target, and the source rows not inserted yet.
+pub struct InsertJob {
+    n: usize,
+    rel: String,
+    targets: Vec<usize>,
+    columns: Vec<ColumnInfo>,
+    at: Location,
+    source: InsertSource,
+    /// Rows inserted so far.
+    pub inserted: usize,
+}
+
+enum InsertSource {
+    /// `VALUES` rows, evaluated when the INSERT started.
+    Values(std::vec::IntoIter<Vec<Val>>),
+    /// `SELECT exprs FROM generate_series(…) name`: the next value and how many are left.
+    Series { name: [String; 1], next: i64, left: usize, projection: Vec<ast::Expr> },
 }
 
 /// Name of a relation as written (`public.t` or `t`), folded as PostgreSQL folds it.
@@ -166,22 +193,32 @@ impl Cluster {
     pub fn new(shards: &[String]) -> Cluster {
         let mut nodes = vec![Node::new("coordinator")];
         nodes.extend(shards.iter().map(|s| Node::new(s)));
-        Cluster { nodes, total_rows: 0, max_rows: MAX_ROWS }
+        Cluster { nodes, total_rows: 0, max_rows: MAX_ROWS, limit_name: "the sandbox" }
     }
 
     /// Indexes are built from the rows (`Table::create_index`), so rows inserted after
     /// `CREATE INDEX` need the index built again; done once, after the setup.
     pub fn rebuild_indexes(&mut self) {
-        for node in &mut self.nodes {
-            for r in &mut node.relations {
-                if let RelKind::Table(t) = &mut r.kind {
-                    let cols: Vec<usize> = t.indexes.iter().map(|i| i.column).collect();
-                    for c in cols {
-                        t.create_index(c);
-                    }
-                }
+        for n in 0..self.nodes.len() {
+            for r in 0..self.nodes[n].relations.len() {
+                self.rebuild_indexes_of(n, r);
             }
         }
+    }
+
+    /// `rebuild_indexes` for relation `r` of node `n` only (the page does one at a time);
+    /// returns the rows it sorted.
+    pub fn rebuild_indexes_of(&mut self, n: usize, r: usize) -> usize {
+        let Some(RelKind::Table(t)) =
+            self.nodes.get_mut(n).and_then(|node| node.relations.get_mut(r)).map(|r| &mut r.kind)
+        else {
+            return 0;
+        };
+        let cols: Vec<usize> = t.indexes.iter().map(|i| i.column).collect();
+        for &c in &cols {
+            t.create_index(c);
+        }
+        t.nrows() * cols.len()
     }
 
     pub fn node_index(&self, name: &str) -> Option<usize> {
@@ -195,6 +232,26 @@ impl Cluster {
     /// Runs one statement on node `n`. SELECT and EXPLAIN are the planner's; here they
     /// are errors, except a SELECT without FROM (`SELECT setseed(…)`), evaluated.
     pub fn execute(&mut self, n: usize, s: &Located) -> Result<Option<Vec<Val>>, FrontError> {
+        match self.begin(n, s)? {
+            Begun::Done(result) => Ok(result),
+            Begun::Insert(mut job) => {
+                self.insert_some(&mut job, usize::MAX)?;
+                Ok(None)
+            }
+        }
+    }
+
+    /// Starts one statement on node `n`: an INSERT is returned as a job to run in
+    /// slices ([`Cluster::insert_some`]); anything else runs to its end here.
+    pub fn begin(&mut self, n: usize, s: &Located) -> Result<Begun, FrontError> {
+        let at = s.at;
+        if let Stmt::Insert { table, columns, source } = &s.stmt {
+            return self.insert_begin(n, table, columns, source, at).map(Begun::Insert);
+        }
+        self.execute_other(n, s).map(Begun::Done)
+    }
+
+    fn execute_other(&mut self, n: usize, s: &Located) -> Result<Option<Vec<Val>>, FrontError> {
         let at = s.at;
         match &s.stmt {
             Stmt::Accepted(_) => Ok(None),
@@ -207,7 +264,11 @@ impl Cluster {
             }
             Stmt::AttachPartition { parent, name, bound } => self.attach(n, parent, name, bound, at).map(|_| None),
             Stmt::CreateIndex { table, columns } => self.create_index(n, table, columns).map(|_| None),
-            Stmt::Insert { table, columns, source } => self.insert(n, table, columns, source, at).map(|_| None),
+            Stmt::Insert { table, columns, source } => {
+                let mut job = self.insert_begin(n, table, columns, source, at)?;
+                self.insert_some(&mut job, usize::MAX)?;
+                Ok(None)
+            }
             Stmt::Set { name, value } => {
                 self.nodes[n].settings.push((name.clone(), value.clone()));
                 Ok(None)
@@ -368,10 +429,9 @@ impl Cluster {
         if child.partition_of.is_some() {
             return Err(FrontError::at(format!("\"{rel}\" is already a partition"), at));
         }
-        if let RelKind::Table(t) = &child.kind {
-            let t = t.clone();
-            if t.nrows() > 0 {
-                let bound = self.bound(n, &parent_name, bound, at)?;
+        if matches!(&child.kind, RelKind::Table(t) if t.nrows() > 0) {
+            let bound = self.bound(n, &parent_name, bound, at)?;
+            if let Some(RelKind::Table(t)) = self.nodes[n].relation(&rel).map(|r| &r.kind) {
                 for i in 0..t.nrows() {
                     if !self.row_fits(n, &parent_name, &bound, t.row(i)) {
                         return Err(FrontError::at(
@@ -533,14 +593,15 @@ impl Cluster {
         Ok(out)
     }
 
-    fn insert(
+    /// The INSERT's target and source, checked; no row is inserted yet.
+    fn insert_begin(
         &mut self,
         n: usize,
         table: &ObjectName,
         cols: &[Ident],
         source: &ast::Query,
         at: Location,
-    ) -> Result<(), FrontError> {
+    ) -> Result<InsertJob, FrontError> {
         let rel = relation_name(table).map_err(|m| FrontError::at(m, object_at(table)))?;
         let Some(r) = self.nodes[n].relation(&rel) else {
             return Err(FrontError::at(format!("relation \"{rel}\" does not exist"), object_at(table)));
@@ -559,30 +620,61 @@ impl Cluster {
                 })
                 .collect::<Result<_, _>>()?
         };
-        let rows = self.source_rows(n, source, at)?;
-        for vals in rows {
-            if vals.len() > targets.len() {
+        let source = self.source_rows(n, source, at)?;
+        Ok(InsertJob { n, rel, targets, columns, at, source, inserted: 0 })
+    }
+
+    /// Inserts at most `budget` more rows of `job`, evaluating and routing each in
+    /// turn as PostgreSQL does; true when the INSERT is done.
+    pub fn insert_some(&mut self, job: &mut InsertJob, budget: usize) -> Result<bool, FrontError> {
+        let at = job.at;
+        for _ in 0..budget {
+            let vals = match &mut job.source {
+                InsertSource::Values(rows) => match rows.next() {
+                    Some(vals) => vals,
+                    None => break,
+                },
+                InsertSource::Series { name, next, left, projection } => {
+                    if *left == 0 {
+                        break;
+                    }
+                    let i = *next;
+                    *left -= 1;
+                    *next = next.saturating_add(1);
+                    series_row(&mut self.nodes[job.n].random, name, i, projection)?
+                }
+            };
+            if vals.len() > job.targets.len() {
                 return Err(FrontError::at("INSERT has more expressions than target columns", at));
             }
-            let mut row = vec![Datum::Null; columns.len()];
-            for (v, &t) in vals.into_iter().zip(&targets) {
-                row[t] = eval::cast(v, columns[t].ty, at)?;
+            let mut row = vec![Datum::Null; job.columns.len()];
+            for (v, &t) in vals.into_iter().zip(&job.targets) {
+                row[t] = eval::cast(v, job.columns[t].ty, at)?;
             }
             self.total_rows += 1;
             if self.total_rows > self.max_rows {
                 return Err(FrontError::at(
-                    format!("more than {} rows in all: too many for the sandbox", self.max_rows),
+                    format!("more than {} rows in all: too many for {}", self.max_rows, self.limit_name),
                     at,
                 ));
             }
-            self.route(n, &rel, row, at)?;
+            let rel = job.rel.clone();
+            self.route(job.n, &rel, row, at)?;
+            job.inserted += 1;
         }
-        self.flush_batches(n);
-        Ok(())
+        let done = match &job.source {
+            InsertSource::Values(rows) => rows.len() == 0,
+            InsertSource::Series { left, .. } => *left == 0,
+        };
+        if done {
+            self.flush_batches(job.n);
+        }
+        Ok(done)
     }
 
-    /// The rows of `VALUES (…), …` or of `SELECT exprs [FROM generate_series(a, b) [alias]]`.
-    fn source_rows(&mut self, n: usize, q: &ast::Query, at: Location) -> Result<Vec<Vec<Val>>, FrontError> {
+    /// The rows of `VALUES (…), …` (evaluated now) or of `SELECT exprs [FROM
+    /// generate_series(a, b) [alias]]` (evaluated row by row as they are inserted).
+    fn source_rows(&mut self, n: usize, q: &ast::Query, at: Location) -> Result<InsertSource, FrontError> {
         if q.order_by.is_some() || q.limit.is_some() || q.offset.is_some() || q.with.is_some() {
             return Err(FrontError::unsupported("ORDER BY, LIMIT, OFFSET or WITH in INSERT … SELECT", at));
         }
@@ -597,14 +689,14 @@ impl Cluster {
                     }
                     out.push(vals);
                 }
-                Ok(out)
+                Ok(InsertSource::Values(out.into_iter()))
             }
             ast::SetExpr::Select(s) => self.select_rows(n, s, at),
             _ => Err(FrontError::unsupported("this form of INSERT source", at)),
         }
     }
 
-    fn select_rows(&mut self, n: usize, s: &ast::Select, at: Location) -> Result<Vec<Vec<Val>>, FrontError> {
+    fn select_rows(&mut self, n: usize, s: &ast::Select, at: Location) -> Result<InsertSource, FrontError> {
         if s.selection.is_some() || s.having.is_some() || s.distinct.is_some() {
             return Err(FrontError::unsupported("WHERE, HAVING or DISTINCT in INSERT … SELECT", at));
         }
@@ -619,29 +711,20 @@ impl Cluster {
         let count = (*range.end() as i128 - *range.start() as i128 + 1).max(0) as u128;
         if count > self.max_rows as u128 {
             return Err(FrontError::at(
-                format!("generate_series of {count} rows: more than the sandbox's {}", self.max_rows),
+                format!("generate_series of {count} rows: more than {}'s {}", self.limit_name, self.max_rows),
                 at,
             ));
         }
-        let count = count as usize;
-        let names = [name];
-        let types = [SqlType::Int4];
-        let mut out = Vec::with_capacity(count);
-        for i in range {
-            let values = [Datum::Int(i)];
-            let env = Env { names: &names, values: &values, types: &types };
-            let mut vals = Vec::with_capacity(s.projection.len());
-            for item in &s.projection {
-                let e = match item {
-                    ast::SelectItem::UnnamedExpr(e) | ast::SelectItem::ExprWithAlias { expr: e, .. } => e,
-                    _ => return Err(FrontError::unsupported("* in INSERT … SELECT", at)),
-                };
-                let mut cx = EvalContext { random: &mut self.nodes[n].random };
-                vals.push(eval::eval(e, &env, &mut cx)?);
+        let mut projection = Vec::with_capacity(s.projection.len());
+        for item in &s.projection {
+            match item {
+                ast::SelectItem::UnnamedExpr(e) | ast::SelectItem::ExprWithAlias { expr: e, .. } => {
+                    projection.push(e.clone())
+                }
+                _ => return Err(FrontError::unsupported("* in INSERT … SELECT", at)),
             }
-            out.push(vals);
         }
-        Ok(out)
+        Ok(InsertSource::Series { name: [name], next: *range.start(), left: count as usize, projection })
     }
 
     /// Hands a row to relation `rel` of node `n`, as PostgreSQL's tuple routing does.
@@ -775,6 +858,24 @@ fn series(
         None => "generate_series".into(),
     };
     Ok((col, *a..=*b))
+}
+
+/// One row of `SELECT exprs FROM generate_series(…) name`: the expressions with `name` = `i`.
+fn series_row(
+    random: &mut pgfuncs::PgRandom,
+    names: &[String],
+    i: i64,
+    projection: &[ast::Expr],
+) -> Result<Vec<Val>, FrontError> {
+    let values = [Datum::Int(i)];
+    let types = [SqlType::Int4];
+    let env = Env { names, values: &values, types: &types };
+    let mut vals = Vec::with_capacity(projection.len());
+    for e in projection {
+        let mut cx = EvalContext { random: &mut *random };
+        vals.push(eval::eval(e, &env, &mut cx)?);
+    }
+    Ok(vals)
 }
 
 /// PostgreSQL's hash of a partition key (`compute_partition_hash_value`), each value

@@ -23,7 +23,7 @@
 //! setup; loading skips it, and [`SqlScenario::with_query`] plans each of them
 //! against the databases already built.
 
-use super::catalog::{Cluster, RelKind};
+use super::catalog::{Begun, Cluster, InsertJob, RelKind};
 use super::planner::{plan_query, Planned};
 use super::statement::{parse_statements, ExplainFlags, Stmt};
 use super::{pgfuncs, FrontError};
@@ -32,7 +32,7 @@ use crate::knobs::{self, Source};
 use crate::remote::{ForeignServer, ServerOptions};
 use crate::scenario::{Knobs, Scenario, ServerSpec};
 use crate::sim::{LinkParams, ServerCosts};
-use crate::types::Catalog;
+use crate::types::{Catalog, Table};
 
 /// Built-in scenarios as scenario files (`crate/frontend/scenarios/`), embedded: D and
 /// E build the same tables, rows and plan as the built-in generators at the seeds'
@@ -148,47 +148,9 @@ impl SqlScenario {
 
     /// `load`, inserting at most `max_rows` rows in all (the fuzz test's small worlds).
     pub fn load_limited(text: &str, max_rows: usize) -> Result<SqlScenario, FrontError> {
-        if text.len() > MAX_SCRIPT_BYTES {
-            return Err(FrontError::new(
-                format!("the scenario is {} bytes; at most {MAX_SCRIPT_BYTES} are accepted", text.len()),
-                0,
-                0,
-            ));
-        }
-        let secs = sections(text)?;
-        let mut shards: Vec<String> = Vec::new();
-        for s in &secs {
-            if let Target::Shard(name) = &s.target {
-                if !shards.contains(name) {
-                    shards.push(name.clone());
-                }
-            }
-        }
-        let mut cluster = Cluster::new(&shards);
-        cluster.max_rows = max_rows;
-        let mut log = Vec::new();
-        let mut query = None;
-        let mut knobs = Knobs::default();
-        for s in &secs {
-            match &s.target {
-                Target::Coordinator | Target::Shard(_) => {
-                    let node = match &s.target {
-                        Target::Shard(name) => cluster.node_index(name).expect("collected above"),
-                        _ => 0,
-                    };
-                    for st in parse_statements(&s.text, s.first_line)? {
-                        let before = cluster.total_rows;
-                        let result = cluster.execute(node, &st)?;
-                        log.push(describe(&cluster.nodes[node].name, &st.stmt, cluster.total_rows - before, result));
-                    }
-                }
-                Target::Query => query = Some(query_text(&s.text, s.first_line)?),
-                Target::Knobs => knobs = knob_lines(&s.text, s.first_line)?,
-                Target::Corpus => {}
-            }
-        }
-        cluster.rebuild_indexes();
-        Ok(SqlScenario { cluster, query, knobs, log })
+        let mut load = SqlLoad::new(text, max_rows)?;
+        while !load.advance(usize::MAX)? {}
+        load.finish()
     }
 
     /// The same databases with another query: `text` is what a `-- @query` section
@@ -226,7 +188,35 @@ impl SqlScenario {
     /// shard per server the plan reads. `overrides` (the CLI's or the page's knobs)
     /// win over the file's `-- @knobs`.
     pub fn scenario(&self, overrides: &Knobs, source: Source) -> Result<Scenario, FrontError> {
+        self.assemble(self.plan()?, overrides, source, &mut |_, t| t.clone())
+    }
+
+    /// [`SqlScenario::scenario`], moving the tables' rows into the scenario instead of
+    /// copying them (the page: a large file's rows are neither copied nor freed twice).
+    pub fn into_scenario(mut self, overrides: &Knobs, source: Source) -> Result<Scenario, FrontError> {
         let planned = self.plan()?;
+        let mut taken: std::collections::HashMap<(usize, String), Table> = std::collections::HashMap::new();
+        for (n, node) in self.cluster.nodes.iter_mut().enumerate() {
+            for r in node.relations.iter_mut() {
+                if let RelKind::Table(t) = &mut r.kind {
+                    let empty = Table::new(&t.name, t.columns.clone());
+                    taken.insert((n, t.name.clone()), std::mem::replace(t, empty));
+                }
+            }
+        }
+        self.assemble(planned, overrides, source, &mut |n, t| {
+            taken.remove(&(n, t.name.clone())).unwrap_or_else(|| t.clone())
+        })
+    }
+
+    /// The scenario of `planned`, each table of node `n` given by `table(n, placeholder)`.
+    fn assemble(
+        &self,
+        planned: Planned,
+        overrides: &Knobs,
+        source: Source,
+        table: &mut dyn FnMut(usize, &Table) -> Table,
+    ) -> Result<Scenario, FrontError> {
         let k = merge(&self.knobs, overrides);
         let coord = self.cluster.coordinator();
         let nservers = planned.servers.len().max(1);
@@ -235,7 +225,7 @@ impl SqlScenario {
         let mut local = Catalog::default();
         for r in &coord.relations {
             if let RelKind::Table(t) = &r.kind {
-                local.add(t.clone());
+                local.add(table(0, t));
             }
         }
         let mut costs = ServerCosts::default();
@@ -260,7 +250,7 @@ impl SqlScenario {
             let mut catalog = Catalog::default();
             for r in &self.cluster.nodes[shard].relations {
                 if let RelKind::Table(t) = &r.kind {
-                    catalog.add(t.clone());
+                    catalog.add(table(shard, t));
                 }
             }
             let fetch_size = server.option("fetch_size").and_then(|v| v.parse().ok()).or(k.fetch_size).unwrap_or(100);
@@ -293,6 +283,183 @@ impl SqlScenario {
             order_key: planned.order_key,
             behaviour,
         })
+    }
+}
+
+/// A scenario file being loaded in slices: `advance(budget)` runs statements and
+/// inserts rows until about `budget` units of work are done (a row inserted or sorted
+/// into an index, a statement run), so the page can load a large file between frames.
+/// The same statements run in the same order as [`SqlScenario::load`] (which is this,
+/// with no budget), so the result and the first error are the same.
+pub struct SqlLoad {
+    sections: Vec<Section>,
+    /// The section being run, and its statements once parsed (with the next one's index).
+    section: usize,
+    statements: Option<(usize, Vec<super::statement::Located>, usize)>,
+    /// The INSERT in progress (its statement is `statements[next - 1]`) and the rows
+    /// in all before it began.
+    insert: Option<(InsertJob, usize)>,
+    /// After the sections: the (node, relation) whose indexes are built next.
+    indexes: Option<(usize, usize)>,
+    cluster: Cluster,
+    log: Vec<String>,
+    query: Option<QueryText>,
+    knobs: Knobs,
+    done: bool,
+}
+
+impl SqlLoad {
+    /// Checks the size and the section markers; runs nothing yet.
+    pub fn new(text: &str, max_rows: usize) -> Result<SqlLoad, FrontError> {
+        if text.len() > MAX_SCRIPT_BYTES {
+            return Err(FrontError::new(
+                format!("the scenario is {} bytes; at most {MAX_SCRIPT_BYTES} are accepted", text.len()),
+                0,
+                0,
+            ));
+        }
+        let sections = sections(text)?;
+        let mut shards: Vec<String> = Vec::new();
+        for s in &sections {
+            if let Target::Shard(name) = &s.target {
+                if !shards.contains(name) {
+                    shards.push(name.clone());
+                }
+            }
+        }
+        let mut cluster = Cluster::new(&shards);
+        cluster.max_rows = max_rows;
+        Ok(SqlLoad {
+            sections,
+            section: 0,
+            statements: None,
+            insert: None,
+            indexes: None,
+            cluster,
+            log: Vec::new(),
+            query: None,
+            knobs: Knobs::default(),
+            done: false,
+        })
+    }
+
+    /// Names the row limit in its messages ("more than N rows in all: too many for …").
+    pub fn set_limit_name(&mut self, name: &'static str) {
+        self.cluster.limit_name = name;
+    }
+
+    /// Rows inserted so far, in all.
+    pub fn rows(&self) -> usize {
+        self.cluster.total_rows
+    }
+
+    /// Whether every section has run and the indexes are built.
+    pub fn is_done(&self) -> bool {
+        self.done
+    }
+
+    /// Runs about `budget` units of work; true when the whole file is loaded.
+    pub fn advance(&mut self, budget: usize) -> Result<bool, FrontError> {
+        self.advance_timed(budget, &mut || false)
+    }
+
+    /// `advance`, stopping early once `out_of_time()` says so (asked every few hundred
+    /// rows: the page's clock; the core reads none).
+    pub fn advance_timed(&mut self, budget: usize, out_of_time: &mut dyn FnMut() -> bool) -> Result<bool, FrontError> {
+        let mut left = budget;
+        while !self.done && left > 0 {
+            left = left.saturating_sub(self.unit(left.min(256))?);
+            if out_of_time() {
+                break;
+            }
+        }
+        Ok(self.done)
+    }
+
+    /// One piece of work of at most about `budget` units; returns the units it did.
+    fn unit(&mut self, budget: usize) -> Result<usize, FrontError> {
+        // An INSERT in progress: more of its rows.
+        if let Some((job, before)) = &mut self.insert {
+            let from = job.inserted;
+            let finished = self.cluster.insert_some(job, budget)?;
+            let did = job.inserted - from;
+            if finished {
+                let before = *before;
+                self.insert = None;
+                if let Some((node, stmts, next)) = &self.statements {
+                    let name = &self.cluster.nodes[*node].name;
+                    self.log.push(describe(name, &stmts[*next - 1].stmt, self.cluster.total_rows - before, None));
+                }
+            }
+            return Ok(did.max(1));
+        }
+        // The indexes, a table at a time, once every section has run.
+        if let Some((n, r)) = self.indexes {
+            if n >= self.cluster.nodes.len() {
+                self.indexes = None;
+                self.done = true;
+                return Ok(1);
+            }
+            if r >= self.cluster.nodes[n].relations.len() {
+                self.indexes = Some((n + 1, 0));
+                return Ok(1);
+            }
+            self.indexes = Some((n, r + 1));
+            return Ok(self.cluster.rebuild_indexes_of(n, r).max(1));
+        }
+        // The next statement of the section being run.
+        if let Some((node, stmts, next)) = &mut self.statements {
+            let Some(st) = stmts.get(*next) else {
+                self.statements = None;
+                self.section += 1;
+                return Ok(1);
+            };
+            *next += 1;
+            let node = *node;
+            let before = self.cluster.total_rows;
+            match self.cluster.begin(node, st)? {
+                Begun::Done(result) => {
+                    let name = &self.cluster.nodes[node].name;
+                    self.log.push(describe(name, &st.stmt, self.cluster.total_rows - before, result));
+                }
+                Begun::Insert(job) => self.insert = Some((job, before)),
+            }
+            return Ok(1);
+        }
+        // The next section.
+        let Some(s) = self.sections.get(self.section) else {
+            self.indexes = Some((0, 0));
+            return Ok(1);
+        };
+        match &s.target {
+            Target::Coordinator | Target::Shard(_) => {
+                let node = match &s.target {
+                    Target::Shard(name) => self
+                        .cluster
+                        .node_index(name)
+                        .ok_or_else(|| FrontError::new(format!("no shard \"{name}\""), s.first_line, 1))?,
+                    _ => 0,
+                };
+                let stmts = parse_statements(&s.text, s.first_line)?;
+                self.statements = Some((node, stmts, 0));
+                // Parsing a long section is work too.
+                return Ok((s.text.len() / 64).max(1));
+            }
+            Target::Query => self.query = Some(query_text(&s.text, s.first_line)?),
+            Target::Knobs => self.knobs = knob_lines(&s.text, s.first_line)?,
+            // The corpus test's queries: not run by loading.
+            Target::Corpus => {}
+        }
+        self.section += 1;
+        Ok(1)
+    }
+
+    /// The loaded scenario (an error if `advance` has not reached the end).
+    pub fn finish(self) -> Result<SqlScenario, FrontError> {
+        if !self.done {
+            return Err(FrontError::new("the scenario file is not loaded yet", 0, 0));
+        }
+        Ok(SqlScenario { cluster: self.cluster, query: self.query, knobs: self.knobs, log: self.log })
     }
 }
 
@@ -452,6 +619,88 @@ fn knob_lines(text: &str, first_line: usize) -> Result<Knobs, FrontError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every table of every node, by name, with its rows and indexes.
+    fn tables(c: &Cluster) -> Vec<(String, String, Vec<crate::types::Datum>, Vec<Vec<u32>>)> {
+        let mut out = Vec::new();
+        for node in &c.nodes {
+            for r in &node.relations {
+                if let RelKind::Table(t) = &r.kind {
+                    let idx = t.indexes.iter().map(|i| i.order.clone()).collect();
+                    out.push((node.name.clone(), r.name.clone(), t.data.clone(), idx));
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn a_load_in_slices_is_the_load_at_once() {
+        for (id, text) in SCENARIO_FILES {
+            let whole = SqlScenario::load(text).unwrap();
+            let mut load = SqlLoad::new(text, super::super::catalog::MAX_ROWS).unwrap();
+            let mut calls = 0;
+            while !load.advance(997).unwrap() {
+                calls += 1;
+            }
+            assert!(calls > 100, "{id}: {calls} slices");
+            let sliced = load.finish().unwrap();
+            assert_eq!(whole.log, sliced.log, "{id}");
+            assert_eq!(whole.cluster.total_rows, sliced.cluster.total_rows, "{id}");
+            assert!(tables(&whole.cluster) == tables(&sliced.cluster), "{id}: the same rows and indexes");
+            assert_eq!(whole.query.map(|q| q.sql), sliced.query.map(|q| q.sql), "{id}");
+        }
+    }
+
+    #[test]
+    fn into_scenario_moves_what_scenario_copies() {
+        let data = |sc: &Scenario| {
+            let mut out: Vec<(String, Vec<crate::types::Datum>)> =
+                sc.local.tables.iter().map(|t| (format!("local {}", t.name), t.data.clone())).collect();
+            for s in &sc.servers {
+                out.extend(s.catalog.tables.iter().map(|t| (format!("{} {}", s.server.name, t.name), t.data.clone())));
+            }
+            out
+        };
+        for (id, text) in SCENARIO_FILES {
+            let sql = SqlScenario::load(text).unwrap();
+            let copied = sql.scenario(&Knobs::default(), Source::Json).unwrap();
+            let moved = sql.into_scenario(&Knobs::default(), Source::Json).unwrap();
+            assert!(data(&copied) == data(&moved), "{id}");
+            assert!(data(&moved).iter().map(|(_, d)| d.len()).sum::<usize>() > 0, "{id}");
+            assert_eq!(format!("{:?}", copied.plan), format!("{:?}", moved.plan), "{id}");
+        }
+    }
+
+    #[test]
+    fn a_load_in_slices_stops_at_the_same_error() {
+        let text = "-- @shard s1\ncreate table t (a int);\ninsert into t select i from generate_series(1, 5000) i;\n\
+                    insert into t select i / (i - 4000) from generate_series(1, 5000) i;\n-- @query\nselect 1;\n";
+        let whole = SqlScenario::load(text).unwrap_err();
+        let mut load = SqlLoad::new(text, 1_000_000).unwrap();
+        let sliced = loop {
+            match load.advance(100) {
+                Ok(true) => panic!("loaded"),
+                Ok(false) => {}
+                Err(e) => break e,
+            }
+        };
+        assert_eq!(whole, sliced);
+        assert_eq!(sliced.line, 4);
+        assert_eq!(load.rows(), 5000 + 3999, "the rows before the failing one were inserted");
+        // The row limit, named.
+        let mut small = SqlLoad::new(text, 6000).unwrap();
+        small.set_limit_name("the page");
+        let e = loop {
+            if let Err(e) = small.advance(100) {
+                break e;
+            }
+        };
+        assert_eq!((e.message.as_str(), e.line), ("more than 6000 rows in all: too many for the page", 4));
+        let e = SqlLoad::new(text, 4000).and_then(|mut l| l.advance(usize::MAX)).unwrap_err();
+        assert_eq!((e.message.as_str(), e.line), ("generate_series of 5000 rows: more than the sandbox's 4000", 3));
+        assert!(SqlLoad::new(text, 10).unwrap().finish().is_err(), "not loaded yet: an error, no panic");
+    }
 
     #[test]
     fn variables_are_substituted_but_casts_are_not() {

@@ -8,9 +8,11 @@
 //! one from the same URL state.
 
 use crate::behaviour::{Behaviour, KNOBS};
+use crate::frontend::script::{SqlLoad, MAX_SCRIPT_BYTES, SCENARIO_FILES};
+use crate::frontend::{FrontError, SqlScenario};
 use crate::knobs::{self, Source};
 use crate::scenario::{Knobs, Scenario, SCENARIOS};
-use crate::session::{self, Session as Model};
+use crate::session::{self, Session as Model, MAX_DEMO_ROWS};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
@@ -34,6 +36,33 @@ fn parse_mode(mode: &str) -> Result<bool, JsError> {
         "sync" => Ok(false),
         m => Err(JsError::new(&format!("bad mode \"{m}\": expected \"sync\" or \"async\""))),
     }
+}
+
+/// The host's clock in milliseconds (`performance.now()` in a page or Node), read by
+/// the budgeted calls below between steps; the core itself reads no clock.
+#[cfg(target_arch = "wasm32")]
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(js_namespace = performance, js_name = now)]
+    fn performance_now() -> f64;
+}
+
+#[cfg(target_arch = "wasm32")]
+fn now_ms() -> f64 {
+    performance_now()
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn now_ms() -> f64 {
+    static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    START.get_or_init(std::time::Instant::now).elapsed().as_secs_f64() * 1e3
+}
+
+/// For a budgeted call given `ms` (optional): says when that much time has passed since
+/// the call began. Without `ms` (or a bad value), never.
+fn out_of_time(ms: Option<f64>) -> impl FnMut() -> bool {
+    let end = ms.filter(|m| m.is_finite() && *m >= 0.0).map(|m| now_ms() + m);
+    move || end.is_some_and(|e| now_ms() >= e)
 }
 
 /// Installs the panic hook (called once by the page).
@@ -90,9 +119,15 @@ fn behaviour_view(b: &Behaviour) -> BehaviourView {
 /// Checks a page URL's query string (`?scenario=E&shards=4…`) with the CLI's checks:
 /// unknown parameters, non-decimal integers (`shards=0x10`), non-finite numbers
 /// (`rtt=NaN`), ranges, one per-shard value per shard, size. Throws with the message.
+/// With `sql=` (a scenario file, compressed; the page decompresses it) the knobs are
+/// checked alone: the file's servers, known once it is loaded, say how many shards.
 #[wasm_bindgen(js_name = checkUrl)]
 pub fn check_url(query: &str) -> Result<(), JsError> {
     let q = knobs::from_query(&knobs::query_pairs(query)).map_err(|e| JsError::new(&e))?;
+    if q.sql.is_some() {
+        let shards = q.knobs.rtt_ms_per_shard.as_ref().map_or(1, |l| l.len());
+        return knobs::validate(&q.knobs, shards, Source::Url).map_err(|e| JsError::new(&e));
+    }
     let id = q.scenario.as_deref().unwrap_or("E");
     Scenario::check(id, &q.knobs, Source::Url).map_err(|e| JsError::new(&e))
 }
@@ -127,8 +162,10 @@ impl CompareJob {
         Ok(CompareJob { inner })
     }
 
-    pub fn advance(&mut self, budget: u32) -> Result<JsValue, JsError> {
-        match self.inner.advance(budget as usize).map_err(|e| JsError::new(&e))? {
+    /// `ms` (optional): also stop after the step during which that many milliseconds
+    /// have passed (a step of a scenario file's run can take tens of milliseconds).
+    pub fn advance(&mut self, budget: u32, ms: Option<f64>) -> Result<JsValue, JsError> {
+        match self.inner.advance_timed(budget as usize, &mut out_of_time(ms)).map_err(|e| JsError::new(&e))? {
             Some(c) => to_js(&c),
             None => Ok(JsValue::UNDEFINED),
         }
@@ -215,24 +252,25 @@ impl Session {
         Ok(CompareJob { inner })
     }
 
-    /// At most `budget` steps towards the end; true when the run is done.
+    /// At most `budget` steps towards the end (and, given `ms`, none after the step
+    /// during which `ms` milliseconds have passed); true when the run is done.
     #[wasm_bindgen(js_name = runSome)]
-    pub fn run_some(&mut self, budget: u32) -> bool {
-        self.inner.run_some(budget as usize)
+    pub fn run_some(&mut self, budget: u32, ms: Option<f64>) -> bool {
+        self.inner.run_some_timed(budget as usize, &mut out_of_time(ms))
     }
 
-    /// Steps while the run has returned `rows` rows, at most `budget` steps; true when
-    /// a new row arrived or the run is done.
+    /// Steps while the run has returned `rows` rows, at most `budget` steps (and `ms`
+    /// as in `runSome`); true when a new row arrived or the run is done.
     #[wasm_bindgen(js_name = runWhileRows)]
-    pub fn run_while_rows(&mut self, rows: f64, budget: u32) -> bool {
-        self.inner.run_while_rows(rows as u64, budget as usize)
+    pub fn run_while_rows(&mut self, rows: f64, budget: u32, ms: Option<f64>) -> bool {
+        self.inner.run_while_rows_timed(rows as u64, budget as usize, &mut out_of_time(ms))
     }
 
     /// Towards step `step` (back: from the nearest checkpoint) with at most `budget`
-    /// steps replayed; true when there.
+    /// steps replayed (and `ms` as in `runSome`); true when there.
     #[wasm_bindgen(js_name = seekSome)]
-    pub fn seek_some(&mut self, step: u32, budget: u32) -> bool {
-        self.inner.seek_some(step as usize, budget as usize)
+    pub fn seek_some(&mut self, step: u32, budget: u32, ms: Option<f64>) -> bool {
+        self.inner.seek_some_timed(step as usize, budget as usize, &mut out_of_time(ms))
     }
 
     /// Goes to step `step` (backwards or forwards).
@@ -306,5 +344,194 @@ impl Session {
         }
         let (columns, rows) = self.inner.rows_page(offset as usize, limit as usize);
         to_js(&Page { columns, rows, total: self.inner.run().row_count })
+    }
+}
+
+// ---- scenario files (the page's SQL editor) ----
+
+#[wasm_bindgen]
+extern "C" {
+    /// JavaScript's `Error`, made here so that a scenario file's error carries where it is.
+    #[wasm_bindgen(js_name = Error)]
+    type ErrorObject;
+    #[wasm_bindgen(constructor, js_class = "Error")]
+    fn new(message: &str) -> ErrorObject;
+    #[wasm_bindgen(method, setter = line, js_class = "Error")]
+    fn set_line(this: &ErrorObject, line: u32);
+    #[wasm_bindgen(method, setter = column, js_class = "Error")]
+    fn set_column(this: &ErrorObject, column: u32);
+    #[wasm_bindgen(method, setter = reason, js_class = "Error")]
+    fn set_reason(this: &ErrorObject, reason: &str);
+}
+
+/// A scenario file's error as a JavaScript `Error`: its message says where ("line 3,
+/// column 8: column \"scor\" does not exist"); `line` and `column` (1-based, 0 when
+/// unknown) and `reason` (the message alone) are properties of it.
+fn front_error(e: &FrontError) -> JsValue {
+    let err = ErrorObject::new(&e.to_string());
+    err.set_line(e.line.min(u32::MAX as usize) as u32);
+    err.set_column(e.column.min(u32::MAX as usize) as u32);
+    err.set_reason(&e.message);
+    err.into()
+}
+
+/// Names the page's row limit in the loader's messages.
+const PAGE_LIMIT_NAME: &str = "the step-by-step page (`pgasync sql --file` takes more)";
+
+/// The built-in scenarios that have a scenario file: `[{id, text}]` (the SQL editor's
+/// starting texts; one copy, embedded from `crate/frontend/scenarios/`).
+#[wasm_bindgen(js_name = scenarioFiles)]
+pub fn scenario_files() -> Result<JsValue, JsError> {
+    #[derive(Serialize)]
+    struct File {
+        id: &'static str,
+        text: &'static str,
+    }
+    to_js(&SCENARIO_FILES.iter().map(|(id, text)| File { id, text }).collect::<Vec<_>>())
+}
+
+/// The most bytes of scenario-file text the page takes (`MAX_SCRIPT_BYTES`).
+#[wasm_bindgen(js_name = maxSqlBytes)]
+pub fn max_sql_bytes() -> u32 {
+    MAX_SCRIPT_BYTES as u32
+}
+
+/// A scenario file loaded in slices and made a [`Session`]: `new SqlLoader(text, mode,
+/// knobsJson)`, then `advance(budget)` until it returns true (each call inserts about
+/// `budget` rows, so the page stays responsive), then `session()`. The page's limits
+/// apply: at most `MAX_DEMO_ROWS` rows in all, refused at the INSERT that passes them,
+/// and a plan too big to record step by step is refused by `session()` before it
+/// runs. Every error is thrown as an `Error` with `line`, `column` and `reason`
+/// (see `front_error`), and kept: `error()` returns it as `{message, line, column}`.
+#[wasm_bindgen]
+pub struct SqlLoader {
+    load: Option<SqlLoad>,
+    async_mode: bool,
+    knobs: Knobs,
+    error: Option<FrontError>,
+    log: Vec<String>,
+    query: Option<String>,
+}
+
+#[wasm_bindgen]
+impl SqlLoader {
+    /// Checks the size, the section markers, the mode and the knobs; runs nothing yet.
+    #[wasm_bindgen(constructor)]
+    pub fn new(text: &str, mode: &str, knobs_json: &str) -> Result<SqlLoader, JsValue> {
+        let async_mode = parse_mode(mode).map_err(JsValue::from)?;
+        let knobs = parse_knobs(knobs_json).map_err(JsValue::from)?;
+        let mut load = SqlLoad::new(text, MAX_DEMO_ROWS).map_err(|e| front_error(&e))?;
+        load.set_limit_name(PAGE_LIMIT_NAME);
+        Ok(SqlLoader { load: Some(load), async_mode, knobs, error: None, log: vec![], query: None })
+    }
+
+    fn fail(&mut self, e: FrontError) -> JsValue {
+        let js = front_error(&e);
+        self.error = Some(e);
+        self.load = None;
+        js
+    }
+
+    /// Runs about `budget` units of the setup (a row inserted, a statement run), and
+    /// given `ms`, stops once that many milliseconds have passed; true when the whole
+    /// file is loaded.
+    pub fn advance(&mut self, budget: u32, ms: Option<f64>) -> Result<bool, JsValue> {
+        let Some(load) = self.load.as_mut() else {
+            return Err(self.gone());
+        };
+        match load.advance_timed(budget.max(1) as usize, &mut out_of_time(ms)) {
+            Ok(done) => Ok(done),
+            Err(e) => Err(self.fail(e)),
+        }
+    }
+
+    fn gone(&self) -> JsValue {
+        match &self.error {
+            Some(e) => front_error(e),
+            None => front_error(&FrontError::new("this loader has already made its session", 0, 0)),
+        }
+    }
+
+    /// Rows inserted so far (for a progress line).
+    pub fn rows(&self) -> f64 {
+        self.load.as_ref().map_or(0, |l| l.rows()) as f64
+    }
+
+    /// Plans the query, checks the run fits the page, and builds the session (once,
+    /// after `advance` returned true).
+    pub fn session(&mut self) -> Result<Session, JsValue> {
+        let Some(load) = self.load.take() else {
+            return Err(self.gone());
+        };
+        let built = load.finish().and_then(|mut sql| {
+            self.log = std::mem::take(&mut sql.log);
+            self.query = sql.query.as_ref().map(|q| one_line(&q.sql));
+            sql_session(sql, self.async_mode, &self.knobs)
+        });
+        built.map_err(|e| self.fail(e))
+    }
+
+    /// The last error as `{message, line, column}`, or null.
+    pub fn error(&self) -> Result<JsValue, JsError> {
+        match &self.error {
+            Some(e) => to_js(e),
+            None => Ok(JsValue::NULL),
+        }
+    }
+
+    /// After `session()`: one line per setup statement run (`s2: CREATE TABLE`, `coordinator: INSERT 0 100000`).
+    pub fn log(&self) -> Vec<String> {
+        self.log.clone()
+    }
+
+    /// After `session()`: the query as it runs (`\set` variables substituted).
+    pub fn query(&self) -> Option<String> {
+        self.query.clone()
+    }
+}
+
+/// A query on one line, for a heading: comment lines left out, spaces collapsed.
+fn one_line(sql: &str) -> String {
+    let lines = sql.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with("--"));
+    lines.flat_map(|l| l.split_whitespace()).collect::<Vec<_>>().join(" ")
+}
+
+/// The session of a loaded scenario file, refused before it runs when too big to record.
+fn sql_session(sql: SqlScenario, async_mode: bool, knobs: &Knobs) -> Result<Session, FrontError> {
+    let scenario = sql.into_scenario(knobs, Source::Json)?;
+    session::check_scenario_size(&scenario).map_err(|m| FrontError::new(m, 0, 0))?;
+    let inner =
+        Model::with_scenario(scenario, "sql", async_mode, knobs.clone()).map_err(|m| FrontError::new(m, 0, 0))?;
+    Ok(Session { inner })
+}
+
+#[wasm_bindgen]
+impl Session {
+    /// `Session.fromSql(text, "async", knobsJson)`: a scenario file's session, loaded
+    /// at once (for tests and the console; the page loads with `SqlLoader`, in slices).
+    /// Errors as `SqlLoader`'s.
+    #[wasm_bindgen(js_name = fromSql)]
+    pub fn from_sql(text: &str, mode: &str, knobs_json: &str) -> Result<Session, JsValue> {
+        let mut loader = SqlLoader::new(text, mode, knobs_json)?;
+        while !loader.advance(u32::MAX, None)? {}
+        loader.session()
+    }
+}
+
+/// Checks a scenario file as `Session.fromSql` would run it (loaded at once: for tests
+/// and the console): null when it would run, else `{message, line, column}`.
+#[wasm_bindgen(js_name = checkSql)]
+pub fn check_sql(text: &str, knobs_json: &str) -> Result<JsValue, JsError> {
+    let knobs = parse_knobs(knobs_json)?;
+    let result = SqlLoad::new(text, MAX_DEMO_ROWS).and_then(|mut load| {
+        load.set_limit_name(PAGE_LIMIT_NAME);
+        while !load.advance(usize::MAX)? {}
+        let sql = load.finish()?;
+        let scenario = sql.scenario(&knobs, Source::Json)?;
+        session::check_scenario_size(&scenario).map_err(|m| FrontError::new(m, 0, 0))
+    });
+    match result {
+        Ok(()) => Ok(JsValue::NULL),
+        Err(e) => to_js(&e),
     }
 }

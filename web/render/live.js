@@ -49,7 +49,7 @@ export class LivePanel {
   /**
    * @param root the panel's element
    * @param wasm the wasm module (runLive, LiveRun, postgresExplain, coordinatorQuery)
-   * @param current () => {scenario, mode, knobs, behaviour, improvedKnobs, plan} of the
+   * @param current () => {sql, scenario, mode, knobs, behaviour, improvedKnobs, plan} of the
    *   session on screen (the live run has the same plan, so its timeline names the same
    *   nodes; `improvedKnobs` are the same knobs in behaviour improved, for the compare)
    */
@@ -172,6 +172,10 @@ export class LivePanel {
 
   async exclusively(work) {
     if (this.busy) return;
+    if (this.current().sql) {
+      this.status.textContent = 'Live mode runs the built-in scenarios (the demo’s shards hold their data), not a scenario file from the SQL editor: pick a scenario to run it live.';
+      return;
+    }
     this.setBusy(true);
     try {
       await work();
