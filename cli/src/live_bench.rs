@@ -324,8 +324,9 @@ fn pgasync_once(sc: &Scenario, addrs: &[SocketAddr], db: &str, async_mode: bool)
     let ctx = format!("pgasync {} {} async={async_mode}", sc.id, sc.behaviour.label());
     let t0 = Instant::now();
     let clock = Clock::from_host(Box::new(move || t0.elapsed().as_nanos() as u64));
-    let host = TcpHost::connect(addrs).map_err(|e| CliError::Failed(format!("{ctx}: connect: {e}")))?;
-    let writer = host.writer().map_err(|e| CliError::Failed(format!("{ctx}: {e}")))?;
+    // Connections open inside the run, as postgres_fdw's do (GetConnection at ExecInit).
+    let host = TcpHost::new(addrs);
+    let writer = host.writer();
     let mut run = QueryRun::for_scenario(sc, async_mode, clock, false, host).map_err(CliError::Failed)?;
     run.es.set_database(db);
     // Statements go on the wire when sent, as libpq writes them (EState::writer).

@@ -243,6 +243,9 @@ impl EState {
             let sql = sql.to_string();
             self.trace.record(now, || TraceKind::Send { conn, proto, sql, bytes: 0, queued: true });
         }
+        // PQsendQuery writes at once: an Append that goes on with other children's
+        // stored rows must not hold this FETCH back until it next waits.
+        self.write_now(conn);
         self.record_written(conn);
         ticket
     }
