@@ -3,7 +3,7 @@
 //! and the lower bound of the scenario's own model.
 
 use crate::behaviour::{Behaviour, Preset};
-use crate::clock::Clock;
+use crate::clock::{Clock, CostModel};
 use crate::estate::EState;
 use crate::executor::{init_plan, InitContext};
 use crate::knobs::{self, Source};
@@ -65,6 +65,19 @@ pub struct Knobs {
     /// Server-side cost per statement (a FETCH, a Query, an extended-protocol cycle),
     /// in microseconds.
     pub server_query_us: Option<f64>,
+    /// Server-side cost of accepting a connection (backend start and authentication,
+    /// until ReadyForQuery), in milliseconds.
+    pub connect_ms: Option<f64>,
+    /// The coordinator's CPU per row fetched from a shard (the DataRow decoded and made
+    /// a tuple: `CostModel::foreign_row_ns`), in microseconds.
+    pub coordinator_row_us: Option<f64>,
+    /// The coordinator's CPU per answer a scan reads (a FETCH's batch, a DECLARE's
+    /// completion: the socket's wait, reads and parsing; `CostModel::message_ns`), in
+    /// microseconds.
+    pub coordinator_answer_us: Option<f64>,
+    /// The coordinator's CPU per asynchronous request, beyond the synchronous path
+    /// (`CostModel::async_request_ns`), in microseconds.
+    pub coordinator_async_us: Option<f64>,
     /// Scenario M: OFFSET and LIMIT of the query.
     pub offset: Option<u64>,
     pub limit: Option<u64>,
@@ -192,6 +205,8 @@ pub struct Scenario {
     pub order_key: Option<usize>,
     /// PostgreSQL 15's behaviour or the knobs that depart from it.
     pub behaviour: Behaviour,
+    /// The coordinator's cost model (the `coordinator_*` knobs change it).
+    pub cost: CostModel,
 }
 
 fn t_columns() -> Vec<Column> {
@@ -240,6 +255,7 @@ pub struct Settings {
     rtts: Vec<u64>,
     bandwidth_bps: u64,
     costs: ServerCosts,
+    cost: CostModel,
     sharing: Option<Sharing>,
     behaviour: Behaviour,
 }
@@ -262,6 +278,20 @@ impl ScenarioInfo {
         if let Some(us) = k.server_query_us {
             costs.server_query_ns = (us * 1000.0) as u64;
         }
+        if let Some(ms) = k.connect_ms {
+            costs.connect_ns = (ms * 1e6) as u64;
+        }
+        let mut cost = CostModel::default();
+        let ns = |us: f64| (us * 1000.0) as u64;
+        if let Some(us) = k.coordinator_row_us {
+            cost.foreign_row_ns = ns(us);
+        }
+        if let Some(us) = k.coordinator_answer_us {
+            cost.message_ns = ns(us);
+        }
+        if let Some(us) = k.coordinator_async_us {
+            cost.async_request_ns = ns(us);
+        }
         let behaviour = k.resolve_behaviour();
         let sharing = self.default_sharing.map(|default| k.sharing.unwrap_or(default));
         Ok(Settings {
@@ -271,6 +301,7 @@ impl ScenarioInfo {
             rtts,
             bandwidth_bps: (k.bandwidth_mbps.unwrap_or(1000.0) * 125_000.0) as u64,
             costs,
+            cost,
             sharing,
             behaviour,
         })
@@ -296,6 +327,7 @@ impl Scenario {
         let s = Self::check_info(info, knobs, source)?;
         let mut scenario = (info.build)(info, knobs, &s)?;
         scenario.behaviour = s.behaviour;
+        scenario.cost = s.cost.clone();
         Ok(scenario)
     }
 
@@ -352,6 +384,7 @@ impl Scenario {
         let servers: Vec<ForeignServer> = self.servers.iter().map(|s| s.server.clone()).collect();
         let mut es = EState::new(clock, servers, async_mode, trace);
         es.set_behaviour(self.behaviour);
+        es.cost = self.cost.clone();
         let root = init_plan(&self.plan, &InitContext { catalog: &self.local }, &mut es)?;
         let shards = self
             .servers
@@ -386,13 +419,16 @@ impl Scenario {
                 // batch arrives, at best); with `pipeline` the scans sharing the
                 // connection run their chains side by side.
                 let scans = spec.catalog.tables.len().max(1) as u64;
+                // A pipelined set-up still waits for its backend to start, on each
+                // connection at once (the serial set-up below counts it otherwise).
+                let connect = if self.behaviour.pipelined_setup { spec.costs.connect_ns } else { 0 };
                 if st.queries == 0 {
                     0
                 } else if spec.server.options.pipeline && scans > 1 {
                     let chain = (st.fetches.div_ceil(scans) + 1) * p.rtt_ns;
-                    chain.max(st.fetch_server_ns).max(st.fetch_down_transfer_ns)
+                    connect + chain.max(st.fetch_server_ns).max(st.fetch_down_transfer_ns)
                 } else {
-                    (st.fetches + 1) * p.rtt_ns + st.fetch_server_ns + st.fetch_down_transfer_ns
+                    connect + (st.fetches + 1) * p.rtt_ns + st.fetch_server_ns + st.fetch_down_transfer_ns
                 }
             })
             .max()
@@ -459,6 +495,7 @@ fn build_local(info: &ScenarioInfo, _knobs: &Knobs, s: &Settings) -> Result<Scen
         ordered: false,
         order_key: None,
         behaviour: Behaviour::pg15(),
+        cost: CostModel::default(),
     })
 }
 
@@ -508,6 +545,7 @@ fn build_foreign(info: &ScenarioInfo, _knobs: &Knobs, s: &Settings) -> Result<Sc
         ordered: false,
         order_key: None,
         behaviour: Behaviour::pg15(),
+        cost: CostModel::default(),
     })
 }
 
@@ -578,6 +616,7 @@ fn build_merge(_info: &ScenarioInfo, knobs: &Knobs, s: &Settings) -> Result<Scen
         ordered: true,
         order_key: Some(2),
         behaviour: Behaviour::pg15(),
+        cost: CostModel::default(),
     })
 }
 
@@ -627,5 +666,6 @@ fn build_partitionwise(_info: &ScenarioInfo, _knobs: &Knobs, s: &Settings) -> Re
         ordered: false,
         order_key: None,
         behaviour: Behaviour::pg15(),
+        cost: CostModel::default(),
     })
 }

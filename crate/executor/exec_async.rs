@@ -100,6 +100,7 @@ pub fn exec_async_request(es: &mut EState, r: usize, requestee: &mut PlanState) 
     timed(es, r, requestee, |node, es| node.async_request(es, r))?;
     if es.blocked_on.is_none() {
         es.instr[requestee.id].remote.requests += 1;
+        es.clock.charge(es.cost.async_request_ns);
     }
     Ok(())
 }
