@@ -555,6 +555,8 @@ pub(crate) fn coordinator_run(
     let host = TcpHost::new(&[addr]);
     es.writer = Some(host.writer());
     es.set_database(db);
+    // As bench --live runs it (PostgreSQL's TIMING OFF): no clock read per node call.
+    es.timing = false;
     let mut run = QueryRun::new(es, root, host, plan.output_columns());
     run.keep_rows = false;
     let cpu0 = thread_cpu_ns();

@@ -12,8 +12,8 @@
 //!
 //! For each scenario × delay × fetch size it prints one row: the real coordinator's
 //! `EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF)` Execution Time with `async_capable` false
-//! and true, and pgasync's Execution Time (`QueryRun::execution_ns`) in `pg15` and
-//! `improved` behaviour, sync and async; each the median of `--runs` runs, every run on
+//! and true, and pgasync's Execution Time (`QueryRun::execution_ns`, its node timing
+//! off too: `EState::timing`) in `pg15` and `improved` behaviour, sync and async; each the median of `--runs` runs, every run on
 //! fresh connections (the coordinator calls `postgres_fdw_disconnect_all()` first, as
 //! pgasync connects anew, inside the run), after one warm-up run per scenario that is
 //! not counted. The six kinds of run take turns, and with more than one run a line
@@ -335,6 +335,8 @@ fn pgasync_once(sc: &Scenario, addrs: &[SocketAddr], db: &str, async_mode: bool)
     // Statements go on the wire when sent, as libpq writes them (EState::writer).
     run.es.writer = Some(writer);
     run.keep_rows = true;
+    // The coordinator runs EXPLAIN (ANALYZE, TIMING OFF): no clock read per node call.
+    run.es.timing = false;
     run.run_to_end().map_err(|e| CliError::Failed(format!("{ctx}: {e}")))?;
     if !sc.matches_reference(&run.rows) {
         return Err(CliError::Failed(format!("{ctx}: rows differ from the reference")));
