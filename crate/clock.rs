@@ -25,6 +25,10 @@ pub struct CostModel {
     pub foreign_row_ns: u64,
     /// Handling one protocol message batch (a FETCH result, a CommandComplete).
     pub message_ns: u64,
+    /// An asynchronous request (ExecAsyncRequest through the requestor's response),
+    /// beyond what the synchronous path costs. Zero by default, so the built-in figures
+    /// stay the documented ones; `pgasync calibrate --live` measures pgasync's own.
+    pub async_request_ns: u64,
 }
 
 impl Default for CostModel {
@@ -38,6 +42,7 @@ impl Default for CostModel {
             hashjoin_row_ns: 60,
             foreign_row_ns: 120,
             message_ns: 2_000,
+            async_request_ns: 0,
         }
     }
 }

@@ -120,6 +120,34 @@ pub const SPECS: &[KnobSpec] = &[
         help: "server cost per statement (a FETCH, a Query, a cycle up to Sync), µs",
     },
     KnobSpec {
+        name: "connect_ms",
+        cli: "connect-ms",
+        url: Some("connect_ms"),
+        kind: Kind::Float { lo: 0.0, hi: 10_000.0 },
+        help: "server cost to accept a connection (backend start, authentication, until ReadyForQuery), ms",
+    },
+    KnobSpec {
+        name: "coordinator_row_us",
+        cli: "coordinator-row-us",
+        url: Some("coord_row_us"),
+        kind: Kind::Float { lo: 0.0, hi: 1_000_000.0 },
+        help: "coordinator CPU per row fetched (a DataRow decoded and made a tuple), µs",
+    },
+    KnobSpec {
+        name: "coordinator_answer_us",
+        cli: "coordinator-answer-us",
+        url: Some("coord_answer_us"),
+        kind: Kind::Float { lo: 0.0, hi: 1_000_000.0 },
+        help: "coordinator CPU per answer a scan reads (a FETCH's batch: socket wait, reads, parsing), µs",
+    },
+    KnobSpec {
+        name: "coordinator_async_us",
+        cli: "coordinator-async-us",
+        url: Some("coord_async_us"),
+        kind: Kind::Float { lo: 0.0, hi: 1_000_000.0 },
+        help: "coordinator CPU per asynchronous request, beyond the synchronous path, µs",
+    },
+    KnobSpec {
         name: "offset",
         cli: "offset",
         url: Some("offset"),
@@ -338,6 +366,10 @@ fn store(k: &mut Knobs, spec: &KnobSpec, v: Value) {
         ("bandwidth_mbps", Value::Float(x)) => k.bandwidth_mbps = Some(x),
         ("server_row_us", Value::Float(x)) => k.server_row_us = Some(x),
         ("server_query_us", Value::Float(x)) => k.server_query_us = Some(x),
+        ("connect_ms", Value::Float(x)) => k.connect_ms = Some(x),
+        ("coordinator_row_us", Value::Float(x)) => k.coordinator_row_us = Some(x),
+        ("coordinator_answer_us", Value::Float(x)) => k.coordinator_answer_us = Some(x),
+        ("coordinator_async_us", Value::Float(x)) => k.coordinator_async_us = Some(x),
         ("rtt_ms_per_shard", Value::List(l)) => k.rtt_ms_per_shard = Some(l),
         ("sharing", Value::Sharing(s)) => k.sharing = Some(s),
         ("behaviour", Value::Preset(p)) => k.behaviour = Some(p),
@@ -424,6 +456,10 @@ fn clear(k: &mut Knobs, spec: &KnobSpec) -> Result<(), String> {
         "bandwidth_mbps" => k.bandwidth_mbps = None,
         "server_row_us" => k.server_row_us = None,
         "server_query_us" => k.server_query_us = None,
+        "connect_ms" => k.connect_ms = None,
+        "coordinator_row_us" => k.coordinator_row_us = None,
+        "coordinator_answer_us" => k.coordinator_answer_us = None,
+        "coordinator_async_us" => k.coordinator_async_us = None,
         "rtt_ms_per_shard" => k.rtt_ms_per_shard = None,
         "sharing" => k.sharing = None,
         "behaviour" => k.behaviour = None,
@@ -572,6 +608,10 @@ pub fn validate(k: &Knobs, default_shards: usize, source: Source) -> Result<(), 
     float("bandwidth_mbps", k.bandwidth_mbps)?;
     float("server_row_us", k.server_row_us)?;
     float("server_query_us", k.server_query_us)?;
+    float("connect_ms", k.connect_ms)?;
+    float("coordinator_row_us", k.coordinator_row_us)?;
+    float("coordinator_answer_us", k.coordinator_answer_us)?;
+    float("coordinator_async_us", k.coordinator_async_us)?;
     if let Some(list) = &k.rtt_ms_per_shard {
         let spec = s("rtt_ms_per_shard");
         let text: Vec<String> = list.iter().map(|x| x.to_string()).collect();
@@ -757,6 +797,14 @@ mod tests {
         assert_eq!(q.knobs.rtt_ms_per_shard, Some(vec![1.0, 2.0, 3.0, 4.0]));
         assert_eq!(q.knobs.rtt_ms, None);
         assert_eq!(q.knobs.fetch_ahead, Some(false));
+        // A calibration profile's knobs have URL names of their own.
+        let q = from_query(&query_pairs("?connect_ms=2.7&coord_row_us=0.16&coord_answer_us=6&coord_async_us=0.07"))
+            .unwrap()
+            .knobs;
+        assert_eq!(
+            (q.connect_ms, q.coordinator_row_us, q.coordinator_answer_us, q.coordinator_async_us),
+            (Some(2.7), Some(0.16), Some(6.0), Some(0.07))
+        );
         let err = |s: &str| from_query(&query_pairs(s)).unwrap_err();
         assert_eq!(err("?shards=0x10"), "shards=0x10: not a decimal integer");
         assert_eq!(err("?rtt=NaN"), "rtt=NaN: not a finite number");

@@ -126,6 +126,7 @@ impl<H: Host> QueryRun<H> {
         let servers = sc.servers.iter().map(|s| s.server.clone()).collect();
         let mut es = EState::new(clock, servers, async_mode, trace);
         es.set_behaviour(sc.behaviour);
+        es.cost = sc.cost.clone();
         let root = crate::executor::init_plan(&sc.plan, &crate::executor::InitContext { catalog: &sc.local }, &mut es)?;
         Ok(QueryRun::new(es, root, host, sc.plan.output_columns()))
     }

@@ -3,7 +3,7 @@
 //! and the lower bound of the scenario's own model.
 
 use crate::behaviour::{Behaviour, Preset};
-use crate::clock::Clock;
+use crate::clock::{Clock, CostModel};
 use crate::estate::EState;
 use crate::executor::{init_plan, InitContext};
 use crate::knobs::{self, Source};
@@ -22,6 +22,33 @@ use std::collections::BTreeMap;
 /// and 170 bytes a row in all. At the earlier cap of 20M, M peaked at 4.5 GB and E and C
 /// at 3.4 GB: too much for "bounded".
 pub const MAX_TOTAL_ROWS: usize = 16_000_000;
+
+/// The simulated shards' costs and the coordinator's cost model the knobs set (the
+/// calibrated ones, `pgasync calibrate --live`); the defaults where they do not say.
+pub fn costs_of(k: &Knobs) -> (ServerCosts, CostModel) {
+    let ns = |us: f64| (us * 1000.0) as u64;
+    let mut costs = ServerCosts::default();
+    if let Some(us) = k.server_row_us {
+        costs.server_row_ns = ns(us);
+    }
+    if let Some(us) = k.server_query_us {
+        costs.server_query_ns = ns(us);
+    }
+    if let Some(ms) = k.connect_ms {
+        costs.connect_ns = (ms * 1e6) as u64;
+    }
+    let mut cost = CostModel::default();
+    if let Some(us) = k.coordinator_row_us {
+        cost.foreign_row_ns = ns(us);
+    }
+    if let Some(us) = k.coordinator_answer_us {
+        cost.message_ns = ns(us);
+    }
+    if let Some(us) = k.coordinator_async_us {
+        cost.async_request_ns = ns(us);
+    }
+    (costs, cost)
+}
 
 /// Rows per shard of every scenario when the knobs do not say, in the page and the CLI.
 pub const DEFAULT_ROWS: usize = 300;
@@ -79,6 +106,19 @@ pub struct Knobs {
     /// Server-side cost per statement (a FETCH, a Query, an extended-protocol cycle),
     /// in microseconds.
     pub server_query_us: Option<f64>,
+    /// Server-side cost of accepting a connection (backend start and authentication,
+    /// until ReadyForQuery), in milliseconds.
+    pub connect_ms: Option<f64>,
+    /// The coordinator's CPU per row fetched from a shard (the DataRow decoded and made
+    /// a tuple: `CostModel::foreign_row_ns`), in microseconds.
+    pub coordinator_row_us: Option<f64>,
+    /// The coordinator's CPU per answer a scan reads (a FETCH's batch, a DECLARE's
+    /// completion: the socket's wait, reads and parsing; `CostModel::message_ns`), in
+    /// microseconds.
+    pub coordinator_answer_us: Option<f64>,
+    /// The coordinator's CPU per asynchronous request, beyond the synchronous path
+    /// (`CostModel::async_request_ns`), in microseconds.
+    pub coordinator_async_us: Option<f64>,
     /// Scenario M: OFFSET and LIMIT of the query.
     pub offset: Option<u64>,
     pub limit: Option<u64>,
@@ -212,6 +252,8 @@ pub struct Scenario {
     pub order_key: Option<usize>,
     /// PostgreSQL 15's behaviour or the knobs that depart from it.
     pub behaviour: Behaviour,
+    /// The coordinator's cost model (the `coordinator_*` knobs change it).
+    pub cost: CostModel,
 }
 
 fn t_columns() -> Vec<Column> {
@@ -267,6 +309,7 @@ pub struct Settings {
     rtts: Vec<u64>,
     bandwidth_bps: u64,
     costs: ServerCosts,
+    cost: CostModel,
     sharing: Option<Sharing>,
     behaviour: Behaviour,
 }
@@ -282,13 +325,7 @@ impl ScenarioInfo {
             Some(per) => per.iter().map(|r| (r * 1e6) as u64).collect(),
             None => vec![rtt; shards],
         };
-        let mut costs = ServerCosts::default();
-        if let Some(us) = k.server_row_us {
-            costs.server_row_ns = (us * 1000.0) as u64;
-        }
-        if let Some(us) = k.server_query_us {
-            costs.server_query_ns = (us * 1000.0) as u64;
-        }
+        let (costs, cost) = costs_of(k);
         let behaviour = k.resolve_behaviour();
         let sharing = self.default_sharing.map(|default| k.sharing.unwrap_or(default));
         Ok(Settings {
@@ -298,6 +335,7 @@ impl ScenarioInfo {
             rtts,
             bandwidth_bps: (k.bandwidth_mbps.unwrap_or(1000.0) * 125_000.0) as u64,
             costs,
+            cost,
             sharing,
             behaviour,
         })
@@ -323,6 +361,7 @@ impl Scenario {
         let s = Self::check_info(info, knobs, source)?;
         let mut scenario = (info.build)(info, knobs, &s)?;
         scenario.behaviour = s.behaviour;
+        scenario.cost = s.cost.clone();
         Ok(scenario)
     }
 
@@ -379,6 +418,7 @@ impl Scenario {
         let servers: Vec<ForeignServer> = self.servers.iter().map(|s| s.server.clone()).collect();
         let mut es = EState::new(clock, servers, async_mode, trace);
         es.set_behaviour(self.behaviour);
+        es.cost = self.cost.clone();
         let root = init_plan(&self.plan, &InitContext { catalog: &self.local }, &mut es)?;
         let shards = self
             .servers
@@ -413,13 +453,16 @@ impl Scenario {
                 // batch arrives, at best); with `pipeline` the scans sharing the
                 // connection run their chains side by side.
                 let scans = spec.catalog.tables.len().max(1) as u64;
+                // A pipelined set-up still waits for its backend to start, on each
+                // connection at once (the serial set-up below counts it otherwise).
+                let connect = if self.behaviour.pipelined_setup { spec.costs.connect_ns } else { 0 };
                 if st.queries == 0 {
                     0
                 } else if spec.server.options.pipeline && scans > 1 {
                     let chain = (st.fetches.div_ceil(scans) + 1) * p.rtt_ns;
-                    chain.max(st.fetch_server_ns).max(st.fetch_down_transfer_ns)
+                    connect + chain.max(st.fetch_server_ns).max(st.fetch_down_transfer_ns)
                 } else {
-                    (st.fetches + 1) * p.rtt_ns + st.fetch_server_ns + st.fetch_down_transfer_ns
+                    connect + (st.fetches + 1) * p.rtt_ns + st.fetch_server_ns + st.fetch_down_transfer_ns
                 }
             })
             .max()
@@ -486,6 +529,7 @@ fn build_local(info: &ScenarioInfo, _knobs: &Knobs, s: &Settings) -> Result<Scen
         ordered: false,
         order_key: None,
         behaviour: Behaviour::pg15(),
+        cost: CostModel::default(),
     })
 }
 
@@ -539,6 +583,7 @@ fn build_foreign(info: &ScenarioInfo, _knobs: &Knobs, s: &Settings) -> Result<Sc
         ordered: false,
         order_key: None,
         behaviour: Behaviour::pg15(),
+        cost: CostModel::default(),
     })
 }
 
@@ -614,6 +659,7 @@ fn build_merge(_info: &ScenarioInfo, knobs: &Knobs, s: &Settings) -> Result<Scen
         ordered: true,
         order_key: Some(2),
         behaviour: Behaviour::pg15(),
+        cost: CostModel::default(),
     })
 }
 
@@ -673,5 +719,6 @@ fn build_partitionwise(_info: &ScenarioInfo, _knobs: &Knobs, s: &Settings) -> Re
         ordered: false,
         order_key: None,
         behaviour: Behaviour::pg15(),
+        cost: CostModel::default(),
     })
 }

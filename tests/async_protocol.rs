@@ -539,3 +539,33 @@ fn a_sync_scan_drains_the_pending_fetch_before_it_uses_the_shared_connection() {
         assert!(queued.is_empty(), "fetch_size {fetch}: written behind another statement: {queued:?}");
     }
 }
+
+/// On real servers a statement goes on the wire when it is sent, as libpq's PQsendQuery
+/// writes it: an Append that goes on with other children's stored rows must not hold a
+/// FETCH back until it next waits (live E lost its overlap that way). A statement
+/// queued behind another on a busy connection goes out only when that one is answered.
+#[test]
+fn a_statement_is_written_when_it_is_sent() {
+    use pgasync::remote::{Proto, QueryRole};
+    use std::cell::RefCell;
+    use std::rc::Rc;
+    let servers = vec![ForeignServer {
+        name: "s1".into(),
+        options: ServerOptions { async_capable: true, fetch_size: 100, pipeline: false },
+    }];
+    let mut es = EState::new(Clock::virtual_clock(), servers, true, false);
+    let written: Rc<RefCell<Vec<(usize, usize)>>> = Rc::default();
+    let log = written.clone();
+    es.writer = Some(Rc::new(RefCell::new(move |k: usize, bytes: &[u8]| {
+        log.borrow_mut().push((k, bytes.len()));
+        Ok(())
+    })));
+    es.connect(0);
+    assert_eq!(written.borrow().len(), 1, "the startup packet");
+    es.send(0, Proto::Simple, "FETCH 100 FROM c1", None, QueryRole::InTransaction);
+    assert_eq!(written.borrow().len(), 2, "behind the startup packet a statement may go at once");
+    assert!(es.conns[0].outbox.is_empty(), "nothing left for the host's next flush");
+    es.send(0, Proto::Simple, "FETCH 100 FROM c2", None, QueryRole::InTransaction);
+    assert_eq!(written.borrow().len(), 2, "queued behind the FETCH in flight");
+    assert_eq!(es.conns[0].queued_count(), 1);
+}

@@ -345,6 +345,7 @@ fn never_executed_for_a_constructed_node() {
         parent_relationship: Some("Outer".into()),
         details: vec![],
         instr: Instrumentation::default(),
+        timed: true,
         children: vec![],
     };
     let root = ExplainNode {
@@ -356,6 +357,7 @@ fn never_executed_for_a_constructed_node() {
         parent_relationship: None,
         details: vec![],
         instr: Instrumentation::default(),
+        timed: true,
         children: vec![leaf],
     };
     let text = explain_text(&root, 1_500_000);
@@ -513,6 +515,7 @@ fn node(id: usize, ty: &str, instr: Instrumentation, children: Vec<ExplainNode>)
         parent_relationship: None,
         details: vec![],
         instr,
+        timed: true,
         children,
     }
 }
@@ -707,4 +710,35 @@ fn partitions_print_their_alias() {
     let json = explain_json_with(&tree, &ExplainOptions::POSTGRES_VERBOSE, 0, 0);
     let s = &json[0]["Plan"]["Plans"][0]["Plans"][1];
     assert_eq!((&s["Relation Name"], &s["Alias"]), (&Value::from("t_p2"), &Value::from("pt_2")));
+}
+
+/// EXPLAIN's TIMING OFF (`EState::timing`): no node reads the clock, and the output
+/// shows rows and loops only, as PostgreSQL's does. On a real clock a read costs tens
+/// of ns, several per row: `bench --live` compares with PostgreSQL's TIMING OFF.
+#[test]
+fn timing_off_reads_no_clock_per_row_and_shows_rows_and_loops_only() {
+    use std::cell::Cell;
+    use std::rc::Rc;
+    let s = Scenario::build("B", &Knobs { shards: Some(4), rows_per_shard: Some(1000), ..Default::default() }).unwrap();
+    let reads = |timing: bool| {
+        let count = Rc::new(Cell::new(0u64));
+        let c = count.clone();
+        let clock = Clock::from_host(Box::new(move || {
+            c.set(c.get() + 1);
+            c.get() * 1000
+        }));
+        let mut run = s.start(false, clock, false).unwrap();
+        run.es.timing = timing;
+        run.run_to_end().unwrap();
+        (count.get(), run)
+    };
+    let (on, _) = reads(true);
+    let (off, run) = reads(false);
+    assert!(on > 4 * 4000, "timing on: {on} reads for 4000 rows");
+    assert!(off < 20, "timing off: {off} reads");
+    let text = run.explain_text();
+    assert!(text.starts_with("Aggregate (actual rows=1 loops=1)\n"), "{text}");
+    assert!(!text.contains("time="), "{text}");
+    let json = explain_json(&run.explain(), run.execution_ns()).to_string();
+    assert!(!json.contains("Actual Total Time") && json.contains("\"Actual Rows\":1"), "{json}");
 }

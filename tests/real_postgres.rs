@@ -76,7 +76,7 @@ fn real_run(addrs: &[SocketAddr], p: &Plan, async_mode: bool) -> QueryRun<TcpHos
     let start = Instant::now();
     let mut es = estate(addrs.len(), async_mode, Clock::from_host(Box::new(move || start.elapsed().as_nanos() as u64)));
     let root = init_plan(p, &InitContext { catalog: &Catalog::default() }, &mut es).unwrap();
-    QueryRun::new(es, root, TcpHost::connect(addrs).unwrap(), p.output_columns())
+    QueryRun::new(es, root, TcpHost::new(addrs), p.output_columns())
 }
 
 fn sim_run(tables: Vec<Table>, p: &Plan, async_mode: bool) -> QueryRun {

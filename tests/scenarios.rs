@@ -499,3 +499,57 @@ fn total_rows_predicts_the_generated_data() {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------
+// Calibrated costs (`pgasync calibrate --live` measures them): each adds where it is
+// paid, by the amount it says.
+
+fn execution_ns(id: &str, k: &Knobs, async_mode: bool) -> u64 {
+    run_ok(&build(id, k), async_mode, false).execution_ns()
+}
+
+#[test]
+fn connect_ms_is_paid_once_per_connection_serially_in_pg15_at_once_when_pipelined() {
+    let base = Knobs { shards: Some(4), ..knobs(500, 100) };
+    let with = Knobs { connect_ms: Some(3.0), ..base.clone() };
+    for async_mode in [false, true] {
+        // GetConnection at ExecInit: server after server, each start waited for.
+        let added = execution_ns("E", &with, async_mode) - execution_ns("E", &base, async_mode);
+        assert_eq!(added, 4 * 3_000_000, "E pg15 async={async_mode}");
+        // One shared connection starts once.
+        let added = execution_ns("D", &with, async_mode) - execution_ns("D", &base, async_mode);
+        assert_eq!(added, 3_000_000, "D pg15 async={async_mode}");
+    }
+    // pipelined_setup: the four backends start at once, behind their first statements.
+    let improved = |k: &Knobs| Knobs { behaviour: Some(Preset::Improved), ..k.clone() };
+    let added = execution_ns("E", &improved(&with), true) - execution_ns("E", &improved(&base), true);
+    assert!((2_900_000..=3_000_000).contains(&added), "E improved async: {added} ns added");
+    // The lower bound counts it on each connection.
+    let s = build("E", &improved(&with));
+    let bound = s.lower_bound_ns(&run_ok(&s, false, false));
+    assert!(execution_ns("E", &improved(&with), true) >= bound);
+}
+
+#[test]
+fn coordinator_costs_are_charged_per_row_answer_and_async_request() {
+    let rows = 500;
+    let base = Knobs { shards: Some(4), ..knobs(rows, 100) };
+    let t = |k: &Knobs, a: bool| execution_ns("E", k, a) as i64;
+    // Default foreign_row_ns is 120, message_ns 2000, async_request_ns 0.
+    let k = Knobs { coordinator_row_us: Some(0.32), ..base.clone() };
+    assert_eq!(t(&k, false) - t(&base, false), 4 * rows as i64 * 200, "200 ns more per row, sync");
+    let k = Knobs { coordinator_answer_us: Some(7.0), ..base.clone() };
+    // Each scan reads its DECLARE's answer and 6 FETCH batches (the last one empty).
+    assert_eq!(t(&k, false) - t(&base, false), 4 * 7 * 5_000, "5 µs more per answer, sync");
+    let k = Knobs { coordinator_async_us: Some(0.1), ..base.clone() };
+    assert_eq!(t(&k, false), t(&base, false), "sync makes no async request");
+    // Async, the CPU may hide in the waits: the coordinator's CPU counts each request.
+    let cpu = |k: &Knobs| {
+        let run = run_ok(&build("E", k), true, false);
+        let requests: u64 = run.es.instr.iter().map(|i| i.remote.requests).sum();
+        (run.es.clock.cpu_ns(), requests)
+    };
+    let ((with, requests), (without, _)) = (cpu(&k), cpu(&base));
+    assert!(requests > 4 * rows as u64, "{requests} requests");
+    assert_eq!(with - without, requests * 100, "100 ns more per async request");
+}

@@ -272,6 +272,20 @@ fn startup_in_pieces_and_after_a_refused_ssl_request() {
     assert_eq!(decode(&answer).last().map(String::as_str), Some("Z I"));
 }
 
+/// Accepting a connection costs `connect_ns` of server time (the backend's start),
+/// once, when the session starts: not for an SSLRequest's refusal, not per statement.
+#[test]
+fn a_session_start_costs_connect_ns() {
+    let mut server = shard();
+    server.costs.connect_ns = 2_500_000;
+    server.costs.server_query_ns = 3_000;
+    let mut ssl = 8i32.to_be_bytes().to_vec();
+    ssl.extend_from_slice(&((1234 << 16) | 5679i32).to_be_bytes());
+    assert_eq!(server.receive(&ssl).unwrap().cost_ns, 0);
+    assert_eq!(server.receive(&startup_packet(3 << 16, FDW_STARTUP)).unwrap().cost_ns, 2_500_000);
+    assert_eq!(server.receive(&query("SET extra_float_digits = 3")).unwrap().cost_ns, 3_000);
+}
+
 #[test]
 fn startup_errors_are_fatal_and_close_the_connection() {
     let cases: [(Vec<u8>, &str, &str); 3] = [

@@ -347,15 +347,25 @@ async function compareLater(gen) {
   showComparison();
 }
 
-/** The chip naming what a loaded calibration profile set (server costs only live there). */
+/** The chip naming what a loaded calibration profile set (the knobs that have no input of their own live there). */
 function showProfile(c) {
   const chip = $('profile-chip');
   const f = c.fields;
-  if (!f.row_us && !f.query_us) {
+  const hidden = ['row_us', 'query_us', 'connect_ms', 'coord_row_us', 'coord_answer_us', 'coord_async_us'];
+  if (!hidden.some((k) => f[k])) {
     chip.hidden = true;
     return;
   }
-  const parts = [f.rtt && `rtt ${f.rtt} ms`, f.bw && `${f.bw} Mbit/s`, f.row_us && `${f.row_us} µs/row`, f.query_us && `${f.query_us} µs/statement`].filter(Boolean);
+  const parts = [
+    f.rtt && `rtt ${f.rtt} ms`,
+    f.bw && `${f.bw} Mbit/s`,
+    f.row_us && `${f.row_us} µs/row`,
+    f.query_us && `${f.query_us} µs/statement`,
+    f.connect_ms && `${f.connect_ms} ms/connection`,
+    f.coord_row_us && `coordinator ${f.coord_row_us} µs/row`,
+    f.coord_answer_us && `${f.coord_answer_us} µs/answer`,
+    f.coord_async_us && `${f.coord_async_us} µs/async request`,
+  ].filter(Boolean);
   const clear = document.createElement('button');
   clear.type = 'button';
   clear.textContent = '✕';

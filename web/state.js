@@ -26,10 +26,23 @@ export const KNOB_FIELDS = [
   // Set by a calibration profile (`pgasync calibrate --live`), shown in its chip.
   { url: 'row_us', knob: 'server_row_us', kind: 'float', label: 'server µs per row' },
   { url: 'query_us', knob: 'server_query_us', kind: 'float', label: 'server µs per statement' },
+  { url: 'connect_ms', knob: 'connect_ms', kind: 'float', label: 'server ms per connection' },
+  { url: 'coord_row_us', knob: 'coordinator_row_us', kind: 'float', label: 'coordinator µs per row' },
+  { url: 'coord_answer_us', knob: 'coordinator_answer_us', kind: 'float', label: 'coordinator µs per answer' },
+  { url: 'coord_async_us', knob: 'coordinator_async_us', kind: 'float', label: 'coordinator µs per async request' },
 ];
 
 /** Which page field each key of a calibration profile sets. */
-export const PROFILE_FIELDS = { rtt_ms: 'rtt', bandwidth_mbps: 'bw', server_row_us: 'row_us', server_query_us: 'query_us' };
+export const PROFILE_FIELDS = {
+  rtt_ms: 'rtt',
+  bandwidth_mbps: 'bw',
+  server_row_us: 'row_us',
+  server_query_us: 'query_us',
+  connect_ms: 'connect_ms',
+  coordinator_row_us: 'coord_row_us',
+  coordinator_answer_us: 'coord_answer_us',
+  coordinator_async_us: 'coord_async_us',
+};
 
 /**
  * The fields a calibration profile (JSON text) sets, as {url name: string value}.
@@ -76,7 +89,7 @@ export const DEFAULT_CONFIG = Object.freeze({
   scenario: 'E',
   mode: 'async',
   // Raw strings as typed into the inputs ('' = the scenario's own default).
-  fields: { shards: '', rows: '300', fetch: '100', rtt: '', rtts: '', bw: '', offset: '', limit: '', row_us: '', query_us: '' },
+  fields: { shards: '', rows: '300', fetch: '100', rtt: '', rtts: '', bw: '', offset: '', limit: '', row_us: '', query_us: '', connect_ms: '', coord_row_us: '', coord_answer_us: '', coord_async_us: '' },
   sharing: '',
   // '' = pg15 (PostgreSQL 15, the default) or 'improved'; then the knobs set explicitly.
   behaviour: '',

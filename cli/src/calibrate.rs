@@ -4,16 +4,23 @@
 //!
 //! - `rtt_ms`: the round trip of an empty Query (EmptyQueryResponse, ReadyForQuery): the
 //!   network and the backend's loop, no parse or plan;
-//! - `server_query_us` and `server_row_us`: `FETCH n` from an open cursor over
-//!   `SELECT a FROM t1` (the statement postgres_fdw and pgasync send) for two `n`,
-//!   fitted as `rtt + server_query + n × (server_row + bytes_per_row / bandwidth)`;
+//! - `server_query_us` and `server_row_us`: `FETCH n` from a started cursor over
+//!   `SELECT a FROM t1` (the statement postgres_fdw and pgasync send) for n from 1 to
+//!   1000, a least-squares line `rtt + server_query + n × (server_row + bytes_per_row /
+//!   bandwidth)`. A FETCH costs the backend only a few µs more than an empty Query (its
+//!   parse, portal and CommandComplete); the two-size fit this replaces put the fixed
+//!   part below the empty round trip on one noisy point and clamped it to 0;
 //! - `bandwidth_mbps`: one large value (`SELECT repeat('x', 8000000)`) in bytes per time,
-//!   less one round trip.
+//!   less one round trip;
+//! - `connect_ms`: a connection's set-up as libpq makes it (TCP connect, startup packet,
+//!   the backend's start and authentication, until ReadyForQuery) less one round trip;
+//! - `coordinator_row_us`, `coordinator_answer_us`, `coordinator_async_us`: pgasync's own
+//!   CPU as the coordinator, from runs of its executor on the shard (`measure_coordinator`):
+//!   on a real clock the simulator's cost model is not what the coordinator costs, and at
+//!   small round trips the coordinator's CPU is most of a run.
 //!
-//! Measured and printed but not modelled by the simulator (so not in the profile):
-//! connection set-up (TCP connect, startup, authentication, the backend's fork, until
-//! ReadyForQuery: the simulated startup costs no server time) and the bytes per row
-//! (the simulator computes its own from the DataRows it sends).
+//! The bytes per row are printed only (the simulator computes its own from the DataRows
+//! it sends).
 //!
 //! Without `--target` it starts its own one-shard cluster under `--dir` (as `bench
 //! --live` does) with scenario E's first shard table (`t1` in database `e`, `--rows`
@@ -32,19 +39,28 @@ use std::time::{Duration, Instant};
 
 pub const DEFAULT_ROWS: usize = 30_000;
 
-/// What `measure` found. The first four fields are knobs; the rest is reported only.
+/// What `measure` found: the knobs of `knobs_json`, and what is reported only.
 #[derive(Clone, Debug)]
 pub(crate) struct Profile {
     pub(crate) rtt_ms: f64,
     pub(crate) server_query_us: f64,
     pub(crate) server_row_us: f64,
     pub(crate) bandwidth_mbps: f64,
+    /// Connection set-up less the round trip of the startup exchange, ms.
     pub(crate) connect_ms: f64,
+    /// Connection set-up as a client sees it (TCP connect to ReadyForQuery), ms.
+    pub(crate) connect_total_ms: f64,
     pub(crate) bytes_per_row: f64,
     /// `SELECT 1` round trip, µs.
     pub(crate) select1_us: f64,
-    /// (n, median ms) of the two FETCH sizes.
-    pub(crate) fetches: [(usize, f64); 2],
+    /// `SET extra_float_digits = 3` round trip, µs (a set-up statement).
+    pub(crate) set_us: f64,
+    /// (n, median ms) of each FETCH size.
+    pub(crate) fetches: Vec<(usize, f64)>,
+    /// The fit's fixed part of a FETCH less the round trip, µs, before clamping at 0.
+    pub(crate) fetch_fixed_us: f64,
+    /// pgasync's own CPU as the coordinator (knobs `coordinator_*`).
+    pub(crate) coordinator: Coordinator,
 }
 
 impl Profile {
@@ -56,6 +72,10 @@ impl Profile {
             "server_query_us": r(self.server_query_us),
             "server_row_us": r(self.server_row_us),
             "bandwidth_mbps": r(self.bandwidth_mbps.clamp(0.001, 1_000_000.0)),
+            "connect_ms": r(self.connect_ms.clamp(0.0, 10_000.0)),
+            "coordinator_row_us": r(self.coordinator.row_us.max(0.0)),
+            "coordinator_answer_us": r(self.coordinator.answer_us.max(0.0)),
+            "coordinator_async_us": r(self.coordinator.async_us.max(0.0)),
         })
     }
 
@@ -67,21 +87,39 @@ impl Profile {
     }
 
     pub(crate) fn report(&self) -> Vec<String> {
+        let points: Vec<String> = self.fetches.iter().map(|(n, ms)| format!("FETCH {n}: {:.1} µs", ms * 1e3)).collect();
+        let co = &self.coordinator;
+        let runs = |a: bool| -> String {
+            let v: Vec<String> = co
+                .runs
+                .iter()
+                .filter(|r| r.0 == a)
+                .map(|r| format!("fetch {} ({} answers) {:.2} ms", r.1, r.2, r.3))
+                .collect();
+            v.join(", ")
+        };
         vec![
             format!("round trip (empty Query): {:.1} µs  -> rtt_ms {:.4}", self.rtt_ms * 1000.0, self.rtt_ms),
-            format!("SELECT 1 round trip: {:.1} µs", self.select1_us),
+            format!("SELECT 1 round trip: {:.1} µs; SET extra_float_digits round trip: {:.1} µs", self.select1_us, self.set_us),
+            format!("warm cursor, medians: {}", points.join(", ")),
             format!(
-                "FETCH {} from an open cursor: {:.3} ms; FETCH {}: {:.3} ms",
-                self.fetches[0].0, self.fetches[0].1, self.fetches[1].0, self.fetches[1].1
+                "server time per FETCH (the fit's fixed part less the round trip): {:.1} µs -> server_query_us {:.1}",
+                self.fetch_fixed_us, self.server_query_us
             ),
-            format!("server time per FETCH (fixed part less the round trip): {:.1} µs -> server_query_us", self.server_query_us),
-            format!("server time per row (slope less transfer): {:.3} µs -> server_row_us", self.server_row_us),
+            format!("server time per row (the fit's slope less transfer): {:.3} µs -> server_row_us", self.server_row_us),
             format!("bandwidth (one 8 MB value): {:.0} Mbit/s -> bandwidth_mbps", self.bandwidth_mbps),
             format!("bytes per row (DataRow of SELECT a): {:.1} (not a knob: the simulator counts its own)", self.bytes_per_row),
             format!(
-                "connection set-up (connect, startup, fork, ReadyForQuery): {:.3} ms (not modelled: the simulated startup costs no server time)",
-                self.connect_ms
+                "connection set-up (TCP connect, startup, backend start, ReadyForQuery): {:.3} ms; less the round trip -> connect_ms {:.3}",
+                self.connect_total_ms, self.connect_ms
             ),
+            format!("pgasync as the coordinator, least CPU of 9 runs, sync: {}; async: {}", runs(false), runs(true)),
+            format!(
+                "coordinator CPU per row (less the cost model's Append and Aggregate): {:.3} µs -> coordinator_row_us",
+                co.row_us
+            ),
+            format!("coordinator CPU per answer read: {:.2} µs -> coordinator_answer_us", co.answer_us),
+            format!("coordinator CPU per async request beyond sync: {:.3} µs -> coordinator_async_us", co.async_us),
         ]
     }
 }
@@ -231,60 +269,91 @@ pub(crate) fn median_f(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
+/// The FETCH sizes the per-statement and per-row costs are fitted on.
+const FETCH_SIZES: [usize; 6] = [1, 10, 100, 300, 600, 1000];
+
+/// Least squares line through `points`: (intercept, slope).
+pub(crate) fn fit_line(points: &[(f64, f64)]) -> (f64, f64) {
+    let n = points.len() as f64;
+    let (mx, my) = (points.iter().map(|p| p.0).sum::<f64>() / n, points.iter().map(|p| p.1).sum::<f64>() / n);
+    let sxx: f64 = points.iter().map(|p| (p.0 - mx).powi(2)).sum();
+    let sxy: f64 = points.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
+    let slope = if sxx > 0.0 { sxy / sxx } else { 0.0 };
+    (my - slope * mx, slope)
+}
+
 /// Measures the server at `addr` (database `db`, table `table` with at least `rows`
 /// rows and an integer column `a`), as user `user`.
 pub(crate) fn measure(addr: SocketAddr, user: &str, db: &str, table: &str, rows: usize) -> Result<Profile, String> {
     if rows < 2 {
         return Err(format!("calibration needs a table of at least 2 rows ({table} has {rows})"));
     }
-    // Connection set-up.
+    // Connection set-up, as libpq's PQconnectdb does it: TCP connect, startup packet,
+    // until ReadyForQuery. The first one or two are slower (the postmaster's caches).
     let mut connects = vec![];
-    for _ in 0..10 {
+    for i in 0..17 {
         let t = Instant::now();
         let c = RawPg::connect(addr, user, db)?;
-        connects.push(t.elapsed().as_secs_f64() * 1e3);
+        let ms = t.elapsed().as_secs_f64() * 1e3;
         c.close();
+        if i >= 2 {
+            connects.push(ms);
+        }
     }
     let mut c = RawPg::connect(addr, user, db)?;
     for _ in 0..20 {
         c.query("SELECT 1")?;
     }
-    let mut empty = vec![];
-    let mut select1 = vec![];
+    let (mut empty, mut select1, mut set) = (vec![], vec![], vec![]);
     for _ in 0..300 {
         empty.push(c.timed("")? as f64);
         select1.push(c.timed("SELECT 1")? as f64);
+        set.push(c.timed("SET extra_float_digits = 3")? as f64);
     }
     let rtt_ns = median_f(empty);
-    // FETCH n from an open, started cursor: the steady state of a postgres_fdw scan.
-    let n2 = 1000.min(rows - 1);
-    let n1 = (n2 / 10).max(1);
-    let (mut t1, mut t2, mut b1, mut b2) = (vec![], vec![], vec![], vec![]);
-    c.query("BEGIN")?;
-    for i in 0..30 {
-        let n = if i % 2 == 0 { n1 } else { n2 };
-        c.query(&format!("DECLARE c NO SCROLL CURSOR FOR SELECT a FROM {table}"))?;
-        c.query("FETCH 1 FROM c")?;
-        let before = c.received;
-        let ns = c.timed(&format!("FETCH {n} FROM c"))? as f64;
-        let bytes = (c.received - before) as f64;
-        c.query("CLOSE c")?;
-        if i < 2 {
-            continue; // warm-up
+    // FETCH n from a started cursor (the steady state of a postgres_fdw scan: DECLARE,
+    // FETCH, FETCH, ...), for several n, sizes interleaved so that drift on a busy
+    // machine hits all alike. Two sizes alone made the fit's fixed part swing below the
+    // empty round trip (a server cost of 0) on the noise of one point.
+    let sizes: Vec<usize> = FETCH_SIZES.iter().map(|&n| n.min(rows - 1)).fold(vec![], |mut v, n| {
+        if !v.contains(&n) {
+            v.push(n);
         }
-        if n == n1 {
-            t1.push(ns);
-            b1.push(bytes);
-        } else {
-            t2.push(ns);
-            b2.push(bytes);
+        v
+    });
+    let mut times: Vec<Vec<f64>> = vec![vec![]; sizes.len()];
+    let mut bytes: Vec<Vec<f64>> = vec![vec![]; sizes.len()];
+    c.query("BEGIN")?;
+    let mut left = 0usize;
+    for round in 0..42 {
+        for j in 0..sizes.len() {
+            let i = (j + round) % sizes.len();
+            let n = sizes[i];
+            if left < n {
+                if round > 0 || j > 0 {
+                    c.query("CLOSE c")?;
+                }
+                c.query(&format!("DECLARE c NO SCROLL CURSOR FOR SELECT a FROM {table}"))?;
+                c.query("FETCH 1 FROM c")?;
+                left = rows - 1;
+            }
+            let before = c.received;
+            let ns = c.timed(&format!("FETCH {n} FROM c"))? as f64;
+            left -= n;
+            if round < 2 {
+                continue; // warm-up
+            }
+            times[i].push(ns);
+            bytes[i].push((c.received - before) as f64);
         }
     }
+    c.query("CLOSE c")?;
     c.query("COMMIT")?;
-    let (m1, m2) = (median_f(t1), median_f(t2));
-    let bytes_per_row = if n2 > n1 { (median_f(b2) - median_f(b1)) / (n2 - n1) as f64 } else { 0.0 };
-    let slope_ns = if n2 > n1 { ((m2 - m1) / (n2 - n1) as f64).max(0.0) } else { 0.0 };
-    let fixed_ns = m1 - slope_ns * n1 as f64;
+    let medians: Vec<(f64, f64)> = sizes.iter().zip(&times).map(|(&n, t)| (n as f64, median_f(t.clone()))).collect();
+    let byte_points: Vec<(f64, f64)> =
+        sizes.iter().zip(&bytes).map(|(&n, b)| (n as f64, median_f(b.clone()))).collect();
+    let (fixed_ns, slope_ns) = if sizes.len() > 1 { fit_line(&medians) } else { (medians[0].1, 0.0) };
+    let bytes_per_row = if sizes.len() > 1 { fit_line(&byte_points).1 } else { 0.0 };
     // Bandwidth: one large value.
     const BIG: usize = 8_000_000;
     let mut bw = vec![];
@@ -295,17 +364,23 @@ pub(crate) fn measure(addr: SocketAddr, user: &str, db: &str, table: &str, rows:
         bw.push(bits / ((ns - rtt_ns).max(1.0) / 1e3)); // bits per µs = Mbit/s
     }
     c.close();
+    let coordinator = measure_coordinator(addr, db, table, rows)?;
     let bandwidth_mbps = median_f(bw);
     let transfer_ns_per_row = bytes_per_row * 8.0 / bandwidth_mbps * 1e3;
+    let connect_total_ms = median_f(connects);
     Ok(Profile {
         rtt_ms: rtt_ns / 1e6,
         server_query_us: ((fixed_ns - rtt_ns) / 1e3).max(0.0),
-        server_row_us: ((slope_ns - transfer_ns_per_row) / 1e3).max(0.0),
+        server_row_us: ((slope_ns.max(0.0) - transfer_ns_per_row) / 1e3).max(0.0),
         bandwidth_mbps,
-        connect_ms: median_f(connects),
+        connect_ms: (connect_total_ms - rtt_ns / 1e6).max(0.0),
+        connect_total_ms,
         bytes_per_row,
         select1_us: median_f(select1) / 1e3,
-        fetches: [(n1, m1 / 1e6), (n2, m2 / 1e6)],
+        set_us: median_f(set) / 1e3,
+        fetches: medians.iter().map(|&(n, ns)| (n as usize, ns / 1e6)).collect(),
+        fetch_fixed_us: (fixed_ns - rtt_ns) / 1e3,
+        coordinator,
     })
 }
 
@@ -380,4 +455,126 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
     std::fs::write(&out, &text).map_err(|e| CliError::Failed(format!("{}: {e}", out.display())))?;
     println!("profile written to {}: {}", out.display(), profile.knobs_json());
     Ok(())
+}
+
+/// What pgasync's own executor costs on this machine, as the coordinator of a scan.
+#[derive(Clone, Debug)]
+pub(crate) struct Coordinator {
+    /// CPU per row less the cost model's Append and Aggregate charges, µs.
+    pub(crate) row_us: f64,
+    /// CPU per answer (FETCH batch) read, µs.
+    pub(crate) answer_us: f64,
+    /// CPU per row of the async path beyond the sync one, µs (may be negative on noise).
+    pub(crate) async_us: f64,
+    /// (async, fetch size, answers, least CPU ms) per run kind: sync then async.
+    pub(crate) runs: Vec<(bool, usize, u64, f64)>,
+}
+
+/// Runs pgasync's executor on the shard (`SELECT sum(a)` over one foreign scan, as E's
+/// plan per shard: Aggregate, Append, ForeignScan) sync and async at several fetch
+/// sizes, and fits its CPU time (the thread's user and system time: the reads,
+/// writes and polls of a round trip count) as `rows × per row + answers × per answer`.
+/// The statements outside the FETCHes (set-up, DECLARE, CLOSE, COMMIT: 9 answers) are
+/// counted at the per-answer cost.
+fn measure_coordinator(addr: SocketAddr, db: &str, table: &str, rows: usize) -> Result<Coordinator, String> {
+    const OTHER_ANSWERS: f64 = 9.0;
+    let sizes: Vec<usize> = [10usize, 100, 1000].iter().map(|&f| f.min(rows)).collect();
+    let mut runs = vec![];
+    let mut per_mode = vec![];
+    for async_mode in [false, true] {
+        let mut cpu: Vec<Vec<f64>> = vec![vec![]; sizes.len()];
+        let mut answers = vec![0u64; sizes.len()];
+        for round in 0..11 {
+            for (i, &f) in sizes.iter().enumerate() {
+                let (_, ns, n) = coordinator_run(addr, db, table, f, async_mode)?;
+                answers[i] = n;
+                if round >= 2 {
+                    cpu[i].push(ns); // two rounds of warm-up
+                }
+            }
+        }
+        // The least CPU time of the runs: CPU time only grows with interference (a
+        // virtual machine's stolen time is charged to the thread, caches are shared),
+        // which medians on two shared cores still showed as a doubling.
+        let least = |c: &Vec<f64>| c.iter().cloned().fold(f64::INFINITY, f64::min);
+        let points: Vec<(f64, f64)> = answers.iter().zip(&cpu).map(|(&n, c)| (n as f64, least(c))).collect();
+        for (i, &(n, c)) in points.iter().enumerate() {
+            runs.push((async_mode, sizes[i], n as u64, c / 1e6));
+        }
+        let (intercept, per_answer) = fit_line(&points);
+        let per_row = (intercept - OTHER_ANSWERS * per_answer) / rows as f64;
+        per_mode.push((per_row, per_answer));
+    }
+    let model = pgasync::clock::CostModel::default();
+    let others = (model.agg_row_ns + model.passthrough_row_ns) as f64;
+    Ok(Coordinator {
+        row_us: (per_mode[0].0 - others) / 1e3,
+        answer_us: per_mode[0].1 / 1e3,
+        async_us: (per_mode[1].0 - per_mode[0].0) / 1e3,
+        runs,
+    })
+}
+
+/// pgasync's own executor on the shard: `SELECT sum(a)` over one foreign scan of
+/// `table`, fetch size `fetch`. Returns (wall ns, thread CPU ns, FETCH answers).
+pub(crate) fn coordinator_run(
+    addr: SocketAddr,
+    db: &str,
+    table: &str,
+    fetch: usize,
+    async_mode: bool,
+) -> Result<(f64, f64, u64), String> {
+    use pgasync::clock::Clock;
+    use pgasync::estate::EState;
+    use pgasync::executor::{init_plan, InitContext};
+    use pgasync::host_tcp::TcpHost;
+    use pgasync::plan::{AggCall, AggFunc, AggStrategy, Expr, ForeignScanPlan, Plan, RemoteQuery};
+    use pgasync::remote::{ForeignServer, ServerOptions};
+    use pgasync::run::QueryRun;
+    use pgasync::types::{Catalog, ColType, Column};
+    let cols = vec![Column::new("a", ColType::Int)];
+    let scan = Plan::ForeignScan(ForeignScanPlan {
+        relation: "ft1".into(),
+        server: "s1".into(),
+        remote: RemoteQuery::scan(table, cols, &[0]),
+        alias: None,
+    });
+    let plan = Plan::Agg {
+        child: Box::new(Plan::Append { children: vec![scan] }),
+        strategy: AggStrategy::Plain,
+        group_by: vec![],
+        aggs: vec![AggCall { func: AggFunc::Sum, arg: Some(Expr::Col(0)) }],
+    };
+    let server = ForeignServer {
+        name: "s1".into(),
+        options: ServerOptions { async_capable: async_mode, fetch_size: fetch, pipeline: false },
+    };
+    let t0 = Instant::now();
+    let clock = Clock::from_host(Box::new(move || t0.elapsed().as_nanos() as u64));
+    let mut es = EState::new(clock, vec![server], async_mode, false);
+    let root = init_plan(&plan, &InitContext { catalog: &Catalog::default() }, &mut es)?;
+    let host = TcpHost::new(&[addr]);
+    es.writer = Some(host.writer());
+    es.set_database(db);
+    // As bench --live runs it (PostgreSQL's TIMING OFF): no clock read per node call.
+    es.timing = false;
+    let mut run = QueryRun::new(es, root, host, plan.output_columns());
+    run.keep_rows = false;
+    let cpu0 = thread_cpu_ns();
+    let w0 = Instant::now();
+    run.run_to_end().map_err(|e| e.to_string())?;
+    let wall = w0.elapsed().as_nanos() as f64;
+    let cpu = (thread_cpu_ns() - cpu0) as f64;
+    let fetches = run.es.instr.iter().map(|i| i.remote.batches).sum::<u64>();
+    Ok((wall, cpu, fetches))
+}
+
+/// CPU time of the calling thread, ns (user and system: the syscalls of a round trip count).
+fn thread_cpu_ns() -> u64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: `ts` is a valid timespec for the call to fill.
+    unsafe {
+        libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts);
+    }
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }

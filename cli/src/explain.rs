@@ -125,9 +125,9 @@ pub(crate) fn start_live(
             })
         })
         .collect::<Result<Vec<SocketAddr>, _>>()?;
-    let host =
-        TcpHost::connect(&addrs).map_err(|e| CliError::Failed(format!("--live {config}: cannot connect: {e}")))?;
-    let writer = host.writer().map_err(|e| CliError::Failed(format!("--live {config}: {e}")))?;
+    // Connections open when the executor connects (GetConnection at ExecInit).
+    let host = TcpHost::new(&addrs);
+    let writer = host.writer();
     let t0 = std::time::Instant::now();
     let clock = Clock::from_host(Box::new(move || t0.elapsed().as_nanos() as u64));
     let mut run = QueryRun::for_scenario(scenario, async_mode, clock, false, host)?;

@@ -12,14 +12,17 @@
 //!
 //! For each scenario × delay × fetch size it prints one row: the real coordinator's
 //! `EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF)` Execution Time with `async_capable` false
-//! and true, and pgasync's Execution Time (`QueryRun::execution_ns`) in `pg15` and
-//! `improved` behaviour, sync and async; each the median of `--runs` runs, every run on
+//! and true, and pgasync's Execution Time (`QueryRun::execution_ns`, its node timing
+//! off too: `EState::timing`) in `pg15` and `improved` behaviour, sync and async; each the median of `--runs` runs, every run on
 //! fresh connections (the coordinator calls `postgres_fdw_disconnect_all()` first, as
-//! pgasync connects anew), after one warm-up run per scenario that is not counted.
+//! pgasync connects anew, inside the run), after one warm-up run per scenario that is
+//! not counted. The six kinds of run take turns, and with more than one run a line
+//! under the row gives each column's min–max, so noise shows as noise.
 //!
 //! Then: for E (async, pg15), the simulator's execution time with the calibration
 //! profile (measured through the proxy at delay 0, `calibrate::measure`, or `--profile`)
-//! and the delay added to its round trip, against the live one; and the relay's
+//! and the delay added to its round trip (as measured through the proxy at that delay),
+//! against the live one; and the relay's
 //! figures: throughput of `SELECT * FROM t1` through `pgasync relay` (a child process)
 //! against direct TCP, and the time the relay adds to a `SELECT 1` round trip.
 //!
@@ -324,13 +327,16 @@ fn pgasync_once(sc: &Scenario, addrs: &[SocketAddr], db: &str, async_mode: bool)
     let ctx = format!("pgasync {} {} async={async_mode}", sc.id, sc.behaviour.label());
     let t0 = Instant::now();
     let clock = Clock::from_host(Box::new(move || t0.elapsed().as_nanos() as u64));
-    let host = TcpHost::connect(addrs).map_err(|e| CliError::Failed(format!("{ctx}: connect: {e}")))?;
-    let writer = host.writer().map_err(|e| CliError::Failed(format!("{ctx}: {e}")))?;
+    // Connections open inside the run, as postgres_fdw's do (GetConnection at ExecInit).
+    let host = TcpHost::new(addrs);
+    let writer = host.writer();
     let mut run = QueryRun::for_scenario(sc, async_mode, clock, false, host).map_err(CliError::Failed)?;
     run.es.set_database(db);
     // Statements go on the wire when sent, as libpq writes them (EState::writer).
     run.es.writer = Some(writer);
     run.keep_rows = true;
+    // The coordinator runs EXPLAIN (ANALYZE, TIMING OFF): no clock read per node call.
+    run.es.timing = false;
     run.run_to_end().map_err(|e| CliError::Failed(format!("{ctx}: {e}")))?;
     if !sc.matches_reference(&run.rows) {
         return Err(CliError::Failed(format!("{ctx}: rows differ from the reference")));
@@ -338,15 +344,54 @@ fn pgasync_once(sc: &Scenario, addrs: &[SocketAddr], db: &str, async_mode: bool)
     Ok(run.execution_ns() as f64 / 1e6)
 }
 
-/// Sync and async medians (ms) of `runs` interleaved runs.
-fn pgasync_medians(sc: &Scenario, addrs: &[SocketAddr], db: &str, runs: usize) -> Result<(f64, f64), CliError> {
-    let (mut s, mut a) = (vec![], vec![]);
+/// The six figures of a table row, each over `runs` runs: PostgreSQL sync and async,
+/// pgasync pg15 sync and async, improved sync and async. The runs are interleaved (one
+/// of each kind, then the next), so that load that comes and goes on a shared machine
+/// falls on every kind alike instead of on whichever ran during it.
+#[allow(clippy::too_many_arguments)]
+fn interleaved_runs(
+    coordinator: &Cluster,
+    db: &str,
+    query: &str,
+    id: &str,
+    rows: usize,
+    fetch: usize,
+    addrs: &[SocketAddr],
+    runs: usize,
+) -> Result<[Vec<f64>; 6], CliError> {
+    let base = build(id, rows, fetch, Preset::Pg15)?;
+    let improved = build(id, rows, fetch, Preset::Improved)?;
+    let mut out: [Vec<f64>; 6] = Default::default();
     for _ in 0..runs {
         check_interrupted()?;
-        s.push(pgasync_once(sc, addrs, db, false)?);
-        a.push(pgasync_once(sc, addrs, db, true)?);
+        out[0].extend(postgres_runs(coordinator, db, &base, fetch, false, query, 0, 1)?);
+        out[1].extend(postgres_runs(coordinator, db, &base, fetch, true, query, 0, 1)?);
+        out[2].push(pgasync_once(&base, addrs, db, false)?);
+        out[3].push(pgasync_once(&base, addrs, db, true)?);
+        out[4].push(pgasync_once(&improved, addrs, db, false)?);
+        out[5].push(pgasync_once(&improved, addrs, db, true)?);
     }
-    Ok((median_f(s), median_f(a)))
+    Ok(out)
+}
+
+/// The spread of a column's runs: `min–max`.
+fn spread(v: &[f64]) -> String {
+    let min = v.iter().cloned().fold(f64::INFINITY, f64::min);
+    let max = v.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+    format!("{min:.1}–{max:.1}")
+}
+
+/// The median round trip (ms) of an empty Query through `addr` (a delay proxy), on a
+/// fresh connection (the proxy reads its delay when it accepts one).
+fn round_trip_ms(addr: SocketAddr, samples: usize) -> Result<f64, CliError> {
+    let mut c = RawPg::connect(addr, READER, "e").map_err(CliError::Failed)?;
+    c.query("").map_err(CliError::Failed)?;
+    let mut v = vec![];
+    for _ in 0..samples {
+        v.push(c.timed("").map_err(CliError::Failed)? as f64 / 1e6);
+    }
+    c.close();
+    Ok(median_f(v))
 }
 
 fn gain(sync: f64, asy: f64) -> String {
@@ -439,8 +484,6 @@ fn bench(pg: &Pg, o: &Options) -> Result<(), CliError> {
         coordinator.script(&db, &script)?;
     }
     // The calibration, through the proxy at delay 0 (what the live runs see).
-    // Connection set-up less its round trip, ms: not modelled by the simulator.
-    let mut setup_ms = None;
     let calibration: Knobs = match &o.profile {
         Some(k) => k.clone(),
         None => {
@@ -450,7 +493,6 @@ fn bench(pg: &Pg, o: &Options) -> Result<(), CliError> {
             for line in p.report() {
                 note(o.format, &format!("calibration: {line}"));
             }
-            setup_ms = Some((p.connect_ms - p.rtt_ms).max(0.0));
             p.knobs(0.0)
         }
     };
@@ -473,13 +515,10 @@ fn bench(pg: &Pg, o: &Options) -> Result<(), CliError> {
             for &fetch in &o.fetch_sizes {
                 check_interrupted()?;
                 progress(&format!("{id}: delay {delay} ms, fetch_size {fetch}"));
-                let pg_sync = median_f(postgres_runs(&coordinator, &db, &base, fetch, false, &query, 0, o.runs)?);
-                check_interrupted()?;
-                let pg_async = median_f(postgres_runs(&coordinator, &db, &base, fetch, true, &query, 0, o.runs)?);
-                let (p15s, p15a) = pgasync_medians(&build(id, o.rows, fetch, Preset::Pg15)?, &addrs, &db, o.runs)?;
-                let (imps, impa) = pgasync_medians(&build(id, o.rows, fetch, Preset::Improved)?, &addrs, &db, o.runs)?;
+                let runs = interleaved_runs(&coordinator, &db, &query, id, o.rows, fetch, &addrs, o.runs)?;
+                let m: Vec<f64> = runs.iter().map(|v| median_f(v.clone())).collect();
                 if id == "E" {
-                    live_e_async_pg15.push((delay, fetch, p15a));
+                    live_e_async_pg15.push((delay, fetch, m[3]));
                 }
                 let ms = |x: f64| format!("{x:.3}");
                 print_line(
@@ -488,49 +527,59 @@ fn bench(pg: &Pg, o: &Options) -> Result<(), CliError> {
                         id.to_string(),
                         format!("{delay}"),
                         fetch.to_string(),
-                        ms(pg_sync),
-                        ms(pg_async),
-                        gain(pg_sync, pg_async),
-                        ms(p15s),
-                        ms(p15a),
-                        gain(p15s, p15a),
-                        ms(imps),
-                        ms(impa),
-                        gain(imps, impa),
+                        ms(m[0]),
+                        ms(m[1]),
+                        gain(m[0], m[1]),
+                        ms(m[2]),
+                        ms(m[3]),
+                        gain(m[2], m[3]),
+                        ms(m[4]),
+                        ms(m[5]),
+                        gain(m[4], m[5]),
                     ],
                 );
+                if o.runs > 1 {
+                    let sp: Vec<String> = runs.iter().map(|v| spread(v)).collect();
+                    note(
+                        o.format,
+                        &format!(
+                            "  {id} {delay} ms fetch {fetch}, min–max of {} runs: postgres {} / {}, pg15 {} / {}, improved {} / {}",
+                            o.runs, sp[0], sp[1], sp[2], sp[3], sp[4], sp[5]
+                        ),
+                    );
+                }
             }
         }
     }
-    delay_us.store(0, Ordering::SeqCst);
 
-    // Simulated with the calibration against live, E async pg15.
+    // Simulated with the calibration against live, E async pg15. The round trip at
+    // each delay is measured through the proxy too: its sleeps overshoot (tens of µs a
+    // direction), which is part of every live round trip.
+    delay_us.store(0, Ordering::SeqCst);
+    let rtt0 = round_trip_ms(proxies[0].addr, 200)?;
     note(o.format, &format!("simulated with calibration ({}) vs live, E async pg15:", profile_text(&calibration)));
     for (delay, fetch, live) in live_e_async_pg15 {
+        delay_us.store((delay * 1000.0).round() as u64, Ordering::SeqCst);
+        let extra = if delay > 0.0 { round_trip_ms(proxies[0].addr, 50)? - rtt0 } else { 0.0 };
+        let rtt = calibration.rtt_ms.unwrap_or(0.0) + extra.max(0.0);
         let k = Knobs {
             shards: Some(SHARDS),
             rows_per_shard: Some(o.rows),
             fetch_size: Some(fetch),
             behaviour: Some(Preset::Pg15),
-            rtt_ms: Some(calibration.rtt_ms.unwrap_or(0.0) + delay),
+            rtt_ms: Some(rtt),
             ..calibration.clone()
         };
         let sim = simulated_ms("E", &k, true)?;
-        let diff = |x: f64| format!("{:+.1}%", 100.0 * (x - live) / live);
-        // pg15 opens the connections one after another at ExecInit (postgres_fdw's
-        // GetConnection in BeginForeignScan): the measured set-up, once per server.
-        let with_setup = setup_ms.map_or(String::new(), |c| {
-            let x = sim + c * SHARDS as f64;
-            format!("; simulated + {SHARDS} x measured connection set-up ({c:.3} ms, not modelled) {x:.3} ms, difference {}", diff(x))
-        });
         note(
             o.format,
             &format!(
-                "  E delay {delay} ms fetch_size {fetch}: live {live:.3} ms, simulated {sim:.3} ms, difference {}{with_setup}",
-                diff(sim)
+                "  E delay {delay} ms fetch_size {fetch}: live {live:.3} ms, simulated {sim:.3} ms (round trip {rtt:.3} ms measured through the proxy), difference {:+.1}%",
+                100.0 * (sim - live) / live
             ),
         );
     }
+    delay_us.store(0, Ordering::SeqCst);
     check_interrupted()?;
     progress("relay figures");
     for line in relay_figures(&shards[0])? {
@@ -542,11 +591,15 @@ fn bench(pg: &Pg, o: &Options) -> Result<(), CliError> {
 fn profile_text(k: &Knobs) -> String {
     let f = |x: Option<f64>| x.map_or("default".to_string(), |v| format!("{v:.4}"));
     format!(
-        "rtt_ms {}, server_query_us {}, server_row_us {}, bandwidth_mbps {}",
+        "rtt_ms {}, server_query_us {}, server_row_us {}, bandwidth_mbps {}, connect_ms {}, coordinator_row_us {}, coordinator_answer_us {}, coordinator_async_us {}",
         f(k.rtt_ms),
         f(k.server_query_us),
         f(k.server_row_us),
-        f(k.bandwidth_mbps)
+        f(k.bandwidth_mbps),
+        f(k.connect_ms),
+        f(k.coordinator_row_us),
+        f(k.coordinator_answer_us),
+        f(k.coordinator_async_us)
     )
 }
 

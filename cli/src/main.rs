@@ -32,9 +32,10 @@ const USAGE: &str = "usage:
       (bench --live: 4 shard clusters and a coordinator under DIR (a fresh temporary folder), E and D
        loaded, a delay proxy per shard (half of --delay-ms each way); per scenario, delay and fetch
        size the median Execution Time of the real coordinator (postgres_fdw, async_capable off/on)
-       and of pgasync pg15 and improved (sync/async) on the same shards; then the calibrated
-       simulation of E against live, and the relay's throughput and added latency against direct
-       TCP; every cluster is stopped at the end, on error and on Ctrl-C)
+       and of pgasync pg15 and improved (sync/async) on the same shards, runs interleaved, with
+       their min-max spread; then the calibrated simulation of E against live, and the relay's
+       throughput and added latency against direct TCP; every cluster is stopped at the end, on
+       error and on Ctrl-C)
   pgasync sql --file F [--live DIR/relay.toml] [--mode sync|async] [--format text|json] [--counters on|off] [--rows N] [--log on|off]
                  [KNOBS]
       (sql: runs a scenario file — SQL for the coordinator and each shard (-- @shard NAME), then
@@ -45,8 +46,10 @@ const USAGE: &str = "usage:
   pgasync calibrate --live [--out profile.json] [--rows 30000] [--dir DIR]
                     [--target HOST:PORT [--database e] [--table t1]]
       (calibrate: measures on a live shard (its own cluster under DIR, or --target) the round trip,
-       server time per FETCH and per row, bandwidth, connection set-up and bytes per row, and
-       writes the knobs rtt_ms, server_query_us, server_row_us, bandwidth_mbps as JSON)
+       server time per FETCH and per row (fitted over FETCH sizes 1 to 1000), bandwidth, connection
+       set-up, and pgasync's own CPU as the coordinator of a scan (per row, per answer, per async
+       request), and writes the knobs rtt_ms, server_query_us, server_row_us, bandwidth_mbps,
+       connect_ms, coordinator_row_us, coordinator_answer_us, coordinator_async_us as JSON)
   pgasync serve [--port 8080] [--bind 127.0.0.1] [--root .] [--web ROOT/web] [--pkg ROOT/pkg]
                 [--allow-host NAME]... [--header-timeout-ms 10000] [--idle-timeout-ms 30000]
                 [--max-connections 256] [--max-per-client 32]

@@ -94,10 +94,21 @@ fn calibrate_live_writes_a_profile_that_explain_loads() {
     let text = std::fs::read_to_string(&out_file).expect("the profile is written");
     let v: serde_json::Value = serde_json::from_str(&text).expect("the profile is JSON");
     let obj = v.as_object().expect("an object");
-    for key in ["rtt_ms", "server_row_us", "server_query_us", "bandwidth_mbps"] {
+    let keys = [
+        "rtt_ms",
+        "server_row_us",
+        "server_query_us",
+        "bandwidth_mbps",
+        "connect_ms",
+        "coordinator_row_us",
+        "coordinator_answer_us",
+        "coordinator_async_us",
+    ];
+    assert_eq!(obj.len(), keys.len(), "{text}");
+    for key in keys {
         let x = obj.get(key).and_then(|x| x.as_f64()).unwrap_or_else(|| panic!("{key} in {text}"));
         assert!(x.is_finite() && x >= 0.0, "{key} = {x}");
-        if key != "server_query_us" && key != "server_row_us" {
+        if ["rtt_ms", "bandwidth_mbps", "connect_ms"].contains(&key) {
             assert!(x > 0.0, "{key} = {x}"); // a clamp at 0 is possible for the fitted costs
         }
     }

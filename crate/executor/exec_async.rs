@@ -100,6 +100,7 @@ pub fn exec_async_request(es: &mut EState, r: usize, requestee: &mut PlanState) 
     timed(es, r, requestee, |node, es| node.async_request(es, r))?;
     if es.blocked_on.is_none() {
         es.instr[requestee.id].remote.requests += 1;
+        es.clock.charge(es.cost.async_request_ns);
     }
     Ok(())
 }
@@ -200,10 +201,10 @@ fn timed(
     f: impl FnOnce(&mut dyn crate::executor::ExecNode, &mut EState) -> ExecResult<()>,
 ) -> ExecResult<()> {
     let node = requestee.id;
-    let now = es.now();
+    let now = es.timing_now();
     es.instr[node].start_call(now);
     if let Err(e) = f(requestee.node.as_mut(), es) {
-        let now = es.now();
+        let now = es.timing_now();
         es.instr[node].pause_call(now);
         return Err(e);
     }
@@ -211,7 +212,7 @@ fn timed(
 }
 
 fn finish_call(es: &mut EState, r: usize, node: usize) -> ExecResult<()> {
-    let now = es.now();
+    let now = es.timing_now();
     if es.blocked_on.is_some() {
         es.instr[node].pause_call(now);
         return Ok(());

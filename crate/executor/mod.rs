@@ -121,14 +121,14 @@ pub trait ExecNode: CloneNode {
 /// returns Wait keeps its clock running until it completes.
 #[inline]
 pub fn exec_proc_node(ps: &mut PlanState, es: &mut EState) -> ExecResult<ExecStatus> {
-    let now = es.now();
+    let now = es.timing_now();
     if !es.instr[ps.id].running {
         let node = ps.id;
         es.record(|| crate::trace::TraceKind::NodeStart { node });
     }
     es.instr[ps.id].start_call(now);
     let status = ps.node.exec_next(es)?;
-    let now = es.now();
+    let now = es.timing_now();
     let outcome = match status {
         ExecStatus::Row => Some(true),
         ExecStatus::Done => Some(false),
@@ -244,6 +244,7 @@ pub fn explain_tree(ps: &PlanState, es: &EState, relationship: Option<&str>) -> 
         parent_relationship: relationship.map(str::to_string),
         details: vec![],
         instr: es.instr[ps.id].clone(),
+        timed: es.timing,
         children: vec![],
     };
     ps.node.explain(&mut e);

@@ -55,8 +55,10 @@ pub struct AppendState {
     /// Async children whose request is CallbackPending: the response is still to be
     /// delivered (at once, or on the next call in step mode).
     as_callbackpending: VecDeque<usize>,
-    /// A request round in progress: the children still to be asked.
-    as_requesting: Option<VecDeque<usize>>,
+    /// A request round in progress: the children still to be asked (empty: none).
+    /// Kept with `as_needrequest` between rounds so a round allocates nothing: a round
+    /// is one row on the async path.
+    as_requesting: VecDeque<usize>,
     /// An interrupted event wait: the waits are configured (notifying goes on) or not
     /// (a requestee blocked while configuring: configure again).
     as_eventwait: Option<EventWaitResume>,
@@ -95,7 +97,7 @@ impl AppendState {
             as_asyncresults: VecDeque::new(),
             as_needrequest: Vec::new(),
             as_callbackpending: VecDeque::new(),
-            as_requesting: None,
+            as_requesting: VecDeque::new(),
             as_eventwait: None,
             as_nasyncremain: 0,
             as_syncdone: false,
@@ -106,26 +108,23 @@ impl AppendState {
         }
     }
 
-    fn async_children(&self) -> impl Iterator<Item = usize> + '_ {
-        (0..self.children.len()).filter(|&i| self.as_asyncrequests[i].is_some())
-    }
-
     /// ExecAppendAsyncBegin: every async child gets a request before anything else runs.
     fn async_begin(&mut self, es: &mut EState) -> ExecResult<()> {
         self.as_nasyncremain = self.as_nasyncplans;
-        self.as_requesting = Some(self.async_children().collect());
+        let requests = &self.as_asyncrequests;
+        self.as_requesting.extend((0..requests.len()).filter(|&i| requests[i].is_some()));
         self.make_requests(es)
     }
 
     /// Sends the requests of the round in `as_requesting`, delivering immediate results.
     fn make_requests(&mut self, es: &mut EState) -> ExecResult<()> {
-        while let Some(child) = self.as_requesting.as_ref().and_then(|q| q.front().copied()) {
+        while let Some(&child) = self.as_requesting.front() {
             let r = self.as_asyncrequests[child].expect("async child");
             exec_async_request(es, r, &mut self.children[child])?;
             if es.blocked_on.is_some() {
                 return Ok(()); // the same request is made again in `resume`
             }
-            self.as_requesting.as_mut().unwrap().pop_front();
+            self.as_requesting.pop_front();
             if es.requests[r].state == AsyncState::CallbackPending {
                 self.as_callbackpending.push_back(child);
             }
@@ -134,7 +133,6 @@ impl AppendState {
             }
             self.deliver_responses(es)?;
         }
-        self.as_requesting = None;
         Ok(())
     }
 
@@ -145,7 +143,7 @@ impl AppendState {
             return self.event_wait_from(es, at).map(|_| ());
         }
         self.deliver_responses(es)?;
-        if self.as_requesting.is_some() {
+        if !self.as_requesting.is_empty() {
             self.make_requests(es)?;
         }
         Ok(())
@@ -191,11 +189,10 @@ impl AppendState {
         if self.take_async_result(es) {
             return Ok(true);
         }
-        let mut round = std::mem::take(&mut self.as_needrequest);
         if !self.fifo_results {
-            round.sort_unstable();
+            self.as_needrequest.sort_unstable();
         }
-        self.as_requesting = Some(round.into());
+        self.as_requesting.extend(self.as_needrequest.drain(..));
         self.make_requests(es)?;
         Ok(!es.interrupted() && self.take_async_result(es))
     }
@@ -340,7 +337,7 @@ impl ExecNode for AppendState {
         self.as_asyncresults.clear();
         self.as_needrequest.clear();
         self.as_callbackpending.clear();
-        self.as_requesting = None;
+        self.as_requesting.clear();
         self.as_eventwait = None;
         self.as_nasyncremain = 0;
         self.as_syncdone = false;

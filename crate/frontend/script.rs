@@ -31,7 +31,7 @@ use crate::behaviour::Behaviour;
 use crate::knobs::{self, Source};
 use crate::remote::{ForeignServer, ServerOptions};
 use crate::scenario::{Knobs, Scenario, ServerSpec};
-use crate::sim::{LinkParams, ServerCosts};
+use crate::sim::LinkParams;
 use crate::types::{Catalog, Table};
 
 /// Built-in scenarios as scenario files (`crate/frontend/scenarios/`), embedded: D and
@@ -228,13 +228,7 @@ impl SqlScenario {
                 local.add(table(0, t));
             }
         }
-        let mut costs = ServerCosts::default();
-        if let Some(us) = k.server_row_us {
-            costs.server_row_ns = (us * 1000.0) as u64;
-        }
-        if let Some(us) = k.server_query_us {
-            costs.server_query_ns = (us * 1000.0) as u64;
-        }
+        let (costs, cost) = crate::scenario::costs_of(&k);
         let rtt = k.rtt_ms.unwrap_or(1.0);
         let mut servers = Vec::new();
         for (i, name) in planned.servers.iter().enumerate() {
@@ -282,6 +276,7 @@ impl SqlScenario {
             ordered: planned.order_key.is_some(),
             order_key: planned.order_key,
             behaviour,
+            cost,
         })
     }
 }

@@ -2,51 +2,78 @@
 //!
 //! Sockets are non-blocking; waiting is poll(2) on the waited connections (as libpq's
 //! callers wait on PQsocket), bounded by a timeout so a server that never answers fails
-//! the query instead of hanging it. A cancel request goes out on a fresh connection with the backend key,
-//! as libpq's PQcancel does. Run it with a real clock (`Clock::from_host`).
+//! the query instead of hanging it. A connection is opened when the executor writes its
+//! startup packet, as libpq connects inside postgres_fdw's GetConnection. A cancel
+//! request goes out on a fresh connection with the backend key, as libpq's PQcancel
+//! does. Run it with a real clock (`Clock::from_host`).
 
 use crate::estate::{EState, ExecError, ExecResult};
 use crate::host::{deliver, Host, WaitingHost};
 use crate::trace::TraceKind;
 use bytes::BytesMut;
 use postgres_protocol::message::frontend;
+use std::cell::RefCell;
 use std::io::{ErrorKind, Read, Write};
 use std::net::{SocketAddr, TcpStream};
+use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 pub struct TcpHost {
-    addrs: Vec<SocketAddr>,
-    streams: Vec<TcpStream>,
+    /// Shared with the writer (`writer`): both write on the same sockets, and either
+    /// may be the one that opens a connection.
+    sockets: Rc<RefCell<Sockets>>,
     /// How long `wait` may wait for an answer.
     pub timeout: Duration,
 }
 
-impl TcpHost {
-    /// Connects to each server (`addrs[i]` serves connection i).
-    pub fn connect(addrs: &[SocketAddr]) -> std::io::Result<TcpHost> {
-        let mut streams = Vec::new();
-        for a in addrs {
-            let s = TcpStream::connect_timeout(a, Duration::from_secs(5))?;
+/// The servers' addresses and the sockets opened so far (`streams[i]` serves
+/// connection i).
+struct Sockets {
+    addrs: Vec<SocketAddr>,
+    streams: Vec<Option<TcpStream>>,
+    timeout: Duration,
+}
+
+impl Sockets {
+    /// Writes on connection `k`, opening it first if this is its first write (the
+    /// startup packet): postgres_fdw connects in GetConnection, server after server at
+    /// ExecInit, so a connection opened before the run would start every backend (the
+    /// postmaster forks at accept) ahead of PostgreSQL's own timing.
+    fn write(&mut self, k: usize, bytes: &[u8]) -> std::io::Result<()> {
+        if self.streams[k].is_none() {
+            let s = TcpStream::connect_timeout(&self.addrs[k], Duration::from_secs(5))?;
             s.set_nodelay(true)?;
             s.set_nonblocking(true)?;
-            streams.push(s);
+            self.streams[k] = Some(s);
         }
-        Ok(TcpHost { addrs: addrs.to_vec(), streams, timeout: Duration::from_secs(30) })
+        let stream = self.streams[k].as_mut().expect("opened above");
+        write_fully(stream, bytes, Instant::now() + self.timeout)
+    }
+}
+
+impl TcpHost {
+    /// A host for the servers at `addrs` (`addrs[i]` serves connection i). Nothing is
+    /// opened yet: a connection is opened when the executor writes its startup packet.
+    pub fn new(addrs: &[SocketAddr]) -> TcpHost {
+        let timeout = Duration::from_secs(30);
+        let sockets = Sockets { addrs: addrs.to_vec(), streams: addrs.iter().map(|_| None).collect(), timeout };
+        TcpHost { sockets: Rc::new(RefCell::new(sockets)), timeout }
     }
 
     /// A writer for `EState::writer`: the executor's statements go on the wire when
-    /// they are sent (through clones of the same sockets).
-    pub fn writer(&self) -> std::io::Result<crate::estate::Writer> {
-        let mut streams = self.streams.iter().map(TcpStream::try_clone).collect::<std::io::Result<Vec<_>>>()?;
-        let timeout = self.timeout;
-        Ok(std::rc::Rc::new(std::cell::RefCell::new(move |k: usize, bytes: &[u8]| {
-            write_fully(&mut streams[k], bytes, Instant::now() + timeout)
-        })))
+    /// they are sent.
+    pub fn writer(&self) -> crate::estate::Writer {
+        let sockets = self.sockets.clone();
+        Rc::new(RefCell::new(move |k: usize, bytes: &[u8]| sockets.borrow_mut().write(k, bytes)))
+    }
+
+    fn addr(&self, k: usize) -> SocketAddr {
+        self.sockets.borrow().addrs[k]
     }
 
     fn write_all(&mut self, k: usize, bytes: &[u8]) -> ExecResult<()> {
-        write_fully(&mut self.streams[k], bytes, Instant::now() + self.timeout)
-            .map_err(|e| ExecError::Protocol(format!("connection {k} ({}): write failed: {e}", self.addrs[k])))
+        let r = self.sockets.borrow_mut().write(k, bytes);
+        r.map_err(|e| ExecError::Protocol(format!("connection {k} ({}): write failed: {e}", self.addr(k))))
     }
 
     fn send_cancel(&self, k: usize, es: &EState) {
@@ -55,37 +82,46 @@ impl TcpHost {
         };
         let mut buf = BytesMut::new();
         frontend::cancel_request(pid, key, &mut buf);
-        if let Ok(mut s) = TcpStream::connect_timeout(&self.addrs[k], Duration::from_secs(5)) {
+        if let Ok(mut s) = TcpStream::connect_timeout(&self.addr(k), Duration::from_secs(5)) {
             let _ = s.write_all(&buf);
         }
     }
 
     /// Reads whatever is available on connection `k`; returns the answers completed.
+    /// A connection not opened yet has nothing to read.
     fn read_available(&mut self, k: usize, es: &mut EState) -> ExecResult<usize> {
         let mut buf = [0u8; 64 * 1024];
         let mut answers = 0;
         loop {
-            match self.streams[k].read(&mut buf) {
+            let read = match self.sockets.borrow_mut().streams[k].as_mut() {
+                None => return Ok(answers),
+                Some(s) => s.read(&mut buf),
+            };
+            match read {
                 Ok(0) => {
                     return Err(ExecError::Protocol(format!(
                         "connection {k} ({}): server closed the connection",
-                        self.addrs[k]
+                        self.addr(k)
                     )))
                 }
                 Ok(n) => answers += deliver(es, k, &buf[..n])?,
                 Err(e) if e.kind() == ErrorKind::WouldBlock => return Ok(answers),
                 Err(e) => {
-                    return Err(ExecError::Protocol(format!("connection {k} ({}): read failed: {e}", self.addrs[k])))
+                    return Err(ExecError::Protocol(format!("connection {k} ({}): read failed: {e}", self.addr(k))))
                 }
             }
         }
+    }
+
+    fn connections(&self) -> usize {
+        self.sockets.borrow().streams.len()
     }
 
     fn flush(&mut self, es: &mut EState) -> ExecResult<()> {
         if let Some(e) = es.write_error.take() {
             return Err(ExecError::Protocol(e));
         }
-        for k in 0..self.streams.len() {
+        for k in 0..self.connections() {
             while let Some(out) = es.conns[k].outbox.pop_front() {
                 self.write_all(k, &out.bytes)?;
             }
@@ -104,7 +140,7 @@ impl Host for TcpHost {
     fn pump(&mut self, es: &mut EState) -> ExecResult<usize> {
         self.flush(es)?;
         let mut answers = 0;
-        for k in 0..self.streams.len() {
+        for k in 0..self.connections() {
             answers += self.read_available(k, es)?;
         }
         // Queries released by those answers go out now.
@@ -142,7 +178,13 @@ impl WaitingHost for TcpHost {
                     self.timeout
                 )));
             }
-            let waited: Vec<&TcpStream> = conns.iter().map(|&k| &self.streams[k]).collect();
+            let sockets = self.sockets.borrow();
+            let waited: Vec<&TcpStream> = conns.iter().filter_map(|&k| sockets.streams[k].as_ref()).collect();
+            if waited.is_empty() {
+                return Err(ExecError::Internal(format!(
+                    "the executor waits on connections {conns:?}, none of them open"
+                )));
+            }
             poll_ready(&waited, libc::POLLIN, deadline);
         }
     }
@@ -179,7 +221,7 @@ fn poll_ready(streams: &[&TcpStream], events: libc::c_short, deadline: Instant) 
 impl Drop for TcpHost {
     /// Releases every backend: Terminate, then close.
     fn drop(&mut self) {
-        for s in &mut self.streams {
+        for s in self.sockets.borrow_mut().streams.iter_mut().flatten() {
             let mut buf = BytesMut::new();
             frontend::terminate(&mut buf);
             let _ = s.set_nonblocking(false);

@@ -66,6 +66,9 @@ pub struct ExplainNode {
     /// see the module documentation for the keys interpreted here.
     pub details: Vec<(String, String)>,
     pub instr: Instrumentation,
+    /// The node's times were measured (EXPLAIN's TIMING, `EState::timing`); without
+    /// them only rows and loops are shown, as PostgreSQL shows them with TIMING OFF.
+    pub timed: bool,
     pub children: Vec<ExplainNode>,
 }
 
@@ -300,6 +303,7 @@ fn fold(mut n: ExplainNode, o: Outputs) -> (ExplainNode, Outputs) {
             relation: None,
             parent_relationship: Some("Inner".into()),
             details: vec![],
+            timed: inner.timed,
             instr: inner.instr.clone(),
             children: vec![ExplainNode { parent_relationship: Some("Outer".into()), ..inner }],
         };
@@ -377,9 +381,12 @@ fn title(n: &ExplainNode, opts: &ExplainOptions) -> String {
     t
 }
 
-fn actual(i: &Instrumentation) -> String {
+fn actual(i: &Instrumentation, timed: bool) -> String {
     if i.nloops == 0 {
         return "(never executed)".to_string();
+    }
+    if !timed {
+        return format!("(actual rows={} loops={})", rows_per_loop(i), i.nloops);
     }
     format!(
         "(actual time={:.3}..{:.3} rows={} loops={})",
@@ -413,7 +420,7 @@ fn write_text(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions, depth: usize,
     let detail_indent = if depth == 0 { "  ".to_string() } else { " ".repeat(6 * depth + 2) };
     let arrow = if depth == 0 { "" } else { "->  " };
     let inst = n.instr.finished();
-    out.push_str(&format!("{indent}{arrow}{} {}\n", title(n, opts), actual(&inst)));
+    out.push_str(&format!("{indent}{arrow}{} {}\n", title(n, opts), actual(&inst, n.timed)));
     if opts.verbose && shows_output(n) && !o.cols.is_empty() {
         out.push_str(&format!("{detail_indent}Output: {}\n", o.cols.join(", ")));
     }
@@ -585,8 +592,10 @@ fn json_node(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions) -> J {
         }
         put("Alias", J::Str(n.alias().unwrap_or(r).to_string()));
     }
-    put("Actual Startup Time", time3(if inst.nloops == 0 { 0.0 } else { per_loop(inst.startup_ns, inst.nloops) }));
-    put("Actual Total Time", time3(if inst.nloops == 0 { 0.0 } else { per_loop(inst.total_ns, inst.nloops) }));
+    if n.timed {
+        put("Actual Startup Time", time3(if inst.nloops == 0 { 0.0 } else { per_loop(inst.startup_ns, inst.nloops) }));
+        put("Actual Total Time", time3(if inst.nloops == 0 { 0.0 } else { per_loop(inst.total_ns, inst.nloops) }));
+    }
     put("Actual Rows", int(rows_per_loop(&inst)));
     put("Actual Loops", int(inst.nloops));
     if opts.verbose && shows_output(n) && !o.cols.is_empty() {

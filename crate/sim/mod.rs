@@ -7,7 +7,8 @@
 //!   `bytes / bandwidth` to transmit and `rtt / 2` to arrive;
 //! - the backend runs queries one after another: a query starts when it has arrived and
 //!   the backend is free, and takes the server cost (its executor's cost-model time
-//!   plus `server_row_ns` per row sent and `server_query_ns` per statement);
+//!   plus `server_row_ns` per row sent and `server_query_ns` per statement; a startup
+//!   packet takes `connect_ns`, the backend's start);
 //! - the response leaves when the downlink is free, takes `bytes / bandwidth`, then
 //!   `rtt / 2`.
 //! On the virtual clock the host jumps to the next arrival when the executor waits, so

@@ -199,15 +199,18 @@ async function checkProfile(page, server) {
   await waitReady(page);
   const before = await page.evaluate(() => window.pgasync.recording.totalNs);
   let s0 = await sessionSerial(page);
-  const profile = { rtt_ms: 0.1168, server_query_us: 0, server_row_us: 0.1013, bandwidth_mbps: 1922.66 };
+  const profile = {
+    rtt_ms: 0.1168, server_query_us: 1.2, server_row_us: 0.1013, bandwidth_mbps: 1922.66, connect_ms: 2.7,
+    coordinator_row_us: 0.16, coordinator_answer_us: 6.4, coordinator_async_us: 0.07,
+  };
   await page.setInputFiles('[data-testid=profile-file]', { name: 'profile.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(profile)) });
   await waitNewSession(page, s0);
   const chip = (await page.textContent('[data-testid=profile-chip]')).trim();
-  check('profile: the chip names the calibrated values', /calibrated: rtt 0\.1168 ms · 1922\.66 Mbit\/s · 0\.1013 µs\/row · 0 µs\/statement/.test(chip), chip);
+  check('profile: the chip names the calibrated values', /calibrated: rtt 0\.1168 ms · 1922\.66 Mbit\/s · 0\.1013 µs\/row · 1\.2 µs\/statement · 2\.7 ms\/connection · coordinator 0\.16 µs\/row · 6\.4 µs\/answer · 0\.07 µs\/async request/.test(chip), chip);
   const after = await page.evaluate(() => window.pgasync.recording.totalNs);
   check('profile: the simulated run uses it (a different time)', after !== before && after < before, `${before} → ${after} ns`);
   await page.waitForFunction(() => /row_us=0\.1013/.test(location.search), null, { timeout: 5000 });
-  check('profile: in the URL, so a link keeps it', /rtt=0\.1168/.test(page.url()) && /query_us=0/.test(page.url()), page.url());
+  check('profile: in the URL, so a link keeps it', /rtt=0\.1168/.test(page.url()) && /query_us=1\.2/.test(page.url()) && /connect_ms=2\.7/.test(page.url()) && /coord_async_us=0\.07/.test(page.url()), page.url());
   await shot(page, '17-profile.png');
   await page.setInputFiles('[data-testid=profile-file]', { name: 'bad.json', mimeType: 'application/json', buffer: Buffer.from('{"rtt_ms": 1, "latency": 2}') });
   await page.waitForSelector('[data-testid=error]:not([hidden])', { timeout: 5000 });
