@@ -13,6 +13,7 @@ import { WireInspector } from './render/wire.js';
 import { renderRows, renderExplain, explainRaw } from './render/results.js';
 import { transitionsIn } from './render/traceview.js';
 import { fmtMs, setText } from './render/util.js';
+import { installWorkshop } from './workshop.js'; // lessons, run to, narration history (issue 10)
 
 const NO_TRACE = 0xffffffff;
 // Run speeds, steps per second. A step is one async request transition or one wait, so
@@ -79,6 +80,7 @@ let wasm = null; // the model (pkg/pgasync.js), loaded by boot()
 let livePanel = null; // live shards through the relay (render/live.js)
 let building = 0; // generation of the newest rebuild: an older one stops at its next slice
 let seeking = false; // a seek is running in slices
+let workshop = null; // lessons, run to, narration history (web/workshop.js)
 const STEP_SLICE = 256; // model steps between clock reads while working in slices
 const urlSync = new UrlSync(250);
 const timeline = new Timeline($('timeline'), (ms) => seekLater({ ms }));
@@ -349,6 +351,8 @@ function render({ urlNow = !running, full = !running } = {}) {
   wire.update(snap.trace_len);
   mark('wire');
   renderSlowPanels(snap, full, mark);
+  workshop?.update(snap, { full });
+  mark('workshop');
   config.step = snap.step;
   urlSync.write(config, urlNow);
   mark('url');
@@ -721,6 +725,7 @@ async function boot() {
   }));
   wire_();
   await firstRun();
+  startWorkshop();
   exposeHooks();
   document.body.dataset.ready = '1';
 }
@@ -782,6 +787,32 @@ async function firstRun() {
     configToInputs(d);
     if (await rebuild(d)) showError(`${msg} (the URL's settings were replaced by the defaults)`);
   }
+}
+
+/**
+ * The workshop features (web/workshop.js: lessons, run to, narration history) get the
+ * page's own paths: a lesson's run is applied as if typed into the knobs (URL included),
+ * seeks and long runs go through the sliced runner.
+ */
+function startWorkshop() {
+  workshop = installWorkshop({
+    wasm,
+    session: () => session,
+    recording: () => recording,
+    config: () => cloneConfig(config),
+    applyConfig: (c) => {
+      configToInputs(c);
+      return rebuild(cloneConfig(c));
+    },
+    seek: (step) => seekLater({ step }),
+    runInFrames: (work, label, then) => {
+      stop();
+      act(() => {}); // a pending seek first
+      inFrames(work, label, then);
+    },
+    showError,
+    running: () => running,
+  });
 }
 
 /** `window.pgasync`: the page's state for tests, benchmarks and the console. */
