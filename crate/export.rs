@@ -116,6 +116,29 @@ pub fn trace_csv(header: &TraceHeader, events: &[TraceEvent]) -> String {
                 f[1] = "cancel".into();
                 f[2] = conn(*c);
             }
+            TraceKind::ConfigureWait { request, added } => {
+                f[1] = "configure_wait".into();
+                f[4] = request.to_string();
+                f[13] = if *added { "added its connection" } else { "no event" }.into();
+            }
+            TraceKind::Notify { request } => {
+                f[1] = "notify".into();
+                f[4] = request.to_string();
+            }
+            TraceKind::Drain { conn: c, request, node: n } => {
+                f[1] = "drain".into();
+                f[2] = conn(*c);
+                f[3] = node(*n);
+                f[4] = request.to_string();
+            }
+            TraceKind::NodeCall { node: n } => {
+                f[1] = "node_call".into();
+                f[3] = node(*n);
+            }
+            TraceKind::NodeRow { node: n } => {
+                f[1] = "node_row".into();
+                f[3] = node(*n);
+            }
         }
         out.push_str(&f.iter().map(|s| csv_field(s)).collect::<Vec<_>>().join(","));
         out.push('\n');

@@ -27,7 +27,8 @@
 //! `queued`, `row`) or to a step (`step=3`). A question's answer is never written in
 //! the file: it is computed from the run ([`answer`]), so the page checks what the
 //! student predicted against what happened, and a test checks every answer is one of
-//! the choices.
+//! the choices. The page runs a lesson with [`LessonRun`] (in slices, stepped exactly as
+//! its session steps), which gives every answer and the steps at which each note shows.
 
 use crate::exec_async::AsyncState;
 use crate::remote::Proto;
@@ -302,6 +303,88 @@ pub fn answer<H: crate::host::Host>(q: &AnswerOf, run: &QueryRun<H>, labels: &[S
         }
         AnswerOf::Rows => run.row_count.to_string(),
     }
+}
+
+/// What a lesson's run shows the page: every question's answer (in question order),
+/// and for every note the steps whose events trigger it (in note order; a `step=N`
+/// note at step N), so the page shows a note at its steps.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LessonOutcome {
+    pub answers: Vec<String>,
+    pub note_steps: Vec<Vec<usize>>,
+    pub total_steps: usize,
+}
+
+/// At most this many steps are listed per note (a `row` note in a long run).
+const MAX_NOTE_STEPS: usize = 2_000;
+
+/// A lesson's run to the end, traced and stepped exactly as the page's session steps it
+/// (`Session::start`), so its step numbers are the page's; in slices (`advance`), so the
+/// page never blocks on it.
+pub struct LessonRun {
+    lesson: Lesson,
+    run: QueryRun,
+    labels: Vec<String>,
+    steps: usize,
+    note_steps: Vec<Vec<usize>>,
+}
+
+impl LessonRun {
+    /// The lesson's own run: its scenario, mode and knobs.
+    pub fn for_lesson(lesson: Lesson) -> Result<LessonRun, String> {
+        let knobs = lesson.scenario_knobs()?;
+        let (id, async_mode) = (lesson.scenario.clone(), lesson.async_mode);
+        LessonRun::new(lesson, &id, async_mode, &knobs)
+    }
+
+    /// The lesson against another run (the page's, after the student changed a knob).
+    pub fn new(lesson: Lesson, scenario_id: &str, async_mode: bool, knobs: &Knobs) -> Result<LessonRun, String> {
+        crate::session::check_demo_size(scenario_id, knobs)?;
+        let scenario = crate::scenario::Scenario::build(scenario_id, knobs)?;
+        let run = crate::session::Session::start(&scenario, async_mode, true)?;
+        let labels = crate::session::node_labels(&run.explain());
+        let note_steps = vec![Vec::new(); lesson.notes.len()];
+        Ok(LessonRun { lesson, run, labels, steps: 0, note_steps })
+    }
+
+    /// At most `budget` steps; the outcome once the run is done, the error of a run
+    /// that failed.
+    pub fn advance(&mut self, budget: usize) -> Result<Option<LessonOutcome>, String> {
+        for _ in 0..budget {
+            if self.run.is_done() || self.steps >= crate::session::MAX_STEPS {
+                break;
+            }
+            let from = self.run.es.trace.events.len();
+            self.run.step();
+            self.steps += 1;
+            let events = &self.run.es.trace.events[from..];
+            for (i, n) in self.lesson.notes.iter().enumerate() {
+                let hit = match n.on {
+                    NoteOn::Step { step } => step == self.steps,
+                    ref on => events.iter().any(|e| note_matches(on, e)),
+                };
+                if hit && self.note_steps[i].len() < MAX_NOTE_STEPS {
+                    self.note_steps[i].push(self.steps);
+                }
+            }
+        }
+        if let crate::run::Phase::Failed(e) = &self.run.phase {
+            return Err(e.to_string());
+        }
+        if !self.run.is_done() && self.steps < crate::session::MAX_STEPS {
+            return Ok(None);
+        }
+        Ok(Some(LessonOutcome {
+            answers: answers(&self.lesson, &self.run, &self.labels),
+            note_steps: self.note_steps.clone(),
+            total_steps: self.steps,
+        }))
+    }
+}
+
+/// Every question's answer from a finished run, in question order.
+pub fn answers<H: crate::host::Host>(lesson: &Lesson, run: &QueryRun<H>, labels: &[String]) -> Vec<String> {
+    lesson.questions.iter().map(|q| answer(&q.answer, run, labels)).collect()
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@
 //! browser) moves bytes and time; the executor returns Wait when it cannot progress.
 
 pub mod behaviour;
+pub mod breakpoint;
 pub mod clock;
 pub mod executor;
 pub mod export;

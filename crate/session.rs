@@ -76,6 +76,49 @@ pub struct Session {
     checkpoint_every: usize,
     /// Each plan node's label, by node id (the plan's shape never changes).
     labels: Vec<String>,
+    /// The run's phase at the end of each step (step i at `step_phases[i]`), for the
+    /// narration of a past step that did nothing the trace shows.
+    step_phases: Vec<PhaseCode>,
+    /// Each request's connection, once seen (a requestee's connection never changes):
+    /// the narration of a past step names it after the request has left it.
+    request_conns: Vec<Option<usize>>,
+}
+
+/// A phase without its error, one byte per step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PhaseCode {
+    Starting,
+    Executing,
+    Ending,
+    Committing,
+    Aborting,
+    Finished,
+    Failed,
+}
+
+impl PhaseCode {
+    pub fn of(p: &Phase) -> PhaseCode {
+        match p {
+            Phase::Starting => PhaseCode::Starting,
+            Phase::Executing => PhaseCode::Executing,
+            Phase::Ending => PhaseCode::Ending,
+            Phase::Committing => PhaseCode::Committing,
+            Phase::Aborting(_) => PhaseCode::Aborting,
+            Phase::Finished => PhaseCode::Finished,
+            Phase::Failed(_) => PhaseCode::Failed,
+        }
+    }
+}
+
+/// Where `Session::run_to` stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RunTo {
+    /// At a step with an event of the kind.
+    Found,
+    /// The run ended first.
+    End,
+    /// The budget ran out: call again.
+    More,
 }
 
 #[derive(Serialize)]
@@ -185,15 +228,20 @@ impl Session {
             checkpoints: vec![],
             checkpoint_every: FIRST_CHECKPOINT_EVERY,
             labels,
+            step_phases: vec![],
+            request_conns: vec![],
         };
         s.take_checkpoint();
         Ok(s)
     }
 
-    /// A run in step mode: every async request transition is a step of its own.
-    fn start(scenario: &Scenario, async_mode: bool, trace: bool) -> Result<QueryRun, String> {
+    /// A run in step mode: every async request transition, and every row a child hands
+    /// to an Append or MergeAppend, is a step of its own (the same in both modes); each
+    /// Append call and row out of it is traced, for the breakpoints (`run_to`).
+    pub(crate) fn start(scenario: &Scenario, async_mode: bool, trace: bool) -> Result<QueryRun, String> {
         let mut run = scenario.start(async_mode, Clock::virtual_clock(), trace)?;
         run.es.step_mode = true;
+        run.es.trace_calls = trace;
         Ok(run)
     }
 
@@ -223,6 +271,15 @@ impl Session {
         let s = self.run.step();
         self.steps += 1;
         self.step_ends.push(self.run.es.trace.events.len());
+        self.step_phases.push(PhaseCode::of(&self.run.phase));
+        if self.request_conns.len() < self.run.es.requests.len() {
+            self.request_conns.resize(self.run.es.requests.len(), None);
+        }
+        for (seen, r) in self.request_conns.iter_mut().zip(&self.run.es.requests) {
+            if seen.is_none() {
+                *seen = r.conn;
+            }
+        }
         if self.known_step_times.len() < self.steps {
             self.known_step_times.push(self.run.elapsed_ns());
         }
@@ -298,6 +355,57 @@ impl Session {
         self.advance_timed(budget, |_| true, out_of_time)
     }
 
+    /// Runs to the next step with an event of kind `on` (see `breakpoint`), at least one
+    /// step and at most `budget`; narrates the last one. Sliced like `run_some`: call
+    /// again while it says `More`.
+    pub fn run_to(&mut self, on: crate::breakpoint::BreakOn, budget: usize) -> RunTo {
+        let start = self.steps;
+        let found = self.advance_while(budget, |s| s.steps == start || !s.last_step_has(on));
+        if self.steps > start && self.last_step_has(on) {
+            RunTo::Found
+        } else if found || self.run.is_done() {
+            RunTo::End
+        } else {
+            RunTo::More
+        }
+    }
+
+    /// Whether the last step taken has an event of kind `on`.
+    pub fn last_step_has(&self, on: crate::breakpoint::BreakOn) -> bool {
+        if self.steps == 0 {
+            return false;
+        }
+        let from = if self.steps == 1 { 0 } else { self.step_ends[self.steps - 2] };
+        let to = self.step_ends[self.steps - 1];
+        let is_append = |n: usize| self.labels.get(n).is_some_and(|l| l == "Append");
+        self.run.es.trace.events[from..to].iter().any(|e| crate::breakpoint::matches(on, e, is_append))
+    }
+
+    /// The narration of steps `from..=to` (1-based, clamped to the steps taken so far),
+    /// each in full: every action of the step, none cut (the page's narration history).
+    /// A step's narration line is its actions joined with "; ", cut after a few.
+    pub fn narration_log(&self, from: usize, to: usize) -> Vec<Vec<String>> {
+        let to = to.min(self.steps);
+        let from = from.max(1);
+        let view = self.view();
+        (from..=to)
+            .map(|k| {
+                let start = if k == 1 { 0 } else { self.step_ends[k - 2] };
+                let end = self.step_ends[k - 1];
+                let phase = self.step_phases.get(k - 1).copied().unwrap_or(PhaseCode::Executing);
+                view.narrate_parts(start, end, phase, &self.request_conns)
+            })
+            .collect()
+    }
+
+    /// Every question's answer from this run, once it has finished (`lesson::answer`).
+    pub fn lesson_answers(&self, lesson: &crate::lesson::Lesson) -> Result<Vec<String>, String> {
+        if !self.run.is_done() {
+            return Err("the run is not finished: run it to the end first, or use a LessonRun".into());
+        }
+        Ok(crate::lesson::answers(lesson, &self.run, &self.labels))
+    }
+
     /// Runs until the clock has advanced by `ms` (virtual) or the run ends.
     pub fn run_for_ms(&mut self, ms: f64) {
         let ns = if ms.is_finite() { (ms.max(0.0) * 1e6) as u64 } else { u64::MAX };
@@ -368,6 +476,7 @@ impl Session {
         self.run.es.trace.events = trace;
         self.steps = c.steps;
         self.step_ends.truncate(c.steps);
+        self.step_phases.truncate(c.steps);
         self.narration = match self.steps {
             0 => START_NARRATION.into(),
             k => self.narrate(if k == 1 { 0 } else { self.step_ends[k - 2] }),
@@ -380,7 +489,9 @@ impl Session {
     }
 
     fn narrate(&self, from: usize) -> String {
-        self.view().narrate(from)
+        let to = self.run.es.trace.events.len();
+        let phase = PhaseCode::of(&self.run.phase);
+        self.view().narrate_range(from, to, phase, NARRATION_PARTS, &self.request_conns)
     }
 
     /// The current state, with the trace from index `since` on.
@@ -435,15 +546,16 @@ impl<H: Host> RunView<'_, H> {
     }
 
     /// One trace event in words (None: nothing worth saying).
-    fn describe(&self, e: &TraceEvent) -> Option<String> {
+    fn describe(&self, e: &TraceEvent, request_conns: &[Option<usize>]) -> Option<String> {
         let conn_name = |k: usize| self.run.es.conns.get(k).map(|c| c.server.clone()).unwrap_or_default();
+        let request_conn = |r: usize| {
+            self.run.es.requests.get(r).and_then(|q| q.conn).or_else(|| request_conns.get(r).copied().flatten())
+        };
         let text = match &e.kind {
             TraceKind::Request { request, requestor, requestee, to, .. } => match to {
                 AsyncState::Waiting => {
-                    let on = self.run.es.requests[*request]
-                        .conn
-                        .map(|k| format!(" on connection {}", conn_name(k)))
-                        .unwrap_or_default();
+                    let on =
+                        request_conn(*request).map(|k| format!(" on connection {}", conn_name(k))).unwrap_or_default();
                     format!(
                         "{} sent a request to {}; request {request} is now Waiting{on}",
                         self.label(*requestor),
@@ -488,37 +600,113 @@ impl<H: Host> RunView<'_, H> {
             }
             TraceKind::NodeStart { node } => format!("{} started", self.label(*node)),
             TraceKind::Arrive { .. } => return None,
+            TraceKind::ConfigureWait { request, added: true } => {
+                let on = request_conn(*request).map(|k| format!("connection {}", conn_name(k)));
+                format!(
+                    "ExecAsyncConfigureWait: request {request} added {} to the wait set",
+                    on.unwrap_or_else(|| "its connection".into())
+                )
+            }
+            TraceKind::ConfigureWait { request, added: false } => {
+                format!("ExecAsyncConfigureWait: request {request} waits without an event of its own")
+            }
+            TraceKind::Notify { request } => {
+                let scan = self.run.es.requests.get(*request).map(|q| self.label(q.requestee)).unwrap_or_default();
+                format!("ExecAsyncNotify: input for request {request} ({scan})")
+            }
+            TraceKind::Drain { conn, request, node } => format!(
+                "{} drained the FETCH in flight for request {request} on connection {} first (process_pending_request)",
+                self.label(*node),
+                conn_name(*conn)
+            ),
+            TraceKind::NodeCall { node } => format!("{} was called for its next row", self.label(*node)),
+            TraceKind::NodeRow { node } => format!("{} returned a row to its parent", self.label(*node)),
         };
         Some(text)
     }
 
     /// Says in words what the trace events from `from` on did.
     pub fn narrate(&self, from: usize) -> String {
-        let parts: Vec<String> = self.run.es.trace.events[from..].iter().filter_map(|e| self.describe(e)).collect();
-        if parts.is_empty() {
-            // A plan with no foreign scan has no remote transaction to speak of.
-            let remote = !self.run.es.conns.is_empty();
-            return match &self.run.phase {
-                Phase::Finished if remote => "The query finished: every remote transaction is committed.".into(),
-                Phase::Finished => "The query finished.".into(),
-                Phase::Committing if remote => "Committing the remote transactions.".into(),
-                Phase::Committing => "Ending the transaction (no remote transactions: the plan is local).".into(),
-                Phase::Starting => "Setting up the connections (ExecInit: GetConnection).".into(),
-                Phase::Ending => "Closing the cursors (ExecEnd).".into(),
-                _ => "Local work only in this step.".into(),
-            };
-        }
+        let to = self.run.es.trace.events.len();
+        self.narrate_range(from, to, PhaseCode::of(&self.run.phase), NARRATION_PARTS, &[])
+    }
+
+    /// Says in words what trace events `from..to` did, the run then in `phase`: at most
+    /// `parts` actions, then their count. `request_conns` names a request's connection
+    /// when the request no longer has one (a past step's narration).
+    pub fn narrate_range(
+        &self,
+        from: usize,
+        to: usize,
+        phase: PhaseCode,
+        parts: usize,
+        request_conns: &[Option<usize>],
+    ) -> String {
+        let all = self.narrate_parts(from, to, phase, request_conns);
         // The first few actions and the total keep the line readable.
-        let n = parts.len();
-        let mut s = parts.into_iter().take(NARRATION_PARTS).collect::<Vec<_>>().join("; ");
-        if n > NARRATION_PARTS {
+        let n = all.len();
+        let mut s = all.into_iter().take(parts).collect::<Vec<_>>().join("; ");
+        if n > parts {
             s.push_str(&format!("; … ({n} actions in this step)"));
         }
-        let mut c = s.chars();
-        match c.next() {
-            Some(f) => f.to_uppercase().collect::<String>() + c.as_str(),
-            None => s,
+        s
+    }
+
+    /// Every action of trace events `from..to` in words, the first capitalized (one
+    /// sentence on the phase when the trace shows nothing).
+    pub fn narrate_parts(
+        &self,
+        from: usize,
+        to: usize,
+        phase: PhaseCode,
+        request_conns: &[Option<usize>],
+    ) -> Vec<String> {
+        let events = &self.run.es.trace.events[from..to];
+        let mut all: Vec<String> = Vec::new();
+        let mut i = 0;
+        while i < events.len() {
+            // A node's row out and its parent's next call, or its start and first
+            // call, are one action in words.
+            let next = events.get(i + 1).map(|e| &e.kind);
+            let pair = match (&events[i].kind, next) {
+                (TraceKind::NodeRow { node }, Some(TraceKind::NodeCall { node: n })) if n == node => {
+                    Some(format!("{} returned a row to its parent and was called for the next", self.label(*node)))
+                }
+                (TraceKind::NodeStart { node }, Some(TraceKind::NodeCall { node: n })) if n == node => {
+                    Some(format!("{} started (its first call)", self.label(*node)))
+                }
+                _ => None,
+            };
+            match pair {
+                Some(text) => {
+                    all.push(text);
+                    i += 2;
+                }
+                None => {
+                    all.extend(self.describe(&events[i], request_conns));
+                    i += 1;
+                }
+            }
         }
+        if all.is_empty() {
+            // A plan with no foreign scan has no remote transaction to speak of.
+            let remote = !self.run.es.conns.is_empty();
+            let quiet = match phase {
+                PhaseCode::Finished if remote => "The query finished: every remote transaction is committed.",
+                PhaseCode::Finished => "The query finished.",
+                PhaseCode::Committing if remote => "Committing the remote transactions.",
+                PhaseCode::Committing => "Ending the transaction (no remote transactions: the plan is local).",
+                PhaseCode::Starting => "Setting up the connections (ExecInit: GetConnection).",
+                PhaseCode::Ending => "Closing the cursors (ExecEnd).",
+                _ => "Local work only in this step.",
+            };
+            return vec![quiet.into()];
+        }
+        let mut c = all[0].chars();
+        if let Some(f) = c.next() {
+            all[0] = f.to_uppercase().collect::<String>() + c.as_str();
+        }
+        all
     }
 
     fn node_view(&self, e: &ExplainNode) -> NodeView {
@@ -926,7 +1114,7 @@ pub fn check_scenario_size(scenario: &Scenario) -> Result<(), String> {
 
 /// Refuses scenarios too large for the demo's recording (see `MAX_DEMO_ROWS`), before
 /// any data is generated.
-fn check_demo_size(id: &str, knobs: &Knobs) -> Result<(), String> {
+pub(crate) fn check_demo_size(id: &str, knobs: &Knobs) -> Result<(), String> {
     let rows = Scenario::total_rows(id, knobs)?;
     if rows > MAX_DEMO_ROWS {
         return Err(format!(

@@ -28,6 +28,22 @@ pub enum TraceKind {
     Error { message: String },
     /// A cancel request was sent for the query running on a connection.
     Cancel { conn: usize },
+    /// ExecAsyncConfigureWait for a Waiting request: whether its requestee added its
+    /// connection to the wait set (postgres_fdw adds only the connection's pendingAreq).
+    ConfigureWait { request: usize, added: bool },
+    /// ExecAsyncNotify: a Waiting request's connection had input and its requestee was
+    /// told (postgresForeignAsyncNotify).
+    Notify { request: usize },
+    /// process_pending_request (postgres_fdw.c): scan `node` needed the connection and
+    /// first drained the FETCH in flight for another scan's `request` (the pendingAreq).
+    Drain { conn: usize, request: usize, node: usize },
+    /// A new call of `node` by its parent (ExecAppend asked for its next row; a step-mode
+    /// resume is not a new call). Recorded by Append, only with `EState::trace_calls`.
+    NodeCall { node: usize },
+    /// `node` returned a row to its parent. Recorded by Append for itself and for its
+    /// synchronous children, only with `EState::trace_calls` (the demo's breakpoints
+    /// ask for them; off elsewhere: two or three events per row).
+    NodeRow { node: usize },
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]

@@ -62,3 +62,20 @@ fn every_answer_is_a_choice_and_every_note_shows() {
         }
     }
 }
+
+/// The page lists the lessons from web/lessons/index.json (the static server lists no
+/// folders): it must name every lesson file, in a stable order, and nothing else.
+#[test]
+fn the_page_index_lists_every_lesson() {
+    let index: Vec<String> =
+        serde_json::from_str(&std::fs::read_to_string("web/lessons/index.json").expect("web/lessons/index.json"))
+            .expect("a JSON list of file names");
+    let mut files: Vec<String> = lessons()
+        .into_iter()
+        .map(|(f, _)| std::path::Path::new(&f).file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    files.sort();
+    let mut listed = index.clone();
+    listed.sort();
+    assert_eq!(listed, files, "web/lessons/index.json must list every web/lessons/*.txt");
+}

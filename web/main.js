@@ -14,6 +14,7 @@ import { renderRows, renderExplain, explainRaw } from './render/results.js';
 import { transitionsIn } from './render/traceview.js';
 import { SqlEditor } from './render/sqleditor.js';
 import { fmtMs, setText } from './render/util.js';
+import { installWorkshop } from './workshop.js'; // lessons, run to, narration history (issue 10)
 
 const NO_TRACE = 0xffffffff;
 // Run speeds, steps per second. A step is one async request transition or one wait, so
@@ -86,6 +87,7 @@ let sqlEditor = null; // the SQL editor drawer (render/sqleditor.js)
 let sqlFiles = []; // the scenario files the page ships: [{id, text}]
 let sqlInfo = null; // the session on screen, when a scenario file's: {log, query}
 const LOAD_SLICE = 4096; // rows a scenario file's loader inserts per call at most (CALL_MS bounds it too)
+let workshop = null; // lessons, run to, narration history (web/workshop.js)
 const urlSync = new UrlSync(250);
 const timeline = new Timeline($('timeline'), (ms) => seekLater({ ms }));
 const wire = new WireInspector($('wire-tabs'), $('wire'));
@@ -446,6 +448,8 @@ function render({ urlNow = !running, full = !running } = {}) {
   wire.update(snap.trace_len);
   mark('wire');
   renderSlowPanels(snap, full, mark);
+  workshop?.update(snap, { full });
+  mark('workshop');
   config.step = snap.step;
   urlSync.write(config, urlNow);
   mark('url');
@@ -888,6 +892,7 @@ async function boot() {
   }));
   wire_();
   await firstRun();
+  startWorkshop();
   exposeHooks();
   document.body.dataset.ready = '1';
 }
@@ -961,6 +966,32 @@ async function firstRun() {
     configToInputs(d);
     if (await rebuild(d)) showError(`${msg} (the URL's settings were replaced by the defaults)`);
   }
+}
+
+/**
+ * The workshop features (web/workshop.js: lessons, run to, narration history) get the
+ * page's own paths: a lesson's run is applied as if typed into the knobs (URL included),
+ * seeks and long runs go through the sliced runner.
+ */
+function startWorkshop() {
+  workshop = installWorkshop({
+    wasm,
+    session: () => session,
+    recording: () => recording,
+    config: () => cloneConfig(config),
+    applyConfig: (c) => {
+      configToInputs(c);
+      return rebuild(cloneConfig(c));
+    },
+    seek: (step) => seekLater({ step }),
+    runInFrames: (work, label, then) => {
+      stop();
+      act(() => {}); // a pending seek first
+      inFrames(work, label, then);
+    },
+    showError,
+    running: () => running,
+  });
 }
 
 /** `window.pgasync`: the page's state for tests, benchmarks and the console. */

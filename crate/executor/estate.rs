@@ -57,6 +57,9 @@ pub struct EState {
     /// Set when a node handed control back in step mode (its Wait means "call me
     /// again", not "wait for input").
     pub yielded: bool,
+    /// Record each call of an Append and each row it returns (`TraceKind::NodeCall`,
+    /// `NodeRow`): the demo's breakpoints use them; off by default (two events per row).
+    pub trace_calls: bool,
     /// What the executor and postgres_fdw do: PostgreSQL 15 by default, each
     /// improvement a named knob (see `behaviour.rs`).
     pub behaviour: Behaviour,
@@ -112,6 +115,7 @@ impl EState {
             async_enabled,
             step_mode: false,
             yielded: false,
+            trace_calls: false,
             behaviour: Behaviour::pg15(),
             blocked_on: None,
             cursor_number: 0,

@@ -127,6 +127,9 @@ pub fn exec_async_configure_wait(
         return Ok(false);
     }
     let added = requestee.node.async_configure_wait(es, r, ctx)?;
+    if es.blocked_on.is_none() {
+        es.record(|| TraceKind::ConfigureWait { request: r, added });
+    }
     if added {
         es.event_loop.enqueue(r);
     } else {
@@ -142,6 +145,7 @@ pub fn exec_async_notify(es: &mut EState, r: usize, requestee: &mut PlanState) -
     }
     es.event_loop.dequeue(r);
     es.event_loop.note_fired(r);
+    es.record(|| TraceKind::Notify { request: r });
     timed(es, r, requestee, |node, es| node.async_notify(es, r))
 }
 

@@ -15,6 +15,10 @@
 //! demo's step mode, each request transition end the call with Wait. The node keeps a
 //! resume point (`as_requesting`, `as_eventwait`) and `resume` finishes that piece of
 //! work first on the next call, so the order of work is the same as without them.
+//! Step mode also ends the call after each row a synchronous child hands up (the row
+//! is returned by the next call, `as_rowheld`): a row reaching the Append is then one
+//! step whether the child is async (its request's transition) or not, so sync and
+//! async runs step alike.
 //!
 //! The `fifo_results` knob restores the earlier model: results leave in the order they
 //! arrived and each child is re-requested as soon as its row is taken.
@@ -24,6 +28,7 @@ use super::{copy_row, exec_proc_node, exec_rescan, ExecNode, ExecStatus, PlanSta
 use crate::estate::{EState, ExecResult};
 use crate::exec_async::{exec_async_cancel, exec_async_request, exec_async_response, new_request, AsyncState};
 use crate::instrument::ExplainNode;
+use crate::trace::TraceKind;
 use crate::types::Datum;
 use std::collections::VecDeque;
 
@@ -68,6 +73,12 @@ pub struct AppendState {
     /// The current synchronous child returned Wait (it blocked, or stepped): it is
     /// called again first, as PostgreSQL would still be inside it.
     as_syncwaiting: bool,
+    /// Step mode: a synchronous child's row is in our slot, to be returned by the next
+    /// call (a row handed to the Append is a step in both modes, see `exec_next`).
+    as_rowheld: bool,
+    /// Inside a call from our parent (it returned Wait and will call again): the next
+    /// call is not a new ExecAppend call (`TraceKind::NodeCall`).
+    in_call: bool,
     fifo_results: bool,
     slot: Vec<Datum>,
 }
@@ -103,6 +114,8 @@ impl AppendState {
             as_syncdone: false,
             as_begun: false,
             as_syncwaiting: false,
+            as_rowheld: false,
+            in_call: false,
             fifo_results: es.behaviour.fifo_results,
             slot: Vec::new(),
         }
@@ -278,11 +291,9 @@ impl AppendState {
         }
         Ok(())
     }
-}
 
-impl ExecNode for AppendState {
-    /// ExecAppend.
-    fn exec_next(&mut self, es: &mut EState) -> ExecResult<ExecStatus> {
+    /// ExecAppend's work: begin or resume the async side, then the synchronous children.
+    fn append_next(&mut self, es: &mut EState) -> ExecResult<ExecStatus> {
         if !self.as_begun {
             self.as_begun = true;
             self.as_syncdone = self.as_syncplans.is_empty();
@@ -312,6 +323,16 @@ impl ExecNode for AppendState {
                 ExecStatus::Row => {
                     es.clock.charge(es.cost.passthrough_row_ns);
                     copy_row(&mut self.slot, self.children[child].node.slot());
+                    if es.trace_calls {
+                        let node = self.children[child].id;
+                        es.record(|| TraceKind::NodeRow { node });
+                    }
+                    if es.yield_step() {
+                        // Step mode: a row handed to the Append is a step, as an async
+                        // child's row is (its request's transition); returned next call.
+                        self.as_rowheld = true;
+                        return Ok(ExecStatus::Wait);
+                    }
                     return Ok(ExecStatus::Row);
                 }
                 ExecStatus::Wait => return Ok(ExecStatus::Wait),
@@ -323,6 +344,36 @@ impl ExecNode for AppendState {
                 }
             }
         }
+    }
+}
+
+impl ExecNode for AppendState {
+    /// ExecAppend. With `trace_calls`, each new call and each row returned are recorded
+    /// (the demo's "next ExecAppend call" and "row out of Append" breakpoints), and each
+    /// row a synchronous child hands up (`NodeRow` of the child: in step mode that row
+    /// is the step, as an async child's is its request's transition).
+    fn exec_next(&mut self, es: &mut EState) -> ExecResult<ExecStatus> {
+        if !self.in_call {
+            self.in_call = true;
+            if es.trace_calls {
+                let node = self.id;
+                es.record(|| TraceKind::NodeCall { node });
+            }
+        }
+        let status = if self.as_rowheld {
+            self.as_rowheld = false;
+            ExecStatus::Row
+        } else {
+            self.append_next(es)?
+        };
+        if status != ExecStatus::Wait {
+            self.in_call = false;
+        }
+        if status == ExecStatus::Row && es.trace_calls {
+            let node = self.id;
+            es.record(|| TraceKind::NodeRow { node });
+        }
+        Ok(status)
     }
 
     /// ExecReScanAppend: cancels every outstanding request, then restarts all children.
@@ -343,6 +394,8 @@ impl ExecNode for AppendState {
         self.as_syncdone = false;
         self.as_begun = false;
         self.as_syncwaiting = false;
+        self.as_rowheld = false;
+        self.in_call = false;
         Ok(())
     }
 

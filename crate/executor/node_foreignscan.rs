@@ -164,6 +164,10 @@ impl ForeignScanState {
         let c = &es.conns[self.conn];
         let Some(p) = c.pending_areq else { return Ok(true) };
         if p.requestee == self.id || c.is_ready(p.ticket) {
+            if p.requestee != self.id {
+                let (conn, request, node) = (self.conn, p.request, self.id);
+                es.record(|| crate::trace::TraceKind::Drain { conn, request, node });
+            }
             es.conns[self.conn].pending_areq = None;
             return Ok(true);
         }

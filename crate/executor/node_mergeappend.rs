@@ -130,7 +130,13 @@ impl MergeAppendState {
                 continue;
             }
             match exec_proc_node(&mut self.children[child], es)? {
-                ExecStatus::Row => self.store(child, true),
+                ExecStatus::Row => {
+                    self.store(child, true);
+                    // Step mode: a row handed up by a child is a step, as in Append.
+                    if es.yield_step() {
+                        return Ok(false);
+                    }
+                }
                 ExecStatus::Done => self.store(child, false),
                 ExecStatus::Wait => return Ok(false),
             }

@@ -19,6 +19,9 @@ use wasm_bindgen::prelude::*;
 #[cfg(target_arch = "wasm32")]
 mod live;
 
+// Lessons, breakpoints and the narration history (issue 10).
+mod lesson;
+
 fn to_js<T: Serialize>(v: &T) -> Result<JsValue, JsError> {
     v.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).map_err(|e| JsError::new(&e.to_string()))
 }

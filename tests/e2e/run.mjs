@@ -6,6 +6,7 @@ import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { HERE, startServer, startDemo, launchBrowser, newPage, waitReady } from './lib.mjs';
+import { checkLessons } from './lessons.mjs'; // issue 10: lessons, run to, narration history
 
 const SHOTS = path.join(HERE, 'screenshots');
 const started = Date.now();
@@ -747,12 +748,17 @@ async function main() {
   try {
     browser = await launchBrowser();
     const page = await newPage(browser, errors);
-    // PGASYNC_E2E_ONLY=responsiveness|live|sql runs one of the long sections alone (while
-    // working on it); `make test` runs everything.
+    // PGASYNC_E2E_ONLY=responsiveness|live|sql|lessons runs one of the long sections alone
+    // (while working on it); `make test` runs everything.
     const only = process.env.PGASYNC_E2E_ONLY;
     if (only === 'responsiveness') return await checkResponsiveness(browser, server);
     if (only === 'live') return await checkLive(browser);
     if (only === 'sql') return await checkSql(browser, server);
+    const lessons = () => checkLessons(browser, server, { check, shot, errors, waitReady });
+    if (only === 'lessons') {
+      await lessons();
+      return noErrorsSoFar('in the lessons section');
+    }
 
     // 1. Load.
     console.log('load');
@@ -1049,6 +1055,8 @@ async function main() {
     noErrorsSoFar('after the behaviour checks');
     await checkSql(browser, server);
     noErrorsSoFar('after the SQL editor checks');
+    await lessons();
+    noErrorsSoFar('after the lessons section');
 
     // 11. Responsiveness at the heaviest settings (issue 6); live shards (issue 8).
     await checkResponsiveness(browser, server);
