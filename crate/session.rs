@@ -1032,6 +1032,7 @@ pub fn plan_bound(scenario: &Scenario, plan: &crate::plan::Plan) -> PlanBound {
             let groups = if group_by.is_empty() { 1 } else { groups(scenario, child, group_by).unwrap_or(b.rows) };
             PlanBound { rows: groups.min(b.rows.max(1)), ..b }
         }
+        Plan::EmptyResult { .. } => PlanBound { rows: 0, remote_rows: 0, fetches: 0, scans: 0 },
         Plan::HashJoin { outer, inner, .. } => {
             let (o, i) = (plan_bound(scenario, outer), plan_bound(scenario, inner));
             PlanBound {

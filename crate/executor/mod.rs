@@ -202,6 +202,9 @@ pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<Plan
             let names = child.output_columns().into_iter().map(|c| c.name).collect();
             Box::new(node_result::ResultState::init(init_plan(child, ctx, es)?, filter.clone(), targets.clone(), names))
         }
+        Plan::EmptyResult { columns } => {
+            Box::new(node_result::EmptyResultState::init(columns.iter().map(|c| c.name.clone()).collect()))
+        }
         Plan::HashJoin { outer, inner, outer_key, inner_key } => {
             let (o, i) = (init_plan(outer, ctx, es)?, init_plan(inner, ctx, es)?);
             let widths = (outer.output_columns().len(), inner.output_columns().len());

@@ -1,5 +1,7 @@
 //! Result: filter and projection over one child (PostgreSQL evaluates these inside
 //! every node; the sandbox gives them a node so the demo shows where rows are dropped).
+//! Also the childless Result with `One-Time Filter: false` that stands for a relation
+//! known to be empty (every partition pruned): it is done at its first call.
 
 use super::{copy_row, exec_proc_node, exec_rescan, ExecNode, ExecStatus, PlanState};
 use crate::estate::{EState, ExecResult};
@@ -76,5 +78,38 @@ impl ExecNode for ResultState {
                 e.push_output(x.to_sql(&refs));
             }
         }
+    }
+}
+
+/// PostgreSQL's Result with a constant-false one-time filter (ExecResult checks
+/// `resconstantqual` once, then returns no tuple): the plan of a dummy relation.
+#[derive(Clone)]
+pub struct EmptyResultState {
+    names: Vec<String>,
+}
+
+impl EmptyResultState {
+    pub fn init(names: Vec<String>) -> Self {
+        EmptyResultState { names }
+    }
+}
+
+impl ExecNode for EmptyResultState {
+    fn exec_next(&mut self, _es: &mut EState) -> ExecResult<ExecStatus> {
+        Ok(ExecStatus::Done)
+    }
+    fn exec_rescan(&mut self, _es: &mut EState) -> ExecResult<()> {
+        Ok(())
+    }
+    fn exec_end(&mut self, _es: &mut EState) {}
+    fn slot(&self) -> &[Datum] {
+        &[]
+    }
+    fn explain(&self, e: &mut ExplainNode) {
+        e.node_type = "Result".into();
+        for n in &self.names {
+            e.push_output(n.clone());
+        }
+        e.details.push(("One-Time Filter".into(), "false".into()));
     }
 }

@@ -609,7 +609,7 @@ impl<'a> Planner<'a> {
                     .map(|leaf| self.scan(leaf, &conjuncts, &used, &where_cols, None, at))
                     .collect::<Result<_, _>>()?;
                 Plan::Agg {
-                    child: Box::new(append(children)),
+                    child: Box::new(append_leaves(children, rel, &used)),
                     strategy: strategy.clone(),
                     group_by: keys.clone(),
                     aggs,
@@ -675,7 +675,7 @@ impl<'a> Planner<'a> {
                     .iter()
                     .map(|leaf| self.scan(leaf, &conjuncts, &used, &where_cols, None, at))
                     .collect::<Result<_, _>>()?;
-                append(children)
+                append_leaves(children, rel, &used)
             }
         };
         let mut plan = plan;
@@ -923,6 +923,16 @@ fn finish(
         plan = Plan::Limit { child: Box::new(plan), offset, count };
     }
     plan
+}
+
+/// The scans of a relation's leaves under one Append; with every partition pruned,
+/// PostgreSQL's dummy relation: a Result that returns nothing, with the used columns.
+fn append_leaves(children: Vec<Plan>, rel: &Relation, used: &[usize]) -> Plan {
+    if children.is_empty() {
+        let all = rel.columns();
+        return Plan::EmptyResult { columns: used.iter().map(|&c| all[c].clone()).collect() };
+    }
+    append(children)
 }
 
 fn append(mut children: Vec<Plan>) -> Plan {

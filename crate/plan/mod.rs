@@ -388,12 +388,21 @@ pub enum Plan {
         outer_key: Expr,
         inner_key: Expr,
     },
+    /// No input at all: every partition was pruned. PostgreSQL plans a dummy relation
+    /// as a Result node whose one-time filter is `false` (set_dummy_rel_pathlist), so it
+    /// returns no row without reading anything.
+    EmptyResult {
+        #[serde(skip)]
+        columns: Vec<Column>,
+    },
 }
 
 impl Plan {
     pub fn output_columns(&self) -> Vec<Column> {
         match self {
-            Plan::SeqScan { columns, .. } | Plan::IndexScan { columns, .. } => columns.clone(),
+            Plan::SeqScan { columns, .. } | Plan::IndexScan { columns, .. } | Plan::EmptyResult { columns } => {
+                columns.clone()
+            }
             Plan::ForeignScan(f) => f.remote.output_columns(),
             Plan::Append { children } | Plan::MergeAppend { children, .. } => {
                 children.first().map(|c| c.output_columns()).unwrap_or_default()
@@ -431,7 +440,7 @@ impl Plan {
 
     pub fn children(&self) -> Vec<&Plan> {
         match self {
-            Plan::SeqScan { .. } | Plan::IndexScan { .. } | Plan::ForeignScan(_) => vec![],
+            Plan::SeqScan { .. } | Plan::IndexScan { .. } | Plan::ForeignScan(_) | Plan::EmptyResult { .. } => vec![],
             Plan::Append { children } | Plan::MergeAppend { children, .. } => children.iter().collect(),
             Plan::Sort { child, .. }
             | Plan::Limit { child, .. }

@@ -565,3 +565,11 @@ select s.cat, s.n from (select cat, count(*) as n from f group by cat) s where s
 
 -- [subquery foreign order limit] ORDER BY over an ordered, limited subquery
 select * from (select id, val from f order by val limit 10) t order by id;
+
+-- ===== Every partition pruned (a dummy relation: Result, One-Time Filter: false) =====
+
+-- [range pruned all order] contradictory bounds on the key: no partition left
+select k, v from r where k >= 600 and k < 200 order by v;
+
+-- [range pruned all agg] an aggregate over no partition at all
+select count(*), sum(v) from r where k < 0;
