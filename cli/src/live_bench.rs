@@ -579,6 +579,19 @@ fn bench(pg: &Pg, o: &Options) -> Result<(), CliError> {
             ),
         );
     }
+    // Said where the figures are read: the model's shards are machines of their own,
+    // and this bench's are not, which matters where a round trip is mostly CPU.
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if cpus < SHARDS + 1 {
+        note(
+            o.format,
+            &format!(
+                "  (the simulator gives each shard a machine of its own; here the coordinator, {SHARDS} shard backends and \
+                 their {SHARDS} delay proxies share {cpus} CPUs, so where the round trip is mostly CPU (delay 0) the live \
+                 run cannot overlap the shards as the simulation does)"
+            ),
+        );
+    }
     delay_us.store(0, Ordering::SeqCst);
     check_interrupted()?;
     progress("relay figures");
