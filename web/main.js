@@ -681,14 +681,18 @@ function openSql() {
   sqlEditor.shown();
 }
 /**
- * The drawer below the step buttons (they stay usable), but at least 60% of the window
- * high, and 420 px (or the whole window) on small ones: 150% zoom, a laptop.
+ * A drawer (the SQL editor, the live drawer) below the step buttons (they stay usable:
+ * SQL… and Live… close it again), but at least 60% of the window high, and 420 px (or
+ * the whole window) on small ones: 150% zoom, a laptop.
  */
-function placeSqlDrawer() {
+function placeDrawer(drawer) {
   const h = window.innerHeight;
   const below = document.querySelector('.bar3').getBoundingClientRect().bottom + 6;
   const top = Math.min(below, h * 0.4, h - 10 - Math.min(420, h - 20));
-  ui.sqlDrawer.style.top = `${Math.round(Math.max(10, top))}px`;
+  drawer.style.top = `${Math.round(Math.max(10, top))}px`;
+}
+function placeSqlDrawer() {
+  placeDrawer(ui.sqlDrawer);
 }
 function closeSql() {
   ui.sqlDrawer.hidden = true;
@@ -741,6 +745,7 @@ async function loadLive(text) {
 /** Opens the live drawer and runs the run on screen there. */
 function runLiveNow() {
   $('p-live').hidden = false;
+  placeDrawer($('p-live'));
   $('b-live').classList.add('on');
   livePanel.run();
 }
@@ -811,6 +816,7 @@ function wireButtons() {
     p.hidden = !p.hidden;
     $('b-live').classList.toggle('on', !p.hidden);
     if (!p.hidden) {
+      placeDrawer(p);
       closeSql();
       livePanel?.refreshTargets();
     }
@@ -858,6 +864,7 @@ function wireResize() {
     clearTimeout(resizeTimer);
     resizeTimer = setTimeout(() => {
       if (!ui.sqlDrawer.hidden) placeSqlDrawer();
+      if (!$('p-live').hidden) placeDrawer($('p-live'));
       if (!session) return;
       planView.invalidate();
       layoutStatic();

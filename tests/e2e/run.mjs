@@ -782,6 +782,7 @@ function coordinatorValue(dir, database, sql) {
  */
 async function checkLiveSql(page, dir) {
   console.log('live: a scenario file from the SQL editor');
+  await page.click('[data-testid=live-toggle]'); // the live drawer closed: it covers the SQL button
   await page.click('[data-testid=sql-toggle]');
   await page.fill('[data-testid=sql-text]', liveSqlFile());
   await page.check('[data-testid=sql-live]');
@@ -812,10 +813,20 @@ async function checkLiveSql(page, dir) {
   check('live SQL: and what the simulator returns', sim === live, `simulated ${sim}`);
   const head = await page.textContent('[data-testid=live-wire-src]');
   check('live SQL: the drawer names the file\'s run', /Run live: the SQL file/.test(head), head);
-  await page.$eval('[data-testid=live]', (el) => (el.scrollTop = 0));
+  // Step live takes the file too (the relay answers from its loaded database).
+  for (let i = 0; i < 6; i++) {
+    await page.click('[data-testid=live-step]');
+    await page.waitForFunction(() => !document.querySelector('[data-testid=live-step]').disabled, null, { timeout: 30000 });
+  }
+  const stepSrc = await page.textContent('[data-testid=live-plan-src]');
+  const stepStatus = await page.textContent('[data-testid=live-step-status]');
+  check('live SQL: Step live steps the file on the real shards', /Step live: the SQL file async pg15, .*step 5/.test(stepSrc) && /^live step 5 /.test(stepStatus), `${stepSrc} / ${stepStatus.slice(0, 120)}`);
+  // The file's simulated run behind, its live run and PostgreSQL's beside each other.
+  await page.$eval('[data-testid=live-ours]', (el) => el.scrollIntoView({ block: 'center' }));
   await shot(page, '16f-live-sql.png');
 
   // A server the relay does not have: the relay's error, at the file's line and column.
+  await page.click('[data-testid=live-toggle]');
   await page.click('[data-testid=sql-toggle]');
   await page.fill('[data-testid=sql-text]', liveSqlFile('s7'));
   await page.click('[data-testid=sql-run]');
