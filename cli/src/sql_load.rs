@@ -21,10 +21,11 @@
 //!   database `live_<hash of the text>`; the `coordinator` target, if any, gets the
 //!   servers, user mappings and foreign tables there. The read-only role the page logs
 //!   in as may read them; it owns nothing.
-//! * One load at a time (a second is answered 503 at once); a load takes at most
-//!   `timeout` in all (psql is killed and the statements time out server-side); at most
-//!   `max_databases` such databases exist: loading one more drops the least recently
-//!   loaded one on every cluster that holds it.
+//! * One load at a time (a second is answered 503 at once), run to its end (or its
+//!   clean-up) even when the client leaves, so every database made is listed; a load
+//!   takes at most `timeout` in all (psql is killed and the statements time out
+//!   server-side); at most `max_databases` such databases exist: loading one more drops
+//!   the least recently loaded one on every cluster that holds it.
 //! * An Origin header, when present, must be one the relay serves pages for (as for
 //!   WebSocket upgrades): a foreign page cannot make a visitor's browser load files.
 
@@ -41,6 +42,7 @@ use pgasync::scenario::{Knobs, Scenario};
 use pgasync::session::{check_scenario_size, MAX_DEMO_ROWS};
 use serde::Serialize;
 use std::collections::{BTreeMap, VecDeque};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::io::AsyncWriteExt;
 
@@ -72,12 +74,16 @@ fn default_timeout_ms() -> u64 {
 }
 
 /// The endpoint's state: the configuration, and the databases loaded so far (oldest
-/// first), behind a lock that is also the one-load-at-a-time rule.
+/// first), behind a lock that is also the one-load-at-a-time rule. Cloning shares the
+/// list.
+#[derive(Clone)]
 pub(crate) struct Loader {
     config: Config,
     targets: BTreeMap<String, Target>,
-    loaded: tokio::sync::Mutex<VecDeque<Loaded>>,
+    loaded: Arc<tokio::sync::Mutex<VecDeque<Loaded>>>,
 }
+
+type Registry = tokio::sync::OwnedMutexGuard<VecDeque<Loaded>>;
 
 /// A database this relay loaded: where, and the answer it gave.
 struct Loaded {
@@ -135,7 +141,7 @@ struct Prepared {
 
 impl Loader {
     pub(crate) fn new(config: Config, targets: &BTreeMap<String, Target>) -> Loader {
-        Loader { config, targets: targets.clone(), loaded: tokio::sync::Mutex::new(VecDeque::new()) }
+        Loader { config, targets: targets.clone(), loaded: Arc::new(tokio::sync::Mutex::new(VecDeque::new())) }
     }
 
     fn timeout(&self) -> Duration {
@@ -183,11 +189,21 @@ async fn respond(req: Request<Incoming>, loader: Option<&Loader>, origins: &[Str
         return Err(too_big());
     }
     // One load at a time: a second is refused at once rather than queued behind it.
-    let Ok(mut loaded) = loader.loaded.try_lock() else {
+    let Ok(registry) = loader.loaded.clone().try_lock_owned() else {
         return Err(Refusal::new(StatusCode::SERVICE_UNAVAILABLE, "another scenario file is loading; try again"));
     };
     let body = read_body(req.into_body()).await?;
     let text = String::from_utf8(body).map_err(|_| Refusal::bad("the scenario file is not UTF-8 text"))?;
+    // The load runs in a task of its own: a client that leaves mid-load must not leave
+    // a database behind that the list does not hold (so would never drop).
+    let loader = loader.clone();
+    let job = tokio::spawn(async move { load(&loader, registry, text).await });
+    job.await.map_err(|e| Refusal::new(StatusCode::INTERNAL_SERVER_ERROR, format!("the load failed: {e}")))?
+}
+
+/// The file's database: the one loaded before for the same text, or a new one (the
+/// least recently loaded dropped first when the list is full).
+async fn load(loader: &Loader, mut loaded: Registry, text: String) -> Result<Answer, Refusal> {
     let database = database_name(&text);
     if let Some(k) = loaded.iter().position(|l| l.database == database) {
         // Loaded before: the newest again.

@@ -151,6 +151,12 @@ fn padded(salt: &str) -> String {
     )
 }
 
+/// The relay's database name for a text (`live_` and its FNV-1a hash).
+fn fnv_name(text: &str) -> String {
+    let hash = text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3));
+    format!("live_{hash:016x}")
+}
+
 fn error_of(json: &serde_json::Value) -> (String, u64, u64) {
     (
         json["error"].as_str().unwrap_or("").to_string(),
@@ -275,8 +281,49 @@ fn sql_load_loads_files_and_refuses_attacks() {
     assert_eq!(status, 200, "{out}");
     let large: serde_json::Value = serde_json::from_str(out.split_once("\r\n\r\n").unwrap().1.trim()).unwrap();
     assert_eq!(large["rows"], 380_200, "{large}");
-    let mut kept = vec![names[2].clone(), large["database"].as_str().unwrap().to_string()];
+    let large = large["database"].as_str().unwrap().to_string();
+
+    // A client that leaves mid-load: the load still ends, and its database is listed
+    // (so the next loads drop it in turn, not leave it forever).
+    let left = padded("left");
+    {
+        let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+        let head = format!(
+            "POST /sql/load HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\nContent-Length: {}\r\n\r\n",
+            left.len()
+        );
+        s.write_all(head.as_bytes()).unwrap();
+        s.write_all(left.as_bytes()).unwrap();
+        std::thread::sleep(Duration::from_millis(100));
+    } // closed before the answer
+    let left_db = fnv_name(&left);
+    let mut kept = vec![large.clone(), left_db.clone()];
     kept.sort();
+    let t = std::time::Instant::now();
+    while s1.databases("live_") != kept {
+        assert!(t.elapsed() < Duration::from_secs(120), "{:?} != {kept:?}\n{}", s1.databases("live_"), relay.log());
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    // Listed: loading it again is answered from the list, and two more files drop it.
+    let t = std::time::Instant::now();
+    let again = loop {
+        let (status, json) = relay.load(&left);
+        if status != 503 || t.elapsed() > Duration::from_secs(60) {
+            break (status, json);
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    assert_eq!((again.0, again.1["cached"].as_bool()), (200, Some(true)), "{}", again.1);
+    let mut kept = Vec::new();
+    for salt in ["fourth", "fifth"] {
+        let (status, json) = relay.load(&two_shards(20, salt));
+        assert_eq!(status, 200, "{json}");
+        kept.push(json["database"].as_str().unwrap().to_string());
+    }
+    kept.sort();
+    for c in [&s1, &s2, &coord] {
+        assert_eq!(c.databases("live_"), kept, "on {}", c.name);
+    }
     drop(relay);
 
     // The time limit, and a target that is not a local cluster.
