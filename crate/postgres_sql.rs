@@ -9,7 +9,7 @@
 //! (partitionwise aggregate over a local and a foreign partition) need partitioned
 //! tables on the coordinator: that is the SQL front end's work (issue 9).
 
-use crate::plan::{AggFunc, Expr, Plan, RemoteTarget};
+use crate::plan::{quote_identifier, AggFunc, Expr, Plan, RemoteTarget};
 use crate::scenario::Scenario;
 use crate::sim::sql_type;
 
@@ -30,13 +30,14 @@ pub fn coordinator_query(sc: &Scenario) -> Option<String> {
     };
     let first = branches.first()?;
     let name = match first.remote.targets.get(*col)? {
-        RemoteTarget::Col(i) => first.remote.table_columns.get(*i)?.name.clone(),
+        RemoteTarget::Col(i) => quote_identifier(&first.remote.table_columns.get(*i)?.name),
         RemoteTarget::Agg(..) => return None,
     };
     if branches.len() == 1 {
-        return Some(format!("SELECT sum({name}) FROM {}", first.relation));
+        return Some(format!("SELECT sum({name}) FROM {}", quote_identifier(&first.relation)));
     }
-    let parts: Vec<String> = branches.iter().map(|fs| format!("SELECT {name} FROM {}", fs.relation)).collect();
+    let parts: Vec<String> =
+        branches.iter().map(|fs| format!("SELECT {name} FROM {}", quote_identifier(&fs.relation))).collect();
     Some(format!("SELECT sum({name}) FROM ({}) s", parts.join(" UNION ALL ")))
 }
 
@@ -47,30 +48,47 @@ pub fn coordinator_query(sc: &Scenario) -> Option<String> {
 /// of the plan. `addr`
 /// gives each server's host and port; `dbname` is the shards' database.
 pub fn coordinator_ddl(sc: &Scenario, addr: impl Fn(&str) -> (String, u16), dbname: &str, user: &str) -> String {
+    // Names and option values may come from a page's scenario file (the relay's
+    // `/sql/load`): identifiers quoted as PostgreSQL quotes them, values as literals.
+    let (q, lit) = (quote_identifier, quote_literal);
     let mut sql = String::from("CREATE EXTENSION IF NOT EXISTS postgres_fdw;\n");
     for spec in &sc.servers {
         let (host, port) = addr(&spec.server.name);
         sql.push_str(&format!(
-            "CREATE SERVER {s} FOREIGN DATA WRAPPER postgres_fdw OPTIONS (host '{host}', port '{port}', \
-             dbname '{dbname}', async_capable 'true', fetch_size '{f}');\n\
-             CREATE USER MAPPING FOR PUBLIC SERVER {s} OPTIONS (user '{user}', password_required 'false');\n",
-            s = spec.server.name,
+            "CREATE SERVER {s} FOREIGN DATA WRAPPER postgres_fdw OPTIONS (host {h}, port '{port}', \
+             dbname {d}, async_capable 'true', fetch_size '{f}');\n\
+             CREATE USER MAPPING FOR PUBLIC SERVER {s} OPTIONS (user {u}, password_required 'false');\n",
+            s = q(&spec.server.name),
+            h = lit(&host),
+            d = lit(dbname),
+            u = lit(user),
             f = spec.server.options.fetch_size
         ));
     }
     for fs in foreign_scans(&sc.plan) {
         let spec = sc.servers.iter().find(|s| s.server.name == fs.server);
         let Some(table) = spec.and_then(|s| s.catalog.get(&fs.remote.table)) else { continue };
-        let cols: Vec<String> = table.columns.iter().map(|c| format!("{} {}", c.name, sql_type(c.ty))).collect();
+        let cols: Vec<String> = table.columns.iter().map(|c| format!("{} {}", q(&c.name), sql_type(c.ty))).collect();
         sql.push_str(&format!(
-            "CREATE FOREIGN TABLE IF NOT EXISTS {} ({}) SERVER {} OPTIONS (schema_name 'public', table_name '{}');\n",
-            fs.relation,
+            "CREATE FOREIGN TABLE IF NOT EXISTS {} ({}) SERVER {} OPTIONS (schema_name 'public', table_name {});\n",
+            q(&fs.relation),
             cols.join(", "),
-            fs.server,
-            fs.remote.table
+            q(&fs.server),
+            lit(&fs.remote.table)
         ));
     }
     sql
+}
+
+/// A string literal as PostgreSQL's `quote_literal` writes it: quotes doubled, and
+/// `E'…'` with backslashes doubled when there are any.
+pub fn quote_literal(value: &str) -> String {
+    let body = value.replace('\'', "''");
+    if value.contains('\\') {
+        format!("E'{}'", body.replace('\\', "\\\\"))
+    } else {
+        format!("'{body}'")
+    }
 }
 
 /// The plan's ForeignScans, in plan order.

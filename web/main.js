@@ -681,20 +681,29 @@ function openSql() {
   sqlEditor.shown();
 }
 /**
- * The drawer below the step buttons (they stay usable), but at least 60% of the window
- * high, and 420 px (or the whole window) on small ones: 150% zoom, a laptop.
+ * A drawer (the SQL editor, the live drawer) below the step buttons (they stay usable:
+ * SQL… and Live… close it again), but at least 60% of the window high, and 420 px (or
+ * the whole window) on small ones: 150% zoom, a laptop.
  */
-function placeSqlDrawer() {
+function placeDrawer(drawer) {
   const h = window.innerHeight;
   const below = document.querySelector('.bar3').getBoundingClientRect().bottom + 6;
   const top = Math.min(below, h * 0.4, h - 10 - Math.min(420, h - 20));
-  ui.sqlDrawer.style.top = `${Math.round(Math.max(10, top))}px`;
+  drawer.style.top = `${Math.round(Math.max(10, top))}px`;
+}
+function placeSqlDrawer() {
+  placeDrawer(ui.sqlDrawer);
 }
 function closeSql() {
   ui.sqlDrawer.hidden = true;
   ui.sqlToggle.classList.remove('on');
 }
-/** Run in the editor: the text becomes the run on screen (and the URL), or its error is shown in place. */
+/**
+ * Run in the editor: the text becomes the run on screen (and the URL), or its error is
+ * shown in place. With "live" on, the relay loads the file into the live shards first
+ * (its errors, the relay's too, shown in place the same way), and once the simulated
+ * run is up the live drawer runs it on the real shards.
+ */
 async function runSql(text) {
   const max = wasm.maxSqlBytes();
   const bytes = new TextEncoder().encode(text).length;
@@ -702,6 +711,8 @@ async function runSql(text) {
     sqlEditor.showError({ message: `the scenario file is ${bytes.toLocaleString('en-US')} bytes; the page takes at most ${max.toLocaleString('en-US')}`, line: 0, column: 0 });
     return;
   }
+  const live = sqlEditor.wantsLive();
+  if (live && !(await loadLive(text))) return;
   stop();
   sqlEditor.clearError();
   const c = inputsToConfig();
@@ -712,7 +723,31 @@ async function runSql(text) {
   if (await rebuild(c)) {
     configToInputs(config);
     closeSql();
+    if (live) runLiveNow();
   }
+}
+
+/** The file into the live shards through the relay; false (the error shown in the editor) if refused. */
+async function loadLive(text) {
+  sqlEditor.clearError();
+  sqlEditor.setBusy(true, 'Loading the file into the live shards…');
+  try {
+    await livePanel.loadFile(text);
+    return true;
+  } catch (e) {
+    sqlEditor.showError({ message: `live: ${e.message || e}`, line: e.line || 0, column: e.column || 0 });
+    return false;
+  } finally {
+    sqlEditor.setBusy(false);
+  }
+}
+
+/** Opens the live drawer and runs the run on screen there. */
+function runLiveNow() {
+  $('p-live').hidden = false;
+  placeDrawer($('p-live'));
+  $('b-live').classList.add('on');
+  livePanel.run();
 }
 
 // ---- wiring ----
@@ -781,6 +816,7 @@ function wireButtons() {
     p.hidden = !p.hidden;
     $('b-live').classList.toggle('on', !p.hidden);
     if (!p.hidden) {
+      placeDrawer(p);
       closeSql();
       livePanel?.refreshTargets();
     }
@@ -828,6 +864,7 @@ function wireResize() {
     clearTimeout(resizeTimer);
     resizeTimer = setTimeout(() => {
       if (!ui.sqlDrawer.hidden) placeSqlDrawer();
+      if (!$('p-live').hidden) placeDrawer($('p-live'));
       if (!session) return;
       planView.invalidate();
       layoutStatic();
@@ -883,6 +920,7 @@ async function boot() {
   sqlEditor = new SqlEditor(ui.sqlDrawer, sqlFiles, { onRun: (text) => runSql(text), onClose: closeSql });
   livePanel = new LivePanel($('p-live'), wasm, () => ({
     sql: isSql(config),
+    text: isSql(config) ? config.sql : null,
     scenario: config.scenario,
     mode: config.mode,
     knobs: knobsJson(config),

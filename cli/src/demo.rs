@@ -6,7 +6,8 @@
 //! - a coordinator cluster with postgres_fdw: per scenario database, the servers (with
 //!   `async_capable` and the scenario's `fetch_size`), user mappings and foreign tables
 //!   of the scenario's plan, so PostgreSQL itself can run the same query;
-//! then runs the relay (`pgasync relay`) with those targets, which also serves the page.
+//! then runs the relay (`pgasync relay`) with those targets, which also serves the page
+//! and loads the page's scenario files into the same clusters (`POST /sql/load`).
 //! Ctrl-C stops the relay and every cluster; a second `pgasync demo` after a crash
 //! stops and removes what the first left. Without PostgreSQL it serves the simulated
 //! page only and says why.
@@ -117,11 +118,14 @@ pub(crate) fn load_scenario(id: &str, o: &Opts, shards: &[Cluster], coordinator:
     coordinator.psql(&db, &format!("GRANT SELECT ON ALL TABLES IN SCHEMA public TO {READER}"))
 }
 
+/// The relay's targets, and `[sql_load]`: the page may load its scenario files into
+/// these clusters (ours, trust authentication for `postgres` on 127.0.0.1).
 fn relay_config(shards: &[Cluster], coordinator: &Cluster) -> String {
     let mut t = String::from("# Written by pgasync demo: the relay's targets.\n");
     for c in shards.iter().chain(std::iter::once(coordinator)) {
         t.push_str(&format!("[targets.{}]\naddr = \"127.0.0.1:{}\"\n", c.name, c.port));
     }
+    t.push_str("[sql_load]\nsuperuser = \"postgres\"\n");
     t
 }
 

@@ -9,6 +9,7 @@ mod live_bench;
 mod relay;
 mod serve;
 mod sql;
+mod sql_load;
 mod static_files;
 mod trace;
 
@@ -66,7 +67,9 @@ const USAGE: &str = "usage:
                 [--idle-timeout-ms 60000] [--connect-timeout-ms 5000] [serve's flags]
       (relay: WebSocket /shard/NAME <-> TCP to target NAME ([targets.NAME] addr = \"HOST:PORT\" in the
        TOML file); --delay adds to each round trip (half each way); the browser leaving mid-query
-       cancels the backend's query; /health, /targets, /metrics; every other path as serve)
+       cancels the backend's query; /health, /targets, /metrics; POST /sql/load loads a page's
+       scenario file into the local targets when the TOML file has [sql_load] superuser = \"postgres\"
+       (pgasync demo writes it); every other path as serve)
 scenarios: A B C D E F G pf1 M X (see SCENARIOS.md)";
 
 fn main() -> ExitCode {

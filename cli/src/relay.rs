@@ -12,6 +12,9 @@
 //!   address, `http://NAME:PORT` for each `--allow-host`) nor an `--allow-origin` 403,
 //!   an unknown name 404, not a WebSocket upgrade 426, over a session cap 503, the
 //!   target unreachable 502 (504 after the connect timeout).
+//! * `POST /sql/load` (only with `[sql_load]` in the configuration file, as `pgasync
+//!   demo` writes it) loads a page's scenario file into the local targets it names; see
+//!   [`sql_load`] for its protocol and bounds.
 //! * `GET /health` is `ok`, `GET /targets` the JSON list of names (no addresses),
 //!   `GET /metrics` Prometheus text (sessions, bytes each way, refusals by reason,
 //!   cancels, errors). Every other GET/HEAD is the static-file service of
@@ -53,6 +56,7 @@
 //! bytes (nor the backend's secret key).
 
 use crate::args::Args;
+use crate::sql_load;
 use crate::static_files::{self, Body, ConnLimits, HostCheck, IdleIo};
 use crate::CliError;
 use bytes::Bytes;
@@ -113,12 +117,16 @@ struct Limits {
     connect: Duration,
 }
 
-/// The relay's configuration file: only `[targets.NAME]` tables.
+/// The relay's configuration file: `[targets.NAME]` tables, and `[sql_load]` (see
+/// [`sql_load`]: the page's scenario files loaded into local targets; `pgasync demo`
+/// writes it for its own clusters).
 #[derive(serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 struct FileConfig {
     #[serde(default)]
     targets: BTreeMap<String, FileTarget>,
+    #[serde(default)]
+    sql_load: Option<sql_load::Config>,
 }
 
 #[derive(serde::Deserialize)]
@@ -155,6 +163,7 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
     let (argv, allow_hosts) = take_repeated(&argv, "allow-host")?;
     let a = Args::parse(&argv, FLAGS)?;
     let targets = targets_from(a.get("config"), &target_flags, &delay_flags)?;
+    let sql_loader = sql_load_from(a.get("config"))?.map(|c| sql_load::Loader::new(c, &targets));
     let origins = origin_flags.iter().map(|o| parse_origin(o)).collect::<Result<Vec<_>, _>>()?;
     for h in &allow_hosts {
         let plain = h.bytes().all(|b| b.is_ascii_alphanumeric() || b"-._[]:".contains(&b));
@@ -224,6 +233,7 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
             sessions: Arc::new(ConnLimits::new(limits.max_sessions, limits.max_sessions_per_client)),
             static_cfg: static_files::Config { host_check, ..static_cfg },
             targets,
+            sql_loader,
             limits,
             metrics: Metrics::default(),
             next_id: AtomicU64::new(1),
@@ -280,8 +290,7 @@ pub(crate) fn targets_from(
 ) -> Result<BTreeMap<String, Target>, CliError> {
     let mut targets = BTreeMap::new();
     if let Some(path) = config {
-        let text = std::fs::read_to_string(path).map_err(|e| CliError::Usage(format!("--config {path}: {e}")))?;
-        let file: FileConfig = toml::from_str(&text).map_err(|e| CliError::Usage(format!("--config {path}: {e}")))?;
+        let file = read_config(path)?;
         for (name, t) in file.targets {
             let delay = t.delay.as_deref().map(parse_delay).transpose();
             let delay = delay.map_err(|e| CliError::Usage(format!("--config {path}: targets.{name}.delay: {e}")))?;
@@ -304,6 +313,24 @@ pub(crate) fn targets_from(
         t.delay = parse_delay(value).map_err(|e| CliError::Usage(format!("--delay {d}: {e}")))?;
     }
     Ok(targets)
+}
+
+fn read_config(path: &str) -> Result<FileConfig, CliError> {
+    let text = std::fs::read_to_string(path).map_err(|e| CliError::Usage(format!("--config {path}: {e}")))?;
+    toml::from_str(&text).map_err(|e| CliError::Usage(format!("--config {path}: {e}")))
+}
+
+/// The configuration file's `[sql_load]`, if any (then `POST /sql/load` works).
+fn sql_load_from(config: Option<&str>) -> Result<Option<sql_load::Config>, CliError> {
+    let Some(path) = config else { return Ok(None) };
+    let Some(c) = read_config(path)?.sql_load else { return Ok(None) };
+    let plain = !c.superuser.is_empty() && c.superuser.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+    if !plain || c.max_databases == 0 || c.timeout_ms == 0 {
+        return Err(CliError::Usage(format!(
+            "--config {path}: sql_load: superuser must be a plain role name, max_databases and timeout_ms at least 1"
+        )));
+    }
+    Ok(Some(c))
 }
 
 /// A target name: what may follow `/shard/` in a URL path as it is.
@@ -388,6 +415,8 @@ fn positive(a: &Args, name: &str, default: usize) -> Result<usize, CliError> {
 
 struct Relay {
     targets: BTreeMap<String, Target>,
+    /// `POST /sql/load`, when the configuration has `[sql_load]`.
+    sql_loader: Option<sql_load::Loader>,
     /// Origins an upgrade may carry.
     origins: Vec<String>,
     /// For the relay's own paths (the static service checks its own).
@@ -454,7 +483,7 @@ async fn connection(stream: TcpStream, peer: SocketAddr, relay: Arc<Relay>) {
 
 async fn handle(req: Request<Incoming>, peer: SocketAddr, relay: Arc<Relay>) -> Response<Body> {
     let path = req.uri().path();
-    let own = matches!(path, "/health" | "/targets" | "/metrics") || path.starts_with("/shard/");
+    let own = matches!(path, "/health" | "/targets" | "/metrics" | "/sql/load") || path.starts_with("/shard/");
     if !own {
         return static_files::respond(&req, &relay.static_cfg).await;
     }
@@ -465,6 +494,9 @@ async fn handle(req: Request<Incoming>, peer: SocketAddr, relay: Arc<Relay>) -> 
     if let Some(name) = path.strip_prefix("/shard/") {
         let name = name.to_string();
         return upgrade(req, &name, peer, relay).await;
+    }
+    if path == "/sql/load" {
+        return sql_load::handle(req, relay.sql_loader.as_ref(), &relay.origins).await;
     }
     if req.method() != Method::GET && req.method() != Method::HEAD {
         let mut r = text(StatusCode::METHOD_NOT_ALLOWED, "text/plain; charset=utf-8", "method not allowed");

@@ -1,7 +1,14 @@
 //! A simulated shard's tables as SQL a real PostgreSQL server loads with psql: the
 //! same columns, rows and indexes, so a live run (TCP host, relay) reads exactly the
-//! data the simulator holds. Used by the tests against real shards and `pgasync demo`.
+//! data the simulator holds. Used by the tests against real shards, `pgasync demo` and
+//! the relay's `/sql/load` (a page's scenario file).
+//!
+//! Names come from a scenario file a stranger may have written: every table and column
+//! name is written as PostgreSQL's `quote_identifier` writes it (as the remote queries
+//! name them), and values only as COPY data lines with their escapes, so nothing in a
+//! name or value can end a statement or a data line.
 
+use crate::plan::quote_identifier;
 use crate::types::{Catalog, ColType, Datum, Table};
 
 /// The column type PostgreSQL must have so its answers parse as ours (`ColType::oid`).
@@ -25,9 +32,11 @@ pub fn load_sql(catalog: &Catalog, reader: &str) -> String {
 }
 
 fn table_sql(t: &Table, reader: &str, sql: &mut String) {
-    let cols: Vec<String> = t.columns.iter().map(|c| format!("{} {}", c.name, sql_type(c.ty))).collect();
-    sql.push_str(&format!("DROP TABLE IF EXISTS {name};\nCREATE TABLE {name} ({});\n", cols.join(", "), name = t.name));
-    sql.push_str(&format!("COPY {} FROM stdin;\n", t.name));
+    let name = quote_identifier(&t.name);
+    let cols: Vec<String> =
+        t.columns.iter().map(|c| format!("{} {}", quote_identifier(&c.name), sql_type(c.ty))).collect();
+    sql.push_str(&format!("DROP TABLE IF EXISTS {name};\nCREATE TABLE {name} ({});\n", cols.join(", ")));
+    sql.push_str(&format!("COPY {name} FROM stdin;\n"));
     let mut line = Vec::new();
     for i in 0..t.nrows() {
         line.clear();
@@ -42,9 +51,9 @@ fn table_sql(t: &Table, reader: &str, sql: &mut String) {
     }
     sql.push_str("\\.\n");
     for ix in &t.indexes {
-        sql.push_str(&format!("CREATE INDEX ON {} ({});\n", t.name, t.columns[ix.column].name));
+        sql.push_str(&format!("CREATE INDEX ON {name} ({});\n", quote_identifier(&t.columns[ix.column].name)));
     }
-    sql.push_str(&format!("ANALYZE {name};\nGRANT SELECT ON {name} TO {reader};\n", name = t.name));
+    sql.push_str(&format!("ANALYZE {name};\nGRANT SELECT ON {name} TO {reader};\n"));
 }
 
 /// A value in COPY's text format: `\N` for NULL; backslash, tab and newlines escaped.

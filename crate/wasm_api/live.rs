@@ -1,6 +1,10 @@
-//! Live mode at the wasm boundary: a built-in scenario run on real PostgreSQL shards
-//! through the relay (`host::ws`). The shards must hold the scenario's data (`pgasync
-//! demo` loads it); the page's knobs are checked as for simulated runs.
+//! Live mode at the wasm boundary: a built-in scenario, or a scenario file from the
+//! page's SQL editor, run on real PostgreSQL shards through the relay (`host::ws`). The
+//! shards must hold the data: `pgasync demo` loads every built-in scenario's, and the
+//! relay's `POST /sql/load` a file's (into the database it names, which the page passes
+//! here). A file is parsed here as for a simulated run (same front end, same row
+//! limit), so its plan and its servers are the ones the relay loaded. The page's knobs
+//! are checked as for simulated runs.
 
 use super::parse_knobs;
 use crate::host::ws::{performance_clock, run_live, step_live, WsHost};
@@ -34,7 +38,39 @@ pub async fn run_live_js(
     mode: String,
     knobs_json: String,
 ) -> Result<JsValue, JsError> {
-    let mut run = open_live(&relay, &database, &scenario, &mode, &knobs_json).await?;
+    let knobs = parse_knobs(&knobs_json)?;
+    let sc = Scenario::build(&scenario, &knobs).map_err(|e| JsError::new(&e))?;
+    let run = open_live(&relay, &database, &sc, &mode).await?;
+    finish_live(run).await
+}
+
+/// `runLive` for a scenario file (`text`), on the database the relay's `/sql/load`
+/// loaded it into; a file's error rejects with its line and column in the message.
+#[wasm_bindgen(js_name = runLiveSql)]
+pub async fn run_live_sql_js(
+    relay: String,
+    database: String,
+    text: String,
+    mode: String,
+    knobs_json: String,
+) -> Result<JsValue, JsError> {
+    let sc = sql_scenario(&text, &knobs_json)?;
+    let run = open_live(&relay, &database, &sc, &mode).await?;
+    finish_live(run).await
+}
+
+/// A scenario file's scenario, loaded as the page loads it (its row limit).
+fn sql_scenario(text: &str, knobs_json: &str) -> Result<Scenario, JsError> {
+    use crate::frontend::script::SqlLoad;
+    let knobs = parse_knobs(knobs_json)?;
+    let front = |e: crate::frontend::FrontError| JsError::new(&e.to_string());
+    let mut load = SqlLoad::new(text, crate::session::MAX_DEMO_ROWS).map_err(front)?;
+    while !load.advance(usize::MAX).map_err(front)? {}
+    load.finish().and_then(|sql| sql.into_scenario(&knobs, crate::knobs::Source::Json)).map_err(front)
+}
+
+/// Runs an opened live run to its end and gives the page its result.
+async fn finish_live(mut run: QueryRun<WsHost>) -> Result<JsValue, JsError> {
     run_live(&mut run).await.map_err(|e| JsError::new(&e.to_string()))?;
     let result = LiveResult {
         rows: run.rows.iter().map(|r| r.iter().map(|d| d.to_string()).collect()).collect(),
@@ -48,23 +84,15 @@ pub async fn run_live_js(
     super::to_js(&result)
 }
 
-/// A built-in scenario's run on the relay's servers, at step 0: one socket per
-/// foreign server, each opening `database`, in step mode (step boundaries send what
-/// was written at once, as libpq writes it; see `Host::flush_writes`).
-async fn open_live(
-    relay: &str,
-    database: &str,
-    scenario: &str,
-    mode: &str,
-    knobs_json: &str,
-) -> Result<QueryRun<WsHost>, JsError> {
-    let knobs = parse_knobs(knobs_json)?;
+/// A scenario's run on the relay's servers, at step 0: one socket per foreign server,
+/// each opening `database`, in step mode (step boundaries send what was written at
+/// once, as libpq writes it; see `Host::flush_writes`).
+async fn open_live(relay: &str, database: &str, sc: &Scenario, mode: &str) -> Result<QueryRun<WsHost>, JsError> {
     let async_mode = super::parse_mode(mode)?;
-    let sc = Scenario::build(scenario, &knobs).map_err(|e| JsError::new(&e))?;
     let names: Vec<String> = sc.servers.iter().map(|s| s.server.name.clone()).collect();
     let host = WsHost::connect(relay, &names).await.map_err(|e| JsError::new(&e))?;
     let mut run =
-        QueryRun::for_scenario(&sc, async_mode, performance_clock(), true, host).map_err(|e| JsError::new(&e))?;
+        QueryRun::for_scenario(sc, async_mode, performance_clock(), true, host).map_err(|e| JsError::new(&e))?;
     // Before the first poll: the start-up packets go out then.
     run.es.set_database(database);
     run.es.step_mode = true;
@@ -126,6 +154,22 @@ pub struct LiveRun {
     state: Rc<RefCell<Option<LiveState>>>,
 }
 
+impl LiveRun {
+    fn opened(run: QueryRun<WsHost>, scenario: String) -> Result<LiveRun, JsError> {
+        let async_mode = run.es.async_enabled;
+        let labels = crate::session::node_labels(&run.explain());
+        let state = LiveState {
+            run,
+            labels,
+            scenario,
+            async_mode,
+            steps: 0,
+            narration: crate::session::START_NARRATION.into(),
+        };
+        Ok(LiveRun { state: Rc::new(RefCell::new(Some(state))) })
+    }
+}
+
 struct LiveState {
     run: QueryRun<WsHost>,
     labels: Vec<String>,
@@ -145,18 +189,22 @@ impl LiveRun {
         mode: String,
         knobs_json: String,
     ) -> Result<LiveRun, JsError> {
-        let run = open_live(&relay, &database, &scenario, &mode, &knobs_json).await?;
-        let async_mode = run.es.async_enabled;
-        let labels = crate::session::node_labels(&run.explain());
-        let state = LiveState {
-            run,
-            labels,
-            scenario,
-            async_mode,
-            steps: 0,
-            narration: crate::session::START_NARRATION.into(),
-        };
-        Ok(LiveRun { state: Rc::new(RefCell::new(Some(state))) })
+        let knobs = parse_knobs(&knobs_json)?;
+        let sc = Scenario::build(&scenario, &knobs).map_err(|e| JsError::new(&e))?;
+        LiveRun::opened(open_live(&relay, &database, &sc, &mode).await?, scenario)
+    }
+
+    /// `open` for a scenario file (`text`), on the database `/sql/load` named.
+    #[wasm_bindgen(js_name = openSql)]
+    pub async fn open_sql(
+        relay: String,
+        database: String,
+        text: String,
+        mode: String,
+        knobs_json: String,
+    ) -> Result<LiveRun, JsError> {
+        let sc = sql_scenario(&text, &knobs_json)?;
+        LiveRun::opened(open_live(&relay, &database, &sc, &mode).await?, "sql".into())
     }
 
     /// One step; resolves to what it did ("event", "row", "waited", "committed",

@@ -2,7 +2,8 @@
 // Starts `pgasync serve`, drives headless Chromium through the page, saves screenshots
 // into screenshots/, and exits non-zero naming the first check that failed.
 
-import { mkdirSync, mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { HERE, startServer, startDemo, launchBrowser, newPage, waitReady } from './lib.mjs';
@@ -733,11 +734,109 @@ async function checkLive(browser) {
       }
     }, demo.url.replace(/^http/, 'ws').replace(/\/$/, ''));
     check('live: the page\'s role cannot write', /refused: .*permission denied/.test(write), write);
+    await checkLiveSql(page, dir);
   } finally {
     await context.close();
     const code = await demo.stop();
     check('live: the demo stops cleanly on Ctrl-C', code === 0, `exit ${code}; ${demo.log().slice(-500)}`);
   }
+}
+
+/** A two-shard scenario file (sum over two foreign tables), as a user would type it. */
+function liveSqlFile(shard2 = 's2') {
+  return [
+    '-- typed in the editor: two shards, a foreign table on each',
+    '-- @shard s1',
+    'create table t1 (a int, b text);',
+    "insert into t1 select i % 13, 'one ' || i from generate_series(1, 400) i;",
+    `-- @shard ${shard2}`,
+    'create table t2 (a int, b text);',
+    "insert into t2 select i % 17, 'two ' || i from generate_series(1, 250) i;",
+    '-- @coordinator',
+    'create extension postgres_fdw;',
+    "create server s1 foreign data wrapper postgres_fdw options (async_capable 'true');",
+    'create user mapping for public server s1;',
+    `create server ${shard2} foreign data wrapper postgres_fdw options (async_capable 'true');`,
+    `create user mapping for public server ${shard2};`,
+    "create foreign table ft1 (a int, b text) server s1 options (table_name 't1');",
+    `create foreign table ft2 (a int, b text) server ${shard2} options (table_name 't2');`,
+    '-- @query',
+    'select sum(a) from (select a from ft1 union all select a from ft2) s;',
+    '',
+  ].join('\n');
+}
+
+/** One value from the demo's coordinator, as the page's read-only role, with psql. */
+function coordinatorValue(dir, database, sql) {
+  const toml = readFileSync(path.join(dir, 'relay.toml'), 'utf8');
+  const port = /\[targets\.coordinator\]\s*addr = "127\.0\.0\.1:(\d+)"/.exec(toml)?.[1];
+  return execFileSync('psql', ['-X', '-A', '-t', '-q', '-h', '127.0.0.1', '-p', port, '-U', 'pgasync', '-d', database, '-c', sql], { encoding: 'utf8' }).trim();
+}
+
+/**
+ * Issue 9, item 5: a scenario file typed in the SQL editor runs live. With "live" on,
+ * Run has the relay load the file's shard tables into the demo's clusters, runs it in
+ * the simulator, then on the real shards; the live rows equal the simulator's and what
+ * the real coordinator returns for the same query. A server the relay does not have
+ * is an error at its line and column in the editor.
+ */
+async function checkLiveSql(page, dir) {
+  console.log('live: a scenario file from the SQL editor');
+  await page.click('[data-testid=live-toggle]'); // the live drawer closed: it covers the SQL button
+  await page.click('[data-testid=sql-toggle]');
+  await page.fill('[data-testid=sql-text]', liveSqlFile());
+  await page.check('[data-testid=sql-live]');
+  const before = await sessionSerial(page);
+  await page.click('[data-testid=sql-run]');
+  await page.waitForFunction((b) => Number(document.body.dataset.session) > b || !document.querySelector('[data-testid=sql-error]').hidden, before, { timeout: 60000 });
+  check('live SQL: the file loads and runs in the simulator (no error in the editor)', await page.locator('[data-testid=sql-error]').isHidden(), await page.textContent('[data-testid=sql-error]'));
+  // The file's run, not the scenario's before it: its heading names the file.
+  await page.waitForFunction(() => {
+    const ours = document.querySelector('[data-testid=live-ours]');
+    return /the SQL file/.test(ours.previousElementSibling.textContent) || /failed|could not/.test(ours.textContent);
+  }, null, { timeout: 60000 });
+  const ours = await page.textContent('[data-testid=live-ours]');
+  const live = /^1 row\(s\): (\S+)/.exec(ours)?.[1];
+  check('live SQL: the file ran on the real shards through the relay', live !== undefined && /Async Foreign Scan/.test(ours), ours.slice(0, 300));
+  await page.waitForFunction(() => {
+    const says = document.querySelector('[data-testid=postgres-says]');
+    return /^live_/.test(says.dataset.database ?? '') || /failed|No coordinator/.test(says.textContent);
+  }, null, { timeout: 60000 });
+  const says = await page.$eval('[data-testid=postgres-says]', (e) => ({ text: e.textContent, sql: e.dataset.sql, db: e.dataset.database }));
+  check('live SQL: PostgreSQL says (the coordinator\'s EXPLAIN over the file\'s foreign tables)', /Foreign Scan on public\.ft1/.test(says.text) && /^live_[0-9a-f]{16}$/.test(says.db ?? ''), says.text.slice(0, 300));
+  const pg = coordinatorValue(dir, says.db, says.sql);
+  const expected = [...Array(400).keys()].reduce((a, i) => a + ((i + 1) % 13), 0) + [...Array(250).keys()].reduce((a, i) => a + ((i + 1) % 17), 0);
+  check(`live SQL: the live rows are what real PostgreSQL returns (${pg})`, live === pg && Number(pg) === expected, `live ${live}, PostgreSQL ${pg}, computed ${expected}`);
+  await page.click('[data-testid=to-end]');
+  await page.waitForFunction(() => document.querySelector('[data-testid=phase]').textContent.trim() === 'finished', null, { timeout: 15000 });
+  const sim = await page.evaluate(() => window.pgasync.session.rows(0, 1).rows[0].join(', '));
+  check('live SQL: and what the simulator returns', sim === live, `simulated ${sim}`);
+  const head = await page.textContent('[data-testid=live-wire-src]');
+  check('live SQL: the drawer names the file\'s run', /Run live: the SQL file/.test(head), head);
+  // Step live takes the file too (the relay answers from its loaded database).
+  for (let i = 0; i < 6; i++) {
+    await page.click('[data-testid=live-step]');
+    await page.waitForFunction(() => !document.querySelector('[data-testid=live-step]').disabled, null, { timeout: 30000 });
+  }
+  const stepSrc = await page.textContent('[data-testid=live-plan-src]');
+  const stepStatus = await page.textContent('[data-testid=live-step-status]');
+  check('live SQL: Step live steps the file on the real shards', /Step live: the SQL file async pg15, .*step 5/.test(stepSrc) && /^live step 5 /.test(stepStatus), `${stepSrc} / ${stepStatus.slice(0, 120)}`);
+  // The file's simulated run behind, its live run and PostgreSQL's beside each other.
+  await page.$eval('[data-testid=live-ours]', (el) => el.scrollIntoView({ block: 'center' }));
+  await shot(page, '16f-live-sql.png');
+
+  // A server the relay does not have: the relay's error, at the file's line and column.
+  await page.click('[data-testid=live-toggle]');
+  await page.click('[data-testid=sql-toggle]');
+  await page.fill('[data-testid=sql-text]', liveSqlFile('s7'));
+  await page.click('[data-testid=sql-run]');
+  await page.waitForSelector('[data-testid=sql-error]:not([hidden])', { timeout: 30000 });
+  const err = (await page.textContent('[data-testid=sql-error]')).trim();
+  const mark = await page.$eval('[data-testid=sql-error]', (e) => [e.dataset.line, e.dataset.column]);
+  check('live SQL: an unknown server is an error at its line and column, naming the relay\'s shards', /^line 5, column 11: live: server "s7" is not one of the relay's shards \(s1, s2, s3, s4\)/.test(err) && mark.join(':') === '5:11', err);
+  check('live SQL: the error\'s line is marked in the editor', await page.locator('[data-testid=sql-line-mark]').isVisible() && (await page.textContent('[data-testid=sql-gutter-error]')) === '5');
+  await shot(page, '16g-live-sql-error.png');
+  await page.click('[data-testid=sql-close]');
 }
 
 async function main() {

@@ -5,6 +5,11 @@
 // live mode is off. The drawer holds the live counterparts of the simulated panels:
 // plan states (Step live), EXPLAIN, timeline, wire inspector and compare, each
 // heading naming the live run it shows, so the two kinds of run never blur.
+//
+// A scenario file from the SQL editor runs live too: the relay's `POST /sql/load`
+// parses it and loads its shard tables (and the coordinator's foreign tables) into a
+// database of its own on the demo's clusters, answering with that database's name;
+// the run then goes through the same /shard/NAME sockets (runLiveSql, LiveRun.openSql).
 
 import { transitionsIn } from './traceview.js';
 import { Timeline } from './timeline.js';
@@ -35,8 +40,16 @@ function executionMs(explainText) {
 }
 
 /** How a heading names a live run: the button that made it, what ran, and when. */
-function runLabel(how, { scenario, mode, behaviour }) {
-  return `${how}: ${scenario} ${mode} ${behaviour}, ${new Date().toLocaleTimeString()}`;
+function runLabel(how, { text, scenario, mode, behaviour }) {
+  return `${how}: ${text ? 'the SQL file' : scenario} ${mode} ${behaviour}, ${new Date().toLocaleTimeString()}`;
+}
+
+/** An Error from /sql/load's JSON answer, with the file's `line` and `column` (0: no place). */
+function loadError(status, body) {
+  const e = new Error(body?.error ?? `the relay answered ${status}`);
+  e.line = Number(body?.line) || 0;
+  e.column = Number(body?.column) || 0;
+  return e;
 }
 
 /** A section heading: what the panel is, and (a tag) which live run it shows. */
@@ -49,9 +62,10 @@ export class LivePanel {
   /**
    * @param root the panel's element
    * @param wasm the wasm module (runLive, LiveRun, postgresExplain, coordinatorQuery)
-   * @param current () => {sql, scenario, mode, knobs, behaviour, improvedKnobs, plan} of the
+   * @param current () => {sql, text, scenario, mode, knobs, behaviour, improvedKnobs, plan} of the
    *   session on screen (the live run has the same plan, so its timeline names the same
-   *   nodes; `improvedKnobs` are the same knobs in behaviour improved, for the compare)
+   *   nodes; `improvedKnobs` are the same knobs in behaviour improved, for the compare;
+   *   `text` is the scenario file's when `sql`)
    */
   constructor(root, wasm, current) {
     this.root = root;
@@ -71,7 +85,7 @@ export class LivePanel {
       el('p', { class: 'live-note live-which', 'data-testid': 'live-which' },
         'Everything in this drawer ran on the real shards through the relay, in real times; the panels behind it still show the simulated run. Each heading says which live run it shows.'),
       el('p', { class: 'live-note' },
-        'Run live goes from start to end at the shards’ pace. Step live takes the same steps as the simulated run, one async request transition or one wait at a time: a wait simply lasts until a socket has input (the page stays responsive meanwhile), so the times you see include your pauses. Compare live runs the query sync and async, in this behaviour and in improved, and shows the measured times.'),
+        'It runs the scenario on screen: a built-in one, or the SQL editor’s file, whose shard tables the relay loads into a database of its own first (tick live beside the editor’s Run to do both at once). Run live goes from start to end at the shards’ pace. Step live takes the same steps as the simulated run, one async request transition or one wait at a time: a wait simply lasts until a socket has input (the page stays responsive meanwhile), so the times you see include your pauses. Compare live runs the query sync and async, in this behaviour and in improved, and shows the measured times.'),
       this.buildStepSection(),
       this.buildExplainSection(),
       this.buildTimelineSection(),
@@ -170,12 +184,41 @@ export class LivePanel {
     for (const b of [this.button, this.stepButton, this.compareButton]) b.disabled = off;
   }
 
+  /**
+   * Loads a scenario file into the live shards (the relay parses it; nothing of the
+   * text reaches PostgreSQL as written): resolves to `{database, servers, rows,
+   * coordinator_query, cached}`, or throws an Error with the file's `line`/`column`.
+   */
+  async loadFile(text) {
+    if (this.targets.length === 0) await this.refreshTargets();
+    if (this.targets.length === 0) throw loadError(0, { error: this.status.textContent });
+    let r;
+    try {
+      r = await fetch('/sql/load', { method: 'POST', body: text, cache: 'no-store', headers: { 'content-type': 'text/plain; charset=utf-8' } });
+    } catch (e) {
+      throw loadError(0, { error: `the relay did not answer (${e.message || e})` });
+    }
+    const body = await r.json().catch(() => null);
+    if (!r.ok) throw loadError(r.status, body);
+    return body;
+  }
+
+  /** The database a run of `cur` opens: the scenario's, or the one its file was loaded into. */
+  async database(cur) {
+    if (!cur.text) return { database: cur.scenario.toLowerCase(), coordinatorQuery: undefined };
+    const loaded = await this.loadFile(cur.text);
+    return { database: loaded.database, coordinatorQuery: loaded.coordinator_query ?? null };
+  }
+
+  /** One live run to the end, of the built-in scenario or of the file on screen. */
+  liveRun(db, cur, mode, knobs) {
+    return cur.text
+      ? this.wasm.runLiveSql(this.relayUrl(), db, cur.text, mode, knobs)
+      : this.wasm.runLive(this.relayUrl(), db, cur.scenario, mode, knobs);
+  }
+
   async exclusively(work) {
     if (this.busy) return;
-    if (this.current().sql) {
-      this.status.textContent = 'Live mode runs the built-in scenarios (the demo’s shards hold their data), not a scenario file from the SQL editor: pick a scenario to run it live.';
-      return;
-    }
     this.setBusy(true);
     try {
       await work();
@@ -194,13 +237,16 @@ export class LivePanel {
    */
   async stepOnce() {
     const cur = this.current();
-    const key = `${cur.scenario}|${cur.mode}|${cur.knobs}`;
+    const key = `${cur.scenario}|${cur.mode}|${cur.knobs}|${cur.text ?? ''}`;
     try {
       if (!this.stepping || this.stepping.key !== key || this.stepping.run.isDone()) {
         this.stepping?.run.free();
         this.stepping = null;
-        this.stepStatus.textContent = 'Opening a socket per server through the relay…';
-        const run = await this.wasm.LiveRun.open(this.relayUrl(), cur.scenario.toLowerCase(), cur.scenario, cur.mode, cur.knobs);
+        this.stepStatus.textContent = cur.text ? 'Loading the file into the live shards, then opening a socket per server…' : 'Opening a socket per server through the relay…';
+        const { database } = await this.database(cur);
+        const run = cur.text
+          ? await this.wasm.LiveRun.openSql(this.relayUrl(), database, cur.text, cur.mode, cur.knobs)
+          : await this.wasm.LiveRun.open(this.relayUrl(), database, cur.scenario, cur.mode, cur.knobs);
         this.stepping = { run, key, label: runLabel('Step live', cur), trace: [], names: [] };
         this.planView.invalidate();
         this.showStep(null);
@@ -240,12 +286,24 @@ export class LivePanel {
 
   async runOnce() {
     const cur = this.current();
-    const db = cur.scenario.toLowerCase();
     const label = runLabel('Run live', cur);
-    this.ours.textContent = 'running on the live shards…';
+    this.ours.textContent = cur.text ? 'loading the file into the live shards…' : 'running on the live shards…';
     this.theirs.textContent = '';
+    delete this.theirs.dataset.sql;
+    delete this.theirs.dataset.database;
+    let db;
+    let coordinatorQuery;
     try {
-      const r = await this.wasm.runLive(this.relayUrl(), db, cur.scenario, cur.mode, cur.knobs);
+      ({ database: db, coordinatorQuery } = await this.database(cur));
+    } catch (e) {
+      const where = e.line > 0 ? `line ${e.line}, column ${e.column}: ` : '';
+      this.ours.textContent = `The file could not be loaded into the live shards: ${where}${e.message || e}`;
+      this.oursHead.textContent = `pgasync (${label}): not run`;
+      return;
+    }
+    this.ours.textContent = 'running on the live shards…';
+    try {
+      const r = await this.liveRun(db, cur, cur.mode, cur.knobs);
       this.oursHead.textContent = `pgasync (${label}): ${r.execution_ms.toFixed(3)} ms`;
       this.ours.textContent = `${r.rows.length} row(s): ${r.rows.slice(0, 3).map((x) => x.join(', ')).join(' | ')}\n\n${r.explain_text}`;
       this.showWire(r.trace, r.connections, `${label} (real times from its start)`);
@@ -253,20 +311,25 @@ export class LivePanel {
     } catch (e) {
       this.ours.textContent = `The live run failed: ${e.message || e}`;
     }
-    await this.postgresSays(cur.scenario, db, cur.knobs);
+    await this.postgresSays(cur, db, coordinatorQuery);
   }
 
-  async postgresSays(scenario, db, knobs) {
-    let sql = null;
-    try {
-      sql = this.wasm.coordinatorQuery(scenario, knobs);
-    } catch (e) {
-      this.theirs.textContent = `${e.message || e}`;
-      return;
+  /** `coordinatorQuery`: a file's (from /sql/load, null when there is none), else computed for the scenario. */
+  async postgresSays(cur, db, coordinatorQuery) {
+    let sql = coordinatorQuery ?? null;
+    if (coordinatorQuery === undefined) {
+      try {
+        sql = this.wasm.coordinatorQuery(cur.scenario, cur.knobs);
+      } catch (e) {
+        this.theirs.textContent = `${e.message || e}`;
+        return;
+      }
     }
     if (!sql) {
       this.theirsHead.textContent = 'PostgreSQL says';
-      this.theirs.textContent = `No coordinator query for ${scenario} yet: its plan needs partitioned tables on the coordinator (the SQL front end).`;
+      this.theirs.textContent = cur.text
+        ? 'No coordinator query for this file yet: the sandbox writes one only for sum() over foreign tables (an Append of ForeignScans); other plans need the file\'s partitioned tables on the coordinator.'
+        : `No coordinator query for ${cur.scenario} yet: its plan needs partitioned tables on the coordinator (the SQL front end).`;
       return;
     }
     if (!this.targets.includes('coordinator')) {
@@ -279,6 +342,8 @@ export class LivePanel {
       const ms = executionMs(text);
       this.theirsHead.textContent = `PostgreSQL says${ms === null ? '' : `: ${ms.toFixed(3)} ms`}`;
       this.theirs.textContent = `${sql}\n\n${text}`;
+      this.theirs.dataset.sql = sql;
+      this.theirs.dataset.database = db;
     } catch (e) {
       this.theirs.textContent = `PostgreSQL's run failed: ${e.message || e}`;
     }
@@ -320,9 +385,10 @@ export class LivePanel {
     this.compareSrc.textContent = '— measuring…';
     const measured = [];
     try {
+      const { database } = await this.database(cur);
       for (const [k, m] of plan.entries()) {
-        head.textContent = `measuring ${cur.scenario} ${m.behaviour} ${m.mode} on the live shards (${k + 1}/${plan.length})…`;
-        const r = await this.wasm.runLive(this.relayUrl(), cur.scenario.toLowerCase(), cur.scenario, m.mode, m.knobs);
+        head.textContent = `measuring ${cur.text ? 'the SQL file' : cur.scenario} ${m.behaviour} ${m.mode} on the live shards (${k + 1}/${plan.length})…`;
+        const r = await this.liveRun(database, cur, m.mode, m.knobs);
         measured.push({ behaviour: m.behaviour, mode: m.mode, r });
       }
     } catch (e) {

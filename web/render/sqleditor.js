@@ -1,8 +1,10 @@
 // The SQL editor drawer: a scenario file (schema for the coordinator and each shard,
 // then the query) in a textarea with line numbers, the examples it can start from,
-// a Run button, and an error shown where it is (the line highlighted, a caret under
-// the column, the message beside it). It only renders and reports: main.js loads the
-// text into the model and tells it what happened (showError, showRan).
+// a Run button with a "live" switch (the file also runs on the real shards: the relay
+// loads its tables, then the live drawer runs it), and an error shown where it is (the
+// line highlighted, a caret under the column, the message beside it). It only renders
+// and reports: main.js loads the text into the model (and the relay) and tells it what
+// happened (showError, showRan).
 
 import { h } from './util.js';
 
@@ -27,6 +29,8 @@ export class SqlEditor {
       h('option', { value: '' }, 'start from…'),
       ...files.map((f) => h('option', { value: f.id }, exampleLabel(f.id))));
     this.run = h('button', { type: 'button', class: 'primary', 'data-testid': 'sql-run', title: 'load this scenario file and run its query, simulated (Ctrl+Enter)' }, 'Run ▶');
+    this.liveBox = h('input', { type: 'checkbox', 'data-testid': 'sql-live' });
+    const live = h('label', { class: 'sql-live', title: 'Run also loads the file\'s shard tables into the live shards (pgasync demo) and runs the query there, beside what PostgreSQL says' }, this.liveBox, ' live');
     const close = h('button', { type: 'button', class: 'small', 'data-testid': 'sql-close', title: 'close (Esc); the run stays on screen' }, '✕');
     this.status = h('div', { class: 'sql-status', 'data-testid': 'sql-status', 'aria-live': 'polite' });
     this.gutter = h('div', { class: 'sql-gutter', 'aria-hidden': 'true' });
@@ -40,11 +44,12 @@ export class SqlEditor {
     root.replaceChildren(
       h('div', { class: 'sql-head' },
         h('h2', {}, 'SQL scenario file'),
-        this.example, this.run, close),
+        this.example, live, this.run, close),
       h('p', { class: 'sql-help' },
         'Sections: ', h('code', {}, '-- @shard NAME'), ' (statements run on that shard), ', h('code', {}, '-- @coordinator'),
         ' (servers, foreign tables, partitions; the default), ', h('code', {}, '-- @query'), ' (one SELECT, pgbench ', h('code', {}, '\\set'),
-        ' allowed), ', h('code', {}, '-- @knobs'), ' (', h('code', {}, 'rtt_ms = 2'), '…). It runs in the simulator; the knobs above (RTT, fetch size, behaviour) apply to it.'),
+        ' allowed), ', h('code', {}, '-- @knobs'), ' (', h('code', {}, 'rtt_ms = 2'), '…). It runs in the simulator; the knobs above (RTT, fetch size, behaviour) apply to it. With ', h('b', {}, 'live'),
+        ' (and ', h('code', {}, 'make demo'), '), it also runs on the real shards: name the shards after the relay\'s (s1…s4).'),
       this.box,
       this.errorBar,
       this.status,
@@ -83,6 +88,15 @@ export class SqlEditor {
 
   text() {
     return this.area.value;
+  }
+
+  /** Whether Run runs the file live too. */
+  wantsLive() {
+    return this.liveBox.checked;
+  }
+
+  setLive(on) {
+    this.liveBox.checked = on;
   }
 
   setText(text) {

@@ -1,5 +1,7 @@
 //! What the CLI tests that start PostgreSQL clusters share.
 
+pub mod pg;
+
 use std::path::Path;
 use std::process::Command;
 
