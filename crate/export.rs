@@ -74,17 +74,19 @@ pub fn trace_csv(header: &TraceHeader, events: &[TraceEvent]) -> String {
                 f[6] = state(*from).into();
                 f[7] = state(*to).into();
             }
-            TraceKind::Send { conn: c, proto, sql, bytes, queued } => {
+            TraceKind::Send { conn: c, proto, sql, bytes, queued, node: n } => {
                 f[1] = "send".into();
                 f[2] = conn(*c);
+                f[3] = n.map(node).unwrap_or_default();
                 f[8] = format!("{proto:?}");
                 f[9] = sql.clone();
                 f[11] = bytes.to_string();
                 f[12] = queued.to_string();
             }
-            TraceKind::Response { conn: c, proto, sql, rows, bytes, error } => {
+            TraceKind::Response { conn: c, proto, sql, rows, bytes, error, node: n } => {
                 f[1] = "response".into();
                 f[2] = conn(*c);
+                f[3] = n.map(node).unwrap_or_default();
                 f[8] = format!("{proto:?}");
                 f[9] = sql.clone();
                 f[10] = rows.to_string();
