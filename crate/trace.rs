@@ -12,10 +12,21 @@ pub enum TraceKind {
     /// An async request changed state.
     Request { request: usize, requestor: usize, requestee: usize, from: AsyncState, to: AsyncState },
     /// A message was written to a connection (or a statement queued behind a busy
-    /// one): the startup packet, a simple Query or an extended-protocol batch.
-    Send { conn: usize, proto: Proto, sql: String, bytes: usize, queued: bool },
-    /// A whole response arrived (through ReadyForQuery).
-    Response { conn: usize, proto: Proto, sql: String, rows: usize, bytes: usize, error: Option<String> },
+    /// one): the startup packet, a simple Query or an extended-protocol batch. `node`:
+    /// the plan node charged with it (a foreign scan's DECLARE, FETCH, CLOSE; None for
+    /// the connection's own set-up and transaction statements).
+    Send { conn: usize, proto: Proto, sql: String, bytes: usize, queued: bool, node: Option<usize> },
+    /// A whole response arrived (through ReadyForQuery); `node` as for its `Send`. Its
+    /// bytes count on the connection and on that node at this moment, together.
+    Response {
+        conn: usize,
+        proto: Proto,
+        sql: String,
+        rows: usize,
+        bytes: usize,
+        error: Option<String>,
+        node: Option<usize>,
+    },
     /// The executor could not progress and waits on these connections.
     Wait { conns: Vec<usize> },
     /// Bytes arrived on a connection.

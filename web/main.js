@@ -15,6 +15,7 @@ import { transitionsIn } from './render/traceview.js';
 import { SqlEditor } from './render/sqleditor.js';
 import { fmtMs, setText } from './render/util.js';
 import { installWorkshop } from './workshop.js'; // lessons, run to, narration history (issue 10)
+import { installExportMenu } from './render/export.js'; // trace, EXPLAIN, timeline files (issue 10)
 
 const NO_TRACE = 0xffffffff;
 // Run speeds, steps per second. A step is one async request transition or one wait, so
@@ -929,6 +930,7 @@ async function boot() {
     plan: session?.snapshot(NO_TRACE).plan,
   }));
   wire_();
+  installExportMenu($('export'), wasm.exportFormats(), { session: () => session, busy: showBusy, idle: hideBusy, failed: showError });
   await firstRun();
   startWorkshop();
   exposeHooks();

@@ -5,10 +5,8 @@
 
 use crate::args::Args;
 use crate::CliError;
-use pgasync::clock::Clock;
-use pgasync::export::{timeline_svg, trace_csv, trace_json, TraceHeader};
+use pgasync::export::{ExportJob, Format};
 use pgasync::frontend::SqlScenario;
-use pgasync::instrument::{explain_json_text, ExplainOptions};
 use pgasync::knobs::{Source, SPECS};
 use pgasync::scenario::Scenario;
 
@@ -33,28 +31,9 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
         _ => return Err(CliError::Usage("trace needs --scenario ID or --file F (one of them)".into())),
     };
     let mode = a.choice("mode", &["sync", "async"], if default_async { "async" } else { "sync" })?;
-    let mut run = scenario.start(mode == "async", Clock::virtual_clock(), true)?;
-    run.keep_rows = true;
-    if let Err(e) = run.run_to_end() {
-        return Err(CliError::Failed(format!("query failed: {e}")));
-    }
-    let header = TraceHeader {
-        scenario: name,
-        mode: mode.to_string(),
-        behaviour: scenario.behaviour.label().to_string(),
-        nodes: pgasync::session::node_labels(&run.explain()),
-        connections: run.es.conns.iter().map(|c| c.server.clone()).collect(),
-        total_ms: run.elapsed_ns() as f64 / 1e6,
-    };
-    let events = &run.es.trace.events;
-    let opts = ExplainOptions { verbose: true, counters: true };
-    let text = match format {
-        "json" => trace_json(&header, events),
-        "csv" => trace_csv(&header, events),
-        "svg" => timeline_svg(&header, events),
-        "explain-text" => run.explain_text_with(&opts),
-        _ => explain_json_text(&run.explain(), &opts, 0, run.execution_ns()),
-    };
+    // The page's Export menu runs the same job (`pgasync::export`): the same bytes.
+    let job = ExportJob::new(&scenario, &name, mode == "async", Format::parse(format).map_err(CliError::Usage)?)?;
+    let text = job.finish().map_err(CliError::Failed)?;
     match a.get("out") {
         Some(path) => std::fs::write(path, text).map_err(|e| CliError::Failed(format!("--out {path}: {e}")))?,
         None => print!("{text}"),

@@ -237,6 +237,40 @@ fn bad_arguments_exit_with_2_and_one_line() {
     }
 }
 
+/// The page's Export menu (`ExportJob::for_page`, knobs as the page sends them, JSON)
+/// writes the bytes `pgasync trace` prints for the same scenario and knobs.
+#[test]
+fn the_pages_export_is_the_trace_commands_output() {
+    use pgasync::export::{ExportJob, Format};
+    let runs: [(&str, bool, &str, &[&str]); 3] = [
+        ("E", true, r#"{"rows_per_shard": "300", "fetch_size": "100"}"#, &["--rows", "300", "--fetch-size", "100"]),
+        (
+            "D",
+            false,
+            r#"{"rows_per_shard": "200", "fetch_size": "50", "shards": "3", "behaviour": "improved"}"#,
+            &["--rows", "200", "--fetch-size", "50", "--shards", "3", "--behaviour", "improved"],
+        ),
+        (
+            "M",
+            true,
+            r#"{"rows_per_shard": "300", "async_merge_append": "1"}"#,
+            &["--rows", "300", "--async-merge-append"],
+        ),
+    ];
+    for (id, async_mode, knobs, flags) in runs {
+        let knobs = pgasync::knobs::from_json(knobs).unwrap();
+        for format in Format::ALL {
+            let page = ExportJob::for_page(id, &knobs, async_mode, format).unwrap().finish().unwrap();
+            let mode = if async_mode { "async" } else { "sync" };
+            let mut args = vec!["trace", "--scenario", id, "--mode", mode, "--format", format.name()];
+            args.extend_from_slice(flags);
+            let (code, cli, err) = pgasync(&args);
+            assert_eq!(code, 0, "{args:?}: {err}");
+            assert!(page == cli, "{id} {mode} {format:?}: the page's {} B, the CLI's {} B", page.len(), cli.len());
+        }
+    }
+}
+
 #[test]
 fn trace_exports_json_csv_svg_and_explain() {
     let (code, json, err) = pgasync(&["trace", "--scenario", "E", "--rows", "200"]);

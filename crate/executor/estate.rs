@@ -72,8 +72,13 @@ pub struct EState {
     /// Statements run one after another outside the plan's own calls: connection
     /// set-up at ExecInit (GetConnection) and the CLOSEs at ExecEnd.
     pub remote_commands: VecDeque<RemoteCommand>,
-    /// Who is charged for a statement's bytes when it is written (it may be queued).
+    /// Who is charged for a statement's bytes and round trip when it is written (it
+    /// may be queued).
     ticket_owner: HashMap<(usize, Ticket), usize>,
+    /// Who is charged for a statement's answer when it arrives: the scan's box, the
+    /// connection table and the wire inspector count received bytes at that moment
+    /// (the scan reads the batch later, when asked: its `batches` counter says when).
+    answer_owner: HashMap<(usize, Ticket), usize>,
     /// A real host's socket writer: a statement goes on the wire when it is sent, as
     /// libpq's PQsendQuery writes it, not when the executor next waits. None for the
     /// simulator, which stamps each write with the time it was made.
@@ -121,6 +126,7 @@ impl EState {
             cursor_number: 0,
             remote_commands: VecDeque::new(),
             ticket_owner: HashMap::new(),
+            answer_owner: HashMap::new(),
             writer: None,
             write_error: None,
             timing: true,
@@ -259,12 +265,12 @@ impl EState {
         let now = self.clock.now();
         let (ticket, written) = self.conns[conn].send(now, proto, sql, role);
         if let Some(node) = owner {
-            self.instr[node].remote.round_trips += 1;
             self.ticket_owner.insert((conn, ticket), node);
+            self.answer_owner.insert((conn, ticket), node);
         }
         if !written {
             let sql = sql.to_string();
-            self.trace.record(now, || TraceKind::Send { conn, proto, sql, bytes: 0, queued: true });
+            self.trace.record(now, || TraceKind::Send { conn, proto, sql, bytes: 0, queued: true, node: owner });
         }
         // PQsendQuery writes at once: an Append that goes on with other children's
         // stored rows must not hold this FETCH back until it next waits.
@@ -273,15 +279,28 @@ impl EState {
         ticket
     }
 
-    /// Records in the trace what a connection wrote (now, or released from its queue).
+    /// Records in the trace what a connection wrote (now, or released from its queue),
+    /// and charges its owner's round trip and bytes sent at the same moment: the
+    /// statement is on the wire, on the connection's counters and in the trace at once.
     pub fn record_written(&mut self, conn: usize) {
         let now = if self.trace.enabled { self.clock.now() } else { 0 };
         for w in std::mem::take(&mut self.conns[conn].written) {
-            if let Some(node) = self.ticket_owner.remove(&(conn, w.ticket)) {
+            let node = self.ticket_owner.remove(&(conn, w.ticket));
+            if let Some(node) = node {
+                self.instr[node].remote.round_trips += 1;
                 self.instr[node].remote.bytes_sent += w.bytes as u64;
             }
             let (proto, sql, bytes) = (w.proto, w.sql, w.bytes);
-            self.trace.record(now, || TraceKind::Send { conn, proto, sql, bytes, queued: false });
+            self.trace.record(now, || TraceKind::Send { conn, proto, sql, bytes, queued: false, node });
         }
+    }
+
+    /// An answer complete on `conn` (`ticket`, `bytes` long): charges its bytes to the
+    /// node that sent the statement, now, as the connection counted them, and returns
+    /// that node (None: the connection's own set-up or transaction statement).
+    pub fn answer_arrived(&mut self, conn: usize, ticket: Ticket, bytes: usize) -> Option<usize> {
+        let node = self.answer_owner.remove(&(conn, ticket))?;
+        self.instr[node].remote.bytes_received += bytes as u64;
+        Some(node)
     }
 }

@@ -148,8 +148,8 @@ impl ForeignScanState {
             return Ok(None);
         };
         self.pending = None;
+        // Its bytes were charged to us when the answer arrived (`EState::answer_arrived`).
         es.clock.charge(es.cost.message_ns);
-        es.instr[self.id].remote.bytes_received += result.bytes as u64;
         match result.error {
             Some(e) => Err(ExecError::Remote(e)),
             None => Ok(Some(result)),

@@ -45,8 +45,9 @@ pub fn deliver(es: &mut EState, k: usize, bytes: &[u8]) -> ExecResult<usize> {
     let done = es.conns[k].receive(now, bytes).map_err(ExecError::Protocol)?;
     let answers = done.len();
     for c in done {
+        let node = es.answer_arrived(k, c.ticket, c.bytes);
         let (proto, sql, rows, bytes, error) = (c.proto, c.sql, c.rows, c.bytes, c.error);
-        es.record(|| TraceKind::Response { conn: k, proto, sql, rows, bytes, error });
+        es.record(|| TraceKind::Response { conn: k, proto, sql, rows, bytes, error, node });
     }
     es.record_written(k);
     Ok(answers)

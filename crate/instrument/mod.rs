@@ -55,13 +55,17 @@ pub struct RemoteCounters {
     pub waits: u64,
     /// Time requests spent Waiting, from request to result.
     pub wait_ns: u64,
-    /// Batches (FETCH results) received.
+    /// Batches (FETCH results) read by the scan: counted when it reads one
+    /// (fetch_more_data), which may be after the batch arrived.
     pub batches: u64,
-    /// Bytes received from the server.
+    /// Bytes of the answers to this node's statements, counted when an answer has
+    /// fully arrived on the connection: the moment the connection's own counter and the
+    /// trace's `Response` count them (so the page's panels agree at every step).
     pub bytes_received: u64,
-    /// Bytes sent to the server.
+    /// Bytes of this node's statements, counted when written to the connection.
     pub bytes_sent: u64,
-    /// Queries sent (each one a round trip unless pipelined).
+    /// This node's statements written to the connection (each one a round trip unless
+    /// pipelined); one queued behind a busy connection counts when it goes out.
     pub round_trips: u64,
 }
 

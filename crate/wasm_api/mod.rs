@@ -22,6 +22,9 @@ mod live;
 // Lessons, breakpoints and the narration history (issue 10).
 mod lesson;
 
+// The Export menu: trace, EXPLAIN and timeline files, as `pgasync trace` writes them.
+mod export;
+
 fn to_js<T: Serialize>(v: &T) -> Result<JsValue, JsError> {
     v.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).map_err(|e| JsError::new(&e.to_string()))
 }

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { HERE, startServer, startDemo, launchBrowser, newPage, waitReady } from './lib.mjs';
 import { checkLessons } from './lessons.mjs'; // issue 10: lessons, run to, narration history
+import { checkPanels } from './panels.mjs'; // issue 10: panels agree, export, 16-shard labels, pipeline untick
 
 const SHOTS = path.join(HERE, 'screenshots');
 const started = Date.now();
@@ -847,7 +848,7 @@ async function main() {
   try {
     browser = await launchBrowser();
     const page = await newPage(browser, errors);
-    // PGASYNC_E2E_ONLY=responsiveness|live|sql|lessons runs one of the long sections alone
+    // PGASYNC_E2E_ONLY=responsiveness|live|sql|lessons|panels runs one of the long sections alone
     // (while working on it); `make test` runs everything.
     const only = process.env.PGASYNC_E2E_ONLY;
     if (only === 'responsiveness') return await checkResponsiveness(browser, server);
@@ -857,6 +858,11 @@ async function main() {
     if (only === 'lessons') {
       await lessons();
       return noErrorsSoFar('in the lessons section');
+    }
+    const panels = () => checkPanels(browser, server, { check, shot, errors, newPage });
+    if (only === 'panels') {
+      await panels();
+      return noErrorsSoFar('in the panels section');
     }
 
     // 1. Load.
@@ -1162,6 +1168,8 @@ async function main() {
     noErrorsSoFar('after the SQL editor checks');
     await lessons();
     noErrorsSoFar('after the lessons section');
+    await panels();
+    noErrorsSoFar('after the panels section');
 
     // 11. Responsiveness at the heaviest settings (issue 6); live shards (issue 8).
     await checkResponsiveness(browser, server);

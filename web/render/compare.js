@@ -4,7 +4,7 @@
 
 import { svg, esc } from './util.js';
 import { connectionIntervals } from './traceview.js';
-import { drawBars, drawAxis, COLORS, LABEL_W } from './timeline.js';
+import { drawBars, drawAxis, COLORS, LABEL_W, MIN_LABELED_LANE } from './timeline.js';
 
 const AXIS_H = 22;
 export const SYNC_COLOR = '#64748b';
@@ -70,7 +70,8 @@ function layoutCompare(runs, n, bound, plot, labelW) {
   const x1 = W - 12;
   const x = (ns) => x0 + (Math.min(Math.max(ns, 0), maxNs) / maxNs) * (x1 - x0);
   const barH = 22;
-  const laneH = Math.max(6, Math.min(18, Math.floor((availH - AXIS_H - groups * (barH + 8) - 26) / Math.max(1, groups * n))));
+  // Never below a labelled lane: the plot scrolls rather than drop a connection's name.
+  const laneH = Math.max(MIN_LABELED_LANE, Math.min(18, Math.floor((availH - AXIS_H - groups * (barH + 8) - 26) / Math.max(1, groups * n))));
   const groupH = barH + 6 + n * laneH + 8;
   const top = 18;
   const H = top + groups * groupH + AXIS_H + 6;
@@ -95,12 +96,11 @@ function drawTotalBar(g, run, gy, { x, x0, barH }) {
   g.append(svg('text', { x: inside ? x0 + bw - 6 : x0 + bw + 6, y: gy + barH / 2 + 5, 'text-anchor': inside ? 'end' : 'start', class: 'cmp-bar-label', fill: inside ? '#fff' : '#0f172a' }, `${ms(run.ns)} ms`));
 }
 
-/** One lane per connection from height `top`: start-up and queries in flight as bars; labels thin out when lanes are thin. */
+/** One lane per connection from height `top`, each labelled: start-up and queries in flight as bars. */
 function drawRunLanes(g, run, top, connections, { x, x0, x1, n, laneH }) {
-  const every = Math.ceil(11 / laneH);
   connectionIntervals(run.trace, n, run.endNs ?? run.ns).forEach((l, k) => {
     const ly = top + k * laneH;
-    if (k % every === 0) g.append(svg('text', { x: x0 - 6, y: ly + laneH / 2 + 4, 'text-anchor': 'end', class: 'lane-label', style: laneH < 12 ? 'font-size:10px' : null }, connections[k] ?? `conn ${k}`));
+    g.append(svg('text', { x: x0 - 6, y: ly + laneH / 2 + 4, 'text-anchor': 'end', class: 'lane-label', style: laneH < 14 ? 'font-size:10px' : null }, connections[k] ?? `conn ${k}`));
     g.append(svg('line', { x1: x0, x2: x1, y1: ly + laneH - 0.5, y2: ly + laneH - 0.5, stroke: '#eef2f7' }));
     drawBars(g, l.busy, x, ly + 1, Math.max(3, laneH - 3), COLORS.busy, (iv) => `${run.name} ${connections[k]}: ${iv.sql}\n${ms(iv.start)} → ${ms(iv.end)} ms`);
     drawBars(g, l.startups, x, ly + 1, Math.max(3, laneH - 3), COLORS.startup, (iv) => `${run.name} ${connections[k]}: connecting\n${ms(iv.start)} → ${ms(iv.end)} ms`);

@@ -83,6 +83,8 @@ export class EventLoopView {
       setText(row.xact, c.xact_open ? 'open' : '—');
       setText(row.sent, fmtBytes(c.bytes_sent));
       setText(row.recv, fmtBytes(c.bytes_received));
+      row.sent.dataset.bytes = String(c.bytes_sent); // exact, for checking the panels against each other (e2e)
+      row.recv.dataset.bytes = String(c.bytes_received);
       setText(row.rtt, c.rtt_ms.toFixed(2));
     }
   }

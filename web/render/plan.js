@@ -22,6 +22,15 @@ function isForeign(n) {
   return /Foreign/.test(n.node_type) || n.requests > 0 || n.round_trips > 0;
 }
 
+/**
+ * What a foreign scan's byte counters mean (its box's tooltip). They count at the moment
+ * the connection table and the wire inspector do: a statement when it goes on the wire,
+ * an answer when it has fully arrived, even if the scan reads it later (postgres_fdw
+ * reads a batch only when the scan asks for it: that is when "batches" counts it).
+ */
+const WIRE_COUNTERS =
+  'sent / recv: bytes of this scan\'s statements and answers, counted when a statement goes on the wire and when an answer has fully arrived, as the connection table and the wire inspector count them; round trips: its statements sent; batches: the answers it has read (postgres_fdw reads a batch only when the scan asks for it, so an answer can have arrived — Callback pending — and not be read yet)';
+
 function counterLines(n) {
   const lines = [`rows ${fmtInt(n.rows)} · loops ${n.loops} · time ${n.startup_ms.toFixed(3)}..${n.total_ms.toFixed(3)} ms`];
   if (isForeign(n)) {
@@ -125,7 +134,8 @@ function drawEdges(rows, pos) {
 function drawNodeBox(p) {
   const n = p.n;
   const g = svg('g', { 'data-testid': 'plan-node', 'data-node': n.id, class: 'plan-node' });
-  g.append(svg('title', {}, [n.label, ...(n.details ?? []).map(([k, v]) => `${k}: ${v}`)].join('\n')));
+  const tip = [n.label, ...(n.details ?? []).map(([k, v]) => `${k}: ${v}`), ...(isForeign(n) ? [WIRE_COUNTERS] : [])];
+  g.append(svg('title', {}, tip.join('\n')));
   g.append(svg('rect', { x: p.x, y: p.y, width: p.w, height: p.h, rx: 5, class: 'box' + (n.async_capable ? ' async' : '') }));
   if (n.async_capable) g.append(svg('rect', { x: p.x, y: p.y, width: 5, height: p.h, rx: 2, fill: STATES.CallbackPending.color }));
   g.append(drawNodeLabel(p));
@@ -306,6 +316,12 @@ export class PlanView {
       }
       const lines = counterLines(n);
       for (let i = 0; i < v.lines.length; i++) setText(v.lines[i], lines[i] ?? '');
+      // The exact byte counts, for checking the panels against each other (e2e).
+      if (v.bytes !== `${n.bytes_sent}/${n.bytes_received}`) {
+        v.bytes = `${n.bytes_sent}/${n.bytes_received}`;
+        v.g.dataset.sent = String(n.bytes_sent);
+        v.g.dataset.recv = String(n.bytes_received);
+      }
     }
     for (const r of requests) {
       const v = this.requests.get(r.id);

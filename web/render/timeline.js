@@ -10,6 +10,8 @@ export const LABEL_W = 104;
 const AXIS_H = 22;
 const TOP = 16;
 const HEADER_H = 14;
+/** The thinnest lane that still holds its label (10 px type): below it the panel scrolls. */
+export const MIN_LABELED_LANE = 12;
 
 export const COLORS = {
   busy: '#2563eb',
@@ -108,8 +110,9 @@ function listLanes(rec, plan, recEnd) {
 function layoutTimeline(lanes, W, availH, endNs) {
   const nHeaders = lanes.filter((l) => l.header).length;
   const nLanes = lanes.length - nHeaders;
-  // Lanes shrink to fit the panel (16 shards = 33 lanes); drawLanes then thins out the labels.
-  const laneH = Math.max(4, Math.min(24, Math.floor((availH - TOP - AXIS_H - nHeaders * HEADER_H - 4) / nLanes)));
+  // Lanes shrink to fit the panel (16 shards = 33 lanes), but never below a labelled
+  // lane: every lane keeps its label, and the panel scrolls instead (64 shards).
+  const laneH = Math.max(MIN_LABELED_LANE, Math.min(24, Math.floor((availH - TOP - AXIS_H - nHeaders * HEADER_H - 4) / nLanes)));
   const barH = laneH > 12 ? laneH - 6 : laneH > 7 ? laneH - 3 : Math.max(2, laneH - 1);
   const H = TOP + nHeaders * HEADER_H + nLanes * laneH + AXIS_H + 4;
   const x0 = LABEL_W;
@@ -126,10 +129,8 @@ function layoutTimeline(lanes, W, availH, endNs) {
  * the group headers into `headers` (the caller puts them above the veil).
  */
 function drawLanes(lanes, rowsOut, L) {
-  const labelEvery = Math.ceil(11 / L.laneH); // label every k-th lane when lanes are thin
   const data = svg('g', { class: 'lanes' });
   const headers = svg('g', { class: 'headers' });
-  let laneNo = 0;
   let y = TOP;
   for (const lane of lanes) {
     if (lane.header) {
@@ -138,8 +139,7 @@ function drawLanes(lanes, rowsOut, L) {
       continue;
     }
     data.append(svg('line', { x1: L.x0, x2: L.x1, y1: y + L.laneH - 0.5, y2: y + L.laneH - 0.5, stroke: '#eef2f7' }));
-    const k = laneNo++;
-    if (lane.kind === 'rows' || (k % labelEvery === 0 && L.nLanes - 1 - k >= labelEvery)) data.append(laneLabel(lane.label, y, L));
+    data.append(laneLabel(lane.label, y, L));
     if (lane.kind === 'conn') drawConnectionLane(data, lane, y, L);
     else if (lane.kind === 'req') drawRequestLane(data, lane, y, L);
     else drawTicks(data, rowsOut.map((r) => r.t), L.x, y + (L.laneH > 8 ? 2 : 0), Math.max(3, L.laneH - (L.laneH > 8 ? 4 : 0)), COLORS.row, 2);
@@ -150,7 +150,7 @@ function drawLanes(lanes, rowsOut, L) {
 
 /** A lane's name, right-aligned left of the plot, for the lane at height `y`. */
 function laneLabel(text, y, { x0, laneH }) {
-  return svg('text', { x: x0 - 6, y: y + laneH / 2 + 4, 'text-anchor': 'end', class: 'lane-label', style: laneH < 12 ? 'font-size:10px' : null }, text);
+  return svg('text', { x: x0 - 6, y: y + laneH / 2 + 4, 'text-anchor': 'end', class: 'lane-label', style: laneH < 14 ? 'font-size:10px' : null }, text);
 }
 
 /** A connection's lane: queries in flight (bars), answers arriving (ticks), start-up (grey bars). */

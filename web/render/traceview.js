@@ -87,11 +87,13 @@ function backendMessages(e) {
 
 /**
  * The wire inspector's lines, one per protocol exchange: frontend Query messages and
- * the backend's answer, with times; `i` is the trace index (shown once the run is past it).
+ * the backend's answer, with times; `i` is the trace index (shown once the run is past it),
+ * `node` the plan node the statement or answer is charged to (null: the connection's own).
  */
 export function wireLines(trace) {
   const out = [];
   trace.forEach((e, i) => {
+    const n = out.length;
     switch (e.kind) {
       case 'Send':
         if (e.proto === 'startup') out.push({ i, t: e.time_ns, conn: e.conn, dir: 'fe', text: 'StartupMessage (user, database, application_name=postgres_fdw)', bytes: e.bytes });
@@ -110,6 +112,7 @@ export function wireLines(trace) {
         break;
       default:
     }
+    if (out.length > n) out[n].node = e.node ?? null;
   });
   return out;
 }

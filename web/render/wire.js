@@ -52,7 +52,8 @@ export class WireInspector {
   lineHtml(l) {
     const arrow = l.dir === 'be' || l.dir === 'err' ? '←' : l.dir === 'queued' ? '⋯' : '→';
     const conn = l.conn === null ? '' : esc(this.names[l.conn] ?? l.conn);
-    return `<div class="wl ${l.dir}" data-testid="${this.testid}-line"><span class="wt">${(l.t / 1e6).toFixed(3)}</span><span class="wc">${conn}</span><span class="wd">${arrow}</span><span class="wm">${esc(l.text)}</span>${l.bytes ? `<span class="wb">${l.bytes} B</span>` : ''}</div>`;
+    const node = l.node == null ? '' : ` data-node="${l.node}"`;
+    return `<div class="wl ${l.dir}" data-testid="${this.testid}-line" data-conn="${l.conn ?? ''}"${node}${l.bytes ? ` data-bytes="${l.bytes}"` : ''}><span class="wt">${(l.t / 1e6).toFixed(3)}</span><span class="wc">${conn}</span><span class="wd">${arrow}</span><span class="wm">${esc(l.text)}</span>${l.bytes ? `<span class="wb">${l.bytes} B</span>` : ''}</div>`;
   }
 
   wanted(l) {

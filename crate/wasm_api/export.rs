@@ -1,0 +1,85 @@
+//! The page's Export menu: a thin `#[wasm_bindgen]` wrapper over `export::ExportJob`
+//! (the plain Rust job the CLI's `pgasync trace` runs too, so the page downloads the
+//! bytes the CLI prints). The page calls `advance(budget, ms)` between frames until it
+//! returns true, collecting `takeBytes()`'s pieces into a Blob: no call blocks for long.
+
+use super::{out_of_time, parse_knobs, parse_mode, to_js, Session};
+use crate::export::{self, Format};
+use serde::Serialize;
+use wasm_bindgen::prelude::*;
+
+/// The export formats: `[{name, label, mime}]` (`name` as `pgasync trace --format`).
+#[wasm_bindgen(js_name = exportFormats)]
+pub fn export_formats() -> Result<JsValue, JsError> {
+    #[derive(Serialize)]
+    struct Entry {
+        name: &'static str,
+        label: &'static str,
+        mime: &'static str,
+    }
+    let list: Vec<Entry> =
+        Format::ALL.iter().map(|f| Entry { name: f.name(), label: f.label(), mime: f.mime() }).collect();
+    to_js(&list)
+}
+
+/// A run exported in slices (see the module doc).
+#[wasm_bindgen]
+pub struct ExportJob {
+    inner: export::ExportJob,
+}
+
+fn parse_format(name: &str) -> Result<Format, JsError> {
+    Format::parse(name).map_err(|e| JsError::new(&e))
+}
+
+#[wasm_bindgen]
+impl ExportJob {
+    /// `new ExportJob("E", "async", knobsJson, "json")`: a built-in scenario as
+    /// `pgasync trace --scenario E --mode async --format json` with the same knobs.
+    #[wasm_bindgen(constructor)]
+    pub fn new(scenario: &str, mode: &str, knobs_json: &str, format: &str) -> Result<ExportJob, JsError> {
+        let knobs = parse_knobs(knobs_json)?;
+        let inner = export::ExportJob::for_page(scenario, &knobs, parse_mode(mode)?, parse_format(format)?)
+            .map_err(|e| JsError::new(&e))?;
+        Ok(ExportJob { inner })
+    }
+
+    /// About `budget` pieces of work, and none after `ms` milliseconds; true when done.
+    pub fn advance(&mut self, budget: u32, ms: Option<f64>) -> Result<bool, JsError> {
+        self.inner.advance(budget as usize, &mut out_of_time(ms)).map_err(|e| JsError::new(&e))
+    }
+
+    /// The text written since the last call.
+    pub fn take(&mut self) -> String {
+        self.inner.take()
+    }
+
+    /// The text written since the last call, as UTF-8 bytes (a `Uint8Array`): what the
+    /// page puts in its Blob, with no JavaScript string made of megabytes of text.
+    #[wasm_bindgen(js_name = takeBytes)]
+    pub fn take_bytes(&mut self) -> Vec<u8> {
+        self.inner.take().into_bytes()
+    }
+
+    /// `E-async-pg15.trace.json`
+    #[wasm_bindgen(js_name = fileName)]
+    pub fn file_name(&self) -> String {
+        self.inner.file_name()
+    }
+
+    pub fn mime(&self) -> String {
+        self.inner.format().mime().to_string()
+    }
+}
+
+#[wasm_bindgen]
+impl Session {
+    /// This session's run exported (its scenario, data shared; its mode and knobs).
+    #[wasm_bindgen(js_name = exportJob)]
+    pub fn export_job(&self, format: &str) -> Result<ExportJob, JsError> {
+        let m = &self.inner;
+        let inner = export::ExportJob::new(&m.scenario, &m.scenario_id, m.async_mode, parse_format(format)?)
+            .map_err(|e| JsError::new(&e))?;
+        Ok(ExportJob { inner })
+    }
+}

@@ -1,0 +1,252 @@
+// Issue 10's remaining page checks (run.mjs calls it; PGASYNC_E2E_ONLY=panels runs it
+// alone):
+// * the panels agree at every step: each foreign scan's box (its exact bytes in
+//   data-sent/data-recv), the connection table (data-bytes) and the wire inspector's
+//   lines (data-bytes, data-conn, data-node) add up, step after step, in E and D;
+// * the Export menu downloads the files `pgasync trace` writes, byte for byte, and the
+//   page answers meanwhile (no long task over 100 ms) at a large size;
+// * at 16 shards no lane label is missing (timeline and compare), at 1280×720 and at
+//   150% zoom: the panels scroll instead;
+// * ticking then unticking "pipeline" in E leaves E as it was (sharing unset, four
+//   dedicated connections), not D.
+
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { BIN, ROOT } from './lib.mjs';
+
+/** Steps the page `n` times (or to the end), checking the three panels after each step. */
+async function stepAndCompare(page, n) {
+  return page.evaluate((n) => {
+    const sum = (xs) => xs.reduce((a, x) => a + Number(x.dataset.bytes), 0);
+    const bad = [];
+    let pendingSeen = 0;
+    let steps = 0;
+    for (; steps < n && !window.pgasync.isDone(); steps++) {
+      const k = window.pgasync.stepEvent();
+      const lines = [...document.querySelectorAll('[data-testid=wire] [data-testid=wire-line][data-bytes]')];
+      const fe = lines.filter((l) => l.classList.contains('fe'));
+      const be = lines.filter((l) => l.classList.contains('be') || l.classList.contains('err'));
+      for (const tr of document.querySelectorAll('[data-testid=connections] tr[data-conn]')) {
+        const c = tr.dataset.conn;
+        const sent = Number(tr.children[5].dataset.bytes);
+        const recv = Number(tr.children[6].dataset.bytes);
+        const wsent = sum(fe.filter((l) => l.dataset.conn === c));
+        const wrecv = sum(be.filter((l) => l.dataset.conn === c));
+        if (sent !== wsent || recv !== wrecv) bad.push(`step ${k}: connection ${c} table ${sent}/${recv} B, wire ${wsent}/${wrecv} B`);
+      }
+      for (const g of document.querySelectorAll('[data-testid=plan-node][data-recv]')) {
+        const id = g.dataset.node;
+        const wsent = sum(fe.filter((l) => l.dataset.node === id));
+        const wrecv = sum(be.filter((l) => l.dataset.node === id));
+        if (Number(g.dataset.sent) !== wsent || Number(g.dataset.recv) !== wrecv) bad.push(`step ${k}: node ${id} box ${g.dataset.sent}/${g.dataset.recv} B, wire ${wsent}/${wrecv} B`);
+      }
+      // The moment of the report: an answer arrived, not read yet (Callback pending).
+      for (const p of document.querySelectorAll('[data-testid=request-state][data-state=CallbackPending]')) {
+        pendingSeen++;
+        const box = document.querySelector(`[data-testid=plan-node][data-node="${p.parentNode.dataset.requestee}"]`);
+        if (!(Number(box?.dataset.recv) > 0)) bad.push(`step ${k}: request ${p.dataset.request} is Callback pending, its scan's box says recv ${box?.dataset.recv}`);
+      }
+      if (bad.length > 5) break;
+    }
+    return { bad, steps, pendingSeen, lines: document.querySelectorAll('[data-testid=wire-line]').length };
+  }, n);
+}
+
+async function checkPanelsAgree(page, server, { check, shot }) {
+  console.log('panels agree at every step');
+  for (const [name, query, n] of [
+    ['E async pg15', '?scenario=E&mode=async&rows=300&fetch=100', 2000],
+    ['D async improved (one shared connection, pipelined)', '?scenario=D&mode=async&rows=300&fetch=100&behaviour=improved', 2000],
+    ['M sync', '?scenario=M&mode=sync&rows=300&fetch=100', 2000],
+  ]) {
+    await page.goto(server.url + query);
+    await page.waitForSelector('body[data-ready="1"]', { timeout: 30000 });
+    const r = await stepAndCompare(page, n);
+    check(`${name}: boxes, connection table and wire inspector agree at each of ${r.steps} steps`, r.bad.length === 0 && r.steps > 50, r.bad.join('; ') || `${r.lines} wire lines at the end`);
+    // The report ("ft3's box shows recv 0 B" while the answer had arrived) is the moment
+    // a request is Callback pending: those steps were among the ones compared.
+    if (name.startsWith('E')) check('E async: steps with an answer arrived and not yet read (Callback pending) were compared', r.pendingSeen > 0, `${r.pendingSeen} pending requests seen`);
+  }
+  // Step 8 of E async, as in the report, in a screenshot.
+  await page.goto(`${server.url}?scenario=E&mode=async&rows=300&fetch=100&step=8`);
+  await page.waitForSelector('body[data-ready="1"]', { timeout: 30000 });
+  await shot(page, '30-panels-e-async-step8.png');
+}
+
+/** What `pgasync trace` prints for these arguments. */
+function cli(args) {
+  return execFileSync(BIN, ['trace', ...args], { cwd: ROOT, maxBuffer: 1 << 30 });
+}
+
+/** Clicks an Export item and resolves with {name, bytes} of the download. */
+async function download(page, format) {
+  await page.click('[data-testid=export] summary');
+  const [d] = await Promise.all([page.waitForEvent('download', { timeout: 120000 }), page.click(`[data-testid=export-${format}]`)]);
+  const path = await d.path();
+  return { name: d.suggestedFilename(), bytes: readFileSync(path) };
+}
+
+async function checkExport(browser, server, { check, shot, errors }) {
+  console.log('export menu: the bytes `pgasync trace` writes');
+  const context = await browser.newContext({ viewport: { width: 1280, height: 720 }, acceptDownloads: true });
+  const page = await context.newPage();
+  page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
+  await page.addInitScript(() => {
+    window.__longTasks = [];
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) window.__longTasks.push(Math.round(e.duration));
+    }).observe({ type: 'longtask', buffered: true });
+  });
+  try {
+    const formats = ['json', 'csv', 'explain-text', 'explain-json', 'svg'];
+    for (const [query, args, file] of [
+      ['?scenario=E&mode=async&rows=300&fetch=100', ['--scenario', 'E', '--mode', 'async', '--rows', '300', '--fetch-size', '100'], 'E-async-pg15'],
+      ['?scenario=D&mode=sync&rows=200&fetch=50&behaviour=improved&shards=3', ['--scenario', 'D', '--mode', 'sync', '--rows', '200', '--fetch-size', '50', '--behaviour', 'improved', '--shards', '3'], 'D-sync-improved'],
+      ['?scenario=M&mode=async&rows=300&fetch=100&async_merge_append=1', ['--scenario', 'M', '--mode', 'async', '--rows', '300', '--fetch-size', '100', '--async-merge-append'], 'M-async-custom'],
+    ]) {
+      await page.goto(server.url + query);
+      await page.waitForSelector('body[data-ready="1"]', { timeout: 30000 });
+      check(`export menu lists the five formats (${file})`, (await page.locator('[data-testid=export] button').count()) === 5);
+      if (file === 'E-async-pg15') {
+        await page.click('[data-testid=export] summary');
+        check('the menu opens with its five items visible', (await page.locator('[data-testid=export] button:visible').count()) === 5);
+        await shot(page, '31-export-menu.png');
+        await page.click('[data-testid=export] summary');
+      }
+      for (const f of formats) {
+        const got = await download(page, f);
+        const want = cli([...args, '--format', f]);
+        const ext = { json: 'trace.json', csv: 'trace.csv', 'explain-text': 'explain.txt', 'explain-json': 'explain.json', svg: 'timeline.svg' }[f];
+        check(`export ${f} of ${file}: named ${file}.${ext}, the CLI's bytes`, got.name === `${file}.${ext}` && Buffer.compare(got.bytes, want) === 0, `${got.name}: ${got.bytes.length} B, CLI ${want.length} B`);
+      }
+    }
+    await shot(page, '31-export-done.png');
+    // A large export stays in slices: no long task over 100 ms while it is made.
+    await page.goto(`${server.url}?scenario=E&shards=4&rows=20000&fetch=100`);
+    await page.waitForSelector('body[data-ready="1"]', { timeout: 120000 });
+    // The page's own work after a load (the sync/async comparison, in slices) first:
+    // only the export's tasks are measured.
+    await page.waitForSelector('[data-testid=compare-sync-ms]', { timeout: 120000 });
+    await page.waitForTimeout(1000);
+    await page.evaluate(() => (window.__longTasks.length = 0));
+    const t0 = Date.now();
+    const big = await download(page, 'csv');
+    await page.waitForTimeout(300);
+    // Read before the CLI runs below: it would compete with the page for the CPU.
+    const tasks = await page.evaluate(() => window.__longTasks.slice());
+    const want = cli(['--scenario', 'E', '--shards', '4', '--rows', '20000', '--fetch-size', '100', '--format', 'csv']);
+    check('a large CSV export (E, 4 × 20,000 rows) is the CLI\'s bytes', Buffer.compare(big.bytes, want) === 0, `${(big.bytes.length / 1e6).toFixed(1)} MB in ${Date.now() - t0} ms`);
+    check('the page answered while it was made: no long task over 100 ms', Math.max(0, ...tasks) <= 100, `long tasks: ${tasks.join(', ') || 'none'}`);
+  } finally {
+    await context.close();
+  }
+}
+
+/** Lane labels drawn in the timeline and compare view, and whether each can be seen by scrolling. */
+async function laneLabels(page) {
+  return page.evaluate(() => {
+    const labels = (sel) =>
+      [...document.querySelectorAll(`${sel} .lane-label`)].map((t) => {
+        const b = t.getBBox();
+        return { text: t.textContent, x: b.x, y: b.y, h: b.height, w: b.width };
+      });
+    const box = (el) => ({ client: el.clientHeight, overflowY: getComputedStyle(el).overflowY });
+    return {
+      timeline: labels('[data-testid=timeline-svg]'),
+      compare: labels('[data-testid=compare-svg]'),
+      timelineBox: box(document.getElementById('timeline')),
+      compareBox: box(document.querySelector('#p-compare .compare-plot')),
+      timelineH: Number(document.querySelector('[data-testid=timeline-svg]').getAttribute('height')),
+      compareH: Number(document.querySelector('[data-testid=compare-svg]').getAttribute('height')),
+    };
+  });
+}
+
+/**
+ * No two labels overlap, none is cut off the drawing, and the panel reaches all of them:
+ * the drawing fits, or the panel scrolls.
+ */
+function legible(ls, svgH, box) {
+  const sorted = [...ls].sort((a, b) => a.y - b.y);
+  const overlaps = sorted.filter((l, i) => i > 0 && l.y < sorted[i - 1].y + sorted[i - 1].h - 1).length;
+  const cut = ls.filter((l) => l.x < 0 || l.y + l.h > svgH + 1).length;
+  const reachable = svgH <= box.client + 1 || ['auto', 'scroll'].includes(box.overflowY);
+  return { ok: overlaps === 0 && cut === 0 && reachable, overlaps, cut, reachable };
+}
+
+async function checkLaneLabels(browser, server, { check, shot, errors }) {
+  console.log('16 shards: every lane labelled');
+  const shards = 16;
+  const conns = Array.from({ length: shards }, (_, i) => `s${i + 1}`);
+  for (const [name, opts] of [
+    ['1280×720', { viewport: { width: 1280, height: 720 } }],
+    ['150% zoom', { viewport: { width: 853, height: 480 }, deviceScaleFactor: 1.5 }],
+  ]) {
+    const context = await browser.newContext(opts);
+    const page = await context.newPage();
+    page.on('pageerror', (e) => errors.push(`page error (${name}): ${e.message}`));
+    try {
+      await page.goto(`${server.url}?scenario=E&mode=async&shards=${shards}&rows=300&fetch=100`);
+      await page.waitForSelector('body[data-ready="1"]', { timeout: 60000 });
+      await page.waitForSelector('[data-testid=compare-svg]', { timeout: 60000 });
+      const l = await laneLabels(page);
+      const t = l.timeline.map((x) => x.text);
+      const want = [...conns, ...Array.from({ length: shards }, (_, i) => `#${i} `), 'rows out'];
+      const missing = want.filter((w) => !t.some((x) => (w.endsWith(' ') ? x.startsWith(w) : x === w)));
+      check(`${name}: no timeline lane label missing at 16 shards (${t.length} labels)`, missing.length === 0 && t.length === 2 * shards + 1, `missing: ${missing.join(', ') || 'none'}`);
+      const tl = legible(l.timeline, l.timelineH, l.timelineBox);
+      check(`${name}: timeline labels apart and reachable (the panel scrolls)`, tl.ok, JSON.stringify({ ...tl, ...l.timelineBox, svg: l.timelineH }));
+      const c = l.compare.map((x) => x.text);
+      const cmissing = ['sync', 'async'].flatMap((run, g) => conns.filter((s) => c.filter((x) => x === s).length < 2).map((s) => `${run} ${s}`)).slice(0, 16);
+      check(`${name}: no compare lane label missing at 16 shards (${c.length} labels)`, cmissing.length === 0 && c.length === 2 * shards, `missing: ${cmissing.join(', ') || 'none'}`);
+      const cl = legible(l.compare, l.compareH, l.compareBox);
+      check(`${name}: compare labels apart and reachable (the plot scrolls)`, cl.ok, JSON.stringify({ ...cl, ...l.compareBox, svg: l.compareH }));
+      const exportBox = await page.locator('[data-testid=export] summary').boundingBox();
+      const vw = page.viewportSize().width;
+      check(`${name}: the Export… button is on screen`, exportBox && exportBox.x >= 0 && exportBox.x + exportBox.width <= vw, JSON.stringify(exportBox));
+      await shot(page, `32-16-shards-${name.replace(/[^0-9a-z]+/gi, '')}.png`);
+      await page.locator('#p-timeline').scrollIntoViewIfNeeded();
+      await shot(page, `33-16-shards-timeline-${name.replace(/[^0-9a-z]+/gi, '')}.png`, page.locator('#p-timeline'));
+    } finally {
+      await context.close();
+    }
+  }
+}
+
+/** The report: ticking then unticking "pipeline" in E set sharing to `shared` (E became D). */
+async function checkPipelineUntick(page, server, { check }) {
+  console.log('pipeline ticked then unticked in E');
+  await page.goto(`${server.url}?scenario=E&mode=async&rows=300&fetch=100`);
+  await page.waitForSelector('body[data-ready="1"]', { timeout: 30000 });
+  const serial = async () => Number(await page.getAttribute('body', 'data-session'));
+  const state = () =>
+    page.evaluate(() => ({
+      sharing: document.querySelector('[data-testid=sharing]').value,
+      scenario: document.querySelector('[data-testid=scenario]').value,
+      conns: window.pgasync.snapshot().connections.map((c) => c.server).join(','),
+      url: location.search,
+      config: window.pgasync.config.sharing,
+    }));
+  const before = await state();
+  for (const action of ['check', 'uncheck']) {
+    const s0 = await serial();
+    await page[action]('[data-testid=knob-pipeline]');
+    await page.waitForFunction((b) => Number(document.body.dataset.session) > b, s0, { timeout: 15000 });
+  }
+  await page.waitForFunction(() => !/pipeline=/.test(location.search), null, { timeout: 5000 });
+  const after = await state();
+  check('E before: dedicated connections s1…s4, sharing unset', before.sharing === '' && before.conns === 's1,s2,s3,s4', JSON.stringify(before));
+  check('pipeline ticked then unticked: still E, sharing unset (select, config, URL), four dedicated connections', after.scenario === 'E' && after.sharing === '' && !after.config && !/sharing=/.test(after.url) && after.conns === before.conns && (await page.inputValue('[data-testid=behaviour]')) === 'pg15', JSON.stringify(after));
+}
+
+export async function checkPanels(browser, server, { check, shot, errors, newPage }) {
+  const page = await newPage(browser, errors);
+  try {
+    await checkPanelsAgree(page, server, { check, shot });
+    await checkPipelineUntick(page, server, { check });
+  } finally {
+    await page.context().close();
+  }
+  await checkLaneLabels(browser, server, { check, shot, errors });
+  await checkExport(browser, server, { check, shot, errors });
+}
