@@ -4,15 +4,18 @@
 //! a free port and stop when the last test using it is done.
 
 use futures_util::{SinkExt, StreamExt};
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream as StdTcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::{Duration, Instant};
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::{Error as WsError, Message};
+
+mod support;
+use support::relay::RelayProcess;
 
 const PG_BIN: &str = "/usr/lib/postgresql/15/bin";
 
@@ -134,50 +137,28 @@ fn cluster() -> Arc<Cluster> {
 // The relay
 
 /// A running `pgasync relay --port 0 ...`, killed on drop if still running.
-struct Relay {
-    child: Child,
-    port: u16,
-    stderr: Arc<Mutex<String>>,
+struct Relay(RelayProcess);
+
+impl std::ops::Deref for Relay {
+    type Target = RelayProcess;
+    fn deref(&self) -> &RelayProcess {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Relay {
+    fn deref_mut(&mut self) -> &mut RelayProcess {
+        &mut self.0
+    }
 }
 
 impl Relay {
     fn start(args: &[&str]) -> Relay {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_pgasync"))
-            .args(["relay", "--port", "0"])
-            .args(args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("the relay runs");
-        let stderr = Arc::new(Mutex::new(String::new()));
-        let (mut err, sink) = (child.stderr.take().unwrap(), stderr.clone());
-        std::thread::spawn(move || {
-            let mut buf = [0u8; 4096];
-            while let Ok(n) = err.read(&mut buf) {
-                if n == 0 {
-                    break;
-                }
-                sink.lock().unwrap().push_str(&String::from_utf8_lossy(&buf[..n]));
-            }
-        });
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-        let port = line
-            .split("http://127.0.0.1:")
-            .nth(1)
-            .and_then(|r| r.split('/').next())
-            .and_then(|p| p.parse().ok())
-            .unwrap_or_else(|| panic!("no URL in {line:?}; stderr: {}", stderr.lock().unwrap()));
-        Relay { child, port, stderr }
+        Relay(RelayProcess::spawn(args))
     }
 
     fn ws_url(&self, name: &str) -> String {
         format!("ws://127.0.0.1:{}/shard/{name}", self.port)
-    }
-
-    fn log(&self) -> String {
-        self.stderr.lock().unwrap().clone()
     }
 
     /// Resident memory, KiB.
@@ -213,13 +194,6 @@ impl Relay {
             assert!(start.elapsed() < limit, "the relay did not exit within {limit:?}");
             std::thread::sleep(Duration::from_millis(20));
         }
-    }
-}
-
-impl Drop for Relay {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 

@@ -9,24 +9,29 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
-use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex};
+use std::process::{Command, Stdio};
 use std::time::Duration;
 
 #[allow(dead_code)] // the support functions other test files use
 mod support;
 use support::pg::Cluster;
 use support::postgres_installed;
+use support::relay::RelayProcess;
 
 /// The page's read-only role (`pgasync::remote::USER`).
 const READER: &str = "pgasync";
 
 /// A running `pgasync relay --port 0 --config FILE`, killed on drop.
 struct Relay {
-    child: Child,
-    port: u16,
-    stderr: Arc<Mutex<String>>,
+    process: RelayProcess,
     _config: tempfile_path::TempPath,
+}
+
+impl std::ops::Deref for Relay {
+    type Target = RelayProcess;
+    fn deref(&self) -> &RelayProcess {
+        &self.process
+    }
 }
 
 mod tempfile_path {
@@ -43,33 +48,8 @@ impl Relay {
     fn start(config: &str) -> Relay {
         let path = std::env::temp_dir().join(format!("pgasync-sql-load-{}-{}.toml", std::process::id(), config.len()));
         std::fs::write(&path, config).unwrap();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_pgasync"))
-            .args(["relay", "--port", "0", "--config", path.to_str().unwrap()])
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("the relay runs");
-        let stderr = Arc::new(Mutex::new(String::new()));
-        let (mut err, sink) = (child.stderr.take().unwrap(), stderr.clone());
-        std::thread::spawn(move || {
-            let mut buf = [0u8; 4096];
-            while let Ok(n) = err.read(&mut buf) {
-                if n == 0 {
-                    break;
-                }
-                sink.lock().unwrap().push_str(&String::from_utf8_lossy(&buf[..n]));
-            }
-        });
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-        let port = line
-            .split("http://127.0.0.1:")
-            .nth(1)
-            .and_then(|r| r.split('/').next())
-            .and_then(|p| p.parse().ok())
-            .unwrap_or_else(|| panic!("no URL in {line:?}; stderr: {}", stderr.lock().unwrap()));
-        Relay { child, port, stderr, _config: tempfile_path::TempPath(path) }
+        let process = RelayProcess::spawn(&["--config", path.to_str().unwrap()]);
+        Relay { process, _config: tempfile_path::TempPath(path) }
     }
 
     /// One HTTP/1.1 request: status, headers (lower case) and the body as JSON.
@@ -100,17 +80,6 @@ impl Relay {
     fn load(&self, text: &str) -> (u16, serde_json::Value) {
         let (status, _, json) = self.request("POST", "", text.as_bytes());
         (status, json)
-    }
-
-    fn log(&self) -> String {
-        self.stderr.lock().unwrap().clone()
-    }
-}
-
-impl Drop for Relay {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 

@@ -1,12 +1,14 @@
 //! What the CLI tests that start PostgreSQL clusters share.
 
 pub mod pg;
+pub mod relay;
 
 use std::path::Path;
 use std::process::Command;
 
 /// Whether PostgreSQL's server binaries are installed (`make test`'s set-up installs
 /// them; `PGASYNC_PG_BIN` names another bin directory).
+#[allow(dead_code)] // not every test file checks
 pub fn postgres_installed() -> bool {
     if let Ok(dir) = std::env::var("PGASYNC_PG_BIN") {
         return Path::new(&dir).join("initdb").exists();
@@ -18,6 +20,7 @@ pub fn postgres_installed() -> bool {
 
 /// Server processes whose command line names `dir` (each cluster's postmaster has
 /// `-D dir/NAME`).
+#[allow(dead_code)]
 pub fn postgres_left(dir: &Path) -> Vec<String> {
     let out = Command::new("ps").args(["-eo", "pid,args"]).output().expect("ps runs");
     let needle = dir.display().to_string();
