@@ -6,8 +6,6 @@
 use futures_util::{SinkExt, StreamExt};
 use std::io::{Read, Write};
 use std::net::TcpStream as StdTcpStream;
-use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::{Duration, Instant};
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
@@ -15,109 +13,25 @@ use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::{Error as WsError, Message};
 
 mod support;
+use support::pg::Cluster;
 use support::relay::RelayProcess;
-
-const PG_BIN: &str = "/usr/lib/postgresql/15/bin";
 
 // ---------------------------------------------------------------------------------
 // A PostgreSQL cluster
 
-fn is_root() -> bool {
-    unsafe { libc::geteuid() == 0 }
+/// The cluster's backends whose application_name is `app`.
+fn backends(c: &Cluster, app: &str) -> usize {
+    count(c, &format!("application_name = '{app}'"))
 }
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+/// Those of them running a query.
+fn active(c: &Cluster, app: &str) -> usize {
+    count(c, &format!("application_name = '{app}' AND state = 'active'"))
 }
 
-/// Runs a PostgreSQL server program, as `postgres` when we are root (the server refuses
-/// to run as root).
-fn pg(program: &str, args: &[&str]) {
-    let bin = Path::new(PG_BIN).join(program);
-    let mut cmd = if is_root() {
-        let mut c = Command::new("runuser");
-        c.args(["-u", "postgres", "--"]).arg(&bin);
-        c
-    } else {
-        Command::new(&bin)
-    };
-    let out = cmd.args(args).output().unwrap_or_else(|e| panic!("{} does not run: {e}", bin.display()));
-    assert!(
-        out.status.success(),
-        "{program} {args:?}: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-/// A cluster (trust authentication, user postgres) on a free port; stopped and removed
-/// on drop.
-struct Cluster {
-    port: u16,
-    dir: PathBuf,
-}
-
-impl Cluster {
-    fn start() -> Cluster {
-        let port = free_port();
-        let dir = std::env::temp_dir().join(format!("pgasync-relay-test-{}-{port}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        if is_root() {
-            let ok = Command::new("chown").args(["postgres:postgres", dir.to_str().unwrap()]).status();
-            assert!(ok.is_ok_and(|s| s.success()), "chown postgres {dir:?}");
-        }
-        let data = dir.join("data");
-        let data_s = data.to_str().unwrap();
-        pg("initdb", &["-D", data_s, "-U", "postgres", "-A", "trust", "--no-sync", "-E", "UTF8", "--locale=C.UTF-8"]);
-        // 64 sessions x 4 targets all open at once, plus the other tests' sessions.
-        let conf = format!(
-            "\nport = {port}\nlisten_addresses = '127.0.0.1'\nunix_socket_directories = '{}'\nfsync = off\n\
-             shared_buffers = 32MB\nautovacuum = off\nmax_connections = 320\n",
-            dir.display()
-        );
-        let mut f = std::fs::OpenOptions::new().append(true).open(data.join("postgresql.conf")).unwrap();
-        f.write_all(conf.as_bytes()).unwrap();
-        let log = dir.join("log");
-        pg("pg_ctl", &["-D", data_s, "-l", log.to_str().unwrap(), "-w", "-t", "60", "start"]);
-        Cluster { port, dir }
-    }
-
-    fn addr(&self) -> String {
-        format!("127.0.0.1:{}", self.port)
-    }
-
-    /// One value from psql (unaligned, tuples only), over a direct connection.
-    fn psql(&self, sql: &str) -> String {
-        let out = Command::new(Path::new(PG_BIN).join("psql"))
-            .args(["-X", "-A", "-t", "-q", "-h", "127.0.0.1", "-p", &self.port.to_string(), "-U", "postgres"])
-            .args(["-d", "postgres", "-c", sql])
-            .output()
-            .expect("psql runs");
-        assert!(out.status.success(), "psql: {}", String::from_utf8_lossy(&out.stderr));
-        String::from_utf8_lossy(&out.stdout).trim().to_string()
-    }
-
-    /// Backends whose application_name is `app`.
-    fn backends(&self, app: &str) -> usize {
-        self.psql(&format!("SELECT count(*) FROM pg_stat_activity WHERE application_name = '{app}'")).parse().unwrap()
-    }
-}
-
-impl Drop for Cluster {
-    fn drop(&mut self) {
-        let data = self.dir.join("data");
-        let bin = Path::new(PG_BIN).join("pg_ctl");
-        let mut cmd = if is_root() {
-            let mut c = Command::new("runuser");
-            c.args(["-u", "postgres", "--"]).arg(&bin);
-            c
-        } else {
-            Command::new(&bin)
-        };
-        let _ = cmd.args(["-D", data.to_str().unwrap(), "-m", "immediate", "-w", "stop"]).output();
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
+fn count(c: &Cluster, filter: &str) -> usize {
+    let sql = format!("SELECT count(*) FROM pg_stat_activity WHERE {filter}");
+    c.query("postgres", "postgres", &sql).unwrap().parse().unwrap()
 }
 
 /// The cluster the running tests share: started by the first, stopped when the last
@@ -128,7 +42,8 @@ fn cluster() -> Arc<Cluster> {
     if let Some(c) = slot.upgrade() {
         return c;
     }
-    let c = Arc::new(Cluster::start());
+    // 64 sessions x 4 targets all open at once, plus the other tests' sessions.
+    let c = Arc::new(Cluster::start_with("relay", "max_connections = 320"));
     *slot = Arc::downgrade(&c);
     c
 }
@@ -447,17 +362,13 @@ fn browser_leaving_mid_query_leaves_no_backend() {
     for (how, app) in [("close frame", "relay_cancel_close"), ("dropped TCP", "relay_cancel_drop")] {
         let mut c = rt.block_on(Pg::connect(&relay, "s1", app));
         rt.block_on(c.send(&query("SELECT pg_sleep(30)")));
-        let running = wait_until(Duration::from_secs(5), || {
-            pg.psql(&format!(
-                "SELECT count(*) FROM pg_stat_activity WHERE application_name = '{app}' AND state = 'active'"
-            )) == "1"
-        });
+        let running = wait_until(Duration::from_secs(5), || active(&pg, app) == 1);
         assert!(running.is_some(), "{how}: the query never ran");
         if how == "close frame" {
             rt.block_on(async { c.ws.close(None).await.unwrap() });
         }
         drop(c);
-        let gone = wait_until(Duration::from_secs(1), || pg.backends(app) == 0);
+        let gone = wait_until(Duration::from_secs(1), || backends(&pg, app) == 0);
         assert!(gone.is_some(), "{how}: a backend is still there after 1 s\n{}", relay.log());
         println!("{how}: backend gone after {:?}", gone.unwrap());
     }
@@ -539,7 +450,7 @@ fn many_sessions_bounded_memory() {
     assert!(peak < 64 * 1024, "relay RSS {peak} KiB with {} sessions open", CLIENTS * TARGETS);
     let (_, metrics) = relay.get("/metrics");
     assert!(metrics.contains(&format!("pgasync_relay_sessions_total {}", CLIENTS * TARGETS)), "{metrics}");
-    assert!(wait_until(Duration::from_secs(3), || pg.backends("relay_many") == 0).is_some());
+    assert!(wait_until(Duration::from_secs(3), || backends(&pg, "relay_many") == 0).is_some());
     assert!(wait_until(Duration::from_secs(3), || relay.get("/metrics").1.contains("pgasync_relay_sessions_active 0"))
         .is_some());
 }
@@ -622,17 +533,14 @@ fn sigint_exits_zero() {
     let rt = runtime();
     let mut c = rt.block_on(Pg::connect(&relay, "s1", "relay_sigint"));
     rt.block_on(c.send(&query("SELECT pg_sleep(30)")));
-    let running = wait_until(Duration::from_secs(5), || {
-        pg.psql("SELECT count(*) FROM pg_stat_activity WHERE application_name = 'relay_sigint' AND state = 'active'")
-            == "1"
-    });
+    let running = wait_until(Duration::from_secs(5), || active(&pg, "relay_sigint") == 1);
     assert!(running.is_some());
     relay.signal(libc::SIGINT);
     let code = rt.block_on(async { tokio::time::timeout(Duration::from_secs(5), close_code(&mut c.ws)).await });
     let status = relay.wait(Duration::from_secs(6));
     assert_eq!(status.code(), Some(0), "{}", relay.log());
     assert_eq!(code.expect("closed in time").map(|c| c.0), Some(CloseCode::Away));
-    assert!(wait_until(Duration::from_secs(1), || pg.backends("relay_sigint") == 0).is_some());
+    assert!(wait_until(Duration::from_secs(1), || backends(&pg, "relay_sigint") == 0).is_some());
     assert!(relay.log().contains("query cancelled"), "{}", relay.log());
 }
 

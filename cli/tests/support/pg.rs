@@ -40,6 +40,11 @@ pub struct Cluster {
 
 impl Cluster {
     pub fn start(name: &str) -> Cluster {
+        Cluster::start_with(name, "")
+    }
+
+    /// A cluster with `extra_conf` appended to its postgresql.conf (e.g. more connections).
+    pub fn start_with(name: &str, extra_conf: &str) -> Cluster {
         let port = free_port();
         let dir = std::env::temp_dir().join(format!("pgasync-test-{name}-{}-{port}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
@@ -57,7 +62,7 @@ impl Cluster {
         assert!(out.status.success(), "initdb: {}", String::from_utf8_lossy(&out.stderr));
         let conf = format!(
             "\nport = {port}\nlisten_addresses = '127.0.0.1'\nunix_socket_directories = '{}'\nfsync = off\n\
-             shared_buffers = 32MB\nautovacuum = off\n",
+             shared_buffers = 32MB\nautovacuum = off\n{extra_conf}\n",
             dir.display()
         );
         let mut f = std::fs::OpenOptions::new().append(true).open(data.join("postgresql.conf")).unwrap();
