@@ -16,6 +16,7 @@ import { SqlEditor } from './render/sqleditor.js';
 import { fmtMs, setText } from './render/util.js';
 import { installWorkshop } from './workshop.js'; // lessons, run to, narration history (issue 10)
 import { installExportMenu } from './render/export.js'; // trace, EXPLAIN, timeline files (issue 10)
+import { installProjector } from './render/projector.js'; // large text, a panel full screen (issue 10)
 
 const NO_TRACE = 0xffffffff;
 // Run speeds, steps per second. A step is one async request transition or one wait, so
@@ -933,6 +934,7 @@ async function boot() {
   installExportMenu($('export'), wasm.exportFormats(), { session: () => session, busy: showBusy, idle: hideBusy, failed: showError });
   await firstRun();
   startWorkshop();
+  installProjector(document.querySelector('.bar3 .buttons'));
   exposeHooks();
   document.body.dataset.ready = '1';
 }

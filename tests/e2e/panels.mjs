@@ -8,7 +8,10 @@
 // * at 16 shards no lane label is missing (timeline and compare), at 1280×720 and at
 //   150% zoom: the panels scroll instead;
 // * ticking then unticking "pipeline" in E leaves E as it was (sharing unset, four
-//   dedicated connections), not D.
+//   dedicated connections), not D;
+// * the projector aids: large text (A+) scales the page's text and is kept across a
+//   reload; any panel goes full screen (⤢, Esc to leave), its drawing laid out again
+//   for the larger size, the lesson panel included.
 
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -239,6 +242,65 @@ async function checkPipelineUntick(page, server, { check }) {
   check('pipeline ticked then unticked: still E, sharing unset (select, config, URL), four dedicated connections', after.scenario === 'E' && after.sharing === '' && !after.config && !/sharing=/.test(after.url) && after.conns === before.conns && (await page.inputValue('[data-testid=behaviour]')) === 'pg15', JSON.stringify(after));
 }
 
+async function checkProjector(browser, server, { check, shot, errors }) {
+  console.log('projector aids: large text, a panel full screen');
+  const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
+  const page = await context.newPage();
+  page.on('pageerror', (e) => errors.push(`page error (projector): ${e.message}`));
+  const ready = async () => {
+    await page.waitForSelector('body[data-ready="1"]', { timeout: 60000 });
+    await page.waitForSelector('[data-testid=compare-svg]', { timeout: 60000 });
+  };
+  const fontPx = (sel) => page.$eval(sel, (el) => parseFloat(getComputedStyle(el).fontSize));
+  try {
+    await page.goto(`${server.url}?scenario=E&mode=async&shards=16&rows=300&fetch=100`);
+    await ready();
+    const [n0, h0, w0] = [await fontPx('[data-testid=narration]'), await fontPx('#p-plan h2'), await fontPx('pre.explain')];
+    await page.click('[data-testid=large-text]');
+    const [n1, h1, w1] = [await fontPx('[data-testid=narration]'), await fontPx('#p-plan h2'), await fontPx('pre.explain')];
+    check('A+: the narration, panel headings and EXPLAIN text are 1.3 times larger', [n1 / n0, h1 / h0, w1 / w0].every((r) => Math.abs(r - 1.3) < 0.02), `${n0}→${n1}, ${h0}→${h1}, ${w0}→${w1} px`);
+    const narrow = await page.$$eval('main.grid > section.panel', (ps) => ps.filter((p) => !p.hidden && p.getBoundingClientRect().width < 300).map((p) => p.id));
+    check('A+: no panel narrower than 300 px', narrow.length === 0, narrow.join(', ') || 'none');
+    const l = await laneLabels(page);
+    check('A+: every timeline lane still labelled at 16 shards', l.timeline.length === 33, `${l.timeline.length} labels`);
+    await shot(page, '34-large-text.png');
+    await page.reload();
+    await ready();
+    check('A+ is kept across a reload', (await page.getAttribute('html', 'data-large')) === '1' && (await fontPx('[data-testid=narration]')) === n1);
+    await page.click('[data-testid=large-text]');
+    check('A+ again: back to the normal size', (await page.getAttribute('html', 'data-large')) === null && (await fontPx('[data-testid=narration]')) === n0);
+
+    const svgW = () => page.$eval('[data-testid=timeline-svg]', (el) => Number(el.getAttribute('width')));
+    const before = { box: await page.locator('#p-timeline').boundingBox(), svg: await svgW() };
+    await page.click('#p-timeline [data-testid=maximize]');
+    await page.waitForFunction((w) => Number(document.querySelector('[data-testid=timeline-svg]').getAttribute('width')) > w, before.svg, { timeout: 5000 }).catch(() => {});
+    const full = { box: await page.locator('#p-timeline').boundingBox(), svg: await svgW() };
+    check('⤢ on the timeline: the panel covers the window', full.box.width >= 1200 && full.box.height >= 680, JSON.stringify(full.box));
+    check('⤢: the timeline is drawn again for its new size', full.svg > before.svg * 2, `${before.svg} → ${full.svg} px wide`);
+    const lf = await laneLabels(page);
+    check('⤢: every lane labelled, apart', lf.timeline.length === 33 && legible(lf.timeline, lf.timelineH, lf.timelineBox).ok, `${lf.timeline.length} labels`);
+    await shot(page, '35-timeline-full-screen.png');
+    await page.keyboard.press('Escape');
+    await page.waitForFunction((w) => Number(document.querySelector('[data-testid=timeline-svg]').getAttribute('width')) === w, before.svg, { timeout: 5000 }).catch(() => {});
+    const back = { box: await page.locator('#p-timeline').boundingBox(), svg: await svgW() };
+    check('Esc: the panel is back in the grid, drawn for its size again', Math.abs(back.box.width - before.box.width) < 2 && back.svg === before.svg, JSON.stringify({ before, back }));
+    const buttons = await page.$$eval('main.grid > section.panel', (ps) => ps.filter((p) => !p.querySelector(':scope > h2 [data-testid=maximize]')).map((p) => p.id));
+    check('every panel has its full-screen button', buttons.length === 0, buttons.join(', ') || 'all');
+
+    await page.selectOption('[data-testid=lesson-select]', 'E');
+    await page.waitForSelector('#p-lesson:not([hidden]) [data-testid=maximize]', { timeout: 30000 });
+    await page.click('#p-lesson [data-testid=maximize]');
+    const lb = await page.locator('#p-lesson').boundingBox();
+    check('⤢ on the lesson panel: the lesson fills the window', lb.width >= 1200 && lb.height >= 680, JSON.stringify(lb));
+    await shot(page, '36-lesson-full-screen.png');
+    await page.click('#p-lesson [data-testid=maximize]');
+    const lb2 = await page.locator('#p-lesson').boundingBox();
+    check('⤢ again: the lesson is back in its dock', lb2.width < 1000, JSON.stringify(lb2));
+  } finally {
+    await context.close();
+  }
+}
+
 export async function checkPanels(browser, server, { check, shot, errors, newPage }) {
   const page = await newPage(browser, errors);
   try {
@@ -248,5 +310,6 @@ export async function checkPanels(browser, server, { check, shot, errors, newPag
     await page.context().close();
   }
   await checkLaneLabels(browser, server, { check, shot, errors });
+  await checkProjector(browser, server, { check, shot, errors });
   await checkExport(browser, server, { check, shot, errors });
 }
