@@ -21,6 +21,9 @@
 //!   database `live_<hash of the text>`; the `coordinator` target, if any, gets the
 //!   servers, user mappings and foreign tables there. The read-only role the page logs
 //!   in as may read them; it owns nothing.
+//! * At most `BODIES_AT_ONCE` bodies are being received at once (503 beyond), each
+//!   within `BODY_TIMEOUT`; the load slot is taken only once a body has arrived, so a
+//!   slow sender delays nobody's load.
 //! * One load at a time (a second is answered 503 at once), run to its end (or its
 //!   clean-up) even when the client leaves, so every database made is listed; a load
 //!   takes at most `timeout` in all (psql is killed and the statements time out
@@ -46,8 +49,12 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::io::AsyncWriteExt;
 
-/// How long the body may take to arrive (a slow sender holds the one load slot).
+/// How long the body may take to arrive.
 const BODY_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Bodies received at once (each at most `MAX_SCRIPT_BYTES`): memory stays bounded, and
+/// a slow sender holds one of these, never the load slot.
+const BODIES_AT_ONCE: usize = 4;
 /// The coordinator's target name (as `pgasync demo` writes it).
 const COORDINATOR: &str = "coordinator";
 /// psql's stderr kept in an error message.
@@ -81,6 +88,7 @@ pub(crate) struct Loader {
     config: Config,
     targets: BTreeMap<String, Target>,
     loaded: Arc<tokio::sync::Mutex<VecDeque<Loaded>>>,
+    bodies: Arc<tokio::sync::Semaphore>,
 }
 
 type Registry = tokio::sync::OwnedMutexGuard<VecDeque<Loaded>>;
@@ -141,7 +149,12 @@ struct Prepared {
 
 impl Loader {
     pub(crate) fn new(config: Config, targets: &BTreeMap<String, Target>) -> Loader {
-        Loader { config, targets: targets.clone(), loaded: Arc::new(tokio::sync::Mutex::new(VecDeque::new())) }
+        Loader {
+            config,
+            targets: targets.clone(),
+            loaded: Arc::new(tokio::sync::Mutex::new(VecDeque::new())),
+            bodies: Arc::new(tokio::sync::Semaphore::new(BODIES_AT_ONCE)),
+        }
     }
 
     fn timeout(&self) -> Duration {
@@ -149,8 +162,8 @@ impl Loader {
     }
 }
 
-/// `/sql/load`: the checks in order of cost (method, Origin, declared size, the load
-/// slot, the body), then the load; every answer is JSON.
+/// `/sql/load`: the checks in order of cost (method, Origin, declared size, the body,
+/// the load slot), then the load; every answer is JSON.
 pub(crate) async fn handle(req: Request<Incoming>, loader: Option<&Loader>, origins: &[String]) -> Response<Body> {
     match respond(req, loader, origins).await {
         Ok(answer) => json(StatusCode::OK, &answer),
@@ -188,11 +201,16 @@ async fn respond(req: Request<Incoming>, loader: Option<&Loader>, origins: &[Str
     if declared.is_some_and(|n| n > MAX_SCRIPT_BYTES as u64) {
         return Err(too_big());
     }
+    let body = {
+        let Ok(_receiving) = loader.bodies.try_acquire() else {
+            return Err(Refusal::new(StatusCode::SERVICE_UNAVAILABLE, "too many scenario files arriving; try again"));
+        };
+        read_body(req.into_body()).await?
+    };
     // One load at a time: a second is refused at once rather than queued behind it.
     let Ok(registry) = loader.loaded.clone().try_lock_owned() else {
         return Err(Refusal::new(StatusCode::SERVICE_UNAVAILABLE, "another scenario file is loading; try again"));
     };
-    let body = read_body(req.into_body()).await?;
     let text = String::from_utf8(body).map_err(|_| Refusal::bad("the scenario file is not UTF-8 text"))?;
     // The load runs in a task of its own: a client that leaves mid-load must not leave
     // a database behind that the list does not hold (so would never drop).

@@ -18,6 +18,9 @@ use support::pg::Cluster;
 use support::postgres_installed;
 use support::relay::RelayProcess;
 
+/// As `cli/src/sql_load.rs`: bodies received at once.
+const BODIES_AT_ONCE: usize = 4;
+
 /// The page's read-only role (`pgasync::remote::USER`).
 const READER: &str = "pgasync";
 
@@ -152,6 +155,14 @@ fn sql_load_loads_files_and_refuses_attacks() {
     let (status, _, json) = relay.request("POST", "Origin: http://evil.example\r\n", file.as_bytes());
     assert_eq!((status, error_of(&json).0.as_str()), (403, "origin not allowed"), "{json}");
 
+    // A foreign Host (DNS rebinding): 403 before anything is read.
+    let head = format!(
+        "POST /sql/load HTTP/1.1\r\nHost: evil.example:{}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n",
+        relay.port
+    );
+    let (status, _, _) = relay.raw(head.as_bytes(), b"");
+    assert_eq!(status, 403);
+
     // Oversized: a declared length over 1 MiB is refused before any body is read;
     // a chunked body that grows past it, as it passes.
     let head = format!(
@@ -224,6 +235,32 @@ fn sql_load_loads_files_and_refuses_attacks() {
     // The same file again: the same database, not loaded twice.
     let (status, again) = relay.load(&hostile);
     assert_eq!((status, again["database"].as_str(), again["cached"].as_bool()), (200, Some(db.as_str()), Some(true)));
+
+    // A slow sender (headers, a little of its body, then nothing) holds no load slot: a
+    // load meanwhile goes through. Bodies arriving at once are bounded: with that many
+    // slow senders, one more is answered 503 at once.
+    let slow = |port: u16| {
+        let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+        let head =
+            format!("POST /sql/load HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Length: 5000\r\n\r\n-- @shard s1\n");
+        s.write_all(head.as_bytes()).unwrap();
+        s
+    };
+    let first_slow = slow(relay.port);
+    std::thread::sleep(Duration::from_millis(200));
+    let (status, json) = relay.load(&hostile);
+    assert_eq!((status, json["cached"].as_bool()), (200, Some(true)), "a slow sender blocked a load: {json}");
+    let more: Vec<TcpStream> = (1..BODIES_AT_ONCE).map(|_| slow(relay.port)).collect();
+    std::thread::sleep(Duration::from_millis(200));
+    let (status, json) = relay.load(&hostile);
+    assert_eq!(status, 503, "{json}");
+    assert!(error_of(&json).0.contains("arriving"), "{json}");
+    drop((first_slow, more));
+    let t = std::time::Instant::now();
+    while relay.load(&hostile).0 != 200 {
+        assert!(t.elapsed() < Duration::from_secs(15), "the slow senders' slots were not freed");
+        std::thread::sleep(Duration::from_millis(100));
+    }
 
     // Many different files: at most two databases; the least recently loaded dropped
     // on every cluster.
