@@ -69,6 +69,11 @@ pub struct Relation {
 }
 
 impl Relation {
+    /// A relation just created: not attached, no index, nothing sent yet.
+    fn new(name: String, columns: Vec<ColumnInfo>, kind: RelKind) -> Relation {
+        Relation { name, columns, kind, partition_of: None, indexes: vec![], rows_sent: 0, batches_sent: 0 }
+    }
+
     pub fn columns(&self) -> Vec<Column> {
         self.columns.iter().map(|c| Column::new(&c.name, c.ty.col_type())).collect()
     }
@@ -317,15 +322,7 @@ impl Cluster {
             columns.push(ColumnInfo { name: cname, ty: SqlType::from_ast(&d.data_type, d.name.span.start)? });
         }
         let kind = self.relation_kind(n, &rel, &columns, partition_by, foreign)?;
-        self.nodes[n].relations.push(Relation {
-            name: rel,
-            columns,
-            kind,
-            partition_of: None,
-            indexes: vec![],
-            rows_sent: 0,
-            batches_sent: 0,
-        });
+        self.nodes[n].relations.push(Relation::new(rel, columns, kind));
         Ok(())
     }
 
@@ -389,15 +386,7 @@ impl Cluster {
         };
         let columns = p.columns.clone();
         let kind = self.relation_kind(n, &rel, &columns, partition_by, foreign)?;
-        self.nodes[n].relations.push(Relation {
-            name: rel.clone(),
-            columns,
-            kind,
-            partition_of: None,
-            indexes: vec![],
-            rows_sent: 0,
-            batches_sent: 0,
-        });
+        self.nodes[n].relations.push(Relation::new(rel.clone(), columns, kind));
         self.attach_named(n, &parent_name, &rel, bound, at)
     }
 

@@ -140,3 +140,16 @@ export async function newPage(browser, errors) {
 export async function waitReady(page, timeout = 20000) {
   await page.waitForSelector('body[data-ready="1"]', { timeout });
 }
+
+/**
+ * Records every main-thread task over 50 ms (the Long Tasks API) in
+ * `window.__longTasks`, from the page's first script on, reloads included.
+ */
+export async function watchLongTasks(page) {
+  await page.addInitScript(() => {
+    window.__longTasks = [];
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) window.__longTasks.push(Math.round(e.duration));
+    }).observe({ type: 'longtask', buffered: true });
+  });
+}

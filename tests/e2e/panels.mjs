@@ -15,7 +15,7 @@
 
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { BIN, ROOT } from './lib.mjs';
+import { BIN, ROOT, watchLongTasks } from './lib.mjs';
 
 /** Steps the page `n` times (or to the end), checking the three panels after each step. */
 async function stepAndCompare(page, n) {
@@ -94,12 +94,7 @@ async function checkExport(browser, server, { check, shot, errors }) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 720 }, acceptDownloads: true });
   const page = await context.newPage();
   page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
-  await page.addInitScript(() => {
-    window.__longTasks = [];
-    new PerformanceObserver((list) => {
-      for (const e of list.getEntries()) window.__longTasks.push(Math.round(e.duration));
-    }).observe({ type: 'longtask', buffered: true });
-  });
+  await watchLongTasks(page);
   try {
     const formats = ['json', 'csv', 'explain-text', 'explain-json', 'svg'];
     for (const [query, args, file] of [

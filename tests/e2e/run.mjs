@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { HERE, startServer, startDemo, launchBrowser, newPage, waitReady } from './lib.mjs';
+import { HERE, startServer, startDemo, launchBrowser, newPage, waitReady, watchLongTasks } from './lib.mjs';
 import { checkLessons } from './lessons.mjs'; // issue 10: lessons, run to, narration history
 import { checkPanels } from './panels.mjs'; // issue 10: panels agree, export, 16-shard labels, pipeline untick
 
@@ -295,12 +295,7 @@ async function checkResponsiveness(browser, server) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
   const page = await context.newPage();
   page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
-  await page.addInitScript(() => {
-    window.__longTasks = [];
-    new PerformanceObserver((list) => {
-      for (const e of list.getEntries()) window.__longTasks.push(Math.round(e.duration));
-    }).observe({ type: 'longtask', buffered: true });
-  });
+  await watchLongTasks(page);
   const figures = [];
   const measure = async (what, f) => {
     await page.evaluate(() => window.__longTasks && (window.__longTasks.length = 0));
@@ -371,12 +366,7 @@ async function checkSql(browser, server) {
   const page = await context.newPage();
   page.on('console', (m) => m.type() === 'error' && errors.push(`console.error: ${m.text()}`));
   page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
-  await page.addInitScript(() => {
-    window.__longTasks = [];
-    new PerformanceObserver((list) => {
-      for (const e of list.getEntries()) window.__longTasks.push(Math.round(e.duration));
-    }).observe({ type: 'longtask', buffered: true });
-  });
+  await watchLongTasks(page);
   const editor = page.locator('[data-testid=sql-text]');
   const drawer = page.locator('[data-testid=sql]');
   const open = async () => {

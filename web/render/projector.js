@@ -18,13 +18,7 @@ export function installProjector(buttons) {
   large.textContent = 'A+';
   large.addEventListener('click', () => setLarge(!isLarge(), large));
   buttons.append(large);
-  let stored = false;
-  try {
-    stored = localStorage.getItem(LARGE_KEY) === '1';
-  } catch {
-    // storage may be refused (a file:// page, privacy settings): the mode is per page then
-  }
-  if (stored) setLarge(true, large, { store: false });
+  if (stored(() => localStorage.getItem(LARGE_KEY)) === '1') setLarge(true, large, { store: false });
 
   for (const panel of document.querySelectorAll('section.panel')) watchPanel(panel);
   document.addEventListener('click', (e) => {
@@ -62,6 +56,15 @@ function addButton(panel) {
   h2.append(b);
 }
 
+/** `f()` on localStorage, or null: storage may be refused (privacy settings), then the mode lasts for the page. */
+function stored(f) {
+  try {
+    return f();
+  } catch {
+    return null;
+  }
+}
+
 function isLarge() {
   return document.documentElement.dataset.large === '1';
 }
@@ -70,13 +73,7 @@ function setLarge(on, button, { store = true } = {}) {
   if (on) document.documentElement.dataset.large = '1';
   else delete document.documentElement.dataset.large;
   button.classList.toggle('on', on);
-  if (store) {
-    try {
-      localStorage.setItem(LARGE_KEY, on ? '1' : '0');
-    } catch {
-      // not kept: see installProjector
-    }
-  }
+  if (store) stored(() => localStorage.setItem(LARGE_KEY, on ? '1' : '0'));
   window.dispatchEvent(new Event('resize'));
 }
 
