@@ -429,7 +429,7 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
             let bin = pg_bindir().ok_or_else(|| {
                 CliError::Failed("PostgreSQL is not installed (no initdb under /usr/lib/postgresql/*/bin)".into())
             })?;
-            let pg = Pg { bin };
+            let pg = Pg::new(bin)?;
             let dir = a
                 .get("dir")
                 .map(PathBuf::from)

@@ -62,7 +62,7 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
         eprintln!("pgasync demo: PostgreSQL is not installed (no initdb under /usr/lib/postgresql/*/bin): live mode is off, serving the simulated page only");
         return crate::serve::run(&["--port".into(), o.port.to_string()]);
     };
-    let pg = Pg { bin };
+    let pg = Pg::new(bin)?;
     cleanup(&pg, &o.dir);
     std::fs::create_dir_all(&o.dir).map_err(|e| failed(format!("{}: {e}", o.dir.display())))?;
     pg.own(&o.dir)?;
@@ -85,10 +85,16 @@ fn start_and_serve(pg: &Pg, o: &Opts) -> Result<(), CliError> {
     let coordinator = pg.start(&o.dir, "coordinator")?;
     // The page's "PostgreSQL says" panel logs in as the same read-only role.
     coordinator.psql("postgres", &format!("CREATE ROLE {READER} LOGIN"))?;
+    for c in clusters.iter().chain(std::iter::once(&coordinator)) {
+        harden(c)?;
+    }
     for info in SCENARIOS {
         load_scenario(info.id, o, &clusters, &coordinator)?;
     }
-    let config = relay_config(&clusters, &coordinator);
+    for c in clusters.iter().chain(std::iter::once(&coordinator)) {
+        c.psql("postgres", NO_TEMP_TABLES)?;
+    }
+    let config = relay_config(&clusters, &coordinator, &o.dir.join(PASSFILE));
     let config_path = o.dir.join("relay.toml");
     std::fs::write(&config_path, config).map_err(|e| failed(format!("{}: {e}", config_path.display())))?;
     eprintln!("pgasync demo: {} shard clusters and the coordinator are up; starting the relay", clusters.len());
@@ -118,14 +124,44 @@ pub(crate) fn load_scenario(id: &str, o: &Opts, shards: &[Cluster], coordinator:
     coordinator.psql(&db, &format!("GRANT SELECT ON ALL TABLES IN SCHEMA public TO {READER}"))
 }
 
-/// The relay's targets, and `[sql_load]`: the page may load its scenario files into
-/// these clusters (ours, trust authentication for `postgres` on 127.0.0.1).
-fn relay_config(shards: &[Cluster], coordinator: &Cluster) -> String {
+/// What the read-only role may not do on a demo cluster beyond PostgreSQL 15's
+/// defaults (which already keep it from creating in `public`, creating databases or
+/// roles, and from server files and programs): end or cancel another session of the
+/// same role (every student logs in as it), and run long. Run in `template1` too, so
+/// every database made later (the scenarios', `/sql/load`'s) starts so.
+fn harden(c: &Cluster) -> Result<(), CliError> {
+    let sql = "REVOKE EXECUTE ON FUNCTION pg_cancel_backend(integer), pg_terminate_backend(integer, bigint) FROM PUBLIC";
+    c.psql("template1", sql)?;
+    c.psql("postgres", sql)?;
+    let role = format!("DO $$ BEGIN CREATE ROLE {READER} LOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END $$");
+    c.psql("postgres", &role)?;
+    c.psql("postgres", &format!("ALTER ROLE {READER} SET statement_timeout = '5min'"))
+}
+
+/// No temporary tables for PUBLIC in any database there is (a database's privileges
+/// are not copied from its template, so `/sql/load` revokes it in its own too).
+pub(crate) const NO_TEMP_TABLES: &str = "DO $$ DECLARE d name; BEGIN FOR d IN SELECT datname FROM pg_database \
+     WHERE datallowconn LOOP EXECUTE format('REVOKE TEMPORARY ON DATABASE %I FROM PUBLIC', d); END LOOP; END $$";
+
+/// Database names the page opens beyond the scenarios': `/sql/load`'s and `sql --live`'s.
+const LOADED_DATABASES: [&str; 2] = ["live_*", "sql_*"];
+
+/// The relay's targets, each open to the read-only role and the demo's databases
+/// only, and `[sql_load]`: the page may load its scenario files into these clusters as
+/// the superuser, whose password the relay reads from `passfile`.
+fn relay_config(shards: &[Cluster], coordinator: &Cluster, passfile: &Path) -> String {
+    let mut dbs: Vec<String> = SCENARIOS.iter().map(|s| format!("\"{}\"", s.id.to_lowercase())).collect();
+    dbs.extend(LOADED_DATABASES.iter().map(|d| format!("\"{d}\"")));
     let mut t = String::from("# Written by pgasync demo: the relay's targets.\n");
     for c in shards.iter().chain(std::iter::once(coordinator)) {
-        t.push_str(&format!("[targets.{}]\naddr = \"127.0.0.1:{}\"\n", c.name, c.port));
+        t.push_str(&format!(
+            "[targets.{}]\naddr = \"127.0.0.1:{}\"\nuser = \"{READER}\"\ndatabases = [{}]\n",
+            c.name,
+            c.port,
+            dbs.join(", ")
+        ));
     }
-    t.push_str("[sql_load]\nsuperuser = \"postgres\"\n");
+    t.push_str(&format!("[sql_load]\nsuperuser = \"postgres\"\npassfile = {:?}\n", passfile.display().to_string()));
     t
 }
 
@@ -169,14 +205,58 @@ fn run_relay(config: &Path, port: u16) -> Result<(), CliError> {
 // ---------------------------------------------------------------------------------
 // PostgreSQL clusters.
 
+/// Starts clusters whose superuser `postgres` has a password made for this run (see
+/// [`Pg::start`]); everything that logs in as it reads the password from the run's
+/// pgpass file, which only its owner may read.
 pub(crate) struct Pg {
     pub(crate) bin: PathBuf,
+    password: String,
 }
 
 pub(crate) struct Cluster {
     pub(crate) name: String,
     pub(crate) port: u16,
+    /// The superuser's pgpass file (`PGPASSFILE` for psql), if it needs one.
+    pub(crate) passfile: Option<PathBuf>,
 }
+
+/// The pgpass file of the superuser's password, in the work folder.
+pub(crate) const PASSFILE: &str = "superuser.pgpass";
+
+/// 32 random hex digits from the kernel.
+fn random_password() -> Result<String, CliError> {
+    use std::io::Read;
+    let mut bytes = [0u8; 16];
+    std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut bytes))
+        .map_err(|e| failed(format!("/dev/urandom: {e}")))?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// Writes `text` to a new file only its owner may read or write.
+fn write_private(path: &Path, text: &str) -> Result<(), CliError> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let _ = std::fs::remove_file(path);
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
+        .map_err(|e| failed(format!("{}: {e}", path.display())))?;
+    f.write_all(text.as_bytes()).map_err(|e| failed(format!("{}: {e}", path.display())))
+}
+
+/// Who may log in, and how: the read-only role without a password (it is what the page
+/// and the coordinator's user mappings use), every other role with its SCRAM password,
+/// no replication connection at all. Written over initdb's file.
+const PG_HBA: &str = "# pgasync: the read-only role needs no password; every other role does; no replication.\n\
+local all pgasync trust\n\
+host  all pgasync 127.0.0.1/32 trust\n\
+host  all pgasync ::1/128 trust\n\
+local all all scram-sha-256\n\
+host  all all 127.0.0.1/32 scram-sha-256\n\
+host  all all ::1/128 scram-sha-256\n";
 
 /// The newest PostgreSQL under /usr/lib/postgresql (Debian's layout), or
 /// `PGASYNC_PG_BIN`.
@@ -202,6 +282,11 @@ fn is_root() -> bool {
 }
 
 impl Pg {
+    /// Clusters from the binaries in `bin`, with a superuser password made now.
+    pub(crate) fn new(bin: PathBuf) -> Result<Pg, CliError> {
+        Ok(Pg { bin, password: random_password()? })
+    }
+
     /// Runs a PostgreSQL program (as `postgres` when we are root: the server refuses
     /// to run as root).
     pub(crate) fn run(&self, prog: &str, args: &[&str]) -> Result<String, CliError> {
@@ -238,13 +323,29 @@ impl Pg {
         Ok(())
     }
 
+    /// A cluster `dir/NAME` on a free port: the superuser `postgres` with this run's
+    /// password (SCRAM-SHA-256), [`PG_HBA`]'s rules, and `dir/superuser.pgpass` for
+    /// those who use it.
     pub(crate) fn start(&self, dir: &Path, name: &str) -> Result<Cluster, CliError> {
         let data = dir.join(name);
         let data_s = data.display().to_string();
-        self.run(
+        let passfile = dir.join(PASSFILE);
+        if !passfile.exists() {
+            write_private(&passfile, &format!("*:*:*:postgres:{}\n", self.password))?;
+        }
+        // initdb reads the password from a file (as the server's user when we are root).
+        let pwfile = dir.join(format!("{name}.pw"));
+        write_private(&pwfile, &format!("{}\n", self.password))?;
+        self.own(&pwfile)?;
+        let pwfile_arg = format!("--pwfile={}", pwfile.display());
+        let made = self.run(
             "initdb",
-            &["-D", &data_s, "-U", "postgres", "-A", "trust", "--no-sync", "-E", "UTF8", "--locale=C.UTF-8"],
-        )?;
+            &["-D", &data_s, "-U", "postgres", "-A", "scram-sha-256", &pwfile_arg, "--no-sync", "-E", "UTF8", "--locale=C.UTF-8"],
+        );
+        let _ = std::fs::remove_file(&pwfile);
+        made?;
+        let hba = data.join("pg_hba.conf");
+        std::fs::write(&hba, PG_HBA).map_err(|e| failed(format!("{}: {e}", hba.display())))?;
         let port = free_port()?;
         let conf = format!(
             "\n# pgasync demo\nport = {port}\nlisten_addresses = '127.0.0.1'\nunix_socket_directories = '{}'\n\
@@ -258,7 +359,7 @@ impl Pg {
         std::fs::write(&conf_path, text).map_err(|e| failed(format!("{}: {e}", conf_path.display())))?;
         let log = dir.join(format!("{name}.log")).display().to_string();
         self.run("pg_ctl", &["-D", &data_s, "-l", &log, "-w", "-t", "60", "start"])?;
-        Ok(Cluster { name: name.to_string(), port })
+        Ok(Cluster { name: name.to_string(), port, passfile: Some(passfile) })
     }
 }
 
@@ -272,6 +373,7 @@ impl Cluster {
         let mut child = Command::new("psql")
             .args(["-X", "-q", "-v", "ON_ERROR_STOP=1", "-f", "-", "-h", "127.0.0.1", "-U", "postgres"])
             .args(["-p", &self.port.to_string(), "-d", db])
+            .envs(self.passfile.iter().map(|p| ("PGPASSFILE", p)))
             .stdin(Stdio::piped())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())

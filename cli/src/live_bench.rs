@@ -263,11 +263,12 @@ fn pipe(mut from: TcpStream, mut to: TcpStream, half: Duration) {
 // ---------------------------------------------------------------------------------
 // Running the queries.
 
-/// psql's output for a script on `port`, database `db`.
-fn psql_out(port: u16, db: &str, script: &str) -> Result<String, CliError> {
+/// psql's output for a script on cluster `c`, database `db`.
+fn psql_out(c: &Cluster, db: &str, script: &str) -> Result<String, CliError> {
     let mut child = Command::new("psql")
         .args(["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-f", "-", "-h", "127.0.0.1", "-U", "postgres"])
-        .args(["-p", &port.to_string(), "-d", db])
+        .args(["-p", &c.port.to_string(), "-d", db])
+        .envs(c.passfile.iter().map(|p| ("PGPASSFILE", p)))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -307,7 +308,7 @@ fn postgres_runs(
         script +=
             &format!("SELECT postgres_fdw_disconnect_all();\nEXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) {query};\n");
     }
-    let out = psql_out(coordinator.port, db, &script)?;
+    let out = psql_out(coordinator, db, &script)?;
     let times: Vec<f64> = out
         .lines()
         .filter_map(|l| l.trim().strip_prefix("Execution Time:"))
@@ -437,7 +438,7 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
         )
     })?;
     on_interrupt_stop();
-    let pg = Pg { bin };
+    let pg = Pg::new(bin)?;
     cleanup(&pg, &o.dir);
     std::fs::create_dir_all(&o.dir).map_err(|e| CliError::Failed(format!("{}: {e}", o.dir.display())))?;
     pg.own(&o.dir)?;

@@ -6,11 +6,14 @@ mod calibrate;
 mod demo;
 mod explain;
 mod live_bench;
+mod files;
+mod gateway;
 mod relay;
 mod serve;
 mod sql;
 mod sql_load;
 mod static_files;
+mod tls;
 mod trace;
 
 use std::process::ExitCode;

@@ -56,6 +56,8 @@
 //! bytes (nor the backend's secret key).
 
 use crate::args::Args;
+use crate::gateway::{self, Access, Opening, Secret, StartupReader, Upstream};
+use crate::tls::{self, ServerStream, TlsMode};
 use crate::sql_load;
 use crate::static_files::{self, Body, ConnLimits, HostCheck, IdleIo};
 use crate::CliError;
@@ -67,7 +69,7 @@ use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
 use std::collections::BTreeMap;
 use std::net::{IpAddr, SocketAddr};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -104,6 +106,19 @@ pub(crate) struct Target {
     pub(crate) addr: String,
     /// Added to each round trip (half each way).
     delay: Duration,
+    /// The one role (and its databases) a client may open through this target.
+    pub(crate) access: Access,
+    /// TLS and the password the relay authenticates with on the client's behalf.
+    pub(crate) upstream: Upstream,
+}
+
+impl Target {
+    /// A `--target NAME=HOST:PORT`: the sandbox's read-only role, any database, no TLS,
+    /// no password.
+    fn plain(addr: String) -> Target {
+        let access = Access { user: pgasync::remote::USER.to_string(), databases: None };
+        Target { addr, delay: Duration::ZERO, access, upstream: Upstream::plain() }
+    }
 }
 
 /// The session bounds.
@@ -136,6 +151,78 @@ struct FileTarget {
     /// Like `--delay`: `"20ms"`.
     #[serde(default)]
     delay: Option<String>,
+    /// The role clients log in as (default: the sandbox's read-only role `pgasync`).
+    #[serde(default)]
+    user: Option<String>,
+    /// The databases they may open (default: any the role may connect to).
+    #[serde(default)]
+    databases: Option<Vec<String>>,
+    /// `disable` (default), `require` or `verify-full`, as libpq's `sslmode`.
+    #[serde(default)]
+    tls: Option<TlsMode>,
+    /// PEM roots for `verify-full` (default: the bundled Mozilla roots).
+    #[serde(default)]
+    ca_file: Option<PathBuf>,
+    /// The environment variable holding the role's password.
+    #[serde(default)]
+    password_env: Option<String>,
+    /// A file (readable by its owner only) holding the role's password.
+    #[serde(default)]
+    password_file: Option<PathBuf>,
+}
+
+/// The largest configuration, password or certificate file the relay reads.
+const MAX_CONFIG_BYTES: u64 = 1 << 20;
+
+impl FileTarget {
+    /// The target this entry describes, with its TLS configuration built and its
+    /// password read now (so a bad entry stops the relay at start, naming itself).
+    fn resolve(self, path: &str, name: &str) -> Result<Target, CliError> {
+        let bad = |e: String| CliError::Usage(format!("--config {path}: targets.{name}: {e}"));
+        let delay = self.delay.as_deref().map(parse_delay).transpose().map_err(|e| bad(format!("delay: {e}")))?;
+        let user = self.user.unwrap_or_else(|| pgasync::remote::USER.to_string());
+        if !plain_name(&user) {
+            return Err(bad(format!("user \"{user}\": a plain role name is expected")));
+        }
+        if let Some(db) = self.databases.iter().flatten().find(|d| !plain_name(d.strip_suffix('*').unwrap_or(d))) {
+            return Err(bad(format!("databases: \"{db}\" is not a plain database name")));
+        }
+        let tls = self.tls.unwrap_or(TlsMode::Disable);
+        if self.ca_file.is_some() && tls != TlsMode::VerifyFull {
+            return Err(bad("ca_file is used with tls = \"verify-full\" only".into()));
+        }
+        let tls_config = tls::client_config(tls, self.ca_file.as_deref()).map_err(bad)?;
+        let password = match (self.password_env, self.password_file) {
+            (Some(_), Some(_)) => return Err(bad("give password_env or password_file, not both".into())),
+            (Some(var), None) => Some(std::env::var(&var).map_err(|_| bad(format!("password_env: ${var} is not set")))?),
+            (None, Some(file)) => Some(read_password(&file).map_err(bad)?),
+            (None, None) => None,
+        };
+        let upstream = Upstream { tls, tls_config, password: password.map(Secret) };
+        let access = Access { user, databases: self.databases };
+        Ok(Target { addr: checked_addr(&self.addr)?, delay: delay.unwrap_or_default(), access, upstream })
+    }
+}
+
+/// A role or database name the relay compares byte for byte: no quoting games.
+fn plain_name(n: &str) -> bool {
+    !n.is_empty() && n.len() <= 63 && n.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+/// A password file: its first line. Refused when others may read it, as libpq refuses
+/// such a `.pgpass`.
+pub(crate) fn read_password(file: &Path) -> Result<String, String> {
+    use std::os::unix::fs::PermissionsExt;
+    let meta = std::fs::metadata(file).map_err(|e| format!("password_file {}: {e}", file.display()))?;
+    if meta.permissions().mode() & 0o077 != 0 {
+        return Err(format!("password_file {}: others may read it (chmod 600 it)", file.display()));
+    }
+    let text = crate::files::read_text_bounded(file, 4096).map_err(|e| format!("password_file {e}"))?;
+    let line = text.lines().next().unwrap_or("").to_string();
+    if line.is_empty() {
+        return Err(format!("password_file {}: empty", file.display()));
+    }
+    Ok(line)
 }
 
 const FLAGS: &[&str] = &[
@@ -292,18 +379,14 @@ pub(crate) fn targets_from(
     if let Some(path) = config {
         let file = read_config(path)?;
         for (name, t) in file.targets {
-            let delay = t.delay.as_deref().map(parse_delay).transpose();
-            let delay = delay.map_err(|e| CliError::Usage(format!("--config {path}: targets.{name}.delay: {e}")))?;
-            targets.insert(
-                checked_name(&name)?,
-                Target { addr: checked_addr(&t.addr)?, delay: delay.unwrap_or_default() },
-            );
+            let target = t.resolve(path, &name)?;
+            targets.insert(checked_name(&name)?, target);
         }
     }
     for f in flags {
         let (name, addr) =
             f.split_once('=').ok_or_else(|| CliError::Usage(format!("--target {f}: expected NAME=HOST:PORT")))?;
-        targets.insert(checked_name(name)?, Target { addr: checked_addr(addr)?, delay: Duration::ZERO });
+        targets.insert(checked_name(name)?, Target::plain(checked_addr(addr)?));
     }
     for d in delays {
         let (name, value) =
@@ -316,12 +399,13 @@ pub(crate) fn targets_from(
 }
 
 fn read_config(path: &str) -> Result<FileConfig, CliError> {
-    let text = std::fs::read_to_string(path).map_err(|e| CliError::Usage(format!("--config {path}: {e}")))?;
+    let text = crate::files::read_text_bounded(Path::new(path), MAX_CONFIG_BYTES)
+        .map_err(|e| CliError::Usage(format!("--config {e}")))?;
     toml::from_str(&text).map_err(|e| CliError::Usage(format!("--config {path}: {e}")))
 }
 
 /// The configuration file's `[sql_load]`, if any (then `POST /sql/load` works).
-fn sql_load_from(config: Option<&str>) -> Result<Option<sql_load::Config>, CliError> {
+pub(crate) fn sql_load_from(config: Option<&str>) -> Result<Option<sql_load::Config>, CliError> {
     let Some(path) = config else { return Ok(None) };
     let Some(c) = read_config(path)?.sql_load else { return Ok(None) };
     let plain = !c.superuser.is_empty() && c.superuser.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
@@ -653,6 +737,10 @@ enum End {
     Shutdown,
     ServerClosed,
     ServerError(String),
+    /// The client's startup was refused; the ErrorResponse is not sent yet.
+    RefusedStartup(gateway::Refusal),
+    /// The session was refused at its start; the client has the ErrorResponse.
+    Refused(String),
 }
 
 impl End {
@@ -675,6 +763,7 @@ impl End {
             End::Shutdown => (CloseCode::Away, "relay shutting down"),
             End::ServerClosed => (CloseCode::Normal, "server closed the connection"),
             End::ServerError(_) => (CloseCode::Error, "server connection failed"),
+            End::RefusedStartup(_) | End::Refused(_) => (CloseCode::Policy, "refused"),
         };
         Some(CloseFrame { code, reason: reason.into() })
     }
@@ -689,6 +778,8 @@ impl End {
             End::Shutdown => "relay shutting down".into(),
             End::ServerClosed => "server closed".into(),
             End::ServerError(e) => format!("server connection failed: {e}"),
+            End::RefusedStartup(r) => format!("refused: {}", r.message),
+            End::Refused(why) => format!("refused: {why}"),
         }
     }
 }
@@ -717,6 +808,16 @@ impl Shared<'_> {
     }
 }
 
+/// A session past its start: the server's connection, authenticated, and what is due
+/// each way before the pumps take over.
+struct Opened {
+    server: ServerStream,
+    /// Statements the client sent behind its startup packet (`pipelined_setup`).
+    to_server: Vec<u8>,
+    /// The server's AuthenticationOk and what followed it.
+    to_browser: bytes::BytesMut,
+}
+
 impl Session {
     async fn run(self, ws: Ws, tcp: TcpStream) {
         let m = &self.relay.metrics;
@@ -732,9 +833,48 @@ impl Session {
             conv: Conversation::default(),
         };
         let (mut ws_tx, mut ws_rx) = ws.split();
-        let (mut tcp_rx, mut tcp_tx) = tcp.into_split();
+        let opened = match self.open(&mut ws_tx, &mut ws_rx, tcp).await {
+            Ok(o) => o,
+            Err(end) => {
+                if let Some(frame) = end.close_frame() {
+                    close_browser(&mut ws_tx, &mut ws_rx, frame).await;
+                }
+                m.active.fetch_sub(1, Ordering::SeqCst);
+                eprintln!("pgasync relay: session {} closed: {}", self.id, end.describe());
+                return;
+            }
+        };
+        let (mut tcp_rx, mut tcp_tx) = tokio::io::split(opened.server);
         let half = self.target.delay / 2;
         let limits = &self.relay.limits;
+        // The conversation as the trackers would have followed it: the startup is
+        // awaiting its ReadyForQuery, which the server's bytes may already hold.
+        let client = ClientTracker::after_startup(&shared.conv);
+        let mut server = ServerTracker::default();
+        server.feed(&opened.to_browser, &shared.conv);
+        let started = async {
+            // The start-up exchange is one round trip of `--delay`, as a trust server's.
+            hold(Instant::now() + self.target.delay).await;
+            let n = opened.to_browser.len() as u64;
+            ws_tx.send(Message::Binary(opened.to_browser.freeze())).await.map_err(|e| End::BrowserError(e.to_string()))?;
+            shared.to_browser.fetch_add(n, Ordering::Relaxed);
+            m.to_browser.fetch_add(n, Ordering::Relaxed);
+            if !opened.to_server.is_empty() {
+                tcp_tx.write_all(&opened.to_server).await.map_err(|e| End::ServerError(e.to_string()))?;
+                shared.to_server.fetch_add(opened.to_server.len() as u64, Ordering::Relaxed);
+                m.to_server.fetch_add(opened.to_server.len() as u64, Ordering::Relaxed);
+            }
+            Ok::<(), End>(())
+        }
+        .await;
+        if let Err(end) = started {
+            if let Some(frame) = end.close_frame() {
+                close_browser(&mut ws_tx, &mut ws_rx, frame).await;
+            }
+            m.active.fetch_sub(1, Ordering::SeqCst);
+            eprintln!("pgasync relay: session {} closed: {}", self.id, end.describe());
+            return;
+        }
         let (up_tx, up_rx) = mpsc::unbounded_channel();
         let (down_tx, down_rx) = mpsc::unbounded_channel();
         let up = pump(
@@ -745,6 +885,7 @@ impl Session {
                 limits.max_buffer,
                 half,
                 &shared,
+                client,
             ),
             server_writer(&mut tcp_tx, up_rx, &shared),
             half + DRAIN,
@@ -757,6 +898,7 @@ impl Session {
                 limits.max_buffer,
                 half,
                 &shared,
+                server,
             ),
             browser_writer(&mut ws_tx, down_rx, &shared),
             half + DRAIN,
@@ -810,6 +952,81 @@ impl Session {
     }
 }
 
+impl Session {
+    /// The session's start (see [`gateway`]): the client's startup packet read and
+    /// checked against the target's access, then the server's connection opened and
+    /// authenticated. A refusal reaches the client as PostgreSQL's ErrorResponse before
+    /// the session closes, and is logged.
+    async fn open(
+        &self,
+        ws_tx: &mut futures_util::stream::SplitSink<Ws, Message>,
+        ws_rx: &mut futures_util::stream::SplitStream<Ws>,
+        tcp: TcpStream,
+    ) -> Result<Opened, End> {
+        let limits = &self.relay.limits;
+        let read = tokio::time::timeout(limits.idle, read_startup(ws_tx, ws_rx)).await.unwrap_or(Err(End::Idle));
+        let (startup, rest) = match read {
+            Ok(opening) => opening,
+            Err(End::RefusedStartup(r)) => return Err(self.refuse(ws_tx, r).await),
+            Err(end) => return Err(end),
+        };
+        if let Err(r) = startup.check(&self.target.access) {
+            return Err(self.refuse(ws_tx, r).await);
+        }
+        let up = &self.target.upstream;
+        match gateway::open_server(tcp, &self.name, &self.target.addr, up, &startup, limits.connect).await {
+            Ok((server, to_browser)) => Ok(Opened { server, to_server: rest, to_browser }),
+            Err(failure) => {
+                self.relay.metrics.refuse(Refusal::Login);
+                eprintln!("pgasync relay: session {} refused: {}", self.id, failure.log);
+                let _ = ws_tx.send(Message::Binary(failure.to_client.into())).await;
+                Err(End::Refused(failure.log))
+            }
+        }
+    }
+
+    /// Sends the refusal's ErrorResponse and says why in the log.
+    async fn refuse(&self, ws_tx: &mut futures_util::stream::SplitSink<Ws, Message>, r: gateway::Refusal) -> End {
+        self.relay.metrics.refuse(Refusal::Startup);
+        eprintln!("pgasync relay: session {} refused: {} (SQLSTATE {})", self.id, r.message, r.sqlstate);
+        let _ = ws_tx.send(Message::Binary(r.error_response().into())).await;
+        End::Refused(r.message)
+    }
+}
+
+/// The client's SSL/GSS requests answered 'N', up to its startup packet: that packet's
+/// parameters and the bytes after it.
+async fn read_startup(
+    ws_tx: &mut futures_util::stream::SplitSink<Ws, Message>,
+    ws_rx: &mut futures_util::stream::SplitStream<Ws>,
+) -> Result<(gateway::Startup, Vec<u8>), End> {
+    let mut reader = StartupReader::default();
+    loop {
+        while let Some(opening) = reader.next().map_err(End::from)? {
+            match opening {
+                Opening::Negotiate => {
+                    ws_tx.send(Message::Binary(Bytes::from_static(b"N"))).await.map_err(|e| End::BrowserError(e.to_string()))?
+                }
+                Opening::Startup(s) => return Ok((s, reader.rest())),
+            }
+        }
+        match ws_rx.next().await {
+            Some(Ok(Message::Binary(data))) => reader.feed(&data).map_err(End::from)?,
+            Some(Ok(Message::Text(_))) => return Err(End::TextFrame),
+            Some(Ok(Message::Close(_))) | None => return Err(End::BrowserClosed),
+            Some(Ok(_)) => {}
+            Some(Err(tungstenite::Error::Capacity(_))) => return Err(End::TooBig),
+            Some(Err(e)) => return Err(End::BrowserError(e.to_string())),
+        }
+    }
+}
+
+impl From<gateway::Refusal> for End {
+    fn from(r: gateway::Refusal) -> End {
+        End::RefusedStartup(r)
+    }
+}
+
 /// One direction: `reader` fills the queue and returns why its side ended (dropping the
 /// queue's sender); `writer` empties it and returns `None` once it is drained, or why
 /// it failed. The direction ends when both are done (what was read is delivered, if
@@ -840,8 +1057,8 @@ async fn browser_reader(
     max_buffer: usize,
     delay: Duration,
     shared: &Shared<'_>,
+    mut client: ClientTracker,
 ) -> End {
-    let mut client = ClientTracker::default();
     loop {
         let data = match ws.next().await {
             Some(Ok(Message::Binary(data))) => data,
@@ -867,7 +1084,7 @@ async fn browser_reader(
 
 /// Queue → server.
 async fn server_writer(
-    tcp: &mut tokio::net::tcp::OwnedWriteHalf,
+    tcp: &mut (impl tokio::io::AsyncWrite + Unpin),
     mut queue: mpsc::UnboundedReceiver<Chunk>,
     shared: &Shared<'_>,
 ) -> Option<End> {
@@ -884,14 +1101,14 @@ async fn server_writer(
 
 /// Server → queue, in chunks of at most [`SERVER_CHUNK`].
 async fn server_reader(
-    tcp: &mut tokio::net::tcp::OwnedReadHalf,
+    tcp: &mut (impl tokio::io::AsyncRead + Unpin),
     queue: mpsc::UnboundedSender<Chunk>,
     budget: Arc<Semaphore>,
     max_buffer: usize,
     delay: Duration,
     shared: &Shared<'_>,
+    mut server: ServerTracker,
 ) -> End {
-    let mut server = ServerTracker::default();
     let mut buf = vec![0u8; SERVER_CHUNK];
     loop {
         let n = match tcp.read(&mut buf).await {
@@ -1096,6 +1313,13 @@ struct ClientTracker {
 }
 
 impl ClientTracker {
+    /// Following a conversation whose startup packet the gateway has read: typed
+    /// messages now, and the startup's ReadyForQuery due.
+    fn after_startup(conv: &Conversation) -> ClientTracker {
+        conv.awaiting.fetch_add(1, Ordering::SeqCst);
+        ClientTracker { framing: Framing { typed: true, ..Framing::default() }, lost: false }
+    }
+
     fn feed(&mut self, mut data: &[u8], conv: &Conversation) {
         while !self.lost && !data.is_empty() {
             let msg = match self.framing.next(&mut data, |ty, _| if ty.is_none() { 4 } else { 0 }) {
@@ -1200,10 +1424,23 @@ enum Refusal {
     Sessions,
     Connections,
     ConnectFailed,
+    /// A startup packet the target's access does not allow.
+    Startup,
+    /// The server's side failed to open (TLS, authentication).
+    Login,
 }
 
-const REFUSALS: [&str; 7] =
-    ["host", "origin", "unknown_target", "not_websocket", "sessions", "connections", "connect_failed"];
+const REFUSALS: [&str; 9] = [
+    "host",
+    "origin",
+    "unknown_target",
+    "not_websocket",
+    "sessions",
+    "connections",
+    "connect_failed",
+    "startup",
+    "login",
+];
 
 #[derive(Default)]
 struct Metrics {
@@ -1211,7 +1448,7 @@ struct Metrics {
     active: AtomicUsize,
     cancels: AtomicU64,
     errors: AtomicU64,
-    refusals: [AtomicU64; 7],
+    refusals: [AtomicU64; 9],
     /// Bytes of closed and open sessions are added as they move.
     to_server: AtomicU64,
     to_browser: AtomicU64,

@@ -69,6 +69,8 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
 /// name among the targets (`s1`…`s4` in the demo).
 fn load_live(text: &str, scenario: &pgasync::scenario::Scenario, config: &str) -> Result<String, CliError> {
     let targets = crate::relay::targets_from(Some(config), &[], &[])?;
+    // The superuser's password file, as the relay's `[sql_load]` names it.
+    let passfile = crate::relay::sql_load_from(Some(config))?.and_then(|c| c.passfile);
     // FNV-1a: the same file always loads into the same database.
     let hash = text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3));
     let database = format!("sql_{hash:016x}");
@@ -90,9 +92,11 @@ fn load_live(text: &str, scenario: &pgasync::scenario::Scenario, config: &str) -
         if !t.addr.starts_with("127.0.0.1:") && !t.addr.starts_with("localhost:") {
             return Err(CliError::Usage(format!("--live loads tables only into local shards; {name} is {}", t.addr)));
         }
-        let shard = crate::demo::Cluster { name: name.clone(), port };
+        let shard = crate::demo::Cluster { name: name.clone(), port, passfile: passfile.clone() };
         // A second run of the same file finds its database there already.
-        let _ = shard.psql("postgres", &format!("CREATE DATABASE {database}"));
+        if shard.psql("postgres", &format!("CREATE DATABASE {database}")).is_ok() {
+            shard.psql("postgres", &format!("REVOKE TEMPORARY ON DATABASE {database} FROM PUBLIC"))?;
+        }
         shard.script(&database, &pgasync::sim::load_sql(&spec.catalog, crate::demo::READER))?;
     }
     Ok(database)

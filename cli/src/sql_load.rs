@@ -64,8 +64,12 @@ const MAX_ERROR_CHARS: usize = 600;
 #[derive(Clone, Debug, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct Config {
-    /// The role psql logs in as on the local targets (trust authentication).
+    /// The role psql logs in as on the local targets.
     pub(crate) superuser: String,
+    /// Its pgpass file (`PGPASSFILE`; `pgasync demo` writes one only its owner may
+    /// read): the superuser's password stays in the relay's process and psql's.
+    #[serde(default)]
+    pub(crate) passfile: Option<std::path::PathBuf>,
     #[serde(default = "default_max_databases")]
     pub(crate) max_databases: usize,
     #[serde(default = "default_timeout_ms")]
@@ -427,7 +431,10 @@ async fn write(loader: &Loader, database: &str, p: &Prepared, deadline: Instant)
     let ports: Vec<u16> = jobs.iter().map(|(port, _)| *port).collect();
     let work = async {
         for (port, script) in &jobs {
-            let fresh = format!("DROP DATABASE IF EXISTS {database} WITH (FORCE);\nCREATE DATABASE {database};\n");
+            let fresh = format!(
+                "DROP DATABASE IF EXISTS {database} WITH (FORCE);\nCREATE DATABASE {database};\n\
+                 REVOKE TEMPORARY ON DATABASE {database} FROM PUBLIC;\n"
+            );
             psql(loader, *port, "postgres", &fresh).await?;
             psql(loader, *port, database, script).await?;
         }
@@ -464,6 +471,7 @@ async fn psql(loader: &Loader, port: u16, db: &str, script: &str) -> Result<(), 
         .args(["-X", "-q", "-v", "ON_ERROR_STOP=1", "-f", "-", "-h", "127.0.0.1"])
         .args(["-U", &loader.config.superuser, "-p", &port.to_string(), "-d", db])
         .env("PGCONNECT_TIMEOUT", "5")
+        .envs(loader.config.passfile.iter().map(|p| ("PGPASSFILE", p)))
         .env("PGOPTIONS", format!("-c statement_timeout={}", loader.config.timeout_ms))
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::null())
