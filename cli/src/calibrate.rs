@@ -405,7 +405,7 @@ pub(crate) fn quiet(c: &crate::demo::Cluster) -> Result<(), CliError> {
 pub fn run(argv: &[String]) -> Result<(), CliError> {
     let live = argv.iter().any(|a| a == "--live");
     let rest: Vec<String> = argv.iter().filter(|a| *a != "--live").cloned().collect();
-    let a = Args::parse(&rest, &["out", "rows", "dir", "target", "database", "table"])?;
+    let a = Args::parse(&rest, &["out", "rows", "dir", "target", "database", "table", "config"])?;
     if !live {
         return Err(CliError::Usage(
             "calibrate needs --live: it measures real PostgreSQL (its own cluster, or --target HOST:PORT)".into(),
@@ -415,11 +415,28 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
     let rows = a.int("rows", 2, 10_000_000)?.map_or(DEFAULT_ROWS, |n| n as usize);
     let profile = match a.get("target") {
         Some(t) => {
-            let addr = t
-                .to_socket_addrs()
-                .ok()
-                .and_then(|mut i| i.next())
-                .ok_or_else(|| CliError::Usage(format!("--target {t}: expected HOST:PORT")))?;
+            // `--config relay.toml --target NAME`: a target as the relay defines it (TLS
+            // and passwords through the loopback gateway); else `--target HOST:PORT`.
+            let mut _gateway = None;
+            let addr = match a.get("config") {
+                Some(config) => {
+                    let targets = crate::relay::targets_from(Some(config), &[], &[])?;
+                    let target = targets
+                        .get(t)
+                        .ok_or_else(|| CliError::Usage(format!("--target {t}: no such target in {config}")))?;
+                    if target.needs_gateway() {
+                        let g = crate::gateway::LocalGateway::start(vec![(t.to_string(), target.local())])
+                            .map_err(CliError::Failed)?;
+                        let addr = g.addrs[t];
+                        _gateway = Some(g);
+                        Some(addr)
+                    } else {
+                        target.addr.to_socket_addrs().ok().and_then(|mut i| i.next())
+                    }
+                }
+                None => t.to_socket_addrs().ok().and_then(|mut i| i.next()),
+            }
+            .ok_or_else(|| CliError::Usage(format!("--target {t}: expected HOST:PORT, or a target NAME with --config")))?;
             let db = a.get("database").unwrap_or("e");
             let table = a.get("table").unwrap_or("t1");
             eprintln!("pgasync calibrate: measuring {addr} (database {db}, table {table})");

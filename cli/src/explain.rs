@@ -11,6 +11,7 @@
 //! runs it with a real clock.
 
 use crate::args::Args;
+use crate::gateway::{LocalGateway, LocalTarget};
 use crate::CliError;
 use pgasync::clock::Clock;
 use pgasync::host::Host;
@@ -34,7 +35,7 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
     let knobs = crate::knobs_with_profile(&a)?;
     let scenario = Scenario::build_from(id, &knobs, Source::Cli)?;
     if let Some(config) = a.get("live") {
-        let mut run = start_live(&scenario, mode == "async", config, &scenario.id.to_lowercase())?;
+        let (mut run, _gateway) = start_live(&scenario, mode == "async", config, &scenario.id.to_lowercase())?;
         let outcome = run.run_to_end();
         return report(
             &scenario,
@@ -101,28 +102,36 @@ fn on_off(a: &Args, name: &str, default: bool) -> Result<bool, String> {
 }
 
 /// The scenario on the servers a targets file names (`[targets.NAME] addr = "H:P"`),
-/// each opening `database`.
+/// each opening `database`. Targets that need TLS or a password are reached through a
+/// loopback gateway (returned: it must outlive the run) that opens them as the relay does.
 pub(crate) fn start_live(
     scenario: &Scenario,
     async_mode: bool,
     config: &str,
     database: &str,
-) -> Result<QueryRun<TcpHost>, CliError> {
+) -> Result<(QueryRun<TcpHost>, Option<LocalGateway>), CliError> {
     // The relay's own reading of its targets file (`pgasync demo` writes it).
     let targets = crate::relay::targets_from(Some(config), &[], &[])?;
-    let addrs = scenario
-        .servers
+    let mut used = Vec::new();
+    for s in &scenario.servers {
+        let t = targets.get(&s.server.name).ok_or_else(|| {
+            CliError::Usage(format!("--live {config}: no target \"{}\" (scenario {} needs it)", s.server.name, scenario.id))
+        })?;
+        used.push((s.server.name.clone(), t));
+    }
+    let gated: Vec<(String, LocalTarget)> =
+        used.iter().filter(|(_, t)| t.needs_gateway()).map(|(n, t)| (n.clone(), t.local())).collect();
+    let gateway = if gated.is_empty() { None } else { Some(LocalGateway::start(gated).map_err(CliError::Failed)?) };
+    let addrs = used
         .iter()
-        .map(|s| {
-            let t = targets.get(&s.server.name).ok_or_else(|| {
-                CliError::Usage(format!(
-                    "--live {config}: no target \"{}\" (scenario {} needs it)",
-                    s.server.name, scenario.id
-                ))
-            })?;
-            std::net::ToSocketAddrs::to_socket_addrs(&t.addr).ok().and_then(|mut a| a.next()).ok_or_else(|| {
-                CliError::Usage(format!("--live {config}: target {}: cannot resolve {}", s.server.name, t.addr))
-            })
+        .map(|(name, t)| {
+            if let Some(addr) = gateway.as_ref().and_then(|g| g.addrs.get(name)) {
+                return Ok(*addr);
+            }
+            std::net::ToSocketAddrs::to_socket_addrs(&t.addr)
+                .ok()
+                .and_then(|mut a| a.next())
+                .ok_or_else(|| CliError::Usage(format!("--live {config}: target {name}: cannot resolve {}", t.addr)))
         })
         .collect::<Result<Vec<SocketAddr>, _>>()?;
     // Connections open when the executor connects (GetConnection at ExecInit).
@@ -135,5 +144,5 @@ pub(crate) fn start_live(
     // Statements go on the wire when sent, as libpq writes them (EState::writer).
     run.es.writer = Some(writer);
     run.keep_rows = true;
-    Ok(run)
+    Ok((run, gateway))
 }

@@ -29,8 +29,9 @@
 //!   PostgreSQL's own limit), at most 4 SSL/GSS requests precede it, and the whole
 //!   exchange with the server (TLS and authentication) takes at most the connect
 //!   timeout.
-//! * A CancelRequest is never relayed from a client: the relay sends cancels itself,
-//!   for the backend of the session whose client left.
+//! * A CancelRequest is never relayed from a browser: the relay sends cancels itself,
+//!   for the backend of the session whose client left. The CLI's loopback gateway
+//!   ([`LocalGateway`]) passes its own client's cancels on, as a server would take them.
 
 use crate::tls::{self, ServerStream, TlsMode};
 use bytes::{Buf, BytesMut};
@@ -179,6 +180,8 @@ pub(crate) enum Opening {
     /// SSLRequest or GSSENCRequest: answer `b"N"` and read on.
     Negotiate,
     Startup(Startup),
+    /// A CancelRequest, whole (only the CLI's loopback gateway passes it on).
+    Cancel(Vec<u8>),
 }
 
 /// Reads a client's untyped start-up packets from the bytes it sends, in chunks of any
@@ -213,6 +216,9 @@ impl StartupReader {
             return Ok(None);
         }
         let code = u32::from_be_bytes(self.buf[4..8].try_into().expect("4 bytes"));
+        if code == CANCEL_REQUEST && self.negotiations == 0 {
+            return Ok(Some(Opening::Cancel(self.buf.drain(..len).collect())));
+        }
         let body: Vec<u8> = self.buf.drain(..len).skip(8).collect();
         match code {
             SSL_REQUEST | GSSENC_REQUEST => {
@@ -222,7 +228,7 @@ impl StartupReader {
                 }
                 Ok(Some(Opening::Negotiate))
             }
-            CANCEL_REQUEST => Err(Refusal::new("08P01", "cancel requests are not relayed (the relay cancels for you)")),
+            CANCEL_REQUEST => Err(Refusal::new("08P01", "a cancel request after an SSL/GSS request")),
             v if v >> 16 == 3 => parse_params(&body).map(|params| Some(Opening::Startup(Startup { params }))),
             v => Err(Refusal::new("08P01", format!("unsupported frontend protocol {}.{}", v >> 16, v & 0xffff))),
         }
@@ -238,7 +244,8 @@ impl StartupReader {
 fn parse_params(body: &[u8]) -> Result<Vec<(String, String)>, Refusal> {
     let bad = || Refusal::new("08P01", "invalid startup packet layout");
     let text = std::str::from_utf8(body).map_err(|_| bad())?;
-    let text = text.strip_suffix('\0').ok_or_else(bad)?;
+    // Pairs `name\0value\0`, then the list's own terminating `\0`.
+    let text = text.strip_suffix("\0\0").ok_or_else(bad)?;
     let mut fields = text.split('\0');
     let mut params: Vec<(String, String)> = Vec::new();
     while let Some(name) = fields.next() {
@@ -521,7 +528,10 @@ mod tests {
         let long = (MAX_STARTUP_BYTES as u32 + 1).to_be_bytes().to_vec();
         let dup = packet(196608, &[("user", "pgasync"), ("user", "postgres")]);
         let v2 = packet(2 << 16, &[("user", "pgasync")]);
-        for bad in [cancel, long.iter().chain(&[0, 3, 0, 0]).copied().collect(), dup, v2] {
+        let mut r = StartupReader::default();
+        r.feed(&cancel).unwrap();
+        assert_eq!(r.next().unwrap(), Some(Opening::Cancel(cancel.clone())));
+        for bad in [long.iter().chain(&[0, 3, 0, 0]).copied().collect(), dup, v2] {
             let mut r = StartupReader::default();
             r.feed(&bad).unwrap();
             assert!(r.next().is_err(), "{bad:?}");
@@ -536,4 +546,119 @@ mod tests {
         r.feed(&ssl).unwrap();
         assert!(r.next().is_err());
     }
+}
+
+// ---------------------------------------------------------------------------------
+// The CLI's loopback gateway
+
+/// For the CLI's `--live` runs on targets that need TLS or a password: the native host
+/// speaks plain TCP with trust authentication, so each such target gets a listener on
+/// 127.0.0.1 here that opens the real server exactly as the relay does (the same
+/// [`open_server`]), then copies bytes both ways. It lives as long as this value.
+pub(crate) struct LocalGateway {
+    /// The listener standing in for each target.
+    pub(crate) addrs: std::collections::BTreeMap<String, std::net::SocketAddr>,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+/// What the loopback gateway needs of a target.
+#[derive(Clone)]
+pub(crate) struct LocalTarget {
+    pub(crate) addr: String,
+    pub(crate) access: Access,
+    pub(crate) upstream: Upstream,
+}
+
+impl LocalGateway {
+    pub(crate) fn start(targets: Vec<(String, LocalTarget)>) -> Result<LocalGateway, String> {
+        let mut listeners = Vec::new();
+        let mut addrs = std::collections::BTreeMap::new();
+        for (name, t) in targets {
+            let l = std::net::TcpListener::bind("127.0.0.1:0").map_err(|e| format!("loopback gateway: {e}"))?;
+            l.set_nonblocking(true).map_err(|e| format!("loopback gateway: {e}"))?;
+            addrs.insert(name.clone(), l.local_addr().map_err(|e| format!("loopback gateway: {e}"))?);
+            listeners.push((name, t, l));
+        }
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let thread = std::thread::spawn(move || {
+            let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime");
+            rt.block_on(async move {
+                let mut tasks = tokio::task::JoinSet::new();
+                for (name, t, l) in listeners {
+                    let l = tokio::net::TcpListener::from_std(l).expect("a tokio listener");
+                    tasks.spawn(accept(name, Arc::new(t), l));
+                }
+                let _ = stopped.await;
+                tasks.abort_all();
+            });
+        });
+        Ok(LocalGateway { addrs, stop: Some(stop), thread: Some(thread) })
+    }
+}
+
+impl Drop for LocalGateway {
+    fn drop(&mut self) {
+        let _ = self.stop.take().map(|s| s.send(()));
+        let _ = self.thread.take().map(|t| t.join());
+    }
+}
+
+async fn accept(name: String, t: Arc<LocalTarget>, l: tokio::net::TcpListener) {
+    let mut sessions = tokio::task::JoinSet::new();
+    while let Ok((client, _)) = l.accept().await {
+        let (name, t) = (name.clone(), t.clone());
+        sessions.spawn(async move {
+            if let Err(e) = local_session(&name, &t, client).await {
+                eprintln!("pgasync: gateway to {name}: {e}");
+            }
+        });
+    }
+}
+
+/// One connection of the CLI's host, opened on the real server as the relay opens one.
+async fn local_session(name: &str, t: &LocalTarget, mut client: TcpStream) -> Result<(), String> {
+    let timeout = Duration::from_secs(10);
+    let mut reader = StartupReader::default();
+    let startup = loop {
+        match reader.next().map_err(|r| r.message)? {
+            Some(Opening::Negotiate) => client.write_all(b"N").await.map_err(|e| e.to_string())?,
+            Some(Opening::Cancel(raw)) => {
+                let mut server = TcpStream::connect(&t.addr).await.map_err(|e| e.to_string())?;
+                server.write_all(&raw).await.map_err(|e| e.to_string())?;
+                let _ = tokio::time::timeout(timeout, server.read(&mut [0u8; 1])).await;
+                return Ok(());
+            }
+            Some(Opening::Startup(s)) => break s,
+            None => {
+                let mut buf = [0u8; 4096];
+                let n = client.read(&mut buf).await.map_err(|e| e.to_string())?;
+                if n == 0 {
+                    return Ok(());
+                }
+                reader.feed(&buf[..n]).map_err(|r| r.message)?;
+            }
+        }
+    };
+    if let Err(r) = startup.check(&t.access) {
+        let _ = client.write_all(&r.error_response()).await;
+        return Err(r.message);
+    }
+    let tcp = tokio::time::timeout(timeout, TcpStream::connect(&t.addr))
+        .await
+        .map_err(|_| format!("connecting to {} timed out", t.addr))?
+        .map_err(|e| format!("cannot connect to {}: {e}", t.addr))?;
+    let _ = tcp.set_nodelay(true);
+    let _ = client.set_nodelay(true);
+    let (mut server, to_client) = match open_server(tcp, name, &t.addr, &t.upstream, &startup, timeout).await {
+        Ok(opened) => opened,
+        Err(f) => {
+            let _ = client.write_all(&f.to_client).await;
+            return Err(f.log);
+        }
+    };
+    client.write_all(&to_client).await.map_err(|e| e.to_string())?;
+    server.write_all(&reader.rest()).await.map_err(|e| e.to_string())?;
+    let _ = tokio::io::copy_bidirectional(&mut client, &mut server).await;
+    Ok(())
 }

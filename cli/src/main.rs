@@ -48,7 +48,7 @@ const USAGE: &str = "usage:
                 [--format json|csv|svg|explain-text|explain-json]
       (trace: runs on the simulator and writes the trace (JSON, CSV), the timeline (SVG) or EXPLAIN)
   pgasync calibrate --live [--out profile.json] [--rows 30000] [--dir DIR]
-                    [--target HOST:PORT [--database e] [--table t1]]
+                    [--target HOST:PORT | --config relay.toml --target NAME] [--database e] [--table t1]
       (calibrate: measures on a live shard (its own cluster under DIR, or --target) the round trip,
        server time per FETCH and per row (fitted over FETCH sizes 1 to 1000), bandwidth, connection
        set-up, and pgasync's own CPU as the coordinator of a scan (per row, per answer, per async

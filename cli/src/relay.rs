@@ -113,6 +113,15 @@ pub(crate) struct Target {
 }
 
 impl Target {
+    /// Whether a native client (the CLI's `--live`) needs the loopback gateway to open it.
+    pub(crate) fn needs_gateway(&self) -> bool {
+        self.upstream.tls != TlsMode::Disable || self.upstream.password.is_some()
+    }
+
+    pub(crate) fn local(&self) -> gateway::LocalTarget {
+        gateway::LocalTarget { addr: self.addr.clone(), access: self.access.clone(), upstream: self.upstream.clone() }
+    }
+
     /// A `--target NAME=HOST:PORT`: the sandbox's read-only role, any database, no TLS,
     /// no password.
     fn plain(addr: String) -> Target {
@@ -1008,6 +1017,10 @@ async fn read_startup(
                     ws_tx.send(Message::Binary(Bytes::from_static(b"N"))).await.map_err(|e| End::BrowserError(e.to_string()))?
                 }
                 Opening::Startup(s) => return Ok((s, reader.rest())),
+                Opening::Cancel(_) => {
+                    let why = "cancel requests are not relayed (the relay cancels when a client leaves mid-query)";
+                    return Err(End::RefusedStartup(gateway::Refusal { sqlstate: "08P01", message: why.into() }));
+                }
             }
         }
         match ws_rx.next().await {

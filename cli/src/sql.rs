@@ -53,7 +53,7 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
     let mode = a.choice("mode", &["sync", "async"], default_mode)?;
     if let Some(config) = a.get("live") {
         let database = load_live(&text, &scenario, config)?;
-        let mut run = crate::explain::start_live(&scenario, mode == "async", config, &database)?;
+        let (mut run, _gateway) = crate::explain::start_live(&scenario, mode == "async", config, &database)?;
         let outcome = run.run_to_end();
         return report(&sql, &run, outcome, format, counters, max_rows, &format!("{mode}, live shards, real clock"));
     }

@@ -44,6 +44,8 @@ fn cluster() -> Arc<Cluster> {
     }
     // 64 sessions x 4 targets all open at once, plus the other tests' sessions.
     let c = Arc::new(Cluster::start_with("relay", "max_connections = 320"));
+    // The role the relay lets clients use by default (`--target NAME=HOST:PORT`).
+    c.query("postgres", "postgres", "CREATE ROLE pgasync LOGIN").unwrap();
     *slot = Arc::downgrade(&c);
     c
 }
@@ -121,7 +123,7 @@ fn runtime() -> tokio::runtime::Runtime {
 
 fn startup(app: &str) -> Vec<u8> {
     let mut body = 196608u32.to_be_bytes().to_vec();
-    for (k, v) in [("user", "postgres"), ("database", "postgres"), ("application_name", app)] {
+    for (k, v) in [("user", "pgasync"), ("database", "postgres"), ("application_name", app)] {
         body.extend_from_slice(k.as_bytes());
         body.push(0);
         body.extend_from_slice(v.as_bytes());
@@ -321,11 +323,16 @@ fn foreign_origin_refused() {
 
 #[test]
 fn oversized_frame_ends_session() {
-    let (_l, addr) = dummy_target();
-    let relay = Relay::start(&["--target", &format!("s1={addr}"), "--max-frame-bytes", "65536"]);
+    let pg = cluster();
+    let relay = Relay::start(&["--target", &format!("s1={}", pg.addr()), "--max-frame-bytes", "65536"]);
     runtime().block_on(async {
-        let (mut ws, _) = tokio_tungstenite::connect_async(relay.ws_url("s1")).await.unwrap();
-        ws.send(Message::Binary(vec![0u8; 65536].into())).await.unwrap();
+        let mut c = Pg::connect(&relay, "s1", "relay_oversized").await;
+        // A message of exactly the limit goes through: a query padded with spaces.
+        let padded = format!("SELECT 1{}", " ".repeat(65536 - 6 - 8));
+        assert_eq!(query(&padded).len(), 65536);
+        c.send(&query(&padded)).await;
+        assert!(c.until_ready().await.iter().any(|(t, _)| *t == b'D'));
+        let mut ws = c.ws;
         ws.send(Message::Binary(vec![0u8; 100_000].into())).await.unwrap();
         let code = tokio::time::timeout(Duration::from_secs(5), close_code(&mut ws)).await.expect("closed in time");
         assert_eq!(code.map(|c| c.0), Some(CloseCode::Size));
