@@ -23,6 +23,20 @@
 //!
 //! Errors carry the line and column in the scenario file ([`FrontError`]); nothing
 //! here panics on any input.
+//!
+//! # Bounds (hostile files: the page, the relay's `/sql/load` and the CLI share them)
+//! * Text: at most [`script::MAX_SCRIPT_BYTES`] (1 MiB).
+//! * Nesting: every statement is weighed on its tokens before sqlparser parses it
+//!   ([`crate::sql::nesting`]): more than [`crate::sql::nesting::MAX_WEIGHT`] (256)
+//!   tokens in one chain of operators, parentheses and set operations (`1+1+…`, `a ||
+//!   …`, `x AND …`, `UNION ALL …`) is refused at the token that passes it, "statement
+//!   nested too deeply", and sqlparser's own recursion (parentheses, prefix operators,
+//!   subqueries) stops at [`crate::sql::nesting::MAX_RECURSION`] (20) levels, so no tree
+//!   deeper than the stack allows is ever built or walked: everything here recurses
+//!   over trees, and a stack overflow aborts a process (or the page) with no error to
+//!   catch. The deepest files let through load, plan and run in 1 MiB of stack in a
+//!   debug build (tests/sql_bounds.rs); the scenario files and the corpus weigh at most
+//!   32. Subqueries nest at most 32 deep in the planner.
 
 pub mod catalog;
 pub mod eval;

@@ -18,6 +18,7 @@ use sqlparser::parser::{Parser, ParserError};
 use sqlparser::tokenizer::{Location, Token, TokenWithSpan, Tokenizer};
 
 use super::FrontError;
+use crate::sql::nesting;
 
 /// How a partitioned table splits its rows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -139,7 +140,11 @@ pub fn parse_statements(sql: &str, first_line: usize) -> Result<Vec<Located>, Fr
         .with_unescape(true)
         .tokenize_with_location()
         .map_err(|e| FrontError::at(format!("syntax error: {}", e.message), e.location))?;
-    let mut p = Parser::new(&dialect).with_tokens_with_locations(tokens);
+    // Before sqlparser builds a tree: one deeper than the stack allows is never built.
+    if let Some(at) = nesting::too_deep(&tokens, nesting::MAX_WEIGHT) {
+        return Err(FrontError::at(nesting::message(nesting::MAX_WEIGHT), at));
+    }
+    let mut p = Parser::new(&dialect).with_recursion_limit(nesting::MAX_RECURSION).with_tokens_with_locations(tokens);
     let mut out = Vec::new();
     loop {
         while p.consume_token(&Token::SemiColon) {}
