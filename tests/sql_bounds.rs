@@ -7,13 +7,18 @@
 //!   1 MiB of stack (the wasm page's whole stack; this is a debug build, whose frames
 //!   are larger than the page's), so neither can overflow it. The scenario files and
 //!   the corpus weigh a small fraction of the bound.
-//! * Bytes: rows are counted in bytes as well as in number, before they are made.
+//! * Bytes: rows are counted in bytes as well as in number: a wide generate_series
+//!   (a 100,000-character literal × 5000 rows) is refused before its first row, every
+//!   row counts in the running total, and the scenario files take at most a third of
+//!   the page's bound.
 
 use pgasync::clock::Clock;
-use pgasync::frontend::script::SCENARIO_FILES;
+use pgasync::frontend::catalog::Limits;
+use pgasync::frontend::script::{SqlLoad, SCENARIO_FILES};
 use pgasync::frontend::{FrontError, SqlScenario};
 use pgasync::knobs::Source;
 use pgasync::scenario::Knobs;
+use pgasync::session::{DEMO_LIMITS, MAX_DEMO_BYTES};
 use pgasync::sql::nesting::{self, MAX_WEIGHT};
 use sqlparser::dialect::PostgreSqlDialect;
 use sqlparser::tokenizer::Tokenizer;
@@ -170,5 +175,76 @@ fn real_files_weigh_a_fraction_of_the_bound() {
         let w = weight_of(text);
         println!("{name}: weighs {w} (bound {MAX_WEIGHT})");
         assert!(w > 5 && w * 4 <= MAX_WEIGHT, "{name}: weighs {w}");
+    }
+}
+
+/// One shard whose t1 gets `insert`.
+fn shard_file(insert: &str) -> String {
+    file(insert, "select a from ft1;")
+}
+
+/// Loads `text` with `limits`, giving the error and the bytes inserted when it came.
+fn load_with(text: &str, limits: Limits) -> Result<usize, (FrontError, usize)> {
+    let mut load = SqlLoad::new(text, limits).map_err(|e| (e, 0))?;
+    loop {
+        match load.advance(10_000) {
+            Ok(true) => return Ok(load.bytes()),
+            Ok(false) => {}
+            Err(e) => return Err((e, load.bytes())),
+        }
+    }
+}
+
+#[test]
+fn wide_series_are_refused_before_their_first_row() {
+    // The hostile tester's file: a 100,000-character literal × 5000 rows (500 MB).
+    let wide =
+        shard_file(&format!("insert into t1 select i, '{}' from generate_series(1, 5000) i;", "x".repeat(100_000)));
+    let (e, bytes) = load_with(&wide, DEMO_LIMITS).unwrap_err();
+    assert_eq!((e.line, bytes), (3, 0), "{e}: refused at the INSERT, before any row");
+    assert_eq!(
+        e.message,
+        "generate_series of 5000 rows of about 100072 bytes each (about 477.2 MiB): more than the sandbox's 128 MiB \
+         of rows"
+    );
+    // The CLI's bound is larger: there it loads (the same rows as a narrow file's,
+    // counted in bytes), but ten times as many rows do not.
+    let mut cli = wide.replace("5000", "50000");
+    let (e, bytes) = load_with(&cli, Limits::SANDBOX).unwrap_err();
+    assert!(e.message.contains("more than the sandbox's 2 GiB of rows") && bytes == 0, "{e}");
+    // The rows before a series count with it.
+    cli = shard_file(&format!(
+        "insert into t1 select i, '{0}' from generate_series(1, 60) i;\n\
+         insert into t1 select i, '{0}' from generate_series(1, 60) i;",
+        "y".repeat(10_000)
+    ));
+    let (e, bytes) = load_with(&cli, Limits { rows: 1000, bytes: 1 << 20 }).unwrap_err();
+    assert!(e.message.ends_with("with the rows before it") && e.line == 4, "{e}");
+    assert_eq!(bytes, 60 * (16 + 16 + 40 + 10_000));
+}
+
+#[test]
+fn every_row_counts_in_the_running_total() {
+    // VALUES rows (no series to estimate): stopped at the row that passes the bound.
+    let limits = Limits { rows: 1_000_000, bytes: 1 << 19 };
+    let values: Vec<String> = (0..1500).map(|i| format!("({i}, '{}')", "w".repeat(600))).collect();
+    let many = shard_file(&format!("insert into t1 values {};", values.join(", ")));
+    let (e, bytes) = load_with(&many, limits).unwrap_err();
+    assert_eq!(e.message, "more than 524288 bytes of rows in all: too many for the sandbox", "{e}");
+    let row = 16 + 16 + 40 + 600;
+    assert_eq!(bytes, (1 << 19) / row * row + row, "the rows up to the one that passed it");
+    assert_eq!(e.line, 3);
+}
+
+#[test]
+fn the_scenario_files_fit_the_pages_bytes() {
+    for (id, text) in SCENARIO_FILES {
+        let bytes = load_with(text, DEMO_LIMITS).unwrap_or_else(|(e, _)| panic!("{id}: {e}"));
+        println!(
+            "{id}: {bytes} bytes of rows ({:.1} MiB; the page's bound {} MiB)",
+            bytes as f64 / 1048576.0,
+            MAX_DEMO_BYTES >> 20
+        );
+        assert!(bytes > 0 && bytes * 3 <= MAX_DEMO_BYTES, "{id}: {bytes}");
     }
 }

@@ -12,7 +12,9 @@
 //!
 //! # Invariants (the endpoint is hostile-input territory)
 //! * The user's text never reaches PostgreSQL: the crate's front end parses it (with
-//!   the page's row limit, `MAX_DEMO_ROWS`, and the time limit), and what is loaded is
+//!   the page's limits, `DEMO_LIMITS`: 400,000 rows and 64 MiB of rows, each refused
+//!   before the rows are made, statements nested at most as the front end allows —
+//!   and the time limit), and what is loaded is
 //!   written from the parsed catalogs (`sim::load_sql`, `postgres_sql::coordinator_ddl`):
 //!   identifiers quoted, values as escaped COPY data. Names holding control characters
 //!   or backslashes are refused outright (psql reads the script).
@@ -42,7 +44,7 @@ use pgasync::frontend::script::{SqlLoad, MAX_SCRIPT_BYTES};
 use pgasync::frontend::FrontError;
 use pgasync::knobs::Source;
 use pgasync::scenario::{Knobs, Scenario};
-use pgasync::session::{check_scenario_size, MAX_DEMO_ROWS};
+use pgasync::session::{check_scenario_size, DEMO_LIMITS};
 use serde::Serialize;
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
@@ -337,7 +339,7 @@ fn prepare_blocking(
 /// The front end with the page's limits: rows (refused at the INSERT that passes
 /// them, with its place), the plan's size, the deadline.
 fn parse(text: &str, deadline: Instant) -> Result<Scenario, Refusal> {
-    let mut load = SqlLoad::new(text, MAX_DEMO_ROWS).map_err(Refusal::from_front)?;
+    let mut load = SqlLoad::new(text, DEMO_LIMITS).map_err(Refusal::from_front)?;
     load.set_limit_name("a live run from the page");
     let mut out_of_time = || Instant::now() >= deadline;
     while !load.advance_timed(4096, &mut out_of_time).map_err(Refusal::from_front)? {

@@ -37,6 +37,13 @@
 //!   catch. The deepest files let through load, plan and run in 1 MiB of stack in a
 //!   debug build (tests/sql_bounds.rs); the scenario files and the corpus weigh at most
 //!   32. Subqueries nest at most 32 deep in the planner.
+//! * Rows: a load inserts at most its [`catalog::Limits`], in rows and in bytes of
+//!   rows as held ([`catalog::row_bytes`]): the CLI's [`catalog::Limits::SANDBOX`],
+//!   16,000,000 rows and 2 GiB; the page's and the relay's
+//!   [`crate::session::DEMO_LIMITS`], 400,000 rows and 128 MiB. Both are checked
+//!   before each row is stored, and an `INSERT … SELECT … FROM generate_series` whose
+//!   rows × the width of its first row would pass the bytes left is refused before
+//!   its first row is made (100,000 characters × 5000 rows: at its line and column).
 
 pub mod catalog;
 pub mod eval;
