@@ -100,6 +100,15 @@ fn on_off(a: &Args, name: &str, default: bool) -> Result<bool, String> {
     })
 }
 
+/// The targets of `--live FILE`, read as the relay reads its configuration (`pgasync
+/// demo` writes it), its errors naming `--live`.
+pub(crate) fn live_targets(config: &str) -> Result<std::collections::BTreeMap<String, crate::relay::Target>, CliError> {
+    crate::relay::targets_from(Some(config), &[], &[]).map_err(|e| match e {
+        CliError::Usage(m) => CliError::Usage(m.replacen("--config ", "--live ", 1)),
+        other => other,
+    })
+}
+
 /// The scenario on the servers a targets file names (`[targets.NAME] addr = "H:P"`),
 /// each opening `database`.
 pub(crate) fn start_live(
@@ -108,8 +117,7 @@ pub(crate) fn start_live(
     config: &str,
     database: &str,
 ) -> Result<QueryRun<TcpHost>, CliError> {
-    // The relay's own reading of its targets file (`pgasync demo` writes it).
-    let targets = crate::relay::targets_from(Some(config), &[], &[])?;
+    let targets = live_targets(config)?;
     let addrs = scenario
         .servers
         .iter()

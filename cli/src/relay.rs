@@ -316,7 +316,8 @@ pub(crate) fn targets_from(
 }
 
 fn read_config(path: &str) -> Result<FileConfig, CliError> {
-    let text = std::fs::read_to_string(path).map_err(|e| CliError::Usage(format!("--config {path}: {e}")))?;
+    let text = crate::input::read_text(path, "a relay configuration", crate::input::CONFIG_BYTES)
+        .map_err(|e| CliError::Usage(format!("--config {path}: {e}")))?;
     toml::from_str(&text).map_err(|e| CliError::Usage(format!("--config {path}: {e}")))
 }
 
