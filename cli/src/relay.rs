@@ -497,7 +497,7 @@ async fn handle(req: Request<Incoming>, peer: SocketAddr, relay: Arc<Relay>) -> 
         return upgrade(req, &name, peer, relay).await;
     }
     if path == "/sql/load" {
-        return sql_load::handle(req, relay.sql_loader.as_ref(), &relay.origins).await;
+        return sql_load::handle(req, peer.ip(), relay.sql_loader.as_ref(), &relay.origins).await;
     }
     if req.method() != Method::GET && req.method() != Method::HEAD {
         let mut r = text(StatusCode::METHOD_NOT_ALLOWED, "text/plain; charset=utf-8", "method not allowed");

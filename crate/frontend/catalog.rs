@@ -51,15 +51,17 @@ pub fn row_bytes(row: &[Datum]) -> usize {
     row.iter().map(|d| std::mem::size_of::<Datum>() + if let Datum::Text(t) = d { 40 + t.len() } else { 0 }).sum()
 }
 
-/// Bytes in messages: "64 MiB", "2 GiB", "512.0 KiB".
+/// Bytes in messages: "128 MiB", "2 GiB", "477.2 MiB", "4.7 GiB", "5000 bytes".
 fn size_text(bytes: usize) -> String {
-    let (gib, mib) = (1usize << 30, 1usize << 20);
-    match bytes {
-        b if b >= gib && b % gib == 0 => format!("{} GiB", b / gib),
-        b if b >= mib && b % mib == 0 => format!("{} MiB", b / mib),
-        b if b >= mib => format!("{:.1} MiB", b as f64 / mib as f64),
-        b => format!("{b} bytes"),
+    for (unit, name) in [(1usize << 30, "GiB"), (1 << 20, "MiB")] {
+        if bytes >= unit {
+            return match bytes % unit {
+                0 => format!("{} {name}", bytes / unit),
+                _ => format!("{:.1} {name}", bytes as f64 / unit as f64),
+            };
+        }
     }
+    format!("{bytes} bytes")
 }
 
 #[derive(Clone, Debug)]
