@@ -15,6 +15,7 @@
 use pgasync::clock::Clock;
 use pgasync::frontend::catalog::Limits;
 use pgasync::frontend::script::{SqlLoad, SCENARIO_FILES};
+use pgasync::frontend::statement::{MAX_STATEMENTS, MAX_TOKENS};
 use pgasync::frontend::{FrontError, SqlScenario};
 use pgasync::knobs::Source;
 use pgasync::scenario::Knobs;
@@ -247,4 +248,27 @@ fn the_scenario_files_fit_the_pages_bytes() {
         );
         assert!(bytes > 0 && bytes * 3 <= MAX_DEMO_BYTES, "{id}: {bytes}");
     }
+}
+
+#[test]
+fn sections_hold_a_bounded_number_of_tokens_and_statements() {
+    // 1 MiB of `(1),` (a 250,000-row VALUES list took 450 MB to parse) and of
+    // `select 1;` (860 MB): refused before sqlparser builds anything, at their place.
+    let values = shard_file(&format!("insert into t1 values {};", vec!["(1)"; 250_000].join(",")));
+    let e = SqlScenario::load(&values).unwrap_err();
+    // 11 tokens on line 2, 4 before the list on line 3, then a token per character.
+    assert_eq!((e.line, e.column), (3, 22 + (MAX_TOKENS + 1 - 15)), "{e}");
+    assert!(e.message.starts_with(&format!("more than {MAX_TOKENS} tokens in one section")), "{e}");
+    let selects = file(&"select 1;\n".repeat(100_000), "select a from ft1;");
+    let e = SqlScenario::load(&selects).unwrap_err();
+    // The CREATE TABLE on line 2 is the first statement: the one over is on line 1002.
+    assert_eq!((e.line, e.column), (2 + MAX_STATEMENTS, 1), "{e}");
+    assert_eq!(e.message, format!("more than {MAX_STATEMENTS} statements in one section: too many to hold"));
+    // Within the bounds, long statements load in time linear in the text (each
+    // statement's text was found by walking the file from its start: quadratic).
+    let long = format!("select '{}';\n", "x".repeat(1000)).repeat(MAX_STATEMENTS - 10);
+    let t = std::time::Instant::now();
+    let sql = SqlScenario::load(&file(&long, "select a from ft1;")).unwrap();
+    assert_eq!(sql.log.len(), MAX_STATEMENTS - 10 + 5, "and CREATE TABLE, and the coordinator's four");
+    assert!(t.elapsed() < std::time::Duration::from_secs(10), "{:?}", t.elapsed());
 }

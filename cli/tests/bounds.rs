@@ -2,7 +2,8 @@
 //! clear error, in little time and memory, and the relay keeps serving.
 //!
 //! * `pgasync sql --file F` with 3,000- and 10,000-term chains (`+`, `||`, `AND`,
-//!   `UNION ALL`), 100,000 nested parentheses and a wide generate_series, and
+//!   `UNION ALL`), 100,000 nested parentheses, 250,000 VALUES rows, 100,000
+//!   statements and a wide generate_series, and
 //!   `/dev/zero` as every file argument (`sql --file`, `--profile`, `--live`, `trace
 //!   --file`, `relay --config`): the error text, the exit code, and the process's peak
 //!   memory (its `ru_maxrss` from `wait4`) under `PEAK_BOUND`.
@@ -60,6 +61,11 @@ fn bad_files() -> Vec<(String, String, usize, &'static str)> {
     }
     let parens = format!("insert into t1 values ({}1{});", "(".repeat(100_000), ")".repeat(100_000));
     out.push(("100k parentheses".into(), file(&parens, q), 3, "statement nested too deeply"));
+    // 1 MiB of small things: trees of 450 MB and 860 MB before sections were bounded.
+    let values = format!("insert into t1 values {};", vec!["(1)"; 250_000].join(","));
+    out.push(("250,000 VALUES rows".into(), file(&values, q), 3, "more than 100000 tokens in one section"));
+    let selects = "select 1;\n".repeat(100_000);
+    out.push(("100,000 statements".into(), file(&selects, q), 1002, "more than 1000 statements in one section"));
     out
 }
 

@@ -25,7 +25,11 @@
 //! here panics on any input.
 //!
 //! # Bounds (hostile files: the page, the relay's `/sql/load` and the CLI share them)
-//! * Text: at most [`script::MAX_SCRIPT_BYTES`] (1 MiB).
+//! * Text: at most [`script::MAX_SCRIPT_BYTES`] (1 MiB); a section at most
+//!   [`statement::MAX_TOKENS`] (100,000) tokens and [`statement::MAX_STATEMENTS`]
+//!   (1,000) statements, checked on its tokens before sqlparser builds trees of them
+//!   (~450 bytes a token, ~8 KB a statement: 1 MiB of `(1),` or of `select 1;` took
+//!   450 MB and 860 MB).
 //! * Nesting: every statement is weighed on its tokens before sqlparser parses it
 //!   ([`crate::sql::nesting`]): more than [`crate::sql::nesting::MAX_WEIGHT`] (256)
 //!   tokens in one chain of operators, parentheses and set operations (`1+1+…`, `a ||
