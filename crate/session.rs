@@ -36,6 +36,16 @@ const NARRATION_PARTS: usize = 6;
 /// a browser tab's memory, so the knobs are refused with a message instead.
 pub const MAX_DEMO_ROWS: usize = 400_000;
 
+/// The bytes of rows (`frontend::catalog::row_bytes`) a scenario file may insert for
+/// the page (and for the relay's `/sql/load`, which loads what the page runs):
+/// 128 MiB, what `MAX_DEMO_ROWS` rows of three short texts take (D's file, 400,000
+/// rows of two integers and a short text, takes 36 MiB).
+pub const MAX_DEMO_BYTES: usize = 128 << 20;
+
+/// A scenario file's limits in the page: `MAX_DEMO_ROWS` and `MAX_DEMO_BYTES`.
+pub const DEMO_LIMITS: crate::frontend::catalog::Limits =
+    crate::frontend::catalog::Limits { rows: MAX_DEMO_ROWS, bytes: MAX_DEMO_BYTES };
+
 /// Steps are bounded so a bad knob can never hang the page.
 pub const MAX_STEPS: usize = 2_000_000;
 

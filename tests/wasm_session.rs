@@ -156,7 +156,7 @@ fn a_scenario_file_runs_as_a_session() {
     use pgasync::frontend::script::{SqlLoad, SCENARIO_FILES};
     use pgasync::knobs::Source;
     let text = SCENARIO_FILES.iter().find(|(id, _)| *id == "M").expect("seed 003's file").1;
-    let mut load = SqlLoad::new(text, pgasync::session::MAX_DEMO_ROWS).unwrap();
+    let mut load = SqlLoad::new(text, pgasync::session::DEMO_LIMITS).unwrap();
     let mut slices = 0;
     while !load.advance(4096).unwrap() {
         slices += 1;

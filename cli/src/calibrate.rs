@@ -436,7 +436,9 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
                 }
                 None => t.to_socket_addrs().ok().and_then(|mut i| i.next()),
             }
-            .ok_or_else(|| CliError::Usage(format!("--target {t}: expected HOST:PORT, or a target NAME with --config")))?;
+            .ok_or_else(|| {
+                CliError::Usage(format!("--target {t}: expected HOST:PORT, or a target NAME with --config"))
+            })?;
             let db = a.get("database").unwrap_or("e");
             let table = a.get("table").unwrap_or("t1");
             eprintln!("pgasync calibrate: measuring {addr} (database {db}, table {table})");

@@ -130,7 +130,8 @@ pub(crate) fn load_scenario(id: &str, o: &Opts, shards: &[Cluster], coordinator:
 /// same role (every student logs in as it), and run long. Run in `template1` too, so
 /// every database made later (the scenarios', `/sql/load`'s) starts so.
 fn harden(c: &Cluster) -> Result<(), CliError> {
-    let sql = "REVOKE EXECUTE ON FUNCTION pg_cancel_backend(integer), pg_terminate_backend(integer, bigint) FROM PUBLIC";
+    let sql =
+        "REVOKE EXECUTE ON FUNCTION pg_cancel_backend(integer), pg_terminate_backend(integer, bigint) FROM PUBLIC";
     c.psql("template1", sql)?;
     c.psql("postgres", sql)?;
     let role = format!("DO $$ BEGIN CREATE ROLE {READER} LOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END $$");
@@ -340,7 +341,19 @@ impl Pg {
         let pwfile_arg = format!("--pwfile={}", pwfile.display());
         let made = self.run(
             "initdb",
-            &["-D", &data_s, "-U", "postgres", "-A", "scram-sha-256", &pwfile_arg, "--no-sync", "-E", "UTF8", "--locale=C.UTF-8"],
+            &[
+                "-D",
+                &data_s,
+                "-U",
+                "postgres",
+                "-A",
+                "scram-sha-256",
+                &pwfile_arg,
+                "--no-sync",
+                "-E",
+                "UTF8",
+                "--locale=C.UTF-8",
+            ],
         );
         let _ = std::fs::remove_file(&pwfile);
         made?;

@@ -101,6 +101,15 @@ fn on_off(a: &Args, name: &str, default: bool) -> Result<bool, String> {
     })
 }
 
+/// The targets of `--live FILE`, read as the relay reads its configuration (`pgasync
+/// demo` writes it), its errors naming `--live`.
+pub(crate) fn live_targets(config: &str) -> Result<std::collections::BTreeMap<String, crate::relay::Target>, CliError> {
+    crate::relay::targets_from(Some(config), &[], &[]).map_err(|e| match e {
+        CliError::Usage(m) => CliError::Usage(m.replacen("--config ", "--live ", 1)),
+        other => other,
+    })
+}
+
 /// The scenario on the servers a targets file names (`[targets.NAME] addr = "H:P"`),
 /// each opening `database`. Targets that need TLS or a password are reached through a
 /// loopback gateway (returned: it must outlive the run) that opens them as the relay does.
@@ -110,30 +119,31 @@ pub(crate) fn start_live(
     config: &str,
     database: &str,
 ) -> Result<(QueryRun<TcpHost>, Option<LocalGateway>), CliError> {
-    // The relay's own reading of its targets file (`pgasync demo` writes it).
-    let targets = crate::relay::targets_from(Some(config), &[], &[])?;
+    let targets = live_targets(config)?;
     let mut used = Vec::new();
     for s in &scenario.servers {
         let t = targets.get(&s.server.name).ok_or_else(|| {
-            CliError::Usage(format!("--live {config}: no target \"{}\" (scenario {} needs it)", s.server.name, scenario.id))
+            CliError::Usage(format!(
+                "--live {config}: no target \"{}\" (scenario {} needs it)",
+                s.server.name, scenario.id
+            ))
         })?;
         used.push((s.server.name.clone(), t));
     }
     let gated: Vec<(String, LocalTarget)> =
         used.iter().filter(|(_, t)| t.needs_gateway()).map(|(n, t)| (n.clone(), t.local())).collect();
     let gateway = if gated.is_empty() { None } else { Some(LocalGateway::start(gated).map_err(CliError::Failed)?) };
-    let addrs = used
-        .iter()
-        .map(|(name, t)| {
-            if let Some(addr) = gateway.as_ref().and_then(|g| g.addrs.get(name)) {
-                return Ok(*addr);
-            }
-            std::net::ToSocketAddrs::to_socket_addrs(&t.addr)
-                .ok()
-                .and_then(|mut a| a.next())
-                .ok_or_else(|| CliError::Usage(format!("--live {config}: target {name}: cannot resolve {}", t.addr)))
-        })
-        .collect::<Result<Vec<SocketAddr>, _>>()?;
+    let addrs =
+        used.iter()
+            .map(|(name, t)| {
+                if let Some(addr) = gateway.as_ref().and_then(|g| g.addrs.get(name)) {
+                    return Ok(*addr);
+                }
+                std::net::ToSocketAddrs::to_socket_addrs(&t.addr).ok().and_then(|mut a| a.next()).ok_or_else(|| {
+                    CliError::Usage(format!("--live {config}: target {name}: cannot resolve {}", t.addr))
+                })
+            })
+            .collect::<Result<Vec<SocketAddr>, _>>()?;
     // Connections open when the executor connects (GetConnection at ExecInit).
     let host = TcpHost::new(&addrs);
     let writer = host.writer();

@@ -54,7 +54,8 @@ const CANCEL_REQUEST: u32 = 80877102;
 const SSL_REQUEST: u32 = 80877103;
 const GSSENC_REQUEST: u32 = 80877104;
 /// Startup parameters a client may send; everything else sets a server setting.
-const ALLOWED_PARAMS: [&str; 5] = ["user", "database", "application_name", "fallback_application_name", "client_encoding"];
+const ALLOWED_PARAMS: [&str; 5] =
+    ["user", "database", "application_name", "fallback_application_name", "client_encoding"];
 
 /// Who may log in through a target, and where.
 #[derive(Clone, Debug)]
@@ -144,22 +145,32 @@ impl Startup {
         if let Some((name, _)) = self.params.iter().find(|(k, _)| !ALLOWED_PARAMS.contains(&k.as_str())) {
             let why = match name.as_str() {
                 "replication" => "replication connections are not permitted through this relay".to_string(),
-                "options" => "startup option \"options\" is not permitted through this relay (it sets server settings)".to_string(),
-                _ => format!("startup parameter \"{name}\" is not permitted through this relay (it sets a server setting)"),
+                "options" => "startup option \"options\" is not permitted through this relay (it sets server settings)"
+                    .to_string(),
+                _ => format!(
+                    "startup parameter \"{name}\" is not permitted through this relay (it sets a server setting)"
+                ),
             };
             return Err(Refusal::new("28000", why));
         }
         if self.user() != access.user {
             return Err(Refusal::new(
                 "28000",
-                format!("role \"{}\" is not permitted through this relay (it logs in as \"{}\" only)", self.user(), access.user),
+                format!(
+                    "role \"{}\" is not permitted through this relay (it logs in as \"{}\" only)",
+                    self.user(),
+                    access.user
+                ),
             ));
         }
         if let Some(dbs) = &access.databases {
             let db = self.database();
             let listed = |d: &String| d == db || d.strip_suffix('*').is_some_and(|prefix| db.starts_with(prefix));
             if !dbs.iter().any(listed) {
-                return Err(Refusal::new("3D000", format!("database \"{}\" is not open through this relay", self.database())));
+                return Err(Refusal::new(
+                    "3D000",
+                    format!("database \"{}\" is not open through this relay", self.database()),
+                ));
             }
         }
         Ok(())
@@ -298,7 +309,9 @@ pub(crate) async fn open_server(
     };
     match tokio::time::timeout(timeout, opening).await {
         Ok(r) => r,
-        Err(_) => Err(Failure::ours("08006", format!("server \"{name}\" did not finish the connection start in {timeout:?}"))),
+        Err(_) => {
+            Err(Failure::ours("08006", format!("server \"{name}\" did not finish the connection start in {timeout:?}")))
+        }
     }
 }
 
@@ -317,9 +330,10 @@ async fn negotiate_tls(mut tcp: TcpStream, name: &str, addr: &str, up: &Upstream
         return Err(Failure::ours("08006", format!("server \"{name}\" does not support TLS (tls = {:?})", up.tls)));
     }
     let server_name = tls::server_name(addr).map_err(|e| Failure::ours("08006", format!("server \"{name}\": {e}")))?;
-    let stream = tokio_rustls::TlsConnector::from(config).connect(server_name, tcp).await.map_err(|e| {
-        Failure::ours("08006", format!("TLS with server \"{name}\" ({addr}) failed: {e}"))
-    })?;
+    let stream = tokio_rustls::TlsConnector::from(config)
+        .connect(server_name, tcp)
+        .await
+        .map_err(|e| Failure::ours("08006", format!("TLS with server \"{name}\" ({addr}) failed: {e}")))?;
     Ok(ServerStream::Tls(Box::new(stream)))
 }
 
@@ -333,10 +347,16 @@ async fn authenticate(server: &mut ServerStream, name: &str, user: &str, up: &Up
             let mut raw = vec![b'E'];
             raw.extend_from_slice(&(body.len() as u32 + 4).to_be_bytes());
             raw.extend_from_slice(&body);
-            return Err(Failure { to_client: raw, log: format!("server \"{name}\" refused the login: {}", error_text(&body)) });
+            return Err(Failure {
+                to_client: raw,
+                log: format!("server \"{name}\" refused the login: {}", error_text(&body)),
+            });
         }
         if ty != b'R' || body.len() < 4 {
-            return Err(Failure::ours("08P01", format!("server \"{name}\" sent '{}' during authentication", ty as char)));
+            return Err(Failure::ours(
+                "08P01",
+                format!("server \"{name}\" sent '{}' during authentication", ty as char),
+            ));
         }
         let code = u32::from_be_bytes(body[..4].try_into().expect("4 bytes"));
         let data = &body[4..];
@@ -495,7 +515,10 @@ mod tests {
             s.check(&access()).unwrap();
             let live = startup_of(&packet(196608, &[("user", "pgasync"), ("database", "live_0123")])).unwrap();
             live.check(&access()).unwrap();
-            assert_eq!(s.packet(), packet(196608, &[("user", "pgasync"), ("database", "e"), ("application_name", "pgasync")]));
+            assert_eq!(
+                s.packet(),
+                packet(196608, &[("user", "pgasync"), ("database", "e"), ("application_name", "pgasync")])
+            );
         }
     }
 

@@ -5,9 +5,9 @@ mod bench;
 mod calibrate;
 mod demo;
 mod explain;
-mod live_bench;
-mod files;
 mod gateway;
+mod input;
+mod live_bench;
 mod relay;
 mod serve;
 mod sql;
@@ -41,7 +41,7 @@ const USAGE: &str = "usage:
        throughput and added latency against direct TCP; every cluster is stopped at the end, on
        error and on Ctrl-C)
   pgasync sql --file F [--live DIR/relay.toml] [--mode sync|async] [--format text|json] [--counters on|off] [--rows N] [--log on|off]
-                 [KNOBS]
+                 [--profile FILE] [KNOBS]
       (sql: runs a scenario file — SQL for the coordinator and each shard (-- @shard NAME), then
        the query (-- @query) — in the simulator: EXPLAIN ANALYZE and the rows; errors as FILE:LINE:COL)
   pgasync trace (--scenario ID | --file F) [--mode sync|async] [--out FILE] [KNOBS]
@@ -144,7 +144,8 @@ pub fn knobs_from(a: &args::Args) -> Result<pgasync::scenario::Knobs, String> {
 /// A knobs profile (JSON, as `pgasync calibrate` writes it), checked as the wasm API's
 /// knobs object is.
 pub fn read_profile(path: &str) -> Result<pgasync::scenario::Knobs, CliError> {
-    let text = std::fs::read_to_string(path).map_err(|e| CliError::Usage(format!("--profile {path}: {e}")))?;
+    let text = input::read_text(path, "a knobs profile", input::CONFIG_BYTES)
+        .map_err(|e| CliError::Usage(format!("--profile {path}: {e}")))?;
     pgasync::knobs::from_json(&text).map_err(|e| CliError::Usage(format!("--profile {path}: {e}")))
 }
 

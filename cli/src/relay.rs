@@ -57,9 +57,9 @@
 
 use crate::args::Args;
 use crate::gateway::{self, Access, Opening, Secret, StartupReader, Upstream};
-use crate::tls::{self, ServerStream, TlsMode};
 use crate::sql_load;
 use crate::static_files::{self, Body, ConnLimits, HostCheck, IdleIo};
+use crate::tls::{self, ServerStream, TlsMode};
 use crate::CliError;
 use bytes::Bytes;
 use futures_util::{SinkExt, StreamExt};
@@ -180,9 +180,6 @@ struct FileTarget {
     password_file: Option<PathBuf>,
 }
 
-/// The largest configuration, password or certificate file the relay reads.
-const MAX_CONFIG_BYTES: u64 = 1 << 20;
-
 impl FileTarget {
     /// The target this entry describes, with its TLS configuration built and its
     /// password read now (so a bad entry stops the relay at start, naming itself).
@@ -203,7 +200,9 @@ impl FileTarget {
         let tls_config = tls::client_config(tls, self.ca_file.as_deref()).map_err(bad)?;
         let password = match (self.password_env, self.password_file) {
             (Some(_), Some(_)) => return Err(bad("give password_env or password_file, not both".into())),
-            (Some(var), None) => Some(std::env::var(&var).map_err(|_| bad(format!("password_env: ${var} is not set")))?),
+            (Some(var), None) => {
+                Some(std::env::var(&var).map_err(|_| bad(format!("password_env: ${var} is not set")))?)
+            }
             (None, Some(file)) => Some(read_password(&file).map_err(bad)?),
             (None, None) => None,
         };
@@ -226,7 +225,8 @@ pub(crate) fn read_password(file: &Path) -> Result<String, String> {
     if meta.permissions().mode() & 0o077 != 0 {
         return Err(format!("password_file {}: others may read it (chmod 600 it)", file.display()));
     }
-    let text = crate::files::read_text_bounded(file, 4096).map_err(|e| format!("password_file {e}"))?;
+    let text = crate::input::read_text(&file.display().to_string(), "a password file", 4096)
+        .map_err(|e| format!("password_file {}: {e}", file.display()))?;
     let line = text.lines().next().unwrap_or("").to_string();
     if line.is_empty() {
         return Err(format!("password_file {}: empty", file.display()));
@@ -408,8 +408,8 @@ pub(crate) fn targets_from(
 }
 
 fn read_config(path: &str) -> Result<FileConfig, CliError> {
-    let text = crate::files::read_text_bounded(Path::new(path), MAX_CONFIG_BYTES)
-        .map_err(|e| CliError::Usage(format!("--config {e}")))?;
+    let text = crate::input::read_text(path, "a relay configuration", crate::input::CONFIG_BYTES)
+        .map_err(|e| CliError::Usage(format!("--config {path}: {e}")))?;
     toml::from_str(&text).map_err(|e| CliError::Usage(format!("--config {path}: {e}")))
 }
 
@@ -589,7 +589,7 @@ async fn handle(req: Request<Incoming>, peer: SocketAddr, relay: Arc<Relay>) -> 
         return upgrade(req, &name, peer, relay).await;
     }
     if path == "/sql/load" {
-        return sql_load::handle(req, relay.sql_loader.as_ref(), &relay.origins).await;
+        return sql_load::handle(req, peer.ip(), relay.sql_loader.as_ref(), &relay.origins).await;
     }
     if req.method() != Method::GET && req.method() != Method::HEAD {
         let mut r = text(StatusCode::METHOD_NOT_ALLOWED, "text/plain; charset=utf-8", "method not allowed");
@@ -865,7 +865,10 @@ impl Session {
             // The start-up exchange is one round trip of `--delay`, as a trust server's.
             hold(Instant::now() + self.target.delay).await;
             let n = opened.to_browser.len() as u64;
-            ws_tx.send(Message::Binary(opened.to_browser.freeze())).await.map_err(|e| End::BrowserError(e.to_string()))?;
+            ws_tx
+                .send(Message::Binary(opened.to_browser.freeze()))
+                .await
+                .map_err(|e| End::BrowserError(e.to_string()))?;
             shared.to_browser.fetch_add(n, Ordering::Relaxed);
             m.to_browser.fetch_add(n, Ordering::Relaxed);
             if !opened.to_server.is_empty() {
@@ -1013,9 +1016,10 @@ async fn read_startup(
     loop {
         while let Some(opening) = reader.next().map_err(End::from)? {
             match opening {
-                Opening::Negotiate => {
-                    ws_tx.send(Message::Binary(Bytes::from_static(b"N"))).await.map_err(|e| End::BrowserError(e.to_string()))?
-                }
+                Opening::Negotiate => ws_tx
+                    .send(Message::Binary(Bytes::from_static(b"N")))
+                    .await
+                    .map_err(|e| End::BrowserError(e.to_string()))?,
                 Opening::Startup(s) => return Ok((s, reader.rest())),
                 Opening::Cancel(_) => {
                     let why = "cancel requests are not relayed (the relay cancels when a client leaves mid-query)";

@@ -14,7 +14,7 @@ use pgasync::instrument::ExplainOptions;
 use pgasync::knobs::{Source, SPECS};
 
 pub fn run(argv: &[String]) -> Result<(), CliError> {
-    let flags: Vec<&str> = ["file", "mode", "format", "counters", "rows", "log", "live"]
+    let flags: Vec<&str> = ["file", "mode", "format", "counters", "rows", "log", "live", "profile"]
         .into_iter()
         .chain(SPECS.iter().map(|s| s.cli))
         .collect();
@@ -28,7 +28,8 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
         Some(v) => v.parse().map_err(|_| format!("--rows {v}: not a number"))?,
         None => 20,
     };
-    let text = std::fs::read_to_string(file).map_err(|e| CliError::Usage(format!("{file}: {e}")))?;
+    let text = crate::input::read_text(file, "a scenario file", crate::input::SCRIPT_BYTES)
+        .map_err(|e| CliError::Usage(format!("{file}: {e}")))?;
     let at = |e: pgasync::frontend::FrontError| {
         CliError::Failed(if e.line > 0 {
             format!("{file}:{}:{}: {}", e.line, e.column, e.message)
@@ -68,7 +69,7 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
 /// database named after the file's text; returns that name. The servers are found by
 /// name among the targets (`s1`…`s4` in the demo).
 fn load_live(text: &str, scenario: &pgasync::scenario::Scenario, config: &str) -> Result<String, CliError> {
-    let targets = crate::relay::targets_from(Some(config), &[], &[])?;
+    let targets = crate::explain::live_targets(config)?;
     // The superuser's password file, as the relay's `[sql_load]` names it.
     let passfile = crate::relay::sql_load_from(Some(config))?.and_then(|c| c.passfile);
     // FNV-1a: the same file always loads into the same database.

@@ -12,7 +12,9 @@
 //!
 //! # Invariants (the endpoint is hostile-input territory)
 //! * The user's text never reaches PostgreSQL: the crate's front end parses it (with
-//!   the page's row limit, `MAX_DEMO_ROWS`, and the time limit), and what is loaded is
+//!   the page's limits, `DEMO_LIMITS`: 400,000 rows and 64 MiB of rows, each refused
+//!   before the rows are made, statements nested at most as the front end allows —
+//!   and the time limit), and what is loaded is
 //!   written from the parsed catalogs (`sim::load_sql`, `postgres_sql::coordinator_ddl`):
 //!   identifiers quoted, values as escaped COPY data. Names holding control characters
 //!   or backslashes are refused outright (psql reads the script).
@@ -21,9 +23,13 @@
 //!   database `live_<hash of the text>`; the `coordinator` target, if any, gets the
 //!   servers, user mappings and foreign tables there. The read-only role the page logs
 //!   in as may read them; it owns nothing.
-//! * At most `BODIES_AT_ONCE` bodies are being received at once (503 beyond), each
-//!   within `BODY_TIMEOUT`; the load slot is taken only once a body has arrived, so a
-//!   slow sender delays nobody's load.
+//! * At most `BODIES_PER_CLIENT` bodies are being received at once from one client
+//!   address and `BODIES_AT_ONCE` in all (503 beyond), each within `BODY_TIMEOUT`; the
+//!   load slot is taken only once a body has arrived. So a slow sender (or several
+//!   from one address) holds its own slots, never the load slot nor another client's.
+//! * A request's work runs in a task of its own: a panic there is a 500 for that
+//!   request, never the relay's end (and the front end's bounds mean none is
+//!   expected: see `pgasync::frontend`).
 //! * One load at a time (a second is answered 503 at once), run to its end (or its
 //!   clean-up) even when the client leaves, so every database made is listed; a load
 //!   takes at most `timeout` in all (psql is killed and the statements time out
@@ -33,7 +39,7 @@
 //!   WebSocket upgrades): a foreign page cannot make a visitor's browser load files.
 
 use crate::relay::Target;
-use crate::static_files::Body;
+use crate::static_files::{Body, ConnLimits};
 use bytes::Bytes;
 use hyper::body::Incoming;
 use hyper::header::{self, HeaderValue};
@@ -42,9 +48,10 @@ use pgasync::frontend::script::{SqlLoad, MAX_SCRIPT_BYTES};
 use pgasync::frontend::FrontError;
 use pgasync::knobs::Source;
 use pgasync::scenario::{Knobs, Scenario};
-use pgasync::session::{check_scenario_size, MAX_DEMO_ROWS};
+use pgasync::session::{check_scenario_size, DEMO_LIMITS};
 use serde::Serialize;
 use std::collections::{BTreeMap, VecDeque};
+use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::io::AsyncWriteExt;
@@ -52,9 +59,11 @@ use tokio::io::AsyncWriteExt;
 /// How long the body may take to arrive.
 const BODY_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// Bodies received at once (each at most `MAX_SCRIPT_BYTES`): memory stays bounded, and
-/// a slow sender holds one of these, never the load slot.
-const BODIES_AT_ONCE: usize = 4;
+/// Bodies received at once from one client address, and in all (each at most
+/// `MAX_SCRIPT_BYTES`: 16 MiB at most): memory stays bounded, and a slow sender holds
+/// its own address's slots, never the load slot nor another client's.
+const BODIES_PER_CLIENT: usize = 2;
+const BODIES_AT_ONCE: usize = 16;
 /// The coordinator's target name (as `pgasync demo` writes it).
 const COORDINATOR: &str = "coordinator";
 /// psql's stderr kept in an error message.
@@ -92,7 +101,8 @@ pub(crate) struct Loader {
     config: Config,
     targets: BTreeMap<String, Target>,
     loaded: Arc<tokio::sync::Mutex<VecDeque<Loaded>>>,
-    bodies: Arc<tokio::sync::Semaphore>,
+    /// Bodies being received, per client address and in all.
+    bodies: Arc<ConnLimits>,
 }
 
 type Registry = tokio::sync::OwnedMutexGuard<VecDeque<Loaded>>;
@@ -157,7 +167,7 @@ impl Loader {
             config,
             targets: targets.clone(),
             loaded: Arc::new(tokio::sync::Mutex::new(VecDeque::new())),
-            bodies: Arc::new(tokio::sync::Semaphore::new(BODIES_AT_ONCE)),
+            bodies: Arc::new(ConnLimits::new(BODIES_AT_ONCE, BODIES_PER_CLIENT)),
         }
     }
 
@@ -166,10 +176,22 @@ impl Loader {
     }
 }
 
-/// `/sql/load`: the checks in order of cost (method, Origin, declared size, the body,
-/// the load slot), then the load; every answer is JSON.
-pub(crate) async fn handle(req: Request<Incoming>, loader: Option<&Loader>, origins: &[String]) -> Response<Body> {
-    match respond(req, loader, origins).await {
+/// `/sql/load` from `client`: the checks in order of cost (method, Origin, declared
+/// size, the body, the load slot), then the load; every answer is JSON. It runs as a
+/// task of its own, so that a panic is this request's 500 and nothing more.
+pub(crate) async fn handle(
+    req: Request<Incoming>,
+    client: IpAddr,
+    loader: Option<&Loader>,
+    origins: &[String],
+) -> Response<Body> {
+    let (loader, origins) = (loader.cloned(), origins.to_vec());
+    let job = tokio::spawn(async move { respond(req, client, loader.as_ref(), &origins).await });
+    let answer = job.await.unwrap_or_else(|e| {
+        eprintln!("pgasync relay: error: sql/load: the request failed: {e}");
+        Err(Refusal::new(StatusCode::INTERNAL_SERVER_ERROR, "internal error: the request failed (logged)"))
+    });
+    match answer {
         Ok(answer) => json(StatusCode::OK, &answer),
         Err(r) => {
             #[derive(Serialize)]
@@ -190,7 +212,12 @@ pub(crate) async fn handle(req: Request<Incoming>, loader: Option<&Loader>, orig
     }
 }
 
-async fn respond(req: Request<Incoming>, loader: Option<&Loader>, origins: &[String]) -> Result<Answer, Refusal> {
+async fn respond(
+    req: Request<Incoming>,
+    client: IpAddr,
+    loader: Option<&Loader>,
+    origins: &[String],
+) -> Result<Answer, Refusal> {
     let Some(loader) = loader else {
         return Err(Refusal::new(
             StatusCode::NOT_FOUND,
@@ -206,7 +233,7 @@ async fn respond(req: Request<Incoming>, loader: Option<&Loader>, origins: &[Str
         return Err(too_big());
     }
     let body = {
-        let Ok(_receiving) = loader.bodies.try_acquire() else {
+        let Some(_receiving) = loader.bodies.try_acquire(client) else {
             return Err(Refusal::new(StatusCode::SERVICE_UNAVAILABLE, "too many scenario files arriving; try again"));
         };
         read_body(req.into_body()).await?
@@ -341,7 +368,7 @@ fn prepare_blocking(
 /// The front end with the page's limits: rows (refused at the INSERT that passes
 /// them, with its place), the plan's size, the deadline.
 fn parse(text: &str, deadline: Instant) -> Result<Scenario, Refusal> {
-    let mut load = SqlLoad::new(text, MAX_DEMO_ROWS).map_err(Refusal::from_front)?;
+    let mut load = SqlLoad::new(text, DEMO_LIMITS).map_err(Refusal::from_front)?;
     load.set_limit_name("a live run from the page");
     let mut out_of_time = || Instant::now() >= deadline;
     while !load.advance_timed(4096, &mut out_of_time).map_err(Refusal::from_front)? {

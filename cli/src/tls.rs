@@ -11,7 +11,6 @@
 //! a start-up error naming it, never a failure at a student's first connection; a
 //! `verify-full` target is never reached without a verified certificate.
 
-use crate::files::read_bounded;
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
 use rustls::crypto::CryptoProvider;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
@@ -25,7 +24,12 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
 
 /// Certificates and keys are small; a bigger file is not one.
-const MAX_PEM_BYTES: u64 = 1 << 20;
+const MAX_PEM_BYTES: usize = 1 << 20;
+
+fn read_pem(path: &Path, what: &str) -> Result<Vec<u8>, String> {
+    crate::input::read_bytes(&path.display().to_string(), what, MAX_PEM_BYTES)
+        .map_err(|e| format!("{}: {e}", path.display()))
+}
 
 /// How the relay talks to a target: libpq's `sslmode` values it supports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize)]
@@ -41,7 +45,7 @@ fn provider() -> Arc<CryptoProvider> {
 }
 
 fn pem_certs(path: &Path) -> Result<Vec<CertificateDer<'static>>, String> {
-    let bytes = read_bounded(path, MAX_PEM_BYTES)?;
+    let bytes = read_pem(path, "a certificate file")?;
     let certs: Result<Vec<_>, _> = CertificateDer::pem_slice_iter(&bytes).collect();
     let certs = certs.map_err(|e| format!("{}: not a PEM certificate file: {e}", path.display()))?;
     if certs.is_empty() {
@@ -79,7 +83,7 @@ pub(crate) fn client_config(mode: TlsMode, ca_file: Option<&Path>) -> Result<Opt
 /// The server configuration for `--tls-cert`/`--tls-key`.
 pub(crate) fn server_config(cert: &Path, key: &Path) -> Result<Arc<ServerConfig>, String> {
     let certs = pem_certs(cert)?;
-    let key_bytes = read_bounded(key, MAX_PEM_BYTES)?;
+    let key_bytes = read_pem(key, "a key file")?;
     let key = PrivateKeyDer::from_pem_slice(&key_bytes)
         .map_err(|e| format!("{}: not a PEM private key: {e}", key.display()))?;
     let config = ServerConfig::builder_with_provider(provider())

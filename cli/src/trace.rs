@@ -21,7 +21,8 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
     let (scenario, name, default_async) = match (a.get("scenario"), a.get("file")) {
         (Some(id), None) => (Scenario::build_from(id, &knobs, Source::Cli)?, id.to_string(), true),
         (None, Some(file)) => {
-            let text = std::fs::read_to_string(file).map_err(|e| CliError::Usage(format!("{file}: {e}")))?;
+            let text = crate::input::read_text(file, "a scenario file", crate::input::SCRIPT_BYTES)
+                .map_err(|e| CliError::Usage(format!("{file}: {e}")))?;
             let at = |e: pgasync::frontend::FrontError| {
                 CliError::Failed(format!("{file}:{}:{}: {}", e.line, e.column, e.message))
             };

@@ -104,20 +104,32 @@ fn startups_beyond_the_read_only_role_are_refused_before_the_server() {
         (&[("user", "pgasync"), ("database", "postgres")], "3D000", "database \"postgres\""),
         (&[("user", "pgasync"), ("database", "template1")], "3D000", "database \"template1\""),
         (&[("user", "pgasync"), ("database", "e"), ("replication", "database")], "28000", "replication"),
-        (&[("user", "pgasync"), ("database", "e"), ("options", "-c default_transaction_read_only=off")], "28000", "\"options\""),
-        (&[("user", "pgasync"), ("database", "e"), ("session_replication_role", "replica")], "28000", "\"session_replication_role\""),
+        (
+            &[("user", "pgasync"), ("database", "e"), ("options", "-c default_transaction_read_only=off")],
+            "28000",
+            "\"options\"",
+        ),
+        (
+            &[("user", "pgasync"), ("database", "e"), ("session_replication_role", "replica")],
+            "28000",
+            "\"session_replication_role\"",
+        ),
     ];
     runtime().block_on(async {
         for target in ["s1", "coordinator"] {
             for (params, code, words) in cases {
-                let err = PgWs::login(&d.url(target), params).await.err().unwrap_or_else(|| panic!("{target} {params:?} was let in"));
+                let err = PgWs::login(&d.url(target), params)
+                    .await
+                    .err()
+                    .unwrap_or_else(|| panic!("{target} {params:?} was let in"));
                 assert_eq!(err.0, code, "{target} {params:?}: {err:?}");
                 assert!(err.1.contains(words), "{target} {params:?}: {err:?}");
             }
             // The page's own startup still works.
-            let mut c = PgWs::login(&d.url(target), &[("user", "pgasync"), ("database", "e"), ("application_name", "t")])
-                .await
-                .unwrap_or_else(|e| panic!("{target}: the page's startup refused: {e:?}"));
+            let mut c =
+                PgWs::login(&d.url(target), &[("user", "pgasync"), ("database", "e"), ("application_name", "t")])
+                    .await
+                    .unwrap_or_else(|e| panic!("{target}: the page's startup refused: {e:?}"));
             let rows = c.simple("SELECT current_user, current_database()").await.unwrap();
             assert_eq!(rows, vec![vec!["pgasync".to_string(), "e".to_string()]]);
         }

@@ -25,6 +25,45 @@ use crate::types::{Column, Datum, Table};
 /// The most rows a scenario file may insert in all (as `scenario::MAX_TOTAL_ROWS`).
 pub const MAX_ROWS: usize = crate::scenario::MAX_TOTAL_ROWS;
 
+/// The most bytes of rows a scenario file may insert in all (see [`row_bytes`]): 2 GiB,
+/// what 16,000,000 rows of a few narrow columns take, so the row cap is what binds
+/// ordinary files; a few wide values × many rows is refused before it is made.
+pub const MAX_BYTES: usize = 2 << 30;
+
+/// What a load may insert in all: rows, and bytes of rows as they are held
+/// ([`row_bytes`]). Each is checked before a row is stored, and an INSERT … SELECT
+/// from generate_series is refused before its first row when its rows × the width of
+/// its first row would pass the bytes left.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    pub rows: usize,
+    pub bytes: usize,
+}
+
+impl Limits {
+    /// The CLI's (`pgasync sql`, `trace`): [`MAX_ROWS`] and [`MAX_BYTES`].
+    pub const SANDBOX: Limits = Limits { rows: MAX_ROWS, bytes: MAX_BYTES };
+}
+
+/// The memory a stored row takes: a 16-byte `Datum` per value, and for a text its
+/// `Rc<String>` (40 bytes) and its bytes.
+pub fn row_bytes(row: &[Datum]) -> usize {
+    row.iter().map(|d| std::mem::size_of::<Datum>() + if let Datum::Text(t) = d { 40 + t.len() } else { 0 }).sum()
+}
+
+/// Bytes in messages: "128 MiB", "2 GiB", "477.2 MiB", "4.7 GiB", "5000 bytes".
+fn size_text(bytes: usize) -> String {
+    for (unit, name) in [(1usize << 30, "GiB"), (1 << 20, "MiB")] {
+        if bytes >= unit {
+            return match bytes % unit {
+                0 => format!("{} {name}", bytes / unit),
+                _ => format!("{:.1} {name}", bytes as f64 / unit as f64),
+            };
+        }
+    }
+    format!("{bytes} bytes")
+}
+
 #[derive(Clone, Debug)]
 pub struct ColumnInfo {
     pub name: String,
@@ -141,9 +180,11 @@ impl Node {
 pub struct Cluster {
     pub nodes: Vec<Node>,
     pub total_rows: usize,
-    /// The most rows the scripts may insert in all ([`MAX_ROWS`] unless lowered).
-    pub max_rows: usize,
-    /// What the row limit is, for its messages ("the sandbox", "the step-by-step page").
+    /// Bytes of the rows inserted so far ([`row_bytes`]).
+    pub total_bytes: usize,
+    /// What the scripts may insert in all ([`Limits::SANDBOX`] unless lowered).
+    pub limits: Limits,
+    /// Whose limits they are, for the messages ("the sandbox", "the step-by-step page").
     pub limit_name: &'static str,
 }
 
@@ -198,7 +239,7 @@ impl Cluster {
     pub fn new(shards: &[String]) -> Cluster {
         let mut nodes = vec![Node::new("coordinator")];
         nodes.extend(shards.iter().map(|s| Node::new(s)));
-        Cluster { nodes, total_rows: 0, max_rows: MAX_ROWS, limit_name: "the sandbox" }
+        Cluster { nodes, total_rows: 0, total_bytes: 0, limits: Limits::SANDBOX, limit_name: "the sandbox" }
     }
 
     /// Indexes are built from the rows (`Table::create_index`), so rows inserted after
@@ -641,9 +682,22 @@ impl Cluster {
                 row[t] = eval::cast(v, job.columns[t].ty, at)?;
             }
             self.total_rows += 1;
-            if self.total_rows > self.max_rows {
+            if self.total_rows > self.limits.rows {
                 return Err(FrontError::at(
-                    format!("more than {} rows in all: too many for {}", self.max_rows, self.limit_name),
+                    format!("more than {} rows in all: too many for {}", self.limits.rows, self.limit_name),
+                    at,
+                ));
+            }
+            // Counted before the row is stored: the running total is the guarantee
+            // (a series' rows may widen as they go).
+            self.total_bytes += row_bytes(&row);
+            if self.total_bytes > self.limits.bytes {
+                return Err(FrontError::at(
+                    format!(
+                        "more than {} of rows in all: too many for {}",
+                        size_text(self.limits.bytes),
+                        self.limit_name
+                    ),
                     at,
                 ));
             }
@@ -698,9 +752,9 @@ impl Cluster {
             _ => return Err(FrontError::unsupported("a join in INSERT … SELECT", at)),
         };
         let count = (*range.end() as i128 - *range.start() as i128 + 1).max(0) as u128;
-        if count > self.max_rows as u128 {
+        if count > self.limits.rows as u128 {
             return Err(FrontError::at(
-                format!("generate_series of {count} rows: more than {}'s {}", self.limit_name, self.max_rows),
+                format!("generate_series of {count} rows: more than {}'s {}", self.limit_name, self.limits.rows),
                 at,
             ));
         }
@@ -713,7 +767,45 @@ impl Cluster {
                 _ => return Err(FrontError::unsupported("* in INSERT … SELECT", at)),
             }
         }
-        Ok(InsertSource::Series { name: [name], next: *range.start(), left: count as usize, projection })
+        let name = [name];
+        if count > 0 {
+            self.check_series_bytes(n, &name, *range.start(), count as usize, &projection, at)?;
+        }
+        Ok(InsertSource::Series { name, next: *range.start(), left: count as usize, projection })
+    }
+
+    /// Refuses a series whose rows, each as wide as its first, would pass the bytes
+    /// left, before any is made (its first row is evaluated with a copy of the random
+    /// generator, so the rows drawn later are the same).
+    fn check_series_bytes(
+        &self,
+        n: usize,
+        name: &[String; 1],
+        first: i64,
+        count: usize,
+        projection: &[ast::Expr],
+        at: Location,
+    ) -> Result<(), FrontError> {
+        let mut random = self.nodes[n].random.clone();
+        let vals = series_row(&mut random, name, first, projection)?;
+        let row: Vec<Datum> = vals.into_iter().map(|v| v.datum).collect();
+        let width = row_bytes(&row);
+        let estimate = (width as u128) * (count as u128);
+        let left = self.limits.bytes.saturating_sub(self.total_bytes) as u128;
+        if estimate > left {
+            return Err(FrontError::at(
+                format!(
+                    "generate_series of {count} rows of about {width} bytes each (about {}): more than {}'s {} of \
+                     rows{}",
+                    size_text(estimate.min(usize::MAX as u128) as usize),
+                    self.limit_name,
+                    size_text(self.limits.bytes),
+                    if self.total_bytes > 0 { " with the rows before it" } else { "" }
+                ),
+                at,
+            ));
+        }
+        Ok(())
     }
 
     /// Hands a row to relation `rel` of node `n`, as PostgreSQL's tuple routing does.

@@ -23,7 +23,7 @@
 //! setup; loading skips it, and [`SqlScenario::with_query`] plans each of them
 //! against the databases already built.
 
-use super::catalog::{Begun, Cluster, InsertJob, RelKind};
+use super::catalog::{Begun, Cluster, InsertJob, Limits, RelKind};
 use super::planner::{plan_query, Planned};
 use super::statement::{parse_statements, ExplainFlags, Stmt};
 use super::{pgfuncs, FrontError};
@@ -148,7 +148,7 @@ impl SqlScenario {
 
     /// `load`, inserting at most `max_rows` rows in all (the fuzz test's small worlds).
     pub fn load_limited(text: &str, max_rows: usize) -> Result<SqlScenario, FrontError> {
-        let mut load = SqlLoad::new(text, max_rows)?;
+        let mut load = SqlLoad::new(text, Limits { rows: max_rows, ..Limits::SANDBOX })?;
         while !load.advance(usize::MAX)? {}
         load.finish()
     }
@@ -304,8 +304,9 @@ pub struct SqlLoad {
 }
 
 impl SqlLoad {
-    /// Checks the size and the section markers; runs nothing yet.
-    pub fn new(text: &str, max_rows: usize) -> Result<SqlLoad, FrontError> {
+    /// Checks the size and the section markers; runs nothing yet. The INSERTs will
+    /// insert at most `limits` (rows and bytes) in all.
+    pub fn new(text: &str, limits: Limits) -> Result<SqlLoad, FrontError> {
         if text.len() > MAX_SCRIPT_BYTES {
             return Err(FrontError::new(
                 format!("the scenario is {} bytes; at most {MAX_SCRIPT_BYTES} are accepted", text.len()),
@@ -323,7 +324,7 @@ impl SqlLoad {
             }
         }
         let mut cluster = Cluster::new(&shards);
-        cluster.max_rows = max_rows;
+        cluster.limits = limits;
         Ok(SqlLoad {
             sections,
             section: 0,
@@ -346,6 +347,11 @@ impl SqlLoad {
     /// Rows inserted so far, in all.
     pub fn rows(&self) -> usize {
         self.cluster.total_rows
+    }
+
+    /// Bytes of the rows inserted so far ([`super::catalog::row_bytes`]).
+    pub fn bytes(&self) -> usize {
+        self.cluster.total_bytes
     }
 
     /// Whether every section has run and the indexes are built.
@@ -633,7 +639,7 @@ mod tests {
     fn a_load_in_slices_is_the_load_at_once() {
         for (id, text) in SCENARIO_FILES {
             let whole = SqlScenario::load(text).unwrap();
-            let mut load = SqlLoad::new(text, super::super::catalog::MAX_ROWS).unwrap();
+            let mut load = SqlLoad::new(text, Limits::SANDBOX).unwrap();
             let mut calls = 0;
             while !load.advance(997).unwrap() {
                 calls += 1;
@@ -667,12 +673,16 @@ mod tests {
         }
     }
 
+    fn rows(rows: usize) -> Limits {
+        Limits { rows, ..Limits::SANDBOX }
+    }
+
     #[test]
     fn a_load_in_slices_stops_at_the_same_error() {
         let text = "-- @shard s1\ncreate table t (a int);\ninsert into t select i from generate_series(1, 5000) i;\n\
                     insert into t select i / (i - 4000) from generate_series(1, 5000) i;\n-- @query\nselect 1;\n";
         let whole = SqlScenario::load(text).unwrap_err();
-        let mut load = SqlLoad::new(text, 1_000_000).unwrap();
+        let mut load = SqlLoad::new(text, rows(1_000_000)).unwrap();
         let sliced = loop {
             match load.advance(100) {
                 Ok(true) => panic!("loaded"),
@@ -684,7 +694,7 @@ mod tests {
         assert_eq!(sliced.line, 4);
         assert_eq!(load.rows(), 5000 + 3999, "the rows before the failing one were inserted");
         // The row limit, named.
-        let mut small = SqlLoad::new(text, 6000).unwrap();
+        let mut small = SqlLoad::new(text, rows(6000)).unwrap();
         small.set_limit_name("the page");
         let e = loop {
             if let Err(e) = small.advance(100) {
@@ -692,9 +702,9 @@ mod tests {
             }
         };
         assert_eq!((e.message.as_str(), e.line), ("more than 6000 rows in all: too many for the page", 4));
-        let e = SqlLoad::new(text, 4000).and_then(|mut l| l.advance(usize::MAX)).unwrap_err();
+        let e = SqlLoad::new(text, rows(4000)).and_then(|mut l| l.advance(usize::MAX)).unwrap_err();
         assert_eq!((e.message.as_str(), e.line), ("generate_series of 5000 rows: more than the sandbox's 4000", 3));
-        assert!(SqlLoad::new(text, 10).unwrap().finish().is_err(), "not loaded yet: an error, no panic");
+        assert!(SqlLoad::new(text, rows(10)).unwrap().finish().is_err(), "not loaded yet: an error, no panic");
     }
 
     #[test]

@@ -18,6 +18,7 @@ use sqlparser::parser::{Parser, ParserError};
 use sqlparser::tokenizer::{Location, Token, TokenWithSpan, Tokenizer};
 
 use super::FrontError;
+use crate::sql::nesting;
 
 /// How a partitioned table splits its rows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -139,8 +140,15 @@ pub fn parse_statements(sql: &str, first_line: usize) -> Result<Vec<Located>, Fr
         .with_unescape(true)
         .tokenize_with_location()
         .map_err(|e| FrontError::at(format!("syntax error: {}", e.message), e.location))?;
-    let mut p = Parser::new(&dialect).with_tokens_with_locations(tokens);
+    // Before sqlparser builds a tree: one deeper than the stack allows is never built,
+    // nor trees larger than memory should hold.
+    if let Some(at) = nesting::too_deep(&tokens, nesting::MAX_WEIGHT) {
+        return Err(FrontError::at(nesting::message(nesting::MAX_WEIGHT), at));
+    }
+    check_size(&tokens)?;
+    let mut p = Parser::new(&dialect).with_recursion_limit(nesting::MAX_RECURSION).with_tokens_with_locations(tokens);
     let mut out = Vec::new();
+    let mut offsets = Offsets::new(&padded);
     loop {
         while p.consume_token(&Token::SemiColon) {}
         let first = p.peek_token();
@@ -152,36 +160,90 @@ pub fn parse_statements(sql: &str, first_line: usize) -> Result<Vec<Located>, Fr
         if !matches!(next.token, Token::SemiColon | Token::EOF) {
             return Err(syntax_error(&next));
         }
-        let text = slice(&padded, first.span.start, next.span.start);
+        let text = offsets.slice(first.span.start, next.span.start);
         out.push(Located { stmt, at: first.span.start, text });
     }
     Ok(out)
 }
 
-/// The text between two locations (end exclusive; EOF's location is 0:0).
-fn slice(text: &str, from: Location, to: Location) -> String {
-    let offset = |loc: Location| -> Option<usize> {
+/// The most tokens (whitespace and comments aside) one section may hold: sqlparser's
+/// trees take ~450 bytes a token (a VALUES list of 250,000 rows in 1 MiB of text took
+/// 450 MB), so a section's trees stay under ~50 MB. 25,000 VALUES rows; more rows
+/// come from generate_series.
+pub const MAX_TOKENS: usize = 100_000;
+
+/// The most statements one section may hold: a statement's tree is ~8 KB even for
+/// `select 1` (1 MiB of them took 860 MB). The scenario files hold at most 22.
+pub const MAX_STATEMENTS: usize = 1_000;
+
+/// Refuses a section over `MAX_TOKENS` or `MAX_STATEMENTS`, at the token that passes
+/// the bound, before anything is parsed.
+fn check_size(tokens: &[TokenWithSpan]) -> Result<(), FrontError> {
+    let (mut count, mut statements, mut open) = (0, 0, false);
+    for t in tokens.iter().filter(|t| !matches!(t.token, Token::Whitespace(_))) {
+        count += 1;
+        if count > MAX_TOKENS {
+            return Err(FrontError::at(
+                format!("more than {MAX_TOKENS} tokens in one section: too large a text to hold (insert many rows with generate_series)"),
+                t.span.start,
+            ));
+        }
+        match t.token {
+            Token::SemiColon => open = false,
+            _ if !open => {
+                (open, statements) = (true, statements + 1);
+                if statements > MAX_STATEMENTS {
+                    return Err(FrontError::at(
+                        format!("more than {MAX_STATEMENTS} statements in one section: too many to hold"),
+                        t.span.start,
+                    ));
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// Byte offsets of sqlparser locations, met in the order of the text: the walk over
+/// the text is made once for all of a file's statements (from its start for each, a
+/// megabyte of `select 1;` took minutes).
+struct Offsets<'a> {
+    text: &'a str,
+    /// The location (line, column) of `byte`.
+    at: (u64, u64),
+    byte: usize,
+}
+
+impl<'a> Offsets<'a> {
+    fn new(text: &'a str) -> Offsets<'a> {
+        Offsets { text, at: (1, 1), byte: 0 }
+    }
+
+    /// The byte offset of `loc`, if it is in the text (EOF's location is 0:0).
+    fn of(&mut self, loc: Location) -> Option<usize> {
+        let want = (loc.line, loc.column);
         if loc.line == 0 {
             return None;
         }
-        let mut line = 1u64;
-        let mut col = 1u64;
-        for (i, c) in text.char_indices() {
-            if line == loc.line && col == loc.column {
-                return Some(i);
-            }
-            if c == '\n' {
-                line += 1;
-                col = 1;
-            } else {
-                col += 1;
-            }
+        if want < self.at {
+            // Not met in order (never, from `parse_statements`): walk from the start.
+            *self = Offsets::new(self.text);
         }
-        None
-    };
-    let start = offset(from).unwrap_or(0);
-    let end = offset(to).unwrap_or(text.len());
-    text.get(start..end).unwrap_or("").trim().to_string()
+        while self.at < want {
+            let c = self.text[self.byte..].chars().next()?;
+            self.byte += c.len_utf8();
+            self.at = if c == '\n' { (self.at.0 + 1, 1) } else { (self.at.0, self.at.1 + 1) };
+        }
+        (self.at == want).then_some(self.byte)
+    }
+
+    /// The text between two locations (end exclusive), trimmed.
+    fn slice(&mut self, from: Location, to: Location) -> String {
+        let start = self.of(from).unwrap_or(0);
+        let end = self.of(to).unwrap_or(self.text.len());
+        self.text.get(start..end).unwrap_or("").trim().to_string()
+    }
 }
 
 fn syntax_error(t: &TokenWithSpan) -> FrontError {

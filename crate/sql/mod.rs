@@ -25,6 +25,11 @@
 //! (a 1-based character offset, like PostgreSQL's error position). Unquoted
 //! identifiers are folded to lower case, as in PostgreSQL.
 //!
+//! Text nested deeper than [`nesting::MAX_WEIGHT`] (chains of operators, parentheses,
+//! set operations) or than sqlparser's recursion limit [`nesting::MAX_RECURSION`] is
+//! refused before a tree is built, as PostgreSQL words it: "stack depth limit
+//! exceeded" (see [`nesting`]).
+//!
 //! Planning of SELECT lives in `select`, expressions in `expr`, and positions in
 //! `source`.
 
@@ -40,6 +45,7 @@ use crate::plan::Plan;
 use crate::types::{Catalog, Column};
 
 mod expr;
+pub mod nesting;
 mod select;
 mod source;
 
@@ -101,8 +107,14 @@ pub enum ShardStatement {
 pub fn parse_shard_sql(sql: &str, catalog: &Catalog) -> Result<Vec<ShardStatement>, SqlError> {
     let dialect = PostgreSqlDialect {};
     let src = Source::tokenize(sql, &dialect)?;
+    // As deep as a parse nesting past sqlparser's recursion limit: PostgreSQL's words.
+    if let Some(at) = nesting::too_deep(&src.tokens, nesting::MAX_WEIGHT) {
+        return Err(SqlError::new("stack depth limit exceeded", src.position(at)));
+    }
     // The parser gets a copy of the tokens so that `src` keeps them for positions.
-    let mut parser = Parser::new(&dialect).with_tokens_with_locations(src.tokens.clone());
+    let mut parser = Parser::new(&dialect)
+        .with_recursion_limit(nesting::MAX_RECURSION)
+        .with_tokens_with_locations(src.tokens.clone());
     let mut statements = Vec::new();
     loop {
         while parser.consume_token(&Token::SemiColon) {}

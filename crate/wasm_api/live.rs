@@ -64,7 +64,7 @@ fn sql_scenario(text: &str, knobs_json: &str) -> Result<Scenario, JsError> {
     use crate::frontend::script::SqlLoad;
     let knobs = parse_knobs(knobs_json)?;
     let front = |e: crate::frontend::FrontError| JsError::new(&e.to_string());
-    let mut load = SqlLoad::new(text, crate::session::MAX_DEMO_ROWS).map_err(front)?;
+    let mut load = SqlLoad::new(text, crate::session::DEMO_LIMITS).map_err(front)?;
     while !load.advance(usize::MAX).map_err(front)? {}
     load.finish().and_then(|sql| sql.into_scenario(&knobs, crate::knobs::Source::Json)).map_err(front)
 }

@@ -12,7 +12,7 @@ use crate::frontend::script::{SqlLoad, MAX_SCRIPT_BYTES, SCENARIO_FILES};
 use crate::frontend::{FrontError, SqlScenario};
 use crate::knobs::{self, Source};
 use crate::scenario::{Knobs, Scenario, SCENARIOS};
-use crate::session::{self, Session as Model, MAX_DEMO_ROWS};
+use crate::session::{self, Session as Model};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
@@ -405,7 +405,10 @@ pub fn max_sql_bytes() -> u32 {
 /// A scenario file loaded in slices and made a [`Session`]: `new SqlLoader(text, mode,
 /// knobsJson)`, then `advance(budget)` until it returns true (each call inserts about
 /// `budget` rows, so the page stays responsive), then `session()`. The page's limits
-/// apply: at most `MAX_DEMO_ROWS` rows in all, refused at the INSERT that passes them,
+/// apply: at most `MAX_DEMO_ROWS` rows and `MAX_DEMO_BYTES` of rows in all
+/// (`session::DEMO_LIMITS`), refused at the INSERT that passes them (a generate_series
+/// too wide for the bytes before its first row), statements nested at most as the
+/// front end allows (`sql::nesting`),
 /// and a plan too big to record step by step is refused by `session()` before it
 /// runs. Every error is thrown as an `Error` with `line`, `column` and `reason`
 /// (see `front_error`), and kept: `error()` returns it as `{message, line, column}`.
@@ -426,7 +429,7 @@ impl SqlLoader {
     pub fn new(text: &str, mode: &str, knobs_json: &str) -> Result<SqlLoader, JsValue> {
         let async_mode = parse_mode(mode).map_err(JsValue::from)?;
         let knobs = parse_knobs(knobs_json).map_err(JsValue::from)?;
-        let mut load = SqlLoad::new(text, MAX_DEMO_ROWS).map_err(|e| front_error(&e))?;
+        let mut load = SqlLoad::new(text, session::DEMO_LIMITS).map_err(|e| front_error(&e))?;
         load.set_limit_name(PAGE_LIMIT_NAME);
         Ok(SqlLoader { load: Some(load), async_mode, knobs, error: None, log: vec![], query: None })
     }
@@ -529,7 +532,7 @@ impl Session {
 #[wasm_bindgen(js_name = checkSql)]
 pub fn check_sql(text: &str, knobs_json: &str) -> Result<JsValue, JsError> {
     let knobs = parse_knobs(knobs_json)?;
-    let result = SqlLoad::new(text, MAX_DEMO_ROWS).and_then(|mut load| {
+    let result = SqlLoad::new(text, session::DEMO_LIMITS).and_then(|mut load| {
         load.set_limit_name(PAGE_LIMIT_NAME);
         while !load.advance(usize::MAX)? {}
         let sql = load.finish()?;
