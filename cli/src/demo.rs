@@ -33,10 +33,17 @@ pub(crate) struct Opts {
     pub(crate) shards: usize,
     pub(crate) rows: usize,
     pub(crate) port: u16,
+    /// Classroom mode's flags, for the relay (see [`classroom`]).
+    pub(crate) relay_args: Vec<String>,
 }
 
+/// The flags that serve a classroom, passed to the relay as they are.
+const CLASSROOM_FLAGS: [&str; 6] = ["bind", "allow-host", "allow-origin", "tls-cert", "tls-key", "max-sessions-per-client"];
+
 fn parse(args: &[String]) -> Result<Opts, CliError> {
-    let a = crate::args::Args::parse(args, &["dir", "shards", "rows", "port"]).map_err(CliError::Usage)?;
+    let mut flags = vec!["dir", "shards", "rows", "port"];
+    flags.extend(CLASSROOM_FLAGS);
+    let a = crate::args::Args::parse(args, &flags).map_err(CliError::Usage)?;
     let num = |name: &str, default: usize, min: usize, max: usize| -> Result<usize, CliError> {
         match a.get(name) {
             None => Ok(default),
@@ -53,7 +60,50 @@ fn parse(args: &[String]) -> Result<Opts, CliError> {
         rows: num("rows", DEFAULT_ROWS, 1, 100_000)?,
         // 0: the relay picks a free port and prints its URL.
         port: num("port", 8080, 0, 65535)? as u16,
+        relay_args: classroom(&a)?,
     })
+}
+
+/// Classroom mode: `--bind ADDRESS` beyond loopback serves students on a LAN. The
+/// browsers there send Host and Origin headers naming this machine, which the relay
+/// only accepts when told (`--allow-host NAME`, the name or address students type, or
+/// `--allow-origin URL`), so one of them is required with such a bind. Everything else
+/// (TLS, per-client sessions) is the relay's own flag. Returns the relay's flags.
+fn classroom(a: &crate::args::Args) -> Result<Vec<String>, CliError> {
+    let mut out = Vec::new();
+    for flag in CLASSROOM_FLAGS {
+        if let Some(v) = a.get(flag) {
+            // Lists are comma-separated here; the relay takes the flag once per value.
+            let values: Vec<&str> = if flag.starts_with("allow-") { v.split(',').collect() } else { vec![v] };
+            for v in values {
+                out.push(format!("--{flag}"));
+                out.push(v.trim().to_string());
+            }
+        }
+    }
+    let bind = a.get("bind").unwrap_or("127.0.0.1");
+    let loopback = bind.parse::<std::net::IpAddr>().map(|ip| ip.is_loopback()).unwrap_or(bind == "localhost");
+    if !loopback && a.get("allow-host").is_none() && a.get("allow-origin").is_none() {
+        return Err(CliError::Usage(format!(
+            "--bind {bind}: students' browsers name this machine in their Host and Origin headers; \
+             give --allow-host NAME (the host name or address they open, e.g. 192.168.1.20)"
+        )));
+    }
+    if !loopback {
+        eprintln!(
+            "pgasync demo: classroom mode: anyone who can reach {bind} gets the page, live mode through the relay as the \
+             read-only role {READER} (it reads the scenarios' tables, and cannot write, create, or reach server files or \
+             programs), the relay's /targets and /metrics, and POST /sql/load (loads scenario files into the demo's \
+             clusters, a bounded number of databases, the oldest dropped). The superuser's password stays in this \
+             folder. {}",
+            if a.get("tls-cert").is_some() {
+                "Served over TLS (https://, wss://)."
+            } else {
+                "Not encrypted: on an untrusted network use --tls-cert/--tls-key (or a TLS reverse proxy)."
+            }
+        );
+    }
+    Ok(out)
 }
 
 pub fn run(args: &[String]) -> Result<(), CliError> {
@@ -98,7 +148,7 @@ fn start_and_serve(pg: &Pg, o: &Opts) -> Result<(), CliError> {
     let config_path = o.dir.join("relay.toml");
     std::fs::write(&config_path, config).map_err(|e| failed(format!("{}: {e}", config_path.display())))?;
     eprintln!("pgasync demo: {} shard clusters and the coordinator are up; starting the relay", clusters.len());
-    run_relay(&config_path, o.port)
+    run_relay(&config_path, o.port, &o.relay_args)
 }
 
 /// The scenario's data on the shards and its foreign tables on the coordinator.
@@ -181,10 +231,11 @@ extern "C" fn forward_signal(sig: libc::c_int) {
 }
 
 /// Runs `pgasync relay` in the foreground until it exits (Ctrl-C, SIGTERM).
-fn run_relay(config: &Path, port: u16) -> Result<(), CliError> {
+fn run_relay(config: &Path, port: u16, extra: &[String]) -> Result<(), CliError> {
     let exe = std::env::current_exe().map_err(|e| failed(format!("cannot find our own binary: {e}")))?;
     let mut child = Command::new(exe)
         .args(["relay", "--config", &config.display().to_string(), "--port", &port.to_string()])
+        .args(extra)
         .spawn()
         .map_err(|e| failed(format!("cannot start the relay: {e}")))?;
     RELAY_PID.store(child.id() as i32, Ordering::SeqCst);

@@ -461,7 +461,7 @@ fn bench(pg: &Pg, o: &Options) -> Result<(), CliError> {
     let coordinator = pg.start(&o.dir, "coordinator")?;
     crate::calibrate::quiet(&coordinator)?;
     coordinator.psql("postgres", &format!("CREATE ROLE {READER} LOGIN"))?;
-    let opts = Opts { dir: o.dir.clone(), shards: SHARDS, rows: o.rows, port: 0 };
+    let opts = Opts { dir: o.dir.clone(), shards: SHARDS, rows: o.rows, port: 0, relay_args: Vec::new() };
     for id in SCENARIOS {
         progress(&format!("loading scenario {id} ({} rows per shard)", o.rows));
         load_scenario(id, &opts, &shards, &coordinator)?;

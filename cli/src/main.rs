@@ -60,19 +60,28 @@ const USAGE: &str = "usage:
       (serves only regular files under web/ and pkg/; loopback Host names only unless --allow-host;
        --port 0 picks a free port, printed on stdout; binding beyond loopback warns on stderr)
   pgasync demo [--port 8080] [--shards 4] [--rows 300] [--dir $TMPDIR/pgasync-demo]
+               [--bind 0.0.0.0 --allow-host NAME[,NAME]] [--allow-origin URL[,URL]]
+               [--tls-cert FILE --tls-key FILE] [--max-sessions-per-client 64]
       (with PostgreSQL installed: shard clusters s1..sN with every scenario's data, one database
        per scenario, a coordinator with postgres_fdw, and the relay serving the page; Ctrl-C stops
        them all, and a new demo first removes what a crashed one left; without PostgreSQL it
-       serves the simulated page and says why)
+       serves the simulated page and says why. The clusters trust only the read-only role pgasync;
+       their superuser has a password made per demo, in DIR/superuser.pgpass. --bind beyond loopback
+       is classroom mode: students on the LAN open http(s)://NAME:PORT/; it needs --allow-host)
   pgasync relay [--config FILE] [--target NAME=HOST:PORT]... [--delay NAME=20ms]... [--port 8080]
                 [--bind 127.0.0.1] [--allow-origin http://HOST:PORT]... [--max-frame-bytes 1048576]
                 [--max-buffer-bytes 262144] [--max-sessions 256] [--max-sessions-per-client 64]
-                [--idle-timeout-ms 60000] [--connect-timeout-ms 5000] [serve's flags]
+                [--idle-timeout-ms 60000] [--connect-timeout-ms 5000] [--tls-cert FILE --tls-key FILE]
+                [serve's flags]
       (relay: WebSocket /shard/NAME <-> TCP to target NAME ([targets.NAME] addr = \"HOST:PORT\" in the
        TOML file); --delay adds to each round trip (half each way); the browser leaving mid-query
        cancels the backend's query; /health, /targets, /metrics; POST /sql/load loads a page's
        scenario file into the local targets when the TOML file has [sql_load] superuser = \"postgres\"
-       (pgasync demo writes it); every other path as serve)
+       (pgasync demo writes it); every other path as serve. A target may restrict clients to one
+       role and some databases (user = \"pgasync\", databases = [\"e\", \"live_*\"]; every other startup is
+       refused with a FATAL ErrorResponse), and reach a real server with tls = \"require\"|\"verify-full\"
+       (ca_file) and password_env or password_file: the relay authenticates (SCRAM-SHA-256, MD5) for the
+       browser. --tls-cert/--tls-key serve https:// and wss://)
 scenarios: A B C D E F G pf1 M X (see SCENARIOS.md)";
 
 fn main() -> ExitCode {

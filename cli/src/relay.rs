@@ -250,6 +250,8 @@ const FLAGS: &[&str] = &[
     "max-sessions-per-client",
     "max-frame-bytes",
     "max-buffer-bytes",
+    "tls-cert",
+    "tls-key",
 ];
 
 pub fn run(argv: &[String]) -> Result<(), CliError> {
@@ -300,6 +302,15 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
             static_cfg.web_root.display()
         );
     }
+    // Classroom mode: the page and its WebSockets over TLS (https://, wss://).
+    let tls = match (a.get("tls-cert"), a.get("tls-key")) {
+        (Some(cert), Some(key)) => Some(tokio_rustls::TlsAcceptor::from(
+            tls::server_config(Path::new(cert), Path::new(key)).map_err(CliError::Usage)?,
+        )),
+        (None, None) => None,
+        _ => return Err(CliError::Usage("--tls-cert and --tls-key go together".into())),
+    };
+    let scheme = if tls.is_some() { "https" } else { "http" };
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -324,7 +335,8 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
         }
         let (stop_tx, stop_rx) = watch::channel(false);
         let relay = Arc::new(Relay {
-            origins: own_origins(addr, &allow_hosts).into_iter().chain(origins).collect(),
+            origins: own_origins(scheme, addr, &allow_hosts).into_iter().chain(origins).collect(),
+            tls,
             host_check: host_check.clone(),
             sessions: Arc::new(ConnLimits::new(limits.max_sessions, limits.max_sessions_per_client)),
             static_cfg: static_files::Config { host_check, ..static_cfg },
@@ -338,7 +350,7 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
         let names: Vec<&str> = relay.targets.keys().map(String::as_str).collect();
         eprintln!("pgasync relay: targets: {}", if names.is_empty() { "(none)".into() } else { names.join(", ") });
         let shutdown = shutdown_signal()?;
-        println!("pgasync relay: http://{addr}/  (Ctrl-C to stop)");
+        println!("pgasync relay: {scheme}://{addr}/  (Ctrl-C to stop)");
         serve(listener, relay, stop_tx, shutdown).await;
         Ok(())
     })
@@ -474,8 +486,8 @@ fn parse_origin(o: &str) -> Result<String, CliError> {
     }
 }
 
-/// The origins of pages this relay serves itself.
-fn own_origins(addr: SocketAddr, allow_hosts: &[String]) -> Vec<String> {
+/// The origins of pages this relay serves itself (`scheme` is `https` with TLS).
+fn own_origins(scheme: &str, addr: SocketAddr, allow_hosts: &[String]) -> Vec<String> {
     let port = addr.port();
     let mut hosts: Vec<String> = vec!["127.0.0.1".into(), "localhost".into(), "[::1]".into()];
     if !addr.ip().is_unspecified() {
@@ -485,11 +497,12 @@ fn own_origins(addr: SocketAddr, allow_hosts: &[String]) -> Vec<String> {
         });
     }
     hosts.extend(allow_hosts.iter().map(|h| h.to_ascii_lowercase()));
+    let default_port = if scheme == "https" { 443 } else { 80 };
     let mut out = Vec::new();
     for h in hosts {
-        out.push(format!("http://{h}:{port}"));
-        if port == 80 {
-            out.push(format!("http://{h}"));
+        out.push(format!("{scheme}://{h}:{port}"));
+        if port == default_port {
+            out.push(format!("{scheme}://{h}"));
         }
     }
     out
@@ -508,6 +521,8 @@ fn positive(a: &Args, name: &str, default: usize) -> Result<usize, CliError> {
 
 struct Relay {
     targets: BTreeMap<String, Target>,
+    /// `--tls-cert`/`--tls-key`: every connection is TLS first.
+    tls: Option<tokio_rustls::TlsAcceptor>,
     /// `POST /sql/load`, when the configuration has `[sql_load]`.
     sql_loader: Option<sql_load::Loader>,
     /// Origins an upgrade may carry.
@@ -554,10 +569,26 @@ async fn serve(
     tasks.abort_all();
 }
 
-/// One HTTP connection: requests until it closes or upgrades (the session then runs in
-/// a task of its own).
+/// One connection: its TLS handshake first when the relay has a certificate (bounded
+/// by the header timeout, as a slow HTTP client is), then HTTP.
 async fn connection(stream: TcpStream, peer: SocketAddr, relay: Arc<Relay>) {
     let _ = stream.set_nodelay(true);
+    let Some(acceptor) = relay.tls.clone() else {
+        return http_connection(stream, peer, relay).await;
+    };
+    match tokio::time::timeout(relay.static_cfg.header_timeout, acceptor.accept(stream)).await {
+        Ok(Ok(tls)) => http_connection(tls, peer, relay).await,
+        Ok(Err(e)) => eprintln!("pgasync relay: TLS handshake with {peer} failed: {e}"),
+        Err(_) => eprintln!("pgasync relay: TLS handshake with {peer} timed out"),
+    }
+}
+
+/// One HTTP connection: requests until it closes or upgrades (the session then runs in
+/// a task of its own).
+async fn http_connection<T>(stream: T, peer: SocketAddr, relay: Arc<Relay>)
+where
+    T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
     let io = TokioIo::new(IdleIo::new(stream, relay.static_cfg.idle_timeout));
     let svc_relay = relay.clone();
     let service = hyper::service::service_fn(move |req: Request<Incoming>| {
@@ -579,6 +610,12 @@ async fn handle(req: Request<Incoming>, peer: SocketAddr, relay: Arc<Relay>) -> 
     let own = matches!(path, "/health" | "/targets" | "/metrics" | "/sql/load") || path.starts_with("/shard/");
     if !own {
         return static_files::respond(&req, &relay.static_cfg).await;
+    }
+    // An absolute-form target (`GET http://elsewhere/shard/s1`) is a proxy request,
+    // which the relay is not: refused as `serve` refuses it.
+    if req.uri().authority().is_some() {
+        relay.metrics.refuse(Refusal::Host);
+        return text(StatusCode::FORBIDDEN, "text/plain; charset=utf-8", "absolute-form requests are refused");
     }
     if let Err(status) = check_host(&req, &relay.host_check) {
         relay.metrics.refuse(Refusal::Host);
@@ -650,9 +687,10 @@ async fn upgrade(mut req: Request<Incoming>, name: &str, peer: SocketAddr, relay
         relay.metrics.refuse(why);
         text(status, "text/plain; charset=utf-8", msg)
     };
-    if let Some(origin) = req.headers().get(header::ORIGIN) {
+    // Every Origin header counts: a second one must not slip past the first.
+    for origin in req.headers().get_all(header::ORIGIN) {
         let origin = origin.to_str().unwrap_or("").to_ascii_lowercase();
-        if !relay.origins.contains(&origin) {
+        if !relay.origins.contains(&origin) || req.headers().get_all(header::ORIGIN).iter().count() > 1 {
             return refuse(Refusal::Origin, StatusCode::FORBIDDEN, "origin not allowed");
         }
     }

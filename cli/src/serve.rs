@@ -76,7 +76,7 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
                 config.pkg_root.display()
             );
         }
-        println!("pgasync demo: http://{addr}/  (Ctrl-C to stop)");
+        println!("pgasync serve: http://{addr}/  (Ctrl-C to stop)");
         static_files::serve(listener, config, async {
             let _ = tokio::signal::ctrl_c().await;
             println!("pgasync: shutting down");

@@ -288,11 +288,13 @@ fn too_big() -> Refusal {
 }
 
 /// An Origin, when sent, must be the relay's own (or an `--allow-origin`).
+/// Every Origin header counts: two are refused, whatever the first says.
 fn check_origin<B>(req: &Request<B>, origins: &[String]) -> Result<(), Refusal> {
-    match req.headers().get(header::ORIGIN) {
-        None => Ok(()),
-        Some(o) if origins.contains(&o.to_str().unwrap_or("").to_ascii_lowercase()) => Ok(()),
-        Some(_) => Err(Refusal::new(StatusCode::FORBIDDEN, "origin not allowed")),
+    let mut all = req.headers().get_all(header::ORIGIN).iter();
+    match (all.next(), all.next()) {
+        (None, _) => Ok(()),
+        (Some(o), None) if origins.contains(&o.to_str().unwrap_or("").to_ascii_lowercase()) => Ok(()),
+        _ => Err(Refusal::new(StatusCode::FORBIDDEN, "origin not allowed")),
     }
 }
 

@@ -438,7 +438,8 @@ fn host_name(host: &str) -> Option<&str> {
     };
     let port_ok = match rest.strip_prefix(':') {
         None => rest.is_empty(),
-        Some(p) => !p.is_empty() && p.len() <= 5 && p.bytes().all(|b| b.is_ascii_digit()),
+        // A port is a number a port can be (`localhost:99999` is not a host).
+        Some(p) => p.bytes().all(|b| b.is_ascii_digit()) && p.parse::<u16>().is_ok_and(|n| n > 0),
     };
     (!name.is_empty() && port_ok).then_some(name)
 }

@@ -54,7 +54,7 @@ export function startServer(timeoutMs = 15000) {
     }, timeoutMs);
     proc.stdout.on('data', (d) => {
       out += d;
-      const m = out.match(/pgasync demo: (http:\/\/\S+)/);
+      const m = out.match(/pgasync serve: (http:\/\/\S+)/);
       if (m) {
         clearTimeout(timer);
         resolve({ url: m[1], stop, proc });

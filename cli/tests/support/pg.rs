@@ -45,6 +45,13 @@ impl Cluster {
 
     /// A cluster with `extra_conf` appended to its postgresql.conf (e.g. more connections).
     pub fn start_with(name: &str, extra_conf: &str) -> Cluster {
+        Cluster::start_custom(name, extra_conf, None, &[])
+    }
+
+    /// A cluster with `extra_conf`, its pg_hba.conf replaced by `hba` if given, and
+    /// `files` (name, bytes) written into its data folder with mode 0600 (a TLS key and
+    /// certificate), all before it starts.
+    pub fn start_custom(name: &str, extra_conf: &str, hba: Option<&str>, files: &[(&str, &[u8])]) -> Cluster {
         let port = free_port();
         let dir = std::env::temp_dir().join(format!("pgasync-test-{name}-{}-{port}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
@@ -67,6 +74,19 @@ impl Cluster {
         );
         let mut f = std::fs::OpenOptions::new().append(true).open(data.join("postgresql.conf")).unwrap();
         f.write_all(conf.as_bytes()).unwrap();
+        if let Some(hba) = hba {
+            std::fs::write(data.join("pg_hba.conf"), hba).unwrap();
+        }
+        for (file, bytes) in files {
+            use std::os::unix::fs::PermissionsExt;
+            let path = data.join(file);
+            std::fs::write(&path, bytes).unwrap();
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+            if is_root() {
+                let ok = Command::new("chown").args(["postgres:postgres", path.to_str().unwrap()]).status();
+                assert!(ok.is_ok_and(|s| s.success()), "chown postgres {path:?}");
+            }
+        }
         let log = dir.join("log");
         let out = run("pg_ctl", &["-D", data_s, "-l", log.to_str().unwrap(), "-w", "-t", "60", "start"]);
         assert!(out.status.success(), "pg_ctl start: {}", String::from_utf8_lossy(&out.stderr));
@@ -104,6 +124,11 @@ impl Drop for Cluster {
         let _ = run("pg_ctl", &["-D", data.to_str().unwrap(), "-m", "immediate", "-w", "stop"]);
         let _ = std::fs::remove_dir_all(&self.dir);
     }
+}
+
+/// The server's log so far.
+pub fn log_of(c: &Cluster) -> String {
+    std::fs::read_to_string(c.dir.join("log")).unwrap_or_default()
 }
 
 pub fn dir_of(c: &Cluster) -> &Path {
