@@ -2,54 +2,19 @@
 //! managed server is (`ssl = on` with a certificate the test makes, SCRAM-SHA-256 and
 //! MD5 roles, TLS required by pg_hba), opening it on the browser's behalf. The browser
 //! side still speaks trust authentication only; the credentials stay in the relay.
-//! Certificates are made with the `openssl` command (Debian's, in every image).
+//! Certificates are made with the `openssl` command (support::certs).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 mod support;
+use support::certs::{make_ca, make_server_cert};
 use support::pg::{log_of, Cluster};
 use support::pgws::PgWs;
 use support::postgres_installed;
 use support::relay::RelayProcess;
 
 const BIN: &str = env!("CARGO_BIN_EXE_pgasync");
-
-fn openssl(dir: &Path, args: &[&str]) {
-    let out = Command::new("openssl").current_dir(dir).args(args).output().expect("openssl runs");
-    assert!(out.status.success(), "openssl {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-}
-
-/// A CA (`NAME.crt`, `NAME.key`).
-fn make_ca(dir: &Path, name: &str) {
-    openssl(
-        dir,
-        &[
-            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2",
-            "-subj", &format!("/CN={name}"), "-keyout", &format!("{name}.key"), "-out", &format!("{name}.crt"),
-            "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign",
-        ],
-    );
-}
-
-/// `server.crt`/`server.key` for DNS name `localhost` only, signed by CA `ca`.
-fn make_server_cert(dir: &Path, ca: &str) {
-    openssl(
-        dir,
-        &[
-            "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-subj", "/CN=localhost",
-            "-keyout", "server.key", "-out", "server.csr",
-        ],
-    );
-    std::fs::write(dir.join("ext.cnf"), "subjectAltName=DNS:localhost\nextendedKeyUsage=serverAuth\n").unwrap();
-    openssl(
-        dir,
-        &[
-            "x509", "-req", "-in", "server.csr", "-CA", &format!("{ca}.crt"), "-CAkey", &format!("{ca}.key"),
-            "-CAcreateserial", "-days", "2", "-out", "server.crt", "-extfile", "ext.cnf",
-        ],
-    );
-}
 
 /// Only TLS connections with a password, but for `postgres` on the Unix socket (the
 /// test's own psql) and the plain-TCP line the `tls = disable` case is refused by.

@@ -1,5 +1,6 @@
 //! What the CLI tests that start PostgreSQL clusters share.
 
+pub mod certs;
 pub mod pg;
 pub mod pgws;
 pub mod relay;

@@ -38,7 +38,7 @@ impl RelayProcess {
         let mut line = String::new();
         BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
         let port = line
-            .split("http://127.0.0.1:")
+            .split("://127.0.0.1:")
             .nth(1)
             .and_then(|r| r.split('/').next())
             .and_then(|p| p.parse().ok())
