@@ -38,7 +38,8 @@ pub(crate) struct Opts {
 }
 
 /// The flags that serve a classroom, passed to the relay as they are.
-const CLASSROOM_FLAGS: [&str; 6] = ["bind", "allow-host", "allow-origin", "tls-cert", "tls-key", "max-sessions-per-client"];
+const CLASSROOM_FLAGS: [&str; 6] =
+    ["bind", "allow-host", "allow-origin", "tls-cert", "tls-key", "max-sessions-per-client"];
 
 fn parse(args: &[String]) -> Result<Opts, CliError> {
     let mut flags = vec!["dir", "shards", "rows", "port"];

@@ -11,7 +11,14 @@
 //!   (`http://127.0.0.1:PORT`, `http://localhost:PORT`, `http://[::1]:PORT`, the bound
 //!   address, `http://NAME:PORT` for each `--allow-host`) nor an `--allow-origin` 403,
 //!   an unknown name 404, not a WebSocket upgrade 426, over a session cap 503, the
-//!   target unreachable 502 (504 after the connect timeout).
+//!   target unreachable 502 (504 after the connect timeout); an absolute-form request
+//!   or a repeated Origin 403.
+//! * Once upgraded, the session's start is [`gateway`]'s: the client's startup packet is
+//!   checked against the target's `user` and `databases` (anything else is a FATAL
+//!   ErrorResponse, logged), and the relay opens the server's connection itself (TLS
+//!   with `tls = "require" | "verify-full"`, the server's password exchange with the
+//!   target's `password_env`/`password_file`), so the browser sees a trust server's
+//!   answer and never a credential.
 //! * `POST /sql/load` (only with `[sql_load]` in the configuration file, as `pgasync
 //!   demo` writes it) loads a page's scenario file into the local targets it names; see
 //!   [`sql_load`] for its protocol and bounds.
@@ -32,7 +39,10 @@
 //! * A session with no bytes either way for `--idle-timeout-ms` (60 s) is closed (close
 //!   code 1000, "idle timeout", and the backend's query cancelled if one runs).
 //! * Connecting to a target (and sending a cancel) takes at most `--connect-timeout-ms`
-//!   (5 s).
+//!   (5 s), and so does the server side of the session's start (TLS, authentication);
+//!   the client's startup packet must come within the idle timeout.
+//! * `--tls-cert`/`--tls-key` (classroom mode): every connection is TLS first, its
+//!   handshake bounded by the header timeout; the own origins are then `https://…`.
 //!
 //! # Latency knob
 //! `--delay NAME=20ms` adds 20 ms to every round trip through target NAME: each chunk
