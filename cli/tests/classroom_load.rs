@@ -10,7 +10,9 @@
 //!
 //! Checked: every run's result is the reference; no session is refused (each student
 //! stays far below the per-client limits); the relay counted every session the students
-//! opened; no backend of the read-only role is left on any cluster afterwards. Printed:
+//! opened; one address may then open as many sessions at once as the per-client limit
+//! allows (the next is refused, another address is not); no backend of the read-only
+//! role is left on any cluster afterwards. Printed:
 //! the relay's peak memory (VmHWM), the p50/p99 latency the relay adds per round trip,
 //! the wall time. Everything is bounded: a hung student fails the test, with its name.
 
@@ -202,6 +204,85 @@ struct Metrics {
     active: u64,
     errors: u64,
     refusals: Vec<(String, u64)>,
+}
+
+/// The relay's default `--max-sessions-per-client` (the demo sets none).
+const PER_CLIENT: usize = 64;
+
+/// A login through the relay from `source`: the session, or why not.
+async fn login_from(url: &str, source: IpAddr, app: &str) -> Result<PgWs, String> {
+    let mut c = PgWs::connect_from(url, source).await?;
+    c.send(pgws::startup(&[("user", "pgasync"), ("database", "e"), ("application_name", app)])).await;
+    let msgs = c.until_ready().await;
+    match msgs.iter().find(|(t, _)| *t == b'E') {
+        Some((_, e)) => Err(format!("login through the relay refused: {}", pgws::field(e, b'M'))),
+        None if msgs.last().is_some_and(|(t, _)| *t == b'Z') => Ok(c),
+        None => Err("the relay closed the login without an answer".to_string()),
+    }
+}
+
+/// One address (127.0.0.50) opens [`PER_CLIENT`] sessions at once: every one is let in
+/// and answers a query; one more is refused with 503 (counted as a "sessions"
+/// refusal), while another address (127.0.0.51) is still let in. Then all are closed.
+async fn per_client_limit(demo: &Demo) -> Result<(), String> {
+    let url = format!("ws://127.0.0.1:{}/shard/s1", demo.port);
+    let (one, other) = (IpAddr::V4(Ipv4Addr::new(127, 0, 0, 50)), IpAddr::V4(Ipv4Addr::new(127, 0, 0, 51)));
+    let before = demo.metrics();
+    let logins = (0..PER_CLIENT).map(|i| {
+        let url = url.clone();
+        async move { login_from(&url, one, &format!("tab-{i}")).await }
+    });
+    let opened: Vec<Result<PgWs, String>> = futures_util::future::join_all(logins).await;
+    let refused_below: Vec<String> =
+        opened.iter().enumerate().filter_map(|(i, r)| r.as_ref().err().map(|e| format!("#{i}: {e}"))).collect();
+    let mut sessions: Vec<PgWs> = opened.into_iter().filter_map(Result::ok).collect();
+    if !refused_below.is_empty() {
+        let now = demo.metrics();
+        let why: Vec<String> = now
+            .refusals
+            .iter()
+            .zip(&before.refusals)
+            .filter(|((_, n), (_, m))| n > m)
+            .map(|((r, n), (_, m))| format!("{r}: {}", n - m))
+            .collect();
+        return Err(format!(
+            "below the limit, {} sessions were refused (relay refusals {why:?}): {:?}",
+            refused_below.len(),
+            refused_below.iter().take(3).collect::<Vec<_>>()
+        ));
+    }
+    for (i, c) in sessions.iter_mut().enumerate() {
+        let rows = c.simple("SELECT 1").await.map_err(|e| format!("session #{i}: {e:?}"))?;
+        if rows != vec![vec!["1".to_string()]] {
+            return Err(format!("session #{i}: SELECT 1 gave {rows:?}"));
+        }
+    }
+    let over = match PgWs::connect_from(&url, one).await {
+        Ok(_) => Err(format!("session {} from one address was let in", PER_CLIENT + 1)),
+        Err(e) if e.contains("503") => Ok(()),
+        Err(e) => Err(format!("session {} from one address: {e} (not 503)", PER_CLIENT + 1)),
+    };
+    let neighbour = login_from(&url, other, "neighbour").await;
+    let mid = demo.metrics();
+    for mut c in sessions {
+        c.send(vec![b'X', 0, 0, 0, 4]).await;
+        let _ = tokio::time::timeout(Duration::from_secs(5), c.ws.close(None)).await;
+    }
+    if let Ok(mut c) = neighbour {
+        c.send(vec![b'X', 0, 0, 0, 4]).await;
+        let _ = tokio::time::timeout(Duration::from_secs(5), c.ws.close(None)).await;
+    } else if let Err(e) = neighbour {
+        return Err(format!("another address, while one is at its limit: {e}"));
+    }
+    over?;
+    let refusal = |m: &Metrics| m.refusals.iter().find(|(r, _)| r == "sessions").map_or(0, |(_, n)| *n);
+    if refusal(&mid) - refusal(&before) != 1 {
+        return Err(format!("{} \"sessions\" refusals counted, 1 expected", refusal(&mid) - refusal(&before)));
+    }
+    if mid.sessions - before.sessions != PER_CLIENT as u64 + 1 {
+        return Err(format!("{} sessions counted, {} expected", mid.sessions - before.sessions, PER_CLIENT + 1));
+    }
+    Ok(())
 }
 
 /// `VmHWM` (peak resident memory) and `VmRSS` of a process, in kB.
@@ -579,6 +660,12 @@ fn thirty_students_run_live_e_and_d_through_one_relay() {
         std::thread::sleep(Duration::from_millis(100));
         after = demo.metrics();
     }
+    // The relay saw each student as a client of its own (its log: "session N open: IP:PORT -> …").
+    let load_log = demo.log();
+    let peers: std::collections::BTreeSet<&str> =
+        load_log.lines().filter_map(|l| l.split(" open: ").nth(1)?.split(':').next()).collect();
+    // Then one address up to the per-client limit, while the students' are all gone.
+    let limit = rt.block_on(per_client_limit(&demo));
     // No backend of the read-only role on any cluster.
     let clusters = ["s1", "s2", "s3", "s4", "coordinator"];
     let t = Instant::now();
@@ -604,10 +691,6 @@ fn thirty_students_run_live_e_and_d_through_one_relay() {
         v.sort_unstable();
     }
     let opened = class.opened.load(Ordering::SeqCst) as u64;
-    // The relay saw each student as a client of its own (its log: "session N open: IP:PORT -> …").
-    let log = demo.log();
-    let peers: std::collections::BTreeSet<&str> =
-        log.lines().filter_map(|l| l.split(" open: ").nth(1)?.split(':').next()).collect();
     let counted = after.sessions - before.sessions;
     let refused: Vec<(String, u64)> = after
         .refusals
@@ -656,6 +739,16 @@ fn thirty_students_run_live_e_and_d_through_one_relay() {
         load_time.as_secs_f64(),
         demo_start.as_secs_f64()
     );
+    eprintln!(
+        "  one client's limit     {}",
+        match &limit {
+            Ok(()) => format!(
+                "{PER_CLIENT} sessions at once from one address all opened; the next refused (503); \
+                 another address let in meanwhile"
+            ),
+            Err(e) => format!("FAILED: {e}"),
+        }
+    );
     eprintln!("  backends left          {backends_left} ({left:?})\n");
 
     assert!(failures.is_empty(), "{} students failed:\n{}", failures.len(), failures.join("\n"));
@@ -664,6 +757,9 @@ fn thirty_students_run_live_e_and_d_through_one_relay() {
     assert_eq!(counted, opened, "the relay counted {counted} sessions, the students opened {opened}");
     assert_eq!(after.active, 0, "sessions still open on the relay");
     assert_eq!(peers.len(), STUDENTS, "the relay's clients: {peers:?}");
+    if let Err(e) = &limit {
+        panic!("the per-client limit: {e}\n{}", tail(&demo.log(), 40));
+    }
     for (c, n) in &left {
         assert_eq!(n.as_ref().ok(), Some(&0), "backends of pgasync left on {c}: {n:?}");
     }
