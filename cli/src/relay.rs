@@ -35,7 +35,9 @@
 //!   being read: while the buffer is full, the relay does not read that direction's
 //!   source (backpressure reaches the sender through TCP).
 //! * Sessions in total (`--max-sessions`, 256) and per client IP
-//!   (`--max-sessions-per-client`, 64); HTTP connections as in `serve`.
+//!   (`--max-sessions-per-client`, 64); HTTP connections as in `serve`, except that
+//!   the per-client connection cap (`--max-per-client`) is by default at least the
+//!   per-client session cap: each session holds an HTTP connection until its upgrade.
 //! * A session with no bytes either way for `--idle-timeout-ms` (60 s) is closed (close
 //!   code 1000, "idle timeout", and the backend's query cancelled if one runs).
 //! * Connecting to a target (and sending a cancel) takes at most `--connect-timeout-ms`
@@ -303,7 +305,12 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
         // (which closes the WebSocket properly): it is only the backstop after an upgrade.
         idle_timeout: defaults.idle_timeout.max(limits.idle + Duration::from_secs(5)),
         max_connections: positive(&a, "max-connections", defaults.max_connections)?,
-        max_per_client: positive(&a, "max-per-client", defaults.max_per_client)?,
+        // A session holds its HTTP connection until the upgrade (the target connected),
+        // so a client's sessions opening at once each hold one: with serve's 32 per
+        // client, a burst of 33 to 64 sessions the session cap allows was refused as
+        // "connections" (tests/classroom_load.rs). Unless given, it is at least the
+        // per-client session cap.
+        max_per_client: positive(&a, "max-per-client", defaults.max_per_client.max(limits.max_sessions_per_client))?,
         ..defaults
     };
     if !static_cfg.web_root.join("index.html").is_file() {

@@ -68,6 +68,20 @@ impl PgWs {
         PgWs { ws, buf: Vec::new() }
     }
 
+    /// A WebSocket opened from the loopback address `source` (a client of its own, as
+    /// the relay counts them: Linux routes all of 127.0.0.0/8 to `lo`).
+    pub async fn connect_from(url: &str, source: std::net::IpAddr) -> Result<PgWs, String> {
+        let host = url.split("://").nth(1).and_then(|r| r.split('/').next()).ok_or("no host in the URL")?;
+        let relay: std::net::SocketAddr = host.parse().map_err(|e| format!("{host}: {e}"))?;
+        let socket = tokio::net::TcpSocket::new_v4().map_err(|e| e.to_string())?;
+        socket.bind((source, 0).into()).map_err(|e| format!("bind {source}: {e}"))?;
+        let stream = socket.connect(relay).await.map_err(|e| format!("connect {relay} from {source}: {e}"))?;
+        let _ = stream.set_nodelay(true);
+        let plain = tokio_tungstenite::MaybeTlsStream::Plain(stream);
+        let (ws, _) = tokio_tungstenite::client_async(url, plain).await.map_err(|e| format!("upgrade {url}: {e}"))?;
+        Ok(PgWs { ws, buf: Vec::new() })
+    }
+
     pub async fn send(&mut self, bytes: Vec<u8>) {
         self.ws.send(Message::Binary(bytes.into())).await.expect("send");
     }
