@@ -218,6 +218,32 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
 ];
 
 /// The built-in scenario `id`, or an error that lists them.
+/// The relay target each of a run's servers is reached through, in `pgasync demo`'s
+/// layout — the one rule the demo places data by and every live run (the CLI's
+/// `--live`, the page's Live…, `/sql/load`'s files) connects by:
+/// * a server named after a target is on it (E's `s1`…`s4`, seed 003's `s2` and `s3`, a
+///   scenario file's servers);
+/// * any other server is on the shard target at its position, round the shard targets
+///   in order `s1`, `s2`, … (X's `server1` is on `s1`).
+///
+/// `targets` are the relay's names; `coordinator` is not a shard.
+pub fn live_targets(servers: &[String], targets: &[String]) -> Result<Vec<String>, String> {
+    let mut shards: Vec<&String> = targets.iter().filter(|t| *t != "coordinator").collect();
+    // Natural order: s2 before s10.
+    shards.sort_by_key(|t| {
+        let digits = t.trim_start_matches(|c: char| !c.is_ascii_digit());
+        (t.len() - digits.len(), t[..t.len() - digits.len()].to_string(), digits.parse::<u64>().unwrap_or(0))
+    });
+    if shards.is_empty() && !servers.is_empty() {
+        return Err("the relay has no shard targets".into());
+    }
+    Ok(servers
+        .iter()
+        .enumerate()
+        .map(|(k, name)| if targets.contains(name) { name.clone() } else { shards[k % shards.len()].clone() })
+        .collect())
+}
+
 pub fn scenario_info(id: &str) -> Result<&'static ScenarioInfo, String> {
     SCENARIOS.iter().find(|s| s.id == id).ok_or_else(|| {
         let ids: Vec<&str> = SCENARIOS.iter().map(|s| s.id).collect();
@@ -721,4 +747,31 @@ fn build_partitionwise(_info: &ScenarioInfo, _knobs: &Knobs, s: &Settings) -> Re
         behaviour: Behaviour::pg15(),
         cost: CostModel::default(),
     })
+}
+
+#[cfg(test)]
+mod live_layout_tests {
+    use super::live_targets;
+
+    fn names(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn servers_go_to_their_namesake_or_round_the_shards() {
+        let targets = names(&["coordinator", "s10", "s2", "s1", "s3", "s4"]);
+        // E: by name.
+        assert_eq!(
+            live_targets(&names(&["s1", "s2", "s3", "s4"]), &targets).unwrap(),
+            names(&["s1", "s2", "s3", "s4"])
+        );
+        // Seed 003's M: its servers are s2 and s3, and that is where the demo puts them.
+        assert_eq!(live_targets(&names(&["s2", "s3"]), &targets).unwrap(), names(&["s2", "s3"]));
+        // X: server1 is no target: the first shard, in natural order (s1, s2, …, s10).
+        assert_eq!(live_targets(&names(&["server1"]), &targets).unwrap(), names(&["s1"]));
+        let many: Vec<String> = (0..6).map(|k| format!("x{k}")).collect();
+        assert_eq!(live_targets(&many, &targets).unwrap(), names(&["s1", "s2", "s3", "s4", "s10", "s1"]));
+        assert!(live_targets(&names(&["s1"]), &names(&["coordinator"])).is_ok());
+        assert!(live_targets(&names(&["a"]), &names(&["coordinator"])).is_err());
+    }
 }

@@ -160,10 +160,15 @@ pub(crate) fn load_scenario(id: &str, o: &Opts, shards: &[Cluster], coordinator:
         return Ok(()); // local only
     }
     let db = id.to_lowercase();
+    // Where each server's data goes: the rule every live run connects by.
+    let names: Vec<String> = sc.servers.iter().map(|s| s.server.name.clone()).collect();
+    let clusters: Vec<String> = shards.iter().map(|c| c.name.clone()).collect();
+    let placed = pgasync::scenario::live_targets(&names, &clusters).map_err(failed)?;
     let mut ports = std::collections::HashMap::new();
-    for (k, spec) in sc.servers.iter().enumerate() {
-        let shard = &shards[k % shards.len()];
-        if k < shards.len() {
+    let mut made = std::collections::HashSet::new();
+    for (spec, cluster) in sc.servers.iter().zip(&placed) {
+        let shard = shards.iter().find(|c| &c.name == cluster).expect("live_targets names a cluster");
+        if made.insert(cluster.clone()) {
             shard.psql("postgres", &format!("CREATE DATABASE {db}"))?;
         }
         shard.script(&db, &load_sql(&spec.catalog, READER))?;

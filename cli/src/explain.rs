@@ -120,18 +120,16 @@ pub(crate) fn start_live(
     database: &str,
 ) -> Result<(QueryRun<TcpHost>, Option<LocalGateway>), CliError> {
     let targets = live_targets(config)?;
-    let mut used = Vec::new();
-    for s in &scenario.servers {
-        let t = targets.get(&s.server.name).ok_or_else(|| {
-            CliError::Usage(format!(
-                "--live {config}: no target \"{}\" (scenario {} needs it)",
-                s.server.name, scenario.id
-            ))
-        })?;
-        used.push((s.server.name.clone(), t));
-    }
-    let gated: Vec<(String, LocalTarget)> =
+    // Each server's target, by the demo's layout (`scenario::live_targets`).
+    let names: Vec<String> = scenario.servers.iter().map(|s| s.server.name.clone()).collect();
+    let known: Vec<String> = targets.keys().cloned().collect();
+    let placed = pgasync::scenario::live_targets(&names, &known)
+        .map_err(|e| CliError::Usage(format!("--live {config}: {e}")))?;
+    let used: Vec<(String, &crate::relay::Target)> = placed.iter().map(|t| (t.clone(), &targets[t])).collect();
+    let mut gated: Vec<(String, LocalTarget)> =
         used.iter().filter(|(_, t)| t.needs_gateway()).map(|(n, t)| (n.clone(), t.local())).collect();
+    gated.sort_by(|a, b| a.0.cmp(&b.0));
+    gated.dedup_by(|a, b| a.0 == b.0);
     let gateway = if gated.is_empty() { None } else { Some(LocalGateway::start(gated).map_err(CliError::Failed)?) };
     let addrs =
         used.iter()

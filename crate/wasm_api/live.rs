@@ -37,10 +37,11 @@ pub async fn run_live_js(
     scenario: String,
     mode: String,
     knobs_json: String,
+    targets_json: Option<String>,
 ) -> Result<JsValue, JsError> {
     let knobs = parse_knobs(&knobs_json)?;
     let sc = Scenario::build(&scenario, &knobs).map_err(|e| JsError::new(&e))?;
-    let run = open_live(&relay, &database, &sc, &mode).await?;
+    let run = open_live(&relay, &database, &sc, &mode, targets_json.as_deref()).await?;
     finish_live(run).await
 }
 
@@ -53,9 +54,10 @@ pub async fn run_live_sql_js(
     text: String,
     mode: String,
     knobs_json: String,
+    targets_json: Option<String>,
 ) -> Result<JsValue, JsError> {
     let sc = sql_scenario(&text, &knobs_json)?;
-    let run = open_live(&relay, &database, &sc, &mode).await?;
+    let run = open_live(&relay, &database, &sc, &mode, targets_json.as_deref()).await?;
     finish_live(run).await
 }
 
@@ -86,10 +88,23 @@ async fn finish_live(mut run: QueryRun<WsHost>) -> Result<JsValue, JsError> {
 
 /// A scenario's run on the relay's servers, at step 0: one socket per foreign server,
 /// each opening `database`, in step mode (step boundaries send what was written at
-/// once, as libpq writes it; see `Host::flush_writes`).
-async fn open_live(relay: &str, database: &str, sc: &Scenario, mode: &str) -> Result<QueryRun<WsHost>, JsError> {
+/// once, as libpq writes it; see `Host::flush_writes`). With the relay's target names
+/// (`targets_json`, its `/targets`), each server is reached through the target the
+/// demo put its data on (`scenario::live_targets`); without, through its namesake.
+async fn open_live(
+    relay: &str,
+    database: &str,
+    sc: &Scenario,
+    mode: &str,
+    targets_json: Option<&str>,
+) -> Result<QueryRun<WsHost>, JsError> {
     let async_mode = super::parse_mode(mode)?;
-    let names: Vec<String> = sc.servers.iter().map(|s| s.server.name.clone()).collect();
+    let mut names: Vec<String> = sc.servers.iter().map(|s| s.server.name.clone()).collect();
+    if let Some(json) = targets_json {
+        let targets: Vec<String> =
+            serde_json::from_str(json).map_err(|e| JsError::new(&format!("the relay's targets: {e}")))?;
+        names = crate::scenario::live_targets(&names, &targets).map_err(|e| JsError::new(&e))?;
+    }
     let host = WsHost::connect(relay, &names).await.map_err(|e| JsError::new(&e))?;
     let mut run =
         QueryRun::for_scenario(sc, async_mode, performance_clock(), true, host).map_err(|e| JsError::new(&e))?;
@@ -188,10 +203,11 @@ impl LiveRun {
         scenario: String,
         mode: String,
         knobs_json: String,
+        targets_json: Option<String>,
     ) -> Result<LiveRun, JsError> {
         let knobs = parse_knobs(&knobs_json)?;
         let sc = Scenario::build(&scenario, &knobs).map_err(|e| JsError::new(&e))?;
-        LiveRun::opened(open_live(&relay, &database, &sc, &mode).await?, scenario)
+        LiveRun::opened(open_live(&relay, &database, &sc, &mode, targets_json.as_deref()).await?, scenario)
     }
 
     /// `open` for a scenario file (`text`), on the database `/sql/load` named.
@@ -202,9 +218,10 @@ impl LiveRun {
         text: String,
         mode: String,
         knobs_json: String,
+        targets_json: Option<String>,
     ) -> Result<LiveRun, JsError> {
         let sc = sql_scenario(&text, &knobs_json)?;
-        LiveRun::opened(open_live(&relay, &database, &sc, &mode).await?, "sql".into())
+        LiveRun::opened(open_live(&relay, &database, &sc, &mode, targets_json.as_deref()).await?, "sql".into())
     }
 
     /// One step; resolves to what it did ("event", "row", "waited", "committed",

@@ -213,8 +213,8 @@ export class LivePanel {
   /** One live run to the end, of the built-in scenario or of the file on screen. */
   liveRun(db, cur, mode, knobs) {
     return cur.text
-      ? this.wasm.runLiveSql(this.relayUrl(), db, cur.text, mode, knobs)
-      : this.wasm.runLive(this.relayUrl(), db, cur.scenario, mode, knobs);
+      ? this.wasm.runLiveSql(this.relayUrl(), db, cur.text, mode, knobs, JSON.stringify(this.targets))
+      : this.wasm.runLive(this.relayUrl(), db, cur.scenario, mode, knobs, JSON.stringify(this.targets));
   }
 
   async exclusively(work) {
@@ -245,8 +245,8 @@ export class LivePanel {
         this.stepStatus.textContent = cur.text ? 'Loading the file into the live shards, then opening a socket per server…' : 'Opening a socket per server through the relay…';
         const { database } = await this.database(cur);
         const run = cur.text
-          ? await this.wasm.LiveRun.openSql(this.relayUrl(), database, cur.text, cur.mode, cur.knobs)
-          : await this.wasm.LiveRun.open(this.relayUrl(), database, cur.scenario, cur.mode, cur.knobs);
+          ? await this.wasm.LiveRun.openSql(this.relayUrl(), database, cur.text, cur.mode, cur.knobs, JSON.stringify(this.targets))
+          : await this.wasm.LiveRun.open(this.relayUrl(), database, cur.scenario, cur.mode, cur.knobs, JSON.stringify(this.targets));
         this.stepping = { run, key, label: runLabel('Step live', cur), trace: [], names: [] };
         this.planView.invalidate();
         this.showStep(null);
