@@ -17,13 +17,9 @@
 //! the wall time. Everything is bounded: a hung student fails the test, with its name.
 
 use futures_util::{SinkExt, StreamExt};
-use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
-use std::os::unix::process::CommandExt;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{mpsc, Arc, Barrier, Mutex};
+use std::sync::{mpsc, Arc, Barrier};
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio_tungstenite::tungstenite::Message;
@@ -34,10 +30,10 @@ use pgasync::run::QueryRun;
 use pgasync::scenario::{Knobs, Scenario};
 
 mod support;
+use support::demo::DemoProcess;
 use support::pgws::{self, PgWs};
 use support::{postgres_installed, postgres_left};
 
-const BIN: &str = env!("CARGO_BIN_EXE_pgasync");
 const STUDENTS: usize = 30;
 /// The demo's rows per shard (the page's default).
 const ROWS: usize = 300;
@@ -60,142 +56,24 @@ const RUNS: [(&str, bool); 4] = [("E", false), ("E", true), ("D", false), ("D", 
 // ---------------------------------------------------------------------------------
 // The demo
 
-struct Demo {
-    child: Child,
-    port: u16,
-    dir: PathBuf,
-    log: Arc<Mutex<String>>,
-}
-
-impl Demo {
-    fn start(dir: &Path) -> Demo {
-        let mut child = Command::new(BIN)
-            .args(["demo", "--port", "0", "--rows", &ROWS.to_string(), "--dir", &dir.display().to_string()])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0)
-            .spawn()
-            .expect("pgasync demo starts");
-        let log = Arc::new(Mutex::new(String::new()));
-        let (err, sink) = (child.stderr.take().unwrap(), log.clone());
-        std::thread::spawn(move || {
-            for line in BufReader::new(err).lines().map_while(Result::ok) {
-                sink.lock().unwrap().push_str(&(line + "\n"));
-            }
-        });
-        let (tx, rx) = mpsc::channel();
-        let stdout = child.stdout.take().unwrap();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                if let Some(rest) = line.strip_prefix("pgasync relay: http://127.0.0.1:") {
-                    let _ = tx.send(rest.split('/').next().unwrap_or("").parse::<u16>().unwrap_or(0));
-                }
-            }
-        });
-        let port = rx.recv_timeout(Duration::from_secs(300));
-        let demo = Demo { child, port: port.unwrap_or(0), dir: dir.to_path_buf(), log };
-        assert!(demo.port > 0, "the demo did not print the relay's URL within 300 s:\n{}", demo.log());
-        demo
-    }
-
-    fn log(&self) -> String {
-        self.log.lock().unwrap().clone()
-    }
-
-    /// `[targets.NAME] addr`'s port, from the demo's relay.toml.
-    fn target_port(&self, name: &str) -> u16 {
-        let toml = std::fs::read_to_string(self.dir.join("relay.toml")).unwrap();
-        let section = toml.split(&format!("[targets.{name}]")).nth(1).expect("the target");
-        let addr = section.lines().find(|l| l.starts_with("addr")).unwrap();
-        addr.trim_end_matches('"').rsplit(':').next().unwrap().parse().unwrap()
-    }
-
-    /// The relay's pid: the process whose command line is `pgasync relay --config
-    /// DIR/relay.toml …`.
-    fn relay_pid(&self) -> Option<u32> {
-        let config = self.dir.join("relay.toml").display().to_string();
-        std::fs::read_dir("/proc").ok()?.flatten().find_map(|e| {
-            let pid: u32 = e.file_name().to_str()?.parse().ok()?;
-            let cmdline = std::fs::read(e.path().join("cmdline")).ok()?;
-            let args: Vec<&[u8]> = cmdline.split(|b| *b == 0).collect();
-            let relay = args.get(1) == Some(&&b"relay"[..]) && args.contains(&config.as_bytes());
-            relay.then_some(pid)
-        })
-    }
-
-    /// `GET path` from the relay, the body.
-    fn get(&self, path: &str) -> Result<String, String> {
-        let mut s = std::net::TcpStream::connect(("127.0.0.1", self.port)).map_err(|e| e.to_string())?;
-        s.set_read_timeout(Some(Duration::from_secs(10))).map_err(|e| e.to_string())?;
-        let req = format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\n\r\n", self.port);
-        s.write_all(req.as_bytes()).map_err(|e| e.to_string())?;
-        let mut answer = String::new();
-        s.read_to_string(&mut answer).map_err(|e| e.to_string())?;
-        let (head, body) = answer.split_once("\r\n\r\n").ok_or("no HTTP answer")?;
-        if !head.starts_with("HTTP/1.1 200") {
-            return Err(head.lines().next().unwrap_or("").to_string());
-        }
-        Ok(body.to_string())
-    }
-
-    /// The relay's counters now.
-    fn metrics(&self) -> Metrics {
-        let text = self.get("/metrics").unwrap_or_else(|e| panic!("GET /metrics: {e}"));
-        let value = |name: &str| -> u64 {
-            text.lines()
-                .find_map(|l| l.strip_prefix(name).and_then(|v| v.strip_prefix(' ')))
-                .and_then(|v| v.trim().parse().ok())
-                .unwrap_or_else(|| panic!("no {name} in /metrics:\n{text}"))
-        };
-        let refusals = ["sessions", "connections", "startup", "login", "connect_failed", "host", "origin"]
-            .iter()
-            .map(|r| (r.to_string(), value(&format!("pgasync_relay_refusals_total{{reason=\"{r}\"}}"))))
-            .collect();
-        Metrics {
-            sessions: value("pgasync_relay_sessions_total"),
-            active: value("pgasync_relay_sessions_active"),
-            errors: value("pgasync_relay_errors_total"),
-            refusals,
-        }
-    }
-
-    /// Backends of the read-only role on cluster `name`, as its superuser sees them.
-    fn backends(&self, name: &str) -> Result<usize, String> {
-        let out = Command::new("psql")
-            .args(["-X", "-w", "-A", "-t", "-q", "-h", "127.0.0.1", "-p", &self.target_port(name).to_string()])
-            .args(["-U", "postgres", "-d", "postgres"])
-            .args(["-c", "SELECT count(*) FROM pg_stat_activity WHERE usename = 'pgasync'"])
-            .env("PGPASSFILE", self.dir.join("superuser.pgpass"))
-            .env("PGCONNECT_TIMEOUT", "5")
-            .env_remove("PGPASSWORD")
-            .output()
-            .map_err(|e| format!("psql: {e}"))?;
-        if !out.status.success() {
-            return Err(format!("psql on {name}: {}", String::from_utf8_lossy(&out.stderr).trim()));
-        }
-        String::from_utf8_lossy(&out.stdout).trim().parse().map_err(|e| format!("psql on {name}: {e}"))
-    }
-}
-
-impl Drop for Demo {
-    /// Ctrl-C to the demo's group (the demo stops the relay and every cluster); killed
-    /// outright if it has not stopped within a minute.
-    fn drop(&mut self) {
-        let group = -(self.child.id() as i32);
-        unsafe {
-            libc::kill(group, libc::SIGINT);
-        }
-        let t = Instant::now();
-        while t.elapsed() < Duration::from_secs(60) {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        unsafe {
-            libc::kill(group, libc::SIGKILL);
-        }
-        let _ = self.child.wait();
+/// The relay's counters now.
+fn metrics(demo: &DemoProcess) -> Metrics {
+    let text = demo.get("/metrics").unwrap_or_else(|e| panic!("GET /metrics: {e}"));
+    let value = |name: &str| -> u64 {
+        text.lines()
+            .find_map(|l| l.strip_prefix(name).and_then(|v| v.strip_prefix(' ')))
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or_else(|| panic!("no {name} in /metrics:\n{text}"))
+    };
+    let refusals = ["sessions", "connections", "startup", "login", "connect_failed", "host", "origin"]
+        .iter()
+        .map(|r| (r.to_string(), value(&format!("pgasync_relay_refusals_total{{reason=\"{r}\"}}"))))
+        .collect();
+    Metrics {
+        sessions: value("pgasync_relay_sessions_total"),
+        active: value("pgasync_relay_sessions_active"),
+        errors: value("pgasync_relay_errors_total"),
+        refusals,
     }
 }
 
@@ -224,10 +102,10 @@ async fn login_from(url: &str, source: IpAddr, app: &str) -> Result<PgWs, String
 /// One address (127.0.0.50) opens [`PER_CLIENT`] sessions at once: every one is let in
 /// and answers a query; one more is refused with 503 (counted as a "sessions"
 /// refusal), while another address (127.0.0.51) is still let in. Then all are closed.
-async fn per_client_limit(demo: &Demo) -> Result<(), String> {
+async fn per_client_limit(demo: &DemoProcess) -> Result<(), String> {
     let url = format!("ws://127.0.0.1:{}/shard/s1", demo.port);
     let (one, other) = (IpAddr::V4(Ipv4Addr::new(127, 0, 0, 50)), IpAddr::V4(Ipv4Addr::new(127, 0, 0, 51)));
-    let before = demo.metrics();
+    let before = metrics(demo);
     let logins = (0..PER_CLIENT).map(|i| {
         let url = url.clone();
         async move { login_from(&url, one, &format!("tab-{i}")).await }
@@ -237,7 +115,7 @@ async fn per_client_limit(demo: &Demo) -> Result<(), String> {
         opened.iter().enumerate().filter_map(|(i, r)| r.as_ref().err().map(|e| format!("#{i}: {e}"))).collect();
     let mut sessions: Vec<PgWs> = opened.into_iter().filter_map(Result::ok).collect();
     if !refused_below.is_empty() {
-        let now = demo.metrics();
+        let now = metrics(demo);
         let why: Vec<String> = now
             .refusals
             .iter()
@@ -263,7 +141,7 @@ async fn per_client_limit(demo: &Demo) -> Result<(), String> {
         Err(e) => Err(format!("session {} from one address: {e} (not 503)", PER_CLIENT + 1)),
     };
     let neighbour = login_from(&url, other, "neighbour").await;
-    let mid = demo.metrics();
+    let mid = metrics(demo);
     for mut c in sessions {
         c.send(vec![b'X', 0, 0, 0, 4]).await;
         let _ = tokio::time::timeout(Duration::from_secs(5), c.ws.close(None)).await;
@@ -584,11 +462,11 @@ fn thirty_students_run_live_e_and_d_through_one_relay() {
     }
     let t_all = Instant::now();
     let dir = std::env::temp_dir().join(format!("pgasync-classroom-{}", std::process::id()));
-    let demo = Demo::start(&dir);
+    let demo = DemoProcess::start(&dir, ROWS);
     let demo_start = t_all.elapsed();
     let relay_pid = demo.relay_pid().unwrap_or_else(|| panic!("no relay process for {}", dir.display()));
     let (hwm_before, _) = memory_kb(relay_pid).expect("the relay's /proc status");
-    let before = demo.metrics();
+    let before = metrics(&demo);
 
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     let class = Arc::new(Class {
@@ -626,7 +504,7 @@ fn thirty_students_run_live_e_and_d_through_one_relay() {
     let mut next_sample = Instant::now();
     while reports.iter().any(Option::is_none) {
         if Instant::now() >= next_sample {
-            peak_active = peak_active.max(demo.metrics().active);
+            peak_active = peak_active.max(metrics(&demo).active);
             next_sample = Instant::now() + Duration::from_millis(50);
         }
         let left = LOAD_DEADLINE.saturating_sub(t_load.elapsed());
@@ -655,10 +533,10 @@ fn thirty_students_run_live_e_and_d_through_one_relay() {
 
     // The sessions the students opened have all closed; the relay's counters.
     let t = Instant::now();
-    let mut after = demo.metrics();
+    let mut after = metrics(&demo);
     while after.active > 0 && t.elapsed() < BACKENDS_GONE {
         std::thread::sleep(Duration::from_millis(100));
-        after = demo.metrics();
+        after = metrics(&demo);
     }
     // The relay saw each student as a client of its own (its log: "session N open: IP:PORT -> …").
     let load_log = demo.log();

@@ -3,90 +3,28 @@
 //! startups the page never sends, the read-only role trying what a superuser may, and
 //! plain TCP to the clusters without the demo's password.
 
-use std::io::{BufRead, BufReader};
-use std::os::unix::process::CommandExt;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::path::Path;
+use std::process::Command;
 use std::sync::{Arc, Mutex, OnceLock, Weak};
-use std::time::Duration;
 
 mod support;
+use support::demo::DemoProcess;
 use support::pgws::PgWs;
 use support::postgres_installed;
 
-const BIN: &str = env!("CARGO_BIN_EXE_pgasync");
-
-struct Demo {
-    child: Child,
-    port: u16,
-    dir: PathBuf,
-    log: Arc<Mutex<String>>,
-}
-
-impl Demo {
-    fn url(&self, target: &str) -> String {
-        format!("ws://127.0.0.1:{}/shard/{target}", self.port)
-    }
-
-    /// `[targets.NAME] addr`'s port, from the demo's relay.toml.
-    fn target_port(&self, name: &str) -> u16 {
-        let toml = std::fs::read_to_string(self.dir.join("relay.toml")).unwrap();
-        let section = toml.split(&format!("[targets.{name}]")).nth(1).expect("the target");
-        let addr = section.lines().find(|l| l.starts_with("addr")).unwrap();
-        addr.trim_end_matches('"').rsplit(':').next().unwrap().parse().unwrap()
-    }
-
-    fn relay_log(&self) -> String {
-        self.log.lock().unwrap().clone()
-    }
-}
-
-impl Drop for Demo {
-    fn drop(&mut self) {
-        unsafe {
-            libc::kill(-(self.child.id() as i32), libc::SIGINT);
-        }
-        let _ = self.child.wait();
-    }
-}
-
 /// The demo the tests share: started by the first, stopped by the last.
-fn demo() -> Option<Arc<Demo>> {
+fn demo() -> Option<Arc<DemoProcess>> {
     if !postgres_installed() {
         eprintln!("skipped: PostgreSQL is not installed");
         return None;
     }
-    static SHARED: OnceLock<Mutex<Weak<Demo>>> = OnceLock::new();
+    static SHARED: OnceLock<Mutex<Weak<DemoProcess>>> = OnceLock::new();
     let mut slot = SHARED.get_or_init(|| Mutex::new(Weak::new())).lock().unwrap_or_else(|e| e.into_inner());
     if let Some(d) = slot.upgrade() {
         return Some(d);
     }
     let dir = std::env::temp_dir().join(format!("pgasync-security-{}", std::process::id()));
-    let mut child = Command::new(BIN)
-        .args(["demo", "--port", "0", "--rows", "300", "--dir", &dir.display().to_string()])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .spawn()
-        .expect("pgasync demo starts");
-    let log = Arc::new(Mutex::new(String::new()));
-    let (err, sink) = (child.stderr.take().unwrap(), log.clone());
-    std::thread::spawn(move || {
-        for line in BufReader::new(err).lines().map_while(Result::ok) {
-            sink.lock().unwrap().push_str(&(line + "\n"));
-        }
-    });
-    let (tx, rx) = std::sync::mpsc::channel();
-    let stdout = child.stdout.take().unwrap();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-            if let Some(rest) = line.strip_prefix("pgasync relay: http://127.0.0.1:") {
-                let _ = tx.send(rest.split('/').next().unwrap_or("").parse::<u16>().unwrap_or(0));
-            }
-        }
-    });
-    let port = rx.recv_timeout(Duration::from_secs(300)).expect("the demo prints the relay's URL");
-    let d = Arc::new(Demo { child, port, dir, log });
+    let d = Arc::new(DemoProcess::start(&dir, 300));
     *slot = Arc::downgrade(&d);
     Some(d)
 }
@@ -134,7 +72,7 @@ fn startups_beyond_the_read_only_role_are_refused_before_the_server() {
             assert_eq!(rows, vec![vec!["pgasync".to_string(), "e".to_string()]]);
         }
     });
-    let log = d.relay_log();
+    let log = d.log();
     assert!(log.contains("refused: role \"postgres\" is not permitted"), "the refusal is logged:\n{log}");
     // Nothing of those startups reached a server: no cluster logged a connection as postgres
     // from the relay (log_connections is off, so look at what the servers ran instead).

@@ -122,17 +122,7 @@ fn runtime() -> tokio::runtime::Runtime {
 // PostgreSQL's protocol, by hand
 
 fn startup(app: &str) -> Vec<u8> {
-    let mut body = 196608u32.to_be_bytes().to_vec();
-    for (k, v) in [("user", "pgasync"), ("database", "postgres"), ("application_name", app)] {
-        body.extend_from_slice(k.as_bytes());
-        body.push(0);
-        body.extend_from_slice(v.as_bytes());
-        body.push(0);
-    }
-    body.push(0);
-    let mut m = (body.len() as u32 + 4).to_be_bytes().to_vec();
-    m.extend(body);
-    m
+    support::pgws::startup(&[("user", "pgasync"), ("database", "postgres"), ("application_name", app)])
 }
 
 fn typed(ty: u8, body: &[u8]) -> Vec<u8> {

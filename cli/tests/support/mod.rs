@@ -1,6 +1,7 @@
 //! What the CLI tests that start PostgreSQL clusters share.
 
 pub mod certs;
+pub mod demo;
 pub mod pg;
 pub mod pgws;
 pub mod relay;
