@@ -51,9 +51,11 @@ test-native:
 	cargo test --workspace
 	./scripts/check_exercises.sh
 
+# wasm-bindgen-test-runner gives a browser suite 20 s by default; a loaded machine
+# (CI shares two cores) takes longer than that for the Session tests alone.
 test-wasm:
-	$(WASM_PACK) test --node --mode no-install
-	WASM_BINDGEN_USE_BROWSER=1 $(WASM_PACK) test --headless --chrome --mode no-install
+	WASM_BINDGEN_TEST_TIMEOUT=600 $(WASM_PACK) test --node --mode no-install
+	WASM_BINDGEN_TEST_TIMEOUT=600 WASM_BINDGEN_USE_BROWSER=1 $(WASM_PACK) test --headless --chrome --mode no-install
 
 test-e2e: pkg cli
 	cd tests/e2e && PGASYNC_BIN=../../target/release/pgasync node run.mjs
