@@ -128,6 +128,7 @@ pub struct Knobs {
     pub fetch_ahead: Option<bool>,
     pub pipelined_setup: Option<bool>,
     pub parallel_commit: Option<bool>,
+    pub parallel_close: Option<bool>,
     pub pipeline: Option<bool>,
     pub fifo_results: Option<bool>,
     pub async_merge_append: Option<bool>,
@@ -141,6 +142,7 @@ impl Knobs {
             (&mut b.fetch_ahead, self.fetch_ahead),
             (&mut b.pipelined_setup, self.pipelined_setup),
             (&mut b.parallel_commit, self.parallel_commit),
+            (&mut b.parallel_close, self.parallel_close),
             (&mut b.pipeline, self.pipeline),
             (&mut b.fifo_results, self.fifo_results),
             (&mut b.async_merge_append, self.async_merge_append),
@@ -469,10 +471,12 @@ impl Scenario {
             .unwrap_or(0);
         // What PostgreSQL 15 does server after server (GetConnection's set-up at
         // ExecInit; CLOSE at ExecEnd and COMMIT at transaction end) no async plan can
-        // overlap: it counts whole, as the sync run spent it.
-        let (setup, end) = sync_run.setup_and_end_ns();
+        // overlap: it counts whole, as the sync run spent it, unless a knob does it on
+        // every connection at once (pipelined_setup, parallel_close, parallel_commit).
+        let (setup, close, commit) = sync_run.setup_close_commit_ns();
         let serial = if self.behaviour.pipelined_setup { 0 } else { setup }
-            + if self.behaviour.parallel_commit { 0 } else { end };
+            + if self.behaviour.parallel_close { 0 } else { close }
+            + if self.behaviour.parallel_commit { 0 } else { commit };
         local.max(conn_bound) + serial
     }
 }
