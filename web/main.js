@@ -3,7 +3,7 @@
 // page only renders snapshots.
 
 import { KNOB_FIELDS, PROFILE_FIELDS, profileFields, configFromUrl, cloneConfig, knobsJson, UrlSync, Recording, setSwitchNames, inSlices, nextSlice, SLICE_MS, STEP_SLICE, CALL_MS, SQL_SCENARIO, SQL_IGNORED_FIELDS, isSql, encodeSql, decodeSql } from './state.js';
-import { BehaviourControls, decorateLegend, renderGlossary } from './render/behaviour.js';
+import { BehaviourControls, decorateLegend, renderGlossary, setStateTerms } from './render/behaviour.js';
 import { PlanView, renderLegend } from './render/plan.js';
 import { EventLoopView } from './render/eventloop.js';
 import { Timeline, prepareTimeline } from './render/timeline.js';
@@ -910,13 +910,14 @@ function checkUrl(search) {
 // ---- boot ----
 async function boot() {
   renderLegend($('legend'));
-  decorateLegend($('legend'));
-  renderGlossary($('glossary'), $('b-glossary'));
   showSpeed();
   if (!(await loadModel())) {
     document.body.dataset.ready = '1';
     return;
   }
+  setStateTerms(wasm.stateTerms());
+  decorateLegend($('legend'));
+  renderGlossary($('glossary'), $('b-glossary'));
   fillScenarios();
   sqlFiles = wasm.scenarioFiles();
   sqlEditor = new SqlEditor(ui.sqlDrawer, sqlFiles, { onRun: (text) => runSql(text), onClose: closeSql });

@@ -43,7 +43,7 @@ async function stepAndCompare(page, n) {
         const wrecv = sum(be.filter((l) => l.dataset.node === id));
         if (Number(g.dataset.sent) !== wsent || Number(g.dataset.recv) !== wrecv) bad.push(`step ${k}: node ${id} box ${g.dataset.sent}/${g.dataset.recv} B, wire ${wsent}/${wrecv} B`);
       }
-      // The moment of the report: an answer arrived, not read yet (Callback pending).
+      // The moment of the report: a result ready, not yet taken by the Append (Callback pending).
       for (const p of document.querySelectorAll('[data-testid=request-state][data-state=CallbackPending]')) {
         pendingSeen++;
         const box = document.querySelector(`[data-testid=plan-node][data-node="${p.parentNode.dataset.requestee}"]`);
@@ -68,7 +68,7 @@ async function checkPanelsAgree(page, server, { check, shot }) {
     check(`${name}: boxes, connection table and wire inspector agree at each of ${r.steps} steps`, r.bad.length === 0 && r.steps > 50, r.bad.join('; ') || `${r.lines} wire lines at the end`);
     // The report ("ft3's box shows recv 0 B" while the answer had arrived) is the moment
     // a request is Callback pending: those steps were among the ones compared.
-    if (name.startsWith('E')) check('E async: steps with an answer arrived and not yet read (Callback pending) were compared', r.pendingSeen > 0, `${r.pendingSeen} pending requests seen`);
+    if (name.startsWith('E')) check('E async: steps with a result ready, not yet taken by the requestor (Callback pending), were compared', r.pendingSeen > 0, `${r.pendingSeen} pending requests seen`);
   }
   // Step 8 of E async, as in the report, in a screenshot.
   await page.goto(`${server.url}?scenario=E&mode=async&rows=300&fetch=100&step=8`);

@@ -233,16 +233,18 @@ async function checkGlossary(page, server) {
   await waitReady(page);
   const tips = await page.$$eval('#legend .legend-item', (xs) => Object.fromEntries(xs.map((x) => [x.textContent.trim(), x.title])));
   check('legend keeps the names', ['Idle', 'Waiting', 'Callback pending', 'Complete'].every((n) => n in tips), Object.keys(tips).join(', '));
-  check('legend tooltip: Idle', /no request/.test(tips.Idle), tips.Idle);
-  check('legend tooltip: Waiting', /callback_pending/.test(tips.Waiting) && /ExecAsyncRequestPending/.test(tips.Waiting) && /not readable/.test(tips.Waiting), tips.Waiting);
-  check('legend tooltip: Callback pending', /ExecAppendAsyncEventWait/.test(tips['Callback pending']) && /ExecAsyncNotify/.test(tips['Callback pending']) && /ASYNC_CALLBACK_PENDING/.test(tips['Callback pending']), tips['Callback pending']);
-  check('legend tooltip: Complete', /ExecAsyncRequestDone/.test(tips.Complete) && /ExecAsyncResponse/.test(tips.Complete), tips.Complete);
+  // One definition per state (issue 19), the model's (exec_async::STATE_TERMS), against
+  // the 2016 enum and PostgreSQL 14+'s flags.
+  check('legend tooltip: Idle', /not asked yet/.test(tips.Idle) && /no request outstanding/.test(tips.Idle), tips.Idle);
+  check('legend tooltip: Waiting', /asked, no result yet/.test(tips.Waiting) && /ASYNC_WAITING/.test(tips.Waiting) && /callback_pending = true/.test(tips.Waiting) && /ExecAsyncRequestPending/.test(tips.Waiting), tips.Waiting);
+  check('legend tooltip: Callback pending', /result ready, not yet taken by the requestor/.test(tips['Callback pending']) && /ExecAsyncRequestDone/.test(tips['Callback pending']) && /ASYNC_CALLBACK_PENDING/.test(tips['Callback pending']) && /request_complete = true/.test(tips['Callback pending']) && !/socket fired/.test(tips['Callback pending']), tips['Callback pending']);
+  check('legend tooltip: Complete', /ASYNC_COMPLETE/.test(tips.Complete) && /ExecAsyncResponse/.test(tips.Complete), tips.Complete);
   check('glossary hidden until asked', await page.locator('[data-testid=glossary]').isHidden());
   await page.click('[data-testid=glossary-toggle]');
   const g = page.locator('[data-testid=glossary]');
   check('glossary panel opens', await g.isVisible());
   const text = await g.innerText();
-  check('glossary lists the four states with their PostgreSQL meaning', ['Idle', 'Waiting', 'Callback pending', 'Complete', 'ExecAsyncRequestPending', 'ExecAppendAsyncEventWait', 'ASYNC_CALLBACK_PENDING', 'ExecAsyncResponse'].every((w) => text.includes(w)), text);
+  check('glossary lists the four states with their PostgreSQL meaning', ['Idle', 'Waiting', 'Callback pending', 'Complete', 'ExecAsyncRequestPending', 'ExecAsyncRequestDone', 'ASYNC_WAITING', 'ASYNC_CALLBACK_PENDING', 'ASYNC_COMPLETE', 'callback_pending = true', 'ExecAsyncResponse', 'printable handout'].every((w) => text.includes(w)), text);
   await shot(page, '12-glossary.png');
   await page.click('[data-testid=glossary-toggle]');
   check('glossary closes', await g.isHidden());

@@ -32,10 +32,17 @@ export function noteTrigger(on) {
   switch (on.on) {
     case 'step':
       return `step ${on.step}`;
-    case 'request':
-      return { waiting: 'a request goes Waiting', callbackpending: 'a request goes Callback pending', complete: 'a request goes Complete' }[on.state] ?? `request ${on.state}`;
+    case 'request': {
+      const what = { waiting: 'a request goes Waiting', callbackpending: 'a request goes Callback pending', complete: 'a request goes Complete' }[on.state] ?? `request ${on.state}`;
+      const from = { idle: ' (a child\'s first request, ExecAppendAsyncBegin)', complete: ' (a child asked again)' }[on.from] ?? '';
+      return what + from;
+    }
     case 'wait':
-      return 'the event loop waits';
+      return 'the Append sleeps on its wait event set';
+    case 'notify':
+      return 'ExecAsyncNotify runs (a socket fired)';
+    case 'append_row':
+      return 'a row passes through the Append';
     case 'startup':
       return 'a connection starts up';
     case 'send':

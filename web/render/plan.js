@@ -29,7 +29,7 @@ function isForeign(n) {
  * reads a batch only when the scan asks for it: that is when "batches" counts it).
  */
 const WIRE_COUNTERS =
-  'sent / recv: bytes of this scan\'s statements and answers, counted when a statement goes on the wire and when an answer has fully arrived, as the connection table and the wire inspector count them; round trips: its statements sent; batches: the answers it has read (postgres_fdw reads a batch only when the scan asks for it, so an answer can have arrived — Callback pending — and not be read yet)';
+  'sent / recv: bytes of this scan\'s statements and answers, counted when a statement goes on the wire and when an answer has fully arrived, as the connection table and the wire inspector count them; round trips: its statements sent; batches: the answers it has read (postgres_fdw reads a batch only when the scan asks for it, so an answer can have arrived and not be read yet: the request is still Waiting until ExecAsyncNotify reads it)';
 
 function counterLines(n) {
   const lines = [`rows ${fmtInt(n.rows)} · loops ${n.loops} · time ${n.startup_ms.toFixed(3)}..${n.total_ms.toFixed(3)} ms`];
