@@ -823,6 +823,13 @@ function wireButtons() {
       livePanel?.refreshTargets();
     }
   });
+  // Esc closes the Live drawer (a full-screen panel first: projector.js leaves it).
+  window.addEventListener('keydown', (e) => {
+    if (e.key !== 'Escape' || $('p-live').hidden || document.querySelector('section.panel.full')) return;
+    e.preventDefault();
+    $('p-live').hidden = true;
+    $('b-live').classList.remove('on');
+  });
   button(ui.sqlToggle, () => (ui.sqlDrawer.hidden ? openSql() : closeSql()));
   button(ui.back, stepBack);
   ui.speed.addEventListener('input', showSpeed);

@@ -98,7 +98,6 @@ struct KnobEntry {
     reason: &'static str,
 }
 
-/// The behaviour knobs: `[{name, reason}]`, in order (`behaviour::KNOBS`).
 /// The request states, each defined once against the 2016 design's enum and PostgreSQL
 /// 14+'s flags (`exec_async::STATE_TERMS`): the page's glossary and legend tooltips.
 #[wasm_bindgen(js_name = stateTerms)]
@@ -106,6 +105,7 @@ pub fn state_terms() -> Result<JsValue, JsError> {
     to_js(&crate::exec_async::STATE_TERMS)
 }
 
+/// The behaviour knobs: `[{name, reason}]`, in order (`behaviour::KNOBS`).
 #[wasm_bindgen(js_name = behaviourKnobs)]
 pub fn behaviour_knobs() -> Result<JsValue, JsError> {
     to_js(&KNOBS.iter().map(|k| KnobEntry { name: k.name, reason: k.reason }).collect::<Vec<_>>())
