@@ -76,6 +76,13 @@ class Workshop {
   }
 
   install() {
+    // A new size (the lesson full screen, A+, the window): the walk-through's plot is
+    // laid out again, not stretched.
+    let pending = 0;
+    window.addEventListener('resize', () => {
+      cancelAnimationFrame(pending);
+      pending = requestAnimationFrame(() => this.panel?.redrawWalk());
+    });
     this.buildControls();
     this.buildDock();
     this.wireKeys();

@@ -186,6 +186,15 @@ export class LessonPanel {
     );
   }
 
+  /** The walk-through's plot drawn again for its panel's size now. */
+  redrawWalk() {
+    if (!this.lastWalk || !this.walksBox?.isConnected) return;
+    const { knob, r } = this.lastWalk;
+    const w = [...this.walksBox.children].find((x) => x.dataset.knob === knob);
+    if (!w || w.querySelector('.walk-plot').hidden) return;
+    this.showWalkResult(knob, r);
+  }
+
   /** Which walk-through is on (null: the lesson's own run). */
   showWalk(knob) {
     for (const w of this.walksBox.children) {
@@ -201,6 +210,8 @@ export class LessonPanel {
 
   /** The walk-through's comparison: pg15 and the knob's run, or a message. */
   showWalkResult(knob, r) {
+    // Kept, so a new size (full screen, A+) draws the plot again for it (`redrawWalk`).
+    this.lastWalk = typeof r === 'string' ? null : { knob, r };
     const w = [...this.walksBox.children].find((x) => x.dataset.knob === knob);
     if (!w) return;
     const head = w.querySelector('.walk-head');
