@@ -144,7 +144,7 @@ async function checkBehaviours(page, server) {
   await page.goto(`${server.url}?scenario=E&mode=async&rows=300&fetch=100`);
   await waitReady(page);
   const knobs = await page.evaluate(() => window.pgasync.wasm.behaviourKnobs());
-  check('six behaviour knobs from the model', knobs.length === 6, knobs.map((k) => k.name).join(', '));
+  check('seven behaviour knobs from the model', knobs.length === 7, knobs.map((k) => k.name).join(', '));
   check('the old pipeline/pipelined sharing control is gone', (await page.locator('[data-testid=pipeline]').count()) === 0 && (await page.locator('[data-testid=sharing] option[value=pipelined]').count()) === 0);
   for (const k of knobs) {
     const title = await page.getAttribute(`label:has([data-testid=knob-${k.name}])`, 'title');
@@ -160,7 +160,7 @@ async function checkBehaviours(page, server) {
   await page.selectOption('[data-testid=behaviour]', 'improved');
   await waitNewSession(page, s0);
   d = await differences(page);
-  check('improved: every knob ticked', (await page.locator('[data-testid=behaviour-knobs] input:checked').count()) === 6);
+  check('improved: every knob ticked', (await page.locator('[data-testid=behaviour-knobs] input:checked').count()) === 7);
   check('improved: the run says improved', d.name === 'improved', d.name);
   check('improved: the panel lists every knob, in order', d.items.map((i) => i[0]).join(',') === knobs.map((k) => k.name).join(','), d.items.map((i) => i[0]).join(','));
   check('improved: each item says what the knob changes', d.items.every(([name, text, title], i) => text.startsWith(name) && text.includes(knobs[i].reason.split(';')[0]) && title === knobs[i].reason), d.items.map((i) => i[1]).join(' | '));
