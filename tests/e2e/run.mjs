@@ -172,13 +172,13 @@ async function checkBehaviours(page, server) {
   await page.uncheck('[data-testid=knob-fifo_results]');
   await waitNewSession(page, s0);
   d = await differences(page);
-  check('one knob off: custom, five differences', (await page.inputValue('[data-testid=behaviour]')) === 'custom' && d.name === 'custom' && d.items.length === 5 && !d.items.some((i) => i[0] === 'fifo_results'), d.items.map((i) => i[0]).join(','));
+  check('one knob off: custom, six differences', (await page.inputValue('[data-testid=behaviour]')) === 'custom' && d.name === 'custom' && d.items.length === 6 && !d.items.some((i) => i[0] === 'fifo_results'), d.items.map((i) => i[0]).join(','));
   await page.waitForFunction(() => location.search.includes('fetch_ahead=1'), null, { timeout: 5000 });
   check('custom: the URL lists the knobs that are on', /fetch_ahead=1/.test(page.url()) && !/fifo_results/.test(page.url()) && !/behaviour=/.test(page.url()), page.url());
   await page.goto(page.url());
   await waitReady(page);
   d = await differences(page);
-  check('custom comes back from the URL', d.name === 'custom' && d.items.length === 5 && !(await page.isChecked('[data-testid=knob-fifo_results]')));
+  check('custom comes back from the URL', d.name === 'custom' && d.items.length === 6 && !(await page.isChecked('[data-testid=knob-fifo_results]')));
 
   s0 = await sessionSerial(page);
   await page.selectOption('[data-testid=behaviour]', 'pg15');
@@ -188,7 +188,7 @@ async function checkBehaviours(page, server) {
   await page.goto(`${server.url}?scenario=E&rows=300&behaviour=improved&fetch_ahead=0`);
   await waitReady(page);
   d = await differences(page);
-  check('behaviour=improved&fetch_ahead=0 from a URL: custom without fetch_ahead', d.name === 'custom' && d.items.length === 5 && !d.items.some((i) => i[0] === 'fetch_ahead'));
+  check('behaviour=improved&fetch_ahead=0 from a URL: custom without fetch_ahead', d.name === 'custom' && d.items.length === 6 && !d.items.some((i) => i[0] === 'fetch_ahead'));
 }
 
 /**
