@@ -45,9 +45,14 @@ pub struct Behaviour {
     /// (PostgreSQL 15: each a round trip, server after server, at ExecInit and in
     /// fetch_more_data_begin).
     pub pipelined_setup: bool,
-    /// COMMIT (and CLOSE) on every connection at once (postgres_fdw's own
-    /// `parallel_commit` server option, off by default in PostgreSQL 15).
+    /// COMMIT on every connection at once at transaction end: postgres_fdw's own
+    /// `parallel_commit` server option (new in PostgreSQL 15, off by default), which
+    /// changes only the COMMITs sent by `pgfdw_xact_callback`, nothing else.
     pub parallel_commit: bool,
+    /// CLOSE on every connection at once at ExecEnd. Not a PostgreSQL option: in
+    /// PostgreSQL 15 each `postgresEndForeignScan` closes its cursor (`close_cursor`)
+    /// and waits for the answer, scan after scan, whatever `parallel_commit` says.
+    pub parallel_close: bool,
     /// Several FETCHes of different scans in flight on one shared connection
     /// (PostgreSQL 15: one query at a time, `pendingAreq`).
     pub pipeline: bool,
@@ -77,7 +82,11 @@ pub const KNOBS: &[KnobInfo] = &[
     },
     KnobInfo {
         name: "parallel_commit",
-        reason: "CLOSE and COMMIT are sent on every connection at once (postgres_fdw's parallel_commit server option, off by default); PostgreSQL 15 does them server after server",
+        reason: "COMMIT is sent on every connection at once at transaction end (postgres_fdw's parallel_commit server option, new in PostgreSQL 15 and off by default; it changes only the COMMITs); by default PostgreSQL 15 commits server after server",
+    },
+    KnobInfo {
+        name: "parallel_close",
+        reason: "CLOSE is sent on every connection at once at ExecEnd (no PostgreSQL option does this); PostgreSQL 15 closes the cursors scan after scan, each waited for, with or without parallel_commit",
     },
     KnobInfo {
         name: "pipeline",
@@ -99,6 +108,7 @@ impl Behaviour {
             fetch_ahead: false,
             pipelined_setup: false,
             parallel_commit: false,
+            parallel_close: false,
             pipeline: false,
             fifo_results: false,
             async_merge_append: false,
@@ -109,6 +119,7 @@ impl Behaviour {
             fetch_ahead: true,
             pipelined_setup: true,
             parallel_commit: true,
+            parallel_close: true,
             pipeline: true,
             fifo_results: true,
             async_merge_append: true,
@@ -127,6 +138,7 @@ impl Behaviour {
             "fetch_ahead" => self.fetch_ahead,
             "pipelined_setup" => self.pipelined_setup,
             "parallel_commit" => self.parallel_commit,
+            "parallel_close" => self.parallel_close,
             "pipeline" => self.pipeline,
             "fifo_results" => self.fifo_results,
             "async_merge_append" => self.async_merge_append,
@@ -140,6 +152,7 @@ impl Behaviour {
             "fetch_ahead" => &mut self.fetch_ahead,
             "pipelined_setup" => &mut self.pipelined_setup,
             "parallel_commit" => &mut self.parallel_commit,
+            "parallel_close" => &mut self.parallel_close,
             "pipeline" => &mut self.pipeline,
             "fifo_results" => &mut self.fifo_results,
             "async_merge_append" => &mut self.async_merge_append,

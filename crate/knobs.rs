@@ -190,6 +190,13 @@ pub const SPECS: &[KnobSpec] = &[
         kind: Kind::Switch,
         help: "",
     },
+    KnobSpec {
+        name: "parallel_close",
+        cli: "parallel-close",
+        url: Some("parallel_close"),
+        kind: Kind::Switch,
+        help: "",
+    },
     KnobSpec { name: "pipeline", cli: "pipeline", url: Some("pipeline"), kind: Kind::Switch, help: "" },
     KnobSpec { name: "fifo_results", cli: "fifo-results", url: Some("fifo_results"), kind: Kind::Switch, help: "" },
     KnobSpec {
@@ -383,6 +390,7 @@ fn switch_mut<'a>(k: &'a mut Knobs, name: &str) -> Option<&'a mut Option<bool>> 
         "fetch_ahead" => &mut k.fetch_ahead,
         "pipelined_setup" => &mut k.pipelined_setup,
         "parallel_commit" => &mut k.parallel_commit,
+        "parallel_close" => &mut k.parallel_close,
         "pipeline" => &mut k.pipeline,
         "fifo_results" => &mut k.fifo_results,
         "async_merge_append" => &mut k.async_merge_append,

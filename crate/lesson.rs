@@ -22,9 +22,17 @@
 //! What this knob changes against pg15, run side by side.
 //! ```
 //!
-//! Notes attach to kinds of event (`request:waiting`, `request:callbackpending`,
-//! `request:complete`, `wait`, `startup`, `send:FETCH` — any statement prefix —,
-//! `queued`, `row`) or to a step (`step=3`). A question's answer is never written in
+//! Notes attach to kinds of event or to a step (`step=3`), and are current exactly at
+//! the steps where their event happens:
+//!
+//! | trigger | the step … |
+//! |---|---|
+//! | `request:waiting` (`request:callbackpending`, `request:complete`) | moves a request into that state; `from=idle` (the first request of a child: ExecAppendAsyncBegin's) or `from=complete` (a later one) narrows it |
+//! | `wait` | has the Append's event wait sleep: ExecAsyncConfigureWait built the wait set and the executor waits on it (not a connection set-up's or a COMMIT's wait) |
+//! | `notify` | calls ExecAsyncNotify (a socket fired; not a row handed over from a batch already read) |
+//! | `append_row` | has the Append return a row to its parent |
+//! | `startup`, `send:FETCH` (any statement prefix), `queued` | writes that |
+//! | `row` | has a row reach the top of the plan | A question's answer is never written in
 //! the file: it is computed from the run ([`answer`]), so the page checks what the
 //! student predicted against what happened, and a test checks every answer is one of
 //! the choices. The page runs a lesson with [`LessonRun`] (in slices, stepped exactly as
@@ -56,12 +64,14 @@ pub struct Lesson {
 #[serde(tag = "on", rename_all = "snake_case")]
 pub enum NoteOn {
     Step { step: usize },
-    Request { state: String },
+    Request { state: String, from: Option<String> },
     Wait,
+    Notify,
     Startup,
     Send { prefix: String },
     Queued,
     Row,
+    AppendRow,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -105,14 +115,24 @@ fn note_on(header: &str, line: usize) -> Result<NoteOn, String> {
         return s.parse().map(|step| NoteOn::Step { step }).map_err(|_| format!("line {line}: step=N needs a number"));
     }
     let on = attr(header, "on").ok_or_else(|| format!("line {line}: a note needs on=EVENT or step=N"))?;
+    let from = attr(header, "from");
+    if let Some(f) = from {
+        if !["idle", "complete"].contains(&f) || !on.starts_with("request:") {
+            return Err(format!("line {line}: from= is idle or complete, on a request:STATE note"));
+        }
+    }
     Ok(match on.split_once(':') {
-        Some(("request", s)) if ["waiting", "callbackpending", "complete"].contains(&s) => NoteOn::Request { state: s.into() },
+        Some(("request", s)) if ["waiting", "callbackpending", "complete"].contains(&s) => {
+            NoteOn::Request { state: s.into(), from: from.map(str::to_string) }
+        }
         Some(("send", prefix)) if !prefix.is_empty() => NoteOn::Send { prefix: prefix.to_uppercase() },
         None if on == "wait" => NoteOn::Wait,
+        None if on == "notify" => NoteOn::Notify,
+        None if on == "append_row" => NoteOn::AppendRow,
         None if on == "startup" => NoteOn::Startup,
         None if on == "queued" => NoteOn::Queued,
         None if on == "row" => NoteOn::Row,
-        _ => return Err(format!("line {line}: unknown event \"{on}\" (request:waiting|callbackpending|complete, wait, startup, send:PREFIX, queued, row)")),
+        _ => return Err(format!("line {line}: unknown event \"{on}\" (request:waiting|callbackpending|complete, wait, notify, append_row, startup, send:PREFIX, queued, row)")),
     })
 }
 
@@ -237,18 +257,38 @@ fn state_name(s: AsyncState) -> &'static str {
     }
 }
 
-/// Does trace event `e` trigger note-trigger `on`?
-pub fn note_matches(on: &NoteOn, e: &TraceEvent) -> bool {
+/// Does trace event `e` trigger note-trigger `on`? (`wait` needs the whole step: see
+/// [`note_hits`]; here it is the event wait's ConfigureWait.) `is_append` tells an
+/// Append's node id.
+pub fn note_matches(on: &NoteOn, e: &TraceEvent, is_append: &dyn Fn(usize) -> bool) -> bool {
     match (on, &e.kind) {
-        (NoteOn::Request { state }, TraceKind::Request { to, .. }) => state_name(*to) == state,
-        (NoteOn::Wait, TraceKind::Wait { .. }) => true,
+        (NoteOn::Request { state, from }, TraceKind::Request { to, from: was, .. }) => {
+            state_name(*to) == state && from.as_deref().is_none_or(|f| state_name(*was) == f)
+        }
+        (NoteOn::Wait, TraceKind::ConfigureWait { .. }) => true,
+        (NoteOn::Notify, TraceKind::Notify { .. }) => true,
         (NoteOn::Startup, TraceKind::Send { proto: Proto::Startup, .. }) => true,
         (NoteOn::Send { prefix }, TraceKind::Send { sql, queued: false, .. }) => {
             sql.to_uppercase().starts_with(prefix.as_str())
         }
         (NoteOn::Queued, TraceKind::Send { queued: true, .. }) => true,
         (NoteOn::Row, TraceKind::Row { .. }) => true,
+        (NoteOn::AppendRow, TraceKind::NodeRow { node }) => is_append(*node),
         _ => false,
+    }
+}
+
+/// Is note-trigger `on` current at a step whose trace events are `events`? `wait`: the
+/// Append configured its wait set (ExecAsyncConfigureWait) and the executor then
+/// waits (the sleep in WaitEventSetWait), both in the step.
+pub fn note_hits(on: &NoteOn, events: &[TraceEvent], is_append: &dyn Fn(usize) -> bool) -> bool {
+    match on {
+        NoteOn::Step { .. } => false,
+        NoteOn::Wait => {
+            events.iter().any(|e| note_matches(on, e, is_append))
+                && events.iter().any(|e| matches!(e.kind, TraceKind::Wait { .. }))
+        }
+        _ => events.iter().any(|e| note_matches(on, e, is_append)),
     }
 }
 
@@ -359,9 +399,11 @@ impl LessonRun {
             self.steps += 1;
             let events = &self.run.es.trace.events[from..];
             for (i, n) in self.lesson.notes.iter().enumerate() {
+                let labels = &self.labels;
+                let is_append = |node: usize| labels.get(node).is_some_and(|l| l == "Append");
                 let hit = match n.on {
                     NoteOn::Step { step } => step == self.steps,
-                    ref on => events.iter().any(|e| note_matches(on, e)),
+                    ref on => note_hits(on, events, &is_append),
                 };
                 if hit && self.note_steps[i].len() < MAX_NOTE_STEPS {
                     self.note_steps[i].push(self.steps);
@@ -394,7 +436,7 @@ mod tests {
     #[test]
     fn a_lesson_parses_and_bad_ones_name_their_line() {
         let l = parse("title: T\nscenario: E\n--- intro\nHello.\n--- note on=request:waiting\nN.\n--- question\nask: Q?\nchoices: a, b\nanswer: max_waiting\n").unwrap();
-        assert_eq!(l.notes[0].on, NoteOn::Request { state: "waiting".into() });
+        assert_eq!(l.notes[0].on, NoteOn::Request { state: "waiting".into(), from: None });
         assert_eq!(l.questions[0].answer, AnswerOf::MaxWaiting);
         let e = parse("title: T\nscenario: E\n--- note on=nonsense\n").unwrap_err();
         assert!(e.starts_with("line 3:"), "{e}");

@@ -269,12 +269,13 @@ impl<H: Host> QueryRun<H> {
     }
 
     /// Starting and Ending: the queued remote statements, one after another, each
-    /// waited for (the CLOSEs all at once with `parallel_commit`).
+    /// waited for (the CLOSEs all at once with `parallel_close`, not a PostgreSQL
+    /// option: `parallel_commit` leaves them serial, as PostgreSQL 15 does).
     fn step_remote_commands(&mut self) -> ExecResult<Step> {
         self.host.pump(&mut self.es)?;
         self.take_finished()?;
         if self.commits.is_empty() {
-            let parallel = self.phase == Phase::Ending && self.es.behaviour.parallel_commit;
+            let parallel = self.phase == Phase::Ending && self.es.behaviour.parallel_close;
             while let Some(cmd) = self.es.remote_commands.pop_front() {
                 let ticket = match cmd.statement {
                     None => self.es.connect(cmd.conn),
@@ -446,13 +447,16 @@ impl<H: Host> QueryRun<H> {
 
     /// Time in the phases around execution: (set-up statements before the plan runs,
     /// CLOSEs and COMMITs after it). Zero for a phase not reached.
-    pub fn setup_and_end_ns(&self) -> (u64, u64) {
+    pub fn setup_close_commit_ns(&self) -> (u64, u64, u64) {
         let setup = self.executing_at.map_or(0, |t| t - self.started_at);
-        let end = match (self.ending_at, self.finished_at) {
+        let span = |a: Option<u64>, b: Option<u64>| match (a, b) {
             (Some(a), Some(b)) => b - a,
             _ => 0,
         };
-        (setup, end)
+        // ExecEnd's CLOSEs, then the COMMITs at transaction end.
+        let close = span(self.ending_at, self.execution_end);
+        let commit = span(self.execution_end.or(self.ending_at), self.finished_at);
+        (setup, close, commit)
     }
 
     pub fn explain(&self) -> ExplainNode {

@@ -567,13 +567,18 @@ impl<H: Host> RunView<'_, H> {
                     let on =
                         request_conn(*request).map(|k| format!(" on connection {}", conn_name(k))).unwrap_or_default();
                     format!(
-                        "{} sent a request to {}; request {request} is now Waiting{on}",
+                        "{} sent a request to {}; request {request} is now Waiting{on} ({})",
                         self.label(*requestor),
-                        self.label(*requestee)
+                        self.label(*requestee),
+                        crate::exec_async::state_term("Waiting").short
                     )
                 }
                 AsyncState::CallbackPending => {
-                    format!("{} has a result for request {request} (Callback pending)", self.label(*requestee))
+                    format!(
+                        "{} has a result for request {request} (Callback pending: {})",
+                        self.label(*requestee),
+                        crate::exec_async::state_term("CallbackPending").short
+                    )
                 }
                 AsyncState::Complete => {
                     format!("{} took the result of request {request} (Complete)", self.label(*requestor))

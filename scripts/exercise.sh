@@ -37,6 +37,19 @@ die() {
   exit 1
 }
 
+# In the workshop kit (code/ with vendor/, or an exercise copy inside it), the fixed
+# path its Cargo config reads the vendored crates from (/tmp/pgasync-workshop-vendor,
+# see scripts/workshop.sh) is made to point at this kit's vendor/.
+kit_vendor_link() {
+  local d
+  for d in "$ROOT" "$ROOT/.."; do
+    if [[ -d $d/vendor && -f $d/.cargo/config.toml ]] && grep -q pgasync-workshop-vendor "$d/.cargo/config.toml"; then
+      ln -sfn "$(cd "$d/vendor" && pwd -P)" /tmp/pgasync-workshop-vendor
+      return
+    fi
+  done
+}
+
 # The exercises' folder names, in order.
 names() {
   local d
@@ -75,7 +88,7 @@ tree_files() {
   if [[ -d $ROOT/.git || -f $ROOT/.git ]]; then
     git -C "$ROOT" ls-files -z --cached --others --exclude-standard
   else
-    (cd "$ROOT" && find . \( -path ./target -o -path ./.git -o -path './exercise-*' \) -prune -o -type f -print0) |
+    (cd "$ROOT" && find . \( -path ./target -o -path ./.git -o -path ./.cargo -o -path ./vendor -o -path './exercise-*' \) -prune -o -type f -print0) |
       sed -z 's|^\./||'
   fi
 }
@@ -188,6 +201,7 @@ prepare() {
     find "$dest" -mindepth 1 -maxdepth 1 ! -name target -exec rm -rf {} +
   fi
   sync_tree "$ex" "$dest"
+  kit_vendor_link
   dest=$(cd "$dest" && pwd -P)
   if command -v git >/dev/null; then
     git -C "$dest" init -q
@@ -203,7 +217,12 @@ prepare() {
   else
     echo "Your working copy: $rel/"
   fi
-  echo "Run the exercise's tests there (the first build compiles the dependencies, a few minutes):"
+  if [[ -d $ROOT/vendor && -d $ROOT/target/debug/deps ]]; then
+    echo "Run the exercise's tests there (the workshop kit: the dependencies are compiled already,"
+    echo "the first run compiles the crate, each run after an edit only what changed; no network):"
+  else
+    echo "Run the exercise's tests there (the first build compiles the dependencies, a few minutes):"
+  fi
   echo
   echo "    cd $rel && scripts/exercise.sh test"
   echo
@@ -250,6 +269,7 @@ run_tests() {
   out() { if ((quiet)); then cat >>"$log"; else tee -a "$log"; fi; }
 
   local targets=() target rc=0
+  kit_vendor_link
   mapfile -t targets < <(conf test "$ex" | awk '!seen[$1]++ { print $1 }')
   local build=(cargo test --no-run)
   for target in "${targets[@]}"; do build+=(--test "$target"); done

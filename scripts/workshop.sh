@@ -15,6 +15,80 @@ cp -R web/. "$out/"
 cp pkg/pgasync.js pkg/pgasync_bg.wasm "$out/pkg/"
 cp crate/frontend/scenarios/*.sql "$out/scenarios/"
 cp docs/teacher-guide.md "$out/README.md"
+
+# The handout, as a page and as a PDF (headless Chromium prints it; without one the kit
+# has the page only, and says so).
+if [[ -n ${CHROMIUM:-} || -x /usr/bin/chromium ]]; then
+  "${CHROMIUM:-/usr/bin/chromium}" --headless --no-sandbox --disable-gpu --no-pdf-header-footer \
+    --print-to-pdf="$PWD/$out/handout.pdf" "file://$PWD/$out/handout.html" >/dev/null 2>&1 ||
+    echo "workshop: warning: the handout PDF could not be printed (handout.html is there)" >&2
+else
+  echo "workshop: note: no Chromium (CHROMIUM=...): handout.pdf not made, handout.html is there" >&2
+fi
+
+# The code exercises, offline (WORKSHOP_CODE=0 leaves them out): the project's source
+# in code/ (the library and its tests; not the CLI), every crate it needs vendored
+# (cargo vendor) and a Cargo config that uses only those (no registry, no network), and
+# a target directory with the dependencies already compiled, which every exercise copy
+# (code/exercise-N/) shares: after an edit only the crate is compiled again.
+if [[ ${WORKSHOP_CODE:-1} != 0 ]]; then
+  code=$out/code
+  mkdir -p "$code"
+  git ls-files -z --cached --others --exclude-standard |
+    grep -zv -e '^cli/' -e '^tests/e2e/' -e '^web/' -e '^docs/' |
+    while IFS= read -r -d '' f; do
+      [[ -f $f ]] || continue
+      mkdir -p "$code/$(dirname "$f")"
+      cp "$f" "$code/$f"
+    done
+  # The library alone: no CLI member; an rlib only, so that the copies' libraries
+  # (code/ and code/exercise-N/ build in one target directory) get names of their own.
+  sed -i -e 's/^members = \["cli"\]$/members = []/' \
+    -e 's/^crate-type = \["cdylib", "rlib"\]$/crate-type = ["rlib"]/' "$code/Cargo.toml"
+  grep -q '^members = \[\]$' "$code/Cargo.toml" && grep -q '^crate-type = \["rlib"\]$' "$code/Cargo.toml" ||
+    { echo "workshop: Cargo.toml's members or crate-type line is not the expected one" >&2; exit 1; }
+  (cd "$code" && cargo vendor --quiet --versioned-dirs vendor >/dev/null)
+  mkdir -p "$code/.cargo"
+  cat >"$code/.cargo/config.toml" <<'TOML'
+# The workshop kit: every crate from vendor/ (cargo vendor), never the network; one
+# target directory for code/ and every exercise copy in it (code/exercise-N/).
+[source.crates-io]
+replace-with = "vendored-sources"
+
+# A fixed path (a link to this folder's vendor/, which scripts/exercise.sh makes): cargo
+# keys a compiled crate on the path of its source, so with a path that is the same on
+# every laptop the compiled dependencies in target/ stay good wherever the kit is
+# unpacked.
+[source.vendored-sources]
+directory = "/tmp/pgasync-workshop-vendor"
+
+[net]
+offline = true
+
+[build]
+target-dir = "target"
+
+# No debug information: a smaller kit and quicker links (a test's panic still says where).
+[profile.dev]
+debug = 0
+TOML
+  ln -sfn "$(cd "$code/vendor" && pwd -P)" /tmp/pgasync-workshop-vendor
+  # The dependencies of the exercises' tests, compiled once here.
+  tests=$(cat exercises/*/exercise.conf | awk '$1 == "test" { print "--test " $2 }' | sort -u | tr '\n' ' ')
+  # shellcheck disable=SC2086 # one word per option
+  (cd "$code" && env -u CARGO_TARGET_DIR cargo test --offline --no-run $tests >/dev/null 2>&1) ||
+    { echo "workshop: the exercises' tests do not build in $code (cargo test --no-run $tests)" >&2; exit 1; }
+  # What only code/ itself would use: its own library, test binary and incremental
+  # state (an exercise copy compiles the crate from its own path).
+  rm -rf "$code/target/debug/incremental" "$code"/target/debug/.fingerprint/pgasync-*
+  rm -f "$code"/target/debug/deps/libpgasync-* "$code"/target/debug/deps/pgasync-*
+  for t in $tests; do [[ $t == --test ]] || rm -f "$code"/target/debug/deps/"$t"-*; done
+  echo "workshop: $code/ ($(du -sh "$code" | cut -f1): vendor/ $(du -sh "$code/vendor" | cut -f1), target/ $(du -sh "$code/target" | cut -f1))"
+fi
+
 (cd "$(dirname "$out")" && zip -qr "$(basename "$out").zip" "$(basename "$out")")
 echo "workshop: $out/ ($(du -sh "$out" | cut -f1)) and $out.zip; serve it with any static server, e.g.:"
 echo "  cd $out && python3 -m http.server 8000   # then open http://127.0.0.1:8000/"
+if [[ -d $out/code ]]; then
+  echo "  the code exercises, offline: cd $out/code && make exercise 1"
+fi

@@ -482,6 +482,7 @@ fn set_knob(k: &mut Knobs, name: &str, on: bool) {
         "fetch_ahead" => &mut k.fetch_ahead,
         "pipelined_setup" => &mut k.pipelined_setup,
         "parallel_commit" => &mut k.parallel_commit,
+        "parallel_close" => &mut k.parallel_close,
         "pipeline" => &mut k.pipeline,
         "fifo_results" => &mut k.fifo_results,
         "async_merge_append" => &mut k.async_merge_append,

@@ -28,6 +28,7 @@ fn lessons() -> Vec<(String, lesson::Lesson)> {
 fn run(id: &str, k: &Knobs, async_mode: bool) -> QueryRun<SimHost> {
     let s = Scenario::build(id, k).unwrap_or_else(|e| panic!("{id}: {e}"));
     let mut r = s.start(async_mode, Clock::virtual_clock(), true).unwrap();
+    r.es.trace_calls = true; // the Append's rows (a note's event), as the page's session records them
     r.run_to_end().unwrap_or_else(|e| panic!("{id}: {e}"));
     r
 }
@@ -43,12 +44,13 @@ fn every_answer_is_a_choice_and_every_note_shows() {
             assert!(q.choices.contains(&a), "{file}: \"{}\": the run answers {a}, not one of {:?}", q.ask, q.choices);
             println!("{file}: {} → {a}", q.ask);
         }
+        let is_append = |n: usize| labels.get(n).is_some_and(|l| l == "Append");
         for n in &l.notes {
             if let NoteOn::Step { .. } = n.on {
                 continue;
             }
             assert!(
-                r.es.trace.events.iter().any(|e| lesson::note_matches(&n.on, e)),
+                r.es.trace.events.iter().any(|e| lesson::note_matches(&n.on, e, &is_append)),
                 "{file}: note {:?} never shows",
                 n.on
             );
@@ -78,4 +80,185 @@ fn the_page_index_lists_every_lesson() {
     let mut listed = index.clone();
     listed.sort();
     assert_eq!(listed, files, "web/lessons/index.json must list every web/lessons/*.txt");
+}
+
+/// A lesson's run as the page steps it: every step's narration (what the student reads)
+/// and the steps at which each note is current.
+fn stepped(l: &lesson::Lesson) -> (Vec<String>, lesson::LessonOutcome, pgasync::session::Session) {
+    let mut job = lesson::LessonRun::for_lesson(l.clone()).unwrap();
+    let out = loop {
+        if let Some(o) = job.advance(500).unwrap() {
+            break o;
+        }
+    };
+    let k = l.scenario_knobs().unwrap();
+    let mut s = pgasync::session::Session::new(&l.scenario, l.async_mode, k).unwrap();
+    s.run_to_end();
+    assert_eq!(s.steps(), out.total_steps);
+    let said = s.narration_log(1, s.steps()).iter().map(|p| p.join(" | ")).collect();
+    (said, out, s)
+}
+
+/// Whether a step's narration shows the event note trigger `on` stands for, read from
+/// the words (not from the matcher the lesson run uses). None: not decidable from the
+/// words alone (a request's `from=`), checked on the trace instead.
+fn narration_has(on: &NoteOn, said: &str) -> Option<bool> {
+    let lower = said.to_lowercase();
+    let has = |words: &str| lower.contains(&words.to_lowercase());
+    Some(match on {
+        NoteOn::Step { .. } => return None,
+        NoteOn::Request { from: Some(_), .. } => return None,
+        NoteOn::Request { state, from: None } => has(match state.as_str() {
+            "waiting" => "is now Waiting",
+            "callbackpending" => "(Callback pending",
+            _ => "(Complete)",
+        }),
+        NoteOn::Wait => has("ExecAsyncConfigureWait") && has("the event loop waits on"),
+        NoteOn::Notify => has("ExecAsyncNotify: input for request"),
+        NoteOn::AppendRow => has("Append returned a row"),
+        NoteOn::Startup => has("sent the startup packet"),
+        NoteOn::Send { prefix } => has(&format!("sent \"{prefix}")),
+        NoteOn::Queued => has("queued \""),
+        NoteOn::Row => has("reached the top of the plan"),
+    })
+}
+
+/// Issue 19: a note is current exactly at the steps where its event happens — never at
+/// a step without it (the Append's event wait, not any wait; an actual ExecAsyncNotify,
+/// not a row handed over from a batch already read; a row passing through the Append,
+/// not only the one that reaches the top), and at every step with it.
+#[test]
+fn every_note_is_current_exactly_at_its_events() {
+    use pgasync::exec_async::AsyncState;
+    use pgasync::trace::TraceKind;
+    for (file, l) in lessons() {
+        let (said, out, s) = stepped(&l);
+        let (ends, _) = s.step_marks();
+        for (n, steps) in l.notes.iter().zip(&out.note_steps) {
+            let at: std::collections::BTreeSet<usize> = steps.iter().copied().collect();
+            for (k, line) in said.iter().enumerate() {
+                let step = k + 1;
+                let has = match narration_has(&n.on, line) {
+                    Some(h) => h,
+                    None => match &n.on {
+                        NoteOn::Step { step: st } => *st == step,
+                        NoteOn::Request { state, from: Some(from) } => {
+                            let start = if step == 1 { 0 } else { ends[step - 2] };
+                            let name = |a: &AsyncState| format!("{a:?}").to_lowercase();
+                            s.trace_slice(start, ends[step - 1]).iter().any(|e| {
+                                matches!(&e.kind, TraceKind::Request { from: f, to, .. }
+                                    if name(to) == *state && name(f) == *from)
+                            })
+                        }
+                        _ => unreachable!(),
+                    },
+                };
+                if steps.len() < 2000 || step <= *steps.last().unwrap() {
+                    assert_eq!(
+                        at.contains(&step),
+                        has,
+                        "{file}: note {:?} {} at step {step}, whose narration is: {line}",
+                        n.on,
+                        if has { "not current" } else { "current" }
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// The three notes issue 19 found at the wrong steps.
+#[test]
+fn the_notes_issue_19_found_misplaced() {
+    let get = |name: &str| {
+        let l = lesson::parse(&std::fs::read_to_string(format!("web/lessons/{name}.txt")).unwrap()).unwrap();
+        let (said, out, _) = stepped(&l);
+        (l, said, out)
+    };
+    let steps_of = |l: &lesson::Lesson, out: &lesson::LessonOutcome, on: NoteOn| {
+        let i = l.notes.iter().position(|n| n.on == on).unwrap_or_else(|| panic!("{}: no note {on:?}", l.title));
+        out.note_steps[i].clone()
+    };
+    // E: the event-wait note never at a connection's set-up, a SET or a COMMIT.
+    let (l, said, out) = get("E");
+    let waits = steps_of(&l, &out, NoteOn::Wait);
+    assert!(!waits.is_empty() && !waits.contains(&1));
+    for st in &waits {
+        let line = &said[st - 1];
+        assert!(!line.contains("SET ") && !line.contains("COMMIT") && !line.contains("startup"), "step {st}: {line}");
+    }
+    // E: the notify note only where ExecAsyncNotify runs: as many steps as notifies.
+    let notifies = said.iter().filter(|s| s.contains("ExecAsyncNotify")).count();
+    assert_eq!(steps_of(&l, &out, NoteOn::Notify).len(), notifies);
+    // E: 4 first requests from ExecAppendAsyncBegin, 8 later ones.
+    let first = NoteOn::Request { state: "waiting".into(), from: Some("idle".into()) };
+    let later = NoteOn::Request { state: "waiting".into(), from: Some("complete".into()) };
+    assert_eq!(steps_of(&l, &out, first).len(), 4, "E: one first request per child");
+    assert_eq!(steps_of(&l, &out, later).len(), 8, "E: the later requests (250 rows, fetch 100: 3 FETCHes each)");
+    // AB: the note shows while rows pass through the Append, from the first one.
+    let (l, said, out) = get("AB");
+    let rows = steps_of(&l, &out, NoteOn::AppendRow);
+    assert!(rows.len() >= 1000, "{} steps", rows.len());
+    assert!(rows[0] < 20, "first at step {}", rows[0]);
+    assert!(said[rows[0] - 1].contains("Append returned a row"));
+}
+
+/// Issue 19: one definition of each request state, against the 2016 design's enum and
+/// PostgreSQL 14+'s flags (`exec_async::STATE_TERMS`), in the same words in the README,
+/// the handout, the lessons and the exercises (the page's glossary and the narration
+/// take them from the model); and none of the older, contradicting definitions left.
+#[test]
+fn the_request_states_have_one_definition_everywhere() {
+    use pgasync::exec_async::{state_term, STATE_TERMS};
+    let flat = |p: &str| {
+        let t = std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{p}: {e}"));
+        t.split_whitespace().collect::<Vec<_>>().join(" ")
+    };
+    let readme = flat("README.md");
+    let handout = flat("web/handout.html");
+    for t in STATE_TERMS {
+        let row = format!("| {} | {} | {} | {} | {} |", t.label, t.short, t.meaning, t.design_2016, t.postgres_14);
+        assert!(readme.contains(&row), "README.md lacks the row\n{row}");
+        for part in [t.label, t.short, t.meaning, t.postgres_14] {
+            assert!(handout.contains(part), "web/handout.html lacks {part:?}");
+        }
+        assert!(handout.contains(&format!("<code>{}</code>", t.design_2016)), "handout: {}", t.design_2016);
+    }
+    // The PostgreSQL side: Waiting is callback_pending = true; Callback pending is
+    // request_complete = true before ExecAsyncResponse; the 2016 names.
+    assert!(state_term("Waiting").postgres_14.starts_with("callback_pending = true"));
+    assert!(state_term("CallbackPending").postgres_14.contains("request_complete = true"));
+    assert_eq!(state_term("Waiting").design_2016, "ASYNC_WAITING");
+    assert!(state_term("CallbackPending").design_2016.starts_with("ASYNC_CALLBACK_PENDING"));
+    assert_eq!(state_term("Complete").design_2016, "ASYNC_COMPLETE");
+    // The short forms where the lessons and exercises name the states.
+    let cp = format!("Callback pending ({})", state_term("CallbackPending").short);
+    assert!(flat("web/lessons/E.txt").contains(&cp), "E.txt: {cp}");
+    assert!(flat("web/lessons/E.txt").contains(&format!("Waiting ({})", state_term("Waiting").short)));
+    let ex = format!("Callback pending: {}", state_term("CallbackPending").short);
+    assert!(flat("exercises/3-async-merge-append/README.md").contains(&ex));
+    assert!(flat("exercises/1-queued-twice/README.md")
+        .contains(&format!("Callback pending ({}", state_term("CallbackPending").short)));
+    // The definitions issue 19 found contradicting it are gone.
+    for p in [
+        "README.md",
+        "docs/teacher-guide.md",
+        "web/render/behaviour.js",
+        "web/render/plan.js",
+        "web/lessons/E.txt",
+        "web/lessons/X.txt",
+        "exercises/1-queued-twice/README.md",
+        "exercises/3-async-merge-append/README.md",
+        "crate/executor/exec_async.rs",
+    ] {
+        let t = flat(p);
+        for old in [
+            "ExecAsyncNotify has not run yet",
+            "— Callback pending —",
+            "answered, response not delivered",
+            "request_complete` before the response",
+        ] {
+            assert!(!t.contains(old), "{p} still says {old:?}");
+        }
+    }
 }

@@ -196,6 +196,7 @@ fn start_over_tcp(sc: &Scenario, async_capable: bool, addrs: &[SocketAddr]) -> R
     let t0 = Instant::now();
     let clock = Clock::from_host(Box::new(move || t0.elapsed().as_nanos() as u64));
     let mut es = EState::new(clock, servers, async_capable, true);
+    es.set_behaviour(sc.behaviour);
     let root = init_plan(&sc.plan, &InitContext { catalog: &sc.local }, &mut es)?;
     let host = TcpHost::new(addrs);
     // Statements go on the wire when sent, as libpq writes them.
@@ -497,4 +498,184 @@ fn write_reference() {
         }
     }
     std::fs::write(concat!(env!("CARGO_MANIFEST_DIR"), "/target/pg15_reference.txt"), out).unwrap();
+}
+
+// ---------------------------------------------------------------------------------
+// parallel_commit (issue 19): PostgreSQL 15's server option changes only the COMMITs.
+
+/// A TCP proxy in front of one shard that holds every chunk the client writes for
+/// `delay` before passing it on (answers go back at once): every round trip then takes
+/// at least `delay`, so statements sent one after another, each waited for, reach the
+/// shard at least `delay` apart, and statements sent at once reach it together.
+fn delaying_proxy(upstream: SocketAddr, delay: std::time::Duration) -> SocketAddr {
+    use std::io::{Read, Write};
+    use std::net::{Shutdown, TcpListener, TcpStream};
+    let listener = TcpListener::bind("127.0.0.1:0").expect("proxy binds");
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        for client in listener.incoming() {
+            let Ok(mut client) = client else { continue };
+            let Ok(mut server) = TcpStream::connect(upstream) else { continue };
+            let _ = client.set_nodelay(true);
+            let _ = server.set_nodelay(true);
+            let (mut client_r, mut server_w) = (client.try_clone().unwrap(), server.try_clone().unwrap());
+            std::thread::spawn(move || {
+                let mut buf = vec![0u8; 64 * 1024];
+                loop {
+                    match client_r.read(&mut buf) {
+                        Ok(0) | Err(_) => {
+                            let _ = server_w.shutdown(Shutdown::Write);
+                            break;
+                        }
+                        Ok(n) => {
+                            std::thread::sleep(delay);
+                            if server_w.write_all(&buf[..n]).is_err() {
+                                break;
+                            }
+                        }
+                    }
+                }
+            });
+            std::thread::spawn(move || {
+                let _ = std::io::copy(&mut server, &mut client);
+                let _ = client.shutdown(Shutdown::Write);
+            });
+        }
+    });
+    addr
+}
+
+/// Epoch milliseconds of a `%n` log time ("1701590000.123").
+fn log_ms(t: &str) -> f64 {
+    t.parse::<f64>().map(|s| s * 1000.0).unwrap_or_else(|_| panic!("log time {t:?}"))
+}
+
+/// When shard `k` (0-based) logged the statement that starts with `prefix`.
+fn logged_on(lines: &[LogLine], k: usize, prefix: &str) -> f64 {
+    let l = lines
+        .iter()
+        .find(|l| l.shard == k && l.text.strip_prefix("statement: ").is_some_and(|t| t.starts_with(prefix)))
+        .unwrap_or_else(|| panic!("shard {} never logged {prefix}", k + 1));
+    log_ms(&l.time)
+}
+
+/// The CLOSEs' and the COMMITs' times (ms) on the four shards of scenario E.
+struct EndTimes {
+    close: Vec<f64>,
+    commit: Vec<f64>,
+}
+
+fn end_times(lines: &[LogLine]) -> EndTimes {
+    let close = (0..4).map(|k| logged_on(lines, k, &format!("CLOSE c{}", k + 1))).collect();
+    let commit = (0..4).map(|k| logged_on(lines, k, "COMMIT TRANSACTION")).collect();
+    EndTimes { close, commit }
+}
+
+/// Serial: each of the four after the previous one, at least ~a delay later.
+fn serial(ts: &[f64], delay_ms: f64) -> bool {
+    ts.windows(2).all(|w| w[1] - w[0] >= 0.7 * delay_ms)
+}
+
+/// At once: all four within half a delay.
+fn at_once(ts: &[f64], delay_ms: f64) -> bool {
+    let (lo, hi) = ts.iter().fold((f64::MAX, f64::MIN), |(a, b), &t| (a.min(t), b.max(t)));
+    hi - lo < 0.5 * delay_ms
+}
+
+/// PostgreSQL 15's coordinator with `parallel_commit 'true'` on every server sends the
+/// COMMITs at once and still the CLOSEs one after another (they come from
+/// postgresEndForeignScan at ExecEnd, not from pgfdw_xact_callback); the sandbox's
+/// `parallel_commit` knob does the same over TCP through the same delaying proxies, and
+/// in the simulator; `parallel_close`, not a PostgreSQL option, sends the CLOSEs at once.
+#[test]
+fn parallel_commit_changes_only_the_commits() {
+    let delay = std::time::Duration::from_millis(120);
+    let delay_ms = delay.as_secs_f64() * 1000.0;
+    let f = Fixture::start("E", 250);
+    let proxies: Vec<SocketAddr> = f.server_addrs().into_iter().map(|a| delaying_proxy(a, delay)).collect();
+    let point_at_proxies: String = f
+        .servers
+        .iter()
+        .zip(&proxies)
+        .map(|((s, _), p)| {
+            format!("ALTER SERVER {s} OPTIONS (SET port '{}', ADD parallel_commit 'false');\n", p.port())
+        })
+        .collect();
+    f.coordinator.psql(&point_at_proxies);
+    f.configure(true, 1000);
+    let set_parallel = |on: bool| {
+        let sql: String = f
+            .servers
+            .iter()
+            .map(|(s, _)| format!("ALTER SERVER {s} OPTIONS (SET parallel_commit '{on}');\n"))
+            .collect();
+        f.coordinator.psql(&sql);
+    };
+    let mut failures = vec![];
+    let mut check = |what: &str, t: &EndTimes, commits_at_once: bool| {
+        if !serial(&t.close, delay_ms) {
+            failures.push(format!("{what}: the CLOSEs are not one after another: {:?}", t.close));
+        }
+        let ok = if commits_at_once { at_once(&t.commit, delay_ms) } else { serial(&t.commit, delay_ms) };
+        if !ok {
+            let how = if commits_at_once { "at once" } else { "one after another" };
+            failures.push(format!("{what}: the COMMITs are not {how}: {:?}", t.commit));
+        }
+    };
+
+    // PostgreSQL 15 itself: off (the control: the measure tells the two apart), then on.
+    for on in [false, true] {
+        set_parallel(on);
+        let mark = f.shards.mark();
+        let out = f.coordinator.psql(&f.sql());
+        assert_eq!(out.trim().parse::<i64>().ok(), Some(f.expected_sum()), "PostgreSQL's result");
+        let _ = f.shards.sessions_since(mark); // every connection closed
+        check(&format!("PostgreSQL 15, parallel_commit '{on}'"), &end_times(&f.shards.lines_since(mark)), on);
+    }
+
+    // The sandbox over TCP, through the same proxies, with the knob on.
+    let knobs = Knobs {
+        shards: Some(4),
+        rows_per_shard: Some(250),
+        fetch_size: Some(1000),
+        behaviour: Some(Preset::Pg15),
+        parallel_commit: Some(true),
+        ..Default::default()
+    };
+    let sc = Scenario::build("E", &knobs).expect("scenario builds");
+    let mark = f.shards.mark();
+    {
+        let mut run = start_over_tcp(&sc, true, &proxies).expect("starts");
+        run.run_to_end().expect("the sandbox's run succeeds");
+        assert_eq!(run.rows, vec![vec![Datum::Int(f.expected_sum())]]);
+    }
+    let _ = f.shards.sessions_since(mark);
+    check("pgasync, parallel_commit on", &end_times(&f.shards.lines_since(mark)), true);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+
+    // The simulator: when each CLOSE and COMMIT is written.
+    let sent_at = |k: &Knobs, prefix: &str| -> Vec<u64> {
+        let sc = Scenario::build("E", k).expect("scenario builds");
+        let mut run = sc.start(true, Clock::virtual_clock(), true).expect("starts");
+        run.run_to_end().expect("the simulated run succeeds");
+        run.es
+            .trace
+            .events
+            .iter()
+            .filter_map(|e| match &e.kind {
+                pgasync::trace::TraceKind::Send { sql, queued: false, .. } if sql.starts_with(prefix) => {
+                    Some(e.time_ns)
+                }
+                _ => None,
+            })
+            .collect()
+    };
+    let distinct = |v: &[u64]| v.len() == 4 && v.windows(2).all(|w| w[0] < w[1]);
+    let same = |v: &[u64]| v.len() == 4 && v.iter().all(|&t| t == v[0]);
+    let commit_only = Knobs { parallel_commit: Some(true), ..Default::default() };
+    assert!(distinct(&sent_at(&commit_only, "CLOSE")), "simulated parallel_commit: CLOSEs serial");
+    assert!(same(&sent_at(&commit_only, "COMMIT")), "simulated parallel_commit: COMMITs at once");
+    let close_only = Knobs { parallel_close: Some(true), ..Default::default() };
+    assert!(same(&sent_at(&close_only, "CLOSE")), "simulated parallel_close: CLOSEs at once");
+    assert!(distinct(&sent_at(&close_only, "COMMIT")), "simulated parallel_close: COMMITs serial");
 }

@@ -3,7 +3,7 @@
 // page only renders snapshots.
 
 import { KNOB_FIELDS, PROFILE_FIELDS, profileFields, configFromUrl, cloneConfig, knobsJson, UrlSync, Recording, setSwitchNames, inSlices, nextSlice, SLICE_MS, STEP_SLICE, CALL_MS, SQL_SCENARIO, SQL_IGNORED_FIELDS, isSql, encodeSql, decodeSql } from './state.js';
-import { BehaviourControls, decorateLegend, renderGlossary } from './render/behaviour.js';
+import { BehaviourControls, decorateLegend, renderGlossary, setStateTerms } from './render/behaviour.js';
 import { PlanView, renderLegend } from './render/plan.js';
 import { EventLoopView } from './render/eventloop.js';
 import { Timeline, prepareTimeline } from './render/timeline.js';
@@ -823,6 +823,13 @@ function wireButtons() {
       livePanel?.refreshTargets();
     }
   });
+  // Esc closes the Live drawer (a full-screen panel first: projector.js leaves it).
+  window.addEventListener('keydown', (e) => {
+    if (e.key !== 'Escape' || $('p-live').hidden || document.querySelector('section.panel.full')) return;
+    e.preventDefault();
+    $('p-live').hidden = true;
+    $('b-live').classList.remove('on');
+  });
   button(ui.sqlToggle, () => (ui.sqlDrawer.hidden ? openSql() : closeSql()));
   button(ui.back, stepBack);
   ui.speed.addEventListener('input', showSpeed);
@@ -910,13 +917,14 @@ function checkUrl(search) {
 // ---- boot ----
 async function boot() {
   renderLegend($('legend'));
-  decorateLegend($('legend'));
-  renderGlossary($('glossary'), $('b-glossary'));
   showSpeed();
   if (!(await loadModel())) {
     document.body.dataset.ready = '1';
     return;
   }
+  setStateTerms(wasm.stateTerms());
+  decorateLegend($('legend'));
+  renderGlossary($('glossary'), $('b-glossary'));
   fillScenarios();
   sqlFiles = wasm.scenarioFiles();
   sqlEditor = new SqlEditor(ui.sqlDrawer, sqlFiles, { onRun: (text) => runSql(text), onClose: closeSql });

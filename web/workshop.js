@@ -76,6 +76,13 @@ class Workshop {
   }
 
   install() {
+    // A new size (the lesson full screen, A+, the window): the walk-through's plot is
+    // laid out again, not stretched.
+    let pending = 0;
+    window.addEventListener('resize', () => {
+      cancelAnimationFrame(pending);
+      pending = requestAnimationFrame(() => this.panel?.redrawWalk());
+    });
     this.buildControls();
     this.buildDock();
     this.wireKeys();
@@ -167,9 +174,37 @@ class Workshop {
         connections.forEach((c, i) => opts.push(h('option', { value: `wire:${i}`, title: k.postgres }, `wire message on ${c}`)));
       } else opts.push(h('option', { value: k.id, title: k.postgres }, k.label));
     }
+    if (this.open) opts.unshift(h('option', { value: 'note', title: 'the next step at which one of the lesson\'s notes is current' }, 'next note'));
     this.kindSelect.replaceChildren(...opts);
     if ([...this.kindSelect.options].some((o) => o.value === was)) this.kindSelect.value = was;
     this.connections = connections.join(',');
+  }
+
+  /** The message says where the last Run to stopped: gone once the run on screen moves. */
+  clearRunToMsg() {
+    this.pendingRunTo = null;
+    this.runToMsg.textContent = '';
+    this.runToMsg.dataset.result = '';
+    this.runToAt = null;
+  }
+
+  setRunToMsg(result, kind, text, session) {
+    this.runToMsg.dataset.result = result;
+    this.runToMsg.dataset.kind = kind;
+    this.runToMsg.textContent = text;
+    this.runToAt = { session, step: session.step() };
+  }
+
+  /** The next step after `step` at which a note of the open lesson is current, and the note. */
+  nextNote(step) {
+    const run = this.open && this.noteRuns.get(runKey(this.api.config()));
+    if (!run?.steps) return null;
+    let best = null;
+    run.steps.forEach((steps, i) => {
+      const k = steps.find((x) => x > step);
+      if (k !== undefined && (!best || k < best.step)) best = { step: k, note: i };
+    });
+    return best;
   }
 
   runTo() {
@@ -178,19 +213,26 @@ class Workshop {
     const kind = this.kindSelect.value;
     const label = this.kindSelect.selectedOptions[0]?.textContent ?? kind;
     let result = 'more';
-    this.runToMsg.textContent = '';
-    this.runToMsg.dataset.result = '';
+    this.clearRunToMsg();
+    if (kind === 'note') {
+      const next = this.nextNote(s.step());
+      if (!next) {
+        const known = this.open && this.noteRuns.get(runKey(this.api.config()))?.steps;
+        this.setRunToMsg('end', kind, known ? 'no more notes in this run' : 'the notes\' steps are not known yet', s);
+        return;
+      }
+      // The message once the page's seek has arrived there (`update`).
+      this.pendingRunTo = { step: next.step, kind, text: `note at step ${next.step.toLocaleString('en-US')}` };
+      this.api.seek(next.step);
+      return;
+    }
     this.api.runInFrames(
       () => {
         result = s.runTo(kind, STEP_SLICE);
         return result !== 'more';
       },
       (x) => `Running to the next ${label}: step ${x.step().toLocaleString('en-US')}…`,
-      () => {
-        this.runToMsg.dataset.result = result;
-        this.runToMsg.dataset.kind = kind;
-        this.runToMsg.textContent = result === 'found' ? `${label} at step ${s.step().toLocaleString('en-US')}` : `no more ${label}: the run ended`;
-      },
+      () => this.setRunToMsg(result, kind, result === 'found' ? `${label} at step ${s.step().toLocaleString('en-US')}` : `no more ${label}: the run ended`, s),
     );
   }
 
@@ -218,7 +260,20 @@ class Workshop {
       if (conns.join(',') !== this.connections) this.fillKinds(conns);
       if (this.open) this.notesForRun();
     }
-    if (this.open) this.showNotes(snap.step);
+    if (this.open) {
+      this.showNotes(snap.step);
+      const ended = snap.phase === 'finished' || !!session.isDone();
+      if (ended !== this.revealedAt) {
+        this.revealedAt = ended;
+        this.revealAnswers();
+      }
+    }
+    if (this.pendingRunTo && snap.step === this.pendingRunTo.step) {
+      const p = this.pendingRunTo;
+      this.pendingRunTo = null;
+      this.setRunToMsg('found', p.kind, p.text, session);
+    }
+    if (this.runToAt && (this.runToAt.session !== session || this.runToAt.step !== snap.step)) this.clearRunToMsg();
     this.updateHistory(full);
   }
 
@@ -297,6 +352,9 @@ class Workshop {
     this.noteRuns.clear();
     this.lessonSelect.value = id;
     this.setHash(id);
+    this.clearRunToMsg();
+    this.fillKinds(this.connections ? this.connections.split(',') : []);
+    this.kindSelect.value = 'note';
     this.panel.show(id, entry.lesson);
     this.lessonBox.hidden = false;
     this.historyBox.hidden = false; // the history goes with a lesson
@@ -313,6 +371,8 @@ class Workshop {
   closeLesson() {
     this.cancelJobs();
     this.open = null;
+    this.clearRunToMsg();
+    this.fillKinds(this.connections ? this.connections.split(',') : []);
     this.lessonSelect.value = '';
     this.setHash('');
     this.lessonBox.hidden = true;
@@ -354,7 +414,7 @@ class Workshop {
       if (!out || open !== this.open) return;
       open.outcome = out;
       this.noteRuns.set(open.key, { steps: out.note_steps });
-      for (const [i, choice] of Object.entries(open.answers)) this.panel.showAnswer(Number(i), choice, out.answers[i]);
+      this.revealAnswers();
       document.body.dataset.lessonReady = open.entry.id;
       this.refreshNotes();
     } catch (e) {
@@ -392,22 +452,40 @@ class Workshop {
     this.panel.showNotes(step, run?.steps ?? null, status);
   }
 
-  /** Question `i` answered: revealed now, or when the lesson's run has finished. */
+  /**
+   * Question `i` answered: the prediction is kept; the answer shows once the run on
+   * screen, the lesson's own, has reached its end ("Predict, then step to see").
+   */
   answer(i, choice) {
     const open = this.open;
     if (!open || open.answers[i] !== undefined) return;
     open.answers[i] = choice;
-    let answer = open.outcome?.answers[i] ?? null;
-    // The session's own finished run answers too, when it is the lesson's.
+    this.revealAnswers();
+  }
+
+  /** Each prediction: revealed if the lesson's run on screen has ended, else kept. */
+  revealAnswers() {
+    const open = this.open;
+    if (!open) return;
     const s = this.api.session();
-    if (answer == null && s?.isDone() && runKey(this.api.config()) === open.key) {
-      try {
-        answer = s.lessonAnswers(open.entry.text)[i];
-      } catch {
-        answer = null;
+    const c = this.api.config();
+    // The lesson's own run, ended: its config (a URL may spell the same knobs otherwise,
+    // e.g. the default fetch size written out after a reload: then the same scenario and
+    // mode and as many steps as the lesson's run).
+    const same = runKey(c) === open.key || (c.scenario === open.config.scenario && c.mode === open.config.mode && open.outcome != null && s?.step() === open.outcome.total_steps);
+    const ended = !!s?.isDone() && same;
+    for (const [k, choice] of Object.entries(open.answers)) {
+      const i = Number(k);
+      let answer = ended ? open.outcome?.answers[i] ?? null : null;
+      if (ended && answer == null) {
+        try {
+          answer = s.lessonAnswers(open.entry.text)[i];
+        } catch {
+          answer = null;
+        }
       }
+      this.panel.showAnswer(i, choice, answer, ended);
     }
-    this.panel.showAnswer(i, choice, answer);
   }
 
   resetAnswers() {

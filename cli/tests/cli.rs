@@ -94,14 +94,20 @@ fn explain_names_the_behaviour_and_its_differences() {
     assert_eq!(
         run(&["--behaviour", "improved"]),
         "Behaviour: improved; differences from PostgreSQL 15: fetch_ahead, pipelined_setup, parallel_commit, \
-         pipeline, fifo_results, async_merge_append"
+         parallel_close, pipeline, fifo_results, async_merge_append"
     );
     assert_eq!(
         run(&["--fetch-ahead", "--pipeline=on"]),
         "Behaviour: custom; differences from PostgreSQL 15: fetch_ahead, pipeline"
     );
     assert_eq!(
-        run(&["--behaviour=improved", "--fetch-ahead=off", "--pipelined-setup=0", "--parallel-commit=false"]),
+        run(&[
+            "--behaviour=improved",
+            "--fetch-ahead=off",
+            "--pipelined-setup=0",
+            "--parallel-commit=false",
+            "--parallel-close=off"
+        ]),
         "Behaviour: custom; differences from PostgreSQL 15: pipeline, fifo_results, async_merge_append"
     );
 }

@@ -14,6 +14,9 @@ pub struct EventWaitOutcome {
     /// Children whose request is now CallbackPending (completed while configuring or
     /// notified), in order; the requestor delivers their responses (ExecAsyncResponse).
     pub callback_pending: Vec<usize>,
+    /// Configuring stopped at this child: its requestee blocked (the caller configures
+    /// again from there, not from the first child: one wait set per wait).
+    pub stopped_at: Option<usize>,
 }
 
 impl EventWaitOutcome {
@@ -34,7 +37,8 @@ pub fn async_event_wait(
     requestor_needs_request: bool,
 ) -> ExecResult<EventWaitOutcome> {
     let mut out = EventWaitOutcome::default();
-    let events = configure_waits(es, requestor, children, requests, must_progress, requestor_needs_request, &mut out)?;
+    let events =
+        configure_waits(es, requestor, children, requests, must_progress, requestor_needs_request, (0, 0), &mut out)?;
     if events > 0 && es.blocked_on.is_none() {
         notify_ready(es, requestor, children, budget, &mut out)?;
     }
@@ -46,7 +50,10 @@ pub fn async_event_wait(
 /// added to `out`. With `must_progress` (the caller has nothing else to do and will make
 /// the host wait), having no event while requests are outstanding is an error (seed
 /// 000's `Assert(added)`), not a hang. A requestee that blocks (postgres_fdw's DECLARE)
-/// ends this early with `es.blocked_on` set; the caller repeats it.
+/// ends this early with `es.blocked_on` set and `out.stopped_at` its child; the caller
+/// goes on from there (`from`: the first child to configure and the events registered
+/// before it).
+#[allow(clippy::too_many_arguments)]
 pub fn configure_waits(
     es: &mut EState,
     requestor: usize,
@@ -54,11 +61,13 @@ pub fn configure_waits(
     requests: &[Option<usize>],
     must_progress: bool,
     requestor_needs_request: bool,
+    from: (usize, usize),
     out: &mut EventWaitOutcome,
 ) -> ExecResult<usize> {
-    let mut ctx = WaitContext { requestor_needs_request, events_registered: 0 };
+    let mut ctx = WaitContext { requestor_needs_request, events_registered: from.1 };
     let mut outstanding = 0;
-    for (child, r) in requests.iter().enumerate() {
+    out.stopped_at = None;
+    for (child, r) in requests.iter().enumerate().skip(from.0) {
         let Some(r) = *r else { continue };
         if es.requests[r].state != AsyncState::Waiting {
             continue;
@@ -68,6 +77,7 @@ pub fn configure_waits(
             ctx.events_registered += 1;
         }
         if es.blocked_on.is_some() {
+            out.stopped_at = Some(child);
             return Ok(ctx.events_registered);
         }
         if es.requests[r].state == AsyncState::CallbackPending {

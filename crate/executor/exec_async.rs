@@ -21,12 +21,83 @@
 //! `es.blocked_on` and leaves the request as it was; the requestor returns Wait and
 //! repeats the call when the connection has input.
 //!
-//! Mind the names: PostgreSQL 14's flag `callback_pending` means "waiting for an
-//! event", which is our **Waiting**; our **CallbackPending** is its `request_complete`
-//! before the requestor has been told. PostgreSQL calls ExecAsyncResponse inside
-//! ExecAsyncRequest/ExecAsyncNotify, so that moment is invisible there; the requestors
-//! here deliver the response in a separate call (at once, or on the next call in the
-//! demo's step mode), so the state can be seen.
+//! The states' names are the 2016 design's (seed 000: `ASYNC_WAITING`,
+//! `ASYNC_CALLBACK_PENDING`, `ASYNC_COMPLETE`); PostgreSQL 14+ has two flags instead,
+//! `callback_pending` and `request_complete`, and its `callback_pending` = true is our
+//! **Waiting**. One definition of each state, against both, is [`STATE_TERMS`]: the
+//! page's glossary, the README, the handout and the lessons say the same words (a test
+//! checks it). PostgreSQL calls ExecAsyncResponse inside ExecAsyncRequest/ExecAsyncNotify,
+//! so Callback pending is an instant there; the requestors here deliver the response in
+//! a separate call (at once, or on the next call in the demo's step mode), so the state
+//! can be seen.
+
+/// One request state, defined once: the page's name, what it means (a short form for
+/// the narration and a full one), the 2016 design's enum value and PostgreSQL 14+'s
+/// flags and functions.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct StateTerm {
+    /// The `AsyncState` variant's name (`CallbackPending`).
+    pub state: &'static str,
+    /// The page's name ("Callback pending").
+    pub label: &'static str,
+    /// A few words, the narration's.
+    pub short: &'static str,
+    /// The definition.
+    pub meaning: &'static str,
+    /// The 2016 design's `AsyncRequestState` value (seed 000).
+    pub design_2016: &'static str,
+    /// PostgreSQL 14+'s flags and the functions that set them.
+    pub postgres_14: &'static str,
+}
+
+/// The definitions of the request states (see [`StateTerm`]).
+pub const STATE_TERMS: &[StateTerm] = &[
+    StateTerm {
+        state: "Idle",
+        label: "Idle",
+        short: "not asked yet",
+        meaning: "no request outstanding: the child has not been asked for a row yet.",
+        design_2016: "none of its three values (a request exists once ExecAsyncRequest makes it)",
+        postgres_14: "before the child's first ExecAsyncRequest: callback_pending = false, request_complete = false",
+    },
+    StateTerm {
+        state: "Waiting",
+        label: "Waiting",
+        short: "asked, no result yet",
+        meaning: "the requestee was asked and has no result yet: it called ExecAsyncRequestPending and waits for its socket (or for its turn on a shared connection).",
+        design_2016: "ASYNC_WAITING",
+        postgres_14: "callback_pending = true, request_complete = false (set by ExecAsyncRequestPending); ExecAsyncNotify runs when the socket fires",
+    },
+    StateTerm {
+        state: "CallbackPending",
+        label: "Callback pending",
+        short: "result ready, not yet taken by the requestor",
+        meaning: "the requestee has its result (a row, or end of data) and reported it with ExecAsyncRequestDone; the requestor's callback, ExecAsyncResponse, has not taken it yet.",
+        design_2016: "ASYNC_CALLBACK_PENDING (the callback to the requestor is pending)",
+        postgres_14: "callback_pending = false, request_complete = true (set by ExecAsyncRequestDone), before ExecAsyncResponse: an instant only, since ExecAsyncRequest and ExecAsyncNotify call ExecAsyncResponse before they return",
+    },
+    StateTerm {
+        state: "Complete",
+        label: "Complete",
+        short: "result taken by the requestor",
+        meaning: "the requestor took the result: ExecAsyncResponse → ExecAsyncAppendResponse stored the row (as_asyncresults, the child in as_needrequest) or retired the child at end of data.",
+        design_2016: "ASYNC_COMPLETE",
+        postgres_14: "request_complete = true, after ExecAsyncResponse",
+    },
+    StateTerm {
+        state: "Cancelled",
+        label: "Cancelled",
+        short: "cancelled",
+        meaning: "a rescan or an error cancelled the request before it completed.",
+        design_2016: "none (the sandbox's own)",
+        postgres_14: "none: PostgreSQL abandons the request with the query (no flag)",
+    },
+];
+
+/// The definition of `state` (by its `AsyncState` name).
+pub fn state_term(state: &str) -> &'static StateTerm {
+    STATE_TERMS.iter().find(|t| t.state == state).expect("every state is defined")
+}
 
 use crate::estate::{EState, ExecError, ExecResult};
 use crate::executor::PlanState;
@@ -35,13 +106,15 @@ use serde::Serialize;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub enum AsyncState {
-    /// No request outstanding.
+    /// Not asked yet (see `STATE_TERMS` for each state against the 2016 enum and
+    /// PostgreSQL 14+'s flags).
     Idle,
-    /// Sent; the requestee waits for its connection (PG: callback_pending).
+    /// Asked, no result yet (2016: ASYNC_WAITING; PostgreSQL: callback_pending = true).
     Waiting,
-    /// The requestee has a result the requestor has not taken yet (PG: request_complete).
+    /// Result ready, not yet taken by the requestor (2016: ASYNC_CALLBACK_PENDING;
+    /// PostgreSQL: request_complete = true before ExecAsyncResponse).
     CallbackPending,
-    /// The requestor's response callback consumed the result.
+    /// Result taken by the requestor (2016: ASYNC_COMPLETE).
     Complete,
     /// Cancelled by a rescan or an error.
     Cancelled,

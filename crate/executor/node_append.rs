@@ -40,6 +40,9 @@ struct EventWaitResume {
     configured: bool,
     /// Requests notified so far.
     fired: usize,
+    /// Not configured yet: the child to configure next and the events registered
+    /// before it (a requestee blocked while configuring).
+    from: (usize, usize),
 }
 
 #[derive(Clone)]
@@ -67,6 +70,8 @@ pub struct AppendState {
     /// An interrupted event wait: the waits are configured (notifying goes on) or not
     /// (a requestee blocked while configuring: configure again).
     as_eventwait: Option<EventWaitResume>,
+    /// The resumed event wait must sleep before it goes on (see `resume`).
+    as_mustwait: bool,
     as_nasyncremain: usize,
     as_syncdone: bool,
     as_begun: bool,
@@ -110,6 +115,7 @@ impl AppendState {
             as_callbackpending: VecDeque::new(),
             as_requesting: VecDeque::new(),
             as_eventwait: None,
+            as_mustwait: false,
             as_nasyncremain: 0,
             as_syncdone: false,
             as_begun: false,
@@ -153,7 +159,15 @@ impl AppendState {
     fn resume(&mut self, es: &mut EState) -> ExecResult<()> {
         if let Some(at) = self.as_eventwait.take() {
             // The notified requests' responses are delivered at the end of the wait.
-            return self.event_wait_from(es, at).map(|_| ());
+            let progressed = self.event_wait_from(es, at)?;
+            if at.block && !progressed && !es.interrupted() && !es.event_loop.wait_set().is_empty() {
+                // A wait whose configuring was cut short (a requestee blocked) and that
+                // found nothing ready: it now sleeps (WaitEventSetWait) and then notifies,
+                // still the same ExecAppendAsyncEventWait call, not a second one.
+                self.as_eventwait = Some(EventWaitResume { block: true, configured: true, fired: 0, from: (0, 0) });
+                self.as_mustwait = true;
+            }
+            return Ok(());
         }
         self.deliver_responses(es)?;
         if !self.as_requesting.is_empty() {
@@ -214,7 +228,7 @@ impl AppendState {
     /// `block`, the host must wait if nothing is), then delivers the responses. True if
     /// any request progressed.
     fn event_wait(&mut self, es: &mut EState, block: bool) -> ExecResult<bool> {
-        self.event_wait_from(es, EventWaitResume { block, configured: false, fired: 0 })
+        self.event_wait_from(es, EventWaitResume { block, configured: false, fired: 0, from: (0, 0) })
     }
 
     /// The event wait from where an interruption left it: a requestee that blocked
@@ -224,12 +238,17 @@ impl AppendState {
     fn event_wait_from(&mut self, es: &mut EState, at: EventWaitResume) -> ExecResult<bool> {
         let mut out = EventWaitOutcome::default();
         let mut configured = at.configured;
+        let mut from = at.from;
         if !configured {
             let must_progress = at.block && at.fired == 0;
             let needs_request = !self.as_needrequest.is_empty();
             let (children, requests) = (&mut self.children, &self.as_asyncrequests);
-            let events = configure_waits(es, self.id, children, requests, must_progress, needs_request, &mut out)?;
+            let events =
+                configure_waits(es, self.id, children, requests, must_progress, needs_request, at.from, &mut out)?;
             configured = es.blocked_on.is_none();
+            if let Some(child) = out.stopped_at {
+                from = (child, events);
+            }
             if configured && events == 0 {
                 let progressed = out.progressed() || at.fired > 0;
                 self.as_callbackpending.extend(out.callback_pending);
@@ -245,7 +264,7 @@ impl AppendState {
         self.as_callbackpending.extend(out.callback_pending);
         if es.interrupted() {
             let fired = at.fired + out.fired;
-            self.as_eventwait = Some(EventWaitResume { block: at.block, configured, fired }); // see `resume`
+            self.as_eventwait = Some(EventWaitResume { block: at.block, configured, fired, from }); // see `resume`
             return Ok(true);
         }
         self.deliver_responses(es)?;
@@ -269,7 +288,11 @@ impl AppendState {
                 break; // go run synchronous children meanwhile
             }
             if !progressed {
-                return Ok(Some(ExecStatus::Wait)); // the host waits on the wait set
+                // The host waits on the wait set (WaitEventSetWait); the next call goes on
+                // with this event wait (notifying), as PostgreSQL's one call does: the
+                // wait set is not configured again.
+                self.as_eventwait = Some(EventWaitResume { block: true, configured: true, fired: 0, from: (0, 0) });
+                return Ok(Some(ExecStatus::Wait));
             }
         }
         if es.interrupted() {
@@ -305,6 +328,9 @@ impl AppendState {
         }
         if es.interrupted() {
             return Ok(ExecStatus::Wait);
+        }
+        if std::mem::take(&mut self.as_mustwait) {
+            return Ok(ExecStatus::Wait); // the host waits on the wait set
         }
         loop {
             if self.as_syncdone && self.as_nasyncremain == 0 {
@@ -390,6 +416,7 @@ impl ExecNode for AppendState {
         self.as_callbackpending.clear();
         self.as_requesting.clear();
         self.as_eventwait = None;
+        self.as_mustwait = false;
         self.as_nasyncremain = 0;
         self.as_syncdone = false;
         self.as_begun = false;

@@ -98,6 +98,13 @@ struct KnobEntry {
     reason: &'static str,
 }
 
+/// The request states, each defined once against the 2016 design's enum and PostgreSQL
+/// 14+'s flags (`exec_async::STATE_TERMS`): the page's glossary and legend tooltips.
+#[wasm_bindgen(js_name = stateTerms)]
+pub fn state_terms() -> Result<JsValue, JsError> {
+    to_js(&crate::exec_async::STATE_TERMS)
+}
+
 /// The behaviour knobs: `[{name, reason}]`, in order (`behaviour::KNOBS`).
 #[wasm_bindgen(js_name = behaviourKnobs)]
 pub fn behaviour_knobs() -> Result<JsValue, JsError> {

@@ -7,18 +7,53 @@
 /** Every step of the run on screen, a few at a time: the notes shown "now" at each step. */
 async function stepToEnd(page) {
   const seen = {}; // note index → steps where it showed as "now"
+  const said = {}; // step → its narration in full (every action)
   for (;;) {
     const part = await page.evaluate(() => {
       const out = [];
       for (let i = 0; i < 60 && !window.pgasync.isDone(); i++) {
         const step = window.pgasync.stepEvent();
         const now = [...document.querySelectorAll('[data-testid=lesson-note][data-state=now]')].map((n) => Number(n.dataset.note));
-        out.push([step, now]);
+        const words = (window.pgasync.session.narrationLog(step, step)[0] ?? []).join(' | ');
+        out.push([step, now, words]);
       }
       return { out, done: window.pgasync.isDone() };
     });
-    for (const [step, now] of part.out) for (const n of now) (seen[n] ??= []).push(step);
-    if (part.done) return seen;
+    for (const [step, now, words] of part.out) {
+      said[step] = words;
+      for (const n of now) (seen[n] ??= []).push(step);
+    }
+    if (part.done) return { seen, said };
+  }
+}
+
+/**
+ * Whether a step's narration shows the event a note is attached to (issue 19: a note is
+ * current only where its event happens), read from the words the student reads. null:
+ * not decidable from the words (a request's from=, a step= note).
+ */
+function narrationHas(on, words) {
+  const w = words.toLowerCase();
+  switch (on.on) {
+    case 'request':
+      if (on.from) return null;
+      return w.includes({ waiting: 'is now waiting', callbackpending: '(callback pending', complete: '(complete)' }[on.state]);
+    case 'wait':
+      return w.includes('execasyncconfigurewait') && w.includes('the event loop waits on');
+    case 'notify':
+      return w.includes('execasyncnotify: input for request');
+    case 'append_row':
+      return w.includes('append returned a row');
+    case 'startup':
+      return w.includes('sent the startup packet');
+    case 'send':
+      return w.includes(`sent "${on.prefix.toLowerCase()}`);
+    case 'queued':
+      return w.includes('queued "');
+    case 'row':
+      return w.includes('reached the top of the plan');
+    default:
+      return null;
   }
 }
 
@@ -84,15 +119,44 @@ export async function checkLessons(browser, server, { check, shot, errors, waitR
       check(`${id}: the panel shows the title and the intro`, title === lesson.title && (await page.locator('[data-testid=lesson-intro] p').count()) > 0, title);
       check(`${id}: at step 0 no note is shown yet`, (await page.locator('[data-testid=lesson-note]:visible').count()) === 0);
 
+      if (id === 'E') {
+        // Run to next note (issue 19): the kind is offered first with a lesson open; the
+        // message goes when the run moves on (Reset, a lesson switch, a knob change).
+        const kind = await page.inputValue('[data-testid=run-to-kind]');
+        await page.locator('body').press('n');
+        await page.waitForFunction(() => document.querySelector('[data-testid=run-to-msg]').dataset.result === 'found', null, { timeout: 15000 });
+        const msg = (await page.textContent('[data-testid=run-to-msg]')).trim();
+        const at = await stepNow();
+        const current = await page.$$eval('[data-testid=lesson-note][data-state=now]', (xs) => xs.length);
+        check('E: Run to next note stops at the first note\'s step, a note current there', kind === 'note' && msg === `note at step ${at}` && current > 0, `${kind} / ${msg} / step ${at} / ${current} current`);
+        await page.locator('body').press('r');
+        await page.waitForFunction(() => document.querySelector('[data-testid=step]').dataset.step === '0', null, { timeout: 10000 });
+        check('E: the Run-to message is gone after Reset', (await page.textContent('[data-testid=run-to-msg]')).trim() === '');
+      }
+
       // Predict at step 0: the first choice of every question.
       const nq = lesson.questions.length;
       for (let q = 0; q < nq; q++) await page.click(`[data-testid=question][data-q="${q}"] [data-testid=question-choice] >> nth=0`);
       let v = await verdicts(page);
-      check(`${id}: each of ${nq} questions revealed with the run's answer and its explanation`, v.length === nq && v.every((x, q) => x.verdict && lesson.questions[q].choices.includes(x.answer) && x.truth === x.answer && x.text.includes(lesson.questions[q].explain.slice(0, 20))), JSON.stringify(v.map((x) => [x.verdict, x.answer])));
-      const first = v.map((x) => x.verdict);
+      // Predict, then step to see (issue 19): a click keeps the prediction, no answer yet.
+      check(`${id}: each of ${nq} predictions kept, no answer shown before the end`, v.length === nq && v.every((x) => x.verdict === null && x.truth === null && /You predicted/.test(x.text)), JSON.stringify(v.map((x) => [x.verdict, x.text.slice(0, 30)])));
 
       // Start to end: each note shows as "now" at its first step at least.
-      const seen = await stepToEnd(page);
+      const { seen, said } = await stepToEnd(page);
+      // Each note "now" exactly at the steps whose narration shows its event.
+      const wrong = [];
+      lesson.notes.forEach((n, i) => {
+        for (const [k, words] of Object.entries(said)) {
+          const has = narrationHas(n.on, words);
+          if (has === null) continue;
+          const now = (seen[i] ?? []).includes(Number(k));
+          if (now !== has) wrong.push(`note ${i} (${n.on.on}${n.on.state ? ':' + n.on.state : ''}${n.on.prefix ? ':' + n.on.prefix : ''}) ${now ? 'current' : 'not current'} at step ${k}: ${words.slice(0, 160)}`);
+        }
+      });
+      check(`${id}: every note is current exactly at the steps where its event happens (${Object.keys(said).length} steps)`, wrong.length === 0, wrong.slice(0, 5).join(' || '));
+      v = await verdicts(page);
+      check(`${id}: at the end each of ${nq} questions revealed with the run's answer and its explanation`, v.length === nq && v.every((x, q) => x.verdict && lesson.questions[q].choices.includes(x.answer) && x.truth === x.answer && x.text.includes(lesson.questions[q].explain.slice(0, 20))), JSON.stringify(v.map((x) => [x.verdict, x.answer])));
+      const first = v.map((x) => x.verdict);
       const ns = await notes(page);
       stepsByMode[`${lesson.scenario} ${l.mode}`] = await stepNow();
       check(`${id}: ran to the end (${await stepNow()} steps)`, (await page.textContent('[data-testid=phase]')).trim() === 'finished');
@@ -113,6 +177,9 @@ export async function checkLessons(browser, server, { check, shot, errors, waitR
         const choice = first[q] === 'right' ? lesson.questions[q].choices.find((c) => c !== answer) : answer;
         await page.click(`[data-testid=question][data-q="${q}"] [data-testid=question-choice][data-choice="${choice}"]`);
       }
+      await page.click('[data-testid=to-end]');
+      await page.waitForFunction(() => document.querySelector('[data-testid=phase]').textContent.trim() === 'finished', null, { timeout: 60000 });
+      await page.waitForFunction(() => [...document.querySelectorAll('[data-testid=question-result]')].every((r) => r.dataset.verdict), null, { timeout: 30000 });
       v = await verdicts(page);
       check(`${id}: every question answered once right and once wrong`, v.every((x, q) => x.verdict && x.verdict !== first[q]), `${first.join(',')} then ${v.map((x) => x.verdict).join(',')}`);
 

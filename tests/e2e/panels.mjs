@@ -43,7 +43,7 @@ async function stepAndCompare(page, n) {
         const wrecv = sum(be.filter((l) => l.dataset.node === id));
         if (Number(g.dataset.sent) !== wsent || Number(g.dataset.recv) !== wrecv) bad.push(`step ${k}: node ${id} box ${g.dataset.sent}/${g.dataset.recv} B, wire ${wsent}/${wrecv} B`);
       }
-      // The moment of the report: an answer arrived, not read yet (Callback pending).
+      // The moment of the report: a result ready, not yet taken by the Append (Callback pending).
       for (const p of document.querySelectorAll('[data-testid=request-state][data-state=CallbackPending]')) {
         pendingSeen++;
         const box = document.querySelector(`[data-testid=plan-node][data-node="${p.parentNode.dataset.requestee}"]`);
@@ -68,7 +68,7 @@ async function checkPanelsAgree(page, server, { check, shot }) {
     check(`${name}: boxes, connection table and wire inspector agree at each of ${r.steps} steps`, r.bad.length === 0 && r.steps > 50, r.bad.join('; ') || `${r.lines} wire lines at the end`);
     // The report ("ft3's box shows recv 0 B" while the answer had arrived) is the moment
     // a request is Callback pending: those steps were among the ones compared.
-    if (name.startsWith('E')) check('E async: steps with an answer arrived and not yet read (Callback pending) were compared', r.pendingSeen > 0, `${r.pendingSeen} pending requests seen`);
+    if (name.startsWith('E')) check('E async: steps with a result ready, not yet taken by the requestor (Callback pending), were compared', r.pendingSeen > 0, `${r.pendingSeen} pending requests seen`);
   }
   // Step 8 of E async, as in the report, in a screenshot.
   await page.goto(`${server.url}?scenario=E&mode=async&rows=300&fetch=100&step=8`);
@@ -282,6 +282,52 @@ async function checkProjector(browser, server, { check, shot, errors }) {
     const buttons = await page.$$eval('main.grid > section.panel', (ps) => ps.filter((p) => !p.querySelector(':scope > h2 [data-testid=maximize]')).map((p) => p.id));
     check('every panel has its full-screen button', buttons.length === 0, buttons.join(', ') || 'all');
 
+    // Issue 19: the drawings' text grows with A+ and in full screen (18 px and more
+    // with A+ at 1280×720: readable at the back of a room), and nothing is cut off.
+    const drawingText = () =>
+      page.evaluate(() => {
+        const out = {};
+        for (const [name, sel] of [['plan', '#p-plan svg.plan-svg'], ['timeline', '[data-testid=timeline-svg]'], ['compare', '[data-testid=compare-svg]']]) {
+          const svgEl = document.querySelector(sel);
+          if (!svgEl) continue;
+          const k = svgEl.getBoundingClientRect().width / svgEl.viewBox.baseVal.width;
+          const texts = [...svgEl.querySelectorAll('text')].filter((t) => t.textContent.trim() && t.getBBox().width > 0);
+          const px = texts.map((t) => parseFloat(getComputedStyle(t).fontSize) * k);
+          const W = svgEl.viewBox.baseVal.width;
+          const cut = texts.filter((t) => !t.hasAttribute('textLength') && (t.getBBox().x < -0.5 || t.getBBox().x + t.getBBox().width > W + 0.5)).map((t) => t.textContent.slice(0, 40));
+          out[name] = { min: Math.min(...px), n: px.length, cut };
+        }
+        return out;
+      });
+    const t0 = await drawingText();
+    await page.click('[data-testid=large-text]');
+    await page.waitForTimeout(300);
+    const t1 = await drawingText();
+    const fmt = (t) => Object.entries(t).map(([k, v]) => `${k} ${v.min.toFixed(1)} px (${v.n} texts)`).join(', ');
+    check('A+: the drawings\' smallest text is 18 px or more (plan, timeline, compare)', ['plan', 'timeline', 'compare'].every((k) => t1[k] && t1[k].min >= 18), `${fmt(t0)} → ${fmt(t1)}`);
+    check('A+: no drawing text cut off at its edge', Object.values(t1).every((v) => v.cut.length === 0), JSON.stringify(Object.fromEntries(Object.entries(t1).map(([k, v]) => [k, v.cut]))));
+    await shot(page, '37-large-text-drawings.png');
+    await page.click('#p-timeline [data-testid=maximize]');
+    await page.waitForTimeout(300);
+    const t2 = await drawingText();
+    check('A+ and full screen: the timeline\'s text grows again', t2.timeline.min > t1.timeline.min * 1.2, `${t1.timeline.min.toFixed(1)} → ${t2.timeline.min.toFixed(1)} px`);
+    await shot(page, '38-large-text-timeline-full.png');
+    await page.keyboard.press('Escape');
+    await page.click('[data-testid=large-text]');
+    await page.waitForTimeout(300);
+
+    // Esc closes the Live drawer; on a plain file server opening it logs no 404.
+    const consoleErrors = [];
+    const onConsole = (m) => m.type() === 'error' && consoleErrors.push(m.text());
+    page.on('console', onConsole);
+    await page.click('[data-testid=live-toggle]');
+    await page.waitForFunction(() => /Live mode is off/.test(document.querySelector('[data-testid=live-status]')?.textContent ?? ''), null, { timeout: 10000 });
+    const liveStatus = await page.textContent('[data-testid=live-status]');
+    check('Live… on a plain file server: "no relay here", no console error', /no relay here/.test(liveStatus) && consoleErrors.length === 0, `${liveStatus} | ${consoleErrors.join(' | ')}`);
+    await page.keyboard.press('Escape');
+    check('Esc closes the Live drawer', await page.locator('[data-testid=live]').isHidden());
+    page.off('console', onConsole);
+
     await page.selectOption('[data-testid=lesson-select]', 'E');
     await page.waitForSelector('#p-lesson:not([hidden]) [data-testid=maximize]', { timeout: 30000 });
     await page.click('#p-lesson [data-testid=maximize]');
@@ -291,6 +337,60 @@ async function checkProjector(browser, server, { check, shot, errors }) {
     await page.click('#p-lesson [data-testid=maximize]');
     const lb2 = await page.locator('#p-lesson').boundingBox();
     check('⤢ again: the lesson is back in its dock', lb2.width < 1000, JSON.stringify(lb2));
+  } finally {
+    await context.close();
+  }
+}
+
+/**
+ * Issue 19: at 150% zoom of a 1280×720 screen (853×480 CSS px) the lesson is a sheet at
+ * the bottom of the window and each panel scrolls whole into the space above it: the
+ * lesson's text and the panel it talks about on screen together. The compare plot's
+ * bound label is whole at fetch size 1, the timeline's headers are not cut off.
+ */
+async function checkZoom(browser, server, { check, shot, errors }) {
+  console.log('150% zoom: the lesson beside each panel; labels whole');
+  const context = await browser.newContext({ viewport: { width: 853, height: 480 }, deviceScaleFactor: 1.5 });
+  const page = await context.newPage();
+  page.on('pageerror', (e) => errors.push(`page error (zoom): ${e.message}`));
+  try {
+    await page.goto(`${server.url}#lesson=E`);
+    await page.waitForSelector('body[data-ready="1"]', { timeout: 60000 });
+    await page.waitForFunction(() => document.body.dataset.lessonReady === 'E', null, { timeout: 30000 });
+    const together = [];
+    for (const id of ['p-plan', 'p-timeline', 'p-wire', 'p-loop']) {
+      await page.$eval(`#${id}`, (el) => el.scrollIntoView({ block: 'start' }));
+      await page.waitForTimeout(150);
+      const r = await page.evaluate((id) => {
+        const vh = window.innerHeight;
+        const p = document.getElementById(id).getBoundingClientRect();
+        const l = document.getElementById('p-lesson').getBoundingClientRect();
+        const text = document.querySelector('#p-lesson [data-testid=lesson-intro]').getBoundingClientRect();
+        return { panelTop: p.top, panelBottom: p.bottom, lessonTop: l.top, lessonBottom: l.bottom, textH: text.height, vh };
+      }, id);
+      const ok = r.panelTop >= -1 && r.panelBottom <= r.lessonTop + 1 && r.lessonBottom <= r.vh + 1 && r.lessonTop < r.vh - 100;
+      together.push(`${id}:${ok ? 'ok' : JSON.stringify(r)}`);
+      if (id === 'p-plan') await shot(page, '39-zoom150-lesson-plan.png');
+      if (id === 'p-timeline') await shot(page, '40-zoom150-lesson-timeline.png');
+    }
+    check('150%: the lesson sheet and each panel (plan, timeline, wire, event loop) whole on screen together', together.every((t) => t.endsWith(':ok')), together.join(' '));
+
+    // The compare plot at fetch size 1: the bound's label whole, not crossed by its line.
+    await page.goto(`${server.url}?scenario=E&mode=async&rows=300&fetch=1`);
+    await page.waitForSelector('body[data-ready="1"]', { timeout: 60000 });
+    await page.waitForSelector('[data-testid=compare-bound-label]', { timeout: 60000 });
+    const b = await page.evaluate(() => {
+      const g = document.querySelector('[data-testid=compare-bound]');
+      const svgEl = g.ownerSVGElement;
+      const x = Number(g.querySelector('line').getAttribute('x1'));
+      const bb = g.querySelector('text').getBBox();
+      const back = g.querySelector('rect');
+      return { W: svgEl.viewBox.baseVal.width, x, left: bb.x, right: bb.x + bb.width, backed: Number(back.getAttribute('width')) >= bb.width };
+    });
+    check('fetch size 1: the lower bound\'s label is whole and the dashed line does not run through its words', b.left >= 0 && b.right <= b.W && (b.x < b.left - 1 || b.x > b.right + 1 || b.backed), JSON.stringify(b));
+    const headers = await page.$$eval('[data-testid=timeline-svg] .lane-header', (ts) => ts.map((t) => ({ right: t.getBBox().x + t.getBBox().width, W: t.ownerSVGElement.viewBox.baseVal.width, text: t.textContent })));
+    check('150%: the timeline\'s headers are not cut off', headers.length > 0 && headers.every((h) => h.right <= h.W + 0.5), JSON.stringify(headers));
+    await shot(page, '41-zoom150-compare-fetch1.png');
   } finally {
     await context.close();
   }
@@ -306,5 +406,6 @@ export async function checkPanels(browser, server, { check, shot, errors, newPag
   }
   await checkLaneLabels(browser, server, { check, shot, errors });
   await checkProjector(browser, server, { check, shot, errors });
+  await checkZoom(browser, server, { check, shot, errors });
   await checkExport(browser, server, { check, shot, errors });
 }

@@ -144,7 +144,7 @@ async function checkBehaviours(page, server) {
   await page.goto(`${server.url}?scenario=E&mode=async&rows=300&fetch=100`);
   await waitReady(page);
   const knobs = await page.evaluate(() => window.pgasync.wasm.behaviourKnobs());
-  check('six behaviour knobs from the model', knobs.length === 6, knobs.map((k) => k.name).join(', '));
+  check('seven behaviour knobs from the model', knobs.length === 7, knobs.map((k) => k.name).join(', '));
   check('the old pipeline/pipelined sharing control is gone', (await page.locator('[data-testid=pipeline]').count()) === 0 && (await page.locator('[data-testid=sharing] option[value=pipelined]').count()) === 0);
   for (const k of knobs) {
     const title = await page.getAttribute(`label:has([data-testid=knob-${k.name}])`, 'title');
@@ -160,7 +160,7 @@ async function checkBehaviours(page, server) {
   await page.selectOption('[data-testid=behaviour]', 'improved');
   await waitNewSession(page, s0);
   d = await differences(page);
-  check('improved: every knob ticked', (await page.locator('[data-testid=behaviour-knobs] input:checked').count()) === 6);
+  check('improved: every knob ticked', (await page.locator('[data-testid=behaviour-knobs] input:checked').count()) === 7);
   check('improved: the run says improved', d.name === 'improved', d.name);
   check('improved: the panel lists every knob, in order', d.items.map((i) => i[0]).join(',') === knobs.map((k) => k.name).join(','), d.items.map((i) => i[0]).join(','));
   check('improved: each item says what the knob changes', d.items.every(([name, text, title], i) => text.startsWith(name) && text.includes(knobs[i].reason.split(';')[0]) && title === knobs[i].reason), d.items.map((i) => i[1]).join(' | '));
@@ -172,13 +172,13 @@ async function checkBehaviours(page, server) {
   await page.uncheck('[data-testid=knob-fifo_results]');
   await waitNewSession(page, s0);
   d = await differences(page);
-  check('one knob off: custom, five differences', (await page.inputValue('[data-testid=behaviour]')) === 'custom' && d.name === 'custom' && d.items.length === 5 && !d.items.some((i) => i[0] === 'fifo_results'), d.items.map((i) => i[0]).join(','));
+  check('one knob off: custom, six differences', (await page.inputValue('[data-testid=behaviour]')) === 'custom' && d.name === 'custom' && d.items.length === 6 && !d.items.some((i) => i[0] === 'fifo_results'), d.items.map((i) => i[0]).join(','));
   await page.waitForFunction(() => location.search.includes('fetch_ahead=1'), null, { timeout: 5000 });
   check('custom: the URL lists the knobs that are on', /fetch_ahead=1/.test(page.url()) && !/fifo_results/.test(page.url()) && !/behaviour=/.test(page.url()), page.url());
   await page.goto(page.url());
   await waitReady(page);
   d = await differences(page);
-  check('custom comes back from the URL', d.name === 'custom' && d.items.length === 5 && !(await page.isChecked('[data-testid=knob-fifo_results]')));
+  check('custom comes back from the URL', d.name === 'custom' && d.items.length === 6 && !(await page.isChecked('[data-testid=knob-fifo_results]')));
 
   s0 = await sessionSerial(page);
   await page.selectOption('[data-testid=behaviour]', 'pg15');
@@ -188,7 +188,7 @@ async function checkBehaviours(page, server) {
   await page.goto(`${server.url}?scenario=E&rows=300&behaviour=improved&fetch_ahead=0`);
   await waitReady(page);
   d = await differences(page);
-  check('behaviour=improved&fetch_ahead=0 from a URL: custom without fetch_ahead', d.name === 'custom' && d.items.length === 5 && !d.items.some((i) => i[0] === 'fetch_ahead'));
+  check('behaviour=improved&fetch_ahead=0 from a URL: custom without fetch_ahead', d.name === 'custom' && d.items.length === 6 && !d.items.some((i) => i[0] === 'fetch_ahead'));
 }
 
 /**
@@ -233,16 +233,18 @@ async function checkGlossary(page, server) {
   await waitReady(page);
   const tips = await page.$$eval('#legend .legend-item', (xs) => Object.fromEntries(xs.map((x) => [x.textContent.trim(), x.title])));
   check('legend keeps the names', ['Idle', 'Waiting', 'Callback pending', 'Complete'].every((n) => n in tips), Object.keys(tips).join(', '));
-  check('legend tooltip: Idle', /no request/.test(tips.Idle), tips.Idle);
-  check('legend tooltip: Waiting', /callback_pending/.test(tips.Waiting) && /ExecAsyncRequestPending/.test(tips.Waiting) && /not readable/.test(tips.Waiting), tips.Waiting);
-  check('legend tooltip: Callback pending', /ExecAppendAsyncEventWait/.test(tips['Callback pending']) && /ExecAsyncNotify/.test(tips['Callback pending']) && /ASYNC_CALLBACK_PENDING/.test(tips['Callback pending']), tips['Callback pending']);
-  check('legend tooltip: Complete', /ExecAsyncRequestDone/.test(tips.Complete) && /ExecAsyncResponse/.test(tips.Complete), tips.Complete);
+  // One definition per state (issue 19), the model's (exec_async::STATE_TERMS), against
+  // the 2016 enum and PostgreSQL 14+'s flags.
+  check('legend tooltip: Idle', /not asked yet/.test(tips.Idle) && /no request outstanding/.test(tips.Idle), tips.Idle);
+  check('legend tooltip: Waiting', /asked, no result yet/.test(tips.Waiting) && /ASYNC_WAITING/.test(tips.Waiting) && /callback_pending = true/.test(tips.Waiting) && /ExecAsyncRequestPending/.test(tips.Waiting), tips.Waiting);
+  check('legend tooltip: Callback pending', /result ready, not yet taken by the requestor/.test(tips['Callback pending']) && /ExecAsyncRequestDone/.test(tips['Callback pending']) && /ASYNC_CALLBACK_PENDING/.test(tips['Callback pending']) && /request_complete = true/.test(tips['Callback pending']) && !/socket fired/.test(tips['Callback pending']), tips['Callback pending']);
+  check('legend tooltip: Complete', /ASYNC_COMPLETE/.test(tips.Complete) && /ExecAsyncResponse/.test(tips.Complete), tips.Complete);
   check('glossary hidden until asked', await page.locator('[data-testid=glossary]').isHidden());
   await page.click('[data-testid=glossary-toggle]');
   const g = page.locator('[data-testid=glossary]');
   check('glossary panel opens', await g.isVisible());
   const text = await g.innerText();
-  check('glossary lists the four states with their PostgreSQL meaning', ['Idle', 'Waiting', 'Callback pending', 'Complete', 'ExecAsyncRequestPending', 'ExecAppendAsyncEventWait', 'ASYNC_CALLBACK_PENDING', 'ExecAsyncResponse'].every((w) => text.includes(w)), text);
+  check('glossary lists the four states with their PostgreSQL meaning', ['Idle', 'Waiting', 'Callback pending', 'Complete', 'ExecAsyncRequestPending', 'ExecAsyncRequestDone', 'ASYNC_WAITING', 'ASYNC_CALLBACK_PENDING', 'ASYNC_COMPLETE', 'callback_pending = true', 'ExecAsyncResponse', 'printable handout'].every((w) => text.includes(w)), text);
   await shot(page, '12-glossary.png');
   await page.click('[data-testid=glossary-toggle]');
   check('glossary closes', await g.isHidden());

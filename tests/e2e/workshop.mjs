@@ -56,6 +56,26 @@ try {
     const r = await page.evaluate(async (u) => (await fetch(u)).status, f);
     check(r === 200, `${f} is in the kit`);
   }
+  // The handout (issue 19): one printable page, HTML and PDF, with the states, the
+  // functions and the flags.
+  const pdf = await page.evaluate(async () => {
+    const r = await fetch('handout.pdf');
+    return { status: r.status, bytes: (await r.arrayBuffer()).byteLength };
+  });
+  check(pdf.status === 200 && pdf.bytes > 10000, `handout.pdf is in the kit (${pdf.bytes} bytes)`);
+  const hp = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  try {
+    await hp.goto(`${origin}/handout.html`);
+    const states = await hp.$$eval('[data-testid=handout-states] tbody tr', (rs) => rs.map((r) => r.dataset.state));
+    const text = await hp.textContent('body');
+    check(states.join(',') === 'Idle,Waiting,CallbackPending,Complete,Cancelled' && ['ASYNC_CALLBACK_PENDING', 'callback_pending = true', 'request_complete = true', 'ExecAppendAsyncBegin', 'ExecAsyncNotify', 'pgfdw_xact_callback', 'parallel_commit'].every((w) => text.includes(w)), `the handout renders the states (${states.join(', ')}), the functions and the flags`);
+    const h = await hp.evaluate(() => document.documentElement.scrollHeight);
+    await hp.emulateMedia({ media: 'print' });
+    await hp.screenshot({ path: path.join(ROOT, 'tests/e2e/screenshots/42-handout.png'), fullPage: true });
+    console.log(`  --  screenshot 42-handout.png (${h} px tall on screen)`);
+  } finally {
+    await hp.close();
+  }
   check(blocked.length === 0, `no request left the kit's server (${blocked.length} blocked${blocked.length ? ': ' + blocked.slice(0, 3).join(', ') : ''})`);
   check(errors.length === 0, `no console/page errors${errors.length ? ': ' + errors.join(' | ') : ''}`);
 } finally {

@@ -13,16 +13,23 @@
 
 import { STATE_ORDER, stateInfo } from './util.js';
 
-/** What each request state means, in PostgreSQL's terms (the names stay the page's). */
-export const GLOSSARY = {
-  Idle: 'no request outstanding.',
-  Waiting:
-    'the request was sent: callback_pending is set by ExecAsyncRequestPending, and the socket is not readable yet.',
-  CallbackPending:
-    'the socket fired in ExecAppendAsyncEventWait; ExecAsyncNotify has not run yet (the 2016 patch’s ASYNC_CALLBACK_PENDING).',
-  Complete: 'ExecAsyncRequestDone and ExecAsyncResponse ran: the requestor has the result.',
-  Cancelled: 'a rescan or an error cancelled the request before it completed.',
-};
+/**
+ * What each request state means: one definition per state, against the 2016 design's
+ * enum and PostgreSQL 14+'s flags, from the model (`wasm.stateTerms()`, the Rust
+ * `exec_async::STATE_TERMS`: the README, the handout and the lessons say the same
+ * words). Filled by `setStateTerms` once the model is loaded.
+ */
+export const GLOSSARY = {};
+/** The terms as the model gives them, by state ({state, label, short, meaning, design_2016, postgres_14}). */
+export const STATE_TERMS = {};
+
+/** Takes the model's state definitions. */
+export function setStateTerms(terms) {
+  for (const t of terms) {
+    STATE_TERMS[t.state] = t;
+    GLOSSARY[t.state] = `${t.short}: ${t.meaning} 2016 design: ${t.design_2016}. PostgreSQL 14+: ${t.postgres_14}.`;
+  }
+}
 
 const NONE = 'none: this is what PostgreSQL 15 does';
 
@@ -145,14 +152,21 @@ export function decorateLegend(legend) {
 export function renderGlossary(panel, toggle) {
   const dl = el('dl');
   for (const s of STATE_ORDER) {
-    if (!GLOSSARY[s]) continue;
+    const t = STATE_TERMS[s];
+    if (!t) continue;
     const i = stateInfo(s);
-    const dt = el('dt', {}, el('i', { style: `background:${i.color}` }), i.label);
-    const dd = el('dd', {}, GLOSSARY[s]);
+    const dt = el('dt', {}, el('i', { style: `background:${i.color}` }), i.label, el('span', { className: 'hint' }, ` — ${t.short}`));
+    const dd = el(
+      'dd',
+      {},
+      t.meaning,
+      el('div', { className: 'g-2016' }, el('b', {}, '2016 design: '), t.design_2016),
+      el('div', { className: 'g-pg14' }, el('b', {}, 'PostgreSQL 14+: '), t.postgres_14),
+    );
     dt.dataset.state = s;
     dl.append(dt, dd);
   }
-  panel.replaceChildren(el('h3', {}, 'Request states'), dl);
+  panel.replaceChildren(el('h3', {}, 'Request states ', el('a', { href: 'handout.html', target: '_blank', className: 'hint' }, 'printable handout')), dl);
   toggle.addEventListener('click', () => {
     panel.hidden = !panel.hidden;
     toggle.classList.toggle('on', !panel.hidden);

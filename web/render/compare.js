@@ -2,7 +2,7 @@
 // axis; each run's total as a bar with its time; the lower bound as a vertical line.
 // The live drawer draws its measured runs with the same plot (renderComparePlot).
 
-import { svg, esc } from './util.js';
+import { svg, esc, drawingScale } from './util.js';
 import { connectionIntervals } from './traceview.js';
 import { drawBars, drawAxis, COLORS, LABEL_W, MIN_LABELED_LANE } from './timeline.js';
 
@@ -36,13 +36,20 @@ export function renderCompare(container, cmp, scenarioId) {
  * `bound` {ns, limitPct} or null, `testid` of the svg, `labelW` room for run names.
  */
 export function renderComparePlot(plot, { runs, connections, bound = null, testid = 'compare-svg', labelW = LABEL_W }) {
-  const L = layoutCompare(runs, connections.length, bound, plot, labelW);
-  const root = svg('svg', { width: L.W, height: L.H, viewBox: `0 0 ${L.W} ${L.H}`, class: 'compare-svg', 'data-testid': testid });
+  // Laid out at the width divided by the projector's scale, drawn at the real width.
+  const scale = drawingScale(plot);
+  // Room for the longest run name (13 px bold: ~8 px a character) and lane name, so no
+  // name runs into its bar ("+parallel_commit").
+  const names = Math.max(...runs.map((r) => r.name.length * 8 + 14), ...connections.map((c) => String(c).length * 7 + 12));
+  const L = layoutCompare(runs, connections.length, bound, plot, Math.max(labelW, names), scale);
+  const root = svg('svg', { width: L.W * scale, height: L.H * scale, viewBox: `0 0 ${L.W} ${L.H}`, class: 'compare-svg', 'data-testid': testid, 'data-scale': scale });
   root.append(svg('rect', { x: L.x0, y: L.top - 4, width: L.x1 - L.x0, height: runs.length * L.groupH, fill: '#fbfdff' }));
   drawAxis(root, L.x, L.x0, L.x1, L.axisY, L.maxNs, L.top - 4);
   runs.forEach((run, gi) => root.append(drawRun(run, L.top + gi * L.groupH, connections, L)));
-  if (bound) root.append(drawBound(bound, L));
+  const label = bound ? drawBound(bound, L) : null;
+  if (label) root.append(label.g);
   plot.replaceChildren(root);
+  if (label) placeBoundLabel(label, L);
 }
 
 /** The line above the plot: both totals, the gain, the limit and the verdict. */
@@ -61,9 +68,9 @@ function renderTotals(head, cmp) {
  * the longest total and the bound), and the height of a run's group (its total bar,
  * then one lane per connection) so that every group fits the panel.
  */
-function layoutCompare(runs, n, bound, plot, labelW) {
-  const W = Math.max(400, plot.clientWidth - 2);
-  const availH = Math.max(150, plot.clientHeight - 4);
+function layoutCompare(runs, n, bound, plot, labelW, scale) {
+  const W = Math.max(200, Math.max(400, plot.clientWidth - 2) / scale);
+  const availH = Math.max(150, (plot.clientHeight - 4) / scale);
   const groups = runs.length;
   const maxNs = Math.max(...runs.map((r) => Math.max(r.ns, r.endNs ?? 0)), bound?.ns ?? 0, 1) * 1.02;
   const x0 = labelW;
@@ -73,7 +80,8 @@ function layoutCompare(runs, n, bound, plot, labelW) {
   // Never below a labelled lane: the plot scrolls rather than drop a connection's name.
   const laneH = Math.max(MIN_LABELED_LANE, Math.min(18, Math.floor((availH - AXIS_H - groups * (barH + 8) - 26) / Math.max(1, groups * n))));
   const groupH = barH + 6 + n * laneH + 8;
-  const top = 18;
+  // The bound's label has a band of its own above the runs (see `placeBoundLabel`).
+  const top = bound ? 24 : 18;
   const H = top + groups * groupH + AXIS_H + 6;
   return { W, H, x0, x1, x, maxNs, n, barH, laneH, groupH, top, axisY: top + groups * groupH };
 }
@@ -100,21 +108,56 @@ function drawTotalBar(g, run, gy, { x, x0, barH }) {
 function drawRunLanes(g, run, top, connections, { x, x0, x1, n, laneH }) {
   connectionIntervals(run.trace, n, run.endNs ?? run.ns).forEach((l, k) => {
     const ly = top + k * laneH;
-    g.append(svg('text', { x: x0 - 6, y: ly + laneH / 2 + 4, 'text-anchor': 'end', class: 'lane-label', style: laneH < 14 ? 'font-size:10px' : null }, connections[k] ?? `conn ${k}`));
+    g.append(svg('text', { x: x0 - 6, y: ly + laneH / 2 + 4, 'text-anchor': 'end', class: 'lane-label', style: laneH < 14 ? 'font-size:11px' : null }, connections[k] ?? `conn ${k}`));
     g.append(svg('line', { x1: x0, x2: x1, y1: ly + laneH - 0.5, y2: ly + laneH - 0.5, stroke: '#eef2f7' }));
     drawBars(g, l.busy, x, ly + 1, Math.max(3, laneH - 3), COLORS.busy, (iv) => `${run.name} ${connections[k]}: ${iv.sql}\n${ms(iv.start)} → ${ms(iv.end)} ms`);
     drawBars(g, l.startups, x, ly + 1, Math.max(3, laneH - 3), COLORS.startup, (iv) => `${run.name} ${connections[k]}: connecting\n${ms(iv.start)} → ${ms(iv.end)} ms`);
   });
 }
 
-/** The limit: the lower bound as a vertical line across the runs, labelled on whichever side has room. */
-function drawBound({ ns, limitPct }, { x, x1, top, axisY }) {
+/** The limit: the lower bound as a vertical line across the runs, and its label (placed once drawn). */
+function drawBound({ ns, limitPct }, { x, top, axisY }) {
   const bx = x(ns);
-  const bound = svg('g', { 'data-testid': 'compare-bound', 'data-ns': ns });
-  bound.append(svg('line', { x1: bx, x2: bx, y1: top - 14, y2: axisY, stroke: COLORS.bound, 'stroke-width': 2, 'stroke-dasharray': '6 3' }));
-  const right = bx > x1 - 260;
-  bound.append(svg('text', { x: right ? bx - 5 : bx + 5, y: top - 5, 'text-anchor': right ? 'end' : 'start', class: 'bound-label', fill: COLORS.bound }, `lower bound ${ms(ns)} ms = limit ${limitPct.toFixed(1)}%`));
-  return bound;
+  const g = svg('g', { 'data-testid': 'compare-bound', 'data-ns': ns });
+  g.append(svg('line', { x1: bx, x2: bx, y1: top - 18, y2: axisY, stroke: COLORS.bound, 'stroke-width': 2, 'stroke-dasharray': '6 3' }));
+  const back = svg('rect', { x: 0, y: top - 20, width: 0, height: 15, fill: '#ffffff' });
+  const words = [`lower bound ${ms(ns)} ms = limit ${limitPct.toFixed(1)}%`, `bound ${ms(ns)} ms = limit ${limitPct.toFixed(1)}%`, `limit ${limitPct.toFixed(1)}%`];
+  const text = svg('text', { x: bx + 5, y: top - 8, 'text-anchor': 'start', class: 'bound-label', fill: COLORS.bound, 'data-testid': 'compare-bound-label' }, words[0]);
+  g.append(svg('title', {}, words[0]), back, text);
+  return { g, text, back, bx, words };
+}
+
+/**
+ * Puts the bound's label where it fits whole, measured once drawn: right of the line,
+ * else left of it, else as far as the drawing allows, on a white backing so the dashed
+ * line never runs through its words (fetch size 1: the bound near the left edge, a long
+ * label).
+ */
+function placeBoundLabel({ text, back, bx, words }, { W }) {
+  const width = () => {
+    try {
+      return text.getBBox().width;
+    } catch {
+      return text.textContent.length * 7.2;
+    }
+  };
+  // The longest wording that fits the drawing (a narrow panel with A+): never cut off.
+  let w = width();
+  for (const shorter of words.slice(1)) {
+    if (w <= W - 4) break;
+    text.textContent = shorter;
+    w = width();
+  }
+  let left;
+  if (bx + 5 + w <= W - 2) left = bx + 5;
+  else if (bx - 5 - w >= 2) left = bx - 5 - w;
+  else left = Math.max(2, Math.min(W - 2 - w, bx - w / 2));
+  text.setAttribute('x', left);
+  text.setAttribute('text-anchor', 'start');
+  back.setAttribute('x', left - 3);
+  back.setAttribute('width', w + 6);
+  text.parentNode.dataset.labelLeft = String(left);
+  text.parentNode.dataset.labelRight = String(left + w);
 }
 
 export function renderCompareError(container, message) {

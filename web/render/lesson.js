@@ -32,10 +32,17 @@ export function noteTrigger(on) {
   switch (on.on) {
     case 'step':
       return `step ${on.step}`;
-    case 'request':
-      return { waiting: 'a request goes Waiting', callbackpending: 'a request goes Callback pending', complete: 'a request goes Complete' }[on.state] ?? `request ${on.state}`;
+    case 'request': {
+      const what = { waiting: 'a request goes Waiting', callbackpending: 'a request goes Callback pending', complete: 'a request goes Complete' }[on.state] ?? `request ${on.state}`;
+      const from = { idle: ' (a child\'s first request, ExecAppendAsyncBegin)', complete: ' (a child asked again)' }[on.from] ?? '';
+      return what + from;
+    }
     case 'wait':
-      return 'the event loop waits';
+      return 'the Append sleeps on its wait event set';
+    case 'notify':
+      return 'ExecAsyncNotify runs (a socket fired)';
+    case 'append_row':
+      return 'a row passes through the Append';
     case 'startup':
       return 'a connection starts up';
     case 'send':
@@ -79,7 +86,7 @@ export class LessonPanel {
       { class: 'body scroll lesson-body' },
       h('div', { class: 'lesson-run', 'data-testid': 'lesson-run' }, `scenario ${l.scenario} · ${mode}${knobs ? ' · ' + knobs : ''}`),
       h('div', { class: 'lesson-intro', 'data-testid': 'lesson-intro' }, ...paragraphs(l.intro)),
-      l.questions.length ? h('h3', {}, 'Predict, then step to see ', h('span', { class: 'hint' }, '(answer before the run reaches its end)')) : null,
+      l.questions.length ? h('h3', {}, 'Predict, then step to see ', h('span', { class: 'hint' }, '(pick before the run reaches its end; the answer shows at the end)')) : null,
       this.questionsBox,
       h('h3', {}, 'Notes ', h('span', { class: 'hint' }, 'shown at the step where their event happens')),
       this.notesStatus,
@@ -107,20 +114,31 @@ export class LessonPanel {
     return h('div', { class: 'question', 'data-testid': 'question', 'data-q': String(i) }, h('div', { class: 'q-ask' }, richText(q.ask)), choices, result);
   }
 
-  /** Question `i` answered `choice`; `answer` is the run's (null: still computing). */
-  showAnswer(i, choice, answer) {
+  /**
+   * Question `i` answered `choice`. `ended`: the lesson's run on screen has reached its
+   * end, so the answer shows (`answer`, the run's; null: still computing); before that
+   * only the prediction does.
+   */
+  showAnswer(i, choice, answer, ended = true) {
     const box = this.questionsBox.children[i];
     if (!box) return;
     for (const b of box.querySelectorAll('.q-choice')) {
       b.disabled = true;
       b.classList.toggle('picked', b.dataset.choice === choice);
-      b.classList.toggle('truth', answer != null && b.dataset.choice === answer);
+      b.classList.toggle('truth', ended && answer != null && b.dataset.choice === answer);
     }
     const result = box.querySelector('.q-result');
     result.hidden = false;
+    result.className = 'q-result';
+    delete result.dataset.verdict;
+    delete result.dataset.answer;
+    if (!ended) {
+      result.dataset.predicted = choice;
+      result.replaceChildren(`You predicted ${choice}. Step on: the run's answer shows when the lesson's run reaches its end (End ▶▶ goes there).`);
+      return;
+    }
     if (answer == null) {
       result.replaceChildren('Running the lesson to its end to see…');
-      delete result.dataset.verdict;
       return;
     }
     const right = choice === answer;
@@ -146,6 +164,7 @@ export class LessonPanel {
       r.hidden = true;
       r.className = 'q-result';
       delete r.dataset.verdict;
+      delete r.dataset.predicted;
       r.replaceChildren();
     }
   }
@@ -167,6 +186,15 @@ export class LessonPanel {
     );
   }
 
+  /** The walk-through's plot drawn again for its panel's size now. */
+  redrawWalk() {
+    if (!this.lastWalk || !this.walksBox?.isConnected) return;
+    const { knob, r } = this.lastWalk;
+    const w = [...this.walksBox.children].find((x) => x.dataset.knob === knob);
+    if (!w || w.querySelector('.walk-plot').hidden) return;
+    this.showWalkResult(knob, r);
+  }
+
   /** Which walk-through is on (null: the lesson's own run). */
   showWalk(knob) {
     for (const w of this.walksBox.children) {
@@ -182,6 +210,8 @@ export class LessonPanel {
 
   /** The walk-through's comparison: pg15 and the knob's run, or a message. */
   showWalkResult(knob, r) {
+    // Kept, so a new size (full screen, A+) draws the plot again for it (`redrawWalk`).
+    this.lastWalk = typeof r === 'string' ? null : { knob, r };
     const w = [...this.walksBox.children].find((x) => x.dataset.knob === knob);
     if (!w) return;
     const head = w.querySelector('.walk-head');

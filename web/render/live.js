@@ -155,9 +155,17 @@ export class LivePanel {
 
   async refreshTargets() {
     try {
-      const r = await fetch('/targets', { cache: 'no-store' });
-      if (!r.ok) throw new Error(`/targets answered ${r.status}`);
-      this.targets = targetNames(await r.json());
+      // Relative: the relay answers `targets` itself; a plain file server (the kit,
+      // `pgasync serve`) serves web/targets, which says there is no relay (so opening
+      // Live… logs no 404).
+      const r = await fetch('targets', { cache: 'no-store' });
+      if (!r.ok) throw new Error(`targets answered ${r.status}`);
+      const json = await r.json();
+      if (json && json.relay === false) {
+        this.off('no relay here: the page is served by a plain file server, without live shards. Run `make demo` with PostgreSQL installed to get them.');
+        return;
+      }
+      this.targets = targetNames(json);
     } catch (e) {
       this.targets = [];
       this.off(`no relay answers here (${e.message || e}): the page is served without live shards. Run \`make demo\` with PostgreSQL installed to get them.`);

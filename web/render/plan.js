@@ -6,7 +6,7 @@
 // resize). Each step then only rewrites the text and attributes that changed: a run has
 // thousands of steps, and rebuilding the SVG on each would cost more than the step.
 
-import { svg, stateInfo, STATE_ORDER, STATES, flattenPlan, fmtBytes, fmtInt, setText } from './util.js';
+import { svg, stateInfo, STATE_ORDER, STATES, flattenPlan, fmtBytes, fmtInt, setText, drawingScale } from './util.js';
 
 const PAD = 8;
 const INDENT = 14;
@@ -29,7 +29,7 @@ function isForeign(n) {
  * reads a batch only when the scan asks for it: that is when "batches" counts it).
  */
 const WIRE_COUNTERS =
-  'sent / recv: bytes of this scan\'s statements and answers, counted when a statement goes on the wire and when an answer has fully arrived, as the connection table and the wire inspector count them; round trips: its statements sent; batches: the answers it has read (postgres_fdw reads a batch only when the scan asks for it, so an answer can have arrived — Callback pending — and not be read yet)';
+  'sent / recv: bytes of this scan\'s statements and answers, counted when a statement goes on the wire and when an answer has fully arrived, as the connection table and the wire inspector count them; round trips: its statements sent; batches: the answers it has read (postgres_fdw reads a batch only when the scan asks for it, so an answer can have arrived and not be read yet: the request is still Waiting until ExecAsyncNotify reads it)';
 
 function counterLines(n) {
   const lines = [`rows ${fmtInt(n.rows)} · loops ${n.loops} · time ${n.startup_ms.toFixed(3)}..${n.total_ms.toFixed(3)} ms`];
@@ -269,10 +269,14 @@ export class PlanView {
   update(snap, passed) {
     // The width is read only when the layout is (re)built: reading it on every step
     // would force a layout of the page in the middle of the render.
-    if (!this.width) this.width = Math.max(360, this.container.clientWidth - 2);
+    if (!this.width) {
+      // Laid out at the width divided by the projector's scale, drawn at the real width.
+      this.scale = drawingScale(this.container);
+      this.width = Math.max(360, (this.container.clientWidth - 2) / this.scale);
+    }
     const rows = flattenPlan(snap.plan);
     const requests = snap.requests ?? [];
-    const key = shapeKey(rows, requests, this.width);
+    const key = `${shapeKey(rows, requests, this.width)}|${this.scale}`;
     if (key !== this.key) {
       this.build(rows, requests, snap);
       this.key = key;
@@ -287,7 +291,8 @@ export class PlanView {
   build(rows, requests, snap) {
     const W = this.width;
     const { pos, H, boxRight } = layoutTree(rows, requests, W);
-    const root = svg('svg', { width: W, height: H, viewBox: `0 0 ${W} ${H}`, class: 'plan-svg', role: 'img', 'aria-label': 'plan tree' });
+    const k = this.scale ?? 1;
+    const root = svg('svg', { width: W * k, height: H * k, viewBox: `0 0 ${W} ${H}`, class: 'plan-svg', role: 'img', 'aria-label': 'plan tree', 'data-scale': k });
     // Edges first, so the boxes are drawn over their ends.
     root.append(arrowMarkers(), drawEdges(rows, pos));
     this.nodes = new Map();

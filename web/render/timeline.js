@@ -3,13 +3,16 @@
 // leaving the plan. The whole recorded run is drawn once; each render only moves the
 // cursor and the veil over the future. Clicking seeks to that time.
 
-import { svg, ticks, tickLabel, mergePx, mergeTicks, STATES, flattenPlan, shortName, fmtMs } from './util.js';
+import { svg, ticks, tickLabel, mergePx, mergeTicks, STATES, flattenPlan, shortName, fmtMs, drawingScale } from './util.js';
 import { connectionIntervals, requestIntervals, rowTicks } from './traceview.js';
 
 export const LABEL_W = 104;
 const AXIS_H = 22;
-const TOP = 16;
-const HEADER_H = 14;
+/** Room above the lanes for the cursor's time label, which must not cover a header. */
+const TOP = 18;
+const HEADER_H = 15;
+/** The width of a character of a lane header (11 px, bold), for fitting it. */
+const HEADER_CHAR_W = 6.4;
 /** The thinnest lane that still holds its label (10 px type): below it the panel scrolls. */
 export const MIN_LABELED_LANE = 12;
 
@@ -92,9 +95,9 @@ function listLanes(rec, plan, recEnd) {
   const nodes = new Map(flattenPlan(plan).map((r) => [r.node.id, r.node]));
   const { conns, reqs } = intervalsOf(rec, recEnd);
   const lanes = [];
-  if (conns.length) lanes.push({ header: 'connections: connecting (grey), queries in flight (blue), answers (ticks)' });
+  if (conns.length) lanes.push({ header: ['connections: connecting (grey), queries in flight (blue), answers (ticks)', 'connections: connecting (grey), in flight (blue), answers (ticks)', 'connections (grey connecting, blue in flight, ticks answers)'] });
   conns.forEach((l, k) => lanes.push({ kind: 'conn', k, l, label: `${rec.connections[k] ?? 'conn ' + k}` }));
-  if (reqs.length) lanes.push({ header: 'async requests: Waiting (bars), Callback pending (ticks)' });
+  if (reqs.length) lanes.push({ header: ['async requests: Waiting (bars), Callback pending (ticks)', 'requests: Waiting (bars), Callback pending (ticks)', 'requests (bars Waiting, ticks Callback pending)'] });
   for (const r of reqs) {
     const n = nodes.get(r.requestee);
     lanes.push({ kind: 'req', r, label: `#${r.id} ${shortName(n)}` });
@@ -134,7 +137,17 @@ function drawLanes(lanes, rowsOut, L) {
   let y = TOP;
   for (const lane of lanes) {
     if (lane.header) {
-      headers.append(svg('text', { x: 4, y: y + 10, class: 'lane-header' }, lane.header));
+      // The longest wording that fits the drawing's width (11 px bold: ~6.4 px a
+      // character), the full one as its tooltip: never cut off at the edge.
+      const room = L.W - 8;
+      const text = lane.header.find((t) => t.length * HEADER_CHAR_W <= room) ?? lane.header[lane.header.length - 1];
+      const t = svg('text', { x: 4, y: y + 11, class: 'lane-header' }, text);
+      if (text.length * HEADER_CHAR_W > room) {
+        t.setAttribute('textLength', room);
+        t.setAttribute('lengthAdjust', 'spacingAndGlyphs');
+      }
+      t.append(svg('title', {}, lane.header[0]));
+      headers.append(t);
       y += HEADER_H;
       continue;
     }
@@ -150,7 +163,7 @@ function drawLanes(lanes, rowsOut, L) {
 
 /** A lane's name, right-aligned left of the plot, for the lane at height `y`. */
 function laneLabel(text, y, { x0, laneH }) {
-  return svg('text', { x: x0 - 6, y: y + laneH / 2 + 4, 'text-anchor': 'end', class: 'lane-label', style: laneH < 14 ? 'font-size:10px' : null }, text);
+  return svg('text', { x: x0 - 6, y: y + laneH / 2 + 4, 'text-anchor': 'end', class: 'lane-label', style: laneH < 14 ? 'font-size:11px' : null }, text);
 }
 
 /** A connection's lane: queries in flight (bars), answers arriving (ticks), start-up (grey bars). */
@@ -189,8 +202,11 @@ export class Timeline {
 
   /** Builds the static part from a recording (call again when the session or the size changes). */
   build(rec, plan) {
-    const W = Math.max(400, this.container.clientWidth - 2);
-    const availH = Math.max(140, this.container.clientHeight - 4);
+    // Laid out at the width divided by the projector's scale, drawn at the real width.
+    const scale = drawingScale(this.container);
+    const realW = Math.max(400, this.container.clientWidth - 2);
+    const W = Math.max(200, realW / scale);
+    const availH = Math.max(140, (this.container.clientHeight - 4) / scale);
     const endNs = Math.max(1, rec.totalNs);
     // A run whose trace was too long to keep is drawn up to where the trace stops.
     const recEnd = rec.complete ? endNs : rec.recordedNs;
@@ -201,7 +217,7 @@ export class Timeline {
     this.x1 = L.x1;
     this.endNs = endNs;
 
-    const root = svg('svg', { width: W, height: L.H, viewBox: `0 0 ${W} ${L.H}`, class: 'timeline-svg', 'data-testid': 'timeline-svg' });
+    const root = svg('svg', { width: W * scale, height: L.H * scale, viewBox: `0 0 ${W} ${L.H}`, class: 'timeline-svg', 'data-testid': 'timeline-svg', 'data-scale': scale });
     root.append(svg('rect', { x: L.x0, y: 0, width: L.x1 - L.x0, height: L.axisY, fill: '#fbfdff', class: 'plot-bg' }));
     drawAxis(root, L.x, L.x0, L.x1, L.axisY, endNs, TOP - 4);
     const { data, headers } = drawLanes(lanes, intervalsOf(rec, recEnd).rows, L);
@@ -210,7 +226,7 @@ export class Timeline {
     // The future, veiled; the cursor at the current time. The lane headers go above the
     // veil, so they read the same at any time.
     this.drawCursor(L);
-    root.append(this.veil, headers, this.cursor, this.cursorLabel);
+    root.append(this.veil, headers, this.cursor, this.cursorBack, this.cursorLabel);
     root.append(svg('rect', { x: 0, y: 0, width: W, height: L.H, fill: 'transparent', class: 'hit' }));
     this.seekOnClick(root, L);
     this.root = root;
@@ -222,14 +238,17 @@ export class Timeline {
   drawCursor({ x0, axisY }) {
     this.veil = svg('rect', { x: x0, y: 0, width: 0, height: axisY, fill: '#ffffff', opacity: 0.62, class: 'veil' });
     this.cursor = svg('line', { x1: x0, x2: x0, y1: 2, y2: axisY, stroke: COLORS.cursor, 'stroke-width': 2, 'data-testid': 'time-cursor' });
-    this.cursorLabel = svg('text', { x: x0, y: 10, class: 'cursor-label', fill: COLORS.cursor }, '');
+    // In the band above the first header (TOP), with a white backing: it never covers
+    // a header's words ("connecting") nor a lane label.
+    this.cursorBack = svg('rect', { x: x0, y: 0, width: 0, height: 13, fill: '#ffffff', opacity: 0.9 });
+    this.cursorLabel = svg('text', { x: x0, y: 11, class: 'cursor-label', fill: COLORS.cursor }, '');
   }
 
   /** A click anywhere on the drawing seeks to the time under it (clamped to the plot). */
   seekOnClick(root, { W, x0, x1, endNs }) {
     root.addEventListener('click', (ev) => {
       const b = root.getBoundingClientRect();
-      const px = ((ev.clientX - b.left) / b.width) * W;
+      const px = ((ev.clientX - b.left) / b.width) * W; // W: the drawing's own (viewBox) width
       const ns = ((Math.min(Math.max(px, x0), x1) - x0) / (x1 - x0)) * endNs;
       this.onSeek(ns / 1e6);
     });
@@ -247,7 +266,11 @@ export class Timeline {
     const label = fmtMs(timeNs);
     this.cursorLabel.textContent = label;
     const right = cx > this.x1 - 70;
-    this.cursorLabel.setAttribute('x', right ? cx - 4 : cx + 4);
+    const lx = right ? cx - 4 : cx + 4;
+    this.cursorLabel.setAttribute('x', lx);
     this.cursorLabel.setAttribute('text-anchor', right ? 'end' : 'start');
+    const w = label.length * 6.6 + 4; // 11 px bold digits
+    this.cursorBack.setAttribute('x', right ? lx - w + 2 : lx - 2);
+    this.cursorBack.setAttribute('width', w);
   }
 }

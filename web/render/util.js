@@ -127,3 +127,19 @@ export function shortName(node) {
   if (!node) return '?';
   return node.relation ?? node.node_type;
 }
+
+/**
+ * How much the drawings (plan, timeline, compare: SVG) are magnified for the projector:
+ * large text (A+) ×1.65, a full-screen panel ×1.35 (both: ×2.2). A drawing is laid out
+ * at its width divided by this and shown at its real width through its viewBox, so its
+ * text (11 px at the least) grows by the factor — 18 px and more with A+ — and every
+ * box, lane and label grows with it: nothing is laid out for one size and drawn at
+ * another.
+ */
+export const LARGE_DRAWING_SCALE = 1.65;
+export const FULL_DRAWING_SCALE = 1.35;
+export function drawingScale(el) {
+  const large = document.documentElement.dataset.large === '1';
+  const full = !!el?.closest?.('section.panel.full');
+  return (large ? LARGE_DRAWING_SCALE : 1) * (full ? FULL_DRAWING_SCALE : 1);
+}
