@@ -543,6 +543,56 @@ mod tests {
         }
     }
 
+    /// Hostile input: random and mutated byte streams, in random chunks, never panic,
+    /// never hold more than the stated bound, and end in a refusal or an opening.
+    #[test]
+    fn random_and_mutated_openings_never_panic() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let good = packet(196608, &[("user", "pgasync"), ("database", "e"), ("application_name", "x")]);
+        for case in 0..20_000 {
+            let mut bytes: Vec<u8> = if case % 2 == 0 {
+                (0..(next() % 64)).map(|_| next() as u8).collect()
+            } else {
+                let mut b = good.clone();
+                for _ in 0..1 + next() % 4 {
+                    let i = (next() as usize) % b.len();
+                    b[i] = next() as u8;
+                }
+                b
+            };
+            if case % 7 == 0 {
+                bytes.truncate((next() as usize) % (bytes.len() + 1));
+            }
+            let mut r = StartupReader::default();
+            let mut rest = &bytes[..];
+            'feed: while !rest.is_empty() {
+                let n = 1 + (next() as usize) % rest.len();
+                if r.feed(&rest[..n]).is_err() {
+                    break;
+                }
+                rest = &rest[n..];
+                loop {
+                    match r.next() {
+                        Ok(Some(Opening::Negotiate)) => continue,
+                        Ok(Some(Opening::Startup(s))) => {
+                            let _ = s.check(&access());
+                            break 'feed;
+                        }
+                        Ok(Some(Opening::Cancel(_))) | Err(_) => break 'feed,
+                        Ok(None) => break,
+                    }
+                }
+            }
+            assert!(r.buf.len() <= MAX_STARTUP_BYTES + (1 << 20));
+        }
+    }
+
     #[test]
     fn malformed_openings_are_refused() {
         let mut cancel = 16u32.to_be_bytes().to_vec();
