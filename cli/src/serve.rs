@@ -2,6 +2,8 @@
 //! the bounded static-file service of `static_files` (regular files under those two
 //! folders only, Host checking, size and time limits, connection caps). Loopback by
 //! default; binding beyond loopback prints a warning. Ctrl-C shuts down gracefully.
+//! It owns the page service's flags (`PageFlags`: port, bind, roots, `--allow-host`,
+//! connection bounds), which the relay takes too.
 
 use crate::args;
 use crate::static_files::{self, Config, HostCheck};
