@@ -10,11 +10,11 @@
 //! hits both) and the median wall time is reported; the simulated network's delays are
 //! really slept, and the shards' work runs on the same thread as the executor.
 
-use crate::args::Args;
+use crate::args::{self, BenchKnobs};
 use crate::CliError;
 use pgasync::behaviour::Preset;
 use pgasync::clock::Clock;
-use pgasync::knobs::{Kind, Source, SPECS};
+use pgasync::knobs::{Kind, Source};
 use pgasync::run::QueryRun;
 use pgasync::scenario::{Knobs, Scenario, SCENARIOS};
 use std::time::{Duration, Instant};
@@ -53,13 +53,76 @@ struct Row {
     limit_pct: Option<f64>,
 }
 
-pub fn run(argv: &[String]) -> Result<(), CliError> {
+pub const ABOUT_LINE: &str =
+    "Every scenario in sync and async mode: a row per scenario, behaviour and fetch size (--live: on real PostgreSQL)";
+pub const USAGE: &str = "pgasync bench [--clock virtual|real] [--scenarios A,B,...] [--queries N] [--format table|tsv]
+              [--profile FILE] [KNOBS]
+pgasync bench --live [--rows 30000] [--delay-ms 0,2,10] [--fetch-size 100,1000] [--runs 3]
+              [--format table|tsv] [--dir DIR] [--profile FILE]";
+pub const ABOUT: &str = "one row per scenario, behaviour and fetch size (100, 200, 1000 unless --fetch-size);
+without --behaviour or a behaviour knob, each scenario runs as pg15 and as improved;
+--queries N (1 to 1000, default 20): queries in scenario M's series of random OFFSET/LIMIT;
+--format tsv prints only the table on stdout, the other lines on stderr; KNOBS but --offset/--limit;
+--profile FILE: knobs from a JSON file (pgasync calibrate writes one); flags override it
+bench --live: 4 shard clusters and a coordinator under DIR (a fresh temporary folder), E and D
+loaded, a delay proxy per shard (half of --delay-ms each way); per scenario, delay and fetch
+size the median Execution Time of the real coordinator (postgres_fdw, async_capable off/on)
+and of pgasync pg15 and improved (sync/async) on the same shards, runs interleaved, with
+their min-max spread; then the calibrated simulation of E against live, and the relay's
+throughput and added latency against direct TCP; every cluster is stopped at the end, on
+error and on Ctrl-C";
+
+/// The help's heading of `bench --live`'s own flags.
+const LIVE: &str =
+    "bench --live (also --rows 1000 to 1000000 [default: 30000], --fetch-size N,N,... [default: 100,1000])";
+
+/// `pgasync bench`'s flags, and `bench --live`'s (`live_bench`).
+#[derive(clap::Args, Default)]
+pub struct Flags {
+    /// Real PostgreSQL shards and coordinator, side by side with pgasync (bench --live)
+    #[arg(long)]
+    pub live: bool,
+    /// The virtual clock (the cost model's figures, reproducible) or the real one [default: virtual]
+    #[arg(long, value_name = "virtual|real")]
+    pub clock: Option<String>,
+    /// The scenarios to run [default: all]
+    #[arg(long, value_name = "A,B,...")]
+    pub scenarios: Option<String>,
+    /// The series of random OFFSET/LIMIT queries scenario M runs
+    #[arg(long, value_name = "N", help = format!(
+        "Queries in scenario M's series of random OFFSET/LIMIT ({} to {}) [default: {}]", QUERIES.0, QUERIES.1, QUERIES.2
+    ))]
+    pub queries: Option<String>,
+    /// The table aligned, or tab-separated with only the table on stdout [default: table]
+    #[arg(long, value_name = "table|tsv")]
+    pub format: Option<String>,
+    /// Knobs from a JSON file (`pgasync calibrate` writes one); flags override it
+    #[arg(long, value_name = "FILE")]
+    pub profile: Option<String>,
+    /// bench --live: round trips each shard's proxy adds, ms (each 0 to 10000) [default: 0,2,10]
+    #[arg(long, value_name = "MS,MS,...", help_heading = LIVE)]
+    pub delay_ms: Option<String>,
+    /// bench --live: runs of each kind, the median reported (1 to 100) [default: 3]
+    #[arg(long, value_name = "N", help_heading = LIVE)]
+    pub runs: Option<String>,
+    /// bench --live: the clusters' folder, removed at the end [default: a fresh temporary folder]
+    #[arg(long, value_name = "DIR", help_heading = LIVE)]
+    pub dir: Option<String>,
+    #[command(flatten)]
+    pub knobs: BenchKnobs,
+}
+
+pub fn run(a: Flags) -> Result<(), CliError> {
     // `--live`: real PostgreSQL shards and coordinator (live_bench.rs).
-    if argv.iter().any(|a| a == "--live") {
-        let rest: Vec<String> = argv.iter().filter(|a| *a != "--live").cloned().collect();
-        return crate::live_bench::run(&rest);
+    if a.live {
+        return crate::live_bench::run(live_flags(a)?);
     }
-    let o = options(argv)?;
+    for (flag, given) in [("delay-ms", a.delay_ms.is_some()), ("runs", a.runs.is_some()), ("dir", a.dir.is_some())] {
+        if given {
+            return Err(CliError::Usage(format!("--{flag} is bench --live's (give --live)")));
+        }
+    }
+    let o = options(&a)?;
     print_line(o.format, &HEADER.map(String::from));
     let mut rows = Vec::new();
     for id in &o.ids {
@@ -79,18 +142,36 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
     Ok(())
 }
 
-/// The flags bench takes besides the knobs (all knobs but M's offset and limit, which
-/// the M series picks itself).
-fn flags() -> Vec<&'static str> {
-    let knobs = SPECS.iter().map(|s| s.cli).filter(|f| !matches!(*f, "offset" | "limit"));
-    ["clock", "scenarios", "format", "queries", "profile"].into_iter().chain(knobs).collect()
+/// `bench --live`'s flags: `--rows` and `--fetch-size` (its own ranges and lists), and
+/// no other knob, nor the simulated bench's flags.
+fn live_flags(a: Flags) -> Result<crate::live_bench::Flags, CliError> {
+    let not_live =
+        [("clock", a.clock.is_some()), ("scenarios", a.scenarios.is_some()), ("queries", a.queries.is_some())];
+    let knobs = a.knobs.given().map(|(s, _)| s.cli).filter(|f| !matches!(*f, "rows" | "fetch-size"));
+    if let Some(flag) = not_live.iter().filter(|(_, given)| *given).map(|(f, _)| *f).chain(knobs).next() {
+        return Err(CliError::Usage(format!(
+            "--{flag} is not bench --live's (it takes --rows, --delay-ms, --fetch-size, --runs, --format, --dir, --profile)"
+        )));
+    }
+    Ok(crate::live_bench::Flags {
+        rows: a.knobs.get("rows").map(String::from),
+        fetch_size: a.knobs.get("fetch-size").map(String::from),
+        delay_ms: a.delay_ms,
+        runs: a.runs,
+        format: a.format,
+        dir: a.dir,
+        profile: a.profile,
+    })
 }
 
-fn options(argv: &[String]) -> Result<Options, CliError> {
-    let a = Args::parse(argv, &flags())?;
-    let real = a.choice("clock", &["virtual", "real"], "virtual")? == "real";
-    let format = if a.choice("format", &["table", "tsv"], "table")? == "tsv" { Format::Tsv } else { Format::Table };
-    let ids: Vec<&'static str> = match a.get("scenarios") {
+fn options(a: &Flags) -> Result<Options, CliError> {
+    let real = args::choice("clock", a.clock.as_deref(), &["virtual", "real"], "virtual")? == "real";
+    let format = if args::choice("format", a.format.as_deref(), &["table", "tsv"], "table")? == "tsv" {
+        Format::Tsv
+    } else {
+        Format::Table
+    };
+    let ids: Vec<&'static str> = match a.scenarios.as_deref() {
         None => SCENARIOS.iter().map(|s| s.id).collect(),
         Some(list) => list
             .split(',')
@@ -99,17 +180,17 @@ fn options(argv: &[String]) -> Result<Options, CliError> {
             })
             .collect::<Result<_, _>>()?,
     };
-    let mut base = crate::knobs_with_profile(&a)?;
+    let mut base = crate::knobs_with_profile(&a.knobs, a.profile.as_deref())?;
     let fetch_sizes = match base.fetch_size {
         Some(n) => vec![n],
         None => vec![100, 200, 1000],
     };
     let (lo, hi, default) = QUERIES;
-    let queries = a.int("queries", lo, hi)?.unwrap_or(default) as usize;
+    let queries = args::int("queries", a.queries.as_deref(), lo, hi)?.unwrap_or(default) as usize;
     if real && base.rows_per_shard.is_none() {
         base.rows_per_shard = Some(20_000); // the real clock really waits: keep runs short
     }
-    let chosen = SPECS.iter().any(|s| matches!(s.kind, Kind::Preset | Kind::Switch) && a.get(s.cli).is_some());
+    let chosen = a.knobs.given().any(|(s, _)| matches!(s.kind, Kind::Preset | Kind::Switch));
     let variants = if chosen {
         vec![base]
     } else {

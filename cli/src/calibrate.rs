@@ -26,7 +26,7 @@
 //! --live` does) with scenario E's first shard table (`t1` in database `e`, `--rows`
 //! rows) and removes it at the end.
 
-use crate::args::Args;
+use crate::args;
 use crate::demo::{cleanup, pg_bindir, Pg, READER};
 use crate::CliError;
 use pgasync::scenario::{Knobs, Scenario};
@@ -402,23 +402,60 @@ pub(crate) fn quiet(c: &crate::demo::Cluster) -> Result<(), CliError> {
     c.script("postgres", "ALTER SYSTEM SET log_statement = 'none';\nSELECT pg_reload_conf();\n")
 }
 
-pub fn run(argv: &[String]) -> Result<(), CliError> {
-    let live = argv.iter().any(|a| a == "--live");
-    let rest: Vec<String> = argv.iter().filter(|a| *a != "--live").cloned().collect();
-    let a = Args::parse(&rest, &["out", "rows", "dir", "target", "database", "table", "config"])?;
-    if !live {
+pub const ABOUT_LINE: &str = "Measures a live PostgreSQL shard and writes the simulator's knobs as a profile (JSON)";
+pub const USAGE: &str = "pgasync calibrate --live [--out profile.json] [--rows 30000] [--dir DIR]
+                  [--target HOST:PORT | --config relay.toml --target NAME]
+                  [--database e] [--table t1]";
+pub const ABOUT: &str = "measures on a live shard (its own cluster under DIR, or --target) the round trip,
+server time per FETCH and per row (fitted over FETCH sizes 1 to 1000), bandwidth, connection
+set-up, and pgasync's own CPU as the coordinator of a scan (per row, per answer, per async
+request), and writes the knobs rtt_ms, server_query_us, server_row_us, bandwidth_mbps,
+connect_ms, coordinator_row_us, coordinator_answer_us, coordinator_async_us as JSON";
+
+/// `pgasync calibrate`'s flags.
+#[derive(clap::Args, Default)]
+pub struct Flags {
+    /// Measures real PostgreSQL (required: there is nothing else to measure)
+    #[arg(long)]
+    pub live: bool,
+    /// The profile's file [default: profile.json]
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<String>,
+    #[arg(long, value_name = "N", help = format!(
+        "Rows of the measured table in its own cluster (2 to 10000000) [default: {DEFAULT_ROWS}]"
+    ))]
+    pub rows: Option<String>,
+    /// Its own cluster's folder, removed at the end [default: a fresh temporary folder]
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<String>,
+    /// A shard to measure instead of its own cluster: HOST:PORT, or a target NAME with --config
+    #[arg(long, value_name = "HOST:PORT|NAME")]
+    pub target: Option<String>,
+    /// A relay configuration whose target --target names (TLS and passwords as the relay's)
+    #[arg(long, value_name = "relay.toml")]
+    pub config: Option<String>,
+    /// The database of --target's table [default: e]
+    #[arg(long, value_name = "NAME")]
+    pub database: Option<String>,
+    /// The table measured on --target [default: t1]
+    #[arg(long, value_name = "NAME")]
+    pub table: Option<String>,
+}
+
+pub fn run(a: Flags) -> Result<(), CliError> {
+    if !a.live {
         return Err(CliError::Usage(
             "calibrate needs --live: it measures real PostgreSQL (its own cluster, or --target HOST:PORT)".into(),
         ));
     }
-    let out = PathBuf::from(a.get("out").unwrap_or("profile.json"));
-    let rows = a.int("rows", 2, 10_000_000)?.map_or(DEFAULT_ROWS, |n| n as usize);
-    let profile = match a.get("target") {
+    let out = PathBuf::from(a.out.as_deref().unwrap_or("profile.json"));
+    let rows = args::int("rows", a.rows.as_deref(), 2, 10_000_000)?.map_or(DEFAULT_ROWS, |n| n as usize);
+    let profile = match a.target.as_deref() {
         Some(t) => {
             // `--config relay.toml --target NAME`: a target as the relay defines it (TLS
             // and passwords through the loopback gateway); else `--target HOST:PORT`.
             let mut _gateway = None;
-            let addr = match a.get("config") {
+            let addr = match a.config.as_deref() {
                 Some(config) => {
                     let targets = crate::relay::targets_from(Some(config), &[], &[])?;
                     let target = targets
@@ -439,8 +476,8 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
             .ok_or_else(|| {
                 CliError::Usage(format!("--target {t}: expected HOST:PORT, or a target NAME with --config"))
             })?;
-            let db = a.get("database").unwrap_or("e");
-            let table = a.get("table").unwrap_or("t1");
+            let db = a.database.as_deref().unwrap_or("e");
+            let table = a.table.as_deref().unwrap_or("t1");
             eprintln!("pgasync calibrate: measuring {addr} (database {db}, table {table})");
             measure(addr, READER, db, table, rows).map_err(CliError::Failed)?
         }
@@ -450,7 +487,8 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
             })?;
             let pg = Pg::new(bin)?;
             let dir = a
-                .get("dir")
+                .dir
+                .as_deref()
                 .map(PathBuf::from)
                 .unwrap_or_else(|| std::env::temp_dir().join(format!("pgasync-calibrate-{}", std::process::id())));
             cleanup(&pg, &dir);

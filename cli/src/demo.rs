@@ -37,16 +37,58 @@ pub(crate) struct Opts {
     pub(crate) relay_args: Vec<String>,
 }
 
-/// The flags that serve a classroom, passed to the relay as they are.
-const CLASSROOM_FLAGS: [&str; 6] =
-    ["bind", "allow-host", "allow-origin", "tls-cert", "tls-key", "max-sessions-per-client"];
+pub const ABOUT_LINE: &str =
+    "The whole demo: PostgreSQL shard clusters and a coordinator, and the relay serving the page";
+pub const USAGE: &str = "pgasync demo [--port 8080] [--shards 4] [--rows 300] [--dir $TMPDIR/pgasync-demo]
+             [--bind 0.0.0.0 --allow-host NAME[,NAME]] [--allow-origin URL[,URL]]
+             [--tls-cert FILE --tls-key FILE] [--max-sessions-per-client 64]";
+pub const ABOUT: &str = "with PostgreSQL installed: shard clusters s1..sN with every scenario's data, one database
+per scenario, a coordinator with postgres_fdw, and the relay serving the page; Ctrl-C stops
+them all, and a new demo first removes what a crashed one left; without PostgreSQL it
+serves the simulated page and says why. The clusters trust only the read-only role pgasync;
+their superuser has a password made per demo, in DIR/superuser.pgpass. --bind beyond loopback
+is classroom mode: students on the LAN open http(s)://NAME:PORT/; it needs --allow-host";
 
-fn parse(args: &[String]) -> Result<Opts, CliError> {
-    let mut flags = vec!["dir", "shards", "rows", "port"];
-    flags.extend(CLASSROOM_FLAGS);
-    let a = crate::args::Args::parse(args, &flags).map_err(CliError::Usage)?;
-    let num = |name: &str, default: usize, min: usize, max: usize| -> Result<usize, CliError> {
-        match a.get(name) {
+/// `pgasync demo`'s flags. The classroom's (`--bind` to `--max-sessions-per-client`)
+/// go to the relay as they are, lists split at commas.
+#[derive(clap::Args, Default)]
+pub struct Flags {
+    /// The page's port; 0 picks a free one, printed on stdout (0 to 65535) [default: 8080]
+    #[arg(long, value_name = "PORT")]
+    pub port: Option<String>,
+    /// Shard clusters s1..sN (1 to 16) [default: 4]
+    #[arg(long, value_name = "N")]
+    pub shards: Option<String>,
+    #[arg(long, value_name = "N", help = format!(
+        "Rows in each shard's tables, the page's default (1 to 100000) [default: {DEFAULT_ROWS}]"
+    ))]
+    pub rows: Option<String>,
+    /// The clusters' folder; a crashed demo's there is removed first [default: $TMPDIR/pgasync-demo]
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<String>,
+    /// Classroom mode beyond loopback (e.g. 0.0.0.0); needs --allow-host [default: 127.0.0.1]
+    #[arg(long, value_name = "ADDRESS", help_heading = "Classroom")]
+    pub bind: Option<String>,
+    /// The host names or addresses students open, comma separated
+    #[arg(long, value_name = "NAME[,NAME]", help_heading = "Classroom")]
+    pub allow_host: Option<String>,
+    /// Page origins allowed besides the relay's own, comma separated
+    #[arg(long, value_name = "URL[,URL]", help_heading = "Classroom")]
+    pub allow_origin: Option<String>,
+    /// Serves https:// and wss:// with this certificate chain (PEM; with --tls-key)
+    #[arg(long, value_name = "FILE", help_heading = "Classroom")]
+    pub tls_cert: Option<String>,
+    /// The certificate's private key (PEM; with --tls-cert)
+    #[arg(long, value_name = "FILE", help_heading = "Classroom")]
+    pub tls_key: Option<String>,
+    /// Sessions at once from one address (the relay's flag) [default: 64]
+    #[arg(long, value_name = "N", help_heading = "Classroom")]
+    pub max_sessions_per_client: Option<String>,
+}
+
+fn parse(a: &Flags) -> Result<Opts, CliError> {
+    let num = |name: &str, v: &Option<String>, default: usize, min: usize, max: usize| -> Result<usize, CliError> {
+        match v {
             None => Ok(default),
             Some(v) => match v.parse::<usize>() {
                 Ok(n) if (min..=max).contains(&n) => Ok(n),
@@ -54,14 +96,14 @@ fn parse(args: &[String]) -> Result<Opts, CliError> {
             },
         }
     };
-    let dir = a.get("dir").map(PathBuf::from).unwrap_or_else(|| std::env::temp_dir().join("pgasync-demo"));
+    let dir = a.dir.as_deref().map(PathBuf::from).unwrap_or_else(|| std::env::temp_dir().join("pgasync-demo"));
     Ok(Opts {
         dir,
-        shards: num("shards", 4, 1, 16)?,
-        rows: num("rows", DEFAULT_ROWS, 1, 100_000)?,
+        shards: num("shards", &a.shards, 4, 1, 16)?,
+        rows: num("rows", &a.rows, DEFAULT_ROWS, 1, 100_000)?,
         // 0: the relay picks a free port and prints its URL.
-        port: num("port", 8080, 0, 65535)? as u16,
-        relay_args: classroom(&a)?,
+        port: num("port", &a.port, 8080, 0, 65535)? as u16,
+        relay_args: classroom(a)?,
     })
 }
 
@@ -70,10 +112,18 @@ fn parse(args: &[String]) -> Result<Opts, CliError> {
 /// only accepts when told (`--allow-host NAME`, the name or address students type, or
 /// `--allow-origin URL`), so one of them is required with such a bind. Everything else
 /// (TLS, per-client sessions) is the relay's own flag. Returns the relay's flags.
-fn classroom(a: &crate::args::Args) -> Result<Vec<String>, CliError> {
+fn classroom(a: &Flags) -> Result<Vec<String>, CliError> {
+    let flags = [
+        ("bind", &a.bind),
+        ("allow-host", &a.allow_host),
+        ("allow-origin", &a.allow_origin),
+        ("tls-cert", &a.tls_cert),
+        ("tls-key", &a.tls_key),
+        ("max-sessions-per-client", &a.max_sessions_per_client),
+    ];
     let mut out = Vec::new();
-    for flag in CLASSROOM_FLAGS {
-        if let Some(v) = a.get(flag) {
+    for (flag, v) in flags {
+        if let Some(v) = v {
             // Lists are comma-separated here; the relay takes the flag once per value.
             let values: Vec<&str> = if flag.starts_with("allow-") { v.split(',').collect() } else { vec![v] };
             for v in values {
@@ -82,9 +132,9 @@ fn classroom(a: &crate::args::Args) -> Result<Vec<String>, CliError> {
             }
         }
     }
-    let bind = a.get("bind").unwrap_or("127.0.0.1");
+    let bind = a.bind.as_deref().unwrap_or("127.0.0.1");
     let loopback = bind.parse::<std::net::IpAddr>().map(|ip| ip.is_loopback()).unwrap_or(bind == "localhost");
-    if !loopback && a.get("allow-host").is_none() && a.get("allow-origin").is_none() {
+    if !loopback && a.allow_host.is_none() && a.allow_origin.is_none() {
         return Err(CliError::Usage(format!(
             "--bind {bind}: students' browsers name this machine in their Host and Origin headers; \
              give --allow-host NAME (the host name or address they open, e.g. 192.168.1.20)"
@@ -97,7 +147,7 @@ fn classroom(a: &crate::args::Args) -> Result<Vec<String>, CliError> {
              programs), the relay's /targets and /metrics, and POST /sql/load (loads scenario files into the demo's \
              clusters, a bounded number of databases, the oldest dropped). The superuser's password stays in this \
              folder. {}",
-            if a.get("tls-cert").is_some() {
+            if a.tls_cert.is_some() {
                 "Served over TLS (https://, wss://)."
             } else {
                 "Not encrypted: on an untrusted network use --tls-cert/--tls-key (or a TLS reverse proxy)."
@@ -107,11 +157,12 @@ fn classroom(a: &crate::args::Args) -> Result<Vec<String>, CliError> {
     Ok(out)
 }
 
-pub fn run(args: &[String]) -> Result<(), CliError> {
-    let o = parse(args)?;
+pub fn run(flags: Flags) -> Result<(), CliError> {
+    let o = parse(&flags)?;
     let Some(bin) = pg_bindir() else {
         eprintln!("pgasync demo: PostgreSQL is not installed (no initdb under /usr/lib/postgresql/*/bin): live mode is off, serving the simulated page only");
-        return crate::serve::run(&["--port".into(), o.port.to_string()]);
+        let page = crate::serve::PageFlags { port: Some(o.port.to_string()), ..Default::default() };
+        return crate::serve::run(crate::serve::Flags { page, ..Default::default() });
     };
     let pg = Pg::new(bin)?;
     cleanup(&pg, &o.dir);

@@ -10,31 +10,64 @@
 //! scenario's data is in the database named after it (lower case). The native TCP host
 //! runs it with a real clock.
 
-use crate::args::Args;
+use crate::args::{self, AllKnobs};
 use crate::gateway::{LocalGateway, LocalTarget};
 use crate::CliError;
 use pgasync::clock::Clock;
 use pgasync::host::Host;
 use pgasync::host_tcp::TcpHost;
 use pgasync::instrument::ExplainOptions;
-use pgasync::knobs::{Source, SPECS};
+use pgasync::knobs::Source;
 use pgasync::run::QueryRun;
 use pgasync::scenario::Scenario;
 use std::net::SocketAddr;
 
-pub fn run(argv: &[String]) -> Result<(), CliError> {
-    let flags: Vec<&str> = ["scenario", "mode", "format", "counters", "verbose", "profile", "live"]
-        .into_iter()
-        .chain(SPECS.iter().map(|s| s.cli))
-        .collect();
-    let a = Args::parse(argv, &flags)?;
-    let id = a.get("scenario").ok_or_else(|| "explain needs --scenario".to_string())?;
-    let mode = a.choice("mode", &["sync", "async"], "async")?;
-    let format = a.choice("format", &["text", "json"], "text")?;
-    let opts = ExplainOptions { verbose: on_off(&a, "verbose", true)?, counters: on_off(&a, "counters", false)? };
-    let knobs = crate::knobs_with_profile(&a)?;
+pub const ABOUT_LINE: &str = "Runs one scenario and prints EXPLAIN ANALYZE and the result";
+pub const USAGE: &str = "pgasync explain --scenario ID [--mode sync|async] [--format text|json] [--verbose on|off]
+                [--counters on|off] [--profile FILE] [--live DIR/relay.toml] [KNOBS]";
+pub const ABOUT: &str = "PostgreSQL's EXPLAIN (ANALYZE, VERBOSE, COSTS OFF); --counters on adds our
+Remote:/Async: lines and the JSON key \"pgasync\", which PostgreSQL does not print;
+--live runs on the real shards a running `pgasync demo` lists in its relay.toml";
+
+/// `pgasync explain`'s flags.
+#[derive(clap::Args, Default)]
+pub struct Flags {
+    /// The scenario: A B C D E F G pf1 M X (see SCENARIOS.md); required
+    #[arg(long, value_name = "ID")]
+    pub scenario: Option<String>,
+    /// Append's mode [default: async]
+    #[arg(long, value_name = "sync|async")]
+    pub mode: Option<String>,
+    /// The plan as text or as JSON (with no result lines) [default: text]
+    #[arg(long, value_name = "text|json")]
+    pub format: Option<String>,
+    /// What only VERBOSE shows: Output, schema-qualified Remote SQL [default: on]
+    #[arg(long, value_name = "on|off")]
+    pub verbose: Option<String>,
+    /// Our own Remote:/Async: lines and the JSON key "pgasync" [default: off]
+    #[arg(long, value_name = "on|off")]
+    pub counters: Option<String>,
+    /// Knobs from a JSON file (`pgasync calibrate` writes one); flags override it
+    #[arg(long, value_name = "FILE")]
+    pub profile: Option<String>,
+    /// Runs on the real shards a running `pgasync demo` lists in its relay.toml
+    #[arg(long, value_name = "DIR/relay.toml")]
+    pub live: Option<String>,
+    #[command(flatten)]
+    pub knobs: AllKnobs,
+}
+
+pub fn run(a: Flags) -> Result<(), CliError> {
+    let id = a.scenario.as_deref().ok_or_else(|| "explain needs --scenario".to_string())?;
+    let mode = args::choice("mode", a.mode.as_deref(), &["sync", "async"], "async")?;
+    let format = args::choice("format", a.format.as_deref(), &["text", "json"], "text")?;
+    let opts = ExplainOptions {
+        verbose: on_off("verbose", a.verbose.as_deref(), true)?,
+        counters: on_off("counters", a.counters.as_deref(), false)?,
+    };
+    let knobs = crate::knobs_with_profile(&a.knobs, a.profile.as_deref())?;
     let scenario = Scenario::build_from(id, &knobs, Source::Cli)?;
-    if let Some(config) = a.get("live") {
+    if let Some(config) = a.live.as_deref() {
         let (mut run, _gateway) = start_live(&scenario, mode == "async", config, &scenario.id.to_lowercase())?;
         let outcome = run.run_to_end();
         return report(
@@ -93,11 +126,11 @@ fn report<H: Host>(
     Ok(())
 }
 
-/// `--NAME` alone or `--NAME on|off`.
-fn on_off(a: &Args, name: &str, default: bool) -> Result<bool, String> {
-    Ok(match a.get(name) {
+/// `--NAME on|off`; `default` when not given.
+fn on_off(name: &str, v: Option<&str>, default: bool) -> Result<bool, String> {
+    Ok(match v {
         None => default,
-        Some(_) => a.choice(name, &["on", "off"], "on")? == "on",
+        Some(_) => args::choice(name, v, &["on", "off"], "on")? == "on",
     })
 }
 

@@ -30,7 +30,7 @@
 //! (`--format tsv`: only the table on stdout, the rest on stderr). Every cluster and
 //! child is stopped at the end, on error, and on SIGINT/SIGTERM (checked between runs).
 
-use crate::args::Args;
+use crate::args;
 use crate::calibrate::{median_f, query_message, startup_message, Profile, RawPg, Replies};
 use crate::demo::{cleanup, load_scenario, pg_bindir, Cluster, Opts, Pg, READER};
 use crate::CliError;
@@ -112,13 +112,26 @@ struct Options {
     profile: Option<Knobs>,
 }
 
-pub const FLAGS: [&str; 7] = ["rows", "delay-ms", "fetch-size", "runs", "format", "dir", "profile"];
+/// `bench --live`'s flags as given (`bench::Flags` collects them), checked by `options`.
+#[derive(Default)]
+pub struct Flags {
+    pub rows: Option<String>,
+    pub delay_ms: Option<String>,
+    pub fetch_size: Option<String>,
+    pub runs: Option<String>,
+    pub format: Option<String>,
+    pub dir: Option<String>,
+    pub profile: Option<String>,
+}
 
-fn options(argv: &[String]) -> Result<Options, CliError> {
-    let a = Args::parse(argv, &FLAGS)?;
-    let format = if a.choice("format", &["table", "tsv"], "table")? == "tsv" { Format::Tsv } else { Format::Table };
-    let rows = a.int("rows", 1000, 1_000_000)?.map_or(30_000, |n| n as usize);
-    let delays = match a.get("delay-ms") {
+fn options(a: &Flags) -> Result<Options, CliError> {
+    let format = if args::choice("format", a.format.as_deref(), &["table", "tsv"], "table")? == "tsv" {
+        Format::Tsv
+    } else {
+        Format::Table
+    };
+    let rows = args::int("rows", a.rows.as_deref(), 1000, 1_000_000)?.map_or(30_000, |n| n as usize);
+    let delays = match a.delay_ms.as_deref() {
         None => vec![0.0, 2.0, 10.0],
         Some(list) => list
             .split(',')
@@ -129,7 +142,7 @@ fn options(argv: &[String]) -> Result<Options, CliError> {
             })
             .collect::<Result<_, _>>()?,
     };
-    let fetch_sizes = match a.get("fetch-size") {
+    let fetch_sizes = match a.fetch_size.as_deref() {
         None => vec![100, 1000],
         Some(list) => list
             .split(',')
@@ -140,12 +153,13 @@ fn options(argv: &[String]) -> Result<Options, CliError> {
             })
             .collect::<Result<_, _>>()?,
     };
-    let runs = a.int("runs", 1, 100)?.map_or(3, |n| n as usize);
+    let runs = args::int("runs", a.runs.as_deref(), 1, 100)?.map_or(3, |n| n as usize);
     let dir = a
-        .get("dir")
+        .dir
+        .as_deref()
         .map(PathBuf::from)
         .unwrap_or_else(|| std::env::temp_dir().join(format!("pgasync-live-bench-{}", std::process::id())));
-    let profile = a.get("profile").map(crate::read_profile).transpose()?;
+    let profile = a.profile.as_deref().map(crate::read_profile).transpose()?;
     Ok(Options { rows, delays, fetch_sizes, runs, format, dir, profile })
 }
 
@@ -430,8 +444,8 @@ fn simulated_ms(id: &str, knobs: &Knobs, async_mode: bool) -> Result<f64, CliErr
 
 // ---------------------------------------------------------------------------------
 
-pub fn run(argv: &[String]) -> Result<(), CliError> {
-    let o = options(argv)?;
+pub fn run(flags: Flags) -> Result<(), CliError> {
+    let o = options(&flags)?;
     let bin = pg_bindir().ok_or_else(|| {
         CliError::Failed(
             "PostgreSQL is not installed (no initdb under /usr/lib/postgresql/*/bin): no live bench".into(),

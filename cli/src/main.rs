@@ -1,4 +1,7 @@
-//! The `pgasync` command: argument parsing only; the work is in the modules.
+//! The `pgasync` command: the command line (clap, derived: `Cli`, a `Flags` struct per
+//! command in its module, the knob flags from the knob table in `args`), `pgasync --help`'s
+//! overview, shell completions, and the exit codes (2 for bad arguments, 1 for a failed
+//! query); the work is in the modules.
 
 mod args;
 mod bench;
@@ -16,73 +19,111 @@ mod static_files;
 mod tls;
 mod trace;
 
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::process::ExitCode;
 
-const USAGE: &str = "usage:
-  pgasync explain --scenario ID [--mode sync|async] [--format text|json] [--verbose on|off]
-                  [--counters on|off] [--profile FILE] [--live DIR/relay.toml] [KNOBS]
-      (explain: PostgreSQL's EXPLAIN (ANALYZE, VERBOSE, COSTS OFF); --counters on adds our
-       Remote:/Async: lines and the JSON key \"pgasync\", which PostgreSQL does not print;
-       --live runs on the real shards a running `pgasync demo` lists in its relay.toml)
-  pgasync bench [--clock virtual|real] [--scenarios A,B,...] [--queries N] [--format table|tsv]
-                [--profile FILE] [KNOBS]
-      (bench: one row per scenario, behaviour and fetch size (100, 200, 1000 unless --fetch-size);
-       without --behaviour or a behaviour knob, each scenario runs as pg15 and as improved;
-       --queries N (1 to 1000, default 20): queries in scenario M's series of random OFFSET/LIMIT;
-       --format tsv prints only the table on stdout, the other lines on stderr; KNOBS but --offset/--limit;
-       --profile FILE: knobs from a JSON file (pgasync calibrate writes one); flags override it)
-  pgasync bench --live [--rows 30000] [--delay-ms 0,2,10] [--fetch-size 100,1000] [--runs 3]
-                [--format table|tsv] [--dir DIR] [--profile FILE]
-      (bench --live: 4 shard clusters and a coordinator under DIR (a fresh temporary folder), E and D
-       loaded, a delay proxy per shard (half of --delay-ms each way); per scenario, delay and fetch
-       size the median Execution Time of the real coordinator (postgres_fdw, async_capable off/on)
-       and of pgasync pg15 and improved (sync/async) on the same shards, runs interleaved, with
-       their min-max spread; then the calibrated simulation of E against live, and the relay's
-       throughput and added latency against direct TCP; every cluster is stopped at the end, on
-       error and on Ctrl-C)
-  pgasync sql --file F [--live DIR/relay.toml] [--mode sync|async] [--format text|json] [--counters on|off] [--rows N] [--log on|off]
-                 [--profile FILE] [KNOBS]
-      (sql: runs a scenario file — SQL for the coordinator and each shard (-- @shard NAME), then
-       the query (-- @query) — in the simulator: EXPLAIN ANALYZE and the rows; errors as FILE:LINE:COL)
-  pgasync trace (--scenario ID | --file F) [--mode sync|async] [--out FILE] [KNOBS]
-                [--format json|csv|svg|explain-text|explain-json]
-      (trace: runs on the simulator and writes the trace (JSON, CSV), the timeline (SVG) or EXPLAIN)
-  pgasync calibrate --live [--out profile.json] [--rows 30000] [--dir DIR]
-                    [--target HOST:PORT | --config relay.toml --target NAME] [--database e] [--table t1]
-      (calibrate: measures on a live shard (its own cluster under DIR, or --target) the round trip,
-       server time per FETCH and per row (fitted over FETCH sizes 1 to 1000), bandwidth, connection
-       set-up, and pgasync's own CPU as the coordinator of a scan (per row, per answer, per async
-       request), and writes the knobs rtt_ms, server_query_us, server_row_us, bandwidth_mbps,
-       connect_ms, coordinator_row_us, coordinator_answer_us, coordinator_async_us as JSON)
-  pgasync serve [--port 8080] [--bind 127.0.0.1] [--root .] [--web ROOT/web] [--pkg ROOT/pkg]
-                [--allow-host NAME]... [--header-timeout-ms 10000] [--idle-timeout-ms 30000]
-                [--max-connections 256] [--max-per-client 32]
-      (serves only regular files under web/ and pkg/; loopback Host names only unless --allow-host;
-       --port 0 picks a free port, printed on stdout; binding beyond loopback warns on stderr)
-  pgasync demo [--port 8080] [--shards 4] [--rows 300] [--dir $TMPDIR/pgasync-demo]
-               [--bind 0.0.0.0 --allow-host NAME[,NAME]] [--allow-origin URL[,URL]]
-               [--tls-cert FILE --tls-key FILE] [--max-sessions-per-client 64]
-      (with PostgreSQL installed: shard clusters s1..sN with every scenario's data, one database
-       per scenario, a coordinator with postgres_fdw, and the relay serving the page; Ctrl-C stops
-       them all, and a new demo first removes what a crashed one left; without PostgreSQL it
-       serves the simulated page and says why. The clusters trust only the read-only role pgasync;
-       their superuser has a password made per demo, in DIR/superuser.pgpass. --bind beyond loopback
-       is classroom mode: students on the LAN open http(s)://NAME:PORT/; it needs --allow-host)
-  pgasync relay [--config FILE] [--target NAME=HOST:PORT]... [--delay NAME=20ms]... [--port 8080]
-                [--bind 127.0.0.1] [--allow-origin http://HOST:PORT]... [--max-frame-bytes 1048576]
-                [--max-buffer-bytes 262144] [--max-sessions 256] [--max-sessions-per-client 64]
-                [--idle-timeout-ms 60000] [--connect-timeout-ms 5000] [--tls-cert FILE --tls-key FILE]
-                [serve's flags]
-      (relay: WebSocket /shard/NAME <-> TCP to target NAME ([targets.NAME] addr = \"HOST:PORT\" in the
-       TOML file); --delay adds to each round trip (half each way); the browser leaving mid-query
-       cancels the backend's query; /health, /targets, /metrics; POST /sql/load loads a page's
-       scenario file into the local targets when the TOML file has [sql_load] superuser = \"postgres\"
-       (pgasync demo writes it); every other path as serve. A target may restrict clients to one
-       role and some databases (user = \"pgasync\", databases = [\"e\", \"live_*\"]; every other startup is
-       refused with a FATAL ErrorResponse), and reach a real server with tls = \"require\"|\"verify-full\"
-       (ca_file) and password_env or password_file: the relay authenticates (SCRAM-SHA-256, MD5) for the
-       browser. --tls-cert/--tls-key serve https:// and wss://)
-scenarios: A B C D E F G pf1 M X (see SCENARIOS.md)";
+/// The command line: a subcommand each, its flags derived in its module (`Flags`), the
+/// knob flags added from `pgasync::knobs::SPECS` (`args::KnobFlags`). Each command's
+/// synopsis (`USAGE`) and description (`ABOUT`) live in its module, shown by its own
+/// `--help` and, together, by `pgasync --help`.
+#[derive(Parser)]
+#[command(
+    name = "pgasync",
+    about = "A sandbox for PostgreSQL-style asynchronous query execution (Append/MergeAppend over remote shards)",
+    after_help = "`pgasync help CMD` or `pgasync CMD --help` lists a command's flags with their ranges and \
+                  defaults; `pgasync --help` adds every command's synopsis and the knobs.\n\
+                  Bad arguments exit with 2, a failed query with 1.",
+    disable_version_flag = true
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    #[command(about = explain::ABOUT_LINE, long_about = explain::ABOUT)]
+    Explain(explain::Flags),
+    #[command(about = bench::ABOUT_LINE, long_about = bench::ABOUT)]
+    Bench(bench::Flags),
+    #[command(about = sql::ABOUT_LINE, long_about = sql::ABOUT)]
+    Sql(sql::Flags),
+    #[command(about = trace::ABOUT_LINE, long_about = trace::ABOUT)]
+    Trace(trace::Flags),
+    #[command(about = calibrate::ABOUT_LINE, long_about = calibrate::ABOUT)]
+    Calibrate(calibrate::Flags),
+    #[command(about = serve::ABOUT_LINE, long_about = serve::ABOUT)]
+    Serve(serve::Flags),
+    #[command(about = demo::ABOUT_LINE, long_about = demo::ABOUT)]
+    Demo(demo::Flags),
+    #[command(about = relay::ABOUT_LINE, long_about = relay::ABOUT)]
+    Relay(relay::Flags),
+    /// Prints a shell completion script for pgasync on stdout
+    #[command(
+        override_usage = "pgasync completions bash|zsh|fish|elvish|powershell",
+        long_about = "Prints a shell completion script for pgasync on stdout, e.g.\n  \
+                      pgasync completions bash > /etc/bash_completion.d/pgasync\n  \
+                      pgasync completions zsh > \"${fpath[1]}/_pgasync\"\n  \
+                      pgasync completions fish > ~/.config/fish/completions/pgasync.fish"
+    )]
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+}
+
+/// Every command's synopsis and description, in the order of `Cmd`: `pgasync --help`.
+const COMMANDS: [(&str, &str, &str); 8] = [
+    ("explain", explain::USAGE, explain::ABOUT),
+    ("bench", bench::USAGE, bench::ABOUT),
+    ("sql", sql::USAGE, sql::ABOUT),
+    ("trace", trace::USAGE, trace::ABOUT),
+    ("calibrate", calibrate::USAGE, calibrate::ABOUT),
+    ("serve", serve::USAGE, serve::ABOUT),
+    ("demo", demo::USAGE, demo::ABOUT),
+    ("relay", relay::USAGE, relay::ABOUT),
+];
+
+/// A synopsis as clap prints it after "Usage: ": each further `pgasync` line under the
+/// first, continuation lines as far right again.
+fn clap_usage(usage: &str) -> String {
+    let mut lines = usage.lines();
+    let mut out = lines.next().unwrap_or("").to_string();
+    for line in lines {
+        let pad = if line.starts_with("pgasync") { 7 } else { 5 };
+        out += &format!("\n{}{line}", " ".repeat(pad));
+    }
+    out
+}
+
+/// The whole command, with `pgasync --help`'s synopses and knobs.
+fn command() -> clap::Command {
+    let mut synopses = String::from("Synopses:\n");
+    for (_, usage, about) in COMMANDS {
+        for line in usage.lines() {
+            synopses += &format!("  {line}\n");
+        }
+        for line in about.lines() {
+            synopses += &format!("      {line}\n");
+        }
+    }
+    synopses += "  pgasync completions bash|zsh|fish\n      prints a shell completion script\n";
+    synopses += "scenarios: A B C D E F G pf1 M X (see SCENARIOS.md)\n\n";
+    // Every value may start with `-` (`--rtt-ms -1` is out of range, said by the knobs'
+    // checks), as a flag's value is always the next word.
+    let hyphens = |a: clap::Arg| if a.get_action().takes_values() { a.allow_hyphen_values(true) } else { a };
+    let mut cmd = Cli::command().after_long_help(synopses + &knob_usage()).mut_subcommands(|c| c.mut_args(hyphens));
+    for (name, usage, _) in COMMANDS {
+        cmd = cmd.mut_subcommand(name, |c| c.override_usage(clap_usage(usage)));
+    }
+    cmd
+}
+
+/// `pgasync --help`: the commands, every synopsis and the knobs, as laid out (not
+/// wrapped to the terminal: a knob's line stays one line, for grep).
+fn overview() -> String {
+    command().term_width(0).render_long_help().to_string()
+}
 
 fn main() -> ExitCode {
     // Exit quietly when the reader of our output goes away (`pgasync bench | head`),
@@ -92,25 +133,44 @@ fn main() -> ExitCode {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
     let argv: Vec<String> = std::env::args().skip(1).collect();
-    let Some(cmd) = argv.first() else {
-        eprintln!("{USAGE}\n{}", knob_usage());
-        return ExitCode::from(2);
-    };
-    let rest = &argv[1..];
-    let result = match cmd.as_str() {
-        "explain" => explain::run(rest),
-        "bench" => bench::run(rest),
-        "serve" => serve::run(rest),
-        "demo" => demo::run(rest),
-        "relay" => relay::run(rest),
-        "calibrate" => calibrate::run(rest),
-        "sql" => sql::run(rest),
-        "trace" => trace::run(rest),
-        "-h" | "--help" | "help" => {
-            println!("{USAGE}\n{}", knob_usage());
+    match argv.iter().map(String::as_str).collect::<Vec<_>>()[..] {
+        [] => {
+            eprint!("{}", overview());
+            return ExitCode::from(2);
+        }
+        ["--help"] | ["help"] => {
+            print!("{}", overview());
             return ExitCode::SUCCESS;
         }
-        other => Err(CliError::Usage(format!("unknown command \"{other}\""))),
+        _ => {}
+    }
+    let parsed = command()
+        .try_get_matches_from(std::iter::once("pgasync".to_string()).chain(argv.iter().cloned()))
+        .and_then(|m| Cli::from_arg_matches(&m));
+    let cli = match parsed {
+        Ok(cli) => cli,
+        Err(e) if matches!(e.kind(), clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion) => {
+            let _ = e.print();
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => {
+            eprintln!("pgasync: {}", args::usage_error(&e, &argv));
+            return ExitCode::from(2);
+        }
+    };
+    let result = match cli.command {
+        Cmd::Explain(f) => explain::run(f),
+        Cmd::Bench(f) => bench::run(f),
+        Cmd::Serve(f) => serve::run(f),
+        Cmd::Demo(f) => demo::run(f),
+        Cmd::Relay(f) => relay::run(f),
+        Cmd::Calibrate(f) => calibrate::run(f),
+        Cmd::Sql(f) => sql::run(f),
+        Cmd::Trace(f) => trace::run(f),
+        Cmd::Completions { shell } => {
+            clap_complete::generate(shell, &mut command(), "pgasync", &mut std::io::stdout());
+            Ok(())
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -137,15 +197,13 @@ impl From<String> for CliError {
     }
 }
 
-/// The knobs shared by explain and bench, each checked by `pgasync::knobs` (the page
-/// and the wasm API use the same checks).
-pub fn knobs_from(a: &args::Args) -> Result<pgasync::scenario::Knobs, String> {
-    use pgasync::knobs::{set_text, Source, SPECS};
+/// The knob flags given, each checked by `pgasync::knobs` (the page and the wasm API
+/// use the same checks).
+pub fn knobs_from<const OL: bool>(flags: &args::KnobFlags<OL>) -> Result<pgasync::scenario::Knobs, String> {
+    use pgasync::knobs::{set_text, Source};
     let mut k = pgasync::scenario::Knobs::default();
-    for spec in SPECS {
-        if let Some(v) = a.get(spec.cli) {
-            set_text(&mut k, Source::Cli, spec.cli, v)?;
-        }
+    for (spec, v) in flags.given() {
+        set_text(&mut k, Source::Cli, spec.cli, v)?;
     }
     Ok(k)
 }
@@ -160,9 +218,12 @@ pub fn read_profile(path: &str) -> Result<pgasync::scenario::Knobs, CliError> {
 
 /// The knobs of `knobs_from`, on top of `--profile FILE` when given: a flag given
 /// explicitly overrides the profile's value.
-pub fn knobs_with_profile(a: &args::Args) -> Result<pgasync::scenario::Knobs, CliError> {
-    let explicit = knobs_from(a)?;
-    let Some(path) = a.get("profile") else { return Ok(explicit) };
+pub fn knobs_with_profile<const OL: bool>(
+    flags: &args::KnobFlags<OL>,
+    profile: Option<&str>,
+) -> Result<pgasync::scenario::Knobs, CliError> {
+    let explicit = knobs_from(flags)?;
+    let Some(path) = profile else { return Ok(explicit) };
     let profile = read_profile(path)?;
     let mut merged = serde_json::to_value(&profile).expect("knobs serialize");
     let given = serde_json::to_value(&explicit).expect("knobs serialize");
@@ -176,33 +237,26 @@ pub fn knobs_with_profile(a: &args::Args) -> Result<pgasync::scenario::Knobs, Cl
     Ok(serde_json::from_value(merged).expect("knobs deserialize"))
 }
 
-/// The knob flags, from `pgasync::knobs::SPECS` and the behaviour knobs' reasons.
+/// The knob flags for `pgasync --help`, from `pgasync::knobs::SPECS` as each command's
+/// help shows them (`args::knob_help`'s parts).
 fn knob_usage() -> String {
-    use pgasync::behaviour::KNOBS;
     use pgasync::knobs::{Kind, SPECS};
     let mut out = String::from(
-        "KNOBS (the scenario's default when not given; numbers are plain decimal: no 0x, +, NaN or inf;\n\
-         \x20      integers take no exponent):\n",
+        "KNOBS (explain, sql, trace; bench all but --offset/--limit): the scenario's default when not given;\n\
+         \x20 numbers are plain decimal: no 0x, +, NaN or inf; integers take no exponent:\n",
     );
-    let mut behaviour = String::from(
-        "behaviour knobs (default pg15: exactly what PostgreSQL 15 does; each flag applies on top of\n\
-         \x20 the --behaviour preset; --NAME alone means on, --NAME=off off):\n",
+    let pg15 = pgasync::scenario::Knobs::default().resolve_behaviour().label();
+    let mut behaviour = format!(
+        "behaviour knobs (default {pg15}: exactly what PostgreSQL 15 does; each flag applies on top of\n\
+         \x20 the --behaviour preset; --NAME alone means on, --NAME=off off):\n"
     );
     for s in SPECS {
-        let (arg, range) = match s.kind {
-            Kind::Int { lo, hi } => (" N".to_string(), format!(" ({lo} to {hi})")),
-            Kind::Float { lo, hi } => (" X".to_string(), format!(" ({lo} to {hi})")),
-            Kind::FloatList { lo, hi } => (" X,X,...".to_string(), format!(" (each {lo} to {hi})")),
-            Kind::Sharing => (" dedicated|shared".to_string(), String::new()),
-            Kind::Preset => (" pg15|improved".to_string(), String::new()),
-            Kind::Switch => {
-                let reason = KNOBS.iter().find(|k| k.name == s.name).map_or("", |k| k.reason);
-                let what = reason.split(';').next().unwrap_or(reason);
-                behaviour += &format!("  --{}[=on|off]\n      {what}\n", s.cli);
-                continue;
-            }
-        };
-        out += &format!("  {:<34} {}{range}\n", format!("--{}{arg}", s.cli), s.help);
+        if s.kind == Kind::Switch {
+            behaviour += &format!("  --{}[=on|off]\n      {}\n", s.cli, args::switch_what(s));
+            continue;
+        }
+        let flag = format!("--{} {}", s.cli, args::knob_value_name(s.kind));
+        out += &format!("  {flag:<34} {}{}\n", s.help, args::knob_range(s.kind));
     }
     out + &behaviour + "bad arguments exit with 2, a failed query with 1"
 }

@@ -67,8 +67,8 @@
 //! One line per session open and close, and one per error, on stderr; never payload
 //! bytes (nor the backend's secret key).
 
-use crate::args::Args;
 use crate::gateway::{self, Access, Opening, Secret, StartupReader, Upstream};
+use crate::serve::positive;
 use crate::sql_load;
 use crate::static_files::{self, Body, ConnLimits, HostCheck, IdleIo};
 use crate::tls::{self, ServerStream, TlsMode};
@@ -246,71 +246,131 @@ pub(crate) fn read_password(file: &Path) -> Result<String, String> {
     Ok(line)
 }
 
-const FLAGS: &[&str] = &[
-    "port",
-    "bind",
-    "root",
-    "web",
-    "pkg",
-    "config",
-    "header-timeout-ms",
-    "idle-timeout-ms",
-    "connect-timeout-ms",
-    "max-connections",
-    "max-per-client",
-    "max-sessions",
-    "max-sessions-per-client",
-    "max-frame-bytes",
-    "max-buffer-bytes",
-    "tls-cert",
-    "tls-key",
-];
+pub const ABOUT_LINE: &str = "WebSocket to PostgreSQL for the page's live mode, and the page itself";
+pub const USAGE: &str =
+    "pgasync relay [--config FILE] [--target NAME=HOST:PORT]... [--delay NAME=20ms]... [--port 8080]
+              [--bind 127.0.0.1] [--allow-origin http://HOST:PORT]... [--max-frame-bytes 1048576]
+              [--max-buffer-bytes 262144] [--max-sessions 256] [--max-sessions-per-client 64]
+              [--idle-timeout-ms 60000] [--connect-timeout-ms 5000] [--tls-cert FILE --tls-key FILE]
+              [serve's flags]";
+pub const ABOUT: &str = "WebSocket /shard/NAME <-> TCP to target NAME ([targets.NAME] addr = \"HOST:PORT\" in the
+TOML file); --delay adds to each round trip (half each way); the browser leaving mid-query
+cancels the backend's query; /health, /targets, /metrics; POST /sql/load loads a page's
+scenario file into the local targets when the TOML file has [sql_load] superuser = \"postgres\"
+(pgasync demo writes it); every other path as serve. A target may restrict clients to one
+role and some databases (user = \"pgasync\", databases = [\"e\", \"live_*\"]; every other startup is
+refused with a FATAL ErrorResponse), and reach a real server with tls = \"require\"|\"verify-full\"
+(ca_file) and password_env or password_file: the relay authenticates (SCRAM-SHA-256, MD5) for the
+browser. --tls-cert/--tls-key serve https:// and wss://";
 
-pub fn run(argv: &[String]) -> Result<(), CliError> {
-    let (argv, target_flags) = take_repeated(argv, "target")?;
-    let (argv, delay_flags) = take_repeated(&argv, "delay")?;
-    let (argv, origin_flags) = take_repeated(&argv, "allow-origin")?;
-    let (argv, allow_hosts) = take_repeated(&argv, "allow-host")?;
-    let a = Args::parse(&argv, FLAGS)?;
-    let targets = targets_from(a.get("config"), &target_flags, &delay_flags)?;
-    let sql_loader = sql_load_from(a.get("config"))?.map(|c| sql_load::Loader::new(c, &targets));
-    let origins = origin_flags.iter().map(|o| parse_origin(o)).collect::<Result<Vec<_>, _>>()?;
-    for h in &allow_hosts {
-        let plain = h.bytes().all(|b| b.is_ascii_alphanumeric() || b"-._[]:".contains(&b));
-        if !plain || !static_files::host_allowed(h, std::slice::from_ref(h)) {
-            return Err(CliError::Usage(format!("--allow-host: \"{h}\" is not a host name")));
-        }
-    }
-    let port: u16 = a.num("port")?.unwrap_or(8080);
-    let bind = a.get("bind").unwrap_or("127.0.0.1").to_string();
-    let root = PathBuf::from(a.get("root").unwrap_or("."));
-    let defaults = static_files::Config::default();
-    let limits = Limits {
-        max_frame: positive(&a, "max-frame-bytes", 1 << 20)?,
-        max_buffer: positive(&a, "max-buffer-bytes", 256 << 10)?,
-        max_sessions: positive(&a, "max-sessions", 256)?,
-        max_sessions_per_client: positive(&a, "max-sessions-per-client", 64)?,
-        idle: Duration::from_millis(positive(&a, "idle-timeout-ms", 60_000)? as u64),
-        connect: Duration::from_millis(positive(&a, "connect-timeout-ms", 5_000)? as u64),
+/// The relay's bounds when their flags do not say.
+const DEFAULT_LIMITS: Limits = Limits {
+    max_frame: 1 << 20,
+    max_buffer: 256 << 10,
+    max_sessions: 256,
+    max_sessions_per_client: 64,
+    idle: Duration::from_secs(60),
+    connect: Duration::from_secs(5),
+};
+
+/// `pgasync relay`'s flags: its own and serve's (but serve's `--idle-timeout-ms`,
+/// which is the sessions' here).
+#[derive(clap::Args, Default)]
+#[command(mut_arg("max_per_client", |a| a.help(format!(
+    "Connections at once from one address [default: {}, and at least --max-sessions-per-client: \
+     a session holds its connection until the upgrade]",
+    static_files::Config::default().max_per_client
+))))]
+pub struct Flags {
+    /// The targets' TOML file ([targets.NAME] addr = "HOST:PORT", user, databases, tls, password_env|password_file; [sql_load])
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<String>,
+    /// A target besides the file's (repeatable; replaces the file's of the same name)
+    #[arg(long, value_name = "NAME=HOST:PORT")]
+    pub target: Vec<String>,
+    /// Adds to each round trip through target NAME, half each way: 20ms, 1.5ms, 500us, 2s (repeatable)
+    #[arg(long, value_name = "NAME=20ms")]
+    pub delay: Vec<String>,
+    /// A page origin allowed besides the relay's own (repeatable)
+    #[arg(long, value_name = "http(s)://HOST[:PORT]")]
+    pub allow_origin: Vec<String>,
+    #[arg(long, value_name = "BYTES", help = format!(
+        "The largest WebSocket message from the browser; a larger one ends the session (1009) [default: {}]",
+        DEFAULT_LIMITS.max_frame
+    ))]
+    pub max_frame_bytes: Option<String>,
+    #[arg(long, value_name = "BYTES", help = format!(
+        "Bytes buffered each way before the relay stops reading that side [default: {}]", DEFAULT_LIMITS.max_buffer
+    ))]
+    pub max_buffer_bytes: Option<String>,
+    #[arg(long, value_name = "N", help = format!("Sessions at once [default: {}]", DEFAULT_LIMITS.max_sessions))]
+    pub max_sessions: Option<String>,
+    #[arg(long, value_name = "N", help = format!(
+        "Sessions at once from one address [default: {}]", DEFAULT_LIMITS.max_sessions_per_client
+    ))]
+    pub max_sessions_per_client: Option<String>,
+    #[arg(long, value_name = "MS", help = format!(
+        "A session with no bytes either way is closed after this, ms [default: {}]", DEFAULT_LIMITS.idle.as_millis()
+    ))]
+    pub idle_timeout_ms: Option<String>,
+    #[arg(long, value_name = "MS", help = format!(
+        "Connecting to a target, and the server side of a session's start, ms [default: {}]",
+        DEFAULT_LIMITS.connect.as_millis()
+    ))]
+    pub connect_timeout_ms: Option<String>,
+    /// Serves https:// and wss:// with this certificate chain (PEM; with --tls-key)
+    #[arg(long, value_name = "FILE")]
+    pub tls_cert: Option<String>,
+    /// The certificate's private key (PEM; with --tls-cert)
+    #[arg(long, value_name = "FILE")]
+    pub tls_key: Option<String>,
+    #[command(flatten)]
+    pub page: crate::serve::PageFlags,
+}
+
+pub fn run(a: Flags) -> Result<(), CliError> {
+    let targets = targets_from(a.config.as_deref(), &a.target, &a.delay)?;
+    let sql_loader = sql_load_from(a.config.as_deref())?.map(|c| sql_load::Loader::new(c, &targets));
+    let origins = a.allow_origin.iter().map(|o| parse_origin(o)).collect::<Result<Vec<_>, _>>()?;
+    let allow_hosts = a.page.allow_hosts()?;
+    let port = a.page.port()?;
+    let bind = a.page.bind();
+    let (web_root, pkg_root) = a.page.roots();
+    let d = DEFAULT_LIMITS;
+    let ms = |name: &str, v: &Option<String>, default: Duration| -> Result<Duration, CliError> {
+        Ok(Duration::from_millis(positive(name, v.as_deref(), default.as_millis() as usize)? as u64))
     };
+    let limits = Limits {
+        max_frame: positive("max-frame-bytes", a.max_frame_bytes.as_deref(), d.max_frame)?,
+        max_buffer: positive("max-buffer-bytes", a.max_buffer_bytes.as_deref(), d.max_buffer)?,
+        max_sessions: positive("max-sessions", a.max_sessions.as_deref(), d.max_sessions)?,
+        max_sessions_per_client: positive(
+            "max-sessions-per-client",
+            a.max_sessions_per_client.as_deref(),
+            d.max_sessions_per_client,
+        )?,
+        idle: ms("idle-timeout-ms", &a.idle_timeout_ms, d.idle)?,
+        connect: ms("connect-timeout-ms", &a.connect_timeout_ms, d.connect)?,
+    };
+    let defaults = static_files::Config::default();
     let static_cfg = static_files::Config {
-        web_root: a.get("web").map_or_else(|| root.join("web"), PathBuf::from),
-        pkg_root: a.get("pkg").map_or_else(|| root.join("pkg"), PathBuf::from),
-        header_timeout: Duration::from_millis(positive(
-            &a,
-            "header-timeout-ms",
-            defaults.header_timeout.as_millis() as usize,
-        )? as u64),
+        web_root,
+        pkg_root,
+        header_timeout: ms("header-timeout-ms", &a.page.header_timeout_ms, defaults.header_timeout)?,
         // The connection's own inactivity bound outlasts the session's idle timeout
         // (which closes the WebSocket properly): it is only the backstop after an upgrade.
         idle_timeout: defaults.idle_timeout.max(limits.idle + Duration::from_secs(5)),
-        max_connections: positive(&a, "max-connections", defaults.max_connections)?,
+        max_connections: positive("max-connections", a.page.max_connections.as_deref(), defaults.max_connections)?,
         // A session holds its HTTP connection until the upgrade (the target connected),
         // so a client's sessions opening at once each hold one: with serve's 32 per
         // client, a burst of 33 to 64 sessions the session cap allows was refused as
         // "connections" (tests/classroom_load.rs). Unless given, it is at least the
         // per-client session cap.
-        max_per_client: positive(&a, "max-per-client", defaults.max_per_client.max(limits.max_sessions_per_client))?,
+        max_per_client: positive(
+            "max-per-client",
+            a.page.max_per_client.as_deref(),
+            defaults.max_per_client.max(limits.max_sessions_per_client),
+        )?,
         ..defaults
     };
     if !static_cfg.web_root.join("index.html").is_file() {
@@ -320,7 +380,7 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
         );
     }
     // Classroom mode: the page and its WebSockets over TLS (https://, wss://).
-    let tls = match (a.get("tls-cert"), a.get("tls-key")) {
+    let tls = match (a.tls_cert.as_deref(), a.tls_key.as_deref()) {
         (Some(cert), Some(key)) => Some(tokio_rustls::TlsAcceptor::from(
             tls::server_config(Path::new(cert), Path::new(key)).map_err(CliError::Usage)?,
         )),
@@ -387,23 +447,6 @@ fn shutdown_signal() -> Result<impl std::future::Future<Output = ()>, CliError> 
         }
         eprintln!("pgasync relay: shutting down");
     })
-}
-
-/// Splits the repeatable `--NAME VALUE` (or `--NAME=VALUE`) out of `argv`.
-fn take_repeated(argv: &[String], name: &str) -> Result<(Vec<String>, Vec<String>), CliError> {
-    let (flag, prefix) = (format!("--{name}"), format!("--{name}="));
-    let (mut rest, mut values) = (Vec::new(), Vec::new());
-    let mut it = argv.iter();
-    while let Some(a) = it.next() {
-        if *a == flag {
-            values.push(it.next().ok_or_else(|| CliError::Usage(format!("{flag} needs a value")))?.clone());
-        } else if let Some(v) = a.strip_prefix(&prefix) {
-            values.push(v.to_string());
-        } else {
-            rest.push(a.clone());
-        }
-    }
-    Ok((rest, values))
 }
 
 /// The targets of `--config` and `--target` (a flag replaces the file's entry of the
@@ -523,14 +566,6 @@ fn own_origins(scheme: &str, addr: SocketAddr, allow_hosts: &[String]) -> Vec<St
         }
     }
     out
-}
-
-fn positive(a: &Args, name: &str, default: usize) -> Result<usize, CliError> {
-    match a.num::<usize>(name)? {
-        Some(0) => Err(CliError::Usage(format!("--{name} must be at least 1"))),
-        Some(n) => Ok(n),
-        None => Ok(default),
-    }
 }
 
 // ---------------------------------------------------------------------------------

@@ -6,27 +6,64 @@
 //! default in PostgreSQL); `--behaviour` and the other knobs override the file's
 //! `-- @knobs`. Errors print as `FILE:LINE:COLUMN: message`.
 
-use crate::args::Args;
+use crate::args::{self, AllKnobs};
 use crate::CliError;
 use pgasync::clock::Clock;
 use pgasync::frontend::SqlScenario;
 use pgasync::instrument::ExplainOptions;
-use pgasync::knobs::{Source, SPECS};
+use pgasync::knobs::Source;
 
-pub fn run(argv: &[String]) -> Result<(), CliError> {
-    let flags: Vec<&str> = ["file", "mode", "format", "counters", "rows", "log", "live", "profile"]
-        .into_iter()
-        .chain(SPECS.iter().map(|s| s.cli))
-        .collect();
-    let a = Args::parse(argv, &flags)?;
-    let file = a.get("file").ok_or_else(|| "sql needs --file F (a scenario file)".to_string())?;
+pub const ABOUT_LINE: &str = "Runs a scenario file (SQL for the coordinator and each shard, then the query)";
+pub const USAGE: &str = "pgasync sql --file F [--live DIR/relay.toml] [--mode sync|async] [--format text|json]
+            [--counters on|off] [--rows N] [--log on|off] [--profile FILE] [KNOBS]";
+pub const ABOUT: &str = "runs a scenario file — SQL for the coordinator and each shard (-- @shard NAME), then
+the query (-- @query) — in the simulator: EXPLAIN ANALYZE and the rows; errors as FILE:LINE:COL";
+
+/// The rows `sql` prints when `--rows` does not say.
+const MAX_ROWS: usize = 20;
+
+/// `pgasync sql`'s flags. `--rows N` is the knob (rows per shard) and also the most
+/// rows printed.
+#[derive(clap::Args, Default)]
+#[command(mut_arg("rows", |a| a.help(format!(
+    "{}; sql: also the most rows printed, {MAX_ROWS} unless given",
+    args::knob_help(pgasync::knobs::spec(Source::Cli, "rows").expect("the rows knob"))
+))))]
+pub struct Flags {
+    /// The scenario file; required
+    #[arg(long, value_name = "F")]
+    pub file: Option<String>,
+    /// Append's mode [default: the file's enable_async_append, async unless off]
+    #[arg(long, value_name = "sync|async")]
+    pub mode: Option<String>,
+    /// The plan as text or JSON [default: text, or JSON for an EXPLAIN (FORMAT JSON) query]
+    #[arg(long, value_name = "text|json")]
+    pub format: Option<String>,
+    /// Our own Remote:/Async: lines and the JSON key "pgasync" [default: off]
+    #[arg(long, value_name = "on|off")]
+    pub counters: Option<String>,
+    /// Prints the setup's statements on stderr [default: on]
+    #[arg(long, value_name = "on|off")]
+    pub log: Option<String>,
+    /// Loads the file's shard tables into a running `pgasync demo`'s shards and runs there
+    #[arg(long, value_name = "DIR/relay.toml")]
+    pub live: Option<String>,
+    /// Knobs from a JSON file (`pgasync calibrate` writes one); flags override it
+    #[arg(long, value_name = "FILE")]
+    pub profile: Option<String>,
+    #[command(flatten)]
+    pub knobs: AllKnobs,
+}
+
+pub fn run(a: Flags) -> Result<(), CliError> {
+    let file = a.file.as_deref().ok_or_else(|| "sql needs --file F (a scenario file)".to_string())?;
     // An EXPLAIN query says how to print it (FORMAT JSON) unless --format says.
-    let format_flag = a.get("format").is_some();
-    let format = a.choice("format", &["text", "json"], "text")?;
-    let counters = a.choice("counters", &["on", "off"], "off")? == "on";
-    let max_rows: usize = match a.get("rows") {
+    let format_flag = a.format.is_some();
+    let format = args::choice("format", a.format.as_deref(), &["text", "json"], "text")?;
+    let counters = args::choice("counters", a.counters.as_deref(), &["on", "off"], "off")? == "on";
+    let max_rows: usize = match a.knobs.get("rows") {
         Some(v) => v.parse().map_err(|_| format!("--rows {v}: not a number"))?,
-        None => 20,
+        None => MAX_ROWS,
     };
     let text = crate::input::read_text(file, "a scenario file", crate::input::SCRIPT_BYTES)
         .map_err(|e| CliError::Usage(format!("{file}: {e}")))?;
@@ -43,16 +80,16 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
     } else {
         format
     };
-    if a.choice("log", &["on", "off"], "on")? == "on" {
+    if args::choice("log", a.log.as_deref(), &["on", "off"], "on")? == "on" {
         for line in &sql.log {
             eprintln!("{line}");
         }
     }
-    let knobs = crate::knobs_with_profile(&a)?;
+    let knobs = crate::knobs_with_profile(&a.knobs, a.profile.as_deref())?;
     let scenario = sql.scenario(&knobs, Source::Cli).map_err(at)?;
     let default_mode = if sql.async_append() { "async" } else { "sync" };
-    let mode = a.choice("mode", &["sync", "async"], default_mode)?;
-    if let Some(config) = a.get("live") {
+    let mode = args::choice("mode", a.mode.as_deref(), &["sync", "async"], default_mode)?;
+    if let Some(config) = a.live.as_deref() {
         let database = load_live(&text, &scenario, config)?;
         let (mut run, _gateway) = crate::explain::start_live(&scenario, mode == "async", config, &database)?;
         let outcome = run.run_to_end();

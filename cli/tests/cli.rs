@@ -329,3 +329,66 @@ fn sql_runs_a_scenario_file_and_reports_errors_at_their_line() {
     assert!(err.contains("bad.sql:3:8: column \"b\" does not exist"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Every command answers `--help`, `-h` and `pgasync help CMD` on stdout with exit 0,
+/// listing its own flags; knob flags show the knob table's range and default.
+#[test]
+fn every_command_has_its_own_help() {
+    let (code, out, err) = pgasync(&["relay", "--help"]);
+    assert_eq!(code, 0, "{err}");
+    for flag in ["--config <FILE>", "--target <NAME=HOST:PORT>", "--tls-cert <FILE>", "--allow-host <NAME>"] {
+        assert!(out.contains(flag), "{flag} missing from relay --help:\n{out}");
+    }
+    assert!(out.contains("Usage: pgasync relay [--config FILE]"), "{out}");
+    let (code, out, _) = pgasync(&["sql", "-h"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("--file <F>") && out.contains("--log <on|off>") && out.contains("--fetch-size <N>"), "{out}");
+    let (code, out, _) = pgasync(&["help", "bench"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("--queries <N>") && out.contains("(1 to 1000) [default: 20]"), "{out}");
+    assert!(out.contains("--delay-ms") && !out.contains("--offset <N>"), "bench takes no --offset: {out}");
+    // A knob's range and default, from pgasync::knobs::SPECS.
+    let (code, out, _) = pgasync(&["explain", "--help"]);
+    assert_eq!(code, 0);
+    let spec = pgasync::knobs::spec(pgasync::knobs::Source::Cli, "fetch-size").unwrap();
+    let pgasync::knobs::Kind::Int { lo, hi } = spec.kind else { panic!("fetch size is an integer") };
+    assert!(out.contains(&format!("{} ({lo} to {hi}) [default: the scenario's]", spec.help)), "{out}");
+    assert!(out.contains("--fetch-ahead[=<on|off>]") && out.contains("[default: off (pg15)]"), "{out}");
+    for cmd in ["explain", "bench", "sql", "trace", "calibrate", "serve", "demo", "relay", "completions"] {
+        for help in [&[cmd, "--help"][..], &[cmd, "-h"], &["help", cmd]] {
+            let (code, out, err) = pgasync(help);
+            assert_eq!(code, 0, "{help:?}: {err}");
+            assert!(out.contains(&format!("Usage: pgasync {cmd}")), "{help:?}: {out}");
+        }
+    }
+    // The top-level help lists every command.
+    let (_, out, _) = pgasync(&["-h"]);
+    for cmd in ["explain", "bench", "sql", "trace", "calibrate", "serve", "demo", "relay", "completions", "help"] {
+        assert!(out.contains(&format!("\n  {cmd} ")), "{cmd} missing from pgasync -h:\n{out}");
+    }
+}
+
+#[test]
+fn a_misspelt_flag_or_command_gets_a_suggestion_on_one_line() {
+    refused(
+        &["explain", "--scenario", "E", "--fetch-szie", "100"],
+        &["unknown option --fetch-szie", "a similar argument exists: '--fetch-size'"],
+    );
+    refused(&["relay", "--tls-crt", "c.pem"], &["unknown option --tls-crt", "'--tls-cert'"]);
+    refused(&["bnech"], &["unknown command \"bnech\"", "a similar command exists: 'bench'"]);
+    refused(&["sql", "--file"], &["--file needs a value"]);
+    refused(&["relay", "--port", "1", "--port", "2"], &["--port is given twice"]);
+    refused(&["bench", "--runs", "2"], &["--runs is bench --live's"]);
+    refused(&["bench", "--live", "--shards", "2"], &["--shards is not bench --live's"]);
+    refused(&["completions", "tcsh"], &["completions tcsh: not one of bash"]);
+}
+
+#[test]
+fn completions_for_bash_zsh_and_fish() {
+    for (shell, needle) in [("bash", "_pgasync()"), ("zsh", "#compdef pgasync"), ("fish", "complete -c pgasync")] {
+        let (code, out, err) = pgasync(&["completions", shell]);
+        assert_eq!(code, 0, "{shell}: {err}");
+        assert!(out.contains(needle), "{shell}: {}", &out[..200.min(out.len())]);
+        assert!(out.contains("fetch-size") && out.contains("allow-origin"), "{shell}: knob and relay flags");
+    }
+}
