@@ -61,6 +61,40 @@ pub struct KnobSpec {
 
 const RTT: (f64, f64) = (0.0, 10_000.0);
 
+/// postgres_fdw's own default `fetch_size`, used where neither a knob nor a server's
+/// options say otherwise.
+pub const DEFAULT_FETCH_SIZE: usize = 100;
+/// The simulated network's round trip and bandwidth when the knobs do not say.
+pub const DEFAULT_RTT_MS: f64 = 1.0;
+pub const DEFAULT_BANDWIDTH_MBPS: f64 = 1000.0;
+/// Scenario M's OFFSET and LIMIT (seed 003's query) when the knobs do not say.
+pub const DEFAULT_OFFSET: u64 = 100;
+pub const DEFAULT_LIMIT: u64 = 15;
+
+/// A number knob's default, as its flag's help shows it, read from where the default
+/// is defined (the constants above, the simulator's and the coordinator's cost
+/// defaults), so no default is written twice. `None` for knobs whose default depends
+/// on the scenario (shards, rows, sharing) or is a preset's (the switches).
+pub fn default_text(name: &str) -> Option<String> {
+    let costs = crate::sim::ServerCosts::default();
+    let model = crate::clock::CostModel::default();
+    let us = |ns: u64| format!("{}", ns as f64 / 1000.0);
+    Some(match name {
+        "fetch_size" => DEFAULT_FETCH_SIZE.to_string(),
+        "rtt_ms" => DEFAULT_RTT_MS.to_string(),
+        "bandwidth_mbps" => DEFAULT_BANDWIDTH_MBPS.to_string(),
+        "offset" => DEFAULT_OFFSET.to_string(),
+        "limit" => DEFAULT_LIMIT.to_string(),
+        "server_row_us" => us(costs.server_row_ns),
+        "server_query_us" => us(costs.server_query_ns),
+        "connect_ms" => format!("{}", costs.connect_ns as f64 / 1e6),
+        "coordinator_row_us" => us(model.foreign_row_ns),
+        "coordinator_answer_us" => us(model.message_ns),
+        "coordinator_async_us" => us(model.async_request_ns),
+        _ => return None,
+    })
+}
+
 /// Every knob. The behaviour switches follow `behaviour::KNOBS`, in its order.
 pub const SPECS: &[KnobSpec] = &[
     KnobSpec {

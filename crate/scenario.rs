@@ -348,7 +348,7 @@ impl ScenarioInfo {
     pub fn settings(&self, k: &Knobs, source: Source) -> Result<Settings, String> {
         knobs::validate(k, self.default_shards, source)?;
         let shards = k.shards.unwrap_or(self.default_shards);
-        let rtt = (k.rtt_ms.unwrap_or(1.0) * 1e6) as u64;
+        let rtt = (k.rtt_ms.unwrap_or(knobs::DEFAULT_RTT_MS) * 1e6) as u64;
         let rtts = match &k.rtt_ms_per_shard {
             Some(per) => per.iter().map(|r| (r * 1e6) as u64).collect(),
             None => vec![rtt; shards],
@@ -359,9 +359,9 @@ impl ScenarioInfo {
         Ok(Settings {
             shards,
             rows: k.rows_per_shard.unwrap_or(self.default_rows),
-            fetch_size: k.fetch_size.unwrap_or(100),
+            fetch_size: k.fetch_size.unwrap_or(knobs::DEFAULT_FETCH_SIZE),
             rtts,
-            bandwidth_bps: (k.bandwidth_mbps.unwrap_or(1000.0) * 125_000.0) as u64,
+            bandwidth_bps: (k.bandwidth_mbps.unwrap_or(knobs::DEFAULT_BANDWIDTH_MBPS) * 125_000.0) as u64,
             costs,
             cost,
             sharing,
@@ -628,8 +628,8 @@ fn score_of(id: i64) -> i64 {
 }
 
 fn build_merge(_info: &ScenarioInfo, knobs: &Knobs, s: &Settings) -> Result<Scenario, String> {
-    let offset = knobs.offset.unwrap_or(100);
-    let limit = knobs.limit.unwrap_or(15);
+    let offset = knobs.offset.unwrap_or(crate::knobs::DEFAULT_OFFSET);
+    let limit = knobs.limit.unwrap_or(crate::knobs::DEFAULT_LIMIT);
     // Seed 003: players hash-partitioned (modulus shards) over servers s2, s3, … two
     // partitions each (dedicated: one each).
     let sharing = s.sharing.unwrap_or(Sharing::Shared);

@@ -938,7 +938,7 @@ impl CompareJob {
 /// top, about two per FETCH (the request and its answer), and the set-up and end
 /// statements of every connection.
 pub fn estimated_steps(rows: usize, knobs: &Knobs) -> usize {
-    let fetch = knobs.fetch_size.unwrap_or(100).max(1);
+    let fetch = knobs.fetch_size.unwrap_or(crate::knobs::DEFAULT_FETCH_SIZE).max(1);
     let shards = knobs.shards.unwrap_or(4);
     rows + 2 * rows.div_ceil(fetch) + 16 * shards
 }
@@ -1032,7 +1032,7 @@ pub fn plan_bound(scenario: &Scenario, plan: &crate::plan::Plan) -> PlanBound {
             if let Some(limit) = f.remote.limit {
                 rows = rows.min(usize::try_from(limit).unwrap_or(usize::MAX));
             }
-            let fetch = spec.map(|s| s.server.options.fetch_size).unwrap_or(100).max(1);
+            let fetch = spec.map(|s| s.server.options.fetch_size).unwrap_or(crate::knobs::DEFAULT_FETCH_SIZE).max(1);
             PlanBound { rows, remote_rows: rows, fetches: rows / fetch + 1, scans: 1 }
         }
         Plan::Append { children } | Plan::MergeAppend { children, .. } => sum(children),
@@ -1144,7 +1144,7 @@ pub(crate) fn check_demo_size(id: &str, knobs: &Knobs) -> Result<(), String> {
             "about {steps} steps ({rows} rows, fetch_size={}) is too big to record step by step \
              (at most {MAX_DEMO_STEPS}): raise fetch_size or lower rows or shards, or use \
              `pgasync bench` / `pgasync explain` for large runs",
-            knobs.fetch_size.unwrap_or(100)
+            knobs.fetch_size.unwrap_or(crate::knobs::DEFAULT_FETCH_SIZE)
         ));
     }
     Ok(())

@@ -119,7 +119,7 @@ pub fn knob_default(s: &KnobSpec) -> String {
         Kind::FloatList { .. } => "--rtt-ms for every shard".into(),
         _ if s.name == "shards" => scenario_default(|i| i.default_shards),
         _ if s.name == "rows_per_shard" => scenario_default(|i| i.default_rows),
-        _ => "the scenario's".into(),
+        _ => pgasync::knobs::default_text(s.name).unwrap_or_else(|| "the scenario's".into()),
     }
 }
 

@@ -352,7 +352,8 @@ fn every_command_has_its_own_help() {
     assert_eq!(code, 0);
     let spec = pgasync::knobs::spec(pgasync::knobs::Source::Cli, "fetch-size").unwrap();
     let pgasync::knobs::Kind::Int { lo, hi } = spec.kind else { panic!("fetch size is an integer") };
-    assert!(out.contains(&format!("{} ({lo} to {hi}) [default: the scenario's]", spec.help)), "{out}");
+    let default = pgasync::knobs::DEFAULT_FETCH_SIZE;
+    assert!(out.contains(&format!("{} ({lo} to {hi}) [default: {default}]", spec.help)), "{out}");
     assert!(out.contains("--fetch-ahead[=<on|off>]") && out.contains("[default: off (pg15)]"), "{out}");
     for cmd in ["explain", "bench", "sql", "trace", "calibrate", "serve", "demo", "relay", "completions"] {
         for help in [&[cmd, "--help"][..], &[cmd, "-h"], &["help", cmd]] {

@@ -229,7 +229,7 @@ impl SqlScenario {
             }
         }
         let (costs, cost) = crate::scenario::costs_of(&k);
-        let rtt = k.rtt_ms.unwrap_or(1.0);
+        let rtt = k.rtt_ms.unwrap_or(crate::knobs::DEFAULT_RTT_MS);
         let mut servers = Vec::new();
         for (i, name) in planned.servers.iter().enumerate() {
             let server =
@@ -247,7 +247,11 @@ impl SqlScenario {
                     catalog.add(table(shard, t));
                 }
             }
-            let fetch_size = server.option("fetch_size").and_then(|v| v.parse().ok()).or(k.fetch_size).unwrap_or(100);
+            let fetch_size = server
+                .option("fetch_size")
+                .and_then(|v| v.parse().ok())
+                .or(k.fetch_size)
+                .unwrap_or(crate::knobs::DEFAULT_FETCH_SIZE);
             let async_capable = server.option("async_capable").and_then(super::catalog::parse_bool).unwrap_or(false);
             let shard_rtt = k.rtt_ms_per_shard.as_ref().and_then(|v| v.get(i).copied()).unwrap_or(rtt);
             servers.push(ServerSpec {
@@ -258,12 +262,14 @@ impl SqlScenario {
                 catalog,
                 link: LinkParams {
                     rtt_ns: (shard_rtt * 1e6) as u64,
-                    bandwidth_bps: (k.bandwidth_mbps.unwrap_or(1000.0) * 125_000.0) as u64,
+                    bandwidth_bps: (k.bandwidth_mbps.unwrap_or(crate::knobs::DEFAULT_BANDWIDTH_MBPS) * 125_000.0)
+                        as u64,
                 },
                 costs: costs.clone(),
             });
         }
-        let fetch_size = servers.first().map(|s| s.server.options.fetch_size).unwrap_or(100);
+        let fetch_size =
+            servers.first().map(|s| s.server.options.fetch_size).unwrap_or(crate::knobs::DEFAULT_FETCH_SIZE);
         Ok(Scenario {
             id: "sql".into(),
             local,
