@@ -463,7 +463,7 @@ impl ExportJob {
     /// constructor): refused, as the page's session is, above the page's sizes.
     pub fn for_page(
         id: &str,
-        knobs: &crate::scenario::Knobs,
+        knobs: &crate::knobs::Knobs,
         async_mode: bool,
         format: Format,
     ) -> Result<ExportJob, String> {
@@ -664,7 +664,7 @@ impl ExportJob {
 mod tests {
     use super::*;
 
-    use crate::scenario::Knobs;
+    use crate::knobs::Knobs;
 
     /// Run E at a small size, and its trace as the job writes it.
     fn small_e(async_mode: bool) -> (Scenario, QueryRun) {

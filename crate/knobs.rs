@@ -13,8 +13,7 @@
 //! finite number`, `shards=0x10: not a decimal integer`), with the range when the value
 //! is out of it.
 
-use crate::behaviour::Preset;
-use crate::scenario::{Knobs, Sharing};
+use crate::behaviour::{Behaviour, Preset};
 
 /// Who gave the value: decides how a knob is named in messages.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -70,6 +69,111 @@ pub const DEFAULT_BANDWIDTH_MBPS: f64 = 1000.0;
 /// Scenario M's OFFSET and LIMIT (seed 003's query) when the knobs do not say.
 pub const DEFAULT_OFFSET: u64 = 100;
 pub const DEFAULT_LIMIT: u64 = 15;
+
+/// The most rows a scenario may generate in all, so a knob typo fails with a message
+/// instead of exhausting memory. Measured peak RSS of `pgasync explain` (release, 64-bit
+/// Linux) at this cap (`--rows 4000000`): 3.6 GB for M, 2.75 GB for E and C, about 230
+/// and 170 bytes a row in all. At the earlier cap of 20M, M peaked at 4.5 GB and E and C
+/// at 3.4 GB: too much for "bounded".
+pub const MAX_TOTAL_ROWS: usize = 16_000_000;
+
+/// The most text a scenario file may have (the page refuses larger ones before
+/// running anything).
+pub const MAX_SCRIPT_BYTES: usize = 1 << 20;
+
+/// How foreign tables map to servers (and so to connections). Whether several queries
+/// may be in flight on a shared connection is the behaviour knob `pipeline`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Sharing {
+    /// One server (one connection) per shard.
+    Dedicated,
+    /// Every foreign table on one server: one shared connection.
+    Shared,
+}
+
+impl Sharing {
+    pub fn parse(s: &str) -> Result<Sharing, String> {
+        match s {
+            "dedicated" => Ok(Sharing::Dedicated),
+            "shared" => Ok(Sharing::Shared),
+            _ => Err(format!("unknown sharing \"{s}\" (expected dedicated or shared)")),
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            Sharing::Dedicated => "dedicated",
+            Sharing::Shared => "shared",
+        }
+    }
+}
+
+/// The knobs of a scenario. `None` means the scenario's own default.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Knobs {
+    pub shards: Option<usize>,
+    pub rows_per_shard: Option<usize>,
+    pub fetch_size: Option<usize>,
+    /// Round-trip time of every connection, in milliseconds.
+    pub rtt_ms: Option<f64>,
+    /// Per-shard round-trip times (overrides `rtt_ms` for the first shards).
+    pub rtt_ms_per_shard: Option<Vec<f64>>,
+    pub bandwidth_mbps: Option<f64>,
+    pub sharing: Option<Sharing>,
+    /// Server-side cost per row sent, in microseconds.
+    pub server_row_us: Option<f64>,
+    /// Server-side cost per statement (a FETCH, a Query, an extended-protocol cycle),
+    /// in microseconds.
+    pub server_query_us: Option<f64>,
+    /// Server-side cost of accepting a connection (backend start and authentication,
+    /// until ReadyForQuery), in milliseconds.
+    pub connect_ms: Option<f64>,
+    /// The coordinator's CPU per row fetched from a shard (the DataRow decoded and made
+    /// a tuple: `CostModel::foreign_row_ns`), in microseconds.
+    pub coordinator_row_us: Option<f64>,
+    /// The coordinator's CPU per answer a scan reads (a FETCH's batch, a DECLARE's
+    /// completion: the socket's wait, reads and parsing; `CostModel::message_ns`), in
+    /// microseconds.
+    pub coordinator_answer_us: Option<f64>,
+    /// The coordinator's CPU per asynchronous request, beyond the synchronous path
+    /// (`CostModel::async_request_ns`), in microseconds.
+    pub coordinator_async_us: Option<f64>,
+    /// Scenario M: OFFSET and LIMIT of the query.
+    pub offset: Option<u64>,
+    pub limit: Option<u64>,
+    /// The behaviour preset (`pg15` when None) and per-knob overrides on top of it
+    /// (see `behaviour::KNOBS`).
+    pub behaviour: Option<Preset>,
+    pub fetch_ahead: Option<bool>,
+    pub pipelined_setup: Option<bool>,
+    pub parallel_commit: Option<bool>,
+    pub parallel_close: Option<bool>,
+    pub pipeline: Option<bool>,
+    pub fifo_results: Option<bool>,
+    pub async_merge_append: Option<bool>,
+}
+
+impl Knobs {
+    /// The behaviour of the run: the preset, then each knob given explicitly.
+    pub fn resolve_behaviour(&self) -> Behaviour {
+        let mut b = Behaviour::from_preset(self.behaviour.unwrap_or_default());
+        let overrides = [
+            (&mut b.fetch_ahead, self.fetch_ahead),
+            (&mut b.pipelined_setup, self.pipelined_setup),
+            (&mut b.parallel_commit, self.parallel_commit),
+            (&mut b.parallel_close, self.parallel_close),
+            (&mut b.pipeline, self.pipeline),
+            (&mut b.fifo_results, self.fifo_results),
+            (&mut b.async_merge_append, self.async_merge_append),
+        ];
+        for (field, v) in overrides {
+            if let Some(v) = v {
+                *field = v;
+            }
+        }
+        b
+    }
+}
 
 /// A number knob's default, as its flag's help shows it, read from where the default
 /// is defined (the constants above, the simulator's and the coordinator's cost
@@ -248,7 +352,7 @@ pub const PAGE_PARAMS: &[&str] = &["scenario", "mode", "step", "sql"];
 /// The longest `sql=` value a URL may carry: a scenario file of the largest accepted
 /// size (`frontend::script::MAX_SCRIPT_BYTES`), deflated, in base64url (4 characters
 /// per 3 bytes), even if it did not compress at all.
-pub const MAX_SQL_PARAM: usize = crate::frontend::script::MAX_SCRIPT_BYTES / 3 * 4 + 4096;
+pub const MAX_SQL_PARAM: usize = MAX_SCRIPT_BYTES / 3 * 4 + 4096;
 
 /// Most steps a URL may ask for (far more than any recordable run has).
 pub const MAX_STEP: u64 = 100_000_000;
@@ -561,7 +665,7 @@ pub fn from_query(pairs: &[(String, String)]) -> Result<PageQuery, String> {
                     return Err(format!(
                         "sql=…: {} characters is longer than a scenario file of at most {} bytes can be",
                         raw.len(),
-                        crate::frontend::script::MAX_SCRIPT_BYTES
+                        MAX_SCRIPT_BYTES
                     ));
                 }
                 if let Some(c) = raw.chars().find(|c| !(c.is_ascii_alphanumeric() || *c == '-' || *c == '_')) {

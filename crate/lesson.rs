@@ -39,9 +39,9 @@
 //! its session steps), which gives every answer and the steps at which each note shows.
 
 use crate::exec_async::AsyncState;
+use crate::knobs::Knobs;
 use crate::remote::Proto;
 use crate::run::QueryRun;
-use crate::scenario::Knobs;
 use crate::trace::{TraceEvent, TraceKind};
 use serde::Serialize;
 
@@ -422,6 +422,14 @@ impl LessonRun {
             total_steps: self.steps,
         }))
     }
+}
+
+/// Every question's answer from `session`'s run, once it has finished.
+pub fn session_answers(lesson: &Lesson, session: &crate::session::Session) -> Result<Vec<String>, String> {
+    if !session.run().is_done() {
+        return Err("the run is not finished: run it to the end first, or use a LessonRun".into());
+    }
+    Ok(answers(lesson, session.run(), session.labels()))
 }
 
 /// Every question's answer from a finished run, in question order.

@@ -114,23 +114,6 @@ impl<H: WaitingHost> QueryRun<H> {
 }
 
 impl<H: Host> QueryRun<H> {
-    /// A built-in scenario's plan on any host (real shards hold the scenario's data):
-    /// ExecInit with the scenario's servers and behaviour.
-    pub fn for_scenario(
-        sc: &crate::scenario::Scenario,
-        async_mode: bool,
-        clock: crate::clock::Clock,
-        trace: bool,
-        host: H,
-    ) -> Result<QueryRun<H>, String> {
-        let servers = sc.servers.iter().map(|s| s.server.clone()).collect();
-        let mut es = EState::new(clock, servers, async_mode, trace);
-        es.set_behaviour(sc.behaviour);
-        es.cost = sc.cost.clone();
-        let root = crate::executor::init_plan(&sc.plan, &crate::executor::InitContext { catalog: &sc.local }, &mut es)?;
-        Ok(QueryRun::new(es, root, host, sc.plan.output_columns()))
-    }
-
     pub fn new(es: EState, root: PlanState, host: H, columns: Vec<Column>) -> QueryRun<H> {
         let started_at = es.now();
         QueryRun {

@@ -2,11 +2,12 @@
 //! with their knobs, their data, a reference result computed straight from the data,
 //! and the lower bound of the scenario's own model.
 
-use crate::behaviour::{Behaviour, Preset};
+use crate::behaviour::Behaviour;
 use crate::clock::{Clock, CostModel};
 use crate::estate::EState;
 use crate::executor::{init_plan, InitContext};
-use crate::knobs::{self, Source};
+use crate::host::Host;
+use crate::knobs::{self, Knobs, Sharing, Source, MAX_TOTAL_ROWS};
 use crate::plan::{
     AggCall, AggFunc, AggStrategy, Expr, ForeignScanPlan, Plan, RemoteQuery, RemoteTarget, ScanName, SortKey,
 };
@@ -15,13 +16,6 @@ use crate::run::QueryRun;
 use crate::sim::{LinkParams, ServerCosts, ShardServer, SimHost};
 use crate::types::{Catalog, ColType, Column, Datum, Table};
 use std::collections::BTreeMap;
-
-/// The most rows a scenario may generate in all, so a knob typo fails with a message
-/// instead of exhausting memory. Measured peak RSS of `pgasync explain` (release, 64-bit
-/// Linux) at this cap (`--rows 4000000`): 3.6 GB for M, 2.75 GB for E and C, about 230
-/// and 170 bytes a row in all. At the earlier cap of 20M, M peaked at 4.5 GB and E and C
-/// at 3.4 GB: too much for "bounded".
-pub const MAX_TOTAL_ROWS: usize = 16_000_000;
 
 /// The simulated shards' costs and the coordinator's cost model the knobs set (the
 /// calibrated ones, `pgasync calibrate --live`); the defaults where they do not say.
@@ -60,100 +54,6 @@ pub fn bench_size(id: &str, k: &Knobs) -> Knobs {
         k.rows_per_shard = scenario_info(id).ok().map(|s| s.bench_rows);
     }
     k
-}
-
-/// How foreign tables map to servers (and so to connections). Whether several queries
-/// may be in flight on a shared connection is the behaviour knob `pipeline`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Sharing {
-    /// One server (one connection) per shard.
-    Dedicated,
-    /// Every foreign table on one server: one shared connection.
-    Shared,
-}
-
-impl Sharing {
-    pub fn parse(s: &str) -> Result<Sharing, String> {
-        match s {
-            "dedicated" => Ok(Sharing::Dedicated),
-            "shared" => Ok(Sharing::Shared),
-            _ => Err(format!("unknown sharing \"{s}\" (expected dedicated or shared)")),
-        }
-    }
-    pub fn name(self) -> &'static str {
-        match self {
-            Sharing::Dedicated => "dedicated",
-            Sharing::Shared => "shared",
-        }
-    }
-}
-
-/// The knobs of a scenario. `None` means the scenario's own default.
-#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct Knobs {
-    pub shards: Option<usize>,
-    pub rows_per_shard: Option<usize>,
-    pub fetch_size: Option<usize>,
-    /// Round-trip time of every connection, in milliseconds.
-    pub rtt_ms: Option<f64>,
-    /// Per-shard round-trip times (overrides `rtt_ms` for the first shards).
-    pub rtt_ms_per_shard: Option<Vec<f64>>,
-    pub bandwidth_mbps: Option<f64>,
-    pub sharing: Option<Sharing>,
-    /// Server-side cost per row sent, in microseconds.
-    pub server_row_us: Option<f64>,
-    /// Server-side cost per statement (a FETCH, a Query, an extended-protocol cycle),
-    /// in microseconds.
-    pub server_query_us: Option<f64>,
-    /// Server-side cost of accepting a connection (backend start and authentication,
-    /// until ReadyForQuery), in milliseconds.
-    pub connect_ms: Option<f64>,
-    /// The coordinator's CPU per row fetched from a shard (the DataRow decoded and made
-    /// a tuple: `CostModel::foreign_row_ns`), in microseconds.
-    pub coordinator_row_us: Option<f64>,
-    /// The coordinator's CPU per answer a scan reads (a FETCH's batch, a DECLARE's
-    /// completion: the socket's wait, reads and parsing; `CostModel::message_ns`), in
-    /// microseconds.
-    pub coordinator_answer_us: Option<f64>,
-    /// The coordinator's CPU per asynchronous request, beyond the synchronous path
-    /// (`CostModel::async_request_ns`), in microseconds.
-    pub coordinator_async_us: Option<f64>,
-    /// Scenario M: OFFSET and LIMIT of the query.
-    pub offset: Option<u64>,
-    pub limit: Option<u64>,
-    /// The behaviour preset (`pg15` when None) and per-knob overrides on top of it
-    /// (see `behaviour::KNOBS`).
-    pub behaviour: Option<Preset>,
-    pub fetch_ahead: Option<bool>,
-    pub pipelined_setup: Option<bool>,
-    pub parallel_commit: Option<bool>,
-    pub parallel_close: Option<bool>,
-    pub pipeline: Option<bool>,
-    pub fifo_results: Option<bool>,
-    pub async_merge_append: Option<bool>,
-}
-
-impl Knobs {
-    /// The behaviour of the run: the preset, then each knob given explicitly.
-    pub fn resolve_behaviour(&self) -> Behaviour {
-        let mut b = Behaviour::from_preset(self.behaviour.unwrap_or_default());
-        let overrides = [
-            (&mut b.fetch_ahead, self.fetch_ahead),
-            (&mut b.pipelined_setup, self.pipelined_setup),
-            (&mut b.parallel_commit, self.parallel_commit),
-            (&mut b.parallel_close, self.parallel_close),
-            (&mut b.pipeline, self.pipeline),
-            (&mut b.fifo_results, self.fifo_results),
-            (&mut b.async_merge_append, self.async_merge_append),
-        ];
-        for (field, v) in overrides {
-            if let Some(v) = v {
-                *field = v;
-            }
-        }
-        b
-    }
 }
 
 /// One built-in scenario: what the page lists, its defaults, and how it is built. The
@@ -443,11 +343,6 @@ impl Scenario {
 
     /// Starts a run: async mode honours `async_capable`, sync mode ignores it.
     pub fn start(&self, async_mode: bool, clock: Clock, trace: bool) -> Result<QueryRun, String> {
-        let servers: Vec<ForeignServer> = self.servers.iter().map(|s| s.server.clone()).collect();
-        let mut es = EState::new(clock, servers, async_mode, trace);
-        es.set_behaviour(self.behaviour);
-        es.cost = self.cost.clone();
-        let root = init_plan(&self.plan, &InitContext { catalog: &self.local }, &mut es)?;
         let shards = self
             .servers
             .iter()
@@ -459,6 +354,24 @@ impl Scenario {
             })
             .collect();
         let host = SimHost::new(shards, self.servers.iter().map(|s| s.link).collect());
+        self.start_on(host, async_mode, clock, trace)
+    }
+
+    /// The one start of a run of this scenario, on any host (the simulated shards of
+    /// [`Scenario::start`], real ones over TCP or WebSockets, which hold the scenario's
+    /// data): ExecInit with the scenario's servers, behaviour and cost model.
+    pub fn start_on<H: Host>(
+        &self,
+        host: H,
+        async_mode: bool,
+        clock: Clock,
+        trace: bool,
+    ) -> Result<QueryRun<H>, String> {
+        let servers: Vec<ForeignServer> = self.servers.iter().map(|s| s.server.clone()).collect();
+        let mut es = EState::new(clock, servers, async_mode, trace);
+        es.set_behaviour(self.behaviour);
+        es.cost = self.cost.clone();
+        let root = init_plan(&self.plan, &InitContext { catalog: &self.local }, &mut es)?;
         Ok(QueryRun::new(es, root, host, self.plan.output_columns()))
     }
 

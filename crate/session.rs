@@ -18,9 +18,10 @@ use crate::clock::Clock;
 use crate::exec_async::AsyncState;
 use crate::host::Host;
 use crate::instrument::ExplainNode;
+use crate::knobs::Knobs;
 use crate::remote::Proto;
 use crate::run::{Phase, QueryRun, Step};
-use crate::scenario::{Knobs, Scenario};
+use crate::scenario::Scenario;
 use crate::sim::SimHost;
 use crate::trace::{TraceEvent, TraceKind};
 use serde::Serialize;
@@ -408,12 +409,9 @@ impl Session {
             .collect()
     }
 
-    /// Every question's answer from this run, once it has finished (`lesson::answer`).
-    pub fn lesson_answers(&self, lesson: &crate::lesson::Lesson) -> Result<Vec<String>, String> {
-        if !self.run.is_done() {
-            return Err("the run is not finished: run it to the end first, or use a LessonRun".into());
-        }
-        Ok(crate::lesson::answers(lesson, &self.run, &self.labels))
+    /// The plan's node labels, as the narration names the nodes.
+    pub fn labels(&self) -> &[String] {
+        &self.labels
     }
 
     /// Runs until the clock has advanced by `ms` (virtual) or the run ends.

@@ -12,9 +12,10 @@ use pgasync::exec_async::{
 use pgasync::executor::{ExecNode, ExecStatus, PlanState};
 use pgasync::host::WaitingHost;
 use pgasync::instrument::ExplainNode;
+use pgasync::knobs::{Knobs, Sharing};
 use pgasync::remote::{ForeignServer, ServerOptions};
 use pgasync::run::QueryRun;
-use pgasync::scenario::{Knobs, Scenario, Sharing};
+use pgasync::scenario::Scenario;
 use pgasync::trace::TraceKind;
 use pgasync::types::Datum;
 

@@ -7,8 +7,9 @@ use pgasync::instrument::{
     explain_json, explain_json_text, explain_json_with, explain_text, explain_text_with, ExplainNode, ExplainOptions,
     Instrumentation,
 };
+use pgasync::knobs::Knobs;
 use pgasync::run::QueryRun;
-use pgasync::scenario::{Knobs, Scenario};
+use pgasync::scenario::Scenario;
 use serde_json::Value;
 
 fn e_knobs() -> Knobs {

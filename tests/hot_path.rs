@@ -5,7 +5,8 @@
 //! Allocations that only double a buffer grow with the logarithm of the rows.
 
 use pgasync::clock::Clock;
-use pgasync::scenario::{Knobs, Scenario};
+use pgasync::knobs::Knobs;
+use pgasync::scenario::Scenario;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicU64, Ordering};
 

@@ -5,9 +5,10 @@
 //! changes the run against pg15.
 
 use pgasync::clock::Clock;
+use pgasync::knobs::Knobs;
 use pgasync::lesson::{self, NoteOn};
 use pgasync::run::QueryRun;
-use pgasync::scenario::{Knobs, Scenario};
+use pgasync::scenario::Scenario;
 use pgasync::sim::SimHost;
 
 fn lessons() -> Vec<(String, lesson::Lesson)> {

@@ -12,9 +12,10 @@ mod support;
 use pgasync::behaviour::Preset;
 use pgasync::clock::Clock;
 use pgasync::host_tcp::TcpHost;
+use pgasync::knobs::Knobs;
 use pgasync::postgres_sql::{coordinator_ddl, coordinator_query};
 use pgasync::run::QueryRun;
-use pgasync::scenario::{Knobs, Scenario};
+use pgasync::scenario::Scenario;
 use pgasync::sim::load_sql;
 use std::net::SocketAddr;
 use std::time::Instant;
@@ -50,7 +51,7 @@ fn run_live(sc: &Scenario, async_mode: bool, addrs: &[SocketAddr]) -> QueryRun<T
     let clock = Clock::from_host(Box::new(move || t0.elapsed().as_nanos() as u64));
     let host = TcpHost::new(addrs);
     let writer = host.writer();
-    let mut run = QueryRun::for_scenario(sc, async_mode, clock, false, host).expect("ExecInit");
+    let mut run = sc.start_on(host, async_mode, clock, false).expect("ExecInit");
     // Statements go on the wire when sent, as libpq writes them.
     run.es.writer = Some(writer);
     run.run_to_end().unwrap_or_else(|e| panic!("{} async={async_mode}: {e}", sc.id));

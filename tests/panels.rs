@@ -17,7 +17,8 @@
 //! Seeking back (from a checkpoint, as the page's scrubber does) gives the same figures.
 
 use pgasync::behaviour::Preset;
-use pgasync::scenario::{Knobs, SCENARIOS};
+use pgasync::knobs::Knobs;
+use pgasync::scenario::SCENARIOS;
 use pgasync::session::{NodeView, Session, Snapshot};
 use pgasync::trace::{TraceEvent, TraceKind};
 use std::collections::HashMap;

@@ -6,8 +6,9 @@
 use pgasync::clock::Clock;
 use pgasync::estate::ExecError;
 use pgasync::exec_async::AsyncState;
+use pgasync::knobs::{Knobs, Sharing};
 use pgasync::run::{Phase, QueryRun};
-use pgasync::scenario::{Knobs, Scenario, Sharing};
+use pgasync::scenario::Scenario;
 use pgasync::trace::TraceKind;
 use pgasync::types::Datum;
 use proptest::prelude::*;

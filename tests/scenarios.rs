@@ -8,8 +8,9 @@ use pgasync::behaviour::Preset;
 use pgasync::clock::Clock;
 use pgasync::estate::ExecError;
 use pgasync::exec_async::AsyncState;
+use pgasync::knobs::{Knobs, Sharing};
 use pgasync::run::QueryRun;
-use pgasync::scenario::{Knobs, Scenario, Sharing, SCENARIOS};
+use pgasync::scenario::{Scenario, SCENARIOS};
 use pgasync::trace::{TraceEvent, TraceKind};
 use pgasync::types::Datum;
 

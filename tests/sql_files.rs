@@ -10,8 +10,9 @@ use pgasync::clock::Clock;
 use pgasync::frontend::script::SCENARIO_FILES;
 use pgasync::frontend::SqlScenario;
 use pgasync::instrument::ExplainOptions;
+use pgasync::knobs::Knobs;
 use pgasync::knobs::Source;
-use pgasync::scenario::{Knobs, Scenario};
+use pgasync::scenario::Scenario;
 
 #[test]
 fn d_e_and_x_files_run_as_the_built_in_scenarios() {

@@ -8,8 +8,8 @@
 
 use pgasync::clock::Clock;
 use pgasync::frontend::SqlScenario;
+use pgasync::knobs::Knobs;
 use pgasync::knobs::Source;
-use pgasync::scenario::Knobs;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 struct Rng(u64);

@@ -23,8 +23,8 @@ use pgasync::clock::Clock;
 use pgasync::frontend::catalog::RelKind;
 use pgasync::frontend::SqlScenario;
 use pgasync::instrument::ExplainOptions;
+use pgasync::knobs::Knobs;
 use pgasync::knobs::Source;
-use pgasync::scenario::Knobs;
 use support::pg::*;
 use support::sqlfile::{coordinator_sets, mask, parse_rows, run_on_postgres};
 

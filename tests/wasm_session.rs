@@ -3,7 +3,7 @@
 //! target show the core behaves identically natively and in wasm.
 
 use pgasync::exec_async::AsyncState;
-use pgasync::scenario::Knobs;
+use pgasync::knobs::Knobs;
 use pgasync::session::Session;
 use pgasync::trace::TraceKind;
 use wasm_bindgen_test::wasm_bindgen_test;

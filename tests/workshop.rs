@@ -6,8 +6,9 @@
 
 use pgasync::breakpoint::{self, BreakOn};
 use pgasync::clock::Clock;
+use pgasync::knobs::{Knobs, Sharing};
 use pgasync::lesson;
-use pgasync::scenario::{Knobs, Scenario, Sharing};
+use pgasync::scenario::Scenario;
 use pgasync::session::{RunTo, Session};
 use pgasync::trace::TraceKind;
 
@@ -192,10 +193,10 @@ fn a_lesson_run_numbers_steps_as_the_session_and_answers_as_the_test() {
     };
     let k = l.scenario_knobs().unwrap();
     let mut s = Session::new(&l.scenario, l.async_mode, k).unwrap();
-    assert!(s.lesson_answers(&l).is_err(), "not finished yet");
+    assert!(pgasync::lesson::session_answers(&l, &s).is_err(), "not finished yet");
     s.run_to_end();
     assert_eq!(out.total_steps, s.steps());
-    assert_eq!(out.answers, s.lesson_answers(&l).unwrap());
+    assert_eq!(out.answers, pgasync::lesson::session_answers(&l, &s).unwrap());
     for (a, q) in out.answers.iter().zip(&l.questions) {
         assert!(q.choices.contains(a), "{a} in {:?}", q.choices);
     }

@@ -109,7 +109,7 @@ pub fn knob_range(kind: Kind) -> String {
 /// A knob's default when its flag is not given: the behaviour knobs' from the default
 /// preset (PostgreSQL 15's), the others the scenario's (`pgasync::scenario`).
 pub fn knob_default(s: &KnobSpec) -> String {
-    let pg15 = pgasync::scenario::Knobs::default().resolve_behaviour();
+    let pg15 = pgasync::knobs::Knobs::default().resolve_behaviour();
     match s.kind {
         Kind::Switch => {
             let on = pg15.differences().iter().any(|k| k.name == s.name);

@@ -14,9 +14,10 @@ use crate::args::{self, BenchKnobs};
 use crate::CliError;
 use pgasync::behaviour::Preset;
 use pgasync::clock::Clock;
+use pgasync::knobs::Knobs;
 use pgasync::knobs::{Kind, Source};
 use pgasync::run::QueryRun;
-use pgasync::scenario::{Knobs, Scenario, SCENARIOS};
+use pgasync::scenario::{Scenario, SCENARIOS};
 use std::time::{Duration, Instant};
 
 /// `--queries`: how many queries scenario M runs (the seed's pgbench series).

@@ -29,7 +29,8 @@
 use crate::args;
 use crate::demo::{cleanup, pg_bindir, Pg, READER};
 use crate::CliError;
-use pgasync::scenario::{Knobs, Scenario};
+use pgasync::knobs::Knobs;
+use pgasync::scenario::Scenario;
 use pgasync::sim::load_sql;
 use postgres_protocol::message::frontend;
 use std::io::{Read, Write};
@@ -457,7 +458,7 @@ pub fn run(a: Flags) -> Result<(), CliError> {
             let mut _gateway = None;
             let addr = match a.config.as_deref() {
                 Some(config) => {
-                    let targets = crate::relay::targets_from(Some(config), &[], &[])?;
+                    let targets = crate::config::targets_from(Some(config), &[], &[])?;
                     let target = targets
                         .get(t)
                         .ok_or_else(|| CliError::Usage(format!("--target {t}: no such target in {config}")))?;
@@ -494,7 +495,7 @@ pub fn run(a: Flags) -> Result<(), CliError> {
             cleanup(&pg, &dir);
             std::fs::create_dir_all(&dir).map_err(|e| CliError::Failed(format!("{}: {e}", dir.display())))?;
             pg.own(&dir)?;
-            crate::live_bench::on_interrupt_stop();
+            crate::demo::on_interrupt_stop();
             eprintln!("pgasync calibrate: starting a shard cluster under {} with {rows} rows", dir.display());
             let result = start_shard(&pg, &dir, rows).and_then(|c| {
                 let addr = SocketAddr::from(([127, 0, 0, 1], c.port));

@@ -13,13 +13,14 @@
 //! page only and says why.
 
 use crate::CliError;
+use pgasync::knobs::Knobs;
 use pgasync::postgres_sql::coordinator_ddl;
-use pgasync::scenario::{Knobs, Scenario, SCENARIOS};
+use pgasync::scenario::{Scenario, SCENARIOS};
 use pgasync::sim::load_sql;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 
 /// The read-only role the page logs in as, on the shards and on the coordinator (the
 /// executor's start-up user, `pgasync::remote::USER`).
@@ -308,6 +309,33 @@ fn run_relay(config: &Path, port: u16, extra: &[String]) -> Result<(), CliError>
         Ok(())
     } else {
         Err(failed(format!("the relay exited with {status}")))
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// Interruption, for the commands that start clusters and run long (bench --live,
+// calibrate): SIGINT/SIGTERM set a flag their loops check, so the clusters are stopped.
+
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_signal(_: libc::c_int) {
+    INTERRUPTED.store(true, Ordering::SeqCst);
+}
+
+/// SIGINT and SIGTERM only set a flag (`interrupted()`), so what we started is stopped.
+pub(crate) fn on_interrupt_stop() {
+    let handler = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
+    unsafe {
+        libc::signal(libc::SIGINT, handler);
+        libc::signal(libc::SIGTERM, handler);
+    }
+}
+
+pub(crate) fn check_interrupted() -> Result<(), CliError> {
+    if INTERRUPTED.load(Ordering::SeqCst) {
+        Err(CliError::Failed("interrupted; stopping the clusters".into()))
+    } else {
+        Ok(())
     }
 }
 

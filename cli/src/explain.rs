@@ -136,8 +136,10 @@ fn on_off(name: &str, v: Option<&str>, default: bool) -> Result<bool, String> {
 
 /// The targets of `--live FILE`, read as the relay reads its configuration (`pgasync
 /// demo` writes it), its errors naming `--live`.
-pub(crate) fn live_targets(config: &str) -> Result<std::collections::BTreeMap<String, crate::relay::Target>, CliError> {
-    crate::relay::targets_from(Some(config), &[], &[]).map_err(|e| match e {
+pub(crate) fn live_targets(
+    config: &str,
+) -> Result<std::collections::BTreeMap<String, crate::config::Target>, CliError> {
+    crate::config::targets_from(Some(config), &[], &[]).map_err(|e| match e {
         CliError::Usage(m) => CliError::Usage(m.replacen("--config ", "--live ", 1)),
         other => other,
     })
@@ -158,7 +160,7 @@ pub(crate) fn start_live(
     let known: Vec<String> = targets.keys().cloned().collect();
     let placed = pgasync::scenario::live_targets(&names, &known)
         .map_err(|e| CliError::Usage(format!("--live {config}: {e}")))?;
-    let used: Vec<(String, &crate::relay::Target)> = placed.iter().map(|t| (t.clone(), &targets[t])).collect();
+    let used: Vec<(String, &crate::config::Target)> = placed.iter().map(|t| (t.clone(), &targets[t])).collect();
     let mut gated: Vec<(String, LocalTarget)> =
         used.iter().filter(|(_, t)| t.needs_gateway()).map(|(n, t)| (n.clone(), t.local())).collect();
     gated.sort_by(|a, b| a.0.cmp(&b.0));
@@ -180,7 +182,7 @@ pub(crate) fn start_live(
     let writer = host.writer();
     let t0 = std::time::Instant::now();
     let clock = Clock::from_host(Box::new(move || t0.elapsed().as_nanos() as u64));
-    let mut run = QueryRun::for_scenario(scenario, async_mode, clock, false, host)?;
+    let mut run = scenario.start_on(host, async_mode, clock, false)?;
     run.es.set_database(database);
     // Statements go on the wire when sent, as libpq writes them (EState::writer).
     run.es.writer = Some(writer);

@@ -12,7 +12,7 @@
 use std::io::Read;
 
 /// A scenario file: as much as the page takes (`MAX_SCRIPT_BYTES`, 1 MiB).
-pub(crate) const SCRIPT_BYTES: usize = pgasync::frontend::script::MAX_SCRIPT_BYTES;
+pub(crate) const SCRIPT_BYTES: usize = pgasync::knobs::MAX_SCRIPT_BYTES;
 
 /// A knobs profile or a relay configuration: a few lines of JSON or TOML (64 KiB).
 pub(crate) const CONFIG_BYTES: usize = 64 << 10;

@@ -37,15 +37,15 @@ use crate::CliError;
 use pgasync::behaviour::Preset;
 use pgasync::clock::Clock;
 use pgasync::host_tcp::TcpHost;
+use pgasync::knobs::Knobs;
 use pgasync::knobs::{parse_float, Source};
 use pgasync::postgres_sql::coordinator_query;
-use pgasync::run::QueryRun;
-use pgasync::scenario::{Knobs, Scenario};
+use pgasync::scenario::Scenario;
 use std::io::{BufRead, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 
@@ -66,32 +66,6 @@ const HEADER: [&str; 12] = [
     "improved_async_ms",
     "improved_gain_pct",
 ];
-
-// ---------------------------------------------------------------------------------
-// Interruption: SIGINT/SIGTERM set a flag the loops check, so the clusters are stopped.
-
-static INTERRUPTED: AtomicBool = AtomicBool::new(false);
-
-extern "C" fn on_signal(_: libc::c_int) {
-    INTERRUPTED.store(true, Ordering::SeqCst);
-}
-
-/// SIGINT and SIGTERM only set a flag (`interrupted()`), so what we started is stopped.
-pub(crate) fn on_interrupt_stop() {
-    let handler = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
-    unsafe {
-        libc::signal(libc::SIGINT, handler);
-        libc::signal(libc::SIGTERM, handler);
-    }
-}
-
-fn check_interrupted() -> Result<(), CliError> {
-    if INTERRUPTED.load(Ordering::SeqCst) {
-        Err(CliError::Failed("interrupted; stopping the clusters".into()))
-    } else {
-        Ok(())
-    }
-}
 
 // ---------------------------------------------------------------------------------
 // Options.
@@ -345,7 +319,7 @@ fn pgasync_once(sc: &Scenario, addrs: &[SocketAddr], db: &str, async_mode: bool)
     // Connections open inside the run, as postgres_fdw's do (GetConnection at ExecInit).
     let host = TcpHost::new(addrs);
     let writer = host.writer();
-    let mut run = QueryRun::for_scenario(sc, async_mode, clock, false, host).map_err(CliError::Failed)?;
+    let mut run = sc.start_on(host, async_mode, clock, false).map_err(CliError::Failed)?;
     run.es.set_database(db);
     // Statements go on the wire when sent, as libpq writes them (EState::writer).
     run.es.writer = Some(writer);
@@ -378,7 +352,7 @@ fn interleaved_runs(
     let improved = build(id, rows, fetch, Preset::Improved)?;
     let mut out: [Vec<f64>; 6] = Default::default();
     for _ in 0..runs {
-        check_interrupted()?;
+        crate::demo::check_interrupted()?;
         out[0].extend(postgres_runs(coordinator, db, &base, fetch, false, query, 0, 1)?);
         out[1].extend(postgres_runs(coordinator, db, &base, fetch, true, query, 0, 1)?);
         out[2].push(pgasync_once(&base, addrs, db, false)?);
@@ -451,7 +425,7 @@ pub fn run(flags: Flags) -> Result<(), CliError> {
             "PostgreSQL is not installed (no initdb under /usr/lib/postgresql/*/bin): no live bench".into(),
         )
     })?;
-    on_interrupt_stop();
+    crate::demo::on_interrupt_stop();
     let pg = Pg::new(bin)?;
     cleanup(&pg, &o.dir);
     std::fs::create_dir_all(&o.dir).map_err(|e| CliError::Failed(format!("{}: {e}", o.dir.display())))?;
@@ -469,7 +443,7 @@ fn bench(pg: &Pg, o: &Options) -> Result<(), CliError> {
         let c = pg.start(&o.dir, &format!("s{k}"))?;
         crate::calibrate::quiet(&c)?;
         shards.push(c);
-        check_interrupted()?;
+        crate::demo::check_interrupted()?;
     }
     progress("starting the coordinator");
     let coordinator = pg.start(&o.dir, "coordinator")?;
@@ -479,7 +453,7 @@ fn bench(pg: &Pg, o: &Options) -> Result<(), CliError> {
     for id in SCENARIOS {
         progress(&format!("loading scenario {id} ({} rows per shard)", o.rows));
         load_scenario(id, &opts, &shards, &coordinator)?;
-        check_interrupted()?;
+        crate::demo::check_interrupted()?;
     }
     // A delay proxy per shard; the coordinator's servers point at them.
     let delay_us = Arc::new(AtomicU64::new(0));
@@ -511,7 +485,7 @@ fn bench(pg: &Pg, o: &Options) -> Result<(), CliError> {
             p.knobs(0.0)
         }
     };
-    check_interrupted()?;
+    crate::demo::check_interrupted()?;
 
     print_line(o.format, &HEADER.map(String::from));
     let mut live_e_async_pg15 = vec![];
@@ -528,7 +502,7 @@ fn bench(pg: &Pg, o: &Options) -> Result<(), CliError> {
         for &delay in &o.delays {
             delay_us.store((delay * 1000.0).round() as u64, Ordering::SeqCst);
             for &fetch in &o.fetch_sizes {
-                check_interrupted()?;
+                crate::demo::check_interrupted()?;
                 progress(&format!("{id}: delay {delay} ms, fetch_size {fetch}"));
                 let runs = interleaved_runs(&coordinator, &db, &query, id, o.rows, fetch, &addrs, o.runs)?;
                 let m: Vec<f64> = runs.iter().map(|v| median_f(v.clone())).collect();
@@ -608,7 +582,7 @@ fn bench(pg: &Pg, o: &Options) -> Result<(), CliError> {
         );
     }
     delay_us.store(0, Ordering::SeqCst);
-    check_interrupted()?;
+    crate::demo::check_interrupted()?;
     progress("relay figures");
     for line in relay_figures(&shards[0])? {
         note(o.format, &line);
@@ -733,7 +707,7 @@ fn relay_figures(shard: &Cluster) -> Result<Vec<String>, CliError> {
     // interleaved; the best round of each.
     let (mut d_mbs, mut r_mbs, mut bytes_per_query) = (0f64, 0f64, 0u64);
     for _ in 0..3 {
-        check_interrupted()?;
+        crate::demo::check_interrupted()?;
         let (b0, t, mut n) = (direct.received, Instant::now(), 0);
         while n < 3 || t.elapsed() < Duration::from_millis(400) {
             direct.query(BIG).map_err(fail)?;
@@ -752,7 +726,7 @@ fn relay_figures(shard: &Cluster) -> Result<Vec<String>, CliError> {
     const N: usize = 500;
     let (mut d_us, mut r_us) = (f64::MAX, f64::MAX);
     for _ in 0..2 {
-        check_interrupted()?;
+        crate::demo::check_interrupted()?;
         let t = Instant::now();
         for _ in 0..N {
             direct.query(ONE).map_err(fail)?;

@@ -6,6 +6,7 @@
 mod args;
 mod bench;
 mod calibrate;
+mod config;
 mod demo;
 mod explain;
 mod gateway;
@@ -199,9 +200,9 @@ impl From<String> for CliError {
 
 /// The knob flags given, each checked by `pgasync::knobs` (the page and the wasm API
 /// use the same checks).
-pub fn knobs_from<const OL: bool>(flags: &args::KnobFlags<OL>) -> Result<pgasync::scenario::Knobs, String> {
+pub fn knobs_from<const OL: bool>(flags: &args::KnobFlags<OL>) -> Result<pgasync::knobs::Knobs, String> {
     use pgasync::knobs::{set_text, Source};
-    let mut k = pgasync::scenario::Knobs::default();
+    let mut k = pgasync::knobs::Knobs::default();
     for (spec, v) in flags.given() {
         set_text(&mut k, Source::Cli, spec.cli, v)?;
     }
@@ -210,7 +211,7 @@ pub fn knobs_from<const OL: bool>(flags: &args::KnobFlags<OL>) -> Result<pgasync
 
 /// A knobs profile (JSON, as `pgasync calibrate` writes it), checked as the wasm API's
 /// knobs object is.
-pub fn read_profile(path: &str) -> Result<pgasync::scenario::Knobs, CliError> {
+pub fn read_profile(path: &str) -> Result<pgasync::knobs::Knobs, CliError> {
     let text = input::read_text(path, "a knobs profile", input::CONFIG_BYTES)
         .map_err(|e| CliError::Usage(format!("--profile {path}: {e}")))?;
     pgasync::knobs::from_json(&text).map_err(|e| CliError::Usage(format!("--profile {path}: {e}")))
@@ -221,7 +222,7 @@ pub fn read_profile(path: &str) -> Result<pgasync::scenario::Knobs, CliError> {
 pub fn knobs_with_profile<const OL: bool>(
     flags: &args::KnobFlags<OL>,
     profile: Option<&str>,
-) -> Result<pgasync::scenario::Knobs, CliError> {
+) -> Result<pgasync::knobs::Knobs, CliError> {
     let explicit = knobs_from(flags)?;
     let Some(path) = profile else { return Ok(explicit) };
     let profile = read_profile(path)?;
@@ -245,7 +246,7 @@ fn knob_usage() -> String {
         "KNOBS (explain, sql, trace; bench all but --offset/--limit): the scenario's default when not given;\n\
          \x20 numbers are plain decimal: no 0x, +, NaN or inf; integers take no exponent:\n",
     );
-    let pg15 = pgasync::scenario::Knobs::default().resolve_behaviour().label();
+    let pg15 = pgasync::knobs::Knobs::default().resolve_behaviour().label();
     let mut behaviour = format!(
         "behaviour knobs (default {pg15}: exactly what PostgreSQL 15 does; each flag applies on top of\n\
          \x20 the --behaviour preset; --NAME alone means on, --NAME=off off):\n"

@@ -108,7 +108,7 @@ pub fn run(a: Flags) -> Result<(), CliError> {
 fn load_live(text: &str, scenario: &pgasync::scenario::Scenario, config: &str) -> Result<String, CliError> {
     let targets = crate::explain::live_targets(config)?;
     // The superuser's password file, as the relay's `[sql_load]` names it.
-    let passfile = crate::relay::sql_load_from(Some(config))?.and_then(|c| c.passfile);
+    let passfile = crate::config::sql_load_from(Some(config))?.and_then(|c| c.passfile);
     // FNV-1a: the same file always loads into the same database.
     let hash = text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3));
     let database = format!("sql_{hash:016x}");

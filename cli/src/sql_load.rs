@@ -38,16 +38,18 @@
 //! * An Origin header, when present, must be one the relay serves pages for (as for
 //!   WebSocket upgrades): a foreign page cannot make a visitor's browser load files.
 
-use crate::relay::Target;
+use crate::config::{SqlLoadConfig, Target};
 use crate::static_files::{Body, ConnLimits};
 use bytes::Bytes;
 use hyper::body::Incoming;
 use hyper::header::{self, HeaderValue};
 use hyper::{Method, Request, Response, StatusCode};
-use pgasync::frontend::script::{SqlLoad, MAX_SCRIPT_BYTES};
+use pgasync::frontend::script::SqlLoad;
 use pgasync::frontend::FrontError;
+use pgasync::knobs::Knobs;
 use pgasync::knobs::Source;
-use pgasync::scenario::{Knobs, Scenario};
+use pgasync::knobs::MAX_SCRIPT_BYTES;
+use pgasync::scenario::Scenario;
 use pgasync::session::{check_scenario_size, DEMO_LIMITS};
 use serde::Serialize;
 use std::collections::{BTreeMap, VecDeque};
@@ -69,36 +71,12 @@ const COORDINATOR: &str = "coordinator";
 /// psql's stderr kept in an error message.
 const MAX_ERROR_CHARS: usize = 600;
 
-/// `[sql_load]` in the relay's configuration file (`pgasync demo` writes it).
-#[derive(Clone, Debug, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct Config {
-    /// The role psql logs in as on the local targets.
-    pub(crate) superuser: String,
-    /// Its pgpass file (`PGPASSFILE`; `pgasync demo` writes one only its owner may
-    /// read): the superuser's password stays in the relay's process and psql's.
-    #[serde(default)]
-    pub(crate) passfile: Option<std::path::PathBuf>,
-    #[serde(default = "default_max_databases")]
-    pub(crate) max_databases: usize,
-    #[serde(default = "default_timeout_ms")]
-    pub(crate) timeout_ms: u64,
-}
-
-fn default_max_databases() -> usize {
-    8
-}
-
-fn default_timeout_ms() -> u64 {
-    60_000
-}
-
 /// The endpoint's state: the configuration, and the databases loaded so far (oldest
 /// first), behind a lock that is also the one-load-at-a-time rule. Cloning shares the
 /// list.
 #[derive(Clone)]
 pub(crate) struct Loader {
-    config: Config,
+    config: SqlLoadConfig,
     targets: BTreeMap<String, Target>,
     loaded: Arc<tokio::sync::Mutex<VecDeque<Loaded>>>,
     /// Bodies being received, per client address and in all.
@@ -162,7 +140,7 @@ struct Prepared {
 }
 
 impl Loader {
-    pub(crate) fn new(config: Config, targets: &BTreeMap<String, Target>) -> Loader {
+    pub(crate) fn new(config: SqlLoadConfig, targets: &BTreeMap<String, Target>) -> Loader {
         Loader {
             config,
             targets: targets.clone(),

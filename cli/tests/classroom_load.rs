@@ -26,8 +26,8 @@ use tokio_tungstenite::tungstenite::Message;
 
 use pgasync::clock::Clock;
 use pgasync::host_tcp::TcpHost;
-use pgasync::run::QueryRun;
-use pgasync::scenario::{Knobs, Scenario};
+use pgasync::knobs::Knobs;
+use pgasync::scenario::Scenario;
 
 mod support;
 use support::demo::DemoProcess;
@@ -282,7 +282,7 @@ fn run_live(class: &Class, sc: &Scenario, async_mode: bool, source: IpAddr) -> R
     let writer = host.writer();
     let t0 = Instant::now();
     let clock = Clock::from_host(Box::new(move || t0.elapsed().as_nanos() as u64));
-    let mut run = QueryRun::for_scenario(sc, async_mode, clock, false, host)?;
+    let mut run = sc.start_on(host, async_mode, clock, false)?;
     run.es.set_database(&sc.id.to_lowercase());
     run.es.writer = Some(writer);
     run.keep_rows = true;

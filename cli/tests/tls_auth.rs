@@ -214,7 +214,7 @@ fn a_live_run_through_tls_and_scram_sends_what_it_sends_through_trust() {
     let trust = Cluster::start_with("tls-trust", "log_statement = 'all'\nlog_line_prefix = '%p|'\n");
     let sc = pgasync::scenario::Scenario::build(
         "E",
-        &pgasync::scenario::Knobs { rows_per_shard: Some(300), ..Default::default() },
+        &pgasync::knobs::Knobs { rows_per_shard: Some(300), ..Default::default() },
     )
     .unwrap();
     // Scenario E's four servers' tables, in database `e` of each cluster.

@@ -23,7 +23,7 @@ use super::FrontError;
 use crate::types::{Column, Datum, Table};
 
 /// The most rows a scenario file may insert in all (as `scenario::MAX_TOTAL_ROWS`).
-pub const MAX_ROWS: usize = crate::scenario::MAX_TOTAL_ROWS;
+pub const MAX_ROWS: usize = crate::knobs::MAX_TOTAL_ROWS;
 
 /// The most bytes of rows a scenario file may insert in all (see [`row_bytes`]): 2 GiB,
 /// what 16,000,000 rows of a few narrow columns take, so the row cap is what binds

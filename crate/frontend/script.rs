@@ -28,9 +28,9 @@ use super::planner::{plan_query, Planned};
 use super::statement::{parse_statements, ExplainFlags, Stmt};
 use super::{pgfuncs, FrontError};
 use crate::behaviour::Behaviour;
-use crate::knobs::{self, Source};
+use crate::knobs::{self, Knobs, Source, MAX_SCRIPT_BYTES};
 use crate::remote::{ForeignServer, ServerOptions};
-use crate::scenario::{Knobs, Scenario, ServerSpec};
+use crate::scenario::{Scenario, ServerSpec};
 use crate::sim::LinkParams;
 use crate::types::{Catalog, Table};
 
@@ -45,10 +45,6 @@ pub const SCENARIO_FILES: &[(&str, &str)] = &[
     ("M", include_str!("scenarios/m.sql")),
     ("X", include_str!("scenarios/x.sql")),
 ];
-
-/// The most text a scenario file may have (the page refuses larger ones before
-/// running anything).
-pub const MAX_SCRIPT_BYTES: usize = 1 << 20;
 
 #[derive(Clone, Debug, PartialEq)]
 enum Target {

@@ -92,7 +92,7 @@ impl Session {
     /// finished; throws before (a `LessonRun` answers without touching this session).
     #[wasm_bindgen(js_name = lessonAnswers)]
     pub fn lesson_answers(&self, text: &str) -> Result<JsValue, JsError> {
-        let answers = self.inner.lesson_answers(&parse(text)?).map_err(|e| JsError::new(&e))?;
+        let answers = crate::lesson::session_answers(&parse(text)?, &self.inner).map_err(|e| JsError::new(&e))?;
         to_js(&answers)
     }
 }

@@ -106,8 +106,7 @@ async fn open_live(
         names = crate::scenario::live_targets(&names, &targets).map_err(|e| JsError::new(&e))?;
     }
     let host = WsHost::connect(relay, &names).await.map_err(|e| JsError::new(&e))?;
-    let mut run =
-        QueryRun::for_scenario(sc, async_mode, performance_clock(), true, host).map_err(|e| JsError::new(&e))?;
+    let mut run = sc.start_on(host, async_mode, performance_clock(), true).map_err(|e| JsError::new(&e))?;
     // Before the first poll: the start-up packets go out then.
     run.es.set_database(database);
     run.es.step_mode = true;

@@ -8,10 +8,12 @@
 //! one from the same URL state.
 
 use crate::behaviour::{Behaviour, KNOBS};
-use crate::frontend::script::{SqlLoad, MAX_SCRIPT_BYTES, SCENARIO_FILES};
+use crate::frontend::script::{SqlLoad, SCENARIO_FILES};
 use crate::frontend::{FrontError, SqlScenario};
+use crate::knobs::Knobs;
+use crate::knobs::MAX_SCRIPT_BYTES;
 use crate::knobs::{self, Source};
-use crate::scenario::{Knobs, Scenario, SCENARIOS};
+use crate::scenario::{Scenario, SCENARIOS};
 use crate::session::{self, Session as Model};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
