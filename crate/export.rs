@@ -12,7 +12,7 @@
 //! Times are in milliseconds of the run's clock (virtual for simulated runs).
 
 use crate::clock::Clock;
-use crate::exec_async::AsyncState;
+use crate::executor::exec_async::AsyncState;
 use crate::instrument::{explain_json_text, ExplainOptions};
 use crate::run::{Phase, QueryRun};
 use crate::scenario::Scenario;

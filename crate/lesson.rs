@@ -38,7 +38,7 @@
 //! the choices. The page runs a lesson with [`LessonRun`] (in slices, stepped exactly as
 //! its session steps), which gives every answer and the steps at which each note shows.
 
-use crate::exec_async::AsyncState;
+use crate::executor::exec_async::AsyncState;
 use crate::knobs::Knobs;
 use crate::remote::Proto;
 use crate::run::QueryRun;

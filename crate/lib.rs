@@ -25,9 +25,3 @@ pub mod sql;
 pub mod trace;
 pub mod types;
 pub mod wasm_api;
-
-// The executor's shared state and the async protocol live beside the nodes (as
-// execAsync.c beside nodeAppend.c); these paths are kept for readers and tests.
-pub use executor::{estate, event_loop, exec_async};
-#[cfg(not(target_arch = "wasm32"))]
-pub use host::tcp as host_tcp;

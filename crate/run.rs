@@ -9,8 +9,8 @@
 //! every open transaction is rolled back, and the connections are drained: a finished
 //! or failed run leaves nothing outstanding (`leftovers` is empty).
 
-use crate::estate::{EState, ExecError, ExecResult};
-use crate::exec_async::{exec_async_cancel, AsyncState};
+use crate::executor::estate::{EState, ExecError, ExecResult};
+use crate::executor::exec_async::{exec_async_cancel, AsyncState};
 use crate::executor::{exec_end_node, exec_proc_node, explain_tree, ExecStatus, PlanState};
 use crate::host::{Host, WaitingHost};
 use crate::instrument::{explain_json, explain_text, ExplainNode};

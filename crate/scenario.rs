@@ -4,7 +4,7 @@
 
 use crate::behaviour::Behaviour;
 use crate::clock::{Clock, CostModel};
-use crate::estate::EState;
+use crate::executor::estate::EState;
 use crate::executor::{init_plan, InitContext};
 use crate::host::Host;
 use crate::knobs::{self, Knobs, Sharing, Source, MAX_TOTAL_ROWS};

@@ -15,7 +15,7 @@
 //! Snapshots are small serializable views of the state.
 
 use crate::clock::Clock;
-use crate::exec_async::AsyncState;
+use crate::executor::exec_async::AsyncState;
 use crate::host::Host;
 use crate::instrument::ExplainNode;
 use crate::knobs::Knobs;
@@ -568,14 +568,14 @@ impl<H: Host> RunView<'_, H> {
                         "{} sent a request to {}; request {request} is now Waiting{on} ({})",
                         self.label(*requestor),
                         self.label(*requestee),
-                        crate::exec_async::state_term("Waiting").short
+                        crate::executor::exec_async::state_term("Waiting").short
                     )
                 }
                 AsyncState::CallbackPending => {
                     format!(
                         "{} has a result for request {request} (Callback pending: {})",
                         self.label(*requestee),
-                        crate::exec_async::state_term("CallbackPending").short
+                        crate::executor::exec_async::state_term("CallbackPending").short
                     )
                 }
                 AsyncState::Complete => {

@@ -2,7 +2,7 @@
 //! received, every wait, with its time. Two runs of the same scenario on the virtual
 //! clock give identical traces; the demo replays and scrubs through it.
 
-use crate::exec_async::AsyncState;
+use crate::executor::exec_async::AsyncState;
 use crate::remote::Proto;
 use serde::Serialize;
 

@@ -5,8 +5,8 @@
 
 use pgasync::behaviour::Preset;
 use pgasync::clock::Clock;
-use pgasync::estate::{EState, ExecResult};
-use pgasync::exec_async::{
+use pgasync::executor::estate::{EState, ExecResult};
+use pgasync::executor::exec_async::{
     exec_async_configure_wait, exec_async_request_pending, new_request, AsyncState, WaitContext,
 };
 use pgasync::executor::{ExecNode, ExecStatus, PlanState};
@@ -278,7 +278,7 @@ fn events_handled_per_turn_are_bounded() {
     let s = Scenario::build("E", &Knobs { fetch_size: Some(10), ..knobs(32, 50) }).unwrap();
     let mut r = s.start(true, Clock::virtual_clock(), false).unwrap();
     r.run_to_end().unwrap();
-    assert!(r.es.event_loop.max_fired <= pgasync::event_loop::EVENT_BUFFER_SIZE);
+    assert!(r.es.event_loop.max_fired <= pgasync::executor::event_loop::EVENT_BUFFER_SIZE);
     assert!(s.matches_reference(&r.rows));
 }
 

@@ -130,7 +130,7 @@ fn narration_has(on: &NoteOn, said: &str) -> Option<bool> {
 /// not only the one that reaches the top), and at every step with it.
 #[test]
 fn every_note_is_current_exactly_at_its_events() {
-    use pgasync::exec_async::AsyncState;
+    use pgasync::executor::exec_async::AsyncState;
     use pgasync::trace::TraceKind;
     for (file, l) in lessons() {
         let (said, out, s) = stepped(&l);
@@ -210,7 +210,7 @@ fn the_notes_issue_19_found_misplaced() {
 /// take them from the model); and none of the older, contradicting definitions left.
 #[test]
 fn the_request_states_have_one_definition_everywhere() {
-    use pgasync::exec_async::{state_term, STATE_TERMS};
+    use pgasync::executor::exec_async::{state_term, STATE_TERMS};
     let flat = |p: &str| {
         let t = std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{p}: {e}"));
         t.split_whitespace().collect::<Vec<_>>().join(" ")

@@ -11,7 +11,7 @@ mod support;
 
 use pgasync::behaviour::Preset;
 use pgasync::clock::Clock;
-use pgasync::host_tcp::TcpHost;
+use pgasync::host::tcp::TcpHost;
 use pgasync::knobs::Knobs;
 use pgasync::postgres_sql::{coordinator_ddl, coordinator_query};
 use pgasync::run::QueryRun;

@@ -24,9 +24,9 @@ mod support;
 
 use pgasync::behaviour::Preset;
 use pgasync::clock::Clock;
-use pgasync::estate::EState;
+use pgasync::executor::estate::EState;
 use pgasync::executor::{init_plan, InitContext};
-use pgasync::host_tcp::TcpHost;
+use pgasync::host::tcp::TcpHost;
 use pgasync::instrument::{explain_json_text, explain_text_with, ExplainOptions};
 use pgasync::knobs::Knobs;
 use pgasync::run::QueryRun;

@@ -4,8 +4,8 @@
 //! loop clean.
 
 use pgasync::clock::Clock;
-use pgasync::estate::ExecError;
-use pgasync::exec_async::AsyncState;
+use pgasync::executor::estate::ExecError;
+use pgasync::executor::exec_async::AsyncState;
 use pgasync::knobs::{Knobs, Sharing};
 use pgasync::run::{Phase, QueryRun};
 use pgasync::scenario::Scenario;

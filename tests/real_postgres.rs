@@ -8,9 +8,9 @@
 mod support;
 
 use pgasync::clock::Clock;
-use pgasync::estate::{EState, ExecError};
+use pgasync::executor::estate::{EState, ExecError};
 use pgasync::executor::{init_plan, InitContext};
-use pgasync::host_tcp::TcpHost;
+use pgasync::host::tcp::TcpHost;
 use pgasync::plan::{AggCall, AggFunc, AggStrategy, Expr, ForeignScanPlan, Plan, RemoteQuery};
 use pgasync::remote::{ForeignServer, ServerOptions};
 use pgasync::run::QueryRun;

@@ -6,8 +6,8 @@
 
 use pgasync::behaviour::Preset;
 use pgasync::clock::Clock;
-use pgasync::estate::ExecError;
-use pgasync::exec_async::AsyncState;
+use pgasync::executor::estate::ExecError;
+use pgasync::executor::exec_async::AsyncState;
 use pgasync::knobs::{Knobs, Sharing};
 use pgasync::run::QueryRun;
 use pgasync::scenario::{Scenario, SCENARIOS};

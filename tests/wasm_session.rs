@@ -2,7 +2,7 @@
 //! and headless Chromium (`wasm-pack test`). The same virtual-clock figures in every
 //! target show the core behaves identically natively and in wasm.
 
-use pgasync::exec_async::AsyncState;
+use pgasync::executor::exec_async::AsyncState;
 use pgasync::knobs::Knobs;
 use pgasync::session::Session;
 use pgasync::trace::TraceKind;

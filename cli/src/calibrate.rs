@@ -583,9 +583,9 @@ pub(crate) fn coordinator_run(
     async_mode: bool,
 ) -> Result<(f64, f64, u64), String> {
     use pgasync::clock::Clock;
-    use pgasync::estate::EState;
+    use pgasync::executor::estate::EState;
     use pgasync::executor::{init_plan, InitContext};
-    use pgasync::host_tcp::TcpHost;
+    use pgasync::host::tcp::TcpHost;
     use pgasync::plan::{AggCall, AggFunc, AggStrategy, Expr, ForeignScanPlan, Plan, RemoteQuery};
     use pgasync::remote::{ForeignServer, ServerOptions};
     use pgasync::run::QueryRun;

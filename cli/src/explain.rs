@@ -14,8 +14,8 @@ use crate::args::{self, AllKnobs};
 use crate::gateway::{LocalGateway, LocalTarget};
 use crate::CliError;
 use pgasync::clock::Clock;
+use pgasync::host::tcp::TcpHost;
 use pgasync::host::Host;
-use pgasync::host_tcp::TcpHost;
 use pgasync::instrument::ExplainOptions;
 use pgasync::knobs::Source;
 use pgasync::run::QueryRun;
@@ -90,7 +90,7 @@ pub fn run(a: Flags) -> Result<(), CliError> {
 fn report<H: Host>(
     scenario: &Scenario,
     run: &QueryRun<H>,
-    outcome: Result<(), pgasync::estate::ExecError>,
+    outcome: Result<(), pgasync::executor::estate::ExecError>,
     mode: &str,
     format: &str,
     opts: &ExplainOptions,

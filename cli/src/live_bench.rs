@@ -36,7 +36,7 @@ use crate::demo::{cleanup, load_scenario, pg_bindir, Cluster, Opts, Pg, READER};
 use crate::CliError;
 use pgasync::behaviour::Preset;
 use pgasync::clock::Clock;
-use pgasync::host_tcp::TcpHost;
+use pgasync::host::tcp::TcpHost;
 use pgasync::knobs::Knobs;
 use pgasync::knobs::{parse_float, Source};
 use pgasync::postgres_sql::coordinator_query;

@@ -144,7 +144,7 @@ fn load_live(text: &str, scenario: &pgasync::scenario::Scenario, config: &str) -
 fn report<H: pgasync::host::Host>(
     sql: &SqlScenario,
     run: &pgasync::run::QueryRun<H>,
-    outcome: Result<(), pgasync::estate::ExecError>,
+    outcome: Result<(), pgasync::executor::estate::ExecError>,
     format: &str,
     counters: bool,
     max_rows: usize,

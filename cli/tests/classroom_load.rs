@@ -25,7 +25,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio_tungstenite::tungstenite::Message;
 
 use pgasync::clock::Clock;
-use pgasync::host_tcp::TcpHost;
+use pgasync::host::tcp::TcpHost;
 use pgasync::knobs::Knobs;
 use pgasync::scenario::Scenario;
 

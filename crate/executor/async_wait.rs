@@ -3,8 +3,8 @@
 //! the ones whose input arrived, oldest first, at most `max_events` per turn.
 
 use super::PlanState;
-use crate::estate::{EState, ExecError, ExecResult};
-use crate::exec_async::{exec_async_configure_wait, exec_async_notify, AsyncState, WaitContext};
+use crate::executor::estate::{EState, ExecError, ExecResult};
+use crate::executor::exec_async::{exec_async_configure_wait, exec_async_notify, AsyncState, WaitContext};
 
 /// What one event wait did.
 #[derive(Clone, Debug, Default)]

@@ -4,8 +4,8 @@
 
 use crate::behaviour::Behaviour;
 use crate::clock::{Clock, CostModel};
-use crate::event_loop::EventLoop;
-use crate::exec_async::AsyncRequest;
+use crate::executor::event_loop::EventLoop;
+use crate::executor::exec_async::AsyncRequest;
 use crate::instrument::Instrumentation;
 use crate::remote::{Connection, ForeignServer, Proto, QueryRole, RemoteError, Ticket, BEGIN_SQL, SESSION_SETUP};
 use crate::trace::{Trace, TraceKind};

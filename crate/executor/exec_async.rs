@@ -99,7 +99,7 @@ pub fn state_term(state: &str) -> &'static StateTerm {
     STATE_TERMS.iter().find(|t| t.state == state).expect("every state is defined")
 }
 
-use crate::estate::{EState, ExecError, ExecResult};
+use crate::executor::estate::{EState, ExecError, ExecResult};
 use crate::executor::PlanState;
 use crate::trace::TraceKind;
 use serde::Serialize;

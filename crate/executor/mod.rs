@@ -31,7 +31,7 @@ pub use node_append::AppendState;
 pub use node_foreignscan::ForeignScanState;
 pub use node_mergeappend::MergeAppendState;
 
-use crate::estate::{EState, ExecError, ExecResult};
+use crate::executor::estate::{EState, ExecError, ExecResult};
 use crate::instrument::{ExplainNode, Instrumentation};
 use crate::plan::Plan;
 use crate::types::{Catalog, Datum};
@@ -104,7 +104,7 @@ pub trait ExecNode: CloneNode {
         &mut self,
         _es: &mut EState,
         r: usize,
-        _ctx: &crate::exec_async::WaitContext,
+        _ctx: &crate::executor::exec_async::WaitContext,
     ) -> ExecResult<bool> {
         Err(ExecError::Internal(format!("configure wait for request {r} sent to a node that is not async-capable")))
     }

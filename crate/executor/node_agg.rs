@@ -3,7 +3,7 @@
 //! transition step for a plain aggregate over integers allocates nothing.
 
 use super::{exec_proc_node, exec_rescan, ExecNode, ExecStatus, PlanState};
-use crate::estate::{EState, ExecResult};
+use crate::executor::estate::{EState, ExecResult};
 use crate::instrument::ExplainNode;
 use crate::plan::{AggCall, AggFunc, AggStrategy, Expr};
 use crate::types::{Column, Datum};

@@ -25,8 +25,10 @@
 
 use super::async_wait::{configure_waits, notify_ready, EventWaitOutcome};
 use super::{copy_row, exec_proc_node, exec_rescan, ExecNode, ExecStatus, PlanState};
-use crate::estate::{EState, ExecResult};
-use crate::exec_async::{exec_async_cancel, exec_async_request, exec_async_response, new_request, AsyncState};
+use crate::executor::estate::{EState, ExecResult};
+use crate::executor::exec_async::{
+    exec_async_cancel, exec_async_request, exec_async_response, new_request, AsyncState,
+};
 use crate::instrument::ExplainNode;
 use crate::trace::TraceKind;
 use crate::types::Datum;

@@ -29,8 +29,8 @@
 //! scan on a shared connection have its FETCH in flight (no `pending_areq`).
 
 use super::{copy_row, ExecNode, ExecStatus};
-use crate::estate::{EState, ExecError, ExecResult, RemoteCommand};
-use crate::exec_async::{exec_async_request_done, exec_async_request_pending, AsyncState, WaitContext};
+use crate::executor::estate::{EState, ExecError, ExecResult, RemoteCommand};
+use crate::executor::exec_async::{exec_async_request_done, exec_async_request_pending, AsyncState, WaitContext};
 use crate::instrument::ExplainNode;
 use crate::plan::{
     deparse_remote_query, quote_identifier, ForeignScanPlan, RemoteQuery, RemoteTarget, ScanName, REMOTE_SCHEMA,

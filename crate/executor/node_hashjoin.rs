@@ -2,7 +2,7 @@
 //! child, then probes it with each outer row. Both phases resume across Waits.
 
 use super::{exec_proc_node, exec_rescan, ExecNode, ExecStatus, PlanState};
-use crate::estate::{EState, ExecResult};
+use crate::executor::estate::{EState, ExecResult};
 use crate::instrument::ExplainNode;
 use crate::plan::Expr;
 use crate::types::Datum;

@@ -2,7 +2,7 @@
 //! one of its indexes, forwards or backwards. Never waits.
 
 use super::{copy_row, ExecNode, ExecStatus, InitContext};
-use crate::estate::{EState, ExecResult};
+use crate::executor::estate::{EState, ExecResult};
 use crate::instrument::ExplainNode;
 use crate::types::{Datum, Table};
 use std::rc::Rc;

@@ -2,7 +2,7 @@
 //! stops pulling from its child once the count is reached.
 
 use super::{copy_row, exec_proc_node, exec_rescan, ExecNode, ExecStatus, PlanState};
-use crate::estate::{EState, ExecResult};
+use crate::executor::estate::{EState, ExecResult};
 use crate::instrument::ExplainNode;
 use crate::types::Datum;
 

@@ -16,10 +16,10 @@
 use super::async_wait::async_event_wait;
 use super::node_sort::compare_rows;
 use super::{copy_row, exec_proc_node, exec_rescan, ExecNode, ExecStatus, PlanState};
-use crate::estate::{EState, ExecResult};
-use crate::exec_async::{exec_async_cancel, exec_async_response};
+use crate::executor::estate::{EState, ExecResult};
+use crate::executor::exec_async::{exec_async_cancel, exec_async_response};
 // exercise:async-merge-append begin
-use crate::exec_async::{exec_async_request, new_request, AsyncState};
+use crate::executor::exec_async::{exec_async_request, new_request, AsyncState};
 // exercise:async-merge-append end
 use crate::instrument::ExplainNode;
 use crate::plan::SortKey;

@@ -4,7 +4,7 @@
 //! known to be empty (every partition pruned): it is done at its first call.
 
 use super::{copy_row, exec_proc_node, exec_rescan, ExecNode, ExecStatus, PlanState};
-use crate::estate::{EState, ExecResult};
+use crate::executor::estate::{EState, ExecResult};
 use crate::instrument::ExplainNode;
 use crate::plan::Expr;
 use crate::types::Datum;

@@ -5,7 +5,7 @@
 //! touches the text column's heap memory.
 
 use super::{copy_row, ExecNode, ExecStatus, InitContext};
-use crate::estate::{EState, ExecResult};
+use crate::executor::estate::{EState, ExecResult};
 use crate::instrument::ExplainNode;
 use crate::plan::ScanName;
 use crate::types::{Column, Datum, Table};

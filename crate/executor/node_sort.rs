@@ -2,7 +2,7 @@
 //! lives in the node), sorts, then returns rows in order.
 
 use super::{exec_proc_node, exec_rescan, ExecNode, ExecStatus, PlanState};
-use crate::estate::{EState, ExecResult};
+use crate::executor::estate::{EState, ExecResult};
 use crate::instrument::ExplainNode;
 use crate::plan::SortKey;
 use crate::types::Datum;

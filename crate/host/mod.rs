@@ -3,7 +3,7 @@
 //! waits: `QueryRun::poll` returns Blocked with the connections to wait on, and the
 //! caller waits its own way (`WaitingHost::wait` where blocking is allowed).
 
-use crate::estate::{EState, ExecError, ExecResult};
+use crate::executor::estate::{EState, ExecError, ExecResult};
 
 pub mod sim;
 #[cfg(not(target_arch = "wasm32"))]

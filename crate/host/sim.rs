@@ -1,7 +1,7 @@
 //! The simulated host: moves the executor's outgoing bytes through the simulated
 //! network to the shard servers and their responses back, and moves time.
 
-use crate::estate::{EState, ExecError, ExecResult};
+use crate::executor::estate::{EState, ExecError, ExecResult};
 use crate::host::{deliver, Host, WaitingHost};
 use crate::remote::Outgoing;
 use crate::sim::ShardServer;

@@ -7,7 +7,7 @@
 //! request goes out on a fresh connection with the backend key, as libpq's PQcancel
 //! does. Run it with a real clock (`Clock::from_host`).
 
-use crate::estate::{EState, ExecError, ExecResult};
+use crate::executor::estate::{EState, ExecError, ExecResult};
 use crate::host::{deliver, Host, WaitingHost};
 use crate::trace::TraceKind;
 use bytes::BytesMut;
@@ -62,7 +62,7 @@ impl TcpHost {
 
     /// A writer for `EState::writer`: the executor's statements go on the wire when
     /// they are sent.
-    pub fn writer(&self) -> crate::estate::Writer {
+    pub fn writer(&self) -> crate::executor::estate::Writer {
         let sockets = self.sockets.clone();
         Rc::new(RefCell::new(move |k: usize, bytes: &[u8]| sockets.borrow_mut().write(k, bytes)))
     }

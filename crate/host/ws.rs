@@ -13,7 +13,7 @@
 
 use super::{deliver, Host};
 use crate::clock::Clock;
-use crate::estate::{EState, ExecError, ExecResult};
+use crate::executor::estate::{EState, ExecError, ExecResult};
 use crate::run::{QueryRun, Step};
 use crate::trace::TraceKind;
 use futures::channel::mpsc::{unbounded, UnboundedReceiver, UnboundedSender};

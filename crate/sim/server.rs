@@ -60,7 +60,7 @@ mod statement;
 mod wire;
 
 use crate::clock::Clock;
-use crate::estate::EState;
+use crate::executor::estate::EState;
 use crate::executor::{exec_proc_node, init_plan, ExecStatus, InitContext, PlanState};
 use crate::plan::{use_indexes, Plan};
 use crate::sql::{parse_shard_sql, ShardStatement, SqlError};

@@ -104,7 +104,7 @@ struct KnobEntry {
 /// 14+'s flags (`exec_async::STATE_TERMS`): the page's glossary and legend tooltips.
 #[wasm_bindgen(js_name = stateTerms)]
 pub fn state_terms() -> Result<JsValue, JsError> {
-    to_js(&crate::exec_async::STATE_TERMS)
+    to_js(&crate::executor::exec_async::STATE_TERMS)
 }
 
 /// The behaviour knobs: `[{name, reason}]`, in order (`behaviour::KNOBS`).
