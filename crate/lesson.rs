@@ -381,7 +381,7 @@ impl LessonRun {
     pub fn new(lesson: Lesson, scenario_id: &str, async_mode: bool, knobs: &Knobs) -> Result<LessonRun, String> {
         crate::session::check_demo_size(scenario_id, knobs)?;
         let scenario = crate::scenario::Scenario::build(scenario_id, knobs)?;
-        let run = crate::session::Session::start(&scenario, async_mode, true)?;
+        let run = crate::session::DemoSession::start(&scenario, async_mode, true)?;
         let labels = crate::session::node_labels(&run.explain());
         let note_steps = vec![Vec::new(); lesson.notes.len()];
         Ok(LessonRun { lesson, run, labels, steps: 0, note_steps })
@@ -425,7 +425,7 @@ impl LessonRun {
 }
 
 /// Every question's answer from `session`'s run, once it has finished.
-pub fn session_answers(lesson: &Lesson, session: &crate::session::Session) -> Result<Vec<String>, String> {
+pub fn session_answers(lesson: &Lesson, session: &crate::session::DemoSession) -> Result<Vec<String>, String> {
     if !session.run().is_done() {
         return Err("the run is not finished: run it to the end first, or use a LessonRun".into());
     }

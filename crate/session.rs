@@ -67,7 +67,7 @@ struct Checkpoint {
     run: QueryRun,
 }
 
-pub struct Session {
+pub struct DemoSession {
     pub scenario: Scenario,
     pub scenario_id: String,
     pub knobs: Knobs,
@@ -121,7 +121,7 @@ impl PhaseCode {
     }
 }
 
-/// Where `Session::run_to` stopped.
+/// Where `DemoSession::run_to` stopped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RunTo {
     /// At a step with an event of the kind.
@@ -208,8 +208,8 @@ pub struct Snapshot {
     pub trace: Vec<TraceEvent>,
 }
 
-impl Session {
-    pub fn new(scenario_id: &str, async_mode: bool, knobs: Knobs) -> Result<Session, String> {
+impl DemoSession {
+    pub fn new(scenario_id: &str, async_mode: bool, knobs: Knobs) -> Result<DemoSession, String> {
         check_demo_size(scenario_id, &knobs)?;
         let scenario = Scenario::build(scenario_id, &knobs)?;
         Self::with_scenario(scenario, scenario_id, async_mode, knobs)
@@ -222,10 +222,10 @@ impl Session {
         scenario_id: &str,
         async_mode: bool,
         knobs: Knobs,
-    ) -> Result<Session, String> {
+    ) -> Result<DemoSession, String> {
         let run = Self::start(&scenario, async_mode, true)?;
         let labels = node_labels(&run.explain());
-        let mut s = Session {
+        let mut s = DemoSession {
             scenario,
             scenario_id: scenario_id.to_string(),
             knobs,
@@ -305,7 +305,7 @@ impl Session {
 
     /// Steps while `more` says so, at most `budget` steps; narrates the last one.
     /// Returns whether `more` stopped it (false: the budget ran out).
-    fn advance_while(&mut self, budget: usize, more: impl FnMut(&Session) -> bool) -> bool {
+    fn advance_while(&mut self, budget: usize, more: impl FnMut(&DemoSession) -> bool) -> bool {
         self.advance_timed(budget, more, &mut || false)
     }
 
@@ -315,7 +315,7 @@ impl Session {
     fn advance_timed(
         &mut self,
         budget: usize,
-        mut more: impl FnMut(&Session) -> bool,
+        mut more: impl FnMut(&DemoSession) -> bool,
         out_of_time: &mut dyn FnMut() -> bool,
     ) -> bool {
         let mut from = None;
@@ -1170,7 +1170,7 @@ mod tests {
             }
             let bound = plan_bound(&scenario, &scenario.plan);
             for async_mode in [false, true] {
-                let mut s = Session::with_scenario(scenario.clone(), "sql", async_mode, Knobs::default()).unwrap();
+                let mut s = DemoSession::with_scenario(scenario.clone(), "sql", async_mode, Knobs::default()).unwrap();
                 s.run_to_end();
                 assert!(s.is_done(), "{id}");
                 let rows = s.run().row_count as usize;

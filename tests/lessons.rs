@@ -85,7 +85,7 @@ fn the_page_index_lists_every_lesson() {
 
 /// A lesson's run as the page steps it: every step's narration (what the student reads)
 /// and the steps at which each note is current.
-fn stepped(l: &lesson::Lesson) -> (Vec<String>, lesson::LessonOutcome, pgasync::session::Session) {
+fn stepped(l: &lesson::Lesson) -> (Vec<String>, lesson::LessonOutcome, pgasync::session::DemoSession) {
     let mut job = lesson::LessonRun::for_lesson(l.clone()).unwrap();
     let out = loop {
         if let Some(o) = job.advance(500).unwrap() {
@@ -93,7 +93,7 @@ fn stepped(l: &lesson::Lesson) -> (Vec<String>, lesson::LessonOutcome, pgasync::
         }
     };
     let k = l.scenario_knobs().unwrap();
-    let mut s = pgasync::session::Session::new(&l.scenario, l.async_mode, k).unwrap();
+    let mut s = pgasync::session::DemoSession::new(&l.scenario, l.async_mode, k).unwrap();
     s.run_to_end();
     assert_eq!(s.steps(), out.total_steps);
     let said = s.narration_log(1, s.steps()).iter().map(|p| p.join(" | ")).collect();

@@ -2,7 +2,7 @@
 //!
 //! For every built-in scenario, in sync and async mode, in pg15 and improved behaviour,
 //! at the page's default size, the session is stepped as the page steps it (one
-//! `step_event` per click) and, after every step, what `Session::snapshot` hands the
+//! `step_event` per click) and, after every step, what `DemoSession::snapshot` hands the
 //! page is checked:
 //! * the connection table (`snapshot.connections`): bytes sent and received on each
 //!   connection are the sums of the wire inspector's message sizes on it (the trace's
@@ -19,7 +19,7 @@
 use pgasync::behaviour::Preset;
 use pgasync::knobs::Knobs;
 use pgasync::scenario::SCENARIOS;
-use pgasync::session::{NodeView, Session, Snapshot};
+use pgasync::session::{DemoSession, NodeView, Snapshot};
 use pgasync::trace::{TraceEvent, TraceKind};
 use std::collections::HashMap;
 
@@ -166,7 +166,7 @@ fn check_run(id: &str, async_mode: bool, preset: Preset) -> usize {
     let knobs =
         Knobs { rows_per_shard: Some(ROWS), fetch_size: Some(FETCH), behaviour: Some(preset), ..Default::default() };
     let what = format!("{id} {} {preset:?}", if async_mode { "async" } else { "sync" });
-    let mut s = Session::new(id, async_mode, knobs).unwrap_or_else(|e| panic!("{what}: {e}"));
+    let mut s = DemoSession::new(id, async_mode, knobs).unwrap_or_else(|e| panic!("{what}: {e}"));
     let mut wire = Wire::default();
     let first = s.snapshot(0);
     wire.add(&first.trace);
@@ -219,7 +219,7 @@ fn an_answer_not_yet_read_is_counted_in_the_scans_box() {
             behaviour: Some(preset),
             ..Default::default()
         };
-        let mut s = Session::new("E", true, knobs).unwrap();
+        let mut s = DemoSession::new("E", true, knobs).unwrap();
         let snap = loop {
             s.step_event();
             let snap = s.snapshot(0);

@@ -4,7 +4,7 @@
 
 use pgasync::executor::exec_async::AsyncState;
 use pgasync::knobs::Knobs;
-use pgasync::session::Session;
+use pgasync::session::DemoSession;
 use pgasync::trace::TraceKind;
 use wasm_bindgen_test::wasm_bindgen_test;
 
@@ -15,7 +15,7 @@ fn knobs() -> Knobs {
 #[wasm_bindgen_test]
 #[cfg_attr(not(target_arch = "wasm32"), test)]
 fn each_request_passes_idle_waiting_callback_pending_complete() {
-    let mut s = Session::new("E", true, knobs()).unwrap();
+    let mut s = DemoSession::new("E", true, knobs()).unwrap();
     let mut seen: Vec<Vec<AsyncState>> = vec![vec![]; 4];
     let mut steps = 0;
     while !s.is_done() {
@@ -52,7 +52,7 @@ fn each_request_passes_idle_waiting_callback_pending_complete() {
     }
 }
 
-fn snapshot_json(s: &Session) -> String {
+fn snapshot_json(s: &DemoSession) -> String {
     serde_json::to_string(&s.snapshot(0)).unwrap()
 }
 
@@ -60,7 +60,7 @@ fn snapshot_json(s: &Session) -> String {
 #[cfg_attr(not(target_arch = "wasm32"), test)]
 fn seeking_back_and_forth_gives_the_same_snapshot_as_stepping() {
     let knobs = || Knobs { rows_per_shard: Some(60), fetch_size: Some(20), ..knobs() };
-    let mut stepped = Session::new("E", true, knobs()).unwrap();
+    let mut stepped = DemoSession::new("E", true, knobs()).unwrap();
     // The run's length is known once it has been run to the end (the page records it
     // first): then every snapshot says it.
     stepped.run_to_end();
@@ -70,7 +70,7 @@ fn seeking_back_and_forth_gives_the_same_snapshot_as_stepping() {
         stepped.step_event();
         at.push(snapshot_json(&stepped));
     }
-    let mut s = Session::new("E", true, knobs()).unwrap();
+    let mut s = DemoSession::new("E", true, knobs()).unwrap();
     s.run_to_end();
     for target in [at.len() / 2, 3, at.len() - 1, 1, at.len() / 3] {
         s.seek(target + 1).unwrap();
@@ -85,7 +85,7 @@ fn seeking_back_and_forth_gives_the_same_snapshot_as_stepping() {
 }
 
 /// The state without the trace (compared separately: it is long).
-fn state_json(s: &Session) -> String {
+fn state_json(s: &DemoSession) -> String {
     serde_json::to_string(&s.snapshot(usize::MAX)).unwrap()
 }
 
@@ -95,13 +95,13 @@ fn state_json(s: &Session) -> String {
 #[cfg_attr(not(target_arch = "wasm32"), test)]
 fn seeking_back_from_checkpoints_equals_stepping_from_the_start() {
     let knobs = || Knobs { rows_per_shard: Some(10_000), fetch_size: Some(100), ..knobs() };
-    let mut s = Session::new("E", true, knobs()).unwrap();
+    let mut s = DemoSession::new("E", true, knobs()).unwrap();
     assert!(s.run_some(1000) == false && s.steps() == 1000, "run_some stops at its budget");
     s.run_to_end();
     let total = s.steps();
     assert!(total > 256 * 128, "long enough to thin the checkpoints: {total} steps");
     for target in [total - 1, 1, 255, 256, 257, 33_000, total / 2, 12] {
-        let mut fresh = Session::new("E", true, knobs()).unwrap();
+        let mut fresh = DemoSession::new("E", true, knobs()).unwrap();
         fresh.run_to_end(); // the same knowledge of the run's length
         fresh.reset().unwrap();
         for _ in 0..target {
@@ -123,7 +123,7 @@ fn seeking_back_from_checkpoints_equals_stepping_from_the_start() {
 #[wasm_bindgen_test]
 #[cfg_attr(not(target_arch = "wasm32"), test)]
 fn results_and_times_equal_the_native_run() {
-    let mut s = Session::new("E", true, knobs()).unwrap();
+    let mut s = DemoSession::new("E", true, knobs()).unwrap();
     s.run_to_end();
     let (_, rows) = s.rows_page(0, 10);
     // Sum of a = b % 100 over b in 0..1200: 12 full cycles of 0..99.
@@ -133,12 +133,12 @@ fn results_and_times_equal_the_native_run() {
     // whole time (set-up through the COMMITs) of E at 300 rows per shard, pg15.
     let native_elapsed_ns = 45_033_580;
     assert_eq!(s.snapshot(0).time_ns, native_elapsed_ns);
-    let mut again = Session::new("E", true, knobs()).unwrap();
+    let mut again = DemoSession::new("E", true, knobs()).unwrap();
     again.run_to_end();
     assert_eq!(again.snapshot(0).time_ns, native_elapsed_ns);
     assert_eq!(s.snapshot(0).total_time_ns, Some(native_elapsed_ns));
     let sync = {
-        let mut x = Session::new("E", false, knobs()).unwrap();
+        let mut x = DemoSession::new("E", false, knobs()).unwrap();
         x.run_to_end();
         x.snapshot(0).time_ns
     };
@@ -165,7 +165,7 @@ fn a_scenario_file_runs_as_a_session() {
     let sql = load.finish().unwrap();
     let scenario = sql.scenario(&Knobs::default(), Source::Json).unwrap();
     pgasync::session::check_scenario_size(&scenario).unwrap();
-    let mut s = Session::with_scenario(scenario, "sql", true, Knobs::default()).unwrap();
+    let mut s = DemoSession::with_scenario(scenario, "sql", true, Knobs::default()).unwrap();
     for _ in 0..5 {
         s.step_event();
     }
@@ -249,13 +249,13 @@ mod js_errors {
 #[cfg_attr(not(target_arch = "wasm32"), test)]
 fn knobs_too_large_for_the_demo_are_refused_with_a_message() {
     let big = Knobs { shards: Some(64), rows_per_shard: Some(1_000_000), ..Default::default() };
-    let err = Session::new("E", true, big.clone()).err().expect("refused");
+    let err = DemoSession::new("E", true, big.clone()).err().expect("refused");
     assert!(err.contains("too many for the step-by-step demo"), "{err}");
     assert!(pgasync::session::compare("E", &big).is_err());
     // Within the row cap but too many steps to record (fetch_size 1): refused before
     // anything runs, with the estimate.
     let slow = Knobs { shards: Some(4), rows_per_shard: Some(100_000), fetch_size: Some(1), ..Default::default() };
-    let err = Session::new("E", true, slow.clone()).err().expect("refused");
+    let err = DemoSession::new("E", true, slow.clone()).err().expect("refused");
     assert!(err.contains("too big to record step by step") && err.contains("fetch_size=1"), "{err}");
     assert!(pgasync::session::CompareJob::new("E", &slow).is_err());
 }

@@ -9,7 +9,7 @@ use pgasync::clock::Clock;
 use pgasync::knobs::{Knobs, Sharing};
 use pgasync::lesson;
 use pgasync::scenario::Scenario;
-use pgasync::session::{RunTo, Session};
+use pgasync::session::{DemoSession, RunTo};
 use pgasync::trace::TraceKind;
 
 fn knobs(shards: usize, rows: usize) -> Knobs {
@@ -17,7 +17,7 @@ fn knobs(shards: usize, rows: usize) -> Knobs {
 }
 
 fn steps_to_end(id: &str, async_mode: bool, k: &Knobs) -> usize {
-    let mut s = Session::new(id, async_mode, k.clone()).unwrap();
+    let mut s = DemoSession::new(id, async_mode, k.clone()).unwrap();
     s.run_to_end();
     s.steps()
 }
@@ -74,7 +74,7 @@ fn a_step_is_the_same_kind_of_thing_in_sync_and_async_mode() {
     println!("B sync {bs} steps, async {ba}");
     assert!(bs >= 1200 && bs == ba, "B: {bs} vs {ba}");
     // In sync mode each row step says which scan handed the Append a row.
-    let mut s = Session::new("E", false, knobs(4, 250)).unwrap();
+    let mut s = DemoSession::new("E", false, knobs(4, 250)).unwrap();
     let mut seen = false;
     for _ in 0..200 {
         s.step_event();
@@ -90,10 +90,10 @@ fn a_step_is_the_same_kind_of_thing_in_sync_and_async_mode() {
 /// each stop's last step has the event (and no step in between had it).
 fn stops(id: &str, async_mode: bool, k: &Knobs, spec: &str) -> usize {
     let on = breakpoint::parse(spec).unwrap();
-    let mut s = Session::new(id, async_mode, k.clone()).unwrap();
+    let mut s = DemoSession::new(id, async_mode, k.clone()).unwrap();
     // Every step with such an event, from a plain run.
     let mut expected = vec![];
-    let mut probe = Session::new(id, async_mode, k.clone()).unwrap();
+    let mut probe = DemoSession::new(id, async_mode, k.clone()).unwrap();
     while !probe.is_done() {
         probe.step_event();
         if probe.last_step_has(on) {
@@ -153,7 +153,7 @@ fn every_breakpoint_kind_stops_at_its_events() {
 
 #[test]
 fn the_narration_history_holds_every_step_in_full() {
-    let mut s = Session::new("E", true, knobs(4, 250)).unwrap();
+    let mut s = DemoSession::new("E", true, knobs(4, 250)).unwrap();
     let mut said = vec![];
     while !s.is_done() {
         s.step_event();
@@ -192,7 +192,7 @@ fn a_lesson_run_numbers_steps_as_the_session_and_answers_as_the_test() {
         }
     };
     let k = l.scenario_knobs().unwrap();
-    let mut s = Session::new(&l.scenario, l.async_mode, k).unwrap();
+    let mut s = DemoSession::new(&l.scenario, l.async_mode, k).unwrap();
     assert!(pgasync::lesson::session_answers(&l, &s).is_err(), "not finished yet");
     s.run_to_end();
     assert_eq!(out.total_steps, s.steps());

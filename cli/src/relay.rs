@@ -580,7 +580,7 @@ async fn upgrade(mut req: Request<Incoming>, name: &str, peer: SocketAddr, relay
                     .read_buffer_size(16 * 1024)
                     .write_buffer_size(0);
                 let ws = WebSocketStream::from_raw_socket(TokioIo::new(upgraded), Role::Server, Some(config)).await;
-                let s = Session { id, name, target, peer, relay: relay.clone() };
+                let s = RelaySession { id, name, target, peer, relay: relay.clone() };
                 s.run(ws, tcp).await;
             }
             Err(e) => {
@@ -605,7 +605,7 @@ async fn upgrade(mut req: Request<Incoming>, name: &str, peer: SocketAddr, relay
 
 type Ws = WebSocketStream<TokioIo<hyper::upgrade::Upgraded>>;
 
-struct Session {
+struct RelaySession {
     id: u64,
     name: String,
     target: Target,
@@ -705,7 +705,7 @@ struct Opened {
     to_browser: bytes::BytesMut,
 }
 
-impl Session {
+impl RelaySession {
     async fn run(self, ws: Ws, tcp: TcpStream) {
         let m = &self.relay.metrics;
         m.sessions.fetch_add(1, Ordering::Relaxed);
@@ -842,7 +842,7 @@ impl Session {
     }
 }
 
-impl Session {
+impl RelaySession {
     /// The session's start (see [`gateway`]): the client's startup packet read and
     /// checked against the target's access, then the server's connection opened and
     /// authenticated. A refusal reaches the client as PostgreSQL's ErrorResponse before

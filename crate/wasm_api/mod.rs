@@ -1,5 +1,5 @@
 //! The JavaScript boundary: the only `#[wasm_bindgen]` code. Everything here is a thin
-//! wrapper over `session::Session` and `scenario`; large state stays behind the opaque
+//! wrapper over `session::DemoSession` and `scenario`; large state stays behind the opaque
 //! `Session` handle, and only small JSON-like values cross (via serde-wasm-bindgen).
 //!
 //! Errors become JavaScript exceptions carrying a message. A panic (a bug) is reported
@@ -14,7 +14,7 @@ use crate::knobs::Knobs;
 use crate::knobs::MAX_SCRIPT_BYTES;
 use crate::knobs::{self, Source};
 use crate::scenario::{Scenario, SCENARIOS};
-use crate::session::{self, Session as Model};
+use crate::session::{self, DemoSession};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
@@ -216,7 +216,7 @@ impl LocalScan {
 /// One scenario run that the page steps, runs and scrubs through.
 #[wasm_bindgen]
 pub struct Session {
-    inner: Model,
+    inner: DemoSession,
 }
 
 #[wasm_bindgen]
@@ -225,7 +225,7 @@ impl Session {
     #[wasm_bindgen(constructor)]
     pub fn new(scenario: &str, mode: &str, knobs_json: &str) -> Result<Session, JsError> {
         let knobs = parse_knobs(knobs_json)?;
-        let inner = Model::new(scenario, parse_mode(mode)?, knobs).map_err(|e| JsError::new(&e))?;
+        let inner = DemoSession::new(scenario, parse_mode(mode)?, knobs).map_err(|e| JsError::new(&e))?;
         Ok(Session { inner })
     }
 
@@ -519,7 +519,7 @@ fn sql_session(sql: SqlScenario, async_mode: bool, knobs: &Knobs) -> Result<Sess
     let scenario = sql.into_scenario(knobs, Source::Json)?;
     session::check_scenario_size(&scenario).map_err(|m| FrontError::new(m, 0, 0))?;
     let inner =
-        Model::with_scenario(scenario, "sql", async_mode, knobs.clone()).map_err(|m| FrontError::new(m, 0, 0))?;
+        DemoSession::with_scenario(scenario, "sql", async_mode, knobs.clone()).map_err(|m| FrontError::new(m, 0, 0))?;
     Ok(Session { inner })
 }
 
