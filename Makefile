@@ -42,18 +42,38 @@ cli:
 demo: pkg cli
 	./target/release/pgasync demo --port $(PORT)
 
+# Each test run's output is kept in target/test-logs/ (native.log, node.log, chrome.log);
+# the counts are the sums of their "test result: ok. N passed" lines.
+LOGS := target/test-logs
+passed = $$(awk '/^test result: ok\./ { n += $$4 } END { print n + 0 }' $(1))
+
 test: setup test-native test-wasm test-e2e
-	@echo "make test: all passed"
+	@echo "make test: all passed: $(call passed,$(LOGS)/native.log) tests natively," \
+	  "$(call passed,$(LOGS)/node.log) in Node, $(call passed,$(LOGS)/chrome.log) in Chrome (wasm32)"
 
 test-native:
 	cargo fmt --all -- --check
 	cargo build --target wasm32-unknown-unknown
-	cargo test --workspace
+	@mkdir -p $(LOGS)
+	set -o pipefail; cargo test --workspace 2>&1 | tee $(LOGS)/native.log
+	@echo "native tests: $(call passed,$(LOGS)/native.log)"
 	./scripts/check_exercises.sh
 
+# The core's suite (tests/suite: every test that needs neither PostgreSQL, sockets,
+# processes nor files) and the library's unit tests, on wasm32 in Node and in headless
+# Chrome: one build (profile wasm-test, Cargo.toml) that both hosts run. The browser
+# gets the whole run's time (WASM_BINDGEN_TEST_TIMEOUT, 20 s by default). A host that
+# runs no test, or not the same number as the other, fails the target.
+WASM_TESTS := --profile wasm-test --lib --test suite
 test-wasm:
-	$(WASM_PACK) test --node --mode no-install
-	WASM_BINDGEN_USE_BROWSER=1 $(WASM_PACK) test --headless --chrome --mode no-install
+	@mkdir -p $(LOGS)
+	set -o pipefail; $(WASM_PACK) test --node --mode no-install -- $(WASM_TESTS) 2>&1 | tee $(LOGS)/node.log
+	set -o pipefail; WASM_BINDGEN_USE_BROWSER=1 WASM_BINDGEN_TEST_TIMEOUT=600 \
+	  $(WASM_PACK) test --headless --chrome --mode no-install -- $(WASM_TESTS) 2>&1 | tee $(LOGS)/chrome.log
+	@node=$(call passed,$(LOGS)/node.log); chrome=$(call passed,$(LOGS)/chrome.log); \
+	  echo "wasm tests: $$node in Node, $$chrome in Chrome"; \
+	  if [ "$$node" = 0 ] || [ "$$node" != "$$chrome" ]; then \
+	    echo "wasm tests: Node and Chrome must run the same tests, and some"; exit 1; fi
 
 test-e2e: pkg cli
 	cd tests/e2e && PGASYNC_BIN=../../target/release/pgasync node run.mjs

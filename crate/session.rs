@@ -1155,7 +1155,7 @@ mod tests {
     /// The scenario files' runs stay within the estimate made before they run; D and
     /// E, 400,000 rows through an async Append, are too big for the page as they are
     /// (as the built-in D and E at their default rows).
-    #[test]
+    #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
     fn scenario_files_fit_the_page_and_their_estimate() {
         for (id, text) in SCENARIO_FILES {
             let sql = SqlScenario::load(text).unwrap();
@@ -1177,7 +1177,7 @@ mod tests {
         }
     }
 
-    #[test]
+    #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
     fn a_scenario_file_too_big_to_record_is_refused() {
         let text = "-- @shard s1\ncreate table t (a int);\ninsert into t select i from generate_series(1, 350000) i;\n\
                     -- @coordinator\ncreate server s1 foreign data wrapper postgres_fdw options (fetch_size '1');\n\

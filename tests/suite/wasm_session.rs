@@ -12,8 +12,7 @@ fn knobs() -> Knobs {
     Knobs { shards: Some(4), rows_per_shard: Some(300), fetch_size: Some(100), ..Default::default() }
 }
 
-#[wasm_bindgen_test]
-#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[wasm_bindgen_test(unsupported = test)]
 fn each_request_passes_idle_waiting_callback_pending_complete() {
     let mut s = Session::new("E", true, knobs()).unwrap();
     let mut seen: Vec<Vec<AsyncState>> = vec![vec![]; 4];
@@ -56,8 +55,7 @@ fn snapshot_json(s: &Session) -> String {
     serde_json::to_string(&s.snapshot(0)).unwrap()
 }
 
-#[wasm_bindgen_test]
-#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[wasm_bindgen_test(unsupported = test)]
 fn seeking_back_and_forth_gives_the_same_snapshot_as_stepping() {
     let knobs = || Knobs { rows_per_shard: Some(60), fetch_size: Some(20), ..knobs() };
     let mut stepped = Session::new("E", true, knobs()).unwrap();
@@ -91,8 +89,7 @@ fn state_json(s: &Session) -> String {
 
 /// A long run keeps checkpoints (their spacing doubles past 128 of them): a seek back
 /// starts from one, and lands on exactly the state and trace of stepping from the start.
-#[wasm_bindgen_test]
-#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[wasm_bindgen_test(unsupported = test)]
 fn seeking_back_from_checkpoints_equals_stepping_from_the_start() {
     let knobs = || Knobs { rows_per_shard: Some(10_000), fetch_size: Some(100), ..knobs() };
     let mut s = Session::new("E", true, knobs()).unwrap();
@@ -120,8 +117,7 @@ fn seeking_back_from_checkpoints_equals_stepping_from_the_start() {
     assert!(s.is_done() && slices >= 1);
 }
 
-#[wasm_bindgen_test]
-#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[wasm_bindgen_test(unsupported = test)]
 fn results_and_times_equal_the_native_run() {
     let mut s = Session::new("E", true, knobs()).unwrap();
     s.run_to_end();
@@ -150,8 +146,7 @@ fn results_and_times_equal_the_native_run() {
 
 /// A scenario file (seed 003) loaded in slices, as the page does, and stepped: the same
 /// rows and virtual times natively and in wasm.
-#[wasm_bindgen_test]
-#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[wasm_bindgen_test(unsupported = test)]
 fn a_scenario_file_runs_as_a_session() {
     use pgasync::frontend::script::{SqlLoad, SCENARIO_FILES};
     use pgasync::knobs::Source;
@@ -245,8 +240,7 @@ mod js_errors {
     }
 }
 
-#[wasm_bindgen_test]
-#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[wasm_bindgen_test(unsupported = test)]
 fn knobs_too_large_for_the_demo_are_refused_with_a_message() {
     let big = Knobs { shards: Some(64), rows_per_shard: Some(1_000_000), ..Default::default() };
     let err = Session::new("E", true, big.clone()).err().expect("refused");
