@@ -253,3 +253,32 @@ fn knobs_too_large_for_the_demo_are_refused_with_a_message() {
     assert!(err.contains("too big to record step by step") && err.contains("fetch_size=1"), "{err}");
     assert!(pgasync::session::CompareJob::new("E", &slow).is_err());
 }
+
+/// A scenario file too big to record says so with the same figures on wasm32: a join's
+/// bound (outer rows × inner rows) passes 2^32 here, and was a saturated `usize` there
+/// (32 bits), so the page said "about 4294967295 steps" (found running this suite on
+/// wasm32, issue 21).
+#[wasm_bindgen_test(unsupported = test)]
+fn a_join_too_big_to_record_gives_the_same_estimate_in_every_target() {
+    use pgasync::frontend::script::SqlLoad;
+    use pgasync::knobs::Source;
+    let text = "-- @shard s1\ncreate table t1 (a int);\ninsert into t1 select i from generate_series(1, 100000) i;\n\
+                -- @shard s2\ncreate table t2 (a int);\ninsert into t2 select i from generate_series(1, 100000) i;\n\
+                -- @coordinator\ncreate extension postgres_fdw;\n\
+                create server s1 foreign data wrapper postgres_fdw;\n\
+                create server s2 foreign data wrapper postgres_fdw;\n\
+                create user mapping for public server s1;\ncreate user mapping for public server s2;\n\
+                create foreign table ft1 (a int) server s1 options (table_name 't1');\n\
+                create foreign table ft2 (a int) server s2 options (table_name 't2');\n\
+                -- @query\nselect ft1.a from ft1 join ft2 on ft1.a = ft2.a;\n";
+    let mut load = SqlLoad::new(text, pgasync::session::DEMO_LIMITS).unwrap();
+    while !load.advance(100_000).unwrap() {}
+    let scenario = load.finish().unwrap().scenario(&Knobs::default(), Source::Json).unwrap();
+    let err = pgasync::session::check_scenario_size(&scenario).unwrap_err();
+    assert_eq!(
+        err,
+        "about 10000204052 steps (up to 200000 rows from the foreign scans, 10000000000 at the top of the plan, 2002 \
+         FETCHes) is too big to record step by step (at most 300000): insert fewer rows, read fewer (a WHERE the \
+         shards apply), or run it with `pgasync sql --file`"
+    );
+}
