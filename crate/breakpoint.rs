@@ -111,7 +111,7 @@ pub fn matches(on: BreakOn, e: &TraceEvent, is_append: impl Fn(usize) -> bool) -
 mod tests {
     use super::*;
 
-    #[test]
+    #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
     fn kinds_parse_and_bad_ones_say_what_is_expected() {
         for k in KINDS {
             assert!(parse(k.id).is_ok(), "{}", k.id);

@@ -688,7 +688,7 @@ mod tests {
     }
 
     /// The JSON written in pieces is serde_json's pretty print of the whole document.
-    #[test]
+    #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
     fn json_in_pieces_is_the_pretty_document() {
         #[derive(Serialize)]
         struct Doc<'a> {
@@ -708,7 +708,7 @@ mod tests {
 
     /// Every format: the job's text, taken in small slices, is the text written at once
     /// from a run made the same way, and the same whatever the slice.
-    #[test]
+    #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
     fn a_job_in_slices_writes_what_the_whole_run_gives() {
         for async_mode in [false, true] {
             let (scenario, run) = small_e(async_mode);
@@ -736,7 +736,7 @@ mod tests {
         }
     }
 
-    #[test]
+    #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
     fn file_names_say_scenario_mode_and_behaviour() {
         assert_eq!(Format::Json.file_name("E", "async", "pg15"), "E-async-pg15.trace.json");
         assert_eq!(Format::Svg.file_name("pf1", "sync", "improved"), "pf1-sync-improved.timeline.svg");
@@ -744,7 +744,7 @@ mod tests {
         assert!(Format::parse("xml").unwrap_err().contains("explain-json"));
     }
 
-    #[test]
+    #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
     fn csv_quotes_what_needs_quoting() {
         assert_eq!(csv_field("a,b"), "\"a,b\"");
         assert_eq!(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");

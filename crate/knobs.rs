@@ -793,7 +793,7 @@ mod tests {
         set_text(&mut k, Source::Url, key, raw).map(|_| k)
     }
 
-    #[test]
+    #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
     fn every_behaviour_knob_has_a_spec_and_every_spec_a_field() {
         for info in KNOBS {
             let s = spec(Source::Json, info.name).expect(info.name);
@@ -819,7 +819,7 @@ mod tests {
         }
     }
 
-    #[test]
+    #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
     fn integers_are_strictly_decimal() {
         assert_eq!(cli("shards", "16").unwrap().shards, Some(16));
         assert_eq!(url("shards", "007").unwrap().shards, Some(7));
@@ -837,7 +837,7 @@ mod tests {
         assert_eq!(url("fetch", "0").unwrap_err(), "fetch=0: out of range (1 to 1000000)");
     }
 
-    #[test]
+    #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
     fn numbers_are_finite() {
         assert_eq!(cli("bandwidth-mbps", "NaN").unwrap_err(), "--bandwidth-mbps NaN: not a finite number");
         for bad in ["nan", "inf", "-inf", "infinity", "1e999"] {
@@ -853,7 +853,7 @@ mod tests {
         assert_eq!(url("bw", "0").unwrap_err(), "bw=0: out of range (0.001 to 1000000)");
     }
 
-    #[test]
+    #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
     fn per_shard_lists_have_one_entry_per_shard_each_in_range() {
         let k = url("rtts", "1,2,3,4").unwrap();
         assert_eq!(k.rtt_ms_per_shard, Some(vec![1.0, 2.0, 3.0, 4.0]));
@@ -876,7 +876,7 @@ mod tests {
         assert_eq!(validate(&bad, 2, Source::Json).unwrap_err(), "rtt_ms_per_shard=1,NaN: not a finite number");
     }
 
-    #[test]
+    #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
     fn validate_checks_knobs_built_in_rust() {
         let k = Knobs { bandwidth_mbps: Some(f64::INFINITY), ..Default::default() };
         assert_eq!(validate(&k, 4, Source::Cli).unwrap_err(), "--bandwidth-mbps inf: not a finite number");
@@ -885,7 +885,7 @@ mod tests {
         validate(&Knobs::default(), 4, Source::Json).unwrap();
     }
 
-    #[test]
+    #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
     fn unknown_names_are_refused_by_name() {
         assert!(cli("bogus", "1").unwrap_err().starts_with("unknown option --bogus"));
         let e = url("bogus", "1").unwrap_err();
@@ -904,7 +904,7 @@ mod tests {
         assert!(from_json("{").unwrap_err().starts_with("bad knobs"));
     }
 
-    #[test]
+    #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
     fn json_values_strings_numbers_lists_switches() {
         let k = from_json(
             r#"{"shards": "4", "fetch_size": 100, "rtt_ms": 1.5, "rtt_ms_per_shard": [1, 2, 3, 4],
@@ -932,7 +932,7 @@ mod tests {
         assert_eq!(from_json(r#"{"behaviour": "pg16"}"#).unwrap_err(), "behaviour=pg16: not pg15 or improved");
     }
 
-    #[test]
+    #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
     fn page_queries() {
         let q = from_query(&query_pairs(
             "?scenario=E&mode=async&shards=4&rtts=1%2C2,3,4&behaviour=improved&fetch_ahead=0&step=12&rtt=",
@@ -963,7 +963,7 @@ mod tests {
         assert_eq!(err("?shards=+5"), "shards= 5: not a decimal integer");
     }
 
-    #[test]
+    #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
     fn page_queries_with_a_scenario_file() {
         let q = from_query(&query_pairs("?sql=q1Yq-_0_AQ&mode=sync&fetch=10&step=3")).unwrap();
         assert_eq!(q.sql.as_deref(), Some("q1Yq-_0_AQ"));

@@ -441,7 +441,7 @@ pub fn answers<H: crate::host::Host>(lesson: &Lesson, run: &QueryRun<H>, labels:
 mod tests {
     use super::*;
 
-    #[test]
+    #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
     fn a_lesson_parses_and_bad_ones_name_their_line() {
         let l = parse("title: T\nscenario: E\n--- intro\nHello.\n--- note on=request:waiting\nN.\n--- question\nask: Q?\nchoices: a, b\nanswer: max_waiting\n").unwrap();
         assert_eq!(l.notes[0].on, NoteOn::Request { state: "waiting".into(), from: None });

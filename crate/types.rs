@@ -247,7 +247,7 @@ impl Catalog {
 
 #[cfg(test)]
 mod tests {
-    #[test]
+    #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
     fn a_datum_is_two_words() {
         assert_eq!(std::mem::size_of::<super::Datum>(), 16);
     }

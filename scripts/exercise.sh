@@ -22,8 +22,9 @@
 #   replace FILE STUB   the next region of the project's FILE from the line
 #                       `// exercise:NAME begin` to the line `// exercise:NAME end` is
 #                       replaced by the file STUB of the folder: code that compiles
-#   test TARGET NAME    the test NAME of tests/TARGET.rs: it passes on the project's code
-#                       and fails on the copy
+#   test TARGET NAME    the test NAME of the test target TARGET (`cargo test --test TARGET`;
+#                       the suite's are MODULE::TEST, e.g. suite async_protocol::…): it
+#                       passes on the project's code and fails on the copy
 # The copy keeps no marker line (those of other exercises are dropped, their code kept).
 set -euo pipefail
 
@@ -286,7 +287,7 @@ run_tests() {
     (cd "$ROOT" && timeout "$TEST_TIMEOUT" cargo test --test "$target" -- --exact "${names[@]}") 2>&1 | out ||
       rc=${PIPESTATUS[0]}
     if ((rc == 124)); then
-      echo "exercise $ex: tests/$target.rs did not finish within ${TEST_TIMEOUT} s" >&2
+      echo "exercise $ex: cargo test --test $target did not finish within ${TEST_TIMEOUT} s" >&2
       return 3
     fi
   done

@@ -1,3 +1,4 @@
+// Native only (not in tests/suite): starts PostgreSQL clusters (processes, sockets, files).
 #![cfg(not(target_arch = "wasm32"))]
 //! The native TCP host against real PostgreSQL 15 shards: every built-in scenario
 //! with remote shards, its simulated shards' data loaded into real clusters (one per

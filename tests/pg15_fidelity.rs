@@ -1,3 +1,4 @@
+// Native only (not in tests/suite): starts PostgreSQL clusters (processes, sockets, files).
 #![cfg(not(target_arch = "wasm32"))]
 //! PostgreSQL 15 fidelity (issue 7): the sandbox against a real PostgreSQL 15
 //! coordinator, on the same shard clusters.

@@ -1,3 +1,4 @@
+// Native only (not in tests/suite): starts PostgreSQL clusters (processes, sockets, files).
 #![cfg(not(target_arch = "wasm32"))]
 //! `frontend::pgfuncs` against a real PostgreSQL 15: one cluster (tests/support/pg.rs),
 //! and for each function the rows PostgreSQL itself produced.

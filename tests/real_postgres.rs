@@ -1,3 +1,4 @@
+// Native only (not in tests/suite): starts PostgreSQL clusters (processes, sockets, files).
 #![cfg(not(target_arch = "wasm32"))]
 //! The wire-protocol client and the executor against real PostgreSQL servers: each
 //! test starts its own clusters on free ports (and stops them), loads the seeds' table

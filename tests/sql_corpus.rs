@@ -1,3 +1,4 @@
+// Native only (not in tests/suite): starts PostgreSQL clusters (processes, sockets, files).
 #![cfg(not(target_arch = "wasm32"))]
 //! A corpus of queries against one schema (tests/data/corpus.sql, issue 9), run by the
 //! sandbox and by real PostgreSQL 15 clusters this test starts (a coordinator with

@@ -1,3 +1,4 @@
+// Native only (not in tests/suite): starts PostgreSQL clusters (processes, sockets, files).
 #![cfg(not(target_arch = "wasm32"))]
 //! The SQL front end against real PostgreSQL 15 (issue 9): seed 003's and seed 004's
 //! setup and query, as the threads give them (crate/frontend/scenarios/m.sql, seed004.sql),

@@ -51,9 +51,10 @@ pub fn row_bytes(row: &[Datum]) -> usize {
     row.iter().map(|d| std::mem::size_of::<Datum>() + if let Datum::Text(t) = d { 40 + t.len() } else { 0 }).sum()
 }
 
-/// Bytes in messages: "128 MiB", "2 GiB", "477.2 MiB", "4.7 GiB", "5000 bytes".
-fn size_text(bytes: usize) -> String {
-    for (unit, name) in [(1usize << 30, "GiB"), (1 << 20, "MiB")] {
+/// Bytes in messages: "128 MiB", "2 GiB", "477.2 MiB", "4.7 GiB", "5000 bytes". In
+/// u128 so that an estimate past 4 GiB reads the same on wasm32 (32-bit `usize`).
+fn size_text(bytes: u128) -> String {
+    for (unit, name) in [(1u128 << 30, "GiB"), (1 << 20, "MiB")] {
         if bytes >= unit {
             return match bytes % unit {
                 0 => format!("{} {name}", bytes / unit),
@@ -695,7 +696,7 @@ impl Cluster {
                 return Err(FrontError::at(
                     format!(
                         "more than {} of rows in all: too many for {}",
-                        size_text(self.limits.bytes),
+                        size_text(self.limits.bytes as u128),
                         self.limit_name
                     ),
                     at,
@@ -797,9 +798,9 @@ impl Cluster {
                 format!(
                     "generate_series of {count} rows of about {width} bytes each (about {}): more than {}'s {} of \
                      rows{}",
-                    size_text(estimate.min(usize::MAX as u128) as usize),
+                    size_text(estimate),
                     self.limit_name,
-                    size_text(self.limits.bytes),
+                    size_text(self.limits.bytes as u128),
                     if self.total_bytes > 0 { " with the rows before it" } else { "" }
                 ),
                 at,

@@ -39,7 +39,7 @@
 //!   deeper than the stack allows is ever built or walked: everything here recurses
 //!   over trees, and a stack overflow aborts a process (or the page) with no error to
 //!   catch. The deepest files let through load, plan and run in 1 MiB of stack in a
-//!   debug build (tests/sql_bounds.rs); the scenario files and the corpus weigh at most
+//!   debug build (tests/suite/sql_bounds.rs); the scenario files and the corpus weigh at most
 //!   32. Subqueries nest at most 32 deep in the planner.
 //! * Rows: a load inserts at most its [`catalog::Limits`], in rows and in bytes of
 //!   rows as held ([`catalog::row_bytes`]): the CLI's [`catalog::Limits::SANDBOX`],

@@ -843,7 +843,7 @@ mod tests {
 
     // Vectors from PostgreSQL 15.18 (x86-64): `SELECT hashint4extended(0, 0), …`,
     // bigint results read as u64.
-    #[test]
+    #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
     fn hash_functions_match_postgres_vectors() {
         assert_eq!(hashint4extended(0, 0) as i64, 4154612158245552303);
         assert_eq!(hashint4extended(1, 0) as i64, -3670598878359251130);
@@ -860,7 +860,7 @@ mod tests {
         assert_eq!(hashtextextended("é", 0) as i64, -763932721387459829);
     }
 
-    #[test]
+    #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
     fn int_hashes_agree_across_widths() {
         for v in [0i32, 1, -1, 12345, -98765, i32::MAX, i32::MIN] {
             assert_eq!(hashint4extended(v, HASH_PARTITION_SEED), hashint8extended(v as i64, HASH_PARTITION_SEED));
@@ -870,14 +870,14 @@ mod tests {
         }
     }
 
-    #[test]
+    #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
     fn hash_uint32_is_hash_bytes_of_the_word() {
         for (k, seed) in [(0u32, 0u64), (1, 0), (0xdead_beef, 77), (u32::MAX, HASH_PARTITION_SEED)] {
             assert_eq!(hash_uint32_extended(k, seed), hash_bytes_extended(&k.to_le_bytes(), seed));
         }
     }
 
-    #[test]
+    #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
     fn numeric_hash_matches_postgres_vectors() {
         let h = |s: &str, seed: u64| hash_numeric_extended(&Numeric::parse(s).unwrap(), seed) as i64;
         assert_eq!(h("0", 5), 4);
@@ -897,7 +897,7 @@ mod tests {
         assert!(Numeric::parse("").is_err());
     }
 
-    #[test]
+    #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
     fn null_keys_are_skipped() {
         assert_eq!(compute_partition_hash_value(&[KeyValue::Null]), 0);
         assert_eq!(hash_partition_index(&[KeyValue::Null, KeyValue::Null], 4), 0);
@@ -914,7 +914,7 @@ mod tests {
         );
     }
 
-    #[test]
+    #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
     fn find_hash_partition_uses_each_bound() {
         let keys = [KeyValue::Int4(42)];
         let r4 = hash_partition_index(&keys, 4);
@@ -929,7 +929,7 @@ mod tests {
     }
 
     // `SELECT setseed(s); SELECT random() FROM generate_series(1, 5)` on PostgreSQL 15.
-    #[test]
+    #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
     fn random_matches_postgres_sequences() {
         let mut r = PgRandom::new();
         r.setseed(0.5).unwrap();
@@ -952,7 +952,7 @@ mod tests {
         assert_eq!(got, ["0.8702553105818676", "0.426569726107606", "0.6684808914837377"], "new() is setseed(0)");
     }
 
-    #[test]
+    #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
     fn setseed_range_errors_print_like_postgres() {
         let mut r = PgRandom::new();
         let before = r.clone();
@@ -967,7 +967,7 @@ mod tests {
         assert!(r.setseed(1.0).is_ok() && r.setseed(-1.0).is_ok());
     }
 
-    #[test]
+    #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
     fn float8_out_matches_postgres() {
         for (v, want) in [
             (1e-5, "1e-05"),
@@ -1001,7 +1001,7 @@ mod tests {
     /// where Rust's sit exactly on an end of the interval (even significands only; ours
     /// are longer) or on an exact tie (Rust rounds up, we to even); always the same
     /// double when read back.
-    #[test]
+    #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
     fn open_interval_search_agrees_with_rust_shortest() {
         let mut g = PgRandom::new();
         g.setseed(0.3).unwrap();
@@ -1038,7 +1038,7 @@ mod tests {
         assert!(differing < 100, "{differing} values differ from Rust's shortest digits");
     }
 
-    #[test]
+    #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
     fn float8_numeric_matches_postgres() {
         for (v, want) in [
             (1e-5, "0.00001"),
@@ -1058,7 +1058,7 @@ mod tests {
         assert_eq!(float8_numeric(5e-324), format!("0.{}494065645841247", "0".repeat(323)));
     }
 
-    #[test]
+    #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
     fn float_to_int_casts_round_half_even_and_check_range() {
         assert_eq!(dtoi4(2.5), Ok(2));
         assert_eq!(dtoi4(3.5), Ok(4));
@@ -1074,7 +1074,7 @@ mod tests {
         assert_eq!(dtoi8(-9223372036854775808.0), Ok(i64::MIN));
     }
 
-    #[test]
+    #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
     fn to_char_matches_postgres() {
         for (v, f, want) in [
             (5, "00000", " 00005"),

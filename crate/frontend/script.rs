@@ -36,7 +36,7 @@ use crate::types::{Catalog, Table};
 
 /// Built-in scenarios as scenario files (`crate/frontend/scenarios/`), embedded: D and
 /// E build the same tables, rows and plan as the built-in generators at the seeds'
-/// sizes (`bench_size`) (tests/sql_files.rs checks EXPLAIN ANALYZE is identical, times included); M
+/// sizes (`bench_size`) (tests/suite/sql_files.rs checks EXPLAIN ANALYZE is identical, times included); M
 /// and X are seeds 003 and 004's own scripts (tests/sql_seeds.rs checks them against
 /// real PostgreSQL), X identical to the built-in X, M with the seed's random() scores.
 pub const SCENARIO_FILES: &[(&str, &str)] = &[
@@ -637,7 +637,7 @@ mod tests {
         out
     }
 
-    #[test]
+    #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
     fn a_load_in_slices_is_the_load_at_once() {
         for (id, text) in SCENARIO_FILES {
             let whole = SqlScenario::load(text).unwrap();
@@ -655,7 +655,7 @@ mod tests {
         }
     }
 
-    #[test]
+    #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
     fn into_scenario_moves_what_scenario_copies() {
         let data = |sc: &Scenario| {
             let mut out: Vec<(String, Vec<crate::types::Datum>)> =
@@ -679,7 +679,7 @@ mod tests {
         Limits { rows, ..Limits::SANDBOX }
     }
 
-    #[test]
+    #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
     fn a_load_in_slices_stops_at_the_same_error() {
         let text = "-- @shard s1\ncreate table t (a int);\ninsert into t select i from generate_series(1, 5000) i;\n\
                     insert into t select i / (i - 4000) from generate_series(1, 5000) i;\n-- @query\nselect 1;\n";
@@ -709,7 +709,7 @@ mod tests {
         assert!(SqlLoad::new(text, rows(10)).unwrap().finish().is_err(), "not loaded yet: an error, no panic");
     }
 
-    #[test]
+    #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
     fn variables_are_substituted_but_casts_are_not() {
         let vars = vec![("n".to_string(), 7)];
         assert_eq!(substitute("select :n::int, ':n'", &vars, 1).unwrap(), "select 7::int, ':n'");

@@ -691,7 +691,7 @@ impl SqlType {
 mod tests {
     use super::*;
 
-    #[test]
+    #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
     fn seed_003_ddl_parses() {
         let sql = "create server s2 foreign data wrapper postgres_fdw OPTIONS ( port \n'5433', dbname 'postgres', async_capable 'on');\n\
                    create foreign table players_p1 partition of players for values with \n(modulus 4, remainder 0) server s2;";
@@ -704,7 +704,7 @@ mod tests {
         assert_eq!(v[1].at.line, 3);
     }
 
-    #[test]
+    #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
     fn errors_have_file_positions() {
         let e = parse_statements("select 1;\ncreate table t (a int) partition by spiral (a);", 10).unwrap_err();
         assert_eq!((e.line, e.column), (11, 37), "{e}");

@@ -72,7 +72,7 @@ mod tests {
         v
     }
 
-    #[test]
+    #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
     fn accepts_valid_headers_and_partial_input() {
         assert_eq!(check_backend_frame(&[]), Ok(()));
         assert_eq!(check_backend_frame(b"D"), Ok(()));
@@ -82,7 +82,7 @@ mod tests {
         assert_eq!(check_backend_frame(&frame(b'K', 12)), Ok(()));
     }
 
-    #[test]
+    #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
     fn refuses_bad_types_and_lengths() {
         assert!(check_backend_frame(b"Q").is_err());
         assert!(check_backend_frame(&[0]).is_err());

@@ -33,9 +33,9 @@ use sqlparser::keywords::Keyword;
 use sqlparser::tokenizer::{Location, Token, TokenWithSpan};
 
 /// The heaviest statement accepted. The scenario files and the corpus weigh at most
-/// 45 (tests/sql_parse.rs checks the margin); at this limit every walk of the
+/// 45 (tests/suite/sql_bounds.rs checks the margin); at this limit every walk of the
 /// deepest trees fits in 1 MiB of stack in a debug build (the wasm page's whole
-/// stack; tests/sql_parse.rs runs them there), and the walks' quadratic span
+/// stack; tests/suite/sql_bounds.rs runs them there), and the walks' quadratic span
 /// computations stay cheap.
 pub const MAX_WEIGHT: usize = 256;
 
@@ -167,7 +167,7 @@ mod tests {
         weight(&tokens(sql))
     }
 
-    #[test]
+    #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
     fn chains_weigh_their_length() {
         let chain = |n: usize, op: &str| vec!["1"; n].join(op);
         assert_eq!(weigh(&chain(10, "+")), 19);
@@ -183,7 +183,7 @@ mod tests {
         assert_eq!(weigh(&format!("x{}", "[1]".repeat(30))), 1 + 30 + 1);
     }
 
-    #[test]
+    #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
     fn an_inner_list_adds_to_its_item_wherever_it_is() {
         // The heavy list first, the long item around it after: both count.
         let text = format!("f(({}) {})", "1+".repeat(20) + "1", "+ 1".repeat(30));
@@ -192,7 +192,7 @@ mod tests {
         assert_eq!(weigh(&format!("{}; select 1", "1+".repeat(50) + "1")), 101);
     }
 
-    #[test]
+    #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
     fn the_first_token_over_the_limit_is_named() {
         let sql = format!("select {}", vec!["1"; 100].join("+"));
         let at = too_deep(&tokens(&sql), 50).expect("over 50");

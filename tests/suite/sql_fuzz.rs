@@ -1,4 +1,3 @@
-#![cfg(not(target_arch = "wasm32"))]
 //! The SQL front end never panics (issue 9): generated and mutated scenario files are
 //! loaded, planned, built and run; every outcome must be a value or a `FrontError`.
 //!
@@ -11,6 +10,7 @@ use pgasync::frontend::SqlScenario;
 use pgasync::knobs::Knobs;
 use pgasync::knobs::Source;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use wasm_bindgen_test::wasm_bindgen_test;
 
 struct Rng(u64);
 
@@ -271,7 +271,7 @@ fn exercise(text: &str) -> Result<(), String> {
     Ok(())
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn the_front_end_never_panics() {
     let cases: usize = std::env::var("PGASYNC_SQL_FUZZ").ok().and_then(|v| v.parse().ok()).unwrap_or(20_000);
     let seed: u64 = std::env::var("PGASYNC_SQL_FUZZ_SEED").ok().and_then(|v| v.parse().ok()).unwrap_or(0x5eed_0009);

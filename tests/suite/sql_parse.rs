@@ -1,4 +1,3 @@
-#![cfg(not(target_arch = "wasm32"))]
 //! Tests of the shard SQL front end (`pgasync::sql`): statement kinds, plan shapes,
 //! output columns and error positions. Plans are compared structurally; running
 //! them is the executor's business.
@@ -8,6 +7,7 @@ use pgasync::plan::{
 };
 use pgasync::sql::{parse_shard_sql, ShardStatement, SqlError};
 use pgasync::types::{Catalog, ColType, Column, Datum, Table};
+use wasm_bindgen_test::wasm_bindgen_test;
 
 /// t_p1(a int, b int, c text) and t(a int, b int, s text, f numeric).
 fn catalog() -> Catalog {
@@ -83,13 +83,13 @@ fn project(child: Plan, targets: &[(Expr, &str)]) -> Plan {
 
 // ---------------------------------------------------------------- statements
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn empty_input_has_no_statements() {
     assert!(parse("").is_empty());
     assert!(parse("  ;; ; ").is_empty());
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn transaction_statements() {
     use ShardStatement::*;
     assert_eq!(parse_one("BEGIN"), Begin);
@@ -104,7 +104,7 @@ fn transaction_statements() {
     assert_eq!(parse_one("abort transaction"), Rollback);
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn set_statements_are_accepted() {
     for sql in [
         "SET search_path = pg_catalog",
@@ -119,7 +119,7 @@ fn set_statements_are_accepted() {
     }
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn declare_cursor() {
     let ShardStatement::DeclareCursor { name, plan, columns } =
         parse_one("DECLARE c1 CURSOR FOR SELECT a, b FROM t_p1 WHERE a > 5")
@@ -135,7 +135,7 @@ fn declare_cursor() {
     assert_eq!(columns, vec![col("a", ColType::Int), col("b", ColType::Int)]);
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn declare_cursor_variants() {
     for sql in [
         "DECLARE C2 NO SCROLL CURSOR FOR SELECT * FROM t_p1",
@@ -152,7 +152,7 @@ fn declare_cursor_variants() {
     }
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn fetch_statements() {
     let fetch = |sql: &str| match parse_one(sql) {
         ShardStatement::Fetch { cursor, count } => (cursor, count),
@@ -169,13 +169,13 @@ fn fetch_statements() {
     assert_eq!(e.position, Some(1));
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn close_statement() {
     assert_eq!(parse_one("CLOSE c1"), ShardStatement::Close { cursor: "c1".into() });
     assert!(error("CLOSE ALL").message.contains("CLOSE ALL"));
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn multi_statement_string() {
     let v = parse(
         "START TRANSACTION ISOLATION LEVEL REPEATABLE READ; \
@@ -189,7 +189,7 @@ fn multi_statement_string() {
     assert_eq!(v[4], ShardStatement::Commit);
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn statements_need_separators() {
     let e = error("BEGIN COMMIT");
     assert_eq!(e.message, "syntax error at or near \"COMMIT\"");
@@ -198,7 +198,7 @@ fn statements_need_separators() {
 
 // ---------------------------------------------------------------- SELECT plans
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn filter_sort_limit_plan_shape() {
     let (plan, columns) = select("SELECT a FROM t_p1 WHERE (a > 5) AND (b < 10) ORDER BY a DESC LIMIT 7");
     let cond = bin(BinOp::And, bin(BinOp::Gt, Expr::col(0), Expr::int(5)), bin(BinOp::Lt, Expr::col(1), Expr::int(10)));
@@ -209,14 +209,14 @@ fn filter_sort_limit_plan_shape() {
     assert_eq!(plan.output_columns(), columns);
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn select_star_is_a_bare_scan() {
     let (plan, columns) = select("SELECT * FROM t_p1");
     assert_eq!(plan, scan_t_p1());
     assert_eq!(columns, catalog().get("t_p1").unwrap().columns);
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn group_by_with_count() {
     let (plan, columns) = select("SELECT a, count(*) FROM t GROUP BY a");
     // The select list is exactly the Agg's output, so no projection is added.
@@ -230,7 +230,7 @@ fn group_by_with_count() {
     assert_eq!(columns, vec![col("a", ColType::Int), col("count", ColType::Int)]);
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn plain_aggregate() {
     let (plan, columns) = select("SELECT sum(a) FROM t");
     let expected = Plan::Agg {
@@ -243,7 +243,7 @@ fn plain_aggregate() {
     assert_eq!(columns, vec![col("sum", ColType::Int)]);
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn aggregates_with_projection_having_and_order() {
     let (plan, columns) = select(
         "SELECT count(b) AS n, a, avg(f), sum(a) + 1 FROM t WHERE s <> 'x' \
@@ -278,7 +278,7 @@ fn aggregates_with_projection_having_and_order() {
     );
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn group_by_expression_and_ordinal() {
     let (plan, columns) = select("SELECT a % 3 AS k, count(*) FROM t GROUP BY 1 ORDER BY k");
     let key = bin(BinOp::Modulo, Expr::col(0), Expr::int(3));
@@ -297,7 +297,7 @@ fn group_by_expression_and_ordinal() {
     assert!(matches!(plan2, Plan::Agg { .. }), "{plan2:?}");
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn order_by_expression_not_in_select_list() {
     let (plan, columns) = select("SELECT s FROM t ORDER BY a + b, f ASC NULLS LAST OFFSET 1 LIMIT 3");
     let sorted = Plan::Sort {
@@ -309,7 +309,7 @@ fn order_by_expression_not_in_select_list() {
     assert_eq!(columns, vec![col("s", ColType::Text)]);
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn expressions() {
     let (plan, _) = select(
         "SELECT x0.a FROM public.t AS x0 WHERE x0.b BETWEEN -2 AND 2.5 AND s IN ('p', 'q') \
@@ -335,7 +335,7 @@ fn expressions() {
     assert_eq!(cond, expected);
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn literals_and_arithmetic_in_targets() {
     let (_, columns) = select("SELECT a * 2 + 1, f / 2, 'x' AS label, NULL, 1.5, a, -9223372036854775808 FROM t");
     let types: Vec<ColType> = columns.iter().map(|c| c.ty).collect();
@@ -347,7 +347,7 @@ fn literals_and_arithmetic_in_targets() {
     assert_eq!(columns[3].name, "?column?");
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn quoted_and_folded_identifiers() {
     let (plan, columns) = select("SELECT A, \"b\" AS \"Bee\" FROM T_P1 WHERE C = 'z'");
     assert_eq!(columns, vec![col("a", ColType::Int), col("Bee", ColType::Int)]);
@@ -361,7 +361,7 @@ fn quoted_and_folded_identifiers() {
 }
 
 /// Whatever our own postgres_fdw-style deparser sends, a shard must be able to plan.
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn deparsed_remote_queries_round_trip() {
     let columns = catalog().get("t").unwrap().columns.clone();
     let mut q = RemoteQuery::scan("t", columns.clone(), &[0, 2]);
@@ -430,7 +430,7 @@ fn assert_error(sql: &str, message: &str, position: Option<usize>) {
     assert_eq!((e.message.as_str(), e.position), (message, position), "{sql}");
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn unknown_table() {
     assert_error("SELECT a FROM nosuch", "relation \"nosuch\" does not exist", Some(15));
     assert_error("SELECT a FROM other.t", "relation \"other.t\" does not exist", Some(15));
@@ -438,7 +438,7 @@ fn unknown_table() {
     assert_eq!(e.to_string(), "relation \"nosuch\" does not exist (position 15)");
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn unknown_column() {
     assert_error("SELECT x FROM t", "column \"x\" does not exist", Some(8));
     assert_error("SELECT a FROM t WHERE t.zz = 1", "column t.zz does not exist", Some(23));
@@ -448,14 +448,14 @@ fn unknown_column() {
     assert_error("SELECT t.a FROM t x", "missing FROM-clause entry for table \"t\"", Some(8));
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn positions_count_characters_across_lines_and_statements() {
     assert_error("SELECT a\nFROM t\nWHERE zz = 1", "column \"zz\" does not exist", Some(23));
     assert_error("SELECT a FROM t; SELECT é, zz FROM t", "column \"é\" does not exist", Some(25));
     assert_error("SELECT 'é', zz FROM t", "column \"zz\" does not exist", Some(13));
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn syntax_errors() {
     assert_error("SELECT * FRM t", "syntax error at or near \"FRM\"", Some(10));
     assert_error("SELECT a FROM", "syntax error at end of input", Some(14));
@@ -466,7 +466,7 @@ fn syntax_errors() {
     assert!(e.position.is_some(), "{e}");
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn grouping_errors() {
     assert_error(
         "SELECT b, count(*) FROM t GROUP BY a",
@@ -493,7 +493,7 @@ fn grouping_errors() {
     assert_error("SELECT a FROM t ORDER BY 3", "ORDER BY position 3 is not in select list", None);
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn unsupported_constructs() {
     let cases: &[(&str, &str, Option<usize>)] = &[
         ("SELECT a FROM t JOIN t_p1 ON t.a = t_p1.a", "JOIN", Some(17)),
@@ -524,7 +524,7 @@ fn unsupported_constructs() {
     }
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn accepted_nulls_orders_and_constant_casts() {
     // postgres_fdw spells out the default null ordering.
     let (plan, _) = select("SELECT a FROM t ORDER BY a ASC NULLS LAST, b DESC NULLS FIRST");

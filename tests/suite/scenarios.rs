@@ -1,4 +1,3 @@
-#![cfg(not(target_arch = "wasm32"))]
 //! Integration tests over the built-in scenarios: sync and async runs agree with each
 //! other and with the reference, runs are deterministic on the virtual clock, the
 //! async gain is where the model puts it, knobs are validated, and an injected remote
@@ -13,6 +12,7 @@ use pgasync::run::QueryRun;
 use pgasync::scenario::{Scenario, SCENARIOS};
 use pgasync::trace::{TraceEvent, TraceKind};
 use pgasync::types::Datum;
+use wasm_bindgen_test::wasm_bindgen_test;
 
 const FETCH_SIZES: [usize; 3] = [100, 200, 1000];
 
@@ -76,68 +76,68 @@ fn check_scenario_pipelined(id: &str, rows: usize) {
     }
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn scenario_a_sync_async_agree() {
     check_scenario("A", 500);
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn scenario_b_sync_async_agree() {
     check_scenario("B", 500);
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn scenario_c_sync_async_agree() {
     check_scenario("C", 500);
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn scenario_d_sync_async_agree() {
     check_scenario("D", 500);
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn scenario_d_pipelined_sync_async_agree() {
     check_scenario_pipelined("D", 500);
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn scenario_e_sync_async_agree() {
     check_scenario("E", 500);
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn scenario_f_sync_async_agree() {
     check_scenario("F", 500);
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn scenario_f_pipelined_sync_async_agree() {
     check_scenario_pipelined("F", 500);
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn scenario_g_sync_async_agree() {
     check_scenario("G", 500);
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn scenario_pf1_sync_async_agree() {
     check_scenario("pf1", 500);
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn scenario_m_sync_async_agree() {
     check_scenario("M", 500);
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn scenario_x_sync_async_agree() {
     check_scenario("X", 500);
 }
 
 /// Every built-in id is covered by one of the tests above.
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn every_builtin_scenario_is_covered() {
     let ids: Vec<&str> = SCENARIOS.iter().map(|s| s.id).collect();
     assert_eq!(ids, ["A", "B", "C", "D", "E", "F", "G", "pf1", "M", "X"]);
@@ -174,23 +174,23 @@ fn check_deterministic(id: &str, k: &Knobs) {
     assert_ne!(e1, e3, "{id}: changing rtt did not change elapsed");
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn determinism_e_async() {
     check_deterministic("E", &knobs(500, 100));
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn determinism_m_async() {
     check_deterministic("M", &knobs(500, 50));
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn determinism_d_pipelined_async() {
     let k = Knobs { sharing: Some(Sharing::Shared), pipeline: Some(true), ..knobs(500, 100) };
     check_deterministic("D", &k);
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn determinism_sync_runs() {
     for id in ["E", "M", "X"] {
         let s = build(id, &knobs(300, 100));
@@ -211,7 +211,7 @@ fn elapsed_pair(id: &str, k: &Knobs) -> (u64, u64) {
     (sync.elapsed_ns(), asy.elapsed_ns())
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn gain_e_dedicated_connections_overlap() {
     // PostgreSQL 15: the waits overlap, but the set-up, DECLAREs and CLOSEs are serial
     // and each FETCH waits until its batch is used up.
@@ -230,7 +230,7 @@ fn gain_e_dedicated_connections_overlap() {
     assert!(asy >= bound, "E: async {asy} ns below lower bound {bound} ns");
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn gain_a_and_b_take_the_plain_path() {
     for id in ["A", "B"] {
         for fetch in FETCH_SIZES {
@@ -250,7 +250,7 @@ fn gain_a_and_b_take_the_plain_path() {
     }
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn gain_d_shared_connection_is_small() {
     // One shared connection: one query in flight at a time, so async mode can only save
     // its fixed per-scan round trips (BEGIN + DECLARE ride with the first FETCH, the
@@ -268,7 +268,7 @@ fn gain_d_shared_connection_is_small() {
     assert!(asy >= s.lower_bound_ns(&sync_run), "D shared: below lower bound");
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn gain_d_pipelined_overlaps_on_one_connection() {
     let k = Knobs { sharing: Some(Sharing::Shared), pipeline: Some(true), ..knobs(1000, 100) };
     let (sync, asy) = elapsed_pair("D", &k);
@@ -289,7 +289,7 @@ fn build_err(id: &str, k: &Knobs) -> String {
     }
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn knob_validation() {
     let e = build_err("E", &Knobs { shards: Some(0), ..Default::default() });
     assert!(e.contains("shards"), "{e}");
@@ -354,7 +354,7 @@ fn expect_injected(r: Result<(), ExecError>, ctx: &str) {
     }
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn injected_remote_error_async() {
     let s = build("E", &injected_error_knobs());
     let mut run = s.start(true, Clock::virtual_clock(), true).unwrap();
@@ -376,7 +376,7 @@ fn injected_remote_error_async() {
     assert_eq!(run.es.trace.events.len(), n);
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn injected_remote_error_sync() {
     let s = build("E", &injected_error_knobs());
     let mut run = s.start(false, Clock::virtual_clock(), true).unwrap();
@@ -390,7 +390,7 @@ fn injected_remote_error_sync() {
     );
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn injected_remote_error_other_scenarios() {
     // The same fault on the shared (D, pipelined D) and merge (M) paths.
     for (id, sharing, pipeline) in [
@@ -443,7 +443,7 @@ fn rescan_after(s: &Scenario, async_mode: bool, steps: usize) -> Option<QueryRun
     Some(run)
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn rescan_mid_run_async_dedicated() {
     for id in ["E", "G", "M", "X"] {
         let k = Knobs { sharing: Some(Sharing::Dedicated), ..knobs(148, 30) };
@@ -463,7 +463,7 @@ fn rescan_mid_run_async_dedicated() {
 /// checks only `!self.finished`, and `finished` is set when the CLOSE's answer is
 /// taken). The server answers "cursor "c1" does not exist", the remote transaction
 /// aborts, and the next statement fails with 25P02.
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 
 fn rescan_while_close_pending_sync() {
     let k = Knobs { shards: Some(3), sharing: Some(Sharing::Shared), ..knobs(148, 30) };
@@ -476,7 +476,7 @@ fn rescan_while_close_pending_sync() {
 /// (`DECLARE cN …; FETCH …`) is queued behind the first scan's. A rescan discards the
 /// queued Query — so cN is never declared — but still sends `CLOSE cN` (the scan
 /// remembers its cursor name), which fails and aborts the remote transaction.
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 
 fn rescan_while_declare_queued_async_shared() {
     let k = Knobs { shards: Some(3), sharing: Some(Sharing::Shared), ..knobs(148, 30) };
@@ -484,7 +484,7 @@ fn rescan_while_declare_queued_async_shared() {
     rescan_after(&s, true, 1).expect("still executing");
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn total_rows_predicts_the_generated_data() {
     for id in ["A", "B", "C", "D", "E", "F", "G", "pf1", "M", "X"] {
         for k in [Knobs::default(), Knobs { shards: Some(3), rows_per_shard: Some(700), ..Default::default() }] {
@@ -509,7 +509,7 @@ fn execution_ns(id: &str, k: &Knobs, async_mode: bool) -> u64 {
     run_ok(&build(id, k), async_mode, false).execution_ns()
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn connect_ms_is_paid_once_per_connection_serially_in_pg15_at_once_when_pipelined() {
     let base = Knobs { shards: Some(4), ..knobs(500, 100) };
     let with = Knobs { connect_ms: Some(3.0), ..base.clone() };
@@ -531,7 +531,7 @@ fn connect_ms_is_paid_once_per_connection_serially_in_pg15_at_once_when_pipeline
     assert!(execution_ns("E", &improved(&with), true) >= bound);
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn coordinator_costs_are_charged_per_row_answer_and_async_request() {
     let rows = 500;
     let base = Knobs { shards: Some(4), ..knobs(rows, 100) };

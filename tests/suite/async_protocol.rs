@@ -1,4 +1,3 @@
-#![cfg(not(target_arch = "wasm32"))]
 //! The behaviours DESIGN.md §2 says must hold, one named test each (seeds 000–004).
 //! The code exercises (exercises/*/exercise.conf) name their tests here: each must
 //! fail without its exercise's piece (scripts/check_exercises.sh checks it).
@@ -18,6 +17,7 @@ use pgasync::run::QueryRun;
 use pgasync::scenario::Scenario;
 use pgasync::trace::TraceKind;
 use pgasync::types::Datum;
+use wasm_bindgen_test::wasm_bindgen_test;
 
 fn knobs(shards: usize, rows: usize) -> Knobs {
     Knobs { shards: Some(shards), rows_per_shard: Some(rows), ..Default::default() }
@@ -37,7 +37,7 @@ fn first(r: &QueryRun, f: impl Fn(&TraceKind) -> bool) -> Option<(usize, u64)> {
     r.es.trace.events.iter().enumerate().find(|(_, e)| f(&e.kind)).map(|(i, e)| (i, e.time_ns))
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn append_starts_async_requests_before_sync_children() {
     // Seed 004: Append over one foreign and one local partition.
     let (_, r) = run("X", &knobs(1, 5000), true);
@@ -47,7 +47,7 @@ fn append_starts_async_requests_before_sync_children() {
     assert!(request_at < local_at, "the async request must be sent before the local child starts");
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn append_runs_sync_children_while_remote_is_in_flight() {
     let (_, r) = run("X", &knobs(1, 5000), true);
     let seqscan = r.explain().children[1].children[0].id;
@@ -60,7 +60,7 @@ fn append_runs_sync_children_while_remote_is_in_flight() {
     assert!(r.elapsed_ns() < sync.elapsed_ns(), "overlap must make the async run faster");
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn merge_append_is_synchronous_in_postgres_15() {
     let (_, r) = run("M", &knobs(4, 2000), true);
     assert!(r.es.requests.is_empty(), "PostgreSQL 15's MergeAppend sends no async requests");
@@ -68,7 +68,7 @@ fn merge_append_is_synchronous_in_postgres_15() {
     assert!(tree.children[0].children.iter().all(|c| !c.async_capable));
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn merge_append_asks_every_child_for_its_first_row_concurrently() {
     // Seed 003's async MergeAppend, with the first statement not waited for and
     // several FETCHes in flight on a shared connection (the improved preset).
@@ -83,7 +83,7 @@ fn merge_append_asks_every_child_for_its_first_row_concurrently() {
     assert_eq!(first_fetches, 4, "all four first FETCHes go out before any answer arrives");
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn merge_append_requests_next_row_only_from_the_consumed_child() {
     // Seed 003's async MergeAppend (the knob; PostgreSQL 15's sends no requests).
     let k = Knobs { async_merge_append: Some(true), ..knobs(4, 2000) };
@@ -121,7 +121,7 @@ fn max_fetches_in_flight(r: &QueryRun) -> usize {
     max
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn async_merge_append_overlaps_the_first_fetches_in_pg15() {
     // PostgreSQL 15 with only the async_merge_append knob, a server per partition:
     // each child's DECLARE is still waited for, but its FETCH is not, so the next
@@ -139,7 +139,7 @@ fn async_merge_append_overlaps_the_first_fetches_in_pg15() {
     assert!(async_merge.execution_ns() < sync_merge.execution_ns(), "the overlap must save time");
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn shared_connection_has_one_query_in_flight() {
     let k = Knobs { sharing: Some(Sharing::Shared), ..knobs(4, 1000) };
     let (_, r) = run("D", &k, true);
@@ -152,7 +152,7 @@ fn shared_connection_has_one_query_in_flight() {
     assert!(r.host.link_stats()[0].max_in_flight > 1);
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn scans_sharing_a_busy_connection_wait_for_the_pending_request_and_none_waits_forever() {
     // Seed 000: four scans on one connection, fetch-ahead on: a scan that needs the
     // busy connection queues behind the pending request; every wait has an event.
@@ -171,7 +171,7 @@ fn scans_sharing_a_busy_connection_wait_for_the_pending_request_and_none_waits_f
     }
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn waiting_on_nothing_is_an_error_not_a_hang() {
     let s = Scenario::build("E", &knobs(2, 10)).unwrap();
     let mut r = s.start(true, Clock::virtual_clock(), false).unwrap();
@@ -211,7 +211,7 @@ impl ExecNode for WaitsOnConnectionZero {
     }
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn a_request_is_never_queued_twice() {
     // Seed 001: "the same node can be inserted in the queue more than once".
     let (mut es, r) = estate_with_one_request();
@@ -225,7 +225,7 @@ fn a_request_is_never_queued_twice() {
     assert_eq!(es.event_loop.wait_set(), &[0]);
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn a_request_that_waits_over_several_turns_is_queued_and_notified_once() {
     // Seed 001 in a whole run: a request stays Waiting over several event-loop turns
     // (its shard answers later than the others) and is configured again on each; it
@@ -256,7 +256,7 @@ fn a_request_that_waits_over_several_turns_is_queued_and_notified_once() {
     assert!(carried_over > 0, "no request stayed queued over a wait: the case is not exercised");
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn waiting_queue_is_first_come_first_served() {
     let (mut es, _) = estate_with_one_request();
     for r in [5, 3, 9] {
@@ -266,7 +266,7 @@ fn waiting_queue_is_first_come_first_served() {
     assert_eq!(es.event_loop.waiting().collect::<Vec<_>>(), vec![5, 3, 9]);
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn events_handled_per_turn_are_bounded() {
     let s = Scenario::build("E", &Knobs { fetch_size: Some(10), ..knobs(8, 200) }).unwrap();
     let mut r = s.start(true, Clock::virtual_clock(), false).unwrap();
@@ -282,7 +282,7 @@ fn events_handled_per_turn_are_bounded() {
     assert!(s.matches_reference(&r.rows));
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn rescan_cancels_outstanding_requests_and_leaks_nothing() {
     let s = Scenario::build("E", &knobs(4, 500)).unwrap();
     let mut r = s.start(true, Clock::virtual_clock(), true).unwrap();
@@ -299,7 +299,7 @@ fn rescan_cancels_outstanding_requests_and_leaks_nothing() {
     assert!(r.leftovers().is_empty(), "{:?}", r.leftovers());
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn remote_error_cancels_every_outstanding_request() {
     let s = Scenario::build("E", &knobs(4, 1000)).unwrap();
     let mut r = s.start(true, Clock::virtual_clock(), true).unwrap();
@@ -312,7 +312,7 @@ fn remote_error_cancels_every_outstanding_request() {
     assert!(r.es.trace.events.iter().any(|e| matches!(e.kind, TraceKind::Cancel { .. })));
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn without_async_capable_or_async_children_the_plain_sync_path_runs() {
     // async mode off: no request is ever made.
     let (_, r) = run("E", &knobs(4, 200), false);
@@ -327,7 +327,7 @@ fn without_async_capable_or_async_children_the_plain_sync_path_runs() {
     }
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn async_run_is_bounded_below_by_the_model_limit() {
     let s = Scenario::build("E", &knobs(4, 2000)).unwrap();
     let mut sync = s.start(false, Clock::virtual_clock(), false).unwrap();
@@ -339,7 +339,7 @@ fn async_run_is_bounded_below_by_the_model_limit() {
     assert!(asy.elapsed_ns() < sync.elapsed_ns());
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn foreign_scan_pushes_where_order_by_and_limit_to_the_shard() {
     use pgasync::executor::{init_plan, InitContext};
     use pgasync::plan::{BinOp, Expr, ForeignScanPlan, Plan, RemoteQuery, SortKey};
@@ -381,7 +381,7 @@ fn foreign_scan_pushes_where_order_by_and_limit_to_the_shard() {
     }
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn step_mode_changes_the_granularity_not_the_run() {
     // The demo steps through every request transition; the run itself (trace, times,
     // rows) must be exactly the one without steps.
@@ -427,7 +427,7 @@ fn step_mode_changes_the_granularity_not_the_run() {
     }
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn the_first_remote_error_is_reported_not_the_aborted_transaction_after_it() {
     // A fetch-ahead FETCH fails on a shared connection while another scan's FETCH is
     // queued behind it: the query must fail with the original error (postgres_fdw
@@ -449,7 +449,7 @@ fn the_first_remote_error_is_reported_not_the_aborted_transaction_after_it() {
 /// each knob off: the reference rows, nothing left behind. (The improved preset
 /// without `pipeline` once left async MergeAppend waiting with no event: a
 /// fetch-ahead FETCH held the connection for a request nobody waited on.)
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn every_knob_combination_runs_every_scenario() {
     use pgasync::behaviour::KNOBS;
     let mut configs: Vec<(String, Knobs)> = vec![("pg15".into(), Knobs::default())];
@@ -507,7 +507,7 @@ fn shared_connection_with_a_sync_scan(k: &Knobs) -> Scenario {
     s
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn a_sync_scan_drains_the_pending_fetch_before_it_uses_the_shared_connection() {
     // postgres_fdw's process_pending_request: libpq runs one command at a time, so
     // before the synchronous scan sends its DECLARE, the FETCH in flight for another
@@ -546,7 +546,7 @@ fn a_sync_scan_drains_the_pending_fetch_before_it_uses_the_shared_connection() {
 /// writes it: an Append that goes on with other children's stored rows must not hold a
 /// FETCH back until it next waits (live E lost its overlap that way). A statement
 /// queued behind another on a busy connection goes out only when that one is answered.
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn a_statement_is_written_when_it_is_sent() {
     use pgasync::remote::{Proto, QueryRole};
     use std::cell::RefCell;

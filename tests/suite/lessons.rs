@@ -1,4 +1,3 @@
-#![cfg(not(target_arch = "wasm32"))]
 //! The workshop lessons (web/lessons/*.txt) against the runs they describe: every
 //! question's answer, computed from the run, is one of its choices; every note's event
 //! happens in the run (a note that never shows is a defect); every knob walk-through
@@ -10,16 +9,24 @@ use pgasync::lesson::{self, NoteOn};
 use pgasync::run::QueryRun;
 use pgasync::scenario::Scenario;
 use pgasync::sim::SimHost;
+use wasm_bindgen_test::wasm_bindgen_test;
+
+/// web/lessons/*.txt, embedded so that the suite runs where there is no file system
+/// (wasm32); natively `the_page_index_lists_every_lesson` checks this is every file.
+const LESSON_FILES: [(&str, &str); 6] = [
+    ("web/lessons/AB.txt", include_str!("../../web/lessons/AB.txt")),
+    ("web/lessons/C.txt", include_str!("../../web/lessons/C.txt")),
+    ("web/lessons/D.txt", include_str!("../../web/lessons/D.txt")),
+    ("web/lessons/E.txt", include_str!("../../web/lessons/E.txt")),
+    ("web/lessons/M.txt", include_str!("../../web/lessons/M.txt")),
+    ("web/lessons/X.txt", include_str!("../../web/lessons/X.txt")),
+];
 
 fn lessons() -> Vec<(String, lesson::Lesson)> {
     let mut out = Vec::new();
-    for entry in std::fs::read_dir("web/lessons").expect("web/lessons") {
-        let path = entry.unwrap().path();
-        if path.extension().is_some_and(|e| e == "txt") {
-            let text = std::fs::read_to_string(&path).unwrap();
-            let l = lesson::parse(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-            out.push((path.display().to_string(), l));
-        }
+    for (path, text) in LESSON_FILES {
+        let l = lesson::parse(text).unwrap_or_else(|e| panic!("{path}: {e}"));
+        out.push((path.to_string(), l));
     }
     out.sort_by(|a, b| a.0.cmp(&b.0));
     assert!(out.len() >= 6, "one lesson per seed scenario");
@@ -34,7 +41,7 @@ fn run(id: &str, k: &Knobs, async_mode: bool) -> QueryRun<SimHost> {
     r
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn every_answer_is_a_choice_and_every_note_shows() {
     for (file, l) in lessons() {
         let k = l.scenario_knobs().unwrap_or_else(|e| panic!("{file}: {e}"));
@@ -68,11 +75,10 @@ fn every_answer_is_a_choice_and_every_note_shows() {
 
 /// The page lists the lessons from web/lessons/index.json (the static server lists no
 /// folders): it must name every lesson file, in a stable order, and nothing else.
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn the_page_index_lists_every_lesson() {
     let index: Vec<String> =
-        serde_json::from_str(&std::fs::read_to_string("web/lessons/index.json").expect("web/lessons/index.json"))
-            .expect("a JSON list of file names");
+        serde_json::from_str(include_str!("../../web/lessons/index.json")).expect("a JSON list of file names");
     let mut files: Vec<String> = lessons()
         .into_iter()
         .map(|(f, _)| std::path::Path::new(&f).file_name().unwrap().to_string_lossy().into_owned())
@@ -81,6 +87,18 @@ fn the_page_index_lists_every_lesson() {
     let mut listed = index.clone();
     listed.sort();
     assert_eq!(listed, files, "web/lessons/index.json must list every web/lessons/*.txt");
+    // The embedded files are every web/lessons/*.txt (natively: wasm32 has no folders).
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        let mut on_disk: Vec<String> = std::fs::read_dir("web/lessons")
+            .expect("web/lessons")
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "txt"))
+            .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        on_disk.sort();
+        assert_eq!(on_disk, files, "every web/lessons/*.txt must be in LESSON_FILES (tests/suite/lessons.rs)");
+    }
 }
 
 /// A lesson's run as the page steps it: every step's narration (what the student reads)

@@ -22,6 +22,7 @@ use pgasync::scenario::SCENARIOS;
 use pgasync::session::{DemoSession, NodeView, Snapshot};
 use pgasync::trace::{TraceEvent, TraceKind};
 use std::collections::HashMap;
+use wasm_bindgen_test::wasm_bindgen_test;
 
 /// The page's defaults (`web/state.js` DEFAULT_CONFIG: rows 300, fetch 100).
 const ROWS: usize = 300;
@@ -191,7 +192,7 @@ fn check_run(id: &str, async_mode: bool, preset: Preset) -> usize {
     steps
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn plan_boxes_connection_table_and_wire_inspector_agree_at_every_step() {
     let mut runs = 0;
     for info in SCENARIOS {
@@ -210,7 +211,7 @@ fn plan_boxes_connection_table_and_wire_inspector_agree_at_every_step() {
 /// connection table shows 1.5 kB received and the wire inspector shows the answer".
 /// At the first step where a request is Callback pending (its answer arrived, the scan
 /// has not read it yet), the scan's box counts the answer's bytes.
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn an_answer_not_yet_read_is_counted_in_the_scans_box() {
     for preset in [Preset::Pg15, Preset::Improved] {
         let knobs = Knobs {

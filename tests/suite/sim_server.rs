@@ -1,4 +1,3 @@
-#![cfg(not(target_arch = "wasm32"))]
 //! The simulated shard answers what postgres_fdw sends as PostgreSQL 15 does: the
 //! startup exchange, `configure_remote_session`'s SETs, `begin_remote_xact`'s START
 //! TRANSACTION, `create_cursor`'s extended-protocol DECLARE, `fetch_more_data`'s
@@ -12,6 +11,7 @@
 
 use pgasync::sim::ShardServer;
 use pgasync::types::{Catalog, ColType, Column, Datum, Table};
+use wasm_bindgen_test::wasm_bindgen_test;
 
 // ---- frontend messages -----------------------------------------------------------
 
@@ -228,7 +228,7 @@ const ABORTED: &str = "E ERROR 25P02 current transaction is aborted, commands ig
 
 // ---- startup -------------------------------------------------------------------------
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn startup_answers_authentication_ok_parameters_key_and_ready() {
     let mut server = shard();
     let answer = decode(&server.receive(&startup_packet(3 << 16, FDW_STARTUP)).unwrap().bytes);
@@ -258,7 +258,7 @@ fn startup_answers_authentication_ok_parameters_key_and_ready() {
     assert!(server.statement_log().is_empty(), "the startup packet is not a statement");
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn startup_in_pieces_and_after_a_refused_ssl_request() {
     let mut server = shard();
     let mut ssl = 8i32.to_be_bytes().to_vec();
@@ -274,7 +274,7 @@ fn startup_in_pieces_and_after_a_refused_ssl_request() {
 
 /// Accepting a connection costs `connect_ns` of server time (the backend's start),
 /// once, when the session starts: not for an SSLRequest's refusal, not per statement.
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn a_session_start_costs_connect_ns() {
     let mut server = shard();
     server.costs.connect_ns = 2_500_000;
@@ -286,7 +286,7 @@ fn a_session_start_costs_connect_ns() {
     assert_eq!(server.receive(&query("SET extra_float_digits = 3")).unwrap().cost_ns, 3_000);
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn startup_errors_are_fatal_and_close_the_connection() {
     let cases: [(Vec<u8>, &str, &str); 3] = [
         (
@@ -311,7 +311,7 @@ fn startup_errors_are_fatal_and_close_the_connection() {
     }
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn a_newer_minor_version_or_pq_option_is_negotiated_down() {
     let mut server = shard();
     let mut options = FDW_STARTUP.to_vec();
@@ -323,7 +323,7 @@ fn a_newer_minor_version_or_pq_option_is_negotiated_down() {
 
 // ---- configure_remote_session ---------------------------------------------------------
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn postgres_fdw_session_setup_answers_set() {
     let mut s = Session::connect();
     assert_eq!(s.query("SET search_path = pg_catalog"), lines(&["C SET", "Z I"]));
@@ -348,7 +348,7 @@ fn postgres_fdw_session_setup_answers_set() {
     );
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn set_errors_have_postgres_codes_and_change_nothing() {
     let mut s = Session::connect();
     assert_eq!(
@@ -376,7 +376,7 @@ fn set_errors_have_postgres_codes_and_change_nothing() {
 
 // ---- one remote transaction, as postgres_fdw runs it ------------------------------------
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn postgres_fdw_scan_start_transaction_declare_fetch_close_commit() {
     let mut s = Session::connect();
     assert_eq!(s.query("START TRANSACTION ISOLATION LEVEL REPEATABLE READ"), lines(&["C START TRANSACTION", "Z T"]));
@@ -410,7 +410,7 @@ fn postgres_fdw_scan_start_transaction_declare_fetch_close_commit() {
     );
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn declare_with_a_where_clause_and_order_by_as_postgres_fdw_deparses_it() {
     let mut s = Session::connect();
     s.query("START TRANSACTION ISOLATION LEVEL REPEATABLE READ");
@@ -419,7 +419,7 @@ fn declare_with_a_where_clause_and_order_by_as_postgres_fdw_deparses_it() {
     assert_eq!(s.query("FETCH 3 FROM c2"), lines(&["T a:20", "D 150", "D 149", "D 148", "C FETCH 3", "Z T"]));
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn a_cursor_ends_with_its_transaction() {
     let mut s = Session::connect();
     s.query("START TRANSACTION ISOLATION LEVEL REPEATABLE READ");
@@ -428,7 +428,7 @@ fn a_cursor_ends_with_its_transaction() {
     assert_eq!(s.query("FETCH 1 FROM c1"), lines(&["E ERROR 34000 cursor \"c1\" does not exist", "Z I"]));
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn declare_outside_a_transaction_block_is_refused() {
     let mut s = Session::connect();
     let answer = s.extended("DECLARE c1 CURSOR FOR\nSELECT a FROM public.t1");
@@ -444,7 +444,7 @@ fn declare_outside_a_transaction_block_is_refused() {
     );
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn transaction_warnings_are_notices() {
     let mut s = Session::connect();
     s.query("START TRANSACTION ISOLATION LEVEL REPEATABLE READ");
@@ -465,7 +465,7 @@ fn transaction_warnings_are_notices() {
 
 // ---- errors ------------------------------------------------------------------------------
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn an_error_in_a_transaction_block_fails_it_until_rollback() {
     let mut s = Session::connect();
     s.query("START TRANSACTION ISOLATION LEVEL REPEATABLE READ");
@@ -480,7 +480,7 @@ fn an_error_in_a_transaction_block_fails_it_until_rollback() {
     assert_eq!(s.query("SET search_path = pg_catalog"), lines(&["C SET", "Z I"]));
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn commit_of_a_failed_block_rolls_back() {
     let mut s = Session::connect();
     s.query("START TRANSACTION ISOLATION LEVEL REPEATABLE READ");
@@ -495,7 +495,7 @@ fn commit_of_a_failed_block_rolls_back() {
     );
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn a_committed_block_keeps_its_settings_and_reports_them() {
     let mut s = Session::connect();
     s.query("START TRANSACTION ISOLATION LEVEL REPEATABLE READ");
@@ -504,7 +504,7 @@ fn a_committed_block_keeps_its_settings_and_reports_them() {
     assert_eq!(s.server.setting("TimeZone").as_deref(), Some("GMT"));
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn errors_carry_postgres_codes() {
     let mut s = Session::connect();
     let cases = [
@@ -528,7 +528,7 @@ fn errors_carry_postgres_codes() {
     assert_eq!(s.server.setting("search_path").as_deref(), Some("\"$user\", public"));
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn an_extended_protocol_error_skips_to_sync() {
     let mut s = Session::connect();
     s.query("START TRANSACTION ISOLATION LEVEL REPEATABLE READ");
@@ -555,7 +555,7 @@ fn an_extended_protocol_error_skips_to_sync() {
 
 // ---- the extended protocol beyond DECLARE -------------------------------------------------
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn extended_select_with_a_row_limit_suspends_and_resumes() {
     let mut s = Session::connect();
     s.query("START TRANSACTION ISOLATION LEVEL REPEATABLE READ");
@@ -578,14 +578,14 @@ fn extended_select_with_a_row_limit_suspends_and_resumes() {
     );
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn empty_queries_answer_empty_query_response() {
     let mut s = Session::connect();
     assert_eq!(s.query(""), lines(&["EmptyQueryResponse", "Z I"]));
     assert_eq!(s.extended(""), lines(&["ParseComplete", "BindComplete", "NoData", "EmptyQueryResponse", "Z I"]));
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn terminate_ends_the_session_and_a_new_startup_begins_another() {
     let mut s = Session::connect();
     s.query("START TRANSACTION ISOLATION LEVEL REPEATABLE READ");
@@ -596,7 +596,7 @@ fn terminate_ends_the_session_and_a_new_startup_begins_another() {
     assert_eq!(s.server.setting("search_path").as_deref(), Some("\"$user\", public"));
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn a_cancel_fails_the_transaction_with_57014() {
     let mut s = Session::connect();
     s.query("START TRANSACTION ISOLATION LEVEL REPEATABLE READ");
@@ -606,7 +606,7 @@ fn a_cancel_fails_the_transaction_with_57014() {
     assert_eq!(s.query("ABORT TRANSACTION"), lines(&["C ROLLBACK", "Z I"]));
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn framing_errors_are_fatal_08p01() {
     for (bytes, message) in [
         (vec![b'Q', 0, 0, 0, 2], "invalid message length"),
@@ -628,9 +628,9 @@ fn framing_errors_are_fatal_08p01() {
     assert_eq!(s.query("SET search_path = pg_catalog"), lines(&["C SET", "Z I"]));
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn a_fetch_portal_that_fetches_from_itself_fails_instead_of_looping() {
-    // Found by tests/protocol_fuzz.rs: Bind may name its portal c1 and bind it to
+    // Found by tests/suite/protocol_fuzz.rs: Bind may name its portal c1 and bind it to
     // `FETCH … FROM c1`; looking up that portal's columns followed c1 to c1 forever.
     // PostgreSQL describes it as NoData and refuses to run it (the portal is active).
     let mut s = Session::connect();

@@ -1,4 +1,3 @@
-#![cfg(not(target_arch = "wasm32"))]
 //! Issue 10's model side: a step is the same kind of thing in sync and async mode (a
 //! row handed to an Append is a step), step mode still changes nothing in the run,
 //! every breakpoint kind stops where its event is, the narration history is complete,
@@ -11,6 +10,7 @@ use pgasync::lesson;
 use pgasync::scenario::Scenario;
 use pgasync::session::{DemoSession, RunTo};
 use pgasync::trace::TraceKind;
+use wasm_bindgen_test::wasm_bindgen_test;
 
 fn knobs(shards: usize, rows: usize) -> Knobs {
     Knobs { shards: Some(shards), rows_per_shard: Some(rows), fetch_size: Some(100), ..Default::default() }
@@ -22,7 +22,7 @@ fn steps_to_end(id: &str, async_mode: bool, k: &Knobs) -> usize {
     s.steps()
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn step_mode_changes_the_granularity_not_the_run_in_either_mode() {
     for (id, k) in [
         ("E", knobs(4, 300)),
@@ -57,7 +57,7 @@ fn step_mode_changes_the_granularity_not_the_run_in_either_mode() {
     }
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn a_step_is_the_same_kind_of_thing_in_sync_and_async_mode() {
     // E: 4 × 250 rows through the Append. Before, sync mode had a step per round trip
     // (42) and async one per request transition (about 1,235); now a row handed to the
@@ -120,7 +120,7 @@ fn stops(id: &str, async_mode: bool, k: &Knobs, spec: &str) -> usize {
     got.len()
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn every_breakpoint_kind_stops_at_its_events() {
     let e = knobs(4, 250);
     // A drain needs a FETCH in flight that no waiting request owns: on a shared
@@ -151,7 +151,7 @@ fn every_breakpoint_kind_stops_at_its_events() {
     assert_eq!(stops("C", true, &knobs(4, 250), "append_row"), 0, "C has no Append");
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn the_narration_history_holds_every_step_in_full() {
     let mut s = DemoSession::new("E", true, knobs(4, 250)).unwrap();
     let mut said = vec![];
@@ -181,10 +181,10 @@ fn the_narration_history_holds_every_step_in_full() {
     assert_eq!(again(3, 5), log[2..5].to_vec());
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn a_lesson_run_numbers_steps_as_the_session_and_answers_as_the_test() {
-    let text = std::fs::read_to_string("web/lessons/E.txt").unwrap();
-    let l = lesson::parse(&text).unwrap();
+    let text = include_str!("../../web/lessons/E.txt");
+    let l = lesson::parse(text).unwrap();
     let mut job = lesson::LessonRun::for_lesson(l.clone()).unwrap();
     let out = loop {
         if let Some(o) = job.advance(100).unwrap() {

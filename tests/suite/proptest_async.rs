@@ -1,4 +1,3 @@
-#![cfg(not(target_arch = "wasm32"))]
 //! Property tests: for random knobs, sync and async runs of a scenario both succeed,
 //! return the reference result, and leave the executor, the connections and the event
 //! loop clean.
@@ -13,6 +12,7 @@ use pgasync::trace::TraceKind;
 use pgasync::types::Datum;
 use proptest::prelude::*;
 use proptest::test_runner::RngSeed;
+use wasm_bindgen_test::wasm_bindgen_test;
 
 const IDS: [&str; 7] = ["C", "D", "E", "F", "G", "M", "X"];
 
@@ -108,7 +108,7 @@ fn config() -> ProptestConfig {
 proptest! {
     #![proptest_config(config())]
 
-    #[test]
+    #[wasm_bindgen_test(unsupported = test)]
     fn sync_and_async_agree_and_clean_up((id, knobs) in case_strategy()) {
         let s = Scenario::build(id, &knobs)
             .map_err(|e| TestCaseError::fail(format!("build {id}: {e}")))?;
@@ -129,7 +129,7 @@ proptest! {
     }
 
     /// The same runs, twice: identical traces and times (virtual clock).
-    #[test]
+    #[wasm_bindgen_test(unsupported = test)]
     fn async_runs_are_deterministic((id, knobs) in case_strategy()) {
         let s = Scenario::build(id, &knobs)
             .map_err(|e| TestCaseError::fail(format!("build {id}: {e}")))?;
@@ -147,7 +147,7 @@ proptest! {
     /// A shard that fails after some rows: the run either finishes (the failure point
     /// was never reached) with the reference result, or fails with the injected remote
     /// error; either way nothing is left outstanding.
-    #[test]
+    #[wasm_bindgen_test(unsupported = test)]
     fn injected_failure_leaves_nothing_outstanding(
         (id, knobs) in case_strategy(),
         server_pick in 0usize..64,
@@ -180,7 +180,7 @@ proptest! {
     /// A rescan in the middle of an async run whose queries are never queued behind
     /// another scan's (dedicated or pipelined connections) drops what was in flight;
     /// the run then returns the whole result again and cleans up.
-    #[test]
+    #[wasm_bindgen_test(unsupported = test)]
     fn rescan_mid_run_async_unqueued(
         (id, knobs) in case_strategy(),
         steps in 0usize..60,
@@ -196,8 +196,8 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 256, ..config() })]
 
     /// The same in every mode and sharing. About one case in 20 hits one of the two
-    /// ForeignScan rescan bugs reproduced by tests/scenarios.rs `rescan_while_*`.
-    #[test]
+    /// ForeignScan rescan bugs reproduced by tests/suite/scenarios.rs `rescan_while_*`.
+    #[wasm_bindgen_test(unsupported = test)]
 
     fn rescan_mid_run_gives_the_reference(
         (id, knobs) in case_strategy(),
@@ -234,7 +234,7 @@ fn rescan_case(id: &str, knobs: &Knobs, steps: usize, async_mode: bool) -> Resul
 /// BEGIN, DECLARE, CLOSE, COMMIT) and not only the FETCHes' rows. An async run sends
 /// fewer statements (BEGIN + DECLARE + first FETCH in one Query, no CLOSE), so on a
 /// bandwidth-bound pipelined link it finishes before the "bound".
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 
 fn async_never_beats_lower_bound_bandwidth_bound_pipelined() {
     let knobs = Knobs {

@@ -1,4 +1,3 @@
-#![cfg(not(target_arch = "wasm32"))]
 //! The built-in scenarios written as scenario files (`frontend::script::SCENARIO_FILES`)
 //! run exactly as the built-in generators: for D, E and X, the SQL front end's plan on
 //! the file's tables gives the same EXPLAIN ANALYZE as the built-in scenario at the
@@ -13,8 +12,9 @@ use pgasync::instrument::ExplainOptions;
 use pgasync::knobs::Knobs;
 use pgasync::knobs::Source;
 use pgasync::scenario::Scenario;
+use wasm_bindgen_test::wasm_bindgen_test;
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn d_e_and_x_files_run_as_the_built_in_scenarios() {
     for (id, text) in SCENARIO_FILES.iter().filter(|(id, _)| ["D", "E", "X"].contains(id)) {
         let sql = SqlScenario::load(text).unwrap_or_else(|e| panic!("{id}: {e}"));
@@ -43,7 +43,7 @@ fn d_e_and_x_files_run_as_the_built_in_scenarios() {
     }
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn every_file_loads_and_plans() {
     for (id, text) in SCENARIO_FILES {
         let sql = SqlScenario::load(text).unwrap_or_else(|e| panic!("{id}: {e}"));

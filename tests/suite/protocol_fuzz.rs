@@ -1,4 +1,3 @@
-#![cfg(not(target_arch = "wasm32"))]
 //! Fuzzing both protocol decoders with generated and mutated frames: the simulated
 //! shard (`ShardServer::receive`, frontend messages) and the client
 //! (`Connection::receive`, backend messages).
@@ -19,6 +18,7 @@
 //!
 //! `PGASYNC_FUZZ_FRAMES` frames per decoder (default 20,000); `make fuzz` runs a million.
 
+use crate::Stopwatch;
 use bytes::BytesMut;
 use pgasync::remote::frame::{check_backend_frame, MAX_BACKEND_MESSAGE_LEN};
 use pgasync::remote::{Connection, Proto, QueryRole, Ticket, BEGIN_SQL};
@@ -26,9 +26,13 @@ use pgasync::sim::ShardServer;
 use pgasync::types::{Catalog, ColType, Column, Datum, Table};
 use postgres_protocol::message::backend::Message;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+#[cfg(not(target_arch = "wasm32"))]
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+#[cfg(not(target_arch = "wasm32"))]
 use std::sync::Arc;
+#[cfg(not(target_arch = "wasm32"))]
 use std::time::{Duration, Instant};
+use wasm_bindgen_test::wasm_bindgen_test;
 
 // ---- a deterministic PRNG (xorshift64*) ------------------------------------------
 
@@ -200,7 +204,8 @@ struct Stats {
 /// Runs cases until `wanted` frames were fed; a case is `run(seed) -> (frames, mutated, bytes, error)`.
 /// `PGASYNC_FUZZ_CASE=<seed>` runs that one case only, panics shown. A watchdog ends
 /// the process, naming the case, if one runs for more than 20 s (a hang, which
-/// `catch_unwind` cannot see).
+/// `catch_unwind` cannot see). On wasm32 there is no thread for a watchdog (a hang
+/// hangs the run) and a panic aborts the test (no unwinding: the case is not named).
 fn drive(wanted: usize, mut run: impl FnMut(u64) -> (usize, usize, usize, bool)) -> Stats {
     let mut s = Stats::default();
     if let Some(seed) = std::env::var("PGASYNC_FUZZ_CASE").ok().and_then(|v| v.parse().ok()) {
@@ -209,9 +214,13 @@ fn drive(wanted: usize, mut run: impl FnMut(u64) -> (usize, usize, usize, bool))
         (s.frames, s.mutated, s.bytes, s.errors) = (frames, mutated, bytes, error as usize);
         return s;
     }
+    #[cfg(not(target_arch = "wasm32"))]
     let current = Arc::new((AtomicU64::new(0), AtomicU64::new(0), AtomicBool::new(false)));
+    #[cfg(not(target_arch = "wasm32"))]
     let watched = Arc::clone(&current);
+    #[cfg(not(target_arch = "wasm32"))]
     let epoch = Instant::now();
+    #[cfg(not(target_arch = "wasm32"))]
     std::thread::spawn(move || loop {
         std::thread::sleep(Duration::from_millis(500));
         let (seed, since, done) = (&watched.0, &watched.1, &watched.2);
@@ -228,8 +237,11 @@ fn drive(wanted: usize, mut run: impl FnMut(u64) -> (usize, usize, usize, bool))
     let mut master = Rng::new(master_seed());
     while s.frames < wanted {
         let seed = master.next();
-        current.0.store(seed, Ordering::Relaxed);
-        current.1.store(epoch.elapsed().as_millis() as u64, Ordering::Relaxed);
+        #[cfg(not(target_arch = "wasm32"))]
+        {
+            current.0.store(seed, Ordering::Relaxed);
+            current.1.store(epoch.elapsed().as_millis() as u64, Ordering::Relaxed);
+        }
         s.cases += 1;
         match catch_unwind(AssertUnwindSafe(|| run(seed))) {
             Ok((frames, mutated, bytes, error)) => {
@@ -245,11 +257,12 @@ fn drive(wanted: usize, mut run: impl FnMut(u64) -> (usize, usize, usize, bool))
             }
         }
     }
+    #[cfg(not(target_arch = "wasm32"))]
     current.2.store(true, Ordering::Relaxed);
     s
 }
 
-fn report(who: &str, s: &Stats, started: Instant) {
+fn report(who: &str, s: &Stats, started: Stopwatch) {
     println!(
         "{who} decoder: {} frames ({} mutated, {} bytes) in {} cases, {} errors, {} panics, {:.2} s",
         s.frames,
@@ -527,9 +540,9 @@ fn server_case(seed: u64) -> (usize, usize, usize, bool) {
     (frames.len(), mutated, stream.len(), error)
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn server_decoder_survives_generated_and_mutated_frames() {
-    let started = Instant::now();
+    let started = Stopwatch::start();
     let s = drive(frames_wanted(), server_case);
     report("server", &s, started);
     assert_eq!(s.panics, 0, "first panicking case: PGASYNC_FUZZ_CASE={:?}", s.first_panic);
@@ -790,9 +803,9 @@ fn client_case(seed: u64) -> (usize, usize, usize, bool) {
     (frames.len(), mutated, stream.len(), error)
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn client_decoder_survives_generated_and_mutated_frames() {
-    let started = Instant::now();
+    let started = Stopwatch::start();
     let s = drive(frames_wanted(), client_case);
     report("client", &s, started);
     assert_eq!(s.panics, 0, "first panicking case: PGASYNC_FUZZ_CASE={:?}", s.first_panic);
@@ -800,7 +813,7 @@ fn client_decoder_survives_generated_and_mutated_frames() {
 
 /// The headers the brief names, one by one: each is an error as soon as its length
 /// word is in, on both sides, however the bytes are split.
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn hostile_length_words_are_errors_at_once() {
     let lengths = [-1i32, i32::MIN, 0, 1, 2, 3, i32::MAX, 0x7fff_ffff, 1 << 30, (64 << 20) + 1];
     for len in lengths {

@@ -1,4 +1,3 @@
-#![cfg(not(target_arch = "wasm32"))]
 //! EXPLAIN ANALYZE of finished (and unfinished) runs: the node tree and its counters,
 //! the TEXT format and the JSON format.
 
@@ -11,6 +10,7 @@ use pgasync::knobs::Knobs;
 use pgasync::run::QueryRun;
 use pgasync::scenario::Scenario;
 use serde_json::Value;
+use wasm_bindgen_test::wasm_bindgen_test;
 
 fn e_knobs() -> Knobs {
     Knobs { shards: Some(4), rows_per_shard: Some(500), fetch_size: Some(100), ..Default::default() }
@@ -40,7 +40,7 @@ fn detail<'a>(n: &'a ExplainNode, key: &str) -> Option<&'a str> {
 // ---------------------------------------------------------------------------------
 // The tree.
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn e_async_tree() {
     let (_, run) = finished_run("E", &e_knobs(), true);
     let root = run.explain();
@@ -90,7 +90,7 @@ fn e_async_tree() {
     assert_eq!(ids, (0..all.len()).collect::<Vec<_>>());
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn e_sync_tree_counts_round_trips() {
     let (_, run) = finished_run("E", &e_knobs(), false);
     let root = run.explain();
@@ -110,7 +110,7 @@ fn e_sync_tree_counts_round_trips() {
 // ---------------------------------------------------------------------------------
 // TEXT format.
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn e_async_text() {
     let (_, run) = finished_run("E", &e_knobs(), true);
     let text = run.explain_text();
@@ -142,7 +142,7 @@ fn e_async_text() {
     assert!(run.execution_ns() < run.elapsed_ns(), "the COMMITs come after");
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn e_sync_text_has_no_async_prefix() {
     let (_, run) = finished_run("E", &e_knobs(), false);
     let text = run.explain_text();
@@ -159,7 +159,7 @@ fn e_sync_text_has_no_async_prefix() {
 /// The module documentation of `instrument::explain` says the async counters print
 /// "as one extra line per async-capable node in TEXT", but the line is printed for
 /// every executed Foreign Scan, so a sync plan shows `Async: requests=0 waits=0 …`.
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 
 fn e_sync_text_has_no_async_at_all() {
     let (_, run) = finished_run("E", &e_knobs(), false);
@@ -259,7 +259,7 @@ fn check_json(run: &QueryRun) -> Value {
     json
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn e_json_async_and_sync() {
     for async_mode in [true, false] {
         let (_, run) = finished_run("E", &e_knobs(), async_mode);
@@ -281,7 +281,7 @@ fn e_json_async_and_sync() {
     }
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn json_of_every_scenario_is_well_formed() {
     let k = Knobs { rows_per_shard: Some(200), fetch_size: Some(50), ..Default::default() };
     for id in ["A", "B", "C", "D", "E", "F", "G", "pf1", "M", "X"] {
@@ -295,7 +295,7 @@ fn json_of_every_scenario_is_well_formed() {
 // ---------------------------------------------------------------------------------
 // (never executed)
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn never_executed_in_an_unfinished_sync_run() {
     // Sync E after the connection set-up and one turn: the Append runs its first
     // child, which waits for its connection; the three other Foreign Scans have not
@@ -335,7 +335,7 @@ fn never_executed_in_an_unfinished_sync_run() {
     assert!(!run.explain_text().contains("never executed"));
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn never_executed_for_a_constructed_node() {
     let leaf = ExplainNode {
         id: 1,
@@ -373,7 +373,7 @@ fn never_executed_for_a_constructed_node() {
     assert_eq!(json[0]["Execution Time"], 1.5);
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn m_limit_one_offset_zero_executes_every_node() {
     // MergeAppend must see a first row from every child, so even LIMIT 1 runs them all.
     let k = Knobs { rows_per_shard: Some(500), offset: Some(0), limit: Some(1), ..Default::default() };
@@ -399,7 +399,7 @@ fn m_limit_one_offset_zero_executes_every_node() {
 // ---------------------------------------------------------------------------------
 // Rows flow through M (MergeAppend under Limit).
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn m_rows_flow() {
     for (offset, limit) in [(100u64, 15u64), (0, 40), (250, 7)] {
         for async_mode in [false, true] {
@@ -449,7 +449,7 @@ fn m_rows_flow() {
 // ---------------------------------------------------------------------------------
 // X: partitionwise aggregate.
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn x_async_plan() {
     let k = Knobs { rows_per_shard: Some(500), ..Default::default() };
     let (s, run) = finished_run("X", &k, true);
@@ -627,13 +627,13 @@ fn pg15_e_json() -> String {
     )
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn text_is_postgres_15_verbose_costs_off() {
     let text = explain_text_with(&e_tree(), &ExplainOptions::POSTGRES_VERBOSE, 1_743_000, 23_241_000);
     assert_eq!(text, PG15_E_TEXT);
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn json_is_postgres_15_keys_order_and_layout() {
     let opts = ExplainOptions::POSTGRES_VERBOSE;
     let text = explain_json_text(&e_tree(), &opts, 1_743_000, 23_241_000);
@@ -643,7 +643,7 @@ fn json_is_postgres_15_keys_order_and_layout() {
     assert_eq!(explain_json_with(&e_tree(), &opts, 1_743_000, 23_241_000), v);
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn without_verbose_no_output_no_remote_sql_no_schema() {
     let text = explain_text_with(&e_tree(), &ExplainOptions::POSTGRES, 0, 0);
     assert!(text.contains("->  Async Foreign Scan on ft1 (actual time=0.737..0.880 rows=250 loops=1)\n"), "{text}");
@@ -654,7 +654,7 @@ fn without_verbose_no_output_no_remote_sql_no_schema() {
     assert_eq!(scan["Alias"], "ft1");
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn our_counters_only_with_the_option_and_clearly_ours() {
     let text = explain_text_with(&e_tree(), &ExplainOptions { verbose: true, counters: true }, 0, 0);
     let ours: Vec<&str> =
@@ -675,7 +675,7 @@ fn our_counters_only_with_the_option_and_clearly_ours() {
     assert!(plain[0]["Plan"]["Plans"][0]["Plans"][2].get("pgasync").is_none());
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn output_of_one_relation_is_unqualified_and_quoted_as_postgres_does() {
     // EXPLAIN (ANALYZE, VERBOSE, COSTS OFF) SELECT * FROM "Odd" t: `Output: "A", "select", user_`.
     let mut scan = node(0, "Foreign Scan", timed(0, 864, 865), vec![]);
@@ -696,7 +696,7 @@ fn output_of_one_relation_is_unqualified_and_quoted_as_postgres_does() {
     );
 }
 
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn partitions_print_their_alias() {
     // SELECT sum(a) FROM pt (foreign partitions t_p1.. scanned as pt_1..):
     // `->  Async Foreign Scan on public.t_p1 pt_1 (…)`, `Output: pt_1.a`.
@@ -716,7 +716,7 @@ fn partitions_print_their_alias() {
 /// EXPLAIN's TIMING OFF (`EState::timing`): no node reads the clock, and the output
 /// shows rows and loops only, as PostgreSQL's does. On a real clock a read costs tens
 /// of ns, several per row: `bench --live` compares with PostgreSQL's TIMING OFF.
-#[test]
+#[wasm_bindgen_test(unsupported = test)]
 fn timing_off_reads_no_clock_per_row_and_shows_rows_and_loops_only() {
     use std::cell::Cell;
     use std::rc::Rc;

@@ -1,0 +1,61 @@
+//! The core's own suite, one test binary that runs natively (`cargo test --test suite`)
+//! and on wasm32 under Node and headless Chrome (`make test-wasm`: `wasm-pack test
+//! --node` and `--headless --chrome`, `-- --lib --test suite`), with the same assertions
+//! in every target: the protocol, the scenarios and their reference results, EXPLAIN,
+//! the simulated server, the scenario files, the panels, the SQL front end, the
+//! workshop and its lessons, the property tests and the fuzzers.
+//!
+//! Every test is `#[wasm_bindgen_test(unsupported = test)]`: a `#[test]` natively, a
+//! wasm-bindgen test on wasm32. What differs on wasm32 is said where it is: the files a
+//! test reads are embedded (`include_str!`), nothing reads `Instant` or starts a thread
+//! there ([`Stopwatch`], `sql_bounds::on_small_stack`), and a panic aborts the test
+//! instead of unwinding (the fuzzers' `catch_unwind` only names the case natively).
+//!
+//! The tests that need PostgreSQL, sockets or processes stay in tests/*.rs, native only
+//! (each says why in its first line).
+
+mod async_protocol;
+mod explain;
+// Natively hot_path is a binary of its own (tests/hot_path.rs): its counting allocator
+// counts every thread's allocations, and this binary runs its tests on parallel threads.
+// wasm32 runs one test at a time on one thread, so there it is part of the suite.
+#[cfg(target_arch = "wasm32")]
+mod hot_path;
+mod lessons;
+mod panels;
+mod proptest_async;
+mod protocol_fuzz;
+mod scenarios;
+mod sim_server;
+mod sql_bounds;
+mod sql_files;
+mod sql_fuzz;
+mod sql_parse;
+mod wasm_session;
+mod workshop;
+
+/// Wall-clock time, for the tests that print it or bound it: `Instant` natively;
+/// wasm32-unknown-unknown has no clock (`Instant::now` panics), so there the host's
+/// `Date.now()` (Node and the browser both have it).
+pub struct Stopwatch {
+    #[cfg(not(target_arch = "wasm32"))]
+    start: std::time::Instant,
+    #[cfg(target_arch = "wasm32")]
+    start_ms: f64,
+}
+
+impl Stopwatch {
+    pub fn start() -> Stopwatch {
+        #[cfg(not(target_arch = "wasm32"))]
+        return Stopwatch { start: std::time::Instant::now() };
+        #[cfg(target_arch = "wasm32")]
+        return Stopwatch { start_ms: js_sys::Date::now() };
+    }
+
+    pub fn elapsed(&self) -> std::time::Duration {
+        #[cfg(not(target_arch = "wasm32"))]
+        return self.start.elapsed();
+        #[cfg(target_arch = "wasm32")]
+        return std::time::Duration::from_secs_f64(((js_sys::Date::now() - self.start_ms) / 1000.0).max(0.0));
+    }
+}
