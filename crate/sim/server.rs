@@ -52,22 +52,15 @@
 //! with values are rejected); text format only; WITH HOLD cursors end with their
 //! transaction; parse analysis of a Parse message runs even in a failed transaction.
 
-#[path = "guc.rs"]
-mod guc;
-#[path = "statement.rs"]
-mod statement;
-#[path = "wire.rs"]
-mod wire;
-
+use super::guc::{self, Reporter, Settings};
+use super::statement::{is_syntax_error, split_statements, statement_info, Piece, StmtInfo};
+use super::wire::{self, command_complete, put_msg, MsgReader, PgError};
 use crate::clock::Clock;
 use crate::executor::estate::EState;
 use crate::executor::{exec_proc_node, init_plan, ExecStatus, InitContext, PlanState};
 use crate::plan::{use_indexes, Plan};
 use crate::sql::{parse_shard_sql, ShardStatement, SqlError};
 use crate::types::{Catalog, Column};
-use guc::{Reporter, Settings};
-use statement::{is_syntax_error, split_statements, statement_info, Piece, StmtInfo};
-use wire::{command_complete, put_msg, MsgReader, PgError};
 
 /// Server-side costs of the model, in nanoseconds.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
