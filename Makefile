@@ -8,7 +8,7 @@ WASM_PACK := wasm-pack
 WASM_OPT := tests/e2e/node_modules/.bin/wasm-opt
 CHROME_FLAGS := --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals
 
-.PHONY: all setup pkg cli demo test test-native test-wasm test-e2e bench fmt fuzz workshop exercise check-exercises
+.PHONY: all setup pkg cli demo test test-native test-wasm test-e2e bench fmt fuzz workshop exercise check-exercises check-workshop-offline
 
 # `make exercise N`: N is a goal of its own; it does nothing (the exercise target reads it).
 ifeq (exercise,$(firstword $(MAKECMDGOALS)))
@@ -77,13 +77,22 @@ test-wasm:
 
 test-e2e: pkg cli
 	cd tests/e2e && PGASYNC_BIN=../../target/release/pgasync node run.mjs
-	./scripts/workshop.sh target/workshop-e2e
+	WORKSHOP_CODE=0 ./scripts/workshop.sh target/workshop-e2e
 	cd tests/e2e && WORKSHOP_DIR=../../target/workshop-e2e node workshop.mjs
 
 # The offline workshop kit: workshop/ and workshop.zip (the page, the package, the
-# lessons, the scenario files, the teacher's guide); any static file server runs it.
+# lessons, the scenario files, the teacher's guide, the handout in HTML and PDF); any
+# static file server runs it. Its code/ holds the code exercises with every crate
+# vendored and the dependencies compiled (no network needed; WORKSHOP_CODE=0 leaves
+# them out).
 workshop: pkg
 	./scripts/workshop.sh workshop
+
+# The kit's exercises on a laptop with no network and no registry: builds the kit, runs
+# `make exercise 1` in a copy of its code/, breaks and fixes it, times the test runs
+# (under 30 s after an edit). Not part of `make test` (it builds the kit: about a minute).
+check-workshop-offline: pkg
+	./scripts/check_workshop_offline.sh
 
 # Figures, not tests: the scenario table (virtual clock), then the page's figures.
 bench: pkg cli
