@@ -34,8 +34,9 @@ fi
 if [[ ${WORKSHOP_CODE:-1} != 0 ]]; then
   code=$out/code
   mkdir -p "$code"
+  # web/lessons/ stays: the core's test suite embeds the lessons (include_str!).
   git ls-files -z --cached --others --exclude-standard |
-    grep -zv -e '^cli/' -e '^tests/e2e/' -e '^web/' -e '^docs/' |
+    grep -zv -e '^cli/' -e '^tests/e2e/' -e '^web/[^l]' -e '^web/l[^e]' -e '^web/[^/]*$' -e '^docs/' |
     while IFS= read -r -d '' f; do
       [[ -f $f ]] || continue
       mkdir -p "$code/$(dirname "$f")"
