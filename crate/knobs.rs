@@ -523,7 +523,8 @@ fn store(k: &mut Knobs, spec: &KnobSpec, v: Value) {
     }
 }
 
-fn switch_mut<'a>(k: &'a mut Knobs, name: &str) -> Option<&'a mut Option<bool>> {
+/// The field of behaviour switch `name` (`behaviour::KNOBS`' names), if it is one.
+pub fn switch_mut<'a>(k: &'a mut Knobs, name: &str) -> Option<&'a mut Option<bool>> {
     Some(match name {
         "fetch_ahead" => &mut k.fetch_ahead,
         "pipelined_setup" => &mut k.pipelined_setup,

@@ -479,16 +479,7 @@ fn every_knob_combination_runs_every_scenario() {
 }
 
 fn set_knob(k: &mut Knobs, name: &str, on: bool) {
-    let slot = match name {
-        "fetch_ahead" => &mut k.fetch_ahead,
-        "pipelined_setup" => &mut k.pipelined_setup,
-        "parallel_commit" => &mut k.parallel_commit,
-        "parallel_close" => &mut k.parallel_close,
-        "pipeline" => &mut k.pipeline,
-        "fifo_results" => &mut k.fifo_results,
-        "async_merge_append" => &mut k.async_merge_append,
-        other => panic!("a knob this test does not know: {other}"),
-    };
+    let slot = pgasync::knobs::switch_mut(k, name).unwrap_or_else(|| panic!("{name} is no behaviour knob"));
     *slot = Some(on);
 }
 
