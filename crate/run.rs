@@ -48,7 +48,7 @@ pub enum Step {
 }
 
 /// A query being run by a host: `SimHost` (simulated shards, the default) or a host
-/// that talks to real servers (`host_tcp::TcpHost`, natively).
+/// that talks to real servers (`host::tcp::TcpHost`, natively).
 #[derive(Clone)]
 pub struct QueryRun<H: Host = SimHost> {
     pub es: EState,
