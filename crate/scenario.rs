@@ -674,7 +674,7 @@ mod live_layout_tests {
         v.iter().map(|s| s.to_string()).collect()
     }
 
-    #[test]
+    #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
     fn servers_go_to_their_namesake_or_round_the_shards() {
         let targets = names(&["coordinator", "s10", "s2", "s1", "s3", "s4"]);
         // E: by name.
