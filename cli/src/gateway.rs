@@ -50,9 +50,9 @@ const MAX_NEGOTIATIONS: usize = 4;
 /// A message during authentication larger than this is not one.
 const MAX_AUTH_MESSAGE: usize = 64 * 1024;
 /// Request codes in place of a protocol version.
-const CANCEL_REQUEST: u32 = 80877102;
-const SSL_REQUEST: u32 = 80877103;
-const GSSENC_REQUEST: u32 = 80877104;
+pub(crate) const CANCEL_REQUEST: u32 = 80877102;
+pub(crate) const SSL_REQUEST: u32 = 80877103;
+pub(crate) const GSSENC_REQUEST: u32 = 80877104;
 /// Startup parameters a client may send; everything else sets a server setting.
 const ALLOWED_PARAMS: [&str; 5] =
     ["user", "database", "application_name", "fallback_application_name", "client_encoding"];

@@ -68,7 +68,7 @@
 //! bytes (nor the backend's secret key).
 
 use crate::config::{sql_load_from, targets_from, Target};
-use crate::gateway::{self, Opening, StartupReader};
+use crate::gateway::{self, Opening, StartupReader, CANCEL_REQUEST, GSSENC_REQUEST, SSL_REQUEST};
 use crate::serve::positive;
 use crate::sql_load;
 use crate::static_files::{self, Body, ConnLimits, HostCheck, IdleIo};
@@ -102,10 +102,6 @@ const SERVER_CHUNK: usize = 32 * 1024;
 const DRAIN: Duration = Duration::from_secs(2);
 /// On shutdown, how long sessions get to cancel and close.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
-/// PostgreSQL's request codes (in place of a protocol version in untyped packets).
-const CANCEL_REQUEST: u32 = 80877102;
-const SSL_REQUEST: u32 = 80877103;
-const GSSENC_REQUEST: u32 = 80877104;
 
 // ---------------------------------------------------------------------------------
 // Options
