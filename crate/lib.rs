@@ -5,23 +5,19 @@
 //! browser) moves bytes and time; the executor returns Wait when it cannot progress.
 
 pub mod behaviour;
-pub mod breakpoint;
 pub mod clock;
+pub mod coordinator_sql;
+pub mod demo;
 pub mod executor;
-pub mod export;
-pub mod frontend;
 pub mod host;
 pub mod instrument;
 pub mod knobs;
-pub mod lesson;
 pub mod plan;
-pub mod postgres_sql;
 pub mod remote;
 pub mod run;
 pub mod scenario;
-pub mod session;
+pub mod shard_sql;
 pub mod sim;
-pub mod sql;
+pub mod sql_text;
 pub mod trace;
 pub mod types;
-pub mod wasm_api;

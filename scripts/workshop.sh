@@ -13,7 +13,7 @@ mkdir -p "$out/pkg" "$out/scenarios"
 # The page is plain files: copy web/ as it is; the package beside it as ./pkg/.
 cp -R web/. "$out/"
 cp pkg/pgasync.js pkg/pgasync_bg.wasm "$out/pkg/"
-cp crate/frontend/scenarios/*.sql "$out/scenarios/"
+cp crate/coordinator_sql/scenarios/*.sql "$out/scenarios/"
 cp docs/teacher-guide.md "$out/README.md"
 
 # The handout, as a page and as a PDF (headless Chromium prints it; without one the kit

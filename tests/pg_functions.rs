@@ -20,7 +20,7 @@
 
 mod support;
 
-use pgasync::frontend::pgfuncs::*;
+use pgasync::coordinator_sql::pgfuncs::*;
 use support::pg::Cluster;
 
 /// psql's unaligned rows, fields split on `|`; empty lines (the row of a `void`

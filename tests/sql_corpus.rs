@@ -33,8 +33,8 @@
 mod support;
 
 use pgasync::clock::Clock;
-use pgasync::frontend::statement::parse_statements;
-use pgasync::frontend::SqlScenario;
+use pgasync::coordinator_sql::statement::parse_statements;
+use pgasync::coordinator_sql::SqlScenario;
 use pgasync::instrument::ExplainOptions;
 use pgasync::knobs::Knobs;
 use pgasync::knobs::Source;

@@ -21,8 +21,8 @@
 mod support;
 
 use pgasync::clock::Clock;
-use pgasync::frontend::catalog::RelKind;
-use pgasync::frontend::SqlScenario;
+use pgasync::coordinator_sql::catalog::RelKind;
+use pgasync::coordinator_sql::SqlScenario;
 use pgasync::instrument::ExplainOptions;
 use pgasync::knobs::Knobs;
 use pgasync::knobs::Source;

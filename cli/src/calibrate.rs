@@ -31,7 +31,7 @@ use crate::demo::{cleanup, pg_bindir, Pg, READER};
 use crate::CliError;
 use pgasync::knobs::Knobs;
 use pgasync::scenario::Scenario;
-use pgasync::sim::load_sql;
+use pgasync::sql_text::load::load_sql;
 use postgres_protocol::message::frontend;
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream, ToSocketAddrs};

@@ -14,9 +14,9 @@
 
 use crate::CliError;
 use pgasync::knobs::Knobs;
-use pgasync::postgres_sql::coordinator_ddl;
+use pgasync::sql_text::coordinator::coordinator_ddl;
 use pgasync::scenario::{Scenario, SCENARIOS};
-use pgasync::sim::load_sql;
+use pgasync::sql_text::load::load_sql;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

@@ -39,7 +39,7 @@ use pgasync::clock::Clock;
 use pgasync::host::tcp::TcpHost;
 use pgasync::knobs::Knobs;
 use pgasync::knobs::{parse_float, Source};
-use pgasync::postgres_sql::coordinator_query;
+use pgasync::sql_text::coordinator::coordinator_query;
 use pgasync::scenario::Scenario;
 use std::io::{BufRead, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};

@@ -1,5 +1,5 @@
 //! `pgasync sql --file F`: runs a scenario file (SQL for the coordinator and the
-//! shards, then the query; see `pgasync::frontend::script`) in the simulator and
+//! shards, then the query; see `pgasync::coordinator_sql::script`) in the simulator and
 //! prints the setup's statements, EXPLAIN ANALYZE and the rows.
 //!
 //! `--mode` defaults to what the file's settings say (`enable_async_append`, on by
@@ -9,7 +9,7 @@
 use crate::args::{self, AllKnobs};
 use crate::CliError;
 use pgasync::clock::Clock;
-use pgasync::frontend::SqlScenario;
+use pgasync::coordinator_sql::SqlScenario;
 use pgasync::instrument::ExplainOptions;
 use pgasync::knobs::Source;
 
@@ -67,7 +67,7 @@ pub fn run(a: Flags) -> Result<(), CliError> {
     };
     let text = crate::input::read_text(file, "a scenario file", crate::input::SCRIPT_BYTES)
         .map_err(|e| CliError::Usage(format!("{file}: {e}")))?;
-    let at = |e: pgasync::frontend::FrontError| {
+    let at = |e: pgasync::coordinator_sql::FrontError| {
         CliError::Failed(if e.line > 0 {
             format!("{file}:{}:{}: {}", e.line, e.column, e.message)
         } else {
@@ -135,7 +135,7 @@ fn load_live(text: &str, scenario: &pgasync::scenario::Scenario, config: &str) -
         if shard.psql("postgres", &format!("CREATE DATABASE {database}")).is_ok() {
             shard.psql("postgres", &format!("REVOKE TEMPORARY ON DATABASE {database} FROM PUBLIC"))?;
         }
-        shard.script(&database, &pgasync::sim::load_sql(&spec.catalog, crate::demo::READER))?;
+        shard.script(&database, &pgasync::sql_text::load::load_sql(&spec.catalog, crate::demo::READER))?;
     }
     Ok(database)
 }

@@ -29,7 +29,7 @@
 //!   from one address) holds its own slots, never the load slot nor another client's.
 //! * A request's work runs in a task of its own: a panic there is a 500 for that
 //!   request, never the relay's end (and the front end's bounds mean none is
-//!   expected: see `pgasync::frontend`).
+//!   expected: see `pgasync::coordinator_sql`).
 //! * One load at a time (a second is answered 503 at once), run to its end (or its
 //!   clean-up) even when the client leaves, so every database made is listed; a load
 //!   takes at most `timeout` in all (psql is killed and the statements time out
@@ -44,13 +44,13 @@ use bytes::Bytes;
 use hyper::body::Incoming;
 use hyper::header::{self, HeaderValue};
 use hyper::{Method, Request, Response, StatusCode};
-use pgasync::frontend::script::SqlLoad;
-use pgasync::frontend::FrontError;
+use pgasync::coordinator_sql::script::SqlLoad;
+use pgasync::coordinator_sql::FrontError;
 use pgasync::knobs::Knobs;
 use pgasync::knobs::Source;
 use pgasync::knobs::MAX_SCRIPT_BYTES;
 use pgasync::scenario::Scenario;
-use pgasync::session::{check_scenario_size, DEMO_LIMITS};
+use pgasync::demo::session::{check_scenario_size, DEMO_LIMITS};
 use serde::Serialize;
 use std::collections::{BTreeMap, VecDeque};
 use std::net::IpAddr;
@@ -333,7 +333,7 @@ fn prepare_blocking(
             )));
         }
         check_names(&spec.catalog)?;
-        let script = pgasync::sim::load_sql(&spec.catalog, crate::demo::READER);
+        let script = pgasync::sql_text::load::load_sql(&spec.catalog, crate::demo::READER);
         if script.contains('\0') {
             return Err(Refusal::bad(format!("a value on {name} holds a NUL byte, which PostgreSQL's text cannot")));
         }
@@ -341,7 +341,7 @@ fn prepare_blocking(
     }
     let rows: usize = scenario.servers.iter().flat_map(|s| s.catalog.tables.iter()).map(|t| t.nrows()).sum();
     let coordinator = coordinator_script(&scenario, targets, &shards, database);
-    let coordinator_query = pgasync::postgres_sql::coordinator_query(&scenario);
+    let coordinator_query = pgasync::sql_text::coordinator::coordinator_query(&scenario);
     Ok(Prepared { shards, coordinator, coordinator_query, rows })
 }
 
@@ -417,7 +417,7 @@ fn coordinator_script(
 ) -> Option<(u16, String)> {
     let port = local_port(targets, COORDINATOR).ok()?;
     let port_of = |s: &str| shards.iter().find(|(n, _, _)| n == s).map_or(0, |(_, p, _)| *p);
-    let ddl = pgasync::postgres_sql::coordinator_ddl(
+    let ddl = pgasync::sql_text::coordinator::coordinator_ddl(
         scenario,
         |s| ("127.0.0.1".to_string(), port_of(s)),
         database,

@@ -1,12 +1,12 @@
 //! `pgasync trace`: runs a built-in scenario (`--scenario`) or a scenario file
 //! (`--file`) on the simulator and writes what the page exports: the trace as JSON or
-//! CSV, EXPLAIN ANALYZE as text or JSON, or the timeline as SVG (`pgasync::export`),
+//! CSV, EXPLAIN ANALYZE as text or JSON, or the timeline as SVG (`pgasync::demo::export`),
 //! to stdout or `--out FILE`.
 
 use crate::args::{self, AllKnobs};
 use crate::CliError;
-use pgasync::export::{ExportJob, Format};
-use pgasync::frontend::SqlScenario;
+use pgasync::demo::export::{ExportJob, Format};
+use pgasync::coordinator_sql::SqlScenario;
 use pgasync::knobs::Source;
 use pgasync::scenario::Scenario;
 
@@ -49,7 +49,7 @@ pub fn run(a: Flags) -> Result<(), CliError> {
         (None, Some(file)) => {
             let text = crate::input::read_text(file, "a scenario file", crate::input::SCRIPT_BYTES)
                 .map_err(|e| CliError::Usage(format!("{file}: {e}")))?;
-            let at = |e: pgasync::frontend::FrontError| {
+            let at = |e: pgasync::coordinator_sql::FrontError| {
                 CliError::Failed(format!("{file}:{}:{}: {}", e.line, e.column, e.message))
             };
             let sql = SqlScenario::load(&text).map_err(at)?;
@@ -59,7 +59,7 @@ pub fn run(a: Flags) -> Result<(), CliError> {
     };
     let mode =
         args::choice("mode", a.mode.as_deref(), &["sync", "async"], if default_async { "async" } else { "sync" })?;
-    // The page's Export menu runs the same job (`pgasync::export`): the same bytes.
+    // The page's Export menu runs the same job (`pgasync::demo::export`): the same bytes.
     let job = ExportJob::new(&scenario, &name, mode == "async", Format::parse(format).map_err(CliError::Usage)?)?;
     let text = job.finish().map_err(CliError::Failed)?;
     match a.out.as_deref() {

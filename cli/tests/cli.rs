@@ -247,7 +247,7 @@ fn bad_arguments_exit_with_2_and_one_line() {
 /// writes the bytes `pgasync trace` prints for the same scenario and knobs.
 #[test]
 fn the_pages_export_is_the_trace_commands_output() {
-    use pgasync::export::{ExportJob, Format};
+    use pgasync::demo::export::{ExportJob, Format};
     let runs: [(&str, bool, &str, &[&str]); 3] = [
         ("E", true, r#"{"rows_per_shard": "300", "fetch_size": "100"}"#, &["--rows", "300", "--fetch-size", "100"]),
         (

@@ -224,7 +224,7 @@ fn a_live_run_through_tls_and_scram_sends_what_it_sends_through_trust() {
         }
         c.query("postgres", "postgres", "CREATE DATABASE e").unwrap();
         for spec in &sc.servers {
-            let script = pgasync::sim::load_sql(&spec.catalog, "pgasync");
+            let script = pgasync::sql_text::load::load_sql(&spec.catalog, "pgasync");
             let path = s.dir.join("load.sql");
             std::fs::write(&path, script).unwrap();
             let out = Command::new("psql")

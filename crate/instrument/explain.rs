@@ -46,7 +46,8 @@
 //! that come out of the Result.
 
 use super::Instrumentation;
-use crate::plan::{quote_identifier, REMOTE_SCHEMA};
+use crate::sql_text::deparse::REMOTE_SCHEMA;
+use crate::sql_text::quote_identifier;
 use serde_json::Value;
 
 /// A node as EXPLAIN shows it; built by the executor from its state tree.

@@ -8,9 +8,7 @@
 use crate::types::{ColType, Column, Datum};
 use serde::Serialize;
 
-mod deparse;
 mod optimize;
-pub use deparse::{deparse_expr, deparse_remote_query, qualified_table, quote_identifier, REMOTE_SCHEMA};
 pub use optimize::use_indexes;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

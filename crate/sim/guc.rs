@@ -167,7 +167,7 @@ fn invalid_value(name: &str, value: &str) -> PgError {
 /// Checks `values` for `param` (spelt `name` by the user) and returns the canonical value.
 fn canonical(param: &Param, name: &str, values: &[String], current: &str) -> Result<String, PgError> {
     if param.kind == Kind::IdentList {
-        return Ok(values.iter().map(|v| quote_ident(v)).collect::<Vec<_>>().join(", "));
+        return Ok(values.iter().map(|v| crate::sql_text::quote_identifier(v)).collect::<Vec<_>>().join(", "));
     }
     if param.kind == Kind::DateStyle {
         return date_style(name, &values.join(","), current);
@@ -279,17 +279,6 @@ fn encoding(name: &str, value: &str) -> Result<String, PgError> {
         Ok("UTF8".into())
     } else {
         Err(invalid_value(name, value))
-    }
-}
-
-/// `quote_identifier`: double quotes unless the name is a plain lower-case identifier.
-fn quote_ident(s: &str) -> String {
-    let plain = s.chars().next().is_some_and(|c| c.is_ascii_lowercase() || c == '_')
-        && s.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '$');
-    if plain {
-        s.to_string()
-    } else {
-        format!("\"{}\"", s.replace('"', "\"\""))
     }
 }
 

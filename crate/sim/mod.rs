@@ -17,10 +17,8 @@
 // The simulated server (server.rs) and its parts: its settings (guc.rs), its
 // statements' shapes (statement.rs) and its side of the wire protocol (wire.rs).
 mod guc;
-mod load_sql;
 mod server;
 mod statement;
 mod wire;
 pub use crate::host::sim::{LinkParams, LinkStats, SimHost, Sleeper};
-pub use load_sql::{load_sql, sql_type};
 pub use server::{ServerCosts, ShardServer};

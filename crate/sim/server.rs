@@ -59,7 +59,7 @@ use crate::clock::Clock;
 use crate::executor::estate::EState;
 use crate::executor::{exec_proc_node, init_plan, ExecStatus, InitContext, PlanState};
 use crate::plan::{use_indexes, Plan};
-use crate::sql::{parse_shard_sql, ShardStatement, SqlError};
+use crate::shard_sql::{parse_shard_sql, ShardStatement, SqlError};
 use crate::types::{Catalog, Column};
 
 /// Server-side costs of the model, in nanoseconds.

@@ -5,7 +5,7 @@
 //! kind PostgreSQL runs in a failed transaction).
 
 use super::guc::{parse_set, SetCommand};
-use crate::sql::SqlError;
+use crate::shard_sql::SqlError;
 use sqlparser::dialect::PostgreSqlDialect;
 use sqlparser::keywords::Keyword;
 use sqlparser::tokenizer::{Location, Token, Tokenizer};

@@ -5,7 +5,7 @@
 
 use pgasync::clock::Clock;
 use pgasync::knobs::Knobs;
-use pgasync::lesson::{self, NoteOn};
+use pgasync::demo::lesson::{self, NoteOn};
 use pgasync::run::QueryRun;
 use pgasync::scenario::Scenario;
 use pgasync::sim::SimHost;
@@ -46,7 +46,7 @@ fn every_answer_is_a_choice_and_every_note_shows() {
     for (file, l) in lessons() {
         let k = l.scenario_knobs().unwrap_or_else(|e| panic!("{file}: {e}"));
         let r = run(&l.scenario, &k, l.async_mode);
-        let labels = pgasync::session::node_labels(&r.explain());
+        let labels = pgasync::demo::session::node_labels(&r.explain());
         for q in &l.questions {
             let a = lesson::answer(&q.answer, &r, &labels);
             assert!(q.choices.contains(&a), "{file}: \"{}\": the run answers {a}, not one of {:?}", q.ask, q.choices);
@@ -103,7 +103,7 @@ fn the_page_index_lists_every_lesson() {
 
 /// A lesson's run as the page steps it: every step's narration (what the student reads)
 /// and the steps at which each note is current.
-fn stepped(l: &lesson::Lesson) -> (Vec<String>, lesson::LessonOutcome, pgasync::session::DemoSession) {
+fn stepped(l: &lesson::Lesson) -> (Vec<String>, lesson::LessonOutcome, pgasync::demo::session::DemoSession) {
     let mut job = lesson::LessonRun::for_lesson(l.clone()).unwrap();
     let out = loop {
         if let Some(o) = job.advance(500).unwrap() {
@@ -111,7 +111,7 @@ fn stepped(l: &lesson::Lesson) -> (Vec<String>, lesson::LessonOutcome, pgasync::
         }
     };
     let k = l.scenario_knobs().unwrap();
-    let mut s = pgasync::session::DemoSession::new(&l.scenario, l.async_mode, k).unwrap();
+    let mut s = pgasync::demo::session::DemoSession::new(&l.scenario, l.async_mode, k).unwrap();
     s.run_to_end();
     assert_eq!(s.steps(), out.total_steps);
     let said = s.narration_log(1, s.steps()).iter().map(|p| p.join(" | ")).collect();

@@ -19,7 +19,7 @@
 use pgasync::behaviour::Preset;
 use pgasync::knobs::Knobs;
 use pgasync::scenario::SCENARIOS;
-use pgasync::session::{DemoSession, NodeView, Snapshot};
+use pgasync::demo::session::{DemoSession, NodeView, Snapshot};
 use pgasync::trace::{TraceEvent, TraceKind};
 use std::collections::HashMap;
 use wasm_bindgen_test::wasm_bindgen_test;

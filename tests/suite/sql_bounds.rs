@@ -12,14 +12,14 @@
 //!   the page's bound.
 
 use pgasync::clock::Clock;
-use pgasync::frontend::catalog::Limits;
-use pgasync::frontend::script::{SqlLoad, SCENARIO_FILES};
-use pgasync::frontend::statement::{MAX_STATEMENTS, MAX_TOKENS};
-use pgasync::frontend::{FrontError, SqlScenario};
+use pgasync::coordinator_sql::catalog::Limits;
+use pgasync::coordinator_sql::script::{SqlLoad, SCENARIO_FILES};
+use pgasync::coordinator_sql::statement::{MAX_STATEMENTS, MAX_TOKENS};
+use pgasync::coordinator_sql::{FrontError, SqlScenario};
 use pgasync::knobs::Knobs;
 use pgasync::knobs::Source;
-use pgasync::session::{DEMO_LIMITS, MAX_DEMO_BYTES};
-use pgasync::sql::nesting::{self, MAX_WEIGHT};
+use pgasync::demo::session::{DEMO_LIMITS, MAX_DEMO_BYTES};
+use pgasync::shard_sql::nesting::{self, MAX_WEIGHT};
 use sqlparser::dialect::PostgreSqlDialect;
 use sqlparser::tokenizer::Tokenizer;
 use wasm_bindgen_test::wasm_bindgen_test;
@@ -162,7 +162,7 @@ fn shard_queries_are_bounded_too() {
     let e = on_small_stack(move || {
         let mut cat = pgasync::types::Catalog::default();
         cat.add(pgasync::types::Table::new("t", vec![pgasync::types::Column::new("a", pgasync::types::ColType::Int)]));
-        pgasync::sql::parse_shard_sql(&deep, &cat).unwrap_err()
+        pgasync::shard_sql::parse_shard_sql(&deep, &cat).unwrap_err()
     });
     // PostgreSQL's words, as for sqlparser's own recursion limit.
     assert_eq!(e.message, "stack depth limit exceeded");

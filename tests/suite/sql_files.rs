@@ -6,8 +6,8 @@
 
 use pgasync::behaviour::Preset;
 use pgasync::clock::Clock;
-use pgasync::frontend::script::SCENARIO_FILES;
-use pgasync::frontend::SqlScenario;
+use pgasync::coordinator_sql::script::SCENARIO_FILES;
+use pgasync::coordinator_sql::SqlScenario;
 use pgasync::instrument::ExplainOptions;
 use pgasync::knobs::Knobs;
 use pgasync::knobs::Source;

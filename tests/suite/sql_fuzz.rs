@@ -6,7 +6,7 @@
 //! xorshift so that a seed reproduces a run exactly, here and on any machine.
 
 use pgasync::clock::Clock;
-use pgasync::frontend::SqlScenario;
+use pgasync::coordinator_sql::SqlScenario;
 use pgasync::knobs::Knobs;
 use pgasync::knobs::Source;
 use std::panic::{catch_unwind, AssertUnwindSafe};

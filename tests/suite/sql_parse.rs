@@ -1,11 +1,12 @@
-//! Tests of the shard SQL front end (`pgasync::sql`): statement kinds, plan shapes,
+//! Tests of the shard SQL front end (`pgasync::shard_sql`): statement kinds, plan shapes,
 //! output columns and error positions. Plans are compared structurally; running
 //! them is the executor's business.
 
+use pgasync::sql_text::deparse::deparse_remote_query;
 use pgasync::plan::{
-    deparse_remote_query, AggCall, AggFunc, AggStrategy, BinOp, Expr, Plan, RemoteQuery, RemoteTarget, SortKey,
+    AggCall, AggFunc, AggStrategy, BinOp, Expr, Plan, RemoteQuery, RemoteTarget, SortKey,
 };
-use pgasync::sql::{parse_shard_sql, ShardStatement, SqlError};
+use pgasync::shard_sql::{parse_shard_sql, ShardStatement, SqlError};
 use pgasync::types::{Catalog, ColType, Column, Datum, Table};
 use wasm_bindgen_test::wasm_bindgen_test;
 

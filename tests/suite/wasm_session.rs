@@ -4,7 +4,7 @@
 
 use pgasync::executor::exec_async::AsyncState;
 use pgasync::knobs::Knobs;
-use pgasync::session::DemoSession;
+use pgasync::demo::session::DemoSession;
 use pgasync::trace::TraceKind;
 use wasm_bindgen_test::wasm_bindgen_test;
 
@@ -140,7 +140,7 @@ fn results_and_times_equal_the_native_run() {
     };
     assert!(native_elapsed_ns < sync);
     // The comparison (run in step mode, in slices) gives the same times.
-    let c = pgasync::session::compare("E", &knobs()).unwrap();
+    let c = pgasync::demo::session::compare("E", &knobs()).unwrap();
     assert_eq!((c.async_ns, c.sync_ns), (native_elapsed_ns, sync));
 }
 
@@ -148,10 +148,10 @@ fn results_and_times_equal_the_native_run() {
 /// rows and virtual times natively and in wasm.
 #[wasm_bindgen_test(unsupported = test)]
 fn a_scenario_file_runs_as_a_session() {
-    use pgasync::frontend::script::{SqlLoad, SCENARIO_FILES};
+    use pgasync::coordinator_sql::script::{SqlLoad, SCENARIO_FILES};
     use pgasync::knobs::Source;
     let text = SCENARIO_FILES.iter().find(|(id, _)| *id == "M").expect("seed 003's file").1;
-    let mut load = SqlLoad::new(text, pgasync::session::DEMO_LIMITS).unwrap();
+    let mut load = SqlLoad::new(text, pgasync::demo::session::DEMO_LIMITS).unwrap();
     let mut slices = 0;
     while !load.advance(4096).unwrap() {
         slices += 1;
@@ -159,7 +159,7 @@ fn a_scenario_file_runs_as_a_session() {
     assert!(slices >= 20, "{slices} slices for 100,000 rows");
     let sql = load.finish().unwrap();
     let scenario = sql.scenario(&Knobs::default(), Source::Json).unwrap();
-    pgasync::session::check_scenario_size(&scenario).unwrap();
+    pgasync::demo::session::check_scenario_size(&scenario).unwrap();
     let mut s = DemoSession::with_scenario(scenario, "sql", true, Knobs::default()).unwrap();
     for _ in 0..5 {
         s.step_event();
@@ -176,7 +176,7 @@ fn a_scenario_file_runs_as_a_session() {
 
 #[cfg(target_arch = "wasm32")]
 mod sql_errors {
-    use pgasync::wasm_api::{check_sql, Session};
+    use pgasync::demo::wasm_api::{check_sql, Session};
     use wasm_bindgen::{JsCast, JsValue};
     use wasm_bindgen_test::wasm_bindgen_test;
 
@@ -215,7 +215,7 @@ mod sql_errors {
 
 #[cfg(target_arch = "wasm32")]
 mod js_errors {
-    use pgasync::wasm_api::Session;
+    use pgasync::demo::wasm_api::Session;
     use wasm_bindgen::{JsCast, JsValue};
     use wasm_bindgen_test::wasm_bindgen_test;
 
@@ -245,13 +245,13 @@ fn knobs_too_large_for_the_demo_are_refused_with_a_message() {
     let big = Knobs { shards: Some(64), rows_per_shard: Some(1_000_000), ..Default::default() };
     let err = DemoSession::new("E", true, big.clone()).err().expect("refused");
     assert!(err.contains("too many for the step-by-step demo"), "{err}");
-    assert!(pgasync::session::compare("E", &big).is_err());
+    assert!(pgasync::demo::session::compare("E", &big).is_err());
     // Within the row cap but too many steps to record (fetch_size 1): refused before
     // anything runs, with the estimate.
     let slow = Knobs { shards: Some(4), rows_per_shard: Some(100_000), fetch_size: Some(1), ..Default::default() };
     let err = DemoSession::new("E", true, slow.clone()).err().expect("refused");
     assert!(err.contains("too big to record step by step") && err.contains("fetch_size=1"), "{err}");
-    assert!(pgasync::session::CompareJob::new("E", &slow).is_err());
+    assert!(pgasync::demo::session::CompareJob::new("E", &slow).is_err());
 }
 
 /// A scenario file too big to record says so with the same figures on wasm32: a join's
@@ -260,7 +260,7 @@ fn knobs_too_large_for_the_demo_are_refused_with_a_message() {
 /// wasm32, issue 21).
 #[wasm_bindgen_test(unsupported = test)]
 fn a_join_too_big_to_record_gives_the_same_estimate_in_every_target() {
-    use pgasync::frontend::script::SqlLoad;
+    use pgasync::coordinator_sql::script::SqlLoad;
     use pgasync::knobs::Source;
     let text = "-- @shard s1\ncreate table t1 (a int);\ninsert into t1 select i from generate_series(1, 100000) i;\n\
                 -- @shard s2\ncreate table t2 (a int);\ninsert into t2 select i from generate_series(1, 100000) i;\n\
@@ -271,10 +271,10 @@ fn a_join_too_big_to_record_gives_the_same_estimate_in_every_target() {
                 create foreign table ft1 (a int) server s1 options (table_name 't1');\n\
                 create foreign table ft2 (a int) server s2 options (table_name 't2');\n\
                 -- @query\nselect ft1.a from ft1 join ft2 on ft1.a = ft2.a;\n";
-    let mut load = SqlLoad::new(text, pgasync::session::DEMO_LIMITS).unwrap();
+    let mut load = SqlLoad::new(text, pgasync::demo::session::DEMO_LIMITS).unwrap();
     while !load.advance(100_000).unwrap() {}
     let scenario = load.finish().unwrap().scenario(&Knobs::default(), Source::Json).unwrap();
-    let err = pgasync::session::check_scenario_size(&scenario).unwrap_err();
+    let err = pgasync::demo::session::check_scenario_size(&scenario).unwrap_err();
     assert_eq!(
         err,
         "about 10000204052 steps (up to 200000 rows from the foreign scans, 10000000000 at the top of the plan, 2002 \

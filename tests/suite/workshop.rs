@@ -3,12 +3,12 @@
 //! every breakpoint kind stops where its event is, the narration history is complete,
 //! and a lesson's hidden run numbers its steps as the page's session does.
 
-use pgasync::breakpoint::{self, BreakOn};
+use pgasync::demo::breakpoint::{self, BreakOn};
 use pgasync::clock::Clock;
 use pgasync::knobs::{Knobs, Sharing};
-use pgasync::lesson;
+use pgasync::demo::lesson;
 use pgasync::scenario::Scenario;
-use pgasync::session::{DemoSession, RunTo};
+use pgasync::demo::session::{DemoSession, RunTo};
 use pgasync::trace::TraceKind;
 use wasm_bindgen_test::wasm_bindgen_test;
 
@@ -193,15 +193,15 @@ fn a_lesson_run_numbers_steps_as_the_session_and_answers_as_the_test() {
     };
     let k = l.scenario_knobs().unwrap();
     let mut s = DemoSession::new(&l.scenario, l.async_mode, k).unwrap();
-    assert!(pgasync::lesson::session_answers(&l, &s).is_err(), "not finished yet");
+    assert!(pgasync::demo::lesson::session_answers(&l, &s).is_err(), "not finished yet");
     s.run_to_end();
     assert_eq!(out.total_steps, s.steps());
-    assert_eq!(out.answers, pgasync::lesson::session_answers(&l, &s).unwrap());
+    assert_eq!(out.answers, pgasync::demo::lesson::session_answers(&l, &s).unwrap());
     for (a, q) in out.answers.iter().zip(&l.questions) {
         assert!(q.choices.contains(a), "{a} in {:?}", q.choices);
     }
     // Each note's steps have its event: the session's events of that step match.
-    let labels = pgasync::session::node_labels(&s.run().explain());
+    let labels = pgasync::demo::session::node_labels(&s.run().explain());
     let is_append = |n: usize| labels.get(n).is_some_and(|l| l == "Append");
     for (n, steps) in l.notes.iter().zip(&out.note_steps) {
         assert!(!steps.is_empty(), "note {:?} never shows", n.on);

@@ -10,8 +10,8 @@
 #![allow(dead_code)]
 
 use super::pg::{Cluster, TempDir};
-use pgasync::frontend::script::setup_statements;
-use pgasync::frontend::statement::Stmt;
+use pgasync::coordinator_sql::script::setup_statements;
+use pgasync::coordinator_sql::statement::Stmt;
 use std::collections::BTreeMap;
 
 /// PostgreSQL's side: the clusters (by node name: `coordinator` or the shard's), the

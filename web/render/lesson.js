@@ -1,5 +1,5 @@
 // The lesson panel (issue 10): a workshop lesson (web/lessons/*.txt, parsed by the model,
-// crate/lesson.rs) as the student meets it: the introduction, the notes whose event
+// crate/demo/lesson.rs) as the student meets it: the introduction, the notes whose event
 // happens in the current step (and those met before, faded), the predict-then-reveal
 // questions, and the knob walk-throughs. Rendering only: web/workshop.js decides what
 // to show (which notes, which answers) from the model's LessonRun outcome.

@@ -63,10 +63,10 @@ pub async fn run_live_sql_js(
 
 /// A scenario file's scenario, loaded as the page loads it (its row limit).
 fn sql_scenario(text: &str, knobs_json: &str) -> Result<Scenario, JsError> {
-    use crate::frontend::script::SqlLoad;
+    use crate::coordinator_sql::script::SqlLoad;
     let knobs = parse_knobs(knobs_json)?;
-    let front = |e: crate::frontend::FrontError| JsError::new(&e.to_string());
-    let mut load = SqlLoad::new(text, crate::session::DEMO_LIMITS).map_err(front)?;
+    let front = |e: crate::coordinator_sql::FrontError| JsError::new(&e.to_string());
+    let mut load = SqlLoad::new(text, crate::demo::session::DEMO_LIMITS).map_err(front)?;
     while !load.advance(usize::MAX).map_err(front)? {}
     load.finish().and_then(|sql| sql.into_scenario(&knobs, crate::knobs::Source::Json)).map_err(front)
 }
@@ -119,7 +119,7 @@ async fn open_live(
 pub fn coordinator_query_js(scenario: &str, knobs_json: &str) -> Result<Option<String>, JsError> {
     let knobs = parse_knobs(knobs_json)?;
     let sc = Scenario::build(scenario, &knobs).map_err(|e| JsError::new(&e))?;
-    Ok(crate::postgres_sql::coordinator_query(&sc))
+    Ok(crate::sql_text::coordinator::coordinator_query(&sc))
 }
 
 /// Runs `EXPLAIN (ANALYZE, VERBOSE, COSTS OFF) <sql>` on the relay's `coordinator`
@@ -171,14 +171,14 @@ pub struct LiveRun {
 impl LiveRun {
     fn opened(run: QueryRun<WsHost>, scenario: String) -> Result<LiveRun, JsError> {
         let async_mode = run.es.async_enabled;
-        let labels = crate::session::node_labels(&run.explain());
+        let labels = crate::demo::session::node_labels(&run.explain());
         let state = LiveState {
             run,
             labels,
             scenario,
             async_mode,
             steps: 0,
-            narration: crate::session::START_NARRATION.into(),
+            narration: crate::demo::session::START_NARRATION.into(),
         };
         Ok(LiveRun { state: Rc::new(RefCell::new(Some(state))) })
     }
@@ -234,7 +234,7 @@ impl LiveRun {
             let from = st.run.es.trace.events.len();
             let step = step_live(&mut st.run).await;
             st.steps += 1;
-            st.narration = crate::session::RunView { run: &st.run, labels: &st.labels }.narrate(from);
+            st.narration = crate::demo::session::RunView { run: &st.run, labels: &st.labels }.narrate(from);
             *cell.borrow_mut() = Some(st);
             Ok(JsValue::from_str(&format!("{step:?}").to_lowercase()))
         })
@@ -245,7 +245,7 @@ impl LiveRun {
     pub fn snapshot(&self, since: u32) -> Result<JsValue, JsError> {
         let guard = self.state.borrow();
         let st = guard.as_ref().ok_or_else(|| JsError::new("a live step is running"))?;
-        let view = crate::session::RunView { run: &st.run, labels: &st.labels };
+        let view = crate::demo::session::RunView { run: &st.run, labels: &st.labels };
         super::to_js(&view.snapshot(&st.scenario, st.async_mode, st.steps, &st.narration, since as usize, &[]))
     }
 

@@ -379,10 +379,10 @@ impl LessonRun {
 
     /// The lesson against another run (the page's, after the student changed a knob).
     pub fn new(lesson: Lesson, scenario_id: &str, async_mode: bool, knobs: &Knobs) -> Result<LessonRun, String> {
-        crate::session::check_demo_size(scenario_id, knobs)?;
+        crate::demo::session::check_demo_size(scenario_id, knobs)?;
         let scenario = crate::scenario::Scenario::build(scenario_id, knobs)?;
-        let run = crate::session::DemoSession::start(&scenario, async_mode, true)?;
-        let labels = crate::session::node_labels(&run.explain());
+        let run = crate::demo::session::DemoSession::start(&scenario, async_mode, true)?;
+        let labels = crate::demo::session::node_labels(&run.explain());
         let note_steps = vec![Vec::new(); lesson.notes.len()];
         Ok(LessonRun { lesson, run, labels, steps: 0, note_steps })
     }
@@ -391,7 +391,7 @@ impl LessonRun {
     /// that failed.
     pub fn advance(&mut self, budget: usize) -> Result<Option<LessonOutcome>, String> {
         for _ in 0..budget {
-            if self.run.is_done() || self.steps >= crate::session::MAX_STEPS {
+            if self.run.is_done() || self.steps >= crate::demo::session::MAX_STEPS {
                 break;
             }
             let from = self.run.es.trace.events.len();
@@ -413,7 +413,7 @@ impl LessonRun {
         if let crate::run::Phase::Failed(e) = &self.run.phase {
             return Err(e.to_string());
         }
-        if !self.run.is_done() && self.steps < crate::session::MAX_STEPS {
+        if !self.run.is_done() && self.steps < crate::demo::session::MAX_STEPS {
             return Ok(None);
         }
         Ok(Some(LessonOutcome {
@@ -425,7 +425,7 @@ impl LessonRun {
 }
 
 /// Every question's answer from `session`'s run, once it has finished.
-pub fn session_answers(lesson: &Lesson, session: &crate::session::DemoSession) -> Result<Vec<String>, String> {
+pub fn session_answers(lesson: &Lesson, session: &crate::demo::session::DemoSession) -> Result<Vec<String>, String> {
     if !session.run().is_done() {
         return Err("the run is not finished: run it to the end first, or use a LessonRun".into());
     }

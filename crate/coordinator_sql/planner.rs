@@ -166,7 +166,7 @@ fn plan_query_into(
     };
     let mut catalog = Catalog::default();
     catalog.add(Table::new(&rel.name, rel.columns()));
-    let (logical, columns) = crate::sql::plan_select(q, text, &catalog).map_err(|e| sql_error(e, text))?;
+    let (logical, columns) = crate::shard_sql::plan_select(q, text, &catalog).map_err(|e| sql_error(e, text))?;
     let layers = peel(logical).map_err(|m| FrontError::at(format!("internal error: {m}"), at))?;
     let alias = alias.unwrap_or_else(|| rel.name.clone());
     let order_keys = order_keys_of(&layers);
@@ -232,7 +232,7 @@ fn plan_join(
         };
     }
     let members = [(na.clone(), ra.name.clone(), ra.columns()), (nb.clone(), rb.name.clone(), rb.columns())];
-    let (logical, columns) = crate::sql::plan_select_join(&q2, text, &members).map_err(|e| sql_error(e, text))?;
+    let (logical, columns) = crate::shard_sql::plan_select_join(&q2, text, &members).map_err(|e| sql_error(e, text))?;
     let l = peel(logical).map_err(|m| FrontError::at(format!("internal error: {m}"), at))?;
     let (wa, n) = (ra.columns.len(), ra.columns.len() + rb.columns.len());
     let conjuncts = l.filter.as_ref().map(split_and).unwrap_or_default();
@@ -447,7 +447,7 @@ fn union_branches<'q>(e: &'q SetExpr, out: &mut Vec<&'q SetExpr>, at: Location) 
 /// `SELECT * FROM name` with `q`'s ORDER BY / LIMIT / OFFSET: how the ordering of a
 /// whole UNION is planned over it.
 fn wrapper_query(q: &ast::Query, name: &str, _columns: &[Column], at: Location) -> Result<ast::Query, FrontError> {
-    let sql = format!("SELECT * FROM {}", crate::plan::quote_identifier(name));
+    let sql = format!("SELECT * FROM {}", crate::sql_text::quote_identifier(name));
     let parsed = sqlparser::parser::Parser::parse_sql(&sqlparser::dialect::PostgreSqlDialect {}, &sql)
         .map_err(|e| FrontError::at(format!("internal error: {e}"), at))?;
     let Some(ast::Statement::Query(mut wrapper)) = parsed.into_iter().next() else {
@@ -479,7 +479,7 @@ fn plan_over(q: &ast::Query, text: &str, name: &str, sub: Planned) -> Result<Pla
     }
     let mut catalog = Catalog::default();
     catalog.add(Table::new(name, sub.columns.clone()));
-    let (logical, columns) = crate::sql::plan_select(&outer, text, &catalog).map_err(|e| sql_error(e, text))?;
+    let (logical, columns) = crate::shard_sql::plan_select(&outer, text, &catalog).map_err(|e| sql_error(e, text))?;
     let l = peel(logical).map_err(|m| FrontError::at(format!("internal error: {m}"), at))?;
     let order_keys = order_keys_of(&l);
     let mut plan = sub.plan;
@@ -524,7 +524,7 @@ fn single_relation(q: &ast::Query, at: Location) -> Result<(String, Option<Strin
 }
 
 /// A shard-planner error (a character offset into `text`) at its line and column.
-fn sql_error(e: crate::sql::SqlError, text: &str) -> FrontError {
+fn sql_error(e: crate::shard_sql::SqlError, text: &str) -> FrontError {
     let message = e.message.replace("unsupported in a shard query: ", "not supported by the sandbox: ");
     let Some(pos) = e.position else {
         return FrontError::new(message, 0, 0);

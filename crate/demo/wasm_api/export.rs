@@ -4,7 +4,7 @@
 //! returns true, collecting `takeBytes()`'s pieces into a Blob: no call blocks for long.
 
 use super::{out_of_time, parse_knobs, parse_mode, to_js, Session};
-use crate::export::{self, Format};
+use crate::demo::export::{self, Format};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 

@@ -4,9 +4,9 @@
 //! JavaScript exceptions with a message, as everywhere in `wasm_api`.
 
 use super::{parse_knobs, parse_mode, to_js, Session};
-use crate::breakpoint;
-use crate::lesson;
-use crate::session::RunTo;
+use crate::demo::breakpoint;
+use crate::demo::lesson;
+use crate::demo::session::RunTo;
 use wasm_bindgen::prelude::*;
 
 fn parse(text: &str) -> Result<lesson::Lesson, JsError> {
@@ -92,7 +92,7 @@ impl Session {
     /// finished; throws before (a `LessonRun` answers without touching this session).
     #[wasm_bindgen(js_name = lessonAnswers)]
     pub fn lesson_answers(&self, text: &str) -> Result<JsValue, JsError> {
-        let answers = crate::lesson::session_answers(&parse(text)?, &self.inner).map_err(|e| JsError::new(&e))?;
+        let answers = crate::demo::lesson::session_answers(&parse(text)?, &self.inner).map_err(|e| JsError::new(&e))?;
         to_js(&answers)
     }
 }

@@ -44,8 +44,8 @@ pub const MAX_DEMO_ROWS: usize = 400_000;
 pub const MAX_DEMO_BYTES: usize = 128 << 20;
 
 /// A scenario file's limits in the page: `MAX_DEMO_ROWS` and `MAX_DEMO_BYTES`.
-pub const DEMO_LIMITS: crate::frontend::catalog::Limits =
-    crate::frontend::catalog::Limits { rows: MAX_DEMO_ROWS, bytes: MAX_DEMO_BYTES };
+pub const DEMO_LIMITS: crate::coordinator_sql::catalog::Limits =
+    crate::coordinator_sql::catalog::Limits { rows: MAX_DEMO_ROWS, bytes: MAX_DEMO_BYTES };
 
 /// Steps are bounded so a bad knob can never hang the page.
 pub const MAX_STEPS: usize = 2_000_000;
@@ -369,7 +369,7 @@ impl DemoSession {
     /// Runs to the next step with an event of kind `on` (see `breakpoint`), at least one
     /// step and at most `budget`; narrates the last one. Sliced like `run_some`: call
     /// again while it says `More`.
-    pub fn run_to(&mut self, on: crate::breakpoint::BreakOn, budget: usize) -> RunTo {
+    pub fn run_to(&mut self, on: crate::demo::breakpoint::BreakOn, budget: usize) -> RunTo {
         let start = self.steps;
         let found = self.advance_while(budget, |s| s.steps == start || !s.last_step_has(on));
         if self.steps > start && self.last_step_has(on) {
@@ -382,14 +382,14 @@ impl DemoSession {
     }
 
     /// Whether the last step taken has an event of kind `on`.
-    pub fn last_step_has(&self, on: crate::breakpoint::BreakOn) -> bool {
+    pub fn last_step_has(&self, on: crate::demo::breakpoint::BreakOn) -> bool {
         if self.steps == 0 {
             return false;
         }
         let from = if self.steps == 1 { 0 } else { self.step_ends[self.steps - 2] };
         let to = self.step_ends[self.steps - 1];
         let is_append = |n: usize| self.labels.get(n).is_some_and(|l| l == "Append");
-        self.run.es.trace.events[from..to].iter().any(|e| crate::breakpoint::matches(on, e, is_append))
+        self.run.es.trace.events[from..to].iter().any(|e| crate::demo::breakpoint::matches(on, e, is_append))
     }
 
     /// The narration of steps `from..=to` (1-based, clamped to the steps taken so far),
@@ -1159,8 +1159,8 @@ pub(crate) fn check_demo_size(id: &str, knobs: &Knobs) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::frontend::script::SCENARIO_FILES;
-    use crate::frontend::SqlScenario;
+    use crate::coordinator_sql::script::SCENARIO_FILES;
+    use crate::coordinator_sql::SqlScenario;
     use crate::knobs::Source;
 
     /// The scenario files' runs stay within the estimate made before they run; D and

@@ -9,9 +9,10 @@
 //! (partitionwise aggregate over a local and a foreign partition) need partitioned
 //! tables on the coordinator: that is the SQL front end's work (issue 9).
 
-use crate::plan::{quote_identifier, AggFunc, Expr, Plan, RemoteTarget};
+use super::load::sql_type;
+use super::{quote_identifier, quote_literal};
+use crate::plan::{AggFunc, Expr, Plan, RemoteTarget};
 use crate::scenario::Scenario;
-use crate::sim::sql_type;
 
 /// The query, or None when this module cannot write one PostgreSQL would plan alike.
 pub fn coordinator_query(sc: &Scenario) -> Option<String> {
@@ -80,16 +81,6 @@ pub fn coordinator_ddl(sc: &Scenario, addr: impl Fn(&str) -> (String, u16), dbna
     sql
 }
 
-/// A string literal as PostgreSQL's `quote_literal` writes it: quotes doubled, and
-/// `E'…'` with backslashes doubled when there are any.
-pub fn quote_literal(value: &str) -> String {
-    let body = value.replace('\'', "''");
-    if value.contains('\\') {
-        format!("E'{}'", body.replace('\\', "\\\\"))
-    } else {
-        format!("'{body}'")
-    }
-}
 
 /// The plan's ForeignScans, in plan order.
 fn foreign_scans(plan: &Plan) -> Vec<&crate::plan::ForeignScanPlan> {

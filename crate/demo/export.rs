@@ -467,7 +467,7 @@ impl ExportJob {
         async_mode: bool,
         format: Format,
     ) -> Result<ExportJob, String> {
-        crate::session::check_demo_size(id, knobs)?;
+        crate::demo::session::check_demo_size(id, knobs)?;
         ExportJob::new(&Scenario::build(id, knobs)?, id, async_mode, format)
     }
 
@@ -563,7 +563,7 @@ impl ExportJob {
     /// The run is over: the header's names and total, then the first stage of writing.
     fn finished(&mut self) {
         let explain = self.run.explain();
-        self.header.nodes = crate::session::node_labels(&explain);
+        self.header.nodes = crate::demo::session::node_labels(&explain);
         self.header.connections = self.run.es.conns.iter().map(|c| c.server.clone()).collect();
         self.header.total_ms = self.run.elapsed_ns() as f64 / 1e6;
         let opts = ExplainOptions { verbose: true, counters: true };
@@ -681,7 +681,7 @@ mod tests {
             scenario: "E".into(),
             mode: "async".into(),
             behaviour: "pg15".into(),
-            nodes: crate::session::node_labels(&run.explain()),
+            nodes: crate::demo::session::node_labels(&run.explain()),
             connections: run.es.conns.iter().map(|c| c.server.clone()).collect(),
             total_ms: run.elapsed_ns() as f64 / 1e6,
         }

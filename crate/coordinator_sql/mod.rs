@@ -31,11 +31,11 @@
 //!   (~450 bytes a token, ~8 KB a statement: 1 MiB of `(1),` or of `select 1;` took
 //!   450 MB and 860 MB).
 //! * Nesting: every statement is weighed on its tokens before sqlparser parses it
-//!   ([`crate::sql::nesting`]): more than [`crate::sql::nesting::MAX_WEIGHT`] (256)
+//!   ([`crate::shard_sql::nesting`]): more than [`crate::shard_sql::nesting::MAX_WEIGHT`] (256)
 //!   tokens in one chain of operators, parentheses and set operations (`1+1+…`, `a ||
 //!   …`, `x AND …`, `UNION ALL …`) is refused at the token that passes it, "statement
 //!   nested too deeply", and sqlparser's own recursion (parentheses, prefix operators,
-//!   subqueries) stops at [`crate::sql::nesting::MAX_RECURSION`] (20) levels, so no tree
+//!   subqueries) stops at [`crate::shard_sql::nesting::MAX_RECURSION`] (20) levels, so no tree
 //!   deeper than the stack allows is ever built or walked: everything here recurses
 //!   over trees, and a stack overflow aborts a process (or the page) with no error to
 //!   catch. The deepest files let through load, plan and run in 1 MiB of stack in a
@@ -44,7 +44,7 @@
 //! * Rows: a load inserts at most its [`catalog::Limits`], in rows and in bytes of
 //!   rows as held ([`catalog::row_bytes`]): the CLI's [`catalog::Limits::SANDBOX`],
 //!   16,000,000 rows and 2 GiB; the page's and the relay's
-//!   [`crate::session::DEMO_LIMITS`], 400,000 rows and 128 MiB. Both are checked
+//!   [`crate::demo::session::DEMO_LIMITS`], 400,000 rows and 128 MiB. Both are checked
 //!   before each row is stored, and an `INSERT … SELECT … FROM generate_series` whose
 //!   rows × the width of its first row would pass the bytes left is refused before
 //!   its first row is made (100,000 characters × 5000 rows: at its line and column).

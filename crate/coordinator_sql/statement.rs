@@ -18,7 +18,7 @@ use sqlparser::parser::{Parser, ParserError};
 use sqlparser::tokenizer::{Location, Token, TokenWithSpan, Tokenizer};
 
 use super::FrontError;
-use crate::sql::nesting;
+use crate::shard_sql::nesting;
 
 /// How a partitioned table splits its rows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -8,13 +8,13 @@
 //! one from the same URL state.
 
 use crate::behaviour::{Behaviour, KNOBS};
-use crate::frontend::script::{SqlLoad, SCENARIO_FILES};
-use crate::frontend::{FrontError, SqlScenario};
+use crate::coordinator_sql::script::{SqlLoad, SCENARIO_FILES};
+use crate::coordinator_sql::{FrontError, SqlScenario};
 use crate::knobs::Knobs;
 use crate::knobs::MAX_SCRIPT_BYTES;
 use crate::knobs::{self, Source};
 use crate::scenario::{Scenario, SCENARIOS};
-use crate::session::{self, DemoSession};
+use crate::demo::session::{self, DemoSession};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 

@@ -8,7 +8,7 @@
 //! name them), and values only as COPY data lines with their escapes, so nothing in a
 //! name or value can end a statement or a data line.
 
-use crate::plan::quote_identifier;
+use super::quote_identifier;
 use crate::types::{Catalog, ColType, Datum, Table};
 
 /// The column type PostgreSQL must have so its answers parse as ours (`ColType::oid`).
