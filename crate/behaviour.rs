@@ -5,6 +5,13 @@
 //! nodeAppend.c do. Every way the sandbox does better is a named knob, off in `pg15`;
 //! the preset `improved` turns them all on. The page lists every knob that is on
 //! ("Differences from PostgreSQL 15") with the reason below.
+//!
+//! Invariants: `Behaviour::pg15()` has every knob off, and every run uses it unless a
+//! knob says otherwise; `KNOBS` is the one list of knobs (the CLI's flags, the URL's
+//! parameters and the page's switches are generated from it, in its order); a run's
+//! behaviour is applied in one place (`Scenario::start_on` → `EState::set_behaviour`).
+//! `pg15` is checked against a real PostgreSQL 15 coordinator (`tests/pg15_fidelity.rs`);
+//! each knob's departure is the `reason` the page shows.
 
 use serde::{Deserialize, Serialize};
 

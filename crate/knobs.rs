@@ -13,6 +13,19 @@
 //! finite number`, `shards=0x10: not a decimal integer`), with the range when the value
 //! is out of it.
 
+//!
+//! Invariants: this module owns `Knobs`, `Sharing`, the size limits and every default
+//! (each written once: the CLI's help, the page's placeholders and `scenario::Settings`
+//! read them from here); a value is parsed strictly once, where it enters, and a whole
+//! `Knobs` is checked by `validate` (called by `scenario::Settings::resolve`, and by the
+//! page's URL check before anything runs). It imports only `behaviour`, `sim` and `clock`
+//! (for their cost defaults), none of which import it, so any module may read the
+//! defaults without an import cycle.
+//!
+//! PostgreSQL has no counterpart: these are the sandbox's dials. The one knob named
+//! after a PostgreSQL option, `fetch_size`, does what postgres_fdw's option does (a
+//! server's own `OPTIONS (fetch_size …)` in a scenario file wins over it).
+
 use crate::behaviour::{Behaviour, Preset};
 
 /// Who gave the value: decides how a knob is named in messages.
@@ -63,6 +76,9 @@ const RTT: (f64, f64) = (0.0, 10_000.0);
 /// postgres_fdw's own default `fetch_size`, used where neither a knob nor a server's
 /// options say otherwise.
 pub const DEFAULT_FETCH_SIZE: usize = 100;
+/// Rows per shard of every built-in scenario when the knobs do not say: small, so the
+/// page steps through a run interactively; the page, `explain`, `trace` and `sql` share it.
+pub const DEFAULT_ROWS: usize = 300;
 /// The simulated network's round trip and bandwidth when the knobs do not say.
 pub const DEFAULT_RTT_MS: f64 = 1.0;
 pub const DEFAULT_BANDWIDTH_MBPS: f64 = 1000.0;
@@ -184,6 +200,7 @@ pub fn default_text(name: &str) -> Option<String> {
     let model = crate::clock::CostModel::default();
     let us = |ns: u64| format!("{}", ns as f64 / 1000.0);
     Some(match name {
+        "rows_per_shard" => DEFAULT_ROWS.to_string(),
         "fetch_size" => DEFAULT_FETCH_SIZE.to_string(),
         "rtt_ms" => DEFAULT_RTT_MS.to_string(),
         "bandwidth_mbps" => DEFAULT_BANDWIDTH_MBPS.to_string(),
@@ -213,7 +230,7 @@ pub const SPECS: &[KnobSpec] = &[
         cli: "rows",
         url: Some("rows"),
         kind: Kind::Int { lo: 0, hi: 10_000_000 },
-        help: "rows in each shard (default 300, the page's; bench: the seeds' sizes, 100,000, M 25,000)",
+        help: "rows in each shard (bench: the seeds' sizes, 100,000, M 25,000)",
     },
     KnobSpec {
         name: "fetch_size",

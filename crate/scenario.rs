@@ -1,6 +1,26 @@
-//! The built-in scenarios of SCENARIOS.md (the seeds' benchmarks), built as plans,
-//! with their knobs, their data, a reference result computed straight from the data,
-//! and the lower bound of the scenario's own model.
+//! The run description, [`Scenario`]: the shards, servers, tables, plan, settings and
+//! behaviour of one query run, and its one start, [`Scenario::start_on`]. The built-in
+//! scenarios of SCENARIOS.md (the seeds' benchmarks) are functions that build one
+//! (`Scenario::build(id, &knobs)`), with their data, a reference result computed
+//! straight from the data, and the lower bound of the scenario's own model; a scenario
+//! file builds one too (`coordinator_sql::SqlScenario`). The session, lessons, export,
+//! the wasm API, the CLI, the live runs and the relay's `/sql/load` all consume it.
+//!
+//! Invariants:
+//! - knobs are validated and resolved once, by [`Settings::resolve`]; nothing built from
+//!   a `Settings` reads a `Knobs` again, and every default comes from `knobs.rs`;
+//! - the behaviour knobs are applied to a run in one place, `start_on` (through
+//!   `EState::set_behaviour`): no server option or connection carries a copy, so a
+//!   run's behaviour is exactly `Scenario::behaviour` (once `pipeline` lived in
+//!   `ServerOptions` too, and two copies could disagree);
+//! - every run, simulated or live, starts in `start_on`, so what the page shows, what
+//!   the CLI prints and what the tests check are the same run;
+//! - [`live_targets`] is the one rule for where a run's servers are among the relay's
+//!   targets (the CLI's `--live`, the page's Live…, "PostgreSQL says").
+//!
+//! PostgreSQL has no counterpart: this is the sandbox's own setup (in PostgreSQL, the
+//! catalog and the planner make the plan and the servers' options come from
+//! `CREATE SERVER`; a scenario file goes that way, the built-ins are written as plans).
 
 use crate::behaviour::Behaviour;
 use crate::clock::{Clock, CostModel};
@@ -19,7 +39,7 @@ use std::collections::BTreeMap;
 
 /// The simulated shards' costs and the coordinator's cost model the knobs set (the
 /// calibrated ones, `pgasync calibrate --live`); the defaults where they do not say.
-pub fn costs_of(k: &Knobs) -> (ServerCosts, CostModel) {
+fn costs_of(k: &Knobs) -> (ServerCosts, CostModel) {
     let ns = |us: f64| (us * 1000.0) as u64;
     let mut costs = ServerCosts::default();
     if let Some(us) = k.server_row_us {
@@ -44,8 +64,6 @@ pub fn costs_of(k: &Knobs) -> (ServerCosts, CostModel) {
     (costs, cost)
 }
 
-/// Rows per shard of every scenario when the knobs do not say, in the page and the CLI.
-pub const DEFAULT_ROWS: usize = 300;
 
 /// `k` with the bench's rows per shard for scenario `id` when `k` does not say.
 pub fn bench_size(id: &str, k: &Knobs) -> Knobs {
@@ -64,7 +82,7 @@ pub struct ScenarioInfo {
     pub title: &'static str,
     pub explanation: &'static str,
     /// Shards and rows per shard when the knobs do not say: the page's and the CLI's
-    /// (`explain`, `trace`, `sql`) default, [`DEFAULT_ROWS`] for every scenario, so the
+    /// (`explain`, `trace`, `sql`) default, [`knobs::DEFAULT_ROWS`] for every scenario, so the
     /// same command shows the same run everywhere.
     pub default_shards: usize,
     pub default_rows: usize,
@@ -94,7 +112,7 @@ const fn info(
         title,
         explanation,
         default_shards,
-        default_rows: DEFAULT_ROWS,
+        default_rows: knobs::DEFAULT_ROWS,
         bench_rows,
         default_sharing,
         one_shard,
@@ -171,7 +189,6 @@ pub struct Scenario {
     pub plan: Plan,
     pub sharing: Option<Sharing>,
     pub shards: usize,
-    pub fetch_size: usize,
     /// The rows the query must return, computed straight from the generated data.
     pub reference: Vec<Vec<Datum>>,
     /// Whether the order of rows is part of the result (M).
@@ -229,44 +246,78 @@ fn foreign_scan_a(relation: &str, server: &str, remote_table: &str) -> Plan {
     })
 }
 
-/// The knobs of one build, validated, with the scenario's defaults filled in.
+/// The knobs of one run, validated once (`knobs::validate`) and resolved with every
+/// default filled in: what a run description is built from, for the built-in
+/// scenarios ([`Scenario::build_from`]) and for scenario files
+/// (`coordinator_sql::script`) alike. Nothing downstream reads a `Knobs` again.
+#[derive(Clone, Debug)]
 pub struct Settings {
-    shards: usize,
-    rows: usize,
-    fetch_size: usize,
+    pub shards: usize,
+    pub rows: usize,
+    /// postgres_fdw's `fetch_size` where a server's own options do not say.
+    pub fetch_size: usize,
+    /// Each shard's round trip; shards past the list take `rtt`.
     rtts: Vec<u64>,
+    rtt: u64,
     bandwidth_bps: u64,
-    costs: ServerCosts,
-    cost: CostModel,
-    sharing: Option<Sharing>,
-    behaviour: Behaviour,
+    pub costs: ServerCosts,
+    pub cost: CostModel,
+    pub sharing: Option<Sharing>,
+    /// The behaviour knobs: applied to a run in one place, [`Scenario::start_on`].
+    pub behaviour: Behaviour,
 }
 
-impl ScenarioInfo {
-    /// Validates `k` (messages name knobs as `source` spells them) and fills in this
-    /// scenario's defaults.
-    pub fn settings(&self, k: &Knobs, source: Source) -> Result<Settings, String> {
-        knobs::validate(k, self.default_shards, source)?;
-        let shards = k.shards.unwrap_or(self.default_shards);
+impl Settings {
+    /// `k`, validated (messages name knobs as `source` spells them), with the defaults
+    /// of a run of `default_shards` shards of `default_rows` rows.
+    pub fn resolve(
+        k: &Knobs,
+        (default_shards, default_rows, default_sharing): (usize, usize, Option<Sharing>),
+        source: Source,
+    ) -> Result<Settings, String> {
+        knobs::validate(k, default_shards, source)?;
+        let shards = k.shards.unwrap_or(default_shards);
         let rtt = (k.rtt_ms.unwrap_or(knobs::DEFAULT_RTT_MS) * 1e6) as u64;
         let rtts = match &k.rtt_ms_per_shard {
             Some(per) => per.iter().map(|r| (r * 1e6) as u64).collect(),
             None => vec![rtt; shards],
         };
         let (costs, cost) = costs_of(k);
-        let behaviour = k.resolve_behaviour();
-        let sharing = self.default_sharing.map(|default| k.sharing.unwrap_or(default));
         Ok(Settings {
             shards,
-            rows: k.rows_per_shard.unwrap_or(self.default_rows),
+            rows: k.rows_per_shard.unwrap_or(default_rows),
             fetch_size: k.fetch_size.unwrap_or(knobs::DEFAULT_FETCH_SIZE),
             rtts,
+            rtt,
             bandwidth_bps: (k.bandwidth_mbps.unwrap_or(knobs::DEFAULT_BANDWIDTH_MBPS) * 125_000.0) as u64,
             costs,
             cost,
-            sharing,
-            behaviour,
+            sharing: default_sharing.map(|default| k.sharing.unwrap_or(default)),
+            behaviour: k.resolve_behaviour(),
         })
+    }
+
+    /// The simulated network between the coordinator and shard `k` (0-based).
+    pub fn link(&self, k: usize) -> LinkParams {
+        LinkParams { rtt_ns: self.rtts.get(k).copied().unwrap_or(self.rtt), bandwidth_bps: self.bandwidth_bps }
+    }
+
+    /// Server `name` on shard `k`, holding `catalog`, with postgres_fdw's `options`.
+    pub fn server(&self, name: &str, catalog: Catalog, options: ServerOptions, k: usize) -> ServerSpec {
+        ServerSpec {
+            server: ForeignServer { name: name.into(), options },
+            catalog,
+            link: self.link(k),
+            costs: self.costs.clone(),
+        }
+    }
+}
+
+impl ScenarioInfo {
+    /// Validates `k` (messages name knobs as `source` spells them) and fills in this
+    /// scenario's defaults.
+    pub fn settings(&self, k: &Knobs, source: Source) -> Result<Settings, String> {
+        Settings::resolve(k, (self.default_shards, self.default_rows, self.default_sharing), source)
     }
 
     /// How many rows the tables will hold.
@@ -287,10 +338,7 @@ impl Scenario {
     pub fn build_from(id: &str, knobs: &Knobs, source: Source) -> Result<Scenario, String> {
         let info = scenario_info(id)?;
         let s = Self::check_info(info, knobs, source)?;
-        let mut scenario = (info.build)(info, knobs, &s)?;
-        scenario.behaviour = s.behaviour;
-        scenario.cost = s.cost.clone();
-        Ok(scenario)
+        (info.build)(info, knobs, &s)
     }
 
     /// Everything `build_from` checks, without generating the data.
@@ -399,7 +447,7 @@ impl Scenario {
                 let connect = if self.behaviour.pipelined_setup { spec.costs.connect_ns } else { 0 };
                 if st.queries == 0 {
                     0
-                } else if spec.server.options.pipeline && scans > 1 {
+                } else if self.behaviour.pipeline && scans > 1 {
                     let chain = (st.fetches.div_ceil(scans) + 1) * p.rtt_ns;
                     connect + chain.max(st.fetch_server_ns).max(st.fetch_down_transfer_ns)
                 } else {
@@ -420,17 +468,9 @@ impl Scenario {
     }
 }
 
-/// A server with the scenario's fetch size; `pipeline` is the behaviour knob's.
-fn server_spec(name: &str, catalog: Catalog, s: &Settings, rtt: u64) -> ServerSpec {
-    ServerSpec {
-        server: ForeignServer {
-            name: name.into(),
-            options: ServerOptions { async_capable: true, fetch_size: s.fetch_size, pipeline: s.behaviour.pipeline },
-        },
-        catalog,
-        link: LinkParams { rtt_ns: rtt, bandwidth_bps: s.bandwidth_bps },
-        costs: s.costs.clone(),
-    }
+/// A server with the scenario's fetch size, async-capable (as the seeds' scripts set it).
+fn server_spec(name: &str, catalog: Catalog, s: &Settings, k: usize) -> ServerSpec {
+    s.server(name, catalog, ServerOptions { async_capable: true, fetch_size: s.fetch_size }, k)
 }
 
 fn sum_reference(tables: &[&Table]) -> Vec<Vec<Datum>> {
@@ -467,12 +507,11 @@ fn build_local(info: &ScenarioInfo, _knobs: &Knobs, s: &Settings) -> Result<Scen
         plan,
         sharing: None,
         shards: s.shards,
-        fetch_size: s.fetch_size,
         reference,
         ordered: false,
         order_key: None,
-        behaviour: Behaviour::pg15(),
-        cost: CostModel::default(),
+        behaviour: s.behaviour,
+        cost: s.cost.clone(),
     })
 }
 
@@ -502,7 +541,7 @@ fn build_foreign(info: &ScenarioInfo, _knobs: &Knobs, s: &Settings) -> Result<Sc
             None => {
                 let mut cat = Catalog::default();
                 cat.add(table);
-                servers.push(server_spec(&server, cat, s, s.rtts[k]));
+                servers.push(server_spec(&server, cat, s, k));
             }
         }
         let mut scan = foreign_scan_a(&format!("{local_prefix}{}", k + 1), &server, &remote);
@@ -521,12 +560,11 @@ fn build_foreign(info: &ScenarioInfo, _knobs: &Knobs, s: &Settings) -> Result<Sc
         plan,
         sharing: Some(sharing),
         shards,
-        fetch_size: s.fetch_size,
         reference,
         ordered: false,
         order_key: None,
-        behaviour: Behaviour::pg15(),
-        cost: CostModel::default(),
+        behaviour: s.behaviour,
+        cost: s.cost.clone(),
     })
 }
 
@@ -568,7 +606,7 @@ fn build_merge(_info: &ScenarioInfo, knobs: &Knobs, s: &Settings) -> Result<Scen
             None => {
                 let mut cat = Catalog::default();
                 cat.add(t);
-                servers.push(server_spec(&server, cat, s, s.rtts[k]));
+                servers.push(server_spec(&server, cat, s, k));
             }
         }
         let mut remote = RemoteQuery::scan(&name, players_columns(), &[0, 1, 2]);
@@ -597,12 +635,11 @@ fn build_merge(_info: &ScenarioInfo, knobs: &Knobs, s: &Settings) -> Result<Scen
         plan,
         sharing: Some(sharing),
         shards: s.shards,
-        fetch_size: s.fetch_size,
         reference,
         ordered: true,
         order_key: Some(2),
-        behaviour: Behaviour::pg15(),
-        cost: CostModel::default(),
+        behaviour: s.behaviour,
+        cost: s.cost.clone(),
     })
 }
 
@@ -626,7 +663,7 @@ fn build_partitionwise(_info: &ScenarioInfo, _knobs: &Knobs, s: &Settings) -> Re
     let reference = counts.into_iter().map(|(a, n)| vec![Datum::Int(a), Datum::Int(n)]).collect();
     let mut cat = Catalog::default();
     cat.add(t1);
-    let servers = vec![server_spec("server1", cat, s, s.rtts[0])];
+    let servers = vec![server_spec("server1", cat, s, 0)];
     let mut local = Catalog::default();
     local.add(p2);
     let mut remote = RemoteQuery::scan("t1", t_columns(), &[0]);
@@ -657,12 +694,11 @@ fn build_partitionwise(_info: &ScenarioInfo, _knobs: &Knobs, s: &Settings) -> Re
         plan,
         sharing: Some(Sharing::Dedicated),
         shards: 1,
-        fetch_size: s.fetch_size,
         reference,
         ordered: false,
         order_key: None,
-        behaviour: Behaviour::pg15(),
-        cost: CostModel::default(),
+        behaviour: s.behaviour,
+        cost: s.cost.clone(),
     })
 }
 

@@ -67,7 +67,7 @@ fn estate(n: usize, async_mode: bool, clock: Clock) -> EState {
     let servers = (0..n)
         .map(|k| ForeignServer {
             name: format!("s{}", k + 1),
-            options: ServerOptions { async_capable: true, fetch_size: 100, pipeline: false },
+            options: ServerOptions { async_capable: true, fetch_size: 100 },
         })
         .collect();
     EState::new(clock, servers, async_mode, true)

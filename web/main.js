@@ -948,6 +948,23 @@ async function boot() {
 }
 
 /**
+ * The knob inputs' ranges, defaults (as placeholders) and help, from the model's one
+ * knob table: the page writes none of them, so they cannot disagree with the CLI's.
+ */
+function applyKnobFields(fields) {
+  const byUrl = new Map(fields.map((f) => [f.url, f]));
+  for (const f of KNOB_FIELDS) {
+    const m = byUrl.get(f.url);
+    if (!m || m.knob !== f.knob) throw new Error(`the page's knob "${f.url}" is not the model's (${m ? m.knob : 'unknown'})`);
+    const input = ui.fields[f.url];
+    if (input.type !== 'number') continue;
+    input.min = String(m.min);
+    input.max = String(m.max);
+    input.placeholder = m.default ?? 'default';
+  }
+}
+
+/**
  * Loads the wasm model. Imported here, not at the top of the module: a missing or
  * broken package must leave a message, not a blank page.
  */
@@ -958,6 +975,7 @@ async function loadModel() {
     wasm = mod;
     wasm.init();
     scenarios = wasm.scenarios();
+    applyKnobFields(wasm.knobFields());
     const knobs = wasm.behaviourKnobs();
     setSwitchNames(knobs.map((k) => k.name));
     behaviourUi = new BehaviourControls(knobs, { select: $('behaviour'), box: $('behaviour-knobs'), panel: $('differences') }, onKnobChange);

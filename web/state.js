@@ -88,8 +88,9 @@ export const SQL_SCENARIO = 'sql';
 export const DEFAULT_CONFIG = Object.freeze({
   scenario: 'E',
   mode: 'async',
-  // Raw strings as typed into the inputs ('' = the scenario's own default).
-  fields: { shards: '', rows: '300', fetch: '100', rtt: '', rtts: '', bw: '', offset: '', limit: '', row_us: '', query_us: '', connect_ms: '', coord_row_us: '', coord_answer_us: '', coord_async_us: '' },
+  // Raw strings as typed into the inputs ('' = the default, which only the model
+  // knows: the inputs show it as their placeholder, from `wasm.knobFields()`).
+  fields: { shards: '', rows: '', fetch: '', rtt: '', rtts: '', bw: '', offset: '', limit: '', row_us: '', query_us: '', connect_ms: '', coord_row_us: '', coord_answer_us: '', coord_async_us: '' },
   sharing: '',
   // '' = pg15 (PostgreSQL 15, the default) or 'improved'; then the knobs set explicitly.
   behaviour: '',

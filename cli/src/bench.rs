@@ -311,7 +311,8 @@ fn row_of(s: &Scenario, sync_ns: u64, async_ns: u64, limit_pct: Option<f64>) -> 
         shards: s.shards,
         sharing: s.sharing.map_or("-", |x| x.name()).to_string(),
         behaviour: s.behaviour.label().to_string(),
-        fetch_size: s.fetch_size,
+        // A and B read no foreign table: postgres_fdw's default stands for "not used".
+        fetch_size: s.servers.first().map_or(pgasync::knobs::DEFAULT_FETCH_SIZE, |x| x.server.options.fetch_size),
         sync_ms: sync_ns as f64 / 1e6,
         async_ms: async_ns as f64 / 1e6,
         limit_pct,

@@ -605,7 +605,7 @@ pub(crate) fn coordinator_run(
     };
     let server = ForeignServer {
         name: "s1".into(),
-        options: ServerOptions { async_capable: async_mode, fetch_size: fetch, pipeline: false },
+        options: ServerOptions { async_capable: async_mode, fetch_size: fetch },
     };
     let t0 = Instant::now();
     let clock = Clock::from_host(Box::new(move || t0.elapsed().as_nanos() as u64));

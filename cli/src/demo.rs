@@ -27,7 +27,7 @@ use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 pub(crate) const READER: &str = pgasync::remote::USER;
 
 /// The page's own defaults, so the live data is what the page simulates.
-const DEFAULT_ROWS: usize = 300;
+use pgasync::knobs::DEFAULT_ROWS;
 
 pub(crate) struct Opts {
     pub(crate) dir: PathBuf,

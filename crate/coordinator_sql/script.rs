@@ -27,11 +27,9 @@ use super::catalog::{Begun, Cluster, InsertJob, Limits, RelKind};
 use super::planner::{plan_query, Planned};
 use super::statement::{parse_statements, ExplainFlags, Stmt};
 use super::{pgfuncs, FrontError};
-use crate::behaviour::Behaviour;
 use crate::knobs::{self, Knobs, Source, MAX_SCRIPT_BYTES};
-use crate::remote::{ForeignServer, ServerOptions};
-use crate::scenario::{Scenario, ServerSpec};
-use crate::sim::LinkParams;
+use crate::remote::ServerOptions;
+use crate::scenario::{Scenario, Settings};
 use crate::types::{Catalog, Table};
 
 /// Built-in scenarios as scenario files (`crate/frontend/scenarios/`), embedded: D and
@@ -216,16 +214,14 @@ impl SqlScenario {
         let k = merge(&self.knobs, overrides);
         let coord = self.cluster.coordinator();
         let nservers = planned.servers.len().max(1);
-        knobs::validate(&k, nservers, source).map_err(|m| FrontError::new(m, 0, 0))?;
-        let behaviour: Behaviour = k.resolve_behaviour();
+        let settings = Settings::resolve(&k, (nservers, knobs::DEFAULT_ROWS, None), source)
+            .map_err(|m| FrontError::new(m, 0, 0))?;
         let mut local = Catalog::default();
         for r in &coord.relations {
             if let RelKind::Table(t) = &r.kind {
                 local.add(table(0, t));
             }
         }
-        let (costs, cost) = crate::scenario::costs_of(&k);
-        let rtt = k.rtt_ms.unwrap_or(crate::knobs::DEFAULT_RTT_MS);
         let mut servers = Vec::new();
         for (i, name) in planned.servers.iter().enumerate() {
             let server =
@@ -243,29 +239,11 @@ impl SqlScenario {
                     catalog.add(table(shard, t));
                 }
             }
-            let fetch_size = server
-                .option("fetch_size")
-                .and_then(|v| v.parse().ok())
-                .or(k.fetch_size)
-                .unwrap_or(crate::knobs::DEFAULT_FETCH_SIZE);
+            let fetch_size =
+                server.option("fetch_size").and_then(|v| v.parse().ok()).unwrap_or(settings.fetch_size);
             let async_capable = server.option("async_capable").and_then(super::catalog::parse_bool).unwrap_or(false);
-            let shard_rtt = k.rtt_ms_per_shard.as_ref().and_then(|v| v.get(i).copied()).unwrap_or(rtt);
-            servers.push(ServerSpec {
-                server: ForeignServer {
-                    name: name.clone(),
-                    options: ServerOptions { async_capable, fetch_size, pipeline: behaviour.pipeline },
-                },
-                catalog,
-                link: LinkParams {
-                    rtt_ns: (shard_rtt * 1e6) as u64,
-                    bandwidth_bps: (k.bandwidth_mbps.unwrap_or(crate::knobs::DEFAULT_BANDWIDTH_MBPS) * 125_000.0)
-                        as u64,
-                },
-                costs: costs.clone(),
-            });
+            servers.push(settings.server(name, catalog, ServerOptions { async_capable, fetch_size }, i));
         }
-        let fetch_size =
-            servers.first().map(|s| s.server.options.fetch_size).unwrap_or(crate::knobs::DEFAULT_FETCH_SIZE);
         Ok(Scenario {
             id: "sql".into(),
             local,
@@ -273,12 +251,11 @@ impl SqlScenario {
             servers,
             plan: planned.plan,
             sharing: None,
-            fetch_size,
             reference: vec![],
             ordered: planned.order_key.is_some(),
             order_key: planned.order_key,
-            behaviour,
-            cost,
+            behaviour: settings.behaviour,
+            cost: settings.cost,
         })
     }
 }

@@ -107,7 +107,7 @@ pub struct RemoteCommand {
 
 impl EState {
     pub fn new(clock: Clock, servers: Vec<ForeignServer>, async_enabled: bool, trace: bool) -> EState {
-        let conns = servers.iter().enumerate().map(|(i, s)| Connection::new(i, &s.name, s.options.pipeline)).collect();
+        let conns = servers.iter().enumerate().map(|(i, s)| Connection::new(i, &s.name, false)).collect();
         EState {
             clock,
             cost: CostModel::default(),
@@ -169,12 +169,12 @@ impl EState {
         self.servers.iter().position(|s| s.name == name)
     }
 
-    /// Sets the behaviour (before ExecInit): the `pipeline` knob applies to every
-    /// connection, as if each server had the option.
+    /// Sets the behaviour (before ExecInit), the one place a run's behaviour knobs are
+    /// applied: nodes read `es.behaviour`, and the `pipeline` knob is each connection's.
     pub fn set_behaviour(&mut self, behaviour: Behaviour) {
         self.behaviour = behaviour;
         for c in self.conns.iter_mut() {
-            c.pipeline |= behaviour.pipeline;
+            c.pipeline = behaviour.pipeline;
         }
     }
 

@@ -28,19 +28,14 @@ pub use connection::{
     APPLICATION_NAME, BEGIN_SQL, COMMIT_SQL, SESSION_SETUP, USER,
 };
 
-/// postgres_fdw's server options, plus our `pipeline`.
+/// postgres_fdw's server options the executor reads. (Several queries in flight on
+/// one connection is not a server option: it is the behaviour knob `pipeline`, which
+/// `EState::set_behaviour` applies to every connection.) No default here: the run's
+/// settings (`scenario::Settings`) fill in postgres_fdw's, `knobs::DEFAULT_FETCH_SIZE`.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct ServerOptions {
     pub async_capable: bool,
     pub fetch_size: usize,
-    /// Beyond postgres_fdw: allow several queries in flight on the connection.
-    pub pipeline: bool,
-}
-
-impl Default for ServerOptions {
-    fn default() -> Self {
-        ServerOptions { async_capable: false, fetch_size: 100, pipeline: false }
-    }
 }
 
 /// A foreign server (`CREATE SERVER … OPTIONS (…)`).

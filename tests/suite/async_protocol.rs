@@ -182,7 +182,7 @@ fn waiting_on_nothing_is_an_error_not_a_hang() {
 }
 
 fn estate_with_one_request() -> (EState, usize) {
-    let servers = vec![ForeignServer { name: "s1".into(), options: ServerOptions::default() }];
+    let servers = vec![ForeignServer { name: "s1".into(), options: ServerOptions { async_capable: false, fetch_size: pgasync::knobs::DEFAULT_FETCH_SIZE } }];
     let mut es = EState::new(Clock::virtual_clock(), servers, true, true);
     es.instr.resize(2, Default::default());
     let r = new_request(&mut es, 0, 1, 0);
@@ -358,7 +358,7 @@ fn foreign_scan_pushes_where_order_by_and_limit_to_the_shard() {
     for async_mode in [false, true] {
         let servers = vec![ForeignServer {
             name: "s1".into(),
-            options: ServerOptions { async_capable: true, fetch_size: 2, pipeline: false },
+            options: ServerOptions { async_capable: true, fetch_size: 2 },
         }];
         let mut es = EState::new(Clock::virtual_clock(), servers, async_mode, true);
         let root = init_plan(&plan, &InitContext { catalog: &Catalog::default() }, &mut es).unwrap();
@@ -544,7 +544,7 @@ fn a_statement_is_written_when_it_is_sent() {
     use std::rc::Rc;
     let servers = vec![ForeignServer {
         name: "s1".into(),
-        options: ServerOptions { async_capable: true, fetch_size: 100, pipeline: false },
+        options: ServerOptions { async_capable: true, fetch_size: 100 },
     }];
     let mut es = EState::new(Clock::virtual_clock(), servers, true, false);
     let written: Rc<RefCell<Vec<(usize, usize)>>> = Rc::default();

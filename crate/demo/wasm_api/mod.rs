@@ -113,6 +113,39 @@ pub fn behaviour_knobs() -> Result<JsValue, JsError> {
     to_js(&KNOBS.iter().map(|k| KnobEntry { name: k.name, reason: k.reason }).collect::<Vec<_>>())
 }
 
+/// One number knob of the page, from the one knob table (`knobs::SPECS`).
+#[derive(Serialize)]
+struct KnobField {
+    /// The URL parameter and the `Knobs` field (the wasm API's name).
+    url: &'static str,
+    knob: &'static str,
+    min: f64,
+    max: f64,
+    /// None: the scenario says (shards, rows of a file).
+    default: Option<String>,
+    help: &'static str,
+}
+
+/// The page's number knobs with their ranges and defaults, `[{url, knob, min, max,
+/// default, help}]`: the page writes none of them itself, so a default or a range
+/// changed in `knobs.rs` changes the page too.
+#[wasm_bindgen(js_name = knobFields)]
+pub fn knob_fields() -> Result<JsValue, JsError> {
+    let fields: Vec<KnobField> = knobs::SPECS
+        .iter()
+        .filter_map(|s| {
+            let (min, max) = match s.kind {
+                knobs::Kind::Int { lo, hi } => (lo as f64, hi as f64),
+                knobs::Kind::Float { lo, hi } | knobs::Kind::FloatList { lo, hi } => (lo, hi),
+                _ => return None,
+            };
+            let url = s.url?;
+            Some(KnobField { url, knob: s.name, min, max, default: knobs::default_text(s.name), help: s.help })
+        })
+        .collect();
+    to_js(&fields)
+}
+
 /// A run's behaviour: its label (`pg15`, `improved` or `custom`), every knob's value,
 /// and the knobs that are on with what each changes (the "Differences from PostgreSQL
 /// 15" panel; empty for pg15).
