@@ -10,6 +10,10 @@
 //! Invariants: configurations are built once, when the relay starts, so a bad file is
 //! a start-up error naming it, never a failure at a student's first connection; a
 //! `verify-full` target is never reached without a verified certificate.
+//!
+//! Where it departs from libpq: only `disable`, `require` and `verify-full` (no
+//! `allow`, `prefer`, `verify-ca`), and `require` never falls back to checking a root
+//! certificate that happens to be present, as libpq's does.
 
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
 use rustls::crypto::CryptoProvider;
