@@ -35,8 +35,8 @@
 //!
 //! Where it departs from PostgreSQL: the checks stand where the postmaster's
 //! `ProcessStartupPacket` (postmaster.c) and `pg_hba.conf` would, and refuse with the
-//! same SQLSTATEs, before the server sees the packet; the authentication toward the
-//! server is a client's (libpq's SCRAM-SHA-256 and MD5), as PgBouncer does it.
+//! same SQLSTATEs, before the server sees the packet; toward the server the relay
+//! answers as libpq does (SCRAM-SHA-256, MD5, cleartext), as PgBouncer does it.
 
 use crate::tls::{self, ServerStream, TlsMode};
 use bytes::{Buf, BytesMut};

@@ -12,8 +12,9 @@
 //! `verify-full` target is never reached without a verified certificate.
 //!
 //! Where it departs from libpq: only `disable`, `require` and `verify-full` (no
-//! `allow`, `prefer`, `verify-ca`), and `require` never falls back to checking a root
-//! certificate that happens to be present, as libpq's does.
+//! `allow`, `prefer`, `verify-ca`); `require` never checks a root certificate that
+//! happens to be present (libpq's then acts as `verify-ca`), and `verify-full`
+//! without `ca_file` trusts the bundled Mozilla roots, where libpq needs a root file.
 
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
 use rustls::crypto::CryptoProvider;
