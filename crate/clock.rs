@@ -1,6 +1,25 @@
 //! The executor's clock. The core never reads a clock itself: time is either virtual
 //! (advanced by the cost model and by the simulated network) or read through a
 //! function the host provides (`Instant` natively, `performance.now()` in a browser).
+//! `CostModel` is the price list of local work that the virtual clock charges.
+//!
+//! Invariants:
+//! - Time never goes backwards: `charge` adds, `advance_to` ignores a time before now.
+//! - On the virtual clock, time moves only by `charge` (local work, by the cost model)
+//!   and `advance_to` (the host, while the executor waits): the same run gives the same
+//!   times to the nanosecond, natively and in wasm32.
+//! - On a host clock, `charge` does not move time (real time passes by itself) but is
+//!   still counted in `cpu_ns`, so the lower bound of a run (local CPU against the
+//!   network) is computed the same way on both clocks.
+//! - `async_request_ns` is 0 by default, so the built-in figures are the documented
+//!   ones; only the knob `coordinator_async_us` (what `pgasync calibrate` measures)
+//!   sets it.
+//!
+//! Where it departs from PostgreSQL: EXPLAIN ANALYZE reads a real clock
+//! (`INSTR_TIME_SET_CURRENT`, `src/include/portability/instr_time.h`) and its
+//! planner's costs (`costsize.c`) are unitless estimates, never time. Here the cost
+//! model is time on the virtual clock: it is what makes a simulated run's times
+//! deterministic.
 
 use std::rc::Rc;
 

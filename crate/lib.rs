@@ -1,8 +1,23 @@
 //! pgasync: a sandbox for PostgreSQL-style asynchronous query execution.
 //!
+//! The crate root holds two kinds of module. The model: `types`, `clock`, `trace`,
+//! `plan`, `executor`, `remote`, `host`, `sim`, `shard_sql`, `coordinator_sql`,
+//! `sql_text`, `instrument`, `run`, `scenario`, `knobs`, `behaviour`. The teaching demo
+//! built on it: `demo` (session, lesson, breakpoint, export, wasm_api).
+//!
 //! The core is sans-IO: it never opens a socket, sleeps or reads a clock. A host
-//! (`sim::SimHost` for simulated shards, a TCP host natively, a WebSocket host in the
+//! (`host::sim::SimHost` for simulated shards, `host::tcp` natively, `host::ws` in the
 //! browser) moves bytes and time; the executor returns Wait when it cannot progress.
+//!
+//! Invariants:
+//! - Only `host::tcp`, `host::ws` and `demo::wasm_api` touch sockets or read a real
+//!   clock; everything else takes time from `clock::Clock`, so a run on the virtual
+//!   clock is the same run natively, in Node and in a browser.
+//! - The model never imports `demo`: the page can only show what a model run does.
+//! - No re-export aliases here: a module's path is the folder it lives in.
+//!
+//! PostgreSQL has no counterpart to the crate as a whole: it is one backend's executor
+//! and postgres_fdw, and each module's doc names the PostgreSQL file it follows.
 
 pub mod behaviour;
 pub mod clock;

@@ -1,6 +1,25 @@
 //! The execution trace: every async request transition, every message sent and
-//! received, every wait, with its time. Two runs of the same scenario on the virtual
-//! clock give identical traces; the demo replays and scrubs through it.
+//! received, every wait, with its time. The executor, the run and the hosts record into
+//! it (through `EState::record`); the demo replays and scrubs through it, lessons and
+//! breakpoints match its events, and `demo::export` writes it out.
+//!
+//! Invariants:
+//! - Events are in the order they happened, and their times never decrease: every
+//!   event is stamped with the run's clock when it is recorded, and the clock never goes
+//!   backwards.
+//! - Two runs of the same scenario on the virtual clock give identical traces (tests
+//!   compare them).
+//! - With recording off, nothing is built: `record` takes a closure, so the event's
+//!   strings are never made, and `EState::record` does not even read the clock.
+//! - `NodeCall` and `NodeRow` exist only with `EState::trace_calls`; every other kind is
+//!   recorded whenever the trace is on.
+//! - The serialized names (`kind`, the variants' fields) are an interface: the page and
+//!   the JSON/CSV export read them.
+//!
+//! PostgreSQL has no counterpart: a backend records no event trace. The nearest are the
+//! statement log (`log_statement`) and wait events (`pg_stat_activity.wait_event`);
+//! the event names here follow the functions they stand for (`ExecAsyncNotify`,
+//! `ExecAsyncConfigureWait`, `process_pending_request`).
 
 use crate::executor::exec_async::AsyncState;
 use crate::remote::Proto;

@@ -1,8 +1,29 @@
-//! Values, rows and in-memory tables.
+//! Values, rows and in-memory tables: what every layer passes around (the executor's
+//! slots, a shard's heap, a FETCH's rows).
 //!
 //! A `Datum` is cheap to clone: integers are copied and text is an `Rc<String>`, so
 //! copying a row into a node's slot never allocates. Rows of a table are stored
 //! flat (`ncols` values per row) so a scan walks contiguous memory.
+//!
+//! Invariants:
+//! - A `Datum` is two words (16 bytes; a test checks it): `Rc<String>`, not `Rc<str>`.
+//! - `Ord` is total and `Eq`/`Hash` agree with it: NULL sorts after every value (ASC's
+//!   NULLS LAST) and equals NULL, Int and Float compare by value and hash alike when
+//!   equal, text sorts after numbers. This order is for sorting, grouping and hashing;
+//!   SQL's `=` with NULL is the evaluator's (`plan::Expr::eval` answers NULL).
+//! - A table's `data` holds `nrows × ncols` values (`push_row` checks the width in
+//!   debug builds).
+//! - An `Index` is a snapshot of the rows when it was built: `push_row` does not update
+//!   it, so whoever loads rows after `CREATE INDEX` rebuilds it
+//!   (`Cluster::rebuild_indexes` in `coordinator_sql`).
+//! - A `Catalog` holds one table per name: `add` replaces.
+//!
+//! Where it departs from PostgreSQL: a PostgreSQL `Datum` (`src/include/postgres.h`) is
+//! an untyped machine word read through the column's type in a `TupleDesc`; ours carries
+//! its type. Three types only (`ColType`: int8, numeric, text, by their OIDs); booleans
+//! are Int 0/1; numeric is an `f64`; text compares by bytes (the `C` collation), and a
+//! value that does not parse as its column's type becomes text rather than an error.
+//! An int8 and a numeric compare through `f64`, exact only up to 2^53.
 
 use std::cmp::Ordering;
 use std::fmt;
@@ -63,8 +84,9 @@ impl Datum {
     }
 }
 
-/// PostgreSQL prints numeric averages with a fixed scale; we print up to 16 significant
-/// decimals and trim, which is stable across platforms (native and wasm).
+/// PostgreSQL prints numeric averages with a fixed scale; we print at most 10 decimals,
+/// trailing zeros trimmed (a whole number below 1e15 keeps one: `2.0`), which is stable
+/// across platforms (native and wasm).
 pub fn format_float(v: f64) -> String {
     if v.fract() == 0.0 && v.abs() < 1e15 {
         return format!("{v:.1}");

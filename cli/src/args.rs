@@ -12,6 +12,17 @@
 //! The behaviour knobs are switches: `--fetch-ahead` alone means on, and
 //! `--fetch-ahead=off` is explicit (a value only after `=`). Every other flag takes
 //! its value as the next word or after `=`; a flag given twice is an error.
+//!
+//! Invariants:
+//! - A knob's range, default and help text are read from `pgasync::knobs::SPECS` and
+//!   written nowhere here, and its value is checked only by `pgasync::knobs`: the CLI,
+//!   the page's URL and the wasm API cannot disagree about a knob.
+//! - Every argument error is one line naming the flag or command (exit 2, `main`); a
+//!   misspelt one gets clap's suggestion.
+//! - Numbers are plain decimal (no `0x`, `+`, `NaN`, `inf`), the knobs' own rule
+//!   (`knobs::parse_int`), for every flag.
+//!
+//! PostgreSQL has no counterpart: its programs parse options with `getopt_long`.
 
 use clap::error::{ContextKind, ContextValue, ErrorKind};
 use clap::{Arg, ArgMatches, Command};

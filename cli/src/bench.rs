@@ -9,6 +9,20 @@
 //! On the real clock each mode is run repeatedly (sync and async interleaved, so drift
 //! hits both) and the median wall time is reported; the simulated network's delays are
 //! really slept, and the shards' work runs on the same thread as the executor.
+//!
+//! Invariants:
+//! - A time counts only if its run's rows match the scenario's reference result: a
+//!   wrong answer is an error, never a gain.
+//! - `limit_pct` comes from the virtual-clock sync run's lower bound on both clocks, so
+//!   it is the model's limit, not a measurement.
+//! - Scenario M's OFFSET and LIMIT come from a fixed pseudo-random series, the same
+//!   for both modes and every run.
+//! - Sizes are the seeds' (`scenario::bench_size`), not the page's; `--delay-ms`,
+//!   `--runs` and `--dir` belong to `--live` and are refused without it.
+//!
+//! Where it departs from PostgreSQL: the seeds measured with pgbench against real
+//! clusters; here the figures are the cost model's (or a real clock over simulated
+//! shards). `--live` (`live_bench.rs`) measures a real coordinator next to pgasync.
 
 use crate::args::{self, BenchKnobs};
 use crate::CliError;

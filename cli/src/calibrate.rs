@@ -25,6 +25,20 @@
 //! Without `--target` it starts its own one-shard cluster under `--dir` (as `bench
 //! --live` does) with scenario E's first shard table (`t1` in database `e`, `--rows`
 //! rows) and removes it at the end.
+//!
+//! Invariants:
+//! - Every figure written is one the simulator takes as a knob, in the knob's unit,
+//!   and within its range (negative fits clamp to 0, bandwidth and connect time to
+//!   their bounds), so the profile always loads.
+//! - The server's figures come from the protocol's own round trips (raw frontend
+//!   messages, no libpq), the coordinator's from the least CPU time of several runs:
+//!   interference only ever adds time.
+//! - A cluster it started is removed whether the measurement succeeded or failed.
+//! - Without `--live` it refuses to run (exit 2): it never measures the simulator.
+//!
+//! PostgreSQL has no counterpart: its planner's cost parameters (`seq_page_cost`,
+//! `cpu_tuple_cost`, postgres_fdw's `fdw_startup_cost`, `fdw_tuple_cost`) are set by
+//! hand, in abstract units; these are times, measured.
 
 use crate::args;
 use crate::demo::{cleanup, pg_bindir, Pg, READER};

@@ -11,6 +11,9 @@
 //!   compares them byte for byte, with no quoting to get wrong.
 //! * A password file others may read is refused, as libpq refuses such a `.pgpass`;
 //!   passwords are never printed (`gateway::Secret`).
+//!
+//! PostgreSQL has no counterpart to the relay; a target's fields take libpq's names and
+//! meanings where libpq has them (`tls` as `sslmode`, the password file as `.pgpass`).
 
 use crate::gateway::{self, Access, Secret, Upstream};
 use crate::tls::{self, TlsMode};

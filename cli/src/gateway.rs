@@ -32,6 +32,11 @@
 //! * A CancelRequest is never relayed from a browser: the relay sends cancels itself,
 //!   for the backend of the session whose client left. The CLI's loopback gateway
 //!   ([`LocalGateway`]) passes its own client's cancels on, as a server would take them.
+//!
+//! Where it departs from PostgreSQL: the checks stand where the postmaster's
+//! `ProcessStartupPacket` (postmaster.c) and `pg_hba.conf` would, and refuse with the
+//! same SQLSTATEs, before the server sees the packet; toward the server the relay
+//! answers as libpq does (SCRAM-SHA-256, MD5, cleartext), as PgBouncer does it.
 
 use crate::tls::{self, ServerStream, TlsMode};
 use bytes::{Buf, BytesMut};

@@ -8,6 +8,8 @@
 //!   passes its bound, in little time and memory, with a message that names the file
 //!   and the bound.
 //! * What is read must be UTF-8 text.
+//!
+//! PostgreSQL has no counterpart here (psql reads its files whole).
 
 use std::io::Read;
 

@@ -2,6 +2,17 @@
 //! command in its module, the knob flags from the knob table in `args`), `pgasync --help`'s
 //! overview, shell completions, and the exit codes (2 for bad arguments, 1 for a failed
 //! query); the work is in the modules.
+//!
+//! Invariants:
+//! - Exit 0 for success and for help, 2 for bad arguments (and for no arguments: the
+//!   overview goes to stderr), 1 for a failed run. A `String` error converts to
+//!   `CliError::Usage`, so a module must say `CliError::Failed` for a run that failed.
+//! - A knob flag given explicitly overrides the `--profile` file's value; knobs not
+//!   given keep the profile's (`knobs_with_profile`).
+//! - A closed stdout (`pgasync bench | head`) ends the process quietly (SIGPIPE's
+//!   default action), not with a panic.
+//!
+//! PostgreSQL has no counterpart: `pgasync` is the sandbox's own tool.
 
 mod args;
 mod bench;

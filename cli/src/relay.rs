@@ -66,6 +66,21 @@
 //! # Logs
 //! One line per session open and close, and one per error, on stderr; never payload
 //! bytes (nor the backend's secret key).
+//!
+//! # Invariants
+//! * The browser names a target, never an address, and reaches only what the target's
+//!   `user` and `databases` allow ([`gateway`]); credentials stay in the relay.
+//! * Every session ends with its server connection closed, and with a CancelRequest
+//!   first when the browser side ended while a query was under way: no backend works
+//!   on for a client that left (the leak `host::ws` relies on the relay to prevent).
+//! * Memory per session is bounded (a message, plus `--max-buffer-bytes` each way)
+//!   and so are sessions, per client and in all: a slow or hostile browser costs the
+//!   others nothing but its share.
+//! * Bytes are relayed unchanged, in order, after the start; the relay only follows
+//!   the framing to know the backend key and whether a query is under way.
+//!
+//! PostgreSQL has no counterpart: the relay is a proxy in front of it (as PgBouncer
+//! is); the cancel it sends is libpq's `PQcancel`'s CancelRequest.
 
 use crate::config::{sql_load_from, targets_from, Target};
 use crate::gateway::{self, Opening, StartupReader, CANCEL_REQUEST, GSSENC_REQUEST, SSL_REQUEST};

@@ -4,6 +4,14 @@
 //! default; binding beyond loopback prints a warning. Ctrl-C shuts down gracefully.
 //! It owns the page service's flags (`PageFlags`: port, bind, roots, `--allow-host`,
 //! connection bounds), which the relay takes too.
+//!
+//! Invariants:
+//! - On loopback the Host header must be a loopback name or an `--allow-host` one
+//!   (DNS rebinding); beyond loopback the check is on only with `--allow-host`, and the
+//!   warning on stderr says which, and which folders anyone may read.
+//! - `--port 0` picks a free port, and the address actually bound is what is printed.
+//!
+//! PostgreSQL has no counterpart: this serves the page only.
 
 use crate::args;
 use crate::static_files::{self, Config, HostCheck};

@@ -12,10 +12,11 @@
 //!
 //! # Invariants (the endpoint is hostile-input territory)
 //! * The user's text never reaches PostgreSQL: the crate's front end parses it (with
-//!   the page's limits, `DEMO_LIMITS`: 400,000 rows and 64 MiB of rows, each refused
+//!   the page's limits, `DEMO_LIMITS`: 400,000 rows and 128 MiB of rows, each refused
 //!   before the rows are made, statements nested at most as the front end allows —
 //!   and the time limit), and what is loaded is
-//!   written from the parsed catalogs (`sim::load_sql`, `postgres_sql::coordinator_ddl`):
+//!   written from the parsed catalogs (`sql_text::load::load_sql`,
+//!   `sql_text::coordinator::coordinator_ddl`):
 //!   identifiers quoted, values as escaped COPY data. Names holding control characters
 //!   or backslashes are refused outright (psql reads the script).
 //! * Only the relay's targets named by the file's servers (`-- @shard s1` …) are written
@@ -37,6 +38,8 @@
 //!   the least recently loaded one on every cluster that holds it.
 //! * An Origin header, when present, must be one the relay serves pages for (as for
 //!   WebSocket upgrades): a foreign page cannot make a visitor's browser load files.
+//!
+//! PostgreSQL has no counterpart: the load is psql running SQL the sandbox wrote.
 
 use crate::config::{SqlLoadConfig, Target};
 use crate::static_files::{Body, ConnLimits};

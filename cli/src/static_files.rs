@@ -1,6 +1,8 @@
 //! A small, bounded static-file HTTP/1.1 service: the demo page (`web/`) and the wasm
 //! package (`pkg/`), and nothing else.
 //!
+//! Invariants:
+//!
 //! * Only regular files under the two roots are served: `/` is `web/index.html`,
 //!   `/pkg/...` is under `pkg/`, every other path is under `web/`. Path segments are
 //!   percent-decoded one by one and refused when empty, `.`-prefixed (`.`, `..`, dot
@@ -20,6 +22,8 @@
 //! resolves. A server of its own (a WebSocket relay, say) can reuse the pieces:
 //! [`ConnLimits`] for the caps, [`IdleIo`] and [`http1_builder`] for the bounded
 //! connection, and [`respond`] to answer a request it does not handle itself.
+//!
+//! PostgreSQL has no counterpart.
 
 use hyper::body::{Body as HttpBody, Bytes, Frame, SizeHint};
 use hyper::header::{self, HeaderValue};

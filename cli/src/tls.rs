@@ -10,6 +10,11 @@
 //! Invariants: configurations are built once, when the relay starts, so a bad file is
 //! a start-up error naming it, never a failure at a student's first connection; a
 //! `verify-full` target is never reached without a verified certificate.
+//!
+//! Where it departs from libpq: only `disable`, `require` and `verify-full` (no
+//! `allow`, `prefer`, `verify-ca`); `require` never checks a root certificate that
+//! happens to be present (libpq's then acts as `verify-ca`), and `verify-full`
+//! without `ca_file` trusts the bundled Mozilla roots, where libpq needs a root file.
 
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
 use rustls::crypto::CryptoProvider;

@@ -2,6 +2,17 @@
 //! (`--file`) on the simulator and writes what the page exports: the trace as JSON or
 //! CSV, EXPLAIN ANALYZE as text or JSON, or the timeline as SVG (`pgasync::demo::export`),
 //! to stdout or `--out FILE`.
+//!
+//! Invariants:
+//! - The bytes are the page's: both run `demo::export::ExportJob`, with the same
+//!   scenario and knobs, on the virtual clock, so a file from the page's Export… menu
+//!   and this command's output are equal.
+//! - Exactly one of `--scenario` and `--file`; a bad flag value is a usage error (exit
+//!   2), a query that fails is exit 1, and nothing is written then.
+//! - A scenario file's default mode is its own `enable_async_append`, a built-in
+//!   scenario's is async.
+//!
+//! PostgreSQL has no counterpart: the trace is the sandbox's (`trace`).
 
 use crate::args::{self, AllKnobs};
 use crate::CliError;

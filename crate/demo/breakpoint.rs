@@ -1,6 +1,6 @@
 //! Breakpoints of the demo: "run to the next event of this kind". A kind is matched
 //! against the trace events of each step (as a lesson's note is, `lesson::note_matches`),
-//! so a run stops at the first step whose events contain one: `Session::run_to`.
+//! so a run stops at the first step whose events contain one: `DemoSession::run_to`.
 //!
 //! | kind             | trace event                               | PostgreSQL                      |
 //! |------------------|-------------------------------------------|---------------------------------|
@@ -13,6 +13,18 @@
 //!
 //! `NodeCall` and `NodeRow` exist only in runs with `EState::trace_calls` (the demo's
 //! sessions); the others are always recorded.
+//!
+//! Invariants:
+//! - A breakpoint only reads the trace: stopping at one never changes the run, so a
+//!   run with breakpoints gives the trace of a run without.
+//! - `KINDS` and `parse` list the same ids (a test parses every id of `KINDS`), and an
+//!   unknown id is refused with the list of known ones.
+//! - A `wire` breakpoint stops at a message that reached the wire (`Send` with `queued:
+//!   false`) or at an answer; a statement queued behind a busy connection is not on
+//!   the wire yet.
+//!
+//! PostgreSQL has no counterpart (a debugger's breakpoint on the function in the table
+//! is the nearest); the kinds stand for the PostgreSQL functions named above.
 
 use crate::trace::{TraceEvent, TraceKind};
 use serde::Serialize;

@@ -10,6 +10,25 @@
 //! bounded number of steps, events or bars.
 //!
 //! Times are in milliseconds of the run's clock (virtual for simulated runs).
+//!
+//! Invariants:
+//! - The text is the same however it is sliced: taken piece by piece it equals the
+//!   text written at once (a test checks every format, both modes), so the page's file
+//!   is the CLI's output byte for byte.
+//! - A piece of work is bounded (`PIECE` steps, events or bars), and `advance` does at
+//!   least one, so an export always progresses and never holds the page for long.
+//! - The run is on the virtual clock, traced, in step mode, with its rows not kept
+//!   (`keep_rows = false`): the same bytes on every run and machine, and no memory
+//!   for rows nobody exports.
+//! - A failed query is an error, never a partial file.
+//! - The JSON trace is exactly `serde_json`'s pretty form of `{header, events}`,
+//!   written in pieces (a test compares them); a CSV field holding a comma, a quote or
+//!   a line break is quoted, its quotes doubled (RFC 4180).
+//!
+//! Where it departs from PostgreSQL: the EXPLAIN formats are PostgreSQL's
+//! (`instrument::explain`, after explain.c) with VERBOSE and our counters on (the
+//! `Remote:` and `Async:` lines, the JSON key `"pgasync"`), which PostgreSQL does not
+//! print. The trace and the timeline have no counterpart in PostgreSQL.
 
 use crate::clock::Clock;
 use crate::executor::exec_async::AsyncState;

@@ -32,11 +32,29 @@
 //! | `notify` | calls ExecAsyncNotify (a socket fired; not a row handed over from a batch already read) |
 //! | `append_row` | has the Append return a row to its parent |
 //! | `startup`, `send:FETCH` (any statement prefix), `queued` | writes that |
-//! | `row` | has a row reach the top of the plan | A question's answer is never written in
-//! the file: it is computed from the run ([`answer`]), so the page checks what the
-//! student predicted against what happened, and a test checks every answer is one of
-//! the choices. The page runs a lesson with [`LessonRun`] (in slices, stepped exactly as
-//! its session steps), which gives every answer and the steps at which each note shows.
+//! | `row` | has a row reach the top of the plan |
+//!
+//! A question's answer is never written in the file: it is computed from the run
+//! ([`answer`]), so the page checks what the student predicted against what happened.
+//! The page runs a lesson with [`LessonRun`] (in slices, stepped exactly as its
+//! session steps), which gives every answer and the steps at which each note shows.
+//!
+//! Invariants:
+//! - A lesson cannot promise what its run does not do: answers come from the trace,
+//!   and `tests/suite/lessons.rs` runs every lesson file and checks each answer is one
+//!   of its question's choices and each note shows at some step.
+//! - Step numbers are the page's: `LessonRun` starts its run with
+//!   `DemoSession::start` (step mode, call events on) and steps it one `step` at a
+//!   time, as the session does.
+//! - A file that does not parse is refused with its line and what was expected; a
+//!   `knob` block must name a behaviour knob.
+//! - Work is bounded: `advance` takes at most `budget` steps, a run stops at
+//!   `MAX_STEPS`, and a note lists at most 2,000 steps, so a lesson never freezes the
+//!   page.
+//!
+//! PostgreSQL has no counterpart: this is the workshop's. The notes name the
+//! PostgreSQL functions a step stands for (`ExecAppendAsyncBegin`, `ExecAsyncNotify`),
+//! and the triggers match the trace events named after them (`trace::TraceKind`).
 
 use crate::executor::exec_async::AsyncState;
 use crate::knobs::Knobs;
@@ -359,7 +377,7 @@ pub struct LessonOutcome {
 const MAX_NOTE_STEPS: usize = 2_000;
 
 /// A lesson's run to the end, traced and stepped exactly as the page's session steps it
-/// (`Session::start`), so its step numbers are the page's; in slices (`advance`), so the
+/// (`DemoSession::start`), so its step numbers are the page's; in slices (`advance`), so the
 /// page never blocks on it.
 pub struct LessonRun {
     lesson: Lesson,

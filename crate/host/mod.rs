@@ -1,7 +1,27 @@
 //! What the executor needs from its host: move bytes between the connections and the
 //! servers. The core calls these; it never touches a socket or a clock, and never
 //! waits: `QueryRun::poll` returns Blocked with the connections to wait on, and the
-//! caller waits its own way (`WaitingHost::wait` where blocking is allowed).
+//! caller waits its own way (`WaitingHost::wait` where blocking is allowed). Three hosts
+//! implement it: `sim` (simulated shards, virtual time), `tcp` (native sockets), `ws`
+//! (the browser's WebSockets to the relay).
+//!
+//! Invariants:
+//! - Bytes enter a connection only through [`deliver`], in the order they arrived, and
+//!   it records them in one order: `Arrive`, then a `Response` per answer they completed
+//!   (charged to the node that sent the statement), then the `Send`s of the queued
+//!   statements those answers released. So the trace never shows a released statement
+//!   before the answer that released it.
+//! - `Host::pump` takes only what has already arrived (a write may wait for room in a
+//!   socket, as libpq's does); only `WaitingHost::wait` waits for an answer, and a wait
+//!   on no connection is an error, a wait on nothing in flight an error (`sim`) or a
+//!   timeout (`tcp`), never a hang (seed 000's infinite loop).
+//! - Connection `k` of the executor is server `k` of the host, in every host.
+//!
+//! Where it departs from PostgreSQL: a backend does its socket I/O through libpq
+//! (`PQsendQuery`, `PQconsumeInput`, `PQgetResult`) and blocks in `WaitEventSetWait`
+//! (`src/backend/storage/ipc/latch.c`, from `ExecAppendAsyncEventWait` in nodeAppend.c).
+//! Here nothing below the host blocks: the wait is the caller's, so a browser, which
+//! cannot block, runs the same core.
 
 use crate::executor::estate::{EState, ExecError, ExecResult};
 

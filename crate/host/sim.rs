@@ -1,5 +1,31 @@
 //! The simulated host: moves the executor's outgoing bytes through the simulated
-//! network to the shard servers and their responses back, and moves time.
+//! network (`sim`'s model: uplink, backend, downlink, per connection) to the shard
+//! servers and their answers back, and moves time: on the virtual clock it jumps to the
+//! next arrival, on a real clock it sleeps until then (`Sleeper`).
+//!
+//! A message's answer is computed by its `ShardServer` as soon as the message is put on
+//! the network; the model only decides when those bytes arrive (`Delivery::at`).
+//!
+//! Invariants:
+//! - A message leaves at the time the executor wrote it (`Outgoing::at`), not when the
+//!   host next pumps: so `flush_writes` has nothing to do here, and a step boundary does
+//!   not change a run's times.
+//! - Per connection, answers are delivered in the order their queries were sent, and
+//!   never before their arrival time: `up_free`, `backend_free` and `down_free` only
+//!   grow, so arrival times never decrease along the queue.
+//! - A cancel turns every answer to a query still on its way into one 57014 error each,
+//!   so the client's FIFO of statements in flight stays aligned; the answer to the
+//!   startup packet is not a query and is left alone.
+//! - Waiting on nothing, or on connections with nothing on the way, is an error (seed
+//!   000's `Assert(added)` crash and infinite loop would be a hang here).
+//! - `LinkStats` counts only what the lower bound of `bench` needs: busy times of each
+//!   link and backend, and the most queries in flight at once.
+//!
+//! PostgreSQL has no counterpart: this stands for the network and the remote backends.
+//! Departures a reader may notice: a cancel here also errors answers the backend had
+//! already produced but not yet delivered, where a real cancel (`PQcancel`) only
+//! interrupts the statement the backend is running when it arrives; bandwidth and
+//! round-trip time are fixed per connection, with no TCP windows or packet loss.
 
 use crate::executor::estate::{EState, ExecError, ExecResult};
 use crate::host::{deliver, Host, WaitingHost};

@@ -2,10 +2,26 @@
 //!
 //! Sockets are non-blocking; waiting is poll(2) on the waited connections (as libpq's
 //! callers wait on PQsocket), bounded by a timeout so a server that never answers fails
-//! the query instead of hanging it. A connection is opened when the executor writes its
-//! startup packet, as libpq connects inside postgres_fdw's GetConnection. A cancel
-//! request goes out on a fresh connection with the backend key, as libpq's PQcancel
-//! does. Run it with a real clock (`Clock::from_host`).
+//! the query instead of hanging it. Run it with a real clock (`Clock::from_host`).
+//!
+//! Invariants:
+//! - A connection is opened by its first write, the startup packet, so backends start
+//!   when postgres_fdw's `GetConnection` would start them (server after server at
+//!   ExecInit), not all before the run.
+//! - A statement is on the wire when the executor sends it: `TcpHost::writer` writes at
+//!   send time (as `PQsendQuery` does), so an Append that goes on with other children
+//!   does not hold a FETCH back until it next waits.
+//! - Every wait and every write is bounded by `timeout`: a silent server fails the query
+//!   with a message naming the connections, never a hang.
+//! - A closed socket, a failed read or write is an error naming the connection and its
+//!   address; it is never read as end of data.
+//! - Dropping the host sends Terminate on every open connection, as `PQfinish` does.
+//!
+//! Where it departs from PostgreSQL: a cancel goes out on a fresh connection with the
+//! backend key, as libpq's `PQcancel` does (`pgfdw_cancel_query`, postgres_fdw's
+//! connection.c), but nothing waits for the canceled statement's answer here: the run
+//! drains it. No TLS and no authentication but trust: live runs that need them go
+//! through the relay (`cli/src/relay.rs`).
 
 use crate::executor::estate::{EState, ExecError, ExecResult};
 use crate::host::{deliver, Host, WaitingHost};

@@ -1,6 +1,22 @@
 //! The one plan rewrite the sandbox does: a Sort on one column directly over a SeqScan
 //! of a table with an index on that column becomes an IndexScan (what lets the seed's
-//! `ORDER BY score DESC LIMIT n` on an indexed shard table return at once).
+//! `ORDER BY score DESC LIMIT n` on an indexed shard table return at once). The
+//! simulated shard applies it to every plan it runs (`sim::server`); the coordinator's
+//! plans do not go through it.
+//!
+//! Invariants:
+//! - The rewrite changes how rows are produced, never which rows or their key order: it
+//!   fires only when the Sort's single key is a plain column of the scanned table and
+//!   nothing (no filter) sits between the Sort and the scan.
+//! - Rows with equal keys may come in another order (an index breaks ties by row
+//!   number, and a DESC scan walks it backwards, where the stable Sort keeps row order):
+//!   SQL leaves that order open, as PostgreSQL's backward index scan does.
+//! - It descends only through Limit, Result and Agg; a Sort anywhere else is left.
+//!
+//! Where it departs from PostgreSQL: the planner considers index paths for a query's
+//! pathkeys (`build_index_paths` in indxpath.c) and keeps the cheapest path by cost
+//! (costsize.c); here the index is taken whenever the shape matches, with or without a
+//! LIMIT, and no cost is computed.
 
 use super::{Expr, Plan};
 use crate::types::Catalog;

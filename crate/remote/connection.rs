@@ -1,5 +1,35 @@
 //! One client connection: outbox, inbox, the FIFO of queries in flight, and the queue
-//! of queries waiting for the connection. See the module doc of `remote`.
+//! of queries waiting for the connection. The executor `send`s statements and collects
+//! answers by ticket (`is_ready`, `take_result`); the host drains `outbox` and hands
+//! arrived bytes to `receive`. The rules every connection keeps are in the module doc of
+//! `remote`; these are this file's own.
+//!
+//! Invariants:
+//! - Every backend message belongs to the oldest query in flight, and ReadyForQuery
+//!   completes it: one Query message, or one Parse…Sync batch, is one answer, and a
+//!   message with no query in flight is a protocol error (the FIFO cannot drift).
+//! - A statement is written only when `can_write`: behind nothing, behind the startup
+//!   packet (trust authentication needs no exchange: how `pipelined_setup` saves its
+//!   round trip), or behind anything with `pipeline`.
+//! - Once an answer carried an error (`first_error`), statements that need the
+//!   transaction (`InTransaction`, `Unread`) stay queued; COMMIT and ABORT may still go.
+//! - An answer nobody will read (`discard`) is still read off the wire, then dropped:
+//!   the server sends it anyway, and skipping it would hand it to the next query. A
+//!   statement discarded before it was written is never written.
+//! - `xact_open` is set when START TRANSACTION is written, not answered: a later
+//!   statement may already go behind it (pipelined) and a discarded one opened nothing.
+//! - Rows are stored flat, `ncols` per row, so a RowDescription may not change the width
+//!   under rows already read and every DataRow must be exactly that wide.
+//! - A bad frame header is refused before its body is awaited (`frame`).
+//!
+//! Where it departs from libpq and postgres_fdw (`contrib/postgres_fdw/connection.c`):
+//! a whole answer up to ReadyForQuery is one `QueryResult`, where `PQgetResult` returns
+//! one result per statement; the startup packet carries `user`, `database` and
+//! `application_name` only (postgres_fdw's `connect_pg_server` also sets
+//! `client_encoding`); only trust authentication (a server that asks for a password is
+//! refused: the relay authenticates for the browser); no TLS; an ErrorResponse keeps its
+//! SQLSTATE, message and position (`pgfdw_report_error` also reports detail, hint and
+//! context); notices are dropped.
 
 use crate::types::{ColType, Datum};
 use bytes::BytesMut;

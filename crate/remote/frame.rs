@@ -4,11 +4,22 @@
 //! `Message::parse` reads the length word as a `u32` and, until that many bytes have
 //! arrived, reserves room for them and waits: a length word of `0xffff_fff0` (a
 //! negative `i32`) or `0x7fff_ffff` would make the inbox wait for gigabytes, and on a
-//! 32-bit target (wasm32) `len + 1` can overflow. libpq refuses such a header at once
-//! (`pqParseInput3`: "invalid message length" for anything below 4 or, for a message
-//! type it does not expect to be long, above 30000 bytes), and so does this check: it
-//! runs as soon as the type byte is there, and again once the length word is, so a bad
-//! header is a protocol error before a single byte of its body is awaited.
+//! 32-bit target (wasm32) `len + 1` can overflow. So a bad header is a protocol error
+//! before a single byte of its body is awaited.
+//!
+//! Invariants:
+//! - The check runs as soon as the type byte is there (an unknown type is refused at
+//!   once), and again once the length word is; `Ok` only means "nothing wrong so far".
+//! - No length word outside its type's bounds reaches `Message::parse`: the inbox never
+//!   waits for more than `MAX_BACKEND_MESSAGE_LEN` bytes of one message.
+//! - The check reads at most five bytes and allocates nothing but its error message.
+//!
+//! Where it departs from libpq (`pqParseInput3`, `src/interfaces/libpq/fe-protocol3.c`):
+//! libpq refuses a length below 4, and above 30000 for a type not in
+//! `VALID_LONG_MESSAGE_TYPE` (`T D d V E N A`), as here. This check is stricter: the
+//! messages of fixed size must have exactly it (ReadyForQuery 5, BackendKeyData 12, the
+//! empty ones 4), the long ones stop at 64 MiB (PostgreSQL may send a 1 GiB DataRow), and
+//! a type byte the 3.0 protocol does not have is refused before its length is read.
 
 /// The largest backend message the client waits for: 64 MiB, the same bound the
 /// simulated shard puts on the frontend messages it buffers (`LARGE_MESSAGE_LIMIT`).

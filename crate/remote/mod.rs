@@ -20,6 +20,12 @@
 //!   written, `commit` and `abort` end it.
 //! - After an error answer nothing more that needs the transaction is sent, and the
 //!   waiting scans fail with that first error.
+//!
+//! Where it departs from PostgreSQL: postgres_fdw calls libpq (`PQsendQuery`,
+//! `PQgetResult`), which does its own I/O; here the parsing and the queueing libpq and
+//! `pgfdw_get_result` do are in `Connection`, and the socket is the host's. The
+//! `pipeline` server option is ours (postgres_fdw 15 has none). Column types collapse
+//! to three (`types::ColType`); authentication is trust only (`connection`).
 
 mod connection;
 pub mod frame;

@@ -5,6 +5,22 @@
 //! aggregation), or over the output of an Agg node (select list, HAVING and ORDER BY
 //! of an aggregated query), where a column may only be read through a group key and
 //! aggregate calls become references to the Agg's outputs.
+//!
+//! Invariants:
+//! - A planned expression reads only columns of its scope: in `Scope::Groups` a column
+//!   is read through a group key it matches, and an aggregate call becomes a column of
+//!   the Agg (the same call twice is one aggregate).
+//! - No aggregate in WHERE or GROUP BY, none nested in another: PostgreSQL's messages.
+//! - A cast never changes a value at run time (the executor has none): a constant is
+//!   converted while planning, anything else is accepted only when the cast leaves its
+//!   type as it is, and refused otherwise, never silently dropped.
+//! - Unquoted identifiers are folded to lower case before they are looked up.
+//!
+//! Where it departs from PostgreSQL (`transformExpr` in parse_expr.c,
+//! `parseCheckAggregates` in parse_agg.c): booleans are Int 1/0, no operator or
+//! function lookup by type (one evaluator, `plan::Expr::eval`), and `BETWEEN` and
+//! `IN (list)` become ANDs and ORs of comparisons (PostgreSQL's `transformAExprIn`
+//! makes a list of constants one `ScalarArrayOpExpr`).
 
 use sqlparser::ast::{
     self, BinaryOperator, CastKind, DataType, DuplicateTreatment, Function, FunctionArg, FunctionArgExpr,

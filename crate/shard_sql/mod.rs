@@ -6,7 +6,8 @@
 //! coordinator (postgres_fdw-style) sends is accepted:
 //!
 //! * transaction control: `BEGIN`, `START TRANSACTION [ISOLATION LEVEL ...]`, `COMMIT`,
-//!   `END`, `ROLLBACK`, `ABORT`; `SET name = value` / `SET name TO value` (ignored);
+//!   `END`, `ROLLBACK`, `ABORT`; `SET name = value` / `SET name TO value` (a no-op
+//!   here: the simulated server's `sim::guc` checks and stores the setting);
 //! * cursors: `DECLARE c [NO SCROLL] CURSOR [WITH HOLD] FOR <select>`,
 //!   `FETCH [FORWARD] n | ALL | NEXT FROM c`, `CLOSE c`;
 //! * a single-table `SELECT targets FROM t [alias] [WHERE ...] [GROUP BY ...]
@@ -32,6 +33,25 @@
 //!
 //! Planning of SELECT lives in `select`, expressions in `expr`, and positions in
 //! `source`.
+//!
+//! Invariants:
+//! - Never accepted and ignored: whatever is not planned is refused by name. What is
+//!   accepted without effect is said here: isolation levels and access modes (a shard
+//!   has no concurrency), `SCROLL`/`NO SCROLL` and `WITH HOLD` (a forward fetch inside
+//!   one transaction), and SET (above).
+//! - The whole text is parsed before anything is planned, and statements must be
+//!   separated by `;`: a syntax error anywhere wins over a semantic error earlier, as
+//!   in PostgreSQL, where the whole Query string goes through `raw_parser` first (the
+//!   simulated server relies on this to reject a Query before it runs any of it).
+//! - The nesting check runs on the tokens before sqlparser sees them, so no text can
+//!   overflow the stack (`nesting`).
+//! - An error's position is a 1-based character offset into the text given (not a
+//!   byte offset, not line/column), as PostgreSQL's `P` field.
+//!
+//! Where it departs from PostgreSQL: this stands for a shard's `raw_parser` (gram.y),
+//! parse analysis (`parse_analyze`) and planner at once, for the one statement shape a
+//! postgres_fdw coordinator sends; it has no catalog lookups beyond table and column
+//! names, no functions but the aggregates, and three types (`types::ColType`).
 
 use std::fmt;
 

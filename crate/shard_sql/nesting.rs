@@ -27,7 +27,24 @@
 //!
 //! What sqlparser does build recursively (parentheses, prefix operators, CASE,
 //! function calls, subqueries) it bounds itself, with the limit we give it,
-//! [`MAX_RECURSION`]; its refusal reads "statement nested too deeply" too.
+//! [`MAX_RECURSION`]. Both refusals read the same within a front end: "stack depth
+//! limit exceeded" on a shard (PostgreSQL's words, from `check_stack_depth`), and the
+//! coordinator's "statement nested too deeply" ([`message`]).
+//!
+//! Invariants:
+//! - A tree is never deeper than its text's weight plus a few fixed levels (the
+//!   argument above), so a text under [`MAX_WEIGHT`] cannot overflow the stack of any
+//!   walk of its tree: the process abort this module exists to prevent.
+//! - The check itself never recurses and costs O(1) per token, so the refusal of a
+//!   hostile text is as cheap as reading it.
+//! - Both front ends (`shard_sql`, `coordinator_sql`) check with the same two limits
+//!   before they parse.
+//!
+//! Where it departs from PostgreSQL: PostgreSQL's grammar is a bison LALR parser that
+//! builds left-associative chains without recursing, and its walks check
+//! `check_stack_depth()` against `max_stack_depth` (2 MB by default) as they go; here
+//! the depth is bounded up front, in tokens, because a Rust stack overflow cannot be
+//! caught.
 
 use sqlparser::keywords::Keyword;
 use sqlparser::tokenizer::{Location, Token, TokenWithSpan};

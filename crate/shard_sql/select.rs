@@ -15,6 +15,23 @@
 //! Sorting below the projection lets ORDER BY use expressions that are not in the
 //! select list; its keys are planned in the same scope as the select list (table
 //! rows, or Agg output), so ordinals and output names simply reuse select items.
+//!
+//! Invariants:
+//! - One table in FROM: a join, a comma list, a subquery or a set operation is refused
+//!   with the position of its keyword, and so is every clause not planned here
+//!   (`check_query_clauses`, `check_select_clauses`).
+//! - Each expression is planned in the scope where PostgreSQL evaluates it: WHERE and
+//!   GROUP BY over table rows, with no aggregates; the select list, HAVING and ORDER BY
+//!   of an aggregated query over the Agg's output, where a bare column outside GROUP BY
+//!   is PostgreSQL's "must appear in the GROUP BY clause" error, not a wrong answer.
+//! - The projection is left out only when it is the identity, names included, so the
+//!   output columns (`finish`) are always named as the select list names them.
+//!
+//! Where it departs from PostgreSQL (`grouping_planner` in planner.c): a grouped query
+//! always gets a hashed Agg (PostgreSQL chooses sorted or hashed by cost); nothing is
+//! costed; the Sort is below the projection, where PostgreSQL sorts rows that carry
+//! sort-only expressions as resjunk columns. The one index rewrite is `plan::optimize`,
+//! made by the shard when it runs the plan.
 
 use sqlparser::ast::{
     self, GroupByExpr, OrderByExpr, Query, Select, SelectItem, SetExpr, Spanned, TableFactor, UnaryOperator, Value,

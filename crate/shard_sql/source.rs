@@ -4,6 +4,19 @@
 //! characters); PostgreSQL reports a single 1-based character offset into the query
 //! string. The tokens are kept so that errors can point at keywords the AST does not
 //! record a span for (`DISTINCT`, `JOIN`, `UNION`, an operator, ...).
+//!
+//! Invariants:
+//! - A position is a 1-based character (not byte) offset into the whole text, so a
+//!   multi-byte character before an error moves it by one, as in PostgreSQL.
+//! - A search for a keyword stops at the statement's `;`: an error never points into
+//!   the next statement.
+//! - An error at the end of input points just past the last character, as
+//!   PostgreSQL's "at end of input" does; sqlparser's "Expected: …, found: X" becomes
+//!   PostgreSQL's `syntax error at or near "X"`.
+//!
+//! Where it departs from PostgreSQL: `scanner_errposition` and `parser_errposition`
+//! get positions from the scanner's byte offsets (converted to characters when
+//! reported); here they come from sqlparser's line/column and from the tokens kept.
 
 use sqlparser::dialect::Dialect;
 use sqlparser::keywords::Keyword;

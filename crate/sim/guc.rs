@@ -10,7 +10,20 @@
 //! shard's executor formats values one way. Names with a dot are custom placeholder
 //! settings, accepted with any value, as in PostgreSQL. Departures: `SET LOCAL` acts
 //! like `SET`; time zones are checked for plausible characters only; the only client
-//! encoding is UTF8.
+//! encoding is UTF8. PostgreSQL's counterpart is `src/backend/utils/misc/guc.c`
+//! (`set_config_option`; `ReportChangedGUCOptions` for the reports).
+//!
+//! Invariants:
+//! - A stored value is always valid and canonical: `apply` checks the new value
+//!   before it assigns it, so a refused SET leaves the old value (and the error is
+//!   PostgreSQL's: 22023, 42704, 55P02).
+//! - `PARAMS` is sorted by name ignoring case, the order PostgreSQL reports them in at
+//!   startup; exactly thirteen are reported (`GUC_REPORT` in PostgreSQL 15).
+//! - `Reporter` sends a reported parameter only when its value differs from the last
+//!   one sent, and nothing before startup has finished; so `SET datestyle = ISO` on a
+//!   session already `ISO, MDY` sends no ParameterStatus, as in PostgreSQL.
+//! - `Settings` is a plain value: the server clones it at a transaction's start and
+//!   restores the clone on rollback (no undo log to get wrong).
 
 use super::wire::PgError;
 use sqlparser::keywords::Keyword;

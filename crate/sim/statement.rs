@@ -3,6 +3,23 @@
 //! not keep: the command tag of a transaction start (`BEGIN` or `START TRANSACTION`),
 //! the name and value of a SET, and whether a statement ends a transaction (the only
 //! kind PostgreSQL runs in a failed transaction).
+//!
+//! Invariants:
+//! - Pieces are in text order and `char_start + position in the piece` is a position
+//!   in the whole Query text, so an error inside the third statement points where
+//!   PostgreSQL points (its `stmt_location` plays this part).
+//! - Splitting uses the front end's tokenizer and dialect, so a `;` inside a string,
+//!   a quoted identifier or a comment never splits a statement, and a piece is exactly
+//!   what `shard_sql` will parse.
+//! - Empty statements are left out; a text the tokenizer rejects gives no pieces, so
+//!   the front end, not this file, reports the error.
+//! - `statement_info` looks only at the first token, unquoted: `"commit"` (a quoted
+//!   identifier) is not a COMMIT.
+//!
+//! Where it departs from PostgreSQL: `pg_parse_query` (postgres.c) gets statement
+//! boundaries and kinds from the grammar's raw parse trees, and `IsTransactionExitStmt`
+//! and the command tag from the node type; here they come from tokens, which is enough
+//! for the statements the shard accepts (`shard_sql`).
 
 use super::guc::{parse_set, SetCommand};
 use crate::shard_sql::SqlError;

@@ -3,9 +3,25 @@
 //! postgres.c, `pq_getmessage` in pqcomm.c), a reader of message bodies with the
 //! checks of `pq_getmsg*` (pqformat.c), and the writers of backend messages.
 //!
-//! Every decoder here returns an error for negative, huge or truncated lengths, for an
-//! unknown message type and for a string without its terminator; none indexes past a
-//! slice or trusts a length it has not checked, so hostile bytes never panic.
+//! Invariants:
+//! - Every decoder here returns an error for negative, huge or truncated lengths, for
+//!   an unknown message type and for a string without its terminator; none indexes past
+//!   a slice or trusts a length it has not checked, so hostile bytes never panic.
+//! - A message's type is checked as soon as its first byte is there and its length word
+//!   as soon as that is: a partial message is never awaited beyond its type's bound
+//!   (`message_limit`), so a lying length word cannot make the server buffer more.
+//! - `MsgReader::end` insists the whole body was read (`pq_getmsgend`): bytes left
+//!   over are an error, never silently ignored.
+//! - Strings are UTF-8, the only client encoding; invalid bytes are 22021 with the
+//!   offending bytes shown, as `report_invalid_encoding` shows them.
+//! - `put_msg` is the one writer of a backend frame: every length word counts itself
+//!   and the body.
+//!
+//! Where it departs from PostgreSQL: Query, Parse, Bind, FunctionCall and CopyData stop
+//! at 64 MiB (`PQ_LARGE_MESSAGE_LIMIT` is 1 GiB); an ErrorResponse carries S, V, C, M,
+//! D, H and P but not PostgreSQL's F, L and R (source file, line, routine); a
+//! RowDescription gives no table OID or column number and a type size of -1 for every
+//! column (PostgreSQL gives int8's 8).
 
 use crate::types::{Column, Datum};
 use std::ops::Range;
