@@ -23,8 +23,9 @@
 //!
 //! Where it departs from PostgreSQL: postgres_fdw calls libpq (`PQsendQuery`,
 //! `PQgetResult`), which does its own I/O; here the parsing and the queueing libpq and
-//! `pgfdw_get_result` do are in `Connection`, and the socket is the host's. The
-//! `pipeline` server option is ours (postgres_fdw 15 has none). Column types collapse
+//! `pgfdw_get_result` do are in `Connection`, and the socket is the host's. Several
+//! statements in flight on one connection (the behaviour knob `pipeline`) is ours:
+//! postgres_fdw 15 waits for each result. Column types collapse
 //! to three (`types::ColType`); authentication is trust only (`connection`).
 
 mod connection;
