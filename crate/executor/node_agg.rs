@@ -1,6 +1,29 @@
 //! Aggregate (nodeAgg.c), plain or hashed: count, sum, min, max, avg. Reads its whole
 //! input first (resuming across Waits), then returns one row per group. The
 //! transition step for a plain aggregate over integers allocates nothing.
+//!
+//! Invariants:
+//! - No row comes out before the child is exhausted (`filled`). The transition states
+//!   live in the node, so a Wait from below loses nothing and adds no row twice.
+//! - Without GROUP BY exactly one row comes out, also from an empty input (`count` 0,
+//!   the others NULL); with GROUP BY one per distinct key, none from an empty input.
+//!   The GROUP BY list decides this; `strategy` only names the node for EXPLAIN.
+//! - NULL inputs are skipped (`count(*)` counts every row); NULL keys form one group.
+//! - Groups come out in the order their first row arrived: the same output order on
+//!   every run, natively and in wasm.
+//! - Rescan forgets every group and rescans the child.
+//!
+//! Where it departs from PostgreSQL:
+//! - PostgreSQL's hash aggregate returns groups in hash-table order and spills to disk
+//!   past `work_mem`; here groups stay in memory, in first-seen order.
+//! - `ExecReScanAgg` keeps a filled hash table when the child's parameters did not
+//!   change (and it never spilled); here a rescan always reads the child again.
+//! - Result types: `sum` over integers wraps on overflow (PostgreSQL's `sum(bigint)` is
+//!   numeric and cannot overflow) and `avg` is a float (PostgreSQL: numeric); min and
+//!   max compare by `Datum`'s order, text by bytes (the `C` collation).
+//! - HAVING is not evaluated here but in a Result above (EXPLAIN folds it back in).
+//! - PostgreSQL has no Wait: a node above an async Append blocks inside it
+//!   (`ExecAppendAsyncEventWait`); here the Wait returns through this node to the host.
 
 use super::{exec_proc_node, exec_rescan, ExecNode, ExecStatus, PlanState};
 use crate::executor::estate::{EState, ExecResult};

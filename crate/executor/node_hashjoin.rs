@@ -1,5 +1,31 @@
-//! HashJoin (nodeHashjoin.c), inner equi-join: builds a hash table on the inner
-//! child, then probes it with each outer row. Both phases resume across Waits.
+//! HashJoin (nodeHashjoin.c, with nodeHash.c's table), inner equi-join on one key:
+//! builds a hash table on the inner child, then probes it with each outer row. Both
+//! phases resume across Waits.
+//!
+//! Invariants:
+//! - The inner child is read to its end before the outer child is first called, so an
+//!   async Append on the outer side starts its requests only after the build.
+//! - A Wait in either phase returns with `built`, the table and `matches` intact: no
+//!   inner row is hashed twice, no match is lost or returned twice.
+//! - The outer child is not called again while matches of its current row remain:
+//!   each output row is copied from the outer child's slot, which must still hold it.
+//! - A NULL key never matches (SQL's `=`): NULL inner keys are not stored, so a NULL
+//!   outer key finds nothing.
+//! - An output row is the outer row's columns, then the inner row's.
+//! - Rescan drops the table and rescans both children.
+//!
+//! Where it departs from PostgreSQL:
+//! - PostgreSQL builds the table in a separate Hash node (`MultiExecHash`); here the
+//!   join owns it, and EXPLAIN prints the Hash node above the inner child
+//!   (`instrument::explain`).
+//! - `ExecHashJoin` may fetch the first outer row before building (when the outer's
+//!   startup cost is below the Hash's total cost) and then skips the build if the outer
+//!   is empty, and it skips the outer when the inner is empty; here the inner is always
+//!   built first and the outer always read.
+//! - One batch in memory: no `work_mem` batching, skew buckets or Parallel Hash; inner
+//!   joins on a single key only.
+//! - `ExecReScanHashJoin` reuses a single-batch table when the inner side's
+//!   parameters did not change; here a rescan rebuilds it.
 
 use super::{exec_proc_node, exec_rescan, ExecNode, ExecStatus, PlanState};
 use crate::executor::estate::{EState, ExecResult};

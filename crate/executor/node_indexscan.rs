@@ -1,5 +1,20 @@
 //! IndexScan (nodeIndexscan.c, without quals): returns a table's rows in the order of
 //! one of its indexes, forwards or backwards. Never waits.
+//!
+//! Invariants:
+//! - Every row of the table comes out exactly once, in the index's order (ascending,
+//!   NULLs last, equal keys by row number) or that order reversed (`Scan Direction:
+//!   Backward`, NULLs first): the null orders of PostgreSQL's `ASC` and `DESC`.
+//! - The table is shared and not changed during a run (`Rc<Table>`), so the row
+//!   numbers in its index stay valid for the whole scan.
+//! - A missing table or index is an error at init (ExecInitNode), not at the first row.
+//! - Rescan starts again at the first entry.
+//!
+//! Where it departs from PostgreSQL: nodeIndexscan.c descends a B-tree with index
+//! quals (scan keys, runtime keys), fetches each heap tuple and checks its visibility,
+//! and evaluates the remaining quals itself; here an index is the table's row numbers
+//! sorted by one column (`types::Index`), read from one end, with no quals (a filter
+//! is a Result above). Its cost is charged as twice a SeqScan row.
 
 use super::{copy_row, ExecNode, ExecStatus, InitContext};
 use crate::executor::estate::{EState, ExecResult};

@@ -1,5 +1,23 @@
 //! Limit with OFFSET (nodeLimit.c): skips `offset` rows, returns at most `count`, and
 //! stops pulling from its child once the count is reached.
+//!
+//! Invariants:
+//! - After `offset + count` rows the child is not called again (as nodeLimit.c's
+//!   `LIMIT_WINDOWEND`), so the scans below start no new request; what is already in
+//!   flight is left to ExecEnd.
+//! - `LIMIT 0` without OFFSET never calls the child.
+//! - A Wait from the child passes up with `position` unchanged: no row is skipped or
+//!   counted twice when the call is repeated.
+//! - Rescan resets the position and rescans the child.
+//!
+//! Where it departs from PostgreSQL (nodeLimit.c, `ExecLimit`, `recompute_limits`):
+//! - With a count of 0 PostgreSQL returns nothing without running the child at all
+//!   (`LIMIT_EMPTY`), OFFSET or not; here `LIMIT 0 OFFSET n` still pulls `n` rows.
+//! - PostgreSQL passes `offset + count` down to a Sort child as a bound (top-N
+//!   heapsort, `ExecSetTupleBound`); here the Sort below sorts everything.
+//! - OFFSET and LIMIT are constants fixed at init (PostgreSQL evaluates expressions at
+//!   the first call and at rescan); forward scans only; no `WITH TIES`. The row is
+//!   copied into this node's slot, where PostgreSQL returns the child's.
 
 use super::{copy_row, exec_proc_node, exec_rescan, ExecNode, ExecStatus, PlanState};
 use crate::executor::estate::{EState, ExecResult};

@@ -2,6 +2,22 @@
 //! every node; the sandbox gives them a node so the demo shows where rows are dropped).
 //! Also the childless Result with `One-Time Filter: false` that stands for a relation
 //! known to be empty (every partition pruned): it is done at its first call.
+//!
+//! Invariants:
+//! - A row passes only when the filter is true: NULL drops it, as WHERE and HAVING do.
+//! - The output is the child's row (no targets) or the targets evaluated over it,
+//!   written into this node's slot.
+//! - The node keeps no state between rows: a Wait passes straight up, and rescan is
+//!   the child's.
+//! - The empty Result calls nothing and is done at every call, also after a rescan.
+//!
+//! Where it departs from PostgreSQL: PostgreSQL evaluates quals and projections in the
+//! node that produces the rows (`ExecScan`'s `ExecQual` and `ExecProject` in
+//! execScan.c; the HAVING qual in nodeAgg.c), and its Result node (nodeResult.c,
+//! `ExecResult`) only projects and checks a constant `resconstantqual` once (the
+//! `One-Time Filter`). EXPLAIN folds this node into its child (`instrument::explain`),
+//! so the printed plan is PostgreSQL's. The empty Result is nodeResult.c's own case: the
+//! one-time filter is false, so no tuple comes out.
 
 use super::{copy_row, exec_proc_node, exec_rescan, ExecNode, ExecStatus, PlanState};
 use crate::executor::estate::{EState, ExecResult};

@@ -3,6 +3,17 @@
 //! The plan lists the columns the scan returns (its target list); when that is fewer
 //! than the table has, only those are copied into the slot, so a `sum(a)` never
 //! touches the text column's heap memory.
+//!
+//! Invariants:
+//! - Rows come out in storage order, each once; rescan starts again at row 0.
+//! - The table is shared and not changed during a run (`Rc<Table>`).
+//! - A missing table or column is an error at init (ExecInitNode), not at the first row.
+//!
+//! Where it departs from PostgreSQL: nodeSeqscan.c reads heap pages through the table
+//! access method, checks each tuple's visibility and evaluates its quals itself
+//! (`ExecScan`); here a table is a flat vector of values, every row is visible, and a
+//! filter is a Result above. A PostgreSQL heap scan of a large table may also start
+//! mid-table (`synchronize_seqscans`); this one always starts at row 0.
 
 use super::{copy_row, ExecNode, ExecStatus, InitContext};
 use crate::executor::estate::{EState, ExecResult};

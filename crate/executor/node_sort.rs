@@ -1,5 +1,22 @@
 //! Sort (nodeSort.c): reads its whole input (resuming across Waits, since the buffer
 //! lives in the node), sorts, then returns rows in order.
+//!
+//! Invariants:
+//! - No row comes out before the child is exhausted: a Sort over an async Append
+//!   returns its first row only after the last shard's last row.
+//! - Keys compare by `Datum`'s order: NULL above every value, so ASC puts NULLs last
+//!   and DESC first (PostgreSQL's defaults; there is no `NULLS FIRST/LAST` here); text
+//!   by bytes (the `C` collation). [`compare_rows`] is MergeAppend's comparison too.
+//! - The sort is stable: rows with equal keys keep their input order, so a run's
+//!   output is the same every time.
+//! - Rows are buffered flat (`width` values each) and sorted through an index vector;
+//!   rescan drops the buffer and rescans the child.
+//!
+//! Where it departs from PostgreSQL: nodeSort.c feeds tuplesort.c, which sorts in
+//! `work_mem` or merges runs on disk, becomes a top-N heapsort under a Limit's bound
+//! (`ExecSetTupleBound`), and leaves the order of equal keys open; here everything is
+//! in memory, unbounded and stable. `ExecReScanSort` rewinds a finished random-access
+//! sort when the child's parameters did not change; here a rescan sorts again.
 
 use super::{exec_proc_node, exec_rescan, ExecNode, ExecStatus, PlanState};
 use crate::executor::estate::{EState, ExecResult};

@@ -2,8 +2,9 @@
 //!
 //! Only what the plan marks as shippable reaches here: quals, aggregates, GROUP BY,
 //! ORDER BY and LIMIT were already judged safe to push down by the planner. The text
-//! is what PostgreSQL 15's postgres_fdw puts on the wire, checked against a real
-//! coordinator (tests/pg15_fidelity.rs):
+//! is what PostgreSQL 15's postgres_fdw puts on the wire (checked against a real
+//! coordinator: the plain scan in tests/pg15_fidelity.rs, ORDER BY … LIMIT and a
+//! grouped aggregate in the whole-EXPLAIN comparison of tests/sql_seeds.rs):
 //!
 //! - the table is schema-qualified (`public.t1`), identifiers quoted only when
 //!   PostgreSQL's `quote_identifier` would (upper case, odd characters, keywords);
@@ -18,9 +19,21 @@
 //! - ORDER BY spells the null order out (`a ASC NULLS LAST`, `b DESC NULLS FIRST`);
 //! - LIMIT and OFFSET are bigint constants (`LIMIT 5::bigint OFFSET 10::bigint`).
 //!
+//! Invariants:
+//! - The text is a pure function of the `RemoteQuery`: the same plan sends the same
+//!   statement on every host and every run.
+//! - Every name goes through `quote_identifier` and every string through
+//!   [`deparse_string_literal`], so nothing in a scenario file's names or values can
+//!   end the remote statement.
+//! - The null order is always written, and it is the coordinator's own (`Datum`: NULL
+//!   above every value): a shard whose default differed would hand MergeAppend rows
+//!   out of the order it merges by.
+//!
 //! Where the sandbox departs: the planner's order of the quals (PostgreSQL sorts them
 //! by cost) is the plan's order, and the target list is the plan's order (PostgreSQL
-//! lists the columns by attribute number).
+//! lists the columns by attribute number). Constants carry no type label: deparse.c's
+//! `deparseConst` labels every constant that is not int4, bool or a float-looking
+//! numeric (`'x'::text`, `3000000000::bigint`), here written `'x'`, `3000000000`.
 
 use super::quote_identifier;
 use crate::plan::{BinOp, Expr, RemoteQuery, RemoteTarget};

@@ -1,12 +1,28 @@
 //! A simulated shard's tables as SQL a real PostgreSQL server loads with psql: the
 //! same columns, rows and indexes, so a live run (TCP host, relay) reads exactly the
-//! data the simulator holds. Used by the tests against real shards, `pgasync demo` and
-//! the relay's `/sql/load` (a page's scenario file).
+//! data the simulator holds. Used by the tests against real shards, the CLI (`pgasync
+//! demo`, `sql`, `calibrate`) and the relay's `/sql/load` (a page's scenario file).
 //!
 //! Names come from a scenario file a stranger may have written: every table and column
 //! name is written as PostgreSQL's `quote_identifier` writes it (as the remote queries
 //! name them), and values only as COPY data lines with their escapes, so nothing in a
 //! name or value can end a statement or a data line.
+//!
+//! Invariants:
+//! - Column types are the ones whose text the client parses back as the sandbox's
+//!   (`sql_type`, `ColType::oid`): bigint, numeric, text.
+//! - Rows are written in the table's storage order, and each table is dropped and
+//!   created anew, so a load leaves exactly the simulator's rows (and a fresh heap in
+//!   that order); indexes are built and `ANALYZE` run after the rows, as the planner's
+//!   statistics need.
+//! - A float is written as the sandbox prints it (`format_float`, at most 10 decimals):
+//!   the shard holds the value the sandbox shows, not necessarily the same `f64`.
+//! - `reader` is written as given: a fixed role name of the caller's (`remote::USER`
+//!   in the CLI), never a name from a scenario file.
+//!
+//! PostgreSQL has no counterpart in the server: the script is shaped like `pg_dump`'s
+//! for a table (CREATE TABLE, `COPY … FROM stdin` ended by `\.`, CREATE INDEX), plus
+//! ANALYZE and the reader's role and grant.
 
 use super::quote_identifier;
 use crate::types::{Catalog, ColType, Datum, Table};

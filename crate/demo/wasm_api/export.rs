@@ -2,6 +2,19 @@
 //! (the plain Rust job the CLI's `pgasync trace` runs too, so the page downloads the
 //! bytes the CLI prints). The page calls `advance(budget, ms)` between frames until it
 //! returns true, collecting `takeBytes()`'s pieces into a Blob: no call blocks for long.
+//!
+//! Invariants:
+//! - An export re-runs the scenario on the simulated host with its virtual clock: the
+//!   same scenario, mode and knobs give the same bytes, here and in the CLI.
+//! - The knobs are checked as everywhere (`parse_knobs`), and a built-in scenario above
+//!   the page's sizes is refused as `new Session` refuses it; `Session.exportJob` needs
+//!   no check (its session passed it) and leaves the session as it was.
+//! - Each `advance` does at least one piece of work, so an export always progresses,
+//!   and starts none after `ms` milliseconds.
+//! - Errors become JavaScript exceptions with a message, as everywhere in `wasm_api`.
+//!
+//! PostgreSQL has no counterpart: a run's trace is the sandbox's own record; the
+//! nearest PostgreSQL output is `EXPLAIN (ANALYZE, FORMAT JSON)` and the server log.
 
 use super::{out_of_time, parse_knobs, parse_mode, to_js, Session};
 use crate::demo::export::{self, Format};

@@ -2,6 +2,19 @@
 //! `LessonRun`, `Session.lessonAnswers`), breakpoints (`breakpointKinds`,
 //! `Session.runTo`) and the narration history (`Session.narrationLog`). Errors become
 //! JavaScript exceptions with a message, as everywhere in `wasm_api`.
+//!
+//! Invariants:
+//! - A lesson's answers come from a finished run only: `lessonAnswers` throws while the
+//!   session's run is unfinished, and a `LessonRun` runs its own, leaving the page's
+//!   session untouched.
+//! - A `LessonRun` takes its scenario, mode and knobs all from the lesson or all from
+//!   the caller, never a mix.
+//! - `runTo` takes at least one step (so it never stops on the step it starts from)
+//!   and at most `budget`; the page calls again while it answers "more".
+//! - `narrationLog` is 1-based and clamped to the steps taken; it never runs the run.
+//!
+//! PostgreSQL has no counterpart: these are the demo's. Each breakpoint kind names
+//! the PostgreSQL function a debugger would stop in (`breakpoint::KINDS`, `postgres`).
 
 use super::{parse_knobs, parse_mode, to_js, Session};
 use crate::demo::breakpoint;

@@ -5,6 +5,21 @@
 //! here). A file is parsed here as for a simulated run (same front end, same row
 //! limit), so its plan and its servers are the ones the relay loaded. The page's knobs
 //! are checked as for simulated runs.
+//!
+//! Invariants:
+//! - One WebSocket per foreign server, connection `k` to server `k`; a server is named
+//!   to the relay by its target name (`scenario::live_targets`), never by an address.
+//! - The database is set before the first poll, which sends the startup packets.
+//! - A live run is in step mode, whole or stepped: a step boundary sends what was
+//!   written, at once, as libpq does.
+//! - One live step at a time: the state is taken out while a step runs, so a second
+//!   `step()` and `snapshot()` are refused until it is back.
+//!
+//! Where it departs from PostgreSQL: in live mode the shards are real PostgreSQL
+//! servers and the coordinator is the sandbox (its executor and its model of
+//! postgres_fdw's connection.c); a real coordinator is asked only for comparison
+//! (`coordinatorQuery`, `postgresExplain`). A wait is a future awaited in the
+//! browser's event loop (`WsHost::wait_any`), not latch.c's `WaitEventSetWait`.
 
 use super::parse_knobs;
 use crate::host::ws::{performance_clock, run_live, step_live, WsHost};
