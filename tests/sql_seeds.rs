@@ -1,7 +1,7 @@
 // Native only (not in tests/suite): starts PostgreSQL clusters (processes, sockets, files).
 #![cfg(not(target_arch = "wasm32"))]
 //! The SQL front end against real PostgreSQL 15 (issue 9): seed 003's and seed 004's
-//! setup and query, as the threads give them (crate/frontend/scenarios/m.sql, seed004.sql),
+//! setup and query, as the threads give them (crate/coordinator_sql/scenarios/m.sql, seed004.sql),
 //! run by the sandbox and by real clusters this test starts (a coordinator with
 //! postgres_fdw and one cluster per `-- @shard` section):
 //!
@@ -106,10 +106,10 @@ fn check_seed(file: &str) {
 
 #[test]
 fn seed_003_async_merge_append_script_runs_as_in_postgres() {
-    check_seed("crate/frontend/scenarios/m.sql");
+    check_seed("crate/coordinator_sql/scenarios/m.sql");
 }
 
 #[test]
 fn seed_004_partitionwise_aggregate_script_runs_as_in_postgres() {
-    check_seed("crate/frontend/scenarios/x.sql");
+    check_seed("crate/coordinator_sql/scenarios/x.sql");
 }

@@ -1,7 +1,7 @@
 //! `pgasync demo`: the whole demo in one command. If PostgreSQL is installed it
 //! creates, under a work folder (as the `postgres` user when run as root):
 //! - shard clusters s1..sN, each holding, in a database per scenario (its id in lower
-//!   case), the tables the simulator's shards of that scenario hold (`sim::load_sql`),
+//!   case), the tables the simulator's shards of that scenario hold (`sql_text::load::load_sql`),
 //!   readable by the role `pgasync` only;
 //! - a coordinator cluster with postgres_fdw: per scenario database, the servers (with
 //!   `async_capable` and the scenario's `fetch_size`), user mappings and foreign tables

@@ -1,4 +1,4 @@
-//! Scenario files (`-- @coordinator`, `-- @shard NAME`, …; crate/frontend/script.rs)
+//! Scenario files (`-- @coordinator`, `-- @shard NAME`, …; crate/coordinator_sql/script.rs)
 //! on real PostgreSQL clusters, for the tests that compare the sandbox with them
 //! (tests/sql_seeds.rs, tests/sql_corpus.rs).
 //!

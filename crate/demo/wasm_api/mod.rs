@@ -427,7 +427,7 @@ fn front_error(e: &FrontError) -> JsValue {
 const PAGE_LIMIT_NAME: &str = "the step-by-step page (`pgasync sql --file` takes more)";
 
 /// The built-in scenarios that have a scenario file: `[{id, text}]` (the SQL editor's
-/// starting texts; one copy, embedded from `crate/frontend/scenarios/`).
+/// starting texts; one copy, embedded from `crate/coordinator_sql/scenarios/`).
 #[wasm_bindgen(js_name = scenarioFiles)]
 pub fn scenario_files() -> Result<JsValue, JsError> {
     #[derive(Serialize)]
