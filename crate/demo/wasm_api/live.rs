@@ -264,9 +264,11 @@ impl LiveRun {
         super::to_js(&view.snapshot(&st.scenario, st.async_mode, st.steps, &st.narration, since as usize, &[]))
     }
 
+    /// Whether the run has finished. False while a step is running (the state is out
+    /// with the step then, and a run with a step in flight is not done).
     #[wasm_bindgen(js_name = isDone)]
     pub fn is_done(&self) -> bool {
-        self.state.borrow().as_ref().is_none_or(|st| st.run.is_done())
+        self.state.borrow().as_ref().is_some_and(|st| st.run.is_done())
     }
 
     #[wasm_bindgen(js_name = explainText)]
