@@ -5,7 +5,8 @@
 //!   native TCP host on the clusters the demo put its data on (each server reached by
 //!   `scenario::live_targets`, the rule the demo placed the data by and every live run
 //!   connects by), returns the simulated run's rows (for M, ordered: the same sort keys
-//!   in the same order, ties compared as in `Scenario::matches_reference`);
+//!   in the same order, ties compared as in `Scenario::matches_reference`), and so does
+//!   `pgasync explain --live DIR/relay.toml` (the CLI's own mapping to the targets);
 //! - for M (MergeAppend under LIMIT over foreign partitions) and X (partitionwise
 //!   aggregate over a foreign and a local partition), the demo's real coordinator runs
 //!   the same query (`sql_text::coordinator::coordinator_query`, over the tables
@@ -109,6 +110,17 @@ fn live(sc: &Scenario, async_mode: bool, targets: &BTreeMap<String, u16>) -> Que
     run.es.writer = Some(writer);
     run.run_to_end().unwrap_or_else(|e| panic!("{} live async={async_mode}: {e}", sc.id));
     run
+}
+
+/// `pgasync explain --live DIR/relay.toml` of the scenario: its output (text).
+fn explain_live(dir: &Path, id: &str, async_mode: bool, fetch_size: usize) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_pgasync"))
+        .args(["explain", "--scenario", id, "--mode", if async_mode { "async" } else { "sync" }])
+        .args(["--rows", &ROWS.to_string(), "--fetch-size", &fetch_size.to_string()])
+        .args(["--live", &dir.join("relay.toml").display().to_string()])
+        .output()
+        .expect("pgasync explain runs");
+    format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
 }
 
 /// Whether `rows` are `expected` as the scenario compares results (order and ties).
@@ -325,11 +337,15 @@ fn every_scenario_runs_live_on_the_demo_with_the_simulated_result_and_postgres_s
             }
             let our_plan = run.explain_text_with(&ExplainOptions::POSTGRES_VERBOSE);
             drop(run); // Terminate on every connection
-            if !["M", "X"].contains(&id) {
-                continue;
+            let ours = ["M", "X"].contains(&id).then(|| settled_statements(&dir, &shards, &mark));
+            // The CLI's `explain --live` on the same clusters: its own mapping, the same rows.
+            let cli = explain_live(&dir, id, async_mode, fetch_size.unwrap_or(sc.fetch_size));
+            let count = format!("Result: {} rows", sim.len());
+            if !(cli.contains(&count) && cli.contains("reference matches") && cli.contains("live shards from")) {
+                failures.push((format!("{what}: explain --live"), cli));
             }
+            let Some(ours) = ours else { continue };
             // PostgreSQL's own coordinator, same query, same shards.
-            let ours = settled_statements(&dir, &shards, &mark);
             let query = coordinator_query(&sc).unwrap_or_else(|| panic!("{what}: no coordinator query"));
             let session = if async_mode { "" } else { "SET enable_async_append = off; " };
             let mark = marks(&dir, &shards);
