@@ -26,6 +26,7 @@ mod node_mergeappend;
 mod node_result;
 mod node_seqscan;
 mod node_sort;
+mod requestor;
 
 pub use node_append::AppendState;
 pub use node_foreignscan::ForeignScanState;
