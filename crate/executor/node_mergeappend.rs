@@ -36,8 +36,8 @@ use super::requestor::{deliver_responses, AsyncRequestor, Requestor};
 use super::{copy_row, exec_proc_node, exec_rescan, ExecNode, ExecStatus, PlanState};
 use crate::executor::estate::{wait_if_suspended, EState, ExecResult, StepResult};
 // exercise:async-merge-append begin
-use super::requestor::request;
 use crate::executor::exec_async::new_request;
+use crate::executor::requestor::request;
 // exercise:async-merge-append end
 use crate::instrument::ExplainNode;
 use crate::plan::SortKey;
