@@ -97,7 +97,7 @@ impl Requestor for AppendState {
 
     /// ExecAsyncAppendResponse: a row is stored and its child needs a new request; end
     /// of data retires the child.
-    fn async_response(&mut self, _es: &mut EState, child: usize, has_row: bool) {
+    fn async_response(&mut self, child: usize, has_row: bool) {
         if !has_row {
             self.as_nasyncremain -= 1;
             return;

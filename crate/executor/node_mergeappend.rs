@@ -185,7 +185,7 @@ impl Requestor for MergeAppendState {
     }
 
     /// The child's next row (or its end) is in: it is no longer needed.
-    fn async_response(&mut self, _es: &mut EState, child: usize, has_row: bool) {
+    fn async_response(&mut self, child: usize, has_row: bool) {
         self.store(child, has_row);
     }
 }

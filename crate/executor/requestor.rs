@@ -51,7 +51,7 @@ pub trait Requestor {
     fn requestor(&mut self) -> (&mut AsyncRequestor, &mut [PlanState]);
     /// The requestor's response callback: `child`'s result was taken (a row in its
     /// slot, or end of data).
-    fn async_response(&mut self, es: &mut EState, child: usize, has_row: bool);
+    fn async_response(&mut self, child: usize, has_row: bool);
     /// Does the requestor have children that need a new request (postgres_fdw's
     /// ConfigureWait looks at Append's `as_needrequest`)?
     fn needs_request(&self) -> bool {
@@ -161,7 +161,7 @@ pub fn deliver_responses<N: Requestor>(node: &mut N, es: &mut EState) -> ExecRes
     while let Some(child) = node.requestor().0.callback_pending.pop_front() {
         let r = node.requestor().0.requests[child].expect("async child");
         let has_row = exec_async_response(es, r)?;
-        node.async_response(es, child, has_row);
+        node.async_response(child, has_row);
     }
     Ok(())
 }
