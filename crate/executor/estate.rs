@@ -1,6 +1,24 @@
 //! Executor state shared by all nodes of one query (PostgreSQL's `EState`): the clock,
 //! the cost model, per-node instrumentation, the remote connections, the async
 //! requests, the event loop and the trace.
+//!
+//! Invariants: `conns[i]` belongs to `servers[i]`; `requests[r].id == r`; `blocked_on`
+//! is set only between a blocking call and the node's return (the run loop clears it
+//! before each turn), and `yielded` only between a step boundary and the run loop's
+//! Step::Event.
+//!
+//! Where it departs from PostgreSQL, which blocks in place: a node that would block
+//! (`block_on`) or, in the demo's step mode, reaches a step boundary (`step_boundary`)
+//! ends its call with Wait. Protocol code says so with `Stop::Suspended`, carried up by
+//! `?` like an error and turned into Wait where the node returns
+//! (`wait_if_suspended`); it never reaches the run loop as an error.
+//!
+//! | here | PostgreSQL |
+//! |---|---|
+//! | `EState` | `EState` (plus postgres_fdw's per-backend connection state) |
+//! | `get_connection`, `get_cursor_number` | `GetConnection`, `GetCursorNumber` |
+//! | `block_on` / `blocked_on` | a blocking libpq call (`PQexec`, `pgfdw_get_result`) |
+//! | `step_boundary`, `Stop::Suspended` | none: the demo's steps |
 
 use crate::behaviour::Behaviour;
 use crate::clock::{Clock, CostModel};
@@ -35,6 +53,34 @@ impl std::fmt::Display for ExecError {
 impl std::error::Error for ExecError {}
 
 pub type ExecResult<T> = Result<T, ExecError>;
+
+/// Why an async-aware node's protocol code stops before its call is done.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Stop {
+    /// A step boundary (step mode) or a blocking call (`blocked_on`): the node returns
+    /// Wait and finishes the interrupted work first on its next call. It never leaves
+    /// the node (`wait_if_suspended`).
+    Suspended,
+    Failed(ExecError),
+}
+
+impl From<ExecError> for Stop {
+    fn from(e: ExecError) -> Stop {
+        Stop::Failed(e)
+    }
+}
+
+/// The result of protocol code that may be suspended (see `Stop`).
+pub type StepResult<T> = Result<T, Stop>;
+
+/// A node's call as its parent sees it: a suspension is Wait.
+pub fn wait_if_suspended(r: StepResult<super::ExecStatus>) -> ExecResult<super::ExecStatus> {
+    match r {
+        Ok(status) => Ok(status),
+        Err(Stop::Suspended) => Ok(super::ExecStatus::Wait),
+        Err(Stop::Failed(e)) => Err(e),
+    }
+}
 
 #[derive(Clone)]
 pub struct EState {
@@ -190,6 +236,23 @@ impl EState {
     /// Wait and resumes where it was on the next call.
     pub fn interrupted(&self) -> bool {
         self.yielded || self.blocked_on.is_some()
+    }
+
+    /// Suspends the call if a step boundary or a blocking call interrupted it.
+    pub fn suspend_if_interrupted(&self) -> StepResult<()> {
+        if self.interrupted() {
+            return Err(Stop::Suspended);
+        }
+        Ok(())
+    }
+
+    /// A step boundary, as protocol code marks one: in step mode the call is suspended
+    /// here (`Stop::Suspended`) and goes on from here on the next call.
+    pub fn step_boundary(&mut self) -> StepResult<()> {
+        if self.yield_step() {
+            return Err(Stop::Suspended);
+        }
+        Ok(())
     }
 
     /// The node must wait for `conn` as a blocking libpq call would.

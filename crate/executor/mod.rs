@@ -11,6 +11,28 @@
 //! Wait is simply called again after the host has delivered input, and resumes where it
 //! was. Parents copy a child's row out of the child's slot; values are cheap to clone
 //! (integers are copied, text is reference-counted), so no row allocates.
+//!
+//! The async protocol: `exec_async.rs` (execAsync.c: the requests and their states),
+//! `requestor.rs` (what the requestors Append and MergeAppend share: their requests,
+//! the callback-pending queue, the request round, the event wait), `async_wait.rs`
+//! (configuring the waits and notifying), `event_loop.rs` (the waiting queue and the
+//! wait set), the requestee in `node_foreignscan.rs` (postgres_fdw).
+//!
+//! Invariants: `exec_proc_node` is the only caller of `exec_next` and the only place
+//! that times a node's call and counts its rows; a node id indexes `es.instr`.
+//!
+//! Where it departs from PostgreSQL: **Wait** stands for every place PostgreSQL blocks
+//! (a libpq call, WaitEventSetWait), and in the demo's step mode for each step; the
+//! node is called again and goes on (see `estate::Stop`).
+//!
+//! | here | PostgreSQL |
+//! |---|---|
+//! | `init_plan` | `ExecInitNode` |
+//! | `exec_proc_node` | `ExecProcNode` |
+//! | `exec_rescan` | `ExecReScan` |
+//! | `exec_end_node` | `ExecEndNode` |
+//! | `ExecStatus::Row` / `Done` | a filled / an empty `TupleTableSlot` |
+//! | `ExecStatus::Wait` | none: PostgreSQL blocks in place |
 
 mod async_wait;
 pub mod estate;
@@ -26,6 +48,7 @@ mod node_mergeappend;
 mod node_result;
 mod node_seqscan;
 mod node_sort;
+mod requestor;
 
 pub use node_append::AppendState;
 pub use node_foreignscan::ForeignScanState;

@@ -1,7 +1,7 @@
 //! Append (nodeAppend.c), async-aware as in PostgreSQL 15.
 //!
-//! Protocol:
-//! - the first call sends a request to every async child, in child order
+//! Protocol (the functions are nodeAppend.c's, in its order):
+//! - ExecAppend's first call sends a request to every async child, in child order
 //!   (ExecAppendAsyncBegin), before running any synchronous child;
 //! - ExecAppendAsyncRequest returns a stored async result if there is one; only when
 //!   none is left does it send a new request to every child in `as_needrequest`, in
@@ -11,48 +11,65 @@
 //!   it waits (timeout -1): the node returns Wait and the host waits on the connections
 //!   registered during the turn.
 //!
-//! Interruptions: a requestee that blocks (postgres_fdw's waited DECLARE) and, in the
-//! demo's step mode, each request transition end the call with Wait. The node keeps a
-//! resume point (`as_requesting`, `as_eventwait`) and `resume` finishes that piece of
-//! work first on the next call, so the order of work is the same as without them.
-//! Step mode also ends the call after each row a synchronous child hands up (the row
-//! is returned by the next call, `as_rowheld`): a row reaching the Append is then one
-//! step whether the child is async (its request's transition) or not, so sync and
-//! async runs step alike.
+//! Invariants: a child is in `as_asyncresults` at most once, with its row in its slot;
+//! `as_nasyncremain` counts the async children that have not reported end of data; the
+//! node is Done only when every synchronous child is done and `as_nasyncremain` is 0.
+//! The requests, the callback-pending queue, the request round and the event wait are
+//! the shared requestor side's (`requestor.rs`, also MergeAppend's).
+//!
+//! Where it departs from PostgreSQL, which blocks in place: a call can end early, with
+//! Wait, where PostgreSQL's would block (a requestee's waited DECLARE, WaitEventSetWait)
+//! and, in the demo's step mode, at each step (each request made, each notification,
+//! each row a synchronous child hands up). Such a stop is `Stop::Suspended`, carried up
+//! by `?` like an error; the round or event wait it cut short is finished first on the
+//! next call (`requestor::resume`), and `as_syncchild` says whether the call stopped
+//! inside the current synchronous child (call it again first, as PostgreSQL would still
+//! be in it) or after its row (return the row). So the order of work is the same with
+//! or without stops, and the code below has no other resume points. A row handed up by
+//! a synchronous child is a step so that sync and async runs step alike (an async
+//! child's row is its request's transition).
 //!
 //! The `fifo_results` knob restores the earlier model: results leave in the order they
 //! arrived and each child is re-requested as soon as its row is taken.
+//!
+//! | here | nodeAppend.c |
+//! |---|---|
+//! | `exec_append` | `ExecAppend` |
+//! | `async_begin` | `ExecAppendAsyncBegin` |
+//! | `async_get_next` | `ExecAppendAsyncGetNext` |
+//! | `async_request` | `ExecAppendAsyncRequest` |
+//! | `requestor::event_wait` | `ExecAppendAsyncEventWait` |
+//! | `Requestor::async_response` | `ExecAsyncAppendResponse` |
+//! | `sync_child_done` | the event poll and `choose_next_subplan` after a sync child's end |
+//! | `as_syncplans[as_whichsync]` | `as_whichplan` (here only synchronous children are counted) |
+//! | `areq` | `as_asyncrequests`, and the loops' local `needrequest` and WaitEventSet |
 
-use super::async_wait::{configure_waits, notify_ready, EventWaitOutcome};
+use super::requestor::{event_wait, make_requests, resume, sleep, AsyncRequestor, Requestor};
 use super::{copy_row, exec_proc_node, exec_rescan, ExecNode, ExecStatus, PlanState};
-use crate::executor::estate::{EState, ExecResult};
-use crate::executor::exec_async::{
-    exec_async_cancel, exec_async_request, exec_async_response, new_request, AsyncState,
-};
+use crate::executor::estate::{wait_if_suspended, EState, ExecResult, StepResult, Stop};
+use crate::executor::exec_async::new_request;
 use crate::instrument::ExplainNode;
 use crate::trace::TraceKind;
 use crate::types::Datum;
 use std::collections::VecDeque;
 
-/// Where an interrupted ExecAppendAsyncEventWait continues.
-#[derive(Clone, Copy, Debug)]
-struct EventWaitResume {
-    /// Wait (timeout -1), not poll.
-    block: bool,
-    configured: bool,
-    /// Requests notified so far.
-    fired: usize,
-    /// Not configured yet: the child to configure next and the events registered
-    /// before it (a requestee blocked while configuring).
-    from: (usize, usize),
+/// Where the last call left the current synchronous child.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum SyncChild {
+    /// Not inside it.
+    Idle,
+    /// It returned Wait (it blocked, or stepped): it is called again first.
+    Waiting,
+    /// Step mode: its row is in our slot, returned by the next call.
+    RowHeld,
 }
 
 #[derive(Clone)]
 pub struct AppendState {
     id: usize,
     children: Vec<PlanState>,
-    /// Per child: its async request, if the child is async-capable.
-    as_asyncrequests: Vec<Option<usize>>,
+    /// The requests (one per async child) and the work on them in progress.
+    areq: AsyncRequestor,
     as_nasyncplans: usize,
     /// Synchronous children, in order, and which one runs now (as_whichplan).
     as_syncplans: Vec<usize>,
@@ -62,32 +79,38 @@ pub struct AppendState {
     as_asyncresults: VecDeque<usize>,
     /// Async children that need a new request.
     as_needrequest: Vec<usize>,
-    /// Async children whose request is CallbackPending: the response is still to be
-    /// delivered (at once, or on the next call in step mode).
-    as_callbackpending: VecDeque<usize>,
-    /// A request round in progress: the children still to be asked (empty: none).
-    /// Kept with `as_needrequest` between rounds so a round allocates nothing: a round
-    /// is one row on the async path.
-    as_requesting: VecDeque<usize>,
-    /// An interrupted event wait: the waits are configured (notifying goes on) or not
-    /// (a requestee blocked while configuring: configure again).
-    as_eventwait: Option<EventWaitResume>,
-    /// The resumed event wait must sleep before it goes on (see `resume`).
-    as_mustwait: bool,
     as_nasyncremain: usize,
     as_syncdone: bool,
     as_begun: bool,
-    /// The current synchronous child returned Wait (it blocked, or stepped): it is
-    /// called again first, as PostgreSQL would still be inside it.
-    as_syncwaiting: bool,
-    /// Step mode: a synchronous child's row is in our slot, to be returned by the next
-    /// call (a row handed to the Append is a step in both modes, see `exec_next`).
-    as_rowheld: bool,
+    as_syncchild: SyncChild,
     /// Inside a call from our parent (it returned Wait and will call again): the next
     /// call is not a new ExecAppend call (`TraceKind::NodeCall`).
     in_call: bool,
     fifo_results: bool,
     slot: Vec<Datum>,
+}
+
+impl Requestor for AppendState {
+    fn requestor(&mut self) -> (&mut AsyncRequestor, &mut [PlanState]) {
+        (&mut self.areq, &mut self.children)
+    }
+
+    /// ExecAsyncAppendResponse: a row is stored and its child needs a new request; end
+    /// of data retires the child.
+    fn async_response(&mut self, child: usize, has_row: bool) {
+        if !has_row {
+            self.as_nasyncremain -= 1;
+            return;
+        }
+        self.as_asyncresults.push_back(child);
+        if !self.fifo_results {
+            self.as_needrequest.push(child);
+        }
+    }
+
+    fn needs_request(&self) -> bool {
+        !self.as_needrequest.is_empty()
+    }
 }
 
 impl AppendState {
@@ -108,92 +131,98 @@ impl AppendState {
         AppendState {
             id,
             children,
-            as_asyncrequests,
+            areq: AsyncRequestor::new(id, as_asyncrequests),
             as_nasyncplans,
             as_syncplans,
             as_whichsync: 0,
             as_asyncresults: VecDeque::new(),
             as_needrequest: Vec::new(),
-            as_callbackpending: VecDeque::new(),
-            as_requesting: VecDeque::new(),
-            as_eventwait: None,
-            as_mustwait: false,
             as_nasyncremain: 0,
             as_syncdone: false,
             as_begun: false,
-            as_syncwaiting: false,
-            as_rowheld: false,
+            as_syncchild: SyncChild::Idle,
             in_call: false,
             fifo_results: es.behaviour.fifo_results,
             slot: Vec::new(),
         }
     }
 
-    /// ExecAppendAsyncBegin: every async child gets a request before anything else runs.
-    fn async_begin(&mut self, es: &mut EState) -> ExecResult<()> {
-        self.as_nasyncremain = self.as_nasyncplans;
-        let requests = &self.as_asyncrequests;
-        self.as_requesting.extend((0..requests.len()).filter(|&i| requests[i].is_some()));
-        self.make_requests(es)
-    }
-
-    /// Sends the requests of the round in `as_requesting`, delivering immediate results.
-    fn make_requests(&mut self, es: &mut EState) -> ExecResult<()> {
-        while let Some(&child) = self.as_requesting.front() {
-            let r = self.as_asyncrequests[child].expect("async child");
-            exec_async_request(es, r, &mut self.children[child])?;
-            if es.blocked_on.is_some() {
-                return Ok(()); // the same request is made again in `resume`
+    /// ExecAppend's work: begin, or finish what the last call left, then the loop over
+    /// the async side and the synchronous children.
+    fn exec_append(&mut self, es: &mut EState) -> StepResult<ExecStatus> {
+        if !self.as_begun {
+            self.as_begun = true;
+            self.as_syncdone = self.as_syncplans.is_empty();
+            if self.as_nasyncplans > 0 {
+                self.async_begin(es)?;
             }
-            self.as_requesting.pop_front();
-            if es.requests[r].state == AsyncState::CallbackPending {
-                self.as_callbackpending.push_back(child);
-            }
-            if es.yield_step() {
-                return Ok(()); // continues in `resume`
-            }
-            self.deliver_responses(es)?;
+        } else {
+            resume(self, es)?;
         }
-        Ok(())
-    }
-
-    /// Finishes the request round or event wait an interruption cut short.
-    fn resume(&mut self, es: &mut EState) -> ExecResult<()> {
-        if let Some(at) = self.as_eventwait.take() {
-            // The notified requests' responses are delivered at the end of the wait.
-            let progressed = self.event_wait_from(es, at)?;
-            if at.block && !progressed && !es.interrupted() && !es.event_loop.wait_set().is_empty() {
-                // A wait whose configuring was cut short (a requestee blocked) and that
-                // found nothing ready: it now sleeps (WaitEventSetWait) and then notifies,
-                // still the same ExecAppendAsyncEventWait call, not a second one.
-                self.as_eventwait = Some(EventWaitResume { block: true, configured: true, fired: 0, from: (0, 0) });
-                self.as_mustwait = true;
+        loop {
+            if self.as_syncdone && self.as_nasyncremain == 0 {
+                return Ok(ExecStatus::Done);
             }
-            return Ok(());
-        }
-        self.deliver_responses(es)?;
-        if !self.as_requesting.is_empty() {
-            self.make_requests(es)?;
-        }
-        Ok(())
-    }
-
-    /// ExecAsyncResponse for every request whose result is waiting for us, then
-    /// ExecAsyncAppendResponse: a row is stored and its child needs a new request; end
-    /// of data retires the child.
-    fn deliver_responses(&mut self, es: &mut EState) -> ExecResult<()> {
-        while let Some(child) = self.as_callbackpending.pop_front() {
-            let r = self.as_asyncrequests[child].expect("async child");
-            if exec_async_response(es, r)? {
-                self.as_asyncresults.push_back(child);
-                if !self.fifo_results {
-                    self.as_needrequest.push(child);
+            let async_work = !self.as_needrequest.is_empty() || !self.as_asyncresults.is_empty();
+            if self.as_syncchild != SyncChild::Waiting && (self.as_syncdone || async_work) {
+                if let Some(status) = self.async_get_next(es)? {
+                    return Ok(status);
                 }
-            } else {
-                self.as_nasyncremain -= 1;
+            }
+            let status = self.exec_sync_child(es)?;
+            if status != ExecStatus::Done {
+                return Ok(status);
+            }
+            self.sync_child_done(es)?;
+        }
+    }
+
+    /// ExecAppendAsyncBegin: every async child gets a request before anything else runs.
+    fn async_begin(&mut self, es: &mut EState) -> StepResult<()> {
+        self.as_nasyncremain = self.as_nasyncplans;
+        self.areq.begin_round_all();
+        make_requests(self, es)
+    }
+
+    /// ExecAppendAsyncGetNext: Some(status) if the async side decided the call.
+    fn async_get_next(&mut self, es: &mut EState) -> StepResult<Option<ExecStatus>> {
+        if self.async_request(es)? {
+            return Ok(Some(ExecStatus::Row));
+        }
+        while self.as_nasyncremain > 0 {
+            let block = self.as_syncdone;
+            let progressed = event_wait(self, es, block)?;
+            if self.async_request(es)? {
+                return Ok(Some(ExecStatus::Row));
+            }
+            if !self.as_syncdone {
+                break; // go run synchronous children meanwhile
+            }
+            if !progressed {
+                return Err(sleep(self)); // the host waits on the wait set
             }
         }
-        Ok(())
+        if self.as_syncdone && self.as_nasyncremain == 0 {
+            return Ok(Some(ExecStatus::Done));
+        }
+        Ok(None)
+    }
+
+    /// ExecAppendAsyncRequest: a stored result, else a request to every child that
+    /// needs one (in child order) and maybe a result.
+    fn async_request(&mut self, es: &mut EState) -> StepResult<bool> {
+        if self.as_needrequest.is_empty() && !self.fifo_results {
+            return Ok(false);
+        }
+        if self.take_async_result(es) {
+            return Ok(true);
+        }
+        if !self.fifo_results {
+            self.as_needrequest.sort_unstable();
+        }
+        self.areq.begin_round(self.as_needrequest.drain(..));
+        make_requests(self, es)?;
+        Ok(self.take_async_result(es))
     }
 
     /// Returns a stored async row, if any, into our slot: the last stored (PostgreSQL's
@@ -209,169 +238,35 @@ impl AppendState {
         true
     }
 
-    /// ExecAppendAsyncRequest: a stored result, else a request to every child that
-    /// needs one (in child order) and maybe a result.
-    fn async_request(&mut self, es: &mut EState) -> ExecResult<bool> {
-        if self.as_needrequest.is_empty() && !self.fifo_results {
-            return Ok(false);
-        }
-        if self.take_async_result(es) {
-            return Ok(true);
-        }
-        if !self.fifo_results {
-            self.as_needrequest.sort_unstable();
-        }
-        self.as_requesting.extend(self.as_needrequest.drain(..));
-        self.make_requests(es)?;
-        Ok(!es.interrupted() && self.take_async_result(es))
-    }
-
-    /// ExecAppendAsyncEventWait: configures the waits and notifies what is ready (with
-    /// `block`, the host must wait if nothing is), then delivers the responses. True if
-    /// any request progressed.
-    fn event_wait(&mut self, es: &mut EState, block: bool) -> ExecResult<bool> {
-        self.event_wait_from(es, EventWaitResume { block, configured: false, fired: 0, from: (0, 0) })
-    }
-
-    /// The event wait from where an interruption left it: a requestee that blocked
-    /// while configuring (configure again), or a step boundary after a notification
-    /// (step mode notifies one request per step; go on notifying). The same work in the
-    /// same order as without interruptions.
-    fn event_wait_from(&mut self, es: &mut EState, at: EventWaitResume) -> ExecResult<bool> {
-        let mut out = EventWaitOutcome::default();
-        let mut configured = at.configured;
-        let mut from = at.from;
-        if !configured {
-            let must_progress = at.block && at.fired == 0;
-            let needs_request = !self.as_needrequest.is_empty();
-            let (children, requests) = (&mut self.children, &self.as_asyncrequests);
-            let events =
-                configure_waits(es, self.id, children, requests, must_progress, needs_request, at.from, &mut out)?;
-            configured = es.blocked_on.is_none();
-            if let Some(child) = out.stopped_at {
-                from = (child, events);
+    /// ExecProcNode of the current synchronous child; its row goes into our slot.
+    fn exec_sync_child(&mut self, es: &mut EState) -> StepResult<ExecStatus> {
+        let child = self.as_syncplans[self.as_whichsync];
+        let status = exec_proc_node(&mut self.children[child], es)?;
+        self.as_syncchild = if status == ExecStatus::Wait { SyncChild::Waiting } else { SyncChild::Idle };
+        if status == ExecStatus::Row {
+            es.clock.charge(es.cost.passthrough_row_ns);
+            copy_row(&mut self.slot, self.children[child].node.slot());
+            if es.trace_calls {
+                let node = self.children[child].id;
+                es.record(|| TraceKind::NodeRow { node });
             }
-            if configured && events == 0 {
-                let progressed = out.progressed() || at.fired > 0;
-                self.as_callbackpending.extend(out.callback_pending);
-                self.deliver_responses(es)?;
-                return Ok(progressed);
+            if es.yield_step() {
+                self.as_syncchild = SyncChild::RowHeld;
+                return Err(Stop::Suspended);
             }
         }
-        if configured {
-            let budget = es.event_loop.max_events.max(1).saturating_sub(at.fired);
-            notify_ready(es, self.id, &mut self.children, budget, &mut out)?;
-        }
-        let progressed = out.progressed() || at.fired > 0;
-        self.as_callbackpending.extend(out.callback_pending);
-        if es.interrupted() {
-            let fired = at.fired + out.fired;
-            self.as_eventwait = Some(EventWaitResume { block: at.block, configured, fired, from }); // see `resume`
-            return Ok(true);
-        }
-        self.deliver_responses(es)?;
-        Ok(progressed)
-    }
-
-    /// ExecAppendAsyncGetNext: Some(status) if the async side decided the call.
-    fn async_get_next(&mut self, es: &mut EState) -> ExecResult<Option<ExecStatus>> {
-        if self.async_request(es)? {
-            return Ok(Some(ExecStatus::Row));
-        }
-        while self.as_nasyncremain > 0 && !es.interrupted() {
-            let progressed = self.event_wait(es, self.as_syncdone)?;
-            if es.interrupted() {
-                break;
-            }
-            if self.async_request(es)? {
-                return Ok(Some(ExecStatus::Row));
-            }
-            if !self.as_syncdone {
-                break; // go run synchronous children meanwhile
-            }
-            if !progressed {
-                // The host waits on the wait set (WaitEventSetWait); the next call goes on
-                // with this event wait (notifying), as PostgreSQL's one call does: the
-                // wait set is not configured again.
-                self.as_eventwait = Some(EventWaitResume { block: true, configured: true, fired: 0, from: (0, 0) });
-                return Ok(Some(ExecStatus::Wait));
-            }
-        }
-        if es.interrupted() {
-            return Ok(Some(ExecStatus::Wait)); // resume here on the next call
-        }
-        if self.as_syncdone && self.as_nasyncremain == 0 {
-            return Ok(Some(ExecStatus::Done));
-        }
-        Ok(None)
+        Ok(status)
     }
 
     /// The current synchronous child is done: poll for async events, then choose the
     /// next synchronous child (choose_next_subplan).
-    fn sync_child_done(&mut self, es: &mut EState) -> ExecResult<()> {
+    fn sync_child_done(&mut self, es: &mut EState) -> StepResult<()> {
         self.as_whichsync += 1;
         self.as_syncdone = self.as_whichsync >= self.as_syncplans.len();
         if self.as_nasyncremain > 0 {
-            self.event_wait(es, false)?;
+            event_wait(self, es, false)?;
         }
         Ok(())
-    }
-
-    /// ExecAppend's work: begin or resume the async side, then the synchronous children.
-    fn append_next(&mut self, es: &mut EState) -> ExecResult<ExecStatus> {
-        if !self.as_begun {
-            self.as_begun = true;
-            self.as_syncdone = self.as_syncplans.is_empty();
-            if self.as_nasyncplans > 0 {
-                self.async_begin(es)?;
-            }
-        } else {
-            self.resume(es)?;
-        }
-        if es.interrupted() {
-            return Ok(ExecStatus::Wait);
-        }
-        if std::mem::take(&mut self.as_mustwait) {
-            return Ok(ExecStatus::Wait); // the host waits on the wait set
-        }
-        loop {
-            if self.as_syncdone && self.as_nasyncremain == 0 {
-                return Ok(ExecStatus::Done);
-            }
-            let async_work = !self.as_needrequest.is_empty() || !self.as_asyncresults.is_empty();
-            if !self.as_syncwaiting && (self.as_syncdone || async_work) {
-                if let Some(status) = self.async_get_next(es)? {
-                    return Ok(status);
-                }
-            }
-            let child = self.as_syncplans[self.as_whichsync];
-            let status = exec_proc_node(&mut self.children[child], es)?;
-            self.as_syncwaiting = status == ExecStatus::Wait;
-            match status {
-                ExecStatus::Row => {
-                    es.clock.charge(es.cost.passthrough_row_ns);
-                    copy_row(&mut self.slot, self.children[child].node.slot());
-                    if es.trace_calls {
-                        let node = self.children[child].id;
-                        es.record(|| TraceKind::NodeRow { node });
-                    }
-                    if es.yield_step() {
-                        // Step mode: a row handed to the Append is a step, as an async
-                        // child's row is (its request's transition); returned next call.
-                        self.as_rowheld = true;
-                        return Ok(ExecStatus::Wait);
-                    }
-                    return Ok(ExecStatus::Row);
-                }
-                ExecStatus::Wait => return Ok(ExecStatus::Wait),
-                ExecStatus::Done => {
-                    self.sync_child_done(es)?;
-                    if es.interrupted() {
-                        return Ok(ExecStatus::Wait);
-                    }
-                }
-            }
-        }
     }
 }
 
@@ -388,11 +283,11 @@ impl ExecNode for AppendState {
                 es.record(|| TraceKind::NodeCall { node });
             }
         }
-        let status = if self.as_rowheld {
-            self.as_rowheld = false;
+        let status = if self.as_syncchild == SyncChild::RowHeld {
+            self.as_syncchild = SyncChild::Idle;
             ExecStatus::Row
         } else {
-            self.append_next(es)?
+            wait_if_suspended(self.exec_append(es))?
         };
         if status != ExecStatus::Wait {
             self.in_call = false;
@@ -406,32 +301,23 @@ impl ExecNode for AppendState {
 
     /// ExecReScanAppend: cancels every outstanding request, then restarts all children.
     fn exec_rescan(&mut self, es: &mut EState) -> ExecResult<()> {
-        for r in self.as_asyncrequests.iter().flatten() {
-            exec_async_cancel(es, *r);
-        }
+        self.areq.cancel_all(es);
         for c in self.children.iter_mut() {
             exec_rescan(c, es)?;
         }
         self.as_whichsync = 0;
         self.as_asyncresults.clear();
         self.as_needrequest.clear();
-        self.as_callbackpending.clear();
-        self.as_requesting.clear();
-        self.as_eventwait = None;
-        self.as_mustwait = false;
         self.as_nasyncremain = 0;
         self.as_syncdone = false;
         self.as_begun = false;
-        self.as_syncwaiting = false;
-        self.as_rowheld = false;
+        self.as_syncchild = SyncChild::Idle;
         self.in_call = false;
         Ok(())
     }
 
     fn exec_end(&mut self, es: &mut EState) {
-        for r in self.as_asyncrequests.iter().flatten() {
-            exec_async_cancel(es, *r);
-        }
+        self.areq.cancel_all(es);
         for c in self.children.iter_mut() {
             super::exec_end_node(c, es);
         }

@@ -7,7 +7,7 @@
 //!   GetCursorNumber: cursors c1, c2, … are numbered across all connections;
 //! - `create_cursor`: `DECLARE cN CURSOR FOR <remote sql>` by the extended protocol,
 //!   waited for, after draining another scan's FETCH in flight on the connection
-//!   (`process_pending_request`);
+//!   (`drain_pending_request`);
 //! - synchronously (`postgresIterateForeignScan` → `fetch_more_data`): `FETCH n FROM cN`,
 //!   waited for, each time the batch is used up, until a batch comes back short;
 //! - asynchronously, as the requestee of an Append (`postgresForeignAsyncRequest`,
@@ -18,6 +18,11 @@
 //! - ExecEnd (`postgresEndForeignScan` → `close_cursor`): `CLOSE cN`, which the run loop
 //!   sends and waits for after the plan, scan after scan.
 //!
+//! Invariants: at most one FETCH per connection is in flight, the connection's
+//! `pending_areq` (unless `pipeline`); a scan sends nothing on a connection whose
+//! `pending_areq` is another scan's before it has drained it; a request is completed
+//! (`exec_async_request_done`) only by its own requestee.
+//!
 //! A blocking libpq call is `es.block_on(conn)` and a return: the node returns Wait, the
 //! run loop waits on that connection only, and the caller calls again. Every function
 //! here may be called again after such a return and continues where it stopped (the
@@ -27,15 +32,32 @@
 //! as a batch arrives; `pipelined_setup` puts the session set-up, START TRANSACTION,
 //! DECLARE and the first FETCH in one message nobody waits for; `pipeline` lets every
 //! scan on a shared connection have its FETCH in flight (no `pending_areq`).
+//!
+//! Where it departs from postgres_fdw: PostgreSQL's `process_pending_request` reads the
+//! pending FETCH's batch into its owner's scan state and, if the batch is empty,
+//! completes the owner's request (ExecAsyncRequestDone, ExecAsyncResponse) on the
+//! spot. Here a scan cannot reach another scan's state, so `drain_pending_request`
+//! only waits for the answer and frees the connection; the answer stays on the
+//! connection, and the owner reads it and completes its own request when its requestor
+//! next configures its wait (`read_drained_fetch`). The wire is the same.
+//!
+//! | here | postgres_fdw.c |
+//! |---|---|
+//! | `drain_pending_request` | `process_pending_request`, first half (wait for the FETCH's answer) |
+//! | `read_drained_fetch` | `process_pending_request`, second half (the owner's batch), done by the owner |
+//! | `async_request`, `async_configure_wait`, `async_notify` | `postgresForeignAsyncRequest`, `…ConfigureWait`, `…Notify` |
+//! | `configure_fetch` | the `pendingAreq` cases of `postgresForeignAsyncConfigureWait` |
+//! | `iterate_foreign_scan` | `postgresIterateForeignScan` |
+//! | `es.conns[conn].pending_areq` | `PgFdwConnState.pendingAreq` |
 
 use super::{copy_row, ExecNode, ExecStatus};
 use crate::executor::estate::{EState, ExecError, ExecResult, RemoteCommand};
 use crate::executor::exec_async::{exec_async_request_done, exec_async_request_pending, AsyncState, WaitContext};
 use crate::instrument::ExplainNode;
 use crate::plan::{ForeignScanPlan, RemoteQuery, RemoteTarget, ScanName};
+use crate::remote::{PendingAreq, Proto, QueryResult, QueryRole, Ticket};
 use crate::sql_text::deparse::{deparse_remote_query, REMOTE_SCHEMA};
 use crate::sql_text::quote_identifier;
-use crate::remote::{PendingAreq, Proto, QueryResult, QueryRole, Ticket};
 use crate::types::Datum;
 
 /// The statement a scan waits for.
@@ -156,10 +178,11 @@ impl ForeignScanState {
         }
     }
 
-    /// process_pending_request: another scan's FETCH is in flight on our connection;
-    /// wait for its answer, which stays on the connection for its owner to read. False
-    /// after blocking.
-    fn process_pending_request(&self, es: &mut EState) -> ExecResult<bool> {
+    /// Another scan's FETCH is in flight on our connection: waits for its answer, which
+    /// stays on the connection for its owner to read (`read_drained_fetch`), and frees
+    /// the connection. False after blocking. (postgres_fdw's process_pending_request,
+    /// without its second half: see the module doc.)
+    fn drain_pending_request(&self, es: &mut EState) -> ExecResult<bool> {
         // exercise:pending-request begin
         let c = &es.conns[self.conn];
         let Some(p) = c.pending_areq else { return Ok(true) };
@@ -186,7 +209,7 @@ impl ForeignScanState {
             return Ok(true);
         }
         if self.pending.is_none() {
-            if !self.process_pending_request(es)? {
+            if !self.drain_pending_request(es)? {
                 return Ok(false);
             }
             let sql = format!("DECLARE c{} CURSOR FOR\n{}", self.cursor_number, self.sql);
@@ -244,7 +267,7 @@ impl ForeignScanState {
     /// blocking.
     fn fetch_more_data(&mut self, es: &mut EState) -> ExecResult<bool> {
         if self.pending.is_none() {
-            if !self.process_pending_request(es)? {
+            if !self.drain_pending_request(es)? {
                 return Ok(false);
             }
             self.send_fetch(es);
@@ -336,7 +359,7 @@ impl ForeignScanState {
         Ok(())
     }
 
-    /// Our FETCH's answer was drained by another scan (process_pending_request): read
+    /// Our FETCH's answer was drained by another scan (drain_pending_request): read
     /// it now. True if a batch was stored.
     fn read_drained_fetch(&mut self, es: &mut EState) -> ExecResult<bool> {
         if self.has_tuples() || !self.fetch_ready(es) || self.is_pending_areq(es) && !self.pipeline(es) {
@@ -479,7 +502,7 @@ impl ForeignScanState {
                 if ctx.requestor_needs_request || ctx.events_registered > 0 {
                     return Ok(false);
                 }
-                Ok(self.process_pending_request(es)? && self.fetch_more_data_begin(es, r)?)
+                Ok(self.drain_pending_request(es)? && self.fetch_more_data_begin(es, r)?)
             }
             // Another child of the same requestor has the FETCH in flight: only its
             // event is configured. (With `fetch_ahead` that FETCH may belong to a
@@ -487,7 +510,7 @@ impl ForeignScanState {
             // drain it and take over, as for another requestor.)
             Some(p) if p.requestee != self.id && es.requests[p.request].state == AsyncState::Waiting => Ok(false),
             Some(p) if p.requestee != self.id => {
-                Ok(self.process_pending_request(es)? && self.fetch_more_data_begin(es, r)?)
+                Ok(self.drain_pending_request(es)? && self.fetch_more_data_begin(es, r)?)
             }
             Some(_) => Ok(true),
         }

@@ -9,29 +9,47 @@
 //! - afterwards, return the smallest current row and ask **only the child whose row was
 //!   consumed** for its next one (usually still in its batch; with `fetch_ahead` the
 //!   next batch is on its way too).
-//! The smallest row is found by a linear scan over the children's current rows
-//! (PostgreSQL uses a binary heap; with a handful of shards the scan is as fast and
-//! easier to follow).
+//!
+//! Invariants: a child is asked (`ms_requested`) at most once per row it owes; the
+//! merge step runs only when no child is in `ms_need`; a child at end of data is never
+//! asked again. The requests and the callback-pending queue are the requestor side
+//! shared with Append (`requestor.rs`): `request`, `deliver_responses`, and
+//! `async_response` (here: `store`) as the response callback.
+//!
+//! Where it departs from PostgreSQL: the smallest row is found by a linear scan over
+//! the children's current rows (PostgreSQL uses a binary heap; with a handful of shards
+//! the scan is as fast and easier to follow). As in Append, a call may end early with
+//! Wait (`Stop::Suspended`: a step in the demo's step mode, or a requestee that
+//! blocked): what was asked is not asked again, and an unfinished event wait starts over
+//! on the next call.
+//!
+//! | here | nodeMergeAppend.c (and the seed 003 patch) |
+//! |---|---|
+//! | `exec_merge_append` | `ExecMergeAppend` |
+//! | `refill` | the first call's loop over all children, later the one consumed child |
+//! | `ms_rows`, `ms_valid` | `ms_slots` and the binary heap `ms_heap` |
+//! | `areq` | the patch's `ms_asyncrequests`, its needrequest/callback handling |
 
 use super::async_wait::async_event_wait;
 use super::node_sort::compare_rows;
+use super::requestor::{deliver_responses, AsyncRequestor, Requestor};
 use super::{copy_row, exec_proc_node, exec_rescan, ExecNode, ExecStatus, PlanState};
-use crate::executor::estate::{EState, ExecResult};
-use crate::executor::exec_async::{exec_async_cancel, exec_async_response};
+use crate::executor::estate::{wait_if_suspended, EState, ExecResult, StepResult};
 // exercise:async-merge-append begin
-use crate::executor::exec_async::{exec_async_request, new_request, AsyncState};
+use crate::executor::exec_async::new_request;
+use crate::executor::requestor::request;
 // exercise:async-merge-append end
 use crate::instrument::ExplainNode;
 use crate::plan::SortKey;
 use crate::types::Datum;
-use std::collections::VecDeque;
 
 #[derive(Clone)]
 pub struct MergeAppendState {
     id: usize,
     children: Vec<PlanState>,
     keys: Vec<SortKey>,
-    ms_asyncrequests: Vec<Option<usize>>,
+    /// The requests (one per async child) and the callback-pending queue.
+    areq: AsyncRequestor,
     /// Each child's current row, if it has one.
     ms_rows: Vec<Vec<Datum>>,
     ms_valid: Vec<bool>,
@@ -39,8 +57,6 @@ pub struct MergeAppendState {
     ms_need: Vec<bool>,
     /// Async children asked and not yet answered.
     ms_requested: Vec<bool>,
-    /// Async children whose request is CallbackPending, response not yet delivered.
-    ms_callbackpending: VecDeque<usize>,
     slot: Vec<Datum>,
     /// The keys as EXPLAIN prints them.
     pub key_text: String,
@@ -67,12 +83,11 @@ impl MergeAppendState {
             id,
             children,
             keys,
-            ms_asyncrequests,
+            areq: AsyncRequestor::new(id, ms_asyncrequests),
             ms_rows: vec![Vec::new(); n],
             ms_valid: vec![false; n],
             ms_need: vec![true; n],
             ms_requested: vec![false; n],
-            ms_callbackpending: VecDeque::new(),
             slot: Vec::new(),
             key_text: String::new(),
         }
@@ -87,79 +102,59 @@ impl MergeAppendState {
         self.ms_need[child] = false;
     }
 
-    /// ExecAsyncResponse for the requests whose result waits for us.
-    fn deliver_responses(&mut self, es: &mut EState) -> ExecResult<()> {
-        while let Some(child) = self.ms_callbackpending.pop_front() {
-            let r = self.ms_asyncrequests[child].expect("async child");
-            let has_row = exec_async_response(es, r)?;
-            self.store(child, has_row);
-        }
-        Ok(())
-    }
-
     /// Gets the next row of every child in `ms_need`. Returns false if some must still
-    /// arrive (the node returns Wait), or in step mode after each request and
-    /// notification. Loops over children by index: nothing is allocated per row.
-    fn refill(&mut self, es: &mut EState) -> ExecResult<bool> {
-        self.deliver_responses(es)?;
+    /// arrive (the node returns Wait); suspended at a step or a blocking call (the next
+    /// call goes on: what was asked is not asked again). Loops over children by index:
+    /// nothing is allocated per row.
+    fn refill(&mut self, es: &mut EState) -> StepResult<bool> {
+        deliver_responses(self, es)?;
         // exercise:async-merge-append begin
         // Ask all async children first, so their requests travel concurrently.
         for child in 0..self.children.len() {
-            let Some(r) = self.ms_asyncrequests[child] else { continue };
-            if !self.ms_need[child] || self.ms_requested[child] {
+            if self.areq.request_of(child).is_none() || !self.ms_need[child] || self.ms_requested[child] {
                 continue;
             }
+            request(self, es, child)?;
             self.ms_requested[child] = true;
-            exec_async_request(es, r, &mut self.children[child])?;
-            if es.blocked_on.is_some() {
-                self.ms_requested[child] = false; // asked again on the next call
-                return Ok(false);
-            }
-            if es.requests[r].state == AsyncState::CallbackPending {
-                self.ms_callbackpending.push_back(child);
-            }
-            if es.yield_step() {
-                return Ok(false);
-            }
-            self.deliver_responses(es)?;
+            es.step_boundary()?;
+            deliver_responses(self, es)?;
         }
         // exercise:async-merge-append end
         // Then synchronous children, one after another.
         for child in 0..self.children.len() {
-            if !self.ms_need[child] || self.ms_asyncrequests[child].is_some() {
+            if !self.ms_need[child] || self.areq.request_of(child).is_some() {
                 continue;
             }
             match exec_proc_node(&mut self.children[child], es)? {
                 ExecStatus::Row => {
                     self.store(child, true);
-                    // Step mode: a row handed up by a child is a step, as in Append.
-                    if es.yield_step() {
-                        return Ok(false);
-                    }
+                    // A row handed up by a child is a step, as in Append.
+                    es.step_boundary()?;
                 }
                 ExecStatus::Done => self.store(child, false),
                 ExecStatus::Wait => return Ok(false),
             }
         }
         // exercise:async-merge-append begin
-        // Finally wait for the async answers still missing.
+        // Finally wait for the async answers still missing. Unlike Append's, this wait
+        // starts over after a suspension (a step, a requestee that blocked).
         while (0..self.children.len()).any(|c| self.ms_need[c] && self.ms_requested[c]) {
-            let budget = es.event_loop.max_events.max(1);
-            let out = async_event_wait(es, self.id, &mut self.children, &self.ms_asyncrequests, true, budget, false)?;
-            let progressed = out.progressed();
-            self.ms_callbackpending.extend(out.callback_pending);
-            if es.interrupted() || !progressed {
+            let (id, budget) = (self.id, es.event_loop.max_events.max(1));
+            let (areq, children) = self.requestor();
+            let out = async_event_wait(es, id, children, areq.requests(), true, budget, false)?;
+            areq.queue_callback_pending(&out.callback_pending);
+            es.suspend_if_interrupted()?;
+            if !out.progressed() {
                 return Ok(false);
             }
-            self.deliver_responses(es)?;
+            deliver_responses(self, es)?;
         }
         // exercise:async-merge-append end
         Ok(!self.ms_need.contains(&true))
     }
-}
 
-impl ExecNode for MergeAppendState {
-    fn exec_next(&mut self, es: &mut EState) -> ExecResult<ExecStatus> {
+    /// ExecMergeAppend's merge step: refill, then the smallest current row.
+    fn exec_merge_append(&mut self, es: &mut EState) -> StepResult<ExecStatus> {
         if self.ms_need.contains(&true) && !self.refill(es)? {
             return Ok(ExecStatus::Wait);
         }
@@ -182,26 +177,38 @@ impl ExecNode for MergeAppendState {
         self.ms_need[b] = true;
         Ok(ExecStatus::Row)
     }
+}
+
+impl Requestor for MergeAppendState {
+    fn requestor(&mut self) -> (&mut AsyncRequestor, &mut [PlanState]) {
+        (&mut self.areq, &mut self.children)
+    }
+
+    /// The child's next row (or its end) is in: it is no longer needed.
+    fn async_response(&mut self, child: usize, has_row: bool) {
+        self.store(child, has_row);
+    }
+}
+
+impl ExecNode for MergeAppendState {
+    fn exec_next(&mut self, es: &mut EState) -> ExecResult<ExecStatus> {
+        wait_if_suspended(self.exec_merge_append(es))
+    }
 
     fn exec_rescan(&mut self, es: &mut EState) -> ExecResult<()> {
-        for r in self.ms_asyncrequests.iter().flatten() {
-            exec_async_cancel(es, *r);
-        }
+        self.areq.cancel_all(es);
         for c in self.children.iter_mut() {
             exec_rescan(c, es)?;
         }
         let n = self.children.len();
         self.ms_valid = vec![false; n];
         self.ms_requested = vec![false; n];
-        self.ms_callbackpending.clear();
         self.ms_need = vec![true; n];
         Ok(())
     }
 
     fn exec_end(&mut self, es: &mut EState) {
-        for r in self.ms_asyncrequests.iter().flatten() {
-            exec_async_cancel(es, *r);
-        }
+        self.areq.cancel_all(es);
         for c in self.children.iter_mut() {
             super::exec_end_node(c, es);
         }
