@@ -49,21 +49,8 @@ use support::{postgres_installed, postgres_left};
 const ROWS: usize = 120;
 
 /// Where the sandbox departs from PostgreSQL 15 today, as `"<case>: <check>"`; each
-/// must still differ (a fix fails the test until its entry goes). MergeAppend
-/// (`crate/executor/node_mergeappend.rs`) takes, among children whose current rows tie
-/// on the sort key, the lowest-numbered one (a linear scan); PostgreSQL 15's
-/// `binaryheap` keeps the child at its top (`sift_down` swaps only with a strictly
-/// smaller child), so M's players_p2 and players_p4 return one row more and one row
-/// fewer than in PostgreSQL (EXPLAIN's rows), and where a batch boundary falls inside a
-/// run of ties (fetch_size 5) two FETCHes on a connection come in the other order.
-const KNOWN: &[&str] = &[
-    "M sync fetch_size 100: EXPLAIN",
-    "M async fetch_size 100: EXPLAIN",
-    "M sync fetch_size 5: statements",
-    "M sync fetch_size 5: EXPLAIN",
-    "M async fetch_size 5: statements",
-    "M async fetch_size 5: EXPLAIN",
-];
+/// must still differ (a fix fails the test until its entry goes). None now.
+const KNOWN: &[&str] = &[];
 
 /// M's and X's second fetch size: M reads about 29 rows of each partition (six FETCHes),
 /// X 10 groups (5, 5, then an empty FETCH).

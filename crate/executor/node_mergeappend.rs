@@ -9,6 +9,14 @@
 //! - afterwards, return the smallest current row and ask **only the child whose row was
 //!   consumed** for its next one (usually still in its batch; with `fetch_ahead` the
 //!   next batch is on its way too).
+//! The smallest row is the top of a binary heap of child numbers kept as PostgreSQL's
+//! `binaryheap.c` keeps it (`ms_heap`: built once every child has its first row, then
+//! the top replaced by the consumed child, or removed when that child is done). Which
+//! child is taken among rows that tie on the keys is the heap's: `sift_down` swaps a
+//! node only with a strictly smaller child, so a tie leaves the top where it is. (A
+//! linear scan taking the lowest-numbered child reads a different number of rows from
+//! each child, and at a batch boundary inside a run of ties sends FETCHes in another
+//! order: checked against PostgreSQL 15 by cli/tests/live_scenarios.rs, scenario M.)
 //!
 //! Invariants: a child is asked (`ms_requested`) at most once per row it owes; the
 //! merge step runs only when no child is in `ms_need`; a child at end of data is never
@@ -16,9 +24,7 @@
 //! shared with Append (`requestor.rs`): `request`, `deliver_responses`, and
 //! `async_response` (here: `store`) as the response callback.
 //!
-//! Where it departs from PostgreSQL: the smallest row is found by a linear scan over
-//! the children's current rows (PostgreSQL uses a binary heap; with a handful of shards
-//! the scan is as fast and easier to follow). As in Append, a call may end early with
+//! Where it departs from PostgreSQL: as in Append, a call may end early with
 //! Wait (`Stop::Suspended`: a step in the demo's step mode, or a requestee that
 //! blocked): what was asked is not asked again, and an unfinished event wait starts over
 //! on the next call.
@@ -27,7 +33,8 @@
 //! |---|---|
 //! | `exec_merge_append` | `ExecMergeAppend` |
 //! | `refill` | the first call's loop over all children, later the one consumed child |
-//! | `ms_rows`, `ms_valid` | `ms_slots` and the binary heap `ms_heap` |
+//! | `ms_rows`, `ms_valid` | `ms_slots` |
+//! | `ms_heap`, `sift_down` | `ms_heap`, binaryheap.c's `sift_down` |
 //! | `areq` | the patch's `ms_asyncrequests`, its needrequest/callback handling |
 
 use super::async_wait::async_event_wait;
@@ -58,6 +65,12 @@ pub struct MergeAppendState {
     /// Async children asked and not yet answered.
     ms_requested: Vec<bool>,
     slot: Vec<Datum>,
+    /// Child numbers with a current row, in heap order (`ms_heap`'s `bh_nodes`).
+    ms_heap: Vec<usize>,
+    /// The heap is built (PostgreSQL's `ms_initialized`).
+    ms_initialized: bool,
+    /// The child whose row was returned last: the heap's top, replaced next call.
+    ms_last: usize,
     /// The keys as EXPLAIN prints them.
     pub key_text: String,
 }
@@ -89,6 +102,9 @@ impl MergeAppendState {
             ms_need: vec![true; n],
             ms_requested: vec![false; n],
             slot: Vec::new(),
+            ms_heap: Vec::new(),
+            ms_initialized: false,
+            ms_last: 0,
             key_text: String::new(),
         }
     }
@@ -153,20 +169,58 @@ impl MergeAppendState {
         Ok(!self.ms_need.contains(&true))
     }
 
+    /// Whether the row of the child at heap position `a` sorts after that at `b`
+    /// (PostgreSQL's `heap_compare_slots`, inverted for its max-heap, `< 0`).
+    fn sorts_after(&self, a: usize, b: usize) -> bool {
+        compare_rows(&self.keys, &self.ms_rows[self.ms_heap[a]], &self.ms_rows[self.ms_heap[b]]).is_gt()
+    }
+
+    /// binaryheap.c's `sift_down`: moves the node at `node` down while a child sorts
+    /// strictly before it, to the smaller child (the left one on a tie).
+    fn sift_down(&mut self, mut node: usize) {
+        let n = self.ms_heap.len();
+        loop {
+            let (left, right) = (2 * node + 1, 2 * node + 2);
+            let mut swap = None;
+            if left < n && self.sorts_after(node, left) {
+                swap = Some(left);
+            }
+            if right < n && self.sorts_after(node, right) && (swap.is_none() || self.sorts_after(left, right)) {
+                swap = Some(right);
+            }
+            let Some(to) = swap else { break };
+            self.ms_heap.swap(to, node);
+            node = to;
+        }
+    }
+
     /// ExecMergeAppend's merge step: refill, then the smallest current row.
     fn exec_merge_append(&mut self, es: &mut EState) -> StepResult<ExecStatus> {
         if self.ms_need.contains(&true) && !self.refill(es)? {
             return Ok(ExecStatus::Wait);
         }
-        let mut best: Option<usize> = None;
-        for i in 0..self.children.len() {
-            if !self.ms_valid[i] {
-                continue;
+        if !self.ms_initialized {
+            // binaryheap_add_unordered for each child with a row, then binaryheap_build.
+            self.ms_heap = (0..self.children.len()).filter(|&i| self.ms_valid[i]).collect();
+            for node in (0..self.ms_heap.len() / 2).rev() {
+                self.sift_down(node);
             }
-            best = match best {
-                Some(b) if compare_rows(&self.keys, &self.ms_rows[i], &self.ms_rows[b]).is_ge() => Some(b),
-                _ => Some(i),
-            };
+            self.ms_initialized = true;
+        } else if !self.ms_heap.is_empty() {
+            if self.ms_valid[self.ms_last] {
+                // binaryheap_replace_first: the consumed child's next row.
+                self.sift_down(0);
+            } else {
+                // binaryheap_remove_first: the consumed child is done.
+                let last = self.ms_heap.len() - 1;
+                self.ms_heap.swap(0, last);
+                self.ms_heap.pop();
+                self.sift_down(0);
+            }
+        }
+        let best = self.ms_heap.first().copied();
+        if let Some(b) = best {
+            self.ms_last = b;
         }
         let Some(b) = best else {
             return Ok(ExecStatus::Done);
@@ -204,6 +258,7 @@ impl ExecNode for MergeAppendState {
         self.ms_valid = vec![false; n];
         self.ms_requested = vec![false; n];
         self.ms_need = vec![true; n];
+        self.ms_initialized = false;
         Ok(())
     }
 
