@@ -120,9 +120,16 @@ impl fmt::Display for EvalError {
 
 impl Expr {
     /// The executor's evaluation: an error makes its operation's result NULL
-    /// ([`OnError::Null`]). Integer arithmetic and comparisons never allocate.
+    /// ([`OnError::Null`]). Integer arithmetic and comparisons never allocate. A lone
+    /// column or constant (an aggregate's argument, a sort or join key) is read
+    /// directly, as PostgreSQL's `ExecJustVar` / `ExecJustConst` skip the interpreter.
+    #[inline]
     pub fn eval(&self, row: &[Datum]) -> Datum {
-        self.eval_in(row, &mut ExprContext::executor()).unwrap_or(Datum::Null)
+        match self {
+            Expr::Col(i) => row[*i].clone(),
+            Expr::Const(d) => d.clone(),
+            _ => self.eval_in(row, &mut ExprContext::executor()).unwrap_or(Datum::Null),
+        }
     }
 
     /// Evaluates the expression over `row` (PostgreSQL's `ExecEvalExpr`).
@@ -141,13 +148,24 @@ impl Expr {
     }
 }
 
+/// An operand: a column or constant read here (the common `col op const` costs no
+/// further call, as PostgreSQL's `EEOP_SCAN_VAR` steps are inline), else evaluated.
+#[inline(always)]
+fn operand(e: &Expr, row: &[Datum], cx: &mut ExprContext) -> Result<Datum, EvalError> {
+    match e {
+        Expr::Col(i) => Ok(row[*i].clone()),
+        Expr::Const(d) => Ok(d.clone()),
+        _ => e.eval_in(row, cx),
+    }
+}
+
 fn eval_bin(op: BinOp, l: &Expr, r: &Expr, row: &[Datum], cx: &mut ExprContext) -> Result<Datum, EvalError> {
-    let a = l.eval_in(row, cx)?;
+    let a = operand(l, row, cx)?;
     match op {
         BinOp::And => bool_and(a, || r.eval_in(row, cx)),
         BinOp::Or => bool_or(a, || r.eval_in(row, cx)),
         _ => {
-            let b = r.eval_in(row, cx)?;
+            let b = operand(r, row, cx)?;
             if a.is_null() || b.is_null() {
                 return Ok(Datum::Null);
             }
