@@ -28,7 +28,7 @@
 //! and an int4 result is not range-checked until it is stored.
 
 use sqlparser::ast::{
-    self, BinaryOperator, CastKind, DataType, FunctionArg, FunctionArgExpr, FunctionArguments, UnaryOperator, Value,
+    self, BinaryOperator, CastKind, FunctionArg, FunctionArgExpr, FunctionArguments, UnaryOperator, Value,
 };
 use sqlparser::tokenizer::Location;
 
@@ -305,9 +305,4 @@ fn call(func: Func, mut typed: Vec<Typed>, at: Location) -> Result<Typed, FrontE
         _ => Some(SqlType::Text),
     };
     Ok((Expr::func(func, typed.into_iter().map(|(e, _)| e).collect()), ty))
-}
-
-/// Type of a column declared with `t`, for a `DataType` in a cast.
-pub fn data_type(t: &DataType, at: Location) -> Result<SqlType, FrontError> {
-    SqlType::from_ast(t, at)
 }
