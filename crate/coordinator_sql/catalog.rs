@@ -16,10 +16,11 @@
 use sqlparser::ast::{self, ColumnDef, Ident, ObjectName};
 use sqlparser::tokenizer::Location;
 
-use super::eval::{self, Env, EvalContext, Val};
+use super::eval::{self, Analyzed, Env, Val};
 use super::pgfuncs;
-use super::statement::{BoundSpec, ForeignSpec, Located, PartitionBy, RangeDatum, SqlType, Stmt, Strategy};
+use super::statement::{BoundSpec, ForeignSpec, Located, PartitionBy, RangeDatum, Stmt, Strategy};
 use super::FrontError;
+use crate::plan::SqlType;
 use crate::types::{Column, Datum, Table};
 
 /// The most rows a scenario file may insert in all (as `scenario::MAX_TOTAL_ROWS`).
@@ -210,8 +211,9 @@ pub struct InsertJob {
 enum InsertSource {
     /// `VALUES` rows, evaluated when the INSERT started.
     Values(std::vec::IntoIter<Vec<Val>>),
-    /// `SELECT exprs FROM generate_series(…) name`: the next value and how many are left.
-    Series { name: [String; 1], next: i64, left: usize, projection: Vec<ast::Expr> },
+    /// `SELECT exprs FROM generate_series(…) name`: the expressions, analysed once
+    /// over the series' column; the next value and how many are left.
+    Series { next: i64, left: usize, projection: Vec<Analyzed> },
 }
 
 /// Name of a relation as written (`public.t` or `t`), folded as PostgreSQL folds it.
@@ -521,8 +523,7 @@ impl Cluster {
         };
         let wrong = |s: &str| FrontError::at(format!("invalid bound specification for a {s} partition"), at);
         let value = |e: &ast::Expr, ty: SqlType, node: &mut Node| -> Result<Datum, FrontError> {
-            let mut cx = EvalContext { random: &mut node.random };
-            let v = eval::eval(e, &Env::EMPTY, &mut cx)?;
+            let v = eval::eval(e, &mut node.random)?;
             eval::cast(v, ty, at)
         };
         let node = &mut self.nodes[n];
@@ -615,8 +616,7 @@ impl Cluster {
         for item in &s.projection {
             match item {
                 ast::SelectItem::UnnamedExpr(e) | ast::SelectItem::ExprWithAlias { expr: e, .. } => {
-                    let mut cx = EvalContext { random: &mut self.nodes[n].random };
-                    out.push(eval::eval(e, &Env::EMPTY, &mut cx)?);
+                    out.push(eval::eval(e, &mut self.nodes[n].random)?);
                 }
                 _ => return Err(FrontError::unsupported("* without FROM", at)),
             }
@@ -665,14 +665,14 @@ impl Cluster {
                     Some(vals) => vals,
                     None => break,
                 },
-                InsertSource::Series { name, next, left, projection } => {
+                InsertSource::Series { next, left, projection } => {
                     if *left == 0 {
                         break;
                     }
                     let i = *next;
                     *left -= 1;
                     *next = next.saturating_add(1);
-                    series_row(&mut self.nodes[job.n].random, name, i, projection)?
+                    series_row(&mut self.nodes[job.n].random, i, projection)?
                 }
             };
             if vals.len() > job.targets.len() {
@@ -728,8 +728,7 @@ impl Cluster {
                 for row in &v.rows {
                     let mut vals = Vec::new();
                     for e in row {
-                        let mut cx = EvalContext { random: &mut self.nodes[n].random };
-                        vals.push(eval::eval(e, &Env::EMPTY, &mut cx)?);
+                        vals.push(eval::eval(e, &mut self.nodes[n].random)?);
                     }
                     out.push(vals);
                 }
@@ -759,20 +758,21 @@ impl Cluster {
                 at,
             ));
         }
+        let names = [name];
+        let env = Env { names: &names, types: &[SqlType::Int4] };
         let mut projection = Vec::with_capacity(s.projection.len());
         for item in &s.projection {
             match item {
                 ast::SelectItem::UnnamedExpr(e) | ast::SelectItem::ExprWithAlias { expr: e, .. } => {
-                    projection.push(e.clone())
+                    projection.push(eval::analyze(e, &env)?)
                 }
                 _ => return Err(FrontError::unsupported("* in INSERT … SELECT", at)),
             }
         }
-        let name = [name];
         if count > 0 {
-            self.check_series_bytes(n, &name, *range.start(), count as usize, &projection, at)?;
+            self.check_series_bytes(n, *range.start(), count as usize, &projection, at)?;
         }
-        Ok(InsertSource::Series { name, next: *range.start(), left: count as usize, projection })
+        Ok(InsertSource::Series { next: *range.start(), left: count as usize, projection })
     }
 
     /// Refuses a series whose rows, each as wide as its first, would pass the bytes
@@ -781,14 +781,13 @@ impl Cluster {
     fn check_series_bytes(
         &self,
         n: usize,
-        name: &[String; 1],
         first: i64,
         count: usize,
-        projection: &[ast::Expr],
+        projection: &[Analyzed],
         at: Location,
     ) -> Result<(), FrontError> {
         let mut random = self.nodes[n].random.clone();
-        let vals = series_row(&mut random, name, first, projection)?;
+        let vals = series_row(&mut random, first, projection)?;
         let row: Vec<Datum> = vals.into_iter().map(|v| v.datum).collect();
         let width = row_bytes(&row);
         let estimate = (width as u128) * (count as u128);
@@ -926,8 +925,7 @@ fn series(
         let ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(e)) = a else {
             return Err(FrontError::unsupported("this generate_series argument", at));
         };
-        let mut cx = EvalContext { random };
-        match eval::cast(eval::eval(e, &Env::EMPTY, &mut cx)?, SqlType::Int8, at)? {
+        match eval::cast(eval::eval(e, random)?, SqlType::Int8, at)? {
             Datum::Int(i) => bounds.push(i),
             _ => return Err(FrontError::at("generate_series() bounds must not be NULL", at)),
         }
@@ -943,21 +941,9 @@ fn series(
 }
 
 /// One row of `SELECT exprs FROM generate_series(…) name`: the expressions with `name` = `i`.
-fn series_row(
-    random: &mut pgfuncs::PgRandom,
-    names: &[String],
-    i: i64,
-    projection: &[ast::Expr],
-) -> Result<Vec<Val>, FrontError> {
-    let values = [Datum::Int(i)];
-    let types = [SqlType::Int4];
-    let env = Env { names, values: &values, types: &types };
-    let mut vals = Vec::with_capacity(projection.len());
-    for e in projection {
-        let mut cx = EvalContext { random: &mut *random };
-        vals.push(eval::eval(e, &env, &mut cx)?);
-    }
-    Ok(vals)
+fn series_row(random: &mut pgfuncs::PgRandom, i: i64, projection: &[Analyzed]) -> Result<Vec<Val>, FrontError> {
+    let row = [Datum::Int(i)];
+    projection.iter().map(|e| e.eval(&row, random)).collect()
 }
 
 /// PostgreSQL's hash of a partition key (`compute_partition_hash_value`), each value

@@ -340,13 +340,7 @@ fn plan_join(
 
 /// An expression over the join's columns, moved to the inner side's numbering.
 fn shift(e: &Expr, by: usize) -> Expr {
-    match e {
-        Expr::Col(i) => Expr::Col(i - by),
-        Expr::Const(d) => Expr::Const(d.clone()),
-        Expr::Bin(op, l, r) => Expr::Bin(*op, Box::new(shift(l, by)), Box::new(shift(r, by))),
-        Expr::Not(x) => Expr::Not(Box::new(shift(x, by))),
-        Expr::IsNull(x, neg) => Expr::IsNull(Box::new(shift(x, by)), *neg),
-    }
+    e.map_cols(&|i| i - by)
 }
 
 /// The ORDER BY keys that are output columns (the leading ones), for comparing
@@ -959,23 +953,12 @@ fn is_col_eq_const(e: &Expr) -> bool {
 }
 
 fn columns_of(e: &Expr, n: usize) -> Vec<usize> {
-    fn walk(e: &Expr, out: &mut Vec<bool>) {
-        match e {
-            Expr::Col(i) => {
-                if let Some(x) = out.get_mut(*i) {
-                    *x = true;
-                }
-            }
-            Expr::Const(_) => {}
-            Expr::Bin(_, l, r) => {
-                walk(l, out);
-                walk(r, out);
-            }
-            Expr::Not(x) | Expr::IsNull(x, _) => walk(x, out),
-        }
-    }
     let mut seen = vec![false; n];
-    walk(e, &mut seen);
+    e.for_each_col(&mut |i| {
+        if let Some(x) = seen.get_mut(i) {
+            *x = true;
+        }
+    });
     (0..n).filter(|&i| seen[i]).collect()
 }
 
@@ -1020,13 +1003,7 @@ fn inverse(kept: &[usize]) -> Vec<Option<usize>> {
 }
 
 fn rewrite(e: &Expr, map: &[Option<usize>]) -> Expr {
-    match e {
-        Expr::Col(i) => Expr::Col(map.get(*i).copied().flatten().unwrap_or(*i)),
-        Expr::Const(d) => Expr::Const(d.clone()),
-        Expr::Bin(op, l, r) => Expr::Bin(*op, Box::new(rewrite(l, map)), Box::new(rewrite(r, map))),
-        Expr::Not(x) => Expr::Not(Box::new(rewrite(x, map))),
-        Expr::IsNull(x, neg) => Expr::IsNull(Box::new(rewrite(x, map)), *neg),
-    }
+    e.map_cols(&|i| map.get(i).copied().flatten().unwrap_or(i))
 }
 
 /// PostgreSQL's partition order: hash by (modulus, remainder), list by the smallest

@@ -18,6 +18,7 @@ use sqlparser::parser::{Parser, ParserError};
 use sqlparser::tokenizer::{Location, Token, TokenWithSpan, Tokenizer};
 
 use super::FrontError;
+use crate::plan::SqlType;
 use crate::shard_sql::nesting;
 
 /// How a partitioned table splits its rows.
@@ -640,17 +641,8 @@ fn attach_partition(p: &mut Parser) -> Result<Stmt, FrontError> {
     Ok(Stmt::AttachPartition { parent, name, bound })
 }
 
-/// The SQL type of a column, as the sandbox stores it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SqlType {
-    Int2,
-    Int4,
-    Int8,
-    Numeric,
-    Float8,
-    Text,
-}
-
+/// Parse analysis of a column's or a cast's type name (the type itself is the
+/// evaluator's, [`SqlType`]).
 impl SqlType {
     pub fn from_ast(t: &DataType, at: Location) -> Result<SqlType, FrontError> {
         Ok(match t {
@@ -666,24 +658,6 @@ impl SqlType {
             }
             other => return Err(FrontError::unsupported(format!("the column type {other}"), at)),
         })
-    }
-    pub fn name(self) -> &'static str {
-        match self {
-            SqlType::Int2 => "smallint",
-            SqlType::Int4 => "integer",
-            SqlType::Int8 => "bigint",
-            SqlType::Numeric => "numeric",
-            SqlType::Float8 => "double precision",
-            SqlType::Text => "text",
-        }
-    }
-    pub fn col_type(self) -> crate::types::ColType {
-        use crate::types::ColType;
-        match self {
-            SqlType::Int2 | SqlType::Int4 | SqlType::Int8 => ColType::Int,
-            SqlType::Numeric | SqlType::Float8 => ColType::Float,
-            SqlType::Text => ColType::Text,
-        }
     }
 }
 

@@ -4,10 +4,26 @@
 //! turns it into a tree of `PlanState`s. Expressions reference input columns by
 //! position. Remote queries of foreign scans are kept as structured data and deparsed
 //! to SQL text only when sent, like postgres_fdw's `deparse.c`.
+//!
+//! Invariants:
+//! - An [`Expr`] is already analysed, as PostgreSQL's planner receives it: every
+//!   column is a position in its input row, every type question (which `+`, which
+//!   cast, how a value prints as text) was answered when it was built, so evaluating
+//!   it ([`eval`], the one evaluator) looks at values only. The shards' SQL
+//!   (`shard_sql`) and the coordinator's front end (`coordinator_sql::eval`) both
+//!   build `Expr`s; the executor and the coordinator both evaluate them.
+//! - `Expr::Func` holds what the coordinator's scripts call ([`Func`]: casts,
+//!   `random()`, `||`, `to_char`, …); the shards' planner never builds one, so remote
+//!   SQL and EXPLAIN of a query never show one.
+//!
+//! Departs from PostgreSQL: booleans are `Int` 0/1 (no boolean type); a value's type
+//! is not stored with it (a `Datum` is Int, Float, Text or Null), so an `Expr` that
+//! needs one (a cast from float8 rather than numeric) carries it in the node.
 
 use crate::types::{ColType, Column, Datum};
 use serde::Serialize;
 
+pub mod eval;
 mod optimize;
 pub use optimize::use_indexes;
 
@@ -29,6 +45,10 @@ pub enum BinOp {
 }
 
 impl BinOp {
+    /// `= <> < <= > >=`: the operators whose result is a boolean (Int 0/1).
+    pub fn is_comparison(self) -> bool {
+        matches!(self, BinOp::Eq | BinOp::NotEq | BinOp::Lt | BinOp::LtEq | BinOp::Gt | BinOp::GtEq)
+    }
     pub fn sql(self) -> &'static str {
         match self {
             BinOp::Eq => "=",
@@ -48,7 +68,107 @@ impl BinOp {
     }
 }
 
-/// A scalar expression over the columns of one input row.
+/// The SQL types the sandbox stores and casts between (a column's declared type).
+/// Values of the three integer types are all `Datum::Int`, numeric and float8 both
+/// `Datum::Float`: the type decides range checks, rounding and text output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum SqlType {
+    Int2,
+    Int4,
+    Int8,
+    Numeric,
+    Float8,
+    Text,
+}
+
+impl SqlType {
+    /// The name PostgreSQL's messages use (`format_type`).
+    pub fn name(self) -> &'static str {
+        match self {
+            SqlType::Int2 => "smallint",
+            SqlType::Int4 => "integer",
+            SqlType::Int8 => "bigint",
+            SqlType::Numeric => "numeric",
+            SqlType::Float8 => "double precision",
+            SqlType::Text => "text",
+        }
+    }
+    pub fn col_type(self) -> ColType {
+        match self {
+            SqlType::Int2 | SqlType::Int4 | SqlType::Int8 => ColType::Int,
+            SqlType::Numeric | SqlType::Float8 => ColType::Float,
+            SqlType::Text => ColType::Text,
+        }
+    }
+    pub fn is_integer(self) -> bool {
+        matches!(self, SqlType::Int2 | SqlType::Int4 | SqlType::Int8)
+    }
+}
+
+/// A function call the evaluator implements, resolved when the expression was
+/// analysed (PostgreSQL's `FuncExpr` with its function's OID; an operator such as
+/// `||` is its function, as `OpExpr` is).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Func {
+    /// A cast from `from` (None: an untyped literal or NULL) to `to`: assignment and
+    /// explicit casts are the same here (`int4(float8)`, `float8out`, `int4in`, …).
+    Cast {
+        from: Option<SqlType>,
+        to: SqlType,
+    },
+    /// Unary minus (`int8um`, `float8um`).
+    Neg,
+    /// `||` over two texts (`textcat`); the analyser casts each operand to text.
+    TextCat,
+    Random,
+    SetSeed,
+    /// `to_char(integer, text)`.
+    ToChar,
+    Abs,
+    Length,
+    Upper,
+    Lower,
+}
+
+impl Func {
+    pub fn name(self) -> &'static str {
+        match self {
+            Func::Cast { .. } => "cast",
+            Func::Neg => "-",
+            Func::TextCat => "||",
+            Func::Random => "random",
+            Func::SetSeed => "setseed",
+            Func::ToChar => "to_char",
+            Func::Abs => "abs",
+            Func::Length => "length",
+            Func::Upper => "upper",
+            Func::Lower => "lower",
+        }
+    }
+
+    /// SQL text of a call, its arguments already written (for EXPLAIN and deparse).
+    pub fn sql(self, args: &[String]) -> String {
+        match (self, args) {
+            (Func::Cast { to, .. }, [x]) => format!("({x})::{}", to.name()),
+            (Func::Neg, [x]) => format!("(- {x})"),
+            (Func::TextCat, [a, b]) => format!("({a} || {b})"),
+            _ => format!("{}({})", self.name(), args.join(", ")),
+        }
+    }
+
+    /// Result type, given the first argument's (None for no argument).
+    fn col_type(self, arg: Option<ColType>) -> ColType {
+        match self {
+            Func::Cast { to, .. } => to.col_type(),
+            Func::Neg | Func::Abs => arg.unwrap_or(ColType::Int),
+            Func::Random => ColType::Float,
+            Func::Length => ColType::Int,
+            Func::TextCat | Func::SetSeed | Func::ToChar | Func::Upper | Func::Lower => ColType::Text,
+        }
+    }
+}
+
+/// A scalar expression over the columns of one input row; [`eval`] evaluates it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub enum Expr {
     Col(usize),
@@ -56,6 +176,7 @@ pub enum Expr {
     Bin(BinOp, Box<Expr>, Box<Expr>),
     Not(Box<Expr>),
     IsNull(Box<Expr>, bool),
+    Func(Func, Box<[Expr]>),
 }
 
 impl Expr {
@@ -68,19 +189,34 @@ impl Expr {
     pub fn bin(op: BinOp, l: Expr, r: Expr) -> Expr {
         Expr::Bin(op, Box::new(l), Box::new(r))
     }
+    pub fn func(f: Func, args: Vec<Expr>) -> Expr {
+        Expr::Func(f, args.into_boxed_slice())
+    }
 
-    /// Evaluates the expression. Integer arithmetic and comparisons never allocate;
-    /// booleans are Int 0/1 and NULL propagates as in SQL.
-    pub fn eval(&self, row: &[Datum]) -> Datum {
+    /// The same expression with every column `i` read as column `f(i)` (the planner
+    /// moves expressions between inputs of different shapes).
+    pub fn map_cols(&self, f: &impl Fn(usize) -> usize) -> Expr {
         match self {
-            Expr::Col(i) => row[*i].clone(),
-            Expr::Const(d) => d.clone(),
-            Expr::Not(e) => match e.eval(row) {
-                Datum::Null => Datum::Null,
-                d => Datum::Int(!d.is_true() as i64),
-            },
-            Expr::IsNull(e, negated) => Datum::Int((e.eval(row).is_null() != *negated) as i64),
-            Expr::Bin(op, l, r) => eval_bin(*op, l.eval(row), || r.eval(row)),
+            Expr::Col(i) => Expr::Col(f(*i)),
+            Expr::Const(d) => Expr::Const(d.clone()),
+            Expr::Bin(op, l, r) => Expr::bin(*op, l.map_cols(f), r.map_cols(f)),
+            Expr::Not(x) => Expr::Not(Box::new(x.map_cols(f))),
+            Expr::IsNull(x, neg) => Expr::IsNull(Box::new(x.map_cols(f)), *neg),
+            Expr::Func(func, args) => Expr::Func(*func, args.iter().map(|a| a.map_cols(f)).collect()),
+        }
+    }
+
+    /// Calls `f` with every column the expression reads.
+    pub fn for_each_col(&self, f: &mut impl FnMut(usize)) {
+        match self {
+            Expr::Col(i) => f(*i),
+            Expr::Const(_) => {}
+            Expr::Bin(_, l, r) => {
+                l.for_each_col(f);
+                r.for_each_col(f);
+            }
+            Expr::Not(x) | Expr::IsNull(x, _) => x.for_each_col(f),
+            Expr::Func(_, args) => args.iter().for_each(|a| a.for_each_col(f)),
         }
     }
 
@@ -102,6 +238,7 @@ impl Expr {
                     ColType::Int
                 }
             }
+            Expr::Func(f, args) => f.col_type(args.first().map(|a| a.col_type(input))),
             _ => ColType::Int,
         }
     }
@@ -118,73 +255,8 @@ impl Expr {
             Expr::Bin(op, l, r) => {
                 format!("({} {} {})", l.to_sql(names), op.sql(), r.to_sql(names))
             }
+            Expr::Func(f, args) => f.sql(&args.iter().map(|a| a.to_sql(names)).collect::<Vec<_>>()),
         }
-    }
-}
-
-fn eval_bin(op: BinOp, l: Datum, r: impl FnOnce() -> Datum) -> Datum {
-    use Datum::*;
-    match op {
-        BinOp::And => {
-            if matches!(l, Int(0)) {
-                return Int(0);
-            }
-            match (l, r()) {
-                (_, Int(0)) => Int(0),
-                (Null, _) | (_, Null) => Null,
-                _ => Int(1),
-            }
-        }
-        BinOp::Or => {
-            if l.is_true() {
-                return Int(1);
-            }
-            match (l, r()) {
-                (_, b) if b.is_true() => Int(1),
-                (Null, _) | (_, Null) => Null,
-                _ => Int(0),
-            }
-        }
-        _ => {
-            let r = r();
-            if l.is_null() || r.is_null() {
-                return Null;
-            }
-            match op {
-                BinOp::Eq => Int((l == r) as i64),
-                BinOp::NotEq => Int((l != r) as i64),
-                BinOp::Lt => Int((l < r) as i64),
-                BinOp::LtEq => Int((l <= r) as i64),
-                BinOp::Gt => Int((l > r) as i64),
-                BinOp::GtEq => Int((l >= r) as i64),
-                _ => arith(op, &l, &r),
-            }
-        }
-    }
-}
-
-fn arith(op: BinOp, l: &Datum, r: &Datum) -> Datum {
-    if let (Datum::Int(a), Datum::Int(b)) = (l, r) {
-        return match op {
-            BinOp::Plus => Datum::Int(a.wrapping_add(*b)),
-            BinOp::Minus => Datum::Int(a.wrapping_sub(*b)),
-            BinOp::Multiply => Datum::Int(a.wrapping_mul(*b)),
-            // Division by zero yields NULL rather than aborting the sandbox.
-            BinOp::Divide => a.checked_div(*b).map_or(Datum::Null, Datum::Int),
-            BinOp::Modulo => a.checked_rem(*b).map_or(Datum::Null, Datum::Int),
-            _ => Datum::Null,
-        };
-    }
-    match (l.as_f64(), r.as_f64()) {
-        (Some(a), Some(b)) => Datum::Float(match op {
-            BinOp::Plus => a + b,
-            BinOp::Minus => a - b,
-            BinOp::Multiply => a * b,
-            BinOp::Divide => a / b,
-            BinOp::Modulo => a % b,
-            _ => return Datum::Null,
-        }),
-        _ => Datum::Null,
     }
 }
 

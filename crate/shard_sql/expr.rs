@@ -29,7 +29,8 @@ use sqlparser::ast::{
 
 use super::source::Source;
 use super::{ident_name, SqlError};
-use crate::plan::{AggCall, AggFunc, BinOp, Expr};
+use crate::plan::eval::{cast, EvalError};
+use crate::plan::{AggCall, AggFunc, BinOp, Expr, SqlType};
 use crate::types::{ColType, Column, Datum};
 
 /// The single table a shard query reads, as named in its FROM clause.
@@ -527,22 +528,23 @@ fn cast_target(t: &DataType) -> Option<ColType> {
     }
 }
 
-/// Converts a constant to `target` like PostgreSQL's input/output functions would.
+/// Converts a constant to `target` now, with the evaluator's casts
+/// ([`crate::plan::eval::cast`]), as PostgreSQL's planner folds a constant's cast by
+/// running its executor (`evaluate_expr`). A shard's integers are int8 and its
+/// floats numeric ([`ColType::oid`]); a string literal is untyped.
 fn convert_const(d: &Datum, target: ColType, position: Option<usize>) -> Result<Datum, SqlError> {
-    let invalid =
-        |s: &str| SqlError::new(format!("invalid input syntax for type {}: \"{s}\"", type_name(target)), position);
-    Ok(match (d, target) {
-        (Datum::Null, _) => Datum::Null,
-        (Datum::Int(_), ColType::Int) | (Datum::Float(_), ColType::Float) | (Datum::Text(_), ColType::Text) => {
-            d.clone()
-        }
-        (Datum::Int(v), ColType::Float) => Datum::Float(*v as f64),
-        // numeric -> integer rounds half away from zero, as f64::round does.
-        (Datum::Float(v), ColType::Int) => Datum::Int(v.round() as i64),
-        (Datum::Int(_) | Datum::Float(_), ColType::Text) => Datum::text(&d.to_string()),
-        (Datum::Text(s), ColType::Int) => Datum::Int(s.trim().parse().map_err(|_| invalid(s))?),
-        (Datum::Text(s), ColType::Float) => Datum::Float(s.trim().parse().map_err(|_| invalid(s))?),
-    })
+    let sql_type = |t: ColType| match t {
+        ColType::Int => SqlType::Int8,
+        ColType::Float => SqlType::Numeric,
+        ColType::Text => SqlType::Text,
+    };
+    let from = match d {
+        Datum::Int(_) => Some(ColType::Int),
+        Datum::Float(_) => Some(ColType::Float),
+        Datum::Text(_) | Datum::Null => None,
+    };
+    cast(d.clone(), from.map(sql_type), sql_type(target))
+        .map_err(|kind| SqlError::new(EvalError::from(kind).to_string(), position))
 }
 
 /// PostgreSQL's name for the type a `ColType` stands for (see `ColType::oid`).

@@ -159,6 +159,7 @@ fn deparse_with(e: &Expr, col: &dyn Fn(usize) -> String) -> String {
             format!("({})", parts.join(&format!(" {} ", op.sql())))
         }
         Expr::Bin(op, l, r) => format!("({} {} {})", deparse_with(l, col), op.sql(), deparse_with(r, col)),
+        Expr::Func(f, args) => f.sql(&args.iter().map(|a| deparse_with(a, col)).collect::<Vec<_>>()),
     }
 }
 
@@ -194,4 +195,3 @@ pub fn deparse_string_literal(s: &str) -> String {
     out.push('\'');
     out
 }
-

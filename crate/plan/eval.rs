@@ -1,0 +1,440 @@
+//! The expression evaluator: the one place an [`Expr`] is given a value, for the
+//! executor's rows (filters, projections, aggregate arguments, sort and join keys)
+//! and for the coordinator's scripts (`INSERT … VALUES`, `INSERT … SELECT … FROM
+//! generate_series`, `SELECT setseed(0.5)`, partition bounds), as PostgreSQL's
+//! `execExprInterp.c` is its one evaluator for every node and for utility statements.
+//!
+//! Why here, over `plan::Expr`, and not over sqlparser's tree: PostgreSQL evaluates
+//! what parse analysis produced (types resolved, implicit casts made explicit,
+//! operators bound to functions), never the raw parse tree; the coordinator's
+//! analysis (`coordinator_sql::eval`) and the shards' (`shard_sql::expr`) both
+//! produce an `Expr`, so one set of operators and casts serves both.
+//!
+//! Invariants:
+//! - Evaluation looks at values only: every type decision was made when the `Expr`
+//!   was built. Integers are checked i64 arithmetic (overflow is "bigint out of
+//!   range"), an integer with a float is float arithmetic, division or modulo by zero
+//!   is "division by zero"; comparisons use `Datum`'s order; AND and OR are SQL's
+//!   three-valued logic and skip their right side when the left decides.
+//! - Casts ([`cast`]) are PostgreSQL's: float8 → integer rounds half to even
+//!   (`rint`, `dtoi4`), numeric → integer half away from zero (`numeric_int4`), both
+//!   range-checked for the target; float8 prints as `float8out` does.
+//! - An error is raised ([`EvalError`]) or, in the executor, becomes NULL
+//!   ([`OnError`]); which is the caller's choice, the semantics are the same. The
+//!   executor's path ([`Expr::eval`]) allocates nothing for integer arithmetic and
+//!   comparisons, and nothing when an error becomes NULL.
+//! - `random()` and `setseed()` use the generator the caller passes
+//!   ([`ExprContext::random`]: a session's, as in a PostgreSQL backend); without one,
+//!   `random()` is an error (the executor's plans never call it).
+//!
+//! Departs from PostgreSQL: the executor cannot abort a query, so an error in it
+//! (division by zero, overflow, an operator on a text) makes that operation's result
+//! NULL, much as PostgreSQL 16's soft errors (`ErrorSaveContext`) return a failure
+//! instead of throwing; integer arithmetic is in int8 whatever the operands' declared
+//! type (int4 + int4 overflows only past int8's range).
+
+use std::fmt;
+
+use super::{BinOp, Expr, Func, SqlType};
+use crate::coordinator_sql::pgfuncs;
+use crate::types::Datum;
+
+/// What an error does: PostgreSQL's `ereport(ERROR)` ends the evaluation with it
+/// (the coordinator's scripts), or the operation's result is NULL (the executor).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OnError {
+    Raise,
+    Null,
+}
+
+/// What an evaluation may use beyond the row (PostgreSQL's `ExprContext` and the
+/// backend's state): the session's random generator, and what an error does.
+pub struct ExprContext<'a> {
+    pub random: Option<&'a mut pgfuncs::PgRandom>,
+    pub on_error: OnError,
+}
+
+impl ExprContext<'_> {
+    /// The executor's: no generator, errors become NULL.
+    pub fn executor() -> ExprContext<'static> {
+        ExprContext { random: None, on_error: OnError::Null }
+    }
+    /// A script's: its session's generator, errors raised.
+    pub fn raising(random: &mut pgfuncs::PgRandom) -> ExprContext<'_> {
+        ExprContext { random: Some(random), on_error: OnError::Raise }
+    }
+
+    /// The result of an operation that failed with `kind`. Boxed only when raised,
+    /// so a NULL-ing error allocates nothing and a result stays 16 bytes.
+    fn fail(&self, kind: ErrorKind) -> Result<Datum, EvalError> {
+        match self.on_error {
+            OnError::Null => Ok(Datum::Null),
+            OnError::Raise => Err(EvalError(Box::new(kind))),
+        }
+    }
+}
+
+/// An error raised by an evaluation, with PostgreSQL's wording ([`fmt::Display`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct EvalError(Box<ErrorKind>);
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ErrorKind {
+    DivisionByZero,
+    /// A value out of the range of this integer type.
+    OutOfRange(SqlType),
+    InvalidInput(SqlType, String),
+    /// An operator or function applied to values it has no version for (the
+    /// coordinator's analysis refuses these first; only the executor meets them).
+    WrongType(&'static str),
+    /// Something the sandbox does not implement, named.
+    Unsupported(&'static str),
+    /// A function's own message (setseed's range, to_char's picture).
+    Function(String),
+}
+
+impl From<ErrorKind> for EvalError {
+    fn from(kind: ErrorKind) -> EvalError {
+        EvalError(Box::new(kind))
+    }
+}
+
+impl EvalError {
+    pub fn kind(&self) -> &ErrorKind {
+        &self.0
+    }
+}
+
+impl fmt::Display for EvalError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.kind() {
+            ErrorKind::DivisionByZero => write!(f, "division by zero"),
+            ErrorKind::OutOfRange(t) => write!(f, "{} out of range", t.name()),
+            ErrorKind::InvalidInput(t, s) => write!(f, "invalid input syntax for type {}: \"{s}\"", t.name()),
+            ErrorKind::WrongType(what) => write!(f, "operator does not exist for these types: {what}"),
+            ErrorKind::Unsupported(what) => write!(f, "not supported by the sandbox: {what}"),
+            ErrorKind::Function(m) => write!(f, "{m}"),
+        }
+    }
+}
+
+impl Expr {
+    /// The executor's evaluation: an error makes its operation's result NULL
+    /// ([`OnError::Null`]). Integer arithmetic and comparisons never allocate. A lone
+    /// column or constant (an aggregate's argument, a sort or join key) is read
+    /// directly, as PostgreSQL's `ExecJustVar` / `ExecJustConst` skip the interpreter.
+    #[inline]
+    pub fn eval(&self, row: &[Datum]) -> Datum {
+        match self {
+            Expr::Col(i) => row[*i].clone(),
+            Expr::Const(d) => d.clone(),
+            _ => self.eval_in(row, &mut ExprContext::executor()).unwrap_or(Datum::Null),
+        }
+    }
+
+    /// Evaluates the expression over `row` (PostgreSQL's `ExecEvalExpr`).
+    pub fn eval_in(&self, row: &[Datum], cx: &mut ExprContext) -> Result<Datum, EvalError> {
+        match self {
+            Expr::Col(i) => Ok(row[*i].clone()),
+            Expr::Const(d) => Ok(d.clone()),
+            Expr::Not(e) => Ok(match e.eval_in(row, cx)? {
+                Datum::Null => Datum::Null,
+                d => Datum::Int(!d.is_true() as i64),
+            }),
+            Expr::IsNull(e, negated) => Ok(Datum::Int((e.eval_in(row, cx)?.is_null() != *negated) as i64)),
+            Expr::Bin(op, l, r) => eval_bin(*op, l, r, row, cx),
+            Expr::Func(f, args) => call(*f, args, row, cx),
+        }
+    }
+}
+
+/// An operand: a column or constant read here (the common `col op const` costs no
+/// further call, as PostgreSQL's `EEOP_SCAN_VAR` steps are inline), else evaluated.
+#[inline(always)]
+fn operand(e: &Expr, row: &[Datum], cx: &mut ExprContext) -> Result<Datum, EvalError> {
+    match e {
+        Expr::Col(i) => Ok(row[*i].clone()),
+        Expr::Const(d) => Ok(d.clone()),
+        _ => e.eval_in(row, cx),
+    }
+}
+
+fn eval_bin(op: BinOp, l: &Expr, r: &Expr, row: &[Datum], cx: &mut ExprContext) -> Result<Datum, EvalError> {
+    let a = operand(l, row, cx)?;
+    match op {
+        BinOp::And => bool_and(a, || r.eval_in(row, cx)),
+        BinOp::Or => bool_or(a, || r.eval_in(row, cx)),
+        _ => {
+            let b = operand(r, row, cx)?;
+            if a.is_null() || b.is_null() {
+                return Ok(Datum::Null);
+            }
+            match op {
+                BinOp::Eq => Ok(Datum::Int((a == b) as i64)),
+                BinOp::NotEq => Ok(Datum::Int((a != b) as i64)),
+                BinOp::Lt => Ok(Datum::Int((a < b) as i64)),
+                BinOp::LtEq => Ok(Datum::Int((a <= b) as i64)),
+                BinOp::Gt => Ok(Datum::Int((a > b) as i64)),
+                BinOp::GtEq => Ok(Datum::Int((a >= b) as i64)),
+                _ => arith(op, &a, &b).or_else(|kind| cx.fail(kind)),
+            }
+        }
+    }
+}
+
+/// SQL's AND: false if either side is false, else NULL if either is NULL.
+fn bool_and(a: Datum, r: impl FnOnce() -> Result<Datum, EvalError>) -> Result<Datum, EvalError> {
+    if matches!(a, Datum::Int(0)) {
+        return Ok(Datum::Int(0));
+    }
+    Ok(match (a, r()?) {
+        (_, Datum::Int(0)) => Datum::Int(0),
+        (Datum::Null, _) | (_, Datum::Null) => Datum::Null,
+        _ => Datum::Int(1),
+    })
+}
+
+/// SQL's OR: true if either side is true, else NULL if either is NULL.
+fn bool_or(a: Datum, r: impl FnOnce() -> Result<Datum, EvalError>) -> Result<Datum, EvalError> {
+    if a.is_true() {
+        return Ok(Datum::Int(1));
+    }
+    Ok(match (a, r()?) {
+        (_, b) if b.is_true() => Datum::Int(1),
+        (Datum::Null, _) | (_, Datum::Null) => Datum::Null,
+        _ => Datum::Int(0),
+    })
+}
+
+/// `+ - * / %` over two non-NULL values: int8 arithmetic for two integers
+/// (`int8pl`, …), float arithmetic when either is a float.
+fn arith(op: BinOp, l: &Datum, r: &Datum) -> Result<Datum, ErrorKind> {
+    if let (Datum::Int(a), Datum::Int(b)) = (l, r) {
+        return int_arith(op, *a, *b).map(Datum::Int);
+    }
+    match (l.as_f64(), r.as_f64()) {
+        (Some(a), Some(b)) => float_arith(op, a, b).map(Datum::Float),
+        _ => Err(ErrorKind::WrongType(op.sql())),
+    }
+}
+
+fn int_arith(op: BinOp, a: i64, b: i64) -> Result<i64, ErrorKind> {
+    let v = match op {
+        BinOp::Plus => a.checked_add(b),
+        BinOp::Minus => a.checked_sub(b),
+        BinOp::Multiply => a.checked_mul(b),
+        BinOp::Divide | BinOp::Modulo if b == 0 => return Err(ErrorKind::DivisionByZero),
+        BinOp::Divide => a.checked_div(b),
+        BinOp::Modulo => a.checked_rem(b),
+        _ => return Err(ErrorKind::WrongType(op.sql())),
+    };
+    v.ok_or(ErrorKind::OutOfRange(SqlType::Int8))
+}
+
+fn float_arith(op: BinOp, a: f64, b: f64) -> Result<f64, ErrorKind> {
+    Ok(match op {
+        BinOp::Plus => a + b,
+        BinOp::Minus => a - b,
+        BinOp::Multiply => a * b,
+        BinOp::Divide | BinOp::Modulo if b == 0.0 => return Err(ErrorKind::DivisionByZero),
+        BinOp::Divide => a / b,
+        BinOp::Modulo => a % b,
+        _ => return Err(ErrorKind::WrongType(op.sql())),
+    })
+}
+
+/// A function call: its arguments evaluated left to right, then the function.
+fn call(f: Func, args: &[Expr], row: &[Datum], cx: &mut ExprContext) -> Result<Datum, EvalError> {
+    let mut vals = [Datum::Null, Datum::Null];
+    for (v, a) in vals.iter_mut().zip(args) {
+        *v = a.eval_in(row, cx)?;
+    }
+    let [a, b] = vals;
+    let result = match f {
+        Func::Cast { from, to } => cast(a, from, to),
+        Func::Random => random(cx),
+        Func::SetSeed => setseed(&a, cx),
+        _ => scalar(f, a, b),
+    };
+    result.or_else(|kind| cx.fail(kind))
+}
+
+/// The functions of one or two values that need nothing else.
+fn scalar(f: Func, a: Datum, b: Datum) -> Result<Datum, ErrorKind> {
+    match f {
+        Func::Neg => neg(a),
+        Func::Abs => Ok(abs(a)),
+        Func::TextCat => Ok(text_cat(&a, &b)),
+        Func::ToChar => to_char(&a, &b),
+        Func::Length | Func::Upper | Func::Lower => Ok(text_func(f, &a)),
+        Func::Cast { .. } | Func::Random | Func::SetSeed => unreachable!("called with their context"),
+    }
+}
+
+fn neg(a: Datum) -> Result<Datum, ErrorKind> {
+    match a {
+        Datum::Int(i) => Ok(Datum::Int(i.wrapping_neg())),
+        Datum::Float(x) => Ok(Datum::Float(-x)),
+        Datum::Null => Ok(Datum::Null),
+        Datum::Text(_) => Err(ErrorKind::WrongType("- text")),
+    }
+}
+
+/// `abs`: of a number; any other value is returned as it is.
+fn abs(a: Datum) -> Datum {
+    match a {
+        Datum::Int(i) => Datum::Int(i.wrapping_abs()),
+        Datum::Float(x) => Datum::Float(x.abs()),
+        other => other,
+    }
+}
+
+/// `textcat`: NULL if either is NULL. The analyser has cast both to text; a value
+/// that is not one prints as `Datum` does.
+fn text_cat(a: &Datum, b: &Datum) -> Datum {
+    if a.is_null() || b.is_null() {
+        return Datum::Null;
+    }
+    Datum::text(&format!("{a}{b}"))
+}
+
+fn to_char(v: &Datum, picture: &Datum) -> Result<Datum, ErrorKind> {
+    match (v, picture) {
+        (Datum::Int(i), Datum::Text(p)) => {
+            pgfuncs::to_char_int(*i, p).map(|s| Datum::text(&s)).map_err(|m| ErrorKind::Function(m.to_string()))
+        }
+        (Datum::Null, _) | (_, Datum::Null) => Ok(Datum::Null),
+        _ => Err(ErrorKind::Unsupported("to_char() of anything but an integer")),
+    }
+}
+
+/// `length`, `upper`, `lower` of a text (the analyser casts the argument to text).
+fn text_func(f: Func, a: &Datum) -> Datum {
+    if a.is_null() {
+        return Datum::Null;
+    }
+    let s = a.to_string();
+    match f {
+        Func::Length => Datum::Int(s.chars().count() as i64),
+        Func::Upper => Datum::text(&s.to_uppercase()),
+        _ => Datum::text(&s.to_lowercase()),
+    }
+}
+
+/// `drandom`: the next value of the session's generator.
+fn random(cx: &mut ExprContext) -> Result<Datum, ErrorKind> {
+    match cx.random.as_deref_mut() {
+        Some(g) => Ok(Datum::Float(g.random())),
+        None => Err(ErrorKind::Unsupported("random() here")),
+    }
+}
+
+/// `setseed(float8)`: seeds the session's generator; returns void (empty text).
+fn setseed(seed: &Datum, cx: &mut ExprContext) -> Result<Datum, ErrorKind> {
+    let Some(seed) = seed.as_f64() else {
+        return Err(ErrorKind::Function("setseed() takes a number".into()));
+    };
+    let Some(g) = cx.random.as_deref_mut() else {
+        return Err(ErrorKind::Unsupported("setseed() here"));
+    };
+    g.setseed(seed).map_err(ErrorKind::Function)?;
+    Ok(Datum::text(""))
+}
+
+/// Converts a value of type `from` (None: untyped, a literal's text or NULL) to `to`,
+/// as PostgreSQL's assignment and explicit casts do.
+pub fn cast(v: Datum, from: Option<SqlType>, to: SqlType) -> Result<Datum, ErrorKind> {
+    match (v, to) {
+        (Datum::Null, _) => Ok(Datum::Null),
+        (Datum::Int(i), t) if t.is_integer() => int_in_range(i, t),
+        (Datum::Int(i), SqlType::Numeric | SqlType::Float8) => Ok(Datum::Float(i as f64)),
+        (Datum::Float(f), t) if t.is_integer() => float_to_int(f, from == Some(SqlType::Float8), t),
+        (Datum::Float(f), SqlType::Numeric | SqlType::Float8) => Ok(Datum::Float(f)),
+        (d @ (Datum::Int(_) | Datum::Float(_)), _) => Ok(Datum::text(&text_out(&d, from))),
+        (Datum::Text(s), SqlType::Text) => Ok(Datum::Text(s)),
+        (Datum::Text(s), t) => text_in(&s, t),
+    }
+}
+
+/// The text form PostgreSQL's output function gives a value of type `ty`: float8
+/// as `float8out`, everything else as `Datum` prints.
+pub fn text_out(d: &Datum, ty: Option<SqlType>) -> String {
+    match (d, ty) {
+        (Datum::Float(f), Some(SqlType::Float8)) => pgfuncs::float8_out(*f),
+        (d, _) => d.to_string(),
+    }
+}
+
+fn int_in_range(i: i64, t: SqlType) -> Result<Datum, ErrorKind> {
+    let ok = match t {
+        SqlType::Int2 => i16::try_from(i).is_ok(),
+        SqlType::Int4 => i32::try_from(i).is_ok(),
+        _ => true,
+    };
+    if ok {
+        Ok(Datum::Int(i))
+    } else {
+        Err(ErrorKind::OutOfRange(t))
+    }
+}
+
+/// float8 → integer rounds half to even (`rint` in `dtoi4`); numeric → integer half
+/// away from zero (`numeric_int4`).
+fn float_to_int(f: f64, float8: bool, t: SqlType) -> Result<Datum, ErrorKind> {
+    if !f.is_finite() || f.abs() >= 9.3e18 {
+        return Err(ErrorKind::OutOfRange(t));
+    }
+    let r = if float8 { f.round_ties_even() } else { f.round() };
+    int_in_range(r as i64, t)
+}
+
+/// A type's input function over a text (`int4in`, `numeric_in`, …), spaces trimmed.
+fn text_in(s: &str, t: SqlType) -> Result<Datum, ErrorKind> {
+    let invalid = || ErrorKind::InvalidInput(t, s.to_string());
+    let trimmed = s.trim();
+    if t.is_integer() {
+        trimmed.parse::<i64>().map_err(|_| invalid()).and_then(|i| int_in_range(i, t))
+    } else {
+        trimmed.parse::<f64>().map(Datum::Float).map_err(|_| invalid())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn raise(e: &Expr) -> Result<Datum, String> {
+        let mut g = pgfuncs::PgRandom::new();
+        e.eval_in(&[], &mut ExprContext::raising(&mut g)).map_err(|e| e.to_string())
+    }
+
+    #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
+    fn one_semantics_two_error_policies() {
+        let div = Expr::bin(BinOp::Divide, Expr::int(1), Expr::int(0));
+        assert_eq!(raise(&div), Err("division by zero".into()));
+        assert_eq!(div.eval(&[]), Datum::Null);
+        // The NULL stays at the failing operation: `1/0 IS NULL` is true.
+        assert_eq!(Expr::IsNull(Box::new(div), false).eval(&[]), Datum::Int(1));
+        let big = Expr::bin(BinOp::Multiply, Expr::int(i64::MAX), Expr::int(2));
+        assert_eq!(raise(&big), Err("bigint out of range".into()));
+        assert_eq!(big.eval(&[]), Datum::Null);
+    }
+
+    #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
+    fn casts_round_as_postgresql_does() {
+        let c = |v: f64, from| cast(Datum::Float(v), Some(from), SqlType::Int4);
+        assert_eq!(c(2.5, SqlType::Float8), Ok(Datum::Int(2)));
+        assert_eq!(c(2.5, SqlType::Numeric), Ok(Datum::Int(3)));
+        assert_eq!(c(3e9, SqlType::Float8), Err(ErrorKind::OutOfRange(SqlType::Int4)));
+        assert_eq!(cast(Datum::Float(0.1), Some(SqlType::Float8), SqlType::Text), Ok(Datum::text("0.1")));
+        assert_eq!(
+            cast(Datum::text(" x"), None, SqlType::Int8),
+            Err(ErrorKind::InvalidInput(SqlType::Int8, " x".into()))
+        );
+    }
+
+    #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
+    fn result_stays_two_words() {
+        assert_eq!(std::mem::size_of::<Result<Datum, EvalError>>(), 16);
+    }
+}
