@@ -181,4 +181,3 @@ pub fn deparse_string_literal(s: &str) -> String {
     out.push('\'');
     out
 }
-
