@@ -5,8 +5,8 @@
 
 use crate::args::{self, AllKnobs};
 use crate::CliError;
-use pgasync::coordinator_sql::SqlScenario;
 use pgasync::demo::export::{ExportJob, Format};
+use pgasync::coordinator_sql::SqlScenario;
 use pgasync::knobs::Source;
 use pgasync::scenario::Scenario;
 

@@ -33,9 +33,9 @@ use crate::executor::estate::{EState, ExecError, ExecResult, RemoteCommand};
 use crate::executor::exec_async::{exec_async_request_done, exec_async_request_pending, AsyncState, WaitContext};
 use crate::instrument::ExplainNode;
 use crate::plan::{ForeignScanPlan, RemoteQuery, RemoteTarget, ScanName};
-use crate::remote::{PendingAreq, Proto, QueryResult, QueryRole, Ticket};
 use crate::sql_text::deparse::{deparse_remote_query, REMOTE_SCHEMA};
 use crate::sql_text::quote_identifier;
+use crate::remote::{PendingAreq, Proto, QueryResult, QueryRole, Ticket};
 use crate::types::Datum;
 
 /// The statement a scan waits for.

@@ -81,6 +81,7 @@ pub fn coordinator_ddl(sc: &Scenario, addr: impl Fn(&str) -> (String, u16), dbna
     sql
 }
 
+
 /// The plan's ForeignScans, in plan order.
 fn foreign_scans(plan: &Plan) -> Vec<&crate::plan::ForeignScanPlan> {
     match plan {

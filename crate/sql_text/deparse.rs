@@ -181,3 +181,4 @@ pub fn deparse_string_literal(s: &str) -> String {
     out.push('\'');
     out
 }
+

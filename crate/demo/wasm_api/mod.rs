@@ -10,11 +10,11 @@
 use crate::behaviour::{Behaviour, KNOBS};
 use crate::coordinator_sql::script::{SqlLoad, SCENARIO_FILES};
 use crate::coordinator_sql::{FrontError, SqlScenario};
-use crate::demo::session::{self, DemoSession};
 use crate::knobs::Knobs;
 use crate::knobs::MAX_SCRIPT_BYTES;
 use crate::knobs::{self, Source};
 use crate::scenario::{Scenario, SCENARIOS};
+use crate::demo::session::{self, DemoSession};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
