@@ -51,7 +51,21 @@ pub struct Flags {
     /// Prints the setup's statements on stderr [default: on]
     #[arg(long, value_name = "on|off")]
     pub log: Option<String>,
-    /// Loads the file's shard tables into a running `pgasync demo`'s shards and runs there
+    /// The query's EXPLAIN options, with `--mode` as the `enable_async_append` it sets
+/// (SETTINGS lists it when off, as PostgreSQL does).
+fn explain_doc(sql: &SqlScenario, async_mode: bool) -> pgasync::instrument::ExplainDoc {
+    let mut doc = sql.explain_doc();
+    if let Some(settings) = doc.settings.as_mut() {
+        settings.retain(|(k, _)| k != "enable_async_append");
+        if !async_mode {
+            settings.push(("enable_async_append".into(), "off".into()));
+            settings.sort();
+        }
+    }
+    doc
+}
+
+/// Loads the file's shard tables into a running `pgasync demo`'s shards and runs there
     #[arg(long, value_name = "DIR/relay.toml")]
     pub live: Option<String>,
     /// Knobs from a JSON file (`pgasync calibrate` writes one); flags override it
@@ -98,7 +112,7 @@ pub fn run(a: Flags) -> Result<(), CliError> {
         // EXPLAIN without ANALYZE: planned, not run; nothing is sent to a shard.
         let tree = sql.plan_only(&knobs, Source::Cli, mode == "async").map_err(at)?;
         let opts = ExplainOptions { verbose: sql.explain_flags().is_some_and(|f| f.verbose), counters };
-        let doc = sql.explain_doc();
+        let doc = explain_doc(&sql, mode == "async");
         if format == "json" {
             println!("{}", pgasync::instrument::explain_doc_json_text(&tree, &opts, &doc, 0, 0));
         } else {
@@ -114,13 +128,13 @@ pub fn run(a: Flags) -> Result<(), CliError> {
         let (mut run, _gateway) = crate::explain::start_live(&scenario, mode == "async", config, &database)?;
         run.es.timing = timing;
         let outcome = run.run_to_end();
-        return report(&sql, &run, outcome, format, counters, max_rows, &format!("{mode}, live shards, real clock"));
+        return report(&sql, &run, outcome, (format, mode == "async"), counters, max_rows, &format!("{mode}, live shards, real clock"));
     }
     let mut run = scenario.start(mode == "async", Clock::virtual_clock(), false)?;
     run.es.timing = timing;
     run.keep_rows = true;
     let outcome = run.run_to_end();
-    report(&sql, &run, outcome, format, counters, max_rows, &format!("{mode}, virtual clock"))
+    report(&sql, &run, outcome, (format, mode == "async"), counters, max_rows, &format!("{mode}, virtual clock"))
 }
 
 /// Loads the file's shard tables into the live shards a targets file names (a
@@ -167,7 +181,7 @@ fn report<H: pgasync::host::Host>(
     sql: &SqlScenario,
     run: &pgasync::run::QueryRun<H>,
     outcome: Result<(), pgasync::executor::estate::ExecError>,
-    format: &str,
+    (format, async_mode): (&str, bool),
     counters: bool,
     max_rows: usize,
     how: &str,
@@ -177,7 +191,7 @@ fn report<H: pgasync::host::Host>(
     // the rows.
     let verbose = sql.explain_flags().map_or(true, |e| e.verbose);
     let opts = ExplainOptions { verbose, counters };
-    let doc = sql.explain_doc();
+    let doc = explain_doc(sql, async_mode);
     if format == "json" {
         // PostgreSQL's key order and layout.
         println!("{}", pgasync::instrument::explain_doc_json_text(&run.explain(), &opts, &doc, 0, run.execution_ns()));

@@ -509,7 +509,7 @@ pub fn explain_flags(
         let here = o.name.span.start;
         let arg = o.arg.as_ref();
         match name.as_str() {
-            "analyze" => f.analyze = option_bool(&name, arg, here)?,
+            "analyze" | "analyse" => f.analyze = option_bool("analyze", arg, here)?,
             "verbose" => f.verbose = option_bool(&name, arg, here)?,
             "costs" => {
                 f.costs = option_bool(&name, arg, here)?;
