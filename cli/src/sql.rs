@@ -51,21 +51,7 @@ pub struct Flags {
     /// Prints the setup's statements on stderr [default: on]
     #[arg(long, value_name = "on|off")]
     pub log: Option<String>,
-    /// The query's EXPLAIN options, with `--mode` as the `enable_async_append` it sets
-/// (SETTINGS lists it when off, as PostgreSQL does).
-fn explain_doc(sql: &SqlScenario, async_mode: bool) -> pgasync::instrument::ExplainDoc {
-    let mut doc = sql.explain_doc();
-    if let Some(settings) = doc.settings.as_mut() {
-        settings.retain(|(k, _)| k != "enable_async_append");
-        if !async_mode {
-            settings.push(("enable_async_append".into(), "off".into()));
-            settings.sort();
-        }
-    }
-    doc
-}
-
-/// Loads the file's shard tables into a running `pgasync demo`'s shards and runs there
+    /// Loads the file's shard tables into a running `pgasync demo`'s shards and runs there
     #[arg(long, value_name = "DIR/relay.toml")]
     pub live: Option<String>,
     /// Knobs from a JSON file (`pgasync calibrate` writes one); flags override it
@@ -128,7 +114,15 @@ pub fn run(a: Flags) -> Result<(), CliError> {
         let (mut run, _gateway) = crate::explain::start_live(&scenario, mode == "async", config, &database)?;
         run.es.timing = timing;
         let outcome = run.run_to_end();
-        return report(&sql, &run, outcome, (format, mode == "async"), counters, max_rows, &format!("{mode}, live shards, real clock"));
+        return report(
+            &sql,
+            &run,
+            outcome,
+            (format, mode == "async"),
+            counters,
+            max_rows,
+            &format!("{mode}, live shards, real clock"),
+        );
     }
     let mut run = scenario.start(mode == "async", Clock::virtual_clock(), false)?;
     run.es.timing = timing;
@@ -174,6 +168,20 @@ fn load_live(text: &str, scenario: &pgasync::scenario::Scenario, config: &str) -
         shard.script(&database, &pgasync::sql_text::load::load_sql(&spec.catalog, crate::demo::READER))?;
     }
     Ok(database)
+}
+
+/// The query's EXPLAIN options, with `--mode` as the `enable_async_append` it sets
+/// (SETTINGS lists it when off, as PostgreSQL does).
+fn explain_doc(sql: &SqlScenario, async_mode: bool) -> pgasync::instrument::ExplainDoc {
+    let mut doc = sql.explain_doc();
+    if let Some(settings) = doc.settings.as_mut() {
+        settings.retain(|(k, _)| k != "enable_async_append");
+        if !async_mode {
+            settings.push(("enable_async_append".into(), "off".into()));
+            settings.sort();
+        }
+    }
+    doc
 }
 
 /// Prints EXPLAIN ANALYZE, then (text) the rows.
