@@ -59,10 +59,10 @@ fn explain_live(dir: &Path, scenario: &str, mode: &str) -> String {
     text
 }
 
-/// `pgasync sql --file crate/frontend/scenarios/m.sql` (seed 003) with `extra` flags.
+/// `pgasync sql --file crate/coordinator_sql/scenarios/m.sql` (seed 003) with `extra` flags.
 fn sql_file(extra: &[&str]) -> String {
     let out = Command::new(BIN)
-        .args(["sql", "--file", "../crate/frontend/scenarios/m.sql", "--log", "off", "--rows", "100"])
+        .args(["sql", "--file", "../crate/coordinator_sql/scenarios/m.sql", "--log", "off", "--rows", "100"])
         .args(extra)
         .output()
         .expect("pgasync sql runs");

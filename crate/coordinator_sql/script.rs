@@ -36,7 +36,7 @@ use crate::sim::LinkParams;
 use crate::types::{Catalog, Table};
 use sqlparser::tokenizer::Location;
 
-/// Built-in scenarios as scenario files (`crate/frontend/scenarios/`), embedded: D and
+/// Built-in scenarios as scenario files (`crate/coordinator_sql/scenarios/`), embedded: D and
 /// E build the same tables, rows and plan as the built-in generators at the seeds'
 /// sizes (`bench_size`) (tests/suite/sql_files.rs checks EXPLAIN ANALYZE is identical, times included); M
 /// and X are seeds 003 and 004's own scripts (tests/sql_seeds.rs checks them against

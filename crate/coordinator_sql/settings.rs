@@ -63,7 +63,8 @@
 //! | `async_capable`, `fetch_size` | table | per table | refused: the sandbox reads them per server (set them on the server) |
 //! | `application_name` | server | the remote session's name | refused: the sandbox's connections are `postgres_fdw`'s default |
 //! | libpq's other options (`options`, `keepalives`, `service`, …) | server | | refused, named |
-//! | `user`, `password`, `sslcert`, … (user mapping options), `analyze_sampling` (PostgreSQL 16), any unknown | | `invalid option "…"` | PostgreSQL 15's error |
+//! | `user`, `password`, `sslcert`, … (user mapping options), `analyze_sampling` (PostgreSQL 16), any unknown | server, table | `invalid option "…"` | PostgreSQL 15's error |
+//! | `user`, `password`, `password_required`, `sslcert`, `sslkey`, `sslpassword` | user mapping | the remote role and its credentials | refused: the sandbox's connections log in as its own role (`statement::create_user_mapping`) |
 
 use super::catalog::{parse_bool, Node, RelKind};
 use crate::plan::{AggStrategy, Plan};

@@ -334,7 +334,7 @@ fn parse_one(p: &mut Parser) -> Result<Stmt, FrontError> {
     let ours = |p: &mut Parser| -> Result<Stmt, FrontError> {
         match w.as_slice() {
             ["create", "server", ..] => create_server(p),
-            ["create", "user", "mapping", ..] => skip_statement(p, "CREATE USER MAPPING"),
+            ["create", "user", "mapping", ..] => create_user_mapping(p),
             ["create", "foreign", "table", ..] => {
                 p.next_token();
                 p.next_token();
@@ -577,6 +577,27 @@ fn set_value(e: &ast::Expr) -> String {
         ast::Expr::Identifier(i) => i.value.to_lowercase(),
         other => other.to_string(),
     }
+}
+
+/// `CREATE USER MAPPING FOR role SERVER name [OPTIONS (…)]`: accepted (the sandbox
+/// has no roles: its connections log in as its own role); an option would be ignored,
+/// so each is refused by name (`user`, `password`, … ; any other is PostgreSQL's
+/// `invalid option`).
+fn create_user_mapping(p: &mut Parser) -> Result<Stmt, FrontError> {
+    while !matches!(p.peek_token().token, Token::SemiColon | Token::EOF) {
+        if matches!(&p.peek_token().token, Token::Word(w) if w.keyword == Keyword::OPTIONS) {
+            checked_options(p, |k, _| match k {
+                "user" | "password" | "password_required" | "sslcert" | "sslkey" | "sslpassword" => Err(format!(
+                    "not supported by the sandbox: user mapping option {k} (the sandbox's connections log in as its \
+                     own role)"
+                )),
+                _ => Err(format!("invalid option \"{k}\"")),
+            })?;
+            continue;
+        }
+        p.next_token();
+    }
+    Ok(Stmt::Accepted("CREATE USER MAPPING"))
 }
 
 /// `CREATE SERVER name [TYPE '…'] [VERSION '…'] FOREIGN DATA WRAPPER fdw [OPTIONS (…)]`.

@@ -249,6 +249,13 @@ fn postgres_fdw_options_are_honoured_or_refused_by_name() {
         assert!(e.message.contains(message), "{option}: {e}");
     }
     planned("create foreign table ft (id int) server s1 options (table_name 't1');", "select * from ft;");
+    // User mappings: accepted without options; an option would be ignored, so refused.
+    planned("create user mapping for public server s1;", "select * from t;");
+    let (e, text) = load_err("create user mapping for public server s1 options (user 'bob');", "select * from t;");
+    assert!(e.message.starts_with("not supported by the sandbox: user mapping option user"), "{e}");
+    assert_eq!((e.line, e.column), (line_of(&text, "create user mapping"), 51));
+    let (e, _) = load_err("create user mapping for public server s1 options (port '1');", "select * from t;");
+    assert_eq!(e.message, "invalid option \"port\"");
 }
 
 #[wasm_bindgen_test(unsupported = test)]
