@@ -70,7 +70,13 @@ fn check_seed(file: &str) {
     assert_eq!(mask(&ours), mask(&theirs), "{file}: EXPLAIN differs\n--- sandbox\n{ours}\n--- PostgreSQL\n{theirs}");
 
     // EXPLAIN without ANALYZE: the plan only, nothing run; PostgreSQL's text exactly.
-    for options in ["COSTS OFF", "VERBOSE, COSTS OFF", "COSTS OFF, SETTINGS", "VERBOSE, COSTS OFF, FORMAT JSON"] {
+    for options in [
+        "COSTS OFF",
+        "VERBOSE, COSTS OFF",
+        "COSTS OFF, SETTINGS",
+        "VERBOSE, COSTS OFF, FORMAT JSON",
+        "COSTS OFF, SETTINGS, FORMAT JSON",
+    ] {
         let explain = format!("EXPLAIN ({options}) {}", &query[sets.len()..]);
         let s = sql.with_query(&format!("{explain};")).unwrap_or_else(|e| panic!("{file}: {explain}: {e}"));
         assert!(s.is_plan_only());
