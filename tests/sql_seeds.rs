@@ -8,6 +8,8 @@
 //! - the sandbox's EXPLAIN (ANALYZE, VERBOSE, COSTS OFF) equals PostgreSQL's line for
 //!   line, times masked (and the HashAggregate's `Batches: … Memory Usage: …` line,
 //!   which the sandbox does not print);
+//! - EXPLAIN without ANALYZE (COSTS OFF; plain, VERBOSE, with SETTINGS, and FORMAT
+//!   JSON) equals PostgreSQL's exactly: planned, not run, and nothing sent to a shard;
 //! - every shard table holds PostgreSQL's rows (hash routing and random() as in
 //!   PostgreSQL);
 //! - the rows are PostgreSQL's: as multisets, or for ORDER BY the same sort keys in the
@@ -23,7 +25,7 @@ mod support;
 use pgasync::clock::Clock;
 use pgasync::coordinator_sql::catalog::RelKind;
 use pgasync::coordinator_sql::SqlScenario;
-use pgasync::instrument::ExplainOptions;
+use pgasync::instrument::{explain_doc_json_text, explain_doc_text, ExplainOptions};
 use pgasync::knobs::Knobs;
 use pgasync::knobs::Source;
 use support::pg::*;
@@ -66,6 +68,35 @@ fn check_seed(file: &str) {
     let query = format!("{sets}{query}");
     let theirs = coord.psql(&format!("{sets}EXPLAIN (ANALYZE, VERBOSE, COSTS OFF) {}", &query[sets.len()..]));
     assert_eq!(mask(&ours), mask(&theirs), "{file}: EXPLAIN differs\n--- sandbox\n{ours}\n--- PostgreSQL\n{theirs}");
+
+    // EXPLAIN without ANALYZE: the plan only, nothing run; PostgreSQL's text exactly.
+    for options in [
+        "COSTS OFF",
+        "VERBOSE, COSTS OFF",
+        "COSTS OFF, SETTINGS",
+        "VERBOSE, COSTS OFF, FORMAT JSON",
+        "COSTS OFF, SETTINGS, FORMAT JSON",
+    ] {
+        let explain = format!("EXPLAIN ({options}) {}", &query[sets.len()..]);
+        let s = sql.with_query(&format!("{explain};")).unwrap_or_else(|e| panic!("{file}: {explain}: {e}"));
+        assert!(s.is_plan_only());
+        let run = s.plan_only_run(&Knobs::default(), Source::Json, sql.async_append()).unwrap();
+        // Initialized, never polled: no shard received a statement.
+        assert!(run.host.link_stats().iter().all(|l| l.queries == 0 && l.fetches == 0), "{file}: {explain}: sent");
+        let tree = run.explain();
+        let opts = ExplainOptions { verbose: options.contains("VERBOSE"), counters: false };
+        let ours = if options.contains("JSON") {
+            explain_doc_json_text(&tree, &opts, &s.explain_doc(), 0, 0)
+        } else {
+            explain_doc_text(&tree, &opts, &s.explain_doc(), 0, 0)
+        };
+        let theirs = coord.psql(&format!("{sets}{explain}"));
+        assert_eq!(
+            ours.trim_end(),
+            theirs.trim_end(),
+            "{file}: {explain} differs\n--- sandbox\n{ours}\n--- PostgreSQL\n{theirs}"
+        );
+    }
 
     let pg_rows = parse_rows(&coord.psql(&query));
     let our_rows: Vec<Vec<String>> = run.rows.iter().map(|r| r.iter().map(|d| d.to_string()).collect()).collect();

@@ -5,6 +5,12 @@
 //! `--mode` defaults to what the file's settings say (`enable_async_append`, on by
 //! default in PostgreSQL); `--behaviour` and the other knobs override the file's
 //! `-- @knobs`. Errors print as `FILE:LINE:COLUMN: message`.
+//!
+//! A query written as `EXPLAIN (…)` prints as PostgreSQL prints it: without ANALYZE the
+//! plan only (nothing runs, nothing is sent to a shard, no rows); with ANALYZE the
+//! statement's VERBOSE, TIMING, SUMMARY, SETTINGS and FORMAT, then (text) the rows.
+//! COSTS ON and the options the sandbox lacks are refused where the file is read
+//! (`pgasync::coordinator_sql::statement::explain_flags`).
 
 use crate::args::{self, AllKnobs};
 use crate::CliError;
@@ -86,19 +92,43 @@ pub fn run(a: Flags) -> Result<(), CliError> {
         }
     }
     let knobs = crate::knobs_with_profile(&a.knobs, a.profile.as_deref())?;
-    let scenario = sql.scenario(&knobs, Source::Cli).map_err(at)?;
     let default_mode = if sql.async_append() { "async" } else { "sync" };
     let mode = args::choice("mode", a.mode.as_deref(), &["sync", "async"], default_mode)?;
+    if sql.is_plan_only() {
+        // EXPLAIN without ANALYZE: planned, not run; nothing is sent to a shard.
+        let tree = sql.plan_only(&knobs, Source::Cli, mode == "async").map_err(at)?;
+        let opts = ExplainOptions { verbose: sql.explain_flags().is_some_and(|f| f.verbose), counters };
+        let doc = explain_doc(&sql, mode == "async");
+        if format == "json" {
+            println!("{}", pgasync::instrument::explain_doc_json_text(&tree, &opts, &doc, 0, 0));
+        } else {
+            print!("{}", pgasync::instrument::explain_doc_text(&tree, &opts, &doc, 0, 0));
+        }
+        return Ok(());
+    }
+    let scenario = sql.scenario(&knobs, Source::Cli).map_err(at)?;
+    // EXPLAIN (ANALYZE, TIMING OFF): no clock read per node call, rows and loops only.
+    let timing = sql.explain_flags().map_or(true, |f| f.timing);
     if let Some(config) = a.live.as_deref() {
         let database = load_live(&text, &scenario, config)?;
         let (mut run, _gateway) = crate::explain::start_live(&scenario, mode == "async", config, &database)?;
+        run.es.timing = timing;
         let outcome = run.run_to_end();
-        return report(&sql, &run, outcome, format, counters, max_rows, &format!("{mode}, live shards, real clock"));
+        return report(
+            &sql,
+            &run,
+            outcome,
+            (format, mode == "async"),
+            counters,
+            max_rows,
+            &format!("{mode}, live shards, real clock"),
+        );
     }
     let mut run = scenario.start(mode == "async", Clock::virtual_clock(), false)?;
+    run.es.timing = timing;
     run.keep_rows = true;
     let outcome = run.run_to_end();
-    report(&sql, &run, outcome, format, counters, max_rows, &format!("{mode}, virtual clock"))
+    report(&sql, &run, outcome, (format, mode == "async"), counters, max_rows, &format!("{mode}, virtual clock"))
 }
 
 /// Loads the file's shard tables into the live shards a targets file names (a
@@ -140,26 +170,41 @@ fn load_live(text: &str, scenario: &pgasync::scenario::Scenario, config: &str) -
     Ok(database)
 }
 
+/// The query's EXPLAIN options, with `--mode` as the `enable_async_append` it sets
+/// (SETTINGS lists it when off, as PostgreSQL does).
+fn explain_doc(sql: &SqlScenario, async_mode: bool) -> pgasync::instrument::ExplainDoc {
+    let mut doc = sql.explain_doc();
+    if let Some(settings) = doc.settings.as_mut() {
+        settings.retain(|(k, _)| k != "enable_async_append");
+        if !async_mode {
+            settings.push(("enable_async_append".into(), "off".into()));
+            settings.sort();
+        }
+    }
+    doc
+}
+
 /// Prints EXPLAIN ANALYZE, then (text) the rows.
 fn report<H: pgasync::host::Host>(
     sql: &SqlScenario,
     run: &pgasync::run::QueryRun<H>,
     outcome: Result<(), pgasync::executor::estate::ExecError>,
-    format: &str,
+    (format, async_mode): (&str, bool),
     counters: bool,
     max_rows: usize,
     how: &str,
 ) -> Result<(), CliError> {
-    // An EXPLAIN query says whether VERBOSE; a plain SELECT prints as EXPLAIN
-    // (ANALYZE, VERBOSE, COSTS OFF), then the rows.
-    let written = sql.query.as_ref().and_then(|q| q.explain);
-    let verbose = written.map_or(true, |e| e.verbose);
+    // An EXPLAIN (ANALYZE …) query says whether VERBOSE, SUMMARY, SETTINGS (TIMING is
+    // the run's); a plain SELECT prints as EXPLAIN (ANALYZE, VERBOSE, COSTS OFF), then
+    // the rows.
+    let verbose = sql.explain_flags().map_or(true, |e| e.verbose);
     let opts = ExplainOptions { verbose, counters };
+    let doc = explain_doc(sql, async_mode);
     if format == "json" {
         // PostgreSQL's key order and layout.
-        println!("{}", pgasync::instrument::explain_json_text(&run.explain(), &opts, 0, run.execution_ns()));
+        println!("{}", pgasync::instrument::explain_doc_json_text(&run.explain(), &opts, &doc, 0, run.execution_ns()));
     } else {
-        print!("{}", run.explain_text_with(&opts));
+        print!("{}", pgasync::instrument::explain_doc_text(&run.explain(), &opts, &doc, 0, run.execution_ns()));
     }
     if let Err(e) = outcome {
         return Err(CliError::Failed(format!("query failed: {e}")));

@@ -330,6 +330,44 @@ fn sql_runs_a_scenario_file_and_reports_errors_at_their_line() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A query written as EXPLAIN prints as PostgreSQL prints it: without ANALYZE the plan
+/// only (no actual figures, no rows, no Execution Time), with ANALYZE its options; what
+/// the sandbox cannot honour (COSTS ON, PostgreSQL's default) is refused at its place.
+#[test]
+fn sql_prints_an_explain_query_as_postgres_runs_it() {
+    let dir = std::env::temp_dir().join(format!("pgasync-cli-sql-explain-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let setup = "-- @shard s1\ncreate table t (a int);\ninsert into t select i from generate_series(1, 10) i;\n\
+                 -- @coordinator\ncreate server s1 foreign data wrapper postgres_fdw options (async_capable 'true');\n\
+                 create foreign table ft (a int) server s1 options (table_name 't');\nset jit = off;\n-- @query\n";
+    let run = |query: &str, extra: &[&str]| {
+        let f = dir.join("q.sql");
+        std::fs::write(&f, format!("{setup}{query}\n")).unwrap();
+        let mut args = vec!["sql", "--file", f.to_str().unwrap(), "--log", "off"];
+        args.extend_from_slice(extra);
+        pgasync(&args)
+    };
+    let (code, out, err) = run("explain (costs off, settings, summary) select a from ft where a > 3;", &[]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, "Foreign Scan on ft\nSettings: jit = 'off'\nPlanning Time: 0.000 ms\n");
+    let (code, out, err) = run("explain (costs off, settings) select a from ft;", &["--mode", "sync"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, "Foreign Scan on ft\nSettings: enable_async_append = 'off', jit = 'off'\n");
+    let (code, out, err) = run("explain (verbose, costs off, format json) select a from ft;", &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("\"Remote SQL\": \"SELECT a FROM public.t\"") && !out.contains("Actual"), "{out}");
+    let (code, out, err) = run("explain (analyze, costs off, timing off, summary off) select a from ft;", &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("Foreign Scan on ft (actual rows=10 loops=1)\na\n1\n"), "{out}");
+    let (code, _, err) = run("\n  explain analyze select a from ft;", &[]);
+    assert_eq!(code, 1);
+    assert!(err.contains("q.sql:10:3: not supported by the sandbox: EXPLAIN option COSTS"), "{err}");
+    let (code, _, err) = run("explain (costs off, timing) select a from ft;", &[]);
+    assert_eq!(code, 1);
+    assert!(err.contains("q.sql:9:1: EXPLAIN option TIMING requires ANALYZE"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// Every command answers `--help`, `-h` and `pgasync help CMD` on stdout with exit 0,
 /// listing its own flags; knob flags show the knob table's range and default.
 #[test]

@@ -322,6 +322,18 @@ impl Cluster {
                 self.nodes[n].settings.push((name.clone(), value.clone()));
                 Ok(None)
             }
+            Stmt::ResetAll => {
+                self.nodes[n].settings.clear();
+                Ok(None)
+            }
+            Stmt::AlterServer { name, edits } => {
+                let server = ident(name);
+                let Some(s) = self.nodes[n].servers.iter_mut().find(|s| s.name == server) else {
+                    return Err(FrontError::at(format!("server \"{server}\" does not exist"), name.span.start));
+                };
+                super::statement::apply_option_edits(&mut s.options, edits)?;
+                Ok(None)
+            }
             Stmt::Select(q) => self.select_constant(n, q, at).map(Some),
             Stmt::Explain { .. } => Err(FrontError::at("EXPLAIN runs in the query section (-- @query)", at)),
         }

@@ -54,6 +54,7 @@ pub mod eval;
 pub mod pgfuncs;
 pub mod planner;
 pub mod script;
+pub mod settings;
 pub mod statement;
 
 use std::fmt;

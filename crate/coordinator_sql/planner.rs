@@ -119,6 +119,8 @@ fn peel(mut plan: Plan) -> Result<Layers, String> {
 pub fn plan_query(coord: &Node, q: &ast::Query, text: &str) -> Result<Planned, FrontError> {
     let mut servers = Vec::new();
     let planned = plan_query_into(coord, q, text, &mut servers, 0)?;
+    // The enable_* settings the sandbox can honour only where its plan lacks their node.
+    super::settings::check_plan(coord, &planned.plan).map_err(|m| FrontError::at(m, query_location(q)))?;
     Ok(Planned { servers, ..planned })
 }
 
@@ -216,6 +218,25 @@ fn plan_join(
     let (rb, nb) = join_member(coord, b, at)?;
     if na == nb {
         return Err(FrontError::at(format!("table name \"{na}\" specified more than once"), at));
+    }
+    // enable_partitionwise_join: PostgreSQL may join two partitioned tables partition
+    // by partition (try_partitionwise_join); the sandbox has no such path.
+    // Only tables partitioned the same way can be (PostgreSQL matches their bounds).
+    let same_scheme = match (&ra.kind, &rb.kind) {
+        (RelKind::Partitioned { strategy: x, key: kx, .. }, RelKind::Partitioned { strategy: y, key: ky, .. }) => {
+            x == y && kx.len() == ky.len()
+        }
+        _ => false,
+    };
+    if same_scheme && coord.setting_on("enable_partitionwise_join", false) {
+        return Err(FrontError::unsupported(
+            format!(
+                "enable_partitionwise_join = on for a join of two tables partitioned alike (\"{}\" and \"{}\"): \
+                 PostgreSQL may join them partition by partition, and the sandbox has no partitionwise join",
+                ra.name, rb.name
+            ),
+            at,
+        ));
     }
     // The join condition joins the WHERE clause: the shard planner binds both.
     let mut q2 = q.clone();
@@ -556,6 +577,22 @@ impl<'a> Planner<'a> {
         // Append over its partitions); partitions get alias_1, alias_2, … in bound
         // order, the first one the bare alias when the parent is not referred to.
         let pushed_agg = l.agg.is_some() && self.partitionwise(rel, &l) && leaves.len() > 1;
+        // enable_partitionwise_aggregate with the partition key not among the grouping
+        // keys: PostgreSQL aggregates each partition partially and finalizes above the
+        // Append (PARTITIONWISE_AGGREGATE_PARTIAL); the sandbox has no partial aggregate.
+        if l.agg.is_some()
+            && partitioned
+            && leaves.len() > 1
+            && !self.partitionwise(rel, &l)
+            && self.coord.setting_on("enable_partitionwise_aggregate", false)
+        {
+            return Err(FrontError::unsupported(
+                "enable_partitionwise_aggregate = on with the partition key not among the GROUP BY keys: \
+                 PostgreSQL aggregates each partition partially (Partial Aggregate, then Finalize Aggregate), \
+                 which the sandbox does not plan",
+                at,
+            ));
+        }
         let parent_named = partitioned && leaves.len() > 1 && !pushed_agg;
         let leaves: Vec<Leaf> = leaves
             .into_iter()
@@ -696,7 +733,9 @@ impl<'a> Planner<'a> {
         let mut out = Vec::new();
         for (b, r) in parts {
             let part = PartitionKey { strategy: *strategy, key, rel, siblings: &bounds };
-            if part.may_hold(b, conjuncts) {
+            // enable_partition_pruning off: every partition is kept (for a SELECT,
+            // PostgreSQL then uses no partition constraint either).
+            if !self.coord.setting_on("enable_partition_pruning", true) || part.may_hold(b, conjuncts) {
                 // A partitioned partition's conjuncts are in the same column numbering
                 // (partitions have the parent's columns), so pruning recurses.
                 out.extend(self.leaves(r, conjuncts));

@@ -27,10 +27,12 @@ use super::catalog::{Begun, Cluster, InsertJob, Limits, RelKind};
 use super::planner::{plan_query, Planned};
 use super::statement::{parse_statements, ExplainFlags, Stmt};
 use super::{pgfuncs, FrontError};
+use crate::instrument::{ExplainDoc, ExplainNode};
 use crate::knobs::{self, Knobs, Source, MAX_SCRIPT_BYTES};
 use crate::remote::ServerOptions;
 use crate::scenario::{Scenario, Settings};
 use crate::types::{Catalog, Table};
+use sqlparser::tokenizer::Location;
 
 /// Built-in scenarios as scenario files (`crate/coordinator_sql/scenarios/`), embedded: D and
 /// E build the same tables, rows and plan as the built-in generators at the seeds'
@@ -120,6 +122,8 @@ pub struct QueryText {
     /// The query with `:name` replaced, as it runs (no padding).
     pub sql: String,
     pub explain: Option<ExplainFlags>,
+    /// Where the query's statement starts (line, column of the file).
+    pub at: (usize, usize),
     pub variables: Vec<(String, i64)>,
     pub first_line: usize,
 }
@@ -180,14 +184,75 @@ impl SqlScenario {
 
     /// The executor's scenario: the plan, the coordinator's tables, and one simulated
     /// shard per server the plan reads. `overrides` (the CLI's or the page's knobs)
-    /// win over the file's `-- @knobs`.
+    /// win over the file's `-- @knobs`. An `EXPLAIN` without ANALYZE is refused: it
+    /// plans the query without running it ([`SqlScenario::plan_only`] is its plan).
     pub fn scenario(&self, overrides: &Knobs, source: Source) -> Result<Scenario, FrontError> {
+        self.check_runs()?;
         self.assemble(self.plan()?, overrides, source, &mut |_, t| t.clone())
+    }
+
+    /// The query's EXPLAIN options, if it is an EXPLAIN.
+    pub fn explain_flags(&self) -> Option<ExplainFlags> {
+        self.query.as_ref().and_then(|q| q.explain)
+    }
+
+    /// Is the query an EXPLAIN without ANALYZE (planned, never run)?
+    pub fn is_plan_only(&self) -> bool {
+        self.explain_flags().is_some_and(|f| !f.analyze)
+    }
+
+    /// What EXPLAIN prints around the plan for the query: its own options for an
+    /// EXPLAIN; for a plain SELECT what the sandbox shows of it, EXPLAIN ANALYZE's.
+    pub fn explain_doc(&self) -> ExplainDoc {
+        match self.explain_flags() {
+            Some(f) => ExplainDoc {
+                analyze: f.analyze,
+                summary: f.summary,
+                settings: f.settings.then(|| super::settings::explain_settings(self.cluster.coordinator())),
+            },
+            None => ExplainDoc::ANALYZE,
+        }
+    }
+
+    /// A run is asked of a query that is an EXPLAIN without ANALYZE: PostgreSQL plans
+    /// it without running it, so there is no run to show (the page steps through runs).
+    fn check_runs(&self) -> Result<(), FrontError> {
+        match &self.query {
+            Some(q) if self.is_plan_only() => Err(FrontError::new(
+                "EXPLAIN without ANALYZE plans the query without running it, so there is no run to show or step \
+                 through: write EXPLAIN (ANALYZE, COSTS OFF) … or the SELECT alone (`pgasync sql` prints the plan of \
+                 an EXPLAIN without ANALYZE)",
+                q.at.0,
+                q.at.1,
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// The plan of an EXPLAIN without ANALYZE, as EXPLAIN shows it: the executor's
+    /// node tree initialized (ExecInit with `EXEC_FLAG_EXPLAIN_ONLY`: no connection is
+    /// opened, nothing is sent to a shard) and never run. `async_mode`:
+    /// `enable_async_append` (or the caller's `--mode`).
+    pub fn plan_only(&self, overrides: &Knobs, source: Source, async_mode: bool) -> Result<ExplainNode, FrontError> {
+        Ok(self.plan_only_run(overrides, source, async_mode)?.explain())
+    }
+
+    /// [`SqlScenario::plan_only`]'s run, initialized and never polled (for tests: its
+    /// connections and trace stay empty).
+    pub fn plan_only_run(
+        &self,
+        overrides: &Knobs,
+        source: Source,
+        async_mode: bool,
+    ) -> Result<crate::run::QueryRun, FrontError> {
+        let scenario = self.assemble(self.plan()?, overrides, source, &mut |_, t| t.clone())?;
+        scenario.start(async_mode, crate::clock::Clock::virtual_clock(), true).map_err(|m| FrontError::new(m, 0, 0))
     }
 
     /// [`SqlScenario::scenario`], moving the tables' rows into the scenario instead of
     /// copying them (the page: a large file's rows are neither copied nor freed twice).
     pub fn into_scenario(mut self, overrides: &Knobs, source: Source) -> Result<Scenario, FrontError> {
+        self.check_runs()?;
         let planned = self.plan()?;
         let mut taken: std::collections::HashMap<(usize, String), Table> = std::collections::HashMap::new();
         for (n, node) in self.cluster.nodes.iter_mut().enumerate() {
@@ -214,8 +279,33 @@ impl SqlScenario {
         let k = merge(&self.knobs, overrides);
         let coord = self.cluster.coordinator();
         let nservers = planned.servers.len().max(1);
-        let settings = Settings::resolve(&k, (nservers, knobs::DEFAULT_ROWS, None), source)
+        let mut settings = Settings::resolve(&k, (nservers, knobs::DEFAULT_ROWS, None), source)
             .map_err(|m| FrontError::new(m, 0, 0))?;
+        // postgres_fdw's parallel_commit server option: the servers the plan reads
+        // commit at once when every one of them says so (the knob, unless a knob says
+        // otherwise); the sandbox commits all connections one way or the other.
+        let commits: Vec<(&str, bool)> = planned
+            .servers
+            .iter()
+            .filter_map(|n| coord.server(n))
+            .map(|s| {
+                (s.name.as_str(), s.option("parallel_commit").and_then(super::catalog::parse_bool).unwrap_or(false))
+            })
+            .collect();
+        if commits.iter().any(|c| c.1) {
+            if let Some((name, _)) = commits.iter().find(|c| !c.1) {
+                return Err(FrontError::unsupported(
+                    format!(
+                        "server option parallel_commit on some of the query's servers only (not on \"{name}\"): \
+                         the sandbox commits every connection in parallel or none"
+                    ),
+                    Location { line: 0, column: 0 },
+                ));
+            }
+            if k.parallel_commit.is_none() {
+                settings.behaviour.parallel_commit = true;
+            }
+        }
         let mut local = Catalog::default();
         for r in &coord.relations {
             if let RelKind::Table(t) = &r.kind {
@@ -468,6 +558,8 @@ fn describe(node: &str, s: &Stmt, rows: usize, result: Option<Vec<super::eval::V
         Stmt::CreateIndex { .. } => "CREATE INDEX".into(),
         Stmt::Insert { .. } => format!("INSERT 0 {rows}"),
         Stmt::Set { .. } => "SET".into(),
+        Stmt::ResetAll => "RESET".into(),
+        Stmt::AlterServer { .. } => "ALTER SERVER".into(),
         Stmt::Select(_) => {
             let vals: Vec<String> = result.unwrap_or_default().iter().map(super::eval::text_of).collect();
             format!("SELECT 1 ({})", vals.join(", "))
@@ -507,17 +599,18 @@ fn query_text(text: &str, first_line: usize) -> Result<QueryText, FrontError> {
     }
     let substituted = substitute(&sql, &variables, first_line)?;
     let stmts = parse_statements(&substituted, first_line)?;
-    let explain = match stmts.as_slice() {
+    let (explain, at) = match stmts.as_slice() {
         [one] => match &one.stmt {
-            Stmt::Explain { options, .. } => Some(*options),
-            Stmt::Select(_) => None,
+            Stmt::Explain { options, .. } => (Some(*options), one.at),
+            Stmt::Select(_) => (None, one.at),
             _ => return Err(FrontError::at("the query section must hold a SELECT (or EXPLAIN SELECT)", one.at)),
         },
         [] => return Err(FrontError::new("the query section is empty", first_line, 1)),
         [_, second, ..] => return Err(FrontError::at("the query section must hold exactly one statement", second.at)),
     };
     let padded = format!("{}{}", "\n".repeat(first_line.saturating_sub(1)), substituted);
-    Ok(QueryText { padded, sql: substituted, explain, variables, first_line })
+    let at = (at.line as usize, at.column as usize);
+    Ok(QueryText { padded, sql: substituted, explain, at, variables, first_line })
 }
 
 /// pgbench's `random(a, b)` or an integer.

@@ -103,9 +103,20 @@ pub enum Stmt {
         columns: Vec<Ident>,
         source: Box<Query>,
     },
+    /// `SET name = value`, `SET name TO DEFAULT`, `RESET name`: checked and normalized
+    /// by [`super::settings::check_set`] (the value as `SHOW` prints it; the default's
+    /// for DEFAULT and RESET).
     Set {
         name: String,
         value: String,
+    },
+    /// `RESET ALL`.
+    ResetAll,
+    /// `ALTER SERVER name OPTIONS ([ADD | SET | DROP] option ['value'], …)`, each
+    /// option checked as `CREATE SERVER` checks it.
+    AlterServer {
+        name: Ident,
+        edits: Vec<OptionEdit>,
     },
     Explain {
         options: ExplainFlags,
@@ -114,13 +125,33 @@ pub enum Stmt {
     Select(Box<Query>),
 }
 
-/// The options of `EXPLAIN (…)` the sandbox honours.
+/// EXPLAIN's options as PostgreSQL 15's `ExplainQuery` settles them (explain.c), once
+/// checked: what the sandbox does not do is refused by name before anything runs
+/// ([`explain_flags`]), so every field here is honoured.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ExplainFlags {
+    /// ANALYZE: the query runs, and the actual figures are shown.
     pub analyze: bool,
     pub verbose: bool,
+    /// Always false: COSTS ON (PostgreSQL's default) is refused, the sandbox has no
+    /// cost model yet.
     pub costs: bool,
+    /// TIMING (ANALYZE only; defaults to ANALYZE): node times, or only rows and loops.
+    pub timing: bool,
+    /// SUMMARY (defaults to ANALYZE): Planning Time, and with ANALYZE Execution Time.
+    pub summary: bool,
+    /// SETTINGS: the planner settings changed from their defaults.
+    pub settings: bool,
+    /// FORMAT JSON (else TEXT).
     pub json: bool,
+}
+
+/// One element of `ALTER SERVER … OPTIONS (…)`, and where it is.
+#[derive(Clone, Debug, PartialEq)]
+pub enum OptionEdit {
+    Add(String, String, Location),
+    Set(String, String, Location),
+    Drop(String, Location),
 }
 
 /// A statement and where it starts.
@@ -304,7 +335,7 @@ fn parse_one(p: &mut Parser) -> Result<Stmt, FrontError> {
     let ours = |p: &mut Parser| -> Result<Stmt, FrontError> {
         match w.as_slice() {
             ["create", "server", ..] => create_server(p),
-            ["create", "user", "mapping", ..] => skip_statement(p, "CREATE USER MAPPING"),
+            ["create", "user", "mapping", ..] => create_user_mapping(p),
             ["create", "foreign", "table", ..] => {
                 p.next_token();
                 p.next_token();
@@ -313,6 +344,8 @@ fn parse_one(p: &mut Parser) -> Result<Stmt, FrontError> {
             }
             ["create", "table", ..] => create_table(p),
             ["alter", "table", ..] => attach_partition(p),
+            ["alter", "server", ..] => alter_server(p),
+            ["reset", ..] => reset(p),
             ["analyze", ..] | ["analyse", ..] => skip_statement(p, "ANALYZE"),
             ["vacuum", ..] => skip_statement(p, "VACUUM"),
             _ => unreachable_ours(at),
@@ -324,6 +357,8 @@ fn parse_one(p: &mut Parser) -> Result<Stmt, FrontError> {
         | ["create", "foreign", "table", ..]
         | ["create", "table", ..]
         | ["alter", "table", ..]
+        | ["alter", "server", ..]
+        | ["reset", ..]
         | ["analyze", ..]
         | ["analyse", ..]
         | ["vacuum", ..] => ours(p),
@@ -371,36 +406,39 @@ fn convert(stmt: Statement, at: Location) -> Result<Stmt, FrontError> {
             }
             Ok(Stmt::Insert { table: ins.table_name, columns: ins.columns, source })
         }
-        Statement::SetVariable { variables, value, local: false, hivevar: false } => {
-            let name = match variables {
-                ast::OneOrManyWithParens::One(n) => n.to_string().to_lowercase(),
+        Statement::SetVariable { variables, value, local, hivevar: false } => {
+            let ident = match variables {
+                ast::OneOrManyWithParens::One(n) => n,
                 _ => return Err(FrontError::unsupported("SET of several variables", at)),
             };
-            let value = value.iter().map(set_value).collect::<Vec<_>>().join(", ");
+            let name_at = ident.0.first().map_or(at, |i| i.span.start);
+            let name = ident.to_string().to_lowercase();
+            if local {
+                return Err(FrontError::unsupported(
+                    format!(
+                        "SET LOCAL {name}: outside a transaction block PostgreSQL ignores it (WARNING:  SET LOCAL can \
+                         only be used in transaction blocks), and scenario files have no transaction blocks; write SET"
+                    ),
+                    at,
+                ));
+            }
+            let values: Vec<String> = value.iter().map(set_value).collect();
+            let value = match values.as_slice() {
+                [one] if one == "default" => None,
+                [one] => Some(one.as_str()),
+                _ => return Err(FrontError::at(format!("SET {name} takes only one argument"), name_at)),
+            };
+            let (name, value) = super::settings::check_set(&name, value).map_err(|m| FrontError::at(m, name_at))?;
             Ok(Stmt::Set { name, value })
         }
-        Statement::Explain { statement, options, analyze, verbose, format, .. } => {
+        Statement::Explain { statement, options, analyze, verbose, format, query_plan, describe_alias } => {
+            if query_plan || format.is_some() || describe_alias != ast::DescribeAlias::Explain {
+                return Err(FrontError::at("syntax error: PostgreSQL's EXPLAIN is EXPLAIN [ANALYZE] [VERBOSE] statement or EXPLAIN (option [, …]) statement", at));
+            }
             let Statement::Query(query) = *statement else {
                 return Err(FrontError::unsupported("EXPLAIN of anything but a SELECT", at));
             };
-            let mut flags = ExplainFlags { analyze, verbose, costs: true, json: false };
-            if let Some(f) = format {
-                flags.json = f.to_string().eq_ignore_ascii_case("json");
-            }
-            for o in options.unwrap_or_default() {
-                let on = match &o.arg {
-                    None => true,
-                    Some(e) => !matches!(e.to_string().to_lowercase().as_str(), "off" | "false" | "0"),
-                };
-                match o.name.value.to_lowercase().as_str() {
-                    "analyze" | "analyse" => flags.analyze = on,
-                    "verbose" => flags.verbose = on,
-                    "costs" => flags.costs = on,
-                    "format" => flags.json = o.arg.as_ref().is_some_and(|e| e.to_string().eq_ignore_ascii_case("json")),
-                    "timing" | "summary" | "buffers" | "settings" | "wal" => {}
-                    other => return Err(FrontError::at(format!("unrecognized EXPLAIN option \"{other}\""), at)),
-                }
-            }
+            let flags = explain_flags(analyze, verbose, options.as_deref().unwrap_or_default(), at)?;
             Ok(Stmt::Explain { options: flags, query })
         }
         Statement::Query(q) => Ok(Stmt::Select(q)),
@@ -412,12 +450,155 @@ fn convert(stmt: Statement, at: Location) -> Result<Stmt, FrontError> {
     }
 }
 
+/// The text of an EXPLAIN option's argument as PostgreSQL's `defGetString` gives it:
+/// unquoted words folded to lower case, literals as written.
+fn option_text(e: &ast::Expr) -> String {
+    match e {
+        ast::Expr::Value(Value::SingleQuotedString(s)) => s.clone(),
+        ast::Expr::Value(Value::Boolean(b)) => b.to_string(),
+        ast::Expr::Value(Value::Number(n, _)) => n.clone(),
+        ast::Expr::Identifier(i) if i.quote_style.is_none() => i.value.to_lowercase(),
+        ast::Expr::Identifier(i) => i.value.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// `defGetBoolean`: no argument is true; the integers 0 and 1; true, false, on, off
+/// in any case.
+fn option_bool(name: &str, arg: Option<&ast::Expr>, at: Location) -> Result<bool, FrontError> {
+    let Some(e) = arg else { return Ok(true) };
+    let text = option_text(e).to_lowercase();
+    let number = matches!(e, ast::Expr::Value(Value::Number(..)));
+    match (number, text.as_str()) {
+        (true, "1") | (false, "true" | "on") => Ok(true),
+        (true, "0") | (false, "false" | "off") => Ok(false),
+        _ => Err(FrontError::at(format!("{name} requires a Boolean value"), at)),
+    }
+}
+
+/// EXPLAIN's options, settled as PostgreSQL 15's `ExplainQuery` settles them (the last
+/// of a repeated option wins; `TIMING` defaults to `ANALYZE`, as does `SUMMARY`), with
+/// its errors and their order: an unrecognized option or FORMAT value at once, then
+/// `WAL` without ANALYZE, then `TIMING` without ANALYZE. What the sandbox cannot do is
+/// refused by name ("not supported by the sandbox: EXPLAIN option …"):
+///
+/// | option | PostgreSQL 15 | here |
+/// |---|---|---|
+/// | ANALYZE | runs the query, actual figures | honoured: without it the query is planned only, nothing is sent to a shard |
+/// | VERBOSE | Output, schema-qualified names, Remote SQL | honoured |
+/// | COSTS (on by default) | `(cost=… rows=… width=…)` | COSTS OFF honoured; COSTS ON refused: no cost model yet (issue 23) |
+/// | TIMING (default ANALYZE) | node times; without ANALYZE an error | honoured, with PostgreSQL's error |
+/// | SUMMARY (default ANALYZE) | Planning Time (and Execution Time with ANALYZE) | honoured |
+/// | SETTINGS | the changed planner settings | honoured (`settings::explain_settings`) |
+/// | FORMAT TEXT, JSON | | honoured |
+/// | FORMAT XML, YAML | | refused |
+/// | BUFFERS | buffer usage (allowed without ANALYZE since 13) | OFF honoured; ON refused: no shared buffers to count |
+/// | WAL | WAL usage; without ANALYZE an error | OFF honoured; ON: PostgreSQL's error without ANALYZE, else refused |
+/// | GENERIC_PLAN, SERIALIZE, MEMORY | PostgreSQL 16 and later | `unrecognized EXPLAIN option`, as PostgreSQL 15 says |
+pub fn explain_flags(
+    analyze: bool,
+    verbose: bool,
+    options: &[ast::UtilityOption],
+    at: Location,
+) -> Result<ExplainFlags, FrontError> {
+    let mut f = ExplainFlags { analyze, verbose, costs: true, ..ExplainFlags::default() };
+    let (mut timing, mut summary, mut buffers, mut wal) = (None, None, (false, at), (false, at));
+    let mut costs_at = at;
+    let mut format: Option<(String, Location)> = None;
+    for o in options {
+        let name = o.name.value.to_lowercase();
+        let here = o.name.span.start;
+        let arg = o.arg.as_ref();
+        match name.as_str() {
+            "analyze" | "analyse" => f.analyze = option_bool("analyze", arg, here)?,
+            "verbose" => f.verbose = option_bool(&name, arg, here)?,
+            "costs" => {
+                f.costs = option_bool(&name, arg, here)?;
+                costs_at = here;
+            }
+            "buffers" => buffers = (option_bool(&name, arg, here)?, here),
+            "wal" => wal = (option_bool(&name, arg, here)?, here),
+            "settings" => f.settings = option_bool(&name, arg, here)?,
+            "timing" => timing = Some((option_bool(&name, arg, here)?, here)),
+            "summary" => summary = Some(option_bool(&name, arg, here)?),
+            "format" => {
+                let value = arg.map(option_text).unwrap_or_default();
+                if !["text", "xml", "json", "yaml"].contains(&value.as_str()) {
+                    return Err(FrontError::at(
+                        format!("unrecognized value for EXPLAIN option \"format\": \"{value}\""),
+                        here,
+                    ));
+                }
+                format = Some((value, here));
+            }
+            other => return Err(FrontError::at(format!("unrecognized EXPLAIN option \"{other}\""), here)),
+        }
+    }
+    if wal.0 && !f.analyze {
+        return Err(FrontError::at("EXPLAIN option WAL requires ANALYZE", at));
+    }
+    f.timing = timing.map_or(f.analyze, |t| t.0);
+    if f.timing && !f.analyze {
+        return Err(FrontError::at("EXPLAIN option TIMING requires ANALYZE", at));
+    }
+    f.summary = summary.unwrap_or(f.analyze);
+    // What PostgreSQL would do and the sandbox cannot: refused by name.
+    if f.costs {
+        return Err(FrontError::unsupported(
+            "EXPLAIN option COSTS (on by default): the sandbox has no cost model yet, so it cannot print \
+             PostgreSQL's (cost=… rows=… width=…) estimates; write EXPLAIN (COSTS OFF …)",
+            costs_at,
+        ));
+    }
+    if buffers.0 {
+        return Err(FrontError::unsupported(
+            "EXPLAIN option BUFFERS: the sandbox's tables are not in shared buffers, it has no buffer counts to show",
+            buffers.1,
+        ));
+    }
+    if wal.0 {
+        return Err(FrontError::unsupported("EXPLAIN option WAL: the sandbox keeps no write-ahead log", wal.1));
+    }
+    match format {
+        Some((v, here)) if v == "xml" || v == "yaml" => {
+            return Err(FrontError::unsupported(
+                format!("EXPLAIN option FORMAT {} (TEXT and JSON only)", v.to_uppercase()),
+                here,
+            ))
+        }
+        Some((v, _)) => f.json = v == "json",
+        None => {}
+    }
+    Ok(f)
+}
+
 fn set_value(e: &ast::Expr) -> String {
     match e {
         ast::Expr::Value(Value::SingleQuotedString(s)) => s.clone(),
         ast::Expr::Identifier(i) => i.value.to_lowercase(),
         other => other.to_string(),
     }
+}
+
+/// `CREATE USER MAPPING FOR role SERVER name [OPTIONS (…)]`: accepted (the sandbox
+/// has no roles: its connections log in as its own role); an option would be ignored,
+/// so each is refused by name (`user`, `password`, … ; any other is PostgreSQL's
+/// `invalid option`).
+fn create_user_mapping(p: &mut Parser) -> Result<Stmt, FrontError> {
+    while !matches!(p.peek_token().token, Token::SemiColon | Token::EOF) {
+        if matches!(&p.peek_token().token, Token::Word(w) if w.keyword == Keyword::OPTIONS) {
+            checked_options(p, |k, _| match k {
+                "user" | "password" | "password_required" | "sslcert" | "sslkey" | "sslpassword" => Err(format!(
+                    "not supported by the sandbox: user mapping option {k} (the sandbox's connections log in as its \
+                     own role)"
+                )),
+                _ => Err(format!("invalid option \"{k}\"")),
+            })?;
+            continue;
+        }
+        p.next_token();
+    }
+    Ok(Stmt::Accepted("CREATE USER MAPPING"))
 }
 
 /// `CREATE SERVER name [TYPE '…'] [VERSION '…'] FOREIGN DATA WRAPPER fdw [OPTIONS (…)]`.
@@ -445,18 +626,22 @@ fn create_server(p: &mut Parser) -> Result<Stmt, FrontError> {
             wrapper.span.start,
         ));
     }
-    let options = generic_options(p)?;
+    let options = checked_options(p, super::settings::check_server_option)?;
     Ok(Stmt::CreateServer { name, wrapper, options })
 }
 
-/// `[OPTIONS ( name 'value' [, …] )]`, names folded to lower case.
-fn generic_options(p: &mut Parser) -> Result<Vec<(String, String)>, FrontError> {
+/// `[OPTIONS ( name 'value' [, …] )]`, names folded to lower case, each checked by
+/// `check` (postgres_fdw's validator, and what the sandbox honours) at its name.
+fn checked_options(
+    p: &mut Parser,
+    check: fn(&str, &str) -> Result<(), String>,
+) -> Result<Vec<(String, String)>, FrontError> {
     let at = p.peek_token().span.start;
     if !p.parse_keyword(Keyword::OPTIONS) {
         return Ok(vec![]);
     }
     p.expect_token(&Token::LParen).map_err(|e| parser_error(e, at))?;
-    let mut out = Vec::new();
+    let mut out: Vec<(String, String)> = Vec::new();
     loop {
         let name = p.parse_identifier(false).map_err(|e| parser_error(e, at))?;
         let value = p.parse_literal_string().map_err(|e| parser_error(e, at))?;
@@ -464,6 +649,7 @@ fn generic_options(p: &mut Parser) -> Result<Vec<(String, String)>, FrontError> 
         if out.iter().any(|(k, _)| *k == key) {
             return Err(FrontError::at(format!("option \"{key}\" provided more than once"), name.span.start));
         }
+        check(&key, &value).map_err(|m| FrontError::at(m, name.span.start))?;
         out.push((key, value));
         if !p.consume_token(&Token::Comma) {
             break;
@@ -471,6 +657,102 @@ fn generic_options(p: &mut Parser) -> Result<Vec<(String, String)>, FrontError> 
     }
     p.expect_token(&Token::RParen).map_err(|e| parser_error(e, at))?;
     Ok(out)
+}
+
+/// `ALTER SERVER name [VERSION '…'] OPTIONS ([ADD | SET | DROP] option ['value'], …)`;
+/// the other forms (OWNER TO, RENAME TO) are refused.
+fn alter_server(p: &mut Parser) -> Result<Stmt, FrontError> {
+    p.next_token(); // ALTER
+    p.next_token(); // SERVER
+    let at = p.peek_token().span.start;
+    let name = p.parse_identifier(false).map_err(|e| parser_error(e, at))?;
+    if peek_word(p, "version") {
+        p.next_token();
+        p.parse_literal_string().map_err(|e| parser_error(e, at))?;
+    }
+    let here = p.peek_token().span.start;
+    if !p.parse_keyword(Keyword::OPTIONS) {
+        return Err(FrontError::unsupported("ALTER SERVER other than ALTER SERVER … OPTIONS (…)", here));
+    }
+    p.expect_token(&Token::LParen).map_err(|e| parser_error(e, at))?;
+    let mut edits = Vec::new();
+    loop {
+        let verb = ["add", "set", "drop"].into_iter().find(|w| {
+            // `SET`/`ADD`/`DROP` are verbs only when an option name follows them.
+            peek_word(p, w) && matches!(p.peek_nth_token(1).token, Token::Word(_))
+        });
+        if verb.is_some() {
+            p.next_token();
+        }
+        let name = p.parse_identifier(false).map_err(|e| parser_error(e, at))?;
+        let key = name.value.to_lowercase();
+        let loc = name.span.start;
+        if verb == Some("drop") {
+            edits.push(OptionEdit::Drop(key, loc));
+        } else {
+            let value = p.parse_literal_string().map_err(|e| parser_error(e, at))?;
+            super::settings::check_server_option(&key, &value).map_err(|m| FrontError::at(m, loc))?;
+            edits.push(if verb == Some("set") {
+                OptionEdit::Set(key, value, loc)
+            } else {
+                OptionEdit::Add(key, value, loc)
+            });
+        }
+        if !p.consume_token(&Token::Comma) {
+            break;
+        }
+    }
+    p.expect_token(&Token::RParen).map_err(|e| parser_error(e, at))?;
+    Ok(Stmt::AlterServer { name, edits })
+}
+
+/// Applies `ALTER … OPTIONS (…)` to a list of options, with PostgreSQL's errors
+/// (`transformGenericOptions`): ADD of an option already there, SET or DROP of one
+/// that is not.
+pub fn apply_option_edits(options: &mut Vec<(String, String)>, edits: &[OptionEdit]) -> Result<(), FrontError> {
+    for e in edits {
+        match e {
+            OptionEdit::Add(k, v, at) => {
+                if options.iter().any(|(key, _)| key == k) {
+                    return Err(FrontError::at(format!("option \"{k}\" provided more than once"), *at));
+                }
+                options.push((k.clone(), v.clone()));
+            }
+            OptionEdit::Set(k, v, at) => match options.iter_mut().find(|(key, _)| key == k) {
+                Some(o) => o.1 = v.clone(),
+                None => return Err(FrontError::at(format!("option \"{k}\" not found"), *at)),
+            },
+            OptionEdit::Drop(k, at) => match options.iter().position(|(key, _)| key == k) {
+                Some(i) => {
+                    options.remove(i);
+                }
+                None => return Err(FrontError::at(format!("option \"{k}\" not found"), *at)),
+            },
+        }
+    }
+    Ok(())
+}
+
+/// `RESET name` (its default, as PostgreSQL's `RESET`) or `RESET ALL`.
+fn reset(p: &mut Parser) -> Result<Stmt, FrontError> {
+    p.next_token(); // RESET
+    let t = p.next_token();
+    let name = match &t.token {
+        Token::Word(w) if w.quote_style.is_none() && w.value.eq_ignore_ascii_case("all") => return Ok(Stmt::ResetAll),
+        Token::Word(w) => w.value.to_lowercase(),
+        other => return Err(FrontError::at(format!("syntax error at or near \"{other}\""), t.span.start)),
+    };
+    // A qualified name (`RESET postgres_fdw.application_name`).
+    let mut name = name;
+    while p.consume_token(&Token::Period) {
+        let t = p.next_token();
+        match &t.token {
+            Token::Word(w) => name = format!("{name}.{}", w.value.to_lowercase()),
+            other => return Err(FrontError::at(format!("syntax error at or near \"{other}\""), t.span.start)),
+        }
+    }
+    let (name, value) = super::settings::check_set(&name, None).map_err(|m| FrontError::at(m, t.span.start))?;
+    Ok(Stmt::Set { name, value })
 }
 
 /// After `CREATE [FOREIGN] TABLE`: the name, then columns or `PARTITION OF`.
@@ -510,7 +792,7 @@ fn foreign_spec(p: &mut Parser) -> Result<Option<ForeignSpec>, FrontError> {
     p.next_token();
     let at = p.peek_token().span.start;
     let server = p.parse_identifier(false).map_err(|e| parser_error(e, at))?;
-    let options = generic_options(p)?;
+    let options = checked_options(p, super::settings::check_table_option)?;
     Ok(Some(ForeignSpec { server, options }))
 }
 

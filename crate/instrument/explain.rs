@@ -1,7 +1,10 @@
 //! EXPLAIN ANALYZE output as PostgreSQL 15 prints it, in its TEXT and JSON formats.
 //!
-//! Costs are not modelled, so the output is that of `EXPLAIN (ANALYZE, COSTS OFF)`,
-//! with `VERBOSE` as an option ([`ExplainOptions::verbose`]). Checked line for line
+//! Costs are not modelled, so the output is that of `EXPLAIN (…, COSTS OFF)` (COSTS ON
+//! is refused where the statement is parsed), with `VERBOSE` as an option
+//! ([`ExplainOptions::verbose`]) and the statement's own options (ANALYZE or the plan
+//! only, SETTINGS, SUMMARY) in [`ExplainDoc`]; TIMING OFF is the tree's own
+//! ([`ExplainNode::timed`]). Checked line for line
 //! against a real coordinator (tests/pg15_fidelity.rs):
 //!
 //! - TEXT: `Aggregate (actual time=… rows=1 loops=1)` (one space: COSTS OFF),
@@ -34,7 +37,8 @@
 //!   Append, …; Hash Join its two children's).
 //! - `"Schema"`, `"Alias"`: of a scan's relation (default `public` and the relation).
 //! - `"Server"`: ours, printed with the counters only.
-//! - `"Remote SQL"`, `"Relations"`: printed only with VERBOSE, as postgres_fdw does.
+//! - `"Remote SQL"`: printed only with VERBOSE, as postgres_fdw does; `"Relations"`
+//!   always, its relations schema-qualified only with VERBOSE.
 //!
 //! `$N` is replaced in every property of a non-scan node, so `Group Key: $0` works too.
 //!
@@ -124,6 +128,27 @@ impl ExplainOptions {
     pub const POSTGRES_VERBOSE: ExplainOptions = ExplainOptions { verbose: true, counters: false };
     /// Exactly `EXPLAIN (ANALYZE, COSTS OFF)`.
     pub const POSTGRES: ExplainOptions = ExplainOptions { verbose: false, counters: false };
+}
+
+/// What EXPLAIN's statement-level options put around the plan (explain.c's
+/// `ExplainOnePlan` and `ExplainPrintPlan`):
+/// - without ANALYZE the plan only: no actual figures, no "never executed", no
+///   `Rows Removed by Filter`, no Triggers, no Execution Time;
+/// - `Settings:` (JSON: an object) after the plan when SETTINGS is on: PostgreSQL's
+///   `get_explain_guc_options`, the changed planner settings (TEXT prints nothing when
+///   there are none, JSON an empty object);
+/// - `Planning Time` with SUMMARY, `Execution Time` with SUMMARY and ANALYZE.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExplainDoc {
+    pub analyze: bool,
+    pub summary: bool,
+    /// With SETTINGS: the changed settings as (name, value), in PostgreSQL's order.
+    pub settings: Option<Vec<(String, String)>>,
+}
+
+impl ExplainDoc {
+    /// `EXPLAIN (ANALYZE, …)` with its defaults: SUMMARY on, no SETTINGS.
+    pub const ANALYZE: ExplainDoc = ExplainDoc { analyze: true, summary: true, settings: None };
 }
 
 fn ms(ns: u64) -> f64 {
@@ -347,10 +372,17 @@ fn properties(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions) -> Vec<(Strin
         .iter()
         .filter(|(k, _)| match k.as_str() {
             "Output" | "Schema" | "Alias" | "Server" | "Qualify" | "Parent" => false,
-            "Remote SQL" | "Relations" => opts.verbose,
+            "Remote SQL" => opts.verbose,
             _ => true,
         })
-        .map(|(k, v)| (k.clone(), if n.is_scan() { v.clone() } else { substitute(v, input) }))
+        .map(|(k, v)| {
+            // postgres_fdw prints Relations with or without VERBOSE, its relations
+            // schema-qualified only with VERBOSE (postgresExplainForeignScan).
+            if k == "Relations" && !opts.verbose {
+                return (k.clone(), v.replace(&format!("({}.", quote_identifier(REMOTE_SCHEMA)), "("));
+            }
+            (k.clone(), if n.is_scan() { v.clone() } else { substitute(v, input) })
+        })
         .collect()
 }
 
@@ -416,36 +448,60 @@ fn counter_lines(n: &ExplainNode, i: &Instrumentation) -> Vec<String> {
     lines
 }
 
-fn write_text(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions, depth: usize, out: &mut String) {
+fn write_text(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions, analyze: bool, depth: usize, out: &mut String) {
     let indent = if depth == 0 { String::new() } else { " ".repeat(6 * (depth - 1) + 2) };
     let detail_indent = if depth == 0 { "  ".to_string() } else { " ".repeat(6 * depth + 2) };
     let arrow = if depth == 0 { "" } else { "->  " };
     let inst = n.instr.finished();
-    out.push_str(&format!("{indent}{arrow}{} {}\n", title(n, opts), actual(&inst, n.timed)));
+    if analyze {
+        out.push_str(&format!("{indent}{arrow}{} {}\n", title(n, opts), actual(&inst, n.timed)));
+    } else {
+        out.push_str(&format!("{indent}{arrow}{}\n", title(n, opts)));
+    }
     if opts.verbose && shows_output(n) && !o.cols.is_empty() {
         out.push_str(&format!("{detail_indent}Output: {}\n", o.cols.join(", ")));
     }
     for (k, v) in properties(n, o, opts) {
         out.push_str(&format!("{detail_indent}{k}: {v}\n"));
     }
-    if opts.counters && is_remote(n) && inst.nloops > 0 {
+    if analyze && opts.counters && is_remote(n) && inst.nloops > 0 {
         for line in counter_lines(n, &inst) {
             out.push_str(&format!("{detail_indent}{line}\n"));
         }
     }
     for (c, co) in n.children.iter().zip(&o.children) {
-        write_text(c, co, opts, depth + 1, out);
+        write_text(c, co, opts, analyze, depth + 1, out);
     }
 }
 
 /// PostgreSQL's TEXT format with the given options, then `Planning Time:` and
 /// `Execution Time:`.
 pub fn explain_text_with(root: &ExplainNode, opts: &ExplainOptions, planning_ns: u64, execution_ns: u64) -> String {
+    explain_doc_text(root, opts, &ExplainDoc::ANALYZE, planning_ns, execution_ns)
+}
+
+/// PostgreSQL's TEXT format of one EXPLAIN statement: the plan, `Settings:`, `Planning
+/// Time:` and `Execution Time:` as `doc` says ([`ExplainDoc`]).
+pub fn explain_doc_text(
+    root: &ExplainNode,
+    opts: &ExplainOptions,
+    doc: &ExplainDoc,
+    planning_ns: u64,
+    execution_ns: u64,
+) -> String {
     let (root, outputs) = as_postgres_prints(root);
     let mut out = String::new();
-    write_text(&root, &outputs, opts, 0, &mut out);
-    out.push_str(&format!("Planning Time: {:.3} ms\n", ms(planning_ns)));
-    out.push_str(&format!("Execution Time: {:.3} ms\n", ms(execution_ns)));
+    write_text(&root, &outputs, opts, doc.analyze, 0, &mut out);
+    if let Some(settings) = doc.settings.as_ref().filter(|s| !s.is_empty()) {
+        let list: Vec<String> = settings.iter().map(|(k, v)| format!("{k} = '{v}'")).collect();
+        out.push_str(&format!("Settings: {}\n", list.join(", ")));
+    }
+    if doc.summary {
+        out.push_str(&format!("Planning Time: {:.3} ms\n", ms(planning_ns)));
+    }
+    if doc.summary && doc.analyze {
+        out.push_str(&format!("Execution Time: {:.3} ms\n", ms(execution_ns)));
+    }
     out
 }
 
@@ -567,7 +623,7 @@ fn split_list(s: &str) -> Vec<String> {
 /// Properties PostgreSQL prints as lists in JSON.
 const LIST_KEYS: &[&str] = &["Group Key", "Sort Key", "Presorted Key", "Output"];
 
-fn json_node(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions) -> J {
+fn json_node(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions, analyze: bool) -> J {
     let inst = n.instr.finished();
     let mut m: Vec<(String, J)> = vec![];
     let mut put = |k: &str, v: J| m.push((k.to_string(), v));
@@ -593,12 +649,14 @@ fn json_node(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions) -> J {
         }
         put("Alias", J::Str(n.alias().unwrap_or(r).to_string()));
     }
-    if n.timed {
+    if analyze && n.timed {
         put("Actual Startup Time", time3(if inst.nloops == 0 { 0.0 } else { per_loop(inst.startup_ns, inst.nloops) }));
         put("Actual Total Time", time3(if inst.nloops == 0 { 0.0 } else { per_loop(inst.total_ns, inst.nloops) }));
     }
-    put("Actual Rows", int(rows_per_loop(&inst)));
-    put("Actual Loops", int(inst.nloops));
+    if analyze {
+        put("Actual Rows", int(rows_per_loop(&inst)));
+        put("Actual Loops", int(inst.nloops));
+    }
     if opts.verbose && shows_output(n) && !o.cols.is_empty() {
         put("Output", J::List(o.cols.clone()));
     }
@@ -615,7 +673,7 @@ fn json_node(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions) -> J {
     if matches!(n.node_type.as_str(), "Append" | "Merge Append") {
         put("Subplans Removed", int(0));
     }
-    if opts.counters && is_remote(n) {
+    if analyze && opts.counters && is_remote(n) {
         let r = &inst.remote;
         let mut ours = vec![];
         if let Some(s) = n.detail("Server") {
@@ -635,33 +693,52 @@ fn json_node(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions) -> J {
         put("pgasync", J::Obj(ours));
     }
     if !n.children.is_empty() {
-        let plans = n.children.iter().zip(&o.children).map(|(c, co)| json_node(c, co, opts)).collect();
+        let plans = n.children.iter().zip(&o.children).map(|(c, co)| json_node(c, co, opts, analyze)).collect();
         put("Plans", J::Arr(plans));
     }
     J::Obj(m)
 }
 
-fn json_doc(root: &ExplainNode, opts: &ExplainOptions, planning_ns: u64, execution_ns: u64) -> J {
+fn json_doc(root: &ExplainNode, opts: &ExplainOptions, doc: &ExplainDoc, planning_ns: u64, execution_ns: u64) -> J {
     let (root, outputs) = as_postgres_prints(root);
-    J::Arr(vec![J::Obj(vec![
-        ("Plan".into(), json_node(&root, &outputs, opts)),
-        ("Planning Time".into(), time3(ms(planning_ns))),
-        ("Triggers".into(), J::Arr(vec![])),
-        ("Execution Time".into(), time3(ms(execution_ns))),
-    ])])
+    let mut top = vec![("Plan".to_string(), json_node(&root, &outputs, opts, doc.analyze))];
+    if let Some(settings) = &doc.settings {
+        top.push(("Settings".into(), J::Obj(settings.iter().map(|(k, v)| (k.clone(), J::Str(v.clone()))).collect())));
+    }
+    if doc.summary {
+        top.push(("Planning Time".into(), time3(ms(planning_ns))));
+    }
+    if doc.analyze {
+        top.push(("Triggers".into(), J::Arr(vec![])));
+    }
+    if doc.summary && doc.analyze {
+        top.push(("Execution Time".into(), time3(ms(execution_ns))));
+    }
+    J::Arr(vec![J::Obj(top)])
 }
 
 /// PostgreSQL's JSON format as text, keys in PostgreSQL's order and its layout.
 pub fn explain_json_text(root: &ExplainNode, opts: &ExplainOptions, planning_ns: u64, execution_ns: u64) -> String {
+    explain_doc_json_text(root, opts, &ExplainDoc::ANALYZE, planning_ns, execution_ns)
+}
+
+/// [`explain_doc_text`] in PostgreSQL's JSON format, as text.
+pub fn explain_doc_json_text(
+    root: &ExplainNode,
+    opts: &ExplainOptions,
+    doc: &ExplainDoc,
+    planning_ns: u64,
+    execution_ns: u64,
+) -> String {
     let mut out = String::new();
-    write_json(&json_doc(root, opts, planning_ns, execution_ns), 0, &mut out);
+    write_json(&json_doc(root, opts, doc, planning_ns, execution_ns), 0, &mut out);
     out
 }
 
 /// PostgreSQL's JSON format as a value: `[{"Plan": {...}, "Planning Time": …,
 /// "Triggers": [], "Execution Time": …}]`.
 pub fn explain_json_with(root: &ExplainNode, opts: &ExplainOptions, planning_ns: u64, execution_ns: u64) -> Value {
-    to_value(&json_doc(root, opts, planning_ns, execution_ns))
+    to_value(&json_doc(root, opts, &ExplainDoc::ANALYZE, planning_ns, execution_ns))
 }
 
 /// JSON with the sandbox's default options (VERBOSE, our counters), planning time 0.

@@ -10,8 +10,8 @@
 
 mod explain;
 pub use explain::{
-    explain_json, explain_json_text, explain_json_with, explain_text, explain_text_with, with_resolved_details,
-    ExplainNode, ExplainOptions,
+    explain_doc_json_text, explain_doc_text, explain_json, explain_json_text, explain_json_with, explain_text,
+    explain_text_with, with_resolved_details, ExplainDoc, ExplainNode, ExplainOptions,
 };
 
 use serde::Serialize;

@@ -297,12 +297,12 @@ select id, sum(amount) from h where id < 50 group by id;
 
 -- [hash partitionwise group] partitionwise aggregate, the key not grouped
 set enable_partitionwise_aggregate = on;
--- known: plan — partial partitionwise aggregation (Finalize/Partial Aggregate) when GROUP BY lacks the partition key: not implemented
+-- known: unsupported — enable_partitionwise_aggregate with GROUP BY lacking the partition key: PostgreSQL aggregates each partition partially (Partial/Finalize Aggregate), which the sandbox does not plan; refused by name
 select grp, count(*) from h group by grp;
 
 -- [hash partitionwise agg] partitionwise aggregate, no GROUP BY
 set enable_partitionwise_aggregate = on;
--- known: plan — as q058: partial aggregation per partition is not implemented
+-- known: unsupported — as q058: partial partitionwise aggregation (no GROUP BY), refused by name
 select count(*) from h;
 
 -- [hash order limit] ORDER BY the key, LIMIT
@@ -396,7 +396,7 @@ select label, k from r order by label, k limit 6;
 
 -- [range partitionwise group text] partitionwise aggregate, the key not grouped
 set enable_partitionwise_aggregate = on;
--- known: plan — as q058: partial partitionwise aggregation
+-- known: unsupported — as q058: partial partitionwise aggregation, refused by name
 select label, count(*) from r group by label;
 
 -- [range partitionwise group filter numeric] partitionwise aggregate on the key
@@ -573,3 +573,20 @@ select k, v from r where k >= 600 and k < 200 order by v;
 
 -- [range pruned all agg] an aggregate over no partition at all
 select count(*), sum(v) from r where k < 0;
+
+-- [settings hash pruning] enable_partition_pruning off: every partition scanned
+set enable_partition_pruning = off;
+select id, name from h where id = 5;
+
+-- [settings hash] enable_hashjoin off in a query without a join: nothing to change
+set enable_hashjoin = off;
+select id, amount from h where id < 10;
+
+-- [settings join hash local] enable_hashjoin off in a join
+set enable_hashjoin = off;
+-- known: unsupported — enable_hashjoin = off: PostgreSQL plans a Merge Join or a Nested Loop, which the sandbox does not have; refused by name
+select h.id, h.name, loc.qty from h join loc on h.id = loc.id where loc.id < 30;
+
+-- [settings join hash list] enable_partitionwise_join on, two tables partitioned differently: no partitionwise join
+set enable_partitionwise_join = on;
+select h.id, l.region from h join l on h.id = l.id where l.region = 'south' and h.grp = 3;

@@ -31,6 +31,7 @@ mod sql_bounds;
 mod sql_files;
 mod sql_fuzz;
 mod sql_parse;
+mod sql_settings;
 mod wasm_session;
 mod workshop;
 

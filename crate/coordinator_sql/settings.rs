@@ -1,0 +1,452 @@
+//! Settings (`SET`, `RESET`) and postgres_fdw's options (`CREATE SERVER`, `CREATE
+//! FOREIGN TABLE`, `ALTER SERVER … OPTIONS (ADD | SET | DROP …)`): each one is honoured
+//! as PostgreSQL 15 honours it, or refused with an error that names it ("not supported
+//! by the sandbox: …"). Nothing is accepted and ignored.
+//!
+//! A value is checked as PostgreSQL checks it (`parameter "enable_hashjoin" requires a
+//! Boolean value`, postgres_fdw's `"fetch_size" must be an integer value greater than
+//! zero`) before the sandbox asks whether it can honour it. Some settings are accepted
+//! by `SET` and refused when a query is planned, because whether the sandbox can honour
+//! them depends on the plan: `enable_hashjoin = off` is honoured by a query without a
+//! join (PostgreSQL's plan has no Hash Join either) and refused for a query with one,
+//! since the sandbox has no Nested Loop or Merge Join to plan instead ([`check_plan`]).
+//!
+//! # Settings: here vs PostgreSQL 15
+//!
+//! | setting | PostgreSQL 15 | here |
+//! |---|---|---|
+//! | `enable_async_append` | Append runs async-capable foreign children asynchronously | honoured: the mode of `pgasync sql` (unless `--mode`), of the corpus and of EXPLAIN without ANALYZE (`Async Foreign Scan`); the page's sync/async switch sets it for the page's run |
+//! | `enable_partition_pruning` | plan-time pruning of partitions | honoured: off scans every partition |
+//! | `enable_partitionwise_aggregate` | aggregates per partition, fully (the key grouped) or partially | on: honoured where the partition key is among the GROUP BY keys (per-partition aggregates, pushed to the shards); refused at planning where PostgreSQL would aggregate partially (Partial/Finalize Aggregate), which the sandbox lacks |
+//! | `enable_partitionwise_join` | joins partitioned tables partition by partition | on: refused at planning for a join of two tables partitioned alike (same strategy and number of key columns: no partitionwise join here); no effect on other queries, as in PostgreSQL |
+//! | `enable_hashjoin` | discourages Hash Join | off: refused at planning when the plan has a Hash Join (no Nested Loop or Merge Join path to plan instead) |
+//! | `enable_hashagg` | discourages HashAggregate | off: refused when the plan has a HashAggregate (no GroupAggregate path) |
+//! | `enable_sort` | discourages explicit Sort steps | off: refused when the plan has a Sort (no cost model to weigh the other paths) |
+//! | `enable_indexscan` | discourages Index Scan | off: refused when the plan has an Index Scan |
+//! | `enable_seqscan` | discourages Seq Scan | off: refused when the plan seq-scans a local table that has an index (PostgreSQL would scan the index); honoured for a table without one |
+//! | `enable_nestloop`, `enable_mergejoin`, `enable_material`, `enable_memoize`, `enable_bitmapscan`, `enable_indexonlyscan`, `enable_tidscan`, `enable_incremental_sort`, `enable_gathermerge`, `enable_parallel_append`, `enable_parallel_hash` | discourage their node | honoured: the sandbox never plans these nodes |
+//! | `max_parallel_workers_per_gather` | workers per Gather (2) | `0` honoured (the sandbox plans no parallel query); any other value refused |
+//! | `jit` | JIT compilation of costly queries (on) | `off` honoured; `on` refused (no JIT) |
+//! | `statement_timeout` | cancels long statements | `0` honoured; any other value refused |
+//! | `client_min_messages` | the least level sent to the client | honoured: the sandbox sends the client no NOTICE or WARNING, at any level |
+//! | `application_name` | shown in `pg_stat_activity` | honoured: the sandbox shows it nowhere, as a client would not see it |
+//! | `seq_page_cost`, `random_page_cost`, `cpu_*_cost`, `parallel_*_cost`, `effective_cache_size`, `work_mem`, `hash_mem_multiplier`, `default_statistics_target`, `geqo*`, `from_collapse_limit`, `join_collapse_limit`, `constraint_exclusion`, `cursor_tuple_fraction`, `plan_cache_mode`, `jit_above_cost`, … | the cost model | refused: no cost model yet (issue 23) |
+//! | `extra_float_digits`, `DateStyle`, `TimeZone`, `IntervalStyle`, `bytea_output`, `lc_*` | how values are written | refused: PostgreSQL's defaults only |
+//! | `search_path` | where names are looked up | refused: one schema, `public` |
+//! | `seed` | seeds `random()` | refused: write `SELECT setseed(…)` |
+//! | any other | | refused, named |
+//!
+//! `SET name TO DEFAULT` and `RESET name` restore the default, `RESET ALL` every
+//! default; `SET LOCAL` is refused (outside a transaction block PostgreSQL ignores it
+//! with a WARNING, and scenario files have no transaction blocks). `set_config()` is
+//! not a function the sandbox has (refused as an unknown function). `EXPLAIN
+//! (SETTINGS)` lists the planner settings changed from their defaults, as PostgreSQL
+//! does ([`explain_settings`]).
+//!
+//! # postgres_fdw's options: here vs PostgreSQL 15
+//!
+//! | option | on | PostgreSQL 15 | here |
+//! |---|---|---|---|
+//! | `async_capable` | server | scans may run asynchronously | honoured |
+//! | `fetch_size` | server | rows per FETCH | honoured |
+//! | `parallel_commit` | server | COMMITs on every such connection at once | honoured when every server the plan reads says so (the `parallel_commit` behaviour); refused when only some do |
+//! | `batch_size` | server, table | rows per remote INSERT | honoured (the setup's INSERTs count their batches) |
+//! | `host`, `hostaddr`, `port`, `dbname`, `connect_timeout` | server | where the server is | kept: a server is the shard of its name (a live run: the relay's target of that name) |
+//! | `sslmode` | server | TLS | `disable`, `allow`, `prefer` honoured (the simulated shards speak no TLS); `require`, `verify-*` refused |
+//! | `use_remote_estimate` | server, table | asks the remote for EXPLAIN estimates at planning | `false` honoured; `true` refused (no cost model, no EXPLAIN sent at planning) |
+//! | `fdw_startup_cost`, `fdw_tuple_cost` | server | the cost model | refused (no cost model yet) |
+//! | `extensions` | server | which extensions' functions are shipped | refused |
+//! | `keep_connections` | server | closes connections at transaction end when off | `on` honoured; `off` refused |
+//! | `updatable` | server, table | allows INSERT, UPDATE, DELETE | `true` honoured; `false` refused (the setup inserts through foreign tables) |
+//! | `truncatable` | server, table | allows TRUNCATE | honoured (the sandbox has no TRUNCATE) |
+//! | `schema_name`, `table_name` | table | the remote table | honoured |
+//! | `async_capable`, `fetch_size` | table | per table | refused: the sandbox reads them per server (set them on the server) |
+//! | `application_name` | server | the remote session's name | refused: the sandbox's connections are `postgres_fdw`'s default |
+//! | libpq's other options (`options`, `keepalives`, `service`, …) | server | | refused, named |
+//! | `user`, `password`, `sslcert`, … (user mapping options), `analyze_sampling` (PostgreSQL 16), any unknown | server, table | `invalid option "…"` | PostgreSQL 15's error |
+//! | `user`, `password`, `password_required`, `sslcert`, `sslkey`, `sslpassword` | user mapping | the remote role and its credentials | refused: the sandbox's connections log in as its own role (`statement::create_user_mapping`) |
+
+use super::catalog::{parse_bool, Node, RelKind};
+use crate::plan::{AggStrategy, Plan};
+
+/// What a setting's value may be.
+#[derive(Clone, Copy, Debug)]
+enum Kind {
+    Bool,
+    Int,
+    Enum(&'static [&'static str]),
+    Text,
+}
+
+/// How the sandbox honours a setting.
+#[derive(Clone, Copy, Debug)]
+enum How {
+    /// Honoured everywhere (the planner, the executor, or nothing to show).
+    Honoured,
+    /// An `enable_*` whose node the sandbox plans with no alternative: off is checked
+    /// against each plan ([`check_plan`]).
+    Disables,
+    /// An `enable_*` whose node the sandbox never plans.
+    NeverPlanned,
+    /// Only these values; others refused with the reason.
+    Only(&'static [&'static str], &'static str),
+}
+
+struct Guc {
+    name: &'static str,
+    kind: Kind,
+    /// PostgreSQL 15's default, as `SHOW` prints it.
+    boot: &'static str,
+    /// GUC_EXPLAIN: listed by `EXPLAIN (SETTINGS)` when changed.
+    explain: bool,
+    how: How,
+}
+
+const LEVELS: &[&str] =
+    &["debug5", "debug4", "debug3", "debug2", "debug1", "debug", "log", "notice", "warning", "error", "info"];
+
+const GUCS: &[Guc] = &[
+    Guc { name: "enable_async_append", kind: Kind::Bool, boot: "on", explain: true, how: How::Honoured },
+    Guc { name: "enable_partition_pruning", kind: Kind::Bool, boot: "on", explain: true, how: How::Honoured },
+    Guc { name: "enable_partitionwise_aggregate", kind: Kind::Bool, boot: "off", explain: true, how: How::Honoured },
+    Guc { name: "enable_partitionwise_join", kind: Kind::Bool, boot: "off", explain: true, how: How::Honoured },
+    Guc { name: "enable_hashjoin", kind: Kind::Bool, boot: "on", explain: true, how: How::Disables },
+    Guc { name: "enable_hashagg", kind: Kind::Bool, boot: "on", explain: true, how: How::Disables },
+    Guc { name: "enable_sort", kind: Kind::Bool, boot: "on", explain: true, how: How::Disables },
+    Guc { name: "enable_indexscan", kind: Kind::Bool, boot: "on", explain: true, how: How::Disables },
+    Guc { name: "enable_seqscan", kind: Kind::Bool, boot: "on", explain: true, how: How::Disables },
+    Guc { name: "enable_nestloop", kind: Kind::Bool, boot: "on", explain: true, how: How::NeverPlanned },
+    Guc { name: "enable_mergejoin", kind: Kind::Bool, boot: "on", explain: true, how: How::NeverPlanned },
+    Guc { name: "enable_material", kind: Kind::Bool, boot: "on", explain: true, how: How::NeverPlanned },
+    Guc { name: "enable_memoize", kind: Kind::Bool, boot: "on", explain: true, how: How::NeverPlanned },
+    Guc { name: "enable_bitmapscan", kind: Kind::Bool, boot: "on", explain: true, how: How::NeverPlanned },
+    Guc { name: "enable_indexonlyscan", kind: Kind::Bool, boot: "on", explain: true, how: How::NeverPlanned },
+    Guc { name: "enable_tidscan", kind: Kind::Bool, boot: "on", explain: true, how: How::NeverPlanned },
+    Guc { name: "enable_incremental_sort", kind: Kind::Bool, boot: "on", explain: true, how: How::NeverPlanned },
+    Guc { name: "enable_gathermerge", kind: Kind::Bool, boot: "on", explain: true, how: How::NeverPlanned },
+    Guc { name: "enable_parallel_append", kind: Kind::Bool, boot: "on", explain: true, how: How::NeverPlanned },
+    Guc { name: "enable_parallel_hash", kind: Kind::Bool, boot: "on", explain: true, how: How::NeverPlanned },
+    Guc {
+        name: "max_parallel_workers_per_gather",
+        kind: Kind::Int,
+        boot: "2",
+        explain: true,
+        how: How::Only(&["0"], "the sandbox plans no parallel query: 0 (no workers) is what it does"),
+    },
+    Guc {
+        name: "jit",
+        kind: Kind::Bool,
+        boot: "on",
+        explain: true,
+        how: How::Only(&["off"], "the sandbox compiles no expression: off is what it does"),
+    },
+    Guc {
+        name: "statement_timeout",
+        kind: Kind::Int,
+        boot: "0",
+        explain: false,
+        how: How::Only(&["0"], "the sandbox cancels no statement on a timer"),
+    },
+    Guc { name: "client_min_messages", kind: Kind::Enum(LEVELS), boot: "notice", explain: false, how: How::Honoured },
+    Guc { name: "application_name", kind: Kind::Text, boot: "", explain: false, how: How::Honoured },
+];
+
+/// Settings PostgreSQL 15 has that belong to the cost model.
+const COST_MODEL: &[&str] = &[
+    "seq_page_cost",
+    "random_page_cost",
+    "cpu_tuple_cost",
+    "cpu_index_tuple_cost",
+    "cpu_operator_cost",
+    "parallel_setup_cost",
+    "parallel_tuple_cost",
+    "min_parallel_table_scan_size",
+    "min_parallel_index_scan_size",
+    "effective_cache_size",
+    "effective_io_concurrency",
+    "work_mem",
+    "hash_mem_multiplier",
+    "default_statistics_target",
+    "constraint_exclusion",
+    "cursor_tuple_fraction",
+    "from_collapse_limit",
+    "join_collapse_limit",
+    "geqo",
+    "geqo_threshold",
+    "geqo_effort",
+    "geqo_pool_size",
+    "geqo_generations",
+    "geqo_selection_bias",
+    "geqo_seed",
+    "plan_cache_mode",
+    "jit_above_cost",
+    "jit_inline_above_cost",
+    "jit_optimize_above_cost",
+    "force_parallel_mode",
+    "parallel_leader_participation",
+    "max_parallel_workers",
+    "max_parallel_maintenance_workers",
+    "recursive_worktree_factor",
+];
+
+/// Settings that change how values are written.
+const FORMATS: &[&str] = &[
+    "extra_float_digits",
+    "datestyle",
+    "timezone",
+    "intervalstyle",
+    "bytea_output",
+    "lc_numeric",
+    "lc_monetary",
+    "lc_time",
+    "lc_messages",
+    "xmloption",
+];
+
+/// The names of the settings the sandbox honours (some values only), for messages.
+fn honoured_names() -> String {
+    GUCS.iter().map(|g| g.name).collect::<Vec<_>>().join(", ")
+}
+
+fn refused(what: impl std::fmt::Display) -> String {
+    format!("not supported by the sandbox: {what}")
+}
+
+/// `SET name = value` (`value` None: `SET name TO DEFAULT` or `RESET name`): the
+/// setting's name and its value as PostgreSQL's `SHOW` prints it, or the error
+/// (PostgreSQL's for a bad value; "not supported by the sandbox: …" for what the
+/// sandbox does not honour).
+pub fn check_set(name: &str, value: Option<&str>) -> Result<(String, String), String> {
+    let Some(g) = GUCS.iter().find(|g| g.name == name) else {
+        if COST_MODEL.contains(&name) {
+            return Err(refused(format!(
+                "SET {name}: the sandbox has no cost model yet, so it cannot plan by it (issue 23)"
+            )));
+        }
+        if FORMATS.contains(&name) {
+            return Err(refused(format!("SET {name}: the sandbox writes values in PostgreSQL's default formats only")));
+        }
+        if name == "search_path" {
+            return Err(refused("SET search_path: the sandbox has one schema, public"));
+        }
+        if name == "seed" {
+            return Err(refused("SET seed: write SELECT setseed(…) instead"));
+        }
+        if name.contains('.') {
+            return Err(refused(format!("SET {name}: the sandbox has no extension settings")));
+        }
+        return Err(refused(format!("SET {name} (the settings the sandbox honours: {})", honoured_names())));
+    };
+    let value = match value {
+        None => g.boot.to_string(),
+        Some(v) => match g.kind {
+            Kind::Bool => match parse_bool(v) {
+                Some(true) => "on".to_string(),
+                Some(false) => "off".to_string(),
+                None => return Err(format!("parameter \"{name}\" requires a Boolean value")),
+            },
+            Kind::Int => match v.trim().parse::<i64>() {
+                Ok(n) => n.to_string(),
+                Err(_) => return Err(format!("invalid value for parameter \"{name}\": \"{v}\"")),
+            },
+            Kind::Enum(values) => {
+                let l = v.to_lowercase();
+                if !values.contains(&l.as_str()) {
+                    return Err(format!("invalid value for parameter \"{name}\": \"{v}\""));
+                }
+                l
+            }
+            Kind::Text => v.to_string(),
+        },
+    };
+    if let How::Only(values, why) = g.how {
+        if !values.contains(&value.as_str()) {
+            return Err(refused(format!("SET {name} = {value}: {why}")));
+        }
+    }
+    Ok((name.to_string(), value))
+}
+
+/// `EXPLAIN (SETTINGS)`: the planner settings (GUC_EXPLAIN) whose value differs from
+/// PostgreSQL's default, by name, as `get_explain_guc_options` lists them.
+pub fn explain_settings(node: &Node) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = GUCS
+        .iter()
+        .filter(|g| g.explain)
+        .filter_map(|g| node.setting(g.name).filter(|v| *v != g.boot).map(|v| (g.name.to_string(), v.to_string())))
+        .collect();
+    out.sort();
+    out
+}
+
+/// Is the boolean setting off on this node (its default when never set)?
+fn off(node: &Node, name: &str) -> bool {
+    let boot = GUCS.iter().find(|g| g.name == name).map_or("on", |g| g.boot);
+    node.setting(name).unwrap_or(boot) == "off"
+}
+
+/// The settings a plan cannot honour: an `enable_*` that is off while the plan has
+/// the node it governs, which the sandbox has no other path for. PostgreSQL would
+/// weigh the other paths (the setting adds `disable_cost`); the sandbox has neither
+/// the paths nor a cost model, so it refuses rather than plan what PostgreSQL may not.
+pub fn check_plan(coord: &Node, plan: &Plan) -> Result<(), String> {
+    let mut found: Option<String> = None;
+    walk(plan, &mut |p| {
+        if found.is_some() {
+            return;
+        }
+        let hit = match p {
+            Plan::HashJoin { .. } if off(coord, "enable_hashjoin") => Some((
+                "enable_hashjoin",
+                "the plan has a Hash Join, and the sandbox has no Nested Loop or Merge Join path to plan instead",
+            )),
+            Plan::Agg { strategy: AggStrategy::Hashed, .. } if off(coord, "enable_hashagg") => Some((
+                "enable_hashagg",
+                "the plan has a HashAggregate, and the sandbox has no GroupAggregate path to plan instead",
+            )),
+            Plan::Sort { .. } if off(coord, "enable_sort") => Some((
+                "enable_sort",
+                "the plan has a Sort, and the sandbox has no cost model to weigh the paths PostgreSQL would take instead",
+            )),
+            Plan::IndexScan { .. } if off(coord, "enable_indexscan") => Some((
+                "enable_indexscan",
+                "the plan has an Index Scan, and the sandbox has no cost model to weigh a Sort over a Seq Scan instead",
+            )),
+            Plan::SeqScan { table, .. } if off(coord, "enable_seqscan") && has_index(coord, table) => Some((
+                "enable_seqscan",
+                "the plan seq-scans a table with an index, and the sandbox has no cost model to weigh an index scan instead",
+            )),
+            _ => None,
+        };
+        if let Some((name, why)) = hit {
+            found = Some(refused(format!("{name} = off: {why}")));
+        }
+    });
+    match found {
+        Some(m) => Err(m),
+        None => Ok(()),
+    }
+}
+
+fn has_index(coord: &Node, table: &str) -> bool {
+    match coord.relation(table).map(|r| &r.kind) {
+        Some(RelKind::Table(t)) => !t.indexes.is_empty(),
+        _ => false,
+    }
+}
+
+fn walk(plan: &Plan, f: &mut dyn FnMut(&Plan)) {
+    f(plan);
+    match plan {
+        Plan::Append { children } | Plan::MergeAppend { children, .. } => children.iter().for_each(|c| walk(c, f)),
+        Plan::Sort { child, .. } | Plan::Limit { child, .. } | Plan::Agg { child, .. } | Plan::Result { child, .. } => {
+            walk(child, f)
+        }
+        Plan::HashJoin { outer, inner, .. } => {
+            walk(outer, f);
+            walk(inner, f);
+        }
+        Plan::SeqScan { .. } | Plan::IndexScan { .. } | Plan::ForeignScan(_) | Plan::EmptyResult { .. } => {}
+    }
+}
+
+/// libpq's options a PostgreSQL 15 server takes that the sandbox does not honour
+/// (`user`, `password`, `sslcert`, … belong to user mappings: `invalid option`).
+const LIBPQ: &[&str] = &[
+    "service",
+    "passfile",
+    "channel_binding",
+    "options",
+    "fallback_application_name",
+    "keepalives",
+    "keepalives_idle",
+    "keepalives_interval",
+    "keepalives_count",
+    "tcp_user_timeout",
+    "sslcompression",
+    "sslrootcert",
+    "sslcrl",
+    "sslcrldir",
+    "sslsni",
+    "requirepeer",
+    "ssl_min_protocol_version",
+    "ssl_max_protocol_version",
+    "gssencmode",
+    "krbsrvname",
+    "gsslib",
+    "target_session_attrs",
+];
+
+fn bool_option(k: &str, v: &str) -> Result<bool, String> {
+    parse_bool(v).ok_or_else(|| format!("{k} requires a Boolean value"))
+}
+
+fn positive(k: &str, v: &str) -> Result<(), String> {
+    match v.trim().parse::<i64>() {
+        Ok(n) if n > 0 => Ok(()),
+        _ => Err(format!("\"{k}\" must be an integer value greater than zero")),
+    }
+}
+
+/// An option of `CREATE SERVER` or `ALTER SERVER`: PostgreSQL's error for a bad one,
+/// "not supported by the sandbox: …" for one it would honour and the sandbox cannot.
+pub fn check_server_option(k: &str, v: &str) -> Result<(), String> {
+    match k {
+        "host" | "hostaddr" | "port" | "dbname" | "connect_timeout" => Ok(()),
+        "sslmode" => match v {
+            "disable" | "allow" | "prefer" => Ok(()),
+            _ => Err(refused(format!("server option sslmode '{v}': the simulated shards speak no TLS"))),
+        },
+        "async_capable" | "parallel_commit" | "truncatable" => bool_option(k, v).map(|_| ()),
+        "fetch_size" | "batch_size" => positive(k, v),
+        "use_remote_estimate" => match bool_option(k, v)? {
+            false => Ok(()),
+            true => Err(refused(
+                "server option use_remote_estimate 'true': the sandbox has no cost model and sends no EXPLAIN to \
+                 the shards while planning",
+            )),
+        },
+        "keep_connections" => match bool_option(k, v)? {
+            true => Ok(()),
+            false => Err(refused(
+                "server option keep_connections 'false': the sandbox does not close connections at transaction end",
+            )),
+        },
+        "updatable" => match bool_option(k, v)? {
+            true => Ok(()),
+            false => Err(refused(
+                "server option updatable 'false': the setup's INSERTs through foreign tables would be refused",
+            )),
+        },
+        "fdw_startup_cost" | "fdw_tuple_cost" => {
+            Err(refused(format!("server option {k}: the sandbox has no cost model yet (issue 23)")))
+        }
+        "extensions" => Err(refused("server option extensions: the sandbox ships no extension's functions")),
+        "application_name" => {
+            Err(refused("server option application_name: the sandbox's connections keep postgres_fdw's default name"))
+        }
+        _ if LIBPQ.contains(&k) => Err(refused(format!("server option {k}"))),
+        _ => Err(format!("invalid option \"{k}\"")),
+    }
+}
+
+/// An option of `CREATE FOREIGN TABLE … OPTIONS (…)`.
+pub fn check_table_option(k: &str, v: &str) -> Result<(), String> {
+    match k {
+        "schema_name" | "table_name" => Ok(()),
+        "truncatable" => bool_option(k, v).map(|_| ()),
+        "batch_size" => positive(k, v),
+        "use_remote_estimate" | "updatable" => {
+            check_server_option(k, v).map_err(|m| m.replace("server option", "foreign table option"))
+        }
+        "async_capable" | "fetch_size" => {
+            if k == "async_capable" {
+                bool_option(k, v)?;
+            } else {
+                positive(k, v)?;
+            }
+            Err(refused(format!("foreign table option {k}: the sandbox reads it per server (set it on the server)")))
+        }
+        _ => Err(format!("invalid option \"{k}\"")),
+    }
+}
