@@ -26,6 +26,8 @@ mod lesson;
 // (`--no-default-features`, see Cargo.toml), in its second.
 #[cfg(feature = "sql")]
 mod sql;
+#[cfg(feature = "sql")]
+pub use sql::{check_sql, SqlLoader};
 
 // The Export menu: trace, EXPLAIN and timeline files, as `pgasync trace` writes them.
 mod export;
