@@ -5,14 +5,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-workshop}
-for f in pkg/pgasync.js pkg/pgasync_bg.wasm; do
+for f in pkg/pgasync.js pkg/pgasync_bg.wasm pkg/pgasync_sql.js pkg/pgasync_sql_bg.wasm; do
   [ -f "$f" ] || { echo "workshop: $f is missing: run 'make pkg' first" >&2; exit 1; }
 done
 rm -rf "$out" "$out.zip"
 mkdir -p "$out/pkg" "$out/scenarios"
-# The page is plain files: copy web/ as it is; the package beside it as ./pkg/.
+# The page is plain files: copy web/ as it is; the package beside it as ./pkg/ (its two
+# modules: the page's, and the SQL front end's that the editor loads).
 cp -R web/. "$out/"
-cp pkg/pgasync.js pkg/pgasync_bg.wasm "$out/pkg/"
+cp pkg/pgasync.js pkg/pgasync_bg.wasm pkg/pgasync_sql.js pkg/pgasync_sql_bg.wasm "$out/pkg/"
 cp crate/coordinator_sql/scenarios/*.sql "$out/scenarios/"
 cp docs/teacher-guide.md "$out/README.md"
 

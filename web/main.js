@@ -81,7 +81,11 @@ let rowsKey = null; // what the rows panel shows: session serial and row count
 let pendingSeek = null; // a seek waiting for the next frame (drag, held key): {step} or {ms}
 let profile = null; // {part: total ms} while window.pgasync.profile() is on
 let behaviourUi = null; // the behaviour selector, knob checkboxes and differences panel
-let wasm = null; // the model (pkg/pgasync.js), loaded by boot()
+let wasm = null; // the model (pkg/pgasync.js), loaded by boot(); pkg/pgasync_sql.js once the SQL front end is
+// Every part of the page that keeps the model reaches it through this, so that once
+// the SQL front end's module has replaced the first one they all use it.
+const model = new Proxy({}, { get: (_, name) => wasm[name] });
+let sqlModel = null; // the SQL front end's module, loading or loaded (withSql)
 let livePanel = null; // live shards through the relay (render/live.js)
 let building = 0; // generation of the newest rebuild: an older one stops at its next slice
 let seeking = false; // a seek is running in slices
@@ -195,7 +199,17 @@ async function rebuild(c) {
       ({ next, info } = built);
     } else {
       if (!scenarios.some((s) => s.id === c.scenario)) throw new Error(`unknown scenario "${c.scenario}"`);
-      next = new wasm.Session(c.scenario, c.mode, knobsJson(c));
+      // The session in two tasks (the data, then the run set up): at 64 shards each
+      // is tens of ms, and the page answers input between them.
+      const build = new wasm.SessionBuild(c.scenario, c.mode, knobsJson(c));
+      try {
+        build.data();
+        await nextSlice();
+        if (cancelled()) return false;
+        next = build.session();
+      } finally {
+        build.free();
+      }
     }
   } catch (e) {
     if (cancelled()) return false;
@@ -237,6 +251,8 @@ async function rebuild(c) {
 async function loadSql(c, cancelled) {
   if (!c.sql) c.sql = await decodeSql(c.sqlParam, wasm.maxSqlBytes());
   if (!c.sqlParam) c.sqlParam = await encodeSql(c.sql);
+  if (!(await withSql())) return null;
+  if (cancelled()) return null;
   const loader = new wasm.SqlLoader(c.sql, c.mode, knobsJson(c));
   try {
     const say = (msg) => {
@@ -673,6 +689,7 @@ function startingText() {
 }
 function openSql() {
   if (!sqlEditor) return;
+  withSql(); // the front end's module, meanwhile (the editor's Run waits for it)
   if (!sqlEditor.text()) sqlEditor.setText(startingText());
   const live = $('p-live');
   live.hidden = true;
@@ -928,7 +945,7 @@ async function boot() {
   fillScenarios();
   sqlFiles = wasm.scenarioFiles();
   sqlEditor = new SqlEditor(ui.sqlDrawer, sqlFiles, { onRun: (text) => runSql(text), onClose: closeSql });
-  livePanel = new LivePanel($('p-live'), wasm, () => ({
+  livePanel = new LivePanel($('p-live'), model, () => ({
     sql: isSql(config),
     text: isSql(config) ? config.sql : null,
     scenario: config.scenario,
@@ -991,6 +1008,38 @@ async function loadModel() {
   }
 }
 
+/**
+ * The SQL front end (scenario files: the editor, a URL's `sql=`) is a second module,
+ * pkg/pgasync_sql.js: the first one's superset, loaded the first time it is needed,
+ * with a progress line. Once in, it is the model for everything; sessions made by the
+ * first module keep working (each object keeps its own module). False, with the
+ * error shown, when it cannot load.
+ */
+function withSql() {
+  if (!sqlModel) {
+    sqlModel = (async () => {
+      const wasBusy = !ui.busy.hidden;
+      if (!wasBusy) showBusy('Loading the SQL front end (pkg/pgasync_sql.js)…');
+      sqlEditor?.setBusy(true, 'Loading the SQL front end…');
+      try {
+        const mod = await import('./pkg/pgasync_sql.js');
+        await mod.default();
+        mod.init();
+        wasm = mod;
+        return true;
+      } catch (e) {
+        sqlModel = null; // tried again next time
+        showError(`Could not load the SQL front end (pkg/pgasync_sql.js): ${message(e)}. Build it with \`make pkg\`, then reload this page.`);
+        return false;
+      } finally {
+        if (!wasBusy && ui.busy.textContent.startsWith('Loading the SQL front end')) hideBusy();
+        sqlEditor?.setBusy(false);
+      }
+    })();
+  }
+  return sqlModel;
+}
+
 function fillScenarios() {
   const sql = document.createElement('option');
   sql.value = SQL_SCENARIO;
@@ -1043,7 +1092,7 @@ async function firstRun() {
  */
 function startWorkshop() {
   workshop = installWorkshop({
-    wasm,
+    wasm: model,
     session: () => session,
     recording: () => recording,
     config: () => cloneConfig(config),
@@ -1098,7 +1147,12 @@ function exposeHooks() {
       profile = on ? {} : null;
       return p;
     },
-    wasm,
+    /** The model (the SQL front end's module once it is loaded). */
+    get wasm() {
+      return wasm;
+    },
+    /** Loads the SQL front end's module (the editor does when it opens); true once it is in. */
+    withSql: () => withSql(),
   };
 }
 

@@ -1,5 +1,7 @@
 // Browser-side numbers of the demo (printed, not asserted): `node bench.mjs`.
-//  * wasm size, raw and gzipped;
+//  * wasm size, raw and gzipped: the page's module and the SQL front end's (the editor's);
+//  * the longest main-thread block (Long Tasks API) while loading the heaviest allowed
+//    run (64 shards × 4,400 rows, rtt 10 s), seeking to its middle and running to its end;
 //  * time per Step-event (model step + synchronous render + forced layout) with 16 shards
 //    on screen, over 50 steps from the start and 50 from the middle of the run, measured
 //    in the page with performance.now(); one step back; Run at the fastest speed;
@@ -10,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
-import { ROOT, BIN, startServer, launchBrowser, newPage, waitReady } from './lib.mjs';
+import { ROOT, BIN, startServer, launchBrowser, newPage, waitReady, watchLongTasks } from './lib.mjs';
 
 const STEPS = Number(process.env.BENCH_STEPS ?? 50);
 const SCAN_ROWS = 1_000_000;
@@ -24,10 +26,12 @@ const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
 const kb = (n) => `${(n / 1024).toFixed(1)} KiB`;
 
 async function main() {
-  const wasmPath = path.join(ROOT, 'pkg/pgasync_bg.wasm');
-  const raw = readFileSync(wasmPath);
-  const gz = gzipSync(raw, { level: 9 });
-  console.log(`wasm size: ${kb(raw.length)} raw, ${kb(gz.length)} gzipped (${path.relative(process.cwd(), wasmPath)})`);
+  for (const [file, what] of [['pgasync_bg.wasm', "the page's module"], ['pgasync_sql_bg.wasm', "the SQL front end's module, loaded when the editor opens"]]) {
+    const wasmPath = path.join(ROOT, 'pkg', file);
+    const raw = readFileSync(wasmPath);
+    const gz = gzipSync(raw); // gzip's default level, as `make pkg` measures
+    console.log(`wasm size: ${raw.length.toLocaleString('en-US')} bytes raw, ${gz.length.toLocaleString('en-US')} gzipped (${kb(gz.length)}): pkg/${file}, ${what}`);
+  }
 
   const errors = [];
   const server = await startServer();
@@ -129,6 +133,43 @@ async function main() {
       return { label: document.getElementById('speed-label').textContent, steps: s1 - s0, secs, frames, worst };
     });
     console.log(`  Run at ${run.label}: ${(run.steps / run.secs).toFixed(0)} steps/s reached (${run.steps} steps in ${run.secs.toFixed(2)} s, ${(run.frames / run.secs).toFixed(0)} frames/s, longest frame ${run.worst.toFixed(1)} ms)`);
+
+    // The longest main-thread block at the heaviest allowed setting (as the e2e's
+    // responsiveness section measures it): load, seek to the middle, run to the end.
+    const heavy = await newPage(browser, errors);
+    await watchLongTasks(heavy);
+    const blocks = [];
+    const block = async (what, f) => {
+      await heavy.evaluate(() => window.__longTasks && (window.__longTasks.length = 0));
+      const t = Date.now();
+      await f();
+      await heavy.waitForTimeout(300);
+      const tasks = await heavy.evaluate(() => window.__longTasks.slice());
+      blocks.push({ what, longest: Math.max(0, ...tasks), n: tasks.length, ms: Date.now() - t });
+    };
+    const idle = () => heavy.waitForFunction(() => document.querySelector('[data-testid=busy]').hidden, null, { timeout: 120000 });
+    await block('load', async () => {
+      await heavy.goto(server.url + '?scenario=E&shards=64&rows=4400&fetch=100&rtt=10000');
+      await waitReady(heavy, 120000);
+    });
+    const heavyTotal = await heavy.evaluate(() => window.pgasync.recording.totalSteps);
+    await block('seek to the middle', async () => {
+      await heavy.$eval('[data-testid=scrub]', (el, v) => {
+        el.value = String(v);
+        el.dispatchEvent(new Event('input'));
+      }, Math.floor(heavyTotal / 2));
+      await idle();
+      await heavy.waitForFunction((k) => window.pgasync.lastSnapshot()?.step === k, Math.floor(heavyTotal / 2), { timeout: 120000 });
+    });
+    await block('run to the end', async () => {
+      await heavy.click('[data-testid=to-end]');
+      await idle();
+      await heavy.waitForFunction(() => document.querySelector('[data-testid=phase]').textContent.trim() === 'finished', null, { timeout: 120000 });
+    });
+    await heavy.close();
+    console.log(`\nlongest main-thread block, 64 shards × 4,400 rows, rtt 10 s (${heavyTotal} steps; tasks over 50 ms):`);
+    for (const b of blocks) console.log(`  ${b.what.padEnd(20)} ${String(b.longest).padStart(5)} ms longest (${b.n} tasks over 50 ms, ${b.ms} ms in all)`);
+    console.log(`  longest overall:     ${String(Math.max(...blocks.map((b) => b.longest))).padStart(5)} ms`);
 
     const scans = await page.evaluate((rows) => {
       // The table is built once (outside the timing); each run is SeqScan + sum.

@@ -3,10 +3,11 @@
 // into screenshots/, and exits non-zero naming the first check that failed.
 
 import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { HERE, startServer, startDemo, launchBrowser, newPage, waitReady, watchLongTasks } from './lib.mjs';
+import { HERE, ROOT, startServer, startDemo, launchBrowser, newPage, waitReady, watchLongTasks } from './lib.mjs';
 import { checkLessons } from './lessons.mjs'; // issue 10: lessons, run to, narration history
 import { checkPanels } from './panels.mjs'; // issue 10: panels agree, export, 16-shard labels, pipeline untick
 
@@ -832,6 +833,33 @@ async function checkLiveSql(page, dir) {
   await page.click('[data-testid=sql-close]');
 }
 
+/**
+ * Issue 20: the package. Each module's gzipped size (gzip's default level, as
+ * `make pkg` measures it) within its budget, the Makefile's PKG_BUDGET_GZ and
+ * PKG_SQL_BUDGET_GZ; the page's first module leaves the SQL front end out, and the page
+ * loads the second (its superset) when the editor opens, not before.
+ */
+async function checkPackage(browser, server) {
+  console.log('package');
+  const makefile = readFileSync(path.join(ROOT, 'Makefile'), 'utf8');
+  const budget = (name) => Number(new RegExp(`^${name} := (\\d+)$`, 'm').exec(makefile)?.[1]);
+  for (const [file, name] of [['pgasync_bg.wasm', 'PKG_BUDGET_GZ'], ['pgasync_sql_bg.wasm', 'PKG_SQL_BUDGET_GZ']]) {
+    const raw = readFileSync(path.join(ROOT, 'pkg', file));
+    const gz = gzipSync(raw).length;
+    const max = budget(name);
+    check(`pkg/${file}: ${gz} bytes gzipped (${raw.length} raw), within its budget (${name} ${max})`, max > 0 && gz <= max, `${gz} of ${max} bytes`);
+  }
+  const page = await newPage(browser, errors);
+  await page.goto(server.url);
+  await waitReady(page);
+  const first = await page.evaluate(() => ({ session: typeof window.pgasync.wasm.Session, loader: typeof window.pgasync.wasm.SqlLoader }));
+  check('the page starts on its first module (no SQL front end in it)', first.session === 'function' && first.loader === 'undefined', JSON.stringify(first));
+  await page.click('[data-testid=sql-toggle]');
+  await page.waitForFunction(() => typeof window.pgasync.wasm.SqlLoader === 'function', null, { timeout: 30000 });
+  check('opening the editor loads the SQL front end\'s module', true);
+  await page.close();
+}
+
 async function main() {
   mkdirSync(SHOTS, { recursive: true });
   const server = await startServer();
@@ -840,9 +868,10 @@ async function main() {
   try {
     browser = await launchBrowser();
     const page = await newPage(browser, errors);
-    // PGASYNC_E2E_ONLY=responsiveness|live|sql|lessons|panels runs one of the long sections alone
+    // PGASYNC_E2E_ONLY=package|responsiveness|live|sql|lessons|panels runs one of the long sections alone
     // (while working on it); `make test` runs everything.
     const only = process.env.PGASYNC_E2E_ONLY;
+    if (only === 'package') return await checkPackage(browser, server);
     if (only === 'responsiveness') return await checkResponsiveness(browser, server);
     if (only === 'live') return await checkLive(browser);
     if (only === 'sql') return await checkSql(browser, server);
@@ -856,6 +885,9 @@ async function main() {
       await panels();
       return noErrorsSoFar('in the panels section');
     }
+
+    await checkPackage(browser, server);
+    noErrorsSoFar('in the package checks');
 
     // 1. Load.
     console.log('load');

@@ -60,6 +60,7 @@ pub async fn run_live_js(
     finish_live(run).await
 }
 
+#[cfg(feature = "sql")]
 /// `runLive` for a scenario file (`text`), on the database the relay's `/sql/load`
 /// loaded it into; a file's error rejects with its line and column in the message.
 #[wasm_bindgen(js_name = runLiveSql)]
@@ -76,6 +77,7 @@ pub async fn run_live_sql_js(
     finish_live(run).await
 }
 
+#[cfg(feature = "sql")]
 /// A scenario file's scenario, loaded as the page loads it (its row limit).
 fn sql_scenario(text: &str, knobs_json: &str) -> Result<Scenario, JsError> {
     use crate::coordinator_sql::script::SqlLoad;
@@ -224,20 +226,6 @@ impl LiveRun {
         LiveRun::opened(open_live(&relay, &database, &sc, &mode, targets_json.as_deref()).await?, scenario)
     }
 
-    /// `open` for a scenario file (`text`), on the database `/sql/load` named.
-    #[wasm_bindgen(js_name = openSql)]
-    pub async fn open_sql(
-        relay: String,
-        database: String,
-        text: String,
-        mode: String,
-        knobs_json: String,
-        targets_json: Option<String>,
-    ) -> Result<LiveRun, JsError> {
-        let sc = sql_scenario(&text, &knobs_json)?;
-        LiveRun::opened(open_live(&relay, &database, &sc, &mode, targets_json.as_deref()).await?, "sql".into())
-    }
-
     /// One step; resolves to what it did ("event", "row", "waited", "committed",
     /// "finished", "failed").
     pub fn step(&self) -> js_sys::Promise {
@@ -278,5 +266,24 @@ impl LiveRun {
             .as_ref()
             .map(|st| st.run.explain_text_with(&crate::instrument::ExplainOptions::default()))
             .unwrap_or_default()
+    }
+}
+
+/// `LiveRun.openSql`: with the SQL front end (feature `sql`) only.
+#[cfg(feature = "sql")]
+#[wasm_bindgen]
+impl LiveRun {
+    /// `open` for a scenario file (`text`), on the database `/sql/load` named.
+    #[wasm_bindgen(js_name = openSql)]
+    pub async fn open_sql(
+        relay: String,
+        database: String,
+        text: String,
+        mode: String,
+        knobs_json: String,
+        targets_json: Option<String>,
+    ) -> Result<LiveRun, JsError> {
+        let sc = sql_scenario(&text, &knobs_json)?;
+        LiveRun::opened(open_live(&relay, &database, &sc, &mode, targets_json.as_deref()).await?, "sql".into())
     }
 }

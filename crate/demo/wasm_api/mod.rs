@@ -8,13 +8,11 @@
 //! one from the same URL state.
 
 use crate::behaviour::{Behaviour, KNOBS};
-use crate::coordinator_sql::script::{SqlLoad, SCENARIO_FILES};
-use crate::coordinator_sql::{FrontError, SqlScenario};
+use crate::demo::session::{self, DemoSession};
 use crate::knobs::Knobs;
 use crate::knobs::MAX_SCRIPT_BYTES;
 use crate::knobs::{self, Source};
 use crate::scenario::{Scenario, SCENARIOS};
-use crate::demo::session::{self, DemoSession};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
@@ -23,6 +21,13 @@ mod live;
 
 // Lessons, breakpoints and the narration history (issue 10).
 mod lesson;
+
+// The SQL editor's scenario files (issue 9): left out of the page's first module
+// (`--no-default-features`, see Cargo.toml), in its second.
+#[cfg(feature = "sql")]
+mod sql;
+#[cfg(feature = "sql")]
+pub use sql::{check_sql, SqlLoader};
 
 // The Export menu: trace, EXPLAIN and timeline files, as `pgasync trace` writes them.
 mod export;
@@ -246,6 +251,46 @@ impl LocalScan {
     }
 }
 
+/// `new Session(scenario, mode, knobsJson)` in two calls, so that the page can answer
+/// input between them at the heaviest settings (64 shards: each is tens of ms):
+/// `new SessionBuild(…)` checks (the same checks and messages as `new Session`), `data()`
+/// generates the scenario's tables, `session()` sets the run up at step 0.
+#[wasm_bindgen]
+pub struct SessionBuild {
+    scenario_id: String,
+    async_mode: bool,
+    knobs: Knobs,
+    scenario: Option<Scenario>,
+}
+
+#[wasm_bindgen]
+impl SessionBuild {
+    #[wasm_bindgen(constructor)]
+    pub fn new(scenario: &str, mode: &str, knobs_json: &str) -> Result<SessionBuild, JsError> {
+        let knobs = parse_knobs(knobs_json)?;
+        let async_mode = parse_mode(mode)?;
+        session::check_demo_size(scenario, &knobs).map_err(|e| JsError::new(&e))?;
+        Ok(SessionBuild { scenario_id: scenario.to_string(), async_mode, knobs, scenario: None })
+    }
+
+    /// Generates the scenario's data (once; `session()` does if it was not called).
+    pub fn data(&mut self) -> Result<(), JsError> {
+        if self.scenario.is_none() {
+            self.scenario = Some(Scenario::build(&self.scenario_id, &self.knobs).map_err(|e| JsError::new(&e))?);
+        }
+        Ok(())
+    }
+
+    /// The session, at step 0 (once).
+    pub fn session(&mut self) -> Result<Session, JsError> {
+        self.data()?;
+        let scenario = self.scenario.take().ok_or_else(|| JsError::new("this build has already made its session"))?;
+        let inner = DemoSession::with_scenario(scenario, &self.scenario_id, self.async_mode, self.knobs.clone())
+            .map_err(|e| JsError::new(&e))?;
+        Ok(Session { inner })
+    }
+}
+
 /// One scenario run that the page steps, runs and scrubs through.
 #[wasm_bindgen]
 pub struct Session {
@@ -394,40 +439,15 @@ impl Session {
         to_js(&Page { columns, rows, total: self.inner.run().row_count })
     }
 }
-
-// ---- scenario files (the page's SQL editor) ----
-
-#[wasm_bindgen]
-extern "C" {
-    /// JavaScript's `Error`, made here so that a scenario file's error carries where it is.
-    #[wasm_bindgen(js_name = Error)]
-    type ErrorObject;
-    #[wasm_bindgen(constructor, js_class = "Error")]
-    fn new(message: &str) -> ErrorObject;
-    #[wasm_bindgen(method, setter = line, js_class = "Error")]
-    fn set_line(this: &ErrorObject, line: u32);
-    #[wasm_bindgen(method, setter = column, js_class = "Error")]
-    fn set_column(this: &ErrorObject, column: u32);
-    #[wasm_bindgen(method, setter = reason, js_class = "Error")]
-    fn set_reason(this: &ErrorObject, reason: &str);
+/// The most bytes of scenario-file text the page takes (`MAX_SCRIPT_BYTES`).
+#[wasm_bindgen(js_name = maxSqlBytes)]
+pub fn max_sql_bytes() -> u32 {
+    MAX_SCRIPT_BYTES as u32
 }
-
-/// A scenario file's error as a JavaScript `Error`: its message says where ("line 3,
-/// column 8: column \"scor\" does not exist"); `line` and `column` (1-based, 0 when
-/// unknown) and `reason` (the message alone) are properties of it.
-fn front_error(e: &FrontError) -> JsValue {
-    let err = ErrorObject::new(&e.to_string());
-    err.set_line(e.line.min(u32::MAX as usize) as u32);
-    err.set_column(e.column.min(u32::MAX as usize) as u32);
-    err.set_reason(&e.message);
-    err.into()
-}
-
-/// Names the page's row limit in the loader's messages.
-const PAGE_LIMIT_NAME: &str = "the step-by-step page (`pgasync sql --file` takes more)";
 
 /// The built-in scenarios that have a scenario file: `[{id, text}]` (the SQL editor's
-/// starting texts; one copy, embedded from `crate/coordinator_sql/scenarios/`).
+/// starting texts; one copy, embedded from `crate/coordinator_sql/scenarios/`). Text
+/// only: the front end that runs them is the `sql` feature's.
 #[wasm_bindgen(js_name = scenarioFiles)]
 pub fn scenario_files() -> Result<JsValue, JsError> {
     #[derive(Serialize)]
@@ -435,154 +455,7 @@ pub fn scenario_files() -> Result<JsValue, JsError> {
         id: &'static str,
         text: &'static str,
     }
-    to_js(&SCENARIO_FILES.iter().map(|(id, text)| File { id, text }).collect::<Vec<_>>())
-}
-
-/// The most bytes of scenario-file text the page takes (`MAX_SCRIPT_BYTES`).
-#[wasm_bindgen(js_name = maxSqlBytes)]
-pub fn max_sql_bytes() -> u32 {
-    MAX_SCRIPT_BYTES as u32
-}
-
-/// A scenario file loaded in slices and made a [`Session`]: `new SqlLoader(text, mode,
-/// knobsJson)`, then `advance(budget)` until it returns true (each call inserts about
-/// `budget` rows, so the page stays responsive), then `session()`. The page's limits
-/// apply: at most `MAX_DEMO_ROWS` rows and `MAX_DEMO_BYTES` of rows in all
-/// (`session::DEMO_LIMITS`), refused at the INSERT that passes them (a generate_series
-/// too wide for the bytes before its first row), statements nested at most as the
-/// front end allows (`sql::nesting`),
-/// and a plan too big to record step by step is refused by `session()` before it
-/// runs. Every error is thrown as an `Error` with `line`, `column` and `reason`
-/// (see `front_error`), and kept: `error()` returns it as `{message, line, column}`.
-#[wasm_bindgen]
-pub struct SqlLoader {
-    load: Option<SqlLoad>,
-    async_mode: bool,
-    knobs: Knobs,
-    error: Option<FrontError>,
-    log: Vec<String>,
-    query: Option<String>,
-}
-
-#[wasm_bindgen]
-impl SqlLoader {
-    /// Checks the size, the section markers, the mode and the knobs; runs nothing yet.
-    #[wasm_bindgen(constructor)]
-    pub fn new(text: &str, mode: &str, knobs_json: &str) -> Result<SqlLoader, JsValue> {
-        let async_mode = parse_mode(mode).map_err(JsValue::from)?;
-        let knobs = parse_knobs(knobs_json).map_err(JsValue::from)?;
-        let mut load = SqlLoad::new(text, session::DEMO_LIMITS).map_err(|e| front_error(&e))?;
-        load.set_limit_name(PAGE_LIMIT_NAME);
-        Ok(SqlLoader { load: Some(load), async_mode, knobs, error: None, log: vec![], query: None })
-    }
-
-    fn fail(&mut self, e: FrontError) -> JsValue {
-        let js = front_error(&e);
-        self.error = Some(e);
-        self.load = None;
-        js
-    }
-
-    /// Runs about `budget` units of the setup (a row inserted, a statement run), and
-    /// given `ms`, stops once that many milliseconds have passed; true when the whole
-    /// file is loaded.
-    pub fn advance(&mut self, budget: u32, ms: Option<f64>) -> Result<bool, JsValue> {
-        let Some(load) = self.load.as_mut() else {
-            return Err(self.gone());
-        };
-        match load.advance_timed(budget.max(1) as usize, &mut out_of_time(ms)) {
-            Ok(done) => Ok(done),
-            Err(e) => Err(self.fail(e)),
-        }
-    }
-
-    fn gone(&self) -> JsValue {
-        match &self.error {
-            Some(e) => front_error(e),
-            None => front_error(&FrontError::new("this loader has already made its session", 0, 0)),
-        }
-    }
-
-    /// Rows inserted so far (for a progress line).
-    pub fn rows(&self) -> f64 {
-        self.load.as_ref().map_or(0, |l| l.rows()) as f64
-    }
-
-    /// Plans the query, checks the run fits the page, and builds the session (once,
-    /// after `advance` returned true).
-    pub fn session(&mut self) -> Result<Session, JsValue> {
-        let Some(load) = self.load.take() else {
-            return Err(self.gone());
-        };
-        let built = load.finish().and_then(|mut sql| {
-            self.log = std::mem::take(&mut sql.log);
-            self.query = sql.query.as_ref().map(|q| one_line(&q.sql));
-            sql_session(sql, self.async_mode, &self.knobs)
-        });
-        built.map_err(|e| self.fail(e))
-    }
-
-    /// The last error as `{message, line, column}`, or null.
-    pub fn error(&self) -> Result<JsValue, JsError> {
-        match &self.error {
-            Some(e) => to_js(e),
-            None => Ok(JsValue::NULL),
-        }
-    }
-
-    /// After `session()`: one line per setup statement run (`s2: CREATE TABLE`, `coordinator: INSERT 0 100000`).
-    pub fn log(&self) -> Vec<String> {
-        self.log.clone()
-    }
-
-    /// After `session()`: the query as it runs (`\set` variables substituted).
-    pub fn query(&self) -> Option<String> {
-        self.query.clone()
-    }
-}
-
-/// A query on one line, for a heading: comment lines left out, spaces collapsed.
-fn one_line(sql: &str) -> String {
-    let lines = sql.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with("--"));
-    lines.flat_map(|l| l.split_whitespace()).collect::<Vec<_>>().join(" ")
-}
-
-/// The session of a loaded scenario file, refused before it runs when too big to record.
-fn sql_session(sql: SqlScenario, async_mode: bool, knobs: &Knobs) -> Result<Session, FrontError> {
-    let scenario = sql.into_scenario(knobs, Source::Json)?;
-    session::check_scenario_size(&scenario).map_err(|m| FrontError::new(m, 0, 0))?;
-    let inner =
-        DemoSession::with_scenario(scenario, "sql", async_mode, knobs.clone()).map_err(|m| FrontError::new(m, 0, 0))?;
-    Ok(Session { inner })
-}
-
-#[wasm_bindgen]
-impl Session {
-    /// `Session.fromSql(text, "async", knobsJson)`: a scenario file's session, loaded
-    /// at once (for tests and the console; the page loads with `SqlLoader`, in slices).
-    /// Errors as `SqlLoader`'s.
-    #[wasm_bindgen(js_name = fromSql)]
-    pub fn from_sql(text: &str, mode: &str, knobs_json: &str) -> Result<Session, JsValue> {
-        let mut loader = SqlLoader::new(text, mode, knobs_json)?;
-        while !loader.advance(u32::MAX, None)? {}
-        loader.session()
-    }
-}
-
-/// Checks a scenario file as `Session.fromSql` would run it (loaded at once: for tests
-/// and the console): null when it would run, else `{message, line, column}`.
-#[wasm_bindgen(js_name = checkSql)]
-pub fn check_sql(text: &str, knobs_json: &str) -> Result<JsValue, JsError> {
-    let knobs = parse_knobs(knobs_json)?;
-    let result = SqlLoad::new(text, session::DEMO_LIMITS).and_then(|mut load| {
-        load.set_limit_name(PAGE_LIMIT_NAME);
-        while !load.advance(usize::MAX)? {}
-        let sql = load.finish()?;
-        let scenario = sql.scenario(&knobs, Source::Json)?;
-        session::check_scenario_size(&scenario).map_err(|m| FrontError::new(m, 0, 0))
-    });
-    match result {
-        Ok(()) => Ok(JsValue::NULL),
-        Err(e) => to_js(&e),
-    }
+    to_js(
+        &crate::coordinator_sql::script::SCENARIO_FILES.iter().map(|(id, text)| File { id, text }).collect::<Vec<_>>(),
+    )
 }
