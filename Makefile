@@ -35,7 +35,7 @@ setup:
 # The page's module is 649 KB gzipped at these settings: over the 600 KB goal, which
 # opt-level z for the executor too would reach at the cost of its speed.
 PKG_BUDGET_GZ := 660000
-PKG_SQL_BUDGET_GZ := 750000
+PKG_SQL_BUDGET_GZ := 800000
 PKG_ENV := CARGO_PROFILE_RELEASE_OPT_LEVEL=s CARGO_PROFILE_RELEASE_PANIC=abort
 PKG_DEPS := --config 'profile.release.package."*".opt-level="z"'
 pkg: setup
