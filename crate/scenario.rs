@@ -64,7 +64,6 @@ fn costs_of(k: &Knobs) -> (ServerCosts, CostModel) {
     (costs, cost)
 }
 
-
 /// `k` with the bench's rows per shard for scenario `id` when `k` does not say.
 pub fn bench_size(id: &str, k: &Knobs) -> Knobs {
     let mut k = k.clone();

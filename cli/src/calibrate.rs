@@ -617,10 +617,8 @@ pub(crate) fn coordinator_run(
         group_by: vec![],
         aggs: vec![AggCall { func: AggFunc::Sum, arg: Some(Expr::Col(0)) }],
     };
-    let server = ForeignServer {
-        name: "s1".into(),
-        options: ServerOptions { async_capable: async_mode, fetch_size: fetch },
-    };
+    let server =
+        ForeignServer { name: "s1".into(), options: ServerOptions { async_capable: async_mode, fetch_size: fetch } };
     let t0 = Instant::now();
     let clock = Clock::from_host(Box::new(move || t0.elapsed().as_nanos() as u64));
     let mut es = EState::new(clock, vec![server], async_mode, false);

@@ -14,8 +14,8 @@
 
 use crate::CliError;
 use pgasync::knobs::Knobs;
-use pgasync::sql_text::coordinator::coordinator_ddl;
 use pgasync::scenario::{Scenario, SCENARIOS};
+use pgasync::sql_text::coordinator::coordinator_ddl;
 use pgasync::sql_text::load::load_sql;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};

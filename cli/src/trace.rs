@@ -16,8 +16,8 @@
 
 use crate::args::{self, AllKnobs};
 use crate::CliError;
-use pgasync::demo::export::{ExportJob, Format};
 use pgasync::coordinator_sql::SqlScenario;
+use pgasync::demo::export::{ExportJob, Format};
 use pgasync::knobs::Source;
 use pgasync::scenario::Scenario;
 

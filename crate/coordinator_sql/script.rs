@@ -329,8 +329,7 @@ impl SqlScenario {
                     catalog.add(table(shard, t));
                 }
             }
-            let fetch_size =
-                server.option("fetch_size").and_then(|v| v.parse().ok()).unwrap_or(settings.fetch_size);
+            let fetch_size = server.option("fetch_size").and_then(|v| v.parse().ok()).unwrap_or(settings.fetch_size);
             let async_capable = server.option("async_capable").and_then(super::catalog::parse_bool).unwrap_or(false);
             servers.push(settings.server(name, catalog, ServerOptions { async_capable, fetch_size }, i));
         }

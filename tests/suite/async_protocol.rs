@@ -182,7 +182,10 @@ fn waiting_on_nothing_is_an_error_not_a_hang() {
 }
 
 fn estate_with_one_request() -> (EState, usize) {
-    let servers = vec![ForeignServer { name: "s1".into(), options: ServerOptions { async_capable: false, fetch_size: pgasync::knobs::DEFAULT_FETCH_SIZE } }];
+    let servers = vec![ForeignServer {
+        name: "s1".into(),
+        options: ServerOptions { async_capable: false, fetch_size: pgasync::knobs::DEFAULT_FETCH_SIZE },
+    }];
     let mut es = EState::new(Clock::virtual_clock(), servers, true, true);
     es.instr.resize(2, Default::default());
     let r = new_request(&mut es, 0, 1, 0);
@@ -356,10 +359,8 @@ fn foreign_scan_pushes_where_order_by_and_limit_to_the_shard() {
     remote.limit = Some(5);
     let plan = Plan::ForeignScan(ForeignScanPlan { relation: "ft1".into(), server: "s1".into(), remote, alias: None });
     for async_mode in [false, true] {
-        let servers = vec![ForeignServer {
-            name: "s1".into(),
-            options: ServerOptions { async_capable: true, fetch_size: 2 },
-        }];
+        let servers =
+            vec![ForeignServer { name: "s1".into(), options: ServerOptions { async_capable: true, fetch_size: 2 } }];
         let mut es = EState::new(Clock::virtual_clock(), servers, async_mode, true);
         let root = init_plan(&plan, &InitContext { catalog: &Catalog::default() }, &mut es).unwrap();
         let mut shard = Catalog::default();
@@ -542,10 +543,8 @@ fn a_statement_is_written_when_it_is_sent() {
     use pgasync::remote::{Proto, QueryRole};
     use std::cell::RefCell;
     use std::rc::Rc;
-    let servers = vec![ForeignServer {
-        name: "s1".into(),
-        options: ServerOptions { async_capable: true, fetch_size: 100 },
-    }];
+    let servers =
+        vec![ForeignServer { name: "s1".into(), options: ServerOptions { async_capable: true, fetch_size: 100 } }];
     let mut es = EState::new(Clock::virtual_clock(), servers, true, false);
     let written: Rc<RefCell<Vec<(usize, usize)>>> = Rc::default();
     let log = written.clone();

@@ -4,8 +4,8 @@
 //! changes the run against pg15.
 
 use pgasync::clock::Clock;
-use pgasync::knobs::Knobs;
 use pgasync::demo::lesson::{self, NoteOn};
+use pgasync::knobs::Knobs;
 use pgasync::run::QueryRun;
 use pgasync::scenario::Scenario;
 use pgasync::sim::SimHost;

@@ -17,9 +17,9 @@
 //! Seeking back (from a checkpoint, as the page's scrubber does) gives the same figures.
 
 use pgasync::behaviour::Preset;
+use pgasync::demo::session::{DemoSession, NodeView, Snapshot};
 use pgasync::knobs::Knobs;
 use pgasync::scenario::SCENARIOS;
-use pgasync::demo::session::{DemoSession, NodeView, Snapshot};
 use pgasync::trace::{TraceEvent, TraceKind};
 use std::collections::HashMap;
 use wasm_bindgen_test::wasm_bindgen_test;

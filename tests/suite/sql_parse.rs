@@ -2,11 +2,9 @@
 //! output columns and error positions. Plans are compared structurally; running
 //! them is the executor's business.
 
-use pgasync::sql_text::deparse::deparse_remote_query;
-use pgasync::plan::{
-    AggCall, AggFunc, AggStrategy, BinOp, Expr, Plan, RemoteQuery, RemoteTarget, SortKey,
-};
+use pgasync::plan::{AggCall, AggFunc, AggStrategy, BinOp, Expr, Plan, RemoteQuery, RemoteTarget, SortKey};
 use pgasync::shard_sql::{parse_shard_sql, ShardStatement, SqlError};
+use pgasync::sql_text::deparse::deparse_remote_query;
 use pgasync::types::{Catalog, ColType, Column, Datum, Table};
 use wasm_bindgen_test::wasm_bindgen_test;
 

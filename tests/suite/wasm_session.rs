@@ -2,9 +2,9 @@
 //! and headless Chromium (`wasm-pack test`). The same virtual-clock figures in every
 //! target show the core behaves identically natively and in wasm.
 
+use pgasync::demo::session::DemoSession;
 use pgasync::executor::exec_async::AsyncState;
 use pgasync::knobs::Knobs;
-use pgasync::demo::session::DemoSession;
 use pgasync::trace::TraceKind;
 use wasm_bindgen_test::wasm_bindgen_test;
 

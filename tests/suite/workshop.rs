@@ -3,12 +3,12 @@
 //! every breakpoint kind stops where its event is, the narration history is complete,
 //! and a lesson's hidden run numbers its steps as the page's session does.
 
-use pgasync::demo::breakpoint::{self, BreakOn};
 use pgasync::clock::Clock;
-use pgasync::knobs::{Knobs, Sharing};
+use pgasync::demo::breakpoint::{self, BreakOn};
 use pgasync::demo::lesson;
-use pgasync::scenario::Scenario;
 use pgasync::demo::session::{DemoSession, RunTo};
+use pgasync::knobs::{Knobs, Sharing};
+use pgasync::scenario::Scenario;
 use pgasync::trace::TraceKind;
 use wasm_bindgen_test::wasm_bindgen_test;
 

@@ -146,7 +146,10 @@ pub fn coordinator_query_js(scenario: &str, knobs_json: &str) -> Result<Option<S
 pub async fn postgres_explain_js(relay: String, database: String, sql: String) -> Result<String, JsError> {
     use crate::executor::estate::EState;
     use crate::remote::{ForeignServer, Proto, QueryRole, ServerOptions};
-    let server = ForeignServer { name: "coordinator".into(), options: ServerOptions { async_capable: false, fetch_size: crate::knobs::DEFAULT_FETCH_SIZE } };
+    let server = ForeignServer {
+        name: "coordinator".into(),
+        options: ServerOptions { async_capable: false, fetch_size: crate::knobs::DEFAULT_FETCH_SIZE },
+    };
     let mut es = EState::new(performance_clock(), vec![server], false, false);
     es.set_database(&database);
     let mut host = WsHost::connect(&relay, &["coordinator".to_string()]).await.map_err(|e| JsError::new(&e))?;
