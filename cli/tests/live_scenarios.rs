@@ -310,7 +310,7 @@ fn every_scenario_runs_live_on_the_demo_with_the_simulated_result_and_postgres_s
             let what = format!(
                 "{id} {} fetch_size {}",
                 if async_mode { "async" } else { "sync" },
-                fetch_size.unwrap_or(sc.fetch_size)
+                fetch_size.unwrap_or(pgasync::knobs::DEFAULT_FETCH_SIZE)
             );
             let sim = simulated(&sc, async_mode);
             assert!(sc.matches_reference(&sim), "{what}: the simulated run differs from the reference");
@@ -326,7 +326,7 @@ fn every_scenario_runs_live_on_the_demo_with_the_simulated_result_and_postgres_s
             drop(run); // Terminate on every connection
             let ours = ["M", "X"].contains(&id).then(|| settled_statements(&dir, &shards, &mark));
             // The CLI's `explain --live` on the same clusters: its own mapping, the same rows.
-            let cli = explain_live(&dir, id, async_mode, fetch_size.unwrap_or(sc.fetch_size));
+            let cli = explain_live(&dir, id, async_mode, fetch_size.unwrap_or(pgasync::knobs::DEFAULT_FETCH_SIZE));
             let count = format!("Result: {} rows", sim.len());
             if !(cli.contains(&count) && cli.contains("reference matches") && cli.contains("live shards from")) {
                 failures.push((format!("{what}: explain --live"), cli));
