@@ -33,7 +33,8 @@ use crate::plan::{
 };
 use crate::remote::{ForeignServer, ServerOptions};
 use crate::run::QueryRun;
-use crate::sim::{LinkParams, ServerCosts, ShardServer, SimHost};
+use crate::host::sim::{LinkParams, SimHost};
+use crate::sim::{ServerCosts, ShardServer};
 use crate::types::{Catalog, ColType, Column, Datum, Table};
 use std::collections::BTreeMap;
 

@@ -278,7 +278,7 @@ fn merge_summary(r: &Row) -> String {
     )
 }
 
-fn real_clock() -> (Clock, pgasync::sim::Sleeper) {
+fn real_clock() -> (Clock, pgasync::host::sim::Sleeper) {
     let start = Instant::now();
     let clock = Clock::from_host(Box::new(move || start.elapsed().as_nanos() as u64));
     (clock, std::rc::Rc::new(|ns| std::thread::sleep(Duration::from_nanos(ns))))

@@ -22,7 +22,7 @@ use crate::knobs::Knobs;
 use crate::remote::Proto;
 use crate::run::{Phase, QueryRun, Step};
 use crate::scenario::Scenario;
-use crate::sim::SimHost;
+use crate::host::sim::SimHost;
 use crate::trace::{TraceEvent, TraceKind};
 use serde::Serialize;
 

@@ -35,5 +35,4 @@ mod guc;
 mod server;
 mod statement;
 mod wire;
-pub use crate::host::sim::{LinkParams, LinkStats, SimHost, Sleeper};
 pub use server::{ServerCosts, ShardServer};
