@@ -12,9 +12,9 @@
 use crate::executor::estate::{EState, ExecError, ExecResult};
 use crate::executor::exec_async::{exec_async_cancel, AsyncState};
 use crate::executor::{exec_end_node, exec_proc_node, explain_tree, ExecStatus, PlanState};
+use crate::host::sim::SimHost;
 use crate::host::{Host, WaitingHost};
 use crate::instrument::{explain_json, explain_text, ExplainNode};
-use crate::host::sim::SimHost;
 use crate::trace::TraceKind;
 use crate::types::{Column, Datum};
 

@@ -26,6 +26,7 @@ use crate::behaviour::Behaviour;
 use crate::clock::{Clock, CostModel};
 use crate::executor::estate::EState;
 use crate::executor::{init_plan, InitContext};
+use crate::host::sim::{LinkParams, SimHost};
 use crate::host::Host;
 use crate::knobs::{self, Knobs, Sharing, Source, MAX_TOTAL_ROWS};
 use crate::plan::{
@@ -33,7 +34,6 @@ use crate::plan::{
 };
 use crate::remote::{ForeignServer, ServerOptions};
 use crate::run::QueryRun;
-use crate::host::sim::{LinkParams, SimHost};
 use crate::sim::{ServerCosts, ShardServer};
 use crate::types::{Catalog, ColType, Column, Datum, Table};
 use std::collections::BTreeMap;

@@ -16,13 +16,13 @@
 
 use crate::clock::Clock;
 use crate::executor::exec_async::AsyncState;
+use crate::host::sim::SimHost;
 use crate::host::Host;
 use crate::instrument::ExplainNode;
 use crate::knobs::Knobs;
 use crate::remote::Proto;
 use crate::run::{Phase, QueryRun, Step};
 use crate::scenario::Scenario;
-use crate::host::sim::SimHost;
 use crate::trace::{TraceEvent, TraceKind};
 use serde::Serialize;
 

@@ -345,8 +345,8 @@ fn async_run_is_bounded_below_by_the_model_limit() {
 #[wasm_bindgen_test(unsupported = test)]
 fn foreign_scan_pushes_where_order_by_and_limit_to_the_shard() {
     use pgasync::executor::{init_plan, InitContext};
-    use pgasync::plan::{BinOp, Expr, ForeignScanPlan, Plan, RemoteQuery, SortKey};
     use pgasync::host::sim::{LinkParams, SimHost};
+    use pgasync::plan::{BinOp, Expr, ForeignScanPlan, Plan, RemoteQuery, SortKey};
     use pgasync::sim::ShardServer;
     use pgasync::types::{Catalog, ColType, Column, Datum, Table};
     let cols = vec![Column::new("a", ColType::Int), Column::new("b", ColType::Int)];

@@ -5,10 +5,10 @@
 
 use pgasync::clock::Clock;
 use pgasync::demo::lesson::{self, NoteOn};
+use pgasync::host::sim::SimHost;
 use pgasync::knobs::Knobs;
 use pgasync::run::QueryRun;
 use pgasync::scenario::Scenario;
-use pgasync::host::sim::SimHost;
 use wasm_bindgen_test::wasm_bindgen_test;
 
 /// web/lessons/*.txt, embedded so that the suite runs where there is no file system
