@@ -18,6 +18,7 @@ use sqlparser::tokenizer::Location;
 
 use super::eval::{self, Analyzed, Env, Val};
 use super::pgfuncs;
+use super::settings::parse_bool;
 use super::statement::{BoundSpec, ForeignSpec, Located, PartitionBy, RangeDatum, Stmt, Strategy};
 use super::FrontError;
 use crate::plan::SqlType;
@@ -1078,14 +1079,5 @@ fn check_table_option(k: &str, v: &str) -> Result<(), String> {
             _ => Err(format!("\"{k}\" must be an integer value greater than zero")),
         },
         other => Err(format!("invalid option \"{other}\"")),
-    }
-}
-
-/// PostgreSQL's boolean spellings (parse_bool).
-pub fn parse_bool(v: &str) -> Option<bool> {
-    match v.to_lowercase().as_str() {
-        "on" | "true" | "t" | "yes" | "y" | "1" => Some(true),
-        "off" | "false" | "f" | "no" | "n" | "0" => Some(false),
-        _ => None,
     }
 }

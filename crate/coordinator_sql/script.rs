@@ -208,7 +208,9 @@ impl SqlScenario {
             Some(f) => ExplainDoc {
                 analyze: f.analyze,
                 summary: f.summary,
-                settings: f.settings.then(|| super::settings::explain_settings(self.cluster.coordinator())),
+                settings: f.settings.then(|| {
+                    super::settings::explain_settings(&|n| self.cluster.coordinator().setting(n).map(str::to_string))
+                }),
             },
             None => ExplainDoc::ANALYZE,
         }
@@ -289,7 +291,7 @@ impl SqlScenario {
             .iter()
             .filter_map(|n| coord.server(n))
             .map(|s| {
-                (s.name.as_str(), s.option("parallel_commit").and_then(super::catalog::parse_bool).unwrap_or(false))
+                (s.name.as_str(), s.option("parallel_commit").and_then(super::settings::parse_bool).unwrap_or(false))
             })
             .collect();
         if commits.iter().any(|c| c.1) {
@@ -330,7 +332,7 @@ impl SqlScenario {
                 }
             }
             let fetch_size = server.option("fetch_size").and_then(|v| v.parse().ok()).unwrap_or(settings.fetch_size);
-            let async_capable = server.option("async_capable").and_then(super::catalog::parse_bool).unwrap_or(false);
+            let async_capable = server.option("async_capable").and_then(super::settings::parse_bool).unwrap_or(false);
             servers.push(settings.server(name, catalog, ServerOptions { async_capable, fetch_size }, i));
         }
         Ok(Scenario {

@@ -66,7 +66,6 @@
 //! | `user`, `password`, `sslcert`, … (user mapping options), `analyze_sampling` (PostgreSQL 16), any unknown | server, table | `invalid option "…"` | PostgreSQL 15's error |
 //! | `user`, `password`, `password_required`, `sslcert`, `sslkey`, `sslpassword` | user mapping | the remote role and its credentials | refused: the sandbox's connections log in as its own role (`statement::create_user_mapping`) |
 
-use super::catalog::{parse_bool, Node, RelKind};
 use crate::plan::{AggStrategy, Plan};
 
 /// What a setting's value may be.
@@ -269,27 +268,37 @@ pub fn check_set(name: &str, value: Option<&str>) -> Result<(String, String), St
 
 /// `EXPLAIN (SETTINGS)`: the planner settings (GUC_EXPLAIN) whose value differs from
 /// PostgreSQL's default, by name, as `get_explain_guc_options` lists them.
-pub fn explain_settings(node: &Node) -> Vec<(String, String)> {
+/// `setting(name)` is the coordinator's value, None when never set. (The catalog is
+/// passed as closures, not as a `Node`, so this module does not import the catalog,
+/// which imports the statements, which import this module's checks.)
+pub fn explain_settings(setting: &dyn Fn(&str) -> Option<String>) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = GUCS
         .iter()
         .filter(|g| g.explain)
-        .filter_map(|g| node.setting(g.name).filter(|v| *v != g.boot).map(|v| (g.name.to_string(), v.to_string())))
+        .filter_map(|g| setting(g.name).filter(|v| v != g.boot).map(|v| (g.name.to_string(), v)))
         .collect();
     out.sort();
     out
 }
 
 /// Is the boolean setting off on this node (its default when never set)?
-fn off(node: &Node, name: &str) -> bool {
+fn off(setting: &dyn Fn(&str) -> Option<String>, name: &str) -> bool {
     let boot = GUCS.iter().find(|g| g.name == name).map_or("on", |g| g.boot);
-    node.setting(name).unwrap_or(boot) == "off"
+    setting(name).as_deref().unwrap_or(boot) == "off"
 }
 
 /// The settings a plan cannot honour: an `enable_*` that is off while the plan has
 /// the node it governs, which the sandbox has no other path for. PostgreSQL would
 /// weigh the other paths (the setting adds `disable_cost`); the sandbox has neither
 /// the paths nor a cost model, so it refuses rather than plan what PostgreSQL may not.
-pub fn check_plan(coord: &Node, plan: &Plan) -> Result<(), String> {
+/// `setting` as for [`explain_settings`]; `has_index(table)`: the coordinator's table has
+/// an index.
+pub fn check_plan(
+    setting: &dyn Fn(&str) -> Option<String>,
+    has_index: &dyn Fn(&str) -> bool,
+    plan: &Plan,
+) -> Result<(), String> {
+    let coord = setting;
     let mut found: Option<String> = None;
     walk(plan, &mut |p| {
         if found.is_some() {
@@ -312,7 +321,7 @@ pub fn check_plan(coord: &Node, plan: &Plan) -> Result<(), String> {
                 "enable_indexscan",
                 "the plan has an Index Scan, and the sandbox has no cost model to weigh a Sort over a Seq Scan instead",
             )),
-            Plan::SeqScan { table, .. } if off(coord, "enable_seqscan") && has_index(coord, table) => Some((
+            Plan::SeqScan { table, .. } if off(coord, "enable_seqscan") && has_index(table) => Some((
                 "enable_seqscan",
                 "the plan seq-scans a table with an index, and the sandbox has no cost model to weigh an index scan instead",
             )),
@@ -328,10 +337,12 @@ pub fn check_plan(coord: &Node, plan: &Plan) -> Result<(), String> {
     }
 }
 
-fn has_index(coord: &Node, table: &str) -> bool {
-    match coord.relation(table).map(|r| &r.kind) {
-        Some(RelKind::Table(t)) => !t.indexes.is_empty(),
-        _ => false,
+/// PostgreSQL's boolean spellings (parse_bool).
+pub fn parse_bool(v: &str) -> Option<bool> {
+    match v.to_lowercase().as_str() {
+        "on" | "true" | "t" | "yes" | "y" | "1" => Some(true),
+        "off" | "false" | "f" | "no" | "n" | "0" => Some(false),
+        _ => None,
     }
 }
 
