@@ -3,11 +3,31 @@
 //!
 //! Each `step` is one turn: poll the root once; on a row, collect it; on Wait, let the
 //! host wait on the connections registered during the turn. After end of data, the
-//! remote transactions are committed — one after another in sync mode (as
-//! postgres_fdw's transaction callback does), all at once in async mode. On an error,
+//! remote transactions are committed — one after another (as postgres_fdw's
+//! transaction callback does by default), all at once with the `parallel_commit`
+//! behaviour (postgres_fdw's server option), in either mode. On an error,
 //! every outstanding request is cancelled, a cancel is sent for every query in flight,
 //! every open transaction is rolled back, and the connections are drained: a finished
 //! or failed run leaves nothing outstanding (`leftovers` is empty).
+//!
+//! Invariants:
+//! - the phases go Starting → Executing → Ending → Committing → Finished, or from any of
+//!   them to Aborting → Failed; Finished and Failed are final;
+//! - the run never asks its host to wait on no connection (`block_on` makes that an
+//!   internal error): an empty wait set would hang the run;
+//! - ExecEnd runs once (`ended`), at end of data or on abort;
+//! - a step boundary does not pump the host: input delivered earlier than in a run
+//!   without steps would change the run, and the demo's stepped run must be the same run;
+//! - an error answer, even to a statement nobody reads (a discarded FETCH), fails the
+//!   query: every connection's first error is checked before each COMMIT goes out;
+//! - only connections with an open transaction are committed, and the run is Finished
+//!   only when none is open or busy.
+//!
+//! Where it departs from PostgreSQL (execMain.c's ExecutorRun, postgres_fdw's
+//! `pgfdw_xact_callback` in connection.c): PostgreSQL blocks inside ExecutorRun; here
+//! `poll` returns Blocked and the caller waits (`step` does, with a `WaitingHost`), so the
+//! same loop runs in a browser, which cannot block. The commit and abort are steps of this
+//! loop, not a transaction callback.
 
 use crate::executor::estate::{EState, ExecError, ExecResult};
 use crate::executor::exec_async::{exec_async_cancel, AsyncState};

@@ -11,6 +11,21 @@
 //! Ctrl-C stops the relay and every cluster; a second `pgasync demo` after a crash
 //! stops and removes what the first left. Without PostgreSQL it serves the simulated
 //! page only and says why.
+//!
+//! Invariants:
+//! - the work folder (`--dir`) is the demo's alone: it is removed, whatever it holds,
+//!   before the clusters start and after they stop;
+//! - every cluster listens on 127.0.0.1 only, on a port free when it starts; the
+//!   superuser `postgres` needs its password (random, for this run, in a pgpass file only
+//!   its owner reads); the read-only role (`READER`) logs in without one and is the role
+//!   the page, the relay's targets and the coordinator's user mappings use;
+//! - a scenario's servers are placed on the clusters by `scenario::live_targets`, the rule
+//!   every live run connects by, so the demo and a live run agree where a server's tables
+//!   are;
+//! - while the relay runs, SIGINT and SIGTERM are passed on to it and the demo lives on to
+//!   stop the clusters.
+//!
+//! PostgreSQL has no counterpart: this only starts PostgreSQL servers and the relay.
 
 use crate::CliError;
 use pgasync::knobs::Knobs;

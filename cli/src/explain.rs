@@ -9,6 +9,11 @@
 //! the targets file `pgasync demo` writes names each server's address, and each
 //! scenario's data is in the database named after it (lower case). The native TCP host
 //! runs it with a real clock.
+//!
+//! Invariants: the plan is printed even when the query failed (as far as it ran), then
+//! the error; `--counters` is off by default, so the output is PostgreSQL's own; the
+//! text output says whether the rows match the scenario's reference; a `--live` run's
+//! gateway outlives the run.
 
 use crate::args::{self, AllKnobs};
 use crate::gateway::{LocalGateway, LocalTarget};

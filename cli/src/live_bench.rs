@@ -29,6 +29,19 @@
 //! Figures only, nothing asserted. Progress on stderr; the table on stdout
 //! (`--format tsv`: only the table on stdout, the rest on stderr). Every cluster and
 //! child is stopped at the end, on error, and on SIGINT/SIGTERM (checked between runs).
+//!
+//! Invariants:
+//! - every pgasync run's rows are checked against the scenario's reference: a run that
+//!   returns other rows fails the bench instead of giving a time (the coordinator's
+//!   EXPLAIN runs return no rows to check);
+//! - the proxy forwards each direction's bytes in order, half the round trip late; the
+//!   delay is read when a connection is accepted, and every run opens fresh
+//!   connections, so each run sees its row's delay;
+//! - the work folder (`--dir`, by default a new one per process) is removed, whatever it
+//!   holds, before the clusters start and when they are stopped (`Clusters`'s drop).
+//!
+//! PostgreSQL has no counterpart: this starts PostgreSQL servers and times queries on
+//! them.
 
 use crate::args;
 use crate::calibrate::{median_f, query_message, startup_message, Profile, RawPg, Replies};

@@ -11,6 +11,18 @@
 //! statement's VERBOSE, TIMING, SUMMARY, SETTINGS and FORMAT, then (text) the rows.
 //! COSTS ON and the options the sandbox lacks are refused where the file is read
 //! (`pgasync::coordinator_sql::statement::explain_flags`).
+//!
+//! Invariants:
+//! - the file is read up to its size limit before anything is parsed; an error prints as
+//!   `FILE:LINE:COLUMN:` only when its line is known;
+//! - EXPLAIN without ANALYZE plans and returns: no run starts, no shard is reached;
+//! - EXPLAIN (SETTINGS)'s `enable_async_append` is the mode used (`--mode` included),
+//!   not only the file's SET;
+//! - `--live` loads tables only into local shards (127.0.0.1 or localhost), into a
+//!   database named by a hash of the file's text, so no name from the file reaches the
+//!   CREATE DATABASE.
+//!
+//! PostgreSQL has no counterpart: a scenario file holds SQL for several servers.
 
 use crate::args::{self, AllKnobs};
 use crate::CliError;

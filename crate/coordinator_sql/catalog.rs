@@ -12,6 +12,23 @@
 //! functions, [`pgfuncs`]), else to the default partition, else fails with
 //! PostgreSQL's message; a foreign table hands it to its shard's table, counted in
 //! batches of the server's or table's `batch_size` (postgres_fdw's option, default 1).
+//!
+//! Invariants:
+//! - the rows and bytes a load inserts are counted over every node before each row is
+//!   stored, so a load never holds more than its [`Limits`] (a browser tab would run out
+//!   of memory first); a generate_series too wide for the bytes left is refused before its
+//!   first row;
+//! - a partitioned table's partitions never overlap and it has at most one default
+//!   partition (checked when one is created or attached), so an inserted row has one
+//!   place to go;
+//! - a row is cast to its table's column types before it is stored; a row through a
+//!   foreign table goes to the remote table's columns by name, as postgres_fdw's INSERT
+//!   names its columns;
+//! - each node has its own `random()` state, as each server has its own.
+//!
+//! Where it departs from PostgreSQL: there are no system catalogs, each node's relations
+//! and servers are a list; a row inserted through a foreign table is copied into the
+//! shard's table directly, and its batches are only counted, not sent.
 
 use sqlparser::ast::{self, ColumnDef, Ident, ObjectName};
 use sqlparser::tokenizer::Location;

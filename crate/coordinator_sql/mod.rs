@@ -48,6 +48,16 @@
 //!   before each row is stored, and an `INSERT … SELECT … FROM generate_series` whose
 //!   rows × the width of its first row would pass the bytes left is refused before
 //!   its first row is made (100,000 characters × 5000 rows: at its line and column).
+//!
+//! Invariants (the bounds below say how each is kept):
+//! - every error is a [`FrontError`] with its line and column (0 when there is none);
+//! - no tree deeper than the nesting bounds is built, so no stack overflows;
+//! - a load stores at most its `catalog::Limits`, counted before each row is stored.
+//!
+//! Where it departs from PostgreSQL: the grammar is sqlparser's PostgreSQL dialect plus
+//! the statements above, not PostgreSQL's gram.y, and what it cannot run is refused by
+//! name; the catalog is one in-memory list per node, not system catalogs; the planner
+//! follows the rules in [`planner`] without a cost model.
 
 pub mod catalog;
 pub mod eval;

@@ -30,6 +30,22 @@
 //! Whether a foreign scan runs asynchronously is the executor's business, as in
 //! PostgreSQL (`async_capable` on the server or table, `enable_async_append`, and the
 //! conditions `nodeAppend.c` checks).
+//!
+//! Invariants:
+//! - pruning only leaves out a partition whose bound cannot hold a matching row: a
+//!   condition the planner cannot read keeps every partition, so pruning never loses rows;
+//! - partitions are listed in bound order, the default last (`bound_order`), whatever
+//!   order the file created them in;
+//! - it reads the coordinator's catalog only (as PostgreSQL's planner, without
+//!   `use_remote_estimate`, asks no remote server);
+//! - subqueries nest at most 32 deep (`MAX_NESTING`), an error beyond that, not a stack
+//!   overflow; what it does not plan (WITH, outer joins, joins of more than two
+//!   relations, set operations other than UNION ALL, …) is refused by name.
+//!
+//! Where it departs from PostgreSQL: no cost model, so the shape above is chosen by rule,
+//! and settings that would change it by cost are refused (`settings.rs`); range pruning
+//! reads the first key column only, so with a multi-column range key it may keep
+//! partitions PostgreSQL prunes.
 
 use sqlparser::ast::{self, SetExpr, TableFactor};
 use sqlparser::tokenizer::Location;

@@ -22,6 +22,19 @@
 //! A `-- @corpus` section (tests/data/corpus.sql) holds many queries against one
 //! setup; loading skips it, and [`SqlScenario::with_query`] plans each of them
 //! against the databases already built.
+//!
+//! Invariants:
+//! - a file is at most `MAX_SCRIPT_BYTES`, checked before anything is parsed;
+//! - an unknown `-- @` marker is an error, so a misspelled one cannot turn a section's SQL
+//!   into the previous section's; at most one `-- @query`, holding exactly one SELECT or
+//!   EXPLAIN SELECT; shard names are folded to lower case, as unquoted names are;
+//! - each section keeps its first line, so errors point into the file;
+//! - `:name` is replaced outside string literals only and never in `::type`; an undefined
+//!   variable is an error; the `\set` generator is seeded anew for each load.
+//!
+//! PostgreSQL has no counterpart: a scenario file is the sandbox's own format, SQL for
+//! several servers in one file; `\set` and `:name` follow pgbench's, for integers and
+//! `random(a, b)` only.
 
 use super::catalog::{Begun, Cluster, InsertJob, Limits, RelKind};
 use super::planner::{plan_query, Planned};

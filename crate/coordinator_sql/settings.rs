@@ -65,6 +65,13 @@
 //! | libpq's other options (`options`, `keepalives`, `service`, …) | server | | refused, named |
 //! | `user`, `password`, `sslcert`, … (user mapping options), `analyze_sampling` (PostgreSQL 16), any unknown | server, table | `invalid option "…"` | PostgreSQL 15's error |
 //! | `user`, `password`, `password_required`, `sslcert`, `sslkey`, `sslpassword` | user mapping | the remote role and its credentials | refused: the sandbox's connections log in as its own role (`statement::create_user_mapping`) |
+//!
+//! Invariants:
+//! - every setting and option is honoured or refused by name, never accepted and ignored;
+//! - a value is stored in one spelling (booleans as `on`/`off`, enums in lower case), so
+//!   what reads it (`Node::setting_on`, EXPLAIN (SETTINGS)) sees `'false'` and `off` alike;
+//! - a plan with a node that an `enable_*` set to off governs, and for which the sandbox
+//!   has no other path, is refused ([`check_plan`]), never run as if the setting were on.
 
 use crate::plan::{AggStrategy, Plan};
 

@@ -10,6 +10,20 @@
 //!
 //! Statements are separated by `;`; anything after a statement other than `;` is a
 //! syntax error at that token, as in PostgreSQL.
+//!
+//! Invariants:
+//! - a section's tokens are weighed (nesting) and counted (`MAX_TOKENS`,
+//!   `MAX_STATEMENTS`) before sqlparser builds any tree: sqlparser's recursion could
+//!   overflow the stack, and its trees take ~450 bytes a token;
+//! - sqlparser's statements and ours are parsed from the same tokens of the same text,
+//!   padded to the section's first line, so every position is the file's line and column;
+//! - a sqlparser statement the sandbox does not run is refused by name, never run as
+//!   something else; ANALYZE and VACUUM are accepted and do nothing (there are no
+//!   statistics to gather).
+//!
+//! Where it departs from PostgreSQL: the grammar is sqlparser's, not gram.y, so its
+//! syntax errors are worded as sqlparser words them (after "syntax error:"), except
+//! trailing text after a statement, which gets PostgreSQL's `syntax error at or near`.
 
 use sqlparser::ast::{self, ColumnDef, DataType, Ident, ObjectName, Query, Statement, Value};
 use sqlparser::dialect::PostgreSqlDialect;

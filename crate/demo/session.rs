@@ -13,6 +13,20 @@
 //! do at most a given number of steps and say whether they are done, so the page can
 //! run them in slices between frames. Only the last step of a batch is narrated.
 //! Snapshots are small serializable views of the state.
+//!
+//! Invariants:
+//! - the run is on the virtual clock, in step mode: replaying steps 0..k gives the state
+//!   step k had, which is what makes seeking by replay correct;
+//! - the checkpoint of step 0 is always kept (thinning keeps steps that are multiples of
+//!   the new spacing), so every step can be reached;
+//! - `step_ends` and `step_phases` hold one entry per step done, cut back with the trace
+//!   on a restore; `known_step_times` only grows, as every replay has the same times;
+//! - at most `MAX_STEPS` steps, so a bad knob cannot hang the page; a run estimated above
+//!   `MAX_DEMO_STEPS` steps or `MAX_DEMO_ROWS` rows is refused before it starts (`new`
+//!   checks; `with_scenario`'s callers check with `check_scenario_size`).
+//!
+//! PostgreSQL has no counterpart: a query there runs to its end and cannot be stepped or
+//! rewound.
 
 use crate::clock::Clock;
 use crate::executor::exec_async::AsyncState;

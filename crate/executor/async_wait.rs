@@ -1,6 +1,23 @@
 //! The event-wait step shared by the async-aware nodes (PostgreSQL's
 //! ExecAppendAsyncEventWait): let every Waiting request configure its wait, then notify
 //! the ones whose input arrived, oldest first, at most `max_events` per turn.
+//!
+//! Invariants:
+//! - only the requestor's own Waiting requests are configured, in child order; a
+//!   requestee that blocks ends configuring there (`stopped_at`) and the caller goes on
+//!   from that child, so no request configures twice in one wait (one wait set per wait);
+//! - with `must_progress`, no event registered while requests are outstanding and none
+//!   completed is an error, not a hang (seed 000's `Assert(added)`);
+//! - only requests whose input arrived are notified, in the order they started waiting
+//!   (`EventLoop::waiting`), at most `max_events` (one in step mode); the rest stay
+//!   queued, in order, for the next turn; nothing is notified after a requestee blocked.
+//!
+//! Where it departs from PostgreSQL (nodeAppend.c, ExecAppendAsyncEventWait): PostgreSQL
+//! builds a WaitEventSet for each wait, blocks in WaitEventSetWait (timeout -1) or polls
+//! (timeout 0), and notifies in the order WaitEventSetWait reports the events; here
+//! nothing blocks (with nothing ready the node returns Wait and the host waits), and the
+//! notification order is the order of waiting, so a run on the virtual clock replays
+//! exactly.
 
 use super::PlanState;
 use crate::executor::estate::{EState, ExecError, ExecResult};

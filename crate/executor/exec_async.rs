@@ -30,6 +30,22 @@
 //! so Callback pending is an instant there; the requestors here deliver the response in
 //! a separate call (at once, or on the next call in the demo's step mode), so the state
 //! can be seen.
+//!
+//! Invariants:
+//! - a request's state changes only in `set_state`, which traces it, so the trace
+//!   misses no transition;
+//! - each call checks the state it is made from (request from Idle, Complete or
+//!   Cancelled; notify from Waiting; response from CallbackPending with a result) and
+//!   fails with an internal error otherwise, so a requestor bug (a second request while
+//!   one is Waiting) is an error, not a lost row;
+//! - after a requestee's call the request is CallbackPending or Waiting, unless the
+//!   requestee blocked (`es.blocked_on`): a requestee that reports neither is an error,
+//!   not a request that would wait forever;
+//! - a request is queued for notification only when its configure added an event, once,
+//!   and leaves the queue when notified, cancelled, or configured again without one;
+//! - `waits` and the wait's start are counted on entering Waiting only, and `requests`
+//!   and the request's CPU cost only when the requestee did not block, so a request
+//!   repeated after a block, or pending twice, counts once.
 
 /// One request state, defined once: the page's name, what it means (a short form for
 /// the narration and a full one), the 2016 design's enum value and PostgreSQL 14+'s

@@ -48,6 +48,16 @@
 //! projection, `ExecAgg`'s HAVING qual). Printed, they are folded into that node
 //! (`fold`): its `Filter:` and `Rows Removed by Filter:`, its `Output:`, and the rows
 //! that come out of the Result.
+//!
+//! Invariants:
+//! - printing is a function of the tree and the options: the tree is not changed (`fold`
+//!   works on a copy), so TEXT and JSON of one run agree and can be printed again;
+//! - with `counters` off nothing of ours is printed (no `Remote:`/`Async:` line, no
+//!   "Server", no "pgasync" key): the output is what tests/pg15_fidelity.rs compares with
+//!   a real coordinator's;
+//! - figures are per loop (times and rows divided by `nloops`); a node never run prints
+//!   `(never executed)` in TEXT and zeros in JSON, as PostgreSQL does;
+//! - names are quoted only through `sql_text::quote_identifier`.
 
 use super::Instrumentation;
 use crate::sql_text::deparse::REMOTE_SCHEMA;

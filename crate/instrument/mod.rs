@@ -7,6 +7,21 @@
 //! work, through `EState::instr`.
 //!
 //! Times are nanoseconds of the executor's clock (virtual or real).
+//!
+//! Invariants:
+//! - a call is timed from its start to its row or end of data: `call_started_at` is set
+//!   only when unset and a call that returned Wait keeps it, so a call resumed after a
+//!   wait is not restarted (its waiting counts, as a blocked call's does in PostgreSQL);
+//! - an async request's time in Waiting is not in its node's time (`pause_call`) but in
+//!   `remote.wait_ns`, counted once per wait;
+//! - `nloops`, `startup_ns` and `total_ns` change only in `end_loop`, once per loop (end
+//!   of data, rescan); `finished` counts a loop still open, for an EXPLAIN mid-run;
+//! - the counters are plain data, copied with the run (the demo's checkpoints).
+//!
+//! Where it departs from PostgreSQL (instrument.c): InstrStartNode/InstrStopNode pair up
+//! on every call and a loop ends at InstrEndLoop (at rescan, and before EXPLAIN prints);
+//! here a call can return Wait without ending, so a call's timing spans its Waits, and
+//! end of data also ends the loop.
 
 mod explain;
 pub use explain::{

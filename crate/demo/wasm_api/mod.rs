@@ -6,6 +6,18 @@
 //! on the console by `console_error_panic_hook`; the wasm build aborts on panic, so the
 //! `Session` that panicked is unusable afterwards: the page drops it and builds a new
 //! one from the same URL state.
+//!
+//! Invariants:
+//! - what JavaScript passes is checked by the checks the CLI uses (`knobs::from_json`,
+//!   `knobs::from_query`, `Scenario::check`) before anything is built; a bad value is an
+//!   exception with a message;
+//! - the page's size limits are checked before any data is generated (`SessionBuild`,
+//!   `session::check_demo_size`);
+//! - budgeted calls read the host's clock (`performance.now()`) only between steps, so a
+//!   slice can overrun its `ms` by one step; no `ms`, or a negative or non-finite one,
+//!   means no time limit. The core below reads no clock.
+//!
+//! PostgreSQL has no counterpart.
 
 use crate::behaviour::{Behaviour, KNOBS};
 use crate::demo::session::{self, DemoSession};

@@ -1,5 +1,11 @@
 //! The SQL editor's scenario files at the wasm boundary (feature `sql`, on by default;
 //! `make pkg` builds the page's first module without it and the second with it).
+//!
+//! Invariants: a scenario file in the page is held to `session::DEMO_LIMITS` and
+//! `MAX_SCRIPT_BYTES`, checked as it loads; a run too big to record is refused by
+//! `session()` before it starts; every error becomes a JavaScript `Error` carrying its
+//! line and column (0 when unknown) and is kept: `advance` and `session` then fail with
+//! it; a loader makes one session at most.
 
 use super::{out_of_time, parse_knobs, parse_mode, to_js, Session};
 use crate::coordinator_sql::script::SqlLoad;
