@@ -506,9 +506,7 @@ pub fn run(a: Flags) -> Result<(), CliError> {
                 .as_deref()
                 .map(PathBuf::from)
                 .unwrap_or_else(|| std::env::temp_dir().join(format!("pgasync-calibrate-{}", std::process::id())));
-            cleanup(&pg, &dir);
-            std::fs::create_dir_all(&dir).map_err(|e| CliError::Failed(format!("{}: {e}", dir.display())))?;
-            pg.own(&dir)?;
+            crate::demo::prepare_dir(&pg, &dir)?;
             crate::demo::on_interrupt_stop();
             eprintln!("pgasync calibrate: starting a shard cluster under {} with {rows} rows", dir.display());
             let result = start_shard(&pg, &dir, rows).and_then(|c| {

@@ -181,9 +181,7 @@ pub fn run(flags: Flags) -> Result<(), CliError> {
         return crate::serve::run(crate::serve::Flags { page, ..Default::default() });
     };
     let pg = Pg::new(bin)?;
-    cleanup(&pg, &o.dir);
-    std::fs::create_dir_all(&o.dir).map_err(|e| failed(format!("{}: {e}", o.dir.display())))?;
-    pg.own(&o.dir)?;
+    prepare_dir(&pg, &o.dir)?;
     let result = start_and_serve(&pg, &o);
     cleanup(&pg, &o.dir);
     result
@@ -559,7 +557,41 @@ impl Cluster {
 }
 
 /// Stops every cluster a previous demo left running in `dir` and removes the folder.
+/// The file that marks a folder as one pgasync made for its clusters (`demo`, `bench
+/// --live`, `calibrate`). Only such a folder is ever emptied or deleted, so a `--dir`
+/// naming a user's own folder by mistake is refused instead of wiped.
+const DIR_MARKER: &str = ".pgasync-clusters";
+
+/// Whether `dir` may hold new clusters: it does not exist, is empty, or pgasync made it.
+fn check_dir_is_ours(dir: &Path) -> Result<(), String> {
+    let Ok(mut entries) = std::fs::read_dir(dir) else { return Ok(()) };
+    if entries.next().is_none() || dir.join(DIR_MARKER).exists() {
+        return Ok(());
+    }
+    Err(format!(
+        "--dir {}: the folder holds files pgasync did not make (it has no {DIR_MARKER}); \
+         name a new or empty folder: pgasync deletes its clusters' folder when it stops",
+        dir.display()
+    ))
+}
+
+/// Makes `dir` ready for new clusters: a folder pgasync made before (a crashed run's)
+/// has its servers stopped and is emptied; a new or empty one is created and marked;
+/// any other is refused.
+pub(crate) fn prepare_dir(pg: &Pg, dir: &Path) -> Result<(), CliError> {
+    check_dir_is_ours(dir).map_err(CliError::Failed)?;
+    cleanup(pg, dir);
+    std::fs::create_dir_all(dir).map_err(|e| failed(format!("{}: {e}", dir.display())))?;
+    std::fs::write(dir.join(DIR_MARKER), "clusters made by pgasync; deleted when it stops\n")
+        .map_err(|e| failed(format!("{}: {e}", dir.display())))?;
+    pg.own(dir)
+}
+
+/// Stops the servers under `dir` and deletes it, if pgasync made it (see [`DIR_MARKER`]).
 pub(crate) fn cleanup(pg: &Pg, dir: &Path) {
+    if !dir.join(DIR_MARKER).exists() {
+        return;
+    }
     let Ok(entries) = std::fs::read_dir(dir) else { return };
     for e in entries.flatten() {
         if e.path().join("postmaster.pid").exists() {
@@ -577,4 +609,24 @@ fn free_port() -> Result<u16, CliError> {
 
 fn shell_quote(a: &str) -> String {
     format!("'{}'", a.replace('\'', r"'\''"))
+}
+
+#[cfg(test)]
+mod dir_tests {
+    use super::*;
+
+    #[test]
+    fn only_a_new_empty_or_marked_folder_is_used_for_clusters() {
+        let base = std::env::temp_dir().join(format!("pgasync-dir-test-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&base);
+        assert!(check_dir_is_ours(&base).is_ok(), "a folder that does not exist");
+        std::fs::create_dir_all(&base).unwrap();
+        assert!(check_dir_is_ours(&base).is_ok(), "an empty folder");
+        std::fs::write(base.join("notes.txt"), "a user's file").unwrap();
+        let e = check_dir_is_ours(&base).unwrap_err();
+        assert!(e.contains("did not make") && e.contains(DIR_MARKER), "{e}");
+        std::fs::write(base.join(DIR_MARKER), "").unwrap();
+        assert!(check_dir_is_ours(&base).is_ok(), "a folder pgasync made");
+        std::fs::remove_dir_all(&base).unwrap();
+    }
 }

@@ -440,9 +440,7 @@ pub fn run(flags: Flags) -> Result<(), CliError> {
     })?;
     crate::demo::on_interrupt_stop();
     let pg = Pg::new(bin)?;
-    cleanup(&pg, &o.dir);
-    std::fs::create_dir_all(&o.dir).map_err(|e| CliError::Failed(format!("{}: {e}", o.dir.display())))?;
-    pg.own(&o.dir)?;
+    crate::demo::prepare_dir(&pg, &o.dir)?;
     let guard = Clusters { pg, dir: o.dir.clone() };
     let result = bench(&guard.pg, &o);
     drop(guard);
