@@ -639,8 +639,10 @@ fn pgbench_value(expr: &str, random: &mut pgfuncs::PgRandom) -> Result<i64, Stri
     let mut parts = inner.split(',').map(|p| p.trim().parse::<i64>());
     match (parts.next(), parts.next(), parts.next()) {
         (Some(Ok(a)), Some(Ok(b)), None) if a <= b => {
-            let span = (b - a + 1) as f64;
-            Ok(a + (random.random() * span).floor() as i64)
+            // In i128: `b - a + 1` overflows i64 for random(0, 9223372036854775807).
+            let span = (b as i128 - a as i128 + 1) as f64;
+            let v = a as i128 + (random.random() * span).floor() as i128;
+            Ok(v.min(b as i128) as i64)
         }
         _ => Err(format!("random(a, b) needs two integers with a <= b, got \"{expr}\"")),
     }
