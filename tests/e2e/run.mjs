@@ -123,6 +123,9 @@ async function checkBadUrls(page, server) {
   await page.fill('[data-testid=knob-shards]', '2');
   await page.press('[data-testid=knob-shards]', 'Tab');
   await page.waitForFunction(() => document.body.dataset.session !== undefined, null, { timeout: 15000 });
+  // The address bar is written after the render's task (UrlSync: at most every 250 ms),
+  // so the new URL may come a moment after the session.
+  await page.waitForFunction(() => /shards=2/.test(location.search), null, { timeout: 5000 }).catch(() => {});
   check('after a bad URL, fixing the knob runs it', (await page.locator('[data-testid=error]').isHidden()) && /shards=2/.test(page.url()), page.url());
 }
 
