@@ -337,8 +337,11 @@ async function install(next, rec, c) {
   await nextSlice();
   serial++;
   rowsKey = null;
-  document.body.dataset.session = String(serial);
   render();
+  // The address bar names the run on screen before the page says a new session is up
+  // (tests and the workshop read both): one replaceState, once per new run.
+  urlSync.flush();
+  document.body.dataset.session = String(serial);
 }
 
 /** The sync/async comparison of the run on screen, computed in slices after it is shown. */

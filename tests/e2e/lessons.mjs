@@ -201,6 +201,7 @@ export async function checkLessons(browser, server, { check, shot, errors, waitR
         const s2 = await serial();
         await page.click(`[data-testid=knob-walk][data-knob=${knob}] [data-testid=knob-walk-off]`);
         await page.waitForFunction((b) => Number(document.body.dataset.session) > b, s2, { timeout: 30000 });
+        await page.waitForFunction((k) => !location.search.includes(`${k}=1`), knob, { timeout: 5000 }).catch(() => {});
         check(`${id}: back to pg15`, !(await page.isChecked(`[data-testid=knob-${knob}]`)) && !page.url().includes(`${knob}=1`));
       }
     }
