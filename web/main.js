@@ -170,6 +170,11 @@ function showExplanation(id) {
   const s = scenarios.find((x) => x.id === id);
   ui.explanation.textContent = s ? s.explanation : '';
   ui.explanation.removeAttribute('title');
+  // An empty shards or rows input means this scenario's own default: say which.
+  if (s) {
+    ui.fields.shards.placeholder = String(s.defaultShards);
+    ui.fields.rows.placeholder = String(s.defaultRows);
+  }
 }
 /** A scenario file says its shards, rows, offset and limit itself: those inputs are greyed. */
 function showSqlMode(on) {

@@ -97,17 +97,29 @@ pub fn init() {
 }
 
 #[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
 struct ScenarioEntry {
     id: &'static str,
     title: &'static str,
     explanation: &'static str,
+    /// What the shards and rows inputs mean when left empty (the page's placeholders).
+    default_shards: usize,
+    default_rows: usize,
 }
 
-/// The built-in scenarios: `[{id, title, explanation}]`.
+/// The built-in scenarios: `[{id, title, explanation, defaultShards, defaultRows}]`.
 #[wasm_bindgen(js_name = scenarios)]
 pub fn scenarios() -> Result<JsValue, JsError> {
-    let list: Vec<ScenarioEntry> =
-        SCENARIOS.iter().map(|s| ScenarioEntry { id: s.id, title: s.title, explanation: s.explanation }).collect();
+    let list: Vec<ScenarioEntry> = SCENARIOS
+        .iter()
+        .map(|s| ScenarioEntry {
+            id: s.id,
+            title: s.title,
+            explanation: s.explanation,
+            default_shards: s.default_shards,
+            default_rows: s.default_rows,
+        })
+        .collect();
     to_js(&list)
 }
 
