@@ -35,7 +35,7 @@ use sqlparser::tokenizer::Location;
 
 use super::eval::{self, Analyzed, Env, Val};
 use super::pgfuncs;
-use super::settings::parse_bool;
+use super::settings;
 use super::statement::{BoundSpec, ForeignSpec, Located, PartitionBy, RangeDatum, Stmt, Strategy};
 use super::FrontError;
 use crate::plan::SqlType;
@@ -364,7 +364,7 @@ impl Cluster {
             return Err(FrontError::at(format!("server \"{server}\" already exists"), name.span.start));
         }
         for (k, v) in options {
-            check_server_option(k, v).map_err(|m| FrontError::at(m, name.span.start))?;
+            settings::check_server_option(k, v).map_err(|m| FrontError::at(m, name.span.start))?;
         }
         node.servers.push(Server { name: server, options: options.to_vec() });
         Ok(())
@@ -415,7 +415,7 @@ impl Cluster {
             }
             let option = |k: &str| f.options.iter().find(|(key, _)| key == k).map(|(_, v)| v.clone());
             for (k, v) in &f.options {
-                check_table_option(k, v).map_err(|m| FrontError::at(m, f.server.span.start))?;
+                settings::check_table_option(k, v).map_err(|m| FrontError::at(m, f.server.span.start))?;
             }
             return Ok(RelKind::Foreign {
                 server,
@@ -1052,49 +1052,5 @@ fn overlaps(a: &Bound, b: &Bound) -> bool {
             range_cmp(f1, t2) == std::cmp::Ordering::Less && range_cmp(f2, t1) == std::cmp::Ordering::Less
         }
         _ => false,
-    }
-}
-
-fn check_server_option(k: &str, v: &str) -> Result<(), String> {
-    match k {
-        "host"
-        | "port"
-        | "dbname"
-        | "hostaddr"
-        | "user"
-        | "password"
-        | "application_name"
-        | "sslmode"
-        | "connect_timeout"
-        | "updatable"
-        | "truncatable"
-        | "extensions"
-        | "use_remote_estimate"
-        | "fdw_startup_cost"
-        | "fdw_tuple_cost"
-        | "keep_connections"
-        | "analyze_sampling" => Ok(()),
-        "async_capable" | "parallel_commit" => {
-            parse_bool(v).map(|_| ()).ok_or_else(|| format!("{k} requires a Boolean value"))
-        }
-        "fetch_size" | "batch_size" => match v.parse::<i64>() {
-            Ok(n) if n > 0 => Ok(()),
-            _ => Err(format!("\"{k}\" must be an integer value greater than zero")),
-        },
-        other => Err(format!("invalid option \"{other}\"")),
-    }
-}
-
-fn check_table_option(k: &str, v: &str) -> Result<(), String> {
-    match k {
-        "schema_name" | "table_name" | "updatable" | "truncatable" | "use_remote_estimate" | "analyze_sampling" => {
-            Ok(())
-        }
-        "async_capable" => parse_bool(v).map(|_| ()).ok_or_else(|| format!("{k} requires a Boolean value")),
-        "fetch_size" | "batch_size" => match v.parse::<i64>() {
-            Ok(n) if n > 0 => Ok(()),
-            _ => Err(format!("\"{k}\" must be an integer value greater than zero")),
-        },
-        other => Err(format!("invalid option \"{other}\"")),
     }
 }

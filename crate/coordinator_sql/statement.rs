@@ -387,7 +387,7 @@ fn unreachable_ours(at: Location) -> Result<Stmt, FrontError> {
     Err(FrontError::at("internal error: statement dispatch", at))
 }
 
-/// `CREATE USER MAPPING …`, `ANALYZE …`, `VACUUM …`: consumed up to the next `;`.
+/// `ANALYZE …`, `VACUUM …`: consumed up to the next `;`.
 fn skip_statement(p: &mut Parser, what: &'static str) -> Result<Stmt, FrontError> {
     while !matches!(p.peek_token().token, Token::SemiColon | Token::EOF) {
         p.next_token();
