@@ -4,44 +4,15 @@
 //! outright (its clusters left running) is cleaned up by the next one, which then stops
 //! everything on Ctrl-C.
 
-use std::io::{BufRead, BufReader};
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 mod support;
-use support::{postgres_installed, postgres_left};
+use support::demo::DemoProcess;
+use support::{postgres_installed, postgres_left, StopPostgresLeft};
 
 const BIN: &str = env!("CARGO_BIN_EXE_pgasync");
-
-/// A running demo: its process (a group of its own, with the relay) and its URL.
-struct Demo {
-    child: Child,
-    url: String,
-}
-
-fn start_demo(dir: &Path) -> Demo {
-    let mut child = Command::new(BIN)
-        .args(["demo", "--port", "0", "--rows", "300", "--dir", &dir.display().to_string()])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .process_group(0)
-        .spawn()
-        .expect("pgasync demo starts");
-    let (tx, rx) = mpsc::channel();
-    let stdout = child.stdout.take().unwrap();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-            if let Some(rest) = line.strip_prefix("pgasync relay: ") {
-                let _ = tx.send(rest.split_whitespace().next().unwrap_or("").to_string());
-            }
-        }
-    });
-    let url = rx.recv_timeout(Duration::from_secs(240)).expect("the demo prints the relay's URL");
-    Demo { child, url }
-}
 
 fn explain_live(dir: &Path, scenario: &str, mode: &str) -> String {
     let out = Command::new(BIN)
@@ -89,9 +60,11 @@ fn demo_comes_up_runs_live_and_cleans_up_after_a_crash() {
     assert!(postgres_installed(), "PostgreSQL is not installed (make test's set-up installs it)");
     let dir: PathBuf = std::env::temp_dir().join(format!("pgasync-test-demo-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
+    // Dropped last: whatever this test leaves running when it fails is stopped.
+    let _left = StopPostgresLeft(dir.clone());
 
-    let first = start_demo(&dir);
-    assert!(first.url.starts_with("http://127.0.0.1:"), "{}", first.url);
+    // Both demos are stopped with Ctrl-C on drop (support::demo) if the test fails.
+    let first = DemoProcess::start(&dir, 300);
     // Every built-in scenario, sync and async, on the demo's clusters: each server is
     // reached where the demo put its data (scenario::live_targets), whatever its name
     // (M's s2 and s3 from seed 003, X's server1).
@@ -117,7 +90,7 @@ fn demo_comes_up_runs_live_and_cleans_up_after_a_crash() {
     assert!(!postgres_left(&dir).is_empty(), "the crashed demo's clusters are still running");
 
     // The next demo removes them first, comes up, and stops everything on Ctrl-C.
-    let mut second = start_demo(&dir);
+    let mut second = DemoProcess::start(&dir, 300);
     let text = explain_live(&dir, "E", "async");
     assert!(text.contains("reference matches"), "{text}");
     unsafe {
@@ -134,5 +107,4 @@ fn demo_comes_up_runs_live_and_cleans_up_after_a_crash() {
     assert!(status.success(), "demo exit after Ctrl-C: {status:?}");
     assert!(postgres_left(&dir).is_empty(), "clusters left: {:?}", postgres_left(&dir));
     assert!(!dir.exists(), "the work folder is removed");
-    let _ = second.url;
 }

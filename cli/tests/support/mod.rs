@@ -33,3 +33,22 @@ pub fn postgres_left(dir: &Path) -> Vec<String> {
         .map(str::to_string)
         .collect()
 }
+
+/// Stops, on drop, any PostgreSQL server still running from `dir`: a test that kills a
+/// demo outright (its clusters left up on purpose) and then fails before the next demo
+/// cleans them up must not leave them running. SIGQUIT is PostgreSQL's immediate
+/// shutdown; the postmaster takes its backends down with it.
+#[allow(dead_code)]
+pub struct StopPostgresLeft(pub std::path::PathBuf);
+
+impl Drop for StopPostgresLeft {
+    fn drop(&mut self) {
+        for line in postgres_left(&self.0) {
+            if let Some(pid) = line.split_whitespace().next().and_then(|p| p.parse::<i32>().ok()) {
+                unsafe {
+                    libc::kill(pid, libc::SIGQUIT);
+                }
+            }
+        }
+    }
+}
