@@ -61,18 +61,25 @@ demo: pkg cli
 # the counts are the sums of their "test result: ok. N passed" lines.
 LOGS := target/test-logs
 passed = $$(awk '/^test result: ok\./ { n += $$4 } END { print n + 0 }' $(1))
+# Each part's minutes (compiling included), printed by `make test` at the end.
+started = @mkdir -p $(LOGS); date +%s > $(LOGS)/$(1).start
+took = @s=$$(( $$(date +%s) - $$(cat $(LOGS)/$(1).start) )); printf '%dm%02ds' $$((s / 60)) $$((s % 60)) > $(LOGS)/$(1).took
 
 test: setup test-native test-wasm test-e2e
 	@echo "make test: all passed: $(call passed,$(LOGS)/native.log) tests natively," \
-	  "$(call passed,$(LOGS)/node.log) in Node, $(call passed,$(LOGS)/chrome.log) in Chrome (wasm32)"
+	  "$(call passed,$(LOGS)/node.log) in Node, $(call passed,$(LOGS)/chrome.log) in Chrome (wasm32)," \
+	  "$$(sed -n 's/^PASS: \([0-9]*\) checks.*/\1/p' $(LOGS)/e2e.log) e2e checks and the workshop kit's;" \
+	  "native $$(cat $(LOGS)/native.took), wasm $$(cat $(LOGS)/wasm.took), e2e $$(cat $(LOGS)/e2e.took)"
 
+# wasm32 is compiled by test-wasm and by pkg (both modules), so this builds native only.
 test-native:
+	$(call started,native)
 	cargo fmt --all -- --check
-	cargo build --target wasm32-unknown-unknown
 	@mkdir -p $(LOGS)
 	set -o pipefail; cargo test --workspace 2>&1 | tee $(LOGS)/native.log
 	@echo "native tests: $(call passed,$(LOGS)/native.log)"
 	./scripts/check_exercises.sh
+	$(call took,native)
 
 # The core's suite (tests/suite: every test that needs neither PostgreSQL, sockets,
 # processes nor files) and the library's unit tests, on wasm32 in Node and in headless
@@ -81,7 +88,7 @@ test-native:
 # runs no test, or not the same number as the other, fails the target.
 WASM_TESTS := --profile wasm-test --lib --test suite
 test-wasm:
-	@mkdir -p $(LOGS)
+	$(call started,wasm)
 	set -o pipefail; $(WASM_PACK) test --node --mode no-install -- $(WASM_TESTS) 2>&1 | tee $(LOGS)/node.log
 	set -o pipefail; WASM_BINDGEN_USE_BROWSER=1 WASM_BINDGEN_TEST_TIMEOUT=600 \
 	  $(WASM_PACK) test --headless --chrome --mode no-install -- $(WASM_TESTS) 2>&1 | tee $(LOGS)/chrome.log
@@ -89,11 +96,18 @@ test-wasm:
 	  echo "wasm tests: $$node in Node, $$chrome in Chrome"; \
 	  if [ "$$node" = 0 ] || [ "$$node" != "$$chrome" ]; then \
 	    echo "wasm tests: Node and Chrome must run the same tests, and some"; exit 1; fi
+	$(call took,wasm)
 
-test-e2e: pkg cli
-	cd tests/e2e && PGASYNC_BIN=../../target/release/pgasync node run.mjs
+# The e2e drives the CLI's debug build (`serve`, `relay`, `demo`: I/O, not the executor's
+# speed), which test-native has already compiled, not a release build of its own.
+test-e2e:
+	$(call started,e2e)
+	$(MAKE) --no-print-directory pkg
+	cargo build -p pgasync-cli
+	set -o pipefail; cd tests/e2e && PGASYNC_BIN=../../target/debug/pgasync node run.mjs 2>&1 | tee ../../$(LOGS)/e2e.log
 	WORKSHOP_CODE=0 ./scripts/workshop.sh target/workshop-e2e
 	cd tests/e2e && WORKSHOP_DIR=../../target/workshop-e2e node workshop.mjs
+	$(call took,e2e)
 
 # The offline workshop kit: workshop/ and workshop.zip (the page, the package, the
 # lessons, the scenario files, the teacher's guide, the handout in HTML and PDF); any
