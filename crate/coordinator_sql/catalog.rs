@@ -38,6 +38,7 @@ use super::pgfuncs;
 use super::settings::parse_bool;
 use super::statement::{BoundSpec, ForeignSpec, Located, PartitionBy, RangeDatum, Stmt, Strategy};
 use super::FrontError;
+use crate::plan::stats::{self, RelStats};
 use crate::plan::SqlType;
 use crate::types::{Column, Datum, Table};
 
@@ -125,12 +126,24 @@ pub struct Relation {
     /// Rows sent to a foreign table and the batches they went in.
     pub rows_sent: usize,
     pub batches_sent: usize,
+    /// What ANALYZE or VACUUM left in `pg_class` and `pg_statistic` (None: never run;
+    /// for a partitioned table, the inherited statistics of its whole tree).
+    pub stats: Option<RelStats>,
 }
 
 impl Relation {
     /// A relation just created: not attached, no index, nothing sent yet.
     fn new(name: String, columns: Vec<ColumnInfo>, kind: RelKind) -> Relation {
-        Relation { name, columns, kind, partition_of: None, indexes: vec![], rows_sent: 0, batches_sent: 0 }
+        Relation {
+            name,
+            columns,
+            kind,
+            partition_of: None,
+            indexes: vec![],
+            rows_sent: 0,
+            batches_sent: 0,
+            stats: None,
+        }
     }
 
     pub fn columns(&self) -> Vec<Column> {
@@ -322,6 +335,7 @@ impl Cluster {
         let at = s.at;
         match &s.stmt {
             Stmt::Accepted(_) => Ok(None),
+            Stmt::Analyze { vacuum, analyze, tables } => self.analyze(n, *vacuum, *analyze, tables, at).map(|_| None),
             Stmt::CreateServer { name, options, .. } => self.create_server(n, name, options).map(|_| None),
             Stmt::CreateTable { name, columns, partition_by, foreign } => {
                 self.create_table(n, name, columns, partition_by.as_ref(), foreign.as_ref()).map(|_| None)
@@ -1096,5 +1110,182 @@ fn check_table_option(k: &str, v: &str) -> Result<(), String> {
             _ => Err(format!("\"{k}\" must be an integer value greater than zero")),
         },
         other => Err(format!("invalid option \"{other}\"")),
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// ANALYZE and VACUUM (analyze.c, vacuum.c, postgres_fdw's postgresAnalyzeForeignTable).
+
+/// The rows of a relation as ANALYZE reads them, with their heap pages.
+struct Sampled {
+    types: Vec<SqlType>,
+    rows: Vec<Vec<Datum>>,
+    pages: f64,
+}
+
+impl Cluster {
+    /// `ANALYZE [tables]` / `VACUUM [ANALYZE] [tables]` on node `n`:
+    /// - a table: `relpages` (its heap pages), `reltuples` (its rows) and, with ANALYZE,
+    ///   every column's statistics (`plan::stats::analyze_rows`);
+    /// - a foreign table (ANALYZE only, as PostgreSQL's VACUUM skips it with a WARNING
+    ///   the sandbox cannot send, so it is refused): postgres_fdw's
+    ///   `postgresAnalyzeForeignTable` asks the remote for `pg_relation_size(…) / 8192`
+    ///   (the remote table's heap pages) and `postgresAcquireSampleRowsFunc` reads every
+    ///   remote row (`SELECT cols FROM table` through a cursor): reltuples is their
+    ///   count;
+    /// - a partitioned table: each partition as above, then the parent's inherited
+    ///   statistics over all its leaves' rows (`acquire_inherited_sample_rows`);
+    ///   VACUUM of a partitioned table vacuums its partitions.
+    /// Without tables: every table and partitioned table of the node, foreign tables
+    /// only when named (as PostgreSQL).
+    pub fn analyze(
+        &mut self,
+        n: usize,
+        vacuum: bool,
+        analyze: bool,
+        tables: &[ObjectName],
+        at: Location,
+    ) -> Result<(), FrontError> {
+        let target = self.nodes[n]
+            .setting("default_statistics_target")
+            .and_then(|v| v.parse::<usize>().ok())
+            .unwrap_or(stats::DEFAULT_STATISTICS_TARGET)
+            .max(1);
+        let names: Vec<(String, Location)> = if tables.is_empty() {
+            self.nodes[n]
+                .relations
+                .iter()
+                .filter(|r| !matches!(r.kind, RelKind::Foreign { .. }))
+                .map(|r| (r.name.clone(), at))
+                .collect()
+        } else {
+            tables
+                .iter()
+                .map(|t| relation_name(t).map(|name| (name, object_at(t))).map_err(|m| FrontError::at(m, object_at(t))))
+                .collect::<Result<_, _>>()?
+        };
+        for (name, at) in names {
+            self.analyze_one(n, &name, vacuum, analyze, target, at)?;
+        }
+        Ok(())
+    }
+
+    fn analyze_one(
+        &mut self,
+        n: usize,
+        name: &str,
+        vacuum: bool,
+        analyze: bool,
+        target: usize,
+        at: Location,
+    ) -> Result<(), FrontError> {
+        let Some(rel) = self.nodes[n].relation(name) else {
+            return Err(FrontError::at(format!("relation \"{name}\" does not exist"), at));
+        };
+        if let RelKind::Partitioned { partitions, .. } = &rel.kind {
+            for p in partitions.clone() {
+                self.analyze_one(n, &p, vacuum, analyze, target, at)?;
+            }
+            if analyze {
+                let mut all = Sampled { types: self.types_of(n, name), rows: vec![], pages: 0.0 };
+                self.leaf_rows(n, name, &mut all, at)?;
+                let refs: Vec<&[Datum]> = all.rows.iter().map(|r| r.as_slice()).collect();
+                let mut st = stats::analyze_rows(&all.types, &refs, -1.0, target);
+                st.relpages = -1.0;
+                self.set_stats(n, name, st);
+            }
+            return Ok(());
+        }
+        if vacuum && matches!(rel.kind, RelKind::Foreign { .. }) {
+            return Err(FrontError::unsupported(
+                format!(
+                    "VACUUM of foreign table \"{name}\" (PostgreSQL skips it with a WARNING, which the sandbox does not \
+                     send): write ANALYZE {name}"
+                ),
+                at,
+            ));
+        }
+        let sampled = self.sample(n, name, at)?;
+        let refs: Vec<&[Datum]> = sampled.rows.iter().map(|r| r.as_slice()).collect();
+        if analyze {
+            let st = stats::analyze_rows(&sampled.types, &refs, sampled.pages, target);
+            self.set_stats(n, name, st);
+        } else {
+            // VACUUM: pg_class's figures only (vac_update_relstats); column statistics kept.
+            let columns = self.nodes[n]
+                .relation(name)
+                .and_then(|r| r.stats.as_ref().map(|s| s.columns.clone()))
+                .unwrap_or_else(|| vec![None; sampled.types.len()]);
+            let st = RelStats { relpages: sampled.pages, reltuples: refs.len() as f64, columns };
+            self.set_stats(n, name, st);
+        }
+        Ok(())
+    }
+
+    fn set_stats(&mut self, n: usize, name: &str, st: RelStats) {
+        if let Some(r) = self.nodes[n].relation_mut(name) {
+            r.stats = Some(st);
+        }
+    }
+
+    fn types_of(&self, n: usize, name: &str) -> Vec<SqlType> {
+        self.nodes[n].relation(name).map(|r| r.columns.iter().map(|c| c.ty).collect()).unwrap_or_default()
+    }
+
+    /// A table's or foreign table's rows (the local columns, in order) and its heap pages.
+    fn sample(&self, n: usize, name: &str, at: Location) -> Result<Sampled, FrontError> {
+        let rel = self.nodes[n].relation(name).ok_or_else(|| FrontError::at("relation vanished", at))?;
+        let types: Vec<SqlType> = rel.columns.iter().map(|c| c.ty).collect();
+        match &rel.kind {
+            RelKind::Table(t) => {
+                let rows: Vec<Vec<Datum>> = (0..t.nrows()).map(|i| t.row(i).to_vec()).collect();
+                let pages = stats::heap_pages(&types, rows.iter().map(|r| r.as_slice())) as f64;
+                Ok(Sampled { types, rows, pages })
+            }
+            RelKind::Foreign { server, remote_table, .. } => {
+                let shard = self.node_index(server).ok_or_else(|| {
+                    FrontError::at(format!("server \"{server}\" is not a shard of this scenario"), at)
+                })?;
+                let remote = self.nodes[shard].relation(remote_table).ok_or_else(|| {
+                    FrontError::at(
+                        format!("relation \"public.{remote_table}\" does not exist (on server \"{server}\")"),
+                        at,
+                    )
+                })?;
+                let RelKind::Table(t) = &remote.kind else {
+                    return Err(FrontError::unsupported(
+                        format!("ANALYZE of foreign table \"{name}\": its remote relation is not a plain table"),
+                        at,
+                    ));
+                };
+                let remote_types: Vec<SqlType> = remote.columns.iter().map(|c| c.ty).collect();
+                let pages = stats::heap_pages(&remote_types, (0..t.nrows()).map(|i| t.row(i))) as f64;
+                // The local columns by name, as postgres_fdw's SELECT names them.
+                let map: Vec<Option<usize>> = rel.columns.iter().map(|c| remote.column_index(&c.name)).collect();
+                let rows = (0..t.nrows())
+                    .map(|i| {
+                        let r = t.row(i);
+                        map.iter().map(|m| m.and_then(|j| r.get(j).cloned()).unwrap_or(Datum::Null)).collect()
+                    })
+                    .collect();
+                Ok(Sampled { types, rows, pages })
+            }
+            RelKind::Partitioned { .. } => Err(FrontError::at("internal error: sample of a partitioned table", at)),
+        }
+    }
+
+    /// Every leaf's rows under a partitioned table, in the parent's column order.
+    fn leaf_rows(&self, n: usize, name: &str, into: &mut Sampled, at: Location) -> Result<(), FrontError> {
+        let rel = self.nodes[n].relation(name).ok_or_else(|| FrontError::at("relation vanished", at))?;
+        if let RelKind::Partitioned { partitions, .. } = &rel.kind {
+            for p in partitions {
+                self.leaf_rows(n, p, into, at)?;
+            }
+            return Ok(());
+        }
+        let s = self.sample(n, name, at)?;
+        into.pages += s.pages;
+        into.rows.extend(s.rows);
+        Ok(())
     }
 }

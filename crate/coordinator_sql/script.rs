@@ -569,6 +569,8 @@ fn describe(node: &str, s: &Stmt, rows: usize, result: Option<Vec<super::eval::V
         Stmt::AttachPartition { .. } => "ALTER TABLE".into(),
         Stmt::CreateServer { .. } => "CREATE SERVER".into(),
         Stmt::Accepted(what) => what.to_string(),
+        Stmt::Analyze { vacuum: true, .. } => "VACUUM".into(),
+        Stmt::Analyze { .. } => "ANALYZE".into(),
         Stmt::CreateIndex { .. } => "CREATE INDEX".into(),
         Stmt::Insert { .. } => format!("INSERT 0 {rows}"),
         Stmt::Set { .. } => "SET".into(),

@@ -25,6 +25,8 @@ use serde::Serialize;
 
 pub mod eval;
 mod optimize;
+pub mod selectivity;
+pub mod stats;
 pub use optimize::use_indexes;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
