@@ -1289,3 +1289,45 @@ impl Cluster {
         Ok(())
     }
 }
+
+/// The coordinator's relations as the cost model sees them (`plan::costsize`): a
+/// table's heap pages now (`RelationGetNumberOfBlocks`) and `pg_class`'s figures, a
+/// foreign table's with its server's `fdw_startup_cost` and `fdw_tuple_cost`
+/// (postgres_fdw's defaults 100 and 0.01), a partitioned table's.
+impl crate::plan::costsize::CostCatalog for Node {
+    fn relation(&self, name: &str) -> Option<crate::plan::costsize::RelInfo> {
+        use crate::plan::costsize::{RelInfo, RelSize};
+        let r = self.relation(name)?;
+        let (relpages, reltuples) = r.stats.as_ref().map_or((0.0, -1.0), |s| (s.relpages, s.reltuples));
+        let types: Vec<SqlType> = r.columns.iter().map(|c| c.ty).collect();
+        let size = match &r.kind {
+            RelKind::Table(t) => RelSize::Table {
+                curpages: stats::heap_pages(&types, (0..t.nrows()).map(|i| t.row(i))) as f64,
+                relpages,
+                reltuples,
+            },
+            RelKind::Foreign { server, .. } => {
+                let option = |k: &str, d: f64| {
+                    self.server(server)
+                        .and_then(|s| s.option(k))
+                        .and_then(|v| v.trim().parse::<f64>().ok())
+                        .unwrap_or(d)
+                };
+                RelSize::Foreign {
+                    relpages,
+                    reltuples,
+                    fdw_startup_cost: option("fdw_startup_cost", 100.0),
+                    fdw_tuple_cost: option("fdw_tuple_cost", 0.01),
+                }
+            }
+            RelKind::Partitioned { .. } => RelSize::Partitioned { reltuples },
+        };
+        let columns = r
+            .columns
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (c.name.clone(), c.ty, r.stats.as_ref().and_then(|s| s.columns.get(i).cloned().flatten())))
+            .collect();
+        Some(RelInfo { name: r.name.clone(), size, columns })
+    }
+}

@@ -155,8 +155,7 @@ pub struct ExplainFlags {
     /// ANALYZE: the query runs, and the actual figures are shown.
     pub analyze: bool,
     pub verbose: bool,
-    /// Always false: COSTS ON (PostgreSQL's default) is refused, the sandbox has no
-    /// cost model yet.
+    /// COSTS (on by default): each node's `(cost=… rows=… width=…)` (`plan::costsize`).
     pub costs: bool,
     /// TIMING (ANALYZE only; defaults to ANALYZE): node times, or only rows and loops.
     pub timing: bool,
@@ -557,7 +556,7 @@ fn option_bool(name: &str, arg: Option<&ast::Expr>, at: Location) -> Result<bool
 /// |---|---|---|
 /// | ANALYZE | runs the query, actual figures | honoured: without it the query is planned only, nothing is sent to a shard |
 /// | VERBOSE | Output, schema-qualified names, Remote SQL | honoured |
-/// | COSTS (on by default) | `(cost=… rows=… width=…)` | COSTS OFF honoured; COSTS ON refused: no cost model yet (issue 23) |
+/// | COSTS (on by default) | `(cost=… rows=… width=…)` | honoured: `plan::costsize`, PostgreSQL 15's cost model over the sandbox's plan |
 /// | TIMING (default ANALYZE) | node times; without ANALYZE an error | honoured, with PostgreSQL's error |
 /// | SUMMARY (default ANALYZE) | Planning Time (and Execution Time with ANALYZE) | honoured |
 /// | SETTINGS | the changed planner settings | honoured (`settings::explain_settings`) |
@@ -574,7 +573,6 @@ pub fn explain_flags(
 ) -> Result<ExplainFlags, FrontError> {
     let mut f = ExplainFlags { analyze, verbose, costs: true, ..ExplainFlags::default() };
     let (mut timing, mut summary, mut buffers, mut wal) = (None, None, (false, at), (false, at));
-    let mut costs_at = at;
     let mut format: Option<(String, Location)> = None;
     for o in options {
         let name = o.name.value.to_lowercase();
@@ -583,10 +581,7 @@ pub fn explain_flags(
         match name.as_str() {
             "analyze" | "analyse" => f.analyze = option_bool("analyze", arg, here)?,
             "verbose" => f.verbose = option_bool(&name, arg, here)?,
-            "costs" => {
-                f.costs = option_bool(&name, arg, here)?;
-                costs_at = here;
-            }
+            "costs" => f.costs = option_bool(&name, arg, here)?,
             "buffers" => buffers = (option_bool(&name, arg, here)?, here),
             "wal" => wal = (option_bool(&name, arg, here)?, here),
             "settings" => f.settings = option_bool(&name, arg, here)?,
@@ -614,13 +609,6 @@ pub fn explain_flags(
     }
     f.summary = summary.unwrap_or(f.analyze);
     // What PostgreSQL would do and the sandbox cannot: refused by name.
-    if f.costs {
-        return Err(FrontError::unsupported(
-            "EXPLAIN option COSTS (on by default): the sandbox has no cost model yet, so it cannot print \
-             PostgreSQL's (cost=… rows=… width=…) estimates; write EXPLAIN (COSTS OFF …)",
-            costs_at,
-        ));
-    }
     if buffers.0 {
         return Err(FrontError::unsupported(
             "EXPLAIN option BUFFERS: the sandbox's tables are not in shared buffers, it has no buffer counts to show",

@@ -23,6 +23,7 @@
 use crate::types::{ColType, Column, Datum};
 use serde::Serialize;
 
+pub mod costsize;
 pub mod eval;
 mod optimize;
 pub mod selectivity;

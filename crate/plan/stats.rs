@@ -28,8 +28,9 @@
 //!   numeric), as `avg_width` is.
 //!
 //! Where it departs from PostgreSQL: a larger relation's sample is not Vitter's random
-//! reservoir (`acquire_sample_rows`, `postgresAcquireSampleRowsFunc`) but every k-th
-//! row, deterministic; its `reltuples` is the row count (PostgreSQL's is the same
+//! reservoir (`acquire_sample_rows`, `postgresAcquireSampleRowsFunc`) but a selection
+//! sample with a fixed seed, so its MCV frequencies and histogram differ from any one
+//! PostgreSQL run's (as two runs of PostgreSQL's differ); its `reltuples` is the row count (PostgreSQL's is the same
 //! whenever it reads every block, i.e. below 30,000 pages at the default target).
 //! Values wider than 1 kB (`WIDTH_THRESHOLD`, left out of PostgreSQL's statistics),
 //! TOAST compression and dead tuples are not modelled. `correlation` is not computed
@@ -191,12 +192,31 @@ pub fn type_avg_width(ty: SqlType) -> f64 {
 }
 
 /// The rows ANALYZE reads: all of them when there are at most `targrows`, else
-/// `targrows` rows spread evenly (see the module's departures).
+/// `targrows` rows chosen by Knuth's selection sampling (Algorithm S, as
+/// `BlockSampler` chooses blocks) with a fixed seed, so a load always samples the
+/// same rows (see the module's departures). Evenly spaced rows would alias with
+/// periodic data (`i % 10` sampled every 10/3 rows shows 3 values of 10).
 pub fn sample_positions(nrows: usize, targrows: usize) -> Vec<usize> {
     if nrows <= targrows {
         return (0..nrows).collect();
     }
-    (0..targrows).map(|i| (i as u128 * nrows as u128 / targrows as u128) as usize).collect()
+    let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut next = || {
+        // splitmix64
+        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let mut out = Vec::with_capacity(targrows);
+    for t in 0..nrows {
+        let (left, need) = ((nrows - t) as f64, (targrows - out.len()) as f64);
+        if need > 0.0 && left * next() < need {
+            out.push(t);
+        }
+    }
+    out
 }
 
 /// `analyze.c`'s `compute_scalar_stats` over one column's sampled values.
@@ -385,6 +405,15 @@ mod tests {
         assert_eq!(s.n_distinct, -(3.0 / 7.0));
         assert_eq!(s.mcv.iter().map(|m| m.0.clone()).collect::<Vec<_>>(), vec![Datum::Int(3), Datum::Int(1)]);
         assert!(s.histogram.is_empty());
+    }
+
+    #[test]
+    fn samples_are_the_target_size_and_see_periodic_values() {
+        let p = sample_positions(100_000, 30_000);
+        assert_eq!(p.len(), 30_000);
+        assert!(p.windows(2).all(|w| w[0] < w[1]));
+        let seen: std::collections::BTreeSet<usize> = p.iter().map(|i| i % 10).collect();
+        assert_eq!(seen.len(), 10);
     }
 
     #[test]
