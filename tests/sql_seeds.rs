@@ -37,30 +37,7 @@ use pgasync::instrument::{explain_doc_json_text, explain_doc_text, ExplainOption
 use pgasync::knobs::Knobs;
 use pgasync::knobs::Source;
 use support::pg::*;
-use support::sqlfile::{coordinator_sets, mask, parse_rows, run_on_postgres};
-
-/// One plan node's estimate as TEXT prints it: the line before `  (cost=`, and the
-/// figures (startup, total as printed, rows, width).
-#[derive(Debug)]
-struct NodeCost {
-    title: String,
-    cost: String,
-    rows: f64,
-    width: String,
-}
-
-fn node_costs(text: &str) -> Vec<NodeCost> {
-    text.lines()
-        .filter_map(|l| {
-            let i = l.find("  (cost=")?;
-            let rest = &l[i + "  (cost=".len()..];
-            let (cost, rest) = rest.split_once(" rows=")?;
-            let (rows, rest) = rest.split_once(" width=")?;
-            let width = rest.split(')').next()?.to_string();
-            Some(NodeCost { title: l[..i].trim().to_string(), cost: cost.into(), rows: rows.parse().ok()?, width })
-        })
-        .collect()
-}
+use support::sqlfile::{coordinator_sets, mask, node_costs, parse_rows, run_on_postgres, NodeCost};
 
 /// EXPLAIN with costs (TEXT, VERBOSE) of the seed's query, by the sandbox and by
 /// PostgreSQL: how many plan nodes agree to the cent on cost (startup and total), how

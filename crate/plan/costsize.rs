@@ -161,6 +161,9 @@ struct Costed {
     parent: Option<String>,
     /// Rows before a Result's filter folded into this node (the scan's tuples).
     input_rows: f64,
+    /// A Seq Scan's pages and tuples: a filter folded into it is costed as
+    /// `cost_seqscan` costs its quals, in its order of additions.
+    seq: Option<(f64, f64)>,
 }
 
 /// Estimates for every node of `plan`, in executor order (a node, then its children).
@@ -198,6 +201,12 @@ pub fn qual_cost(e: &Expr, p: &CostParams) -> f64 {
         Expr::Not(x) | Expr::IsNull(x, _) => qual_cost(x, p),
         Expr::Func(_, args) => p.cpu_operator_cost + args.iter().map(|a| qual_cost(a, p)).sum::<f64>(),
     }
+}
+
+/// costsize.c's `LOG2(x)`: `log(x) / 0.693147180559945`, not the exact base-2
+/// logarithm (the cents of a sort's cost depend on it).
+fn log2(x: f64) -> f64 {
+    x.ln() / 0.693147180559945
 }
 
 fn maxalign(w: f64) -> f64 {
@@ -246,37 +255,75 @@ pub fn cost_tuplesort(tuples: f64, width: f64, limit: Option<f64>, p: &CostParam
         let mergeorder = (sort_mem_bytes / (2.0 * BLCKSZ + 32.0 * BLCKSZ)).floor().clamp(6.0, 500.0);
         let log_runs = if nruns > mergeorder { (nruns.ln() / mergeorder.ln()).ceil() } else { 1.0 };
         let npageaccesses = 2.0 * npages * log_runs;
-        comparison_cost * tuples * tuples.log2() + npageaccesses * (p.seq_page_cost * 0.75 + p.random_page_cost * 0.25)
+        comparison_cost * tuples * log2(tuples) + npageaccesses * (p.seq_page_cost * 0.75 + p.random_page_cost * 0.25)
     } else if tuples > 2.0 * output_tuples || input_bytes > sort_mem_bytes {
-        comparison_cost * tuples * (2.0 * output_tuples).log2()
+        comparison_cost * tuples * log2(2.0 * output_tuples)
     } else {
-        comparison_cost * tuples * tuples.log2()
+        comparison_cost * tuples * log2(tuples)
     };
     (startup, p.cpu_operator_cost * tuples)
 }
 
-/// `get_agg_clause_costs` for one aggregate: (transition cost per input row, final
-/// function cost per group). Every transition and final function the sandbox's
-/// aggregates use has `procost` 1.
-fn agg_costs(a: &AggCall, arg_ty: Option<SqlType>, p: &CostParams) -> (f64, f64) {
-    let trans = p.cpu_operator_cost + a.arg.as_ref().map_or(0.0, |e| qual_cost(e, p));
+/// `get_agg_clause_costs`, one aggregate at a time: adds its transition function's
+/// cost, then its argument's, to `trans` (per input row) and its final function's to
+/// `fin` (per group), in that order. Every transition and final function the
+/// sandbox's aggregates use has `procost` 1.
+fn add_agg_costs(a: &AggCall, arg_ty: Option<SqlType>, p: &CostParams, trans: &mut f64, fin: &mut f64) {
+    *trans += p.cpu_operator_cost;
     let has_final = match (a.func, arg_ty) {
         (AggFunc::Avg, _) => true,
         (AggFunc::Sum, Some(SqlType::Int8 | SqlType::Numeric)) => true,
         _ => false,
     };
-    (trans, if has_final { p.cpu_operator_cost } else { 0.0 })
+    if has_final {
+        *fin += p.cpu_operator_cost;
+    }
+    *trans += a.arg.as_ref().map_or(0.0, |e| qual_cost(e, p));
 }
 
-/// The width of an aggregate's result type.
-fn agg_width(a: &AggCall, arg: Option<(SqlType, f64)>) -> f64 {
-    let ty = arg.map(|x| x.0);
+/// The width of an aggregate's result type (`get_typavgwidth` of it: the type's
+/// length, 32 for text and numeric, whatever the column's statistics say).
+fn agg_width(a: &AggCall, ty: Option<SqlType>) -> f64 {
     match (a.func, ty) {
         (AggFunc::CountStar | AggFunc::Count, _) => 8.0,
         (AggFunc::Sum, Some(SqlType::Int2 | SqlType::Int4 | SqlType::Float8)) => 8.0,
         (AggFunc::Avg, Some(SqlType::Float8)) => 8.0,
         (AggFunc::Sum | AggFunc::Avg, _) => 32.0,
-        (AggFunc::Min | AggFunc::Max, _) => arg.map_or(32.0, |x| x.1),
+        (AggFunc::Min | AggFunc::Max, t) => type_avg_width(t.unwrap_or(SqlType::Text)),
+    }
+}
+
+/// The SQL type of an expression (`exprType`), given its input columns' types: what
+/// its width is taken from. Integer arithmetic widens to the wider operand (a
+/// constant is an integer, or a bigint past its range), numeric and float8 win over
+/// integers; None when unknown.
+fn expr_type(e: &Expr, input: &[Option<SqlType>]) -> Option<SqlType> {
+    let rank = |t: SqlType| match t {
+        SqlType::Int2 => 0,
+        SqlType::Int4 => 1,
+        SqlType::Int8 => 2,
+        SqlType::Numeric => 3,
+        SqlType::Float8 => 4,
+        SqlType::Text => 5,
+    };
+    match e {
+        Expr::Col(i) => input.get(*i).copied().flatten(),
+        Expr::Const(crate::types::Datum::Int(v)) => {
+            Some(if i32::try_from(*v).is_ok() { SqlType::Int4 } else { SqlType::Int8 })
+        }
+        Expr::Const(crate::types::Datum::Float(_)) => Some(SqlType::Numeric),
+        Expr::Const(crate::types::Datum::Text(_)) => Some(SqlType::Text),
+        Expr::Const(_) => None,
+        Expr::Bin(op, l, r) if !op.is_comparison() && !matches!(op, BinOp::And | BinOp::Or) => {
+            let (a, b) = (expr_type(l, input)?, expr_type(r, input)?);
+            Some(if rank(a) >= rank(b) { a } else { b })
+        }
+        Expr::Func(super::Func::Cast { to, .. }, _) => Some(*to),
+        Expr::Func(super::Func::Neg | super::Func::Abs, args) => args.first().and_then(|a| expr_type(a, input)),
+        Expr::Func(super::Func::Length, _) => Some(SqlType::Int4),
+        Expr::Func(super::Func::Random, _) => Some(SqlType::Float8),
+        Expr::Func(_, _) => Some(SqlType::Text),
+        _ => None,
     }
 }
 
@@ -333,6 +380,7 @@ impl Model<'_> {
                     kids: vec![],
                     parent: None,
                     input_rows: 0.0,
+                    seq: None,
                 }
             }
         }
@@ -340,7 +388,7 @@ impl Model<'_> {
 
     fn wrap(&self, est: Estimate, c: Costed, out: impl Fn(&Costed) -> (Vec<Option<Var>>, Vec<f64>)) -> Costed {
         let (vars, widths) = out(&c);
-        Costed { est, vars, widths, parent: None, input_rows: c.est.rows, kids: vec![c] }
+        Costed { est, vars, widths, parent: c.parent.clone(), input_rows: c.est.rows, kids: vec![c], seq: None }
     }
 
     fn rel(&self, name: &str) -> Option<Rc<RelInfo>> {
@@ -386,11 +434,18 @@ impl Model<'_> {
         let (vars, widths) = self.scan_vars(&rel, names, tuples, tuples);
         let est = Estimate {
             startup: 0.0,
-            total: self.p.seq_page_cost * pages + self.p.cpu_tuple_cost * tuples,
+            total: self.seq_total(pages, tuples, 0.0),
             rows: clamp_row_est(tuples),
             width: widths.iter().sum::<f64>() as i64,
         };
-        Costed { est, vars, widths, kids: vec![], parent, input_rows: tuples }
+        Costed { est, vars, widths, kids: vec![], parent, input_rows: tuples, seq: Some((pages, tuples)) }
+    }
+
+    /// `cost_seqscan`'s total: `startup + cpu_run_cost + disk_run_cost`.
+    fn seq_total(&self, pages: f64, tuples: f64, qual_per_tuple: f64) -> f64 {
+        let cpu_run = (self.p.cpu_tuple_cost + qual_per_tuple) * tuples;
+        let disk_run = self.p.seq_page_cost * pages;
+        0.0 + cpu_run + disk_run
     }
 
     /// A full Index Scan in index order (no index condition): `cost_index` with
@@ -398,6 +453,7 @@ impl Model<'_> {
     /// correlation): approximate.
     fn indexscan(&self, table: &str, names: &[&str]) -> Costed {
         let mut c = self.seqscan(table, names, None);
+        c.seq = None;
         let tuples = c.input_rows;
         let p = self.p;
         let index_pages = (tuples * 16.0 / (BLCKSZ - 24.0)).ceil().max(1.0);
@@ -418,6 +474,7 @@ impl Model<'_> {
             kids: vec![],
             parent: None,
             input_rows: 1.0,
+            seq: None,
         }
     }
 
@@ -459,7 +516,10 @@ impl Model<'_> {
         let rows = clamp_row_est(tuples * sel);
         let restrict_cost: f64 = q.quals.iter().map(|e| qual_cost(e, p)).sum();
         // The base relation's cached estimate (`rel_startup_cost`, `rel_total_cost`).
-        let rel_total = p.seq_page_cost * pages + (p.cpu_tuple_cost + restrict_cost) * tuples;
+        let mut rel_run = 0.0;
+        rel_run += p.seq_page_cost * pages;
+        rel_run += (p.cpu_tuple_cost + restrict_cost) * tuples;
+        let rel_total = 0.0 + rel_run;
         let base_rows = rows;
         let (mut startup, mut run, mut rows, mut retrieved, width, vars, widths);
         if q.aggregated() {
@@ -477,10 +537,8 @@ impl Model<'_> {
                     RemoteTarget::Agg(func, arg) => {
                         let call = AggCall { func: *func, arg: arg.map(Expr::Col) };
                         let ty = arg.and_then(|a| local.get(a).copied().flatten()).map(|l| rel.columns[l].1);
-                        let (t_, f_) = agg_costs(&call, ty, p);
-                        trans += t_;
-                        fin += f_;
-                        target_widths.push(agg_width(&call, ty.zip(arg.map(width_of))));
+                        add_agg_costs(&call, ty, p, &mut trans, &mut fin);
+                        target_widths.push(agg_width(&call, ty));
                         target_vars.push(None);
                     }
                 }
@@ -499,12 +557,26 @@ impl Model<'_> {
             if !q.having.is_empty() {
                 run += q.having.iter().map(|e| qual_cost(e, p)).sum::<f64>() * num_groups;
             }
-            if !q.order_by.is_empty() {
-                // adjust_foreign_grouping_path_cost: ordered by grouping keys: ×1.05.
-                startup *= 1.05;
-                run *= 1.05;
-            }
             width = target_widths.iter().sum::<f64>();
+            if !q.order_by.is_empty() {
+                // adjust_foreign_grouping_path_cost: ordered by the grouping keys, a
+                // quarter of the sort multiplier; else an explicit sort (bounded by
+                // LIMIT + OFFSET).
+                let by_group_keys = q.order_by.iter().all(|k| {
+                    matches!(&k.expr, Expr::Col(i) if matches!(q.targets.get(*i), Some(RemoteTarget::Col(c)) if q.group_by.contains(c)))
+                });
+                if by_group_keys {
+                    let m = 1.0 + (1.2 - 1.0) * 0.25;
+                    startup *= m;
+                    run *= m;
+                } else {
+                    let limit = q.limit.map(|n| (n + q.offset.unwrap_or(0)) as f64);
+                    let (s, r) = cost_tuplesort(retrieved, width, limit, p);
+                    let input = startup + run;
+                    startup = input + s;
+                    run = r;
+                }
+            }
             vars = target_vars;
             widths = target_widths;
         } else {
@@ -532,6 +604,8 @@ impl Model<'_> {
                 })
                 .collect();
         }
+        // The relation's own row estimate (fpinfo->rows), before any LIMIT.
+        let rel_rows = rows;
         let mut est = Estimate { startup, total: startup + run, rows, width: width as i64 };
         let limited = q.limit.is_some() || q.offset.is_some();
         if limited {
@@ -540,16 +614,20 @@ impl Model<'_> {
             retrieved = est.rows;
             rows = est.rows;
         }
+        // In estimate_path_cost_size's order, one addition at a time (the cents of a
+        // sum depend on it).
         est.startup += fdw_startup_cost;
-        est.total += fdw_startup_cost + (fdw_tuple_cost + p.cpu_tuple_cost) * retrieved;
+        est.total += fdw_startup_cost;
+        est.total += fdw_tuple_cost * retrieved;
+        est.total += p.cpu_tuple_cost * retrieved;
         if let (true, Some(count)) = (limited, q.limit) {
             let limit_tuples = (count + q.offset.unwrap_or(0)) as f64;
-            if limit_tuples > 0.0 && limit_tuples < base_rows {
-                est.total -= (est.total - est.startup) * 0.05 * (base_rows - limit_tuples) / base_rows;
+            if limit_tuples > 0.0 && limit_tuples < rel_rows {
+                est.total -= (est.total - est.startup) * 0.05 * (rel_rows - limit_tuples) / rel_rows;
             }
         }
         est.rows = rows;
-        Costed { est, vars, widths, kids: vec![], parent, input_rows: rows }
+        Costed { est, vars, widths, kids: vec![], parent, input_rows: rows, seq: None }
     }
 
     /// For an Append or Merge Append over a partitioned table's partitions: each output
@@ -574,37 +652,98 @@ impl Model<'_> {
         let rows: f64 = kids.iter().map(|k| k.est.rows).sum();
         let size: f64 = kids.iter().map(|k| k.est.width as f64 * k.est.rows).sum();
         let width = if rows > 0.0 { (size / rows).round() as i64 } else { kids.first().map_or(0, |k| k.est.width) };
-        let widths = kids.first().map(|k| k.widths.clone()).unwrap_or_default();
+        // Each column's width averaged over the children by rows, rounded
+        // (`set_append_rel_size`'s parent_attrsizes).
+        let ncols = kids.first().map_or(0, |k| k.widths.len());
+        let widths = (0..ncols)
+            .map(|i| {
+                let size: f64 = kids.iter().map(|k| k.widths.get(i).copied().unwrap_or(0.0) * k.est.rows).sum();
+                if rows > 0.0 {
+                    (size / rows).round()
+                } else {
+                    kids[0].widths[i]
+                }
+            })
+            .collect();
         (rows, widths, width)
     }
 
-    /// `cost_append` (unordered, not parallel).
-    fn append(&self, children: &[Plan]) -> Costed {
-        let kids: Vec<Costed> = children.iter().map(|c| self.node(c, None)).collect();
-        let (rows, widths, width) = Self::appended(&kids);
-        let startup = kids.first().map_or(0.0, |k| k.est.startup);
-        let total = kids.iter().map(|k| k.est.total).sum::<f64>() + self.p.cpu_tuple_cost * 0.5 * rows;
-        let vars = self.parent_vars(&kids, rows);
-        Costed { est: Estimate { startup, total, rows, width }, vars, widths, kids, parent: None, input_rows: rows }
+    /// Is this Append a UNION ALL (its children not all partitions of one parent)?
+    fn is_union(kids: &[Costed]) -> bool {
+        let first = kids.first().and_then(|k| k.parent.as_ref());
+        first.is_none() || kids.iter().any(|k| k.parent.as_ref() != first)
     }
 
-    /// `cost_merge_append`.
+    /// `cost_append` (unordered, not parallel). The children of a UNION ALL are
+    /// subqueries: each costs what `cost_subqueryscan` adds over its plan,
+    /// `cpu_tuple_cost` a row, though the trivial SubqueryScan is removed from the
+    /// plan (`set_subqueryscan_references`). The children of a partitionwise aggregate
+    /// share the parent's grouping target and its width.
+    fn append(&self, children: &[Plan]) -> Costed {
+        let mut kids: Vec<Costed> = children.iter().map(|c| self.node(c, None)).collect();
+        let (rows, widths, width) = Self::appended(&kids);
+        let grouping = children.iter().all(|c| match c {
+            Plan::Agg { .. } => true,
+            Plan::Result { child, .. } => matches!(child.as_ref(), Plan::Agg { .. }),
+            Plan::ForeignScan(f) => f.remote.aggregated(),
+            _ => false,
+        });
+        if grouping {
+            for k in kids.iter_mut() {
+                k.est.width = width;
+            }
+        }
+        let startup = kids.first().map_or(0.0, |k| k.est.startup);
+        let union = Self::is_union(&kids) && !grouping;
+        let mut total = 0.0;
+        for k in &kids {
+            total += k.est.total;
+            if union {
+                total += self.p.cpu_tuple_cost * k.est.rows;
+            }
+        }
+        total += self.p.cpu_tuple_cost * 0.5 * rows;
+        let vars = self.parent_vars(&kids, rows);
+        Costed {
+            est: Estimate { startup, total, rows, width },
+            vars,
+            widths,
+            kids,
+            parent: None,
+            input_rows: rows,
+            seq: None,
+        }
+    }
+
+    /// `cost_merge_append`. A child that needs a Sort is costed as
+    /// `create_merge_append_path` costs it: a sort of its relation's tuples (not its
+    /// filtered rows), though the Sort node the plan shows is costed on its rows.
     fn merge_append(&self, children: &[Plan], limit: Option<f64>) -> Costed {
         let kids: Vec<Costed> = children.iter().map(|c| self.node(c, limit)).collect();
+        let (mut input_startup, mut input_total) = (0.0, 0.0);
+        for (plan, k) in children.iter().zip(&kids) {
+            match (plan, k.kids.first()) {
+                (Plan::Sort { .. }, Some(input)) => {
+                    let (s, r) = cost_tuplesort(input.input_rows, input.est.width as f64, limit, self.p);
+                    let startup = s + input.est.total;
+                    input_startup += startup;
+                    input_total += startup + r;
+                }
+                _ => {
+                    input_startup += k.est.startup;
+                    input_total += k.est.total;
+                }
+            }
+        }
         let (rows, widths, width) = Self::appended(&kids);
         let n = (kids.len() as f64).max(2.0);
-        let log_n = n.log2();
+        let log_n = log2(n);
         let comparison_cost = 2.0 * self.p.cpu_operator_cost;
         let startup = comparison_cost * n * log_n;
         let run = rows * comparison_cost * log_n + self.p.cpu_tuple_cost * 0.5 * rows;
-        let est = Estimate {
-            startup: startup + kids.iter().map(|k| k.est.startup).sum::<f64>(),
-            total: startup + run + kids.iter().map(|k| k.est.total).sum::<f64>(),
-            rows,
-            width,
-        };
+        let est = Estimate { startup: startup + input_startup, total: startup + run + input_total, rows, width };
         let vars = self.parent_vars(&kids, rows);
-        Costed { est, vars, widths, kids, parent: None, input_rows: rows }
+        Costed { est, vars, widths, kids, parent: None, input_rows: rows, seq: None }
     }
 
     /// A Result: its filter and select list, evaluated inside the node below in
@@ -625,11 +764,15 @@ impl Model<'_> {
                 c.vars.get(i).and_then(|v| v.as_ref()).map_or(VarData::none(tuples), |v| v.data())
             };
             let sel = selectivity::clause_selectivity(f, &var, tuples);
-            est.total += qual_cost(f, self.p) * tuples;
+            match c.seq {
+                Some((pages, tuples)) => est.total = self.seq_total(pages, tuples, qual_cost(f, self.p)),
+                None => est.total += qual_cost(f, self.p) * tuples,
+            }
             est.rows = clamp_row_est(tuples * sel);
         }
         let (mut vars, mut widths) = (c.vars.clone(), c.widths.clone());
         if let Some(t) = targets {
+            let input = child.output_columns();
             let tl: f64 = t.iter().map(|(e, _)| qual_cost(e, self.p)).sum();
             est.total += tl * est.rows;
             vars = t
@@ -640,7 +783,10 @@ impl Model<'_> {
                 .iter()
                 .map(|(e, _)| match e {
                     Expr::Col(i) => c.widths.get(*i).copied().unwrap_or(32.0),
-                    e => type_avg_width(guess_type(e.col_type(&[]))),
+                    e => {
+                        let types: Vec<Option<SqlType>> = c.vars.iter().map(|v| v.as_ref().map(Var::ty)).collect();
+                        type_avg_width(expr_type(e, &types).unwrap_or_else(|| guess_type(e.col_type(&input))))
+                    }
                 })
                 .collect();
             est.width = widths.iter().sum::<f64>() as i64;
@@ -650,7 +796,7 @@ impl Model<'_> {
         for v in vars.iter_mut().flatten() {
             v.rel_rows = v.rel_rows.min(rel_rows);
         }
-        Costed { est, vars, widths, parent: c.parent.clone(), input_rows: c.input_rows, kids: vec![c] }
+        Costed { est, vars, widths, parent: c.parent.clone(), input_rows: c.input_rows, kids: vec![c], seq: None }
     }
 
     /// `cost_agg` with `get_agg_clause_costs` and `estimate_num_groups`.
@@ -670,14 +816,8 @@ impl Model<'_> {
         for a in aggs {
             let v = a.arg.as_ref().and_then(var_at);
             let ty = v.as_ref().map(Var::ty);
-            let w = match &a.arg {
-                Some(Expr::Col(i)) => c.widths.get(*i).copied(),
-                _ => None,
-            };
-            let (t, f) = agg_costs(a, ty, p);
-            trans += t;
-            fin += f;
-            widths.push(agg_width(a, ty.zip(w)));
+            add_agg_costs(a, ty, p, &mut trans, &mut fin);
+            widths.push(agg_width(a, ty));
         }
         let width = widths.iter().sum::<f64>() as i64;
         let ngroup_cols = group_by.len() as f64;
@@ -699,7 +839,7 @@ impl Model<'_> {
             Estimate { startup, total, rows: num_groups, width }
         };
         let vars = group_by.iter().map(var_at).chain(aggs.iter().map(|_| None)).collect();
-        Costed { est, vars, widths, parent: None, input_rows: est.rows, kids: vec![c] }
+        Costed { est, vars, widths, parent: c.parent.clone(), input_rows: est.rows, kids: vec![c], seq: None }
     }
 
     /// `initial_cost_hashjoin` + `final_cost_hashjoin` for an inner equi-join on one key.
@@ -735,7 +875,7 @@ impl Model<'_> {
         let mut vars = o.vars.clone();
         vars.extend(i.vars.iter().cloned());
         let est = Estimate { startup, total: startup + run, rows, width: o.est.width + i.est.width };
-        Costed { est, vars, widths, parent: None, input_rows: rows, kids: vec![o, i] }
+        Costed { est, vars, widths, parent: None, input_rows: rows, kids: vec![o, i], seq: None }
     }
 
     /// `ExecChooseHashTableSize` (one process, skew buckets reserved): (buckets, batches).

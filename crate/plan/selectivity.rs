@@ -491,7 +491,7 @@ pub fn estimate_num_groups(vars: &[VarData], rel_rows: f64, input_rows: f64) -> 
         let clamp_to = if vars.len() > 1 { (tuples / 10.0).max(relmax).min(tuples) } else { tuples };
         reldistinct = reldistinct.min(clamp_to);
         if reldistinct > 0.0 && rel_rows < tuples {
-            reldistinct *= 1.0 - ((tuples - rel_rows) / tuples).powf(rel_rows / reldistinct);
+            reldistinct *= 1.0 - ((tuples - rel_rows) / tuples).powf(tuples / reldistinct);
         }
         numdistinct *= clamp_row_est(reldistinct);
     }
