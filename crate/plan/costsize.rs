@@ -168,7 +168,20 @@ struct Costed {
 
 /// Estimates for every node of `plan`, in executor order (a node, then its children).
 pub fn cost_plan(plan: &Plan, cat: &dyn CostCatalog, p: &CostParams) -> Vec<Estimate> {
-    let c = Model { cat, p }.node(plan, None);
+    // The query's own set operation: an Append reached from the top through Limit,
+    // Sort and projections only (a UNION ALL in a subquery of FROM is pulled up into
+    // an appendrel instead, with no subquery scans: `pull_up_simple_union_all`).
+    let mut top = plan;
+    loop {
+        match top {
+            Plan::Limit { child, .. } | Plan::Sort { child, .. } | Plan::Result { child, filter: None, .. } => {
+                top = child
+            }
+            _ => break,
+        }
+    }
+    let setop = matches!(top, Plan::Append { .. }).then_some(top as *const Plan);
+    let c = Model { cat, p, setop, rels: Default::default() }.node(plan, None);
     let mut out = vec![];
     flatten(&c, &mut out);
     out
@@ -184,6 +197,10 @@ fn flatten(c: &Costed, out: &mut Vec<Estimate>) {
 struct Model<'a> {
     cat: &'a dyn CostCatalog,
     p: &'a CostParams,
+    /// The query's top-level UNION ALL, if any (compared by address).
+    setop: Option<*const Plan>,
+    /// Relations looked up so far (a table's pages are counted once per plan).
+    rels: std::cell::RefCell<std::collections::HashMap<String, Option<Rc<RelInfo>>>>,
 }
 
 /// `cost_qual_eval`: one `cpu_operator_cost` per operator or function evaluated per
@@ -347,7 +364,7 @@ impl Model<'_> {
                 self.indexscan(table, &names)
             }
             Plan::ForeignScan(f) => self.foreignscan(f),
-            Plan::Append { children } => self.append(children),
+            Plan::Append { children } => self.append(children, self.setop == Some(plan as *const Plan)),
             Plan::MergeAppend { children, .. } => self.merge_append(children, limit),
             Plan::Sort { child, .. } => {
                 let c = self.node(child, None);
@@ -392,7 +409,12 @@ impl Model<'_> {
     }
 
     fn rel(&self, name: &str) -> Option<Rc<RelInfo>> {
-        self.cat.relation(name).map(Rc::new)
+        if let Some(r) = self.rels.borrow().get(name) {
+            return r.clone();
+        }
+        let r = self.cat.relation(name).map(Rc::new);
+        self.rels.borrow_mut().insert(name.to_string(), r.clone());
+        r
     }
 
     /// `table_block_relation_estimate_size`: (pages, tuples) of a table.
@@ -630,6 +652,25 @@ impl Model<'_> {
         Costed { est, vars, widths, kids: vec![], parent, input_rows: rows, seq: None }
     }
 
+    /// A node's output columns as the nodes above see them: a partition's scan (all
+    /// other partitions pruned) outputs its partitioned parent's columns, whose
+    /// statistics are the parent's inherited ones and whose tuples are the scan's rows
+    /// (an appendrel's `tuples`), as PostgreSQL's Vars name the parent.
+    fn out_vars(&self, c: &Costed) -> Vec<Option<Var>> {
+        let Some(rel) = c.parent.as_ref().and_then(|p| self.rel(p)) else { return c.vars.clone() };
+        let rows = c.est.rows;
+        c.vars
+            .iter()
+            .map(|v| {
+                let v = v.as_ref()?;
+                match rel.column(&v.rel.columns[v.col].0) {
+                    Some(col) => Some(Var { rel: rel.clone(), col, tuples: rows, rel_rows: rows }),
+                    None => Some(v.clone()),
+                }
+            })
+            .collect()
+    }
+
     /// For an Append or Merge Append over a partitioned table's partitions: each output
     /// column as the parent's column (its inherited statistics, its tuples and rows).
     fn parent_vars(&self, kids: &[Costed], rows: f64) -> Vec<Option<Var>> {
@@ -637,7 +678,8 @@ impl Model<'_> {
         let parent = first.and_then(|k| k.parent.clone().or_else(|| k.kids.first().and_then(|g| g.parent.clone())));
         let ncols = first.map_or(0, |k| k.vars.len());
         let Some(rel) = parent.and_then(|p| self.rel(&p)) else { return vec![None; ncols] };
-        let tuples: f64 = kids.iter().map(|k| k.vars.iter().flatten().next().map_or(k.est.rows, |v| v.tuples)).sum();
+        // An appendrel's tuples are its children's rows (`set_append_rel_size`).
+        let tuples = rows;
         (0..ncols)
             .map(|i| {
                 let name = first.and_then(|k| k.vars[i].as_ref()).map(|v| v.rel.columns[v.col].0.clone())?;
@@ -679,7 +721,7 @@ impl Model<'_> {
     /// `cpu_tuple_cost` a row, though the trivial SubqueryScan is removed from the
     /// plan (`set_subqueryscan_references`). The children of a partitionwise aggregate
     /// share the parent's grouping target and its width.
-    fn append(&self, children: &[Plan]) -> Costed {
+    fn append(&self, children: &[Plan], top_setop: bool) -> Costed {
         let mut kids: Vec<Costed> = children.iter().map(|c| self.node(c, None)).collect();
         let (rows, widths, width) = Self::appended(&kids);
         let grouping = children.iter().all(|c| match c {
@@ -694,7 +736,7 @@ impl Model<'_> {
             }
         }
         let startup = kids.first().map_or(0.0, |k| k.est.startup);
-        let union = Self::is_union(&kids) && !grouping;
+        let union = top_setop && Self::is_union(&kids) && !grouping;
         let mut total = 0.0;
         for k in &kids {
             total += k.est.total;
@@ -804,7 +846,8 @@ impl Model<'_> {
         let p = self.p;
         let c = self.node(child, None);
         let input = c.est.rows;
-        let var_at = |e: &Expr| if let Expr::Col(i) = e { c.vars.get(*i).cloned().flatten() } else { None };
+        let out = self.out_vars(&c);
+        let var_at = |e: &Expr| if let Expr::Col(i) = e { out.get(*i).cloned().flatten() } else { None };
         let (mut trans, mut fin) = (0.0, 0.0);
         let mut widths: Vec<f64> = group_by
             .iter()
@@ -839,7 +882,7 @@ impl Model<'_> {
             Estimate { startup, total, rows: num_groups, width }
         };
         let vars = group_by.iter().map(var_at).chain(aggs.iter().map(|_| None)).collect();
-        Costed { est, vars, widths, parent: c.parent.clone(), input_rows: est.rows, kids: vec![c], seq: None }
+        Costed { est, vars, widths, parent: None, input_rows: est.rows, kids: vec![c], seq: None }
     }
 
     /// `initial_cost_hashjoin` + `final_cost_hashjoin` for an inner equi-join on one key.
@@ -847,7 +890,13 @@ impl Model<'_> {
         let p = self.p;
         let o = self.node(outer, None);
         let i = self.node(inner, None);
-        let var = |c: &Costed, e: &Expr| if let Expr::Col(k) = e { c.vars.get(*k).cloned().flatten() } else { None };
+        let var = |c: &Costed, e: &Expr| {
+            if let Expr::Col(k) = e {
+                self.out_vars(c).get(*k).cloned().flatten()
+            } else {
+                None
+            }
+        };
         let (ov, iv) = (var(&o, outer_key), var(&i, inner_key));
         let none_o = VarData::none(o.est.rows);
         let none_i = VarData::none(i.est.rows);

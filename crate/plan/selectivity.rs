@@ -319,7 +319,10 @@ pub fn clause_selectivity<'a>(e: &Expr, var: &dyn Fn(usize) -> VarData<'a>, tupl
             let (s1, s2) = (clause_selectivity(l, var, tuples), clause_selectivity(r, var, tuples));
             s1 + s2 - s1 * s2
         }
-        Expr::Not(x) => 1.0 - clause_selectivity(x, var, tuples),
+        Expr::Not(x) => match negate_clause(x) {
+            Some(n) => clause_selectivity(&n, var, tuples),
+            None => 1.0 - clause_selectivity(x, var, tuples),
+        },
         Expr::IsNull(x, not) => match x.as_ref() {
             Expr::Col(i) => nulltestsel(&var(*i), *not),
             _ => nulltestsel(&VarData::none(tuples), *not),
@@ -345,6 +348,30 @@ pub fn clause_selectivity<'a>(e: &Expr, var: &dyn Fn(usize) -> VarData<'a>, tupl
         // A boolean column or function: boolvarsel's default.
         _ => 0.5,
     }
+}
+
+/// `negate_clause` (as `eval_const_expressions` applies it): NOT pushed through AND,
+/// OR, IS NULL and a comparison (its negator: NOT (a > b) is a <= b). None: kept as NOT.
+fn negate_clause(e: &Expr) -> Option<Expr> {
+    let not = |x: &Expr| negate_clause(x).unwrap_or_else(|| Expr::Not(Box::new(x.clone())));
+    Some(match e {
+        Expr::Bin(op, l, r) if op.is_comparison() => {
+            let neg = match op {
+                BinOp::Eq => BinOp::NotEq,
+                BinOp::NotEq => BinOp::Eq,
+                BinOp::Lt => BinOp::GtEq,
+                BinOp::LtEq => BinOp::Gt,
+                BinOp::Gt => BinOp::LtEq,
+                _ => BinOp::Lt,
+            };
+            Expr::Bin(neg, l.clone(), r.clone())
+        }
+        Expr::Bin(BinOp::And, l, r) => Expr::bin(BinOp::Or, not(l), not(r)),
+        Expr::Bin(BinOp::Or, l, r) => Expr::bin(BinOp::And, not(l), not(r)),
+        Expr::Not(x) => (**x).clone(),
+        Expr::IsNull(x, n) => Expr::IsNull(x.clone(), !n),
+        _ => return None,
+    })
 }
 
 fn split_and(e: &Expr, out: &mut Vec<Expr>) {
