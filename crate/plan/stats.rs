@@ -33,7 +33,8 @@
 //! PostgreSQL run's (as two runs of PostgreSQL's differ); its `reltuples` is the row count (PostgreSQL's is the same
 //! whenever it reads every block, i.e. below 30,000 pages at the default target).
 //! Values wider than 1 kB (`WIDTH_THRESHOLD`, left out of PostgreSQL's statistics),
-//! TOAST compression and dead tuples are not modelled. `correlation` is not computed
+//! TOAST compression (a tuple counts at most 2032 bytes in its page) and dead tuples
+//! are not modelled. `correlation` is not computed
 //! (the sandbox costs no index scan by it).
 
 use super::SqlType;
@@ -47,6 +48,8 @@ const PAGE_HEADER: usize = 24;
 const ITEM_ID: usize = 4;
 /// `SizeofHeapTupleHeader` (before MAXALIGN).
 const TUPLE_HEADER: usize = 23;
+/// `TOAST_TUPLE_THRESHOLD` for 8 kB pages.
+const TOAST_TUPLE_THRESHOLD: usize = 2032;
 /// `MaxHeapTuplesPerPage` for 8 kB pages.
 const MAX_TUPLES_PER_PAGE: usize = 291;
 /// `DEFAULT_STATISTICS_TARGET`.
@@ -168,7 +171,10 @@ fn tuple_len(types: &[SqlType], row: &[Datum]) -> usize {
 pub fn heap_pages<'a>(types: &[SqlType], rows: impl Iterator<Item = &'a [Datum]>) -> u64 {
     let (mut pages, mut free, mut ntup) = (0u64, 0usize, 0usize);
     for row in rows {
-        let len = maxalign(tuple_len(types, row));
+        // A tuple past TOAST_TUPLE_THRESHOLD (2032 bytes) has its long values
+        // compressed or moved to the TOAST table; not modelled, so it counts as that
+        // (and never as more than a page).
+        let len = maxalign(tuple_len(types, row)).min(TOAST_TUPLE_THRESHOLD);
         // PageGetHeapFreeSpace: the hole minus one line pointer, 0 on a full page.
         let fits = pages > 0 && ntup < MAX_TUPLES_PER_PAGE && free >= ITEM_ID && free - ITEM_ID >= len;
         if !fits {
@@ -176,7 +182,7 @@ pub fn heap_pages<'a>(types: &[SqlType], rows: impl Iterator<Item = &'a [Datum]>
             free = 8192 - PAGE_HEADER;
             ntup = 0;
         }
-        free -= len + ITEM_ID;
+        free = free.saturating_sub(len + ITEM_ID);
         ntup += 1;
     }
     pages
@@ -414,6 +420,12 @@ mod tests {
         assert!(p.windows(2).all(|w| w[0] < w[1]));
         let seen: std::collections::BTreeSet<usize> = p.iter().map(|i| i % 10).collect();
         assert_eq!(seen.len(), 10);
+    }
+
+    #[test]
+    fn wide_rows_count_a_toasted_size_and_never_overflow() {
+        let rows: Vec<Vec<Datum>> = (0..10).map(|_| vec![Datum::text(&"x".repeat(100_000))]).collect();
+        assert_eq!(heap_pages(&[SqlType::Text], rows.iter().map(|r| r.as_slice())), 3);
     }
 
     #[test]
