@@ -1328,6 +1328,15 @@ impl crate::plan::costsize::CostCatalog for Node {
             .enumerate()
             .map(|(i, c)| (c.name.clone(), c.ty, r.stats.as_ref().and_then(|s| s.columns.get(i).cloned().flatten())))
             .collect();
-        Some(RelInfo { name: r.name.clone(), size, columns })
+        // The topmost partitioned ancestor (bounded: a cycle cannot be built, but a
+        // walk over a list should not trust that).
+        let mut parent = None;
+        let mut at = r;
+        for _ in 0..64 {
+            let Some(p) = at.partition_of.as_ref().and_then(|(p, _)| self.relation(p)) else { break };
+            parent = Some(p.name.clone());
+            at = p;
+        }
+        Some(RelInfo { name: r.name.clone(), parent, size, columns })
     }
 }

@@ -109,6 +109,9 @@ pub enum RelSize {
 #[derive(Clone, Debug)]
 pub struct RelInfo {
     pub name: String,
+    /// For a partition: its topmost partitioned ancestor, whose columns a query
+    /// through it reads (their inherited statistics).
+    pub parent: Option<String>,
     pub size: RelSize,
     pub columns: Vec<(String, SqlType, Option<ColumnStats>)>,
 }
@@ -181,7 +184,7 @@ pub fn cost_plan(plan: &Plan, cat: &dyn CostCatalog, p: &CostParams) -> Vec<Esti
         }
     }
     let setop = matches!(top, Plan::Append { .. }).then_some(top as *const Plan);
-    let c = Model { cat, p, setop, rels: Default::default() }.node(plan, None);
+    let c = Model { cat, p, setop, in_append: Default::default(), rels: Default::default() }.node(plan, None);
     let mut out = vec![];
     flatten(&c, &mut out);
     out
@@ -199,6 +202,9 @@ struct Model<'a> {
     p: &'a CostParams,
     /// The query's top-level UNION ALL, if any (compared by address).
     setop: Option<*const Plan>,
+    /// Costing the children of an Append or Merge Append: a partition's scan there is
+    /// one member of its parent's appendrel, not the parent's lone partition.
+    in_append: std::cell::Cell<bool>,
     /// Relations looked up so far (a table's pages are counted once per plan).
     rels: std::cell::RefCell<std::collections::HashMap<String, Option<Rc<RelInfo>>>>,
 }
@@ -357,7 +363,7 @@ impl Model<'_> {
         match plan {
             Plan::SeqScan { table, columns, alias } => {
                 let names: Vec<&str> = columns.iter().map(|c| c.name.as_str()).collect();
-                self.seqscan(table, &names, alias.as_ref().and_then(|a| a.parent.clone()))
+                self.seqscan(table, &names, alias.is_some())
             }
             Plan::IndexScan { table, columns, .. } => {
                 let names: Vec<&str> = columns.iter().map(|c| c.name.as_str()).collect();
@@ -447,8 +453,10 @@ impl Model<'_> {
     }
 
     /// `cost_seqscan` (the filter, if any, comes from the Result above: [`Model::result`]).
-    fn seqscan(&self, table: &str, names: &[&str], parent: Option<String>) -> Costed {
+    /// `via_parent`: the scan reads a partition through its partitioned table.
+    fn seqscan(&self, table: &str, names: &[&str], via_parent: bool) -> Costed {
         let Some(rel) = self.rel(table) else { return self.unknown(names.len()) };
+        let parent = if via_parent { rel.parent.clone() } else { None };
         let (pages, tuples) = match rel.size {
             RelSize::Table { curpages, relpages, reltuples } => Self::table_size(&rel, curpages, relpages, reltuples),
             _ => (10.0, 1000.0),
@@ -474,7 +482,7 @@ impl Model<'_> {
     /// `btcostestimate`'s index pages and tuples, the heap fetched at random (no
     /// correlation): approximate.
     fn indexscan(&self, table: &str, names: &[&str]) -> Costed {
-        let mut c = self.seqscan(table, names, None);
+        let mut c = self.seqscan(table, names, false);
         c.seq = None;
         let tuples = c.input_rows;
         let p = self.p;
@@ -506,8 +514,8 @@ impl Model<'_> {
         let p = self.p;
         let q = &f.remote;
         let ntargets = q.targets.len();
-        let parent = f.alias.as_ref().and_then(|a| a.parent.clone());
         let Some(rel) = self.rel(&f.relation) else { return self.unknown(ntargets) };
+        let parent = if f.alias.is_some() { rel.parent.clone() } else { None };
         let RelSize::Foreign { relpages, reltuples, fdw_startup_cost, fdw_tuple_cost } = rel.size else {
             return self.unknown(ntargets);
         };
@@ -657,6 +665,10 @@ impl Model<'_> {
     /// statistics are the parent's inherited ones and whose tuples are the scan's rows
     /// (an appendrel's `tuples`), as PostgreSQL's Vars name the parent.
     fn out_vars(&self, c: &Costed) -> Vec<Option<Var>> {
+        if self.in_append.get() {
+            // A member of an appendrel (a partitionwise aggregate's input): its own columns.
+            return c.vars.clone();
+        }
         let Some(rel) = c.parent.as_ref().and_then(|p| self.rel(p)) else { return c.vars.clone() };
         let rows = c.est.rows;
         c.vars
@@ -710,6 +722,14 @@ impl Model<'_> {
         (rows, widths, width)
     }
 
+    /// Costs an Append's children as its members ([`Model::in_append`]).
+    fn members(&self, f: impl FnOnce() -> Vec<Costed>) -> Vec<Costed> {
+        let was = self.in_append.replace(true);
+        let kids = f();
+        self.in_append.set(was);
+        kids
+    }
+
     /// Is this Append a UNION ALL (its children not all partitions of one parent)?
     fn is_union(kids: &[Costed]) -> bool {
         let first = kids.first().and_then(|k| k.parent.as_ref());
@@ -722,7 +742,7 @@ impl Model<'_> {
     /// plan (`set_subqueryscan_references`). The children of a partitionwise aggregate
     /// share the parent's grouping target and its width.
     fn append(&self, children: &[Plan], top_setop: bool) -> Costed {
-        let mut kids: Vec<Costed> = children.iter().map(|c| self.node(c, None)).collect();
+        let mut kids: Vec<Costed> = self.members(|| children.iter().map(|c| self.node(c, None)).collect());
         let (rows, widths, width) = Self::appended(&kids);
         let grouping = children.iter().all(|c| match c {
             Plan::Agg { .. } => true,
@@ -761,7 +781,7 @@ impl Model<'_> {
     /// `create_merge_append_path` costs it: a sort of its relation's tuples (not its
     /// filtered rows), though the Sort node the plan shows is costed on its rows.
     fn merge_append(&self, children: &[Plan], limit: Option<f64>) -> Costed {
-        let kids: Vec<Costed> = children.iter().map(|c| self.node(c, limit)).collect();
+        let kids: Vec<Costed> = self.members(|| children.iter().map(|c| self.node(c, limit)).collect());
         let (mut input_startup, mut input_total) = (0.0, 0.0);
         for (plan, k) in children.iter().zip(&kids) {
             match (plan, k.kids.first()) {
