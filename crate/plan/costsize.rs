@@ -374,12 +374,17 @@ impl Model<'_> {
             Plan::MergeAppend { children, .. } => self.merge_append(children, limit),
             Plan::Sort { child, .. } => {
                 let c = self.node(child, None);
-                let (startup, run) = cost_tuplesort(c.est.rows, c.est.width as f64, limit, self.p);
+                let width = if matches!(child.as_ref(), Plan::EmptyResult { .. }) {
+                    c.widths.iter().sum::<f64>() as i64
+                } else {
+                    c.est.width
+                };
+                let (startup, run) = cost_tuplesort(c.est.rows, width as f64, limit, self.p);
                 let est = Estimate {
                     startup: c.est.total + startup,
                     total: c.est.total + startup + run,
                     rows: c.est.rows,
-                    width: c.est.width,
+                    width,
                 };
                 self.wrap(est, c, |c| (c.vars.clone(), c.widths.clone()))
             }
@@ -394,8 +399,10 @@ impl Model<'_> {
             Plan::Result { child, filter, targets } => self.result(child, filter.as_ref(), targets.as_deref(), limit),
             Plan::HashJoin { outer, inner, outer_key, inner_key } => self.hashjoin(outer, inner, outer_key, inner_key),
             Plan::EmptyResult { columns } => {
+                // A dummy relation's Result has no target of its own to weigh: width 0;
+                // its columns keep their types' widths for the nodes above.
                 let widths: Vec<f64> = columns.iter().map(|c| type_avg_width(guess_type(c.ty))).collect();
-                let width = widths.iter().sum::<f64>() as i64;
+                let width = 0;
                 Costed {
                     est: Estimate { startup: 0.0, total: 0.0, rows: 0.0, width },
                     vars: vec![None; columns.len()],
@@ -876,9 +883,14 @@ impl Model<'_> {
                 _ => 32.0,
             })
             .collect();
+        let input_cols = child.output_columns();
+        let types: Vec<Option<SqlType>> = out
+            .iter()
+            .zip(&input_cols)
+            .map(|(v, col)| Some(v.as_ref().map_or_else(|| guess_type(col.ty), Var::ty)))
+            .collect();
         for a in aggs {
-            let v = a.arg.as_ref().and_then(var_at);
-            let ty = v.as_ref().map(Var::ty);
+            let ty = a.arg.as_ref().and_then(|e| expr_type(e, &types));
             add_agg_costs(a, ty, p, &mut trans, &mut fin);
             widths.push(agg_width(a, ty));
         }
