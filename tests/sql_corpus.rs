@@ -26,6 +26,14 @@
 //! Whether the whole EXPLAIN is also equal line for line (times masked, as
 //! tests/sql_seeds.rs compares) is reported, not required.
 //!
+//! **Estimates** (issue 23): every query's EXPLAIN (VERBOSE) with costs, by the sandbox
+//! and by PostgreSQL, as loaded and after `ANALYZE` of every coordinator relation (on
+//! PostgreSQL at the end of its session, as ANALYZE may change its plans): over the
+//! queries whose node lines agree, the nodes whose cost and width agree to the cent
+//! and those whose rows are within a factor 2 of PostgreSQL's are counted, printed in
+//! the summary, and held to what was measured (`COSTS_AS_LOADED`, `COSTS_ANALYZED`);
+//! the report lists every query that differs, both plans.
+//!
 //! The test prints a line per query, writes the full report (every query's plans and
 //! differences) to `$CARGO_TARGET_TMPDIR/sql_corpus_report.txt`, and fails listing
 //! every query that differs, with both plans.

@@ -26,10 +26,19 @@
 //! the executor's node order (depth first, a node before its children: the ids
 //! `executor::init_plan` gives), one per node.
 //!
+//! Measured against PostgreSQL 15 (tests/sql_seeds.rs, tests/sql_corpus.rs): every
+//! node of the seeds' plans agrees to the cent; of the corpus's plans whose nodes are
+//! PostgreSQL's, 328 of 358 nodes agree to the cent and all have rows within a factor 2.
+//!
 //! Where it departs from PostgreSQL: the plan is not chosen by these costs (item 5 of
 //! issue 23); a HashAggregate's spill to disk is not costed (work_mem is assumed to
 //! hold the groups); an Index Scan's cost is approximate (no correlation); the width
-//! of a value that is not a plain column is its type's default.
+//! of a value that is not a plain column is its type's default. What the sandbox's plan
+//! does not record is not costed: `IN (…)` is an OR of equalities here (PostgreSQL's
+//! `= ANY` costs half an operator per element and sums disjoint selectivities), a
+//! select list PostgreSQL evaluates in each partition's scan is costed above the
+//! Append, and a subquery in FROM that is not pulled up costs no SubqueryScan
+//! `cpu_tuple_cost` per row (only a top-level UNION ALL's children do).
 
 use super::selectivity::{self, clamp_row_est, VarData};
 use super::stats::{type_avg_width, ColumnStats, BLCKSZ};
