@@ -75,6 +75,26 @@ fn analyze_of_a_foreign_table_reads_the_remote_rows() {
 }
 
 #[wasm_bindgen_test(unsupported = test)]
+fn analyze_of_a_partitioned_table_analyzes_its_partitions_and_its_tree() {
+    let s = load(
+        "create table pt (k int, w int) partition by range (k);\n\
+         create table pt1 partition of pt for values from (0) to (100);\n\
+         create table pt2 partition of pt for values from (100) to (200);\n\
+         insert into pt select i, i % 4 from generate_series(0, 149) i;\n\
+         analyze pt;",
+    );
+    let node = s.cluster.coordinator();
+    let parent = node.relation("pt").unwrap().stats.clone().expect("inherited statistics");
+    // pg_class of a partitioned table: relpages -1, reltuples its leaves' rows.
+    assert_eq!((parent.relpages, parent.reltuples), (-1.0, 150.0));
+    assert_eq!(parent.columns[1].as_ref().unwrap().n_distinct, 4.0);
+    let p1 = node.relation("pt1").unwrap().stats.clone().expect("partition analyzed");
+    let p2 = node.relation("pt2").unwrap().stats.clone().expect("partition analyzed");
+    assert_eq!((p1.reltuples, p2.reltuples), (100.0, 50.0));
+    assert_eq!(p1.columns[0].as_ref().unwrap().n_distinct, -1.0);
+}
+
+#[wasm_bindgen_test(unsupported = test)]
 fn what_analyze_and_vacuum_cannot_do_is_refused_by_name() {
     for (extra, name) in [
         ("analyze verbose s2;", "ANALYZE VERBOSE"),
