@@ -1116,17 +1116,19 @@ fn check_table_option(k: &str, v: &str) -> Result<(), String> {
 // ---------------------------------------------------------------------------------
 // ANALYZE and VACUUM (analyze.c, vacuum.c, postgres_fdw's postgresAnalyzeForeignTable).
 
-/// The rows of a relation as ANALYZE reads them, with their heap pages.
+/// A relation as ANALYZE reads it: its heap pages, its row count, and the rows of its
+/// sample (only those are copied: a table of millions of rows is not duplicated).
 struct Sampled {
     types: Vec<SqlType>,
-    rows: Vec<Vec<Datum>>,
+    sample: Vec<Vec<Datum>>,
+    rows: usize,
     pages: f64,
 }
 
 impl Cluster {
     /// `ANALYZE [tables]` / `VACUUM [ANALYZE] [tables]` on node `n`:
     /// - a table: `relpages` (its heap pages), `reltuples` (its rows) and, with ANALYZE,
-    ///   every column's statistics (`plan::stats::analyze_rows`);
+    ///   every column's statistics (`plan::stats::analyze_sample`);
     /// - a foreign table (ANALYZE only, as PostgreSQL's VACUUM skips it with a WARNING
     ///   the sandbox cannot send, so it is refused): postgres_fdw's
     ///   `postgresAnalyzeForeignTable` asks the remote for `pg_relation_size(…) / 8192`
@@ -1134,8 +1136,9 @@ impl Cluster {
     ///   remote row (`SELECT cols FROM table` through a cursor): reltuples is their
     ///   count;
     /// - a partitioned table: each partition as above, then the parent's inherited
-    ///   statistics over all its leaves' rows (`acquire_inherited_sample_rows`);
-    ///   VACUUM of a partitioned table vacuums its partitions.
+    ///   statistics over all its leaves' rows (`acquire_inherited_sample_rows`: each
+    ///   leaf gives its share of the sample, by rows); VACUUM of a partitioned table
+    ///   vacuums its partitions.
     /// Without tables: every table and partitioned table of the node, foreign tables
     /// only when named (as PostgreSQL).
     pub fn analyze(
@@ -1187,11 +1190,22 @@ impl Cluster {
                 self.analyze_one(n, &p, vacuum, analyze, target, at)?;
             }
             if analyze {
-                let mut all = Sampled { types: self.types_of(n, name), rows: vec![], pages: 0.0 };
-                self.leaf_rows(n, name, &mut all, at)?;
-                let refs: Vec<&[Datum]> = all.rows.iter().map(|r| r.as_slice()).collect();
-                let mut st = stats::analyze_rows(&all.types, &refs, -1.0, target);
-                st.relpages = -1.0;
+                let mut leaves = vec![];
+                self.leaves(n, name, &mut leaves, at)?;
+                let total: usize = leaves.iter().map(|(_, rows)| rows).sum();
+                let targrows = 300 * target;
+                let mut sample = vec![];
+                for (leaf, rows) in leaves {
+                    // A leaf's share of the sample, by rows (all of them when the tree
+                    // is under the sample size).
+                    let share = if total <= targrows {
+                        rows
+                    } else {
+                        (targrows as f64 * rows as f64 / total as f64).round() as usize
+                    };
+                    sample.extend(self.sample(n, &leaf, share, at)?.sample);
+                }
+                let st = stats::analyze_sample(&self.types_of(n, name), &sample, total as f64, -1.0, target);
                 self.set_stats(n, name, st);
             }
             return Ok(());
@@ -1205,20 +1219,18 @@ impl Cluster {
                 at,
             ));
         }
-        let sampled = self.sample(n, name, at)?;
-        let refs: Vec<&[Datum]> = sampled.rows.iter().map(|r| r.as_slice()).collect();
-        if analyze {
-            let st = stats::analyze_rows(&sampled.types, &refs, sampled.pages, target);
-            self.set_stats(n, name, st);
+        let s = self.sample(n, name, 300 * target, at)?;
+        let st = if analyze {
+            stats::analyze_sample(&s.types, &s.sample, s.rows as f64, s.pages, target)
         } else {
             // VACUUM: pg_class's figures only (vac_update_relstats); column statistics kept.
             let columns = self.nodes[n]
                 .relation(name)
-                .and_then(|r| r.stats.as_ref().map(|s| s.columns.clone()))
-                .unwrap_or_else(|| vec![None; sampled.types.len()]);
-            let st = RelStats { relpages: sampled.pages, reltuples: refs.len() as f64, columns };
-            self.set_stats(n, name, st);
-        }
+                .and_then(|r| r.stats.as_ref().map(|st| st.columns.clone()))
+                .unwrap_or_else(|| vec![None; s.types.len()]);
+            RelStats { relpages: s.pages, reltuples: s.rows as f64, columns }
+        };
+        self.set_stats(n, name, st);
         Ok(())
     }
 
@@ -1232,15 +1244,17 @@ impl Cluster {
         self.nodes[n].relation(name).map(|r| r.columns.iter().map(|c| c.ty).collect()).unwrap_or_default()
     }
 
-    /// A table's or foreign table's rows (the local columns, in order) and its heap pages.
-    fn sample(&self, n: usize, name: &str, at: Location) -> Result<Sampled, FrontError> {
+    /// A table's or foreign table's heap pages, rows, and a sample of `targrows` of its
+    /// rows (the local columns, in order; `stats::sample_positions`).
+    fn sample(&self, n: usize, name: &str, targrows: usize, at: Location) -> Result<Sampled, FrontError> {
         let rel = self.nodes[n].relation(name).ok_or_else(|| FrontError::at("relation vanished", at))?;
         let types: Vec<SqlType> = rel.columns.iter().map(|c| c.ty).collect();
         match &rel.kind {
             RelKind::Table(t) => {
-                let rows: Vec<Vec<Datum>> = (0..t.nrows()).map(|i| t.row(i).to_vec()).collect();
-                let pages = stats::heap_pages(&types, rows.iter().map(|r| r.as_slice())) as f64;
-                Ok(Sampled { types, rows, pages })
+                let pages = stats::heap_pages(&types, (0..t.nrows()).map(|i| t.row(i))) as f64;
+                let sample =
+                    stats::sample_positions(t.nrows(), targrows).into_iter().map(|i| t.row(i).to_vec()).collect();
+                Ok(Sampled { types, sample, rows: t.nrows(), pages })
             }
             RelKind::Foreign { server, remote_table, .. } => {
                 let shard = self.node_index(server).ok_or_else(|| {
@@ -1262,30 +1276,30 @@ impl Cluster {
                 let pages = stats::heap_pages(&remote_types, (0..t.nrows()).map(|i| t.row(i))) as f64;
                 // The local columns by name, as postgres_fdw's SELECT names them.
                 let map: Vec<Option<usize>> = rel.columns.iter().map(|c| remote.column_index(&c.name)).collect();
-                let rows = (0..t.nrows())
+                let sample = stats::sample_positions(t.nrows(), targrows)
+                    .into_iter()
                     .map(|i| {
                         let r = t.row(i);
                         map.iter().map(|m| m.and_then(|j| r.get(j).cloned()).unwrap_or(Datum::Null)).collect()
                     })
                     .collect();
-                Ok(Sampled { types, rows, pages })
+                Ok(Sampled { types, sample, rows: t.nrows(), pages })
             }
             RelKind::Partitioned { .. } => Err(FrontError::at("internal error: sample of a partitioned table", at)),
         }
     }
 
-    /// Every leaf's rows under a partitioned table, in the parent's column order.
-    fn leaf_rows(&self, n: usize, name: &str, into: &mut Sampled, at: Location) -> Result<(), FrontError> {
+    /// Every leaf under a partitioned table, with its row count.
+    fn leaves(&self, n: usize, name: &str, into: &mut Vec<(String, usize)>, at: Location) -> Result<(), FrontError> {
         let rel = self.nodes[n].relation(name).ok_or_else(|| FrontError::at("relation vanished", at))?;
         if let RelKind::Partitioned { partitions, .. } = &rel.kind {
             for p in partitions {
-                self.leaf_rows(n, p, into, at)?;
+                self.leaves(n, p, into, at)?;
             }
             return Ok(());
         }
-        let s = self.sample(n, name, at)?;
-        into.pages += s.pages;
-        into.rows.extend(s.rows);
+        let rows = self.sample(n, name, 0, at)?.rows;
+        into.push((name.to_string(), rows));
         Ok(())
     }
 }

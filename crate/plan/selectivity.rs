@@ -472,7 +472,6 @@ pub fn eqjoinsel(a: &VarData, b: &VarData) -> f64 {
             }
             let matchfreq2: f64 = s2.mcv.iter().zip(&hasmatch2).filter(|(_, m)| **m).map(|(m, _)| m.1).sum();
             let unmatchfreq2: f64 = s2.mcv.iter().zip(&hasmatch2).filter(|(_, m)| !**m).map(|(m, _)| m.1).sum();
-            let _ = matchfreq1;
             let otherfreq1 = clamp(1.0 - nullfrac1 - (matchfreq1 + unmatchfreq1));
             let otherfreq2 = clamp(1.0 - nullfrac2 - (matchfreq2 + unmatchfreq2));
             let mut totalsel1 = matchprodfreq;

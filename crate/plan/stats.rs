@@ -368,24 +368,29 @@ fn analyze_mcv_list(counts: &[usize], stadistinct: f64, null_frac: f64, samplero
     num_mcv
 }
 
-/// ANALYZE of one relation's rows (sampled as [`sample_positions`] says): reltuples,
-/// the pages given, and every column's statistics.
-pub fn analyze_rows(types: &[SqlType], rows: &[&[Datum]], relpages: f64, target: usize) -> RelStats {
-    let positions = sample_positions(rows.len(), 300 * target);
-    let total = rows.len() as f64;
+/// ANALYZE of one relation from its sample (the rows [`sample_positions`] chose, all of
+/// them for a small relation): `reltuples` (`totalrows`), the pages given, and every
+/// column's statistics.
+pub fn analyze_sample(
+    types: &[SqlType],
+    sample: &[Vec<Datum>],
+    totalrows: f64,
+    relpages: f64,
+    target: usize,
+) -> RelStats {
     let columns = types
         .iter()
         .enumerate()
         .map(|(c, ty)| {
-            let sample: Vec<Datum> = positions.iter().map(|&i| rows[i].get(c).cloned().unwrap_or_default()).collect();
-            if sample.is_empty() {
+            let values: Vec<Datum> = sample.iter().map(|r| r.get(c).cloned().unwrap_or_default()).collect();
+            if values.is_empty() {
                 None
             } else {
-                Some(compute_scalar_stats(*ty, &sample, total, target))
+                Some(compute_scalar_stats(*ty, &values, totalrows, target))
             }
         })
         .collect();
-    RelStats { relpages, reltuples: total, columns }
+    RelStats { relpages, reltuples: totalrows, columns }
 }
 
 #[cfg(test)]
