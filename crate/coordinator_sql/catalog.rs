@@ -38,6 +38,7 @@ use super::pgfuncs;
 use super::settings;
 use super::statement::{BoundSpec, ForeignSpec, Located, PartitionBy, RangeDatum, Stmt, Strategy};
 use super::FrontError;
+use crate::plan::stats::{self, RelStats};
 use crate::plan::SqlType;
 use crate::types::{Column, Datum, Table};
 
@@ -125,12 +126,24 @@ pub struct Relation {
     /// Rows sent to a foreign table and the batches they went in.
     pub rows_sent: usize,
     pub batches_sent: usize,
+    /// What ANALYZE or VACUUM left in `pg_class` and `pg_statistic` (None: never run;
+    /// for a partitioned table, the inherited statistics of its whole tree).
+    pub stats: Option<RelStats>,
 }
 
 impl Relation {
     /// A relation just created: not attached, no index, nothing sent yet.
     fn new(name: String, columns: Vec<ColumnInfo>, kind: RelKind) -> Relation {
-        Relation { name, columns, kind, partition_of: None, indexes: vec![], rows_sent: 0, batches_sent: 0 }
+        Relation {
+            name,
+            columns,
+            kind,
+            partition_of: None,
+            indexes: vec![],
+            rows_sent: 0,
+            batches_sent: 0,
+            stats: None,
+        }
     }
 
     pub fn columns(&self) -> Vec<Column> {
@@ -322,6 +335,7 @@ impl Cluster {
         let at = s.at;
         match &s.stmt {
             Stmt::Accepted(_) => Ok(None),
+            Stmt::Analyze { vacuum, analyze, tables } => self.analyze(n, *vacuum, *analyze, tables, at).map(|_| None),
             Stmt::CreateServer { name, options, .. } => self.create_server(n, name, options).map(|_| None),
             Stmt::CreateTable { name, columns, partition_by, foreign } => {
                 self.create_table(n, name, columns, partition_by.as_ref(), foreign.as_ref()).map(|_| None)
@@ -1052,5 +1066,247 @@ fn overlaps(a: &Bound, b: &Bound) -> bool {
             range_cmp(f1, t2) == std::cmp::Ordering::Less && range_cmp(f2, t1) == std::cmp::Ordering::Less
         }
         _ => false,
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// ANALYZE and VACUUM (analyze.c, vacuum.c, postgres_fdw's postgresAnalyzeForeignTable).
+
+/// A relation as ANALYZE reads it: its heap pages, its row count, and the rows of its
+/// sample (only those are copied: a table of millions of rows is not duplicated).
+struct Sampled {
+    types: Vec<SqlType>,
+    sample: Vec<Vec<Datum>>,
+    rows: usize,
+    pages: f64,
+}
+
+impl Cluster {
+    /// `ANALYZE [tables]` / `VACUUM [ANALYZE] [tables]` on node `n`:
+    /// - a table: `relpages` (its heap pages), `reltuples` (its rows) and, with ANALYZE,
+    ///   every column's statistics (`plan::stats::analyze_sample`);
+    /// - a foreign table (ANALYZE only, as PostgreSQL's VACUUM skips it with a WARNING
+    ///   the sandbox cannot send, so it is refused): postgres_fdw's
+    ///   `postgresAnalyzeForeignTable` asks the remote for `pg_relation_size(…) / 8192`
+    ///   (the remote table's heap pages) and `postgresAcquireSampleRowsFunc` reads every
+    ///   remote row (`SELECT cols FROM table` through a cursor): reltuples is their
+    ///   count;
+    /// - a partitioned table: each partition as above, then the parent's inherited
+    ///   statistics over all its leaves' rows (`acquire_inherited_sample_rows`: each
+    ///   leaf gives its share of the sample, by rows); VACUUM of a partitioned table
+    ///   vacuums its partitions.
+    /// Without tables: every table and partitioned table of the node, foreign tables
+    /// only when named (as PostgreSQL).
+    pub fn analyze(
+        &mut self,
+        n: usize,
+        vacuum: bool,
+        analyze: bool,
+        tables: &[ObjectName],
+        at: Location,
+    ) -> Result<(), FrontError> {
+        let target = self.nodes[n]
+            .setting("default_statistics_target")
+            .and_then(|v| v.parse::<usize>().ok())
+            .unwrap_or(stats::DEFAULT_STATISTICS_TARGET)
+            .max(1);
+        let names: Vec<(String, Location)> = if tables.is_empty() {
+            self.nodes[n]
+                .relations
+                .iter()
+                .filter(|r| !matches!(r.kind, RelKind::Foreign { .. }))
+                .map(|r| (r.name.clone(), at))
+                .collect()
+        } else {
+            tables
+                .iter()
+                .map(|t| relation_name(t).map(|name| (name, object_at(t))).map_err(|m| FrontError::at(m, object_at(t))))
+                .collect::<Result<_, _>>()?
+        };
+        for (name, at) in names {
+            self.analyze_one(n, &name, vacuum, analyze, target, at)?;
+        }
+        Ok(())
+    }
+
+    fn analyze_one(
+        &mut self,
+        n: usize,
+        name: &str,
+        vacuum: bool,
+        analyze: bool,
+        target: usize,
+        at: Location,
+    ) -> Result<(), FrontError> {
+        let Some(rel) = self.nodes[n].relation(name) else {
+            return Err(FrontError::at(format!("relation \"{name}\" does not exist"), at));
+        };
+        if let RelKind::Partitioned { partitions, .. } = &rel.kind {
+            for p in partitions.clone() {
+                self.analyze_one(n, &p, vacuum, analyze, target, at)?;
+            }
+            if analyze {
+                let mut leaves = vec![];
+                self.leaves(n, name, &mut leaves, at)?;
+                let total: usize = leaves.iter().map(|(_, rows)| rows).sum();
+                let targrows = 300 * target;
+                let mut sample = vec![];
+                for (leaf, rows) in leaves {
+                    // A leaf's share of the sample, by rows (all of them when the tree
+                    // is under the sample size).
+                    let share = if total <= targrows {
+                        rows
+                    } else {
+                        (targrows as f64 * rows as f64 / total as f64).round() as usize
+                    };
+                    sample.extend(self.sample(n, &leaf, share, at)?.sample);
+                }
+                let st = stats::analyze_sample(&self.types_of(n, name), &sample, total as f64, -1.0, target);
+                self.set_stats(n, name, st);
+            }
+            return Ok(());
+        }
+        if vacuum && matches!(rel.kind, RelKind::Foreign { .. }) {
+            return Err(FrontError::unsupported(
+                format!(
+                    "VACUUM of foreign table \"{name}\" (PostgreSQL skips it with a WARNING, which the sandbox does not \
+                     send): write ANALYZE {name}"
+                ),
+                at,
+            ));
+        }
+        let s = self.sample(n, name, 300 * target, at)?;
+        let st = if analyze {
+            stats::analyze_sample(&s.types, &s.sample, s.rows as f64, s.pages, target)
+        } else {
+            // VACUUM: pg_class's figures only (vac_update_relstats); column statistics kept.
+            let columns = self.nodes[n]
+                .relation(name)
+                .and_then(|r| r.stats.as_ref().map(|st| st.columns.clone()))
+                .unwrap_or_else(|| vec![None; s.types.len()]);
+            RelStats { relpages: s.pages, reltuples: s.rows as f64, columns }
+        };
+        self.set_stats(n, name, st);
+        Ok(())
+    }
+
+    fn set_stats(&mut self, n: usize, name: &str, st: RelStats) {
+        if let Some(r) = self.nodes[n].relation_mut(name) {
+            r.stats = Some(st);
+        }
+    }
+
+    fn types_of(&self, n: usize, name: &str) -> Vec<SqlType> {
+        self.nodes[n].relation(name).map(|r| r.columns.iter().map(|c| c.ty).collect()).unwrap_or_default()
+    }
+
+    /// A table's or foreign table's heap pages, rows, and a sample of `targrows` of its
+    /// rows (the local columns, in order; `stats::sample_positions`).
+    fn sample(&self, n: usize, name: &str, targrows: usize, at: Location) -> Result<Sampled, FrontError> {
+        let rel = self.nodes[n].relation(name).ok_or_else(|| FrontError::at("relation vanished", at))?;
+        let types: Vec<SqlType> = rel.columns.iter().map(|c| c.ty).collect();
+        match &rel.kind {
+            RelKind::Table(t) => {
+                let pages = stats::heap_pages(&types, (0..t.nrows()).map(|i| t.row(i))) as f64;
+                let sample =
+                    stats::sample_positions(t.nrows(), targrows).into_iter().map(|i| t.row(i).to_vec()).collect();
+                Ok(Sampled { types, sample, rows: t.nrows(), pages })
+            }
+            RelKind::Foreign { server, remote_table, .. } => {
+                let shard = self.node_index(server).ok_or_else(|| {
+                    FrontError::at(format!("server \"{server}\" is not a shard of this scenario"), at)
+                })?;
+                let remote = self.nodes[shard].relation(remote_table).ok_or_else(|| {
+                    FrontError::at(
+                        format!("relation \"public.{remote_table}\" does not exist (on server \"{server}\")"),
+                        at,
+                    )
+                })?;
+                let RelKind::Table(t) = &remote.kind else {
+                    return Err(FrontError::unsupported(
+                        format!("ANALYZE of foreign table \"{name}\": its remote relation is not a plain table"),
+                        at,
+                    ));
+                };
+                let remote_types: Vec<SqlType> = remote.columns.iter().map(|c| c.ty).collect();
+                let pages = stats::heap_pages(&remote_types, (0..t.nrows()).map(|i| t.row(i))) as f64;
+                // The local columns by name, as postgres_fdw's SELECT names them.
+                let map: Vec<Option<usize>> = rel.columns.iter().map(|c| remote.column_index(&c.name)).collect();
+                let sample = stats::sample_positions(t.nrows(), targrows)
+                    .into_iter()
+                    .map(|i| {
+                        let r = t.row(i);
+                        map.iter().map(|m| m.and_then(|j| r.get(j).cloned()).unwrap_or(Datum::Null)).collect()
+                    })
+                    .collect();
+                Ok(Sampled { types, sample, rows: t.nrows(), pages })
+            }
+            RelKind::Partitioned { .. } => Err(FrontError::at("internal error: sample of a partitioned table", at)),
+        }
+    }
+
+    /// Every leaf under a partitioned table, with its row count.
+    fn leaves(&self, n: usize, name: &str, into: &mut Vec<(String, usize)>, at: Location) -> Result<(), FrontError> {
+        let rel = self.nodes[n].relation(name).ok_or_else(|| FrontError::at("relation vanished", at))?;
+        if let RelKind::Partitioned { partitions, .. } = &rel.kind {
+            for p in partitions {
+                self.leaves(n, p, into, at)?;
+            }
+            return Ok(());
+        }
+        let rows = self.sample(n, name, 0, at)?.rows;
+        into.push((name.to_string(), rows));
+        Ok(())
+    }
+}
+
+/// The coordinator's relations as the cost model sees them (`plan::costsize`): a
+/// table's heap pages now (`RelationGetNumberOfBlocks`) and `pg_class`'s figures, a
+/// foreign table's with its server's `fdw_startup_cost` and `fdw_tuple_cost`
+/// (postgres_fdw's defaults 100 and 0.01), a partitioned table's.
+impl crate::plan::costsize::CostCatalog for Node {
+    fn relation(&self, name: &str) -> Option<crate::plan::costsize::RelInfo> {
+        use crate::plan::costsize::{RelInfo, RelSize};
+        let r = self.relation(name)?;
+        let (relpages, reltuples) = r.stats.as_ref().map_or((0.0, -1.0), |s| (s.relpages, s.reltuples));
+        let types: Vec<SqlType> = r.columns.iter().map(|c| c.ty).collect();
+        let size = match &r.kind {
+            RelKind::Table(t) => RelSize::Table {
+                curpages: stats::heap_pages(&types, (0..t.nrows()).map(|i| t.row(i))) as f64,
+                relpages,
+                reltuples,
+            },
+            RelKind::Foreign { server, .. } => {
+                let option = |k: &str, d: f64| {
+                    self.server(server)
+                        .and_then(|s| s.option(k))
+                        .and_then(|v| v.trim().parse::<f64>().ok())
+                        .unwrap_or(d)
+                };
+                RelSize::Foreign {
+                    relpages,
+                    reltuples,
+                    fdw_startup_cost: option("fdw_startup_cost", 100.0),
+                    fdw_tuple_cost: option("fdw_tuple_cost", 0.01),
+                }
+            }
+            RelKind::Partitioned { .. } => RelSize::Partitioned { reltuples },
+        };
+        let columns = r
+            .columns
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (c.name.clone(), c.ty, r.stats.as_ref().and_then(|s| s.columns.get(i).cloned().flatten())))
+            .collect();
+        // The topmost partitioned ancestor (bounded: a cycle cannot be built, but a
+        // walk over a list should not trust that).
+        let mut parent = None;
+        let mut at = r;
+        for _ in 0..64 {
+            let Some(p) = at.partition_of.as_ref().and_then(|(p, _)| self.relation(p)) else { break };
+            parent = Some(p.name.clone());
+            at = p;
+        }
+        Some(RelInfo { name: r.name.clone(), parent, size, columns })
     }
 }

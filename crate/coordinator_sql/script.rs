@@ -221,12 +221,22 @@ impl SqlScenario {
             Some(f) => ExplainDoc {
                 analyze: f.analyze,
                 summary: f.summary,
+                costs: if f.costs { self.estimates() } else { None },
                 settings: f.settings.then(|| {
                     super::settings::explain_settings(&|n| self.cluster.coordinator().setting(n).map(str::to_string))
                 }),
             },
             None => ExplainDoc::ANALYZE,
         }
+    }
+
+    /// The estimates of the query's plan (`plan::costsize`), one per node in executor
+    /// order, with the coordinator's cost settings; None when it does not plan.
+    pub fn estimates(&self) -> Option<Vec<crate::plan::costsize::Estimate>> {
+        let coord = self.cluster.coordinator();
+        let planned = self.plan().ok()?;
+        let params = crate::plan::costsize::CostParams::from_settings(&|n| coord.setting(n).map(str::to_string));
+        Some(crate::plan::costsize::cost_plan(&planned.plan, coord, &params))
     }
 
     /// A run is asked of a query that is an EXPLAIN without ANALYZE: PostgreSQL plans
@@ -569,6 +579,8 @@ fn describe(node: &str, s: &Stmt, rows: usize, result: Option<Vec<super::eval::V
         Stmt::AttachPartition { .. } => "ALTER TABLE".into(),
         Stmt::CreateServer { .. } => "CREATE SERVER".into(),
         Stmt::Accepted(what) => what.to_string(),
+        Stmt::Analyze { vacuum: true, .. } => "VACUUM".into(),
+        Stmt::Analyze { .. } => "ANALYZE".into(),
         Stmt::CreateIndex { .. } => "CREATE INDEX".into(),
         Stmt::Insert { .. } => format!("INSERT 0 {rows}"),
         Stmt::Set { .. } => "SET".into(),

@@ -30,7 +30,9 @@
 //! | `statement_timeout` | cancels long statements | `0` honoured; any other value refused |
 //! | `client_min_messages` | the least level sent to the client | honoured: the sandbox sends the client no NOTICE or WARNING, at any level |
 //! | `application_name` | shown in `pg_stat_activity` | honoured: the sandbox shows it nowhere, as a client would not see it |
-//! | `seq_page_cost`, `random_page_cost`, `cpu_*_cost`, `parallel_*_cost`, `effective_cache_size`, `work_mem`, `hash_mem_multiplier`, `default_statistics_target`, `geqo*`, `from_collapse_limit`, `join_collapse_limit`, `constraint_exclusion`, `cursor_tuple_fraction`, `plan_cache_mode`, `jit_above_cost`, … | the cost model | refused: no cost model yet (issue 23) |
+//! | `seq_page_cost`, `random_page_cost`, `cpu_tuple_cost`, `cpu_index_tuple_cost`, `cpu_operator_cost`, `work_mem` | the cost model | honoured: `plan::costsize` prints the estimates by them (the sandbox's planner still chooses its plan by rule) |
+//! | `default_statistics_target` | ANALYZE's sample (300 × it rows), MCVs and histogram bounds | honoured (`plan::stats`) |
+//! | `parallel_*_cost`, `effective_cache_size`, `hash_mem_multiplier`, `geqo*`, `from_collapse_limit`, `join_collapse_limit`, `constraint_exclusion`, `cursor_tuple_fraction`, `plan_cache_mode`, `jit_above_cost`, … | the planner | refused: the sandbox's cost model does not use them |
 //! | `extra_float_digits`, `DateStyle`, `TimeZone`, `IntervalStyle`, `bytea_output`, `lc_*` | how values are written | refused: PostgreSQL's defaults only |
 //! | `search_path` | where names are looked up | refused: one schema, `public` |
 //! | `seed` | seeds `random()` | refused: write `SELECT setseed(…)` |
@@ -53,8 +55,8 @@
 //! | `batch_size` | server, table | rows per remote INSERT | honoured (the setup's INSERTs count their batches) |
 //! | `host`, `hostaddr`, `port`, `dbname`, `connect_timeout` | server | where the server is | kept: a server is the shard of its name (a live run: the relay's target of that name) |
 //! | `sslmode` | server | TLS | `disable`, `allow`, `prefer` honoured (the simulated shards speak no TLS); `require`, `verify-*` refused |
-//! | `use_remote_estimate` | server, table | asks the remote for EXPLAIN estimates at planning | `false` honoured; `true` refused (no cost model, no EXPLAIN sent at planning) |
-//! | `fdw_startup_cost`, `fdw_tuple_cost` | server | the cost model | refused (no cost model yet) |
+//! | `use_remote_estimate` | server, table | asks the remote for EXPLAIN estimates at planning | `false` honoured (the local estimates of `plan::costsize`); `true` refused (no EXPLAIN sent at planning) |
+//! | `fdw_startup_cost`, `fdw_tuple_cost` | server | the cost model | honoured: the Foreign Scans' estimates (`plan::costsize`) |
 //! | `extensions` | server | which extensions' functions are shipped | refused |
 //! | `keep_connections` | server | closes connections at transaction end when off | `on` honoured; `off` refused |
 //! | `updatable` | server, table | allows INSERT, UPDATE, DELETE | `true` honoured; `false` refused (the setup inserts through foreign tables) |
@@ -80,6 +82,11 @@ use crate::plan::{AggStrategy, Plan};
 enum Kind {
     Bool,
     Int,
+    /// A floating-point value, at least 0 (the cost constants).
+    Real,
+    /// A size in kB, with PostgreSQL's units (`kB`, `MB`, `GB`, `TB`; none: kB), at
+    /// least 64 kB (`work_mem`).
+    Memory,
     Enum(&'static [&'static str]),
     Text,
 }
@@ -153,26 +160,26 @@ const GUCS: &[Guc] = &[
         explain: false,
         how: How::Only(&["0"], "the sandbox cancels no statement on a timer"),
     },
+    Guc { name: "seq_page_cost", kind: Kind::Real, boot: "1", explain: true, how: How::Honoured },
+    Guc { name: "random_page_cost", kind: Kind::Real, boot: "4", explain: true, how: How::Honoured },
+    Guc { name: "cpu_tuple_cost", kind: Kind::Real, boot: "0.01", explain: true, how: How::Honoured },
+    Guc { name: "cpu_index_tuple_cost", kind: Kind::Real, boot: "0.005", explain: true, how: How::Honoured },
+    Guc { name: "cpu_operator_cost", kind: Kind::Real, boot: "0.0025", explain: true, how: How::Honoured },
+    Guc { name: "work_mem", kind: Kind::Memory, boot: "4MB", explain: true, how: How::Honoured },
+    Guc { name: "default_statistics_target", kind: Kind::Int, boot: "100", explain: false, how: How::Honoured },
     Guc { name: "client_min_messages", kind: Kind::Enum(LEVELS), boot: "notice", explain: false, how: How::Honoured },
     Guc { name: "application_name", kind: Kind::Text, boot: "", explain: false, how: How::Honoured },
 ];
 
 /// Settings PostgreSQL 15 has that belong to the cost model.
 const COST_MODEL: &[&str] = &[
-    "seq_page_cost",
-    "random_page_cost",
-    "cpu_tuple_cost",
-    "cpu_index_tuple_cost",
-    "cpu_operator_cost",
     "parallel_setup_cost",
     "parallel_tuple_cost",
     "min_parallel_table_scan_size",
     "min_parallel_index_scan_size",
     "effective_cache_size",
     "effective_io_concurrency",
-    "work_mem",
     "hash_mem_multiplier",
-    "default_statistics_target",
     "constraint_exclusion",
     "cursor_tuple_fraction",
     "from_collapse_limit",
@@ -226,7 +233,8 @@ pub fn check_set(name: &str, value: Option<&str>) -> Result<(String, String), St
     let Some(g) = GUCS.iter().find(|g| g.name == name) else {
         if COST_MODEL.contains(&name) {
             return Err(refused(format!(
-                "SET {name}: the sandbox has no cost model yet, so it cannot plan by it (issue 23)"
+                "SET {name}: the sandbox's cost model (seq_page_cost, random_page_cost, cpu_*_cost, work_mem, \
+                 default_statistics_target) does not use it, and its planner chooses paths by rule (issue 23)"
             )));
         }
         if FORMATS.contains(&name) {
@@ -252,8 +260,27 @@ pub fn check_set(name: &str, value: Option<&str>) -> Result<(String, String), St
                 None => return Err(format!("parameter \"{name}\" requires a Boolean value")),
             },
             Kind::Int => match v.trim().parse::<i64>() {
+                Ok(n) if name == "default_statistics_target" && !(1..=10000).contains(&n) => {
+                    return Err(format!("{n} is outside the valid range for parameter \"{name}\" (1 .. 10000)"))
+                }
                 Ok(n) => n.to_string(),
                 Err(_) => return Err(format!("invalid value for parameter \"{name}\": \"{v}\"")),
+            },
+            Kind::Real => match v.trim().parse::<f64>() {
+                Ok(x) if x < 0.0 || !x.is_finite() => {
+                    return Err(format!("{x} is outside the valid range for parameter \"{name}\" (0 .. 1.79769e+308)"))
+                }
+                Ok(x) => format!("{x}"),
+                Err(_) => return Err(format!("parameter \"{name}\" requires a numeric value")),
+            },
+            Kind::Memory => match memory_kb(v) {
+                Some(kb) if kb < 64 => {
+                    return Err(format!(
+                        "{kb} kB is outside the valid range for parameter \"{name}\" (64 .. 2147483647)"
+                    ))
+                }
+                Some(kb) => show_memory(kb),
+                None => return Err(format!("invalid value for parameter \"{name}\": \"{v}\"")),
             },
             Kind::Enum(values) => {
                 let l = v.to_lowercase();
@@ -344,6 +371,33 @@ pub fn check_plan(
     }
 }
 
+/// A size setting in kB (`4096`, `4096kB`, `64MB`, `1GB`, `1TB`), as PostgreSQL's
+/// `parse_int` with `GUC_UNIT_KB` reads it.
+pub fn memory_kb(v: &str) -> Option<i64> {
+    let v = v.trim();
+    let digits = v.find(|c: char| !c.is_ascii_digit()).unwrap_or(v.len());
+    let n: i64 = v[..digits].parse().ok()?;
+    let mult = match v[digits..].trim() {
+        "" | "kB" => 1,
+        "MB" => 1024,
+        "GB" => 1024 * 1024,
+        "TB" => 1024 * 1024 * 1024,
+        _ => return None,
+    };
+    n.checked_mul(mult)
+}
+
+/// A kB size as `SHOW` prints it: the largest unit that divides it.
+fn show_memory(kb: i64) -> String {
+    if kb % (1024 * 1024) == 0 {
+        format!("{}GB", kb / (1024 * 1024))
+    } else if kb % 1024 == 0 {
+        format!("{}MB", kb / 1024)
+    } else {
+        format!("{kb}kB")
+    }
+}
+
 /// PostgreSQL's boolean spellings (parse_bool).
 pub fn parse_bool(v: &str) -> Option<bool> {
     match v.to_lowercase().as_str() {
@@ -420,7 +474,8 @@ pub fn check_server_option(k: &str, v: &str) -> Result<(), String> {
         "use_remote_estimate" => match bool_option(k, v)? {
             false => Ok(()),
             true => Err(refused(
-                "server option use_remote_estimate 'true': the sandbox has no cost model and sends no EXPLAIN to \
+                "server option use_remote_estimate 'true': the sandbox's estimates are local (postgres_fdw's \
+                 defaults and the ANALYZE statistics); it sends no EXPLAIN to \
                  the shards while planning",
             )),
         },
@@ -436,9 +491,11 @@ pub fn check_server_option(k: &str, v: &str) -> Result<(), String> {
                 "server option updatable 'false': the setup's INSERTs through foreign tables would be refused",
             )),
         },
-        "fdw_startup_cost" | "fdw_tuple_cost" => {
-            Err(refused(format!("server option {k}: the sandbox has no cost model yet (issue 23)")))
-        }
+        "fdw_startup_cost" | "fdw_tuple_cost" => match v.trim().parse::<f64>() {
+            Ok(x) if x >= 0.0 => Ok(()),
+            Ok(_) => Err(format!("\"{k}\" must be a floating point value greater than or equal to zero")),
+            Err(_) => Err(format!("invalid value for floating point option \"{k}\": {v}")),
+        },
         "extensions" => Err(refused("server option extensions: the sandbox ships no extension's functions")),
         "application_name" => {
             Err(refused("server option application_name: the sandbox's connections keep postgres_fdw's default name"))

@@ -18,8 +18,9 @@
 //! - sqlparser's statements and ours are parsed from the same tokens of the same text,
 //!   padded to the section's first line, so every position is the file's line and column;
 //! - a sqlparser statement the sandbox does not run is refused by name, never run as
-//!   something else; ANALYZE and VACUUM are accepted and do nothing (there are no
-//!   statistics to gather).
+//!   something else; ANALYZE and VACUUM gather statistics (`Cluster::analyze`,
+//!   `plan::stats`), their options beyond that (VERBOSE, FULL, FREEZE, column lists)
+//!   refused by name.
 //!
 //! Where it departs from PostgreSQL: the grammar is sqlparser's, not gram.y, so its
 //! syntax errors are worded as sqlparser words them (after "syntax error:"), except
@@ -104,10 +105,17 @@ pub enum Stmt {
         wrapper: Ident,
         options: Vec<(String, String)>,
     },
-    /// `CREATE EXTENSION`, `CREATE USER MAPPING`, `ANALYZE`, `VACUUM`: nothing to do in
-    /// the sandbox (no statistics, no roles), accepted so the seeds' scripts run as
-    /// written. The text says which.
+    /// `CREATE EXTENSION`, `CREATE USER MAPPING`: nothing to do in the sandbox (no
+    /// roles), accepted so the seeds' scripts run as written. The text says which.
     Accepted(&'static str),
+    /// `ANALYZE [table, …]`, `VACUUM [ANALYZE] [table, …]`: statistics
+    /// (`plan::stats`), run by `Cluster::analyze`. No table: every table of the
+    /// database (foreign tables only when named, as PostgreSQL does).
+    Analyze {
+        vacuum: bool,
+        analyze: bool,
+        tables: Vec<ObjectName>,
+    },
     CreateIndex {
         table: ObjectName,
         columns: Vec<ast::Expr>,
@@ -147,8 +155,7 @@ pub struct ExplainFlags {
     /// ANALYZE: the query runs, and the actual figures are shown.
     pub analyze: bool,
     pub verbose: bool,
-    /// Always false: COSTS ON (PostgreSQL's default) is refused, the sandbox has no
-    /// cost model yet.
+    /// COSTS (on by default): each node's `(cost=… rows=… width=…)` (`plan::costsize`).
     pub costs: bool,
     /// TIMING (ANALYZE only; defaults to ANALYZE): node times, or only rows and loops.
     pub timing: bool,
@@ -360,8 +367,8 @@ fn parse_one(p: &mut Parser) -> Result<Stmt, FrontError> {
             ["alter", "table", ..] => attach_partition(p),
             ["alter", "server", ..] => alter_server(p),
             ["reset", ..] => reset(p),
-            ["analyze", ..] | ["analyse", ..] => skip_statement(p, "ANALYZE"),
-            ["vacuum", ..] => skip_statement(p, "VACUUM"),
+            ["analyze", ..] | ["analyse", ..] => analyze(p, false),
+            ["vacuum", ..] => analyze(p, true),
             _ => unreachable_ours(at),
         }
     };
@@ -387,12 +394,61 @@ fn unreachable_ours(at: Location) -> Result<Stmt, FrontError> {
     Err(FrontError::at("internal error: statement dispatch", at))
 }
 
-/// `ANALYZE …`, `VACUUM …`: consumed up to the next `;`.
-fn skip_statement(p: &mut Parser, what: &'static str) -> Result<Stmt, FrontError> {
-    while !matches!(p.peek_token().token, Token::SemiColon | Token::EOF) {
-        p.next_token();
+/// `ANALYZE [table [, …]]` and `VACUUM [ANALYZE] [table [, …]]`. What would print or
+/// do more than statistics is refused by name: VERBOSE (INFO lines the sandbox does
+/// not send), FULL and FREEZE, parenthesized options, column lists.
+fn analyze(p: &mut Parser, vacuum: bool) -> Result<Stmt, FrontError> {
+    let what = if vacuum { "VACUUM" } else { "ANALYZE" };
+    p.next_token();
+    let mut analyze = !vacuum;
+    loop {
+        let t = p.peek_token();
+        match &t.token {
+            Token::Word(w) if w.quote_style.is_none() => match w.value.to_lowercase().as_str() {
+                "analyze" | "analyse" if vacuum => {
+                    analyze = true;
+                    p.next_token();
+                }
+                "verbose" | "full" | "freeze" | "skip_locked" => {
+                    return Err(FrontError::unsupported(
+                        format!(
+                            "{what} {}: the sandbox computes statistics only (no INFO messages, no rewrite)",
+                            w.value.to_uppercase()
+                        ),
+                        t.span.start,
+                    ))
+                }
+                _ => break,
+            },
+            Token::LParen => {
+                return Err(FrontError::unsupported(
+                    format!("{what} (options): write {what} [ANALYZE] table, …"),
+                    t.span.start,
+                ))
+            }
+            _ => break,
+        }
     }
-    Ok(Stmt::Accepted(what))
+    let mut tables = vec![];
+    while !matches!(p.peek_token().token, Token::SemiColon | Token::EOF) {
+        let at = p.peek_token().span.start;
+        tables.push(p.parse_object_name(false).map_err(|e| parser_error(e, at))?);
+        let t = p.peek_token();
+        match t.token {
+            Token::Comma => {
+                p.next_token();
+            }
+            Token::LParen => {
+                return Err(FrontError::unsupported(
+                    format!("{what} of a column list: the sandbox analyzes every column"),
+                    t.span.start,
+                ))
+            }
+            Token::SemiColon | Token::EOF => {}
+            _ => return Err(FrontError::at(format!("syntax error at or near \"{}\"", t.token), t.span.start)),
+        }
+    }
+    Ok(Stmt::Analyze { vacuum, analyze, tables })
 }
 
 /// sqlparser's statements the sandbox runs, in our form.
@@ -500,7 +556,7 @@ fn option_bool(name: &str, arg: Option<&ast::Expr>, at: Location) -> Result<bool
 /// |---|---|---|
 /// | ANALYZE | runs the query, actual figures | honoured: without it the query is planned only, nothing is sent to a shard |
 /// | VERBOSE | Output, schema-qualified names, Remote SQL | honoured |
-/// | COSTS (on by default) | `(cost=… rows=… width=…)` | COSTS OFF honoured; COSTS ON refused: no cost model yet (issue 23) |
+/// | COSTS (on by default) | `(cost=… rows=… width=…)` | honoured: `plan::costsize`, PostgreSQL 15's cost model over the sandbox's plan |
 /// | TIMING (default ANALYZE) | node times; without ANALYZE an error | honoured, with PostgreSQL's error |
 /// | SUMMARY (default ANALYZE) | Planning Time (and Execution Time with ANALYZE) | honoured |
 /// | SETTINGS | the changed planner settings | honoured (`settings::explain_settings`) |
@@ -517,7 +573,6 @@ pub fn explain_flags(
 ) -> Result<ExplainFlags, FrontError> {
     let mut f = ExplainFlags { analyze, verbose, costs: true, ..ExplainFlags::default() };
     let (mut timing, mut summary, mut buffers, mut wal) = (None, None, (false, at), (false, at));
-    let mut costs_at = at;
     let mut format: Option<(String, Location)> = None;
     for o in options {
         let name = o.name.value.to_lowercase();
@@ -526,10 +581,7 @@ pub fn explain_flags(
         match name.as_str() {
             "analyze" | "analyse" => f.analyze = option_bool("analyze", arg, here)?,
             "verbose" => f.verbose = option_bool(&name, arg, here)?,
-            "costs" => {
-                f.costs = option_bool(&name, arg, here)?;
-                costs_at = here;
-            }
+            "costs" => f.costs = option_bool(&name, arg, here)?,
             "buffers" => buffers = (option_bool(&name, arg, here)?, here),
             "wal" => wal = (option_bool(&name, arg, here)?, here),
             "settings" => f.settings = option_bool(&name, arg, here)?,
@@ -557,13 +609,6 @@ pub fn explain_flags(
     }
     f.summary = summary.unwrap_or(f.analyze);
     // What PostgreSQL would do and the sandbox cannot: refused by name.
-    if f.costs {
-        return Err(FrontError::unsupported(
-            "EXPLAIN option COSTS (on by default): the sandbox has no cost model yet, so it cannot print \
-             PostgreSQL's (cost=… rows=… width=…) estimates; write EXPLAIN (COSTS OFF …)",
-            costs_at,
-        ));
-    }
     if buffers.0 {
         return Err(FrontError::unsupported(
             "EXPLAIN option BUFFERS: the sandbox's tables are not in shared buffers, it has no buffer counts to show",

@@ -1,9 +1,12 @@
 //! EXPLAIN ANALYZE output as PostgreSQL 15 prints it, in its TEXT and JSON formats.
 //!
-//! Costs are not modelled, so the output is that of `EXPLAIN (…, COSTS OFF)` (COSTS ON
-//! is refused where the statement is parsed), with `VERBOSE` as an option
-//! ([`ExplainOptions::verbose`]) and the statement's own options (ANALYZE or the plan
-//! only, SETTINGS, SUMMARY) in [`ExplainDoc`]; TIMING OFF is the tree's own
+//! The sandbox's own views (the page, a plain SELECT's EXPLAIN ANALYZE) print as
+//! `EXPLAIN (…, COSTS OFF)`; an EXPLAIN statement with COSTS (PostgreSQL's default)
+//! carries the estimates of `plan::costsize` in [`ExplainDoc::costs`], printed as
+//! PostgreSQL prints them (TEXT `  (cost=S..T rows=R width=W)` after the node's name,
+//! JSON "Startup Cost", "Total Cost", "Plan Rows", "Plan Width" after its relation).
+//! `VERBOSE` is an option ([`ExplainOptions::verbose`]) and the statement's own
+//! options (ANALYZE or the plan only, SETTINGS, SUMMARY) are in [`ExplainDoc`]; TIMING OFF is the tree's own
 //! ([`ExplainNode::timed`]). Checked line for line
 //! against a real coordinator (tests/pg15_fidelity.rs):
 //!
@@ -60,6 +63,7 @@
 //! - names are quoted only through `sql_text::quote_identifier`.
 
 use super::Instrumentation;
+use crate::plan::costsize::Estimate;
 use crate::sql_text::deparse::REMOTE_SCHEMA;
 use crate::sql_text::quote_identifier;
 use serde_json::Value;
@@ -148,17 +152,20 @@ impl ExplainOptions {
 ///   `get_explain_guc_options`, the changed planner settings (TEXT prints nothing when
 ///   there are none, JSON an empty object);
 /// - `Planning Time` with SUMMARY, `Execution Time` with SUMMARY and ANALYZE.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ExplainDoc {
     pub analyze: bool,
     pub summary: bool,
+    /// COSTS (PostgreSQL's default): each node's estimate, indexed by
+    /// [`ExplainNode::id`] (`plan::costsize::cost_plan`'s order); None: COSTS OFF.
+    pub costs: Option<Vec<Estimate>>,
     /// With SETTINGS: the changed settings as (name, value), in PostgreSQL's order.
     pub settings: Option<Vec<(String, String)>>,
 }
 
 impl ExplainDoc {
     /// `EXPLAIN (ANALYZE, …)` with its defaults: SUMMARY on, no SETTINGS.
-    pub const ANALYZE: ExplainDoc = ExplainDoc { analyze: true, summary: true, settings: None };
+    pub const ANALYZE: ExplainDoc = ExplainDoc { analyze: true, summary: true, costs: None, settings: None };
 }
 
 fn ms(ns: u64) -> f64 {
@@ -326,6 +333,9 @@ fn fold(mut n: ExplainNode, o: Outputs) -> (ExplainNode, Outputs) {
         }
         let cols = if n.detail("Output").is_some() { o.cols } else { child_out.cols };
         child.parent_relationship = n.parent_relationship;
+        // The Result's estimate is the folded node's (its quals and target list are
+        // PostgreSQL's, inside that node): estimates are looked up by id.
+        child.id = n.id;
         return (child, Outputs { cols, children: child_out.children });
     }
     if n.node_type == "Hash Join" && kids.len() == 2 {
@@ -458,15 +468,35 @@ fn counter_lines(n: &ExplainNode, i: &Instrumentation) -> Vec<String> {
     lines
 }
 
-fn write_text(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions, analyze: bool, depth: usize, out: &mut String) {
+/// A node's estimate: its own, or for the Hash PostgreSQL puts under a Hash Join its
+/// input's, all of it paid at startup (`create_hashjoin_plan` copies it).
+fn estimate(n: &ExplainNode, costs: Option<&[Estimate]>) -> Option<Estimate> {
+    let e = *costs?.get(n.id)?;
+    Some(if n.node_type == "Hash" { Estimate { startup: e.total, ..e } } else { e })
+}
+
+/// TEXT's `  (cost=S..T rows=R width=W)` (explain.c's format).
+fn cost_text(e: &Estimate) -> String {
+    format!("  (cost={:.2}..{:.2} rows={:.0} width={})", e.startup, e.total, e.rows, e.width)
+}
+
+fn write_text(
+    n: &ExplainNode,
+    o: &Outputs,
+    opts: &ExplainOptions,
+    (analyze, costs): (bool, Option<&[Estimate]>),
+    depth: usize,
+    out: &mut String,
+) {
     let indent = if depth == 0 { String::new() } else { " ".repeat(6 * (depth - 1) + 2) };
     let detail_indent = if depth == 0 { "  ".to_string() } else { " ".repeat(6 * depth + 2) };
     let arrow = if depth == 0 { "" } else { "->  " };
     let inst = n.instr.finished();
+    let cost = estimate(n, costs).map(|e| cost_text(&e)).unwrap_or_default();
     if analyze {
-        out.push_str(&format!("{indent}{arrow}{} {}\n", title(n, opts), actual(&inst, n.timed)));
+        out.push_str(&format!("{indent}{arrow}{}{cost} {}\n", title(n, opts), actual(&inst, n.timed)));
     } else {
-        out.push_str(&format!("{indent}{arrow}{}\n", title(n, opts)));
+        out.push_str(&format!("{indent}{arrow}{}{cost}\n", title(n, opts)));
     }
     if opts.verbose && shows_output(n) && !o.cols.is_empty() {
         out.push_str(&format!("{detail_indent}Output: {}\n", o.cols.join(", ")));
@@ -480,7 +510,7 @@ fn write_text(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions, analyze: bool
         }
     }
     for (c, co) in n.children.iter().zip(&o.children) {
-        write_text(c, co, opts, analyze, depth + 1, out);
+        write_text(c, co, opts, (analyze, costs), depth + 1, out);
     }
 }
 
@@ -501,7 +531,7 @@ pub fn explain_doc_text(
 ) -> String {
     let (root, outputs) = as_postgres_prints(root);
     let mut out = String::new();
-    write_text(&root, &outputs, opts, doc.analyze, 0, &mut out);
+    write_text(&root, &outputs, opts, (doc.analyze, doc.costs.as_deref()), 0, &mut out);
     if let Some(settings) = doc.settings.as_ref().filter(|s| !s.is_empty()) {
         let list: Vec<String> = settings.iter().map(|(k, v)| format!("{k} = '{v}'")).collect();
         out.push_str(&format!("Settings: {}\n", list.join(", ")));
@@ -633,7 +663,7 @@ fn split_list(s: &str) -> Vec<String> {
 /// Properties PostgreSQL prints as lists in JSON.
 const LIST_KEYS: &[&str] = &["Group Key", "Sort Key", "Presorted Key", "Output"];
 
-fn json_node(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions, analyze: bool) -> J {
+fn json_node(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions, (analyze, costs): (bool, Option<&[Estimate]>)) -> J {
     let inst = n.instr.finished();
     let mut m: Vec<(String, J)> = vec![];
     let mut put = |k: &str, v: J| m.push((k.to_string(), v));
@@ -659,6 +689,12 @@ fn json_node(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions, analyze: bool)
         }
         put("Alias", J::Str(n.alias().unwrap_or(r).to_string()));
     }
+    if let Some(e) = estimate(n, costs) {
+        put("Startup Cost", J::Raw(format!("{:.2}", e.startup)));
+        put("Total Cost", J::Raw(format!("{:.2}", e.total)));
+        put("Plan Rows", J::Raw(format!("{:.0}", e.rows)));
+        put("Plan Width", int(e.width.max(0) as u64));
+    }
     if analyze && n.timed {
         put("Actual Startup Time", time3(if inst.nloops == 0 { 0.0 } else { per_loop(inst.startup_ns, inst.nloops) }));
         put("Actual Total Time", time3(if inst.nloops == 0 { 0.0 } else { per_loop(inst.total_ns, inst.nloops) }));
@@ -670,7 +706,14 @@ fn json_node(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions, analyze: bool)
     if opts.verbose && shows_output(n) && !o.cols.is_empty() {
         put("Output", J::List(o.cols.clone()));
     }
+    // show_hashagg_info: with COSTS, a HashAggregate's planned spill partitions (0: the
+    // sandbox's estimate assumes its groups fit in work_mem), after its Filter.
+    let mut planned_partitions = estimate(n, costs).is_some() && n.strategy.as_deref() == Some("Hashed");
     for (k, v) in properties(n, o, opts) {
+        if planned_partitions && k == "Rows Removed by Filter" {
+            put("Planned Partitions", int(0));
+            planned_partitions = false;
+        }
         let v = if LIST_KEYS.contains(&k.as_str()) {
             J::List(split_list(&v))
         } else if k == "Rows Removed by Filter" {
@@ -679,6 +722,9 @@ fn json_node(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions, analyze: bool)
             J::Str(v)
         };
         put(&k, v);
+    }
+    if planned_partitions {
+        put("Planned Partitions", int(0));
     }
     if matches!(n.node_type.as_str(), "Append" | "Merge Append") {
         put("Subplans Removed", int(0));
@@ -703,7 +749,8 @@ fn json_node(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions, analyze: bool)
         put("pgasync", J::Obj(ours));
     }
     if !n.children.is_empty() {
-        let plans = n.children.iter().zip(&o.children).map(|(c, co)| json_node(c, co, opts, analyze)).collect();
+        let plans =
+            n.children.iter().zip(&o.children).map(|(c, co)| json_node(c, co, opts, (analyze, costs))).collect();
         put("Plans", J::Arr(plans));
     }
     J::Obj(m)
@@ -711,7 +758,7 @@ fn json_node(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions, analyze: bool)
 
 fn json_doc(root: &ExplainNode, opts: &ExplainOptions, doc: &ExplainDoc, planning_ns: u64, execution_ns: u64) -> J {
     let (root, outputs) = as_postgres_prints(root);
-    let mut top = vec![("Plan".to_string(), json_node(&root, &outputs, opts, doc.analyze))];
+    let mut top = vec![("Plan".to_string(), json_node(&root, &outputs, opts, (doc.analyze, doc.costs.as_deref())))];
     if let Some(settings) = &doc.settings {
         top.push(("Settings".into(), J::Obj(settings.iter().map(|(k, v)| (k.clone(), J::Str(v.clone()))).collect())));
     }

@@ -23,8 +23,11 @@
 use crate::types::{ColType, Column, Datum};
 use serde::Serialize;
 
+pub mod costsize;
 pub mod eval;
 mod optimize;
+pub mod selectivity;
+pub mod stats;
 pub use optimize::use_indexes;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

@@ -111,3 +111,40 @@ pub fn psql_session(c: &Cluster, script: &str) -> String {
     assert!(out.status.success(), "psql session on {} failed: {}", c.name, String::from_utf8_lossy(&out.stderr));
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
+
+/// One plan node's estimate as TEXT prints it: the line before `  (cost=`, and the
+/// figures (startup, total as printed, rows, width).
+#[derive(Debug)]
+pub struct NodeCost {
+    pub title: String,
+    pub cost: String,
+    pub rows: f64,
+    pub width: String,
+}
+
+pub fn node_costs(text: &str) -> Vec<NodeCost> {
+    text.lines()
+        .filter_map(|l| {
+            let i = l.find("  (cost=")?;
+            let rest = &l[i + "  (cost=".len()..];
+            let (cost, rest) = rest.split_once(" rows=")?;
+            let (rows, rest) = rest.split_once(" width=")?;
+            let width = rest.split(')').next()?.to_string();
+            Some(NodeCost { title: l[..i].trim().to_string(), cost: cost.into(), rows: rows.parse().ok()?, width })
+        })
+        .collect()
+}
+
+/// Compares two EXPLAINs with costs node by node: None when the node lines (titles)
+/// differ, else (nodes that agree to the cent on cost and width, nodes whose rows are
+/// within a factor 2, nodes).
+pub fn cost_agreement(ours: &str, theirs: &str) -> Option<(usize, usize, usize)> {
+    let (a, b) = (node_costs(ours), node_costs(theirs));
+    if a.len() != b.len() || a.iter().zip(&b).any(|(x, y)| x.title != y.title) {
+        return None;
+    }
+    let cents = a.iter().zip(&b).filter(|(x, y)| x.cost == y.cost && x.width == y.width).count();
+    let within = |x: f64, y: f64| x.max(1.0) / y.max(1.0) <= 2.0 && y.max(1.0) / x.max(1.0) <= 2.0;
+    let rows = a.iter().zip(&b).filter(|(x, y)| within(x.rows, y.rows)).count();
+    Some((cents, rows, b.len()))
+}

@@ -1,0 +1,1100 @@
+//! PostgreSQL 15's cost model (`costsize.c`, postgres_fdw's `estimate_path_cost_size`)
+//! over the sandbox's plans: for every node the `(cost=S..T rows=R width=W)` that
+//! EXPLAIN prints.
+//!
+//! The sandbox's planner chooses its plan by rule (`coordinator_sql::planner`); this
+//! module then estimates that plan bottom-up, each node as PostgreSQL's path for it:
+//!
+//! | node | PostgreSQL | here |
+//! |---|---|---|
+//! | Seq Scan | `cost_seqscan`: `seq_page_cost·pages + (cpu_tuple_cost + quals)·tuples`; sizes from `estimate_rel_size` (`table_block_relation_estimate_size`: the table's pages; never vacuumed: at least 10, tuples from the columns' widths) | [`seqscan`] |
+//! | Foreign Scan | postgres_fdw's `postgresGetForeignRelSize` (never analyzed: 10 pages) and `estimate_path_cost_size` without `use_remote_estimate`: a seq scan's cost, ×1.2 with a remote ORDER BY (`DEFAULT_FDW_SORT_MULTIPLIER`), the grouping formula for a pushed-down aggregate, the LIMIT adjustment, plus `fdw_startup_cost` and `(fdw_tuple_cost + cpu_tuple_cost)` per retrieved row | [`foreignscan`] |
+//! | Append | `cost_append`: the first child's startup, the sum of totals, `cpu_tuple_cost · 0.5` per row | |
+//! | Merge Append | `cost_merge_append`: a heap of N streams, `2·cpu_operator_cost·log2 N` per row | |
+//! | Sort | `cost_sort` / `cost_tuplesort`: `2·cpu_operator_cost · N·log2 N` (bounded heap under a LIMIT; external merge past `work_mem`), `cpu_operator_cost` per row out | [`cost_tuplesort`] |
+//! | Limit | `adjust_limit_rows_costs` | |
+//! | Aggregate | `cost_agg`: plain, hashed, with `get_agg_clause_costs`' transition and final function costs and HAVING | [`agg`] |
+//! | Hash Join | `initial_cost_hashjoin` / `final_cost_hashjoin`, with `ExecChooseHashTableSize` and `estimate_hash_bucket_stats` | [`hashjoin`] |
+//! | Result (filter, select list) | folded into the node below, as PostgreSQL evaluates quals and target lists inside it: `cost_qual_eval` per input row, rows × selectivity | |
+//! | Index Scan | `cost_index` with `btcostestimate` | approximate ([`indexscan`]) |
+//!
+//! The settings it reads ([`CostParams`]): `seq_page_cost`, `random_page_cost`,
+//! `cpu_tuple_cost`, `cpu_index_tuple_cost`, `cpu_operator_cost`, `work_mem`, and per
+//! server `fdw_startup_cost`, `fdw_tuple_cost` ([`RelSize::Foreign`]).
+//!
+//! Invariants: estimating reads statistics only, never a row; estimates come out in
+//! the executor's node order (depth first, a node before its children: the ids
+//! `executor::init_plan` gives), one per node.
+//!
+//! Measured against PostgreSQL 15 (tests/sql_seeds.rs, tests/sql_corpus.rs): every
+//! node of the seeds' plans agrees to the cent; of the corpus's plans whose nodes are
+//! PostgreSQL's, 334 of 358 nodes agree to the cent and all have rows within a factor 2.
+//!
+//! Where it departs from PostgreSQL: the plan is not chosen by these costs (item 5 of
+//! issue 23); a HashAggregate's spill to disk is not costed (work_mem is assumed to
+//! hold the groups); an Index Scan's cost is approximate (no correlation); the width
+//! of a value that is not a plain column is its type's default. What the sandbox's plan
+//! does not record is not costed: `IN (…)` is an OR of equalities here (PostgreSQL's
+//! `= ANY` costs half an operator per element and sums disjoint selectivities), and a
+//! subquery in FROM that is not pulled up costs no SubqueryScan `cpu_tuple_cost` per
+//! row (only a top-level UNION ALL's children do). A select list over a partitioned
+//! table's Append is costed in each partition's scan, as PostgreSQL evaluates it there.
+
+use super::selectivity::{self, clamp_row_est, VarData};
+use super::stats::{type_avg_width, ColumnStats, BLCKSZ};
+use super::{AggCall, AggFunc, AggStrategy, BinOp, Expr, ForeignScanPlan, Plan, RemoteTarget, SqlType};
+use crate::types::ColType;
+use std::rc::Rc;
+
+/// The cost settings (PostgreSQL 15's defaults in [`CostParams::default`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CostParams {
+    pub seq_page_cost: f64,
+    pub random_page_cost: f64,
+    pub cpu_tuple_cost: f64,
+    pub cpu_index_tuple_cost: f64,
+    pub cpu_operator_cost: f64,
+    /// kB.
+    pub work_mem: f64,
+    pub hash_mem_multiplier: f64,
+}
+
+impl Default for CostParams {
+    fn default() -> Self {
+        CostParams {
+            seq_page_cost: 1.0,
+            random_page_cost: 4.0,
+            cpu_tuple_cost: 0.01,
+            cpu_index_tuple_cost: 0.005,
+            cpu_operator_cost: 0.0025,
+            work_mem: 4096.0,
+            hash_mem_multiplier: 2.0,
+        }
+    }
+}
+
+impl CostParams {
+    /// The parameters as the node's settings say (`setting(name)`: its value, None
+    /// when never set).
+    pub fn from_settings(setting: &dyn Fn(&str) -> Option<String>) -> CostParams {
+        let d = CostParams::default();
+        let get = |name: &str, default: f64| setting(name).and_then(|v| v.parse::<f64>().ok()).unwrap_or(default);
+        CostParams {
+            seq_page_cost: get("seq_page_cost", d.seq_page_cost),
+            random_page_cost: get("random_page_cost", d.random_page_cost),
+            cpu_tuple_cost: get("cpu_tuple_cost", d.cpu_tuple_cost),
+            cpu_index_tuple_cost: get("cpu_index_tuple_cost", d.cpu_index_tuple_cost),
+            cpu_operator_cost: get("cpu_operator_cost", d.cpu_operator_cost),
+            work_mem: setting("work_mem").and_then(|v| memory_kb(&v)).unwrap_or(d.work_mem),
+            hash_mem_multiplier: d.hash_mem_multiplier,
+        }
+    }
+}
+
+/// One node's estimate, as EXPLAIN prints it.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct Estimate {
+    pub startup: f64,
+    pub total: f64,
+    pub rows: f64,
+    pub width: i64,
+}
+
+/// What the planner knows of a relation's size (`pg_class`).
+#[derive(Clone, Debug)]
+pub enum RelSize {
+    /// A table: its heap's pages now, and `relpages` / `reltuples` (−1: never
+    /// analyzed or vacuumed).
+    Table { curpages: f64, relpages: f64, reltuples: f64 },
+    /// A foreign table: `relpages` / `reltuples` of its last ANALYZE (−1: never), and
+    /// its server's (or its own) `fdw_startup_cost` and `fdw_tuple_cost`.
+    Foreign { relpages: f64, reltuples: f64, fdw_startup_cost: f64, fdw_tuple_cost: f64 },
+    /// A partitioned table: `reltuples` of its last ANALYZE (−1: never).
+    Partitioned { reltuples: f64 },
+}
+
+/// A relation as the cost model sees it: its size and its columns with their
+/// statistics.
+#[derive(Clone, Debug)]
+pub struct RelInfo {
+    pub name: String,
+    /// For a partition: its topmost partitioned ancestor, whose columns a query
+    /// through it reads (their inherited statistics).
+    pub parent: Option<String>,
+    pub size: RelSize,
+    pub columns: Vec<(String, SqlType, Option<ColumnStats>)>,
+}
+
+impl RelInfo {
+    fn column(&self, name: &str) -> Option<usize> {
+        self.columns.iter().position(|c| c.0 == name)
+    }
+    /// `get_attavgwidth`, else `get_typavgwidth`.
+    fn width(&self, c: usize) -> f64 {
+        match &self.columns[c] {
+            (_, _, Some(s)) if s.avg_width > 0 => s.avg_width as f64,
+            (_, ty, _) => type_avg_width(*ty),
+        }
+    }
+}
+
+/// Where the cost model finds relations (the coordinator's catalog).
+pub trait CostCatalog {
+    fn relation(&self, name: &str) -> Option<RelInfo>;
+}
+
+/// What an output column is, for statistics: a column of a relation (its info, its
+/// index, and the relation's rows after its restrictions, `rel->rows`).
+#[derive(Clone, Debug)]
+struct Var {
+    rel: Rc<RelInfo>,
+    col: usize,
+    tuples: f64,
+    rel_rows: f64,
+}
+
+impl Var {
+    fn data(&self) -> VarData<'_> {
+        VarData { stats: self.rel.columns[self.col].2.as_ref(), tuples: self.tuples }
+    }
+    fn ty(&self) -> SqlType {
+        self.rel.columns[self.col].1
+    }
+}
+
+/// A costed node: its estimate, its output columns' origins and widths, its children.
+struct Costed {
+    est: Estimate,
+    vars: Vec<Option<Var>>,
+    widths: Vec<f64>,
+    /// Unrounded row estimate (PostgreSQL keeps `rows` as a double).
+    kids: Vec<Costed>,
+    /// For a scan of a partition: the partitioned parent's name.
+    parent: Option<String>,
+    /// Rows before a Result's filter folded into this node (the scan's tuples).
+    input_rows: f64,
+    /// A Seq Scan's pages and tuples: a filter folded into it is costed as
+    /// `cost_seqscan` costs its quals, in its order of additions.
+    seq: Option<(f64, f64)>,
+}
+
+/// Estimates for every node of `plan`, in executor order (a node, then its children).
+pub fn cost_plan(plan: &Plan, cat: &dyn CostCatalog, p: &CostParams) -> Vec<Estimate> {
+    // The query's own set operation: an Append reached from the top through Limit,
+    // Sort and projections only (a UNION ALL in a subquery of FROM is pulled up into
+    // an appendrel instead, with no subquery scans: `pull_up_simple_union_all`).
+    let mut top = plan;
+    loop {
+        match top {
+            Plan::Limit { child, .. } | Plan::Sort { child, .. } | Plan::Result { child, filter: None, .. } => {
+                top = child
+            }
+            _ => break,
+        }
+    }
+    let setop = matches!(top, Plan::Append { .. }).then_some(top as *const Plan);
+    let c =
+        Model { cat, p, setop, project: Default::default(), in_append: Default::default(), rels: Default::default() }
+            .node(plan, None);
+    let mut out = vec![];
+    flatten(&c, &mut out);
+    out
+}
+
+fn flatten(c: &Costed, out: &mut Vec<Estimate>) {
+    out.push(c.est);
+    for k in &c.kids {
+        flatten(k, out);
+    }
+}
+
+struct Model<'a> {
+    cat: &'a dyn CostCatalog,
+    p: &'a CostParams,
+    /// The query's top-level UNION ALL, if any (compared by address).
+    setop: Option<*const Plan>,
+    /// A select list to evaluate in the partitions' scans of the Append costed next
+    /// ([`Model::result`]).
+    project: std::cell::RefCell<Option<Vec<(Expr, String)>>>,
+    /// Costing the children of an Append or Merge Append: a partition's scan there is
+    /// one member of its parent's appendrel, not the parent's lone partition.
+    in_append: std::cell::Cell<bool>,
+    /// Relations looked up so far (a table's pages are counted once per plan).
+    rels: std::cell::RefCell<std::collections::HashMap<String, Option<Rc<RelInfo>>>>,
+}
+
+/// `cost_qual_eval`: one `cpu_operator_cost` per operator or function evaluated per
+/// row; constants folded at planning cost nothing, as do AND, OR, NOT and IS NULL.
+pub fn qual_cost(e: &Expr, p: &CostParams) -> f64 {
+    let mut has_col = false;
+    e.for_each_col(&mut |_| has_col = true);
+    if !has_col {
+        return 0.0;
+    }
+    match e {
+        Expr::Col(_) | Expr::Const(_) => 0.0,
+        Expr::Bin(BinOp::And | BinOp::Or, l, r) => qual_cost(l, p) + qual_cost(r, p),
+        Expr::Bin(_, l, r) => p.cpu_operator_cost + qual_cost(l, p) + qual_cost(r, p),
+        Expr::Not(x) | Expr::IsNull(x, _) => qual_cost(x, p),
+        Expr::Func(_, args) => p.cpu_operator_cost + args.iter().map(|a| qual_cost(a, p)).sum::<f64>(),
+    }
+}
+
+/// costsize.c's `LOG2(x)`: `log(x) / 0.693147180559945`, not the exact base-2
+/// logarithm (the cents of a sort's cost depend on it).
+fn log2(x: f64) -> f64 {
+    x.ln() / 0.693147180559945
+}
+
+fn maxalign(w: f64) -> f64 {
+    ((w as i64 + 7) & !7) as f64
+}
+
+/// `relation_byte_size`.
+fn relation_byte_size(tuples: f64, width: f64) -> f64 {
+    tuples * (maxalign(width) + 24.0)
+}
+
+/// `adjust_limit_rows_costs` (offset / count of 0: absent).
+fn adjust_limit(e: &mut Estimate, offset: f64, count: f64) {
+    let (input_rows, input_startup, input_total) = (e.rows, e.startup, e.total);
+    if offset != 0.0 {
+        let offset_rows = offset.min(e.rows);
+        if input_rows > 0.0 {
+            e.startup += (input_total - input_startup) * offset_rows / input_rows;
+        }
+        e.rows = (e.rows - offset_rows).max(1.0);
+    }
+    if count != 0.0 {
+        let count_rows = count.min(e.rows);
+        if input_rows > 0.0 {
+            e.total = e.startup + (input_total - input_startup) * count_rows / input_rows;
+        }
+        e.rows = count_rows.max(1.0);
+    }
+}
+
+/// `cost_tuplesort`: (startup, run) of sorting `tuples` rows of `width` bytes with
+/// `work_mem` kB, `limit` rows wanted (a bounded heap sort when fewer than half).
+pub fn cost_tuplesort(tuples: f64, width: f64, limit: Option<f64>, p: &CostParams) -> (f64, f64) {
+    let input_bytes = relation_byte_size(tuples, width);
+    let sort_mem_bytes = p.work_mem * 1024.0;
+    let tuples = tuples.max(2.0);
+    let comparison_cost = 2.0 * p.cpu_operator_cost;
+    let (output_tuples, output_bytes) = match limit {
+        Some(l) if l > 0.0 && l < tuples => (l, relation_byte_size(l, width)),
+        _ => (tuples, input_bytes),
+    };
+    let startup = if output_bytes > sort_mem_bytes {
+        let npages = (input_bytes / BLCKSZ).ceil();
+        let nruns = input_bytes / sort_mem_bytes;
+        // tuplesort_merge_order: a tape buffer and a 32-block merge buffer per input.
+        let mergeorder = (sort_mem_bytes / (2.0 * BLCKSZ + 32.0 * BLCKSZ)).floor().clamp(6.0, 500.0);
+        let log_runs = if nruns > mergeorder { (nruns.ln() / mergeorder.ln()).ceil() } else { 1.0 };
+        let npageaccesses = 2.0 * npages * log_runs;
+        comparison_cost * tuples * log2(tuples) + npageaccesses * (p.seq_page_cost * 0.75 + p.random_page_cost * 0.25)
+    } else if tuples > 2.0 * output_tuples || input_bytes > sort_mem_bytes {
+        comparison_cost * tuples * log2(2.0 * output_tuples)
+    } else {
+        comparison_cost * tuples * log2(tuples)
+    };
+    (startup, p.cpu_operator_cost * tuples)
+}
+
+/// `get_agg_clause_costs`, one aggregate at a time: adds its transition function's
+/// cost, then its argument's, to `trans` (per input row) and its final function's to
+/// `fin` (per group), in that order. Every transition and final function the
+/// sandbox's aggregates use has `procost` 1.
+fn add_agg_costs(a: &AggCall, arg_ty: Option<SqlType>, p: &CostParams, trans: &mut f64, fin: &mut f64) {
+    *trans += p.cpu_operator_cost;
+    let has_final = match (a.func, arg_ty) {
+        (AggFunc::Avg, _) => true,
+        (AggFunc::Sum, Some(SqlType::Int8 | SqlType::Numeric)) => true,
+        _ => false,
+    };
+    if has_final {
+        *fin += p.cpu_operator_cost;
+    }
+    *trans += a.arg.as_ref().map_or(0.0, |e| qual_cost(e, p));
+}
+
+/// The width of an aggregate's result type (`get_typavgwidth` of it: the type's
+/// length, 32 for text and numeric, whatever the column's statistics say).
+fn agg_width(a: &AggCall, ty: Option<SqlType>) -> f64 {
+    match (a.func, ty) {
+        (AggFunc::CountStar | AggFunc::Count, _) => 8.0,
+        (AggFunc::Sum, Some(SqlType::Int2 | SqlType::Int4 | SqlType::Float8)) => 8.0,
+        (AggFunc::Avg, Some(SqlType::Float8)) => 8.0,
+        (AggFunc::Sum | AggFunc::Avg, _) => 32.0,
+        (AggFunc::Min | AggFunc::Max, t) => type_avg_width(t.unwrap_or(SqlType::Text)),
+    }
+}
+
+/// The SQL type of an expression (`exprType`), given its input columns' types: what
+/// its width is taken from. Integer arithmetic widens to the wider operand (a
+/// constant is an integer, or a bigint past its range), numeric and float8 win over
+/// integers; None when unknown.
+fn expr_type(e: &Expr, input: &[Option<SqlType>]) -> Option<SqlType> {
+    let rank = |t: SqlType| match t {
+        SqlType::Int2 => 0,
+        SqlType::Int4 => 1,
+        SqlType::Int8 => 2,
+        SqlType::Numeric => 3,
+        SqlType::Float8 => 4,
+        SqlType::Text => 5,
+    };
+    match e {
+        Expr::Col(i) => input.get(*i).copied().flatten(),
+        Expr::Const(crate::types::Datum::Int(v)) => {
+            Some(if i32::try_from(*v).is_ok() { SqlType::Int4 } else { SqlType::Int8 })
+        }
+        Expr::Const(crate::types::Datum::Float(_)) => Some(SqlType::Numeric),
+        Expr::Const(crate::types::Datum::Text(_)) => Some(SqlType::Text),
+        Expr::Const(_) => None,
+        Expr::Bin(op, l, r) if !op.is_comparison() && !matches!(op, BinOp::And | BinOp::Or) => {
+            let (a, b) = (expr_type(l, input)?, expr_type(r, input)?);
+            Some(if rank(a) >= rank(b) { a } else { b })
+        }
+        Expr::Func(super::Func::Cast { to, .. }, _) => Some(*to),
+        Expr::Func(super::Func::Neg | super::Func::Abs, args) => args.first().and_then(|a| expr_type(a, input)),
+        Expr::Func(super::Func::Length, _) => Some(SqlType::Int4),
+        Expr::Func(super::Func::Random, _) => Some(SqlType::Float8),
+        Expr::Func(_, _) => Some(SqlType::Text),
+        _ => None,
+    }
+}
+
+fn guess_type(t: ColType) -> SqlType {
+    match t {
+        ColType::Int => SqlType::Int4,
+        ColType::Float => SqlType::Numeric,
+        ColType::Text => SqlType::Text,
+    }
+}
+
+impl Model<'_> {
+    fn node(&self, plan: &Plan, limit: Option<f64>) -> Costed {
+        match plan {
+            Plan::SeqScan { table, columns, alias } => {
+                let names: Vec<&str> = columns.iter().map(|c| c.name.as_str()).collect();
+                self.seqscan(table, &names, alias.is_some())
+            }
+            Plan::IndexScan { table, columns, .. } => {
+                let names: Vec<&str> = columns.iter().map(|c| c.name.as_str()).collect();
+                self.indexscan(table, &names)
+            }
+            Plan::ForeignScan(f) => self.foreignscan(f),
+            Plan::Append { children } => self.append(children, self.setop == Some(plan as *const Plan)),
+            Plan::MergeAppend { children, .. } => self.merge_append(children, limit),
+            Plan::Sort { child, .. } => {
+                let c = self.node(child, None);
+                let width = if matches!(child.as_ref(), Plan::EmptyResult { .. }) {
+                    c.widths.iter().sum::<f64>() as i64
+                } else {
+                    c.est.width
+                };
+                let (startup, run) = cost_tuplesort(c.est.rows, width as f64, limit, self.p);
+                let est = Estimate {
+                    startup: c.est.total + startup,
+                    total: c.est.total + startup + run,
+                    rows: c.est.rows,
+                    width,
+                };
+                self.wrap(est, c, |c| (c.vars.clone(), c.widths.clone()))
+            }
+            Plan::Limit { child, offset, count } => {
+                let bound = count.map(|n| (n.max(1) + offset) as f64);
+                let c = self.node(child, bound);
+                let mut est = c.est;
+                adjust_limit(&mut est, *offset as f64, count.map_or(0.0, |n| n.max(1) as f64));
+                self.wrap(est, c, |c| (c.vars.clone(), c.widths.clone()))
+            }
+            Plan::Agg { child, strategy, group_by, aggs } => self.agg(child, strategy, group_by, aggs),
+            Plan::Result { child, filter, targets } => self.result(child, filter.as_ref(), targets.as_deref(), limit),
+            Plan::HashJoin { outer, inner, outer_key, inner_key } => self.hashjoin(outer, inner, outer_key, inner_key),
+            Plan::EmptyResult { columns } => {
+                // A dummy relation's Result has no target of its own to weigh: width 0;
+                // its columns keep their types' widths for the nodes above.
+                let widths: Vec<f64> = columns.iter().map(|c| type_avg_width(guess_type(c.ty))).collect();
+                let width = 0;
+                Costed {
+                    est: Estimate { startup: 0.0, total: 0.0, rows: 0.0, width },
+                    vars: vec![None; columns.len()],
+                    widths,
+                    kids: vec![],
+                    parent: None,
+                    input_rows: 0.0,
+                    seq: None,
+                }
+            }
+        }
+    }
+
+    fn wrap(&self, est: Estimate, c: Costed, out: impl Fn(&Costed) -> (Vec<Option<Var>>, Vec<f64>)) -> Costed {
+        let (vars, widths) = out(&c);
+        Costed { est, vars, widths, parent: c.parent.clone(), input_rows: c.est.rows, kids: vec![c], seq: None }
+    }
+
+    fn rel(&self, name: &str) -> Option<Rc<RelInfo>> {
+        if let Some(r) = self.rels.borrow().get(name) {
+            return r.clone();
+        }
+        let r = self.cat.relation(name).map(Rc::new);
+        self.rels.borrow_mut().insert(name.to_string(), r.clone());
+        r
+    }
+
+    /// `table_block_relation_estimate_size`: (pages, tuples) of a table.
+    fn table_size(rel: &RelInfo, curpages: f64, relpages: f64, reltuples: f64) -> (f64, f64) {
+        let mut curpages = curpages;
+        if curpages < 10.0 && relpages <= 0.0 && reltuples < 0.0 {
+            curpages = 10.0;
+        }
+        if curpages == 0.0 {
+            return (0.0, 0.0);
+        }
+        let density = if reltuples >= 0.0 && relpages > 0.0 {
+            reltuples / relpages
+        } else {
+            // get_rel_data_width + the tuple header and line pointer; integer division.
+            let width: f64 = (0..rel.columns.len()).map(|c| rel.width(c)).sum();
+            ((BLCKSZ as i64 - 24) / (width as i64 + 24 + 4)) as f64
+        };
+        (curpages, (density * curpages).round())
+    }
+
+    fn scan_vars(&self, rel: &Rc<RelInfo>, names: &[&str], tuples: f64, rows: f64) -> (Vec<Option<Var>>, Vec<f64>) {
+        names
+            .iter()
+            .map(|n| match rel.column(n) {
+                Some(c) => (Some(Var { rel: rel.clone(), col: c, tuples, rel_rows: rows }), rel.width(c)),
+                None => (None, 32.0),
+            })
+            .unzip()
+    }
+
+    /// `cost_seqscan` (the filter, if any, comes from the Result above: [`Model::result`]).
+    /// `via_parent`: the scan reads a partition through its partitioned table.
+    fn seqscan(&self, table: &str, names: &[&str], via_parent: bool) -> Costed {
+        let Some(rel) = self.rel(table) else { return self.unknown(names.len()) };
+        let parent = if via_parent { rel.parent.clone() } else { None };
+        let (pages, tuples) = match rel.size {
+            RelSize::Table { curpages, relpages, reltuples } => Self::table_size(&rel, curpages, relpages, reltuples),
+            _ => (10.0, 1000.0),
+        };
+        let (vars, widths) = self.scan_vars(&rel, names, tuples, tuples);
+        let est = Estimate {
+            startup: 0.0,
+            total: self.seq_total(pages, tuples, 0.0),
+            rows: clamp_row_est(tuples),
+            width: widths.iter().sum::<f64>() as i64,
+        };
+        Costed { est, vars, widths, kids: vec![], parent, input_rows: tuples, seq: Some((pages, tuples)) }
+    }
+
+    /// `cost_seqscan`'s total: `startup + cpu_run_cost + disk_run_cost`.
+    fn seq_total(&self, pages: f64, tuples: f64, qual_per_tuple: f64) -> f64 {
+        let cpu_run = (self.p.cpu_tuple_cost + qual_per_tuple) * tuples;
+        let disk_run = self.p.seq_page_cost * pages;
+        0.0 + cpu_run + disk_run
+    }
+
+    /// A full Index Scan in index order (no index condition): `cost_index` with
+    /// `btcostestimate`'s index pages and tuples, the heap fetched at random (no
+    /// correlation): approximate.
+    fn indexscan(&self, table: &str, names: &[&str]) -> Costed {
+        let mut c = self.seqscan(table, names, false);
+        c.seq = None;
+        let tuples = c.input_rows;
+        let p = self.p;
+        let index_pages = (tuples * 16.0 / (BLCKSZ - 24.0)).ceil().max(1.0);
+        let index_cost = index_pages * p.random_page_cost
+            + tuples * (p.cpu_index_tuple_cost + p.cpu_operator_cost)
+            + 50.0 * p.cpu_operator_cost;
+        let heap_pages = (c.est.total - p.cpu_tuple_cost * tuples) / p.seq_page_cost.max(1e-9);
+        c.est.startup = 0.0;
+        c.est.total = index_cost + heap_pages.min(tuples) * p.random_page_cost + p.cpu_tuple_cost * tuples;
+        c
+    }
+
+    fn unknown(&self, ncols: usize) -> Costed {
+        Costed {
+            est: Estimate { startup: 0.0, total: 0.0, rows: 1.0, width: 0 },
+            vars: vec![None; ncols],
+            widths: vec![32.0; ncols],
+            kids: vec![],
+            parent: None,
+            input_rows: 1.0,
+            seq: None,
+        }
+    }
+
+    /// postgres_fdw: `postgresGetForeignRelSize`, `estimate_path_cost_size` (local
+    /// estimates), and for a pushed-down aggregate its upper-relation branch.
+    fn foreignscan(&self, f: &ForeignScanPlan) -> Costed {
+        let p = self.p;
+        let q = &f.remote;
+        let ntargets = q.targets.len();
+        let Some(rel) = self.rel(&f.relation) else { return self.unknown(ntargets) };
+        let parent = if f.alias.is_some() { rel.parent.clone() } else { None };
+        let RelSize::Foreign { relpages, reltuples, fdw_startup_cost, fdw_tuple_cost } = rel.size else {
+            return self.unknown(ntargets);
+        };
+        // The table's columns as the remote query numbers them, in the local relation.
+        let local: Vec<Option<usize>> = q.table_columns.iter().map(|c| rel.column(&c.name)).collect();
+        let width_of = |c: usize| local.get(c).copied().flatten().map_or(32.0, |l| rel.width(l));
+        // The base relation's target: the columns read above the scan.
+        let mut needed: Vec<usize> = q
+            .targets
+            .iter()
+            .filter_map(|t| match t {
+                RemoteTarget::Col(c) => Some(*c),
+                RemoteTarget::Agg(_, a) => *a,
+            })
+            .collect();
+        needed.sort_unstable();
+        needed.dedup();
+        let base_width: f64 = needed.iter().map(|&c| width_of(c)).sum();
+        let (pages, tuples) = if reltuples < 0.0 {
+            (10.0, ((10 * BLCKSZ as i64) / (base_width as i64 + 24)) as f64)
+        } else {
+            (relpages, reltuples)
+        };
+        let var_of = |c: usize| -> VarData<'_> {
+            VarData { stats: local.get(c).copied().flatten().and_then(|l| rel.columns[l].2.as_ref()), tuples }
+        };
+        let sel = if q.quals.is_empty() { 1.0 } else { selectivity::clauselist_selectivity(&q.quals, &var_of, tuples) };
+        let rows = clamp_row_est(tuples * sel);
+        let restrict_cost: f64 = q.quals.iter().map(|e| qual_cost(e, p)).sum();
+        // The base relation's cached estimate (`rel_startup_cost`, `rel_total_cost`).
+        let mut rel_run = 0.0;
+        rel_run += p.seq_page_cost * pages;
+        rel_run += (p.cpu_tuple_cost + restrict_cost) * tuples;
+        let rel_total = 0.0 + rel_run;
+        let base_rows = rows;
+        let (mut startup, mut run, mut rows, mut retrieved, width, vars, widths);
+        if q.aggregated() {
+            let group_vars: Vec<VarData> = q.group_by.iter().map(|&c| var_of(c)).collect();
+            let num_groups = selectivity::estimate_num_groups(&group_vars, base_rows, base_rows);
+            let (mut trans, mut fin) = (0.0, 0.0);
+            let mut target_widths = vec![];
+            let mut target_vars = vec![];
+            for t in &q.targets {
+                match t {
+                    RemoteTarget::Col(c) => {
+                        target_widths.push(width_of(*c));
+                        target_vars.push(None);
+                    }
+                    RemoteTarget::Agg(func, arg) => {
+                        let call = AggCall { func: *func, arg: arg.map(Expr::Col) };
+                        let ty = arg.and_then(|a| local.get(a).copied().flatten()).map(|l| rel.columns[l].1);
+                        add_agg_costs(&call, ty, p, &mut trans, &mut fin);
+                        target_widths.push(agg_width(&call, ty));
+                        target_vars.push(None);
+                    }
+                }
+            }
+            if q.having.is_empty() {
+                rows = num_groups;
+                retrieved = num_groups;
+            } else {
+                let none = |_| VarData::none(num_groups);
+                retrieved =
+                    clamp_row_est(num_groups * selectivity::clauselist_selectivity(&q.having, &none, num_groups));
+                rows = retrieved;
+            }
+            startup = trans * base_rows + p.cpu_operator_cost * q.group_by.len() as f64 * base_rows;
+            run = rel_total + fin * num_groups + p.cpu_tuple_cost * num_groups;
+            if !q.having.is_empty() {
+                run += q.having.iter().map(|e| qual_cost(e, p)).sum::<f64>() * num_groups;
+            }
+            width = target_widths.iter().sum::<f64>();
+            if !q.order_by.is_empty() {
+                // adjust_foreign_grouping_path_cost: ordered by the grouping keys, a
+                // quarter of the sort multiplier; else an explicit sort (bounded by
+                // LIMIT + OFFSET).
+                let by_group_keys = q.order_by.iter().all(|k| {
+                    matches!(&k.expr, Expr::Col(i) if matches!(q.targets.get(*i), Some(RemoteTarget::Col(c)) if q.group_by.contains(c)))
+                });
+                if by_group_keys {
+                    let m = 1.0 + (1.2 - 1.0) * 0.25;
+                    startup *= m;
+                    run *= m;
+                } else {
+                    let limit = q.limit.map(|n| (n + q.offset.unwrap_or(0)) as f64);
+                    let (s, r) = cost_tuplesort(retrieved, width, limit, p);
+                    let input = startup + run;
+                    startup = input + s;
+                    run = r;
+                }
+            }
+            vars = target_vars;
+            widths = target_widths;
+        } else {
+            rows = base_rows;
+            retrieved = rows.min(tuples);
+            startup = 0.0;
+            run = rel_total;
+            if !q.order_by.is_empty() {
+                startup *= 1.2;
+                run *= 1.2;
+            }
+            let cols: Vec<usize> =
+                q.targets.iter().map(|t| if let RemoteTarget::Col(c) = t { *c } else { 0 }).collect();
+            widths = cols.iter().map(|&c| width_of(c)).collect::<Vec<_>>();
+            width = widths.iter().sum();
+            vars = cols
+                .iter()
+                .map(|&c| {
+                    local.get(c).copied().flatten().map(|l| Var {
+                        rel: rel.clone(),
+                        col: l,
+                        tuples,
+                        rel_rows: base_rows,
+                    })
+                })
+                .collect();
+        }
+        // The relation's own row estimate (fpinfo->rows), before any LIMIT.
+        let rel_rows = rows;
+        let mut est = Estimate { startup, total: startup + run, rows, width: width as i64 };
+        let limited = q.limit.is_some() || q.offset.is_some();
+        if limited {
+            let (offset, count) = (q.offset.unwrap_or(0) as f64, q.limit.map_or(0.0, |n| n.max(1) as f64));
+            adjust_limit(&mut est, offset, count);
+            retrieved = est.rows;
+            rows = est.rows;
+        }
+        // In estimate_path_cost_size's order, one addition at a time (the cents of a
+        // sum depend on it).
+        est.startup += fdw_startup_cost;
+        est.total += fdw_startup_cost;
+        est.total += fdw_tuple_cost * retrieved;
+        est.total += p.cpu_tuple_cost * retrieved;
+        if let (true, Some(count)) = (limited, q.limit) {
+            let limit_tuples = (count + q.offset.unwrap_or(0)) as f64;
+            if limit_tuples > 0.0 && limit_tuples < rel_rows {
+                est.total -= (est.total - est.startup) * 0.05 * (rel_rows - limit_tuples) / rel_rows;
+            }
+        }
+        est.rows = rows;
+        Costed { est, vars, widths, kids: vec![], parent, input_rows: rows, seq: None }
+    }
+
+    /// A node's output columns as the nodes above see them: a partition's scan (all
+    /// other partitions pruned) outputs its partitioned parent's columns, whose
+    /// statistics are the parent's inherited ones and whose tuples are the scan's rows
+    /// (an appendrel's `tuples`), as PostgreSQL's Vars name the parent.
+    fn out_vars(&self, c: &Costed) -> Vec<Option<Var>> {
+        if self.in_append.get() {
+            // A member of an appendrel (a partitionwise aggregate's input): its own columns.
+            return c.vars.clone();
+        }
+        let Some(rel) = c.parent.as_ref().and_then(|p| self.rel(p)) else { return c.vars.clone() };
+        let rows = c.est.rows;
+        c.vars
+            .iter()
+            .map(|v| {
+                let v = v.as_ref()?;
+                match rel.column(&v.rel.columns[v.col].0) {
+                    Some(col) => Some(Var { rel: rel.clone(), col, tuples: rows, rel_rows: rows }),
+                    None => Some(v.clone()),
+                }
+            })
+            .collect()
+    }
+
+    /// For an Append or Merge Append over a partitioned table's partitions: each output
+    /// column as the parent's column (its inherited statistics, its tuples and rows).
+    fn parent_vars(&self, kids: &[Costed], rows: f64) -> Vec<Option<Var>> {
+        let first = kids.first();
+        let parent = first.and_then(|k| k.parent.clone().or_else(|| k.kids.first().and_then(|g| g.parent.clone())));
+        let ncols = first.map_or(0, |k| k.vars.len());
+        let Some(rel) = parent.and_then(|p| self.rel(&p)) else { return vec![None; ncols] };
+        // An appendrel's tuples are its children's rows (`set_append_rel_size`).
+        let tuples = rows;
+        (0..ncols)
+            .map(|i| {
+                let name = first.and_then(|k| k.vars[i].as_ref()).map(|v| v.rel.columns[v.col].0.clone())?;
+                let col = rel.column(&name)?;
+                Some(Var { rel: rel.clone(), col, tuples, rel_rows: rows })
+            })
+            .collect()
+    }
+
+    /// Rows and the row-weighted mean width of children (`set_append_rel_size`).
+    fn appended(kids: &[Costed]) -> (f64, Vec<f64>, i64) {
+        let rows: f64 = kids.iter().map(|k| k.est.rows).sum();
+        let size: f64 = kids.iter().map(|k| k.est.width as f64 * k.est.rows).sum();
+        let width = if rows > 0.0 { (size / rows).round() as i64 } else { kids.first().map_or(0, |k| k.est.width) };
+        // Each column's width averaged over the children by rows, rounded
+        // (`set_append_rel_size`'s parent_attrsizes).
+        let ncols = kids.first().map_or(0, |k| k.widths.len());
+        let widths = (0..ncols)
+            .map(|i| {
+                let size: f64 = kids.iter().map(|k| k.widths.get(i).copied().unwrap_or(0.0) * k.est.rows).sum();
+                if rows > 0.0 {
+                    (size / rows).round()
+                } else {
+                    kids[0].widths[i]
+                }
+            })
+            .collect();
+        (rows, widths, width)
+    }
+
+    /// Costs an Append's children as its members ([`Model::in_append`]).
+    fn members(&self, f: impl FnOnce() -> Vec<Costed>) -> Vec<Costed> {
+        let was = self.in_append.replace(true);
+        let kids = f();
+        self.in_append.set(was);
+        kids
+    }
+
+    /// Are these an Append's partitions of one partitioned table (every child a scan of
+    /// a partition of the same topmost parent)?
+    fn partition_members(&self, children: &[Plan]) -> bool {
+        let parent_of = |c: &Plan| -> Option<String> {
+            let mut c = c;
+            loop {
+                match c {
+                    Plan::Result { child, .. } | Plan::Sort { child, .. } => c = child,
+                    Plan::SeqScan { table, alias: Some(_), .. } => return self.rel(table)?.parent.clone(),
+                    Plan::ForeignScan(f) if f.alias.is_some() && !f.remote.aggregated() => {
+                        return self.rel(&f.relation)?.parent.clone()
+                    }
+                    _ => return None,
+                }
+            }
+        };
+        let first = children.first().and_then(parent_of);
+        first.is_some() && children.iter().all(|c| parent_of(c) == first)
+    }
+
+    /// Is this Append a UNION ALL (its children not all partitions of one parent)?
+    fn is_union(kids: &[Costed]) -> bool {
+        let first = kids.first().and_then(|k| k.parent.as_ref());
+        first.is_none() || kids.iter().any(|k| k.parent.as_ref() != first)
+    }
+
+    /// `cost_append` (unordered, not parallel). The children of a UNION ALL are
+    /// subqueries: each costs what `cost_subqueryscan` adds over its plan,
+    /// `cpu_tuple_cost` a row, though the trivial SubqueryScan is removed from the
+    /// plan (`set_subqueryscan_references`). The children of a partitionwise aggregate
+    /// share the parent's grouping target and its width.
+    fn append(&self, children: &[Plan], top_setop: bool) -> Costed {
+        let project = self.project.replace(None);
+        let mut kids: Vec<Costed> = self.members(|| children.iter().map(|c| self.node(c, None)).collect());
+        if let Some(t) = project {
+            // Each partition's scan evaluates the select list: its cost per row, its width.
+            let tl: f64 = t.iter().map(|(e, _)| qual_cost(e, self.p)).sum();
+            for (k, plan) in kids.iter_mut().zip(children) {
+                let input = plan.output_columns();
+                let types: Vec<Option<SqlType>> = k.vars.iter().map(|v| v.as_ref().map(Var::ty)).collect();
+                let widths: Vec<f64> = t
+                    .iter()
+                    .map(|(e, _)| match e {
+                        Expr::Col(i) => k.widths.get(*i).copied().unwrap_or(32.0),
+                        e => type_avg_width(expr_type(e, &types).unwrap_or_else(|| guess_type(e.col_type(&input)))),
+                    })
+                    .collect();
+                k.est.total += tl * k.est.rows;
+                k.est.width = widths.iter().sum::<f64>() as i64;
+            }
+        }
+        let (rows, widths, width) = Self::appended(&kids);
+        let grouping = children.iter().all(|c| match c {
+            Plan::Agg { .. } => true,
+            Plan::Result { child, .. } => matches!(child.as_ref(), Plan::Agg { .. }),
+            Plan::ForeignScan(f) => f.remote.aggregated(),
+            _ => false,
+        });
+        if grouping {
+            for k in kids.iter_mut() {
+                k.est.width = width;
+            }
+        }
+        let startup = kids.first().map_or(0.0, |k| k.est.startup);
+        let union = top_setop && Self::is_union(&kids) && !grouping;
+        let mut total = 0.0;
+        for k in &kids {
+            total += k.est.total;
+            if union {
+                total += self.p.cpu_tuple_cost * k.est.rows;
+            }
+        }
+        total += self.p.cpu_tuple_cost * 0.5 * rows;
+        let vars = self.parent_vars(&kids, rows);
+        Costed {
+            est: Estimate { startup, total, rows, width },
+            vars,
+            widths,
+            kids,
+            parent: None,
+            input_rows: rows,
+            seq: None,
+        }
+    }
+
+    /// `cost_merge_append`. A child that needs a Sort is costed as
+    /// `create_merge_append_path` costs it: a sort of its relation's tuples (not its
+    /// filtered rows), though the Sort node the plan shows is costed on its rows.
+    fn merge_append(&self, children: &[Plan], limit: Option<f64>) -> Costed {
+        let kids: Vec<Costed> = self.members(|| children.iter().map(|c| self.node(c, limit)).collect());
+        let (mut input_startup, mut input_total) = (0.0, 0.0);
+        for (plan, k) in children.iter().zip(&kids) {
+            match (plan, k.kids.first()) {
+                (Plan::Sort { .. }, Some(input)) => {
+                    let (s, r) = cost_tuplesort(input.input_rows, input.est.width as f64, limit, self.p);
+                    let startup = s + input.est.total;
+                    input_startup += startup;
+                    input_total += startup + r;
+                }
+                _ => {
+                    input_startup += k.est.startup;
+                    input_total += k.est.total;
+                }
+            }
+        }
+        let (rows, widths, width) = Self::appended(&kids);
+        let n = (kids.len() as f64).max(2.0);
+        let log_n = log2(n);
+        let comparison_cost = 2.0 * self.p.cpu_operator_cost;
+        let startup = comparison_cost * n * log_n;
+        let run = rows * comparison_cost * log_n + self.p.cpu_tuple_cost * 0.5 * rows;
+        let est = Estimate { startup: startup + input_startup, total: startup + run + input_total, rows, width };
+        let vars = self.parent_vars(&kids, rows);
+        Costed { est, vars, widths, kids, parent: None, input_rows: rows, seq: None }
+    }
+
+    /// A Result: its filter and select list, evaluated inside the node below in
+    /// PostgreSQL (the scan's qual, Agg's HAVING, a projection): that node's estimate
+    /// with the quals' cost per input row, the rows they keep, and the projected width.
+    fn result(
+        &self,
+        child: &Plan,
+        filter: Option<&Expr>,
+        targets: Option<&[(Expr, String)]>,
+        limit: Option<f64>,
+    ) -> Costed {
+        // A select list over a partitioned table's Append (under a Sort or not):
+        // PostgreSQL evaluates it in each partition's scan (`apply_scanjoin_target_to_paths`).
+        let below_sort = match child {
+            Plan::Sort { child: a, .. } => a.as_ref(),
+            a => a,
+        };
+        let members = match below_sort {
+            Plan::Append { children } => Some(children.as_slice()),
+            _ => None,
+        };
+        let pushed = filter.is_none() && targets.is_some() && members.is_some_and(|m| self.partition_members(m));
+        if pushed {
+            self.project.replace(targets.map(<[_]>::to_vec));
+        }
+        let c = self.node(child, if filter.is_none() { limit } else { None });
+        self.project.replace(None);
+        let mut est = c.est;
+        if let Some(f) = filter {
+            let tuples = c.input_rows;
+            let var = |i: usize| -> VarData<'_> {
+                c.vars.get(i).and_then(|v| v.as_ref()).map_or(VarData::none(tuples), |v| v.data())
+            };
+            let sel = selectivity::clause_selectivity(f, &var, tuples);
+            match c.seq {
+                Some((pages, tuples)) => est.total = self.seq_total(pages, tuples, qual_cost(f, self.p)),
+                None => est.total += qual_cost(f, self.p) * tuples,
+            }
+            est.rows = clamp_row_est(tuples * sel);
+        }
+        let (mut vars, mut widths) = (c.vars.clone(), c.widths.clone());
+        if let Some(t) = targets {
+            let input = child.output_columns();
+            let tl: f64 = t.iter().map(|(e, _)| qual_cost(e, self.p)).sum();
+            if !pushed {
+                est.total += tl * est.rows;
+            }
+            vars = t
+                .iter()
+                .map(|(e, _)| if let Expr::Col(i) = e { c.vars.get(*i).cloned().flatten() } else { None })
+                .collect();
+            widths = t
+                .iter()
+                .map(|(e, _)| match e {
+                    Expr::Col(i) => c.widths.get(*i).copied().unwrap_or(32.0),
+                    e => {
+                        let types: Vec<Option<SqlType>> = c.vars.iter().map(|v| v.as_ref().map(Var::ty)).collect();
+                        type_avg_width(expr_type(e, &types).unwrap_or_else(|| guess_type(e.col_type(&input))))
+                    }
+                })
+                .collect();
+            est.width = widths.iter().sum::<f64>() as i64;
+        }
+        // Rows the filter saw (for a filter folded again above this one).
+        let rel_rows = est.rows;
+        for v in vars.iter_mut().flatten() {
+            v.rel_rows = v.rel_rows.min(rel_rows);
+        }
+        Costed { est, vars, widths, parent: c.parent.clone(), input_rows: c.input_rows, kids: vec![c], seq: None }
+    }
+
+    /// `cost_agg` with `get_agg_clause_costs` and `estimate_num_groups`.
+    fn agg(&self, child: &Plan, strategy: &AggStrategy, group_by: &[Expr], aggs: &[AggCall]) -> Costed {
+        let p = self.p;
+        let c = self.node(child, None);
+        let input = c.est.rows;
+        let out = self.out_vars(&c);
+        let var_at = |e: &Expr| if let Expr::Col(i) = e { out.get(*i).cloned().flatten() } else { None };
+        let (mut trans, mut fin) = (0.0, 0.0);
+        let mut widths: Vec<f64> = group_by
+            .iter()
+            .map(|e| match e {
+                Expr::Col(i) => c.widths.get(*i).copied().unwrap_or(32.0),
+                _ => 32.0,
+            })
+            .collect();
+        let input_cols = child.output_columns();
+        let types: Vec<Option<SqlType>> = out
+            .iter()
+            .zip(&input_cols)
+            .map(|(v, col)| Some(v.as_ref().map_or_else(|| guess_type(col.ty), Var::ty)))
+            .collect();
+        for a in aggs {
+            let ty = a.arg.as_ref().and_then(|e| expr_type(e, &types));
+            add_agg_costs(a, ty, p, &mut trans, &mut fin);
+            widths.push(agg_width(a, ty));
+        }
+        let width = widths.iter().sum::<f64>() as i64;
+        let ngroup_cols = group_by.len() as f64;
+        let est = if matches!(strategy, AggStrategy::Plain) || group_by.is_empty() {
+            let startup = c.est.total + trans * input + fin;
+            Estimate { startup, total: startup + p.cpu_tuple_cost, rows: 1.0, width }
+        } else {
+            let vars: Vec<Option<Var>> = group_by.iter().map(var_at).collect();
+            let num_groups = if vars.iter().all(Option::is_some) {
+                let data: Vec<VarData> = vars.iter().flatten().map(Var::data).collect();
+                let rel_rows = vars.iter().flatten().next().map_or(input, |v| v.rel_rows);
+                selectivity::estimate_num_groups(&data, rel_rows, input)
+            } else {
+                let data: Vec<VarData> = vec![VarData::none(input); group_by.len()];
+                selectivity::estimate_num_groups(&data, input, input)
+            };
+            let startup = c.est.total + trans * input + p.cpu_operator_cost * ngroup_cols * input;
+            let total = startup + fin * num_groups + p.cpu_tuple_cost * num_groups;
+            Estimate { startup, total, rows: num_groups, width }
+        };
+        let vars = group_by.iter().map(var_at).chain(aggs.iter().map(|_| None)).collect();
+        Costed { est, vars, widths, parent: None, input_rows: est.rows, kids: vec![c], seq: None }
+    }
+
+    /// `initial_cost_hashjoin` + `final_cost_hashjoin` for an inner equi-join on one key.
+    fn hashjoin(&self, outer: &Plan, inner: &Plan, outer_key: &Expr, inner_key: &Expr) -> Costed {
+        let p = self.p;
+        let o = self.node(outer, None);
+        let i = self.node(inner, None);
+        let var = |c: &Costed, e: &Expr| {
+            if let Expr::Col(k) = e {
+                self.out_vars(c).get(*k).cloned().flatten()
+            } else {
+                None
+            }
+        };
+        let (ov, iv) = (var(&o, outer_key), var(&i, inner_key));
+        let none_o = VarData::none(o.est.rows);
+        let none_i = VarData::none(i.est.rows);
+        let od = ov.as_ref().map_or(none_o, Var::data);
+        let id = iv.as_ref().map_or(none_i, Var::data);
+        let jsel = selectivity::eqjoinsel(&od, &id);
+        let rows = clamp_row_est(o.est.rows * i.est.rows * jsel);
+        let (outer_rows, inner_rows) = (o.est.rows, i.est.rows);
+        let mut startup = o.est.startup + i.est.total;
+        let mut run = o.est.total - o.est.startup;
+        startup += (p.cpu_operator_cost + p.cpu_tuple_cost) * inner_rows;
+        run += p.cpu_operator_cost * outer_rows;
+        let (nbuckets, nbatch) = self.hash_table_size(inner_rows, i.est.width as f64);
+        if nbatch > 1.0 {
+            let pages = |rows: f64, w: f64| (relation_byte_size(rows, w) / BLCKSZ).ceil();
+            let (op, ip) = (pages(outer_rows, o.est.width as f64), pages(inner_rows, i.est.width as f64));
+            startup += p.seq_page_cost * ip;
+            run += p.seq_page_cost * (ip + 2.0 * op);
+        }
+        let bucket = self.bucket_size(iv.as_ref(), inner_rows, nbuckets * nbatch);
+        run += p.cpu_operator_cost * outer_rows * clamp_row_est(inner_rows * bucket) * 0.5;
+        run += p.cpu_tuple_cost * rows;
+        let mut widths = o.widths.clone();
+        widths.extend(i.widths.iter().copied());
+        let mut vars = o.vars.clone();
+        vars.extend(i.vars.iter().cloned());
+        let est = Estimate { startup, total: startup + run, rows, width: o.est.width + i.est.width };
+        Costed { est, vars, widths, parent: None, input_rows: rows, kids: vec![o, i], seq: None }
+    }
+
+    /// `ExecChooseHashTableSize` (one process, skew buckets reserved): (buckets, batches).
+    fn hash_table_size(&self, ntuples: f64, width: f64) -> (f64, f64) {
+        let ntuples = if ntuples <= 0.0 { 1000.0 } else { ntuples };
+        let tupsize = 16.0 + 16.0 + maxalign(width);
+        let inner_bytes = ntuples * tupsize;
+        let mut hash_table_bytes = self.p.work_mem * 1024.0 * self.p.hash_mem_multiplier;
+        let bytes_per_mcv = tupsize + 8.0 * 8.0 + 4.0 + 16.0;
+        let skew_mcvs = ((hash_table_bytes / bytes_per_mcv).floor() * 2.0 / 100.0).floor();
+        hash_table_bytes -= skew_mcvs * bytes_per_mcv;
+        let max_pointers = prev_pow2((hash_table_bytes / 8.0).floor());
+        let nbuckets = next_pow2(ntuples.ceil().min(max_pointers).max(1024.0));
+        if inner_bytes + 8.0 * nbuckets <= hash_table_bytes {
+            return (nbuckets, 1.0);
+        }
+        let lbuckets = prev_pow2((hash_table_bytes / (tupsize + 8.0)).floor()).min(max_pointers).max(1024.0);
+        let dbatch = (inner_bytes / (hash_table_bytes - 8.0 * lbuckets)).ceil().min(max_pointers);
+        (lbuckets, next_pow2(dbatch.max(2.0)))
+    }
+
+    /// `estimate_hash_bucket_stats`: the fraction of the inner rows in one bucket.
+    fn bucket_size(&self, v: Option<&Var>, inner_rows: f64, nbuckets: f64) -> f64 {
+        let data = v.map_or(VarData::none(inner_rows), Var::data);
+        let mcv_freq = data.stats.and_then(|s| s.mcv.first()).map_or(0.0, |m| m.1);
+        let (mut ndistinct, isdefault) = selectivity::get_variable_numdistinct(&data);
+        if isdefault {
+            return mcv_freq.max(0.1);
+        }
+        let nullfrac = data.stats.map_or(0.0, |s| s.null_frac);
+        let avgfreq = (1.0 - nullfrac) / ndistinct;
+        if let Some(v) = v {
+            if v.tuples > 0.0 {
+                ndistinct = clamp_row_est(ndistinct * v.rel_rows / v.tuples);
+            }
+        }
+        let mut estfract = if ndistinct > nbuckets { 1.0 / nbuckets } else { 1.0 / ndistinct };
+        if avgfreq > 0.0 && mcv_freq > avgfreq {
+            estfract *= mcv_freq / avgfreq;
+        }
+        estfract.clamp(1.0e-6, 1.0)
+    }
+}
+
+/// `work_mem` as `SHOW` prints it (`4MB`, `64kB`, `1GB`), in kB.
+fn memory_kb(v: &str) -> Option<f64> {
+    let digits = v.find(|c: char| !c.is_ascii_digit()).unwrap_or(v.len());
+    let n: f64 = v[..digits].parse().ok()?;
+    Some(match &v[digits..] {
+        "" | "kB" => n,
+        "MB" => n * 1024.0,
+        "GB" => n * 1024.0 * 1024.0,
+        "TB" => n * 1024.0 * 1024.0 * 1024.0,
+        _ => return None,
+    })
+}
+
+fn next_pow2(x: f64) -> f64 {
+    let mut p = 1.0;
+    while p < x {
+        p *= 2.0;
+    }
+    p
+}
+
+fn prev_pow2(x: f64) -> f64 {
+    let mut p = 1.0;
+    while p * 2.0 <= x {
+        p *= 2.0;
+    }
+    p
+}

@@ -1,0 +1,525 @@
+//! Selectivity: the fraction of a relation's rows a condition keeps, as PostgreSQL
+//! 15's `clausesel.c` and `selfuncs.c` estimate it from the statistics ANALYZE left
+//! ([`super::stats`]), or from their defaults without them.
+//!
+//! | condition | PostgreSQL | here |
+//! |---|---|---|
+//! | `col = const` | `eqsel` → `var_eq_const`: the MCV's frequency, else the rest spread over the other distinct values; no stats: `1 / get_variable_numdistinct` | [`var_eq_const`] |
+//! | `col <> const` | `neqsel`: `1 − eq − nullfrac` | the same |
+//! | `col < > <= >= const` | `scalarineqsel`: MCVs that satisfy it plus the histogram's share (`ineq_histogram_selectivity`, interpolated by `convert_to_scalar`); no stats: `DEFAULT_INEQ_SEL` (1/3) | [`scalarineqsel`] |
+//! | `col IS [NOT] NULL` | `nulltestsel`: `stanullfrac`; no stats 0.005 / 0.995 | [`nulltestsel`] |
+//! | AND | `clauselist_selectivity`: the product, a `<`/`>` pair on one column as a range (`hi + lo − 1`, `DEFAULT_RANGE_INEQ_SEL` with a default bound) | [`clauselist_selectivity`] |
+//! | OR | `s1 + s2 − s1·s2` | the same |
+//! | NOT | `1 − s` | the same |
+//! | `a = b` between two relations | `eqjoinsel_inner`: MCV lists matched, else `1 / max(nd1, nd2)` scaled by the non-null fractions | [`eqjoinsel`] |
+//! | GROUP BY columns | `estimate_num_groups`: the product of the columns' distinct counts, clamped to the input rows | [`estimate_num_groups`] |
+//!
+//! A condition compares a column with a constant when one side is a column and the
+//! other has no column (folded to a constant first, as `estimate_expression_value`
+//! does); anything else gets PostgreSQL's default for its operator.
+//!
+//! Invariants: every result is in [0, 1] (`CLAMP_PROBABILITY`); nothing here reads a
+//! row, only statistics.
+//!
+//! Where it departs from PostgreSQL: `get_actual_variable_range` (probing an index for
+//! the current minimum and maximum of a histogram's end bins) is not done; `IN (…)`
+//! arrives as ORs of equalities (the sandbox has no ScalarArrayOpExpr), so it is
+//! estimated as ORs, where `scalararraysel` sums disjoint equalities — the same for
+//! constants not in the MCV list up to the `s1·s2` terms; no extended statistics.
+
+use super::stats::ColumnStats;
+use super::{BinOp, Expr};
+use crate::types::Datum;
+
+/// `DEFAULT_EQ_SEL`.
+pub const DEFAULT_EQ_SEL: f64 = 0.005;
+/// `DEFAULT_INEQ_SEL`.
+pub const DEFAULT_INEQ_SEL: f64 = 1.0 / 3.0;
+/// `DEFAULT_RANGE_INEQ_SEL`.
+pub const DEFAULT_RANGE_INEQ_SEL: f64 = 0.005;
+/// `DEFAULT_UNK_SEL` (IS NULL without statistics).
+pub const DEFAULT_UNK_SEL: f64 = 0.005;
+/// `DEFAULT_NUM_DISTINCT`.
+pub const DEFAULT_NUM_DISTINCT: f64 = 200.0;
+
+/// What `examine_variable` finds for a column: its statistics, if ANALYZE made them,
+/// and its relation's row count (`rel->tuples`).
+#[derive(Clone, Copy, Debug)]
+pub struct VarData<'a> {
+    pub stats: Option<&'a ColumnStats>,
+    pub tuples: f64,
+}
+
+impl VarData<'_> {
+    /// An expression that is not a plain column: no statistics.
+    pub fn none(tuples: f64) -> VarData<'static> {
+        VarData { stats: None, tuples }
+    }
+}
+
+fn clamp(p: f64) -> f64 {
+    if p.is_nan() {
+        0.0
+    } else {
+        p.clamp(0.0, 1.0)
+    }
+}
+
+/// `clamp_row_est`: at least one row, a whole number.
+pub fn clamp_row_est(rows: f64) -> f64 {
+    if rows <= 1.0 || rows.is_nan() {
+        1.0
+    } else {
+        rows.round()
+    }
+}
+
+/// `get_variable_numdistinct`: the column's distinct values; with `is_default` when
+/// it is the default 200.
+pub fn get_variable_numdistinct(v: &VarData) -> (f64, bool) {
+    let stadistinct = v.stats.map_or(0.0, |s| s.n_distinct);
+    if stadistinct > 0.0 {
+        return (clamp_row_est(stadistinct), false);
+    }
+    let ntuples = v.tuples;
+    if ntuples <= 0.0 {
+        return (DEFAULT_NUM_DISTINCT, true);
+    }
+    if stadistinct < 0.0 {
+        return (clamp_row_est(-stadistinct * ntuples), false);
+    }
+    if ntuples < DEFAULT_NUM_DISTINCT {
+        return (clamp_row_est(ntuples), false);
+    }
+    (DEFAULT_NUM_DISTINCT, true)
+}
+
+/// `var_eq_const`: `col = c` (`negate`: `col <> c`).
+pub fn var_eq_const(v: &VarData, c: &Datum, negate: bool) -> f64 {
+    if c.is_null() {
+        return 0.0;
+    }
+    let nullfrac = v.stats.map_or(0.0, |s| s.null_frac);
+    let selec = match v.stats {
+        Some(s) => match s.mcv.iter().find(|(m, _)| m == c) {
+            Some((_, f)) => *f,
+            None => {
+                let sumcommon: f64 = s.mcv.iter().map(|m| m.1).sum();
+                let mut selec = clamp(1.0 - sumcommon - nullfrac);
+                let otherdistinct = get_variable_numdistinct(v).0 - s.mcv.len() as f64;
+                if otherdistinct > 1.0 {
+                    selec /= otherdistinct;
+                }
+                if let Some(least) = s.mcv.last().map(|m| m.1) {
+                    selec = selec.min(least);
+                }
+                selec
+            }
+        },
+        None => 1.0 / get_variable_numdistinct(v).0,
+    };
+    clamp(if negate { 1.0 - selec - nullfrac } else { selec })
+}
+
+/// `convert_to_scalar` for the sandbox's types: numbers as they are; strings by
+/// `convert_string_to_scalar` (C collation: the common prefix stripped, then each
+/// character a digit in the base of the characters' range). None: not comparable.
+fn convert_to_scalar(value: &Datum, lo: &Datum, hi: &Datum) -> Option<(f64, f64, f64)> {
+    match (value, lo, hi) {
+        (Datum::Text(v), Datum::Text(l), Datum::Text(h)) => Some(convert_string_to_scalar(v, l, h)),
+        _ => Some((value.as_f64()?, lo.as_f64()?, hi.as_f64()?)),
+    }
+}
+
+fn convert_string_to_scalar(value: &str, lo: &str, hi: &str) -> (f64, f64, f64) {
+    let (v, l, h) = (value.as_bytes(), lo.as_bytes(), hi.as_bytes());
+    let (mut rangelo, mut rangehi) = (h.first().copied().unwrap_or(0) as i32, h.first().copied().unwrap_or(0) as i32);
+    for &c in l.iter().chain(h) {
+        rangelo = rangelo.min(c as i32);
+        rangehi = rangehi.max(c as i32);
+    }
+    for (a, z) in [(b'A', b'Z'), (b'a', b'z'), (b'0', b'9')] {
+        if rangelo <= z as i32 && rangehi >= a as i32 {
+            rangelo = rangelo.min(a as i32);
+            rangehi = rangehi.max(z as i32);
+        }
+    }
+    if rangehi - rangelo < 9 {
+        rangelo = b' ' as i32;
+        rangehi = 127;
+    }
+    let mut p = 0;
+    while p < l.len() && p < h.len() && p < v.len() && l[p] == h[p] && l[p] == v[p] {
+        p += 1;
+    }
+    let one = |s: &[u8]| {
+        let base = (rangehi - rangelo + 1) as f64;
+        let (mut num, mut denom) = (0.0, base);
+        for &c in s.iter().take(12) {
+            let ch = (c as i32).clamp(rangelo - 1, rangehi + 1);
+            num += (ch - rangelo) as f64 / denom;
+            denom *= base;
+        }
+        num
+    };
+    (one(&v[p.min(v.len())..]), one(&l[p.min(l.len())..]), one(&h[p.min(h.len())..]))
+}
+
+fn compare(op: BinOp, a: &Datum, b: &Datum) -> bool {
+    match op {
+        BinOp::Lt => a < b,
+        BinOp::LtEq => a <= b,
+        BinOp::Gt => a > b,
+        BinOp::GtEq => a >= b,
+        _ => false,
+    }
+}
+
+/// `ineq_histogram_selectivity`: the histogram's share of `col op c`; None without a
+/// histogram of at least two bounds.
+fn ineq_histogram_selectivity(v: &VarData, s: &ColumnStats, op: BinOp, c: &Datum) -> Option<f64> {
+    let hist = &s.histogram;
+    if hist.len() < 2 {
+        return None;
+    }
+    let isgt = matches!(op, BinOp::Gt | BinOp::GtEq);
+    let iseq = matches!(op, BinOp::LtEq | BinOp::GtEq);
+    // The leftmost bound for which `op` fails (isgt: succeeds).
+    let (mut lo, mut hi) = (0usize, hist.len());
+    while lo < hi {
+        let probe = (lo + hi) / 2;
+        let mut ltcmp = compare(op, &hist[probe], c);
+        if isgt {
+            ltcmp = !ltcmp;
+        }
+        if ltcmp {
+            lo = probe + 1;
+        } else {
+            hi = probe;
+        }
+    }
+    let histfrac = if lo == 0 {
+        0.0
+    } else if lo >= hist.len() {
+        1.0
+    } else {
+        let i = lo;
+        let mut eq_selec = 0.0;
+        if i == 1 || isgt == iseq {
+            let otherdistinct = get_variable_numdistinct(v).0 - s.mcv.len() as f64;
+            if otherdistinct > 1.0 {
+                eq_selec = 1.0 / otherdistinct;
+            }
+        }
+        let binfrac = match convert_to_scalar(c, &hist[i - 1], &hist[i]) {
+            Some((val, low, high)) => {
+                if high <= low {
+                    0.5
+                } else if val <= low {
+                    0.0
+                } else if val >= high {
+                    1.0
+                } else {
+                    let b = (val - low) / (high - low);
+                    if b.is_nan() || !(0.0..=1.0).contains(&b) {
+                        0.5
+                    } else {
+                        b
+                    }
+                }
+            }
+            None => 0.5,
+        };
+        let mut histfrac = ((i - 1) as f64 + binfrac) / (hist.len() - 1) as f64;
+        if i == 1 {
+            histfrac += eq_selec * (1.0 - binfrac);
+        }
+        if isgt == iseq {
+            histfrac -= eq_selec;
+        }
+        histfrac
+    };
+    let sel = if isgt { 1.0 - histfrac } else { histfrac };
+    let cutoff = 0.01 / (hist.len() - 1) as f64;
+    Some(sel.clamp(cutoff, 1.0 - cutoff))
+}
+
+/// `scalarineqsel`: `col op c` for `<`, `<=`, `>`, `>=`.
+pub fn scalarineqsel(v: &VarData, op: BinOp, c: &Datum) -> f64 {
+    if c.is_null() {
+        return 0.0;
+    }
+    let Some(s) = v.stats else { return DEFAULT_INEQ_SEL };
+    let mcv_selec: f64 = s.mcv.iter().filter(|(m, _)| compare(op, m, c)).map(|m| m.1).sum();
+    let sumcommon: f64 = s.mcv.iter().map(|m| m.1).sum();
+    let mut selec = 1.0 - s.null_frac - sumcommon;
+    match ineq_histogram_selectivity(v, s, op, c) {
+        Some(h) => selec *= h,
+        None => selec *= 0.5,
+    }
+    clamp(selec + mcv_selec)
+}
+
+/// `nulltestsel`.
+pub fn nulltestsel(v: &VarData, is_not_null: bool) -> f64 {
+    match v.stats {
+        Some(s) if is_not_null => 1.0 - s.null_frac,
+        Some(s) => s.null_frac,
+        None if is_not_null => 1.0 - DEFAULT_UNK_SEL,
+        None => DEFAULT_UNK_SEL,
+    }
+}
+
+/// An expression's value when it reads no column (`estimate_expression_value`).
+fn constant(e: &Expr) -> Option<Datum> {
+    let mut has_col = false;
+    e.for_each_col(&mut |_| has_col = true);
+    if has_col || contains_volatile(e) {
+        return None;
+    }
+    Some(e.eval(&[]))
+}
+
+fn contains_volatile(e: &Expr) -> bool {
+    match e {
+        Expr::Func(f, args) => {
+            matches!(f, super::Func::Random | super::Func::SetSeed) || args.iter().any(contains_volatile)
+        }
+        Expr::Bin(_, l, r) => contains_volatile(l) || contains_volatile(r),
+        Expr::Not(x) | Expr::IsNull(x, _) => contains_volatile(x),
+        _ => false,
+    }
+}
+
+/// `col op const` in either order, the operator commuted to put the column on the left.
+fn var_op_const(op: BinOp, l: &Expr, r: &Expr) -> Option<(usize, BinOp, Datum)> {
+    let commute = |op: BinOp| match op {
+        BinOp::Lt => BinOp::Gt,
+        BinOp::LtEq => BinOp::GtEq,
+        BinOp::Gt => BinOp::Lt,
+        BinOp::GtEq => BinOp::LtEq,
+        o => o,
+    };
+    match (l, r) {
+        (Expr::Col(i), other) => constant(other).map(|c| (*i, op, c)),
+        (other, Expr::Col(i)) => constant(other).map(|c| (*i, commute(op), c)),
+        _ => None,
+    }
+}
+
+/// `clause_selectivity` of one condition; `var(i)`: column i's statistics.
+pub fn clause_selectivity<'a>(e: &Expr, var: &dyn Fn(usize) -> VarData<'a>, tuples: f64) -> f64 {
+    match e {
+        Expr::Bin(BinOp::And, ..) => {
+            let mut parts = vec![];
+            split_and(e, &mut parts);
+            clauselist_selectivity(&parts, var, tuples)
+        }
+        Expr::Bin(BinOp::Or, l, r) => {
+            let (s1, s2) = (clause_selectivity(l, var, tuples), clause_selectivity(r, var, tuples));
+            s1 + s2 - s1 * s2
+        }
+        Expr::Not(x) => match negate_clause(x) {
+            Some(n) => clause_selectivity(&n, var, tuples),
+            None => 1.0 - clause_selectivity(x, var, tuples),
+        },
+        Expr::IsNull(x, not) => match x.as_ref() {
+            Expr::Col(i) => nulltestsel(&var(*i), *not),
+            _ => nulltestsel(&VarData::none(tuples), *not),
+        },
+        Expr::Bin(op, l, r) if op.is_comparison() => match var_op_const(*op, l, r) {
+            Some((i, BinOp::Eq, c)) => var_eq_const(&var(i), &c, false),
+            Some((i, BinOp::NotEq, c)) => var_eq_const(&var(i), &c, true),
+            Some((i, op, c)) => scalarineqsel(&var(i), op, &c),
+            None => match op {
+                // eqsel / neqsel on an expression: no statistics.
+                BinOp::Eq => 1.0 / get_variable_numdistinct(&VarData::none(tuples)).0,
+                BinOp::NotEq => 1.0 - 1.0 / get_variable_numdistinct(&VarData::none(tuples)).0,
+                _ => DEFAULT_INEQ_SEL,
+            },
+        },
+        Expr::Const(d) => {
+            if d.is_true() {
+                1.0
+            } else {
+                0.0
+            }
+        }
+        // A boolean column or function: boolvarsel's default.
+        _ => 0.5,
+    }
+}
+
+/// `negate_clause` (as `eval_const_expressions` applies it): NOT pushed through AND,
+/// OR, IS NULL and a comparison (its negator: NOT (a > b) is a <= b). None: kept as NOT.
+fn negate_clause(e: &Expr) -> Option<Expr> {
+    let not = |x: &Expr| negate_clause(x).unwrap_or_else(|| Expr::Not(Box::new(x.clone())));
+    Some(match e {
+        Expr::Bin(op, l, r) if op.is_comparison() => {
+            let neg = match op {
+                BinOp::Eq => BinOp::NotEq,
+                BinOp::NotEq => BinOp::Eq,
+                BinOp::Lt => BinOp::GtEq,
+                BinOp::LtEq => BinOp::Gt,
+                BinOp::Gt => BinOp::LtEq,
+                _ => BinOp::Lt,
+            };
+            Expr::Bin(neg, l.clone(), r.clone())
+        }
+        Expr::Bin(BinOp::And, l, r) => Expr::bin(BinOp::Or, not(l), not(r)),
+        Expr::Bin(BinOp::Or, l, r) => Expr::bin(BinOp::And, not(l), not(r)),
+        Expr::Not(x) => (**x).clone(),
+        Expr::IsNull(x, n) => Expr::IsNull(x.clone(), !n),
+        _ => return None,
+    })
+}
+
+fn split_and(e: &Expr, out: &mut Vec<Expr>) {
+    match e {
+        Expr::Bin(BinOp::And, l, r) => {
+            split_and(l, out);
+            split_and(r, out);
+        }
+        e => out.push(e.clone()),
+    }
+}
+
+/// `clauselist_selectivity` of conjuncts: the product, except that a `<`-type and a
+/// `>`-type bound on the same column make one range (`addRangeClause`).
+pub fn clauselist_selectivity<'a>(clauses: &[Expr], var: &dyn Fn(usize) -> VarData<'a>, tuples: f64) -> f64 {
+    if clauses.len() == 1 {
+        return clause_selectivity(&clauses[0], var, tuples);
+    }
+    let mut s1 = 1.0;
+    // Per column: (lobound, hibound) selectivities of `>` and `<` clauses.
+    let mut ranges: Vec<(usize, Option<f64>, Option<f64>)> = vec![];
+    for c in clauses {
+        let s2 = clause_selectivity(c, var, tuples);
+        if let Expr::Bin(op @ (BinOp::Lt | BinOp::LtEq | BinOp::Gt | BinOp::GtEq), l, r) = c {
+            if let Some((i, op, _)) = var_op_const(*op, l, r) {
+                let slot = match ranges.iter().position(|r| r.0 == i) {
+                    Some(p) => p,
+                    None => {
+                        ranges.push((i, None, None));
+                        ranges.len() - 1
+                    }
+                };
+                let r = &mut ranges[slot];
+                if matches!(op, BinOp::Gt | BinOp::GtEq) {
+                    r.1 = Some(r.1.map_or(s2, |s: f64| s.min(s2)));
+                } else {
+                    r.2 = Some(r.2.map_or(s2, |s: f64| s.min(s2)));
+                }
+                continue;
+            }
+        }
+        s1 *= s2;
+    }
+    for (i, lo, hi) in ranges {
+        match (lo, hi) {
+            (Some(lo), Some(hi)) => {
+                let s2 = if lo == DEFAULT_INEQ_SEL || hi == DEFAULT_INEQ_SEL {
+                    DEFAULT_RANGE_INEQ_SEL
+                } else {
+                    let s = hi + lo - 1.0 + nulltestsel(&var(i), false);
+                    if s <= 0.0 {
+                        if s < -0.01 {
+                            DEFAULT_RANGE_INEQ_SEL
+                        } else {
+                            1.0e-10
+                        }
+                    } else {
+                        s
+                    }
+                };
+                s1 *= s2;
+            }
+            (Some(s), None) | (None, Some(s)) => s1 *= s,
+            (None, None) => {}
+        }
+    }
+    clamp(s1)
+}
+
+/// `eqjoinsel_inner`: `a = b` between two relations' columns.
+pub fn eqjoinsel(a: &VarData, b: &VarData) -> f64 {
+    let (nd1, _) = get_variable_numdistinct(a);
+    let (nd2, _) = get_variable_numdistinct(b);
+    let nullfrac1 = a.stats.map_or(0.0, |s| s.null_frac);
+    let nullfrac2 = b.stats.map_or(0.0, |s| s.null_frac);
+    if let (Some(s1), Some(s2)) = (a.stats, b.stats) {
+        if !s1.mcv.is_empty() && !s2.mcv.is_empty() {
+            // Match the MCV lists: matched pairs' frequencies exactly, the rest spread
+            // over the other distinct values.
+            let mut hasmatch2 = vec![false; s2.mcv.len()];
+            let (mut matchprodfreq, mut matchfreq1, mut unmatchfreq1) = (0.0, 0.0, 0.0);
+            let mut nmatches = 0.0;
+            for (v1, f1) in &s1.mcv {
+                let mut matched = false;
+                for (j, (v2, f2)) in s2.mcv.iter().enumerate() {
+                    if !hasmatch2[j] && v1 == v2 {
+                        hasmatch2[j] = true;
+                        matchprodfreq += f1 * f2;
+                        matchfreq1 += f1;
+                        nmatches += 1.0;
+                        matched = true;
+                        break;
+                    }
+                }
+                if !matched {
+                    unmatchfreq1 += f1;
+                }
+            }
+            let matchfreq2: f64 = s2.mcv.iter().zip(&hasmatch2).filter(|(_, m)| **m).map(|(m, _)| m.1).sum();
+            let unmatchfreq2: f64 = s2.mcv.iter().zip(&hasmatch2).filter(|(_, m)| !**m).map(|(m, _)| m.1).sum();
+            let otherfreq1 = clamp(1.0 - nullfrac1 - (matchfreq1 + unmatchfreq1));
+            let otherfreq2 = clamp(1.0 - nullfrac2 - (matchfreq2 + unmatchfreq2));
+            let mut totalsel1 = matchprodfreq;
+            if nd2 > s2.mcv.len() as f64 {
+                totalsel1 += unmatchfreq1 * otherfreq2 / (nd2 - s2.mcv.len() as f64);
+            }
+            if nd2 > nmatches {
+                totalsel1 += otherfreq1 * (otherfreq2 + unmatchfreq2) / (nd2 - nmatches);
+            }
+            let mut totalsel2 = matchprodfreq;
+            if nd1 > s1.mcv.len() as f64 {
+                totalsel2 += unmatchfreq2 * otherfreq1 / (nd1 - s1.mcv.len() as f64);
+            }
+            if nd1 > nmatches {
+                totalsel2 += otherfreq2 * (otherfreq1 + unmatchfreq1) / (nd1 - nmatches);
+            }
+            return clamp(totalsel1.min(totalsel2));
+        }
+    }
+    let mut selec = (1.0 - nullfrac1) * (1.0 - nullfrac2);
+    selec /= nd1.max(nd2);
+    clamp(selec)
+}
+
+/// `estimate_num_groups` for GROUP BY columns of one relation (an expression that is
+/// not a column comes as a [`VarData::none`]): the product of their distinct counts,
+/// clamped to the relation's tuples (a tenth of them for several columns, but not below
+/// the largest count), scaled down when a restriction keeps only `rel_rows` of the
+/// relation's tuples, then at most the input rows.
+pub fn estimate_num_groups(vars: &[VarData], rel_rows: f64, input_rows: f64) -> f64 {
+    if vars.is_empty() {
+        return 1.0;
+    }
+    let tuples = vars[0].tuples;
+    let (mut reldistinct, mut relmax) = (1.0f64, 1.0f64);
+    for v in vars {
+        let (nd, _) = get_variable_numdistinct(v);
+        reldistinct *= nd;
+        relmax = relmax.max(nd);
+    }
+    let mut numdistinct = 1.0;
+    if tuples > 0.0 {
+        let clamp_to = if vars.len() > 1 { (tuples / 10.0).max(relmax).min(tuples) } else { tuples };
+        reldistinct = reldistinct.min(clamp_to);
+        if reldistinct > 0.0 && rel_rows < tuples {
+            reldistinct *= 1.0 - ((tuples - rel_rows) / tuples).powf(tuples / reldistinct);
+        }
+        numdistinct *= clamp_row_est(reldistinct);
+    }
+    numdistinct.ceil().min(input_rows).max(1.0)
+}
