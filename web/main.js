@@ -227,6 +227,11 @@ async function rebuild(c) {
     next.free();
     return false; // failed (said so), or a newer rebuild took over
   }
+  await nextSlice(); // the recording's last slice was a task; putting it on screen is another
+  if (cancelled()) {
+    next.free();
+    return false;
+  }
   hideBusy();
   clearError();
   markInvalid(null);
@@ -328,12 +333,14 @@ async function install(next, rec, c) {
   pendingSeek = null;
   planView.invalidate();
   loopView.invalidate();
-  prepareTimeline(rec); // a walk over the whole trace: a task of its own
+  // Walks over the whole trace (the timeline's intervals, the wire inspector's lines),
+  // drawing the timeline and the first render of a wide plan are each tens of ms at
+  // 64 shards: separate tasks, so the page can answer input between them.
+  await prepareTimeline(rec, nextSlice);
   await nextSlice();
   layoutStatic(snap);
+  await nextSlice();
   wire.setRecording(rec);
-  // Drawing the timeline and the first render of a wide plan are each tens of ms:
-  // separate tasks, so the page can answer input between them.
   await nextSlice();
   serial++;
   rowsKey = null;
@@ -349,6 +356,9 @@ async function compareLater(gen) {
   let job;
   let result;
   try {
+    // The first render of the new run was this task's: the comparison starts in the next.
+    await nextSlice();
+    if (gen !== building) return;
     job = session.compareJob();
     const done = await inSlices(
       () => {

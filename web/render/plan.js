@@ -319,8 +319,13 @@ export class PlanView {
         v.g.classList.toggle('running', n.running);
         v.dot.setAttribute('visibility', n.running ? 'visible' : 'hidden');
       }
-      const lines = counterLines(n);
-      for (let i = 0; i < v.lines.length; i++) setText(v.lines[i], lines[i] ?? '');
+      // A step changes the counters of a few nodes: the others are not formatted again.
+      const counters = `${n.rows},${n.loops},${n.startup_ms},${n.total_ms},${n.requests},${n.waits},${n.wait_ms},${n.batches},${n.round_trips},${n.bytes_sent},${n.bytes_received}`;
+      if (v.counters !== counters) {
+        v.counters = counters;
+        const lines = counterLines(n);
+        for (let i = 0; i < v.lines.length; i++) setText(v.lines[i], lines[i] ?? '');
+      }
       // The exact byte counts, for checking the panels against each other (e2e).
       if (v.bytes !== `${n.bytes_sent}/${n.bytes_received}`) {
         v.bytes = `${n.bytes_sent}/${n.bytes_received}`;

@@ -95,6 +95,16 @@ export class WireInspector {
       if (this.wanted(l)) add.push(l);
     }
     this.traceLen = traceLen;
+    if (add.length > MAX_LINES) {
+      // A jump ahead (a seek, Run to end): only the newest MAX_LINES lines are shown,
+      // so the list is written once with them, not grown by thousands and cut back.
+      this.hidden += this.shown + add.length - MAX_LINES;
+      this.shown = MAX_LINES;
+      const html = [];
+      for (let i = add.length - 1; i >= add.length - MAX_LINES; i--) html.push(this.lineHtml(add[i]));
+      this.list.innerHTML = this.tailHtml(traceLen) + html.join('') + `<div class="wire-note">${this.noteHtml()}</div>`;
+      return;
+    }
     if (add.length) {
       const html = [];
       for (let i = add.length - 1; i >= 0; i--) html.push(this.lineHtml(add[i]));
