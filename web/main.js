@@ -302,6 +302,8 @@ async function record(next, step, cancelled) {
   try {
     const rec = await Recording.record(next, { progress: showBusy, cancelled });
     if (!rec) return null;
+    await nextSlice(); // the trace's last slice was this task's
+    if (cancelled()) return null;
     const target = Math.min(step, rec.totalSteps);
     const there = await inSlices(() => next.seekSome(target, STEP_SLICE, CALL_MS), {
       progress: () => showBusy(`Going to step ${target.toLocaleString('en-US')}: step ${next.step().toLocaleString('en-US')}…`),
@@ -583,7 +585,11 @@ function inFrames(work, label, then = () => {}) {
   }
   if (done) return finish();
   seeking = true;
-  inSlices(work, { progress: () => showBusy(label(s)), cancelled: () => s !== session })
+  // The rest from the next task on: inSlices runs its first slice at once, which made
+  // this task two slices long (50 ms of model work before the page could answer).
+  showBusy(label(s));
+  nextSlice()
+    .then(() => s === session && inSlices(work, { progress: () => showBusy(label(s)), cancelled: () => s !== session }))
     .then(async (ok) => {
       await nextSlice(); // the render in a task of its own
       seeking = false;
