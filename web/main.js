@@ -977,6 +977,7 @@ async function boot() {
   wire_();
   installExportMenu($('export'), wasm.exportFormats(), { session: () => session, busy: showBusy, idle: hideBusy, failed: showError });
   await firstRun();
+  await nextSlice(); // the first render was this task's
   startWorkshop();
   installProjector(document.querySelector('.bar3 .buttons'));
   exposeHooks();
