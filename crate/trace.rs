@@ -87,17 +87,23 @@ pub struct TraceEvent {
 #[derive(Clone, Debug, Default)]
 pub struct Trace {
     pub enabled: bool,
+    /// Keep only the wire's events (`Send`, `Response`): what a comparison of two runs
+    /// draws. The other events are still made (their closures run as before), not kept.
+    pub wire_only: bool,
     pub events: Vec<TraceEvent>,
 }
 
 impl Trace {
     pub fn new(enabled: bool) -> Trace {
-        Trace { enabled, events: Vec::new() }
+        Trace { enabled, wire_only: false, events: Vec::new() }
     }
     #[inline]
     pub fn record(&mut self, time_ns: u64, kind: impl FnOnce() -> TraceKind) {
         if self.enabled {
-            self.events.push(TraceEvent { time_ns, kind: kind() });
+            let kind = kind();
+            if !self.wire_only || matches!(kind, TraceKind::Send { .. } | TraceKind::Response { .. }) {
+                self.events.push(TraceEvent { time_ns, kind });
+            }
         }
     }
 }

@@ -24,6 +24,13 @@ const NO_TRACE = 0xffffffff;
 const SPEEDS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000];
 /** Model time one animation frame may spend stepping while running (ms). */
 const FRAME_STEP_BUDGET_MS = 8;
+/**
+ * Model work a click does in its own task before the render (ms): a step back at 64
+ * shards replays up to a checkpoint's spacing (tens of ms) and the render and layout
+ * after it take ~20 ms, so the click's task does this much and the rest goes on in
+ * slices (SLICE_MS) before the render, which then has a task of its own.
+ */
+const FIRST_SLICE_MS = 12;
 /** While running, the result rows and EXPLAIN text are redrawn at most this often (ms). */
 const SLOW_PANEL_MS = 250;
 const $ = (id) => document.getElementById(id);
@@ -232,6 +239,11 @@ async function rebuild(c) {
     next.free();
     return false; // failed (said so), or a newer rebuild took over
   }
+  await nextSlice(); // the recording's last slice was a task; putting it on screen is another
+  if (cancelled()) {
+    next.free();
+    return false;
+  }
   hideBusy();
   clearError();
   markInvalid(null);
@@ -302,6 +314,8 @@ async function record(next, step, cancelled) {
   try {
     const rec = await Recording.record(next, { progress: showBusy, cancelled });
     if (!rec) return null;
+    await nextSlice(); // the trace's last slice was this task's
+    if (cancelled()) return null;
     const target = Math.min(step, rec.totalSteps);
     const there = await inSlices(() => next.seekSome(target, STEP_SLICE, CALL_MS), {
       progress: () => showBusy(`Going to step ${target.toLocaleString('en-US')}: step ${next.step().toLocaleString('en-US')}…`),
@@ -333,12 +347,14 @@ async function install(next, rec, c) {
   pendingSeek = null;
   planView.invalidate();
   loopView.invalidate();
-  prepareTimeline(rec); // a walk over the whole trace: a task of its own
+  // Walks over the whole trace (the timeline's intervals, the wire inspector's lines),
+  // drawing the timeline and the first render of a wide plan are each tens of ms at
+  // 64 shards: separate tasks, so the page can answer input between them.
+  await prepareTimeline(rec, nextSlice);
   await nextSlice();
   layoutStatic(snap);
+  await nextSlice();
   wire.setRecording(rec);
-  // Drawing the timeline and the first render of a wide plan are each tens of ms:
-  // separate tasks, so the page can answer input between them.
   await nextSlice();
   serial++;
   rowsKey = null;
@@ -354,6 +370,9 @@ async function compareLater(gen) {
   let job;
   let result;
   try {
+    // The first render of the new run was this task's: the comparison starts in the next.
+    await nextSlice();
+    if (gen !== building) return;
     job = session.compareJob();
     const done = await inSlices(
       () => {
@@ -571,14 +590,18 @@ function inFrames(work, label, then = () => {}) {
   let done = false;
   try {
     const t0 = performance.now();
-    while (!done && performance.now() - t0 < SLICE_MS) done = work();
+    while (!done && performance.now() - t0 < FIRST_SLICE_MS) done = work();
   } catch (e) {
     failed(e);
     return;
   }
   if (done) return finish();
   seeking = true;
-  inSlices(work, { progress: () => showBusy(label(s)), cancelled: () => s !== session })
+  // The rest from the next task on: inSlices runs its first slice at once, which made
+  // this task two slices long (50 ms of model work before the page could answer).
+  showBusy(label(s));
+  nextSlice()
+    .then(() => s === session && inSlices(work, { progress: () => showBusy(label(s)), cancelled: () => s !== session }))
     .then(async (ok) => {
       await nextSlice(); // the render in a task of its own
       seeking = false;
@@ -966,6 +989,7 @@ async function boot() {
   wire_();
   installExportMenu($('export'), wasm.exportFormats(), { session: () => session, busy: showBusy, idle: hideBusy, failed: showError });
   await firstRun();
+  await nextSlice(); // the first render was this task's
   startWorkshop();
   installProjector(document.querySelector('.bar3 .buttons'));
   exposeHooks();

@@ -257,7 +257,7 @@ export async function inSlices(work, { progress = () => {}, cancelled = () => fa
 
 /**
  * The history of one run, recorded by running the (deterministic) session to its end
- * once: `stepMarks()` gives the trace length and time at the end of every step, and
+ * once: `stepEnds()` and `stepTimesNs()` give the trace length and time at the end of every step, and
  * `trace(from, to)` the trace, so recording costs one run and one copy of the trace,
  * not a snapshot per step (a run has thousands of steps). Built by `Recording.record`
  * in slices, so a long run never freezes the page; leaves the session at its end: the
@@ -273,18 +273,17 @@ export class Recording {
     if (!ran) return null;
     await nextSlice();
     const rec = new Recording();
-    const marks = session.stepMarks();
+    const ends = session.stepEnds();
+    const times = session.stepTimesNs();
     const last = session.snapshot(NO_TRACE);
-    const n = marks.trace_ends.length;
+    const n = ends.length;
     rec.totalSteps = Math.max(n, last.step);
     rec.totalNs = Math.max(last.time_ns, last.total_time_ns ?? 0);
     // stepEnds[k] / stepTimesNs[k]: trace length and time after k steps (k = 0 … totalSteps).
     rec.stepEnds = new Uint32Array(n + 1);
     rec.stepTimesNs = new Float64Array(n + 1);
-    for (let k = 0; k < n; k++) {
-      rec.stepEnds[k + 1] = marks.trace_ends[k];
-      rec.stepTimesNs[k + 1] = Math.round(marks.times_ms[k] * 1e6);
-    }
+    rec.stepEnds.set(ends, 1);
+    rec.stepTimesNs.set(times, 1);
     // Keep whole steps only, up to the budget.
     let keep = last.trace_len;
     if (keep > TRACE_BUDGET) {

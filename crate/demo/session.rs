@@ -5,8 +5,9 @@
 //! back to step k means replaying the steps up to k, which gives exactly the state the
 //! run had then. Replays start from the nearest checkpoint, a copy of the run taken
 //! every `checkpoint_every` steps (at most `MAX_CHECKPOINTS` kept: when full, every
-//! other one goes and the spacing doubles), so a step back replays at most that many
-//! steps. A checkpoint holds no trace: the trace is append-only and the same in every
+//! other one goes and the spacing doubles; those that go are freed one per step, never
+//! all at once), so a step back replays at most that many steps. The trace gets room
+//! for the whole run at the start (`reserve_trace`), so it never grows by copying. A checkpoint holds no trace: the trace is append-only and the same in every
 //! replay, so the current one, cut at the checkpoint's length, is the checkpoint's.
 //!
 //! Long work has budgeted forms (`run_some`, `seek_some`, `CompareJob::advance`) that
@@ -99,6 +100,9 @@ pub struct DemoSession {
     /// Copies of the run at steps 0, k, 2k, … (k = `checkpoint_every`).
     checkpoints: Vec<Checkpoint>,
     checkpoint_every: usize,
+    /// Checkpoints thinned out, freed one per step (`advance`): freeing the 64 copies
+    /// a thinning removes at once took ~75 ms at 64 shards, one block of the page.
+    discarded: Vec<QueryRun>,
     /// Each plan node's label, by node id (the plan's shape never changes).
     labels: Vec<String>,
     /// The run's phase at the end of each step (step i at `step_phases[i]`), for the
@@ -237,7 +241,8 @@ impl DemoSession {
         async_mode: bool,
         knobs: Knobs,
     ) -> Result<DemoSession, String> {
-        let run = Self::start(&scenario, async_mode, true)?;
+        let mut run = Self::start(&scenario, async_mode, true)?;
+        reserve_trace(&mut run, &scenario);
         let labels = node_labels(&run.explain());
         let mut s = DemoSession {
             scenario,
@@ -252,6 +257,7 @@ impl DemoSession {
             known_step_times: vec![],
             checkpoints: vec![],
             checkpoint_every: FIRST_CHECKPOINT_EVERY,
+            discarded: vec![],
             labels,
             step_phases: vec![],
             request_conns: vec![],
@@ -295,6 +301,7 @@ impl DemoSession {
         }
         let s = self.run.step();
         self.steps += 1;
+        drop(self.discarded.pop());
         self.step_ends.push(self.run.es.trace.events.len());
         self.step_phases.push(PhaseCode::of(&self.run.phase));
         if self.request_conns.len() < self.run.es.requests.len() {
@@ -485,7 +492,9 @@ impl DemoSession {
         if self.checkpoints.len() > MAX_CHECKPOINTS {
             self.checkpoint_every *= 2;
             let every = self.checkpoint_every;
-            self.checkpoints.retain(|c| c.steps % every == 0);
+            let (keep, thinned) = std::mem::take(&mut self.checkpoints).into_iter().partition(|c| c.steps % every == 0);
+            self.checkpoints = keep;
+            self.discarded.extend(thinned.into_iter().map(|c: Checkpoint| c.run));
         }
     }
 
@@ -880,10 +889,14 @@ impl CompareJob {
     pub fn for_scenario(scenario: Scenario) -> Result<CompareJob, String> {
         // Step mode: a budget of steps is then a bounded amount of work (a turn of a
         // wide plan can be long); it changes nothing else in the runs.
+        // Only the wire's events are kept (what the comparison draws): the whole trace
+        // of a run at 64 shards is a million events, tens of ms to grow and to free.
         let mut sync = scenario.start(false, Clock::virtual_clock(), true)?;
         sync.es.step_mode = true;
+        sync.es.trace.wire_only = true;
         let mut asy = scenario.start(true, Clock::virtual_clock(), true)?;
         asy.es.step_mode = true;
+        asy.es.trace.wire_only = true;
         Ok(CompareJob { scenario, sync, asy })
     }
 
@@ -944,6 +957,21 @@ impl CompareJob {
             connections: sync.es.conns.iter().map(|c| c.server.clone()).collect(),
         }
     }
+}
+
+/// Trace events a step adds, about: E, X and M add 4 (a request's transition, the
+/// node calls and rows around it, a FETCH and its answer every fetch_size rows).
+const TRACE_EVENTS_PER_STEP: usize = 4;
+
+/// Makes room in `run`'s trace for the whole run, by [`plan_bound`]'s estimate of its
+/// steps (at most `MAX_DEMO_STEPS`): a trace that doubles by copying copied 40 MB in
+/// one step at 64 shards (a 60 ms block of the page). Only the room is taken, not
+/// written, so an estimate above the run costs address space, not work. A run past the
+/// estimate grows as before.
+fn reserve_trace(run: &mut QueryRun, scenario: &Scenario) {
+    let steps = plan_bound(scenario, &scenario.plan).steps().min(MAX_DEMO_STEPS as u64) as usize;
+    let events = steps.saturating_mul(TRACE_EVENTS_PER_STEP) + steps / 8;
+    run.es.trace.events.reserve(events.saturating_sub(run.es.trace.events.len()));
 }
 
 /// An upper estimate of a run's steps, before building it: a step per row reaching the

@@ -7,6 +7,13 @@ import { connectionIntervals } from './traceview.js';
 import { drawBars, drawAxis, COLORS, LABEL_W, MIN_LABELED_LANE } from './timeline.js';
 
 const AXIS_H = 22;
+/**
+ * Bars with a tooltip each, at most, in one plot (as the timeline's budget): past it,
+ * each lane's bars are merged per pixel into one path without tooltips. At 64 shards
+ * the two runs have ~6,000 bars, and a rect and a title each made the plot 14,000
+ * elements: a 150 ms block to draw, and every later query of the page slower.
+ */
+const TOOLTIP_BARS = 1500;
 export const SYNC_COLOR = '#64748b';
 export const ASYNC_COLOR = '#15803d';
 
@@ -42,10 +49,14 @@ export function renderComparePlot(plot, { runs, connections, bound = null, testi
   // name runs into its bar ("+parallel_commit").
   const names = Math.max(...runs.map((r) => r.name.length * 8 + 14), ...connections.map((c) => String(c).length * 7 + 12));
   const L = layoutCompare(runs, connections.length, bound, plot, Math.max(labelW, names), scale);
+  // Each run's lanes, from its trace (computed once: counted, then drawn).
+  const lanes = runs.map((run) => connectionIntervals(run.trace, L.n, run.endNs ?? run.ns));
+  const nBars = lanes.flat().reduce((n, l) => n + l.busy.length + l.startups.length, 0);
+  L.tooltips = nBars <= TOOLTIP_BARS;
   const root = svg('svg', { width: L.W * scale, height: L.H * scale, viewBox: `0 0 ${L.W} ${L.H}`, class: 'compare-svg', 'data-testid': testid, 'data-scale': scale });
   root.append(svg('rect', { x: L.x0, y: L.top - 4, width: L.x1 - L.x0, height: runs.length * L.groupH, fill: '#fbfdff' }));
   drawAxis(root, L.x, L.x0, L.x1, L.axisY, L.maxNs, L.top - 4);
-  runs.forEach((run, gi) => root.append(drawRun(run, L.top + gi * L.groupH, connections, L)));
+  runs.forEach((run, gi) => root.append(drawRun(run, lanes[gi], L.top + gi * L.groupH, connections, L)));
   const label = bound ? drawBound(bound, L) : null;
   if (label) root.append(label.g);
   plot.replaceChildren(root);
@@ -87,10 +98,10 @@ function layoutCompare(runs, n, bound, plot, labelW, scale) {
 }
 
 /** One run's group at height `gy`: its total bar, its connection lanes and a dashed line where it ends. */
-function drawRun(run, gy, connections, L) {
+function drawRun(run, lanes, gy, connections, L) {
   const g = svg('g', { 'data-testid': `compare-run-${run.key}`, 'data-ns': run.ns });
   drawTotalBar(g, run, gy, L);
-  drawRunLanes(g, run, gy + L.barH + 6, connections, L);
+  drawRunLanes(g, run, lanes, gy + L.barH + 6, connections, L);
   g.append(svg('line', { x1: L.x(run.ns), x2: L.x(run.ns), y1: gy, y2: gy + L.groupH - 6, stroke: run.color, 'stroke-width': 1.5, 'stroke-dasharray': '3 2' }));
   return g;
 }
@@ -104,14 +115,17 @@ function drawTotalBar(g, run, gy, { x, x0, barH }) {
   g.append(svg('text', { x: inside ? x0 + bw - 6 : x0 + bw + 6, y: gy + barH / 2 + 5, 'text-anchor': inside ? 'end' : 'start', class: 'cmp-bar-label', fill: inside ? '#fff' : '#0f172a' }, `${ms(run.ns)} ms`));
 }
 
-/** One lane per connection from height `top`, each labelled: start-up and queries in flight as bars. */
-function drawRunLanes(g, run, top, connections, { x, x0, x1, n, laneH }) {
-  connectionIntervals(run.trace, n, run.endNs ?? run.ns).forEach((l, k) => {
+/**
+ * One lane per connection from height `top` (`lanes`: the run's connection intervals),
+ * each labelled: start-up and queries in flight as bars, with tooltips within the budget.
+ */
+function drawRunLanes(g, run, lanes, top, connections, { x, x0, x1, laneH, tooltips }) {
+  lanes.forEach((l, k) => {
     const ly = top + k * laneH;
     g.append(svg('text', { x: x0 - 6, y: ly + laneH / 2 + 4, 'text-anchor': 'end', class: 'lane-label', style: laneH < 14 ? 'font-size:11px' : null }, connections[k] ?? `conn ${k}`));
     g.append(svg('line', { x1: x0, x2: x1, y1: ly + laneH - 0.5, y2: ly + laneH - 0.5, stroke: '#eef2f7' }));
-    drawBars(g, l.busy, x, ly + 1, Math.max(3, laneH - 3), COLORS.busy, (iv) => `${run.name} ${connections[k]}: ${iv.sql}\n${ms(iv.start)} → ${ms(iv.end)} ms`);
-    drawBars(g, l.startups, x, ly + 1, Math.max(3, laneH - 3), COLORS.startup, (iv) => `${run.name} ${connections[k]}: connecting\n${ms(iv.start)} → ${ms(iv.end)} ms`);
+    drawBars(g, l.busy, x, ly + 1, Math.max(3, laneH - 3), COLORS.busy, tooltips && ((iv) => `${run.name} ${connections[k]}: ${iv.sql}\n${ms(iv.start)} → ${ms(iv.end)} ms`));
+    drawBars(g, l.startups, x, ly + 1, Math.max(3, laneH - 3), COLORS.startup, tooltips && ((iv) => `${run.name} ${connections[k]}: connecting\n${ms(iv.start)} → ${ms(iv.end)} ms`));
   });
 }
 

@@ -197,15 +197,13 @@ function drawRequest(r, p, from, cy, cols, drawnBus) {
   g.append(arrow);
   const { pill, title, bg, idText, label } = drawStatePill(r, chipX, cy);
   g.append(pill);
-  // the states passed through during this step (secondary cue), hidden when none
+  // The states passed through during a step (secondary cue): each line is drawn the
+  // first time it has something to show (`apply`), not up front: at 64 shards the
+  // lines were half the plan's 2,000 elements, and most never show.
   const passed = [];
-  for (let i = 0; i < p.passedLines; i++) {
-    const slot = drawPassedLine(r, chipX, cy + CHIP_H + 2 + i * (PASSED_H + 2));
-    g.append(slot.g);
-    passed.push(slot);
-  }
+  for (let i = 0; i < p.passedLines; i++) passed.push({ y: cy + CHIP_H + 2 + i * (PASSED_H + 2), slot: null });
   const fromLabel = from ? from.n.label : String(r.requestor);
-  const view = { pill, title, bg, idText, label, arrow, passed, state: null, conn: undefined, desc: `request ${r.id}: ${fromLabel} → ${p.n.label}` };
+  const view = { g, r, chipX, pill, title, bg, idText, label, arrow, passed, state: null, conn: undefined, desc: `request ${r.id}: ${fromLabel} → ${p.n.label}` };
   return { g, view };
 }
 
@@ -319,8 +317,13 @@ export class PlanView {
         v.g.classList.toggle('running', n.running);
         v.dot.setAttribute('visibility', n.running ? 'visible' : 'hidden');
       }
-      const lines = counterLines(n);
-      for (let i = 0; i < v.lines.length; i++) setText(v.lines[i], lines[i] ?? '');
+      // A step changes the counters of a few nodes: the others are not formatted again.
+      const counters = `${n.rows},${n.loops},${n.startup_ms},${n.total_ms},${n.requests},${n.waits},${n.wait_ms},${n.batches},${n.round_trips},${n.bytes_sent},${n.bytes_received}`;
+      if (v.counters !== counters) {
+        v.counters = counters;
+        const lines = counterLines(n);
+        for (let i = 0; i < v.lines.length; i++) setText(v.lines[i], lines[i] ?? '');
+      }
       // The exact byte counts, for checking the panels against each other (e2e).
       if (v.bytes !== `${n.bytes_sent}/${n.bytes_received}`) {
         v.bytes = `${n.bytes_sent}/${n.bytes_received}`;
@@ -349,9 +352,14 @@ export class PlanView {
       const m = passed?.get(r.id);
       const extra = m ? STATE_ORDER.filter((s) => m.has(s) && s !== r.state) : [];
       for (let i = 0; i < v.passed.length; i++) {
-        const slot = v.passed[i];
         // the last line takes the rest when there are more states than lines
         const here = i === v.passed.length - 1 ? extra.slice(i) : extra.slice(i, i + 1);
+        let slot = v.passed[i].slot;
+        if (!slot) {
+          if (!here.length) continue; // not drawn yet: nothing to hide
+          slot = v.passed[i].slot = drawPassedLine(v.r, v.chipX, v.passed[i].y);
+          v.g.append(slot.g);
+        }
         const key = here.map((s) => `${s}${m.get(s)}`).join(',');
         if (key === slot.key) continue;
         slot.key = key;

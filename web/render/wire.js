@@ -33,7 +33,8 @@ export class WireInspector {
   }
 
   setRecording(rec) {
-    this.lines = wireLines(rec.trace);
+    // `k`: a line's place in the list, kept on its element (data-li) for stepping back.
+    this.lines = wireLines(rec.trace).map((l, k) => ({ ...l, k }));
     this.names = rec.connections;
     this.recordedLen = rec.complete ? Infinity : rec.trace.length;
     this.recordedNs = rec.recordedNs;
@@ -53,7 +54,7 @@ export class WireInspector {
     const arrow = l.dir === 'be' || l.dir === 'err' ? '←' : l.dir === 'queued' ? '⋯' : '→';
     const conn = l.conn === null ? '' : esc(this.names[l.conn] ?? l.conn);
     const node = l.node == null ? '' : ` data-node="${l.node}"`;
-    return `<div class="wl ${l.dir}" data-testid="${this.testid}-line" data-conn="${l.conn ?? ''}"${node}${l.bytes ? ` data-bytes="${l.bytes}"` : ''}><span class="wt">${(l.t / 1e6).toFixed(3)}</span><span class="wc">${conn}</span><span class="wd">${arrow}</span><span class="wm">${esc(l.text)}</span>${l.bytes ? `<span class="wb">${l.bytes} B</span>` : ''}</div>`;
+    return `<div class="wl ${l.dir}" data-testid="${this.testid}-line" data-li="${l.k}" data-conn="${l.conn ?? ''}"${node}${l.bytes ? ` data-bytes="${l.bytes}"` : ''}><span class="wt">${(l.t / 1e6).toFixed(3)}</span><span class="wc">${conn}</span><span class="wd">${arrow}</span><span class="wm">${esc(l.text)}</span>${l.bytes ? `<span class="wb">${l.bytes} B</span>` : ''}</div>`;
   }
 
   wanted(l) {
@@ -71,8 +72,43 @@ export class WireInspector {
     return '';
   }
 
+  /**
+   * A step back (a few lines newer than `traceLen` on screen): those lines go from the
+   * top of the list and as many older ones come back at its bottom, so a step back
+   * rewrites a few lines, not 400 (whose layout was most of a step back's time). False
+   * when the list cannot be updated in place (a long way back, the tail note).
+   */
+  stepBack(traceLen) {
+    if (this.list.querySelector('.wire-tail') || this.tailHtml(traceLen)) return false;
+    let pos = this.pos;
+    let removed = 0;
+    while (pos > 0 && this.lines[pos - 1].i >= traceLen) {
+      pos--;
+      if (this.wanted(this.lines[pos])) removed++;
+    }
+    if (removed > MAX_LINES / 4) return false;
+    const note = this.list.lastElementChild;
+    for (let n = 0; n < removed; n++) this.list.firstElementChild.remove();
+    this.pos = pos;
+    this.shown -= removed;
+    this.traceLen = traceLen;
+    // Refill from the line before the oldest shown, going back.
+    const oldest = note.previousElementSibling;
+    const html = [];
+    for (let k = oldest ? Number(oldest.dataset.li) - 1 : pos - 1; k >= 0 && this.shown < MAX_LINES && this.hidden > 0; k--) {
+      if (!this.wanted(this.lines[k])) continue;
+      html.push(this.lineHtml(this.lines[k]));
+      this.shown++;
+      this.hidden--;
+    }
+    if (html.length) note.insertAdjacentHTML('beforebegin', html.join(''));
+    note.innerHTML = this.noteHtml();
+    return true;
+  }
+
   update(traceLen, force = false) {
     if (!force && traceLen === this.traceLen) return;
+    if (!force && traceLen < this.traceLen && this.traceLen >= 0 && this.stepBack(traceLen)) return;
     if (force || traceLen < this.traceLen || this.traceLen < 0) {
       // Rebuild: the last MAX_LINES wanted lines before traceLen.
       const shown = [];
@@ -95,6 +131,16 @@ export class WireInspector {
       if (this.wanted(l)) add.push(l);
     }
     this.traceLen = traceLen;
+    if (add.length > MAX_LINES) {
+      // A jump ahead (a seek, Run to end): only the newest MAX_LINES lines are shown,
+      // so the list is written once with them, not grown by thousands and cut back.
+      this.hidden += this.shown + add.length - MAX_LINES;
+      this.shown = MAX_LINES;
+      const html = [];
+      for (let i = add.length - 1; i >= add.length - MAX_LINES; i--) html.push(this.lineHtml(add[i]));
+      this.list.innerHTML = this.tailHtml(traceLen) + html.join('') + `<div class="wire-note">${this.noteHtml()}</div>`;
+      return;
+    }
     if (add.length) {
       const html = [];
       for (let i = add.length - 1; i >= 0; i--) html.push(this.lineHtml(add[i]));
