@@ -122,7 +122,7 @@ fn peel(mut plan: Plan) -> Result<Layers, String> {
         }
     }
     if let Plan::Result { child, filter: Some(f), targets: None } = plan {
-        l.filter = Some(f);
+        l.filter = fold_true_quals(&f);
         plan = *child;
     }
     match plan {
@@ -448,13 +448,27 @@ fn plan_union(
     }
     let columns = columns.unwrap_or_default();
     let append =
-        Planned { plan: Plan::Append { children }, columns, servers: vec![], order_key: None, order_keys: vec![] };
+        Planned { plan: live_members(children), columns, servers: vec![], order_key: None, order_keys: vec![] };
     if q.order_by.is_none() && q.limit.is_none() && q.offset.is_none() && q.fetch.is_none() {
         return Ok(append);
     }
     // ORDER BY / LIMIT of the whole union: a query over it, as over a subquery.
     let outer = wrapper_query(q, "unnamed_subquery", &append.columns, at)?;
     plan_over(&outer, text, "unnamed_subquery", append)
+}
+
+/// The append relation of UNION ALL's branches: a branch that is a dummy relation (a
+/// constant-false WHERE) is left out, as `set_append_rel_size` skips dummy children,
+/// and a lone member is the plan itself (setrefs.c removes a one-child Append, so that
+/// member is not async). With every branch dummy, one dummy Result stands for them.
+fn live_members(children: Vec<Plan>) -> Plan {
+    let (dummy, mut live): (Vec<Plan>, Vec<Plan>) =
+        children.into_iter().partition(|c| matches!(c, Plan::EmptyResult { .. }));
+    match (live.len(), dummy.into_iter().next()) {
+        (0, Some(d)) => d,
+        (1, _) => live.pop().expect("one member"),
+        _ => Plan::Append { children: live },
+    }
 }
 
 fn union_branches<'q>(e: &'q SetExpr, out: &mut Vec<&'q SetExpr>, at: Location) -> Result<(), FrontError> {
@@ -593,7 +607,10 @@ impl<'a> Planner<'a> {
     fn build(&mut self, rel: &'a Relation, alias: &str, l: Layers, at: Location) -> Result<Plan, FrontError> {
         let conjuncts = l.filter.as_ref().map(split_and).unwrap_or_default();
         let partitioned = matches!(rel.kind, RelKind::Partitioned { .. });
-        let leaves = self.leaves(rel, &conjuncts);
+        // A constant-false qual (`WHERE 1 = 2`) makes the relation a dummy one, as if
+        // every partition were pruned: a Result with One-Time Filter: false, no scan.
+        let dummy = conjuncts.iter().any(|c| constant_qual(c) == Some(false));
+        let leaves = if dummy { Vec::new() } else { self.leaves(rel, &conjuncts) };
         // EXPLAIN names: the parent keeps its alias when the plan refers to it (an
         // Append over its partitions); partitions get alias_1, alias_2, … in bound
         // order, the first one the bare alias when the parent is not referred to.
@@ -640,7 +657,7 @@ impl<'a> Planner<'a> {
             // FDW): a plain foreign table, not a partitioned table pruned to one foreign
             // partition (an appendrel), which only partitionwise aggregation pushes.
             let single_foreign = !partitioned && matches!(rel.kind, RelKind::Foreign { .. });
-            let pushed = (pushed_agg || single_foreign) && pushable_agg(&keys, &aggs);
+            let pushed = (pushed_agg || single_foreign) && pushable_agg(&keys, &aggs) && !dummy;
             let (mut having, mut sort, mut limit) = (l.having, l.sort, l.limit);
             let mut plan = if pushed {
                 // A full partitionwise aggregation (the partition key among the grouping
@@ -994,6 +1011,30 @@ fn append(mut children: Vec<Plan>) -> Plan {
         return children.pop().expect("one child");
     }
     Plan::Append { children }
+}
+
+/// The value of a qual that reads no column and calls no function (`1 = 1`, `2 < 1`,
+/// `NULL = 1`), folded at plan time as PostgreSQL's `eval_const_expressions` folds it;
+/// None for any other qual. Functions are left alone: only immutable ones fold in
+/// PostgreSQL, and a stable one (`CURRENT_USER = SESSION_USER`) makes a gating Result
+/// with a One-Time Filter instead, which the sandbox does not plan.
+fn constant_qual(e: &Expr) -> Option<bool> {
+    fn is_constant(e: &Expr) -> bool {
+        match e {
+            Expr::Const(_) => true,
+            Expr::Col(_) | Expr::Func(..) => false,
+            Expr::Bin(_, l, r) => is_constant(l) && is_constant(r),
+            Expr::Not(x) | Expr::IsNull(x, _) => is_constant(x),
+        }
+    }
+    // A qual is true only if it is true: false and NULL both reject every row.
+    is_constant(e).then(|| matches!(e.eval(&[]), Datum::Int(v) if v != 0))
+}
+
+/// The WHERE clause without its constant-true conjuncts (PostgreSQL drops `1 = 1`
+/// before planning: it is neither sent to the remote nor applied as a Filter).
+fn fold_true_quals(f: &Expr) -> Option<Expr> {
+    split_and(f).into_iter().filter(|c| constant_qual(c) != Some(true)).reduce(|a, b| Expr::bin(BinOp::And, a, b))
 }
 
 fn split_and(e: &Expr) -> Vec<Expr> {

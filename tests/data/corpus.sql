@@ -590,3 +590,17 @@ select h.id, h.name, loc.qty from h join loc on h.id = loc.id where loc.id < 30;
 -- [settings join hash list] enable_partitionwise_join on, two tables partitioned differently: no partitionwise join
 set enable_partitionwise_join = on;
 select h.id, l.region from h join l on h.id = l.id where l.region = 'south' and h.grp = 3;
+
+-- ===== Constant quals (eval_const_expressions: true dropped, false a dummy relation) =====
+
+-- [const true foreign] a constant-true qual is neither sent nor a Filter
+select id, val from f where 1 = 1 and id < 5;
+
+-- [const false foreign agg] a constant-false qual: no scan, a dummy Result under the aggregate
+select count(*) from f where 1 = 2;
+
+-- [const false union member] a dummy UNION ALL member is left out; the lone member is not under an Append
+select count(*) from (select id from f where 2 < 1 union all select id from loc) s;
+
+-- [const null partitioned] NULL = 1 rejects every row: no partition scanned
+select id, name from h where null = 1 order by id;
