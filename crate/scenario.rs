@@ -134,6 +134,11 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
     info("G", "SELECT sum(a) FROM t_part (foreign partitions)", "A foreign partition per shard, a dedicated connection each (partitioned-table form of E).", (4, 100_000, DEDICATED), (false, 1), build_foreign),
     info("pf1", "Append(4 × ForeignScan), dedicated connections", "The 2016 patch's pf1 benchmark: foreign children (four there) with their own connections.", (4, 100_000, DEDICATED), (false, 1), build_foreign),
     info("M", "SELECT * FROM players ORDER BY score DESC OFFSET o LIMIT l", "MergeAppend over foreign partitions (one per shard, two per server): PostgreSQL 15 reads them one after another; with async_merge_append, every partition is asked for its first row before MergeAppend waits (one FETCH in flight per connection, pendingAreq), then only the child whose row was consumed.", (4, 25_000, SHARED), (false, 1), build_merge),
+    info("t0", "SELECT sum(a) FROM t_local (Kyotaro's t0)", "The 2016 patch's t0 benchmark: one local Seq Scan (two parallel workers there; no parallel query here): the synchronous path the async design must not slow down.", (4, 100_000, None), (false, 1), build_local),
+    info("pl", "Append(4 × SeqScan) (Kyotaro's pl)", "The 2016 patch's pl benchmark: an Append of local Seq Scans, no async child: what the async machinery costs when there is nothing to overlap.", (4, 100_000, None), (false, 1), build_local),
+    info("pf0", "Append(4 × ForeignScan), one connection (Kyotaro's pf0)", "The 2016 patch's pf0 benchmark: foreign children all on one connection: one query in flight at a time (pendingAreq).", (4, 100_000, SHARED), (false, 1), build_foreign),
+    info("R", "Append over 4 × Hash Join(Foreign Scan, Hash(Seq Scan))", "Robert Haas's plan (seed 000): each foreign table on its own server joined to a local table. PostgreSQL 15 runs the joins one after another (no Async under a join); with async_through_nodes, Append asks each Hash Join, which asks its Foreign Scan, so the four remote waits overlap.", (4, 100_000, DEDICATED), (false, 2), build_join),
+    info("H", "Append over a Foreign Scan and a Hash Join (Amit's hazard)", "Amit Khandekar's case (seed 000): while the Hash Join waits for its Foreign Scan b, the Foreign Scan a of the other subtree is ready. Safe in every design but one: with no_descendant_check (teaching only) the wait covers a too, and Append is re-entered while it executes its child Hash Join — the run stops with that error.", (2, 100_000, DEDICATED), (false, 2), build_join),
     info("X", "SELECT a, count(*) FROM pt GROUP BY a", "One foreign and one local partition, partitionwise aggregate: the local aggregate runs while the remote one is in flight.", (1, 100_000, DEDICATED), (true, 2), build_partitionwise),
 ];
 
@@ -485,7 +490,7 @@ fn sum_reference(tables: &[&Table]) -> Vec<Vec<Datum>> {
 fn build_local(info: &ScenarioInfo, _knobs: &Knobs, s: &Settings) -> Result<Scenario, String> {
     let id = info.id;
     let mut local = Catalog::default();
-    let plan = if id == "A" {
+    let plan = if id == "A" || id == "t0" {
         let t = t_table("t_local", 0, s.rows * s.shards);
         local.add(t);
         sum_a_plan(Plan::SeqScan { table: "t_local".into(), columns: a_column(), alias: None })
@@ -694,6 +699,100 @@ fn build_partitionwise(_info: &ScenarioInfo, _knobs: &Knobs, s: &Settings) -> Re
         plan,
         sharing: Some(Sharing::Dedicated),
         shards: 1,
+        reference,
+        ordered: false,
+        order_key: None,
+        behaviour: s.behaviour,
+        cost: s.cost.clone(),
+    })
+}
+
+/// `l{k}(a, c)`: the local table joined to shard `k`'s foreign table, keys 0..49
+/// (half of `t`'s values of `a`, so the join drops rows).
+fn join_local_table(k: usize) -> Table {
+    let mut t =
+        Table::new(&format!("l{}", k + 1), vec![Column::new("a", ColType::Int), Column::new("c", ColType::Text)]);
+    for a in 0..JOIN_KEYS {
+        t.push_row(&[Datum::Int(a), Datum::text(&format!("l{}_{a}", k + 1))]);
+    }
+    t
+}
+
+const JOIN_KEYS: i64 = 50;
+
+/// `Hash Join (ftN.a = lN.a)`: the Foreign Scan (columns `cols` of `t`) probes a hash
+/// of the local table, as PostgreSQL 15 plans it (the smaller local side is hashed).
+fn join_plan(k: usize, server: &str, cols: &[usize]) -> Plan {
+    let scan = Plan::ForeignScan(ForeignScanPlan {
+        relation: format!("ft{}", k + 1),
+        server: server.to_string(),
+        remote: RemoteQuery::scan(&format!("t{}", k + 1), t_columns(), cols),
+        alias: None,
+    });
+    let local = join_local_table(k);
+    Plan::HashJoin {
+        outer: Box::new(scan),
+        inner: Box::new(Plan::SeqScan { table: local.name.clone(), columns: local.columns.clone(), alias: None }),
+        outer_key: Expr::Col(0),
+        inner_key: Expr::Col(0),
+    }
+}
+
+/// The joined rows of shard `k`'s `t` (columns `cols`) and `l{k}`, straight from the data.
+fn join_reference(t: &Table, l: &Table, cols: &[usize]) -> Vec<Vec<Datum>> {
+    let mut out = vec![];
+    for i in 0..t.nrows() {
+        let row = t.row(i);
+        for j in 0..l.nrows() {
+            if l.row(j)[0] == row[0] {
+                let mut r: Vec<Datum> = cols.iter().map(|&c| row[c].clone()).collect();
+                r.extend_from_slice(l.row(j));
+                out.push(r);
+            }
+        }
+    }
+    out
+}
+
+/// R (seed 000, Robert Haas): `Append` over one `Hash Join` per shard, each a Foreign
+/// Scan on its own server (`s1`…) joined to a local table. H (Amit Khandekar): an
+/// Append over a plain Foreign Scan (`ft1`, columns a, b, c) and one such join on the
+/// second server (`ft2.a`, `l2.a`, `l2.c`: the same column types).
+fn build_join(info: &ScenarioInfo, _knobs: &Knobs, s: &Settings) -> Result<Scenario, String> {
+    let id = info.id;
+    let shards = s.shards;
+    let mut servers = vec![];
+    let mut local = Catalog::default();
+    let mut children = vec![];
+    let mut reference = vec![];
+    for k in 0..shards {
+        let remote = format!("t{}", k + 1);
+        let table = t_table(&remote, k, s.rows);
+        let server = format!("s{}", k + 1);
+        if id == "H" && k == 0 {
+            children.push(foreign_scan_a(&format!("ft{}", k + 1), &server, &remote));
+            if let Some(Plan::ForeignScan(f)) = children.last_mut() {
+                f.remote = RemoteQuery::scan(&remote, t_columns(), &[0, 1, 2]);
+            }
+            reference.extend((0..table.nrows()).map(|i| table.row(i).to_vec()));
+        } else {
+            let cols: &[usize] = if id == "H" { &[0] } else { &[0, 1] };
+            let l = join_local_table(k);
+            reference.extend(join_reference(&table, &l, cols));
+            children.push(join_plan(k, &server, cols));
+            local.add(l);
+        }
+        let mut cat = Catalog::default();
+        cat.add(table);
+        servers.push(server_spec(&server, cat, s, k));
+    }
+    Ok(Scenario {
+        id: id.into(),
+        local,
+        servers,
+        plan: Plan::Append { children },
+        sharing: Some(Sharing::Dedicated),
+        shards,
         reference,
         ordered: false,
         order_key: None,

@@ -648,6 +648,10 @@ impl<H: Host> RunView<'_, H> {
             ),
             TraceKind::NodeCall { node } => format!("{} was called for its next row", self.label(*node)),
             TraceKind::NodeRow { node } => format!("{} returned a row to its parent", self.label(*node)),
+            TraceKind::Reentry { waiting, request, message, .. } => format!(
+                "hazard: {} waited in place on every event; request {request} of another subtree had input first: {message}",
+                self.label(*waiting)
+            ),
         };
         Some(text)
     }
