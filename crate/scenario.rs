@@ -139,6 +139,7 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
     info("pf0", "Append(4 × ForeignScan), one connection (Kyotaro's pf0)", "The 2016 patch's pf0 benchmark: foreign children all on one connection: one query in flight at a time (pendingAreq).", (4, 100_000, SHARED), (false, 1), build_foreign),
     info("R", "Append over 4 × Hash Join(Foreign Scan, Hash(Seq Scan))", "Robert Haas's plan (seed 000): each foreign table on its own server joined to a local table. PostgreSQL 15 runs the joins one after another (no Async under a join); with async_through_nodes, Append asks each Hash Join, which asks its Foreign Scan, so the four remote waits overlap.", (4, 100_000, DEDICATED), (false, 2), build_join),
     info("H", "Append over a Foreign Scan and a Hash Join (Amit's hazard)", "Amit Khandekar's case (seed 000): while the Hash Join waits for its Foreign Scan b, the Foreign Scan a of the other subtree is ready. Safe in every design but one: with no_descendant_check (teaching only) the wait covers a too, and Append is re-entered while it executes its child Hash Join — the run stops with that error.", (2, 100_000, DEDICATED), (false, 2), build_join),
+    info("K", "Nested Loop over two Appends of Foreign Scans", "Kyotaro Horiguchi's example (seed 000): a Nested Loop whose outer side is an Append of foreign key tables (10 keys each, the first half of the servers) and whose inner side an Append of foreign tables (the other half), rescanned for each outer row. PostgreSQL 15 starts the inner side only after the first outer row; with async_through_nodes, Nested Loop starts it while the outer side waits, so every foreign scan of both Appends is in flight at once.", (4, 100_000, DEDICATED), (false, 1), build_nestloop),
     info("X", "SELECT a, count(*) FROM pt GROUP BY a", "One foreign and one local partition, partitionwise aggregate: the local aggregate runs while the remote one is in flight.", (1, 100_000, DEDICATED), (true, 2), build_partitionwise),
 ];
 
@@ -793,6 +794,79 @@ fn build_join(info: &ScenarioInfo, _knobs: &Knobs, s: &Settings) -> Result<Scena
         plan: Plan::Append { children },
         sharing: Some(Sharing::Dedicated),
         shards,
+        reference,
+        ordered: false,
+        order_key: None,
+        behaviour: s.behaviour,
+        cost: s.cost.clone(),
+    })
+}
+
+/// K's outer key tables: `o{k}(a, b)` with keys `10k .. 10k + 9`.
+const K_KEYS: i64 = 10;
+
+/// K (seed 000, Kyotaro Horiguchi): `Nested Loop (o.a = t.a)` over an Append of the key
+/// tables `o1…` (the first half of the servers) and an Append of `t` on the others.
+fn build_nestloop(_info: &ScenarioInfo, _knobs: &Knobs, s: &Settings) -> Result<Scenario, String> {
+    if s.shards < 2 {
+        return Err(format!("scenario K needs at least 2 shards (an outer and an inner server), not {}", s.shards));
+    }
+    let outer_servers = s.shards / 2;
+    let (mut servers, mut outer, mut inner, mut keys, mut tables) = (vec![], vec![], vec![], vec![], vec![]);
+    for k in 0..s.shards {
+        let server = format!("s{}", k + 1);
+        let mut cat = Catalog::default();
+        if k < outer_servers {
+            let name = format!("o{}", k + 1);
+            let mut t = Table::new(&name, vec![Column::new("a", ColType::Int), Column::new("b", ColType::Int)]);
+            for a in (k as i64 * K_KEYS)..((k as i64 + 1) * K_KEYS) {
+                t.push_row(&[Datum::Int(a), Datum::Int(a * 1000)]);
+                keys.push(vec![Datum::Int(a), Datum::Int(a * 1000)]);
+            }
+            let cols = t.columns.clone();
+            cat.add(t);
+            outer.push(Plan::ForeignScan(ForeignScanPlan {
+                relation: format!("fo{}", k + 1),
+                server: server.clone(),
+                remote: RemoteQuery::scan(&name, cols, &[0, 1]),
+                alias: None,
+            }));
+        } else {
+            let name = format!("t{}", k + 1);
+            let t = t_table(&name, k, s.rows);
+            tables.push(t.clone());
+            cat.add(t);
+            let mut scan = foreign_scan_a(&format!("ft{}", k + 1), &server, &name);
+            if let Plan::ForeignScan(f) = &mut scan {
+                f.remote = RemoteQuery::scan(&name, t_columns(), &[0, 1]);
+            }
+            inner.push(scan);
+        }
+        servers.push(server_spec(&server, cat, s, k));
+    }
+    let mut reference = vec![];
+    for o in &keys {
+        for t in &tables {
+            for i in 0..t.nrows() {
+                if t.row(i)[0] == o[0] {
+                    reference.push(vec![o[0].clone(), o[1].clone(), t.row(i)[0].clone(), t.row(i)[1].clone()]);
+                }
+            }
+        }
+    }
+    let plan = Plan::NestLoop {
+        outer: Box::new(Plan::Append { children: outer }),
+        inner: Box::new(Plan::Append { children: inner }),
+        outer_key: Expr::Col(0),
+        inner_key: Expr::Col(0),
+    };
+    Ok(Scenario {
+        id: "K".into(),
+        local: Catalog::default(),
+        servers,
+        plan,
+        sharing: Some(Sharing::Dedicated),
+        shards: s.shards,
         reference,
         ordered: false,
         order_key: None,

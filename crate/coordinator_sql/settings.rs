@@ -360,7 +360,7 @@ fn walk(plan: &Plan, f: &mut dyn FnMut(&Plan)) {
         Plan::Sort { child, .. } | Plan::Limit { child, .. } | Plan::Agg { child, .. } | Plan::Result { child, .. } => {
             walk(child, f)
         }
-        Plan::HashJoin { outer, inner, .. } => {
+        Plan::HashJoin { outer, inner, .. } | Plan::NestLoop { outer, inner, .. } => {
             walk(outer, f);
             walk(inner, f);
         }

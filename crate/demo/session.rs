@@ -1072,7 +1072,7 @@ pub fn plan_bound(scenario: &Scenario, plan: &crate::plan::Plan) -> PlanBound {
             PlanBound { rows: groups.min(b.rows.max(1)), ..b }
         }
         Plan::EmptyResult { .. } => PlanBound { rows: 0, remote_rows: 0, fetches: 0, scans: 0 },
-        Plan::HashJoin { outer, inner, .. } => {
+        Plan::HashJoin { outer, inner, .. } | Plan::NestLoop { outer, inner, .. } => {
             let (o, i) = (plan_bound(scenario, outer), plan_bound(scenario, inner));
             PlanBound {
                 rows: o.rows.saturating_mul(i.rows),

@@ -139,6 +139,7 @@ pub fn plan_node_name(plan: &Plan) -> &'static str {
         Plan::Agg { .. } => "Aggregate",
         Plan::Result { .. } | Plan::EmptyResult { .. } => "Result",
         Plan::HashJoin { .. } => "Hash Join",
+        Plan::NestLoop { .. } => "Nested Loop",
     }
 }
 

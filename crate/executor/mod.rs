@@ -50,6 +50,7 @@ mod node_hashjoin;
 mod node_indexscan;
 mod node_limit;
 mod node_mergeappend;
+mod node_nestloop;
 mod node_result;
 mod node_seqscan;
 mod node_sort;
@@ -243,6 +244,11 @@ pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<Plan
             let (o, i) = (init_plan(outer, ctx, es)?, init_plan(inner, ctx, es)?);
             let widths = (outer.output_columns().len(), inner.output_columns().len());
             Box::new(node_hashjoin::HashJoinState::init(o, i, outer_key.clone(), inner_key.clone(), widths))
+        }
+        Plan::NestLoop { outer, inner, outer_key, inner_key } => {
+            let (o, i) = (init_plan(outer, ctx, es)?, init_plan(inner, ctx, es)?);
+            let widths = (outer.output_columns().len(), inner.output_columns().len());
+            Box::new(node_nestloop::NestLoopState::init(o, i, outer_key.clone(), inner_key.clone(), widths))
         }
     };
     let mut ps = PlanState { id, node };

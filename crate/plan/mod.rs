@@ -458,6 +458,14 @@ pub enum Plan {
         outer_key: Expr,
         inner_key: Expr,
     },
+    /// Nested Loop with a Join Filter `outer_key = inner_key`; the inner side is
+    /// rescanned for each outer row (`executor::node_nestloop`).
+    NestLoop {
+        outer: Box<Plan>,
+        inner: Box<Plan>,
+        outer_key: Expr,
+        inner_key: Expr,
+    },
     /// No input at all: every partition was pruned. PostgreSQL plans a dummy relation
     /// as a Result node whose one-time filter is `false` (set_dummy_rel_pathlist), so it
     /// returns no row without reading anything.
@@ -500,7 +508,7 @@ impl Plan {
                     Some(t) => t.iter().map(|(e, n)| Column::new(n, e.col_type(&input))).collect(),
                 }
             }
-            Plan::HashJoin { outer, inner, .. } => {
+            Plan::HashJoin { outer, inner, .. } | Plan::NestLoop { outer, inner, .. } => {
                 let mut c = outer.output_columns();
                 c.extend(inner.output_columns());
                 c
@@ -518,7 +526,7 @@ impl Plan {
             | Plan::Result { child, .. } => {
                 vec![child]
             }
-            Plan::HashJoin { outer, inner, .. } => vec![outer, inner],
+            Plan::HashJoin { outer, inner, .. } | Plan::NestLoop { outer, inner, .. } => vec![outer, inner],
         }
     }
 }

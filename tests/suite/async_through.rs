@@ -58,7 +58,18 @@ fn check_transitions(ctx: &str, events: &[TraceEvent]) {
 fn run_checked(id: &str, design: &str, k: &Knobs, async_mode: bool) -> QueryRun {
     let stepped = run_checked_in(id, design, k, async_mode, true);
     let run = run_checked_in(id, design, k, async_mode, false);
-    assert_eq!(stepped.rows, run.rows, "{id} {design}: steps change nothing");
+    // Steps change nothing but, under async_through_nodes, K's order: Nested Loop
+    // starts its inner side early only when the outer side sleeps, never at a step.
+    let sorted = |r: &QueryRun| {
+        let mut v = r.rows.clone();
+        v.sort();
+        v
+    };
+    if id == "K" && design != "pg15" {
+        assert_eq!(sorted(&stepped), sorted(&run), "{id} {design}: steps change no row");
+    } else {
+        assert_eq!(stepped.rows, run.rows, "{id} {design}: steps change nothing");
+    }
     run
 }
 
@@ -79,7 +90,7 @@ fn run_checked_in(id: &str, design: &str, k: &Knobs, async_mode: bool, step_mode
 
 #[wasm_bindgen_test(unsupported = test)]
 fn r_h_pf0_pf1_give_the_reference_in_every_design_sync_and_async() {
-    for id in ["R", "H", "pf0", "pf1"] {
+    for id in ["R", "H", "K", "pf0", "pf1"] {
         for fetch in [50, 1000] {
             for (design, k) in designs(120, fetch) {
                 for async_mode in [false, true] {
@@ -95,7 +106,7 @@ fn the_teaching_knob_is_harmless_where_no_other_subtree_waits() {
     // R, pf0 and pf1 have no request of another subtree outstanding while a node waits
     // in place: without the descendant check they are slower (R's joins wait one after
     // another) but correct.
-    for id in ["R", "pf0", "pf1"] {
+    for id in ["R", "K", "pf0", "pf1"] {
         let k = Knobs {
             rows_per_shard: Some(120),
             fetch_size: Some(50),

@@ -168,7 +168,7 @@ fn leaves(p: &Plan) -> usize {
         Plan::Sort { child, .. } | Plan::Limit { child, .. } | Plan::Agg { child, .. } | Plan::Result { child, .. } => {
             leaves(child)
         }
-        Plan::HashJoin { outer, inner, .. } => leaves(outer) + leaves(inner),
+        Plan::HashJoin { outer, inner, .. } | Plan::NestLoop { outer, inner, .. } => leaves(outer) + leaves(inner),
         _ => 1,
     }
 }
