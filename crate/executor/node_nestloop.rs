@@ -87,7 +87,12 @@ impl NestLoopState {
     /// A new outer row: the inner side's pass for it starts (rescanned if it ran).
     fn next_outer(&mut self, es: &mut EState) -> ExecResult<ExecStatus> {
         if self.early == EarlyInner::Blocked {
-            return self.start_inner_early(es);
+            // Finish the inner side's blocked call first; then the outer side is asked
+            // again (it registers its wait in this turn, so the host has a wait set).
+            self.start_inner_early(es)?;
+            if self.early == EarlyInner::Blocked {
+                return Ok(ExecStatus::Wait);
+            }
         }
         let status = self.inputs.next(&mut self.children, 0, es)?;
         match status {

@@ -207,3 +207,152 @@ fn the_teaching_knob_needs_the_design() {
     let e = Scenario::build("R", &k).err().expect("refused");
     assert!(e.contains("no_descendant_check") && e.contains("async_through_nodes"), "{e}");
 }
+
+// ---------------------------------------------------------------------------------
+// Random plans mixing joins and Appends (depth ≤ 4), over R's servers and tables.
+
+use pgasync::plan::{Expr, ForeignScanPlan, Plan, RemoteQuery};
+use pgasync::types::{ColType, Column};
+use proptest::prelude::*;
+
+/// A plan shape: every subtree outputs two integer columns (a, b).
+#[derive(Clone, Debug)]
+enum Shape {
+    Foreign(usize),
+    Local(usize),
+    Append(Vec<Shape>),
+    HashJoin(Box<Shape>, Box<Shape>),
+    NestLoop(Box<Shape>, Box<Shape>),
+    Sort(Box<Shape>),
+}
+
+fn shape_strategy() -> impl Strategy<Value = Shape> {
+    let leaf = prop_oneof![(0usize..3).prop_map(Shape::Foreign), (0usize..3).prop_map(Shape::Local)];
+    leaf.prop_recursive(3, 12, 3, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 1..=3).prop_map(Shape::Append),
+            (inner.clone(), inner.clone()).prop_map(|(o, i)| Shape::HashJoin(Box::new(o), Box::new(i))),
+            (inner.clone(), inner.clone()).prop_map(|(o, i)| Shape::NestLoop(Box::new(o), Box::new(i))),
+            inner.prop_map(|c| Shape::Sort(Box::new(c))),
+        ]
+    })
+}
+
+/// The first two columns, as (a, b).
+fn two_columns(child: Plan) -> Plan {
+    Plan::Result {
+        child: Box::new(child),
+        filter: None,
+        targets: Some(vec![(Expr::Col(0), "a".into()), (Expr::Col(1), "b".into())]),
+    }
+}
+
+fn to_plan(s: &Shape) -> Plan {
+    let t_cols =
+        || vec![Column::new("a", ColType::Int), Column::new("b", ColType::Int), Column::new("c", ColType::Text)];
+    match s {
+        Shape::Foreign(k) => Plan::ForeignScan(ForeignScanPlan {
+            relation: format!("ft{}", k + 1),
+            server: format!("s{}", k + 1),
+            remote: RemoteQuery::scan(&format!("t{}", k + 1), t_cols(), &[0, 1]),
+            alias: None,
+        }),
+        Shape::Local(k) => Plan::Result {
+            child: Box::new(Plan::SeqScan {
+                table: format!("l{}", k + 1),
+                columns: vec![Column::new("a", ColType::Int), Column::new("c", ColType::Text)],
+                alias: None,
+            }),
+            filter: None,
+            targets: Some(vec![(Expr::Col(0), "a".into()), (Expr::Col(0), "b".into())]),
+        },
+        Shape::Append(children) => Plan::Append { children: children.iter().map(to_plan).collect() },
+        Shape::HashJoin(o, i) => two_columns(Plan::HashJoin {
+            outer: Box::new(to_plan(o)),
+            inner: Box::new(to_plan(i)),
+            outer_key: Expr::Col(0),
+            inner_key: Expr::Col(0),
+        }),
+        Shape::NestLoop(o, i) => two_columns(Plan::NestLoop {
+            outer: Box::new(to_plan(o)),
+            inner: Box::new(to_plan(i)),
+            outer_key: Expr::Col(0),
+            inner_key: Expr::Col(0),
+        }),
+        Shape::Sort(c) => Plan::Sort { child: Box::new(to_plan(c)), keys: vec![pgasync::plan::SortKey::asc(1)] },
+    }
+}
+
+/// Where the hazard can happen: an Append that has a Foreign Scan child (its request
+/// stays Waiting while the Append runs its other children) and another child through
+/// which requests pass to a Foreign Scan (it waits in place without the check).
+fn hazard_possible(s: &Shape) -> bool {
+    fn reaches_foreign_through_nodes(s: &Shape) -> bool {
+        match s {
+            Shape::Foreign(_) => true,
+            Shape::Local(_) | Shape::Append(_) => false,
+            Shape::HashJoin(o, i) | Shape::NestLoop(o, i) => {
+                reaches_foreign_through_nodes(o) || reaches_foreign_through_nodes(i)
+            }
+            Shape::Sort(c) => reaches_foreign_through_nodes(c),
+        }
+    }
+    match s {
+        Shape::Foreign(_) | Shape::Local(_) => false,
+        Shape::Append(children) => {
+            let direct = children.iter().any(|c| matches!(c, Shape::Foreign(_)));
+            let through = children.iter().any(|c| !matches!(c, Shape::Foreign(_)) && reaches_foreign_through_nodes(c));
+            (direct && through) || children.iter().any(hazard_possible)
+        }
+        Shape::HashJoin(o, i) | Shape::NestLoop(o, i) => hazard_possible(o) || hazard_possible(i),
+        Shape::Sort(c) => hazard_possible(c),
+    }
+}
+
+fn sorted_rows(r: &QueryRun) -> Vec<Vec<pgasync::types::Datum>> {
+    let mut v = r.rows.clone();
+    v.sort();
+    v
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    #[wasm_bindgen_test(unsupported = test)]
+    fn random_plans_guarded_never_reenter_and_equal_sync(shape in shape_strategy(), fetch in 3usize..40) {
+        let k = |through: bool, unguarded: bool| Knobs {
+            shards: Some(3),
+            rows_per_shard: Some(30),
+            fetch_size: Some(fetch),
+            async_through_nodes: Some(through),
+            no_descendant_check: Some(unguarded),
+            ..Default::default()
+        };
+        let mut s = Scenario::build("R", &k(false, false)).unwrap();
+        s.plan = to_plan(&shape);
+        let mut sync = start(&s, false);
+        sync.run_to_end().unwrap();
+        for (through, unguarded) in [(false, false), (true, false), (true, true)] {
+            let mut s = Scenario::build("R", &k(through, unguarded)).unwrap();
+            s.plan = to_plan(&shape);
+            let ctx = format!("{shape:?} through={through} unguarded={unguarded}");
+            let mut run = start(&s, true);
+            let res = run.run_to_end();
+            let hazards = run.es.trace.events.iter().filter(|e| matches!(e.kind, TraceKind::Reentry { .. })).count();
+            match res {
+                Ok(()) => {
+                    prop_assert_eq!(hazards, 0, "{}", ctx);
+                    prop_assert_eq!(sorted_rows(&run), sorted_rows(&sync), "{}", ctx);
+                    check_transitions(&ctx, &run.es.trace.events);
+                }
+                Err(ExecError::Reentry(m)) => {
+                    prop_assert!(unguarded, "{}: the guarded design re-entered: {}", ctx, m);
+                    prop_assert!(hazard_possible(&shape), "{}: a hazard where none is possible: {}", ctx, m);
+                    prop_assert_eq!(hazards, 1, "{}", ctx);
+                    prop_assert!(m.starts_with("Append re-entered while executing its child"), "{}: {}", ctx, m);
+                }
+                Err(e) => prop_assert!(false, "{}: {}", ctx, e),
+            }
+        }
+    }
+}
