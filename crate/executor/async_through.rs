@@ -239,15 +239,24 @@ impl AsyncInputs {
     /// it progressed (look at the request again); false if the node must return Wait.
     fn wait_for_child(&mut self, children: &mut [PlanState], i: usize, es: &mut EState) -> ExecResult<bool> {
         let r = self.requests[i].expect("async child");
-        let added = exec_async_configure_wait(es, r, &mut children[i], &WaitContext::default())?;
+        let mut added = exec_async_configure_wait(es, r, &mut children[i], &WaitContext::default())?;
         if es.blocked_on.is_some() {
             return Ok(false);
         }
         if es.requests[r].state != AsyncState::Waiting {
             return Ok(true);
         }
+        if !added {
+            added = self.configure_others(children, i, es, &WaitContext::default())?;
+            if es.blocked_on.is_some() {
+                return Ok(false);
+            }
+        }
         if children[i].node.async_ready(es) {
             exec_async_notify(es, r, &mut children[i])?;
+            return Ok(es.blocked_on.is_none());
+        }
+        if self.notify_others(children, i, es)? {
             return Ok(es.blocked_on.is_none());
         }
         if self.unguarded {
@@ -264,6 +273,45 @@ impl AsyncInputs {
             // ExecAsyncWaitForNode did, until an event of the wait set fires.
             let conn = es.requests[r].conn.ok_or_else(|| no_conn(self.node, r))?;
             es.block_on(conn);
+        }
+        Ok(false)
+    }
+
+    /// The child it needs registered no event: its connection carries another child's
+    /// FETCH (postgres_fdw's pendingAreq, the same requestor: only that request's event
+    /// is configured). Configures this node's other Waiting children — descendants too
+    /// — so the wait has that event, as an Append configures all its children. True if
+    /// one added an event.
+    fn configure_others(
+        &mut self,
+        children: &mut [PlanState],
+        except: usize,
+        es: &mut EState,
+        ctx: &WaitContext,
+    ) -> ExecResult<bool> {
+        let mut added = false;
+        for (c, r) in self.requests.iter().enumerate() {
+            let Some(r) = *r else { continue };
+            if c == except || es.requests[r].state != AsyncState::Waiting {
+                continue;
+            }
+            added |= exec_async_configure_wait(es, r, &mut children[c], ctx)?;
+            if es.blocked_on.is_some() {
+                break;
+            }
+        }
+        Ok(added)
+    }
+
+    /// Notifies the first other Waiting child whose input is here (its result waits,
+    /// CallbackPending, until this node asks that child); true if one was.
+    fn notify_others(&mut self, children: &mut [PlanState], except: usize, es: &mut EState) -> ExecResult<bool> {
+        for (c, r) in self.requests.iter().enumerate() {
+            let Some(r) = *r else { continue };
+            if c != except && es.requests[r].state == AsyncState::Waiting && children[c].node.async_ready(es) {
+                exec_async_notify(es, r, &mut children[c])?;
+                return Ok(true);
+            }
         }
         Ok(false)
     }
@@ -309,7 +357,13 @@ impl AsyncInputs {
     pub fn ready(&self, children: &[PlanState], es: &EState) -> bool {
         let Some(child) = self.waiting_on else { return false };
         let Some(r) = self.requests[child] else { return false };
-        es.requests[r].state == AsyncState::CallbackPending || children[child].node.async_ready(es)
+        if es.requests[r].state == AsyncState::CallbackPending || children[child].node.async_ready(es) {
+            return true;
+        }
+        // Another child's input (see `configure_others`).
+        self.requests.iter().enumerate().any(|(c, q)| {
+            q.is_some_and(|q| es.requests[q].state == AsyncState::Waiting && children[c].node.async_ready(es))
+        })
     }
 
     /// Cancels the child requests (rescan, end).
@@ -376,7 +430,10 @@ pub fn configure_wait<N: Through>(n: &mut N, es: &mut EState, r: usize, ctx: &Wa
     for _ in 0..MAX_ROUNDS {
         let (inputs, children) = n.inputs();
         if let Some((child, cr)) = inputs.waiting_request(es) {
-            let added = exec_async_configure_wait(es, cr, &mut children[child], ctx)?;
+            let mut added = exec_async_configure_wait(es, cr, &mut children[child], ctx)?;
+            if es.blocked_on.is_none() && es.requests[cr].state == AsyncState::Waiting && !added {
+                added = inputs.configure_others(children, child, es, ctx)?;
+            }
             if es.blocked_on.is_some() || es.requests[cr].state == AsyncState::Waiting {
                 return Ok(added);
             }
@@ -395,9 +452,11 @@ pub fn notify<N: Through>(n: &mut N, es: &mut EState, r: usize) -> ExecResult<()
     if let Some((child, cr)) = inputs.waiting_request(es) {
         if children[child].node.async_ready(es) {
             exec_async_notify(es, cr, &mut children[child])?;
-            if es.blocked_on.is_some() {
-                return Ok(());
-            }
+        } else {
+            inputs.notify_others(children, child, es)?;
+        }
+        if es.blocked_on.is_some() {
+            return Ok(());
         }
     }
     run(n, es, r)
