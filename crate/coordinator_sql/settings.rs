@@ -357,9 +357,11 @@ fn walk(plan: &Plan, f: &mut dyn FnMut(&Plan)) {
     f(plan);
     match plan {
         Plan::Append { children } | Plan::MergeAppend { children, .. } => children.iter().for_each(|c| walk(c, f)),
-        Plan::Sort { child, .. } | Plan::Limit { child, .. } | Plan::Agg { child, .. } | Plan::Result { child, .. } => {
-            walk(child, f)
-        }
+        Plan::Sort { child, .. }
+        | Plan::Limit { child, .. }
+        | Plan::Agg { child, .. }
+        | Plan::Result { child, .. }
+        | Plan::Material { child } => walk(child, f),
         Plan::HashJoin { outer, inner, .. } | Plan::NestLoop { outer, inner, .. } => {
             walk(outer, f);
             walk(inner, f);

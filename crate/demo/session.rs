@@ -1059,7 +1059,7 @@ pub fn plan_bound(scenario: &Scenario, plan: &crate::plan::Plan) -> PlanBound {
             PlanBound { rows, remote_rows: rows, fetches: rows / fetch + 1, scans: 1 }
         }
         Plan::Append { children } | Plan::MergeAppend { children, .. } => sum(children),
-        Plan::Sort { child, .. } | Plan::Result { child, .. } => plan_bound(scenario, child),
+        Plan::Sort { child, .. } | Plan::Result { child, .. } | Plan::Material { child } => plan_bound(scenario, child),
         Plan::Limit { child, offset, count } => {
             let b = plan_bound(scenario, child);
             let most = count.map(|c| c.saturating_add(*offset));

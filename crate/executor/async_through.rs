@@ -140,6 +140,7 @@ pub fn plan_node_name(plan: &Plan) -> &'static str {
         Plan::Result { .. } | Plan::EmptyResult { .. } => "Result",
         Plan::HashJoin { .. } => "Hash Join",
         Plan::NestLoop { .. } => "Nested Loop",
+        Plan::Material { .. } => "Materialize",
     }
 }
 

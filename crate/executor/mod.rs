@@ -49,6 +49,7 @@ mod node_foreignscan;
 mod node_hashjoin;
 mod node_indexscan;
 mod node_limit;
+mod node_material;
 mod node_mergeappend;
 mod node_nestloop;
 mod node_result;
@@ -245,6 +246,7 @@ pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<Plan
             let widths = (outer.output_columns().len(), inner.output_columns().len());
             Box::new(node_hashjoin::HashJoinState::init(o, i, outer_key.clone(), inner_key.clone(), widths))
         }
+        Plan::Material { child } => Box::new(node_material::MaterialState::init(init_plan(child, ctx, es)?)),
         Plan::NestLoop { outer, inner, outer_key, inner_key } => {
             let (o, i) = (init_plan(outer, ctx, es)?, init_plan(inner, ctx, es)?);
             let widths = (outer.output_columns().len(), inner.output_columns().len());

@@ -22,10 +22,10 @@
 //! demo's step mode a step is not a sleep, so a stepped run may start the inner side at
 //! another moment than a run without steps: the same rows, maybe in another order.
 //!
-//! Where it departs from PostgreSQL: no Materialize over the inner side (PostgreSQL 15
-//! usually puts one over a rescanned inner side so that it is read once; here every
-//! pass reads the inner side again), no parameterized inner scans, no outer, semi or
-//! anti joins, one equality as the whole join qual.
+//! Where it departs from PostgreSQL: no parameterized inner scans (a plan that wants the
+//! inner side read once puts a Materialize over it, `node_material.rs`, as PostgreSQL
+//! 15's planner does), no outer, semi or anti joins, one equality as the whole join
+//! qual.
 
 use super::async_through::{through_requestee, AsyncInputs, Through};
 use super::{exec_rescan, ExecNode, ExecStatus, PlanState};

@@ -466,6 +466,11 @@ pub enum Plan {
         outer_key: Expr,
         inner_key: Expr,
     },
+    /// Materialize: keeps its child's rows; a rescan replays them
+    /// (`executor::node_material`).
+    Material {
+        child: Box<Plan>,
+    },
     /// No input at all: every partition was pruned. PostgreSQL plans a dummy relation
     /// as a Result node whose one-time filter is `false` (set_dummy_rel_pathlist), so it
     /// returns no row without reading anything.
@@ -485,7 +490,7 @@ impl Plan {
             Plan::Append { children } | Plan::MergeAppend { children, .. } => {
                 children.first().map(|c| c.output_columns()).unwrap_or_default()
             }
-            Plan::Sort { child, .. } | Plan::Limit { child, .. } => child.output_columns(),
+            Plan::Sort { child, .. } | Plan::Limit { child, .. } | Plan::Material { child } => child.output_columns(),
             Plan::Agg { child, group_by, aggs, .. } => {
                 let input = child.output_columns();
                 let mut out: Vec<Column> = group_by
@@ -523,7 +528,8 @@ impl Plan {
             Plan::Sort { child, .. }
             | Plan::Limit { child, .. }
             | Plan::Agg { child, .. }
-            | Plan::Result { child, .. } => {
+            | Plan::Result { child, .. }
+            | Plan::Material { child } => {
                 vec![child]
             }
             Plan::HashJoin { outer, inner, .. } | Plan::NestLoop { outer, inner, .. } => vec![outer, inner],

@@ -1,0 +1,196 @@
+// Native only (not in tests/suite): starts PostgreSQL clusters (processes, sockets, files).
+#![cfg(not(target_arch = "wasm32"))]
+//! PostgreSQL 15 fidelity of the plans beyond Append (issue 18): on a real PostgreSQL 15
+//! coordinator with postgres_fdw, Robert Haas's plan R — an Append over one Hash Join
+//! per shard, each a foreign table on its own server joined to a local table — runs
+//! synchronously (no `Async` under a join, `async_capable` on or off). The sandbox in
+//! `pg15`, over TCP on the same shards, must send what that coordinator sends: per
+//! connection the same statements in the same order, across shards the same order
+//! (everything is waited for: nothing is asynchronous), and the same rows.
+//!
+//! The shards and their statement logs are tests/pg15_fidelity.rs's (tests/support/pg.rs).
+//! Missing PostgreSQL binaries fail the test (`make test` installs them).
+
+mod support;
+
+use pgasync::behaviour::Preset;
+use pgasync::clock::Clock;
+use pgasync::executor::estate::EState;
+use pgasync::executor::{init_plan, InitContext};
+use pgasync::host::tcp::TcpHost;
+use pgasync::knobs::Knobs;
+use pgasync::run::QueryRun;
+use pgasync::scenario::Scenario;
+use pgasync::types::Datum;
+use std::net::SocketAddr;
+use std::time::Instant;
+use support::pg::*;
+
+const SHARDS: usize = 4;
+
+/// R's coordinator: servers s1…s4 (one per shard), foreign tables ft1…ft4 over t1…t4,
+/// local tables l1…l4 (a in 0..49, c = 'lK_a'), as `scenario::build_join` has them.
+struct JoinFixture {
+    shards: ShardSet,
+    coordinator: Cluster,
+}
+
+impl JoinFixture {
+    fn start(rows: usize) -> JoinFixture {
+        let shards = ShardSet::start(SHARDS);
+        for k in 0..SHARDS {
+            load_t(&shards.clusters[k], &format!("t{}", k + 1), k, rows);
+        }
+        let coordinator = Cluster::start("coordinator");
+        // Servers and user mappings first, then the tables, as tests/support/pg.rs's
+        // Fixture creates them: the user mappings' OIDs decide the order in which
+        // pgfdw_xact_callback walks the connection hash table (the COMMITs' order).
+        let mut sql = String::from("CREATE EXTENSION postgres_fdw;\n");
+        for k in 0..SHARDS {
+            let s = format!("s{}", k + 1);
+            sql.push_str(&format!(
+                "CREATE SERVER {s} FOREIGN DATA WRAPPER postgres_fdw OPTIONS (host '127.0.0.1', port '{}', \
+                 dbname 'postgres', async_capable 'false', fetch_size '100');\n\
+                 CREATE USER MAPPING FOR postgres SERVER {s} OPTIONS (user 'postgres');\n",
+                shards.clusters[k].port
+            ));
+        }
+        for n in 1..=SHARDS {
+            sql.push_str(&format!(
+                "CREATE FOREIGN TABLE ft{n} (a int, b int, c text) SERVER s{n} OPTIONS (table_name 't{n}');\n"
+            ));
+        }
+        for n in 1..=SHARDS {
+            sql.push_str(&format!(
+                "CREATE TABLE l{n} (a int, c text);\n\
+                 INSERT INTO l{n} SELECT a, 'l{n}_' || a FROM generate_series(0, 49) a;\n\
+                 ANALYZE l{n};\n"
+            ));
+        }
+        coordinator.psql(&sql);
+        JoinFixture { shards, coordinator }
+    }
+
+    fn configure(&self, async_capable: bool, fetch_size: usize) {
+        let sql: String = (1..=SHARDS)
+            .map(|n| {
+                format!(
+                    "ALTER SERVER s{n} OPTIONS (SET async_capable '{async_capable}', SET fetch_size '{fetch_size}');\n"
+                )
+            })
+            .collect();
+        self.coordinator.psql(&sql);
+    }
+}
+
+/// R as SQL: the union of the four joins.
+fn r_sql() -> String {
+    let parts: Vec<String> = (1..=SHARDS)
+        .map(|n| format!("SELECT ft{n}.a, ft{n}.b, l{n}.a, l{n}.c FROM ft{n} JOIN l{n} ON ft{n}.a = l{n}.a"))
+        .collect();
+    parts.join(" UNION ALL ")
+}
+
+/// `Scenario::start` over pgasync's native TCP host on the fixture's shards (as
+/// tests/pg15_fidelity.rs's `start_over_tcp`).
+fn start_over_tcp(sc: &Scenario, async_capable: bool, addrs: &[SocketAddr]) -> QueryRun<TcpHost> {
+    let servers = sc
+        .servers
+        .iter()
+        .map(|s| {
+            let mut srv = s.server.clone();
+            srv.options.async_capable = async_capable;
+            srv
+        })
+        .collect();
+    let t0 = Instant::now();
+    let clock = Clock::from_host(Box::new(move || t0.elapsed().as_nanos() as u64));
+    let mut es = EState::new(clock, servers, async_capable, true);
+    es.set_behaviour(sc.behaviour);
+    let root = init_plan(&sc.plan, &InitContext { catalog: &sc.local }, &mut es).expect("init");
+    let host = TcpHost::new(addrs);
+    es.writer = Some(host.writer());
+    QueryRun::new(es, root, host, sc.plan.output_columns())
+}
+
+fn row_text(r: &[Datum]) -> String {
+    r.iter()
+        .map(|d| match d {
+            Datum::Int(i) => i.to_string(),
+            Datum::Null => String::new(),
+            other => other.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("|")
+}
+
+fn without_disconnections(timeline: Vec<String>) -> Vec<String> {
+    timeline.into_iter().filter(|l| !l.contains(" disconnection")).collect()
+}
+
+#[test]
+fn r_in_pg15_sends_what_postgres_15_sends() {
+    let rows = 250;
+    let f = JoinFixture::start(rows);
+    let mut failures = vec![];
+    for fetch in [100, 1000] {
+        for async_capable in [false, true] {
+            let what = format!("R {} fetch_size={fetch}", if async_capable { "async" } else { "sync" });
+            f.configure(async_capable, fetch);
+            // PostgreSQL 15.
+            let explain = f.coordinator.psql(&format!("EXPLAIN (VERBOSE, COSTS OFF) {}", r_sql()));
+            if explain.matches("Hash Join").count() != SHARDS || explain.contains("Async") {
+                failures.push(format!("{what}: PostgreSQL's plan is not R's:\n{explain}"));
+            }
+            let mark = f.shards.mark();
+            let out = f.coordinator.psql(&r_sql());
+            let pg_sessions = f.shards.sessions_since(mark);
+            let mut pg_rows: Vec<String> = out.lines().filter(|l| !l.is_empty()).map(str::to_string).collect();
+            pg_rows.sort();
+            // The sandbox, pg15.
+            let knobs = Knobs {
+                shards: Some(SHARDS),
+                rows_per_shard: Some(rows),
+                fetch_size: Some(fetch),
+                behaviour: Some(Preset::Pg15),
+                ..Default::default()
+            };
+            let sc = Scenario::build("R", &knobs).expect("R builds");
+            let mark = f.shards.mark();
+            let mut ours: Vec<String> = {
+                let mut run = start_over_tcp(&sc, async_capable, &f.shards.addrs());
+                if let Err(e) = run.run_to_end() {
+                    failures.push(format!("{what}: the sandbox's run failed: {e}"));
+                }
+                run.rows.iter().map(|r| row_text(r)).collect()
+            };
+            ours.sort();
+            let mut sessions = f.shards.sessions_since(mark);
+            for s in sessions.iter_mut() {
+                for st in s.statements.iter_mut() {
+                    if st.starts_with("connection authorized: ") || st.starts_with("disconnection: ") {
+                        *st = st.replace("user=pgasync", "user=postgres");
+                    }
+                }
+            }
+            if ours != pg_rows {
+                failures.push(format!(
+                    "{what}: rows differ ({} from PostgreSQL, {} from pgasync)",
+                    pg_rows.len(),
+                    ours.len()
+                ));
+            }
+            let (pg, sb) = (per_shard(&pg_sessions, SHARDS), per_shard(&sessions, SHARDS));
+            if pg != sb {
+                failures
+                    .push(format!("{what}: statements per connection differ\nPostgreSQL: {pg:#?}\npgasync: {sb:#?}"));
+            }
+            let (pg, sb) =
+                (without_disconnections(timeline(&pg_sessions)), without_disconnections(timeline(&sessions)));
+            if pg != sb {
+                failures.push(format!("{what}: order across shards differs\nPostgreSQL: {pg:#?}\npgasync: {sb:#?}"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} difference(s) from PostgreSQL 15:\n\n{}", failures.len(), failures.join("\n\n"));
+}
