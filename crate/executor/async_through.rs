@@ -166,6 +166,9 @@ pub struct AsyncInputs {
     waiting_on: Option<usize>,
     /// `no_descendant_check`: wait in place, on every event of the query.
     unguarded: bool,
+    /// A parent sends this node requests (EXPLAIN prints "Async Hash Join": the
+    /// sandbox's mark, PostgreSQL 15 marks only Foreign Scans).
+    marked: bool,
 }
 
 impl AsyncInputs {
@@ -192,12 +195,22 @@ impl AsyncInputs {
             own: None,
             waiting_on: None,
             unguarded: es.behaviour.no_descendant_check,
+            marked: false,
         }
     }
 
     /// Can this node take requests (its parent may make it a requestee)?
     pub fn capable(&self) -> bool {
         self.capable
+    }
+
+    /// A parent will send this node requests.
+    pub fn mark(&mut self) {
+        self.marked = true;
+    }
+
+    pub fn marked(&self) -> bool {
+        self.marked
     }
 
     /// The next row of child `i` into its slot: by ExecAsyncRequest if the child is
@@ -468,6 +481,12 @@ macro_rules! through_requestee {
     () => {
         fn is_async_capable(&self) -> bool {
             self.inputs.capable()
+        }
+        fn is_async_requestee(&self) -> bool {
+            self.inputs.marked()
+        }
+        fn mark_async_requestee(&mut self) {
+            self.inputs.mark()
         }
         fn async_request(&mut self, es: &mut EState, r: usize) -> ExecResult<()> {
             crate::executor::async_through::request(self, es, r)

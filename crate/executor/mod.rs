@@ -123,6 +123,11 @@ pub trait ExecNode: CloneNode {
     fn is_async_capable(&self) -> bool {
         false
     }
+    /// EXPLAIN's "Async" mark: a parent sends this node requests (an async Foreign Scan
+    /// says so in `explain`; an intermediate requestee of `async_through` here).
+    fn is_async_requestee(&self) -> bool {
+        self.is_async_capable()
+    }
     /// Called by an async-aware parent that will send this node requests (PostgreSQL
     /// marks only such children async: EXPLAIN prints them as "Async Foreign Scan").
     fn mark_async_requestee(&mut self) {}
@@ -289,7 +294,7 @@ pub fn explain_tree(ps: &PlanState, es: &EState, relationship: Option<&str>) -> 
     let mut e = ExplainNode {
         id: ps.id,
         node_type: String::new(),
-        async_capable: ps.node.is_async_capable(),
+        async_capable: ps.node.is_async_requestee(),
         strategy: None,
         relation: None,
         parent_relationship: relationship.map(str::to_string),
