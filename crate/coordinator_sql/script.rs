@@ -736,7 +736,8 @@ mod tests {
             while !load.advance(997).unwrap() {
                 calls += 1;
             }
-            assert!(calls > 100, "{id}: {calls} slices");
+            // Many slices: about one per 997 rows (K's file, 6,020 rows, takes six).
+            assert!(calls >= whole.cluster.total_rows / 997 && calls >= 5, "{id}: {calls} slices");
             let sliced = load.finish().unwrap();
             assert_eq!(whole.log, sliced.log, "{id}");
             assert_eq!(whole.cluster.total_rows, sliced.cluster.total_rows, "{id}");
