@@ -16,6 +16,7 @@
 
 mod args;
 mod bench;
+mod bench_designs;
 mod calibrate;
 mod config;
 mod demo;
