@@ -2,19 +2,19 @@
 -- each foreign table on its own server joined to a local table. PostgreSQL 15 runs the
 -- joins one after another (no Async under a join, whatever async_capable says); with
 -- the async_through_nodes knob the four remote waits overlap. The same tables and rows
--- as the built-in scenario R with its bench size (100,000 rows per shard).
+-- as the built-in scenario R with its bench size (50,000 rows per shard).
 -- @shard s1
 create table t1 (a int, b int, c text);
-insert into t1 select i % 100, i, to_char(i, 'FM00000') from generate_series(0, 99999) i;
+insert into t1 select i % 100, i, to_char(i, 'FM00000') from generate_series(0, 49999) i;
 -- @shard s2
 create table t2 (a int, b int, c text);
-insert into t2 select (100000 + i) % 100, 100000 + i, (100000 + i)::text from generate_series(0, 99999) i;
+insert into t2 select (50000 + i) % 100, 50000 + i, to_char(50000 + i, 'FM00000') from generate_series(0, 49999) i;
 -- @shard s3
 create table t3 (a int, b int, c text);
-insert into t3 select (200000 + i) % 100, 200000 + i, (200000 + i)::text from generate_series(0, 99999) i;
+insert into t3 select (100000 + i) % 100, 100000 + i, (100000 + i)::text from generate_series(0, 49999) i;
 -- @shard s4
 create table t4 (a int, b int, c text);
-insert into t4 select (300000 + i) % 100, 300000 + i, (300000 + i)::text from generate_series(0, 99999) i;
+insert into t4 select (150000 + i) % 100, 150000 + i, (150000 + i)::text from generate_series(0, 49999) i;
 -- @coordinator
 create extension postgres_fdw;
 create server s1 foreign data wrapper postgres_fdw options (dbname 'r', async_capable 'true');
