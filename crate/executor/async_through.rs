@@ -1,6 +1,6 @@
 //! Async beyond Append (the `async_through_nodes` knob): Hash Join (probe and build
-//! side), Result, Agg, Sort and Limit pass asynchronous requests through to the Foreign
-//! Scans below them, so an Append over joins (Robert Haas's plan in seed 000, scenario
+//! side), Nested Loop (outer and inner side), Materialize, Result, Agg, Sort and Limit
+//! pass asynchronous requests through to the Foreign Scans below them, so an Append over joins (Robert Haas's plan in seed 000, scenario
 //! R) overlaps the remote waits of all its joins. PostgreSQL 15 does not: a Foreign Scan
 //! runs asynchronously only as a direct child of an Append.
 //!
@@ -34,12 +34,22 @@
 //! What each intermediate node must do (and nothing else changes in it):
 //! - **Hash Join**: read the build (inner) side and the probe (outer) side through
 //!   `AsyncInputs::next`; its table and matches already survive a Wait;
-//! - **Result, Limit**: read the child through `next`; Limit stops asking at its count;
+//! - **Nested Loop**: read both sides through `next`; while the outer side sleeps,
+//!   start the inner side's first pass (Kyotaro's example, `node_nestloop.rs`);
+//! - **Result, Limit, Materialize**: read the child through `next`; Limit stops asking
+//!   at its count, Materialize replays what it kept on a rescan;
 //! - **Agg, Sort**: read the child to its end through `next` (they return nothing
 //!   before), so under a request they report pending for as long as the input waits;
-//! - every one: `is_async_capable` when its inputs are (`AsyncInputs::capable`), the
-//!   four requestee functions by the helpers below, and cancel its child requests on
-//!   rescan and end.
+//! - every one: `is_async_capable` when its inputs are (`AsyncInputs::capable`: no child
+//!   below which an Append could sleep without a request to wait through), the
+//!   requestee functions by `through_requestee!`, and cancel its child requests on
+//!   rescan and end. When the child it needs registers no event (its connection
+//!   carries a sibling's FETCH, postgres_fdw's pendingAreq), it configures and
+//!   notifies its other waiting children too, as an Append does.
+//!
+//! EXPLAIN prints a node that a parent sends requests to as "Async Hash Join" (the
+//! sandbox's mark: PostgreSQL 15 has "Async" only on Foreign Scans, and never shows it
+//! here, since the knob is off in `pg15`).
 //!
 //! The hazard (the `no_descendant_check` teaching knob, seed 000, Amit Khandekar): the
 //! first framework's nodes waited in place (ExecAsyncWaitForNode) on *every* event of
@@ -50,7 +60,10 @@
 //! the host wakes for any Waiting request's connection), and when a request that is not
 //! its descendant has input first, the run stops with `TraceKind::Reentry` and the error
 //! "Append re-entered while executing its child Hash Join" (`reentry`) — never a panic,
-//! never a wrong row. Without the knob the same plan is safe twice over: a node under a
+//! never a wrong row. Requests left Waiting across other work come from an Append's
+//! direct Foreign Scans and from a Nested Loop's outer side while its inner side starts;
+//! the re-entered node is the lowest one executing both (scenario H: the Append; the
+//! proptest in tests/suite/async_through.rs finds the Nested Loop case too). Without the knob the same plan is safe twice over: a node under a
 //! request never waits in place (the async-aware-parent rule), and a node that does
 //! configures only its descendants (the nested-set check).
 //!

@@ -224,6 +224,7 @@ enum Shape {
     HashJoin(Box<Shape>, Box<Shape>),
     NestLoop(Box<Shape>, Box<Shape>),
     Sort(Box<Shape>),
+    Material(Box<Shape>),
 }
 
 fn shape_strategy() -> impl Strategy<Value = Shape> {
@@ -233,7 +234,8 @@ fn shape_strategy() -> impl Strategy<Value = Shape> {
             prop::collection::vec(inner.clone(), 1..=3).prop_map(Shape::Append),
             (inner.clone(), inner.clone()).prop_map(|(o, i)| Shape::HashJoin(Box::new(o), Box::new(i))),
             (inner.clone(), inner.clone()).prop_map(|(o, i)| Shape::NestLoop(Box::new(o), Box::new(i))),
-            inner.prop_map(|c| Shape::Sort(Box::new(c))),
+            inner.clone().prop_map(|c| Shape::Sort(Box::new(c))),
+            inner.prop_map(|c| Shape::Material(Box::new(c))),
         ]
     })
 }
@@ -280,6 +282,7 @@ fn to_plan(s: &Shape) -> Plan {
             inner_key: Expr::Col(0),
         }),
         Shape::Sort(c) => Plan::Sort { child: Box::new(to_plan(c)), keys: vec![pgasync::plan::SortKey::asc(1)] },
+        Shape::Material(c) => Plan::Material { child: Box::new(to_plan(c)) },
     }
 }
 
@@ -296,7 +299,7 @@ fn hazard_possible(s: &Shape) -> bool {
             Shape::HashJoin(o, i) | Shape::NestLoop(o, i) => {
                 reaches_foreign_through_nodes(o) || reaches_foreign_through_nodes(i)
             }
-            Shape::Sort(c) => reaches_foreign_through_nodes(c),
+            Shape::Sort(c) | Shape::Material(c) => reaches_foreign_through_nodes(c),
         }
     }
     /// Paths of the Foreign Scans `s` reaches through intermediate nodes.
@@ -311,7 +314,7 @@ fn hazard_possible(s: &Shape) -> bool {
                     path.pop();
                 }
             }
-            Shape::Sort(c) => {
+            Shape::Sort(c) | Shape::Material(c) => {
                 path.push(0);
                 foreign_through_nodes(c, path, out);
                 path.pop();
@@ -324,7 +327,7 @@ fn hazard_possible(s: &Shape) -> bool {
             Shape::Foreign(_) | Shape::Local(_) => vec![],
             Shape::Append(c) => c.iter().collect(),
             Shape::HashJoin(o, i) | Shape::NestLoop(o, i) => vec![o, i],
-            Shape::Sort(c) => vec![c],
+            Shape::Sort(c) | Shape::Material(c) => vec![c],
         };
         if !matches!(s, Shape::Append(_) | Shape::Foreign(_) | Shape::Local(_)) && reaches_foreign_through_nodes(s) {
             waiters.push(path.clone());
