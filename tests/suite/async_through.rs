@@ -398,3 +398,42 @@ proptest! {
         }
     }
 }
+
+#[wasm_bindgen_test(unsupported = test)]
+fn a_breakpoint_stops_at_the_hazard_and_the_page_says_it() {
+    use pgasync::demo::breakpoint::{parse, BreakOn};
+    use pgasync::demo::session::{DemoSession, RunTo};
+    assert_eq!(parse("reentry"), Ok(BreakOn::Reentry));
+    let k = |unguarded| Knobs {
+        rows_per_shard: Some(60),
+        fetch_size: Some(20),
+        async_through_nodes: Some(true),
+        no_descendant_check: Some(unguarded),
+        ..Default::default()
+    };
+    // Unguarded: the run stops at the step with the hazard, and the error says it.
+    let mut s = DemoSession::new("H", true, k(true)).unwrap();
+    let r = loop {
+        match s.run_to(BreakOn::Reentry, 50) {
+            RunTo::More => continue,
+            r => break r,
+        }
+    };
+    assert_eq!(r, RunTo::Found);
+    assert!(s.last_step_has(BreakOn::Reentry));
+    let snap = s.snapshot(0);
+    assert!(snap.narration.contains("re-entered while executing its child Hash Join"), "{}", snap.narration);
+    s.run_to_end();
+    let snap = s.snapshot(0);
+    assert_eq!(snap.error.as_deref(), Some("Append re-entered while executing its child Hash Join"));
+    // Guarded: the same breakpoint runs to the end without stopping.
+    let mut s = DemoSession::new("H", true, k(false)).unwrap();
+    let r = loop {
+        match s.run_to(BreakOn::Reentry, 50) {
+            RunTo::More => continue,
+            r => break r,
+        }
+    };
+    assert_eq!(r, RunTo::End);
+    assert!(s.snapshot(0).error.is_none());
+}
