@@ -158,7 +158,7 @@ fn overhead(base: &Knobs) -> Result<(), CliError> {
         let n = a.len();
         let ((am, alo, ahi), (bm, blo, bhi)) = (stats(a), stats(b));
         println!(
-            "{:<9}{n:>6}{:>24}{:>26}{:>14.1}",
+            "{:<9}{n:>6}{:>24}{:>30}{:>14.1}",
             pg.id,
             format!("{am:.2} ({alo:.2}-{ahi:.2})"),
             format!("{bm:.2} ({blo:.2}-{bhi:.2})"),
