@@ -133,7 +133,7 @@ fn overhead(base: &Knobs) -> Result<(), CliError> {
     println!();
     println!("overhead (real clock, async mode, local plans: median and min-max of interleaved runs)");
     println!(
-        "{:<9}{:>6}{:>24}{:>26}{:>14}",
+        "{:<9}{:>6}{:>24}{:>30}{:>14}",
         "plan", "runs", "pg15_ms (min-max)", "async_through_ms (min-max)", "overhead_pct"
     );
     let mut plans = vec![];
