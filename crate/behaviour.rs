@@ -3,7 +3,12 @@
 //!
 //! `pg15` (the default everywhere) is exactly what PostgreSQL 15's postgres_fdw and
 //! nodeAppend.c do. Every way the sandbox does better is a named knob, off in `pg15`;
-//! the preset `improved` turns them all on. The page lists every knob that is on
+//! the preset `improved` turns them all on — all but the one teaching knob,
+//! `no_descendant_check`, which is not an improvement: it reproduces the reentrancy
+//! hazard of the 2016 framework (seed 000, Amit Khandekar) and ends such a run with an
+//! error. `improved` includes `async_through_nodes` (the guarded design of
+//! `executor/async_through.rs`): it returns the same rows as `pg15`, only overlapping
+//! more remote waits, so it belongs with the other improvements. The page lists every knob that is on
 //! ("Differences from PostgreSQL 15") with the reason below.
 //!
 //! Invariants: `Behaviour::pg15()` has every knob off, and every run uses it unless a
@@ -69,6 +74,16 @@ pub struct Behaviour {
     /// MergeAppend sends async requests to its ForeignScan children (the patch of
     /// seed 003, never committed: PostgreSQL 15's MergeAppend is synchronous).
     pub async_merge_append: bool,
+    /// Hash Join, Nested Loop, Result, Agg, Sort and Limit pass async requests through
+    /// to the Foreign Scans below them (`executor/async_through.rs`; PostgreSQL 15 runs
+    /// a Foreign Scan asynchronously only as a direct child of an Append).
+    pub async_through_nodes: bool,
+    /// Teaching only, never in a preset: with `async_through_nodes`, a node waits for
+    /// its child where it stands on every event of the query (the 2016 framework's
+    /// ExecAsyncWaitForNode without Kyotaro Horiguchi's descendant check), so an event
+    /// of another subtree re-enters a node that is executing: the run ends with the
+    /// named error of `async_through::reentry`.
+    pub no_descendant_check: bool,
 }
 
 /// One knob's name and what it changes, for the page and `--help`.
@@ -107,6 +122,14 @@ pub const KNOBS: &[KnobInfo] = &[
         name: "async_merge_append",
         reason: "MergeAppend asks every foreign child for its first row concurrently (the async MergeAppend patch of seed 003); PostgreSQL 15's MergeAppend reads its children one after another",
     },
+    KnobInfo {
+        name: "async_through_nodes",
+        reason: "Hash Join, Nested Loop, Result, Agg, Sort and Limit pass async requests through to the Foreign Scans below them, so an Append over joins overlaps their remote waits (seed 000's design debate); PostgreSQL 15 runs a Foreign Scan asynchronously only as a direct child of an Append",
+    },
+    KnobInfo {
+        name: "no_descendant_check",
+        reason: "teaching only (never in a preset): with async_through_nodes, a node waits for its child on every event of the query, without the 2016 patch's descendant check, so an Append can be re-entered while it executes its child (seed 000's hazard): the run ends with an error; PostgreSQL 15 has no such wait",
+    },
 ];
 
 impl Behaviour {
@@ -119,6 +142,8 @@ impl Behaviour {
             pipeline: false,
             fifo_results: false,
             async_merge_append: false,
+            async_through_nodes: false,
+            no_descendant_check: false,
         }
     }
     pub fn improved() -> Behaviour {
@@ -130,6 +155,8 @@ impl Behaviour {
             pipeline: true,
             fifo_results: true,
             async_merge_append: true,
+            async_through_nodes: true,
+            no_descendant_check: false,
         }
     }
     pub fn from_preset(p: Preset) -> Behaviour {
@@ -149,6 +176,8 @@ impl Behaviour {
             "pipeline" => self.pipeline,
             "fifo_results" => self.fifo_results,
             "async_merge_append" => self.async_merge_append,
+            "async_through_nodes" => self.async_through_nodes,
+            "no_descendant_check" => self.no_descendant_check,
             _ => return None,
         })
     }
@@ -163,6 +192,8 @@ impl Behaviour {
             "pipeline" => &mut self.pipeline,
             "fifo_results" => &mut self.fifo_results,
             "async_merge_append" => &mut self.async_merge_append,
+            "async_through_nodes" => &mut self.async_through_nodes,
+            "no_descendant_check" => &mut self.no_descendant_check,
             _ => {
                 let names: Vec<&str> = KNOBS.iter().map(|k| k.name).collect();
                 return Err(format!("unknown behaviour knob \"{name}\" (known: {})", names.join(", ")));

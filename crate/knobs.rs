@@ -167,6 +167,8 @@ pub struct Knobs {
     pub pipeline: Option<bool>,
     pub fifo_results: Option<bool>,
     pub async_merge_append: Option<bool>,
+    pub async_through_nodes: Option<bool>,
+    pub no_descendant_check: Option<bool>,
 }
 
 impl Knobs {
@@ -181,6 +183,8 @@ impl Knobs {
             (&mut b.pipeline, self.pipeline),
             (&mut b.fifo_results, self.fifo_results),
             (&mut b.async_merge_append, self.async_merge_append),
+            (&mut b.async_through_nodes, self.async_through_nodes),
+            (&mut b.no_descendant_check, self.no_descendant_check),
         ];
         for (field, v) in overrides {
             if let Some(v) = v {
@@ -358,6 +362,20 @@ pub const SPECS: &[KnobSpec] = &[
         name: "async_merge_append",
         cli: "async-merge-append",
         url: Some("async_merge_append"),
+        kind: Kind::Switch,
+        help: "",
+    },
+    KnobSpec {
+        name: "async_through_nodes",
+        cli: "async-through-nodes",
+        url: Some("async_through_nodes"),
+        kind: Kind::Switch,
+        help: "",
+    },
+    KnobSpec {
+        name: "no_descendant_check",
+        cli: "no-descendant-check",
+        url: Some("no_descendant_check"),
         kind: Kind::Switch,
         help: "",
     },
@@ -550,6 +568,8 @@ pub fn switch_mut<'a>(k: &'a mut Knobs, name: &str) -> Option<&'a mut Option<boo
         "pipeline" => &mut k.pipeline,
         "fifo_results" => &mut k.fifo_results,
         "async_merge_append" => &mut k.async_merge_append,
+        "async_through_nodes" => &mut k.async_through_nodes,
+        "no_descendant_check" => &mut k.no_descendant_check,
         _ => return None,
     })
 }
@@ -751,6 +771,15 @@ pub fn query_pairs(query: &str) -> Vec<(String, String)> {
 /// the knob as `source` spells it.
 pub fn validate(k: &Knobs, default_shards: usize, source: Source) -> Result<(), String> {
     let s = |name: &str| spec(Source::Json, name).expect("a knob");
+    let b = k.resolve_behaviour();
+    if b.no_descendant_check && !b.async_through_nodes {
+        // It changes only how async_through_nodes waits: alone it would do nothing.
+        return Err(format!(
+            "{} only applies with {} (it removes that design's descendant check)",
+            s("no_descendant_check").named(source),
+            s("async_through_nodes").named(source)
+        ));
+    }
     let int = |name: &str, v: Option<u64>| -> Result<(), String> {
         match v {
             Some(v) => check_int(s(name), source, &v.to_string(), v).map(|_| ()),

@@ -222,6 +222,7 @@ impl<H: Host> QueryRun<H> {
         }
         self.resuming = false;
         self.es.blocked_on = None;
+        self.es.wake_also.clear();
         match exec_proc_node(&mut self.root, &mut self.es)? {
             ExecStatus::Row => {
                 self.row_count += 1;
@@ -247,7 +248,7 @@ impl<H: Host> QueryRun<H> {
                 // wait set. Input that arrived during local work is ready now: poll
                 // again first.
                 let set = match self.es.blocked_on {
-                    Some(conn) => vec![conn],
+                    Some(conn) => std::iter::once(conn).chain(self.es.wake_also.iter().copied()).collect(),
                     None => self.es.event_loop.wait_set().to_vec(),
                 };
                 if self.host.pump(&mut self.es)? > 0 {

@@ -135,6 +135,12 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
     info("G", "SELECT sum(a) FROM t_part (foreign partitions)", "A foreign partition per shard, a dedicated connection each (partitioned-table form of E).", (4, 100_000, DEDICATED), (false, 1), build_foreign),
     info("pf1", "Append(4 × ForeignScan), dedicated connections", "The 2016 patch's pf1 benchmark: foreign children (four there) with their own connections.", (4, 100_000, DEDICATED), (false, 1), build_foreign),
     info("M", "SELECT * FROM players ORDER BY score DESC OFFSET o LIMIT l", "MergeAppend over foreign partitions (one per shard, two per server): PostgreSQL 15 reads them one after another; with async_merge_append, every partition is asked for its first row before MergeAppend waits (one FETCH in flight per connection, pendingAreq), then only the child whose row was consumed.", (4, 25_000, SHARED), (false, 1), build_merge),
+    info("t0", "SELECT sum(a) FROM t_local (Kyotaro's t0)", "The 2016 patch's t0 benchmark: one local Seq Scan (two parallel workers there; no parallel query here): the synchronous path the async design must not slow down.", (4, 100_000, None), (false, 1), build_local),
+    info("pl", "Append(4 × SeqScan) (Kyotaro's pl)", "The 2016 patch's pl benchmark: an Append of local Seq Scans, no async child: what the async machinery costs when there is nothing to overlap.", (4, 100_000, None), (false, 1), build_local),
+    info("pf0", "Append(4 × ForeignScan), one connection (Kyotaro's pf0)", "The 2016 patch's pf0 benchmark: foreign children all on one connection: one query in flight at a time (pendingAreq).", (4, 100_000, SHARED), (false, 1), build_foreign),
+    info("R", "Append over 4 × Hash Join(Foreign Scan, Hash(Seq Scan))", "Robert Haas's plan (seed 000): each foreign table on its own server joined to a local table. PostgreSQL 15 runs the joins one after another (no Async under a join); with async_through_nodes, Append asks each Hash Join, which asks its Foreign Scan, so the four remote waits overlap. Benchmarked at 50,000 rows per shard (its file fits the page).", (4, 50_000, DEDICATED), (false, 2), build_join),
+    info("H", "Append over a Foreign Scan and a Hash Join (Amit's hazard)", "Amit Khandekar's case (seed 000): while the Hash Join waits for its Foreign Scan b, the Foreign Scan a of the other subtree is ready. Safe in every design but one: with no_descendant_check (teaching only) the wait covers a too, and Append is re-entered while it executes its child Hash Join — the run stops with that error.", (2, 100_000, DEDICATED), (false, 2), build_join),
+    info("K", "Nested Loop over two Appends of Foreign Scans", "Kyotaro Horiguchi's example (seed 000): a Nested Loop whose outer side is an Append of foreign key tables (10 keys each, the first half of the servers) and whose inner side a Materialize over an Append of foreign tables (the other half; with one shard both on it), replayed for each outer row. PostgreSQL 15 starts the inner side only after the first outer row; with async_through_nodes, Nested Loop starts it while the outer side waits, so every foreign scan of both Appends is in flight at once. Benchmarked at 3,000 rows per inner shard: every outer key joins each inner row of its value.", (4, 3_000, DEDICATED), (false, 1), build_nestloop),
     info("X", "SELECT a, count(*) FROM pt GROUP BY a", "One foreign and one local partition, partitionwise aggregate: the local aggregate runs while the remote one is in flight.", (1, 100_000, DEDICATED), (true, 2), build_partitionwise),
 ];
 
@@ -487,7 +493,7 @@ fn sum_reference(tables: &[&Table]) -> Vec<Vec<Datum>> {
 fn build_local(info: &ScenarioInfo, _knobs: &Knobs, s: &Settings) -> Result<Scenario, String> {
     let id = info.id;
     let mut local = Catalog::default();
-    let plan = if id == "A" {
+    let plan = if id == "A" || id == "t0" {
         let t = t_table("t_local", 0, s.rows * s.shards);
         local.add(t);
         sum_a_plan(Plan::SeqScan { table: "t_local".into(), columns: a_column(), alias: None })
@@ -696,6 +702,173 @@ fn build_partitionwise(_info: &ScenarioInfo, _knobs: &Knobs, s: &Settings) -> Re
         plan,
         sharing: Some(Sharing::Dedicated),
         shards: 1,
+        reference,
+        ordered: false,
+        order_key: None,
+        behaviour: s.behaviour,
+        cost: s.cost.clone(),
+    })
+}
+
+/// `l{k}(a, c)`: the local table joined to shard `k`'s foreign table, keys 0..49
+/// (half of `t`'s values of `a`, so the join drops rows).
+fn join_local_table(k: usize) -> Table {
+    let mut t =
+        Table::new(&format!("l{}", k + 1), vec![Column::new("a", ColType::Int), Column::new("c", ColType::Text)]);
+    for a in 0..JOIN_KEYS {
+        t.push_row(&[Datum::Int(a), Datum::text(&format!("l{}_{a}", k + 1))]);
+    }
+    t
+}
+
+const JOIN_KEYS: i64 = 50;
+
+/// `Hash Join (ftN.a = lN.a)`: the Foreign Scan (columns `cols` of `t`) probes a hash
+/// of the local table, as PostgreSQL 15 plans it (the smaller local side is hashed).
+fn join_plan(k: usize, server: &str, cols: &[usize]) -> Plan {
+    let scan = Plan::ForeignScan(ForeignScanPlan {
+        relation: format!("ft{}", k + 1),
+        server: server.to_string(),
+        remote: RemoteQuery::scan(&format!("t{}", k + 1), t_columns(), cols),
+        alias: None,
+    });
+    let local = join_local_table(k);
+    Plan::HashJoin {
+        outer: Box::new(scan),
+        inner: Box::new(Plan::SeqScan { table: local.name.clone(), columns: local.columns.clone(), alias: None }),
+        outer_key: Expr::Col(0),
+        inner_key: Expr::Col(0),
+    }
+}
+
+/// The joined rows of shard `k`'s `t` (columns `cols`) and `l{k}`, straight from the data.
+fn join_reference(t: &Table, l: &Table, cols: &[usize]) -> Vec<Vec<Datum>> {
+    let mut out = vec![];
+    for i in 0..t.nrows() {
+        let row = t.row(i);
+        for j in 0..l.nrows() {
+            if l.row(j)[0] == row[0] {
+                let mut r: Vec<Datum> = cols.iter().map(|&c| row[c].clone()).collect();
+                r.extend_from_slice(l.row(j));
+                out.push(r);
+            }
+        }
+    }
+    out
+}
+
+/// R (seed 000, Robert Haas): `Append` over one `Hash Join` per shard, each a Foreign
+/// Scan on its own server (`s1`…) joined to a local table. H (Amit Khandekar): an
+/// Append over a plain Foreign Scan (`ft1`, columns a, b, c) and one such join on the
+/// second server (`ft2.a`, `l2.a`, `l2.c`: the same column types).
+fn build_join(info: &ScenarioInfo, _knobs: &Knobs, s: &Settings) -> Result<Scenario, String> {
+    let id = info.id;
+    let shards = s.shards;
+    let mut servers = vec![];
+    let mut local = Catalog::default();
+    let mut children = vec![];
+    let mut reference = vec![];
+    for k in 0..shards {
+        let remote = format!("t{}", k + 1);
+        let table = t_table(&remote, k, s.rows);
+        let server = format!("s{}", k + 1);
+        if id == "H" && k == 0 {
+            children.push(foreign_scan_a(&format!("ft{}", k + 1), &server, &remote));
+            if let Some(Plan::ForeignScan(f)) = children.last_mut() {
+                f.remote = RemoteQuery::scan(&remote, t_columns(), &[0, 1, 2]);
+            }
+            reference.extend((0..table.nrows()).map(|i| table.row(i).to_vec()));
+        } else {
+            let cols: &[usize] = if id == "H" { &[0] } else { &[0, 1] };
+            let l = join_local_table(k);
+            reference.extend(join_reference(&table, &l, cols));
+            children.push(join_plan(k, &server, cols));
+            local.add(l);
+        }
+        let mut cat = Catalog::default();
+        cat.add(table);
+        servers.push(server_spec(&server, cat, s, k));
+    }
+    Ok(Scenario {
+        id: id.into(),
+        local,
+        servers,
+        plan: Plan::Append { children },
+        sharing: Some(Sharing::Dedicated),
+        shards,
+        reference,
+        ordered: false,
+        order_key: None,
+        behaviour: s.behaviour,
+        cost: s.cost.clone(),
+    })
+}
+
+/// K's outer key tables: `o{k}(a, b)` with keys `10k .. 10k + 9`.
+const K_KEYS: i64 = 10;
+
+/// K (seed 000, Kyotaro Horiguchi): `Nested Loop (o.a = t.a)` over an Append of the key
+/// tables `o1…` (the first half of the servers) and an Append of `t` on the others.
+fn build_nestloop(_info: &ScenarioInfo, _knobs: &Knobs, s: &Settings) -> Result<Scenario, String> {
+    // One shard: both sides on the one server (it holds o1 and t1).
+    let outer_servers = (s.shards / 2).max(1);
+    let (mut servers, mut outer, mut inner, mut keys, mut tables) = (vec![], vec![], vec![], vec![], vec![]);
+    for k in 0..s.shards {
+        let server = format!("s{}", k + 1);
+        let mut cat = Catalog::default();
+        if k < outer_servers {
+            let name = format!("o{}", k + 1);
+            let mut t = Table::new(&name, vec![Column::new("a", ColType::Int), Column::new("b", ColType::Int)]);
+            for a in (k as i64 * K_KEYS)..((k as i64 + 1) * K_KEYS) {
+                t.push_row(&[Datum::Int(a), Datum::Int(a * 1000)]);
+                keys.push(vec![Datum::Int(a), Datum::Int(a * 1000)]);
+            }
+            let cols = t.columns.clone();
+            cat.add(t);
+            outer.push(Plan::ForeignScan(ForeignScanPlan {
+                relation: format!("fo{}", k + 1),
+                server: server.clone(),
+                remote: RemoteQuery::scan(&name, cols, &[0, 1]),
+                alias: None,
+            }));
+        }
+        if k >= outer_servers || s.shards == 1 {
+            let name = format!("t{}", k + 1);
+            let t = t_table(&name, k, s.rows);
+            tables.push(t.clone());
+            cat.add(t);
+            let mut scan = foreign_scan_a(&format!("ft{}", k + 1), &server, &name);
+            if let Plan::ForeignScan(f) = &mut scan {
+                f.remote = RemoteQuery::scan(&name, t_columns(), &[0, 1]);
+            }
+            inner.push(scan);
+        }
+        servers.push(server_spec(&server, cat, s, k));
+    }
+    let mut reference = vec![];
+    for o in &keys {
+        for t in &tables {
+            for i in 0..t.nrows() {
+                if t.row(i)[0] == o[0] {
+                    reference.push(vec![o[0].clone(), o[1].clone(), t.row(i)[0].clone(), t.row(i)[1].clone()]);
+                }
+            }
+        }
+    }
+    let plan = Plan::NestLoop {
+        outer: Box::new(Plan::Append { children: outer }),
+        // PostgreSQL 15 materializes a rescanned inner side (cost_material).
+        inner: Box::new(Plan::Material { child: Box::new(Plan::Append { children: inner }) }),
+        outer_key: Expr::Col(0),
+        inner_key: Expr::Col(0),
+    };
+    Ok(Scenario {
+        id: "K".into(),
+        local: Catalog::default(),
+        servers,
+        plan,
+        sharing: Some(Sharing::Dedicated),
+        shards: s.shards,
         reference,
         ordered: false,
         order_key: None,

@@ -74,6 +74,10 @@ pub enum TraceKind {
     /// synchronous children, only with `EState::trace_calls` (the demo's breakpoints
     /// ask for them; off elsewhere: two or three events per row).
     NodeRow { node: usize },
+    /// The hazard (teaching knob `no_descendant_check`): while `waiting` waited in
+    /// place, `request` of another subtree had input; dispatching it would re-enter
+    /// `node`, which is executing its `child`. The run ends with `message`.
+    Reentry { node: usize, child: usize, waiting: usize, request: usize, message: String },
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]

@@ -97,6 +97,9 @@ pub struct Flags {
     /// Real PostgreSQL shards and coordinator, side by side with pgasync (bench --live)
     #[arg(long)]
     pub live: bool,
+    /// Async beyond Append against pg15: gains on R, K, pf0, pf1 at 0, 2, 10 ms, and the real-clock overhead on local plans (t0, pl, nested loops)
+    #[arg(long)]
+    pub designs: bool,
     /// The virtual clock (the cost model's figures, reproducible) or the real one [default: virtual]
     #[arg(long, value_name = "virtual|real")]
     pub clock: Option<String>,
@@ -132,6 +135,9 @@ pub fn run(a: Flags) -> Result<(), CliError> {
     if a.live {
         return crate::live_bench::run(live_flags(a)?);
     }
+    if a.designs {
+        return designs(a);
+    }
     for (flag, given) in [("delay-ms", a.delay_ms.is_some()), ("runs", a.runs.is_some()), ("dir", a.dir.is_some())] {
         if given {
             return Err(CliError::Usage(format!("--{flag} is bench --live's (give --live)")));
@@ -155,6 +161,32 @@ pub fn run(a: Flags) -> Result<(), CliError> {
     }
     note(o.format, &local_throughput());
     Ok(())
+}
+
+/// `bench --designs` (bench_designs.rs): it sets the design, the round trips and the
+/// clocks itself, so those flags are refused rather than ignored.
+fn designs(a: Flags) -> Result<(), CliError> {
+    let own = [
+        ("clock", a.clock.is_some()),
+        ("scenarios", a.scenarios.is_some()),
+        ("queries", a.queries.is_some()),
+        ("format", a.format.is_some()),
+        ("delay-ms", a.delay_ms.is_some()),
+        ("runs", a.runs.is_some()),
+        ("dir", a.dir.is_some()),
+    ];
+    let knobs = a
+        .knobs
+        .given()
+        .filter(|(s, _)| matches!(s.kind, Kind::Preset | Kind::Switch) || s.cli.starts_with("rtt-ms"))
+        .map(|(s, _)| s.cli);
+    if let Some(flag) = own.iter().filter(|(_, given)| *given).map(|(f, _)| *f).chain(knobs).next() {
+        return Err(CliError::Usage(format!(
+            "--{flag} is not bench --designs' (it compares pg15 with async_through_nodes at 0, 2 and 10 ms itself)"
+        )));
+    }
+    let base = crate::knobs_with_profile(&a.knobs, a.profile.as_deref())?;
+    crate::bench_designs::run_designs(&base)
 }
 
 /// `bench --live`'s flags: `--rows` and `--fetch-size` (its own ranges and lists), and

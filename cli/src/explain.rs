@@ -37,7 +37,7 @@ Remote:/Async: lines and the JSON key \"pgasync\", which PostgreSQL does not pri
 /// `pgasync explain`'s flags.
 #[derive(clap::Args, Default)]
 pub struct Flags {
-    /// The scenario: A B C D E F G pf1 M X (see SCENARIOS.md); required
+    /// The scenario: A B C D E F G pf1 M t0 pl pf0 R H K X (see SCENARIOS.md); required
     #[arg(long, value_name = "ID")]
     pub scenario: Option<String>,
     /// Append's mode [default: async]

@@ -16,6 +16,7 @@
 
 mod args;
 mod bench;
+mod bench_designs;
 mod calibrate;
 mod config;
 mod demo;
@@ -120,7 +121,7 @@ fn command() -> clap::Command {
         }
     }
     synopses += "  pgasync completions bash|zsh|fish\n      prints a shell completion script\n";
-    synopses += "scenarios: A B C D E F G pf1 M X (see SCENARIOS.md)\n\n";
+    synopses += "scenarios: A B C D E F G pf1 M t0 pl pf0 R H K X (see SCENARIOS.md)\n\n";
     // Every value may start with `-` (`--rtt-ms -1` is out of range, said by the knobs'
     // checks), as a flag's value is always the next word.
     let hyphens = |a: clap::Arg| if a.get_action().takes_values() { a.allow_hyphen_values(true) } else { a };

@@ -29,7 +29,7 @@ pub const ABOUT: &str = "runs on the simulator and writes the trace (JSON, CSV),
 /// `pgasync trace`'s flags.
 #[derive(clap::Args, Default)]
 pub struct Flags {
-    /// A built-in scenario: A B C D E F G pf1 M X (this or --file)
+    /// A built-in scenario: A B C D E F G pf1 M t0 pl pf0 R H K X (this or --file)
     #[arg(long, value_name = "ID")]
     pub scenario: Option<String>,
     /// A scenario file (this or --scenario)

@@ -94,7 +94,7 @@ fn explain_names_the_behaviour_and_its_differences() {
     assert_eq!(
         run(&["--behaviour", "improved"]),
         "Behaviour: improved; differences from PostgreSQL 15: fetch_ahead, pipelined_setup, parallel_commit, \
-         parallel_close, pipeline, fifo_results, async_merge_append"
+         parallel_close, pipeline, fifo_results, async_merge_append, async_through_nodes"
     );
     assert_eq!(
         run(&["--fetch-ahead", "--pipeline=on"]),
@@ -108,7 +108,8 @@ fn explain_names_the_behaviour_and_its_differences() {
             "--parallel-commit=false",
             "--parallel-close=off"
         ]),
-        "Behaviour: custom; differences from PostgreSQL 15: pipeline, fifo_results, async_merge_append"
+        "Behaviour: custom; differences from PostgreSQL 15: pipeline, fifo_results, async_merge_append, \
+         async_through_nodes"
     );
 }
 

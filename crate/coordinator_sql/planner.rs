@@ -215,7 +215,38 @@ fn join_member<'a>(coord: &'a Node, f: &TableFactor, at: Location) -> Result<(&'
 /// a.x = b.y`): a Hash Join whose outer side is the first relation and whose hashed
 /// (inner) side is the second, each side scanned as a query of its own would be
 /// (partitions, pruning, conditions on one side pushed into that side's scans).
-/// PostgreSQL picks the join method and order by cost; the sandbox does not (yet).
+/// PostgreSQL picks the join method and order by cost; the sandbox does not (yet): a
+/// Nested Loop only when the settings leave no other method (`join_method`).
+/// The join method: a Hash Join; with `enable_hashjoin` and `enable_mergejoin` off, a
+/// Nested Loop whose inner side is under a Materialize (PostgreSQL 15 materializes a
+/// rescanned inner side unless `enable_material` is off). With only `enable_hashjoin`
+/// off PostgreSQL weighs a Merge Join against a Nested Loop by cost, and with every
+/// join method off it takes the cheapest disabled one: the sandbox has neither a Merge
+/// Join nor a cost model, so both are refused by name.
+fn join_method(coord: &Node, outer: Plan, inner: Plan, keys: (Expr, Expr), at: Location) -> Result<Plan, FrontError> {
+    let (outer_key, inner_key) = keys;
+    if coord.setting_on("enable_hashjoin", true) {
+        return Ok(Plan::HashJoin { outer: Box::new(outer), inner: Box::new(inner), outer_key, inner_key });
+    }
+    if coord.setting_on("enable_mergejoin", true) {
+        return Err(FrontError::unsupported(
+            "enable_hashjoin = off with enable_mergejoin on: PostgreSQL would weigh a Merge Join against a Nested \
+             Loop by cost, and the sandbox has no Merge Join (set enable_mergejoin to off too)",
+            at,
+        ));
+    }
+    if !coord.setting_on("enable_nestloop", true) {
+        return Err(FrontError::unsupported(
+            "enable_hashjoin, enable_mergejoin and enable_nestloop all off: PostgreSQL takes the cheapest of the \
+             disabled join methods, and the sandbox has no cost model to choose",
+            at,
+        ));
+    }
+    let inner =
+        if coord.setting_on("enable_material", true) { Plan::Material { child: Box::new(inner) } } else { inner };
+    Ok(Plan::NestLoop { outer: Box::new(outer), inner: Box::new(inner), outer_key, inner_key })
+}
+
 fn plan_join(
     coord: &Node,
     q: &ast::Query,
@@ -337,7 +368,7 @@ fn plan_join(
     }
     let outer_key = Expr::Col(used_a.iter().position(|&c| c == ka).unwrap_or(0));
     let inner_key = Expr::Col(used_b.iter().position(|&c| c + wa == kb).unwrap_or(0));
-    let mut plan = Plan::HashJoin { outer: Box::new(outer), inner: Box::new(inner), outer_key, inner_key };
+    let mut plan = join_method(coord, outer, inner, (outer_key, inner_key), at)?;
     if let Some(f) = rest.iter().map(|e| rewrite(e, &map)).reduce(|x, y| Expr::bin(BinOp::And, x, y)) {
         plan = Plan::Result { child: Box::new(plan), filter: Some(f), targets: None };
     }

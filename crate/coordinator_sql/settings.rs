@@ -19,12 +19,13 @@
 //! | `enable_partition_pruning` | plan-time pruning of partitions | honoured: off scans every partition |
 //! | `enable_partitionwise_aggregate` | aggregates per partition, fully (the key grouped) or partially | on: honoured where the partition key is among the GROUP BY keys (per-partition aggregates, pushed to the shards); refused at planning where PostgreSQL would aggregate partially (Partial/Finalize Aggregate), which the sandbox lacks |
 //! | `enable_partitionwise_join` | joins partitioned tables partition by partition | on: refused at planning for a join of two tables partitioned alike (same strategy and number of key columns: no partitionwise join here); no effect on other queries, as in PostgreSQL |
-//! | `enable_hashjoin` | discourages Hash Join | off: refused at planning when the plan has a Hash Join (no Nested Loop or Merge Join path to plan instead) |
+//! | `enable_hashjoin` | discourages Hash Join | off: with `enable_mergejoin` off too, a join is a Nested Loop (planner.rs, `join_method`); with `enable_mergejoin` on, refused at planning (no Merge Join path) |
 //! | `enable_hashagg` | discourages HashAggregate | off: refused when the plan has a HashAggregate (no GroupAggregate path) |
 //! | `enable_sort` | discourages explicit Sort steps | off: refused when the plan has a Sort (no cost model to weigh the other paths) |
 //! | `enable_indexscan` | discourages Index Scan | off: refused when the plan has an Index Scan |
 //! | `enable_seqscan` | discourages Seq Scan | off: refused when the plan seq-scans a local table that has an index (PostgreSQL would scan the index); honoured for a table without one |
-//! | `enable_nestloop`, `enable_mergejoin`, `enable_material`, `enable_memoize`, `enable_bitmapscan`, `enable_indexonlyscan`, `enable_tidscan`, `enable_incremental_sort`, `enable_gathermerge`, `enable_parallel_append`, `enable_parallel_hash` | discourage their node | honoured: the sandbox never plans these nodes |
+//! | `enable_mergejoin`, `enable_memoize`, `enable_bitmapscan`, `enable_indexonlyscan`, `enable_tidscan`, `enable_incremental_sort`, `enable_gathermerge`, `enable_parallel_append`, `enable_parallel_hash` | discourage their node | honoured: the sandbox never plans these nodes |
+//! | `enable_nestloop`, `enable_material` | discourage their node | honoured: the sandbox plans a Nested Loop (over a Materialize unless `enable_material` is off) only when `enable_hashjoin` and `enable_mergejoin` are off (planner.rs, `join_method`) |
 //! | `max_parallel_workers_per_gather` | workers per Gather (2) | `0` honoured (the sandbox plans no parallel query); any other value refused |
 //! | `jit` | JIT compilation of costly queries (on) | `off` honoured; `on` refused (no JIT) |
 //! | `statement_timeout` | cancels long statements | `0` honoured; any other value refused |
@@ -341,7 +342,7 @@ pub fn check_plan(
         let hit = match p {
             Plan::HashJoin { .. } if off(coord, "enable_hashjoin") => Some((
                 "enable_hashjoin",
-                "the plan has a Hash Join, and the sandbox has no Nested Loop or Merge Join path to plan instead",
+                "the plan has a Hash Join, and the sandbox has no other path for it",
             )),
             Plan::Agg { strategy: AggStrategy::Hashed, .. } if off(coord, "enable_hashagg") => Some((
                 "enable_hashagg",
@@ -411,10 +412,12 @@ fn walk(plan: &Plan, f: &mut dyn FnMut(&Plan)) {
     f(plan);
     match plan {
         Plan::Append { children } | Plan::MergeAppend { children, .. } => children.iter().for_each(|c| walk(c, f)),
-        Plan::Sort { child, .. } | Plan::Limit { child, .. } | Plan::Agg { child, .. } | Plan::Result { child, .. } => {
-            walk(child, f)
-        }
-        Plan::HashJoin { outer, inner, .. } => {
+        Plan::Sort { child, .. }
+        | Plan::Limit { child, .. }
+        | Plan::Agg { child, .. }
+        | Plan::Result { child, .. }
+        | Plan::Material { child } => walk(child, f),
+        Plan::HashJoin { outer, inner, .. } | Plan::NestLoop { outer, inner, .. } => {
             walk(outer, f);
             walk(inner, f);
         }

@@ -9,6 +9,7 @@
 //! | `drain`          | `Drain`                                   | process_pending_request (postgres_fdw.c) |
 //! | `append_row`     | `NodeRow` of an Append                    | ExecAppend returns a tuple      |
 //! | `append_call`    | `NodeCall` of an Append                   | ExecProcNode → ExecAppend       |
+//! | `reentry`        | `Reentry` (teaching knob `no_descendant_check`) | none: seed 000's hazard, ExecAsyncWaitForNode dispatching another subtree |
 //! | `wire`, `wire:K` | `Send` (written, not queued) or `Response`, on connection K or any | a protocol message |
 //!
 //! `NodeCall` and `NodeRow` exist only in runs with `EState::trace_calls` (the demo's
@@ -36,6 +37,8 @@ pub enum BreakOn {
     Drain,
     AppendRow,
     AppendCall,
+    /// The reentrancy hazard (`async_through::reentry`).
+    Reentry,
     /// A message on the wire: connection `Some(k)`, or any.
     Wire(Option<usize>),
 }
@@ -76,6 +79,11 @@ pub const KINDS: &[BreakKind] = &[
         postgres: "the parent's ExecProcNode calls ExecAppend (nodeAppend.c) for its next tuple",
     },
     BreakKind {
+        id: "reentry",
+        label: "re-entry hazard",
+        postgres: "none in PostgreSQL 15: the 2016 framework's ExecAsyncWaitForNode, waiting on every event, dispatches another subtree's ready scan and re-enters its executing Append (seed 000); only with no_descendant_check",
+    },
+    BreakKind {
         id: "wire",
         label: "wire message",
         postgres: "a protocol message written to or read from a connection (libpq's PQsendQuery / PQgetResult)",
@@ -91,6 +99,7 @@ pub fn parse(spec: &str) -> Result<BreakOn, String> {
         "drain" => BreakOn::Drain,
         "append_row" => BreakOn::AppendRow,
         "append_call" => BreakOn::AppendCall,
+        "reentry" => BreakOn::Reentry,
         "wire" => BreakOn::Wire(None),
         _ => match spec.strip_prefix("wire:") {
             Some(k) if !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()) => {
@@ -112,6 +121,7 @@ pub fn matches(on: BreakOn, e: &TraceEvent, is_append: impl Fn(usize) -> bool) -
         (BreakOn::Drain, TraceKind::Drain { .. }) => true,
         (BreakOn::AppendRow, TraceKind::NodeRow { node }) => is_append(*node),
         (BreakOn::AppendCall, TraceKind::NodeCall { node }) => is_append(*node),
+        (BreakOn::Reentry, TraceKind::Reentry { .. }) => true,
         (BreakOn::Wire(want), TraceKind::Send { conn, queued: false, .. } | TraceKind::Response { conn, .. }) => {
             want.is_none_or(|k| k == *conn)
         }

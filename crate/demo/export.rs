@@ -201,6 +201,12 @@ fn csv_line(header: &TraceHeader, e: &TraceEvent) -> String {
             f[1] = "node_row".into();
             f[3] = node(*n);
         }
+        TraceKind::Reentry { node: n, request, message, .. } => {
+            f[1] = "reentry".into();
+            f[3] = node(*n);
+            f[4] = request.to_string();
+            f[13] = message.clone();
+        }
     }
     let mut line = f.iter().map(|s| csv_field(s)).collect::<Vec<_>>().join(",");
     line.push('\n');

@@ -38,6 +38,9 @@ pub enum ExecError {
     Protocol(String),
     /// The executor broke one of its own invariants (a bug, reported instead of hanging).
     Internal(String),
+    /// A node would be re-entered while it executes (only with the teaching knob
+    /// `no_descendant_check`: seed 000's hazard, `async_through::reentry`).
+    Reentry(String),
 }
 
 impl std::fmt::Display for ExecError {
@@ -46,6 +49,7 @@ impl std::fmt::Display for ExecError {
             ExecError::Remote(e) => write!(f, "{e}"),
             ExecError::Protocol(m) => write!(f, "protocol error: {m}"),
             ExecError::Internal(m) => write!(f, "internal error: {m}"),
+            ExecError::Reentry(m) => write!(f, "{m}"),
         }
     }
 }
@@ -112,6 +116,13 @@ pub struct EState {
     /// A libpq call blocks (PQexec, pgfdw_get_result): the node returned Wait and only
     /// this connection may wake it; nothing else runs meanwhile, as in PostgreSQL.
     pub blocked_on: Option<usize>,
+    /// With `blocked_on`, other connections that also wake the blocked node: only the
+    /// teaching knob `no_descendant_check` sets them (the 2016 framework's wait on every
+    /// event of the query); empty otherwise. Cleared with `blocked_on`.
+    pub wake_also: Vec<usize>,
+    /// The plan's shape: node ids in depth-first order, each node's subtree and
+    /// parent (the nested-set check of `async_through`).
+    pub shape: crate::executor::async_through::PlanShape,
     /// postgres_fdw's `cursor_number` (GetCursorNumber): cursors are numbered per
     /// coordinator backend across all connections, from 1 in each transaction.
     pub cursor_number: u32,
@@ -169,6 +180,8 @@ impl EState {
             trace_calls: false,
             behaviour: Behaviour::pg15(),
             blocked_on: None,
+            wake_also: Vec::new(),
+            shape: Default::default(),
             cursor_number: 0,
             remote_commands: VecDeque::new(),
             ticket_owner: HashMap::new(),

@@ -18,8 +18,12 @@
 //! (configuring the waits and notifying), `event_loop.rs` (the waiting queue and the
 //! wait set), the requestee in `node_foreignscan.rs` (postgres_fdw).
 //!
+//! Beyond Append, with the `async_through_nodes` knob: `async_through.rs` (Hash Join,
+//! Result, Agg, Sort and Limit as requestors and requestees, and the descendant check).
+//!
 //! Invariants: `exec_proc_node` is the only caller of `exec_next` and the only place
-//! that times a node's call and counts its rows; a node id indexes `es.instr`.
+//! that times a node's call and counts its rows — but for an intermediate node's own
+//! code under a request (`async_through`), timed like a Foreign Scan's by `exec_async`; a node id indexes `es.instr`.
 //!
 //! Where it departs from PostgreSQL: **Wait** stands for every place PostgreSQL blocks
 //! (a libpq call, WaitEventSetWait), and in the demo's step mode for each step; the
@@ -34,6 +38,7 @@
 //! | `ExecStatus::Row` / `Done` | a filled / an empty `TupleTableSlot` |
 //! | `ExecStatus::Wait` | none: PostgreSQL blocks in place |
 
+pub mod async_through;
 mod async_wait;
 pub mod estate;
 pub mod event_loop;
@@ -44,7 +49,9 @@ mod node_foreignscan;
 mod node_hashjoin;
 mod node_indexscan;
 mod node_limit;
+mod node_material;
 mod node_mergeappend;
+mod node_nestloop;
 mod node_result;
 mod node_seqscan;
 mod node_sort;
@@ -109,9 +116,17 @@ pub trait ExecNode: CloneNode {
     /// Fills the node's EXPLAIN type, relation and details.
     fn explain(&self, e: &mut ExplainNode);
 
+    /// At ExecInit, after the children: an intermediate node sets up its requests to
+    /// async-capable children (`async_through::AsyncInputs::init`; none in pg15).
+    fn init_async(&mut self, _id: usize, _plans: &[&Plan], _es: &mut EState) {}
     /// Can this node take async requests (an async-capable ForeignScan)?
     fn is_async_capable(&self) -> bool {
         false
+    }
+    /// EXPLAIN's "Async" mark: a parent sends this node requests (an async Foreign Scan
+    /// says so in `explain`; an intermediate requestee of `async_through` here).
+    fn is_async_requestee(&self) -> bool {
+        self.is_async_capable()
     }
     /// Called by an async-aware parent that will send this node requests (PostgreSQL
     /// marks only such children async: EXPLAIN prints them as "Async Foreign Scan").
@@ -183,6 +198,9 @@ pub struct InitContext<'a> {
 pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<PlanState, String> {
     let id = es.instr.len();
     es.instr.push(Instrumentation::default());
+    es.shape.name.push(async_through::plan_node_name(plan));
+    es.shape.parent.push(None);
+    es.shape.end.push(id + 1);
     let node: Box<dyn ExecNode> = match plan {
         Plan::SeqScan { table, columns, alias } => {
             Box::new(node_seqscan::SeqScanState::init(table, columns, ctx)?.named(alias.clone()))
@@ -233,8 +251,20 @@ pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<Plan
             let widths = (outer.output_columns().len(), inner.output_columns().len());
             Box::new(node_hashjoin::HashJoinState::init(o, i, outer_key.clone(), inner_key.clone(), widths))
         }
+        Plan::Material { child } => Box::new(node_material::MaterialState::init(init_plan(child, ctx, es)?)),
+        Plan::NestLoop { outer, inner, outer_key, inner_key } => {
+            let (o, i) = (init_plan(outer, ctx, es)?, init_plan(inner, ctx, es)?);
+            let widths = (outer.output_columns().len(), inner.output_columns().len());
+            Box::new(node_nestloop::NestLoopState::init(o, i, outer_key.clone(), inner_key.clone(), widths))
+        }
     };
-    Ok(PlanState { id, node })
+    let mut ps = PlanState { id, node };
+    ps.node.init_async(id, &plan.children(), es);
+    es.shape.end[id] = es.instr.len();
+    for c in ps.node.children() {
+        es.shape.parent[c.id] = Some(id);
+    }
+    Ok(ps)
 }
 
 /// `$0`, `$1`, …: sort keys name their input columns so that EXPLAIN prints them as
@@ -264,7 +294,7 @@ pub fn explain_tree(ps: &PlanState, es: &EState, relationship: Option<&str>) -> 
     let mut e = ExplainNode {
         id: ps.id,
         node_type: String::new(),
-        async_capable: ps.node.is_async_capable(),
+        async_capable: ps.node.is_async_requestee(),
         strategy: None,
         relation: None,
         parent_relationship: relationship.map(str::to_string),

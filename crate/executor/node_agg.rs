@@ -25,7 +25,8 @@
 //! - PostgreSQL has no Wait: a node above an async Append blocks inside it
 //!   (`ExecAppendAsyncEventWait`); here the Wait returns through this node to the host.
 
-use super::{exec_proc_node, exec_rescan, ExecNode, ExecStatus, PlanState};
+use super::async_through::{through_requestee, AsyncInputs, Through};
+use super::{exec_rescan, ExecNode, ExecStatus, PlanState};
 use crate::executor::estate::{EState, ExecResult};
 use crate::instrument::ExplainNode;
 use crate::plan::{AggCall, AggFunc, AggStrategy, Expr};
@@ -83,6 +84,8 @@ impl Trans {
 #[derive(Clone)]
 pub struct AggState {
     children: Vec<PlanState>,
+    /// Requests to async children (`async_through_nodes`; none in pg15).
+    inputs: AsyncInputs,
     strategy: AggStrategy,
     group_by: Vec<Expr>,
     aggs: Vec<AggCall>,
@@ -109,6 +112,7 @@ impl AggState {
         let plain = vec![Trans::new(); aggs.len()];
         AggState {
             children: vec![child],
+            inputs: AsyncInputs::default(),
             strategy,
             group_by,
             aggs,
@@ -169,10 +173,21 @@ impl AggState {
     }
 }
 
+impl Through for AggState {
+    fn inputs(&mut self) -> (&mut AsyncInputs, &mut [PlanState]) {
+        (&mut self.inputs, &mut self.children)
+    }
+}
+
 impl ExecNode for AggState {
+    through_requestee!();
+
+    fn init_async(&mut self, id: usize, plans: &[&crate::plan::Plan], es: &mut EState) {
+        self.inputs = AsyncInputs::init(id, &mut self.children, plans, es);
+    }
     fn exec_next(&mut self, es: &mut EState) -> ExecResult<ExecStatus> {
         while !self.filled {
-            match exec_proc_node(&mut self.children[0], es)? {
+            match self.inputs.next(&mut self.children, 0, es)? {
                 ExecStatus::Row => self.advance(es),
                 ExecStatus::Wait => return Ok(ExecStatus::Wait),
                 ExecStatus::Done => self.filled = true,
@@ -181,6 +196,7 @@ impl ExecNode for AggState {
         Ok(self.emit())
     }
     fn exec_rescan(&mut self, es: &mut EState) -> ExecResult<()> {
+        self.inputs.cancel_all(es);
         self.plain = vec![Trans::new(); self.aggs.len()];
         self.index.clear();
         self.groups.clear();
@@ -189,6 +205,7 @@ impl ExecNode for AggState {
         exec_rescan(&mut self.children[0], es)
     }
     fn exec_end(&mut self, es: &mut EState) {
+        self.inputs.cancel_all(es);
         super::exec_end_node(&mut self.children[0], es);
     }
     fn slot(&self) -> &[Datum] {

@@ -27,7 +27,8 @@
 //! - `ExecReScanHashJoin` reuses a single-batch table when the inner side's
 //!   parameters did not change; here a rescan rebuilds it.
 
-use super::{exec_proc_node, exec_rescan, ExecNode, ExecStatus, PlanState};
+use super::async_through::{through_requestee, AsyncInputs, Through};
+use super::{exec_rescan, ExecNode, ExecStatus, PlanState};
 use crate::executor::estate::{EState, ExecResult};
 use crate::instrument::ExplainNode;
 use crate::plan::Expr;
@@ -38,6 +39,8 @@ use std::collections::HashMap;
 pub struct HashJoinState {
     /// [outer, inner]
     children: Vec<PlanState>,
+    /// Requests to async children (`async_through_nodes`; none in pg15).
+    inputs: AsyncInputs,
     outer_key: Expr,
     inner_key: Expr,
     inner_width: usize,
@@ -54,6 +57,7 @@ impl HashJoinState {
     pub fn init(outer: PlanState, inner: PlanState, outer_key: Expr, inner_key: Expr, widths: (usize, usize)) -> Self {
         HashJoinState {
             children: vec![outer, inner],
+            inputs: AsyncInputs::default(),
             outer_key,
             inner_key,
             inner_width: widths.1,
@@ -84,10 +88,21 @@ impl HashJoinState {
     }
 }
 
+impl Through for HashJoinState {
+    fn inputs(&mut self) -> (&mut AsyncInputs, &mut [PlanState]) {
+        (&mut self.inputs, &mut self.children)
+    }
+}
+
 impl ExecNode for HashJoinState {
+    through_requestee!();
+
+    fn init_async(&mut self, id: usize, plans: &[&crate::plan::Plan], es: &mut EState) {
+        self.inputs = AsyncInputs::init(id, &mut self.children, plans, es);
+    }
     fn exec_next(&mut self, es: &mut EState) -> ExecResult<ExecStatus> {
         while !self.built {
-            match exec_proc_node(&mut self.children[1], es)? {
+            match self.inputs.next(&mut self.children, 1, es)? {
                 ExecStatus::Row => {
                     es.clock.charge(es.cost.hashjoin_row_ns);
                     let row = self.children[1].node.slot();
@@ -104,7 +119,7 @@ impl ExecNode for HashJoinState {
             if self.next_match() {
                 return Ok(ExecStatus::Row);
             }
-            match exec_proc_node(&mut self.children[0], es)? {
+            match self.inputs.next(&mut self.children, 0, es)? {
                 ExecStatus::Row => {}
                 other => return Ok(other),
             }
@@ -116,6 +131,7 @@ impl ExecNode for HashJoinState {
         }
     }
     fn exec_rescan(&mut self, es: &mut EState) -> ExecResult<()> {
+        self.inputs.cancel_all(es);
         self.table.clear();
         self.built = false;
         self.matches = None;
@@ -123,6 +139,7 @@ impl ExecNode for HashJoinState {
         exec_rescan(&mut self.children[1], es)
     }
     fn exec_end(&mut self, es: &mut EState) {
+        self.inputs.cancel_all(es);
         for c in self.children.iter_mut() {
             super::exec_end_node(c, es);
         }

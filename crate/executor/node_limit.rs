@@ -19,7 +19,8 @@
 //!   the first call and at rescan); forward scans only; no `WITH TIES`. The row is
 //!   copied into this node's slot, where PostgreSQL returns the child's.
 
-use super::{copy_row, exec_proc_node, exec_rescan, ExecNode, ExecStatus, PlanState};
+use super::async_through::{through_requestee, AsyncInputs, Through};
+use super::{copy_row, exec_rescan, ExecNode, ExecStatus, PlanState};
 use crate::executor::estate::{EState, ExecResult};
 use crate::instrument::ExplainNode;
 use crate::types::Datum;
@@ -27,6 +28,8 @@ use crate::types::Datum;
 #[derive(Clone)]
 pub struct LimitState {
     children: Vec<PlanState>,
+    /// Requests to async children (`async_through_nodes`; none in pg15).
+    inputs: AsyncInputs,
     offset: u64,
     count: Option<u64>,
     position: u64,
@@ -35,11 +38,29 @@ pub struct LimitState {
 
 impl LimitState {
     pub fn init(child: PlanState, offset: u64, count: Option<u64>) -> Self {
-        LimitState { children: vec![child], offset, count, position: 0, slot: Vec::new() }
+        LimitState {
+            children: vec![child],
+            inputs: AsyncInputs::default(),
+            offset,
+            count,
+            position: 0,
+            slot: Vec::new(),
+        }
+    }
+}
+
+impl Through for LimitState {
+    fn inputs(&mut self) -> (&mut AsyncInputs, &mut [PlanState]) {
+        (&mut self.inputs, &mut self.children)
     }
 }
 
 impl ExecNode for LimitState {
+    through_requestee!();
+
+    fn init_async(&mut self, id: usize, plans: &[&crate::plan::Plan], es: &mut EState) {
+        self.inputs = AsyncInputs::init(id, &mut self.children, plans, es);
+    }
     fn exec_next(&mut self, es: &mut EState) -> ExecResult<ExecStatus> {
         loop {
             if let Some(c) = self.count {
@@ -47,7 +68,7 @@ impl ExecNode for LimitState {
                     return Ok(ExecStatus::Done);
                 }
             }
-            match exec_proc_node(&mut self.children[0], es)? {
+            match self.inputs.next(&mut self.children, 0, es)? {
                 ExecStatus::Row => {}
                 other => return Ok(other),
             }
@@ -60,10 +81,12 @@ impl ExecNode for LimitState {
         }
     }
     fn exec_rescan(&mut self, es: &mut EState) -> ExecResult<()> {
+        self.inputs.cancel_all(es);
         self.position = 0;
         exec_rescan(&mut self.children[0], es)
     }
     fn exec_end(&mut self, es: &mut EState) {
+        self.inputs.cancel_all(es);
         super::exec_end_node(&mut self.children[0], es);
     }
     fn slot(&self) -> &[Datum] {

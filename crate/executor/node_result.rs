@@ -19,7 +19,8 @@
 //! so the printed plan is PostgreSQL's. The empty Result is nodeResult.c's own case: the
 //! one-time filter is false, so no tuple comes out.
 
-use super::{copy_row, exec_proc_node, exec_rescan, ExecNode, ExecStatus, PlanState};
+use super::async_through::{through_requestee, AsyncInputs, Through};
+use super::{copy_row, exec_rescan, ExecNode, ExecStatus, PlanState};
 use crate::executor::estate::{EState, ExecResult};
 use crate::instrument::ExplainNode;
 use crate::plan::Expr;
@@ -28,6 +29,8 @@ use crate::types::Datum;
 #[derive(Clone)]
 pub struct ResultState {
     children: Vec<PlanState>,
+    /// Requests to async children (`async_through_nodes`; none in pg15).
+    inputs: AsyncInputs,
     filter: Option<Expr>,
     targets: Option<Vec<(Expr, String)>>,
     input_names: Vec<String>,
@@ -41,14 +44,32 @@ impl ResultState {
         targets: Option<Vec<(Expr, String)>>,
         input_names: Vec<String>,
     ) -> Self {
-        ResultState { children: vec![child], filter, targets, input_names, slot: Vec::new() }
+        ResultState {
+            children: vec![child],
+            inputs: AsyncInputs::default(),
+            filter,
+            targets,
+            input_names,
+            slot: Vec::new(),
+        }
+    }
+}
+
+impl Through for ResultState {
+    fn inputs(&mut self) -> (&mut AsyncInputs, &mut [PlanState]) {
+        (&mut self.inputs, &mut self.children)
     }
 }
 
 impl ExecNode for ResultState {
+    through_requestee!();
+
+    fn init_async(&mut self, id: usize, plans: &[&crate::plan::Plan], es: &mut EState) {
+        self.inputs = AsyncInputs::init(id, &mut self.children, plans, es);
+    }
     fn exec_next(&mut self, es: &mut EState) -> ExecResult<ExecStatus> {
         loop {
-            match exec_proc_node(&mut self.children[0], es)? {
+            match self.inputs.next(&mut self.children, 0, es)? {
                 ExecStatus::Row => {}
                 other => return Ok(other),
             }
@@ -70,9 +91,11 @@ impl ExecNode for ResultState {
         }
     }
     fn exec_rescan(&mut self, es: &mut EState) -> ExecResult<()> {
+        self.inputs.cancel_all(es);
         exec_rescan(&mut self.children[0], es)
     }
     fn exec_end(&mut self, es: &mut EState) {
+        self.inputs.cancel_all(es);
         super::exec_end_node(&mut self.children[0], es);
     }
     fn slot(&self) -> &[Datum] {

@@ -18,7 +18,8 @@
 //! in memory, unbounded and stable. `ExecReScanSort` rewinds a finished random-access
 //! sort when the child's parameters did not change; here a rescan sorts again.
 
-use super::{exec_proc_node, exec_rescan, ExecNode, ExecStatus, PlanState};
+use super::async_through::{through_requestee, AsyncInputs, Through};
+use super::{exec_rescan, ExecNode, ExecStatus, PlanState};
 use crate::executor::estate::{EState, ExecResult};
 use crate::instrument::ExplainNode;
 use crate::plan::SortKey;
@@ -28,6 +29,8 @@ use std::cmp::Ordering;
 #[derive(Clone)]
 pub struct SortState {
     children: Vec<PlanState>,
+    /// Requests to async children (`async_through_nodes`; none in pg15).
+    inputs: AsyncInputs,
     keys: Vec<SortKey>,
     width: usize,
     rows: Vec<Datum>,
@@ -62,6 +65,7 @@ impl SortState {
     pub fn init(child: PlanState, keys: Vec<SortKey>, width: usize) -> Self {
         SortState {
             children: vec![child],
+            inputs: AsyncInputs::default(),
             keys,
             width,
             rows: vec![],
@@ -85,10 +89,21 @@ impl SortState {
     }
 }
 
+impl Through for SortState {
+    fn inputs(&mut self) -> (&mut AsyncInputs, &mut [PlanState]) {
+        (&mut self.inputs, &mut self.children)
+    }
+}
+
 impl ExecNode for SortState {
+    through_requestee!();
+
+    fn init_async(&mut self, id: usize, plans: &[&crate::plan::Plan], es: &mut EState) {
+        self.inputs = AsyncInputs::init(id, &mut self.children, plans, es);
+    }
     fn exec_next(&mut self, es: &mut EState) -> ExecResult<ExecStatus> {
         while !self.sorted {
-            match exec_proc_node(&mut self.children[0], es)? {
+            match self.inputs.next(&mut self.children, 0, es)? {
                 ExecStatus::Row => self.rows.extend_from_slice(self.children[0].node.slot()),
                 ExecStatus::Wait => return Ok(ExecStatus::Wait),
                 ExecStatus::Done => self.sort(es),
@@ -104,6 +119,7 @@ impl ExecNode for SortState {
         Ok(ExecStatus::Row)
     }
     fn exec_rescan(&mut self, es: &mut EState) -> ExecResult<()> {
+        self.inputs.cancel_all(es);
         self.rows.clear();
         self.order.clear();
         self.sorted = false;
@@ -111,6 +127,7 @@ impl ExecNode for SortState {
         exec_rescan(&mut self.children[0], es)
     }
     fn exec_end(&mut self, es: &mut EState) {
+        self.inputs.cancel_all(es);
         super::exec_end_node(&mut self.children[0], es);
     }
     fn slot(&self) -> &[Datum] {

@@ -184,13 +184,29 @@ pub fn make_requests<N: Requestor>(node: &mut N, es: &mut EState) -> StepResult<
 pub fn resume<N: Requestor>(node: &mut N, es: &mut EState) -> StepResult<()> {
     if let Some(at) = node.requestor().0.event_wait.take() {
         let progressed = event_wait_from(node, es, at)?;
-        if at.block && !progressed && !es.event_loop.wait_set().is_empty() {
+        if at.block && !progressed && has_own_event(node, es) {
             return Err(sleep(node));
         }
         return Ok(());
     }
     deliver_responses(node, es)?;
     make_requests(node, es)
+}
+
+/// Did one of this requestor's Waiting requests add its connection to this turn's wait
+/// set (it is queued for notification and its connection is in the set), so sleeping now
+/// waits on it? In PostgreSQL 15's plans only one requestor registers events in a turn,
+/// so this is "the wait set is not empty"; with `async_through_nodes` a Nested Loop's
+/// other side may have registered its own events in the same turn.
+fn has_own_event<N: Requestor>(node: &mut N, es: &EState) -> bool {
+    let wait_set = es.event_loop.wait_set();
+    let queued: Vec<usize> = es.event_loop.waiting().collect();
+    node.requestor()
+        .0
+        .requests
+        .iter()
+        .flatten()
+        .any(|&r| queued.contains(&r) && es.requests[r].conn.is_some_and(|c| wait_set.contains(&c)))
 }
 
 /// WaitEventSetWait with nothing ready: the node returns Wait (the suspension this

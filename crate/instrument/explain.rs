@@ -237,7 +237,7 @@ fn resolve_outputs(n: &ExplainNode, prefix: bool) -> Outputs {
     } else if !own.is_empty() {
         let input = children.first().map(|c| c.cols.as_slice()).unwrap_or(&[]);
         own.iter().map(|c| substitute(c, input)).collect()
-    } else if n.node_type == "Hash Join" {
+    } else if n.node_type == "Hash Join" || n.node_type == "Nested Loop" {
         children.iter().flat_map(|c| c.cols.iter().cloned()).collect()
     } else if let Some((alias, parent)) = partition_parent(n) {
         // An Append over a partitioned table's partitions returns the parent's rows.
@@ -381,7 +381,7 @@ fn properties(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions) -> Vec<(Strin
     let joined: Vec<String>;
     let input = if n.node_type == "Merge Append" {
         o.cols.as_slice()
-    } else if n.node_type == "Hash Join" {
+    } else if n.node_type == "Hash Join" || n.node_type == "Nested Loop" {
         // `$N` counts over the outer's outputs, then the inner's.
         joined = o.children.iter().flat_map(|c| c.cols.iter().cloned()).collect();
         joined.as_slice()

@@ -461,6 +461,19 @@ pub enum Plan {
         outer_key: Expr,
         inner_key: Expr,
     },
+    /// Nested Loop with a Join Filter `outer_key = inner_key`; the inner side is
+    /// rescanned for each outer row (`executor::node_nestloop`).
+    NestLoop {
+        outer: Box<Plan>,
+        inner: Box<Plan>,
+        outer_key: Expr,
+        inner_key: Expr,
+    },
+    /// Materialize: keeps its child's rows; a rescan replays them
+    /// (`executor::node_material`).
+    Material {
+        child: Box<Plan>,
+    },
     /// No input at all: every partition was pruned. PostgreSQL plans a dummy relation
     /// as a Result node whose one-time filter is `false` (set_dummy_rel_pathlist), so it
     /// returns no row without reading anything.
@@ -480,7 +493,7 @@ impl Plan {
             Plan::Append { children } | Plan::MergeAppend { children, .. } => {
                 children.first().map(|c| c.output_columns()).unwrap_or_default()
             }
-            Plan::Sort { child, .. } | Plan::Limit { child, .. } => child.output_columns(),
+            Plan::Sort { child, .. } | Plan::Limit { child, .. } | Plan::Material { child } => child.output_columns(),
             Plan::Agg { child, group_by, aggs, .. } => {
                 let input = child.output_columns();
                 let mut out: Vec<Column> = group_by
@@ -503,7 +516,7 @@ impl Plan {
                     Some(t) => t.iter().map(|(e, n)| Column::new(n, e.col_type(&input))).collect(),
                 }
             }
-            Plan::HashJoin { outer, inner, .. } => {
+            Plan::HashJoin { outer, inner, .. } | Plan::NestLoop { outer, inner, .. } => {
                 let mut c = outer.output_columns();
                 c.extend(inner.output_columns());
                 c
@@ -518,10 +531,11 @@ impl Plan {
             Plan::Sort { child, .. }
             | Plan::Limit { child, .. }
             | Plan::Agg { child, .. }
-            | Plan::Result { child, .. } => {
+            | Plan::Result { child, .. }
+            | Plan::Material { child } => {
                 vec![child]
             }
-            Plan::HashJoin { outer, inner, .. } => vec![outer, inner],
+            Plan::HashJoin { outer, inner, .. } | Plan::NestLoop { outer, inner, .. } => vec![outer, inner],
         }
     }
 }

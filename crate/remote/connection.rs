@@ -373,6 +373,11 @@ impl Connection {
         self.outbox.push_back(Outgoing { at: now, bytes: buf.to_vec(), statement, fetch });
     }
 
+    /// Has any response arrived that nobody has read yet (the socket is readable)?
+    pub fn has_answer(&self) -> bool {
+        !self.completed.is_empty()
+    }
+
     /// Is the response to `ticket` complete?
     pub fn is_ready(&self, ticket: Ticket) -> bool {
         self.completed.iter().any(|(t, _)| *t == ticket)

@@ -458,6 +458,9 @@ fn every_knob_combination_runs_every_scenario() {
     for k in KNOBS {
         let mut on = Knobs::default();
         set_knob(&mut on, k.name, true);
+        if k.name == "no_descendant_check" {
+            set_knob(&mut on, "async_through_nodes", true); // it only applies with it
+        }
         configs.push((format!("{} on", k.name), on));
         let mut off = Knobs { behaviour: Some(Preset::Improved), ..Default::default() };
         set_knob(&mut off, k.name, false);

@@ -15,6 +15,7 @@
 //! (each says why in its first line).
 
 mod async_protocol;
+mod async_through;
 mod explain;
 // Natively hot_path is a binary of its own (tests/hot_path.rs): its counting allocator
 // counts every thread's allocations, and this binary runs its tests on parallel threads.

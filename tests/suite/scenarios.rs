@@ -136,11 +136,26 @@ fn scenario_x_sync_async_agree() {
     check_scenario("X", 500);
 }
 
+#[wasm_bindgen_test(unsupported = test)]
+fn scenarios_t0_pl_pf0_sync_async_agree() {
+    for id in ["t0", "pl", "pf0"] {
+        check_scenario(id, 500);
+    }
+}
+
+#[wasm_bindgen_test(unsupported = test)]
+fn scenarios_r_h_k_sync_async_agree() {
+    // Every design: tests/suite/async_through.rs.
+    for id in ["R", "H", "K"] {
+        check_scenario(id, 300);
+    }
+}
+
 /// Every built-in id is covered by one of the tests above.
 #[wasm_bindgen_test(unsupported = test)]
 fn every_builtin_scenario_is_covered() {
     let ids: Vec<&str> = SCENARIOS.iter().map(|s| s.id).collect();
-    assert_eq!(ids, ["A", "B", "C", "D", "E", "F", "G", "pf1", "M", "X"]);
+    assert_eq!(ids, ["A", "B", "C", "D", "E", "F", "G", "pf1", "M", "t0", "pl", "pf0", "R", "H", "K", "X"]);
     for id in ids {
         assert!(Scenario::build(id, &knobs(10, 10)).is_ok(), "{id}");
     }

@@ -1,0 +1,223 @@
+//! Nested Loop (nodeNestloop.c), inner join on one equality (a Join Filter): for each
+//! outer row, the inner side is rescanned (ExecReScan) and read to its end; each inner
+//! row whose key equals the outer row's is joined.
+//!
+//! Invariants:
+//! - The outer child is not called again while the current outer row's inner scan
+//!   runs: each output row copies the outer child's slot, which must still hold it.
+//! - The inner side is rescanned before each outer row's pass but the first (a fresh
+//!   inner side needs none; nodeNestloop.c rescans it anyway, which for a scan that
+//!   has not started is a no-op).
+//! - A NULL key never matches (SQL's `=`). An output row is the outer row's columns,
+//!   then the inner row's. Rescan rescans the outer side and restarts.
+//! - A Wait passes up with the state intact: no outer row is lost or joined twice.
+//!
+//! With `async_through_nodes` (`async_through.rs`), Nested Loop reads both sides
+//! through `AsyncInputs::next` (requests to async-capable children), and is Kyotaro
+//! Horiguchi's async-aware NestLoop (seed 000: "NestLoop over two Appends … all of the
+//! ForeignScans can run asynchronously"): while its outer side *sleeps* (a Wait on its
+//! wait set, not a blocked libpq call and not a demo step), it starts the inner side's
+//! first pass, so both sides' remote scans are in flight at once. A row the inner side
+//! returns early is held for the first outer row. In pg15 it does none of this. In the
+//! demo's step mode a step is not a sleep, so a stepped run may start the inner side at
+//! another moment than a run without steps: the same rows, maybe in another order.
+//!
+//! Where it departs from PostgreSQL: no parameterized inner scans (a plan that wants the
+//! inner side read once puts a Materialize over it, `node_material.rs`, as PostgreSQL
+//! 15's planner does), no outer, semi or anti joins, one equality as the whole join
+//! qual.
+
+use super::async_through::{through_requestee, AsyncInputs, Through};
+use super::{exec_rescan, ExecNode, ExecStatus, PlanState};
+use crate::executor::estate::{EState, ExecResult};
+use crate::instrument::ExplainNode;
+use crate::plan::Expr;
+use crate::types::Datum;
+
+/// Where the inner side's early start (async-aware NestLoop) stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum EarlyInner {
+    /// Not started early (pg15, or nothing to overlap).
+    No,
+    /// Started while the outer side slept; blocked in a libpq call: call it again
+    /// first.
+    Blocked,
+    /// Started; it sleeps or its first row is not asked for yet.
+    Started,
+    /// Started, and its first row is in its slot, held for the first outer row.
+    RowHeld,
+    /// Its first pass ended before the first outer row came (no inner row at all).
+    Done,
+}
+
+#[derive(Clone)]
+pub struct NestLoopState {
+    /// [outer, inner]
+    children: Vec<PlanState>,
+    /// Requests to async children (`async_through_nodes`; none in pg15).
+    inputs: AsyncInputs,
+    outer_key: Expr,
+    inner_key: Expr,
+    outer_width: usize,
+    inner_width: usize,
+    /// nl_NeedNewOuter, inverted: an outer row is in the outer child's slot.
+    have_outer: bool,
+    /// The inner side ran since its last rescan (it needs one before the next pass).
+    inner_dirty: bool,
+    early: EarlyInner,
+    slot: Vec<Datum>,
+}
+
+impl NestLoopState {
+    pub fn init(outer: PlanState, inner: PlanState, outer_key: Expr, inner_key: Expr, widths: (usize, usize)) -> Self {
+        NestLoopState {
+            children: vec![outer, inner],
+            inputs: AsyncInputs::default(),
+            outer_key,
+            inner_key,
+            outer_width: widths.0,
+            inner_width: widths.1,
+            have_outer: false,
+            inner_dirty: false,
+            early: EarlyInner::No,
+            slot: Vec::new(),
+        }
+    }
+
+    /// A new outer row: the inner side's pass for it starts (rescanned if it ran).
+    fn next_outer(&mut self, es: &mut EState) -> ExecResult<ExecStatus> {
+        if self.early == EarlyInner::Blocked {
+            // Finish the inner side's blocked call first; then the outer side is asked
+            // again (it registers its wait in this turn, so the host has a wait set).
+            self.start_inner_early(es)?;
+            if self.early == EarlyInner::Blocked {
+                return Ok(ExecStatus::Wait);
+            }
+        }
+        let status = self.inputs.next(&mut self.children, 0, es)?;
+        match status {
+            ExecStatus::Row => {
+                self.have_outer = true;
+                if self.inner_dirty && !matches!(self.early, EarlyInner::Started | EarlyInner::RowHeld) {
+                    exec_rescan(&mut self.children[1], es)?;
+                }
+                self.inner_dirty = true;
+            }
+            ExecStatus::Wait if self.may_start_inner_early(es) => {
+                self.start_inner_early(es)?;
+            }
+            _ => {}
+        }
+        Ok(status)
+    }
+
+    /// Kyotaro's async NestLoop: the outer side sleeps on its wait set (not blocked,
+    /// not a demo step), and the inner side has not run yet.
+    fn may_start_inner_early(&self, es: &EState) -> bool {
+        es.async_enabled
+            && es.behaviour.async_through_nodes
+            && !es.interrupted()
+            && self.early == EarlyInner::No
+            && !self.inner_dirty
+    }
+
+    /// Calls the inner side once, for its first row, while the outer side sleeps.
+    fn start_inner_early(&mut self, es: &mut EState) -> ExecResult<ExecStatus> {
+        self.early = match self.inputs.next(&mut self.children, 1, es)? {
+            ExecStatus::Row => EarlyInner::RowHeld,
+            ExecStatus::Done => EarlyInner::Done,
+            ExecStatus::Wait if es.blocked_on.is_some() => EarlyInner::Blocked,
+            ExecStatus::Wait => EarlyInner::Started,
+        };
+        Ok(ExecStatus::Wait)
+    }
+
+    /// The inner side's next row for the current outer row (a held early row first).
+    fn next_inner(&mut self, es: &mut EState) -> ExecResult<ExecStatus> {
+        match std::mem::replace(&mut self.early, EarlyInner::No) {
+            EarlyInner::RowHeld => Ok(ExecStatus::Row),
+            EarlyInner::Done => Ok(ExecStatus::Done),
+            _ => self.inputs.next(&mut self.children, 1, es),
+        }
+    }
+
+    fn joined(&mut self) -> bool {
+        let (outer, inner) = (self.children[0].node.slot(), self.children[1].node.slot());
+        let k = self.outer_key.eval(outer);
+        if k.is_null() || k != self.inner_key.eval(inner) {
+            return false;
+        }
+        self.slot.clear();
+        self.slot.extend_from_slice(outer);
+        self.slot.extend_from_slice(inner);
+        true
+    }
+}
+
+impl Through for NestLoopState {
+    fn inputs(&mut self) -> (&mut AsyncInputs, &mut [PlanState]) {
+        (&mut self.inputs, &mut self.children)
+    }
+}
+
+impl ExecNode for NestLoopState {
+    through_requestee!();
+
+    fn init_async(&mut self, id: usize, plans: &[&crate::plan::Plan], es: &mut EState) {
+        self.inputs = AsyncInputs::init(id, &mut self.children, plans, es);
+    }
+
+    /// ExecNestLoop.
+    fn exec_next(&mut self, es: &mut EState) -> ExecResult<ExecStatus> {
+        loop {
+            if !self.have_outer {
+                match self.next_outer(es)? {
+                    ExecStatus::Row => {}
+                    other => return Ok(other),
+                }
+            }
+            match self.next_inner(es)? {
+                ExecStatus::Row => {
+                    es.clock.charge(es.cost.hashjoin_row_ns);
+                    if self.joined() {
+                        return Ok(ExecStatus::Row);
+                    }
+                }
+                ExecStatus::Done => self.have_outer = false,
+                ExecStatus::Wait => return Ok(ExecStatus::Wait),
+            }
+        }
+    }
+
+    /// ExecReScanNestLoop: the outer side is rescanned; the inner side on the next
+    /// outer row.
+    fn exec_rescan(&mut self, es: &mut EState) -> ExecResult<()> {
+        self.inputs.cancel_all(es);
+        self.have_outer = false;
+        self.early = EarlyInner::No;
+        self.inner_dirty = true;
+        exec_rescan(&mut self.children[0], es)
+    }
+
+    fn exec_end(&mut self, es: &mut EState) {
+        self.inputs.cancel_all(es);
+        for c in self.children.iter_mut() {
+            super::exec_end_node(c, es);
+        }
+    }
+    fn slot(&self) -> &[Datum] {
+        &self.slot
+    }
+    fn children(&self) -> &[PlanState] {
+        &self.children
+    }
+    fn explain(&self, e: &mut ExplainNode) {
+        e.node_type = "Nested Loop".into();
+        let outer: Vec<String> = (0..self.outer_width).map(|i| format!("${i}")).collect();
+        let inner: Vec<String> = (0..self.inner_width).map(|i| format!("${}", self.outer_width + i)).collect();
+        e.details.push((
+            "Join Filter".into(),
+            format!("({} = {})", self.outer_key.to_sql(&outer), self.inner_key.to_sql(&inner)),
+        ));
+    }
+}
