@@ -51,6 +51,9 @@ fn compare_costs(
     query: &str,
     label: &str,
 ) -> (usize, usize, usize) {
+    // The sandbox has no JIT: PostgreSQL built with LLVM adds a "JIT:" section to a
+    // plan costing over jit_above_cost (100000, K's Nested Loop), so it runs without.
+    let sets = &format!("SET jit = off; {sets}");
     let explain = format!("EXPLAIN (VERBOSE) {query}");
     let s = sql.with_query(&format!("{explain};")).unwrap_or_else(|e| panic!("{file}: {explain}: {e}"));
     let tree = s.plan_only(&Knobs::default(), Source::Json, sql.async_append()).unwrap();
@@ -123,7 +126,9 @@ fn analyze_both(sql: &SqlScenario, coord: &Cluster) -> SqlScenario {
 /// The seed's checks; `costs`: the least numbers of plan nodes whose costs agree to the
 /// cent and whose rows are within a factor 2, as the file is and after ANALYZE of
 /// every relation ([`compare_costs`]).
-fn check_seed_with(file: &str, costs: Option<[(usize, usize); 2]>) {
+/// `costs`: the nodes that must agree to the cent and with rows within 2x, as the file
+/// is and (if given) after ANALYZE of every relation on both sides.
+fn check_seed_with(file: &str, costs: Option<((usize, usize), Option<(usize, usize)>)>) {
     let text = std::fs::read_to_string(file).unwrap();
     let sql = SqlScenario::load(&text).unwrap_or_else(|e| panic!("{file}: {e}"));
     let query = sql.query.clone().expect("a query section").sql;
@@ -190,16 +195,18 @@ fn check_seed_with(file: &str, costs: Option<[(usize, usize); 2]>) {
         );
     }
 
-    if let Some([as_is, analyzed]) = costs {
+    if let Some((as_is, analyzed)) = costs {
         let q = &query[sets.len()..];
         let (cents, rows, n) = compare_costs(file, &sql, coord, &sets, q, "as the file is");
         assert!(cents >= as_is.0 && rows >= as_is.1, "{file}: costs regressed: {cents}, {rows} of {n}");
-        let analyzed_sql = analyze_both(&sql, coord);
-        let (cents, rows, n) = compare_costs(file, &analyzed_sql, coord, &sets, q, "after ANALYZE");
-        assert!(
-            cents >= analyzed.0 && rows >= analyzed.1,
-            "{file}: costs after ANALYZE regressed: {cents}, {rows} of {n}"
-        );
+        if let Some(analyzed) = analyzed {
+            let analyzed_sql = analyze_both(&sql, coord);
+            let (cents, rows, n) = compare_costs(file, &analyzed_sql, coord, &sets, q, "after ANALYZE");
+            assert!(
+                cents >= analyzed.0 && rows >= analyzed.1,
+                "{file}: costs after ANALYZE regressed: {cents}, {rows} of {n}"
+            );
+        }
     }
 
     let pg_rows = parse_rows(&coord.psql(&query));
@@ -241,10 +248,28 @@ fn check_seed_with(file: &str, costs: Option<[(usize, usize); 2]>) {
 
 #[test]
 fn seed_003_async_merge_append_script_runs_as_in_postgres() {
-    check_seed_with("crate/coordinator_sql/scenarios/m.sql", Some([(6, 6), (6, 6)]));
+    check_seed_with("crate/coordinator_sql/scenarios/m.sql", Some(((6, 6), Some((6, 6)))));
 }
 
 #[test]
 fn seed_004_partitionwise_aggregate_script_runs_as_in_postgres() {
-    check_seed_with("crate/coordinator_sql/scenarios/x.sql", Some([(4, 4), (4, 4)]));
+    check_seed_with("crate/coordinator_sql/scenarios/x.sql", Some(((4, 4), Some((4, 4)))));
+}
+
+/// Scenario K's file (issue 18): a Nested Loop over a Materialize of an Append, with
+/// hash and merge joins off: EXPLAIN ANALYZE (Rows Removed by Join Filter), the plan
+/// without ANALYZE, JSON (Join Type, Inner Unique) and the costs (`cost_material`,
+/// `cost_rescan`, `final_cost_nestloop`: all 8 nodes to the cent) as PostgreSQL 15's.
+#[test]
+fn k_nested_loop_over_materialize_runs_as_in_postgres() {
+    // The file names the demo's database k; the test's clusters keep it in postgres.
+    let text = std::fs::read_to_string("crate/coordinator_sql/scenarios/k.sql").unwrap();
+    let dir = TempDir::new("kseed");
+    let file = dir.path.join("k.sql");
+    std::fs::write(&file, text.replace("dbname 'k'", "dbname 'postgres'")).unwrap();
+    // After ANALYZE PostgreSQL joins the other way round (the smaller side, po, inside
+    // the Materialize: 2446.75 against this order's 2461.70, which the sandbox's cost
+    // model computes too): the sandbox does not choose join order by cost (issue 23's
+    // join paths), so only the file as it is is compared.
+    check_seed_with(file.to_str().unwrap(), Some(((8, 8), None)));
 }

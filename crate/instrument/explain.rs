@@ -401,6 +401,11 @@ fn properties(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions) -> Vec<(Strin
             if k == "Relations" && !opts.verbose {
                 return (k.clone(), v.replace(&format!("({}.", quote_identifier(REMOTE_SCHEMA)), "("));
             }
+            if k == "Rows Removed by Join Filter" {
+                // show_instrumentation_count: the node's total over its loops.
+                let loops = n.instr.finished().nloops.max(1) as f64;
+                return (k.clone(), format!("{:.0}", v.parse::<f64>().unwrap_or(0.0) / loops));
+            }
             (k.clone(), if n.is_scan() { v.clone() } else { substitute(v, input) })
         })
         .collect()
@@ -689,6 +694,11 @@ fn json_node(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions, (analyze, cost
         }
         put("Alias", J::Str(n.alias().unwrap_or(r).to_string()));
     }
+    // The sandbox's joins are inner joins, never proven unique (no unique index).
+    let join = matches!(n.node_type.as_str(), "Hash Join" | "Nested Loop");
+    if join {
+        put("Join Type", J::Str("Inner".into()));
+    }
     if let Some(e) = estimate(n, costs) {
         put("Startup Cost", J::Raw(format!("{:.2}", e.startup)));
         put("Total Cost", J::Raw(format!("{:.2}", e.total)));
@@ -706,6 +716,9 @@ fn json_node(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions, (analyze, cost
     if opts.verbose && shows_output(n) && !o.cols.is_empty() {
         put("Output", J::List(o.cols.clone()));
     }
+    if join {
+        put("Inner Unique", boolean(false));
+    }
     // show_hashagg_info: with COSTS, a HashAggregate's planned spill partitions (0: the
     // sandbox's estimate assumes its groups fit in work_mem), after its Filter.
     let mut planned_partitions = estimate(n, costs).is_some() && n.strategy.as_deref() == Some("Hashed");
@@ -716,7 +729,7 @@ fn json_node(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions, (analyze, cost
         }
         let v = if LIST_KEYS.contains(&k.as_str()) {
             J::List(split_list(&v))
-        } else if k == "Rows Removed by Filter" {
+        } else if k == "Rows Removed by Filter" || k == "Rows Removed by Join Filter" {
             int(v.parse().unwrap_or(0))
         } else {
             J::Str(v)

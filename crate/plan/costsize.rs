@@ -15,6 +15,8 @@
 //! | Limit | `adjust_limit_rows_costs` | |
 //! | Aggregate | `cost_agg`: plain, hashed, with `get_agg_clause_costs`' transition and final function costs and HAVING | [`agg`] |
 //! | Hash Join | `initial_cost_hashjoin` / `final_cost_hashjoin`, with `ExecChooseHashTableSize` and `estimate_hash_bucket_stats` | [`hashjoin`] |
+//! | Nested Loop | `initial_cost_nestloop` / `final_cost_nestloop`: the inner side's first scan, `cost_rescan` per further outer row, `cpu_tuple_cost + cpu_operator_cost` per pair compared (the Join Filter's `=`) | [`nestloop`] |
+//! | Materialize | `cost_material` (`2·cpu_operator_cost` per row, pages past `work_mem`); its rescan `cost_rescan` (`cpu_operator_cost` per row) | [`cost_material`], [`cost_rescan`] |
 //! | Result (filter, select list) | folded into the node below, as PostgreSQL evaluates quals and target lists inside it: `cost_qual_eval` per input row, rows × selectivity | |
 //! | Index Scan | `cost_index` with `btcostestimate` | approximate ([`indexscan`]) |
 //!
@@ -242,6 +244,35 @@ pub fn qual_cost(e: &Expr, p: &CostParams) -> f64 {
 
 /// costsize.c's `LOG2(x)`: `log(x) / 0.693147180559945`, not the exact base-2
 /// logarithm (the cents of a sort's cost depend on it).
+/// `cost_material`: the input's cost, `2·cpu_operator_cost` per row kept (more than a
+/// rescan's one, so that the smaller side is the one materialized), and a page written
+/// per `BLCKSZ` once the rows outgrow `work_mem`.
+fn cost_material(input: &Estimate, p: &CostParams) -> Estimate {
+    let mut run = input.total - input.startup + 2.0 * p.cpu_operator_cost * input.rows;
+    run += spilled_pages(input, p) * p.seq_page_cost;
+    Estimate { startup: input.startup, total: input.startup + run, rows: input.rows, width: input.width }
+}
+
+/// `cost_rescan`: (startup, total) of scanning a node again. A Materialize replays
+/// what it kept: no startup, `cpu_operator_cost` per row and its spilled pages read
+/// back; any other node here costs what its first scan cost.
+fn cost_rescan(plan: &Plan, est: &Estimate, p: &CostParams) -> (f64, f64) {
+    match plan {
+        Plan::Material { .. } => (0.0, p.cpu_operator_cost * est.rows + spilled_pages(est, p) * p.seq_page_cost),
+        _ => (est.startup, est.total),
+    }
+}
+
+/// The pages a materialized node's rows take once they outgrow `work_mem` (0 if not).
+fn spilled_pages(est: &Estimate, p: &CostParams) -> f64 {
+    let nbytes = relation_byte_size(est.rows, est.width as f64);
+    if nbytes > p.work_mem * 1024.0 {
+        (nbytes / BLCKSZ).ceil()
+    } else {
+        0.0
+    }
+}
+
 fn log2(x: f64) -> f64 {
     x.ln() / 0.693147180559945
 }
@@ -412,6 +443,12 @@ impl Model<'_> {
             Plan::Agg { child, strategy, group_by, aggs } => self.agg(child, strategy, group_by, aggs),
             Plan::Result { child, filter, targets } => self.result(child, filter.as_ref(), targets.as_deref(), limit),
             Plan::HashJoin { outer, inner, outer_key, inner_key } => self.hashjoin(outer, inner, outer_key, inner_key),
+            Plan::NestLoop { outer, inner, outer_key, inner_key } => self.nestloop(outer, inner, outer_key, inner_key),
+            Plan::Material { child } => {
+                let c = self.node(child, None);
+                let est = cost_material(&c.est, self.p);
+                self.wrap(est, c, |c| (c.vars.clone(), c.widths.clone()))
+            }
             Plan::EmptyResult { columns } => {
                 // A dummy relation's Result has no target of its own to weigh: width 0;
                 // its columns keep their types' widths for the nodes above.
@@ -1020,6 +1057,45 @@ impl Model<'_> {
         let bucket = self.bucket_size(iv.as_ref(), inner_rows, nbuckets * nbatch);
         run += p.cpu_operator_cost * outer_rows * clamp_row_est(inner_rows * bucket) * 0.5;
         run += p.cpu_tuple_cost * rows;
+        let mut widths = o.widths.clone();
+        widths.extend(i.widths.iter().copied());
+        let mut vars = o.vars.clone();
+        vars.extend(i.vars.iter().cloned());
+        let est = Estimate { startup, total: startup + run, rows, width: o.est.width + i.est.width };
+        Costed { est, vars, widths, parent: None, input_rows: rows, kids: vec![o, i], seq: None }
+    }
+
+    /// `initial_cost_nestloop` + `final_cost_nestloop`, an inner join whose inner side
+    /// is scanned whole for each outer row: the inner side's first scan, then
+    /// `cost_rescan`'s figures for each further outer row, and `cpu_tuple_cost` plus the
+    /// Join Filter's one `=` (`cpu_operator_cost`) for every pair of rows compared. The
+    /// rows are the join's (`eqjoinsel`), as for a Hash Join of the same condition.
+    fn nestloop(&self, outer: &Plan, inner: &Plan, outer_key: &Expr, inner_key: &Expr) -> Costed {
+        let p = self.p;
+        let o = self.node(outer, None);
+        let i = self.node(inner, None);
+        let var = |c: &Costed, e: &Expr| {
+            if let Expr::Col(k) = e {
+                self.out_vars(c).get(*k).cloned().flatten()
+            } else {
+                None
+            }
+        };
+        let (ov, iv) = (var(&o, outer_key), var(&i, inner_key));
+        let (none_o, none_i) = (VarData::none(o.est.rows), VarData::none(i.est.rows));
+        let od = ov.as_ref().map_or(none_o, Var::data);
+        let id = iv.as_ref().map_or(none_i, Var::data);
+        let rows = clamp_row_est(o.est.rows * i.est.rows * selectivity::eqjoinsel(&od, &id));
+        let (outer_rows, inner_rows) = (o.est.rows, i.est.rows);
+        // Each of the outer_rows - 1 rescans costs its startup and its run: its total.
+        let (_, rescan_total) = cost_rescan(inner, &i.est, p);
+        let startup = o.est.startup + i.est.startup;
+        let mut run = o.est.total - o.est.startup;
+        run += i.est.total - i.est.startup;
+        if outer_rows > 1.0 {
+            run += (outer_rows - 1.0) * rescan_total;
+        }
+        run += (p.cpu_tuple_cost + p.cpu_operator_cost) * outer_rows * inner_rows;
         let mut widths = o.widths.clone();
         widths.extend(i.widths.iter().copied());
         let mut vars = o.vars.clone();
