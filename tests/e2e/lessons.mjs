@@ -103,7 +103,7 @@ export async function checkLessons(browser, server, { check, shot, errors, waitR
     await page.goto(server.url);
     await ready();
     const menu = await page.$$eval('[data-testid=lesson-select] option', (os) => os.filter((o) => o.value).map((o) => ({ id: o.value, title: o.textContent, disabled: o.disabled })));
-    check('the Lessons menu lists the six lessons (web/lessons/index.json)', menu.length === 6 && menu.every((m) => !m.disabled), menu.map((m) => m.id).join(', '));
+    check('the Lessons menu lists the eight lessons (web/lessons/index.json)', menu.length === 8 && menu.every((m) => !m.disabled), menu.map((m) => m.id).join(', '));
 
     const stepsByMode = {};
     for (const { id } of menu) {
