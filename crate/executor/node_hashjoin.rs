@@ -119,10 +119,12 @@ impl ExecNode for HashJoinState {
             if self.next_match() {
                 return Ok(ExecStatus::Row);
             }
+            // exercise:hashjoin-probe begin
             match self.inputs.next(&mut self.children, 0, es)? {
                 ExecStatus::Row => {}
                 other => return Ok(other),
             }
+            // exercise:hashjoin-probe end
             es.clock.charge(es.cost.hashjoin_row_ns);
             let k = self.outer_key.eval(self.children[0].node.slot());
             if self.table.contains_key(&k) {

@@ -103,7 +103,7 @@ export async function checkLessons(browser, server, { check, shot, errors, waitR
     await page.goto(server.url);
     await ready();
     const menu = await page.$$eval('[data-testid=lesson-select] option', (os) => os.filter((o) => o.value).map((o) => ({ id: o.value, title: o.textContent, disabled: o.disabled })));
-    check('the Lessons menu lists the six lessons (web/lessons/index.json)', menu.length === 6 && menu.every((m) => !m.disabled), menu.map((m) => m.id).join(', '));
+    check('the Lessons menu lists the eight lessons (web/lessons/index.json)', menu.length === 8 && menu.every((m) => !m.disabled), menu.map((m) => m.id).join(', '));
 
     const stepsByMode = {};
     for (const { id } of menu) {
@@ -256,6 +256,30 @@ export async function checkLessons(browser, server, { check, shot, errors, waitR
     await page.waitForFunction(() => document.querySelector('[data-testid=phase]').textContent.trim() === 'finished', null, { timeout: 15000 });
     const none = await runTo('drain');
     check('at the end, run to says the run ended', none.result === 'end', JSON.stringify(none));
+
+    // Issue 18, lesson H: with the guard off (no_descendant_check), Run to "re-entry
+    // hazard" stops at the hazard's step, whose narration says it, and the query fails
+    // with the message the lesson quotes; with the guard on the same plan runs to its end.
+    const hazardMsg = 'Append re-entered while executing its child Hash Join';
+    const toEnd = () =>
+      page.evaluate(() => {
+        while (!window.pgasync.isDone()) window.pgasync.stepEvent();
+        return [document.querySelector('[data-testid=phase]').textContent.trim(), document.querySelector('[data-testid=narration]').textContent.trim()];
+      });
+    await page.goto(`${server.url}?scenario=H&mode=async&rows=200&fetch=100&async_through_nodes=1&no_descendant_check=1#lesson=H`);
+    await ready();
+    await page.waitForFunction(() => document.body.dataset.lessonReady === 'H', null, { timeout: 30000 });
+    const hz = await runTo('reentry');
+    const hzWords = await page.evaluate((st) => (window.pgasync.session.narrationLog(st, st)[0] ?? []).join(' | '), hz.after);
+    check('H, no_descendant_check: run to re-entry hazard stops at the step that says it', hz.result === 'found' && hzWords.includes('hazard') && hzWords.includes(hazardMsg), `${hz.before} → ${hz.after}: ${hzWords.slice(0, 200)}`);
+    const [hzPhase, hzLine] = await toEnd();
+    check('H, no_descendant_check: the query fails with the lesson\'s message', hzPhase === 'failed' && hzLine.includes(hazardMsg), `${hzPhase}: ${hzLine.slice(0, 160)}`);
+    await page.goto(`${server.url}?scenario=H&mode=async&rows=200&fetch=100&async_through_nodes=1#lesson=H`);
+    await ready();
+    await page.waitForFunction(() => document.body.dataset.lessonReady === 'H', null, { timeout: 30000 });
+    const safe = await runTo('reentry');
+    const [okPhase] = await toEnd();
+    check('H with the guard: no hazard, the run ends with every row', safe.result === 'end' && okPhase === 'finished' && (await page.evaluate(() => window.pgasync.snapshot().rows_total)) === 300, `${safe.result} ${okPhase}`);
 
     // The narration history: every step so far, in full; a click seeks there.
     await page.goto(`${server.url}?scenario=E&mode=async&rows=250&fetch=100#lesson=E`);

@@ -13,12 +13,14 @@ use wasm_bindgen_test::wasm_bindgen_test;
 
 /// web/lessons/*.txt, embedded so that the suite runs where there is no file system
 /// (wasm32); natively `the_page_index_lists_every_lesson` checks this is every file.
-const LESSON_FILES: [(&str, &str); 6] = [
+const LESSON_FILES: [(&str, &str); 8] = [
     ("web/lessons/AB.txt", include_str!("../../web/lessons/AB.txt")),
     ("web/lessons/C.txt", include_str!("../../web/lessons/C.txt")),
     ("web/lessons/D.txt", include_str!("../../web/lessons/D.txt")),
     ("web/lessons/E.txt", include_str!("../../web/lessons/E.txt")),
+    ("web/lessons/H.txt", include_str!("../../web/lessons/H.txt")),
     ("web/lessons/M.txt", include_str!("../../web/lessons/M.txt")),
+    ("web/lessons/R.txt", include_str!("../../web/lessons/R.txt")),
     ("web/lessons/X.txt", include_str!("../../web/lessons/X.txt")),
 ];
 
@@ -29,7 +31,7 @@ fn lessons() -> Vec<(String, lesson::Lesson)> {
         out.push((path.to_string(), l));
     }
     out.sort_by(|a, b| a.0.cmp(&b.0));
-    assert!(out.len() >= 6, "one lesson per seed scenario");
+    assert!(out.len() >= 8, "one lesson per seed scenario, and R and H (issue 18)");
     out
 }
 
@@ -280,4 +282,94 @@ fn the_request_states_have_one_definition_everywhere() {
             assert!(!t.contains(old), "{p} still says {old:?}");
         }
     }
+}
+
+/// Issue 18: what the R and H lessons promise. R in pg15 has no async request under a
+/// join and one FETCH in flight at a time; its walk-through, `async_through_nodes`,
+/// overlaps the four joins' FETCHes. H, as the page steps it: the lesson's own run
+/// (the guard on) returns the reference; with `no_descendant_check` on too, "Run to:
+/// re-entry hazard" stops at a step whose narration shows the hazard, and the run ends
+/// there with the message the lesson quotes, never a wrong row.
+#[test]
+fn the_r_and_h_lessons_show_what_they_say() {
+    use pgasync::demo::breakpoint::BreakOn;
+    use pgasync::demo::session::{DemoSession, RunTo};
+    use pgasync::trace::TraceKind;
+    let get = |name: &str| lesson::parse(&std::fs::read_to_string(format!("web/lessons/{name}.txt")).unwrap()).unwrap();
+    let in_flight = |r: &QueryRun<SimHost>| {
+        let (mut now, mut most) = (std::collections::HashSet::new(), 0);
+        for e in &r.es.trace.events {
+            match &e.kind {
+                TraceKind::Send { conn, sql, queued: false, .. } if sql.starts_with("FETCH") => {
+                    now.insert(*conn);
+                }
+                TraceKind::Response { conn, sql, .. } if sql.starts_with("FETCH") => {
+                    now.remove(conn);
+                }
+                _ => {}
+            }
+            most = most.max(now.len());
+        }
+        most
+    };
+
+    // R: PostgreSQL 15 runs the joins one after another, nothing marked Async.
+    let r = get("R");
+    let k = r.scenario_knobs().unwrap();
+    let pg = run("R", &k, true);
+    assert!(!pg.explain_text().contains("Async"), "{}", pg.explain_text());
+    assert!(!pg.es.trace.events.iter().any(|e| matches!(e.kind, TraceKind::Request { .. })));
+    assert_eq!(in_flight(&pg), 1);
+    assert_eq!(r.knob_walks.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>(), ["async_through_nodes"]);
+    let mut on = k.clone();
+    on.async_through_nodes = Some(true);
+    let through = run("R", &on, true);
+    assert_eq!(through.explain_text().matches("Async Foreign Scan").count(), 4, "{}", through.explain_text());
+    assert_eq!(through.explain_text().matches("Async Hash Join").count(), 4, "{}", through.explain_text());
+    assert_eq!(in_flight(&through), 4, "the four joins' FETCHes in flight together");
+    assert!(through.elapsed_ns() < pg.elapsed_ns());
+    let sorted = |r: &QueryRun<SimHost>| {
+        let mut v = r.rows.clone();
+        v.sort();
+        v
+    };
+    assert_eq!(sorted(&through), sorted(&pg), "the same rows");
+
+    // H: the lesson's run is the guarded design; it ends with every row.
+    let h = get("H");
+    let k = h.scenario_knobs().unwrap();
+    assert_eq!(k.async_through_nodes, Some(true));
+    let mut guarded = DemoSession::new("H", true, k.clone()).unwrap();
+    assert_eq!(guarded.run_to(BreakOn::Reentry, 1_000_000), RunTo::End);
+    let scenario = Scenario::build("H", &k).unwrap();
+    assert!(scenario.matches_reference(&guarded.run().rows));
+    assert!(matches!(guarded.run().phase, pgasync::run::Phase::Finished));
+    // What the lesson says of PostgreSQL 15 on H: only ft1, the Append's direct child,
+    // is async; one request Waiting at most.
+    let pg15 = Knobs { async_through_nodes: None, ..k.clone() };
+    let pg = run("H", &pg15, true);
+    let explain = pg.explain_text();
+    assert!(
+        explain.contains("Async Foreign Scan on public.ft1") && !explain.contains("Async Foreign Scan on public.ft2"),
+        "{explain}"
+    );
+    assert!(!explain.contains("Async Hash Join"), "{explain}");
+    let labels = pgasync::demo::session::node_labels(&pg.explain());
+    assert_eq!(lesson::answer(&lesson::AnswerOf::MaxWaiting, &pg, &labels), "1");
+    // The student switches no_descendant_check on and runs to the hazard.
+    let mut unguarded = k.clone();
+    unguarded.no_descendant_check = Some(true);
+    let mut s = DemoSession::new("H", true, unguarded).unwrap();
+    assert_eq!(s.run_to(BreakOn::Reentry, 1_000_000), RunTo::Found);
+    let said = s.narration_log(s.steps(), s.steps()).concat().join(" | ");
+    let message = "Append re-entered while executing its child Hash Join";
+    assert!(said.contains("hazard") && said.contains(message), "{said}");
+    let intro = h.intro.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(intro.contains(message), "the lesson quotes the message the run gives");
+    s.run_to_end(); // the remote transactions are aborted; the run ends failed
+    let pgasync::run::Phase::Failed(e) = &s.run().phase else { panic!("the run must fail at the hazard") };
+    assert_eq!(e.to_string(), message);
+    let rows = &s.run().rows;
+    assert!(rows.len() < scenario.reference.len());
+    assert!(rows.iter().all(|r| scenario.reference.contains(r)), "no wrong row before the hazard");
 }
