@@ -32,10 +32,14 @@ setup:
 # and makes the wasm scan 1.7 times slower); abort on panic (wasm32 cannot unwind). wasm-opt comes from npm's binaryen (Debian's binaryen 108 produces modules
 # that fail in Chromium). The sizes are printed, and a module past its budget fails
 # the target (PKG_BUDGET_GZ, PKG_SQL_BUDGET_GZ: bytes gzipped at gzip's default level).
-# The page's module is 649 KB gzipped at these settings: over the 600 KB goal, which
-# opt-level z for the executor too would reach at the cost of its speed.
-PKG_BUDGET_GZ := 660000
-PKG_SQL_BUDGET_GZ := 800000
+# The page's module is 672 KB gzipped at these settings: over the 600 KB goal, which
+# opt-level z for the executor too would not reach any more. The budgets were raised
+# (660,000 and 800,000 before) for measured additions: Nested Loop, Materialize and
+# the async-through-nodes design (~14 KB in the page's module), traces crossing to
+# JavaScript as JSON text (~7 KB, for speed), and the cost model and statistics
+# (~25 KB in the editor's module).
+PKG_BUDGET_GZ := 680000
+PKG_SQL_BUDGET_GZ := 840000
 PKG_ENV := CARGO_PROFILE_RELEASE_OPT_LEVEL=s CARGO_PROFILE_RELEASE_PANIC=abort
 PKG_DEPS := --config 'profile.release.package."*".opt-level="z"'
 pkg: setup
