@@ -901,8 +901,8 @@ async function main() {
     const narration0 = (await page.textContent('[data-testid=narration]')).trim();
     check('narration shown on load', narration0.length > 0, narration0);
     const nOptions = await page.locator('[data-testid=scenario] option:not([value=sql])').count();
-    const ids = await page.locator('[data-testid=scenario] option:not([value=sql])').evaluateAll((os) => os.map((o) => o.value).join(' '));
-    check('scenario select lists all 16 scenarios (and the SQL editor\'s)', ids === 'A B C D E F G pf1 M t0 pl pf0 R H K X' && (await page.locator('[data-testid=scenario] option[value=sql]').count()) === 1, `${nOptions}: ${ids}`);
+    const scenarioIds = await page.locator('[data-testid=scenario] option:not([value=sql])').evaluateAll((os) => os.map((o) => o.value).join(' '));
+    check('scenario select lists all 16 scenarios (and the SQL editor\'s)', scenarioIds === 'A B C D E F G pf1 M t0 pl pf0 R H K X' && (await page.locator('[data-testid=scenario] option[value=sql]').count()) === 1, `${nOptions}: ${scenarioIds}`);
     check('plan tree drawn', (await page.locator('[data-testid=plan-node]').count()) > 0);
     check('timeline drawn', await page.locator('[data-testid=timeline-svg]').isVisible());
     check('window.pgasync exposed', await page.evaluate(() => typeof window.pgasync?.snapshot === 'function' && window.pgasync.snapshot().step === 0));
