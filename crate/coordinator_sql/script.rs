@@ -53,7 +53,8 @@ use sqlparser::tokenizer::Location;
 /// and X are seeds 003 and 004's own scripts (tests/sql_seeds.rs checks them against
 /// real PostgreSQL), X identical to the built-in X, M with the seed's random() scores;
 /// R builds the built-in R (issue 18), K the built-in K's rows with partitioned tables
-/// (the front end joins two relations, not two UNION ALL subqueries).
+/// (the front end joins two relations, not two UNION ALL subqueries); t0, pl, pf0 and
+/// pf1 build Kyotaro Horiguchi's benchmarks as the built-ins do.
 pub const SCENARIO_FILES: &[(&str, &str)] = &[
     ("D", include_str!("scenarios/d.sql")),
     ("E", include_str!("scenarios/e.sql")),
@@ -61,6 +62,10 @@ pub const SCENARIO_FILES: &[(&str, &str)] = &[
     ("X", include_str!("scenarios/x.sql")),
     ("R", include_str!("scenarios/r.sql")),
     ("K", include_str!("scenarios/k.sql")),
+    ("t0", include_str!("scenarios/t0.sql")),
+    ("pl", include_str!("scenarios/pl.sql")),
+    ("pf0", include_str!("scenarios/pf0.sql")),
+    ("pf1", include_str!("scenarios/pf1.sql")),
 ];
 
 #[derive(Clone, Debug, PartialEq)]

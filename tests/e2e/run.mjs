@@ -148,7 +148,10 @@ async function checkBehaviours(page, server) {
   await page.goto(`${server.url}?scenario=E&mode=async&rows=300&fetch=100`);
   await waitReady(page);
   const knobs = await page.evaluate(() => window.pgasync.wasm.behaviourKnobs());
-  check('seven behaviour knobs from the model', knobs.length === 7, knobs.map((k) => k.name).join(', '));
+  check('nine behaviour knobs from the model', knobs.length === 9, knobs.map((k) => k.name).join(', '));
+  // `improved` turns every knob on but the teaching-only no_descendant_check (behaviour.rs).
+  const improvedKnobs = knobs.filter((k) => k.name !== 'no_descendant_check');
+  check('improved leaves out only the teaching knob', improvedKnobs.length === 8, improvedKnobs.map((k) => k.name).join(', '));
   check('the old pipeline/pipelined sharing control is gone', (await page.locator('[data-testid=pipeline]').count()) === 0 && (await page.locator('[data-testid=sharing] option[value=pipelined]').count()) === 0);
   for (const k of knobs) {
     const title = await page.getAttribute(`label:has([data-testid=knob-${k.name}])`, 'title');
@@ -164,10 +167,10 @@ async function checkBehaviours(page, server) {
   await page.selectOption('[data-testid=behaviour]', 'improved');
   await waitNewSession(page, s0);
   d = await differences(page);
-  check('improved: every knob ticked', (await page.locator('[data-testid=behaviour-knobs] input:checked').count()) === 7);
+  check('improved: every knob but the teaching one ticked', (await page.locator('[data-testid=behaviour-knobs] input:checked').count()) === 8 && !(await page.isChecked('[data-testid=knob-no_descendant_check]')));
   check('improved: the run says improved', d.name === 'improved', d.name);
-  check('improved: the panel lists every knob, in order', d.items.map((i) => i[0]).join(',') === knobs.map((k) => k.name).join(','), d.items.map((i) => i[0]).join(','));
-  check('improved: each item says what the knob changes', d.items.every(([name, text, title], i) => text.startsWith(name) && text.includes(knobs[i].reason.split(';')[0]) && title === knobs[i].reason), d.items.map((i) => i[1]).join(' | '));
+  check('improved: the panel lists every knob, in order', d.items.map((i) => i[0]).join(',') === improvedKnobs.map((k) => k.name).join(','), d.items.map((i) => i[0]).join(','));
+  check('improved: each item says what the knob changes', d.items.every(([name, text, title], i) => text.startsWith(name) && text.includes(improvedKnobs[i].reason.split(';')[0]) && title === improvedKnobs[i].reason), d.items.map((i) => i[1]).join(' | '));
   await page.waitForFunction(() => location.search.includes('behaviour=improved'), null, { timeout: 5000 });
   check('improved: the URL says behaviour=improved', /behaviour=improved/.test(page.url()), page.url());
   await shot(page, '11-behaviour-improved.png');
@@ -176,13 +179,13 @@ async function checkBehaviours(page, server) {
   await page.uncheck('[data-testid=knob-fifo_results]');
   await waitNewSession(page, s0);
   d = await differences(page);
-  check('one knob off: custom, six differences', (await page.inputValue('[data-testid=behaviour]')) === 'custom' && d.name === 'custom' && d.items.length === 6 && !d.items.some((i) => i[0] === 'fifo_results'), d.items.map((i) => i[0]).join(','));
+  check('one knob off: custom, seven differences', (await page.inputValue('[data-testid=behaviour]')) === 'custom' && d.name === 'custom' && d.items.length === 7 && !d.items.some((i) => i[0] === 'fifo_results'), d.items.map((i) => i[0]).join(','));
   await page.waitForFunction(() => location.search.includes('fetch_ahead=1'), null, { timeout: 5000 });
   check('custom: the URL lists the knobs that are on', /fetch_ahead=1/.test(page.url()) && !/fifo_results/.test(page.url()) && !/behaviour=/.test(page.url()), page.url());
   await page.goto(page.url());
   await waitReady(page);
   d = await differences(page);
-  check('custom comes back from the URL', d.name === 'custom' && d.items.length === 6 && !(await page.isChecked('[data-testid=knob-fifo_results]')));
+  check('custom comes back from the URL', d.name === 'custom' && d.items.length === 7 && !(await page.isChecked('[data-testid=knob-fifo_results]')));
 
   s0 = await sessionSerial(page);
   await page.selectOption('[data-testid=behaviour]', 'pg15');
@@ -192,7 +195,7 @@ async function checkBehaviours(page, server) {
   await page.goto(`${server.url}?scenario=E&rows=300&behaviour=improved&fetch_ahead=0`);
   await waitReady(page);
   d = await differences(page);
-  check('behaviour=improved&fetch_ahead=0 from a URL: custom without fetch_ahead', d.name === 'custom' && d.items.length === 6 && !d.items.some((i) => i[0] === 'fetch_ahead'));
+  check('behaviour=improved&fetch_ahead=0 from a URL: custom without fetch_ahead', d.name === 'custom' && d.items.length === 7 && !d.items.some((i) => i[0] === 'fetch_ahead'));
 }
 
 /**

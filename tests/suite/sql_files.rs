@@ -1,5 +1,5 @@
 //! The built-in scenarios written as scenario files (`frontend::script::SCENARIO_FILES`)
-//! run exactly as the built-in generators: for D, E, X and R, the SQL front end's plan on
+//! run exactly as the built-in generators: for D, E, X, R, t0, pl, pf0 and pf1, the SQL front end's plan on
 //! the file's tables gives the same EXPLAIN ANALYZE as the built-in scenario at the
 //! seeds' sizes (the bench's rows per shard) — node for node, counter for counter, virtual times included — in pg15
 //! (sync and async) and improved (async), and the same rows.
@@ -15,8 +15,10 @@ use pgasync::scenario::Scenario;
 use wasm_bindgen_test::wasm_bindgen_test;
 
 #[wasm_bindgen_test(unsupported = test)]
-fn d_e_x_and_r_files_run_as_the_built_in_scenarios() {
-    for (id, text) in SCENARIO_FILES.iter().filter(|(id, _)| ["D", "E", "X", "R"].contains(id)) {
+fn d_e_x_r_and_kyotaros_files_run_as_the_built_in_scenarios() {
+    for (id, text) in
+        SCENARIO_FILES.iter().filter(|(id, _)| ["D", "E", "X", "R", "t0", "pl", "pf0", "pf1"].contains(id))
+    {
         let sql = SqlScenario::load(text).unwrap_or_else(|e| panic!("{id}: {e}"));
         for behaviour in [Preset::Pg15, Preset::Improved] {
             let k = Knobs { behaviour: Some(behaviour), ..Default::default() };
