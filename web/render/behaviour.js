@@ -47,7 +47,7 @@ export function whatItChanges(reason) {
 
 export class BehaviourControls {
   /**
-   * `knobs`: [{name, reason}] from the model; `select` the pg15/improved/custom select;
+   * `knobs`: [{name, reason, improved}] from the model (`improved`: on in that preset); `select` the pg15/improved/custom select;
    * `box` where the checkboxes go; `panel` the differences panel; `onChange` is called
    * after the user changed the behaviour (the page then reads `fromInputs`).
    */
@@ -71,7 +71,7 @@ export class BehaviourControls {
     select.addEventListener('change', () => {
       if (select.value === 'custom') return; // the checkboxes say which knobs
       const on = select.value === 'improved';
-      for (const input of Object.values(this.checks)) input.checked = on;
+      for (const k of this.knobs) this.checks[k.name].checked = on && k.improved;
       onChange();
     });
   }
@@ -82,7 +82,7 @@ export class BehaviourControls {
     const out = {};
     for (const k of this.knobs) {
       const v = c.switches?.[k.name];
-      out[k.name] = v == null || v === '' ? base : ['1', 'on', 'true'].includes(String(v));
+      out[k.name] = v == null || v === '' ? base && k.improved : ['1', 'on', 'true'].includes(String(v));
     }
     return out;
   }
@@ -95,9 +95,8 @@ export class BehaviourControls {
 
   /** The behaviour the inputs show, written into config `c`. */
   fromInputs(c) {
-    const on = Object.values(this.checks).map((i) => i.checked);
     c.switches = {};
-    if (on.every(Boolean)) {
+    if (this.isImproved()) {
       c.behaviour = 'improved';
     } else {
       c.behaviour = '';
@@ -105,9 +104,14 @@ export class BehaviourControls {
     }
   }
 
+  /** The inputs are exactly the preset `improved` (its knobs on, the teaching-only ones off). */
+  isImproved() {
+    return this.knobs.every((k) => this.checks[k.name].checked === k.improved);
+  }
+
   showSelect() {
     const on = Object.values(this.checks).map((i) => i.checked);
-    this.select.value = on.every(Boolean) ? 'improved' : on.some(Boolean) ? 'custom' : 'pg15';
+    this.select.value = this.isImproved() ? 'improved' : on.some(Boolean) ? 'custom' : 'pg15';
   }
 
   /** The run on screen: `session.behaviour()` = {name, knobs, differences}. */

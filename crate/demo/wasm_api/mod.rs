@@ -158,10 +158,24 @@ pub fn state_terms() -> Result<JsValue, JsError> {
     to_js(&crate::executor::exec_async::STATE_TERMS)
 }
 
-/// The behaviour knobs: `[{name, reason}]`, in order (`behaviour::KNOBS`).
+#[derive(Serialize)]
+struct BehaviourKnob {
+    name: &'static str,
+    reason: &'static str,
+    /// On in the preset `improved` (every knob but the teaching-only ones).
+    improved: bool,
+}
+
+/// The behaviour knobs: `[{name, reason, improved}]`, in order (`behaviour::KNOBS`).
 #[wasm_bindgen(js_name = behaviourKnobs)]
 pub fn behaviour_knobs() -> Result<JsValue, JsError> {
-    to_js(&KNOBS.iter().map(|k| KnobEntry { name: k.name, reason: k.reason }).collect::<Vec<_>>())
+    let improved = crate::behaviour::Behaviour::improved();
+    to_js(
+        &KNOBS
+            .iter()
+            .map(|k| BehaviourKnob { name: k.name, reason: k.reason, improved: improved.get(k.name).unwrap_or(false) })
+            .collect::<Vec<_>>(),
+    )
 }
 
 /// One number knob of the page, from the one knob table (`knobs::SPECS`).
