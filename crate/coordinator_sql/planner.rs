@@ -42,8 +42,15 @@
 //!   overflow; what it does not plan (WITH, outer joins, joins of more than two
 //!   relations, set operations other than UNION ALL, …) is refused by name.
 //!
-//! Where it departs from PostgreSQL: no cost model, so the shape above is chosen by rule,
-//! and settings that would change it by cost are refused (`settings.rs`); range pruning
+//! A join of two relations: a Hash Join (a Nested Loop over a Materialize with hash and
+//! merge joins off) whose sides are planned as above; which side is outer is chosen by
+//! PostgreSQL 15's costs (`plan::costsize`), both orders weighed as `add_path` weighs
+//! them (`Join::second_outer`).
+//!
+//! Where it departs from PostgreSQL: apart from a join's order, the shape above is chosen
+//! by rule, not by cost, and settings that would change it by cost are refused
+//! (`settings.rs`); a join's method is not weighed (no Merge Join; a Hash Join whenever
+//! it is enabled), nor a Nested Loop whose inner side is not materialized; range pruning
 //! reads the first key column only, so with a multi-column range key it may keep
 //! partitions PostgreSQL prunes.
 
@@ -53,6 +60,7 @@ use sqlparser::tokenizer::Location;
 use super::catalog::{ident, relation_name, Bound, Node, RelKind, Relation};
 use super::statement::Strategy;
 use super::FrontError;
+use crate::plan::costsize::{cost_plan, CostParams, Estimate};
 use crate::plan::{
     AggCall, AggStrategy, BinOp, Expr, ForeignScanPlan, Plan, RemoteQuery, RemoteTarget, ScanName, SortKey,
 };
@@ -211,12 +219,6 @@ fn join_member<'a>(coord: &'a Node, f: &TableFactor, at: Location) -> Result<(&'
     Ok((rel, alias.as_ref().map(|a| ident(&a.name)).unwrap_or(rel_name)))
 }
 
-/// An inner equi-join of two relations (`a JOIN b ON a.x = b.y`, or `FROM a, b WHERE
-/// a.x = b.y`): a Hash Join whose outer side is the first relation and whose hashed
-/// (inner) side is the second, each side scanned as a query of its own would be
-/// (partitions, pruning, conditions on one side pushed into that side's scans).
-/// PostgreSQL picks the join method and order by cost; the sandbox does not (yet): a
-/// Nested Loop only when the settings leave no other method (`join_method`).
 /// The join method: a Hash Join; with `enable_hashjoin` and `enable_mergejoin` off, a
 /// Nested Loop whose inner side is under a Materialize (PostgreSQL 15 materializes a
 /// rescanned inner side unless `enable_material` is off). With only `enable_hashjoin`
@@ -247,6 +249,12 @@ fn join_method(coord: &Node, outer: Plan, inner: Plan, keys: (Expr, Expr), at: L
     Ok(Plan::NestLoop { outer: Box::new(outer), inner: Box::new(inner), outer_key, inner_key })
 }
 
+/// An inner equi-join of two relations (`a JOIN b ON a.x = b.y`, or `FROM a, b WHERE
+/// a.x = b.y`), each side scanned as a query of its own would be (partitions, pruning,
+/// conditions on one side pushed into that side's scans). The method is the settings'
+/// (`join_method`: a Hash Join, or a Nested Loop when hash and merge joins are off);
+/// which relation is the outer side is chosen by cost, both ways round, as
+/// PostgreSQL's `add_paths_to_joinrel` tries them (`Join::second_outer`).
 fn plan_join(
     coord: &Node,
     q: &ast::Query,
@@ -353,62 +361,224 @@ fn plan_join(
     used.dedup();
     let used_a: Vec<usize> = used.iter().copied().filter(|&c| c < wa).collect();
     let used_b: Vec<usize> = used.iter().copied().filter(|&c| c >= wa).map(|c| c - wa).collect();
-    let mut p = Planner { coord, servers: std::mem::take(servers) };
-    let outer = p.side(ra, &na, &a_conj, &used_a, at);
-    let inner = p.side(rb, &nb, &b_conj, &used_b, at);
-    *servers = p.servers;
-    let (outer, inner) = (outer?, inner?);
-    // Join numbering → the join's output (the outer's used columns, then the inner's).
-    let mut map = vec![None; n];
-    for (pos, &c) in used_a.iter().enumerate() {
-        map[c] = Some(pos);
+    let join = Join {
+        coord,
+        sides: [
+            JoinSide { rel: ra, name: &na, conjuncts: &a_conj, used: used_a, key: ka, first: 0 },
+            JoinSide { rel: rb, name: &nb, conjuncts: &b_conj, used: used_b, key: kb - wa, first: wa },
+        ],
+        rest: &rest,
+        columns: &columns,
+        at,
+    };
+    let swapped = join.second_outer(&l, servers)?;
+    Ok(join.build(swapped, &l, servers)?.1)
+}
+
+/// One relation of a two-relation join, ready to be either side of it.
+struct JoinSide<'r> {
+    rel: &'r Relation,
+    /// The name it goes by in the query.
+    name: &'r str,
+    /// The WHERE conjuncts on it alone, in its own numbering (pushed into its scans).
+    conjuncts: &'r [Expr],
+    /// Its columns the join returns (used above the join, and the key), its numbering.
+    used: Vec<usize>,
+    /// Its join key column, in its own numbering.
+    key: usize,
+    /// Its first column in the join's numbering (FROM order: 0, or the first's width).
+    first: usize,
+}
+
+impl JoinSide<'_> {
+    /// The key's position among the columns this side returns.
+    fn key_output(&self) -> Expr {
+        Expr::Col(self.used.iter().position(|&c| c == self.key).unwrap_or(0))
     }
-    for (pos, &c) in used_b.iter().enumerate() {
-        map[wa + c] = Some(used_a.len() + pos);
+}
+
+/// An inner equi-join of two relations, which can be planned either way round.
+struct Join<'r> {
+    coord: &'r Node,
+    /// In FROM order.
+    sides: [JoinSide<'r>; 2],
+    /// Conditions over both sides other than the key, in the join's numbering.
+    rest: &'r [Expr],
+    /// The query's output columns.
+    columns: &'r [Column],
+    at: Location,
+}
+
+impl Join<'_> {
+    /// Whether PostgreSQL 15 makes the second relation of FROM the outer side.
+    ///
+    /// `populate_joinrel_with_paths` calls `add_paths_to_joinrel` for (first, second)
+    /// and then for (second, first): the join method's path each way round, in that
+    /// order, and `add_path` keeps the cheaper (`add_path_keeps`). Both paths have the
+    /// join relation's rows (`set_joinrel_size_estimates` sets them once per relation)
+    /// and no pathkeys (a Hash Join's output is unordered; a Nested Loop's is its outer
+    /// side's, and the sandbox's sides are unordered scans and Appends), so cost alone
+    /// decides. When `add_path` keeps both (a LIMIT makes startup cost count, and one
+    /// is cheaper to start, the other in total), the upper levels plan over both and
+    /// the final choice is the cheaper whole plan (`get_cheapest_fractional_path`
+    /// takes the final relation's cheapest total path): the two queries' plans are
+    /// costed whole.
+    fn second_outer(&self, l: &Layers, servers: &[String]) -> Result<bool, FrontError> {
+        // Built on copies: the servers' order is the chosen plan's (outer side's first).
+        let (old_join, old) = self.build(false, l, &mut servers.to_vec())?;
+        let (new_join, new) = self.build(true, l, &mut servers.to_vec())?;
+        // joinrel->consider_startup: root->tuple_fraction > 0, which a LIMIT makes.
+        let consider_startup = matches!(l.limit, Some((_, Some(_))));
+        Ok(match add_path_keeps(&new_join, &old_join, consider_startup) {
+            Kept::Old => false,
+            Kept::New => true,
+            Kept::Both => {
+                let (new, old) = (self.estimate(&new.plan), self.estimate(&old.plan));
+                // compare_path_costs(TOTAL_COST): total, then startup; a tie keeps the first.
+                new.total < old.total || (new.total == old.total && new.startup < old.startup)
+            }
+        })
     }
-    let outer_key = Expr::Col(used_a.iter().position(|&c| c == ka).unwrap_or(0));
-    let inner_key = Expr::Col(used_b.iter().position(|&c| c + wa == kb).unwrap_or(0));
-    let mut plan = join_method(coord, outer, inner, (outer_key, inner_key), at)?;
-    if let Some(f) = rest.iter().map(|e| rewrite(e, &map)).reduce(|x, y| Expr::bin(BinOp::And, x, y)) {
-        plan = Plan::Result { child: Box::new(plan), filter: Some(f), targets: None };
+
+    /// `cost_plan`'s estimate of a plan's top node, with the coordinator's settings.
+    fn estimate(&self, plan: &Plan) -> Estimate {
+        let params = CostParams::from_settings(&|n| self.coord.setting(n).map(str::to_string));
+        cost_plan(plan, self.coord, &params)[0]
     }
-    let order_keys = order_keys_of(&l);
-    if let Some((strategy, keys, aggs)) = l.agg {
-        let keys = keys.iter().map(|e| rewrite(e, &map)).collect();
-        let aggs =
-            aggs.iter().map(|a| AggCall { func: a.func, arg: a.arg.as_ref().map(|e| rewrite(e, &map)) }).collect();
-        plan = Plan::Agg { child: Box::new(plan), strategy, group_by: keys, aggs };
-        if let Some(h) = l.having {
-            plan = Plan::Result { child: Box::new(plan), filter: Some(h), targets: None };
+
+    /// The query planned with the first relation of FROM outer (or, `swapped`, the
+    /// second), each side scanned as a query of its own would be (partitions, pruning,
+    /// its conditions pushed into its scans); and the join node's estimate. The output
+    /// columns are the query's either way: a swapped join returns the outer side's
+    /// columns first, and the select list above it puts them back in the query's order.
+    fn build(&self, swapped: bool, l: &Layers, servers: &mut Vec<String>) -> Result<(Estimate, Planned), FrontError> {
+        let [first, second] = &self.sides;
+        let (o, i) = if swapped { (second, first) } else { (first, second) };
+        let mut p = Planner { coord: self.coord, servers: std::mem::take(servers) };
+        let outer = p.side(o.rel, o.name, o.conjuncts, &o.used, self.at);
+        let inner = p.side(i.rel, i.name, i.conjuncts, &i.used, self.at);
+        *servers = p.servers;
+        let (outer, inner) = (outer?, inner?);
+        // Join numbering → the join's output (the outer's used columns, then the inner's).
+        let n = first.rel.columns.len() + second.rel.columns.len();
+        let mut map = vec![None; n];
+        for (pos, (side, c)) in o.used.iter().map(|&c| (o, c)).chain(i.used.iter().map(|&c| (i, c))).enumerate() {
+            map[side.first + c] = Some(pos);
         }
-        return Ok(Planned {
-            plan: finish(plan, l.sort, l.targets, l.limit),
-            columns,
+        let mut plan = join_method(self.coord, outer, inner, (o.key_output(), i.key_output()), self.at)?;
+        let join_estimate = self.estimate(&plan);
+        if let Some(f) = self.rest.iter().map(|e| rewrite(e, &map)).reduce(|x, y| Expr::bin(BinOp::And, x, y)) {
+            plan = Plan::Result { child: Box::new(plan), filter: Some(f), targets: None };
+        }
+        let order_keys = order_keys_of(l);
+        let planned = |plan| Planned {
+            plan,
+            columns: self.columns.to_vec(),
             servers: vec![],
             order_key: order_keys.first().copied(),
-            order_keys,
-        });
+            order_keys: order_keys.clone(),
+        };
+        if let Some((strategy, keys, aggs)) = &l.agg {
+            let keys = keys.iter().map(|e| rewrite(e, &map)).collect();
+            let aggs =
+                aggs.iter().map(|a| AggCall { func: a.func, arg: a.arg.as_ref().map(|e| rewrite(e, &map)) }).collect();
+            plan = Plan::Agg { child: Box::new(plan), strategy: strategy.clone(), group_by: keys, aggs };
+            if let Some(h) = &l.having {
+                plan = Plan::Result { child: Box::new(plan), filter: Some(h.clone()), targets: None };
+            }
+            return Ok((join_estimate, planned(finish(plan, l.sort.clone(), l.targets.clone(), l.limit))));
+        }
+        let sort = l
+            .sort
+            .as_ref()
+            .map(|keys| keys.iter().map(|k| SortKey { expr: rewrite(&k.expr, &map), desc: k.desc }).collect());
+        let join_cols: Vec<String> = o
+            .used
+            .iter()
+            .map(|&c| o.rel.columns[c].name.clone())
+            .chain(i.used.iter().map(|&c| i.rel.columns[c].name.clone()))
+            .collect();
+        // No select list: every column, in FROM order; swapped, the join's order is not
+        // that one, so the select list is written out.
+        let every_column = || {
+            (0..n).map(|c| (Expr::Col(c), self.columns.get(c).map_or_else(String::new, |k| k.name.clone()))).collect()
+        };
+        let targets = l.targets.clone().or_else(|| swapped.then(every_column));
+        let targets: Option<Vec<(Expr, String)>> = targets
+            .map(|t| t.iter().map(|(e, name)| (rewrite(e, &map), name.clone())).collect())
+            .filter(|t: &Vec<(Expr, String)>| {
+                !(t.len() == join_cols.len()
+                    && t.iter().enumerate().all(|(i, (e, name))| *e == Expr::Col(i) && *name == join_cols[i]))
+            });
+        Ok((join_estimate, planned(finish(plan, sort, targets, l.limit))))
     }
-    let sort = l.sort.map(|keys| keys.iter().map(|k| SortKey { expr: rewrite(&k.expr, &map), desc: k.desc }).collect());
-    let join_cols: Vec<String> = used_a
-        .iter()
-        .map(|&c| ra.columns[c].name.clone())
-        .chain(used_b.iter().map(|&c| rb.columns[c].name.clone()))
-        .collect();
-    let targets: Option<Vec<(Expr, String)>> = l
-        .targets
-        .map(|t| t.iter().map(|(e, name)| (rewrite(e, &map), name.clone())).collect())
-        .filter(|t: &Vec<(Expr, String)>| {
-            !(t.len() == join_cols.len()
-                && t.iter().enumerate().all(|(i, (e, name))| *e == Expr::Col(i) && *name == join_cols[i]))
-        });
-    Ok(Planned {
-        plan: finish(plan, sort, targets, l.limit),
-        columns,
-        servers: vec![],
-        order_key: order_keys.first().copied(),
-        order_keys,
-    })
+}
+
+/// Which of two paths of one relation `add_path` (pathnode.c) keeps, for paths with
+/// the same rows, pathkeys, parameterization and parallel safety: `old` was added first.
+#[derive(Debug, PartialEq)]
+enum Kept {
+    Old,
+    New,
+    Both,
+}
+
+/// `add_path`'s decision between a new path and an old one that differ in cost only:
+/// `compare_path_costs_fuzzily` with `STD_FUZZ_FACTOR` (1.01); a path fuzzily cheaper
+/// in total wins unless the other is fuzzily cheaper to start and startup cost counts
+/// (then both are kept); fuzzily equal in total, the fuzzily cheaper startup wins; equal
+/// on both (same rows too), a comparison with a fuzz of 1.0000000001 keeps the new path
+/// only if it wins that, else the old one (the first generated): within 1%, the
+/// strictly cheaper still wins, and an exact tie keeps the first.
+fn add_path_keeps(new: &Estimate, old: &Estimate, consider_startup: bool) -> Kept {
+    match compare_path_costs_fuzzily(new, old, STD_FUZZ_FACTOR, consider_startup) {
+        Costs::Better1 => Kept::New,
+        Costs::Better2 => Kept::Old,
+        Costs::Different => Kept::Both,
+        Costs::Equal => match compare_path_costs_fuzzily(new, old, 1.0000000001, consider_startup) {
+            Costs::Better1 => Kept::New,
+            _ => Kept::Old,
+        },
+    }
+}
+
+/// pathnode.c's `STD_FUZZ_FACTOR`: costs within 1% are "the same".
+const STD_FUZZ_FACTOR: f64 = 1.01;
+
+/// `PathCostComparison`.
+#[derive(Debug, PartialEq)]
+enum Costs {
+    /// The first path is better.
+    Better1,
+    Better2,
+    Equal,
+    /// Each is better on one of startup and total cost.
+    Different,
+}
+
+/// `compare_path_costs_fuzzily`: total cost first (more likely to differ), then
+/// startup cost, each "worse" only past `fuzz` times the other's. Startup cost can make
+/// the worse total `Different` only when the relation considers it (a LIMIT above).
+fn compare_path_costs_fuzzily(p1: &Estimate, p2: &Estimate, fuzz: f64, consider_startup: bool) -> Costs {
+    if p1.total > p2.total * fuzz {
+        if consider_startup && p2.startup > p1.startup * fuzz {
+            return Costs::Different;
+        }
+        return Costs::Better2;
+    }
+    if p2.total > p1.total * fuzz {
+        if consider_startup && p1.startup > p2.startup * fuzz {
+            return Costs::Different;
+        }
+        return Costs::Better1;
+    }
+    if p1.startup > p2.startup * fuzz {
+        return Costs::Better2;
+    }
+    if p2.startup > p1.startup * fuzz {
+        return Costs::Better1;
+    }
+    Costs::Equal
 }
 
 /// An expression over the join's columns, moved to the inner side's numbering.
@@ -1315,5 +1485,35 @@ fn split_or(e: &Expr) -> Vec<Expr> {
             v
         }
         other => vec![other.clone()],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn est(startup: f64, total: f64) -> Estimate {
+        Estimate { startup, total, rows: 100.0, width: 8 }
+    }
+
+    /// `add_path`'s rules for two paths differing in cost only (pathnode.c).
+    #[test]
+    fn add_path_keeps_the_fuzzily_cheaper_else_the_first() {
+        // More than 1% cheaper or dearer in total: the cheaper.
+        assert_eq!(add_path_keeps(&est(0.0, 98.0), &est(0.0, 100.0), false), Kept::New);
+        assert_eq!(add_path_keeps(&est(0.0, 102.0), &est(0.0, 100.0), false), Kept::Old);
+        // Fuzzily equal in total: the fuzzily cheaper startup wins, even if dearer in total.
+        assert_eq!(add_path_keeps(&est(1.0, 100.5), &est(5.0, 100.0), false), Kept::New);
+        assert_eq!(add_path_keeps(&est(5.0, 99.5), &est(1.0, 100.0), false), Kept::Old);
+        // Fuzzily equal on both: the new path only if cheaper past a fuzz of 1e-10 (a
+        // lower total, or the same total and a lower startup), else the first.
+        assert_eq!(add_path_keeps(&est(0.0, 99.5), &est(0.0, 100.0), false), Kept::New);
+        assert_eq!(add_path_keeps(&est(0.0, 100.5), &est(0.0, 100.0), false), Kept::Old);
+        assert_eq!(add_path_keeps(&est(5.0, 100.0), &est(5.0, 100.0), false), Kept::Old);
+        assert_eq!(add_path_keeps(&est(5.0, 100.0 + 1e-12), &est(5.0, 100.0), false), Kept::Old);
+        // Dearer in total but cheaper to start: both, if startup cost counts (a LIMIT).
+        assert_eq!(add_path_keeps(&est(1.0, 120.0), &est(50.0, 100.0), true), Kept::Both);
+        assert_eq!(add_path_keeps(&est(1.0, 120.0), &est(50.0, 100.0), false), Kept::Old);
+        assert_eq!(add_path_keeps(&est(50.0, 80.0), &est(1.0, 100.0), true), Kept::Both);
     }
 }

@@ -521,11 +521,10 @@ select f.id, f.cat, d.title from f join dim d on f.cat = d.cat where f.id < 20;
 select d.title, count(*) from f join dim d on f.cat = d.cat group by d.title;
 
 -- [join local foreign] a local and a foreign table
--- known: plan — join method and order are chosen by cost in PostgreSQL; the sandbox always hash-joins, the second relation hashed
+-- known: plan — the join method is chosen by cost in PostgreSQL (here a Nested Loop over a Materialize); the sandbox hash-joins whenever enable_hashjoin is on (its join order is chosen by cost)
 select l.id, l.cat, d.weight from loc l join dim d on l.cat = d.cat where l.id < 15;
 
 -- [join local foreign] a local table and a foreign one on the key
--- known: plan — as q123: a cost-based join choice
 select loc.id, f.val from loc join f on loc.id = f.id where loc.qty = 3;
 
 -- [join hash local] a partitioned table and a local one
@@ -540,11 +539,11 @@ select d.cat, d.title, count(f.id) from dim d left join f on f.cat = d.cat group
 select loc.id, f.score from loc left join f on f.id = loc.id + 500 where loc.id <= 35 order by loc.id;
 
 -- [join range local] a range-partitioned table and a local one
--- known: plan — as q123: a cost-based join choice
+-- known: plan — PostgreSQL reads the range partition with a Bitmap Heap Scan, chosen by cost, where the sandbox seq-scans it (the join's method and order agree)
 select r.k, r.v, loc.cat from r join loc on r.k = loc.id where r.k < 50;
 
 -- [join hash foreign order limit] ORDER BY and LIMIT over a join
--- known: plan — as q123: a cost-based join choice
+-- known: plan — as q123, a cost-based join method: PostgreSQL's Nested Loop reads f in ORDER BY order (the remote sorts) and stops at the LIMIT; the sandbox hash-joins, then sorts
 select h.id, f.val from h join f on h.id = f.id order by f.val desc limit 5;
 
 -- [join foreign local] three tables
@@ -555,7 +554,6 @@ select f.id, d.title, loc.qty from f join dim d on f.cat = d.cat join loc on loc
 select h.id, l.region from h join l on h.id = l.id where l.region = 'south' and h.grp = 3;
 
 -- [join foreign local] a join written with a comma
--- known: plan — as q123: a cost-based join choice
 select f.id, loc.id from f, loc where f.id = loc.id and f.val > 400;
 
 -- ===== Subqueries in FROM =====
