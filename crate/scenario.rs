@@ -861,6 +861,7 @@ fn build_nestloop(_info: &ScenarioInfo, _knobs: &Knobs, s: &Settings) -> Result<
         inner: Box::new(Plan::Material { child: Box::new(Plan::Append { children: inner }) }),
         outer_key: Expr::Col(0),
         inner_key: Expr::Col(0),
+        filter_inner_first: false,
     };
     Ok(Scenario {
         id: "K".into(),

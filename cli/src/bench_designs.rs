@@ -101,12 +101,14 @@ fn nested_loops() -> Result<Scenario, CliError> {
         inner: Box::new(index_scan("m")),
         outer_key: Expr::Col(0),
         inner_key: Expr::Col(0),
+        filter_inner_first: false,
     };
     s.plan = Plan::NestLoop {
         outer: Box::new(inner),
         inner: Box::new(index_scan("i")),
         outer_key: Expr::Col(0),
         inner_key: Expr::Col(0),
+        filter_inner_first: false,
     };
     let mut local = Catalog::default();
     for t in [o, m, i] {

@@ -225,7 +225,13 @@ fn join_member<'a>(coord: &'a Node, f: &TableFactor, at: Location) -> Result<(&'
 /// off PostgreSQL weighs a Merge Join against a Nested Loop by cost, and with every
 /// join method off it takes the cheapest disabled one: the sandbox has neither a Merge
 /// Join nor a cost model, so both are refused by name.
-fn join_method(coord: &Node, outer: Plan, inner: Plan, keys: (Expr, Expr), at: Location) -> Result<Plan, FrontError> {
+fn join_method(
+    coord: &Node,
+    (outer, inner): (Plan, Plan),
+    keys: (Expr, Expr),
+    swapped: bool,
+    at: Location,
+) -> Result<Plan, FrontError> {
     let (outer_key, inner_key) = keys;
     if coord.setting_on("enable_hashjoin", true) {
         return Ok(Plan::HashJoin { outer: Box::new(outer), inner: Box::new(inner), outer_key, inner_key });
@@ -246,7 +252,13 @@ fn join_method(coord: &Node, outer: Plan, inner: Plan, keys: (Expr, Expr), at: L
     }
     let inner =
         if coord.setting_on("enable_material", true) { Plan::Material { child: Box::new(inner) } } else { inner };
-    Ok(Plan::NestLoop { outer: Box::new(outer), inner: Box::new(inner), outer_key, inner_key })
+    Ok(Plan::NestLoop {
+        outer: Box::new(outer),
+        inner: Box::new(inner),
+        outer_key,
+        inner_key,
+        filter_inner_first: swapped,
+    })
 }
 
 /// An inner equi-join of two relations (`a JOIN b ON a.x = b.y`, or `FROM a, b WHERE
@@ -465,7 +477,7 @@ impl Join<'_> {
         for (pos, (side, c)) in o.used.iter().map(|&c| (o, c)).chain(i.used.iter().map(|&c| (i, c))).enumerate() {
             map[side.first + c] = Some(pos);
         }
-        let mut plan = join_method(self.coord, outer, inner, (o.key_output(), i.key_output()), self.at)?;
+        let mut plan = join_method(self.coord, (outer, inner), (o.key_output(), i.key_output()), swapped, self.at)?;
         let join_estimate = self.estimate(&plan);
         if let Some(f) = self.rest.iter().map(|e| rewrite(e, &map)).reduce(|x, y| Expr::bin(BinOp::And, x, y)) {
             plan = Plan::Result { child: Box::new(plan), filter: Some(f), targets: None };

@@ -252,10 +252,12 @@ pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<Plan
             Box::new(node_hashjoin::HashJoinState::init(o, i, outer_key.clone(), inner_key.clone(), widths))
         }
         Plan::Material { child } => Box::new(node_material::MaterialState::init(init_plan(child, ctx, es)?)),
-        Plan::NestLoop { outer, inner, outer_key, inner_key } => {
+        Plan::NestLoop { outer, inner, outer_key, inner_key, filter_inner_first } => {
             let (o, i) = (init_plan(outer, ctx, es)?, init_plan(inner, ctx, es)?);
             let widths = (outer.output_columns().len(), inner.output_columns().len());
-            Box::new(node_nestloop::NestLoopState::init(o, i, outer_key.clone(), inner_key.clone(), widths))
+            let mut n = node_nestloop::NestLoopState::init(o, i, outer_key.clone(), inner_key.clone(), widths);
+            n.filter_inner_first = *filter_inner_first;
+            Box::new(n)
         }
     };
     let mut ps = PlanState { id, node };

@@ -69,6 +69,8 @@ pub struct NestLoopState {
     /// Inner rows the Join Filter rejected, over every loop (PostgreSQL's
     /// `InstrCountFiltered1`): EXPLAIN ANALYZE's `Rows Removed by Join Filter`.
     nfiltered1: u64,
+    /// EXPLAIN's Join Filter names the inner key first (`Plan::NestLoop`).
+    pub filter_inner_first: bool,
 }
 
 impl NestLoopState {
@@ -85,6 +87,7 @@ impl NestLoopState {
             early: EarlyInner::No,
             slot: Vec::new(),
             nfiltered1: 0,
+            filter_inner_first: false,
         }
     }
 
@@ -222,7 +225,10 @@ impl ExecNode for NestLoopState {
         let inner: Vec<String> = (0..self.inner_width).map(|i| format!("${}", self.outer_width + i)).collect();
         e.details.push((
             "Join Filter".into(),
-            format!("({} = {})", self.outer_key.to_sql(&outer), self.inner_key.to_sql(&inner)),
+            match self.filter_inner_first {
+                false => format!("({} = {})", self.outer_key.to_sql(&outer), self.inner_key.to_sql(&inner)),
+                true => format!("({} = {})", self.inner_key.to_sql(&inner), self.outer_key.to_sql(&outer)),
+            },
         ));
         // The total; EXPLAIN prints it per loop, and in TEXT only when some were.
         if self.nfiltered1 > 0 {

@@ -445,7 +445,9 @@ impl Model<'_> {
             Plan::Agg { child, strategy, group_by, aggs } => self.agg(child, strategy, group_by, aggs),
             Plan::Result { child, filter, targets } => self.result(child, filter.as_ref(), targets.as_deref(), limit),
             Plan::HashJoin { outer, inner, outer_key, inner_key } => self.hashjoin(outer, inner, outer_key, inner_key),
-            Plan::NestLoop { outer, inner, outer_key, inner_key } => self.nestloop(outer, inner, outer_key, inner_key),
+            Plan::NestLoop { outer, inner, outer_key, inner_key, .. } => {
+                self.nestloop(outer, inner, outer_key, inner_key)
+            }
             Plan::Material { child } => {
                 let c = self.node(child, None);
                 let est = cost_material(&c.est, self.p);

@@ -468,6 +468,11 @@ pub enum Plan {
         inner: Box<Plan>,
         outer_key: Expr,
         inner_key: Expr,
+        /// The Join Filter names the inner side's key first: the join condition as
+        /// the query has it, its first relation inner once the planner swapped the
+        /// sides by cost (PostgreSQL keeps a Nested Loop's join clause as written;
+        /// only a Hash Join's clauses are switched to put the outer side first).
+        filter_inner_first: bool,
     },
     /// Materialize: keeps its child's rows; a rescan replays them
     /// (`executor::node_material`).

@@ -280,6 +280,7 @@ fn to_plan(s: &Shape) -> Plan {
             inner: Box::new(to_plan(i)),
             outer_key: Expr::Col(0),
             inner_key: Expr::Col(0),
+            filter_inner_first: false,
         }),
         Shape::Sort(c) => Plan::Sort { child: Box::new(to_plan(c)), keys: vec![pgasync::plan::SortKey::asc(1)] },
         Shape::Material(c) => Plan::Material { child: Box::new(to_plan(c)) },
