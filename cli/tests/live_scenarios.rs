@@ -103,7 +103,8 @@ fn live(sc: &Scenario, async_mode: bool, targets: &BTreeMap<String, u16>) -> Que
 fn explain_live(dir: &Path, id: &str, async_mode: bool, fetch_size: usize) -> String {
     let out = Command::new(env!("CARGO_BIN_EXE_pgasync"))
         .args(["explain", "--scenario", id, "--mode", if async_mode { "async" } else { "sync" }])
-        .args(["--rows", &ROWS.to_string(), "--fetch-size", &fetch_size.to_string()])
+        // The knobs of `knobs()`: H's own default is 2 shards.
+        .args(["--shards", "4", "--rows", &ROWS.to_string(), "--fetch-size", &fetch_size.to_string()])
         .args(["--live", &dir.join("relay.toml").display().to_string()])
         .output()
         .expect("pgasync explain runs");
