@@ -36,10 +36,10 @@ setup:
 # opt-level z for the executor too would not reach any more. The budgets were raised
 # (660,000 and 800,000 before) for measured additions: Nested Loop, Materialize and
 # the async-through-nodes design (~14 KB in the page's module), traces crossing to
-# JavaScript as JSON text (~7 KB, for speed), and the cost model and statistics
-# (~25 KB in the editor's module).
+# JavaScript as JSON text (~7 KB, for speed), and in the editor's module (846 KB) the
+# cost model, statistics, join order by cost and four more scenario files (~55 KB).
 PKG_BUDGET_GZ := 680000
-PKG_SQL_BUDGET_GZ := 840000
+PKG_SQL_BUDGET_GZ := 860000
 PKG_ENV := CARGO_PROFILE_RELEASE_OPT_LEVEL=s CARGO_PROFILE_RELEASE_PANIC=abort
 PKG_DEPS := --config 'profile.release.package."*".opt-level="z"'
 pkg: setup
