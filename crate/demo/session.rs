@@ -1086,11 +1086,12 @@ pub fn plan_bound(scenario: &Scenario, plan: &crate::plan::Plan) -> PlanBound {
                 .max(1);
             PlanBound { rows, remote_rows: rows, fetches: rows / fetch + 1, scans: 1 }
         }
-        // Every row handed to an Append is a step of its own, a local child's too
-        // (a foreign child's rows are counted once more: a bound, not a count).
+        // Every row handed to an Append is a step of its own: a foreign child's rows
+        // are counted already (remote_rows), a local child's are added here.
         Plan::Append { children } | Plan::MergeAppend { children, .. } => {
             let b = sum(children);
-            PlanBound { remote_rows: b.remote_rows.saturating_add(b.rows), ..b }
+            let local_rows = b.rows.saturating_sub(b.remote_rows);
+            PlanBound { remote_rows: b.remote_rows.saturating_add(local_rows), ..b }
         }
         Plan::Sort { child, .. } | Plan::Result { child, .. } | Plan::Material { child } => plan_bound(scenario, child),
         Plan::Limit { child, offset, count } => {
