@@ -43,10 +43,6 @@ use support::sqlfile::{coordinator_sets, mask, node_costs, parse_rows, run_on_po
 /// PostgreSQL: how many plan nodes agree to the cent on cost (startup and total), how
 /// many have estimated rows within a factor 2 of PostgreSQL's, of how many. Printed,
 /// and the plan shapes (node titles) must agree.
-///
-/// `known`: a difference of the sandbox's text from PostgreSQL's, `(ours, theirs)`,
-/// that is known: the full texts are compared with it replaced, and it must occur (a
-/// known difference that no longer happens fails, as the corpus's ledger does).
 fn compare_costs(
     file: &str,
     sql: &SqlScenario,
@@ -54,15 +50,7 @@ fn compare_costs(
     sets: &str,
     query: &str,
     label: &str,
-    known: Option<(&str, &str)>,
 ) -> (usize, usize, usize) {
-    let known_replaced = |ours: &str| match known {
-        Some((a, b)) => {
-            assert!(ours.contains(a), "{file} ({label}): the known difference {a:?} no longer happens: remove it");
-            ours.replace(a, b)
-        }
-        None => ours.to_string(),
-    };
     // The sandbox has no JIT: PostgreSQL built with LLVM adds a "JIT:" section to a
     // plan costing over jit_above_cost (100000, K's Nested Loop), so it runs without.
     let sets = &format!("SET jit = off; {sets}");
@@ -98,7 +86,7 @@ fn compare_costs(
     let explain = format!("EXPLAIN (VERBOSE, FORMAT JSON) {query}");
     let s = sql.with_query(&format!("{explain};")).unwrap();
     let tree = s.plan_only(&Knobs::default(), Source::Json, sql.async_append()).unwrap();
-    let ours = known_replaced(&explain_doc_json_text(&tree, &ExplainOptions::POSTGRES_VERBOSE, &s.explain_doc(), 0, 0));
+    let ours = explain_doc_json_text(&tree, &ExplainOptions::POSTGRES_VERBOSE, &s.explain_doc(), 0, 0);
     let theirs = coord.psql(&format!("{sets}{explain}"));
     if cents == b.len() {
         assert_eq!(ours.trim_end(), theirs.trim_end(), "{file} ({label}): {explain} differs");
@@ -109,8 +97,7 @@ fn compare_costs(
     let scenario = s.scenario(&Knobs::default(), Source::Json).unwrap();
     let mut run = scenario.start(sql.async_append(), Clock::virtual_clock(), false).unwrap();
     run.run_to_end().unwrap_or_else(|e| panic!("{file}: {explain}: {e}"));
-    let ours =
-        known_replaced(&explain_doc_text(&run.explain(), &ExplainOptions::POSTGRES_VERBOSE, &s.explain_doc(), 0, 0));
+    let ours = explain_doc_text(&run.explain(), &ExplainOptions::POSTGRES_VERBOSE, &s.explain_doc(), 0, 0);
     let theirs = coord.psql(&format!("{sets}{explain}"));
     assert!(ours.contains("  (cost=") && ours.contains(") (actual time="), "{file}: {ours}");
     if cents == b.len() {
@@ -137,21 +124,9 @@ fn analyze_both(sql: &SqlScenario, coord: &Cluster) -> SqlScenario {
 }
 
 /// The seed's checks; `costs`: the least numbers of plan nodes whose costs agree to the
-/// cent and whose rows are within a factor 2, as the file is and after ANALYZE of
-/// every relation ([`compare_costs`]).
-/// `costs`: the nodes that must agree to the cent and with rows within 2x, as the file
-/// is and (if given) after ANALYZE of every relation on both sides.
+/// cent and whose rows are within a factor 2, as the file is and (if given) after
+/// ANALYZE of every relation on both sides ([`compare_costs`]).
 fn check_seed_with(file: &str, costs: Option<((usize, usize), Option<(usize, usize)>)>) {
-    check_seed_known(file, costs, None)
-}
-
-/// [`check_seed_with`], with a known difference of the texts after ANALYZE
-/// ([`compare_costs`]'s `known`).
-fn check_seed_known(
-    file: &str,
-    costs: Option<((usize, usize), Option<(usize, usize)>)>,
-    known_analyzed: Option<(&str, &str)>,
-) {
     let text = std::fs::read_to_string(file).unwrap();
     let sql = SqlScenario::load(&text).unwrap_or_else(|e| panic!("{file}: {e}"));
     let query = sql.query.clone().expect("a query section").sql;
@@ -220,11 +195,11 @@ fn check_seed_known(
 
     if let Some((as_is, analyzed)) = costs {
         let q = &query[sets.len()..];
-        let (cents, rows, n) = compare_costs(file, &sql, coord, &sets, q, "as the file is", None);
+        let (cents, rows, n) = compare_costs(file, &sql, coord, &sets, q, "as the file is");
         assert!(cents >= as_is.0 && rows >= as_is.1, "{file}: costs regressed: {cents}, {rows} of {n}");
         if let Some(analyzed) = analyzed {
             let analyzed_sql = analyze_both(&sql, coord);
-            let (cents, rows, n) = compare_costs(file, &analyzed_sql, coord, &sets, q, "after ANALYZE", known_analyzed);
+            let (cents, rows, n) = compare_costs(file, &analyzed_sql, coord, &sets, q, "after ANALYZE");
             assert!(
                 cents >= analyzed.0 && rows >= analyzed.1,
                 "{file}: costs after ANALYZE regressed: {cents}, {rows} of {n}"
