@@ -323,6 +323,13 @@ pub fn explain_tree(ps: &PlanState, es: &EState, relationship: Option<&str>) -> 
 
 /// Copies a row into a slot without reallocating it.
 #[inline]
+/// A join's input names for EXPLAIN: `$0 … $n-1` over the outer side's outputs, then
+/// the inner side's (`instrument::explain` resolves them to the columns).
+pub(crate) fn join_input_refs(outer_width: usize, inner_width: usize) -> (Vec<String>, Vec<String>) {
+    let refs = |from: usize, n: usize| (from..from + n).map(|i| format!("${i}")).collect();
+    (refs(0, outer_width), refs(outer_width, inner_width))
+}
+
 pub(crate) fn copy_row(slot: &mut Vec<Datum>, row: &[Datum]) {
     slot.clear();
     slot.extend_from_slice(row);

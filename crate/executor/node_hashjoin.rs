@@ -155,8 +155,7 @@ impl ExecNode for HashJoinState {
     fn explain(&self, e: &mut ExplainNode) {
         e.node_type = "Hash Join".into();
         // `$N` over the outer's outputs then the inner's (EXPLAIN names them).
-        let outer: Vec<String> = (0..self.outer_width).map(|i| format!("${i}")).collect();
-        let inner: Vec<String> = (0..self.inner_width).map(|i| format!("${}", self.outer_width + i)).collect();
+        let (outer, inner) = super::join_input_refs(self.outer_width, self.inner_width);
         e.details.push((
             "Hash Cond".into(),
             format!("({} = {})", self.outer_key.to_sql(&outer), self.inner_key.to_sql(&inner)),

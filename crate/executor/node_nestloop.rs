@@ -221,8 +221,7 @@ impl ExecNode for NestLoopState {
     }
     fn explain(&self, e: &mut ExplainNode) {
         e.node_type = "Nested Loop".into();
-        let outer: Vec<String> = (0..self.outer_width).map(|i| format!("${i}")).collect();
-        let inner: Vec<String> = (0..self.inner_width).map(|i| format!("${}", self.outer_width + i)).collect();
+        let (outer, inner) = super::join_input_refs(self.outer_width, self.inner_width);
         e.details.push((
             "Join Filter".into(),
             match self.filter_inner_first {
