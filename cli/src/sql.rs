@@ -8,9 +8,12 @@
 //!
 //! A query written as `EXPLAIN (…)` prints as PostgreSQL prints it: without ANALYZE the
 //! plan only (nothing runs, nothing is sent to a shard, no rows); with ANALYZE the
-//! statement's VERBOSE, TIMING, SUMMARY, SETTINGS and FORMAT, then (text) the rows.
-//! COSTS ON and the options the sandbox lacks are refused where the file is read
-//! (`pgasync::coordinator_sql::statement::explain_flags`).
+//! statement's VERBOSE, TIMING, COSTS, SUMMARY, SETTINGS and FORMAT, then (text) the
+//! rows; the options the sandbox lacks are refused where the file is read
+//! (`pgasync::coordinator_sql::statement::explain_flags`). A plain SELECT prints as
+//! EXPLAIN (ANALYZE, VERBOSE) with the estimates beside the actual figures (COSTS,
+//! PostgreSQL's default), or without them with `--costs off`; `--costs` with an
+//! EXPLAIN query is refused (its own COSTS says).
 //!
 //! Invariants:
 //! - the file is read up to its size limit before anything is parsed; an error prints as
@@ -33,7 +36,7 @@ use pgasync::knobs::Source;
 
 pub const ABOUT_LINE: &str = "Runs a scenario file (SQL for the coordinator and each shard, then the query)";
 pub const USAGE: &str = "pgasync sql --file F [--live DIR/relay.toml] [--mode sync|async] [--format text|json]
-            [--counters on|off] [--rows N] [--log on|off] [--profile FILE] [KNOBS]";
+            [--costs on|off] [--counters on|off] [--rows N] [--log on|off] [--profile FILE] [KNOBS]";
 pub const ABOUT: &str = "runs a scenario file — SQL for the coordinator and each shard (-- @shard NAME), then
 the query (-- @query) — in the simulator: EXPLAIN ANALYZE and the rows; errors as FILE:LINE:COL";
 
@@ -57,6 +60,10 @@ pub struct Flags {
     /// The plan as text or JSON [default: text, or JSON for an EXPLAIN (FORMAT JSON) query]
     #[arg(long, value_name = "text|json")]
     pub format: Option<String>,
+    /// A plain SELECT's estimates `(cost=… rows=… width=…)` beside the actual figures, as
+    /// EXPLAIN's COSTS [default: on; an EXPLAIN query's own COSTS decides for it]
+    #[arg(long, value_name = "on|off")]
+    pub costs: Option<String>,
     /// Our own Remote:/Async: lines and the JSON key "pgasync" [default: off]
     #[arg(long, value_name = "on|off")]
     pub counters: Option<String>,
@@ -79,6 +86,7 @@ pub fn run(a: Flags) -> Result<(), CliError> {
     let format_flag = a.format.is_some();
     let format = args::choice("format", a.format.as_deref(), &["text", "json"], "text")?;
     let counters = args::choice("counters", a.counters.as_deref(), &["on", "off"], "off")? == "on";
+    let costs = args::choice("costs", a.costs.as_deref(), &["on", "off"], "on")? == "on";
     let max_rows: usize = match a.knobs.get("rows") {
         Some(v) => v.parse().map_err(|_| format!("--rows {v}: not a number"))?,
         None => MAX_ROWS,
@@ -93,6 +101,13 @@ pub fn run(a: Flags) -> Result<(), CliError> {
         })
     };
     let sql = SqlScenario::load(&text).map_err(at)?;
+    if let (Some(v), Some(q)) = (&a.costs, sql.query.as_ref().filter(|q| q.explain.is_some())) {
+        return Err(CliError::Usage(format!(
+            "--costs {v}: {file}:{}:{}: the query is an EXPLAIN, whose own COSTS option says whether the estimates \
+             are printed",
+            q.at.0, q.at.1
+        )));
+    }
     let format = if !format_flag && sql.query.as_ref().and_then(|q| q.explain).is_some_and(|e| e.json) {
         "json"
     } else {
@@ -110,7 +125,7 @@ pub fn run(a: Flags) -> Result<(), CliError> {
         // EXPLAIN without ANALYZE: planned, not run; nothing is sent to a shard.
         let tree = sql.plan_only(&knobs, Source::Cli, mode == "async").map_err(at)?;
         let opts = ExplainOptions { verbose: sql.explain_flags().is_some_and(|f| f.verbose), counters };
-        let doc = explain_doc(&sql, mode == "async");
+        let doc = sql.explain_doc_run(costs, mode == "async");
         if format == "json" {
             println!("{}", pgasync::instrument::explain_doc_json_text(&tree, &opts, &doc, 0, 0));
         } else {
@@ -131,7 +146,7 @@ pub fn run(a: Flags) -> Result<(), CliError> {
             &run,
             outcome,
             (format, mode == "async"),
-            counters,
+            (counters, costs),
             max_rows,
             &format!("{mode}, live shards, real clock"),
         );
@@ -140,7 +155,15 @@ pub fn run(a: Flags) -> Result<(), CliError> {
     run.es.timing = timing;
     run.keep_rows = true;
     let outcome = run.run_to_end();
-    report(&sql, &run, outcome, (format, mode == "async"), counters, max_rows, &format!("{mode}, virtual clock"))
+    report(
+        &sql,
+        &run,
+        outcome,
+        (format, mode == "async"),
+        (counters, costs),
+        max_rows,
+        &format!("{mode}, virtual clock"),
+    )
 }
 
 /// Loads the file's shard tables into the live shards a targets file names (a
@@ -182,36 +205,22 @@ fn load_live(text: &str, scenario: &pgasync::scenario::Scenario, config: &str) -
     Ok(database)
 }
 
-/// The query's EXPLAIN options, with `--mode` as the `enable_async_append` it sets
-/// (SETTINGS lists it when off, as PostgreSQL does).
-fn explain_doc(sql: &SqlScenario, async_mode: bool) -> pgasync::instrument::ExplainDoc {
-    let mut doc = sql.explain_doc();
-    if let Some(settings) = doc.settings.as_mut() {
-        settings.retain(|(k, _)| k != "enable_async_append");
-        if !async_mode {
-            settings.push(("enable_async_append".into(), "off".into()));
-            settings.sort();
-        }
-    }
-    doc
-}
-
 /// Prints EXPLAIN ANALYZE, then (text) the rows.
 fn report<H: pgasync::host::Host>(
     sql: &SqlScenario,
     run: &pgasync::run::QueryRun<H>,
     outcome: Result<(), pgasync::executor::estate::ExecError>,
     (format, async_mode): (&str, bool),
-    counters: bool,
+    (counters, costs): (bool, bool),
     max_rows: usize,
     how: &str,
 ) -> Result<(), CliError> {
-    // An EXPLAIN (ANALYZE …) query says whether VERBOSE, SUMMARY, SETTINGS (TIMING is
-    // the run's); a plain SELECT prints as EXPLAIN (ANALYZE, VERBOSE, COSTS OFF), then
-    // the rows.
+    // An EXPLAIN (ANALYZE …) query says whether VERBOSE, COSTS, SUMMARY, SETTINGS (TIMING
+    // is the run's); a plain SELECT prints as EXPLAIN (ANALYZE, VERBOSE) with COSTS as
+    // `--costs` says, then the rows.
     let verbose = sql.explain_flags().map_or(true, |e| e.verbose);
     let opts = ExplainOptions { verbose, counters };
-    let doc = explain_doc(sql, async_mode);
+    let doc = sql.explain_doc_run(costs, async_mode);
     if format == "json" {
         // PostgreSQL's key order and layout.
         println!("{}", pgasync::instrument::explain_doc_json_text(&run.explain(), &opts, &doc, 0, run.execution_ns()));

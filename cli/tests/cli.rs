@@ -365,6 +365,20 @@ fn sql_prints_an_explain_query_as_postgres_runs_it() {
     let (code, out, err) = run("\n  explain analyze select a from ft;", &[]);
     assert_eq!(code, 0, "{err}");
     assert!(out.starts_with("Foreign Scan on ft  (cost=100.00..197.75 rows=2925 width=4) (actual time="), "{out}");
+    // A plain SELECT: EXPLAIN (ANALYZE, VERBOSE) with the estimates unless --costs off;
+    // --costs with an EXPLAIN query is refused (its own COSTS says).
+    let (code, out, err) = run("select a from ft;", &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.starts_with("Foreign Scan on public.ft  (cost=100.00..197.75 rows=2925 width=4) (actual time="),
+        "{out}"
+    );
+    let (code, out, err) = run("select a from ft;", &["--costs", "off"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("Foreign Scan on public.ft (actual time="), "{out}");
+    let (code, _, err) = run("explain analyze select a from ft;", &["--costs", "off"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--costs off: ") && err.contains("q.sql:9:1: the query is an EXPLAIN"), "{err}");
     let (code, _, err) = run("explain (costs off, timing) select a from ft;", &[]);
     assert_eq!(code, 1);
     assert!(err.contains("q.sql:9:1: EXPLAIN option TIMING requires ANALYZE"), "{err}");

@@ -239,6 +239,39 @@ impl SqlScenario {
         }
     }
 
+    /// What EXPLAIN prints around a run of the query in `async_mode` (`pgasync sql`,
+    /// the page): [`Self::explain_doc`], where a plain SELECT shows its estimates beside
+    /// the actual figures when `costs` (COSTS is on by default in PostgreSQL's EXPLAIN
+    /// ANALYZE; an EXPLAIN query's own COSTS decides for it), and SETTINGS lists the
+    /// `enable_async_append` of the mode used, not only the file's SET.
+    pub fn explain_doc_run(&self, costs: bool, async_mode: bool) -> ExplainDoc {
+        let mut doc = match self.explain_flags() {
+            Some(_) => self.explain_doc(),
+            None => ExplainDoc { costs: if costs { self.estimates() } else { None }, ..ExplainDoc::ANALYZE },
+        };
+        if let Some(settings) = doc.settings.as_mut() {
+            settings.retain(|(k, _)| k != "enable_async_append");
+            if !async_mode {
+                settings.push(("enable_async_append".into(), "off".into()));
+                settings.sort();
+            }
+        }
+        doc
+    }
+
+    /// How the page's EXPLAIN panel prints a run of the query, as `pgasync sql` prints
+    /// it: the EXPLAIN's own options, or a plain SELECT's EXPLAIN (ANALYZE, VERBOSE)
+    /// with its estimates.
+    pub fn explain_statement(&self, async_mode: bool) -> crate::demo::session::ExplainStatement {
+        let flags = self.explain_flags();
+        crate::demo::session::ExplainStatement {
+            verbose: flags.map_or(true, |f| f.verbose),
+            timing: flags.map_or(true, |f| f.timing),
+            json: flags.is_some_and(|f| f.json),
+            doc: self.explain_doc_run(true, async_mode),
+        }
+    }
+
     /// The estimates of the query's plan (`plan::costsize`), one per node in executor
     /// order, with the coordinator's cost settings; None when it does not plan.
     pub fn estimates(&self) -> Option<Vec<crate::plan::costsize::Estimate>> {

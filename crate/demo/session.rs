@@ -33,7 +33,7 @@ use crate::clock::Clock;
 use crate::executor::exec_async::AsyncState;
 use crate::host::sim::SimHost;
 use crate::host::Host;
-use crate::instrument::ExplainNode;
+use crate::instrument::{ExplainDoc, ExplainNode, ExplainOptions};
 use crate::knobs::Knobs;
 use crate::remote::Proto;
 use crate::run::{Phase, QueryRun, Step};
@@ -75,6 +75,19 @@ const MAX_CHECKPOINTS: usize = 128;
 /// Spacing of the first checkpoints, in steps.
 const FIRST_CHECKPOINT_EVERY: usize = 256;
 
+/// How the EXPLAIN panel prints a scenario file's run, as `pgasync sql` prints it: an
+/// `EXPLAIN (ANALYZE, …)` query's own VERBOSE, TIMING, COSTS, SUMMARY, SETTINGS and
+/// FORMAT; a plain SELECT's EXPLAIN ANALYZE with its estimates (COSTS, PostgreSQL's
+/// default). Built-in scenarios have none: they print as the sandbox always has.
+#[derive(Clone, Debug)]
+pub struct ExplainStatement {
+    pub verbose: bool,
+    /// TIMING: off, the run reads no clock per node call (rows and loops only).
+    pub timing: bool,
+    pub json: bool,
+    pub doc: ExplainDoc,
+}
+
 /// A copy of the run after `steps` steps, without its trace (`trace_len` events then).
 struct Checkpoint {
     steps: usize,
@@ -111,6 +124,8 @@ pub struct DemoSession {
     /// Each request's connection, once seen (a requestee's connection never changes):
     /// the narration of a past step names it after the request has left it.
     request_conns: Vec<Option<usize>>,
+    /// A scenario file's EXPLAIN options (None: a built-in scenario's).
+    explain_as: Option<ExplainStatement>,
 }
 
 /// A phase without its error, one byte per step.
@@ -241,7 +256,22 @@ impl DemoSession {
         async_mode: bool,
         knobs: Knobs,
     ) -> Result<DemoSession, String> {
+        Self::with_explain(scenario, scenario_id, async_mode, knobs, None)
+    }
+
+    /// [`Self::with_scenario`] for a scenario file whose EXPLAIN panel prints as
+    /// `explain_as` says (its TIMING applies to the run from its first step).
+    pub fn with_explain(
+        scenario: Scenario,
+        scenario_id: &str,
+        async_mode: bool,
+        knobs: Knobs,
+        explain_as: Option<ExplainStatement>,
+    ) -> Result<DemoSession, String> {
         let mut run = Self::start(&scenario, async_mode, true)?;
+        if let Some(e) = &explain_as {
+            run.es.timing = e.timing;
+        }
         reserve_trace(&mut run, &scenario);
         let labels = node_labels(&run.explain());
         let mut s = DemoSession {
@@ -261,6 +291,7 @@ impl DemoSession {
             labels,
             step_phases: vec![],
             request_conns: vec![],
+            explain_as,
         };
         s.take_checkpoint();
         Ok(s)
@@ -535,8 +566,19 @@ impl DemoSession {
         snap
     }
 
+    /// The EXPLAIN panel's text: a scenario file's as its query asks (JSON for FORMAT
+    /// JSON), a built-in scenario's as EXPLAIN (ANALYZE, VERBOSE) with our counters.
     pub fn explain_text(&self) -> String {
-        self.run.explain_text()
+        let Some(e) = &self.explain_as else {
+            return self.run.explain_text();
+        };
+        let opts = ExplainOptions { verbose: e.verbose, ..ExplainOptions::default() };
+        let (tree, ns) = (self.run.explain(), self.run.execution_ns());
+        if e.json {
+            crate::instrument::explain_doc_json_text(&tree, &opts, &e.doc, 0, ns)
+        } else {
+            crate::instrument::explain_doc_text(&tree, &opts, &e.doc, 0, ns)
+        }
     }
 
     /// Trace events `from..to` (clamped), for copying a long trace in slices.

@@ -282,3 +282,35 @@ fn a_join_too_big_to_record_gives_the_same_estimate_in_every_target() {
          shards apply), or run it with `pgasync sql --file`"
     );
 }
+
+/// The EXPLAIN panel of a scenario file's run prints as `pgasync sql` prints it: a
+/// plain SELECT with its estimates beside the actual figures (COSTS, PostgreSQL's
+/// default), an EXPLAIN (ANALYZE, …) query with its own options, none ignored.
+#[wasm_bindgen_test(unsupported = test)]
+fn a_scenario_files_explain_panel_honours_its_explain_options() {
+    use pgasync::coordinator_sql::SqlScenario;
+    use pgasync::knobs::Source;
+    let setup = "-- @shard s1\ncreate table t (a int);\ninsert into t select i from generate_series(1, 10) i;\n\
+                 -- @coordinator\ncreate server s1 foreign data wrapper postgres_fdw options (async_capable 'true');\n\
+                 create foreign table ft (a int) server s1 options (table_name 't');\n-- @query\n";
+    let panel = |query: &str| {
+        let sql = SqlScenario::load(&format!("{setup}{query}\n")).unwrap();
+        let explain_as = sql.explain_statement(true);
+        let scenario = sql.scenario(&Knobs::default(), Source::Json).unwrap();
+        let mut s = DemoSession::with_explain(scenario, "sql", true, Knobs::default(), Some(explain_as)).unwrap();
+        s.run_to_end();
+        s.explain_text()
+    };
+    let plain = panel("select a from ft;");
+    assert!(
+        plain.starts_with("Foreign Scan on public.ft  (cost=100.00..197.75 rows=2925 width=4) (actual time="),
+        "{plain}"
+    );
+    assert!(plain.contains("Remote SQL: SELECT a FROM public.t") && plain.contains("Execution Time:"), "{plain}");
+    let off = panel("explain (analyze, costs off, timing off, summary off) select a from ft;");
+    assert!(off.starts_with("Foreign Scan on ft (actual rows=10 loops=1)\n"), "{off}");
+    assert!(!off.contains("Remote SQL") && !off.contains("cost=") && !off.contains("Execution Time"), "{off}");
+    let json = panel("explain (analyze, costs off, format json) select a from ft;");
+    assert!(json.trim_start().starts_with('[') && json.contains("\"Actual Rows\": 10"), "{json}");
+    assert!(!json.contains("Total Cost"), "{json}");
+}

@@ -149,11 +149,14 @@ fn one_line(sql: &str) -> String {
 }
 
 /// The session of a loaded scenario file, refused before it runs when too big to record.
+/// Its EXPLAIN panel prints as `pgasync sql` prints the file's query (its EXPLAIN
+/// options, or a plain SELECT's EXPLAIN ANALYZE with the estimates).
 fn sql_session(sql: SqlScenario, async_mode: bool, knobs: &Knobs) -> Result<Session, FrontError> {
+    let explain_as = sql.explain_statement(async_mode);
     let scenario = sql.into_scenario(knobs, Source::Json)?;
     session::check_scenario_size(&scenario).map_err(|m| FrontError::new(m, 0, 0))?;
-    let inner =
-        DemoSession::with_scenario(scenario, "sql", async_mode, knobs.clone()).map_err(|m| FrontError::new(m, 0, 0))?;
+    let inner = DemoSession::with_explain(scenario, "sql", async_mode, knobs.clone(), Some(explain_as))
+        .map_err(|m| FrontError::new(m, 0, 0))?;
     Ok(Session { inner })
 }
 
