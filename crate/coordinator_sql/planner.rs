@@ -680,7 +680,7 @@ fn live_members(children: Vec<Plan>) -> Plan {
     match (live.len(), dummy.into_iter().next()) {
         (0, Some(d)) => d,
         (1, _) => live.pop().expect("one member"),
-        _ => Plan::Append { children: live },
+        _ => Plan::Append { children: live, prune: None },
     }
 }
 
@@ -1223,7 +1223,7 @@ fn append(mut children: Vec<Plan>) -> Plan {
     if children.len() == 1 {
         return children.pop().expect("one child");
     }
-    Plan::Append { children }
+    Plan::Append { children, prune: None }
 }
 
 /// The value of a qual that reads no column and calls no function (`1 = 1`, `2 < 1`,
@@ -1235,7 +1235,8 @@ fn constant_qual(e: &Expr) -> Option<bool> {
     fn is_constant(e: &Expr) -> bool {
         match e {
             Expr::Const(_) => true,
-            Expr::Col(_) | Expr::Func(..) => false,
+            // A parameter of a generic plan is known only at execution.
+            Expr::Col(_) | Expr::Func(..) | Expr::Param(..) => false,
             Expr::Bin(_, l, r) => is_constant(l) && is_constant(r),
             Expr::Not(x) | Expr::IsNull(x, _) => is_constant(x),
         }

@@ -193,9 +193,20 @@ impl SqlScenario {
         };
         let query = match &st.stmt {
             Stmt::Select(query) | Stmt::Explain { query, .. } => query,
+            Stmt::Execute { name, args, .. } => return self.plan_execute(name, args, st.at),
             _ => return Err(FrontError::at("the query section must hold a SELECT (or EXPLAIN SELECT)", st.at)),
         };
         plan_query(self.cluster.coordinator(), query, &padded)
+    }
+
+    /// The plan of the query section's `EXECUTE name(args)`: the plan cache's choice
+    /// for this execution, made on a copy of the statement (planning it again, for
+    /// EXPLAIN or a run, chooses the same).
+    fn plan_execute(&self, name: &str, args: &[sqlparser::ast::Expr], at: Location) -> Result<Planned, FrontError> {
+        let coord = self.cluster.coordinator();
+        let mut ps = super::prepared::lookup(coord, name, at)?.clone();
+        let values = super::prepared::evaluate_params(&ps, args, at)?;
+        Ok(super::prepared::get_cached_plan(&mut ps, coord, &values, at)?.planned)
     }
 
     /// Does the coordinator run Append's foreign children asynchronously
@@ -599,7 +610,12 @@ fn describe(node: &str, s: &Stmt, rows: usize, result: Option<Vec<super::eval::V
             let vals: Vec<String> = result.unwrap_or_default().iter().map(super::eval::text_of).collect();
             format!("SELECT 1 ({})", vals.join(", "))
         }
-        Stmt::Explain { .. } => "EXPLAIN".into(),
+        Stmt::Explain { .. } | Stmt::Execute { explain: Some(_), .. } => "EXPLAIN".into(),
+        Stmt::Prepare { .. } => "PREPARE".into(),
+        Stmt::Execute { .. } => {
+            "EXECUTE (planned and counted by the plan cache; a setup statement's rows are not computed)".into()
+        }
+        Stmt::Deallocate(_) => "DEALLOCATE".into(),
     };
     format!("{node}: {tag}")
 }
@@ -637,8 +653,14 @@ fn query_text(text: &str, first_line: usize) -> Result<QueryText, FrontError> {
     let (explain, at) = match stmts.as_slice() {
         [one] => match &one.stmt {
             Stmt::Explain { options, .. } => (Some(*options), one.at),
+            Stmt::Execute { explain, .. } => (*explain, one.at),
             Stmt::Select(_) => (None, one.at),
-            _ => return Err(FrontError::at("the query section must hold a SELECT (or EXPLAIN SELECT)", one.at)),
+            _ => {
+                return Err(FrontError::at(
+                    "the query section must hold a SELECT, an EXECUTE or an EXPLAIN of either",
+                    one.at,
+                ))
+            }
         },
         [] => return Err(FrontError::new("the query section is empty", first_line, 1)),
         [_, second, ..] => return Err(FrontError::at("the query section must hold exactly one statement", second.at)),

@@ -209,7 +209,7 @@ pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<Plan
             Box::new(node_indexscan::IndexScanState::init(table, *column, *desc, ctx)?)
         }
         Plan::ForeignScan(f) => Box::new(ForeignScanState::init(id, f, es)?),
-        Plan::Append { children } => {
+        Plan::Append { children, .. } => {
             let children = init_children(children, ctx, es)?;
             Box::new(AppendState::init(id, children, es))
         }

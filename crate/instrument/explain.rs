@@ -197,6 +197,12 @@ fn substitute(text: &str, inputs: &[String]) -> String {
     let mut out = String::with_capacity(text.len());
     let mut chars = text.char_indices().peekable();
     while let Some((i, c)) = chars.next() {
+        if c == '$' && text[i + 1..].starts_with('$') {
+            // `$$n`: a parameter (`Expr::Param`), printed `$n` and not resolved.
+            chars.next();
+            out.push('$');
+            continue;
+        }
         if c == '$' {
             let start = i + 1;
             let mut end = start;

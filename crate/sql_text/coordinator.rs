@@ -200,7 +200,7 @@ fn shape(sc: &Scenario) -> Option<Shape<'_>> {
     match &sc.plan {
         Plan::Agg { child, group_by, aggs, .. } => sum_shape(child, group_by, aggs),
         Plan::Limit { child, offset, count: Some(count) } => merge_shape(child, *offset, *count),
-        Plan::Append { children } => partitionwise_shape(sc, children),
+        Plan::Append { children, .. } => partitionwise_shape(sc, children),
         _ => None,
     }
 }
@@ -223,7 +223,7 @@ fn sum_shape<'a>(child: &'a Plan, group_by: &[Expr], aggs: &[AggCall]) -> Option
     let Some(Expr::Col(col)) = &aggs[0].arg else { return None };
     let scans: Vec<&ForeignScanPlan> = match child {
         Plan::ForeignScan(fs) => vec![fs],
-        Plan::Append { children } => children
+        Plan::Append { children, .. } => children
             .iter()
             .map(|c| if let Plan::ForeignScan(fs) = c { Some(fs) } else { None })
             .collect::<Option<_>>()?,
