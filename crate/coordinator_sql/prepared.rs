@@ -52,7 +52,7 @@ use super::planner::{plan_query, Planned};
 use super::statement::{parse_statements, Stmt};
 use super::{pgfuncs, FrontError};
 use crate::plan::costsize::{cost_plan, CostParams};
-use crate::plan::{Expr, Plan, SqlType};
+use crate::plan::{Plan, SqlType};
 use crate::types::Datum;
 
 /// A prepared statement and its plan cache entry (`CachedPlanSource`).
@@ -320,43 +320,7 @@ fn range_table_len(coord: &Node, plan: &Plan) -> usize {
 /// Binds the parameters of every expression of `plan` (ExecutorStart's
 /// ParamListInfo): filters, projections, keys, remote quals, pruning steps.
 pub fn bind_plan_params(plan: &mut Plan, values: &[Datum]) {
-    let bind = |e: &mut Expr| e.bind_params(values);
-    match plan {
-        Plan::SeqScan { .. } | Plan::IndexScan { .. } | Plan::EmptyResult { .. } => {}
-        Plan::ForeignScan(f) => f.remote.quals.iter_mut().chain(f.remote.having.iter_mut()).for_each(bind),
-        Plan::Append { children, prune } => {
-            if let Some(p) = prune {
-                p.conjuncts.iter_mut().for_each(bind);
-            }
-            children.iter_mut().for_each(|c| bind_plan_params(c, values));
-        }
-        Plan::MergeAppend { children, keys } => {
-            keys.iter_mut().for_each(|k| k.expr.bind_params(values));
-            children.iter_mut().for_each(|c| bind_plan_params(c, values));
-        }
-        Plan::Sort { child, keys } => {
-            keys.iter_mut().for_each(|k| k.expr.bind_params(values));
-            bind_plan_params(child, values);
-        }
-        Plan::Limit { child, .. } | Plan::Material { child } => bind_plan_params(child, values),
-        Plan::Agg { child, group_by, aggs, .. } => {
-            group_by.iter_mut().for_each(bind);
-            aggs.iter_mut().filter_map(|a| a.arg.as_mut()).for_each(bind);
-            bind_plan_params(child, values);
-        }
-        Plan::Result { child, filter, targets } => {
-            filter.iter_mut().for_each(bind);
-            targets.iter_mut().flatten().for_each(|(e, _)| e.bind_params(values));
-            bind_plan_params(child, values);
-        }
-        Plan::HashJoin { outer, inner, outer_key, inner_key }
-        | Plan::NestLoop { outer, inner, outer_key, inner_key, .. } => {
-            outer_key.bind_params(values);
-            inner_key.bind_params(values);
-            bind_plan_params(outer, values);
-            bind_plan_params(inner, values);
-        }
-    }
+    plan.for_each_expr_mut(&mut |e| e.bind_params(values));
 }
 
 /// The types of the query's relations' columns, by column name (the first relation

@@ -209,9 +209,22 @@ pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<Plan
             Box::new(node_indexscan::IndexScanState::init(table, *column, *desc, ctx)?)
         }
         Plan::ForeignScan(f) => Box::new(ForeignScanState::init(id, f, es)?),
-        Plan::Append { children, .. } => {
-            let children = init_children(children, ctx, es)?;
-            Box::new(AppendState::init(id, children, es))
+        Plan::Append { children, prune } => {
+            // ExecInitPartitionPruning: with initial pruning steps, only the children
+            // that may hold rows for the bound parameters are initialized at all (no
+            // connection is opened for the others); EXPLAIN counts the rest.
+            let valid: Vec<&Plan> = match prune {
+                Some(info) => {
+                    let keep = crate::coordinator_sql::planner::find_matching_subplans(info);
+                    children.iter().zip(keep).filter(|(_, k)| *k).map(|(c, _)| c).collect()
+                }
+                None => children.iter().collect(),
+            };
+            let removed = children.len() - valid.len();
+            let children = valid.into_iter().map(|c| init_plan(c, ctx, es)).collect::<Result<Vec<_>, _>>()?;
+            let mut state = AppendState::init(id, children, es);
+            state.subplans_removed = removed;
+            Box::new(state)
         }
         Plan::MergeAppend { children, keys } => {
             let children = init_children(children, ctx, es)?;

@@ -88,6 +88,9 @@ pub struct AppendState {
     in_call: bool,
     fifo_results: bool,
     slot: Vec<Datum>,
+    /// Children left out by initial run-time pruning (ExecInitPartitionPruning):
+    /// never initialized; EXPLAIN's `Subplans Removed`.
+    pub subplans_removed: usize,
 }
 
 impl Requestor for AppendState {
@@ -144,6 +147,7 @@ impl AppendState {
             in_call: false,
             fifo_results: es.behaviour.fifo_results,
             slot: Vec::new(),
+            subplans_removed: 0,
         }
     }
 
@@ -151,6 +155,10 @@ impl AppendState {
     /// the async side and the synchronous children.
     fn exec_append(&mut self, es: &mut EState) -> StepResult<ExecStatus> {
         if !self.as_begun {
+            // Every child pruned at startup: nothing to do (ExecAppend's as_nplans == 0).
+            if self.children.is_empty() {
+                return Ok(ExecStatus::Done);
+            }
             self.as_begun = true;
             self.as_syncdone = self.as_syncplans.is_empty();
             if self.as_nasyncplans > 0 {
@@ -331,5 +339,8 @@ impl ExecNode for AppendState {
     }
     fn explain(&self, e: &mut ExplainNode) {
         e.node_type = "Append".into();
+        if self.subplans_removed > 0 {
+            e.details.push(("Subplans Removed".into(), self.subplans_removed.to_string()));
+        }
     }
 }

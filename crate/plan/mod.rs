@@ -597,6 +597,71 @@ impl Plan {
         }
     }
 
+    /// Calls `f` with every expression of the tree: filters, projections, keys,
+    /// aggregate arguments, remote quals and HAVING, pruning conditions.
+    pub fn for_each_expr_mut(&mut self, f: &mut dyn FnMut(&mut Expr)) {
+        match self {
+            Plan::SeqScan { .. } | Plan::IndexScan { .. } | Plan::EmptyResult { .. } => {}
+            Plan::ForeignScan(s) => s.remote.quals.iter_mut().chain(s.remote.having.iter_mut()).for_each(f),
+            Plan::Append { children, prune } => {
+                if let Some(p) = prune {
+                    p.conjuncts.iter_mut().for_each(&mut *f);
+                }
+                children.iter_mut().for_each(|c| c.for_each_expr_mut(f));
+            }
+            Plan::MergeAppend { children, keys } => {
+                keys.iter_mut().for_each(|k| f(&mut k.expr));
+                children.iter_mut().for_each(|c| c.for_each_expr_mut(f));
+            }
+            Plan::Sort { child, keys } => {
+                keys.iter_mut().for_each(|k| f(&mut k.expr));
+                child.for_each_expr_mut(f);
+            }
+            Plan::Limit { child, .. } | Plan::Material { child } => child.for_each_expr_mut(f),
+            Plan::Agg { child, group_by, aggs, .. } => {
+                group_by.iter_mut().for_each(&mut *f);
+                aggs.iter_mut().filter_map(|a| a.arg.as_mut()).for_each(&mut *f);
+                child.for_each_expr_mut(f);
+            }
+            Plan::Result { child, filter, targets } => {
+                filter.iter_mut().for_each(&mut *f);
+                targets.iter_mut().flatten().for_each(|(e, _)| f(e));
+                child.for_each_expr_mut(f);
+            }
+            Plan::HashJoin { outer, inner, outer_key, inner_key }
+            | Plan::NestLoop { outer, inner, outer_key, inner_key, .. } => {
+                f(outer_key);
+                f(inner_key);
+                outer.for_each_expr_mut(f);
+                inner.for_each_expr_mut(f);
+            }
+        }
+    }
+
+    /// The parameters (`$n`) the plan reads, by number, each once, with its type.
+    pub fn params(&mut self) -> Vec<(u16, SqlType)> {
+        fn walk(e: &Expr, out: &mut Vec<(u16, SqlType)>) {
+            match e {
+                Expr::Param(n, t, _) => {
+                    if !out.iter().any(|(m, _)| m == n) {
+                        out.push((*n, *t));
+                    }
+                }
+                Expr::Col(_) | Expr::Const(_) => {}
+                Expr::Bin(_, l, r) => {
+                    walk(l, out);
+                    walk(r, out);
+                }
+                Expr::Not(x) | Expr::IsNull(x, _) => walk(x, out),
+                Expr::Func(_, args) => args.iter().for_each(|a| walk(a, out)),
+            }
+        }
+        let mut out = Vec::new();
+        self.for_each_expr_mut(&mut |e| walk(e, &mut out));
+        out.sort_unstable_by_key(|(n, _)| *n);
+        out
+    }
+
     pub fn children(&self) -> Vec<&Plan> {
         match self {
             Plan::SeqScan { .. } | Plan::IndexScan { .. } | Plan::ForeignScan(_) | Plan::EmptyResult { .. } => vec![],
