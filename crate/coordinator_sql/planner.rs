@@ -1328,8 +1328,10 @@ fn split_and(e: &Expr) -> Vec<Expr> {
 }
 
 fn is_col_eq_const(e: &Expr) -> bool {
+    // A parameter is a pseudo-constant: `col = $1` makes an equivalence class too.
     matches!(e, Expr::Bin(BinOp::Eq, l, r)
-        if matches!((l.as_ref(), r.as_ref()), (Expr::Col(_), Expr::Const(_)) | (Expr::Const(_), Expr::Col(_))))
+        if matches!((l.as_ref(), r.as_ref()),
+            (Expr::Col(_), Expr::Const(_) | Expr::Param(..)) | (Expr::Const(_) | Expr::Param(..), Expr::Col(_))))
 }
 
 fn columns_of(e: &Expr, n: usize) -> Vec<usize> {

@@ -221,7 +221,15 @@ pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<Plan
                 None => children.iter().collect(),
             };
             let removed = children.len() - valid.len();
-            let children = valid.into_iter().map(|c| init_plan(c, ctx, es)).collect::<Result<Vec<_>, _>>()?;
+            let mut valid: Vec<Plan> = valid.into_iter().cloned().collect();
+            if removed > 0 {
+                // EXPLAIN names only the range-table entries of the plan it shows
+                // (select_rtable_names_for_explain): the children left are numbered anew.
+                for (i, c) in valid.iter_mut().enumerate() {
+                    rename_partition_scan(c, i + 1);
+                }
+            }
+            let children = valid.iter().map(|c| init_plan(c, ctx, es)).collect::<Result<Vec<_>, _>>()?;
             let mut state = AppendState::init(id, children, es);
             state.subplans_removed = removed;
             Box::new(state)
@@ -280,6 +288,25 @@ pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<Plan
         es.shape.parent[c.id] = Some(id);
     }
     Ok(ps)
+}
+
+/// Gives the partition scan under `plan` the alias `parent_k` (its parent's alias).
+fn rename_partition_scan(plan: &mut Plan, k: usize) {
+    let rename = |name: &mut Option<crate::plan::ScanName>| {
+        if let Some(n) = name {
+            if let Some(parent) = &n.parent {
+                n.alias = format!("{parent}_{k}");
+            }
+        }
+    };
+    match plan {
+        Plan::SeqScan { alias, .. } => rename(alias),
+        Plan::ForeignScan(f) => rename(&mut f.alias),
+        Plan::Result { child, .. } | Plan::Sort { child, .. } | Plan::Agg { child, .. } | Plan::Limit { child, .. } => {
+            rename_partition_scan(child, k)
+        }
+        _ => {}
+    }
 }
 
 /// `$0`, `$1`, …: sort keys name their input columns so that EXPLAIN prints them as
