@@ -54,7 +54,8 @@ use sqlparser::tokenizer::Location;
 /// real PostgreSQL), X identical to the built-in X, M with the seed's random() scores;
 /// R builds the built-in R (issue 18), K the built-in K's rows with partitioned tables
 /// (the front end joins two relations, not two UNION ALL subqueries); t0, pl, pf0 and
-/// pf1 build Kyotaro Horiguchi's benchmarks as the built-ins do.
+/// pf1 build Kyotaro Horiguchi's benchmarks as the built-ins do; pp runs a prepared
+/// statement's generic plan with run-time partition pruning (no built-in counterpart).
 pub const SCENARIO_FILES: &[(&str, &str)] = &[
     ("D", include_str!("scenarios/d.sql")),
     ("E", include_str!("scenarios/e.sql")),
@@ -66,6 +67,7 @@ pub const SCENARIO_FILES: &[(&str, &str)] = &[
     ("pl", include_str!("scenarios/pl.sql")),
     ("pf0", include_str!("scenarios/pf0.sql")),
     ("pf1", include_str!("scenarios/pf1.sql")),
+    ("pp", include_str!("scenarios/pp.sql")),
 ];
 
 #[derive(Clone, Debug, PartialEq)]
