@@ -12,7 +12,7 @@
 //! run-time pruning only (the pruned scans are never initialized, so they open no
 //! connection), the session set-up, the DECLARE with `$1::integer` in its remote query
 //! sent by the extended protocol with the parameter's value in its Bind (the shards log
-//! it as `DETAIL:  parameters: $1 = '300'`), the FETCHes, CLOSE and COMMIT; the rows;
+//! it as `DETAIL:  parameters: $1 = '3000'`), the FETCHes, CLOSE and COMMIT; the rows;
 //! and EXPLAIN (ANALYZE, VERBOSE, COSTS OFF) EXECUTE line for line, times masked
 //! (`Subplans Removed: N` under the Append).
 //!
@@ -39,7 +39,7 @@ use std::time::Instant;
 use support::pg::*;
 
 const SHARDS: usize = 4;
-const ROWS: usize = 250;
+const ROWS: usize = 2500;
 
 fn pp_text() -> &'static str {
     SCENARIO_FILES.iter().find(|(id, _)| *id == "pp").expect("the pp scenario file").1
@@ -170,7 +170,7 @@ fn diff(expected: &[String], got: &[String]) -> String {
 fn generic_plan_sends_what_postgres_15_sends() {
     let f = PreparedFixture::start();
     let base = SqlScenario::load(pp_text()).expect("pp.sql loads");
-    let cases = [("SELECT a, b FROM pt WHERE b < $1", "300", 2usize), ("SELECT a, b FROM pt WHERE b = $1", "600", 3)];
+    let cases = [("SELECT a, b FROM pt WHERE b < $1", "3000", 2usize), ("SELECT a, b FROM pt WHERE b = $1", "6000", 3)];
     let mut failures = vec![];
     for (query, value, removed) in cases {
         for async_capable in [false, true] {
