@@ -328,6 +328,18 @@ impl Cluster {
     /// slices ([`Cluster::insert_some`]); anything else runs to its end here.
     pub fn begin(&mut self, n: usize, s: &Located) -> Result<Begun, FrontError> {
         let at = s.at;
+        if matches!(
+            s.stmt,
+            Stmt::Analyze { .. }
+                | Stmt::CreateIndex { .. }
+                | Stmt::CreateTable { .. }
+                | Stmt::CreatePartition { .. }
+                | Stmt::AttachPartition { .. }
+                | Stmt::AlterServer { .. }
+                | Stmt::CreateServer { .. }
+        ) {
+            super::prepared::invalidate_generic_plans(&mut self.nodes[n]);
+        }
         if let Stmt::Insert { table, columns, source } = &s.stmt {
             return self.insert_begin(n, table, columns, source, at).map(Begun::Insert);
         }

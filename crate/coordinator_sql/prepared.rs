@@ -34,14 +34,17 @@
 //! Invariants: the plan cache's counters change only when an EXECUTE runs
 //! ([`get_cached_plan`] on the stored statement); planning the query section's
 //! EXECUTE for EXPLAIN or a run works on a copy, so it is the same however often it is
-//! asked. The generic cost, once known, stays (PostgreSQL keeps it until the generic
-//! plan is invalidated).
+//! asked. The generic plan, once built, is reused as it was planned (settings changed
+//! since do not replan it, as in PostgreSQL) until DDL, ANALYZE or ALTER SERVER
+//! invalidates it ([`invalidate_generic_plans`]); its cost stays known meanwhile.
 //!
-//! Departs from PostgreSQL: plan invalidation (DDL, ANALYZE of a relation the plan
-//! reads) is not modelled: the generic plan's cost is the one of its first build; a
-//! setup section's EXECUTE counts in the plan cache but its rows are not computed
-//! (only the query section's statement runs); the range table's size (the planning
-//! term) is counted as the plan's scans plus the partitioned tables the query reads.
+//! Departs from PostgreSQL: invalidation drops every statement's generic plan, not only
+//! those reading the relation changed; a setup section's EXECUTE counts in the plan
+//! cache but its rows are not computed (only the query section's statement runs); the
+//! range table's size (the planning term) is counted as the plan's scans plus the
+//! partitioned tables the query reads; a custom plan's values are written into the
+//! statement as literals (an int8 or numeric value as a number: EXPLAIN then prints it
+//! as the sandbox prints a literal, without PostgreSQL's `::bigint` label).
 
 use sqlparser::ast::{self, SetExpr, TableFactor};
 use sqlparser::dialect::PostgreSqlDialect;
@@ -67,8 +70,22 @@ pub struct PreparedStatement {
     pub num_generic_plans: u64,
     pub total_custom_cost: f64,
     /// The generic plan's cost (`cached_plan_cost` without planning); None until one
-    /// was built (PostgreSQL's -1).
+    /// was built (PostgreSQL's -1). It outlives an invalidated plan, as in PostgreSQL.
     pub generic_cost: Option<f64>,
+    /// The generic plan (`gplan`), kept and reused until invalidated
+    /// ([`invalidate_generic_plans`]); its parameters unbound.
+    pub gplan: Option<Planned>,
+}
+
+/// PlanCacheRelCallback / PlanCacheSysCallback: DDL, ANALYZE and ALTER SERVER make the
+/// generic plans stale; the next generic execution plans (and costs) one anew. The
+/// sandbox invalidates every statement's, not only those that read the relation
+/// changed (PostgreSQL's relcache invalidation is per relation; a foreign server's
+/// change resets every plan).
+pub fn invalidate_generic_plans(node: &mut Node) {
+    for p in node.prepared.iter_mut() {
+        p.gplan = None;
+    }
 }
 
 /// `plan_cache_mode`.
@@ -126,6 +143,7 @@ pub fn prepare(
         num_generic_plans: 0,
         total_custom_cost: 0.0,
         generic_cost: None,
+        gplan: None,
     })
 }
 
@@ -199,14 +217,12 @@ pub fn get_cached_plan(
 ) -> Result<CachedPlan, FrontError> {
     let mode = PlanCacheMode::of(coord);
     let mut custom = choose_custom_plan(ps, mode);
-    let mut generic = None;
-    if !custom {
+    if !custom && ps.gplan.is_none() {
+        // CheckCachedPlan failed: build the generic plan, learn its cost, choose again.
         let g = plan_generic(ps, coord, at)?;
-        if ps.generic_cost.is_none() {
-            ps.generic_cost = Some(cached_plan_cost(coord, &g, false));
-            custom = choose_custom_plan(ps, mode);
-        }
-        generic = Some(g);
+        ps.generic_cost = Some(cached_plan_cost(coord, &g, false));
+        ps.gplan = Some(g);
+        custom = choose_custom_plan(ps, mode);
     }
     if custom {
         let planned = plan_text(coord, &custom_text(ps, values, at)?, at)?;
@@ -215,7 +231,7 @@ pub fn get_cached_plan(
         return Ok(CachedPlan { planned, custom: true });
     }
     ps.num_generic_plans += 1;
-    let mut planned = generic.ok_or_else(|| FrontError::at("internal error: no generic plan", at))?;
+    let mut planned = ps.gplan.clone().ok_or_else(|| FrontError::at("internal error: no generic plan", at))?;
     bind_plan_params(&mut planned.plan, values);
     Ok(CachedPlan { planned, custom: false })
 }
@@ -460,4 +476,128 @@ pub fn lookup<'n>(coord: &'n Node, name: &str, at: Location) -> Result<&'n Prepa
         .iter()
         .find(|p| p.name == name)
         .ok_or_else(|| FrontError::at(format!("prepared statement \"{name}\" does not exist"), at))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::coordinator_sql::SqlScenario;
+
+    /// A coordinator with `r` range-partitioned on k over two local partitions.
+    fn world(extra: &str) -> SqlScenario {
+        let text = format!(
+            "create table r (k int, v int, t text) partition by range (k);\n\
+             create table r1 partition of r for values from (0) to (100);\n\
+             create table r2 partition of r for values from (100) to (200);\n\
+             insert into r select i, i % 7, 'x' from generate_series(0, 199) i;\nanalyze r, r1, r2;\n{extra}"
+        );
+        SqlScenario::load(&text).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    fn run(s: &mut SqlScenario, sql: &str) -> Result<(), FrontError> {
+        for st in parse_statements(sql, 1)? {
+            s.cluster.execute(0, &st)?;
+        }
+        Ok(())
+    }
+
+    fn stmt<'a>(s: &'a SqlScenario, name: &str) -> &'a PreparedStatement {
+        lookup(s.cluster.coordinator(), name, Location { line: 0, column: 0 }).unwrap()
+    }
+
+    fn ps(custom: u64, total: f64, generic: Option<f64>) -> PreparedStatement {
+        PreparedStatement {
+            name: "p".into(),
+            param_types: vec![SqlType::Int4],
+            text: String::new(),
+            num_custom_plans: custom,
+            num_generic_plans: 0,
+            total_custom_cost: total,
+            generic_cost: generic,
+            gplan: None,
+        }
+    }
+
+    #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
+    fn choose_custom_plan_is_plancache_c() {
+        use PlanCacheMode::*;
+        assert!(choose_custom_plan(&ps(0, 0.0, None), Auto), "the first five are custom");
+        assert!(choose_custom_plan(&ps(4, 40.0, Some(1.0)), Auto));
+        assert!(!choose_custom_plan(&ps(5, 50.0, None), Auto), "no generic cost yet: try the generic plan");
+        assert!(!choose_custom_plan(&ps(5, 50.0, Some(9.99)), Auto), "cheaper than the average custom cost");
+        assert!(choose_custom_plan(&ps(5, 50.0, Some(10.0)), Auto), "not cheaper: custom (a strict <)");
+        assert!(!choose_custom_plan(&ps(0, 0.0, None), ForceGenericPlan));
+        assert!(choose_custom_plan(&ps(9, 1.0, Some(0.0)), ForceCustomPlan));
+        let mut none = ps(0, 0.0, None);
+        none.param_types.clear();
+        assert!(!choose_custom_plan(&none, ForceCustomPlan), "no parameters: always the generic plan");
+    }
+
+    #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
+    fn parameter_types_are_inferred_or_refused() {
+        let mut s = world("");
+        run(&mut s, "prepare a as select k from r where k < $1 and t = $2 limit $3;").unwrap();
+        assert_eq!(stmt(&s, "a").param_types, [SqlType::Int4, SqlType::Text, SqlType::Int8]);
+        run(&mut s, "prepare b(bigint) as select k from r where v in ($2, 3) and k = $1;").unwrap();
+        assert_eq!(stmt(&s, "b").param_types, [SqlType::Int8, SqlType::Int4]);
+        let e = run(&mut s, "prepare c as select $1 from r;").unwrap_err();
+        assert_eq!(e.message, "could not determine data type of parameter $1");
+        let e = run(&mut s, "prepare a as select 1 from r;").unwrap_err();
+        assert_eq!(e.message, "prepared statement \"a\" already exists");
+        let e = run(&mut s, "execute a(1, 'x');").unwrap_err();
+        assert!(e.message.starts_with("wrong number of parameters for prepared statement \"a\""), "{e}");
+        let e = run(&mut s, "execute nope(1);").unwrap_err();
+        assert_eq!(e.message, "prepared statement \"nope\" does not exist");
+        run(&mut s, "deallocate a;").unwrap();
+        assert!(run(&mut s, "deallocate a;").is_err());
+        run(&mut s, "deallocate all;").unwrap();
+        assert!(s.cluster.coordinator().prepared.is_empty());
+    }
+
+    #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
+    fn five_custom_plans_then_the_costs_decide() {
+        let mut s = world("prepare p(int) as select k, v from r where k = $1;");
+        for i in 1..=5 {
+            run(&mut s, &format!("execute p({i});")).unwrap();
+        }
+        let five = stmt(&s, "p").clone();
+        assert_eq!((five.num_custom_plans, five.num_generic_plans, five.generic_cost), (5, 0, None));
+        // Each custom plan: one partition (pruned at plan time), plus the planning term
+        // of three range-table entries (r, its partition, + 1): 1000 × 0.0025 × 3.
+        assert!(five.total_custom_cost / 5.0 > 7.5);
+        run(&mut s, "execute p(6);").unwrap();
+        let p = stmt(&s, "p").clone();
+        let generic = p.generic_cost.expect("the sixth builds the generic plan to cost it");
+        // Chose as plancache.c: generic when cheaper than the average custom plan.
+        let went_generic = p.num_generic_plans == 1;
+        assert_eq!(went_generic, generic < five.total_custom_cost / 5.0, "{p:?}");
+        assert_eq!(p.num_custom_plans + p.num_generic_plans, 6);
+        // The same choice again at the seventh when the generic plan won (its cost is
+        // known and the custom average unchanged).
+        run(&mut s, "execute p(7);").unwrap();
+        if went_generic {
+            assert_eq!(stmt(&s, "p").num_generic_plans, 2);
+        }
+    }
+
+    #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
+    fn a_generic_plan_prunes_at_startup_and_analyze_invalidates_it() {
+        let mut s =
+            world("set plan_cache_mode = force_generic_plan;\nprepare g(int) as select k from r where k >= $1;");
+        run(&mut s, "execute g(150);").unwrap();
+        assert!(stmt(&s, "g").gplan.is_some());
+        let s2 = s.with_query("execute g(150);").unwrap();
+        let planned = s2.plan().unwrap();
+        let Plan::Append { children, prune: Some(info) } = &planned.plan else { panic!("{:?}", planned.plan) };
+        assert_eq!(children.len(), 2, "every partition in the plan");
+        assert_eq!(crate::coordinator_sql::planner::find_matching_subplans(info), [false, true]);
+        let mut low = info.clone();
+        low.conjuncts.iter_mut().for_each(|c| c.bind_params(&[Datum::Int(50)]));
+        assert_eq!(crate::coordinator_sql::planner::find_matching_subplans(&low), [true, true]);
+        low.conjuncts.iter_mut().for_each(|c| c.bind_params(&[Datum::Null]));
+        assert_eq!(crate::coordinator_sql::planner::find_matching_subplans(&low), [false, false]);
+        run(&mut s, "analyze r;").unwrap();
+        assert!(stmt(&s, "g").gplan.is_none(), "ANALYZE invalidates the generic plan");
+        assert!(stmt(&s, "g").generic_cost.is_some(), "its cost stays known");
+    }
 }
