@@ -634,7 +634,7 @@ fn build_merge(_info: &ScenarioInfo, knobs: &Knobs, s: &Settings) -> Result<Scen
         }));
     }
     let plan = Plan::Limit {
-        child: Box::new(Plan::MergeAppend { children, keys: vec![SortKey::desc(2)] }),
+        child: Box::new(Plan::MergeAppend { children, keys: vec![SortKey::desc(2)], prune: None }),
         offset,
         count: Some(limit),
     };

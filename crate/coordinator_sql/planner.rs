@@ -857,7 +857,9 @@ impl<'a> Planner<'a> {
         let mut target = &mut *plan;
         loop {
             match target {
-                Plan::Append { children, prune } if children.len() == leaves.len() => {
+                Plan::Append { children, prune } | Plan::MergeAppend { children, prune, .. }
+                    if children.len() == leaves.len() =>
+                {
                     *prune = Some(Box::new(PartPruneInfo {
                         strategy: *strategy,
                         key: key.clone(),
@@ -873,7 +875,7 @@ impl<'a> Planner<'a> {
                 }
                 _ => {
                     return Err(FrontError::unsupported(
-                        "run-time partition pruning here (only an Append over the partitions prunes at executor startup; a Merge Append or a partitionwise aggregate does not)",
+                        "run-time partition pruning here (only an Append or a Merge Append right over the partitions prunes at executor startup)",
                         at,
                     ))
                 }
@@ -1004,7 +1006,7 @@ impl<'a> Planner<'a> {
                     .iter()
                     .map(|leaf| self.scan(leaf, &conjuncts, &used, &where_cols, Some(keys), at))
                     .collect::<Result<_, _>>()?;
-                let plan = Plan::MergeAppend { children, keys: keys.clone() };
+                let plan = Plan::MergeAppend { children, keys: keys.clone(), prune: None };
                 return Ok(finish(plan, None, targets, l.limit));
             }
             // One foreign relation: the remote server sorts.
@@ -1092,7 +1094,9 @@ impl<'a> Planner<'a> {
             };
             children.push(self.scan(&Leaf { rel: r, name }, conjuncts, used, &where_cols, None, at)?);
         }
-        Ok(append(children))
+        let mut plan = append(children);
+        self.run_time_pruning(rel, conjuncts, &mut plan, at)?;
+        Ok(plan)
     }
 
     fn partitionwise(&self, rel: &Relation, l: &Layers) -> bool {

@@ -54,7 +54,7 @@ use super::catalog::{ident, relation_name, Node};
 use super::planner::{plan_query, Planned};
 use super::statement::{parse_statements, Stmt};
 use super::{pgfuncs, FrontError};
-use crate::plan::costsize::{cost_plan, CostParams};
+use crate::plan::costsize::{cost_plan, CostParams, Estimate};
 use crate::plan::{Plan, SqlType};
 use crate::types::Datum;
 
@@ -337,6 +337,38 @@ fn range_table_len(coord: &Node, plan: &Plan) -> usize {
 /// ParamListInfo): filters, projections, keys, remote quals, pruning steps.
 pub fn bind_plan_params(plan: &mut Plan, values: &[Datum]) {
     plan.for_each_expr_mut(&mut |e| e.bind_params(values));
+}
+
+/// The estimates of `plan`'s nodes (`cost_plan`, one per node in executor order) for
+/// the nodes the executor initializes: a child removed by initial run-time pruning has
+/// no node, so its subtree's estimates are left out (the Append keeps its own, made
+/// over every child, as PostgreSQL's EXPLAIN shows it).
+pub fn estimates_after_pruning(plan: &Plan, estimates: &[Estimate]) -> Vec<Estimate> {
+    fn size(p: &Plan) -> usize {
+        1 + p.children().into_iter().map(size).sum::<usize>()
+    }
+    fn walk(p: &Plan, ests: &[Estimate], at: &mut usize, out: &mut Vec<Estimate>) {
+        if let Some(e) = ests.get(*at) {
+            out.push(*e);
+        }
+        *at += 1;
+        let keep = match p {
+            Plan::Append { prune: Some(info), .. } | Plan::MergeAppend { prune: Some(info), .. } => {
+                super::planner::find_matching_subplans(info)
+            }
+            _ => vec![true; p.children().len()],
+        };
+        for (c, k) in p.children().into_iter().zip(keep) {
+            if k {
+                walk(c, ests, at, out);
+            } else {
+                *at += size(c);
+            }
+        }
+    }
+    let mut out = Vec::with_capacity(estimates.len());
+    walk(plan, estimates, &mut 0, &mut out);
+    out
 }
 
 /// The types of the query's relations' columns, by column name (the first relation

@@ -258,7 +258,8 @@ impl SqlScenario {
         let coord = self.cluster.coordinator();
         let planned = self.plan().ok()?;
         let params = crate::plan::costsize::CostParams::from_settings(&|n| coord.setting(n).map(str::to_string));
-        Some(crate::plan::costsize::cost_plan(&planned.plan, coord, &params))
+        let estimates = crate::plan::costsize::cost_plan(&planned.plan, coord, &params);
+        Some(super::prepared::estimates_after_pruning(&planned.plan, &estimates))
     }
 
     /// A run is asked of a query that is an EXPLAIN without ANALYZE: PostgreSQL plans

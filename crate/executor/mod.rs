@@ -210,35 +210,17 @@ pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<Plan
         }
         Plan::ForeignScan(f) => Box::new(ForeignScanState::init(id, f, es)?),
         Plan::Append { children, prune } => {
-            // ExecInitPartitionPruning: with initial pruning steps, only the children
-            // that may hold rows for the bound parameters are initialized at all (no
-            // connection is opened for the others); EXPLAIN counts the rest.
-            let valid: Vec<&Plan> = match prune {
-                Some(info) => {
-                    let keep = crate::coordinator_sql::planner::find_matching_subplans(info);
-                    children.iter().zip(keep).filter(|(_, k)| *k).map(|(c, _)| c).collect()
-                }
-                None => children.iter().collect(),
-            };
-            let removed = children.len() - valid.len();
-            let mut valid: Vec<Plan> = valid.into_iter().cloned().collect();
-            if removed > 0 {
-                // EXPLAIN names only the range-table entries of the plan it shows
-                // (select_rtable_names_for_explain): the children left are numbered anew.
-                for (i, c) in valid.iter_mut().enumerate() {
-                    rename_partition_scan(c, i + 1);
-                }
-            }
-            let children = valid.iter().map(|c| init_plan(c, ctx, es)).collect::<Result<Vec<_>, _>>()?;
+            let (children, removed) = init_partition_pruning(children, prune.as_deref(), ctx, es)?;
             let mut state = AppendState::init(id, children, es);
             state.subplans_removed = removed;
             Box::new(state)
         }
-        Plan::MergeAppend { children, keys } => {
-            let children = init_children(children, ctx, es)?;
+        Plan::MergeAppend { children, keys, prune } => {
+            let (children, removed) = init_partition_pruning(children, prune.as_deref(), ctx, es)?;
             let names = input_refs(plan);
             let mut state = MergeAppendState::init(id, children, keys.clone(), es);
             state.key_text = node_sort::sort_key_text(keys, &names);
+            state.subplans_removed = removed;
             Box::new(state)
         }
         Plan::Sort { child, keys } => {
@@ -288,6 +270,30 @@ pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<Plan
         es.shape.parent[c.id] = Some(id);
     }
     Ok(ps)
+}
+
+/// ExecInitPartitionPruning for an Append or a Merge Append: with initial pruning
+/// steps, only the children that may hold rows for the bound parameters are
+/// initialized at all (no connection is opened for the others). Returns them and how
+/// many were removed (EXPLAIN's `Subplans Removed`).
+fn init_partition_pruning(
+    children: &[Plan],
+    prune: Option<&crate::plan::PartPruneInfo>,
+    ctx: &InitContext,
+    es: &mut EState,
+) -> Result<(Vec<PlanState>, usize), String> {
+    let Some(info) = prune else { return Ok((init_children(children, ctx, es)?, 0)) };
+    let keep = crate::coordinator_sql::planner::find_matching_subplans(info);
+    let mut valid: Vec<Plan> = children.iter().zip(keep).filter(|(_, k)| *k).map(|(c, _)| c.clone()).collect();
+    let removed = children.len() - valid.len();
+    if removed > 0 {
+        // EXPLAIN names only the range-table entries of the plan it shows
+        // (select_rtable_names_for_explain): the children left are numbered anew.
+        for (i, c) in valid.iter_mut().enumerate() {
+            rename_partition_scan(c, i + 1);
+        }
+    }
+    Ok((init_children(&valid, ctx, es)?, removed))
 }
 
 /// Gives the partition scan under `plan` the alias `parent_k` (its parent's alias).

@@ -500,6 +500,9 @@ pub enum Plan {
     MergeAppend {
         children: Vec<Plan>,
         keys: Vec<SortKey>,
+        /// Run-time partition pruning, as an Append's.
+        #[serde(skip)]
+        prune: Option<Box<PartPruneInfo>>,
     },
     Sort {
         child: Box<Plan>,
@@ -609,7 +612,10 @@ impl Plan {
                 }
                 children.iter_mut().for_each(|c| c.for_each_expr_mut(f));
             }
-            Plan::MergeAppend { children, keys } => {
+            Plan::MergeAppend { children, keys, prune } => {
+                if let Some(p) = prune {
+                    p.conjuncts.iter_mut().for_each(&mut *f);
+                }
                 keys.iter_mut().for_each(|k| f(&mut k.expr));
                 children.iter_mut().for_each(|c| c.for_each_expr_mut(f));
             }

@@ -246,7 +246,7 @@ fn sum_shape<'a>(child: &'a Plan, group_by: &[Expr], aggs: &[AggCall]) -> Option
 /// its columns sorted remotely by the MergeAppend's keys (no LIMIT pushed: PostgreSQL
 /// 15 pushes none into a partition under a Merge Append).
 fn merge_shape(child: &Plan, offset: u64, count: u64) -> Option<Shape<'_>> {
-    let Plan::MergeAppend { children, keys } = child else { return None };
+    let Plan::MergeAppend { children, keys, .. } = child else { return None };
     let scans: Vec<&ForeignScanPlan> =
         children.iter().map(|c| if let Plan::ForeignScan(fs) = c { Some(fs) } else { None }).collect::<Option<_>>()?;
     let first = scans.first()?;

@@ -709,3 +709,20 @@ execute pf_untyped('c3', 100);
 set plan_cache_mode = force_generic_plan;
 prepare pf_untyped_g as select id, cat from f where id < $2 and cat = $1;
 execute pf_untyped_g('c3', 100);
+
+-- [prepared generic range pruning order limit] a Merge Append over both partitions, the local one removed at startup
+set plan_cache_mode = force_generic_plan;
+prepare pm_ge(int) as select k, label from r where k >= $1 order by k limit 5;
+-- known: plan — as q083: PostgreSQL plans an ordered Append over the range partitions (no Merge Append); both remove the local partition at startup (Subplans Removed: 1)
+execute pm_ge(600);
+
+-- [prepared generic hash pruning join] a join side's Append prunes at startup too
+set plan_cache_mode = force_generic_plan;
+prepare pj(int) as select h.id, f.val from h join f on h.id = f.id where h.id = $1;
+-- known: plan — PostgreSQL derives f.id = $1 from the equivalence class (pushed to f's remote query) and plans a Nested Loop; the sandbox hash-joins all of f; both prune h's Append to h2 at startup (Subplans Removed: 3)
+execute pj(77);
+
+-- [prepared generic union] UNION ALL of two partitioned tables, each pruned by its own parameter
+set plan_cache_mode = force_generic_plan;
+prepare pu2(int, text) as select id from h where id = $1 union all select id from l where region = $2;
+execute pu2(9, 'east');
