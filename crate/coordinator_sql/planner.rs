@@ -13,6 +13,10 @@
 //!
 //! - **partition pruning** (`partprune.c`): partitions whose bound cannot hold a row
 //!   satisfying the WHERE clause's `column op constant` conjuncts are left out;
+//!   conditions on the key that compare with a prepared statement's parameter (`key
+//!   op $n`, a generic plan's) keep every partition and give the Append (or Merge
+//!   Append) its run-time pruning info (`run_time_pruning`, make_partition_pruneinfo's
+//!   initial steps), which the executor applies at startup (`find_matching_subplans`);
 //! - **Append** over the remaining partitions (none: no Append, as PostgreSQL removes
 //!   a single-child Append);
 //! - **pushdown** (postgres_fdw's `deparse.c`/`postgres_fdw.c`): a foreign partition's

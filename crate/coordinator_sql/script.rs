@@ -26,8 +26,9 @@
 //! Invariants:
 //! - a file is at most `MAX_SCRIPT_BYTES`, checked before anything is parsed;
 //! - an unknown `-- @` marker is an error, so a misspelled one cannot turn a section's SQL
-//!   into the previous section's; at most one `-- @query`, holding exactly one SELECT or
-//!   EXPLAIN SELECT; shard names are folded to lower case, as unquoted names are;
+//!   into the previous section's; at most one `-- @query`, holding exactly one SELECT,
+//!   `EXECUTE name(args)` (of a statement the setup PREPAREd: the plan cache's choice
+//!   for it, `prepared.rs`) or an EXPLAIN of either; shard names are folded to lower case, as unquoted names are;
 //! - each section keeps its first line, so errors point into the file;
 //! - `:name` is replaced outside string literals only and never in `::type`; an undefined
 //!   variable is an error; the `\set` generator is seeded anew for each load.

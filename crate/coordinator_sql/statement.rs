@@ -1,8 +1,9 @@
 //! Statements of a scenario file, parsed.
 //!
 //! sqlparser (PostgreSQL dialect) parses what it knows: `CREATE TABLE … (cols)
-//! [PARTITION BY …]`, `CREATE INDEX`, `CREATE EXTENSION`, `INSERT`, `SET`, `EXPLAIN`
-//! and `SELECT`. PostgreSQL's foreign-data and partitioning DDL it does not know is
+//! [PARTITION BY …]`, `CREATE INDEX`, `CREATE EXTENSION`, `INSERT`, `SET`, `EXPLAIN`,
+//! `SELECT`, and `PREPARE … AS SELECT`, `EXECUTE`, `DEALLOCATE` (run by `prepared.rs`;
+//! `EXECUTE … USING` and PREPARE of anything but a SELECT refused). PostgreSQL's foreign-data and partitioning DDL it does not know is
 //! parsed here with its tokenizer and parser primitives, so both kinds of statement
 //! report positions the same way: `CREATE SERVER`, `CREATE USER MAPPING`, `CREATE
 //! [FOREIGN] TABLE … PARTITION OF … FOR VALUES …`, `CREATE FOREIGN TABLE … SERVER …

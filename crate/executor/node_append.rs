@@ -29,6 +29,13 @@
 //! a synchronous child is a step so that sync and async runs step alike (an async
 //! child's row is its request's transition).
 //!
+//! Run-time pruning (ExecInitPartitionPruning, in `init_plan`): a generic plan's
+//! Append is built with only the children that may hold rows for its parameters'
+//! values; the others are never initialized (no connection, no cursor number) and
+//! EXPLAIN says `Subplans Removed: N`. With none left the node returns end of data at
+//! once (ExecAppend's `as_nplans == 0`); with one async child left it runs as any async
+//! Append does (nodeAppend.c has no special case for it).
+//!
 //! The `fifo_results` knob restores the earlier model: results leave in the order they
 //! arrived and each child is re-requested as soon as its row is taken.
 //!
