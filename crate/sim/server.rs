@@ -48,8 +48,9 @@
 //!   executor's cost-model time and `server_row_ns` per row sent.
 //!
 //! Where it departs from PostgreSQL on purpose: one database (the startup packet's is
-//! not checked) and no authentication; no parameters (Parse with parameter types, Bind
-//! with values are rejected); text format only; WITH HOLD cursors end with their
+//! not checked) and no authentication; parameters only as postgres_fdw sends them:
+//! each `$n` written with its cast (`$1::integer`), its value in the Bind message in
+//! text format (Parse declaring parameter types is rejected); text format only; WITH HOLD cursors end with their
 //! transaction; parse analysis of a Parse message runs even in a failed transaction.
 
 use super::guc::{self, Reporter, Settings};
