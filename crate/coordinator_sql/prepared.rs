@@ -28,8 +28,10 @@
 //! Parameter types: declared ones (`PREPARE p(int) AS …`), else inferred as parse
 //! analysis infers an unknown `$n` (`variable_coerce_param_hook`): the type of the
 //! other operand of a comparison or arithmetic operator, of the expression of
-//! BETWEEN or IN, of a cast's target; LIMIT and OFFSET bigint. Otherwise PostgreSQL's
-//! error, `could not determine data type of parameter $n`.
+//! BETWEEN or IN, of a cast's target; both sides of `$1 op $2` text; LIMIT and OFFSET
+//! bigint; an output column `$n` still unknown then text (resolveTargetListUnknowns).
+//! Otherwise PostgreSQL's error, `could not determine data type of parameter $n`
+//! (checked against PostgreSQL 15's pg_prepared_statements: the unit tests' cases).
 //!
 //! Invariants: the plan cache's counters change only when an EXECUTE runs
 //! ([`get_cached_plan`] on the stored statement); planning the query section's
@@ -392,11 +394,20 @@ fn infer_query(coord: &Node, q: &ast::Query, types: &mut [Option<SqlType>]) {
     for e in s.selection.iter().chain(s.having.iter()) {
         inf.walk(e);
     }
-    for e in s.projection.iter().filter_map(|i| match i {
-        ast::SelectItem::UnnamedExpr(e) | ast::SelectItem::ExprWithAlias { expr: e, .. } => Some(e),
-        _ => None,
-    }) {
+    let items: Vec<&ast::Expr> = s
+        .projection
+        .iter()
+        .filter_map(|i| match i {
+            ast::SelectItem::UnnamedExpr(e) | ast::SelectItem::ExprWithAlias { expr: e, .. } => Some(e),
+            _ => None,
+        })
+        .collect();
+    for e in &items {
         inf.walk(e);
+    }
+    // resolveTargetListUnknowns: an output column still of unknown type is text.
+    for e in &items {
+        inf.set(e, Some(SqlType::Text));
     }
     let bigint = |e: &ast::Expr, types: &mut [Option<SqlType>]| {
         if let Some(n) = placeholder(e) {
@@ -469,6 +480,11 @@ impl Infer<'_> {
                 let (lt, rt) = (self.type_of(left), self.type_of(right));
                 self.set(left, rt);
                 self.set(right, lt);
+                // unknown op unknown: the operator resolves as text's (`$1 = $2`).
+                if lt.is_none() && rt.is_none() && placeholder(left).is_some() && placeholder(right).is_some() {
+                    self.set(left, Some(SqlType::Text));
+                    self.set(right, Some(SqlType::Text));
+                }
             }
             ast::Expr::Between { expr, low, high, .. } => {
                 for x in [expr, low, high] {
@@ -572,7 +588,14 @@ mod tests {
         assert_eq!(stmt(&s, "a").param_types, [SqlType::Int4, SqlType::Text, SqlType::Int8]);
         run(&mut s, "prepare b(bigint) as select k from r where v in ($2, 3) and k = $1;").unwrap();
         assert_eq!(stmt(&s, "b").param_types, [SqlType::Int8, SqlType::Int4]);
-        let e = run(&mut s, "prepare c as select $1 from r;").unwrap_err();
+        // As PostgreSQL 15 types them (pg_prepared_statements.parameter_types).
+        run(&mut s, "prepare t1 as select $1 from r;").unwrap();
+        assert_eq!(stmt(&s, "t1").param_types, [SqlType::Text]);
+        run(&mut s, "prepare t2 as select k from r where $1 = $2;").unwrap();
+        assert_eq!(stmt(&s, "t2").param_types, [SqlType::Text, SqlType::Text]);
+        run(&mut s, "prepare t3 as select k from r where k < $1 + 1 limit $2;").unwrap();
+        assert_eq!(stmt(&s, "t3").param_types, [SqlType::Int4, SqlType::Int8]);
+        let e = run(&mut s, "prepare c as select k from r where $1 is null;").unwrap_err();
         assert_eq!(e.message, "could not determine data type of parameter $1");
         let e = run(&mut s, "prepare a as select 1 from r;").unwrap_err();
         assert_eq!(e.message, "prepared statement \"a\" already exists");

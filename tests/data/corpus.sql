@@ -726,3 +726,8 @@ execute pj(77);
 set plan_cache_mode = force_generic_plan;
 prepare pu2(int, text) as select id from h where id = $1 union all select id from l where region = $2;
 execute pu2(9, 'east');
+
+-- [prepared generic foreign untyped] a parameter in the select list (text) and one in the remote query, where it is $1
+set plan_cache_mode = force_generic_plan;
+prepare pf_out as select $1, id from f where id < $2;
+execute pf_out('hello', 3);
