@@ -14,7 +14,7 @@
 //! sent by the extended protocol with the parameter's value in its Bind (the shards log
 //! it as `DETAIL:  parameters: $1 = '3000'`), the FETCHes, CLOSE and COMMIT; the rows;
 //! and EXPLAIN (ANALYZE, VERBOSE, COSTS OFF) EXECUTE line for line, times masked
-//! (`Subplans Removed: N` under the Append).
+//! (`Subplans Removed: N` under the Append), in TEXT and in JSON.
 //!
 //! The shards and their statement logs are tests/pg15_fidelity.rs's (tests/support/pg.rs).
 //! Missing PostgreSQL binaries fail the test (`make test` installs them).
@@ -29,7 +29,7 @@ use pgasync::coordinator_sql::SqlScenario;
 use pgasync::executor::estate::EState;
 use pgasync::executor::{init_plan, InitContext};
 use pgasync::host::tcp::TcpHost;
-use pgasync::instrument::{explain_text_with, ExplainOptions};
+use pgasync::instrument::{explain_json_text, explain_text_with, ExplainOptions};
 use pgasync::knobs::{Knobs, Source};
 use pgasync::run::QueryRun;
 use pgasync::scenario::Scenario;
@@ -186,6 +186,9 @@ fn generic_plan_sends_what_postgres_15_sends() {
             let mark = f.shards.mark();
             let pg_explain =
                 f.coordinator.psql(&format!("{session}EXPLAIN (ANALYZE, VERBOSE, COSTS OFF) EXECUTE p({value});"));
+            let pg_json = f
+                .coordinator
+                .psql(&format!("{session}EXPLAIN (ANALYZE, VERBOSE, COSTS OFF, FORMAT JSON) EXECUTE p({value});"));
             let _ = f.shards.sessions_since(mark);
             // The sandbox, pg15: the same statement prepared in pp's databases.
             let mut s = base.with_query(&format!("execute p({value});")).expect("the query parses");
@@ -201,8 +204,10 @@ fn generic_plan_sends_what_postgres_15_sends() {
                     failures.push(format!("{what}: the sandbox's run failed: {e}"));
                 }
                 let text = explain_text_with(&run.explain(), &ExplainOptions::POSTGRES_VERBOSE, 0, run.elapsed_ns());
-                (run.rows.iter().map(|r| row_text(r)).collect::<Vec<_>>(), text)
+                let json = explain_json_text(&run.explain(), &ExplainOptions::POSTGRES_VERBOSE, 0, run.elapsed_ns());
+                (run.rows.iter().map(|r| row_text(r)).collect::<Vec<_>>(), (text, json))
             };
+            let (explain, json) = explain;
             let our_log = logged(&f, mark);
             ours.sort();
             if ours != pg_rows {
@@ -238,6 +243,13 @@ fn generic_plan_sends_what_postgres_15_sends() {
             }
             if pe != oe {
                 failures.push(format!("{what}: EXPLAIN (ANALYZE, VERBOSE, COSTS OFF) EXECUTE\n{}", diff(&pe, &oe)));
+            }
+            let (pj, oj) = (mask_json_times(&pg_json), mask_json_times(&json));
+            if !pj.iter().any(|l| l.trim() == format!("\"Subplans Removed\": {removed},")) {
+                failures.push(format!("{what}: PostgreSQL's JSON has no Subplans Removed: {removed}\n{pg_json}"));
+            }
+            if pj != oj {
+                failures.push(format!("{what}: EXPLAIN (…, FORMAT JSON) EXECUTE\n{}", diff(&pj, &oj)));
             }
         }
     }

@@ -206,7 +206,10 @@ pub fn choose_custom_plan(ps: &PreparedStatement, mode: PlanCacheMode) -> bool {
     }
     let avg_custom_cost = ps.total_custom_cost / ps.num_custom_plans as f64;
     // A generic plan not costed yet (PostgreSQL's -1) is preferred: it will be built.
-    !(ps.generic_cost.unwrap_or(-1.0) < avg_custom_cost)
+    if ps.generic_cost.unwrap_or(-1.0) < avg_custom_cost {
+        return false;
+    }
+    true
 }
 
 /// GetCachedPlan: the plan for one execution with `values`, the statement's counters
