@@ -861,6 +861,9 @@ impl<'a> Planner<'a> {
         let mut target = &mut *plan;
         loop {
             match target {
+                // A partitionwise aggregate's Append is over the partitions' aggregates
+                // (an upper relation): PostgreSQL gives it no run-time pruning.
+                Plan::Append { children, .. } if children.iter().any(aggregates) => return Ok(()),
                 Plan::Append { children, prune } | Plan::MergeAppend { children, prune, .. }
                     if children.len() == leaves.len() =>
                 {
@@ -1582,6 +1585,16 @@ impl PartitionKey<'_> {
             Some((BinOp::GtEq, d)) => v >= d,
             _ => true,
         })
+    }
+}
+
+/// Does `p` aggregate (an Agg, or a foreign scan whose remote query does)?
+fn aggregates(p: &Plan) -> bool {
+    match p {
+        Plan::Agg { .. } => true,
+        Plan::ForeignScan(f) => f.remote.aggregated(),
+        Plan::Result { child, .. } => aggregates(child),
+        _ => false,
     }
 }
 

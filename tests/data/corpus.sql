@@ -731,3 +731,13 @@ execute pu2(9, 'east');
 set plan_cache_mode = force_generic_plan;
 prepare pf_out as select $1, id from f where id < $2;
 execute pf_out('hello', 3);
+
+-- [prepared generic hash partitionwise agg] per-partition aggregates pushed to the shards: that Append (an upper relation's) gets no run-time pruning, all four stay
+set enable_partitionwise_aggregate = on;
+set plan_cache_mode = force_generic_plan;
+prepare pa(int, int) as select id, count(*), sum(grp) from h where id in ($1, $2) group by id;
+execute pa(10, 11);
+
+-- [prepared noparams hash] no parameters: the generic plan, which is the plan of the query
+prepare pn as select id, name from h where id = 5;
+execute pn;
