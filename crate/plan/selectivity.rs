@@ -437,7 +437,20 @@ pub fn clauselist_selectivity<'a>(clauses: &[Expr], var: &dyn Fn(usize) -> VarDa
     for c in clauses {
         let s2 = clause_selectivity(c, var, tuples);
         if let Expr::Bin(op @ (BinOp::Lt | BinOp::LtEq | BinOp::Gt | BinOp::GtEq), l, r) = c {
-            if let Some((i, op, _)) = var_op_const(*op, l, r) {
+            // A parameter is a pseudo-constant too (addRangeClause takes `var op
+            // $n`): its default selectivity makes the pair DEFAULT_RANGE_INEQ_SEL.
+            let param_bound = var_op_param(l, r).map(|i| {
+                let var_left = matches!(l.as_ref(), Expr::Col(_));
+                let op = match (var_left, *op) {
+                    (true, o) => o,
+                    (false, BinOp::Lt) => BinOp::Gt,
+                    (false, BinOp::LtEq) => BinOp::GtEq,
+                    (false, BinOp::Gt) => BinOp::Lt,
+                    (false, _) => BinOp::LtEq,
+                };
+                (i, op)
+            });
+            if let Some((i, op)) = var_op_const(*op, l, r).map(|(i, op, _)| (i, op)).or(param_bound) {
                 let slot = match ranges.iter().position(|r| r.0 == i) {
                     Some(p) => p,
                     None => {
@@ -563,4 +576,29 @@ pub fn estimate_num_groups(vars: &[VarData], rel_rows: f64, input_rows: f64) -> 
         numdistinct *= clamp_row_est(reldistinct);
     }
     numdistinct.ceil().min(input_rows).max(1.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::SqlType;
+
+    fn param(n: u16) -> Expr {
+        Expr::Param(n, SqlType::Int4, None)
+    }
+
+    /// A generic plan's conditions on a parameter: `var = $1` is var_eq_non_const (here
+    /// without statistics, 1 / DEFAULT_NUM_DISTINCT), `var < $1` DEFAULT_INEQ_SEL, and a
+    /// pair of bounds on one column DEFAULT_RANGE_INEQ_SEL (clauselist's addRangeClause).
+    #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
+    fn parameters_get_plancache_defaults() {
+        let none = |_: usize| VarData::none(1000.0);
+        let eq = Expr::bin(BinOp::Eq, Expr::Col(0), param(1));
+        assert!((clause_selectivity(&eq, &none, 1000.0) - 1.0 / 200.0).abs() < 1e-12);
+        let lt = Expr::bin(BinOp::Lt, param(1), Expr::Col(0));
+        assert_eq!(clause_selectivity(&lt, &none, 1000.0), DEFAULT_INEQ_SEL);
+        let ge = Expr::bin(BinOp::GtEq, Expr::Col(0), param(1));
+        let lt2 = Expr::bin(BinOp::Lt, Expr::Col(0), param(2));
+        assert_eq!(clauselist_selectivity(&[ge, lt2], &none, 1000.0), DEFAULT_RANGE_INEQ_SEL);
+    }
 }
