@@ -12,7 +12,8 @@
 //! run-time pruning only (the pruned scans are never initialized, so they open no
 //! connection), the session set-up, the DECLARE with `$1::integer` in its remote query
 //! sent by the extended protocol with the parameter's value in its Bind (the shards log
-//! it as `DETAIL:  parameters: $1 = '3000'`), the FETCHes, CLOSE and COMMIT; the rows;
+//! it as `DETAIL:  parameters: $1 = '3000'`), the FETCHes, CLOSE and COMMIT; across
+//! shards the order of what is waited for (all but the async FETCHes); the rows;
 //! and EXPLAIN (ANALYZE, VERBOSE, COSTS OFF) EXECUTE line for line, times masked
 //! (`Subplans Removed: N` under the Append), in TEXT and in JSON.
 //!
@@ -148,6 +149,15 @@ fn start_over_tcp(sc: &Scenario, async_capable: bool, f: &PreparedFixture) -> Qu
     QueryRun::new(es, root, host, sc.plan.output_columns())
 }
 
+/// The order across shards that is fixed: everything but disconnections and, in async
+/// mode, the FETCHes (their order across shards depends on timing).
+fn fixed_order(timeline: Vec<String>, async_capable: bool) -> Vec<String> {
+    timeline
+        .into_iter()
+        .filter(|l| !l.contains(" disconnection") && !(async_capable && l.contains(" statement: FETCH ")))
+        .collect()
+}
+
 fn row_text(r: &[Datum]) -> String {
     r.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("|")
 }
@@ -181,6 +191,7 @@ fn generic_plan_sends_what_postgres_15_sends() {
             let mark = f.shards.mark();
             let out = f.coordinator.psql(&format!("{session}EXECUTE p({value});"));
             let pg_log = logged(&f, mark);
+            let pg_order = fixed_order(timeline(&f.shards.sessions_since(mark)), async_capable);
             let mut pg_rows: Vec<String> = out.lines().filter(|l| !l.is_empty()).map(str::to_string).collect();
             pg_rows.sort();
             let mark = f.shards.mark();
@@ -209,6 +220,16 @@ fn generic_plan_sends_what_postgres_15_sends() {
             };
             let (explain, json) = explain;
             let our_log = logged(&f, mark);
+            let mut our_sessions = f.shards.sessions_since(mark);
+            for s in our_sessions.iter_mut() {
+                for st in s.statements.iter_mut() {
+                    *st = st.replace("user=pgasync", "user=postgres");
+                }
+            }
+            let our_order = fixed_order(timeline(&our_sessions), async_capable);
+            if pg_order != our_order {
+                failures.push(format!("{what}: order across shards\n{}", diff(&pg_order, &our_order)));
+            }
             ours.sort();
             if ours != pg_rows {
                 failures.push(format!(
