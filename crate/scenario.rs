@@ -504,7 +504,7 @@ fn build_local(info: &ScenarioInfo, _knobs: &Knobs, s: &Settings) -> Result<Scen
             local.add(t_table(&name, k, s.rows));
             children.push(Plan::SeqScan { table: name, columns: a_column(), alias: member_of("t_part", k) });
         }
-        sum_a_plan(Plan::Append { children })
+        sum_a_plan(Plan::Append { children, prune: None })
     };
     let tables: Vec<&Table> = local.tables.iter().map(|t| t.as_ref()).collect();
     let reference = sum_reference(&tables);
@@ -556,7 +556,11 @@ fn build_foreign(info: &ScenarioInfo, _knobs: &Knobs, s: &Settings) -> Result<Sc
         }
         children.push(scan);
     }
-    let plan = if id == "C" { sum_a_plan(children.pop().unwrap()) } else { sum_a_plan(Plan::Append { children }) };
+    let plan = if id == "C" {
+        sum_a_plan(children.pop().unwrap())
+    } else {
+        sum_a_plan(Plan::Append { children, prune: None })
+    };
     // The reference from the servers' own tables (shared): a copy of every row cost a
     // third of the build at 64 shards.
     let refs: Vec<&Table> = servers.iter().flat_map(|s| s.catalog.tables.iter().map(|t| t.as_ref())).collect();
@@ -630,7 +634,7 @@ fn build_merge(_info: &ScenarioInfo, knobs: &Knobs, s: &Settings) -> Result<Scen
         }));
     }
     let plan = Plan::Limit {
-        child: Box::new(Plan::MergeAppend { children, keys: vec![SortKey::desc(2)] }),
+        child: Box::new(Plan::MergeAppend { children, keys: vec![SortKey::desc(2)], prune: None }),
         offset,
         count: Some(limit),
     };
@@ -694,7 +698,7 @@ fn build_partitionwise(_info: &ScenarioInfo, _knobs: &Knobs, s: &Settings) -> Re
         group_by: vec![Expr::Col(0)],
         aggs: vec![AggCall { func: AggFunc::CountStar, arg: None }],
     };
-    let plan = Plan::Append { children: vec![foreign, local_agg] };
+    let plan = Plan::Append { children: vec![foreign, local_agg], prune: None };
     Ok(Scenario {
         id: "X".into(),
         local,
@@ -793,7 +797,7 @@ fn build_join(info: &ScenarioInfo, _knobs: &Knobs, s: &Settings) -> Result<Scena
         id: id.into(),
         local,
         servers,
-        plan: Plan::Append { children },
+        plan: Plan::Append { children, prune: None },
         sharing: Some(Sharing::Dedicated),
         shards,
         reference,
@@ -856,9 +860,9 @@ fn build_nestloop(_info: &ScenarioInfo, _knobs: &Knobs, s: &Settings) -> Result<
         }
     }
     let plan = Plan::NestLoop {
-        outer: Box::new(Plan::Append { children: outer }),
+        outer: Box::new(Plan::Append { children: outer, prune: None }),
         // PostgreSQL 15 materializes a rescanned inner side (cost_material).
-        inner: Box::new(Plan::Material { child: Box::new(Plan::Append { children: inner }) }),
+        inner: Box::new(Plan::Material { child: Box::new(Plan::Append { children: inner, prune: None }) }),
         outer_key: Expr::Col(0),
         inner_key: Expr::Col(0),
         filter_inner_first: false,

@@ -23,6 +23,10 @@
 //!   its depth, its node type and the relation it scans (`Async Foreign Scan on
 //!   public.h0`; index names and aliases left out), in order.
 //!
+//! A query may be `execute name(args)` after `prepare` lines (and warm-up `execute`
+//! lines, which the plan cache counts), as `set` lines precede a query; on PostgreSQL
+//! the statement is DEALLOCATEd after each mode.
+//!
 //! Whether the whole EXPLAIN is also equal line for line (times masked, as
 //! tests/sql_seeds.rs compares) is reported, not required.
 //!
@@ -60,8 +64,8 @@ const MODES: [(&str, bool); 2] = [("sync", false), ("async", true)];
 /// Plan nodes whose estimates agree with PostgreSQL's to the cent, and whose rows are
 /// within a factor 2 (over the queries whose node lines agree), as measured: as loaded,
 /// and after ANALYZE of every relation.
-const COSTS_AS_LOADED: (usize, usize) = (348, 373);
-const COSTS_ANALYZED: (usize, usize) = (348, 373);
+const COSTS_AS_LOADED: (usize, usize) = (385, 419);
+const COSTS_ANALYZED: (usize, usize) = (385, 419);
 
 /// One query of the corpus.
 #[derive(Clone, Debug)]
@@ -122,7 +126,15 @@ fn corpus_entries(text: &str) -> Vec<Entry> {
         if t.ends_with(';') {
             let stmt = buf.trim().trim_end_matches(';').trim().to_string();
             buf.clear();
-            if stmt.to_lowercase().starts_with("set ") {
+            let lower = stmt.to_lowercase();
+            // An EXECUTE with another statement on the next line runs before the query
+            // (the plan cache counts it); the last statement of a block is the query.
+            let next_is_statement =
+                lines.get(i + 1).is_some_and(|l| !l.trim().is_empty() && !l.trim().starts_with("--"));
+            if lower.starts_with("set ")
+                || lower.starts_with("prepare ")
+                || (lower.starts_with("execute ") && next_is_statement)
+            {
                 sets.push(stmt);
                 continue;
             }
@@ -157,9 +169,32 @@ struct Shape {
     offset: bool,
 }
 
-fn query_shape(sql: &str) -> Shape {
+fn query_shape(sql: &str, sets: &[String]) -> Shape {
     let parsed = Parser::parse_sql(&PostgreSqlDialect {}, sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
-    let Some(Statement::Query(q)) = parsed.first() else { panic!("{sql}: not a query") };
+    let prepared;
+    let q = match parsed.first() {
+        Some(Statement::Query(q)) => q,
+        // `execute name(…)`: the shape of the query its `prepare` line prepared.
+        Some(Statement::Execute { name, .. }) => {
+            let prepare =
+                sets.iter().filter_map(|s| Parser::parse_sql(&PostgreSqlDialect {}, s).ok()).flatten().find_map(|st| {
+                    match st {
+                        Statement::Prepare { name: n, statement, .. }
+                            if n.value.eq_ignore_ascii_case(&name.to_string()) =>
+                        {
+                            match *statement {
+                                Statement::Query(q) => Some(q),
+                                _ => None,
+                            }
+                        }
+                        _ => None,
+                    }
+                });
+            prepared = prepare.unwrap_or_else(|| panic!("{sql}: no prepare line for it"));
+            &prepared
+        }
+        _ => panic!("{sql}: not a query"),
+    };
     Shape {
         order_by: q.order_by.as_ref().map_or(0, |o| o.exprs.len()),
         limit: q.limit.is_some() || q.fetch.is_some(),
@@ -235,6 +270,8 @@ fn postgres(
     let error_check = "\\if :ERROR\n\\echo '@@error' :LAST_ERROR_MESSAGE\n\\endif\n";
     for e in entries {
         for (mode, async_mode) in MODES {
+            // What the sets and warm-up EXECUTEs print goes to a block of its own.
+            script.push_str(&format!("\\echo '@@ {} {mode} setup'\n", e.id));
             for s in &e.sets {
                 script.push_str(&format!("{s};\n"));
             }
@@ -247,25 +284,20 @@ fn postgres(
                 script.push_str(&format!("\\echo '@@ {} costs as_is'\n", e.id));
                 script.push_str(&format!("EXPLAIN (VERBOSE) {};\n{error_check}", e.sql));
             }
-            for s in &e.sets {
-                let name = s.split_whitespace().nth(1).unwrap_or("");
-                script.push_str(&format!("RESET {name};\n"));
-            }
+            script.push_str(&undo_sets(&e.sets));
         }
     }
     // After every other query (ANALYZE may change PostgreSQL's plans).
     script.push_str(&format!("{analyze};\n"));
     for e in entries {
+        script.push_str(&format!("\\echo '@@ {} analyzed setup'\n", e.id));
         for s in &e.sets {
             script.push_str(&format!("{s};\n"));
         }
         script.push_str("SET enable_async_append = on;\n");
         script.push_str(&format!("\\echo '@@ {} costs analyzed'\n", e.id));
         script.push_str(&format!("EXPLAIN (VERBOSE) {};\n{error_check}", e.sql));
-        for s in &e.sets {
-            let name = s.split_whitespace().nth(1).unwrap_or("");
-            script.push_str(&format!("RESET {name};\n"));
-        }
+        script.push_str(&undo_sets(&e.sets));
     }
     let output = psql_session(coord, &script);
     let mut blocks: BTreeMap<(String, String, String), (String, Option<String>)> = BTreeMap::new();
@@ -305,6 +337,22 @@ fn postgres(
         }
     }
     (out, costs)
+}
+
+/// Undoes a query's `set` and `prepare` lines after it: RESET, DEALLOCATE.
+fn undo_sets(sets: &[String]) -> String {
+    let mut out = String::new();
+    for s in sets {
+        let mut words = s.split_whitespace();
+        let verb = words.next().unwrap_or("").to_lowercase();
+        let name = words.next().unwrap_or("").split('(').next().unwrap_or("");
+        match verb.as_str() {
+            "set" => out.push_str(&format!("RESET {name};\n")),
+            "prepare" => out.push_str(&format!("DEALLOCATE {name};\n")),
+            _ => {}
+        }
+    }
+    out
 }
 
 /// The plan's node lines: depth, node type and scanned relation.
@@ -455,7 +503,7 @@ fn corpus_matches_postgres() {
         for t in &e.tags {
             *tags.entry(t.clone()).or_default() += 1;
         }
-        let shape = query_shape(&e.sql);
+        let shape = query_shape(&e.sql, &e.sets);
         let mut verdicts = Vec::new();
         let mut detail = String::new();
         for (mode, _) in MODES {

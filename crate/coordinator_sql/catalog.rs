@@ -175,6 +175,8 @@ pub struct Node {
     /// `SET name = value`, lower-case names.
     pub settings: Vec<(String, String)>,
     pub random: pgfuncs::PgRandom,
+    /// `PREPARE`d statements and their plan cache entries (the coordinator's).
+    pub prepared: Vec<super::prepared::PreparedStatement>,
 }
 
 impl Node {
@@ -185,6 +187,7 @@ impl Node {
             servers: vec![],
             settings: vec![],
             random: pgfuncs::PgRandom::new(),
+            prepared: vec![],
         }
     }
     pub fn relation(&self, name: &str) -> Option<&Relation> {
@@ -325,6 +328,18 @@ impl Cluster {
     /// slices ([`Cluster::insert_some`]); anything else runs to its end here.
     pub fn begin(&mut self, n: usize, s: &Located) -> Result<Begun, FrontError> {
         let at = s.at;
+        if matches!(
+            s.stmt,
+            Stmt::Analyze { .. }
+                | Stmt::CreateIndex { .. }
+                | Stmt::CreateTable { .. }
+                | Stmt::CreatePartition { .. }
+                | Stmt::AttachPartition { .. }
+                | Stmt::AlterServer { .. }
+                | Stmt::CreateServer { .. }
+        ) {
+            super::prepared::invalidate_generic_plans(&mut self.nodes[n]);
+        }
         if let Stmt::Insert { table, columns, source } = &s.stmt {
             return self.insert_begin(n, table, columns, source, at).map(Begun::Insert);
         }
@@ -367,7 +382,35 @@ impl Cluster {
                 Ok(None)
             }
             Stmt::Select(q) => self.select_constant(n, q, at).map(Some),
-            Stmt::Explain { .. } => Err(FrontError::at("EXPLAIN runs in the query section (-- @query)", at)),
+            Stmt::Explain { .. } | Stmt::Execute { explain: Some(_), .. } => {
+                Err(FrontError::at("EXPLAIN runs in the query section (-- @query)", at))
+            }
+            Stmt::Prepare { name, types, query } => {
+                let ps = super::prepared::prepare(&self.nodes[n], name, types, query, at)?;
+                self.nodes[n].prepared.push(ps);
+                Ok(None)
+            }
+            Stmt::Execute { name, args, explain: None } => {
+                // The plan cache counts the execution; its rows are not computed here
+                // (only the query section's statement runs: prepared.rs).
+                let node = &self.nodes[n];
+                let mut ps = super::prepared::lookup(node, name, at)?.clone();
+                let values = super::prepared::evaluate_params(&ps, args, at)?;
+                super::prepared::get_cached_plan(&mut ps, node, &values, at)?;
+                if let Some(p) = self.nodes[n].prepared.iter_mut().find(|p| p.name == *name) {
+                    *p = ps;
+                }
+                Ok(None)
+            }
+            Stmt::Deallocate(None) => {
+                self.nodes[n].prepared.clear();
+                Ok(None)
+            }
+            Stmt::Deallocate(Some(name)) => {
+                super::prepared::lookup(&self.nodes[n], name, at)?;
+                self.nodes[n].prepared.retain(|p| p.name != *name);
+                Ok(None)
+            }
         }
     }
 

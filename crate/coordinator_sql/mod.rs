@@ -15,7 +15,9 @@
 //!    the partition PostgreSQL would pick, and rows for a foreign table go to its
 //!    server's shard;
 //! 3. the query is planned ([`planner`]) as PostgreSQL 15 plans it for the cases the
-//!    sandbox supports: Append over partitions, partition pruning, WHERE / ORDER BY /
+//!    sandbox supports (an `EXECUTE` of a prepared statement: the custom or generic
+//!    plan plancache.c would choose, [`prepared`]): Append over partitions, partition
+//!    pruning (at plan time, or at executor startup for a generic plan), WHERE / ORDER BY /
 //!    LIMIT pushed into foreign scans where postgres_fdw pushes them, MergeAppend,
 //!    aggregation above the Append or per partition (partitionwise aggregate);
 //! 4. [`SqlScenario::scenario`] gives the executor's [`Scenario`]: the plan, the
@@ -64,6 +66,7 @@ pub mod catalog;
 pub mod eval;
 pub mod pgfuncs;
 pub mod planner;
+pub mod prepared;
 pub mod script;
 pub mod settings;
 pub mod statement;

@@ -13,6 +13,10 @@
 //!
 //! - **partition pruning** (`partprune.c`): partitions whose bound cannot hold a row
 //!   satisfying the WHERE clause's `column op constant` conjuncts are left out;
+//!   conditions on the key that compare with a prepared statement's parameter (`key
+//!   op $n`, a generic plan's) keep every partition and give the Append (or Merge
+//!   Append) its run-time pruning info (`run_time_pruning`, make_partition_pruneinfo's
+//!   initial steps), which the executor applies at startup (`find_matching_subplans`);
 //! - **Append** over the remaining partitions (none: no Append, as PostgreSQL removes
 //!   a single-child Append);
 //! - **pushdown** (postgres_fdw's `deparse.c`/`postgres_fdw.c`): a foreign partition's
@@ -62,7 +66,8 @@ use super::statement::Strategy;
 use super::FrontError;
 use crate::plan::costsize::{cost_plan, CostParams, Estimate};
 use crate::plan::{
-    AggCall, AggStrategy, BinOp, Expr, ForeignScanPlan, Plan, RemoteQuery, RemoteTarget, ScanName, SortKey,
+    AggCall, AggStrategy, BinOp, Expr, ForeignScanPlan, PartPruneInfo, Plan, RemoteQuery, RemoteTarget, ScanName,
+    SortKey,
 };
 use crate::types::{Catalog, Column, Datum, Table};
 
@@ -680,7 +685,7 @@ fn live_members(children: Vec<Plan>) -> Plan {
     match (live.len(), dummy.into_iter().next()) {
         (0, Some(d)) => d,
         (1, _) => live.pop().expect("one member"),
-        _ => Plan::Append { children: live },
+        _ => Plan::Append { children: live, prune: None },
     }
 }
 
@@ -819,6 +824,74 @@ struct Leaf<'a> {
 impl<'a> Planner<'a> {
     fn build(&mut self, rel: &'a Relation, alias: &str, l: Layers, at: Location) -> Result<Plan, FrontError> {
         let conjuncts = l.filter.as_ref().map(split_and).unwrap_or_default();
+        let mut plan = self.build_scans(rel, alias, l, at)?;
+        self.run_time_pruning(rel, &conjuncts, &mut plan, at)?;
+        Ok(plan)
+    }
+
+    /// make_partition_pruneinfo, for the sandbox's one case: a generic plan's
+    /// conditions on a partitioned table's key that compare with parameters
+    /// (`key op $n`) cannot prune at plan time; the Append over every partition gets
+    /// them, and the executor prunes with their values at startup
+    /// (ExecInitPartitionPruning's initial pruning steps).
+    fn run_time_pruning(
+        &self,
+        rel: &Relation,
+        conjuncts: &[Expr],
+        plan: &mut Plan,
+        at: Location,
+    ) -> Result<(), FrontError> {
+        let RelKind::Partitioned { strategy, key, .. } = &rel.kind else { return Ok(()) };
+        let steps: Vec<Expr> = conjuncts.iter().filter(|c| c.has_param()).cloned().collect();
+        if steps.is_empty() || !self.coord.setting_on("enable_partition_pruning", true) {
+            return Ok(());
+        }
+        let pruning = PartitionKey { strategy: *strategy, key, key_types: &[], siblings: &[] };
+        if !steps.iter().any(|c| pruning.reads_key(c)) {
+            return Ok(());
+        }
+        let leaves = self.leaves(rel, &[]);
+        if leaves.iter().any(|l| l.partition_of.as_ref().is_some_and(|(p, _)| *p != rel.name)) {
+            return Err(FrontError::unsupported(
+                "run-time partition pruning of a multi-level partitioned table (a generic plan with parameters on its key)",
+                at,
+            ));
+        }
+        let bound = |r: &Relation| r.partition_of.as_ref().map(|(_, b)| b.clone());
+        let mut target = &mut *plan;
+        loop {
+            match target {
+                // A partitionwise aggregate's Append is over the partitions' aggregates
+                // (an upper relation): PostgreSQL gives it no run-time pruning.
+                Plan::Append { children, .. } if children.iter().any(aggregates) => return Ok(()),
+                Plan::Append { children, prune } | Plan::MergeAppend { children, prune, .. }
+                    if children.len() == leaves.len() =>
+                {
+                    *prune = Some(Box::new(PartPruneInfo {
+                        strategy: *strategy,
+                        key: key.clone(),
+                        key_types: key.iter().map(|&k| rel.columns[k].ty).collect(),
+                        bounds: leaves.iter().filter_map(|r| bound(r)).collect(),
+                        all_bounds: leaves.iter().filter_map(|r| bound(r)).collect(),
+                        conjuncts: conjuncts.to_vec(),
+                    }));
+                    return Ok(());
+                }
+                Plan::Sort { child, .. } | Plan::Limit { child, .. } | Plan::Agg { child, .. } | Plan::Result { child, .. } => {
+                    target = child
+                }
+                _ => {
+                    return Err(FrontError::unsupported(
+                        "run-time partition pruning here (only an Append or a Merge Append right over the partitions prunes at executor startup)",
+                        at,
+                    ))
+                }
+            }
+        }
+    }
+
+    fn build_scans(&mut self, rel: &'a Relation, alias: &str, l: Layers, at: Location) -> Result<Plan, FrontError> {
+        let conjuncts = l.filter.as_ref().map(split_and).unwrap_or_default();
         let partitioned = matches!(rel.kind, RelKind::Partitioned { .. });
         // A constant-false qual (`WHERE 1 = 2`) makes the relation a dummy one, as if
         // every partition were pruned: a Result with One-Time Filter: false, no scan.
@@ -940,7 +1013,7 @@ impl<'a> Planner<'a> {
                     .iter()
                     .map(|leaf| self.scan(leaf, &conjuncts, &used, &where_cols, Some(keys), at))
                     .collect::<Result<_, _>>()?;
-                let plan = Plan::MergeAppend { children, keys: keys.clone() };
+                let plan = Plan::MergeAppend { children, keys: keys.clone(), prune: None };
                 return Ok(finish(plan, None, targets, l.limit));
             }
             // One foreign relation: the remote server sorts.
@@ -983,7 +1056,8 @@ impl<'a> Planner<'a> {
         let bounds: Vec<&Bound> = parts.iter().map(|(b, _)| *b).collect();
         let mut out = Vec::new();
         for (b, r) in parts {
-            let part = PartitionKey { strategy: *strategy, key, rel, siblings: &bounds };
+            let key_types: Vec<crate::plan::SqlType> = key.iter().map(|&k| rel.columns[k].ty).collect();
+            let part = PartitionKey { strategy: *strategy, key, key_types: &key_types, siblings: &bounds };
             // enable_partition_pruning off: every partition is kept (for a SELECT,
             // PostgreSQL then uses no partition constraint either).
             if !self.coord.setting_on("enable_partition_pruning", true) || part.may_hold(b, conjuncts) {
@@ -1027,7 +1101,9 @@ impl<'a> Planner<'a> {
             };
             children.push(self.scan(&Leaf { rel: r, name }, conjuncts, used, &where_cols, None, at)?);
         }
-        Ok(append(children))
+        let mut plan = append(children);
+        self.run_time_pruning(rel, conjuncts, &mut plan, at)?;
+        Ok(plan)
     }
 
     fn partitionwise(&self, rel: &Relation, l: &Layers) -> bool {
@@ -1223,7 +1299,7 @@ fn append(mut children: Vec<Plan>) -> Plan {
     if children.len() == 1 {
         return children.pop().expect("one child");
     }
-    Plan::Append { children }
+    Plan::Append { children, prune: None }
 }
 
 /// The value of a qual that reads no column and calls no function (`1 = 1`, `2 < 1`,
@@ -1235,7 +1311,8 @@ fn constant_qual(e: &Expr) -> Option<bool> {
     fn is_constant(e: &Expr) -> bool {
         match e {
             Expr::Const(_) => true,
-            Expr::Col(_) | Expr::Func(..) => false,
+            // A parameter of a generic plan is known only at execution.
+            Expr::Col(_) | Expr::Func(..) | Expr::Param(..) => false,
             Expr::Bin(_, l, r) => is_constant(l) && is_constant(r),
             Expr::Not(x) | Expr::IsNull(x, _) => is_constant(x),
         }
@@ -1262,8 +1339,10 @@ fn split_and(e: &Expr) -> Vec<Expr> {
 }
 
 fn is_col_eq_const(e: &Expr) -> bool {
+    // A parameter is a pseudo-constant: `col = $1` makes an equivalence class too.
     matches!(e, Expr::Bin(BinOp::Eq, l, r)
-        if matches!((l.as_ref(), r.as_ref()), (Expr::Col(_), Expr::Const(_)) | (Expr::Const(_), Expr::Col(_))))
+        if matches!((l.as_ref(), r.as_ref()),
+            (Expr::Col(_), Expr::Const(_) | Expr::Param(..)) | (Expr::Const(_) | Expr::Param(..), Expr::Col(_))))
 }
 
 fn columns_of(e: &Expr, n: usize) -> Vec<usize> {
@@ -1373,7 +1452,8 @@ fn column_condition(c: &Expr, col: usize) -> Option<(BinOp, &Datum)> {
 struct PartitionKey<'a> {
     strategy: Strategy,
     key: &'a [usize],
-    rel: &'a Relation,
+    /// The key columns' types (a hash partition's key is hashed by type).
+    key_types: &'a [crate::plan::SqlType],
     /// Every partition's bound (a default partition holds what the others do not).
     siblings: &'a [&'a Bound],
 }
@@ -1401,7 +1481,7 @@ impl PartitionKey<'_> {
                 }
             }
         }
-        let (strategy, key, rel) = (self.strategy, self.key, self.rel);
+        let (strategy, key) = (self.strategy, self.key);
         let eq_of = |col: usize| {
             conjuncts.iter().find_map(|c| match column_condition(c, col) {
                 Some((BinOp::Eq, d)) => Some(d.clone()),
@@ -1415,9 +1495,10 @@ impl PartitionKey<'_> {
                 // Every key column needs an equality or IS NULL.
                 let keys: Option<Vec<_>> = key
                     .iter()
-                    .map(|&k| match (eq_of(k), is_null(k)) {
-                        (Some(d), _) => Some((rel.columns[k].ty, d)),
-                        (None, true) => Some((rel.columns[k].ty, Datum::Null)),
+                    .zip(self.key_types)
+                    .map(|(&k, &ty)| match (eq_of(k), is_null(k)) {
+                        (Some(d), _) => Some((ty, d)),
+                        (None, true) => Some((ty, Datum::Null)),
                         (None, false) => None,
                     })
                     .collect();
@@ -1476,6 +1557,24 @@ impl PartitionKey<'_> {
         }
     }
 
+    /// Is `c` a condition on the key that pruning reads, once its parameters are
+    /// values (`key op $n`, either way round, or an OR of such)?
+    fn reads_key(&self, c: &Expr) -> bool {
+        let pseudo_constant = |e: &Expr| {
+            let mut has_col = false;
+            e.for_each_col(&mut |_| has_col = true);
+            !has_col
+        };
+        match c {
+            Expr::Bin(BinOp::Or, ..) => split_or(c).iter().all(|arm| split_and(arm).iter().any(|a| self.reads_key(a))),
+            Expr::Bin(op, l, r) if op.is_comparison() => self.key.iter().any(|&k| match (l.as_ref(), r.as_ref()) {
+                (Expr::Col(i), e) | (e, Expr::Col(i)) => *i == k && pseudo_constant(e),
+                _ => false,
+            }),
+            _ => false,
+        }
+    }
+
     /// Does the key value `v` satisfy every `key op constant` conjunct?
     fn value_holds(&self, v: &Datum, conjuncts: &[Expr]) -> bool {
         conjuncts.iter().all(|c| match column_condition(c, self.key[0]) {
@@ -1487,6 +1586,33 @@ impl PartitionKey<'_> {
             _ => true,
         })
     }
+}
+
+/// Does `p` aggregate (an Agg, or a foreign scan whose remote query does)?
+fn aggregates(p: &Plan) -> bool {
+    match p {
+        Plan::Agg { .. } => true,
+        Plan::ForeignScan(f) => f.remote.aggregated(),
+        Plan::Result { child, .. } => aggregates(child),
+        _ => false,
+    }
+}
+
+/// ExecFindMatchingSubPlans with the initial pruning steps: which of the Append's
+/// children may hold rows, its parameters' values bound (`prepared::bind_plan_params`).
+/// The same tests as plan-time pruning (`PartitionKey::may_hold`), over the values.
+pub fn find_matching_subplans(info: &PartPruneInfo) -> Vec<bool> {
+    let conjuncts: Vec<Expr> = info.conjuncts.iter().map(Expr::params_as_consts).collect();
+    // A condition that compares the key with NULL holds for no row (the operators are
+    // strict): nothing matches, as PostgreSQL's pruning finds no partition for it.
+    let null_compared = conjuncts.iter().any(|c| {
+        matches!(c, Expr::Bin(op, l, r) if op.is_comparison()
+            && (matches!(**l, Expr::Const(Datum::Null)) || matches!(**r, Expr::Const(Datum::Null))))
+    });
+    let siblings: Vec<&Bound> = info.all_bounds.iter().collect();
+    let part =
+        PartitionKey { strategy: info.strategy, key: &info.key, key_types: &info.key_types, siblings: &siblings };
+    info.bounds.iter().map(|b| !null_compared && part.may_hold(b, &conjuncts)).collect()
 }
 
 fn split_or(e: &Expr) -> Vec<Expr> {

@@ -26,8 +26,9 @@
 //! Invariants:
 //! - a file is at most `MAX_SCRIPT_BYTES`, checked before anything is parsed;
 //! - an unknown `-- @` marker is an error, so a misspelled one cannot turn a section's SQL
-//!   into the previous section's; at most one `-- @query`, holding exactly one SELECT or
-//!   EXPLAIN SELECT; shard names are folded to lower case, as unquoted names are;
+//!   into the previous section's; at most one `-- @query`, holding exactly one SELECT,
+//!   `EXECUTE name(args)` (of a statement the setup PREPAREd: the plan cache's choice
+//!   for it, `prepared.rs`) or an EXPLAIN of either; shard names are folded to lower case, as unquoted names are;
 //! - each section keeps its first line, so errors point into the file;
 //! - `:name` is replaced outside string literals only and never in `::type`; an undefined
 //!   variable is an error; the `\set` generator is seeded anew for each load.
@@ -54,7 +55,8 @@ use sqlparser::tokenizer::Location;
 /// real PostgreSQL), X identical to the built-in X, M with the seed's random() scores;
 /// R builds the built-in R (issue 18), K the built-in K's rows with partitioned tables
 /// (the front end joins two relations, not two UNION ALL subqueries); t0, pl, pf0 and
-/// pf1 build Kyotaro Horiguchi's benchmarks as the built-ins do.
+/// pf1 build Kyotaro Horiguchi's benchmarks as the built-ins do; pp runs a prepared
+/// statement's generic plan with run-time partition pruning (no built-in counterpart).
 pub const SCENARIO_FILES: &[(&str, &str)] = &[
     ("D", include_str!("scenarios/d.sql")),
     ("E", include_str!("scenarios/e.sql")),
@@ -66,6 +68,7 @@ pub const SCENARIO_FILES: &[(&str, &str)] = &[
     ("pl", include_str!("scenarios/pl.sql")),
     ("pf0", include_str!("scenarios/pf0.sql")),
     ("pf1", include_str!("scenarios/pf1.sql")),
+    ("pp", include_str!("scenarios/pp.sql")),
 ];
 
 #[derive(Clone, Debug, PartialEq)]
@@ -193,9 +196,20 @@ impl SqlScenario {
         };
         let query = match &st.stmt {
             Stmt::Select(query) | Stmt::Explain { query, .. } => query,
+            Stmt::Execute { name, args, .. } => return self.plan_execute(name, args, st.at),
             _ => return Err(FrontError::at("the query section must hold a SELECT (or EXPLAIN SELECT)", st.at)),
         };
         plan_query(self.cluster.coordinator(), query, &padded)
+    }
+
+    /// The plan of the query section's `EXECUTE name(args)`: the plan cache's choice
+    /// for this execution, made on a copy of the statement (planning it again, for
+    /// EXPLAIN or a run, chooses the same).
+    fn plan_execute(&self, name: &str, args: &[sqlparser::ast::Expr], at: Location) -> Result<Planned, FrontError> {
+        let coord = self.cluster.coordinator();
+        let mut ps = super::prepared::lookup(coord, name, at)?.clone();
+        let values = super::prepared::evaluate_params(&ps, args, at)?;
+        Ok(super::prepared::get_cached_plan(&mut ps, coord, &values, at)?.planned)
     }
 
     /// Does the coordinator run Append's foreign children asynchronously
@@ -278,7 +292,8 @@ impl SqlScenario {
         let coord = self.cluster.coordinator();
         let planned = self.plan().ok()?;
         let params = crate::plan::costsize::CostParams::from_settings(&|n| coord.setting(n).map(str::to_string));
-        Some(crate::plan::costsize::cost_plan(&planned.plan, coord, &params))
+        let estimates = crate::plan::costsize::cost_plan(&planned.plan, coord, &params);
+        Some(super::prepared::estimates_after_pruning(&planned.plan, &estimates))
     }
 
     /// A run is asked of a query that is an EXPLAIN without ANALYZE: PostgreSQL plans
@@ -632,7 +647,12 @@ fn describe(node: &str, s: &Stmt, rows: usize, result: Option<Vec<super::eval::V
             let vals: Vec<String> = result.unwrap_or_default().iter().map(super::eval::text_of).collect();
             format!("SELECT 1 ({})", vals.join(", "))
         }
-        Stmt::Explain { .. } => "EXPLAIN".into(),
+        Stmt::Explain { .. } | Stmt::Execute { explain: Some(_), .. } => "EXPLAIN".into(),
+        Stmt::Prepare { .. } => "PREPARE".into(),
+        Stmt::Execute { .. } => {
+            "EXECUTE (planned and counted by the plan cache; a setup statement's rows are not computed)".into()
+        }
+        Stmt::Deallocate(_) => "DEALLOCATE".into(),
     };
     format!("{node}: {tag}")
 }
@@ -670,8 +690,14 @@ fn query_text(text: &str, first_line: usize) -> Result<QueryText, FrontError> {
     let (explain, at) = match stmts.as_slice() {
         [one] => match &one.stmt {
             Stmt::Explain { options, .. } => (Some(*options), one.at),
+            Stmt::Execute { explain, .. } => (*explain, one.at),
             Stmt::Select(_) => (None, one.at),
-            _ => return Err(FrontError::at("the query section must hold a SELECT (or EXPLAIN SELECT)", one.at)),
+            _ => {
+                return Err(FrontError::at(
+                    "the query section must hold a SELECT, an EXECUTE or an EXPLAIN of either",
+                    one.at,
+                ))
+            }
         },
         [] => return Err(FrontError::new("the query section is empty", first_line, 1)),
         [_, second, ..] => return Err(FrontError::at("the query section must hold exactly one statement", second.at)),

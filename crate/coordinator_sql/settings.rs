@@ -32,8 +32,9 @@
 //! | `client_min_messages` | the least level sent to the client | honoured: the sandbox sends the client no NOTICE or WARNING, at any level |
 //! | `application_name` | shown in `pg_stat_activity` | honoured: the sandbox shows it nowhere, as a client would not see it |
 //! | `seq_page_cost`, `random_page_cost`, `cpu_tuple_cost`, `cpu_index_tuple_cost`, `cpu_operator_cost`, `work_mem` | the cost model | honoured: `plan::costsize` prints the estimates by them (the sandbox's planner still chooses its plan by rule) |
+//! | `plan_cache_mode` | custom or generic plans for prepared statements (`choose_custom_plan`) | honoured: `prepared.rs`, plancache.c's choice, the first five executions custom in `auto` |
 //! | `default_statistics_target` | ANALYZE's sample (300 × it rows), MCVs and histogram bounds | honoured (`plan::stats`) |
-//! | `parallel_*_cost`, `effective_cache_size`, `hash_mem_multiplier`, `geqo*`, `from_collapse_limit`, `join_collapse_limit`, `constraint_exclusion`, `cursor_tuple_fraction`, `plan_cache_mode`, `jit_above_cost`, … | the planner | refused: the sandbox's cost model does not use them |
+//! | `parallel_*_cost`, `effective_cache_size`, `hash_mem_multiplier`, `geqo*`, `from_collapse_limit`, `join_collapse_limit`, `constraint_exclusion`, `cursor_tuple_fraction`, `jit_above_cost`, … | the planner | refused: the sandbox's cost model does not use them |
 //! | `extra_float_digits`, `DateStyle`, `TimeZone`, `IntervalStyle`, `bytea_output`, `lc_*` | how values are written | refused: PostgreSQL's defaults only |
 //! | `search_path` | where names are looked up | refused: one schema, `public` |
 //! | `seed` | seeds `random()` | refused: write `SELECT setseed(…)` |
@@ -116,6 +117,9 @@ struct Guc {
     how: How,
 }
 
+/// `plan_cache_mode`'s values (plancache.c's `choose_custom_plan` reads it).
+pub const PLAN_CACHE_MODES: &[&str] = &["auto", "force_custom_plan", "force_generic_plan"];
+
 const LEVELS: &[&str] =
     &["debug5", "debug4", "debug3", "debug2", "debug1", "debug", "log", "notice", "warning", "error", "info"];
 
@@ -168,6 +172,13 @@ const GUCS: &[Guc] = &[
     Guc { name: "cpu_operator_cost", kind: Kind::Real, boot: "0.0025", explain: true, how: How::Honoured },
     Guc { name: "work_mem", kind: Kind::Memory, boot: "4MB", explain: true, how: How::Honoured },
     Guc { name: "default_statistics_target", kind: Kind::Int, boot: "100", explain: false, how: How::Honoured },
+    Guc {
+        name: "plan_cache_mode",
+        kind: Kind::Enum(PLAN_CACHE_MODES),
+        boot: "auto",
+        explain: true,
+        how: How::Honoured,
+    },
     Guc { name: "client_min_messages", kind: Kind::Enum(LEVELS), boot: "notice", explain: false, how: How::Honoured },
     Guc { name: "application_name", kind: Kind::Text, boot: "", explain: false, how: How::Honoured },
 ];
@@ -192,7 +203,6 @@ const COST_MODEL: &[&str] = &[
     "geqo_generations",
     "geqo_selection_bias",
     "geqo_seed",
-    "plan_cache_mode",
     "jit_above_cost",
     "jit_inline_above_cost",
     "jit_optimize_above_cost",
@@ -411,7 +421,7 @@ pub fn parse_bool(v: &str) -> Option<bool> {
 fn walk(plan: &Plan, f: &mut dyn FnMut(&Plan)) {
     f(plan);
     match plan {
-        Plan::Append { children } | Plan::MergeAppend { children, .. } => children.iter().for_each(|c| walk(c, f)),
+        Plan::Append { children, .. } | Plan::MergeAppend { children, .. } => children.iter().for_each(|c| walk(c, f)),
         Plan::Sort { child, .. }
         | Plan::Limit { child, .. }
         | Plan::Agg { child, .. }

@@ -1,8 +1,9 @@
 //! Statements of a scenario file, parsed.
 //!
 //! sqlparser (PostgreSQL dialect) parses what it knows: `CREATE TABLE … (cols)
-//! [PARTITION BY …]`, `CREATE INDEX`, `CREATE EXTENSION`, `INSERT`, `SET`, `EXPLAIN`
-//! and `SELECT`. PostgreSQL's foreign-data and partitioning DDL it does not know is
+//! [PARTITION BY …]`, `CREATE INDEX`, `CREATE EXTENSION`, `INSERT`, `SET`, `EXPLAIN`,
+//! `SELECT`, and `PREPARE … AS SELECT`, `EXECUTE`, `DEALLOCATE` (run by `prepared.rs`;
+//! `EXECUTE … USING` and PREPARE of anything but a SELECT refused). PostgreSQL's foreign-data and partitioning DDL it does not know is
 //! parsed here with its tokenizer and parser primitives, so both kinds of statement
 //! report positions the same way: `CREATE SERVER`, `CREATE USER MAPPING`, `CREATE
 //! [FOREIGN] TABLE … PARTITION OF … FOR VALUES …`, `CREATE FOREIGN TABLE … SERVER …
@@ -145,6 +146,23 @@ pub enum Stmt {
         query: Box<Query>,
     },
     Select(Box<Query>),
+    /// `PREPARE name [(type, …)] AS SELECT …` (prepare.c's `PrepareQuery`): the
+    /// SELECT with its `$n` parameters, kept by [`super::prepared`]. `types` are the
+    /// declared ones; the others are inferred from where `$n` stands.
+    Prepare {
+        name: String,
+        types: Vec<SqlType>,
+        query: Box<Query>,
+    },
+    /// `EXECUTE name [(arg, …)]`, or `EXPLAIN [(options)] EXECUTE …` when `explain`
+    /// is set (prepare.c's `ExecuteQuery` and `ExplainExecuteQuery`).
+    Execute {
+        name: String,
+        args: Vec<ast::Expr>,
+        explain: Option<ExplainFlags>,
+    },
+    /// `DEALLOCATE [PREPARE] name`, or every prepared statement (`DEALLOCATE ALL`: None).
+    Deallocate(Option<String>),
 }
 
 /// EXPLAIN's options as PostgreSQL 15's `ExplainQuery` settles them (explain.c), once
@@ -505,13 +523,42 @@ fn convert(stmt: Statement, at: Location) -> Result<Stmt, FrontError> {
             if query_plan || format.is_some() || describe_alias != ast::DescribeAlias::Explain {
                 return Err(FrontError::at("syntax error: PostgreSQL's EXPLAIN is EXPLAIN [ANALYZE] [VERBOSE] statement or EXPLAIN (option [, …]) statement", at));
             }
-            let Statement::Query(query) = *statement else {
-                return Err(FrontError::unsupported("EXPLAIN of anything but a SELECT", at));
-            };
             let flags = explain_flags(analyze, verbose, options.as_deref().unwrap_or_default(), at)?;
-            Ok(Stmt::Explain { options: flags, query })
+            match *statement {
+                Statement::Query(query) => Ok(Stmt::Explain { options: flags, query }),
+                execute @ Statement::Execute { .. } => match convert(execute, at)? {
+                    Stmt::Execute { name, args, .. } => Ok(Stmt::Execute { name, args, explain: Some(flags) }),
+                    _ => Err(FrontError::at("internal error: EXPLAIN EXECUTE", at)),
+                },
+                _ => Err(FrontError::unsupported("EXPLAIN of anything but a SELECT or an EXECUTE", at)),
+            }
         }
         Statement::Query(q) => Ok(Stmt::Select(q)),
+        Statement::Prepare { name, data_types, statement } => {
+            let Statement::Query(query) = *statement else {
+                return Err(FrontError::unsupported("PREPARE of anything but a SELECT", at));
+            };
+            let types = data_types.iter().map(|t| SqlType::from_ast(t, at)).collect::<Result<Vec<_>, _>>()?;
+            Ok(Stmt::Prepare { name: super::catalog::ident(&name), types, query })
+        }
+        Statement::Execute { name, parameters, has_parentheses: _, using } => {
+            if !using.is_empty() {
+                return Err(FrontError::unsupported("EXECUTE … USING (PostgreSQL's is EXECUTE name(args))", at));
+            }
+            let [part] = name.0.as_slice() else {
+                return Err(FrontError::at(
+                    format!("syntax error: a prepared statement's name is one identifier, not {name}"),
+                    at,
+                ));
+            };
+            Ok(Stmt::Execute { name: super::catalog::ident(part), args: parameters, explain: None })
+        }
+        Statement::Deallocate { name, prepare: _ } => {
+            if name.quote_style.is_none() && name.value.eq_ignore_ascii_case("all") {
+                return Ok(Stmt::Deallocate(None));
+            }
+            Ok(Stmt::Deallocate(Some(super::catalog::ident(&name))))
+        }
         other => {
             let text = other.to_string();
             let what: String = text.split_whitespace().take(2).collect::<Vec<_>>().join(" ");

@@ -1130,7 +1130,7 @@ pub fn plan_bound(scenario: &Scenario, plan: &crate::plan::Plan) -> PlanBound {
         }
         // Every row handed to an Append is a step of its own: a foreign child's rows
         // are counted already (remote_rows), a local child's are added here.
-        Plan::Append { children } | Plan::MergeAppend { children, .. } => {
+        Plan::Append { children, .. } | Plan::MergeAppend { children, .. } => {
             let b = sum(children);
             let local_rows = b.rows.saturating_sub(b.remote_rows);
             PlanBound { remote_rows: b.remote_rows.saturating_add(local_rows), ..b }

@@ -338,8 +338,22 @@ impl EState {
     /// Sends a statement on a connection (or queues it behind the one in flight) and
     /// records it; `owner` is the node whose counters the round trip is charged to.
     pub fn send(&mut self, conn: usize, proto: Proto, sql: &str, owner: Option<usize>, role: QueryRole) -> Ticket {
+        self.send_params(conn, proto, sql, Vec::new(), owner, role)
+    }
+
+    /// `send` with the Bind message's parameter values (postgres_fdw's `create_cursor`
+    /// with a remote query that has parameters).
+    pub fn send_params(
+        &mut self,
+        conn: usize,
+        proto: Proto,
+        sql: &str,
+        params: Vec<Option<String>>,
+        owner: Option<usize>,
+        role: QueryRole,
+    ) -> Ticket {
         let now = self.clock.now();
-        let (ticket, written) = self.conns[conn].send(now, proto, sql, role);
+        let (ticket, written) = self.conns[conn].send_params(now, proto, sql, params, role);
         if let Some(node) = owner {
             self.ticket_owner.insert((conn, ticket), node);
             self.answer_owner.insert((conn, ticket), node);

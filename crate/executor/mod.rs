@@ -209,15 +209,18 @@ pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<Plan
             Box::new(node_indexscan::IndexScanState::init(table, *column, *desc, ctx)?)
         }
         Plan::ForeignScan(f) => Box::new(ForeignScanState::init(id, f, es)?),
-        Plan::Append { children } => {
-            let children = init_children(children, ctx, es)?;
-            Box::new(AppendState::init(id, children, es))
+        Plan::Append { children, prune } => {
+            let (children, removed) = init_partition_pruning(children, prune.as_deref(), ctx, es)?;
+            let mut state = AppendState::init(id, children, es);
+            state.subplans_removed = removed;
+            Box::new(state)
         }
-        Plan::MergeAppend { children, keys } => {
-            let children = init_children(children, ctx, es)?;
+        Plan::MergeAppend { children, keys, prune } => {
+            let (children, removed) = init_partition_pruning(children, prune.as_deref(), ctx, es)?;
             let names = input_refs(plan);
             let mut state = MergeAppendState::init(id, children, keys.clone(), es);
             state.key_text = node_sort::sort_key_text(keys, &names);
+            state.subplans_removed = removed;
             Box::new(state)
         }
         Plan::Sort { child, keys } => {
@@ -267,6 +270,49 @@ pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<Plan
         es.shape.parent[c.id] = Some(id);
     }
     Ok(ps)
+}
+
+/// ExecInitPartitionPruning for an Append or a Merge Append: with initial pruning
+/// steps, only the children that may hold rows for the bound parameters are
+/// initialized at all (no connection is opened for the others). Returns them and how
+/// many were removed (EXPLAIN's `Subplans Removed`).
+fn init_partition_pruning(
+    children: &[Plan],
+    prune: Option<&crate::plan::PartPruneInfo>,
+    ctx: &InitContext,
+    es: &mut EState,
+) -> Result<(Vec<PlanState>, usize), String> {
+    let Some(info) = prune else { return Ok((init_children(children, ctx, es)?, 0)) };
+    let keep = crate::coordinator_sql::planner::find_matching_subplans(info);
+    let mut valid: Vec<Plan> = children.iter().zip(keep).filter(|(_, k)| *k).map(|(c, _)| c.clone()).collect();
+    let removed = children.len() - valid.len();
+    if removed > 0 {
+        // EXPLAIN names only the range-table entries of the plan it shows
+        // (select_rtable_names_for_explain): the children left are numbered anew.
+        for (i, c) in valid.iter_mut().enumerate() {
+            rename_partition_scan(c, i + 1);
+        }
+    }
+    Ok((init_children(&valid, ctx, es)?, removed))
+}
+
+/// Gives the partition scan under `plan` the alias `parent_k` (its parent's alias).
+fn rename_partition_scan(plan: &mut Plan, k: usize) {
+    let rename = |name: &mut Option<crate::plan::ScanName>| {
+        if let Some(n) = name {
+            if let Some(parent) = &n.parent {
+                n.alias = format!("{parent}_{k}");
+            }
+        }
+    };
+    match plan {
+        Plan::SeqScan { alias, .. } => rename(alias),
+        Plan::ForeignScan(f) => rename(&mut f.alias),
+        Plan::Result { child, .. } | Plan::Sort { child, .. } | Plan::Agg { child, .. } | Plan::Limit { child, .. } => {
+            rename_partition_scan(child, k)
+        }
+        _ => {}
+    }
 }
 
 /// `$0`, `$1`, …: sort keys name their input columns so that EXPLAIN prints them as

@@ -29,6 +29,13 @@
 //! a synchronous child is a step so that sync and async runs step alike (an async
 //! child's row is its request's transition).
 //!
+//! Run-time pruning (ExecInitPartitionPruning, in `init_plan`): a generic plan's
+//! Append is built with only the children that may hold rows for its parameters'
+//! values; the others are never initialized (no connection, no cursor number) and
+//! EXPLAIN says `Subplans Removed: N`. With none left the node returns end of data at
+//! once (ExecAppend's `as_nplans == 0`); with one async child left it runs as any async
+//! Append does (nodeAppend.c has no special case for it).
+//!
 //! The `fifo_results` knob restores the earlier model: results leave in the order they
 //! arrived and each child is re-requested as soon as its row is taken.
 //!
@@ -88,6 +95,9 @@ pub struct AppendState {
     in_call: bool,
     fifo_results: bool,
     slot: Vec<Datum>,
+    /// Children left out by initial run-time pruning (ExecInitPartitionPruning):
+    /// never initialized; EXPLAIN's `Subplans Removed`.
+    pub subplans_removed: usize,
 }
 
 impl Requestor for AppendState {
@@ -144,6 +154,7 @@ impl AppendState {
             in_call: false,
             fifo_results: es.behaviour.fifo_results,
             slot: Vec::new(),
+            subplans_removed: 0,
         }
     }
 
@@ -151,6 +162,10 @@ impl AppendState {
     /// the async side and the synchronous children.
     fn exec_append(&mut self, es: &mut EState) -> StepResult<ExecStatus> {
         if !self.as_begun {
+            // Every child pruned at startup: nothing to do (ExecAppend's as_nplans == 0).
+            if self.children.is_empty() {
+                return Ok(ExecStatus::Done);
+            }
             self.as_begun = true;
             self.as_syncdone = self.as_syncplans.is_empty();
             if self.as_nasyncplans > 0 {
@@ -331,5 +346,8 @@ impl ExecNode for AppendState {
     }
     fn explain(&self, e: &mut ExplainNode) {
         e.node_type = "Append".into();
+        if self.subplans_removed > 0 {
+            e.details.push(("Subplans Removed".into(), self.subplans_removed.to_string()));
+        }
     }
 }

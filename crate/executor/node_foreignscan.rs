@@ -74,6 +74,10 @@ pub struct ForeignScanState {
     server: String,
     conn: usize,
     sql: String,
+    /// The remote query's parameter values (the DECLARE's Bind).
+    params: Vec<Option<String>>,
+    /// `sql` with the parameter values written in (a DECLARE by simple Query).
+    sql_inline: String,
     /// EXPLAIN VERBOSE's Output: the remote query's target list.
     output: Vec<String>,
     /// How EXPLAIN names the scan of a partition.
@@ -101,6 +105,28 @@ pub struct ForeignScanState {
     slot: Vec<Datum>,
 }
 
+/// process_query_params: the remote query's parameter values, in its `$n` order
+/// (`deparse::remote_params`), as text (each type's output function; None: NULL).
+fn remote_param_values(q: &crate::plan::RemoteQuery) -> Vec<Option<String>> {
+    crate::sql_text::deparse::remote_params(q)
+        .iter()
+        .map(|p| match p {
+            crate::plan::Expr::Param(_, ty, Some(d)) if !d.is_null() => Some(crate::plan::eval::text_out(d, Some(*ty))),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The remote query with its parameters' values written in as constants (for a
+/// DECLARE sent as a simple Query, which has no Bind: the `pipelined_setup` knob).
+fn inline_params(q: &crate::plan::RemoteQuery) -> String {
+    let mut inline = q.clone();
+    for e in inline.quals.iter_mut().chain(inline.having.iter_mut()) {
+        *e = e.params_as_consts();
+    }
+    deparse_remote_query(&inline)
+}
+
 impl ForeignScanState {
     /// postgresBeginForeignScan.
     pub fn init(id: usize, plan: &ForeignScanPlan, es: &mut EState) -> Result<ForeignScanState, String> {
@@ -117,6 +143,8 @@ impl ForeignScanState {
             server: plan.server.clone(),
             conn,
             sql: deparse_remote_query(&plan.remote),
+            params: remote_param_values(&plan.remote),
+            sql_inline: inline_params(&plan.remote),
             output: plan.remote.targets.iter().map(|t| target_name(&plan.remote, t)).collect(),
             name: plan.alias.clone(),
             upper: plan.remote.targets.iter().any(|t| matches!(t, RemoteTarget::Agg(..))),
@@ -213,7 +241,9 @@ impl ForeignScanState {
                 return Ok(false);
             }
             let sql = format!("DECLARE c{} CURSOR FOR\n{}", self.cursor_number, self.sql);
-            let ticket = es.send(self.conn, Proto::Extended, &sql, Some(self.id), QueryRole::InTransaction);
+            let params = self.params.clone();
+            let ticket =
+                es.send_params(self.conn, Proto::Extended, &sql, params, Some(self.id), QueryRole::InTransaction);
             self.pending = Some((ticket, Awaiting::Declare));
         }
         if self.get_result(es)?.is_none() {
@@ -233,7 +263,8 @@ impl ForeignScanState {
         } else {
             self.cursor_exists = true;
             let prefix = es.session_prefix(self.conn);
-            format!("{prefix}DECLARE c{} CURSOR FOR\n{}; {fetch}", self.cursor_number, self.sql)
+            // One simple Query carries no Bind: parameters go in as constants.
+            format!("{prefix}DECLARE c{} CURSOR FOR\n{}; {fetch}", self.cursor_number, self.sql_inline)
         };
         let ticket = es.send(self.conn, Proto::Simple, &sql, Some(self.id), QueryRole::InTransaction);
         if declares {

@@ -73,6 +73,8 @@ pub struct MergeAppendState {
     ms_last: usize,
     /// The keys as EXPLAIN prints them.
     pub key_text: String,
+    /// Children left out by initial run-time pruning (never initialized).
+    pub subplans_removed: usize,
 }
 
 impl MergeAppendState {
@@ -106,6 +108,7 @@ impl MergeAppendState {
             ms_initialized: false,
             ms_last: 0,
             key_text: String::new(),
+            subplans_removed: 0,
         }
     }
 
@@ -278,5 +281,8 @@ impl ExecNode for MergeAppendState {
     fn explain(&self, e: &mut ExplainNode) {
         e.node_type = "Merge Append".into();
         e.details.push(("Sort Key".into(), self.key_text.clone()));
+        if self.subplans_removed > 0 {
+            e.details.push(("Subplans Removed".into(), self.subplans_removed.to_string()));
+        }
     }
 }

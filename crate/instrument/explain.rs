@@ -197,6 +197,12 @@ fn substitute(text: &str, inputs: &[String]) -> String {
     let mut out = String::with_capacity(text.len());
     let mut chars = text.char_indices().peekable();
     while let Some((i, c)) = chars.next() {
+        if c == '$' && text[i + 1..].starts_with('$') {
+            // `$$n`: a parameter (`Expr::Param`), printed `$n` and not resolved.
+            chars.next();
+            out.push('$');
+            continue;
+        }
         if c == '$' {
             let start = i + 1;
             let mut end = start;
@@ -723,6 +729,9 @@ fn json_node(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions, (analyze, cost
     // sandbox's estimate assumes its groups fit in work_mem), after its Filter.
     let mut planned_partitions = estimate(n, costs).is_some() && n.strategy.as_deref() == Some("Hashed");
     for (k, v) in properties(n, o, opts) {
+        if k == "Subplans Removed" {
+            continue; // put below, always (ExplainMissingMembers in a non-text format)
+        }
         if planned_partitions && k == "Rows Removed by Filter" {
             put("Planned Partitions", int(0));
             planned_partitions = false;
@@ -740,7 +749,7 @@ fn json_node(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions, (analyze, cost
         put("Planned Partitions", int(0));
     }
     if matches!(n.node_type.as_str(), "Append" | "Merge Append") {
-        put("Subplans Removed", int(0));
+        put("Subplans Removed", int(n.detail("Subplans Removed").and_then(|v| v.parse().ok()).unwrap_or(0)));
     }
     if analyze && opts.counters && is_remote(n) {
         let r = &inst.remote;

@@ -236,7 +236,7 @@ pub fn qual_cost(e: &Expr, p: &CostParams) -> f64 {
         return 0.0;
     }
     match e {
-        Expr::Col(_) | Expr::Const(_) => 0.0,
+        Expr::Col(_) | Expr::Const(_) | Expr::Param(..) => 0.0,
         Expr::Bin(BinOp::And | BinOp::Or, l, r) => qual_cost(l, p) + qual_cost(r, p),
         Expr::Bin(_, l, r) => p.cpu_operator_cost + qual_cost(l, p) + qual_cost(r, p),
         Expr::Not(x) | Expr::IsNull(x, _) => qual_cost(x, p),
@@ -417,7 +417,7 @@ impl Model<'_> {
                 self.indexscan(table, &names)
             }
             Plan::ForeignScan(f) => self.foreignscan(f),
-            Plan::Append { children } => self.append(children, self.setop == Some(plan as *const Plan)),
+            Plan::Append { children, .. } => self.append(children, self.setop == Some(plan as *const Plan)),
             Plan::MergeAppend { children, .. } => self.merge_append(children, limit),
             Plan::Sort { child, .. } => {
                 let c = self.node(child, None);
@@ -925,7 +925,7 @@ impl Model<'_> {
             a => a,
         };
         let members = match below_sort {
-            Plan::Append { children } => Some(children.as_slice()),
+            Plan::Append { children, .. } => Some(children.as_slice()),
             _ => None,
         };
         let pushed = filter.is_none() && targets.is_some() && members.is_some_and(|m| self.partition_members(m));

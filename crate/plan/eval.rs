@@ -137,6 +137,7 @@ impl Expr {
         match self {
             Expr::Col(i) => Ok(row[*i].clone()),
             Expr::Const(d) => Ok(d.clone()),
+            Expr::Param(_, _, v) => Ok(v.clone().unwrap_or(Datum::Null)),
             Expr::Not(e) => Ok(match e.eval_in(row, cx)? {
                 Datum::Null => Datum::Null,
                 d => Datum::Int(!d.is_true() as i64),

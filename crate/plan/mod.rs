@@ -180,6 +180,12 @@ pub enum Expr {
     Not(Box<Expr>),
     IsNull(Box<Expr>, bool),
     Func(Func, Box<[Expr]>),
+    /// A prepared statement's parameter `$n` in a generic plan (PostgreSQL's `Param`
+    /// of kind PARAM_EXTERN): its number (from 1), its type, and the value bound for
+    /// this execution (`bind_params`, as ExecutorStart receives the ParamListInfo;
+    /// None until bound, and evaluated as NULL then). EXPLAIN and remote SQL print
+    /// the parameter, never its value.
+    Param(u16, SqlType, #[serde(skip)] Option<Datum>),
 }
 
 impl Expr {
@@ -206,6 +212,46 @@ impl Expr {
             Expr::Not(x) => Expr::Not(Box::new(x.map_cols(f))),
             Expr::IsNull(x, neg) => Expr::IsNull(Box::new(x.map_cols(f)), *neg),
             Expr::Func(func, args) => Expr::Func(*func, args.iter().map(|a| a.map_cols(f)).collect()),
+            Expr::Param(..) => self.clone(),
+        }
+    }
+
+    /// Does the expression read a parameter (`$n`)?
+    pub fn has_param(&self) -> bool {
+        match self {
+            Expr::Param(..) => true,
+            Expr::Col(_) | Expr::Const(_) => false,
+            Expr::Bin(_, l, r) => l.has_param() || r.has_param(),
+            Expr::Not(x) | Expr::IsNull(x, _) => x.has_param(),
+            Expr::Func(_, args) => args.iter().any(Expr::has_param),
+        }
+    }
+
+    /// The same expression with each parameter's bound value as a constant (what
+    /// PostgreSQL's pruning steps compare, once ExecInitPartitionPruning evaluated
+    /// their expressions).
+    pub fn params_as_consts(&self) -> Expr {
+        match self {
+            Expr::Param(_, _, v) => Expr::Const(v.clone().unwrap_or(Datum::Null)),
+            Expr::Col(_) | Expr::Const(_) => self.clone(),
+            Expr::Bin(op, l, r) => Expr::bin(*op, l.params_as_consts(), r.params_as_consts()),
+            Expr::Not(x) => Expr::Not(Box::new(x.params_as_consts())),
+            Expr::IsNull(x, neg) => Expr::IsNull(Box::new(x.params_as_consts()), *neg),
+            Expr::Func(func, args) => Expr::Func(*func, args.iter().map(Expr::params_as_consts).collect()),
+        }
+    }
+
+    /// Binds each parameter `$n` to `values[n - 1]` (ExecutorStart's ParamListInfo).
+    pub fn bind_params(&mut self, values: &[Datum]) {
+        match self {
+            Expr::Param(n, _, v) => *v = values.get(usize::from(*n).wrapping_sub(1)).cloned(),
+            Expr::Col(_) | Expr::Const(_) => {}
+            Expr::Bin(_, l, r) => {
+                l.bind_params(values);
+                r.bind_params(values);
+            }
+            Expr::Not(x) | Expr::IsNull(x, _) => x.bind_params(values),
+            Expr::Func(_, args) => args.iter_mut().for_each(|a| a.bind_params(values)),
         }
     }
 
@@ -213,7 +259,7 @@ impl Expr {
     pub fn for_each_col(&self, f: &mut impl FnMut(usize)) {
         match self {
             Expr::Col(i) => f(*i),
-            Expr::Const(_) => {}
+            Expr::Const(_) | Expr::Param(..) => {}
             Expr::Bin(_, l, r) => {
                 l.for_each_col(f);
                 r.for_each_col(f);
@@ -230,6 +276,7 @@ impl Expr {
             Expr::Const(Datum::Text(_)) => ColType::Text,
             Expr::Const(Datum::Float(_)) => ColType::Float,
             Expr::Const(_) => ColType::Int,
+            Expr::Param(_, t, _) => t.col_type(),
             Expr::Bin(BinOp::Divide, l, r)
             | Expr::Bin(BinOp::Plus, l, r)
             | Expr::Bin(BinOp::Minus, l, r)
@@ -259,6 +306,8 @@ impl Expr {
                 format!("({} {} {})", l.to_sql(names), op.sql(), r.to_sql(names))
             }
             Expr::Func(f, args) => f.sql(&args.iter().map(|a| a.to_sql(names)).collect::<Vec<_>>()),
+            // `$$n`: EXPLAIN's text resolves `$i` as input column i; `$$` stays a `$`.
+            Expr::Param(n, _, _) => format!("$${n}"),
         }
     }
 }
@@ -401,6 +450,21 @@ pub struct ScanName {
     pub parent: Option<String>,
 }
 
+/// What ExecInitPartitionPruning needs to prune an Append's children at executor
+/// startup (PostgreSQL's `PartitionPruneInfo` with initial pruning steps): the
+/// partitioned table's key, each child's bound (in child order), every bound of the
+/// table (a default partition holds what the others do not), and the conditions on
+/// the key, over the table's columns, whose parameters are bound at startup.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PartPruneInfo {
+    pub strategy: crate::coordinator_sql::statement::Strategy,
+    pub key: Vec<usize>,
+    pub key_types: Vec<SqlType>,
+    pub bounds: Vec<crate::coordinator_sql::catalog::Bound>,
+    pub all_bounds: Vec<crate::coordinator_sql::catalog::Bound>,
+    pub conjuncts: Vec<Expr>,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub enum AggStrategy {
     Plain,
@@ -428,10 +492,17 @@ pub enum Plan {
     ForeignScan(ForeignScanPlan),
     Append {
         children: Vec<Plan>,
+        /// Run-time partition pruning (a generic plan's Append over a partitioned
+        /// table with conditions on its key that compare with parameters).
+        #[serde(skip)]
+        prune: Option<Box<PartPruneInfo>>,
     },
     MergeAppend {
         children: Vec<Plan>,
         keys: Vec<SortKey>,
+        /// Run-time partition pruning, as an Append's.
+        #[serde(skip)]
+        prune: Option<Box<PartPruneInfo>>,
     },
     Sort {
         child: Box<Plan>,
@@ -495,7 +566,7 @@ impl Plan {
                 columns.clone()
             }
             Plan::ForeignScan(f) => f.remote.output_columns(),
-            Plan::Append { children } | Plan::MergeAppend { children, .. } => {
+            Plan::Append { children, .. } | Plan::MergeAppend { children, .. } => {
                 children.first().map(|c| c.output_columns()).unwrap_or_default()
             }
             Plan::Sort { child, .. } | Plan::Limit { child, .. } | Plan::Material { child } => child.output_columns(),
@@ -529,10 +600,78 @@ impl Plan {
         }
     }
 
+    /// Calls `f` with every expression of the tree: filters, projections, keys,
+    /// aggregate arguments, remote quals and HAVING, pruning conditions.
+    pub fn for_each_expr_mut(&mut self, f: &mut dyn FnMut(&mut Expr)) {
+        match self {
+            Plan::SeqScan { .. } | Plan::IndexScan { .. } | Plan::EmptyResult { .. } => {}
+            Plan::ForeignScan(s) => s.remote.quals.iter_mut().chain(s.remote.having.iter_mut()).for_each(f),
+            Plan::Append { children, prune } => {
+                if let Some(p) = prune {
+                    p.conjuncts.iter_mut().for_each(&mut *f);
+                }
+                children.iter_mut().for_each(|c| c.for_each_expr_mut(f));
+            }
+            Plan::MergeAppend { children, keys, prune } => {
+                if let Some(p) = prune {
+                    p.conjuncts.iter_mut().for_each(&mut *f);
+                }
+                keys.iter_mut().for_each(|k| f(&mut k.expr));
+                children.iter_mut().for_each(|c| c.for_each_expr_mut(f));
+            }
+            Plan::Sort { child, keys } => {
+                keys.iter_mut().for_each(|k| f(&mut k.expr));
+                child.for_each_expr_mut(f);
+            }
+            Plan::Limit { child, .. } | Plan::Material { child } => child.for_each_expr_mut(f),
+            Plan::Agg { child, group_by, aggs, .. } => {
+                group_by.iter_mut().for_each(&mut *f);
+                aggs.iter_mut().filter_map(|a| a.arg.as_mut()).for_each(&mut *f);
+                child.for_each_expr_mut(f);
+            }
+            Plan::Result { child, filter, targets } => {
+                filter.iter_mut().for_each(&mut *f);
+                targets.iter_mut().flatten().for_each(|(e, _)| f(e));
+                child.for_each_expr_mut(f);
+            }
+            Plan::HashJoin { outer, inner, outer_key, inner_key }
+            | Plan::NestLoop { outer, inner, outer_key, inner_key, .. } => {
+                f(outer_key);
+                f(inner_key);
+                outer.for_each_expr_mut(f);
+                inner.for_each_expr_mut(f);
+            }
+        }
+    }
+
+    /// The parameters (`$n`) the plan reads, by number, each once, with its type.
+    pub fn params(&mut self) -> Vec<(u16, SqlType)> {
+        fn walk(e: &Expr, out: &mut Vec<(u16, SqlType)>) {
+            match e {
+                Expr::Param(n, t, _) => {
+                    if !out.iter().any(|(m, _)| m == n) {
+                        out.push((*n, *t));
+                    }
+                }
+                Expr::Col(_) | Expr::Const(_) => {}
+                Expr::Bin(_, l, r) => {
+                    walk(l, out);
+                    walk(r, out);
+                }
+                Expr::Not(x) | Expr::IsNull(x, _) => walk(x, out),
+                Expr::Func(_, args) => args.iter().for_each(|a| walk(a, out)),
+            }
+        }
+        let mut out = Vec::new();
+        self.for_each_expr_mut(&mut |e| walk(e, &mut out));
+        out.sort_unstable_by_key(|(n, _)| *n);
+        out
+    }
+
     pub fn children(&self) -> Vec<&Plan> {
         match self {
             Plan::SeqScan { .. } | Plan::IndexScan { .. } | Plan::ForeignScan(_) | Plan::EmptyResult { .. } => vec![],
-            Plan::Append { children } | Plan::MergeAppend { children, .. } => children.iter().collect(),
+            Plan::Append { children, .. } | Plan::MergeAppend { children, .. } => children.iter().collect(),
             Plan::Sort { child, .. }
             | Plan::Limit { child, .. }
             | Plan::Agg { child, .. }

@@ -274,7 +274,8 @@ pub fn nulltestsel(v: &VarData, is_not_null: bool) -> f64 {
 fn constant(e: &Expr) -> Option<Datum> {
     let mut has_col = false;
     e.for_each_col(&mut |_| has_col = true);
-    if has_col || contains_volatile(e) {
+    // A parameter's value is unknown when a generic plan is costed.
+    if has_col || contains_volatile(e) || e.has_param() {
         return None;
     }
     Some(e.eval(&[]))
@@ -307,6 +308,39 @@ fn var_op_const(op: BinOp, l: &Expr, r: &Expr) -> Option<(usize, BinOp, Datum)> 
     }
 }
 
+/// `column op expr` where expr is a parameter (no column, a `$n`): the column.
+fn var_op_param(l: &Expr, r: &Expr) -> Option<usize> {
+    let pseudo_constant = |e: &Expr| {
+        let mut has_col = false;
+        e.for_each_col(&mut |_| has_col = true);
+        !has_col && e.has_param()
+    };
+    match (l, r) {
+        (Expr::Col(i), p) | (p, Expr::Col(i)) if pseudo_constant(p) => Some(*i),
+        _ => None,
+    }
+}
+
+/// `var_eq_non_const`: `column = value not known at planning` (a generic plan's
+/// parameter): 1 − nullfrac over the distinct values, at most the most common value's
+/// frequency; with no statistics 1 / the default number of distinct values.
+pub fn var_eq_non_const(v: &VarData) -> f64 {
+    match v.stats {
+        Some(s) => {
+            let mut selec = 1.0 - s.null_frac;
+            let ndistinct = get_variable_numdistinct(v).0;
+            if ndistinct > 1.0 {
+                selec /= ndistinct;
+            }
+            if let Some(top) = s.mcv.first().map(|m| m.1) {
+                selec = selec.min(top);
+            }
+            clamp(selec)
+        }
+        None => clamp(1.0 / get_variable_numdistinct(v).0),
+    }
+}
+
 /// `clause_selectivity` of one condition; `var(i)`: column i's statistics.
 pub fn clause_selectivity<'a>(e: &Expr, var: &dyn Fn(usize) -> VarData<'a>, tuples: f64) -> f64 {
     match e {
@@ -327,6 +361,13 @@ pub fn clause_selectivity<'a>(e: &Expr, var: &dyn Fn(usize) -> VarData<'a>, tupl
             Expr::Col(i) => nulltestsel(&var(*i), *not),
             _ => nulltestsel(&VarData::none(tuples), *not),
         },
+        Expr::Bin(op @ (BinOp::Eq | BinOp::NotEq), l, r) if var_op_param(l, r).is_some() => {
+            let i = var_op_param(l, r).unwrap_or(0);
+            let v = var(i);
+            let selec = var_eq_non_const(&v);
+            let nullfrac = v.stats.map_or(0.0, |s| s.null_frac);
+            clamp(if *op == BinOp::NotEq { 1.0 - selec - nullfrac } else { selec })
+        }
         Expr::Bin(op, l, r) if op.is_comparison() => match var_op_const(*op, l, r) {
             Some((i, BinOp::Eq, c)) => var_eq_const(&var(i), &c, false),
             Some((i, BinOp::NotEq, c)) => var_eq_const(&var(i), &c, true),
@@ -396,7 +437,20 @@ pub fn clauselist_selectivity<'a>(clauses: &[Expr], var: &dyn Fn(usize) -> VarDa
     for c in clauses {
         let s2 = clause_selectivity(c, var, tuples);
         if let Expr::Bin(op @ (BinOp::Lt | BinOp::LtEq | BinOp::Gt | BinOp::GtEq), l, r) = c {
-            if let Some((i, op, _)) = var_op_const(*op, l, r) {
+            // A parameter is a pseudo-constant too (addRangeClause takes `var op
+            // $n`): its default selectivity makes the pair DEFAULT_RANGE_INEQ_SEL.
+            let param_bound = var_op_param(l, r).map(|i| {
+                let var_left = matches!(l.as_ref(), Expr::Col(_));
+                let op = match (var_left, *op) {
+                    (true, o) => o,
+                    (false, BinOp::Lt) => BinOp::Gt,
+                    (false, BinOp::LtEq) => BinOp::GtEq,
+                    (false, BinOp::Gt) => BinOp::Lt,
+                    (false, _) => BinOp::LtEq,
+                };
+                (i, op)
+            });
+            if let Some((i, op)) = var_op_const(*op, l, r).map(|(i, op, _)| (i, op)).or(param_bound) {
                 let slot = match ranges.iter().position(|r| r.0 == i) {
                     Some(p) => p,
                     None => {
@@ -522,4 +576,29 @@ pub fn estimate_num_groups(vars: &[VarData], rel_rows: f64, input_rows: f64) -> 
         numdistinct *= clamp_row_est(reldistinct);
     }
     numdistinct.ceil().min(input_rows).max(1.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::SqlType;
+
+    fn param(n: u16) -> Expr {
+        Expr::Param(n, SqlType::Int4, None)
+    }
+
+    /// A generic plan's conditions on a parameter: `var = $1` is var_eq_non_const (here
+    /// without statistics, 1 / DEFAULT_NUM_DISTINCT), `var < $1` DEFAULT_INEQ_SEL, and a
+    /// pair of bounds on one column DEFAULT_RANGE_INEQ_SEL (clauselist's addRangeClause).
+    #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
+    fn parameters_get_plancache_defaults() {
+        let none = |_: usize| VarData::none(1000.0);
+        let eq = Expr::bin(BinOp::Eq, Expr::Col(0), param(1));
+        assert!((clause_selectivity(&eq, &none, 1000.0) - 1.0 / 200.0).abs() < 1e-12);
+        let lt = Expr::bin(BinOp::Lt, param(1), Expr::Col(0));
+        assert_eq!(clause_selectivity(&lt, &none, 1000.0), DEFAULT_INEQ_SEL);
+        let ge = Expr::bin(BinOp::GtEq, Expr::Col(0), param(1));
+        let lt2 = Expr::bin(BinOp::Lt, Expr::Col(0), param(2));
+        assert_eq!(clauselist_selectivity(&[ge, lt2], &none, 1000.0), DEFAULT_RANGE_INEQ_SEL);
+    }
 }

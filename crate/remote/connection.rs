@@ -177,6 +177,8 @@ struct Pending {
     ticket: Ticket,
     proto: Proto,
     sql: String,
+    /// The Bind message's parameter values, in text (None: NULL); extended protocol only.
+    params: Vec<Option<String>>,
     role: QueryRole,
     /// Nobody will read the result (ABORT, a scan's FETCH after its end).
     discard: bool,
@@ -293,6 +295,7 @@ impl Connection {
             ticket,
             proto: Proto::Startup,
             sql: String::new(),
+            params: Vec::new(),
             role: QueryRole::Setup,
             discard: !waited,
             result,
@@ -305,10 +308,23 @@ impl Connection {
     /// in flight. Returns the ticket to collect the result with and whether it was
     /// written now.
     pub fn send(&mut self, now: u64, proto: Proto, sql: &str, role: QueryRole) -> (Ticket, bool) {
+        self.send_params(now, proto, sql, Vec::new(), role)
+    }
+
+    /// `send` with parameter values for the Bind message (libpq's PQsendQueryParams
+    /// with `nParams` > 0, text format, no types: the statement casts each `$n`).
+    pub fn send_params(
+        &mut self,
+        now: u64,
+        proto: Proto,
+        sql: &str,
+        params: Vec<Option<String>>,
+        role: QueryRole,
+    ) -> (Ticket, bool) {
         let ticket = self.new_ticket();
         let discard = matches!(role, QueryRole::Abandon | QueryRole::Unread);
         let result = QueryResult::default();
-        self.queued.push_back(Pending { ticket, proto, sql: sql.to_string(), role, discard, result });
+        self.queued.push_back(Pending { ticket, proto, sql: sql.to_string(), params, role, discard, result });
         self.write_queued(now);
         (ticket, !self.queued.iter().any(|p| p.ticket == ticket))
     }
@@ -357,7 +373,7 @@ impl Connection {
                 break; // the transaction is aborted: only COMMIT/ABORT may go
             }
             let p = self.queued.pop_front().unwrap();
-            let buf = encode(p.proto, &p.sql);
+            let buf = encode(p.proto, &p.sql, &p.params);
             if p.role == QueryRole::BeginTransaction || p.sql.contains(BEGIN_SQL) {
                 self.xact_open = true;
             }
@@ -576,20 +592,20 @@ fn error_response(body: &ErrorResponseBody, server: &str, query: &str) -> Result
 }
 
 /// The bytes of one statement: a Query message, or the extended-protocol batch libpq's
-/// PQsendQueryParams writes (no parameters, text results).
-fn encode(proto: Proto, sql: &str) -> BytesMut {
+/// PQsendQueryParams writes (parameters in text format, no types, text results).
+fn encode(proto: Proto, sql: &str, params: &[Option<String>]) -> BytesMut {
     let mut buf = BytesMut::new();
     match proto {
         Proto::Startup => unreachable!("the startup packet is written by `connect`"),
         Proto::Simple => frontend::query(sql, &mut buf).expect("query message"),
         Proto::Extended => {
             frontend::parse("", sql, std::iter::empty(), &mut buf).expect("parse message");
-            let no_values = std::iter::empty::<Option<&[u8]>>();
+            let values = params.iter().map(|v| v.as_deref().map(str::as_bytes));
             let r = frontend::bind(
                 "",
                 "",
                 std::iter::empty::<i16>(),
-                no_values,
+                values,
                 |v, buf| match v {
                     Some(bytes) => {
                         buf.extend_from_slice(bytes);
@@ -601,7 +617,7 @@ fn encode(proto: Proto, sql: &str) -> BytesMut {
                 &mut buf,
             );
             if r.is_err() {
-                unreachable!("a Bind without parameters cannot fail");
+                unreachable!("a Bind of text values cannot fail");
             }
             frontend::describe(b'P', "", &mut buf).expect("describe message");
             frontend::execute("", 0, &mut buf).expect("execute message");

@@ -325,6 +325,16 @@ impl ExprPlanner<'_> {
         let Some(target) = cast_target(data_type) else {
             return Err(SqlError::unsupported(format!("cast to {data_type}"), position));
         };
+        // `$n::type`: a parameter whose value comes with each execution (a generic
+        // plan's, or postgres_fdw's remote parameter, bound by the DECLARE's Bind).
+        if let ast::Expr::Value(Value::Placeholder(p)) = inner {
+            let n = p.strip_prefix('$').and_then(|n| n.parse::<u16>().ok()).filter(|n| *n >= 1);
+            let ty = SqlType::from_ast(data_type, sqlparser::tokenizer::Location { line: 0, column: 0 }).ok();
+            return match (n, ty) {
+                (Some(n), Some(ty)) => Ok(Expr::Param(n, ty, None)),
+                _ => Err(SqlError::unsupported(format!("parameter {p}"), position)),
+            };
+        }
         let x = self.plan(inner, scope)?;
         if let Expr::Const(d) = &x {
             return Ok(Expr::Const(convert_const(d, target, position)?));

@@ -48,8 +48,9 @@
 //!   executor's cost-model time and `server_row_ns` per row sent.
 //!
 //! Where it departs from PostgreSQL on purpose: one database (the startup packet's is
-//! not checked) and no authentication; no parameters (Parse with parameter types, Bind
-//! with values are rejected); text format only; WITH HOLD cursors end with their
+//! not checked) and no authentication; parameters only as postgres_fdw sends them:
+//! each `$n` written with its cast (`$1::integer`), its value in the Bind message in
+//! text format (Parse declaring parameter types is rejected); text format only; WITH HOLD cursors end with their
 //! transaction; parse analysis of a Parse message runs even in a failed transaction.
 
 use super::guc::{self, Reporter, Settings};
@@ -893,14 +894,23 @@ impl ShardServer {
             let msg = format!("bind message has {nformats} parameter formats but {nparams} parameters");
             return Err(PgError::protocol(msg));
         }
-        if nparams != 0 {
+        let mut values = Vec::with_capacity(nparams as usize);
+        for _ in 0..nparams {
+            let len = r.int32()?;
+            values.push(if len < 0 { None } else { Some(r.take(len as usize)?.to_vec()) });
+        }
+        let mut stmt = self.statements[j].stmt.clone();
+        let required = stmt.as_mut().map_or(0, |s| stmt_params(&mut s.kind).len());
+        if nparams as usize != required {
             let msg = format!(
-                "bind message supplies {nparams} parameters, but prepared statement \"{stmt_name}\" requires 0"
+                "bind message supplies {nparams} parameters, but prepared statement \"{stmt_name}\" requires {required}"
             );
             return Err(PgError::protocol(msg));
         }
         self.start_xact_command();
-        let stmt = self.statements[j].stmt.clone();
+        if let Some(s) = stmt.as_mut() {
+            bind_stmt_params(&mut s.kind, &values)?;
+        }
         self.check_not_aborted(stmt.as_ref().is_some_and(|s| s.info.is_exit))?;
         if portal.is_empty() {
             self.portals.retain(|p| !p.name.is_empty());
@@ -1113,6 +1123,40 @@ fn describe_rows(out: &mut Vec<u8>, columns: Option<&[Column]>) {
         Some(c) => wire::row_description(out, c),
         None => put_msg(out, b'n', &[]),
     }
+}
+
+/// The parameters (`$n::type`) of a statement's plan, by number.
+fn stmt_params(kind: &mut ShardStatement) -> Vec<(u16, crate::plan::SqlType)> {
+    match kind {
+        ShardStatement::DeclareCursor { plan, .. } | ShardStatement::Select { plan, .. } => plan.params(),
+        _ => Vec::new(),
+    }
+}
+
+/// Bind's parameter values (text format), each read by its parameter's type's input
+/// function, into the statement's plan (PostgreSQL's ParamListInfo).
+fn bind_stmt_params(kind: &mut ShardStatement, values: &[Option<Vec<u8>>]) -> Result<(), PgError> {
+    let types = stmt_params(kind);
+    let mut datums = Vec::with_capacity(values.len());
+    for (i, v) in values.iter().enumerate() {
+        let ty = types.iter().find(|(n, _)| usize::from(*n) == i + 1).map(|(_, t)| *t);
+        datums.push(match (v, ty) {
+            (None, _) => crate::types::Datum::Null,
+            (Some(bytes), Some(ty)) => {
+                let text = std::str::from_utf8(bytes)
+                    .map_err(|_| PgError::error("22021", "invalid byte sequence for encoding \"UTF8\""))?;
+                crate::plan::eval::cast(crate::types::Datum::text(text), None, ty)
+                    .map_err(|k| PgError::error("22P02", crate::plan::eval::EvalError::from(k).to_string()))?
+            }
+            (Some(_), None) => {
+                return Err(PgError::protocol(format!("could not determine data type of parameter ${}", i + 1)))
+            }
+        });
+    }
+    if let ShardStatement::DeclareCursor { plan, .. } | ShardStatement::Select { plan, .. } = kind {
+        plan.for_each_expr_mut(&mut |e| e.bind_params(&datums));
+    }
+    Ok(())
 }
 
 /// Bind's result format codes: text only; one code for all columns or one per column.

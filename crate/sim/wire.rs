@@ -141,7 +141,7 @@ impl<'a> MsgReader<'a> {
         MsgReader { buf, pos: 0 }
     }
 
-    fn take(&mut self, n: usize) -> Result<&'a [u8], PgError> {
+    pub fn take(&mut self, n: usize) -> Result<&'a [u8], PgError> {
         let end = self.pos.checked_add(n).filter(|&e| e <= self.buf.len());
         let end = end.ok_or_else(|| PgError::protocol("insufficient data left in message"))?;
         let s = &self.buf[self.pos..end];

@@ -200,7 +200,7 @@ fn shape(sc: &Scenario) -> Option<Shape<'_>> {
     match &sc.plan {
         Plan::Agg { child, group_by, aggs, .. } => sum_shape(child, group_by, aggs),
         Plan::Limit { child, offset, count: Some(count) } => merge_shape(child, *offset, *count),
-        Plan::Append { children } => partitionwise_shape(sc, children),
+        Plan::Append { children, .. } => partitionwise_shape(sc, children),
         _ => None,
     }
 }
@@ -223,7 +223,7 @@ fn sum_shape<'a>(child: &'a Plan, group_by: &[Expr], aggs: &[AggCall]) -> Option
     let Some(Expr::Col(col)) = &aggs[0].arg else { return None };
     let scans: Vec<&ForeignScanPlan> = match child {
         Plan::ForeignScan(fs) => vec![fs],
-        Plan::Append { children } => children
+        Plan::Append { children, .. } => children
             .iter()
             .map(|c| if let Plan::ForeignScan(fs) = c { Some(fs) } else { None })
             .collect::<Option<_>>()?,
@@ -246,7 +246,7 @@ fn sum_shape<'a>(child: &'a Plan, group_by: &[Expr], aggs: &[AggCall]) -> Option
 /// its columns sorted remotely by the MergeAppend's keys (no LIMIT pushed: PostgreSQL
 /// 15 pushes none into a partition under a Merge Append).
 fn merge_shape(child: &Plan, offset: u64, count: u64) -> Option<Shape<'_>> {
-    let Plan::MergeAppend { children, keys } = child else { return None };
+    let Plan::MergeAppend { children, keys, .. } = child else { return None };
     let scans: Vec<&ForeignScanPlan> =
         children.iter().map(|c| if let Plan::ForeignScan(fs) = c { Some(fs) } else { None }).collect::<Option<_>>()?;
     let first = scans.first()?;

@@ -56,8 +56,11 @@ pub fn deparse_remote_query(q: &RemoteQuery) -> String {
         .collect();
     let select_list = if targets.is_empty() { "NULL".to_string() } else { targets.join(", ") };
     let mut sql = format!("SELECT {select_list} FROM {}", qualified_table(&q.table));
+    let params = remote_params(q);
+    let renumbered: Vec<Expr> = q.quals.iter().map(|e| renumber(e, &params)).collect();
+    let having: Vec<Expr> = q.having.iter().map(|e| renumber(e, &params)).collect();
     let mut quals: Vec<&Expr> = vec![];
-    for e in &q.quals {
+    for e in &renumbered {
         split_and(e, &mut quals);
     }
     if !quals.is_empty() {
@@ -77,9 +80,9 @@ pub fn deparse_remote_query(q: &RemoteQuery) -> String {
     }
     // HAVING and an aggregated query's ORDER BY refer to the target list.
     let target_col = |i: usize| targets.get(i).cloned().unwrap_or_else(|| format!("${i}"));
-    if !q.having.is_empty() {
+    if !having.is_empty() {
         let mut conds: Vec<&Expr> = vec![];
-        for e in &q.having {
+        for e in &having {
             split_and(e, &mut conds);
         }
         let conds: Vec<String> = conds.iter().map(|e| format!("({})", deparse_with(e, &target_col))).collect();
@@ -160,6 +163,50 @@ fn deparse_with(e: &Expr, col: &dyn Fn(usize) -> String) -> String {
         }
         Expr::Bin(op, l, r) => format!("({} {} {})", deparse_with(l, col), op.sql(), deparse_with(r, col)),
         Expr::Func(f, args) => f.sql(&args.iter().map(|a| deparse_with(a, col)).collect::<Vec<_>>()),
+        // printRemoteParam: the remote query's own numbering (`remote_params`), with
+        // an explicit cast so the remote server infers the type without our OIDs.
+        Expr::Param(n, t, _) => format!("${n}::{}", t.name()),
+    }
+}
+
+/// The parameters of a remote query in the order deparse.c meets them (its
+/// `params_list`: targets, then quals, then HAVING), each once: the remote query's
+/// `$1`, `$2`, … are these, whatever the local numbers, and their values are what
+/// the DECLARE's Bind carries (postgres_fdw's `process_query_params`).
+pub fn remote_params(q: &RemoteQuery) -> Vec<Expr> {
+    fn collect(e: &Expr, out: &mut Vec<Expr>) {
+        match e {
+            Expr::Param(n, ..) => {
+                if !out.iter().any(|p| matches!(p, Expr::Param(m, ..) if m == n)) {
+                    out.push(e.clone());
+                }
+            }
+            Expr::Col(_) | Expr::Const(_) => {}
+            Expr::Bin(_, l, r) => {
+                collect(l, out);
+                collect(r, out);
+            }
+            Expr::Not(x) | Expr::IsNull(x, _) => collect(x, out),
+            Expr::Func(_, args) => args.iter().for_each(|a| collect(a, out)),
+        }
+    }
+    let mut out = Vec::new();
+    q.quals.iter().chain(&q.having).for_each(|e| collect(e, &mut out));
+    out
+}
+
+/// `e` with each parameter renumbered to its place in `params` (from 1).
+fn renumber(e: &Expr, params: &[Expr]) -> Expr {
+    match e {
+        Expr::Param(n, t, v) => {
+            let i = params.iter().position(|p| matches!(p, Expr::Param(m, ..) if m == n)).unwrap_or(0);
+            Expr::Param(i as u16 + 1, *t, v.clone())
+        }
+        Expr::Col(_) | Expr::Const(_) => e.clone(),
+        Expr::Bin(op, l, r) => Expr::bin(*op, renumber(l, params), renumber(r, params)),
+        Expr::Not(x) => Expr::Not(Box::new(renumber(x, params))),
+        Expr::IsNull(x, neg) => Expr::IsNull(Box::new(renumber(x, params)), *neg),
+        Expr::Func(f, args) => Expr::Func(*f, args.iter().map(|a| renumber(a, params)).collect()),
     }
 }
 

@@ -103,7 +103,10 @@ analyze h, h0, h1, h2, h3, r, r_lo, r_hi, l, l_ns, l_ew, l_def, f, dim, loc;
 -- Each query: comment lines right above it (the first may start with [tags], which the
 -- test counts), then its SQL, ending with `;` at the end of a line (no `;` inside).
 -- `set name = value;` lines just before a query are made for that query only, on both
--- sides. A comment followed by a blank line is a heading. Queries are numbered q001, …
+-- sides; so are `prepare name(…) as …;` lines (DEALLOCATEd after the query) and `execute
+-- name(…);` lines followed by another statement line (executions the plan cache counts
+-- before the query; the query may be `execute name(…)`). A comment followed by a blank
+-- line is a heading. Queries are numbered q001, …
 -- in file order. `-- known: plan|rows|unsupported — why` lines are the ledger of known
 -- differences from PostgreSQL: the test fails on a difference the ledger does not
 -- list, and on a listed one that no longer happens.
@@ -602,3 +605,139 @@ select count(*) from (select id from f where 2 < 1 union all select id from loc)
 
 -- [const null partitioned] NULL = 1 rejects every row: no partition scanned
 select id, name from h where null = 1 order by id;
+
+-- ===== Prepared statements: custom and generic plans, run-time partition pruning =====
+
+-- [prepared custom hash] force_custom_plan: the value is a constant, pruned at plan time to one partition
+set plan_cache_mode = force_custom_plan;
+prepare ph_custom(int) as select id, name from h where id = $1;
+execute ph_custom(5);
+
+-- [prepared generic hash pruning] force_generic_plan: an Append over every partition, three removed at executor startup
+set plan_cache_mode = force_generic_plan;
+prepare ph_generic(int) as select id, name from h where id = $1;
+execute ph_generic(5);
+
+-- [prepared auto custom hash] auto: the first execution is custom
+prepare ph_auto(int) as select id, name from h where id = $1;
+execute ph_auto(7);
+
+-- [prepared auto custom hash] auto after five executions: the generic Append over four scans costs more than the pruned custom plans
+prepare ph_auto5(int) as select id, name from h where id = $1;
+execute ph_auto5(1);
+execute ph_auto5(2);
+execute ph_auto5(3);
+execute ph_auto5(4);
+execute ph_auto5(5);
+execute ph_auto5(6);
+
+-- [prepared auto generic foreign] auto after five executions on a plain foreign table: the generic plan is no dearer, so it is used ($1 in the remote query)
+prepare pf_auto5(int) as select id, val from f where id = $1;
+execute pf_auto5(1);
+execute pf_auto5(2);
+execute pf_auto5(3);
+execute pf_auto5(4);
+execute pf_auto5(5);
+execute pf_auto5(6);
+
+-- [prepared generic range pruning local] a range key below the value: the foreign partition removed, the local one scanned
+set plan_cache_mode = force_generic_plan;
+prepare pr_lt(int) as select k, v from r where k < $1;
+execute pr_lt(300);
+
+-- [prepared generic range] a range key below a value in the upper partition: nothing removed
+set plan_cache_mode = force_generic_plan;
+prepare pr_lt2(int) as select k, v from r where k < $1;
+execute pr_lt2(700);
+
+-- [prepared generic range pruning foreign] the local partition removed: an async Append with one async child
+set plan_cache_mode = force_generic_plan;
+prepare pr_ge(int) as select k, label from r where k >= $1;
+execute pr_ge(600);
+
+-- [prepared generic range pruning] two parameters bound the key
+set plan_cache_mode = force_generic_plan;
+prepare pr_between(int, int) as select k, v from r where k >= $1 and k < $2;
+-- known: plan — PostgreSQL scans the local partition by a Bitmap Heap Scan on its index (a range of parameters, DEFAULT_RANGE_INEQ_SEL), which the sandbox does not have; it seq-scans
+execute pr_between(480, 520);
+
+-- [prepared generic list pruning foreign] a list value of the foreign partition
+set plan_cache_mode = force_generic_plan;
+prepare pl_eq(text) as select id, region, qty from l where region = $1;
+execute pl_eq('north');
+
+-- [prepared generic list pruning local] a list value of the local partition
+set plan_cache_mode = force_generic_plan;
+prepare pl_eq2(text) as select id, region from l where region = $1;
+execute pl_eq2('west');
+
+-- [prepared generic list pruning default] a value no list holds: the default partition only
+set plan_cache_mode = force_generic_plan;
+prepare pl_eq3(text) as select id, region from l where region = $1;
+execute pl_eq3('central');
+
+-- [prepared generic hash pruning agg] an aggregate over the pruned Append
+set plan_cache_mode = force_generic_plan;
+prepare ph_count(int) as select count(*) from h where id = $1;
+execute ph_count(42);
+
+-- [prepared generic hash pruning] IN with two parameters: the partitions of either value
+set plan_cache_mode = force_generic_plan;
+prepare ph_in(int, int) as select id, grp from h where id in ($1, $2);
+execute ph_in(1, 2);
+
+-- [prepared generic hash] a parameter on a column that is not the key: no run-time pruning, $1 in every remote query
+set plan_cache_mode = force_generic_plan;
+prepare ph_grp(int) as select id, grp from h where grp = $1 and id < 40;
+execute ph_grp(3);
+
+-- [prepared generic range pruned all] a value no partition holds: every subplan removed
+set plan_cache_mode = force_generic_plan;
+prepare pr_none(int) as select k, v from r where k = $1;
+execute pr_none(5000);
+
+-- [prepared generic hash pruned all] a NULL value: the key compared with NULL holds for no row
+set plan_cache_mode = force_generic_plan;
+prepare ph_null(int) as select id, name from h where id = $1;
+execute ph_null(null);
+
+-- [prepared custom untyped foreign] parameter types inferred from the column ($1 text)
+prepare pf_untyped as select id, cat from f where cat = $1 and id < $2;
+execute pf_untyped('c3', 100);
+
+-- [prepared generic untyped foreign] the same, generic: remote parameters numbered in the remote query's order
+set plan_cache_mode = force_generic_plan;
+prepare pf_untyped_g as select id, cat from f where id < $2 and cat = $1;
+execute pf_untyped_g('c3', 100);
+
+-- [prepared generic range pruning order limit] a Merge Append over both partitions, the local one removed at startup
+set plan_cache_mode = force_generic_plan;
+prepare pm_ge(int) as select k, label from r where k >= $1 order by k limit 5;
+-- known: plan — as q083: PostgreSQL plans an ordered Append over the range partitions (no Merge Append); both remove the local partition at startup (Subplans Removed: 1)
+execute pm_ge(600);
+
+-- [prepared generic hash pruning join] a join side's Append prunes at startup too
+set plan_cache_mode = force_generic_plan;
+prepare pj(int) as select h.id, f.val from h join f on h.id = f.id where h.id = $1;
+-- known: plan — PostgreSQL derives f.id = $1 from the equivalence class (pushed to f's remote query) and plans a Nested Loop; the sandbox hash-joins all of f; both prune h's Append to h2 at startup (Subplans Removed: 3)
+execute pj(77);
+
+-- [prepared generic union] UNION ALL of two partitioned tables, each pruned by its own parameter
+set plan_cache_mode = force_generic_plan;
+prepare pu2(int, text) as select id from h where id = $1 union all select id from l where region = $2;
+execute pu2(9, 'east');
+
+-- [prepared generic foreign untyped] a parameter in the select list (text) and one in the remote query, where it is $1
+set plan_cache_mode = force_generic_plan;
+prepare pf_out as select $1, id from f where id < $2;
+execute pf_out('hello', 3);
+
+-- [prepared generic hash partitionwise agg] per-partition aggregates pushed to the shards: that Append (an upper relation's) gets no run-time pruning, all four stay
+set enable_partitionwise_aggregate = on;
+set plan_cache_mode = force_generic_plan;
+prepare pa(int, int) as select id, count(*), sum(grp) from h where id in ($1, $2) group by id;
+execute pa(10, 11);
+
+-- [prepared noparams hash] no parameters: the generic plan, which is the plan of the query
+prepare pn as select id, name from h where id = 5;
+execute pn;

@@ -497,7 +497,7 @@ fn shared_connection_with_a_sync_scan(k: &Knobs) -> Scenario {
     use pgasync::plan::Plan;
     let mut s = Scenario::build("D", &Knobs { sharing: Some(Sharing::Shared), ..k.clone() }).unwrap();
     let Plan::Agg { child, .. } = &mut s.plan else { panic!("D is sum(a) over an Append") };
-    let Plan::Append { children } = child.as_mut() else { panic!("D is sum(a) over an Append") };
+    let Plan::Append { children, .. } = child.as_mut() else { panic!("D is sum(a) over an Append") };
     let last = children.pop().unwrap();
     children.push(Plan::Result { child: Box::new(last), filter: None, targets: None });
     s

@@ -268,7 +268,7 @@ fn to_plan(s: &Shape) -> Plan {
             filter: None,
             targets: Some(vec![(Expr::Col(0), "a".into()), (Expr::Col(0), "b".into())]),
         },
-        Shape::Append(children) => Plan::Append { children: children.iter().map(to_plan).collect() },
+        Shape::Append(children) => Plan::Append { children: children.iter().map(to_plan).collect(), prune: None },
         Shape::HashJoin(o, i) => two_columns(Plan::HashJoin {
             outer: Box::new(to_plan(o)),
             inner: Box::new(to_plan(i)),

@@ -164,7 +164,7 @@ fn an_enable_setting_is_refused_where_the_plan_has_its_node_and_honoured_where_n
 
 fn leaves(p: &Plan) -> usize {
     match p {
-        Plan::Append { children } | Plan::MergeAppend { children, .. } => children.iter().map(leaves).sum(),
+        Plan::Append { children, .. } | Plan::MergeAppend { children, .. } => children.iter().map(leaves).sum(),
         Plan::Sort { child, .. }
         | Plan::Limit { child, .. }
         | Plan::Agg { child, .. }
