@@ -64,6 +64,7 @@ pub mod catalog;
 pub mod eval;
 pub mod pgfuncs;
 pub mod planner;
+mod prepunion;
 pub mod script;
 pub mod settings;
 pub mod statement;

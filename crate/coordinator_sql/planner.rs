@@ -155,9 +155,9 @@ pub fn plan_query(coord: &Node, q: &ast::Query, text: &str) -> Result<Planned, F
 
 /// How deeply subqueries and UNION branches may nest (PostgreSQL's limit is the
 /// stack; ours keeps hostile input from exhausting it).
-const MAX_NESTING: usize = 32;
+pub(super) const MAX_NESTING: usize = 32;
 
-fn plan_query_into(
+pub(super) fn plan_query_into(
     coord: &Node,
     q: &ast::Query,
     text: &str,
@@ -613,10 +613,9 @@ fn order_keys_of(layers: &Layers) -> Vec<usize> {
         .collect()
 }
 
-/// `… UNION ALL …`: an Append over the branches, each planned as a query of its own
-/// (PostgreSQL flattens UNION ALL into an append relation the same way), then the
-/// union's ORDER BY / LIMIT over it. UNION without ALL, INTERSECT and EXCEPT are not
-/// planned.
+/// A set operation (`UNION [ALL]`, `INTERSECT [ALL]`, `EXCEPT [ALL]`), with its
+/// ORDER BY / LIMIT over the whole: planned as PostgreSQL's `prepunion.c` does
+/// (`super::prepunion`).
 fn plan_union(
     coord: &Node,
     q: &ast::Query,
@@ -624,57 +623,14 @@ fn plan_union(
     servers: &mut Vec<String>,
     depth: usize,
 ) -> Result<Planned, FrontError> {
-    let at = query_location(q);
-    let mut branches = Vec::new();
-    union_branches(q.body.as_ref(), &mut branches, at)?;
-    let mut children = Vec::new();
-    let mut columns: Option<Vec<Column>> = None;
-    for b in branches {
-        let mut branch = q.clone();
-        branch.body = Box::new(b.clone());
-        branch.order_by = None;
-        branch.limit = None;
-        branch.offset = None;
-        branch.fetch = None;
-        let planned = plan_query_into(coord, &branch, text, servers, depth + 1)?;
-        match &columns {
-            None => columns = Some(planned.columns.clone()),
-            Some(c) if c.len() != planned.columns.len() => {
-                return Err(FrontError::at(
-                    "each UNION query must have the same number of columns",
-                    query_location(&branch),
-                ));
-            }
-            Some(c) => {
-                if let Some((x, y)) = c.iter().zip(&planned.columns).find(|(x, y)| x.ty != y.ty) {
-                    return Err(FrontError::at(
-                        format!(
-                            "UNION types {:?} and {:?} cannot be matched (columns {} and {})",
-                            x.ty, y.ty, x.name, y.name
-                        ),
-                        query_location(&branch),
-                    ));
-                }
-            }
-        }
-        children.push(planned.plan);
-    }
-    let columns = columns.unwrap_or_default();
-    let append =
-        Planned { plan: live_members(children), columns, servers: vec![], order_key: None, order_keys: vec![] };
-    if q.order_by.is_none() && q.limit.is_none() && q.offset.is_none() && q.fetch.is_none() {
-        return Ok(append);
-    }
-    // ORDER BY / LIMIT of the whole union: a query over it, as over a subquery.
-    let outer = wrapper_query(q, "unnamed_subquery", &append.columns, at)?;
-    plan_over(&outer, text, "unnamed_subquery", append)
+    super::prepunion::plan_set_operations(coord, q, text, servers, depth)
 }
 
 /// The append relation of UNION ALL's branches: a branch that is a dummy relation (a
 /// constant-false WHERE) is left out, as `set_append_rel_size` skips dummy children,
 /// and a lone member is the plan itself (setrefs.c removes a one-child Append, so that
 /// member is not async). With every branch dummy, one dummy Result stands for them.
-fn live_members(children: Vec<Plan>) -> Plan {
+pub(super) fn live_members(children: Vec<Plan>) -> Plan {
     let (dummy, mut live): (Vec<Plan>, Vec<Plan>) =
         children.into_iter().partition(|c| matches!(c, Plan::EmptyResult { .. }));
     match (live.len(), dummy.into_iter().next()) {
@@ -684,32 +640,14 @@ fn live_members(children: Vec<Plan>) -> Plan {
     }
 }
 
-fn union_branches<'q>(e: &'q SetExpr, out: &mut Vec<&'q SetExpr>, at: Location) -> Result<(), FrontError> {
-    match e {
-        SetExpr::SetOperation { op: ast::SetOperator::Union, set_quantifier: ast::SetQuantifier::All, left, right } => {
-            union_branches(left, out, at)?;
-            union_branches(right, out, at)
-        }
-        SetExpr::SetOperation { op, set_quantifier, .. } => {
-            let all = if *set_quantifier == ast::SetQuantifier::None { "" } else { " (as written)" };
-            Err(FrontError::unsupported(format!("{op}{all}: only UNION ALL is planned"), at))
-        }
-        SetExpr::Query(inner) if inner.order_by.is_none() && inner.limit.is_none() && inner.offset.is_none() => {
-            union_branches(inner.body.as_ref(), out, at)
-        }
-        SetExpr::Select(_) => {
-            out.push(e);
-            Ok(())
-        }
-        _ => {
-            Err(FrontError::unsupported("this UNION branch (VALUES, or a parenthesized query with ORDER BY/LIMIT)", at))
-        }
-    }
-}
-
 /// `SELECT * FROM name` with `q`'s ORDER BY / LIMIT / OFFSET: how the ordering of a
 /// whole UNION is planned over it.
-fn wrapper_query(q: &ast::Query, name: &str, _columns: &[Column], at: Location) -> Result<ast::Query, FrontError> {
+pub(super) fn wrapper_query(
+    q: &ast::Query,
+    name: &str,
+    _columns: &[Column],
+    at: Location,
+) -> Result<ast::Query, FrontError> {
     let sql = format!("SELECT * FROM {}", crate::sql_text::quote_identifier(name));
     let parsed = sqlparser::parser::Parser::parse_sql(&sqlparser::dialect::PostgreSqlDialect {}, &sql)
         .map_err(|e| FrontError::at(format!("internal error: {e}"), at))?;
@@ -727,7 +665,7 @@ fn wrapper_query(q: &ast::Query, name: &str, _columns: &[Column], at: Location) 
 /// ordering): the outer query is planned over a relation `name` with the subquery's
 /// columns, whose scan is then the subquery's plan. Nothing is pushed into the
 /// subquery (PostgreSQL pushes WHERE conditions into it; the rows are the same).
-fn plan_over(q: &ast::Query, text: &str, name: &str, sub: Planned) -> Result<Planned, FrontError> {
+pub(super) fn plan_over(q: &ast::Query, text: &str, name: &str, sub: Planned) -> Result<Planned, FrontError> {
     let at = query_location(q);
     let mut outer = q.clone();
     if let SetExpr::Select(s) = outer.body.as_mut() {
@@ -759,7 +697,7 @@ fn plan_over(q: &ast::Query, text: &str, name: &str, sub: Planned) -> Result<Pla
     Ok(Planned { plan, columns, servers: vec![], order_key: order_keys.first().copied(), order_keys })
 }
 
-fn query_location(q: &ast::Query) -> Location {
+pub(super) fn query_location(q: &ast::Query) -> Location {
     use sqlparser::ast::Spanned;
     q.span().start
 }

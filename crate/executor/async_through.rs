@@ -154,6 +154,10 @@ pub fn plan_node_name(plan: &Plan) -> &'static str {
         Plan::HashJoin { .. } => "Hash Join",
         Plan::NestLoop { .. } => "Nested Loop",
         Plan::Material { .. } => "Materialize",
+        Plan::SubqueryScan { .. } => "Subquery Scan",
+        Plan::Unique { .. } => "Unique",
+        Plan::SetOp { strategy: crate::plan::SetOpStrategy::Hashed, .. } => "HashSetOp",
+        Plan::SetOp { .. } => "SetOp",
     }
 }
 

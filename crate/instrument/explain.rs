@@ -426,7 +426,8 @@ fn title(n: &ExplainNode, opts: &ExplainOptions) -> String {
     }
     if let Some(r) = &n.relation {
         t.push_str(" on ");
-        if opts.verbose {
+        // A subquery's scan names its alias only (`Subquery Scan on "*SELECT* 1"`).
+        if opts.verbose && !n.schema().is_empty() {
             t.push_str(&quote_identifier(n.schema()));
             t.push('.');
         }

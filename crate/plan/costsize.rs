@@ -453,6 +453,16 @@ impl Model<'_> {
                 let est = cost_material(&c.est, self.p);
                 self.wrap(est, c, |c| (c.vars.clone(), c.widths.clone()))
             }
+            Plan::SubqueryScan { child, targets, .. } => self.subqueryscan(child, targets),
+            Plan::Unique { child, ncols } => {
+                // create_upper_unique_path: a comparison per column per input row; the
+                // groups are as many as the input rows (make_union_unique's worst case).
+                let c = self.node(child, None);
+                let est =
+                    Estimate { total: c.est.total + self.p.cpu_operator_cost * c.est.rows * *ncols as f64, ..c.est };
+                self.wrap(est, c, |c| (c.vars.clone(), c.widths.clone()))
+            }
+            Plan::SetOp { child, cmd, ncols, .. } => self.setop(child, *cmd, *ncols),
             Plan::EmptyResult { columns } => {
                 // A dummy relation's Result has no target of its own to weigh: width 0;
                 // its columns keep their types' widths for the nodes above.
@@ -469,6 +479,58 @@ impl Model<'_> {
                 }
             }
         }
+    }
+
+    /// `cost_subqueryscan`: the subquery's plan, `cpu_tuple_cost` a row and the target
+    /// list's operators; a constant target (the set operation's flag) is an int4.
+    fn subqueryscan(&self, child: &Plan, targets: &[(Expr, String)]) -> Costed {
+        let c = self.node(child, None);
+        let per_row = self.p.cpu_tuple_cost + targets.iter().map(|(e, _)| qual_cost(e, self.p)).sum::<f64>();
+        let widths: Vec<f64> = targets
+            .iter()
+            .map(|(e, _)| match e {
+                Expr::Col(i) => c.widths.get(*i).copied().unwrap_or(32.0),
+                _ => 4.0,
+            })
+            .collect();
+        let vars = targets
+            .iter()
+            .map(|(e, _)| match e {
+                Expr::Col(i) => c.vars.get(*i).cloned().flatten(),
+                _ => None,
+            })
+            .collect();
+        let est = Estimate {
+            startup: c.est.startup,
+            total: c.est.total + per_row * c.est.rows,
+            rows: c.est.rows,
+            width: widths.iter().sum::<f64>() as i64,
+        };
+        Costed { est, vars, widths, parent: None, input_rows: c.est.rows, kids: vec![c], seq: None }
+    }
+
+    /// `create_setop_path`: a comparison per grouping column per input row; the rows
+    /// are `generate_nonunion_paths`' worst case, every group of the first input (or of
+    /// the smaller, for INTERSECT) once, or all its rows with ALL.
+    fn setop(&self, child: &Plan, cmd: super::SetOpCmd, ncols: usize) -> Costed {
+        let c = self.node(child, None);
+        let branch_rows: Vec<f64> = c.kids.iter().map(|k| k.est.rows).collect();
+        // The Append's first member is the first input, whichever flag it carries.
+        let (first, second) = match branch_rows.as_slice() {
+            [a, b] => (*a, *b),
+            _ => (c.est.rows, 0.0),
+        };
+        let rows = match cmd {
+            super::SetOpCmd::Except | super::SetOpCmd::ExceptAll => first,
+            super::SetOpCmd::Intersect | super::SetOpCmd::IntersectAll => first.min(second),
+        };
+        let est = Estimate {
+            startup: c.est.startup,
+            total: c.est.total + self.p.cpu_operator_cost * c.est.rows * ncols as f64,
+            rows,
+            width: c.est.width,
+        };
+        self.wrap(est, c, |c| (c.vars.clone(), c.widths.clone()))
     }
 
     fn wrap(&self, est: Estimate, c: Costed, out: impl Fn(&Costed) -> (Vec<Option<Var>>, Vec<f64>)) -> Costed {

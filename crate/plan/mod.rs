@@ -407,6 +407,35 @@ pub enum AggStrategy {
     Hashed,
 }
 
+/// Which set operation a SetOp node computes (PostgreSQL's `SetOpCmd`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum SetOpCmd {
+    Intersect,
+    IntersectAll,
+    Except,
+    ExceptAll,
+}
+
+impl SetOpCmd {
+    /// The name EXPLAIN prints after `SetOp` / `HashSetOp`.
+    pub fn explain_name(self) -> &'static str {
+        match self {
+            SetOpCmd::Intersect => "Intersect",
+            SetOpCmd::IntersectAll => "Intersect All",
+            SetOpCmd::Except => "Except",
+            SetOpCmd::ExceptAll => "Except All",
+        }
+    }
+}
+
+/// How a SetOp finds equal rows (PostgreSQL's `SetOpStrategy`): over input sorted on
+/// every column, or in a hash table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum SetOpStrategy {
+    Sorted,
+    Hashed,
+}
+
 /// A plan tree. Every node's output columns are given by `Plan::output_columns`.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub enum Plan {
@@ -486,6 +515,30 @@ pub enum Plan {
         #[serde(skip)]
         columns: Vec<Column>,
     },
+    /// A set operation's branch as a subquery (`Subquery Scan on "*SELECT* 1"`): its
+    /// target list over the branch's output, e.g. the branch's columns and the flag
+    /// constant of INTERSECT / EXCEPT (`executor::node_subqueryscan`).
+    SubqueryScan {
+        child: Box<Plan>,
+        alias: String,
+        targets: Vec<(Expr, String)>,
+    },
+    /// Unique (nodeUnique.c): drops a row equal, on its first `ncols` columns, to the
+    /// row before it; the input is sorted on them (`executor::node_unique`).
+    Unique {
+        child: Box<Plan>,
+        ncols: usize,
+    },
+    /// SetOp (nodeSetOp.c): INTERSECT [ALL] / EXCEPT [ALL] over an Append of the two
+    /// inputs, each row carrying its input's flag (0 or 1) in column `ncols`; rows
+    /// whose flag is `first_flag` came from the first input (`executor::node_setop`).
+    SetOp {
+        child: Box<Plan>,
+        cmd: SetOpCmd,
+        strategy: SetOpStrategy,
+        ncols: usize,
+        first_flag: i64,
+    },
 }
 
 impl Plan {
@@ -499,6 +552,12 @@ impl Plan {
                 children.first().map(|c| c.output_columns()).unwrap_or_default()
             }
             Plan::Sort { child, .. } | Plan::Limit { child, .. } | Plan::Material { child } => child.output_columns(),
+            Plan::Unique { child, .. } => child.output_columns(),
+            Plan::SetOp { child, ncols, .. } => child.output_columns().into_iter().take(*ncols).collect(),
+            Plan::SubqueryScan { child, targets, .. } => {
+                let input = child.output_columns();
+                targets.iter().map(|(e, n)| Column::new(n, e.col_type(&input))).collect()
+            }
             Plan::Agg { child, group_by, aggs, .. } => {
                 let input = child.output_columns();
                 let mut out: Vec<Column> = group_by
@@ -537,7 +596,10 @@ impl Plan {
             | Plan::Limit { child, .. }
             | Plan::Agg { child, .. }
             | Plan::Result { child, .. }
-            | Plan::Material { child } => {
+            | Plan::Material { child }
+            | Plan::SubqueryScan { child, .. }
+            | Plan::Unique { child, .. }
+            | Plan::SetOp { child, .. } => {
                 vec![child]
             }
             Plan::HashJoin { outer, inner, .. } | Plan::NestLoop { outer, inner, .. } => vec![outer, inner],
