@@ -131,6 +131,18 @@ pub enum Func {
     Length,
     Upper,
     Lower,
+    /// `substr(text, from [, count])` (`text_substr`, `text_substr_no_len`).
+    Substr,
+    /// `text LIKE pattern` (the operator `~~`, `textlike`); `negated`: NOT LIKE
+    /// (`!~~`); `ilike`: ILIKE (`~~*`, `texticlike`) and NOT ILIKE (`!~~*`).
+    Like {
+        negated: bool,
+        ilike: bool,
+    },
+    /// CURRENT_USER and SESSION_USER (`current_user`, `session_user`): stable, so
+    /// postgres_fdw never ships them, and a qual over them alone is a pseudoconstant.
+    CurrentUser,
+    SessionUser,
 }
 
 impl Func {
@@ -146,6 +158,13 @@ impl Func {
             Func::Length => "length",
             Func::Upper => "upper",
             Func::Lower => "lower",
+            Func::Substr => "substr",
+            Func::Like { negated: false, ilike: false } => "~~",
+            Func::Like { negated: true, ilike: false } => "!~~",
+            Func::Like { negated: false, ilike: true } => "~~*",
+            Func::Like { negated: true, ilike: true } => "!~~*",
+            Func::CurrentUser => "CURRENT_USER",
+            Func::SessionUser => "SESSION_USER",
         }
     }
 
@@ -155,6 +174,8 @@ impl Func {
             (Func::Cast { to, .. }, [x]) => format!("({x})::{}", to.name()),
             (Func::Neg, [x]) => format!("(- {x})"),
             (Func::TextCat, [a, b]) => format!("({a} || {b})"),
+            (Func::Like { .. }, [a, b]) => format!("({a} {} {b})", self.name()),
+            (Func::CurrentUser | Func::SessionUser, []) => self.name().to_string(),
             _ => format!("{}({})", self.name(), args.join(", ")),
         }
     }
@@ -165,8 +186,15 @@ impl Func {
             Func::Cast { to, .. } => to.col_type(),
             Func::Neg | Func::Abs => arg.unwrap_or(ColType::Int),
             Func::Random => ColType::Float,
-            Func::Length => ColType::Int,
-            Func::TextCat | Func::SetSeed | Func::ToChar | Func::Upper | Func::Lower => ColType::Text,
+            Func::Length | Func::Like { .. } => ColType::Int,
+            Func::TextCat
+            | Func::SetSeed
+            | Func::ToChar
+            | Func::Upper
+            | Func::Lower
+            | Func::Substr
+            | Func::CurrentUser
+            | Func::SessionUser => ColType::Text,
         }
     }
 }
