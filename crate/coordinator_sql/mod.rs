@@ -67,6 +67,7 @@ pub mod planner;
 mod prepunion;
 pub mod script;
 pub mod settings;
+pub mod shippable;
 pub mod statement;
 
 use std::fmt;

@@ -58,6 +58,7 @@ use sqlparser::ast::{self, SetExpr, TableFactor};
 use sqlparser::tokenizer::Location;
 
 use super::catalog::{ident, relation_name, Bound, Node, RelKind, Relation};
+use super::shippable::{is_foreign_expr, is_pseudoconstant};
 use super::statement::Strategy;
 use super::FrontError;
 use crate::plan::costsize::{cost_plan, CostParams, Estimate};
@@ -201,7 +202,7 @@ pub(super) fn plan_query_into(
     let layers = peel(logical).map_err(|m| FrontError::at(format!("internal error: {m}"), at))?;
     let alias = alias.unwrap_or_else(|| rel.name.clone());
     let order_keys = order_keys_of(&layers);
-    let mut p = Planner { coord, servers: std::mem::take(servers) };
+    let mut p = Planner { coord, servers: std::mem::take(servers), gating: vec![] };
     let plan = p.build(rel, &alias, layers, at);
     *servers = p.servers;
     Ok(Planned { plan: plan?, columns, servers: vec![], order_key: order_keys.first().copied(), order_keys })
@@ -466,7 +467,7 @@ impl Join<'_> {
     fn build(&self, swapped: bool, l: &Layers, servers: &mut Vec<String>) -> Result<(Estimate, Planned), FrontError> {
         let [first, second] = &self.sides;
         let (o, i) = if swapped { (second, first) } else { (first, second) };
-        let mut p = Planner { coord: self.coord, servers: std::mem::take(servers) };
+        let mut p = Planner { coord: self.coord, servers: std::mem::take(servers), gating: vec![] };
         let outer = p.side(o.rel, o.name, o.conjuncts, &o.used, self.at);
         let inner = p.side(i.rel, i.name, i.conjuncts, &i.used, self.at);
         *servers = p.servers;
@@ -745,6 +746,9 @@ fn sql_error(e: crate::shard_sql::SqlError, text: &str) -> FrontError {
 struct Planner<'a> {
     coord: &'a Node,
     servers: Vec<String>,
+    /// The query's pseudoconstant quals (`shippable::is_pseudoconstant`): each scan
+    /// is gated by them (`gate`).
+    gating: Vec<Expr>,
 }
 
 /// A leaf partition (or the relation itself) to scan, with its EXPLAIN names.
@@ -757,6 +761,8 @@ struct Leaf<'a> {
 impl<'a> Planner<'a> {
     fn build(&mut self, rel: &'a Relation, alias: &str, l: Layers, at: Location) -> Result<Plan, FrontError> {
         let conjuncts = l.filter.as_ref().map(split_and).unwrap_or_default();
+        let (gating, conjuncts): (Vec<Expr>, Vec<Expr>) = conjuncts.into_iter().partition(is_pseudoconstant);
+        self.gating = gating;
         let partitioned = matches!(rel.kind, RelKind::Partitioned { .. });
         // A constant-false qual (`WHERE 1 = 2`) makes the relation a dummy one, as if
         // every partition were pruned: a Result with One-Time Filter: false, no scan.
@@ -808,7 +814,10 @@ impl<'a> Planner<'a> {
             // FDW): a plain foreign table, not a partitioned table pruned to one foreign
             // partition (an appendrel), which only partitionwise aggregation pushes.
             let single_foreign = !partitioned && matches!(rel.kind, RelKind::Foreign { .. });
-            let pushed = (pushed_agg || single_foreign) && pushable_agg(&keys, &aggs) && !dummy;
+            // postgres_fdw pushes a grouping only when every condition below it ships
+            // (foreign_grouping_ok: no local_conds) and no gating qual sits on the scan.
+            let ships = conjuncts.iter().all(is_foreign_expr) && self.gating.is_empty();
+            let pushed = (pushed_agg || single_foreign) && pushable_agg(&keys, &aggs) && !dummy && ships;
             let (mut having, mut sort, mut limit) = (l.having, l.sort, l.limit);
             let mut plan = if pushed {
                 // A full partitionwise aggregation (the partition key among the grouping
@@ -1021,20 +1030,52 @@ impl<'a> Planner<'a> {
         at: Location,
     ) -> Result<Plan, FrontError> {
         if let RelKind::Foreign { .. } = leaf.rel.kind {
-            let targets = used.iter().map(|&c| RemoteTarget::Col(c)).collect();
-            let mut f = self.foreign_scan(leaf, conjuncts, targets, at)?;
+            // postgres_fdw's classifyConditions: what ships goes into the remote
+            // query; the rest is the scan's local Filter, over the columns it reads.
+            let (remote, local): (Vec<Expr>, Vec<Expr>) = conjuncts.iter().cloned().partition(is_foreign_expr);
+            let mut read: Vec<usize> = used.to_vec();
+            read.extend(local.iter().flat_map(|c| columns_of(c, leaf.rel.columns.len())));
+            read.sort_unstable();
+            read.dedup();
+            let fetched = if local.is_empty() { used } else { read.as_slice() };
+            let targets = fetched.iter().map(|&c| RemoteTarget::Col(c)).collect();
+            let mut f = self.foreign_scan(leaf, &remote, targets, at)?;
             if let Some(keys) = order {
                 // Keys are over the used columns; the remote query's over the table's.
                 f.remote.order_by =
                     keys.iter().map(|k| SortKey { expr: rewrite(&k.expr, &inverse(used)), desc: k.desc }).collect();
             }
-            return Ok(Plan::ForeignScan(f));
+            let mut plan = Plan::ForeignScan(f);
+            if !local.is_empty() {
+                let map = remap(fetched, leaf.rel.columns.len());
+                let filter = local.iter().map(|c| rewrite(c, &map)).reduce(|a, b| Expr::bin(BinOp::And, a, b));
+                plan = Plan::Result { child: Box::new(plan), filter, targets: None };
+                if fetched.len() != used.len() {
+                    let all = leaf.rel.columns();
+                    let targets = used
+                        .iter()
+                        .map(|c| (Expr::Col(fetched.iter().position(|r| r == c).unwrap_or(0)), all[*c].name.clone()))
+                        .collect();
+                    plan = Plan::Result { child: Box::new(plan), filter: None, targets: Some(targets) };
+                }
+            }
+            return Ok(self.gate(plan));
         }
         let plan = self.local_scan(leaf, conjuncts, used, where_cols);
-        Ok(match order {
+        let plan = match order {
             Some(keys) => Plan::Sort { child: Box::new(plan), keys: keys.clone() },
             None => plan,
-        })
+        };
+        Ok(self.gate(plan))
+    }
+
+    /// `create_gating_plan`: a scan under a Result whose One-Time Filter is the
+    /// query's pseudoconstant quals, evaluated once before the scan starts.
+    fn gate(&self, plan: Plan) -> Plan {
+        match self.gating.iter().cloned().reduce(|a, b| Expr::bin(BinOp::And, a, b)) {
+            Some(qual) => Plan::Gating { child: Box::new(plan), qual },
+            None => plan,
+        }
     }
 
     /// A local leaf: Seq Scan of the needed columns, the WHERE filter, then only the

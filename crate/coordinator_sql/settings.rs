@@ -419,6 +419,7 @@ fn walk(plan: &Plan, f: &mut dyn FnMut(&Plan)) {
         | Plan::Material { child }
         | Plan::SubqueryScan { child, .. }
         | Plan::Unique { child, .. }
+        | Plan::Gating { child, .. }
         | Plan::SetOp { child, .. } => walk(child, f),
         Plan::HashJoin { outer, inner, .. } | Plan::NestLoop { outer, inner, .. } => {
             walk(outer, f);

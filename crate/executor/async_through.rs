@@ -150,7 +150,7 @@ pub fn plan_node_name(plan: &Plan) -> &'static str {
         Plan::Sort { .. } => "Sort",
         Plan::Limit { .. } => "Limit",
         Plan::Agg { .. } => "Aggregate",
-        Plan::Result { .. } | Plan::EmptyResult { .. } => "Result",
+        Plan::Result { .. } | Plan::EmptyResult { .. } | Plan::Gating { .. } => "Result",
         Plan::HashJoin { .. } => "Hash Join",
         Plan::NestLoop { .. } => "Nested Loop",
         Plan::Material { .. } => "Materialize",

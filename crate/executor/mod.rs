@@ -260,6 +260,10 @@ pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<Plan
             let state = init_plan(child, ctx, es)?;
             Box::new(node_subqueryscan::SubqueryScanState::init(state, alias.clone(), targets.clone(), width))
         }
+        Plan::Gating { child, qual } => {
+            let width = child.output_columns().len();
+            Box::new(node_result::GatingResultState::init(init_plan(child, ctx, es)?, qual.clone(), width))
+        }
         Plan::Unique { child, ncols } => Box::new(node_unique::UniqueState::init(init_plan(child, ctx, es)?, *ncols)),
         Plan::SetOp { child, cmd, strategy, ncols, first_flag } => {
             Box::new(node_setop::SetOpState::init(init_plan(child, ctx, es)?, *cmd, *strategy, *ncols, *first_flag))

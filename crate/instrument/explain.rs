@@ -311,7 +311,8 @@ fn fold(mut n: ExplainNode, o: Outputs) -> (ExplainNode, Outputs) {
         kids.push(c);
         kid_outputs.push(co);
     }
-    if n.node_type == "Result" && kids.len() == 1 {
+    // A gating Result (One-Time Filter) is a node of its own in PostgreSQL's plan too.
+    if n.node_type == "Result" && kids.len() == 1 && n.detail("One-Time Filter").is_none() {
         let mut child = kids.pop().expect("one child");
         let child_out = kid_outputs.pop().expect("one child");
         if let Some(f) = n.detail("Filter") {

@@ -454,6 +454,13 @@ impl Model<'_> {
                 self.wrap(est, c, |c| (c.vars.clone(), c.widths.clone()))
             }
             Plan::SubqueryScan { child, targets, .. } => self.subqueryscan(child, targets),
+            Plan::Gating { child, qual } => {
+                // A Result's One-Time Filter: its cost once, at startup.
+                let c = self.node(child, limit);
+                let q = qual_cost(qual, self.p);
+                let est = Estimate { startup: c.est.startup + q, total: c.est.total + q, ..c.est };
+                self.wrap(est, c, |c| (c.vars.clone(), c.widths.clone()))
+            }
             Plan::Unique { child, ncols } => {
                 // create_upper_unique_path: a comparison per column per input row; the
                 // groups are as many as the input rows (make_union_unique's worst case).

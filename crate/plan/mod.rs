@@ -543,6 +543,13 @@ pub enum Plan {
         #[serde(skip)]
         columns: Vec<Column>,
     },
+    /// `create_gating_plan`'s Result: `qual`, a pseudoconstant (no column, a stable
+    /// function such as CURRENT_USER), is evaluated once (`One-Time Filter:`); when it
+    /// is not true the child never runs (`executor::node_result`).
+    Gating {
+        child: Box<Plan>,
+        qual: Expr,
+    },
     /// A set operation's branch as a subquery (`Subquery Scan on "*SELECT* 1"`): its
     /// target list over the branch's output, e.g. the branch's columns and the flag
     /// constant of INTERSECT / EXCEPT (`executor::node_subqueryscan`).
@@ -580,7 +587,7 @@ impl Plan {
                 children.first().map(|c| c.output_columns()).unwrap_or_default()
             }
             Plan::Sort { child, .. } | Plan::Limit { child, .. } | Plan::Material { child } => child.output_columns(),
-            Plan::Unique { child, .. } => child.output_columns(),
+            Plan::Unique { child, .. } | Plan::Gating { child, .. } => child.output_columns(),
             Plan::SetOp { child, ncols, .. } => child.output_columns().into_iter().take(*ncols).collect(),
             Plan::SubqueryScan { child, targets, .. } => {
                 let input = child.output_columns();
@@ -627,6 +634,7 @@ impl Plan {
             | Plan::Material { child }
             | Plan::SubqueryScan { child, .. }
             | Plan::Unique { child, .. }
+            | Plan::Gating { child, .. }
             | Plan::SetOp { child, .. } => {
                 vec![child]
             }

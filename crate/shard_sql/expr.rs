@@ -407,7 +407,10 @@ impl ExprPlanner<'_> {
                 || (!matches!(planned, Expr::Const(_)) && self.type_of(planned, scope) == ColType::Text);
             if !is_text {
                 let op = if ilike { "~~*" } else { "~~" };
-                return Err(SqlError::new(format!("operator does not exist: {op} on a non-text operand"), self.position(e)));
+                return Err(SqlError::new(
+                    format!("operator does not exist: {op} on a non-text operand"),
+                    self.position(e),
+                ));
             }
         }
         Ok(Expr::func(Func::Like { negated, ilike }, vec![a, p]))
@@ -450,7 +453,10 @@ impl ExprPlanner<'_> {
             args.push(self.plan(e, scope)?);
         }
         if !arity.contains(&args.len()) {
-            return Err(SqlError::new(format!("function {name} with {} arguments does not exist", args.len()), position));
+            return Err(SqlError::new(
+                format!("function {name} with {} arguments does not exist", args.len()),
+                position,
+            ));
         }
         // The first argument is text; substr's others integers.
         let types: Vec<Option<ColType>> = args

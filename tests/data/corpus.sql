@@ -707,8 +707,8 @@ select id, substr(cat, 2) from f where substr(cat, 1, 1) = 'c' and id < 8;
 -- [text like dim] LIKE on a small foreign table
 select cat, title from dim where title like '%e%';
 
--- [text user] CURRENT_USER and SESSION_USER
-select current_user = session_user;
+-- [text user foreign] CURRENT_USER in the select list: stable, evaluated locally
+select id, current_user, session_user from f where id < 3;
 
 -- [gating foreign] a pseudoconstant qual gates the scan
 select id from f where current_user = session_user and id < 5;
