@@ -730,3 +730,18 @@ select * from generate_series(1, 10, 3);
 
 -- [series] a descending generate_series
 select g from generate_series(10, 1, -2) g;
+
+-- [setop union settings] enable_hashagg off: UNION sorts, then Unique
+set enable_hashagg = off;
+select id from f where id < 10 union select id from loc where id < 10;
+
+-- [setop except settings] enable_hashagg off: EXCEPT by a sorted SetOp
+set enable_hashagg = off;
+select cat from f except select cat from loc;
+
+-- [setop intersect all settings] enable_hashagg off: INTERSECT ALL sorted
+set enable_hashagg = off;
+select qty from loc where id < 40 intersect all select qty from l where id < 40;
+
+-- [setop union all gating] a pseudoconstant qual in one branch only, async Append
+select id from f where id < 4 union all select id from loc where id < 4 and session_user = current_user;
