@@ -62,6 +62,7 @@
 
 pub mod catalog;
 pub mod eval;
+pub mod funcscan;
 pub mod pgfuncs;
 pub mod planner;
 mod prepunion;

@@ -176,6 +176,10 @@ pub(super) fn plan_query_into(
         SetExpr::SetOperation { .. } => return plan_union(coord, q, text, servers, depth),
         SetExpr::Select(s) => {
             if let [from] = s.from.as_slice() {
+                if let (TableFactor::Table { args: Some(_), .. }, true) = (&from.relation, from.joins.is_empty()) {
+                    let (name, sub) = super::funcscan::plan_function_scan(&from.relation, at)?;
+                    return plan_over(q, text, &name, sub);
+                }
                 if let TableFactor::Derived { subquery, alias, lateral: false } = &from.relation {
                     if from.joins.is_empty() {
                         let name = alias.as_ref().map(|a| ident(&a.name)).unwrap_or_else(|| "unnamed_subquery".into());
@@ -671,7 +675,7 @@ pub(super) fn plan_over(q: &ast::Query, text: &str, name: &str, sub: Planned) ->
     let mut outer = q.clone();
     if let SetExpr::Select(s) = outer.body.as_mut() {
         if let Some(from) = s.from.first_mut() {
-            if matches!(from.relation, TableFactor::Derived { .. }) {
+            if matches!(from.relation, TableFactor::Derived { .. } | TableFactor::Table { args: Some(_), .. }) {
                 let w = wrapper_query(q, name, &sub.columns, at)?;
                 if let SetExpr::Select(ws) = w.body.as_ref() {
                     from.relation = ws.from[0].relation.clone();

@@ -425,7 +425,11 @@ fn walk(plan: &Plan, f: &mut dyn FnMut(&Plan)) {
             walk(outer, f);
             walk(inner, f);
         }
-        Plan::SeqScan { .. } | Plan::IndexScan { .. } | Plan::ForeignScan(_) | Plan::EmptyResult { .. } => {}
+        Plan::SeqScan { .. }
+        | Plan::IndexScan { .. }
+        | Plan::ForeignScan(_)
+        | Plan::EmptyResult { .. }
+        | Plan::FunctionScan { .. } => {}
     }
 }
 

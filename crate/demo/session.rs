@@ -1112,6 +1112,10 @@ pub fn plan_bound(scenario: &Scenario, plan: &crate::plan::Plan) -> PlanBound {
             PlanBound { rows: groups.min(b.rows.max(1)), ..b }
         }
         Plan::EmptyResult { .. } => PlanBound { rows: 0, remote_rows: 0, fetches: 0, scans: 0 },
+        Plan::FunctionScan { start, stop, step, .. } => PlanBound {
+            rows: crate::coordinator_sql::funcscan::series_len(*start, *stop, *step).max(0) as u64,
+            ..Default::default()
+        },
         Plan::HashJoin { outer, inner, .. } | Plan::NestLoop { outer, inner, .. } => {
             let (o, i) = (plan_bound(scenario, outer), plan_bound(scenario, inner));
             PlanBound {

@@ -155,6 +155,7 @@ pub fn plan_node_name(plan: &Plan) -> &'static str {
         Plan::NestLoop { .. } => "Nested Loop",
         Plan::Material { .. } => "Materialize",
         Plan::SubqueryScan { .. } => "Subquery Scan",
+        Plan::FunctionScan { .. } => "Function Scan",
         Plan::Unique { .. } => "Unique",
         Plan::SetOp { strategy: crate::plan::SetOpStrategy::Hashed, .. } => "HashSetOp",
         Plan::SetOp { .. } => "SetOp",

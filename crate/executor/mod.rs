@@ -46,6 +46,7 @@ pub mod exec_async;
 mod node_agg;
 mod node_append;
 mod node_foreignscan;
+mod node_functionscan;
 mod node_hashjoin;
 mod node_indexscan;
 mod node_limit;
@@ -260,6 +261,9 @@ pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<Plan
             let state = init_plan(child, ctx, es)?;
             Box::new(node_subqueryscan::SubqueryScanState::init(state, alias.clone(), targets.clone(), width))
         }
+        Plan::FunctionScan { alias, column, start, stop, step } => Box::new(
+            node_functionscan::FunctionScanState::init(*start, *stop, *step, alias.clone(), column.name.clone()),
+        ),
         Plan::Gating { child, qual } => {
             let width = child.output_columns().len();
             Box::new(node_result::GatingResultState::init(init_plan(child, ctx, es)?, qual.clone(), width))

@@ -454,6 +454,22 @@ impl Model<'_> {
                 self.wrap(est, c, |c| (c.vars.clone(), c.widths.clone()))
             }
             Plan::SubqueryScan { child, targets, .. } => self.subqueryscan(child, targets),
+            Plan::FunctionScan { start, stop, step, .. } => {
+                // cost_functionscan: the call once (one operator), cpu_tuple_cost a row;
+                // generate_series' support function knows its rows.
+                let span = (*stop as f64 - *start as f64) / *step as f64;
+                let rows = if span < 0.0 { 1.0 } else { span.floor() + 1.0 };
+                let startup = self.p.cpu_operator_cost;
+                Costed {
+                    est: Estimate { startup, total: startup + self.p.cpu_tuple_cost * rows, rows, width: 4 },
+                    vars: vec![None],
+                    widths: vec![4.0],
+                    kids: vec![],
+                    parent: None,
+                    input_rows: rows,
+                    seq: None,
+                }
+            }
             Plan::Gating { child, qual } => {
                 // A Result's One-Time Filter: its cost once, at startup.
                 let c = self.node(child, limit);

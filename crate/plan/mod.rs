@@ -550,6 +550,16 @@ pub enum Plan {
         child: Box<Plan>,
         qual: Expr,
     },
+    /// `generate_series(start, stop, step)` in FROM over integers: a Function Scan
+    /// (`executor::node_functionscan`) returning one column.
+    FunctionScan {
+        alias: Option<String>,
+        #[serde(skip)]
+        column: Column,
+        start: i64,
+        stop: i64,
+        step: i64,
+    },
     /// A set operation's branch as a subquery (`Subquery Scan on "*SELECT* 1"`): its
     /// target list over the branch's output, e.g. the branch's columns and the flag
     /// constant of INTERSECT / EXCEPT (`executor::node_subqueryscan`).
@@ -588,6 +598,7 @@ impl Plan {
             }
             Plan::Sort { child, .. } | Plan::Limit { child, .. } | Plan::Material { child } => child.output_columns(),
             Plan::Unique { child, .. } | Plan::Gating { child, .. } => child.output_columns(),
+            Plan::FunctionScan { column, .. } => vec![column.clone()],
             Plan::SetOp { child, ncols, .. } => child.output_columns().into_iter().take(*ncols).collect(),
             Plan::SubqueryScan { child, targets, .. } => {
                 let input = child.output_columns();
@@ -625,7 +636,11 @@ impl Plan {
 
     pub fn children(&self) -> Vec<&Plan> {
         match self {
-            Plan::SeqScan { .. } | Plan::IndexScan { .. } | Plan::ForeignScan(_) | Plan::EmptyResult { .. } => vec![],
+            Plan::SeqScan { .. }
+            | Plan::IndexScan { .. }
+            | Plan::ForeignScan(_)
+            | Plan::EmptyResult { .. }
+            | Plan::FunctionScan { .. } => vec![],
             Plan::Append { children } | Plan::MergeAppend { children, .. } => children.iter().collect(),
             Plan::Sort { child, .. }
             | Plan::Limit { child, .. }
