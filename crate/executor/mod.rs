@@ -257,9 +257,9 @@ pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<Plan
         }
         Plan::Material { child } => Box::new(node_material::MaterialState::init(init_plan(child, ctx, es)?)),
         Plan::SubqueryScan { child, alias, targets } => {
-            let width = child.output_columns().len();
+            let names = child.output_columns().into_iter().map(|c| c.name).collect();
             let state = init_plan(child, ctx, es)?;
-            Box::new(node_subqueryscan::SubqueryScanState::init(state, alias.clone(), targets.clone(), width))
+            Box::new(node_subqueryscan::SubqueryScanState::init(state, alias.clone(), targets.clone(), names))
         }
         Plan::FunctionScan { alias, column, start, stop, step } => Box::new(
             node_functionscan::FunctionScanState::init(*start, *stop, *step, alias.clone(), column.name.clone()),

@@ -269,5 +269,11 @@ impl ExecNode for SetOpState {
             SetOpStrategy::Sorted => "SetOp",
         };
         e.node_type = format!("{kind} {}", self.cmd.explain_name());
+        // PostgreSQL's target list: the columns and the flag, which, not being a column
+        // of the input, it prints in parentheses.
+        for i in 0..self.ncols {
+            e.push_output(format!("${i}"));
+        }
+        e.push_output(format!("(${})", self.ncols));
     }
 }

@@ -24,13 +24,14 @@ pub struct SubqueryScanState {
     children: Vec<PlanState>,
     alias: String,
     targets: Vec<(Expr, String)>,
-    input_width: usize,
+    /// The subquery's column names: EXPLAIN's Output names them, qualified by the alias.
+    input_names: Vec<String>,
     slot: Vec<Datum>,
 }
 
 impl SubqueryScanState {
-    pub fn init(child: PlanState, alias: String, targets: Vec<(Expr, String)>, input_width: usize) -> Self {
-        SubqueryScanState { children: vec![child], alias, targets, input_width, slot: Vec::new() }
+    pub fn init(child: PlanState, alias: String, targets: Vec<(Expr, String)>, input_names: Vec<String>) -> Self {
+        SubqueryScanState { children: vec![child], alias, targets, input_names, slot: Vec::new() }
     }
 }
 
@@ -63,9 +64,8 @@ impl ExecNode for SubqueryScanState {
         e.node_type = "Subquery Scan".into();
         e.relation = Some(self.alias.clone());
         e.details.push(("Schema".into(), String::new()));
-        let refs: Vec<String> = (0..self.input_width).map(|i| format!("${i}")).collect();
         for (x, _) in &self.targets {
-            e.push_output(x.to_sql(&refs));
+            e.push_output(x.to_sql(&self.input_names));
         }
     }
 }

@@ -228,7 +228,8 @@ fn resolve_outputs(n: &ExplainNode, prefix: bool) -> Outputs {
         // `(count(*))`) as it is.
         let alias = n.alias().map(quote_identifier).unwrap_or_default();
         own.iter()
-            .map(|c| match (c.starts_with('('), prefix) {
+            // A constant (a set operation's flag) as it is too.
+            .map(|c| match (c.starts_with('(') || c.starts_with(|d: char| d.is_ascii_digit()), prefix) {
                 (true, _) => c.to_string(),
                 (false, true) => format!("{alias}.{}", quote_identifier(c)),
                 (false, false) => quote_identifier(c),
