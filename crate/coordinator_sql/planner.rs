@@ -40,7 +40,12 @@
 //!   `use_remote_estimate`, asks no remote server);
 //! - subqueries nest at most 32 deep (`MAX_NESTING`), an error beyond that, not a stack
 //!   overflow; what it does not plan (WITH, outer joins, joins of more than two
-//!   relations, set operations other than UNION ALL, …) is refused by name.
+//!   relations, …) is refused by name.
+//!
+//! Set operations are `super::prepunion`'s (UNION [ALL], INTERSECT [ALL], EXCEPT [ALL]),
+//! `generate_series` in FROM `super::funcscan`'s. Which WHERE conjuncts a foreign scan
+//! ships, and which are pseudoconstants that gate the scans instead (a Result with a
+//! One-Time Filter), is `super::shippable`'s rule (postgres_fdw's `is_foreign_expr`).
 //!
 //! A join of two relations: a Hash Join (a Nested Loop over a Materialize with hash and
 //! merge joins off) whose sides are planned as above; which side is outer is chosen by

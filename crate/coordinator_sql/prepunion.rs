@@ -269,9 +269,11 @@ impl SetOpPlanner<'_> {
     ) -> Result<(), FrontError> {
         if let SetExpr::SetOperation { op: ast::SetOperator::Union, set_quantifier, left, right } = unparenthesized(e) {
             let child_all = is_all(set_quantifier, self.at)?;
+            // A chain of UNIONs is one list, not nesting: the depth stays (the parser's
+            // nesting check bounds how deep the chain's tree can be).
             if child_all == all || child_all {
-                self.plan_union_children(left, all, depth + 1, out)?;
-                return self.plan_union_children(right, all, depth + 1, out);
+                self.plan_union_children(left, all, depth, out)?;
+                return self.plan_union_children(right, all, depth, out);
             }
         }
         out.push(self.recurse_set_operations(e, depth + 1)?);

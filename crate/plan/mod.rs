@@ -12,9 +12,10 @@
 //!   it ([`eval`], the one evaluator) looks at values only. The shards' SQL
 //!   (`shard_sql`) and the coordinator's front end (`coordinator_sql::eval`) both
 //!   build `Expr`s; the executor and the coordinator both evaluate them.
-//! - `Expr::Func` holds what the coordinator's scripts call ([`Func`]: casts,
-//!   `random()`, `||`, `to_char`, …); the shards' planner never builds one, so remote
-//!   SQL and EXPLAIN of a query never show one.
+//! - `Expr::Func` holds the function calls ([`Func`]: casts, `random()`, `||`,
+//!   `to_char`, `length`, LIKE, CURRENT_USER, …): the coordinator's scripts call them,
+//!   and queries' text functions and LIKE, which the shards' planner builds too; which
+//!   of them a foreign scan ships is `coordinator_sql::shippable`'s rule.
 //!
 //! Departs from PostgreSQL: booleans are `Int` 0/1 (no boolean type); a value's type
 //! is not stored with it (a `Datum` is Int, Float, Text or Null), so an `Expr` that

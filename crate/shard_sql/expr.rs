@@ -16,6 +16,11 @@
 //!   type as it is, and refused otherwise, never silently dropped.
 //! - Unquoted identifiers are folded to lower case before they are looked up.
 //!
+//! Functions: the aggregates, and the scalar `length`, `upper`, `lower`, `substr` over
+//! text, `||` (a non-text operand cast to text, as `anytextcat` does), `[NOT] [I]LIKE`
+//! and the operators `~~ !~~ ~~* !~~*` they deparse to (so a shard parses the remote
+//! SQL the coordinator sends), CURRENT_USER and SESSION_USER.
+//!
 //! Where it departs from PostgreSQL (`transformExpr` in parse_expr.c,
 //! `parseCheckAggregates` in parse_agg.c): booleans are Int 1/0, no operator or
 //! function lookup by type (one evaluator, `plan::Expr::eval`), and `BETWEEN` and
