@@ -43,8 +43,9 @@ use super::catalog::Node;
 use super::planner::{live_members, plan_over, plan_query_into, query_location, wrapper_query, Planned, MAX_NESTING};
 use super::FrontError;
 use crate::plan::costsize::{cost_plan, cost_tuplesort, CostParams, Estimate};
-use crate::plan::{AggStrategy, Expr, Plan, SetOpCmd, SetOpStrategy, SortKey};
-use crate::types::{Column, Datum};
+use crate::plan::stats::type_avg_width;
+use crate::plan::{AggStrategy, Expr, Plan, SetOpCmd, SetOpStrategy, SortKey, SqlType};
+use crate::types::{ColType, Column, Datum};
 
 /// One input of a set operation, planned.
 struct Input {
@@ -241,7 +242,7 @@ impl SetOpPlanner<'_> {
             return Ok(Input { plan, columns, leaf: false, groups });
         }
         // PostgreSQL 15 takes the groups to be as many as the input rows (the worst case).
-        let input = self.estimate(&plan);
+        let input = Estimate { width: setop_width(&columns), ..self.estimate(&plan) };
         let ncols = columns.len();
         let hashed = self.choose_hashed_setop(&input, ncols, input.rows, input.rows);
         let plan = if hashed {
@@ -312,7 +313,8 @@ impl SetOpPlanner<'_> {
         };
         let ncols = columns.len();
         let append = Plan::Append { children: vec![first, second] };
-        let input = self.estimate(&append);
+        // The flag is an int4 after the columns.
+        let input = Estimate { width: setop_width(&columns) + 4, ..self.estimate(&append) };
         let hashed = self.choose_hashed_setop(&input, ncols, groups, output_rows);
         let (strategy, child) = if hashed {
             (SetOpStrategy::Hashed, append)
@@ -375,6 +377,19 @@ impl SetOpPlanner<'_> {
         };
         compare_fractional_path_costs(hashed, sorted, fraction) < 0.0
     }
+}
+
+/// The width of a set operation's rows as PostgreSQL sizes its target list: its
+/// output columns are not a relation's, so each is its type's default width
+/// (`get_typavgwidth`: 4 for an integer, 32 for text and numeric), whatever the
+/// branches' statistics say. The sandbox's integer columns are costed as int4.
+fn setop_width(columns: &[Column]) -> i64 {
+    let ty = |c: &Column| match c.ty {
+        ColType::Int => SqlType::Int4,
+        ColType::Float => SqlType::Numeric,
+        ColType::Text => SqlType::Text,
+    };
+    columns.iter().map(|c| type_avg_width(ty(c))).sum::<f64>() as i64
 }
 
 /// `compare_fractional_path_costs`: negative when the first (startup, total) is

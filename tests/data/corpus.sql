@@ -745,3 +745,7 @@ select qty from loc where id < 40 intersect all select qty from l where id < 40;
 
 -- [setop union all gating] a pseudoconstant qual in one branch only, async Append
 select id from f where id < 4 union all select id from loc where id < 4 and session_user = current_user;
+
+-- [setop union settings hash range list] work_mem too small for the hash table: UNION sorts
+set work_mem = '64kB';
+select id, name from h union select k, label from r union select id, region from l union select id, cat from f;
