@@ -414,7 +414,7 @@ impl ExprPlanner<'_> {
                 let op = if ilike { "~~*" } else { "~~" };
                 return Err(SqlError::new(
                     format!("operator does not exist: {op} on a non-text operand"),
-                    self.position(e),
+                    self.position(e).or_else(|| self.position(x)),
                 ));
             }
         }
