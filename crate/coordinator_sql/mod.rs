@@ -64,11 +64,14 @@
 
 pub mod catalog;
 pub mod eval;
+pub mod funcscan;
 pub mod pgfuncs;
 pub mod planner;
 pub mod prepared;
+mod prepunion;
 pub mod script;
 pub mod settings;
+pub mod shippable;
 pub mod statement;
 
 use std::fmt;

@@ -44,7 +44,12 @@
 //!   `use_remote_estimate`, asks no remote server);
 //! - subqueries nest at most 32 deep (`MAX_NESTING`), an error beyond that, not a stack
 //!   overflow; what it does not plan (WITH, outer joins, joins of more than two
-//!   relations, set operations other than UNION ALL, …) is refused by name.
+//!   relations, …) is refused by name.
+//!
+//! Set operations are `super::prepunion`'s (UNION [ALL], INTERSECT [ALL], EXCEPT [ALL]),
+//! `generate_series` in FROM `super::funcscan`'s. Which WHERE conjuncts a foreign scan
+//! ships, and which are pseudoconstants that gate the scans instead (a Result with a
+//! One-Time Filter), is `super::shippable`'s rule (postgres_fdw's `is_foreign_expr`).
 //!
 //! A join of two relations: a Hash Join (a Nested Loop over a Materialize with hash and
 //! merge joins off) whose sides are planned as above; which side is outer is chosen by
@@ -62,6 +67,7 @@ use sqlparser::ast::{self, SetExpr, TableFactor};
 use sqlparser::tokenizer::Location;
 
 use super::catalog::{ident, relation_name, Bound, Node, RelKind, Relation};
+use super::shippable::{is_foreign_expr, is_pseudoconstant};
 use super::statement::Strategy;
 use super::FrontError;
 use crate::plan::costsize::{cost_plan, CostParams, Estimate};
@@ -160,9 +166,9 @@ pub fn plan_query(coord: &Node, q: &ast::Query, text: &str) -> Result<Planned, F
 
 /// How deeply subqueries and UNION branches may nest (PostgreSQL's limit is the
 /// stack; ours keeps hostile input from exhausting it).
-const MAX_NESTING: usize = 32;
+pub(super) const MAX_NESTING: usize = 32;
 
-fn plan_query_into(
+pub(super) fn plan_query_into(
     coord: &Node,
     q: &ast::Query,
     text: &str,
@@ -180,6 +186,10 @@ fn plan_query_into(
         SetExpr::SetOperation { .. } => return plan_union(coord, q, text, servers, depth),
         SetExpr::Select(s) => {
             if let [from] = s.from.as_slice() {
+                if let (TableFactor::Table { args: Some(_), .. }, true) = (&from.relation, from.joins.is_empty()) {
+                    let (name, sub) = super::funcscan::plan_function_scan(&from.relation, at)?;
+                    return plan_over(q, text, &name, sub);
+                }
                 if let TableFactor::Derived { subquery, alias, lateral: false } = &from.relation {
                     if from.joins.is_empty() {
                         let name = alias.as_ref().map(|a| ident(&a.name)).unwrap_or_else(|| "unnamed_subquery".into());
@@ -206,7 +216,7 @@ fn plan_query_into(
     let layers = peel(logical).map_err(|m| FrontError::at(format!("internal error: {m}"), at))?;
     let alias = alias.unwrap_or_else(|| rel.name.clone());
     let order_keys = order_keys_of(&layers);
-    let mut p = Planner { coord, servers: std::mem::take(servers) };
+    let mut p = Planner { coord, servers: std::mem::take(servers), gating: vec![] };
     let plan = p.build(rel, &alias, layers, at);
     *servers = p.servers;
     Ok(Planned { plan: plan?, columns, servers: vec![], order_key: order_keys.first().copied(), order_keys })
@@ -471,7 +481,7 @@ impl Join<'_> {
     fn build(&self, swapped: bool, l: &Layers, servers: &mut Vec<String>) -> Result<(Estimate, Planned), FrontError> {
         let [first, second] = &self.sides;
         let (o, i) = if swapped { (second, first) } else { (first, second) };
-        let mut p = Planner { coord: self.coord, servers: std::mem::take(servers) };
+        let mut p = Planner { coord: self.coord, servers: std::mem::take(servers), gating: vec![] };
         let outer = p.side(o.rel, o.name, o.conjuncts, &o.used, self.at);
         let inner = p.side(i.rel, i.name, i.conjuncts, &i.used, self.at);
         *servers = p.servers;
@@ -618,10 +628,9 @@ fn order_keys_of(layers: &Layers) -> Vec<usize> {
         .collect()
 }
 
-/// `… UNION ALL …`: an Append over the branches, each planned as a query of its own
-/// (PostgreSQL flattens UNION ALL into an append relation the same way), then the
-/// union's ORDER BY / LIMIT over it. UNION without ALL, INTERSECT and EXCEPT are not
-/// planned.
+/// A set operation (`UNION [ALL]`, `INTERSECT [ALL]`, `EXCEPT [ALL]`), with its
+/// ORDER BY / LIMIT over the whole: planned as PostgreSQL's `prepunion.c` does
+/// (`super::prepunion`).
 fn plan_union(
     coord: &Node,
     q: &ast::Query,
@@ -629,57 +638,14 @@ fn plan_union(
     servers: &mut Vec<String>,
     depth: usize,
 ) -> Result<Planned, FrontError> {
-    let at = query_location(q);
-    let mut branches = Vec::new();
-    union_branches(q.body.as_ref(), &mut branches, at)?;
-    let mut children = Vec::new();
-    let mut columns: Option<Vec<Column>> = None;
-    for b in branches {
-        let mut branch = q.clone();
-        branch.body = Box::new(b.clone());
-        branch.order_by = None;
-        branch.limit = None;
-        branch.offset = None;
-        branch.fetch = None;
-        let planned = plan_query_into(coord, &branch, text, servers, depth + 1)?;
-        match &columns {
-            None => columns = Some(planned.columns.clone()),
-            Some(c) if c.len() != planned.columns.len() => {
-                return Err(FrontError::at(
-                    "each UNION query must have the same number of columns",
-                    query_location(&branch),
-                ));
-            }
-            Some(c) => {
-                if let Some((x, y)) = c.iter().zip(&planned.columns).find(|(x, y)| x.ty != y.ty) {
-                    return Err(FrontError::at(
-                        format!(
-                            "UNION types {:?} and {:?} cannot be matched (columns {} and {})",
-                            x.ty, y.ty, x.name, y.name
-                        ),
-                        query_location(&branch),
-                    ));
-                }
-            }
-        }
-        children.push(planned.plan);
-    }
-    let columns = columns.unwrap_or_default();
-    let append =
-        Planned { plan: live_members(children), columns, servers: vec![], order_key: None, order_keys: vec![] };
-    if q.order_by.is_none() && q.limit.is_none() && q.offset.is_none() && q.fetch.is_none() {
-        return Ok(append);
-    }
-    // ORDER BY / LIMIT of the whole union: a query over it, as over a subquery.
-    let outer = wrapper_query(q, "unnamed_subquery", &append.columns, at)?;
-    plan_over(&outer, text, "unnamed_subquery", append)
+    super::prepunion::plan_set_operations(coord, q, text, servers, depth)
 }
 
 /// The append relation of UNION ALL's branches: a branch that is a dummy relation (a
 /// constant-false WHERE) is left out, as `set_append_rel_size` skips dummy children,
 /// and a lone member is the plan itself (setrefs.c removes a one-child Append, so that
 /// member is not async). With every branch dummy, one dummy Result stands for them.
-fn live_members(children: Vec<Plan>) -> Plan {
+pub(super) fn live_members(children: Vec<Plan>) -> Plan {
     let (dummy, mut live): (Vec<Plan>, Vec<Plan>) =
         children.into_iter().partition(|c| matches!(c, Plan::EmptyResult { .. }));
     match (live.len(), dummy.into_iter().next()) {
@@ -689,32 +655,14 @@ fn live_members(children: Vec<Plan>) -> Plan {
     }
 }
 
-fn union_branches<'q>(e: &'q SetExpr, out: &mut Vec<&'q SetExpr>, at: Location) -> Result<(), FrontError> {
-    match e {
-        SetExpr::SetOperation { op: ast::SetOperator::Union, set_quantifier: ast::SetQuantifier::All, left, right } => {
-            union_branches(left, out, at)?;
-            union_branches(right, out, at)
-        }
-        SetExpr::SetOperation { op, set_quantifier, .. } => {
-            let all = if *set_quantifier == ast::SetQuantifier::None { "" } else { " (as written)" };
-            Err(FrontError::unsupported(format!("{op}{all}: only UNION ALL is planned"), at))
-        }
-        SetExpr::Query(inner) if inner.order_by.is_none() && inner.limit.is_none() && inner.offset.is_none() => {
-            union_branches(inner.body.as_ref(), out, at)
-        }
-        SetExpr::Select(_) => {
-            out.push(e);
-            Ok(())
-        }
-        _ => {
-            Err(FrontError::unsupported("this UNION branch (VALUES, or a parenthesized query with ORDER BY/LIMIT)", at))
-        }
-    }
-}
-
 /// `SELECT * FROM name` with `q`'s ORDER BY / LIMIT / OFFSET: how the ordering of a
 /// whole UNION is planned over it.
-fn wrapper_query(q: &ast::Query, name: &str, _columns: &[Column], at: Location) -> Result<ast::Query, FrontError> {
+pub(super) fn wrapper_query(
+    q: &ast::Query,
+    name: &str,
+    _columns: &[Column],
+    at: Location,
+) -> Result<ast::Query, FrontError> {
     let sql = format!("SELECT * FROM {}", crate::sql_text::quote_identifier(name));
     let parsed = sqlparser::parser::Parser::parse_sql(&sqlparser::dialect::PostgreSqlDialect {}, &sql)
         .map_err(|e| FrontError::at(format!("internal error: {e}"), at))?;
@@ -732,12 +680,12 @@ fn wrapper_query(q: &ast::Query, name: &str, _columns: &[Column], at: Location) 
 /// ordering): the outer query is planned over a relation `name` with the subquery's
 /// columns, whose scan is then the subquery's plan. Nothing is pushed into the
 /// subquery (PostgreSQL pushes WHERE conditions into it; the rows are the same).
-fn plan_over(q: &ast::Query, text: &str, name: &str, sub: Planned) -> Result<Planned, FrontError> {
+pub(super) fn plan_over(q: &ast::Query, text: &str, name: &str, sub: Planned) -> Result<Planned, FrontError> {
     let at = query_location(q);
     let mut outer = q.clone();
     if let SetExpr::Select(s) = outer.body.as_mut() {
         if let Some(from) = s.from.first_mut() {
-            if matches!(from.relation, TableFactor::Derived { .. }) {
+            if matches!(from.relation, TableFactor::Derived { .. } | TableFactor::Table { args: Some(_), .. }) {
                 let w = wrapper_query(q, name, &sub.columns, at)?;
                 if let SetExpr::Select(ws) = w.body.as_ref() {
                     from.relation = ws.from[0].relation.clone();
@@ -764,7 +712,7 @@ fn plan_over(q: &ast::Query, text: &str, name: &str, sub: Planned) -> Result<Pla
     Ok(Planned { plan, columns, servers: vec![], order_key: order_keys.first().copied(), order_keys })
 }
 
-fn query_location(q: &ast::Query) -> Location {
+pub(super) fn query_location(q: &ast::Query) -> Location {
     use sqlparser::ast::Spanned;
     q.span().start
 }
@@ -812,6 +760,9 @@ fn sql_error(e: crate::shard_sql::SqlError, text: &str) -> FrontError {
 struct Planner<'a> {
     coord: &'a Node,
     servers: Vec<String>,
+    /// The query's pseudoconstant quals (`shippable::is_pseudoconstant`): each scan
+    /// is gated by them (`gate`).
+    gating: Vec<Expr>,
 }
 
 /// A leaf partition (or the relation itself) to scan, with its EXPLAIN names.
@@ -892,6 +843,8 @@ impl<'a> Planner<'a> {
 
     fn build_scans(&mut self, rel: &'a Relation, alias: &str, l: Layers, at: Location) -> Result<Plan, FrontError> {
         let conjuncts = l.filter.as_ref().map(split_and).unwrap_or_default();
+        let (gating, conjuncts): (Vec<Expr>, Vec<Expr>) = conjuncts.into_iter().partition(is_pseudoconstant);
+        self.gating = gating;
         let partitioned = matches!(rel.kind, RelKind::Partitioned { .. });
         // A constant-false qual (`WHERE 1 = 2`) makes the relation a dummy one, as if
         // every partition were pruned: a Result with One-Time Filter: false, no scan.
@@ -943,7 +896,10 @@ impl<'a> Planner<'a> {
             // FDW): a plain foreign table, not a partitioned table pruned to one foreign
             // partition (an appendrel), which only partitionwise aggregation pushes.
             let single_foreign = !partitioned && matches!(rel.kind, RelKind::Foreign { .. });
-            let pushed = (pushed_agg || single_foreign) && pushable_agg(&keys, &aggs) && !dummy;
+            // postgres_fdw pushes a grouping only when every condition below it ships
+            // (foreign_grouping_ok: no local_conds) and no gating qual sits on the scan.
+            let ships = conjuncts.iter().all(is_foreign_expr) && self.gating.is_empty();
+            let pushed = (pushed_agg || single_foreign) && pushable_agg(&keys, &aggs) && !dummy && ships;
             let (mut having, mut sort, mut limit) = (l.having, l.sort, l.limit);
             let mut plan = if pushed {
                 // A full partitionwise aggregation (the partition key among the grouping
@@ -1159,20 +1115,52 @@ impl<'a> Planner<'a> {
         at: Location,
     ) -> Result<Plan, FrontError> {
         if let RelKind::Foreign { .. } = leaf.rel.kind {
-            let targets = used.iter().map(|&c| RemoteTarget::Col(c)).collect();
-            let mut f = self.foreign_scan(leaf, conjuncts, targets, at)?;
+            // postgres_fdw's classifyConditions: what ships goes into the remote
+            // query; the rest is the scan's local Filter, over the columns it reads.
+            let (remote, local): (Vec<Expr>, Vec<Expr>) = conjuncts.iter().cloned().partition(is_foreign_expr);
+            let mut read: Vec<usize> = used.to_vec();
+            read.extend(local.iter().flat_map(|c| columns_of(c, leaf.rel.columns.len())));
+            read.sort_unstable();
+            read.dedup();
+            let fetched = if local.is_empty() { used } else { read.as_slice() };
+            let targets = fetched.iter().map(|&c| RemoteTarget::Col(c)).collect();
+            let mut f = self.foreign_scan(leaf, &remote, targets, at)?;
             if let Some(keys) = order {
                 // Keys are over the used columns; the remote query's over the table's.
                 f.remote.order_by =
                     keys.iter().map(|k| SortKey { expr: rewrite(&k.expr, &inverse(used)), desc: k.desc }).collect();
             }
-            return Ok(Plan::ForeignScan(f));
+            let mut plan = Plan::ForeignScan(f);
+            if !local.is_empty() {
+                let map = remap(fetched, leaf.rel.columns.len());
+                let filter = local.iter().map(|c| rewrite(c, &map)).reduce(|a, b| Expr::bin(BinOp::And, a, b));
+                plan = Plan::Result { child: Box::new(plan), filter, targets: None };
+                if fetched.len() != used.len() {
+                    let all = leaf.rel.columns();
+                    let targets = used
+                        .iter()
+                        .map(|c| (Expr::Col(fetched.iter().position(|r| r == c).unwrap_or(0)), all[*c].name.clone()))
+                        .collect();
+                    plan = Plan::Result { child: Box::new(plan), filter: None, targets: Some(targets) };
+                }
+            }
+            return Ok(self.gate(plan));
         }
         let plan = self.local_scan(leaf, conjuncts, used, where_cols);
-        Ok(match order {
+        let plan = match order {
             Some(keys) => Plan::Sort { child: Box::new(plan), keys: keys.clone() },
             None => plan,
-        })
+        };
+        Ok(self.gate(plan))
+    }
+
+    /// `create_gating_plan`: a scan under a Result whose One-Time Filter is the
+    /// query's pseudoconstant quals, evaluated once before the scan starts.
+    fn gate(&self, plan: Plan) -> Plan {
+        match self.gating.iter().cloned().reduce(|a, b| Expr::bin(BinOp::And, a, b)) {
+            Some(qual) => Plan::Gating { child: Box::new(plan), qual },
+            None => plan,
+        }
     }
 
     /// A local leaf: Seq Scan of the needed columns, the WHERE filter, then only the

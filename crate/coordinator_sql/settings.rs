@@ -426,12 +426,20 @@ fn walk(plan: &Plan, f: &mut dyn FnMut(&Plan)) {
         | Plan::Limit { child, .. }
         | Plan::Agg { child, .. }
         | Plan::Result { child, .. }
-        | Plan::Material { child } => walk(child, f),
+        | Plan::Material { child }
+        | Plan::SubqueryScan { child, .. }
+        | Plan::Unique { child, .. }
+        | Plan::Gating { child, .. }
+        | Plan::SetOp { child, .. } => walk(child, f),
         Plan::HashJoin { outer, inner, .. } | Plan::NestLoop { outer, inner, .. } => {
             walk(outer, f);
             walk(inner, f);
         }
-        Plan::SeqScan { .. } | Plan::IndexScan { .. } | Plan::ForeignScan(_) | Plan::EmptyResult { .. } => {}
+        Plan::SeqScan { .. }
+        | Plan::IndexScan { .. }
+        | Plan::ForeignScan(_)
+        | Plan::EmptyResult { .. }
+        | Plan::FunctionScan { .. } => {}
     }
 }
 

@@ -1135,7 +1135,13 @@ pub fn plan_bound(scenario: &Scenario, plan: &crate::plan::Plan) -> PlanBound {
             let local_rows = b.rows.saturating_sub(b.remote_rows);
             PlanBound { remote_rows: b.remote_rows.saturating_add(local_rows), ..b }
         }
-        Plan::Sort { child, .. } | Plan::Result { child, .. } | Plan::Material { child } => plan_bound(scenario, child),
+        Plan::Sort { child, .. }
+        | Plan::Result { child, .. }
+        | Plan::Material { child }
+        | Plan::SubqueryScan { child, .. }
+        | Plan::Unique { child, .. }
+        | Plan::Gating { child, .. }
+        | Plan::SetOp { child, .. } => plan_bound(scenario, child),
         Plan::Limit { child, offset, count } => {
             let b = plan_bound(scenario, child);
             let most = count.map(|c| c.saturating_add(*offset));
@@ -1148,6 +1154,10 @@ pub fn plan_bound(scenario: &Scenario, plan: &crate::plan::Plan) -> PlanBound {
             PlanBound { rows: groups.min(b.rows.max(1)), ..b }
         }
         Plan::EmptyResult { .. } => PlanBound { rows: 0, remote_rows: 0, fetches: 0, scans: 0 },
+        Plan::FunctionScan { start, stop, step, .. } => PlanBound {
+            rows: crate::coordinator_sql::funcscan::series_len(*start, *stop, *step).max(0) as u64,
+            ..Default::default()
+        },
         Plan::HashJoin { outer, inner, .. } | Plan::NestLoop { outer, inner, .. } => {
             let (o, i) = (plan_bound(scenario, outer), plan_bound(scenario, inner));
             PlanBound {

@@ -150,10 +150,15 @@ pub fn plan_node_name(plan: &Plan) -> &'static str {
         Plan::Sort { .. } => "Sort",
         Plan::Limit { .. } => "Limit",
         Plan::Agg { .. } => "Aggregate",
-        Plan::Result { .. } | Plan::EmptyResult { .. } => "Result",
+        Plan::Result { .. } | Plan::EmptyResult { .. } | Plan::Gating { .. } => "Result",
         Plan::HashJoin { .. } => "Hash Join",
         Plan::NestLoop { .. } => "Nested Loop",
         Plan::Material { .. } => "Materialize",
+        Plan::SubqueryScan { .. } => "Subquery Scan",
+        Plan::FunctionScan { .. } => "Function Scan",
+        Plan::Unique { .. } => "Unique",
+        Plan::SetOp { strategy: crate::plan::SetOpStrategy::Hashed, .. } => "HashSetOp",
+        Plan::SetOp { .. } => "SetOp",
     }
 }
 

@@ -46,6 +46,7 @@ pub mod exec_async;
 mod node_agg;
 mod node_append;
 mod node_foreignscan;
+mod node_functionscan;
 mod node_hashjoin;
 mod node_indexscan;
 mod node_limit;
@@ -54,7 +55,10 @@ mod node_mergeappend;
 mod node_nestloop;
 mod node_result;
 mod node_seqscan;
+mod node_setop;
 mod node_sort;
+mod node_subqueryscan;
+mod node_unique;
 mod requestor;
 
 pub use node_append::AppendState;
@@ -255,6 +259,22 @@ pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<Plan
             Box::new(node_hashjoin::HashJoinState::init(o, i, outer_key.clone(), inner_key.clone(), widths))
         }
         Plan::Material { child } => Box::new(node_material::MaterialState::init(init_plan(child, ctx, es)?)),
+        Plan::SubqueryScan { child, alias, targets } => {
+            let names = child.output_columns().into_iter().map(|c| c.name).collect();
+            let state = init_plan(child, ctx, es)?;
+            Box::new(node_subqueryscan::SubqueryScanState::init(state, alias.clone(), targets.clone(), names))
+        }
+        Plan::FunctionScan { alias, column, start, stop, step } => Box::new(
+            node_functionscan::FunctionScanState::init(*start, *stop, *step, alias.clone(), column.name.clone()),
+        ),
+        Plan::Gating { child, qual } => {
+            let width = child.output_columns().len();
+            Box::new(node_result::GatingResultState::init(init_plan(child, ctx, es)?, qual.clone(), width))
+        }
+        Plan::Unique { child, ncols } => Box::new(node_unique::UniqueState::init(init_plan(child, ctx, es)?, *ncols)),
+        Plan::SetOp { child, cmd, strategy, ncols, first_flag } => {
+            Box::new(node_setop::SetOpState::init(init_plan(child, ctx, es)?, *cmd, *strategy, *ncols, *first_flag))
+        }
         Plan::NestLoop { outer, inner, outer_key, inner_key, filter_inner_first } => {
             let (o, i) = (init_plan(outer, ctx, es)?, init_plan(inner, ctx, es)?);
             let widths = (outer.output_columns().len(), inner.output_columns().len());

@@ -123,13 +123,38 @@ impl Requestor for AppendState {
     }
 }
 
+/// `mark_async_capable_plan` (createplan.c, called by `create_append_plan` for each
+/// member when `enable_async_append` is on and the Append is unordered): may this
+/// member run asynchronously? PostgreSQL 15's rule, as the sandbox's plans meet it:
+///
+/// - a **Foreign Scan** whose FDW says its path is async-capable (postgres_fdw:
+///   `async_capable` on the server or table): yes, unless the plan needs a **Result**
+///   above it, for a projection (a select list the scan cannot return as is) or to
+///   gate it (`create_gating_plan`: a pseudoconstant qual's One-Time Filter): the
+///   member is then that Result, which is not async-capable;
+/// - a **Subquery Scan**: only a trivial one (which setrefs.c removes), by the rule
+///   for its subplan; a Subquery Scan that stays (a set operation's flag column, a
+///   projection) is not;
+/// - an **Append** (a partitioned member's own): no; its own members are decided when
+///   that Append is planned;
+/// - anything else (Seq Scan, Sort, Aggregate, Limit, Hash Join, …): no.
+///
+/// The sandbox asks the member's state whether it is async-capable
+/// (`ExecNode::is_async_capable`): only a Foreign Scan on an `async_capable` server in
+/// an async run says yes, and a Result, Subquery Scan or gating Result above it hides
+/// it, which is the rule above. (With the `async_through_nodes` teaching knob, which
+/// PostgreSQL 15 does not have, intermediate nodes say yes too.)
+fn mark_async_capable_plan(member: &PlanState) -> bool {
+    member.node.is_async_capable()
+}
+
 impl AppendState {
     /// ExecInitAppend: classifies children and creates one request per async child.
     pub fn init(id: usize, mut children: Vec<PlanState>, es: &mut EState) -> AppendState {
         let mut as_asyncrequests = Vec::with_capacity(children.len());
         let mut as_syncplans = Vec::new();
         for (i, c) in children.iter_mut().enumerate() {
-            if c.node.is_async_capable() {
+            if mark_async_capable_plan(c) {
                 c.node.mark_async_requestee();
                 as_asyncrequests.push(Some(new_request(es, id, c.id, i)));
             } else {

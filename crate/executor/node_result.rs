@@ -11,6 +11,13 @@
 //!   the child's.
 //! - The empty Result calls nothing and is done at every call, also after a rescan.
 //!
+//! And the gating Result (`GatingResultState`, `create_gating_plan`'s): its
+//! `One-Time Filter:` is a pseudoconstant qual (CURRENT_USER = SESSION_USER),
+//! evaluated at the first call; not true, the node is done and its child is never
+//! run ("never executed"); true, the child's rows pass through. It is not
+//! async-capable, so a Foreign Scan under it runs synchronously even under an async
+//! Append, as in PostgreSQL 15 (`mark_async_capable_plan` refuses a gating Result).
+//!
 //! Where it departs from PostgreSQL: PostgreSQL evaluates quals and projections in the
 //! node that produces the rows (`ExecScan`'s `ExecQual` and `ExecProject` in
 //! execScan.c; the HAVING qual in nodeAgg.c), and its Result node (nodeResult.c,
@@ -150,5 +157,61 @@ impl ExecNode for EmptyResultState {
             e.push_output(n.clone());
         }
         e.details.push(("One-Time Filter".into(), "false".into()));
+    }
+}
+
+/// `ExecResult` with a `resconstantqual`: checks the one-time filter once, then passes
+/// the child's rows through (or none).
+#[derive(Clone)]
+pub struct GatingResultState {
+    children: Vec<PlanState>,
+    qual: Expr,
+    input_width: usize,
+    /// None before the first call; then whether the qual held.
+    passed: Option<bool>,
+    slot: Vec<Datum>,
+}
+
+impl GatingResultState {
+    pub fn init(child: PlanState, qual: Expr, input_width: usize) -> Self {
+        GatingResultState { children: vec![child], qual, input_width, passed: None, slot: Vec::new() }
+    }
+}
+
+impl ExecNode for GatingResultState {
+    fn exec_next(&mut self, es: &mut EState) -> ExecResult<ExecStatus> {
+        // rs_checkqual: the qual reads no column, so it is evaluated over no row.
+        let passed = *self.passed.get_or_insert_with(|| self.qual.eval(&[]).is_true());
+        if !passed {
+            return Ok(ExecStatus::Done);
+        }
+        match super::exec_proc_node(&mut self.children[0], es)? {
+            ExecStatus::Row => {
+                copy_row(&mut self.slot, self.children[0].node.slot());
+                Ok(ExecStatus::Row)
+            }
+            other => Ok(other),
+        }
+    }
+    fn exec_rescan(&mut self, es: &mut EState) -> ExecResult<()> {
+        self.passed = None;
+        exec_rescan(&mut self.children[0], es)
+    }
+    fn exec_end(&mut self, es: &mut EState) {
+        super::exec_end_node(&mut self.children[0], es);
+    }
+    fn slot(&self) -> &[Datum] {
+        &self.slot
+    }
+    fn children(&self) -> &[PlanState] {
+        &self.children
+    }
+    fn explain(&self, e: &mut ExplainNode) {
+        e.node_type = "Result".into();
+        let refs: Vec<String> = (0..self.input_width).map(|i| format!("${i}")).collect();
+        for r in &refs {
+            e.push_output(r.clone());
+        }
+        e.details.push(("One-Time Filter".into(), self.qual.to_sql(&refs)));
     }
 }

@@ -234,7 +234,8 @@ fn resolve_outputs(n: &ExplainNode, prefix: bool) -> Outputs {
         // `(count(*))`) as it is.
         let alias = n.alias().map(quote_identifier).unwrap_or_default();
         own.iter()
-            .map(|c| match (c.starts_with('('), prefix) {
+            // A constant (a set operation's flag) as it is too.
+            .map(|c| match (c.starts_with('(') || c.starts_with(|d: char| d.is_ascii_digit()), prefix) {
                 (true, _) => c.to_string(),
                 (false, true) => format!("{alias}.{}", quote_identifier(c)),
                 (false, false) => quote_identifier(c),
@@ -317,7 +318,8 @@ fn fold(mut n: ExplainNode, o: Outputs) -> (ExplainNode, Outputs) {
         kids.push(c);
         kid_outputs.push(co);
     }
-    if n.node_type == "Result" && kids.len() == 1 {
+    // A gating Result (One-Time Filter) is a node of its own in PostgreSQL's plan too.
+    if n.node_type == "Result" && kids.len() == 1 && n.detail("One-Time Filter").is_none() {
         let mut child = kids.pop().expect("one child");
         let child_out = kid_outputs.pop().expect("one child");
         if let Some(f) = n.detail("Filter") {
@@ -432,7 +434,8 @@ fn title(n: &ExplainNode, opts: &ExplainOptions) -> String {
     }
     if let Some(r) = &n.relation {
         t.push_str(" on ");
-        if opts.verbose {
+        // A subquery's scan names its alias only (`Subquery Scan on "*SELECT* 1"`).
+        if opts.verbose && !n.schema().is_empty() {
             t.push_str(&quote_identifier(n.schema()));
             t.push('.');
         }

@@ -246,15 +246,16 @@ fn float_arith(op: BinOp, a: f64, b: f64) -> Result<f64, ErrorKind> {
 
 /// A function call: its arguments evaluated left to right, then the function.
 fn call(f: Func, args: &[Expr], row: &[Datum], cx: &mut ExprContext) -> Result<Datum, EvalError> {
-    let mut vals = [Datum::Null, Datum::Null];
+    let mut vals = [Datum::Null, Datum::Null, Datum::Null];
     for (v, a) in vals.iter_mut().zip(args) {
         *v = a.eval_in(row, cx)?;
     }
-    let [a, b] = vals;
+    let [a, b, c] = vals;
     let result = match f {
         Func::Cast { from, to } => cast(a, from, to),
         Func::Random => random(cx),
         Func::SetSeed => setseed(&a, cx),
+        Func::Substr => substr(&a, &b, (args.len() > 2).then_some(&c)),
         _ => scalar(f, a, b),
     };
     result.or_else(|kind| cx.fail(kind))
@@ -268,7 +269,9 @@ fn scalar(f: Func, a: Datum, b: Datum) -> Result<Datum, ErrorKind> {
         Func::TextCat => Ok(text_cat(&a, &b)),
         Func::ToChar => to_char(&a, &b),
         Func::Length | Func::Upper | Func::Lower => Ok(text_func(f, &a)),
-        Func::Cast { .. } | Func::Random | Func::SetSeed => unreachable!("called with their context"),
+        Func::Like { negated, ilike } => Ok(like(&a, &b, negated, ilike)),
+        Func::CurrentUser | Func::SessionUser => Ok(Datum::text(SESSION_USER)),
+        Func::Cast { .. } | Func::Random | Func::SetSeed | Func::Substr => unreachable!("called with their context"),
     }
 }
 
@@ -320,6 +323,92 @@ fn text_func(f: Func, a: &Datum) -> Datum {
         Func::Upper => Datum::text(&s.to_uppercase()),
         _ => Datum::text(&s.to_lowercase()),
     }
+}
+
+/// The user the sandbox's session runs as, for CURRENT_USER and SESSION_USER: it has
+/// no roles and no SET ROLE, so both are always this one (the superuser a fresh
+/// cluster's `initdb -U postgres` creates, as the tests' real clusters have).
+pub const SESSION_USER: &str = "postgres";
+
+/// `textlike` / `texticlike` and their negations: NULL if either side is NULL.
+fn like(a: &Datum, pattern: &Datum, negated: bool, ilike: bool) -> Datum {
+    let (Datum::Text(_), Datum::Text(_)) = (a, pattern) else {
+        return Datum::Null;
+    };
+    let (s, p) = (a.to_string(), pattern.to_string());
+    let matched = if ilike { like_match(&s.to_lowercase(), &p.to_lowercase()) } else { like_match(&s, &p) };
+    Datum::Int(i64::from(matched != negated))
+}
+
+/// `MatchText` (like_match.c): `%` matches any run of characters, `_` one character,
+/// and a backslash makes the next pattern character literal (LIKE's default escape).
+/// Backtracks only to the last `%`, which is enough: a later `%` can match everything
+/// an earlier one could.
+pub fn like_match(text: &str, pattern: &str) -> bool {
+    let (t, p): (Vec<char>, Vec<char>) = (text.chars().collect(), pattern.chars().collect());
+    let (mut ti, mut pi) = (0, 0);
+    // Where the last `%` was, and the text position it was tried at.
+    let mut star: Option<(usize, usize)> = None;
+    while ti < t.len() {
+        match p.get(pi) {
+            Some('%') => {
+                star = Some((pi, ti));
+                pi += 1;
+                continue;
+            }
+            Some('_') => {
+                ti += 1;
+                pi += 1;
+                continue;
+            }
+            Some('\\') if p.get(pi + 1) == Some(&t[ti]) => {
+                ti += 1;
+                pi += 2;
+                continue;
+            }
+            Some(c) if *c != '\\' && *c == t[ti] => {
+                ti += 1;
+                pi += 1;
+                continue;
+            }
+            _ => {}
+        }
+        match star {
+            // Let the last `%` take one more character and try again.
+            Some((sp, st)) => {
+                star = Some((sp, st + 1));
+                pi = sp + 1;
+                ti = st + 1;
+            }
+            None => return false,
+        }
+    }
+    p[pi..].iter().all(|c| *c == '%')
+}
+
+/// `text_substr` / `text_substr_no_len`: characters from the 1-based `from`, `count`
+/// of them; positions before 1 count but return nothing; a negative count is an error.
+fn substr(s: &Datum, from: &Datum, count: Option<&Datum>) -> Result<Datum, ErrorKind> {
+    let (Datum::Text(_), Datum::Int(from)) = (s, from) else { return Ok(Datum::Null) };
+    let end = match count {
+        None => i64::MAX,
+        Some(Datum::Int(n)) if *n < 0 => {
+            return Err(ErrorKind::Function("negative substring length not allowed".into()));
+        }
+        Some(Datum::Int(n)) => from.saturating_add(*n),
+        Some(_) => return Ok(Datum::Null),
+    };
+    let text = s.to_string();
+    let out: String = text
+        .chars()
+        .enumerate()
+        .filter(|(i, _)| {
+            let pos = *i as i64 + 1;
+            pos >= *from && pos < end
+        })
+        .map(|(_, c)| c)
+        .collect();
+    Ok(Datum::text(&out))
 }
 
 /// `drandom`: the next value of the session's generator.

@@ -12,9 +12,10 @@
 //!   it ([`eval`], the one evaluator) looks at values only. The shards' SQL
 //!   (`shard_sql`) and the coordinator's front end (`coordinator_sql::eval`) both
 //!   build `Expr`s; the executor and the coordinator both evaluate them.
-//! - `Expr::Func` holds what the coordinator's scripts call ([`Func`]: casts,
-//!   `random()`, `||`, `to_char`, …); the shards' planner never builds one, so remote
-//!   SQL and EXPLAIN of a query never show one.
+//! - `Expr::Func` holds the function calls ([`Func`]: casts, `random()`, `||`,
+//!   `to_char`, `length`, LIKE, CURRENT_USER, …): the coordinator's scripts call them,
+//!   and queries' text functions and LIKE, which the shards' planner builds too; which
+//!   of them a foreign scan ships is `coordinator_sql::shippable`'s rule.
 //!
 //! Departs from PostgreSQL: booleans are `Int` 0/1 (no boolean type); a value's type
 //! is not stored with it (a `Datum` is Int, Float, Text or Null), so an `Expr` that
@@ -131,6 +132,18 @@ pub enum Func {
     Length,
     Upper,
     Lower,
+    /// `substr(text, from [, count])` (`text_substr`, `text_substr_no_len`).
+    Substr,
+    /// `text LIKE pattern` (the operator `~~`, `textlike`); `negated`: NOT LIKE
+    /// (`!~~`); `ilike`: ILIKE (`~~*`, `texticlike`) and NOT ILIKE (`!~~*`).
+    Like {
+        negated: bool,
+        ilike: bool,
+    },
+    /// CURRENT_USER and SESSION_USER (`current_user`, `session_user`): stable, so
+    /// postgres_fdw never ships them, and a qual over them alone is a pseudoconstant.
+    CurrentUser,
+    SessionUser,
 }
 
 impl Func {
@@ -146,6 +159,13 @@ impl Func {
             Func::Length => "length",
             Func::Upper => "upper",
             Func::Lower => "lower",
+            Func::Substr => "substr",
+            Func::Like { negated: false, ilike: false } => "~~",
+            Func::Like { negated: true, ilike: false } => "!~~",
+            Func::Like { negated: false, ilike: true } => "~~*",
+            Func::Like { negated: true, ilike: true } => "!~~*",
+            Func::CurrentUser => "CURRENT_USER",
+            Func::SessionUser => "SESSION_USER",
         }
     }
 
@@ -155,6 +175,8 @@ impl Func {
             (Func::Cast { to, .. }, [x]) => format!("({x})::{}", to.name()),
             (Func::Neg, [x]) => format!("(- {x})"),
             (Func::TextCat, [a, b]) => format!("({a} || {b})"),
+            (Func::Like { .. }, [a, b]) => format!("({a} {} {b})", self.name()),
+            (Func::CurrentUser | Func::SessionUser, []) => self.name().to_string(),
             _ => format!("{}({})", self.name(), args.join(", ")),
         }
     }
@@ -165,8 +187,15 @@ impl Func {
             Func::Cast { to, .. } => to.col_type(),
             Func::Neg | Func::Abs => arg.unwrap_or(ColType::Int),
             Func::Random => ColType::Float,
-            Func::Length => ColType::Int,
-            Func::TextCat | Func::SetSeed | Func::ToChar | Func::Upper | Func::Lower => ColType::Text,
+            Func::Length | Func::Like { .. } => ColType::Int,
+            Func::TextCat
+            | Func::SetSeed
+            | Func::ToChar
+            | Func::Upper
+            | Func::Lower
+            | Func::Substr
+            | Func::CurrentUser
+            | Func::SessionUser => ColType::Text,
         }
     }
 }
@@ -471,6 +500,35 @@ pub enum AggStrategy {
     Hashed,
 }
 
+/// Which set operation a SetOp node computes (PostgreSQL's `SetOpCmd`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum SetOpCmd {
+    Intersect,
+    IntersectAll,
+    Except,
+    ExceptAll,
+}
+
+impl SetOpCmd {
+    /// The name EXPLAIN prints after `SetOp` / `HashSetOp`.
+    pub fn explain_name(self) -> &'static str {
+        match self {
+            SetOpCmd::Intersect => "Intersect",
+            SetOpCmd::IntersectAll => "Intersect All",
+            SetOpCmd::Except => "Except",
+            SetOpCmd::ExceptAll => "Except All",
+        }
+    }
+}
+
+/// How a SetOp finds equal rows (PostgreSQL's `SetOpStrategy`): over input sorted on
+/// every column, or in a hash table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum SetOpStrategy {
+    Sorted,
+    Hashed,
+}
+
 /// A plan tree. Every node's output columns are given by `Plan::output_columns`.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub enum Plan {
@@ -557,6 +615,47 @@ pub enum Plan {
         #[serde(skip)]
         columns: Vec<Column>,
     },
+    /// `create_gating_plan`'s Result: `qual`, a pseudoconstant (no column, a stable
+    /// function such as CURRENT_USER), is evaluated once (`One-Time Filter:`); when it
+    /// is not true the child never runs (`executor::node_result`).
+    Gating {
+        child: Box<Plan>,
+        qual: Expr,
+    },
+    /// `generate_series(start, stop, step)` in FROM over integers: a Function Scan
+    /// (`executor::node_functionscan`) returning one column.
+    FunctionScan {
+        alias: Option<String>,
+        #[serde(skip)]
+        column: Column,
+        start: i64,
+        stop: i64,
+        step: i64,
+    },
+    /// A set operation's branch as a subquery (`Subquery Scan on "*SELECT* 1"`): its
+    /// target list over the branch's output, e.g. the branch's columns and the flag
+    /// constant of INTERSECT / EXCEPT (`executor::node_subqueryscan`).
+    SubqueryScan {
+        child: Box<Plan>,
+        alias: String,
+        targets: Vec<(Expr, String)>,
+    },
+    /// Unique (nodeUnique.c): drops a row equal, on its first `ncols` columns, to the
+    /// row before it; the input is sorted on them (`executor::node_unique`).
+    Unique {
+        child: Box<Plan>,
+        ncols: usize,
+    },
+    /// SetOp (nodeSetOp.c): INTERSECT [ALL] / EXCEPT [ALL] over an Append of the two
+    /// inputs, each row carrying its input's flag (0 or 1) in column `ncols`; rows
+    /// whose flag is `first_flag` came from the first input (`executor::node_setop`).
+    SetOp {
+        child: Box<Plan>,
+        cmd: SetOpCmd,
+        strategy: SetOpStrategy,
+        ncols: usize,
+        first_flag: i64,
+    },
 }
 
 impl Plan {
@@ -570,6 +669,13 @@ impl Plan {
                 children.first().map(|c| c.output_columns()).unwrap_or_default()
             }
             Plan::Sort { child, .. } | Plan::Limit { child, .. } | Plan::Material { child } => child.output_columns(),
+            Plan::Unique { child, .. } | Plan::Gating { child, .. } => child.output_columns(),
+            Plan::FunctionScan { column, .. } => vec![column.clone()],
+            Plan::SetOp { child, ncols, .. } => child.output_columns().into_iter().take(*ncols).collect(),
+            Plan::SubqueryScan { child, targets, .. } => {
+                let input = child.output_columns();
+                targets.iter().map(|(e, n)| Column::new(n, e.col_type(&input))).collect()
+            }
             Plan::Agg { child, group_by, aggs, .. } => {
                 let input = child.output_columns();
                 let mut out: Vec<Column> = group_by
@@ -623,7 +729,19 @@ impl Plan {
                 keys.iter_mut().for_each(|k| f(&mut k.expr));
                 child.for_each_expr_mut(f);
             }
-            Plan::Limit { child, .. } | Plan::Material { child } => child.for_each_expr_mut(f),
+            Plan::Limit { child, .. }
+            | Plan::Material { child }
+            | Plan::Unique { child, .. }
+            | Plan::SetOp { child, .. } => child.for_each_expr_mut(f),
+            Plan::FunctionScan { .. } => {}
+            Plan::Gating { child, qual } => {
+                f(qual);
+                child.for_each_expr_mut(f);
+            }
+            Plan::SubqueryScan { child, targets, .. } => {
+                targets.iter_mut().for_each(|(e, _)| f(e));
+                child.for_each_expr_mut(f);
+            }
             Plan::Agg { child, group_by, aggs, .. } => {
                 group_by.iter_mut().for_each(&mut *f);
                 aggs.iter_mut().filter_map(|a| a.arg.as_mut()).for_each(&mut *f);
@@ -670,13 +788,21 @@ impl Plan {
 
     pub fn children(&self) -> Vec<&Plan> {
         match self {
-            Plan::SeqScan { .. } | Plan::IndexScan { .. } | Plan::ForeignScan(_) | Plan::EmptyResult { .. } => vec![],
+            Plan::SeqScan { .. }
+            | Plan::IndexScan { .. }
+            | Plan::ForeignScan(_)
+            | Plan::EmptyResult { .. }
+            | Plan::FunctionScan { .. } => vec![],
             Plan::Append { children, .. } | Plan::MergeAppend { children, .. } => children.iter().collect(),
             Plan::Sort { child, .. }
             | Plan::Limit { child, .. }
             | Plan::Agg { child, .. }
             | Plan::Result { child, .. }
-            | Plan::Material { child } => {
+            | Plan::Material { child }
+            | Plan::SubqueryScan { child, .. }
+            | Plan::Unique { child, .. }
+            | Plan::Gating { child, .. }
+            | Plan::SetOp { child, .. } => {
                 vec![child]
             }
             Plan::HashJoin { outer, inner, .. } | Plan::NestLoop { outer, inner, .. } => vec![outer, inner],

@@ -16,6 +16,11 @@
 //!   type as it is, and refused otherwise, never silently dropped.
 //! - Unquoted identifiers are folded to lower case before they are looked up.
 //!
+//! Functions: the aggregates, and the scalar `length`, `upper`, `lower`, `substr` over
+//! text, `||` (a non-text operand cast to text, as `anytextcat` does), `[NOT] [I]LIKE`
+//! and the operators `~~ !~~ ~~* !~~*` they deparse to (so a shard parses the remote
+//! SQL the coordinator sends), CURRENT_USER and SESSION_USER.
+//!
 //! Where it departs from PostgreSQL (`transformExpr` in parse_expr.c,
 //! `parseCheckAggregates` in parse_agg.c): booleans are Int 1/0, no operator or
 //! function lookup by type (one evaluator, `plan::Expr::eval`), and `BETWEEN` and
@@ -30,7 +35,7 @@ use sqlparser::ast::{
 use super::source::Source;
 use super::{ident_name, SqlError};
 use crate::plan::eval::{cast, EvalError};
-use crate::plan::{AggCall, AggFunc, BinOp, Expr, SqlType};
+use crate::plan::{AggCall, AggFunc, BinOp, Expr, Func, SqlType};
 use crate::types::{ColType, Column, Datum};
 
 /// The single table a shard query reads, as named in its FROM clause.
@@ -216,6 +221,15 @@ impl ExprPlanner<'_> {
                 self.cast(expr, data_type, scope)
             }
             ast::Expr::Function(f) => self.function(f, scope),
+            ast::Expr::Like { negated, any: false, expr, pattern, escape_char: None } => {
+                self.like(expr, pattern, *negated, false, scope)
+            }
+            ast::Expr::ILike { negated, any: false, expr, pattern, escape_char: None } => {
+                self.like(expr, pattern, *negated, true, scope)
+            }
+            ast::Expr::Like { escape_char: Some(_), .. } | ast::Expr::ILike { escape_char: Some(_), .. } => {
+                Err(SqlError::unsupported("LIKE … ESCAPE", position))
+            }
             other => Err(SqlError::unsupported(construct_name(other), position)),
         }
     }
@@ -310,6 +324,21 @@ impl ExprPlanner<'_> {
         right: &ast::Expr,
         scope: &mut Scope,
     ) -> Result<Expr, SqlError> {
+        let like = |negated, ilike| (negated, ilike);
+        let like_op = match op {
+            BinaryOperator::PGLikeMatch => Some(like(false, false)),
+            BinaryOperator::PGNotLikeMatch => Some(like(true, false)),
+            BinaryOperator::PGILikeMatch => Some(like(false, true)),
+            BinaryOperator::PGNotILikeMatch => Some(like(true, true)),
+            _ => None,
+        };
+        if let Some((negated, ilike)) = like_op {
+            return self.like(left, right, negated, ilike, scope);
+        }
+        if *op == BinaryOperator::StringConcat {
+            let args = vec![self.as_text(left, scope)?, self.as_text(right, scope)?];
+            return Ok(Expr::func(Func::TextCat, args));
+        }
         let Some(op) = bin_op(op) else {
             // Point at the operator itself: the first token after the left operand.
             let position = self.src.next_token_position(left.span().end).or_else(|| self.position(left));
@@ -352,9 +381,131 @@ impl ExprPlanner<'_> {
         Ok(x)
     }
 
-    /// A function call: only the aggregates are supported.
+    /// The type of a planned expression in `scope`.
+    fn type_of(&self, x: &Expr, scope: &Scope) -> ColType {
+        match scope {
+            Scope::Rows { .. } => x.col_type(&self.rel.columns),
+            Scope::Groups(g) => x.col_type(&g.output_columns(&self.rel.columns)),
+        }
+    }
+
+    /// An operand of `||`, cast to text when it is not text (`anytextcat` /
+    /// `textanycat` call the type's output function: stable, so never shipped).
+    /// An untyped literal is text already (PostgreSQL resolves `unknown` to text).
+    fn as_text(&self, e: &ast::Expr, scope: &mut Scope) -> Result<Expr, SqlError> {
+        let x = self.plan(e, scope)?;
+        if let Expr::Const(d) = &x {
+            return Ok(match d {
+                Datum::Null | Datum::Text(_) => x,
+                other => Expr::Const(Datum::text(&other.to_string())),
+            });
+        }
+        Ok(match self.type_of(&x, scope) {
+            ColType::Text => x,
+            ColType::Int => Expr::func(Func::Cast { from: Some(SqlType::Int8), to: SqlType::Text }, vec![x]),
+            ColType::Float => Expr::func(Func::Cast { from: Some(SqlType::Numeric), to: SqlType::Text }, vec![x]),
+        })
+    }
+
+    /// `x [NOT] [I]LIKE pattern`: both sides text (`textlike`, `texticlike`).
+    fn like(
+        &self,
+        x: &ast::Expr,
+        pattern: &ast::Expr,
+        negated: bool,
+        ilike: bool,
+        scope: &mut Scope,
+    ) -> Result<Expr, SqlError> {
+        let (a, p) = (self.plan(x, scope)?, self.plan(pattern, scope)?);
+        for (e, planned) in [(x, &a), (pattern, &p)] {
+            let is_text = matches!(planned, Expr::Const(Datum::Text(_) | Datum::Null))
+                || (!matches!(planned, Expr::Const(_)) && self.type_of(planned, scope) == ColType::Text);
+            if !is_text {
+                let op = if ilike { "~~*" } else { "~~" };
+                return Err(SqlError::new(
+                    format!("operator does not exist: {op} on a non-text operand"),
+                    self.position(e).or_else(|| self.position(x)),
+                ));
+            }
+        }
+        Ok(Expr::func(Func::Like { negated, ilike }, vec![a, p]))
+    }
+
+    /// A scalar function the sandbox evaluates: `length`, `upper`, `lower`, `substr`
+    /// of a text, and CURRENT_USER / SESSION_USER.
+    fn scalar_function(&self, f: &Function, scope: &mut Scope) -> Result<Option<Expr>, SqlError> {
+        let position = self.src.span_position(f.name.span());
+        let names: Vec<String> = f.name.0.iter().map(ident_name).collect();
+        let name = match names.as_slice() {
+            [name] => name.as_str(),
+            [schema, name] if schema == "pg_catalog" => name.as_str(),
+            _ => return Ok(None),
+        };
+        let (func, arity): (Func, &[usize]) = match name {
+            "current_user" | "session_user" if matches!(f.args, FunctionArguments::None) => {
+                return Ok(Some(Expr::func(
+                    if name == "current_user" { Func::CurrentUser } else { Func::SessionUser },
+                    vec![],
+                )));
+            }
+            "length" => (Func::Length, &[1]),
+            "upper" => (Func::Upper, &[1]),
+            "lower" => (Func::Lower, &[1]),
+            "substr" => (Func::Substr, &[2, 3]),
+            _ => return Ok(None),
+        };
+        let FunctionArguments::List(list) = &f.args else {
+            return Err(SqlError::unsupported(format!("this form of {name}()"), position));
+        };
+        if f.over.is_some() || f.filter.is_some() || list.duplicate_treatment.is_some() || !list.clauses.is_empty() {
+            return Err(SqlError::unsupported(format!("this form of {name}()"), position));
+        }
+        let mut args = Vec::new();
+        for a in &list.args {
+            let FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) = a else {
+                return Err(SqlError::unsupported(format!("this form of {name}()"), position));
+            };
+            args.push(self.plan(e, scope)?);
+        }
+        if !arity.contains(&args.len()) {
+            return Err(SqlError::new(
+                format!("function {name} with {} arguments does not exist", args.len()),
+                position,
+            ));
+        }
+        // The first argument is text; substr's others integers.
+        let types: Vec<Option<ColType>> = args
+            .iter()
+            .map(|a| match a {
+                Expr::Const(Datum::Null) => None,
+                Expr::Const(Datum::Text(_)) => Some(ColType::Text),
+                Expr::Const(Datum::Int(_)) => Some(ColType::Int),
+                Expr::Const(_) => Some(ColType::Float),
+                x => Some(self.type_of(x, scope)),
+            })
+            .collect();
+        let ok = types.iter().enumerate().all(|(i, t)| match (i, t) {
+            (_, None) => true,
+            (0, Some(t)) => *t == ColType::Text,
+            (_, Some(t)) => *t == ColType::Int,
+        });
+        if !ok {
+            return Err(SqlError::new(
+                format!("function {name}() does not exist for these argument types (the sandbox has {name}(text…))"),
+                position,
+            ));
+        }
+        Ok(Some(Expr::func(func, args)))
+    }
+
+    /// A function call: the aggregates, and the scalar functions `scalar_function` knows.
     fn function(&self, f: &Function, scope: &mut Scope) -> Result<Expr, SqlError> {
         let position = self.src.span_position(f.name.span());
+        if aggregate_func(f).is_none() {
+            if let Some(x) = self.scalar_function(f, scope)? {
+                return Ok(x);
+            }
+        }
         let Some(func) = aggregate_func(f) else {
             return Err(SqlError::unsupported(format!("function {}()", f.name), position));
         };
@@ -444,13 +595,23 @@ fn aggregate_arg(f: &Function, func: AggFunc, position: Option<usize>) -> Result
 /// else is rejected when planned.
 pub(super) fn contains_aggregate(e: &ast::Expr) -> bool {
     match e {
-        ast::Expr::Function(f) => f.over.is_none() && aggregate_func(f).is_some(),
+        ast::Expr::Function(f) if f.over.is_none() && aggregate_func(f).is_some() => true,
         ast::Expr::Nested(x)
         | ast::Expr::IsNull(x)
         | ast::Expr::IsNotNull(x)
         | ast::Expr::UnaryOp { expr: x, .. }
         | ast::Expr::Cast { expr: x, .. } => contains_aggregate(x),
         ast::Expr::BinaryOp { left, right, .. } => contains_aggregate(left) || contains_aggregate(right),
+        ast::Expr::Like { expr, pattern, .. } | ast::Expr::ILike { expr, pattern, .. } => {
+            contains_aggregate(expr) || contains_aggregate(pattern)
+        }
+        ast::Expr::Function(f) if f.over.is_none() => match &f.args {
+            FunctionArguments::List(list) => list.args.iter().any(|a| match a {
+                FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => contains_aggregate(e),
+                _ => false,
+            }),
+            _ => false,
+        },
         ast::Expr::Between { expr, low, high, .. } => {
             contains_aggregate(expr) || contains_aggregate(low) || contains_aggregate(high)
         }

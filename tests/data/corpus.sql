@@ -741,3 +741,150 @@ execute pa(10, 11);
 -- [prepared noparams hash] no parameters: the generic plan, which is the plan of the query
 prepare pn as select id, name from h where id = 5;
 execute pn;
+
+-- ===== Set operations and text (issue 17) =====
+
+-- [setop union foreign local] UNION without ALL: duplicates removed
+select id from f where id < 10 union select id from loc where id < 10;
+
+-- [setop union text null] UNION over text columns with NULLs
+select cat from f union select cat from loc;
+
+-- [setop union hash range] UNION of two partitioned tables
+select grp from h union select v from r;
+
+-- [setop union list local text] a list-partitioned table and a local one
+select region from l union select cat from loc;
+
+-- [setop union three] three branches, one UNION
+select id from f where id < 5 union select id from loc where id < 5 union select id from h where id < 5;
+
+-- [setop union all mixed] UNION ALL under UNION is folded into it
+select id from f where id < 10 union all select id from loc where id < 10 union select id from h where id < 10;
+
+-- [setop union order limit] ORDER BY and LIMIT over a UNION
+select id from h where id < 50 union select id from loc where qty = 3 order by 1 limit 10;
+
+-- [setop union order limit text null] ORDER BY text and LIMIT over a UNION
+select cat from f union select cat from loc order by cat desc limit 3;
+
+-- [setop union two columns] two columns
+select id, cat from f where id < 30 union select id, cat from loc where id < 30;
+
+-- [setop union subquery group] GROUP BY over a UNION in FROM
+select cat, count(*) from (select cat from f union select cat from loc) s group by cat;
+
+-- [setop intersect foreign local] INTERSECT
+select id from f where id < 20 intersect select id from loc;
+
+-- [setop intersect all] INTERSECT ALL keeps duplicates
+select cat from f where id < 100 intersect all select cat from loc;
+
+-- [setop intersect text] INTERSECT of two foreign tables
+select cat from f intersect select cat from dim;
+
+-- [setop intersect hash order] INTERSECT ordered
+select id from h intersect select id from f where id < 100 order by id;
+
+-- [setop except text null] EXCEPT over text
+select cat from f except select cat from loc;
+
+-- [setop except all] EXCEPT ALL subtracts counts
+select cat from f except all select cat from loc;
+
+-- [setop except hash range] EXCEPT of a partitioned table and another
+select id from h where id < 100 except select k from r;
+
+-- [setop except two columns] two columns
+select id, name from h where id < 30 except select id, cat from f;
+
+-- [setop except order limit] EXCEPT, ORDER BY and LIMIT
+select qty from loc except select qty from l order by qty desc limit 4;
+
+-- [setop branch order limit] UNION ALL of ordered, limited branches
+(select id from f order by id limit 5) union all (select id from loc order by qty desc, id limit 5);
+
+-- [setop branch order limit union] UNION of ordered, limited branches
+(select id from f order by val desc limit 3) union (select id from loc order by qty, id limit 3);
+
+-- [setop branch order limit intersect] INTERSECT of limited branches
+(select id from h order by id limit 20) intersect (select id from loc order by qty, id limit 10);
+
+-- [setop nested] EXCEPT of a UNION
+(select id from f where id < 10 union select id from loc where id < 20) except select id from h where id < 5;
+
+-- [text concat foreign] || in WHERE: textcat is immutable, shipped
+select id from f where cat || 'x' = 'c1x' and id < 30;
+
+-- [text concat select] || in the select list
+select id, cat || '/' || cat from f where id < 6;
+
+-- [text concat int local] text || int is anytextcat (stable): not shipped
+select id from f where cat || id = 'c11';
+
+-- [text length foreign] length() in WHERE, shipped to every partition
+select id, length(name) from h where length(name) > 3;
+
+-- [text upper lower] upper and lower
+select id, upper(cat) from f where lower(cat) = 'c3' and id < 30;
+
+-- [text like foreign] LIKE shipped
+select id from f where cat like 'c1%' and id < 40;
+
+-- [text not like hash] NOT LIKE over partitions
+select id, name from h where name not like 'n1%' and id < 20;
+
+-- [text ilike local] ILIKE on a local table
+select id from loc where cat ilike 'C2' and id < 30;
+
+-- [text like list] LIKE over foreign and local partitions
+select id, region from l where region like '%th' and id % 20 = 0;
+
+-- [text substr foreign] substr in the select list and WHERE
+select id, substr(cat, 2) from f where substr(cat, 1, 1) = 'c' and id < 8;
+
+-- [text like dim] LIKE on a small foreign table
+select cat, title from dim where title like '%e%';
+
+-- [text user foreign] CURRENT_USER in the select list: stable, evaluated locally
+select id, current_user, session_user from f where id < 3;
+
+-- [gating foreign] a pseudoconstant qual gates the scan
+select id from f where current_user = session_user and id < 5;
+
+-- [gating hash] a pseudoconstant qual over a partitioned table
+select id from h where current_user = session_user and id < 10;
+
+-- [gating union] a pseudoconstant qual in each UNION ALL branch
+select id from f where current_user = session_user and id < 5 union all select id from h where current_user = session_user and id < 5;
+
+-- [gating local] a pseudoconstant qual over a local table
+select id from loc where current_user <> session_user;
+
+-- [gating range] a pseudoconstant qual over local and foreign partitions
+select count(*) from r where session_user = current_user;
+
+-- [series] generate_series with a step
+select * from generate_series(1, 10, 3);
+
+-- [series] a descending generate_series
+select g from generate_series(10, 1, -2) g;
+
+-- [setop union settings] enable_hashagg off: UNION sorts, then Unique
+set enable_hashagg = off;
+select id from f where id < 10 union select id from loc where id < 10;
+
+-- [setop except settings] enable_hashagg off: EXCEPT by a sorted SetOp
+set enable_hashagg = off;
+select cat from f except select cat from loc;
+
+-- [setop intersect all settings] enable_hashagg off: INTERSECT ALL sorted
+set enable_hashagg = off;
+select qty from loc where id < 40 intersect all select qty from l where id < 40;
+
+-- [setop union all gating] a pseudoconstant qual in one branch only, async Append
+select id from f where id < 4 union all select id from loc where id < 4 and session_user = current_user;
+
+-- [setop union settings hash range list] work_mem too small for the hash table: UNION sorts
+set work_mem = '64kB';
+select id, name from h union select k, label from r union select id, region from l union select id, cat from f;

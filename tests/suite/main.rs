@@ -34,6 +34,7 @@ mod sql_costs;
 mod sql_files;
 mod sql_fuzz;
 mod sql_parse;
+mod sql_setops;
 mod sql_settings;
 mod wasm_session;
 mod workshop;

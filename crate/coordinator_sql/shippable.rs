@@ -1,0 +1,134 @@
+//! Which of a query's conditions a foreign scan sends to the remote server, and which
+//! are pseudoconstants that gate a scan instead: postgres_fdw's `is_foreign_expr`
+//! (deparse.c, `foreign_expr_walker`; `is_shippable` in shippable.c) and the
+//! planner's pseudoconstant quals (`distribute_qual_to_rels` in initsplan.c marks a
+//! qual without Vars and without volatile functions `pseudoconstant`;
+//! `create_gating_plan` in createplan.c puts it in a Result's One-Time Filter).
+//!
+//! The rule of [`is_foreign_expr`], for the expressions the sandbox has:
+//!
+//! | expression | shipped | why (PostgreSQL 15) |
+//! |---|---|---|
+//! | a column, a constant | yes | Var of the foreign relation, Const |
+//! | `= <> < <= > >= + - * / %`, AND, OR, NOT, IS [NOT] NULL | yes | built-in immutable operators (`is_shippable`: a built-in object, OID below `FirstGenbkiObjectId`), BoolExpr, NullTest |
+//! | `text || text` (`textcat`), `length`, `upper`, `lower`, `substr`, `~~ !~~ ~~* !~~*` ([NOT] [I]LIKE), unary minus, `abs` | yes | built-in immutable functions and operators (`contain_mutable_functions` is false) |
+//! | a cast between numeric types (`int4(float8)`, `numeric(int4)`, …) | yes | a FuncExpr of a built-in immutable cast function |
+//! | a cast to text of a non-text value (what `text || int` makes: `anytextcat`) | no | a CoerceViaIO (the type's output function), which `foreign_expr_walker` does not accept; `anytextcat` itself is stable |
+//! | CURRENT_USER, SESSION_USER | no | SQLValueFunction: not among the node types `foreign_expr_walker` accepts (and stable) |
+//! | `random()`, `setseed()`, `to_char()` | no | volatile, or stable (`to_char` reads the locale) |
+//!
+//! A condition that is not shipped is checked locally, in the Foreign Scan's `Filter:`
+//! (the scan then fetches the columns it reads). A condition that reads no column and
+//! is not folded to a constant at planning (`eval_const_expressions` folds only
+//! immutable functions) is a **pseudoconstant**: evaluated once, before the scan, in a
+//! gating Result (`One-Time Filter:`), never sent and never a per-row filter.
+//!
+//! Invariants: shipping is decided per top-level AND-ed condition, as postgres_fdw
+//! classifies `baserestrictinfo` into `remote_conds` and `local_conds`; the rule reads
+//! the expression only (no catalog, no server options: the sandbox has no
+//! `extensions` option, so only built-ins ship).
+
+use crate::plan::{Expr, Func, SqlType};
+
+/// `is_foreign_expr`: may the remote server evaluate `e` (see the module's table)?
+pub fn is_foreign_expr(e: &Expr) -> bool {
+    foreign_expr_walker(e)
+}
+
+/// `foreign_expr_walker`: every node of the expression must be shippable.
+fn foreign_expr_walker(e: &Expr) -> bool {
+    match e {
+        // A parameter is sent as `$n` with its value bound (deparse.c's printRemoteParam).
+        Expr::Col(_) | Expr::Const(_) | Expr::Param(..) => true,
+        Expr::Bin(_, l, r) => foreign_expr_walker(l) && foreign_expr_walker(r),
+        Expr::Not(x) | Expr::IsNull(x, _) => foreign_expr_walker(x),
+        Expr::Func(f, args) => is_shippable(*f) && args.iter().all(foreign_expr_walker),
+    }
+}
+
+/// `is_shippable` for a function or operator: built-in and immutable.
+fn is_shippable(f: Func) -> bool {
+    match f {
+        // A cast to text of a non-text value is an I/O conversion (CoerceViaIO).
+        Func::Cast { to: SqlType::Text, from } => from == Some(SqlType::Text) || from.is_none(),
+        Func::Cast { .. }
+        | Func::Neg
+        | Func::Abs
+        | Func::TextCat
+        | Func::Length
+        | Func::Upper
+        | Func::Lower
+        | Func::Substr
+        | Func::Like { .. } => true,
+        Func::CurrentUser | Func::SessionUser | Func::Random | Func::SetSeed | Func::ToChar => false,
+    }
+}
+
+/// Is `e` a pseudoconstant qual: no column, no volatile function, and not a constant
+/// (constants are folded at planning: `WHERE 1 = 2`)? It then gates the scan.
+pub fn is_pseudoconstant(e: &Expr) -> bool {
+    fn reads_column(e: &Expr) -> bool {
+        let mut any = false;
+        e.for_each_col(&mut |_| any = true);
+        any
+    }
+    fn volatile(e: &Expr) -> bool {
+        match e {
+            Expr::Col(_) | Expr::Const(_) | Expr::Param(..) => false,
+            Expr::Bin(_, l, r) => volatile(l) || volatile(r),
+            Expr::Not(x) | Expr::IsNull(x, _) => volatile(x),
+            Expr::Func(f, args) => matches!(f, Func::Random | Func::SetSeed) || args.iter().any(volatile),
+        }
+    }
+    fn stable_call(e: &Expr) -> bool {
+        match e {
+            Expr::Col(_) | Expr::Const(_) => false,
+            // A generic plan's parameter is not folded at planning: like a stable call,
+            // its value is known only when the plan runs.
+            Expr::Param(..) => true,
+            Expr::Bin(_, l, r) => stable_call(l) || stable_call(r),
+            Expr::Not(x) | Expr::IsNull(x, _) => stable_call(x),
+            Expr::Func(f, args) => matches!(f, Func::CurrentUser | Func::SessionUser) || args.iter().any(stable_call),
+        }
+    }
+    !reads_column(e) && !volatile(e) && stable_call(e)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::BinOp;
+    use crate::types::Datum;
+
+    fn text(s: &str) -> Expr {
+        Expr::Const(Datum::text(s))
+    }
+
+    #[test]
+    fn built_in_immutable_text_functions_ship_stable_ones_do_not() {
+        let like = Expr::func(Func::Like { negated: true, ilike: false }, vec![Expr::Col(0), text("n1%")]);
+        assert!(is_foreign_expr(&like));
+        let cat = Expr::func(Func::TextCat, vec![Expr::Col(0), text("x")]);
+        assert!(is_foreign_expr(&Expr::bin(BinOp::Eq, cat, text("c1x"))));
+        let lower = Expr::func(Func::Lower, vec![Expr::Col(1)]);
+        assert!(is_foreign_expr(&Expr::bin(BinOp::Eq, lower, text("c3"))));
+        // text || int: the int goes through its output function.
+        let as_text = Expr::func(Func::Cast { from: Some(SqlType::Int8), to: SqlType::Text }, vec![Expr::Col(0)]);
+        let anycat = Expr::func(Func::TextCat, vec![Expr::Col(1), as_text]);
+        assert!(!is_foreign_expr(&Expr::bin(BinOp::Eq, anycat, text("c11"))));
+        let user = Expr::bin(BinOp::Eq, Expr::Col(1), Expr::func(Func::CurrentUser, vec![]));
+        assert!(!is_foreign_expr(&user));
+    }
+
+    #[test]
+    fn a_stable_qual_without_columns_is_a_pseudoconstant() {
+        let users = Expr::bin(BinOp::Eq, Expr::func(Func::CurrentUser, vec![]), Expr::func(Func::SessionUser, vec![]));
+        assert!(is_pseudoconstant(&users));
+        // Reads a column: a plain qual.
+        assert!(!is_pseudoconstant(&Expr::bin(BinOp::Eq, Expr::Col(0), Expr::func(Func::CurrentUser, vec![]))));
+        // A constant is folded, not gated; a volatile call is evaluated per row.
+        assert!(!is_pseudoconstant(&Expr::bin(BinOp::Eq, Expr::int(1), Expr::int(2))));
+        let random = Expr::bin(BinOp::Lt, Expr::func(Func::Random, vec![]), Expr::int(1));
+        assert!(!is_pseudoconstant(&random));
+    }
+}

@@ -1,0 +1,71 @@
+//! Subquery Scan (nodeSubqueryscan.c): a set operation's branch read as a subquery
+//! (`Subquery Scan on "*SELECT* 1"`), projecting the branch's rows through its target
+//! list: the branch's columns, and for INTERSECT / EXCEPT the flag constant that tells
+//! SetOp which input a row came from (`generate_nonunion_paths` adds it).
+//!
+//! Protocol: one child row in, one row out; a Wait from the child passes up and the
+//! node keeps nothing between calls, so the next call simply asks again.
+//!
+//! Invariants: the output has one value per target, evaluated over the child's row;
+//! rescan is the child's. PostgreSQL removes a Subquery Scan that would only pass its
+//! child's rows through (`trivial_subqueryscan` in setrefs.c); the planner builds one
+//! only where PostgreSQL keeps it, so the node is never async-capable: a Foreign Scan
+//! under it is not a direct child of the Append, and runs synchronously, as in
+//! PostgreSQL 15 (`mark_async_capable_plan` accepts only a trivial subquery scan).
+
+use super::{exec_proc_node, exec_rescan, ExecNode, ExecStatus, PlanState};
+use crate::executor::estate::{EState, ExecResult};
+use crate::instrument::ExplainNode;
+use crate::plan::Expr;
+use crate::types::Datum;
+
+#[derive(Clone)]
+pub struct SubqueryScanState {
+    children: Vec<PlanState>,
+    alias: String,
+    targets: Vec<(Expr, String)>,
+    /// The subquery's column names: EXPLAIN's Output names them, qualified by the alias.
+    input_names: Vec<String>,
+    slot: Vec<Datum>,
+}
+
+impl SubqueryScanState {
+    pub fn init(child: PlanState, alias: String, targets: Vec<(Expr, String)>, input_names: Vec<String>) -> Self {
+        SubqueryScanState { children: vec![child], alias, targets, input_names, slot: Vec::new() }
+    }
+}
+
+impl ExecNode for SubqueryScanState {
+    /// ExecSubqueryScan (SubqueryNext, then the projection).
+    fn exec_next(&mut self, es: &mut EState) -> ExecResult<ExecStatus> {
+        match exec_proc_node(&mut self.children[0], es)? {
+            ExecStatus::Row => {}
+            other => return Ok(other),
+        }
+        es.clock.charge(es.cost.result_row_ns);
+        let row = self.children[0].node.slot();
+        self.slot.clear();
+        self.slot.extend(self.targets.iter().map(|(e, _)| e.eval(row)));
+        Ok(ExecStatus::Row)
+    }
+    fn exec_rescan(&mut self, es: &mut EState) -> ExecResult<()> {
+        exec_rescan(&mut self.children[0], es)
+    }
+    fn exec_end(&mut self, es: &mut EState) {
+        super::exec_end_node(&mut self.children[0], es);
+    }
+    fn slot(&self) -> &[Datum] {
+        &self.slot
+    }
+    fn children(&self) -> &[PlanState] {
+        &self.children
+    }
+    fn explain(&self, e: &mut ExplainNode) {
+        e.node_type = "Subquery Scan".into();
+        e.relation = Some(self.alias.clone());
+        e.details.push(("Schema".into(), String::new()));
+        for (x, _) in &self.targets {
+            e.push_output(x.to_sql(&self.input_names));
+        }
+    }
+}
