@@ -42,17 +42,21 @@
 //!   overflow; what it does not plan (WITH, outer joins, joins of more than two
 //!   relations, set operations other than UNION ALL, …) is refused by name.
 //!
-//! A join of two relations: a Hash Join (a Nested Loop over a Materialize with hash and
-//! merge joins off) whose sides are planned as above; which side is outer is chosen by
-//! PostgreSQL 15's costs (`plan::costsize`), both orders weighed as `add_path` weighs
-//! them (`Join::second_outer`).
+//! A join of two relations: its sides planned as above, joined by the method and in
+//! the order PostgreSQL 15's costs choose (`plan::costsize`): `add_paths_to_joinrel`'s
+//! paths each way round (a Merge Join over Sorts, a Nested Loop over the inner side or
+//! a Materialize of it, a Hash Join; `Method::tried`, with the `enable_*` settings as
+//! PostgreSQL applies them), `add_path`'s pruning by cost and ordering, and the upper
+//! levels (ORDER BY, LIMIT) over the paths kept (`Join::choose`).
 //!
-//! Where it departs from PostgreSQL: apart from a join's order, the shape above is chosen
-//! by rule, not by cost, and settings that would change it by cost are refused
-//! (`settings.rs`); a join's method is not weighed (no Merge Join; a Hash Join whenever
-//! it is enabled), nor a Nested Loop whose inner side is not materialized; range pruning
-//! reads the first key column only, so with a multi-column range key it may keep
-//! partitions PostgreSQL prunes.
+//! Where it departs from PostgreSQL: apart from a join's order and method, the shape
+//! above is chosen by rule, not by cost, and settings that would change it by cost are
+//! refused (`settings.rs`); a join's sides have one path each, unordered: no index
+//! path (a presorted Index Scan, a parameterized one under a Nested Loop), no path
+//! ordered for the query's ORDER BY (a remote ORDER BY, a sorted Merge Append), so the
+//! plans PostgreSQL builds on those differ (the corpus's ledger lists them); range
+//! pruning reads the first key column only, so with a multi-column range key it may
+//! keep partitions PostgreSQL prunes.
 
 use sqlparser::ast::{self, SetExpr, TableFactor};
 use sqlparser::tokenizer::Location;
@@ -62,7 +66,7 @@ use super::statement::Strategy;
 use super::FrontError;
 use crate::plan::costsize::{cost_plan, CostParams, Estimate};
 use crate::plan::{
-    AggCall, AggStrategy, BinOp, Expr, ForeignScanPlan, Plan, RemoteQuery, RemoteTarget, ScanName, SortKey,
+    AggCall, AggStrategy, BinOp, Expr, ForeignScanPlan, JoinType, Plan, RemoteQuery, RemoteTarget, ScanName, SortKey,
 };
 use crate::types::{Catalog, Column, Datum, Table};
 
@@ -219,54 +223,93 @@ fn join_member<'a>(coord: &'a Node, f: &TableFactor, at: Location) -> Result<(&'
     Ok((rel, alias.as_ref().map(|a| ident(&a.name)).unwrap_or(rel_name)))
 }
 
-/// The join method: a Hash Join; with `enable_hashjoin` and `enable_mergejoin` off, a
-/// Nested Loop whose inner side is under a Materialize (PostgreSQL 15 materializes a
-/// rescanned inner side unless `enable_material` is off). With only `enable_hashjoin`
-/// off PostgreSQL weighs a Merge Join against a Nested Loop by cost, and with every
-/// join method off it takes the cheapest disabled one: the sandbox has neither a Merge
-/// Join nor a cost model, so both are refused by name.
-fn join_method(
-    coord: &Node,
-    (outer, inner): (Plan, Plan),
-    keys: (Expr, Expr),
-    swapped: bool,
-    at: Location,
-) -> Result<Plan, FrontError> {
+/// A join method, as `add_paths_to_joinrel` makes its paths from the two sides'
+/// cheapest paths (the sandbox's sides have one path each: unordered scans).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Method {
+    /// `sort_inner_and_outer`: a Merge Join over a Sort of each side (and a
+    /// Materialize over the inner Sort when `final_cost_mergejoin` wants one).
+    Merge,
+    /// `match_unsorted_outer`: a Nested Loop over the inner side as it is, or over a
+    /// Materialize of it (`material`).
+    NestLoop { material: bool },
+    /// `hash_inner_and_outer`: a Hash Join hashing the inner side.
+    Hash,
+}
+
+impl Method {
+    /// The paths `add_paths_to_joinrel` tries for one order of the sides, in its
+    /// order: merge joins are made only with `enable_mergejoin` (there are no merge
+    /// clauses without it, `select_mergejoin_clauses`), hash joins only with
+    /// `enable_hashjoin`, the materialized inner side only with `enable_material`;
+    /// a Nested Loop is always made, `enable_nestloop` off only costs it
+    /// `disable_cost` (as `enable_mergejoin`/`enable_hashjoin` off would a path made
+    /// for a FULL join).
+    fn tried(coord: &Node) -> Vec<Method> {
+        let mut v = Vec::new();
+        if coord.setting_on("enable_mergejoin", true) {
+            v.push(Method::Merge);
+        }
+        v.push(Method::NestLoop { material: false });
+        // ExecMaterializesOutput: the sandbox's sides are scans and Appends, which
+        // do not, so a Materialize is worth trying over them.
+        if coord.setting_on("enable_material", true) {
+            v.push(Method::NestLoop { material: true });
+        }
+        if coord.setting_on("enable_hashjoin", true) {
+            v.push(Method::Hash);
+        }
+        v
+    }
+
+    /// Is the join's output ordered by its key (a Merge Join's is: `build_join_pathkeys`)?
+    fn sorted(self) -> bool {
+        self == Method::Merge
+    }
+}
+
+/// The join node of `method` over the two sides (`create_*join_plan`); `swapped`: the
+/// query's second relation is the outer side.
+fn join_node(coord: &Node, method: Method, (outer, inner): (Plan, Plan), keys: (Expr, Expr), swapped: bool) -> Plan {
     let (outer_key, inner_key) = keys;
-    if coord.setting_on("enable_hashjoin", true) {
-        return Ok(Plan::HashJoin { outer: Box::new(outer), inner: Box::new(inner), outer_key, inner_key });
+    let (outer, inner) = (Box::new(outer), Box::new(inner));
+    match method {
+        Method::Hash => Plan::HashJoin { outer, inner, outer_key, inner_key },
+        Method::NestLoop { material } => Plan::NestLoop {
+            outer,
+            inner: if material { Box::new(Plan::Material { child: inner }) } else { inner },
+            outer_key,
+            inner_key,
+            filter_inner_first: swapped,
+        },
+        Method::Merge => {
+            let sort = |child: Box<Plan>, key: &Expr| {
+                Box::new(Plan::Sort { child, keys: vec![SortKey { expr: key.clone(), desc: false }] })
+            };
+            let mut join = Plan::MergeJoin {
+                outer: sort(outer, &outer_key),
+                inner: sort(inner, &inner_key),
+                outer_key,
+                inner_key,
+                join_type: JoinType::Inner,
+            };
+            let params = CostParams::from_settings(&|n| coord.setting(n).map(str::to_string));
+            if crate::plan::costsize::mergejoin_materializes(&join, coord, &params) {
+                if let Plan::MergeJoin { inner, .. } = &mut join {
+                    let sorted = std::mem::replace(inner.as_mut(), Plan::EmptyResult { columns: vec![] });
+                    **inner = Plan::Material { child: Box::new(sorted) };
+                }
+            }
+            join
+        }
     }
-    if coord.setting_on("enable_mergejoin", true) {
-        return Err(FrontError::unsupported(
-            "enable_hashjoin = off with enable_mergejoin on: PostgreSQL would weigh a Merge Join against a Nested \
-             Loop by cost, and the sandbox has no Merge Join (set enable_mergejoin to off too)",
-            at,
-        ));
-    }
-    if !coord.setting_on("enable_nestloop", true) {
-        return Err(FrontError::unsupported(
-            "enable_hashjoin, enable_mergejoin and enable_nestloop all off: PostgreSQL takes the cheapest of the \
-             disabled join methods, and the sandbox has no cost model to choose",
-            at,
-        ));
-    }
-    let inner =
-        if coord.setting_on("enable_material", true) { Plan::Material { child: Box::new(inner) } } else { inner };
-    Ok(Plan::NestLoop {
-        outer: Box::new(outer),
-        inner: Box::new(inner),
-        outer_key,
-        inner_key,
-        filter_inner_first: swapped,
-    })
 }
 
 /// An inner equi-join of two relations (`a JOIN b ON a.x = b.y`, or `FROM a, b WHERE
 /// a.x = b.y`), each side scanned as a query of its own would be (partitions, pruning,
-/// conditions on one side pushed into that side's scans). The method is the settings'
-/// (`join_method`: a Hash Join, or a Nested Loop when hash and merge joins are off);
-/// which relation is the outer side is chosen by cost, both ways round, as
-/// PostgreSQL's `add_paths_to_joinrel` tries them (`Join::second_outer`).
+/// conditions on one side pushed into that side's scans). The method and which
+/// relation is the outer side are chosen by cost, both ways round, as PostgreSQL's
+/// `add_paths_to_joinrel` tries them (`Join::choose`).
 fn plan_join(
     coord: &Node,
     q: &ast::Query,
@@ -383,8 +426,7 @@ fn plan_join(
         columns: &columns,
         at,
     };
-    let swapped = join.second_outer(&l, servers)?;
-    Ok(join.build(swapped, &l, servers)?.1)
+    join.choose(&l, servers)
 }
 
 /// One relation of a two-relation join, ready to be either side of it.
@@ -422,34 +464,66 @@ struct Join<'r> {
 }
 
 impl Join<'_> {
-    /// Whether PostgreSQL 15 makes the second relation of FROM the outer side.
+    /// The plan PostgreSQL 15 makes: its join method and which relation is outer.
     ///
     /// `populate_joinrel_with_paths` calls `add_paths_to_joinrel` for (first, second)
-    /// and then for (second, first): the join method's path each way round, in that
-    /// order, and `add_path` keeps the cheaper (`add_path_keeps`). Both paths have the
-    /// join relation's rows (`set_joinrel_size_estimates` sets them once per relation)
-    /// and no pathkeys (a Hash Join's output is unordered; a Nested Loop's is its outer
-    /// side's, and the sandbox's sides are unordered scans and Appends), so cost alone
-    /// decides. When `add_path` keeps both (a LIMIT makes startup cost count, and one
-    /// is cheaper to start, the other in total), the upper levels plan over both and
-    /// the final choice is the cheaper whole plan (`get_cheapest_fractional_path`
-    /// takes the final relation's cheapest total path): the two queries' plans are
-    /// costed whole.
-    fn second_outer(&self, l: &Layers, servers: &[String]) -> Result<bool, FrontError> {
-        // Built on copies: the servers' order is the chosen plan's (outer side's first).
-        let (old_join, old) = self.build(false, l, &mut servers.to_vec())?;
-        let (new_join, new) = self.build(true, l, &mut servers.to_vec())?;
+    /// and then for (second, first); each tries its methods (`Method::tried`) and
+    /// `add_path` keeps what no other path beats on cost and ordering
+    /// (`add_path_keeps`): a Merge Join's output is ordered by its key, the others'
+    /// are not (a Nested Loop's is its outer side's, and the sides are unordered). All
+    /// paths have the join relation's rows (`set_joinrel_size_estimates` sets them
+    /// once). The upper levels then plan over the paths kept, as `grouping_planner`
+    /// does: an aggregate over the cheapest-total path (the sandbox aggregates by
+    /// hashing); an ORDER BY over the cheapest-total path sorted and over each path
+    /// already in that order (`create_ordered_paths`); the LIMIT over each; and the
+    /// final relation's `add_path` and cheapest total (`get_cheapest_fractional_path`
+    /// with a LIMIT's count) choose among the whole plans.
+    fn choose(&self, l: &Layers, servers: &mut Vec<String>) -> Result<Planned, FrontError> {
         // joinrel->consider_startup: root->tuple_fraction > 0, which a LIMIT makes.
         let consider_startup = matches!(l.limit, Some((_, Some(_))));
-        Ok(match add_path_keeps(&new_join, &old_join, consider_startup) {
-            Kept::Old => false,
-            Kept::New => true,
-            Kept::Both => {
-                let (new, old) = (self.estimate(&new.plan), self.estimate(&old.plan));
-                // compare_path_costs(TOTAL_COST): total, then startup; a tie keeps the first.
-                new.total < old.total || (new.total == old.total && new.startup < old.startup)
+        let mut pathlist: Vec<JoinPath> = Vec::new();
+        for swapped in [false, true] {
+            for method in Method::tried(self.coord) {
+                // Built on copies: the servers' order is the chosen plan's.
+                let (est, _) = self.build(swapped, method, false, l, &mut servers.to_vec())?;
+                add_path(&mut pathlist, JoinPath { swapped, method, est, sorted: method.sorted() }, consider_startup);
             }
-        })
+        }
+        let cheapest = set_cheapest(&pathlist);
+        let presorted_order = self.order_by_join_key(l);
+        let mut finals: Vec<JoinPath> = Vec::new();
+        for (i, path) in pathlist.iter().enumerate() {
+            let presorted = presorted_order && path.sorted;
+            let upper_uses = if l.agg.is_some() {
+                i == cheapest
+            } else if l.sort.is_some() {
+                i == cheapest || presorted
+            } else {
+                true
+            };
+            if !upper_uses {
+                continue;
+            }
+            let (_, planned) = self.build(path.swapped, path.method, presorted, l, &mut servers.to_vec())?;
+            let est = self.estimate(&planned.plan);
+            add_path(&mut finals, JoinPath { est, sorted: presorted, ..*path }, consider_startup);
+        }
+        let best = finals[set_cheapest(&finals)];
+        Ok(self.build(best.swapped, best.method, best.sorted, l, servers)?.1)
+    }
+
+    /// Is the query's ORDER BY one of the join keys, ascending (NULLs last), so that
+    /// a Merge Join's output needs no Sort (`pathkeys_contained_in` of the query's
+    /// pathkeys in the join's: both keys are members of the clause's equivalence
+    /// class)?
+    fn order_by_join_key(&self, l: &Layers) -> bool {
+        let [a, b] = &self.sides;
+        match l.sort.as_deref() {
+            Some([SortKey { expr: Expr::Col(c), desc: false }]) if l.agg.is_none() => {
+                *c == a.first + a.key || *c == b.first + b.key
+            }
+            _ => false,
+        }
     }
 
     /// `cost_plan`'s estimate of a plan's top node, with the coordinator's settings.
@@ -463,7 +537,16 @@ impl Join<'_> {
     /// its conditions pushed into its scans); and the join node's estimate. The output
     /// columns are the query's either way: a swapped join returns the outer side's
     /// columns first, and the select list above it puts them back in the query's order.
-    fn build(&self, swapped: bool, l: &Layers, servers: &mut Vec<String>) -> Result<(Estimate, Planned), FrontError> {
+    /// `method` is the join's; `presorted`: the join's output is in ORDER BY's order
+    /// already, so no Sort goes above it.
+    fn build(
+        &self,
+        swapped: bool,
+        method: Method,
+        presorted: bool,
+        l: &Layers,
+        servers: &mut Vec<String>,
+    ) -> Result<(Estimate, Planned), FrontError> {
         let [first, second] = &self.sides;
         let (o, i) = if swapped { (second, first) } else { (first, second) };
         let mut p = Planner { coord: self.coord, servers: std::mem::take(servers) };
@@ -477,11 +560,13 @@ impl Join<'_> {
         for (pos, (side, c)) in o.used.iter().map(|&c| (o, c)).chain(i.used.iter().map(|&c| (i, c))).enumerate() {
             map[side.first + c] = Some(pos);
         }
-        let mut plan = join_method(self.coord, (outer, inner), (o.key_output(), i.key_output()), swapped, self.at)?;
-        let join_estimate = self.estimate(&plan);
+        let mut plan = join_node(self.coord, method, (outer, inner), (o.key_output(), i.key_output()), swapped);
+        // The join's other conditions are evaluated in it (a Join Filter): its path's
+        // estimate includes them.
         if let Some(f) = self.rest.iter().map(|e| rewrite(e, &map)).reduce(|x, y| Expr::bin(BinOp::And, x, y)) {
             plan = Plan::Result { child: Box::new(plan), filter: Some(f), targets: None };
         }
+        let join_estimate = self.estimate(&plan);
         let order_keys = order_keys_of(l);
         let planned = |plan| Planned {
             plan,
@@ -503,6 +588,7 @@ impl Join<'_> {
         let sort = l
             .sort
             .as_ref()
+            .filter(|_| !presorted)
             .map(|keys| keys.iter().map(|k| SortKey { expr: rewrite(&k.expr, &map), desc: k.desc }).collect());
         let join_cols: Vec<String> = o
             .used
@@ -524,6 +610,82 @@ impl Join<'_> {
             });
         Ok((join_estimate, planned(finish(plan, sort, targets, l.limit))))
     }
+}
+
+/// One path of the join relation: which side is outer, the method, the estimate
+/// (of the join, or of the whole plan above it at the final level), and whether its
+/// output is ordered by the join key.
+#[derive(Clone, Copy, Debug)]
+struct JoinPath {
+    swapped: bool,
+    method: Method,
+    est: Estimate,
+    sorted: bool,
+}
+
+/// `add_path`: `new` joins the pathlist unless a path there is as good on cost
+/// (fuzzily) and ordering; the paths it beats so leave it. The list is kept in order
+/// of total cost, a new path after those that cost the same.
+fn add_path(pathlist: &mut Vec<JoinPath>, new: JoinPath, consider_startup: bool) {
+    let mut accept_new = true;
+    let mut i = 0;
+    while i < pathlist.len() {
+        let old = pathlist[i];
+        let remove_old = match add_path_keeps_ordered(&new, &old, consider_startup) {
+            Kept::Both => false,
+            Kept::New => true,
+            Kept::Old => {
+                accept_new = false;
+                false
+            }
+        };
+        if remove_old {
+            pathlist.remove(i);
+        } else {
+            i += 1;
+        }
+        if !accept_new {
+            return;
+        }
+    }
+    let at = pathlist.iter().position(|p| new.est.total < p.est.total).unwrap_or(pathlist.len());
+    pathlist.insert(at, new);
+}
+
+/// `add_path`'s verdict between two paths that may differ in ordering: the one that
+/// wins on cost is kept alone unless the other is better ordered (then both are);
+/// fuzzily equal on cost, the better ordered wins, and equally ordered,
+/// `add_path_keeps` decides.
+fn add_path_keeps_ordered(new: &JoinPath, old: &JoinPath, consider_startup: bool) -> Kept {
+    let keys = match (new.sorted, old.sorted) {
+        (true, false) => Costs::Better1,
+        (false, true) => Costs::Better2,
+        _ => Costs::Equal,
+    };
+    match compare_path_costs_fuzzily(&new.est, &old.est, STD_FUZZ_FACTOR, consider_startup) {
+        Costs::Different => Kept::Both,
+        Costs::Equal => match keys {
+            Costs::Better1 => Kept::New,
+            Costs::Better2 => Kept::Old,
+            _ => add_path_keeps(&new.est, &old.est, consider_startup),
+        },
+        Costs::Better1 if keys != Costs::Better2 => Kept::New,
+        Costs::Better2 if keys != Costs::Better1 => Kept::Old,
+        _ => Kept::Both,
+    }
+}
+
+/// `set_cheapest`: the path of least total cost, of least startup cost among equal
+/// totals, the first among equals (`compare_path_costs`).
+fn set_cheapest(pathlist: &[JoinPath]) -> usize {
+    let mut best = 0;
+    for (i, p) in pathlist.iter().enumerate().skip(1) {
+        let b = &pathlist[best].est;
+        if p.est.total < b.total || (p.est.total == b.total && p.est.startup < b.startup) {
+            best = i;
+        }
+    }
+    best
 }
 
 /// Which of two paths of one relation `add_path` (pathnode.c) keeps, for paths with

@@ -153,6 +153,7 @@ pub fn plan_node_name(plan: &Plan) -> &'static str {
         Plan::Result { .. } | Plan::EmptyResult { .. } => "Result",
         Plan::HashJoin { .. } => "Hash Join",
         Plan::NestLoop { .. } => "Nested Loop",
+        Plan::MergeJoin { .. } => "Merge Join",
         Plan::Material { .. } => "Materialize",
     }
 }

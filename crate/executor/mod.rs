@@ -51,6 +51,7 @@ mod node_indexscan;
 mod node_limit;
 mod node_material;
 mod node_mergeappend;
+mod node_mergejoin;
 mod node_nestloop;
 mod node_result;
 mod node_seqscan;
@@ -252,6 +253,12 @@ pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<Plan
             Box::new(node_hashjoin::HashJoinState::init(o, i, outer_key.clone(), inner_key.clone(), widths))
         }
         Plan::Material { child } => Box::new(node_material::MaterialState::init(init_plan(child, ctx, es)?)),
+        Plan::MergeJoin { outer, inner, outer_key, inner_key, join_type } => {
+            let (o, i) = (init_plan(outer, ctx, es)?, init_plan(inner, ctx, es)?);
+            let widths = (outer.output_columns().len(), inner.output_columns().len());
+            let keys = (outer_key.clone(), inner_key.clone());
+            Box::new(node_mergejoin::MergeJoinState::init(o, i, keys, *join_type, widths))
+        }
         Plan::NestLoop { outer, inner, outer_key, inner_key, filter_inner_first } => {
             let (o, i) = (init_plan(outer, ctx, es)?, init_plan(inner, ctx, es)?);
             let widths = (outer.output_columns().len(), inner.output_columns().len());

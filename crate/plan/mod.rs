@@ -401,6 +401,48 @@ pub struct ScanName {
     pub parent: Option<String>,
 }
 
+/// PostgreSQL's `JoinType` for the joins the sandbox executes: which side's rows
+/// without a match are returned, null-extended on the other side's columns (the
+/// outer side's for `Left`, the inner side's for `Right`, both for `Full`). The sides
+/// are the plan node's outer and inner, not the query's left and right: a query's
+/// LEFT JOIN whose left relation is the inner side runs as `Right`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum JoinType {
+    Inner,
+    Left,
+    Right,
+    Full,
+}
+
+impl JoinType {
+    /// The word EXPLAIN puts in a join's name (`Hash Left Join`) and in JSON's
+    /// `Join Type`.
+    pub fn name(self) -> &'static str {
+        match self {
+            JoinType::Inner => "Inner",
+            JoinType::Left => "Left",
+            JoinType::Right => "Right",
+            JoinType::Full => "Full",
+        }
+    }
+    /// Are the outer side's unmatched rows returned?
+    pub fn fills_outer(self) -> bool {
+        matches!(self, JoinType::Left | JoinType::Full)
+    }
+    /// Are the inner side's unmatched rows returned?
+    pub fn fills_inner(self) -> bool {
+        matches!(self, JoinType::Right | JoinType::Full)
+    }
+    /// The same join with its sides exchanged.
+    pub fn commuted(self) -> JoinType {
+        match self {
+            JoinType::Left => JoinType::Right,
+            JoinType::Right => JoinType::Left,
+            t => t,
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub enum AggStrategy {
     Plain,
@@ -474,6 +516,17 @@ pub enum Plan {
         /// only a Hash Join's clauses are switched to put the outer side first).
         filter_inner_first: bool,
     },
+    /// Merge Join (`executor::node_mergejoin`): both inputs ordered by their key,
+    /// ascending with NULLs last (a Sort under each, or an input already in that
+    /// order); the Merge Cond is `outer_key = inner_key`. `join_type` says which
+    /// side's unmatched rows come out null-extended.
+    MergeJoin {
+        outer: Box<Plan>,
+        inner: Box<Plan>,
+        outer_key: Expr,
+        inner_key: Expr,
+        join_type: JoinType,
+    },
     /// Materialize: keeps its child's rows; a rescan replays them
     /// (`executor::node_material`).
     Material {
@@ -521,11 +574,21 @@ impl Plan {
                     Some(t) => t.iter().map(|(e, n)| Column::new(n, e.col_type(&input))).collect(),
                 }
             }
-            Plan::HashJoin { outer, inner, .. } | Plan::NestLoop { outer, inner, .. } => {
+            Plan::HashJoin { outer, inner, .. }
+            | Plan::NestLoop { outer, inner, .. }
+            | Plan::MergeJoin { outer, inner, .. } => {
                 let mut c = outer.output_columns();
                 c.extend(inner.output_columns());
                 c
             }
+        }
+    }
+
+    /// A join node's type (`Inner` for any other node).
+    pub fn join_type(&self) -> JoinType {
+        match self {
+            Plan::MergeJoin { join_type, .. } => *join_type,
+            _ => JoinType::Inner,
         }
     }
 
@@ -540,7 +603,9 @@ impl Plan {
             | Plan::Material { child } => {
                 vec![child]
             }
-            Plan::HashJoin { outer, inner, .. } | Plan::NestLoop { outer, inner, .. } => vec![outer, inner],
+            Plan::HashJoin { outer, inner, .. }
+            | Plan::NestLoop { outer, inner, .. }
+            | Plan::MergeJoin { outer, inner, .. } => vec![outer, inner],
         }
     }
 }

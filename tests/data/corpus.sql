@@ -521,7 +521,6 @@ select f.id, f.cat, d.title from f join dim d on f.cat = d.cat where f.id < 20;
 select d.title, count(*) from f join dim d on f.cat = d.cat group by d.title;
 
 -- [join local foreign] a local and a foreign table
--- known: plan — the join method is chosen by cost in PostgreSQL (here a Nested Loop over a Materialize); the sandbox hash-joins whenever enable_hashjoin is on (its join order is chosen by cost)
 select l.id, l.cat, d.weight from loc l join dim d on l.cat = d.cat where l.id < 15;
 
 -- [join local foreign] a local table and a foreign one on the key
@@ -582,7 +581,7 @@ select id, amount from h where id < 10;
 
 -- [settings join hash local] enable_hashjoin off in a join
 set enable_hashjoin = off;
--- known: unsupported — enable_hashjoin = off: PostgreSQL plans a Merge Join or a Nested Loop, which the sandbox does not have; refused by name
+-- known: plan — PostgreSQL's Merge Join reads loc through its index (an Index Scan, presorted, with the Index Cond), outer; the sandbox has no index paths for a join's sides and sorts a Seq Scan of loc
 select h.id, h.name, loc.qty from h join loc on h.id = loc.id where loc.id < 30;
 
 -- [settings join hash list] enable_partitionwise_join on, two tables partitioned differently: no partitionwise join
@@ -602,3 +601,193 @@ select count(*) from (select id from f where 2 < 1 union all select id from loc)
 
 -- [const null partitioned] NULL = 1 rejects every row: no partition scanned
 select id, name from h where null = 1 order by id;
+
+-- ===== Join paths: the method by cost, enable_* settings, outer joins =====
+
+-- [join method local foreign] a local table and a foreign one, the method by cost
+select loc.id, f.val from loc join f on loc.id = f.id where f.val > 0;
+
+-- [join method settings local foreign index] enable_hashjoin off: merge or nested loop by cost
+-- known: plan — PostgreSQL's Merge Join reads loc through its index (an Index Scan, presorted); the sandbox has no index paths for a join's sides and sorts a Seq Scan of loc
+set enable_hashjoin = off;
+select loc.id, f.val from loc join f on loc.id = f.id where f.val > 0;
+
+-- [join method settings list foreign] a list-partitioned table and a foreign one, enable_mergejoin off
+set enable_mergejoin = off;
+select l.id, f.val from l join f on l.id = f.id where f.val > 0;
+
+-- [join method settings list foreign] enable_nestloop off
+set enable_nestloop = off;
+select l.id, f.val from l join f on l.id = f.id where f.val > 0;
+
+-- [join method settings list foreign] hash and merge joins off: a Nested Loop
+set enable_hashjoin = off;
+set enable_mergejoin = off;
+select l.id, f.val from l join f on l.id = f.id where f.val > 0;
+
+-- [join method settings list foreign] hash joins and nested loops off: a Merge Join
+set enable_hashjoin = off;
+set enable_nestloop = off;
+select l.id, f.val from l join f on l.id = f.id where f.val > 0;
+
+-- [join method settings list foreign] merge joins and nested loops off: a Hash Join
+set enable_mergejoin = off;
+set enable_nestloop = off;
+select l.id, f.val from l join f on l.id = f.id where f.val > 0;
+
+-- [join method settings list foreign] every method off: the cheapest disabled one
+set enable_hashjoin = off;
+set enable_mergejoin = off;
+set enable_nestloop = off;
+select l.id, f.val from l join f on l.id = f.id where f.val > 0;
+
+-- [join method settings list foreign] hash and merge off, enable_material off: the inner side rescanned
+set enable_hashjoin = off;
+set enable_mergejoin = off;
+set enable_material = off;
+select l.id, f.val from l join f on l.id = f.id where f.val > 0;
+
+-- [join method settings list foreign] enable_hashjoin and enable_material off
+set enable_hashjoin = off;
+set enable_material = off;
+select l.id, f.val from l join f on l.id = f.id where f.val > 0;
+
+-- [join method hash foreign] a partitioned table and a foreign one
+select f.id, h.name from f join h on f.id = h.id where f.cat = 'c1';
+
+-- [join method settings hash foreign] enable_hashjoin off
+set enable_hashjoin = off;
+select f.id, h.name from f join h on f.id = h.id where f.cat = 'c1';
+
+-- [join method settings hash foreign] hash and merge joins off
+set enable_hashjoin = off;
+set enable_mergejoin = off;
+select f.id, h.name from f join h on f.id = h.id where f.cat = 'c1';
+
+-- [join method settings hash foreign] hash joins and nested loops off
+set enable_hashjoin = off;
+set enable_nestloop = off;
+select f.id, h.name from f join h on f.id = h.id where f.cat = 'c1';
+
+-- [join method settings hash foreign] merge joins off
+set enable_mergejoin = off;
+select f.id, h.name from f join h on f.id = h.id where f.cat = 'c1';
+
+-- [join method range list] a range- and a list-partitioned table
+select r.k, l.qty from r join l on r.k = l.id where l.qty < 3;
+
+-- [join method settings range list] enable_hashjoin off
+-- known: plan — PostgreSQL reads the range table through an ordered Append (the local partition by its index, the foreign one sorted), which the sandbox does not plan (as q083); it sorts the whole Append
+set enable_hashjoin = off;
+select r.k, l.qty from r join l on r.k = l.id where l.qty < 3;
+
+-- [join method settings range list] hash and merge joins off
+set enable_hashjoin = off;
+set enable_mergejoin = off;
+select r.k, l.qty from r join l on r.k = l.id where l.qty < 3;
+
+-- [join method settings range list] hash joins and nested loops off
+-- known: plan — PostgreSQL reads the range table through an ordered Append (the local partition by its index, the foreign one sorted), which the sandbox does not plan (as q083); it sorts the whole Append
+set enable_hashjoin = off;
+set enable_nestloop = off;
+select r.k, l.qty from r join l on r.k = l.id where l.qty < 3;
+
+-- [join method list local] a list-partitioned table and a local one
+select l.id, l.region, loc.cat from l join loc on l.id = loc.id where loc.qty > 5;
+
+-- [join method settings list local] enable_hashjoin off
+set enable_hashjoin = off;
+select l.id, l.region, loc.cat from l join loc on l.id = loc.id where loc.qty > 5;
+
+-- [join method settings list local index] hash and merge joins off
+-- known: plan — PostgreSQL's Nested Loop looks loc up by its index for each outer row (a parameterized Index Scan); the sandbox has no parameterized paths and rescans a Materialize of loc
+set enable_hashjoin = off;
+set enable_mergejoin = off;
+select l.id, l.region, loc.cat from l join loc on l.id = loc.id where loc.qty > 5;
+
+-- [join method hash local] a partitioned table and a local one on a duplicated column
+select count(*) from h join loc on h.grp = loc.qty where loc.id < 40;
+
+-- [join method settings hash local] the same, enable_hashjoin off: equal keys merged again
+set enable_hashjoin = off;
+select count(*) from h join loc on h.grp = loc.qty where loc.id < 40;
+
+-- [join method settings hash local] the same, hash and merge joins off
+set enable_hashjoin = off;
+set enable_mergejoin = off;
+select count(*) from h join loc on h.grp = loc.qty where loc.id < 40;
+
+-- [join method text foreign local] a join on text keys
+select loc.id, d.title from loc join dim d on loc.cat = d.cat where loc.qty = 4;
+
+-- [join method settings text foreign local] on text keys, enable_hashjoin off
+set enable_hashjoin = off;
+select loc.id, d.title from loc join dim d on loc.cat = d.cat where loc.qty = 4;
+
+-- [join method settings text foreign local] on text keys, hash joins and nested loops off
+set enable_hashjoin = off;
+set enable_nestloop = off;
+select loc.id, d.title from loc join dim d on loc.cat = d.cat where loc.qty = 4;
+
+-- [join method filter list foreign] a condition over both sides besides the key: a Join Filter
+select l.id, f.val, l.qty from l join f on l.id = f.id and f.val > l.qty * 100;
+
+-- [join method settings filter list foreign] the Join Filter under a Merge Join
+set enable_hashjoin = off;
+set enable_nestloop = off;
+select l.id, f.val, l.qty from l join f on l.id = f.id and f.val > l.qty * 100;
+
+-- [join method settings filter list foreign] the Join Filter beside a Nested Loop's own
+set enable_hashjoin = off;
+set enable_mergejoin = off;
+select l.id, f.val, l.qty from l join f on l.id = f.id and f.val > l.qty * 100;
+
+-- [join method group list foreign] an aggregate over a join
+select l.region, count(*), sum(f.val) from l join f on l.id = f.id group by l.region;
+
+-- [join method settings group list foreign] an aggregate over a Merge Join
+set enable_hashjoin = off;
+select l.region, count(*), sum(f.val) from l join f on l.id = f.id group by l.region;
+
+-- [join method order list foreign] ORDER BY the join key
+select l.id, f.score from l join f on l.id = f.id where f.score > 30 order by l.id;
+
+-- [join method settings order list foreign] ORDER BY the join key over a Merge Join: no Sort above
+-- known: plan — PostgreSQL merges over a Merge Append of l's partitions sorted on the key (a path for the query's ordering, the equivalence class's l.id) and a Materialize over f with the remote ORDER BY; the sandbox has no presorted paths for a join's sides and sorts both
+set enable_hashjoin = off;
+set enable_nestloop = off;
+select l.id, f.score from l join f on l.id = f.id where f.score > 30 order by f.id;
+
+-- [join method order limit hash foreign] ORDER BY another column and LIMIT over a join
+-- known: plan — PostgreSQL plans a Nested Loop over a sorted Merge Append of h (the ORDER BY pushed into each partition's scan, a path for the query's ordering) that stops at the LIMIT; the sandbox has no presorted paths for a join's sides, and sorts the join
+select f.id, h.amount from f join h on f.id = h.id where h.grp = 2 order by h.amount desc, f.id limit 7;
+
+-- [join method settings order limit hash foreign] the same, enable_hashjoin off
+-- known: plan — PostgreSQL plans a Nested Loop over a sorted Merge Append of h (the ORDER BY pushed into each partition's scan, a path for the query's ordering) that stops at the LIMIT; the sandbox has no presorted paths for a join's sides, and sorts the join
+set enable_hashjoin = off;
+select f.id, h.amount from f join h on f.id = h.id where h.grp = 2 order by h.amount desc, f.id limit 7;
+
+-- [join method limit list foreign] LIMIT without ORDER BY over a join
+select l.id, f.cat from l join f on l.id = f.id limit 4;
+
+-- [join method range foreign] a range partition pruned to its foreign one and a foreign table
+select r.k, f.cat from r join f on r.k = f.id where r.k >= 500 and f.val > 0;
+
+-- [join method settings range foreign] the same, enable_hashjoin off
+set enable_hashjoin = off;
+select r.k, f.cat from r join f on r.k = f.id where r.k >= 500 and f.val > 0;
+
+-- [join method null foreign local] keys with NULLs never match
+select f.id, loc.qty from f join loc on f.val = loc.qty where f.id > 495;
+
+-- [join method settings null foreign local] keys with NULLs, merged
+set enable_hashjoin = off;
+set enable_nestloop = off;
+select f.id, loc.qty from f join loc on f.val = loc.qty where f.id > 495;
+
+-- [join method numeric foreign] numeric keys between a partitioned and a foreign table
+select count(*) from h join f on h.amount = f.score where h.id < 100;
+
+-- [join method settings numeric foreign] numeric keys, enable_hashjoin off
+set enable_hashjoin = off;
+select count(*) from h join f on h.amount = f.score where h.id < 100;
