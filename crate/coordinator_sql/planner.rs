@@ -245,42 +245,60 @@ impl Method {
     /// a Nested Loop is always made, `enable_nestloop` off only costs it
     /// `disable_cost` (as `enable_mergejoin`/`enable_hashjoin` off would a path made
     /// for a FULL join).
-    fn tried(coord: &Node) -> Vec<Method> {
+    ///
+    /// `jt` is the join's type with this order's outer side: a Right or Full join
+    /// has no Nested Loop (`match_unsorted_outer`'s `nestjoinOK`), and a Full join
+    /// is merged or hashed even with those methods off (they are its only ways; the
+    /// disabled method costs `disable_cost` more).
+    fn tried(coord: &Node, jt: JoinType) -> Vec<Method> {
+        let full = jt == JoinType::Full;
+        let nestjoin_ok = matches!(jt, JoinType::Inner | JoinType::Left);
         let mut v = Vec::new();
-        if coord.setting_on("enable_mergejoin", true) {
+        if coord.setting_on("enable_mergejoin", true) || full {
             v.push(Method::Merge);
         }
-        v.push(Method::NestLoop { material: false });
-        // ExecMaterializesOutput: the sandbox's sides are scans and Appends, which
-        // do not, so a Materialize is worth trying over them.
-        if coord.setting_on("enable_material", true) {
-            v.push(Method::NestLoop { material: true });
+        if nestjoin_ok {
+            v.push(Method::NestLoop { material: false });
+            // ExecMaterializesOutput: the sandbox's sides are scans and Appends,
+            // which do not, so a Materialize is worth trying over them.
+            if coord.setting_on("enable_material", true) {
+                v.push(Method::NestLoop { material: true });
+            }
         }
-        if coord.setting_on("enable_hashjoin", true) {
+        if coord.setting_on("enable_hashjoin", true) || full {
             v.push(Method::Hash);
         }
         v
     }
 
-    /// Is the join's output ordered by its key (a Merge Join's is: `build_join_pathkeys`)?
-    fn sorted(self) -> bool {
-        self == Method::Merge
+    /// Is the join's output ordered by its outer key (a Merge Join's is, but for a
+    /// Right or Full join, whose null-extended rows break the order:
+    /// `build_join_pathkeys`)?
+    fn sorted(self, jt: JoinType) -> bool {
+        self == Method::Merge && matches!(jt, JoinType::Inner | JoinType::Left)
     }
 }
 
 /// The join node of `method` over the two sides (`create_*join_plan`); `swapped`: the
 /// query's second relation is the outer side.
-fn join_node(coord: &Node, method: Method, (outer, inner): (Plan, Plan), keys: (Expr, Expr), swapped: bool) -> Plan {
+fn join_node(
+    coord: &Node,
+    (method, join_type): (Method, JoinType),
+    (outer, inner): (Plan, Plan),
+    keys: (Expr, Expr),
+    filter_inner_first: bool,
+) -> Plan {
     let (outer_key, inner_key) = keys;
     let (outer, inner) = (Box::new(outer), Box::new(inner));
     match method {
-        Method::Hash => Plan::HashJoin { outer, inner, outer_key, inner_key },
+        Method::Hash => Plan::HashJoin { outer, inner, outer_key, inner_key, join_type },
         Method::NestLoop { material } => Plan::NestLoop {
             outer,
             inner: if material { Box::new(Plan::Material { child: inner }) } else { inner },
             outer_key,
             inner_key,
-            filter_inner_first: swapped,
+            filter_inner_first,
+            join_type,
         },
         Method::Merge => {
             let sort = |child: Box<Plan>, key: &Expr| {
@@ -291,7 +309,7 @@ fn join_node(coord: &Node, method: Method, (outer, inner): (Plan, Plan), keys: (
                 inner: sort(inner, &inner_key),
                 outer_key,
                 inner_key,
-                join_type: JoinType::Inner,
+                join_type,
             };
             let params = CostParams::from_settings(&|n| coord.setting(n).map(str::to_string));
             if crate::plan::costsize::mergejoin_materializes(&join, coord, &params) {
@@ -318,17 +336,30 @@ fn plan_join(
     servers: &mut Vec<String>,
     at: Location,
 ) -> Result<Planned, FrontError> {
-    let (a, b, on) = match (s.from.as_slice(), s.from.first().map(|f| f.joins.as_slice())) {
-        ([one], Some([join])) => match &join.join_operator {
-            ast::JoinOperator::Inner(ast::JoinConstraint::On(e)) => (&one.relation, &join.relation, Some(e.clone())),
-            ast::JoinOperator::Inner(_) => {
-                return Err(FrontError::unsupported("JOIN … USING and NATURAL JOIN (write ON a.x = b.y)", at))
+    let (a, b, on, written_jt) = match (s.from.as_slice(), s.from.first().map(|f| f.joins.as_slice())) {
+        ([one], Some([join])) => {
+            let (jt, constraint) = match &join.join_operator {
+                ast::JoinOperator::Inner(c) => (JoinType::Inner, c),
+                ast::JoinOperator::LeftOuter(c) => (JoinType::Left, c),
+                ast::JoinOperator::RightOuter(c) => (JoinType::Right, c),
+                ast::JoinOperator::FullOuter(c) => (JoinType::Full, c),
+                _ => {
+                    return Err(FrontError::unsupported(
+                        "CROSS, semi, anti, LATERAL and other joins (only inner, LEFT, RIGHT and FULL equi-joins)",
+                        at,
+                    ))
+                }
+            };
+            match constraint {
+                ast::JoinConstraint::On(e) => (&one.relation, &join.relation, Some(e.clone()), jt),
+                _ => return Err(FrontError::unsupported("JOIN … USING and NATURAL JOIN (write ON a.x = b.y)", at)),
             }
-            _ => return Err(FrontError::unsupported("outer, cross and other joins (only inner equi-joins)", at)),
-        },
-        ([x, y], Some([])) if y.joins.is_empty() => (&x.relation, &y.relation, None),
+        }
+        ([x, y], Some([])) if y.joins.is_empty() => (&x.relation, &y.relation, None, JoinType::Inner),
         _ => return Err(FrontError::unsupported("a join of more than two relations", at)),
     };
+    let on_count = on.as_ref().map_or(0, ast_conjuncts);
+    let where_count = s.selection.as_ref().map_or(0, ast_conjuncts);
     let (ra, na) = join_member(coord, a, at)?;
     let (rb, nb) = join_member(coord, b, at)?;
     if na == nb {
@@ -376,40 +407,68 @@ fn plan_join(
         let cols = columns_of(e, n);
         (cols.iter().all(|&c| c < wa), cols.iter().all(|&c| c >= wa))
     };
+    // An outer join's ON conditions and WHERE's are told apart by their count (ON's
+    // come first in the filter the shard planner bound).
+    if written_jt != JoinType::Inner && conjuncts.len() != on_count + where_count {
+        return Err(FrontError::unsupported(
+            "constant conditions in an outer join's ON or WHERE (PostgreSQL folds them; write the join without them)",
+            at,
+        ));
+    }
+    let (on_conj, where_conj) = conjuncts.split_at(if written_jt == JoinType::Inner { 0 } else { on_count });
+    let jt = reduce_outer_join(written_jt, where_conj, wa, n);
     let mut a_conj = Vec::new();
     let mut b_conj = Vec::new();
     let mut rest = Vec::new();
-    let mut key: Option<(usize, usize)> = None;
-    for c in conjuncts {
-        if key.is_none() {
-            if let Expr::Bin(BinOp::Eq, x, y) = &c {
-                if let (Expr::Col(i), Expr::Col(j)) = (x.as_ref(), y.as_ref()) {
-                    match (*i < wa, *j < wa) {
-                        (true, false) => {
-                            key = Some((*i, *j));
-                            continue;
-                        }
-                        (false, true) => {
-                            key = Some((*j, *i));
-                            continue;
-                        }
-                        _ => {}
-                    }
-                }
-            }
-        }
-        match side_of(&c) {
-            (true, _) => a_conj.push(c),
-            (_, true) => b_conj.push(shift(&c, wa)),
-            _ => rest.push(c),
-        }
+    let mut above = Vec::new();
+    let mut key: Option<(usize, usize, bool)> = None;
+    // An inner join's conditions are all alike (its key from WHERE or ON); an outer
+    // join's key is an ON condition, and WHERE's apply above the join.
+    let key_source = if written_jt == JoinType::Inner { &conjuncts[..] } else { on_conj };
+    let key_at = key_source.iter().position(|c| join_key(c, wa).is_some());
+    if let Some(k) = key_at.and_then(|i| join_key(&key_source[i], wa)) {
+        key = Some(k);
     }
-    let Some((ka, kb)) = key else {
+    let Some((ka, kb, key_b_first)) = key else {
         return Err(FrontError::unsupported("a join without an equality between its two relations", at));
     };
+    let on_len = on_conj.len();
+    for (i, c) in conjuncts.iter().enumerate() {
+        let from_on = written_jt != JoinType::Inner && i < on_len;
+        let from_key_source = if written_jt == JoinType::Inner { true } else { from_on };
+        if from_key_source && Some(i) == key_at {
+            continue;
+        }
+        let c = c.clone();
+        let (only_a, only_b) = side_of(&c);
+        // May a condition on one side go into that side's scans? For an inner join,
+        // always; for an outer join, an ON condition on the nullable side only
+        // (it decides matches), a WHERE condition on a preserved side only.
+        let (a_nullable, b_nullable) = (jt.fills_inner(), jt.fills_outer());
+        if from_on {
+            match (only_a, only_b) {
+                (true, _) if written_jt == JoinType::Right => a_conj.push(c),
+                (_, true) if written_jt == JoinType::Left => b_conj.push(shift(&c, wa)),
+                _ => {
+                    return Err(FrontError::unsupported(
+                        "an outer join's ON condition other than its key over the preserved side or both sides (a \
+                         Join Filter deciding matches); put it in WHERE or in a subquery",
+                        at,
+                    ))
+                }
+            }
+            continue;
+        }
+        match (only_a, only_b) {
+            (true, _) if !a_nullable => a_conj.push(c),
+            (_, true) if !b_nullable => b_conj.push(shift(&c, wa)),
+            _ if jt == JoinType::Inner => rest.push(c),
+            _ => above.push(c),
+        }
+    }
     // The columns each side must return: those used above the join, and the keys.
     let mut used = used_columns(&Layers { filter: None, ..l.clone_layers() }, n);
-    for c in rest.iter().flat_map(|e| columns_of(e, n)).chain([ka, kb]) {
+    for c in rest.iter().chain(&above).flat_map(|e| columns_of(e, n)).chain([ka, kb]) {
         used.push(c);
     }
     used.sort_unstable();
@@ -423,6 +482,9 @@ fn plan_join(
             JoinSide { rel: rb, name: &nb, conjuncts: &b_conj, used: used_b, key: kb - wa, first: wa },
         ],
         rest: &rest,
+        above: &above,
+        join_type: jt,
+        key_b_first: key_b_first && written_jt != JoinType::Inner,
         columns: &columns,
         at,
     };
@@ -456,8 +518,16 @@ struct Join<'r> {
     coord: &'r Node,
     /// In FROM order.
     sides: [JoinSide<'r>; 2],
-    /// Conditions over both sides other than the key, in the join's numbering.
+    /// Conditions over both sides other than the key, in the join's numbering (an
+    /// inner join's Join Filter).
     rest: &'r [Expr],
+    /// An outer join's WHERE conditions that stay above it (over its nullable side).
+    above: &'r [Expr],
+    /// The join's type, with FROM's first relation as the outer side.
+    join_type: JoinType,
+    /// An outer join's key condition names FROM's second relation first (a Nested
+    /// Loop's Join Filter prints it as written).
+    key_b_first: bool,
     /// The query's output columns.
     columns: &'r [Column],
     at: Location,
@@ -483,17 +553,17 @@ impl Join<'_> {
         let consider_startup = matches!(l.limit, Some((_, Some(_))));
         let mut pathlist: Vec<JoinPath> = Vec::new();
         for swapped in [false, true] {
-            for method in Method::tried(self.coord) {
+            let jt = self.node_join_type(swapped);
+            for method in Method::tried(self.coord, jt) {
                 // Built on copies: the servers' order is the chosen plan's.
                 let (est, _) = self.build(swapped, method, false, l, &mut servers.to_vec())?;
-                add_path(&mut pathlist, JoinPath { swapped, method, est, sorted: method.sorted() }, consider_startup);
+                add_path(&mut pathlist, JoinPath { swapped, method, est, sorted: method.sorted(jt) }, consider_startup);
             }
         }
         let cheapest = set_cheapest(&pathlist);
-        let presorted_order = self.order_by_join_key(l);
         let mut finals: Vec<JoinPath> = Vec::new();
         for (i, path) in pathlist.iter().enumerate() {
-            let presorted = presorted_order && path.sorted;
+            let presorted = path.sorted && self.order_by_join_key(l, path.swapped);
             let upper_uses = if l.agg.is_some() {
                 i == cheapest
             } else if l.sort.is_some() {
@@ -516,13 +586,26 @@ impl Join<'_> {
     /// a Merge Join's output needs no Sort (`pathkeys_contained_in` of the query's
     /// pathkeys in the join's: both keys are members of the clause's equivalence
     /// class)?
-    fn order_by_join_key(&self, l: &Layers) -> bool {
+    ///
+    /// An outer join's keys are no equivalence class: only the outer side's key
+    /// orders its output.
+    fn order_by_join_key(&self, l: &Layers, swapped: bool) -> bool {
         let [a, b] = &self.sides;
+        let (o, i) = if swapped { (b, a) } else { (a, b) };
         match l.sort.as_deref() {
             Some([SortKey { expr: Expr::Col(c), desc: false }]) if l.agg.is_none() => {
-                *c == a.first + a.key || *c == b.first + b.key
+                *c == o.first + o.key || (self.join_type == JoinType::Inner && *c == i.first + i.key)
             }
             _ => false,
+        }
+    }
+
+    /// The join's type with the outer side this order gives it.
+    fn node_join_type(&self, swapped: bool) -> JoinType {
+        if swapped {
+            self.join_type.commuted()
+        } else {
+            self.join_type
         }
     }
 
@@ -560,13 +643,21 @@ impl Join<'_> {
         for (pos, (side, c)) in o.used.iter().map(|&c| (o, c)).chain(i.used.iter().map(|&c| (i, c))).enumerate() {
             map[side.first + c] = Some(pos);
         }
-        let mut plan = join_node(self.coord, method, (outer, inner), (o.key_output(), i.key_output()), swapped);
+        // A Nested Loop's Join Filter: an inner join's as its equivalence class
+        // builds it (FROM's first relation first), an outer join's as written.
+        let inner_first = swapped != self.key_b_first;
+        let jt = (method, self.node_join_type(swapped));
+        let mut plan = join_node(self.coord, jt, (outer, inner), (o.key_output(), i.key_output()), inner_first);
         // The join's other conditions are evaluated in it (a Join Filter): its path's
         // estimate includes them.
         if let Some(f) = self.rest.iter().map(|e| rewrite(e, &map)).reduce(|x, y| Expr::bin(BinOp::And, x, y)) {
             plan = Plan::Result { child: Box::new(plan), filter: Some(f), targets: None };
         }
         let join_estimate = self.estimate(&plan);
+        // An outer join's WHERE conditions on its nullable side: a Filter above it.
+        if let Some(f) = self.above.iter().map(|e| rewrite(e, &map)).reduce(|x, y| Expr::bin(BinOp::And, x, y)) {
+            plan = Plan::Result { child: Box::new(plan), filter: Some(f), targets: None };
+        }
         let order_keys = order_keys_of(l);
         let planned = |plan| Planned {
             plan,
@@ -753,6 +844,59 @@ fn compare_path_costs_fuzzily(p1: &Estimate, p2: &Estimate, fuzz: f64, consider_
         return Costs::Better1;
     }
     Costs::Equal
+}
+
+/// The number of top-level AND-ed conditions of a condition as written.
+fn ast_conjuncts(e: &ast::Expr) -> usize {
+    match e {
+        ast::Expr::Nested(x) => ast_conjuncts(x),
+        ast::Expr::BinaryOp { left, op: ast::BinaryOperator::And, right } => ast_conjuncts(left) + ast_conjuncts(right),
+        _ => 1,
+    }
+}
+
+/// A join key: `a.x = b.y` between the two relations (`wa`: the first's width), as
+/// (the first's column, the second's, whether the second's was written first).
+fn join_key(c: &Expr, wa: usize) -> Option<(usize, usize, bool)> {
+    let Expr::Bin(BinOp::Eq, x, y) = c else { return None };
+    let (Expr::Col(i), Expr::Col(j)) = (x.as_ref(), y.as_ref()) else { return None };
+    match (*i < wa, *j < wa) {
+        (true, false) => Some((*i, *j, false)),
+        (false, true) => Some((*j, *i, true)),
+        _ => None,
+    }
+}
+
+/// `reduce_outer_joins`: a WHERE condition that cannot be true when a nullable
+/// side's columns are NULL (strict: here, one that reads that side's columns and has
+/// no IS [NOT] NULL, OR or function, which could accept NULLs) removes the rows that
+/// side's null-extension makes, so that side is not nullable: a Left join becomes
+/// an Inner one, a Full join a Left or Right one. `wa`: the first relation's width.
+fn reduce_outer_join(jt: JoinType, where_conj: &[Expr], wa: usize, n: usize) -> JoinType {
+    fn may_accept_null(e: &Expr) -> bool {
+        match e {
+            Expr::IsNull(..) | Expr::Func(..) | Expr::Bin(BinOp::Or, ..) => true,
+            Expr::Bin(_, l, r) => may_accept_null(l) || may_accept_null(r),
+            Expr::Not(x) => may_accept_null(x),
+            Expr::Col(_) | Expr::Const(_) => false,
+        }
+    }
+    let strict_on = |first: bool| {
+        where_conj.iter().any(|c| !may_accept_null(c) && columns_of(c, n).iter().any(|&col| (col < wa) == first))
+    };
+    let (a_kept, b_kept) = (strict_on(true), strict_on(false));
+    match jt {
+        JoinType::Left if b_kept => JoinType::Inner,
+        JoinType::Right if a_kept => JoinType::Inner,
+        JoinType::Full => match (a_kept, b_kept) {
+            (true, true) => JoinType::Inner,
+            // a's rows all kept: no null-extended a, so a is preserved: a LEFT JOIN b.
+            (true, false) => JoinType::Left,
+            (false, true) => JoinType::Right,
+            (false, false) => JoinType::Full,
+        },
+        jt => jt,
+    }
 }
 
 /// An expression over the join's columns, moved to the inner side's numbering.

@@ -247,10 +247,12 @@ pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<Plan
         Plan::EmptyResult { columns } => {
             Box::new(node_result::EmptyResultState::init(columns.iter().map(|c| c.name.clone()).collect()))
         }
-        Plan::HashJoin { outer, inner, outer_key, inner_key } => {
+        Plan::HashJoin { outer, inner, outer_key, inner_key, join_type } => {
             let (o, i) = (init_plan(outer, ctx, es)?, init_plan(inner, ctx, es)?);
             let widths = (outer.output_columns().len(), inner.output_columns().len());
-            Box::new(node_hashjoin::HashJoinState::init(o, i, outer_key.clone(), inner_key.clone(), widths))
+            let mut n = node_hashjoin::HashJoinState::init(o, i, outer_key.clone(), inner_key.clone(), widths);
+            n.join_type = *join_type;
+            Box::new(n)
         }
         Plan::Material { child } => Box::new(node_material::MaterialState::init(init_plan(child, ctx, es)?)),
         Plan::MergeJoin { outer, inner, outer_key, inner_key, join_type } => {
@@ -259,11 +261,12 @@ pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<Plan
             let keys = (outer_key.clone(), inner_key.clone());
             Box::new(node_mergejoin::MergeJoinState::init(o, i, keys, *join_type, widths))
         }
-        Plan::NestLoop { outer, inner, outer_key, inner_key, filter_inner_first } => {
+        Plan::NestLoop { outer, inner, outer_key, inner_key, filter_inner_first, join_type } => {
             let (o, i) = (init_plan(outer, ctx, es)?, init_plan(inner, ctx, es)?);
             let widths = (outer.output_columns().len(), inner.output_columns().len());
             let mut n = node_nestloop::NestLoopState::init(o, i, outer_key.clone(), inner_key.clone(), widths);
             n.filter_inner_first = *filter_inner_first;
+            n.join_type = *join_type;
             Box::new(n)
         }
     };

@@ -11,7 +11,11 @@
 //!   each output row is copied from the outer child's slot, which must still hold it.
 //! - A NULL key never matches (SQL's `=`): NULL inner keys are not stored, so a NULL
 //!   outer key finds nothing.
-//! - An output row is the outer row's columns, then the inner row's.
+//! - An output row is the outer row's columns, then the inner row's; a side with no
+//!   row is all NULLs: a Left (Full) join returns each outer row no inner row matched
+//!   with NULLs for the inner side, right after it is probed; a Right (Full) join,
+//!   once the outer side is exhausted, each inner row no outer row matched (those
+//!   with a NULL key too) with NULLs for the outer side, in the order they were read.
 //! - Rescan drops the table and rescans both children.
 //!
 //! Where it departs from PostgreSQL:
@@ -22,8 +26,10 @@
 //!   startup cost is below the Hash's total cost) and then skips the build if the outer
 //!   is empty, and it skips the outer when the inner is empty; here the inner is always
 //!   built first and the outer always read.
-//! - One batch in memory: no `work_mem` batching, skew buckets or Parallel Hash; inner
-//!   joins on a single key only.
+//! - One batch in memory: no `work_mem` batching, skew buckets or Parallel Hash; joins
+//!   on a single key only; no semi or anti joins.
+//! - The inner rows are kept in one array with a matched flag each; PostgreSQL marks
+//!   the match in the hashed tuple's header and scans the buckets for the unmatched.
 //! - `ExecReScanHashJoin` reuses a single-batch table when the inner side's
 //!   parameters did not change; here a rescan rebuilds it.
 
@@ -31,7 +37,7 @@ use super::async_through::{through_requestee, AsyncInputs, Through};
 use super::{exec_rescan, ExecNode, ExecStatus, PlanState};
 use crate::executor::estate::{EState, ExecResult};
 use crate::instrument::ExplainNode;
-use crate::plan::Expr;
+use crate::plan::{Expr, JoinType};
 use crate::types::Datum;
 use std::collections::HashMap;
 
@@ -45,11 +51,23 @@ pub struct HashJoinState {
     inner_key: Expr,
     inner_width: usize,
     outer_width: usize,
-    /// key -> flat inner rows
-    table: HashMap<Datum, Vec<Datum>>,
+    /// Which side's unmatched rows come out null-extended.
+    pub join_type: JoinType,
+    /// The inner rows, flat, in the order read (NULL keys too: a Right or Full join
+    /// returns them).
+    rows: Vec<Datum>,
+    /// key -> the inner rows with it (their numbers in `rows`)
+    table: HashMap<Datum, Vec<usize>>,
+    /// Per inner row: joined to some outer row (`HeapTupleHeaderSetMatch`).
+    matched: Vec<bool>,
     built: bool,
-    /// Matches of the current outer row still to return.
+    /// Matches of the current outer row still to return: its key, the next one.
     matches: Option<(Datum, usize)>,
+    /// The current outer row was joined to some inner row.
+    outer_matched: bool,
+    /// The outer side is exhausted: the unmatched inner rows are returned from this
+    /// row number on (`HJ_FILL_INNER_TUPLES`).
+    fill_inner_from: Option<usize>,
     slot: Vec<Datum>,
 }
 
@@ -62,9 +80,15 @@ impl HashJoinState {
             inner_key,
             inner_width: widths.1,
             outer_width: widths.0,
+            join_type: JoinType::Inner,
+            rows: Vec::new(),
             table: HashMap::new(),
+            matched: Vec::new(),
             built: false,
             matches: None,
+            // No outer row yet: nothing to null-extend.
+            outer_matched: true,
+            fill_inner_from: None,
             slot: Vec::new(),
         }
     }
@@ -74,17 +98,41 @@ impl HashJoinState {
         let Some((key, pos)) = &mut self.matches else {
             return false;
         };
-        let rows = &self.table[key];
-        if *pos >= rows.len() {
+        let Some(&n) = self.table[key].get(*pos) else {
             self.matches = None;
             return false;
-        }
+        };
+        *pos += 1;
+        self.matched[n] = true;
+        self.outer_matched = true;
         let w = self.inner_width;
         self.slot.clear();
         self.slot.extend_from_slice(self.children[0].node.slot());
-        self.slot.extend_from_slice(&rows[*pos..*pos + w]);
-        *pos += w;
+        self.slot.extend_from_slice(&self.rows[n * w..(n + 1) * w]);
         true
+    }
+
+    /// The next inner row no outer row matched, NULLs for the outer side
+    /// (`ExecScanHashTableForUnmatched`); false when none is left.
+    fn next_unmatched_inner(&mut self) -> bool {
+        let w = self.inner_width;
+        let Some(from) = self.fill_inner_from else { return false };
+        let Some(n) = (from..self.matched.len()).find(|&n| !self.matched[n]) else {
+            self.fill_inner_from = Some(self.matched.len());
+            return false;
+        };
+        self.fill_inner_from = Some(n + 1);
+        self.slot.clear();
+        self.slot.extend(std::iter::repeat_n(Datum::Null, self.outer_width));
+        self.slot.extend_from_slice(&self.rows[n * w..(n + 1) * w]);
+        true
+    }
+
+    /// The current outer row, NULLs for the inner side (`HJ_FILL_OUTER_TUPLE`).
+    fn outer_null_extended(&mut self) {
+        self.slot.clear();
+        self.slot.extend_from_slice(self.children[0].node.slot());
+        self.slot.extend(std::iter::repeat_n(Datum::Null, self.inner_width));
     }
 }
 
@@ -107,25 +155,42 @@ impl ExecNode for HashJoinState {
                     es.clock.charge(es.cost.hashjoin_row_ns);
                     let row = self.children[1].node.slot();
                     let k = self.inner_key.eval(row);
+                    let n = self.matched.len();
+                    // A NULL key is never hashed: no outer row can match it.
                     if !k.is_null() {
-                        self.table.entry(k).or_default().extend_from_slice(row);
+                        self.table.entry(k).or_default().push(n);
                     }
+                    self.rows.extend_from_slice(row);
+                    self.matched.push(false);
                 }
                 ExecStatus::Wait => return Ok(ExecStatus::Wait),
                 ExecStatus::Done => self.built = true,
             }
         }
         loop {
+            if self.fill_inner_from.is_some() {
+                return Ok(if self.next_unmatched_inner() { ExecStatus::Row } else { ExecStatus::Done });
+            }
             if self.next_match() {
+                return Ok(ExecStatus::Row);
+            }
+            // The current outer row is done: null-extended if nothing matched it.
+            if std::mem::replace(&mut self.outer_matched, true) == false && self.join_type.fills_outer() {
+                self.outer_null_extended();
                 return Ok(ExecStatus::Row);
             }
             // exercise:hashjoin-probe begin
             match self.inputs.next(&mut self.children, 0, es)? {
                 ExecStatus::Row => {}
+                ExecStatus::Done if self.join_type.fills_inner() => {
+                    self.fill_inner_from = Some(0);
+                    continue;
+                }
                 other => return Ok(other),
             }
             // exercise:hashjoin-probe end
             es.clock.charge(es.cost.hashjoin_row_ns);
+            self.outer_matched = false;
             let k = self.outer_key.eval(self.children[0].node.slot());
             if self.table.contains_key(&k) {
                 self.matches = Some((k, 0));
@@ -134,9 +199,13 @@ impl ExecNode for HashJoinState {
     }
     fn exec_rescan(&mut self, es: &mut EState) -> ExecResult<()> {
         self.inputs.cancel_all(es);
+        self.rows.clear();
         self.table.clear();
+        self.matched.clear();
         self.built = false;
         self.matches = None;
+        self.outer_matched = true;
+        self.fill_inner_from = None;
         exec_rescan(&mut self.children[0], es)?;
         exec_rescan(&mut self.children[1], es)
     }
@@ -154,6 +223,7 @@ impl ExecNode for HashJoinState {
     }
     fn explain(&self, e: &mut ExplainNode) {
         e.node_type = "Hash Join".into();
+        e.set_join_type(self.join_type);
         // `$N` over the outer's outputs then the inner's (EXPLAIN names them).
         let (outer, inner) = super::join_input_refs(self.outer_width, self.inner_width);
         e.details.push((

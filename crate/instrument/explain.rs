@@ -343,9 +343,10 @@ fn fold(mut n: ExplainNode, o: Outputs) -> (ExplainNode, Outputs) {
                 .position(|(k, _)| k == "Relations" || k == "Remote SQL")
                 .unwrap_or(child.details.len());
             let f = substitute(f, &child_out.cols);
-            if child.is_join() && n.detail("Above Join").is_none() {
+            if child.is_join() && child.join_type() == "Inner" {
                 // An inner join's other conditions are its Join Filter (create_*join_plan
-                // treats every clause of an inner join alike), after its own.
+                // treats every clause of an inner join alike), after its own; over an
+                // outer join they are WHERE's, a Filter.
                 join_filter(&mut child, f, removed, &inst);
             } else {
                 let mut props = vec![("Filter".to_string(), f)];

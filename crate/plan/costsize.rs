@@ -464,9 +464,11 @@ impl Model<'_> {
             }
             Plan::Agg { child, strategy, group_by, aggs } => self.agg(child, strategy, group_by, aggs),
             Plan::Result { child, filter, targets } => self.result(child, filter.as_ref(), targets.as_deref(), limit),
-            Plan::HashJoin { outer, inner, outer_key, inner_key } => self.hashjoin(outer, inner, outer_key, inner_key),
-            Plan::NestLoop { outer, inner, outer_key, inner_key, .. } => {
-                self.nestloop(outer, inner, outer_key, inner_key)
+            Plan::HashJoin { outer, inner, outer_key, inner_key, join_type } => {
+                self.hashjoin(outer, inner, (outer_key, inner_key), *join_type)
+            }
+            Plan::NestLoop { outer, inner, outer_key, inner_key, join_type, .. } => {
+                self.nestloop(outer, inner, (outer_key, inner_key), *join_type)
             }
             Plan::MergeJoin { outer, inner, outer_key, inner_key, join_type } => {
                 self.mergejoin(outer, inner, (outer_key, inner_key), *join_type)
@@ -1059,7 +1061,7 @@ impl Model<'_> {
     }
 
     /// `initial_cost_hashjoin` + `final_cost_hashjoin` for an inner equi-join on one key.
-    fn hashjoin(&self, outer: &Plan, inner: &Plan, outer_key: &Expr, inner_key: &Expr) -> Costed {
+    fn hashjoin(&self, outer: &Plan, inner: &Plan, (outer_key, inner_key): (&Expr, &Expr), jt: JoinType) -> Costed {
         let p = self.p;
         let o = self.node(outer, None);
         let i = self.node(inner, None);
@@ -1076,7 +1078,9 @@ impl Model<'_> {
         let od = ov.as_ref().map_or(none_o, Var::data);
         let id = iv.as_ref().map_or(none_i, Var::data);
         let jsel = selectivity::eqjoinsel(&od, &id);
-        let rows = clamp_row_est(o.est.rows * i.est.rows * jsel);
+        // hashjointuples (approx_tuple_count: inner-join pairs) and the join's rows.
+        let hashjointuples = clamp_row_est(o.est.rows * i.est.rows * jsel);
+        let rows = join_rows(o.est.rows, i.est.rows, jsel, jt);
         let (outer_rows, inner_rows) = (o.est.rows, i.est.rows);
         let mut startup = o.est.startup + i.est.total;
         let mut run = o.est.total - o.est.startup;
@@ -1094,7 +1098,7 @@ impl Model<'_> {
         }
         let bucket = self.bucket_size(iv.as_ref(), inner_rows, nbuckets * nbatch);
         run += p.cpu_operator_cost * outer_rows * clamp_row_est(inner_rows * bucket) * 0.5;
-        run += p.cpu_tuple_cost * rows;
+        run += p.cpu_tuple_cost * hashjointuples;
         let mut widths = o.widths.clone();
         widths.extend(i.widths.iter().copied());
         let mut vars = o.vars.clone();
@@ -1108,7 +1112,7 @@ impl Model<'_> {
     /// `cost_rescan`'s figures for each further outer row, and `cpu_tuple_cost` plus the
     /// Join Filter's one `=` (`cpu_operator_cost`) for every pair of rows compared. The
     /// rows are the join's (`eqjoinsel`), as for a Hash Join of the same condition.
-    fn nestloop(&self, outer: &Plan, inner: &Plan, outer_key: &Expr, inner_key: &Expr) -> Costed {
+    fn nestloop(&self, outer: &Plan, inner: &Plan, (outer_key, inner_key): (&Expr, &Expr), jt: JoinType) -> Costed {
         let p = self.p;
         let o = self.node(outer, None);
         let i = self.node(inner, None);
@@ -1123,7 +1127,7 @@ impl Model<'_> {
         let (none_o, none_i) = (VarData::none(o.est.rows), VarData::none(i.est.rows));
         let od = ov.as_ref().map_or(none_o, Var::data);
         let id = iv.as_ref().map_or(none_i, Var::data);
-        let rows = clamp_row_est(o.est.rows * i.est.rows * selectivity::eqjoinsel(&od, &id));
+        let rows = join_rows(o.est.rows, i.est.rows, selectivity::eqjoinsel(&od, &id), jt);
         let (outer_rows, inner_rows) = (o.est.rows, i.est.rows);
         // Each of the outer_rows - 1 rescans costs its startup and its run: its total.
         let (_, rescan_total) = cost_rescan(inner, &i.est, p);

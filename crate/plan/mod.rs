@@ -502,6 +502,7 @@ pub enum Plan {
         inner: Box<Plan>,
         outer_key: Expr,
         inner_key: Expr,
+        join_type: JoinType,
     },
     /// Nested Loop with a Join Filter `outer_key = inner_key`; the inner side is
     /// rescanned for each outer row (`executor::node_nestloop`).
@@ -515,6 +516,9 @@ pub enum Plan {
         /// sides by cost (PostgreSQL keeps a Nested Loop's join clause as written;
         /// only a Hash Join's clauses are switched to put the outer side first).
         filter_inner_first: bool,
+        /// `Inner` or `Left` (nodeNestloop.c cannot return the inner side's
+        /// unmatched rows).
+        join_type: JoinType,
     },
     /// Merge Join (`executor::node_mergejoin`): both inputs ordered by their key,
     /// ascending with NULLs last (a Sort under each, or an input already in that
@@ -587,7 +591,9 @@ impl Plan {
     /// A join node's type (`Inner` for any other node).
     pub fn join_type(&self) -> JoinType {
         match self {
-            Plan::MergeJoin { join_type, .. } => *join_type,
+            Plan::MergeJoin { join_type, .. } | Plan::HashJoin { join_type, .. } | Plan::NestLoop { join_type, .. } => {
+                *join_type
+            }
             _ => JoinType::Inner,
         }
     }
