@@ -114,10 +114,18 @@ impl NestLoopState {
             ExecStatus::Row => {
                 self.have_outer = true;
                 self.matched_outer = false;
-                if self.inner_dirty && !matches!(self.early, EarlyInner::Started | EarlyInner::RowHeld) {
+                let rescan = self.inner_dirty && !matches!(self.early, EarlyInner::Started | EarlyInner::RowHeld);
+                if rescan {
                     exec_rescan(&mut self.children[1], es)?;
                 }
                 self.inner_dirty = true;
+                if rescan && !es.remote_commands.is_empty() {
+                    // The rescan's statements (a Foreign Scan's CLOSE) are waited for
+                    // before the inner pass starts, as postgres_fdw waits inside
+                    // ExecReScan: the run loop sends them, then calls the plan again
+                    // (the outer row is kept).
+                    return Ok(ExecStatus::Wait);
+                }
             }
             ExecStatus::Wait if self.may_start_inner_early(es) => {
                 self.start_inner_early(es)?;
