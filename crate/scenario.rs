@@ -738,6 +738,7 @@ fn join_plan(k: usize, server: &str, cols: &[usize]) -> Plan {
         inner: Box::new(Plan::SeqScan { table: local.name.clone(), columns: local.columns.clone(), alias: None }),
         outer_key: Expr::Col(0),
         inner_key: Expr::Col(0),
+        more_keys: vec![],
         join_type: crate::plan::JoinType::Inner,
     }
 }

@@ -281,17 +281,18 @@ impl Method {
 
 /// The join node of `method` over the two sides (`create_*join_plan`); `swapped`: the
 /// query's second relation is the outer side.
+/// `more_keys`: a Hash Join's other equalities (outer, inner), in its Hash Cond.
 fn join_node(
     coord: &Node,
     (method, join_type): (Method, JoinType),
     (outer, inner): (Plan, Plan),
-    keys: (Expr, Expr),
+    (keys, more_keys): ((Expr, Expr), Vec<(Expr, Expr)>),
     filter_inner_first: bool,
 ) -> Plan {
     let (outer_key, inner_key) = keys;
     let (outer, inner) = (Box::new(outer), Box::new(inner));
     match method {
-        Method::Hash => Plan::HashJoin { outer, inner, outer_key, inner_key, join_type },
+        Method::Hash => Plan::HashJoin { outer, inner, outer_key, inner_key, more_keys, join_type },
         Method::NestLoop { material } => Plan::NestLoop {
             outer,
             inner: if material { Box::new(Plan::Material { child: inner }) } else { inner },
@@ -647,10 +648,26 @@ impl Join<'_> {
         // builds it (FROM's first relation first), an outer join's as written.
         let inner_first = swapped != self.key_b_first;
         let jt = (method, self.node_join_type(swapped));
-        let mut plan = join_node(self.coord, jt, (outer, inner), (o.key_output(), i.key_output()), inner_first);
+        // A Hash Join's Hash Cond holds every equality between the two sides
+        // (`hash_inner_and_outer`'s hashclauses), each outer side first; a Merge Join
+        // here merges on one (the others are its Join Filter).
+        let wa = first.rel.columns.len();
+        let (more, rest): (Vec<&Expr>, Vec<&Expr>) =
+            self.rest.iter().partition(|c| method == Method::Hash && join_key(c, wa).is_some());
+        let outer_width = o.used.len();
+        let more_keys = more
+            .iter()
+            .filter_map(|c| join_key(c, wa))
+            .filter_map(|(ca, cb, _)| {
+                let (co, ci) = if swapped { (cb, ca) } else { (ca, cb) };
+                Some((Expr::Col(map[co]?), Expr::Col(map[ci]?.checked_sub(outer_width)?)))
+            })
+            .collect();
+        let keys = ((o.key_output(), i.key_output()), more_keys);
+        let mut plan = join_node(self.coord, jt, (outer, inner), keys, inner_first);
         // The join's other conditions are evaluated in it (a Join Filter): its path's
         // estimate includes them.
-        if let Some(f) = self.rest.iter().map(|e| rewrite(e, &map)).reduce(|x, y| Expr::bin(BinOp::And, x, y)) {
+        if let Some(f) = rest.into_iter().map(|e| rewrite(e, &map)).reduce(|x, y| Expr::bin(BinOp::And, x, y)) {
             plan = Plan::Result { child: Box::new(plan), filter: Some(f), targets: None };
         }
         let join_estimate = self.estimate(&plan);

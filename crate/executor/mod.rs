@@ -247,11 +247,12 @@ pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<Plan
         Plan::EmptyResult { columns } => {
             Box::new(node_result::EmptyResultState::init(columns.iter().map(|c| c.name.clone()).collect()))
         }
-        Plan::HashJoin { outer, inner, outer_key, inner_key, join_type } => {
+        Plan::HashJoin { outer, inner, outer_key, inner_key, more_keys, join_type } => {
             let (o, i) = (init_plan(outer, ctx, es)?, init_plan(inner, ctx, es)?);
             let widths = (outer.output_columns().len(), inner.output_columns().len());
             let mut n = node_hashjoin::HashJoinState::init(o, i, outer_key.clone(), inner_key.clone(), widths);
             n.join_type = *join_type;
+            n.more_keys = more_keys.clone();
             Box::new(n)
         }
         Plan::Material { child } => Box::new(node_material::MaterialState::init(init_plan(child, ctx, es)?)),

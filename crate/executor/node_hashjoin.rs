@@ -26,8 +26,9 @@
 //!   startup cost is below the Hash's total cost) and then skips the build if the outer
 //!   is empty, and it skips the outer when the inner is empty; here the inner is always
 //!   built first and the outer always read.
-//! - One batch in memory: no `work_mem` batching, skew buckets or Parallel Hash; joins
-//!   on a single key only; no semi or anti joins.
+//! - One batch in memory: no `work_mem` batching, skew buckets or Parallel Hash; the
+//!   table is hashed on the first Hash Cond key, the others checked on each row found
+//!   (PostgreSQL hashes all of them); no semi or anti joins.
 //! - The inner rows are kept in one array with a matched flag each; PostgreSQL marks
 //!   the match in the hashed tuple's header and scans the buckets for the unmatched.
 //! - `ExecReScanHashJoin` reuses a single-batch table when the inner side's
@@ -53,6 +54,9 @@ pub struct HashJoinState {
     outer_width: usize,
     /// Which side's unmatched rows come out null-extended.
     pub join_type: JoinType,
+    /// The Hash Cond's other equalities (outer, inner): a row hashed under the outer
+    /// row's first key matches only if these are equal too (none NULL).
+    pub more_keys: Vec<(Expr, Expr)>,
     /// The inner rows, flat, in the order read (NULL keys too: a Right or Full join
     /// returns them).
     rows: Vec<Datum>,
@@ -81,6 +85,7 @@ impl HashJoinState {
             inner_width: widths.1,
             outer_width: widths.0,
             join_type: JoinType::Inner,
+            more_keys: Vec::new(),
             rows: Vec::new(),
             table: HashMap::new(),
             matched: Vec::new(),
@@ -98,14 +103,25 @@ impl HashJoinState {
         let Some((key, pos)) = &mut self.matches else {
             return false;
         };
-        let Some(&n) = self.table[key].get(*pos) else {
+        let w = self.inner_width;
+        let outer = self.children[0].node.slot();
+        // The next row under the key whose other Hash Cond keys are equal too.
+        let candidates = &self.table[key];
+        let found = candidates[*pos..].iter().position(|&n| {
+            let inner = &self.rows[n * w..(n + 1) * w];
+            self.more_keys.iter().all(|(ok, ik)| {
+                let v = ok.eval(outer);
+                !v.is_null() && v == ik.eval(inner)
+            })
+        });
+        let Some(at) = found else {
             self.matches = None;
             return false;
         };
-        *pos += 1;
+        let n = candidates[*pos + at];
+        *pos += at + 1;
         self.matched[n] = true;
         self.outer_matched = true;
-        let w = self.inner_width;
         self.slot.clear();
         self.slot.extend_from_slice(self.children[0].node.slot());
         self.slot.extend_from_slice(&self.rows[n * w..(n + 1) * w]);
@@ -226,9 +242,11 @@ impl ExecNode for HashJoinState {
         e.set_join_type(self.join_type);
         // `$N` over the outer's outputs then the inner's (EXPLAIN names them).
         let (outer, inner) = super::join_input_refs(self.outer_width, self.inner_width);
-        e.details.push((
-            "Hash Cond".into(),
-            format!("({} = {})", self.outer_key.to_sql(&outer), self.inner_key.to_sql(&inner)),
-        ));
+        let eq = |o: &Expr, i: &Expr| format!("({} = {})", o.to_sql(&outer), i.to_sql(&inner));
+        let conds: Vec<String> = std::iter::once(eq(&self.outer_key, &self.inner_key))
+            .chain(self.more_keys.iter().map(|(o, i)| eq(o, i)))
+            .collect();
+        let cond = if conds.len() == 1 { conds[0].clone() } else { format!("({})", conds.join(" AND ")) };
+        e.details.push(("Hash Cond".into(), cond));
     }
 }

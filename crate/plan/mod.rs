@@ -497,11 +497,14 @@ pub enum Plan {
         filter: Option<Expr>,
         targets: Option<Vec<(Expr, String)>>,
     },
+    /// Hash Join: the inner side hashed on `inner_key`; the Hash Cond is
+    /// `outer_key = inner_key` and each pair of `more_keys` (outer, inner) equal too.
     HashJoin {
         outer: Box<Plan>,
         inner: Box<Plan>,
         outer_key: Expr,
         inner_key: Expr,
+        more_keys: Vec<(Expr, Expr)>,
         join_type: JoinType,
     },
     /// Nested Loop with a Join Filter `outer_key = inner_key`; the inner side is

@@ -843,3 +843,17 @@ select loc.id, f.val from loc left join f on loc.id = f.id where f.val > 200;
 -- [join left null order limit foreign local] LEFT JOIN, ORDER BY the preserved key, LIMIT
 -- known: plan — PostgreSQL merges f, sorted by the remote (a path for the query's ordering), with loc's index (a presorted Index Scan) and stops at the LIMIT; the sandbox has neither path and sorts a Hash Left Join
 select f.id, loc.cat from f left join loc on f.id = loc.id order by f.id limit 12;
+
+-- [join method keys hash local] two equalities between the sides: both in the Hash Cond
+select h.id, h.grp, loc.qty from h join loc on h.grp = loc.qty and h.id = loc.id where loc.id < 100;
+
+-- [join method keys settings hash local] two equalities, hash joins off
+set enable_hashjoin = off;
+set enable_nestloop = off;
+-- known: plan — PostgreSQL merges on loc.id = h.id, reading loc by its index (presorted, with the Index Cond), the other equality its Join Filter; the sandbox has no index paths, merges on the first equality written and sorts a Seq Scan of loc
+select h.id, h.grp, loc.qty from h join loc on h.grp = loc.qty and h.id = loc.id where loc.id < 100;
+
+-- [join method keys settings list foreign] two equalities under a Nested Loop: one Join Filter
+set enable_hashjoin = off;
+set enable_mergejoin = off;
+select l.id, f.val from l join f on l.id = f.id and l.qty = f.val;

@@ -274,6 +274,7 @@ fn to_plan(s: &Shape) -> Plan {
             inner: Box::new(to_plan(i)),
             outer_key: Expr::Col(0),
             inner_key: Expr::Col(0),
+            more_keys: vec![],
             join_type: pgasync::plan::JoinType::Inner,
         }),
         Shape::NestLoop(o, i) => two_columns(Plan::NestLoop {

@@ -164,4 +164,16 @@ fn explain_names_the_join_type_and_its_conditions() {
     let (text, json) = explain(merge, "explain select lo.v, fr.w from lo join fr on lo.k = fr.k and lo.v > fr.k * 2;");
     assert!(text.starts_with("Merge Join") && text.contains("Join Filter: (lo.v > (fr.k * 2))"), "{text}");
     assert!(json.contains("\"Join Type\": \"Inner\""), "{json}");
+    // Every equality between the sides is in a Hash Cond, outer side first; the
+    // rows are those with both keys equal.
+    let hash = "set enable_mergejoin = off;\nset enable_nestloop = off;";
+    let keys = "select lo.k, lo.v, fr.k, fr.w from lo join fr on lo.k = fr.k and lo.v = fr.k;";
+    let (text, _) = explain(hash, &format!("explain {keys}"));
+    assert!(text.starts_with("Hash Join") && text.contains("Hash Cond: ((") && text.contains(" AND "), "{text}");
+    assert!(!text.contains("Join Filter"), "{text}");
+    let (rows, _) = run(hash, keys).unwrap();
+    let want: Vec<String> =
+        reference("inner").into_iter().filter(|r| r.split('|').nth(1) == r.split('|').nth(2)).collect();
+    assert!(!want.is_empty());
+    assert_eq!(rows, want);
 }
