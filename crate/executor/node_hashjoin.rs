@@ -150,21 +150,10 @@ impl HashJoinState {
         self.slot.extend_from_slice(self.children[0].node.slot());
         self.slot.extend(std::iter::repeat_n(Datum::Null, self.inner_width));
     }
-}
 
-impl Through for HashJoinState {
-    fn inputs(&mut self) -> (&mut AsyncInputs, &mut [PlanState]) {
-        (&mut self.inputs, &mut self.children)
-    }
-}
-
-impl ExecNode for HashJoinState {
-    through_requestee!();
-
-    fn init_async(&mut self, id: usize, plans: &[&crate::plan::Plan], es: &mut EState) {
-        self.inputs = AsyncInputs::init(id, &mut self.children, plans, es);
-    }
-    fn exec_next(&mut self, es: &mut EState) -> ExecResult<ExecStatus> {
+    /// The build phase (the inner side into the table), then the probe phase: each
+    /// outer row's matches, or (a Left or Full join) the row null-extended.
+    fn hash_and_probe(&mut self, es: &mut EState) -> ExecResult<ExecStatus> {
         while !self.built {
             match self.inputs.next(&mut self.children, 1, es)? {
                 ExecStatus::Row => {
@@ -184,9 +173,6 @@ impl ExecNode for HashJoinState {
             }
         }
         loop {
-            if self.fill_inner_from.is_some() {
-                return Ok(if self.next_unmatched_inner() { ExecStatus::Row } else { ExecStatus::Done });
-            }
             if self.next_match() {
                 return Ok(ExecStatus::Row);
             }
@@ -198,10 +184,6 @@ impl ExecNode for HashJoinState {
             // exercise:hashjoin-probe begin
             match self.inputs.next(&mut self.children, 0, es)? {
                 ExecStatus::Row => {}
-                ExecStatus::Done if self.join_type.fills_inner() => {
-                    self.fill_inner_from = Some(0);
-                    continue;
-                }
                 other => return Ok(other),
             }
             // exercise:hashjoin-probe end
@@ -212,6 +194,31 @@ impl ExecNode for HashJoinState {
                 self.matches = Some((k, 0));
             }
         }
+    }
+}
+
+impl Through for HashJoinState {
+    fn inputs(&mut self) -> (&mut AsyncInputs, &mut [PlanState]) {
+        (&mut self.inputs, &mut self.children)
+    }
+}
+
+impl ExecNode for HashJoinState {
+    through_requestee!();
+
+    fn init_async(&mut self, id: usize, plans: &[&crate::plan::Plan], es: &mut EState) {
+        self.inputs = AsyncInputs::init(id, &mut self.children, plans, es);
+    }
+    /// ExecHashJoin: the join's rows, then (a Right or Full join) the inner rows no
+    /// outer row matched (`HJ_FILL_INNER_TUPLES`).
+    fn exec_next(&mut self, es: &mut EState) -> ExecResult<ExecStatus> {
+        if self.fill_inner_from.is_none() {
+            match self.hash_and_probe(es)? {
+                ExecStatus::Done if self.join_type.fills_inner() => self.fill_inner_from = Some(0),
+                other => return Ok(other),
+            }
+        }
+        Ok(if self.next_unmatched_inner() { ExecStatus::Row } else { ExecStatus::Done })
     }
     fn exec_rescan(&mut self, es: &mut EState) -> ExecResult<()> {
         self.inputs.cancel_all(es);
