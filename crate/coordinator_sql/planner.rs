@@ -51,10 +51,14 @@
 //!
 //! Where it departs from PostgreSQL: apart from a join's order and method, the shape
 //! above is chosen by rule, not by cost, and settings that would change it by cost are
-//! refused (`settings.rs`); a join's sides have one path each, unordered: no index
-//! path (a presorted Index Scan, a parameterized one under a Nested Loop), no path
-//! ordered for the query's ORDER BY (a remote ORDER BY, a sorted Merge Append), so the
-//! plans PostgreSQL builds on those differ (the corpus's ledger lists them); range
+//! refused (`settings.rs`); a join's sides have their unordered path and, for the
+//! outer side of a Nested Loop, one ordered for the query's ORDER BY (a remote ORDER
+//! BY, a Merge Append of ordered partitions: `Join::side_order`), but no index path
+//! (a presorted Index Scan, a parameterized one under a Nested Loop) and no ordered
+//! path under a Merge Join, so the plans PostgreSQL builds on those differ (the
+//! corpus's ledger lists them); no semi or anti join (`reduce_outer_joins` does not
+//! turn a LEFT JOIN with `IS NULL` on its nullable side into one); a Merge Join
+//! merges on one equality (the others are its Join Filter); range
 //! pruning reads the first key column only, so with a multi-column range key it may
 //! keep partitions PostgreSQL prunes.
 
@@ -540,8 +544,9 @@ impl Join<'_> {
     /// `populate_joinrel_with_paths` calls `add_paths_to_joinrel` for (first, second)
     /// and then for (second, first); each tries its methods (`Method::tried`) and
     /// `add_path` keeps what no other path beats on cost and ordering
-    /// (`add_path_keeps`): a Merge Join's output is ordered by its key, the others'
-    /// are not (a Nested Loop's is its outer side's, and the sides are unordered). All
+    /// (`add_path_keeps`): a Merge Join's output is ordered by its key, a Nested
+    /// Loop's as its outer side, which is unordered or ordered for the query's ORDER
+    /// BY (`side_order`), a Hash Join's not at all. All
     /// paths have the join relation's rows (`set_joinrel_size_estimates` sets them
     /// once). The upper levels then plan over the paths kept, as `grouping_planner`
     /// does: an aggregate over the cheapest-total path (the sandbox aggregates by
@@ -555,16 +560,31 @@ impl Join<'_> {
         let mut pathlist: Vec<JoinPath> = Vec::new();
         for swapped in [false, true] {
             let jt = self.node_join_type(swapped);
+            // The outer side's paths: its unordered scans, and (match_unsorted_outer
+            // goes through every outer path) one ordered for the query's ORDER BY, if
+            // the keys are its columns, whose order a Nested Loop keeps.
+            let ordered_outer = self.side_order(l, !swapped).is_some();
             for method in Method::tried(self.coord, jt) {
+                let order = if method.sorted(jt) { Order::JoinKey } else { Order::None };
                 // Built on copies: the servers' order is the chosen plan's.
-                let (est, _) = self.build(swapped, method, false, l, &mut servers.to_vec())?;
-                add_path(&mut pathlist, JoinPath { swapped, method, est, sorted: method.sorted(jt) }, consider_startup);
+                let (est, _) = self.build(swapped, (method, false), false, l, &mut servers.to_vec())?;
+                let path = JoinPath { swapped, method, outer_sorted: false, est, order };
+                add_path(&mut pathlist, path, consider_startup, self.order_by_join_key(l, swapped));
+                if ordered_outer && matches!(method, Method::NestLoop { .. }) {
+                    let (est, _) = self.build(swapped, (method, true), false, l, &mut servers.to_vec())?;
+                    let path = JoinPath { swapped, method, outer_sorted: true, est, order: Order::Query };
+                    add_path(&mut pathlist, path, consider_startup, self.order_by_join_key(l, swapped));
+                }
             }
         }
         let cheapest = set_cheapest(&pathlist);
         let mut finals: Vec<JoinPath> = Vec::new();
         for (i, path) in pathlist.iter().enumerate() {
-            let presorted = path.sorted && self.order_by_join_key(l, path.swapped);
+            let presorted = match path.order {
+                Order::Query => true,
+                Order::JoinKey => self.order_by_join_key(l, path.swapped),
+                Order::None => false,
+            };
             let upper_uses = if l.agg.is_some() {
                 i == cheapest
             } else if l.sort.is_some() {
@@ -575,12 +595,47 @@ impl Join<'_> {
             if !upper_uses {
                 continue;
             }
-            let (_, planned) = self.build(path.swapped, path.method, presorted, l, &mut servers.to_vec())?;
+            let spec = (path.method, path.outer_sorted);
+            let (_, planned) = self.build(path.swapped, spec, presorted, l, &mut servers.to_vec())?;
             let est = self.estimate(&planned.plan);
-            add_path(&mut finals, JoinPath { est, sorted: presorted, ..*path }, consider_startup);
+            let order = if presorted { Order::Query } else { Order::None };
+            add_path(&mut finals, JoinPath { est, order, ..*path }, consider_startup, false);
         }
         let best = finals[set_cheapest(&finals)];
-        Ok(self.build(best.swapped, best.method, best.sorted, l, servers)?.1)
+        let presorted = best.order == Order::Query;
+        Ok(self.build(best.swapped, (best.method, best.outer_sorted), presorted, l, servers)?.1)
+    }
+
+    /// The query's ORDER BY over one side's output (`first`: FROM's first relation),
+    /// when every key is a column of that side (the side's path ordered for the
+    /// query's pathkeys, as postgres_fdw's remote ORDER BY or a Merge Append of
+    /// ordered partitions gives it); None otherwise, or for a side without a
+    /// partition or table that can be ordered so (a plain local table: only an index
+    /// could, and the sandbox has no index paths for a join's sides).
+    fn side_order(&self, l: &Layers, first: bool) -> Option<Vec<SortKey>> {
+        let (side, other) = if first { (&self.sides[0], &self.sides[1]) } else { (&self.sides[1], &self.sides[0]) };
+        if l.agg.is_some() || !matches!(side.rel.kind, RelKind::Foreign { .. } | RelKind::Partitioned { .. }) {
+            return None;
+        }
+        let width = side.rel.columns.len();
+        l.sort
+            .as_ref()?
+            .iter()
+            .map(|k| {
+                let Expr::Col(c) = k.expr else { return None };
+                // An inner join's keys are one equivalence class: the other side's
+                // key orders as this side's.
+                let own = if c >= side.first && c < side.first + width {
+                    c - side.first
+                } else if self.join_type == JoinType::Inner && c == other.first + other.key {
+                    side.key
+                } else {
+                    return None;
+                };
+                let pos = side.used.iter().position(|&u| u == own)?;
+                Some(SortKey { expr: Expr::Col(pos), desc: k.desc })
+            })
+            .collect()
     }
 
     /// Is the query's ORDER BY one of the join keys, ascending (NULLs last), so that
@@ -623,19 +678,22 @@ impl Join<'_> {
     /// columns first, and the select list above it puts them back in the query's order.
     /// `method` is the join's; `presorted`: the join's output is in ORDER BY's order
     /// already, so no Sort goes above it.
+    /// `outer_sorted`: the outer side is its path ordered for the query's ORDER BY
+    /// (`side_order`).
     fn build(
         &self,
         swapped: bool,
-        method: Method,
+        (method, outer_sorted): (Method, bool),
         presorted: bool,
         l: &Layers,
         servers: &mut Vec<String>,
     ) -> Result<(Estimate, Planned), FrontError> {
         let [first, second] = &self.sides;
         let (o, i) = if swapped { (second, first) } else { (first, second) };
+        let order = if outer_sorted { self.side_order(l, !swapped) } else { None };
         let mut p = Planner { coord: self.coord, servers: std::mem::take(servers) };
-        let outer = p.side(o.rel, o.name, o.conjuncts, &o.used, self.at);
-        let inner = p.side(i.rel, i.name, i.conjuncts, &i.used, self.at);
+        let outer = p.side(o.rel, o.name, o.conjuncts, &o.used, order.as_ref(), self.at);
+        let inner = p.side(i.rel, i.name, i.conjuncts, &i.used, None, self.at);
         *servers = p.servers;
         let (outer, inner) = (outer?, inner?);
         // Join numbering → the join's output (the outer's used columns, then the inner's).
@@ -727,19 +785,33 @@ impl Join<'_> {
 struct JoinPath {
     swapped: bool,
     method: Method,
+    /// The outer side is ordered for the query's ORDER BY.
+    outer_sorted: bool,
     est: Estimate,
-    sorted: bool,
+    order: Order,
+}
+
+/// A path's ordering (its pathkeys), as far as the sandbox tells them apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Order {
+    None,
+    /// By the join key, ascending (a Merge Join's).
+    JoinKey,
+    /// The query's ORDER BY (a Nested Loop over an outer side ordered so; at the
+    /// final level, any plan that needs no Sort).
+    Query,
 }
 
 /// `add_path`: `new` joins the pathlist unless a path there is as good on cost
 /// (fuzzily) and ordering; the paths it beats so leave it. The list is kept in order
 /// of total cost, a new path after those that cost the same.
-fn add_path(pathlist: &mut Vec<JoinPath>, new: JoinPath, consider_startup: bool) {
+/// `same_orders`: the query's ORDER BY is the join key (the two orderings are one).
+fn add_path(pathlist: &mut Vec<JoinPath>, new: JoinPath, consider_startup: bool, same_orders: bool) {
     let mut accept_new = true;
     let mut i = 0;
     while i < pathlist.len() {
         let old = pathlist[i];
-        let remove_old = match add_path_keeps_ordered(&new, &old, consider_startup) {
+        let remove_old = match add_path_keeps_ordered(&new, &old, consider_startup, same_orders) {
             Kept::Both => false,
             Kept::New => true,
             Kept::Old => {
@@ -764,11 +836,15 @@ fn add_path(pathlist: &mut Vec<JoinPath>, new: JoinPath, consider_startup: bool)
 /// wins on cost is kept alone unless the other is better ordered (then both are);
 /// fuzzily equal on cost, the better ordered wins, and equally ordered,
 /// `add_path_keeps` decides.
-fn add_path_keeps_ordered(new: &JoinPath, old: &JoinPath, consider_startup: bool) -> Kept {
-    let keys = match (new.sorted, old.sorted) {
-        (true, false) => Costs::Better1,
-        (false, true) => Costs::Better2,
-        _ => Costs::Equal,
+fn add_path_keeps_ordered(new: &JoinPath, old: &JoinPath, consider_startup: bool, same_orders: bool) -> Kept {
+    // compare_pathkeys: an ordering is better than none; two different ones are
+    // not comparable (both paths stay).
+    let keys = match (new.order, old.order) {
+        (a, b) if a == b => Costs::Equal,
+        (_, Order::None) => Costs::Better1,
+        (Order::None, _) => Costs::Better2,
+        _ if same_orders => Costs::Equal,
+        _ => return Kept::Both,
     };
     match compare_path_costs_fuzzily(&new.est, &old.est, STD_FUZZ_FACTOR, consider_startup) {
         Costs::Different => Kept::Both,
@@ -1320,12 +1396,16 @@ impl<'a> Planner<'a> {
 
     /// One side of a join: the relation's scans (its partitions under an Append),
     /// returning the `used` columns, with the conditions on that side pushed in.
+    /// With `order` (over the used columns): each scan ordered so (a foreign one by
+    /// its remote ORDER BY, a local one by a Sort), several under a Merge Append
+    /// (`generate_orderedappend_paths`).
     fn side(
         &mut self,
         rel: &'a Relation,
         alias: &str,
         conjuncts: &[Expr],
         used: &[usize],
+        order: Option<&Vec<SortKey>>,
         at: Location,
     ) -> Result<Plan, FrontError> {
         let partitioned = matches!(rel.kind, RelKind::Partitioned { .. });
@@ -1348,9 +1428,12 @@ impl<'a> Planner<'a> {
             } else {
                 (alias != rel.name).then(|| ScanName { alias: alias.to_string(), parent: None })
             };
-            children.push(self.scan(&Leaf { rel: r, name }, conjuncts, used, &where_cols, None, at)?);
+            children.push(self.scan(&Leaf { rel: r, name }, conjuncts, used, &where_cols, order, at)?);
         }
-        Ok(append(children))
+        Ok(match order {
+            Some(keys) if children.len() > 1 => Plan::MergeAppend { children, keys: keys.clone() },
+            _ => append(children),
+        })
     }
 
     fn partitionwise(&self, rel: &Relation, l: &Layers) -> bool {

@@ -542,7 +542,6 @@ select loc.id, f.score from loc left join f on f.id = loc.id + 500 where loc.id 
 select r.k, r.v, loc.cat from r join loc on r.k = loc.id where r.k < 50;
 
 -- [join hash foreign order limit] ORDER BY and LIMIT over a join
--- known: plan — as q123, a cost-based join method: PostgreSQL's Nested Loop reads f in ORDER BY order (the remote sorts) and stops at the LIMIT; the sandbox hash-joins, then sorts
 select h.id, f.val from h join f on h.id = f.id order by f.val desc limit 5;
 
 -- [join foreign local] three tables
@@ -759,11 +758,9 @@ set enable_nestloop = off;
 select l.id, f.score from l join f on l.id = f.id where f.score > 30 order by f.id;
 
 -- [join method order limit hash foreign] ORDER BY another column and LIMIT over a join
--- known: plan — PostgreSQL plans a Nested Loop over a sorted Merge Append of h (the ORDER BY pushed into each partition's scan, a path for the query's ordering) that stops at the LIMIT; the sandbox has no presorted paths for a join's sides, and sorts the join
 select f.id, h.amount from f join h on f.id = h.id where h.grp = 2 order by h.amount desc, f.id limit 7;
 
 -- [join method settings order limit hash foreign] the same, enable_hashjoin off
--- known: plan — PostgreSQL plans a Nested Loop over a sorted Merge Append of h (the ORDER BY pushed into each partition's scan, a path for the query's ordering) that stops at the LIMIT; the sandbox has no presorted paths for a join's sides, and sorts the join
 set enable_hashjoin = off;
 select f.id, h.amount from f join h on f.id = h.id where h.grp = 2 order by h.amount desc, f.id limit 7;
 
