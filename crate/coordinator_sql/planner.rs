@@ -51,11 +51,13 @@
 //!
 //! Where it departs from PostgreSQL: apart from a join's order and method, the shape
 //! above is chosen by rule, not by cost, and settings that would change it by cost are
-//! refused (`settings.rs`); a join's sides have their unordered path and, for the
-//! outer side of a Nested Loop, one ordered for the query's ORDER BY (a remote ORDER
-//! BY, a Merge Append of ordered partitions: `Join::side_order`), but no index path
-//! (a presorted Index Scan, a parameterized one under a Nested Loop) and no ordered
-//! path under a Merge Join, so the plans PostgreSQL builds on those differ (the
+//! refused (`settings.rs`); a join's sides have their unordered path and one ordered
+//! for the query's ORDER BY (a remote ORDER BY, a Merge Append of ordered partitions:
+//! `Join::side_order`), used as a Nested Loop's outer side, and as a Merge Join's
+//! sides where that order is the merge key's, but no index path (a presorted Index
+//! Scan, a parameterized one under a Nested Loop) and no path ordered for a merge
+//! alone (postgres_fdw offers those only with `use_remote_estimate`, but a local
+//! table's index would), so the plans PostgreSQL builds on those differ (the
 //! corpus's ledger lists them); no semi or anti join (`reduce_outer_joins` does not
 //! turn a LEFT JOIN with `IS NULL` on its nullable side into one); a Merge Join
 //! merges on one equality (the others are its Join Filter); range
@@ -286,9 +288,10 @@ impl Method {
 /// The join node of `method` over the two sides (`create_*join_plan`); `swapped`: the
 /// query's second relation is the outer side.
 /// `more_keys`: a Hash Join's other equalities (outer, inner), in its Hash Cond.
+/// `presorted`: a side already in the merge order (a Merge Join sorts the others).
 fn join_node(
     coord: &Node,
-    (method, join_type): (Method, JoinType),
+    (method, join_type, presorted): (Method, JoinType, Presorted),
     (outer, inner): (Plan, Plan),
     (keys, more_keys): ((Expr, Expr), Vec<(Expr, Expr)>),
     filter_inner_first: bool,
@@ -306,12 +309,13 @@ fn join_node(
             join_type,
         },
         Method::Merge => {
-            let sort = |child: Box<Plan>, key: &Expr| {
-                Box::new(Plan::Sort { child, keys: vec![SortKey { expr: key.clone(), desc: false }] })
+            let sort = |child: Box<Plan>, key: &Expr, already: bool| match already {
+                true => child,
+                false => Box::new(Plan::Sort { child, keys: vec![SortKey { expr: key.clone(), desc: false }] }),
             };
             let mut join = Plan::MergeJoin {
-                outer: sort(outer, &outer_key),
-                inner: sort(inner, &inner_key),
+                outer: sort(outer, &outer_key, presorted.outer),
+                inner: sort(inner, &inner_key, presorted.inner),
                 outer_key,
                 inner_key,
                 join_type,
@@ -567,12 +571,26 @@ impl Join<'_> {
             for method in Method::tried(self.coord, jt) {
                 let order = if method.sorted(jt) { Order::JoinKey } else { Order::None };
                 // Built on copies: the servers' order is the chosen plan's.
-                let (est, _) = self.build(swapped, (method, false), false, l, &mut servers.to_vec())?;
-                let path = JoinPath { swapped, method, outer_sorted: false, est, order };
+                let (est, _) = self.build(swapped, (method, Presorted::NONE), false, l, &mut servers.to_vec())?;
+                let path = JoinPath { swapped, method, presorted: Presorted::NONE, est, order };
                 add_path(&mut pathlist, path, consider_startup, self.order_by_join_key(l, swapped));
+                // The ordered outer path: a Nested Loop keeps its order; a Merge Join
+                // needs no Sort of it where the ORDER BY is the merge key, over the
+                // inner side sorted, or over its own ordered path
+                // (`generate_mergejoin_paths`' presorted inner paths).
+                let mut variants = vec![];
                 if ordered_outer && matches!(method, Method::NestLoop { .. }) {
-                    let (est, _) = self.build(swapped, (method, true), false, l, &mut servers.to_vec())?;
-                    let path = JoinPath { swapped, method, outer_sorted: true, est, order: Order::Query };
+                    variants.push((Presorted { outer: true, inner: false }, Order::Query));
+                }
+                if ordered_outer && method == Method::Merge && self.order_by_join_key(l, swapped) {
+                    variants.push((Presorted { outer: true, inner: false }, Order::JoinKey));
+                    if self.side_order(l, swapped).is_some() {
+                        variants.push((Presorted { outer: true, inner: true }, Order::JoinKey));
+                    }
+                }
+                for (presorted, order) in variants {
+                    let (est, _) = self.build(swapped, (method, presorted), false, l, &mut servers.to_vec())?;
+                    let path = JoinPath { swapped, method, presorted, est, order };
                     add_path(&mut pathlist, path, consider_startup, self.order_by_join_key(l, swapped));
                 }
             }
@@ -595,7 +613,7 @@ impl Join<'_> {
             if !upper_uses {
                 continue;
             }
-            let spec = (path.method, path.outer_sorted);
+            let spec = (path.method, path.presorted);
             let (_, planned) = self.build(path.swapped, spec, presorted, l, &mut servers.to_vec())?;
             let est = self.estimate(&planned.plan);
             let order = if presorted { Order::Query } else { Order::None };
@@ -603,7 +621,7 @@ impl Join<'_> {
         }
         let best = finals[set_cheapest(&finals)];
         let presorted = best.order == Order::Query;
-        Ok(self.build(best.swapped, (best.method, best.outer_sorted), presorted, l, servers)?.1)
+        Ok(self.build(best.swapped, (best.method, best.presorted), presorted, l, servers)?.1)
     }
 
     /// The query's ORDER BY over one side's output (`first`: FROM's first relation),
@@ -678,22 +696,24 @@ impl Join<'_> {
     /// columns first, and the select list above it puts them back in the query's order.
     /// `method` is the join's; `presorted`: the join's output is in ORDER BY's order
     /// already, so no Sort goes above it.
-    /// `outer_sorted`: the outer side is its path ordered for the query's ORDER BY
+    /// `presorted`: which sides are their paths ordered for the query's ORDER BY
     /// (`side_order`).
     fn build(
         &self,
         swapped: bool,
-        (method, outer_sorted): (Method, bool),
+        (method, presorted_sides): (Method, Presorted),
         presorted: bool,
         l: &Layers,
         servers: &mut Vec<String>,
     ) -> Result<(Estimate, Planned), FrontError> {
         let [first, second] = &self.sides;
         let (o, i) = if swapped { (second, first) } else { (first, second) };
-        let order = if outer_sorted { self.side_order(l, !swapped) } else { None };
+        let order = |sorted: bool, first: bool| if sorted { self.side_order(l, first) } else { None };
+        let (outer_order, inner_order) =
+            (order(presorted_sides.outer, !swapped), order(presorted_sides.inner, swapped));
         let mut p = Planner { coord: self.coord, servers: std::mem::take(servers) };
-        let outer = p.side(o.rel, o.name, o.conjuncts, &o.used, order.as_ref(), self.at);
-        let inner = p.side(i.rel, i.name, i.conjuncts, &i.used, None, self.at);
+        let outer = p.side(o.rel, o.name, o.conjuncts, &o.used, outer_order.as_ref(), self.at);
+        let inner = p.side(i.rel, i.name, i.conjuncts, &i.used, inner_order.as_ref(), self.at);
         *servers = p.servers;
         let (outer, inner) = (outer?, inner?);
         // Join numbering → the join's output (the outer's used columns, then the inner's).
@@ -705,7 +725,7 @@ impl Join<'_> {
         // A Nested Loop's Join Filter: an inner join's as its equivalence class
         // builds it (FROM's first relation first), an outer join's as written.
         let inner_first = swapped != self.key_b_first;
-        let jt = (method, self.node_join_type(swapped));
+        let jt = (method, self.node_join_type(swapped), presorted_sides);
         // A Hash Join's Hash Cond holds every equality between the two sides
         // (`hash_inner_and_outer`'s hashclauses), each outer side first; a Merge Join
         // here merges on one (the others are its Join Filter).
@@ -785,10 +805,21 @@ impl Join<'_> {
 struct JoinPath {
     swapped: bool,
     method: Method,
-    /// The outer side is ordered for the query's ORDER BY.
-    outer_sorted: bool,
+    /// Which sides are ordered for the query's ORDER BY.
+    presorted: Presorted,
     est: Estimate,
     order: Order,
+}
+
+/// Which sides of a join are their paths ordered for the query's ORDER BY.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Presorted {
+    outer: bool,
+    inner: bool,
+}
+
+impl Presorted {
+    const NONE: Presorted = Presorted { outer: false, inner: false };
 }
 
 /// A path's ordering (its pathkeys), as far as the sandbox tells them apart.

@@ -752,7 +752,6 @@ select l.region, count(*), sum(f.val) from l join f on l.id = f.id group by l.re
 select l.id, f.score from l join f on l.id = f.id where f.score > 30 order by l.id;
 
 -- [join method settings order list foreign] ORDER BY the join key over a Merge Join: no Sort above
--- known: plan — PostgreSQL merges over a Merge Append of l's partitions sorted on the key (a path for the query's ordering, the equivalence class's l.id) and a Materialize over f with the remote ORDER BY; the sandbox has no presorted paths for a join's sides and sorts both
 set enable_hashjoin = off;
 set enable_nestloop = off;
 select l.id, f.score from l join f on l.id = f.id where f.score > 30 order by f.id;
