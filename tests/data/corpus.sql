@@ -853,3 +853,13 @@ select h.id, h.grp, loc.qty from h join loc on h.grp = loc.qty and h.id = loc.id
 set enable_hashjoin = off;
 set enable_mergejoin = off;
 select l.id, f.val from l join f on l.id = f.id and l.qty = f.val;
+
+-- [join method order limit list foreign] ORDER BY the join key and LIMIT: the ordered sides merged, stopped at the LIMIT
+select l.id, l.region, f.cat from l join f on l.id = f.id order by l.id limit 6;
+
+-- [join left order limit hash foreign] LEFT JOIN, ORDER BY a preserved column, LIMIT
+select d.title, h.id from dim d left join h on h.grp = d.weight order by d.title desc limit 3;
+
+-- [join method order limit settings hash list] hash joins off, ORDER BY a column of one side with LIMIT
+set enable_hashjoin = off;
+select h.id, l.qty from h join l on h.id = l.id where l.qty = 4 order by h.name limit 5;
