@@ -619,7 +619,11 @@ impl Join<'_> {
             let order = if presorted { Order::Query } else { Order::None };
             add_path(&mut finals, JoinPath { est, order, ..*path }, consider_startup, false);
         }
-        let best = finals[set_cheapest(&finals)];
+        // Never empty (the cheapest path always reaches the final level), but a panic
+        // must not cross the wasm boundary.
+        let best = *finals
+            .get(set_cheapest(&finals))
+            .ok_or_else(|| FrontError::at("internal error: no path for the join", self.at))?;
         let presorted = best.order == Order::Query;
         Ok(self.build(best.swapped, (best.method, best.presorted), presorted, l, servers)?.1)
     }
@@ -1964,5 +1968,53 @@ mod tests {
         assert_eq!(add_path_keeps(&est(1.0, 120.0), &est(50.0, 100.0), true), Kept::Both);
         assert_eq!(add_path_keeps(&est(1.0, 120.0), &est(50.0, 100.0), false), Kept::Old);
         assert_eq!(add_path_keeps(&est(50.0, 80.0), &est(1.0, 100.0), true), Kept::Both);
+    }
+
+    fn path(total: f64, order: Order) -> JoinPath {
+        let method = Method::Hash;
+        JoinPath { swapped: false, method, presorted: Presorted::NONE, est: est(0.0, total), order }
+    }
+
+    /// `add_path` with pathkeys: a dearer path stays if it is better ordered, and
+    /// one fuzzily as cheap and better ordered pushes the other out; two different
+    /// orderings are not compared; the list stays in order of total cost.
+    #[test]
+    fn add_path_keeps_a_dearer_path_for_its_ordering() {
+        let mut list = vec![];
+        add_path(&mut list, path(100.0, Order::None), false, false);
+        add_path(&mut list, path(150.0, Order::JoinKey), false, false);
+        assert_eq!(list.len(), 2, "dearer but ordered: kept");
+        add_path(&mut list, path(160.0, Order::None), false, false);
+        assert_eq!(list.len(), 2, "dearer and unordered: rejected");
+        add_path(&mut list, path(140.0, Order::Query), false, false);
+        assert_eq!(list.iter().map(|p| p.order).collect::<Vec<_>>(), [Order::None, Order::Query, Order::JoinKey]);
+        // The ORDER BY is the join key: the two orderings are one, the cheaper wins
+        // over both ordered paths.
+        add_path(&mut list, path(130.0, Order::JoinKey), false, true);
+        assert_eq!(
+            list.iter().map(|p| (p.order, p.est.total)).collect::<Vec<_>>(),
+            [(Order::None, 100.0), (Order::JoinKey, 130.0)]
+        );
+        // Fuzzily as cheap as the unordered one, and ordered: it goes.
+        add_path(&mut list, path(100.5, Order::JoinKey), false, true);
+        assert!(list.iter().all(|p| p.order == Order::JoinKey), "{list:?}");
+    }
+
+    /// `reduce_outer_joins`: a strict WHERE condition on a nullable side makes the
+    /// join keep only matched rows of that side; IS NULL or an OR does not.
+    #[test]
+    fn strict_where_conditions_reduce_outer_joins() {
+        let (wa, n) = (2, 4);
+        let gt = |c: usize| Expr::bin(BinOp::Gt, Expr::Col(c), Expr::int(1));
+        let is_null = |c: usize| Expr::IsNull(Box::new(Expr::Col(c)), false);
+        assert_eq!(reduce_outer_join(JoinType::Left, &[gt(3)], wa, n), JoinType::Inner);
+        assert_eq!(reduce_outer_join(JoinType::Left, &[gt(0)], wa, n), JoinType::Left);
+        assert_eq!(reduce_outer_join(JoinType::Left, &[is_null(3)], wa, n), JoinType::Left);
+        let either = Expr::bin(BinOp::Or, gt(3), gt(0));
+        assert_eq!(reduce_outer_join(JoinType::Left, &[either], wa, n), JoinType::Left);
+        assert_eq!(reduce_outer_join(JoinType::Right, &[gt(1)], wa, n), JoinType::Inner);
+        assert_eq!(reduce_outer_join(JoinType::Full, &[gt(1)], wa, n), JoinType::Left);
+        assert_eq!(reduce_outer_join(JoinType::Full, &[gt(2)], wa, n), JoinType::Right);
+        assert_eq!(reduce_outer_join(JoinType::Full, &[gt(0), gt(2)], wa, n), JoinType::Inner);
     }
 }
