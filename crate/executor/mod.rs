@@ -27,7 +27,10 @@
 //!
 //! Where it departs from PostgreSQL: **Wait** stands for every place PostgreSQL blocks
 //! (a libpq call, WaitEventSetWait), and in the demo's step mode for each step; the
-//! node is called again and goes on (see `estate::Stop`).
+//! node is called again and goes on (see `estate::Stop`). A statement a rescan sends
+//! and PostgreSQL waits for inside ExecReScan (postgres_fdw's CLOSE) is queued in
+//! `es.remote_commands` instead; the run loop sends it, waits, and calls the plan
+//! again (the Nested Loop that rescanned returns Wait for that).
 //!
 //! | here | PostgreSQL |
 //! |---|---|
