@@ -837,7 +837,7 @@ select loc.id, f.val from loc left join f on loc.id = f.id and f.val > 0 where f
 select loc.id, f.val from loc left join f on loc.id = f.id where f.val > 200;
 
 -- [join left null order limit foreign local] LEFT JOIN, ORDER BY the preserved key, LIMIT
--- known: plan — PostgreSQL merges f, sorted by the remote (a path for the query's ordering), with loc's index (a presorted Index Scan) and stops at the LIMIT; the sandbox has neither path and sorts a Hash Left Join
+-- known: plan — both plan a Merge Left Join over f sorted by the remote, stopped at the LIMIT; PostgreSQL reads loc by its index (a presorted Index Scan), the sandbox, which has no index paths, sorts a Seq Scan of loc
 select f.id, loc.cat from f left join loc on f.id = loc.id order by f.id limit 12;
 
 -- [join method keys hash local] two equalities between the sides: both in the Hash Cond
