@@ -863,3 +863,8 @@ select d.title, h.id from dim d left join h on h.grp = d.weight order by d.title
 -- [join method order limit settings hash list] hash joins off, ORDER BY a column of one side with LIMIT
 set enable_hashjoin = off;
 select h.id, l.qty from h join l on h.id = l.id where l.qty = 4 order by h.name limit 5;
+
+-- [join method settings list foreign] enable_sort and enable_hashjoin off: a Merge Join's Sorts cost disable_cost, so a Nested Loop
+set enable_sort = off;
+set enable_hashjoin = off;
+select l.id, f.val from l join f on l.id = f.id where f.val > 0;

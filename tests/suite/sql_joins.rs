@@ -138,6 +138,12 @@ fn a_full_join_has_no_nested_loop_and_unplanned_joins_are_refused() {
     let (rows, plan) = run(all_off, "select lo.k, lo.v, fr.k, fr.w from lo full join fr on lo.k = fr.k;").unwrap();
     assert!(has(&plan, "Merge Join") || has(&plan, "Hash Join"), "{plan:?}");
     assert_eq!(rows, reference("full"));
+    // enable_sort off: a Merge Join's Sorts cost disable_cost more, so the join is
+    // hashed (or a Nested Loop), not refused for its Sort.
+    let no_sort = "set enable_sort = off;\nset enable_hashjoin = off;";
+    let (rows, plan) = run(no_sort, "select lo.k, lo.v, fr.k, fr.w from lo join fr on lo.k = fr.k;").unwrap();
+    assert!(!has(&plan, "Sort") && has(&plan, "Nested Loop"), "{plan:?}");
+    assert_eq!(rows, reference("inner"));
     for (query, named) in [
         ("select * from lo left join fr on lo.k = fr.k and lo.v > 3;", "an outer join's ON condition"),
         ("select * from lo left join fr on lo.k + 1 = fr.k;", "a join without an equality"),
