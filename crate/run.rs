@@ -215,6 +215,9 @@ impl<H: Host> QueryRun<H> {
     }
 
     fn step_execute(&mut self) -> ExecResult<Step> {
+        if !self.commits.is_empty() || !self.es.remote_commands.is_empty() {
+            return self.step_rescan_statements();
+        }
         if self.resuming {
             self.es.event_loop.continue_turn();
         } else {
@@ -243,6 +246,7 @@ impl<H: Host> QueryRun<H> {
                 self.resuming = true;
                 Ok(Step::Event)
             }
+            ExecStatus::Wait if !self.es.remote_commands.is_empty() => self.step_rescan_statements(),
             ExecStatus::Wait => {
                 // A blocking call waits on its connection only; otherwise the turn's
                 // wait set. Input that arrived during local work is ready now: poll
@@ -263,6 +267,28 @@ impl<H: Host> QueryRun<H> {
                 Ok(Step::Committed)
             }
         }
+    }
+
+    /// Executing: statements a rescan queued (postgresReScanForeignScan's CLOSE),
+    /// one after another, each waited for, before the plan is called again.
+    fn step_rescan_statements(&mut self) -> ExecResult<Step> {
+        self.host.pump(&mut self.es)?;
+        self.take_finished()?;
+        if self.commits.is_empty() {
+            if let Some(cmd) = self.es.remote_commands.pop_front() {
+                let ticket = match cmd.statement {
+                    None => self.es.connect(cmd.conn),
+                    Some((proto, sql, role)) => self.es.send(cmd.conn, proto, &sql, cmd.owner, role),
+                };
+                self.commits.push((cmd.conn, ticket));
+                self.host.pump(&mut self.es)?;
+                self.take_finished()?;
+            }
+        }
+        if self.commits.is_empty() {
+            return Ok(Step::Waited);
+        }
+        self.wait_for_commits()
     }
 
     fn end_nodes(&mut self) {

@@ -742,6 +742,8 @@ fn join_plan(k: usize, server: &str, cols: &[usize]) -> Plan {
         inner: Box::new(Plan::SeqScan { table: local.name.clone(), columns: local.columns.clone(), alias: None }),
         outer_key: Expr::Col(0),
         inner_key: Expr::Col(0),
+        more_keys: vec![],
+        join_type: crate::plan::JoinType::Inner,
     }
 }
 
@@ -866,6 +868,7 @@ fn build_nestloop(_info: &ScenarioInfo, _knobs: &Knobs, s: &Settings) -> Result<
         outer_key: Expr::Col(0),
         inner_key: Expr::Col(0),
         filter_inner_first: false,
+        join_type: crate::plan::JoinType::Inner,
     };
     Ok(Scenario {
         id: "K".into(),

@@ -12,6 +12,11 @@
 //! with `enable_hashjoin` and `enable_mergejoin` off — likewise: PostgreSQL 15 puts a
 //! Materialize over the inner Append, and both Appends run their foreign scans
 //! asynchronously when `async_capable` is on (they are Appends' direct children).
+//! With `enable_material` off too (K-rescan), the inner Append is rescanned for each
+//! outer row (ExecReScanAppend), and each Foreign Scan under it restarts as
+//! postgresReScanForeignScan does against a PostgreSQL 15 server: after more than one
+//! batch `CLOSE cN`, waited for, shard after shard, and a new DECLARE on the next pass;
+//! after a single batch nothing is sent (the batch in memory is read again).
 //!
 //! The shards and their statement logs are tests/pg15_fidelity.rs's (tests/support/pg.rs).
 //! Missing PostgreSQL binaries fail the test (`make test` installs them).
@@ -193,6 +198,15 @@ fn k_sql() -> String {
         .to_string()
 }
 
+/// K with `enable_material` off too: PostgreSQL 15 rescans the inner Append for each
+/// outer row (ExecReScanAppend, its requests reset), and each Foreign Scan under it
+/// restarts its cursor as postgresReScanForeignScan does: `MOVE BACKWARD ALL IN cN`
+/// after more than one batch (fetch_size 100), nothing at all after one (1000: the
+/// batch in memory is read again).
+fn k_rescan_sql() -> String {
+    format!("SET enable_material TO off; {}", k_sql())
+}
+
 #[test]
 fn r_in_pg15_sends_what_postgres_15_sends() {
     compare("R", &JoinFixture::start(250), &r_sql(), 250);
@@ -201,6 +215,27 @@ fn r_in_pg15_sends_what_postgres_15_sends() {
 #[test]
 fn k_in_pg15_sends_what_postgres_15_sends() {
     compare("K", &start_k(250), &k_sql(), 250);
+}
+
+#[test]
+fn k_rescanning_its_inner_append_sends_what_postgres_15_sends() {
+    compare("K-rescan", &start_k(250), &k_rescan_sql(), 250);
+}
+
+/// The built-in scenario a comparison runs: K-rescan is K without the Materialize
+/// over the inner Append (what `enable_material = off` makes PostgreSQL plan).
+fn scenario_for(id: &str, knobs: &Knobs) -> Scenario {
+    let mut sc = Scenario::build(id.trim_end_matches("-rescan"), knobs).expect("the scenario builds");
+    if id == "K-rescan" {
+        if let pgasync::plan::Plan::NestLoop { inner, .. } = &mut sc.plan {
+            if let pgasync::plan::Plan::Material { child } = inner.as_mut() {
+                let append = std::mem::replace(child.as_mut(), pgasync::plan::Plan::Append { children: vec![] });
+                **inner = append;
+            }
+        }
+        assert!(!format!("{:?}", sc.plan).contains("Material"), "{:?}", sc.plan);
+    }
+    sc
 }
 
 fn compare(id: &str, f: &JoinFixture, sql: &str, rows: usize) {
@@ -215,6 +250,11 @@ fn compare(id: &str, f: &JoinFixture, sql: &str, rows: usize) {
             let explain = f.coordinator.psql(&format!("{settings}EXPLAIN (VERBOSE, COSTS OFF) {query}"));
             let plan_ok = match id {
                 "R" => explain.matches("Hash Join").count() == SHARDS && !explain.contains("Async"),
+                "K-rescan" => {
+                    explain.contains("Nested Loop")
+                        && !explain.contains("Materialize")
+                        && explain.matches("Async Foreign Scan").count() == if async_capable { SHARDS } else { 0 }
+                }
                 _ => {
                     explain.contains("Nested Loop")
                         && explain.contains("Materialize")
@@ -237,7 +277,7 @@ fn compare(id: &str, f: &JoinFixture, sql: &str, rows: usize) {
                 behaviour: Some(Preset::Pg15),
                 ..Default::default()
             };
-            let sc = Scenario::build(id, &knobs).expect("the scenario builds");
+            let sc = scenario_for(id, &knobs);
             let mark = f.shards.mark();
             let mut ours: Vec<String> = {
                 let mut run = start_over_tcp(&sc, async_capable, &f.shards.addrs());

@@ -102,6 +102,7 @@ fn nested_loops() -> Result<Scenario, CliError> {
         outer_key: Expr::Col(0),
         inner_key: Expr::Col(0),
         filter_inner_first: false,
+        join_type: pgasync::plan::JoinType::Inner,
     };
     s.plan = Plan::NestLoop {
         outer: Box::new(inner),
@@ -109,6 +110,7 @@ fn nested_loops() -> Result<Scenario, CliError> {
         outer_key: Expr::Col(0),
         inner_key: Expr::Col(0),
         filter_inner_first: false,
+        join_type: pgasync::plan::JoinType::Inner,
     };
     let mut local = Catalog::default();
     for t in [o, m, i] {

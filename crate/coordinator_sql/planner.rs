@@ -51,17 +51,27 @@
 //! ships, and which are pseudoconstants that gate the scans instead (a Result with a
 //! One-Time Filter), is `super::shippable`'s rule (postgres_fdw's `is_foreign_expr`).
 //!
-//! A join of two relations: a Hash Join (a Nested Loop over a Materialize with hash and
-//! merge joins off) whose sides are planned as above; which side is outer is chosen by
-//! PostgreSQL 15's costs (`plan::costsize`), both orders weighed as `add_path` weighs
-//! them (`Join::second_outer`).
+//! A join of two relations: its sides planned as above, joined by the method and in
+//! the order PostgreSQL 15's costs choose (`plan::costsize`): `add_paths_to_joinrel`'s
+//! paths each way round (a Merge Join over Sorts, a Nested Loop over the inner side or
+//! a Materialize of it, a Hash Join; `Method::tried`, with the `enable_*` settings as
+//! PostgreSQL applies them), `add_path`'s pruning by cost and ordering, and the upper
+//! levels (ORDER BY, LIMIT) over the paths kept (`Join::choose`).
 //!
-//! Where it departs from PostgreSQL: apart from a join's order, the shape above is chosen
-//! by rule, not by cost, and settings that would change it by cost are refused
-//! (`settings.rs`); a join's method is not weighed (no Merge Join; a Hash Join whenever
-//! it is enabled), nor a Nested Loop whose inner side is not materialized; range pruning
-//! reads the first key column only, so with a multi-column range key it may keep
-//! partitions PostgreSQL prunes.
+//! Where it departs from PostgreSQL: apart from a join's order and method, the shape
+//! above is chosen by rule, not by cost, and settings that would change it by cost are
+//! refused (`settings.rs`); a join's sides have their unordered path and one ordered
+//! for the query's ORDER BY (a remote ORDER BY, a Merge Append of ordered partitions:
+//! `Join::side_order`), used as a Nested Loop's outer side, and as a Merge Join's
+//! sides where that order is the merge key's, but no index path (a presorted Index
+//! Scan, a parameterized one under a Nested Loop) and no path ordered for a merge
+//! alone (postgres_fdw offers those only with `use_remote_estimate`, but a local
+//! table's index would), so the plans PostgreSQL builds on those differ (the
+//! corpus's ledger lists them); no semi or anti join (`reduce_outer_joins` does not
+//! turn a LEFT JOIN with `IS NULL` on its nullable side into one); a Merge Join
+//! merges on one equality (the others are its Join Filter); range
+//! pruning reads the first key column only, so with a multi-column range key it may
+//! keep partitions PostgreSQL prunes.
 
 use sqlparser::ast::{self, SetExpr, TableFactor};
 use sqlparser::tokenizer::Location;
@@ -72,8 +82,8 @@ use super::statement::Strategy;
 use super::FrontError;
 use crate::plan::costsize::{cost_plan, CostParams, Estimate};
 use crate::plan::{
-    AggCall, AggStrategy, BinOp, Expr, ForeignScanPlan, PartPruneInfo, Plan, RemoteQuery, RemoteTarget, ScanName,
-    SortKey,
+    AggCall, AggStrategy, BinOp, Expr, ForeignScanPlan, JoinType, PartPruneInfo, Plan, RemoteQuery, RemoteTarget,
+    ScanName, SortKey,
 };
 use crate::types::{Catalog, Column, Datum, Table};
 
@@ -234,54 +244,114 @@ fn join_member<'a>(coord: &'a Node, f: &TableFactor, at: Location) -> Result<(&'
     Ok((rel, alias.as_ref().map(|a| ident(&a.name)).unwrap_or(rel_name)))
 }
 
-/// The join method: a Hash Join; with `enable_hashjoin` and `enable_mergejoin` off, a
-/// Nested Loop whose inner side is under a Materialize (PostgreSQL 15 materializes a
-/// rescanned inner side unless `enable_material` is off). With only `enable_hashjoin`
-/// off PostgreSQL weighs a Merge Join against a Nested Loop by cost, and with every
-/// join method off it takes the cheapest disabled one: the sandbox has neither a Merge
-/// Join nor a cost model, so both are refused by name.
-fn join_method(
+/// A join method, as `add_paths_to_joinrel` makes its paths from the two sides'
+/// cheapest paths (the sandbox's sides have one path each: unordered scans).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Method {
+    /// `sort_inner_and_outer`: a Merge Join over a Sort of each side (and a
+    /// Materialize over the inner Sort when `final_cost_mergejoin` wants one).
+    Merge,
+    /// `match_unsorted_outer`: a Nested Loop over the inner side as it is, or over a
+    /// Materialize of it (`material`).
+    NestLoop { material: bool },
+    /// `hash_inner_and_outer`: a Hash Join hashing the inner side.
+    Hash,
+}
+
+impl Method {
+    /// The paths `add_paths_to_joinrel` tries for one order of the sides, in its
+    /// order: merge joins are made only with `enable_mergejoin` (there are no merge
+    /// clauses without it, `select_mergejoin_clauses`), hash joins only with
+    /// `enable_hashjoin`, the materialized inner side only with `enable_material`;
+    /// a Nested Loop is always made, `enable_nestloop` off only costs it
+    /// `disable_cost` (as `enable_mergejoin`/`enable_hashjoin` off would a path made
+    /// for a FULL join).
+    ///
+    /// `jt` is the join's type with this order's outer side: a Right or Full join
+    /// has no Nested Loop (`match_unsorted_outer`'s `nestjoinOK`), and a Full join
+    /// is merged or hashed even with those methods off (they are its only ways; the
+    /// disabled method costs `disable_cost` more).
+    fn tried(coord: &Node, jt: JoinType) -> Vec<Method> {
+        let full = jt == JoinType::Full;
+        let nestjoin_ok = matches!(jt, JoinType::Inner | JoinType::Left);
+        let mut v = Vec::new();
+        if coord.setting_on("enable_mergejoin", true) || full {
+            v.push(Method::Merge);
+        }
+        if nestjoin_ok {
+            v.push(Method::NestLoop { material: false });
+            // ExecMaterializesOutput: the sandbox's sides are scans and Appends,
+            // which do not, so a Materialize is worth trying over them.
+            if coord.setting_on("enable_material", true) {
+                v.push(Method::NestLoop { material: true });
+            }
+        }
+        if coord.setting_on("enable_hashjoin", true) || full {
+            v.push(Method::Hash);
+        }
+        v
+    }
+
+    /// Is the join's output ordered by its outer key (a Merge Join's is, but for a
+    /// Right or Full join, whose null-extended rows break the order:
+    /// `build_join_pathkeys`)?
+    fn sorted(self, jt: JoinType) -> bool {
+        self == Method::Merge && matches!(jt, JoinType::Inner | JoinType::Left)
+    }
+}
+
+/// The join node of `method` over the two sides (`create_*join_plan`); `swapped`: the
+/// query's second relation is the outer side.
+/// `more_keys`: a Hash Join's other equalities (outer, inner), in its Hash Cond.
+/// `presorted`: a side already in the merge order (a Merge Join sorts the others).
+fn join_node(
     coord: &Node,
+    (method, join_type, presorted): (Method, JoinType, Presorted),
     (outer, inner): (Plan, Plan),
-    keys: (Expr, Expr),
-    swapped: bool,
-    at: Location,
-) -> Result<Plan, FrontError> {
+    (keys, more_keys): ((Expr, Expr), Vec<(Expr, Expr)>),
+    filter_inner_first: bool,
+) -> Plan {
     let (outer_key, inner_key) = keys;
-    if coord.setting_on("enable_hashjoin", true) {
-        return Ok(Plan::HashJoin { outer: Box::new(outer), inner: Box::new(inner), outer_key, inner_key });
+    let (outer, inner) = (Box::new(outer), Box::new(inner));
+    match method {
+        Method::Hash => Plan::HashJoin { outer, inner, outer_key, inner_key, more_keys, join_type },
+        Method::NestLoop { material } => Plan::NestLoop {
+            outer,
+            inner: if material { Box::new(Plan::Material { child: inner }) } else { inner },
+            outer_key,
+            inner_key,
+            filter_inner_first,
+            join_type,
+        },
+        Method::Merge => {
+            let sort = |child: Box<Plan>, key: &Expr, already: bool| match already {
+                true => child,
+                false => Box::new(Plan::Sort { child, keys: vec![SortKey { expr: key.clone(), desc: false }] }),
+            };
+            let mut join = Plan::MergeJoin {
+                outer: sort(outer, &outer_key, presorted.outer),
+                inner: sort(inner, &inner_key, presorted.inner),
+                outer_key,
+                inner_key,
+                join_type,
+            };
+            let params = CostParams::from_settings(&|n| coord.setting(n).map(str::to_string));
+            if crate::plan::costsize::mergejoin_materializes(&join, coord, &params) {
+                if let Plan::MergeJoin { inner, .. } = &mut join {
+                    let sorted = std::mem::replace(inner.as_mut(), Plan::EmptyResult { columns: vec![] });
+                    **inner = Plan::Material { child: Box::new(sorted) };
+                }
+            }
+            join
+        }
     }
-    if coord.setting_on("enable_mergejoin", true) {
-        return Err(FrontError::unsupported(
-            "enable_hashjoin = off with enable_mergejoin on: PostgreSQL would weigh a Merge Join against a Nested \
-             Loop by cost, and the sandbox has no Merge Join (set enable_mergejoin to off too)",
-            at,
-        ));
-    }
-    if !coord.setting_on("enable_nestloop", true) {
-        return Err(FrontError::unsupported(
-            "enable_hashjoin, enable_mergejoin and enable_nestloop all off: PostgreSQL takes the cheapest of the \
-             disabled join methods, and the sandbox has no cost model to choose",
-            at,
-        ));
-    }
-    let inner =
-        if coord.setting_on("enable_material", true) { Plan::Material { child: Box::new(inner) } } else { inner };
-    Ok(Plan::NestLoop {
-        outer: Box::new(outer),
-        inner: Box::new(inner),
-        outer_key,
-        inner_key,
-        filter_inner_first: swapped,
-    })
 }
 
 /// An inner equi-join of two relations (`a JOIN b ON a.x = b.y`, or `FROM a, b WHERE
 /// a.x = b.y`), each side scanned as a query of its own would be (partitions, pruning,
-/// conditions on one side pushed into that side's scans). The method is the settings'
-/// (`join_method`: a Hash Join, or a Nested Loop when hash and merge joins are off);
-/// which relation is the outer side is chosen by cost, both ways round, as
-/// PostgreSQL's `add_paths_to_joinrel` tries them (`Join::second_outer`).
+/// conditions on one side pushed into that side's scans). The method and which
+/// relation is the outer side are chosen by cost, both ways round, as PostgreSQL's
+/// `add_paths_to_joinrel` tries them (`Join::choose`).
 fn plan_join(
     coord: &Node,
     q: &ast::Query,
@@ -290,17 +360,30 @@ fn plan_join(
     servers: &mut Vec<String>,
     at: Location,
 ) -> Result<Planned, FrontError> {
-    let (a, b, on) = match (s.from.as_slice(), s.from.first().map(|f| f.joins.as_slice())) {
-        ([one], Some([join])) => match &join.join_operator {
-            ast::JoinOperator::Inner(ast::JoinConstraint::On(e)) => (&one.relation, &join.relation, Some(e.clone())),
-            ast::JoinOperator::Inner(_) => {
-                return Err(FrontError::unsupported("JOIN … USING and NATURAL JOIN (write ON a.x = b.y)", at))
+    let (a, b, on, written_jt) = match (s.from.as_slice(), s.from.first().map(|f| f.joins.as_slice())) {
+        ([one], Some([join])) => {
+            let (jt, constraint) = match &join.join_operator {
+                ast::JoinOperator::Inner(c) => (JoinType::Inner, c),
+                ast::JoinOperator::LeftOuter(c) => (JoinType::Left, c),
+                ast::JoinOperator::RightOuter(c) => (JoinType::Right, c),
+                ast::JoinOperator::FullOuter(c) => (JoinType::Full, c),
+                _ => {
+                    return Err(FrontError::unsupported(
+                        "CROSS, semi, anti, LATERAL and other joins (only inner, LEFT, RIGHT and FULL equi-joins)",
+                        at,
+                    ))
+                }
+            };
+            match constraint {
+                ast::JoinConstraint::On(e) => (&one.relation, &join.relation, Some(e.clone()), jt),
+                _ => return Err(FrontError::unsupported("JOIN … USING and NATURAL JOIN (write ON a.x = b.y)", at)),
             }
-            _ => return Err(FrontError::unsupported("outer, cross and other joins (only inner equi-joins)", at)),
-        },
-        ([x, y], Some([])) if y.joins.is_empty() => (&x.relation, &y.relation, None),
+        }
+        ([x, y], Some([])) if y.joins.is_empty() => (&x.relation, &y.relation, None, JoinType::Inner),
         _ => return Err(FrontError::unsupported("a join of more than two relations", at)),
     };
+    let on_count = on.as_ref().map_or(0, ast_conjuncts);
+    let where_count = s.selection.as_ref().map_or(0, ast_conjuncts);
     let (ra, na) = join_member(coord, a, at)?;
     let (rb, nb) = join_member(coord, b, at)?;
     if na == nb {
@@ -348,40 +431,68 @@ fn plan_join(
         let cols = columns_of(e, n);
         (cols.iter().all(|&c| c < wa), cols.iter().all(|&c| c >= wa))
     };
+    // An outer join's ON conditions and WHERE's are told apart by their count (ON's
+    // come first in the filter the shard planner bound).
+    if written_jt != JoinType::Inner && conjuncts.len() != on_count + where_count {
+        return Err(FrontError::unsupported(
+            "constant conditions in an outer join's ON or WHERE (PostgreSQL folds them; write the join without them)",
+            at,
+        ));
+    }
+    let (on_conj, where_conj) = conjuncts.split_at(if written_jt == JoinType::Inner { 0 } else { on_count });
+    let jt = reduce_outer_join(written_jt, where_conj, wa, n);
     let mut a_conj = Vec::new();
     let mut b_conj = Vec::new();
     let mut rest = Vec::new();
-    let mut key: Option<(usize, usize)> = None;
-    for c in conjuncts {
-        if key.is_none() {
-            if let Expr::Bin(BinOp::Eq, x, y) = &c {
-                if let (Expr::Col(i), Expr::Col(j)) = (x.as_ref(), y.as_ref()) {
-                    match (*i < wa, *j < wa) {
-                        (true, false) => {
-                            key = Some((*i, *j));
-                            continue;
-                        }
-                        (false, true) => {
-                            key = Some((*j, *i));
-                            continue;
-                        }
-                        _ => {}
-                    }
-                }
-            }
-        }
-        match side_of(&c) {
-            (true, _) => a_conj.push(c),
-            (_, true) => b_conj.push(shift(&c, wa)),
-            _ => rest.push(c),
-        }
+    let mut above = Vec::new();
+    let mut key: Option<(usize, usize, bool)> = None;
+    // An inner join's conditions are all alike (its key from WHERE or ON); an outer
+    // join's key is an ON condition, and WHERE's apply above the join.
+    let key_source = if written_jt == JoinType::Inner { &conjuncts[..] } else { on_conj };
+    let key_at = key_source.iter().position(|c| join_key(c, wa).is_some());
+    if let Some(k) = key_at.and_then(|i| join_key(&key_source[i], wa)) {
+        key = Some(k);
     }
-    let Some((ka, kb)) = key else {
+    let Some((ka, kb, key_b_first)) = key else {
         return Err(FrontError::unsupported("a join without an equality between its two relations", at));
     };
+    let on_len = on_conj.len();
+    for (i, c) in conjuncts.iter().enumerate() {
+        let from_on = written_jt != JoinType::Inner && i < on_len;
+        let from_key_source = if written_jt == JoinType::Inner { true } else { from_on };
+        if from_key_source && Some(i) == key_at {
+            continue;
+        }
+        let c = c.clone();
+        let (only_a, only_b) = side_of(&c);
+        // May a condition on one side go into that side's scans? For an inner join,
+        // always; for an outer join, an ON condition on the nullable side only
+        // (it decides matches), a WHERE condition on a preserved side only.
+        let (a_nullable, b_nullable) = (jt.fills_inner(), jt.fills_outer());
+        if from_on {
+            match (only_a, only_b) {
+                (true, _) if written_jt == JoinType::Right => a_conj.push(c),
+                (_, true) if written_jt == JoinType::Left => b_conj.push(shift(&c, wa)),
+                _ => {
+                    return Err(FrontError::unsupported(
+                        "an outer join's ON condition other than its key over the preserved side or both sides (a \
+                         Join Filter deciding matches); put it in WHERE or in a subquery",
+                        at,
+                    ))
+                }
+            }
+            continue;
+        }
+        match (only_a, only_b) {
+            (true, _) if !a_nullable => a_conj.push(c),
+            (_, true) if !b_nullable => b_conj.push(shift(&c, wa)),
+            _ if jt == JoinType::Inner => rest.push(c),
+            _ => above.push(c),
+        }
+    }
     // The columns each side must return: those used above the join, and the keys.
     let mut used = used_columns(&Layers { filter: None, ..l.clone_layers() }, n);
-    for c in rest.iter().flat_map(|e| columns_of(e, n)).chain([ka, kb]) {
+    for c in rest.iter().chain(&above).flat_map(|e| columns_of(e, n)).chain([ka, kb]) {
         used.push(c);
     }
     used.sort_unstable();
@@ -395,11 +506,13 @@ fn plan_join(
             JoinSide { rel: rb, name: &nb, conjuncts: &b_conj, used: used_b, key: kb - wa, first: wa },
         ],
         rest: &rest,
+        above: &above,
+        join_type: jt,
+        key_b_first: key_b_first && written_jt != JoinType::Inner,
         columns: &columns,
         at,
     };
-    let swapped = join.second_outer(&l, servers)?;
-    Ok(join.build(swapped, &l, servers)?.1)
+    join.choose(&l, servers)
 }
 
 /// One relation of a two-relation join, ready to be either side of it.
@@ -429,42 +542,164 @@ struct Join<'r> {
     coord: &'r Node,
     /// In FROM order.
     sides: [JoinSide<'r>; 2],
-    /// Conditions over both sides other than the key, in the join's numbering.
+    /// Conditions over both sides other than the key, in the join's numbering (an
+    /// inner join's Join Filter).
     rest: &'r [Expr],
+    /// An outer join's WHERE conditions that stay above it (over its nullable side).
+    above: &'r [Expr],
+    /// The join's type, with FROM's first relation as the outer side.
+    join_type: JoinType,
+    /// An outer join's key condition names FROM's second relation first (a Nested
+    /// Loop's Join Filter prints it as written).
+    key_b_first: bool,
     /// The query's output columns.
     columns: &'r [Column],
     at: Location,
 }
 
 impl Join<'_> {
-    /// Whether PostgreSQL 15 makes the second relation of FROM the outer side.
+    /// The plan PostgreSQL 15 makes: its join method and which relation is outer.
     ///
     /// `populate_joinrel_with_paths` calls `add_paths_to_joinrel` for (first, second)
-    /// and then for (second, first): the join method's path each way round, in that
-    /// order, and `add_path` keeps the cheaper (`add_path_keeps`). Both paths have the
-    /// join relation's rows (`set_joinrel_size_estimates` sets them once per relation)
-    /// and no pathkeys (a Hash Join's output is unordered; a Nested Loop's is its outer
-    /// side's, and the sandbox's sides are unordered scans and Appends), so cost alone
-    /// decides. When `add_path` keeps both (a LIMIT makes startup cost count, and one
-    /// is cheaper to start, the other in total), the upper levels plan over both and
-    /// the final choice is the cheaper whole plan (`get_cheapest_fractional_path`
-    /// takes the final relation's cheapest total path): the two queries' plans are
-    /// costed whole.
-    fn second_outer(&self, l: &Layers, servers: &[String]) -> Result<bool, FrontError> {
-        // Built on copies: the servers' order is the chosen plan's (outer side's first).
-        let (old_join, old) = self.build(false, l, &mut servers.to_vec())?;
-        let (new_join, new) = self.build(true, l, &mut servers.to_vec())?;
+    /// and then for (second, first); each tries its methods (`Method::tried`) and
+    /// `add_path` keeps what no other path beats on cost and ordering
+    /// (`add_path_keeps`): a Merge Join's output is ordered by its key, a Nested
+    /// Loop's as its outer side, which is unordered or ordered for the query's ORDER
+    /// BY (`side_order`), a Hash Join's not at all. All
+    /// paths have the join relation's rows (`set_joinrel_size_estimates` sets them
+    /// once). The upper levels then plan over the paths kept, as `grouping_planner`
+    /// does: an aggregate over the cheapest-total path (the sandbox aggregates by
+    /// hashing); an ORDER BY over the cheapest-total path sorted and over each path
+    /// already in that order (`create_ordered_paths`); the LIMIT over each; and the
+    /// final relation's `add_path` and cheapest total (`get_cheapest_fractional_path`
+    /// with a LIMIT's count) choose among the whole plans.
+    fn choose(&self, l: &Layers, servers: &mut Vec<String>) -> Result<Planned, FrontError> {
         // joinrel->consider_startup: root->tuple_fraction > 0, which a LIMIT makes.
         let consider_startup = matches!(l.limit, Some((_, Some(_))));
-        Ok(match add_path_keeps(&new_join, &old_join, consider_startup) {
-            Kept::Old => false,
-            Kept::New => true,
-            Kept::Both => {
-                let (new, old) = (self.estimate(&new.plan), self.estimate(&old.plan));
-                // compare_path_costs(TOTAL_COST): total, then startup; a tie keeps the first.
-                new.total < old.total || (new.total == old.total && new.startup < old.startup)
+        let mut pathlist: Vec<JoinPath> = Vec::new();
+        for swapped in [false, true] {
+            let jt = self.node_join_type(swapped);
+            // The outer side's paths: its unordered scans, and (match_unsorted_outer
+            // goes through every outer path) one ordered for the query's ORDER BY, if
+            // the keys are its columns, whose order a Nested Loop keeps.
+            let ordered_outer = self.side_order(l, !swapped).is_some();
+            for method in Method::tried(self.coord, jt) {
+                let order = if method.sorted(jt) { Order::JoinKey } else { Order::None };
+                // Built on copies: the servers' order is the chosen plan's.
+                let (est, _) = self.build(swapped, (method, Presorted::NONE), false, l, &mut servers.to_vec())?;
+                let path = JoinPath { swapped, method, presorted: Presorted::NONE, est, order };
+                add_path(&mut pathlist, path, consider_startup, self.order_by_join_key(l, swapped));
+                // The ordered outer path: a Nested Loop keeps its order; a Merge Join
+                // needs no Sort of it where the ORDER BY is the merge key, over the
+                // inner side sorted, or over its own ordered path
+                // (`generate_mergejoin_paths`' presorted inner paths).
+                let mut variants = vec![];
+                if ordered_outer && matches!(method, Method::NestLoop { .. }) {
+                    variants.push((Presorted { outer: true, inner: false }, Order::Query));
+                }
+                if ordered_outer && method == Method::Merge && self.order_by_join_key(l, swapped) {
+                    variants.push((Presorted { outer: true, inner: false }, Order::JoinKey));
+                    if self.side_order(l, swapped).is_some() {
+                        variants.push((Presorted { outer: true, inner: true }, Order::JoinKey));
+                    }
+                }
+                for (presorted, order) in variants {
+                    let (est, _) = self.build(swapped, (method, presorted), false, l, &mut servers.to_vec())?;
+                    let path = JoinPath { swapped, method, presorted, est, order };
+                    add_path(&mut pathlist, path, consider_startup, self.order_by_join_key(l, swapped));
+                }
             }
-        })
+        }
+        let cheapest = set_cheapest(&pathlist);
+        let mut finals: Vec<JoinPath> = Vec::new();
+        for (i, path) in pathlist.iter().enumerate() {
+            let presorted = match path.order {
+                Order::Query => true,
+                Order::JoinKey => self.order_by_join_key(l, path.swapped),
+                Order::None => false,
+            };
+            let upper_uses = if l.agg.is_some() {
+                i == cheapest
+            } else if l.sort.is_some() {
+                i == cheapest || presorted
+            } else {
+                true
+            };
+            if !upper_uses {
+                continue;
+            }
+            let spec = (path.method, path.presorted);
+            let (_, planned) = self.build(path.swapped, spec, presorted, l, &mut servers.to_vec())?;
+            let est = self.estimate(&planned.plan);
+            let order = if presorted { Order::Query } else { Order::None };
+            add_path(&mut finals, JoinPath { est, order, ..*path }, consider_startup, false);
+        }
+        // Never empty (the cheapest path always reaches the final level), but a panic
+        // must not cross the wasm boundary.
+        let best = *finals
+            .get(set_cheapest(&finals))
+            .ok_or_else(|| FrontError::at("internal error: no path for the join", self.at))?;
+        let presorted = best.order == Order::Query;
+        Ok(self.build(best.swapped, (best.method, best.presorted), presorted, l, servers)?.1)
+    }
+
+    /// The query's ORDER BY over one side's output (`first`: FROM's first relation),
+    /// when every key is a column of that side (the side's path ordered for the
+    /// query's pathkeys, as postgres_fdw's remote ORDER BY or a Merge Append of
+    /// ordered partitions gives it); None otherwise, or for a side without a
+    /// partition or table that can be ordered so (a plain local table: only an index
+    /// could, and the sandbox has no index paths for a join's sides).
+    fn side_order(&self, l: &Layers, first: bool) -> Option<Vec<SortKey>> {
+        let (side, other) = if first { (&self.sides[0], &self.sides[1]) } else { (&self.sides[1], &self.sides[0]) };
+        if l.agg.is_some() || !matches!(side.rel.kind, RelKind::Foreign { .. } | RelKind::Partitioned { .. }) {
+            return None;
+        }
+        let width = side.rel.columns.len();
+        l.sort
+            .as_ref()?
+            .iter()
+            .map(|k| {
+                let Expr::Col(c) = k.expr else { return None };
+                // An inner join's keys are one equivalence class: the other side's
+                // key orders as this side's.
+                let own = if c >= side.first && c < side.first + width {
+                    c - side.first
+                } else if self.join_type == JoinType::Inner && c == other.first + other.key {
+                    side.key
+                } else {
+                    return None;
+                };
+                let pos = side.used.iter().position(|&u| u == own)?;
+                Some(SortKey { expr: Expr::Col(pos), desc: k.desc })
+            })
+            .collect()
+    }
+
+    /// Is the query's ORDER BY one of the join keys, ascending (NULLs last), so that
+    /// a Merge Join's output needs no Sort (`pathkeys_contained_in` of the query's
+    /// pathkeys in the join's: both keys are members of the clause's equivalence
+    /// class)?
+    ///
+    /// An outer join's keys are no equivalence class: only the outer side's key
+    /// orders its output.
+    fn order_by_join_key(&self, l: &Layers, swapped: bool) -> bool {
+        let [a, b] = &self.sides;
+        let (o, i) = if swapped { (b, a) } else { (a, b) };
+        match l.sort.as_deref() {
+            Some([SortKey { expr: Expr::Col(c), desc: false }]) if l.agg.is_none() => {
+                *c == o.first + o.key || (self.join_type == JoinType::Inner && *c == i.first + i.key)
+            }
+            _ => false,
+        }
+    }
+
+    /// The join's type with the outer side this order gives it.
+    fn node_join_type(&self, swapped: bool) -> JoinType {
+        if swapped {
+            self.join_type.commuted()
+        } else {
+            self.join_type
+        }
     }
 
     /// `cost_plan`'s estimate of a plan's top node, with the coordinator's settings.
@@ -478,12 +713,26 @@ impl Join<'_> {
     /// its conditions pushed into its scans); and the join node's estimate. The output
     /// columns are the query's either way: a swapped join returns the outer side's
     /// columns first, and the select list above it puts them back in the query's order.
-    fn build(&self, swapped: bool, l: &Layers, servers: &mut Vec<String>) -> Result<(Estimate, Planned), FrontError> {
+    /// `method` is the join's; `presorted`: the join's output is in ORDER BY's order
+    /// already, so no Sort goes above it.
+    /// `presorted`: which sides are their paths ordered for the query's ORDER BY
+    /// (`side_order`).
+    fn build(
+        &self,
+        swapped: bool,
+        (method, presorted_sides): (Method, Presorted),
+        presorted: bool,
+        l: &Layers,
+        servers: &mut Vec<String>,
+    ) -> Result<(Estimate, Planned), FrontError> {
         let [first, second] = &self.sides;
         let (o, i) = if swapped { (second, first) } else { (first, second) };
+        let order = |sorted: bool, first: bool| if sorted { self.side_order(l, first) } else { None };
+        let (outer_order, inner_order) =
+            (order(presorted_sides.outer, !swapped), order(presorted_sides.inner, swapped));
         let mut p = Planner { coord: self.coord, servers: std::mem::take(servers), gating: vec![] };
-        let outer = p.side(o.rel, o.name, o.conjuncts, &o.used, self.at);
-        let inner = p.side(i.rel, i.name, i.conjuncts, &i.used, self.at);
+        let outer = p.side(o.rel, o.name, o.conjuncts, &o.used, outer_order.as_ref(), self.at);
+        let inner = p.side(i.rel, i.name, i.conjuncts, &i.used, inner_order.as_ref(), self.at);
         *servers = p.servers;
         let (outer, inner) = (outer?, inner?);
         // Join numbering → the join's output (the outer's used columns, then the inner's).
@@ -492,9 +741,35 @@ impl Join<'_> {
         for (pos, (side, c)) in o.used.iter().map(|&c| (o, c)).chain(i.used.iter().map(|&c| (i, c))).enumerate() {
             map[side.first + c] = Some(pos);
         }
-        let mut plan = join_method(self.coord, (outer, inner), (o.key_output(), i.key_output()), swapped, self.at)?;
+        // A Nested Loop's Join Filter: an inner join's as its equivalence class
+        // builds it (FROM's first relation first), an outer join's as written.
+        let inner_first = swapped != self.key_b_first;
+        let jt = (method, self.node_join_type(swapped), presorted_sides);
+        // A Hash Join's Hash Cond holds every equality between the two sides
+        // (`hash_inner_and_outer`'s hashclauses), each outer side first; a Merge Join
+        // here merges on one (the others are its Join Filter).
+        let wa = first.rel.columns.len();
+        let (more, rest): (Vec<&Expr>, Vec<&Expr>) =
+            self.rest.iter().partition(|c| method == Method::Hash && join_key(c, wa).is_some());
+        let outer_width = o.used.len();
+        let more_keys = more
+            .iter()
+            .filter_map(|c| join_key(c, wa))
+            .filter_map(|(ca, cb, _)| {
+                let (co, ci) = if swapped { (cb, ca) } else { (ca, cb) };
+                Some((Expr::Col(map[co]?), Expr::Col(map[ci]?.checked_sub(outer_width)?)))
+            })
+            .collect();
+        let keys = ((o.key_output(), i.key_output()), more_keys);
+        let mut plan = join_node(self.coord, jt, (outer, inner), keys, inner_first);
+        // The join's other conditions are evaluated in it (a Join Filter): its path's
+        // estimate includes them.
+        if let Some(f) = rest.into_iter().map(|e| rewrite(e, &map)).reduce(|x, y| Expr::bin(BinOp::And, x, y)) {
+            plan = Plan::Result { child: Box::new(plan), filter: Some(f), targets: None };
+        }
         let join_estimate = self.estimate(&plan);
-        if let Some(f) = self.rest.iter().map(|e| rewrite(e, &map)).reduce(|x, y| Expr::bin(BinOp::And, x, y)) {
+        // An outer join's WHERE conditions on its nullable side: a Filter above it.
+        if let Some(f) = self.above.iter().map(|e| rewrite(e, &map)).reduce(|x, y| Expr::bin(BinOp::And, x, y)) {
             plan = Plan::Result { child: Box::new(plan), filter: Some(f), targets: None };
         }
         let order_keys = order_keys_of(l);
@@ -518,6 +793,7 @@ impl Join<'_> {
         let sort = l
             .sort
             .as_ref()
+            .filter(|_| !presorted)
             .map(|keys| keys.iter().map(|k| SortKey { expr: rewrite(&k.expr, &map), desc: k.desc }).collect());
         let join_cols: Vec<String> = o
             .used
@@ -539,6 +815,111 @@ impl Join<'_> {
             });
         Ok((join_estimate, planned(finish(plan, sort, targets, l.limit))))
     }
+}
+
+/// One path of the join relation: which side is outer, the method, the estimate
+/// (of the join, or of the whole plan above it at the final level), and whether its
+/// output is ordered by the join key.
+#[derive(Clone, Copy, Debug)]
+struct JoinPath {
+    swapped: bool,
+    method: Method,
+    /// Which sides are ordered for the query's ORDER BY.
+    presorted: Presorted,
+    est: Estimate,
+    order: Order,
+}
+
+/// Which sides of a join are their paths ordered for the query's ORDER BY.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Presorted {
+    outer: bool,
+    inner: bool,
+}
+
+impl Presorted {
+    const NONE: Presorted = Presorted { outer: false, inner: false };
+}
+
+/// A path's ordering (its pathkeys), as far as the sandbox tells them apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Order {
+    None,
+    /// By the join key, ascending (a Merge Join's).
+    JoinKey,
+    /// The query's ORDER BY (a Nested Loop over an outer side ordered so; at the
+    /// final level, any plan that needs no Sort).
+    Query,
+}
+
+/// `add_path`: `new` joins the pathlist unless a path there is as good on cost
+/// (fuzzily) and ordering; the paths it beats so leave it. The list is kept in order
+/// of total cost, a new path after those that cost the same.
+/// `same_orders`: the query's ORDER BY is the join key (the two orderings are one).
+fn add_path(pathlist: &mut Vec<JoinPath>, new: JoinPath, consider_startup: bool, same_orders: bool) {
+    let mut accept_new = true;
+    let mut i = 0;
+    while i < pathlist.len() {
+        let old = pathlist[i];
+        let remove_old = match add_path_keeps_ordered(&new, &old, consider_startup, same_orders) {
+            Kept::Both => false,
+            Kept::New => true,
+            Kept::Old => {
+                accept_new = false;
+                false
+            }
+        };
+        if remove_old {
+            pathlist.remove(i);
+        } else {
+            i += 1;
+        }
+        if !accept_new {
+            return;
+        }
+    }
+    let at = pathlist.iter().position(|p| new.est.total < p.est.total).unwrap_or(pathlist.len());
+    pathlist.insert(at, new);
+}
+
+/// `add_path`'s verdict between two paths that may differ in ordering: the one that
+/// wins on cost is kept alone unless the other is better ordered (then both are);
+/// fuzzily equal on cost, the better ordered wins, and equally ordered,
+/// `add_path_keeps` decides.
+fn add_path_keeps_ordered(new: &JoinPath, old: &JoinPath, consider_startup: bool, same_orders: bool) -> Kept {
+    // compare_pathkeys: an ordering is better than none; two different ones are
+    // not comparable (both paths stay).
+    let keys = match (new.order, old.order) {
+        (a, b) if a == b => Costs::Equal,
+        (_, Order::None) => Costs::Better1,
+        (Order::None, _) => Costs::Better2,
+        _ if same_orders => Costs::Equal,
+        _ => return Kept::Both,
+    };
+    match compare_path_costs_fuzzily(&new.est, &old.est, STD_FUZZ_FACTOR, consider_startup) {
+        Costs::Different => Kept::Both,
+        Costs::Equal => match keys {
+            Costs::Better1 => Kept::New,
+            Costs::Better2 => Kept::Old,
+            _ => add_path_keeps(&new.est, &old.est, consider_startup),
+        },
+        Costs::Better1 if keys != Costs::Better2 => Kept::New,
+        Costs::Better2 if keys != Costs::Better1 => Kept::Old,
+        _ => Kept::Both,
+    }
+}
+
+/// `set_cheapest`: the path of least total cost, of least startup cost among equal
+/// totals, the first among equals (`compare_path_costs`).
+fn set_cheapest(pathlist: &[JoinPath]) -> usize {
+    let mut best = 0;
+    for (i, p) in pathlist.iter().enumerate().skip(1) {
+        let b = &pathlist[best].est;
+        if p.est.total < b.total || (p.est.total == b.total && p.est.startup < b.startup) {
+            best = i;
+        }
+    }
+    best
 }
 
 /// Which of two paths of one relation `add_path` (pathnode.c) keeps, for paths with
@@ -606,6 +987,59 @@ fn compare_path_costs_fuzzily(p1: &Estimate, p2: &Estimate, fuzz: f64, consider_
         return Costs::Better1;
     }
     Costs::Equal
+}
+
+/// The number of top-level AND-ed conditions of a condition as written.
+fn ast_conjuncts(e: &ast::Expr) -> usize {
+    match e {
+        ast::Expr::Nested(x) => ast_conjuncts(x),
+        ast::Expr::BinaryOp { left, op: ast::BinaryOperator::And, right } => ast_conjuncts(left) + ast_conjuncts(right),
+        _ => 1,
+    }
+}
+
+/// A join key: `a.x = b.y` between the two relations (`wa`: the first's width), as
+/// (the first's column, the second's, whether the second's was written first).
+fn join_key(c: &Expr, wa: usize) -> Option<(usize, usize, bool)> {
+    let Expr::Bin(BinOp::Eq, x, y) = c else { return None };
+    let (Expr::Col(i), Expr::Col(j)) = (x.as_ref(), y.as_ref()) else { return None };
+    match (*i < wa, *j < wa) {
+        (true, false) => Some((*i, *j, false)),
+        (false, true) => Some((*j, *i, true)),
+        _ => None,
+    }
+}
+
+/// `reduce_outer_joins`: a WHERE condition that cannot be true when a nullable
+/// side's columns are NULL (strict: here, one that reads that side's columns and has
+/// no IS [NOT] NULL, OR or function, which could accept NULLs) removes the rows that
+/// side's null-extension makes, so that side is not nullable: a Left join becomes
+/// an Inner one, a Full join a Left or Right one. `wa`: the first relation's width.
+fn reduce_outer_join(jt: JoinType, where_conj: &[Expr], wa: usize, n: usize) -> JoinType {
+    fn may_accept_null(e: &Expr) -> bool {
+        match e {
+            Expr::IsNull(..) | Expr::Func(..) | Expr::Bin(BinOp::Or, ..) => true,
+            Expr::Bin(_, l, r) => may_accept_null(l) || may_accept_null(r),
+            Expr::Not(x) => may_accept_null(x),
+            Expr::Col(_) | Expr::Const(_) | Expr::Param(..) => false,
+        }
+    }
+    let strict_on = |first: bool| {
+        where_conj.iter().any(|c| !may_accept_null(c) && columns_of(c, n).iter().any(|&col| (col < wa) == first))
+    };
+    let (a_kept, b_kept) = (strict_on(true), strict_on(false));
+    match jt {
+        JoinType::Left if b_kept => JoinType::Inner,
+        JoinType::Right if a_kept => JoinType::Inner,
+        JoinType::Full => match (a_kept, b_kept) {
+            (true, true) => JoinType::Inner,
+            // a's rows all kept: no null-extended a, so a is preserved: a LEFT JOIN b.
+            (true, false) => JoinType::Left,
+            (false, true) => JoinType::Right,
+            (false, false) => JoinType::Full,
+        },
+        jt => jt,
+    }
 }
 
 /// An expression over the join's columns, moved to the inner side's numbering.
@@ -1027,12 +1461,16 @@ impl<'a> Planner<'a> {
 
     /// One side of a join: the relation's scans (its partitions under an Append),
     /// returning the `used` columns, with the conditions on that side pushed in.
+    /// With `order` (over the used columns): each scan ordered so (a foreign one by
+    /// its remote ORDER BY, a local one by a Sort), several under a Merge Append
+    /// (`generate_orderedappend_paths`).
     fn side(
         &mut self,
         rel: &'a Relation,
         alias: &str,
         conjuncts: &[Expr],
         used: &[usize],
+        order: Option<&Vec<SortKey>>,
         at: Location,
     ) -> Result<Plan, FrontError> {
         let partitioned = matches!(rel.kind, RelKind::Partitioned { .. });
@@ -1055,9 +1493,12 @@ impl<'a> Planner<'a> {
             } else {
                 (alias != rel.name).then(|| ScanName { alias: alias.to_string(), parent: None })
             };
-            children.push(self.scan(&Leaf { rel: r, name }, conjuncts, used, &where_cols, None, at)?);
+            children.push(self.scan(&Leaf { rel: r, name }, conjuncts, used, &where_cols, order, at)?);
         }
-        let mut plan = append(children);
+        let mut plan = match order {
+            Some(keys) if children.len() > 1 => Plan::MergeAppend { children, keys: keys.clone(), prune: None },
+            _ => append(children),
+        };
         self.run_time_pruning(rel, conjuncts, &mut plan, at)?;
         Ok(plan)
     }
@@ -1641,5 +2082,53 @@ mod tests {
         assert_eq!(add_path_keeps(&est(1.0, 120.0), &est(50.0, 100.0), true), Kept::Both);
         assert_eq!(add_path_keeps(&est(1.0, 120.0), &est(50.0, 100.0), false), Kept::Old);
         assert_eq!(add_path_keeps(&est(50.0, 80.0), &est(1.0, 100.0), true), Kept::Both);
+    }
+
+    fn path(total: f64, order: Order) -> JoinPath {
+        let method = Method::Hash;
+        JoinPath { swapped: false, method, presorted: Presorted::NONE, est: est(0.0, total), order }
+    }
+
+    /// `add_path` with pathkeys: a dearer path stays if it is better ordered, and
+    /// one fuzzily as cheap and better ordered pushes the other out; two different
+    /// orderings are not compared; the list stays in order of total cost.
+    #[test]
+    fn add_path_keeps_a_dearer_path_for_its_ordering() {
+        let mut list = vec![];
+        add_path(&mut list, path(100.0, Order::None), false, false);
+        add_path(&mut list, path(150.0, Order::JoinKey), false, false);
+        assert_eq!(list.len(), 2, "dearer but ordered: kept");
+        add_path(&mut list, path(160.0, Order::None), false, false);
+        assert_eq!(list.len(), 2, "dearer and unordered: rejected");
+        add_path(&mut list, path(140.0, Order::Query), false, false);
+        assert_eq!(list.iter().map(|p| p.order).collect::<Vec<_>>(), [Order::None, Order::Query, Order::JoinKey]);
+        // The ORDER BY is the join key: the two orderings are one, the cheaper wins
+        // over both ordered paths.
+        add_path(&mut list, path(130.0, Order::JoinKey), false, true);
+        assert_eq!(
+            list.iter().map(|p| (p.order, p.est.total)).collect::<Vec<_>>(),
+            [(Order::None, 100.0), (Order::JoinKey, 130.0)]
+        );
+        // Fuzzily as cheap as the unordered one, and ordered: it goes.
+        add_path(&mut list, path(100.5, Order::JoinKey), false, true);
+        assert!(list.iter().all(|p| p.order == Order::JoinKey), "{list:?}");
+    }
+
+    /// `reduce_outer_joins`: a strict WHERE condition on a nullable side makes the
+    /// join keep only matched rows of that side; IS NULL or an OR does not.
+    #[test]
+    fn strict_where_conditions_reduce_outer_joins() {
+        let (wa, n) = (2, 4);
+        let gt = |c: usize| Expr::bin(BinOp::Gt, Expr::Col(c), Expr::int(1));
+        let is_null = |c: usize| Expr::IsNull(Box::new(Expr::Col(c)), false);
+        assert_eq!(reduce_outer_join(JoinType::Left, &[gt(3)], wa, n), JoinType::Inner);
+        assert_eq!(reduce_outer_join(JoinType::Left, &[gt(0)], wa, n), JoinType::Left);
+        assert_eq!(reduce_outer_join(JoinType::Left, &[is_null(3)], wa, n), JoinType::Left);
+        let either = Expr::bin(BinOp::Or, gt(3), gt(0));
+        assert_eq!(reduce_outer_join(JoinType::Left, &[either], wa, n), JoinType::Left);
+        assert_eq!(reduce_outer_join(JoinType::Right, &[gt(1)], wa, n), JoinType::Inner);
+        assert_eq!(reduce_outer_join(JoinType::Full, &[gt(1)], wa, n), JoinType::Left);
+        assert_eq!(reduce_outer_join(JoinType::Full, &[gt(2)], wa, n), JoinType::Right);
+        assert_eq!(reduce_outer_join(JoinType::Full, &[gt(0), gt(2)], wa, n), JoinType::Inner);
     }
 }

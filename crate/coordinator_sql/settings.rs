@@ -7,9 +7,10 @@
 //! Boolean value`, postgres_fdw's `"fetch_size" must be an integer value greater than
 //! zero`) before the sandbox asks whether it can honour it. Some settings are accepted
 //! by `SET` and refused when a query is planned, because whether the sandbox can honour
-//! them depends on the plan: `enable_hashjoin = off` is honoured by a query without a
-//! join (PostgreSQL's plan has no Hash Join either) and refused for a query with one,
-//! since the sandbox has no Nested Loop or Merge Join to plan instead ([`check_plan`]).
+//! them depends on the plan: `enable_sort = off` is honoured by a query without a Sort
+//! (PostgreSQL's plan has none either) and refused for a query with one, since the
+//! sandbox has no cost model to weigh the paths PostgreSQL would take instead
+//! ([`check_plan`]).
 //!
 //! # Settings: here vs PostgreSQL 15
 //!
@@ -19,13 +20,12 @@
 //! | `enable_partition_pruning` | plan-time pruning of partitions | honoured: off scans every partition |
 //! | `enable_partitionwise_aggregate` | aggregates per partition, fully (the key grouped) or partially | on: honoured where the partition key is among the GROUP BY keys (per-partition aggregates, pushed to the shards); refused at planning where PostgreSQL would aggregate partially (Partial/Finalize Aggregate), which the sandbox lacks |
 //! | `enable_partitionwise_join` | joins partitioned tables partition by partition | on: refused at planning for a join of two tables partitioned alike (same strategy and number of key columns: no partitionwise join here); no effect on other queries, as in PostgreSQL |
-//! | `enable_hashjoin` | discourages Hash Join | off: with `enable_mergejoin` off too, a join is a Nested Loop (planner.rs, `join_method`); with `enable_mergejoin` on, refused at planning (no Merge Join path) |
+//! | `enable_hashjoin`, `enable_mergejoin`, `enable_nestloop`, `enable_material` | discourage their join method (Materialize) | honoured as PostgreSQL 15 honours them (planner.rs, `Method::tried`; `plan::costsize`): off, no hash or merge join path is made (`add_paths_to_joinrel`), a Nested Loop costs `disable_cost` more, no Materialize is tried over a Nested Loop's inner side nor chosen over a Merge Join's (only where the inner side needs one to mark and restore) |
 //! | `enable_hashagg` | discourages HashAggregate | off: refused when the plan has a HashAggregate (no GroupAggregate path) |
-//! | `enable_sort` | discourages explicit Sort steps | off: refused when the plan has a Sort (no cost model to weigh the other paths) |
+//! | `enable_sort` | discourages explicit Sort steps | off: a Sort costs `disable_cost` more (`plan::costsize`), so a join chooses a method without one, as PostgreSQL does; refused when the plan still has a Sort (no cost model to weigh the other paths of the rest of the plan) |
 //! | `enable_indexscan` | discourages Index Scan | off: refused when the plan has an Index Scan |
 //! | `enable_seqscan` | discourages Seq Scan | off: refused when the plan seq-scans a local table that has an index (PostgreSQL would scan the index); honoured for a table without one |
-//! | `enable_mergejoin`, `enable_memoize`, `enable_bitmapscan`, `enable_indexonlyscan`, `enable_tidscan`, `enable_incremental_sort`, `enable_gathermerge`, `enable_parallel_append`, `enable_parallel_hash` | discourage their node | honoured: the sandbox never plans these nodes |
-//! | `enable_nestloop`, `enable_material` | discourage their node | honoured: the sandbox plans a Nested Loop (over a Materialize unless `enable_material` is off) only when `enable_hashjoin` and `enable_mergejoin` are off (planner.rs, `join_method`) |
+//! | `enable_memoize`, `enable_bitmapscan`, `enable_indexonlyscan`, `enable_tidscan`, `enable_incremental_sort`, `enable_gathermerge`, `enable_parallel_append`, `enable_parallel_hash` | discourage their node | honoured: the sandbox never plans these nodes |
 //! | `max_parallel_workers_per_gather` | workers per Gather (2) | `0` honoured (the sandbox plans no parallel query); any other value refused |
 //! | `jit` | JIT compilation of costly queries (on) | `off` honoured; `on` refused (no JIT) |
 //! | `statement_timeout` | cancels long statements | `0` honoured; any other value refused |
@@ -128,14 +128,14 @@ const GUCS: &[Guc] = &[
     Guc { name: "enable_partition_pruning", kind: Kind::Bool, boot: "on", explain: true, how: How::Honoured },
     Guc { name: "enable_partitionwise_aggregate", kind: Kind::Bool, boot: "off", explain: true, how: How::Honoured },
     Guc { name: "enable_partitionwise_join", kind: Kind::Bool, boot: "off", explain: true, how: How::Honoured },
-    Guc { name: "enable_hashjoin", kind: Kind::Bool, boot: "on", explain: true, how: How::Disables },
+    Guc { name: "enable_hashjoin", kind: Kind::Bool, boot: "on", explain: true, how: How::Honoured },
     Guc { name: "enable_hashagg", kind: Kind::Bool, boot: "on", explain: true, how: How::Disables },
     Guc { name: "enable_sort", kind: Kind::Bool, boot: "on", explain: true, how: How::Disables },
     Guc { name: "enable_indexscan", kind: Kind::Bool, boot: "on", explain: true, how: How::Disables },
     Guc { name: "enable_seqscan", kind: Kind::Bool, boot: "on", explain: true, how: How::Disables },
-    Guc { name: "enable_nestloop", kind: Kind::Bool, boot: "on", explain: true, how: How::NeverPlanned },
-    Guc { name: "enable_mergejoin", kind: Kind::Bool, boot: "on", explain: true, how: How::NeverPlanned },
-    Guc { name: "enable_material", kind: Kind::Bool, boot: "on", explain: true, how: How::NeverPlanned },
+    Guc { name: "enable_nestloop", kind: Kind::Bool, boot: "on", explain: true, how: How::Honoured },
+    Guc { name: "enable_mergejoin", kind: Kind::Bool, boot: "on", explain: true, how: How::Honoured },
+    Guc { name: "enable_material", kind: Kind::Bool, boot: "on", explain: true, how: How::Honoured },
     Guc { name: "enable_memoize", kind: Kind::Bool, boot: "on", explain: true, how: How::NeverPlanned },
     Guc { name: "enable_bitmapscan", kind: Kind::Bool, boot: "on", explain: true, how: How::NeverPlanned },
     Guc { name: "enable_indexonlyscan", kind: Kind::Bool, boot: "on", explain: true, how: How::NeverPlanned },
@@ -350,10 +350,6 @@ pub fn check_plan(
             return;
         }
         let hit = match p {
-            Plan::HashJoin { .. } if off(coord, "enable_hashjoin") => Some((
-                "enable_hashjoin",
-                "the plan has a Hash Join, and the sandbox has no other path for it",
-            )),
             Plan::Agg { strategy: AggStrategy::Hashed, .. } if off(coord, "enable_hashagg") => Some((
                 "enable_hashagg",
                 "the plan has a HashAggregate, and the sandbox has no GroupAggregate path to plan instead",
@@ -431,7 +427,9 @@ fn walk(plan: &Plan, f: &mut dyn FnMut(&Plan)) {
         | Plan::Unique { child, .. }
         | Plan::Gating { child, .. }
         | Plan::SetOp { child, .. } => walk(child, f),
-        Plan::HashJoin { outer, inner, .. } | Plan::NestLoop { outer, inner, .. } => {
+        Plan::HashJoin { outer, inner, .. }
+        | Plan::NestLoop { outer, inner, .. }
+        | Plan::MergeJoin { outer, inner, .. } => {
             walk(outer, f);
             walk(inner, f);
         }

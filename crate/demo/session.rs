@@ -1158,10 +1158,18 @@ pub fn plan_bound(scenario: &Scenario, plan: &crate::plan::Plan) -> PlanBound {
             rows: crate::coordinator_sql::funcscan::series_len(*start, *stop, *step).max(0) as u64,
             ..Default::default()
         },
-        Plan::HashJoin { outer, inner, .. } | Plan::NestLoop { outer, inner, .. } => {
+        Plan::HashJoin { outer, inner, .. }
+        | Plan::NestLoop { outer, inner, .. }
+        | Plan::MergeJoin { outer, inner, .. } => {
             let (o, i) = (plan_bound(scenario, outer), plan_bound(scenario, inner));
+            let jt = plan.join_type();
             PlanBound {
-                rows: o.rows.saturating_mul(i.rows),
+                // Every pair, and (an outer join) every row of a preserved side unmatched.
+                rows: o
+                    .rows
+                    .saturating_mul(i.rows)
+                    .saturating_add(if jt.fills_outer() { o.rows } else { 0 })
+                    .saturating_add(if jt.fills_inner() { i.rows } else { 0 }),
                 remote_rows: o.remote_rows.saturating_add(i.remote_rows),
                 fetches: o.fetches.saturating_add(i.fetches),
                 scans: o.scans + i.scans,

@@ -1,5 +1,6 @@
 //! Async beyond Append (the `async_through_nodes` knob): Hash Join (probe and build
-//! side), Nested Loop (outer and inner side), Materialize, Result, Agg, Sort and Limit
+//! side), Nested Loop (outer and inner side), Merge Join (both sides, as Hash Join
+//! reads them), Materialize, Result, Agg, Sort and Limit
 //! pass asynchronous requests through to the Foreign Scans below them, so an Append over joins (Robert Haas's plan in seed 000, scenario
 //! R) overlaps the remote waits of all its joins. PostgreSQL 15 does not: a Foreign Scan
 //! runs asynchronously only as a direct child of an Append.
@@ -153,6 +154,7 @@ pub fn plan_node_name(plan: &Plan) -> &'static str {
         Plan::Result { .. } | Plan::EmptyResult { .. } | Plan::Gating { .. } => "Result",
         Plan::HashJoin { .. } => "Hash Join",
         Plan::NestLoop { .. } => "Nested Loop",
+        Plan::MergeJoin { .. } => "Merge Join",
         Plan::Material { .. } => "Materialize",
         Plan::SubqueryScan { .. } => "Subquery Scan",
         Plan::FunctionScan { .. } => "Function Scan",

@@ -27,7 +27,10 @@
 //!
 //! Where it departs from PostgreSQL: **Wait** stands for every place PostgreSQL blocks
 //! (a libpq call, WaitEventSetWait), and in the demo's step mode for each step; the
-//! node is called again and goes on (see `estate::Stop`).
+//! node is called again and goes on (see `estate::Stop`). A statement a rescan sends
+//! and PostgreSQL waits for inside ExecReScan (postgres_fdw's CLOSE) is queued in
+//! `es.remote_commands` instead; the run loop sends it, waits, and calls the plan
+//! again (the Nested Loop that rescanned returns Wait for that).
 //!
 //! | here | PostgreSQL |
 //! |---|---|
@@ -52,6 +55,7 @@ mod node_indexscan;
 mod node_limit;
 mod node_material;
 mod node_mergeappend;
+mod node_mergejoin;
 mod node_nestloop;
 mod node_result;
 mod node_seqscan;
@@ -253,10 +257,13 @@ pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<Plan
         Plan::EmptyResult { columns } => {
             Box::new(node_result::EmptyResultState::init(columns.iter().map(|c| c.name.clone()).collect()))
         }
-        Plan::HashJoin { outer, inner, outer_key, inner_key } => {
+        Plan::HashJoin { outer, inner, outer_key, inner_key, more_keys, join_type } => {
             let (o, i) = (init_plan(outer, ctx, es)?, init_plan(inner, ctx, es)?);
             let widths = (outer.output_columns().len(), inner.output_columns().len());
-            Box::new(node_hashjoin::HashJoinState::init(o, i, outer_key.clone(), inner_key.clone(), widths))
+            let mut n = node_hashjoin::HashJoinState::init(o, i, outer_key.clone(), inner_key.clone(), widths);
+            n.join_type = *join_type;
+            n.more_keys = more_keys.clone();
+            Box::new(n)
         }
         Plan::Material { child } => Box::new(node_material::MaterialState::init(init_plan(child, ctx, es)?)),
         Plan::SubqueryScan { child, alias, targets } => {
@@ -275,11 +282,18 @@ pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<Plan
         Plan::SetOp { child, cmd, strategy, ncols, first_flag } => {
             Box::new(node_setop::SetOpState::init(init_plan(child, ctx, es)?, *cmd, *strategy, *ncols, *first_flag))
         }
-        Plan::NestLoop { outer, inner, outer_key, inner_key, filter_inner_first } => {
+        Plan::MergeJoin { outer, inner, outer_key, inner_key, join_type } => {
+            let (o, i) = (init_plan(outer, ctx, es)?, init_plan(inner, ctx, es)?);
+            let widths = (outer.output_columns().len(), inner.output_columns().len());
+            let keys = (outer_key.clone(), inner_key.clone());
+            Box::new(node_mergejoin::MergeJoinState::init(o, i, keys, *join_type, widths))
+        }
+        Plan::NestLoop { outer, inner, outer_key, inner_key, filter_inner_first, join_type } => {
             let (o, i) = (init_plan(outer, ctx, es)?, init_plan(inner, ctx, es)?);
             let widths = (outer.output_columns().len(), inner.output_columns().len());
             let mut n = node_nestloop::NestLoopState::init(o, i, outer_key.clone(), inner_key.clone(), widths);
             n.filter_inner_first = *filter_inner_first;
+            n.join_type = *join_type;
             Box::new(n)
         }
     };

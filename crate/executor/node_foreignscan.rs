@@ -102,6 +102,9 @@ pub struct ForeignScanState {
     next_tuple: usize,
     /// The last FETCH returned fewer rows than asked: no more rows on the server.
     eof_reached: bool,
+    /// postgres_fdw's `fetch_ct_2`: FETCHes done since the cursor was (re)started,
+    /// counted up to 2 (a rescan replays one batch from memory, rewinds past that).
+    fetch_ct_2: u8,
     slot: Vec<Datum>,
 }
 
@@ -158,6 +161,7 @@ impl ForeignScanState {
             batch: QueryResult::default(),
             next_tuple: 0,
             eof_reached: false,
+            fetch_ct_2: 0,
             slot: Vec::new(),
         })
     }
@@ -308,6 +312,7 @@ impl ForeignScanState {
             es.conns[self.conn].pending_areq = None;
         }
         es.instr[self.id].remote.batches += 1;
+        self.fetch_ct_2 = (self.fetch_ct_2 + 1).min(2);
         self.eof_reached = result.nrows < self.fetch_size;
         self.batch = result;
         self.next_tuple = 0;
@@ -405,19 +410,44 @@ impl ExecNode for ForeignScanState {
         self.iterate_foreign_scan(es)
     }
 
-    /// postgresReScanForeignScan, simplified: the cursor is closed (the CLOSE's answer
-    /// is not read) and declared again on the next call; a FETCH in flight is drained.
+    /// postgresReScanForeignScan: nothing to do before the cursor exists; a FETCH of
+    /// ours in flight is finished first; then, with more than one batch fetched, the
+    /// cursor is closed (`CLOSE cN`) and declared again on the next row asked for (a
+    /// server of version 15 or later refuses `MOVE BACKWARD ALL` on a cursor that is
+    /// not scrollable, so postgres_fdw 15 no longer rewinds); with one batch (or none),
+    /// the batch in memory is read again and nothing is sent.
+    ///
+    /// Where it departs from postgres_fdw: a FETCH in flight is not waited for here (a
+    /// rescan cannot wait): its answer is left to the connection, unread, so its batch
+    /// is not in memory, and the cursor is closed even after that single batch, where
+    /// postgres_fdw would read it and replay it. The CLOSE is waited for by the run
+    /// loop, before the plan goes on, rather than inside the rescan (with
+    /// `async_through_nodes` it is not waited for).
     fn exec_rescan(&mut self, es: &mut EState) -> ExecResult<()> {
+        let fetch_in_flight = matches!(self.pending, Some((_, Awaiting::Fetch)));
         self.forget_pending(es);
-        if self.cursor_exists {
-            let sql = format!("CLOSE c{}", self.cursor_number);
-            es.send(self.conn, Proto::Simple, &sql, Some(self.id), QueryRole::Unread);
-        }
-        self.cursor_exists = false;
-        self.declaring = None;
-        self.batch = QueryResult::default();
         self.next_tuple = 0;
-        self.eof_reached = false;
+        if self.cursor_exists && (self.fetch_ct_2 > 1 || fetch_in_flight) {
+            let sql = format!("CLOSE c{}", self.cursor_number);
+            if es.behaviour.async_through_nodes {
+                // A node under a request cannot hand the run loop a statement to wait
+                // for: the CLOSE goes out now, its answer unread.
+                es.send(self.conn, Proto::Simple, &sql, Some(self.id), QueryRole::Unread);
+            } else {
+                // pgfdw_exec_query: sent and waited for, one after another, before the
+                // plan goes on (the run loop sends `remote_commands`; the Nested Loop
+                // that rescanned yields to it).
+                let statement = Some((Proto::Simple, sql, QueryRole::InTransaction));
+                es.remote_commands.push_back(RemoteCommand { conn: self.conn, statement, owner: Some(self.id) });
+            }
+            self.cursor_exists = false;
+        }
+        if !self.cursor_exists {
+            self.declaring = None;
+            self.batch = QueryResult::default();
+            self.eof_reached = false;
+            self.fetch_ct_2 = 0;
+        }
         Ok(())
     }
 

@@ -11,7 +11,11 @@
 //!   each output row is copied from the outer child's slot, which must still hold it.
 //! - A NULL key never matches (SQL's `=`): NULL inner keys are not stored, so a NULL
 //!   outer key finds nothing.
-//! - An output row is the outer row's columns, then the inner row's.
+//! - An output row is the outer row's columns, then the inner row's; a side with no
+//!   row is all NULLs: a Left (Full) join returns each outer row no inner row matched
+//!   with NULLs for the inner side, right after it is probed; a Right (Full) join,
+//!   once the outer side is exhausted, each inner row no outer row matched (those
+//!   with a NULL key too) with NULLs for the outer side, in the order they were read.
 //! - Rescan drops the table and rescans both children.
 //!
 //! Where it departs from PostgreSQL:
@@ -22,8 +26,11 @@
 //!   startup cost is below the Hash's total cost) and then skips the build if the outer
 //!   is empty, and it skips the outer when the inner is empty; here the inner is always
 //!   built first and the outer always read.
-//! - One batch in memory: no `work_mem` batching, skew buckets or Parallel Hash; inner
-//!   joins on a single key only.
+//! - One batch in memory: no `work_mem` batching, skew buckets or Parallel Hash; the
+//!   table is hashed on the first Hash Cond key, the others checked on each row found
+//!   (PostgreSQL hashes all of them); no semi or anti joins.
+//! - The inner rows are kept in one array with a matched flag each; PostgreSQL marks
+//!   the match in the hashed tuple's header and scans the buckets for the unmatched.
 //! - `ExecReScanHashJoin` reuses a single-batch table when the inner side's
 //!   parameters did not change; here a rescan rebuilds it.
 
@@ -31,7 +38,7 @@ use super::async_through::{through_requestee, AsyncInputs, Through};
 use super::{exec_rescan, ExecNode, ExecStatus, PlanState};
 use crate::executor::estate::{EState, ExecResult};
 use crate::instrument::ExplainNode;
-use crate::plan::Expr;
+use crate::plan::{Expr, JoinType};
 use crate::types::Datum;
 use std::collections::HashMap;
 
@@ -45,11 +52,26 @@ pub struct HashJoinState {
     inner_key: Expr,
     inner_width: usize,
     outer_width: usize,
-    /// key -> flat inner rows
-    table: HashMap<Datum, Vec<Datum>>,
+    /// Which side's unmatched rows come out null-extended.
+    pub join_type: JoinType,
+    /// The Hash Cond's other equalities (outer, inner): a row hashed under the outer
+    /// row's first key matches only if these are equal too (none NULL).
+    pub more_keys: Vec<(Expr, Expr)>,
+    /// The inner rows, flat, in the order read (NULL keys too: a Right or Full join
+    /// returns them).
+    rows: Vec<Datum>,
+    /// key -> the inner rows with it (their numbers in `rows`)
+    table: HashMap<Datum, Vec<usize>>,
+    /// Per inner row: joined to some outer row (`HeapTupleHeaderSetMatch`).
+    matched: Vec<bool>,
     built: bool,
-    /// Matches of the current outer row still to return.
+    /// Matches of the current outer row still to return: its key, the next one.
     matches: Option<(Datum, usize)>,
+    /// The current outer row was joined to some inner row.
+    outer_matched: bool,
+    /// The outer side is exhausted: the unmatched inner rows are returned from this
+    /// row number on (`HJ_FILL_INNER_TUPLES`).
+    fill_inner_from: Option<usize>,
     slot: Vec<Datum>,
 }
 
@@ -62,9 +84,16 @@ impl HashJoinState {
             inner_key,
             inner_width: widths.1,
             outer_width: widths.0,
+            join_type: JoinType::Inner,
+            more_keys: Vec::new(),
+            rows: Vec::new(),
             table: HashMap::new(),
+            matched: Vec::new(),
             built: false,
             matches: None,
+            // No outer row yet: nothing to null-extend.
+            outer_matched: true,
+            fill_inner_from: None,
             slot: Vec::new(),
         }
     }
@@ -74,17 +103,97 @@ impl HashJoinState {
         let Some((key, pos)) = &mut self.matches else {
             return false;
         };
-        let rows = &self.table[key];
-        if *pos >= rows.len() {
+        let w = self.inner_width;
+        let outer = self.children[0].node.slot();
+        // The next row under the key whose other Hash Cond keys are equal too.
+        let candidates = &self.table[key];
+        let found = candidates[*pos..].iter().position(|&n| {
+            let inner = &self.rows[n * w..(n + 1) * w];
+            self.more_keys.iter().all(|(ok, ik)| {
+                let v = ok.eval(outer);
+                !v.is_null() && v == ik.eval(inner)
+            })
+        });
+        let Some(at) = found else {
             self.matches = None;
             return false;
-        }
-        let w = self.inner_width;
+        };
+        let n = candidates[*pos + at];
+        *pos += at + 1;
+        self.matched[n] = true;
+        self.outer_matched = true;
         self.slot.clear();
         self.slot.extend_from_slice(self.children[0].node.slot());
-        self.slot.extend_from_slice(&rows[*pos..*pos + w]);
-        *pos += w;
+        self.slot.extend_from_slice(&self.rows[n * w..(n + 1) * w]);
         true
+    }
+
+    /// The next inner row no outer row matched, NULLs for the outer side
+    /// (`ExecScanHashTableForUnmatched`); false when none is left.
+    fn next_unmatched_inner(&mut self) -> bool {
+        let w = self.inner_width;
+        let Some(from) = self.fill_inner_from else { return false };
+        let Some(n) = (from..self.matched.len()).find(|&n| !self.matched[n]) else {
+            self.fill_inner_from = Some(self.matched.len());
+            return false;
+        };
+        self.fill_inner_from = Some(n + 1);
+        self.slot.clear();
+        self.slot.extend(std::iter::repeat_n(Datum::Null, self.outer_width));
+        self.slot.extend_from_slice(&self.rows[n * w..(n + 1) * w]);
+        true
+    }
+
+    /// The current outer row, NULLs for the inner side (`HJ_FILL_OUTER_TUPLE`).
+    fn outer_null_extended(&mut self) {
+        self.slot.clear();
+        self.slot.extend_from_slice(self.children[0].node.slot());
+        self.slot.extend(std::iter::repeat_n(Datum::Null, self.inner_width));
+    }
+
+    /// The build phase (the inner side into the table), then the probe phase: each
+    /// outer row's matches, or (a Left or Full join) the row null-extended.
+    fn hash_and_probe(&mut self, es: &mut EState) -> ExecResult<ExecStatus> {
+        while !self.built {
+            match self.inputs.next(&mut self.children, 1, es)? {
+                ExecStatus::Row => {
+                    es.clock.charge(es.cost.hashjoin_row_ns);
+                    let row = self.children[1].node.slot();
+                    let k = self.inner_key.eval(row);
+                    let n = self.matched.len();
+                    // A NULL key is never hashed: no outer row can match it.
+                    if !k.is_null() {
+                        self.table.entry(k).or_default().push(n);
+                    }
+                    self.rows.extend_from_slice(row);
+                    self.matched.push(false);
+                }
+                ExecStatus::Wait => return Ok(ExecStatus::Wait),
+                ExecStatus::Done => self.built = true,
+            }
+        }
+        loop {
+            if self.next_match() {
+                return Ok(ExecStatus::Row);
+            }
+            // The current outer row is done: null-extended if nothing matched it.
+            if std::mem::replace(&mut self.outer_matched, true) == false && self.join_type.fills_outer() {
+                self.outer_null_extended();
+                return Ok(ExecStatus::Row);
+            }
+            // exercise:hashjoin-probe begin
+            match self.inputs.next(&mut self.children, 0, es)? {
+                ExecStatus::Row => {}
+                other => return Ok(other),
+            }
+            // exercise:hashjoin-probe end
+            es.clock.charge(es.cost.hashjoin_row_ns);
+            self.outer_matched = false;
+            let k = self.outer_key.eval(self.children[0].node.slot());
+            if self.table.contains_key(&k) {
+                self.matches = Some((k, 0));
+            }
+        }
     }
 }
 
@@ -100,43 +209,26 @@ impl ExecNode for HashJoinState {
     fn init_async(&mut self, id: usize, plans: &[&crate::plan::Plan], es: &mut EState) {
         self.inputs = AsyncInputs::init(id, &mut self.children, plans, es);
     }
+    /// ExecHashJoin: the join's rows, then (a Right or Full join) the inner rows no
+    /// outer row matched (`HJ_FILL_INNER_TUPLES`).
     fn exec_next(&mut self, es: &mut EState) -> ExecResult<ExecStatus> {
-        while !self.built {
-            match self.inputs.next(&mut self.children, 1, es)? {
-                ExecStatus::Row => {
-                    es.clock.charge(es.cost.hashjoin_row_ns);
-                    let row = self.children[1].node.slot();
-                    let k = self.inner_key.eval(row);
-                    if !k.is_null() {
-                        self.table.entry(k).or_default().extend_from_slice(row);
-                    }
-                }
-                ExecStatus::Wait => return Ok(ExecStatus::Wait),
-                ExecStatus::Done => self.built = true,
-            }
-        }
-        loop {
-            if self.next_match() {
-                return Ok(ExecStatus::Row);
-            }
-            // exercise:hashjoin-probe begin
-            match self.inputs.next(&mut self.children, 0, es)? {
-                ExecStatus::Row => {}
+        if self.fill_inner_from.is_none() {
+            match self.hash_and_probe(es)? {
+                ExecStatus::Done if self.join_type.fills_inner() => self.fill_inner_from = Some(0),
                 other => return Ok(other),
             }
-            // exercise:hashjoin-probe end
-            es.clock.charge(es.cost.hashjoin_row_ns);
-            let k = self.outer_key.eval(self.children[0].node.slot());
-            if self.table.contains_key(&k) {
-                self.matches = Some((k, 0));
-            }
         }
+        Ok(if self.next_unmatched_inner() { ExecStatus::Row } else { ExecStatus::Done })
     }
     fn exec_rescan(&mut self, es: &mut EState) -> ExecResult<()> {
         self.inputs.cancel_all(es);
+        self.rows.clear();
         self.table.clear();
+        self.matched.clear();
         self.built = false;
         self.matches = None;
+        self.outer_matched = true;
+        self.fill_inner_from = None;
         exec_rescan(&mut self.children[0], es)?;
         exec_rescan(&mut self.children[1], es)
     }
@@ -154,11 +246,14 @@ impl ExecNode for HashJoinState {
     }
     fn explain(&self, e: &mut ExplainNode) {
         e.node_type = "Hash Join".into();
+        e.set_join_type(self.join_type);
         // `$N` over the outer's outputs then the inner's (EXPLAIN names them).
         let (outer, inner) = super::join_input_refs(self.outer_width, self.inner_width);
-        e.details.push((
-            "Hash Cond".into(),
-            format!("({} = {})", self.outer_key.to_sql(&outer), self.inner_key.to_sql(&inner)),
-        ));
+        let eq = |o: &Expr, i: &Expr| format!("({} = {})", o.to_sql(&outer), i.to_sql(&inner));
+        let conds: Vec<String> = std::iter::once(eq(&self.outer_key, &self.inner_key))
+            .chain(self.more_keys.iter().map(|(o, i)| eq(o, i)))
+            .collect();
+        let cond = if conds.len() == 1 { conds[0].clone() } else { format!("({})", conds.join(" AND ")) };
+        e.details.push(("Hash Cond".into(), cond));
     }
 }

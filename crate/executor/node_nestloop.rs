@@ -1,4 +1,4 @@
-//! Nested Loop (nodeNestloop.c), inner join on one equality (a Join Filter): for each
+//! Nested Loop (nodeNestloop.c), inner or left join on one equality (a Join Filter): for each
 //! outer row, the inner side is rescanned (ExecReScan) and read to its end; each inner
 //! row whose key equals the outer row's is joined.
 //!
@@ -24,14 +24,15 @@
 //!
 //! Where it departs from PostgreSQL: no parameterized inner scans (a plan that wants the
 //! inner side read once puts a Materialize over it, `node_material.rs`, as PostgreSQL
-//! 15's planner does), no outer, semi or anti joins, one equality as the whole join
-//! qual.
+//! 15's planner does), no semi or anti joins, one equality as the whole join qual. A
+//! Left join returns an outer row that no inner row matched with NULLs for the inner
+//! side; Right and Full joins are not Nested Loops (as in PostgreSQL).
 
 use super::async_through::{through_requestee, AsyncInputs, Through};
 use super::{exec_rescan, ExecNode, ExecStatus, PlanState};
 use crate::executor::estate::{EState, ExecResult};
 use crate::instrument::ExplainNode;
-use crate::plan::Expr;
+use crate::plan::{Expr, JoinType};
 use crate::types::Datum;
 
 /// Where the inner side's early start (async-aware NestLoop) stands.
@@ -71,6 +72,11 @@ pub struct NestLoopState {
     nfiltered1: u64,
     /// EXPLAIN's Join Filter names the inner key first (`Plan::NestLoop`).
     pub filter_inner_first: bool,
+    /// `Inner` or `Left`: a Left join returns an outer row no inner row matched with
+    /// NULLs for the inner side, once its inner pass ends (`nl_MatchedOuter`).
+    pub join_type: JoinType,
+    /// The current outer row was joined to some inner row.
+    matched_outer: bool,
 }
 
 impl NestLoopState {
@@ -88,6 +94,8 @@ impl NestLoopState {
             slot: Vec::new(),
             nfiltered1: 0,
             filter_inner_first: false,
+            join_type: JoinType::Inner,
+            matched_outer: false,
         }
     }
 
@@ -105,10 +113,19 @@ impl NestLoopState {
         match status {
             ExecStatus::Row => {
                 self.have_outer = true;
-                if self.inner_dirty && !matches!(self.early, EarlyInner::Started | EarlyInner::RowHeld) {
+                self.matched_outer = false;
+                let rescan = self.inner_dirty && !matches!(self.early, EarlyInner::Started | EarlyInner::RowHeld);
+                if rescan {
                     exec_rescan(&mut self.children[1], es)?;
                 }
                 self.inner_dirty = true;
+                if rescan && !es.remote_commands.is_empty() {
+                    // The rescan's statements (a Foreign Scan's CLOSE) are waited for
+                    // before the inner pass starts, as postgres_fdw waits inside
+                    // ExecReScan: the run loop sends them, then calls the plan again
+                    // (the outer row is kept).
+                    return Ok(ExecStatus::Wait);
+                }
             }
             ExecStatus::Wait if self.may_start_inner_early(es) => {
                 self.start_inner_early(es)?;
@@ -157,6 +174,7 @@ impl NestLoopState {
         self.slot.clear();
         self.slot.extend_from_slice(outer);
         self.slot.extend_from_slice(inner);
+        self.matched_outer = true;
         true
     }
 }
@@ -191,7 +209,16 @@ impl ExecNode for NestLoopState {
                     }
                     self.nfiltered1 += 1;
                 }
-                ExecStatus::Done => self.have_outer = false,
+                ExecStatus::Done => {
+                    self.have_outer = false;
+                    if self.join_type.fills_outer() && !self.matched_outer {
+                        // The outer child's slot still holds the row.
+                        self.slot.clear();
+                        self.slot.extend_from_slice(self.children[0].node.slot());
+                        self.slot.extend(std::iter::repeat_n(Datum::Null, self.inner_width));
+                        return Ok(ExecStatus::Row);
+                    }
+                }
                 ExecStatus::Wait => return Ok(ExecStatus::Wait),
             }
         }
@@ -221,6 +248,7 @@ impl ExecNode for NestLoopState {
     }
     fn explain(&self, e: &mut ExplainNode) {
         e.node_type = "Nested Loop".into();
+        e.set_join_type(self.join_type);
         let (outer, inner) = super::join_input_refs(self.outer_width, self.inner_width);
         e.details.push((
             "Join Filter".into(),

@@ -104,6 +104,24 @@ impl ExplainNode {
         self.details.push(("Alias".into(), alias.into()));
     }
 
+    /// A join's type (EXPLAIN names `Hash Left Join`; JSON's `Join Type`); kept as a
+    /// detail EXPLAIN does not print as such. An inner join needs none.
+    pub fn set_join_type(&mut self, t: crate::plan::JoinType) {
+        if t != crate::plan::JoinType::Inner {
+            self.details.push(("JoinType".into(), t.name().into()));
+        }
+    }
+
+    /// Is it a join node (its `$N` count over the outer's outputs, then the inner's)?
+    fn is_join(&self) -> bool {
+        matches!(self.node_type.as_str(), "Hash Join" | "Nested Loop" | "Merge Join")
+    }
+
+    /// The join's type, `Inner` unless set otherwise.
+    fn join_type(&self) -> &str {
+        self.detail("JoinType").unwrap_or("Inner")
+    }
+
     pub fn detail(&self, key: &str) -> Option<&str> {
         self.details.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
     }
@@ -244,7 +262,7 @@ fn resolve_outputs(n: &ExplainNode, prefix: bool) -> Outputs {
     } else if !own.is_empty() {
         let input = children.first().map(|c| c.cols.as_slice()).unwrap_or(&[]);
         own.iter().map(|c| substitute(c, input)).collect()
-    } else if n.node_type == "Hash Join" || n.node_type == "Nested Loop" {
+    } else if n.is_join() {
         children.iter().flat_map(|c| c.cols.iter().cloned()).collect()
     } else if let Some((alias, parent)) = partition_parent(n) {
         // An Append over a partitioned table's partitions returns the parent's rows.
@@ -332,11 +350,19 @@ fn fold(mut n: ExplainNode, o: Outputs) -> (ExplainNode, Outputs) {
                 .iter()
                 .position(|(k, _)| k == "Relations" || k == "Remote SQL")
                 .unwrap_or(child.details.len());
-            let mut props = vec![("Filter".to_string(), substitute(f, &child_out.cols))];
-            if removed > 0 {
-                props.push(("Rows Removed by Filter".to_string(), removed.to_string()));
+            let f = substitute(f, &child_out.cols);
+            if child.is_join() && child.join_type() == "Inner" {
+                // An inner join's other conditions are its Join Filter (create_*join_plan
+                // treats every clause of an inner join alike), after its own; over an
+                // outer join they are WHERE's, a Filter.
+                join_filter(&mut child, f, removed, &inst);
+            } else {
+                let mut props = vec![("Filter".to_string(), f)];
+                if removed > 0 {
+                    props.push(("Rows Removed by Filter".to_string(), removed.to_string()));
+                }
+                child.details.splice(at..at, props);
             }
-            child.details.splice(at..at, props);
             child.instr.ntuples = n.instr.ntuples;
         }
         let cols = if n.detail("Output").is_some() { o.cols } else { child_out.cols };
@@ -369,6 +395,25 @@ fn fold(mut n: ExplainNode, o: Outputs) -> (ExplainNode, Outputs) {
     (n, Outputs { cols: o.cols, children: kid_outputs })
 }
 
+/// Adds `f` to a join's Join Filter (ANDed after a Nested Loop's own equality), with
+/// the rows it removed: `Rows Removed by Join Filter` is kept as the total over the
+/// join's loops, as the Nested Loop keeps its own (`properties` divides it).
+fn join_filter(join: &mut ExplainNode, f: String, removed_per_loop: u64, inst: &Instrumentation) {
+    let total = removed_per_loop * inst.nloops.max(1);
+    match join.details.iter().position(|(k, _)| k == "Join Filter") {
+        Some(i) => {
+            let own = std::mem::take(&mut join.details[i].1);
+            join.details[i].1 = format!("({own} AND {f})");
+        }
+        None => join.details.push(("Join Filter".into(), f)),
+    }
+    match join.details.iter_mut().find(|(k, _)| k == "Rows Removed by Join Filter") {
+        Some((_, v)) => *v = (v.parse::<u64>().unwrap_or(0) + total).to_string(),
+        None if total > 0 => join.details.push(("Rows Removed by Join Filter".into(), total.to_string())),
+        None => {}
+    }
+}
+
 /// Does the plan read more than one relation? (PostgreSQL qualifies column names in
 /// VERBOSE output when its range table has more than one entry.)
 fn several_relations(n: &ExplainNode) -> bool {
@@ -389,7 +434,7 @@ fn properties(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions) -> Vec<(Strin
     let joined: Vec<String>;
     let input = if n.node_type == "Merge Append" {
         o.cols.as_slice()
-    } else if n.node_type == "Hash Join" || n.node_type == "Nested Loop" {
+    } else if n.is_join() {
         // `$N` counts over the outer's outputs, then the inner's.
         joined = o.children.iter().flat_map(|c| c.cols.iter().cloned()).collect();
         joined.as_slice()
@@ -399,7 +444,7 @@ fn properties(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions) -> Vec<(Strin
     n.details
         .iter()
         .filter(|(k, _)| match k.as_str() {
-            "Output" | "Schema" | "Alias" | "Server" | "Qualify" | "Parent" => false,
+            "Output" | "Schema" | "Alias" | "Server" | "Qualify" | "Parent" | "JoinType" => false,
             "Remote SQL" => opts.verbose,
             _ => true,
         })
@@ -430,6 +475,11 @@ fn title(n: &ExplainNode, opts: &ExplainOptions) -> String {
     match (n.node_type.as_str(), n.strategy.as_deref()) {
         ("Aggregate", Some("Hashed")) => t.push_str("HashAggregate"),
         ("Aggregate", Some("Sorted")) => t.push_str("GroupAggregate"),
+        // `Hash Left Join`, `Merge Full Join`, `Nested Loop Left Join`.
+        (ty, _) if n.is_join() && n.join_type() != "Inner" => match ty.strip_suffix(" Join") {
+            Some(method) => t.push_str(&format!("{method} {} Join", n.join_type())),
+            None => t.push_str(&format!("{ty} {} Join", n.join_type())),
+        },
         (ty, _) => t.push_str(ty),
     }
     if let Some(r) = &n.relation {
@@ -703,10 +753,10 @@ fn json_node(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions, (analyze, cost
         }
         put("Alias", J::Str(n.alias().unwrap_or(r).to_string()));
     }
-    // The sandbox's joins are inner joins, never proven unique (no unique index).
-    let join = matches!(n.node_type.as_str(), "Hash Join" | "Nested Loop");
+    // The sandbox's joins are never proven unique (no unique index).
+    let join = n.is_join();
     if join {
-        put("Join Type", J::Str("Inner".into()));
+        put("Join Type", J::Str(n.join_type().into()));
     }
     if let Some(e) = estimate(n, costs) {
         put("Startup Cost", J::Raw(format!("{:.2}", e.startup)));

@@ -494,6 +494,48 @@ pub struct PartPruneInfo {
     pub conjuncts: Vec<Expr>,
 }
 
+/// PostgreSQL's `JoinType` for the joins the sandbox executes: which side's rows
+/// without a match are returned, null-extended on the other side's columns (the
+/// outer side's for `Left`, the inner side's for `Right`, both for `Full`). The sides
+/// are the plan node's outer and inner, not the query's left and right: a query's
+/// LEFT JOIN whose left relation is the inner side runs as `Right`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum JoinType {
+    Inner,
+    Left,
+    Right,
+    Full,
+}
+
+impl JoinType {
+    /// The word EXPLAIN puts in a join's name (`Hash Left Join`) and in JSON's
+    /// `Join Type`.
+    pub fn name(self) -> &'static str {
+        match self {
+            JoinType::Inner => "Inner",
+            JoinType::Left => "Left",
+            JoinType::Right => "Right",
+            JoinType::Full => "Full",
+        }
+    }
+    /// Are the outer side's unmatched rows returned?
+    pub fn fills_outer(self) -> bool {
+        matches!(self, JoinType::Left | JoinType::Full)
+    }
+    /// Are the inner side's unmatched rows returned?
+    pub fn fills_inner(self) -> bool {
+        matches!(self, JoinType::Right | JoinType::Full)
+    }
+    /// The same join with its sides exchanged.
+    pub fn commuted(self) -> JoinType {
+        match self {
+            JoinType::Left => JoinType::Right,
+            JoinType::Right => JoinType::Left,
+            t => t,
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub enum AggStrategy {
     Plain,
@@ -584,11 +626,15 @@ pub enum Plan {
         filter: Option<Expr>,
         targets: Option<Vec<(Expr, String)>>,
     },
+    /// Hash Join: the inner side hashed on `inner_key`; the Hash Cond is
+    /// `outer_key = inner_key` and each pair of `more_keys` (outer, inner) equal too.
     HashJoin {
         outer: Box<Plan>,
         inner: Box<Plan>,
         outer_key: Expr,
         inner_key: Expr,
+        more_keys: Vec<(Expr, Expr)>,
+        join_type: JoinType,
     },
     /// Nested Loop with a Join Filter `outer_key = inner_key`; the inner side is
     /// rescanned for each outer row (`executor::node_nestloop`).
@@ -602,6 +648,20 @@ pub enum Plan {
         /// sides by cost (PostgreSQL keeps a Nested Loop's join clause as written;
         /// only a Hash Join's clauses are switched to put the outer side first).
         filter_inner_first: bool,
+        /// `Inner` or `Left` (nodeNestloop.c cannot return the inner side's
+        /// unmatched rows).
+        join_type: JoinType,
+    },
+    /// Merge Join (`executor::node_mergejoin`): both inputs ordered by their key,
+    /// ascending with NULLs last (a Sort under each, or an input already in that
+    /// order); the Merge Cond is `outer_key = inner_key`. `join_type` says which
+    /// side's unmatched rows come out null-extended.
+    MergeJoin {
+        outer: Box<Plan>,
+        inner: Box<Plan>,
+        outer_key: Expr,
+        inner_key: Expr,
+        join_type: JoinType,
     },
     /// Materialize: keeps its child's rows; a rescan replays them
     /// (`executor::node_material`).
@@ -698,7 +758,9 @@ impl Plan {
                     Some(t) => t.iter().map(|(e, n)| Column::new(n, e.col_type(&input))).collect(),
                 }
             }
-            Plan::HashJoin { outer, inner, .. } | Plan::NestLoop { outer, inner, .. } => {
+            Plan::HashJoin { outer, inner, .. }
+            | Plan::NestLoop { outer, inner, .. }
+            | Plan::MergeJoin { outer, inner, .. } => {
                 let mut c = outer.output_columns();
                 c.extend(inner.output_columns());
                 c
@@ -752,8 +814,18 @@ impl Plan {
                 targets.iter_mut().flatten().for_each(|(e, _)| f(e));
                 child.for_each_expr_mut(f);
             }
-            Plan::HashJoin { outer, inner, outer_key, inner_key }
-            | Plan::NestLoop { outer, inner, outer_key, inner_key, .. } => {
+            Plan::HashJoin { outer, inner, outer_key, inner_key, more_keys, .. } => {
+                f(outer_key);
+                f(inner_key);
+                more_keys.iter_mut().for_each(|(o, i)| {
+                    f(o);
+                    f(i)
+                });
+                outer.for_each_expr_mut(f);
+                inner.for_each_expr_mut(f);
+            }
+            Plan::NestLoop { outer, inner, outer_key, inner_key, .. }
+            | Plan::MergeJoin { outer, inner, outer_key, inner_key, .. } => {
                 f(outer_key);
                 f(inner_key);
                 outer.for_each_expr_mut(f);
@@ -786,6 +858,16 @@ impl Plan {
         out
     }
 
+    /// A join node's type (`Inner` for any other node).
+    pub fn join_type(&self) -> JoinType {
+        match self {
+            Plan::MergeJoin { join_type, .. } | Plan::HashJoin { join_type, .. } | Plan::NestLoop { join_type, .. } => {
+                *join_type
+            }
+            _ => JoinType::Inner,
+        }
+    }
+
     pub fn children(&self) -> Vec<&Plan> {
         match self {
             Plan::SeqScan { .. }
@@ -805,7 +887,9 @@ impl Plan {
             | Plan::SetOp { child, .. } => {
                 vec![child]
             }
-            Plan::HashJoin { outer, inner, .. } | Plan::NestLoop { outer, inner, .. } => vec![outer, inner],
+            Plan::HashJoin { outer, inner, .. }
+            | Plan::NestLoop { outer, inner, .. }
+            | Plan::MergeJoin { outer, inner, .. } => vec![outer, inner],
         }
     }
 }

@@ -578,6 +578,75 @@ pub fn estimate_num_groups(vars: &[VarData], rel_rows: f64, input_rows: f64) -> 
     numdistinct.ceil().min(input_rows).max(1.0)
 }
 
+/// `get_variable_range`: the smallest and largest value the statistics know of (the
+/// histogram's first and last bounds, widened by the MCVs); None without statistics.
+fn get_variable_range(v: &VarData) -> Option<(Datum, Datum)> {
+    let s = v.stats?;
+    let mut range: Option<(Datum, Datum)> = match (s.histogram.first(), s.histogram.last()) {
+        (Some(lo), Some(hi)) => Some((lo.clone(), hi.clone())),
+        _ => None,
+    };
+    for (m, _) in &s.mcv {
+        range = match range {
+            None => Some((m.clone(), m.clone())),
+            Some((lo, hi)) => Some((if *m < lo { m.clone() } else { lo }, if *m > hi { m.clone() } else { hi })),
+        };
+    }
+    range
+}
+
+/// `mergejoinscansel` for `left = right` merged ascending, NULLs last: the fractions
+/// of each input read before the first join pair (`*start`) and by the time one
+/// input is exhausted (`*end`), as (left start, left end, right start, right end).
+/// Only one side's end can be below 1 (the smaller estimate is believed) and only
+/// one side's start above 0 (the larger); without ranges from both sides' statistics,
+/// 0 and 1.
+pub fn mergejoinscansel(left: &VarData, right: &VarData) -> (f64, f64, f64, f64) {
+    let (mut ls, mut le, mut rs, mut re) = (0.0, 1.0, 0.0, 1.0);
+    let (Some((lmin, lmax)), Some((rmin, rmax))) = (get_variable_range(left), get_variable_range(right)) else {
+        return (ls, le, rs, re);
+    };
+    // The share of each side at or below the other's largest value.
+    let sel = scalarineqsel(left, BinOp::LtEq, &rmax);
+    if sel != DEFAULT_INEQ_SEL {
+        le = sel;
+    }
+    let sel = scalarineqsel(right, BinOp::LtEq, &lmax);
+    if sel != DEFAULT_INEQ_SEL {
+        re = sel;
+    }
+    if le > re {
+        le = 1.0;
+    } else if le < re {
+        re = 1.0;
+    } else {
+        (le, re) = (1.0, 1.0);
+    }
+    // The share of each side below the other's smallest value.
+    let sel = scalarineqsel(left, BinOp::Lt, &rmin);
+    if sel != DEFAULT_INEQ_SEL {
+        ls = sel;
+    }
+    let sel = scalarineqsel(right, BinOp::Lt, &lmin);
+    if sel != DEFAULT_INEQ_SEL {
+        rs = sel;
+    }
+    if ls < rs {
+        ls = 0.0;
+    } else if ls > rs {
+        rs = 0.0;
+    } else {
+        (ls, rs) = (0.0, 0.0);
+    }
+    if ls >= le {
+        (ls, le) = (0.0, 1.0);
+    }
+    if rs >= re {
+        (rs, re) = (0.0, 1.0);
+    }
+    (ls, le, rs, re)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

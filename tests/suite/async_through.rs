@@ -274,6 +274,8 @@ fn to_plan(s: &Shape) -> Plan {
             inner: Box::new(to_plan(i)),
             outer_key: Expr::Col(0),
             inner_key: Expr::Col(0),
+            more_keys: vec![],
+            join_type: pgasync::plan::JoinType::Inner,
         }),
         Shape::NestLoop(o, i) => two_columns(Plan::NestLoop {
             outer: Box::new(to_plan(o)),
@@ -281,6 +283,7 @@ fn to_plan(s: &Shape) -> Plan {
             outer_key: Expr::Col(0),
             inner_key: Expr::Col(0),
             filter_inner_first: false,
+            join_type: pgasync::plan::JoinType::Inner,
         }),
         Shape::Sort(c) => Plan::Sort { child: Box::new(to_plan(c)), keys: vec![pgasync::plan::SortKey::asc(1)] },
         Shape::Material(c) => Plan::Material { child: Box::new(to_plan(c)) },

@@ -1,0 +1,202 @@
+//! Join paths (issue 23): every join type the front end plans (inner, LEFT, RIGHT,
+//! FULL) by every method PostgreSQL could use for it (the `enable_*` settings force
+//! one: a Hash Join, a Merge Join, a Nested Loop over a Materialize or over the inner
+//! side itself), returns the rows a reference computed here returns: the pairs with
+//! equal, non-NULL keys, and each unmatched row of a preserved side null-extended.
+//! The tables have duplicated keys (a merge join's groups), NULL keys, keys on one
+//! side only, and a partitioned side whose partitions are foreign tables on two
+//! servers (rows in batches; in async mode an async Append under the join, rescanned
+//! under a Nested Loop). Each query runs in sync and in async mode.
+
+use pgasync::coordinator_sql::SqlScenario;
+use pgasync::knobs::{Knobs, Source};
+use pgasync::plan::Plan;
+use wasm_bindgen_test::wasm_bindgen_test;
+
+const SETUP: &str = "-- @shard s1
+create table fr_a (k int, w text);
+-- @shard s2
+create table fr_b (k int, w text);
+-- @coordinator
+create extension postgres_fdw;
+create server s1 foreign data wrapper postgres_fdw options (dbname 'postgres', fetch_size '7', async_capable 'true');
+create server s2 foreign data wrapper postgres_fdw options (dbname 'postgres', fetch_size '5', async_capable 'true');
+create user mapping for public server s1;
+create user mapping for public server s2;
+create table fr (k int, w text) partition by list (k);
+create foreign table fr_a partition of fr for values in (0, 1, 2, 3) server s1;
+create foreign table fr_b partition of fr default server s2;
+insert into fr select i % 9, 'f' || i from generate_series(1, 40) i;
+insert into fr values (null, 'fnull'), (null, 'fnull2'), (20, 'f20');
+create table lo (k int, v int);
+insert into lo select i % 13, i from generate_series(1, 30) i;
+insert into lo values (null, 100), (null, 101), (30, 102);
+";
+
+/// The settings that leave PostgreSQL one method (for a Nested Loop: with or
+/// without a Materialize).
+const METHODS: [(&str, &str); 4] = [
+    ("Hash Join", "set enable_mergejoin = off;\nset enable_nestloop = off;"),
+    ("Merge Join", "set enable_hashjoin = off;\nset enable_nestloop = off;"),
+    ("Materialize", "set enable_hashjoin = off;\nset enable_mergejoin = off;"),
+    ("Nested Loop", "set enable_hashjoin = off;\nset enable_mergejoin = off;\nset enable_material = off;"),
+];
+
+fn has(plan: &Plan, node: &str) -> bool {
+    pgasync::executor::async_through::plan_node_name(plan) == node || plan.children().iter().any(|c| has(c, node))
+}
+
+/// The query's rows (as text, sorted) and its plan, with `settings` made first; the
+/// rows of the sync and the async run, which must be the same.
+fn run(settings: &str, query: &str) -> Result<(Vec<String>, Plan), String> {
+    let text = format!("{SETUP}{settings}\n-- @query\n{query}\n");
+    let s = SqlScenario::load(&text).map_err(|e| e.to_string())?;
+    let plan = s.plan().map_err(|e| e.to_string())?.plan;
+    let mut modes = vec![];
+    for async_mode in [false, true] {
+        let mut run = s
+            .scenario(&Knobs::default(), Source::Json)
+            .map_err(|e| e.to_string())?
+            .start(async_mode, pgasync::clock::Clock::virtual_clock(), false)
+            .map_err(|e| e.to_string())?;
+        run.keep_rows = true;
+        run.run_to_end().map_err(|e| e.to_string())?;
+        let mut rows: Vec<String> =
+            run.rows.iter().map(|r| r.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("|")).collect();
+        rows.sort();
+        modes.push(rows);
+    }
+    let (sync, async_rows) = (modes.remove(0), modes.remove(0));
+    if sync != async_rows {
+        return Err(format!("sync and async rows differ: {sync:?} / {async_rows:?}"));
+    }
+    Ok((sync, plan))
+}
+
+/// The rows of `lo <jt> fr on lo.k = fr.k` (lo.k, lo.v, fr.k, fr.w), as the
+/// reference: every pair with equal non-NULL keys, and for LEFT (FULL) each lo row
+/// without one, for RIGHT (FULL) each fr row without one, NULLs for the other side.
+fn reference(jt: &str) -> Vec<String> {
+    let lo: Vec<(Option<i64>, i64)> =
+        (1..=30).map(|i| (Some(i % 13), i)).chain([(None, 100), (None, 101), (Some(30), 102)]).collect();
+    let fr: Vec<(Option<i64>, String)> = (1..=40)
+        .map(|i| (Some(i % 9), format!("f{i}")))
+        .chain([(None, "fnull".to_string()), (None, "fnull2".to_string()), (Some(20), "f20".to_string())])
+        .collect();
+    let text = |k: Option<i64>| k.map_or("NULL".to_string(), |k| k.to_string());
+    let mut out = vec![];
+    for (lk, v) in &lo {
+        let matches: Vec<_> = fr.iter().filter(|(fk, _)| lk.is_some() && fk == lk).collect();
+        for (fk, w) in &matches {
+            out.push(format!("{}|{v}|{}|{w}", text(*lk), text(*fk)));
+        }
+        if matches.is_empty() && matches!(jt, "left" | "full") {
+            out.push(format!("{}|{v}|NULL|NULL", text(*lk)));
+        }
+    }
+    if matches!(jt, "right" | "full") {
+        for (fk, w) in &fr {
+            if !lo.iter().any(|(lk, _)| fk.is_some() && lk == fk) {
+                out.push(format!("NULL|NULL|{}|{w}", text(*fk)));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[wasm_bindgen_test(unsupported = test)]
+fn every_join_type_by_every_method_returns_the_reference_rows() {
+    for jt in ["inner", "left", "right", "full"] {
+        let query = format!("select lo.k, lo.v, fr.k, fr.w from lo {jt} join fr on lo.k = fr.k;");
+        let want = reference(jt);
+        for (node, settings) in METHODS {
+            let nested = matches!(node, "Materialize" | "Nested Loop");
+            // PostgreSQL has no Nested Loop for a join that returns the inner side's
+            // unmatched rows: a LEFT JOIN's lo is outer; a RIGHT JOIN is the same
+            // join with fr outer; FULL has none (it is merged or hashed, disabled or not).
+            if nested && jt == "full" {
+                continue;
+            }
+            let (rows, plan) = run(settings, &query).unwrap_or_else(|e| panic!("{jt} by {node}: {e}"));
+            let method = if node == "Nested Loop" { "Nested Loop" } else { node };
+            assert!(has(&plan, method), "{jt} by {node}: {plan:?}");
+            if node == "Nested Loop" {
+                assert!(!has(&plan, "Materialize"), "{jt}, enable_material off: {plan:?}");
+            }
+            assert_eq!(rows, want, "{jt} join by {node}");
+        }
+    }
+}
+
+/// A FULL join with merge and hash joins off is still merged or hashed (they are its
+/// only ways; PostgreSQL adds `disable_cost` to each), and what is not planned is
+/// refused by name.
+#[wasm_bindgen_test(unsupported = test)]
+fn a_full_join_has_no_nested_loop_and_unplanned_joins_are_refused() {
+    let all_off = "set enable_hashjoin = off;\nset enable_mergejoin = off;\nset enable_nestloop = off;";
+    let (rows, plan) = run(all_off, "select lo.k, lo.v, fr.k, fr.w from lo full join fr on lo.k = fr.k;").unwrap();
+    assert!(has(&plan, "Merge Join") || has(&plan, "Hash Join"), "{plan:?}");
+    assert_eq!(rows, reference("full"));
+    // enable_sort off: a Merge Join's Sorts cost disable_cost more, so the join is
+    // hashed (or a Nested Loop), not refused for its Sort.
+    let no_sort = "set enable_sort = off;\nset enable_hashjoin = off;";
+    let (rows, plan) = run(no_sort, "select lo.k, lo.v, fr.k, fr.w from lo join fr on lo.k = fr.k;").unwrap();
+    assert!(!has(&plan, "Sort") && has(&plan, "Nested Loop"), "{plan:?}");
+    assert_eq!(rows, reference("inner"));
+    for (query, named) in [
+        ("select * from lo left join fr on lo.k = fr.k and lo.v > 3;", "an outer join's ON condition"),
+        ("select * from lo left join fr on lo.k + 1 = fr.k;", "a join without an equality"),
+        ("select * from lo cross join fr;", "CROSS"),
+        ("select * from lo join fr using (k);", "USING"),
+    ] {
+        let e = run("", query).expect_err(query);
+        assert!(e.contains("not supported by the sandbox") && e.contains(named), "{query}: {e}");
+    }
+}
+
+/// EXPLAIN names an outer join by its method and type, in TEXT (`Merge Left Join`,
+/// its `Merge Cond` outer side first) and in JSON (`"Join Type": "Left"`), and prints
+/// a condition above an outer join as its Filter, an inner join's other condition as
+/// its Join Filter.
+#[wasm_bindgen_test(unsupported = test)]
+fn explain_names_the_join_type_and_its_conditions() {
+    use pgasync::instrument::{explain_doc_json_text, explain_doc_text, ExplainOptions};
+    let explain = |settings: &str, query: &str| {
+        let text = format!("{SETUP}{settings}\n-- @query\nselect 1;\n");
+        let s = SqlScenario::load(&text).unwrap();
+        let q = s.with_query(query).unwrap_or_else(|e| panic!("{query}: {e}"));
+        let tree = q.plan_only(&Knobs::default(), Source::Json, false).unwrap();
+        let doc = q.explain_doc();
+        (
+            explain_doc_text(&tree, &ExplainOptions::POSTGRES, &doc, 0, 0),
+            explain_doc_json_text(&tree, &ExplainOptions::POSTGRES, &doc, 0, 0),
+        )
+    };
+    let merge = "set enable_hashjoin = off;\nset enable_nestloop = off;";
+    let (text, json) =
+        explain(merge, "explain select lo.v, fr.w from lo left join fr on fr.k = lo.k where fr.w is null;");
+    let first = text.lines().next().unwrap();
+    assert!(first.starts_with("Merge Left Join") || first.starts_with("Merge Right Join"), "{text}");
+    assert!(text.contains("Merge Cond: (") && text.contains("Filter: (fr.w IS NULL)"), "{text}");
+    assert!(!text.contains("Join Filter"), "{text}");
+    assert!(json.contains("\"Node Type\": \"Merge Join\"") && json.contains("\"Join Type\": \""), "{json}");
+    assert!(!json.contains("\"Join Type\": \"Inner\""), "{json}");
+    let (text, _) = explain("", "explain select lo.v, fr.w from lo full join fr on lo.k = fr.k;");
+    assert!(text.starts_with("Hash Full Join") || text.starts_with("Merge Full Join"), "{text}");
+    let (text, json) = explain(merge, "explain select lo.v, fr.w from lo join fr on lo.k = fr.k and lo.v > fr.k * 2;");
+    assert!(text.starts_with("Merge Join") && text.contains("Join Filter: (lo.v > (fr.k * 2))"), "{text}");
+    assert!(json.contains("\"Join Type\": \"Inner\""), "{json}");
+    // Every equality between the sides is in a Hash Cond, outer side first; the
+    // rows are those with both keys equal.
+    let hash = "set enable_mergejoin = off;\nset enable_nestloop = off;";
+    let keys = "select lo.k, lo.v, fr.k, fr.w from lo join fr on lo.k = fr.k and lo.v = fr.k;";
+    let (text, _) = explain(hash, &format!("explain {keys}"));
+    assert!(text.starts_with("Hash Join") && text.contains("Hash Cond: ((") && text.contains(" AND "), "{text}");
+    assert!(!text.contains("Join Filter"), "{text}");
+    let (rows, _) = run(hash, keys).unwrap();
+    let want: Vec<String> =
+        reference("inner").into_iter().filter(|r| r.split('|').nth(1) == r.split('|').nth(2)).collect();
+    assert!(!want.is_empty());
+    assert_eq!(rows, want);
+}
