@@ -67,6 +67,7 @@ pub mod planner;
 pub mod script;
 pub mod settings;
 pub mod statement;
+mod subselect;
 
 use std::fmt;
 

@@ -157,7 +157,7 @@ pub fn plan_query(coord: &Node, q: &ast::Query, text: &str) -> Result<Planned, F
 /// stack; ours keeps hostile input from exhausting it).
 const MAX_NESTING: usize = 32;
 
-fn plan_query_into(
+pub(super) fn plan_query_into(
     coord: &Node,
     q: &ast::Query,
     text: &str,
@@ -170,6 +170,9 @@ fn plan_query_into(
     }
     if q.with.is_some() {
         return Err(FrontError::unsupported("WITH (common table expressions)", at));
+    }
+    if super::subselect::has_sublinks(q) {
+        return plan_with_init_plans(coord, q, text, servers, depth);
     }
     match q.body.as_ref() {
         SetExpr::SetOperation { .. } => return plan_union(coord, q, text, servers, depth),
@@ -199,12 +202,52 @@ fn plan_query_into(
     catalog.add(Table::new(&rel.name, rel.columns()));
     let (logical, columns) = crate::shard_sql::plan_select(q, text, &catalog).map_err(|e| sql_error(e, text))?;
     let layers = peel(logical).map_err(|m| FrontError::at(format!("internal error: {m}"), at))?;
+    if layers.filter.as_ref().is_some_and(Expr::has_param) {
+        super::subselect::check_run_time_pruning(coord, &rel.name, layers.filter.as_ref(), at)?;
+    }
     let alias = alias.unwrap_or_else(|| rel.name.clone());
     let order_keys = order_keys_of(&layers);
     let mut p = Planner { coord, servers: std::mem::take(servers) };
     let plan = p.build(rel, &alias, layers, at);
     *servers = p.servers;
     Ok(Planned { plan: plan?, columns, servers: vec![], order_key: order_keys.first().copied(), order_keys })
+}
+
+/// A query over one relation whose select list, WHERE or HAVING holds subqueries:
+/// each uncorrelated scalar one becomes an InitPlan (`subselect.rs`), the rest of the
+/// query is planned as usual with the InitPlans' values as parameters, and the
+/// InitPlans are attached to its top.
+fn plan_with_init_plans(
+    coord: &Node,
+    q: &ast::Query,
+    text: &str,
+    servers: &mut Vec<String>,
+    depth: usize,
+) -> Result<Planned, FrontError> {
+    let at = query_location(q);
+    if depth > 0 {
+        return Err(FrontError::unsupported(
+            "a subquery expression inside a subquery (in FROM, a UNION branch or another subquery): not planned yet",
+            at,
+        ));
+    }
+    let Some((rel_name, alias)) = super::subselect::single_from(q) else {
+        return Err(FrontError::unsupported(
+            "a subquery expression in a query over a join, a subquery in FROM or a set operation: not planned yet",
+            at,
+        ));
+    };
+    let outer = super::subselect::Outer {
+        coord,
+        text,
+        depth,
+        names: super::subselect::outer_names(coord, &rel_name, alias.as_deref()),
+        at,
+    };
+    let (rewritten, init_plans) = super::subselect::pull_init_plans(q, &outer, servers)?;
+    let planned = plan_query_into(coord, &rewritten, text, servers, depth)?;
+    super::subselect::check_params(&planned.plan, at)?;
+    Ok(Planned { plan: Plan::WithInitPlans { child: Box::new(planned.plan), init_plans }, ..planned })
 }
 
 /// A relation of a join as written: the catalog relation and the name it goes by.
@@ -1235,7 +1278,7 @@ fn constant_qual(e: &Expr) -> Option<bool> {
     fn is_constant(e: &Expr) -> bool {
         match e {
             Expr::Const(_) => true,
-            Expr::Col(_) | Expr::Func(..) => false,
+            Expr::Col(_) | Expr::Func(..) | Expr::Param(..) => false,
             Expr::Bin(_, l, r) => is_constant(l) && is_constant(r),
             Expr::Not(x) | Expr::IsNull(x, _) => is_constant(x),
         }

@@ -422,6 +422,10 @@ fn walk(plan: &Plan, f: &mut dyn FnMut(&Plan)) {
             walk(inner, f);
         }
         Plan::SeqScan { .. } | Plan::IndexScan { .. } | Plan::ForeignScan(_) | Plan::EmptyResult { .. } => {}
+        Plan::WithInitPlans { child, init_plans } => {
+            init_plans.iter().for_each(|i| walk(&i.plan, f));
+            walk(child, f);
+        }
     }
 }
 

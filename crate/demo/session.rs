@@ -1106,6 +1106,17 @@ pub fn plan_bound(scenario: &Scenario, plan: &crate::plan::Plan) -> PlanBound {
             PlanBound { rows: groups.min(b.rows.max(1)), ..b }
         }
         Plan::EmptyResult { .. } => PlanBound { rows: 0, remote_rows: 0, fetches: 0, scans: 0 },
+        // The InitPlans' work counts once each; the rows are the child's.
+        Plan::WithInitPlans { child, init_plans } => {
+            let subs: Vec<Plan> = init_plans.iter().map(|i| i.plan.clone()).collect();
+            let (c, s) = (plan_bound(scenario, child), sum(&subs));
+            PlanBound {
+                rows: c.rows,
+                remote_rows: c.remote_rows.saturating_add(s.remote_rows),
+                fetches: c.fetches.saturating_add(s.fetches),
+                scans: c.scans + s.scans,
+            }
+        }
         Plan::HashJoin { outer, inner, .. } | Plan::NestLoop { outer, inner, .. } => {
             let (o, i) = (plan_bound(scenario, outer), plan_bound(scenario, inner));
             PlanBound {

@@ -154,6 +154,7 @@ pub fn plan_node_name(plan: &Plan) -> &'static str {
         Plan::HashJoin { .. } => "Hash Join",
         Plan::NestLoop { .. } => "Nested Loop",
         Plan::Material { .. } => "Materialize",
+        Plan::WithInitPlans { .. } => "InitPlans",
     }
 }
 

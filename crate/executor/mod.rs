@@ -55,6 +55,7 @@ mod node_nestloop;
 mod node_result;
 mod node_seqscan;
 mod node_sort;
+pub mod node_subplan;
 mod requestor;
 
 pub use node_append::AppendState;
@@ -196,6 +197,10 @@ pub struct InitContext<'a> {
 /// ExecInitNode: builds the state tree, allocating node ids in depth-first order (so
 /// that, as in the 2016 patch, ancestry can be checked by id ranges).
 pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<PlanState, String> {
+    // Not a node: the InitPlans are started first, then attached to the child's node.
+    if let Plan::WithInitPlans { child, init_plans } = plan {
+        return node_subplan::init_with_init_plans(child, init_plans, ctx, es);
+    }
     let id = es.instr.len();
     es.instr.push(Instrumentation::default());
     es.shape.name.push(async_through::plan_node_name(plan));
@@ -252,6 +257,7 @@ pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<Plan
             Box::new(node_hashjoin::HashJoinState::init(o, i, outer_key.clone(), inner_key.clone(), widths))
         }
         Plan::Material { child } => Box::new(node_material::MaterialState::init(init_plan(child, ctx, es)?)),
+        Plan::WithInitPlans { .. } => return Err("internal error: InitPlans below a plan's top".into()),
         Plan::NestLoop { outer, inner, outer_key, inner_key, filter_inner_first } => {
             let (o, i) = (init_plan(outer, ctx, es)?, init_plan(inner, ctx, es)?);
             let widths = (outer.output_columns().len(), inner.output_columns().len());
@@ -318,6 +324,10 @@ pub fn explain_tree(ps: &PlanState, es: &EState, relationship: Option<&str>) -> 
         };
         e.children.push(explain_tree(c, es, Some(rel)));
     }
+    // After the children, so that the first child stays the input `$N` refers to;
+    // printed before them, as ExplainNode prints a node's InitPlans
+    // (`instrument::explain`).
+    e.children.extend(node_subplan::explain_init_plans(es, ps.id));
     e
 }
 

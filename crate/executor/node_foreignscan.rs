@@ -52,6 +52,7 @@
 
 use super::{copy_row, ExecNode, ExecStatus};
 use crate::executor::estate::{EState, ExecError, ExecResult, RemoteCommand};
+use crate::executor::node_subplan::process_query_params;
 use crate::executor::exec_async::{exec_async_request_done, exec_async_request_pending, AsyncState, WaitContext};
 use crate::instrument::ExplainNode;
 use crate::plan::{ForeignScanPlan, RemoteQuery, RemoteTarget, ScanName};
@@ -59,6 +60,29 @@ use crate::remote::{PendingAreq, Proto, QueryResult, QueryRole, Ticket};
 use crate::sql_text::deparse::{deparse_remote_query, REMOTE_SCHEMA};
 use crate::sql_text::quote_identifier;
 use crate::types::Datum;
+
+/// The remote query with its InitPlan values numbered `$1`, `$2`, … in order of first
+/// appearance (deparse.c's `params_list`), and which value each number sends.
+fn number_remote_params(q: &RemoteQuery) -> (RemoteQuery, Vec<(usize, crate::plan::SqlType)>) {
+    let mut params: Vec<(usize, crate::plan::SqlType)> = vec![];
+    for e in q.quals.iter().chain(&q.having) {
+        e.for_each_param(&mut |n, t| {
+            if !params.iter().any(|(p, _)| *p == n) {
+                params.push((n, t));
+            }
+        });
+    }
+    if params.is_empty() {
+        return (q.clone(), params);
+    }
+    let number = |n: usize, t| {
+        crate::plan::Expr::Param(params.iter().position(|(p, _)| *p == n).map_or(0, |k| k + 1), t)
+    };
+    let mut out = q.clone();
+    out.quals = q.quals.iter().map(|e| e.map_params(&number)).collect();
+    out.having = q.having.iter().map(|e| e.map_params(&number)).collect();
+    (out, params)
+}
 
 /// The statement a scan waits for.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -99,6 +123,13 @@ pub struct ForeignScanState {
     /// The last FETCH returned fewer rows than asked: no more rows on the server.
     eof_reached: bool,
     slot: Vec<Datum>,
+    /// The InitPlan values the remote query sends as `$1`, `$2`, … (postgres_fdw's
+    /// `param_exprs`), and their text once computed (`process_query_params`).
+    params: Vec<(usize, crate::plan::SqlType)>,
+    param_values: Option<Vec<Option<String>>>,
+    /// `create_cursor` drained the connection and is computing the parameters (an
+    /// InitPlan waits): the drain is not repeated when it is called again.
+    drained_for_declare: bool,
 }
 
 impl ForeignScanState {
@@ -111,12 +142,13 @@ impl ForeignScanState {
         }
         let (fetch_size, server_async) = (options.fetch_size, es.async_enabled && options.async_capable);
         es.get_connection(conn);
+        let (remote, params) = number_remote_params(&plan.remote);
         Ok(ForeignScanState {
             id,
             relation: plan.relation.clone(),
             server: plan.server.clone(),
             conn,
-            sql: deparse_remote_query(&plan.remote),
+            sql: deparse_remote_query(&remote),
             output: plan.remote.targets.iter().map(|t| target_name(&plan.remote, t)).collect(),
             name: plan.alias.clone(),
             upper: plan.remote.targets.iter().any(|t| matches!(t, RemoteTarget::Agg(..))),
@@ -131,6 +163,9 @@ impl ForeignScanState {
             next_tuple: 0,
             eof_reached: false,
             slot: Vec::new(),
+            params,
+            param_values: None,
+            drained_for_declare: false,
         })
     }
 
@@ -209,11 +244,23 @@ impl ForeignScanState {
             return Ok(true);
         }
         if self.pending.is_none() {
-            if !self.drain_pending_request(es)? {
+            if !self.drained_for_declare && !self.drain_pending_request(es)? {
                 return Ok(false);
             }
+            // The parameters after the drain, as create_cursor computes them: an
+            // InitPlan that runs here uses the connections with ours free.
+            self.drained_for_declare = true;
+            if self.param_values.is_none() {
+                match process_query_params(es, &self.params)? {
+                    Some(v) => self.param_values = Some(v),
+                    None => return Ok(false),
+                }
+            }
+            self.drained_for_declare = false;
             let sql = format!("DECLARE c{} CURSOR FOR\n{}", self.cursor_number, self.sql);
-            let ticket = es.send(self.conn, Proto::Extended, &sql, Some(self.id), QueryRole::InTransaction);
+            let params = self.param_values.clone().unwrap_or_default();
+            let ticket =
+                es.send_params(self.conn, Proto::Extended, &sql, params, Some(self.id), QueryRole::InTransaction);
             self.pending = Some((ticket, Awaiting::Declare));
         }
         if self.get_result(es)?.is_none() {

@@ -35,6 +35,13 @@ pub struct ResultState {
     targets: Option<Vec<(Expr, String)>>,
     input_names: Vec<String>,
     slot: Vec<Datum>,
+    /// The filter and targets with InitPlan values bound (`node_subplan`), once they
+    /// are; EXPLAIN prints the unbound ones (`$0`).
+    bound_filter: Option<Expr>,
+    bound_targets: Option<Vec<Expr>>,
+    /// A child row is in the child's slot, not yet handed on: an InitPlan its filter
+    /// or targets need returned Wait.
+    holding: bool,
 }
 
 impl ResultState {
@@ -51,7 +58,39 @@ impl ResultState {
             targets,
             input_names,
             slot: Vec::new(),
+            bound_filter: None,
+            bound_targets: None,
+            holding: false,
         }
+    }
+
+    /// Binds the filter's InitPlan values once; false if one of them waits.
+    fn bind_filter(&mut self, es: &mut EState) -> ExecResult<bool> {
+        match &self.filter {
+            Some(f) if self.bound_filter.is_none() && f.has_param() => {
+                self.bound_filter = super::node_subplan::bind_params(es, f)?;
+                Ok(self.bound_filter.is_some())
+            }
+            _ => Ok(true),
+        }
+    }
+
+    /// The targets with their InitPlan values (only once a row passed the filter, as
+    /// PostgreSQL projects only such rows); false if one of them waits.
+    fn bind_targets(&mut self, es: &mut EState) -> ExecResult<bool> {
+        let Some(t) = &self.targets else { return Ok(true) };
+        if self.bound_targets.is_some() || !t.iter().any(|(e, _)| e.has_param()) {
+            return Ok(true);
+        }
+        let mut bound = Vec::with_capacity(t.len());
+        for (e, _) in t.clone() {
+            match super::node_subplan::bind_params(es, &e)? {
+                Some(b) => bound.push(b),
+                None => return Ok(false),
+            }
+        }
+        self.bound_targets = Some(bound);
+        Ok(true)
     }
 }
 
@@ -69,20 +108,35 @@ impl ExecNode for ResultState {
     }
     fn exec_next(&mut self, es: &mut EState) -> ExecResult<ExecStatus> {
         loop {
-            match self.inputs.next(&mut self.children, 0, es)? {
-                ExecStatus::Row => {}
-                other => return Ok(other),
+            if !self.holding {
+                match self.inputs.next(&mut self.children, 0, es)? {
+                    ExecStatus::Row => {}
+                    other => return Ok(other),
+                }
+                es.clock.charge(es.cost.result_row_ns);
             }
-            es.clock.charge(es.cost.result_row_ns);
-            let row = self.children[0].node.slot();
-            if let Some(f) = &self.filter {
-                if !f.eval(row).is_true() {
+            self.holding = false;
+            if !self.bind_filter(es)? {
+                self.holding = true;
+                return Ok(ExecStatus::Wait);
+            }
+            if let Some(f) = self.bound_filter.as_ref().or(self.filter.as_ref()) {
+                if !f.eval(self.children[0].node.slot()).is_true() {
                     continue;
                 }
             }
-            match &self.targets {
-                None => copy_row(&mut self.slot, row),
-                Some(t) => {
+            if !self.bind_targets(es)? {
+                self.holding = true;
+                return Ok(ExecStatus::Wait);
+            }
+            let row = self.children[0].node.slot();
+            match (&self.bound_targets, &self.targets) {
+                (_, None) => copy_row(&mut self.slot, row),
+                (Some(b), Some(_)) => {
+                    self.slot.clear();
+                    self.slot.extend(b.iter().map(|e| e.eval(row)));
+                }
+                (None, Some(t)) => {
                     self.slot.clear();
                     self.slot.extend(t.iter().map(|(e, _)| e.eval(row)));
                 }
@@ -91,6 +145,7 @@ impl ExecNode for ResultState {
         }
     }
     fn exec_rescan(&mut self, es: &mut EState) -> ExecResult<()> {
+        self.holding = false;
         self.inputs.cancel_all(es);
         exec_rescan(&mut self.children[0], es)
     }

@@ -144,6 +144,9 @@ impl Expr {
             Expr::IsNull(e, negated) => Ok(Datum::Int((e.eval_in(row, cx)?.is_null() != *negated) as i64)),
             Expr::Bin(op, l, r) => eval_bin(*op, l, r, row, cx),
             Expr::Func(f, args) => call(*f, args, row, cx),
+            // The executor binds every InitPlan value before it evaluates
+            // (`executor::node_subplan`); an unbound one is a planner bug, not a value.
+            Expr::Param(..) => cx.fail(ErrorKind::Unsupported("an InitPlan value that was not bound")),
         }
     }
 }

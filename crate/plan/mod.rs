@@ -171,6 +171,28 @@ impl Func {
     }
 }
 
+/// Written before an InitPlan's number where EXPLAIN will print `$`: EXPLAIN's own
+/// `$N` stands for an input column (`instrument::explain`), so the value `$0` of an
+/// InitPlan is kept apart until it is printed.
+pub const PARAM_MARK: char = '\u{E000}';
+
+/// The placeholder the coordinator's planner puts where a sublink was, so that the
+/// expression analysis makes it an `Expr::Param` (`coordinator_sql::subselect`). Its
+/// marker character cannot come from SQL text (the tokenizer's `$name` is ASCII).
+pub fn init_plan_placeholder(param: usize, ty: SqlType) -> String {
+    format!("${PARAM_MARK}{param}:{}", ty.name())
+}
+
+/// The InitPlan value an [`init_plan_placeholder`] stands for.
+pub fn init_plan_ref(placeholder: &str) -> Option<(usize, SqlType)> {
+    let rest = placeholder.strip_prefix('$')?.strip_prefix(PARAM_MARK)?;
+    let (n, ty) = rest.split_once(':')?;
+    let ty = [SqlType::Int2, SqlType::Int4, SqlType::Int8, SqlType::Numeric, SqlType::Float8, SqlType::Text]
+        .into_iter()
+        .find(|t| t.name() == ty)?;
+    Some((n.parse().ok()?, ty))
+}
+
 /// A scalar expression over the columns of one input row; [`eval`] evaluates it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub enum Expr {
@@ -180,6 +202,10 @@ pub enum Expr {
     Not(Box<Expr>),
     IsNull(Box<Expr>, bool),
     Func(Func, Box<[Expr]>),
+    /// PostgreSQL's `Param` of kind PARAM_EXEC: the value an InitPlan computes
+    /// (`$n` in EXPLAIN), of the given type (the remote SQL casts it, `$1::numeric`).
+    /// The executor binds it to a constant before evaluating (`node_subplan`).
+    Param(usize, SqlType),
 }
 
 impl Expr {
@@ -206,6 +232,7 @@ impl Expr {
             Expr::Not(x) => Expr::Not(Box::new(x.map_cols(f))),
             Expr::IsNull(x, neg) => Expr::IsNull(Box::new(x.map_cols(f)), *neg),
             Expr::Func(func, args) => Expr::Func(*func, args.iter().map(|a| a.map_cols(f)).collect()),
+            Expr::Param(n, t) => Expr::Param(*n, *t),
         }
     }
 
@@ -213,7 +240,7 @@ impl Expr {
     pub fn for_each_col(&self, f: &mut impl FnMut(usize)) {
         match self {
             Expr::Col(i) => f(*i),
-            Expr::Const(_) => {}
+            Expr::Const(_) | Expr::Param(..) => {}
             Expr::Bin(_, l, r) => {
                 l.for_each_col(f);
                 r.for_each_col(f);
@@ -242,6 +269,7 @@ impl Expr {
                 }
             }
             Expr::Func(f, args) => f.col_type(args.first().map(|a| a.col_type(input))),
+            Expr::Param(_, t) => t.col_type(),
             _ => ColType::Int,
         }
     }
@@ -259,6 +287,45 @@ impl Expr {
                 format!("({} {} {})", l.to_sql(names), op.sql(), r.to_sql(names))
             }
             Expr::Func(f, args) => f.sql(&args.iter().map(|a| a.to_sql(names)).collect::<Vec<_>>()),
+            Expr::Param(n, _) => format!("{PARAM_MARK}{n}"),
+        }
+    }
+
+    /// Does the expression read an InitPlan's value (`Expr::Param`)?
+    pub fn has_param(&self) -> bool {
+        match self {
+            Expr::Param(..) => true,
+            Expr::Col(_) | Expr::Const(_) => false,
+            Expr::Bin(_, l, r) => l.has_param() || r.has_param(),
+            Expr::Not(x) | Expr::IsNull(x, _) => x.has_param(),
+            Expr::Func(_, args) => args.iter().any(Expr::has_param),
+        }
+    }
+
+    /// Calls `f` with every InitPlan value the expression reads, in order of appearance.
+    pub fn for_each_param(&self, f: &mut impl FnMut(usize, SqlType)) {
+        match self {
+            Expr::Param(n, t) => f(*n, *t),
+            Expr::Col(_) | Expr::Const(_) => {}
+            Expr::Bin(_, l, r) => {
+                l.for_each_param(f);
+                r.for_each_param(f);
+            }
+            Expr::Not(x) | Expr::IsNull(x, _) => x.for_each_param(f),
+            Expr::Func(_, args) => args.iter().for_each(|a| a.for_each_param(f)),
+        }
+    }
+
+    /// The same expression with every `Param` replaced by `f`'s answer (the executor
+    /// binds InitPlan values as constants; a foreign scan renumbers them `$1`, `$2`, …).
+    pub fn map_params(&self, f: &impl Fn(usize, SqlType) -> Expr) -> Expr {
+        match self {
+            Expr::Param(n, t) => f(*n, *t),
+            Expr::Col(_) | Expr::Const(_) => self.clone(),
+            Expr::Bin(op, l, r) => Expr::bin(*op, l.map_params(f), r.map_params(f)),
+            Expr::Not(x) => Expr::Not(Box::new(x.map_params(f))),
+            Expr::IsNull(x, neg) => Expr::IsNull(Box::new(x.map_params(f)), *neg),
+            Expr::Func(func, args) => Expr::Func(*func, args.iter().map(|a| a.map_params(f)).collect()),
         }
     }
 }
@@ -486,6 +553,37 @@ pub enum Plan {
         #[serde(skip)]
         columns: Vec<Column>,
     },
+    /// `child` with InitPlans attached (PostgreSQL's `Plan.initPlan` of the query
+    /// level's top node): not a node of its own. The executor starts the InitPlans
+    /// before the child (`executor::node_subplan`); EXPLAIN shows them under the
+    /// child's top node, before its children.
+    WithInitPlans {
+        child: Box<Plan>,
+        init_plans: Vec<InitPlan>,
+    },
+}
+
+/// What a sublink asks of its subquery (PostgreSQL's `SubLinkType`, the kinds the
+/// sandbox runs as InitPlans).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum SubLinkKind {
+    /// `(SELECT …)` as a value: its one row's first column, NULL without a row, an
+    /// error with more than one (EXPR_SUBLINK).
+    Expr,
+    /// `EXISTS (SELECT …)`: true at its first row (EXISTS_SUBLINK).
+    Exists,
+}
+
+/// An uncorrelated subquery run at most once, on the first use of its value
+/// (PostgreSQL's initPlan SubPlan): `InitPlan <plan_id> (returns $<param>)`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct InitPlan {
+    /// 1-based, in the order PostgreSQL numbers its subplans.
+    pub plan_id: usize,
+    /// The PARAM_EXEC number of its value (`Expr::Param`).
+    pub param: usize,
+    pub kind: SubLinkKind,
+    pub plan: Plan,
 }
 
 impl Plan {
@@ -498,7 +596,10 @@ impl Plan {
             Plan::Append { children } | Plan::MergeAppend { children, .. } => {
                 children.first().map(|c| c.output_columns()).unwrap_or_default()
             }
-            Plan::Sort { child, .. } | Plan::Limit { child, .. } | Plan::Material { child } => child.output_columns(),
+            Plan::Sort { child, .. }
+            | Plan::Limit { child, .. }
+            | Plan::Material { child }
+            | Plan::WithInitPlans { child, .. } => child.output_columns(),
             Plan::Agg { child, group_by, aggs, .. } => {
                 let input = child.output_columns();
                 let mut out: Vec<Column> = group_by
@@ -541,6 +642,10 @@ impl Plan {
                 vec![child]
             }
             Plan::HashJoin { outer, inner, .. } | Plan::NestLoop { outer, inner, .. } => vec![outer, inner],
+            // The InitPlans first: the executor starts them first, and ids follow.
+            Plan::WithInitPlans { child, init_plans } => {
+                init_plans.iter().map(|i| &i.plan).chain(std::iter::once(child.as_ref())).collect()
+            }
         }
     }
 }

@@ -181,6 +181,9 @@ struct Pending {
     /// Nobody will read the result (ABORT, a scan's FETCH after its end).
     discard: bool,
     result: QueryResult,
+    /// Bind's parameter values, in text format (None: NULL), for `Proto::Extended`
+    /// (postgres_fdw's DECLARE of a query with InitPlan values, `$1::numeric`).
+    params: Vec<Option<String>>,
 }
 
 impl Pending {
@@ -296,6 +299,7 @@ impl Connection {
             role: QueryRole::Setup,
             discard: !waited,
             result,
+            params: vec![],
         };
         self.inflight.push_back(p);
         ticket
@@ -305,10 +309,23 @@ impl Connection {
     /// in flight. Returns the ticket to collect the result with and whether it was
     /// written now.
     pub fn send(&mut self, now: u64, proto: Proto, sql: &str, role: QueryRole) -> (Ticket, bool) {
+        self.send_params(now, proto, sql, vec![], role)
+    }
+
+    /// `send` with Bind parameters (text format) for an extended-protocol statement
+    /// (libpq's PQsendQueryParams with `nParams` > 0).
+    pub fn send_params(
+        &mut self,
+        now: u64,
+        proto: Proto,
+        sql: &str,
+        params: Vec<Option<String>>,
+        role: QueryRole,
+    ) -> (Ticket, bool) {
         let ticket = self.new_ticket();
         let discard = matches!(role, QueryRole::Abandon | QueryRole::Unread);
         let result = QueryResult::default();
-        self.queued.push_back(Pending { ticket, proto, sql: sql.to_string(), role, discard, result });
+        self.queued.push_back(Pending { ticket, proto, sql: sql.to_string(), role, discard, result, params });
         self.write_queued(now);
         (ticket, !self.queued.iter().any(|p| p.ticket == ticket))
     }
@@ -357,7 +374,7 @@ impl Connection {
                 break; // the transaction is aborted: only COMMIT/ABORT may go
             }
             let p = self.queued.pop_front().unwrap();
-            let buf = encode(p.proto, &p.sql);
+            let buf = encode(p.proto, &p.sql, &p.params);
             if p.role == QueryRole::BeginTransaction || p.sql.contains(BEGIN_SQL) {
                 self.xact_open = true;
             }
@@ -576,20 +593,21 @@ fn error_response(body: &ErrorResponseBody, server: &str, query: &str) -> Result
 }
 
 /// The bytes of one statement: a Query message, or the extended-protocol batch libpq's
-/// PQsendQueryParams writes (no parameters, text results).
-fn encode(proto: Proto, sql: &str) -> BytesMut {
+/// PQsendQueryParams writes (parameters and results in text format, the parameters'
+/// types left to the server, as postgres_fdw sends them).
+fn encode(proto: Proto, sql: &str, params: &[Option<String>]) -> BytesMut {
     let mut buf = BytesMut::new();
     match proto {
         Proto::Startup => unreachable!("the startup packet is written by `connect`"),
         Proto::Simple => frontend::query(sql, &mut buf).expect("query message"),
         Proto::Extended => {
             frontend::parse("", sql, std::iter::empty(), &mut buf).expect("parse message");
-            let no_values = std::iter::empty::<Option<&[u8]>>();
+            let values = params.iter().map(|v| v.as_deref().map(str::as_bytes));
             let r = frontend::bind(
                 "",
                 "",
                 std::iter::empty::<i16>(),
-                no_values,
+                values,
                 |v, buf| match v {
                     Some(bytes) => {
                         buf.extend_from_slice(bytes);
@@ -601,7 +619,7 @@ fn encode(proto: Proto, sql: &str) -> BytesMut {
                 &mut buf,
             );
             if r.is_err() {
-                unreachable!("a Bind without parameters cannot fail");
+                unreachable!("a Bind of text values cannot fail");
             }
             frontend::describe(b'P', "", &mut buf).expect("describe message");
             frontend::execute("", 0, &mut buf).expect("execute message");

@@ -185,6 +185,10 @@ impl ExprPlanner<'_> {
         match e {
             ast::Expr::Identifier(ident) => self.column_ref(std::slice::from_ref(ident), scope),
             ast::Expr::CompoundIdentifier(parts) => self.column_ref(parts, scope),
+            ast::Expr::Value(Value::Placeholder(p)) if crate::plan::init_plan_ref(p).is_some() => {
+                let (n, t) = crate::plan::init_plan_ref(p).expect("checked");
+                Ok(Expr::Param(n, t))
+            }
             ast::Expr::Value(v) => Ok(Expr::Const(literal(v, position)?)),
             ast::Expr::Nested(inner) => self.plan(inner, scope),
             ast::Expr::IsNull(inner) => Ok(Expr::IsNull(Box::new(self.plan(inner, scope)?), false)),

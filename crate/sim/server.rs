@@ -118,6 +118,8 @@ struct PreparedStatement {
     name: String,
     sql: String,
     stmt: Option<Stmt>,
+    /// The highest `$n` the query uses: it is parsed at Bind, with the values.
+    params: usize,
 }
 
 /// A running plan: a DECLAREd cursor, or a SELECT portal that has started.
@@ -849,8 +851,9 @@ impl ShardServer {
         } else if self.statement_index(&name).is_ok() {
             return Err(PgError::error("42P05", format!("prepared statement \"{name}\" already exists")));
         }
-        let stmt = self.parse_prepared(&sql)?;
-        self.statements.push(PreparedStatement { name, sql, stmt });
+        let params = max_placeholder(&sql);
+        let stmt = if params > 0 { None } else { self.parse_prepared(&sql)? };
+        self.statements.push(PreparedStatement { name, sql, stmt, params });
         put_msg(out, b'1', &[]); // ParseComplete
         Ok(())
     }
@@ -893,14 +896,36 @@ impl ShardServer {
             let msg = format!("bind message has {nformats} parameter formats but {nparams} parameters");
             return Err(PgError::protocol(msg));
         }
-        if nparams != 0 {
+        let wanted = self.statements[j].params;
+        if nparams as usize != wanted {
             let msg = format!(
-                "bind message supplies {nparams} parameters, but prepared statement \"{stmt_name}\" requires 0"
+                "bind message supplies {nparams} parameters, but prepared statement \"{stmt_name}\" requires {wanted}"
             );
             return Err(PgError::protocol(msg));
         }
+        let mut values = Vec::with_capacity(wanted);
+        for _ in 0..nparams {
+            let len = r.int32()?;
+            values.push(if len < 0 {
+                None
+            } else {
+                let mut v = Vec::with_capacity(len as usize);
+                for _ in 0..len {
+                    v.push(r.byte()?);
+                }
+                Some(String::from_utf8(v).map_err(|_| PgError::error("22021", "invalid byte sequence for encoding"))?)
+            });
+        }
         self.start_xact_command();
-        let stmt = self.statements[j].stmt.clone();
+        let stmt = if wanted > 0 {
+            // The simulated shard has no typed parameters: the values go into the
+            // query as literals (`$1::numeric` becomes `'4.5'::numeric`), then it is
+            // parsed as a Parse without parameters would be.
+            let sql = bind_placeholders(&self.statements[j].sql, &values);
+            self.parse_prepared(&sql)?
+        } else {
+            self.statements[j].stmt.clone()
+        };
         self.check_not_aborted(stmt.as_ref().is_some_and(|s| s.info.is_exit))?;
         if portal.is_empty() {
             self.portals.retain(|p| !p.name.is_empty());
@@ -1201,4 +1226,41 @@ fn startup_options(buf: &[u8]) -> Result<Vec<(String, String)>, PgError> {
         return Err(PgError::fatal("08P01", msg));
     }
     Ok(options)
+}
+
+/// The highest `$n` placeholder of a query (0: none), found by the tokenizer (not in
+/// strings or comments).
+fn max_placeholder(sql: &str) -> usize {
+    use sqlparser::tokenizer::{Token, Tokenizer};
+    let dialect = sqlparser::dialect::PostgreSqlDialect {};
+    let Ok(tokens) = Tokenizer::new(&dialect, sql).tokenize() else { return 0 };
+    tokens
+        .iter()
+        .filter_map(|t| match t {
+            Token::Placeholder(p) => p.strip_prefix('$').and_then(|n| n.parse::<usize>().ok()),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+/// The query with each `$n` replaced by its bound value as a quoted literal (NULL for
+/// a NULL value).
+fn bind_placeholders(sql: &str, values: &[Option<String>]) -> String {
+    use sqlparser::tokenizer::{Token, Tokenizer};
+    let dialect = sqlparser::dialect::PostgreSqlDialect {};
+    let Ok(tokens) = Tokenizer::new(&dialect, sql).tokenize() else { return sql.to_string() };
+    tokens
+        .iter()
+        .map(|t| match t {
+            Token::Placeholder(p) => {
+                match p.strip_prefix('$').and_then(|n| n.parse::<usize>().ok()).and_then(|n| n.checked_sub(1)).and_then(|n| values.get(n)) {
+                    Some(Some(v)) => format!("'{}'", v.replace('\'', "''")),
+                    Some(None) => "NULL".to_string(),
+                    None => t.to_string(),
+                }
+            }
+            t => t.to_string(),
+        })
+        .collect()
 }

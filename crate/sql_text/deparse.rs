@@ -160,6 +160,9 @@ fn deparse_with(e: &Expr, col: &dyn Fn(usize) -> String) -> String {
         }
         Expr::Bin(op, l, r) => format!("({} {} {})", deparse_with(l, col), op.sql(), deparse_with(r, col)),
         Expr::Func(f, args) => f.sql(&args.iter().map(|a| deparse_with(a, col)).collect::<Vec<_>>()),
+        // deparse.c's printRemoteParam: the scan's own parameter number (the foreign
+        // scan renumbered the InitPlan values it sends), cast to the value's type.
+        Expr::Param(n, t) => format!("${n}::{}", t.name()),
     }
 }
 

@@ -1,0 +1,410 @@
+//! Sublinks (subqueries in expressions), as PostgreSQL 15's subselect.c plans the
+//! case the sandbox supports: an **uncorrelated scalar subquery** — `(SELECT …)` as a
+//! value in the select list, WHERE or HAVING of a query over one relation — becomes an
+//! **InitPlan** (`make_subplan` → `build_subplan` with `isInitPlan`): planned on its
+//! own, run at most once on the first use of its value, which the parent reads as the
+//! parameter `$n` (`Expr::Param`). The parent's WHERE conjunct `b > $0` is shipped to a
+//! foreign table like any other (postgres_fdw sends the value as `$1::numeric`).
+//!
+//! Protocol: `pull_init_plans` walks the select list, then WHERE, then HAVING (the
+//! order `preprocess_expression` processes them in, which numbers the parameters and
+//! the subplans), plans each subquery (`plan_query_into`, one level deeper) and puts a
+//! placeholder in its place (`plan::init_plan_placeholder`) that the expression
+//! analysis turns into `Expr::Param`. The caller plans the rewritten query and
+//! attaches the InitPlans to its top (`Plan::WithInitPlans`), after `check_params` has
+//! made sure the values are only read where the executor binds them.
+//!
+//! Invariants: a subquery that refers to the outer query is refused (a correlated
+//! SubPlan), never planned as if it did not; `IN`/`ANY`/`ALL`/`EXISTS` sublinks are
+//! refused by name with what PostgreSQL would plan (a semi or anti join, a hashed
+//! SubPlan, an InitPlan under a One-Time Filter); every InitPlan has one output column.
+//!
+//! Departs from PostgreSQL: no sublink below the top query level (in a subquery in
+//! FROM, a UNION branch or another sublink) and none in a join query; no run-time
+//! partition pruning by an InitPlan's value (refused where PostgreSQL would prune); a
+//! WHERE conjunct that reads no column (a One-Time Filter in PostgreSQL) is refused.
+
+use sqlparser::ast::{self, SelectItem, SetExpr};
+use sqlparser::tokenizer::Location;
+
+use super::catalog::{ident, relation_name, Node, RelKind};
+use super::planner::{plan_query_into, Planned};
+use super::FrontError;
+use crate::plan::{init_plan_placeholder, Expr, InitPlan, Plan, SqlType, SubLinkKind};
+use crate::types::ColType;
+
+/// What planning the sublinks needs from the outer query.
+pub(super) struct Outer<'a> {
+    pub coord: &'a Node,
+    pub text: &'a str,
+    pub depth: usize,
+    /// The outer relation's name and alias and its columns: a subquery that names one
+    /// of them (and fails to plan without it) is correlated.
+    pub names: Vec<String>,
+    pub at: Location,
+}
+
+/// Does the query hold a sublink anywhere the sandbox looks for one (select list,
+/// WHERE, HAVING)?
+pub(super) fn has_sublinks(q: &ast::Query) -> bool {
+    let SetExpr::Select(s) = q.body.as_ref() else { return false };
+    let mut found = false;
+    let mut visit = |e: &ast::Expr| {
+        found |= matches!(e, ast::Expr::Subquery(_) | ast::Expr::Exists { .. } | ast::Expr::InSubquery { .. })
+    };
+    for item in &s.projection {
+        if let SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } = item {
+            walk(e, &mut visit);
+        }
+    }
+    s.selection.iter().chain(s.having.iter()).for_each(|e| walk(e, &mut visit));
+    found
+}
+
+/// The query with its scalar sublinks replaced by InitPlan parameters, and the
+/// InitPlans (numbered from 1 and `$0`, in PostgreSQL's order).
+pub(super) fn pull_init_plans(
+    q: &ast::Query,
+    outer: &Outer,
+    servers: &mut Vec<String>,
+) -> Result<(ast::Query, Vec<InitPlan>), FrontError> {
+    let mut q = q.clone();
+    let mut init_plans = vec![];
+    let SetExpr::Select(s) = q.body.as_mut() else { return Ok((q, init_plans)) };
+    let mut cx = Pull { outer, servers, init_plans: &mut init_plans };
+    for item in s.projection.iter_mut() {
+        // An unnamed `(SELECT max(b) …)` is named after the subquery's column, as
+        // FigureColname names an EXPR sublink.
+        if let SelectItem::UnnamedExpr(ast::Expr::Subquery(sub)) = item {
+            let planned = cx.plan(sub)?;
+            let name = planned.columns.first().map(|c| c.name.clone()).unwrap_or_default();
+            let expr = cx.attach(sub, planned)?;
+            *item = SelectItem::ExprWithAlias { expr, alias: ast::Ident::new(name) };
+            continue;
+        }
+        if let SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } = item {
+            cx.replace(e, false)?;
+        }
+    }
+    if let Some(w) = s.selection.as_mut() {
+        cx.replace(w, true)?;
+    }
+    if let Some(h) = s.having.as_mut() {
+        cx.replace(h, false)?;
+    }
+    Ok((q, init_plans))
+}
+
+struct Pull<'o, 'a> {
+    outer: &'o Outer<'a>,
+    servers: &'o mut Vec<String>,
+    init_plans: &'o mut Vec<InitPlan>,
+}
+
+impl Pull<'_, '_> {
+    /// Replaces every scalar sublink in `e`; `top_and` while `e` is a conjunct of
+    /// WHERE's top-level AND (where PostgreSQL pulls IN and EXISTS up into joins).
+    fn replace(&mut self, e: &mut ast::Expr, top_and: bool) -> Result<(), FrontError> {
+        let at = self.outer.at;
+        match e {
+            ast::Expr::Subquery(sub) => {
+                let planned = self.plan(sub)?;
+                *e = self.attach(sub, planned)?;
+                Ok(())
+            }
+            ast::Expr::InSubquery { negated: false, .. } if top_and => Err(FrontError::unsupported(
+                "x IN (SELECT …) in WHERE, which PostgreSQL turns into a semi join (pull_up_sublinks), or runs as a \
+                 SubPlan when the subquery refers to the outer query: not planned yet",
+                at,
+            )),
+            ast::Expr::InSubquery { negated, .. } => Err(FrontError::unsupported(
+                format!(
+                    "x {}IN (SELECT …), which PostgreSQL runs as a (hashed) SubPlan: not planned yet",
+                    if *negated { "NOT " } else { "" }
+                ),
+                at,
+            )),
+            ast::Expr::Exists { negated, .. } => Err(FrontError::unsupported(
+                format!(
+                    "{}EXISTS (SELECT …), which PostgreSQL turns into {} when it refers to the outer query, and \
+                     otherwise runs as an InitPlan: not planned yet",
+                    if *negated { "NOT " } else { "" },
+                    if *negated { "an anti join" } else { "a semi join" }
+                ),
+                at,
+            )),
+            ast::Expr::AnyOp { right, .. } | ast::Expr::AllOp { right, .. }
+                if matches!(right.as_ref(), ast::Expr::Subquery(_)) =>
+            {
+                Err(FrontError::unsupported(
+                    "x op ANY/ALL (SELECT …), which PostgreSQL runs as a semi join or a SubPlan: not planned yet",
+                    at,
+                ))
+            }
+            ast::Expr::BinaryOp { left, op, right } => {
+                let and = top_and && *op == ast::BinaryOperator::And;
+                self.replace(left, and)?;
+                self.replace(right, and)
+            }
+            ast::Expr::Nested(x) => self.replace(x, top_and),
+            ast::Expr::UnaryOp { expr: x, .. }
+            | ast::Expr::IsNull(x)
+            | ast::Expr::IsNotNull(x)
+            | ast::Expr::Cast { expr: x, .. } => self.replace(x, false),
+            ast::Expr::Between { expr, low, high, .. } => {
+                self.replace(expr, false)?;
+                self.replace(low, false)?;
+                self.replace(high, false)
+            }
+            ast::Expr::InList { expr, list, .. } => {
+                self.replace(expr, false)?;
+                list.iter_mut().try_for_each(|x| self.replace(x, false))
+            }
+            ast::Expr::Function(f) => match &mut f.args {
+                ast::FunctionArguments::List(l) => l.args.iter_mut().try_for_each(|a| match a {
+                    ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(x))
+                    | ast::FunctionArg::Named { arg: ast::FunctionArgExpr::Expr(x), .. } => self.replace(x, false),
+                    _ => Ok(()),
+                }),
+                _ => Ok(()),
+            },
+            // Anything else: a sublink inside it is refused by the expression analysis.
+            _ => Ok(()),
+        }
+    }
+
+    /// Plans an uncorrelated subquery; a correlated one is refused.
+    fn plan(&mut self, sub: &ast::Query) -> Result<Planned, FrontError> {
+        let o = self.outer;
+        let planned = match plan_query_into(o.coord, sub, o.text, self.servers, o.depth + 1) {
+            Ok(p) => p,
+            Err(e) if self.names_outer(&e.to_string()) => {
+                return Err(FrontError::unsupported(
+                    "a correlated subquery (one that refers to the outer query, which PostgreSQL re-runs per outer \
+                     row as a SubPlan): not planned yet",
+                    o.at,
+                ))
+            }
+            Err(e) => return Err(e),
+        };
+        if planned.columns.len() != 1 {
+            return Err(FrontError::at("subquery must return only one column", o.at));
+        }
+        Ok(planned)
+    }
+
+    /// Does a planning error name one of the outer query's relations or columns?
+    fn names_outer(&self, message: &str) -> bool {
+        let unknown = message.contains("does not exist") || message.contains("missing FROM-clause entry");
+        unknown && self.outer.names.iter().any(|n| message.contains(&format!("\"{n}\"")) || message.contains(n))
+    }
+
+    /// Records the InitPlan and returns the placeholder that reads its value.
+    fn attach(&mut self, sub: &ast::Query, planned: Planned) -> Result<ast::Expr, FrontError> {
+        let param = self.init_plans.len();
+        let ty = sublink_type(self.outer.coord, sub, planned.columns[0].ty);
+        self.init_plans.push(InitPlan { plan_id: param + 1, param, kind: SubLinkKind::Expr, plan: planned.plan });
+        Ok(ast::Expr::Value(ast::Value::Placeholder(init_plan_placeholder(param, ty))))
+    }
+}
+
+/// Calls `f` on `e` and every expression below it (not into subqueries).
+fn walk(e: &ast::Expr, f: &mut impl FnMut(&ast::Expr)) {
+    f(e);
+    match e {
+        ast::Expr::BinaryOp { left, right, .. } => {
+            walk(left, f);
+            walk(right, f);
+        }
+        ast::Expr::Nested(x)
+        | ast::Expr::UnaryOp { expr: x, .. }
+        | ast::Expr::IsNull(x)
+        | ast::Expr::IsNotNull(x)
+        | ast::Expr::Cast { expr: x, .. } => walk(x, f),
+        ast::Expr::Between { expr, low, high, .. } => {
+            walk(expr, f);
+            walk(low, f);
+            walk(high, f);
+        }
+        ast::Expr::InList { expr, list, .. } => {
+            walk(expr, f);
+            list.iter().for_each(|x| walk(x, f));
+        }
+        ast::Expr::AnyOp { left, right, .. } | ast::Expr::AllOp { left, right, .. } => {
+            walk(left, f);
+            walk(right, f);
+        }
+        ast::Expr::Function(func) => {
+            if let ast::FunctionArguments::List(l) = &func.args {
+                for a in &l.args {
+                    if let ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(x))
+                    | ast::FunctionArg::Named { arg: ast::FunctionArgExpr::Expr(x), .. } = a
+                    {
+                        walk(x, f);
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The SQL type of a scalar subquery's value (its remote cast, `$1::numeric`): an
+/// aggregate's result type over a column's declared type (`avg(int)` is numeric,
+/// `sum(int)` and `count` bigint), a column's declared type, else from the value.
+fn sublink_type(coord: &Node, sub: &ast::Query, ty: ColType) -> SqlType {
+    let fallback = match ty {
+        ColType::Int => SqlType::Int4,
+        ColType::Float => SqlType::Numeric,
+        ColType::Text => SqlType::Text,
+    };
+    let SetExpr::Select(s) = sub.body.as_ref() else { return fallback };
+    let (Some(item), [from]) = (s.projection.first(), s.from.as_slice()) else { return fallback };
+    let ast::TableFactor::Table { name, .. } = &from.relation else { return fallback };
+    let Some(rel) = relation_name(name).ok().and_then(|n| coord.relation(&n)) else { return fallback };
+    let column_type = |e: &ast::Expr| match e {
+        ast::Expr::Identifier(i) => rel.columns.iter().find(|c| c.name == ident(i)).map(|c| c.ty),
+        ast::Expr::CompoundIdentifier(p) => {
+            p.last().and_then(|i| rel.columns.iter().find(|c| c.name == ident(i)).map(|c| c.ty))
+        }
+        _ => None,
+    };
+    let expr = match item {
+        SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => e,
+        _ => return fallback,
+    };
+    if let Some(t) = column_type(expr) {
+        return t;
+    }
+    let ast::Expr::Function(f) = expr else { return fallback };
+    let name = f.name.to_string().to_lowercase();
+    let arg = match &f.args {
+        ast::FunctionArguments::List(l) => match l.args.as_slice() {
+            [ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(x))] => column_type(x),
+            _ => None,
+        },
+        _ => None,
+    };
+    match (name.as_str(), arg) {
+        ("count", _) => SqlType::Int8,
+        ("avg", Some(SqlType::Float8)) => SqlType::Float8,
+        ("avg", Some(_)) => SqlType::Numeric,
+        ("sum", Some(SqlType::Int2 | SqlType::Int4)) => SqlType::Int8,
+        ("sum", Some(SqlType::Int8 | SqlType::Numeric)) => SqlType::Numeric,
+        ("sum" | "min" | "max", Some(t)) => t,
+        _ => fallback,
+    }
+}
+
+/// The outer relation's names a correlated subquery could refer to.
+pub(super) fn outer_names(coord: &Node, rel_name: &str, alias: Option<&str>) -> Vec<String> {
+    let mut names = vec![rel_name.to_string()];
+    names.extend(alias.map(str::to_string));
+    if let Some(r) = coord.relation(rel_name) {
+        names.extend(r.columns.iter().map(|c| c.name.clone()));
+    }
+    names
+}
+
+/// Checks that the plan reads InitPlan values only where the executor binds them (a
+/// Result's filter and targets, a foreign scan's remote conditions) and where
+/// PostgreSQL would plan nothing else (no run-time pruning of `partitioned`'s
+/// partitions by the value, no One-Time Filter).
+pub(super) fn check_params(plan: &Plan, at: Location) -> Result<(), FrontError> {
+    let refuse = |what: &str| FrontError::unsupported(format!("a subquery's value (an InitPlan's $n) {what}"), at);
+    fn walk_plan(p: &Plan, f: &mut dyn FnMut(&Plan) -> Result<(), FrontError>) -> Result<(), FrontError> {
+        f(p)?;
+        p.children().into_iter().try_for_each(|c| walk_plan(c, f))
+    }
+    walk_plan(plan, &mut |p| match p {
+        Plan::Agg { group_by, aggs, .. } => {
+            if group_by.iter().any(Expr::has_param) || aggs.iter().any(|a| a.arg.as_ref().is_some_and(Expr::has_param))
+            {
+                return Err(refuse("in an aggregate's argument or GROUP BY is not planned yet"));
+            }
+            Ok(())
+        }
+        Plan::Sort { keys, .. } | Plan::MergeAppend { keys, .. } if keys.iter().any(|k| k.expr.has_param()) => {
+            Err(refuse("in ORDER BY is not planned yet"))
+        }
+        Plan::Result { filter: Some(f), .. } => one_time_filter(f).map_err(|_| {
+            refuse("in a WHERE condition that reads no column (PostgreSQL's One-Time Filter) is not planned yet")
+        }),
+        Plan::ForeignScan(fs) => {
+            for q in &fs.remote.quals {
+                if q.has_param() && !reads_column(q) {
+                    return Err(refuse(
+                        "in a WHERE condition that reads no column (PostgreSQL's One-Time Filter) is not planned yet",
+                    ));
+                }
+            }
+            Ok(())
+        }
+        _ => Ok(()),
+    })
+}
+
+fn reads_column(e: &Expr) -> bool {
+    let mut any = false;
+    e.for_each_col(&mut |_| any = true);
+    any
+}
+
+/// A filter whose conjuncts each read a column where they read a parameter.
+fn one_time_filter(f: &Expr) -> Result<(), ()> {
+    match f {
+        Expr::Bin(crate::plan::BinOp::And, l, r) => {
+            one_time_filter(l)?;
+            one_time_filter(r)
+        }
+        e if e.has_param() && !reads_column(e) => Err(()),
+        _ => Ok(()),
+    }
+}
+
+/// Where PostgreSQL would prune partitions at run time by an InitPlan's value (a
+/// conjunct comparing the partition key with it): refused.
+pub(super) fn check_run_time_pruning(
+    coord: &Node,
+    rel_name: &str,
+    filter: Option<&Expr>,
+    at: Location,
+) -> Result<(), FrontError> {
+    let Some(RelKind::Partitioned { key, .. }) = coord.relation(rel_name).map(|r| &r.kind) else { return Ok(()) };
+    let mut conjuncts = vec![];
+    fn split<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
+        match e {
+            Expr::Bin(crate::plan::BinOp::And, l, r) => {
+                split(l, out);
+                split(r, out);
+            }
+            e => out.push(e),
+        }
+    }
+    if let Some(f) = filter {
+        split(f, &mut conjuncts);
+    }
+    for c in conjuncts {
+        if let Expr::Bin(op, l, r) = c {
+            let key_vs_param = |a: &Expr, b: &Expr| matches!(a, Expr::Col(i) if key.contains(i)) && b.has_param();
+            if op.is_comparison() && (key_vs_param(l, r) || key_vs_param(r, l)) {
+                return Err(FrontError::unsupported(
+                    format!(
+                        "a subquery's value compared with the partition key of \"{rel_name}\": PostgreSQL prunes its \
+                         partitions at run time by it (exec pruning), which the sandbox does not do yet"
+                    ),
+                    at,
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The query's outer relation name and alias (a single relation in FROM).
+pub(super) fn single_from(q: &ast::Query) -> Option<(String, Option<String>)> {
+    let SetExpr::Select(s) = q.body.as_ref() else { return None };
+    let [from] = s.from.as_slice() else { return None };
+    let ast::TableFactor::Table { name, alias, .. } = &from.relation else { return None };
+    Some((relation_name(name).ok()?, alias.as_ref().map(|a| ident(&a.name))))
+}
