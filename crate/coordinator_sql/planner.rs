@@ -244,9 +244,10 @@ fn plan_with_init_plans(
         names: super::subselect::outer_names(coord, &rel_name, alias.as_deref()),
         at,
     };
-    let (rewritten, init_plans) = super::subselect::pull_init_plans(q, &outer, servers)?;
+    let (rewritten, mut init_plans) = super::subselect::pull_init_plans(q, &outer, servers)?;
     let planned = plan_query_into(coord, &rewritten, text, servers, depth)?;
     super::subselect::check_params(&planned.plan, at)?;
+    super::subselect::name_init_plan_relations(&planned.plan, &mut init_plans);
     Ok(Planned { plan: Plan::WithInitPlans { child: Box::new(planned.plan), init_plans }, ..planned })
 }
 

@@ -176,17 +176,16 @@ impl Pull<'_, '_> {
     /// Plans an uncorrelated subquery; a correlated one is refused.
     fn plan(&mut self, sub: &ast::Query) -> Result<Planned, FrontError> {
         let o = self.outer;
-        let planned = match plan_query_into(o.coord, sub, o.text, self.servers, o.depth + 1) {
-            Ok(p) => p,
-            Err(e) if self.names_outer(&e.to_string()) => {
-                return Err(FrontError::unsupported(
+        let planned =
+            match plan_query_into(o.coord, sub, o.text, self.servers, o.depth + 1) {
+                Ok(p) => p,
+                Err(e) if self.names_outer(&e.to_string()) => return Err(FrontError::unsupported(
                     "a correlated subquery (one that refers to the outer query, which PostgreSQL re-runs per outer \
                      row as a SubPlan): not planned yet",
                     o.at,
-                ))
-            }
-            Err(e) => return Err(e),
-        };
+                )),
+                Err(e) => return Err(e),
+            };
         if planned.columns.len() != 1 {
             return Err(FrontError::at("subquery must return only one column", o.at));
         }
@@ -407,4 +406,101 @@ pub(super) fn single_from(q: &ast::Query) -> Option<(String, Option<String>)> {
     let [from] = s.from.as_slice() else { return None };
     let ast::TableFactor::Table { name, alias, .. } = &from.relation else { return None };
     Some((relation_name(name).ok()?, alias.as_ref().map(|a| ident(&a.name))))
+}
+
+/// Gives the InitPlans' scans the names PostgreSQL's EXPLAIN gives them: the range
+/// table is the outer query's relations first, then each subquery's, and a name
+/// already taken gets the next free `_N` (ruleutils.c's `set_rtable_names`), so the
+/// outer `h` with partitions `h_1`…`h_4` leaves `h_5` to the subquery's `h` and
+/// `h_6`… to its partitions, and a second `f` is `f_1`.
+pub(super) fn name_init_plan_relations(child: &Plan, init_plans: &mut [InitPlan]) {
+    let mut used: Vec<String> = vec![];
+    for_each_scan_name(child, &mut |base, name| {
+        for n in [Some(base.to_string()), name.map(|n| n.alias.clone()), name.and_then(|n| n.parent.clone())]
+            .into_iter()
+            .flatten()
+        {
+            if !used.contains(&n) {
+                used.push(n);
+            }
+        }
+    });
+    for ip in init_plans.iter_mut() {
+        // The subquery's names as the sandbox planned them, in range-table order (a
+        // partitioned parent before its partitions), each given a free name.
+        let mut renames: Vec<(String, String)> = vec![];
+        let mut take = |old: &str, base: &str, used: &mut Vec<String>| {
+            if renames.iter().any(|(o, _)| o == old) {
+                return;
+            }
+            let new = if used.iter().any(|u| u == base) {
+                (1..).map(|i| format!("{base}_{i}")).find(|c| !used.contains(c)).expect("a free name")
+            } else {
+                base.to_string()
+            };
+            used.push(new.clone());
+            renames.push((old.to_string(), new));
+        };
+        for_each_scan_name(&ip.plan, &mut |base, name| match name {
+            Some(n) => {
+                let parent = n.parent.clone();
+                if let Some(p) = &parent {
+                    take(p, p, &mut used);
+                }
+                take(&n.alias, parent.as_deref().unwrap_or(base), &mut used);
+            }
+            None => take(base, base, &mut used),
+        });
+        rename_scans(&mut ip.plan, &renames);
+    }
+}
+
+/// Calls `f` with each scan's relation name and EXPLAIN names, in plan order.
+fn for_each_scan_name(p: &Plan, f: &mut dyn FnMut(&str, Option<&crate::plan::ScanName>)) {
+    match p {
+        Plan::SeqScan { table, alias, .. } => f(table, alias.as_ref()),
+        Plan::IndexScan { table, .. } => f(table, None),
+        Plan::ForeignScan(fs) => f(&fs.relation, fs.alias.as_ref()),
+        other => other.children().into_iter().for_each(|c| for_each_scan_name(c, f)),
+    }
+}
+
+fn rename_scans(p: &mut Plan, renames: &[(String, String)]) {
+    let new = |old: &str| renames.iter().find(|(o, _)| o == old).map(|(_, n)| n.clone());
+    let rename = |base: &str, name: &mut Option<crate::plan::ScanName>| match name {
+        Some(n) => {
+            if let Some(a) = new(&n.alias) {
+                n.alias = a;
+            }
+            if let Some(p) = n.parent.as_mut().and_then(|p| new(p)) {
+                n.parent = Some(p);
+            }
+        }
+        None => {
+            if let Some(a) = new(base).filter(|a| a != base) {
+                *name = Some(crate::plan::ScanName { alias: a, parent: None });
+            }
+        }
+    };
+    match p {
+        Plan::SeqScan { table, alias, .. } => rename(&table.clone(), alias),
+        Plan::ForeignScan(fs) => rename(&fs.relation.clone(), &mut fs.alias),
+        Plan::IndexScan { .. } | Plan::EmptyResult { .. } => {}
+        Plan::Append { children } | Plan::MergeAppend { children, .. } => {
+            children.iter_mut().for_each(|c| rename_scans(c, renames))
+        }
+        Plan::Sort { child, .. }
+        | Plan::Limit { child, .. }
+        | Plan::Agg { child, .. }
+        | Plan::Result { child, .. }
+        | Plan::Material { child } => rename_scans(child, renames),
+        Plan::HashJoin { outer, inner, .. } | Plan::NestLoop { outer, inner, .. } => {
+            rename_scans(outer, renames);
+            rename_scans(inner, renames);
+        }
+        Plan::WithInitPlans { child, init_plans } => {
+            rename_scans(child, renames);
+            init_plans.iter_mut().for_each(|i| rename_scans(&mut i.plan, renames));
+        }
+    }
 }

@@ -52,8 +52,8 @@
 
 use super::{copy_row, ExecNode, ExecStatus};
 use crate::executor::estate::{EState, ExecError, ExecResult, RemoteCommand};
-use crate::executor::node_subplan::process_query_params;
 use crate::executor::exec_async::{exec_async_request_done, exec_async_request_pending, AsyncState, WaitContext};
+use crate::executor::node_subplan::process_query_params;
 use crate::instrument::ExplainNode;
 use crate::plan::{ForeignScanPlan, RemoteQuery, RemoteTarget, ScanName};
 use crate::remote::{PendingAreq, Proto, QueryResult, QueryRole, Ticket};
@@ -75,9 +75,8 @@ fn number_remote_params(q: &RemoteQuery) -> (RemoteQuery, Vec<(usize, crate::pla
     if params.is_empty() {
         return (q.clone(), params);
     }
-    let number = |n: usize, t| {
-        crate::plan::Expr::Param(params.iter().position(|(p, _)| *p == n).map_or(0, |k| k + 1), t)
-    };
+    let number =
+        |n: usize, t| crate::plan::Expr::Param(params.iter().position(|(p, _)| *p == n).map_or(0, |k| k + 1), t);
     let mut out = q.clone();
     out.quals = q.quals.iter().map(|e| e.map_params(&number)).collect();
     out.having = q.having.iter().map(|e| e.map_params(&number)).collect();

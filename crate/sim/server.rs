@@ -1254,7 +1254,12 @@ fn bind_placeholders(sql: &str, values: &[Option<String>]) -> String {
         .iter()
         .map(|t| match t {
             Token::Placeholder(p) => {
-                match p.strip_prefix('$').and_then(|n| n.parse::<usize>().ok()).and_then(|n| n.checked_sub(1)).and_then(|n| values.get(n)) {
+                match p
+                    .strip_prefix('$')
+                    .and_then(|n| n.parse::<usize>().ok())
+                    .and_then(|n| n.checked_sub(1))
+                    .and_then(|n| values.get(n))
+                {
                     Some(Some(v)) => format!("'{}'", v.replace('\'', "''")),
                     Some(None) => "NULL".to_string(),
                     None => t.to_string(),
