@@ -122,6 +122,9 @@ pub struct ForeignScanState {
     /// The last FETCH returned fewer rows than asked: no more rows on the server.
     eof_reached: bool,
     slot: Vec<Datum>,
+    /// Each target's aggregate and its column, if it is an aggregate of a column (EXPLAIN
+    /// qualifies the column where PostgreSQL does).
+    agg_args: Vec<Option<(&'static str, String)>>,
     /// The InitPlan values the remote query sends as `$1`, `$2`, … (postgres_fdw's
     /// `param_exprs`), and their text once computed (`process_query_params`).
     params: Vec<(usize, crate::plan::SqlType)>,
@@ -162,6 +165,17 @@ impl ForeignScanState {
             next_tuple: 0,
             eof_reached: false,
             slot: Vec::new(),
+            agg_args: plan
+                .remote
+                .targets
+                .iter()
+                .map(|t| match t {
+                    RemoteTarget::Agg(f, Some(c)) => {
+                        plan.remote.table_columns.get(*c).map(|col| (f.name(), col.name.clone()))
+                    }
+                    _ => None,
+                })
+                .collect(),
             params,
             param_values: None,
             drained_for_declare: false,
@@ -457,9 +471,13 @@ impl ExecNode for ForeignScanState {
             // An upper relation: no "on rel" in the title; columns named after the
             // base relation's alias, pushed aggregates in parentheses.
             let alias = self.name.as_ref().map_or(self.relation.as_str(), |n| n.alias.as_str());
-            for o in &self.output {
+            for (o, arg) in self.output.iter().zip(&self.agg_args) {
                 e.push_output(if o.starts_with('(') {
-                    o.clone()
+                    match arg {
+                        // The aggregate's column, qualified where EXPLAIN qualifies.
+                        Some((f, c)) => format!("({f}({}))", crate::instrument::qualifiable(alias, c)),
+                        None => o.clone(),
+                    }
                 } else {
                     format!("{}.{}", quote_identifier(alias), quote_identifier(o))
                 });

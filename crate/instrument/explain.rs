@@ -236,7 +236,7 @@ fn resolve_outputs(n: &ExplainNode, prefix: bool) -> Outputs {
             .collect()
     } else if !own.is_empty() {
         let input = children.first().map(|c| c.cols.as_slice()).unwrap_or(&[]);
-        own.iter().map(|c| substitute(c, input)).collect()
+        own.iter().map(|c| resolve_qualifiers(&substitute(c, input), prefix)).collect()
     } else if n.node_type == "Hash Join" || n.node_type == "Nested Loop" {
         children.iter().flat_map(|c| c.cols.iter().cloned()).collect()
     } else if let Some((alias, parent)) = partition_parent(n) {
@@ -337,6 +337,35 @@ fn print_order<'a>(n: &'a ExplainNode, o: &'a Outputs) -> Vec<(&'a ExplainNode, 
     inits.into_iter().chain(rest).collect()
 }
 
+/// A column of a pushed-down aggregate (`avg(val)` of an upper foreign scan), written
+/// by the node as `qualifiable(alias, column)`: qualified with the alias where EXPLAIN
+/// qualifies columns (several relations in the plan), bare otherwise, as PostgreSQL
+/// prints `(avg(f_1.val))` beside an InitPlan and `(avg(val))` alone.
+pub fn qualifiable(alias: &str, column: &str) -> String {
+    format!("{QUAL_OPEN}{}.{QUAL_CLOSE}{}", quote_identifier(alias), quote_identifier(column))
+}
+
+const QUAL_OPEN: char = '\u{E001}';
+const QUAL_CLOSE: char = '\u{E002}';
+
+/// Keeps (`prefix`) or drops the qualifiers `qualifiable` wrote.
+fn resolve_qualifiers(s: &str, prefix: bool) -> String {
+    if !s.contains(QUAL_OPEN) {
+        return s.to_string();
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut inside = false;
+    for c in s.chars() {
+        match c {
+            QUAL_OPEN => inside = true,
+            QUAL_CLOSE => inside = false,
+            c if !inside || prefix => out.push(c),
+            _ => {}
+        }
+    }
+    out
+}
+
 /// An InitPlan's value in EXPLAIN: `$N` (the marker keeps `substitute` from taking
 /// it for an input column, see `plan::PARAM_MARK`).
 fn unmark(s: &str) -> String {
@@ -404,8 +433,9 @@ fn fold_node(mut n: ExplainNode, o: Outputs) -> (ExplainNode, Outputs) {
 /// Does the plan read more than one relation? (PostgreSQL qualifies column names in
 /// VERBOSE output when its range table has more than one entry.)
 fn several_relations(n: &ExplainNode) -> bool {
+    // A pushed-down aggregate's scan (an upper relation: "Relations") reads one too.
     fn count(n: &ExplainNode) -> usize {
-        n.is_scan() as usize + n.children.iter().map(count).sum::<usize>()
+        (n.is_scan() || n.detail("Relations").is_some()) as usize + n.children.iter().map(count).sum::<usize>()
     }
     count(n) > 1
 }

@@ -1,0 +1,145 @@
+//! Subqueries in expressions (issue 17), on the simulated shards: uncorrelated scalar
+//! subqueries run as InitPlans, and what the sandbox does not plan is refused by name.
+//!
+//! - EXPLAIN (ANALYZE) prints an InitPlan as PostgreSQL 15 does: `InitPlan 1 (returns
+//!   $0)` under the node it is attached to, before its children, `$0` where its value
+//!   is read, `$1::numeric` in a foreign scan's remote query, the subquery's relations
+//!   named after the outer query's (`f_1`), `(never executed)` when no row needed the
+//!   value; in JSON with `"Parent Relationship": "InitPlan"` and `"Subplan Name"`;
+//! - the rows are those of the query with the subquery's value written in;
+//! - a scalar subquery with two rows is PostgreSQL's error;
+//! - IN, NOT IN, EXISTS, ANY and correlated subqueries are refused, naming what
+//!   PostgreSQL would plan.
+//!
+//! The plans and rows against a real PostgreSQL 15 are tests/data/corpus.sql's
+//! (section "Subqueries: InitPlans") and the wire tests/pg15_fidelity_subqueries.rs's.
+
+use pgasync::clock::Clock;
+use pgasync::coordinator_sql::SqlScenario;
+use pgasync::instrument::{explain_json_text, explain_text_with, ExplainOptions};
+use pgasync::knobs::{Knobs, Source};
+use pgasync::types::Datum;
+
+const SCRIPT: &str = "\
+-- @shard s1
+create table f_remote (id int, val bigint);
+insert into f_remote select i, i * 10 from generate_series(1, 20) i;
+create table dim (cat text, weight int);
+insert into dim values ('a', 1), ('b', 2), ('c', 3);
+
+-- @coordinator
+create extension postgres_fdw;
+create server s1 foreign data wrapper postgres_fdw options (dbname 'postgres', async_capable 'true');
+create user mapping for public server s1;
+create foreign table f (id int, val bigint) server s1 options (table_name 'f_remote');
+create foreign table dim (cat text, weight int) server s1;
+create table loc (id int, qty int);
+insert into loc select i, i % 7 from generate_series(1, 30) i;
+";
+
+/// Runs `sql` to the end (async mode); its rows and EXPLAIN ANALYZE (VERBOSE, COSTS
+/// OFF) in TEXT and JSON, times masked.
+fn run(sql: &str) -> Result<(Vec<Vec<Datum>>, String, String), String> {
+    let base = SqlScenario::load(SCRIPT).map_err(|e| e.to_string())?;
+    let s = base.with_query(&format!("{sql};")).map_err(|e| e.to_string())?;
+    let sc = s.scenario(&Knobs::default(), Source::Json).map_err(|e| e.to_string())?;
+    let mut q = sc.start(true, Clock::virtual_clock(), true)?;
+    q.run_to_end().map_err(|e| e.to_string())?;
+    let tree = q.explain();
+    let text = explain_text_with(&tree, &ExplainOptions::POSTGRES_VERBOSE, 0, 0);
+    let json = explain_json_text(&tree, &ExplainOptions::POSTGRES_VERBOSE, 0, 0);
+    Ok((q.rows.clone(), mask_times(&text), json))
+}
+
+fn mask_times(text: &str) -> String {
+    text.lines()
+        .map(|l| match (l.find("(actual time="), l.find(" rows=")) {
+            (Some(a), Some(b)) if b > a => format!("{}(actual time=T{}", &l[..a], &l[b..]),
+            _ => l.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn ints(rows: &[Vec<Datum>]) -> Vec<Vec<i64>> {
+    rows.iter()
+        .map(|r| r.iter().map(|d| if let Datum::Int(i) = d { *i } else { panic!("not an int: {d:?}") }).collect())
+        .collect()
+}
+
+#[test]
+fn a_scalar_subquery_on_the_same_foreign_table_is_an_initplan_sent_as_a_parameter() {
+    let (rows, text, json) = run("select id from f where val > (select avg(val) from f) order by id").unwrap();
+    // avg(val) = 105: ids 11..20.
+    assert_eq!(ints(&rows), (11..=20).map(|i| vec![i]).collect::<Vec<_>>());
+    let expected = "\
+Foreign Scan on public.f (actual time=T rows=10 loops=1)
+  Output: f.id
+  Remote SQL: SELECT id FROM public.f_remote WHERE ((val > $1::numeric)) ORDER BY id ASC NULLS LAST
+  InitPlan 1 (returns $0)
+    ->  Foreign Scan (actual time=T rows=1 loops=1)
+          Output: (avg(f_1.val))
+          Relations: Aggregate on (public.f f_1)
+          Remote SQL: SELECT avg(val) FROM public.f_remote";
+    assert!(text.starts_with(expected), "EXPLAIN:\n{text}");
+    assert!(json.contains("\"Parent Relationship\": \"InitPlan\",\n"), "{json}");
+    assert!(json.contains("\"Subplan Name\": \"InitPlan 1 (returns $0)\",\n"), "{json}");
+}
+
+#[test]
+fn an_initplan_whose_value_no_row_needs_is_never_executed() {
+    let (rows, text, _) = run("select id, (select count(*) from dim) from loc where qty < 0").unwrap();
+    assert!(rows.is_empty());
+    let expected = "\
+Seq Scan on public.loc (actual time=T rows=0 loops=1)
+  Output: loc.id, $0
+  Filter: (loc.qty < 0)
+  Rows Removed by Filter: 30
+  InitPlan 1 (returns $0)
+    ->  Foreign Scan (never executed)";
+    assert!(text.starts_with(expected), "EXPLAIN:\n{text}");
+}
+
+#[test]
+fn select_list_and_where_initplans_are_numbered_in_postgres_order() {
+    let (rows, text, _) =
+        run("select id, (select count(*) from dim) from loc where qty > (select avg(qty) from loc) order by id")
+            .unwrap();
+    // qty = i % 7 over 1..30: avg 2.9, so qty 3..6.
+    let want: Vec<Vec<i64>> = (1..=30).filter(|i| i % 7 >= 3).map(|i| vec![i, 3]).collect();
+    assert_eq!(ints(&rows), want);
+    // The select list's sublink is processed first ($0), WHERE's second ($1).
+    assert!(text.contains("InitPlan 1 (returns $0)"), "{text}");
+    assert!(text.contains("InitPlan 2 (returns $1)"), "{text}");
+    assert!(text.contains("Filter: ((loc.qty)") || text.contains("Filter: (loc.qty > $1)"), "{text}");
+    assert!(text.contains("Seq Scan on public.loc loc_1"), "the subquery's loc is loc_1:\n{text}");
+}
+
+#[test]
+fn a_scalar_subquery_with_two_rows_is_an_error() {
+    let e = run("select id from loc where qty = (select weight from dim where weight > 1)").unwrap_err();
+    assert!(e.contains("more than one row returned by a subquery used as an expression"), "{e}");
+}
+
+#[test]
+fn a_subquery_without_a_row_is_null() {
+    let (rows, _, _) = run("select count(*) from f where val > (select val from f where id = -1)").unwrap();
+    assert_eq!(ints(&rows), vec![vec![0]]);
+}
+
+#[test]
+fn what_postgres_plans_otherwise_is_refused_by_name() {
+    for (sql, named) in [
+        ("select id from loc where id in (select id from f)", "semi join"),
+        ("select id from loc where id not in (select id from f)", "hashed) SubPlan"),
+        ("select id from loc where exists (select 1 from f where f.id = loc.id)", "EXISTS"),
+        ("select id from loc where not exists (select 1 from f where f.id = loc.id)", "anti join"),
+        ("select id from loc where id = any (select id from f)", "ANY/ALL"),
+        ("select id, (select count(*) from f where f.id = loc.id) from loc", "correlated subquery"),
+        ("select id from loc where (select count(*) from dim) > 2", "One-Time Filter"),
+        ("select (select id, val from f limit 1) from loc", "only one column"),
+    ] {
+        let e = run(sql).err().unwrap_or_else(|| panic!("{sql}: planned"));
+        assert!(e.contains(named), "{sql}: {e}");
+    }
+}
