@@ -136,10 +136,34 @@ fn what_postgres_plans_otherwise_is_refused_by_name() {
         ("select id from loc where not exists (select 1 from f where f.id = loc.id)", "anti join"),
         ("select id from loc where id = any (select id from f)", "ANY/ALL"),
         ("select id, (select count(*) from f where f.id = loc.id) from loc", "correlated subquery"),
-        ("select id from loc where (select count(*) from dim) > 2", "One-Time Filter"),
+        ("select id from loc where exists (select 1 from dim) or qty > 2", "EXISTS (SELECT …) as a value"),
         ("select (select id, val from f limit 1) from loc", "only one column"),
     ] {
         let e = run(sql).err().unwrap_or_else(|| panic!("{sql}: planned"));
         assert!(e.contains(named), "{sql}: {e}");
     }
+}
+
+#[test]
+fn an_uncorrelated_exists_gates_the_scan_with_a_one_time_filter() {
+    // dim has rows: NOT EXISTS is false, the scan under the gating Result never runs.
+    let (rows, text, _) =
+        run("select count(*) from loc where not exists (select 1 from dim where weight > 1)").unwrap();
+    assert_eq!(ints(&rows), vec![vec![0]]);
+    let expected = "\
+Aggregate (actual time=T rows=1 loops=1)
+  Output: count(*)
+  InitPlan 1 (returns $0)
+    ->  Foreign Scan on public.dim (actual time=T rows=1 loops=1)
+          Remote SQL: SELECT NULL FROM public.dim WHERE ((weight > 1))
+  ->  Result (actual time=T rows=0 loops=1)
+        One-Time Filter: (NOT $0)
+        ->  Seq Scan on public.loc (never executed)";
+    assert!(text.starts_with(expected), "EXPLAIN:\n{text}");
+    // EXISTS true: every row passes; a scalar subquery compared with a constant too.
+    let (rows, _, _) = run("select count(*) from loc where exists (select 1 from dim where weight > 1)").unwrap();
+    assert_eq!(ints(&rows), vec![vec![30]]);
+    let (rows, text, _) = run("select count(*) from loc where (select count(*) from dim) > 2 and qty = 1").unwrap();
+    assert_eq!(ints(&rows), vec![vec![5]]);
+    assert!(text.contains("One-Time Filter: ($0 > 2)"), "{text}");
 }

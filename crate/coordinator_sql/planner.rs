@@ -201,8 +201,10 @@ pub(super) fn plan_query_into(
     let mut catalog = Catalog::default();
     catalog.add(Table::new(&rel.name, rel.columns()));
     let (logical, columns) = crate::shard_sql::plan_select(q, text, &catalog).map_err(|e| sql_error(e, text))?;
-    let layers = peel(logical).map_err(|m| FrontError::at(format!("internal error: {m}"), at))?;
+    let mut layers = peel(logical).map_err(|m| FrontError::at(format!("internal error: {m}"), at))?;
+    let mut one_time_filter = None;
     if layers.filter.as_ref().is_some_and(Expr::has_param) {
+        (one_time_filter, layers.filter) = super::subselect::split_one_time_filter(layers.filter.take());
         super::subselect::check_run_time_pruning(coord, &rel.name, layers.filter.as_ref(), at)?;
     }
     let alias = alias.unwrap_or_else(|| rel.name.clone());
@@ -210,7 +212,11 @@ pub(super) fn plan_query_into(
     let mut p = Planner { coord, servers: std::mem::take(servers) };
     let plan = p.build(rel, &alias, layers, at);
     *servers = p.servers;
-    Ok(Planned { plan: plan?, columns, servers: vec![], order_key: order_keys.first().copied(), order_keys })
+    let plan = match one_time_filter {
+        Some(f) => super::subselect::insert_gating(plan?, f),
+        None => plan?,
+    };
+    Ok(Planned { plan, columns, servers: vec![], order_key: order_keys.first().copied(), order_keys })
 }
 
 /// A query over one relation whose select list, WHERE or HAVING holds subqueries:

@@ -416,7 +416,8 @@ fn walk(plan: &Plan, f: &mut dyn FnMut(&Plan)) {
         | Plan::Limit { child, .. }
         | Plan::Agg { child, .. }
         | Plan::Result { child, .. }
-        | Plan::Material { child } => walk(child, f),
+        | Plan::Material { child }
+        | Plan::Gating { child, .. } => walk(child, f),
         Plan::HashJoin { outer, inner, .. } | Plan::NestLoop { outer, inner, .. } => {
             walk(outer, f);
             walk(inner, f);

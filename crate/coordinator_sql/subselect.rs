@@ -124,12 +124,39 @@ impl Pull<'_, '_> {
                 ),
                 at,
             )),
+            // An uncorrelated EXISTS in WHERE's top-level AND: an InitPlan whose value
+            // gates the scan (a One-Time Filter); a correlated one would be a semi or
+            // anti join (convert_EXISTS_sublink_to_join).
+            ast::Expr::Exists { subquery, negated } if top_and => {
+                let not = if *negated { "NOT " } else { "" };
+                let join = if *negated { "an anti join" } else { "a semi join" };
+                let correlated = format!(
+                    "{not}EXISTS (SELECT …) that refers to the outer query, which PostgreSQL turns into {join} \
+                     (convert_EXISTS_sublink_to_join): not planned yet"
+                );
+                let sub = simplify_exists_query(subquery);
+                let planned = self.plan_as(&sub, &correlated)?;
+                // Its constant select list is no output of PostgreSQL's (an EXISTS
+                // subplan's target list is empty): only whether a row comes counts.
+                let plan = match planned.plan {
+                    Plan::Result { child, filter: None, targets: Some(_) } => *child,
+                    plan => plan,
+                };
+                let param = self.init_plans.len();
+                self.init_plans.push(InitPlan { plan_id: param + 1, param, kind: SubLinkKind::Exists, plan });
+                let value = ast::Expr::Value(ast::Value::Placeholder(init_plan_placeholder(param, SqlType::Int4)));
+                *e = if *negated {
+                    ast::Expr::UnaryOp { op: ast::UnaryOperator::Not, expr: Box::new(value) }
+                } else {
+                    value
+                };
+                Ok(())
+            }
             ast::Expr::Exists { negated, .. } => Err(FrontError::unsupported(
                 format!(
-                    "{}EXISTS (SELECT …), which PostgreSQL turns into {} when it refers to the outer query, and \
-                     otherwise runs as an InitPlan: not planned yet",
+                    "{}EXISTS (SELECT …) as a value or inside an expression of WHERE (only a condition of WHERE's \
+                     top-level AND is planned, as an InitPlan): not planned yet",
                     if *negated { "NOT " } else { "" },
-                    if *negated { "an anti join" } else { "a semi join" }
                 ),
                 at,
             )),
@@ -175,21 +202,26 @@ impl Pull<'_, '_> {
 
     /// Plans an uncorrelated subquery; a correlated one is refused.
     fn plan(&mut self, sub: &ast::Query) -> Result<Planned, FrontError> {
-        let o = self.outer;
-        let planned =
-            match plan_query_into(o.coord, sub, o.text, self.servers, o.depth + 1) {
-                Ok(p) => p,
-                Err(e) if self.names_outer(&e.to_string()) => return Err(FrontError::unsupported(
-                    "a correlated subquery (one that refers to the outer query, which PostgreSQL re-runs per outer \
-                     row as a SubPlan): not planned yet",
-                    o.at,
-                )),
-                Err(e) => return Err(e),
-            };
+        let planned = self.plan_as(
+            sub,
+            "a correlated subquery (one that refers to the outer query, which PostgreSQL re-runs per outer row as a \
+             SubPlan): not planned yet",
+        )?;
         if planned.columns.len() != 1 {
-            return Err(FrontError::at("subquery must return only one column", o.at));
+            return Err(FrontError::at("subquery must return only one column", self.outer.at));
         }
         Ok(planned)
+    }
+
+    /// Plans a subquery one level down; if it refers to the outer query, refused with
+    /// `correlated`.
+    fn plan_as(&mut self, sub: &ast::Query, correlated: &str) -> Result<Planned, FrontError> {
+        let o = self.outer;
+        match plan_query_into(o.coord, sub, o.text, self.servers, o.depth + 1) {
+            Ok(p) => Ok(p),
+            Err(e) if self.names_outer(&e.to_string()) => Err(FrontError::unsupported(correlated, o.at)),
+            Err(e) => Err(e),
+        }
     }
 
     /// Does a planning error name one of the outer query's relations or columns?
@@ -205,6 +237,34 @@ impl Pull<'_, '_> {
         self.init_plans.push(InitPlan { plan_id: param + 1, param, kind: SubLinkKind::Expr, plan: planned.plan });
         Ok(ast::Expr::Value(ast::Value::Placeholder(init_plan_placeholder(param, ty))))
     }
+}
+
+/// An EXISTS subquery as PostgreSQL plans it (`simplify_EXISTS_query`): its select
+/// list does not matter, so it selects a constant (the scans fetch no column, `SELECT
+/// NULL` remotely), and its ORDER BY is dropped. One that aggregates or groups is left
+/// as it is.
+fn simplify_exists_query(sub: &ast::Query) -> ast::Query {
+    let mut q = sub.clone();
+    if let SetExpr::Select(s) = q.body.as_mut() {
+        let grouped = !matches!(&s.group_by, ast::GroupByExpr::Expressions(v, _) if v.is_empty())
+            || s.having.is_some()
+            || s.projection.iter().any(|i| match i {
+                SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
+                    let mut agg = false;
+                    walk(e, &mut |x| {
+                        agg |= matches!(x, ast::Expr::Function(f)
+                            if ["count", "sum", "avg", "min", "max"].contains(&f.name.to_string().to_lowercase().as_str()))
+                    });
+                    agg
+                }
+                _ => false,
+            });
+        if !grouped {
+            s.projection = vec![SelectItem::UnnamedExpr(ast::Expr::Value(ast::Value::Number("1".into(), false)))];
+            q.order_by = None;
+        }
+    }
+    q
 }
 
 /// Calls `f` on `e` and every expression below it (not into subqueries).
@@ -493,7 +553,8 @@ fn rename_scans(p: &mut Plan, renames: &[(String, String)]) {
         | Plan::Limit { child, .. }
         | Plan::Agg { child, .. }
         | Plan::Result { child, .. }
-        | Plan::Material { child } => rename_scans(child, renames),
+        | Plan::Material { child }
+        | Plan::Gating { child, .. } => rename_scans(child, renames),
         Plan::HashJoin { outer, inner, .. } | Plan::NestLoop { outer, inner, .. } => {
             rename_scans(outer, renames);
             rename_scans(inner, renames);
@@ -502,5 +563,58 @@ fn rename_scans(p: &mut Plan, renames: &[(String, String)]) {
             rename_scans(child, renames);
             init_plans.iter_mut().for_each(|i| rename_scans(&mut i.plan, renames));
         }
+    }
+}
+
+/// WHERE's conjuncts split into the pseudo-constant ones — they read InitPlan values
+/// and no column (`$0`, `($0 > 2)`), PostgreSQL's `pseudoconstant` restrictions — and
+/// the rest: (one-time filter, remaining filter).
+pub(super) fn split_one_time_filter(filter: Option<Expr>) -> (Option<Expr>, Option<Expr>) {
+    let Some(f) = filter else { return (None, None) };
+    let mut conjuncts = vec![];
+    fn split(e: Expr, out: &mut Vec<Expr>) {
+        match e {
+            Expr::Bin(crate::plan::BinOp::And, l, r) => {
+                split(*l, out);
+                split(*r, out);
+            }
+            e => out.push(e),
+        }
+    }
+    split(f, &mut conjuncts);
+    let and = |v: Vec<Expr>| v.into_iter().reduce(|a, b| Expr::bin(crate::plan::BinOp::And, a, b));
+    let (pseudo, rest): (Vec<Expr>, Vec<Expr>) = conjuncts.into_iter().partition(|c| c.has_param() && !reads_column(c));
+    (and(pseudo), and(rest))
+}
+
+/// Puts the gating Result right above the relation's scan (each partition's, under the
+/// Append), below the aggregate, sort, projection and limit, where
+/// `create_gating_plan` puts it.
+pub(super) fn insert_gating(plan: Plan, one_time_filter: Expr) -> Plan {
+    match plan {
+        Plan::Limit { child, offset, count } => {
+            Plan::Limit { child: Box::new(insert_gating(*child, one_time_filter)), offset, count }
+        }
+        Plan::Sort { child, keys } => Plan::Sort { child: Box::new(insert_gating(*child, one_time_filter)), keys },
+        Plan::Agg { child, strategy, group_by, aggs } => {
+            Plan::Agg { child: Box::new(insert_gating(*child, one_time_filter)), strategy, group_by, aggs }
+        }
+        Plan::Result { child, filter: None, targets } => {
+            Plan::Result { child: Box::new(insert_gating(*child, one_time_filter)), filter: None, targets }
+        }
+        Plan::Result { child, filter: Some(having), targets } if matches!(child.as_ref(), Plan::Agg { .. }) => {
+            Plan::Result { child: Box::new(insert_gating(*child, one_time_filter)), filter: Some(having), targets }
+        }
+        // A partitioned relation: each partition is a relation of its own with the
+        // parent's restrictions, so each gets its gating Result (and, no longer a
+        // foreign scan, is no async child of the Append).
+        Plan::Append { children } => {
+            Plan::Append { children: children.into_iter().map(|c| insert_gating(c, one_time_filter.clone())).collect() }
+        }
+        Plan::MergeAppend { children, keys } => Plan::MergeAppend {
+            children: children.into_iter().map(|c| insert_gating(c, one_time_filter.clone())).collect(),
+            keys,
+        },
+        scan => Plan::Gating { child: Box::new(scan), one_time_filter },
     }
 }

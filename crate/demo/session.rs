@@ -1093,7 +1093,10 @@ pub fn plan_bound(scenario: &Scenario, plan: &crate::plan::Plan) -> PlanBound {
             let local_rows = b.rows.saturating_sub(b.remote_rows);
             PlanBound { remote_rows: b.remote_rows.saturating_add(local_rows), ..b }
         }
-        Plan::Sort { child, .. } | Plan::Result { child, .. } | Plan::Material { child } => plan_bound(scenario, child),
+        Plan::Sort { child, .. }
+        | Plan::Result { child, .. }
+        | Plan::Material { child }
+        | Plan::Gating { child, .. } => plan_bound(scenario, child),
         Plan::Limit { child, offset, count } => {
             let b = plan_bound(scenario, child);
             let most = count.map(|c| c.saturating_add(*offset));

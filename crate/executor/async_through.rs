@@ -155,6 +155,7 @@ pub fn plan_node_name(plan: &Plan) -> &'static str {
         Plan::NestLoop { .. } => "Nested Loop",
         Plan::Material { .. } => "Materialize",
         Plan::WithInitPlans { .. } => "InitPlans",
+        Plan::Gating { .. } => "Result",
     }
 }
 

@@ -207,3 +207,60 @@ impl ExecNode for EmptyResultState {
         e.details.push(("One-Time Filter".into(), "false".into()));
     }
 }
+
+/// PostgreSQL's Result with a one-time filter over a child (nodeResult.c's
+/// `resconstantqual`): the filter reads only InitPlan values; it is checked at the
+/// first call (running its InitPlans, `node_subplan`), and when it is not true the
+/// node is done without ever calling its child. A rescan checks it again.
+#[derive(Clone)]
+pub struct GatingResultState {
+    children: Vec<PlanState>,
+    one_time_filter: Expr,
+    input_names: Vec<String>,
+    /// None until checked (ExecResult's `rs_checkqual`), then whether rows may pass.
+    passed: Option<bool>,
+    slot: Vec<Datum>,
+}
+
+impl GatingResultState {
+    pub fn init(child: PlanState, one_time_filter: Expr, input_names: Vec<String>) -> Self {
+        GatingResultState { children: vec![child], one_time_filter, input_names, passed: None, slot: Vec::new() }
+    }
+}
+
+impl ExecNode for GatingResultState {
+    fn exec_next(&mut self, es: &mut EState) -> ExecResult<ExecStatus> {
+        if self.passed.is_none() {
+            let Some(bound) = super::node_subplan::bind_params(es, &self.one_time_filter)? else {
+                return Ok(ExecStatus::Wait);
+            };
+            self.passed = Some(bound.eval(&[]).is_true());
+        }
+        if self.passed != Some(true) {
+            return Ok(ExecStatus::Done);
+        }
+        let status = super::exec_proc_node(&mut self.children[0], es)?;
+        if status == ExecStatus::Row {
+            copy_row(&mut self.slot, self.children[0].node.slot());
+        }
+        Ok(status)
+    }
+    fn exec_rescan(&mut self, es: &mut EState) -> ExecResult<()> {
+        self.passed = None;
+        exec_rescan(&mut self.children[0], es)
+    }
+    fn exec_end(&mut self, es: &mut EState) {
+        super::exec_end_node(&mut self.children[0], es);
+    }
+    fn slot(&self) -> &[Datum] {
+        &self.slot
+    }
+    fn children(&self) -> &[PlanState] {
+        &self.children
+    }
+    fn explain(&self, e: &mut ExplainNode) {
+        e.node_type = "Result".into();
+        let refs: Vec<String> = (0..self.input_names.len()).map(|i| format!("${i}")).collect();
+        e.details.push(("One-Time Filter".into(), self.one_time_filter.to_sql(&refs)));
+    }
+}

@@ -380,7 +380,8 @@ fn fold_node(mut n: ExplainNode, o: Outputs) -> (ExplainNode, Outputs) {
         kids.push(c);
         kid_outputs.push(co);
     }
-    if n.node_type == "Result" && kids.len() == 1 {
+    // (A gating Result, with its One-Time Filter, is a node of PostgreSQL's too.)
+    if n.node_type == "Result" && kids.len() == 1 && n.detail("One-Time Filter").is_none() {
         let mut child = kids.pop().expect("one child");
         let child_out = kid_outputs.pop().expect("one child");
         if let Some(f) = n.detail("Filter") {
@@ -401,6 +402,10 @@ fn fold_node(mut n: ExplainNode, o: Outputs) -> (ExplainNode, Outputs) {
             child.instr.ntuples = n.instr.ntuples;
         }
         let cols = if n.detail("Output").is_some() { o.cols } else { child_out.cols };
+        // An InitPlan's name stays with the node it is printed as.
+        if let Some(name) = n.detail("Subplan Name") {
+            child.details.insert(0, ("Subplan Name".into(), name.to_string()));
+        }
         child.parent_relationship = n.parent_relationship;
         // The Result's estimate is the folded node's (its quals and target list are
         // PostgreSQL's, inside that node): estimates are looked up by id.

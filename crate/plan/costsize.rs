@@ -470,6 +470,11 @@ impl Model<'_> {
             Plan::NestLoop { outer, inner, outer_key, inner_key, .. } => {
                 self.nestloop(outer, inner, outer_key, inner_key)
             }
+            // create_gating_plan copies its child's costs and size.
+            Plan::Gating { child, .. } => {
+                let c = self.node(child, limit);
+                self.wrap(c.est, c, |c| (c.vars.clone(), c.widths.clone()))
+            }
             Plan::Material { child } => {
                 let c = self.node(child, None);
                 let est = cost_material(&c.est, self.p);

@@ -561,6 +561,13 @@ pub enum Plan {
         child: Box<Plan>,
         init_plans: Vec<InitPlan>,
     },
+    /// PostgreSQL's gating Result (`create_gating_plan`): WHERE conditions that read no
+    /// column, only InitPlan values (`$0`, `($0 > 2)`), checked once before the child
+    /// runs (`One-Time Filter`); when false the child never runs.
+    Gating {
+        child: Box<Plan>,
+        one_time_filter: Expr,
+    },
 }
 
 /// What a sublink asks of its subquery (PostgreSQL's `SubLinkType`, the kinds the
@@ -599,7 +606,8 @@ impl Plan {
             Plan::Sort { child, .. }
             | Plan::Limit { child, .. }
             | Plan::Material { child }
-            | Plan::WithInitPlans { child, .. } => child.output_columns(),
+            | Plan::WithInitPlans { child, .. }
+            | Plan::Gating { child, .. } => child.output_columns(),
             Plan::Agg { child, group_by, aggs, .. } => {
                 let input = child.output_columns();
                 let mut out: Vec<Column> = group_by
@@ -638,7 +646,8 @@ impl Plan {
             | Plan::Limit { child, .. }
             | Plan::Agg { child, .. }
             | Plan::Result { child, .. }
-            | Plan::Material { child } => {
+            | Plan::Material { child }
+            | Plan::Gating { child, .. } => {
                 vec![child]
             }
             Plan::HashJoin { outer, inner, .. } | Plan::NestLoop { outer, inner, .. } => vec![outer, inner],

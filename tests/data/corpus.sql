@@ -684,7 +684,6 @@ select id from loc where exists (select 1 from f where f.id = loc.id) order by i
 select id from loc where not exists (select 1 from f where f.id = loc.id) order by id;
 
 -- [subquery exists uncorrelated] EXISTS without a reference to the outer query: an InitPlan under a One-Time Filter
--- known: unsupported — an uncorrelated EXISTS is an InitPlan gating a Result (One-Time Filter); not planned yet, refused by name
 select count(*) from loc where exists (select 1 from f where val > 100);
 
 -- [subquery correlated scalar] a correlated scalar subquery: a SubPlan per outer row
@@ -698,3 +697,19 @@ select id from loc where id = any (select id from f) order by id;
 -- [subquery pruning] the partition key against an InitPlan's value: run-time pruning
 -- known: unsupported — PostgreSQL prunes the partitions at run time by the InitPlan's value (exec pruning); refused by name
 select id, name from h where id = (select count(*) from dim);
+
+-- [subquery exists uncorrelated foreign partitioned async] EXISTS over the foreign partitions gating a scan of the same partitions: the InitPlan stops at its first row
+-- known: plan — PostgreSQL's costs prefer a Merge Append of remotely sorted partitions (each under its gating Result) to a Sort over the Append; the sandbox merges only under a LIMIT (a rule, not a cost)
+select id, name from h where exists (select 1 from h where amount > 90) and grp = 4 order by id;
+
+-- [subquery not exists uncorrelated] NOT EXISTS: the One-Time Filter is false, nothing is scanned
+select count(*) from h where not exists (select 1 from dim where weight > 0);
+
+-- [subquery exists uncorrelated order] a gating Result under the Sort, with the scan's own filter
+select id from loc where exists (select 1 from dim where weight > 1) and qty > 4 order by id;
+
+-- [subquery one-time filter] a scalar subquery compared with a constant: a One-Time Filter
+select id from loc where (select count(*) from dim) > 2 and qty = 1 order by id;
+
+-- [subquery one-time filter false] the One-Time Filter fails: the scan never runs
+select id from f where (select count(*) from dim) > 1000000;
