@@ -8,8 +8,12 @@
 //!   value; in JSON with `"Parent Relationship": "InitPlan"` and `"Subplan Name"`;
 //! - the rows are those of the query with the subquery's value written in;
 //! - a scalar subquery with two rows is PostgreSQL's error;
-//! - IN, NOT IN, EXISTS, ANY and correlated subqueries are refused, naming what
-//!   PostgreSQL would plan.
+//! - an uncorrelated EXISTS, and a WHERE condition reading only InitPlan values, is a
+//!   gating Result's `One-Time Filter`;
+//! - NOT IN (and IN not pulled up) over a local table is a hashed SubPlan, read once,
+//!   with SQL's NULL rules;
+//! - IN pulled up to a semi join, correlated subqueries, ANY, and hashed SubPlans over
+//!   foreign or partitioned tables are refused, naming what PostgreSQL would plan.
 //!
 //! The plans and rows against a real PostgreSQL 15 are tests/data/corpus.sql's
 //! (section "Subqueries: InitPlans") and the wire tests/pg15_fidelity_subqueries.rs's.
@@ -131,7 +135,8 @@ fn a_subquery_without_a_row_is_null() {
 fn what_postgres_plans_otherwise_is_refused_by_name() {
     for (sql, named) in [
         ("select id from loc where id in (select id from f)", "semi join"),
-        ("select id from loc where id not in (select id from f)", "hashed) SubPlan"),
+        ("select count(*) from f where id not in (select id from loc)", "hashed SubPlan over \"f\""),
+        ("select id from loc where id in (select id from f where f.val = loc.qty) or qty = 1", "refers to the outer"),
         ("select id from loc where exists (select 1 from f where f.id = loc.id)", "EXISTS"),
         ("select id from loc where not exists (select 1 from f where f.id = loc.id)", "anti join"),
         ("select id from loc where id = any (select id from f)", "ANY/ALL"),
@@ -166,4 +171,35 @@ Aggregate (actual time=T rows=1 loops=1)
     let (rows, text, _) = run("select count(*) from loc where (select count(*) from dim) > 2 and qty = 1").unwrap();
     assert_eq!(ints(&rows), vec![vec![5]]);
     assert!(text.contains("One-Time Filter: ($0 > 2)"), "{text}");
+}
+
+#[test]
+fn not_in_over_a_local_table_is_a_hashed_subplan_with_sql_null_rules() {
+    // dim's weights 1, 2, 3; loc's qty = id % 7.
+    let (rows, text, _) = run("select count(*) from loc where qty not in (select weight from dim)").unwrap();
+    assert_eq!(ints(&rows), vec![vec![30 - (1..=30).filter(|i| (1..=3).contains(&(i % 7))).count() as i64]]);
+    let expected = "\
+Aggregate (actual time=T rows=1 loops=1)
+  Output: count(*)
+  ->  Seq Scan on public.loc (actual time=T rows=16 loops=1)
+        Output: loc.qty
+        Filter: (NOT (hashed SubPlan 1))
+        Rows Removed by Filter: 14
+        SubPlan 1
+          ->  Foreign Scan on public.dim (actual time=T rows=3 loops=1)
+                Output: dim.weight
+                Remote SQL: SELECT weight FROM public.dim";
+    assert!(text.starts_with(expected), "EXPLAIN:\n{text}");
+    // A NULL in the subquery: NOT IN is never true.
+    let (rows, _, _) =
+        run("select count(*) from loc where qty not in (select weight from dim union all select null from dim)")
+            .unwrap();
+    assert_eq!(ints(&rows), vec![vec![0]]);
+    // IN under OR: not pulled up, hashed; the subplan runs once.
+    let (rows, text, _) =
+        run("select count(*) from loc where id in (select id from f where val > 150) or qty = 0").unwrap();
+    let want = (1..=30).filter(|i| (16..=20).contains(i) || i % 7 == 0).count() as i64;
+    assert_eq!(ints(&rows), vec![vec![want]]);
+    assert!(text.contains("Filter: ((hashed SubPlan 1) OR (loc.qty = 0))"), "{text}");
+    assert!(text.contains("Foreign Scan on public.f (actual time=T rows=5 loops=1)"), "{text}");
 }

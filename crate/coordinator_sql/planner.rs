@@ -47,6 +47,10 @@
 //! PostgreSQL 15's costs (`plan::costsize`), both orders weighed as `add_path` weighs
 //! them (`Join::second_outer`).
 //!
+//! Subqueries in expressions (uncorrelated scalar subqueries and EXISTS as InitPlans,
+//! One-Time Filters, NOT IN as a hashed SubPlan) are `subselect.rs`'s; the query
+//! around them is planned here as usual (`plan_with_init_plans`).
+//!
 //! Where it departs from PostgreSQL: apart from a join's order, the shape above is chosen
 //! by rule, not by cost, and settings that would change it by cost are refused
 //! (`settings.rs`); a join's method is not weighed (no Merge Join; a Hash Join whenever
@@ -251,6 +255,7 @@ fn plan_with_init_plans(
         at,
     };
     let (rewritten, mut init_plans) = super::subselect::pull_init_plans(q, &outer, servers)?;
+    super::subselect::check_hashed_subplans(coord, &rel_name, &init_plans, at)?;
     let planned = plan_query_into(coord, &rewritten, text, servers, depth)?;
     super::subselect::check_params(&planned.plan, at)?;
     super::subselect::name_init_plan_relations(&planned.plan, &mut init_plans);

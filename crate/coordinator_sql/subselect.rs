@@ -1,28 +1,42 @@
 //! Sublinks (subqueries in expressions), as PostgreSQL 15's subselect.c plans the
-//! case the sandbox supports: an **uncorrelated scalar subquery** — `(SELECT …)` as a
-//! value in the select list, WHERE or HAVING of a query over one relation — becomes an
-//! **InitPlan** (`make_subplan` → `build_subplan` with `isInitPlan`): planned on its
-//! own, run at most once on the first use of its value, which the parent reads as the
-//! parameter `$n` (`Expr::Param`). The parent's WHERE conjunct `b > $0` is shipped to a
-//! foreign table like any other (postgres_fdw sends the value as `$1::numeric`).
+//! cases the sandbox supports, in a query over one relation:
+//!
+//! - an **uncorrelated scalar subquery** — `(SELECT …)` as a value in the select
+//!   list, WHERE or HAVING — becomes an **InitPlan** (`make_subplan` → `build_subplan`
+//!   with `isInitPlan`): planned on its own, run at most once on the first use of its
+//!   value, which the parent reads as the parameter `$n` (`Expr::Param`). A WHERE
+//!   conjunct `b > $0` is shipped to a foreign table like any other (postgres_fdw sends
+//!   the value as `$1::numeric`);
+//! - an **uncorrelated EXISTS** in WHERE's top-level AND (which
+//!   `convert_EXISTS_sublink_to_join` leaves alone) becomes an InitPlan too, its
+//!   subquery simplified (`simplify_EXISTS_query`: no select list, no ORDER BY);
+//! - a WHERE conjunct that reads InitPlan values and no column (`$0`, `$0 > 2`) is
+//!   pseudo-constant: a gating Result's `One-Time Filter` right above the scan, each
+//!   partition's under an Append (`create_gating_plan`);
+//! - **NOT IN (SELECT …)**, and IN inside an expression (not pulled up), uncorrelated:
+//!   a **hashed SubPlan** (`subplan_is_hashable`), its rows read once into a table.
 //!
 //! Protocol: `pull_init_plans` walks the select list, then WHERE, then HAVING (the
 //! order `preprocess_expression` processes them in, which numbers the parameters and
 //! the subplans), plans each subquery (`plan_query_into`, one level deeper) and puts a
-//! placeholder in its place (`plan::init_plan_placeholder`) that the expression
-//! analysis turns into `Expr::Param`. The caller plans the rewritten query and
-//! attaches the InitPlans to its top (`Plan::WithInitPlans`), after `check_params` has
-//! made sure the values are only read where the executor binds them.
+//! placeholder in its place (`plan::init_plan_placeholder`, `plan::hashed_subplan_name`)
+//! that the expression analysis turns into `Expr::Param` or `Func::HashedSubPlan`. The
+//! caller plans the rewritten query and attaches the subplans to its top
+//! (`Plan::WithInitPlans`), after `check_params` has made sure the values are only
+//! read where the executor binds them.
 //!
 //! Invariants: a subquery that refers to the outer query is refused (a correlated
-//! SubPlan), never planned as if it did not; `IN`/`ANY`/`ALL`/`EXISTS` sublinks are
-//! refused by name with what PostgreSQL would plan (a semi or anti join, a hashed
-//! SubPlan, an InitPlan under a One-Time Filter); every InitPlan has one output column.
+//! SubPlan, or a semi/anti join), never planned as if it did not; IN in WHERE's
+//! top-level AND (a semi join: `convert_ANY_sublink_to_join`) and `op ANY/ALL (SELECT
+//! …)` are refused by name; a scalar subquery has one output column; subplans are
+//! numbered in PostgreSQL's order, parameters only for InitPlans.
 //!
 //! Departs from PostgreSQL: no sublink below the top query level (in a subquery in
 //! FROM, a UNION branch or another sublink) and none in a join query; no run-time
 //! partition pruning by an InitPlan's value (refused where PostgreSQL would prune); a
-//! WHERE conjunct that reads no column (a One-Time Filter in PostgreSQL) is refused.
+//! hashed SubPlan only over a plain local table (over a foreign or partitioned one it
+//! is a local filter of each scan in PostgreSQL, refused here); EXISTS only as a
+//! WHERE conjunct (as a value it would be a boolean, which the sandbox prints as 1/0).
 
 use sqlparser::ast::{self, SelectItem, SetExpr};
 use sqlparser::tokenizer::Location;
@@ -117,13 +131,49 @@ impl Pull<'_, '_> {
                  SubPlan when the subquery refers to the outer query: not planned yet",
                 at,
             )),
-            ast::Expr::InSubquery { negated, .. } => Err(FrontError::unsupported(
-                format!(
-                    "x {}IN (SELECT …), which PostgreSQL runs as a (hashed) SubPlan: not planned yet",
-                    if *negated { "NOT " } else { "" }
-                ),
-                at,
-            )),
+            // NOT IN, or IN inside an expression: not pulled up; uncorrelated and
+            // small, PostgreSQL hashes the subquery's rows (a hashed SubPlan).
+            ast::Expr::InSubquery { expr, subquery, negated } => {
+                self.replace(expr, false)?;
+                let planned = self.plan_as(
+                    subquery,
+                    "x IN (SELECT …) whose subquery refers to the outer query, which PostgreSQL re-runs per outer \
+                     row as a SubPlan: not planned yet",
+                )?;
+                if planned.columns.len() != 1 {
+                    return Err(FrontError::at("subquery has too many columns", at));
+                }
+                let plan_id = self.init_plans.len() + 1;
+                self.init_plans.push(InitPlan {
+                    plan_id,
+                    param: usize::MAX,
+                    kind: SubLinkKind::Hashed,
+                    plan: planned.plan,
+                });
+                let test = ast::Expr::Function(ast::Function {
+                    name: ast::ObjectName(vec![ast::Ident::new(crate::plan::hashed_subplan_name(plan_id))]),
+                    uses_odbc_syntax: false,
+                    parameters: ast::FunctionArguments::None,
+                    args: ast::FunctionArguments::List(ast::FunctionArgumentList {
+                        duplicate_treatment: None,
+                        args: vec![ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(*expr.clone()))],
+                        clauses: vec![],
+                    }),
+                    filter: None,
+                    null_treatment: None,
+                    over: None,
+                    within_group: vec![],
+                });
+                *e = if *negated {
+                    ast::Expr::UnaryOp {
+                        op: ast::UnaryOperator::Not,
+                        expr: Box::new(ast::Expr::Nested(Box::new(test))),
+                    }
+                } else {
+                    test
+                };
+                Ok(())
+            }
             // An uncorrelated EXISTS in WHERE's top-level AND: an InitPlan whose value
             // gates the scan (a One-Time Filter); a correlated one would be a semi or
             // anti join (convert_EXISTS_sublink_to_join).
@@ -142,8 +192,8 @@ impl Pull<'_, '_> {
                     Plan::Result { child, filter: None, targets: Some(_) } => *child,
                     plan => plan,
                 };
-                let param = self.init_plans.len();
-                self.init_plans.push(InitPlan { plan_id: param + 1, param, kind: SubLinkKind::Exists, plan });
+                let (plan_id, param) = self.next_ids();
+                self.init_plans.push(InitPlan { plan_id, param, kind: SubLinkKind::Exists, plan });
                 let value = ast::Expr::Value(ast::Value::Placeholder(init_plan_placeholder(param, SqlType::Int4)));
                 *e = if *negated {
                     ast::Expr::UnaryOp { op: ast::UnaryOperator::Not, expr: Box::new(value) }
@@ -224,6 +274,12 @@ impl Pull<'_, '_> {
         }
     }
 
+    /// The next subplan's number (every subplan counts) and parameter number (only
+    /// the InitPlans', which return a value).
+    fn next_ids(&self) -> (usize, usize) {
+        (self.init_plans.len() + 1, self.init_plans.iter().filter(|p| p.kind != SubLinkKind::Hashed).count())
+    }
+
     /// Does a planning error name one of the outer query's relations or columns?
     fn names_outer(&self, message: &str) -> bool {
         let unknown = message.contains("does not exist") || message.contains("missing FROM-clause entry");
@@ -232,9 +288,9 @@ impl Pull<'_, '_> {
 
     /// Records the InitPlan and returns the placeholder that reads its value.
     fn attach(&mut self, sub: &ast::Query, planned: Planned) -> Result<ast::Expr, FrontError> {
-        let param = self.init_plans.len();
+        let (plan_id, param) = self.next_ids();
         let ty = sublink_type(self.outer.coord, sub, planned.columns[0].ty);
-        self.init_plans.push(InitPlan { plan_id: param + 1, param, kind: SubLinkKind::Expr, plan: planned.plan });
+        self.init_plans.push(InitPlan { plan_id, param, kind: SubLinkKind::Expr, plan: planned.plan });
         Ok(ast::Expr::Value(ast::Value::Placeholder(init_plan_placeholder(param, ty))))
     }
 }
@@ -617,4 +673,28 @@ pub(super) fn insert_gating(plan: Plan, one_time_filter: Expr) -> Plan {
         },
         scan => Plan::Gating { child: Box::new(scan), one_time_filter },
     }
+}
+
+/// Hashed SubPlans only over a plain local table: over a partitioned table PostgreSQL
+/// evaluates the condition in each partition's scan (a SubPlan state, and table, per
+/// partition), over a foreign one as a local filter of the foreign scan (a SubPlan is
+/// not shippable) — neither of which the sandbox plans.
+pub(super) fn check_hashed_subplans(
+    coord: &Node,
+    rel_name: &str,
+    init_plans: &[InitPlan],
+    at: Location,
+) -> Result<(), FrontError> {
+    let local = matches!(coord.relation(rel_name).map(|r| &r.kind), Some(RelKind::Table(_)));
+    if local || init_plans.iter().all(|p| p.kind != SubLinkKind::Hashed) {
+        return Ok(());
+    }
+    Err(FrontError::unsupported(
+        format!(
+            "x [NOT] IN (SELECT …) as a hashed SubPlan over \"{rel_name}\", a partitioned or foreign table: \
+             PostgreSQL evaluates it in each partition's scan or as the foreign scan's local filter (a SubPlan is \
+             not shippable), which the sandbox does not plan yet"
+        ),
+        at,
+    ))
 }

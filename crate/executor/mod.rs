@@ -245,6 +245,8 @@ pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<Plan
             ))
         }
         Plan::Result { child, filter, targets } => {
+            let exprs = filter.iter().chain(targets.iter().flatten().map(|(e, _)| e));
+            node_subplan::attach_subplans(es, id, exprs);
             let names = child.output_columns().into_iter().map(|c| c.name).collect();
             Box::new(node_result::ResultState::init(init_plan(child, ctx, es)?, filter.clone(), targets.clone(), names))
         }

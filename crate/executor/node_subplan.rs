@@ -1,6 +1,10 @@
-//! InitPlans: uncorrelated subqueries run at most once, when their value is first
-//! needed (PostgreSQL's nodeSubplan.c, its initPlan half: `ExecInitSubPlan` for an
-//! initPlan, `ExecSetParamPlan`, and execExprInterp.c's `ExecEvalParamExec`).
+//! InitPlans and hashed SubPlans: uncorrelated subqueries run at most once, when their
+//! value is first needed (PostgreSQL's nodeSubplan.c: `ExecInitSubPlan`,
+//! `ExecSetParamPlan` for an initPlan, `buildSubPlanHash`/`ExecHashSubPlan` for a
+//! hashed SubPlan, and execExprInterp.c's `ExecEvalParamExec`). A hashed SubPlan
+//! (`x IN (SELECT …)`) keeps its rows' distinct values (`table`) and the test is
+//! bound as a lookup in them; it is attached to the node whose expression reads it
+//! (`attach_subplans`), and EXPLAIN prints it after that node's children.
 //!
 //! Protocol:
 //! - ExecInit (`init_with_init_plans`): every InitPlan's state tree is built *before*
@@ -18,7 +22,7 @@
 //! - ExecEnd (`end_init_plans`): after the main plan's nodes, as `ExecEndPlan` ends
 //!   `es_subplanstates` after the plan tree (their CLOSEs come last).
 //!
-//! Invariants: an InitPlan runs at most once per query (its value is then kept: no
+//! Invariants: an InitPlan (and a hashed SubPlan) runs at most once per query (its value is then kept: no
 //! parameter of an uncorrelated subquery ever changes); while it runs it is taken out
 //! of the EState, so it cannot be re-entered; a value is bound only once the InitPlan
 //! has finished.
@@ -39,7 +43,7 @@ use super::{exec_end_node, exec_proc_node, explain_tree, ExecStatus, InitContext
 use crate::executor::estate::{EState, ExecError, ExecResult};
 use crate::instrument::ExplainNode;
 use crate::plan::eval::text_out;
-use crate::plan::{Expr, InitPlan, Plan, SqlType, SubLinkKind};
+use crate::plan::{BinOp, Expr, Func, InitPlan, Plan, SqlType, SubLinkKind};
 use crate::types::Datum;
 
 /// One InitPlan at run time (PostgreSQL's SubPlanState of an initPlan, with its
@@ -59,6 +63,9 @@ pub struct InitPlanState {
     /// The first row's value, while the InitPlan is still running (a scalar subquery
     /// must return no second row).
     first: Option<Datum>,
+    /// A hashed SubPlan's table: the distinct first-column values of its rows
+    /// (`buildSubPlanHash`), complete once `value` is set.
+    table: Vec<Datum>,
 }
 
 /// ExecInit of a plan with InitPlans: the InitPlans first, then the main plan, whose
@@ -80,11 +87,15 @@ pub fn init_with_init_plans(
             plan: Some(ps),
             value: None,
             first: None,
+            table: vec![],
         });
     }
     let root = super::init_plan(child, ctx, es)?;
+    // A hashed SubPlan belongs to the node whose expression reads it (`attach_subplans`).
     for ip in &mut es.init_plans[first..] {
-        ip.attached_to = root.id;
+        if ip.attached_to == usize::MAX {
+            ip.attached_to = root.id;
+        }
     }
     Ok(root)
 }
@@ -93,9 +104,24 @@ pub fn init_with_init_plans(
 /// ran. True when the value is there; false when the InitPlan waits (the caller
 /// returns Wait and calls again).
 pub fn exec_set_param_plan(es: &mut EState, param: usize) -> ExecResult<bool> {
-    let Some(k) = es.init_plans.iter().position(|p| p.param == param) else {
+    let Some(k) = es.init_plans.iter().position(|p| p.param == param && p.kind != SubLinkKind::Hashed) else {
         return Err(ExecError::Internal(format!("no InitPlan computes ${param}")));
     };
+    run_to_completion(es, k)
+}
+
+/// buildSubPlanHash: reads hashed SubPlan `plan_id`'s rows into its table unless it
+/// did already. True when the table is complete; false when the SubPlan waits.
+pub fn build_subplan_hash(es: &mut EState, plan_id: usize) -> ExecResult<bool> {
+    let Some(k) = es.init_plans.iter().position(|p| p.plan_id == plan_id && p.kind == SubLinkKind::Hashed) else {
+        return Err(ExecError::Internal(format!("no hashed SubPlan {plan_id}")));
+    };
+    run_to_completion(es, k)
+}
+
+/// Runs subplan `k` (an index of `es.init_plans`) until its value or table is
+/// complete, unless it is already.
+fn run_to_completion(es: &mut EState, k: usize) -> ExecResult<bool> {
     if es.init_plans[k].value.is_some() {
         return Ok(true);
     }
@@ -122,6 +148,11 @@ fn run_init_plan(ps: &mut PlanState, es: &mut EState, k: usize) -> ExecResult<bo
                 let v = ps.node.slot().first().cloned().unwrap_or(Datum::Null);
                 let ip = &mut es.init_plans[k];
                 match ip.kind {
+                    SubLinkKind::Hashed => {
+                        if !ip.table.contains(&v) {
+                            ip.table.push(v);
+                        }
+                    }
                     SubLinkKind::Exists => {
                         ip.value = Some(Datum::Int(1));
                         return Ok(true);
@@ -138,6 +169,7 @@ fn run_init_plan(ps: &mut PlanState, es: &mut EState, k: usize) -> ExecResult<bo
                 let ip = &mut es.init_plans[k];
                 ip.value = Some(match ip.kind {
                     SubLinkKind::Exists => Datum::Int(0),
+                    SubLinkKind::Hashed => Datum::Null,
                     SubLinkKind::Expr => ip.first.take().unwrap_or(Datum::Null),
                 });
                 return Ok(true);
@@ -161,7 +193,8 @@ fn blocked_as_libpq_would(es: &mut EState) {
     }
 }
 
-/// Runs the InitPlans `e` reads and returns `e` with their values as constants; None
+/// Runs the InitPlans and hashed SubPlans `e` reads and returns `e` with their
+/// values as constants and each `x IN (hashed SubPlan)` as a test of its table; None
 /// if one of them waits (call again).
 pub fn bind_params(es: &mut EState, e: &Expr) -> ExecResult<Option<Expr>> {
     let mut params = vec![];
@@ -171,11 +204,52 @@ pub fn bind_params(es: &mut EState, e: &Expr) -> ExecResult<Option<Expr>> {
             return Ok(None);
         }
     }
-    let values: Vec<(usize, Datum)> =
-        es.init_plans.iter().filter_map(|p| p.value.clone().map(|v| (p.param, v))).collect();
-    Ok(Some(e.map_params(&|n, _| {
-        Expr::Const(values.iter().find(|(p, _)| *p == n).map(|(_, v)| v.clone()).unwrap_or(Datum::Null))
-    })))
+    let mut hashed = vec![];
+    e.hashed_subplans(&mut hashed);
+    for k in hashed {
+        if !build_subplan_hash(es, k)? {
+            return Ok(None);
+        }
+    }
+    Ok(Some(bind(es, e)))
+}
+
+/// `e` with the values and tables of its (finished) subplans.
+fn bind(es: &EState, e: &Expr) -> Expr {
+    match e {
+        Expr::Param(n, _) => Expr::Const(
+            es.init_plans
+                .iter()
+                .find(|p| p.param == *n && p.kind != SubLinkKind::Hashed)
+                .and_then(|p| p.value.clone())
+                .unwrap_or(Datum::Null),
+        ),
+        Expr::Func(Func::HashedSubPlan(k), args) => {
+            let lhs = args.first().map(|a| bind(es, a)).unwrap_or(Expr::Const(Datum::Null));
+            let table = es.init_plans.iter().find(|p| p.plan_id == *k).map(|p| p.table.as_slice()).unwrap_or(&[]);
+            membership(&lhs, table)
+        }
+        Expr::Col(_) | Expr::Const(_) => e.clone(),
+        Expr::Bin(op, l, r) => Expr::bin(*op, bind(es, l), bind(es, r)),
+        Expr::Not(x) => Expr::Not(Box::new(bind(es, x))),
+        Expr::IsNull(x, neg) => Expr::IsNull(Box::new(bind(es, x)), *neg),
+        Expr::Func(f, args) => Expr::Func(*f, args.iter().map(|a| bind(es, a)).collect()),
+    }
+}
+
+/// `x IN table` with SQL's NULL rules, as ExecHashSubPlan answers it: true if x
+/// equals a value; else NULL if x is NULL or the table holds a NULL (and is not
+/// empty); else false. An OR of equalities has exactly these rules; it is built as a
+/// balanced tree, so its depth grows with the logarithm of the table.
+fn membership(lhs: &Expr, table: &[Datum]) -> Expr {
+    match table {
+        [] => Expr::Const(Datum::Int(0)),
+        [v] => Expr::bin(BinOp::Eq, lhs.clone(), Expr::Const(v.clone())),
+        _ => {
+            let (a, b) = table.split_at(table.len() / 2);
+            Expr::bin(BinOp::Or, membership(lhs, a), membership(lhs, b))
+        }
+    }
 }
 
 /// postgres_fdw's `process_query_params`: the values of a remote query's parameters
@@ -210,10 +284,31 @@ pub fn explain_init_plans(es: &EState, id: usize) -> Vec<ExplainNode> {
         .filter(|p| p.attached_to == id)
         .filter_map(|p| {
             let ps = p.plan.as_ref()?;
-            let mut e = explain_tree(ps, es, Some("InitPlan"));
-            let name = format!("InitPlan {} (returns {})", p.plan_id, Expr::Param(p.param, SqlType::Int4).to_sql(&[]));
+            let (relationship, name) = match p.kind {
+                SubLinkKind::Hashed => ("SubPlan", format!("SubPlan {}", p.plan_id)),
+                _ => (
+                    "InitPlan",
+                    format!("InitPlan {} (returns {})", p.plan_id, Expr::Param(p.param, SqlType::Int4).to_sql(&[])),
+                ),
+            };
+            let mut e = explain_tree(ps, es, Some(relationship));
             e.details.insert(0, ("Subplan Name".into(), name));
             Some(e)
         })
         .collect()
+}
+
+/// Attaches the hashed SubPlans `exprs` read to node `id` (ExecInitExpr's
+/// `ExecInitSubPlan`: a SubPlan belongs to the node evaluating it, EXPLAIN prints it
+/// there, after the node's children).
+pub fn attach_subplans<'e>(es: &mut EState, id: usize, exprs: impl IntoIterator<Item = &'e Expr>) {
+    let mut hashed = vec![];
+    for e in exprs {
+        e.hashed_subplans(&mut hashed);
+    }
+    for k in hashed {
+        if let Some(p) = es.init_plans.iter_mut().find(|p| p.plan_id == k && p.kind == SubLinkKind::Hashed) {
+            p.attached_to = id;
+        }
+    }
 }

@@ -316,8 +316,9 @@ fn fold(n: ExplainNode, o: Outputs) -> (ExplainNode, Outputs) {
     (folded, out)
 }
 
+/// An InitPlan or a SubPlan: a subplan attached to the node, not its input.
 fn is_init_plan(n: &ExplainNode) -> bool {
-    n.parent_relationship.as_deref() == Some("InitPlan")
+    matches!(n.parent_relationship.as_deref(), Some("InitPlan" | "SubPlan"))
 }
 
 /// The node without its InitPlan children, and those children with their outputs.
@@ -330,11 +331,18 @@ fn split_init_plans(mut n: ExplainNode, mut o: Outputs) -> (ExplainNode, Outputs
     (n, o, inits)
 }
 
-/// The children in the order PostgreSQL prints them: InitPlans first.
+/// The children in the order PostgreSQL prints them: InitPlans, the inputs, then
+/// SubPlans (ExplainNode).
 fn print_order<'a>(n: &'a ExplainNode, o: &'a Outputs) -> Vec<(&'a ExplainNode, &'a Outputs)> {
     let pairs: Vec<(&ExplainNode, &Outputs)> = n.children.iter().zip(&o.children).collect();
-    let (inits, rest): (Vec<_>, Vec<_>) = pairs.into_iter().partition(|(c, _)| is_init_plan(c));
-    inits.into_iter().chain(rest).collect()
+    let rank = |c: &ExplainNode| match c.parent_relationship.as_deref() {
+        Some("InitPlan") => 0,
+        Some("SubPlan") => 2,
+        _ => 1,
+    };
+    let mut ordered = pairs;
+    ordered.sort_by_key(|(c, _)| rank(c));
+    ordered
 }
 
 /// A column of a pushed-down aggregate (`avg(val)` of an upper foreign scan), written

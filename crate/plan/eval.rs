@@ -270,6 +270,8 @@ fn scalar(f: Func, a: Datum, b: Datum) -> Result<Datum, ErrorKind> {
         Func::TextCat => Ok(text_cat(&a, &b)),
         Func::ToChar => to_char(&a, &b),
         Func::Length | Func::Upper | Func::Lower => Ok(text_func(f, &a)),
+        // The executor binds a SubPlan before it evaluates (`executor::node_subplan`).
+        Func::HashedSubPlan(_) => Err(ErrorKind::Unsupported("a hashed SubPlan that was not bound")),
         Func::Cast { .. } | Func::Random | Func::SetSeed => unreachable!("called with their context"),
     }
 }

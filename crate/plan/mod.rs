@@ -131,6 +131,10 @@ pub enum Func {
     Length,
     Upper,
     Lower,
+    /// `x IN (SELECT …)` run as a hashed SubPlan (the argument is `x`; the number is
+    /// the SubPlan's): the subquery's rows are read once into a table, then looked up
+    /// per row. The executor binds it before evaluating (`node_subplan`).
+    HashedSubPlan(usize),
 }
 
 impl Func {
@@ -146,6 +150,7 @@ impl Func {
             Func::Length => "length",
             Func::Upper => "upper",
             Func::Lower => "lower",
+            Func::HashedSubPlan(_) => "hashed SubPlan",
         }
     }
 
@@ -155,6 +160,8 @@ impl Func {
             (Func::Cast { to, .. }, [x]) => format!("({x})::{}", to.name()),
             (Func::Neg, [x]) => format!("(- {x})"),
             (Func::TextCat, [a, b]) => format!("({a} || {b})"),
+            // EXPLAIN names the SubPlan, not its test expression.
+            (Func::HashedSubPlan(k), _) => format!("(hashed SubPlan {k})"),
             _ => format!("{}({})", self.name(), args.join(", ")),
         }
     }
@@ -165,7 +172,7 @@ impl Func {
             Func::Cast { to, .. } => to.col_type(),
             Func::Neg | Func::Abs => arg.unwrap_or(ColType::Int),
             Func::Random => ColType::Float,
-            Func::Length => ColType::Int,
+            Func::Length | Func::HashedSubPlan(_) => ColType::Int,
             Func::TextCat | Func::SetSeed | Func::ToChar | Func::Upper | Func::Lower => ColType::Text,
         }
     }
@@ -181,6 +188,18 @@ pub const PARAM_MARK: char = '\u{E000}';
 /// marker character cannot come from SQL text (the tokenizer's `$name` is ASCII).
 pub fn init_plan_placeholder(param: usize, ty: SqlType) -> String {
     format!("${PARAM_MARK}{param}:{}", ty.name())
+}
+
+/// The function name the coordinator's planner gives `x IN (SELECT …)` run as hashed
+/// SubPlan `plan_id`, so that the expression analysis makes it a
+/// `Func::HashedSubPlan` of `x` (the marker cannot come from SQL text).
+pub fn hashed_subplan_name(plan_id: usize) -> String {
+    format!("{PARAM_MARK}hashed_subplan_{plan_id}")
+}
+
+/// The SubPlan a [`hashed_subplan_name`] stands for.
+pub fn hashed_subplan_ref(name: &str) -> Option<usize> {
+    name.strip_prefix(PARAM_MARK)?.strip_prefix("hashed_subplan_")?.parse().ok()
 }
 
 /// The InitPlan value an [`init_plan_placeholder`] stands for.
@@ -291,14 +310,32 @@ impl Expr {
         }
     }
 
-    /// Does the expression read an InitPlan's value (`Expr::Param`)?
+    /// Does the expression read an InitPlan's value (`Expr::Param`) or a hashed
+    /// SubPlan's table (`Func::HashedSubPlan`)? The executor binds both first.
     pub fn has_param(&self) -> bool {
         match self {
-            Expr::Param(..) => true,
+            Expr::Param(..) | Expr::Func(Func::HashedSubPlan(_), _) => true,
             Expr::Col(_) | Expr::Const(_) => false,
             Expr::Bin(_, l, r) => l.has_param() || r.has_param(),
             Expr::Not(x) | Expr::IsNull(x, _) => x.has_param(),
             Expr::Func(_, args) => args.iter().any(Expr::has_param),
+        }
+    }
+
+    /// The hashed SubPlans the expression reads, in order of appearance.
+    pub fn hashed_subplans(&self, out: &mut Vec<usize>) {
+        match self {
+            Expr::Func(Func::HashedSubPlan(k), args) => {
+                out.push(*k);
+                args.iter().for_each(|a| a.hashed_subplans(out));
+            }
+            Expr::Col(_) | Expr::Const(_) | Expr::Param(..) => {}
+            Expr::Bin(_, l, r) => {
+                l.hashed_subplans(out);
+                r.hashed_subplans(out);
+            }
+            Expr::Not(x) | Expr::IsNull(x, _) => x.hashed_subplans(out),
+            Expr::Func(_, args) => args.iter().for_each(|a| a.hashed_subplans(out)),
         }
     }
 
@@ -577,6 +614,9 @@ pub enum SubLinkKind {
     /// `(SELECT …)` as a value: its one row's first column, NULL without a row, an
     /// error with more than one (EXPR_SUBLINK).
     Expr,
+    /// `x IN (SELECT …)` as a hashed SubPlan (ANY_SUBLINK, `useHashTable`): all its
+    /// rows' first column, looked up per outer row; no parameter.
+    Hashed,
     /// `EXISTS (SELECT …)`: true at its first row (EXISTS_SUBLINK).
     Exists,
 }

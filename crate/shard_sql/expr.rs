@@ -349,6 +349,14 @@ impl ExprPlanner<'_> {
     /// A function call: only the aggregates are supported.
     fn function(&self, f: &Function, scope: &mut Scope) -> Result<Expr, SqlError> {
         let position = self.src.span_position(f.name.span());
+        // `x IN (SELECT …)` the coordinator's planner made a hashed SubPlan.
+        if let Some(k) = crate::plan::hashed_subplan_ref(&f.name.to_string()) {
+            if let FunctionArguments::List(l) = &f.args {
+                if let [FunctionArg::Unnamed(FunctionArgExpr::Expr(x))] = l.args.as_slice() {
+                    return Ok(Expr::func(crate::plan::Func::HashedSubPlan(k), vec![self.plan(x, scope)?]));
+                }
+            }
+        }
         let Some(func) = aggregate_func(f) else {
             return Err(SqlError::unsupported(format!("function {}()", f.name), position));
         };

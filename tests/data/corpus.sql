@@ -672,7 +672,6 @@ select id, (select count(*) from dim) from loc where qty < 0;
 select id from loc where id in (select id from f) order by id;
 
 -- [subquery hashed subplan] NOT IN (SELECT …): a hashed SubPlan
--- known: unsupported — NOT IN (SELECT …) is a hashed SubPlan in PostgreSQL; not planned yet, refused by name
 select id from loc where id not in (select id from f where id is not null) order by id;
 
 -- [subquery exists correlated] EXISTS with a reference to the outer query: a semi join
@@ -713,3 +712,16 @@ select id from loc where (select count(*) from dim) > 2 and qty = 1 order by id;
 
 -- [subquery one-time filter false] the One-Time Filter fails: the scan never runs
 select id from f where (select count(*) from dim) > 1000000;
+
+-- [subquery hashed subplan or] IN (SELECT …) under OR is not pulled up: a hashed SubPlan, read once
+select count(*) from loc where id in (select id from f where val > 5000) or qty = 3;
+
+-- [subquery hashed subplan nulls] NOT IN over a subquery with NULLs: no row is certainly not in it
+select count(*) from loc where qty not in (select weight from dim);
+
+-- [subquery hashed subplan not null] NOT IN over the values without NULLs
+select id, qty from loc where qty not in (select weight from dim where weight is not null) order by id;
+
+-- [subquery hashed subplan foreign] NOT IN over a foreign table: the SubPlan is not shippable, a local filter of the foreign scan
+-- known: unsupported — a hashed SubPlan in a foreign scan's local filter (or in each partition's scan) is not planned yet; refused by name
+select count(*) from f where id not in (select id from loc where id is not null);
