@@ -268,6 +268,16 @@ impl ForeignScanState {
                     Some(v) => self.param_values = Some(v),
                     None => return Ok(false),
                 }
+                // An InitPlan that stopped early (a LIMIT) may have left its FETCH in
+                // flight on our connection: PostgreSQL drained before computing the
+                // parameters, so its PQsendQueryParams fails and postgres_fdw raises
+                // the error; so do we, rather than queue the DECLARE behind it.
+                if es.conns[self.conn].pending_areq.is_some_and(|p| p.requestee != self.id) {
+                    return Err(ExecError::Query(format!(
+                        "another command is already in progress (remote SQL command: DECLARE c{} CURSOR FOR {})",
+                        self.cursor_number, self.sql
+                    )));
+                }
             }
             self.drained_for_declare = false;
             let sql = format!("DECLARE c{} CURSOR FOR\n{}", self.cursor_number, self.sql);
