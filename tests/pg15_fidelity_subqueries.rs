@@ -18,8 +18,9 @@
 //!
 //! The sandbox in `pg15`, over TCP on the same shards, must send what that coordinator
 //! sends: per connection the same statements in the same order, across shards the same
-//! order of what is waited for (all but the FETCHes of async mode), and the same rows;
-//! sync and async, fetch_size 100 and 1000. The shards and their statement logs are
+//! order of what is waited for (all but the FETCHes of async mode), the same rows, the
+//! same bound parameter values, and EXPLAIN (ANALYZE, VERBOSE, COSTS OFF) line for
+//! line (times masked); sync and async, fetch_size 100 and 1000. The shards and their statement logs are
 //! tests/pg15_fidelity.rs's (tests/support/pg.rs). Missing PostgreSQL binaries fail
 //! the test (`make test` installs them).
 
@@ -31,6 +32,7 @@ use pgasync::coordinator_sql::SqlScenario;
 use pgasync::executor::estate::EState;
 use pgasync::executor::{init_plan, InitContext};
 use pgasync::host::tcp::TcpHost;
+use pgasync::instrument::{explain_text_with, ExplainOptions};
 use pgasync::knobs::{Knobs, Source};
 use pgasync::run::QueryRun;
 use pgasync::scenario::Scenario;
@@ -38,6 +40,7 @@ use pgasync::types::Datum;
 use std::net::SocketAddr;
 use std::time::Instant;
 use support::pg::*;
+use support::sqlfile::mask;
 
 const SHARDS: usize = 2;
 const ROWS: usize = 250;
@@ -52,6 +55,9 @@ struct Case {
     async_scans: usize,
     /// DECLAREs with a bound `$1`.
     params: usize,
+    /// EXPLAIN ANALYZE is compared in async mode too (not when which async scan gives
+    /// the first row depends on which shard answers first).
+    explain_async: bool,
 }
 
 const CASES: &[Case] = &[
@@ -64,6 +70,7 @@ const CASES: &[Case] = &[
         plan_has: &["InitPlan 1 (returns $0)", "WHERE ((a > $1::numeric))"],
         async_scans: 2 * SHARDS,
         params: SHARDS,
+        explain_async: true,
     },
     // An uncorrelated EXISTS: the InitPlan's async Append stops at its first row, the
     // other shard's FETCH possibly still in flight (its connection's pendingAreq) when
@@ -75,6 +82,7 @@ const CASES: &[Case] = &[
         plan_has: &["InitPlan 1 (returns $0)", "One-Time Filter: $0", "SELECT NULL FROM public.t2 WHERE ((b > 100))"],
         async_scans: SHARDS,
         params: 0,
+        explain_async: false,
     },
 ];
 
@@ -233,12 +241,13 @@ fn initplan_over_shared_connections_sends_what_postgres_15_sends() {
                 .and_then(|s| s.scenario(&knobs, Source::Cli))
                 .expect("the sandbox plans the query");
             let mark = shards.mark();
-            let mut ours: Vec<String> = {
+            let (mut ours, our_explain): (Vec<String>, String) = {
                 let mut run = start_over_tcp(&sc, async_capable, &shards.addrs());
                 if let Err(e) = run.run_to_end() {
                     failures.push(format!("{what}: the sandbox's run failed: {e}"));
                 }
-                run.rows.iter().map(|r| row_text(r)).collect()
+                let text = explain_text_with(&run.explain(), &ExplainOptions::POSTGRES_VERBOSE, 0, run.elapsed_ns());
+                (run.rows.iter().map(|r| row_text(r)).collect(), text)
             };
             ours.sort();
             let mut sessions = shards.sessions_since(mark);
@@ -272,6 +281,17 @@ fn initplan_over_shared_connections_sends_what_postgres_15_sends() {
                 (fixed_order(timeline(&pg_sessions), async_capable), fixed_order(timeline(&sessions), async_capable));
             if pg != sb {
                 failures.push(format!("{what}: order across shards differs\nPostgreSQL: {pg:#?}\npgasync: {sb:#?}"));
+            }
+            // EXPLAIN ANALYZE as PostgreSQL prints it: InitPlan headings, `$0`, the
+            // remote `$1::numeric`, the subquery's relations named pt_3…, the loops.
+            let pg_explain = coordinator.psql(&format!("EXPLAIN (ANALYZE, VERBOSE, COSTS OFF) {query}"));
+            let (pe, oe) = (mask(&pg_explain), mask(&our_explain));
+            if pe != oe && (case.explain_async || !async_capable) {
+                failures.push(format!(
+                    "{what}: EXPLAIN (ANALYZE, VERBOSE, COSTS OFF) differs\nPostgreSQL:\n{}\npgasync:\n{}",
+                    pe.join("\n"),
+                    oe.join("\n")
+                ));
             }
         }
     }
