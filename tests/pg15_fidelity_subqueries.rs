@@ -84,6 +84,17 @@ const CASES: &[Case] = &[
         params: 0,
         explain_async: false,
     },
+    // An InitPlan in the select list, on the other server than the main scan's: its
+    // connection is set up first (ExecInit starts the InitPlan first), the COMMITs go
+    // in the user mappings' order all the same.
+    Case {
+        sql: "SELECT a, b, (SELECT count(*) FROM pt2) AS n FROM pt1 WHERE a < 5",
+        rows: 15, // b % 100 < 5 for b in 0..250: 0..4, 100..104, 200..204
+        plan_has: &["InitPlan 1 (returns $0)", "SELECT count(*) FROM public.t2"],
+        async_scans: 0,
+        params: 0,
+        explain_async: true,
+    },
 ];
 
 /// The sandbox's side of the schema: t1 and t2 on s1 and s2 (`load_t`'s tables: b is

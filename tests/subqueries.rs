@@ -38,6 +38,9 @@ create user mapping for public server s1;
 create foreign table f (id int, val bigint) server s1 options (table_name 'f_remote');
 create foreign table dim (cat text, weight int) server s1;
 create table loc (id int, qty int);
+create table pf (id int, val bigint) partition by range (id);
+create foreign table pf1 partition of pf for values from (0) to (10) server s1 options (table_name 'f_remote');
+create foreign table pf2 partition of pf for values from (10) to (100) server s1 options (table_name 'f_remote');
 insert into loc select i, i % 7 from generate_series(1, 30) i;
 ";
 
@@ -143,6 +146,7 @@ fn what_postgres_plans_otherwise_is_refused_by_name() {
         ("select id, (select count(*) from f where f.id = loc.id) from loc", "correlated subquery"),
         ("select id from loc where exists (select 1 from dim) or qty > 2", "EXISTS (SELECT …) as a value"),
         ("select (select id, val from f limit 1) from loc", "only one column"),
+        ("select id, (select count(*) from dim) from pf", "partition's scan"),
     ] {
         let e = run(sql).err().unwrap_or_else(|| panic!("{sql}: planned"));
         assert!(e.contains(named), "{sql}: {e}");

@@ -259,6 +259,10 @@ fn plan_with_init_plans(
     let planned = plan_query_into(coord, &rewritten, text, servers, depth)?;
     super::subselect::check_params(&planned.plan, at)?;
     super::subselect::name_init_plan_relations(&planned.plan, &mut init_plans);
+    // The connections' order (which the COMMITs at transaction end follow) is the
+    // order of the servers' user mappings in PostgreSQL (pgfdw_xact_callback walks its
+    // connection table), not the order the InitPlans made the planner meet them in.
+    servers.sort_by_key(|s| coord.servers.iter().position(|d| d.name == *s).unwrap_or(usize::MAX));
     Ok(Planned { plan: Plan::WithInitPlans { child: Box::new(planned.plan), init_plans }, ..planned })
 }
 

@@ -442,6 +442,15 @@ pub(super) fn check_params(plan: &Plan, at: Location) -> Result<(), FrontError> 
         Plan::Sort { keys, .. } | Plan::MergeAppend { keys, .. } if keys.iter().any(|k| k.expr.has_param()) => {
             Err(refuse("in ORDER BY is not planned yet"))
         }
+        Plan::Result { targets: Some(t), child, .. }
+            if t.iter().any(|(e, _)| e.has_param()) && projects_over_append(child) =>
+        {
+            Err(refuse(
+                "in the select list over a partitioned table is not planned yet: PostgreSQL computes it in each \
+                 partition's scan (the target list pushed into the Append's children), where an async scan's \
+                 first row runs the InitPlan",
+            ))
+        }
         Plan::Result { filter: Some(f), .. } => one_time_filter(f).map_err(|_| {
             refuse("in a WHERE condition that reads no column (PostgreSQL's One-Time Filter) is not planned yet")
         }),
@@ -457,6 +466,19 @@ pub(super) fn check_params(plan: &Plan, at: Location) -> Result<(), FrontError> 
         }
         _ => Ok(()),
     })
+}
+
+/// Is the projection's input an Append of partitions (through a Sort or Limit, not an
+/// aggregate, which PostgreSQL projects above)?
+fn projects_over_append(p: &Plan) -> bool {
+    match p {
+        Plan::Append { .. } | Plan::MergeAppend { .. } => true,
+        Plan::Sort { child, .. }
+        | Plan::Limit { child, .. }
+        | Plan::Result { child, .. }
+        | Plan::Gating { child, .. } => projects_over_append(child),
+        _ => false,
+    }
 }
 
 fn reads_column(e: &Expr) -> bool {
@@ -531,11 +553,14 @@ pub(super) fn single_from(q: &ast::Query) -> Option<(String, Option<String>)> {
 /// `h_6`… to its partitions, and a second `f` is `f_1`.
 pub(super) fn name_init_plan_relations(child: &Plan, init_plans: &mut [InitPlan]) {
     let mut used: Vec<String> = vec![];
+    // The names EXPLAIN uses: a scan's alias (and its partitioned parent's), else its
+    // relation's name (a partition `pt2` scanned as `pt_2` leaves `pt2` free).
     for_each_scan_name(child, &mut |base, name| {
-        for n in [Some(base.to_string()), name.map(|n| n.alias.clone()), name.and_then(|n| n.parent.clone())]
-            .into_iter()
-            .flatten()
-        {
+        let names = match name {
+            Some(n) => vec![Some(n.alias.clone()), n.parent.clone()],
+            None => vec![Some(base.to_string())],
+        };
+        for n in names.into_iter().flatten() {
             if !used.contains(&n) {
                 used.push(n);
             }

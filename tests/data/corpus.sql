@@ -725,3 +725,7 @@ select id, qty from loc where qty not in (select weight from dim where weight is
 -- [subquery hashed subplan foreign] NOT IN over a foreign table: the SubPlan is not shippable, a local filter of the foreign scan
 -- known: unsupported — a hashed SubPlan in a foreign scan's local filter (or in each partition's scan) is not planned yet; refused by name
 select count(*) from f where id not in (select id from loc where id is not null);
+
+-- [subquery initplan select list partitioned] a subquery's value in the select list over a partitioned table
+-- known: unsupported — PostgreSQL pushes the target list, $0 with it, into each partition's scan (an async scan's first row runs the InitPlan); not planned yet, refused by name
+select id, (select count(*) from dim) from h where grp = 1 order by id;
