@@ -283,7 +283,13 @@ impl Pull<'_, '_> {
     /// Does a planning error name one of the outer query's relations or columns?
     fn names_outer(&self, message: &str) -> bool {
         let unknown = message.contains("does not exist") || message.contains("missing FROM-clause entry");
-        unknown && self.outer.names.iter().any(|n| message.contains(&format!("\"{n}\"")) || message.contains(n))
+        // As the messages name them: `column "x"`, `column t.x`, `table "t"`.
+        let named = |n: &String| {
+            message.contains(&format!("\"{n}\""))
+                || message.contains(&format!("column {n} "))
+                || message.contains(&format!("{n}."))
+        };
+        unknown && self.outer.names.iter().any(named)
     }
 
     /// Records the InitPlan and returns the placeholder that reads its value.

@@ -42,6 +42,9 @@ pub struct ResultState {
     /// A child row is in the child's slot, not yet handed on: an InitPlan its filter
     /// or targets need returned Wait.
     holding: bool,
+    /// The filter, the targets read a subplan's value (decided once, not per row).
+    filter_has_param: bool,
+    targets_have_param: bool,
 }
 
 impl ResultState {
@@ -52,6 +55,8 @@ impl ResultState {
         input_names: Vec<String>,
     ) -> Self {
         ResultState {
+            filter_has_param: filter.as_ref().is_some_and(Expr::has_param),
+            targets_have_param: targets.iter().flatten().any(|(e, _)| e.has_param()),
             children: vec![child],
             inputs: AsyncInputs::default(),
             filter,
@@ -67,7 +72,7 @@ impl ResultState {
     /// Binds the filter's InitPlan values once; false if one of them waits.
     fn bind_filter(&mut self, es: &mut EState) -> ExecResult<bool> {
         match &self.filter {
-            Some(f) if self.bound_filter.is_none() && f.has_param() => {
+            Some(f) if self.filter_has_param && self.bound_filter.is_none() => {
                 self.bound_filter = super::node_subplan::bind_params(es, f)?;
                 Ok(self.bound_filter.is_some())
             }
@@ -79,7 +84,7 @@ impl ResultState {
     /// PostgreSQL projects only such rows); false if one of them waits.
     fn bind_targets(&mut self, es: &mut EState) -> ExecResult<bool> {
         let Some(t) = &self.targets else { return Ok(true) };
-        if self.bound_targets.is_some() || !t.iter().any(|(e, _)| e.has_param()) {
+        if self.bound_targets.is_some() || !self.targets_have_param {
             return Ok(true);
         }
         let mut bound = Vec::with_capacity(t.len());
