@@ -206,9 +206,9 @@ pub(super) fn plan_query_into(
     catalog.add(Table::new(&rel.name, rel.columns()));
     let (logical, columns) = crate::shard_sql::plan_select(q, text, &catalog).map_err(|e| sql_error(e, text))?;
     let mut layers = peel(logical).map_err(|m| FrontError::at(format!("internal error: {m}"), at))?;
-    let mut one_time_filter = None;
-    if layers.filter.as_ref().is_some_and(Expr::has_param) {
-        (one_time_filter, layers.filter) = super::subselect::split_one_time_filter(layers.filter.take());
+    let mut qual = None;
+    if layers.filter.as_ref().is_some_and(Expr::has_exec_param) {
+        (qual, layers.filter) = super::subselect::split_one_time_filter(layers.filter.take());
         super::subselect::check_run_time_pruning(coord, &rel.name, layers.filter.as_ref(), at)?;
     }
     let alias = alias.unwrap_or_else(|| rel.name.clone());
@@ -216,7 +216,7 @@ pub(super) fn plan_query_into(
     let mut p = Planner { coord, servers: std::mem::take(servers) };
     let plan = p.build(rel, &alias, layers, at);
     *servers = p.servers;
-    let plan = match one_time_filter {
+    let plan = match qual {
         Some(f) => super::subselect::insert_gating(plan?, f),
         None => plan?,
     };
@@ -1294,7 +1294,7 @@ fn constant_qual(e: &Expr) -> Option<bool> {
     fn is_constant(e: &Expr) -> bool {
         match e {
             Expr::Const(_) => true,
-            Expr::Col(_) | Expr::Func(..) | Expr::Param(..) => false,
+            Expr::Col(_) | Expr::Func(..) | Expr::ExecParam(..) => false,
             Expr::Bin(_, l, r) => is_constant(l) && is_constant(r),
             Expr::Not(x) | Expr::IsNull(x, _) => is_constant(x),
         }

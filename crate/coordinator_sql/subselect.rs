@@ -439,17 +439,18 @@ pub(super) fn check_params(plan: &Plan, at: Location) -> Result<(), FrontError> 
     }
     walk_plan(plan, &mut |p| match p {
         Plan::Agg { group_by, aggs, .. } => {
-            if group_by.iter().any(Expr::has_param) || aggs.iter().any(|a| a.arg.as_ref().is_some_and(Expr::has_param))
+            if group_by.iter().any(Expr::has_exec_param)
+                || aggs.iter().any(|a| a.arg.as_ref().is_some_and(Expr::has_exec_param))
             {
                 return Err(refuse("in an aggregate's argument or GROUP BY is not planned yet"));
             }
             Ok(())
         }
-        Plan::Sort { keys, .. } | Plan::MergeAppend { keys, .. } if keys.iter().any(|k| k.expr.has_param()) => {
+        Plan::Sort { keys, .. } | Plan::MergeAppend { keys, .. } if keys.iter().any(|k| k.expr.has_exec_param()) => {
             Err(refuse("in ORDER BY is not planned yet"))
         }
         Plan::Result { targets: Some(t), child, .. }
-            if t.iter().any(|(e, _)| e.has_param()) && projects_over_append(child) =>
+            if t.iter().any(|(e, _)| e.has_exec_param()) && projects_over_append(child) =>
         {
             Err(refuse(
                 "in the select list over a partitioned table is not planned yet: PostgreSQL computes it in each \
@@ -457,12 +458,12 @@ pub(super) fn check_params(plan: &Plan, at: Location) -> Result<(), FrontError> 
                  first row runs the InitPlan",
             ))
         }
-        Plan::Result { filter: Some(f), .. } => one_time_filter(f).map_err(|_| {
+        Plan::Result { filter: Some(f), .. } => qual(f).map_err(|_| {
             refuse("in a WHERE condition that reads no column (PostgreSQL's One-Time Filter) is not planned yet")
         }),
         Plan::ForeignScan(fs) => {
             for q in &fs.remote.quals {
-                if q.has_param() && !reads_column(q) {
+                if q.has_exec_param() && !reads_column(q) {
                     return Err(refuse(
                         "in a WHERE condition that reads no column (PostgreSQL's One-Time Filter) is not planned yet",
                     ));
@@ -494,13 +495,13 @@ fn reads_column(e: &Expr) -> bool {
 }
 
 /// A filter whose conjuncts each read a column where they read a parameter.
-fn one_time_filter(f: &Expr) -> Result<(), ()> {
+fn qual(f: &Expr) -> Result<(), ()> {
     match f {
         Expr::Bin(crate::plan::BinOp::And, l, r) => {
-            one_time_filter(l)?;
-            one_time_filter(r)
+            qual(l)?;
+            qual(r)
         }
-        e if e.has_param() && !reads_column(e) => Err(()),
+        e if e.has_exec_param() && !reads_column(e) => Err(()),
         _ => Ok(()),
     }
 }
@@ -529,7 +530,7 @@ pub(super) fn check_run_time_pruning(
     }
     for c in conjuncts {
         if let Expr::Bin(op, l, r) = c {
-            let key_vs_param = |a: &Expr, b: &Expr| matches!(a, Expr::Col(i) if key.contains(i)) && b.has_param();
+            let key_vs_param = |a: &Expr, b: &Expr| matches!(a, Expr::Col(i) if key.contains(i)) && b.has_exec_param();
             if op.is_comparison() && (key_vs_param(l, r) || key_vs_param(r, l)) {
                 return Err(FrontError::unsupported(
                     format!(
@@ -670,39 +671,39 @@ pub(super) fn split_one_time_filter(filter: Option<Expr>) -> (Option<Expr>, Opti
     }
     split(f, &mut conjuncts);
     let and = |v: Vec<Expr>| v.into_iter().reduce(|a, b| Expr::bin(crate::plan::BinOp::And, a, b));
-    let (pseudo, rest): (Vec<Expr>, Vec<Expr>) = conjuncts.into_iter().partition(|c| c.has_param() && !reads_column(c));
+    let (pseudo, rest): (Vec<Expr>, Vec<Expr>) =
+        conjuncts.into_iter().partition(|c| c.has_exec_param() && !reads_column(c));
     (and(pseudo), and(rest))
 }
 
 /// Puts the gating Result right above the relation's scan (each partition's, under the
 /// Append), below the aggregate, sort, projection and limit, where
 /// `create_gating_plan` puts it.
-pub(super) fn insert_gating(plan: Plan, one_time_filter: Expr) -> Plan {
+pub(super) fn insert_gating(plan: Plan, qual: Expr) -> Plan {
     match plan {
         Plan::Limit { child, offset, count } => {
-            Plan::Limit { child: Box::new(insert_gating(*child, one_time_filter)), offset, count }
+            Plan::Limit { child: Box::new(insert_gating(*child, qual)), offset, count }
         }
-        Plan::Sort { child, keys } => Plan::Sort { child: Box::new(insert_gating(*child, one_time_filter)), keys },
+        Plan::Sort { child, keys } => Plan::Sort { child: Box::new(insert_gating(*child, qual)), keys },
         Plan::Agg { child, strategy, group_by, aggs } => {
-            Plan::Agg { child: Box::new(insert_gating(*child, one_time_filter)), strategy, group_by, aggs }
+            Plan::Agg { child: Box::new(insert_gating(*child, qual)), strategy, group_by, aggs }
         }
         Plan::Result { child, filter: None, targets } => {
-            Plan::Result { child: Box::new(insert_gating(*child, one_time_filter)), filter: None, targets }
+            Plan::Result { child: Box::new(insert_gating(*child, qual)), filter: None, targets }
         }
         Plan::Result { child, filter: Some(having), targets } if matches!(child.as_ref(), Plan::Agg { .. }) => {
-            Plan::Result { child: Box::new(insert_gating(*child, one_time_filter)), filter: Some(having), targets }
+            Plan::Result { child: Box::new(insert_gating(*child, qual)), filter: Some(having), targets }
         }
         // A partitioned relation: each partition is a relation of its own with the
         // parent's restrictions, so each gets its gating Result (and, no longer a
         // foreign scan, is no async child of the Append).
         Plan::Append { children } => {
-            Plan::Append { children: children.into_iter().map(|c| insert_gating(c, one_time_filter.clone())).collect() }
+            Plan::Append { children: children.into_iter().map(|c| insert_gating(c, qual.clone())).collect() }
         }
-        Plan::MergeAppend { children, keys } => Plan::MergeAppend {
-            children: children.into_iter().map(|c| insert_gating(c, one_time_filter.clone())).collect(),
-            keys,
-        },
-        scan => Plan::Gating { child: Box::new(scan), one_time_filter },
+        Plan::MergeAppend { children, keys } => {
+            Plan::MergeAppend { children: children.into_iter().map(|c| insert_gating(c, qual.clone())).collect(), keys }
+        }
+        scan => Plan::Gating { child: Box::new(scan), qual },
     }
 }
 

@@ -260,9 +260,9 @@ pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<Plan
         }
         Plan::Material { child } => Box::new(node_material::MaterialState::init(init_plan(child, ctx, es)?)),
         Plan::WithInitPlans { .. } => return Err("internal error: InitPlans below a plan's top".into()),
-        Plan::Gating { child, one_time_filter } => {
+        Plan::Gating { child, qual } => {
             let names: Vec<String> = (0..child.output_columns().len()).map(|i| format!("${i}")).collect();
-            Box::new(node_result::GatingResultState::init(init_plan(child, ctx, es)?, one_time_filter.clone(), names))
+            Box::new(node_result::GatingResultState::init(init_plan(child, ctx, es)?, qual.clone(), names))
         }
         Plan::NestLoop { outer, inner, outer_key, inner_key, filter_inner_first } => {
             let (o, i) = (init_plan(outer, ctx, es)?, init_plan(inner, ctx, es)?);

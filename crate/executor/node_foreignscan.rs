@@ -76,7 +76,7 @@ fn number_remote_params(q: &RemoteQuery) -> (RemoteQuery, Vec<(usize, crate::pla
         return (q.clone(), params);
     }
     let number =
-        |n: usize, t| crate::plan::Expr::Param(params.iter().position(|(p, _)| *p == n).map_or(0, |k| k + 1), t);
+        |n: usize, t| crate::plan::Expr::ExecParam(params.iter().position(|(p, _)| *p == n).map_or(0, |k| k + 1), t);
     let mut out = q.clone();
     out.quals = q.quals.iter().map(|e| e.map_params(&number)).collect();
     out.having = q.having.iter().map(|e| e.map_params(&number)).collect();

@@ -55,8 +55,8 @@ impl ResultState {
         input_names: Vec<String>,
     ) -> Self {
         ResultState {
-            filter_has_param: filter.as_ref().is_some_and(Expr::has_param),
-            targets_have_param: targets.iter().flatten().any(|(e, _)| e.has_param()),
+            filter_has_param: filter.as_ref().is_some_and(Expr::has_exec_param),
+            targets_have_param: targets.iter().flatten().any(|(e, _)| e.has_exec_param()),
             children: vec![child],
             inputs: AsyncInputs::default(),
             filter,
@@ -220,7 +220,7 @@ impl ExecNode for EmptyResultState {
 #[derive(Clone)]
 pub struct GatingResultState {
     children: Vec<PlanState>,
-    one_time_filter: Expr,
+    qual: Expr,
     input_names: Vec<String>,
     /// None until checked (ExecResult's `rs_checkqual`), then whether rows may pass.
     passed: Option<bool>,
@@ -228,15 +228,15 @@ pub struct GatingResultState {
 }
 
 impl GatingResultState {
-    pub fn init(child: PlanState, one_time_filter: Expr, input_names: Vec<String>) -> Self {
-        GatingResultState { children: vec![child], one_time_filter, input_names, passed: None, slot: Vec::new() }
+    pub fn init(child: PlanState, qual: Expr, input_names: Vec<String>) -> Self {
+        GatingResultState { children: vec![child], qual, input_names, passed: None, slot: Vec::new() }
     }
 }
 
 impl ExecNode for GatingResultState {
     fn exec_next(&mut self, es: &mut EState) -> ExecResult<ExecStatus> {
         if self.passed.is_none() {
-            let Some(bound) = super::node_subplan::bind_params(es, &self.one_time_filter)? else {
+            let Some(bound) = super::node_subplan::bind_params(es, &self.qual)? else {
                 return Ok(ExecStatus::Wait);
             };
             self.passed = Some(bound.eval(&[]).is_true());
@@ -266,6 +266,6 @@ impl ExecNode for GatingResultState {
     fn explain(&self, e: &mut ExplainNode) {
         e.node_type = "Result".into();
         let refs: Vec<String> = (0..self.input_names.len()).map(|i| format!("${i}")).collect();
-        e.details.push(("One-Time Filter".into(), self.one_time_filter.to_sql(&refs)));
+        e.details.push(("One-Time Filter".into(), self.qual.to_sql(&refs)));
     }
 }

@@ -217,7 +217,7 @@ pub fn bind_params(es: &mut EState, e: &Expr) -> ExecResult<Option<Expr>> {
 /// `e` with the values and tables of its (finished) subplans.
 fn bind(es: &EState, e: &Expr) -> Expr {
     match e {
-        Expr::Param(n, _) => Expr::Const(
+        Expr::ExecParam(n, _) => Expr::Const(
             es.init_plans
                 .iter()
                 .find(|p| p.param == *n && p.kind != SubLinkKind::Hashed)
@@ -288,7 +288,7 @@ pub fn explain_init_plans(es: &EState, id: usize) -> Vec<ExplainNode> {
                 SubLinkKind::Hashed => ("SubPlan", format!("SubPlan {}", p.plan_id)),
                 _ => (
                     "InitPlan",
-                    format!("InitPlan {} (returns {})", p.plan_id, Expr::Param(p.param, SqlType::Int4).to_sql(&[])),
+                    format!("InitPlan {} (returns {})", p.plan_id, Expr::ExecParam(p.param, SqlType::Int4).to_sql(&[])),
                 ),
             };
             let mut e = explain_tree(ps, es, Some(relationship));

@@ -255,7 +255,7 @@ pub fn qual_cost(e: &Expr, p: &CostParams) -> f64 {
         return 0.0;
     }
     match e {
-        Expr::Col(_) | Expr::Const(_) | Expr::Param(..) => 0.0,
+        Expr::Col(_) | Expr::Const(_) | Expr::ExecParam(..) => 0.0,
         Expr::Bin(BinOp::And | BinOp::Or, l, r) => qual_cost(l, p) + qual_cost(r, p),
         Expr::Bin(_, l, r) => p.cpu_operator_cost + qual_cost(l, p) + qual_cost(r, p),
         Expr::Not(x) | Expr::IsNull(x, _) => qual_cost(x, p),
@@ -412,7 +412,7 @@ fn expr_type(e: &Expr, input: &[Option<SqlType>]) -> Option<SqlType> {
         Expr::Func(super::Func::Length, _) => Some(SqlType::Int4),
         Expr::Func(super::Func::Random, _) => Some(SqlType::Float8),
         Expr::Func(_, _) => Some(SqlType::Text),
-        Expr::Param(_, t) => Some(*t),
+        Expr::ExecParam(_, t) => Some(*t),
         _ => None,
     }
 }

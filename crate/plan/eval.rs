@@ -146,7 +146,7 @@ impl Expr {
             Expr::Func(f, args) => call(*f, args, row, cx),
             // The executor binds every InitPlan value before it evaluates
             // (`executor::node_subplan`); an unbound one is a planner bug, not a value.
-            Expr::Param(..) => cx.fail(ErrorKind::Unsupported("an InitPlan value that was not bound")),
+            Expr::ExecParam(..) => cx.fail(ErrorKind::Unsupported("an InitPlan value that was not bound")),
         }
     }
 }

@@ -224,7 +224,7 @@ pub enum Expr {
     /// PostgreSQL's `Param` of kind PARAM_EXEC: the value an InitPlan computes
     /// (`$n` in EXPLAIN), of the given type (the remote SQL casts it, `$1::numeric`).
     /// The executor binds it to a constant before evaluating (`node_subplan`).
-    Param(usize, SqlType),
+    ExecParam(usize, SqlType),
 }
 
 impl Expr {
@@ -251,7 +251,7 @@ impl Expr {
             Expr::Not(x) => Expr::Not(Box::new(x.map_cols(f))),
             Expr::IsNull(x, neg) => Expr::IsNull(Box::new(x.map_cols(f)), *neg),
             Expr::Func(func, args) => Expr::Func(*func, args.iter().map(|a| a.map_cols(f)).collect()),
-            Expr::Param(n, t) => Expr::Param(*n, *t),
+            Expr::ExecParam(n, t) => Expr::ExecParam(*n, *t),
         }
     }
 
@@ -259,7 +259,7 @@ impl Expr {
     pub fn for_each_col(&self, f: &mut impl FnMut(usize)) {
         match self {
             Expr::Col(i) => f(*i),
-            Expr::Const(_) | Expr::Param(..) => {}
+            Expr::Const(_) | Expr::ExecParam(..) => {}
             Expr::Bin(_, l, r) => {
                 l.for_each_col(f);
                 r.for_each_col(f);
@@ -288,7 +288,7 @@ impl Expr {
                 }
             }
             Expr::Func(f, args) => f.col_type(args.first().map(|a| a.col_type(input))),
-            Expr::Param(_, t) => t.col_type(),
+            Expr::ExecParam(_, t) => t.col_type(),
             _ => ColType::Int,
         }
     }
@@ -306,19 +306,19 @@ impl Expr {
                 format!("({} {} {})", l.to_sql(names), op.sql(), r.to_sql(names))
             }
             Expr::Func(f, args) => f.sql(&args.iter().map(|a| a.to_sql(names)).collect::<Vec<_>>()),
-            Expr::Param(n, _) => format!("{PARAM_MARK}{n}"),
+            Expr::ExecParam(n, _) => format!("{PARAM_MARK}{n}"),
         }
     }
 
     /// Does the expression read an InitPlan's value (`Expr::Param`) or a hashed
     /// SubPlan's table (`Func::HashedSubPlan`)? The executor binds both first.
-    pub fn has_param(&self) -> bool {
+    pub fn has_exec_param(&self) -> bool {
         match self {
-            Expr::Param(..) | Expr::Func(Func::HashedSubPlan(_), _) => true,
+            Expr::ExecParam(..) | Expr::Func(Func::HashedSubPlan(_), _) => true,
             Expr::Col(_) | Expr::Const(_) => false,
-            Expr::Bin(_, l, r) => l.has_param() || r.has_param(),
-            Expr::Not(x) | Expr::IsNull(x, _) => x.has_param(),
-            Expr::Func(_, args) => args.iter().any(Expr::has_param),
+            Expr::Bin(_, l, r) => l.has_exec_param() || r.has_exec_param(),
+            Expr::Not(x) | Expr::IsNull(x, _) => x.has_exec_param(),
+            Expr::Func(_, args) => args.iter().any(Expr::has_exec_param),
         }
     }
 
@@ -329,7 +329,7 @@ impl Expr {
                 out.push(*k);
                 args.iter().for_each(|a| a.hashed_subplans(out));
             }
-            Expr::Col(_) | Expr::Const(_) | Expr::Param(..) => {}
+            Expr::Col(_) | Expr::Const(_) | Expr::ExecParam(..) => {}
             Expr::Bin(_, l, r) => {
                 l.hashed_subplans(out);
                 r.hashed_subplans(out);
@@ -342,7 +342,7 @@ impl Expr {
     /// Calls `f` with every InitPlan value the expression reads, in order of appearance.
     pub fn for_each_param(&self, f: &mut impl FnMut(usize, SqlType)) {
         match self {
-            Expr::Param(n, t) => f(*n, *t),
+            Expr::ExecParam(n, t) => f(*n, *t),
             Expr::Col(_) | Expr::Const(_) => {}
             Expr::Bin(_, l, r) => {
                 l.for_each_param(f);
@@ -357,7 +357,7 @@ impl Expr {
     /// binds InitPlan values as constants; a foreign scan renumbers them `$1`, `$2`, …).
     pub fn map_params(&self, f: &impl Fn(usize, SqlType) -> Expr) -> Expr {
         match self {
-            Expr::Param(n, t) => f(*n, *t),
+            Expr::ExecParam(n, t) => f(*n, *t),
             Expr::Col(_) | Expr::Const(_) => self.clone(),
             Expr::Bin(op, l, r) => Expr::bin(*op, l.map_params(f), r.map_params(f)),
             Expr::Not(x) => Expr::Not(Box::new(x.map_params(f))),
@@ -603,7 +603,7 @@ pub enum Plan {
     /// runs (`One-Time Filter`); when false the child never runs.
     Gating {
         child: Box<Plan>,
-        one_time_filter: Expr,
+        qual: Expr,
     },
 }
 

@@ -187,7 +187,7 @@ impl ExprPlanner<'_> {
             ast::Expr::CompoundIdentifier(parts) => self.column_ref(parts, scope),
             ast::Expr::Value(Value::Placeholder(p)) if crate::plan::init_plan_ref(p).is_some() => {
                 let (n, t) = crate::plan::init_plan_ref(p).expect("checked");
-                Ok(Expr::Param(n, t))
+                Ok(Expr::ExecParam(n, t))
             }
             ast::Expr::Value(v) => Ok(Expr::Const(literal(v, position)?)),
             ast::Expr::Nested(inner) => self.plan(inner, scope),

@@ -162,7 +162,7 @@ fn deparse_with(e: &Expr, col: &dyn Fn(usize) -> String) -> String {
         Expr::Func(f, args) => f.sql(&args.iter().map(|a| deparse_with(a, col)).collect::<Vec<_>>()),
         // deparse.c's printRemoteParam: the scan's own parameter number (the foreign
         // scan renumbered the InitPlan values it sends), cast to the value's type.
-        Expr::Param(n, t) => format!("${n}::{}", t.name()),
+        Expr::ExecParam(n, t) => format!("${n}::{}", t.name()),
     }
 }
 
