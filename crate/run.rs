@@ -295,6 +295,7 @@ impl<H: Host> QueryRun<H> {
         if !self.ended {
             self.ended = true;
             exec_end_node(&mut self.root, &mut self.es);
+            crate::executor::node_subplan::end_init_plans(&mut self.es);
         }
     }
 

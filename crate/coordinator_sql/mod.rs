@@ -73,6 +73,7 @@ pub mod script;
 pub mod settings;
 pub mod shippable;
 pub mod statement;
+mod subselect;
 
 use std::fmt;
 

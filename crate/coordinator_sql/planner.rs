@@ -51,6 +51,10 @@
 //! ships, and which are pseudoconstants that gate the scans instead (a Result with a
 //! One-Time Filter), is `super::shippable`'s rule (postgres_fdw's `is_foreign_expr`).
 //!
+//! Subqueries in expressions (uncorrelated scalar subqueries and EXISTS as InitPlans,
+//! One-Time Filters, NOT IN as a hashed SubPlan) are `subselect.rs`'s; the query
+//! around them is planned here as usual (`plan_with_init_plans`).
+//!
 //! A join of two relations: its sides planned as above, joined by the method and in
 //! the order PostgreSQL 15's costs choose (`plan::costsize`): `add_paths_to_joinrel`'s
 //! paths each way round (a Merge Join over Sorts, a Nested Loop over the inner side or
@@ -192,6 +196,9 @@ pub(super) fn plan_query_into(
     if q.with.is_some() {
         return Err(FrontError::unsupported("WITH (common table expressions)", at));
     }
+    if super::subselect::has_sublinks(q) {
+        return plan_with_init_plans(coord, q, text, servers, depth);
+    }
     match q.body.as_ref() {
         SetExpr::SetOperation { .. } => return plan_union(coord, q, text, servers, depth),
         SetExpr::Select(s) => {
@@ -223,13 +230,65 @@ pub(super) fn plan_query_into(
     let mut catalog = Catalog::default();
     catalog.add(Table::new(&rel.name, rel.columns()));
     let (logical, columns) = crate::shard_sql::plan_select(q, text, &catalog).map_err(|e| sql_error(e, text))?;
-    let layers = peel(logical).map_err(|m| FrontError::at(format!("internal error: {m}"), at))?;
+    let mut layers = peel(logical).map_err(|m| FrontError::at(format!("internal error: {m}"), at))?;
+    let mut qual = None;
+    if layers.filter.as_ref().is_some_and(Expr::has_exec_param) {
+        (qual, layers.filter) = super::subselect::split_one_time_filter(layers.filter.take());
+        super::subselect::check_run_time_pruning(coord, &rel.name, layers.filter.as_ref(), at)?;
+    }
     let alias = alias.unwrap_or_else(|| rel.name.clone());
     let order_keys = order_keys_of(&layers);
     let mut p = Planner { coord, servers: std::mem::take(servers), gating: vec![] };
     let plan = p.build(rel, &alias, layers, at);
     *servers = p.servers;
-    Ok(Planned { plan: plan?, columns, servers: vec![], order_key: order_keys.first().copied(), order_keys })
+    let plan = match qual {
+        Some(f) => super::subselect::insert_gating(plan?, f),
+        None => plan?,
+    };
+    Ok(Planned { plan, columns, servers: vec![], order_key: order_keys.first().copied(), order_keys })
+}
+
+/// A query over one relation whose select list, WHERE or HAVING holds subqueries:
+/// each uncorrelated scalar one becomes an InitPlan (`subselect.rs`), the rest of the
+/// query is planned as usual with the InitPlans' values as parameters, and the
+/// InitPlans are attached to its top.
+fn plan_with_init_plans(
+    coord: &Node,
+    q: &ast::Query,
+    text: &str,
+    servers: &mut Vec<String>,
+    depth: usize,
+) -> Result<Planned, FrontError> {
+    let at = query_location(q);
+    if depth > 0 {
+        return Err(FrontError::unsupported(
+            "a subquery expression inside a subquery (in FROM, a UNION branch or another subquery): not planned yet",
+            at,
+        ));
+    }
+    let Some((rel_name, alias)) = super::subselect::single_from(q) else {
+        return Err(FrontError::unsupported(
+            "a subquery expression in a query over a join, a subquery in FROM or a set operation: not planned yet",
+            at,
+        ));
+    };
+    let outer = super::subselect::Outer {
+        coord,
+        text,
+        depth,
+        names: super::subselect::outer_names(coord, &rel_name, alias.as_deref()),
+        at,
+    };
+    let (rewritten, mut init_plans) = super::subselect::pull_init_plans(q, &outer, servers)?;
+    super::subselect::check_hashed_subplans(coord, &rel_name, &init_plans, at)?;
+    let planned = plan_query_into(coord, &rewritten, text, servers, depth)?;
+    super::subselect::check_params(&planned.plan, at)?;
+    super::subselect::name_init_plan_relations(&planned.plan, &mut init_plans);
+    // The connections' order (which the COMMITs at transaction end follow) is the
+    // order of the servers' user mappings in PostgreSQL (pgfdw_xact_callback walks its
+    // connection table), not the order the InitPlans made the planner meet them in.
+    servers.sort_by_key(|s| coord.servers.iter().position(|d| d.name == *s).unwrap_or(usize::MAX));
+    Ok(Planned { plan: Plan::WithInitPlans { child: Box::new(planned.plan), init_plans }, ..planned })
 }
 
 /// A relation of a join as written: the catalog relation and the name it goes by.
@@ -1021,7 +1080,7 @@ fn reduce_outer_join(jt: JoinType, where_conj: &[Expr], wa: usize, n: usize) -> 
             Expr::IsNull(..) | Expr::Func(..) | Expr::Bin(BinOp::Or, ..) => true,
             Expr::Bin(_, l, r) => may_accept_null(l) || may_accept_null(r),
             Expr::Not(x) => may_accept_null(x),
-            Expr::Col(_) | Expr::Const(_) | Expr::Param(..) => false,
+            Expr::Col(_) | Expr::Const(_) | Expr::Param(..) | Expr::ExecParam(..) => false,
         }
     }
     let strict_on = |first: bool| {
@@ -1740,8 +1799,8 @@ fn constant_qual(e: &Expr) -> Option<bool> {
     fn is_constant(e: &Expr) -> bool {
         match e {
             Expr::Const(_) => true,
-            // A parameter of a generic plan is known only at execution.
-            Expr::Col(_) | Expr::Func(..) | Expr::Param(..) => false,
+            // A generic plan's parameter, an InitPlan's value: known only at execution.
+            Expr::Col(_) | Expr::Func(..) | Expr::Param(..) | Expr::ExecParam(..) => false,
             Expr::Bin(_, l, r) => is_constant(l) && is_constant(r),
             Expr::Not(x) | Expr::IsNull(x, _) => is_constant(x),
         }

@@ -438,6 +438,10 @@ fn walk(plan: &Plan, f: &mut dyn FnMut(&Plan)) {
         | Plan::ForeignScan(_)
         | Plan::EmptyResult { .. }
         | Plan::FunctionScan { .. } => {}
+        Plan::WithInitPlans { child, init_plans } => {
+            init_plans.iter().for_each(|i| walk(&i.plan, f));
+            walk(child, f);
+        }
     }
 }
 

@@ -39,7 +39,7 @@ pub fn is_foreign_expr(e: &Expr) -> bool {
 fn foreign_expr_walker(e: &Expr) -> bool {
     match e {
         // A parameter is sent as `$n` with its value bound (deparse.c's printRemoteParam).
-        Expr::Col(_) | Expr::Const(_) | Expr::Param(..) => true,
+        Expr::Col(_) | Expr::Const(_) | Expr::Param(..) | Expr::ExecParam(..) => true,
         Expr::Bin(_, l, r) => foreign_expr_walker(l) && foreign_expr_walker(r),
         Expr::Not(x) | Expr::IsNull(x, _) => foreign_expr_walker(x),
         Expr::Func(f, args) => is_shippable(*f) && args.iter().all(foreign_expr_walker),
@@ -61,6 +61,8 @@ fn is_shippable(f: Func) -> bool {
         | Func::Substr
         | Func::Like { .. } => true,
         Func::CurrentUser | Func::SessionUser | Func::Random | Func::SetSeed | Func::ToChar => false,
+        // A hashed SubPlan's table is the coordinator's: it is never sent.
+        Func::HashedSubPlan(_) => false,
     }
 }
 
@@ -74,7 +76,7 @@ pub fn is_pseudoconstant(e: &Expr) -> bool {
     }
     fn volatile(e: &Expr) -> bool {
         match e {
-            Expr::Col(_) | Expr::Const(_) | Expr::Param(..) => false,
+            Expr::Col(_) | Expr::Const(_) | Expr::Param(..) | Expr::ExecParam(..) => false,
             Expr::Bin(_, l, r) => volatile(l) || volatile(r),
             Expr::Not(x) | Expr::IsNull(x, _) => volatile(x),
             Expr::Func(f, args) => matches!(f, Func::Random | Func::SetSeed) || args.iter().any(volatile),
@@ -85,7 +87,7 @@ pub fn is_pseudoconstant(e: &Expr) -> bool {
             Expr::Col(_) | Expr::Const(_) => false,
             // A generic plan's parameter is not folded at planning: like a stable call,
             // its value is known only when the plan runs.
-            Expr::Param(..) => true,
+            Expr::Param(..) | Expr::ExecParam(..) => true,
             Expr::Bin(_, l, r) => stable_call(l) || stable_call(r),
             Expr::Not(x) | Expr::IsNull(x, _) => stable_call(x),
             Expr::Func(f, args) => matches!(f, Func::CurrentUser | Func::SessionUser) || args.iter().any(stable_call),

@@ -1158,6 +1158,17 @@ pub fn plan_bound(scenario: &Scenario, plan: &crate::plan::Plan) -> PlanBound {
             rows: crate::coordinator_sql::funcscan::series_len(*start, *stop, *step).max(0) as u64,
             ..Default::default()
         },
+        // The InitPlans' work counts once each; the rows are the child's.
+        Plan::WithInitPlans { child, init_plans } => {
+            let subs: Vec<Plan> = init_plans.iter().map(|i| i.plan.clone()).collect();
+            let (c, s) = (plan_bound(scenario, child), sum(&subs));
+            PlanBound {
+                rows: c.rows,
+                remote_rows: c.remote_rows.saturating_add(s.remote_rows),
+                fetches: c.fetches.saturating_add(s.fetches),
+                scans: c.scans + s.scans,
+            }
+        }
         Plan::HashJoin { outer, inner, .. }
         | Plan::NestLoop { outer, inner, .. }
         | Plan::MergeJoin { outer, inner, .. } => {

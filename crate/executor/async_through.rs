@@ -161,6 +161,7 @@ pub fn plan_node_name(plan: &Plan) -> &'static str {
         Plan::Unique { .. } => "Unique",
         Plan::SetOp { strategy: crate::plan::SetOpStrategy::Hashed, .. } => "HashSetOp",
         Plan::SetOp { .. } => "SetOp",
+        Plan::WithInitPlans { .. } => "InitPlans",
     }
 }
 

@@ -41,6 +41,8 @@ pub enum ExecError {
     /// A node would be re-entered while it executes (only with the teaching knob
     /// `no_descendant_check`: seed 000's hazard, `async_through::reentry`).
     Reentry(String),
+    /// An ERROR the query itself raises (a scalar subquery returning two rows).
+    Query(String),
 }
 
 impl std::fmt::Display for ExecError {
@@ -49,7 +51,7 @@ impl std::fmt::Display for ExecError {
             ExecError::Remote(e) => write!(f, "{e}"),
             ExecError::Protocol(m) => write!(f, "protocol error: {m}"),
             ExecError::Internal(m) => write!(f, "internal error: {m}"),
-            ExecError::Reentry(m) => write!(f, "{m}"),
+            ExecError::Reentry(m) | ExecError::Query(m) => write!(f, "{m}"),
         }
     }
 }
@@ -116,6 +118,9 @@ pub struct EState {
     /// A libpq call blocks (PQexec, pgfdw_get_result): the node returned Wait and only
     /// this connection may wake it; nothing else runs meanwhile, as in PostgreSQL.
     pub blocked_on: Option<usize>,
+    /// The query's InitPlans and their values, indexed by PARAM_EXEC number
+    /// (`node_subplan`; PostgreSQL's `es_param_exec_vals`).
+    pub init_plans: Vec<crate::executor::node_subplan::InitPlanState>,
     /// With `blocked_on`, other connections that also wake the blocked node: only the
     /// teaching knob `no_descendant_check` sets them (the 2016 framework's wait on every
     /// event of the query); empty otherwise. Cleared with `blocked_on`.
@@ -180,6 +185,7 @@ impl EState {
             trace_calls: false,
             behaviour: Behaviour::pg15(),
             blocked_on: None,
+            init_plans: Vec::new(),
             wake_also: Vec::new(),
             shape: Default::default(),
             cursor_number: 0,

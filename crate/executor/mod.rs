@@ -61,6 +61,7 @@ mod node_result;
 mod node_seqscan;
 mod node_setop;
 mod node_sort;
+pub mod node_subplan;
 mod node_subqueryscan;
 mod node_unique;
 mod requestor;
@@ -204,6 +205,10 @@ pub struct InitContext<'a> {
 /// ExecInitNode: builds the state tree, allocating node ids in depth-first order (so
 /// that, as in the 2016 patch, ancestry can be checked by id ranges).
 pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<PlanState, String> {
+    // Not a node: the InitPlans are started first, then attached to the child's node.
+    if let Plan::WithInitPlans { child, init_plans } = plan {
+        return node_subplan::init_with_init_plans(child, init_plans, ctx, es);
+    }
     let id = es.instr.len();
     es.instr.push(Instrumentation::default());
     es.shape.name.push(async_through::plan_node_name(plan));
@@ -251,6 +256,8 @@ pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<Plan
             ))
         }
         Plan::Result { child, filter, targets } => {
+            let exprs = filter.iter().chain(targets.iter().flatten().map(|(e, _)| e));
+            node_subplan::attach_subplans(es, id, exprs);
             let names = child.output_columns().into_iter().map(|c| c.name).collect();
             Box::new(node_result::ResultState::init(init_plan(child, ctx, es)?, filter.clone(), targets.clone(), names))
         }
@@ -274,9 +281,10 @@ pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<Plan
         Plan::FunctionScan { alias, column, start, stop, step } => Box::new(
             node_functionscan::FunctionScanState::init(*start, *stop, *step, alias.clone(), column.name.clone()),
         ),
+        Plan::WithInitPlans { .. } => return Err("internal error: InitPlans below a plan's top".into()),
         Plan::Gating { child, qual } => {
-            let width = child.output_columns().len();
-            Box::new(node_result::GatingResultState::init(init_plan(child, ctx, es)?, qual.clone(), width))
+            let names: Vec<String> = (0..child.output_columns().len()).map(|i| format!("${i}")).collect();
+            Box::new(node_result::GatingResultState::init(init_plan(child, ctx, es)?, qual.clone(), names))
         }
         Plan::Unique { child, ncols } => Box::new(node_unique::UniqueState::init(init_plan(child, ctx, es)?, *ncols)),
         Plan::SetOp { child, cmd, strategy, ncols, first_flag } => {
@@ -398,6 +406,10 @@ pub fn explain_tree(ps: &PlanState, es: &EState, relationship: Option<&str>) -> 
         };
         e.children.push(explain_tree(c, es, Some(rel)));
     }
+    // After the children, so that the first child stays the input `$N` refers to;
+    // printed before them, as ExplainNode prints a node's InitPlans
+    // (`instrument::explain`).
+    e.children.extend(node_subplan::explain_init_plans(es, ps.id));
     e
 }
 

@@ -53,12 +53,35 @@
 use super::{copy_row, ExecNode, ExecStatus};
 use crate::executor::estate::{EState, ExecError, ExecResult, RemoteCommand};
 use crate::executor::exec_async::{exec_async_request_done, exec_async_request_pending, AsyncState, WaitContext};
+use crate::executor::node_subplan::process_query_params;
 use crate::instrument::ExplainNode;
 use crate::plan::{ForeignScanPlan, RemoteQuery, RemoteTarget, ScanName};
 use crate::remote::{PendingAreq, Proto, QueryResult, QueryRole, Ticket};
 use crate::sql_text::deparse::{deparse_remote_query, REMOTE_SCHEMA};
 use crate::sql_text::quote_identifier;
 use crate::types::Datum;
+
+/// The remote query with its InitPlan values numbered `$1`, `$2`, … in order of first
+/// appearance (deparse.c's `params_list`), and which value each number sends.
+fn number_remote_params(q: &RemoteQuery) -> (RemoteQuery, Vec<(usize, crate::plan::SqlType)>) {
+    let mut params: Vec<(usize, crate::plan::SqlType)> = vec![];
+    for e in q.quals.iter().chain(&q.having) {
+        e.for_each_param(&mut |n, t| {
+            if !params.iter().any(|(p, _)| *p == n) {
+                params.push((n, t));
+            }
+        });
+    }
+    if params.is_empty() {
+        return (q.clone(), params);
+    }
+    let number =
+        |n: usize, t| crate::plan::Expr::ExecParam(params.iter().position(|(p, _)| *p == n).map_or(0, |k| k + 1), t);
+    let mut out = q.clone();
+    out.quals = q.quals.iter().map(|e| e.map_params(&number)).collect();
+    out.having = q.having.iter().map(|e| e.map_params(&number)).collect();
+    (out, params)
+}
 
 /// The statement a scan waits for.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -74,8 +97,8 @@ pub struct ForeignScanState {
     server: String,
     conn: usize,
     sql: String,
-    /// The remote query's parameter values (the DECLARE's Bind).
-    params: Vec<Option<String>>,
+    /// A generic plan's parameter values in the remote query (the DECLARE's Bind).
+    extern_params: Vec<Option<String>>,
     /// `sql` with the parameter values written in (a DECLARE by simple Query).
     sql_inline: String,
     /// EXPLAIN VERBOSE's Output: the remote query's target list.
@@ -106,6 +129,16 @@ pub struct ForeignScanState {
     /// counted up to 2 (a rescan replays one batch from memory, rewinds past that).
     fetch_ct_2: u8,
     slot: Vec<Datum>,
+    /// Each target's aggregate and its column, if it is an aggregate of a column (EXPLAIN
+    /// qualifies the column where PostgreSQL does).
+    agg_args: Vec<Option<(&'static str, String)>>,
+    /// The InitPlan values the remote query sends as `$1`, `$2`, … (postgres_fdw's
+    /// `param_exprs`), and their text once computed (`process_query_params`).
+    exec_params: Vec<(usize, crate::plan::SqlType)>,
+    param_values: Option<Vec<Option<String>>>,
+    /// `create_cursor` drained the connection and is computing the parameters (an
+    /// InitPlan waits): the drain is not repeated when it is called again.
+    drained_for_declare: bool,
 }
 
 /// process_query_params: the remote query's parameter values, in its `$n` order
@@ -140,13 +173,22 @@ impl ForeignScanState {
         }
         let (fetch_size, server_async) = (options.fetch_size, es.async_enabled && options.async_capable);
         es.get_connection(conn);
+        let (remote, exec_params) = number_remote_params(&plan.remote);
+        if !exec_params.is_empty() && plan.remote.quals.iter().chain(&plan.remote.having).any(|e| e.has_param()) {
+            // deparse.c numbers both kinds in one list; the sandbox numbers each apart.
+            return Err(format!(
+                "foreign table \"{}\": a remote query with both a prepared statement's parameters and an \
+                 InitPlan's value is not supported",
+                plan.relation
+            ));
+        }
         Ok(ForeignScanState {
             id,
             relation: plan.relation.clone(),
             server: plan.server.clone(),
             conn,
-            sql: deparse_remote_query(&plan.remote),
-            params: remote_param_values(&plan.remote),
+            sql: deparse_remote_query(&remote),
+            extern_params: remote_param_values(&plan.remote),
             sql_inline: inline_params(&plan.remote),
             output: plan.remote.targets.iter().map(|t| target_name(&plan.remote, t)).collect(),
             name: plan.alias.clone(),
@@ -163,6 +205,20 @@ impl ForeignScanState {
             eof_reached: false,
             fetch_ct_2: 0,
             slot: Vec::new(),
+            agg_args: plan
+                .remote
+                .targets
+                .iter()
+                .map(|t| match t {
+                    RemoteTarget::Agg(f, Some(c)) => {
+                        plan.remote.table_columns.get(*c).map(|col| (f.name(), col.name.clone()))
+                    }
+                    _ => None,
+                })
+                .collect(),
+            exec_params,
+            param_values: None,
+            drained_for_declare: false,
         })
     }
 
@@ -241,11 +297,35 @@ impl ForeignScanState {
             return Ok(true);
         }
         if self.pending.is_none() {
-            if !self.drain_pending_request(es)? {
+            if !self.drained_for_declare && !self.drain_pending_request(es)? {
                 return Ok(false);
             }
+            // The parameters after the drain, as create_cursor computes them: an
+            // InitPlan that runs here uses the connections with ours free.
+            self.drained_for_declare = true;
+            if self.param_values.is_none() {
+                match process_query_params(es, &self.exec_params)? {
+                    Some(v) => self.param_values = Some(v),
+                    None => return Ok(false),
+                }
+                // An InitPlan that stopped early (a LIMIT) may have left its FETCH in
+                // flight on our connection: PostgreSQL drained before computing the
+                // parameters, so its PQsendQueryParams fails and postgres_fdw raises
+                // the error; so do we, rather than queue the DECLARE behind it.
+                if es.conns[self.conn].pending_areq.is_some_and(|p| p.requestee != self.id) {
+                    return Err(ExecError::Query(format!(
+                        "another command is already in progress (remote SQL command: DECLARE c{} CURSOR FOR {})",
+                        self.cursor_number, self.sql
+                    )));
+                }
+            }
+            self.drained_for_declare = false;
             let sql = format!("DECLARE c{} CURSOR FOR\n{}", self.cursor_number, self.sql);
-            let params = self.params.clone();
+            // A generic plan's parameters, or the InitPlan values computed above.
+            let params = match &self.param_values {
+                Some(v) if !self.exec_params.is_empty() => v.clone(),
+                _ => self.extern_params.clone(),
+            };
             let ticket =
                 es.send_params(self.conn, Proto::Extended, &sql, params, Some(self.id), QueryRole::InTransaction);
             self.pending = Some((ticket, Awaiting::Declare));
@@ -472,9 +552,13 @@ impl ExecNode for ForeignScanState {
             // An upper relation: no "on rel" in the title; columns named after the
             // base relation's alias, pushed aggregates in parentheses.
             let alias = self.name.as_ref().map_or(self.relation.as_str(), |n| n.alias.as_str());
-            for o in &self.output {
+            for (o, arg) in self.output.iter().zip(&self.agg_args) {
                 e.push_output(if o.starts_with('(') {
-                    o.clone()
+                    match arg {
+                        // The aggregate's column, qualified where EXPLAIN qualifies.
+                        Some((f, c)) => format!("({f}({}))", crate::instrument::qualifiable(alias, c)),
+                        None => o.clone(),
+                    }
                 } else {
                     format!("{}.{}", quote_identifier(alias), quote_identifier(o))
                 });

@@ -42,6 +42,16 @@ pub struct ResultState {
     targets: Option<Vec<(Expr, String)>>,
     input_names: Vec<String>,
     slot: Vec<Datum>,
+    /// The filter and targets with InitPlan values bound (`node_subplan`), once they
+    /// are; EXPLAIN prints the unbound ones (`$0`).
+    bound_filter: Option<Expr>,
+    bound_targets: Option<Vec<Expr>>,
+    /// A child row is in the child's slot, not yet handed on: an InitPlan its filter
+    /// or targets need returned Wait.
+    holding: bool,
+    /// The filter, the targets read a subplan's value (decided once, not per row).
+    filter_has_param: bool,
+    targets_have_param: bool,
 }
 
 impl ResultState {
@@ -52,13 +62,47 @@ impl ResultState {
         input_names: Vec<String>,
     ) -> Self {
         ResultState {
+            filter_has_param: filter.as_ref().is_some_and(Expr::has_exec_param),
+            targets_have_param: targets.iter().flatten().any(|(e, _)| e.has_exec_param()),
             children: vec![child],
             inputs: AsyncInputs::default(),
             filter,
             targets,
             input_names,
             slot: Vec::new(),
+            bound_filter: None,
+            bound_targets: None,
+            holding: false,
         }
+    }
+
+    /// Binds the filter's InitPlan values once; false if one of them waits.
+    fn bind_filter(&mut self, es: &mut EState) -> ExecResult<bool> {
+        match &self.filter {
+            Some(f) if self.filter_has_param && self.bound_filter.is_none() => {
+                self.bound_filter = super::node_subplan::bind_params(es, f)?;
+                Ok(self.bound_filter.is_some())
+            }
+            _ => Ok(true),
+        }
+    }
+
+    /// The targets with their InitPlan values (only once a row passed the filter, as
+    /// PostgreSQL projects only such rows); false if one of them waits.
+    fn bind_targets(&mut self, es: &mut EState) -> ExecResult<bool> {
+        let Some(t) = &self.targets else { return Ok(true) };
+        if self.bound_targets.is_some() || !self.targets_have_param {
+            return Ok(true);
+        }
+        let mut bound = Vec::with_capacity(t.len());
+        for (e, _) in t.clone() {
+            match super::node_subplan::bind_params(es, &e)? {
+                Some(b) => bound.push(b),
+                None => return Ok(false),
+            }
+        }
+        self.bound_targets = Some(bound);
+        Ok(true)
     }
 }
 
@@ -76,20 +120,35 @@ impl ExecNode for ResultState {
     }
     fn exec_next(&mut self, es: &mut EState) -> ExecResult<ExecStatus> {
         loop {
-            match self.inputs.next(&mut self.children, 0, es)? {
-                ExecStatus::Row => {}
-                other => return Ok(other),
+            if !self.holding {
+                match self.inputs.next(&mut self.children, 0, es)? {
+                    ExecStatus::Row => {}
+                    other => return Ok(other),
+                }
+                es.clock.charge(es.cost.result_row_ns);
             }
-            es.clock.charge(es.cost.result_row_ns);
-            let row = self.children[0].node.slot();
-            if let Some(f) = &self.filter {
-                if !f.eval(row).is_true() {
+            self.holding = false;
+            if !self.bind_filter(es)? {
+                self.holding = true;
+                return Ok(ExecStatus::Wait);
+            }
+            if let Some(f) = self.bound_filter.as_ref().or(self.filter.as_ref()) {
+                if !f.eval(self.children[0].node.slot()).is_true() {
                     continue;
                 }
             }
-            match &self.targets {
-                None => copy_row(&mut self.slot, row),
-                Some(t) => {
+            if !self.bind_targets(es)? {
+                self.holding = true;
+                return Ok(ExecStatus::Wait);
+            }
+            let row = self.children[0].node.slot();
+            match (&self.bound_targets, &self.targets) {
+                (_, None) => copy_row(&mut self.slot, row),
+                (Some(b), Some(_)) => {
+                    self.slot.clear();
+                    self.slot.extend(b.iter().map(|e| e.eval(row)));
+                }
+                (None, Some(t)) => {
                     self.slot.clear();
                     self.slot.extend(t.iter().map(|(e, _)| e.eval(row)));
                 }
@@ -98,6 +157,7 @@ impl ExecNode for ResultState {
         }
     }
     fn exec_rescan(&mut self, es: &mut EState) -> ExecResult<()> {
+        self.holding = false;
         self.inputs.cancel_all(es);
         exec_rescan(&mut self.children[0], es)
     }
@@ -160,38 +220,43 @@ impl ExecNode for EmptyResultState {
     }
 }
 
-/// `ExecResult` with a `resconstantqual`: checks the one-time filter once, then passes
-/// the child's rows through (or none).
+/// PostgreSQL's Result with a one-time filter over a child (nodeResult.c's
+/// `resconstantqual`): the filter reads no column (a stable function, a generic plan's
+/// parameter, InitPlan values); it is checked at the first call (running its
+/// InitPlans, `node_subplan`), and when it is not true the node is done without ever
+/// calling its child. A rescan checks it again.
 #[derive(Clone)]
 pub struct GatingResultState {
     children: Vec<PlanState>,
     qual: Expr,
-    input_width: usize,
-    /// None before the first call; then whether the qual held.
+    input_names: Vec<String>,
+    /// None until checked (ExecResult's `rs_checkqual`), then whether rows may pass.
     passed: Option<bool>,
     slot: Vec<Datum>,
 }
 
 impl GatingResultState {
-    pub fn init(child: PlanState, qual: Expr, input_width: usize) -> Self {
-        GatingResultState { children: vec![child], qual, input_width, passed: None, slot: Vec::new() }
+    pub fn init(child: PlanState, qual: Expr, input_names: Vec<String>) -> Self {
+        GatingResultState { children: vec![child], qual, input_names, passed: None, slot: Vec::new() }
     }
 }
 
 impl ExecNode for GatingResultState {
     fn exec_next(&mut self, es: &mut EState) -> ExecResult<ExecStatus> {
-        // rs_checkqual: the qual reads no column, so it is evaluated over no row.
-        let passed = *self.passed.get_or_insert_with(|| self.qual.eval(&[]).is_true());
-        if !passed {
+        if self.passed.is_none() {
+            let Some(bound) = super::node_subplan::bind_params(es, &self.qual)? else {
+                return Ok(ExecStatus::Wait);
+            };
+            self.passed = Some(bound.eval(&[]).is_true());
+        }
+        if self.passed != Some(true) {
             return Ok(ExecStatus::Done);
         }
-        match super::exec_proc_node(&mut self.children[0], es)? {
-            ExecStatus::Row => {
-                copy_row(&mut self.slot, self.children[0].node.slot());
-                Ok(ExecStatus::Row)
-            }
-            other => Ok(other),
+        let status = super::exec_proc_node(&mut self.children[0], es)?;
+        if status == ExecStatus::Row {
+            copy_row(&mut self.slot, self.children[0].node.slot());
         }
+        Ok(status)
     }
     fn exec_rescan(&mut self, es: &mut EState) -> ExecResult<()> {
         self.passed = None;
@@ -208,7 +273,7 @@ impl ExecNode for GatingResultState {
     }
     fn explain(&self, e: &mut ExplainNode) {
         e.node_type = "Result".into();
-        let refs: Vec<String> = (0..self.input_width).map(|i| format!("${i}")).collect();
+        let refs: Vec<String> = (0..self.input_names.len()).map(|i| format!("${i}")).collect();
         for r in &refs {
             e.push_output(r.clone());
         }

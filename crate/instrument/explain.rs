@@ -261,7 +261,7 @@ fn resolve_outputs(n: &ExplainNode, prefix: bool) -> Outputs {
             .collect()
     } else if !own.is_empty() {
         let input = children.first().map(|c| c.cols.as_slice()).unwrap_or(&[]);
-        own.iter().map(|c| substitute(c, input)).collect()
+        own.iter().map(|c| resolve_qualifiers(&substitute(c, input), prefix)).collect()
     } else if n.is_join() {
         children.iter().flat_map(|c| c.cols.iter().cloned()).collect()
     } else if let Some((alias, parent)) = partition_parent(n) {
@@ -305,7 +305,7 @@ pub fn with_resolved_details(root: &ExplainNode) -> ExplainNode {
         let opts = ExplainOptions { verbose: true, counters: false };
         let mut details = Vec::new();
         if shows_output(n) && !o.cols.is_empty() {
-            details.push(("Output".to_string(), o.cols.join(", ")));
+            details.push(("Output".to_string(), unmark(&o.cols.join(", "))));
         }
         details.extend(properties(n, o, &opts));
         if let Some(s) = n.detail("Server") {
@@ -328,7 +328,84 @@ fn as_postgres_prints(root: &ExplainNode) -> (ExplainNode, Outputs) {
     fold(root.clone(), outputs)
 }
 
-fn fold(mut n: ExplainNode, o: Outputs) -> (ExplainNode, Outputs) {
+fn fold(n: ExplainNode, o: Outputs) -> (ExplainNode, Outputs) {
+    // A node's InitPlans (the last children) stay with the node it folds into: the
+    // node PostgreSQL attaches them to.
+    let (n, o, inits) = split_init_plans(n, o);
+    let (mut folded, mut out) = fold_node(n, o);
+    for (c, co) in inits {
+        let (c, co) = fold(c, co);
+        folded.children.push(c);
+        out.children.push(co);
+    }
+    (folded, out)
+}
+
+/// An InitPlan or a SubPlan: a subplan attached to the node, not its input.
+fn is_init_plan(n: &ExplainNode) -> bool {
+    matches!(n.parent_relationship.as_deref(), Some("InitPlan" | "SubPlan"))
+}
+
+/// The node without its InitPlan children, and those children with their outputs.
+fn split_init_plans(mut n: ExplainNode, mut o: Outputs) -> (ExplainNode, Outputs, Vec<(ExplainNode, Outputs)>) {
+    let mut inits = vec![];
+    while n.children.last().is_some_and(is_init_plan) && o.children.len() == n.children.len() {
+        let (c, co) = (n.children.pop().expect("a child"), o.children.pop().expect("its outputs"));
+        inits.insert(0, (c, co));
+    }
+    (n, o, inits)
+}
+
+/// The children in the order PostgreSQL prints them: InitPlans, the inputs, then
+/// SubPlans (ExplainNode).
+fn print_order<'a>(n: &'a ExplainNode, o: &'a Outputs) -> Vec<(&'a ExplainNode, &'a Outputs)> {
+    let pairs: Vec<(&ExplainNode, &Outputs)> = n.children.iter().zip(&o.children).collect();
+    let rank = |c: &ExplainNode| match c.parent_relationship.as_deref() {
+        Some("InitPlan") => 0,
+        Some("SubPlan") => 2,
+        _ => 1,
+    };
+    let mut ordered = pairs;
+    ordered.sort_by_key(|(c, _)| rank(c));
+    ordered
+}
+
+/// A column of a pushed-down aggregate (`avg(val)` of an upper foreign scan), written
+/// by the node as `qualifiable(alias, column)`: qualified with the alias where EXPLAIN
+/// qualifies columns (several relations in the plan), bare otherwise, as PostgreSQL
+/// prints `(avg(f_1.val))` beside an InitPlan and `(avg(val))` alone.
+pub fn qualifiable(alias: &str, column: &str) -> String {
+    format!("{QUAL_OPEN}{}.{QUAL_CLOSE}{}", quote_identifier(alias), quote_identifier(column))
+}
+
+const QUAL_OPEN: char = '\u{E001}';
+const QUAL_CLOSE: char = '\u{E002}';
+
+/// Keeps (`prefix`) or drops the qualifiers `qualifiable` wrote.
+fn resolve_qualifiers(s: &str, prefix: bool) -> String {
+    if !s.contains(QUAL_OPEN) {
+        return s.to_string();
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut inside = false;
+    for c in s.chars() {
+        match c {
+            QUAL_OPEN => inside = true,
+            QUAL_CLOSE => inside = false,
+            c if !inside || prefix => out.push(c),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// An InitPlan's value in EXPLAIN: `$N` (the marker keeps `substitute` from taking
+/// it for an input column, see `plan::PARAM_MARK`).
+fn unmark(s: &str) -> String {
+    s.replace(crate::plan::PARAM_MARK, "$")
+}
+
+fn fold_node(mut n: ExplainNode, o: Outputs) -> (ExplainNode, Outputs) {
     let mut kids = Vec::new();
     let mut kid_outputs = Vec::new();
     for (c, co) in std::mem::take(&mut n.children).into_iter().zip(o.children) {
@@ -366,6 +443,10 @@ fn fold(mut n: ExplainNode, o: Outputs) -> (ExplainNode, Outputs) {
             child.instr.ntuples = n.instr.ntuples;
         }
         let cols = if n.detail("Output").is_some() { o.cols } else { child_out.cols };
+        // An InitPlan's name stays with the node it is printed as.
+        if let Some(name) = n.detail("Subplan Name") {
+            child.details.insert(0, ("Subplan Name".into(), name.to_string()));
+        }
         child.parent_relationship = n.parent_relationship;
         // The Result's estimate is the folded node's (its quals and target list are
         // PostgreSQL's, inside that node): estimates are looked up by id.
@@ -417,8 +498,9 @@ fn join_filter(join: &mut ExplainNode, f: String, removed_per_loop: u64, inst: &
 /// Does the plan read more than one relation? (PostgreSQL qualifies column names in
 /// VERBOSE output when its range table has more than one entry.)
 fn several_relations(n: &ExplainNode) -> bool {
+    // A pushed-down aggregate's scan (an upper relation: "Relations") reads one too.
     fn count(n: &ExplainNode) -> usize {
-        n.is_scan() as usize + n.children.iter().map(count).sum::<usize>()
+        (n.is_scan() || n.detail("Relations").is_some()) as usize + n.children.iter().map(count).sum::<usize>()
     }
     count(n) > 1
 }
@@ -459,7 +541,7 @@ fn properties(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions) -> Vec<(Strin
                 let loops = n.instr.finished().nloops.max(1) as f64;
                 return (k.clone(), format!("{:.0}", v.parse::<f64>().unwrap_or(0.0) / loops));
             }
-            (k.clone(), if n.is_scan() { v.clone() } else { substitute(v, input) })
+            (k.clone(), unmark(&if n.is_scan() { v.clone() } else { substitute(v, input) }))
         })
         .collect()
 }
@@ -549,11 +631,11 @@ fn write_text(
     o: &Outputs,
     opts: &ExplainOptions,
     (analyze, costs): (bool, Option<&[Estimate]>),
-    depth: usize,
+    (depth, shift): (usize, usize),
     out: &mut String,
 ) {
-    let indent = if depth == 0 { String::new() } else { " ".repeat(6 * (depth - 1) + 2) };
-    let detail_indent = if depth == 0 { "  ".to_string() } else { " ".repeat(6 * depth + 2) };
+    let indent = if depth == 0 { String::new() } else { " ".repeat(6 * (depth - 1) + 2 + shift) };
+    let detail_indent = if depth == 0 { "  ".to_string() } else { " ".repeat(6 * depth + 2 + shift) };
     let arrow = if depth == 0 { "" } else { "->  " };
     let inst = n.instr.finished();
     let cost = estimate(n, costs).map(|e| cost_text(&e)).unwrap_or_default();
@@ -563,18 +645,27 @@ fn write_text(
         out.push_str(&format!("{indent}{arrow}{}{cost}\n", title(n, opts)));
     }
     if opts.verbose && shows_output(n) && !o.cols.is_empty() {
-        out.push_str(&format!("{detail_indent}Output: {}\n", o.cols.join(", ")));
+        out.push_str(&format!("{detail_indent}Output: {}\n", unmark(&o.cols.join(", "))));
     }
     for (k, v) in properties(n, o, opts) {
-        out.push_str(&format!("{detail_indent}{k}: {v}\n"));
+        if k != "Subplan Name" {
+            out.push_str(&format!("{detail_indent}{k}: {v}\n"));
+        }
     }
     if analyze && opts.counters && is_remote(n) && inst.nloops > 0 {
         for line in counter_lines(n, &inst) {
             out.push_str(&format!("{detail_indent}{line}\n"));
         }
     }
-    for (c, co) in n.children.iter().zip(&o.children) {
-        write_text(c, co, opts, (analyze, costs), depth + 1, out);
+    for (c, co) in print_order(n, o) {
+        // An InitPlan: its name at the node's detail indent, the plan two deeper.
+        match c.detail("Subplan Name") {
+            Some(name) => {
+                out.push_str(&format!("{detail_indent}{}\n", unmark(name)));
+                write_text(c, co, opts, (analyze, costs), (depth + 1, shift + 2), out);
+            }
+            None => write_text(c, co, opts, (analyze, costs), (depth + 1, shift), out),
+        }
     }
 }
 
@@ -595,7 +686,7 @@ pub fn explain_doc_text(
 ) -> String {
     let (root, outputs) = as_postgres_prints(root);
     let mut out = String::new();
-    write_text(&root, &outputs, opts, (doc.analyze, doc.costs.as_deref()), 0, &mut out);
+    write_text(&root, &outputs, opts, (doc.analyze, doc.costs.as_deref()), (0, 0), &mut out);
     if let Some(settings) = doc.settings.as_ref().filter(|s| !s.is_empty()) {
         let list: Vec<String> = settings.iter().map(|(k, v)| format!("{k} = '{v}'")).collect();
         out.push_str(&format!("Settings: {}\n", list.join(", ")));
@@ -744,6 +835,9 @@ fn json_node(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions, (analyze, cost
     if let Some(p) = &n.parent_relationship {
         put("Parent Relationship", J::Str(p.clone()));
     }
+    if let Some(name) = n.detail("Subplan Name") {
+        put("Subplan Name", J::Str(unmark(name)));
+    }
     put("Parallel Aware", boolean(false));
     put("Async Capable", boolean(n.async_capable));
     if let Some(r) = &n.relation {
@@ -773,7 +867,7 @@ fn json_node(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions, (analyze, cost
         put("Actual Loops", int(inst.nloops));
     }
     if opts.verbose && shows_output(n) && !o.cols.is_empty() {
-        put("Output", J::List(o.cols.clone()));
+        put("Output", J::List(o.cols.iter().map(|c| unmark(c)).collect()));
     }
     if join {
         put("Inner Unique", boolean(false));
@@ -782,8 +876,10 @@ fn json_node(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions, (analyze, cost
     // sandbox's estimate assumes its groups fit in work_mem), after its Filter.
     let mut planned_partitions = estimate(n, costs).is_some() && n.strategy.as_deref() == Some("Hashed");
     for (k, v) in properties(n, o, opts) {
-        if k == "Subplans Removed" {
-            continue; // put below, always (ExplainMissingMembers in a non-text format)
+        // Put below, always (ExplainMissingMembers in a non-text format), or not a
+        // member of its own (a SubPlan's name).
+        if k == "Subplans Removed" || k == "Subplan Name" {
+            continue;
         }
         if planned_partitions && k == "Rows Removed by Filter" {
             put("Planned Partitions", int(0));
@@ -824,8 +920,7 @@ fn json_node(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions, (analyze, cost
         put("pgasync", J::Obj(ours));
     }
     if !n.children.is_empty() {
-        let plans =
-            n.children.iter().zip(&o.children).map(|(c, co)| json_node(c, co, opts, (analyze, costs))).collect();
+        let plans = print_order(n, o).into_iter().map(|(c, co)| json_node(c, co, opts, (analyze, costs))).collect();
         put("Plans", J::Arr(plans));
     }
     J::Obj(m)

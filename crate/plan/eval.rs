@@ -145,6 +145,9 @@ impl Expr {
             Expr::IsNull(e, negated) => Ok(Datum::Int((e.eval_in(row, cx)?.is_null() != *negated) as i64)),
             Expr::Bin(op, l, r) => eval_bin(*op, l, r, row, cx),
             Expr::Func(f, args) => call(*f, args, row, cx),
+            // The executor binds every InitPlan value before it evaluates
+            // (`executor::node_subplan`); an unbound one is a planner bug, not a value.
+            Expr::ExecParam(..) => cx.fail(ErrorKind::Unsupported("an InitPlan value that was not bound")),
         }
     }
 }
@@ -271,6 +274,8 @@ fn scalar(f: Func, a: Datum, b: Datum) -> Result<Datum, ErrorKind> {
         Func::Length | Func::Upper | Func::Lower => Ok(text_func(f, &a)),
         Func::Like { negated, ilike } => Ok(like(&a, &b, negated, ilike)),
         Func::CurrentUser | Func::SessionUser => Ok(Datum::text(SESSION_USER)),
+        // The executor binds a SubPlan before it evaluates (`executor::node_subplan`).
+        Func::HashedSubPlan(_) => Err(ErrorKind::Unsupported("a hashed SubPlan that was not bound")),
         Func::Cast { .. } | Func::Random | Func::SetSeed | Func::Substr => unreachable!("called with their context"),
     }
 }

@@ -144,6 +144,10 @@ pub enum Func {
     /// postgres_fdw never ships them, and a qual over them alone is a pseudoconstant.
     CurrentUser,
     SessionUser,
+    /// `x IN (SELECT …)` run as a hashed SubPlan (the argument is `x`; the number is
+    /// the SubPlan's): the subquery's rows are read once into a table, then looked up
+    /// per row. The executor binds it before evaluating (`node_subplan`).
+    HashedSubPlan(usize),
 }
 
 impl Func {
@@ -166,6 +170,7 @@ impl Func {
             Func::Like { negated: true, ilike: true } => "!~~*",
             Func::CurrentUser => "CURRENT_USER",
             Func::SessionUser => "SESSION_USER",
+            Func::HashedSubPlan(_) => "hashed SubPlan",
         }
     }
 
@@ -177,6 +182,8 @@ impl Func {
             (Func::TextCat, [a, b]) => format!("({a} || {b})"),
             (Func::Like { .. }, [a, b]) => format!("({a} {} {b})", self.name()),
             (Func::CurrentUser | Func::SessionUser, []) => self.name().to_string(),
+            // EXPLAIN names the SubPlan, not its test expression.
+            (Func::HashedSubPlan(k), _) => format!("(hashed SubPlan {k})"),
             _ => format!("{}({})", self.name(), args.join(", ")),
         }
     }
@@ -187,7 +194,7 @@ impl Func {
             Func::Cast { to, .. } => to.col_type(),
             Func::Neg | Func::Abs => arg.unwrap_or(ColType::Int),
             Func::Random => ColType::Float,
-            Func::Length | Func::Like { .. } => ColType::Int,
+            Func::Length | Func::Like { .. } | Func::HashedSubPlan(_) => ColType::Int,
             Func::TextCat
             | Func::SetSeed
             | Func::ToChar
@@ -198,6 +205,40 @@ impl Func {
             | Func::SessionUser => ColType::Text,
         }
     }
+}
+
+/// Written before an InitPlan's number where EXPLAIN will print `$`: EXPLAIN's own
+/// `$N` stands for an input column (`instrument::explain`), so the value `$0` of an
+/// InitPlan is kept apart until it is printed.
+pub const PARAM_MARK: char = '\u{E000}';
+
+/// The placeholder the coordinator's planner puts where a sublink was, so that the
+/// expression analysis makes it an `Expr::Param` (`coordinator_sql::subselect`). Its
+/// marker character cannot come from SQL text (the tokenizer's `$name` is ASCII).
+pub fn init_plan_placeholder(param: usize, ty: SqlType) -> String {
+    format!("${PARAM_MARK}{param}:{}", ty.name())
+}
+
+/// The function name the coordinator's planner gives `x IN (SELECT …)` run as hashed
+/// SubPlan `plan_id`, so that the expression analysis makes it a
+/// `Func::HashedSubPlan` of `x` (the marker cannot come from SQL text).
+pub fn hashed_subplan_name(plan_id: usize) -> String {
+    format!("{PARAM_MARK}hashed_subplan_{plan_id}")
+}
+
+/// The SubPlan a [`hashed_subplan_name`] stands for.
+pub fn hashed_subplan_ref(name: &str) -> Option<usize> {
+    name.strip_prefix(PARAM_MARK)?.strip_prefix("hashed_subplan_")?.parse().ok()
+}
+
+/// The InitPlan value an [`init_plan_placeholder`] stands for.
+pub fn init_plan_ref(placeholder: &str) -> Option<(usize, SqlType)> {
+    let rest = placeholder.strip_prefix('$')?.strip_prefix(PARAM_MARK)?;
+    let (n, ty) = rest.split_once(':')?;
+    let ty = [SqlType::Int2, SqlType::Int4, SqlType::Int8, SqlType::Numeric, SqlType::Float8, SqlType::Text]
+        .into_iter()
+        .find(|t| t.name() == ty)?;
+    Some((n.parse().ok()?, ty))
 }
 
 /// A scalar expression over the columns of one input row; [`eval`] evaluates it.
@@ -215,6 +256,10 @@ pub enum Expr {
     /// None until bound, and evaluated as NULL then). EXPLAIN and remote SQL print
     /// the parameter, never its value.
     Param(u16, SqlType, #[serde(skip)] Option<Datum>),
+    /// PostgreSQL's `Param` of kind PARAM_EXEC: the value an InitPlan computes
+    /// (`$n` in EXPLAIN), of the given type (the remote SQL casts it, `$1::numeric`).
+    /// The executor binds it to a constant before evaluating (`node_subplan`).
+    ExecParam(usize, SqlType),
 }
 
 impl Expr {
@@ -242,6 +287,7 @@ impl Expr {
             Expr::IsNull(x, neg) => Expr::IsNull(Box::new(x.map_cols(f)), *neg),
             Expr::Func(func, args) => Expr::Func(*func, args.iter().map(|a| a.map_cols(f)).collect()),
             Expr::Param(..) => self.clone(),
+            Expr::ExecParam(n, t) => Expr::ExecParam(*n, *t),
         }
     }
 
@@ -249,7 +295,7 @@ impl Expr {
     pub fn has_param(&self) -> bool {
         match self {
             Expr::Param(..) => true,
-            Expr::Col(_) | Expr::Const(_) => false,
+            Expr::Col(_) | Expr::Const(_) | Expr::ExecParam(..) => false,
             Expr::Bin(_, l, r) => l.has_param() || r.has_param(),
             Expr::Not(x) | Expr::IsNull(x, _) => x.has_param(),
             Expr::Func(_, args) => args.iter().any(Expr::has_param),
@@ -262,7 +308,7 @@ impl Expr {
     pub fn params_as_consts(&self) -> Expr {
         match self {
             Expr::Param(_, _, v) => Expr::Const(v.clone().unwrap_or(Datum::Null)),
-            Expr::Col(_) | Expr::Const(_) => self.clone(),
+            Expr::Col(_) | Expr::Const(_) | Expr::ExecParam(..) => self.clone(),
             Expr::Bin(op, l, r) => Expr::bin(*op, l.params_as_consts(), r.params_as_consts()),
             Expr::Not(x) => Expr::Not(Box::new(x.params_as_consts())),
             Expr::IsNull(x, neg) => Expr::IsNull(Box::new(x.params_as_consts()), *neg),
@@ -274,7 +320,7 @@ impl Expr {
     pub fn bind_params(&mut self, values: &[Datum]) {
         match self {
             Expr::Param(n, _, v) => *v = values.get(usize::from(*n).wrapping_sub(1)).cloned(),
-            Expr::Col(_) | Expr::Const(_) => {}
+            Expr::Col(_) | Expr::Const(_) | Expr::ExecParam(..) => {}
             Expr::Bin(_, l, r) => {
                 l.bind_params(values);
                 r.bind_params(values);
@@ -288,7 +334,7 @@ impl Expr {
     pub fn for_each_col(&self, f: &mut impl FnMut(usize)) {
         match self {
             Expr::Col(i) => f(*i),
-            Expr::Const(_) | Expr::Param(..) => {}
+            Expr::Const(_) | Expr::Param(..) | Expr::ExecParam(..) => {}
             Expr::Bin(_, l, r) => {
                 l.for_each_col(f);
                 r.for_each_col(f);
@@ -318,6 +364,7 @@ impl Expr {
                 }
             }
             Expr::Func(f, args) => f.col_type(args.first().map(|a| a.col_type(input))),
+            Expr::ExecParam(_, t) => t.col_type(),
             _ => ColType::Int,
         }
     }
@@ -337,6 +384,63 @@ impl Expr {
             Expr::Func(f, args) => f.sql(&args.iter().map(|a| a.to_sql(names)).collect::<Vec<_>>()),
             // `$$n`: EXPLAIN's text resolves `$i` as input column i; `$$` stays a `$`.
             Expr::Param(n, _, _) => format!("$${n}"),
+            Expr::ExecParam(n, _) => format!("{PARAM_MARK}{n}"),
+        }
+    }
+
+    /// Does the expression read an InitPlan's value (`Expr::ExecParam`) or a hashed
+    /// SubPlan's table (`Func::HashedSubPlan`)? The executor binds both first.
+    pub fn has_exec_param(&self) -> bool {
+        match self {
+            Expr::ExecParam(..) | Expr::Func(Func::HashedSubPlan(_), _) => true,
+            Expr::Col(_) | Expr::Const(_) | Expr::Param(..) => false,
+            Expr::Bin(_, l, r) => l.has_exec_param() || r.has_exec_param(),
+            Expr::Not(x) | Expr::IsNull(x, _) => x.has_exec_param(),
+            Expr::Func(_, args) => args.iter().any(Expr::has_exec_param),
+        }
+    }
+
+    /// The hashed SubPlans the expression reads, in order of appearance.
+    pub fn hashed_subplans(&self, out: &mut Vec<usize>) {
+        match self {
+            Expr::Func(Func::HashedSubPlan(k), args) => {
+                out.push(*k);
+                args.iter().for_each(|a| a.hashed_subplans(out));
+            }
+            Expr::Col(_) | Expr::Const(_) | Expr::Param(..) | Expr::ExecParam(..) => {}
+            Expr::Bin(_, l, r) => {
+                l.hashed_subplans(out);
+                r.hashed_subplans(out);
+            }
+            Expr::Not(x) | Expr::IsNull(x, _) => x.hashed_subplans(out),
+            Expr::Func(_, args) => args.iter().for_each(|a| a.hashed_subplans(out)),
+        }
+    }
+
+    /// Calls `f` with every InitPlan value the expression reads, in order of appearance.
+    pub fn for_each_param(&self, f: &mut impl FnMut(usize, SqlType)) {
+        match self {
+            Expr::ExecParam(n, t) => f(*n, *t),
+            Expr::Col(_) | Expr::Const(_) | Expr::Param(..) => {}
+            Expr::Bin(_, l, r) => {
+                l.for_each_param(f);
+                r.for_each_param(f);
+            }
+            Expr::Not(x) | Expr::IsNull(x, _) => x.for_each_param(f),
+            Expr::Func(_, args) => args.iter().for_each(|a| a.for_each_param(f)),
+        }
+    }
+
+    /// The same expression with every `Param` replaced by `f`'s answer (the executor
+    /// binds InitPlan values as constants; a foreign scan renumbers them `$1`, `$2`, …).
+    pub fn map_params(&self, f: &impl Fn(usize, SqlType) -> Expr) -> Expr {
+        match self {
+            Expr::ExecParam(n, t) => f(*n, *t),
+            Expr::Col(_) | Expr::Const(_) | Expr::Param(..) => self.clone(),
+            Expr::Bin(op, l, r) => Expr::bin(*op, l.map_params(f), r.map_params(f)),
+            Expr::Not(x) => Expr::Not(Box::new(x.map_params(f))),
+            Expr::IsNull(x, neg) => Expr::IsNull(Box::new(x.map_params(f)), *neg),
+            Expr::Func(func, args) => Expr::Func(*func, args.iter().map(|a| a.map_params(f)).collect()),
         }
     }
 }
@@ -675,9 +779,19 @@ pub enum Plan {
         #[serde(skip)]
         columns: Vec<Column>,
     },
-    /// `create_gating_plan`'s Result: `qual`, a pseudoconstant (no column, a stable
-    /// function such as CURRENT_USER), is evaluated once (`One-Time Filter:`); when it
-    /// is not true the child never runs (`executor::node_result`).
+    /// `child` with InitPlans attached (PostgreSQL's `Plan.initPlan` of the query
+    /// level's top node): not a node of its own. The executor starts the InitPlans
+    /// before the child (`executor::node_subplan`); EXPLAIN shows them under the
+    /// child's top node, before its children.
+    WithInitPlans {
+        child: Box<Plan>,
+        init_plans: Vec<InitPlan>,
+    },
+    /// PostgreSQL's gating Result (`create_gating_plan`): `qual`, a pseudoconstant (no
+    /// column: a stable function such as CURRENT_USER, a generic plan's parameter, or
+    /// only InitPlan values, `($0 > 2)`), is checked once before the child runs
+    /// (`One-Time Filter:`); when it is not true the child never runs
+    /// (`executor::node_result`).
     Gating {
         child: Box<Plan>,
         qual: Expr,
@@ -718,6 +832,32 @@ pub enum Plan {
     },
 }
 
+/// What a sublink asks of its subquery (PostgreSQL's `SubLinkType`, the kinds the
+/// sandbox runs as InitPlans).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum SubLinkKind {
+    /// `(SELECT …)` as a value: its one row's first column, NULL without a row, an
+    /// error with more than one (EXPR_SUBLINK).
+    Expr,
+    /// `x IN (SELECT …)` as a hashed SubPlan (ANY_SUBLINK, `useHashTable`): all its
+    /// rows' first column, looked up per outer row; no parameter.
+    Hashed,
+    /// `EXISTS (SELECT …)`: true at its first row (EXISTS_SUBLINK).
+    Exists,
+}
+
+/// An uncorrelated subquery run at most once, on the first use of its value
+/// (PostgreSQL's initPlan SubPlan): `InitPlan <plan_id> (returns $<param>)`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct InitPlan {
+    /// 1-based, in the order PostgreSQL numbers its subplans.
+    pub plan_id: usize,
+    /// The PARAM_EXEC number of its value (`Expr::ExecParam`).
+    pub param: usize,
+    pub kind: SubLinkKind,
+    pub plan: Plan,
+}
+
 impl Plan {
     pub fn output_columns(&self) -> Vec<Column> {
         match self {
@@ -729,7 +869,9 @@ impl Plan {
                 children.first().map(|c| c.output_columns()).unwrap_or_default()
             }
             Plan::Sort { child, .. } | Plan::Limit { child, .. } | Plan::Material { child } => child.output_columns(),
-            Plan::Unique { child, .. } | Plan::Gating { child, .. } => child.output_columns(),
+            Plan::Unique { child, .. } | Plan::Gating { child, .. } | Plan::WithInitPlans { child, .. } => {
+                child.output_columns()
+            }
             Plan::FunctionScan { column, .. } => vec![column.clone()],
             Plan::SetOp { child, ncols, .. } => child.output_columns().into_iter().take(*ncols).collect(),
             Plan::SubqueryScan { child, targets, .. } => {
@@ -796,6 +938,10 @@ impl Plan {
             | Plan::Unique { child, .. }
             | Plan::SetOp { child, .. } => child.for_each_expr_mut(f),
             Plan::FunctionScan { .. } => {}
+            Plan::WithInitPlans { child, init_plans } => {
+                init_plans.iter_mut().for_each(|i| i.plan.for_each_expr_mut(f));
+                child.for_each_expr_mut(f);
+            }
             Plan::Gating { child, qual } => {
                 f(qual);
                 child.for_each_expr_mut(f);
@@ -843,7 +989,7 @@ impl Plan {
                         out.push((*n, *t));
                     }
                 }
-                Expr::Col(_) | Expr::Const(_) => {}
+                Expr::Col(_) | Expr::Const(_) | Expr::ExecParam(..) => {}
                 Expr::Bin(_, l, r) => {
                     walk(l, out);
                     walk(r, out);
@@ -890,6 +1036,10 @@ impl Plan {
             Plan::HashJoin { outer, inner, .. }
             | Plan::NestLoop { outer, inner, .. }
             | Plan::MergeJoin { outer, inner, .. } => vec![outer, inner],
+            // The InitPlans first: the executor starts them first, and ids follow.
+            Plan::WithInitPlans { child, init_plans } => {
+                init_plans.iter().map(|i| &i.plan).chain(std::iter::once(child.as_ref())).collect()
+            }
         }
     }
 }

@@ -190,6 +190,10 @@ impl ExprPlanner<'_> {
         match e {
             ast::Expr::Identifier(ident) => self.column_ref(std::slice::from_ref(ident), scope),
             ast::Expr::CompoundIdentifier(parts) => self.column_ref(parts, scope),
+            ast::Expr::Value(Value::Placeholder(p)) if crate::plan::init_plan_ref(p).is_some() => {
+                let (n, t) = crate::plan::init_plan_ref(p).expect("checked");
+                Ok(Expr::ExecParam(n, t))
+            }
             ast::Expr::Value(v) => Ok(Expr::Const(literal(v, position)?)),
             ast::Expr::Nested(inner) => self.plan(inner, scope),
             ast::Expr::IsNull(inner) => Ok(Expr::IsNull(Box::new(self.plan(inner, scope)?), false)),
@@ -501,6 +505,14 @@ impl ExprPlanner<'_> {
     /// A function call: the aggregates, and the scalar functions `scalar_function` knows.
     fn function(&self, f: &Function, scope: &mut Scope) -> Result<Expr, SqlError> {
         let position = self.src.span_position(f.name.span());
+        // `x IN (SELECT …)` the coordinator's planner made a hashed SubPlan.
+        if let Some(k) = crate::plan::hashed_subplan_ref(&f.name.to_string()) {
+            if let FunctionArguments::List(l) = &f.args {
+                if let [FunctionArg::Unnamed(FunctionArgExpr::Expr(x))] = l.args.as_slice() {
+                    return Ok(Expr::func(crate::plan::Func::HashedSubPlan(k), vec![self.plan(x, scope)?]));
+                }
+            }
+        }
         if aggregate_func(f).is_none() {
             if let Some(x) = self.scalar_function(f, scope)? {
                 return Ok(x);

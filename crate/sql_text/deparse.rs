@@ -166,6 +166,9 @@ fn deparse_with(e: &Expr, col: &dyn Fn(usize) -> String) -> String {
         // printRemoteParam: the remote query's own numbering (`remote_params`), with
         // an explicit cast so the remote server infers the type without our OIDs.
         Expr::Param(n, t, _) => format!("${n}::{}", t.name()),
+        // deparse.c's printRemoteParam: the scan's own parameter number (the foreign
+        // scan renumbered the InitPlan values it sends), cast to the value's type.
+        Expr::ExecParam(n, t) => format!("${n}::{}", t.name()),
     }
 }
 
@@ -181,7 +184,7 @@ pub fn remote_params(q: &RemoteQuery) -> Vec<Expr> {
                     out.push(e.clone());
                 }
             }
-            Expr::Col(_) | Expr::Const(_) => {}
+            Expr::Col(_) | Expr::Const(_) | Expr::ExecParam(..) => {}
             Expr::Bin(_, l, r) => {
                 collect(l, out);
                 collect(r, out);
@@ -202,7 +205,7 @@ fn renumber(e: &Expr, params: &[Expr]) -> Expr {
             let i = params.iter().position(|p| matches!(p, Expr::Param(m, ..) if m == n)).unwrap_or(0);
             Expr::Param(i as u16 + 1, *t, v.clone())
         }
-        Expr::Col(_) | Expr::Const(_) => e.clone(),
+        Expr::Col(_) | Expr::Const(_) | Expr::ExecParam(..) => e.clone(),
         Expr::Bin(op, l, r) => Expr::bin(*op, renumber(l, params), renumber(r, params)),
         Expr::Not(x) => Expr::Not(Box::new(renumber(x, params))),
         Expr::IsNull(x, neg) => Expr::IsNull(Box::new(renumber(x, params)), *neg),

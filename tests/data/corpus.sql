@@ -1154,3 +1154,130 @@ select h.id, l.qty from h join l on h.id = l.id where l.qty = 4 order by h.name 
 set enable_sort = off;
 set enable_hashjoin = off;
 select l.id, f.val from l join f on l.id = f.id where f.val > 0;
+
+-- ===== Subqueries: InitPlans (issue 17; subselect.c, nodeSubplan.c) =====
+
+-- [subquery initplan foreign partitioned async] a scalar subquery over the same foreign partitions: an InitPlan whose value goes to the shards as $1
+-- known: plan — PostgreSQL's costs (a third of the rows estimated to pass `amount > $0`) prefer a Merge Append of remotely sorted partitions to a Sort over the Append; the sandbox merges only under a LIMIT (a rule, not a cost)
+select id, name from h where amount > (select avg(amount) from h) order by id;
+
+-- [subquery initplan foreign partitioned agg] the count above the Append, the InitPlan's value in every partition's remote WHERE
+select count(*) from h where amount > (select avg(amount) from h);
+
+-- [subquery initplan foreign partitioned] an InitPlan value and a constant in the remote WHERE
+select id, name from h where amount > (select avg(amount) from h) and grp = 3 order by id;
+
+-- [subquery initplan foreign plain] a plain foreign table against its own average
+select id, val from f where val > (select avg(val) from f) order by id;
+
+-- [subquery initplan foreign plain agg pushdown] the aggregate pushed down with the InitPlan's value in its WHERE
+select count(*) from f where score < (select avg(score) from f);
+
+-- [subquery initplan foreign other table] the InitPlan reads another server's table
+select id from h where amount > (select avg(score) from f) order by id limit 10;
+
+-- [subquery initplan foreign null] a subquery with no row is NULL: no row passes
+select count(*) from f where val > (select val from f where id = -1);
+
+-- [subquery initplan foreign text] a text value from one partition compared in the others
+select id, name from h where name = (select name from h where id = 7) order by id;
+
+-- [subquery initplan local] a local table against its own average
+select id, qty from loc where qty > (select avg(qty) from loc) order by id;
+
+-- [subquery initplan local and] an InitPlan with another condition
+select count(*) from loc where qty > (select avg(qty) from loc where qty is not null) and cat is not null;
+
+-- [subquery initplan range mixed] a partitioned table with a local and a foreign partition, on a non-key column
+select count(*), sum(v) from r where v > (select avg(v) from r);
+
+-- [subquery initplan list group] a list-partitioned table, grouped
+select region, count(*) from l where qty > (select avg(qty) from l) group by region order by region;
+
+-- [subquery initplan select list foreign] a subquery's value in the select list over a local table
+select id, (select count(*) from f) as n from loc where qty < 5 order by id;
+
+-- [subquery initplan select list local] a local subquery's value in the select list
+select id, (select sum(qty) from loc) from loc where qty < 3 order by id;
+
+-- [subquery initplan select list arithmetic] the value in an expression of the select list
+-- known: plan — PostgreSQL's costs put a local Sort over the scan here (with `val - 1` instead of the InitPlan's value too, on this table); the sandbox sorts a lone foreign table remotely by rule
+select id, val - (select count(*) from dim) as d from f where id < 10 order by id;
+
+-- [subquery initplan select list agg] beside a pushed-down aggregate
+select count(*), (select count(*) from dim) from f;
+
+-- [subquery initplan having partitioned] HAVING against a subquery's value, over the partitions' Append
+select grp, count(*) from h group by grp having count(*) > (select count(*) / 20 from h) order by grp;
+
+-- [subquery initplan having foreign pushdown] HAVING with the value pushed to the remote with the aggregate
+select cat, count(*) from f group by cat having count(*) > (select count(*) from dim) order by cat;
+
+-- [subquery initplan two] two InitPlans: the select list's first, then WHERE's
+select id, (select count(*) from dim) as d from f where val > (select avg(val) from f) order by id limit 5;
+
+-- [subquery initplan never executed] no row reaches the select list: its InitPlan never runs
+select id, (select count(*) from dim) from loc where qty < 0;
+
+-- [subquery semi join] x IN (SELECT …): PostgreSQL pulls it up into a semi join
+-- known: unsupported — IN (SELECT …) in WHERE becomes a semi join (pull_up_sublinks); not planned yet, refused by name
+select id from loc where id in (select id from f) order by id;
+
+-- [subquery hashed subplan] NOT IN (SELECT …): a hashed SubPlan
+select id from loc where id not in (select id from f where id is not null) order by id;
+
+-- [subquery exists correlated] EXISTS with a reference to the outer query: a semi join
+-- known: unsupported — correlated EXISTS becomes a semi join (convert_EXISTS_sublink_to_join); not planned yet, refused by name
+select id from loc where exists (select 1 from f where f.id = loc.id) order by id;
+
+-- [subquery not exists correlated] NOT EXISTS: an anti join
+-- known: unsupported — correlated NOT EXISTS becomes an anti join; not planned yet, refused by name
+select id from loc where not exists (select 1 from f where f.id = loc.id) order by id;
+
+-- [subquery exists uncorrelated] EXISTS without a reference to the outer query: an InitPlan under a One-Time Filter
+select count(*) from loc where exists (select 1 from f where val > 100);
+
+-- [subquery correlated scalar] a correlated scalar subquery: a SubPlan per outer row
+-- known: unsupported — a correlated scalar subquery is a SubPlan re-run per outer row; not planned yet, refused by name
+select id, (select count(*) from f where f.id = loc.id) from loc where qty < 5 order by id;
+
+-- [subquery any] = ANY (SELECT …): a semi join
+-- known: unsupported — = ANY (SELECT …) in WHERE becomes a semi join; not planned yet, refused by name
+select id from loc where id = any (select id from f) order by id;
+
+-- [subquery pruning] the partition key against an InitPlan's value: run-time pruning
+-- known: unsupported — PostgreSQL prunes the partitions at run time by the InitPlan's value (exec pruning); refused by name
+select id, name from h where id = (select count(*) from dim);
+
+-- [subquery exists uncorrelated foreign partitioned async] EXISTS over the foreign partitions gating a scan of the same partitions: the InitPlan stops at its first row
+-- known: plan — PostgreSQL's costs prefer a Merge Append of remotely sorted partitions (each under its gating Result) to a Sort over the Append; the sandbox merges only under a LIMIT (a rule, not a cost)
+select id, name from h where exists (select 1 from h where amount > 90) and grp = 4 order by id;
+
+-- [subquery not exists uncorrelated] NOT EXISTS: the One-Time Filter is false, nothing is scanned
+select count(*) from h where not exists (select 1 from dim where weight > 0);
+
+-- [subquery exists uncorrelated order] a gating Result under the Sort, with the scan's own filter
+select id from loc where exists (select 1 from dim where weight > 1) and qty > 4 order by id;
+
+-- [subquery one-time filter] a scalar subquery compared with a constant: a One-Time Filter
+select id from loc where (select count(*) from dim) > 2 and qty = 1 order by id;
+
+-- [subquery one-time filter false] the One-Time Filter fails: the scan never runs
+select id from f where (select count(*) from dim) > 1000000;
+
+-- [subquery hashed subplan or] IN (SELECT …) under OR is not pulled up: a hashed SubPlan, read once
+select count(*) from loc where id in (select id from f where val > 5000) or qty = 3;
+
+-- [subquery hashed subplan nulls] NOT IN over a subquery with NULLs: no row is certainly not in it
+select count(*) from loc where qty not in (select weight from dim);
+
+-- [subquery hashed subplan not null] NOT IN over the values without NULLs
+select id, qty from loc where qty not in (select weight from dim where weight is not null) order by id;
+
+-- [subquery hashed subplan foreign] NOT IN over a foreign table: the SubPlan is not shippable, a local filter of the foreign scan
+-- known: unsupported — a hashed SubPlan in a foreign scan's local filter (or in each partition's scan) is not planned yet; refused by name
+select count(*) from f where id not in (select id from loc where id is not null);
+
+-- [subquery initplan select list partitioned] a subquery's value in the select list over a partitioned table
+-- known: unsupported — PostgreSQL pushes the target list, $0 with it, into each partition's scan (an async scan's first row runs the InitPlan); not planned yet, refused by name
+select id, (select count(*) from dim) from h where grp = 1 order by id;

@@ -1,0 +1,740 @@
+//! Sublinks (subqueries in expressions), as PostgreSQL 15's subselect.c plans the
+//! cases the sandbox supports, in a query over one relation:
+//!
+//! - an **uncorrelated scalar subquery** — `(SELECT …)` as a value in the select
+//!   list, WHERE or HAVING — becomes an **InitPlan** (`make_subplan` → `build_subplan`
+//!   with `isInitPlan`): planned on its own, run at most once on the first use of its
+//!   value, which the parent reads as the parameter `$n` (`Expr::Param`). A WHERE
+//!   conjunct `b > $0` is shipped to a foreign table like any other (postgres_fdw sends
+//!   the value as `$1::numeric`);
+//! - an **uncorrelated EXISTS** in WHERE's top-level AND (which
+//!   `convert_EXISTS_sublink_to_join` leaves alone) becomes an InitPlan too, its
+//!   subquery simplified (`simplify_EXISTS_query`: no select list, no ORDER BY);
+//! - a WHERE conjunct that reads InitPlan values and no column (`$0`, `$0 > 2`) is
+//!   pseudo-constant: a gating Result's `One-Time Filter` right above the scan, each
+//!   partition's under an Append (`create_gating_plan`);
+//! - **NOT IN (SELECT …)**, and IN inside an expression (not pulled up), uncorrelated:
+//!   a **hashed SubPlan** (`subplan_is_hashable`), its rows read once into a table.
+//!
+//! Protocol: `pull_init_plans` walks the select list, then WHERE, then HAVING (the
+//! order `preprocess_expression` processes them in, which numbers the parameters and
+//! the subplans), plans each subquery (`plan_query_into`, one level deeper) and puts a
+//! placeholder in its place (`plan::init_plan_placeholder`, `plan::hashed_subplan_name`)
+//! that the expression analysis turns into `Expr::Param` or `Func::HashedSubPlan`. The
+//! caller plans the rewritten query and attaches the subplans to its top
+//! (`Plan::WithInitPlans`), after `check_params` has made sure the values are only
+//! read where the executor binds them.
+//!
+//! Invariants: a subquery that refers to the outer query is refused (a correlated
+//! SubPlan, or a semi/anti join), never planned as if it did not; IN in WHERE's
+//! top-level AND (a semi join: `convert_ANY_sublink_to_join`) and `op ANY/ALL (SELECT
+//! …)` are refused by name; a scalar subquery has one output column; subplans are
+//! numbered in PostgreSQL's order, parameters only for InitPlans.
+//!
+//! Departs from PostgreSQL: no sublink below the top query level (in a subquery in
+//! FROM, a UNION branch or another sublink) and none in a join query; no run-time
+//! partition pruning by an InitPlan's value (refused where PostgreSQL would prune); a
+//! hashed SubPlan only over a plain local table (over a foreign or partitioned one it
+//! is a local filter of each scan in PostgreSQL, refused here); EXISTS only as a
+//! WHERE conjunct (as a value it would be a boolean, which the sandbox prints as 1/0).
+
+use sqlparser::ast::{self, SelectItem, SetExpr};
+use sqlparser::tokenizer::Location;
+
+use super::catalog::{ident, relation_name, Node, RelKind};
+use super::planner::{plan_query_into, Planned};
+use super::FrontError;
+use crate::plan::{init_plan_placeholder, Expr, InitPlan, Plan, SqlType, SubLinkKind};
+use crate::types::ColType;
+
+/// What planning the sublinks needs from the outer query.
+pub(super) struct Outer<'a> {
+    pub coord: &'a Node,
+    pub text: &'a str,
+    pub depth: usize,
+    /// The outer relation's name and alias and its columns: a subquery that names one
+    /// of them (and fails to plan without it) is correlated.
+    pub names: Vec<String>,
+    pub at: Location,
+}
+
+/// Does the query hold a sublink anywhere the sandbox looks for one (select list,
+/// WHERE, HAVING)?
+pub(super) fn has_sublinks(q: &ast::Query) -> bool {
+    let SetExpr::Select(s) = q.body.as_ref() else { return false };
+    let mut found = false;
+    let mut visit = |e: &ast::Expr| {
+        found |= matches!(e, ast::Expr::Subquery(_) | ast::Expr::Exists { .. } | ast::Expr::InSubquery { .. })
+    };
+    for item in &s.projection {
+        if let SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } = item {
+            walk(e, &mut visit);
+        }
+    }
+    s.selection.iter().chain(s.having.iter()).for_each(|e| walk(e, &mut visit));
+    found
+}
+
+/// The query with its scalar sublinks replaced by InitPlan parameters, and the
+/// InitPlans (numbered from 1 and `$0`, in PostgreSQL's order).
+pub(super) fn pull_init_plans(
+    q: &ast::Query,
+    outer: &Outer,
+    servers: &mut Vec<String>,
+) -> Result<(ast::Query, Vec<InitPlan>), FrontError> {
+    let mut q = q.clone();
+    let mut init_plans = vec![];
+    let SetExpr::Select(s) = q.body.as_mut() else { return Ok((q, init_plans)) };
+    let mut cx = Pull { outer, servers, init_plans: &mut init_plans };
+    for item in s.projection.iter_mut() {
+        // An unnamed `(SELECT max(b) …)` is named after the subquery's column, as
+        // FigureColname names an EXPR sublink.
+        if let SelectItem::UnnamedExpr(ast::Expr::Subquery(sub)) = item {
+            let planned = cx.plan(sub)?;
+            let name = planned.columns.first().map(|c| c.name.clone()).unwrap_or_default();
+            let expr = cx.attach(sub, planned)?;
+            *item = SelectItem::ExprWithAlias { expr, alias: ast::Ident::new(name) };
+            continue;
+        }
+        if let SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } = item {
+            cx.replace(e, false)?;
+        }
+    }
+    if let Some(w) = s.selection.as_mut() {
+        cx.replace(w, true)?;
+    }
+    if let Some(h) = s.having.as_mut() {
+        cx.replace(h, false)?;
+    }
+    Ok((q, init_plans))
+}
+
+struct Pull<'o, 'a> {
+    outer: &'o Outer<'a>,
+    servers: &'o mut Vec<String>,
+    init_plans: &'o mut Vec<InitPlan>,
+}
+
+impl Pull<'_, '_> {
+    /// Replaces every scalar sublink in `e`; `top_and` while `e` is a conjunct of
+    /// WHERE's top-level AND (where PostgreSQL pulls IN and EXISTS up into joins).
+    fn replace(&mut self, e: &mut ast::Expr, top_and: bool) -> Result<(), FrontError> {
+        let at = self.outer.at;
+        match e {
+            ast::Expr::Subquery(sub) => {
+                let planned = self.plan(sub)?;
+                *e = self.attach(sub, planned)?;
+                Ok(())
+            }
+            ast::Expr::InSubquery { negated: false, .. } if top_and => Err(FrontError::unsupported(
+                "x IN (SELECT …) in WHERE, which PostgreSQL turns into a semi join (pull_up_sublinks), or runs as a \
+                 SubPlan when the subquery refers to the outer query: not planned yet",
+                at,
+            )),
+            // NOT IN, or IN inside an expression: not pulled up; uncorrelated and
+            // small, PostgreSQL hashes the subquery's rows (a hashed SubPlan).
+            ast::Expr::InSubquery { expr, subquery, negated } => {
+                self.replace(expr, false)?;
+                let planned = self.plan_as(
+                    subquery,
+                    "x IN (SELECT …) whose subquery refers to the outer query, which PostgreSQL re-runs per outer \
+                     row as a SubPlan: not planned yet",
+                )?;
+                if planned.columns.len() != 1 {
+                    return Err(FrontError::at("subquery has too many columns", at));
+                }
+                let plan_id = self.init_plans.len() + 1;
+                self.init_plans.push(InitPlan {
+                    plan_id,
+                    param: usize::MAX,
+                    kind: SubLinkKind::Hashed,
+                    plan: planned.plan,
+                });
+                let test = ast::Expr::Function(ast::Function {
+                    name: ast::ObjectName(vec![ast::Ident::new(crate::plan::hashed_subplan_name(plan_id))]),
+                    uses_odbc_syntax: false,
+                    parameters: ast::FunctionArguments::None,
+                    args: ast::FunctionArguments::List(ast::FunctionArgumentList {
+                        duplicate_treatment: None,
+                        args: vec![ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(*expr.clone()))],
+                        clauses: vec![],
+                    }),
+                    filter: None,
+                    null_treatment: None,
+                    over: None,
+                    within_group: vec![],
+                });
+                *e = if *negated {
+                    ast::Expr::UnaryOp {
+                        op: ast::UnaryOperator::Not,
+                        expr: Box::new(ast::Expr::Nested(Box::new(test))),
+                    }
+                } else {
+                    test
+                };
+                Ok(())
+            }
+            // An uncorrelated EXISTS in WHERE's top-level AND: an InitPlan whose value
+            // gates the scan (a One-Time Filter); a correlated one would be a semi or
+            // anti join (convert_EXISTS_sublink_to_join).
+            ast::Expr::Exists { subquery, negated } if top_and => {
+                let not = if *negated { "NOT " } else { "" };
+                let join = if *negated { "an anti join" } else { "a semi join" };
+                let correlated = format!(
+                    "{not}EXISTS (SELECT …) that refers to the outer query, which PostgreSQL turns into {join} \
+                     (convert_EXISTS_sublink_to_join): not planned yet"
+                );
+                let sub = simplify_exists_query(subquery);
+                let planned = self.plan_as(&sub, &correlated)?;
+                // Its constant select list is no output of PostgreSQL's (an EXISTS
+                // subplan's target list is empty): only whether a row comes counts.
+                let plan = match planned.plan {
+                    Plan::Result { child, filter: None, targets: Some(_) } => *child,
+                    plan => plan,
+                };
+                let (plan_id, param) = self.next_ids();
+                self.init_plans.push(InitPlan { plan_id, param, kind: SubLinkKind::Exists, plan });
+                let value = ast::Expr::Value(ast::Value::Placeholder(init_plan_placeholder(param, SqlType::Int4)));
+                *e = if *negated {
+                    ast::Expr::UnaryOp { op: ast::UnaryOperator::Not, expr: Box::new(value) }
+                } else {
+                    value
+                };
+                Ok(())
+            }
+            ast::Expr::Exists { negated, .. } => Err(FrontError::unsupported(
+                format!(
+                    "{}EXISTS (SELECT …) as a value or inside an expression of WHERE (only a condition of WHERE's \
+                     top-level AND is planned, as an InitPlan): not planned yet",
+                    if *negated { "NOT " } else { "" },
+                ),
+                at,
+            )),
+            ast::Expr::AnyOp { right, .. } | ast::Expr::AllOp { right, .. }
+                if matches!(right.as_ref(), ast::Expr::Subquery(_)) =>
+            {
+                Err(FrontError::unsupported(
+                    "x op ANY/ALL (SELECT …), which PostgreSQL runs as a semi join or a SubPlan: not planned yet",
+                    at,
+                ))
+            }
+            ast::Expr::BinaryOp { left, op, right } => {
+                let and = top_and && *op == ast::BinaryOperator::And;
+                self.replace(left, and)?;
+                self.replace(right, and)
+            }
+            ast::Expr::Nested(x) => self.replace(x, top_and),
+            ast::Expr::UnaryOp { expr: x, .. }
+            | ast::Expr::IsNull(x)
+            | ast::Expr::IsNotNull(x)
+            | ast::Expr::Cast { expr: x, .. } => self.replace(x, false),
+            ast::Expr::Between { expr, low, high, .. } => {
+                self.replace(expr, false)?;
+                self.replace(low, false)?;
+                self.replace(high, false)
+            }
+            ast::Expr::InList { expr, list, .. } => {
+                self.replace(expr, false)?;
+                list.iter_mut().try_for_each(|x| self.replace(x, false))
+            }
+            ast::Expr::Function(f) => match &mut f.args {
+                ast::FunctionArguments::List(l) => l.args.iter_mut().try_for_each(|a| match a {
+                    ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(x))
+                    | ast::FunctionArg::Named { arg: ast::FunctionArgExpr::Expr(x), .. } => self.replace(x, false),
+                    _ => Ok(()),
+                }),
+                _ => Ok(()),
+            },
+            // Anything else: a sublink inside it is refused by the expression analysis.
+            _ => Ok(()),
+        }
+    }
+
+    /// Plans an uncorrelated subquery; a correlated one is refused.
+    fn plan(&mut self, sub: &ast::Query) -> Result<Planned, FrontError> {
+        let planned = self.plan_as(
+            sub,
+            "a correlated subquery (one that refers to the outer query, which PostgreSQL re-runs per outer row as a \
+             SubPlan): not planned yet",
+        )?;
+        if planned.columns.len() != 1 {
+            return Err(FrontError::at("subquery must return only one column", self.outer.at));
+        }
+        Ok(planned)
+    }
+
+    /// Plans a subquery one level down; if it refers to the outer query, refused with
+    /// `correlated`.
+    fn plan_as(&mut self, sub: &ast::Query, correlated: &str) -> Result<Planned, FrontError> {
+        let o = self.outer;
+        match plan_query_into(o.coord, sub, o.text, self.servers, o.depth + 1) {
+            Ok(p) => Ok(p),
+            Err(e) if self.names_outer(&e.to_string()) => Err(FrontError::unsupported(correlated, o.at)),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The next subplan's number (every subplan counts) and parameter number (only
+    /// the InitPlans', which return a value).
+    fn next_ids(&self) -> (usize, usize) {
+        (self.init_plans.len() + 1, self.init_plans.iter().filter(|p| p.kind != SubLinkKind::Hashed).count())
+    }
+
+    /// Does a planning error name one of the outer query's relations or columns?
+    fn names_outer(&self, message: &str) -> bool {
+        let unknown = message.contains("does not exist") || message.contains("missing FROM-clause entry");
+        // As the messages name them: `column "x"`, `column t.x`, `table "t"`.
+        let named = |n: &String| {
+            message.contains(&format!("\"{n}\""))
+                || message.contains(&format!("column {n} "))
+                || message.contains(&format!("{n}."))
+        };
+        unknown && self.outer.names.iter().any(named)
+    }
+
+    /// Records the InitPlan and returns the placeholder that reads its value.
+    fn attach(&mut self, sub: &ast::Query, planned: Planned) -> Result<ast::Expr, FrontError> {
+        let (plan_id, param) = self.next_ids();
+        let ty = sublink_type(self.outer.coord, sub, planned.columns[0].ty);
+        self.init_plans.push(InitPlan { plan_id, param, kind: SubLinkKind::Expr, plan: planned.plan });
+        Ok(ast::Expr::Value(ast::Value::Placeholder(init_plan_placeholder(param, ty))))
+    }
+}
+
+/// An EXISTS subquery as PostgreSQL plans it (`simplify_EXISTS_query`): its select
+/// list does not matter, so it selects a constant (the scans fetch no column, `SELECT
+/// NULL` remotely), and its ORDER BY is dropped. One that aggregates or groups is left
+/// as it is.
+fn simplify_exists_query(sub: &ast::Query) -> ast::Query {
+    let mut q = sub.clone();
+    if let SetExpr::Select(s) = q.body.as_mut() {
+        let grouped = !matches!(&s.group_by, ast::GroupByExpr::Expressions(v, _) if v.is_empty())
+            || s.having.is_some()
+            || s.projection.iter().any(|i| match i {
+                SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
+                    let mut agg = false;
+                    walk(e, &mut |x| {
+                        agg |= matches!(x, ast::Expr::Function(f)
+                            if ["count", "sum", "avg", "min", "max"].contains(&f.name.to_string().to_lowercase().as_str()))
+                    });
+                    agg
+                }
+                _ => false,
+            });
+        if !grouped {
+            s.projection = vec![SelectItem::UnnamedExpr(ast::Expr::Value(ast::Value::Number("1".into(), false)))];
+            q.order_by = None;
+        }
+    }
+    q
+}
+
+/// Calls `f` on `e` and every expression below it (not into subqueries).
+fn walk(e: &ast::Expr, f: &mut impl FnMut(&ast::Expr)) {
+    f(e);
+    match e {
+        ast::Expr::BinaryOp { left, right, .. } => {
+            walk(left, f);
+            walk(right, f);
+        }
+        ast::Expr::Nested(x)
+        | ast::Expr::UnaryOp { expr: x, .. }
+        | ast::Expr::IsNull(x)
+        | ast::Expr::IsNotNull(x)
+        | ast::Expr::Cast { expr: x, .. } => walk(x, f),
+        ast::Expr::Between { expr, low, high, .. } => {
+            walk(expr, f);
+            walk(low, f);
+            walk(high, f);
+        }
+        ast::Expr::InList { expr, list, .. } => {
+            walk(expr, f);
+            list.iter().for_each(|x| walk(x, f));
+        }
+        ast::Expr::AnyOp { left, right, .. } | ast::Expr::AllOp { left, right, .. } => {
+            walk(left, f);
+            walk(right, f);
+        }
+        ast::Expr::Function(func) => {
+            if let ast::FunctionArguments::List(l) = &func.args {
+                for a in &l.args {
+                    if let ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(x))
+                    | ast::FunctionArg::Named { arg: ast::FunctionArgExpr::Expr(x), .. } = a
+                    {
+                        walk(x, f);
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The SQL type of a scalar subquery's value (its remote cast, `$1::numeric`): an
+/// aggregate's result type over a column's declared type (`avg(int)` is numeric,
+/// `sum(int)` and `count` bigint), a column's declared type, else from the value.
+fn sublink_type(coord: &Node, sub: &ast::Query, ty: ColType) -> SqlType {
+    let fallback = match ty {
+        ColType::Int => SqlType::Int4,
+        ColType::Float => SqlType::Numeric,
+        ColType::Text => SqlType::Text,
+    };
+    let SetExpr::Select(s) = sub.body.as_ref() else { return fallback };
+    let (Some(item), [from]) = (s.projection.first(), s.from.as_slice()) else { return fallback };
+    let ast::TableFactor::Table { name, .. } = &from.relation else { return fallback };
+    let Some(rel) = relation_name(name).ok().and_then(|n| coord.relation(&n)) else { return fallback };
+    let column_type = |e: &ast::Expr| match e {
+        ast::Expr::Identifier(i) => rel.columns.iter().find(|c| c.name == ident(i)).map(|c| c.ty),
+        ast::Expr::CompoundIdentifier(p) => {
+            p.last().and_then(|i| rel.columns.iter().find(|c| c.name == ident(i)).map(|c| c.ty))
+        }
+        _ => None,
+    };
+    let expr = match item {
+        SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => e,
+        _ => return fallback,
+    };
+    if let Some(t) = column_type(expr) {
+        return t;
+    }
+    let ast::Expr::Function(f) = expr else { return fallback };
+    let name = f.name.to_string().to_lowercase();
+    let arg = match &f.args {
+        ast::FunctionArguments::List(l) => match l.args.as_slice() {
+            [ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(x))] => column_type(x),
+            _ => None,
+        },
+        _ => None,
+    };
+    match (name.as_str(), arg) {
+        ("count", _) => SqlType::Int8,
+        ("avg", Some(SqlType::Float8)) => SqlType::Float8,
+        ("avg", Some(_)) => SqlType::Numeric,
+        ("sum", Some(SqlType::Int2 | SqlType::Int4)) => SqlType::Int8,
+        ("sum", Some(SqlType::Int8 | SqlType::Numeric)) => SqlType::Numeric,
+        ("sum" | "min" | "max", Some(t)) => t,
+        _ => fallback,
+    }
+}
+
+/// The outer relation's names a correlated subquery could refer to.
+pub(super) fn outer_names(coord: &Node, rel_name: &str, alias: Option<&str>) -> Vec<String> {
+    let mut names = vec![rel_name.to_string()];
+    names.extend(alias.map(str::to_string));
+    if let Some(r) = coord.relation(rel_name) {
+        names.extend(r.columns.iter().map(|c| c.name.clone()));
+    }
+    names
+}
+
+/// Checks that the plan reads InitPlan values only where the executor binds them (a
+/// Result's filter and targets, a foreign scan's remote conditions) and where
+/// PostgreSQL would plan nothing else (no run-time pruning of `partitioned`'s
+/// partitions by the value, no One-Time Filter).
+pub(super) fn check_params(plan: &Plan, at: Location) -> Result<(), FrontError> {
+    let refuse = |what: &str| FrontError::unsupported(format!("a subquery's value (an InitPlan's $n) {what}"), at);
+    fn walk_plan(p: &Plan, f: &mut dyn FnMut(&Plan) -> Result<(), FrontError>) -> Result<(), FrontError> {
+        f(p)?;
+        p.children().into_iter().try_for_each(|c| walk_plan(c, f))
+    }
+    walk_plan(plan, &mut |p| match p {
+        Plan::Agg { group_by, aggs, .. } => {
+            if group_by.iter().any(Expr::has_exec_param)
+                || aggs.iter().any(|a| a.arg.as_ref().is_some_and(Expr::has_exec_param))
+            {
+                return Err(refuse("in an aggregate's argument or GROUP BY is not planned yet"));
+            }
+            Ok(())
+        }
+        Plan::Sort { keys, .. } | Plan::MergeAppend { keys, .. } if keys.iter().any(|k| k.expr.has_exec_param()) => {
+            Err(refuse("in ORDER BY is not planned yet"))
+        }
+        Plan::Result { targets: Some(t), child, .. }
+            if t.iter().any(|(e, _)| e.has_exec_param()) && projects_over_append(child) =>
+        {
+            Err(refuse(
+                "in the select list over a partitioned table is not planned yet: PostgreSQL computes it in each \
+                 partition's scan (the target list pushed into the Append's children), where an async scan's \
+                 first row runs the InitPlan",
+            ))
+        }
+        Plan::Result { filter: Some(f), .. } => qual(f).map_err(|_| {
+            refuse("in a WHERE condition that reads no column (PostgreSQL's One-Time Filter) is not planned yet")
+        }),
+        Plan::ForeignScan(fs) => {
+            for q in &fs.remote.quals {
+                if q.has_exec_param() && !reads_column(q) {
+                    return Err(refuse(
+                        "in a WHERE condition that reads no column (PostgreSQL's One-Time Filter) is not planned yet",
+                    ));
+                }
+            }
+            Ok(())
+        }
+        _ => Ok(()),
+    })
+}
+
+/// Is the projection's input an Append of partitions (through a Sort or Limit, not an
+/// aggregate, which PostgreSQL projects above)?
+fn projects_over_append(p: &Plan) -> bool {
+    match p {
+        Plan::Append { .. } | Plan::MergeAppend { .. } => true,
+        Plan::Sort { child, .. }
+        | Plan::Limit { child, .. }
+        | Plan::Result { child, .. }
+        | Plan::Gating { child, .. } => projects_over_append(child),
+        _ => false,
+    }
+}
+
+fn reads_column(e: &Expr) -> bool {
+    let mut any = false;
+    e.for_each_col(&mut |_| any = true);
+    any
+}
+
+/// A filter whose conjuncts each read a column where they read a parameter.
+fn qual(f: &Expr) -> Result<(), ()> {
+    match f {
+        Expr::Bin(crate::plan::BinOp::And, l, r) => {
+            qual(l)?;
+            qual(r)
+        }
+        e if e.has_exec_param() && !reads_column(e) => Err(()),
+        _ => Ok(()),
+    }
+}
+
+/// Where PostgreSQL would prune partitions at run time by an InitPlan's value (a
+/// conjunct comparing the partition key with it): refused.
+pub(super) fn check_run_time_pruning(
+    coord: &Node,
+    rel_name: &str,
+    filter: Option<&Expr>,
+    at: Location,
+) -> Result<(), FrontError> {
+    let Some(RelKind::Partitioned { key, .. }) = coord.relation(rel_name).map(|r| &r.kind) else { return Ok(()) };
+    let mut conjuncts = vec![];
+    fn split<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
+        match e {
+            Expr::Bin(crate::plan::BinOp::And, l, r) => {
+                split(l, out);
+                split(r, out);
+            }
+            e => out.push(e),
+        }
+    }
+    if let Some(f) = filter {
+        split(f, &mut conjuncts);
+    }
+    for c in conjuncts {
+        if let Expr::Bin(op, l, r) = c {
+            let key_vs_param = |a: &Expr, b: &Expr| matches!(a, Expr::Col(i) if key.contains(i)) && b.has_exec_param();
+            if op.is_comparison() && (key_vs_param(l, r) || key_vs_param(r, l)) {
+                return Err(FrontError::unsupported(
+                    format!(
+                        "a subquery's value compared with the partition key of \"{rel_name}\": PostgreSQL prunes its \
+                         partitions at run time by it (exec pruning), which the sandbox does not do yet"
+                    ),
+                    at,
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The query's outer relation name and alias (a single relation in FROM).
+pub(super) fn single_from(q: &ast::Query) -> Option<(String, Option<String>)> {
+    let SetExpr::Select(s) = q.body.as_ref() else { return None };
+    let [from] = s.from.as_slice() else { return None };
+    let ast::TableFactor::Table { name, alias, .. } = &from.relation else { return None };
+    Some((relation_name(name).ok()?, alias.as_ref().map(|a| ident(&a.name))))
+}
+
+/// Gives the InitPlans' scans the names PostgreSQL's EXPLAIN gives them: the range
+/// table is the outer query's relations first, then each subquery's, and a name
+/// already taken gets the next free `_N` (ruleutils.c's `set_rtable_names`), so the
+/// outer `h` with partitions `h_1`…`h_4` leaves `h_5` to the subquery's `h` and
+/// `h_6`… to its partitions, and a second `f` is `f_1`.
+pub(super) fn name_init_plan_relations(child: &Plan, init_plans: &mut [InitPlan]) {
+    let mut used: Vec<String> = vec![];
+    // The names EXPLAIN uses: a scan's alias (and its partitioned parent's), else its
+    // relation's name (a partition `pt2` scanned as `pt_2` leaves `pt2` free).
+    for_each_scan_name(child, &mut |base, name| {
+        let names = match name {
+            Some(n) => vec![Some(n.alias.clone()), n.parent.clone()],
+            None => vec![Some(base.to_string())],
+        };
+        for n in names.into_iter().flatten() {
+            if !used.contains(&n) {
+                used.push(n);
+            }
+        }
+    });
+    for ip in init_plans.iter_mut() {
+        // The subquery's names as the sandbox planned them, in range-table order (a
+        // partitioned parent before its partitions), each given a free name.
+        let mut renames: Vec<(String, String)> = vec![];
+        let mut take = |old: &str, base: &str, used: &mut Vec<String>| {
+            if renames.iter().any(|(o, _)| o == old) {
+                return;
+            }
+            let new = if used.iter().any(|u| u == base) {
+                (1..).map(|i| format!("{base}_{i}")).find(|c| !used.contains(c)).expect("a free name")
+            } else {
+                base.to_string()
+            };
+            used.push(new.clone());
+            renames.push((old.to_string(), new));
+        };
+        for_each_scan_name(&ip.plan, &mut |base, name| match name {
+            Some(n) => {
+                let parent = n.parent.clone();
+                if let Some(p) = &parent {
+                    take(p, p, &mut used);
+                }
+                take(&n.alias, parent.as_deref().unwrap_or(base), &mut used);
+            }
+            None => take(base, base, &mut used),
+        });
+        rename_scans(&mut ip.plan, &renames);
+    }
+}
+
+/// Calls `f` with each scan's relation name and EXPLAIN names, in plan order.
+fn for_each_scan_name(p: &Plan, f: &mut dyn FnMut(&str, Option<&crate::plan::ScanName>)) {
+    match p {
+        Plan::SeqScan { table, alias, .. } => f(table, alias.as_ref()),
+        Plan::IndexScan { table, .. } => f(table, None),
+        Plan::ForeignScan(fs) => f(&fs.relation, fs.alias.as_ref()),
+        other => other.children().into_iter().for_each(|c| for_each_scan_name(c, f)),
+    }
+}
+
+fn rename_scans(p: &mut Plan, renames: &[(String, String)]) {
+    let new = |old: &str| renames.iter().find(|(o, _)| o == old).map(|(_, n)| n.clone());
+    let rename = |base: &str, name: &mut Option<crate::plan::ScanName>| match name {
+        Some(n) => {
+            if let Some(a) = new(&n.alias) {
+                n.alias = a;
+            }
+            if let Some(p) = n.parent.as_mut().and_then(|p| new(p)) {
+                n.parent = Some(p);
+            }
+        }
+        None => {
+            if let Some(a) = new(base).filter(|a| a != base) {
+                *name = Some(crate::plan::ScanName { alias: a, parent: None });
+            }
+        }
+    };
+    match p {
+        Plan::SeqScan { table, alias, .. } => rename(&table.clone(), alias),
+        Plan::ForeignScan(fs) => rename(&fs.relation.clone(), &mut fs.alias),
+        Plan::IndexScan { .. } | Plan::EmptyResult { .. } => {}
+        Plan::Append { children, .. } | Plan::MergeAppend { children, .. } => {
+            children.iter_mut().for_each(|c| rename_scans(c, renames))
+        }
+        Plan::Sort { child, .. }
+        | Plan::Limit { child, .. }
+        | Plan::Agg { child, .. }
+        | Plan::Result { child, .. }
+        | Plan::Material { child }
+        | Plan::Gating { child, .. }
+        | Plan::SubqueryScan { child, .. }
+        | Plan::Unique { child, .. }
+        | Plan::SetOp { child, .. } => rename_scans(child, renames),
+        Plan::FunctionScan { .. } => {}
+        Plan::HashJoin { outer, inner, .. }
+        | Plan::NestLoop { outer, inner, .. }
+        | Plan::MergeJoin { outer, inner, .. } => {
+            rename_scans(outer, renames);
+            rename_scans(inner, renames);
+        }
+        Plan::WithInitPlans { child, init_plans } => {
+            rename_scans(child, renames);
+            init_plans.iter_mut().for_each(|i| rename_scans(&mut i.plan, renames));
+        }
+    }
+}
+
+/// WHERE's conjuncts split into the pseudo-constant ones — they read InitPlan values
+/// and no column (`$0`, `($0 > 2)`), PostgreSQL's `pseudoconstant` restrictions — and
+/// the rest: (one-time filter, remaining filter).
+pub(super) fn split_one_time_filter(filter: Option<Expr>) -> (Option<Expr>, Option<Expr>) {
+    let Some(f) = filter else { return (None, None) };
+    let mut conjuncts = vec![];
+    fn split(e: Expr, out: &mut Vec<Expr>) {
+        match e {
+            Expr::Bin(crate::plan::BinOp::And, l, r) => {
+                split(*l, out);
+                split(*r, out);
+            }
+            e => out.push(e),
+        }
+    }
+    split(f, &mut conjuncts);
+    let and = |v: Vec<Expr>| v.into_iter().reduce(|a, b| Expr::bin(crate::plan::BinOp::And, a, b));
+    let (pseudo, rest): (Vec<Expr>, Vec<Expr>) =
+        conjuncts.into_iter().partition(|c| c.has_exec_param() && !reads_column(c));
+    (and(pseudo), and(rest))
+}
+
+/// Puts the gating Result right above the relation's scan (each partition's, under the
+/// Append), below the aggregate, sort, projection and limit, where
+/// `create_gating_plan` puts it.
+pub(super) fn insert_gating(plan: Plan, qual: Expr) -> Plan {
+    match plan {
+        Plan::Limit { child, offset, count } => {
+            Plan::Limit { child: Box::new(insert_gating(*child, qual)), offset, count }
+        }
+        Plan::Sort { child, keys } => Plan::Sort { child: Box::new(insert_gating(*child, qual)), keys },
+        Plan::Agg { child, strategy, group_by, aggs } => {
+            Plan::Agg { child: Box::new(insert_gating(*child, qual)), strategy, group_by, aggs }
+        }
+        Plan::Result { child, filter: None, targets } => {
+            Plan::Result { child: Box::new(insert_gating(*child, qual)), filter: None, targets }
+        }
+        Plan::Result { child, filter: Some(having), targets } if matches!(child.as_ref(), Plan::Agg { .. }) => {
+            Plan::Result { child: Box::new(insert_gating(*child, qual)), filter: Some(having), targets }
+        }
+        // A partitioned relation: each partition is a relation of its own with the
+        // parent's restrictions, so each gets its gating Result (and, no longer a
+        // foreign scan, is no async child of the Append).
+        Plan::Append { children, prune } => {
+            Plan::Append { children: children.into_iter().map(|c| insert_gating(c, qual.clone())).collect(), prune }
+        }
+        Plan::MergeAppend { children, keys, prune } => Plan::MergeAppend {
+            children: children.into_iter().map(|c| insert_gating(c, qual.clone())).collect(),
+            keys,
+            prune,
+        },
+        scan => Plan::Gating { child: Box::new(scan), qual },
+    }
+}
+
+/// Hashed SubPlans only over a plain local table: over a partitioned table PostgreSQL
+/// evaluates the condition in each partition's scan (a SubPlan state, and table, per
+/// partition), over a foreign one as a local filter of the foreign scan (a SubPlan is
+/// not shippable) — neither of which the sandbox plans.
+pub(super) fn check_hashed_subplans(
+    coord: &Node,
+    rel_name: &str,
+    init_plans: &[InitPlan],
+    at: Location,
+) -> Result<(), FrontError> {
+    let local = matches!(coord.relation(rel_name).map(|r| &r.kind), Some(RelKind::Table(_)));
+    if local || init_plans.iter().all(|p| p.kind != SubLinkKind::Hashed) {
+        return Ok(());
+    }
+    Err(FrontError::unsupported(
+        format!(
+            "x [NOT] IN (SELECT …) as a hashed SubPlan over \"{rel_name}\", a partitioned or foreign table: \
+             PostgreSQL evaluates it in each partition's scan or as the foreign scan's local filter (a SubPlan is \
+             not shippable), which the sandbox does not plan yet"
+        ),
+        at,
+    ))
+}

@@ -1,0 +1,314 @@
+//! InitPlans and hashed SubPlans: uncorrelated subqueries run at most once, when their
+//! value is first needed (PostgreSQL's nodeSubplan.c: `ExecInitSubPlan`,
+//! `ExecSetParamPlan` for an initPlan, `buildSubPlanHash`/`ExecHashSubPlan` for a
+//! hashed SubPlan, and execExprInterp.c's `ExecEvalParamExec`). A hashed SubPlan
+//! (`x IN (SELECT …)`) keeps its rows' distinct values (`table`) and the test is
+//! bound as a lookup in them; it is attached to the node whose expression reads it
+//! (`attach_subplans`), and EXPLAIN prints it after that node's children.
+//!
+//! Protocol:
+//! - ExecInit (`init_with_init_plans`): every InitPlan's state tree is built *before*
+//!   the main plan's, as PostgreSQL's `InitPlan()` initializes `es_subplanstates`
+//!   before the plan tree: so its foreign scans get their connections and cursor
+//!   numbers first. The InitPlans are attached to the main plan's top node (EXPLAIN
+//!   prints them under it, `explain_init_plans`).
+//! - A node about to evaluate an expression that reads `$n` first calls
+//!   `bind_params`: each InitPlan not yet run is run to completion there
+//!   (`exec_set_param_plan`) and the expression is rewritten with the values as
+//!   constants. A Result does so at its first input row, a foreign scan before its
+//!   DECLARE (postgres_fdw's `create_cursor` evaluates the query's parameters there,
+//!   `process_query_params`). An InitPlan whose value is never needed never runs:
+//!   EXPLAIN ANALYZE says `(never executed)`.
+//! - ExecEnd (`end_init_plans`): after the main plan's nodes, as `ExecEndPlan` ends
+//!   `es_subplanstates` after the plan tree (their CLOSEs come last).
+//!
+//! Invariants: an InitPlan (and a hashed SubPlan) runs at most once per query (its value is then kept: no
+//! parameter of an uncorrelated subquery ever changes); while it runs it is taken out
+//! of the EState, so it cannot be re-entered; a value is bound only once the InitPlan
+//! has finished.
+//!
+//! Waiting: PostgreSQL blocks inside the InitPlan's own Append (WaitEventSetWait) with
+//! the outer scan's `create_cursor` on the stack. Here the InitPlan's nodes return
+//! Wait, its state stays where it was, and the caller returns Wait as a blocking libpq
+//! call would: the connections the InitPlan waits on become `es.blocked_on` (and
+//! `wake_also`), so an async requestor above sees its request as not yet made and
+//! makes it again (`requestor::request`), and resumes the InitPlan there.
+//!
+//! Departs from PostgreSQL: an expression's InitPlans are run before it is evaluated,
+//! all of them, in order of appearance; PostgreSQL runs each when the evaluation
+//! reaches it, so `x > $0 AND y > $1` runs the second only for a row the first
+//! conjunct passes (never, if none does).
+
+use super::{exec_end_node, exec_proc_node, explain_tree, ExecStatus, InitContext, PlanState};
+use crate::executor::estate::{EState, ExecError, ExecResult};
+use crate::instrument::ExplainNode;
+use crate::plan::eval::text_out;
+use crate::plan::{BinOp, Expr, Func, InitPlan, Plan, SqlType, SubLinkKind};
+use crate::types::Datum;
+
+/// One InitPlan at run time (PostgreSQL's SubPlanState of an initPlan, with its
+/// output parameter's `ParamExecData`).
+#[derive(Clone)]
+pub struct InitPlanState {
+    pub plan_id: usize,
+    pub param: usize,
+    pub kind: SubLinkKind,
+    /// The node the InitPlan is attached to (EXPLAIN prints it there).
+    pub attached_to: usize,
+    /// None while it runs (taken out of the EState).
+    plan: Option<PlanState>,
+    /// The value, once the InitPlan has finished (`ParamExecData.value`; PostgreSQL's
+    /// `execPlan` is cleared at the same moment).
+    value: Option<Datum>,
+    /// The first row's value, while the InitPlan is still running (a scalar subquery
+    /// must return no second row).
+    first: Option<Datum>,
+    /// A hashed SubPlan's table: the distinct first-column values of its rows
+    /// (`buildSubPlanHash`), complete once `value` is set.
+    table: Vec<Datum>,
+}
+
+/// ExecInit of a plan with InitPlans: the InitPlans first, then the main plan, whose
+/// top node they are attached to.
+pub fn init_with_init_plans(
+    child: &Plan,
+    init_plans: &[InitPlan],
+    ctx: &InitContext,
+    es: &mut EState,
+) -> Result<PlanState, String> {
+    let first = es.init_plans.len();
+    for ip in init_plans {
+        let ps = super::init_plan(&ip.plan, ctx, es)?;
+        es.init_plans.push(InitPlanState {
+            plan_id: ip.plan_id,
+            param: ip.param,
+            kind: ip.kind,
+            attached_to: usize::MAX,
+            plan: Some(ps),
+            value: None,
+            first: None,
+            table: vec![],
+        });
+    }
+    let root = super::init_plan(child, ctx, es)?;
+    // A hashed SubPlan belongs to the node whose expression reads it (`attach_subplans`).
+    for ip in &mut es.init_plans[first..] {
+        if ip.attached_to == usize::MAX {
+            ip.attached_to = root.id;
+        }
+    }
+    Ok(root)
+}
+
+/// ExecSetParamPlan: runs the InitPlan of `$param` to completion unless it already
+/// ran. True when the value is there; false when the InitPlan waits (the caller
+/// returns Wait and calls again).
+pub fn exec_set_param_plan(es: &mut EState, param: usize) -> ExecResult<bool> {
+    let Some(k) = es.init_plans.iter().position(|p| p.param == param && p.kind != SubLinkKind::Hashed) else {
+        return Err(ExecError::Internal(format!("no InitPlan computes ${param}")));
+    };
+    run_to_completion(es, k)
+}
+
+/// buildSubPlanHash: reads hashed SubPlan `plan_id`'s rows into its table unless it
+/// did already. True when the table is complete; false when the SubPlan waits.
+pub fn build_subplan_hash(es: &mut EState, plan_id: usize) -> ExecResult<bool> {
+    let Some(k) = es.init_plans.iter().position(|p| p.plan_id == plan_id && p.kind == SubLinkKind::Hashed) else {
+        return Err(ExecError::Internal(format!("no hashed SubPlan {plan_id}")));
+    };
+    run_to_completion(es, k)
+}
+
+/// Runs subplan `k` (an index of `es.init_plans`) until its value or table is
+/// complete, unless it is already.
+fn run_to_completion(es: &mut EState, k: usize) -> ExecResult<bool> {
+    if es.init_plans[k].value.is_some() {
+        return Ok(true);
+    }
+    let Some(mut ps) = es.init_plans[k].plan.take() else {
+        return Err(ExecError::Internal(format!("InitPlan {} re-entered", es.init_plans[k].plan_id)));
+    };
+    let result = run_init_plan(&mut ps, es, k);
+    es.init_plans[k].plan = Some(ps);
+    match result? {
+        true => Ok(true),
+        false => {
+            blocked_as_libpq_would(es);
+            Ok(false)
+        }
+    }
+}
+
+/// The InitPlan's rows until its value is known. False on Wait.
+fn run_init_plan(ps: &mut PlanState, es: &mut EState, k: usize) -> ExecResult<bool> {
+    loop {
+        match exec_proc_node(ps, es)? {
+            ExecStatus::Wait => return Ok(false),
+            ExecStatus::Row => {
+                let v = ps.node.slot().first().cloned().unwrap_or(Datum::Null);
+                let ip = &mut es.init_plans[k];
+                match ip.kind {
+                    SubLinkKind::Hashed => {
+                        if !ip.table.contains(&v) {
+                            ip.table.push(v);
+                        }
+                    }
+                    SubLinkKind::Exists => {
+                        ip.value = Some(Datum::Int(1));
+                        return Ok(true);
+                    }
+                    SubLinkKind::Expr if ip.first.is_some() => {
+                        return Err(ExecError::Query(
+                            "more than one row returned by a subquery used as an expression".into(),
+                        ));
+                    }
+                    SubLinkKind::Expr => ip.first = Some(v),
+                }
+            }
+            ExecStatus::Done => {
+                let ip = &mut es.init_plans[k];
+                ip.value = Some(match ip.kind {
+                    SubLinkKind::Exists => Datum::Int(0),
+                    SubLinkKind::Hashed => Datum::Null,
+                    SubLinkKind::Expr => ip.first.take().unwrap_or(Datum::Null),
+                });
+                return Ok(true);
+            }
+        }
+    }
+}
+
+/// The InitPlan returned Wait from its own event wait (its requests' connections in
+/// this turn's wait set): to its caller that is one blocking call on those
+/// connections. A step boundary (`yielded`) or a blocking call already recorded stays
+/// as it is.
+fn blocked_as_libpq_would(es: &mut EState) {
+    if es.interrupted() {
+        return;
+    }
+    let set = es.event_loop.wait_set().to_vec();
+    if let Some((&first, rest)) = set.split_first() {
+        es.blocked_on = Some(first);
+        es.wake_also = rest.to_vec();
+    }
+}
+
+/// Runs the InitPlans and hashed SubPlans `e` reads and returns `e` with their
+/// values as constants and each `x IN (hashed SubPlan)` as a test of its table; None
+/// if one of them waits (call again).
+pub fn bind_params(es: &mut EState, e: &Expr) -> ExecResult<Option<Expr>> {
+    let mut params = vec![];
+    e.for_each_param(&mut |n, _| params.push(n));
+    for n in params {
+        if !exec_set_param_plan(es, n)? {
+            return Ok(None);
+        }
+    }
+    let mut hashed = vec![];
+    e.hashed_subplans(&mut hashed);
+    for k in hashed {
+        if !build_subplan_hash(es, k)? {
+            return Ok(None);
+        }
+    }
+    Ok(Some(bind(es, e)))
+}
+
+/// `e` with the values and tables of its (finished) subplans.
+fn bind(es: &EState, e: &Expr) -> Expr {
+    match e {
+        Expr::ExecParam(n, _) => Expr::Const(
+            es.init_plans
+                .iter()
+                .find(|p| p.param == *n && p.kind != SubLinkKind::Hashed)
+                .and_then(|p| p.value.clone())
+                .unwrap_or(Datum::Null),
+        ),
+        Expr::Func(Func::HashedSubPlan(k), args) => {
+            let lhs = args.first().map(|a| bind(es, a)).unwrap_or(Expr::Const(Datum::Null));
+            let table = es.init_plans.iter().find(|p| p.plan_id == *k).map(|p| p.table.as_slice()).unwrap_or(&[]);
+            membership(&lhs, table)
+        }
+        Expr::Col(_) | Expr::Const(_) | Expr::Param(..) => e.clone(),
+        Expr::Bin(op, l, r) => Expr::bin(*op, bind(es, l), bind(es, r)),
+        Expr::Not(x) => Expr::Not(Box::new(bind(es, x))),
+        Expr::IsNull(x, neg) => Expr::IsNull(Box::new(bind(es, x)), *neg),
+        Expr::Func(f, args) => Expr::Func(*f, args.iter().map(|a| bind(es, a)).collect()),
+    }
+}
+
+/// `x IN table` with SQL's NULL rules, as ExecHashSubPlan answers it: true if x
+/// equals a value; else NULL if x is NULL or the table holds a NULL (and is not
+/// empty); else false. An OR of equalities has exactly these rules; it is built as a
+/// balanced tree, so its depth grows with the logarithm of the table.
+fn membership(lhs: &Expr, table: &[Datum]) -> Expr {
+    match table {
+        [] => Expr::Const(Datum::Int(0)),
+        [v] => Expr::bin(BinOp::Eq, lhs.clone(), Expr::Const(v.clone())),
+        _ => {
+            let (a, b) = table.split_at(table.len() / 2);
+            Expr::bin(BinOp::Or, membership(lhs, a), membership(lhs, b))
+        }
+    }
+}
+
+/// postgres_fdw's `process_query_params`: the values of a remote query's parameters
+/// as text (None: SQL NULL), in `$1, $2, …` order; None if an InitPlan waits.
+pub fn process_query_params(es: &mut EState, params: &[(usize, SqlType)]) -> ExecResult<Option<Vec<Option<String>>>> {
+    let mut out = vec![];
+    for &(n, ty) in params {
+        if !exec_set_param_plan(es, n)? {
+            return Ok(None);
+        }
+        let v = es.init_plans.iter().find(|p| p.param == n).and_then(|p| p.value.clone()).unwrap_or(Datum::Null);
+        out.push((!v.is_null()).then(|| text_out(&v, Some(ty))));
+    }
+    Ok(Some(out))
+}
+
+/// ExecEndPlan's second half: the InitPlans end after the main plan.
+pub fn end_init_plans(es: &mut EState) {
+    for k in 0..es.init_plans.len() {
+        if let Some(mut ps) = es.init_plans[k].plan.take() {
+            exec_end_node(&mut ps, es);
+            es.init_plans[k].plan = Some(ps);
+        }
+    }
+}
+
+/// The InitPlans attached to node `id`, as EXPLAIN shows them (ExplainSubPlans with
+/// relationship "InitPlan"): `InitPlan 1 (returns $0)`.
+pub fn explain_init_plans(es: &EState, id: usize) -> Vec<ExplainNode> {
+    es.init_plans
+        .iter()
+        .filter(|p| p.attached_to == id)
+        .filter_map(|p| {
+            let ps = p.plan.as_ref()?;
+            let (relationship, name) = match p.kind {
+                SubLinkKind::Hashed => ("SubPlan", format!("SubPlan {}", p.plan_id)),
+                _ => (
+                    "InitPlan",
+                    format!("InitPlan {} (returns {})", p.plan_id, Expr::ExecParam(p.param, SqlType::Int4).to_sql(&[])),
+                ),
+            };
+            let mut e = explain_tree(ps, es, Some(relationship));
+            e.details.insert(0, ("Subplan Name".into(), name));
+            Some(e)
+        })
+        .collect()
+}
+
+/// Attaches the hashed SubPlans `exprs` read to node `id` (ExecInitExpr's
+/// `ExecInitSubPlan`: a SubPlan belongs to the node evaluating it, EXPLAIN prints it
+/// there, after the node's children).
+pub fn attach_subplans<'e>(es: &mut EState, id: usize, exprs: impl IntoIterator<Item = &'e Expr>) {
+    let mut hashed = vec![];
+    for e in exprs {
+        e.hashed_subplans(&mut hashed);
+    }
+    for k in hashed {
+        if let Some(p) = es.init_plans.iter_mut().find(|p| p.plan_id == k && p.kind == SubLinkKind::Hashed) {
+            p.attached_to = id;
+        }
+    }
+}

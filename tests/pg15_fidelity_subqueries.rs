@@ -1,0 +1,310 @@
+// Native only (not in tests/suite): starts PostgreSQL clusters (processes, sockets, files).
+#![cfg(not(target_arch = "wasm32"))]
+//! PostgreSQL 15 fidelity of InitPlans over foreign partitions (issue 17): on a real
+//! PostgreSQL 15 coordinator with postgres_fdw, `SELECT a, b FROM pt WHERE a > (SELECT
+//! avg(a) FROM pt)` over a table partitioned across two servers runs an InitPlan whose
+//! Aggregate reads the same foreign partitions through an Append of its own — async
+//! when `async_capable` is on. postgres_fdw shares one connection per server, so the
+//! InitPlan's scans and the main query's scans meet on the same two connections:
+//!
+//! - ExecInit starts the InitPlan's scans first (cursors c1, c2), then the main
+//!   query's (c3, c4);
+//! - the main Append's first request reaches `create_cursor` of its first partition,
+//!   which drains the connection and then computes the query's parameter: the whole
+//!   InitPlan runs there (DECLARE c1, c2 and their FETCHes, async), and only then the
+//!   DECLARE of c3 with `$1::numeric` goes out, its value bound;
+//! - at ExecEnd the main plan's cursors close before the InitPlan's (ExecEndPlan ends
+//!   `es_subplanstates` after the plan tree).
+//!
+//! The sandbox in `pg15`, over TCP on the same shards, must send what that coordinator
+//! sends: per connection the same statements in the same order, across shards the same
+//! order of what is waited for (all but the FETCHes of async mode), the same rows, the
+//! same bound parameter values, and EXPLAIN (ANALYZE, VERBOSE, COSTS OFF) line for
+//! line (times masked); sync and async, fetch_size 100 and 1000. The shards and their statement logs are
+//! tests/pg15_fidelity.rs's (tests/support/pg.rs). Missing PostgreSQL binaries fail
+//! the test (`make test` installs them).
+
+mod support;
+
+use pgasync::behaviour::Preset;
+use pgasync::clock::Clock;
+use pgasync::coordinator_sql::SqlScenario;
+use pgasync::executor::estate::EState;
+use pgasync::executor::{init_plan, InitContext};
+use pgasync::host::tcp::TcpHost;
+use pgasync::instrument::{explain_text_with, ExplainOptions};
+use pgasync::knobs::{Knobs, Source};
+use pgasync::run::QueryRun;
+use pgasync::scenario::Scenario;
+use pgasync::types::Datum;
+use std::net::SocketAddr;
+use std::time::Instant;
+use support::pg::*;
+use support::sqlfile::mask;
+
+const SHARDS: usize = 2;
+const ROWS: usize = 250;
+/// One query of the test and what PostgreSQL's plan of it must be.
+struct Case {
+    sql: &'static str,
+    /// Rows it returns.
+    rows: usize,
+    /// Text PostgreSQL's EXPLAIN (VERBOSE, COSTS OFF) must contain.
+    plan_has: &'static [&'static str],
+    /// Async Foreign Scans in PostgreSQL's plan in async mode.
+    async_scans: usize,
+    /// DECLAREs with a bound `$1`.
+    params: usize,
+    /// EXPLAIN ANALYZE is compared in async mode too (not when which async scan gives
+    /// the first row depends on which shard answers first).
+    explain_async: bool,
+}
+
+const CASES: &[Case] = &[
+    // On `a`, not the partition key (a comparison of the key with the InitPlan's value
+    // would prune partitions at run time, which the sandbox refuses): a is b % 100, so
+    // half of each shard's rows pass. Every scan of both Appends is async.
+    Case {
+        sql: "SELECT a, b FROM pt WHERE a > (SELECT avg(a) FROM pt)",
+        rows: ROWS,
+        plan_has: &["InitPlan 1 (returns $0)", "WHERE ((a > $1::numeric))"],
+        async_scans: 2 * SHARDS,
+        params: SHARDS,
+        explain_async: true,
+    },
+    // An uncorrelated EXISTS: the InitPlan's async Append stops at its first row, the
+    // other shard's FETCH possibly still in flight (its connection's pendingAreq) when
+    // the main scans — each under its gating Result, so synchronous — need the
+    // connections (process_pending_request).
+    Case {
+        sql: "SELECT a, b FROM pt WHERE EXISTS (SELECT 1 FROM pt WHERE b > 100) AND a < 10",
+        rows: 10 * SHARDS * ROWS / 100,
+        plan_has: &["InitPlan 1 (returns $0)", "One-Time Filter: $0", "SELECT NULL FROM public.t2 WHERE ((b > 100))"],
+        async_scans: SHARDS,
+        params: 0,
+        explain_async: false,
+    },
+    // An InitPlan in the select list, on the other server than the main scan's: its
+    // connection is set up first (ExecInit starts the InitPlan first), the COMMITs go
+    // in the user mappings' order all the same.
+    Case {
+        sql: "SELECT a, b, (SELECT count(*) FROM pt2) AS n FROM pt1 WHERE a < 5",
+        rows: 15, // b % 100 < 5 for b in 0..250: 0..4, 100..104, 200..204
+        plan_has: &["InitPlan 1 (returns $0)", "SELECT count(*) FROM public.t2"],
+        async_scans: 0,
+        params: 0,
+        explain_async: true,
+    },
+];
+
+/// The sandbox's side of the schema: t1 and t2 on s1 and s2 (`load_t`'s tables: b is
+/// 0..249 on the first shard, 250..499 on the second), pt range-partitioned on b.
+fn sandbox_script(fetch: usize) -> String {
+    let mut s = String::new();
+    for n in 1..=SHARDS {
+        s.push_str(&format!("-- @shard s{n}\ncreate table t{n} (a int, b int, c text);\n\n"));
+    }
+    s.push_str("-- @coordinator\ncreate extension postgres_fdw;\n");
+    s.push_str(&coordinator_objects(fetch, None));
+    s
+}
+
+/// The servers, user mappings and tables of the coordinator (with the shards' ports
+/// for PostgreSQL's; the sandbox's servers are addressed by the TCP host).
+fn coordinator_objects(fetch: usize, ports: Option<&[u16]>) -> String {
+    let mut s = String::new();
+    for n in 1..=SHARDS {
+        let addr = ports.map(|p| format!("host '127.0.0.1', port '{}', ", p[n - 1])).unwrap_or_default();
+        // The sandbox logs in as its own role and takes no user mapping option.
+        let user = if ports.is_some() { " options (user 'postgres')" } else { "" };
+        s.push_str(&format!(
+            "create server s{n} foreign data wrapper postgres_fdw options ({addr}dbname 'postgres', \
+             async_capable 'true', fetch_size '{fetch}');\n\
+             create user mapping for public server s{n}{user};\n"
+        ));
+    }
+    s.push_str("create table pt (a int, b int, c text) partition by range (b);\n");
+    for n in 1..=SHARDS {
+        let (lo, hi) = ((n - 1) * ROWS, n * ROWS);
+        s.push_str(&format!(
+            "create foreign table pt{n} partition of pt for values from ({lo}) to ({hi}) server s{n} \
+             options (table_name 't{n}');\n"
+        ));
+    }
+    s
+}
+
+/// `Scenario::start` over pgasync's native TCP host on the shards (as
+/// tests/pg15_fidelity_joins.rs's `start_over_tcp`), the servers in the scenario's
+/// order mapped to their shards by name.
+fn start_over_tcp(sc: &Scenario, async_capable: bool, addrs: &[SocketAddr]) -> QueryRun<TcpHost> {
+    let servers: Vec<_> = sc
+        .servers
+        .iter()
+        .map(|s| {
+            let mut srv = s.server.clone();
+            srv.options.async_capable = async_capable;
+            srv
+        })
+        .collect();
+    let ordered: Vec<SocketAddr> = servers
+        .iter()
+        .map(|s| {
+            let k: usize = s.name.trim_start_matches('s').parse().expect("servers s1, s2");
+            addrs[k - 1]
+        })
+        .collect();
+    let t0 = Instant::now();
+    let clock = Clock::from_host(Box::new(move || t0.elapsed().as_nanos() as u64));
+    let mut es = EState::new(clock, servers, async_capable, true);
+    es.set_behaviour(sc.behaviour);
+    let root = init_plan(&sc.plan, &InitContext { catalog: &sc.local }, &mut es).expect("init");
+    let host = TcpHost::new(&ordered);
+    es.writer = Some(host.writer());
+    QueryRun::new(es, root, host, sc.plan.output_columns())
+}
+
+fn row_text(r: &[Datum]) -> String {
+    r.iter()
+        .map(|d| match d {
+            Datum::Int(i) => i.to_string(),
+            Datum::Null => String::new(),
+            other => other.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("|")
+}
+
+/// Everything but disconnections and, in async mode, the FETCHes (sent without
+/// waiting: their order across shards depends on timing).
+fn fixed_order(timeline: Vec<String>, async_capable: bool) -> Vec<String> {
+    timeline
+        .into_iter()
+        .filter(|l| !l.contains(" disconnection") && !(async_capable && l.contains(" statement: FETCH ")))
+        .collect()
+}
+
+/// The values the shards were given for `$1` (the `DETAIL:  parameters: $1 = '…'`
+/// line PostgreSQL logs after an `execute` with parameters), in log order.
+fn bound_parameters(shards: &ShardSet, mark: usize) -> Vec<String> {
+    shards
+        .lines_since(mark)
+        .into_iter()
+        .filter(|l| l.level == "DETAIL")
+        .filter_map(|l| l.text.strip_prefix("parameters: $1 = ").map(|v| v.trim_matches('\'').to_string()))
+        .collect()
+}
+
+/// The same numbers: PostgreSQL prints avg()'s numeric with its scale
+/// (`49.5000000000000000`), the sandbox's numeric is a float (`49.5`) — the value the
+/// shard compares with is the same.
+fn same_values(a: &[String], b: &[String]) -> bool {
+    a.len() == b.len()
+        && a.iter().zip(b).all(|(x, y)| match (x.parse::<f64>(), y.parse::<f64>()) {
+            (Ok(x), Ok(y)) => x == y,
+            _ => x == y,
+        })
+}
+
+#[test]
+fn initplan_over_shared_connections_sends_what_postgres_15_sends() {
+    let shards = ShardSet::start(SHARDS);
+    for k in 0..SHARDS {
+        load_t(&shards.clusters[k], &format!("t{}", k + 1), k, ROWS);
+    }
+    let coordinator = Cluster::start("coordinator");
+    let ports: Vec<u16> = shards.addrs().iter().map(|a| a.port()).collect();
+    coordinator.psql(&format!("CREATE EXTENSION postgres_fdw;\n{}", coordinator_objects(100, Some(&ports))));
+    let mut failures = vec![];
+    for (case, fetch, async_capable) in
+        CASES.iter().flat_map(|c| [100, 1000].into_iter().flat_map(move |f| [(c, f, false), (c, f, true)]))
+    {
+        {
+            let query = case.sql;
+            let what = format!("{query} {} fetch_size={fetch}", if async_capable { "async" } else { "sync" });
+            let options: String = (1..=SHARDS)
+                .map(|n| {
+                    format!(
+                        "ALTER SERVER s{n} OPTIONS (SET async_capable '{async_capable}', SET fetch_size '{fetch}');\n"
+                    )
+                })
+                .collect();
+            coordinator.psql(&options);
+            // PostgreSQL 15: its plan must be the one this test is about.
+            let explain = coordinator.psql(&format!("EXPLAIN (VERBOSE, COSTS OFF) {query}"));
+            let async_scans = if async_capable { case.async_scans } else { 0 };
+            if !(case.plan_has.iter().all(|t| explain.contains(t))
+                && explain.matches("Async Foreign Scan").count() == async_scans)
+            {
+                failures.push(format!("{what}: PostgreSQL's plan is not the one this case is about:\n{explain}"));
+            }
+            let mark = shards.mark();
+            let out = coordinator.psql(query);
+            let pg_sessions = shards.sessions_since(mark);
+            let pg_params = bound_parameters(&shards, mark);
+            let mut pg_rows: Vec<String> = out.lines().filter(|l| !l.is_empty()).map(str::to_string).collect();
+            pg_rows.sort();
+            // The sandbox, pg15, planned from the same SQL.
+            let script = SqlScenario::load(&sandbox_script(fetch)).expect("the script loads");
+            let knobs = Knobs { behaviour: Some(Preset::Pg15), ..Default::default() };
+            let sc = script
+                .with_query(&format!("{query};"))
+                .and_then(|s| s.scenario(&knobs, Source::Cli))
+                .expect("the sandbox plans the query");
+            let mark = shards.mark();
+            let (mut ours, our_explain): (Vec<String>, String) = {
+                let mut run = start_over_tcp(&sc, async_capable, &shards.addrs());
+                if let Err(e) = run.run_to_end() {
+                    failures.push(format!("{what}: the sandbox's run failed: {e}"));
+                }
+                let text = explain_text_with(&run.explain(), &ExplainOptions::POSTGRES_VERBOSE, 0, run.elapsed_ns());
+                (run.rows.iter().map(|r| row_text(r)).collect(), text)
+            };
+            ours.sort();
+            let mut sessions = shards.sessions_since(mark);
+            let our_params = bound_parameters(&shards, mark);
+            if pg_params.len() != case.params || !same_values(&pg_params, &our_params) {
+                failures.push(format!(
+                    "{what}: the DECLAREs' parameters differ\nPostgreSQL: {pg_params:?}\npgasync: {our_params:?}"
+                ));
+            }
+            for s in sessions.iter_mut() {
+                for st in s.statements.iter_mut() {
+                    if st.starts_with("connection authorized: ") || st.starts_with("disconnection: ") {
+                        *st = st.replace("user=pgasync", "user=postgres");
+                    }
+                }
+            }
+            if ours != pg_rows || ours.len() != case.rows {
+                failures.push(format!(
+                    "{what}: rows differ ({} from PostgreSQL, {} from pgasync, {} expected)",
+                    pg_rows.len(),
+                    ours.len(),
+                    case.rows
+                ));
+            }
+            let (pg, sb) = (per_shard(&pg_sessions, SHARDS), per_shard(&sessions, SHARDS));
+            if pg != sb {
+                failures
+                    .push(format!("{what}: statements per connection differ\nPostgreSQL: {pg:#?}\npgasync: {sb:#?}"));
+            }
+            let (pg, sb) =
+                (fixed_order(timeline(&pg_sessions), async_capable), fixed_order(timeline(&sessions), async_capable));
+            if pg != sb {
+                failures.push(format!("{what}: order across shards differs\nPostgreSQL: {pg:#?}\npgasync: {sb:#?}"));
+            }
+            // EXPLAIN ANALYZE as PostgreSQL prints it: InitPlan headings, `$0`, the
+            // remote `$1::numeric`, the subquery's relations named pt_3…, the loops.
+            let pg_explain = coordinator.psql(&format!("EXPLAIN (ANALYZE, VERBOSE, COSTS OFF) {query}"));
+            let (pe, oe) = (mask(&pg_explain), mask(&our_explain));
+            if pe != oe && (case.explain_async || !async_capable) {
+                failures.push(format!(
+                    "{what}: EXPLAIN (ANALYZE, VERBOSE, COSTS OFF) differs\nPostgreSQL:\n{}\npgasync:\n{}",
+                    pe.join("\n"),
+                    oe.join("\n")
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} difference(s) from PostgreSQL 15:\n\n{}", failures.len(), failures.join("\n\n"));
+}

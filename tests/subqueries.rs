@@ -1,0 +1,209 @@
+//! Subqueries in expressions (issue 17), on the simulated shards: uncorrelated scalar
+//! subqueries run as InitPlans, and what the sandbox does not plan is refused by name.
+//!
+//! - EXPLAIN (ANALYZE) prints an InitPlan as PostgreSQL 15 does: `InitPlan 1 (returns
+//!   $0)` under the node it is attached to, before its children, `$0` where its value
+//!   is read, `$1::numeric` in a foreign scan's remote query, the subquery's relations
+//!   named after the outer query's (`f_1`), `(never executed)` when no row needed the
+//!   value; in JSON with `"Parent Relationship": "InitPlan"` and `"Subplan Name"`;
+//! - the rows are those of the query with the subquery's value written in;
+//! - a scalar subquery with two rows is PostgreSQL's error;
+//! - an uncorrelated EXISTS, and a WHERE condition reading only InitPlan values, is a
+//!   gating Result's `One-Time Filter`;
+//! - NOT IN (and IN not pulled up) over a local table is a hashed SubPlan, read once,
+//!   with SQL's NULL rules;
+//! - IN pulled up to a semi join, correlated subqueries, ANY, and hashed SubPlans over
+//!   foreign or partitioned tables are refused, naming what PostgreSQL would plan.
+//!
+//! The plans and rows against a real PostgreSQL 15 are tests/data/corpus.sql's
+//! (section "Subqueries: InitPlans") and the wire tests/pg15_fidelity_subqueries.rs's.
+
+use pgasync::clock::Clock;
+use pgasync::coordinator_sql::SqlScenario;
+use pgasync::instrument::{explain_json_text, explain_text_with, ExplainOptions};
+use pgasync::knobs::{Knobs, Source};
+use pgasync::types::Datum;
+
+const SCRIPT: &str = "\
+-- @shard s1
+create table f_remote (id int, val bigint);
+insert into f_remote select i, i * 10 from generate_series(1, 20) i;
+create table dim (cat text, weight int);
+insert into dim values ('a', 1), ('b', 2), ('c', 3);
+
+-- @coordinator
+create extension postgres_fdw;
+create server s1 foreign data wrapper postgres_fdw options (dbname 'postgres', async_capable 'true');
+create user mapping for public server s1;
+create foreign table f (id int, val bigint) server s1 options (table_name 'f_remote');
+create foreign table dim (cat text, weight int) server s1;
+create table loc (id int, qty int);
+create table pf (id int, val bigint) partition by range (id);
+create foreign table pf1 partition of pf for values from (0) to (10) server s1 options (table_name 'f_remote');
+create foreign table pf2 partition of pf for values from (10) to (100) server s1 options (table_name 'f_remote');
+insert into loc select i, i % 7 from generate_series(1, 30) i;
+";
+
+/// Runs `sql` to the end (async mode); its rows and EXPLAIN ANALYZE (VERBOSE, COSTS
+/// OFF) in TEXT and JSON, times masked.
+fn run(sql: &str) -> Result<(Vec<Vec<Datum>>, String, String), String> {
+    let base = SqlScenario::load(SCRIPT).map_err(|e| e.to_string())?;
+    let s = base.with_query(&format!("{sql};")).map_err(|e| e.to_string())?;
+    let sc = s.scenario(&Knobs::default(), Source::Json).map_err(|e| e.to_string())?;
+    let mut q = sc.start(true, Clock::virtual_clock(), true)?;
+    q.run_to_end().map_err(|e| e.to_string())?;
+    let tree = q.explain();
+    let text = explain_text_with(&tree, &ExplainOptions::POSTGRES_VERBOSE, 0, 0);
+    let json = explain_json_text(&tree, &ExplainOptions::POSTGRES_VERBOSE, 0, 0);
+    Ok((q.rows.clone(), mask_times(&text), json))
+}
+
+fn mask_times(text: &str) -> String {
+    text.lines()
+        .map(|l| match (l.find("(actual time="), l.find(" rows=")) {
+            (Some(a), Some(b)) if b > a => format!("{}(actual time=T{}", &l[..a], &l[b..]),
+            _ => l.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn ints(rows: &[Vec<Datum>]) -> Vec<Vec<i64>> {
+    rows.iter()
+        .map(|r| r.iter().map(|d| if let Datum::Int(i) = d { *i } else { panic!("not an int: {d:?}") }).collect())
+        .collect()
+}
+
+#[test]
+fn a_scalar_subquery_on_the_same_foreign_table_is_an_initplan_sent_as_a_parameter() {
+    let (rows, text, json) = run("select id from f where val > (select avg(val) from f) order by id").unwrap();
+    // avg(val) = 105: ids 11..20.
+    assert_eq!(ints(&rows), (11..=20).map(|i| vec![i]).collect::<Vec<_>>());
+    let expected = "\
+Foreign Scan on public.f (actual time=T rows=10 loops=1)
+  Output: f.id
+  Remote SQL: SELECT id FROM public.f_remote WHERE ((val > $1::numeric)) ORDER BY id ASC NULLS LAST
+  InitPlan 1 (returns $0)
+    ->  Foreign Scan (actual time=T rows=1 loops=1)
+          Output: (avg(f_1.val))
+          Relations: Aggregate on (public.f f_1)
+          Remote SQL: SELECT avg(val) FROM public.f_remote";
+    assert!(text.starts_with(expected), "EXPLAIN:\n{text}");
+    assert!(json.contains("\"Parent Relationship\": \"InitPlan\",\n"), "{json}");
+    assert!(json.contains("\"Subplan Name\": \"InitPlan 1 (returns $0)\",\n"), "{json}");
+}
+
+#[test]
+fn an_initplan_whose_value_no_row_needs_is_never_executed() {
+    let (rows, text, _) = run("select id, (select count(*) from dim) from loc where qty < 0").unwrap();
+    assert!(rows.is_empty());
+    let expected = "\
+Seq Scan on public.loc (actual time=T rows=0 loops=1)
+  Output: loc.id, $0
+  Filter: (loc.qty < 0)
+  Rows Removed by Filter: 30
+  InitPlan 1 (returns $0)
+    ->  Foreign Scan (never executed)";
+    assert!(text.starts_with(expected), "EXPLAIN:\n{text}");
+}
+
+#[test]
+fn select_list_and_where_initplans_are_numbered_in_postgres_order() {
+    let (rows, text, _) =
+        run("select id, (select count(*) from dim) from loc where qty > (select avg(qty) from loc) order by id")
+            .unwrap();
+    // qty = i % 7 over 1..30: avg 2.9, so qty 3..6.
+    let want: Vec<Vec<i64>> = (1..=30).filter(|i| i % 7 >= 3).map(|i| vec![i, 3]).collect();
+    assert_eq!(ints(&rows), want);
+    // The select list's sublink is processed first ($0), WHERE's second ($1).
+    assert!(text.contains("InitPlan 1 (returns $0)"), "{text}");
+    assert!(text.contains("InitPlan 2 (returns $1)"), "{text}");
+    assert!(text.contains("Filter: ((loc.qty)") || text.contains("Filter: (loc.qty > $1)"), "{text}");
+    assert!(text.contains("Seq Scan on public.loc loc_1"), "the subquery's loc is loc_1:\n{text}");
+}
+
+#[test]
+fn a_scalar_subquery_with_two_rows_is_an_error() {
+    let e = run("select id from loc where qty = (select weight from dim where weight > 1)").unwrap_err();
+    assert!(e.contains("more than one row returned by a subquery used as an expression"), "{e}");
+}
+
+#[test]
+fn a_subquery_without_a_row_is_null() {
+    let (rows, _, _) = run("select count(*) from f where val > (select val from f where id = -1)").unwrap();
+    assert_eq!(ints(&rows), vec![vec![0]]);
+}
+
+#[test]
+fn what_postgres_plans_otherwise_is_refused_by_name() {
+    for (sql, named) in [
+        ("select id from loc where id in (select id from f)", "semi join"),
+        ("select count(*) from f where id not in (select id from loc)", "hashed SubPlan over \"f\""),
+        ("select id from loc where id in (select id from f where f.val = loc.qty) or qty = 1", "refers to the outer"),
+        ("select id from loc where exists (select 1 from f where f.id = loc.id)", "EXISTS"),
+        ("select id from loc where not exists (select 1 from f where f.id = loc.id)", "anti join"),
+        ("select id from loc where id = any (select id from f)", "ANY/ALL"),
+        ("select id, (select count(*) from f where f.id = loc.id) from loc", "correlated subquery"),
+        ("select id from loc where exists (select 1 from dim) or qty > 2", "EXISTS (SELECT …) as a value"),
+        ("select (select id, val from f limit 1) from loc", "only one column"),
+        ("select id, (select count(*) from dim) from pf", "partition's scan"),
+    ] {
+        let e = run(sql).err().unwrap_or_else(|| panic!("{sql}: planned"));
+        assert!(e.contains(named), "{sql}: {e}");
+    }
+}
+
+#[test]
+fn an_uncorrelated_exists_gates_the_scan_with_a_one_time_filter() {
+    // dim has rows: NOT EXISTS is false, the scan under the gating Result never runs.
+    let (rows, text, _) =
+        run("select count(*) from loc where not exists (select 1 from dim where weight > 1)").unwrap();
+    assert_eq!(ints(&rows), vec![vec![0]]);
+    let expected = "\
+Aggregate (actual time=T rows=1 loops=1)
+  Output: count(*)
+  InitPlan 1 (returns $0)
+    ->  Foreign Scan on public.dim (actual time=T rows=1 loops=1)
+          Remote SQL: SELECT NULL FROM public.dim WHERE ((weight > 1))
+  ->  Result (actual time=T rows=0 loops=1)
+        One-Time Filter: (NOT $0)
+        ->  Seq Scan on public.loc (never executed)";
+    assert!(text.starts_with(expected), "EXPLAIN:\n{text}");
+    // EXISTS true: every row passes; a scalar subquery compared with a constant too.
+    let (rows, _, _) = run("select count(*) from loc where exists (select 1 from dim where weight > 1)").unwrap();
+    assert_eq!(ints(&rows), vec![vec![30]]);
+    let (rows, text, _) = run("select count(*) from loc where (select count(*) from dim) > 2 and qty = 1").unwrap();
+    assert_eq!(ints(&rows), vec![vec![5]]);
+    assert!(text.contains("One-Time Filter: ($0 > 2)"), "{text}");
+}
+
+#[test]
+fn not_in_over_a_local_table_is_a_hashed_subplan_with_sql_null_rules() {
+    // dim's weights 1, 2, 3; loc's qty = id % 7.
+    let (rows, text, _) = run("select count(*) from loc where qty not in (select weight from dim)").unwrap();
+    assert_eq!(ints(&rows), vec![vec![30 - (1..=30).filter(|i| (1..=3).contains(&(i % 7))).count() as i64]]);
+    let expected = "\
+Aggregate (actual time=T rows=1 loops=1)
+  Output: count(*)
+  ->  Seq Scan on public.loc (actual time=T rows=16 loops=1)
+        Output: loc.qty
+        Filter: (NOT (hashed SubPlan 1))
+        Rows Removed by Filter: 14
+        SubPlan 1
+          ->  Foreign Scan on public.dim (actual time=T rows=3 loops=1)
+                Output: dim.weight
+                Remote SQL: SELECT weight FROM public.dim";
+    assert!(text.starts_with(expected), "EXPLAIN:\n{text}");
+    // A NULL in the subquery: NOT IN is never true.
+    let (rows, _, _) =
+        run("select count(*) from loc where qty not in (select weight from dim union all select null from dim)")
+            .unwrap();
+    assert_eq!(ints(&rows), vec![vec![0]]);
+    // IN under OR: not pulled up, hashed; the subplan runs once.
+    let (rows, text, _) =
+        run("select count(*) from loc where id in (select id from f where val > 150) or qty = 0").unwrap();
+    let want = (1..=30).filter(|i| (16..=20).contains(i) || i % 7 == 0).count() as i64;
+    assert_eq!(ints(&rows), vec![vec![want]]);
+    assert!(text.contains("Filter: ((hashed SubPlan 1) OR (loc.qty = 0))"), "{text}");
+    assert!(text.contains("Foreign Scan on public.f (actual time=T rows=5 loops=1)"), "{text}");
+}
