@@ -381,7 +381,8 @@ fn expr_type(e: &Expr, input: &[Option<SqlType>]) -> Option<SqlType> {
         Expr::Const(crate::types::Datum::Int(v)) => {
             Some(if i32::try_from(*v).is_ok() { SqlType::Int4 } else { SqlType::Int8 })
         }
-        Expr::Const(crate::types::Datum::Float(_)) => Some(SqlType::Numeric),
+        Expr::Const(crate::types::Datum::Float(_)) => Some(SqlType::Float8),
+        Expr::Const(crate::types::Datum::Numeric(_)) => Some(SqlType::Numeric),
         Expr::Const(crate::types::Datum::Text(_)) => Some(SqlType::Text),
         Expr::Const(_) => None,
         Expr::Bin(op, l, r) if !op.is_comparison() && !matches!(op, BinOp::And | BinOp::Or) => {
@@ -400,7 +401,8 @@ fn expr_type(e: &Expr, input: &[Option<SqlType>]) -> Option<SqlType> {
 fn guess_type(t: ColType) -> SqlType {
     match t {
         ColType::Int => SqlType::Int4,
-        ColType::Float => SqlType::Numeric,
+        ColType::Float => SqlType::Float8,
+        ColType::Numeric => SqlType::Numeric,
         ColType::Text => SqlType::Text,
     }
 }

@@ -72,8 +72,8 @@ impl BinOp {
 }
 
 /// The SQL types the sandbox stores and casts between (a column's declared type).
-/// Values of the three integer types are all `Datum::Int`, numeric and float8 both
-/// `Datum::Float`: the type decides range checks, rounding and text output.
+/// Values of the three integer types are all `Datum::Int`, numeric is
+/// `Datum::Numeric`, float8 `Datum::Float`: the type decides range checks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub enum SqlType {
     Int2,
@@ -99,7 +99,8 @@ impl SqlType {
     pub fn col_type(self) -> ColType {
         match self {
             SqlType::Int2 | SqlType::Int4 | SqlType::Int8 => ColType::Int,
-            SqlType::Numeric | SqlType::Float8 => ColType::Float,
+            SqlType::Numeric => ColType::Numeric,
+            SqlType::Float8 => ColType::Float,
             SqlType::Text => ColType::Text,
         }
     }
@@ -229,16 +230,19 @@ impl Expr {
             Expr::Col(i) => input[*i].ty,
             Expr::Const(Datum::Text(_)) => ColType::Text,
             Expr::Const(Datum::Float(_)) => ColType::Float,
+            Expr::Const(Datum::Numeric(_)) => ColType::Numeric,
             Expr::Const(_) => ColType::Int,
             Expr::Bin(BinOp::Divide, l, r)
             | Expr::Bin(BinOp::Plus, l, r)
             | Expr::Bin(BinOp::Minus, l, r)
             | Expr::Bin(BinOp::Multiply, l, r)
             | Expr::Bin(BinOp::Modulo, l, r) => {
-                if l.col_type(input) == ColType::Float || r.col_type(input) == ColType::Float {
-                    ColType::Float
-                } else {
-                    ColType::Int
+                // An integer meets a numeric as a numeric, either meets a float8 as a
+                // float8 (PostgreSQL's implicit casts).
+                match (l.col_type(input), r.col_type(input)) {
+                    (ColType::Float, _) | (_, ColType::Float) => ColType::Float,
+                    (ColType::Numeric, _) | (_, ColType::Numeric) => ColType::Numeric,
+                    _ => ColType::Int,
                 }
             }
             Expr::Func(f, args) => f.col_type(args.first().map(|a| a.col_type(input))),
@@ -251,6 +255,7 @@ impl Expr {
         match self {
             Expr::Col(i) => names.get(*i).cloned().unwrap_or_else(|| format!("${i}")),
             Expr::Const(Datum::Text(s)) => format!("'{}'", s.replace('\'', "''")),
+            Expr::Const(Datum::Numeric(n)) => numeric_const_sql(n),
             Expr::Const(d) => d.to_string(),
             Expr::Not(e) => format!("(NOT {})", e.to_sql(names)),
             Expr::IsNull(e, false) => format!("({} IS NULL)", e.to_sql(names)),
@@ -260,6 +265,24 @@ impl Expr {
             }
             Expr::Func(f, args) => f.sql(&args.iter().map(|a| a.to_sql(names)).collect::<Vec<_>>()),
         }
+    }
+}
+
+/// A numeric constant as PostgreSQL's deparsers write it (`get_const_expr`,
+/// `deparseConst`): a value with a point as it prints, an integral one labelled
+/// `::numeric` (else it would read back as an integer), a signed one in parentheses,
+/// NaN and Infinity quoted.
+pub fn numeric_const_sql(n: &crate::numeric::Numeric) -> String {
+    let s = n.to_string();
+    let body = match s.as_bytes().first() {
+        Some(b'-') if s[1..].starts_with(|c: char| c.is_ascii_digit()) => format!("({s})"),
+        Some(c) if c.is_ascii_digit() => s.clone(),
+        _ => return format!("'{s}'::numeric"),
+    };
+    if s.contains('.') {
+        body
+    } else {
+        format!("{body}::numeric")
     }
 }
 
@@ -283,10 +306,14 @@ impl AggFunc {
             AggFunc::Avg => "avg",
         }
     }
+    /// PostgreSQL's result types: `avg` of an integer or numeric is numeric, of a
+    /// float8 float8; `sum` keeps its argument's type here (an integer sum is an Int
+    /// while it fits in int8, a numeric past it: `node_agg`).
     pub fn result_type(self, arg: ColType) -> ColType {
         match self {
             AggFunc::CountStar | AggFunc::Count => ColType::Int,
-            AggFunc::Avg => ColType::Float,
+            AggFunc::Avg if arg == ColType::Float => ColType::Float,
+            AggFunc::Avg => ColType::Numeric,
             _ => arg,
         }
     }

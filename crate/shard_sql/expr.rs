@@ -11,9 +11,10 @@
 //!   is read through a group key it matches, and an aggregate call becomes a column of
 //!   the Agg (the same call twice is one aggregate).
 //! - No aggregate in WHERE or GROUP BY, none nested in another: PostgreSQL's messages.
-//! - A cast never changes a value at run time (the executor has none): a constant is
-//!   converted while planning, anything else is accepted only when the cast leaves its
-//!   type as it is, and refused otherwise, never silently dropped.
+//! - A cast of a constant is done while planning (as PostgreSQL folds it); of anything
+//!   else it is a `Func::Cast` the evaluator runs (`(val)::numeric` in remote SQL and
+//!   EXPLAIN, as PostgreSQL writes an explicit cast), or left out when it does not
+//!   change the type.
 //! - Unquoted identifiers are folded to lower case before they are looked up.
 //!
 //! Where it departs from PostgreSQL (`transformExpr` in parse_expr.c,
@@ -29,8 +30,9 @@ use sqlparser::ast::{
 
 use super::source::Source;
 use super::{ident_name, SqlError};
+use crate::numeric::{Numeric, NumericError};
 use crate::plan::eval::{cast, EvalError};
-use crate::plan::{AggCall, AggFunc, BinOp, Expr, SqlType};
+use crate::plan::{AggCall, AggFunc, BinOp, Expr, Func, SqlType};
 use crate::types::{ColType, Column, Datum};
 
 /// The single table a shard query reads, as named in its FROM clause.
@@ -319,27 +321,27 @@ impl ExprPlanner<'_> {
     }
 
     /// `x::type` / `CAST(x AS type)`: constants are converted now; other expressions
-    /// only when the cast does not change their type (our executor has no casts).
+    /// by the evaluator's cast, unless it does not change their type.
     fn cast(&self, inner: &ast::Expr, data_type: &DataType, scope: &mut Scope) -> Result<Expr, SqlError> {
         let position = self.position(inner);
-        let Some(target) = cast_target(data_type) else {
+        let Some(to) = cast_target(data_type) else {
             return Err(SqlError::unsupported(format!("cast to {data_type}"), position));
         };
+        let target = to.col_type();
         let x = self.plan(inner, scope)?;
         if let Expr::Const(d) = &x {
-            return Ok(Expr::Const(convert_const(d, target, position)?));
+            return Ok(Expr::Const(convert_const(d, to, position)?));
         }
         let from = match scope {
             Scope::Rows { .. } => x.col_type(&self.rel.columns),
             Scope::Groups(g) => x.col_type(&g.output_columns(&self.rel.columns)),
         };
-        if from != target {
-            return Err(SqlError::unsupported(
-                format!("cast from {} to {}", type_name(from), type_name(target)),
-                position,
-            ));
+        // A shard's integer column may be an int4 or an int8 (one `ColType`): a cast
+        // between integers is left out, as PostgreSQL drops `int4col::int4`.
+        if from == target {
+            return Ok(x);
         }
-        Ok(x)
+        Ok(Expr::func(Func::Cast { from: Some(sql_type(from)), to }, vec![x]))
     }
 
     /// A function call: only the aggregates are supported.
@@ -505,55 +507,61 @@ fn literal(v: &Value, position: Option<usize>) -> Result<Datum, SqlError> {
 }
 
 /// A numeric literal: an integer if it fits in i64, else (decimal point, exponent or
-/// too many digits, which PostgreSQL would make numeric) a float.
+/// too many digits) a numeric, as PostgreSQL's scanner makes it (`numeric_in`).
 fn number(text: &str, position: Option<usize>) -> Result<Datum, SqlError> {
     if let Ok(v) = text.parse::<i64>() {
         return Ok(Datum::Int(v));
     }
-    text.parse::<f64>()
-        .map(Datum::Float)
-        .map_err(|_| SqlError::new(format!("invalid numeric literal \"{text}\""), position))
+    match Numeric::parse(text) {
+        Ok(n) => Ok(Datum::numeric(n)),
+        Err(NumericError::InvalidInput(_)) => {
+            Err(SqlError::new(format!("invalid numeric literal \"{text}\""), position))
+        }
+        Err(e) => Err(SqlError::new(e.to_string(), position)),
+    }
 }
 
-/// Our column type for a cast's target type, if it is one we have.
-fn cast_target(t: &DataType) -> Option<ColType> {
+/// The SQL type a cast names, if it is one we have (`numeric` without a precision:
+/// `numeric(p, s)` would round to its scale, which is not implemented).
+fn cast_target(t: &DataType) -> Option<SqlType> {
+    use sqlparser::ast::ExactNumberInfo;
     use DataType::*;
     match t {
-        SmallInt(_) | Int(_) | Integer(_) | BigInt(_) | Int2(_) | Int4(_) | Int8(_) => Some(ColType::Int),
-        Numeric(_) | Decimal(_) | Dec(_) | Float(_) | Real | Double | DoublePrecision | Float4 | Float8 => {
-            Some(ColType::Float)
+        SmallInt(_) | Int2(_) => Some(SqlType::Int2),
+        Int(_) | Integer(_) | Int4(_) => Some(SqlType::Int4),
+        BigInt(_) | Int8(_) => Some(SqlType::Int8),
+        Numeric(ExactNumberInfo::None) | Decimal(ExactNumberInfo::None) | Dec(ExactNumberInfo::None) => {
+            Some(SqlType::Numeric)
         }
-        Text | Varchar(_) | CharacterVarying(_) | CharVarying(_) | String(_) => Some(ColType::Text),
+        Float(_) | Real | Double | DoublePrecision | Float4 | Float8 => Some(SqlType::Float8),
+        Text | Varchar(_) | CharacterVarying(_) | CharVarying(_) | String(_) => Some(SqlType::Text),
         _ => None,
+    }
+}
+
+/// The SQL type a shard's value of a `ColType` has: its integers are int8.
+fn sql_type(t: ColType) -> SqlType {
+    match t {
+        ColType::Int => SqlType::Int8,
+        ColType::Float => SqlType::Float8,
+        ColType::Numeric => SqlType::Numeric,
+        ColType::Text => SqlType::Text,
     }
 }
 
 /// Converts a constant to `target` now, with the evaluator's casts
 /// ([`crate::plan::eval::cast`]), as PostgreSQL's planner folds a constant's cast by
 /// running its executor (`evaluate_expr`). A shard's integers are int8 and its
-/// floats numeric ([`ColType::oid`]); a string literal is untyped.
-fn convert_const(d: &Datum, target: ColType, position: Option<usize>) -> Result<Datum, SqlError> {
-    let sql_type = |t: ColType| match t {
-        ColType::Int => SqlType::Int8,
-        ColType::Float => SqlType::Numeric,
-        ColType::Text => SqlType::Text,
-    };
+/// decimals numeric ([`ColType::oid`]); a string literal is untyped.
+fn convert_const(d: &Datum, target: SqlType, position: Option<usize>) -> Result<Datum, SqlError> {
     let from = match d {
         Datum::Int(_) => Some(ColType::Int),
         Datum::Float(_) => Some(ColType::Float),
+        Datum::Numeric(_) => Some(ColType::Numeric),
         Datum::Text(_) | Datum::Null => None,
     };
-    cast(d.clone(), from.map(sql_type), sql_type(target))
+    cast(d.clone(), from.map(sql_type), target)
         .map_err(|kind| SqlError::new(EvalError::from(kind).to_string(), position))
-}
-
-/// PostgreSQL's name for the type a `ColType` stands for (see `ColType::oid`).
-fn type_name(t: ColType) -> &'static str {
-    match t {
-        ColType::Int => "bigint",
-        ColType::Float => "numeric",
-        ColType::Text => "text",
-    }
 }
 
 /// Names an unsupported expression for an error message.

@@ -1,0 +1,642 @@
+//! PostgreSQL's exact decimal `numeric` (`src/backend/utils/adt/numeric.c`), over an
+//! `i128` mantissa: what a numeric column holds, what `sum` and `avg` return, what
+//! numeric arithmetic computes, on the coordinator and in the simulated shards alike.
+//!
+//! Protocol: a value is `mant × 10^-exp`, shown with `dscale` digits after the point
+//! (PostgreSQL's display scale). Each operation computes its exact result and the
+//! display scale PostgreSQL gives it:
+//!
+//! | operation | result's display scale | PostgreSQL |
+//! |---|---|---|
+//! | `+` `-` | the larger of the two | `add_var`, `sub_var` |
+//! | `*` | the sum of the two, exact | `mul_var` from `numeric_mul` |
+//! | `/` | [`select_div_scale`]: at least 16 significant digits, at least either input's scale; rounded half away from zero | `div_var` from `numeric_div` |
+//! | `%` | the larger of the two; `x - trunc(x/y)*y` | `mod_var` |
+//! | round to an integer | 0, half away from zero | `numericvar_to_int64` |
+//!
+//! Invariants:
+//! - `exp <= dscale`: no digit beyond the display scale is ever stored, as
+//!   PostgreSQL rounds every result to its scale; `mant` has no trailing zero (zero is
+//!   `0 × 10^0`), so equal values have equal `mant` and `exp`; `==` compares values
+//!   (1.10 = 1.1), not display scales, as `numeric_eq` does.
+//! - `|mant| < 10^38` ([`MAX_DIGITS`] significant digits). A result that would need
+//!   more is an error naming that limit ([`NumericError::TooManyDigits`]), never a
+//!   rounded or wrapped value: every value this type accepts is exact.
+//! - NaN and ±Infinity exist as in PostgreSQL 14+: NaN equals NaN and sorts above
+//!   everything, arithmetic with NaN gives NaN, `Inf - Inf` and `Inf * 0` give NaN.
+//!
+//! Departs from PostgreSQL: the 38-digit limit (PostgreSQL keeps up to 131072 digits
+//! before the point and 16383 after); `exp` may be negative (1e30 is `1 × 10^30`) so
+//! large round numbers stay small. Base 10 here where PostgreSQL computes in base
+//! 10000 (NBASE); the results are the same, the division scale reads base-10000
+//! digits from ours ([`Numeric::nbase_lead`]).
+
+use std::cmp::Ordering;
+use std::fmt;
+
+/// Significant digits a value may have (`|mant| < 10^38`).
+pub const MAX_DIGITS: u32 = 38;
+/// `NUMERIC_MIN_SIG_DIGITS`: a quotient's significant digits, at least.
+const MIN_SIG_DIGITS: i32 = 16;
+/// `NUMERIC_MAX_DISPLAY_SCALE`: a quotient's scale, at most.
+const MAX_DISPLAY_SCALE: i32 = 1000;
+/// `NUMERIC_DSCALE_MAX`: the largest display scale a value may carry.
+const DSCALE_MAX: i32 = 0x3FFF;
+/// `numeric_in` refuses exponents beyond this (`NUMERIC_MAX_PRECISION`).
+const MAX_EXPONENT: i32 = 1000;
+const LIMIT: u128 = 10u128.pow(MAX_DIGITS);
+
+/// One numeric value.
+#[derive(Clone, Debug)]
+pub enum Numeric {
+    Finite { mant: i128, exp: i32, dscale: u16 },
+    NaN,
+    PosInf,
+    NegInf,
+}
+
+/// Why an operation has no numeric result (PostgreSQL's message in `Display`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NumericError {
+    DivisionByZero,
+    /// The exact result needs more than [`MAX_DIGITS`] significant digits.
+    TooManyDigits,
+    /// A display scale past `NUMERIC_DSCALE_MAX` ("value overflows numeric format").
+    Overflow,
+    InvalidInput(String),
+    /// NaN or Infinity where a finite value is needed (`cannot convert … to bigint`).
+    NotFinite(&'static str),
+}
+
+impl fmt::Display for NumericError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            NumericError::DivisionByZero => write!(f, "division by zero"),
+            NumericError::TooManyDigits => {
+                write!(f, "not supported by the sandbox: a numeric value of more than {MAX_DIGITS} significant digits")
+            }
+            NumericError::Overflow => write!(f, "value overflows numeric format"),
+            NumericError::InvalidInput(s) => write!(f, "invalid input syntax for type numeric: \"{s}\""),
+            NumericError::NotFinite(what) => write!(f, "cannot convert {what}"),
+        }
+    }
+}
+
+type R = Result<Numeric, NumericError>;
+
+fn pow10(n: u32) -> Option<u128> {
+    10u128.checked_pow(n)
+}
+
+/// Decimal digits of a magnitude (0 has none).
+fn digits_of(m: u128) -> u32 {
+    if m == 0 {
+        0
+    } else {
+        m.ilog10() + 1
+    }
+}
+
+/// `m / 10^n` rounded half away from zero (`round_var` on a magnitude).
+fn shift_right_round(m: u128, n: u32) -> u128 {
+    if n == 0 {
+        return m;
+    }
+    match pow10(n) {
+        Some(p) => {
+            let (q, r) = (m / p, m % p);
+            // r >= p/2, written so that it cannot overflow.
+            if r >= p - r {
+                q + 1
+            } else {
+                q
+            }
+        }
+        // 10^n > every magnitude: m < 10^38 <= 10^n / 2 rounds to zero.
+        None => 0,
+    }
+}
+
+impl Numeric {
+    pub const ZERO: Numeric = Numeric::Finite { mant: 0, exp: 0, dscale: 0 };
+
+    /// A finite value from a signed magnitude, normalized (trailing zeros moved into
+    /// `exp`), checked against the digit limit and `NUMERIC_DSCALE_MAX`.
+    fn make(neg: bool, mag: u128, exp: i32, dscale: i32) -> R {
+        if dscale > DSCALE_MAX {
+            return Err(NumericError::Overflow);
+        }
+        let (mut m, mut e) = (mag, exp);
+        if m == 0 {
+            e = 0;
+        }
+        while m != 0 && m % 10 == 0 {
+            m /= 10;
+            e -= 1;
+        }
+        if m >= LIMIT {
+            return Err(NumericError::TooManyDigits);
+        }
+        let mant = if neg { -(m as i128) } else { m as i128 };
+        Ok(Numeric::Finite { mant, exp: e, dscale: dscale.max(0) as u16 })
+    }
+
+    /// `int64_to_numeric`.
+    pub fn from_i64(v: i64) -> Numeric {
+        Numeric::make(v < 0, v.unsigned_abs() as u128, 0, 0).expect("an int64 has 19 digits")
+    }
+
+    /// An exact integer (a sum of int8s past int8's range).
+    pub fn from_i128(v: i128) -> R {
+        Numeric::make(v < 0, v.unsigned_abs(), 0, 0)
+    }
+
+    /// `float8_numeric`: the value printed with 15 significant digits (`DBL_DIG`)
+    /// and read back, so 0.1 becomes exactly 0.1.
+    pub fn from_f64(v: f64) -> R {
+        if v.is_nan() {
+            return Ok(Numeric::NaN);
+        }
+        if v.is_infinite() {
+            return Ok(if v > 0.0 { Numeric::PosInf } else { Numeric::NegInf });
+        }
+        Numeric::parse(&crate::coordinator_sql::pgfuncs::float8_numeric(v))
+    }
+
+    /// `numeric_in`: spaces around, a sign, digits with an optional point, an optional
+    /// exponent; `NaN`, `Infinity`, `inf` in any case. The display scale is the digits
+    /// written after the point less the exponent (`1.50` has 2, `1e3` has 0).
+    pub fn parse(text: &str) -> R {
+        let bad = || NumericError::InvalidInput(text.to_string());
+        let s = text.trim_matches(|c: char| c.is_ascii_whitespace());
+        let (neg, body) = match s.as_bytes().first() {
+            Some(b'-') => (true, &s[1..]),
+            Some(b'+') => (false, &s[1..]),
+            _ => (false, s),
+        };
+        let lower = body.to_ascii_lowercase();
+        match lower.as_str() {
+            "nan" if body.len() == s.len() => return Ok(Numeric::NaN),
+            "infinity" | "inf" => return Ok(if neg { Numeric::NegInf } else { Numeric::PosInf }),
+            _ => {}
+        }
+        let (num, exponent) = match lower.find('e') {
+            Some(i) => {
+                let e: i32 = lower[i + 1..].parse().map_err(|_| bad())?;
+                if e.abs() > MAX_EXPONENT {
+                    return Err(bad());
+                }
+                (&lower[..i], e)
+            }
+            None => (lower.as_str(), 0),
+        };
+        let (int, frac) = num.split_once('.').unwrap_or((num, ""));
+        let all_digits = |p: &str| p.bytes().all(|b| b.is_ascii_digit());
+        if int.len() + frac.len() == 0 || !all_digits(int) || !all_digits(frac) {
+            return Err(bad());
+        }
+        let digits = format!("{int}{frac}");
+        let digits = digits.trim_start_matches('0');
+        let kept = digits.trim_end_matches('0');
+        let exp = frac.len() as i32 - exponent - (digits.len() - kept.len()) as i32;
+        let mag: u128 = if kept.is_empty() {
+            0
+        } else if kept.len() as u32 > MAX_DIGITS {
+            return Err(NumericError::TooManyDigits);
+        } else {
+            kept.parse().map_err(|_| bad())?
+        };
+        Numeric::make(neg, mag, exp, frac.len() as i32 - exponent)
+    }
+
+    pub fn is_nan(&self) -> bool {
+        matches!(self, Numeric::NaN)
+    }
+
+    /// -1, 0 or 1; NaN has none.
+    fn sign(&self) -> Option<i32> {
+        match self {
+            Numeric::Finite { mant, .. } => Some(mant.signum() as i32),
+            Numeric::PosInf => Some(1),
+            Numeric::NegInf => Some(-1),
+            Numeric::NaN => None,
+        }
+    }
+
+    fn inf(positive: bool) -> Numeric {
+        if positive {
+            Numeric::PosInf
+        } else {
+            Numeric::NegInf
+        }
+    }
+
+    /// The display scale (0 for the special values).
+    pub fn dscale(&self) -> i32 {
+        match self {
+            Numeric::Finite { dscale, .. } => *dscale as i32,
+            _ => 0,
+        }
+    }
+
+    /// Two finite values with the same exponent (the larger), magnitudes signed.
+    fn align(a: (i128, i32), b: (i128, i32)) -> Result<(i128, i128, i32), NumericError> {
+        let e = a.1.max(b.1);
+        let up = |(m, x): (i128, i32)| -> Result<i128, NumericError> {
+            pow10((e - x) as u32)
+                .and_then(|p| i128::try_from(p).ok())
+                .and_then(|p| m.checked_mul(p))
+                .ok_or(NumericError::TooManyDigits)
+        };
+        Ok((up(a)?, up(b)?, e))
+    }
+
+    /// `add_var`: the exact sum, the larger display scale.
+    pub fn add(&self, other: &Numeric) -> R {
+        use Numeric::*;
+        match (self, other) {
+            (Finite { mant: m1, exp: e1, dscale: d1 }, Finite { mant: m2, exp: e2, dscale: d2 }) => {
+                let (a, b, e) = Numeric::align((*m1, *e1), (*m2, *e2))?;
+                let s = a.checked_add(b).ok_or(NumericError::TooManyDigits)?;
+                Numeric::make(s < 0, s.unsigned_abs(), e, (*d1).max(*d2) as i32)
+            }
+            (NaN, _) | (_, NaN) | (PosInf, NegInf) | (NegInf, PosInf) => Ok(NaN),
+            (PosInf | NegInf, _) => Ok(self.clone()),
+            (_, _) => Ok(other.clone()),
+        }
+    }
+
+    /// `numeric_uminus`.
+    pub fn neg(&self) -> Numeric {
+        match self {
+            Numeric::Finite { mant, exp, dscale } => Numeric::Finite { mant: -mant, exp: *exp, dscale: *dscale },
+            Numeric::PosInf => Numeric::NegInf,
+            Numeric::NegInf => Numeric::PosInf,
+            Numeric::NaN => Numeric::NaN,
+        }
+    }
+
+    /// `numeric_abs`.
+    pub fn abs(&self) -> Numeric {
+        match self.sign() {
+            Some(-1) => self.neg(),
+            _ => self.clone(),
+        }
+    }
+
+    /// `sub_var`.
+    pub fn sub(&self, other: &Numeric) -> R {
+        self.add(&other.neg())
+    }
+
+    /// `mul_var` as `numeric_mul` calls it: exact, the display scales added.
+    pub fn mul(&self, other: &Numeric) -> R {
+        use Numeric::*;
+        match (self, other) {
+            (Finite { mant: m1, exp: e1, dscale: d1 }, Finite { mant: m2, exp: e2, dscale: d2 }) => {
+                let p = m1.checked_mul(*m2).ok_or(NumericError::TooManyDigits)?;
+                Numeric::make(p < 0, p.unsigned_abs(), e1 + e2, *d1 as i32 + *d2 as i32)
+            }
+            (NaN, _) | (_, NaN) => Ok(NaN),
+            _ => match self.sign().unwrap_or(0) * other.sign().unwrap_or(0) {
+                0 => Ok(NaN),
+                s => Ok(Numeric::inf(s > 0)),
+            },
+        }
+    }
+
+    /// The weight and the value of the first nonzero base-10000 digit (NBASE), as
+    /// `select_div_scale` reads them; (0, 0) for zero.
+    fn nbase_lead(mant: i128, exp: i32) -> (i32, u128) {
+        let m = mant.unsigned_abs();
+        if m == 0 {
+            return (0, 0);
+        }
+        // The decimal exponent of the leading digit, then the base-10000 group it is in.
+        let lead = digits_of(m) as i32 - 1 - exp;
+        let weight = lead.div_euclid(4);
+        let shift = exp + 4 * weight; // divide m by 10^shift to keep that group and above
+        let first = if shift >= 0 { m / 10u128.pow(shift as u32) } else { m * 10u128.pow((-shift) as u32) };
+        (weight, first)
+    }
+
+    /// `numeric_div`: NaN and Infinity as PostgreSQL 14+, division by a zero an
+    /// error, else the quotient at [`select_div_scale`], rounded half away from zero.
+    pub fn div(&self, other: &Numeric) -> R {
+        use Numeric::*;
+        match (self, other) {
+            (NaN, _) | (_, NaN) => Ok(NaN),
+            (Finite { mant: m1, exp: e1, dscale: d1 }, Finite { mant: m2, exp: e2, dscale: d2 }) => {
+                if *m2 == 0 {
+                    return Err(NumericError::DivisionByZero);
+                }
+                let rscale = select_div_scale((*m1, *e1, *d1), (*m2, *e2, *d2));
+                div_round(*m1, *e1, *m2, *e2, rscale)
+            }
+            (PosInf | NegInf, Finite { .. }) => match other.sign() {
+                Some(0) => Err(NumericError::DivisionByZero),
+                s => Ok(Numeric::inf(self.sign() == s)),
+            },
+            (PosInf | NegInf, _) => Ok(NaN),
+            (Finite { .. }, _) => Ok(Numeric::ZERO),
+        }
+    }
+
+    /// `numeric_mod` (`mod_var`): `x - trunc(x/y)*y`, the sign of `x`, the larger scale.
+    pub fn rem(&self, other: &Numeric) -> R {
+        use Numeric::*;
+        match (self, other) {
+            (NaN, _) | (_, NaN) => Ok(NaN),
+            (Finite { mant: m1, exp: e1, dscale: d1 }, Finite { mant: m2, exp: e2, dscale: d2 }) => {
+                if *m2 == 0 {
+                    return Err(NumericError::DivisionByZero);
+                }
+                let (a, b, e) = Numeric::align((*m1, *e1), (*m2, *e2))?;
+                let r = a % b;
+                Numeric::make(r < 0, r.unsigned_abs(), e, (*d1).max(*d2) as i32)
+            }
+            (PosInf | NegInf, _) if other.sign() == Some(0) => Err(NumericError::DivisionByZero),
+            (PosInf | NegInf, _) => Ok(NaN),
+            (Finite { .. }, _) => Ok(self.clone()),
+        }
+    }
+
+    /// `numeric_round(x, scale)`: half away from zero at `scale` digits after the
+    /// point (before it when negative); the display scale becomes `max(scale, 0)`.
+    pub fn round(&self, scale: i32) -> R {
+        self.to_scale(scale, true)
+    }
+
+    /// `numeric_trunc(x, scale)`: as [`Self::round`], towards zero.
+    pub fn trunc(&self, scale: i32) -> R {
+        self.to_scale(scale, false)
+    }
+
+    fn to_scale(&self, scale: i32, round: bool) -> R {
+        let Numeric::Finite { mant, exp, .. } = self else { return Ok(self.clone()) };
+        let scale = scale.clamp(-DSCALE_MAX, DSCALE_MAX);
+        let m = mant.unsigned_abs();
+        let (m, e) = if *exp > scale {
+            let n = (*exp - scale) as u32;
+            let q = if round { shift_right_round(m, n) } else { pow10(n).map_or(0, |p| m / p) };
+            (q, scale)
+        } else {
+            (m, *exp)
+        };
+        Numeric::make(*mant < 0, m, e, scale)
+    }
+
+    /// `numericvar_to_int64`: rounded half away from zero; None past int8's range.
+    /// NaN and Infinity are errors naming them.
+    pub fn to_i64(&self) -> Result<Option<i64>, NumericError> {
+        match self {
+            Numeric::NaN => Err(NumericError::NotFinite("NaN to bigint")),
+            Numeric::PosInf | Numeric::NegInf => Err(NumericError::NotFinite("infinity to bigint")),
+            Numeric::Finite { mant, exp, .. } => {
+                let m = mant.unsigned_abs();
+                let m = if *exp >= 0 {
+                    shift_right_round(m, *exp as u32)
+                } else {
+                    match pow10((-exp) as u32).and_then(|p| m.checked_mul(p)) {
+                        Some(v) => v,
+                        None => return Ok(None),
+                    }
+                };
+                let v = if *mant < 0 { 0i128.checked_sub_unsigned(m) } else { i128::try_from(m).ok() };
+                Ok(v.and_then(|v| i64::try_from(v).ok()))
+            }
+        }
+    }
+
+    /// `numeric_float8`: the text form read as a float8 (correctly rounded); a small
+    /// integer or short decimal is converted without text.
+    pub fn to_f64(&self) -> f64 {
+        match self {
+            Numeric::NaN => f64::NAN,
+            Numeric::PosInf => f64::INFINITY,
+            Numeric::NegInf => f64::NEG_INFINITY,
+            Numeric::Finite { mant, exp, .. } => {
+                let m = mant.unsigned_abs();
+                // Both exact in a double, so one division or multiplication rounds once.
+                if m < (1 << 53) && (-22..=22).contains(exp) {
+                    let v = if *exp >= 0 { m as f64 / 10f64.powi(*exp) } else { m as f64 * 10f64.powi(-exp) };
+                    return if *mant < 0 { -v } else { v };
+                }
+                self.to_string().parse().unwrap_or(f64::NAN)
+            }
+        }
+    }
+
+    /// `cmp_numerics`: -Infinity < finite values < Infinity < NaN, NaN equal to NaN.
+    fn rank(&self) -> u8 {
+        match self {
+            Numeric::NegInf => 0,
+            Numeric::Finite { .. } => 1,
+            Numeric::PosInf => 2,
+            Numeric::NaN => 3,
+        }
+    }
+}
+
+/// Compares two finite values without aligning past the digit limit: by sign, then by
+/// the position of the leading digit, then digit by digit.
+fn cmp_finite(m1: i128, e1: i32, m2: i128, e2: i32) -> Ordering {
+    let (s1, s2) = (m1.signum(), m2.signum());
+    if s1 != s2 || s1 == 0 {
+        return s1.cmp(&s2);
+    }
+    let (a, b) = (m1.unsigned_abs(), m2.unsigned_abs());
+    let lead = |m: u128, e: i32| digits_of(m) as i32 - e;
+    let mag = lead(a, e1).cmp(&lead(b, e2)).then_with(|| {
+        // Same leading position: shifting the one with fewer fraction digits up keeps
+        // it within the digit count of the other, so no overflow.
+        let e = e1.max(e2);
+        (a * 10u128.pow((e - e1) as u32)).cmp(&(b * 10u128.pow((e - e2) as u32)))
+    });
+    if s1 < 0 {
+        mag.reverse()
+    } else {
+        mag
+    }
+}
+
+impl Ord for Numeric {
+    fn cmp(&self, other: &Self) -> Ordering {
+        match (self, other) {
+            (Numeric::Finite { mant: m1, exp: e1, .. }, Numeric::Finite { mant: m2, exp: e2, .. }) => {
+                cmp_finite(*m1, *e1, *m2, *e2)
+            }
+            _ => self.rank().cmp(&other.rank()),
+        }
+    }
+}
+
+impl PartialEq for Numeric {
+    /// By value, as `numeric_eq`: 1.10 equals 1.1 (the display scale is not compared).
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+impl Eq for Numeric {}
+
+impl PartialOrd for Numeric {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// `select_div_scale`: enough scale for [`MIN_SIG_DIGITS`] significant digits in the
+/// quotient (its weight estimated from the leading base-10000 digits, assuming the
+/// dividend's is the smaller when they are equal), at least either input's display
+/// scale, at most `NUMERIC_MAX_DISPLAY_SCALE`.
+fn select_div_scale(a: (i128, i32, u16), b: (i128, i32, u16)) -> i32 {
+    let (w1, f1) = Numeric::nbase_lead(a.0, a.1);
+    let (w2, f2) = Numeric::nbase_lead(b.0, b.1);
+    let qweight = w1 - w2 - (f1 <= f2) as i32;
+    (MIN_SIG_DIGITS - qweight * 4).max(a.2 as i32).max(b.2 as i32).max(0).min(MAX_DISPLAY_SCALE)
+}
+
+/// One step of long division: `(10 * r) / b` and its remainder, for `r < b < 10^38`,
+/// by ten additions when `10 * r` would not fit (every partial sum stays below `2b`).
+fn next_digit(r: u128, b: u128) -> (u128, u128) {
+    if let Some(t) = r.checked_mul(10) {
+        return (t / b, t % b);
+    }
+    let (mut acc, mut d) = (0u128, 0u128);
+    for _ in 0..10 {
+        acc += r;
+        if acc >= b {
+            acc -= b;
+            d += 1;
+        }
+    }
+    (d, acc)
+}
+
+/// `div_var` with rounding: `(m1×10^-e1) / (m2×10^-e2)` at `rscale` digits after the
+/// point, half away from zero, by long division over the magnitudes, so no
+/// intermediate exceeds the digit limit. Digits known to be zero (the remainder is
+/// zero) go into the exponent rather than the mantissa.
+fn div_round(m1: i128, e1: i32, m2: i128, e2: i32, rscale: i32) -> R {
+    let (a, b) = (m1.unsigned_abs(), m2.unsigned_abs());
+    let neg = (m1 < 0) != (m2 < 0);
+    // quotient × 10^rscale = (a / b) × 10^k
+    let k = rscale + e2 - e1;
+    let (mut q, mut r) = (a / b, a % b);
+    let mut produced = 0;
+    while produced < k.max(0) && r != 0 {
+        let (d, rest) = next_digit(r, b);
+        q = q
+            .checked_mul(10)
+            .and_then(|q| q.checked_add(d))
+            .filter(|&q| q < LIMIT)
+            .ok_or(NumericError::TooManyDigits)?;
+        r = rest;
+        produced += 1;
+    }
+    if k < 0 {
+        // The quotient has more integer digits than the scale keeps: round them off
+        // (the remainder only matters when the dropped digits are exactly half, and
+        // then any remainder is above half, which the comparison already gives).
+        let q = shift_right_round(q, (-k) as u32);
+        return Numeric::make(neg, q, rscale, rscale);
+    }
+    // `r >= b - r` is the remainder at least half the divisor.
+    let q = if produced == k && r != 0 && r >= b - r { q + 1 } else { q };
+    Numeric::make(neg, q, rscale - (k - produced), rscale)
+}
+
+/// `numeric_out`: the sign, the integer digits (at least `0`), then `dscale` digits
+/// after a point; `NaN`, `Infinity`, `-Infinity`.
+impl fmt::Display for Numeric {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (mant, exp, dscale) = match self {
+            Numeric::NaN => return f.write_str("NaN"),
+            Numeric::PosInf => return f.write_str("Infinity"),
+            Numeric::NegInf => return f.write_str("-Infinity"),
+            Numeric::Finite { mant, exp, dscale } => (*mant, *exp, *dscale as usize),
+        };
+        if mant < 0 {
+            f.write_str("-")?;
+        }
+        let mut digits = mant.unsigned_abs().to_string();
+        if exp <= 0 {
+            digits.extend(std::iter::repeat('0').take((-exp) as usize));
+            f.write_str(&digits)?;
+            if dscale > 0 {
+                write!(f, ".{}", "0".repeat(dscale))?;
+            }
+            return Ok(());
+        }
+        let exp = exp as usize;
+        if digits.len() <= exp {
+            digits = format!("{}{digits}", "0".repeat(exp + 1 - digits.len()));
+        }
+        let (int, frac) = digits.split_at(digits.len() - exp);
+        write!(f, "{int}.{frac}{}", "0".repeat(dscale - exp))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn n(s: &str) -> Numeric {
+        Numeric::parse(s).unwrap()
+    }
+
+    #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
+    fn input_and_output_keep_the_display_scale() {
+        for (input, out) in [
+            ("1.50", "1.50"),
+            ("1e3", "1000"),
+            ("1.5e-3", "0.0015"),
+            ("-0.00", "0.00"),
+            (" 007.10 ", "7.10"),
+            ("12345678901234567890123456789012345678", "12345678901234567890123456789012345678"),
+            ("1e30", "1000000000000000000000000000000"),
+            ("nan", "NaN"),
+            ("-inf", "-Infinity"),
+        ] {
+            assert_eq!(n(input).to_string(), out, "{input}");
+        }
+        assert!(Numeric::parse("1.2.3").is_err());
+        assert!(Numeric::parse("-NaN").is_err());
+        assert_eq!(Numeric::parse("123456789012345678901234567890123456789"), Err(NumericError::TooManyDigits));
+    }
+
+    #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
+    fn arithmetic_scales_follow_numeric_c() {
+        let op = |a: &str, o: char, b: &str| {
+            let (a, b) = (n(a), n(b));
+            match o {
+                '+' => a.add(&b),
+                '-' => a.sub(&b),
+                '*' => a.mul(&b),
+                '/' => a.div(&b),
+                _ => a.rem(&b),
+            }
+            .map(|v| v.to_string())
+        };
+        assert_eq!(op("1.5", '+', "2.25"), Ok("3.75".into()));
+        assert_eq!(op("1.50", '-', "1.5"), Ok("0.00".into()));
+        assert_eq!(op("1.5", '*', "2.0"), Ok("3.00".into()));
+        assert_eq!(op("1", '/', "3"), Ok("0.33333333333333333333".into()));
+        assert_eq!(op("2", '/', "3"), Ok("0.66666666666666666667".into()));
+        assert_eq!(op("10", '/', "4"), Ok("2.5000000000000000".into()));
+        assert_eq!(op("-7.5", '%', "2"), Ok("-1.5".into()));
+        assert_eq!(op("1", '/', "0"), Err(NumericError::DivisionByZero));
+        assert_eq!(op("inf", '-', "inf"), Ok("NaN".into()));
+        assert_eq!(op("99999999999999999999", '*', "99999999999999999999"), Err(NumericError::TooManyDigits));
+        assert_eq!(op("1e37", '*', "100"), Ok(format!("1{}", "0".repeat(39))));
+    }
+
+    #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
+    fn order_is_by_value() {
+        assert_eq!(n("1.10").cmp(&n("1.1")), Ordering::Equal);
+        assert!(n("-2") < n("-1.5") && n("1e30") > n("99.9") && n("NaN") > n("inf"));
+        assert_eq!(n("2.5").to_i64(), Ok(Some(3)));
+        assert_eq!(n("-2.5").to_i64(), Ok(Some(-3)));
+        assert_eq!(n("0.1").to_f64(), 0.1);
+    }
+}
