@@ -153,7 +153,6 @@ select count(*), count(cat), count(val), sum(val), min(score), max(score) from f
 select sum(score), count(*) from f where val < 0;
 
 -- [foreign agg numeric] avg of a bigint
--- known: rows — avg over numeric: the sandbox's numeric is a float, printed with 10 decimals, not PostgreSQL's exact numeric with its display scale
 select avg(val) from f;
 
 -- [foreign group null] GROUP BY a text column with a NULL group
