@@ -255,7 +255,7 @@ impl Expr {
         match self {
             Expr::Col(i) => names.get(*i).cloned().unwrap_or_else(|| format!("${i}")),
             Expr::Const(Datum::Text(s)) => format!("'{}'", s.replace('\'', "''")),
-            Expr::Const(Datum::Numeric(n)) => numeric_const_sql(n),
+            Expr::Const(Datum::Numeric(n)) => numeric_const_sql(n, false),
             Expr::Const(d) => d.to_string(),
             Expr::Not(e) => format!("(NOT {})", e.to_sql(names)),
             Expr::IsNull(e, false) => format!("({} IS NULL)", e.to_sql(names)),
@@ -268,18 +268,22 @@ impl Expr {
     }
 }
 
-/// A numeric constant as PostgreSQL's deparsers write it (`get_const_expr`,
-/// `deparseConst`): a value with a point as it prints, an integral one labelled
-/// `::numeric` (else it would read back as an integer), a signed one in parentheses,
-/// NaN and Infinity quoted.
-pub fn numeric_const_sql(n: &crate::numeric::Numeric) -> String {
+/// A numeric constant as PostgreSQL writes it: postgres_fdw's `deparseConst` for
+/// remote SQL (`remote`), ruleutils' `get_const_expr` for EXPLAIN. A value with a
+/// point is written as it prints; both label an integral one `::numeric` (else it
+/// would read back as an integer), `deparseConst` unquoted and a signed one in
+/// parentheses (`12::numeric`, `(-1.5)`), `get_const_expr` quoting every value that
+/// does not start with a digit or has no point (`'12'::numeric`, `'-1.5'::numeric`);
+/// NaN and Infinity are quoted by both.
+pub fn numeric_const_sql(n: &crate::numeric::Numeric, remote: bool) -> String {
     let s = n.to_string();
-    let body = match s.as_bytes().first() {
-        Some(b'-') if s[1..].starts_with(|c: char| c.is_ascii_digit()) => format!("({s})"),
-        Some(c) if c.is_ascii_digit() => s.clone(),
-        _ => return format!("'{s}'::numeric"),
-    };
-    if s.contains('.') {
+    let has_point = s.contains('.');
+    let numeric_text = s.trim_start_matches('-').starts_with(|c: char| c.is_ascii_digit());
+    if !numeric_text || (!remote && (!has_point || s.starts_with('-'))) {
+        return format!("'{s}'::numeric");
+    }
+    let body = if s.starts_with('-') { format!("({s})") } else { s };
+    if has_point {
         body
     } else {
         format!("{body}::numeric")

@@ -167,7 +167,7 @@ fn deparse_const(d: &Datum) -> String {
     match d {
         Datum::Null => "NULL".to_string(),
         Datum::Text(_) => deparse_string_literal(&d.to_string()),
-        Datum::Numeric(n) => crate::plan::numeric_const_sql(n),
+        Datum::Numeric(n) => crate::plan::numeric_const_sql(n, true),
         _ => {
             let s = d.to_string();
             if s.starts_with('-') || s.starts_with('+') {
