@@ -31,9 +31,12 @@
 //!
 //! Where the sandbox departs: the planner's order of the quals (PostgreSQL sorts them
 //! by cost) is the plan's order, and the target list is the plan's order (PostgreSQL
-//! lists the columns by attribute number). Constants carry no type label: deparse.c's
-//! `deparseConst` labels every constant that is not int4, bool or a float-looking
-//! numeric (`'x'::text`, `3000000000::bigint`), here written `'x'`, `3000000000`.
+//! lists the columns by attribute number). Text and integer constants carry no type
+//! label: deparse.c's `deparseConst` labels every constant that is not int4, bool or a
+//! float-looking numeric (`'x'::text`, `3000000000::bigint`), here written `'x'`,
+//! `3000000000`; numeric and float8 constants are labelled as it labels them
+//! (`12::numeric`, `0.5::double precision`), since without the label the remote would
+//! read them as another type.
 
 use super::quote_identifier;
 use crate::plan::{BinOp, Expr, RemoteQuery, RemoteTarget};
@@ -168,6 +171,15 @@ fn deparse_const(d: &Datum) -> String {
         Datum::Null => "NULL".to_string(),
         Datum::Text(_) => deparse_string_literal(&d.to_string()),
         Datum::Numeric(n) => crate::plan::numeric_const_sql(n, true),
+        // deparseConst labels a float8 (the remote would read `0.5` as a numeric).
+        Datum::Float(v) => {
+            let s = d.to_string();
+            match s.as_bytes().first() {
+                _ if !v.is_finite() => format!("'{s}'::double precision"),
+                Some(b'-') => format!("({s})::double precision"),
+                _ => format!("{s}::double precision"),
+            }
+        }
         _ => {
             let s = d.to_string();
             if s.starts_with('-') || s.starts_with('+') {
