@@ -16,10 +16,15 @@
 //!   EXPLAIN, as PostgreSQL writes an explicit cast), or left out when it does not
 //!   change the type.
 //! - Unquoted identifiers are folded to lower case before they are looked up.
+//! - An operator's operands are coerced as `make_op` coerces them to the operator's
+//!   input types, for the numeric types: an integer (or untyped literal) next to a
+//!   numeric becomes a numeric, a number next to a float8 a float8, so EXPLAIN and
+//!   remote SQL show the casts PostgreSQL shows (`(k)::numeric`, `'7'::numeric`).
 //!
 //! Where it departs from PostgreSQL (`transformExpr` in parse_expr.c,
 //! `parseCheckAggregates` in parse_agg.c): booleans are Int 1/0, no operator or
-//! function lookup by type (one evaluator, `plan::Expr::eval`), and `BETWEEN` and
+//! function lookup by type beyond that coercion (one evaluator, `plan::Expr::eval`,
+//! decides int8, numeric or float8 arithmetic by the values), and `BETWEEN` and
 //! `IN (list)` become ANDs and ORs of comparisons (PostgreSQL's `transformAExprIn`
 //! makes a list of constants one `ScalarArrayOpExpr`).
 
@@ -196,8 +201,8 @@ impl ExprPlanner<'_> {
             ast::Expr::Between { expr, negated, low, high } => {
                 // x BETWEEN lo AND hi  ==>  x >= lo AND x <= hi
                 let x = self.plan(expr, scope)?;
-                let lo = Expr::bin(BinOp::GtEq, x.clone(), self.plan(low, scope)?);
-                let hi = Expr::bin(BinOp::LtEq, x, self.plan(high, scope)?);
+                let lo = self.operator(BinOp::GtEq, x.clone(), self.plan(low, scope)?, scope, position)?;
+                let hi = self.operator(BinOp::LtEq, x, self.plan(high, scope)?, scope, position)?;
                 Ok(negate_if(*negated, Expr::bin(BinOp::And, lo, hi)))
             }
             ast::Expr::InList { expr, list, negated } => {
@@ -205,7 +210,7 @@ impl ExprPlanner<'_> {
                 let x = self.plan(expr, scope)?;
                 let mut any: Option<Expr> = None;
                 for item in list {
-                    let eq = Expr::bin(BinOp::Eq, x.clone(), self.plan(item, scope)?);
+                    let eq = self.operator(BinOp::Eq, x.clone(), self.plan(item, scope)?, scope, position)?;
                     any = Some(match any {
                         None => eq,
                         Some(prev) => Expr::bin(BinOp::Or, prev, eq),
@@ -317,7 +322,39 @@ impl ExprPlanner<'_> {
             let position = self.src.next_token_position(left.span().end).or_else(|| self.position(left));
             return Err(SqlError::unsupported(format!("operator {op}"), position));
         };
-        Ok(Expr::bin(op, self.plan(left, scope)?, self.plan(right, scope)?))
+        let (l, r) = (self.plan(left, scope)?, self.plan(right, scope)?);
+        self.operator(op, l, r, scope, self.position(right))
+    }
+
+    /// An operator with its operands coerced to the type it takes, as PostgreSQL's
+    /// `make_op` coerces them: an integer or an untyped literal next to a numeric
+    /// becomes a numeric, anything next to a float8 a float8 (`(k)::numeric`; a
+    /// constant converted now, `'7'::numeric`). Integers and texts are left as they are.
+    fn operator(&self, op: BinOp, l: Expr, r: Expr, scope: &Scope, position: Option<usize>) -> Result<Expr, SqlError> {
+        if matches!(op, BinOp::And | BinOp::Or) {
+            return Ok(Expr::bin(op, l, r));
+        }
+        let columns = match scope {
+            Scope::Rows { .. } => self.rel.columns.clone(),
+            Scope::Groups(g) => g.output_columns(&self.rel.columns),
+        };
+        let (lt, rt) = (l.col_type(&columns), r.col_type(&columns));
+        let target = match (lt, rt) {
+            (ColType::Float, _) | (_, ColType::Float) => ColType::Float,
+            (ColType::Numeric, _) | (_, ColType::Numeric) => ColType::Numeric,
+            _ => return Ok(Expr::bin(op, l, r)),
+        };
+        let coerce = |e: Expr, from: ColType| -> Result<Expr, SqlError> {
+            match e {
+                _ if from == target => Ok(e),
+                Expr::Const(d) => Ok(Expr::Const(convert_const(&d, sql_type(target), position)?)),
+                // A text column next to a number: no implicit cast (the evaluator
+                // refuses the operator, as PostgreSQL's parser does).
+                e if from == ColType::Text => Ok(e),
+                e => Ok(Expr::func(Func::Cast { from: Some(sql_type(from)), to: sql_type(target) }, vec![e])),
+            }
+        };
+        Ok(Expr::bin(op, coerce(l, lt)?, coerce(r, rt)?))
     }
 
     /// `x::type` / `CAST(x AS type)`: constants are converted now; other expressions

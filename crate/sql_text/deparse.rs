@@ -39,7 +39,7 @@
 //! read them as another type.
 
 use super::quote_identifier;
-use crate::plan::{BinOp, Expr, RemoteQuery, RemoteTarget};
+use crate::plan::{BinOp, Expr, Func, RemoteQuery, RemoteTarget};
 use crate::types::Datum;
 
 /// The schema remote tables live in (postgres_fdw's `schema_name` option defaults to
@@ -162,6 +162,11 @@ fn deparse_with(e: &Expr, col: &dyn Fn(usize) -> String) -> String {
             format!("({})", parts.join(&format!(" {} ", op.sql())))
         }
         Expr::Bin(op, l, r) => format!("({} {} {})", deparse_with(l, col), op.sql(), deparse_with(r, col)),
+        // deparseFuncExpr writes an explicit cast without parentheses of its own
+        // (`val::numeric`; an operator expression brings its own).
+        Expr::Func(Func::Cast { to, .. }, args) if args.len() == 1 => {
+            format!("{}::{}", deparse_with(&args[0], col), to.name())
+        }
         Expr::Func(f, args) => f.sql(&args.iter().map(|a| deparse_with(a, col)).collect::<Vec<_>>()),
     }
 }

@@ -649,3 +649,6 @@ select cat, avg(score) from f group by cat having avg(score) > 19.5 order by cat
 -- [numeric partitionwise agg] avg pushed to each foreign partition with the partition key grouped
 set enable_partitionwise_aggregate = on;
 select id, avg(amount), sum(amount), avg(big) from h where id < 50 group by id;
+
+-- [numeric cast foreign] a bigint cast to numeric, in the select list and in a shipped qual
+select id, val::numeric / 7, score::bigint from f where val::numeric / 7 > 150.5;

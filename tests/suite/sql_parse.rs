@@ -2,7 +2,9 @@
 //! output columns and error positions. Plans are compared structurally; running
 //! them is the executor's business.
 
-use pgasync::plan::{AggCall, AggFunc, AggStrategy, BinOp, Expr, Plan, RemoteQuery, RemoteTarget, SortKey};
+use pgasync::plan::{
+    AggCall, AggFunc, AggStrategy, BinOp, Expr, Func, Plan, RemoteQuery, RemoteTarget, SortKey, SqlType,
+};
 use pgasync::shard_sql::{parse_shard_sql, ShardStatement, SqlError};
 use pgasync::sql_text::deparse::deparse_remote_query;
 use pgasync::types::{Catalog, ColType, Column, Datum, Table};
@@ -30,6 +32,12 @@ fn catalog() -> Catalog {
 /// A numeric constant (a decimal literal is numeric, as in PostgreSQL).
 fn num(text: &str) -> Expr {
     Expr::Const(Datum::numeric(pgasync::numeric::Numeric::parse(text).unwrap()))
+}
+
+/// An integer expression coerced to numeric, as an operator next to a numeric takes it
+/// (PostgreSQL's `make_op`).
+fn as_numeric(e: Expr) -> Expr {
+    Expr::func(Func::Cast { from: Some(SqlType::Int8), to: SqlType::Numeric }, vec![e])
 }
 
 fn parse(sql: &str) -> Vec<ShardStatement> {
@@ -327,8 +335,11 @@ fn expressions() {
     let Plan::Result { child, targets: Some(targets), .. } = plan else { panic!("{plan:?}") };
     assert_eq!(targets, vec![(Expr::col(0), "a".to_string())]);
     let Plan::Result { filter: Some(cond), .. } = *child else { panic!() };
-    let between =
-        bin(BinOp::And, bin(BinOp::GtEq, Expr::col(1), Expr::int(-2)), bin(BinOp::LtEq, Expr::col(1), num("2.5")));
+    let between = bin(
+        BinOp::And,
+        bin(BinOp::GtEq, Expr::col(1), Expr::int(-2)),
+        bin(BinOp::LtEq, as_numeric(Expr::col(1)), num("2.5")),
+    );
     let in_list = bin(BinOp::Or, bin(BinOp::Eq, Expr::col(2), text("p")), bin(BinOp::Eq, Expr::col(2), text("q")));
     let not_null = Expr::Not(Box::new(Expr::IsNull(Box::new(Expr::col(3)), false)));
     let is_not_null = Expr::IsNull(Box::new(Expr::col(2)), true);
@@ -558,5 +569,5 @@ fn accepted_nulls_orders_and_constant_casts() {
     let Plan::Result { targets: Some(targets), .. } = plan else { panic!() };
     let names: Vec<String> = ["a", "b", "s", "f"].map(String::from).to_vec();
     let sql: Vec<String> = targets.iter().map(|(e, _)| e.to_sql(&names)).collect();
-    assert_eq!(sql, ["((a)::numeric / 3)", "(f)::bigint", "(a)::text", "f"]);
+    assert_eq!(sql, ["((a)::numeric / '3'::numeric)", "(f)::bigint", "(a)::text", "f"]);
 }
