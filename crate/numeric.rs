@@ -64,7 +64,8 @@ pub enum NumericError {
     /// A display scale past `NUMERIC_DSCALE_MAX` ("value overflows numeric format").
     Overflow,
     InvalidInput(String),
-    /// NaN or Infinity where a finite value is needed (`cannot convert … to bigint`).
+    /// NaN or Infinity (named) where an integer is needed (`cannot convert NaN to
+    /// bigint`; the caller names another target type).
     NotFinite(&'static str),
 }
 
@@ -72,29 +73,52 @@ impl fmt::Display for NumericError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             NumericError::DivisionByZero => write!(f, "division by zero"),
+            // MAX_DIGITS, spelled out: a literal costs the page's module less.
             NumericError::TooManyDigits => {
-                write!(f, "not supported by the sandbox: a numeric value of more than {MAX_DIGITS} significant digits")
+                f.write_str("not supported by the sandbox: a numeric value of more than 38 significant digits")
             }
-            NumericError::Overflow => write!(f, "value overflows numeric format"),
+            NumericError::Overflow => f.write_str("value overflows numeric format"),
             NumericError::InvalidInput(s) => write!(f, "invalid input syntax for type numeric: \"{s}\""),
-            NumericError::NotFinite(what) => write!(f, "cannot convert {what}"),
+            NumericError::NotFinite(what) => write!(f, "cannot convert {what} to bigint"),
         }
     }
 }
 
 type R = Result<Numeric, NumericError>;
 
+/// `numeric_in`'s complaint about `text` (one function: the page's module is small).
+#[cold]
+#[inline(never)]
+fn invalid(text: &str) -> NumericError {
+    NumericError::InvalidInput(text.to_string())
+}
+
+/// `10^n`, None past 10^38 (the largest power a `u128` holds). One loop rather than
+/// `pow` inlined at every call keeps the page's module small.
+#[inline(never)]
 fn pow10(n: u32) -> Option<u128> {
-    10u128.checked_pow(n)
+    if n > MAX_DIGITS {
+        return None;
+    }
+    let mut p = 1u128;
+    for _ in 0..n {
+        p *= 10;
+    }
+    Some(p)
 }
 
 /// Decimal digits of a magnitude (0 has none).
 fn digits_of(m: u128) -> u32 {
-    if m == 0 {
-        0
-    } else {
-        m.ilog10() + 1
+    let mut n = 0;
+    while n <= MAX_DIGITS && pow10(n).is_some_and(|p| p <= m) {
+        n += 1;
     }
+    n
+}
+
+/// A magnitude times `10^n`, None past [`LIMIT`].
+fn scale_up(m: u128, n: u32) -> Option<u128> {
+    pow10(n).and_then(|p| m.checked_mul(p)).filter(|&v| v < LIMIT)
 }
 
 /// `m / 10^n` rounded half away from zero (`round_var` on a magnitude).
@@ -151,62 +175,82 @@ impl Numeric {
         Numeric::make(v < 0, v.unsigned_abs(), 0, 0)
     }
 
-    /// `float8_numeric`: the value printed with 15 significant digits (`DBL_DIG`)
-    /// and read back, so 0.1 becomes exactly 0.1.
+    /// `float8_numeric`: the value printed with 15 significant digits (`DBL_DIG`,
+    /// `%.15g`: trailing zeros dropped) and read back, so 0.1 becomes exactly 0.1.
     pub fn from_f64(v: f64) -> R {
         if v.is_nan() {
             return Ok(Numeric::NaN);
         }
         if v.is_infinite() {
-            return Ok(if v > 0.0 { Numeric::PosInf } else { Numeric::NegInf });
+            return Ok(Numeric::inf(v > 0.0));
         }
-        Numeric::parse(&crate::coordinator_sql::pgfuncs::float8_numeric(v))
+        // Rust's `{:.14e}` rounds as glibc's `%.15g` does; `%g` drops trailing zeros,
+        // so the display scale is the digits after the point the exact value needs.
+        match Numeric::parse(&format!("{v:.14e}"))? {
+            Numeric::Finite { mant, exp, .. } => Ok(Numeric::Finite { mant, exp, dscale: exp.max(0) as u16 }),
+            other => Ok(other),
+        }
     }
 
     /// `numeric_in`: spaces around, a sign, digits with an optional point, an optional
     /// exponent; `NaN`, `Infinity`, `inf` in any case. The display scale is the digits
     /// written after the point less the exponent (`1.50` has 2, `1e3` has 0).
     pub fn parse(text: &str) -> R {
-        let bad = || NumericError::InvalidInput(text.to_string());
-        let s = text.trim_matches(|c: char| c.is_ascii_whitespace());
+        let s = text.trim_ascii();
         let (neg, body) = match s.as_bytes().first() {
             Some(b'-') => (true, &s[1..]),
             Some(b'+') => (false, &s[1..]),
             _ => (false, s),
         };
-        let lower = body.to_ascii_lowercase();
-        match lower.as_str() {
-            "nan" if body.len() == s.len() => return Ok(Numeric::NaN),
-            "infinity" | "inf" => return Ok(if neg { Numeric::NegInf } else { Numeric::PosInf }),
-            _ => {}
+        if body.eq_ignore_ascii_case("nan") && body.len() == s.len() {
+            return Ok(Numeric::NaN);
         }
-        let (num, exponent) = match lower.find('e') {
-            Some(i) => {
-                let e: i32 = lower[i + 1..].parse().map_err(|_| bad())?;
-                if e.abs() > MAX_EXPONENT {
-                    return Err(bad());
+        if body.eq_ignore_ascii_case("infinity") || body.eq_ignore_ascii_case("inf") {
+            return Ok(Numeric::inf(!neg));
+        }
+        // Digits accumulate into `mag`; zeros after a nonzero digit wait in `zeros`
+        // until a nonzero digit follows, so trailing zeros never count as digits.
+        let (mut mag, mut zeros, mut frac, mut digits) = (0u128, 0u32, 0i32, 0);
+        let (mut point, mut exponent, mut in_exponent) = (false, None::<i32>, false);
+        let tail = |i: usize| body.get(i..).unwrap_or("");
+        for (i, c) in body.bytes().enumerate() {
+            match c {
+                b'0'..=b'9' => {
+                    digits += 1;
+                    frac += point as i32;
+                    if c == b'0' {
+                        zeros += (mag != 0) as u32;
+                        continue;
+                    }
+                    for _ in 0..=zeros {
+                        // A digit still follows: the digits fit only below 10^37 now.
+                        if mag >= LIMIT / 10 {
+                            return Err(NumericError::TooManyDigits);
+                        }
+                        mag *= 10;
+                    }
+                    mag += (c - b'0') as u128;
+                    zeros = 0;
                 }
-                (&lower[..i], e)
+                b'.' if !point => point = true,
+                b'e' | b'E' => {
+                    let e: Option<i64> = tail(i + 1).parse().ok();
+                    exponent = e.filter(|e| e.abs() <= MAX_EXPONENT as i64).map(|e| e as i32);
+                    in_exponent = true;
+                    break;
+                }
+                _ => return Err(invalid(text)),
             }
-            None => (lower.as_str(), 0),
-        };
-        let (int, frac) = num.split_once('.').unwrap_or((num, ""));
-        let all_digits = |p: &str| p.bytes().all(|b| b.is_ascii_digit());
-        if int.len() + frac.len() == 0 || !all_digits(int) || !all_digits(frac) {
-            return Err(bad());
         }
-        let digits = format!("{int}{frac}");
-        let digits = digits.trim_start_matches('0');
-        let kept = digits.trim_end_matches('0');
-        let exp = frac.len() as i32 - exponent - (digits.len() - kept.len()) as i32;
-        let mag: u128 = if kept.is_empty() {
-            0
-        } else if kept.len() as u32 > MAX_DIGITS {
-            return Err(NumericError::TooManyDigits);
-        } else {
-            kept.parse().map_err(|_| bad())?
+        let exponent = match (in_exponent, exponent) {
+            (false, _) => 0,
+            (true, Some(e)) => e,
+            (true, None) => return Err(invalid(text)),
         };
-        Numeric::make(neg, mag, exp, frac.len() as i32 - exponent)
+        if digits == 0 {
+            return Err(invalid(text));
+        }
+        Numeric::make(neg, mag, frac - exponent - zeros as i32, frac - exponent)
     }
 
     pub fn is_nan(&self) -> bool {
@@ -239,14 +283,14 @@ impl Numeric {
         }
     }
 
-    /// Two finite values with the same exponent (the larger), magnitudes signed.
+    /// Two finite values with the same exponent (the larger), magnitudes signed, each
+    /// within the digit limit.
     fn align(a: (i128, i32), b: (i128, i32)) -> Result<(i128, i128, i32), NumericError> {
         let e = a.1.max(b.1);
-        let up = |(m, x): (i128, i32)| -> Result<i128, NumericError> {
-            pow10((e - x) as u32)
-                .and_then(|p| i128::try_from(p).ok())
-                .and_then(|p| m.checked_mul(p))
-                .ok_or(NumericError::TooManyDigits)
+        let up = |(m, x): (i128, i32)| match scale_up(m.unsigned_abs(), (e - x) as u32) {
+            Some(v) if m < 0 => Ok(-(v as i128)),
+            Some(v) => Ok(v as i128),
+            None => Err(NumericError::TooManyDigits),
         };
         Ok((up(a)?, up(b)?, e))
     }
@@ -294,8 +338,8 @@ impl Numeric {
         use Numeric::*;
         match (self, other) {
             (Finite { mant: m1, exp: e1, dscale: d1 }, Finite { mant: m2, exp: e2, dscale: d2 }) => {
-                let p = m1.checked_mul(*m2).ok_or(NumericError::TooManyDigits)?;
-                Numeric::make(p < 0, p.unsigned_abs(), e1 + e2, *d1 as i32 + *d2 as i32)
+                let p = m1.unsigned_abs().checked_mul(m2.unsigned_abs()).ok_or(NumericError::TooManyDigits)?;
+                Numeric::make((*m1 < 0) != (*m2 < 0), p, e1 + e2, *d1 as i32 + *d2 as i32)
             }
             (NaN, _) | (_, NaN) => Ok(NaN),
             _ => match self.sign().unwrap_or(0) * other.sign().unwrap_or(0) {
@@ -316,7 +360,11 @@ impl Numeric {
         let lead = digits_of(m) as i32 - 1 - exp;
         let weight = lead.div_euclid(4);
         let shift = exp + 4 * weight; // divide m by 10^shift to keep that group and above
-        let first = if shift >= 0 { m / 10u128.pow(shift as u32) } else { m * 10u128.pow((-shift) as u32) };
+        let first = match pow10(shift.unsigned_abs()) {
+            Some(p) if shift >= 0 => m / p,
+            Some(p) => m * p,
+            None => 0,
+        };
         (weight, first)
     }
 
@@ -390,37 +438,31 @@ impl Numeric {
     /// NaN and Infinity are errors naming them.
     pub fn to_i64(&self) -> Result<Option<i64>, NumericError> {
         match self {
-            Numeric::NaN => Err(NumericError::NotFinite("NaN to bigint")),
-            Numeric::PosInf | Numeric::NegInf => Err(NumericError::NotFinite("infinity to bigint")),
+            Numeric::NaN => Err(NumericError::NotFinite("NaN")),
+            Numeric::PosInf | Numeric::NegInf => Err(NumericError::NotFinite("infinity")),
             Numeric::Finite { mant, exp, .. } => {
                 let m = mant.unsigned_abs();
-                let m = if *exp >= 0 {
-                    shift_right_round(m, *exp as u32)
-                } else {
-                    match pow10((-exp) as u32).and_then(|p| m.checked_mul(p)) {
-                        Some(v) => v,
-                        None => return Ok(None),
-                    }
-                };
-                let v = if *mant < 0 { 0i128.checked_sub_unsigned(m) } else { i128::try_from(m).ok() };
-                Ok(v.and_then(|v| i64::try_from(v).ok()))
+                let m =
+                    if *exp >= 0 { Some(shift_right_round(m, *exp as u32)) } else { scale_up(m, exp.unsigned_abs()) };
+                // |i64::MIN| = 2^63 is an int8; anything larger is not.
+                Ok(m.filter(|&m| m <= 1 << 63).and_then(|m| {
+                    let v = if *mant < 0 { -(m as i128) } else { m as i128 };
+                    i64::try_from(v).ok()
+                }))
             }
         }
     }
 
-    /// `numeric_float8`: the text form read as a float8 (correctly rounded); a small
-    /// integer or short decimal is converted without text.
+    /// `numeric_float8`: the text form read as a float8 (correctly rounded).
     pub fn to_f64(&self) -> f64 {
         match self {
             Numeric::NaN => f64::NAN,
             Numeric::PosInf => f64::INFINITY,
             Numeric::NegInf => f64::NEG_INFINITY,
             Numeric::Finite { mant, exp, .. } => {
-                let m = mant.unsigned_abs();
-                // Both exact in a double, so one division or multiplication rounds once.
-                if m < (1 << 53) && (-22..=22).contains(exp) {
-                    let v = if *exp >= 0 { m as f64 / 10f64.powi(*exp) } else { m as f64 * 10f64.powi(-exp) };
-                    return if *mant < 0 { -v } else { v };
+                // An integer a double holds exactly converts without text.
+                if *exp == 0 && mant.unsigned_abs() < 1 << 53 {
+                    return *mant as i64 as f64;
                 }
                 self.to_string().parse().unwrap_or(f64::NAN)
             }
@@ -451,7 +493,8 @@ fn cmp_finite(m1: i128, e1: i32, m2: i128, e2: i32) -> Ordering {
         // Same leading position: shifting the one with fewer fraction digits up keeps
         // it within the digit count of the other, so no overflow.
         let e = e1.max(e2);
-        (a * 10u128.pow((e - e1) as u32)).cmp(&(b * 10u128.pow((e - e2) as u32)))
+        let up = |m: u128, x: i32| pow10((e - x) as u32).map_or(u128::MAX, |p| m * p);
+        up(a, e1).cmp(&up(b, e2))
     });
     if s1 < 0 {
         mag.reverse()
@@ -499,7 +542,8 @@ fn select_div_scale(a: (i128, i32, u16), b: (i128, i32, u16)) -> i32 {
 /// One step of long division: `(10 * r) / b` and its remainder, for `r < b < 10^38`,
 /// by ten additions when `10 * r` would not fit (every partial sum stays below `2b`).
 fn next_digit(r: u128, b: u128) -> (u128, u128) {
-    if let Some(t) = r.checked_mul(10) {
+    if r <= u128::MAX / 10 {
+        let t = r * 10;
         return (t / b, t % b);
     }
     let (mut acc, mut d) = (0u128, 0u128);
@@ -526,11 +570,11 @@ fn div_round(m1: i128, e1: i32, m2: i128, e2: i32, rscale: i32) -> R {
     let mut produced = 0;
     while produced < k.max(0) && r != 0 {
         let (d, rest) = next_digit(r, b);
-        q = q
-            .checked_mul(10)
-            .and_then(|q| q.checked_add(d))
-            .filter(|&q| q < LIMIT)
-            .ok_or(NumericError::TooManyDigits)?;
+        // q * 10 + d stays below 10^38 exactly when q is below 10^37.
+        if q >= LIMIT / 10 {
+            return Err(NumericError::TooManyDigits);
+        }
+        q = q * 10 + d;
         r = rest;
         produced += 1;
     }
@@ -554,26 +598,29 @@ impl fmt::Display for Numeric {
             Numeric::NaN => return f.write_str("NaN"),
             Numeric::PosInf => return f.write_str("Infinity"),
             Numeric::NegInf => return f.write_str("-Infinity"),
-            Numeric::Finite { mant, exp, dscale } => (*mant, *exp, *dscale as usize),
+            Numeric::Finite { mant, exp, dscale } => (*mant, *exp, *dscale as i32),
         };
+        // The digits from the highest position written (at least the units) down to
+        // the last of the display scale: position p is the digit of 10^p.
+        let m = mant.unsigned_abs();
+        let low = -dscale;
+        let high = (digits_of(m) as i32 - 1 - exp).max(0);
+        let mut out = String::with_capacity((high - low + 3) as usize);
         if mant < 0 {
-            f.write_str("-")?;
+            out.push('-');
         }
-        let mut digits = mant.unsigned_abs().to_string();
-        if exp <= 0 {
-            digits.extend(std::iter::repeat('0').take((-exp) as usize));
-            f.write_str(&digits)?;
-            if dscale > 0 {
-                write!(f, ".{}", "0".repeat(dscale))?;
+        for p in (low..=high).rev() {
+            if p == -1 {
+                out.push('.');
             }
-            return Ok(());
+            // The digit of 10^p is digit (p + exp) of the mantissa.
+            let d = match pow10((p + exp).max(0) as u32) {
+                Some(q) if p + exp >= 0 => (m / q % 10) as u8,
+                _ => 0,
+            };
+            out.push((b'0' + d) as char);
         }
-        let exp = exp as usize;
-        if digits.len() <= exp {
-            digits = format!("{}{digits}", "0".repeat(exp + 1 - digits.len()));
-        }
-        let (int, frac) = digits.split_at(digits.len() - exp);
-        write!(f, "{int}.{frac}{}", "0".repeat(dscale - exp))
+        f.write_str(&out)
     }
 }
 
@@ -600,7 +647,9 @@ mod tests {
         ] {
             assert_eq!(n(input).to_string(), out, "{input}");
         }
-        assert!(Numeric::parse("1.2.3").is_err());
+        for bad in ["1.2.3", "1.2.", "1e", "e5", ".", "1x", "- 1", "1e1001"] {
+            assert!(Numeric::parse(bad).is_err(), "{bad}");
+        }
         assert!(Numeric::parse("-NaN").is_err());
         assert_eq!(Numeric::parse("123456789012345678901234567890123456789"), Err(NumericError::TooManyDigits));
     }

@@ -428,8 +428,7 @@ fn numeric_to_int(n: &Numeric, t: SqlType) -> Result<Datum, ErrorKind> {
         Ok(Some(i)) => int_in_range(i, t),
         Ok(None) => Err(ErrorKind::OutOfRange(t)),
         Err(NumericError::NotFinite(what)) => {
-            let what = what.replace("bigint", t.name());
-            Err(ErrorKind::Function(format!("cannot convert {what}")))
+            Err(ErrorKind::Function(format!("cannot convert {what} to {}", t.name())))
         }
         Err(e) => Err(numeric_error(e)),
     }

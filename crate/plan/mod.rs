@@ -277,16 +277,16 @@ impl Expr {
 /// NaN and Infinity are quoted by both.
 pub fn numeric_const_sql(n: &crate::numeric::Numeric, remote: bool) -> String {
     let s = n.to_string();
-    let has_point = s.contains('.');
-    let numeric_text = s.trim_start_matches('-').starts_with(|c: char| c.is_ascii_digit());
-    if !numeric_text || (!remote && (!has_point || s.starts_with('-'))) {
+    let (point, neg) = (s.contains('.'), s.starts_with('-'));
+    let finite = matches!(n, crate::numeric::Numeric::Finite { .. });
+    if !finite || !remote && (neg || !point) {
         return format!("'{s}'::numeric");
     }
-    let body = if s.starts_with('-') { format!("({s})") } else { s };
-    if has_point {
-        body
+    let s = if neg { format!("({s})") } else { s };
+    if point {
+        s
     } else {
-        format!("{body}::numeric")
+        s + "::numeric"
     }
 }
 

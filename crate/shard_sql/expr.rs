@@ -334,27 +334,20 @@ impl ExprPlanner<'_> {
         if matches!(op, BinOp::And | BinOp::Or) {
             return Ok(Expr::bin(op, l, r));
         }
-        let columns = match scope {
-            Scope::Rows { .. } => self.rel.columns.clone(),
-            Scope::Groups(g) => g.output_columns(&self.rel.columns),
+        let types = match scope {
+            Scope::Rows { .. } => (l.col_type(&self.rel.columns), r.col_type(&self.rel.columns)),
+            Scope::Groups(g) => {
+                let columns = g.output_columns(&self.rel.columns);
+                (l.col_type(&columns), r.col_type(&columns))
+            }
         };
-        let (lt, rt) = (l.col_type(&columns), r.col_type(&columns));
-        let target = match (lt, rt) {
+        let target = match types {
             (ColType::Float, _) | (_, ColType::Float) => ColType::Float,
             (ColType::Numeric, _) | (_, ColType::Numeric) => ColType::Numeric,
             _ => return Ok(Expr::bin(op, l, r)),
         };
-        let coerce = |e: Expr, from: ColType| -> Result<Expr, SqlError> {
-            match e {
-                _ if from == target => Ok(e),
-                Expr::Const(d) => Ok(Expr::Const(convert_const(&d, sql_type(target), position)?)),
-                // A text column next to a number: no implicit cast (the evaluator
-                // refuses the operator, as PostgreSQL's parser does).
-                e if from == ColType::Text => Ok(e),
-                e => Ok(Expr::func(Func::Cast { from: Some(sql_type(from)), to: sql_type(target) }, vec![e])),
-            }
-        };
-        Ok(Expr::bin(op, coerce(l, lt)?, coerce(r, rt)?))
+        let l = coerce(l, types.0, target, position)?;
+        Ok(Expr::bin(op, l, coerce(r, types.1, target, position)?))
     }
 
     /// `x::type` / `CAST(x AS type)`: constants are converted now; other expressions
@@ -574,6 +567,17 @@ fn cast_target(t: &DataType) -> Option<SqlType> {
         Text | Varchar(_) | CharacterVarying(_) | CharVarying(_) | String(_) => Some(SqlType::Text),
         _ => None,
     }
+}
+
+/// `e` of type `from` as an operand of type `target` ([`ExprPlanner::operator`]): a
+/// constant converted now, a number cast, a text left alone (no implicit cast: the
+/// evaluator refuses the operator, as PostgreSQL's parser does).
+fn coerce(e: Expr, from: ColType, target: ColType, position: Option<usize>) -> Result<Expr, SqlError> {
+    Ok(match e {
+        _ if from == target || from == ColType::Text && !matches!(e, Expr::Const(_)) => e,
+        Expr::Const(d) => Expr::Const(convert_const(&d, sql_type(target), position)?),
+        e => Expr::func(Func::Cast { from: Some(sql_type(from)), to: sql_type(target) }, vec![e]),
+    })
 }
 
 /// The SQL type a shard's value of a `ColType` has: its integers are int8.

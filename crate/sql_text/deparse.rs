@@ -179,11 +179,14 @@ fn deparse_const(d: &Datum) -> String {
         // deparseConst labels a float8 (the remote would read `0.5` as a numeric).
         Datum::Float(v) => {
             let s = d.to_string();
-            match s.as_bytes().first() {
-                _ if !v.is_finite() => format!("'{s}'::double precision"),
-                Some(b'-') => format!("({s})::double precision"),
-                _ => format!("{s}::double precision"),
-            }
+            let s = if !v.is_finite() {
+                format!("'{s}'")
+            } else if *v < 0.0 {
+                format!("({s})")
+            } else {
+                s
+            };
+            s + "::double precision"
         }
         _ => {
             let s = d.to_string();
