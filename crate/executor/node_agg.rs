@@ -65,16 +65,14 @@ impl Trans {
         self.count += 1;
         match func {
             AggFunc::Sum | AggFunc::Avg => {
-                self.sum = match (&self.sum, &v) {
-                    // The first value starts the sum; a NULL sum after it has failed.
-                    (Datum::Null, _) if self.count == 1 => v,
-                    (Datum::Null, _) => Datum::Null,
-                    (Datum::Int(a), Datum::Int(b)) => match a.checked_add(*b) {
-                        Some(s) => Datum::Int(s),
-                        None => numeric_or_null(Numeric::from_i128(*a as i128 + *b as i128)),
-                    },
-                    (a, b) => add_slow(a, b),
+                // Two int8s add in place (the hot path: no Datum built or dropped).
+                if let (Datum::Int(a), Datum::Int(b)) = (&mut self.sum, &v) {
+                    if let Some(s) = a.checked_add(*b) {
+                        *a = s;
+                        return;
+                    }
                 }
+                self.sum = sum_slow(&self.sum, v, self.count);
             }
             AggFunc::Min if self.best.is_null() || v < self.best => self.best = v,
             AggFunc::Max if self.best.is_null() || v > self.best => self.best = v,
@@ -99,10 +97,20 @@ impl Trans {
     }
 }
 
-/// The transition of a sum that is not two int8s: float8 if either is one, else exact
-/// numeric (`numeric_add`); NULL once it fails (past the digit limit), and it stays
-/// NULL as NULL plus anything is not a number.
+/// The transition of a sum that is not two int8s within int8's range: the first value
+/// starts it; two int8s past the range carry on in numeric; float8 if either is one,
+/// else exact numeric (`numeric_add`); NULL once it fails (past the digit limit), and a
+/// NULL sum after the first value stays NULL.
 #[inline(never)]
+fn sum_slow(sum: &Datum, v: Datum, count: i64) -> Datum {
+    match (sum, &v) {
+        (Datum::Null, _) if count == 1 => v,
+        (Datum::Null, _) => Datum::Null,
+        (Datum::Int(a), Datum::Int(b)) => numeric_or_null(Numeric::from_i128(*a as i128 + *b as i128)),
+        (a, b) => add_slow(a, b),
+    }
+}
+
 fn add_slow(a: &Datum, b: &Datum) -> Datum {
     match (a, b) {
         (Datum::Float(_), _) | (_, Datum::Float(_)) => {
