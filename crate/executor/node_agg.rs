@@ -193,7 +193,12 @@ impl AggState {
             &mut self.groups[g].1
         };
         for (t, a) in trans.iter_mut().zip(&self.aggs) {
-            let v = a.arg.as_ref().map_or(Datum::Null, |e| e.eval(row));
+            // A column (`sum(a)`) is read here, without the evaluator's call.
+            let v = match &a.arg {
+                Some(Expr::Col(i)) => row[*i].clone(),
+                Some(e) => e.eval(row),
+                None => Datum::Null,
+            };
             t.advance(a.func, v);
         }
     }

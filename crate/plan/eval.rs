@@ -126,7 +126,7 @@ impl Expr {
     /// ([`OnError::Null`]). Integer arithmetic and comparisons never allocate. A lone
     /// column or constant (an aggregate's argument, a sort or join key) is read
     /// directly, as PostgreSQL's `ExecJustVar` / `ExecJustConst` skip the interpreter.
-    #[inline(always)]
+    #[inline]
     pub fn eval(&self, row: &[Datum]) -> Datum {
         match self {
             Expr::Col(i) => row[*i].clone(),
