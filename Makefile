@@ -37,8 +37,11 @@ setup:
 # (660,000 and 800,000 before) for measured additions: Nested Loop, Materialize and
 # the async-through-nodes design (~14 KB in the page's module), traces crossing to
 # JavaScript as JSON text (~7 KB, for speed), and in the editor's module (846 KB) the
-# cost model, statistics, join order by cost and four more scenario files (~55 KB).
-PKG_BUDGET_GZ := 680000
+# cost model, statistics, join order by cost and four more scenario files (~55 KB);
+# then (680,000 before) exact numeric (crate/numeric.rs, PostgreSQL's decimal with its
+# scales, and the coercions and casts around it): the page's module 672,281 → 680,496
+# bytes gzipped (~8.2 KB), the editor's 845,050 → 852,334 (within its budget).
+PKG_BUDGET_GZ := 690000
 PKG_SQL_BUDGET_GZ := 860000
 PKG_ENV := CARGO_PROFILE_RELEASE_OPT_LEVEL=s CARGO_PROFILE_RELEASE_PANIC=abort
 PKG_DEPS := --config 'profile.release.package."*".opt-level="z"'

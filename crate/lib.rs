@@ -27,6 +27,7 @@ pub mod executor;
 pub mod host;
 pub mod instrument;
 pub mod knobs;
+pub mod numeric;
 pub mod plan;
 pub mod remote;
 pub mod run;

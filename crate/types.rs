@@ -8,8 +8,9 @@
 //! Invariants:
 //! - A `Datum` is two words (16 bytes; a test checks it): `Rc<String>`, not `Rc<str>`.
 //! - `Ord` is total and `Eq`/`Hash` agree with it: NULL sorts after every value (ASC's
-//!   NULLS LAST) and equals NULL, Int and Float compare by value and hash alike when
-//!   equal, text sorts after numbers. This order is for sorting, grouping and hashing;
+//!   NULLS LAST) and equals NULL, Int, Numeric and Float compare by value and hash
+//!   alike when equal (Int with Numeric exactly; with a Float through `f64`, as
+//!   PostgreSQL compares numeric with float8), text sorts after numbers. This order is for sorting, grouping and hashing;
 //!   SQL's `=` with NULL is the evaluator's (`plan::Expr::eval` answers NULL).
 //! - A table's `data` holds `nrows × ncols` values (`push_row` checks the width in
 //!   debug builds).
@@ -20,15 +21,17 @@
 //!
 //! Where it departs from PostgreSQL: a PostgreSQL `Datum` (`src/include/postgres.h`) is
 //! an untyped machine word read through the column's type in a `TupleDesc`; ours carries
-//! its type. Three types only (`ColType`: int8, numeric, text, by their OIDs); booleans
-//! are Int 0/1; numeric is an `f64`; text compares by bytes (the `C` collation), and a
+//! its type. Four types only (`ColType`: int8, numeric, float8, text, by their OIDs);
+//! booleans are Int 0/1; numeric is exact ([`crate::numeric::Numeric`], behind an `Rc`
+//! so a Datum stays two words); text compares by bytes (the `C` collation), and a
 //! value that does not parse as its column's type becomes text rather than an error.
-//! An int8 and a numeric compare through `f64`, exact only up to 2^53.
 
 use std::cmp::Ordering;
 use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::rc::Rc;
+
+use crate::numeric::Numeric;
 
 /// One SQL value. NULL sorts after every other value (PostgreSQL's default for ASC).
 #[derive(Clone, Debug, Default)]
@@ -36,7 +39,10 @@ pub enum Datum {
     #[default]
     Null,
     Int(i64),
+    /// float8.
     Float(f64),
+    /// numeric, exact (`Rc`: an `i128` mantissa would double a Datum's size).
+    Numeric(Rc<Numeric>),
     /// `Rc<String>` rather than `Rc<str>`: a thin pointer keeps a Datum at 16 bytes,
     /// so scans move a third less memory per row.
     Text(Rc<String>),
@@ -55,10 +61,23 @@ impl Datum {
             _ => None,
         }
     }
+    pub fn numeric(n: Numeric) -> Datum {
+        Datum::Numeric(Rc::new(n))
+    }
+    /// A number as a float8 (a numeric as `numeric_float8` converts it).
     pub fn as_f64(&self) -> Option<f64> {
         match self {
             Datum::Int(v) => Some(*v as f64),
             Datum::Float(v) => Some(*v),
+            Datum::Numeric(n) => Some(n.to_f64()),
+            _ => None,
+        }
+    }
+    /// An integer or numeric as a numeric (`int8_numeric`); None for anything else.
+    pub fn as_numeric(&self) -> Option<Numeric> {
+        match self {
+            Datum::Int(v) => Some(Numeric::from_i64(*v)),
+            Datum::Numeric(n) => Some((**n).clone()),
             _ => None,
         }
     }
@@ -79,21 +98,18 @@ impl Datum {
             Datum::Float(v) => {
                 let _ = write!(out, "{}", format_float(*v));
             }
+            Datum::Numeric(n) => {
+                let _ = write!(out, "{n}");
+            }
             Datum::Text(s) => out.extend_from_slice(s.as_bytes()),
         }
     }
 }
 
-/// PostgreSQL prints numeric averages with a fixed scale; we print at most 10 decimals,
-/// trailing zeros trimmed (a whole number below 1e15 keeps one: `2.0`), which is stable
-/// across platforms (native and wasm).
+/// A float8 as PostgreSQL's `float8out` prints it (the shortest text that reads back
+/// as the same value, `extra_float_digits` 1).
 pub fn format_float(v: f64) -> String {
-    if v.fract() == 0.0 && v.abs() < 1e15 {
-        return format!("{v:.1}");
-    }
-    let s = format!("{v:.10}");
-    let s = s.trim_end_matches('0');
-    s.to_string()
+    crate::coordinator_sql::pgfuncs::float8_out(v)
 }
 
 impl fmt::Display for Datum {
@@ -102,6 +118,7 @@ impl fmt::Display for Datum {
             Datum::Null => write!(f, "NULL"),
             Datum::Int(v) => write!(f, "{v}"),
             Datum::Float(v) => write!(f, "{}", format_float(*v)),
+            Datum::Numeric(n) => write!(f, "{n}"),
             Datum::Text(s) => write!(f, "{s}"),
         }
     }
@@ -131,6 +148,9 @@ impl Ord for Datum {
             (Text(a), Text(b)) => a.cmp(b),
             (Text(_), _) => Ordering::Greater,
             (_, Text(_)) => Ordering::Less,
+            (Numeric(a), Numeric(b)) => a.cmp(b),
+            (Int(a), Numeric(b)) => crate::numeric::Numeric::from_i64(*a).cmp(b),
+            (Numeric(a), Int(b)) => (**a).cmp(&crate::numeric::Numeric::from_i64(*b)),
             (a, b) => a.as_f64().unwrap().total_cmp(&b.as_f64().unwrap()),
         }
     }
@@ -143,6 +163,9 @@ impl Hash for Datum {
             // Int and Float that compare equal must hash equal.
             Datum::Int(v) => (*v as f64).to_bits().hash(state),
             Datum::Float(v) => v.to_bits().hash(state),
+            // Equal numerics have equal float8 values; one equal to an Int is an
+            // integer, whose float8 is the Int's.
+            Datum::Numeric(n) => n.to_f64().to_bits().hash(state),
             Datum::Text(s) => s.hash(state),
         }
     }
@@ -152,22 +175,26 @@ impl Hash for Datum {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub enum ColType {
     Int,
+    /// float8 (`random()`, a cast to float8).
     Float,
+    Numeric,
     Text,
 }
 
 impl ColType {
     pub fn oid(self) -> u32 {
         match self {
-            ColType::Int => 20,     // int8
-            ColType::Float => 1700, // numeric
-            ColType::Text => 25,    // text
+            ColType::Int => 20,       // int8
+            ColType::Float => 701,    // float8
+            ColType::Numeric => 1700, // numeric
+            ColType::Text => 25,      // text
         }
     }
     pub fn from_oid(oid: u32) -> ColType {
         match oid {
             20 | 21 | 23 | 26 => ColType::Int,
-            700 | 701 | 1700 => ColType::Float,
+            700 | 701 => ColType::Float,
+            1700 => ColType::Numeric,
             _ => ColType::Text,
         }
     }
@@ -177,6 +204,7 @@ impl ColType {
         match self {
             ColType::Int => s.parse().map(Datum::Int).unwrap_or_else(|_| Datum::text(s)),
             ColType::Float => s.parse().map(Datum::Float).unwrap_or_else(|_| Datum::text(s)),
+            ColType::Numeric => Numeric::parse(s).map(Datum::numeric).unwrap_or_else(|_| Datum::text(s)),
             ColType::Text => Datum::text(s),
         }
     }

@@ -14,7 +14,14 @@
 //! - float8out and float8 → numeric on edge values, exact ties, powers of two and
 //!   doubles with random bit patterns (sent as round-trip literals); float8 →
 //!   int2/int4/int8 at the edges;
-//! - `to_char(int, …)` for pictures of `0`, `9` and `FM`.
+//! - `to_char(int, …)` for pictures of `0`, `9` and `FM`;
+//! - numeric (`pgasync::numeric`): arithmetic `+ - * / %` over pairs of literals of
+//!   many scales and magnitudes (division's scale is `select_div_scale`'s), unary
+//!   minus, abs, comparisons, casts between int, bigint, float8, numeric and text, the
+//!   literal forms, NaN and Infinity, evaluated by the coordinator's analyser and
+//!   evaluator; and `sum`, `avg`, `min`, `max` and arithmetic inside them over a
+//!   generated local table, run by the sandbox's executor (`SqlScenario`), grouped and
+//!   not. Every value is compared as the text PostgreSQL prints.
 //!
 //! Missing PostgreSQL binaries fail the test (`make test` installs them).
 
@@ -437,11 +444,13 @@ fn pgfuncs_agree_with_postgres_15() {
     assert!(version.trim().starts_with("15"), "PostgreSQL 15 expected, got {version}");
 
     let mut rep = Report::default();
-    let checks: [(&str, Check); 4] = [
+    let checks: [(&str, Check); 6] = [
         ("hash partitions", check_partitions),
         ("random/setseed", check_random),
         ("float8 output and casts", check_float_output),
         ("to_char", check_to_char),
+        ("numeric expressions", check_numeric_expressions),
+        ("numeric aggregates", check_numeric_aggregates),
     ];
     for (name, check) in checks {
         let (before, failed_before) = (rep.checked, rep.failed);
@@ -455,4 +464,178 @@ fn pgfuncs_agree_with_postgres_15() {
         rep.failures.len(),
         rep.failures.join("\n")
     );
+}
+
+/// Operands of the numeric checks: scales 0 to 9, signs, tiny and large magnitudes,
+/// the literal forms `1e3` and `1.5e-3`, integers of int4 and int8 size.
+const NUMERIC_OPERANDS: [&str; 24] = [
+    "1",
+    "-1",
+    "2",
+    "3",
+    "7",
+    "10",
+    "0.5",
+    "1.50",
+    "-2.25",
+    "0.001",
+    "123456.789",
+    "1e3",
+    "1.5e-3",
+    "99999999",
+    "0.3333",
+    "-0.70",
+    "12345678901234",
+    "0.00000001",
+    "1e20",
+    "3000000000",
+    "9999.9999",
+    "0.000123456789",
+    "-987654321.123456789",
+    "100.000",
+];
+
+/// The coordinator's analysis and evaluation of one expression, as its text (a
+/// comparison's Int 1/0 as PostgreSQL's `true`/`false`), or its error.
+fn sandbox_expr(text: &str) -> String {
+    use pgasync::coordinator_sql::eval;
+    use sqlparser::dialect::PostgreSqlDialect;
+    use sqlparser::parser::Parser;
+    let e = Parser::new(&PostgreSqlDialect {}).try_with_sql(text).and_then(|mut p| p.parse_expr());
+    let e = e.unwrap_or_else(|err| panic!("{text}: {err}"));
+    match eval::eval(&e, &mut PgRandom::new()) {
+        Ok(v) if v.ty == Some(pgasync::plan::SqlType::Int4) && text.contains(" < ") => {
+            (if v.datum.is_true() { "true" } else { "false" }).to_string()
+        }
+        Ok(v) if v.datum.is_null() => "NULL".to_string(),
+        Ok(v) => eval::text_of(&v),
+        Err(e) => format!("ERROR: {}", e.message),
+    }
+}
+
+/// The expressions compared; PostgreSQL evaluates each in its own `EXECUTE`, so an
+/// error (division by zero, out of range) is compared as its message.
+fn numeric_expressions() -> Vec<String> {
+    let mut out = Vec::new();
+    let ops = NUMERIC_OPERANDS;
+    for (i, a) in ops.iter().enumerate() {
+        for (j, b) in ops.iter().enumerate() {
+            // Every pair divides; the other operators on a deterministic third of them.
+            out.push(format!("({a}) / ({b})"));
+            if (i * 7 + j) % 3 == 0 {
+                out.push(format!("({a}) + ({b})"));
+                out.push(format!("({a}) - ({b})"));
+                out.push(format!("({a}) % ({b})"));
+            }
+            if (i * 5 + j) % 4 == 0 {
+                out.push(format!("({a}) * ({b})"));
+                out.push(format!("(({a}) < ({b}))"));
+            }
+        }
+        out.push(format!("- ({a})"));
+        out.push(format!("abs({a})"));
+        out.push(format!("({a})::text"));
+        out.push(format!("({a})::float8"));
+        out.push(format!("({a})::numeric::float8::numeric"));
+        out.push(format!("({a}) * 2 / 3"));
+        out.push(format!("({a}) + 1 / 3"));
+        out.push(format!("({a})::numeric / 3000000000"));
+        if !a.contains("e20") && !a.contains("12345678901234") && !a.contains("3000000000") {
+            out.push(format!("({a})::bigint"));
+            out.push(format!("({a})::int"));
+        }
+    }
+    for f in ["0.1", "2.5", "-3.5", "1e-7", "123456789.123456789", "1e15", "0.3333333333333333"] {
+        out.push(format!("({f})::float8::numeric"));
+        out.push(format!("({f})::float8::numeric + 1"));
+    }
+    for i in ["0", "7", "-2147483648", "9223372036854775807"] {
+        out.push(format!("({i})::bigint::numeric / 7"));
+    }
+    for t in ["'NaN'", "'Infinity'", "'-inf'", "' 1.50 '", "'1e-3'", "'-0.000'"] {
+        out.push(format!("{t}::numeric"));
+        out.push(format!("{t}::numeric + 1"));
+        out.push(format!("{t}::numeric * 0"));
+        out.push(format!("{t}::numeric / 3"));
+        out.push(format!("({t}::numeric < 'NaN'::numeric)"));
+    }
+    out
+}
+
+fn check_numeric_expressions(c: &Cluster, rep: &mut Report) {
+    c.psql(
+        "CREATE FUNCTION try_text(e text) RETURNS text LANGUAGE plpgsql AS $$ DECLARE r text; \
+         BEGIN EXECUTE 'SELECT (' || e || ')::text' INTO r; RETURN coalesce(r, 'NULL'); \
+         EXCEPTION WHEN others THEN RETURN 'ERROR: ' || sqlerrm; END $$",
+    );
+    let mut exprs = numeric_expressions();
+    exprs.extend(
+        ["1.5 / 0", "1.5 % 0", "'NaN'::numeric::int", "'1e10'::numeric::int", "'x1'::numeric"].map(String::from),
+    );
+    for chunk in exprs.chunks(200) {
+        let items: Vec<String> = chunk.iter().map(|e| format!("'{}'", e.replace('\'', "''"))).collect();
+        let sql = format!(
+            "SELECT try_text(e) FROM unnest(ARRAY[{}]::text[]) WITH ORDINALITY AS u(e, n) ORDER BY n",
+            items.join(", ")
+        );
+        let want: Vec<String> = c.psql(&sql).lines().map(str::to_string).collect();
+        assert_eq!(want.len(), chunk.len(), "one line per expression");
+        for (e, w) in chunk.iter().zip(&want) {
+            rep.check(e, &sandbox_expr(e), w);
+        }
+    }
+}
+
+/// The data of the aggregate checks: int, bigint and numeric columns with NULLs,
+/// negative values and scales 0 to 3.
+const AGG_SETUP: &str = "create table t (g int, i int, b bigint, n numeric, m numeric);
+insert into t select k % 7, k % 23 - 11, k * 1000003, (k % 97) * 0.125 - 3, (k % 13) * 1.1 from generate_series(1, 400) k;
+insert into t (g, n) values (1, 2.005), (2, null), (3, -0.001);
+insert into t (g, i, b) values (4, 2147483647, 9223372036854775807), (4, 2147483647, 9223372036854775807);";
+
+const AGG_QUERIES: [&str; 10] = [
+    "select sum(n), avg(n), min(n), max(n), count(n) from t",
+    "select sum(i), avg(i), sum(b), avg(b) from t",
+    "select g, sum(n), avg(n), avg(i), avg(m) from t group by g",
+    "select g, sum(b), avg(b), min(m), max(m) from t group by g",
+    "select sum(n * 2), avg(n / 3), sum(n + i), avg(m - 0.5) from t",
+    "select g, avg(n * m), sum(m / 7), sum(i * 0.5) from t group by g",
+    "select avg(i::numeric), sum(n::int), avg(b::numeric / 1000) from t",
+    "select g, avg(i) * 2, sum(n) / count(*), max(n) - min(n) from t group by g",
+    "select n, m, n * m, n / m, n % m from t where m > 5 and n > 2",
+    "select i, b, i * 0.1, b / 3.0, i / 4 from t where g = 4 or i = -11",
+];
+
+/// The sandbox's rows of a query over [`AGG_SETUP`], each a `|`-joined line.
+fn sandbox_rows(base: &pgasync::coordinator_sql::SqlScenario, query: &str) -> Vec<String> {
+    use pgasync::clock::Clock;
+    use pgasync::knobs::{Knobs, Source};
+    let s = base.with_query(&format!("{query};")).unwrap_or_else(|e| panic!("{query}: {e}"));
+    let scenario = s.scenario(&Knobs::default(), Source::Json).unwrap_or_else(|e| panic!("{query}: {e}"));
+    let mut run = scenario.start(false, Clock::virtual_clock(), false).unwrap_or_else(|e| panic!("{query}: {e}"));
+    run.keep_rows = true;
+    run.run_to_end().unwrap_or_else(|e| panic!("{query}: {e}"));
+    run.rows
+        .iter()
+        .map(|r| {
+            r.iter().map(|d| if d.is_null() { String::new() } else { d.to_string() }).collect::<Vec<_>>().join("|")
+        })
+        .collect()
+}
+
+fn check_numeric_aggregates(c: &Cluster, rep: &mut Report) {
+    c.psql(AGG_SETUP);
+    let base = pgasync::coordinator_sql::SqlScenario::load(&format!("-- @coordinator\n{AGG_SETUP}\n"))
+        .unwrap_or_else(|e| panic!("the aggregate check's setup: {e}"));
+    for q in AGG_QUERIES {
+        let mut want: Vec<String> = c.psql(q).lines().map(str::to_string).collect();
+        let mut got = sandbox_rows(&base, q);
+        // Grouped rows come in hash order in PostgreSQL, first-seen order here.
+        want.sort();
+        got.sort();
+        rep.check(&format!("{q}: row count"), &got.len().to_string(), &want.len().to_string());
+        for (g, w) in got.iter().zip(&want) {
+            rep.check(q, g, w);
+        }
+    }
 }

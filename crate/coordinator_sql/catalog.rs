@@ -1039,7 +1039,9 @@ pub fn partition_hash(key: &[(SqlType, Datum)]) -> u64 {
     let numerics: Vec<Option<pgfuncs::Numeric>> = key
         .iter()
         .map(|(t, d)| match (t, d) {
-            (SqlType::Numeric, Datum::Int(_) | Datum::Float(_)) => pgfuncs::Numeric::parse(&d.to_string()).ok(),
+            (SqlType::Numeric, Datum::Int(_) | Datum::Float(_) | Datum::Numeric(_)) => {
+                pgfuncs::Numeric::parse(&d.to_string()).ok()
+            }
             _ => None,
         })
         .collect();
@@ -1055,6 +1057,9 @@ pub fn partition_hash(key: &[(SqlType, Datum)]) -> u64 {
             (_, Datum::Text(s), _) => pgfuncs::KeyValue::Text(s.as_str()),
             // float8 keys use hashfloat8extended, which the sandbox lacks: hashed as text.
             (_, Datum::Float(_), _) => pgfuncs::KeyValue::Null,
+            // A numeric in a non-numeric key column cannot be stored there (the
+            // assignment cast converted it); hashed as NULL rather than guessed.
+            (_, Datum::Numeric(_), _) => pgfuncs::KeyValue::Null,
         })
         .collect();
     pgfuncs::compute_partition_hash_value(&values)

@@ -34,6 +34,7 @@ use sqlparser::tokenizer::Location;
 
 use super::pgfuncs;
 use super::FrontError;
+use crate::numeric::{Numeric, NumericError};
 use crate::plan::eval::{self as evaluator, ErrorKind, EvalError, ExprContext};
 use crate::plan::{BinOp, Expr, Func, SqlType};
 use crate::types::Datum;
@@ -151,9 +152,12 @@ fn literal(v: &Value, at: Location) -> Result<Typed, FrontError> {
     Ok(match v {
         Value::Number(n, _) => match n.parse::<i64>() {
             Ok(i) => (Expr::int(i), Some(int_type(i))),
-            Err(_) => match n.parse::<f64>() {
-                Ok(f) => (Expr::Const(Datum::Float(f)), Some(SqlType::Numeric)),
-                Err(_) => return Err(FrontError::at(format!("invalid number \"{n}\""), at)),
+            Err(_) => match Numeric::parse(n) {
+                Ok(v) => (Expr::Const(Datum::numeric(v)), Some(SqlType::Numeric)),
+                Err(NumericError::InvalidInput(_)) => {
+                    return Err(FrontError::at(format!("invalid number \"{n}\""), at))
+                }
+                Err(e) => return Err(FrontError::at(e.to_string(), at)),
             },
         },
         Value::SingleQuotedString(s) | Value::EscapedStringLiteral(s) => (Expr::Const(Datum::text(s)), None),
@@ -188,7 +192,7 @@ fn as_number(x: Typed) -> Option<Typed> {
             let s = s.trim();
             match s.parse::<i64>() {
                 Ok(i) => Some((Expr::int(i), Some(int_type(i)))),
-                Err(_) => s.parse::<f64>().ok().map(|f| (Expr::Const(Datum::Float(f)), Some(SqlType::Numeric))),
+                Err(_) => Numeric::parse(s).ok().map(|v| (Expr::Const(Datum::numeric(v)), Some(SqlType::Numeric))),
             }
         }
         (_, Some(SqlType::Text)) => None,

@@ -386,7 +386,8 @@ impl SetOpPlanner<'_> {
 fn setop_width(columns: &[Column]) -> i64 {
     let ty = |c: &Column| match c.ty {
         ColType::Int => SqlType::Int4,
-        ColType::Float => SqlType::Numeric,
+        ColType::Float => SqlType::Float8,
+        ColType::Numeric => SqlType::Numeric,
         ColType::Text => SqlType::Text,
     };
     columns.iter().map(|c| type_avg_width(ty(c))).sum::<f64>() as i64

@@ -1037,7 +1037,13 @@ impl SqlType {
             DataType::SmallInt(_) | DataType::Int2(_) => SqlType::Int2,
             DataType::Int(_) | DataType::Integer(_) | DataType::Int4(_) => SqlType::Int4,
             DataType::BigInt(_) | DataType::Int8(_) => SqlType::Int8,
-            DataType::Numeric(_) | DataType::Decimal(_) | DataType::Dec(_) => SqlType::Numeric,
+            DataType::Numeric(ast::ExactNumberInfo::None)
+            | DataType::Decimal(ast::ExactNumberInfo::None)
+            | DataType::Dec(ast::ExactNumberInfo::None) => SqlType::Numeric,
+            // numeric(p, s) rounds what is stored to its scale: not implemented.
+            DataType::Numeric(_) | DataType::Decimal(_) | DataType::Dec(_) => {
+                return Err(FrontError::unsupported(format!("the column type {t} (numeric with a precision)"), at))
+            }
             DataType::Double | DataType::DoublePrecision | DataType::Float8 | DataType::Real | DataType::Float4 => {
                 SqlType::Float8
             }

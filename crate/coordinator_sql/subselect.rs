@@ -376,7 +376,8 @@ fn walk(e: &ast::Expr, f: &mut impl FnMut(&ast::Expr)) {
 fn sublink_type(coord: &Node, sub: &ast::Query, ty: ColType) -> SqlType {
     let fallback = match ty {
         ColType::Int => SqlType::Int4,
-        ColType::Float => SqlType::Numeric,
+        ColType::Float => SqlType::Float8,
+        ColType::Numeric => SqlType::Numeric,
         ColType::Text => SqlType::Text,
     };
     let SetExpr::Select(s) = sub.body.as_ref() else { return fallback };

@@ -18,9 +18,15 @@
 //!   past `work_mem`; here groups stay in memory, in first-seen order.
 //! - `ExecReScanAgg` keeps a filled hash table when the child's parameters did not
 //!   change (and it never spilled); here a rescan always reads the child again.
-//! - Result types: `sum` over integers wraps on overflow (PostgreSQL's `sum(bigint)` is
-//!   numeric and cannot overflow) and `avg` is a float (PostgreSQL: numeric); min and
-//!   max compare by `Datum`'s order, text by bytes (the `C` collation).
+//! - Result types: `sum` over integers adds in int8 and carries on in numeric past
+//!   int8's range, so it never overflows (PostgreSQL's `sum(bigint)` is numeric; its
+//!   `sum(int)` is bigint, and prints the same); `sum` over numeric is exact with the
+//!   largest display scale of its inputs (`do_numeric_accum`); `avg` of integers or
+//!   numerics is their numeric sum divided by the count (`numeric_avg`: `numeric_div`,
+//!   so its scale is `select_div_scale`'s), of float8s a float8. Min and max compare by
+//!   `Datum`'s order, text by bytes (the `C` collation).
+//! - A numeric sum past the sandbox's 38 significant digits cannot be an error here
+//!   (the executor does not abort): it becomes NULL, as other failed operations do.
 //! - HAVING is not evaluated here but in a Result above (EXPLAIN folds it back in).
 //! - PostgreSQL has no Wait: a node above an async Append blocks inside it
 //!   (`ExecAppendAsyncEventWait`); here the Wait returns through this node to the host.
@@ -29,6 +35,7 @@ use super::async_through::{through_requestee, AsyncInputs, Through};
 use super::{exec_rescan, ExecNode, ExecStatus, PlanState};
 use crate::executor::estate::{EState, ExecResult};
 use crate::instrument::ExplainNode;
+use crate::numeric::Numeric;
 use crate::plan::{AggCall, AggFunc, AggStrategy, Expr};
 use crate::types::{Column, Datum};
 use std::collections::HashMap;
@@ -58,11 +65,14 @@ impl Trans {
         self.count += 1;
         match func {
             AggFunc::Sum | AggFunc::Avg => {
-                self.sum = match (&self.sum, &v) {
-                    (Datum::Null, _) => v,
-                    (Datum::Int(a), Datum::Int(b)) => Datum::Int(a.wrapping_add(*b)),
-                    (a, b) => Datum::Float(a.as_f64().unwrap_or(0.0) + b.as_f64().unwrap_or(0.0)),
+                // Two int8s add in place (the hot path: no Datum built or dropped).
+                if let (Datum::Int(a), Datum::Int(b)) = (&mut self.sum, &v) {
+                    if let Some(s) = a.checked_add(*b) {
+                        *a = s;
+                        return;
+                    }
                 }
+                self.sum = sum_slow(&self.sum, v, self.count);
             }
             AggFunc::Min if self.best.is_null() || v < self.best => self.best = v,
             AggFunc::Max if self.best.is_null() || v > self.best => self.best = v,
@@ -76,9 +86,45 @@ impl Trans {
             AggFunc::Sum => self.sum.clone(),
             AggFunc::Min | AggFunc::Max => self.best.clone(),
             AggFunc::Avg if self.count == 0 => Datum::Null,
-            AggFunc::Avg => Datum::Float(self.sum.as_f64().unwrap_or(0.0) / self.count as f64),
+            AggFunc::Avg => match &self.sum {
+                Datum::Float(s) => Datum::Float(s / self.count as f64),
+                sum => match sum.as_numeric() {
+                    Some(s) => numeric_or_null(s.div(&Numeric::from_i64(self.count))),
+                    None => Datum::Null,
+                },
+            },
         }
     }
+}
+
+/// The transition of a sum that is not two int8s within int8's range: the first value
+/// starts it; two int8s past the range carry on in numeric; float8 if either is one,
+/// else exact numeric (`numeric_add`); NULL once it fails (past the digit limit), and a
+/// NULL sum after the first value stays NULL.
+#[inline(never)]
+fn sum_slow(sum: &Datum, v: Datum, count: i64) -> Datum {
+    match (sum, &v) {
+        (Datum::Null, _) if count == 1 => v,
+        (Datum::Null, _) => Datum::Null,
+        (Datum::Int(a), Datum::Int(b)) => numeric_or_null(Numeric::from_i128(*a as i128 + *b as i128)),
+        (a, b) => add_slow(a, b),
+    }
+}
+
+fn add_slow(a: &Datum, b: &Datum) -> Datum {
+    match (a, b) {
+        (Datum::Float(_), _) | (_, Datum::Float(_)) => {
+            Datum::Float(a.as_f64().unwrap_or(0.0) + b.as_f64().unwrap_or(0.0))
+        }
+        _ => match (a.as_numeric(), b.as_numeric()) {
+            (Some(x), Some(y)) => numeric_or_null(x.add(&y)),
+            _ => Datum::Null,
+        },
+    }
+}
+
+fn numeric_or_null(n: Result<Numeric, crate::numeric::NumericError>) -> Datum {
+    n.map(Datum::numeric).unwrap_or(Datum::Null)
 }
 
 #[derive(Clone)]
@@ -147,7 +193,12 @@ impl AggState {
             &mut self.groups[g].1
         };
         for (t, a) in trans.iter_mut().zip(&self.aggs) {
-            let v = a.arg.as_ref().map_or(Datum::Null, |e| e.eval(row));
+            // A column (`sum(a)`) is read here, without the evaluator's call.
+            let v = match &a.arg {
+                Some(Expr::Col(i)) => row[*i].clone(),
+                Some(e) => e.eval(row),
+                None => Datum::Null,
+            };
             t.advance(a.func, v);
         }
     }

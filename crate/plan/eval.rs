@@ -13,8 +13,10 @@
 //! Invariants:
 //! - Evaluation looks at values only: every type decision was made when the `Expr`
 //!   was built. Integers are checked i64 arithmetic (overflow is "bigint out of
-//!   range"), an integer with a float is float arithmetic, division or modulo by zero
-//!   is "division by zero"; comparisons use `Datum`'s order; AND and OR are SQL's
+//!   range"), an integer with a numeric is exact numeric arithmetic
+//!   ([`crate::numeric`], PostgreSQL's result scales), either with a float8 is float8
+//!   arithmetic (PostgreSQL's implicit casts), division or modulo by zero is
+//!   "division by zero"; comparisons use `Datum`'s order; AND and OR are SQL's
 //!   three-valued logic and skip their right side when the left decides.
 //! - Casts ([`cast`]) are PostgreSQL's: float8 → integer rounds half to even
 //!   (`rint`, `dtoi4`), numeric → integer half away from zero (`numeric_int4`), both
@@ -37,6 +39,7 @@ use std::fmt;
 
 use super::{BinOp, Expr, Func, SqlType};
 use crate::coordinator_sql::pgfuncs;
+use crate::numeric::{Numeric, NumericError};
 use crate::types::Datum;
 
 /// What an error does: PostgreSQL's `ereport(ERROR)` ends the evaluation with it
@@ -211,14 +214,40 @@ fn bool_or(a: Datum, r: impl FnOnce() -> Result<Datum, EvalError>) -> Result<Dat
 }
 
 /// `+ - * / %` over two non-NULL values: int8 arithmetic for two integers
-/// (`int8pl`, …), float arithmetic when either is a float.
+/// (`int8pl`, …), float8 when either is a float8 (`float8pl`, …), else numeric
+/// (`numeric_add`, …; an integer operand converted by `int8_numeric`).
 fn arith(op: BinOp, l: &Datum, r: &Datum) -> Result<Datum, ErrorKind> {
-    if let (Datum::Int(a), Datum::Int(b)) = (l, r) {
-        return int_arith(op, *a, *b).map(Datum::Int);
+    match (l, r) {
+        (Datum::Int(a), Datum::Int(b)) => int_arith(op, *a, *b).map(Datum::Int),
+        (Datum::Float(_), _) | (_, Datum::Float(_)) => match (l.as_f64(), r.as_f64()) {
+            (Some(a), Some(b)) => float_arith(op, a, b).map(Datum::Float),
+            _ => Err(ErrorKind::WrongType(op.sql())),
+        },
+        _ => match (l.as_numeric(), r.as_numeric()) {
+            (Some(a), Some(b)) => numeric_arith(op, &a, &b).map(Datum::numeric),
+            _ => Err(ErrorKind::WrongType(op.sql())),
+        },
     }
-    match (l.as_f64(), r.as_f64()) {
-        (Some(a), Some(b)) => float_arith(op, a, b).map(Datum::Float),
-        _ => Err(ErrorKind::WrongType(op.sql())),
+}
+
+fn numeric_arith(op: BinOp, a: &Numeric, b: &Numeric) -> Result<Numeric, ErrorKind> {
+    match op {
+        BinOp::Plus => a.add(b),
+        BinOp::Minus => a.sub(b),
+        BinOp::Multiply => a.mul(b),
+        BinOp::Divide => a.div(b),
+        BinOp::Modulo => a.rem(b),
+        _ => return Err(ErrorKind::WrongType(op.sql())),
+    }
+    .map_err(numeric_error)
+}
+
+/// A numeric operation's failure as the evaluator reports it.
+pub fn numeric_error(e: NumericError) -> ErrorKind {
+    match e {
+        NumericError::DivisionByZero => ErrorKind::DivisionByZero,
+        NumericError::InvalidInput(s) => ErrorKind::InvalidInput(SqlType::Numeric, s),
+        other => ErrorKind::Function(other.to_string()),
     }
 }
 
@@ -284,6 +313,7 @@ fn neg(a: Datum) -> Result<Datum, ErrorKind> {
     match a {
         Datum::Int(i) => Ok(Datum::Int(i.wrapping_neg())),
         Datum::Float(x) => Ok(Datum::Float(-x)),
+        Datum::Numeric(n) => Ok(Datum::numeric(n.neg())),
         Datum::Null => Ok(Datum::Null),
         Datum::Text(_) => Err(ErrorKind::WrongType("- text")),
     }
@@ -294,6 +324,7 @@ fn abs(a: Datum) -> Datum {
     match a {
         Datum::Int(i) => Datum::Int(i.wrapping_abs()),
         Datum::Float(x) => Datum::Float(x.abs()),
+        Datum::Numeric(n) => Datum::numeric(n.abs()),
         other => other,
     }
 }
@@ -439,25 +470,29 @@ fn setseed(seed: &Datum, cx: &mut ExprContext) -> Result<Datum, ErrorKind> {
 /// Converts a value of type `from` (None: untyped, a literal's text or NULL) to `to`,
 /// as PostgreSQL's assignment and explicit casts do.
 pub fn cast(v: Datum, from: Option<SqlType>, to: SqlType) -> Result<Datum, ErrorKind> {
+    let _ = from;
     match (v, to) {
         (Datum::Null, _) => Ok(Datum::Null),
         (Datum::Int(i), t) if t.is_integer() => int_in_range(i, t),
-        (Datum::Int(i), SqlType::Numeric | SqlType::Float8) => Ok(Datum::Float(i as f64)),
-        (Datum::Float(f), t) if t.is_integer() => float_to_int(f, from == Some(SqlType::Float8), t),
-        (Datum::Float(f), SqlType::Numeric | SqlType::Float8) => Ok(Datum::Float(f)),
-        (d @ (Datum::Int(_) | Datum::Float(_)), _) => Ok(Datum::text(&text_out(&d, from))),
+        (Datum::Int(i), SqlType::Numeric) => Ok(Datum::numeric(Numeric::from_i64(i))),
+        (Datum::Int(i), SqlType::Float8) => Ok(Datum::Float(i as f64)),
+        (Datum::Float(f), t) if t.is_integer() => float_to_int(f, t),
+        (Datum::Float(f), SqlType::Numeric) => Numeric::from_f64(f).map(Datum::numeric).map_err(numeric_error),
+        (Datum::Float(f), SqlType::Float8) => Ok(Datum::Float(f)),
+        (Datum::Numeric(n), t) if t.is_integer() => numeric_to_int(&n, t),
+        (Datum::Numeric(n), SqlType::Numeric) => Ok(Datum::Numeric(n)),
+        (Datum::Numeric(n), SqlType::Float8) => Ok(Datum::Float(n.to_f64())),
+        (d @ (Datum::Int(_) | Datum::Float(_) | Datum::Numeric(_)), _) => Ok(Datum::text(&d.to_string())),
         (Datum::Text(s), SqlType::Text) => Ok(Datum::Text(s)),
         (Datum::Text(s), t) => text_in(&s, t),
     }
 }
 
-/// The text form PostgreSQL's output function gives a value of type `ty`: float8
-/// as `float8out`, everything else as `Datum` prints.
+/// The text form PostgreSQL's output function gives a value (`float8out`,
+/// `numeric_out`, …): a value carries its type, so `ty` is not needed.
 pub fn text_out(d: &Datum, ty: Option<SqlType>) -> String {
-    match (d, ty) {
-        (Datum::Float(f), Some(SqlType::Float8)) => pgfuncs::float8_out(*f),
-        (d, _) => d.to_string(),
-    }
+    let _ = ty;
+    d.to_string()
 }
 
 fn int_in_range(i: i64, t: SqlType) -> Result<Datum, ErrorKind> {
@@ -473,14 +508,25 @@ fn int_in_range(i: i64, t: SqlType) -> Result<Datum, ErrorKind> {
     }
 }
 
-/// float8 → integer rounds half to even (`rint` in `dtoi4`); numeric → integer half
-/// away from zero (`numeric_int4`).
-fn float_to_int(f: f64, float8: bool, t: SqlType) -> Result<Datum, ErrorKind> {
+/// float8 → integer rounds half to even (`rint` in `dtoi4`).
+fn float_to_int(f: f64, t: SqlType) -> Result<Datum, ErrorKind> {
     if !f.is_finite() || f.abs() >= 9.3e18 {
         return Err(ErrorKind::OutOfRange(t));
     }
-    let r = if float8 { f.round_ties_even() } else { f.round() };
-    int_in_range(r as i64, t)
+    int_in_range(f.round_ties_even() as i64, t)
+}
+
+/// numeric → integer rounds half away from zero (`numeric_int4`, `numeric_int8`);
+/// NaN and Infinity cannot be converted.
+fn numeric_to_int(n: &Numeric, t: SqlType) -> Result<Datum, ErrorKind> {
+    match n.to_i64() {
+        Ok(Some(i)) => int_in_range(i, t),
+        Ok(None) => Err(ErrorKind::OutOfRange(t)),
+        Err(NumericError::NotFinite(what)) => {
+            Err(ErrorKind::Function(format!("cannot convert {what} to {}", t.name())))
+        }
+        Err(e) => Err(numeric_error(e)),
+    }
 }
 
 /// A type's input function over a text (`int4in`, `numeric_in`, …), spaces trimmed.
@@ -489,6 +535,8 @@ fn text_in(s: &str, t: SqlType) -> Result<Datum, ErrorKind> {
     let trimmed = s.trim();
     if t.is_integer() {
         trimmed.parse::<i64>().map_err(|_| invalid()).and_then(|i| int_in_range(i, t))
+    } else if t == SqlType::Numeric {
+        Numeric::parse(s).map(Datum::numeric).map_err(numeric_error)
     } else {
         trimmed.parse::<f64>().map(Datum::Float).map_err(|_| invalid())
     }
@@ -519,7 +567,8 @@ mod tests {
     fn casts_round_as_postgresql_does() {
         let c = |v: f64, from| cast(Datum::Float(v), Some(from), SqlType::Int4);
         assert_eq!(c(2.5, SqlType::Float8), Ok(Datum::Int(2)));
-        assert_eq!(c(2.5, SqlType::Numeric), Ok(Datum::Int(3)));
+        let half = Datum::numeric(Numeric::parse("2.5").unwrap());
+        assert_eq!(cast(half, Some(SqlType::Numeric), SqlType::Int4), Ok(Datum::Int(3)));
         assert_eq!(c(3e9, SqlType::Float8), Err(ErrorKind::OutOfRange(SqlType::Int4)));
         assert_eq!(cast(Datum::Float(0.1), Some(SqlType::Float8), SqlType::Text), Ok(Datum::text("0.1")));
         assert_eq!(

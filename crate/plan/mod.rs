@@ -73,8 +73,8 @@ impl BinOp {
 }
 
 /// The SQL types the sandbox stores and casts between (a column's declared type).
-/// Values of the three integer types are all `Datum::Int`, numeric and float8 both
-/// `Datum::Float`: the type decides range checks, rounding and text output.
+/// Values of the three integer types are all `Datum::Int`, numeric is
+/// `Datum::Numeric`, float8 `Datum::Float`: the type decides range checks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub enum SqlType {
     Int2,
@@ -100,7 +100,8 @@ impl SqlType {
     pub fn col_type(self) -> ColType {
         match self {
             SqlType::Int2 | SqlType::Int4 | SqlType::Int8 => ColType::Int,
-            SqlType::Numeric | SqlType::Float8 => ColType::Float,
+            SqlType::Numeric => ColType::Numeric,
+            SqlType::Float8 => ColType::Float,
             SqlType::Text => ColType::Text,
         }
     }
@@ -350,6 +351,7 @@ impl Expr {
             Expr::Col(i) => input[*i].ty,
             Expr::Const(Datum::Text(_)) => ColType::Text,
             Expr::Const(Datum::Float(_)) => ColType::Float,
+            Expr::Const(Datum::Numeric(_)) => ColType::Numeric,
             Expr::Const(_) => ColType::Int,
             Expr::Param(_, t, _) => t.col_type(),
             Expr::Bin(BinOp::Divide, l, r)
@@ -357,10 +359,12 @@ impl Expr {
             | Expr::Bin(BinOp::Minus, l, r)
             | Expr::Bin(BinOp::Multiply, l, r)
             | Expr::Bin(BinOp::Modulo, l, r) => {
-                if l.col_type(input) == ColType::Float || r.col_type(input) == ColType::Float {
-                    ColType::Float
-                } else {
-                    ColType::Int
+                // An integer meets a numeric as a numeric, either meets a float8 as a
+                // float8 (PostgreSQL's implicit casts).
+                match (l.col_type(input), r.col_type(input)) {
+                    (ColType::Float, _) | (_, ColType::Float) => ColType::Float,
+                    (ColType::Numeric, _) | (_, ColType::Numeric) => ColType::Numeric,
+                    _ => ColType::Int,
                 }
             }
             Expr::Func(f, args) => f.col_type(args.first().map(|a| a.col_type(input))),
@@ -374,6 +378,7 @@ impl Expr {
         match self {
             Expr::Col(i) => names.get(*i).cloned().unwrap_or_else(|| format!("${i}")),
             Expr::Const(Datum::Text(s)) => format!("'{}'", s.replace('\'', "''")),
+            Expr::Const(Datum::Numeric(n)) => numeric_const_sql(n, false),
             Expr::Const(d) => d.to_string(),
             Expr::Not(e) => format!("(NOT {})", e.to_sql(names)),
             Expr::IsNull(e, false) => format!("({} IS NULL)", e.to_sql(names)),
@@ -445,6 +450,28 @@ impl Expr {
     }
 }
 
+/// A numeric constant as PostgreSQL writes it: postgres_fdw's `deparseConst` for
+/// remote SQL (`remote`), ruleutils' `get_const_expr` for EXPLAIN. A value with a
+/// point is written as it prints; both label an integral one `::numeric` (else it
+/// would read back as an integer), `deparseConst` unquoted and a signed one in
+/// parentheses (`12::numeric`, `(-1.5)`), `get_const_expr` quoting every value that
+/// does not start with a digit or has no point (`'12'::numeric`, `'-1.5'::numeric`);
+/// NaN and Infinity are quoted by both.
+pub fn numeric_const_sql(n: &crate::numeric::Numeric, remote: bool) -> String {
+    let s = n.to_string();
+    let (point, neg) = (s.contains('.'), s.starts_with('-'));
+    let finite = matches!(n, crate::numeric::Numeric::Finite { .. });
+    if !finite || !remote && (neg || !point) {
+        return format!("'{s}'::numeric");
+    }
+    let s = if neg { format!("({s})") } else { s };
+    if point {
+        s
+    } else {
+        s + "::numeric"
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub enum AggFunc {
     CountStar,
@@ -465,10 +492,14 @@ impl AggFunc {
             AggFunc::Avg => "avg",
         }
     }
+    /// PostgreSQL's result types: `avg` of an integer or numeric is numeric, of a
+    /// float8 float8; `sum` keeps its argument's type here (an integer sum is an Int
+    /// while it fits in int8, a numeric past it: `node_agg`).
     pub fn result_type(self, arg: ColType) -> ColType {
         match self {
             AggFunc::CountStar | AggFunc::Count => ColType::Int,
-            AggFunc::Avg => ColType::Float,
+            AggFunc::Avg if arg == ColType::Float => ColType::Float,
+            AggFunc::Avg => ColType::Numeric,
             _ => arg,
         }
     }

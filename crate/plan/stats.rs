@@ -100,11 +100,11 @@ fn fixed(ty: SqlType) -> Option<(usize, usize)> {
 /// Bytes of a numeric's payload (`NumericData` after its varlena header): the short
 /// format's 2-byte header and 2 bytes per base-10000 digit, leading and trailing zero
 /// digits stripped (`make_result`).
-fn numeric_payload(v: f64) -> usize {
-    if v == 0.0 || !v.is_finite() {
+fn numeric_payload(n: &crate::numeric::Numeric) -> usize {
+    if !matches!(n, crate::numeric::Numeric::Finite { .. }) {
         return 2;
     }
-    let text = crate::types::format_float(v.abs());
+    let text = n.abs().to_string();
     let (int, frac) = text.split_once('.').unwrap_or((&text, ""));
     let int = int.trim_start_matches('0');
     let frac = frac.trim_end_matches('0');
@@ -125,8 +125,7 @@ fn numeric_payload(v: f64) -> usize {
 /// (size, packed).
 fn varlena_size(ty: SqlType, d: &Datum) -> (usize, bool) {
     let payload = match (ty, d) {
-        (SqlType::Numeric, Datum::Float(v)) => numeric_payload(*v),
-        (SqlType::Numeric, Datum::Int(v)) => numeric_payload(*v as f64),
+        (SqlType::Numeric, Datum::Int(_) | Datum::Numeric(_)) => numeric_payload(&d.as_numeric().expect("a number")),
         (_, Datum::Text(s)) => s.len(),
         (_, other) => other.to_string().len(),
     };
@@ -435,9 +434,11 @@ mod tests {
 
     #[test]
     fn numeric_sizes_follow_base_10000_digits() {
-        assert_eq!(numeric_payload(0.0), 2);
-        assert_eq!(numeric_payload(12.5), 6);
-        assert_eq!(numeric_payload(10000.0), 4);
-        assert_eq!(numeric_payload(123456.0), 6);
+        let payload = |s: &str| numeric_payload(&crate::numeric::Numeric::parse(s).unwrap());
+        assert_eq!(payload("0"), 2);
+        assert_eq!(payload("12.5"), 6);
+        assert_eq!(payload("10000"), 4);
+        assert_eq!(payload("123456"), 6);
+        assert_eq!(payload("12.50"), 6);
     }
 }

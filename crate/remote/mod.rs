@@ -26,7 +26,8 @@
 //! `pgfdw_get_result` do are in `Connection`, and the socket is the host's. Several
 //! statements in flight on one connection (the behaviour knob `pipeline`) is ours:
 //! postgres_fdw 15 waits for each result. Column types collapse
-//! to three (`types::ColType`); authentication is trust only (`connection`).
+//! to four (`types::ColType`: integers, numeric — read exactly, with its display scale
+//! —, float8 and text); authentication is trust only (`connection`).
 
 mod connection;
 pub mod frame;

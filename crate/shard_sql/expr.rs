@@ -11,10 +11,15 @@
 //!   is read through a group key it matches, and an aggregate call becomes a column of
 //!   the Agg (the same call twice is one aggregate).
 //! - No aggregate in WHERE or GROUP BY, none nested in another: PostgreSQL's messages.
-//! - A cast never changes a value at run time (the executor has none): a constant is
-//!   converted while planning, anything else is accepted only when the cast leaves its
-//!   type as it is, and refused otherwise, never silently dropped.
+//! - A cast of a constant is done while planning (as PostgreSQL folds it); of anything
+//!   else it is a `Func::Cast` the evaluator runs (`(val)::numeric` in remote SQL and
+//!   EXPLAIN, as PostgreSQL writes an explicit cast), or left out when it does not
+//!   change the type.
 //! - Unquoted identifiers are folded to lower case before they are looked up.
+//! - An operator's operands are coerced as `make_op` coerces them to the operator's
+//!   input types, for the numeric types: an integer (or untyped literal) next to a
+//!   numeric becomes a numeric, a number next to a float8 a float8, so EXPLAIN and
+//!   remote SQL show the casts PostgreSQL shows (`(k)::numeric`, `'7'::numeric`).
 //!
 //! Functions: the aggregates, and the scalar `length`, `upper`, `lower`, `substr` over
 //! text, `||` (a non-text operand cast to text, as `anytextcat` does), `[NOT] [I]LIKE`
@@ -23,7 +28,8 @@
 //!
 //! Where it departs from PostgreSQL (`transformExpr` in parse_expr.c,
 //! `parseCheckAggregates` in parse_agg.c): booleans are Int 1/0, no operator or
-//! function lookup by type (one evaluator, `plan::Expr::eval`), and `BETWEEN` and
+//! function lookup by type beyond that coercion (one evaluator, `plan::Expr::eval`,
+//! decides int8, numeric or float8 arithmetic by the values), and `BETWEEN` and
 //! `IN (list)` become ANDs and ORs of comparisons (PostgreSQL's `transformAExprIn`
 //! makes a list of constants one `ScalarArrayOpExpr`).
 
@@ -34,6 +40,7 @@ use sqlparser::ast::{
 
 use super::source::Source;
 use super::{ident_name, SqlError};
+use crate::numeric::{Numeric, NumericError};
 use crate::plan::eval::{cast, EvalError};
 use crate::plan::{AggCall, AggFunc, BinOp, Expr, Func, SqlType};
 use crate::types::{ColType, Column, Datum};
@@ -203,8 +210,8 @@ impl ExprPlanner<'_> {
             ast::Expr::Between { expr, negated, low, high } => {
                 // x BETWEEN lo AND hi  ==>  x >= lo AND x <= hi
                 let x = self.plan(expr, scope)?;
-                let lo = Expr::bin(BinOp::GtEq, x.clone(), self.plan(low, scope)?);
-                let hi = Expr::bin(BinOp::LtEq, x, self.plan(high, scope)?);
+                let lo = self.operator(BinOp::GtEq, x.clone(), self.plan(low, scope)?, scope, position)?;
+                let hi = self.operator(BinOp::LtEq, x, self.plan(high, scope)?, scope, position)?;
                 Ok(negate_if(*negated, Expr::bin(BinOp::And, lo, hi)))
             }
             ast::Expr::InList { expr, list, negated } => {
@@ -212,7 +219,7 @@ impl ExprPlanner<'_> {
                 let x = self.plan(expr, scope)?;
                 let mut any: Option<Expr> = None;
                 for item in list {
-                    let eq = Expr::bin(BinOp::Eq, x.clone(), self.plan(item, scope)?);
+                    let eq = self.operator(BinOp::Eq, x.clone(), self.plan(item, scope)?, scope, position)?;
                     any = Some(match any {
                         None => eq,
                         Some(prev) => Expr::bin(BinOp::Or, prev, eq),
@@ -348,14 +355,39 @@ impl ExprPlanner<'_> {
             let position = self.src.next_token_position(left.span().end).or_else(|| self.position(left));
             return Err(SqlError::unsupported(format!("operator {op}"), position));
         };
-        Ok(Expr::bin(op, self.plan(left, scope)?, self.plan(right, scope)?))
+        let (l, r) = (self.plan(left, scope)?, self.plan(right, scope)?);
+        self.operator(op, l, r, scope, self.position(right))
+    }
+
+    /// An operator with its operands coerced to the type it takes, as PostgreSQL's
+    /// `make_op` coerces them: an integer or an untyped literal next to a numeric
+    /// becomes a numeric, anything next to a float8 a float8 (`(k)::numeric`; a
+    /// constant converted now, `'7'::numeric`). Integers and texts are left as they are.
+    fn operator(&self, op: BinOp, l: Expr, r: Expr, scope: &Scope, position: Option<usize>) -> Result<Expr, SqlError> {
+        if matches!(op, BinOp::And | BinOp::Or) {
+            return Ok(Expr::bin(op, l, r));
+        }
+        let types = match scope {
+            Scope::Rows { .. } => (l.col_type(&self.rel.columns), r.col_type(&self.rel.columns)),
+            Scope::Groups(g) => {
+                let columns = g.output_columns(&self.rel.columns);
+                (l.col_type(&columns), r.col_type(&columns))
+            }
+        };
+        let target = match types {
+            (ColType::Float, _) | (_, ColType::Float) => ColType::Float,
+            (ColType::Numeric, _) | (_, ColType::Numeric) => ColType::Numeric,
+            _ => return Ok(Expr::bin(op, l, r)),
+        };
+        let l = coerce(l, types.0, target, position)?;
+        Ok(Expr::bin(op, l, coerce(r, types.1, target, position)?))
     }
 
     /// `x::type` / `CAST(x AS type)`: constants are converted now; other expressions
-    /// only when the cast does not change their type (our executor has no casts).
+    /// by the evaluator's cast, unless it does not change their type.
     fn cast(&self, inner: &ast::Expr, data_type: &DataType, scope: &mut Scope) -> Result<Expr, SqlError> {
         let position = self.position(inner);
-        let Some(target) = cast_target(data_type) else {
+        let Some(to) = cast_target(data_type) else {
             return Err(SqlError::unsupported(format!("cast to {data_type}"), position));
         };
         // `$n::type`: a parameter whose value comes with each execution (a generic
@@ -368,21 +400,21 @@ impl ExprPlanner<'_> {
                 _ => Err(SqlError::unsupported(format!("parameter {p}"), position)),
             };
         }
+        let target = to.col_type();
         let x = self.plan(inner, scope)?;
         if let Expr::Const(d) = &x {
-            return Ok(Expr::Const(convert_const(d, target, position)?));
+            return Ok(Expr::Const(convert_const(d, to, position)?));
         }
         let from = match scope {
             Scope::Rows { .. } => x.col_type(&self.rel.columns),
             Scope::Groups(g) => x.col_type(&g.output_columns(&self.rel.columns)),
         };
-        if from != target {
-            return Err(SqlError::unsupported(
-                format!("cast from {} to {}", type_name(from), type_name(target)),
-                position,
-            ));
+        // A shard's integer column may be an int4 or an int8 (one `ColType`): a cast
+        // between integers is left out, as PostgreSQL drops `int4col::int4`.
+        if from == target {
+            return Ok(x);
         }
-        Ok(x)
+        Ok(Expr::func(Func::Cast { from: Some(sql_type(from)), to }, vec![x]))
     }
 
     /// The type of a planned expression in `scope`.
@@ -407,7 +439,8 @@ impl ExprPlanner<'_> {
         Ok(match self.type_of(&x, scope) {
             ColType::Text => x,
             ColType::Int => Expr::func(Func::Cast { from: Some(SqlType::Int8), to: SqlType::Text }, vec![x]),
-            ColType::Float => Expr::func(Func::Cast { from: Some(SqlType::Numeric), to: SqlType::Text }, vec![x]),
+            ColType::Float => Expr::func(Func::Cast { from: Some(SqlType::Float8), to: SqlType::Text }, vec![x]),
+            ColType::Numeric => Expr::func(Func::Cast { from: Some(SqlType::Numeric), to: SqlType::Text }, vec![x]),
         })
     }
 
@@ -688,55 +721,72 @@ fn literal(v: &Value, position: Option<usize>) -> Result<Datum, SqlError> {
 }
 
 /// A numeric literal: an integer if it fits in i64, else (decimal point, exponent or
-/// too many digits, which PostgreSQL would make numeric) a float.
+/// too many digits) a numeric, as PostgreSQL's scanner makes it (`numeric_in`).
 fn number(text: &str, position: Option<usize>) -> Result<Datum, SqlError> {
     if let Ok(v) = text.parse::<i64>() {
         return Ok(Datum::Int(v));
     }
-    text.parse::<f64>()
-        .map(Datum::Float)
-        .map_err(|_| SqlError::new(format!("invalid numeric literal \"{text}\""), position))
+    match Numeric::parse(text) {
+        Ok(n) => Ok(Datum::numeric(n)),
+        Err(NumericError::InvalidInput(_)) => {
+            Err(SqlError::new(format!("invalid numeric literal \"{text}\""), position))
+        }
+        Err(e) => Err(SqlError::new(e.to_string(), position)),
+    }
 }
 
-/// Our column type for a cast's target type, if it is one we have.
-fn cast_target(t: &DataType) -> Option<ColType> {
+/// The SQL type a cast names, if it is one we have (`numeric` without a precision:
+/// `numeric(p, s)` would round to its scale, which is not implemented).
+fn cast_target(t: &DataType) -> Option<SqlType> {
+    use sqlparser::ast::ExactNumberInfo;
     use DataType::*;
     match t {
-        SmallInt(_) | Int(_) | Integer(_) | BigInt(_) | Int2(_) | Int4(_) | Int8(_) => Some(ColType::Int),
-        Numeric(_) | Decimal(_) | Dec(_) | Float(_) | Real | Double | DoublePrecision | Float4 | Float8 => {
-            Some(ColType::Float)
+        SmallInt(_) | Int2(_) => Some(SqlType::Int2),
+        Int(_) | Integer(_) | Int4(_) => Some(SqlType::Int4),
+        BigInt(_) | Int8(_) => Some(SqlType::Int8),
+        Numeric(ExactNumberInfo::None) | Decimal(ExactNumberInfo::None) | Dec(ExactNumberInfo::None) => {
+            Some(SqlType::Numeric)
         }
-        Text | Varchar(_) | CharacterVarying(_) | CharVarying(_) | String(_) => Some(ColType::Text),
+        Float(_) | Real | Double | DoublePrecision | Float4 | Float8 => Some(SqlType::Float8),
+        Text | Varchar(_) | CharacterVarying(_) | CharVarying(_) | String(_) => Some(SqlType::Text),
         _ => None,
+    }
+}
+
+/// `e` of type `from` as an operand of type `target` ([`ExprPlanner::operator`]): a
+/// constant converted now, a number cast, a text left alone (no implicit cast: the
+/// evaluator refuses the operator, as PostgreSQL's parser does).
+fn coerce(e: Expr, from: ColType, target: ColType, position: Option<usize>) -> Result<Expr, SqlError> {
+    Ok(match e {
+        _ if from == target || from == ColType::Text && !matches!(e, Expr::Const(_)) => e,
+        Expr::Const(d) => Expr::Const(convert_const(&d, sql_type(target), position)?),
+        e => Expr::func(Func::Cast { from: Some(sql_type(from)), to: sql_type(target) }, vec![e]),
+    })
+}
+
+/// The SQL type a shard's value of a `ColType` has: its integers are int8.
+fn sql_type(t: ColType) -> SqlType {
+    match t {
+        ColType::Int => SqlType::Int8,
+        ColType::Float => SqlType::Float8,
+        ColType::Numeric => SqlType::Numeric,
+        ColType::Text => SqlType::Text,
     }
 }
 
 /// Converts a constant to `target` now, with the evaluator's casts
 /// ([`crate::plan::eval::cast`]), as PostgreSQL's planner folds a constant's cast by
 /// running its executor (`evaluate_expr`). A shard's integers are int8 and its
-/// floats numeric ([`ColType::oid`]); a string literal is untyped.
-fn convert_const(d: &Datum, target: ColType, position: Option<usize>) -> Result<Datum, SqlError> {
-    let sql_type = |t: ColType| match t {
-        ColType::Int => SqlType::Int8,
-        ColType::Float => SqlType::Numeric,
-        ColType::Text => SqlType::Text,
-    };
+/// decimals numeric ([`ColType::oid`]); a string literal is untyped.
+fn convert_const(d: &Datum, target: SqlType, position: Option<usize>) -> Result<Datum, SqlError> {
     let from = match d {
         Datum::Int(_) => Some(ColType::Int),
         Datum::Float(_) => Some(ColType::Float),
+        Datum::Numeric(_) => Some(ColType::Numeric),
         Datum::Text(_) | Datum::Null => None,
     };
-    cast(d.clone(), from.map(sql_type), sql_type(target))
+    cast(d.clone(), from.map(sql_type), target)
         .map_err(|kind| SqlError::new(EvalError::from(kind).to_string(), position))
-}
-
-/// PostgreSQL's name for the type a `ColType` stands for (see `ColType::oid`).
-fn type_name(t: ColType) -> &'static str {
-    match t {
-        ColType::Int => "bigint",
-        ColType::Float => "numeric",
-        ColType::Text => "text",
-    }
 }
 
 /// Names an unsupported expression for an error message.

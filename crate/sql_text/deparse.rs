@@ -31,12 +31,15 @@
 //!
 //! Where the sandbox departs: the planner's order of the quals (PostgreSQL sorts them
 //! by cost) is the plan's order, and the target list is the plan's order (PostgreSQL
-//! lists the columns by attribute number). Constants carry no type label: deparse.c's
-//! `deparseConst` labels every constant that is not int4, bool or a float-looking
-//! numeric (`'x'::text`, `3000000000::bigint`), here written `'x'`, `3000000000`.
+//! lists the columns by attribute number). Text and integer constants carry no type
+//! label: deparse.c's `deparseConst` labels every constant that is not int4, bool or a
+//! float-looking numeric (`'x'::text`, `3000000000::bigint`), here written `'x'`,
+//! `3000000000`; numeric and float8 constants are labelled as it labels them
+//! (`12::numeric`, `0.5::double precision`), since without the label the remote would
+//! read them as another type.
 
 use super::quote_identifier;
-use crate::plan::{BinOp, Expr, RemoteQuery, RemoteTarget};
+use crate::plan::{BinOp, Expr, Func, RemoteQuery, RemoteTarget};
 use crate::types::Datum;
 
 /// The schema remote tables live in (postgres_fdw's `schema_name` option defaults to
@@ -162,6 +165,11 @@ fn deparse_with(e: &Expr, col: &dyn Fn(usize) -> String) -> String {
             format!("({})", parts.join(&format!(" {} ", op.sql())))
         }
         Expr::Bin(op, l, r) => format!("({} {} {})", deparse_with(l, col), op.sql(), deparse_with(r, col)),
+        // deparseFuncExpr writes an explicit cast without parentheses of its own
+        // (`val::numeric`; an operator expression brings its own).
+        Expr::Func(Func::Cast { to, .. }, args) if args.len() == 1 => {
+            format!("{}::{}", deparse_with(&args[0], col), to.name())
+        }
         Expr::Func(f, args) => f.sql(&args.iter().map(|a| deparse_with(a, col)).collect::<Vec<_>>()),
         // printRemoteParam: the remote query's own numbering (`remote_params`), with
         // an explicit cast so the remote server infers the type without our OIDs.
@@ -217,6 +225,19 @@ fn deparse_const(d: &Datum) -> String {
     match d {
         Datum::Null => "NULL".to_string(),
         Datum::Text(_) => deparse_string_literal(&d.to_string()),
+        Datum::Numeric(n) => crate::plan::numeric_const_sql(n, true),
+        // deparseConst labels a float8 (the remote would read `0.5` as a numeric).
+        Datum::Float(v) => {
+            let s = d.to_string();
+            let s = if !v.is_finite() {
+                format!("'{s}'")
+            } else if *v < 0.0 {
+                format!("({s})")
+            } else {
+                s
+            };
+            s + "::double precision"
+        }
         _ => {
             let s = d.to_string();
             if s.starts_with('-') || s.starts_with('+') {

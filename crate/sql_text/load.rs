@@ -10,13 +10,13 @@
 //!
 //! Invariants:
 //! - Column types are the ones whose text the client parses back as the sandbox's
-//!   (`sql_type`, `ColType::oid`): bigint, numeric, text.
+//!   (`sql_type`, `ColType::oid`): bigint, numeric, double precision, text.
 //! - Rows are written in the table's storage order, and each table is dropped and
 //!   created anew, so a load leaves exactly the simulator's rows (and a fresh heap in
 //!   that order); indexes are built and `ANALYZE` run after the rows, as the planner's
 //!   statistics need.
-//! - A float is written as the sandbox prints it (`format_float`, at most 10 decimals):
-//!   the shard holds the value the sandbox shows, not necessarily the same `f64`.
+//! - A value is written as PostgreSQL's output function prints it (a numeric exactly,
+//!   with its display scale; a float8 as `float8out`, which reads back as the same `f64`).
 //! - `reader` is written as given: a fixed role name of the caller's (`remote::USER`
 //!   in the CLI), never a name from a scenario file.
 //!
@@ -31,7 +31,8 @@ use crate::types::{Catalog, ColType, Datum, Table};
 pub fn sql_type(t: ColType) -> &'static str {
     match t {
         ColType::Int => "bigint",
-        ColType::Float => "numeric",
+        ColType::Float => "double precision",
+        ColType::Numeric => "numeric",
         ColType::Text => "text",
     }
 }

@@ -156,7 +156,6 @@ select count(*), count(cat), count(val), sum(val), min(score), max(score) from f
 select sum(score), count(*) from f where val < 0;
 
 -- [foreign agg numeric] avg of a bigint
--- known: rows — avg over numeric: the sandbox's numeric is a float, printed with 10 decimals, not PostgreSQL's exact numeric with its display scale
 select avg(val) from f;
 
 -- [foreign group null] GROUP BY a text column with a NULL group
@@ -1281,3 +1280,54 @@ select count(*) from f where id not in (select id from loc where id is not null)
 -- [subquery initplan select list partitioned] a subquery's value in the select list over a partitioned table
 -- known: unsupported — PostgreSQL pushes the target list, $0 with it, into each partition's scan (an async scan's first row runs the InitPlan); not planned yet, refused by name
 select id, (select count(*) from dim) from h where grp = 1 order by id;
+
+-- ===== numeric: PostgreSQL's exact decimal (issue 17, part 5) =====
+
+-- [numeric agg foreign] avg and sum of numeric and bigint over the hash partitions: exact, avg at numeric_div's scale
+select avg(amount), sum(amount), avg(big), sum(big), avg(grp) from h;
+
+-- [numeric agg foreign group order] numeric arithmetic inside aggregates, per group
+select grp, avg(amount), sum(amount * 2), min(amount / 3), max(amount % 7) from h group by grp order by grp;
+
+-- [numeric agg foreign filter] avg over a filtered plain foreign table
+select avg(score), avg(val), sum(score), count(*) from f where cat = 'c1';
+
+-- [numeric expr foreign] numeric arithmetic in the select list: scales of * / % and a bigint with a decimal
+select id, score * 1.5, score / 7, score % 4, val / 3.0, val * 0.25 from f where id <= 12;
+
+-- [numeric expr local order] arithmetic over the local range partition (pruned to r_lo)
+select k, amount * 3 - 0.25, amount / 9, amount + k from r where k < 500 and v < 3 order by k;
+
+-- [numeric agg local] avg and sum over the local list partitions
+select avg(price), sum(price), avg(qty), sum(price * qty) from l where region in ('east', 'west');
+
+-- [numeric agg mixed group order] a foreign and local partitions grouped, numeric avg per region
+select region, avg(price), sum(price * qty), avg(qty) from l group by region order by region;
+
+-- [numeric agg mixed] avg over a local and a foreign range partition
+select avg(amount), sum(amount), avg(v) from r;
+
+-- [numeric filter foreign] numeric constants shipped in the remote WHERE
+select id, amount from h where amount > 99.25 and amount < 99.75 order by id;
+
+-- [numeric filter foreign expr] a numeric expression in a shipped qual
+select id, score from f where score * 2 > 70.5 and id < 200 order by id;
+
+-- [numeric filter foreign integral] an integral numeric constant (12::numeric) in the remote WHERE
+select id, score from f where score = 12::numeric;
+
+-- [numeric agg local group order] avg of an int column and a sum divided by a decimal over the local table
+select cat, avg(qty), sum(qty) / 7.0, avg(id) from loc group by cat order by cat;
+
+-- [numeric agg foreign pruned] a pruned range scan, avg of an int and a numeric sum
+select avg(v), sum(v * 0.5), avg(amount) from r where k >= 500;
+
+-- [numeric agg having] HAVING on a numeric avg
+select cat, avg(score) from f group by cat having avg(score) > 19.5 order by cat;
+
+-- [numeric partitionwise agg] avg pushed to each foreign partition with the partition key grouped
+set enable_partitionwise_aggregate = on;
+select id, avg(amount), sum(amount), avg(big) from h where id < 50 group by id;
+
+-- [numeric cast foreign] a bigint cast to numeric, in the select list and in a shipped qual
+select id, val::numeric / 7, score::bigint from f where val::numeric / 7 > 150.5;

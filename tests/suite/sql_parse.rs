@@ -2,7 +2,9 @@
 //! output columns and error positions. Plans are compared structurally; running
 //! them is the executor's business.
 
-use pgasync::plan::{AggCall, AggFunc, AggStrategy, BinOp, Expr, Plan, RemoteQuery, RemoteTarget, SortKey};
+use pgasync::plan::{
+    AggCall, AggFunc, AggStrategy, BinOp, Expr, Func, Plan, RemoteQuery, RemoteTarget, SortKey, SqlType,
+};
 use pgasync::shard_sql::{parse_shard_sql, ShardStatement, SqlError};
 use pgasync::sql_text::deparse::deparse_remote_query;
 use pgasync::types::{Catalog, ColType, Column, Datum, Table};
@@ -21,10 +23,21 @@ fn catalog() -> Catalog {
             Column::new("a", ColType::Int),
             Column::new("b", ColType::Int),
             Column::new("s", ColType::Text),
-            Column::new("f", ColType::Float),
+            Column::new("f", ColType::Numeric),
         ],
     ));
     cat
+}
+
+/// A numeric constant (a decimal literal is numeric, as in PostgreSQL).
+fn num(text: &str) -> Expr {
+    Expr::Const(Datum::numeric(pgasync::numeric::Numeric::parse(text).unwrap()))
+}
+
+/// An integer expression coerced to numeric, as an operator next to a numeric takes it
+/// (PostgreSQL's `make_op`).
+fn as_numeric(e: Expr) -> Expr {
+    Expr::func(Func::Cast { from: Some(SqlType::Int8), to: SqlType::Numeric }, vec![e])
 }
 
 fn parse(sql: &str) -> Vec<ShardStatement> {
@@ -273,7 +286,12 @@ fn aggregates_with_projection_having_and_order() {
     assert_eq!(plan, Plan::Limit { child: Box::new(projected), offset: 2, count: None });
     assert_eq!(
         columns,
-        vec![col("n", ColType::Int), col("a", ColType::Int), col("avg", ColType::Float), col("?column?", ColType::Int)]
+        vec![
+            col("n", ColType::Int),
+            col("a", ColType::Int),
+            col("avg", ColType::Numeric),
+            col("?column?", ColType::Int)
+        ]
     );
 }
 
@@ -320,7 +338,7 @@ fn expressions() {
     let between = bin(
         BinOp::And,
         bin(BinOp::GtEq, Expr::col(1), Expr::int(-2)),
-        bin(BinOp::LtEq, Expr::col(1), Expr::Const(Datum::Float(2.5))),
+        bin(BinOp::LtEq, as_numeric(Expr::col(1)), num("2.5")),
     );
     let in_list = bin(BinOp::Or, bin(BinOp::Eq, Expr::col(2), text("p")), bin(BinOp::Eq, Expr::col(2), text("q")));
     let not_null = Expr::Not(Box::new(Expr::IsNull(Box::new(Expr::col(3)), false)));
@@ -340,7 +358,7 @@ fn literals_and_arithmetic_in_targets() {
     let types: Vec<ColType> = columns.iter().map(|c| c.ty).collect();
     assert_eq!(
         types,
-        vec![ColType::Int, ColType::Float, ColType::Text, ColType::Int, ColType::Float, ColType::Int, ColType::Int]
+        vec![ColType::Int, ColType::Numeric, ColType::Text, ColType::Int, ColType::Numeric, ColType::Int, ColType::Int]
     );
     assert_eq!(columns[2].name, "label");
     assert_eq!(columns[3].name, "?column?");
@@ -368,7 +386,7 @@ fn deparsed_remote_queries_round_trip() {
         bin(BinOp::Gt, Expr::col(0), Expr::int(-5)),
         Expr::IsNull(Box::new(Expr::col(3)), true),
         bin(BinOp::Eq, Expr::col(2), text("it's")),
-        Expr::Not(Box::new(bin(BinOp::LtEq, Expr::col(3), Expr::Const(Datum::Float(1.0))))),
+        Expr::Not(Box::new(bin(BinOp::LtEq, Expr::col(3), num("1.0")))),
     ];
     q.order_by = vec![SortKey::desc(1), SortKey::asc(0)];
     q.limit = Some(10);
@@ -512,7 +530,7 @@ fn unsupported_constructs() {
         ("SELECT a FROM t ORDER BY a NULLS FIRST", "NULLS FIRST with ASC", Some(28)),
         ("SELECT a FROM t FOR UPDATE", "FOR UPDATE/SHARE", Some(17)),
         ("SELECT 1", "SELECT without FROM", Some(1)),
-        ("SELECT a::text FROM t", "cast from bigint to text", Some(8)),
+        ("SELECT a::date FROM t", "cast to DATE", Some(8)),
         ("INSERT INTO t VALUES (1, 2, 'x', 1.0)", "INSERT", Some(1)),
         ("BEGIN; UPDATE t SET a = 1", "UPDATE", Some(8)),
         ("SAVEPOINT s1", "SAVEPOINT", Some(1)),
@@ -538,16 +556,21 @@ fn accepted_nulls_orders_and_constant_casts() {
     let Plan::Result { filter: Some(cond), .. } = *child else { panic!() };
     let expected = bin(
         BinOp::And,
-        bin(
-            BinOp::And,
-            bin(BinOp::Eq, Expr::col(2), text("5")),
-            bin(BinOp::Gt, Expr::col(3), Expr::Const(Datum::Float(1.5))),
-        ),
+        bin(BinOp::And, bin(BinOp::Eq, Expr::col(2), text("5")), bin(BinOp::Gt, Expr::col(3), num("1.5"))),
         bin(BinOp::Eq, Expr::col(0), Expr::int(3)),
     );
     assert_eq!(cond, expected);
     // sqlparser records no position for literals.
-    assert_error("SELECT a FROM t WHERE a = 'x'::int", "invalid input syntax for type bigint: \"x\"", None);
+    assert_error("SELECT a FROM t WHERE a = 'x'::int", "invalid input syntax for type integer: \"x\"", None);
+    // A cast of a column that changes its type is the evaluator's, written as
+    // PostgreSQL writes an explicit cast.
+    let (plan, columns) = select("SELECT a::numeric / 3, f::bigint, a::text, f::numeric FROM t");
+    let types: Vec<ColType> = columns.iter().map(|c| c.ty).collect();
+    assert_eq!(types, vec![ColType::Numeric, ColType::Int, ColType::Text, ColType::Numeric]);
+    let Plan::Result { targets: Some(targets), .. } = plan else { panic!() };
+    let names: Vec<String> = ["a", "b", "s", "f"].map(String::from).to_vec();
+    let sql: Vec<String> = targets.iter().map(|(e, _)| e.to_sql(&names)).collect();
+    assert_eq!(sql, ["((a)::numeric / '3'::numeric)", "(f)::bigint", "(a)::text", "f"]);
 }
 
 /// Text functions and LIKE (issue 17): what the coordinator deparses (`~~`, `||`,
