@@ -125,7 +125,7 @@ fn transform(e: &ast::Expr, env: &Env) -> Result<Typed, FrontError> {
         ast::Expr::Cast { kind: CastKind::Cast | CastKind::DoubleColon, expr, data_type, .. } => {
             let (x, from) = transform(expr, env)?;
             let to = SqlType::from_ast(data_type, loc(e))?;
-            Ok((Expr::func(Func::Cast { from, to }, vec![x]), Some(to)))
+            Ok((Expr::func(Func::Cast { from, to, implicit: false }, vec![x]), Some(to)))
         }
         ast::Expr::Function(f) => function(f, env, loc(e)),
         other => Err(FrontError::unsupported(format!("the expression {other} here"), loc(e))),
@@ -250,7 +250,7 @@ fn bin_op(op: &BinaryOperator) -> Option<BinOp> {
 fn to_text(x: Typed) -> Expr {
     match x {
         (e, Some(SqlType::Text)) => e,
-        (e, from) => Expr::func(Func::Cast { from, to: SqlType::Text }, vec![e]),
+        (e, from) => Expr::func(Func::Cast { from, to: SqlType::Text, implicit: false }, vec![e]),
     }
 }
 

@@ -50,7 +50,7 @@ fn foreign_expr_walker(e: &Expr) -> bool {
 fn is_shippable(f: Func) -> bool {
     match f {
         // A cast to text of a non-text value is an I/O conversion (CoerceViaIO).
-        Func::Cast { to: SqlType::Text, from } => from == Some(SqlType::Text) || from.is_none(),
+        Func::Cast { to: SqlType::Text, from, .. } => from == Some(SqlType::Text) || from.is_none(),
         Func::Cast { .. }
         | Func::Neg
         | Func::Abs
@@ -115,7 +115,10 @@ mod tests {
         let lower = Expr::func(Func::Lower, vec![Expr::Col(1)]);
         assert!(is_foreign_expr(&Expr::bin(BinOp::Eq, lower, text("c3"))));
         // text || int: the int goes through its output function.
-        let as_text = Expr::func(Func::Cast { from: Some(SqlType::Int8), to: SqlType::Text }, vec![Expr::Col(0)]);
+        let as_text = Expr::func(
+            Func::Cast { from: Some(SqlType::Int8), to: SqlType::Text, implicit: false },
+            vec![Expr::Col(0)],
+        );
         let anycat = Expr::func(Func::TextCat, vec![Expr::Col(1), as_text]);
         assert!(!is_foreign_expr(&Expr::bin(BinOp::Eq, anycat, text("c11"))));
         let user = Expr::bin(BinOp::Eq, Expr::Col(1), Expr::func(Func::CurrentUser, vec![]));

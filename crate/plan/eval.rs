@@ -284,7 +284,7 @@ fn call(f: Func, args: &[Expr], row: &[Datum], cx: &mut ExprContext) -> Result<D
     }
     let [a, b, c] = vals;
     let result = match f {
-        Func::Cast { from, to } => cast(a, from, to),
+        Func::Cast { from, to, .. } => cast(a, from, to),
         Func::Random => random(cx),
         Func::SetSeed => setseed(&a, cx),
         Func::Substr => substr(&a, &b, (args.len() > 2).then_some(&c)),

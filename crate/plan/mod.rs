@@ -120,6 +120,10 @@ pub enum Func {
     Cast {
         from: Option<SqlType>,
         to: SqlType,
+        /// Inserted by the analyser to make an operator's operands one type
+        /// (COERCE_IMPLICIT_CAST, `(k)::numeric` in `k > 7.5`): EXPLAIN shows it as an
+        /// operand's cast, but deparse.c leaves it out of the remote query.
+        implicit: bool,
     },
     /// Unary minus (`int8um`, `float8um`).
     Neg,

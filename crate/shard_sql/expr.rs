@@ -414,7 +414,7 @@ impl ExprPlanner<'_> {
         if from == target {
             return Ok(x);
         }
-        Ok(Expr::func(Func::Cast { from: Some(sql_type(from)), to }, vec![x]))
+        Ok(Expr::func(Func::Cast { from: Some(sql_type(from)), to, implicit: false }, vec![x]))
     }
 
     /// The type of a planned expression in `scope`.
@@ -438,9 +438,15 @@ impl ExprPlanner<'_> {
         }
         Ok(match self.type_of(&x, scope) {
             ColType::Text => x,
-            ColType::Int => Expr::func(Func::Cast { from: Some(SqlType::Int8), to: SqlType::Text }, vec![x]),
-            ColType::Float => Expr::func(Func::Cast { from: Some(SqlType::Float8), to: SqlType::Text }, vec![x]),
-            ColType::Numeric => Expr::func(Func::Cast { from: Some(SqlType::Numeric), to: SqlType::Text }, vec![x]),
+            ColType::Int => {
+                Expr::func(Func::Cast { from: Some(SqlType::Int8), to: SqlType::Text, implicit: false }, vec![x])
+            }
+            ColType::Float => {
+                Expr::func(Func::Cast { from: Some(SqlType::Float8), to: SqlType::Text, implicit: false }, vec![x])
+            }
+            ColType::Numeric => {
+                Expr::func(Func::Cast { from: Some(SqlType::Numeric), to: SqlType::Text, implicit: false }, vec![x])
+            }
         })
     }
 
@@ -760,7 +766,7 @@ fn coerce(e: Expr, from: ColType, target: ColType, position: Option<usize>) -> R
     Ok(match e {
         _ if from == target || from == ColType::Text && !matches!(e, Expr::Const(_)) => e,
         Expr::Const(d) => Expr::Const(convert_const(&d, sql_type(target), position)?),
-        e => Expr::func(Func::Cast { from: Some(sql_type(from)), to: sql_type(target) }, vec![e]),
+        e => Expr::func(Func::Cast { from: Some(sql_type(from)), to: sql_type(target), implicit: true }, vec![e]),
     })
 }
 

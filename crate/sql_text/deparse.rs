@@ -165,8 +165,10 @@ fn deparse_with(e: &Expr, col: &dyn Fn(usize) -> String) -> String {
             format!("({})", parts.join(&format!(" {} ", op.sql())))
         }
         Expr::Bin(op, l, r) => format!("({} {} {})", deparse_with(l, col), op.sql(), deparse_with(r, col)),
-        // deparseFuncExpr writes an explicit cast without parentheses of its own
-        // (`val::numeric`; an operator expression brings its own).
+        // deparseFuncExpr leaves an implicit cast out (the remote server makes the same
+        // coercion: `a > $1::numeric`), and writes an explicit one without parentheses
+        // of its own (`val::numeric`; an operator expression brings its own).
+        Expr::Func(Func::Cast { implicit: true, .. }, args) if args.len() == 1 => deparse_with(&args[0], col),
         Expr::Func(Func::Cast { to, .. }, args) if args.len() == 1 => {
             format!("{}::{}", deparse_with(&args[0], col), to.name())
         }

@@ -37,7 +37,7 @@ fn num(text: &str) -> Expr {
 /// An integer expression coerced to numeric, as an operator next to a numeric takes it
 /// (PostgreSQL's `make_op`).
 fn as_numeric(e: Expr) -> Expr {
-    Expr::func(Func::Cast { from: Some(SqlType::Int8), to: SqlType::Numeric }, vec![e])
+    Expr::func(Func::Cast { from: Some(SqlType::Int8), to: SqlType::Numeric, implicit: true }, vec![e])
 }
 
 fn parse(sql: &str) -> Vec<ShardStatement> {
@@ -589,7 +589,7 @@ fn text_functions_and_like_operators() {
     // `||` with an integer casts it to text; substr takes integers after its text.
     let (plan, columns) = select("SELECT s || a, substr(s, 2, 1) FROM t");
     let as_text = Expr::func(
-        Func::Cast { from: Some(pgasync::plan::SqlType::Int8), to: pgasync::plan::SqlType::Text },
+        Func::Cast { from: Some(pgasync::plan::SqlType::Int8), to: pgasync::plan::SqlType::Text, implicit: false },
         vec![Expr::col(0)],
     );
     let substr = Expr::func(Func::Substr, vec![Expr::col(2), Expr::int(2), Expr::int(1)]);
