@@ -40,9 +40,14 @@ setup:
 # cost model, statistics, join order by cost and four more scenario files (~55 KB);
 # then (680,000 before) exact numeric (crate/numeric.rs, PostgreSQL's decimal with its
 # scales, and the coercions and casts around it): the page's module 672,281 → 680,496
-# bytes gzipped (~8.2 KB), the editor's 845,050 → 852,334 (within its budget).
-PKG_BUDGET_GZ := 690000
-PKG_SQL_BUDGET_GZ := 860000
+# bytes gzipped (~8.2 KB), the editor's 845,050 → 852,334 (within its budget); then
+# (690,000 and 860,000 before) Merge Join, outer joins, set operations (SetOp, Unique,
+# Subquery Scan), Function Scan, InitPlans and hashed SubPlans, generic plans with
+# run-time pruning: the page's module 680,496 → 725,796 bytes gzipped, the editor's
+# 852,334 → 938,048. Issue 20's goal (600 KB) is further away than before: where these
+# bytes go, and whether the executor's new nodes can share more code, is its work.
+PKG_BUDGET_GZ := 730000
+PKG_SQL_BUDGET_GZ := 945000
 PKG_ENV := CARGO_PROFILE_RELEASE_OPT_LEVEL=s CARGO_PROFILE_RELEASE_PANIC=abort
 PKG_DEPS := --config 'profile.release.package."*".opt-level="z"'
 pkg: setup
