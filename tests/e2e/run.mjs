@@ -363,6 +363,52 @@ async function checkResponsiveness(browser, server) {
 }
 
 /**
+ * Issue 23: a prepared statement's generic plan (the `pp` file) runs in the page: the
+ * EXPLAIN panel shows the estimates beside the actual figures and the executor's
+ * run-time pruning (Subplans Removed: 2, two async scans left), Step event steps the
+ * two scans' requests, and the run ends with PostgreSQL's 3,000 rows.
+ */
+async function checkGenericPlan(browser, server) {
+  console.log('SQL editor: a generic plan with run-time pruning (pp)');
+  const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
+  const page = await context.newPage();
+  page.on('console', (m) => m.type() === 'error' && errors.push(`console.error: ${m.text()}`));
+  page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
+  try {
+    await page.goto(`${server.url}?scenario=M&rows=300`);
+    await waitReady(page);
+    await page.click('[data-testid=sql-toggle]');
+    await page.locator('[data-testid=sql]').waitFor({ state: 'visible', timeout: 5000 });
+    const files = await page.evaluate(() => window.pgasync.wasm.scenarioFiles());
+    const pp = files.find((f) => f.id === 'pp');
+    check('the editor offers the generic-plan file (pp)', !!pp && /execute q\(3000\)/.test(pp.text), files.map((f) => f.id).join(', '));
+    await page.fill('[data-testid=sql-text]', pp.text);
+    const before = await sessionSerial(page);
+    await page.click('[data-testid=sql-run]');
+    await page.waitForFunction((b) => Number(document.body.dataset.session) > b || !document.querySelector('[data-testid=sql-error]').hidden, before, { timeout: 60000 });
+    const err = (await page.locator('[data-testid=sql-error]').isVisible()) ? await page.textContent('[data-testid=sql-error]') : '';
+    check('the generic plan runs in the page', err === '', err);
+    for (let i = 1; i <= 6; i++) {
+      await page.click('[data-testid=step-event]');
+      await page.waitForFunction((k) => document.querySelector('[data-testid=step]').dataset.step === String(k), i, { timeout: 5000 });
+    }
+    const narr = (await page.textContent('[data-testid=narration]')).trim();
+    check('Step event steps the pruned Append\'s requests (6 steps, narrated)', (await step(page)) === 6 && narr.length > 10, narr);
+    await page.click('[data-testid=to-end]');
+    await page.waitForFunction(() => document.querySelector('[data-testid=phase]').textContent.trim() === 'finished', null, { timeout: 30000 });
+    const count = (await page.textContent('[data-testid=rowcount]')).trim();
+    check('the run ends with b < 3000\'s 3,000 rows', /^3,?000 rows/.test(count), count);
+    const explain = await page.locator('[data-testid=explain]').innerText();
+    const asyncScans = explain.split('\n').filter((l) => /Async Foreign Scan on public\.ft[12]/.test(l));
+    check('EXPLAIN: Subplans Removed: 2, two async scans left, remote $1::integer', /Subplans Removed: 2/.test(explain) && asyncScans.length === 2 && !/ft3|ft4/.test(explain) && /b < \$1::integer/.test(explain), explain.slice(0, 400));
+    check('EXPLAIN: the estimates beside the actual figures', asyncScans.every((l) => /\(cost=[\d.]+\.\.[\d.]+ rows=\d+ width=\d+\) \(actual time=/.test(l)), asyncScans.join(' | '));
+    await shot(page, '18d-sql-generic-plan.png');
+  } finally {
+    await context.close();
+  }
+}
+
+/**
  * Issue 9: the SQL editor. A scenario file (seed 003's) is edited, a query typed and
  * run in the simulator; the page shows its plan, rows and steps; the URL holds the
  * text (deflated) and a reload restores it; errors are shown at their line and column
@@ -880,7 +926,7 @@ async function main() {
     if (only === 'package') return await checkPackage(browser, server);
     if (only === 'responsiveness') return await checkResponsiveness(browser, server);
     if (only === 'live') return await checkLive(browser);
-    if (only === 'sql') return await checkSql(browser, server);
+    if (only === 'sql') return (await checkSql(browser, server), await checkGenericPlan(browser, server));
     const lessons = () => checkLessons(browser, server, { check, shot, errors, waitReady });
     if (only === 'lessons') {
       await lessons();
@@ -1196,6 +1242,7 @@ async function main() {
     await checkPg15Wire(page, server);
     noErrorsSoFar('after the behaviour checks');
     await checkSql(browser, server);
+    await checkGenericPlan(browser, server);
     noErrorsSoFar('after the SQL editor checks');
     await lessons();
     noErrorsSoFar('after the lessons section');
