@@ -35,6 +35,7 @@ use pgasync::scenario::Scenario;
 use pgasync::types::Datum;
 use std::net::SocketAddr;
 use std::time::Instant;
+use support::fidelity::diff_lines;
 use support::pg::*;
 
 /// The cases: (rows per table, fetch sizes).
@@ -267,20 +268,6 @@ fn comparable_explain(text: &str) -> Vec<String> {
         })
         .map(str::to_string)
         .collect()
-}
-
-fn diff_lines(expected: &[String], got: &[String]) -> String {
-    let mut out = String::new();
-    for i in 0..expected.len().max(got.len()) {
-        let (e, g) = (expected.get(i).map(String::as_str), got.get(i).map(String::as_str));
-        let mark = if e == g { "  " } else { "!!" };
-        out.push_str(&format!(
-            "{mark} {i:3} pg15: {:<70} pgasync: {}\n",
-            e.unwrap_or("-").replace('\n', "\\n"),
-            g.unwrap_or("-").replace('\n', "\\n")
-        ));
-    }
-    out
 }
 
 fn diff_shards(expected: &[Vec<Vec<String>>], got: &[Vec<Vec<String>>]) -> String {

@@ -31,9 +31,9 @@ use pgasync::host::tcp::TcpHost;
 use pgasync::knobs::Knobs;
 use pgasync::run::QueryRun;
 use pgasync::scenario::Scenario;
-use pgasync::types::Datum;
 use std::net::SocketAddr;
 use std::time::Instant;
+use support::fidelity::{fixed_order, row_text};
 use support::pg::*;
 
 const SHARDS: usize = 4;
@@ -121,27 +121,6 @@ fn start_over_tcp(sc: &Scenario, async_capable: bool, addrs: &[SocketAddr]) -> Q
     let host = TcpHost::new(addrs);
     es.writer = Some(host.writer());
     QueryRun::new(es, root, host, sc.plan.output_columns())
-}
-
-fn row_text(r: &[Datum]) -> String {
-    r.iter()
-        .map(|d| match d {
-            Datum::Int(i) => i.to_string(),
-            Datum::Null => String::new(),
-            other => other.to_string(),
-        })
-        .collect::<Vec<_>>()
-        .join("|")
-}
-
-/// The order across shards that is fixed: everything but disconnections and, in async
-/// mode, the FETCHes (sent without waiting, their order across shards depends on
-/// timing; tests/pg15_fidelity.rs's `waited_order`).
-fn fixed_order(timeline: Vec<String>, async_capable: bool) -> Vec<String> {
-    timeline
-        .into_iter()
-        .filter(|l| !l.contains(" disconnection") && !(async_capable && l.contains(" statement: FETCH ")))
-        .collect()
 }
 
 /// K's coordinator: o1, o2 (keys 0..9 and 10..19, b = a * 1000) on s1, s2 as fo1,

@@ -34,9 +34,9 @@ use pgasync::instrument::{explain_json_text, explain_text_with, ExplainOptions};
 use pgasync::knobs::{Knobs, Source};
 use pgasync::run::QueryRun;
 use pgasync::scenario::Scenario;
-use pgasync::types::Datum;
 use std::net::SocketAddr;
 use std::time::Instant;
+use support::fidelity::{diff_lines as diff, fixed_order, row_text};
 use support::pg::*;
 
 const SHARDS: usize = 4;
@@ -147,33 +147,6 @@ fn start_over_tcp(sc: &Scenario, async_capable: bool, f: &PreparedFixture) -> Qu
     let host = TcpHost::new(&addrs);
     es.writer = Some(host.writer());
     QueryRun::new(es, root, host, sc.plan.output_columns())
-}
-
-/// The order across shards that is fixed: everything but disconnections and, in async
-/// mode, the FETCHes (their order across shards depends on timing).
-fn fixed_order(timeline: Vec<String>, async_capable: bool) -> Vec<String> {
-    timeline
-        .into_iter()
-        .filter(|l| !l.contains(" disconnection") && !(async_capable && l.contains(" statement: FETCH ")))
-        .collect()
-}
-
-fn row_text(r: &[Datum]) -> String {
-    r.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("|")
-}
-
-fn diff(expected: &[String], got: &[String]) -> String {
-    let mut out = String::new();
-    for i in 0..expected.len().max(got.len()) {
-        let (e, g) = (expected.get(i).map(String::as_str), got.get(i).map(String::as_str));
-        let mark = if e == g { "  " } else { "!!" };
-        out.push_str(&format!(
-            "{mark} {i:3} pg15: {:<70} pgasync: {}\n",
-            e.unwrap_or("-").replace('\n', "\\n"),
-            g.unwrap_or("-").replace('\n', "\\n")
-        ));
-    }
-    out
 }
 
 #[test]

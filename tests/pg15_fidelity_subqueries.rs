@@ -36,9 +36,9 @@ use pgasync::instrument::{explain_text_with, ExplainOptions};
 use pgasync::knobs::{Knobs, Source};
 use pgasync::run::QueryRun;
 use pgasync::scenario::Scenario;
-use pgasync::types::Datum;
 use std::net::SocketAddr;
 use std::time::Instant;
+use support::fidelity::{fixed_order, row_text};
 use support::pg::*;
 use support::sqlfile::mask;
 
@@ -162,26 +162,6 @@ fn start_over_tcp(sc: &Scenario, async_capable: bool, addrs: &[SocketAddr]) -> Q
     let host = TcpHost::new(&ordered);
     es.writer = Some(host.writer());
     QueryRun::new(es, root, host, sc.plan.output_columns())
-}
-
-fn row_text(r: &[Datum]) -> String {
-    r.iter()
-        .map(|d| match d {
-            Datum::Int(i) => i.to_string(),
-            Datum::Null => String::new(),
-            other => other.to_string(),
-        })
-        .collect::<Vec<_>>()
-        .join("|")
-}
-
-/// Everything but disconnections and, in async mode, the FETCHes (sent without
-/// waiting: their order across shards depends on timing).
-fn fixed_order(timeline: Vec<String>, async_capable: bool) -> Vec<String> {
-    timeline
-        .into_iter()
-        .filter(|l| !l.contains(" disconnection") && !(async_capable && l.contains(" statement: FETCH ")))
-        .collect()
 }
 
 /// The values the shards were given for `$1` (the `DETAIL:  parameters: $1 = '…'`

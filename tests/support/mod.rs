@@ -1,4 +1,5 @@
 //! Helpers shared by the integration tests (not a test target itself).
 
+pub mod fidelity;
 pub mod pg;
 pub mod sqlfile;
