@@ -49,6 +49,8 @@ const MAX_DISPLAY_SCALE: i32 = 1000;
 const DSCALE_MAX: i32 = 0x3FFF;
 /// `numeric_in` refuses exponents beyond this (`NUMERIC_MAX_PRECISION`).
 const MAX_EXPONENT: i32 = 1000;
+/// `(NUMERIC_WEIGHT_MAX + 1) * DEC_DIGITS`: the most digits before the point.
+const MAX_INTEGER_DIGITS: i64 = 131072;
 const LIMIT: u128 = 10u128.pow(MAX_DIGITS);
 
 /// One numeric value.
@@ -66,7 +68,8 @@ pub enum NumericError {
     DivisionByZero,
     /// The exact result needs more than [`MAX_DIGITS`] significant digits.
     TooManyDigits,
-    /// A display scale past `NUMERIC_DSCALE_MAX` ("value overflows numeric format").
+    /// A display scale past `NUMERIC_DSCALE_MAX`, or more than 131072 digits before
+    /// the point ("value overflows numeric format").
     Overflow,
     InvalidInput(String),
     /// NaN or Infinity (named) where an integer is needed (`cannot convert NaN to
@@ -165,6 +168,11 @@ impl Numeric {
         }
         if m >= LIMIT {
             return Err(NumericError::TooManyDigits);
+        }
+        // `make_result`'s weight check: at most NUMERIC_WEIGHT_MAX + 1 = 32768 base-10000
+        // digits (131072 decimal digits) before the point.
+        if digits_of(m) as i64 - e as i64 > MAX_INTEGER_DIGITS {
+            return Err(NumericError::Overflow);
         }
         let mant = if neg { -(m as i128) } else { m as i128 };
         Ok(Numeric::Finite { mant, exp: e, dscale: dscale.max(0) as u16 })
@@ -657,6 +665,10 @@ mod tests {
         }
         assert!(Numeric::parse("-NaN").is_err());
         assert_eq!(Numeric::parse("123456789012345678901234567890123456789"), Err(NumericError::TooManyDigits));
+        // numeric_in's weight limit: 131072 digits before the point, not one more.
+        let digits = |n: usize| format!("1{}", "0".repeat(n - 1));
+        assert!(Numeric::parse(&digits(131072)).is_ok());
+        assert_eq!(Numeric::parse(&digits(131073)), Err(NumericError::Overflow));
     }
 
     #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]

@@ -388,7 +388,10 @@ impl ExprPlanner<'_> {
     fn cast(&self, inner: &ast::Expr, data_type: &DataType, scope: &mut Scope) -> Result<Expr, SqlError> {
         let position = self.position(inner);
         let Some(to) = cast_target(data_type) else {
-            return Err(SqlError::unsupported(format!("cast to {data_type}"), position));
+            return Err(SqlError::unsupported(
+                format!("cast to {}", crate::coordinator_sql::statement::type_name(data_type)),
+                position,
+            ));
         };
         // `$n::type`: a parameter whose value comes with each execution (a generic
         // plan's, or postgres_fdw's remote parameter, bound by the DECLARE's Bind).

@@ -206,8 +206,94 @@ fn parse_one(parser: &mut Parser, src: &Source) -> Result<Parsed, SqlError> {
         let _ = parser.parse_one_of_keywords(&[Keyword::TRANSACTION, Keyword::WORK]);
         return Ok(Parsed::Abort);
     }
-    let statement = parser.parse_statement().map_err(|e| src.parser_error(e))?;
+    let statement = parse_shard_statement(parser, &first, src)?;
     Ok(Parsed::Statement(Box::new(statement), first))
+}
+
+/// First words of PostgreSQL statements a shard does not run: refused by name, where
+/// any other word is a syntax error at that word, as in PostgreSQL.
+const POSTGRES_STATEMENTS: &[&str] = &[
+    "ALTER",
+    "ANALYZE",
+    "CALL",
+    "CHECKPOINT",
+    "CLUSTER",
+    "COMMENT",
+    "COPY",
+    "CREATE",
+    "DEALLOCATE",
+    "DELETE",
+    "DISCARD",
+    "DO",
+    "DROP",
+    "EXECUTE",
+    "EXPLAIN",
+    "GRANT",
+    "IMPORT",
+    "INSERT",
+    "LISTEN",
+    "LOAD",
+    "LOCK",
+    "MERGE",
+    "MOVE",
+    "NOTIFY",
+    "PREPARE",
+    "REFRESH",
+    "REINDEX",
+    "RELEASE",
+    "RESET",
+    "REVOKE",
+    "SAVEPOINT",
+    "SECURITY",
+    "SHOW",
+    "TABLE",
+    "TRUNCATE",
+    "UNLISTEN",
+    "UPDATE",
+    "VACUUM",
+];
+
+/// The statements a shard runs, each through its own sqlparser entry point (as
+/// `Parser::parse_statement` dispatches on the first word). `parse_statement` itself
+/// reaches sqlparser's whole grammar — DDL of every dialect, ~450 KB of the page's
+/// module — for statements a shard refuses anyway; any other first word is refused
+/// here by name, before the rest of its text is read (`convert_statement` refused the
+/// same statements after parsing them; only a malformed one now gets that error
+/// rather than a syntax error).
+fn parse_shard_statement(parser: &mut Parser, first: &TokenWithSpan, src: &Source) -> Result<Statement, SqlError> {
+    let keyword = match &first.token {
+        Token::Word(w) => w.keyword,
+        Token::LParen => Keyword::SELECT,
+        _ => return Err(src.syntax_error_at(first)),
+    };
+    let parsed = match keyword {
+        Keyword::SELECT | Keyword::WITH | Keyword::VALUES => parser.parse_query().map(Statement::Query),
+        Keyword::START | Keyword::BEGIN | Keyword::END | Keyword::COMMIT | Keyword::ROLLBACK => {
+            parser.next_token();
+            match keyword {
+                Keyword::START => parser.parse_start_transaction(),
+                Keyword::BEGIN => parser.parse_begin(),
+                Keyword::END => parser.parse_end(),
+                Keyword::COMMIT => parser.parse_commit(),
+                _ => parser.parse_rollback(),
+            }
+        }
+        Keyword::SET | Keyword::DECLARE | Keyword::FETCH | Keyword::CLOSE => {
+            parser.next_token();
+            match keyword {
+                Keyword::SET => parser.parse_set(),
+                Keyword::DECLARE => parser.parse_declare(),
+                Keyword::FETCH => parser.parse_fetch_statement(),
+                _ => parser.parse_close(),
+            }
+        }
+        _ if POSTGRES_STATEMENTS.contains(&statement_keyword(first).as_str()) => {
+            return Err(SqlError::unsupported(statement_keyword(first), src.position(first.span.start)))
+        }
+        // No statement starts so (`SELEC 1`): PostgreSQL's grammar fails on that word.
+        _ => return Err(src.syntax_error_at(first)),
+    };
+    parsed.map_err(|e| src.parser_error(e))
 }
 
 fn convert_statement(

@@ -530,7 +530,7 @@ fn unsupported_constructs() {
         ("SELECT a FROM t ORDER BY a NULLS FIRST", "NULLS FIRST with ASC", Some(28)),
         ("SELECT a FROM t FOR UPDATE", "FOR UPDATE/SHARE", Some(17)),
         ("SELECT 1", "SELECT without FROM", Some(1)),
-        ("SELECT a::date FROM t", "cast to DATE", Some(8)),
+        ("SELECT a::date FROM t", "cast to date", Some(8)),
         ("INSERT INTO t VALUES (1, 2, 'x', 1.0)", "INSERT", Some(1)),
         ("BEGIN; UPDATE t SET a = 1", "UPDATE", Some(8)),
         ("SAVEPOINT s1", "SAVEPOINT", Some(1)),
