@@ -91,6 +91,10 @@ use crate::plan::{
 };
 use crate::types::{Catalog, Column, Datum, Table};
 
+/// Joins of three to five relations: `standard_join_search` (joinrels.rs).
+#[path = "joinrels.rs"]
+mod joinrels;
+
 /// A planned query: the plan, its output columns, and the foreign servers it reads.
 #[derive(Clone, Debug)]
 pub struct Planned {
@@ -219,6 +223,9 @@ pub(super) fn plan_query_into(
         _ => {}
     }
     if let SetExpr::Select(s) = q.body.as_ref() {
+        if joinrels::count_relations(s) > 2 {
+            return joinrels::plan_join_search(coord, q, s, text, servers, at);
+        }
         if s.from.len() == 2 || s.from.first().is_some_and(|f| !f.joins.is_empty()) {
             return plan_join(coord, q, s, text, servers, at);
         }

@@ -1,0 +1,884 @@
+//! Join order for three to five relations: PostgreSQL 15's `standard_join_search`
+//! (allpaths.c) with `join_search_one_level`, `make_join_rel` and `join_is_legal`
+//! (joinrels.c), `make_outerjoininfo` (initsplan.c) for the outer joins' ordering
+//! restrictions, and equivalence classes (equivclass.c) for the join clauses an
+//! inner join's equalities imply.
+//!
+//! The protocol, as PostgreSQL runs it:
+//!
+//! 1. The FROM list is flattened into base relations (range-table order) and
+//!    *special joins* (`SpecialJoin`, PostgreSQL's `SpecialJoinInfo`): one per outer
+//!    join that `reduce_outer_joins` leaves (a strict WHERE condition on a nullable
+//!    side makes a LEFT join inner, a FULL join LEFT), each with its syntactic sides
+//!    and the minimal sides (`min_lefthand`, `min_righthand`) that must be joined
+//!    before it can be (identity 3 of optimizer/README lets `(a ⟕ b) ⟕ c ON Pbc`
+//!    become `a ⟕ (b ⟕ c)`).
+//! 2. Each condition is placed: on one relation that no outer join nulls, into that
+//!    relation's scans (a foreign one's remote query); an equality of two such
+//!    relations' columns joins an equivalence class (`EquivClass`); anything else is
+//!    a join clause evaluated at the first join relation that holds every relation it
+//!    needs (for a condition on a nullable side, the outer join's whole scope: it must
+//!    see the null-extended rows).
+//! 3. Level 1 is the base relations, each with its one path (its scans, an Append of
+//!    its partitions: `Planner::side`). Level k joins a relation of level k-1 with a
+//!    base relation it has a join clause with (`make_rels_by_clause_joins`), then
+//!    level j with level k-j (bushy plans), each pair only if `join_is_legal`. A
+//!    join relation (a set of base relations) keeps every path no other beats on cost
+//!    (`add_path`, fuzzily, as `add_path_keeps` decides); each pair adds paths both
+//!    ways round, every method `Method::tried` allows (the `enable_*` settings as
+//!    PostgreSQL applies them), each over the cheapest-total path of either side.
+//! 4. The upper levels (aggregate, ORDER BY, select list, LIMIT) go over each path of
+//!    the final relation; the cheapest whole plan wins.
+//!
+//! Invariants: at most `MAX_RELS` relations (a bounded search: 5 relations make at
+//! most 31 join relations); every join node has an equality between its sides as its
+//! key (a join with none is refused by name, as are CROSS JOIN, USING, NATURAL,
+//! parenthesized joins and subqueries as members); a condition is evaluated exactly
+//! once, at the lowest join relation that can evaluate it; an outer join's ON
+//! clause only at the join that implements it.
+//!
+//! Where it departs from PostgreSQL: paths carry no pathkeys (a Merge Join's sorted
+//! output is not kept for a Merge Join above it or the ORDER BY, which sorts), the
+//! sides of a join are each relation's cheapest-total path only (no parameterized or
+//! index paths), a join relation's rows are each path's own estimate (the cost model
+//! computes them node by node, as `calc_joinrel_size_estimate` would from that path's
+//! clauses) rather than one figure fixed by the first pair; an equivalence class with
+//! a constant (`a.x = b.y AND a.x = 5`) is not derived (the constant stays on its
+//! relation); a RIGHT JOIN whose other side is a join takes that whole side as its
+//! minimal side; an outer join's ON clause must be one equality between its sides
+//! (plus conditions on its nullable side alone, pushed into that relation's scans).
+//! Two-relation joins stay `planner::plan_join`'s.
+
+use sqlparser::ast::{self, TableFactor};
+use sqlparser::tokenizer::Location;
+
+use super::*;
+
+/// The most relations a join may have here (PostgreSQL's exhaustive search goes to
+/// `geqo_threshold`, 12; ours stops at 5, refused beyond by name).
+pub(super) const MAX_RELS: usize = 5;
+
+/// A set of base relations, as PostgreSQL's `Relids` (bit i: the i-th in FROM order).
+type Relids = u32;
+
+fn overlap(a: Relids, b: Relids) -> bool {
+    a & b != 0
+}
+
+fn subset(a: Relids, b: Relids) -> bool {
+    a & !b == 0
+}
+
+/// How many base relations a FROM clause has, counting each join member (None: not
+/// a FROM list of plain relations and joins this module plans).
+pub(super) fn count_relations(s: &ast::Select) -> usize {
+    s.from.iter().map(|f| 1 + f.joins.len()).sum()
+}
+
+/// A relation of the join as written.
+struct BaseRel<'r> {
+    rel: &'r Relation,
+    name: String,
+    /// Its first column in the query's numbering (FROM order).
+    first: usize,
+}
+
+/// An outer join that `reduce_outer_joins` left (`SpecialJoinInfo`): LEFT (RIGHT
+/// joins are made LEFT by exchanging their sides) or FULL.
+#[derive(Clone, Debug)]
+struct SpecialJoin {
+    jt: JoinType,
+    syn_lhs: Relids,
+    syn_rhs: Relids,
+    min_lhs: Relids,
+    min_rhs: Relids,
+    /// Its ON clause between the sides (an equality), in the query's numbering.
+    clause: Expr,
+}
+
+/// A condition over several relations, evaluated at the first join relation that
+/// holds `relids` (for one over a nullable side, the outer join's scope too).
+#[derive(Clone, Debug)]
+struct JoinClause {
+    expr: Expr,
+    relids: Relids,
+}
+
+/// An equivalence class: columns an inner join's equalities make equal, in the order
+/// the conditions named them (`ec_members`).
+#[derive(Clone, Debug, Default)]
+struct EquivClass {
+    members: Vec<usize>,
+}
+
+/// One path of a relation: its plan, the columns (query numbering) it returns in
+/// order, and its estimate.
+#[derive(Clone, Debug)]
+struct RelPath {
+    plan: Plan,
+    cols: Vec<usize>,
+    est: Estimate,
+}
+
+/// A relation of the search (`RelOptInfo`): a base relation or a join of several.
+struct RelInfo {
+    relids: Relids,
+    /// Kept in order of total cost (`add_path`).
+    paths: Vec<RelPath>,
+}
+
+/// The query's join problem, once conditions are placed.
+struct JoinProblem<'r> {
+    coord: &'r Node,
+    rels: Vec<BaseRel<'r>>,
+    /// Columns in the query's numbering.
+    n: usize,
+    sjs: Vec<SpecialJoin>,
+    ecs: Vec<EquivClass>,
+    clauses: Vec<JoinClause>,
+    /// Columns used above the join (select list, aggregates, ORDER BY).
+    upper: Vec<usize>,
+    consider_startup: bool,
+    at: Location,
+}
+
+/// A FROM list of three to five relations with inner, LEFT, RIGHT and FULL joins,
+/// planned by `standard_join_search`.
+pub(super) fn plan_join_search(
+    coord: &Node,
+    q: &ast::Query,
+    s: &ast::Select,
+    text: &str,
+    servers: &mut Vec<String>,
+    at: Location,
+) -> Result<Planned, FrontError> {
+    let n_rels = count_relations(s);
+    if n_rels > MAX_RELS {
+        return Err(FrontError::unsupported(
+            format!("a join of {n_rels} relations (the sandbox's join search stops at {MAX_RELS})"),
+            at,
+        ));
+    }
+    // The members, and each join's type and ON condition, in FROM order.
+    let mut members: Vec<(&TableFactor, Option<(JoinType, ast::Expr)>, usize)> = vec![];
+    for (item, f) in s.from.iter().enumerate() {
+        members.push((&f.relation, None, item));
+        for j in &f.joins {
+            let (jt, c) = match &j.join_operator {
+                ast::JoinOperator::Inner(c) => (JoinType::Inner, c),
+                ast::JoinOperator::LeftOuter(c) => (JoinType::Left, c),
+                ast::JoinOperator::RightOuter(c) => (JoinType::Right, c),
+                ast::JoinOperator::FullOuter(c) => (JoinType::Full, c),
+                _ => {
+                    return Err(FrontError::unsupported(
+                        "CROSS, semi, anti, LATERAL and other joins (only inner, LEFT, RIGHT and FULL equi-joins)",
+                        at,
+                    ))
+                }
+            };
+            let ast::JoinConstraint::On(e) = c else {
+                return Err(FrontError::unsupported("JOIN … USING and NATURAL JOIN (write ON a.x = b.y)", at));
+            };
+            members.push((&j.relation, Some((jt, e.clone())), item));
+        }
+    }
+    let mut rels: Vec<BaseRel> = vec![];
+    let mut first = 0;
+    for (f, _, _) in &members {
+        if let TableFactor::NestedJoin { .. } = f {
+            return Err(FrontError::unsupported("a parenthesized join in FROM", at));
+        }
+        let (rel, name) = join_member(coord, f, at)?;
+        if rels.iter().any(|r| r.name == name) {
+            return Err(FrontError::at(format!("table name \"{name}\" specified more than once"), at));
+        }
+        rels.push(BaseRel { rel, name, first });
+        first += rel.columns.len();
+    }
+    let n = first;
+    // Every ON condition, then WHERE, bound together by the shard planner; each
+    // part's conjuncts counted to tell them apart again.
+    let mut parts: Vec<ast::Expr> = vec![];
+    let mut counts: Vec<usize> = vec![];
+    for (_, j, _) in &members {
+        if let Some((_, e)) = j {
+            counts.push(ast_conjuncts(e));
+            parts.push(e.clone());
+        }
+    }
+    let where_count = s.selection.as_ref().map_or(0, ast_conjuncts);
+    if let Some(w) = &s.selection {
+        parts.push(w.clone());
+    }
+    let mut q2 = q.clone();
+    if let SetExpr::Select(s2) = q2.body.as_mut() {
+        s2.from.truncate(1);
+        s2.from[0].joins.clear();
+        s2.selection = parts.into_iter().map(|e| ast::Expr::Nested(Box::new(e))).reduce(|a, b| ast::Expr::BinaryOp {
+            left: Box::new(a),
+            op: ast::BinaryOperator::And,
+            right: Box::new(b),
+        });
+    }
+    let list: Vec<(String, String, Vec<Column>)> =
+        rels.iter().map(|r| (r.name.clone(), r.rel.name.clone(), r.rel.columns())).collect();
+    let (logical, columns) = crate::shard_sql::plan_select_join(&q2, text, &list).map_err(|e| sql_error(e, text))?;
+    let l = peel(logical).map_err(|m| FrontError::at(format!("internal error: {m}"), at))?;
+    let conjuncts = l.filter.as_ref().map(split_and).unwrap_or_default();
+    if conjuncts.len() != counts.iter().sum::<usize>() + where_count {
+        return Err(FrontError::unsupported(
+            "constant conditions in a join of several relations (PostgreSQL folds them; write the join without them)",
+            at,
+        ));
+    }
+    let rel_of = |c: usize| rels.iter().rposition(|r| r.first <= c).unwrap_or(0);
+    let relids_of = |e: &Expr| columns_of(e, n).iter().fold(0 as Relids, |acc, &c| acc | 1 << rel_of(c));
+    // Split the conjuncts back into each join's ON and WHERE.
+    let mut on: Vec<Vec<Expr>> = vec![];
+    let mut rest = conjuncts.as_slice();
+    for &k in &counts {
+        on.push(rest[..k].to_vec());
+        rest = &rest[k..];
+    }
+    let where_conj = rest.to_vec();
+    // The special joins as written (RIGHT made LEFT), and the inner-level conditions.
+    let mut inner_quals: Vec<Expr> = where_conj.clone();
+    let mut written: Vec<(JoinType, Relids, Relids, Vec<Expr>)> = vec![];
+    let mut j = 0;
+    for (i, (_, jo, item)) in members.iter().enumerate() {
+        let Some((jt, _)) = jo else { continue };
+        let before =
+            members[..i].iter().enumerate().filter(|(_, m)| m.2 == *item).fold(0 as Relids, |a, (k, _)| a | 1 << k);
+        let me: Relids = 1 << i;
+        let quals = on[j].clone();
+        j += 1;
+        match jt {
+            JoinType::Inner => inner_quals.extend(quals),
+            JoinType::Left => written.push((JoinType::Left, before, me, quals)),
+            JoinType::Right => written.push((JoinType::Left, me, before, quals)),
+            JoinType::Full => written.push((JoinType::Full, before, me, quals)),
+        }
+    }
+    // reduce_outer_joins: a strict condition on a nullable side above the join.
+    let strict_relids: Relids = inner_quals.iter().filter(|c| !may_accept_null(c)).fold(0, |acc, c| acc | relids_of(c));
+    let mut sjs: Vec<SpecialJoin> = vec![];
+    // An outer join's ON conditions on its nullable relation alone: into its scans.
+    let mut on_base: Vec<Expr> = vec![];
+    for (jt, lhs, rhs, quals) in written {
+        let (lhs_forced, rhs_forced) = (overlap(strict_relids, lhs), overlap(strict_relids, rhs));
+        let (jt, lhs, rhs) = match jt {
+            JoinType::Left if rhs_forced => (JoinType::Inner, lhs, rhs),
+            JoinType::Full => match (lhs_forced, rhs_forced) {
+                (true, true) => (JoinType::Inner, lhs, rhs),
+                (true, false) => (JoinType::Left, lhs, rhs),
+                (false, true) => (JoinType::Left, rhs, lhs),
+                (false, false) => (JoinType::Full, lhs, rhs),
+            },
+            jt => (jt, lhs, rhs),
+        };
+        if jt == JoinType::Inner {
+            inner_quals.extend(quals);
+            continue;
+        }
+        // The ON clause: one equality between the sides; conditions on a nullable
+        // base relation alone go into its scans (they decide matches).
+        let (cross, one_side): (Vec<Expr>, Vec<Expr>) = quals.into_iter().partition(|c| {
+            let r = relids_of(c);
+            overlap(r, lhs) && overlap(r, rhs)
+        });
+        let [clause] = cross.as_slice() else {
+            return Err(FrontError::unsupported(
+                "an outer join's ON clause with other than one equality between its sides (a Join Filter deciding \
+                 matches)",
+                at,
+            ));
+        };
+        if !is_col_eq_col(clause) {
+            return Err(FrontError::unsupported("a join without an equality between its two relations", at));
+        }
+        for c in one_side {
+            let r = relids_of(&c);
+            if jt == JoinType::Left && r.count_ones() == 1 && subset(r, rhs) {
+                on_base.push(c);
+            } else {
+                return Err(FrontError::unsupported(
+                    "an outer join's ON condition other than its key over the preserved side or both sides (a \
+                     Join Filter deciding matches); put it in WHERE or in a subquery",
+                    at,
+                ));
+            }
+        }
+        let clause_relids = relids_of(clause);
+        let mut sj = SpecialJoin { jt, syn_lhs: lhs, syn_rhs: rhs, min_lhs: lhs, min_rhs: rhs, clause: clause.clone() };
+        if jt == JoinType::Left {
+            // make_outerjoininfo: the left side's relations the clause reads, and the
+            // lower outer joins it cannot commute with.
+            sj.min_lhs = clause_relids & lhs;
+            for other in &sjs {
+                if !overlap(lhs, other.syn_rhs) {
+                    continue;
+                }
+                // The clause is strict (an equality): it commutes with a lower LEFT
+                // join whose nullable side it reads (identity 3), not with a FULL one.
+                if other.jt == JoinType::Full
+                    || (overlap(clause_relids, other.syn_rhs) && !overlap(clause_relids, other.min_rhs))
+                {
+                    sj.min_lhs |= other.syn_lhs | other.syn_rhs;
+                }
+            }
+            if sj.min_lhs == 0 {
+                sj.min_lhs = lhs;
+            }
+        }
+        sjs.push(sj);
+    }
+    // check_outerjoin_delay: a condition reading a relation an outer join nulls is
+    // evaluated no lower than that join (its minimal sides), and so on for the
+    // relations those bring in.
+    let delay = |r: Relids| -> Relids {
+        let mut scope = r;
+        loop {
+            let more = sjs
+                .iter()
+                .filter(|sj| overlap(scope, sj.syn_rhs) || (sj.jt == JoinType::Full && overlap(scope, sj.syn_lhs)))
+                .fold(scope, |acc, sj| acc | sj.min_lhs | sj.min_rhs);
+            if more == scope {
+                return scope;
+            }
+            scope = more;
+        }
+    };
+    let mut base_quals: Vec<Vec<Expr>> = vec![vec![]; rels.len()];
+    let mut ecs: Vec<EquivClass> = vec![];
+    let mut clauses: Vec<JoinClause> = vec![];
+    for c in on_base {
+        let i = relids_of(&c).trailing_zeros() as usize;
+        let first = rels[i].first;
+        base_quals[i].push(c.map_cols(&|k| k - first));
+    }
+    for c in inner_quals {
+        if is_pseudoconstant(&c) || columns_of(&c, n).is_empty() {
+            return Err(FrontError::unsupported(
+                "a condition without columns in a join of several relations (a gating qual)",
+                at,
+            ));
+        }
+        let r = relids_of(&c);
+        let scope = delay(r);
+        let equality = match &c {
+            Expr::Bin(BinOp::Eq, x, y) => match (x.as_ref(), y.as_ref()) {
+                (Expr::Col(a), Expr::Col(b)) => Some((*a, *b)),
+                _ => None,
+            },
+            _ => None,
+        };
+        if scope == r && r.count_ones() == 1 {
+            let i = r.trailing_zeros() as usize;
+            let first = rels[i].first;
+            base_quals[i].push(c.map_cols(&|k| k - first));
+        } else if let (true, 2, Some((a, b))) = (scope == r, r.count_ones(), equality) {
+            add_to_eclass(&mut ecs, a, b);
+        } else {
+            clauses.push(JoinClause { relids: scope, expr: c });
+        }
+    }
+    let upper = {
+        let mut u = used_columns(&Layers { filter: None, ..l.clone_layers() }, n);
+        u.sort_unstable();
+        u
+    };
+    let problem = JoinProblem {
+        coord,
+        rels,
+        n,
+        sjs,
+        ecs,
+        clauses,
+        upper,
+        consider_startup: matches!(l.limit, Some((_, Some(_)))),
+        at,
+    };
+    problem.search(&base_quals, &l, &columns, servers)
+}
+
+/// Is `c` `column = column`?
+fn is_col_eq_col(c: &Expr) -> bool {
+    matches!(c, Expr::Bin(BinOp::Eq, x, y) if matches!((x.as_ref(), y.as_ref()), (Expr::Col(_), Expr::Col(_))))
+}
+
+/// May a condition be true (or not false) when a column it reads is NULL? As
+/// `planner::reduce_outer_join` judges strictness: IS [NOT] NULL, a function or an OR
+/// may; comparisons and arithmetic of columns may not.
+fn may_accept_null(e: &Expr) -> bool {
+    match e {
+        Expr::IsNull(..) | Expr::Func(..) | Expr::Bin(BinOp::Or, ..) => true,
+        Expr::Bin(_, l, r) => may_accept_null(l) || may_accept_null(r),
+        Expr::Not(x) => may_accept_null(x),
+        Expr::Col(_) | Expr::Const(_) | Expr::Param(..) | Expr::ExecParam(..) => false,
+    }
+}
+
+/// `process_equivalence`: `a = b` merges the classes of its two columns (a new one
+/// for a column in none), members in the order the conditions name them.
+fn add_to_eclass(ecs: &mut Vec<EquivClass>, a: usize, b: usize) {
+    let ia = ecs.iter().position(|e| e.members.contains(&a));
+    let ib = ecs.iter().position(|e| e.members.contains(&b));
+    match (ia, ib) {
+        (Some(x), Some(y)) if x == y => {}
+        (Some(x), Some(y)) => {
+            let moved = ecs[y.max(x)].members.clone();
+            let keep = x.min(y);
+            for m in moved {
+                if !ecs[keep].members.contains(&m) {
+                    ecs[keep].members.push(m);
+                }
+            }
+            ecs.remove(x.max(y));
+        }
+        (Some(x), None) => ecs[x].members.push(b),
+        (None, Some(y)) => ecs[y].members.push(a),
+        (None, None) => ecs.push(EquivClass { members: vec![a, b] }),
+    }
+}
+
+impl JoinProblem<'_> {
+    fn rel_of(&self, c: usize) -> usize {
+        self.rels.iter().rposition(|r| r.first <= c).unwrap_or(0)
+    }
+
+    fn relids_of_col(&self, c: usize) -> Relids {
+        1 << self.rel_of(c)
+    }
+
+    fn ec_relids(&self, ec: &EquivClass) -> Relids {
+        ec.members.iter().fold(0, |acc, &c| acc | self.relids_of_col(c))
+    }
+
+    /// Is column `c` needed above the join relation `relids` (`build_joinrel_tlist`:
+    /// its `attr_needed` reaches outside): used by the upper levels, or by a clause,
+    /// class or outer join not yet complete within `relids`.
+    fn needed(&self, c: usize, relids: Relids) -> bool {
+        if self.upper.contains(&c) {
+            return true;
+        }
+        let outside = |r: Relids| !subset(r, relids);
+        self.ecs.iter().any(|ec| ec.members.contains(&c) && outside(self.ec_relids(ec)))
+            || self.clauses.iter().any(|k| outside(k.relids) && columns_of(&k.expr, self.n).contains(&c))
+            || self
+                .sjs
+                .iter()
+                .any(|sj| outside(self.clause_relids(&sj.clause)) && columns_of(&sj.clause, self.n).contains(&c))
+    }
+
+    /// `have_relevant_joinclause`: a clause, class or outer join ON clause joining
+    /// the two.
+    fn have_relevant_joinclause(&self, a: Relids, b: Relids) -> bool {
+        let both = |r: Relids| overlap(r, a) && overlap(r, b);
+        self.ecs.iter().any(|ec| both(self.ec_relids(ec)))
+            || self.clauses.iter().any(|k| both(k.relids))
+            || self.sjs.iter().any(|sj| both(self.clause_relids(&sj.clause)))
+    }
+
+    fn clause_relids(&self, e: &Expr) -> Relids {
+        columns_of(e, self.n).iter().fold(0, |acc, &c| acc | self.relids_of_col(c))
+    }
+
+    /// Has the relation a join clause to some relation outside it?
+    fn has_joinclauses(&self, r: Relids) -> bool {
+        let joins = |x: Relids| overlap(x, r) && !subset(x, r);
+        self.ecs.iter().any(|ec| joins(self.ec_relids(ec)))
+            || self.clauses.iter().any(|k| joins(k.relids))
+            || self.sjs.iter().any(|sj| joins(self.clause_relids(&sj.clause)))
+    }
+
+    /// `has_join_restriction`: inside an outer join's side without the whole join.
+    fn has_join_restriction(&self, r: Relids) -> bool {
+        self.sjs.iter().any(|sj| {
+            sj.jt != JoinType::Full
+                && !(subset(sj.min_lhs, r) && subset(sj.min_rhs, r))
+                && (overlap(sj.min_lhs, r) || overlap(sj.min_rhs, r))
+        })
+    }
+
+    /// `have_join_order_restriction`, without `has_legal_joinclause`'s relaxation
+    /// (every join here has a clause: a clauseless one cannot be planned).
+    fn have_join_order_restriction(&self, a: Relids, b: Relids) -> bool {
+        self.sjs.iter().any(|sj| {
+            sj.jt != JoinType::Full
+                && ((subset(sj.min_lhs, a) && subset(sj.min_rhs, b))
+                    || (subset(sj.min_lhs, b) && subset(sj.min_rhs, a))
+                    || (overlap(sj.min_rhs, a) && overlap(sj.min_rhs, b))
+                    || (overlap(sj.min_lhs, a) && overlap(sj.min_lhs, b)))
+        })
+    }
+
+    /// `join_is_legal`: may `a` and `b` be joined, and as which outer join (and
+    /// whether reversed: `b` is its left side)? None: not legal.
+    fn join_is_legal(&self, a: Relids, b: Relids) -> Option<(Option<usize>, bool)> {
+        let joinrelids = a | b;
+        let mut matched: Option<(usize, bool)> = None;
+        let mut is_valid_inner = true;
+        for (k, sj) in self.sjs.iter().enumerate() {
+            if !overlap(sj.min_rhs, joinrelids) || subset(joinrelids, sj.min_rhs) {
+                continue;
+            }
+            if (subset(sj.min_lhs, a) && subset(sj.min_rhs, a)) || (subset(sj.min_lhs, b) && subset(sj.min_rhs, b)) {
+                continue;
+            }
+            if subset(sj.min_lhs, a) && subset(sj.min_rhs, b) {
+                if matched.is_some() {
+                    return None;
+                }
+                matched = Some((k, false));
+            } else if subset(sj.min_lhs, b) && subset(sj.min_rhs, a) {
+                if matched.is_some() {
+                    return None;
+                }
+                matched = Some((k, true));
+            } else if !(overlap(a, sj.min_rhs) && overlap(b, sj.min_rhs)) {
+                is_valid_inner = false;
+            }
+        }
+        if !is_valid_inner && matched.is_none() {
+            return None;
+        }
+        // A FULL join's sides are joined as written only (its min sides are its
+        // syntactic ones), and one side that holds part of them is refused above.
+        Some(match matched {
+            Some((k, reversed)) => (Some(k), reversed),
+            None => (None, false),
+        })
+    }
+
+    /// `standard_join_search` over the base relations.
+    fn search(
+        &self,
+        base_quals: &[Vec<Expr>],
+        l: &Layers,
+        columns: &[Column],
+        servers: &mut Vec<String>,
+    ) -> Result<Planned, FrontError> {
+        let mut rels: Vec<RelInfo> = vec![];
+        let mut levels: Vec<Vec<usize>> = vec![vec![], vec![]];
+        for (i, b) in self.rels.iter().enumerate() {
+            let relids: Relids = 1 << i;
+            let cols: Vec<usize> =
+                (b.first..b.first + b.rel.columns.len()).filter(|&c| self.needed(c, relids)).collect();
+            let used: Vec<usize> = cols.iter().map(|c| c - b.first).collect();
+            let mut p = Planner { coord: self.coord, servers: vec![], gating: vec![] };
+            let plan = p.side(b.rel, &b.name, &base_quals[i], &used, None, self.at)?;
+            let est = self.estimate(&plan);
+            levels[1].push(rels.len());
+            rels.push(RelInfo { relids, paths: vec![RelPath { plan, cols, est }] });
+        }
+        let nrels = self.rels.len();
+        for level in 2..=nrels {
+            levels.push(vec![]);
+            // make_rels_by_clause_joins: level-1 relations with base relations.
+            for (pos, &old) in levels[level - 1].clone().iter().enumerate() {
+                let r = rels[old].relids;
+                let start = if level == 2 { pos + 1 } else { 0 };
+                let clauseful = self.has_joinclauses(r) || self.has_join_restriction(r);
+                for &other in levels[1].clone().iter().skip(start) {
+                    let o = rels[other].relids;
+                    if overlap(r, o) {
+                        continue;
+                    }
+                    if !clauseful || self.have_relevant_joinclause(r, o) || self.have_join_order_restriction(r, o) {
+                        self.make_join_rel(&mut rels, &mut levels, level, old, other)?;
+                    }
+                }
+            }
+            // Bushy plans: level k with level level-k.
+            let mut k = 2;
+            while k <= level - k {
+                let other_level = level - k;
+                for (pos, &old) in levels[k].clone().iter().enumerate() {
+                    let r = rels[old].relids;
+                    if !(self.has_joinclauses(r) || self.has_join_restriction(r)) {
+                        continue;
+                    }
+                    let start = if k == other_level { pos + 1 } else { 0 };
+                    for &other in levels[other_level].clone().iter().skip(start) {
+                        let o = rels[other].relids;
+                        if !overlap(r, o)
+                            && (self.have_relevant_joinclause(r, o) || self.have_join_order_restriction(r, o))
+                        {
+                            self.make_join_rel(&mut rels, &mut levels, level, old, other)?;
+                        }
+                    }
+                }
+                k += 1;
+            }
+        }
+        let all: Relids = (1 << nrels) - 1;
+        let Some(top) = rels.iter().find(|r| r.relids == all && !r.paths.is_empty()) else {
+            return Err(FrontError::unsupported(
+                "a join whose relations are not all linked by equalities between their columns (a clauseless join)",
+                self.at,
+            ));
+        };
+        // The upper levels over each path of the final relation; the cheapest plan.
+        let mut best: Option<(Estimate, Planned)> = None;
+        for path in &top.paths {
+            let planned = self.upper_plan(path, l, columns);
+            let est = self.estimate(&planned.plan);
+            let better = match &best {
+                None => true,
+                Some((b, _)) => est.total < b.total || (est.total == b.total && est.startup < b.startup),
+            };
+            if better {
+                best = Some((est, planned));
+            }
+        }
+        let (_, planned) = best.ok_or_else(|| FrontError::at("internal error: no path for the join", self.at))?;
+        collect_servers(&planned.plan, servers);
+        Ok(planned)
+    }
+
+    /// `make_join_rel`: when legal, the join relation of `a` and `b` (found or made
+    /// at `level`) gets the paths of both orders.
+    fn make_join_rel(
+        &self,
+        rels: &mut Vec<RelInfo>,
+        levels: &mut [Vec<usize>],
+        level: usize,
+        a: usize,
+        b: usize,
+    ) -> Result<(), FrontError> {
+        let (ra, rb) = (rels[a].relids, rels[b].relids);
+        let Some((sj, reversed)) = self.join_is_legal(ra, rb) else { return Ok(()) };
+        let (a, b) = if reversed { (b, a) } else { (a, b) };
+        let joinrelids = ra | rb;
+        let idx = match rels.iter().position(|r| r.relids == joinrelids) {
+            Some(i) => i,
+            None => {
+                rels.push(RelInfo { relids: joinrelids, paths: vec![] });
+                levels[level].push(rels.len() - 1);
+                rels.len() - 1
+            }
+        };
+        let jt = sj.map_or(JoinType::Inner, |k| self.sjs[k].jt);
+        let (pa, pb) = (rels[a].paths.first().cloned(), rels[b].paths.first().cloned());
+        let (Some(pa), Some(pb)) = (pa, pb) else { return Ok(()) };
+        let (ra, rb) = (rels[a].relids, rels[b].relids);
+        let mut new_paths = vec![];
+        new_paths.extend(self.add_paths_to_joinrel((&pa, ra), (&pb, rb), jt, sj));
+        new_paths.extend(self.add_paths_to_joinrel((&pb, rb), (&pa, ra), jt.commuted(), sj));
+        for p in new_paths {
+            add_rel_path(&mut rels[idx].paths, p, self.consider_startup);
+        }
+        Ok(())
+    }
+
+    /// The join's conditions between `outer` and `inner` (`build_joinrel_restrictlist`):
+    /// the outer join's ON clause when this join implements it, one equality per class
+    /// with members on both sides (its first member on each), and the clauses first
+    /// complete here.
+    fn restrictlist(&self, outer: Relids, inner: Relids, sj: Option<usize>) -> Vec<Expr> {
+        let joinrelids = outer | inner;
+        let mut out = vec![];
+        if let Some(k) = sj {
+            out.push(self.sjs[k].clause.clone());
+        }
+        for ec in &self.ecs {
+            let o = ec.members.iter().find(|&&c| overlap(self.relids_of_col(c), outer));
+            let i = ec.members.iter().find(|&&c| overlap(self.relids_of_col(c), inner));
+            if let (Some(&o), Some(&i)) = (o, i) {
+                out.push(Expr::bin(BinOp::Eq, Expr::Col(o), Expr::Col(i)));
+            }
+        }
+        for k in &self.clauses {
+            if subset(k.relids, joinrelids) && !subset(k.relids, outer) && !subset(k.relids, inner) {
+                out.push(k.expr.clone());
+            }
+        }
+        out
+    }
+
+    /// `add_paths_to_joinrel` for one order: a path per method `Method::tried` allows,
+    /// over the cheapest-total path of each side.
+    fn add_paths_to_joinrel(
+        &self,
+        (outer, outer_relids): (&RelPath, Relids),
+        (inner, inner_relids): (&RelPath, Relids),
+        jt: JoinType,
+        sj: Option<usize>,
+    ) -> Vec<RelPath> {
+        let joinrelids = outer_relids | inner_relids;
+        let clauses = self.restrictlist(outer_relids, inner_relids, sj);
+        let side = |c: usize| overlap(self.relids_of_col(c), outer_relids);
+        // The key: the first equality between the sides (the outer join's ON clause
+        // first); a Hash Join hashes on every such equality.
+        let mut keys: Vec<(usize, usize, bool)> = vec![];
+        let mut rest: Vec<Expr> = vec![];
+        for c in &clauses {
+            match c {
+                Expr::Bin(BinOp::Eq, x, y) => match (x.as_ref(), y.as_ref()) {
+                    (Expr::Col(p), Expr::Col(q))
+                        if side(*p) != side(*q) && (jt == JoinType::Inner || keys.is_empty()) =>
+                    {
+                        let (o, i, inner_first) = if side(*p) { (*p, *q, false) } else { (*q, *p, true) };
+                        keys.push((o, i, inner_first));
+                    }
+                    _ => rest.push(c.clone()),
+                },
+                _ => rest.push(c.clone()),
+            }
+        }
+        let Some(&(ko, ki, inner_first)) = keys.first() else { return vec![] };
+        let pos = |cols: &[usize], c: usize| cols.iter().position(|&x| x == c);
+        let (Some(po), Some(pi)) = (pos(&outer.cols, ko), pos(&inner.cols, ki)) else { return vec![] };
+        let mut join_cols = outer.cols.clone();
+        join_cols.extend(&inner.cols);
+        let map = {
+            let mut m = vec![None; self.n];
+            for (p, &c) in join_cols.iter().enumerate() {
+                m[c] = Some(p);
+            }
+            m
+        };
+        let kept: Vec<usize> = join_cols.iter().copied().filter(|&c| self.needed(c, joinrelids)).collect();
+        let mut out = vec![];
+        for method in Method::tried(self.coord, jt) {
+            let (filter_keys, more_keys): (Vec<(usize, usize, bool)>, Vec<(Expr, Expr)>) = if method == Method::Hash {
+                let more = keys[1..]
+                    .iter()
+                    .filter_map(|&(o, i, _)| Some((Expr::Col(pos(&outer.cols, o)?), Expr::Col(pos(&inner.cols, i)?))))
+                    .collect();
+                (vec![], more)
+            } else {
+                (keys[1..].to_vec(), vec![])
+            };
+            let spec = (method, jt, Presorted::NONE);
+            let mut plan = join_node(
+                self.coord,
+                spec,
+                (outer.plan.clone(), inner.plan.clone()),
+                ((Expr::Col(po), Expr::Col(pi)), more_keys),
+                inner_first,
+            );
+            let filter = filter_keys
+                .iter()
+                .map(|&(o, i, _)| Expr::bin(BinOp::Eq, Expr::Col(o), Expr::Col(i)))
+                .chain(rest.iter().cloned())
+                .map(|e| rewrite(&e, &map))
+                .reduce(|x, y| Expr::bin(BinOp::And, x, y));
+            if let Some(f) = filter {
+                plan = Plan::Result { child: Box::new(plan), filter: Some(f), targets: None };
+            }
+            if kept.len() != join_cols.len() {
+                let all: Vec<Column> = (0..self.rels.len()).flat_map(|r| self.rels[r].rel.columns()).collect();
+                let targets = kept.iter().map(|&c| (Expr::Col(map[c].unwrap_or(0)), all[c].name.clone())).collect();
+                plan = Plan::Result { child: Box::new(plan), filter: None, targets: Some(targets) };
+            }
+            let est = self.estimate(&plan);
+            out.push(RelPath { plan, cols: kept.clone(), est });
+        }
+        out
+    }
+
+    /// The query's upper levels over one path of the whole join (as `Join::build`
+    /// does over a two-relation join).
+    fn upper_plan(&self, path: &RelPath, l: &Layers, columns: &[Column]) -> Planned {
+        let mut map = vec![None; self.n];
+        for (p, &c) in path.cols.iter().enumerate() {
+            map[c] = Some(p);
+        }
+        let order_keys = order_keys_of(l);
+        let planned = |plan| Planned {
+            plan,
+            columns: columns.to_vec(),
+            servers: vec![],
+            order_key: order_keys.first().copied(),
+            order_keys: order_keys.clone(),
+        };
+        let mut plan = path.plan.clone();
+        if let Some((strategy, keys, aggs)) = &l.agg {
+            let keys = keys.iter().map(|e| rewrite(e, &map)).collect();
+            let aggs =
+                aggs.iter().map(|a| AggCall { func: a.func, arg: a.arg.as_ref().map(|e| rewrite(e, &map)) }).collect();
+            plan = Plan::Agg { child: Box::new(plan), strategy: strategy.clone(), group_by: keys, aggs };
+            if let Some(h) = &l.having {
+                plan = Plan::Result { child: Box::new(plan), filter: Some(h.clone()), targets: None };
+            }
+            return planned(finish(plan, l.sort.clone(), l.targets.clone(), l.limit));
+        }
+        let sort = l
+            .sort
+            .as_ref()
+            .map(|keys| keys.iter().map(|k| SortKey { expr: rewrite(&k.expr, &map), desc: k.desc }).collect());
+        let all: Vec<Column> = self.rels.iter().flat_map(|r| r.rel.columns()).collect();
+        // No select list: every column, in FROM order.
+        let every_column = || (0..self.n).map(|c| (Expr::Col(c), all[c].name.clone())).collect::<Vec<_>>();
+        let targets: Vec<(Expr, String)> = l
+            .targets
+            .clone()
+            .unwrap_or_else(every_column)
+            .iter()
+            .map(|(e, name)| (rewrite(e, &map), name.clone()))
+            .collect();
+        let identity = targets.len() == path.cols.len()
+            && targets.iter().enumerate().all(|(i, (e, name))| *e == Expr::Col(i) && *name == all[path.cols[i]].name);
+        planned(finish(plan, sort, (!identity).then_some(targets), l.limit))
+    }
+
+    /// `cost_plan`'s estimate of a plan's top node, with the coordinator's settings.
+    fn estimate(&self, plan: &Plan) -> Estimate {
+        let params = CostParams::from_settings(&|n| self.coord.setting(n).map(str::to_string));
+        cost_plan(plan, self.coord, &params)[0]
+    }
+}
+
+/// `add_path` for paths that differ in cost only (no pathkeys here): the pathlist
+/// keeps what no other path beats, in order of total cost.
+fn add_rel_path(pathlist: &mut Vec<RelPath>, new: RelPath, consider_startup: bool) {
+    let mut i = 0;
+    while i < pathlist.len() {
+        match add_path_keeps(&new.est, &pathlist[i].est, consider_startup) {
+            Kept::Old => return,
+            Kept::New => {
+                pathlist.remove(i);
+            }
+            Kept::Both => i += 1,
+        }
+    }
+    let at = pathlist.iter().position(|p| new.est.total < p.est.total).unwrap_or(pathlist.len());
+    pathlist.insert(at, new);
+}
+
+/// The foreign servers a plan reads, in the order its scans start (the executor
+/// opens connections as it initializes the tree, outer side first).
+fn collect_servers(plan: &Plan, servers: &mut Vec<String>) {
+    if let Plan::ForeignScan(f) = plan {
+        if !servers.contains(&f.server) {
+            servers.push(f.server.clone());
+        }
+    }
+    for c in plan.children() {
+        collect_servers(c, servers);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn equalities_merge_into_classes_in_the_order_named() {
+        let mut ecs = vec![];
+        add_to_eclass(&mut ecs, 1, 5);
+        add_to_eclass(&mut ecs, 9, 12);
+        add_to_eclass(&mut ecs, 5, 9);
+        assert_eq!(ecs.len(), 1);
+        assert_eq!(ecs[0].members, vec![1, 5, 9, 12]);
+    }
+
+    #[test]
+    fn relid_sets() {
+        assert!(subset(0b010, 0b110));
+        assert!(!subset(0b011, 0b110));
+        assert!(overlap(0b011, 0b110));
+        assert!(!overlap(0b001, 0b110));
+    }
+}
