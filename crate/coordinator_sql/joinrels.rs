@@ -69,10 +69,19 @@ fn subset(a: Relids, b: Relids) -> bool {
     a & !b == 0
 }
 
-/// How many base relations a FROM clause has, counting each join member (None: not
-/// a FROM list of plain relations and joins this module plans).
+/// How many base relations a FROM clause has, counting each join member and the
+/// members of a parenthesized join (which `plan_join_search` refuses by name).
 pub(super) fn count_relations(s: &ast::Select) -> usize {
-    s.from.iter().map(|f| 1 + f.joins.len()).sum()
+    fn factor(f: &TableFactor) -> usize {
+        match f {
+            TableFactor::NestedJoin { table_with_joins, .. } => item(table_with_joins),
+            _ => 1,
+        }
+    }
+    fn item(t: &ast::TableWithJoins) -> usize {
+        factor(&t.relation) + t.joins.iter().map(|j| factor(&j.relation)).sum::<usize>()
+    }
+    s.from.iter().map(item).sum()
 }
 
 /// A relation of the join as written.
@@ -118,6 +127,9 @@ struct RelPath {
     plan: Plan,
     cols: Vec<usize>,
     est: Estimate,
+    /// Its pathkeys, as far as the search tracks them: ordered ascending (NULLs last)
+    /// by this column (query numbering), or by any member of its equivalence class.
+    order: Option<usize>,
 }
 
 /// A relation of the search (`RelOptInfo`): a base relation or a join of several.
@@ -241,9 +253,9 @@ pub(super) fn plan_join_search(
         rest = &rest[k..];
     }
     let where_conj = rest.to_vec();
-    // The special joins as written (RIGHT made LEFT), and the inner-level conditions.
-    let mut inner_quals: Vec<Expr> = where_conj.clone();
-    let mut written: Vec<(JoinType, Relids, Relids, Vec<Expr>)> = vec![];
+    // The joins as written (RIGHT made LEFT by exchanging its sides): position,
+    // FROM item, type, sides, ON conditions.
+    let mut joins: Vec<(usize, usize, JoinType, Relids, Relids, Vec<Expr>)> = vec![];
     let mut j = 0;
     for (i, (_, jo, item)) in members.iter().enumerate() {
         let Some((jt, _)) = jo else { continue };
@@ -252,34 +264,56 @@ pub(super) fn plan_join_search(
         let me: Relids = 1 << i;
         let quals = on[j].clone();
         j += 1;
-        match jt {
-            JoinType::Inner => inner_quals.extend(quals),
-            JoinType::Left => written.push((JoinType::Left, before, me, quals)),
-            JoinType::Right => written.push((JoinType::Left, me, before, quals)),
-            JoinType::Full => written.push((JoinType::Full, before, me, quals)),
+        let (jt, lhs, rhs) = if *jt == JoinType::Right { (JoinType::Left, me, before) } else { (*jt, before, me) };
+        joins.push((i, *item, jt, lhs, rhs, quals));
+    }
+    // reduce_outer_joins, top down: a strict condition above an outer join (WHERE,
+    // or the ON of an inner join above it in its FROM item) on its nullable side
+    // removes the null-extended rows, so that side is not nullable.
+    let strict_of =
+        |qs: &[Expr]| qs.iter().filter(|c| !may_accept_null(c)).fold(0 as Relids, |acc, c| acc | relids_of(c));
+    let where_strict = strict_of(&where_conj);
+    let mut decided: Vec<(JoinType, Relids, Relids)> = vec![(JoinType::Inner, 0, 0); joins.len()];
+    for k in (0..joins.len()).rev() {
+        let (_, item, jt, lhs, rhs, _) = &joins[k];
+        let above = joins[k + 1..]
+            .iter()
+            .zip(&decided[k + 1..])
+            .filter(|(x, d)| x.1 == *item && d.0 == JoinType::Inner)
+            .fold(where_strict, |acc, (x, _)| acc | strict_of(&x.5));
+        let (lhs_forced, rhs_forced) = (overlap(above, *lhs), overlap(above, *rhs));
+        decided[k] = match jt {
+            JoinType::Left if rhs_forced => (JoinType::Inner, *lhs, *rhs),
+            JoinType::Full => match (lhs_forced, rhs_forced) {
+                (true, true) => (JoinType::Inner, *lhs, *rhs),
+                (true, false) => (JoinType::Left, *lhs, *rhs),
+                (false, true) => (JoinType::Left, *rhs, *lhs),
+                (false, false) => (JoinType::Full, *lhs, *rhs),
+            },
+            jt => (*jt, *lhs, *rhs),
+        };
+    }
+    // The inner-level conditions as deconstruct_jointree meets them: each inner
+    // join's ON, in FROM order, then WHERE; each with where it is written (an ON's
+    // join position and FROM item; None: WHERE), which says what outer joins are
+    // below it.
+    let mut inner_quals: Vec<(Expr, Option<(usize, usize)>)> = vec![];
+    for (x, d) in joins.iter().zip(&decided) {
+        if d.0 == JoinType::Inner {
+            inner_quals.extend(x.5.iter().map(|c| (c.clone(), Some((x.0, x.1)))));
         }
     }
-    // reduce_outer_joins: a strict condition on a nullable side above the join.
-    let strict_relids: Relids = inner_quals.iter().filter(|c| !may_accept_null(c)).fold(0, |acc, c| acc | relids_of(c));
+    inner_quals.extend(where_conj.iter().map(|c| (c.clone(), None)));
     let mut sjs: Vec<SpecialJoin> = vec![];
+    // Each special join's position and FROM item.
+    let mut sj_at: Vec<(usize, usize)> = vec![];
     // An outer join's ON conditions on its nullable relation alone: into its scans.
     let mut on_base: Vec<Expr> = vec![];
-    for (jt, lhs, rhs, quals) in written {
-        let (lhs_forced, rhs_forced) = (overlap(strict_relids, lhs), overlap(strict_relids, rhs));
-        let (jt, lhs, rhs) = match jt {
-            JoinType::Left if rhs_forced => (JoinType::Inner, lhs, rhs),
-            JoinType::Full => match (lhs_forced, rhs_forced) {
-                (true, true) => (JoinType::Inner, lhs, rhs),
-                (true, false) => (JoinType::Left, lhs, rhs),
-                (false, true) => (JoinType::Left, rhs, lhs),
-                (false, false) => (JoinType::Full, lhs, rhs),
-            },
-            jt => (jt, lhs, rhs),
-        };
+    for (x, &(jt, lhs, rhs)) in joins.iter().zip(&decided) {
         if jt == JoinType::Inner {
-            inner_quals.extend(quals);
             continue;
         }
+        let quals = x.5.clone();
         // The ON clause: one equality between the sides; conditions on a nullable
         // base relation alone go into its scans (they decide matches).
         let (cross, one_side): (Vec<Expr>, Vec<Expr>) = quals.into_iter().partition(|c| {
@@ -331,17 +365,23 @@ pub(super) fn plan_join_search(
             }
         }
         sjs.push(sj);
+        sj_at.push((x.0, x.1));
     }
-    // check_outerjoin_delay: a condition reading a relation an outer join nulls is
-    // evaluated no lower than that join (its minimal sides), and so on for the
-    // relations those bring in.
-    let delay = |r: Relids| -> Relids {
+    // check_outerjoin_delay: a condition reading a relation an outer join below it
+    // nulls is evaluated no lower than that join (its minimal sides), and so on for
+    // the relations those bring in. An outer join is below a WHERE condition, and
+    // below an ON condition when earlier in the same FROM item (joins nest to the left).
+    let delay = |r: Relids, written: Option<(usize, usize)>| -> Relids {
+        let below = |k: usize| written.is_none_or(|(pos, item)| sj_at[k].1 == item && sj_at[k].0 < pos);
         let mut scope = r;
         loop {
             let more = sjs
                 .iter()
-                .filter(|sj| overlap(scope, sj.syn_rhs) || (sj.jt == JoinType::Full && overlap(scope, sj.syn_lhs)))
-                .fold(scope, |acc, sj| acc | sj.min_lhs | sj.min_rhs);
+                .enumerate()
+                .filter(|&(k, sj)| {
+                    below(k) && (overlap(scope, sj.syn_rhs) || (sj.jt == JoinType::Full && overlap(scope, sj.syn_lhs)))
+                })
+                .fold(scope, |acc, (_, sj)| acc | sj.min_lhs | sj.min_rhs);
             if more == scope {
                 return scope;
             }
@@ -356,7 +396,7 @@ pub(super) fn plan_join_search(
         let first = rels[i].first;
         base_quals[i].push(c.map_cols(&|k| k - first));
     }
-    for c in inner_quals {
+    for (c, written) in inner_quals {
         if is_pseudoconstant(&c) || columns_of(&c, n).is_empty() {
             return Err(FrontError::unsupported(
                 "a condition without columns in a join of several relations (a gating qual)",
@@ -364,7 +404,7 @@ pub(super) fn plan_join_search(
             ));
         }
         let r = relids_of(&c);
-        let scope = delay(r);
+        let scope = delay(r, written);
         let equality = match &c {
             Expr::Bin(BinOp::Eq, x, y) => match (x.as_ref(), y.as_ref()) {
                 (Expr::Col(a), Expr::Col(b)) => Some((*a, *b)),
@@ -569,7 +609,7 @@ impl JoinProblem<'_> {
             let plan = p.side(b.rel, &b.name, &base_quals[i], &used, None, self.at)?;
             let est = self.estimate(&plan);
             levels[1].push(rels.len());
-            rels.push(RelInfo { relids, paths: vec![RelPath { plan, cols, est }] });
+            rels.push(RelInfo { relids, paths: vec![RelPath { plan, cols, est, order: None }] });
         }
         let nrels = self.rels.len();
         for level in 2..=nrels {
@@ -659,14 +699,15 @@ impl JoinProblem<'_> {
             }
         };
         let jt = sj.map_or(JoinType::Inner, |k| self.sjs[k].jt);
-        let (pa, pb) = (rels[a].paths.first().cloned(), rels[b].paths.first().cloned());
-        let (Some(pa), Some(pb)) = (pa, pb) else { return Ok(()) };
+        if rels[a].paths.is_empty() || rels[b].paths.is_empty() {
+            return Ok(());
+        }
         let (ra, rb) = (rels[a].relids, rels[b].relids);
         let mut new_paths = vec![];
-        new_paths.extend(self.add_paths_to_joinrel((&pa, ra), (&pb, rb), jt, sj));
-        new_paths.extend(self.add_paths_to_joinrel((&pb, rb), (&pa, ra), jt.commuted(), sj));
+        new_paths.extend(self.add_paths_to_joinrel((&rels[a].paths, ra), (&rels[b].paths, rb), jt, sj));
+        new_paths.extend(self.add_paths_to_joinrel((&rels[b].paths, rb), (&rels[a].paths, ra), jt.commuted(), sj));
         for p in new_paths {
-            add_rel_path(&mut rels[idx].paths, p, self.consider_startup);
+            add_rel_path(&mut rels[idx].paths, p, self.consider_startup, &|x, y| self.same_order(x, y));
         }
         Ok(())
     }
@@ -696,86 +737,151 @@ impl JoinProblem<'_> {
         out
     }
 
-    /// `add_paths_to_joinrel` for one order: a path per method `Method::tried` allows,
-    /// over the cheapest-total path of each side.
+    /// `add_paths_to_joinrel` for one order of the sides: `sort_inner_and_outer`'s
+    /// Merge Join over the cheapest-total paths (sorted where not already in the
+    /// merge order), `match_unsorted_outer`'s Nested Loops (plain and over a
+    /// Materialize of the cheapest-total inner path) over every outer path, keeping
+    /// its order, and Merge Joins over each outer path already in a merge key's order
+    /// (the inner side sorted, or a path of it in that order), then
+    /// `hash_inner_and_outer`'s Hash Join; each method only as `Method::tried`
+    /// allows.
     fn add_paths_to_joinrel(
         &self,
-        (outer, outer_relids): (&RelPath, Relids),
-        (inner, inner_relids): (&RelPath, Relids),
+        (outers, outer_relids): (&[RelPath], Relids),
+        (inners, inner_relids): (&[RelPath], Relids),
         jt: JoinType,
         sj: Option<usize>,
     ) -> Vec<RelPath> {
         let joinrelids = outer_relids | inner_relids;
         let clauses = self.restrictlist(outer_relids, inner_relids, sj);
         let side = |c: usize| overlap(self.relids_of_col(c), outer_relids);
-        // The key: the first equality between the sides (the outer join's ON clause
-        // first); a Hash Join hashes on every such equality.
+        // The equalities between the sides (an outer join's: its ON clause only) as
+        // (outer column, inner column, written inner side first); the rest.
         let mut keys: Vec<(usize, usize, bool)> = vec![];
         let mut rest: Vec<Expr> = vec![];
         for c in &clauses {
-            match c {
+            let pair = match c {
                 Expr::Bin(BinOp::Eq, x, y) => match (x.as_ref(), y.as_ref()) {
-                    (Expr::Col(p), Expr::Col(q))
-                        if side(*p) != side(*q) && (jt == JoinType::Inner || keys.is_empty()) =>
-                    {
-                        let (o, i, inner_first) = if side(*p) { (*p, *q, false) } else { (*q, *p, true) };
-                        keys.push((o, i, inner_first));
-                    }
-                    _ => rest.push(c.clone()),
+                    (Expr::Col(p), Expr::Col(q)) if side(*p) != side(*q) => Some((*p, *q)),
+                    _ => None,
                 },
+                _ => None,
+            };
+            match pair {
+                Some((p, q)) if jt == JoinType::Inner || keys.is_empty() => {
+                    keys.push(if side(p) { (p, q, false) } else { (q, p, true) });
+                }
                 _ => rest.push(c.clone()),
             }
         }
-        let Some(&(ko, ki, inner_first)) = keys.first() else { return vec![] };
-        let pos = |cols: &[usize], c: usize| cols.iter().position(|&x| x == c);
-        let (Some(po), Some(pi)) = (pos(&outer.cols, ko), pos(&inner.cols, ki)) else { return vec![] };
-        let mut join_cols = outer.cols.clone();
-        join_cols.extend(&inner.cols);
-        let map = {
-            let mut m = vec![None; self.n];
-            for (p, &c) in join_cols.iter().enumerate() {
-                m[c] = Some(p);
-            }
-            m
-        };
-        let kept: Vec<usize> = join_cols.iter().copied().filter(|&c| self.needed(c, joinrelids)).collect();
+        let (Some(cheap_o), Some(cheap_i)) = (outers.first(), inners.first()) else { return vec![] };
+        if keys.is_empty() {
+            return vec![];
+        }
         let mut out = vec![];
         for method in Method::tried(self.coord, jt) {
-            let (filter_keys, more_keys): (Vec<(usize, usize, bool)>, Vec<(Expr, Expr)>) = if method == Method::Hash {
-                let more = keys[1..]
-                    .iter()
-                    .filter_map(|&(o, i, _)| Some((Expr::Col(pos(&outer.cols, o)?), Expr::Col(pos(&inner.cols, i)?))))
-                    .collect();
-                (vec![], more)
-            } else {
-                (keys[1..].to_vec(), vec![])
-            };
-            let spec = (method, jt, Presorted::NONE);
-            let mut plan = join_node(
-                self.coord,
-                spec,
-                (outer.plan.clone(), inner.plan.clone()),
-                ((Expr::Col(po), Expr::Col(pi)), more_keys),
-                inner_first,
-            );
-            let filter = filter_keys
-                .iter()
-                .map(|&(o, i, _)| Expr::bin(BinOp::Eq, Expr::Col(o), Expr::Col(i)))
-                .chain(rest.iter().cloned())
-                .map(|e| rewrite(&e, &map))
-                .reduce(|x, y| Expr::bin(BinOp::And, x, y));
-            if let Some(f) = filter {
-                plan = Plan::Result { child: Box::new(plan), filter: Some(f), targets: None };
+            // (outer path, inner path, the key merged or hashed on)
+            let mut combos: Vec<(&RelPath, &RelPath, usize)> = vec![];
+            match method {
+                Method::Merge => {
+                    combos.push((cheap_o, cheap_i, 0));
+                    for (n, o) in outers.iter().enumerate() {
+                        let Some(k) = keys.iter().position(|key| self.same_order(o.order, Some(key.0))) else {
+                            continue;
+                        };
+                        if n > 0 || k > 0 {
+                            combos.push((o, cheap_i, k));
+                        }
+                        if let Some(i) = inners.iter().find(|i| self.same_order(i.order, Some(keys[k].1))) {
+                            combos.push((o, i, k));
+                        }
+                    }
+                }
+                Method::NestLoop { .. } => combos.extend(outers.iter().map(|o| (o, cheap_i, 0))),
+                Method::Hash => combos.push((cheap_o, cheap_i, 0)),
             }
-            if kept.len() != join_cols.len() {
-                let all: Vec<Column> = (0..self.rels.len()).flat_map(|r| self.rels[r].rel.columns()).collect();
-                let targets = kept.iter().map(|&c| (Expr::Col(map[c].unwrap_or(0)), all[c].name.clone())).collect();
-                plan = Plan::Result { child: Box::new(plan), filter: None, targets: Some(targets) };
+            for (o, i, k) in combos {
+                out.extend(self.join_path((o, i), (method, jt), (&keys, k), &rest, joinrelids));
             }
-            let est = self.estimate(&plan);
-            out.push(RelPath { plan, cols: kept.clone(), est });
         }
         out
+    }
+
+    /// One join path: the join node of `method` over the two paths on key `k` (a Hash
+    /// Join's Hash Cond holds every equality, a Merge Join or Nested Loop has the
+    /// others in its Join Filter), the join's other conditions, and the columns the
+    /// join relation returns (`build_joinrel_tlist`).
+    fn join_path(
+        &self,
+        (outer, inner): (&RelPath, &RelPath),
+        (method, jt): (Method, JoinType),
+        (keys, k): (&[(usize, usize, bool)], usize),
+        rest: &[Expr],
+        joinrelids: Relids,
+    ) -> Option<RelPath> {
+        let pos = |cols: &[usize], c: usize| cols.iter().position(|&x| x == c);
+        let (ko, ki, inner_first) = keys[k];
+        let (po, pi) = (pos(&outer.cols, ko)?, pos(&inner.cols, ki)?);
+        let mut join_cols = outer.cols.clone();
+        join_cols.extend(&inner.cols);
+        let mut map = vec![None; self.n];
+        for (p, &c) in join_cols.iter().enumerate() {
+            map[c] = Some(p);
+        }
+        let others = keys.iter().enumerate().filter(|&(j, _)| j != k).map(|(_, key)| *key);
+        let (filter_keys, more_keys): (Vec<(usize, usize, bool)>, Vec<(Expr, Expr)>) = if method == Method::Hash {
+            let more = others
+                .filter_map(|(o, i, _)| Some((Expr::Col(pos(&outer.cols, o)?), Expr::Col(pos(&inner.cols, i)?))))
+                .collect();
+            (vec![], more)
+        } else {
+            (others.collect(), vec![])
+        };
+        let presorted = Presorted {
+            outer: method == Method::Merge && self.same_order(outer.order, Some(ko)),
+            inner: method == Method::Merge && self.same_order(inner.order, Some(ki)),
+        };
+        let mut plan = join_node(
+            self.coord,
+            (method, jt, presorted),
+            (outer.plan.clone(), inner.plan.clone()),
+            ((Expr::Col(po), Expr::Col(pi)), more_keys),
+            inner_first,
+        );
+        let filter = filter_keys
+            .iter()
+            .map(|&(o, i, _)| Expr::bin(BinOp::Eq, Expr::Col(o), Expr::Col(i)))
+            .chain(rest.iter().cloned())
+            .map(|e| rewrite(&e, &map))
+            .reduce(|x, y| Expr::bin(BinOp::And, x, y));
+        if let Some(f) = filter {
+            plan = Plan::Result { child: Box::new(plan), filter: Some(f), targets: None };
+        }
+        let kept: Vec<usize> = join_cols.iter().copied().filter(|&c| self.needed(c, joinrelids)).collect();
+        if kept.len() != join_cols.len() {
+            let all: Vec<Column> = self.rels.iter().flat_map(|r| r.rel.columns()).collect();
+            let targets = kept.iter().map(|&c| (Expr::Col(map[c].unwrap_or(0)), all[c].name.clone())).collect();
+            plan = Plan::Result { child: Box::new(plan), filter: None, targets: Some(targets) };
+        }
+        // build_join_pathkeys: a Merge Join's output is in its outer key's order (but
+        // a Right or Full join's, whose null-extended rows break it), a Nested Loop's
+        // in its outer side's.
+        let order = match method {
+            Method::Merge if method.sorted(jt) => Some(ko),
+            Method::NestLoop { .. } => outer.order,
+            _ => None,
+        };
+        let est = self.estimate(&plan);
+        Some(RelPath { plan, cols: kept, est, order })
+    }
+
+    /// Are two orderings one (`pathkeys` of one equivalence class)?
+    fn same_order(&self, a: Option<usize>, b: Option<usize>) -> bool {
+        match (a, b) {
+            (None, None) => true,
+            (Some(x), Some(y)) => x == y || self.ecs.iter().any(|e| e.members.contains(&x) && e.members.contains(&y)),
+            _ => false,
+        }
     }
 
     /// The query's upper levels over one path of the whole join (as `Join::build`
@@ -804,9 +910,18 @@ impl JoinProblem<'_> {
             }
             return planned(finish(plan, l.sort.clone(), l.targets.clone(), l.limit));
         }
+        // The path already in the ORDER BY's order (one key, ascending: a Merge
+        // Join's, or a Nested Loop's over one): no Sort (`pathkeys_contained_in`).
+        let presorted = match l.sort.as_deref() {
+            Some([SortKey { expr: Expr::Col(c), desc: false }]) => {
+                self.same_order(path.order, Some(*c)) && path.order.is_some()
+            }
+            _ => false,
+        };
         let sort = l
             .sort
             .as_ref()
+            .filter(|_| !presorted)
             .map(|keys| keys.iter().map(|k| SortKey { expr: rewrite(&k.expr, &map), desc: k.desc }).collect());
         let all: Vec<Column> = self.rels.iter().flat_map(|r| r.rel.columns()).collect();
         // No select list: every column, in FROM order.
@@ -830,12 +945,38 @@ impl JoinProblem<'_> {
     }
 }
 
-/// `add_path` for paths that differ in cost only (no pathkeys here): the pathlist
-/// keeps what no other path beats, in order of total cost.
-fn add_rel_path(pathlist: &mut Vec<RelPath>, new: RelPath, consider_startup: bool) {
+/// `add_path`: `new` joins the pathlist unless a path there is as good on cost
+/// (fuzzily) and ordering; the paths it beats so leave it. An ordering is better than
+/// none, two different ones are not comparable (`compare_pathkeys`); the list is kept
+/// in order of total cost.
+fn add_rel_path(
+    pathlist: &mut Vec<RelPath>,
+    new: RelPath,
+    consider_startup: bool,
+    same: &dyn Fn(Option<usize>, Option<usize>) -> bool,
+) {
     let mut i = 0;
     while i < pathlist.len() {
-        match add_path_keeps(&new.est, &pathlist[i].est, consider_startup) {
+        let old = &pathlist[i];
+        let keys = if same(new.order, old.order) {
+            Costs::Equal
+        } else {
+            match (new.order, old.order) {
+                (Some(_), None) => Costs::Better1,
+                (None, Some(_)) => Costs::Better2,
+                _ => Costs::Different,
+            }
+        };
+        let kept = match (compare_path_costs_fuzzily(&new.est, &old.est, STD_FUZZ_FACTOR, consider_startup), keys) {
+            (_, Costs::Different) | (Costs::Different, _) => Kept::Both,
+            (Costs::Equal, Costs::Better1) => Kept::New,
+            (Costs::Equal, Costs::Better2) => Kept::Old,
+            (Costs::Equal, _) => add_path_keeps(&new.est, &old.est, consider_startup),
+            (Costs::Better1, k) if k != Costs::Better2 => Kept::New,
+            (Costs::Better2, k) if k != Costs::Better1 => Kept::Old,
+            _ => Kept::Both,
+        };
+        match kept {
             Kept::Old => return,
             Kept::New => {
                 pathlist.remove(i);
