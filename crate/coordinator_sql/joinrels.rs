@@ -208,6 +208,31 @@ pub(super) fn plan_join_search(
         first += rel.columns.len();
     }
     let n = first;
+    // enable_partitionwise_join: PostgreSQL may join two tables partitioned alike
+    // partition by partition (try_partitionwise_join); the sandbox has no such path.
+    if coord.setting_on("enable_partitionwise_join", false) {
+        for (i, a) in rels.iter().enumerate() {
+            for b in &rels[i + 1..] {
+                if let (
+                    RelKind::Partitioned { strategy: x, key: kx, .. },
+                    RelKind::Partitioned { strategy: y, key: ky, .. },
+                ) = (&a.rel.kind, &b.rel.kind)
+                {
+                    if x == y && kx.len() == ky.len() {
+                        return Err(FrontError::unsupported(
+                            format!(
+                                "enable_partitionwise_join = on for a join of two tables partitioned alike (\"{}\" \
+                                 and \"{}\"): PostgreSQL may join them partition by partition, and the sandbox has \
+                                 no partitionwise join",
+                                a.rel.name, b.rel.name
+                            ),
+                            at,
+                        ));
+                    }
+                }
+            }
+        }
+    }
     // Every ON condition, then WHERE, bound together by the shard planner; each
     // part's conjuncts counted to tell them apart again.
     let mut parts: Vec<ast::Expr> = vec![];
@@ -343,27 +368,7 @@ pub(super) fn plan_join_search(
             }
         }
         let clause_relids = relids_of(clause);
-        let mut sj = SpecialJoin { jt, syn_lhs: lhs, syn_rhs: rhs, min_lhs: lhs, min_rhs: rhs, clause: clause.clone() };
-        if jt == JoinType::Left {
-            // make_outerjoininfo: the left side's relations the clause reads, and the
-            // lower outer joins it cannot commute with.
-            sj.min_lhs = clause_relids & lhs;
-            for other in &sjs {
-                if !overlap(lhs, other.syn_rhs) {
-                    continue;
-                }
-                // The clause is strict (an equality): it commutes with a lower LEFT
-                // join whose nullable side it reads (identity 3), not with a FULL one.
-                if other.jt == JoinType::Full
-                    || (overlap(clause_relids, other.syn_rhs) && !overlap(clause_relids, other.min_rhs))
-                {
-                    sj.min_lhs |= other.syn_lhs | other.syn_rhs;
-                }
-            }
-            if sj.min_lhs == 0 {
-                sj.min_lhs = lhs;
-            }
-        }
+        let sj = make_outerjoininfo((jt, lhs, rhs), clause.clone(), clause_relids, &sjs);
         sjs.push(sj);
         sj_at.push((x.0, x.1));
     }
@@ -552,42 +557,8 @@ impl JoinProblem<'_> {
         })
     }
 
-    /// `join_is_legal`: may `a` and `b` be joined, and as which outer join (and
-    /// whether reversed: `b` is its left side)? None: not legal.
     fn join_is_legal(&self, a: Relids, b: Relids) -> Option<(Option<usize>, bool)> {
-        let joinrelids = a | b;
-        let mut matched: Option<(usize, bool)> = None;
-        let mut is_valid_inner = true;
-        for (k, sj) in self.sjs.iter().enumerate() {
-            if !overlap(sj.min_rhs, joinrelids) || subset(joinrelids, sj.min_rhs) {
-                continue;
-            }
-            if (subset(sj.min_lhs, a) && subset(sj.min_rhs, a)) || (subset(sj.min_lhs, b) && subset(sj.min_rhs, b)) {
-                continue;
-            }
-            if subset(sj.min_lhs, a) && subset(sj.min_rhs, b) {
-                if matched.is_some() {
-                    return None;
-                }
-                matched = Some((k, false));
-            } else if subset(sj.min_lhs, b) && subset(sj.min_rhs, a) {
-                if matched.is_some() {
-                    return None;
-                }
-                matched = Some((k, true));
-            } else if !(overlap(a, sj.min_rhs) && overlap(b, sj.min_rhs)) {
-                is_valid_inner = false;
-            }
-        }
-        if !is_valid_inner && matched.is_none() {
-            return None;
-        }
-        // A FULL join's sides are joined as written only (its min sides are its
-        // syntactic ones), and one side that holds part of them is refused above.
-        Some(match matched {
-            Some((k, reversed)) => (Some(k), reversed),
-            None => (None, false),
-        })
+        join_is_legal(&self.sjs, a, b)
     }
 
     /// `standard_join_search` over the base relations.
@@ -945,6 +916,77 @@ impl JoinProblem<'_> {
     }
 }
 
+/// `make_outerjoininfo` for an outer join of `lhs` and `rhs` (RIGHT already made
+/// LEFT) whose ON clause is `clause`, over `clause_relids`, above the special joins
+/// `lower`: a FULL join's minimal sides are its syntactic ones; a LEFT join's minimal
+/// left side is the left relations its clause reads, and every lower outer join in
+/// its left side that it cannot commute with (a FULL one, or a LEFT one whose
+/// nullable side the clause reads without being strict there: never, as the clause
+/// is an equality, so identity 3 applies). Its minimal right side is its syntactic
+/// one (a single relation, or for a RIGHT join a whole join: kept whole, a departure).
+fn make_outerjoininfo(
+    (jt, lhs, rhs): (JoinType, Relids, Relids),
+    clause: Expr,
+    clause_relids: Relids,
+    lower: &[SpecialJoin],
+) -> SpecialJoin {
+    let mut sj = SpecialJoin { jt, syn_lhs: lhs, syn_rhs: rhs, min_lhs: lhs, min_rhs: rhs, clause };
+    if jt != JoinType::Left {
+        return sj;
+    }
+    sj.min_lhs = clause_relids & lhs;
+    for other in lower.iter().filter(|o| overlap(lhs, o.syn_rhs)) {
+        if other.jt == JoinType::Full
+            || (overlap(clause_relids, other.syn_rhs) && !overlap(clause_relids, other.min_rhs))
+        {
+            sj.min_lhs |= other.syn_lhs | other.syn_rhs;
+        }
+    }
+    if sj.min_lhs == 0 {
+        sj.min_lhs = lhs;
+    }
+    sj
+}
+
+/// `join_is_legal`: may `a` and `b` be joined given the special joins, and as which
+/// (its index, and whether reversed: `b` is its left side; None: an inner join)?
+/// None: not legal. A join that reaches into an outer join's minimal right side
+/// without its left one is legal only to build up that right side, or as the
+/// implementation of another special join (identity 3 of optimizer/README).
+fn join_is_legal(sjs: &[SpecialJoin], a: Relids, b: Relids) -> Option<(Option<usize>, bool)> {
+    let joinrelids = a | b;
+    let mut matched: Option<(usize, bool)> = None;
+    let mut is_valid_inner = true;
+    for (k, sj) in sjs.iter().enumerate() {
+        if !overlap(sj.min_rhs, joinrelids) || subset(joinrelids, sj.min_rhs) {
+            continue;
+        }
+        if (subset(sj.min_lhs, a) && subset(sj.min_rhs, a)) || (subset(sj.min_lhs, b) && subset(sj.min_rhs, b)) {
+            continue;
+        }
+        if subset(sj.min_lhs, a) && subset(sj.min_rhs, b) {
+            if matched.is_some() {
+                return None;
+            }
+            matched = Some((k, false));
+        } else if subset(sj.min_lhs, b) && subset(sj.min_rhs, a) {
+            if matched.is_some() {
+                return None;
+            }
+            matched = Some((k, true));
+        } else if !(overlap(a, sj.min_rhs) && overlap(b, sj.min_rhs)) {
+            is_valid_inner = false;
+        }
+    }
+    if !is_valid_inner && matched.is_none() {
+        return None;
+    }
+    Some(match matched {
+        Some((k, reversed)) => (Some(k), reversed),
+        None => (None, false),
+    })
+}
+
 /// `add_path`: `new` joins the pathlist unless a path there is as good on cost
 /// (fuzzily) and ordering; the paths it beats so leave it. An ordering is better than
 /// none, two different ones are not comparable (`compare_pathkeys`); the list is kept
@@ -1013,6 +1055,56 @@ mod tests {
         add_to_eclass(&mut ecs, 5, 9);
         assert_eq!(ecs.len(), 1);
         assert_eq!(ecs[0].members, vec![1, 5, 9, 12]);
+    }
+
+    fn eq(a: usize, b: usize) -> Expr {
+        Expr::bin(BinOp::Eq, Expr::Col(a), Expr::Col(b))
+    }
+
+    /// `a ⟕ b ON a=b ⟕ c ON b=c` (relids 1, 2, 4): identity 3 lets b join c first;
+    /// a may not join c alone, nor b before a but as the upper join's left side.
+    #[test]
+    fn a_chain_of_left_joins_commutes_by_identity_3() {
+        let (a, b, c) = (1, 2, 4);
+        let sj0 = make_outerjoininfo((JoinType::Left, a, b), eq(0, 1), a | b, &[]);
+        let sj1 = make_outerjoininfo((JoinType::Left, a | b, c), eq(1, 2), b | c, std::slice::from_ref(&sj0));
+        assert_eq!((sj1.min_lhs, sj1.min_rhs), (b, c));
+        let sjs = [sj0, sj1];
+        assert_eq!(join_is_legal(&sjs, a, b), Some((Some(0), false)));
+        assert_eq!(join_is_legal(&sjs, b, a), Some((Some(0), true)));
+        assert_eq!(join_is_legal(&sjs, b, c), Some((Some(1), false)));
+        assert_eq!(join_is_legal(&sjs, a, c), None);
+        assert_eq!(join_is_legal(&sjs, a | b, c), Some((Some(1), false)));
+        assert_eq!(join_is_legal(&sjs, a, b | c), Some((Some(0), false)));
+    }
+
+    /// `a FULL b ON a=b ⟕ c ON b=c`: the LEFT join does not commute with the FULL
+    /// one below it (its minimal left side is both), so c joins only a ⋈ b.
+    #[test]
+    fn a_left_join_above_a_full_join_waits_for_it() {
+        let (a, b, c) = (1, 2, 4);
+        let sj0 = make_outerjoininfo((JoinType::Full, a, b), eq(0, 1), a | b, &[]);
+        let sj1 = make_outerjoininfo((JoinType::Left, a | b, c), eq(1, 2), b | c, std::slice::from_ref(&sj0));
+        assert_eq!(sj1.min_lhs, a | b);
+        let sjs = [sj0, sj1];
+        assert_eq!(join_is_legal(&sjs, b, c), None);
+        assert_eq!(join_is_legal(&sjs, a, c), None);
+        assert_eq!(join_is_legal(&sjs, a, b), Some((Some(0), false)));
+        assert_eq!(join_is_legal(&sjs, c, a | b), Some((Some(1), true)));
+    }
+
+    /// An inner join's relations join in any order; inside an outer join's nullable
+    /// side (a RIGHT join over `a ⋈ b`, made `c ⟕ (a ⋈ b)`) they build that side up.
+    #[test]
+    fn inner_joins_commute_and_build_up_a_nullable_side() {
+        let (a, b, c) = (1, 2, 4);
+        assert_eq!(join_is_legal(&[], a, c), Some((None, false)));
+        let sj = make_outerjoininfo((JoinType::Left, c, a | b), eq(4, 0), a | c, &[]);
+        assert_eq!((sj.min_lhs, sj.min_rhs), (c, a | b));
+        let sjs = [sj];
+        assert_eq!(join_is_legal(&sjs, a, b), Some((None, false)));
+        assert_eq!(join_is_legal(&sjs, a, c), None);
+        assert_eq!(join_is_legal(&sjs, a | b, c), Some((Some(0), true)));
     }
 
     #[test]

@@ -208,4 +208,12 @@ fn unplanned_joins_of_several_relations_are_refused_by_name() {
         let e = run("", query).expect_err(query);
         assert!(e.contains("not supported by the sandbox") && e.contains(named), "{query}: {e}");
     }
+    // enable_partitionwise_join on, two of the relations partitioned alike: PostgreSQL
+    // may join them partition by partition, which the sandbox does not plan.
+    let alike = "create table fr2 (k int, w text) partition by list (k);\n\
+                 create table fr2_a partition of fr2 default;";
+    let query = "select lo.v from lo join fr on lo.k = fr.k join fr2 on fr2.k = fr.k;";
+    assert!(run(alike, query).is_ok());
+    let e = run(&format!("{alike}\nset enable_partitionwise_join = on;"), query).expect_err(query);
+    assert!(e.contains("not supported by the sandbox") && e.contains("enable_partitionwise_join"), "{e}");
 }
