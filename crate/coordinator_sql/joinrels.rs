@@ -58,6 +58,9 @@ use super::*;
 /// `geqo_threshold`, 12; ours stops at 5, refused beyond by name).
 pub(super) const MAX_RELS: usize = 5;
 
+/// A path's order that is the query's ORDER BY (`RelPath::order`), whatever its keys.
+const QUERY_ORDER: usize = usize::MAX;
+
 /// A set of base relations, as PostgreSQL's `Relids` (bit i: the i-th in FROM order).
 type Relids = u32;
 
@@ -128,7 +131,8 @@ struct RelPath {
     cols: Vec<usize>,
     est: Estimate,
     /// Its pathkeys, as far as the search tracks them: ordered ascending (NULLs last)
-    /// by this column (query numbering), or by any member of its equivalence class.
+    /// by this column (query numbering), or by any member of its equivalence class;
+    /// `QUERY_ORDER`: in the query's ORDER BY's order.
     order: Option<usize>,
 }
 
@@ -150,6 +154,10 @@ struct JoinProblem<'r> {
     clauses: Vec<JoinClause>,
     /// Columns used above the join (select list, aggregates, ORDER BY).
     upper: Vec<usize>,
+    /// The query's ORDER BY (no aggregate above the join), and its one column when it
+    /// is one ascending column (a Merge Join's order then is the query's).
+    query_sort: Option<Vec<SortKey>>,
+    query_key: Option<usize>,
     consider_startup: bool,
     at: Location,
 }
@@ -440,6 +448,11 @@ pub(super) fn plan_join_search(
         ecs,
         clauses,
         upper,
+        query_sort: l.sort.clone().filter(|_| l.agg.is_none()),
+        query_key: match (l.sort.as_deref(), &l.agg) {
+            (Some([SortKey { expr: Expr::Col(c), desc: false }]), None) => Some(*c),
+            _ => None,
+        },
         consider_startup: matches!(l.limit, Some((_, Some(_)))),
         at,
     };
@@ -579,8 +592,18 @@ impl JoinProblem<'_> {
             let mut p = Planner { coord: self.coord, servers: vec![], gating: vec![] };
             let plan = p.side(b.rel, &b.name, &base_quals[i], &used, None, self.at)?;
             let est = self.estimate(&plan);
+            let mut paths = vec![RelPath { plan, cols: cols.clone(), est, order: None }];
+            // An ordered path for the query's ORDER BY (postgres_fdw's remote ORDER BY,
+            // a Merge Append of ordered partitions), as `Join::side_order` has it.
+            if let Some(keys) = self.base_order(b, &cols) {
+                let mut p = Planner { coord: self.coord, servers: vec![], gating: vec![] };
+                let plan = p.side(b.rel, &b.name, &base_quals[i], &used, Some(&keys), self.at)?;
+                let est = self.estimate(&plan);
+                let path = RelPath { plan, cols, est, order: Some(QUERY_ORDER) };
+                add_rel_path(&mut paths, path, self.consider_startup, &|x, y| self.same_order(x, y));
+            }
             levels[1].push(rels.len());
-            rels.push(RelInfo { relids, paths: vec![RelPath { plan, cols, est, order: None }] });
+            rels.push(RelInfo { relids, paths });
         }
         let nrels = self.rels.len();
         for level in 2..=nrels {
@@ -846,9 +869,42 @@ impl JoinProblem<'_> {
         Some(RelPath { plan, cols: kept, est, order })
     }
 
-    /// Are two orderings one (`pathkeys` of one equivalence class)?
+    /// The query's ORDER BY over a base relation's returned columns `cols`, when every
+    /// key is its column or one of its equivalence class, for a relation that can be
+    /// read in an order without an index (a foreign table sorts remotely, a
+    /// partitioned one merges its ordered partitions); None otherwise.
+    fn base_order(&self, b: &BaseRel, cols: &[usize]) -> Option<Vec<SortKey>> {
+        if !matches!(b.rel.kind, RelKind::Foreign { .. } | RelKind::Partitioned { .. }) {
+            return None;
+        }
+        let own = |c: usize| c >= b.first && c < b.first + b.rel.columns.len();
+        self.query_sort
+            .as_ref()?
+            .iter()
+            .map(|k| {
+                let Expr::Col(c) = k.expr else { return None };
+                let member = if own(c) {
+                    c
+                } else {
+                    let ec = self.ecs.iter().find(|e| e.members.contains(&c))?;
+                    *ec.members.iter().find(|&&m| own(m))?
+                };
+                Some(SortKey { expr: Expr::Col(cols.iter().position(|&x| x == member)?), desc: k.desc })
+            })
+            .collect()
+    }
+
+    /// Are two orderings one (`pathkeys` of one equivalence class; the query's ORDER
+    /// BY is its one ascending key's)?
     fn same_order(&self, a: Option<usize>, b: Option<usize>) -> bool {
+        let norm = |o: Option<usize>| match o {
+            Some(QUERY_ORDER) => self.query_key.or(o),
+            o => o,
+        };
+        let (a, b) = (norm(a), norm(b));
         match (a, b) {
+            (Some(QUERY_ORDER), Some(QUERY_ORDER)) => true,
+            (Some(QUERY_ORDER), _) | (_, Some(QUERY_ORDER)) => false,
             (None, None) => true,
             (Some(x), Some(y)) => x == y || self.ecs.iter().any(|e| e.members.contains(&x) && e.members.contains(&y)),
             _ => false,
@@ -883,12 +939,7 @@ impl JoinProblem<'_> {
         }
         // The path already in the ORDER BY's order (one key, ascending: a Merge
         // Join's, or a Nested Loop's over one): no Sort (`pathkeys_contained_in`).
-        let presorted = match l.sort.as_deref() {
-            Some([SortKey { expr: Expr::Col(c), desc: false }]) => {
-                self.same_order(path.order, Some(*c)) && path.order.is_some()
-            }
-            _ => false,
-        };
+        let presorted = path.order.is_some() && self.same_order(path.order, Some(QUERY_ORDER));
         let sort = l
             .sort
             .as_ref()

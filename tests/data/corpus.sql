@@ -1532,3 +1532,18 @@ select loc.id, h.grp, f.val, l.region, r.v from loc left join h on h.id = loc.id
 -- [join three comma join] a comma list mixed with a JOIN
 select h.id, f.val, loc.qty from h join f on f.id = h.id, loc where loc.id = h.id and loc.qty = 1;
 
+
+-- [join three order limit] ORDER BY and LIMIT: a Nested Loop over the foreign table sorted remotely keeps its order
+select h.id, f.val, loc.cat from h join f on h.id = f.id join loc on loc.id = h.id order by f.val desc limit 7;
+
+-- [join three order limit text] ORDER BY a text column of the partitioned table, LIMIT
+select h.id, h.name, r.v, loc.cat from h join r on r.k = h.id join loc on loc.qty = h.grp where h.id < 300 order by h.name limit 4;
+
+-- [join three order limit range] ORDER BY the range table's text column, LIMIT
+select r.k, r.label, h.grp, loc.qty from r join h on h.id = r.k join loc on loc.qty = r.v order by r.label limit 6;
+
+-- [join three order limit numeric] ORDER BY a numeric column of the foreign table, two keys, LIMIT
+select f.id, f.score, l.region, loc.qty from f join l on l.id = f.id join loc on loc.cat = f.cat order by f.score desc, f.id limit 5;
+
+-- [join four order] ORDER BY over four tables without LIMIT
+select h.id, f.val, loc.qty, l.region from h join f on h.id = f.id join loc on loc.qty = h.grp join l on l.id = f.id where f.val > 800 order by f.val;
