@@ -13,41 +13,55 @@
 //!    and the minimal sides (`min_lefthand`, `min_righthand`) that must be joined
 //!    before it can be (identity 3 of optimizer/README lets `(a ⟕ b) ⟕ c ON Pbc`
 //!    become `a ⟕ (b ⟕ c)`).
-//! 2. Each condition is placed: on one relation that no outer join nulls, into that
-//!    relation's scans (a foreign one's remote query); an equality of two such
-//!    relations' columns joins an equivalence class (`EquivClass`); anything else is
-//!    a join clause evaluated at the first join relation that holds every relation it
-//!    needs (for a condition on a nullable side, the outer join's whole scope: it must
-//!    see the null-extended rows).
-//! 3. Level 1 is the base relations, each with its one path (its scans, an Append of
-//!    its partitions: `Planner::side`). Level k joins a relation of level k-1 with a
-//!    base relation it has a join clause with (`make_rels_by_clause_joins`), then
-//!    level j with level k-j (bushy plans), each pair only if `join_is_legal`. A
-//!    join relation (a set of base relations) keeps every path no other beats on cost
-//!    (`add_path`, fuzzily, as `add_path_keeps` decides); each pair adds paths both
-//!    ways round, every method `Method::tried` allows (the `enable_*` settings as
-//!    PostgreSQL applies them), each over the cheapest-total path of either side.
+//! 2. Each condition is placed (`deconstruct_jointree`, `distribute_qual_to_rels`):
+//!    on one relation that no outer join below it nulls, into that relation's scans
+//!    (a foreign one's remote query); an equality of two such relations' columns
+//!    joins an equivalence class (`EquivClass`), which gives one join clause between
+//!    any two relations holding members (its first member on each side); anything
+//!    else is a join clause evaluated at the first join relation that holds every
+//!    relation it needs (for a condition reading a nullable side, that outer join's
+//!    minimal sides too, `check_outerjoin_delay`: it must see the null-extended rows).
+//! 3. Level 1 is the base relations, each with its unordered path (its scans, an
+//!    Append of its partitions: `Planner::side`) and, for a foreign or partitioned
+//!    relation holding the query's ORDER BY columns, a path in that order (a remote
+//!    ORDER BY, a Merge Append). Level k joins a relation of level k-1 with a base
+//!    relation it has a join clause with (`make_rels_by_clause_joins`), then level j
+//!    with level k-j (bushy plans), each pair only if `join_is_legal`. A join relation
+//!    (a set of base relations) keeps every path no other beats on cost and ordering
+//!    (`add_path`: fuzzily, as `add_path_keeps` decides; an ordering beats none);
+//!    each pair adds paths both ways round, every method `Method::tried` allows (the
+//!    `enable_*` settings as PostgreSQL applies them): a Merge Join over the
+//!    cheapest-total paths and over each outer path already in a merge key's order, a
+//!    Nested Loop over every outer path (keeping its order), a Hash Join over the
+//!    cheapest-total paths.
 //! 4. The upper levels (aggregate, ORDER BY, select list, LIMIT) go over each path of
-//!    the final relation; the cheapest whole plan wins.
+//!    the final relation (no Sort over one already in the ORDER BY's order); the
+//!    cheapest whole plan wins.
 //!
 //! Invariants: at most `MAX_RELS` relations (a bounded search: 5 relations make at
 //! most 31 join relations); every join node has an equality between its sides as its
 //! key (a join with none is refused by name, as are CROSS JOIN, USING, NATURAL,
 //! parenthesized joins and subqueries as members); a condition is evaluated exactly
 //! once, at the lowest join relation that can evaluate it; an outer join's ON
-//! clause only at the join that implements it.
+//! clause only at the join that implements it; a path's recorded order is one its
+//! plan delivers (a Merge Join's outer key for inner and LEFT joins, a Nested Loop's
+//! outer side's).
 //!
-//! Where it departs from PostgreSQL: paths carry no pathkeys (a Merge Join's sorted
-//! output is not kept for a Merge Join above it or the ORDER BY, which sorts), the
-//! sides of a join are each relation's cheapest-total path only (no parameterized or
-//! index paths), a join relation's rows are each path's own estimate (the cost model
-//! computes them node by node, as `calc_joinrel_size_estimate` would from that path's
-//! clauses) rather than one figure fixed by the first pair; an equivalence class with
-//! a constant (`a.x = b.y AND a.x = 5`) is not derived (the constant stays on its
-//! relation); a RIGHT JOIN whose other side is a join takes that whole side as its
-//! minimal side; an outer join's ON clause must be one equality between its sides
-//! (plus conditions on its nullable side alone, pushed into that relation's scans).
-//! Two-relation joins stay `planner::plan_join`'s.
+//! Where it departs from PostgreSQL: pathkeys are one ascending column (or the
+//! query's ORDER BY as a whole), so a Merge Join merges on one key and no path is
+//! ordered on several; the inner side of a join is a relation's cheapest-total path
+//! or one ordered for a merge (no parameterized, index or Memoize paths: those are the
+//! index paths' work); a join relation's rows are each path's own estimate (the cost
+//! model computes them node by node, as `calc_joinrel_size_estimate` would from that
+//! path's clauses) rather than one figure fixed by the first pair that made the
+//! relation, which can tip near ties; an equivalence class with a constant (`a.x =
+//! b.y AND a.x = 5`) is not derived (the constant stays on its relation); a RIGHT
+//! JOIN whose other side is a join takes that whole side as its minimal side; an
+//! outer join's ON clause must be one equality between its sides (plus conditions on
+//! its nullable side alone, pushed into that relation's scans); a join of two foreign
+//! tables on one server is not pushed to it (postgres_fdw's
+//! `postgresGetForeignJoinPaths`): it is joined here. Two-relation joins stay
+//! `planner::plan_join`'s.
 
 use sqlparser::ast::{self, TableFactor};
 use sqlparser::tokenizer::Location;
@@ -179,8 +193,49 @@ pub(super) fn plan_join_search(
             at,
         ));
     }
-    // The members, and each join's type and ON condition, in FROM order.
-    let mut members: Vec<(&TableFactor, Option<(JoinType, ast::Expr)>, usize)> = vec![];
+    let members = from_members(s, at)?;
+    let rels = base_rels(coord, &members, at)?;
+    refuse_partitionwise_join(coord, &rels, at)?;
+    let (l, columns, on, where_conj) = bind_conditions(q, s, text, &members, &rels, at)?;
+    let numbering =
+        Numbering { firsts: rels.iter().map(|r| r.first).collect(), n: rels.iter().map(|r| r.rel.columns.len()).sum() };
+    let mut joins = written_joins(&members, on);
+    reduce_outer_joins(&mut joins, &where_conj, &numbering);
+    let placed = place_conditions(&joins, &where_conj, &numbering, at)?;
+    let n = numbering.n;
+    let upper = {
+        let mut u = used_columns(&Layers { filter: None, ..l.clone_layers() }, n);
+        u.sort_unstable();
+        u
+    };
+    let problem = JoinProblem {
+        coord,
+        rels,
+        n,
+        sjs: placed.sjs,
+        ecs: placed.ecs,
+        clauses: placed.clauses,
+        upper,
+        query_sort: l.sort.clone().filter(|_| l.agg.is_none()),
+        query_key: match (l.sort.as_deref(), &l.agg) {
+            (Some([SortKey { expr: Expr::Col(c), desc: false }]), None) => Some(*c),
+            _ => None,
+        },
+        consider_startup: matches!(l.limit, Some((_, Some(_)))),
+        at,
+    };
+    problem.search(&placed.base_quals, &l, &columns, servers)
+}
+
+/// A member of the FROM list: the relation as written, the join that brings it in
+/// (its type and ON condition; None for a FROM item's first relation), and its FROM
+/// item.
+type Member<'q> = (&'q TableFactor, Option<(JoinType, ast::Expr)>, usize);
+
+/// The FROM list's relations in order (the range table's), refusing the joins the
+/// search does not plan.
+fn from_members(s: &ast::Select, at: Location) -> Result<Vec<Member<'_>>, FrontError> {
+    let mut members: Vec<Member> = vec![];
     for (item, f) in s.from.iter().enumerate() {
         members.push((&f.relation, None, item));
         for j in &f.joins {
@@ -202,9 +257,15 @@ pub(super) fn plan_join_search(
             members.push((&j.relation, Some((jt, e.clone())), item));
         }
     }
+    Ok(members)
+}
+
+/// The catalog relation of each member, and where its columns start in the query's
+/// numbering (the members' columns one after another).
+fn base_rels<'r>(coord: &'r Node, members: &[Member], at: Location) -> Result<Vec<BaseRel<'r>>, FrontError> {
     let mut rels: Vec<BaseRel> = vec![];
     let mut first = 0;
-    for (f, _, _) in &members {
+    for (f, _, _) in members {
         if let TableFactor::NestedJoin { .. } = f {
             return Err(FrontError::unsupported("a parenthesized join in FROM", at));
         }
@@ -215,37 +276,54 @@ pub(super) fn plan_join_search(
         rels.push(BaseRel { rel, name, first });
         first += rel.columns.len();
     }
-    let n = first;
-    // enable_partitionwise_join: PostgreSQL may join two tables partitioned alike
-    // partition by partition (try_partitionwise_join); the sandbox has no such path.
-    if coord.setting_on("enable_partitionwise_join", false) {
-        for (i, a) in rels.iter().enumerate() {
-            for b in &rels[i + 1..] {
-                if let (
-                    RelKind::Partitioned { strategy: x, key: kx, .. },
-                    RelKind::Partitioned { strategy: y, key: ky, .. },
-                ) = (&a.rel.kind, &b.rel.kind)
-                {
-                    if x == y && kx.len() == ky.len() {
-                        return Err(FrontError::unsupported(
-                            format!(
-                                "enable_partitionwise_join = on for a join of two tables partitioned alike (\"{}\" \
-                                 and \"{}\"): PostgreSQL may join them partition by partition, and the sandbox has \
-                                 no partitionwise join",
-                                a.rel.name, b.rel.name
-                            ),
-                            at,
-                        ));
-                    }
+    Ok(rels)
+}
+
+/// `enable_partitionwise_join`: PostgreSQL may join two tables partitioned alike
+/// partition by partition (`try_partitionwise_join`); the sandbox has no such path,
+/// so with the setting on such a join is refused, naming it.
+fn refuse_partitionwise_join(coord: &Node, rels: &[BaseRel], at: Location) -> Result<(), FrontError> {
+    if !coord.setting_on("enable_partitionwise_join", false) {
+        return Ok(());
+    }
+    for (i, a) in rels.iter().enumerate() {
+        for b in &rels[i + 1..] {
+            if let (
+                RelKind::Partitioned { strategy: x, key: kx, .. },
+                RelKind::Partitioned { strategy: y, key: ky, .. },
+            ) = (&a.rel.kind, &b.rel.kind)
+            {
+                if x == y && kx.len() == ky.len() {
+                    return Err(FrontError::unsupported(
+                        format!(
+                            "enable_partitionwise_join = on for a join of two tables partitioned alike (\"{}\" and \
+                             \"{}\"): PostgreSQL may join them partition by partition, and the sandbox has no \
+                             partitionwise join",
+                            a.rel.name, b.rel.name
+                        ),
+                        at,
+                    ));
                 }
             }
         }
     }
-    // Every ON condition, then WHERE, bound together by the shard planner; each
-    // part's conjuncts counted to tell them apart again.
+    Ok(())
+}
+
+/// The query bound by the shard planner over the members' columns: its layers, its
+/// output columns, each join's ON conjuncts and WHERE's. The ON conditions and WHERE
+/// are bound as one AND (in that order) and told apart again by their counts.
+fn bind_conditions(
+    q: &ast::Query,
+    s: &ast::Select,
+    text: &str,
+    members: &[Member],
+    rels: &[BaseRel],
+    at: Location,
+) -> Result<(Layers, Vec<Column>, Vec<Vec<Expr>>, Vec<Expr>), FrontError> {
     let mut parts: Vec<ast::Expr> = vec![];
     let mut counts: Vec<usize> = vec![];
-    for (_, j, _) in &members {
+    for (_, j, _) in members {
         if let Some((_, e)) = j {
             counts.push(ast_conjuncts(e));
             parts.push(e.clone());
@@ -276,109 +354,133 @@ pub(super) fn plan_join_search(
             at,
         ));
     }
-    let rel_of = |c: usize| rels.iter().rposition(|r| r.first <= c).unwrap_or(0);
-    let relids_of = |e: &Expr| columns_of(e, n).iter().fold(0 as Relids, |acc, &c| acc | 1 << rel_of(c));
-    // Split the conjuncts back into each join's ON and WHERE.
     let mut on: Vec<Vec<Expr>> = vec![];
     let mut rest = conjuncts.as_slice();
     for &k in &counts {
         on.push(rest[..k].to_vec());
         rest = &rest[k..];
     }
-    let where_conj = rest.to_vec();
-    // The joins as written (RIGHT made LEFT by exchanging its sides): position,
-    // FROM item, type, sides, ON conditions.
-    let mut joins: Vec<(usize, usize, JoinType, Relids, Relids, Vec<Expr>)> = vec![];
-    let mut j = 0;
+    Ok((l, columns, on, rest.to_vec()))
+}
+
+/// The query's column numbering: where each member's columns start, and how many
+/// there are in all.
+struct Numbering {
+    firsts: Vec<usize>,
+    n: usize,
+}
+
+impl Numbering {
+    /// The member a column of the query's numbering belongs to.
+    fn rel_of(&self, c: usize) -> usize {
+        self.firsts.iter().rposition(|&f| f <= c).unwrap_or(0)
+    }
+
+    /// The members an expression reads.
+    fn relids_of(&self, e: &Expr) -> Relids {
+        columns_of(e, self.n).iter().fold(0, |acc, &c| acc | 1 << self.rel_of(c))
+    }
+
+    /// The members the strict conditions among `quals` read (a condition that cannot
+    /// be true with a NULL in a column it reads: `may_accept_null`).
+    fn strict_relids(&self, quals: &[Expr]) -> Relids {
+        quals.iter().filter(|c| !may_accept_null(c)).fold(0, |acc, c| acc | self.relids_of(c))
+    }
+}
+
+/// A join as written, left to right in its FROM item (RIGHT made LEFT by exchanging
+/// its sides), with its type once `reduce_outer_joins` has run.
+#[derive(Clone, Debug)]
+struct WrittenJoin {
+    /// The position of the member it brings in, and its FROM item: what is below it.
+    pos: usize,
+    item: usize,
+    jt: JoinType,
+    lhs: Relids,
+    rhs: Relids,
+    quals: Vec<Expr>,
+}
+
+/// Each join of the FROM list: its left side is what its FROM item joined before it.
+fn written_joins(members: &[Member], on: Vec<Vec<Expr>>) -> Vec<WrittenJoin> {
+    let mut on = on.into_iter();
+    let mut joins = vec![];
     for (i, (_, jo, item)) in members.iter().enumerate() {
         let Some((jt, _)) = jo else { continue };
         let before =
             members[..i].iter().enumerate().filter(|(_, m)| m.2 == *item).fold(0 as Relids, |a, (k, _)| a | 1 << k);
         let me: Relids = 1 << i;
-        let quals = on[j].clone();
-        j += 1;
+        let quals = on.next().unwrap_or_default();
         let (jt, lhs, rhs) = if *jt == JoinType::Right { (JoinType::Left, me, before) } else { (*jt, before, me) };
-        joins.push((i, *item, jt, lhs, rhs, quals));
+        joins.push(WrittenJoin { pos: i, item: *item, jt, lhs, rhs, quals });
     }
-    // reduce_outer_joins, top down: a strict condition above an outer join (WHERE,
-    // or the ON of an inner join above it in its FROM item) on its nullable side
-    // removes the null-extended rows, so that side is not nullable.
-    let strict_of =
-        |qs: &[Expr]| qs.iter().filter(|c| !may_accept_null(c)).fold(0 as Relids, |acc, c| acc | relids_of(c));
-    let where_strict = strict_of(&where_conj);
-    let mut decided: Vec<(JoinType, Relids, Relids)> = vec![(JoinType::Inner, 0, 0); joins.len()];
+    joins
+}
+
+/// `reduce_outer_joins`, top down: a strict condition above an outer join (WHERE, or
+/// the ON of an inner join above it in its FROM item, one reduced already included)
+/// on its nullable side removes the null-extended rows, so that side is not
+/// nullable: a LEFT join becomes inner, a FULL one LEFT (or inner).
+fn reduce_outer_joins(joins: &mut [WrittenJoin], where_conj: &[Expr], numbering: &Numbering) {
+    let where_strict = numbering.strict_relids(where_conj);
     for k in (0..joins.len()).rev() {
-        let (_, item, jt, lhs, rhs, _) = &joins[k];
         let above = joins[k + 1..]
             .iter()
-            .zip(&decided[k + 1..])
-            .filter(|(x, d)| x.1 == *item && d.0 == JoinType::Inner)
-            .fold(where_strict, |acc, (x, _)| acc | strict_of(&x.5));
-        let (lhs_forced, rhs_forced) = (overlap(above, *lhs), overlap(above, *rhs));
-        decided[k] = match jt {
-            JoinType::Left if rhs_forced => (JoinType::Inner, *lhs, *rhs),
+            .filter(|x| x.item == joins[k].item && x.jt == JoinType::Inner)
+            .fold(where_strict, |acc, x| acc | numbering.strict_relids(&x.quals));
+        let j = &mut joins[k];
+        let (lhs_forced, rhs_forced) = (overlap(above, j.lhs), overlap(above, j.rhs));
+        match j.jt {
+            JoinType::Left if rhs_forced => j.jt = JoinType::Inner,
             JoinType::Full => match (lhs_forced, rhs_forced) {
-                (true, true) => (JoinType::Inner, *lhs, *rhs),
-                (true, false) => (JoinType::Left, *lhs, *rhs),
-                (false, true) => (JoinType::Left, *rhs, *lhs),
-                (false, false) => (JoinType::Full, *lhs, *rhs),
+                (true, true) => j.jt = JoinType::Inner,
+                (true, false) => j.jt = JoinType::Left,
+                (false, true) => (j.jt, j.lhs, j.rhs) = (JoinType::Left, j.rhs, j.lhs),
+                (false, false) => {}
             },
-            jt => (*jt, *lhs, *rhs),
-        };
-    }
-    // The inner-level conditions as deconstruct_jointree meets them: each inner
-    // join's ON, in FROM order, then WHERE; each with where it is written (an ON's
-    // join position and FROM item; None: WHERE), which says what outer joins are
-    // below it.
-    let mut inner_quals: Vec<(Expr, Option<(usize, usize)>)> = vec![];
-    for (x, d) in joins.iter().zip(&decided) {
-        if d.0 == JoinType::Inner {
-            inner_quals.extend(x.5.iter().map(|c| (c.clone(), Some((x.0, x.1)))));
+            _ => {}
         }
     }
-    inner_quals.extend(where_conj.iter().map(|c| (c.clone(), None)));
+}
+
+/// Where the conditions go (`deconstruct_jointree`): each relation's own conditions,
+/// the special joins, the equivalence classes and the other join clauses.
+struct Placed {
+    base_quals: Vec<Vec<Expr>>,
+    sjs: Vec<SpecialJoin>,
+    ecs: Vec<EquivClass>,
+    clauses: Vec<JoinClause>,
+}
+
+/// Places every condition (`distribute_qual_to_rels`): an outer join's ON clause
+/// becomes its special join's (conditions on its nullable relation alone go into
+/// that relation's scans); the inner-level conditions, each inner join's ON in FROM
+/// order, then WHERE, go as the module's doc says.
+fn place_conditions(
+    joins: &[WrittenJoin],
+    where_conj: &[Expr],
+    numbering: &Numbering,
+    at: Location,
+) -> Result<Placed, FrontError> {
+    let mut base_quals: Vec<Vec<Expr>> = vec![vec![]; numbering.firsts.len()];
+    let mut push_base = |c: Expr, r: Relids| {
+        let i = r.trailing_zeros() as usize;
+        let first = numbering.firsts[i];
+        base_quals[i].push(c.map_cols(&|k| k - first));
+    };
+    // Each special join, with its position and FROM item (what is below it).
     let mut sjs: Vec<SpecialJoin> = vec![];
-    // Each special join's position and FROM item.
     let mut sj_at: Vec<(usize, usize)> = vec![];
-    // An outer join's ON conditions on its nullable relation alone: into its scans.
-    let mut on_base: Vec<Expr> = vec![];
-    for (x, &(jt, lhs, rhs)) in joins.iter().zip(&decided) {
-        if jt == JoinType::Inner {
-            continue;
+    for j in joins.iter().filter(|j| j.jt != JoinType::Inner) {
+        let (clause, on_base) = outer_join_clause(j, numbering, at)?;
+        for c in on_base {
+            let r = numbering.relids_of(&c);
+            push_base(c, r);
         }
-        let quals = x.5.clone();
-        // The ON clause: one equality between the sides; conditions on a nullable
-        // base relation alone go into its scans (they decide matches).
-        let (cross, one_side): (Vec<Expr>, Vec<Expr>) = quals.into_iter().partition(|c| {
-            let r = relids_of(c);
-            overlap(r, lhs) && overlap(r, rhs)
-        });
-        let [clause] = cross.as_slice() else {
-            return Err(FrontError::unsupported(
-                "an outer join's ON clause with other than one equality between its sides (a Join Filter deciding \
-                 matches)",
-                at,
-            ));
-        };
-        if !is_col_eq_col(clause) {
-            return Err(FrontError::unsupported("a join without an equality between its two relations", at));
-        }
-        for c in one_side {
-            let r = relids_of(&c);
-            if jt == JoinType::Left && r.count_ones() == 1 && subset(r, rhs) {
-                on_base.push(c);
-            } else {
-                return Err(FrontError::unsupported(
-                    "an outer join's ON condition other than its key over the preserved side or both sides (a \
-                     Join Filter deciding matches); put it in WHERE or in a subquery",
-                    at,
-                ));
-            }
-        }
-        let clause_relids = relids_of(clause);
-        let sj = make_outerjoininfo((jt, lhs, rhs), clause.clone(), clause_relids, &sjs);
+        let clause_relids = numbering.relids_of(&clause);
+        let sj = make_outerjoininfo((j.jt, j.lhs, j.rhs), clause, clause_relids, &sjs);
         sjs.push(sj);
-        sj_at.push((x.0, x.1));
+        sj_at.push((j.pos, j.item));
     }
     // check_outerjoin_delay: a condition reading a relation an outer join below it
     // nulls is evaluated no lower than that join (its minimal sides), and so on for
@@ -401,22 +503,21 @@ pub(super) fn plan_join_search(
             scope = more;
         }
     };
-    let mut base_quals: Vec<Vec<Expr>> = vec![vec![]; rels.len()];
+    let inner_quals = joins
+        .iter()
+        .filter(|j| j.jt == JoinType::Inner)
+        .flat_map(|j| j.quals.iter().map(move |c| (c.clone(), Some((j.pos, j.item)))))
+        .chain(where_conj.iter().map(|c| (c.clone(), None)));
     let mut ecs: Vec<EquivClass> = vec![];
     let mut clauses: Vec<JoinClause> = vec![];
-    for c in on_base {
-        let i = relids_of(&c).trailing_zeros() as usize;
-        let first = rels[i].first;
-        base_quals[i].push(c.map_cols(&|k| k - first));
-    }
     for (c, written) in inner_quals {
-        if is_pseudoconstant(&c) || columns_of(&c, n).is_empty() {
+        if is_pseudoconstant(&c) || columns_of(&c, numbering.n).is_empty() {
             return Err(FrontError::unsupported(
                 "a condition without columns in a join of several relations (a gating qual)",
                 at,
             ));
         }
-        let r = relids_of(&c);
+        let r = numbering.relids_of(&c);
         let scope = delay(r, written);
         let equality = match &c {
             Expr::Bin(BinOp::Eq, x, y) => match (x.as_ref(), y.as_ref()) {
@@ -426,37 +527,45 @@ pub(super) fn plan_join_search(
             _ => None,
         };
         if scope == r && r.count_ones() == 1 {
-            let i = r.trailing_zeros() as usize;
-            let first = rels[i].first;
-            base_quals[i].push(c.map_cols(&|k| k - first));
+            push_base(c, r);
         } else if let (true, 2, Some((a, b))) = (scope == r, r.count_ones(), equality) {
             add_to_eclass(&mut ecs, a, b);
         } else {
             clauses.push(JoinClause { relids: scope, expr: c });
         }
     }
-    let upper = {
-        let mut u = used_columns(&Layers { filter: None, ..l.clone_layers() }, n);
-        u.sort_unstable();
-        u
+    Ok(Placed { base_quals, sjs, ecs, clauses })
+}
+
+/// An outer join's ON condition: one equality between its sides (its clause), and
+/// conditions on its nullable relation alone (into that relation's scans: they
+/// decide matches); anything else is refused, naming it.
+fn outer_join_clause(j: &WrittenJoin, numbering: &Numbering, at: Location) -> Result<(Expr, Vec<Expr>), FrontError> {
+    let (cross, one_side): (Vec<Expr>, Vec<Expr>) = j.quals.iter().cloned().partition(|c| {
+        let r = numbering.relids_of(c);
+        overlap(r, j.lhs) && overlap(r, j.rhs)
+    });
+    let [clause] = cross.as_slice() else {
+        return Err(FrontError::unsupported(
+            "an outer join's ON clause with other than one equality between its sides (a Join Filter deciding \
+             matches)",
+            at,
+        ));
     };
-    let problem = JoinProblem {
-        coord,
-        rels,
-        n,
-        sjs,
-        ecs,
-        clauses,
-        upper,
-        query_sort: l.sort.clone().filter(|_| l.agg.is_none()),
-        query_key: match (l.sort.as_deref(), &l.agg) {
-            (Some([SortKey { expr: Expr::Col(c), desc: false }]), None) => Some(*c),
-            _ => None,
-        },
-        consider_startup: matches!(l.limit, Some((_, Some(_)))),
-        at,
-    };
-    problem.search(&base_quals, &l, &columns, servers)
+    if !is_col_eq_col(clause) {
+        return Err(FrontError::unsupported("a join without an equality between its two relations", at));
+    }
+    for c in &one_side {
+        let r = numbering.relids_of(c);
+        if !(j.jt == JoinType::Left && r.count_ones() == 1 && subset(r, j.rhs)) {
+            return Err(FrontError::unsupported(
+                "an outer join's ON condition other than its key over the preserved side or both sides (a Join \
+                 Filter deciding matches); put it in WHERE or in a subquery",
+                at,
+            ));
+        }
+    }
+    Ok((clause.clone(), one_side))
 }
 
 /// Is `c` `column = column`?
