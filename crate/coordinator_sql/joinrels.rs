@@ -974,6 +974,7 @@ impl JoinProblem<'_> {
             Method::NestLoop { .. } => outer.order,
             _ => None,
         };
+        let order = order.filter(|&c| self.useful_order(c, joinrelids));
         let est = self.estimate(&plan);
         Some(RelPath { plan, cols: kept, est, order })
     }
@@ -1001,6 +1002,23 @@ impl JoinProblem<'_> {
                 Some(SortKey { expr: Expr::Col(cols.iter().position(|&x| x == member)?), desc: k.desc })
             })
             .collect()
+    }
+
+    /// `truncate_useless_pathkeys`: is a join relation's order by column `c` (or the
+    /// query's, `QUERY_ORDER`) of use above it: the query's ORDER BY, or a merge key
+    /// of a join still to come (`pathkeys_useful_for_merging`: its class has a member
+    /// outside `relids`, or an outer join's clause outside reads it)? A useless order
+    /// is dropped, so that it does not keep a dearer path alive.
+    fn useful_order(&self, c: usize, relids: Relids) -> bool {
+        if c == QUERY_ORDER || self.same_order(Some(c), self.query_key) {
+            return true;
+        }
+        let outside = |r: Relids| !subset(r, relids);
+        self.ecs.iter().any(|e| e.members.contains(&c) && outside(self.ec_relids(e)))
+            || self.sjs.iter().any(|sj| {
+                outside(self.clause_relids(&sj.clause))
+                    && columns_of(&sj.clause, self.n).iter().any(|&k| self.same_order(Some(k), Some(c)))
+            })
     }
 
     /// Are two orderings one (`pathkeys` of one equivalence class; the query's ORDER

@@ -1547,3 +1547,14 @@ select f.id, f.score, l.region, loc.qty from f join l on l.id = f.id join loc on
 
 -- [join four order] ORDER BY over four tables without LIMIT
 select h.id, f.val, loc.qty, l.region from h join f on h.id = f.id join loc on loc.qty = h.grp join l on l.id = f.id where f.val > 800 order by f.val;
+
+-- [settings join three hash] enable_hashjoin off: three tables by other methods
+set enable_hashjoin = off;
+select h.id, loc.qty, f.val from h join loc on h.id = loc.id join f on f.id = loc.id where loc.qty = 2;
+
+-- [settings join left three hash] enable_hashjoin off with LEFT JOINs
+set enable_hashjoin = off;
+select loc.id, h.grp, f.val from loc left join h on h.id = loc.id left join f on f.id = h.id where loc.qty = 5;
+
+-- [join three select star] every column of three tables
+select * from loc join dim d on d.cat = loc.cat join r on r.k = loc.id where loc.id < 12;
