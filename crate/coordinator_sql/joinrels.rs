@@ -683,7 +683,9 @@ impl JoinProblem<'_> {
         join_is_legal(&self.sjs, a, b)
     }
 
-    /// `standard_join_search` over the base relations.
+    /// `standard_join_search` over the base relations: level 1 their paths, each
+    /// level up to all of them by `join_search_one_level`, then the upper levels over
+    /// the final relation's paths.
     fn search(
         &self,
         base_quals: &[Vec<Expr>],
@@ -691,8 +693,31 @@ impl JoinProblem<'_> {
         columns: &[Column],
         servers: &mut Vec<String>,
     ) -> Result<Planned, FrontError> {
-        let mut rels: Vec<RelInfo> = vec![];
-        let mut levels: Vec<Vec<usize>> = vec![vec![], vec![]];
+        let mut rels = self.base_paths(base_quals)?;
+        let mut levels: Vec<Vec<usize>> = vec![vec![], (0..rels.len()).collect()];
+        let nrels = self.rels.len();
+        for level in 2..=nrels {
+            levels.push(vec![]);
+            self.join_search_one_level(&mut rels, &mut levels, level)?;
+        }
+        let all: Relids = (1 << nrels) - 1;
+        let Some(top) = rels.iter().find(|r| r.relids == all && !r.paths.is_empty()) else {
+            return Err(FrontError::unsupported(
+                "a join whose relations are not all linked by equalities between their columns (a clauseless join)",
+                self.at,
+            ));
+        };
+        let planned = self.final_plan(top, l, columns)?;
+        collect_servers(&planned.plan, servers);
+        Ok(planned)
+    }
+
+    /// Level 1 (`set_base_rel_pathlists`): each base relation's scans, returning the
+    /// columns needed above it, and a path in the query's ORDER BY where it has one
+    /// (postgres_fdw's remote ORDER BY, a Merge Append of ordered partitions, as
+    /// `Join::side_order` has it).
+    fn base_paths(&self, base_quals: &[Vec<Expr>]) -> Result<Vec<RelInfo>, FrontError> {
+        let mut rels = vec![];
         for (i, b) in self.rels.iter().enumerate() {
             let relids: Relids = 1 << i;
             let cols: Vec<usize> =
@@ -702,66 +727,68 @@ impl JoinProblem<'_> {
             let plan = p.side(b.rel, &b.name, &base_quals[i], &used, None, self.at)?;
             let est = self.estimate(&plan);
             let mut paths = vec![RelPath { plan, cols: cols.clone(), est, order: None }];
-            // An ordered path for the query's ORDER BY (postgres_fdw's remote ORDER BY,
-            // a Merge Append of ordered partitions), as `Join::side_order` has it.
             if let Some(keys) = self.base_order(b, &cols) {
-                let mut p = Planner { coord: self.coord, servers: vec![], gating: vec![] };
                 let plan = p.side(b.rel, &b.name, &base_quals[i], &used, Some(&keys), self.at)?;
                 let est = self.estimate(&plan);
                 let path = RelPath { plan, cols, est, order: Some(QUERY_ORDER) };
                 add_rel_path(&mut paths, path, self.consider_startup, &|x, y| self.same_order(x, y));
             }
-            levels[1].push(rels.len());
             rels.push(RelInfo { relids, paths });
         }
-        let nrels = self.rels.len();
-        for level in 2..=nrels {
-            levels.push(vec![]);
-            // make_rels_by_clause_joins: level-1 relations with base relations.
-            for (pos, &old) in levels[level - 1].clone().iter().enumerate() {
-                let r = rels[old].relids;
-                let start = if level == 2 { pos + 1 } else { 0 };
-                let clauseful = self.has_joinclauses(r) || self.has_join_restriction(r);
-                for &other in levels[1].clone().iter().skip(start) {
-                    let o = rels[other].relids;
-                    if overlap(r, o) {
-                        continue;
-                    }
-                    if !clauseful || self.have_relevant_joinclause(r, o) || self.have_join_order_restriction(r, o) {
-                        self.make_join_rel(&mut rels, &mut levels, level, old, other)?;
-                    }
+        Ok(rels)
+    }
+
+    /// `join_search_one_level`: the join relations of `level` base relations, from a
+    /// relation of the level below and a base relation it has a join clause with
+    /// (`make_rels_by_clause_joins`; at level 2 each pair once), then bushy: level k
+    /// with level `level - k`. A relation with no join clause at all joins every base
+    /// relation (`make_rels_by_clauseless_joins`), which `make_join_rel` refuses for
+    /// want of an equality.
+    fn join_search_one_level(
+        &self,
+        rels: &mut Vec<RelInfo>,
+        levels: &mut [Vec<usize>],
+        level: usize,
+    ) -> Result<(), FrontError> {
+        for (pos, old) in levels[level - 1].clone().into_iter().enumerate() {
+            let r = rels[old].relids;
+            let clauseful = self.has_joinclauses(r) || self.has_join_restriction(r);
+            let start = if level == 2 && clauseful { pos + 1 } else { 0 };
+            for other in levels[1].clone().into_iter().skip(start) {
+                let o = rels[other].relids;
+                if !overlap(r, o)
+                    && (!clauseful || self.have_relevant_joinclause(r, o) || self.have_join_order_restriction(r, o))
+                {
+                    self.make_join_rel(rels, levels, level, old, other)?;
                 }
-            }
-            // Bushy plans: level k with level level-k.
-            let mut k = 2;
-            while k <= level - k {
-                let other_level = level - k;
-                for (pos, &old) in levels[k].clone().iter().enumerate() {
-                    let r = rels[old].relids;
-                    if !(self.has_joinclauses(r) || self.has_join_restriction(r)) {
-                        continue;
-                    }
-                    let start = if k == other_level { pos + 1 } else { 0 };
-                    for &other in levels[other_level].clone().iter().skip(start) {
-                        let o = rels[other].relids;
-                        if !overlap(r, o)
-                            && (self.have_relevant_joinclause(r, o) || self.have_join_order_restriction(r, o))
-                        {
-                            self.make_join_rel(&mut rels, &mut levels, level, old, other)?;
-                        }
-                    }
-                }
-                k += 1;
             }
         }
-        let all: Relids = (1 << nrels) - 1;
-        let Some(top) = rels.iter().find(|r| r.relids == all && !r.paths.is_empty()) else {
-            return Err(FrontError::unsupported(
-                "a join whose relations are not all linked by equalities between their columns (a clauseless join)",
-                self.at,
-            ));
-        };
-        // The upper levels over each path of the final relation; the cheapest plan.
+        let mut k = 2;
+        while k <= level - k {
+            let other_level = level - k;
+            for (pos, old) in levels[k].clone().into_iter().enumerate() {
+                let r = rels[old].relids;
+                if !(self.has_joinclauses(r) || self.has_join_restriction(r)) {
+                    continue;
+                }
+                let start = if k == other_level { pos + 1 } else { 0 };
+                for other in levels[other_level].clone().into_iter().skip(start) {
+                    let o = rels[other].relids;
+                    if !overlap(r, o) && (self.have_relevant_joinclause(r, o) || self.have_join_order_restriction(r, o))
+                    {
+                        self.make_join_rel(rels, levels, level, old, other)?;
+                    }
+                }
+            }
+            k += 1;
+        }
+        Ok(())
+    }
+
+    /// The upper levels over each path of the final relation (`grouping_planner`),
+    /// and the cheapest whole plan (least total cost, then least startup; the first
+    /// among equals).
+    fn final_plan(&self, top: &RelInfo, l: &Layers, columns: &[Column]) -> Result<Planned, FrontError> {
         let mut best: Option<(Estimate, Planned)> = None;
         for path in &top.paths {
             let planned = self.upper_plan(path, l, columns);
@@ -774,9 +801,7 @@ impl JoinProblem<'_> {
                 best = Some((est, planned));
             }
         }
-        let (_, planned) = best.ok_or_else(|| FrontError::at("internal error: no path for the join", self.at))?;
-        collect_servers(&planned.plan, servers);
-        Ok(planned)
+        best.map(|(_, p)| p).ok_or_else(|| FrontError::at("internal error: no path for the join", self.at))
     }
 
     /// `make_join_rel`: when legal, the join relation of `a` and `b` (found or made
