@@ -43,8 +43,8 @@
 //! - it reads the coordinator's catalog only (as PostgreSQL's planner, without
 //!   `use_remote_estimate`, asks no remote server);
 //! - subqueries nest at most 32 deep (`MAX_NESTING`), an error beyond that, not a stack
-//!   overflow; what it does not plan (WITH, outer joins, joins of more than two
-//!   relations, …) is refused by name.
+//!   overflow; what it does not plan (WITH, joins of more than five relations, …) is
+//!   refused by name.
 //!
 //! Set operations are `super::prepunion`'s (UNION [ALL], INTERSECT [ALL], EXCEPT [ALL]),
 //! `generate_series` in FROM `super::funcscan`'s. Which WHERE conjuncts a foreign scan
@@ -61,6 +61,10 @@
 //! a Materialize of it, a Hash Join; `Method::tried`, with the `enable_*` settings as
 //! PostgreSQL applies them), `add_path`'s pruning by cost and ordering, and the upper
 //! levels (ORDER BY, LIMIT) over the paths kept (`Join::choose`).
+//!
+//! A join of three to five relations is `joinrels.rs`'s: `standard_join_search`
+//! (join order by dynamic programming, `join_is_legal` for the outer joins) over the
+//! same join nodes (`join_node`, `Method::tried`) and `add_path`'s verdicts.
 //!
 //! Where it departs from PostgreSQL: apart from a join's order and method, the shape
 //! above is chosen by rule, not by cost, and settings that would change it by cost are
@@ -90,6 +94,10 @@ use crate::plan::{
     ScanName, SortKey,
 };
 use crate::types::{Catalog, Column, Datum, Table};
+
+/// Joins of three to five relations: `standard_join_search` (joinrels.rs).
+#[path = "joinrels.rs"]
+mod joinrels;
 
 /// A planned query: the plan, its output columns, and the foreign servers it reads.
 #[derive(Clone, Debug)]
@@ -219,6 +227,9 @@ pub(super) fn plan_query_into(
         _ => {}
     }
     if let SetExpr::Select(s) = q.body.as_ref() {
+        if joinrels::count_relations(s) > 2 {
+            return joinrels::plan_join_search(coord, q, s, text, servers, at);
+        }
         if s.from.len() == 2 || s.from.first().is_some_and(|f| !f.joins.is_empty()) {
             return plan_join(coord, q, s, text, servers, at);
         }

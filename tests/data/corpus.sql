@@ -547,7 +547,7 @@ select r.k, r.v, loc.cat from r join loc on r.k = loc.id where r.k < 50;
 select h.id, f.val from h join f on h.id = f.id order by f.val desc limit 5;
 
 -- [join foreign local] three tables
--- known: unsupported — a join of three relations is not planned yet
+-- known: plan — PostgreSQL pushes the join of f and dim (one server) to s2 as one Foreign Scan (a remote join), which the sandbox does not plan yet; the three-way join order and methods around it are as PostgreSQL's
 select f.id, d.title, loc.qty from f join dim d on f.cat = d.cat join loc on loc.id = f.id where f.id < 50;
 
 -- [join hash list] two partitioned tables, a pruned one
@@ -1331,3 +1331,230 @@ select id, avg(amount), sum(amount), avg(big) from h where id < 50 group by id;
 
 -- [numeric cast foreign] a bigint cast to numeric, in the select list and in a shipped qual
 select id, val::numeric / 7, score::bigint from f where val::numeric / 7 > 150.5;
+
+-- ===== h23n: joins of three to five relations (standard_join_search) =====
+
+-- [join three local foreign] a local table between a partitioned and a foreign one
+select h.id, loc.qty, f.val from h join loc on h.id = loc.id join f on f.id = loc.id where loc.qty = 2;
+
+-- [join three list local] the list table, the local table and the range table on one key
+select l.id, loc.cat, r.v from l join loc on l.id = loc.id join r on r.k = l.id where l.qty < 3;
+
+-- [join three hash range] hash and range tables joined through the local one
+select h.name, r.label, loc.qty from h join loc on h.id = loc.id join r on r.k = loc.id where r.v > 30;
+
+-- [join three group order] a count per region over three tables, ordered
+select l.region, count(*) from l join loc on l.id = loc.id join f on f.id = l.id group by l.region order by l.region;
+
+-- [join three comma] three tables written with commas
+select h.id, f.cat, loc.qty from h, f, loc where h.id = f.id and f.id = loc.id and h.grp = 4;
+
+-- [join three equivalence] a chain of equalities makes one class: h and r may join directly
+select h.id, r.v from h, loc, r where h.id = loc.id and loc.id = r.k and loc.qty < 4;
+
+-- [join three text] joined on text and on int
+select loc.id, f.val, l.region from loc join f on f.cat = loc.cat join l on l.id = f.id where loc.id < 8;
+
+-- [join three filter] a join filter over two relations besides the key
+select h.id, f.val, loc.qty from h join f on h.id = f.id join loc on loc.id = f.id and loc.qty < h.grp;
+
+-- [join three agg] an aggregate without GROUP BY over three tables
+select count(*), sum(f.val), max(r.v) from f join r on r.k = f.id join loc on loc.id = r.k;
+
+-- [join three distinct keys] two different keys: h.grp = loc.qty, loc.id = f.id
+select h.id, loc.id, f.val from h join loc on h.grp = loc.qty join f on f.id = loc.id where h.id < 40 and f.val > 0;
+
+-- [join four chain] a chain of different keys
+select loc.id, f.val, h.name, r.v from loc join f on f.id = loc.id join h on h.grp = loc.qty join r on r.k = h.id where loc.id < 20 and h.id < 300;
+
+-- [join five] five relations on one key
+select h.id, f.val, loc.qty, l.region, r.v from h join f on h.id = f.id join loc on loc.id = h.id join l on l.id = loc.id join r on r.k = l.id;
+
+-- [join five comma filter] five relations with commas and filters on each
+select h.id from h, f, loc, l, r where h.id = f.id and f.id = loc.id and loc.id = l.id and l.id = r.k and h.grp < 5 and f.val > 0 and loc.qty > 1 and l.qty > 1 and r.v > 1;
+
+-- [join left three] LEFT JOIN after an inner join
+select loc.id, f.val, d.title from loc join f on f.id = loc.id left join dim d on d.cat = loc.cat where loc.id < 40;
+
+-- [join left three] an inner join after a LEFT JOIN
+select l.id, f.val, loc.qty from l left join f on f.id = l.id join loc on loc.id = l.id where l.qty = 4;
+
+-- [join left three chain] two LEFT JOINs in a chain (identity 3: the second may join first)
+select loc.id, h.grp, f.val from loc left join h on h.id = loc.id left join f on f.id = h.id where loc.qty = 5;
+
+-- [join left three star] two LEFT JOINs from one table
+select loc.id, h.name, f.val from loc left join h on h.id = loc.id left join f on f.id = loc.id where loc.qty = 6;
+
+-- [join left three null] unmatched rows of a LEFT JOIN, kept through an inner join
+select f.id, f.cat, l.region, loc.qty from f left join l on l.id = f.id join loc on loc.cat = f.cat where f.id > 515;
+
+-- [join left reduced three] a strict WHERE on the nullable side makes the LEFT JOIN inner
+select loc.id, h.amount, f.cat from loc left join h on h.id = loc.id join f on f.id = loc.id where h.grp = 3;
+
+-- [join left three group] LEFT JOINs, GROUP BY the preserved side
+select loc.cat, count(h.id), count(f.id) from loc left join h on h.id = loc.id left join f on f.id = loc.id group by loc.cat;
+
+-- [join left four] three LEFT JOINs from one table
+select loc.id, h.grp, f.val, l.region from loc left join h on h.id = loc.id left join f on f.id = loc.id left join l on l.id = loc.id where loc.qty = 7;
+
+-- [join left four mixed] inner and LEFT joins mixed
+select h.id, f.val, loc.cat, r.v from h join f on f.id = h.id left join loc on loc.id = h.id left join r on r.k = h.id where h.grp = 6;
+
+-- [join right three] a RIGHT JOIN after an inner join
+select loc.id, f.val, l.qty from loc join f on f.id = loc.id right join l on l.id = loc.id where l.qty = 9;
+
+-- [join full three] a FULL JOIN with a third table joined on the preserved side
+select loc.id, f.id, h.grp from loc full join f on f.id = loc.id join h on h.id = f.id where h.grp = 2;
+
+-- [join full three] a FULL JOIN then a LEFT JOIN
+select l.id, loc.id, r.v from l full join loc on loc.id = l.id left join r on r.k = l.id where l.qty = 12;
+
+-- [settings join three hash] enable_hashjoin off: three tables by other methods
+set enable_hashjoin = off;
+select h.id, loc.qty, f.val from h join loc on h.id = loc.id join f on f.id = loc.id where loc.qty = 2;
+
+-- [settings join three merge] enable_mergejoin off
+set enable_mergejoin = off;
+select l.id, loc.cat, r.v from l join loc on l.id = loc.id join r on r.k = l.id where l.qty < 3;
+
+-- [settings join three nestloop] enable_nestloop off
+set enable_nestloop = off;
+select h.name, r.label, loc.qty from h join loc on h.id = loc.id join r on r.k = loc.id where r.v > 30;
+
+-- [settings join three hash material] hash joins and Materialize off
+set enable_hashjoin = off;
+set enable_material = off;
+select loc.id, f.val, l.region from loc join f on f.cat = loc.cat join l on l.id = f.id where loc.id < 8;
+
+-- [settings join left three merge] enable_mergejoin off with a LEFT JOIN
+set enable_mergejoin = off;
+select loc.id, f.val, d.title from loc join f on f.id = loc.id left join dim d on d.cat = loc.cat where loc.id < 40;
+
+-- [join three pruned] pruned partitions on both partitioned sides
+select h.id, r.v, loc.cat from h join r on r.k = h.id join loc on loc.id = r.k where h.id < 100 and r.k < 100;
+
+-- [join three list pruned] a list partition pruned to its local member
+select l.id, l.region, loc.qty, h.name from l join loc on loc.id = l.id join h on h.id = l.id where l.region = 'east';
+
+-- [join three null keys] NULL keys never match
+select h.id, h.grp, loc.qty, f.cat from h join loc on loc.qty = h.grp join f on f.id = h.id where h.id > 2000;
+
+-- [join three text group] a text join key, GROUP BY a text column
+select d.title, count(*) from loc join dim d on d.cat = loc.cat join h on h.id = loc.id group by d.title;
+
+-- [join three having] HAVING over a three-way join
+select loc.cat, count(*) from loc join h on h.id = loc.id join r on r.k = loc.id group by loc.cat having count(*) > 60;
+
+-- [join four text] text and int keys over four tables
+select loc.id, d.weight, f.val, h.grp from loc join dim d on d.cat = loc.cat join f on f.id = loc.id join h on h.id = f.id where d.weight > 20;
+
+-- [join left three is null] WHERE IS NULL on a LEFT JOIN's nullable side: a Filter above the join
+select loc.id, r.k from loc left join r on r.k = loc.id join f on f.id = loc.id where r.v is null;
+
+-- [join three local foreign filter] filters on every relation of a three-way join
+select l.id, h.amount, f.score from l join h on h.id = l.id join f on f.id = h.id where l.qty > 5 and h.grp < 8 and f.score > 10;
+
+-- [join three list hash] the list table's partitions with the hash table's, then the local one
+select l.region, h.name, loc.cat from l join h on h.id = l.id join loc on loc.id = h.id where h.grp = 1;
+
+-- [join three foreign text] a text key between a local table and a foreign one, an int key to a third
+select loc.id, f.id, h.grp from loc join f on f.cat = loc.cat join h on h.id = f.id where loc.id < 5;
+
+-- [join three range list] the range and list tables through the local one
+select r.k, l.region, loc.qty from r join loc on loc.id = r.k join l on l.id = loc.id where loc.qty > 6;
+
+-- [join three dim] the small foreign table joined on text to a local table, a partitioned one on int
+select d.title, loc.id, h.amount from dim d join loc on loc.cat = d.cat join h on h.id = loc.id where h.amount > 50;
+
+-- [join four dim] four tables with the small foreign table
+select loc.id, d.title, r.v, l.qty from loc join dim d on d.cat = loc.cat join r on r.k = loc.id join l on l.id = loc.id where r.v < 10;
+
+-- [join four mixed keys] int and text keys over four tables
+select h.id, loc.cat, d.weight, l.region from h join loc on loc.id = h.id join dim d on d.cat = loc.cat join l on l.id = h.id where h.grp = 9;
+
+-- [join four comma] four tables with commas
+select r.k, h.name, loc.qty, l.price from r, h, loc, l where r.k = h.id and h.id = loc.id and loc.id = l.id and l.price > 5;
+
+-- [join five text] five relations, text and int keys
+select loc.id, d.title, f.val, h.grp, l.region from loc join dim d on d.cat = loc.cat join f on f.id = loc.id join h on h.id = f.id join l on l.id = h.id where loc.qty < 3;
+
+-- [join left four chain] a chain of LEFT JOINs
+select loc.id, h.grp, r.v, l.region from loc left join h on h.id = loc.id left join r on r.k = h.id left join l on l.id = r.k where loc.qty = 8;
+
+-- [join left three dim] a LEFT JOIN to the small foreign table after an inner join
+select h.id, loc.cat, d.title from h join loc on loc.id = h.id left join dim d on d.cat = loc.cat where h.grp = 7;
+
+-- [join left three on filter] an ON condition on the nullable side goes into its scan
+select loc.id, f.val, h.grp from loc left join f on f.id = loc.id and f.val > 0 join h on h.id = loc.id where loc.qty = 4;
+
+-- [join full three] a FULL JOIN, then an inner join on its preserved side
+select loc.id, dim.cat, h.id from loc full join dim on dim.cat = loc.cat join h on h.id = loc.id where h.grp = 0;
+
+-- [join right three] a RIGHT JOIN to a partitioned table
+select loc.id, f.val, h.grp from loc join f on f.id = loc.id right join h on h.id = loc.id where h.grp = 5;
+
+-- [settings join three nestloop] nested loops off, three tables with text keys
+set enable_nestloop = off;
+select loc.id, f.id, h.grp from loc join f on f.cat = loc.cat join h on h.id = f.id where loc.id < 5;
+
+-- [settings join four merge] merge joins off, four tables
+set enable_mergejoin = off;
+select loc.id, d.title, r.v, l.qty from loc join dim d on d.cat = loc.cat join r on r.k = loc.id join l on l.id = loc.id where r.v < 10;
+
+-- [settings join four nestloop] nested loops off, four tables
+set enable_nestloop = off;
+select h.id, loc.cat, d.weight, l.region from h join loc on loc.id = h.id join dim d on d.cat = loc.cat join l on l.id = h.id where h.grp = 9;
+
+-- [settings join left three nestloop] nested loops off with two LEFT JOINs
+set enable_nestloop = off;
+select loc.id, h.name, f.val from loc left join h on h.id = loc.id left join f on f.id = loc.id where loc.qty = 6;
+
+-- [settings join left four merge] merge joins off, a chain of LEFT JOINs
+set enable_mergejoin = off;
+select loc.id, h.grp, r.v, l.region from loc left join h on h.id = loc.id left join r on r.k = h.id left join l on l.id = r.k where loc.qty = 8;
+
+-- [settings join full three merge] merge joins off with a FULL JOIN
+set enable_mergejoin = off;
+select l.id, loc.id, r.v from l full join loc on loc.id = l.id left join r on r.k = l.id where l.qty = 12;
+
+-- [join three group text] GROUP BY a text column of the nullable side
+select d.title, count(loc.id) from loc left join dim d on d.cat = loc.cat join h on h.id = loc.id group by d.title;
+
+-- [join three count] count(*) over three tables with a filter on each
+select count(*) from h join r on r.k = h.id join l on l.id = r.k where h.grp > 2 and r.v > 3 and l.qty > 4;
+
+-- [join full three first] a FULL JOIN of two relations, then an inner join on the nullable side's key
+select loc.id, d.cat, r.v from loc full join dim d on d.cat = loc.cat left join r on r.k = loc.id where loc.qty = 3;
+
+-- [join left five] four LEFT JOINs from one table
+select loc.id, h.grp, f.val, l.region, r.v from loc left join h on h.id = loc.id left join f on f.id = loc.id left join l on l.id = loc.id left join r on r.k = loc.id where loc.qty = 2;
+
+-- [join three comma join] a comma list mixed with a JOIN
+select h.id, f.val, loc.qty from h join f on f.id = h.id, loc where loc.id = h.id and loc.qty = 1;
+
+
+-- [join three order limit] ORDER BY and LIMIT: a Nested Loop over the foreign table sorted remotely keeps its order
+select h.id, f.val, loc.cat from h join f on h.id = f.id join loc on loc.id = h.id order by f.val desc limit 7;
+
+-- [join three order limit text] ORDER BY a text column of the partitioned table, LIMIT
+select h.id, h.name, r.v, loc.cat from h join r on r.k = h.id join loc on loc.qty = h.grp where h.id < 300 order by h.name limit 4;
+
+-- [join three order limit range] ORDER BY the range table's text column, LIMIT
+select r.k, r.label, h.grp, loc.qty from r join h on h.id = r.k join loc on loc.qty = r.v order by r.label limit 6;
+
+-- [join three order limit numeric] ORDER BY a numeric column of the foreign table, two keys, LIMIT
+select f.id, f.score, l.region, loc.qty from f join l on l.id = f.id join loc on loc.cat = f.cat order by f.score desc, f.id limit 5;
+
+-- [join four order] ORDER BY over four tables without LIMIT
+select h.id, f.val, loc.qty, l.region from h join f on h.id = f.id join loc on loc.qty = h.grp join l on l.id = f.id where f.val > 800 order by f.val;
+
+-- [settings join three hash] enable_hashjoin off: three tables by other methods
+set enable_hashjoin = off;
+select h.id, loc.qty, f.val from h join loc on h.id = loc.id join f on f.id = loc.id where loc.qty = 2;
+
+-- [settings join left three hash] enable_hashjoin off with LEFT JOINs
+set enable_hashjoin = off;
+select loc.id, h.grp, f.val from loc left join h on h.id = loc.id left join f on f.id = h.id where loc.qty = 5;
+
+-- [join three select star] every column of three tables
+select * from loc join dim d on d.cat = loc.cat join r on r.k = loc.id where loc.id < 12;

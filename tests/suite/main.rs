@@ -33,6 +33,7 @@ mod sql_bounds;
 mod sql_costs;
 mod sql_files;
 mod sql_fuzz;
+mod sql_join_search;
 mod sql_joins;
 mod sql_parse;
 mod sql_setops;

@@ -1,0 +1,1320 @@
+//! Join order for three to five relations: PostgreSQL 15's `standard_join_search`
+//! (allpaths.c) with `join_search_one_level`, `make_join_rel` and `join_is_legal`
+//! (joinrels.c), `make_outerjoininfo` (initsplan.c) for the outer joins' ordering
+//! restrictions, and equivalence classes (equivclass.c) for the join clauses an
+//! inner join's equalities imply.
+//!
+//! The protocol, as PostgreSQL runs it:
+//!
+//! 1. The FROM list is flattened into base relations (range-table order) and
+//!    *special joins* (`SpecialJoin`, PostgreSQL's `SpecialJoinInfo`): one per outer
+//!    join that `reduce_outer_joins` leaves (a strict WHERE condition on a nullable
+//!    side makes a LEFT join inner, a FULL join LEFT), each with its syntactic sides
+//!    and the minimal sides (`min_lefthand`, `min_righthand`) that must be joined
+//!    before it can be (identity 3 of optimizer/README lets `(a ⟕ b) ⟕ c ON Pbc`
+//!    become `a ⟕ (b ⟕ c)`).
+//! 2. Each condition is placed (`deconstruct_jointree`, `distribute_qual_to_rels`):
+//!    on one relation that no outer join below it nulls, into that relation's scans
+//!    (a foreign one's remote query); an equality of two such relations' columns
+//!    joins an equivalence class (`EquivClass`), which gives one join clause between
+//!    any two relations holding members (its first member on each side); anything
+//!    else is a join clause evaluated at the first join relation that holds every
+//!    relation it needs (for a condition reading a nullable side, that outer join's
+//!    minimal sides too, `check_outerjoin_delay`: it must see the null-extended rows).
+//! 3. Level 1 is the base relations, each with its unordered path (its scans, an
+//!    Append of its partitions: `Planner::side`) and, for a foreign or partitioned
+//!    relation holding the query's ORDER BY columns, a path in that order (a remote
+//!    ORDER BY, a Merge Append). Level k joins a relation of level k-1 with a base
+//!    relation it has a join clause with (`make_rels_by_clause_joins`), then level j
+//!    with level k-j (bushy plans), each pair only if `join_is_legal`. A join relation
+//!    (a set of base relations) keeps every path no other beats on cost and ordering
+//!    (`add_path`: fuzzily, as `add_path_keeps` decides; an ordering beats none);
+//!    each pair adds paths both ways round, every method `Method::tried` allows (the
+//!    `enable_*` settings as PostgreSQL applies them): a Merge Join over the
+//!    cheapest-total paths and over each outer path already in a merge key's order, a
+//!    Nested Loop over every outer path (keeping its order), a Hash Join over the
+//!    cheapest-total paths.
+//! 4. The upper levels (aggregate, ORDER BY, select list, LIMIT) go over each path of
+//!    the final relation (no Sort over one already in the ORDER BY's order); the
+//!    cheapest whole plan wins.
+//!
+//! Invariants: at most `MAX_RELS` relations (a bounded search: 5 relations make at
+//! most 31 join relations); every join node has an equality between its sides as its
+//! key (a join with none is refused by name, as are CROSS JOIN, USING, NATURAL,
+//! parenthesized joins and subqueries as members); a condition is evaluated exactly
+//! once, at the lowest join relation that can evaluate it; an outer join's ON
+//! clause only at the join that implements it; a path's recorded order is one its
+//! plan delivers (a Merge Join's outer key for inner and LEFT joins, a Nested Loop's
+//! outer side's).
+//!
+//! Where it departs from PostgreSQL: pathkeys are one ascending column (or the
+//! query's ORDER BY as a whole), so a Merge Join merges on one key and no path is
+//! ordered on several; the inner side of a join is a relation's cheapest-total path
+//! or one ordered for a merge (no parameterized, index or Memoize paths: those are the
+//! index paths' work); a join relation's rows are each path's own estimate (the cost
+//! model computes them node by node, as `calc_joinrel_size_estimate` would from that
+//! path's clauses) rather than one figure fixed by the first pair that made the
+//! relation, which can tip near ties; an equivalence class with a constant (`a.x =
+//! b.y AND a.x = 5`) is not derived (the constant stays on its relation); a RIGHT
+//! JOIN whose other side is a join takes that whole side as its minimal side; an
+//! outer join's ON clause must be one equality between its sides (plus conditions on
+//! its nullable side alone, pushed into that relation's scans); a join of two foreign
+//! tables on one server is not pushed to it (postgres_fdw's
+//! `postgresGetForeignJoinPaths`): it is joined here. Two-relation joins stay
+//! `planner::plan_join`'s.
+
+use sqlparser::ast::{self, TableFactor};
+use sqlparser::tokenizer::Location;
+
+use super::*;
+
+/// The most relations a join may have here (PostgreSQL's exhaustive search goes to
+/// `geqo_threshold`, 12; ours stops at 5, refused beyond by name).
+pub(super) const MAX_RELS: usize = 5;
+
+/// A path's order that is the query's ORDER BY (`RelPath::order`), whatever its keys.
+const QUERY_ORDER: usize = usize::MAX;
+
+/// A set of base relations, as PostgreSQL's `Relids` (bit i: the i-th in FROM order).
+type Relids = u32;
+
+fn overlap(a: Relids, b: Relids) -> bool {
+    a & b != 0
+}
+
+fn subset(a: Relids, b: Relids) -> bool {
+    a & !b == 0
+}
+
+/// How many base relations a FROM clause has, counting each join member and the
+/// members of a parenthesized join (which `plan_join_search` refuses by name).
+pub(super) fn count_relations(s: &ast::Select) -> usize {
+    fn factor(f: &TableFactor) -> usize {
+        match f {
+            TableFactor::NestedJoin { table_with_joins, .. } => item(table_with_joins),
+            _ => 1,
+        }
+    }
+    fn item(t: &ast::TableWithJoins) -> usize {
+        factor(&t.relation) + t.joins.iter().map(|j| factor(&j.relation)).sum::<usize>()
+    }
+    s.from.iter().map(item).sum()
+}
+
+/// A relation of the join as written.
+struct BaseRel<'r> {
+    rel: &'r Relation,
+    name: String,
+    /// Its first column in the query's numbering (FROM order).
+    first: usize,
+}
+
+/// An outer join that `reduce_outer_joins` left (`SpecialJoinInfo`): LEFT (RIGHT
+/// joins are made LEFT by exchanging their sides) or FULL.
+#[derive(Clone, Debug)]
+struct SpecialJoin {
+    jt: JoinType,
+    syn_lhs: Relids,
+    syn_rhs: Relids,
+    min_lhs: Relids,
+    min_rhs: Relids,
+    /// Its ON clause between the sides (an equality), in the query's numbering.
+    clause: Expr,
+}
+
+/// A condition over several relations, evaluated at the first join relation that
+/// holds `relids` (for one over a nullable side, the outer join's scope too).
+#[derive(Clone, Debug)]
+struct JoinClause {
+    expr: Expr,
+    relids: Relids,
+}
+
+/// An equivalence class: columns an inner join's equalities make equal, in the order
+/// the conditions named them (`ec_members`).
+#[derive(Clone, Debug, Default)]
+struct EquivClass {
+    members: Vec<usize>,
+}
+
+/// One path of a relation: its plan, the columns (query numbering) it returns in
+/// order, and its estimate.
+#[derive(Clone, Debug)]
+struct RelPath {
+    plan: Plan,
+    cols: Vec<usize>,
+    est: Estimate,
+    /// Its pathkeys, as far as the search tracks them: ordered ascending (NULLs last)
+    /// by this column (query numbering), or by any member of its equivalence class;
+    /// `QUERY_ORDER`: in the query's ORDER BY's order.
+    order: Option<usize>,
+}
+
+/// A relation of the search (`RelOptInfo`): a base relation or a join of several.
+struct RelInfo {
+    relids: Relids,
+    /// Kept in order of total cost (`add_path`).
+    paths: Vec<RelPath>,
+}
+
+/// The query's join problem, once conditions are placed.
+struct JoinProblem<'r> {
+    coord: &'r Node,
+    rels: Vec<BaseRel<'r>>,
+    /// Columns in the query's numbering.
+    n: usize,
+    sjs: Vec<SpecialJoin>,
+    ecs: Vec<EquivClass>,
+    clauses: Vec<JoinClause>,
+    /// Columns used above the join (select list, aggregates, ORDER BY).
+    upper: Vec<usize>,
+    /// The query's ORDER BY (no aggregate above the join), and its one column when it
+    /// is one ascending column (a Merge Join's order then is the query's).
+    query_sort: Option<Vec<SortKey>>,
+    query_key: Option<usize>,
+    consider_startup: bool,
+    at: Location,
+}
+
+/// A FROM list of three to five relations with inner, LEFT, RIGHT and FULL joins,
+/// planned by `standard_join_search`.
+pub(super) fn plan_join_search(
+    coord: &Node,
+    q: &ast::Query,
+    s: &ast::Select,
+    text: &str,
+    servers: &mut Vec<String>,
+    at: Location,
+) -> Result<Planned, FrontError> {
+    let n_rels = count_relations(s);
+    if n_rels > MAX_RELS {
+        return Err(FrontError::unsupported(
+            format!("a join of {n_rels} relations (the sandbox's join search stops at {MAX_RELS})"),
+            at,
+        ));
+    }
+    let members = from_members(s, at)?;
+    let rels = base_rels(coord, &members, at)?;
+    refuse_partitionwise_join(coord, &rels, at)?;
+    let (l, columns, on, where_conj) = bind_conditions(q, s, text, &members, &rels, at)?;
+    let numbering =
+        Numbering { firsts: rels.iter().map(|r| r.first).collect(), n: rels.iter().map(|r| r.rel.columns.len()).sum() };
+    let mut joins = written_joins(&members, on);
+    reduce_outer_joins(&mut joins, &where_conj, &numbering);
+    let placed = place_conditions(&joins, &where_conj, &numbering, at)?;
+    let n = numbering.n;
+    let upper = {
+        let mut u = used_columns(&Layers { filter: None, ..l.clone_layers() }, n);
+        u.sort_unstable();
+        u
+    };
+    let problem = JoinProblem {
+        coord,
+        rels,
+        n,
+        sjs: placed.sjs,
+        ecs: placed.ecs,
+        clauses: placed.clauses,
+        upper,
+        query_sort: l.sort.clone().filter(|_| l.agg.is_none()),
+        query_key: match (l.sort.as_deref(), &l.agg) {
+            (Some([SortKey { expr: Expr::Col(c), desc: false }]), None) => Some(*c),
+            _ => None,
+        },
+        consider_startup: matches!(l.limit, Some((_, Some(_)))),
+        at,
+    };
+    problem.search(&placed.base_quals, &l, &columns, servers)
+}
+
+/// A member of the FROM list: the relation as written, the join that brings it in
+/// (its type and ON condition; None for a FROM item's first relation), and its FROM
+/// item.
+type Member<'q> = (&'q TableFactor, Option<(JoinType, ast::Expr)>, usize);
+
+/// The FROM list's relations in order (the range table's), refusing the joins the
+/// search does not plan.
+fn from_members(s: &ast::Select, at: Location) -> Result<Vec<Member<'_>>, FrontError> {
+    let mut members: Vec<Member> = vec![];
+    for (item, f) in s.from.iter().enumerate() {
+        members.push((&f.relation, None, item));
+        for j in &f.joins {
+            let (jt, c) = match &j.join_operator {
+                ast::JoinOperator::Inner(c) => (JoinType::Inner, c),
+                ast::JoinOperator::LeftOuter(c) => (JoinType::Left, c),
+                ast::JoinOperator::RightOuter(c) => (JoinType::Right, c),
+                ast::JoinOperator::FullOuter(c) => (JoinType::Full, c),
+                _ => {
+                    return Err(FrontError::unsupported(
+                        "CROSS, semi, anti, LATERAL and other joins (only inner, LEFT, RIGHT and FULL equi-joins)",
+                        at,
+                    ))
+                }
+            };
+            let ast::JoinConstraint::On(e) = c else {
+                return Err(FrontError::unsupported("JOIN … USING and NATURAL JOIN (write ON a.x = b.y)", at));
+            };
+            members.push((&j.relation, Some((jt, e.clone())), item));
+        }
+    }
+    Ok(members)
+}
+
+/// The catalog relation of each member, and where its columns start in the query's
+/// numbering (the members' columns one after another).
+fn base_rels<'r>(coord: &'r Node, members: &[Member], at: Location) -> Result<Vec<BaseRel<'r>>, FrontError> {
+    let mut rels: Vec<BaseRel> = vec![];
+    let mut first = 0;
+    for (f, _, _) in members {
+        if let TableFactor::NestedJoin { .. } = f {
+            return Err(FrontError::unsupported("a parenthesized join in FROM", at));
+        }
+        let (rel, name) = join_member(coord, f, at)?;
+        if rels.iter().any(|r| r.name == name) {
+            return Err(FrontError::at(format!("table name \"{name}\" specified more than once"), at));
+        }
+        rels.push(BaseRel { rel, name, first });
+        first += rel.columns.len();
+    }
+    Ok(rels)
+}
+
+/// `enable_partitionwise_join`: PostgreSQL may join two tables partitioned alike
+/// partition by partition (`try_partitionwise_join`); the sandbox has no such path,
+/// so with the setting on such a join is refused, naming it.
+fn refuse_partitionwise_join(coord: &Node, rels: &[BaseRel], at: Location) -> Result<(), FrontError> {
+    if !coord.setting_on("enable_partitionwise_join", false) {
+        return Ok(());
+    }
+    for (i, a) in rels.iter().enumerate() {
+        for b in &rels[i + 1..] {
+            if let (
+                RelKind::Partitioned { strategy: x, key: kx, .. },
+                RelKind::Partitioned { strategy: y, key: ky, .. },
+            ) = (&a.rel.kind, &b.rel.kind)
+            {
+                if x == y && kx.len() == ky.len() {
+                    return Err(FrontError::unsupported(
+                        format!(
+                            "enable_partitionwise_join = on for a join of two tables partitioned alike (\"{}\" and \
+                             \"{}\"): PostgreSQL may join them partition by partition, and the sandbox has no \
+                             partitionwise join",
+                            a.rel.name, b.rel.name
+                        ),
+                        at,
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The query bound by the shard planner over the members' columns: its layers, its
+/// output columns, each join's ON conjuncts and WHERE's. The ON conditions and WHERE
+/// are bound as one AND (in that order) and told apart again by their counts.
+fn bind_conditions(
+    q: &ast::Query,
+    s: &ast::Select,
+    text: &str,
+    members: &[Member],
+    rels: &[BaseRel],
+    at: Location,
+) -> Result<(Layers, Vec<Column>, Vec<Vec<Expr>>, Vec<Expr>), FrontError> {
+    let mut parts: Vec<ast::Expr> = vec![];
+    let mut counts: Vec<usize> = vec![];
+    for (_, j, _) in members {
+        if let Some((_, e)) = j {
+            counts.push(ast_conjuncts(e));
+            parts.push(e.clone());
+        }
+    }
+    let where_count = s.selection.as_ref().map_or(0, ast_conjuncts);
+    if let Some(w) = &s.selection {
+        parts.push(w.clone());
+    }
+    let mut q2 = q.clone();
+    if let SetExpr::Select(s2) = q2.body.as_mut() {
+        s2.from.truncate(1);
+        s2.from[0].joins.clear();
+        s2.selection = parts.into_iter().map(|e| ast::Expr::Nested(Box::new(e))).reduce(|a, b| ast::Expr::BinaryOp {
+            left: Box::new(a),
+            op: ast::BinaryOperator::And,
+            right: Box::new(b),
+        });
+    }
+    let list: Vec<(String, String, Vec<Column>)> =
+        rels.iter().map(|r| (r.name.clone(), r.rel.name.clone(), r.rel.columns())).collect();
+    let (logical, columns) = crate::shard_sql::plan_select_join(&q2, text, &list).map_err(|e| sql_error(e, text))?;
+    let l = peel(logical).map_err(|m| FrontError::at(format!("internal error: {m}"), at))?;
+    let conjuncts = l.filter.as_ref().map(split_and).unwrap_or_default();
+    if conjuncts.len() != counts.iter().sum::<usize>() + where_count {
+        return Err(FrontError::unsupported(
+            "constant conditions in a join of several relations (PostgreSQL folds them; write the join without them)",
+            at,
+        ));
+    }
+    let mut on: Vec<Vec<Expr>> = vec![];
+    let mut rest = conjuncts.as_slice();
+    for &k in &counts {
+        on.push(rest[..k].to_vec());
+        rest = &rest[k..];
+    }
+    Ok((l, columns, on, rest.to_vec()))
+}
+
+/// The query's column numbering: where each member's columns start, and how many
+/// there are in all.
+struct Numbering {
+    firsts: Vec<usize>,
+    n: usize,
+}
+
+impl Numbering {
+    /// The member a column of the query's numbering belongs to.
+    fn rel_of(&self, c: usize) -> usize {
+        self.firsts.iter().rposition(|&f| f <= c).unwrap_or(0)
+    }
+
+    /// The members an expression reads.
+    fn relids_of(&self, e: &Expr) -> Relids {
+        columns_of(e, self.n).iter().fold(0, |acc, &c| acc | 1 << self.rel_of(c))
+    }
+
+    /// The members the strict conditions among `quals` read (a condition that cannot
+    /// be true with a NULL in a column it reads: `may_accept_null`).
+    fn strict_relids(&self, quals: &[Expr]) -> Relids {
+        quals.iter().filter(|c| !may_accept_null(c)).fold(0, |acc, c| acc | self.relids_of(c))
+    }
+}
+
+/// A join as written, left to right in its FROM item (RIGHT made LEFT by exchanging
+/// its sides), with its type once `reduce_outer_joins` has run.
+#[derive(Clone, Debug)]
+struct WrittenJoin {
+    /// The position of the member it brings in, and its FROM item: what is below it.
+    pos: usize,
+    item: usize,
+    jt: JoinType,
+    lhs: Relids,
+    rhs: Relids,
+    quals: Vec<Expr>,
+}
+
+/// Each join of the FROM list: its left side is what its FROM item joined before it.
+fn written_joins(members: &[Member], on: Vec<Vec<Expr>>) -> Vec<WrittenJoin> {
+    let mut on = on.into_iter();
+    let mut joins = vec![];
+    for (i, (_, jo, item)) in members.iter().enumerate() {
+        let Some((jt, _)) = jo else { continue };
+        let before =
+            members[..i].iter().enumerate().filter(|(_, m)| m.2 == *item).fold(0 as Relids, |a, (k, _)| a | 1 << k);
+        let me: Relids = 1 << i;
+        let quals = on.next().unwrap_or_default();
+        let (jt, lhs, rhs) = if *jt == JoinType::Right { (JoinType::Left, me, before) } else { (*jt, before, me) };
+        joins.push(WrittenJoin { pos: i, item: *item, jt, lhs, rhs, quals });
+    }
+    joins
+}
+
+/// `reduce_outer_joins`, top down: a strict condition above an outer join (WHERE, or
+/// the ON of an inner join above it in its FROM item, one reduced already included)
+/// on its nullable side removes the null-extended rows, so that side is not
+/// nullable: a LEFT join becomes inner, a FULL one LEFT (or inner).
+fn reduce_outer_joins(joins: &mut [WrittenJoin], where_conj: &[Expr], numbering: &Numbering) {
+    let where_strict = numbering.strict_relids(where_conj);
+    for k in (0..joins.len()).rev() {
+        let above = joins[k + 1..]
+            .iter()
+            .filter(|x| x.item == joins[k].item && x.jt == JoinType::Inner)
+            .fold(where_strict, |acc, x| acc | numbering.strict_relids(&x.quals));
+        let j = &mut joins[k];
+        let (lhs_forced, rhs_forced) = (overlap(above, j.lhs), overlap(above, j.rhs));
+        match j.jt {
+            JoinType::Left if rhs_forced => j.jt = JoinType::Inner,
+            JoinType::Full => match (lhs_forced, rhs_forced) {
+                (true, true) => j.jt = JoinType::Inner,
+                (true, false) => j.jt = JoinType::Left,
+                (false, true) => (j.jt, j.lhs, j.rhs) = (JoinType::Left, j.rhs, j.lhs),
+                (false, false) => {}
+            },
+            _ => {}
+        }
+    }
+}
+
+/// Where the conditions go (`deconstruct_jointree`): each relation's own conditions,
+/// the special joins, the equivalence classes and the other join clauses.
+struct Placed {
+    base_quals: Vec<Vec<Expr>>,
+    sjs: Vec<SpecialJoin>,
+    ecs: Vec<EquivClass>,
+    clauses: Vec<JoinClause>,
+}
+
+/// Places every condition (`distribute_qual_to_rels`): an outer join's ON clause
+/// becomes its special join's (conditions on its nullable relation alone go into
+/// that relation's scans); the inner-level conditions, each inner join's ON in FROM
+/// order, then WHERE, go as the module's doc says.
+fn place_conditions(
+    joins: &[WrittenJoin],
+    where_conj: &[Expr],
+    numbering: &Numbering,
+    at: Location,
+) -> Result<Placed, FrontError> {
+    let mut base_quals: Vec<Vec<Expr>> = vec![vec![]; numbering.firsts.len()];
+    let mut push_base = |c: Expr, r: Relids| {
+        let i = r.trailing_zeros() as usize;
+        let first = numbering.firsts[i];
+        base_quals[i].push(c.map_cols(&|k| k - first));
+    };
+    // Each special join, with its position and FROM item (what is below it).
+    let mut sjs: Vec<SpecialJoin> = vec![];
+    let mut sj_at: Vec<(usize, usize)> = vec![];
+    for j in joins.iter().filter(|j| j.jt != JoinType::Inner) {
+        let (clause, on_base) = outer_join_clause(j, numbering, at)?;
+        for c in on_base {
+            let r = numbering.relids_of(&c);
+            push_base(c, r);
+        }
+        let clause_relids = numbering.relids_of(&clause);
+        let sj = make_outerjoininfo((j.jt, j.lhs, j.rhs), clause, clause_relids, &sjs);
+        sjs.push(sj);
+        sj_at.push((j.pos, j.item));
+    }
+    // check_outerjoin_delay: a condition reading a relation an outer join below it
+    // nulls is evaluated no lower than that join (its minimal sides), and so on for
+    // the relations those bring in. An outer join is below a WHERE condition, and
+    // below an ON condition when earlier in the same FROM item (joins nest to the left).
+    let delay = |r: Relids, written: Option<(usize, usize)>| -> Relids {
+        let below = |k: usize| written.is_none_or(|(pos, item)| sj_at[k].1 == item && sj_at[k].0 < pos);
+        let mut scope = r;
+        loop {
+            let more = sjs
+                .iter()
+                .enumerate()
+                .filter(|&(k, sj)| {
+                    below(k) && (overlap(scope, sj.syn_rhs) || (sj.jt == JoinType::Full && overlap(scope, sj.syn_lhs)))
+                })
+                .fold(scope, |acc, (_, sj)| acc | sj.min_lhs | sj.min_rhs);
+            if more == scope {
+                return scope;
+            }
+            scope = more;
+        }
+    };
+    let inner_quals = joins
+        .iter()
+        .filter(|j| j.jt == JoinType::Inner)
+        .flat_map(|j| j.quals.iter().map(move |c| (c.clone(), Some((j.pos, j.item)))))
+        .chain(where_conj.iter().map(|c| (c.clone(), None)));
+    let mut ecs: Vec<EquivClass> = vec![];
+    let mut clauses: Vec<JoinClause> = vec![];
+    for (c, written) in inner_quals {
+        if is_pseudoconstant(&c) || columns_of(&c, numbering.n).is_empty() {
+            return Err(FrontError::unsupported(
+                "a condition without columns in a join of several relations (a gating qual)",
+                at,
+            ));
+        }
+        let r = numbering.relids_of(&c);
+        let scope = delay(r, written);
+        let equality = match &c {
+            Expr::Bin(BinOp::Eq, x, y) => match (x.as_ref(), y.as_ref()) {
+                (Expr::Col(a), Expr::Col(b)) => Some((*a, *b)),
+                _ => None,
+            },
+            _ => None,
+        };
+        if scope == r && r.count_ones() == 1 {
+            push_base(c, r);
+        } else if let (true, 2, Some((a, b))) = (scope == r, r.count_ones(), equality) {
+            add_to_eclass(&mut ecs, a, b);
+        } else {
+            clauses.push(JoinClause { relids: scope, expr: c });
+        }
+    }
+    Ok(Placed { base_quals, sjs, ecs, clauses })
+}
+
+/// An outer join's ON condition: one equality between its sides (its clause), and
+/// conditions on its nullable relation alone (into that relation's scans: they
+/// decide matches); anything else is refused, naming it.
+fn outer_join_clause(j: &WrittenJoin, numbering: &Numbering, at: Location) -> Result<(Expr, Vec<Expr>), FrontError> {
+    let (cross, one_side): (Vec<Expr>, Vec<Expr>) = j.quals.iter().cloned().partition(|c| {
+        let r = numbering.relids_of(c);
+        overlap(r, j.lhs) && overlap(r, j.rhs)
+    });
+    let [clause] = cross.as_slice() else {
+        return Err(FrontError::unsupported(
+            "an outer join's ON clause with other than one equality between its sides (a Join Filter deciding \
+             matches)",
+            at,
+        ));
+    };
+    if !is_col_eq_col(clause) {
+        return Err(FrontError::unsupported("a join without an equality between its two relations", at));
+    }
+    for c in &one_side {
+        let r = numbering.relids_of(c);
+        if !(j.jt == JoinType::Left && r.count_ones() == 1 && subset(r, j.rhs)) {
+            return Err(FrontError::unsupported(
+                "an outer join's ON condition other than its key over the preserved side or both sides (a Join \
+                 Filter deciding matches); put it in WHERE or in a subquery",
+                at,
+            ));
+        }
+    }
+    Ok((clause.clone(), one_side))
+}
+
+/// Is `c` `column = column`?
+fn is_col_eq_col(c: &Expr) -> bool {
+    matches!(c, Expr::Bin(BinOp::Eq, x, y) if matches!((x.as_ref(), y.as_ref()), (Expr::Col(_), Expr::Col(_))))
+}
+
+/// May a condition be true (or not false) when a column it reads is NULL? As
+/// `planner::reduce_outer_join` judges strictness: IS [NOT] NULL, a function or an OR
+/// may; comparisons and arithmetic of columns may not.
+fn may_accept_null(e: &Expr) -> bool {
+    match e {
+        Expr::IsNull(..) | Expr::Func(..) | Expr::Bin(BinOp::Or, ..) => true,
+        Expr::Bin(_, l, r) => may_accept_null(l) || may_accept_null(r),
+        Expr::Not(x) => may_accept_null(x),
+        Expr::Col(_) | Expr::Const(_) | Expr::Param(..) | Expr::ExecParam(..) => false,
+    }
+}
+
+/// `process_equivalence`: `a = b` merges the classes of its two columns (a new one
+/// for a column in none), members in the order the conditions name them.
+fn add_to_eclass(ecs: &mut Vec<EquivClass>, a: usize, b: usize) {
+    let ia = ecs.iter().position(|e| e.members.contains(&a));
+    let ib = ecs.iter().position(|e| e.members.contains(&b));
+    match (ia, ib) {
+        (Some(x), Some(y)) if x == y => {}
+        (Some(x), Some(y)) => {
+            let moved = ecs[y.max(x)].members.clone();
+            let keep = x.min(y);
+            for m in moved {
+                if !ecs[keep].members.contains(&m) {
+                    ecs[keep].members.push(m);
+                }
+            }
+            ecs.remove(x.max(y));
+        }
+        (Some(x), None) => ecs[x].members.push(b),
+        (None, Some(y)) => ecs[y].members.push(a),
+        (None, None) => ecs.push(EquivClass { members: vec![a, b] }),
+    }
+}
+
+impl JoinProblem<'_> {
+    fn rel_of(&self, c: usize) -> usize {
+        self.rels.iter().rposition(|r| r.first <= c).unwrap_or(0)
+    }
+
+    fn relids_of_col(&self, c: usize) -> Relids {
+        1 << self.rel_of(c)
+    }
+
+    fn ec_relids(&self, ec: &EquivClass) -> Relids {
+        ec.members.iter().fold(0, |acc, &c| acc | self.relids_of_col(c))
+    }
+
+    /// Is column `c` needed above the join relation `relids` (`build_joinrel_tlist`:
+    /// its `attr_needed` reaches outside): used by the upper levels, or by a clause,
+    /// class or outer join not yet complete within `relids`.
+    fn needed(&self, c: usize, relids: Relids) -> bool {
+        if self.upper.contains(&c) {
+            return true;
+        }
+        let outside = |r: Relids| !subset(r, relids);
+        self.ecs.iter().any(|ec| ec.members.contains(&c) && outside(self.ec_relids(ec)))
+            || self.clauses.iter().any(|k| outside(k.relids) && columns_of(&k.expr, self.n).contains(&c))
+            || self
+                .sjs
+                .iter()
+                .any(|sj| outside(self.clause_relids(&sj.clause)) && columns_of(&sj.clause, self.n).contains(&c))
+    }
+
+    /// `have_relevant_joinclause`: a clause, class or outer join ON clause joining
+    /// the two.
+    fn have_relevant_joinclause(&self, a: Relids, b: Relids) -> bool {
+        let both = |r: Relids| overlap(r, a) && overlap(r, b);
+        self.ecs.iter().any(|ec| both(self.ec_relids(ec)))
+            || self.clauses.iter().any(|k| both(k.relids))
+            || self.sjs.iter().any(|sj| both(self.clause_relids(&sj.clause)))
+    }
+
+    fn clause_relids(&self, e: &Expr) -> Relids {
+        columns_of(e, self.n).iter().fold(0, |acc, &c| acc | self.relids_of_col(c))
+    }
+
+    /// Has the relation a join clause to some relation outside it?
+    fn has_joinclauses(&self, r: Relids) -> bool {
+        let joins = |x: Relids| overlap(x, r) && !subset(x, r);
+        self.ecs.iter().any(|ec| joins(self.ec_relids(ec)))
+            || self.clauses.iter().any(|k| joins(k.relids))
+            || self.sjs.iter().any(|sj| joins(self.clause_relids(&sj.clause)))
+    }
+
+    /// `has_join_restriction`: inside an outer join's side without the whole join.
+    fn has_join_restriction(&self, r: Relids) -> bool {
+        self.sjs.iter().any(|sj| {
+            sj.jt != JoinType::Full
+                && !(subset(sj.min_lhs, r) && subset(sj.min_rhs, r))
+                && (overlap(sj.min_lhs, r) || overlap(sj.min_rhs, r))
+        })
+    }
+
+    /// `have_join_order_restriction`, without `has_legal_joinclause`'s relaxation
+    /// (every join here has a clause: a clauseless one cannot be planned).
+    fn have_join_order_restriction(&self, a: Relids, b: Relids) -> bool {
+        self.sjs.iter().any(|sj| {
+            sj.jt != JoinType::Full
+                && ((subset(sj.min_lhs, a) && subset(sj.min_rhs, b))
+                    || (subset(sj.min_lhs, b) && subset(sj.min_rhs, a))
+                    || (overlap(sj.min_rhs, a) && overlap(sj.min_rhs, b))
+                    || (overlap(sj.min_lhs, a) && overlap(sj.min_lhs, b)))
+        })
+    }
+
+    fn join_is_legal(&self, a: Relids, b: Relids) -> Option<(Option<usize>, bool)> {
+        join_is_legal(&self.sjs, a, b)
+    }
+
+    /// `standard_join_search` over the base relations: level 1 their paths, each
+    /// level up to all of them by `join_search_one_level`, then the upper levels over
+    /// the final relation's paths.
+    fn search(
+        &self,
+        base_quals: &[Vec<Expr>],
+        l: &Layers,
+        columns: &[Column],
+        servers: &mut Vec<String>,
+    ) -> Result<Planned, FrontError> {
+        let mut rels = self.base_paths(base_quals)?;
+        let mut levels: Vec<Vec<usize>> = vec![vec![], (0..rels.len()).collect()];
+        let nrels = self.rels.len();
+        for level in 2..=nrels {
+            levels.push(vec![]);
+            self.join_search_one_level(&mut rels, &mut levels, level)?;
+        }
+        let all: Relids = (1 << nrels) - 1;
+        let Some(top) = rels.iter().find(|r| r.relids == all && !r.paths.is_empty()) else {
+            return Err(FrontError::unsupported(
+                "a join whose relations are not all linked by equalities between their columns (a clauseless join)",
+                self.at,
+            ));
+        };
+        let planned = self.final_plan(top, l, columns)?;
+        collect_servers(&planned.plan, servers);
+        Ok(planned)
+    }
+
+    /// Level 1 (`set_base_rel_pathlists`): each base relation's scans, returning the
+    /// columns needed above it, and a path in the query's ORDER BY where it has one
+    /// (postgres_fdw's remote ORDER BY, a Merge Append of ordered partitions, as
+    /// `Join::side_order` has it).
+    fn base_paths(&self, base_quals: &[Vec<Expr>]) -> Result<Vec<RelInfo>, FrontError> {
+        let mut rels = vec![];
+        for (i, b) in self.rels.iter().enumerate() {
+            let relids: Relids = 1 << i;
+            let cols: Vec<usize> =
+                (b.first..b.first + b.rel.columns.len()).filter(|&c| self.needed(c, relids)).collect();
+            let used: Vec<usize> = cols.iter().map(|c| c - b.first).collect();
+            let mut p = Planner { coord: self.coord, servers: vec![], gating: vec![] };
+            let plan = p.side(b.rel, &b.name, &base_quals[i], &used, None, self.at)?;
+            let est = self.estimate(&plan);
+            let mut paths = vec![RelPath { plan, cols: cols.clone(), est, order: None }];
+            if let Some(keys) = self.base_order(b, &cols) {
+                let plan = p.side(b.rel, &b.name, &base_quals[i], &used, Some(&keys), self.at)?;
+                let est = self.estimate(&plan);
+                let path = RelPath { plan, cols, est, order: Some(QUERY_ORDER) };
+                add_rel_path(&mut paths, path, self.consider_startup, &|x, y| self.same_order(x, y));
+            }
+            rels.push(RelInfo { relids, paths });
+        }
+        Ok(rels)
+    }
+
+    /// `join_search_one_level`: the join relations of `level` base relations, from a
+    /// relation of the level below and a base relation it has a join clause with
+    /// (`make_rels_by_clause_joins`; at level 2 each pair once), then bushy: level k
+    /// with level `level - k`. A relation with no join clause at all joins every base
+    /// relation (`make_rels_by_clauseless_joins`), which `make_join_rel` refuses for
+    /// want of an equality.
+    fn join_search_one_level(
+        &self,
+        rels: &mut Vec<RelInfo>,
+        levels: &mut [Vec<usize>],
+        level: usize,
+    ) -> Result<(), FrontError> {
+        for (pos, old) in levels[level - 1].clone().into_iter().enumerate() {
+            let r = rels[old].relids;
+            let clauseful = self.has_joinclauses(r) || self.has_join_restriction(r);
+            let start = if level == 2 && clauseful { pos + 1 } else { 0 };
+            for other in levels[1].clone().into_iter().skip(start) {
+                let o = rels[other].relids;
+                if !overlap(r, o)
+                    && (!clauseful || self.have_relevant_joinclause(r, o) || self.have_join_order_restriction(r, o))
+                {
+                    self.make_join_rel(rels, levels, level, old, other)?;
+                }
+            }
+        }
+        let mut k = 2;
+        while k <= level - k {
+            let other_level = level - k;
+            for (pos, old) in levels[k].clone().into_iter().enumerate() {
+                let r = rels[old].relids;
+                if !(self.has_joinclauses(r) || self.has_join_restriction(r)) {
+                    continue;
+                }
+                let start = if k == other_level { pos + 1 } else { 0 };
+                for other in levels[other_level].clone().into_iter().skip(start) {
+                    let o = rels[other].relids;
+                    if !overlap(r, o) && (self.have_relevant_joinclause(r, o) || self.have_join_order_restriction(r, o))
+                    {
+                        self.make_join_rel(rels, levels, level, old, other)?;
+                    }
+                }
+            }
+            k += 1;
+        }
+        Ok(())
+    }
+
+    /// The upper levels over each path of the final relation (`grouping_planner`),
+    /// and the cheapest whole plan (least total cost, then least startup; the first
+    /// among equals).
+    fn final_plan(&self, top: &RelInfo, l: &Layers, columns: &[Column]) -> Result<Planned, FrontError> {
+        let mut best: Option<(Estimate, Planned)> = None;
+        for path in &top.paths {
+            let planned = self.upper_plan(path, l, columns);
+            let est = self.estimate(&planned.plan);
+            let better = match &best {
+                None => true,
+                Some((b, _)) => est.total < b.total || (est.total == b.total && est.startup < b.startup),
+            };
+            if better {
+                best = Some((est, planned));
+            }
+        }
+        best.map(|(_, p)| p).ok_or_else(|| FrontError::at("internal error: no path for the join", self.at))
+    }
+
+    /// `make_join_rel`: when legal, the join relation of `a` and `b` (found or made
+    /// at `level`) gets the paths of both orders.
+    fn make_join_rel(
+        &self,
+        rels: &mut Vec<RelInfo>,
+        levels: &mut [Vec<usize>],
+        level: usize,
+        a: usize,
+        b: usize,
+    ) -> Result<(), FrontError> {
+        let (ra, rb) = (rels[a].relids, rels[b].relids);
+        let Some((sj, reversed)) = self.join_is_legal(ra, rb) else { return Ok(()) };
+        let (a, b) = if reversed { (b, a) } else { (a, b) };
+        let joinrelids = ra | rb;
+        let idx = match rels.iter().position(|r| r.relids == joinrelids) {
+            Some(i) => i,
+            None => {
+                rels.push(RelInfo { relids: joinrelids, paths: vec![] });
+                levels[level].push(rels.len() - 1);
+                rels.len() - 1
+            }
+        };
+        let jt = sj.map_or(JoinType::Inner, |k| self.sjs[k].jt);
+        if rels[a].paths.is_empty() || rels[b].paths.is_empty() {
+            return Ok(());
+        }
+        let (ra, rb) = (rels[a].relids, rels[b].relids);
+        let mut new_paths = vec![];
+        new_paths.extend(self.add_paths_to_joinrel((&rels[a].paths, ra), (&rels[b].paths, rb), jt, sj));
+        new_paths.extend(self.add_paths_to_joinrel((&rels[b].paths, rb), (&rels[a].paths, ra), jt.commuted(), sj));
+        for p in new_paths {
+            add_rel_path(&mut rels[idx].paths, p, self.consider_startup, &|x, y| self.same_order(x, y));
+        }
+        Ok(())
+    }
+
+    /// The join's conditions between `outer` and `inner` (`build_joinrel_restrictlist`):
+    /// the outer join's ON clause when this join implements it, one equality per class
+    /// with members on both sides (its first member on each), and the clauses first
+    /// complete here.
+    fn restrictlist(&self, outer: Relids, inner: Relids, sj: Option<usize>) -> Vec<Expr> {
+        let joinrelids = outer | inner;
+        let mut out = vec![];
+        if let Some(k) = sj {
+            out.push(self.sjs[k].clause.clone());
+        }
+        for ec in &self.ecs {
+            let o = ec.members.iter().find(|&&c| overlap(self.relids_of_col(c), outer));
+            let i = ec.members.iter().find(|&&c| overlap(self.relids_of_col(c), inner));
+            if let (Some(&o), Some(&i)) = (o, i) {
+                out.push(Expr::bin(BinOp::Eq, Expr::Col(o), Expr::Col(i)));
+            }
+        }
+        for k in &self.clauses {
+            if subset(k.relids, joinrelids) && !subset(k.relids, outer) && !subset(k.relids, inner) {
+                out.push(k.expr.clone());
+            }
+        }
+        out
+    }
+
+    /// `add_paths_to_joinrel` for one order of the sides: `sort_inner_and_outer`'s
+    /// Merge Join over the cheapest-total paths (sorted where not already in the
+    /// merge order), `match_unsorted_outer`'s Nested Loops (plain and over a
+    /// Materialize of the cheapest-total inner path) over every outer path, keeping
+    /// its order, and Merge Joins over each outer path already in a merge key's order
+    /// (the inner side sorted, or a path of it in that order), then
+    /// `hash_inner_and_outer`'s Hash Join; each method only as `Method::tried`
+    /// allows.
+    fn add_paths_to_joinrel(
+        &self,
+        (outers, outer_relids): (&[RelPath], Relids),
+        (inners, inner_relids): (&[RelPath], Relids),
+        jt: JoinType,
+        sj: Option<usize>,
+    ) -> Vec<RelPath> {
+        let joinrelids = outer_relids | inner_relids;
+        let clauses = self.restrictlist(outer_relids, inner_relids, sj);
+        let side = |c: usize| overlap(self.relids_of_col(c), outer_relids);
+        // The equalities between the sides (an outer join's: its ON clause only) as
+        // (outer column, inner column, written inner side first); the rest.
+        let mut keys: Vec<(usize, usize, bool)> = vec![];
+        let mut rest: Vec<Expr> = vec![];
+        for c in &clauses {
+            let pair = match c {
+                Expr::Bin(BinOp::Eq, x, y) => match (x.as_ref(), y.as_ref()) {
+                    (Expr::Col(p), Expr::Col(q)) if side(*p) != side(*q) => Some((*p, *q)),
+                    _ => None,
+                },
+                _ => None,
+            };
+            match pair {
+                Some((p, q)) if jt == JoinType::Inner || keys.is_empty() => {
+                    keys.push(if side(p) { (p, q, false) } else { (q, p, true) });
+                }
+                _ => rest.push(c.clone()),
+            }
+        }
+        let (Some(cheap_o), Some(cheap_i)) = (outers.first(), inners.first()) else { return vec![] };
+        if keys.is_empty() {
+            return vec![];
+        }
+        let mut out = vec![];
+        for method in Method::tried(self.coord, jt) {
+            // (outer path, inner path, the key merged or hashed on)
+            let mut combos: Vec<(&RelPath, &RelPath, usize)> = vec![];
+            match method {
+                Method::Merge => {
+                    combos.push((cheap_o, cheap_i, 0));
+                    for (n, o) in outers.iter().enumerate() {
+                        let Some(k) = keys.iter().position(|key| self.same_order(o.order, Some(key.0))) else {
+                            continue;
+                        };
+                        if n > 0 || k > 0 {
+                            combos.push((o, cheap_i, k));
+                        }
+                        if let Some(i) = inners.iter().find(|i| self.same_order(i.order, Some(keys[k].1))) {
+                            combos.push((o, i, k));
+                        }
+                    }
+                }
+                Method::NestLoop { .. } => combos.extend(outers.iter().map(|o| (o, cheap_i, 0))),
+                Method::Hash => combos.push((cheap_o, cheap_i, 0)),
+            }
+            for (o, i, k) in combos {
+                out.extend(self.join_path((o, i), (method, jt), (&keys, k), &rest, joinrelids));
+            }
+        }
+        out
+    }
+
+    /// One join path: the join node of `method` over the two paths on key `k` (a Hash
+    /// Join's Hash Cond holds every equality, a Merge Join or Nested Loop has the
+    /// others in its Join Filter), the join's other conditions, and the columns the
+    /// join relation returns (`build_joinrel_tlist`).
+    fn join_path(
+        &self,
+        (outer, inner): (&RelPath, &RelPath),
+        (method, jt): (Method, JoinType),
+        (keys, k): (&[(usize, usize, bool)], usize),
+        rest: &[Expr],
+        joinrelids: Relids,
+    ) -> Option<RelPath> {
+        let pos = |cols: &[usize], c: usize| cols.iter().position(|&x| x == c);
+        let (ko, ki, inner_first) = keys[k];
+        let (po, pi) = (pos(&outer.cols, ko)?, pos(&inner.cols, ki)?);
+        let mut join_cols = outer.cols.clone();
+        join_cols.extend(&inner.cols);
+        let mut map = vec![None; self.n];
+        for (p, &c) in join_cols.iter().enumerate() {
+            map[c] = Some(p);
+        }
+        let others = keys.iter().enumerate().filter(|&(j, _)| j != k).map(|(_, key)| *key);
+        let (filter_keys, more_keys): (Vec<(usize, usize, bool)>, Vec<(Expr, Expr)>) = if method == Method::Hash {
+            let more = others
+                .filter_map(|(o, i, _)| Some((Expr::Col(pos(&outer.cols, o)?), Expr::Col(pos(&inner.cols, i)?))))
+                .collect();
+            (vec![], more)
+        } else {
+            (others.collect(), vec![])
+        };
+        let presorted = Presorted {
+            outer: method == Method::Merge && self.same_order(outer.order, Some(ko)),
+            inner: method == Method::Merge && self.same_order(inner.order, Some(ki)),
+        };
+        let mut plan = join_node(
+            self.coord,
+            (method, jt, presorted),
+            (outer.plan.clone(), inner.plan.clone()),
+            ((Expr::Col(po), Expr::Col(pi)), more_keys),
+            inner_first,
+        );
+        let filter = filter_keys
+            .iter()
+            .map(|&(o, i, _)| Expr::bin(BinOp::Eq, Expr::Col(o), Expr::Col(i)))
+            .chain(rest.iter().cloned())
+            .map(|e| rewrite(&e, &map))
+            .reduce(|x, y| Expr::bin(BinOp::And, x, y));
+        if let Some(f) = filter {
+            plan = Plan::Result { child: Box::new(plan), filter: Some(f), targets: None };
+        }
+        let kept: Vec<usize> = join_cols.iter().copied().filter(|&c| self.needed(c, joinrelids)).collect();
+        if kept.len() != join_cols.len() {
+            let all: Vec<Column> = self.rels.iter().flat_map(|r| r.rel.columns()).collect();
+            let targets = kept.iter().map(|&c| (Expr::Col(map[c].unwrap_or(0)), all[c].name.clone())).collect();
+            plan = Plan::Result { child: Box::new(plan), filter: None, targets: Some(targets) };
+        }
+        // build_join_pathkeys: a Merge Join's output is in its outer key's order (but
+        // a Right or Full join's, whose null-extended rows break it), a Nested Loop's
+        // in its outer side's.
+        let order = match method {
+            Method::Merge if method.sorted(jt) => Some(ko),
+            Method::NestLoop { .. } => outer.order,
+            _ => None,
+        };
+        let order = order.filter(|&c| self.useful_order(c, joinrelids));
+        let est = self.estimate(&plan);
+        Some(RelPath { plan, cols: kept, est, order })
+    }
+
+    /// The query's ORDER BY over a base relation's returned columns `cols`, when every
+    /// key is its column or one of its equivalence class, for a relation that can be
+    /// read in an order without an index (a foreign table sorts remotely, a
+    /// partitioned one merges its ordered partitions); None otherwise.
+    fn base_order(&self, b: &BaseRel, cols: &[usize]) -> Option<Vec<SortKey>> {
+        if !matches!(b.rel.kind, RelKind::Foreign { .. } | RelKind::Partitioned { .. }) {
+            return None;
+        }
+        let own = |c: usize| c >= b.first && c < b.first + b.rel.columns.len();
+        self.query_sort
+            .as_ref()?
+            .iter()
+            .map(|k| {
+                let Expr::Col(c) = k.expr else { return None };
+                let member = if own(c) {
+                    c
+                } else {
+                    let ec = self.ecs.iter().find(|e| e.members.contains(&c))?;
+                    *ec.members.iter().find(|&&m| own(m))?
+                };
+                Some(SortKey { expr: Expr::Col(cols.iter().position(|&x| x == member)?), desc: k.desc })
+            })
+            .collect()
+    }
+
+    /// `truncate_useless_pathkeys`: is a join relation's order by column `c` (or the
+    /// query's, `QUERY_ORDER`) of use above it: the query's ORDER BY, or a merge key
+    /// of a join still to come (`pathkeys_useful_for_merging`: its class has a member
+    /// outside `relids`, or an outer join's clause outside reads it)? A useless order
+    /// is dropped, so that it does not keep a dearer path alive.
+    fn useful_order(&self, c: usize, relids: Relids) -> bool {
+        if c == QUERY_ORDER || self.same_order(Some(c), self.query_key) {
+            return true;
+        }
+        let outside = |r: Relids| !subset(r, relids);
+        self.ecs.iter().any(|e| e.members.contains(&c) && outside(self.ec_relids(e)))
+            || self.sjs.iter().any(|sj| {
+                outside(self.clause_relids(&sj.clause))
+                    && columns_of(&sj.clause, self.n).iter().any(|&k| self.same_order(Some(k), Some(c)))
+            })
+    }
+
+    /// Are two orderings one (`pathkeys` of one equivalence class; the query's ORDER
+    /// BY is its one ascending key's)?
+    fn same_order(&self, a: Option<usize>, b: Option<usize>) -> bool {
+        let norm = |o: Option<usize>| match o {
+            Some(QUERY_ORDER) => self.query_key.or(o),
+            o => o,
+        };
+        let (a, b) = (norm(a), norm(b));
+        match (a, b) {
+            (Some(QUERY_ORDER), Some(QUERY_ORDER)) => true,
+            (Some(QUERY_ORDER), _) | (_, Some(QUERY_ORDER)) => false,
+            (None, None) => true,
+            (Some(x), Some(y)) => x == y || self.ecs.iter().any(|e| e.members.contains(&x) && e.members.contains(&y)),
+            _ => false,
+        }
+    }
+
+    /// The query's upper levels over one path of the whole join (as `Join::build`
+    /// does over a two-relation join).
+    fn upper_plan(&self, path: &RelPath, l: &Layers, columns: &[Column]) -> Planned {
+        let mut map = vec![None; self.n];
+        for (p, &c) in path.cols.iter().enumerate() {
+            map[c] = Some(p);
+        }
+        let order_keys = order_keys_of(l);
+        let planned = |plan| Planned {
+            plan,
+            columns: columns.to_vec(),
+            servers: vec![],
+            order_key: order_keys.first().copied(),
+            order_keys: order_keys.clone(),
+        };
+        let mut plan = path.plan.clone();
+        if let Some((strategy, keys, aggs)) = &l.agg {
+            let keys = keys.iter().map(|e| rewrite(e, &map)).collect();
+            let aggs =
+                aggs.iter().map(|a| AggCall { func: a.func, arg: a.arg.as_ref().map(|e| rewrite(e, &map)) }).collect();
+            plan = Plan::Agg { child: Box::new(plan), strategy: strategy.clone(), group_by: keys, aggs };
+            if let Some(h) = &l.having {
+                plan = Plan::Result { child: Box::new(plan), filter: Some(h.clone()), targets: None };
+            }
+            return planned(finish(plan, l.sort.clone(), l.targets.clone(), l.limit));
+        }
+        // The path already in the ORDER BY's order (one key, ascending: a Merge
+        // Join's, or a Nested Loop's over one): no Sort (`pathkeys_contained_in`).
+        let presorted = path.order.is_some() && self.same_order(path.order, Some(QUERY_ORDER));
+        let sort = l
+            .sort
+            .as_ref()
+            .filter(|_| !presorted)
+            .map(|keys| keys.iter().map(|k| SortKey { expr: rewrite(&k.expr, &map), desc: k.desc }).collect());
+        let all: Vec<Column> = self.rels.iter().flat_map(|r| r.rel.columns()).collect();
+        // No select list: every column, in FROM order.
+        let every_column = || (0..self.n).map(|c| (Expr::Col(c), all[c].name.clone())).collect::<Vec<_>>();
+        let targets: Vec<(Expr, String)> = l
+            .targets
+            .clone()
+            .unwrap_or_else(every_column)
+            .iter()
+            .map(|(e, name)| (rewrite(e, &map), name.clone()))
+            .collect();
+        let identity = targets.len() == path.cols.len()
+            && targets.iter().enumerate().all(|(i, (e, name))| *e == Expr::Col(i) && *name == all[path.cols[i]].name);
+        planned(finish(plan, sort, (!identity).then_some(targets), l.limit))
+    }
+
+    /// `cost_plan`'s estimate of a plan's top node, with the coordinator's settings.
+    fn estimate(&self, plan: &Plan) -> Estimate {
+        let params = CostParams::from_settings(&|n| self.coord.setting(n).map(str::to_string));
+        cost_plan(plan, self.coord, &params)[0]
+    }
+}
+
+/// `make_outerjoininfo` for an outer join of `lhs` and `rhs` (RIGHT already made
+/// LEFT) whose ON clause is `clause`, over `clause_relids`, above the special joins
+/// `lower`: a FULL join's minimal sides are its syntactic ones; a LEFT join's minimal
+/// left side is the left relations its clause reads, and every lower outer join in
+/// its left side that it cannot commute with (a FULL one, or a LEFT one whose
+/// nullable side the clause reads without being strict there: never, as the clause
+/// is an equality, so identity 3 applies). Its minimal right side is its syntactic
+/// one (a single relation, or for a RIGHT join a whole join: kept whole, a departure).
+fn make_outerjoininfo(
+    (jt, lhs, rhs): (JoinType, Relids, Relids),
+    clause: Expr,
+    clause_relids: Relids,
+    lower: &[SpecialJoin],
+) -> SpecialJoin {
+    let mut sj = SpecialJoin { jt, syn_lhs: lhs, syn_rhs: rhs, min_lhs: lhs, min_rhs: rhs, clause };
+    if jt != JoinType::Left {
+        return sj;
+    }
+    sj.min_lhs = clause_relids & lhs;
+    for other in lower.iter().filter(|o| overlap(lhs, o.syn_rhs)) {
+        if other.jt == JoinType::Full
+            || (overlap(clause_relids, other.syn_rhs) && !overlap(clause_relids, other.min_rhs))
+        {
+            sj.min_lhs |= other.syn_lhs | other.syn_rhs;
+        }
+    }
+    if sj.min_lhs == 0 {
+        sj.min_lhs = lhs;
+    }
+    sj
+}
+
+/// `join_is_legal`: may `a` and `b` be joined given the special joins, and as which
+/// (its index, and whether reversed: `b` is its left side; None: an inner join)?
+/// None: not legal. A join that reaches into an outer join's minimal right side
+/// without its left one is legal only to build up that right side, or as the
+/// implementation of another special join (identity 3 of optimizer/README).
+fn join_is_legal(sjs: &[SpecialJoin], a: Relids, b: Relids) -> Option<(Option<usize>, bool)> {
+    let joinrelids = a | b;
+    let mut matched: Option<(usize, bool)> = None;
+    let mut is_valid_inner = true;
+    for (k, sj) in sjs.iter().enumerate() {
+        if !overlap(sj.min_rhs, joinrelids) || subset(joinrelids, sj.min_rhs) {
+            continue;
+        }
+        if (subset(sj.min_lhs, a) && subset(sj.min_rhs, a)) || (subset(sj.min_lhs, b) && subset(sj.min_rhs, b)) {
+            continue;
+        }
+        if subset(sj.min_lhs, a) && subset(sj.min_rhs, b) {
+            if matched.is_some() {
+                return None;
+            }
+            matched = Some((k, false));
+        } else if subset(sj.min_lhs, b) && subset(sj.min_rhs, a) {
+            if matched.is_some() {
+                return None;
+            }
+            matched = Some((k, true));
+        } else if !(overlap(a, sj.min_rhs) && overlap(b, sj.min_rhs)) {
+            is_valid_inner = false;
+        }
+    }
+    if !is_valid_inner && matched.is_none() {
+        return None;
+    }
+    Some(match matched {
+        Some((k, reversed)) => (Some(k), reversed),
+        None => (None, false),
+    })
+}
+
+/// `add_path`: `new` joins the pathlist unless a path there is as good on cost
+/// (fuzzily) and ordering; the paths it beats so leave it. An ordering is better than
+/// none, two different ones are not comparable (`compare_pathkeys`); the list is kept
+/// in order of total cost.
+fn add_rel_path(
+    pathlist: &mut Vec<RelPath>,
+    new: RelPath,
+    consider_startup: bool,
+    same: &dyn Fn(Option<usize>, Option<usize>) -> bool,
+) {
+    let mut i = 0;
+    while i < pathlist.len() {
+        let old = &pathlist[i];
+        let keys = if same(new.order, old.order) {
+            Costs::Equal
+        } else {
+            match (new.order, old.order) {
+                (Some(_), None) => Costs::Better1,
+                (None, Some(_)) => Costs::Better2,
+                _ => Costs::Different,
+            }
+        };
+        let kept = match (compare_path_costs_fuzzily(&new.est, &old.est, STD_FUZZ_FACTOR, consider_startup), keys) {
+            (_, Costs::Different) | (Costs::Different, _) => Kept::Both,
+            (Costs::Equal, Costs::Better1) => Kept::New,
+            (Costs::Equal, Costs::Better2) => Kept::Old,
+            (Costs::Equal, _) => add_path_keeps(&new.est, &old.est, consider_startup),
+            (Costs::Better1, k) if k != Costs::Better2 => Kept::New,
+            (Costs::Better2, k) if k != Costs::Better1 => Kept::Old,
+            _ => Kept::Both,
+        };
+        match kept {
+            Kept::Old => return,
+            Kept::New => {
+                pathlist.remove(i);
+            }
+            Kept::Both => i += 1,
+        }
+    }
+    let at = pathlist.iter().position(|p| new.est.total < p.est.total).unwrap_or(pathlist.len());
+    pathlist.insert(at, new);
+}
+
+/// The foreign servers a plan reads, in the order its scans start (the executor
+/// opens connections as it initializes the tree, outer side first).
+fn collect_servers(plan: &Plan, servers: &mut Vec<String>) {
+    if let Plan::ForeignScan(f) = plan {
+        if !servers.contains(&f.server) {
+            servers.push(f.server.clone());
+        }
+    }
+    for c in plan.children() {
+        collect_servers(c, servers);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn equalities_merge_into_classes_in_the_order_named() {
+        let mut ecs = vec![];
+        add_to_eclass(&mut ecs, 1, 5);
+        add_to_eclass(&mut ecs, 9, 12);
+        add_to_eclass(&mut ecs, 5, 9);
+        assert_eq!(ecs.len(), 1);
+        assert_eq!(ecs[0].members, vec![1, 5, 9, 12]);
+    }
+
+    fn eq(a: usize, b: usize) -> Expr {
+        Expr::bin(BinOp::Eq, Expr::Col(a), Expr::Col(b))
+    }
+
+    /// `a ⟕ b ON a=b ⟕ c ON b=c` (relids 1, 2, 4): identity 3 lets b join c first;
+    /// a may not join c alone, nor b before a but as the upper join's left side.
+    #[test]
+    fn a_chain_of_left_joins_commutes_by_identity_3() {
+        let (a, b, c) = (1, 2, 4);
+        let sj0 = make_outerjoininfo((JoinType::Left, a, b), eq(0, 1), a | b, &[]);
+        let sj1 = make_outerjoininfo((JoinType::Left, a | b, c), eq(1, 2), b | c, std::slice::from_ref(&sj0));
+        assert_eq!((sj1.min_lhs, sj1.min_rhs), (b, c));
+        let sjs = [sj0, sj1];
+        assert_eq!(join_is_legal(&sjs, a, b), Some((Some(0), false)));
+        assert_eq!(join_is_legal(&sjs, b, a), Some((Some(0), true)));
+        assert_eq!(join_is_legal(&sjs, b, c), Some((Some(1), false)));
+        assert_eq!(join_is_legal(&sjs, a, c), None);
+        assert_eq!(join_is_legal(&sjs, a | b, c), Some((Some(1), false)));
+        assert_eq!(join_is_legal(&sjs, a, b | c), Some((Some(0), false)));
+    }
+
+    /// `a FULL b ON a=b ⟕ c ON b=c`: the LEFT join does not commute with the FULL
+    /// one below it (its minimal left side is both), so c joins only a ⋈ b.
+    #[test]
+    fn a_left_join_above_a_full_join_waits_for_it() {
+        let (a, b, c) = (1, 2, 4);
+        let sj0 = make_outerjoininfo((JoinType::Full, a, b), eq(0, 1), a | b, &[]);
+        let sj1 = make_outerjoininfo((JoinType::Left, a | b, c), eq(1, 2), b | c, std::slice::from_ref(&sj0));
+        assert_eq!(sj1.min_lhs, a | b);
+        let sjs = [sj0, sj1];
+        assert_eq!(join_is_legal(&sjs, b, c), None);
+        assert_eq!(join_is_legal(&sjs, a, c), None);
+        assert_eq!(join_is_legal(&sjs, a, b), Some((Some(0), false)));
+        assert_eq!(join_is_legal(&sjs, c, a | b), Some((Some(1), true)));
+    }
+
+    /// An inner join's relations join in any order; inside an outer join's nullable
+    /// side (a RIGHT join over `a ⋈ b`, made `c ⟕ (a ⋈ b)`) they build that side up.
+    #[test]
+    fn inner_joins_commute_and_build_up_a_nullable_side() {
+        let (a, b, c) = (1, 2, 4);
+        assert_eq!(join_is_legal(&[], a, c), Some((None, false)));
+        let sj = make_outerjoininfo((JoinType::Left, c, a | b), eq(4, 0), a | c, &[]);
+        assert_eq!((sj.min_lhs, sj.min_rhs), (c, a | b));
+        let sjs = [sj];
+        assert_eq!(join_is_legal(&sjs, a, b), Some((None, false)));
+        assert_eq!(join_is_legal(&sjs, a, c), None);
+        assert_eq!(join_is_legal(&sjs, a | b, c), Some((Some(0), true)));
+    }
+
+    #[test]
+    fn relid_sets() {
+        assert!(subset(0b010, 0b110));
+        assert!(!subset(0b011, 0b110));
+        assert!(overlap(0b011, 0b110));
+        assert!(!overlap(0b001, 0b110));
+    }
+}
