@@ -1355,6 +1355,39 @@ impl crate::plan::costsize::CostCatalog for Node {
             parent = Some(p.name.clone());
             at = p;
         }
-        Some(RelInfo { name: r.name.clone(), parent, size, columns })
+        let indexes = match &r.kind {
+            RelKind::Table(t) => t.indexes.iter().map(|i| index_info(t, &types, i)).collect(),
+            _ => vec![],
+        };
+        Some(RelInfo { name: r.name.clone(), parent, size, columns, indexes })
+    }
+}
+
+/// A table's index as the planner sees it (`get_relation_info`'s `IndexOptInfo`):
+/// its name (`CREATE INDEX ON t (c)`'s), and the pages and height of the B-tree its
+/// rows, inserted in row order, build (`plan::indexcost::btree_size`).
+fn index_info(t: &Table, types: &[SqlType], index: &crate::types::Index) -> crate::plan::indexcost::IndexInfo {
+    let ty = types.get(index.column).copied().unwrap_or(SqlType::Int4);
+    // Each row's rank in the index's order (equal keys by row number).
+    let mut rank = vec![0u64; t.nrows()];
+    for (pos, &row) in index.order.iter().enumerate() {
+        if let Some(r) = rank.get_mut(row as usize) {
+            *r = pos as u64;
+        }
+    }
+    let keys: Vec<(Option<usize>, u64)> = (0..t.nrows())
+        .map(|i| {
+            let d = &t.row(i)[index.column];
+            let size = (!d.is_null()).then(|| stats::value_width(ty, d));
+            (size, rank[i])
+        })
+        .collect();
+    let (pages, tree_height) = crate::plan::indexcost::btree_size(&keys);
+    let column = t.columns.get(index.column).map_or("", |c| c.name.as_str());
+    crate::plan::indexcost::IndexInfo {
+        column: index.column,
+        name: format!("{}_{column}_idx", t.name),
+        pages,
+        tree_height,
     }
 }

@@ -1465,6 +1465,23 @@ impl<'a> Planner<'a> {
                 let plan = Plan::MergeAppend { children, keys: keys.clone(), prune: None };
                 return Ok(finish(plan, None, targets, l.limit));
             }
+            // One local table with an index on the key: a presorted index path or a
+            // Sort, by cost under the LIMIT (indxpath.rs).
+            Some(keys) if leaves.len() == 1 && plain_keys && matches!(leaves[0].rel.kind, RelKind::Table(_)) => {
+                let leaf = &leaves[0];
+                let seq = self.local_scan(leaf, &conjuncts, &used, &where_cols);
+                let req = super::indxpath::ScanRequest {
+                    rel: leaf.rel,
+                    name: leaf.name.clone(),
+                    conjuncts: &conjuncts,
+                    used: &used,
+                    where_cols: &where_cols,
+                };
+                let (plan, presorted) = super::indxpath::ordered_scan(self.coord, &req, seq, keys, l.limit);
+                let plan = self.gate(plan);
+                let sort = if presorted { None } else { sort.clone() };
+                return Ok(finish(plan, sort, targets, l.limit));
+            }
             // One foreign relation: the remote server sorts.
             Some(keys) if leaves.len() == 1 && plain_keys && matches!(leaves[0].rel.kind, RelKind::Foreign { .. }) => {
                 let mut plan = self.scan(&leaves[0], &conjuncts, &used, &where_cols, Some(keys), at)?;
@@ -1646,10 +1663,15 @@ impl<'a> Planner<'a> {
             }
             return Ok(self.gate(plan));
         }
-        let plan = self.local_scan(leaf, conjuncts, used, where_cols);
+        // The cheapest of the Seq Scan and the index paths (indxpath.rs).
+        let seq = self.local_scan(leaf, conjuncts, used, where_cols);
+        let req = super::indxpath::ScanRequest { rel: leaf.rel, name: leaf.name.clone(), conjuncts, used, where_cols };
         let plan = match order {
-            Some(keys) => Plan::Sort { child: Box::new(plan), keys: keys.clone() },
-            None => plan,
+            Some(keys) => match super::indxpath::ordered_scan(self.coord, &req, seq, keys, None) {
+                (plan, true) => plan,
+                (plan, false) => Plan::Sort { child: Box::new(plan), keys: keys.clone() },
+            },
+            None => super::indxpath::cheapest_scan(self.coord, &req, seq),
         };
         Ok(self.gate(plan))
     }
@@ -1870,7 +1892,7 @@ fn used_columns(l: &Layers, n: usize) -> Vec<usize> {
 }
 
 /// Column i of the relation → its position among `kept`.
-fn remap(kept: &[usize], n: usize) -> Vec<Option<usize>> {
+pub(super) fn remap(kept: &[usize], n: usize) -> Vec<Option<usize>> {
     let mut m = vec![None; n];
     for (pos, &c) in kept.iter().enumerate() {
         m[c] = Some(pos);
@@ -1883,7 +1905,7 @@ fn inverse(kept: &[usize]) -> Vec<Option<usize>> {
     kept.iter().map(|&c| Some(c)).collect()
 }
 
-fn rewrite(e: &Expr, map: &[Option<usize>]) -> Expr {
+pub(super) fn rewrite(e: &Expr, map: &[Option<usize>]) -> Expr {
     e.map_cols(&|i| map.get(i).copied().flatten().unwrap_or(i))
 }
 

@@ -426,7 +426,8 @@ fn walk(plan: &Plan, f: &mut dyn FnMut(&Plan)) {
         | Plan::SubqueryScan { child, .. }
         | Plan::Unique { child, .. }
         | Plan::Gating { child, .. }
-        | Plan::SetOp { child, .. } => walk(child, f),
+        | Plan::SetOp { child, .. }
+        | Plan::BitmapHeapScan { child, .. } => walk(child, f),
         Plan::HashJoin { outer, inner, .. }
         | Plan::NestLoop { outer, inner, .. }
         | Plan::MergeJoin { outer, inner, .. } => {
@@ -435,6 +436,7 @@ fn walk(plan: &Plan, f: &mut dyn FnMut(&Plan)) {
         }
         Plan::SeqScan { .. }
         | Plan::IndexScan { .. }
+        | Plan::BitmapIndexScan { .. }
         | Plan::ForeignScan(_)
         | Plan::EmptyResult { .. }
         | Plan::FunctionScan { .. } => {}

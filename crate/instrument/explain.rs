@@ -245,7 +245,7 @@ fn substitute(text: &str, inputs: &[String]) -> String {
 }
 
 fn resolve_outputs(n: &ExplainNode, prefix: bool) -> Outputs {
-    let children: Vec<Outputs> = n.children.iter().map(|c| resolve_outputs(c, prefix)).collect();
+    let mut children: Vec<Outputs> = n.children.iter().map(|c| resolve_outputs(c, prefix)).collect();
     let own: Vec<&str> = n.details.iter().filter(|(k, _)| k == "Output").map(|(_, v)| v.as_str()).collect();
     let cols = if n.is_scan() {
         // A column name, quoted and qualified; an expression (a pushed-down aggregate,
@@ -272,6 +272,12 @@ fn resolve_outputs(n: &ExplainNode, prefix: bool) -> Outputs {
     } else {
         children.first().map(|c| c.cols.clone()).unwrap_or_default()
     };
+    if n.node_type == "Bitmap Heap Scan" {
+        // Its Bitmap Index Scan's Index Cond names the heap scan's columns.
+        for c in &mut children {
+            c.cols = cols.clone();
+        }
+    }
     Outputs { cols, children }
 }
 
@@ -425,7 +431,7 @@ fn fold_node(mut n: ExplainNode, o: Outputs) -> (ExplainNode, Outputs) {
             let at = child
                 .details
                 .iter()
-                .position(|(k, _)| k == "Relations" || k == "Remote SQL")
+                .position(|(k, _)| matches!(k.as_str(), "Relations" | "Remote SQL" | "Heap Fetches" | "Heap Blocks"))
                 .unwrap_or(child.details.len());
             let f = substitute(f, &child_out.cols);
             if child.is_join() && child.join_type() == "Inner" {
@@ -500,14 +506,16 @@ fn join_filter(join: &mut ExplainNode, f: String, removed_per_loop: u64, inst: &
 fn several_relations(n: &ExplainNode) -> bool {
     // A pushed-down aggregate's scan (an upper relation: "Relations") reads one too.
     fn count(n: &ExplainNode) -> usize {
-        (n.is_scan() || n.detail("Relations").is_some()) as usize + n.children.iter().map(count).sum::<usize>()
+        // A Bitmap Index Scan names its index, not another relation.
+        let own = (n.is_scan() && n.node_type != "Bitmap Index Scan") || n.detail("Relations").is_some();
+        own as usize + n.children.iter().map(count).sum::<usize>()
     }
     count(n) > 1
 }
 
 /// PostgreSQL prints no Output for Append and Merge Append.
 fn shows_output(n: &ExplainNode) -> bool {
-    !matches!(n.node_type.as_str(), "Append" | "Merge Append")
+    !matches!(n.node_type.as_str(), "Append" | "Merge Append" | "Bitmap Index Scan")
 }
 
 /// The properties PostgreSQL prints for a node, in order, with `$N` resolved.
@@ -536,7 +544,11 @@ fn properties(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions) -> Vec<(Strin
             if k == "Relations" && !opts.verbose {
                 return (k.clone(), v.replace(&format!("({}.", quote_identifier(REMOTE_SCHEMA)), "("));
             }
-            if k == "Rows Removed by Join Filter" {
+            if matches!(k.as_str(), "Index Cond" | "Recheck Cond") {
+                // Over the scan's own columns (a Bitmap Index Scan's are its heap scan's).
+                return (k.clone(), unmark(&substitute(v, &o.cols)));
+            }
+            if k == "Rows Removed by Join Filter" || k == "Heap Fetches" {
                 // show_instrumentation_count: the node's total over its loops.
                 let loops = n.instr.finished().nloops.max(1) as f64;
                 return (k.clone(), format!("{:.0}", v.parse::<f64>().unwrap_or(0.0) / loops));
@@ -564,10 +576,20 @@ fn title(n: &ExplainNode, opts: &ExplainOptions) -> String {
         },
         (ty, _) => t.push_str(ty),
     }
+    // `Index Scan Backward using t_c_idx on t`: TEXT puts the direction and the index
+    // in the title (JSON has them as "Scan Direction" and "Index Name").
+    if n.detail("Scan Direction") == Some("Backward") {
+        t.push_str(" Backward");
+    }
+    if let Some(index) = n.detail("Index Name") {
+        t.push_str(" using ");
+        t.push_str(&quote_identifier(index));
+    }
     if let Some(r) = &n.relation {
         t.push_str(" on ");
         // A subquery's scan names its alias only (`Subquery Scan on "*SELECT* 1"`).
-        if opts.verbose && !n.schema().is_empty() {
+        // An index is named without its schema (ExplainIndexScanDetails).
+        if opts.verbose && !n.schema().is_empty() && n.node_type != "Bitmap Index Scan" {
             t.push_str(&quote_identifier(n.schema()));
             t.push('.');
         }
@@ -648,9 +670,10 @@ fn write_text(
         out.push_str(&format!("{detail_indent}Output: {}\n", unmark(&o.cols.join(", "))));
     }
     for (k, v) in properties(n, o, opts) {
-        if k != "Subplan Name" {
-            out.push_str(&format!("{detail_indent}{k}: {v}\n"));
+        if k == "Subplan Name" || !text_property(&k, analyze) {
+            continue;
         }
+        out.push_str(&format!("{detail_indent}{k}: {v}\n"));
     }
     if analyze && opts.counters && is_remote(n) && inst.nloops > 0 {
         for line in counter_lines(n, &inst) {
@@ -666,6 +689,18 @@ fn write_text(
             }
             None => write_text(c, co, opts, (analyze, costs), (depth + 1, shift), out),
         }
+    }
+}
+
+/// Whether TEXT prints a property: the scan direction and the index are in the
+/// title; an index scan's heap fetches and a bitmap scan's heap blocks are actual
+/// figures, printed under ANALYZE only (`Heap Blocks` only when some were read).
+fn text_property(k: &str, analyze: bool) -> bool {
+    match k {
+        "Scan Direction" | "Index Name" => false,
+        "Heap Fetches" => analyze,
+        "Heap Blocks" => analyze,
+        _ => true,
     }
 }
 
@@ -881,13 +916,16 @@ fn json_node(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions, (analyze, cost
         if k == "Subplans Removed" || k == "Subplan Name" {
             continue;
         }
+        if matches!(k.as_str(), "Heap Fetches" | "Heap Blocks") && !analyze {
+            continue;
+        }
         if planned_partitions && k == "Rows Removed by Filter" {
             put("Planned Partitions", int(0));
             planned_partitions = false;
         }
         let v = if LIST_KEYS.contains(&k.as_str()) {
             J::List(split_list(&v))
-        } else if k == "Rows Removed by Filter" || k == "Rows Removed by Join Filter" {
+        } else if k == "Rows Removed by Filter" || k == "Rows Removed by Join Filter" || k == "Heap Fetches" {
             int(v.parse().unwrap_or(0))
         } else {
             J::Str(v)

@@ -81,6 +81,14 @@ pub struct CostParams {
     /// `enable_sort`: off, a Sort costs `DISABLE_COST` more (`cost_sort`), so a
     /// Merge Join that needs one loses to the other methods.
     pub enable_sort: bool,
+    /// `enable_seqscan`, `enable_indexscan`, `enable_bitmapscan`: off, that scan costs
+    /// `DISABLE_COST` more (`cost_seqscan`, `cost_index`, `cost_bitmap_heap_scan`);
+    /// `enable_indexonlyscan`: off, no Index Only Scan path is built
+    /// (`coordinator_sql::indxpath`).
+    pub enable_seqscan: bool,
+    pub enable_indexscan: bool,
+    pub enable_indexonlyscan: bool,
+    pub enable_bitmapscan: bool,
 }
 
 /// costsize.c's `disable_cost`: what a disabled method's path costs more.
@@ -101,6 +109,10 @@ impl Default for CostParams {
             enable_nestloop: true,
             enable_material: true,
             enable_sort: true,
+            enable_seqscan: true,
+            enable_indexscan: true,
+            enable_indexonlyscan: true,
+            enable_bitmapscan: true,
         }
     }
 }
@@ -126,6 +138,10 @@ impl CostParams {
             enable_nestloop: on("enable_nestloop"),
             enable_material: on("enable_material"),
             enable_sort: on("enable_sort"),
+            enable_seqscan: on("enable_seqscan"),
+            enable_indexscan: on("enable_indexscan"),
+            enable_indexonlyscan: on("enable_indexonlyscan"),
+            enable_bitmapscan: on("enable_bitmapscan"),
         }
     }
 }
@@ -162,6 +178,8 @@ pub struct RelInfo {
     pub parent: Option<String>,
     pub size: RelSize,
     pub columns: Vec<(String, SqlType, Option<ColumnStats>)>,
+    /// A table's indexes (`plan::indexcost`).
+    pub indexes: Vec<super::indexcost::IndexInfo>,
 }
 
 impl RelInfo {
@@ -504,10 +522,16 @@ impl Model<'_> {
                 let names: Vec<&str> = columns.iter().map(|c| c.name.as_str()).collect();
                 self.seqscan(table, &names, alias.is_some())
             }
-            Plan::IndexScan { table, columns, .. } => {
+            Plan::IndexScan { table, columns, column, quals, alias, .. } => {
                 let names: Vec<&str> = columns.iter().map(|c| c.name.as_str()).collect();
-                self.indexscan(table, &names)
+                self.indexscan(table, &names, *column, quals, alias.is_some())
             }
+            Plan::BitmapHeapScan { table, columns, alias, recheck, child, .. } => {
+                let names: Vec<&str> = columns.iter().map(|c| c.name.as_str()).collect();
+                self.bitmapscan(table, &names, recheck, child, alias.is_some())
+            }
+            // Costed by its Bitmap Heap Scan (`bitmapscan`); alone it is not a plan.
+            Plan::BitmapIndexScan { .. } => self.unknown(1),
             Plan::ForeignScan(f) => self.foreignscan(f),
             // Only at the top of a plan, where `cost_plan` takes it apart.
             Plan::WithInitPlans { child, .. } => self.node(child, limit),
@@ -717,7 +741,7 @@ impl Model<'_> {
         };
         let (vars, widths) = self.scan_vars(&rel, names, tuples, tuples);
         let est = Estimate {
-            startup: 0.0,
+            startup: self.seq_startup(),
             total: self.seq_total(pages, tuples, 0.0),
             rows: clamp_row_est(tuples),
             width: widths.iter().sum::<f64>() as i64,
@@ -729,24 +753,76 @@ impl Model<'_> {
     fn seq_total(&self, pages: f64, tuples: f64, qual_per_tuple: f64) -> f64 {
         let cpu_run = (self.p.cpu_tuple_cost + qual_per_tuple) * tuples;
         let disk_run = self.p.seq_page_cost * pages;
-        0.0 + cpu_run + disk_run
+        self.seq_startup() + cpu_run + disk_run
     }
 
-    /// A full Index Scan in index order (no index condition): `cost_index` with
-    /// `btcostestimate`'s index pages and tuples, the heap fetched at random (no
-    /// correlation): approximate.
-    fn indexscan(&self, table: &str, names: &[&str]) -> Costed {
-        let mut c = self.seqscan(table, names, false);
-        c.seq = None;
-        let tuples = c.input_rows;
-        let p = self.p;
-        let index_pages = (tuples * 16.0 / (BLCKSZ - 24.0)).ceil().max(1.0);
-        let index_cost = index_pages * p.random_page_cost
-            + tuples * (p.cpu_index_tuple_cost + p.cpu_operator_cost)
-            + 50.0 * p.cpu_operator_cost;
-        let heap_pages = (c.est.total - p.cpu_tuple_cost * tuples) / p.seq_page_cost.max(1e-9);
-        c.est.startup = 0.0;
-        c.est.total = index_cost + heap_pages.min(tuples) * p.random_page_cost + p.cpu_tuple_cost * tuples;
+    /// `cost_seqscan`'s startup: `DISABLE_COST` with `enable_seqscan` off.
+    fn seq_startup(&self) -> f64 {
+        if self.p.enable_seqscan {
+            0.0
+        } else {
+            DISABLE_COST
+        }
+    }
+
+    /// `cost_index` (`plan::indexcost`): an Index Scan or Index Only Scan of `table`'s
+    /// index on `column` with `quals` (over `names`) as its Index Cond; a filter above
+    /// is costed per fetched row by the Result ([`Model::result`]).
+    fn indexscan(&self, table: &str, names: &[&str], column: usize, quals: &[Expr], via_parent: bool) -> Costed {
+        let mut c = self.seqscan(table, names, via_parent);
+        let (Some(rel), Some((pages, tuples))) = (self.rel(table), c.seq.take()) else { return c };
+        let Some(index) = rel.indexes.iter().find(|i| i.column == column) else { return c };
+        let var = |i: usize| -> VarData<'_> {
+            c.vars.get(i).and_then(|v| v.as_ref()).map_or(VarData::none(tuples), |v| v.data())
+        };
+        let sel = if quals.is_empty() { 1.0 } else { selectivity::clauselist_selectivity(quals, &var, tuples) };
+        let corr = rel.columns.get(column).and_then(|c| c.2.as_ref()).and_then(|s| s.correlation).unwrap_or(0.0);
+        let ic = super::indexcost::btcostestimate(index, tuples, sel, quals.len(), corr, 1.0, self.p);
+        let (mut startup, mut total) = super::indexcost::cost_index(&ic, index, pages, tuples, 1.0, self.p);
+        if !self.p.enable_indexscan {
+            startup += DISABLE_COST;
+            total += DISABLE_COST;
+        }
+        let fetched = clamp_row_est(sel * tuples);
+        c.est = Estimate { startup, total, rows: fetched, width: c.est.width };
+        c.input_rows = fetched;
+        c
+    }
+
+    /// `cost_bitmap_heap_scan` over its Bitmap Index Scan (`plan::indexcost`): the
+    /// index's whole cost is the heap scan's startup; the Bitmap Index Scan below is
+    /// labelled with it (startup 0, as `create_bitmap_subplan` labels it).
+    fn bitmapscan(&self, table: &str, names: &[&str], recheck: &[Expr], child: &Plan, via_parent: bool) -> Costed {
+        let mut c = self.seqscan(table, names, via_parent);
+        let Plan::BitmapIndexScan { column, .. } = child else { return c };
+        let (Some(rel), Some((pages, tuples))) = (self.rel(table), c.seq.take()) else { return c };
+        let Some(index) = rel.indexes.iter().find(|i| i.column == *column) else { return c };
+        let var = |i: usize| -> VarData<'_> {
+            c.vars.get(i).and_then(|v| v.as_ref()).map_or(VarData::none(tuples), |v| v.data())
+        };
+        let sel = if recheck.is_empty() { 1.0 } else { selectivity::clauselist_selectivity(recheck, &var, tuples) };
+        let corr = rel.columns.get(*column).and_then(|c| c.2.as_ref()).and_then(|s| s.correlation).unwrap_or(0.0);
+        let ic = super::indexcost::btcostestimate(index, tuples, sel, recheck.len(), corr, 1.0, self.p);
+        let rows = clamp_row_est(sel * tuples);
+        let recheck_cost: f64 = recheck.iter().map(|q| qual_cost(q, self.p)).sum();
+        let (mut startup, mut total, fetched) =
+            super::indexcost::cost_bitmap_heap_scan(&ic, pages, tuples, rows, recheck_cost, self.p);
+        if !self.p.enable_bitmapscan {
+            startup += DISABLE_COST;
+            total += DISABLE_COST;
+        }
+        let kid = Costed {
+            est: Estimate { startup: 0.0, total: ic.total, rows: clamp_row_est(ic.selectivity * tuples), width: 0 },
+            vars: vec![None],
+            widths: vec![0.0],
+            kids: vec![],
+            parent: None,
+            input_rows: fetched,
+            seq: None,
+        };
+        c.est = Estimate { startup, total, rows, width: c.est.width };
+        c.input_rows = fetched;
+        c.kids = vec![kid];
         c
     }
 

@@ -217,7 +217,6 @@ select cat, count(*), sum(qty) from loc group by cat order by cat;
 select id, qty from loc order by qty desc, id limit 7;
 
 -- [local order limit offset index] ORDER BY the indexed column DESC
--- known: plan — PostgreSQL reads the local index backwards (Index Only Scan Backward); the sandbox has no index-only scans
 select id from loc order by id desc limit 5 offset 3;
 
 -- [local group having] HAVING count(*)
