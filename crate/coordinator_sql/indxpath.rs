@@ -8,9 +8,12 @@
 //!   commutes it) or its order is the query's (`ORDER BY key [DESC]`: the index's
 //!   pathkeys, forwards or `Backward`); an **Index Only Scan** instead when every
 //!   column the scan returns or filters on is the key (`check_index_only`, with
-//!   `enable_indexonlyscan`);
+//!   `enable_indexonlyscan`), which is built even with neither (a full scan of the
+//!   index, chosen when the Seq Scan is disabled);
 //! - a **Bitmap Heap Scan** over a Bitmap Index Scan (`create_bitmap_heap_path` over
-//!   `choose_bitmap_and`'s one index path) when it has an Index Cond.
+//!   `choose_bitmap_and`'s one index path) for every unordered index path (one with
+//!   an Index Cond, or the index-only full scan: `create_index_paths` hands every
+//!   path without pathkeys to the bitmap paths).
 //!
 //! Each is costed by `plan::costsize` (`cost_index`, `cost_bitmap_heap_scan`:
 //! `plan::indexcost`) with the quals that are not the index's as its Filter, and the
@@ -113,13 +116,15 @@ fn index_paths(req: &ScanRequest, key: usize, desc: Option<bool>, p: &CostParams
             None => rest.push(c.clone()),
         }
     }
-    if quals.is_empty() && desc.is_none() {
+    let index_only = p.enable_indexonlyscan && read.iter().all(|&c| c == key);
+    // build_index_paths: an index path needs an Index Cond, a useful order, or to
+    // be index-only (a full scan of the index then reads less than the heap).
+    if quals.is_empty() && desc.is_none() && !index_only {
         return vec![];
     }
     let all = req.rel.columns();
     let columns: Vec<Column> = read.iter().map(|&c| all[c].clone()).collect();
     let index_quals: Vec<Expr> = quals.iter().map(|q| super::planner::rewrite(q, &map)).collect();
-    let index_only = p.enable_indexonlyscan && read.iter().all(|&c| c == key);
     let mut out = vec![wrap(
         Plan::IndexScan {
             table: t.name.clone(),
@@ -134,6 +139,8 @@ fn index_paths(req: &ScanRequest, key: usize, desc: Option<bool>, p: &CostParams
         &read,
         &rest,
     )];
+    // create_index_paths: an index path without pathkeys feeds a bitmap path too
+    // (a full one, without an Index Cond, when it is the index-only full scan).
     if desc.is_none() {
         // The Bitmap Index Scan's quals are over the key alone.
         let key_only: Vec<Option<usize>> = (0..all.len()).map(|c| (c == key).then_some(0)).collect();

@@ -253,3 +253,68 @@ pub fn btree_size(keys: &[(Option<usize>, u64)]) -> (f64, u32) {
     }
     (pages, height)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cents(x: f64) -> String {
+        format!("{x:.2}")
+    }
+
+    /// 310 int keys inserted in order fit one leaf: a metapage and a root leaf,
+    /// `loc_id_idx`'s 2 pages in PostgreSQL 15.
+    #[test]
+    fn a_small_index_is_one_leaf() {
+        let keys: Vec<(Option<usize>, u64)> = (0..310).map(|i| (Some(4), i)).collect();
+        assert_eq!(btree_size(&keys), (2.0, 0));
+    }
+
+    /// `r_lo_k_idx`: 500 keys in order (a rightmost split keeping 90%), then 72 equal
+    /// to earlier ones (a split in half): three leaves, a root, a metapage, as
+    /// PostgreSQL 15's 5 pages.
+    #[test]
+    fn splits_give_postgresqls_pages() {
+        let mut keys: Vec<i64> = (0..500).collect();
+        keys.extend((0..143).map(|i| i * 7).filter(|k| *k < 500));
+        let mut order: Vec<usize> = (0..keys.len()).collect();
+        order.sort_by_key(|&i| (keys[i], i));
+        let mut rank = vec![0u64; keys.len()];
+        for (pos, &i) in order.iter().enumerate() {
+            rank[i] = pos as u64;
+        }
+        let entries: Vec<(Option<usize>, u64)> = rank.iter().map(|&r| (Some(4), r)).collect();
+        assert_eq!(btree_size(&entries), (5.0, 1));
+    }
+
+    /// PostgreSQL 15 on the corpus's `loc` (310 rows, 2 pages, id's correlation 1):
+    /// `Index Only Scan Backward using loc_id_idx on loc (cost=0.15..17.80 rows=310)`.
+    #[test]
+    fn a_full_index_scan_costs_what_postgresql_says() {
+        let p = CostParams::default();
+        let index = IndexInfo { column: 0, name: "loc_id_idx".into(), pages: 2.0, tree_height: 0 };
+        let ic = btcostestimate(&index, 310.0, 1.0, 0, 1.0, 1.0, &p);
+        let (startup, total) = cost_index(&ic, &index, 2.0, 310.0, 1.0, &p);
+        assert_eq!((cents(startup), cents(total)), ("0.15".into(), "17.80".into()));
+    }
+
+    /// PostgreSQL 15 on `r_lo` (572 rows, 4 pages, index 5 pages of height 1), `k > 480
+    /// AND k < 520` estimated at 22 rows: `Bitmap Heap Scan (cost=4.50..8.83)` over
+    /// `Bitmap Index Scan (cost=0.00..4.50)`.
+    #[test]
+    fn a_bitmap_scan_costs_what_postgresql_says() {
+        let p = CostParams::default();
+        let index = IndexInfo { column: 0, name: "r_lo_k_idx".into(), pages: 5.0, tree_height: 1 };
+        let sel = 22.0 / 572.0;
+        let ic = btcostestimate(&index, 572.0, sel, 2, 0.77862394, 1.0, &p);
+        assert_eq!(cents(ic.total), "4.50");
+        let (startup, total, fetched) = cost_bitmap_heap_scan(&ic, 4.0, 572.0, 22.0, 2.0 * p.cpu_operator_cost, &p);
+        assert_eq!((cents(startup), cents(total), fetched), ("4.50".into(), "8.83".into(), 22.0));
+    }
+
+    #[test]
+    fn mackert_lohman_never_exceeds_the_table() {
+        assert_eq!(index_pages_fetched(310.0, 2.0, 2.0), 2.0);
+        assert_eq!(index_pages_fetched(1.0, 100.0, 3.0), 1.0);
+    }
+}

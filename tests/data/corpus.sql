@@ -389,7 +389,6 @@ select k, v from r order by k desc limit 5;
 select k, label from r order by k limit 5 offset 495;
 
 -- [range order filter] ORDER BY the key, both partitions
--- known: plan — PostgreSQL uses a Bitmap Heap Scan on the local partition; the sandbox has none
 select k from r where k > 480 and k < 520 order by k;
 
 -- [range order limit text] ORDER BY a text column and the key
@@ -539,7 +538,6 @@ select d.cat, d.title, count(f.id) from dim d left join f on f.cat = d.cat group
 select loc.id, f.score from loc left join f on f.id = loc.id + 500 where loc.id <= 35 order by loc.id;
 
 -- [join range local] a range-partitioned table and a local one
--- known: plan — PostgreSQL reads the range partition with a Bitmap Heap Scan, chosen by cost, where the sandbox seq-scans it (the join's method and order agree)
 select r.k, r.v, loc.cat from r join loc on r.k = loc.id where r.k < 50;
 
 -- [join hash foreign order limit] ORDER BY and LIMIT over a join
@@ -654,7 +652,6 @@ execute pr_ge(600);
 -- [prepared generic range pruning] two parameters bound the key
 set plan_cache_mode = force_generic_plan;
 prepare pr_between(int, int) as select k, v from r where k >= $1 and k < $2;
--- known: plan — PostgreSQL scans the local partition by a Bitmap Heap Scan on its index (a range of parameters, DEFAULT_RANGE_INEQ_SEL), which the sandbox does not have; it seq-scans
 execute pr_between(480, 520);
 
 -- [prepared generic list pruning foreign] a list value of the foreign partition
@@ -1330,3 +1327,95 @@ select id, avg(amount), sum(amount), avg(big) from h where id < 50 group by id;
 
 -- [numeric cast foreign] a bigint cast to numeric, in the select list and in a shipped qual
 select id, val::numeric / 7, score::bigint from f where val::numeric / 7 > 150.5;
+
+-- ===== h23i: index paths (Index Scan, Index Only Scan, Bitmap Heap Scan) on the local indexes =====
+
+-- [index local] equality on the indexed column: an Index Scan
+select * from loc where id = 17;
+
+-- [index local] only the indexed column, a range: Index Only Scan or Bitmap Heap Scan by cost
+select id from loc where id < 20;
+
+-- [index local order] a range ordered by the key: presorted or sorted, by cost
+select id from loc where id between 100 and 120 order by id;
+
+-- [index local order] a range on the key, ordered by it descending, with another column
+select id, cat from loc where id > 290 order by id desc;
+
+-- [index local order limit] the first rows by the key: Index Only Scan under the LIMIT
+select id from loc order by id limit 3;
+
+-- [index local] another column of the row found by the key
+select cat from loc where id = 42;
+
+-- [index local null] the rows with NULLs, found by the key's range
+select * from loc where id >= 300;
+
+-- [index local filter] an Index Cond and a Filter on another column
+select id, qty from loc where id < 50 and qty = 3;
+
+-- [index local agg] count over a range of the key
+select count(*) from loc where id < 100;
+
+-- [index local order limit] the key on the right of the comparison (commuted into the Index Cond)
+select id from loc where 250 < id order by id limit 4;
+
+-- [index local order limit offset] Index Only Scan Backward with an Index Cond, LIMIT and OFFSET
+select id from loc where id > 5 order by id desc limit 2 offset 1;
+
+-- [index local] a key that is not there: no row
+select id, cat from loc where id = 500;
+
+-- [index range pruned order] the range table pruned to its local partition, ordered by the key
+select k, v from r where k < 10 order by k;
+
+-- [index range pruned] equality on the local partition's key
+select k from r where k = 77;
+
+-- [index range pruned text] a short range on the local partition with a text column
+select k, label from r where k between 200 and 210;
+
+-- [index range pruned order limit] the local partition's last keys
+select k from r where k < 500 order by k desc limit 3;
+
+-- [index range pruned agg] most of the local partition: a Seq Scan by cost
+select count(*) from r where k < 300;
+
+-- [index range settings] enable_bitmapscan off: the index read in order instead
+set enable_bitmapscan = off;
+select k from r where k > 480 and k < 520 order by k;
+
+-- [index local settings] enable_indexscan off: a Bitmap Heap Scan finds the row
+set enable_indexscan = off;
+select * from loc where id = 17;
+
+-- [index local settings order limit] enable_indexonlyscan off: an Index Scan Backward
+set enable_indexonlyscan = off;
+select id from loc order by id desc limit 5;
+
+-- [index local settings] enable_seqscan off on a column without an index: the Seq Scan stays, disabled
+set enable_seqscan = off;
+select id, cat from loc where qty = 2;
+
+-- [index local settings] enable_seqscan off with an Index Cond
+set enable_seqscan = off;
+select id, qty from loc where id < 200;
+
+-- [index prepared generic local] a generic plan's parameter in the Index Cond
+set plan_cache_mode = force_generic_plan;
+prepare pix(int) as select cat from loc where id = $1;
+execute pix(10);
+
+-- [index join local list] a join whose local side is read through its index
+select l.id, loc.cat from loc join l on l.id = loc.id where loc.id < 10;
+
+-- [index join local foreign] a foreign table joined to a range of the local table
+select f.id, f.val, loc.qty from f join loc on f.id = loc.id where loc.id < 8;
+
+-- [index local settings] enable_seqscan off, only the key read: a full Index Only Scan
+set enable_seqscan = off;
+select id from loc;
+
+-- [index local settings agg] enable_seqscan off, no column read: count(*) over a full Index Only Scan
+set enable_seqscan = off;
+select count(*) from loc;
