@@ -783,8 +783,22 @@ impl Join<'_> {
         let [first, second] = &self.sides;
         let (o, i) = if swapped { (second, first) } else { (first, second) };
         let order = |sorted: bool, first: bool| if sorted { self.side_order(l, first) } else { None };
-        let (outer_order, inner_order) =
+        let (mut outer_order, mut inner_order) =
             (order(presorted_sides.outer, !swapped), order(presorted_sides.inner, swapped));
+        // A Merge Join's local table side ordered by its key: a presorted index path
+        // or a Sort, by cost (indxpath.rs, as generate_mergejoin_paths weighs them).
+        let mut presorted_sides = presorted_sides;
+        if method == Method::Merge {
+            let by_key = |s: &JoinSide| {
+                matches!(s.rel.kind, RelKind::Table(_)).then(|| vec![SortKey { expr: s.key_output(), desc: false }])
+            };
+            if outer_order.is_none() && by_key(o).is_some() {
+                (outer_order, presorted_sides.outer) = (by_key(o), true);
+            }
+            if inner_order.is_none() && by_key(i).is_some() {
+                (inner_order, presorted_sides.inner) = (by_key(i), true);
+            }
+        }
         let mut p = Planner { coord: self.coord, servers: std::mem::take(servers), gating: vec![] };
         let outer = p.side(o.rel, o.name, o.conjuncts, &o.used, outer_order.as_ref(), self.at);
         let inner = p.side(i.rel, i.name, i.conjuncts, &i.used, inner_order.as_ref(), self.at);

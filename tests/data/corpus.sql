@@ -888,7 +888,6 @@ select id, name from h union select k, label from r union select id, region from
 select loc.id, f.val from loc join f on loc.id = f.id where f.val > 0;
 
 -- [join method settings local foreign index] enable_hashjoin off: merge or nested loop by cost
--- known: plan — PostgreSQL's Merge Join reads loc through its index (an Index Scan, presorted); the sandbox has no index paths for a join's sides and sorts a Seq Scan of loc
 set enable_hashjoin = off;
 select loc.id, f.val from loc join f on loc.id = f.id where f.val > 0;
 
@@ -1118,7 +1117,6 @@ select loc.id, f.val from loc left join f on loc.id = f.id and f.val > 0 where f
 select loc.id, f.val from loc left join f on loc.id = f.id where f.val > 200;
 
 -- [join left null order limit foreign local] LEFT JOIN, ORDER BY the preserved key, LIMIT
--- known: plan — both plan a Merge Left Join over f sorted by the remote, stopped at the LIMIT; PostgreSQL reads loc by its index (a presorted Index Scan), the sandbox, which has no index paths, sorts a Seq Scan of loc
 select f.id, loc.cat from f left join loc on f.id = loc.id order by f.id limit 12;
 
 -- [join method keys hash local] two equalities between the sides: both in the Hash Cond
