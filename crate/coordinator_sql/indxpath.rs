@@ -193,14 +193,16 @@ pub(super) fn cheapest_scan(coord: &Node, req: &ScanRequest, seq: Plan) -> Plan 
 
 /// An ordered scan of a local leaf: a Sort (`order`, over the used columns) over the
 /// cheapest scan, or an index path in that order (one key, a plain column with an
-/// index), whichever costs less under the query's LIMIT. Returns the plan and
-/// whether it is presorted (the caller then adds no Sort).
+/// index), whichever costs less under the query's LIMIT (`force`: the index path
+/// whenever there is one). Returns the plan and whether it is presorted (the caller
+/// then adds no Sort).
 pub(super) fn ordered_scan(
     coord: &Node,
     req: &ScanRequest,
     seq: Plan,
     order: &[SortKey],
     limit: Option<(u64, Option<u64>)>,
+    force: bool,
 ) -> (Plan, bool) {
     let p = CostParams::from_settings(&|n| coord.setting(n).map(str::to_string));
     let cheapest = cheapest_scan(coord, req, seq);
@@ -213,7 +215,7 @@ pub(super) fn ordered_scan(
     }
     let sort_cost = limited_cost(coord, &sorted, limit, &p).total;
     for path in index_paths(req, column, Some(key.desc), &p) {
-        if limited_cost(coord, &path, limit, &p).total < sort_cost {
+        if force || limited_cost(coord, &path, limit, &p).total < sort_cost {
             return (path, true);
         }
     }

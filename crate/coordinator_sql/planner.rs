@@ -234,7 +234,7 @@ pub(super) fn plan_query_into(
     }
     let alias = alias.unwrap_or_else(|| rel.name.clone());
     let order_keys = order_keys_of(&layers);
-    let mut p = Planner { coord, servers: std::mem::take(servers), gating: vec![] };
+    let mut p = Planner { coord, servers: std::mem::take(servers), gating: vec![], force_index: false };
     let plan = p.build(rel, &alias, layers, at);
     *servers = p.servers;
     let plan = match qual {
@@ -650,12 +650,16 @@ impl Join<'_> {
                 // (`generate_mergejoin_paths`' presorted inner paths).
                 let mut variants = vec![];
                 if ordered_outer && matches!(method, Method::NestLoop { .. }) {
-                    variants.push((Presorted { outer: true, inner: false }, Order::Query));
+                    variants.push((Presorted { outer: true, inner: false, outer_index: false }, Order::Query));
+                }
+                // A local outer side presorted by its index on the merge key.
+                if method == Method::Merge && self.outer_index_path(swapped) {
+                    variants.push((Presorted { outer_index: true, ..Presorted::NONE }, Order::JoinKey));
                 }
                 if ordered_outer && method == Method::Merge && self.order_by_join_key(l, swapped) {
-                    variants.push((Presorted { outer: true, inner: false }, Order::JoinKey));
+                    variants.push((Presorted { outer: true, inner: false, outer_index: false }, Order::JoinKey));
                     if self.side_order(l, swapped).is_some() {
-                        variants.push((Presorted { outer: true, inner: true }, Order::JoinKey));
+                        variants.push((Presorted { outer: true, inner: true, outer_index: false }, Order::JoinKey));
                     }
                 }
                 for (presorted, order) in variants {
@@ -748,6 +752,13 @@ impl Join<'_> {
         }
     }
 
+    /// Has the outer side (FROM's second relation when `swapped`) a presorted index
+    /// path for a Merge Join: a local table with an index on its key?
+    fn outer_index_path(&self, swapped: bool) -> bool {
+        let o = &self.sides[swapped as usize];
+        matches!(&o.rel.kind, RelKind::Table(t) if t.index_on(o.key).is_some())
+    }
+
     /// The join's type with the outer side this order gives it.
     fn node_join_type(&self, swapped: bool) -> JoinType {
         if swapped {
@@ -785,22 +796,23 @@ impl Join<'_> {
         let order = |sorted: bool, first: bool| if sorted { self.side_order(l, first) } else { None };
         let (mut outer_order, mut inner_order) =
             (order(presorted_sides.outer, !swapped), order(presorted_sides.inner, swapped));
-        // A Merge Join's local table side ordered by its key: a presorted index path
-        // or a Sort, by cost (indxpath.rs, as generate_mergejoin_paths weighs them).
+        // A Merge Join's local inner side ordered by its key: a presorted index path or
+        // a Sort, by cost (generate_mergejoin_paths); its outer side by its index
+        // when the path says so (indxpath.rs).
         let mut presorted_sides = presorted_sides;
-        if method == Method::Merge {
-            let by_key = |s: &JoinSide| {
-                matches!(s.rel.kind, RelKind::Table(_)).then(|| vec![SortKey { expr: s.key_output(), desc: false }])
-            };
-            if outer_order.is_none() && by_key(o).is_some() {
-                (outer_order, presorted_sides.outer) = (by_key(o), true);
-            }
-            if inner_order.is_none() && by_key(i).is_some() {
-                (inner_order, presorted_sides.inner) = (by_key(i), true);
-            }
+        let by_key = |s: &JoinSide| {
+            matches!(s.rel.kind, RelKind::Table(_)).then(|| vec![SortKey { expr: s.key_output(), desc: false }])
+        };
+        if method == Method::Merge && inner_order.is_none() && by_key(i).is_some() {
+            (inner_order, presorted_sides.inner) = (by_key(i), true);
         }
-        let mut p = Planner { coord: self.coord, servers: std::mem::take(servers), gating: vec![] };
+        if method == Method::Merge && presorted_sides.outer_index && outer_order.is_none() {
+            (outer_order, presorted_sides.outer) = (by_key(o), true);
+        }
+        let mut p = Planner { coord: self.coord, servers: std::mem::take(servers), gating: vec![], force_index: false };
+        p.force_index = presorted_sides.outer_index;
         let outer = p.side(o.rel, o.name, o.conjuncts, &o.used, outer_order.as_ref(), self.at);
+        p.force_index = false;
         let inner = p.side(i.rel, i.name, i.conjuncts, &i.used, inner_order.as_ref(), self.at);
         *servers = p.servers;
         let (outer, inner) = (outer?, inner?);
@@ -904,10 +916,13 @@ struct JoinPath {
 struct Presorted {
     outer: bool,
     inner: bool,
+    /// A Merge Join's outer side is a local table read through its index in the
+    /// merge key's order (`match_unsorted_outer` over that presorted index path).
+    outer_index: bool,
 }
 
 impl Presorted {
-    const NONE: Presorted = Presorted { outer: false, inner: false };
+    const NONE: Presorted = Presorted { outer: false, inner: false, outer_index: false };
 }
 
 /// A path's ordering (its pathkeys), as far as the sandbox tells them apart.
@@ -1266,6 +1281,9 @@ struct Planner<'a> {
     /// The query's pseudoconstant quals (`shippable::is_pseudoconstant`): each scan
     /// is gated by them (`gate`).
     gating: Vec<Expr>,
+    /// An ordered local scan takes its presorted index path, whatever a Sort costs (a
+    /// Merge Join's outer side: `Join::outer_index_path`).
+    force_index: bool,
 }
 
 /// A leaf partition (or the relation itself) to scan, with its EXPLAIN names.
@@ -1487,7 +1505,7 @@ impl<'a> Planner<'a> {
                     used: &used,
                     where_cols: &where_cols,
                 };
-                let (plan, presorted) = super::indxpath::ordered_scan(self.coord, &req, seq, keys, l.limit);
+                let (plan, presorted) = super::indxpath::ordered_scan(self.coord, &req, seq, keys, l.limit, false);
                 let plan = self.gate(plan);
                 let sort = if presorted { None } else { sort.clone() };
                 return Ok(finish(plan, sort, targets, l.limit));
@@ -1677,7 +1695,7 @@ impl<'a> Planner<'a> {
         let seq = self.local_scan(leaf, conjuncts, used, where_cols);
         let req = super::indxpath::ScanRequest { rel: leaf.rel, name: leaf.name.clone(), conjuncts, used, where_cols };
         let plan = match order {
-            Some(keys) => match super::indxpath::ordered_scan(self.coord, &req, seq, keys, None) {
+            Some(keys) => match super::indxpath::ordered_scan(self.coord, &req, seq, keys, None, self.force_index) {
                 (plan, true) => plan,
                 (plan, false) => Plan::Sort { child: Box::new(plan), keys: keys.clone() },
             },

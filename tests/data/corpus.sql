@@ -579,7 +579,6 @@ select id, amount from h where id < 10;
 
 -- [settings join hash local] enable_hashjoin off in a join
 set enable_hashjoin = off;
--- known: plan — PostgreSQL's Merge Join reads loc through its index (an Index Scan, presorted, with the Index Cond), outer; the sandbox has no index paths for a join's sides and sorts a Seq Scan of loc
 select h.id, h.name, loc.qty from h join loc on h.id = loc.id where loc.id < 30;
 
 -- [settings join hash list] enable_partitionwise_join on, two tables partitioned differently: no partitionwise join
