@@ -36,7 +36,7 @@
 
 use super::catalog::{Node, RelKind, Relation};
 use crate::plan::costsize::{cost_plan, CostParams, Estimate};
-use crate::plan::{BinOp, Expr, Plan, ScanName, SortKey};
+use crate::plan::{BinOp, Expr, NestParam, Plan, ScanName, SortKey};
 use crate::types::Column;
 
 /// One local leaf's scan as the planner asks for it: its columns (`used`, the ones
@@ -134,6 +134,7 @@ fn index_paths(req: &ScanRequest, key: usize, desc: Option<bool>, p: &CostParams
             alias: req.name.clone(),
             index_only,
             quals: index_quals.clone(),
+            nest_param: None,
         },
         req,
         &read,
@@ -220,4 +221,38 @@ pub(super) fn ordered_scan(
         }
     }
     (cheapest, false)
+}
+
+/// A Nested Loop's inner side as an Index Scan of `req`'s table parameterized by its
+/// index on `key` (`build_index_paths` with the join clause as an index clause,
+/// `get_baserel_parampathinfo`): its Index Cond is `key = ` the outer row's key
+/// (`outer_key`, as EXPLAIN names it) and the index quals among the side's own
+/// conjuncts; the rest are its Filter.
+pub(super) fn param_scan(coord: &Node, req: &ScanRequest, key: usize, outer_key: String) -> Plan {
+    let p = CostParams::from_settings(&|n| coord.setting(n).map(str::to_string));
+    let mut read = read_columns(req);
+    if !read.contains(&key) {
+        read.push(key);
+        read.sort_unstable();
+    }
+    let map = super::planner::remap(&read, req.rel.columns.len());
+    let (mut quals, mut rest) = (vec![], vec![]);
+    for c in req.conjuncts {
+        match match_clause_to_index(c, key) {
+            Some(q) => quals.push(super::planner::rewrite(&q, &map)),
+            None => rest.push(c.clone()),
+        }
+    }
+    let all = req.rel.columns();
+    let scan = Plan::IndexScan {
+        table: req.rel.name.clone(),
+        columns: read.iter().map(|&c| all[c].clone()).collect(),
+        column: key,
+        desc: false,
+        alias: req.name.clone(),
+        index_only: p.enable_indexonlyscan && read.iter().all(|&c| c == key),
+        quals,
+        nest_param: Some(NestParam { no: 0, outer: outer_key }),
+    };
+    wrap(scan, req, &read, &rest)
 }

@@ -650,16 +650,20 @@ impl Join<'_> {
                 // (`generate_mergejoin_paths`' presorted inner paths).
                 let mut variants = vec![];
                 if ordered_outer && matches!(method, Method::NestLoop { .. }) {
-                    variants.push((Presorted { outer: true, inner: false, outer_index: false }, Order::Query));
+                    variants.push((Presorted { outer: true, inner: false, ..Presorted::NONE }, Order::Query));
+                }
+                // A local inner side looked up by its index for each outer row.
+                if method == (Method::NestLoop { material: false }) && self.inner_param_path(swapped) {
+                    variants.push((Presorted { inner_param: true, ..Presorted::NONE }, Order::None));
                 }
                 // A local outer side presorted by its index on the merge key.
                 if method == Method::Merge && self.outer_index_path(swapped) {
                     variants.push((Presorted { outer_index: true, ..Presorted::NONE }, Order::JoinKey));
                 }
                 if ordered_outer && method == Method::Merge && self.order_by_join_key(l, swapped) {
-                    variants.push((Presorted { outer: true, inner: false, outer_index: false }, Order::JoinKey));
+                    variants.push((Presorted { outer: true, inner: false, ..Presorted::NONE }, Order::JoinKey));
                     if self.side_order(l, swapped).is_some() {
-                        variants.push((Presorted { outer: true, inner: true, outer_index: false }, Order::JoinKey));
+                        variants.push((Presorted { outer: true, inner: true, ..Presorted::NONE }, Order::JoinKey));
                     }
                 }
                 for (presorted, order) in variants {
@@ -759,6 +763,13 @@ impl Join<'_> {
         matches!(&o.rel.kind, RelKind::Table(t) if t.index_on(o.key).is_some())
     }
 
+    /// Has the inner side (FROM's first relation when `swapped`) a parameterized index
+    /// path for a Nested Loop: a local table with an index on its key?
+    fn inner_param_path(&self, swapped: bool) -> bool {
+        let i = &self.sides[!swapped as usize];
+        matches!(&i.rel.kind, RelKind::Table(t) if t.index_on(i.key).is_some())
+    }
+
     /// The join's type with the outer side this order gives it.
     fn node_join_type(&self, swapped: bool) -> JoinType {
         if swapped {
@@ -813,7 +824,18 @@ impl Join<'_> {
         p.force_index = presorted_sides.outer_index;
         let outer = p.side(o.rel, o.name, o.conjuncts, &o.used, outer_order.as_ref(), self.at);
         p.force_index = false;
-        let inner = p.side(i.rel, i.name, i.conjuncts, &i.used, inner_order.as_ref(), self.at);
+        let inner = match presorted_sides.inner_param {
+            // Its key compared with the outer row's, `o.name.key` (indxpath.rs).
+            true => {
+                let outer_key = format!(
+                    "{}.{}",
+                    crate::sql_text::quote_identifier(o.name),
+                    crate::sql_text::quote_identifier(&o.rel.columns[o.key].name)
+                );
+                Ok(p.param_side(i, outer_key))
+            }
+            false => p.side(i.rel, i.name, i.conjuncts, &i.used, inner_order.as_ref(), self.at),
+        };
         *servers = p.servers;
         let (outer, inner) = (outer?, inner?);
         // Join numbering → the join's output (the outer's used columns, then the inner's).
@@ -919,10 +941,13 @@ struct Presorted {
     /// A Merge Join's outer side is a local table read through its index in the
     /// merge key's order (`match_unsorted_outer` over that presorted index path).
     outer_index: bool,
+    /// A Nested Loop's inner side is a local table's Index Scan parameterized by the
+    /// join key (`match_unsorted_outer` over the inner's parameterized path).
+    inner_param: bool,
 }
 
 impl Presorted {
-    const NONE: Presorted = Presorted { outer: false, inner: false, outer_index: false };
+    const NONE: Presorted = Presorted { outer: false, inner: false, outer_index: false, inner_param: false };
 }
 
 /// A path's ordering (its pathkeys), as far as the sandbox tells them apart.
@@ -1605,6 +1630,23 @@ impl<'a> Planner<'a> {
         };
         self.run_time_pruning(rel, conjuncts, &mut plan, at)?;
         Ok(plan)
+    }
+
+    /// A Nested Loop's inner side `s` (a local table) as an Index Scan parameterized
+    /// by its join key, equal to `outer_key` (indxpath.rs).
+    fn param_side(&self, s: &JoinSide, outer_key: String) -> Plan {
+        let mut where_cols: Vec<usize> = s.conjuncts.iter().flat_map(|c| columns_of(c, s.rel.columns.len())).collect();
+        where_cols.sort_unstable();
+        where_cols.dedup();
+        let name = (s.name != s.rel.name).then(|| ScanName { alias: s.name.to_string(), parent: None });
+        let req = super::indxpath::ScanRequest {
+            rel: s.rel,
+            name,
+            conjuncts: s.conjuncts,
+            used: &s.used,
+            where_cols: &where_cols,
+        };
+        self.gate(super::indxpath::param_scan(self.coord, &req, s.key, outer_key))
     }
 
     fn partitionwise(&self, rel: &Relation, l: &Layers) -> bool {

@@ -220,13 +220,19 @@ pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<Plan
         Plan::SeqScan { table, columns, alias } => {
             Box::new(node_seqscan::SeqScanState::init(table, columns, ctx)?.named(alias.clone()))
         }
-        Plan::IndexScan { table, columns, column, desc, alias, index_only: false, quals } => Box::new(
-            node_indexscan::IndexScanState::init(table, columns, *column, *desc, quals, ctx)?.named(alias.clone()),
-        ),
-        Plan::IndexScan { table, columns, column, desc, alias, index_only: true, quals } => Box::new(
-            node_indexonlyscan::IndexOnlyScanState::init(table, columns, *column, *desc, quals, ctx)?
-                .named(alias.clone()),
-        ),
+        Plan::IndexScan { table, columns, column, desc, alias, index_only: false, quals, nest_param } => {
+            let conds = (quals.as_slice(), nest_param.as_ref());
+            Box::new(
+                node_indexscan::IndexScanState::init(table, columns, *column, *desc, conds, ctx)?.named(alias.clone()),
+            )
+        }
+        Plan::IndexScan { table, columns, column, desc, alias, index_only: true, quals, nest_param } => {
+            let conds = (quals.as_slice(), nest_param.as_ref());
+            Box::new(
+                node_indexonlyscan::IndexOnlyScanState::init(table, columns, *column, *desc, conds, ctx)?
+                    .named(alias.clone()),
+            )
+        }
         Plan::BitmapHeapScan { table, columns, alias, recheck, types, child } => {
             let child = init_plan(child, ctx, es)?;
             Box::new(
@@ -320,6 +326,7 @@ pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<Plan
             let mut n = node_nestloop::NestLoopState::init(o, i, outer_key.clone(), inner_key.clone(), widths);
             n.filter_inner_first = *filter_inner_first;
             n.join_type = *join_type;
+            n.nest_param = nest_param_of(inner);
             Box::new(n)
         }
     };
@@ -431,6 +438,16 @@ pub fn explain_tree(ps: &PlanState, es: &EState, relationship: Option<&str>) -> 
     // (`instrument::explain`).
     e.children.extend(node_subplan::explain_init_plans(es, ps.id));
     e
+}
+
+/// The Nested Loop parameter a parameterized inner side reads: its Index Scan's,
+/// under the filter and projection Results over it.
+fn nest_param_of(inner: &Plan) -> Option<usize> {
+    match inner {
+        Plan::IndexScan { nest_param, .. } => nest_param.as_ref().map(|p| p.no),
+        Plan::Result { child, .. } => nest_param_of(child),
+        _ => None,
+    }
 }
 
 /// The highest column an expression reads (0 when it reads none).

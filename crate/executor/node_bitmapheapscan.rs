@@ -56,7 +56,7 @@ impl BitmapIndexScanState {
         let table = ctx.catalog.get(name).ok_or_else(|| format!("relation \"{name}\" does not exist"))?;
         let key =
             table.columns.get(column).ok_or_else(|| format!("relation \"{name}\" has no column {}", column + 1))?;
-        let cursor = IndexCursor::init(name, std::slice::from_ref(key), column, false, quals, ctx)?;
+        let cursor = IndexCursor::init(name, std::slice::from_ref(key), column, false, quals, None, ctx)?;
         Ok(BitmapIndexScanState { cursor, cond: cond.to_vec(), ncols, slot: Vec::new() })
     }
 }

@@ -19,7 +19,7 @@ use super::node_indexscan::{explain_index, IndexCursor};
 use super::{ExecNode, ExecStatus, InitContext};
 use crate::executor::estate::{EState, ExecResult};
 use crate::instrument::ExplainNode;
-use crate::plan::{Expr, ScanName};
+use crate::plan::{Expr, NestParam, ScanName};
 use crate::types::{Column, Datum};
 
 #[derive(Clone)]
@@ -37,10 +37,10 @@ impl IndexOnlyScanState {
         columns: &[Column],
         column: usize,
         desc: bool,
-        quals: &[Expr],
+        (quals, nest_param): (&[Expr], Option<&NestParam>),
         ctx: &InitContext,
     ) -> Result<IndexOnlyScanState, String> {
-        let cursor = IndexCursor::init(name, columns, column, desc, quals, ctx)?;
+        let cursor = IndexCursor::init(name, columns, column, desc, quals, nest_param, ctx)?;
         if cursor.projection.iter().any(|&c| c != column) {
             return Err(format!("internal error: an Index Only Scan of \"{name}\" returns a column its index lacks"));
         }

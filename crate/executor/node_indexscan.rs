@@ -25,7 +25,7 @@
 use super::{ExecNode, ExecStatus, InitContext};
 use crate::executor::estate::{EState, ExecResult};
 use crate::instrument::ExplainNode;
-use crate::plan::{Expr, ScanName};
+use crate::plan::{Expr, NestParam, ScanName};
 use crate::types::{Column, Datum, Table};
 use std::rc::Rc;
 
@@ -40,6 +40,12 @@ pub struct IndexCursor {
     pub projection: Vec<usize>,
     /// The Index Cond, over the scan's columns.
     quals: Vec<Expr>,
+    /// A parameterized scan: the Nested Loop's parameter the key must equal, and the
+    /// key's position among the scan's columns.
+    nest_param: Option<(NestParam, usize)>,
+    /// This pass's entries, `[start, end)` of the index's order (the key equal to the
+    /// parameter), fixed at the pass's first entry; the whole index without one.
+    range: Option<(usize, usize)>,
     next: usize,
     pub slot: Vec<Datum>,
 }
@@ -51,6 +57,7 @@ impl IndexCursor {
         column: usize,
         desc: bool,
         quals: &[Expr],
+        nest_param: Option<&NestParam>,
         ctx: &InitContext,
     ) -> Result<IndexCursor, String> {
         let table = ctx.catalog.get(name).ok_or_else(|| format!("relation \"{name}\" does not exist"))?.clone();
@@ -67,14 +74,53 @@ impl IndexCursor {
                     .ok_or_else(|| format!("column \"{}\" of relation \"{name}\" does not exist", c.name))
             })
             .collect::<Result<Vec<usize>, String>>()?;
-        Ok(IndexCursor { table, index, desc, projection, quals: quals.to_vec(), next: 0, slot: Vec::new() })
+        let nest_param = match nest_param {
+            Some(p) => {
+                let at = projection.iter().position(|&c| c == column);
+                let at =
+                    at.ok_or_else(|| format!("internal error: a parameterized scan of \"{name}\" without its key"))?;
+                Some((p.clone(), at))
+            }
+            None => None,
+        };
+        Ok(IndexCursor {
+            table,
+            index,
+            desc,
+            projection,
+            quals: quals.to_vec(),
+            nest_param,
+            range: None,
+            next: 0,
+            slot: Vec::new(),
+        })
+    }
+
+    /// The entries this pass reads: with a parameter, those whose key equals its value
+    /// (`_bt_first`'s descent to the first, `_bt_checkkeys` stopping after the last;
+    /// none for NULL, which `=` never matches); else all of them.
+    fn pass_range(&self, es: &EState) -> (usize, usize) {
+        let index = &self.table.indexes[self.index];
+        let Some((p, _)) = &self.nest_param else { return (0, index.order.len()) };
+        let value = es.nest_params.get(p.no).cloned().unwrap_or(Datum::Null);
+        if value.is_null() {
+            return (0, 0);
+        }
+        let key = |r: &u32| &self.table.row(*r as usize)[index.column];
+        let start = index.order.partition_point(|r| key(r) < &value);
+        let end = index.order.partition_point(|r| key(r) <= &value);
+        (start, end)
     }
 
     /// The next entry satisfying the Index Cond: its row number, its columns in `slot`.
     pub fn next(&mut self, es: &mut EState) -> Option<usize> {
+        let (start, end) = match self.range {
+            Some(r) => r,
+            None => *self.range.insert(self.pass_range(es)),
+        };
         let order = &self.table.indexes[self.index].order;
-        while self.next < order.len() {
-            let pos = if self.desc { order.len() - 1 - self.next } else { self.next };
+        while start + self.next < end {
+            let pos = if self.desc { end - 1 - self.next } else { start + self.next };
             self.next += 1;
             let row_no = order[pos] as usize;
             let row = self.table.row(row_no);
@@ -91,6 +137,7 @@ impl IndexCursor {
 
     pub fn rescan(&mut self) {
         self.next = 0;
+        self.range = None;
     }
 
     /// The index's name as PostgreSQL makes it for `CREATE INDEX ON t (c)`.
@@ -102,7 +149,15 @@ impl IndexCursor {
     /// resolves a scan's conditions.
     pub fn cond_text(&self) -> Option<String> {
         let refs: Vec<String> = (0..self.projection.len()).map(|i| format!("${i}")).collect();
-        cond_text(&self.quals, &refs)
+        let own = cond_text(&self.quals, &refs);
+        // The join clause first, as PostgreSQL's parameterized path lists it.
+        let Some((p, at)) = &self.nest_param else { return own };
+        let param = format!("(${at} = {})", p.outer);
+        Some(match (own, self.quals.len()) {
+            (None, _) => param,
+            (Some(o), 1) => format!("({param} AND {o})"),
+            (Some(o), _) => format!("({param} AND {})", &o[1..o.len() - 1]),
+        })
     }
 
     /// The scan's columns as EXPLAIN's Output.
@@ -139,10 +194,11 @@ impl IndexScanState {
         columns: &[Column],
         column: usize,
         desc: bool,
-        quals: &[Expr],
+        (quals, nest_param): (&[Expr], Option<&NestParam>),
         ctx: &InitContext,
     ) -> Result<IndexScanState, String> {
-        Ok(IndexScanState { cursor: IndexCursor::init(name, columns, column, desc, quals, ctx)?, desc, name: None })
+        let cursor = IndexCursor::init(name, columns, column, desc, quals, nest_param, ctx)?;
+        Ok(IndexScanState { cursor, desc, name: None })
     }
 
     pub fn named(mut self, name: Option<ScanName>) -> IndexScanState {

@@ -270,9 +270,17 @@ pub fn cost_plan(plan: &Plan, cat: &dyn CostCatalog, p: &CostParams) -> Vec<Esti
     }
     let mut setop = Vec::new();
     setop_appends(top, &mut setop);
-    let c =
-        Model { cat, p, setop, project: Default::default(), in_append: Default::default(), rels: Default::default() }
-            .node(plan, None);
+    let c = Model {
+        cat,
+        p,
+        setop,
+        project: Default::default(),
+        in_append: Default::default(),
+        rels: Default::default(),
+        loop_count: Default::default(),
+        plain_params: Default::default(),
+    }
+    .node(plan, None);
     let mut out = vec![];
     flatten(&c, &mut out);
     out
@@ -332,6 +340,12 @@ struct Model<'a> {
     in_append: std::cell::Cell<bool>,
     /// Relations looked up so far (a table's pages are counted once per plan).
     rels: std::cell::RefCell<std::collections::HashMap<String, Option<Rc<RelInfo>>>>,
+    /// Costing a Nested Loop's parameterized inner side: the outer rows, the times it
+    /// is scanned (`cost_index`'s `loop_count`; 0 or 1: once).
+    loop_count: std::cell::Cell<f64>,
+    /// Cost a parameterized scan as its relation's plain scan (the join's size comes
+    /// from the relations' rows, not the parameterized path's: `set_joinrel_size_estimates`).
+    plain_params: std::cell::Cell<bool>,
 }
 
 /// `cost_qual_eval`: one `cpu_operator_cost` per operator or function evaluated per
@@ -348,6 +362,16 @@ pub fn qual_cost(e: &Expr, p: &CostParams) -> f64 {
         Expr::Bin(_, l, r) => p.cpu_operator_cost + qual_cost(l, p) + qual_cost(r, p),
         Expr::Not(x) | Expr::IsNull(x, _) => qual_cost(x, p),
         Expr::Func(_, args) => p.cpu_operator_cost + args.iter().map(|a| qual_cost(a, p)).sum::<f64>(),
+    }
+}
+
+/// Is this a Nested Loop's parameterized inner side (an Index Scan with a parameter,
+/// under its filter and projection)?
+fn has_nest_param(plan: &Plan) -> bool {
+    match plan {
+        Plan::IndexScan { nest_param, .. } => nest_param.is_some(),
+        Plan::Result { child, .. } => has_nest_param(child),
+        _ => false,
     }
 }
 
@@ -522,9 +546,10 @@ impl Model<'_> {
                 let names: Vec<&str> = columns.iter().map(|c| c.name.as_str()).collect();
                 self.seqscan(table, &names, alias.is_some())
             }
-            Plan::IndexScan { table, columns, column, quals, alias, .. } => {
+            Plan::IndexScan { table, columns, column, quals, alias, nest_param, .. } => {
                 let names: Vec<&str> = columns.iter().map(|c| c.name.as_str()).collect();
-                self.indexscan(table, &names, *column, quals, alias.is_some())
+                let param = nest_param.is_some() && !self.plain_params.get();
+                self.indexscan(table, &names, (*column, quals, param), alias.is_some())
             }
             Plan::BitmapHeapScan { table, columns, alias, recheck, child, .. } => {
                 let names: Vec<&str> = columns.iter().map(|c| c.name.as_str()).collect();
@@ -766,19 +791,35 @@ impl Model<'_> {
     }
 
     /// `cost_index` (`plan::indexcost`): an Index Scan or Index Only Scan of `table`'s
-    /// index on `column` with `quals` (over `names`) as its Index Cond; a filter above
-    /// is costed per fetched row by the Result ([`Model::result`]).
-    fn indexscan(&self, table: &str, names: &[&str], column: usize, quals: &[Expr], via_parent: bool) -> Costed {
+    /// index on `column` with `quals` (over `names`) as its Index Cond, and with
+    /// `param` the join clause `key = $outer` too, scanned `loop_count` times; a
+    /// filter above is costed per fetched row by the Result ([`Model::result`]).
+    fn indexscan(
+        &self,
+        table: &str,
+        names: &[&str],
+        (column, quals, param): (usize, &[Expr], bool),
+        via_parent: bool,
+    ) -> Costed {
         let mut c = self.seqscan(table, names, via_parent);
         let (Some(rel), Some((pages, tuples))) = (self.rel(table), c.seq.take()) else { return c };
         let Some(index) = rel.indexes.iter().find(|i| i.column == column) else { return c };
         let var = |i: usize| -> VarData<'_> {
             c.vars.get(i).and_then(|v| v.as_ref()).map_or(VarData::none(tuples), |v| v.data())
         };
-        let sel = if quals.is_empty() { 1.0 } else { selectivity::clauselist_selectivity(quals, &var, tuples) };
+        let mut quals = quals.to_vec();
+        let key_at = rel.columns.get(column).and_then(|k| names.iter().position(|n| *n == k.0));
+        if let (true, Some(at)) = (param, key_at) {
+            // The join clause's selectivity as a comparison with an unknown value
+            // (`var_eq_non_const`), the parameterized path's rows.
+            let ty = rel.columns[column].1;
+            quals.insert(0, Expr::bin(BinOp::Eq, Expr::Col(at), Expr::Param(1, ty, None)));
+        }
+        let sel = if quals.is_empty() { 1.0 } else { selectivity::clauselist_selectivity(&quals, &var, tuples) };
         let corr = rel.columns.get(column).and_then(|c| c.2.as_ref()).and_then(|s| s.correlation).unwrap_or(0.0);
-        let ic = super::indexcost::btcostestimate(index, tuples, sel, quals.len(), corr, 1.0, self.p);
-        let (mut startup, mut total) = super::indexcost::cost_index(&ic, index, pages, tuples, 1.0, self.p);
+        let loops = if param { self.loop_count.get().max(1.0) } else { 1.0 };
+        let ic = super::indexcost::btcostestimate(index, tuples, sel, quals.len(), corr, loops, self.p);
+        let (mut startup, mut total) = super::indexcost::cost_index(&ic, index, pages, tuples, loops, self.p);
         if !self.p.enable_indexscan {
             startup += DISABLE_COST;
             total += DISABLE_COST;
@@ -1381,7 +1422,19 @@ impl Model<'_> {
     fn nestloop(&self, outer: &Plan, inner: &Plan, (outer_key, inner_key): (&Expr, &Expr), jt: JoinType) -> Costed {
         let p = self.p;
         let o = self.node(outer, None);
+        // A parameterized inner side (`final_cost_nestloop` over its path): scanned
+        // once per outer row, its join clause in its Index Cond, no Join Filter. The
+        // join's size is the relations' (the inner relation's plain rows).
+        let param = has_nest_param(inner);
+        let plain = param.then(|| {
+            self.plain_params.set(true);
+            let plain = self.node(inner, None);
+            self.plain_params.set(false);
+            plain
+        });
+        self.loop_count.set(if param { o.est.rows } else { 1.0 });
         let i = self.node(inner, None);
+        self.loop_count.set(1.0);
         let var = |c: &Costed, e: &Expr| {
             if let Expr::Col(k) = e {
                 self.out_vars(c).get(*k).cloned().flatten()
@@ -1389,11 +1442,12 @@ impl Model<'_> {
                 None
             }
         };
-        let (ov, iv) = (var(&o, outer_key), var(&i, inner_key));
-        let (none_o, none_i) = (VarData::none(o.est.rows), VarData::none(i.est.rows));
+        let sized = plain.as_ref().unwrap_or(&i);
+        let (ov, iv) = (var(&o, outer_key), var(sized, inner_key));
+        let (none_o, none_i) = (VarData::none(o.est.rows), VarData::none(sized.est.rows));
         let od = ov.as_ref().map_or(none_o, Var::data);
         let id = iv.as_ref().map_or(none_i, Var::data);
-        let rows = join_rows(o.est.rows, i.est.rows, selectivity::eqjoinsel(&od, &id), jt);
+        let rows = join_rows(o.est.rows, sized.est.rows, selectivity::eqjoinsel(&od, &id), jt);
         let (outer_rows, inner_rows) = (o.est.rows, i.est.rows);
         // Each of the outer_rows - 1 rescans costs its startup and its run: its total.
         let (_, rescan_total) = cost_rescan(inner, &i.est, p);
@@ -1406,7 +1460,8 @@ impl Model<'_> {
         if outer_rows > 1.0 {
             run += (outer_rows - 1.0) * rescan_total;
         }
-        run += (p.cpu_tuple_cost + p.cpu_operator_cost) * outer_rows * inner_rows;
+        let join_qual = if param { 0.0 } else { p.cpu_operator_cost };
+        run += (p.cpu_tuple_cost + join_qual) * outer_rows * inner_rows;
         let mut widths = o.widths.clone();
         widths.extend(i.widths.iter().copied());
         let mut vars = o.vars.clone();
@@ -1613,6 +1668,8 @@ pub fn mergejoin_materializes(join: &Plan, cat: &dyn CostCatalog, p: &CostParams
         project: Default::default(),
         in_append: Default::default(),
         rels: Default::default(),
+        loop_count: Default::default(),
+        plain_params: Default::default(),
     };
     let (o, i) = (model.node(outer, None), model.node(inner, None));
     let m = model.merge_terms(&o, &i, (outer_key, inner_key), *join_type);

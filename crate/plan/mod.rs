@@ -736,6 +736,11 @@ pub enum Plan {
         index_only: bool,
         #[serde(skip)]
         quals: Vec<Expr>,
+        /// A parameterized scan (a Nested Loop's inner side): one more Index Cond,
+        /// `key = ` the outer row's join key, which the Nested Loop above sets before
+        /// each pass.
+        #[serde(skip)]
+        nest_param: Option<NestParam>,
     },
     /// Bitmap Heap Scan (`executor::node_bitmapheapscan`): the rows whose row numbers
     /// its child, a `BitmapIndexScan` of the same table, collected, read in heap
@@ -903,6 +908,15 @@ pub enum Plan {
         ncols: usize,
         first_flag: i64,
     },
+}
+
+/// A Nested Loop's parameter in its inner Index Scan's Index Cond (PostgreSQL's
+/// `NestLoopParam`): its number in `EState::nest_params`, and the outer column it
+/// stands for as EXPLAIN prints it (`h.id`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct NestParam {
+    pub no: usize,
+    pub outer: String,
 }
 
 /// What a sublink asks of its subquery (PostgreSQL's `SubLinkType`, the kinds the

@@ -36,6 +36,7 @@ pub fn use_indexes(plan: Plan, catalog: &Catalog) -> Plan {
                             alias: None,
                             index_only: false,
                             quals: vec![],
+                            nest_param: None,
                         };
                     }
                 }

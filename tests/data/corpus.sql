@@ -978,7 +978,6 @@ set enable_hashjoin = off;
 select l.id, l.region, loc.cat from l join loc on l.id = loc.id where loc.qty > 5;
 
 -- [join method settings list local index] hash and merge joins off
--- known: plan — PostgreSQL's Nested Loop looks loc up by its index for each outer row (a parameterized Index Scan); the sandbox has no parameterized paths and rescans a Materialize of loc
 set enable_hashjoin = off;
 set enable_mergejoin = off;
 select l.id, l.region, loc.cat from l join loc on l.id = loc.id where loc.qty > 5;
