@@ -760,7 +760,21 @@ impl Join<'_> {
     /// path for a Merge Join: a local table with an index on its key?
     fn outer_index_path(&self, swapped: bool) -> bool {
         let o = &self.sides[swapped as usize];
-        matches!(&o.rel.kind, RelKind::Table(t) if t.index_on(o.key).is_some())
+        self.local_leaf(o) == Some(true)
+    }
+
+    /// Does the side scan one local table (the relation itself, or the one partition
+    /// pruning leaves: an appendrel of one child has that child's paths), and has it
+    /// an index on the side's key? None: not one local table.
+    fn local_leaf(&self, s: &JoinSide) -> Option<bool> {
+        let p = Planner { coord: self.coord, servers: vec![], gating: vec![], force_index: false };
+        match p.leaves(s.rel, s.conjuncts).as_slice() {
+            [leaf] => match &leaf.kind {
+                RelKind::Table(t) => Some(t.index_on(s.key).is_some()),
+                _ => None,
+            },
+            _ => None,
+        }
     }
 
     /// Has the inner side (FROM's first relation when `swapped`) a parameterized index
@@ -811,9 +825,8 @@ impl Join<'_> {
         // a Sort, by cost (generate_mergejoin_paths); its outer side by its index
         // when the path says so (indxpath.rs).
         let mut presorted_sides = presorted_sides;
-        let by_key = |s: &JoinSide| {
-            matches!(s.rel.kind, RelKind::Table(_)).then(|| vec![SortKey { expr: s.key_output(), desc: false }])
-        };
+        let by_key =
+            |s: &JoinSide| self.local_leaf(s).is_some().then(|| vec![SortKey { expr: s.key_output(), desc: false }]);
         if method == Method::Merge && inner_order.is_none() && by_key(i).is_some() {
             (inner_order, presorted_sides.inner) = (by_key(i), true);
         }

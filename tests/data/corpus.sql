@@ -1415,3 +1415,35 @@ select id from loc;
 -- [index local settings agg] enable_seqscan off, no column read: count(*) over a full Index Only Scan
 set enable_seqscan = off;
 select count(*) from loc;
+
+-- [index join settings local foreign] hash and merge joins off: a parameterized Index Scan per foreign row
+set enable_hashjoin = off;
+set enable_mergejoin = off;
+select f.id, loc.cat from f join loc on f.id = loc.id where f.id < 40;
+
+-- [index join settings left list local] a LEFT JOIN whose nullable side is looked up by its index
+set enable_hashjoin = off;
+set enable_mergejoin = off;
+select l.id, loc.qty from l left join loc on l.id = loc.id where l.id < 20;
+
+-- [index join settings list local] the parameter and a range of the key together in the Index Cond
+set enable_hashjoin = off;
+set enable_mergejoin = off;
+select l.id, l.qty, loc.cat from l join loc on l.id = loc.id where loc.id < 100;
+
+-- [index join settings list local] only the key of the inner side: a parameterized Index Only Scan
+set enable_hashjoin = off;
+set enable_mergejoin = off;
+select l.id, l.region from l join loc on l.id = loc.id;
+
+-- [index join settings hash local] hash joins off: a Merge Join reading the local table in index order
+set enable_hashjoin = off;
+select loc.id, h.name from loc join h on loc.id = h.id where loc.id < 20;
+
+-- [index join settings range local] a Merge Join of the range table's local partition and the local table
+set enable_hashjoin = off;
+set enable_nestloop = off;
+select r.k, loc.cat from r join loc on r.k = loc.id where r.k < 40;
+
+-- [index join order limit local foreign] ORDER BY the local key with LIMIT over a join
+select loc.id, f.val from loc join f on loc.id = f.id order by loc.id limit 5;
