@@ -1224,6 +1224,12 @@ impl Cluster {
             ));
         }
         let s = self.sample(n, name, 300 * target, at)?;
+        if vacuum {
+            // lazy_scan_heap: a table without dead tuples has every page all-visible.
+            if let Some(RelKind::Table(t)) = self.nodes[n].relation_mut(name).map(|r| &mut r.kind) {
+                t.all_visible = true;
+            }
+        }
         let st = if analyze {
             stats::analyze_sample(&s.types, &s.sample, s.rows as f64, s.pages, target)
         } else {
@@ -1323,6 +1329,8 @@ impl crate::plan::costsize::CostCatalog for Node {
                 curpages: stats::heap_pages(&types, (0..t.nrows()).map(|i| t.row(i))) as f64,
                 relpages,
                 reltuples,
+                // relallvisible / curpages (estimate_rel_size): all or none here.
+                allvisfrac: if t.all_visible { 1.0 } else { 0.0 },
             },
             RelKind::Foreign { server, .. } => {
                 let option = |k: &str, d: f64| {

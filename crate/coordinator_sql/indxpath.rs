@@ -15,6 +15,12 @@
 //!   an Index Cond, or the index-only full scan: `create_index_paths` hands every
 //!   path without pathkeys to the bitmap paths).
 //!
+//! For a join (`planner::Join`), the same paths serve its sides: a Merge Join's local
+//! side read in its key's order through its index ([`ordered_scan`], forced for the
+//! outer side of `match_unsorted_outer`'s presorted path), and a Nested Loop's inner
+//! side as an Index Scan **parameterized** by the join key ([`param_scan`]: Index
+//! Cond `(loc.id = h.id)`, the outer row's value set before each rescan).
+//!
 //! Each is costed by `plan::costsize` (`cost_index`, `cost_bitmap_heap_scan`:
 //! `plan::indexcost`) with the quals that are not the index's as its Filter, and the
 //! cheapest total wins (`set_cheapest`); for an ordered scan the presorted index path
@@ -29,10 +35,12 @@
 //!   PostgreSQL, so a disabled path is still taken when it is the only one.
 //!
 //! Where it departs from PostgreSQL: indexes have one key column; no `IS NULL`,
-//! `= ANY (…)` or `LIKE` Index Cond, no BitmapAnd / BitmapOr of several indexes, no
-//! parameterized paths for a join's inner side; ties in cost keep the first path
-//! built (Seq Scan, then index, then bitmap) where `add_path`'s fuzzy comparison may
-//! keep another.
+//! `= ANY (…)` or `LIKE` Index Cond, no BitmapAnd / BitmapOr of several indexes; a
+//! parameterized path only for a plain local table as a two-relation Nested Loop's
+//! inner side (no parameterized bitmap path, none through an Append of partitions, no
+//! equivalence class deriving `loc.id = 7` from `f.id = 7 AND f.id = loc.id`); ties in
+//! cost keep the first path built (Seq Scan, then index, then bitmap) where
+//! `add_path`'s fuzzy comparison may keep another.
 
 use super::catalog::{Node, RelKind, Relation};
 use crate::plan::costsize::{cost_plan, CostParams, Estimate};

@@ -67,11 +67,12 @@
 //! refused (`settings.rs`); a join's sides have their unordered path and one ordered
 //! for the query's ORDER BY (a remote ORDER BY, a Merge Append of ordered partitions:
 //! `Join::side_order`), used as a Nested Loop's outer side, and as a Merge Join's
-//! sides where that order is the merge key's, but no index path (a presorted Index
-//! Scan, a parameterized one under a Nested Loop) and no path ordered for a merge
-//! alone (postgres_fdw offers those only with `use_remote_estimate`, but a local
-//! table's index would), so the plans PostgreSQL builds on those differ (the
-//! corpus's ledger lists them); no semi or anti join (`reduce_outer_joins` does not
+//! sides where that order is the merge key's; a local table's index paths
+//! (`indxpath.rs`) are its sides' scans, its presorted Index Scan a Merge Join's side
+//! and its parameterized Index Scan a Nested Loop's inner side, but no foreign or
+//! partitioned side has a path ordered for a merge alone (postgres_fdw offers those
+//! only with `use_remote_estimate`), so the plans PostgreSQL builds on those differ
+//! (the corpus's ledger lists them); no semi or anti join (`reduce_outer_joins` does not
 //! turn a LEFT JOIN with `IS NULL` on its nullable side into one); a Merge Join
 //! merges on one equality (the others are its Join Filter); range
 //! pruning reads the first key column only, so with a multi-column range key it may
@@ -710,8 +711,8 @@ impl Join<'_> {
     /// when every key is a column of that side (the side's path ordered for the
     /// query's pathkeys, as postgres_fdw's remote ORDER BY or a Merge Append of
     /// ordered partitions gives it); None otherwise, or for a side without a
-    /// partition or table that can be ordered so (a plain local table: only an index
-    /// could, and the sandbox has no index paths for a join's sides).
+    /// partition or table that can be ordered so (a plain local table: its index
+    /// order is offered for a Merge Join's key only, `Join::build`).
     fn side_order(&self, l: &Layers, first: bool) -> Option<Vec<SortKey>> {
         let (side, other) = if first { (&self.sides[0], &self.sides[1]) } else { (&self.sides[1], &self.sides[0]) };
         if l.agg.is_some() || !matches!(side.rel.kind, RelKind::Foreign { .. } | RelKind::Partitioned { .. }) {

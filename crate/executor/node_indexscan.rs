@@ -13,6 +13,10 @@
 //! - A missing table, column or index is an error at init (ExecInitNode), not at the
 //!   first row.
 //! - Rescan starts again at the first entry.
+//! - A parameterized scan (a Nested Loop's inner side) reads, at each pass, only the
+//!   entries whose key equals `EState::nest_params[n]` as it is at the pass's first
+//!   entry (a binary search of the index, as `_bt_first` descends to them); a NULL
+//!   parameter finds none.
 //!
 //! Where it departs from PostgreSQL: nodeIndexscan.c turns the Index Cond into scan
 //! keys and descends the B-tree to the first entry that can match (`_bt_first`),

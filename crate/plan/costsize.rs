@@ -16,7 +16,7 @@
 //! | Limit | `adjust_limit_rows_costs` | |
 //! | Aggregate | `cost_agg`: plain, hashed, with `get_agg_clause_costs`' transition and final function costs and HAVING | [`agg`] |
 //! | Hash Join | `initial_cost_hashjoin` / `final_cost_hashjoin`, with `ExecChooseHashTableSize` and `estimate_hash_bucket_stats` | [`hashjoin`] |
-//! | Nested Loop | `initial_cost_nestloop` / `final_cost_nestloop`: the inner side's first scan, `cost_rescan` per further outer row, `cpu_tuple_cost + cpu_operator_cost` per pair compared (the Join Filter's `=`) | [`nestloop`] |
+//! | Nested Loop | `initial_cost_nestloop` / `final_cost_nestloop`: the inner side's first scan, `cost_rescan` per further outer row, `cpu_tuple_cost + cpu_operator_cost` per pair compared (the Join Filter's `=`); over a parameterized inner Index Scan, that scan costed for `loop_count` outer rows and `cpu_tuple_cost` per pair (no Join Filter) | [`nestloop`] |
 //! | Merge Join | `initial_cost_mergejoin` / `final_cost_mergejoin`: each input's (a Sort's `cost_sort`) share read before the first pair and until one side ends (`mergejoinscansel` from the keys' histograms and MCVs), one `=` per comparison, the inner rows read again for equal outer keys (`rescanratio`), or `cpu_operator_cost` each behind a Materialize when that is cheaper ([`mergejoin_materializes`]; that Materialize is labelled with its input's cost plus `cpu_operator_cost` per row) | `Model::mergejoin` |
 //! | Materialize | `cost_material` (`2·cpu_operator_cost` per row, pages past `work_mem`); its rescan `cost_rescan` (`cpu_operator_cost` per row) | [`cost_material`], [`cost_rescan`] |
 //! | Result (filter, select list) | folded into the node below, as PostgreSQL evaluates quals and target lists inside it: `cost_qual_eval` per input row, rows × selectivity | |
@@ -160,7 +160,7 @@ pub struct Estimate {
 pub enum RelSize {
     /// A table: its heap's pages now, and `relpages` / `reltuples` (−1: never
     /// analyzed or vacuumed).
-    Table { curpages: f64, relpages: f64, reltuples: f64 },
+    Table { curpages: f64, relpages: f64, reltuples: f64, allvisfrac: f64 },
     /// A foreign table: `relpages` / `reltuples` of its last ANALYZE (−1: never), and
     /// its server's (or its own) `fdw_startup_cost` and `fdw_tuple_cost`.
     Foreign { relpages: f64, reltuples: f64, fdw_startup_cost: f64, fdw_tuple_cost: f64 },
@@ -546,10 +546,10 @@ impl Model<'_> {
                 let names: Vec<&str> = columns.iter().map(|c| c.name.as_str()).collect();
                 self.seqscan(table, &names, alias.is_some())
             }
-            Plan::IndexScan { table, columns, column, quals, alias, nest_param, .. } => {
+            Plan::IndexScan { table, columns, column, quals, alias, nest_param, index_only, .. } => {
                 let names: Vec<&str> = columns.iter().map(|c| c.name.as_str()).collect();
                 let param = nest_param.is_some() && !self.plain_params.get();
-                self.indexscan(table, &names, (*column, quals, param), alias.is_some())
+                self.indexscan(table, &names, (*column, quals, param), (*index_only, alias.is_some()))
             }
             Plan::BitmapHeapScan { table, columns, alias, recheck, child, .. } => {
                 let names: Vec<&str> = columns.iter().map(|c| c.name.as_str()).collect();
@@ -761,7 +761,9 @@ impl Model<'_> {
         let Some(rel) = self.rel(table) else { return self.unknown(names.len()) };
         let parent = if via_parent { rel.parent.clone() } else { None };
         let (pages, tuples) = match rel.size {
-            RelSize::Table { curpages, relpages, reltuples } => Self::table_size(&rel, curpages, relpages, reltuples),
+            RelSize::Table { curpages, relpages, reltuples, .. } => {
+                Self::table_size(&rel, curpages, relpages, reltuples)
+            }
             _ => (10.0, 1000.0),
         };
         let (vars, widths) = self.scan_vars(&rel, names, tuples, tuples);
@@ -799,7 +801,7 @@ impl Model<'_> {
         table: &str,
         names: &[&str],
         (column, quals, param): (usize, &[Expr], bool),
-        via_parent: bool,
+        (index_only, via_parent): (bool, bool),
     ) -> Costed {
         let mut c = self.seqscan(table, names, via_parent);
         let (Some(rel), Some((pages, tuples))) = (self.rel(table), c.seq.take()) else { return c };
@@ -819,7 +821,13 @@ impl Model<'_> {
         let corr = rel.columns.get(column).and_then(|c| c.2.as_ref()).and_then(|s| s.correlation).unwrap_or(0.0);
         let loops = if param { self.loop_count.get().max(1.0) } else { 1.0 };
         let ic = super::indexcost::btcostestimate(index, tuples, sel, quals.len(), corr, loops, self.p);
-        let (mut startup, mut total) = super::indexcost::cost_index(&ic, index, pages, tuples, loops, self.p);
+        // An Index Only Scan skips the heap for all-visible pages.
+        let allvisfrac = match rel.size {
+            RelSize::Table { allvisfrac, .. } if index_only => allvisfrac,
+            _ => 0.0,
+        };
+        let heap = super::indexcost::Heap { pages, tuples, allvisfrac };
+        let (mut startup, mut total) = super::indexcost::cost_index(&ic, index, &heap, loops, self.p);
         if !self.p.enable_indexscan {
             startup += DISABLE_COST;
             total += DISABLE_COST;
