@@ -822,17 +822,19 @@ impl Join<'_> {
         let order = |sorted: bool, first: bool| if sorted { self.side_order(l, first) } else { None };
         let (mut outer_order, mut inner_order) =
             (order(presorted_sides.outer, !swapped), order(presorted_sides.inner, swapped));
-        // A Merge Join's local inner side ordered by its key: a presorted index path or
-        // a Sort, by cost (generate_mergejoin_paths); its outer side by its index
-        // when the path says so (indxpath.rs).
+        // A Merge Join over a presorted outer side (match_unsorted_outer's
+        // generate_mergejoin_paths): a local inner side ordered by its key, a presorted
+        // index path or a Sort, whichever costs less; its outer side by its index when
+        // the path says so (indxpath.rs). Over an unsorted outer side both are sorted
+        // (sort_inner_and_outer: the cheapest paths, then a Sort).
         let mut presorted_sides = presorted_sides;
         let by_key =
             |s: &JoinSide| self.local_leaf(s).is_some().then(|| vec![SortKey { expr: s.key_output(), desc: false }]);
-        if method == Method::Merge && inner_order.is_none() && by_key(i).is_some() {
-            (inner_order, presorted_sides.inner) = (by_key(i), true);
-        }
         if method == Method::Merge && presorted_sides.outer_index && outer_order.is_none() {
             (outer_order, presorted_sides.outer) = (by_key(o), true);
+        }
+        if method == Method::Merge && presorted_sides.outer && inner_order.is_none() && by_key(i).is_some() {
+            (inner_order, presorted_sides.inner) = (by_key(i), true);
         }
         let mut p = Planner { coord: self.coord, servers: std::mem::take(servers), gating: vec![], force_index: false };
         p.force_index = presorted_sides.outer_index;

@@ -1682,7 +1682,14 @@ pub fn mergejoin_materializes(join: &Plan, cat: &dyn CostCatalog, p: &CostParams
     let (o, i) = (model.node(outer, None), model.node(inner, None));
     let m = model.merge_terms(&o, &i, (outer_key, inner_key), *join_type);
     let sorted = matches!(inner.as_ref(), Plan::Sort { .. });
-    let marks = matches!(inner.as_ref(), Plan::Sort { .. } | Plan::IndexScan { .. } | Plan::Material { .. });
+    // An Index Scan's filter and projection are its own in PostgreSQL (the Results
+    // here), so an Index Scan under them still marks and restores.
+    let mut scan = inner.as_ref();
+    while let Plan::Result { child, .. } = scan {
+        scan = child;
+    }
+    let marks =
+        matches!(inner.as_ref(), Plan::Sort { .. } | Plan::Material { .. }) || matches!(scan, Plan::IndexScan { .. });
     if p.enable_material && m.mat_inner_cost < m.bare_inner_cost {
         return true;
     }

@@ -1447,3 +1447,13 @@ select r.k, loc.cat from r join loc on r.k = loc.id where r.k < 40;
 
 -- [index join order limit local foreign] ORDER BY the local key with LIMIT over a join
 select loc.id, f.val from loc join f on loc.id = f.id order by loc.id limit 5;
+
+-- [index join settings hash local filter] a Merge Join whose local side is read in index order with a Filter
+set enable_hashjoin = off;
+set enable_nestloop = off;
+select h.id, loc.cat from h join loc on h.id = loc.id where loc.qty = 3;
+
+-- [index join settings left foreign local] a LEFT JOIN merged with the nullable local side in index order
+set enable_hashjoin = off;
+set enable_nestloop = off;
+select f.id, loc.qty from f left join loc on f.id = loc.id where f.id < 30;
