@@ -273,12 +273,29 @@ fn resolve_outputs(n: &ExplainNode, prefix: bool) -> Outputs {
         children.first().map(|c| c.cols.clone()).unwrap_or_default()
     };
     if n.node_type == "Bitmap Heap Scan" {
-        // Its Bitmap Index Scan's Index Cond names the heap scan's columns.
+        // Its Bitmap Index Scan's Index Cond names the heap scan's columns, qualified
+        // where the heap scan's are and, marked, where VERBOSE would qualify them.
+        let own = if prefix { cols.clone() } else { qual_cols(n) };
         for c in &mut children {
-            c.cols = cols.clone();
+            c.cols = own.clone();
         }
     }
     Outputs { cols, children }
+}
+
+/// A scan's own columns as its quals name them, each marked as qualifiable with the
+/// relation's alias (`resolve_qualifiers` keeps or drops the prefix); an expression
+/// or constant as it is.
+fn qual_cols(n: &ExplainNode) -> Vec<String> {
+    let alias = n.alias().unwrap_or_default().to_string();
+    n.details
+        .iter()
+        .filter(|(k, _)| k == "Output")
+        .map(|(_, c)| match c.starts_with('(') || c.starts_with(|d: char| d.is_ascii_digit()) {
+            true => c.clone(),
+            false => qualifiable(&alias, c),
+        })
+        .collect()
 }
 
 /// For an Append or Merge Append over a partitioned table's partitions: its first
@@ -329,18 +346,20 @@ pub fn with_resolved_details(root: &ExplainNode) -> ExplainNode {
 ///   the child's `Filter:` with `Rows Removed by Filter:`, its target list the child's
 ///   Output, its row count the child's;
 /// - a Hash Join's inner child goes under a `Hash` node, as PostgreSQL's plans have it.
-fn as_postgres_prints(root: &ExplainNode) -> (ExplainNode, Outputs) {
+/// `verbose`: a scan's Filter names its columns with the relation's alias, as
+/// PostgreSQL's `show_scan_qual` does under VERBOSE (with several relations always).
+fn as_postgres_prints(root: &ExplainNode, verbose: bool) -> (ExplainNode, Outputs) {
     let outputs = resolve_outputs(root, qualified(root));
-    fold(root.clone(), outputs)
+    fold(root.clone(), outputs, verbose)
 }
 
-fn fold(n: ExplainNode, o: Outputs) -> (ExplainNode, Outputs) {
+fn fold(n: ExplainNode, o: Outputs, verbose: bool) -> (ExplainNode, Outputs) {
     // A node's InitPlans (the last children) stay with the node it folds into: the
     // node PostgreSQL attaches them to.
     let (n, o, inits) = split_init_plans(n, o);
-    let (mut folded, mut out) = fold_node(n, o);
+    let (mut folded, mut out) = fold_node(n, o, verbose);
     for (c, co) in inits {
-        let (c, co) = fold(c, co);
+        let (c, co) = fold(c, co, verbose);
         folded.children.push(c);
         out.children.push(co);
     }
@@ -411,11 +430,11 @@ fn unmark(s: &str) -> String {
     s.replace(crate::plan::PARAM_MARK, "$")
 }
 
-fn fold_node(mut n: ExplainNode, o: Outputs) -> (ExplainNode, Outputs) {
+fn fold_node(mut n: ExplainNode, o: Outputs, verbose: bool) -> (ExplainNode, Outputs) {
     let mut kids = Vec::new();
     let mut kid_outputs = Vec::new();
     for (c, co) in std::mem::take(&mut n.children).into_iter().zip(o.children) {
-        let (c, co) = fold(c, co);
+        let (c, co) = fold(c, co, verbose);
         kids.push(c);
         kid_outputs.push(co);
     }
@@ -433,7 +452,10 @@ fn fold_node(mut n: ExplainNode, o: Outputs) -> (ExplainNode, Outputs) {
                 .iter()
                 .position(|(k, _)| matches!(k.as_str(), "Relations" | "Remote SQL" | "Heap Fetches" | "Heap Blocks"))
                 .unwrap_or(child.details.len());
-            let f = substitute(f, &child_out.cols);
+            let f = match verbose && child.is_scan() {
+                true => resolve_qualifiers(&substitute(f, &qual_cols(&child)), true),
+                false => substitute(f, &child_out.cols),
+            };
             if child.is_join() && child.join_type() == "Inner" {
                 // An inner join's other conditions are its Join Filter (create_*join_plan
                 // treats every clause of an inner join alike), after its own; over an
@@ -545,8 +567,11 @@ fn properties(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions) -> Vec<(Strin
                 return (k.clone(), v.replace(&format!("({}.", quote_identifier(REMOTE_SCHEMA)), "("));
             }
             if matches!(k.as_str(), "Index Cond" | "Recheck Cond") {
-                // Over the scan's own columns (a Bitmap Index Scan's are its heap scan's).
-                return (k.clone(), unmark(&substitute(v, &o.cols)));
+                // Over the scan's own columns (a Bitmap Index Scan's are its heap
+                // scan's), prefixed with VERBOSE as `show_scan_qual` prefixes them.
+                let cols =
+                    if opts.verbose && n.node_type != "Bitmap Index Scan" { qual_cols(n) } else { o.cols.clone() };
+                return (k.clone(), unmark(&resolve_qualifiers(&substitute(v, &cols), opts.verbose)));
             }
             if k == "Rows Removed by Join Filter" || k == "Heap Fetches" {
                 // show_instrumentation_count: the node's total over its loops.
@@ -719,7 +744,7 @@ pub fn explain_doc_text(
     planning_ns: u64,
     execution_ns: u64,
 ) -> String {
-    let (root, outputs) = as_postgres_prints(root);
+    let (root, outputs) = as_postgres_prints(root, opts.verbose);
     let mut out = String::new();
     write_text(&root, &outputs, opts, (doc.analyze, doc.costs.as_deref()), (0, 0), &mut out);
     if let Some(settings) = doc.settings.as_ref().filter(|s| !s.is_empty()) {
@@ -965,7 +990,7 @@ fn json_node(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions, (analyze, cost
 }
 
 fn json_doc(root: &ExplainNode, opts: &ExplainOptions, doc: &ExplainDoc, planning_ns: u64, execution_ns: u64) -> J {
-    let (root, outputs) = as_postgres_prints(root);
+    let (root, outputs) = as_postgres_prints(root, opts.verbose);
     let mut top = vec![("Plan".to_string(), json_node(&root, &outputs, opts, (doc.analyze, doc.costs.as_deref())))];
     if let Some(settings) = &doc.settings {
         top.push(("Settings".into(), J::Obj(settings.iter().map(|(k, v)| (k.clone(), J::Str(v.clone()))).collect())));
