@@ -900,7 +900,16 @@ fn json_node(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions, (analyze, cost
     }
     put("Parallel Aware", boolean(false));
     put("Async Capable", boolean(n.async_capable));
-    if let Some(r) = &n.relation {
+    // ExplainIndexScanDetails: an index scan's direction and index before its relation;
+    // a Bitmap Index Scan names its index only.
+    let bitmap_index = n.node_type == "Bitmap Index Scan";
+    if matches!(n.node_type.as_str(), "Index Scan" | "Index Only Scan") {
+        put("Scan Direction", J::Str(n.detail("Scan Direction").unwrap_or("Forward").to_string()));
+    }
+    if let Some(index) = n.detail("Index Name").or(n.relation.as_deref().filter(|_| bitmap_index)) {
+        put("Index Name", J::Str(index.to_string()));
+    }
+    if let Some(r) = n.relation.as_ref().filter(|_| !bitmap_index) {
         put("Relation Name", J::Str(r.clone()));
         if opts.verbose {
             put("Schema", J::Str(n.schema().to_string()));
@@ -944,6 +953,10 @@ fn json_node(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions, (analyze, cost
         if matches!(k.as_str(), "Heap Fetches" | "Heap Blocks") && !analyze {
             continue;
         }
+        // Put above ("Scan Direction", "Index Name") or below (the heap blocks).
+        if matches!(k.as_str(), "Scan Direction" | "Index Name" | "Heap Blocks") {
+            continue;
+        }
         if planned_partitions && k == "Rows Removed by Filter" {
             put("Planned Partitions", int(0));
             planned_partitions = false;
@@ -956,6 +969,19 @@ fn json_node(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions, (analyze, cost
             J::Str(v)
         };
         put(&k, v);
+        // show_instrumentation_count prints the rows an index recheck removed (none
+        // here: no lossy page) in every format but TEXT, after the scan's index quals.
+        let rechecked = (k == "Index Cond" && matches!(n.node_type.as_str(), "Index Scan" | "Index Only Scan"))
+            || k == "Recheck Cond";
+        if analyze && rechecked {
+            put("Rows Removed by Index Recheck", int(0));
+        }
+    }
+    if analyze && n.node_type == "Bitmap Heap Scan" {
+        // show_tidbitmap_info: both counts, always, in JSON.
+        let exact = n.detail("Heap Blocks").and_then(|v| v.strip_prefix("exact=")).and_then(|v| v.parse().ok());
+        put("Exact Heap Blocks", int(exact.unwrap_or(0)));
+        put("Lossy Heap Blocks", int(0));
     }
     if planned_partitions {
         put("Planned Partitions", int(0));
