@@ -231,6 +231,10 @@ pub struct Table {
     pub data: Vec<Datum>,
     /// B-tree indexes (`CREATE INDEX ON t(col)`), as sorted row numbers.
     pub indexes: Vec<Index>,
+    /// The visibility map marks every page all-visible: VACUUM sets it, `push_row`
+    /// clears it (a change clears its page's bit). An Index Only Scan then fetches
+    /// no heap tuple (`Heap Fetches: 0`), and is costed so (`allvisfrac`).
+    pub all_visible: bool,
 }
 
 /// An index on one column: the row numbers in ascending order of that column.
@@ -242,7 +246,7 @@ pub struct Index {
 
 impl Table {
     pub fn new(name: &str, columns: Vec<Column>) -> Table {
-        Table { name: name.to_string(), columns, data: Vec::new(), indexes: Vec::new() }
+        Table { name: name.to_string(), columns, data: Vec::new(), indexes: Vec::new(), all_visible: false }
     }
     pub fn ncols(&self) -> usize {
         self.columns.len()
@@ -259,6 +263,7 @@ impl Table {
         &self.data[i * n..(i + 1) * n]
     }
     pub fn push_row(&mut self, row: &[Datum]) {
+        self.all_visible = false;
         debug_assert_eq!(row.len(), self.ncols());
         self.data.extend_from_slice(row);
     }

@@ -1224,6 +1224,12 @@ impl Cluster {
             ));
         }
         let s = self.sample(n, name, 300 * target, at)?;
+        if vacuum {
+            // lazy_scan_heap: a table without dead tuples has every page all-visible.
+            if let Some(RelKind::Table(t)) = self.nodes[n].relation_mut(name).map(|r| &mut r.kind) {
+                t.all_visible = true;
+            }
+        }
         let st = if analyze {
             stats::analyze_sample(&s.types, &s.sample, s.rows as f64, s.pages, target)
         } else {
@@ -1323,6 +1329,8 @@ impl crate::plan::costsize::CostCatalog for Node {
                 curpages: stats::heap_pages(&types, (0..t.nrows()).map(|i| t.row(i))) as f64,
                 relpages,
                 reltuples,
+                // relallvisible / curpages (estimate_rel_size): all or none here.
+                allvisfrac: if t.all_visible { 1.0 } else { 0.0 },
             },
             RelKind::Foreign { server, .. } => {
                 let option = |k: &str, d: f64| {
@@ -1355,6 +1363,39 @@ impl crate::plan::costsize::CostCatalog for Node {
             parent = Some(p.name.clone());
             at = p;
         }
-        Some(RelInfo { name: r.name.clone(), parent, size, columns })
+        let indexes = match &r.kind {
+            RelKind::Table(t) => t.indexes.iter().map(|i| index_info(t, &types, i)).collect(),
+            _ => vec![],
+        };
+        Some(RelInfo { name: r.name.clone(), parent, size, columns, indexes })
+    }
+}
+
+/// A table's index as the planner sees it (`get_relation_info`'s `IndexOptInfo`):
+/// its name (`CREATE INDEX ON t (c)`'s), and the pages and height of the B-tree its
+/// rows, inserted in row order, build (`plan::indexcost::btree_size`).
+fn index_info(t: &Table, types: &[SqlType], index: &crate::types::Index) -> crate::plan::indexcost::IndexInfo {
+    let ty = types.get(index.column).copied().unwrap_or(SqlType::Int4);
+    // Each row's rank in the index's order (equal keys by row number).
+    let mut rank = vec![0u64; t.nrows()];
+    for (pos, &row) in index.order.iter().enumerate() {
+        if let Some(r) = rank.get_mut(row as usize) {
+            *r = pos as u64;
+        }
+    }
+    let keys: Vec<(Option<usize>, u64)> = (0..t.nrows())
+        .map(|i| {
+            let d = &t.row(i)[index.column];
+            let size = (!d.is_null()).then(|| stats::value_width(ty, d));
+            (size, rank[i])
+        })
+        .collect();
+    let (pages, tree_height) = crate::plan::indexcost::btree_size(&keys);
+    let column = t.columns.get(index.column).map_or("", |c| c.name.as_str());
+    crate::plan::indexcost::IndexInfo {
+        column: index.column,
+        name: format!("{}_{column}_idx", t.name),
+        pages,
+        tree_height,
     }
 }

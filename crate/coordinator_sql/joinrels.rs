@@ -723,7 +723,7 @@ impl JoinProblem<'_> {
             let cols: Vec<usize> =
                 (b.first..b.first + b.rel.columns.len()).filter(|&c| self.needed(c, relids)).collect();
             let used: Vec<usize> = cols.iter().map(|c| c - b.first).collect();
-            let mut p = Planner { coord: self.coord, servers: vec![], gating: vec![] };
+            let mut p = Planner { coord: self.coord, servers: vec![], gating: vec![], force_index: false };
             let plan = p.side(b.rel, &b.name, &base_quals[i], &used, None, self.at)?;
             let est = self.estimate(&plan);
             let mut paths = vec![RelPath { plan, cols: cols.clone(), est, order: None }];
@@ -968,6 +968,7 @@ impl JoinProblem<'_> {
         let presorted = Presorted {
             outer: method == Method::Merge && self.same_order(outer.order, Some(ko)),
             inner: method == Method::Merge && self.same_order(inner.order, Some(ki)),
+            ..Presorted::NONE
         };
         let mut plan = join_node(
             self.coord,

@@ -65,6 +65,7 @@
 pub mod catalog;
 pub mod eval;
 pub mod funcscan;
+mod indxpath;
 pub mod pgfuncs;
 pub mod planner;
 pub mod prepared;

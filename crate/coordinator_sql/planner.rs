@@ -71,11 +71,12 @@
 //! refused (`settings.rs`); a join's sides have their unordered path and one ordered
 //! for the query's ORDER BY (a remote ORDER BY, a Merge Append of ordered partitions:
 //! `Join::side_order`), used as a Nested Loop's outer side, and as a Merge Join's
-//! sides where that order is the merge key's, but no index path (a presorted Index
-//! Scan, a parameterized one under a Nested Loop) and no path ordered for a merge
-//! alone (postgres_fdw offers those only with `use_remote_estimate`, but a local
-//! table's index would), so the plans PostgreSQL builds on those differ (the
-//! corpus's ledger lists them); no semi or anti join (`reduce_outer_joins` does not
+//! sides where that order is the merge key's; a local table's index paths
+//! (`indxpath.rs`) are its sides' scans, its presorted Index Scan a Merge Join's side
+//! and its parameterized Index Scan a Nested Loop's inner side, but no foreign or
+//! partitioned side has a path ordered for a merge alone (postgres_fdw offers those
+//! only with `use_remote_estimate`), so the plans PostgreSQL builds on those differ
+//! (the corpus's ledger lists them); no semi or anti join (`reduce_outer_joins` does not
 //! turn a LEFT JOIN with `IS NULL` on its nullable side into one); a Merge Join
 //! merges on one equality (the others are its Join Filter); range
 //! pruning reads the first key column only, so with a multi-column range key it may
@@ -177,12 +178,8 @@ pub fn plan_query(coord: &Node, q: &ast::Query, text: &str) -> Result<Planned, F
     let mut servers = Vec::new();
     let planned = plan_query_into(coord, q, text, &mut servers, 0)?;
     // The enable_* settings the sandbox can honour only where its plan lacks their node.
-    super::settings::check_plan(
-        &|n| coord.setting(n).map(str::to_string),
-        &|t| matches!(coord.relation(t).map(|r| &r.kind), Some(RelKind::Table(t)) if !t.indexes.is_empty()),
-        &planned.plan,
-    )
-    .map_err(|m| FrontError::at(m, query_location(q)))?;
+    super::settings::check_plan(&|n| coord.setting(n).map(str::to_string), &planned.plan)
+        .map_err(|m| FrontError::at(m, query_location(q)))?;
     Ok(Planned { servers, ..planned })
 }
 
@@ -249,7 +246,7 @@ pub(super) fn plan_query_into(
     }
     let alias = alias.unwrap_or_else(|| rel.name.clone());
     let order_keys = order_keys_of(&layers);
-    let mut p = Planner { coord, servers: std::mem::take(servers), gating: vec![] };
+    let mut p = Planner { coord, servers: std::mem::take(servers), gating: vec![], force_index: false };
     let plan = p.build(rel, &alias, layers, at);
     *servers = p.servers;
     let plan = match qual {
@@ -665,12 +662,20 @@ impl Join<'_> {
                 // (`generate_mergejoin_paths`' presorted inner paths).
                 let mut variants = vec![];
                 if ordered_outer && matches!(method, Method::NestLoop { .. }) {
-                    variants.push((Presorted { outer: true, inner: false }, Order::Query));
+                    variants.push((Presorted { outer: true, inner: false, ..Presorted::NONE }, Order::Query));
+                }
+                // A local inner side looked up by its index for each outer row.
+                if method == (Method::NestLoop { material: false }) && self.inner_param_path(swapped) {
+                    variants.push((Presorted { inner_param: true, ..Presorted::NONE }, Order::None));
+                }
+                // A local outer side presorted by its index on the merge key.
+                if method == Method::Merge && self.outer_index_path(swapped) {
+                    variants.push((Presorted { outer_index: true, ..Presorted::NONE }, Order::JoinKey));
                 }
                 if ordered_outer && method == Method::Merge && self.order_by_join_key(l, swapped) {
-                    variants.push((Presorted { outer: true, inner: false }, Order::JoinKey));
+                    variants.push((Presorted { outer: true, inner: false, ..Presorted::NONE }, Order::JoinKey));
                     if self.side_order(l, swapped).is_some() {
-                        variants.push((Presorted { outer: true, inner: true }, Order::JoinKey));
+                        variants.push((Presorted { outer: true, inner: true, ..Presorted::NONE }, Order::JoinKey));
                     }
                 }
                 for (presorted, order) in variants {
@@ -717,8 +722,8 @@ impl Join<'_> {
     /// when every key is a column of that side (the side's path ordered for the
     /// query's pathkeys, as postgres_fdw's remote ORDER BY or a Merge Append of
     /// ordered partitions gives it); None otherwise, or for a side without a
-    /// partition or table that can be ordered so (a plain local table: only an index
-    /// could, and the sandbox has no index paths for a join's sides).
+    /// partition or table that can be ordered so (a plain local table: its index
+    /// order is offered for a Merge Join's key only, `Join::build`).
     fn side_order(&self, l: &Layers, first: bool) -> Option<Vec<SortKey>> {
         let (side, other) = if first { (&self.sides[0], &self.sides[1]) } else { (&self.sides[1], &self.sides[0]) };
         if l.agg.is_some() || !matches!(side.rel.kind, RelKind::Foreign { .. } | RelKind::Partitioned { .. }) {
@@ -763,6 +768,34 @@ impl Join<'_> {
         }
     }
 
+    /// Has the outer side (FROM's second relation when `swapped`) a presorted index
+    /// path for a Merge Join: a local table with an index on its key?
+    fn outer_index_path(&self, swapped: bool) -> bool {
+        let o = &self.sides[swapped as usize];
+        self.local_leaf(o) == Some(true)
+    }
+
+    /// Does the side scan one local table (the relation itself, or the one partition
+    /// pruning leaves: an appendrel of one child has that child's paths), and has it
+    /// an index on the side's key? None: not one local table.
+    fn local_leaf(&self, s: &JoinSide) -> Option<bool> {
+        let p = Planner { coord: self.coord, servers: vec![], gating: vec![], force_index: false };
+        match p.leaves(s.rel, s.conjuncts).as_slice() {
+            [leaf] => match &leaf.kind {
+                RelKind::Table(t) => Some(t.index_on(s.key).is_some()),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// Has the inner side (FROM's first relation when `swapped`) a parameterized index
+    /// path for a Nested Loop: a local table with an index on its key?
+    fn inner_param_path(&self, swapped: bool) -> bool {
+        let i = &self.sides[!swapped as usize];
+        matches!(&i.rel.kind, RelKind::Table(t) if t.index_on(i.key).is_some())
+    }
+
     /// The join's type with the outer side this order gives it.
     fn node_join_type(&self, swapped: bool) -> JoinType {
         if swapped {
@@ -798,11 +831,38 @@ impl Join<'_> {
         let [first, second] = &self.sides;
         let (o, i) = if swapped { (second, first) } else { (first, second) };
         let order = |sorted: bool, first: bool| if sorted { self.side_order(l, first) } else { None };
-        let (outer_order, inner_order) =
+        let (mut outer_order, mut inner_order) =
             (order(presorted_sides.outer, !swapped), order(presorted_sides.inner, swapped));
-        let mut p = Planner { coord: self.coord, servers: std::mem::take(servers), gating: vec![] };
+        // A Merge Join over a presorted outer side (match_unsorted_outer's
+        // generate_mergejoin_paths): a local inner side ordered by its key, a presorted
+        // index path or a Sort, whichever costs less; its outer side by its index when
+        // the path says so (indxpath.rs). Over an unsorted outer side both are sorted
+        // (sort_inner_and_outer: the cheapest paths, then a Sort).
+        let mut presorted_sides = presorted_sides;
+        let by_key =
+            |s: &JoinSide| self.local_leaf(s).is_some().then(|| vec![SortKey { expr: s.key_output(), desc: false }]);
+        if method == Method::Merge && presorted_sides.outer_index && outer_order.is_none() {
+            (outer_order, presorted_sides.outer) = (by_key(o), true);
+        }
+        if method == Method::Merge && presorted_sides.outer && inner_order.is_none() && by_key(i).is_some() {
+            (inner_order, presorted_sides.inner) = (by_key(i), true);
+        }
+        let mut p = Planner { coord: self.coord, servers: std::mem::take(servers), gating: vec![], force_index: false };
+        p.force_index = presorted_sides.outer_index;
         let outer = p.side(o.rel, o.name, o.conjuncts, &o.used, outer_order.as_ref(), self.at);
-        let inner = p.side(i.rel, i.name, i.conjuncts, &i.used, inner_order.as_ref(), self.at);
+        p.force_index = false;
+        let inner = match presorted_sides.inner_param {
+            // Its key compared with the outer row's, `o.name.key` (indxpath.rs).
+            true => {
+                let outer_key = format!(
+                    "{}.{}",
+                    crate::sql_text::quote_identifier(o.name),
+                    crate::sql_text::quote_identifier(&o.rel.columns[o.key].name)
+                );
+                Ok(p.param_side(i, outer_key))
+            }
+            false => p.side(i.rel, i.name, i.conjuncts, &i.used, inner_order.as_ref(), self.at),
+        };
         *servers = p.servers;
         let (outer, inner) = (outer?, inner?);
         // Join numbering → the join's output (the outer's used columns, then the inner's).
@@ -905,10 +965,16 @@ struct JoinPath {
 struct Presorted {
     outer: bool,
     inner: bool,
+    /// A Merge Join's outer side is a local table read through its index in the
+    /// merge key's order (`match_unsorted_outer` over that presorted index path).
+    outer_index: bool,
+    /// A Nested Loop's inner side is a local table's Index Scan parameterized by the
+    /// join key (`match_unsorted_outer` over the inner's parameterized path).
+    inner_param: bool,
 }
 
 impl Presorted {
-    const NONE: Presorted = Presorted { outer: false, inner: false };
+    const NONE: Presorted = Presorted { outer: false, inner: false, outer_index: false, inner_param: false };
 }
 
 /// A path's ordering (its pathkeys), as far as the sandbox tells them apart.
@@ -1267,6 +1333,9 @@ struct Planner<'a> {
     /// The query's pseudoconstant quals (`shippable::is_pseudoconstant`): each scan
     /// is gated by them (`gate`).
     gating: Vec<Expr>,
+    /// An ordered local scan takes its presorted index path, whatever a Sort costs (a
+    /// Merge Join's outer side: `Join::outer_index_path`).
+    force_index: bool,
 }
 
 /// A leaf partition (or the relation itself) to scan, with its EXPLAIN names.
@@ -1476,6 +1545,23 @@ impl<'a> Planner<'a> {
                 let plan = Plan::MergeAppend { children, keys: keys.clone(), prune: None };
                 return Ok(finish(plan, None, targets, l.limit));
             }
+            // One local table with an index on the key: a presorted index path or a
+            // Sort, by cost under the LIMIT (indxpath.rs).
+            Some(keys) if leaves.len() == 1 && plain_keys && matches!(leaves[0].rel.kind, RelKind::Table(_)) => {
+                let leaf = &leaves[0];
+                let seq = self.local_scan(leaf, &conjuncts, &used, &where_cols);
+                let req = super::indxpath::ScanRequest {
+                    rel: leaf.rel,
+                    name: leaf.name.clone(),
+                    conjuncts: &conjuncts,
+                    used: &used,
+                    where_cols: &where_cols,
+                };
+                let (plan, presorted) = super::indxpath::ordered_scan(self.coord, &req, seq, keys, l.limit, false);
+                let plan = self.gate(plan);
+                let sort = if presorted { None } else { sort.clone() };
+                return Ok(finish(plan, sort, targets, l.limit));
+            }
             // One foreign relation: the remote server sorts.
             Some(keys) if leaves.len() == 1 && plain_keys && matches!(leaves[0].rel.kind, RelKind::Foreign { .. }) => {
                 let mut plan = self.scan(&leaves[0], &conjuncts, &used, &where_cols, Some(keys), at)?;
@@ -1573,6 +1659,23 @@ impl<'a> Planner<'a> {
         Ok(plan)
     }
 
+    /// A Nested Loop's inner side `s` (a local table) as an Index Scan parameterized
+    /// by its join key, equal to `outer_key` (indxpath.rs).
+    fn param_side(&self, s: &JoinSide, outer_key: String) -> Plan {
+        let mut where_cols: Vec<usize> = s.conjuncts.iter().flat_map(|c| columns_of(c, s.rel.columns.len())).collect();
+        where_cols.sort_unstable();
+        where_cols.dedup();
+        let name = (s.name != s.rel.name).then(|| ScanName { alias: s.name.to_string(), parent: None });
+        let req = super::indxpath::ScanRequest {
+            rel: s.rel,
+            name,
+            conjuncts: s.conjuncts,
+            used: &s.used,
+            where_cols: &where_cols,
+        };
+        self.gate(super::indxpath::param_scan(self.coord, &req, s.key, outer_key))
+    }
+
     fn partitionwise(&self, rel: &Relation, l: &Layers) -> bool {
         let RelKind::Partitioned { key, .. } = &rel.kind else { return false };
         let Some((_, keys, _)) = &l.agg else { return false };
@@ -1657,10 +1760,15 @@ impl<'a> Planner<'a> {
             }
             return Ok(self.gate(plan));
         }
-        let plan = self.local_scan(leaf, conjuncts, used, where_cols);
+        // The cheapest of the Seq Scan and the index paths (indxpath.rs).
+        let seq = self.local_scan(leaf, conjuncts, used, where_cols);
+        let req = super::indxpath::ScanRequest { rel: leaf.rel, name: leaf.name.clone(), conjuncts, used, where_cols };
         let plan = match order {
-            Some(keys) => Plan::Sort { child: Box::new(plan), keys: keys.clone() },
-            None => plan,
+            Some(keys) => match super::indxpath::ordered_scan(self.coord, &req, seq, keys, None, self.force_index) {
+                (plan, true) => plan,
+                (plan, false) => Plan::Sort { child: Box::new(plan), keys: keys.clone() },
+            },
+            None => super::indxpath::cheapest_scan(self.coord, &req, seq),
         };
         Ok(self.gate(plan))
     }
@@ -1881,7 +1989,7 @@ fn used_columns(l: &Layers, n: usize) -> Vec<usize> {
 }
 
 /// Column i of the relation → its position among `kept`.
-fn remap(kept: &[usize], n: usize) -> Vec<Option<usize>> {
+pub(super) fn remap(kept: &[usize], n: usize) -> Vec<Option<usize>> {
     let mut m = vec![None; n];
     for (pos, &c) in kept.iter().enumerate() {
         m[c] = Some(pos);
@@ -1894,7 +2002,7 @@ fn inverse(kept: &[usize]) -> Vec<Option<usize>> {
     kept.iter().map(|&c| Some(c)).collect()
 }
 
-fn rewrite(e: &Expr, map: &[Option<usize>]) -> Expr {
+pub(super) fn rewrite(e: &Expr, map: &[Option<usize>]) -> Expr {
     e.map_cols(&|i| map.get(i).copied().flatten().unwrap_or(i))
 }
 

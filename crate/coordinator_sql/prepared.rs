@@ -312,7 +312,7 @@ pub fn cached_plan_cost(coord: &Node, planned: &Planned, include_planner: bool) 
 fn range_table_len(coord: &Node, plan: &Plan) -> usize {
     fn walk(coord: &Node, p: &Plan, parents: &mut Vec<String>) -> usize {
         let own = match p {
-            Plan::SeqScan { table, .. } | Plan::IndexScan { table, .. } => {
+            Plan::SeqScan { table, .. } | Plan::IndexScan { table, .. } | Plan::BitmapHeapScan { table, .. } => {
                 parent_of(coord, table, parents);
                 1
             }

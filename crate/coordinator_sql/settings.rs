@@ -23,9 +23,8 @@
 //! | `enable_hashjoin`, `enable_mergejoin`, `enable_nestloop`, `enable_material` | discourage their join method (Materialize) | honoured as PostgreSQL 15 honours them (planner.rs, `Method::tried`; `plan::costsize`): off, no hash or merge join path is made (`add_paths_to_joinrel`), a Nested Loop costs `disable_cost` more, no Materialize is tried over a Nested Loop's inner side nor chosen over a Merge Join's (only where the inner side needs one to mark and restore) |
 //! | `enable_hashagg` | discourages HashAggregate | off: refused when the plan has a HashAggregate (no GroupAggregate path) |
 //! | `enable_sort` | discourages explicit Sort steps | off: a Sort costs `disable_cost` more (`plan::costsize`), so a join chooses a method without one, as PostgreSQL does; refused when the plan still has a Sort (no cost model to weigh the other paths of the rest of the plan) |
-//! | `enable_indexscan` | discourages Index Scan | off: refused when the plan has an Index Scan |
-//! | `enable_seqscan` | discourages Seq Scan | off: refused when the plan seq-scans a local table that has an index (PostgreSQL would scan the index); honoured for a table without one |
-//! | `enable_memoize`, `enable_bitmapscan`, `enable_indexonlyscan`, `enable_tidscan`, `enable_incremental_sort`, `enable_gathermerge`, `enable_parallel_append`, `enable_parallel_hash` | discourage their node | honoured: the sandbox never plans these nodes |
+//! | `enable_seqscan`, `enable_indexscan`, `enable_bitmapscan`, `enable_indexonlyscan` | discourage their scan | honoured as PostgreSQL 15 honours them (`indxpath.rs`, `plan::costsize`): off, a Seq Scan, Index Scan (or Index Only Scan) or Bitmap Heap Scan costs `disable_cost` more, and no Index Only Scan path is built |
+//! | `enable_memoize`, `enable_tidscan`, `enable_incremental_sort`, `enable_gathermerge`, `enable_parallel_append`, `enable_parallel_hash` | discourage their node | honoured: the sandbox never plans these nodes |
 //! | `max_parallel_workers_per_gather` | workers per Gather (2) | `0` honoured (the sandbox plans no parallel query); any other value refused |
 //! | `jit` | JIT compilation of costly queries (on) | `off` honoured; `on` refused (no JIT) |
 //! | `statement_timeout` | cancels long statements | `0` honoured; any other value refused |
@@ -131,14 +130,14 @@ const GUCS: &[Guc] = &[
     Guc { name: "enable_hashjoin", kind: Kind::Bool, boot: "on", explain: true, how: How::Honoured },
     Guc { name: "enable_hashagg", kind: Kind::Bool, boot: "on", explain: true, how: How::Disables },
     Guc { name: "enable_sort", kind: Kind::Bool, boot: "on", explain: true, how: How::Disables },
-    Guc { name: "enable_indexscan", kind: Kind::Bool, boot: "on", explain: true, how: How::Disables },
-    Guc { name: "enable_seqscan", kind: Kind::Bool, boot: "on", explain: true, how: How::Disables },
+    Guc { name: "enable_indexscan", kind: Kind::Bool, boot: "on", explain: true, how: How::Honoured },
+    Guc { name: "enable_seqscan", kind: Kind::Bool, boot: "on", explain: true, how: How::Honoured },
     Guc { name: "enable_nestloop", kind: Kind::Bool, boot: "on", explain: true, how: How::Honoured },
     Guc { name: "enable_mergejoin", kind: Kind::Bool, boot: "on", explain: true, how: How::Honoured },
     Guc { name: "enable_material", kind: Kind::Bool, boot: "on", explain: true, how: How::Honoured },
     Guc { name: "enable_memoize", kind: Kind::Bool, boot: "on", explain: true, how: How::NeverPlanned },
-    Guc { name: "enable_bitmapscan", kind: Kind::Bool, boot: "on", explain: true, how: How::NeverPlanned },
-    Guc { name: "enable_indexonlyscan", kind: Kind::Bool, boot: "on", explain: true, how: How::NeverPlanned },
+    Guc { name: "enable_bitmapscan", kind: Kind::Bool, boot: "on", explain: true, how: How::Honoured },
+    Guc { name: "enable_indexonlyscan", kind: Kind::Bool, boot: "on", explain: true, how: How::Honoured },
     Guc { name: "enable_tidscan", kind: Kind::Bool, boot: "on", explain: true, how: How::NeverPlanned },
     Guc { name: "enable_incremental_sort", kind: Kind::Bool, boot: "on", explain: true, how: How::NeverPlanned },
     Guc { name: "enable_gathermerge", kind: Kind::Bool, boot: "on", explain: true, how: How::NeverPlanned },
@@ -336,13 +335,9 @@ fn off(setting: &dyn Fn(&str) -> Option<String>, name: &str) -> bool {
 /// the node it governs, which the sandbox has no other path for. PostgreSQL would
 /// weigh the other paths (the setting adds `disable_cost`); the sandbox has neither
 /// the paths nor a cost model, so it refuses rather than plan what PostgreSQL may not.
-/// `setting` as for [`explain_settings`]; `has_index(table)`: the coordinator's table has
-/// an index.
-pub fn check_plan(
-    setting: &dyn Fn(&str) -> Option<String>,
-    has_index: &dyn Fn(&str) -> bool,
-    plan: &Plan,
-) -> Result<(), String> {
+/// `setting` as for [`explain_settings`]. (The scan settings act through the costs:
+/// `indxpath.rs`.)
+pub fn check_plan(setting: &dyn Fn(&str) -> Option<String>, plan: &Plan) -> Result<(), String> {
     let coord = setting;
     let mut found: Option<String> = None;
     walk(plan, &mut |p| {
@@ -357,14 +352,6 @@ pub fn check_plan(
             Plan::Sort { .. } if off(coord, "enable_sort") => Some((
                 "enable_sort",
                 "the plan has a Sort, and the sandbox has no cost model to weigh the paths PostgreSQL would take instead",
-            )),
-            Plan::IndexScan { .. } if off(coord, "enable_indexscan") => Some((
-                "enable_indexscan",
-                "the plan has an Index Scan, and the sandbox has no cost model to weigh a Sort over a Seq Scan instead",
-            )),
-            Plan::SeqScan { table, .. } if off(coord, "enable_seqscan") && has_index(table) => Some((
-                "enable_seqscan",
-                "the plan seq-scans a table with an index, and the sandbox has no cost model to weigh an index scan instead",
             )),
             _ => None,
         };
@@ -426,7 +413,8 @@ fn walk(plan: &Plan, f: &mut dyn FnMut(&Plan)) {
         | Plan::SubqueryScan { child, .. }
         | Plan::Unique { child, .. }
         | Plan::Gating { child, .. }
-        | Plan::SetOp { child, .. } => walk(child, f),
+        | Plan::SetOp { child, .. }
+        | Plan::BitmapHeapScan { child, .. } => walk(child, f),
         Plan::HashJoin { outer, inner, .. }
         | Plan::NestLoop { outer, inner, .. }
         | Plan::MergeJoin { outer, inner, .. } => {
@@ -435,6 +423,7 @@ fn walk(plan: &Plan, f: &mut dyn FnMut(&Plan)) {
         }
         Plan::SeqScan { .. }
         | Plan::IndexScan { .. }
+        | Plan::BitmapIndexScan { .. }
         | Plan::ForeignScan(_)
         | Plan::EmptyResult { .. }
         | Plan::FunctionScan { .. } => {}

@@ -608,7 +608,7 @@ pub(super) fn name_init_plan_relations(child: &Plan, init_plans: &mut [InitPlan]
 fn for_each_scan_name(p: &Plan, f: &mut dyn FnMut(&str, Option<&crate::plan::ScanName>)) {
     match p {
         Plan::SeqScan { table, alias, .. } => f(table, alias.as_ref()),
-        Plan::IndexScan { table, .. } => f(table, None),
+        Plan::IndexScan { table, alias, .. } | Plan::BitmapHeapScan { table, alias, .. } => f(table, alias.as_ref()),
         Plan::ForeignScan(fs) => f(&fs.relation, fs.alias.as_ref()),
         other => other.children().into_iter().for_each(|c| for_each_scan_name(c, f)),
     }
@@ -634,7 +634,10 @@ fn rename_scans(p: &mut Plan, renames: &[(String, String)]) {
     match p {
         Plan::SeqScan { table, alias, .. } => rename(&table.clone(), alias),
         Plan::ForeignScan(fs) => rename(&fs.relation.clone(), &mut fs.alias),
-        Plan::IndexScan { .. } | Plan::EmptyResult { .. } => {}
+        Plan::IndexScan { table, alias, .. } | Plan::BitmapHeapScan { table, alias, .. } => {
+            rename(&table.clone(), alias)
+        }
+        Plan::BitmapIndexScan { .. } | Plan::EmptyResult { .. } => {}
         Plan::Append { children, .. } | Plan::MergeAppend { children, .. } => {
             children.iter_mut().for_each(|c| rename_scans(c, renames))
         }

@@ -1096,7 +1096,10 @@ pub fn plan_bound(scenario: &Scenario, plan: &crate::plan::Plan) -> PlanBound {
         })
     };
     match plan {
-        Plan::SeqScan { table, .. } | Plan::IndexScan { table, .. } => {
+        Plan::SeqScan { table, .. }
+        | Plan::IndexScan { table, .. }
+        | Plan::BitmapHeapScan { table, .. }
+        | Plan::BitmapIndexScan { table, .. } => {
             PlanBound { rows: scenario.local.get(table).map(|t| t.nrows() as u64).unwrap_or(0), ..Default::default() }
         }
         Plan::ForeignScan(f) => {
@@ -1207,7 +1210,9 @@ fn groups(scenario: &Scenario, child: &crate::plan::Plan, group_by: &[crate::pla
         })
         .collect::<Option<_>>()?;
     let table = match p {
-        Plan::SeqScan { table, .. } | Plan::IndexScan { table, .. } => scenario.local.get(table)?,
+        Plan::SeqScan { table, .. } | Plan::IndexScan { table, .. } | Plan::BitmapHeapScan { table, .. } => {
+            scenario.local.get(table)?
+        }
         Plan::ForeignScan(f) if f.remote.targets.iter().all(|t| matches!(t, RemoteTarget::Col(_))) => {
             scenario.servers.iter().find(|s| s.server.name == f.server)?.catalog.get(&f.remote.table)?
         }

@@ -144,7 +144,10 @@ impl PlanShape {
 pub fn plan_node_name(plan: &Plan) -> &'static str {
     match plan {
         Plan::SeqScan { .. } => "Seq Scan",
-        Plan::IndexScan { .. } => "Index Scan",
+        Plan::IndexScan { index_only: false, .. } => "Index Scan",
+        Plan::IndexScan { index_only: true, .. } => "Index Only Scan",
+        Plan::BitmapHeapScan { .. } => "Bitmap Heap Scan",
+        Plan::BitmapIndexScan { .. } => "Bitmap Index Scan",
         Plan::ForeignScan(_) => "Foreign Scan",
         Plan::Append { .. } => "Append",
         Plan::MergeAppend { .. } => "Merge Append",

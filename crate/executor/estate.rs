@@ -27,6 +27,7 @@ use crate::executor::exec_async::AsyncRequest;
 use crate::instrument::Instrumentation;
 use crate::remote::{Connection, ForeignServer, Proto, QueryRole, RemoteError, Ticket, BEGIN_SQL, SESSION_SETUP};
 use crate::trace::{Trace, TraceKind};
+use crate::types::Datum;
 use std::collections::{HashMap, VecDeque};
 
 /// Why a query failed.
@@ -134,6 +135,10 @@ pub struct EState {
     /// Statements run one after another outside the plan's own calls: connection
     /// set-up at ExecInit (GetConnection) and the CLOSEs at ExecEnd.
     pub remote_commands: VecDeque<RemoteCommand>,
+    /// A Nested Loop's parameters (PostgreSQL's `nestParams`, PARAM_EXEC values):
+    /// the outer row's join key, set by the Nested Loop before each pass of its
+    /// parameterized inner Index Scan (`node_nestloop`, `node_indexscan`).
+    pub nest_params: Vec<Datum>,
     /// Who is charged for a statement's bytes and round trip when it is written (it
     /// may be queued).
     ticket_owner: HashMap<(usize, Ticket), usize>,
@@ -190,6 +195,7 @@ impl EState {
             shape: Default::default(),
             cursor_number: 0,
             remote_commands: VecDeque::new(),
+            nest_params: Vec::new(),
             ticket_owner: HashMap::new(),
             answer_owner: HashMap::new(),
             writer: None,

@@ -48,9 +48,11 @@ pub mod event_loop;
 pub mod exec_async;
 mod node_agg;
 mod node_append;
+mod node_bitmapheapscan;
 mod node_foreignscan;
 mod node_functionscan;
 mod node_hashjoin;
+mod node_indexonlyscan;
 mod node_indexscan;
 mod node_limit;
 mod node_material;
@@ -218,8 +220,30 @@ pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<Plan
         Plan::SeqScan { table, columns, alias } => {
             Box::new(node_seqscan::SeqScanState::init(table, columns, ctx)?.named(alias.clone()))
         }
-        Plan::IndexScan { table, column, desc, .. } => {
-            Box::new(node_indexscan::IndexScanState::init(table, *column, *desc, ctx)?)
+        Plan::IndexScan { table, columns, column, desc, alias, index_only: false, quals, nest_param } => {
+            let conds = (quals.as_slice(), nest_param.as_ref());
+            Box::new(
+                node_indexscan::IndexScanState::init(table, columns, *column, *desc, conds, ctx)?.named(alias.clone()),
+            )
+        }
+        Plan::IndexScan { table, columns, column, desc, alias, index_only: true, quals, nest_param } => {
+            let conds = (quals.as_slice(), nest_param.as_ref());
+            Box::new(
+                node_indexonlyscan::IndexOnlyScanState::init(table, columns, *column, *desc, conds, ctx)?
+                    .named(alias.clone()),
+            )
+        }
+        Plan::BitmapHeapScan { table, columns, alias, recheck, types, child } => {
+            let child = init_plan(child, ctx, es)?;
+            Box::new(
+                node_bitmapheapscan::BitmapHeapScanState::init(table, columns, recheck, types, child, ctx)?
+                    .named(alias.clone()),
+            )
+        }
+        Plan::BitmapIndexScan { table, column, quals, cond } => {
+            // The heap scan's columns, which `cond` is over: its parent's.
+            let ncols = cond.iter().map(max_col).max().map_or(0, |m| m + 1);
+            Box::new(node_bitmapheapscan::BitmapIndexScanState::init(table, *column, quals, cond, ncols, ctx)?)
         }
         Plan::ForeignScan(f) => Box::new(ForeignScanState::init(id, f, es)?),
         Plan::Append { children, prune } => {
@@ -302,6 +326,7 @@ pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<Plan
             let mut n = node_nestloop::NestLoopState::init(o, i, outer_key.clone(), inner_key.clone(), widths);
             n.filter_inner_first = *filter_inner_first;
             n.join_type = *join_type;
+            n.nest_param = nest_param_of(inner);
             Box::new(n)
         }
     };
@@ -348,7 +373,9 @@ fn rename_partition_scan(plan: &mut Plan, k: usize) {
         }
     };
     match plan {
-        Plan::SeqScan { alias, .. } => rename(alias),
+        Plan::SeqScan { alias, .. } | Plan::IndexScan { alias, .. } | Plan::BitmapHeapScan { alias, .. } => {
+            rename(alias)
+        }
         Plan::ForeignScan(f) => rename(&mut f.alias),
         Plan::Result { child, .. } | Plan::Sort { child, .. } | Plan::Agg { child, .. } | Plan::Limit { child, .. } => {
             rename_partition_scan(child, k)
@@ -411,6 +438,23 @@ pub fn explain_tree(ps: &PlanState, es: &EState, relationship: Option<&str>) -> 
     // (`instrument::explain`).
     e.children.extend(node_subplan::explain_init_plans(es, ps.id));
     e
+}
+
+/// The Nested Loop parameter a parameterized inner side reads: its Index Scan's,
+/// under the filter and projection Results over it.
+fn nest_param_of(inner: &Plan) -> Option<usize> {
+    match inner {
+        Plan::IndexScan { nest_param, .. } => nest_param.as_ref().map(|p| p.no),
+        Plan::Result { child, .. } => nest_param_of(child),
+        _ => None,
+    }
+}
+
+/// The highest column an expression reads (0 when it reads none).
+fn max_col(e: &crate::plan::Expr) -> usize {
+    let mut m = 0;
+    e.for_each_col(&mut |c| m = m.max(c + 1));
+    m.saturating_sub(1)
 }
 
 /// Copies a row into a slot without reallocating it.

@@ -22,9 +22,15 @@
 //! demo's step mode a step is not a sleep, so a stepped run may start the inner side at
 //! another moment than a run without steps: the same rows, maybe in another order.
 //!
-//! Where it departs from PostgreSQL: no parameterized inner scans (a plan that wants the
-//! inner side read once puts a Materialize over it, `node_material.rs`, as PostgreSQL
-//! 15's planner does), no semi or anti joins, one equality as the whole join qual. A
+//! A parameterized inner side (an Index Scan whose Index Cond compares its key with the
+//! Nested Loop's parameter: `Plan::IndexScan`'s `nest_param`) gets the outer row's key
+//! in `EState::nest_params` before each pass, as ExecNestLoop sets `nestParams`; it
+//! then reads only the matching entries, and no Join Filter is printed.
+//!
+//! Where it departs from PostgreSQL: the only parameterized inner side is a local
+//! table's Index Scan on the join key (a plan that wants the inner side read once puts
+//! a Materialize over it, `node_material.rs`, as PostgreSQL 15's planner does), no
+//! semi or anti joins, one equality as the whole join qual. A
 //! Left join returns an outer row that no inner row matched with NULLs for the inner
 //! side; Right and Full joins are not Nested Loops (as in PostgreSQL).
 
@@ -77,6 +83,10 @@ pub struct NestLoopState {
     pub join_type: JoinType,
     /// The current outer row was joined to some inner row.
     matched_outer: bool,
+    /// The inner side is a parameterized Index Scan reading `es.nest_params[n]`: the
+    /// outer row's key is set there before each inner pass, and the Index Cond, not
+    /// a Join Filter, joins the rows (PostgreSQL's `nestParams`).
+    pub nest_param: Option<usize>,
 }
 
 impl NestLoopState {
@@ -96,6 +106,7 @@ impl NestLoopState {
             filter_inner_first: false,
             join_type: JoinType::Inner,
             matched_outer: false,
+            nest_param: None,
         }
     }
 
@@ -114,6 +125,14 @@ impl NestLoopState {
             ExecStatus::Row => {
                 self.have_outer = true;
                 self.matched_outer = false;
+                if let Some(n) = self.nest_param {
+                    // ExecNestLoop: the outer row's values into the inner side's
+                    // parameters, before its rescan.
+                    if es.nest_params.len() <= n {
+                        es.nest_params.resize(n + 1, Datum::Null);
+                    }
+                    es.nest_params[n] = self.outer_key.eval(self.children[0].node.slot());
+                }
                 let rescan = self.inner_dirty && !matches!(self.early, EarlyInner::Started | EarlyInner::RowHeld);
                 if rescan {
                     exec_rescan(&mut self.children[1], es)?;
@@ -138,7 +157,9 @@ impl NestLoopState {
     /// Kyotaro's async NestLoop: the outer side sleeps on its wait set (not blocked,
     /// not a demo step), and the inner side has not run yet.
     fn may_start_inner_early(&self, es: &EState) -> bool {
-        es.async_enabled
+        // A parameterized inner side cannot start before the outer row gives it its key.
+        self.nest_param.is_none()
+            && es.async_enabled
             && es.behaviour.async_through_nodes
             && !es.interrupted()
             && self.early == EarlyInner::No
@@ -250,6 +271,10 @@ impl ExecNode for NestLoopState {
         e.node_type = "Nested Loop".into();
         e.set_join_type(self.join_type);
         let (outer, inner) = super::join_input_refs(self.outer_width, self.inner_width);
+        if self.nest_param.is_some() {
+            // The join clause is the inner Index Scan's Index Cond: no Join Filter.
+            return;
+        }
         e.details.push((
             "Join Filter".into(),
             match self.filter_inner_first {

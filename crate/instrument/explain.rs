@@ -245,7 +245,7 @@ fn substitute(text: &str, inputs: &[String]) -> String {
 }
 
 fn resolve_outputs(n: &ExplainNode, prefix: bool) -> Outputs {
-    let children: Vec<Outputs> = n.children.iter().map(|c| resolve_outputs(c, prefix)).collect();
+    let mut children: Vec<Outputs> = n.children.iter().map(|c| resolve_outputs(c, prefix)).collect();
     let own: Vec<&str> = n.details.iter().filter(|(k, _)| k == "Output").map(|(_, v)| v.as_str()).collect();
     let cols = if n.is_scan() {
         // A column name, quoted and qualified; an expression (a pushed-down aggregate,
@@ -272,7 +272,30 @@ fn resolve_outputs(n: &ExplainNode, prefix: bool) -> Outputs {
     } else {
         children.first().map(|c| c.cols.clone()).unwrap_or_default()
     };
+    if n.node_type == "Bitmap Heap Scan" {
+        // Its Bitmap Index Scan's Index Cond names the heap scan's columns, qualified
+        // where the heap scan's are and, marked, where VERBOSE would qualify them.
+        let own = if prefix { cols.clone() } else { qual_cols(n) };
+        for c in &mut children {
+            c.cols = own.clone();
+        }
+    }
     Outputs { cols, children }
+}
+
+/// A scan's own columns as its quals name them, each marked as qualifiable with the
+/// relation's alias (`resolve_qualifiers` keeps or drops the prefix); an expression
+/// or constant as it is.
+fn qual_cols(n: &ExplainNode) -> Vec<String> {
+    let alias = n.alias().unwrap_or_default().to_string();
+    n.details
+        .iter()
+        .filter(|(k, _)| k == "Output")
+        .map(|(_, c)| match c.starts_with('(') || c.starts_with(|d: char| d.is_ascii_digit()) {
+            true => c.clone(),
+            false => qualifiable(&alias, c),
+        })
+        .collect()
 }
 
 /// For an Append or Merge Append over a partitioned table's partitions: its first
@@ -323,18 +346,20 @@ pub fn with_resolved_details(root: &ExplainNode) -> ExplainNode {
 ///   the child's `Filter:` with `Rows Removed by Filter:`, its target list the child's
 ///   Output, its row count the child's;
 /// - a Hash Join's inner child goes under a `Hash` node, as PostgreSQL's plans have it.
-fn as_postgres_prints(root: &ExplainNode) -> (ExplainNode, Outputs) {
+/// `verbose`: a scan's Filter names its columns with the relation's alias, as
+/// PostgreSQL's `show_scan_qual` does under VERBOSE (with several relations always).
+fn as_postgres_prints(root: &ExplainNode, verbose: bool) -> (ExplainNode, Outputs) {
     let outputs = resolve_outputs(root, qualified(root));
-    fold(root.clone(), outputs)
+    fold(root.clone(), outputs, verbose)
 }
 
-fn fold(n: ExplainNode, o: Outputs) -> (ExplainNode, Outputs) {
+fn fold(n: ExplainNode, o: Outputs, verbose: bool) -> (ExplainNode, Outputs) {
     // A node's InitPlans (the last children) stay with the node it folds into: the
     // node PostgreSQL attaches them to.
     let (n, o, inits) = split_init_plans(n, o);
-    let (mut folded, mut out) = fold_node(n, o);
+    let (mut folded, mut out) = fold_node(n, o, verbose);
     for (c, co) in inits {
-        let (c, co) = fold(c, co);
+        let (c, co) = fold(c, co, verbose);
         folded.children.push(c);
         out.children.push(co);
     }
@@ -405,11 +430,11 @@ fn unmark(s: &str) -> String {
     s.replace(crate::plan::PARAM_MARK, "$")
 }
 
-fn fold_node(mut n: ExplainNode, o: Outputs) -> (ExplainNode, Outputs) {
+fn fold_node(mut n: ExplainNode, o: Outputs, verbose: bool) -> (ExplainNode, Outputs) {
     let mut kids = Vec::new();
     let mut kid_outputs = Vec::new();
     for (c, co) in std::mem::take(&mut n.children).into_iter().zip(o.children) {
-        let (c, co) = fold(c, co);
+        let (c, co) = fold(c, co, verbose);
         kids.push(c);
         kid_outputs.push(co);
     }
@@ -425,9 +450,12 @@ fn fold_node(mut n: ExplainNode, o: Outputs) -> (ExplainNode, Outputs) {
             let at = child
                 .details
                 .iter()
-                .position(|(k, _)| k == "Relations" || k == "Remote SQL")
+                .position(|(k, _)| matches!(k.as_str(), "Relations" | "Remote SQL" | "Heap Fetches" | "Heap Blocks"))
                 .unwrap_or(child.details.len());
-            let f = substitute(f, &child_out.cols);
+            let f = match verbose && child.is_scan() {
+                true => resolve_qualifiers(&substitute(f, &qual_cols(&child)), true),
+                false => substitute(f, &child_out.cols),
+            };
             if child.is_join() && child.join_type() == "Inner" {
                 // An inner join's other conditions are its Join Filter (create_*join_plan
                 // treats every clause of an inner join alike), after its own; over an
@@ -500,14 +528,16 @@ fn join_filter(join: &mut ExplainNode, f: String, removed_per_loop: u64, inst: &
 fn several_relations(n: &ExplainNode) -> bool {
     // A pushed-down aggregate's scan (an upper relation: "Relations") reads one too.
     fn count(n: &ExplainNode) -> usize {
-        (n.is_scan() || n.detail("Relations").is_some()) as usize + n.children.iter().map(count).sum::<usize>()
+        // A Bitmap Index Scan names its index, not another relation.
+        let own = (n.is_scan() && n.node_type != "Bitmap Index Scan") || n.detail("Relations").is_some();
+        own as usize + n.children.iter().map(count).sum::<usize>()
     }
     count(n) > 1
 }
 
 /// PostgreSQL prints no Output for Append and Merge Append.
 fn shows_output(n: &ExplainNode) -> bool {
-    !matches!(n.node_type.as_str(), "Append" | "Merge Append")
+    !matches!(n.node_type.as_str(), "Append" | "Merge Append" | "Bitmap Index Scan")
 }
 
 /// The properties PostgreSQL prints for a node, in order, with `$N` resolved.
@@ -536,7 +566,14 @@ fn properties(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions) -> Vec<(Strin
             if k == "Relations" && !opts.verbose {
                 return (k.clone(), v.replace(&format!("({}.", quote_identifier(REMOTE_SCHEMA)), "("));
             }
-            if k == "Rows Removed by Join Filter" {
+            if matches!(k.as_str(), "Index Cond" | "Recheck Cond") {
+                // Over the scan's own columns (a Bitmap Index Scan's are its heap
+                // scan's), prefixed with VERBOSE as `show_scan_qual` prefixes them.
+                let cols =
+                    if opts.verbose && n.node_type != "Bitmap Index Scan" { qual_cols(n) } else { o.cols.clone() };
+                return (k.clone(), unmark(&resolve_qualifiers(&substitute(v, &cols), opts.verbose)));
+            }
+            if k == "Rows Removed by Join Filter" || k == "Heap Fetches" {
                 // show_instrumentation_count: the node's total over its loops.
                 let loops = n.instr.finished().nloops.max(1) as f64;
                 return (k.clone(), format!("{:.0}", v.parse::<f64>().unwrap_or(0.0) / loops));
@@ -564,10 +601,20 @@ fn title(n: &ExplainNode, opts: &ExplainOptions) -> String {
         },
         (ty, _) => t.push_str(ty),
     }
+    // `Index Scan Backward using t_c_idx on t`: TEXT puts the direction and the index
+    // in the title (JSON has them as "Scan Direction" and "Index Name").
+    if n.detail("Scan Direction") == Some("Backward") {
+        t.push_str(" Backward");
+    }
+    if let Some(index) = n.detail("Index Name") {
+        t.push_str(" using ");
+        t.push_str(&quote_identifier(index));
+    }
     if let Some(r) = &n.relation {
         t.push_str(" on ");
         // A subquery's scan names its alias only (`Subquery Scan on "*SELECT* 1"`).
-        if opts.verbose && !n.schema().is_empty() {
+        // An index is named without its schema (ExplainIndexScanDetails).
+        if opts.verbose && !n.schema().is_empty() && n.node_type != "Bitmap Index Scan" {
             t.push_str(&quote_identifier(n.schema()));
             t.push('.');
         }
@@ -648,9 +695,10 @@ fn write_text(
         out.push_str(&format!("{detail_indent}Output: {}\n", unmark(&o.cols.join(", "))));
     }
     for (k, v) in properties(n, o, opts) {
-        if k != "Subplan Name" {
-            out.push_str(&format!("{detail_indent}{k}: {v}\n"));
+        if k == "Subplan Name" || !text_property(&k, analyze) {
+            continue;
         }
+        out.push_str(&format!("{detail_indent}{k}: {v}\n"));
     }
     if analyze && opts.counters && is_remote(n) && inst.nloops > 0 {
         for line in counter_lines(n, &inst) {
@@ -669,6 +717,18 @@ fn write_text(
     }
 }
 
+/// Whether TEXT prints a property: the scan direction and the index are in the
+/// title; an index scan's heap fetches and a bitmap scan's heap blocks are actual
+/// figures, printed under ANALYZE only (`Heap Blocks` only when some were read).
+fn text_property(k: &str, analyze: bool) -> bool {
+    match k {
+        "Scan Direction" | "Index Name" => false,
+        "Heap Fetches" => analyze,
+        "Heap Blocks" => analyze,
+        _ => true,
+    }
+}
+
 /// PostgreSQL's TEXT format with the given options, then `Planning Time:` and
 /// `Execution Time:`.
 pub fn explain_text_with(root: &ExplainNode, opts: &ExplainOptions, planning_ns: u64, execution_ns: u64) -> String {
@@ -684,7 +744,7 @@ pub fn explain_doc_text(
     planning_ns: u64,
     execution_ns: u64,
 ) -> String {
-    let (root, outputs) = as_postgres_prints(root);
+    let (root, outputs) = as_postgres_prints(root, opts.verbose);
     let mut out = String::new();
     write_text(&root, &outputs, opts, (doc.analyze, doc.costs.as_deref()), (0, 0), &mut out);
     if let Some(settings) = doc.settings.as_ref().filter(|s| !s.is_empty()) {
@@ -840,7 +900,16 @@ fn json_node(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions, (analyze, cost
     }
     put("Parallel Aware", boolean(false));
     put("Async Capable", boolean(n.async_capable));
-    if let Some(r) = &n.relation {
+    // ExplainIndexScanDetails: an index scan's direction and index before its relation;
+    // a Bitmap Index Scan names its index only.
+    let bitmap_index = n.node_type == "Bitmap Index Scan";
+    if matches!(n.node_type.as_str(), "Index Scan" | "Index Only Scan") {
+        put("Scan Direction", J::Str(n.detail("Scan Direction").unwrap_or("Forward").to_string()));
+    }
+    if let Some(index) = n.detail("Index Name").or(n.relation.as_deref().filter(|_| bitmap_index)) {
+        put("Index Name", J::Str(index.to_string()));
+    }
+    if let Some(r) = n.relation.as_ref().filter(|_| !bitmap_index) {
         put("Relation Name", J::Str(r.clone()));
         if opts.verbose {
             put("Schema", J::Str(n.schema().to_string()));
@@ -881,18 +950,38 @@ fn json_node(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions, (analyze, cost
         if k == "Subplans Removed" || k == "Subplan Name" {
             continue;
         }
+        if matches!(k.as_str(), "Heap Fetches" | "Heap Blocks") && !analyze {
+            continue;
+        }
+        // Put above ("Scan Direction", "Index Name") or below (the heap blocks).
+        if matches!(k.as_str(), "Scan Direction" | "Index Name" | "Heap Blocks") {
+            continue;
+        }
         if planned_partitions && k == "Rows Removed by Filter" {
             put("Planned Partitions", int(0));
             planned_partitions = false;
         }
         let v = if LIST_KEYS.contains(&k.as_str()) {
             J::List(split_list(&v))
-        } else if k == "Rows Removed by Filter" || k == "Rows Removed by Join Filter" {
+        } else if k == "Rows Removed by Filter" || k == "Rows Removed by Join Filter" || k == "Heap Fetches" {
             int(v.parse().unwrap_or(0))
         } else {
             J::Str(v)
         };
         put(&k, v);
+        // show_instrumentation_count prints the rows an index recheck removed (none
+        // here: no lossy page) in every format but TEXT, after the scan's index quals.
+        let rechecked = (k == "Index Cond" && matches!(n.node_type.as_str(), "Index Scan" | "Index Only Scan"))
+            || k == "Recheck Cond";
+        if analyze && rechecked {
+            put("Rows Removed by Index Recheck", int(0));
+        }
+    }
+    if analyze && n.node_type == "Bitmap Heap Scan" {
+        // show_tidbitmap_info: both counts, always, in JSON.
+        let exact = n.detail("Heap Blocks").and_then(|v| v.strip_prefix("exact=")).and_then(|v| v.parse().ok());
+        put("Exact Heap Blocks", int(exact.unwrap_or(0)));
+        put("Lossy Heap Blocks", int(0));
     }
     if planned_partitions {
         put("Planned Partitions", int(0));
@@ -927,7 +1016,7 @@ fn json_node(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions, (analyze, cost
 }
 
 fn json_doc(root: &ExplainNode, opts: &ExplainOptions, doc: &ExplainDoc, planning_ns: u64, execution_ns: u64) -> J {
-    let (root, outputs) = as_postgres_prints(root);
+    let (root, outputs) = as_postgres_prints(root, opts.verbose);
     let mut top = vec![("Plan".to_string(), json_node(&root, &outputs, opts, (doc.analyze, doc.costs.as_deref())))];
     if let Some(settings) = &doc.settings {
         top.push(("Settings".into(), J::Obj(settings.iter().map(|(k, v)| (k.clone(), J::Str(v.clone()))).collect())));

@@ -16,11 +16,11 @@
 //! | Limit | `adjust_limit_rows_costs` | |
 //! | Aggregate | `cost_agg`: plain, hashed, with `get_agg_clause_costs`' transition and final function costs and HAVING | [`agg`] |
 //! | Hash Join | `initial_cost_hashjoin` / `final_cost_hashjoin`, with `ExecChooseHashTableSize` and `estimate_hash_bucket_stats` | [`hashjoin`] |
-//! | Nested Loop | `initial_cost_nestloop` / `final_cost_nestloop`: the inner side's first scan, `cost_rescan` per further outer row, `cpu_tuple_cost + cpu_operator_cost` per pair compared (the Join Filter's `=`) | [`nestloop`] |
+//! | Nested Loop | `initial_cost_nestloop` / `final_cost_nestloop`: the inner side's first scan, `cost_rescan` per further outer row, `cpu_tuple_cost + cpu_operator_cost` per pair compared (the Join Filter's `=`); over a parameterized inner Index Scan, that scan costed for `loop_count` outer rows and `cpu_tuple_cost` per pair (no Join Filter) | [`nestloop`] |
 //! | Merge Join | `initial_cost_mergejoin` / `final_cost_mergejoin`: each input's (a Sort's `cost_sort`) share read before the first pair and until one side ends (`mergejoinscansel` from the keys' histograms and MCVs), one `=` per comparison, the inner rows read again for equal outer keys (`rescanratio`), or `cpu_operator_cost` each behind a Materialize when that is cheaper ([`mergejoin_materializes`]; that Materialize is labelled with its input's cost plus `cpu_operator_cost` per row) | `Model::mergejoin` |
 //! | Materialize | `cost_material` (`2·cpu_operator_cost` per row, pages past `work_mem`); its rescan `cost_rescan` (`cpu_operator_cost` per row) | [`cost_material`], [`cost_rescan`] |
 //! | Result (filter, select list) | folded into the node below, as PostgreSQL evaluates quals and target lists inside it: `cost_qual_eval` per input row, rows × selectivity | |
-//! | Index Scan | `cost_index` with `btcostestimate` | approximate ([`indexscan`]) |
+//! | Index Scan, Index Only Scan, Bitmap Heap Scan | `cost_index` with `btcostestimate`, `cost_bitmap_heap_scan` | `plan::indexcost` ([`Model::indexscan`], [`Model::bitmapscan`]) |
 //!
 //! The settings it reads ([`CostParams`]): `seq_page_cost`, `random_page_cost`,
 //! `cpu_tuple_cost`, `cpu_index_tuple_cost`, `cpu_operator_cost`, `work_mem`,
@@ -36,17 +36,17 @@
 //!
 //! Measured against PostgreSQL 15 (tests/sql_seeds.rs, tests/sql_corpus.rs): every
 //! node of the seeds' plans agrees to the cent; of the corpus's plans whose nodes are
-//! PostgreSQL's, 1138 of 1308 nodes agree to the cent and 1277 have rows within a factor 2
+//! PostgreSQL's, 1282 of 1451 nodes agree to the cent and 1420 have rows within a factor 2
 //! (the set operations' HashAggregate and SetOp estimate fewer rows: PostgreSQL 15
 //! takes a UNION's groups to be all its input rows, and sizes a set operation's
 //! Append from its columns' type widths).
 //!
 //! Where it departs from PostgreSQL: the plan is not chosen by these costs, but for a
-//! join's order and method (item 5 of issue 23); a join's width counts its key columns
+//! join's order and method (item 5 of issue 23) and a local table's scan
+//! (`coordinator_sql::indxpath`: Seq Scan, index or bitmap paths); a join's width counts its key columns
 //! even where nothing above the join reads them (PostgreSQL's join relation carries
 //! only what is read above it); a HashAggregate's spill to disk is not costed
-//! (work_mem is assumed to hold the groups); an Index Scan's cost is approximate (no
-//! correlation); the width of a value that is not a plain column is its type's default.
+//! (work_mem is assumed to hold the groups); the width of a value that is not a plain column is its type's default.
 //! What the sandbox's plan does not record is not costed: `IN (…)` is an OR of
 //! equalities here (PostgreSQL's `= ANY` costs half an operator per element and sums
 //! disjoint selectivities), and a subquery in FROM that is not pulled up costs no
@@ -81,6 +81,14 @@ pub struct CostParams {
     /// `enable_sort`: off, a Sort costs `DISABLE_COST` more (`cost_sort`), so a
     /// Merge Join that needs one loses to the other methods.
     pub enable_sort: bool,
+    /// `enable_seqscan`, `enable_indexscan`, `enable_bitmapscan`: off, that scan costs
+    /// `DISABLE_COST` more (`cost_seqscan`, `cost_index`, `cost_bitmap_heap_scan`);
+    /// `enable_indexonlyscan`: off, no Index Only Scan path is built
+    /// (`coordinator_sql::indxpath`).
+    pub enable_seqscan: bool,
+    pub enable_indexscan: bool,
+    pub enable_indexonlyscan: bool,
+    pub enable_bitmapscan: bool,
 }
 
 /// costsize.c's `disable_cost`: what a disabled method's path costs more.
@@ -101,6 +109,10 @@ impl Default for CostParams {
             enable_nestloop: true,
             enable_material: true,
             enable_sort: true,
+            enable_seqscan: true,
+            enable_indexscan: true,
+            enable_indexonlyscan: true,
+            enable_bitmapscan: true,
         }
     }
 }
@@ -126,6 +138,10 @@ impl CostParams {
             enable_nestloop: on("enable_nestloop"),
             enable_material: on("enable_material"),
             enable_sort: on("enable_sort"),
+            enable_seqscan: on("enable_seqscan"),
+            enable_indexscan: on("enable_indexscan"),
+            enable_indexonlyscan: on("enable_indexonlyscan"),
+            enable_bitmapscan: on("enable_bitmapscan"),
         }
     }
 }
@@ -144,7 +160,7 @@ pub struct Estimate {
 pub enum RelSize {
     /// A table: its heap's pages now, and `relpages` / `reltuples` (−1: never
     /// analyzed or vacuumed).
-    Table { curpages: f64, relpages: f64, reltuples: f64 },
+    Table { curpages: f64, relpages: f64, reltuples: f64, allvisfrac: f64 },
     /// A foreign table: `relpages` / `reltuples` of its last ANALYZE (−1: never), and
     /// its server's (or its own) `fdw_startup_cost` and `fdw_tuple_cost`.
     Foreign { relpages: f64, reltuples: f64, fdw_startup_cost: f64, fdw_tuple_cost: f64 },
@@ -162,6 +178,8 @@ pub struct RelInfo {
     pub parent: Option<String>,
     pub size: RelSize,
     pub columns: Vec<(String, SqlType, Option<ColumnStats>)>,
+    /// A table's indexes (`plan::indexcost`).
+    pub indexes: Vec<super::indexcost::IndexInfo>,
 }
 
 impl RelInfo {
@@ -252,9 +270,17 @@ pub fn cost_plan(plan: &Plan, cat: &dyn CostCatalog, p: &CostParams) -> Vec<Esti
     }
     let mut setop = Vec::new();
     setop_appends(top, &mut setop);
-    let c =
-        Model { cat, p, setop, project: Default::default(), in_append: Default::default(), rels: Default::default() }
-            .node(plan, None);
+    let c = Model {
+        cat,
+        p,
+        setop,
+        project: Default::default(),
+        in_append: Default::default(),
+        rels: Default::default(),
+        loop_count: Default::default(),
+        plain_params: Default::default(),
+    }
+    .node(plan, None);
     let mut out = vec![];
     flatten(&c, &mut out);
     out
@@ -314,6 +340,12 @@ struct Model<'a> {
     in_append: std::cell::Cell<bool>,
     /// Relations looked up so far (a table's pages are counted once per plan).
     rels: std::cell::RefCell<std::collections::HashMap<String, Option<Rc<RelInfo>>>>,
+    /// Costing a Nested Loop's parameterized inner side: the outer rows, the times it
+    /// is scanned (`cost_index`'s `loop_count`; 0 or 1: once).
+    loop_count: std::cell::Cell<f64>,
+    /// Cost a parameterized scan as its relation's plain scan (the join's size comes
+    /// from the relations' rows, not the parameterized path's: `set_joinrel_size_estimates`).
+    plain_params: std::cell::Cell<bool>,
 }
 
 /// `cost_qual_eval`: one `cpu_operator_cost` per operator or function evaluated per
@@ -330,6 +362,16 @@ pub fn qual_cost(e: &Expr, p: &CostParams) -> f64 {
         Expr::Bin(_, l, r) => p.cpu_operator_cost + qual_cost(l, p) + qual_cost(r, p),
         Expr::Not(x) | Expr::IsNull(x, _) => qual_cost(x, p),
         Expr::Func(_, args) => p.cpu_operator_cost + args.iter().map(|a| qual_cost(a, p)).sum::<f64>(),
+    }
+}
+
+/// Is this a Nested Loop's parameterized inner side (an Index Scan with a parameter,
+/// under its filter and projection)?
+fn has_nest_param(plan: &Plan) -> bool {
+    match plan {
+        Plan::IndexScan { nest_param, .. } => nest_param.is_some(),
+        Plan::Result { child, .. } => has_nest_param(child),
+        _ => false,
     }
 }
 
@@ -504,10 +546,17 @@ impl Model<'_> {
                 let names: Vec<&str> = columns.iter().map(|c| c.name.as_str()).collect();
                 self.seqscan(table, &names, alias.is_some())
             }
-            Plan::IndexScan { table, columns, .. } => {
+            Plan::IndexScan { table, columns, column, quals, alias, nest_param, index_only, .. } => {
                 let names: Vec<&str> = columns.iter().map(|c| c.name.as_str()).collect();
-                self.indexscan(table, &names)
+                let param = nest_param.is_some() && !self.plain_params.get();
+                self.indexscan(table, &names, (*column, quals, param), (*index_only, alias.is_some()))
             }
+            Plan::BitmapHeapScan { table, columns, alias, recheck, child, .. } => {
+                let names: Vec<&str> = columns.iter().map(|c| c.name.as_str()).collect();
+                self.bitmapscan(table, &names, recheck, child, alias.is_some())
+            }
+            // Costed by its Bitmap Heap Scan (`bitmapscan`); alone it is not a plan.
+            Plan::BitmapIndexScan { .. } => self.unknown(1),
             Plan::ForeignScan(f) => self.foreignscan(f),
             // Only at the top of a plan, where `cost_plan` takes it apart.
             Plan::WithInitPlans { child, .. } => self.node(child, limit),
@@ -712,12 +761,14 @@ impl Model<'_> {
         let Some(rel) = self.rel(table) else { return self.unknown(names.len()) };
         let parent = if via_parent { rel.parent.clone() } else { None };
         let (pages, tuples) = match rel.size {
-            RelSize::Table { curpages, relpages, reltuples } => Self::table_size(&rel, curpages, relpages, reltuples),
+            RelSize::Table { curpages, relpages, reltuples, .. } => {
+                Self::table_size(&rel, curpages, relpages, reltuples)
+            }
             _ => (10.0, 1000.0),
         };
         let (vars, widths) = self.scan_vars(&rel, names, tuples, tuples);
         let est = Estimate {
-            startup: 0.0,
+            startup: self.seq_startup(),
             total: self.seq_total(pages, tuples, 0.0),
             rows: clamp_row_est(tuples),
             width: widths.iter().sum::<f64>() as i64,
@@ -729,24 +780,98 @@ impl Model<'_> {
     fn seq_total(&self, pages: f64, tuples: f64, qual_per_tuple: f64) -> f64 {
         let cpu_run = (self.p.cpu_tuple_cost + qual_per_tuple) * tuples;
         let disk_run = self.p.seq_page_cost * pages;
-        0.0 + cpu_run + disk_run
+        self.seq_startup() + cpu_run + disk_run
     }
 
-    /// A full Index Scan in index order (no index condition): `cost_index` with
-    /// `btcostestimate`'s index pages and tuples, the heap fetched at random (no
-    /// correlation): approximate.
-    fn indexscan(&self, table: &str, names: &[&str]) -> Costed {
-        let mut c = self.seqscan(table, names, false);
-        c.seq = None;
-        let tuples = c.input_rows;
-        let p = self.p;
-        let index_pages = (tuples * 16.0 / (BLCKSZ - 24.0)).ceil().max(1.0);
-        let index_cost = index_pages * p.random_page_cost
-            + tuples * (p.cpu_index_tuple_cost + p.cpu_operator_cost)
-            + 50.0 * p.cpu_operator_cost;
-        let heap_pages = (c.est.total - p.cpu_tuple_cost * tuples) / p.seq_page_cost.max(1e-9);
-        c.est.startup = 0.0;
-        c.est.total = index_cost + heap_pages.min(tuples) * p.random_page_cost + p.cpu_tuple_cost * tuples;
+    /// `cost_seqscan`'s startup: `DISABLE_COST` with `enable_seqscan` off.
+    fn seq_startup(&self) -> f64 {
+        if self.p.enable_seqscan {
+            0.0
+        } else {
+            DISABLE_COST
+        }
+    }
+
+    /// `cost_index` (`plan::indexcost`): an Index Scan or Index Only Scan of `table`'s
+    /// index on `column` with `quals` (over `names`) as its Index Cond, and with
+    /// `param` the join clause `key = $outer` too, scanned `loop_count` times; a
+    /// filter above is costed per fetched row by the Result ([`Model::result`]).
+    fn indexscan(
+        &self,
+        table: &str,
+        names: &[&str],
+        (column, quals, param): (usize, &[Expr], bool),
+        (index_only, via_parent): (bool, bool),
+    ) -> Costed {
+        let mut c = self.seqscan(table, names, via_parent);
+        let (Some(rel), Some((pages, tuples))) = (self.rel(table), c.seq.take()) else { return c };
+        let Some(index) = rel.indexes.iter().find(|i| i.column == column) else { return c };
+        let var = |i: usize| -> VarData<'_> {
+            c.vars.get(i).and_then(|v| v.as_ref()).map_or(VarData::none(tuples), |v| v.data())
+        };
+        let mut quals = quals.to_vec();
+        let key_at = rel.columns.get(column).and_then(|k| names.iter().position(|n| *n == k.0));
+        if let (true, Some(at)) = (param, key_at) {
+            // The join clause's selectivity as a comparison with an unknown value
+            // (`var_eq_non_const`), the parameterized path's rows.
+            let ty = rel.columns[column].1;
+            quals.insert(0, Expr::bin(BinOp::Eq, Expr::Col(at), Expr::Param(1, ty, None)));
+        }
+        let sel = if quals.is_empty() { 1.0 } else { selectivity::clauselist_selectivity(&quals, &var, tuples) };
+        let corr = rel.columns.get(column).and_then(|c| c.2.as_ref()).and_then(|s| s.correlation).unwrap_or(0.0);
+        let loops = if param { self.loop_count.get().max(1.0) } else { 1.0 };
+        let ic = super::indexcost::btcostestimate(index, tuples, sel, quals.len(), corr, loops, self.p);
+        // An Index Only Scan skips the heap for all-visible pages.
+        let allvisfrac = match rel.size {
+            RelSize::Table { allvisfrac, .. } if index_only => allvisfrac,
+            _ => 0.0,
+        };
+        let heap = super::indexcost::Heap { pages, tuples, allvisfrac };
+        let (mut startup, mut total) = super::indexcost::cost_index(&ic, index, &heap, loops, self.p);
+        if !self.p.enable_indexscan {
+            startup += DISABLE_COST;
+            total += DISABLE_COST;
+        }
+        let fetched = clamp_row_est(sel * tuples);
+        c.est = Estimate { startup, total, rows: fetched, width: c.est.width };
+        c.input_rows = fetched;
+        c
+    }
+
+    /// `cost_bitmap_heap_scan` over its Bitmap Index Scan (`plan::indexcost`): the
+    /// index's whole cost is the heap scan's startup; the Bitmap Index Scan below is
+    /// labelled with it (startup 0, as `create_bitmap_subplan` labels it).
+    fn bitmapscan(&self, table: &str, names: &[&str], recheck: &[Expr], child: &Plan, via_parent: bool) -> Costed {
+        let mut c = self.seqscan(table, names, via_parent);
+        let Plan::BitmapIndexScan { column, .. } = child else { return c };
+        let (Some(rel), Some((pages, tuples))) = (self.rel(table), c.seq.take()) else { return c };
+        let Some(index) = rel.indexes.iter().find(|i| i.column == *column) else { return c };
+        let var = |i: usize| -> VarData<'_> {
+            c.vars.get(i).and_then(|v| v.as_ref()).map_or(VarData::none(tuples), |v| v.data())
+        };
+        let sel = if recheck.is_empty() { 1.0 } else { selectivity::clauselist_selectivity(recheck, &var, tuples) };
+        let corr = rel.columns.get(*column).and_then(|c| c.2.as_ref()).and_then(|s| s.correlation).unwrap_or(0.0);
+        let ic = super::indexcost::btcostestimate(index, tuples, sel, recheck.len(), corr, 1.0, self.p);
+        let rows = clamp_row_est(sel * tuples);
+        let recheck_cost: f64 = recheck.iter().map(|q| qual_cost(q, self.p)).sum();
+        let (mut startup, mut total, fetched) =
+            super::indexcost::cost_bitmap_heap_scan(&ic, pages, tuples, rows, recheck_cost, self.p);
+        if !self.p.enable_bitmapscan {
+            startup += DISABLE_COST;
+            total += DISABLE_COST;
+        }
+        let kid = Costed {
+            est: Estimate { startup: 0.0, total: ic.total, rows: clamp_row_est(ic.selectivity * tuples), width: 0 },
+            vars: vec![None],
+            widths: vec![0.0],
+            kids: vec![],
+            parent: None,
+            input_rows: fetched,
+            seq: None,
+        };
+        c.est = Estimate { startup, total, rows, width: c.est.width };
+        c.input_rows = fetched;
+        c.kids = vec![kid];
         c
     }
 
@@ -1305,7 +1430,19 @@ impl Model<'_> {
     fn nestloop(&self, outer: &Plan, inner: &Plan, (outer_key, inner_key): (&Expr, &Expr), jt: JoinType) -> Costed {
         let p = self.p;
         let o = self.node(outer, None);
+        // A parameterized inner side (`final_cost_nestloop` over its path): scanned
+        // once per outer row, its join clause in its Index Cond, no Join Filter. The
+        // join's size is the relations' (the inner relation's plain rows).
+        let param = has_nest_param(inner);
+        let plain = param.then(|| {
+            self.plain_params.set(true);
+            let plain = self.node(inner, None);
+            self.plain_params.set(false);
+            plain
+        });
+        self.loop_count.set(if param { o.est.rows } else { 1.0 });
         let i = self.node(inner, None);
+        self.loop_count.set(1.0);
         let var = |c: &Costed, e: &Expr| {
             if let Expr::Col(k) = e {
                 self.out_vars(c).get(*k).cloned().flatten()
@@ -1313,11 +1450,12 @@ impl Model<'_> {
                 None
             }
         };
-        let (ov, iv) = (var(&o, outer_key), var(&i, inner_key));
-        let (none_o, none_i) = (VarData::none(o.est.rows), VarData::none(i.est.rows));
+        let sized = plain.as_ref().unwrap_or(&i);
+        let (ov, iv) = (var(&o, outer_key), var(sized, inner_key));
+        let (none_o, none_i) = (VarData::none(o.est.rows), VarData::none(sized.est.rows));
         let od = ov.as_ref().map_or(none_o, Var::data);
         let id = iv.as_ref().map_or(none_i, Var::data);
-        let rows = join_rows(o.est.rows, i.est.rows, selectivity::eqjoinsel(&od, &id), jt);
+        let rows = join_rows(o.est.rows, sized.est.rows, selectivity::eqjoinsel(&od, &id), jt);
         let (outer_rows, inner_rows) = (o.est.rows, i.est.rows);
         // Each of the outer_rows - 1 rescans costs its startup and its run: its total.
         let (_, rescan_total) = cost_rescan(inner, &i.est, p);
@@ -1330,7 +1468,8 @@ impl Model<'_> {
         if outer_rows > 1.0 {
             run += (outer_rows - 1.0) * rescan_total;
         }
-        run += (p.cpu_tuple_cost + p.cpu_operator_cost) * outer_rows * inner_rows;
+        let join_qual = if param { 0.0 } else { p.cpu_operator_cost };
+        run += (p.cpu_tuple_cost + join_qual) * outer_rows * inner_rows;
         let mut widths = o.widths.clone();
         widths.extend(i.widths.iter().copied());
         let mut vars = o.vars.clone();
@@ -1537,11 +1676,20 @@ pub fn mergejoin_materializes(join: &Plan, cat: &dyn CostCatalog, p: &CostParams
         project: Default::default(),
         in_append: Default::default(),
         rels: Default::default(),
+        loop_count: Default::default(),
+        plain_params: Default::default(),
     };
     let (o, i) = (model.node(outer, None), model.node(inner, None));
     let m = model.merge_terms(&o, &i, (outer_key, inner_key), *join_type);
     let sorted = matches!(inner.as_ref(), Plan::Sort { .. });
-    let marks = matches!(inner.as_ref(), Plan::Sort { .. } | Plan::IndexScan { .. } | Plan::Material { .. });
+    // An Index Scan's filter and projection are its own in PostgreSQL (the Results
+    // here), so an Index Scan under them still marks and restores.
+    let mut scan = inner.as_ref();
+    while let Plan::Result { child, .. } = scan {
+        scan = child;
+    }
+    let marks =
+        matches!(inner.as_ref(), Plan::Sort { .. } | Plan::Material { .. }) || matches!(scan, Plan::IndexScan { .. });
     if p.enable_material && m.mat_inner_cost < m.bare_inner_cost {
         return true;
     }

@@ -26,6 +26,7 @@ use serde::Serialize;
 
 pub mod costsize;
 pub mod eval;
+pub mod indexcost;
 mod optimize;
 pub mod selectivity;
 pub mod stats;
@@ -720,13 +721,55 @@ pub enum Plan {
         /// How EXPLAIN names the scan of a partition.
         alias: Option<ScanName>,
     },
-    /// Reads a table in the order of its index on `column` (backwards when `desc`).
+    /// Reads a table in the order of its index on `column` (backwards when `desc`):
+    /// an Index Scan, or an Index Only Scan when `index_only` (every column it returns
+    /// is the index's). `quals` are its Index Cond, over its `columns`, each on the
+    /// indexed column (`coordinator_sql::indxpath`; `executor::node_indexscan`).
     IndexScan {
         table: String,
         #[serde(skip)]
         columns: Vec<Column>,
         column: usize,
         desc: bool,
+        #[serde(skip)]
+        alias: Option<ScanName>,
+        index_only: bool,
+        #[serde(skip)]
+        quals: Vec<Expr>,
+        /// A parameterized scan (a Nested Loop's inner side): one more Index Cond,
+        /// `key = ` the outer row's join key, which the Nested Loop above sets before
+        /// each pass.
+        #[serde(skip)]
+        nest_param: Option<NestParam>,
+    },
+    /// Bitmap Heap Scan (`executor::node_bitmapheapscan`): the rows whose row numbers
+    /// its child, a `BitmapIndexScan` of the same table, collected, read in heap
+    /// order; `recheck` (over `columns`) is its Recheck Cond, the index's conditions.
+    /// `types` are the table's column types, which lay out its heap pages.
+    BitmapHeapScan {
+        table: String,
+        #[serde(skip)]
+        columns: Vec<Column>,
+        #[serde(skip)]
+        alias: Option<ScanName>,
+        #[serde(skip)]
+        recheck: Vec<Expr>,
+        #[serde(skip)]
+        types: Vec<SqlType>,
+        child: Box<Plan>,
+    },
+    /// Bitmap Index Scan (`executor::node_bitmapheapscan`): the row numbers of the
+    /// index entries of `table`'s index on `column` that satisfy `quals` (over one
+    /// column, the index key), for the Bitmap Heap Scan above.
+    BitmapIndexScan {
+        table: String,
+        column: usize,
+        #[serde(skip)]
+        quals: Vec<Expr>,
+        /// The Index Cond as EXPLAIN prints it: the heap scan's conditions over its
+        /// columns, whose names the heap scan's output gives.
+        #[serde(skip)]
+        cond: Vec<Expr>,
     },
     ForeignScan(ForeignScanPlan),
     Append {
@@ -867,6 +910,15 @@ pub enum Plan {
     },
 }
 
+/// A Nested Loop's parameter in its inner Index Scan's Index Cond (PostgreSQL's
+/// `NestLoopParam`): its number in `EState::nest_params`, and the outer column it
+/// stands for as EXPLAIN prints it (`h.id`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct NestParam {
+    pub no: usize,
+    pub outer: String,
+}
+
 /// What a sublink asks of its subquery (PostgreSQL's `SubLinkType`, the kinds the
 /// sandbox runs as InitPlans).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -896,9 +948,12 @@ pub struct InitPlan {
 impl Plan {
     pub fn output_columns(&self) -> Vec<Column> {
         match self {
-            Plan::SeqScan { columns, .. } | Plan::IndexScan { columns, .. } | Plan::EmptyResult { columns } => {
-                columns.clone()
-            }
+            Plan::SeqScan { columns, .. }
+            | Plan::IndexScan { columns, .. }
+            | Plan::BitmapHeapScan { columns, .. }
+            | Plan::EmptyResult { columns } => columns.clone(),
+            // Row numbers, one per entry.
+            Plan::BitmapIndexScan { .. } => vec![Column::new("ctid", ColType::Int)],
             Plan::ForeignScan(f) => f.remote.output_columns(),
             Plan::Append { children, .. } | Plan::MergeAppend { children, .. } => {
                 children.first().map(|c| c.output_columns()).unwrap_or_default()
@@ -949,7 +1004,13 @@ impl Plan {
     /// aggregate arguments, remote quals and HAVING, pruning conditions.
     pub fn for_each_expr_mut(&mut self, f: &mut dyn FnMut(&mut Expr)) {
         match self {
-            Plan::SeqScan { .. } | Plan::IndexScan { .. } | Plan::EmptyResult { .. } => {}
+            Plan::SeqScan { .. } | Plan::EmptyResult { .. } => {}
+            Plan::IndexScan { quals, .. } => quals.iter_mut().for_each(f),
+            Plan::BitmapHeapScan { recheck, child, .. } => {
+                recheck.iter_mut().for_each(&mut *f);
+                child.for_each_expr_mut(f);
+            }
+            Plan::BitmapIndexScan { quals, cond, .. } => quals.iter_mut().chain(cond.iter_mut()).for_each(f),
             Plan::ForeignScan(s) => s.remote.quals.iter_mut().chain(s.remote.having.iter_mut()).for_each(f),
             Plan::Append { children, prune } => {
                 if let Some(p) = prune {
@@ -1053,9 +1114,11 @@ impl Plan {
         match self {
             Plan::SeqScan { .. }
             | Plan::IndexScan { .. }
+            | Plan::BitmapIndexScan { .. }
             | Plan::ForeignScan(_)
             | Plan::EmptyResult { .. }
             | Plan::FunctionScan { .. } => vec![],
+            Plan::BitmapHeapScan { child, .. } => vec![child],
             Plan::Append { children, .. } | Plan::MergeAppend { children, .. } => children.iter().collect(),
             Plan::Sort { child, .. }
             | Plan::Limit { child, .. }

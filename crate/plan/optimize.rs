@@ -33,6 +33,10 @@ pub fn use_indexes(plan: Plan, catalog: &Catalog) -> Plan {
                             columns: columns.clone(),
                             column: c,
                             desc: key.desc,
+                            alias: None,
+                            index_only: false,
+                            quals: vec![],
+                            nest_param: None,
                         };
                     }
                 }

@@ -15,7 +15,9 @@
 //!   PostgreSQL picks for them): null fraction, average width, the number of distinct
 //!   values (the Haas–Stokes estimator when the sample is not the whole table), the
 //!   most common values kept by `analyze_mcv_list`, and an equi-depth histogram of the
-//!   rest.
+//!   rest, and the correlation of the values' order with the heap's (which
+//!   `btcostestimate` reads for an index on the column).
+//! - [`heap_blocks`]: the page each row is on (a Bitmap Heap Scan's `Heap Blocks`).
 //! - [`sample_positions`]: which rows make the sample of `300 × default_statistics_target`
 //!   rows.
 //!
@@ -34,8 +36,7 @@
 //! whenever it reads every block, i.e. below 30,000 pages at the default target).
 //! Values wider than 1 kB (`WIDTH_THRESHOLD`, left out of PostgreSQL's statistics),
 //! TOAST compression (a tuple counts at most 2032 bytes in its page) and dead tuples
-//! are not modelled. `correlation` is not computed
-//! (the sandbox costs no index scan by it).
+//! are not modelled.
 
 use super::SqlType;
 use crate::types::Datum;
@@ -75,6 +76,11 @@ pub struct ColumnStats {
     pub mcv: Vec<(Datum, f64)>,
     /// Histogram bounds of the values not in `mcv`, ascending (empty: none).
     pub histogram: Vec<Datum>,
+    /// The correlation slot (`STATISTIC_KIND_CORRELATION`): how closely the values'
+    /// sorted order follows their physical order, −1 to 1, stored as a float4 as
+    /// `stanumbers` are; None with fewer than two non-null values. `btcostestimate`
+    /// reads it for an index on the column (`plan::indexcost`).
+    pub correlation: Option<f64>,
 }
 
 /// `pg_class.relpages`, `pg_class.reltuples` and the columns' statistics.
@@ -168,6 +174,19 @@ fn tuple_len(types: &[SqlType], row: &[Datum]) -> usize {
 /// The heap pages the rows take, inserted in this order into an empty table
 /// (`RelationGetBufferForTuple` with fillfactor 100: the last page while the tuple fits).
 pub fn heap_pages<'a>(types: &[SqlType], rows: impl Iterator<Item = &'a [Datum]>) -> u64 {
+    heap_layout(types, rows, &mut |_| {})
+}
+
+/// The heap page (block number, from 0) each row is on, laid out as [`heap_pages`]
+/// lays them out: what a Bitmap Heap Scan counts as `Heap Blocks`.
+pub fn heap_blocks<'a>(types: &[SqlType], rows: impl Iterator<Item = &'a [Datum]>) -> Vec<u32> {
+    let mut blocks = Vec::new();
+    heap_layout(types, rows, &mut |b| blocks.push(b as u32));
+    blocks
+}
+
+/// Lays the rows out on pages, calling `at` with each row's block; returns the pages.
+fn heap_layout<'a>(types: &[SqlType], rows: impl Iterator<Item = &'a [Datum]>, at: &mut dyn FnMut(u64)) -> u64 {
     let (mut pages, mut free, mut ntup) = (0u64, 0usize, 0usize);
     for row in rows {
         // A tuple past TOAST_TUPLE_THRESHOLD (2032 bytes) has its long values
@@ -183,6 +202,7 @@ pub fn heap_pages<'a>(types: &[SqlType], rows: impl Iterator<Item = &'a [Datum]>
         }
         free = free.saturating_sub(len + ITEM_ID);
         ntup += 1;
+        at(pages - 1);
     }
     pages
 }
@@ -248,8 +268,10 @@ pub fn compute_scalar_stats(ty: SqlType, sample: &[Datum], totalrows: f64, targe
             n_distinct: 0.0,
             mcv: vec![],
             histogram: vec![],
+            correlation: None,
         };
     }
+    let correlation = correlation(&values);
     // A stable sort: PostgreSQL breaks ties by sample position (compare_scalars).
     values.sort();
     let num_mcv_target = target;
@@ -322,7 +344,28 @@ pub fn compute_scalar_stats(ty: SqlType, sample: &[Datum], totalrows: f64, targe
             }
         }
     }
-    ColumnStats { null_frac, avg_width, n_distinct: stadistinct, mcv, histogram }
+    ColumnStats { null_frac, avg_width, n_distinct: stadistinct, mcv, histogram, correlation }
+}
+
+/// `compute_scalar_stats`' correlation: the non-null values in sample order (their
+/// `tupno`), sorted by value (ties by `tupno`, as `compare_scalars` breaks them); the
+/// Pearson correlation of sorted position against `tupno`, rounded to a float4 as
+/// `pg_statistic.stanumbers` keeps it. The sample is in physical order (a table read
+/// whole, or `sample_positions`' ascending rows), so 1 means the heap is in the
+/// column's order.
+fn correlation(values: &[&Datum]) -> Option<f64> {
+    let n = values.len();
+    if n < 2 {
+        return None;
+    }
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by(|&a, &b| values[a].cmp(values[b]));
+    let xysum: f64 = order.iter().enumerate().map(|(i, &tupno)| i as f64 * tupno as f64).sum();
+    let nf = n as f64;
+    let xsum = (nf - 1.0) * nf / 2.0;
+    let x2sum = (nf - 1.0) * nf * (2.0 * nf - 1.0) / 6.0;
+    let corr = (nf * xysum - xsum * xsum) / (nf * x2sum - xsum * xsum);
+    Some(corr as f32 as f64)
 }
 
 trait HalfFloor {
@@ -430,6 +473,18 @@ mod tests {
     fn wide_rows_count_a_toasted_size_and_never_overflow() {
         let rows: Vec<Vec<Datum>> = (0..10).map(|_| vec![Datum::text(&"x".repeat(100_000))]).collect();
         assert_eq!(heap_pages(&[SqlType::Text], rows.iter().map(|r| r.as_slice())), 3);
+    }
+
+    /// `compute_scalar_stats`' correlation: 1 for values in heap order, −1 reversed,
+    /// as `pg_stats.correlation` shows (`loc.id` is 1 in the corpus).
+    #[test]
+    fn correlation_follows_the_heap_order() {
+        let up: Vec<Datum> = (0..50).map(Datum::Int).collect();
+        let down: Vec<Datum> = (0..50).rev().map(Datum::Int).collect();
+        let s = |v: &[Datum]| compute_scalar_stats(SqlType::Int4, v, v.len() as f64, 100).correlation;
+        assert_eq!(s(&up), Some(1.0));
+        assert_eq!(s(&down), Some(-1.0));
+        assert_eq!(s(&[Datum::Int(1)]), None);
     }
 
     #[test]

@@ -217,7 +217,6 @@ select cat, count(*), sum(qty) from loc group by cat order by cat;
 select id, qty from loc order by qty desc, id limit 7;
 
 -- [local order limit offset index] ORDER BY the indexed column DESC
--- known: plan — PostgreSQL reads the local index backwards (Index Only Scan Backward); the sandbox has no index-only scans
 select id from loc order by id desc limit 5 offset 3;
 
 -- [local group having] HAVING count(*)
@@ -390,7 +389,6 @@ select k, v from r order by k desc limit 5;
 select k, label from r order by k limit 5 offset 495;
 
 -- [range order filter] ORDER BY the key, both partitions
--- known: plan — PostgreSQL uses a Bitmap Heap Scan on the local partition; the sandbox has none
 select k from r where k > 480 and k < 520 order by k;
 
 -- [range order limit text] ORDER BY a text column and the key
@@ -540,7 +538,6 @@ select d.cat, d.title, count(f.id) from dim d left join f on f.cat = d.cat group
 select loc.id, f.score from loc left join f on f.id = loc.id + 500 where loc.id <= 35 order by loc.id;
 
 -- [join range local] a range-partitioned table and a local one
--- known: plan — PostgreSQL reads the range partition with a Bitmap Heap Scan, chosen by cost, where the sandbox seq-scans it (the join's method and order agree)
 select r.k, r.v, loc.cat from r join loc on r.k = loc.id where r.k < 50;
 
 -- [join hash foreign order limit] ORDER BY and LIMIT over a join
@@ -582,7 +579,6 @@ select id, amount from h where id < 10;
 
 -- [settings join hash local] enable_hashjoin off in a join
 set enable_hashjoin = off;
--- known: plan — PostgreSQL's Merge Join reads loc through its index (an Index Scan, presorted, with the Index Cond), outer; the sandbox has no index paths for a join's sides and sorts a Seq Scan of loc
 select h.id, h.name, loc.qty from h join loc on h.id = loc.id where loc.id < 30;
 
 -- [settings join hash list] enable_partitionwise_join on, two tables partitioned differently: no partitionwise join
@@ -655,7 +651,6 @@ execute pr_ge(600);
 -- [prepared generic range pruning] two parameters bound the key
 set plan_cache_mode = force_generic_plan;
 prepare pr_between(int, int) as select k, v from r where k >= $1 and k < $2;
--- known: plan — PostgreSQL scans the local partition by a Bitmap Heap Scan on its index (a range of parameters, DEFAULT_RANGE_INEQ_SEL), which the sandbox does not have; it seq-scans
 execute pr_between(480, 520);
 
 -- [prepared generic list pruning foreign] a list value of the foreign partition
@@ -892,7 +887,6 @@ select id, name from h union select k, label from r union select id, region from
 select loc.id, f.val from loc join f on loc.id = f.id where f.val > 0;
 
 -- [join method settings local foreign index] enable_hashjoin off: merge or nested loop by cost
--- known: plan — PostgreSQL's Merge Join reads loc through its index (an Index Scan, presorted); the sandbox has no index paths for a join's sides and sorts a Seq Scan of loc
 set enable_hashjoin = off;
 select loc.id, f.val from loc join f on loc.id = f.id where f.val > 0;
 
@@ -984,7 +978,6 @@ set enable_hashjoin = off;
 select l.id, l.region, loc.cat from l join loc on l.id = loc.id where loc.qty > 5;
 
 -- [join method settings list local index] hash and merge joins off
--- known: plan — PostgreSQL's Nested Loop looks loc up by its index for each outer row (a parameterized Index Scan); the sandbox has no parameterized paths and rescans a Materialize of loc
 set enable_hashjoin = off;
 set enable_mergejoin = off;
 select l.id, l.region, loc.cat from l join loc on l.id = loc.id where loc.qty > 5;
@@ -1122,7 +1115,6 @@ select loc.id, f.val from loc left join f on loc.id = f.id and f.val > 0 where f
 select loc.id, f.val from loc left join f on loc.id = f.id where f.val > 200;
 
 -- [join left null order limit foreign local] LEFT JOIN, ORDER BY the preserved key, LIMIT
--- known: plan — both plan a Merge Left Join over f sorted by the remote, stopped at the LIMIT; PostgreSQL reads loc by its index (a presorted Index Scan), the sandbox, which has no index paths, sorts a Seq Scan of loc
 select f.id, loc.cat from f left join loc on f.id = loc.id order by f.id limit 12;
 
 -- [join method keys hash local] two equalities between the sides: both in the Hash Cond
@@ -1131,7 +1123,7 @@ select h.id, h.grp, loc.qty from h join loc on h.grp = loc.qty and h.id = loc.id
 -- [join method keys settings hash local] two equalities, hash joins off
 set enable_hashjoin = off;
 set enable_nestloop = off;
--- known: plan — PostgreSQL merges on loc.id = h.id, reading loc by its index (presorted, with the Index Cond), the other equality its Join Filter; the sandbox has no index paths, merges on the first equality written and sorts a Seq Scan of loc
+-- known: plan — PostgreSQL merges on loc.id = h.id, reading loc by its index (presorted, with the Index Cond), the other equality its Join Filter; the sandbox merges on the first equality written (h.grp = loc.qty), which no index orders, and sorts a Seq Scan of loc
 select h.id, h.grp, loc.qty from h join loc on h.grp = loc.qty and h.id = loc.id where loc.id < 100;
 
 -- [join method keys settings list foreign] two equalities under a Nested Loop: one Join Filter
@@ -1558,3 +1550,137 @@ select loc.id, h.grp, f.val from loc left join h on h.id = loc.id left join f on
 
 -- [join three select star] every column of three tables
 select * from loc join dim d on d.cat = loc.cat join r on r.k = loc.id where loc.id < 12;
+
+-- ===== h23i: index paths (Index Scan, Index Only Scan, Bitmap Heap Scan) on the local indexes =====
+
+-- [index local] equality on the indexed column: an Index Scan
+select * from loc where id = 17;
+
+-- [index local] only the indexed column, a range: Index Only Scan or Bitmap Heap Scan by cost
+select id from loc where id < 20;
+
+-- [index local order] a range ordered by the key: presorted or sorted, by cost
+select id from loc where id between 100 and 120 order by id;
+
+-- [index local order] a range on the key, ordered by it descending, with another column
+select id, cat from loc where id > 290 order by id desc;
+
+-- [index local order limit] the first rows by the key: Index Only Scan under the LIMIT
+select id from loc order by id limit 3;
+
+-- [index local] another column of the row found by the key
+select cat from loc where id = 42;
+
+-- [index local null] the rows with NULLs, found by the key's range
+select * from loc where id >= 300;
+
+-- [index local filter] an Index Cond and a Filter on another column
+select id, qty from loc where id < 50 and qty = 3;
+
+-- [index local agg] count over a range of the key
+select count(*) from loc where id < 100;
+
+-- [index local order limit] the key on the right of the comparison (commuted into the Index Cond)
+select id from loc where 250 < id order by id limit 4;
+
+-- [index local order limit offset] Index Only Scan Backward with an Index Cond, LIMIT and OFFSET
+select id from loc where id > 5 order by id desc limit 2 offset 1;
+
+-- [index local] a key that is not there: no row
+select id, cat from loc where id = 500;
+
+-- [index range pruned order] the range table pruned to its local partition, ordered by the key
+select k, v from r where k < 10 order by k;
+
+-- [index range pruned] equality on the local partition's key
+select k from r where k = 77;
+
+-- [index range pruned text] a short range on the local partition with a text column
+select k, label from r where k between 200 and 210;
+
+-- [index range pruned order limit] the local partition's last keys
+select k from r where k < 500 order by k desc limit 3;
+
+-- [index range pruned agg] most of the local partition: a Seq Scan by cost
+select count(*) from r where k < 300;
+
+-- [index range settings] enable_bitmapscan off: the index read in order instead
+set enable_bitmapscan = off;
+select k from r where k > 480 and k < 520 order by k;
+
+-- [index local settings] enable_indexscan off: a Bitmap Heap Scan finds the row
+set enable_indexscan = off;
+select * from loc where id = 17;
+
+-- [index local settings order limit] enable_indexonlyscan off: an Index Scan Backward
+set enable_indexonlyscan = off;
+select id from loc order by id desc limit 5;
+
+-- [index local settings] enable_seqscan off on a column without an index: the Seq Scan stays, disabled
+set enable_seqscan = off;
+select id, cat from loc where qty = 2;
+
+-- [index local settings] enable_seqscan off with an Index Cond
+set enable_seqscan = off;
+select id, qty from loc where id < 200;
+
+-- [index prepared generic local] a generic plan's parameter in the Index Cond
+set plan_cache_mode = force_generic_plan;
+prepare pix(int) as select cat from loc where id = $1;
+execute pix(10);
+
+-- [index join local list] a join whose local side is read through its index
+select l.id, loc.cat from loc join l on l.id = loc.id where loc.id < 10;
+
+-- [index join local foreign] a foreign table joined to a range of the local table
+select f.id, f.val, loc.qty from f join loc on f.id = loc.id where loc.id < 8;
+
+-- [index local settings] enable_seqscan off, only the key read: a full Index Only Scan
+set enable_seqscan = off;
+select id from loc;
+
+-- [index local settings agg] enable_seqscan off, no column read: count(*) over a full Index Only Scan
+set enable_seqscan = off;
+select count(*) from loc;
+
+-- [index join settings local foreign] hash and merge joins off: a parameterized Index Scan per foreign row
+set enable_hashjoin = off;
+set enable_mergejoin = off;
+select f.id, loc.cat from f join loc on f.id = loc.id where f.id < 40;
+
+-- [index join settings left list local] a LEFT JOIN whose nullable side is looked up by its index
+set enable_hashjoin = off;
+set enable_mergejoin = off;
+select l.id, loc.qty from l left join loc on l.id = loc.id where l.id < 20;
+
+-- [index join settings list local] the parameter and a range of the key together in the Index Cond
+set enable_hashjoin = off;
+set enable_mergejoin = off;
+select l.id, l.qty, loc.cat from l join loc on l.id = loc.id where loc.id < 100;
+
+-- [index join settings list local] only the key of the inner side: a parameterized Index Only Scan
+set enable_hashjoin = off;
+set enable_mergejoin = off;
+select l.id, l.region from l join loc on l.id = loc.id;
+
+-- [index join settings hash local] hash joins off: a Merge Join reading the local table in index order
+set enable_hashjoin = off;
+select loc.id, h.name from loc join h on loc.id = h.id where loc.id < 20;
+
+-- [index join settings range local] a Merge Join of the range table's local partition and the local table
+set enable_hashjoin = off;
+set enable_nestloop = off;
+select r.k, loc.cat from r join loc on r.k = loc.id where r.k < 40;
+
+-- [index join order limit local foreign] ORDER BY the local key with LIMIT over a join
+select loc.id, f.val from loc join f on loc.id = f.id order by loc.id limit 5;
+
+-- [index join settings hash local filter] a Merge Join whose local side is read in index order with a Filter
+set enable_hashjoin = off;
+set enable_nestloop = off;
+select h.id, loc.cat from h join loc on h.id = loc.id where loc.qty = 3;
+
+-- [index join settings left foreign local] a LEFT JOIN merged with the nullable local side in index order
+set enable_hashjoin = off;
+set enable_nestloop = off;
+select f.id, loc.qty from f left join loc on f.id = loc.id where f.id < 30;

@@ -164,9 +164,16 @@ fn an_enable_setting_is_refused_where_the_plan_has_its_node_and_honoured_where_n
     let e = plan_err("set enable_sort = off;", "select * from t order by v;");
     assert!(e.message.starts_with(REFUSED) && e.message.contains("enable_sort = off"), "{e}");
     planned("set enable_sort = off;", "select * from t where id = 3;");
-    // enable_seqscan: refused for a table with an index, honoured for one without.
-    let e = plan_err("set enable_seqscan = off;", "select * from loc;");
-    assert!(e.message.starts_with(REFUSED) && e.message.contains("enable_seqscan = off"), "{e}");
+    // The scan settings are honoured by cost, as PostgreSQL honours them: off, the
+    // scan costs disable_cost more, so another is taken where one can be (an Index
+    // Cond makes an index path), and the disabled one stays where none can.
+    let seq = planned("set enable_seqscan = off;", "select * from loc;");
+    assert!(has(&seq, "Seq Scan"), "no index path without an Index Cond: {seq:?}");
+    let idx = planned("set enable_seqscan = off;", "select * from loc where id < 1000;");
+    assert!(!has(&idx, "Seq Scan") && (has(&idx, "Index Scan") || has(&idx, "Bitmap Heap Scan")), "{idx:?}");
+    let bitmap =
+        planned("set enable_seqscan = off;\nset enable_indexscan = off;", "select * from loc where id < 1000;");
+    assert!(has(&bitmap, "Bitmap Heap Scan"), "{bitmap:?}");
     planned("set enable_seqscan = off;", "select * from u;");
 }
 

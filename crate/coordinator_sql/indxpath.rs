@@ -1,0 +1,266 @@
+//! Index paths for a local table's scan, as PostgreSQL 15's `indxpath.c` builds them
+//! and `add_path` keeps the cheapest: beside the Seq Scan, for each index of the
+//! table,
+//!
+//! - an **Index Scan** (`build_index_paths`) when the index has an Index Cond (WHERE
+//!   conjuncts `key op constant` or `key op $n`, op one of `= < <= > >=`:
+//!   `match_clause_to_index`, the key put on the left as `match_opclause_to_indexcol`
+//!   commutes it) or its order is the query's (`ORDER BY key [DESC]`: the index's
+//!   pathkeys, forwards or `Backward`); an **Index Only Scan** instead when every
+//!   column the scan returns or filters on is the key (`check_index_only`, with
+//!   `enable_indexonlyscan`), which is built even with neither (a full scan of the
+//!   index, chosen when the Seq Scan is disabled);
+//! - a **Bitmap Heap Scan** over a Bitmap Index Scan (`create_bitmap_heap_path` over
+//!   `choose_bitmap_and`'s one index path) for every unordered index path (one with
+//!   an Index Cond, or the index-only full scan: `create_index_paths` hands every
+//!   path without pathkeys to the bitmap paths).
+//!
+//! For a join (`planner::Join`), the same paths serve its sides: a Merge Join's local
+//! side read in its key's order through its index ([`ordered_scan`], forced for the
+//! outer side of `match_unsorted_outer`'s presorted path), and a Nested Loop's inner
+//! side as an Index Scan **parameterized** by the join key ([`param_scan`]: Index
+//! Cond `(loc.id = h.id)`, the outer row's value set before each rescan).
+//!
+//! Each is costed by `plan::costsize` (`cost_index`, `cost_bitmap_heap_scan`:
+//! `plan::indexcost`) with the quals that are not the index's as its Filter, and the
+//! cheapest total wins (`set_cheapest`); for an ordered scan the presorted index path
+//! competes with a Sort over the cheapest, both under the query's LIMIT, as
+//! `grouping_planner` compares them by the fraction of rows the LIMIT reads.
+//!
+//! Invariants:
+//! - every candidate returns the same rows, columns in the same order, as the Seq
+//!   Scan the planner built (`Planner::local_scan`): only how they are read changes;
+//! - an Index Cond is a conjunct the scan no longer filters on, never one dropped;
+//! - the `enable_*` scan settings act through the costs (`DISABLE_COST`), as in
+//!   PostgreSQL, so a disabled path is still taken when it is the only one.
+//!
+//! Where it departs from PostgreSQL: indexes have one key column; no `IS NULL`,
+//! `= ANY (…)` or `LIKE` Index Cond, no BitmapAnd / BitmapOr of several indexes; a
+//! parameterized path only for a plain local table as a two-relation Nested Loop's
+//! inner side (no parameterized bitmap path, none through an Append of partitions, no
+//! equivalence class deriving `loc.id = 7` from `f.id = 7 AND f.id = loc.id`); ties in
+//! cost keep the first path built (Seq Scan, then index, then bitmap) where
+//! `add_path`'s fuzzy comparison may keep another.
+
+use super::catalog::{Node, RelKind, Relation};
+use crate::plan::costsize::{cost_plan, CostParams, Estimate};
+use crate::plan::{BinOp, Expr, NestParam, Plan, ScanName, SortKey};
+use crate::types::Column;
+
+/// One local leaf's scan as the planner asks for it: its columns (`used`, the ones
+/// returned; `where_cols`, the WHERE conjuncts'), over the table's numbering.
+pub(super) struct ScanRequest<'a> {
+    pub rel: &'a Relation,
+    pub name: Option<ScanName>,
+    pub conjuncts: &'a [Expr],
+    pub used: &'a [usize],
+    pub where_cols: &'a [usize],
+}
+
+/// A WHERE conjunct as an index qual on table column `key`: `key op value` with
+/// the key on the left (commuted when written the other way round), or None.
+fn match_clause_to_index(c: &Expr, key: usize) -> Option<Expr> {
+    let Expr::Bin(op, l, r) = c else { return None };
+    if !matches!(op, BinOp::Eq | BinOp::Lt | BinOp::LtEq | BinOp::Gt | BinOp::GtEq) {
+        return None;
+    }
+    let operand = |e: &Expr| matches!(e, Expr::Const(d) if !d.is_null()) || matches!(e, Expr::Param(..));
+    match (l.as_ref(), r.as_ref()) {
+        (Expr::Col(k), v) if *k == key && operand(v) => Some(c.clone()),
+        (v, Expr::Col(k)) if *k == key && operand(v) => {
+            let commuted = match op {
+                BinOp::Lt => BinOp::Gt,
+                BinOp::LtEq => BinOp::GtEq,
+                BinOp::Gt => BinOp::Lt,
+                BinOp::GtEq => BinOp::LtEq,
+                other => *other,
+            };
+            Some(Expr::Bin(commuted, Box::new(Expr::Col(*k)), Box::new(v.clone())))
+        }
+        _ => None,
+    }
+}
+
+/// The scan's read columns, sorted: the used ones and the WHERE conjuncts'.
+fn read_columns(req: &ScanRequest) -> Vec<usize> {
+    let mut read: Vec<usize> = req.used.iter().chain(req.where_cols).copied().collect();
+    read.sort_unstable();
+    read.dedup();
+    read
+}
+
+/// A base scan wrapped as `Planner::local_scan` wraps its Seq Scan: the remaining
+/// conjuncts as a filter, then only the used columns.
+fn wrap(base: Plan, req: &ScanRequest, read: &[usize], rest: &[Expr]) -> Plan {
+    let all = req.rel.columns();
+    let map = super::planner::remap(read, all.len());
+    let mut plan = base;
+    if !rest.is_empty() {
+        let filter = rest.iter().map(|c| super::planner::rewrite(c, &map)).reduce(|a, b| Expr::bin(BinOp::And, a, b));
+        plan = Plan::Result { child: Box::new(plan), filter, targets: None };
+    }
+    if read.len() != req.used.len() {
+        let targets = req
+            .used
+            .iter()
+            .map(|c| (Expr::Col(read.iter().position(|r| r == c).unwrap_or(0)), all[*c].name.clone()))
+            .collect();
+        plan = Plan::Result { child: Box::new(plan), filter: None, targets: Some(targets) };
+    }
+    plan
+}
+
+/// The index paths of one index (`build_index_paths`, `create_bitmap_heap_path`):
+/// `desc` Some for the ordered one (its direction), None for an unordered scan,
+/// which exists only with an Index Cond.
+fn index_paths(req: &ScanRequest, key: usize, desc: Option<bool>, p: &CostParams) -> Vec<Plan> {
+    let RelKind::Table(t) = &req.rel.kind else { return vec![] };
+    let read = read_columns(req);
+    let map = super::planner::remap(&read, req.rel.columns.len());
+    let (mut quals, mut rest) = (vec![], vec![]);
+    for c in req.conjuncts {
+        match match_clause_to_index(c, key) {
+            Some(q) => quals.push(q),
+            None => rest.push(c.clone()),
+        }
+    }
+    let index_only = p.enable_indexonlyscan && read.iter().all(|&c| c == key);
+    // build_index_paths: an index path needs an Index Cond, a useful order, or to
+    // be index-only (a full scan of the index then reads less than the heap).
+    if quals.is_empty() && desc.is_none() && !index_only {
+        return vec![];
+    }
+    let all = req.rel.columns();
+    let columns: Vec<Column> = read.iter().map(|&c| all[c].clone()).collect();
+    let index_quals: Vec<Expr> = quals.iter().map(|q| super::planner::rewrite(q, &map)).collect();
+    let mut out = vec![wrap(
+        Plan::IndexScan {
+            table: t.name.clone(),
+            columns: columns.clone(),
+            column: key,
+            desc: desc.unwrap_or(false),
+            alias: req.name.clone(),
+            index_only,
+            quals: index_quals.clone(),
+            nest_param: None,
+        },
+        req,
+        &read,
+        &rest,
+    )];
+    // create_index_paths: an index path without pathkeys feeds a bitmap path too
+    // (a full one, without an Index Cond, when it is the index-only full scan).
+    if desc.is_none() {
+        // The Bitmap Index Scan's quals are over the key alone.
+        let key_only: Vec<Option<usize>> = (0..all.len()).map(|c| (c == key).then_some(0)).collect();
+        let on_key: Vec<Expr> = quals.iter().map(|q| super::planner::rewrite(q, &key_only)).collect();
+        let types = req.rel.columns.iter().map(|c| c.ty).collect();
+        let bitmap = Plan::BitmapHeapScan {
+            table: t.name.clone(),
+            columns,
+            alias: req.name.clone(),
+            recheck: index_quals.clone(),
+            types,
+            child: Box::new(Plan::BitmapIndexScan {
+                table: t.name.clone(),
+                column: key,
+                quals: on_key,
+                cond: index_quals,
+            }),
+        };
+        out.push(wrap(bitmap, req, &read, &rest));
+    }
+    out
+}
+
+/// The top estimate of `plan` under a LIMIT (the fraction of its run the LIMIT
+/// reads, as `adjust_limit_rows_costs` takes it).
+fn limited_cost(coord: &Node, plan: &Plan, limit: Option<(u64, Option<u64>)>, p: &CostParams) -> Estimate {
+    let costed = match limit {
+        Some((offset, count)) => Plan::Limit { child: Box::new(plan.clone()), offset, count },
+        None => plan.clone(),
+    };
+    cost_plan(&costed, coord, p).first().copied().unwrap_or(Estimate { startup: 0.0, total: 0.0, rows: 0.0, width: 0 })
+}
+
+/// The cheapest scan of a local leaf, given its Seq Scan (`seq`, as the planner
+/// wraps it): the Seq Scan or an index path with an Index Cond, by total cost.
+pub(super) fn cheapest_scan(coord: &Node, req: &ScanRequest, seq: Plan) -> Plan {
+    let p = CostParams::from_settings(&|n| coord.setting(n).map(str::to_string));
+    let RelKind::Table(t) = &req.rel.kind else { return seq };
+    let mut best = (limited_cost(coord, &seq, None, &p).total, seq);
+    for index in &t.indexes {
+        for path in index_paths(req, index.column, None, &p) {
+            let total = limited_cost(coord, &path, None, &p).total;
+            if total < best.0 {
+                best = (total, path);
+            }
+        }
+    }
+    best.1
+}
+
+/// An ordered scan of a local leaf: a Sort (`order`, over the used columns) over the
+/// cheapest scan, or an index path in that order (one key, a plain column with an
+/// index), whichever costs less under the query's LIMIT (`force`: the index path
+/// whenever there is one). Returns the plan and whether it is presorted (the caller
+/// then adds no Sort).
+pub(super) fn ordered_scan(
+    coord: &Node,
+    req: &ScanRequest,
+    seq: Plan,
+    order: &[SortKey],
+    limit: Option<(u64, Option<u64>)>,
+    force: bool,
+) -> (Plan, bool) {
+    let p = CostParams::from_settings(&|n| coord.setting(n).map(str::to_string));
+    let cheapest = cheapest_scan(coord, req, seq);
+    let sorted = Plan::Sort { child: Box::new(cheapest.clone()), keys: order.to_vec() };
+    let [key] = order else { return (cheapest, false) };
+    let (Expr::Col(k), RelKind::Table(t)) = (&key.expr, &req.rel.kind) else { return (cheapest, false) };
+    let Some(&column) = req.used.get(*k) else { return (cheapest, false) };
+    if t.index_on(column).is_none() {
+        return (cheapest, false);
+    }
+    let sort_cost = limited_cost(coord, &sorted, limit, &p).total;
+    for path in index_paths(req, column, Some(key.desc), &p) {
+        if force || limited_cost(coord, &path, limit, &p).total < sort_cost {
+            return (path, true);
+        }
+    }
+    (cheapest, false)
+}
+
+/// A Nested Loop's inner side as an Index Scan of `req`'s table parameterized by its
+/// index on `key` (`build_index_paths` with the join clause as an index clause,
+/// `get_baserel_parampathinfo`): its Index Cond is `key = ` the outer row's key
+/// (`outer_key`, as EXPLAIN names it) and the index quals among the side's own
+/// conjuncts; the rest are its Filter.
+pub(super) fn param_scan(coord: &Node, req: &ScanRequest, key: usize, outer_key: String) -> Plan {
+    let p = CostParams::from_settings(&|n| coord.setting(n).map(str::to_string));
+    let mut read = read_columns(req);
+    if !read.contains(&key) {
+        read.push(key);
+        read.sort_unstable();
+    }
+    let map = super::planner::remap(&read, req.rel.columns.len());
+    let (mut quals, mut rest) = (vec![], vec![]);
+    for c in req.conjuncts {
+        match match_clause_to_index(c, key) {
+            Some(q) => quals.push(super::planner::rewrite(&q, &map)),
+            None => rest.push(c.clone()),
+        }
+    }
+    let all = req.rel.columns();
+    let scan = Plan::IndexScan {
+        table: req.rel.name.clone(),
+        columns: read.iter().map(|&c| all[c].clone()).collect(),
+        column: key,
+        desc: false,
+        alias: req.name.clone(),
+        index_only: p.enable_indexonlyscan && read.iter().all(|&c| c == key),
+        quals,
+        nest_param: Some(NestParam { no: 0, outer: outer_key }),
+    };
+    wrap(scan, req, &read, &rest)
+}
