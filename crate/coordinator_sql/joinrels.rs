@@ -55,7 +55,10 @@
 //! model computes them node by node, as `calc_joinrel_size_estimate` would from that
 //! path's clauses) rather than one figure fixed by the first pair that made the
 //! relation, which can tip near ties; an equivalence class with a constant (`a.x =
-//! b.y AND a.x = 5`) is not derived (the constant stays on its relation); a RIGHT
+//! b.y AND a.x = 5`) gives every member its restriction (`super::equivclass`) only
+//! when every join is inner and the equalities left still connect the relations
+//! (else it would take a clauseless Nested Loop, which is not built here, and the
+//! constant stays on its relation as written); a RIGHT
 //! JOIN whose other side is a join takes that whole side as its minimal side; an
 //! outer join's ON clause must be one equality between its sides (plus conditions on
 //! its nullable side alone, pushed into that relation's scans); a join of two foreign
@@ -168,6 +171,9 @@ struct JoinProblem<'r> {
     clauses: Vec<JoinClause>,
     /// Columns used above the join (select list, aggregates, ORDER BY).
     upper: Vec<usize>,
+    /// Columns of the join clauses a pinned equivalence class made redundant
+    /// (`carry_constants`), needed until the join holds the clause's relations.
+    pinned_needed: Vec<(usize, Relids)>,
     /// The query's ORDER BY (no aggregate above the join), and its one column when it
     /// is one ascending column (a Merge Join's order then is the query's).
     query_sort: Option<Vec<SortKey>>,
@@ -201,6 +207,7 @@ pub(super) fn plan_join_search(
         Numbering { firsts: rels.iter().map(|r| r.first).collect(), n: rels.iter().map(|r| r.rel.columns.len()).sum() };
     let mut joins = written_joins(&members, on);
     reduce_outer_joins(&mut joins, &where_conj, &numbering);
+    let (where_conj, pinned_needed) = carry_constants(&mut joins, where_conj, &rels, &numbering);
     let placed = place_conditions(&joins, &where_conj, &numbering, at)?;
     let n = numbering.n;
     let upper = {
@@ -216,6 +223,7 @@ pub(super) fn plan_join_search(
         ecs: placed.ecs,
         clauses: placed.clauses,
         upper,
+        pinned_needed,
         query_sort: l.sort.clone().filter(|_| l.agg.is_none()),
         query_key: match (l.sort.as_deref(), &l.agg) {
             (Some([SortKey { expr: Expr::Col(c), desc: false }]), None) => Some(*c),
@@ -225,6 +233,53 @@ pub(super) fn plan_join_search(
         at,
     };
     problem.search(&placed.base_quals, &l, &columns, servers)
+}
+
+/// Equivalence classes with a constant (`super::equivclass`), when every join is
+/// inner: the ON conditions join WHERE's (one level, as `deconstruct_jointree` sees
+/// inner joins) and each pinned class's constant goes to all its members. Kept only
+/// if the equalities left still connect every relation (PostgreSQL would otherwise
+/// make a clauseless Nested Loop, which the search does not build): else the
+/// conditions stay as written.
+fn carry_constants(
+    joins: &mut [WrittenJoin],
+    where_conj: Vec<Expr>,
+    rels: &[BaseRel],
+    numbering: &Numbering,
+) -> (Vec<Expr>, Vec<(usize, Relids)>) {
+    if joins.iter().any(|j| j.jt != JoinType::Inner) {
+        return (where_conj, vec![]);
+    }
+    let all: Vec<Expr> = joins.iter().flat_map(|j| j.quals.iter().cloned()).chain(where_conj.iter().cloned()).collect();
+    let ty = |c: usize| {
+        let r = &rels[numbering.rel_of(c)];
+        &r.rel.columns[c - r.first].ty
+    };
+    let Some(derived) = super::equivclass::reconsider_constants(&all, &|x, y| ty(x) == ty(y)) else {
+        return (where_conj, vec![]);
+    };
+    // The relations the equalities between two of them connect (a union of relid sets).
+    let mut groups: Vec<Relids> = (0..rels.len()).map(|i| 1 << i).collect();
+    for c in derived.conjuncts.iter().filter(|c| is_col_eq_col(c)) {
+        let r = numbering.relids_of(c);
+        if r.count_ones() == 2 {
+            let joined = groups.iter().filter(|&&g| overlap(g, r)).fold(0, |acc, g| acc | g);
+            groups.retain(|&g| !overlap(g, r));
+            groups.push(joined);
+        }
+    }
+    if groups.len() != 1 {
+        return (where_conj, vec![]);
+    }
+    for j in joins.iter_mut() {
+        j.quals.clear();
+    }
+    let col_relids = |c: usize| -> Relids { 1 << numbering.rel_of(c) };
+    let needed = derived
+        .still_needed
+        .iter()
+        .flat_map(|&(a, b)| [(a, col_relids(a) | col_relids(b)), (b, col_relids(a) | col_relids(b))]);
+    (derived.conjuncts, needed.collect())
 }
 
 /// A member of the FROM list: the relation as written, the join that brings it in
@@ -629,7 +684,8 @@ impl JoinProblem<'_> {
             return true;
         }
         let outside = |r: Relids| !subset(r, relids);
-        self.ecs.iter().any(|ec| ec.members.contains(&c) && outside(self.ec_relids(ec)))
+        self.pinned_needed.iter().any(|&(k, r)| k == c && outside(r))
+            || self.ecs.iter().any(|ec| ec.members.contains(&c) && outside(self.ec_relids(ec)))
             || self.clauses.iter().any(|k| outside(k.relids) && columns_of(&k.expr, self.n).contains(&c))
             || self
                 .sjs

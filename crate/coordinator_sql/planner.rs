@@ -96,6 +96,8 @@ use crate::plan::{
 };
 use crate::types::{Catalog, Column, Datum, Table};
 
+#[path = "equivclass.rs"]
+mod equivclass;
 /// Joins of three to five relations: `standard_join_search` (joinrels.rs).
 #[path = "joinrels.rs"]
 mod joinrels;
@@ -493,7 +495,18 @@ fn plan_join(
     let (logical, columns) = crate::shard_sql::plan_select_join(&q2, text, &members).map_err(|e| sql_error(e, text))?;
     let l = peel(logical).map_err(|m| FrontError::at(format!("internal error: {m}"), at))?;
     let (wa, n) = (ra.columns.len(), ra.columns.len() + rb.columns.len());
-    let conjuncts = l.filter.as_ref().map(split_and).unwrap_or_default();
+    let mut conjuncts = l.filter.as_ref().map(split_and).unwrap_or_default();
+    let mut still_needed: Vec<(usize, usize)> = vec![];
+    if written_jt == JoinType::Inner {
+        // Equivalence classes with a constant (equivclass.rs), kept only while a join
+        // clause is left between the sides (no clauseless Nested Loop here).
+        let ty = |c: usize| if c < wa { &ra.columns[c].ty } else { &rb.columns[c - wa].ty };
+        let derived = equivclass::reconsider_constants(&conjuncts, &|x, y| ty(x) == ty(y));
+        if let Some(d) = derived.filter(|d| d.conjuncts.iter().any(|c| join_key(c, wa).is_some())) {
+            conjuncts = d.conjuncts;
+            still_needed = d.still_needed;
+        }
+    }
     let side_of = |e: &Expr| {
         let cols = columns_of(e, n);
         (cols.iter().all(|&c| c < wa), cols.iter().all(|&c| c >= wa))
@@ -559,7 +572,13 @@ fn plan_join(
     }
     // The columns each side must return: those used above the join, and the keys.
     let mut used = used_columns(&Layers { filter: None, ..l.clone_layers() }, n);
-    for c in rest.iter().chain(&above).flat_map(|e| columns_of(e, n)).chain([ka, kb]) {
+    for c in rest
+        .iter()
+        .chain(&above)
+        .flat_map(|e| columns_of(e, n))
+        .chain([ka, kb])
+        .chain(still_needed.iter().flat_map(|&(x, y)| [x, y]))
+    {
         used.push(c);
     }
     used.sort_unstable();

@@ -1684,3 +1684,74 @@ select h.id, loc.cat from h join loc on h.id = loc.id where loc.qty = 3;
 set enable_hashjoin = off;
 set enable_nestloop = off;
 select f.id, loc.qty from f left join loc on f.id = loc.id where f.id < 30;
+
+-- ===== h23e: equivalence classes carry constants and parameters across joins =====
+
+-- [join equivalence constant foreign local] loc.id = 12 reaches f's remote WHERE; the join keeps the other class's clause
+select loc.id, loc.cat, f.val from loc join f on loc.id = f.id and loc.cat = f.cat where loc.id = 12;
+
+-- [join equivalence constant foreign local] the constant on the foreign side reaches the local table's index
+select loc.id, loc.qty, f.val from loc join f on loc.id = f.id and loc.cat = f.cat where f.id = 24;
+
+-- [join equivalence constant where] the join written in WHERE: the same classes
+select loc.id, f.score from loc, f where loc.id = f.id and loc.cat = f.cat and f.id = 36;
+
+-- [join equivalence constant written first] the constant named before the column
+select loc.id, f.cat from loc join f on loc.id = f.id and loc.cat = f.cat where 48 = loc.id;
+
+-- [join equivalence constant hash pruning] the derived h.id = 90 prunes h to one partition
+select h.id, h.name, loc.qty from h join loc on h.id = loc.id and h.grp = loc.qty where loc.id = 90;
+
+-- [join equivalence constant range pruning] the derived r.k = 5 prunes r to its local partition
+select r.k, r.label, loc.cat from r join loc on r.k = loc.id and r.v = loc.qty where loc.id = 5;
+
+-- [join equivalence constant range hash pruning] both partitioned sides pruned to one foreign partition each
+select r.k, r.v, h.name from r join h on r.k = h.id and r.v = h.grp where h.id = 745;
+
+-- [join equivalence constant list] a constant on l's id reaches the local table's index
+select l.id, l.region, loc.cat from l join loc on l.id = loc.id and l.qty = loc.qty where l.id = 120;
+
+-- [join equivalence constant list pruning text] the derived l.region = 'east' prunes l to one partition
+select l.id, dim.title from l join dim on l.region = dim.cat and l.qty = dim.weight where dim.cat = 'east';
+
+-- [join equivalence constant agg] an aggregate over the restricted join
+select count(*), sum(f.val) from loc join f on loc.id = f.id and loc.cat = f.cat where loc.id = 12;
+
+-- [join equivalence constant order] ORDER BY a column outside the pinned class
+select f.id, f.val, loc.qty from f join loc on f.cat = loc.cat and f.id = loc.id where f.id = 60 order by f.val;
+
+-- [join equivalence constant settings] hash joins off
+set enable_hashjoin = off;
+select loc.id, loc.cat, f.val from loc join f on loc.id = f.id and loc.cat = f.cat where loc.id = 12;
+
+-- [join equivalence constant settings] nested loops off
+set enable_nestloop = off;
+select h.id, h.name, loc.qty from h join loc on h.id = loc.id and h.grp = loc.qty where loc.id = 90;
+
+-- [join three equivalence constant hash] a constant through one class, to all three; the other classes join them
+select loc.id, f.cat, h.name from loc join f on loc.id = f.id and loc.cat = f.cat join h on h.id = loc.id and h.grp = loc.qty where f.id = 180;
+
+-- [join four equivalence constant hash range] four relations, the constant reaches all four; h and r pruned
+select loc.id, f.val, h.name, r.label from loc join f on loc.id = f.id and loc.cat = f.cat join h on h.id = loc.id and h.grp = loc.qty join r on r.k = h.id and r.v = h.grp where loc.id = 180;
+
+-- [join five equivalence constant hash range list] five relations, h and r pruned by the derived constant
+select loc.id, h.name, r.label, l.region from loc join f on loc.id = f.id and loc.cat = f.cat join h on h.id = loc.id and h.grp = loc.qty join r on r.k = h.id and r.v = h.grp join l on l.id = loc.id and l.qty = loc.qty where loc.id = 180;
+
+-- [prepared generic join equivalence foreign] the parameter reaches f's remote WHERE as $1
+set plan_cache_mode = force_generic_plan;
+prepare pe1(int) as select loc.id, f.val from loc join f on loc.id = f.id and loc.cat = f.cat where loc.id = $1;
+execute pe1(12);
+
+-- [prepared generic join equivalence hash pruning] the derived h.id = $1 prunes h at startup
+set plan_cache_mode = force_generic_plan;
+prepare pe2(int) as select h.id, loc.cat from h join loc on h.id = loc.id and h.grp = loc.qty where loc.id = $1;
+execute pe2(90);
+
+-- [prepared custom join equivalence hash pruning] a custom plan: the constant prunes at plan time
+prepare pe3(int) as select h.id, loc.cat from h join loc on h.id = loc.id and h.grp = loc.qty where loc.id = $1;
+execute pe3(90);
+
+-- [prepared generic join three equivalence hash] three relations, the parameter through one class
+set plan_cache_mode = force_generic_plan;
+prepare pe4(int) as select loc.id, f.cat, h.name from loc join f on loc.id = f.id and loc.cat = f.cat join h on h.id = loc.id and h.grp = loc.qty where f.id = $1;
+execute pe4(180);
