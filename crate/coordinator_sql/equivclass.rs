@@ -9,7 +9,9 @@
 //!    columns or one of them a *pseudoconstant* (a constant, or a prepared
 //!    statement's parameter in a generic plan), merges the classes of its two sides
 //!    (`process_equivalence`): members in the order the conditions name them, a class
-//!    for each side named for the first time.
+//!    for each side named for the first time; a member equal to one already in a
+//!    class is that member (two equal constants are one, so `a.x = 5 AND b.y = 5`
+//!    makes one class).
 //! 2. A class holding a constant and two or more columns is *pinned*: every column in
 //!    it equals the constant. `generate_base_implied_equalities_const` then makes, for
 //!    every column member in order, the restriction `member = constant`, which goes
@@ -102,12 +104,10 @@ fn build_classes(conjuncts: &[Expr], same_type: &dyn Fn(usize, usize) -> bool) -
     let mut ecs: Vec<EquivClass> = vec![];
     for (i, c) in conjuncts.iter().enumerate() {
         let Some((a, b)) = equality_members(c, same_type) else { continue };
-        // A constant is a member of its own class only: two classes are never merged
-        // through a constant (PostgreSQL matches a constant member by equal()).
-        let find = |ecs: &[EquivClass], m: &Member| match m {
-            Member::Col(_) => ecs.iter().position(|e| e.members.contains(m)),
-            Member::Const(_) => None,
-        };
+        // A member matches an equal one already in a class, a constant too: `a.x = 5
+        // AND b.y = 5` is one class (PostgreSQL's equal() on the member expressions;
+        // it skips constants only below an outer join, which never comes here).
+        let find = |ecs: &[EquivClass], m: &Member| ecs.iter().position(|e| e.members.contains(m));
         let (ia, ib) = (find(&ecs, &a), find(&ecs, &b));
         match (ia, ib) {
             (Some(x), Some(y)) if x == y => ecs[x].sources.push(i),
@@ -244,6 +244,19 @@ mod tests {
             out,
             vec![eq(Expr::Col(1), Expr::Col(3)), eq(Expr::Col(0), Expr::int(5)), eq(Expr::Col(2), Expr::int(5))]
         );
+    }
+
+    #[test]
+    fn equal_constants_are_one_member() {
+        // a.x = 5 AND b.y = 5 AND a.z = b.w: one pinned class of a.x, b.y; the join
+        // clause stays.
+        let c = [eq(Expr::Col(0), Expr::int(5)), eq(Expr::Col(2), Expr::int(5)), eq(Expr::Col(1), Expr::Col(3))];
+        let r = reconsider_constants(&c, &any_type).expect("pinned");
+        assert_eq!(
+            r.conjuncts,
+            vec![eq(Expr::Col(1), Expr::Col(3)), eq(Expr::Col(0), Expr::int(5)), eq(Expr::Col(2), Expr::int(5))]
+        );
+        assert!(r.still_needed.is_empty());
     }
 
     #[test]

@@ -1755,3 +1755,9 @@ execute pe3(90);
 set plan_cache_mode = force_generic_plan;
 prepare pe4(int) as select loc.id, f.cat, h.name from loc join f on loc.id = f.id and loc.cat = f.cat join h on h.id = loc.id and h.grp = loc.qty where f.id = $1;
 execute pe4(180);
+
+-- [join equivalence constant both sides] two equal constants are one member: one class pinned, the cat clause joins
+select loc.id, f.val from loc join f on loc.cat = f.cat where f.id = 24 and f.val < 0 and loc.id = 24;
+
+-- [join equivalence constant remote order] the derived restriction follows f's own condition in the remote WHERE
+select f.id, f.cat, loc.qty from f join loc on f.id = loc.id and f.cat = loc.cat where f.score > 1 and loc.id = 36;
