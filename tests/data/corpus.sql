@@ -1732,10 +1732,10 @@ select h.id, h.name, loc.qty from h join loc on h.id = loc.id and h.grp = loc.qt
 select loc.id, f.cat, h.name from loc join f on loc.id = f.id and loc.cat = f.cat join h on h.id = loc.id and h.grp = loc.qty where f.id = 180;
 
 -- [join four equivalence constant hash range] four relations, the constant reaches all four; h and r pruned
-select loc.id, f.val, h.name, r.label from loc join f on loc.id = f.id and loc.cat = f.cat join h on h.id = loc.id and h.grp = loc.qty join r on r.k = h.id and r.v = h.grp where loc.id = 180;
+select loc.id, f.val, h.name, r.label from loc join f on loc.id = f.id and loc.cat = f.cat, h join r on r.k = h.id and r.v = h.grp where h.id = loc.id and h.grp = loc.qty and loc.id = 180;
 
--- [join five equivalence constant hash range list] five relations, h and r pruned by the derived constant
-select loc.id, h.name, r.label, l.region from loc join f on loc.id = f.id and loc.cat = f.cat join h on h.id = loc.id and h.grp = loc.qty join r on r.k = h.id and r.v = h.grp join l on l.id = loc.id and l.qty = loc.qty where loc.id = 180;
+-- [join five equivalence constant hash list] five relations, h pruned by the derived constant; another class joins four
+select loc.id, h.name, l.region from loc join h on h.grp = loc.qty join r on r.v = h.grp join l on l.qty = loc.qty join f on f.id = l.id where loc.id = 180 and h.id = loc.id;
 
 -- [prepared generic join equivalence foreign] the parameter reaches f's remote WHERE as $1
 set plan_cache_mode = force_generic_plan;
