@@ -497,14 +497,24 @@ fn plan_join(
     let (wa, n) = (ra.columns.len(), ra.columns.len() + rb.columns.len());
     let mut conjuncts = l.filter.as_ref().map(split_and).unwrap_or_default();
     let mut still_needed: Vec<(usize, usize)> = vec![];
+    // A join whose every equality between the sides a constant made redundant: a
+    // Nested Loop without a join clause, its sides' key the first such equality's
+    // columns (needed still, `Reconsidered::still_needed`).
+    let mut clauseless: Option<(usize, usize, bool)> = None;
     if written_jt == JoinType::Inner {
-        // Equivalence classes with a constant (equivclass.rs), kept only while a join
-        // clause is left between the sides (no clauseless Nested Loop here).
+        // Equivalence classes with a constant (equivclass.rs).
         let ty = |c: usize| if c < wa { &ra.columns[c].ty } else { &rb.columns[c - wa].ty };
-        let derived = equivclass::reconsider_constants(&conjuncts, &|x, y| ty(x) == ty(y));
-        if let Some(d) = derived.filter(|d| d.conjuncts.iter().any(|c| join_key(c, wa).is_some())) {
-            conjuncts = d.conjuncts;
-            still_needed = d.still_needed;
+        if let Some(d) = equivclass::reconsider_constants(&conjuncts, &|x, y| ty(x) == ty(y)) {
+            let keyed = d.conjuncts.iter().any(|c| join_key(c, wa).is_some());
+            let pinned_key = d
+                .still_needed
+                .iter()
+                .find_map(|&(x, y)| join_key(&Expr::bin(BinOp::Eq, Expr::Col(x), Expr::Col(y)), wa));
+            if keyed || pinned_key.is_some() {
+                clauseless = if keyed { None } else { pinned_key };
+                conjuncts = d.conjuncts;
+                still_needed = d.still_needed;
+            }
         }
     }
     let side_of = |e: &Expr| {
@@ -533,6 +543,7 @@ fn plan_join(
     if let Some(k) = key_at.and_then(|i| join_key(&key_source[i], wa)) {
         key = Some(k);
     }
+    key = key.or(clauseless);
     let Some((ka, kb, key_b_first)) = key else {
         return Err(FrontError::unsupported("a join without an equality between its two relations", at));
     };
@@ -595,6 +606,7 @@ fn plan_join(
         above: &above,
         join_type: jt,
         key_b_first: key_b_first && written_jt != JoinType::Inner,
+        clauseless: clauseless.is_some(),
         columns: &columns,
         at,
     };
@@ -638,6 +650,9 @@ struct Join<'r> {
     /// An outer join's key condition names FROM's second relation first (a Nested
     /// Loop's Join Filter prints it as written).
     key_b_first: bool,
+    /// No equality joins the sides (an equivalence class's constant made them
+    /// redundant, equivclass.rs): only a Nested Loop, without a join clause.
+    clauseless: bool,
     /// The query's output columns.
     columns: &'r [Column],
     at: Location,
@@ -669,7 +684,9 @@ impl Join<'_> {
             // goes through every outer path) one ordered for the query's ORDER BY, if
             // the keys are its columns, whose order a Nested Loop keeps.
             let ordered_outer = self.side_order(l, !swapped).is_some();
-            for method in Method::tried(self.coord, jt) {
+            // Without a join clause only a Nested Loop joins (no merge or hash clauses).
+            let methods = Method::tried(self.coord, jt);
+            for method in methods.into_iter().filter(|m| !self.clauseless || matches!(m, Method::NestLoop { .. })) {
                 let order = if method.sorted(jt) { Order::JoinKey } else { Order::None };
                 // Built on copies: the servers' order is the chosen plan's.
                 let (est, _) = self.build(swapped, (method, Presorted::NONE), false, l, &mut servers.to_vec())?;
@@ -812,7 +829,7 @@ impl Join<'_> {
     /// path for a Nested Loop: a local table with an index on its key?
     fn inner_param_path(&self, swapped: bool) -> bool {
         let i = &self.sides[!swapped as usize];
-        matches!(&i.rel.kind, RelKind::Table(t) if t.index_on(i.key).is_some())
+        !self.clauseless && matches!(&i.rel.kind, RelKind::Table(t) if t.index_on(i.key).is_some())
     }
 
     /// The join's type with the outer side this order gives it.
@@ -909,7 +926,10 @@ impl Join<'_> {
                 Some((Expr::Col(map[co]?), Expr::Col(map[ci]?.checked_sub(outer_width)?)))
             })
             .collect();
-        let keys = ((o.key_output(), i.key_output()), more_keys);
+        let keys = match self.clauseless {
+            true => (crate::plan::clauseless_join_keys(), more_keys),
+            false => ((o.key_output(), i.key_output()), more_keys),
+        };
         let mut plan = join_node(self.coord, jt, (outer, inner), keys, inner_first);
         // The join's other conditions are evaluated in it (a Join Filter): its path's
         // estimate includes them.

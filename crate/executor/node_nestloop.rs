@@ -275,6 +275,10 @@ impl ExecNode for NestLoopState {
             // The join clause is the inner Index Scan's Index Cond: no Join Filter.
             return;
         }
+        if crate::plan::is_clauseless_join(&self.outer_key, &self.inner_key) {
+            // No join clause (an equivalence class's constant made it redundant).
+            return;
+        }
         e.details.push((
             "Join Filter".into(),
             match self.filter_inner_first {

@@ -1455,7 +1455,10 @@ impl Model<'_> {
         let (none_o, none_i) = (VarData::none(o.est.rows), VarData::none(sized.est.rows));
         let od = ov.as_ref().map_or(none_o, Var::data);
         let id = iv.as_ref().map_or(none_i, Var::data);
-        let rows = join_rows(o.est.rows, sized.est.rows, selectivity::eqjoinsel(&od, &id), jt);
+        // A join without a clause (`is_clauseless_join`) keeps every pair.
+        let clauseless = crate::plan::is_clauseless_join(outer_key, inner_key);
+        let sel = if clauseless { 1.0 } else { selectivity::eqjoinsel(&od, &id) };
+        let rows = join_rows(o.est.rows, sized.est.rows, sel, jt);
         let (outer_rows, inner_rows) = (o.est.rows, i.est.rows);
         // Each of the outer_rows - 1 rescans costs its startup and its run: its total.
         let (_, rescan_total) = cost_rescan(inner, &i.est, p);
@@ -1468,7 +1471,7 @@ impl Model<'_> {
         if outer_rows > 1.0 {
             run += (outer_rows - 1.0) * rescan_total;
         }
-        let join_qual = if param { 0.0 } else { p.cpu_operator_cost };
+        let join_qual = if param || clauseless { 0.0 } else { p.cpu_operator_cost };
         run += (p.cpu_tuple_cost + join_qual) * outer_rows * inner_rows;
         let mut widths = o.widths.clone();
         widths.extend(i.widths.iter().copied());

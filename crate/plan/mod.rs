@@ -819,7 +819,10 @@ pub enum Plan {
         join_type: JoinType,
     },
     /// Nested Loop with a Join Filter `outer_key = inner_key`; the inner side is
-    /// rescanned for each outer row (`executor::node_nestloop`).
+    /// rescanned for each outer row (`executor::node_nestloop`). Keys that are both
+    /// constants ([`clauseless_join_keys`]) make a Nested Loop without a join clause
+    /// (its every pair joins): PostgreSQL's join of relations whose equality an
+    /// equivalence class with a constant made redundant (`coordinator_sql::equivclass`).
     NestLoop {
         outer: Box<Plan>,
         inner: Box<Plan>,
@@ -908,6 +911,18 @@ pub enum Plan {
         ncols: usize,
         first_flag: i64,
     },
+}
+
+/// The keys of a Nested Loop without a join clause (`Plan::NestLoop`): two equal
+/// constants, always true; EXPLAIN prints no Join Filter and the cost model counts
+/// neither a comparison nor a selectivity for them.
+pub fn clauseless_join_keys() -> (Expr, Expr) {
+    (Expr::Const(crate::types::Datum::Int(1)), Expr::Const(crate::types::Datum::Int(1)))
+}
+
+/// Are a Nested Loop's keys [`clauseless_join_keys`]?
+pub fn is_clauseless_join(outer_key: &Expr, inner_key: &Expr) -> bool {
+    matches!((outer_key, inner_key), (Expr::Const(_), Expr::Const(_)))
 }
 
 /// A Nested Loop's parameter in its inner Index Scan's Index Cond (PostgreSQL's

@@ -711,7 +711,6 @@ execute pm_ge(600);
 -- [prepared generic hash pruning join] a join side's Append prunes at startup too
 set plan_cache_mode = force_generic_plan;
 prepare pj(int) as select h.id, f.val from h join f on h.id = f.id where h.id = $1;
--- known: plan — PostgreSQL derives f.id = $1 from the equivalence class (pushed to f's remote query) and plans a Nested Loop; the sandbox hash-joins all of f; both prune h's Append to h2 at startup (Subplans Removed: 3)
 execute pj(77);
 
 -- [prepared generic union] UNION ALL of two partitioned tables, each pruned by its own parameter
@@ -1761,3 +1760,15 @@ select loc.id, f.val from loc join f on loc.cat = f.cat where f.id = 24 and f.va
 
 -- [join equivalence constant remote order] the derived restriction follows f's own condition in the remote WHERE
 select f.id, f.cat, loc.qty from f join loc on f.id = loc.id and f.cat = loc.cat where f.score > 1 and loc.id = 36;
+
+-- [join equivalence constant clauseless hash] the only join clause is redundant: a Nested Loop without a join clause
+select h.id, h.name, f.val from h join f on h.id = f.id where h.id = 77;
+
+-- [join equivalence constant clauseless foreign local] the constant on the foreign side reaches the local table's index; no join clause
+select loc.id, loc.qty, f.cat from loc join f on loc.id = f.id where f.id = 30;
+
+-- [join equivalence constant clauseless range list] r pruned to its local partition by the derived r.k = 130
+select r.k, r.label, l.region from r join l on r.k = l.id where l.id = 130;
+
+-- [join equivalence constant clauseless agg where] written in WHERE, under an aggregate
+select count(*), sum(f.val) from f, loc where f.id = loc.id and loc.id = 42;
