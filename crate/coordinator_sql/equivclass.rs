@@ -144,6 +144,10 @@ pub(super) struct Reconsidered {
     /// `distribute_qual_to_rels`, before the classes were made), so the scans still
     /// return them.
     pub still_needed: Vec<(usize, usize)>,
+    /// Each pinned class's columns: its relations still count as joined by it
+    /// (`have_relevant_eclass_joinclause` does not look at `ec_has_const`), though
+    /// the join between them has no clause from it.
+    pub pinned_classes: Vec<Vec<usize>>,
 }
 
 /// The inner-join level's conjuncts with the pinned classes' constants carried to
@@ -177,7 +181,8 @@ pub(super) fn reconsider_constants(
         };
         out.extend(ec.columns().map(|c| Expr::bin(BinOp::Eq, Expr::Col(c), k.clone())));
     }
-    Some(Reconsidered { conjuncts: out, still_needed })
+    let pinned_classes = pinned.iter().map(|ec| ec.columns().collect()).collect();
+    Some(Reconsidered { conjuncts: out, still_needed, pinned_classes })
 }
 
 #[cfg(test)]

@@ -40,8 +40,10 @@
 //!
 //! Invariants: at most `MAX_RELS` relations (a bounded search: 5 relations make at
 //! most 31 join relations); every join node has an equality between its sides as its
-//! key (a join with none is refused by name, as are CROSS JOIN, USING, NATURAL,
-//! parenthesized joins and subqueries as members); a condition is evaluated exactly
+//! key, or joins two sides an equivalence class with a constant links (a Nested Loop
+//! without a join clause: the constant restricts both sides); a join with neither is
+//! refused by name, as are CROSS JOIN, USING, NATURAL, parenthesized joins and
+//! subqueries as members; a condition is evaluated exactly
 //! once, at the lowest join relation that can evaluate it; an outer join's ON
 //! clause only at the join that implements it; a path's recorded order is one its
 //! plan delivers (a Merge Join's outer key for inner and LEFT joins, a Nested Loop's
@@ -56,9 +58,9 @@
 //! path's clauses) rather than one figure fixed by the first pair that made the
 //! relation, which can tip near ties; an equivalence class with a constant (`a.x =
 //! b.y AND a.x = 5`) gives every member its restriction (`super::equivclass`) only
-//! when every join is inner and the equalities left still connect the relations
-//! (else it would take a clauseless Nested Loop, which is not built here, and the
-//! constant stays on its relation as written); a RIGHT
+//! when every join is inner (with an outer join the constant stays on its relation
+//! as written, and its equalities join as before: PostgreSQL's
+//! `reconsider_outer_join_clauses` is not followed); a RIGHT
 //! JOIN whose other side is a join takes that whole side as its minimal side; an
 //! outer join's ON clause must be one equality between its sides (plus conditions on
 //! its nullable side alone, pushed into that relation's scans); a join of two foreign
@@ -174,6 +176,10 @@ struct JoinProblem<'r> {
     /// Columns of the join clauses a pinned equivalence class made redundant
     /// (`carry_constants`), needed until the join holds the clause's relations.
     pinned_needed: Vec<(usize, Relids)>,
+    /// The relations of each equivalence class a constant pins: they count as joined
+    /// by it (`have_relevant_eclass_joinclause`), with no clause (a Nested Loop
+    /// without one, `Plan::NestLoop`'s clauseless keys).
+    pinned_ecs: Vec<Relids>,
     /// The query's ORDER BY (no aggregate above the join), and its one column when it
     /// is one ascending column (a Merge Join's order then is the query's).
     query_sort: Option<Vec<SortKey>>,
@@ -207,7 +213,7 @@ pub(super) fn plan_join_search(
         Numbering { firsts: rels.iter().map(|r| r.first).collect(), n: rels.iter().map(|r| r.rel.columns.len()).sum() };
     let mut joins = written_joins(&members, on);
     reduce_outer_joins(&mut joins, &where_conj, &numbering);
-    let (where_conj, pinned_needed) = carry_constants(&mut joins, where_conj, &rels, &numbering);
+    let (where_conj, pinned_needed, pinned_ecs) = carry_constants(&mut joins, where_conj, &rels, &numbering);
     let placed = place_conditions(&joins, &where_conj, &numbering, at)?;
     let n = numbering.n;
     let upper = {
@@ -224,6 +230,7 @@ pub(super) fn plan_join_search(
         clauses: placed.clauses,
         upper,
         pinned_needed,
+        pinned_ecs,
         query_sort: l.sort.clone().filter(|_| l.agg.is_none()),
         query_key: match (l.sort.as_deref(), &l.agg) {
             (Some([SortKey { expr: Expr::Col(c), desc: false }]), None) => Some(*c),
@@ -237,18 +244,19 @@ pub(super) fn plan_join_search(
 
 /// Equivalence classes with a constant (`super::equivclass`), when every join is
 /// inner: the ON conditions join WHERE's (one level, as `deconstruct_jointree` sees
-/// inner joins) and each pinned class's constant goes to all its members. Kept only
-/// if the equalities left still connect every relation (PostgreSQL would otherwise
-/// make a clauseless Nested Loop, which the search does not build): else the
-/// conditions stay as written.
+/// inner joins) and each pinned class's constant goes to all its members. Returns
+/// the conditions, the columns the dropped join clauses still need (with their
+/// relations), and each pinned class's relations (joins by them have no clause: a
+/// Nested Loop without one). Kept only if the equalities left and the pinned classes
+/// connect every relation: else the conditions stay as written.
 fn carry_constants(
     joins: &mut [WrittenJoin],
     where_conj: Vec<Expr>,
     rels: &[BaseRel],
     numbering: &Numbering,
-) -> (Vec<Expr>, Vec<(usize, Relids)>) {
+) -> (Vec<Expr>, Vec<(usize, Relids)>, Vec<Relids>) {
     if joins.iter().any(|j| j.jt != JoinType::Inner) {
-        return (where_conj, vec![]);
+        return (where_conj, vec![], vec![]);
     }
     let all: Vec<Expr> = joins.iter().flat_map(|j| j.quals.iter().cloned()).chain(where_conj.iter().cloned()).collect();
     let ty = |c: usize| {
@@ -256,30 +264,32 @@ fn carry_constants(
         &r.rel.columns[c - r.first].ty
     };
     let Some(derived) = super::equivclass::reconsider_constants(&all, &|x, y| ty(x) == ty(y)) else {
-        return (where_conj, vec![]);
+        return (where_conj, vec![], vec![]);
     };
+    let col_relids = |c: usize| -> Relids { 1 << numbering.rel_of(c) };
+    let pinned: Vec<Relids> =
+        derived.pinned_classes.iter().map(|cols| cols.iter().fold(0, |acc, &c| acc | col_relids(c))).collect();
     // The relations the equalities between two of them connect (a union of relid sets).
     let mut groups: Vec<Relids> = (0..rels.len()).map(|i| 1 << i).collect();
-    for c in derived.conjuncts.iter().filter(|c| is_col_eq_col(c)) {
-        let r = numbering.relids_of(c);
-        if r.count_ones() == 2 {
+    let links = derived.conjuncts.iter().filter(|c| is_col_eq_col(c)).map(|c| numbering.relids_of(c));
+    for r in links.chain(pinned.iter().copied()) {
+        if r.count_ones() >= 2 {
             let joined = groups.iter().filter(|&&g| overlap(g, r)).fold(0, |acc, g| acc | g);
             groups.retain(|&g| !overlap(g, r));
             groups.push(joined);
         }
     }
     if groups.len() != 1 {
-        return (where_conj, vec![]);
+        return (where_conj, vec![], vec![]);
     }
     for j in joins.iter_mut() {
         j.quals.clear();
     }
-    let col_relids = |c: usize| -> Relids { 1 << numbering.rel_of(c) };
     let needed = derived
         .still_needed
         .iter()
         .flat_map(|&(a, b)| [(a, col_relids(a) | col_relids(b)), (b, col_relids(a) | col_relids(b))]);
-    (derived.conjuncts, needed.collect())
+    (derived.conjuncts, needed.collect(), pinned)
 }
 
 /// A member of the FROM list: the relation as written, the join that brings it in
@@ -697,7 +707,8 @@ impl JoinProblem<'_> {
     /// the two.
     fn have_relevant_joinclause(&self, a: Relids, b: Relids) -> bool {
         let both = |r: Relids| overlap(r, a) && overlap(r, b);
-        self.ecs.iter().any(|ec| both(self.ec_relids(ec)))
+        self.pinned_ecs.iter().any(|&r| both(r))
+            || self.ecs.iter().any(|ec| both(self.ec_relids(ec)))
             || self.clauses.iter().any(|k| both(k.relids))
             || self.sjs.iter().any(|sj| both(self.clause_relids(&sj.clause)))
     }
@@ -709,7 +720,8 @@ impl JoinProblem<'_> {
     /// Has the relation a join clause to some relation outside it?
     fn has_joinclauses(&self, r: Relids) -> bool {
         let joins = |x: Relids| overlap(x, r) && !subset(x, r);
-        self.ecs.iter().any(|ec| joins(self.ec_relids(ec)))
+        self.pinned_ecs.iter().any(|&x| joins(x))
+            || self.ecs.iter().any(|ec| joins(self.ec_relids(ec)))
             || self.clauses.iter().any(|k| joins(k.relids))
             || self.sjs.iter().any(|sj| joins(self.clause_relids(&sj.clause)))
     }
@@ -724,7 +736,8 @@ impl JoinProblem<'_> {
     }
 
     /// `have_join_order_restriction`, without `has_legal_joinclause`'s relaxation
-    /// (every join here has a clause: a clauseless one cannot be planned).
+    /// (every join here has a clause or a pinned class: no other clauseless one is
+    /// planned).
     fn have_join_order_restriction(&self, a: Relids, b: Relids) -> bool {
         self.sjs.iter().any(|sj| {
             sj.jt != JoinType::Full
@@ -959,11 +972,17 @@ impl JoinProblem<'_> {
             }
         }
         let (Some(cheap_o), Some(cheap_i)) = (outers.first(), inners.first()) else { return vec![] };
-        if keys.is_empty() {
+        // No equality between the sides: an inner join of relations a pinned class
+        // joins is a Nested Loop without a clause (`clauseless_join_keys`); any other
+        // has no path here.
+        let clauseless = keys.is_empty();
+        let pinned = || self.pinned_ecs.iter().any(|&r| overlap(r, outer_relids) && overlap(r, inner_relids));
+        if clauseless && !(jt == JoinType::Inner && sj.is_none() && pinned()) {
             return vec![];
         }
         let mut out = vec![];
-        for method in Method::tried(self.coord, jt) {
+        let methods = Method::tried(self.coord, jt);
+        for method in methods.into_iter().filter(|m| !clauseless || matches!(m, Method::NestLoop { .. })) {
             // (outer path, inner path, the key merged or hashed on)
             let mut combos: Vec<(&RelPath, &RelPath, usize)> = vec![];
             match method {
@@ -1004,8 +1023,12 @@ impl JoinProblem<'_> {
         joinrelids: Relids,
     ) -> Option<RelPath> {
         let pos = |cols: &[usize], c: usize| cols.iter().position(|&x| x == c);
-        let (ko, ki, inner_first) = keys[k];
-        let (po, pi) = (pos(&outer.cols, ko)?, pos(&inner.cols, ki)?);
+        // No key: a Nested Loop without a join clause (`add_paths_to_joinrel`).
+        let (ko, ki, inner_first) = keys.get(k).copied().unwrap_or((usize::MAX, usize::MAX, false));
+        let node_keys = match keys.get(k) {
+            Some(_) => (Expr::Col(pos(&outer.cols, ko)?), Expr::Col(pos(&inner.cols, ki)?)),
+            None => crate::plan::clauseless_join_keys(),
+        };
         let mut join_cols = outer.cols.clone();
         join_cols.extend(&inner.cols);
         let mut map = vec![None; self.n];
@@ -1030,7 +1053,7 @@ impl JoinProblem<'_> {
             self.coord,
             (method, jt, presorted),
             (outer.plan.clone(), inner.plan.clone()),
-            ((Expr::Col(po), Expr::Col(pi)), more_keys),
+            (node_keys, more_keys),
             inner_first,
         );
         let filter = filter_keys

@@ -1772,3 +1772,17 @@ select r.k, r.label, l.region from r join l on r.k = l.id where l.id = 130;
 
 -- [join equivalence constant clauseless agg where] written in WHERE, under an aggregate
 select count(*), sum(f.val) from f, loc where f.id = loc.id and loc.id = 42;
+
+-- [join three equivalence constant clauseless hash] one pinned class joins all three: Nested Loops without a join clause
+select h.id, f.val, loc.qty from h join f on h.id = f.id join loc on loc.id = f.id where h.id = 77;
+
+-- [join three equivalence constant clauseless] loc and f joined without a clause, h by its own class
+select loc.id, f.cat, h.name from loc join f on loc.id = f.id join h on h.grp = loc.qty where f.id = 30;
+
+-- [join four equivalence constant clauseless range list] four relations pinned by one constant; r and l pruned
+select loc.id, f.val, r.label, l.region from loc join f on loc.id = f.id join r on r.k = loc.id join l on l.id = r.k where loc.id = 130;
+
+-- [prepared generic join three equivalence clauseless hash] the parameter pins all three; h pruned at startup
+set plan_cache_mode = force_generic_plan;
+prepare pe5(int) as select h.id, f.val, loc.qty from h join f on h.id = f.id join loc on loc.id = f.id where h.id = $1;
+execute pe5(77);
