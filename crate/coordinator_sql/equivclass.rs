@@ -269,5 +269,6 @@ mod tests {
         let c = [eq(Expr::Col(1), Expr::Col(3)), eq(Expr::Col(0), Expr::Col(2)), eq(Expr::Col(2), Expr::int(5))];
         let r = reconsider_constants(&c, &any_type).expect("pinned");
         assert_eq!(r.still_needed, vec![(0, 2)]);
+        assert_eq!(r.pinned_classes, vec![vec![0, 2]]);
     }
 }
