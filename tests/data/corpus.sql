@@ -1786,3 +1786,14 @@ select loc.id, f.val, r.label, l.region from loc join f on loc.id = f.id join r 
 set plan_cache_mode = force_generic_plan;
 prepare pe5(int) as select h.id, f.val, loc.qty from h join f on h.id = f.id join loc on loc.id = f.id where h.id = $1;
 execute pe5(77);
+
+-- [join equivalence constant clauseless settings] nested loops off: still the only way to join without a clause
+set enable_nestloop = off;
+select h.id, h.name, f.val from h join f on h.id = f.id where h.id = 77;
+
+-- [join equivalence constant clauseless filter] no join clause but an inequality between the sides: its Join Filter
+select loc.id, loc.qty, f.val from loc join f on loc.id = f.id and f.val > loc.qty where loc.id = 250;
+
+-- [join three equivalence constant clauseless settings] Materialize off, three relations pinned by one constant
+set enable_material = off;
+select h.id, f.val, loc.qty from h join f on h.id = f.id join loc on loc.id = f.id where h.id = 77;
