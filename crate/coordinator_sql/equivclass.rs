@@ -29,10 +29,14 @@
 //!
 //! Invariants: `reconsider_constants` returns None unless it changes something; it
 //! never drops a condition it does not regenerate (a pinned class's column = column
-//! equalities are implied by its restrictions, its column = constant one is made
-//! again); the caller decides whether the result is plannable (a join left without
-//! any clause between its sides is PostgreSQL's clauseless Nested Loop, which the
-//! sandbox's join planners do not build: they keep the conditions as written then).
+//! equalities are implied by its restrictions, its column = constant ones are made
+//! again); the columns of the dropped equalities stay needed (`still_needed`). A join
+//! left without any equality between its sides is a Nested Loop without a join
+//! clause (`plan::clauseless_join_keys`), as PostgreSQL's is: `planner::plan_join`
+//! makes one when a dropped equality joined the two relations, `joinrels` between
+//! relations a pinned class links (`pinned_classes`); when the classes cannot be used
+//! so (an outer join in a join of several; no pinned class linking the sides), the
+//! callers keep the conditions as written.
 //!
 //! Where it departs from PostgreSQL: only classes with exactly one constant member
 //! are pinned (PostgreSQL also folds `a.x = 5 AND b.y = 6 AND a.x = b.y` to a false
@@ -42,7 +46,12 @@
 //! not give that relation a `a.x = a.z` restriction here
 //! (`generate_base_implied_equalities_no_const`): such classes are left as written;
 //! the 2-member class `a.x = 5` is the relation's own condition, untouched (as
-//! PostgreSQL keeps the original clause for a class of two members).
+//! PostgreSQL keeps the original clause for a class of two members). Outer joins are
+//! left as written (PostgreSQL's `reconsider_outer_join_clauses` derives a constant
+//! for the nullable side of `a LEFT JOIN b ON a.x = b.y WHERE a.x = 5`; not here), as
+//! are the inner joins of a two-relation outer join reduced to inner; an ORDER BY or
+//! GROUP BY on a pinned column still sorts or groups (PostgreSQL finds its pathkey
+//! redundant and drops it).
 
 use crate::plan::{BinOp, Expr};
 
