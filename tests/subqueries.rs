@@ -12,8 +12,12 @@
 //!   gating Result's `One-Time Filter`;
 //! - NOT IN (and IN not pulled up) over a local table is a hashed SubPlan, read once,
 //!   with SQL's NULL rules;
-//! - IN pulled up to a semi join, correlated subqueries, ANY, and hashed SubPlans over
-//!   foreign or partitioned tables are refused, naming what PostgreSQL would plan.
+//! - IN, = ANY and a correlated EXISTS in WHERE's top-level AND are semi joins, a
+//!   correlated NOT EXISTS an anti join (pull_up_sublinks), by each join method, each
+//!   outer row returned once; a LEFT JOIN whose WHERE asks for NULL where its own
+//!   condition cannot pass one is an anti join too (reduce_outer_joins);
+//! - correlated subqueries that are not pulled up, and hashed SubPlans over foreign or
+//!   partitioned tables, are refused, naming what PostgreSQL would plan.
 //!
 //! The plans and rows against a real PostgreSQL 15 are tests/data/corpus.sql's
 //! (section "Subqueries: InitPlans") and the wire tests/pg15_fidelity_subqueries.rs's.
@@ -137,12 +141,15 @@ fn a_subquery_without_a_row_is_null() {
 #[test]
 fn what_postgres_plans_otherwise_is_refused_by_name() {
     for (sql, named) in [
-        ("select id from loc where id in (select id from f)", "semi join"),
         ("select count(*) from f where id not in (select id from loc)", "hashed SubPlan over \"f\""),
         ("select id from loc where id in (select id from f where f.val = loc.qty) or qty = 1", "refers to the outer"),
-        ("select id from loc where exists (select 1 from f where f.id = loc.id)", "EXISTS"),
-        ("select id from loc where not exists (select 1 from f where f.id = loc.id)", "anti join"),
-        ("select id from loc where id = any (select id from f)", "ANY/ALL"),
+        ("select id from loc where id = any (select id from f where f.val = loc.qty)", "ANY/ALL"),
+        (
+            "select id from loc where id in (select id from f) and exists (select 1 from dim where weight = loc.qty)",
+            "more than one IN/EXISTS",
+        ),
+        ("select id from loc where id in (select id from loc where qty = 1)", "named \"loc\" like the outer one"),
+        ("select id from loc left semi join f on loc.id = f.id", "SEMI and ANTI joins are not SQL"),
         ("select id, (select count(*) from f where f.id = loc.id) from loc", "correlated subquery"),
         ("select id from loc where exists (select 1 from dim) or qty > 2", "EXISTS (SELECT …) as a value"),
         ("select (select id, val from f limit 1) from loc", "only one column"),
@@ -206,4 +213,65 @@ Aggregate (actual time=T rows=1 loops=1)
     assert_eq!(ints(&rows), vec![vec![want]]);
     assert!(text.contains("Filter: ((hashed SubPlan 1) OR (loc.qty = 0))"), "{text}");
     assert!(text.contains("Foreign Scan on public.f (actual time=T rows=5 loops=1)"), "{text}");
+}
+
+/// `run` with `settings` (SET statements) in the coordinator's section.
+fn run_with(settings: &str, sql: &str) -> Result<(Vec<Vec<Datum>>, String), String> {
+    let base = SqlScenario::load(&format!("{SCRIPT}{settings}\n")).map_err(|e| e.to_string())?;
+    let s = base.with_query(&format!("{sql};")).map_err(|e| e.to_string())?;
+    let sc = s.scenario(&Knobs::default(), Source::Json).map_err(|e| e.to_string())?;
+    let mut q = sc.start(true, Clock::virtual_clock(), true)?;
+    q.run_to_end().map_err(|e| e.to_string())?;
+    let text = explain_text_with(&q.explain(), &ExplainOptions::POSTGRES_VERBOSE, 0, 0);
+    Ok((q.rows.clone(), mask_times(&text)))
+}
+
+#[test]
+fn in_exists_and_not_exists_are_semi_and_anti_joins_by_every_method() {
+    let exists_ids: Vec<i64> = (1..=30).filter(|i| (1..=3).contains(&(i % 7))).collect();
+    let cases: [(&str, &str, Vec<i64>); 5] = [
+        ("select id from loc where id in (select id from f where val > 150) order by id", "Semi", (16..=20).collect()),
+        (
+            "select id from loc where exists (select 1 from dim where dim.weight = loc.qty) order by id",
+            "Semi",
+            exists_ids,
+        ),
+        // loc holds each qty many times: each dim row still comes once.
+        ("select weight from dim where weight in (select qty from loc) order by weight", "Semi", vec![1, 2, 3]),
+        (
+            "select weight from dim where weight = any (select qty from loc where id < 3) order by weight",
+            "Semi",
+            vec![1, 2],
+        ),
+        (
+            "select id from loc where not exists (select 1 from f where f.id = loc.id) order by id",
+            "Anti",
+            (21..=30).collect(),
+        ),
+    ];
+    for settings in ["", "set enable_hashjoin = off;", "set enable_hashjoin = off;\nset enable_mergejoin = off;"] {
+        for (sql, kind, want) in &cases {
+            let (rows, text) = run_with(settings, sql).unwrap_or_else(|e| panic!("{settings} {sql}: {e}"));
+            let got: Vec<i64> = ints(&rows).into_iter().map(|r| r[0]).collect();
+            assert_eq!(&got, want, "{settings} {sql}\n{text}");
+            assert!(text.contains(&format!(" {kind} Join")), "{settings} {sql}: a {kind} join:\n{text}");
+            if !settings.is_empty() {
+                assert!(!text.contains(&format!("Hash {kind} Join")), "{settings} {sql}:\n{text}");
+            }
+            if settings.contains("mergejoin") {
+                assert!(text.contains(&format!("Nested Loop {kind} Join")), "{settings} {sql}:\n{text}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_left_join_asking_for_null_where_its_condition_cannot_pass_one_is_an_anti_join() {
+    let sql = "select loc.id, f.val from loc left join f on loc.id = f.id and f.val > 0 where f.val is null";
+    let (rows, text) = run_with("", sql).unwrap();
+    assert_eq!(rows.len(), 10, "{text}");
+    assert!(rows.iter().all(|r| r[1] == Datum::Null), "{rows:?}");
+    assert!(text.contains("Anti Join"), "{text}");
+    // The IS NULL condition is redundant with the anti join: no Filter keeps it.
+    assert!(!text.contains("IS NULL"), "{text}");
 }

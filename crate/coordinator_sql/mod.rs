@@ -68,6 +68,7 @@ pub mod funcscan;
 pub mod pgfuncs;
 pub mod planner;
 pub mod prepared;
+mod prepjointree;
 mod prepunion;
 pub mod script;
 pub mod settings;

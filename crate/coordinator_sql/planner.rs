@@ -196,6 +196,13 @@ pub(super) fn plan_query_into(
     if q.with.is_some() {
         return Err(FrontError::unsupported("WITH (common table expressions)", at));
     }
+    super::prepjointree::refuse_written_semi_joins(q, at)?;
+    // IN / EXISTS / NOT EXISTS in WHERE's top-level AND: a semi or anti join.
+    if let Some(joined) = super::prepjointree::pull_up_sublinks(coord, q, at)? {
+        if let SetExpr::Select(s) = joined.body.as_ref() {
+            return plan_join(coord, &joined, s, text, servers, at);
+        }
+    }
     if super::subselect::has_sublinks(q) {
         return plan_with_init_plans(coord, q, text, servers, depth);
     }
@@ -332,7 +339,7 @@ impl Method {
     /// disabled method costs `disable_cost` more).
     fn tried(coord: &Node, jt: JoinType) -> Vec<Method> {
         let full = jt == JoinType::Full;
-        let nestjoin_ok = matches!(jt, JoinType::Inner | JoinType::Left);
+        let nestjoin_ok = matches!(jt, JoinType::Inner | JoinType::Left | JoinType::Semi | JoinType::Anti);
         let mut v = Vec::new();
         if coord.setting_on("enable_mergejoin", true) || full {
             v.push(Method::Merge);
@@ -355,7 +362,7 @@ impl Method {
     /// Right or Full join, whose null-extended rows break the order:
     /// `build_join_pathkeys`)?
     fn sorted(self, jt: JoinType) -> bool {
-        self == Method::Merge && matches!(jt, JoinType::Inner | JoinType::Left)
+        self == Method::Merge && matches!(jt, JoinType::Inner | JoinType::Left | JoinType::Semi | JoinType::Anti)
     }
 }
 
@@ -426,6 +433,9 @@ fn plan_join(
                 ast::JoinOperator::LeftOuter(c) => (JoinType::Left, c),
                 ast::JoinOperator::RightOuter(c) => (JoinType::Right, c),
                 ast::JoinOperator::FullOuter(c) => (JoinType::Full, c),
+                // Only from pull_up_sublinks (prepjointree.rs), which refuses them written.
+                ast::JoinOperator::LeftSemi(c) => (JoinType::Semi, c),
+                ast::JoinOperator::LeftAnti(c) => (JoinType::Anti, c),
                 _ => {
                     return Err(FrontError::unsupported(
                         "CROSS, semi, anti, LATERAL and other joins (only inner, LEFT, RIGHT and FULL equi-joins)",
@@ -500,6 +510,7 @@ fn plan_join(
     }
     let (on_conj, where_conj) = conjuncts.split_at(if written_jt == JoinType::Inner { 0 } else { on_count });
     let jt = reduce_outer_join(written_jt, where_conj, wa, n);
+    let (jt, redundant) = super::prepjointree::reduce_left_join_to_anti(jt, on_conj, where_conj, wa);
     let mut a_conj = Vec::new();
     let mut b_conj = Vec::new();
     let mut rest = Vec::new();
@@ -519,7 +530,7 @@ fn plan_join(
     for (i, c) in conjuncts.iter().enumerate() {
         let from_on = written_jt != JoinType::Inner && i < on_len;
         let from_key_source = if written_jt == JoinType::Inner { true } else { from_on };
-        if from_key_source && Some(i) == key_at {
+        if from_key_source && Some(i) == key_at || (i >= on_len && redundant.contains(&(i - on_len))) {
             continue;
         }
         let c = c.clone();
@@ -531,7 +542,11 @@ fn plan_join(
         if from_on {
             match (only_a, only_b) {
                 (true, _) if written_jt == JoinType::Right => a_conj.push(c),
-                (_, true) if written_jt == JoinType::Left => b_conj.push(shift(&c, wa)),
+                (_, true) if matches!(written_jt, JoinType::Left | JoinType::Semi | JoinType::Anti) => {
+                    b_conj.push(shift(&c, wa))
+                }
+                // A semi join's condition on the outer side alone filters it.
+                (true, _) if written_jt == JoinType::Semi => a_conj.push(c),
                 _ => {
                     return Err(FrontError::unsupported(
                         "an outer join's ON condition other than its key over the preserved side or both sides (a \
@@ -636,7 +651,9 @@ impl Join<'_> {
         // joinrel->consider_startup: root->tuple_fraction > 0, which a LIMIT makes.
         let consider_startup = matches!(l.limit, Some((_, Some(_))));
         let mut pathlist: Vec<JoinPath> = Vec::new();
-        for swapped in [false, true] {
+        // A semi or anti join keeps the outer relation outer (PostgreSQL 15 has no
+        // right semi or anti join).
+        for swapped in [false, true].into_iter().filter(|s| !*s || !self.join_type.single_match()) {
             let jt = self.node_join_type(swapped);
             // The outer side's paths: its unordered scans, and (match_unsorted_outer
             // goes through every outer path) one ordered for the query's ORDER BY, if

@@ -24,7 +24,9 @@
 //!
 //! Where it departs from PostgreSQL: no parameterized inner scans (a plan that wants the
 //! inner side read once puts a Materialize over it, `node_material.rs`, as PostgreSQL
-//! 15's planner does), no semi or anti joins, one equality as the whole join qual. A
+//! 15's planner does), one equality as the whole join qual. A Semi join returns an
+//! outer row at its first match and leaves the inner pass there (the next outer row's
+//! pass rescans it), an Anti join returns the outer rows whose pass found none. A
 //! Left join returns an outer row that no inner row matched with NULLs for the inner
 //! side; Right and Full joins are not Nested Loops (as in PostgreSQL).
 
@@ -205,7 +207,16 @@ impl ExecNode for NestLoopState {
                 ExecStatus::Row => {
                     es.clock.charge(es.cost.hashjoin_row_ns);
                     if self.joined() {
-                        return Ok(ExecStatus::Row);
+                        // A semi or anti join needs one match per outer row
+                        // (`single_match`): the next outer row comes next (its pass
+                        // rescans the inner side), and an anti join drops this one.
+                        if self.join_type.single_match() {
+                            self.have_outer = false;
+                        }
+                        if self.join_type.returns_matches() {
+                            return Ok(ExecStatus::Row);
+                        }
+                        continue;
                     }
                     self.nfiltered1 += 1;
                 }

@@ -55,6 +55,7 @@
 //! PostgreSQL evaluates it there.
 
 use super::selectivity::{self, clamp_row_est, VarData};
+use super::semiantijoin;
 use super::stats::{type_avg_width, ColumnStats, BLCKSZ};
 use super::{AggCall, AggFunc, AggStrategy, BinOp, Expr, ForeignScanPlan, JoinType, Plan, RemoteTarget, SqlType};
 use crate::types::ColType;
@@ -1269,8 +1270,9 @@ impl Model<'_> {
         let jsel: f64 = clauses.iter().map(|c| c.0).product();
         let nclauses = clauses.len() as f64;
         // hashjointuples (approx_tuple_count: inner-join pairs) and the join's rows.
-        let hashjointuples = clamp_row_est(o.est.rows * i.est.rows * jsel);
-        let rows = join_rows(o.est.rows, i.est.rows, jsel, jt);
+        let mut hashjointuples = clamp_row_est(o.est.rows * i.est.rows * jsel);
+        let semi = self.semi_factors(&o, &i, keys, jt);
+        let rows = semi.map_or_else(|| join_rows(o.est.rows, i.est.rows, jsel, jt), |(_, r)| r);
         let (outer_rows, inner_rows) = (o.est.rows, i.est.rows);
         let mut startup = o.est.startup + i.est.total;
         let mut run = o.est.total - o.est.startup;
@@ -1292,9 +1294,17 @@ impl Model<'_> {
             .iter()
             .map(|(_, iv)| self.bucket_size(iv.as_ref(), inner_rows, nbuckets * nbatch))
             .fold(1.0, f64::min);
-        run += p.cpu_operator_cost * nclauses * outer_rows * clamp_row_est(inner_rows * bucket) * 0.5;
+        if let Some((f, _)) = semi {
+            let buckets = (bucket, nbuckets * nbatch);
+            let (cmp, tuples) =
+                semiantijoin::hashjoin_terms(&f, jt, (outer_rows, inner_rows), p.cpu_operator_cost * nclauses, buckets);
+            run += cmp;
+            hashjointuples = tuples;
+        } else {
+            run += p.cpu_operator_cost * nclauses * outer_rows * clamp_row_est(inner_rows * bucket) * 0.5;
+        }
         run += p.cpu_tuple_cost * hashjointuples;
-        self.joined(o, i, Estimate { startup, total: startup + run, rows, width: 0 })
+        self.joined_as(jt, o, i, Estimate { startup, total: startup + run, rows, width: 0 })
     }
 
     /// `initial_cost_nestloop` + `final_cost_nestloop`, an inner join whose inner side
@@ -1317,26 +1327,33 @@ impl Model<'_> {
         let (none_o, none_i) = (VarData::none(o.est.rows), VarData::none(i.est.rows));
         let od = ov.as_ref().map_or(none_o, Var::data);
         let id = iv.as_ref().map_or(none_i, Var::data);
-        let rows = join_rows(o.est.rows, i.est.rows, selectivity::eqjoinsel(&od, &id), jt);
+        let semi = self.semi_factors(&o, &i, &[(outer_key, inner_key)], jt);
+        let rows =
+            semi.map_or_else(|| join_rows(o.est.rows, i.est.rows, selectivity::eqjoinsel(&od, &id), jt), |(_, r)| r);
         let (outer_rows, inner_rows) = (o.est.rows, i.est.rows);
         // Each of the outer_rows - 1 rescans costs its startup and its run: its total.
-        let (_, rescan_total) = cost_rescan(inner, &i.est, p);
+        let (rescan_start, rescan_total) = cost_rescan(inner, &i.est, p);
         let mut startup = o.est.startup + i.est.startup;
         if !p.enable_nestloop {
             startup += DISABLE_COST;
         }
         let mut run = o.est.total - o.est.startup;
-        run += i.est.total - i.est.startup;
-        if outer_rows > 1.0 {
-            run += (outer_rows - 1.0) * rescan_total;
+        if let Some((f, _)) = semi {
+            // A semi or anti join stops an outer row's inner pass at its first match.
+            if outer_rows > 1.0 {
+                run += (outer_rows - 1.0) * rescan_start;
+            }
+            let inner_costs = (i.est.total - i.est.startup, rescan_total - rescan_start);
+            let (inner_run, ntuples) = semiantijoin::nestloop_inner_terms(&f, outer_rows, inner_rows, inner_costs);
+            run += inner_run + (p.cpu_tuple_cost + p.cpu_operator_cost) * ntuples;
+        } else {
+            run += i.est.total - i.est.startup;
+            if outer_rows > 1.0 {
+                run += (outer_rows - 1.0) * rescan_total;
+            }
+            run += (p.cpu_tuple_cost + p.cpu_operator_cost) * outer_rows * inner_rows;
         }
-        run += (p.cpu_tuple_cost + p.cpu_operator_cost) * outer_rows * inner_rows;
-        let mut widths = o.widths.clone();
-        widths.extend(i.widths.iter().copied());
-        let mut vars = o.vars.clone();
-        vars.extend(i.vars.iter().cloned());
-        let est = Estimate { startup, total: startup + run, rows, width: o.est.width + i.est.width };
-        Costed { est, vars, widths, parent: None, input_rows: rows, kids: vec![o, i], seq: None }
+        self.joined_as(jt, o, i, Estimate { startup, total: startup + run, rows, width: 0 })
     }
 
     /// The statistics of a join key in a costed input (None: not a plain column).
@@ -1381,7 +1398,7 @@ impl Model<'_> {
         } else {
             i
         };
-        self.joined(o, i, Estimate { startup, total: startup + run, rows: m.rows, width: 0 })
+        self.joined_as(jt, o, i, Estimate { startup, total: startup + run, rows: m.rows, width: 0 })
     }
 
     /// The parts of a merge join's cost that do not depend on its inner side being
@@ -1396,7 +1413,7 @@ impl Model<'_> {
         let (mut os, mut oe, mut is, mut ie) =
             if jt == JoinType::Full { (0.0, 1.0, 0.0, 1.0) } else { selectivity::mergejoinscansel(&od, &id) };
         match jt {
-            JoinType::Left => (os, oe) = (0.0, 1.0),
+            JoinType::Left | JoinType::Anti => (os, oe) = (0.0, 1.0),
             JoinType::Right => (is, ie) = (0.0, 1.0),
             _ => {}
         }
@@ -1414,7 +1431,10 @@ impl Model<'_> {
         let inner_run_cost = irun * (ie - is);
         // approx_tuple_count: the pairs the merge condition passes.
         let mergejointuples = clamp_row_est(o.est.rows * i.est.rows * jsel);
-        let rescanned = (mergejointuples - inner_path_rows).max(0.0);
+        // A semi or anti join whose merge clause is its whole condition never backs
+        // the inner side up (`skip_mark_restore`).
+        let rescanned = if jt.single_match() { 0.0 } else { (mergejointuples - inner_path_rows).max(0.0) };
+        let semi = self.semi_factors(o, i, &[keys], jt);
         let rescanratio = 1.0 + rescanned / inner_rows;
         MergeTerms {
             startup,
@@ -1427,7 +1447,7 @@ impl Model<'_> {
             inner_rows,
             rescanratio,
             mergejointuples,
-            rows: join_rows(o.est.rows, i.est.rows, jsel, jt),
+            rows: semi.map_or_else(|| join_rows(o.est.rows, i.est.rows, jsel, jt), |(_, r)| r),
         }
     }
 
@@ -1439,6 +1459,45 @@ impl Model<'_> {
         vars.extend(i.vars.iter().cloned());
         let est = Estimate { width: o.est.width + i.est.width, ..est };
         Costed { est, vars, widths, parent: None, input_rows: est.rows, kids: vec![o, i], seq: None }
+    }
+
+    /// A join's node as [`Self::joined`]; a semi or anti join's rows carry only the
+    /// outer side's columns above it (the width is the outer's).
+    fn joined_as(&self, jt: JoinType, o: Costed, i: Costed, est: Estimate) -> Costed {
+        let outer_width = o.est.width;
+        let mut c = self.joined(o, i, est);
+        if jt.single_match() {
+            c.est.width = outer_width;
+        }
+        c
+    }
+
+    /// A semi or anti join's factors (`compute_semi_anti_join_factors`) and rows
+    /// (`calc_joinrel_size_estimate`) from its keys (outer, inner); None for other joins.
+    fn semi_factors(
+        &self,
+        o: &Costed,
+        i: &Costed,
+        keys: &[(&Expr, &Expr)],
+        jt: JoinType,
+    ) -> Option<(semiantijoin::SemiAntiJoinFactors, f64)> {
+        if !jt.single_match() {
+            return None;
+        }
+        let vars: Vec<(Option<Var>, Option<Var>)> =
+            keys.iter().map(|(ok, ik)| (self.key_var(o, ok), self.key_var(i, ik))).collect();
+        let data: Vec<(VarData, VarData)> = vars
+            .iter()
+            .map(|(ov, iv)| {
+                (
+                    ov.as_ref().map_or(VarData::none(o.est.rows), Var::data),
+                    iv.as_ref().map_or(VarData::none(i.est.rows), Var::data),
+                )
+            })
+            .collect();
+        let jselec = semiantijoin::jselec(&data, i.est.rows);
+        let f = semiantijoin::SemiAntiJoinFactors::new(jselec, semiantijoin::nselec(&data), i.est.rows);
+        Some((f, semiantijoin::semi_anti_rows(o.est.rows, jselec, jt)))
     }
 
     /// `ExecChooseHashTableSize` (one process, skew buckets reserved): (buckets, batches).
@@ -1545,7 +1604,8 @@ pub fn mergejoin_materializes(join: &Plan, cat: &dyn CostCatalog, p: &CostParams
     if p.enable_material && m.mat_inner_cost < m.bare_inner_cost {
         return true;
     }
-    if !sorted && !marks {
+    // A semi or anti join never backs its inner side up (`skip_mark_restore`).
+    if !sorted && !marks && !join_type.single_match() {
         return true;
     }
     p.enable_material && sorted && relation_byte_size(i.est.rows, i.est.width as f64) > p.work_mem * 1024.0

@@ -28,6 +28,7 @@ pub mod costsize;
 pub mod eval;
 mod optimize;
 pub mod selectivity;
+pub mod semiantijoin;
 pub mod stats;
 pub use optimize::use_indexes;
 
@@ -638,12 +639,21 @@ pub struct PartPruneInfo {
 /// outer side's for `Left`, the inner side's for `Right`, both for `Full`). The sides
 /// are the plan node's outer and inner, not the query's left and right: a query's
 /// LEFT JOIN whose left relation is the inner side runs as `Right`.
+///
+/// `Semi` and `Anti` (PostgreSQL's `JOIN_SEMI`, `JOIN_ANTI`: an `IN`/`EXISTS` or
+/// `NOT EXISTS` sublink pulled up into a join, `pull_up_sublinks`) return outer rows
+/// only: a semi join each outer row that has a match, once (the executor stops at its
+/// first match, `single_match`), an anti join each outer row that has none, with
+/// NULLs for the inner side. Their sides never swap (PostgreSQL 15 has no right semi
+/// or anti join).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub enum JoinType {
     Inner,
     Left,
     Right,
     Full,
+    Semi,
+    Anti,
 }
 
 impl JoinType {
@@ -655,11 +665,23 @@ impl JoinType {
             JoinType::Left => "Left",
             JoinType::Right => "Right",
             JoinType::Full => "Full",
+            JoinType::Semi => "Semi",
+            JoinType::Anti => "Anti",
         }
     }
-    /// Are the outer side's unmatched rows returned?
+    /// Are the outer side's unmatched rows returned (null-extended)? An anti join's
+    /// are its only rows.
     pub fn fills_outer(self) -> bool {
-        matches!(self, JoinType::Left | JoinType::Full)
+        matches!(self, JoinType::Left | JoinType::Full | JoinType::Anti)
+    }
+    /// Does the join stop at an outer row's first match (`js.single_match` for
+    /// `JOIN_SEMI` and `JOIN_ANTI`)?
+    pub fn single_match(self) -> bool {
+        matches!(self, JoinType::Semi | JoinType::Anti)
+    }
+    /// Are the matched pairs returned (not by an anti join)?
+    pub fn returns_matches(self) -> bool {
+        self != JoinType::Anti
     }
     /// Are the inner side's unmatched rows returned?
     pub fn fills_inner(self) -> bool {

@@ -1115,7 +1115,6 @@ set enable_mergejoin = off;
 select loc.qty, d.weight from loc full join dim d on loc.qty = d.weight;
 
 -- [join left null filter foreign local] LEFT JOIN with an ON condition on the nullable side and IS NULL in WHERE
--- known: plan — PostgreSQL turns the LEFT JOIN into an anti join (WHERE f.val IS NULL where the join's own f.val > 0 cannot be NULL: reduce_outer_joins), a Hash Anti Join; the sandbox has no anti join and filters a Hash Right Join (the same rows)
 select loc.id, f.val from loc left join f on loc.id = f.id and f.val > 0 where f.val is null and loc.id < 250;
 
 -- [join left reduced foreign local] a strict WHERE condition on the nullable side: an inner join
@@ -1219,18 +1218,17 @@ select id, (select count(*) from dim) as d from f where val > (select avg(val) f
 select id, (select count(*) from dim) from loc where qty < 0;
 
 -- [subquery semi join] x IN (SELECT …): PostgreSQL pulls it up into a semi join
--- known: unsupported — IN (SELECT …) in WHERE becomes a semi join (pull_up_sublinks); not planned yet, refused by name
+-- known: plan — both pull it up into a semi join; PostgreSQL reads loc presorted through an Index Only Scan of loc_id_idx and merges it with f sorted by the remote (Merge Semi Join), the sandbox, which has no index paths for a join's side, hash-joins (Hash Semi Join) under a Sort
 select id from loc where id in (select id from f) order by id;
 
 -- [subquery hashed subplan] NOT IN (SELECT …): a hashed SubPlan
 select id from loc where id not in (select id from f where id is not null) order by id;
 
 -- [subquery exists correlated] EXISTS with a reference to the outer query: a semi join
--- known: unsupported — correlated EXISTS becomes a semi join (convert_EXISTS_sublink_to_join); not planned yet, refused by name
+-- known: plan — as q302: a semi join both sides, PostgreSQL's a Merge Semi Join over an Index Only Scan of loc (no index paths for a join's side in the sandbox)
 select id from loc where exists (select 1 from f where f.id = loc.id) order by id;
 
 -- [subquery not exists correlated] NOT EXISTS: an anti join
--- known: unsupported — correlated NOT EXISTS becomes an anti join; not planned yet, refused by name
 select id from loc where not exists (select 1 from f where f.id = loc.id) order by id;
 
 -- [subquery exists uncorrelated] EXISTS without a reference to the outer query: an InitPlan under a One-Time Filter
@@ -1241,7 +1239,7 @@ select count(*) from loc where exists (select 1 from f where val > 100);
 select id, (select count(*) from f where f.id = loc.id) from loc where qty < 5 order by id;
 
 -- [subquery any] = ANY (SELECT …): a semi join
--- known: unsupported — = ANY (SELECT …) in WHERE becomes a semi join; not planned yet, refused by name
+-- known: plan — as q302: a semi join both sides, PostgreSQL's a Merge Semi Join over an Index Only Scan of loc (no index paths for a join's side in the sandbox)
 select id from loc where id = any (select id from f) order by id;
 
 -- [subquery pruning] the partition key against an InitPlan's value: run-time pruning
