@@ -663,7 +663,7 @@ impl Join<'_> {
                 let order = if method.sorted(jt) { Order::JoinKey } else { Order::None };
                 // Built on copies: the servers' order is the chosen plan's.
                 let (est, _) = self.build(swapped, (method, Presorted::NONE), false, l, &mut servers.to_vec())?;
-                let path = JoinPath { swapped, method, presorted: Presorted::NONE, est, order };
+                let path = JoinPath { swapped, unique: false, method, presorted: Presorted::NONE, est, order };
                 add_path(&mut pathlist, path, consider_startup, self.order_by_join_key(l, swapped));
                 // The ordered outer path: a Nested Loop keeps its order; a Merge Join
                 // needs no Sort of it where the ORDER BY is the merge key, over the
@@ -681,11 +681,12 @@ impl Join<'_> {
                 }
                 for (presorted, order) in variants {
                     let (est, _) = self.build(swapped, (method, presorted), false, l, &mut servers.to_vec())?;
-                    let path = JoinPath { swapped, method, presorted, est, order };
+                    let path = JoinPath { swapped, unique: false, method, presorted, est, order };
                     add_path(&mut pathlist, path, consider_startup, self.order_by_join_key(l, swapped));
                 }
             }
         }
+        self.add_unique_paths(l, &mut pathlist, consider_startup, servers)?;
         let cheapest = set_cheapest(&pathlist);
         let mut finals: Vec<JoinPath> = Vec::new();
         for (i, path) in pathlist.iter().enumerate() {
@@ -705,7 +706,7 @@ impl Join<'_> {
                 continue;
             }
             let spec = (path.method, path.presorted);
-            let (_, planned) = self.build(path.swapped, spec, presorted, l, &mut servers.to_vec())?;
+            let (_, planned) = self.build_as(path.swapped, path.unique, spec, presorted, l, &mut servers.to_vec())?;
             let est = self.estimate(&planned.plan);
             let order = if presorted { Order::Query } else { Order::None };
             add_path(&mut finals, JoinPath { est, order, ..*path }, consider_startup, false);
@@ -716,7 +717,53 @@ impl Join<'_> {
             .get(set_cheapest(&finals))
             .ok_or_else(|| FrontError::at("internal error: no path for the join", self.at))?;
         let presorted = best.order == Order::Query;
-        Ok(self.build(best.swapped, (best.method, best.presorted), presorted, l, servers)?.1)
+        Ok(self.build_as(best.swapped, best.unique, (best.method, best.presorted), presorted, l, servers)?.1)
+    }
+
+    /// A semi join's other paths (`JOIN_UNIQUE_INNER`, `JOIN_UNIQUE_OUTER`): an inner
+    /// join with the subquery's relation made unique on the key (`create_unique_path`)
+    /// as the inner side, or as the outer side, by each method (no Materialize over a
+    /// unique inner side: `match_unsorted_outer`). Only when that relation returns
+    /// its key alone (its other columns feed nothing above).
+    fn add_unique_paths(
+        &self,
+        l: &Layers,
+        pathlist: &mut Vec<JoinPath>,
+        consider_startup: bool,
+        servers: &[String],
+    ) -> Result<(), FrontError> {
+        let sub = &self.sides[1];
+        if self.join_type != JoinType::Semi || sub.used != [sub.key] {
+            return Ok(());
+        }
+        for swapped in [false, true] {
+            for method in Method::tried(self.coord, JoinType::Inner) {
+                if !swapped && method == (Method::NestLoop { material: true }) {
+                    continue;
+                }
+                let order = if method.sorted(JoinType::Inner) { Order::JoinKey } else { Order::None };
+                let mut variants = vec![(Presorted::NONE, order)];
+                // The outer relation's path ordered for the query (as in `choose`).
+                if !swapped && self.side_order(l, true).is_some() {
+                    match method {
+                        Method::NestLoop { .. } => {
+                            variants.push((Presorted { outer: true, inner: false }, Order::Query))
+                        }
+                        Method::Merge if self.order_by_join_key(l, false) => {
+                            variants.push((Presorted { outer: true, inner: false }, Order::JoinKey))
+                        }
+                        _ => {}
+                    }
+                }
+                for (presorted, order) in variants {
+                    let spec = (method, presorted);
+                    let (est, _) = self.build_as(swapped, true, spec, false, l, &mut servers.to_vec())?;
+                    let path = JoinPath { swapped, unique: true, method, presorted, est, order };
+                    add_path(pathlist, path, consider_startup, self.order_by_join_key(l, swapped));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// The query's ORDER BY over one side's output (`first`: FROM's first relation),
@@ -737,10 +784,11 @@ impl Join<'_> {
             .map(|k| {
                 let Expr::Col(c) = k.expr else { return None };
                 // An inner join's keys are one equivalence class: the other side's
-                // key orders as this side's.
+                // key orders as this side's (a semi join's too: its clause is no
+                // outer join's).
                 let own = if c >= side.first && c < side.first + width {
                     c - side.first
-                } else if self.join_type == JoinType::Inner && c == other.first + other.key {
+                } else if matches!(self.join_type, JoinType::Inner | JoinType::Semi) && c == other.first + other.key {
                     side.key
                 } else {
                     return None;
@@ -796,6 +844,21 @@ impl Join<'_> {
     fn build(
         &self,
         swapped: bool,
+        spec: (Method, Presorted),
+        presorted: bool,
+        l: &Layers,
+        servers: &mut Vec<String>,
+    ) -> Result<(Estimate, Planned), FrontError> {
+        self.build_as(swapped, false, spec, presorted, l, servers)
+    }
+
+    /// [`Self::build`]; `unique`: a semi join planned as an inner join over the
+    /// subquery's relation made unique (`JOIN_UNIQUE_INNER`, or `JOIN_UNIQUE_OUTER`
+    /// when `swapped`).
+    fn build_as(
+        &self,
+        swapped: bool,
+        unique: bool,
         (method, presorted_sides): (Method, Presorted),
         presorted: bool,
         l: &Layers,
@@ -810,7 +873,17 @@ impl Join<'_> {
         let outer = p.side(o.rel, o.name, o.conjuncts, &o.used, outer_order.as_ref(), self.at);
         let inner = p.side(i.rel, i.name, i.conjuncts, &i.used, inner_order.as_ref(), self.at);
         *servers = p.servers;
-        let (outer, inner) = (outer?, inner?);
+        let (mut outer, mut inner) = (outer?, inner?);
+        let node_jt = match (unique, swapped) {
+            (false, _) => self.node_join_type(swapped),
+            (true, false) => JoinType::UniqueInner,
+            (true, true) => JoinType::UniqueOuter,
+        };
+        if unique {
+            let sub = if swapped { &mut outer } else { &mut inner };
+            let input = std::mem::replace(sub, Plan::EmptyResult { columns: vec![] });
+            *sub = super::prepjointree::create_unique_path(self.coord, input);
+        }
         // Join numbering → the join's output (the outer's used columns, then the inner's).
         let n = first.rel.columns.len() + second.rel.columns.len();
         let mut map = vec![None; n];
@@ -820,7 +893,7 @@ impl Join<'_> {
         // A Nested Loop's Join Filter: an inner join's as its equivalence class
         // builds it (FROM's first relation first), an outer join's as written.
         let inner_first = swapped != self.key_b_first;
-        let jt = (method, self.node_join_type(swapped), presorted_sides);
+        let jt = (method, node_jt, presorted_sides);
         // A Hash Join's Hash Cond holds every equality between the two sides
         // (`hash_inner_and_outer`'s hashclauses), each outer side first; a Merge Join
         // here merges on one (the others are its Join Filter).
@@ -899,6 +972,9 @@ impl Join<'_> {
 #[derive(Clone, Copy, Debug)]
 struct JoinPath {
     swapped: bool,
+    /// A semi join planned as an inner join over the subquery's relation made
+    /// unique (`Join::add_unique_paths`).
+    unique: bool,
     method: Method,
     /// Which sides are ordered for the query's ORDER BY.
     presorted: Presorted,
@@ -2162,7 +2238,7 @@ mod tests {
 
     fn path(total: f64, order: Order) -> JoinPath {
         let method = Method::Hash;
-        JoinPath { swapped: false, method, presorted: Presorted::NONE, est: est(0.0, total), order }
+        JoinPath { swapped: false, unique: false, method, presorted: Presorted::NONE, est: est(0.0, total), order }
     }
 
     /// `add_path` with pathkeys: a dearer path stays if it is better ordered, and

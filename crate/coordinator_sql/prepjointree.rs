@@ -156,7 +156,8 @@ pub(super) fn pull_up_sublinks(
     rest.iter_mut().for_each(|e| outer_scope.qualify(e));
     s2.selection = and_all(rest);
     if let ast::GroupByExpr::Expressions(v, _) = &mut s2.group_by {
-        v.iter_mut().filter(|e| !is_output_name(e, &output_names)).for_each(|e| outer_scope.qualify(e));
+        // GROUP BY names an input column before an output one (unlike ORDER BY).
+        v.iter_mut().for_each(|e| outer_scope.qualify(e));
     }
     if let Some(h) = s2.having.as_mut() {
         outer_scope.qualify(h);
@@ -487,5 +488,35 @@ fn nonnullable_vars(e: &crate::plan::Expr, out: &mut Vec<usize>) {
             nonnullable_vars(r, out);
         }
         _ => {}
+    }
+}
+
+/// `create_unique_path` for a semi join's inner relation planned as one side of an
+/// inner join (`JOIN_UNIQUE_INNER`/`JOIN_UNIQUE_OUTER`): its rows made unique on the
+/// join key, its only output column, by a HashAggregate or by a Unique over a Sort,
+/// whichever costs less (the sort when `enable_hashagg` is off).
+///
+/// Departs from PostgreSQL: the Unique's rows are estimated as its input's (the
+/// sandbox's Unique is costed as a UNION's), not as the number of groups.
+pub(super) fn create_unique_path(coord: &Node, input: crate::plan::Plan) -> crate::plan::Plan {
+    use crate::plan::costsize::{cost_plan, CostParams};
+    use crate::plan::{AggStrategy, Expr, Plan, SortKey};
+    let key = Expr::Col(0);
+    let hashed = Plan::Agg {
+        child: Box::new(input.clone()),
+        strategy: AggStrategy::Hashed,
+        group_by: vec![key.clone()],
+        aggs: vec![],
+    };
+    let sorted = Plan::Unique {
+        child: Box::new(Plan::Sort { child: Box::new(input), keys: vec![SortKey { expr: key, desc: false }] }),
+        ncols: 1,
+    };
+    let params = CostParams::from_settings(&|n| coord.setting(n).map(str::to_string));
+    let total = |p: &Plan| cost_plan(p, coord, &params).first().map_or(f64::INFINITY, |e| e.total);
+    if coord.setting_on("enable_hashagg", true) && total(&hashed) < total(&sorted) {
+        hashed
+    } else {
+        sorted
     }
 }

@@ -1271,7 +1271,7 @@ impl Model<'_> {
         let nclauses = clauses.len() as f64;
         // hashjointuples (approx_tuple_count: inner-join pairs) and the join's rows.
         let mut hashjointuples = clamp_row_est(o.est.rows * i.est.rows * jsel);
-        let semi = self.semi_factors(&o, &i, keys, jt);
+        let semi = self.semi_factors((outer, inner), &o, &i, keys, jt);
         let rows = semi.map_or_else(|| join_rows(o.est.rows, i.est.rows, jsel, jt), |(_, r)| r);
         let (outer_rows, inner_rows) = (o.est.rows, i.est.rows);
         let mut startup = o.est.startup + i.est.total;
@@ -1294,7 +1294,7 @@ impl Model<'_> {
             .iter()
             .map(|(_, iv)| self.bucket_size(iv.as_ref(), inner_rows, nbuckets * nbatch))
             .fold(1.0, f64::min);
-        if let Some((f, _)) = semi {
+        if let Some((Some(f), _)) = semi {
             let buckets = (bucket, nbuckets * nbatch);
             let (cmp, tuples) =
                 semiantijoin::hashjoin_terms(&f, jt, (outer_rows, inner_rows), p.cpu_operator_cost * nclauses, buckets);
@@ -1327,7 +1327,7 @@ impl Model<'_> {
         let (none_o, none_i) = (VarData::none(o.est.rows), VarData::none(i.est.rows));
         let od = ov.as_ref().map_or(none_o, Var::data);
         let id = iv.as_ref().map_or(none_i, Var::data);
-        let semi = self.semi_factors(&o, &i, &[(outer_key, inner_key)], jt);
+        let semi = self.semi_factors((outer, inner), &o, &i, &[(outer_key, inner_key)], jt);
         let rows =
             semi.map_or_else(|| join_rows(o.est.rows, i.est.rows, selectivity::eqjoinsel(&od, &id), jt), |(_, r)| r);
         let (outer_rows, inner_rows) = (o.est.rows, i.est.rows);
@@ -1338,7 +1338,7 @@ impl Model<'_> {
             startup += DISABLE_COST;
         }
         let mut run = o.est.total - o.est.startup;
-        if let Some((f, _)) = semi {
+        if let Some((Some(f), _)) = semi {
             // A semi or anti join stops an outer row's inner pass at its first match.
             if outer_rows > 1.0 {
                 run += (outer_rows - 1.0) * rescan_start;
@@ -1378,7 +1378,7 @@ impl Model<'_> {
             Plan::Material { child } => (self.node(child, None), true),
             _ => (self.node(inner, None), false),
         };
-        let m = self.merge_terms(&o, &i, keys, jt);
+        let m = self.merge_terms((outer, inner), &o, &i, keys, jt);
         let mut startup = m.startup;
         let mut run = m.run;
         if !p.enable_mergejoin {
@@ -1403,7 +1403,14 @@ impl Model<'_> {
 
     /// The parts of a merge join's cost that do not depend on its inner side being
     /// materialized (`initial_cost_mergejoin`, the start of `final_cost_mergejoin`).
-    fn merge_terms(&self, o: &Costed, i: &Costed, keys: (&Expr, &Expr), jt: JoinType) -> MergeTerms {
+    fn merge_terms(
+        &self,
+        plans: (&Plan, &Plan),
+        o: &Costed,
+        i: &Costed,
+        keys: (&Expr, &Expr),
+        jt: JoinType,
+    ) -> MergeTerms {
         let (ov, iv) = (self.key_var(o, keys.0), self.key_var(i, keys.1));
         let od = ov.as_ref().map_or(VarData::none(o.est.rows), Var::data);
         let id = iv.as_ref().map_or(VarData::none(i.est.rows), Var::data);
@@ -1433,8 +1440,10 @@ impl Model<'_> {
         let mergejointuples = clamp_row_est(o.est.rows * i.est.rows * jsel);
         // A semi or anti join whose merge clause is its whole condition never backs
         // the inner side up (`skip_mark_restore`).
-        let rescanned = if jt.single_match() { 0.0 } else { (mergejointuples - inner_path_rows).max(0.0) };
-        let semi = self.semi_factors(o, i, &[keys], jt);
+        // (Nor does one over a unique outer side: `IsA(outer_path, UniquePath)`.)
+        let no_rescan = jt.single_match() || jt == JoinType::UniqueOuter;
+        let rescanned = if no_rescan { 0.0 } else { (mergejointuples - inner_path_rows).max(0.0) };
+        let semi = self.semi_factors(plans, o, i, &[keys], jt);
         let rescanratio = 1.0 + rescanned / inner_rows;
         MergeTerms {
             startup,
@@ -1464,40 +1473,64 @@ impl Model<'_> {
     /// A join's node as [`Self::joined`]; a semi or anti join's rows carry only the
     /// outer side's columns above it (the width is the outer's).
     fn joined_as(&self, jt: JoinType, o: Costed, i: Costed, est: Estimate) -> Costed {
-        let outer_width = o.est.width;
+        let (outer_width, inner_width) = (o.est.width, i.est.width);
         let mut c = self.joined(o, i, est);
-        if jt.single_match() {
-            c.est.width = outer_width;
+        match jt {
+            JoinType::Semi | JoinType::Anti | JoinType::UniqueInner => c.est.width = outer_width,
+            JoinType::UniqueOuter => c.est.width = inner_width,
+            _ => {}
         }
         c
     }
 
-    /// A semi or anti join's factors (`compute_semi_anti_join_factors`) and rows
-    /// (`calc_joinrel_size_estimate`) from its keys (outer, inner); None for other joins.
+    /// A semi or anti join's factors (`compute_semi_anti_join_factors`, also made for
+    /// a join over a unique inner side, `inner_unique`) and the join relation's rows
+    /// (`calc_joinrel_size_estimate` for the semi or anti join, however it is planned);
+    /// None for other joins. `plans`: the join's (outer, inner) inputs.
+    #[allow(clippy::type_complexity)]
     fn semi_factors(
         &self,
+        (outer, inner): (&Plan, &Plan),
         o: &Costed,
         i: &Costed,
         keys: &[(&Expr, &Expr)],
         jt: JoinType,
-    ) -> Option<(semiantijoin::SemiAntiJoinFactors, f64)> {
-        if !jt.single_match() {
-            return None;
-        }
+    ) -> Option<(Option<semiantijoin::SemiAntiJoinFactors>, f64)> {
+        // The key columns' statistics, (the semi join's outer, its inner) pairs.
         let vars: Vec<(Option<Var>, Option<Var>)> =
             keys.iter().map(|(ok, ik)| (self.key_var(o, ok), self.key_var(i, ik))).collect();
-        let data: Vec<(VarData, VarData)> = vars
-            .iter()
-            .map(|(ov, iv)| {
-                (
-                    ov.as_ref().map_or(VarData::none(o.est.rows), Var::data),
-                    iv.as_ref().map_or(VarData::none(i.est.rows), Var::data),
-                )
-            })
-            .collect();
-        let jselec = semiantijoin::jselec(&data, i.est.rows);
-        let f = semiantijoin::SemiAntiJoinFactors::new(jselec, semiantijoin::nselec(&data), i.est.rows);
-        Some((f, semiantijoin::semi_anti_rows(o.est.rows, jselec, jt)))
+        let flipped: Vec<(Option<Var>, Option<Var>)> = vars.iter().map(|(x, y)| (y.clone(), x.clone())).collect();
+        match jt {
+            JoinType::Semi | JoinType::Anti | JoinType::UniqueInner => {
+                // The subquery's relation's rows (under its unique-ification).
+                let inner_rel_rows =
+                    if jt == JoinType::UniqueInner { self.unique_input_rows(inner, i) } else { i.est.rows };
+                let d = key_data(&vars, (o.est.rows, inner_rel_rows));
+                let jselec = semiantijoin::jselec(&d, inner_rel_rows);
+                let f = semiantijoin::SemiAntiJoinFactors::new(jselec, semiantijoin::nselec(&d), inner_rel_rows);
+                let kind = if jt == JoinType::Anti { JoinType::Anti } else { JoinType::Semi };
+                Some((Some(f), semiantijoin::semi_anti_rows(o.est.rows, jselec, kind)))
+            }
+            JoinType::UniqueOuter => {
+                // The semi join's outer relation is this join's inner side.
+                let sub_rows = self.unique_input_rows(outer, o);
+                let d = key_data(&flipped, (i.est.rows, sub_rows));
+                let jselec = semiantijoin::jselec(&d, sub_rows);
+                Some((None, semiantijoin::semi_anti_rows(i.est.rows, jselec, JoinType::Semi)))
+            }
+            _ => None,
+        }
+    }
+
+    /// The rows going into a unique-ified side (`create_unique_path`'s input): under
+    /// a Sort or Materialize the planner put above it, a HashAggregate's or Unique's
+    /// input.
+    fn unique_input_rows(&self, plan: &Plan, c: &Costed) -> f64 {
+        match (plan, c.kids.first()) {
+            (Plan::Sort { child, .. } | Plan::Material { child }, Some(k)) => self.unique_input_rows(child, k),
+            (Plan::Agg { .. } | Plan::Unique { .. }, Some(k)) => k.est.rows,
+            _ => c.est.rows,
+        }
     }
 
     /// `ExecChooseHashTableSize` (one process, skew buckets reserved): (buckets, batches).
@@ -1540,6 +1573,15 @@ impl Model<'_> {
         }
         estfract.clamp(1.0e-6, 1.0)
     }
+}
+
+/// The statistics of join keys (None: no column, a relation of `rows`).
+fn key_data(vars: &[(Option<Var>, Option<Var>)], (ra, rb): (f64, f64)) -> Vec<(VarData<'_>, VarData<'_>)> {
+    vars.iter()
+        .map(|(x, y)| {
+            (x.as_ref().map_or(VarData::none(ra), Var::data), y.as_ref().map_or(VarData::none(rb), Var::data))
+        })
+        .collect()
 }
 
 /// The AND-ed conditions of `e`, in order.
@@ -1598,7 +1640,7 @@ pub fn mergejoin_materializes(join: &Plan, cat: &dyn CostCatalog, p: &CostParams
         rels: Default::default(),
     };
     let (o, i) = (model.node(outer, None), model.node(inner, None));
-    let m = model.merge_terms(&o, &i, (outer_key, inner_key), *join_type);
+    let m = model.merge_terms((outer, inner), &o, &i, (outer_key, inner_key), *join_type);
     let sorted = matches!(inner.as_ref(), Plan::Sort { .. });
     let marks = matches!(inner.as_ref(), Plan::Sort { .. } | Plan::IndexScan { .. } | Plan::Material { .. });
     if p.enable_material && m.mat_inner_cost < m.bare_inner_cost {

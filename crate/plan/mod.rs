@@ -646,6 +646,13 @@ pub struct PartPruneInfo {
 /// first match, `single_match`), an anti join each outer row that has none, with
 /// NULLs for the inner side. Their sides never swap (PostgreSQL 15 has no right semi
 /// or anti join).
+///
+/// `UniqueInner` and `UniqueOuter` are a semi join planned the other way PostgreSQL
+/// plans it (`JOIN_UNIQUE_INNER`, `JOIN_UNIQUE_OUTER`): an inner join with the
+/// subquery's side made unique on the join key (a HashAggregate, or Unique over a
+/// Sort: `create_unique_path`) as its inner or outer side. Both are `Inner` joins in
+/// EXPLAIN; the join relation's rows are still the semi join's, and over a unique
+/// inner side the executor stops at the first match (`inner_unique`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub enum JoinType {
     Inner,
@@ -654,6 +661,8 @@ pub enum JoinType {
     Full,
     Semi,
     Anti,
+    UniqueInner,
+    UniqueOuter,
 }
 
 impl JoinType {
@@ -661,7 +670,7 @@ impl JoinType {
     /// `Join Type`.
     pub fn name(self) -> &'static str {
         match self {
-            JoinType::Inner => "Inner",
+            JoinType::Inner | JoinType::UniqueInner | JoinType::UniqueOuter => "Inner",
             JoinType::Left => "Left",
             JoinType::Right => "Right",
             JoinType::Full => "Full",
@@ -677,7 +686,12 @@ impl JoinType {
     /// Does the join stop at an outer row's first match (`js.single_match` for
     /// `JOIN_SEMI` and `JOIN_ANTI`)?
     pub fn single_match(self) -> bool {
-        matches!(self, JoinType::Semi | JoinType::Anti)
+        matches!(self, JoinType::Semi | JoinType::Anti | JoinType::UniqueInner)
+    }
+    /// Is it a semi join however planned (the join relation's rows are the semi
+    /// join's)?
+    pub fn is_semi(self) -> bool {
+        matches!(self, JoinType::Semi | JoinType::UniqueInner | JoinType::UniqueOuter)
     }
     /// Are the matched pairs returned (not by an anti join)?
     pub fn returns_matches(self) -> bool {

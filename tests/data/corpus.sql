@@ -1329,3 +1329,96 @@ select id, avg(amount), sum(amount), avg(big) from h where id < 50 group by id;
 
 -- [numeric cast foreign] a bigint cast to numeric, in the select list and in a shipped qual
 select id, val::numeric / 7, score::bigint from f where val::numeric / 7 > 150.5;
+
+-- ===== h17c: semi and anti joins (issue 17 item 1, issue 23 item 5; pull_up_sublinks, reduce_outer_joins) =====
+
+-- [subquery semi join foreign local] IN over a local table, the foreign table outside
+select id, cat from f where id in (select id from loc where qty = 3) order by id;
+
+-- [subquery semi join local foreign] IN over a filtered foreign table, counted
+select count(*) from loc where id in (select id from f where val > 500);
+
+-- [subquery anti join local foreign] NOT EXISTS with a condition on the foreign side
+select count(*) from loc where not exists (select 1 from f where f.id = loc.id and f.val > 0);
+
+-- [subquery semi join partitioned foreign] IN over a small foreign table, the hash partitions outside
+select count(*) from h where grp in (select weight from dim);
+
+-- [subquery exists correlated list local] EXISTS over the local table, the list partitions outside
+select id from l where exists (select 1 from loc where loc.id = l.id and loc.qty = 2) order by id;
+
+-- [subquery anti join range local] NOT EXISTS over the local table, the range partitions outside
+select count(*) from r where not exists (select 1 from loc where loc.id = r.k);
+
+-- [subquery semi join range foreign] IN over a foreign table with a text condition, the range partitions outside
+select count(*), sum(v) from r where k in (select id from f where cat = 'c1');
+
+-- [subquery semi join settings list foreign] hash joins off
+set enable_hashjoin = off;
+select count(*) from l where id in (select id from f where val > 500);
+
+-- [subquery anti join settings list foreign] hash joins off
+set enable_hashjoin = off;
+select count(*) from l where not exists (select 1 from f where f.id = l.id and f.val > 0);
+
+-- [subquery semi join settings partitioned foreign] hash and merge joins off: a Nested Loop Semi Join
+set enable_hashjoin = off;
+set enable_mergejoin = off;
+select count(*) from h where grp in (select weight from dim);
+
+-- [subquery anti join list foreign] NOT EXISTS over a foreign table, the list partitions outside
+select count(*) from l where not exists (select 1 from f where f.id = l.id);
+
+-- [subquery exists correlated local foreign] EXISTS with a condition on each side
+select id from loc where exists (select 1 from f where f.id = loc.id and f.cat = 'c2') and qty > 3 order by id;
+
+-- [subquery semi join any foreign partitioned] = ANY over the hash partitions
+select count(*) from f where val = any (select big from h where id < 10);
+
+-- [subquery semi join agg local foreign] a semi join under GROUP BY
+select cat, count(*) from loc where id in (select id from f where score > 20) group by cat order by cat;
+
+-- [subquery anti join limit foreign] an anti join under ORDER BY and LIMIT, NULL keys kept
+select id, cat from f where not exists (select 1 from dim where dim.cat = f.cat) order by id limit 5;
+
+-- [subquery semi join text foreign] IN on a text column between two foreign tables of one server
+select title from dim where cat in (select cat from f where val > 0) order by title;
+
+-- [subquery anti join text foreign] NOT EXISTS on a text column
+select cat from dim where not exists (select 1 from f where f.cat = dim.cat) order by cat;
+
+-- [join left anti local foreign] LEFT JOIN with the nullable key IS NULL: an anti join
+select loc.id from loc left join f on loc.id = f.id where f.id is null;
+
+-- [join left anti foreign local] LEFT JOIN with the nullable side's key IS NULL, foreign outside
+select d.cat from dim d left join loc on loc.cat = d.cat where loc.cat is null order by d.cat;
+
+-- [subquery exists correlated partitioned local] EXISTS over the local table, the hash partitions outside
+select count(*) from h where exists (select 1 from loc where loc.id = h.id);
+
+-- [subquery anti join local partitioned] NOT EXISTS over the hash partitions
+select count(*) from loc where not exists (select 1 from h where h.id = loc.id);
+
+-- [subquery semi join list partitioned] IN over the hash partitions with a condition
+select id from l where id in (select id from h where grp = 3) order by id;
+
+-- [subquery semi join settings local partitioned] merge joins off
+set enable_mergejoin = off;
+select id from loc where id in (select id from h where grp = 3) order by id;
+
+-- [subquery semi join null foreign] IN with NULLs on the outer side: they never match
+select count(*) from f where cat in (select cat from dim);
+
+-- [subquery anti join null foreign] NOT EXISTS with NULLs on the outer side: they always pass
+select count(*) from f where not exists (select 1 from dim where dim.cat = f.cat);
+
+-- [subquery semi join star foreign local] SELECT * over a semi join
+select * from dim where cat in (select cat from loc) order by cat;
+
+-- [subquery exists star local foreign] EXISTS (SELECT * …)
+select count(*) from loc where exists (select * from dim where dim.weight = loc.qty);
+
+-- [subquery exists settings list foreign] hash joins and nested loops off: a Merge Semi Join
+set enable_hashjoin = off;
+set enable_nestloop = off;
+select count(*) from l where exists (select 1 from f where f.id = l.id);
