@@ -16,7 +16,9 @@
 //!   correlated NOT EXISTS an anti join (pull_up_sublinks), by each join method, each
 //!   outer row returned once; a LEFT JOIN whose WHERE asks for NULL where its own
 //!   condition cannot pass one is an anti join too (reduce_outer_joins);
-//! - correlated subqueries that are not pulled up, and hashed SubPlans over foreign or
+//! - NOT IN over a foreign table is a hashed SubPlan in the foreign scan's local
+//!   Filter (not shippable);
+//! - correlated subqueries that are not pulled up, and hashed SubPlans over
 //!   partitioned tables, are refused, naming what PostgreSQL would plan.
 //!
 //! The plans and rows against a real PostgreSQL 15 are tests/data/corpus.sql's
@@ -141,7 +143,7 @@ fn a_subquery_without_a_row_is_null() {
 #[test]
 fn what_postgres_plans_otherwise_is_refused_by_name() {
     for (sql, named) in [
-        ("select count(*) from f where id not in (select id from loc)", "hashed SubPlan over \"f\""),
+        ("select count(*) from pf where id not in (select id from loc)", "hashed SubPlan over \"pf\""),
         ("select id from loc where id in (select id from f where f.val = loc.qty) or qty = 1", "refers to the outer"),
         ("select id from loc where id = any (select id from f where f.val = loc.qty)", "ANY/ALL"),
         (
@@ -278,4 +280,26 @@ fn a_left_join_asking_for_null_where_its_condition_cannot_pass_one_is_an_anti_jo
     assert!(text.contains("Anti Join"), "{text}");
     // The IS NULL condition is redundant with the anti join: no Filter keeps it.
     assert!(!text.contains("IS NULL"), "{text}");
+}
+
+#[test]
+fn not_in_over_a_foreign_table_is_a_hashed_subplan_in_its_local_filter() {
+    // loc's ids are 1..30; f's 1..20: none of f's rows is not in loc.
+    let (rows, text, _) = run("select count(*) from f where id not in (select id from loc where qty <> 2)").unwrap();
+    // qty = id % 7 = 2 for ids 2, 9, 16, 23, 30: f's 2, 9 and 16 are not in the subquery.
+    assert_eq!(ints(&rows), vec![vec![3]]);
+    let expected = "\
+Aggregate (actual time=T rows=1 loops=1)
+  Output: count(*)
+  ->  Foreign Scan on public.f (actual time=T rows=3 loops=1)
+        Output: f.id
+        Filter: (NOT (hashed SubPlan 1))
+        Rows Removed by Filter: 17
+        Remote SQL: SELECT id FROM public.f_remote
+        SubPlan 1
+          ->  Seq Scan on public.loc (actual time=T rows=25 loops=1)
+                Output: loc.id
+                Filter: (loc.qty <> 2)
+                Rows Removed by Filter: 5";
+    assert!(text.starts_with(expected), "EXPLAIN:\n{text}");
 }

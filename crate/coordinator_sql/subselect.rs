@@ -34,8 +34,9 @@
 //! Departs from PostgreSQL: no sublink below the top query level (in a subquery in
 //! FROM, a UNION branch or another sublink) and none in a join query; no run-time
 //! partition pruning by an InitPlan's value (refused where PostgreSQL would prune); a
-//! hashed SubPlan only over a plain local table (over a foreign or partitioned one it
-//! is a local filter of each scan in PostgreSQL, refused here); EXISTS only as a
+//! hashed SubPlan only over a plain local or foreign table (over a foreign one it is
+//! the foreign scan's local Filter, not shippable; over a partitioned one it is in
+//! each partition's scan in PostgreSQL, refused here); EXISTS only as a
 //! WHERE conjunct (as a value it would be a boolean, which the sandbox prints as 1/0).
 
 use sqlparser::ast::{self, SelectItem, SetExpr};
@@ -716,25 +717,28 @@ pub(super) fn insert_gating(plan: Plan, qual: Expr) -> Plan {
     }
 }
 
-/// Hashed SubPlans only over a plain local table: over a partitioned table PostgreSQL
-/// evaluates the condition in each partition's scan (a SubPlan state, and table, per
-/// partition), over a foreign one as a local filter of the foreign scan (a SubPlan is
-/// not shippable) — neither of which the sandbox plans.
+/// Hashed SubPlans only over a plain local or foreign table (over a foreign one, the
+/// foreign scan's local Filter: a SubPlan is not shippable, postgres_fdw's
+/// `is_foreign_expr`): over a partitioned table PostgreSQL evaluates the condition in
+/// each partition's scan (a SubPlan state, and table, per partition), which the
+/// sandbox does not plan.
 pub(super) fn check_hashed_subplans(
     coord: &Node,
     rel_name: &str,
     init_plans: &[InitPlan],
     at: Location,
 ) -> Result<(), FrontError> {
-    let local = matches!(coord.relation(rel_name).map(|r| &r.kind), Some(RelKind::Table(_)));
-    if local || init_plans.iter().all(|p| p.kind != SubLinkKind::Hashed) {
+    // A plain local or foreign table: the SubPlan is its scan's Filter (a foreign
+    // scan's local one: a SubPlan is not shippable, `is_foreign_expr`).
+    let plain = matches!(coord.relation(rel_name).map(|r| &r.kind), Some(RelKind::Table(_) | RelKind::Foreign { .. }));
+    if plain || init_plans.iter().all(|p| p.kind != SubLinkKind::Hashed) {
         return Ok(());
     }
     Err(FrontError::unsupported(
         format!(
-            "x [NOT] IN (SELECT …) as a hashed SubPlan over \"{rel_name}\", a partitioned or foreign table: \
-             PostgreSQL evaluates it in each partition's scan or as the foreign scan's local filter (a SubPlan is \
-             not shippable), which the sandbox does not plan yet"
+            "x [NOT] IN (SELECT …) as a hashed SubPlan over \"{rel_name}\", a partitioned table: PostgreSQL \
+             evaluates it in each partition's scan (a foreign partition's local filter: a SubPlan is not \
+             shippable), which the sandbox does not plan yet"
         ),
         at,
     ))

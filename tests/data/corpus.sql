@@ -1272,7 +1272,6 @@ select count(*) from loc where qty not in (select weight from dim);
 select id, qty from loc where qty not in (select weight from dim where weight is not null) order by id;
 
 -- [subquery hashed subplan foreign] NOT IN over a foreign table: the SubPlan is not shippable, a local filter of the foreign scan
--- known: unsupported — a hashed SubPlan in a foreign scan's local filter (or in each partition's scan) is not planned yet; refused by name
 select count(*) from f where id not in (select id from loc where id is not null);
 
 -- [subquery initplan select list partitioned] a subquery's value in the select list over a partitioned table
