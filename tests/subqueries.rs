@@ -152,7 +152,7 @@ fn what_postgres_plans_otherwise_is_refused_by_name() {
         ),
         ("select id from loc where id in (select id from loc where qty = 1)", "named \"loc\" like the outer one"),
         ("select id from loc left semi join f on loc.id = f.id", "SEMI and ANTI joins are not SQL"),
-        ("select id, (select count(*) from f where f.id = loc.id) from loc", "correlated subquery"),
+        ("select id from loc where qty > (select count(*) from f where f.id = loc.id)", "correlated subquery"),
         ("select id from loc where exists (select 1 from dim) or qty > 2", "EXISTS (SELECT …) as a value"),
         ("select (select id, val from f limit 1) from loc", "only one column"),
         ("select id, (select count(*) from dim) from pf", "partition's scan"),
@@ -302,4 +302,16 @@ Aggregate (actual time=T rows=1 loops=1)
                 Filter: (loc.qty <> 2)
                 Rows Removed by Filter: 5";
     assert!(text.starts_with(expected), "EXPLAIN:\n{text}");
+}
+
+#[test]
+fn a_correlated_scalar_subquery_in_the_select_list_is_a_subplan_run_per_row() {
+    let sql = "select id, (select count(*) from f where f.id = loc.id) as n from loc where qty < 3 order by id";
+    let (rows, text, _) = run(sql).unwrap();
+    let ids: Vec<i64> = (1..=30).filter(|i| i % 7 < 3).collect();
+    let want: Vec<Vec<i64>> = ids.iter().map(|&i| vec![i, i64::from(i <= 20)]).collect();
+    assert_eq!(ints(&rows), want, "{text}");
+    assert!(text.contains("SubPlan 1"), "{text}");
+    assert!(text.contains("WHERE ((id = $1::integer))"), "{text}");
+    assert!(text.contains(&format!("loops={}", ids.len())), "{text}");
 }

@@ -288,8 +288,11 @@ fn plan_with_init_plans(
     };
     let (rewritten, mut init_plans) = super::subselect::pull_init_plans(q, &outer, servers)?;
     super::subselect::check_hashed_subplans(coord, &rel_name, &init_plans, at)?;
-    let planned = plan_query_into(coord, &rewritten, text, servers, depth)?;
+    let mut planned = plan_query_into(coord, &rewritten, text, servers, depth)?;
     super::subselect::check_params(&planned.plan, at)?;
+    if init_plans.iter().any(|p| p.kind == crate::plan::SubLinkKind::Correlated) {
+        planned.plan = super::subselect::project_below_sort(planned.plan);
+    }
     super::subselect::name_init_plan_relations(&planned.plan, &mut init_plans);
     // The connections' order (which the COMMITs at transaction end follow) is the
     // order of the servers' user mappings in PostgreSQL (pgfdw_xact_callback walks its

@@ -381,7 +381,7 @@ fn walk(e: &ast::Expr, f: &mut impl FnMut(&ast::Expr)) {
 
 /// Calls `f` on every expression below `e`, then on `e` (children first, so that `f`
 /// may replace a leaf).
-fn walk_mut(e: &mut ast::Expr, f: &mut impl FnMut(&mut ast::Expr)) {
+pub(super) fn walk_mut(e: &mut ast::Expr, f: &mut impl FnMut(&mut ast::Expr)) {
     match e {
         ast::Expr::BinaryOp { left, right, .. }
         | ast::Expr::AnyOp { left, right, .. }

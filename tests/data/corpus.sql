@@ -1235,7 +1235,7 @@ select id from loc where not exists (select 1 from f where f.id = loc.id) order 
 select count(*) from loc where exists (select 1 from f where val > 100);
 
 -- [subquery correlated scalar] a correlated scalar subquery: a SubPlan per outer row
--- known: unsupported — a correlated scalar subquery is a SubPlan re-run per outer row; not planned yet, refused by name
+-- known: plan — both run SubPlan 1 (its foreign scan's remote WHERE id = $1::integer) for each row of loc's scan; PostgreSQL reads loc in id order by an Index Scan of loc_id_idx, the sandbox, which has no index paths here, sorts a Seq Scan
 select id, (select count(*) from f where f.id = loc.id) from loc where qty < 5 order by id;
 
 -- [subquery any] = ANY (SELECT …): a semi join
@@ -1421,3 +1421,15 @@ select count(*) from loc where exists (select * from dim where dim.weight = loc.
 set enable_hashjoin = off;
 set enable_nestloop = off;
 select count(*) from l where exists (select 1 from f where f.id = l.id);
+
+-- [subquery correlated scalar local foreign] a correlated count per row of a local scan: SubPlan 1's aggregate pushed down with $1
+select id, (select count(*) from f where f.id = loc.id) as n from loc where qty = 3;
+
+-- [subquery correlated scalar foreign text] a foreign outer scan, the SubPlan's foreign aggregate on the same server with a text $1
+select cat, title, (select sum(val) from f where f.cat = dim.cat) as total from dim;
+
+-- [subquery correlated scalar local range] a local subquery per row of the pruned range partition: its Filter reads $0
+select k, (select count(*) from loc where loc.qty = r.v) as c from r where k > 990;
+
+-- [subquery correlated scalar null expr] a value that is NULL where no row matches, the outer column in an expression
+select id, (select title from dim where dim.weight = loc.qty * 10) as t from loc where id < 20;
