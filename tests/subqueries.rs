@@ -152,7 +152,11 @@ fn what_postgres_plans_otherwise_is_refused_by_name() {
         ),
         ("select id from loc where id in (select id from loc where qty = 1)", "named \"loc\" like the outer one"),
         ("select id from loc left semi join f on loc.id = f.id", "SEMI and ANTI joins are not SQL"),
-        ("select id from loc where qty > (select count(*) from f where f.id = loc.id)", "correlated subquery"),
+        (
+            "select qty, count(*) from loc group by qty having count(*) > (select count(*) from f where f.id = loc.qty)",
+            "correlated subquery",
+        ),
+        ("select id from pf where val > (select count(*) from loc where loc.id = pf.id)", "each partition's scan"),
         ("select id from loc where exists (select 1 from dim) or qty > 2", "EXISTS (SELECT …) as a value"),
         ("select (select id, val from f limit 1) from loc", "only one column"),
         ("select id, (select count(*) from dim) from pf", "partition's scan"),
@@ -314,4 +318,15 @@ fn a_correlated_scalar_subquery_in_the_select_list_is_a_subplan_run_per_row() {
     assert!(text.contains("SubPlan 1"), "{text}");
     assert!(text.contains("WHERE ((id = $1::integer))"), "{text}");
     assert!(text.contains(&format!("loops={}", ids.len())), "{text}");
+}
+
+#[test]
+fn a_correlated_scalar_subquery_in_where_is_a_subplan_in_the_scans_filter() {
+    let sql = "select id from loc where qty > (select count(*) from f where f.id = loc.id) order by id";
+    let (rows, text, _) = run(sql).unwrap();
+    // f holds ids 1..20: those rows need qty > 1, the others qty > 0.
+    let want: Vec<Vec<i64>> = (1..=30).filter(|i| i % 7 > i64::from(*i <= 20)).map(|i| vec![i]).collect();
+    assert_eq!(ints(&rows), want, "{text}");
+    assert!(text.contains("Filter: (loc.qty > (SubPlan 1))"), "{text}");
+    assert!(text.contains("loops=30"), "the SubPlan runs for each of loc's rows:\n{text}");
 }

@@ -291,6 +291,7 @@ fn plan_with_init_plans(
     let mut planned = plan_query_into(coord, &rewritten, text, servers, depth)?;
     super::subselect::check_params(&planned.plan, at)?;
     if init_plans.iter().any(|p| p.kind == crate::plan::SubLinkKind::Correlated) {
+        super::subselect::check_subplan_uses(&planned.plan, at)?;
         planned.plan = super::subselect::project_below_sort(planned.plan);
     }
     super::subselect::name_init_plan_relations(&planned.plan, &mut init_plans);

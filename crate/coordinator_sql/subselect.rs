@@ -111,10 +111,10 @@ pub(super) fn pull_init_plans(
             cx.replace(e, false)?;
         }
     }
-    cx.in_select_list = false;
     if let Some(w) = s.selection.as_mut() {
         cx.replace(w, true)?;
     }
+    cx.in_select_list = false;
     if let Some(h) = s.having.as_mut() {
         cx.replace(h, false)?;
     }
@@ -128,8 +128,8 @@ struct Pull<'o, 'a> {
     /// The outer relation's name (alias) and columns, for a correlated subquery's
     /// references to them.
     scope: Option<(String, Vec<(String, crate::plan::SqlType)>)>,
-    /// Sublinks of the select list are being replaced (where a correlated one may be
-    /// a SubPlan).
+    /// Sublinks of the select list or WHERE are being replaced (where a correlated
+    /// scalar one may be a SubPlan; not in HAVING).
     in_select_list: bool,
 }
 
@@ -926,4 +926,29 @@ pub(super) fn project_below_sort(plan: Plan) -> Plan {
         },
         other => other,
     }
+}
+
+/// A correlated SubPlan is evaluated by one node: a WHERE condition calling it that
+/// went into several partitions' scans (PostgreSQL gives each its own SubPlan state,
+/// and EXPLAIN prints `SubPlan 1` under each) is refused.
+pub(super) fn check_subplan_uses(plan: &Plan, at: Location) -> Result<(), FrontError> {
+    fn count(p: &Plan, uses: &mut Vec<usize>) {
+        if let Plan::Result { filter, targets, .. } = p {
+            for e in filter.iter().chain(targets.iter().flatten().map(|(e, _)| e)) {
+                crate::executor::node_subplan::correlated_subplans(e, uses);
+            }
+        }
+        p.children().into_iter().for_each(|c| count(c, uses));
+    }
+    let mut uses = vec![];
+    count(plan, &mut uses);
+    uses.sort_unstable();
+    if uses.windows(2).any(|w| w[0] == w[1]) {
+        return Err(FrontError::unsupported(
+            "a correlated subquery in WHERE over a partitioned table's partitions: PostgreSQL runs a SubPlan in \
+             each partition's scan, which the sandbox does not plan yet",
+            at,
+        ));
+    }
+    Ok(())
 }

@@ -33,6 +33,13 @@ use crate::instrument::ExplainNode;
 use crate::plan::Expr;
 use crate::types::Datum;
 
+/// Does `e` call a correlated SubPlan?
+fn calls_subplan(e: &Expr) -> bool {
+    let mut k = vec![];
+    super::node_subplan::correlated_subplans(e, &mut k);
+    !k.is_empty()
+}
+
 #[derive(Clone)]
 pub struct ResultState {
     children: Vec<PlanState>,
@@ -52,7 +59,8 @@ pub struct ResultState {
     /// The filter, the targets read a subplan's value (decided once, not per row).
     filter_has_param: bool,
     targets_have_param: bool,
-    /// The targets call a correlated SubPlan: bound again for every row.
+    /// The filter, the targets call a correlated SubPlan: bound again for every row.
+    filter_has_subplan: bool,
     targets_have_subplan: bool,
     /// This node's id and the number of input rows it has read (a correlated
     /// SubPlan runs once per row: `node_subplan::bind_row`).
@@ -70,11 +78,8 @@ impl ResultState {
         ResultState {
             filter_has_param: filter.as_ref().is_some_and(Expr::has_exec_param),
             targets_have_param: targets.iter().flatten().any(|(e, _)| e.has_exec_param()),
-            targets_have_subplan: targets.iter().flatten().any(|(e, _)| {
-                let mut k = vec![];
-                super::node_subplan::correlated_subplans(e, &mut k);
-                !k.is_empty()
-            }),
+            filter_has_subplan: filter.iter().any(calls_subplan),
+            targets_have_subplan: targets.iter().flatten().any(|(e, _)| calls_subplan(e)),
             id: usize::MAX,
             rows_read: 0,
             children: vec![child],
@@ -92,6 +97,12 @@ impl ResultState {
     /// Binds the filter's InitPlan values once; false if one of them waits.
     fn bind_filter(&mut self, es: &mut EState) -> ExecResult<bool> {
         match &self.filter {
+            // A correlated SubPlan's value is this row's: bound for every row.
+            Some(f) if self.filter_has_subplan => {
+                let at = (self.id, self.rows_read);
+                self.bound_filter = super::node_subplan::bind_row(es, f, self.children[0].node.slot(), at)?;
+                Ok(self.bound_filter.is_some())
+            }
             Some(f) if self.filter_has_param && self.bound_filter.is_none() => {
                 self.bound_filter = super::node_subplan::bind_params(es, f)?;
                 Ok(self.bound_filter.is_some())

@@ -1433,3 +1433,9 @@ select k, (select count(*) from loc where loc.qty = r.v) as c from r where k > 9
 
 -- [subquery correlated scalar null expr] a value that is NULL where no row matches, the outer column in an expression
 select id, (select title from dim where dim.weight = loc.qty * 10) as t from loc where id < 20;
+
+-- [subquery correlated scalar where local foreign] a correlated subquery in WHERE: SubPlan 1 in the scan's Filter, run per row
+select id from loc where qty > (select count(*) from f where f.id = loc.id);
+
+-- [subquery correlated scalar where foreign local] in a foreign scan's local Filter (a SubPlan is not shippable), over a local table with $0
+select id, score from f where id < 12 and score < (select count(*) from loc where loc.qty = f.id);
