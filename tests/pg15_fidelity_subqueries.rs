@@ -109,6 +109,18 @@ const CASES: &[Case] = &[
         params: 5,
         explain_async: true,
     },
+    // The partition key against an InitPlan's value: exec pruning. The Append runs the
+    // InitPlan at its first call (ExecFindMatchingSubPlans), before any request, and
+    // asks only the partition that can hold b = 250; the other is initialized (its
+    // connection is set up, its cursor numbered) but never executed.
+    Case {
+        sql: "SELECT a, b FROM pt WHERE b = (SELECT count(*) FROM pt2)",
+        rows: 1,
+        plan_has: &["InitPlan 1 (returns $0)", "WHERE ((b = $1::bigint))"],
+        async_scans: SHARDS,
+        params: 1,
+        explain_async: true,
+    },
 ];
 
 /// The sandbox's side of the schema: t1 and t2 on s1 and s2 (`load_t`'s tables: b is

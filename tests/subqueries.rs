@@ -330,3 +330,25 @@ fn a_correlated_scalar_subquery_in_where_is_a_subplan_in_the_scans_filter() {
     assert!(text.contains("Filter: (loc.qty > (SubPlan 1))"), "{text}");
     assert!(text.contains("loops=30"), "the SubPlan runs for each of loc's rows:\n{text}");
 }
+
+#[test]
+fn the_partition_key_against_an_initplans_value_prunes_at_the_appends_first_call() {
+    // dim has 3 rows: only pf1 (ids 0..10) can hold id = 3.
+    let (rows, text, _) = run("select id, val from pf where id = (select count(*) from dim)").unwrap();
+    assert_eq!(ints(&rows), vec![vec![3, 30]]);
+    let expected = "\
+Append (actual time=T rows=1 loops=1)
+  InitPlan 1 (returns $0)
+    ->  Foreign Scan (actual time=T rows=1 loops=1)
+          Output: (count(*))
+          Relations: Aggregate on (public.dim)
+          Remote SQL: SELECT count(*) FROM public.dim
+  ->  Async Foreign Scan on public.pf1 pf_1 (actual time=T rows=1 loops=1)
+        Output: pf_1.id, pf_1.val
+        Remote SQL: SELECT id, val FROM public.f_remote WHERE ((id = $1::bigint))
+  ->  Async Foreign Scan on public.pf2 pf_2 (never executed)
+        Output: pf_2.id, pf_2.val
+        Remote SQL: SELECT id, val FROM public.f_remote WHERE ((id = $1::bigint))";
+    assert!(text.starts_with(expected), "EXPLAIN:\n{text}");
+    assert!(!text.contains("Subplans Removed"), "{text}");
+}

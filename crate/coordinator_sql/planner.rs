@@ -241,7 +241,6 @@ pub(super) fn plan_query_into(
     let mut qual = None;
     if layers.filter.as_ref().is_some_and(Expr::has_exec_param) {
         (qual, layers.filter) = super::subselect::split_one_time_filter(layers.filter.take());
-        super::subselect::check_run_time_pruning(coord, &rel.name, layers.filter.as_ref(), at)?;
     }
     let alias = alias.unwrap_or_else(|| rel.name.clone());
     let order_keys = order_keys_of(&layers);
@@ -1383,7 +1382,9 @@ impl<'a> Planner<'a> {
         at: Location,
     ) -> Result<(), FrontError> {
         let RelKind::Partitioned { strategy, key, .. } = &rel.kind else { return Ok(()) };
-        let steps: Vec<Expr> = conjuncts.iter().filter(|c| c.has_param()).cloned().collect();
+        // A generic plan's parameters (initial pruning), or an InitPlan's value (exec
+        // pruning, at the Append's first call: `node_append`).
+        let steps: Vec<Expr> = conjuncts.iter().filter(|c| c.has_param() || c.has_exec_param()).cloned().collect();
         if steps.is_empty() || !self.coord.setting_on("enable_partition_pruning", true) {
             return Ok(());
         }

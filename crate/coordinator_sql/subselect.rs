@@ -39,9 +39,14 @@
 //! subquery has one output column; subplans are numbered in PostgreSQL's order,
 //! parameters for InitPlans' values and correlated SubPlans' outer columns.
 //!
+//! An InitPlan's value compared with a partitioned table's key prunes its partitions
+//! at run time (exec pruning, `node_append`): the Append gets the conditions, and at
+//! its first call, the InitPlan run, the partitions that cannot match are never
+//! executed.
+//!
 //! Departs from PostgreSQL: no sublink below the top query level (in a subquery in
 //! FROM, a UNION branch or another sublink) and none in a join query; no run-time
-//! partition pruning by an InitPlan's value (refused where PostgreSQL would prune); a
+//! partition pruning by an InitPlan's value under a Merge Append (refused); a
 //! hashed SubPlan only over a plain local or foreign table (over a foreign one it is
 //! the foreign scan's local Filter, not shippable; over a partitioned one it is in
 //! each partition's scan in PostgreSQL, refused here); EXISTS only as a
@@ -598,6 +603,11 @@ pub(super) fn check_params(plan: &Plan, at: Location) -> Result<(), FrontError> 
         Plan::Sort { keys, .. } | Plan::MergeAppend { keys, .. } if keys.iter().any(|k| k.expr.has_exec_param()) => {
             Err(refuse("in ORDER BY is not planned yet"))
         }
+        // Exec pruning (`node_append`) is the Append's; a Merge Append's is not done.
+        Plan::MergeAppend { prune: Some(p), .. } if p.conjuncts.iter().any(Expr::has_exec_param) => Err(refuse(
+            "compared with the partition key under a Merge Append (PostgreSQL prunes its partitions at run time, \
+             exec pruning) is not planned yet",
+        )),
         Plan::Result { targets: Some(t), child, .. }
             if t.iter().any(|(e, _)| e.has_exec_param()) && projects_over_append(child) =>
         {
@@ -653,45 +663,6 @@ fn qual(f: &Expr) -> Result<(), ()> {
         e if e.has_exec_param() && !reads_column(e) => Err(()),
         _ => Ok(()),
     }
-}
-
-/// Where PostgreSQL would prune partitions at run time by an InitPlan's value (a
-/// conjunct comparing the partition key with it): refused.
-pub(super) fn check_run_time_pruning(
-    coord: &Node,
-    rel_name: &str,
-    filter: Option<&Expr>,
-    at: Location,
-) -> Result<(), FrontError> {
-    let Some(RelKind::Partitioned { key, .. }) = coord.relation(rel_name).map(|r| &r.kind) else { return Ok(()) };
-    let mut conjuncts = vec![];
-    fn split<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
-        match e {
-            Expr::Bin(crate::plan::BinOp::And, l, r) => {
-                split(l, out);
-                split(r, out);
-            }
-            e => out.push(e),
-        }
-    }
-    if let Some(f) = filter {
-        split(f, &mut conjuncts);
-    }
-    for c in conjuncts {
-        if let Expr::Bin(op, l, r) = c {
-            let key_vs_param = |a: &Expr, b: &Expr| matches!(a, Expr::Col(i) if key.contains(i)) && b.has_exec_param();
-            if op.is_comparison() && (key_vs_param(l, r) || key_vs_param(r, l)) {
-                return Err(FrontError::unsupported(
-                    format!(
-                        "a subquery's value compared with the partition key of \"{rel_name}\": PostgreSQL prunes its \
-                         partitions at run time by it (exec pruning), which the sandbox does not do yet"
-                    ),
-                    at,
-                ));
-            }
-        }
-    }
-    Ok(())
 }
 
 /// The query's outer relation name and alias (a single relation in FROM).

@@ -223,9 +223,14 @@ pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<Plan
         }
         Plan::ForeignScan(f) => Box::new(ForeignScanState::init(id, f, es)?),
         Plan::Append { children, prune } => {
-            let (children, removed) = init_partition_pruning(children, prune.as_deref(), ctx, es)?;
+            // An InitPlan's value in the pruning conditions: every child is initialized,
+            // and the Append prunes at its first call (exec pruning).
+            let exec_prune = prune.as_deref().filter(|p| p.conjuncts.iter().any(crate::plan::Expr::has_exec_param));
+            let initial = if exec_prune.is_some() { None } else { prune.as_deref() };
+            let (children, removed) = init_partition_pruning(children, initial, ctx, es)?;
             let mut state = AppendState::init(id, children, es);
             state.subplans_removed = removed;
+            state.exec_prune = exec_prune.cloned();
             Box::new(state)
         }
         Plan::MergeAppend { children, keys, prune } => {

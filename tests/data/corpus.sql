@@ -1243,7 +1243,6 @@ select id, (select count(*) from f where f.id = loc.id) from loc where qty < 5 o
 select id from loc where id = any (select id from f) order by id;
 
 -- [subquery pruning] the partition key against an InitPlan's value: run-time pruning
--- known: unsupported — PostgreSQL prunes the partitions at run time by the InitPlan's value (exec pruning); refused by name
 select id, name from h where id = (select count(*) from dim);
 
 -- [subquery exists uncorrelated foreign partitioned async] EXISTS over the foreign partitions gating a scan of the same partitions: the InitPlan stops at its first row
