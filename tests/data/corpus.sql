@@ -1438,3 +1438,12 @@ select id from loc where qty > (select count(*) from f where f.id = loc.id);
 
 -- [subquery correlated scalar where foreign local] in a foreign scan's local Filter (a SubPlan is not shippable), over a local table with $0
 select id, score from f where id < 12 and score < (select count(*) from loc where loc.qty = f.id);
+
+-- [subquery pruning partitioned foreign async] the hash key against an InitPlan's value: exec pruning leaves one partition to run
+select id, name from h where id = (select count(*) from loc);
+
+-- [subquery pruning list mixed] the list key against an InitPlan's text value: only the default partition can hold it
+select count(*) from l where region = (select title from dim where weight = 20);
+
+-- [subquery correlated scalar partitioned async] a SubPlan over the hash partitions: its Append rescanned per outer row, every cursor declared again with $1
+select id, (select count(*) from h where h.grp = loc.qty) as n from loc where id < 4;
