@@ -121,6 +121,17 @@ const CASES: &[Case] = &[
         params: 1,
         explain_async: true,
     },
+    // A correlated SubPlan over the partitioned table: its Append (async in async
+    // mode) is rescanned for each outer row with the changed `$1`, each partition's
+    // cursor closed and declared again (ExecReScanAppend, postgresReScanForeignScan).
+    Case {
+        sql: "SELECT a, b, (SELECT count(*) FROM pt WHERE pt.a = pt1.a) AS n FROM pt1 WHERE b < 3",
+        rows: 3,
+        plan_has: &["SubPlan 1", "WHERE ((a = $1::integer))"],
+        async_scans: SHARDS,
+        params: 3 * SHARDS,
+        explain_async: true,
+    },
 ];
 
 /// The sandbox's side of the schema: t1 and t2 on s1 and s2 (`load_t`'s tables: b is

@@ -127,6 +127,10 @@ pub struct EState {
     /// A rescan is under way because parameters changed (PostgreSQL's `chgParam`): a
     /// foreign scan whose query reads them closes its cursor (postgresReScanForeignScan).
     pub chg_param: bool,
+    /// Nodes whose rescan for changed parameters waits until they are next run (an
+    /// Append's children: ExecReScanAppend leaves a child with `chgParam` to be
+    /// rescanned by its next ExecProcNode or ExecAsyncRequest).
+    pub chg_param_pending: Vec<usize>,
     /// With `blocked_on`, other connections that also wake the blocked node: only the
     /// teaching knob `no_descendant_check` sets them (the 2016 framework's wait on every
     /// event of the query); empty otherwise. Cleared with `blocked_on`.
@@ -194,6 +198,7 @@ impl EState {
             init_plans: Vec::new(),
             param_values: Vec::new(),
             chg_param: false,
+            chg_param_pending: Vec::new(),
             wake_also: Vec::new(),
             shape: Default::default(),
             cursor_number: 0,

@@ -168,6 +168,9 @@ pub trait ExecNode: CloneNode {
 /// returns Wait keeps its clock running until it completes.
 #[inline]
 pub fn exec_proc_node(ps: &mut PlanState, es: &mut EState) -> ExecResult<ExecStatus> {
+    if !es.chg_param_pending.is_empty() && rescan_if_pending(ps, es)? {
+        return Ok(ExecStatus::Wait);
+    }
     let now = es.timing_now();
     if !es.instr[ps.id].running {
         let node = ps.id;
@@ -183,6 +186,20 @@ pub fn exec_proc_node(ps: &mut PlanState, es: &mut EState) -> ExecResult<ExecSta
     };
     es.instr[ps.id].stop_call(now, outcome);
     Ok(status)
+}
+
+/// A node left with changed parameters (`es.chg_param_pending`) is rescanned before it
+/// runs, as ExecProcNode's `chgParam` check does (a foreign scan closes its cursor to
+/// declare it again). True if that rescan's statements must go out first (the caller
+/// returns Wait; the run loop sends them and calls again).
+pub fn rescan_if_pending(ps: &mut PlanState, es: &mut EState) -> ExecResult<bool> {
+    let Some(at) = es.chg_param_pending.iter().position(|&n| n == ps.id) else { return Ok(false) };
+    es.chg_param_pending.swap_remove(at);
+    es.chg_param = true;
+    let r = exec_rescan(ps, es);
+    es.chg_param = false;
+    r?;
+    Ok(!es.remote_commands.is_empty())
 }
 
 /// ExecReScan: closes the node's current loop and restarts it.

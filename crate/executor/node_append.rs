@@ -394,10 +394,16 @@ impl ExecNode for AppendState {
     }
 
     /// ExecReScanAppend: cancels every outstanding request, then restarts all children.
+    /// ExecReScanAppend: with changed parameters each child is rescanned only when it
+    /// next runs (its `chgParam`, `es.chg_param_pending`), otherwise now.
     fn exec_rescan(&mut self, es: &mut EState) -> ExecResult<()> {
         self.areq.cancel_all(es);
         for c in self.children.iter_mut() {
-            exec_rescan(c, es)?;
+            if es.chg_param {
+                es.chg_param_pending.push(c.id);
+            } else {
+                exec_rescan(c, es)?;
+            }
         }
         self.as_whichsync = 0;
         self.as_asyncresults.clear();
