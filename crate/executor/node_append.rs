@@ -36,6 +36,17 @@
 //! once (ExecAppend's `as_nplans == 0`); with one async child left it runs as any async
 //! Append does (nodeAppend.c has no special case for it).
 //!
+//! Exec pruning (an InitPlan's value against the partition key; `exec_prune`): every
+//! child is initialized, and the first call runs the InitPlan and leaves out the
+//! children that cannot match, from the synchronous list and the request round
+//! (ExecFindMatchingSubPlans, `classify_matching_subplans`); EXPLAIN shows them `never
+//! executed`, with no `Subplans Removed`.
+//!
+//! A rescan with changed parameters (a correlated SubPlan's `chgParam`) leaves each
+//! child to be rescanned when it next runs (`es.chg_param_pending`: ExecProcNode's or
+//! ExecAsyncRequest's check), as ExecReScanAppend does: each partition's cursor is
+//! closed and declared again in turn.
+//!
 //! The `fifo_results` knob restores the earlier model: results leave in the order they
 //! arrived and each child is re-requested as soon as its row is taken.
 //!
