@@ -550,6 +550,14 @@ fn plan_join(
                 }
                 // A semi join's condition on the outer side alone filters it.
                 (true, _) if written_jt == JoinType::Semi => a_conj.push(c),
+                _ if matches!(written_jt, JoinType::Semi | JoinType::Anti) => {
+                    return Err(FrontError::unsupported(
+                        "an IN/EXISTS subquery's condition over both relations other than its one equality (or, \
+                         under NOT EXISTS, over the outer relation alone): a semi or anti join's Join Filter, not \
+                         planned yet",
+                        at,
+                    ))
+                }
                 _ => {
                     return Err(FrontError::unsupported(
                         "an outer join's ON condition other than its key over the preserved side or both sides (a \
