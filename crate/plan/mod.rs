@@ -714,11 +714,6 @@ impl JoinType {
     pub fn single_match(self) -> bool {
         matches!(self, JoinType::Semi | JoinType::Anti | JoinType::UniqueInner)
     }
-    /// Is it a semi join however planned (the join relation's rows are the semi
-    /// join's)?
-    pub fn is_semi(self) -> bool {
-        matches!(self, JoinType::Semi | JoinType::UniqueInner | JoinType::UniqueOuter)
-    }
     /// Are the matched pairs returned (not by an anti join)?
     pub fn returns_matches(self) -> bool {
         self != JoinType::Anti
