@@ -932,6 +932,16 @@ impl Join<'_> {
         if let Some(f) = self.above.iter().map(|e| rewrite(e, &map)).reduce(|x, y| Expr::bin(BinOp::And, x, y)) {
             plan = Plan::Result { child: Box::new(plan), filter: Some(f), targets: None };
         }
+        // A semi or anti join (however planned) returns what is read above it, no more
+        // (its target list: the subquery's key is read by nothing above).
+        let (plan, map, projected) = super::prepjointree::semi_join_target(
+            (plan, map),
+            node_jt,
+            l.agg.is_some() || l.targets.is_some(),
+            &used_columns(&Layers { filter: None, ..l.clone_layers() }, n),
+            &|c| if c < wa { first.rel.columns[c].name.clone() } else { second.rel.columns[c - wa].name.clone() },
+        );
+        let mut plan = plan;
         let order_keys = order_keys_of(l);
         let planned = |plan| Planned {
             plan,
@@ -955,12 +965,13 @@ impl Join<'_> {
             .as_ref()
             .filter(|_| !presorted)
             .map(|keys| keys.iter().map(|k| SortKey { expr: rewrite(&k.expr, &map), desc: k.desc }).collect());
-        let join_cols: Vec<String> = o
-            .used
-            .iter()
-            .map(|&c| o.rel.columns[c].name.clone())
-            .chain(i.used.iter().map(|&c| i.rel.columns[c].name.clone()))
-            .collect();
+        let join_cols: Vec<String> = projected.unwrap_or_else(|| {
+            o.used
+                .iter()
+                .map(|&c| o.rel.columns[c].name.clone())
+                .chain(i.used.iter().map(|&c| i.rel.columns[c].name.clone()))
+                .collect()
+        });
         // No select list: every column, in FROM order; swapped, the join's order is not
         // that one, so the select list is written out.
         let every_column = || {

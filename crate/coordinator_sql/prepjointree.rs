@@ -520,3 +520,28 @@ pub(super) fn create_unique_path(coord: &Node, input: crate::plan::Plan) -> crat
         sorted
     }
 }
+
+/// A semi or anti join's target list (PostgreSQL builds a join relation's target from
+/// what is read above it, `build_joinrel_tlist`): a projection of the `needed` columns
+/// (join numbering, in order) right above the join, which EXPLAIN folds into it, so
+/// the subquery's key it joined on is not among its outputs. Returns the plan, the map
+/// from join numbering to the plan's output, and the output names (None: unchanged, for
+/// other joins or when everything is read above).
+#[allow(clippy::type_complexity)]
+pub(super) fn semi_join_target(
+    (plan, map): (crate::plan::Plan, Vec<Option<usize>>),
+    jt: crate::plan::JoinType,
+    listed: bool,
+    needed: &[usize],
+    name: &dyn Fn(usize) -> String,
+) -> (crate::plan::Plan, Vec<Option<usize>>, Option<Vec<String>>) {
+    use crate::plan::{Expr, JoinType, Plan};
+    let semi = matches!(jt, JoinType::Semi | JoinType::Anti | JoinType::UniqueInner | JoinType::UniqueOuter);
+    if !semi || !listed || needed.iter().any(|&c| map.get(c).copied().flatten().is_none()) {
+        return (plan, map, None);
+    }
+    let targets: Vec<(Expr, String)> = needed.iter().filter_map(|&c| Some((Expr::Col(map[c]?), name(c)))).collect();
+    let names = targets.iter().map(|(_, n)| n.clone()).collect();
+    let projected: Vec<Option<usize>> = (0..map.len()).map(|c| needed.iter().position(|&x| x == c)).collect();
+    (Plan::Result { child: Box::new(plan), filter: None, targets: Some(targets) }, projected, Some(names))
+}
