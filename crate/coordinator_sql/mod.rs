@@ -69,6 +69,7 @@ mod indxpath;
 pub mod pgfuncs;
 pub mod planner;
 pub mod prepared;
+mod prepjointree;
 mod prepunion;
 pub mod script;
 pub mod settings;

@@ -201,6 +201,13 @@ pub(super) fn plan_query_into(
     if q.with.is_some() {
         return Err(FrontError::unsupported("WITH (common table expressions)", at));
     }
+    super::prepjointree::refuse_written_semi_joins(q, at)?;
+    // IN / EXISTS / NOT EXISTS in WHERE's top-level AND: a semi or anti join.
+    if let Some(joined) = super::prepjointree::pull_up_sublinks(coord, q, at)? {
+        if let SetExpr::Select(s) = joined.body.as_ref() {
+            return plan_join(coord, &joined, s, text, servers, at);
+        }
+    }
     if super::subselect::has_sublinks(q) {
         return plan_with_init_plans(coord, q, text, servers, depth);
     }
@@ -242,7 +249,6 @@ pub(super) fn plan_query_into(
     let mut qual = None;
     if layers.filter.as_ref().is_some_and(Expr::has_exec_param) {
         (qual, layers.filter) = super::subselect::split_one_time_filter(layers.filter.take());
-        super::subselect::check_run_time_pruning(coord, &rel.name, layers.filter.as_ref(), at)?;
     }
     let alias = alias.unwrap_or_else(|| rel.name.clone());
     let order_keys = order_keys_of(&layers);
@@ -289,8 +295,12 @@ fn plan_with_init_plans(
     };
     let (rewritten, mut init_plans) = super::subselect::pull_init_plans(q, &outer, servers)?;
     super::subselect::check_hashed_subplans(coord, &rel_name, &init_plans, at)?;
-    let planned = plan_query_into(coord, &rewritten, text, servers, depth)?;
+    let mut planned = plan_query_into(coord, &rewritten, text, servers, depth)?;
     super::subselect::check_params(&planned.plan, at)?;
+    if init_plans.iter().any(|p| p.kind == crate::plan::SubLinkKind::Correlated) {
+        super::subselect::check_subplan_uses(&planned.plan, at)?;
+        planned.plan = super::subselect::project_below_sort(planned.plan);
+    }
     super::subselect::name_init_plan_relations(&planned.plan, &mut init_plans);
     // The connections' order (which the COMMITs at transaction end follow) is the
     // order of the servers' user mappings in PostgreSQL (pgfdw_xact_callback walks its
@@ -340,7 +350,7 @@ impl Method {
     /// disabled method costs `disable_cost` more).
     fn tried(coord: &Node, jt: JoinType) -> Vec<Method> {
         let full = jt == JoinType::Full;
-        let nestjoin_ok = matches!(jt, JoinType::Inner | JoinType::Left);
+        let nestjoin_ok = matches!(jt, JoinType::Inner | JoinType::Left | JoinType::Semi | JoinType::Anti);
         let mut v = Vec::new();
         if coord.setting_on("enable_mergejoin", true) || full {
             v.push(Method::Merge);
@@ -363,7 +373,7 @@ impl Method {
     /// Right or Full join, whose null-extended rows break the order:
     /// `build_join_pathkeys`)?
     fn sorted(self, jt: JoinType) -> bool {
-        self == Method::Merge && matches!(jt, JoinType::Inner | JoinType::Left)
+        self == Method::Merge && matches!(jt, JoinType::Inner | JoinType::Left | JoinType::Semi | JoinType::Anti)
     }
 }
 
@@ -434,6 +444,9 @@ fn plan_join(
                 ast::JoinOperator::LeftOuter(c) => (JoinType::Left, c),
                 ast::JoinOperator::RightOuter(c) => (JoinType::Right, c),
                 ast::JoinOperator::FullOuter(c) => (JoinType::Full, c),
+                // Only from pull_up_sublinks (prepjointree.rs), which refuses them written.
+                ast::JoinOperator::LeftSemi(c) => (JoinType::Semi, c),
+                ast::JoinOperator::LeftAnti(c) => (JoinType::Anti, c),
                 _ => {
                     return Err(FrontError::unsupported(
                         "CROSS, semi, anti, LATERAL and other joins (only inner, LEFT, RIGHT and FULL equi-joins)",
@@ -508,6 +521,7 @@ fn plan_join(
     }
     let (on_conj, where_conj) = conjuncts.split_at(if written_jt == JoinType::Inner { 0 } else { on_count });
     let jt = reduce_outer_join(written_jt, where_conj, wa, n);
+    let (jt, redundant) = super::prepjointree::reduce_left_join_to_anti(jt, on_conj, where_conj, wa);
     let mut a_conj = Vec::new();
     let mut b_conj = Vec::new();
     let mut rest = Vec::new();
@@ -527,7 +541,7 @@ fn plan_join(
     for (i, c) in conjuncts.iter().enumerate() {
         let from_on = written_jt != JoinType::Inner && i < on_len;
         let from_key_source = if written_jt == JoinType::Inner { true } else { from_on };
-        if from_key_source && Some(i) == key_at {
+        if from_key_source && Some(i) == key_at || (i >= on_len && redundant.contains(&(i - on_len))) {
             continue;
         }
         let c = c.clone();
@@ -539,7 +553,19 @@ fn plan_join(
         if from_on {
             match (only_a, only_b) {
                 (true, _) if written_jt == JoinType::Right => a_conj.push(c),
-                (_, true) if written_jt == JoinType::Left => b_conj.push(shift(&c, wa)),
+                (_, true) if matches!(written_jt, JoinType::Left | JoinType::Semi | JoinType::Anti) => {
+                    b_conj.push(shift(&c, wa))
+                }
+                // A semi join's condition on the outer side alone filters it.
+                (true, _) if written_jt == JoinType::Semi => a_conj.push(c),
+                _ if matches!(written_jt, JoinType::Semi | JoinType::Anti) => {
+                    return Err(FrontError::unsupported(
+                        "an IN/EXISTS subquery's condition over both relations other than its one equality (or, \
+                         under NOT EXISTS, over the outer relation alone): a semi or anti join's Join Filter, not \
+                         planned yet",
+                        at,
+                    ))
+                }
                 _ => {
                     return Err(FrontError::unsupported(
                         "an outer join's ON condition other than its key over the preserved side or both sides (a \
@@ -644,7 +670,9 @@ impl Join<'_> {
         // joinrel->consider_startup: root->tuple_fraction > 0, which a LIMIT makes.
         let consider_startup = matches!(l.limit, Some((_, Some(_))));
         let mut pathlist: Vec<JoinPath> = Vec::new();
-        for swapped in [false, true] {
+        // A semi or anti join keeps the outer relation outer (PostgreSQL 15 has no
+        // right semi or anti join).
+        for swapped in [false, true].into_iter().filter(|s| !*s || !self.join_type.single_match()) {
             let jt = self.node_join_type(swapped);
             // The outer side's paths: its unordered scans, and (match_unsorted_outer
             // goes through every outer path) one ordered for the query's ORDER BY, if
@@ -654,7 +682,7 @@ impl Join<'_> {
                 let order = if method.sorted(jt) { Order::JoinKey } else { Order::None };
                 // Built on copies: the servers' order is the chosen plan's.
                 let (est, _) = self.build(swapped, (method, Presorted::NONE), false, l, &mut servers.to_vec())?;
-                let path = JoinPath { swapped, method, presorted: Presorted::NONE, est, order };
+                let path = JoinPath { swapped, unique: false, method, presorted: Presorted::NONE, est, order };
                 add_path(&mut pathlist, path, consider_startup, self.order_by_join_key(l, swapped));
                 // The ordered outer path: a Nested Loop keeps its order; a Merge Join
                 // needs no Sort of it where the ORDER BY is the merge key, over the
@@ -680,11 +708,12 @@ impl Join<'_> {
                 }
                 for (presorted, order) in variants {
                     let (est, _) = self.build(swapped, (method, presorted), false, l, &mut servers.to_vec())?;
-                    let path = JoinPath { swapped, method, presorted, est, order };
+                    let path = JoinPath { swapped, unique: false, method, presorted, est, order };
                     add_path(&mut pathlist, path, consider_startup, self.order_by_join_key(l, swapped));
                 }
             }
         }
+        self.add_unique_paths(l, &mut pathlist, consider_startup, servers)?;
         let cheapest = set_cheapest(&pathlist);
         let mut finals: Vec<JoinPath> = Vec::new();
         for (i, path) in pathlist.iter().enumerate() {
@@ -704,7 +733,7 @@ impl Join<'_> {
                 continue;
             }
             let spec = (path.method, path.presorted);
-            let (_, planned) = self.build(path.swapped, spec, presorted, l, &mut servers.to_vec())?;
+            let (_, planned) = self.build_as(path.swapped, path.unique, spec, presorted, l, &mut servers.to_vec())?;
             let est = self.estimate(&planned.plan);
             let order = if presorted { Order::Query } else { Order::None };
             add_path(&mut finals, JoinPath { est, order, ..*path }, consider_startup, false);
@@ -715,7 +744,53 @@ impl Join<'_> {
             .get(set_cheapest(&finals))
             .ok_or_else(|| FrontError::at("internal error: no path for the join", self.at))?;
         let presorted = best.order == Order::Query;
-        Ok(self.build(best.swapped, (best.method, best.presorted), presorted, l, servers)?.1)
+        Ok(self.build_as(best.swapped, best.unique, (best.method, best.presorted), presorted, l, servers)?.1)
+    }
+
+    /// A semi join's other paths (`JOIN_UNIQUE_INNER`, `JOIN_UNIQUE_OUTER`): an inner
+    /// join with the subquery's relation made unique on the key (`create_unique_path`)
+    /// as the inner side, or as the outer side, by each method (no Materialize over a
+    /// unique inner side: `match_unsorted_outer`). Only when that relation returns
+    /// its key alone (its other columns feed nothing above).
+    fn add_unique_paths(
+        &self,
+        l: &Layers,
+        pathlist: &mut Vec<JoinPath>,
+        consider_startup: bool,
+        servers: &[String],
+    ) -> Result<(), FrontError> {
+        let sub = &self.sides[1];
+        if self.join_type != JoinType::Semi || sub.used != [sub.key] {
+            return Ok(());
+        }
+        for swapped in [false, true] {
+            for method in Method::tried(self.coord, JoinType::Inner) {
+                if !swapped && method == (Method::NestLoop { material: true }) {
+                    continue;
+                }
+                let order = if method.sorted(JoinType::Inner) { Order::JoinKey } else { Order::None };
+                let mut variants = vec![(Presorted::NONE, order)];
+                // The outer relation's path ordered for the query (as in `choose`).
+                if !swapped && self.side_order(l, true).is_some() {
+                    match method {
+                        Method::NestLoop { .. } => {
+                            variants.push((Presorted { outer: true, inner: false, ..Presorted::NONE }, Order::Query))
+                        }
+                        Method::Merge if self.order_by_join_key(l, false) => {
+                            variants.push((Presorted { outer: true, inner: false, ..Presorted::NONE }, Order::JoinKey))
+                        }
+                        _ => {}
+                    }
+                }
+                for (presorted, order) in variants {
+                    let spec = (method, presorted);
+                    let (est, _) = self.build_as(swapped, true, spec, false, l, &mut servers.to_vec())?;
+                    let path = JoinPath { swapped, unique: true, method, presorted, est, order };
+                    add_path(pathlist, path, consider_startup, self.order_by_join_key(l, swapped));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// The query's ORDER BY over one side's output (`first`: FROM's first relation),
@@ -736,10 +811,11 @@ impl Join<'_> {
             .map(|k| {
                 let Expr::Col(c) = k.expr else { return None };
                 // An inner join's keys are one equivalence class: the other side's
-                // key orders as this side's.
+                // key orders as this side's (a semi join's too: its clause is no
+                // outer join's).
                 let own = if c >= side.first && c < side.first + width {
                     c - side.first
-                } else if self.join_type == JoinType::Inner && c == other.first + other.key {
+                } else if matches!(self.join_type, JoinType::Inner | JoinType::Semi) && c == other.first + other.key {
                     side.key
                 } else {
                     return None;
@@ -823,6 +899,21 @@ impl Join<'_> {
     fn build(
         &self,
         swapped: bool,
+        spec: (Method, Presorted),
+        presorted: bool,
+        l: &Layers,
+        servers: &mut Vec<String>,
+    ) -> Result<(Estimate, Planned), FrontError> {
+        self.build_as(swapped, false, spec, presorted, l, servers)
+    }
+
+    /// [`Self::build`]; `unique`: a semi join planned as an inner join over the
+    /// subquery's relation made unique (`JOIN_UNIQUE_INNER`, or `JOIN_UNIQUE_OUTER`
+    /// when `swapped`).
+    fn build_as(
+        &self,
+        swapped: bool,
+        unique: bool,
         (method, presorted_sides): (Method, Presorted),
         presorted: bool,
         l: &Layers,
@@ -864,7 +955,17 @@ impl Join<'_> {
             false => p.side(i.rel, i.name, i.conjuncts, &i.used, inner_order.as_ref(), self.at),
         };
         *servers = p.servers;
-        let (outer, inner) = (outer?, inner?);
+        let (mut outer, mut inner) = (outer?, inner?);
+        let node_jt = match (unique, swapped) {
+            (false, _) => self.node_join_type(swapped),
+            (true, false) => JoinType::UniqueInner,
+            (true, true) => JoinType::UniqueOuter,
+        };
+        if unique {
+            let sub = if swapped { &mut outer } else { &mut inner };
+            let input = std::mem::replace(sub, Plan::EmptyResult { columns: vec![] });
+            *sub = super::prepjointree::create_unique_path(self.coord, input);
+        }
         // Join numbering → the join's output (the outer's used columns, then the inner's).
         let n = first.rel.columns.len() + second.rel.columns.len();
         let mut map = vec![None; n];
@@ -874,7 +975,7 @@ impl Join<'_> {
         // A Nested Loop's Join Filter: an inner join's as its equivalence class
         // builds it (FROM's first relation first), an outer join's as written.
         let inner_first = swapped != self.key_b_first;
-        let jt = (method, self.node_join_type(swapped), presorted_sides);
+        let jt = (method, node_jt, presorted_sides);
         // A Hash Join's Hash Cond holds every equality between the two sides
         // (`hash_inner_and_outer`'s hashclauses), each outer side first; a Merge Join
         // here merges on one (the others are its Join Filter).
@@ -902,6 +1003,16 @@ impl Join<'_> {
         if let Some(f) = self.above.iter().map(|e| rewrite(e, &map)).reduce(|x, y| Expr::bin(BinOp::And, x, y)) {
             plan = Plan::Result { child: Box::new(plan), filter: Some(f), targets: None };
         }
+        // A semi or anti join (however planned) returns what is read above it, no more
+        // (its target list: the subquery's key is read by nothing above).
+        let (plan, map, projected) = super::prepjointree::semi_join_target(
+            (plan, map),
+            node_jt,
+            l.agg.is_some() || l.targets.is_some(),
+            &used_columns(&Layers { filter: None, ..l.clone_layers() }, n),
+            &|c| if c < wa { first.rel.columns[c].name.clone() } else { second.rel.columns[c - wa].name.clone() },
+        );
+        let mut plan = plan;
         let order_keys = order_keys_of(l);
         let planned = |plan| Planned {
             plan,
@@ -925,12 +1036,13 @@ impl Join<'_> {
             .as_ref()
             .filter(|_| !presorted)
             .map(|keys| keys.iter().map(|k| SortKey { expr: rewrite(&k.expr, &map), desc: k.desc }).collect());
-        let join_cols: Vec<String> = o
-            .used
-            .iter()
-            .map(|&c| o.rel.columns[c].name.clone())
-            .chain(i.used.iter().map(|&c| i.rel.columns[c].name.clone()))
-            .collect();
+        let join_cols: Vec<String> = projected.unwrap_or_else(|| {
+            o.used
+                .iter()
+                .map(|&c| o.rel.columns[c].name.clone())
+                .chain(i.used.iter().map(|&c| i.rel.columns[c].name.clone()))
+                .collect()
+        });
         // No select list: every column, in FROM order; swapped, the join's order is not
         // that one, so the select list is written out.
         let every_column = || {
@@ -953,6 +1065,9 @@ impl Join<'_> {
 #[derive(Clone, Copy, Debug)]
 struct JoinPath {
     swapped: bool,
+    /// A semi join planned as an inner join over the subquery's relation made
+    /// unique (`Join::add_unique_paths`).
+    unique: bool,
     method: Method,
     /// Which sides are ordered for the query's ORDER BY.
     presorted: Presorted,
@@ -1366,7 +1481,9 @@ impl<'a> Planner<'a> {
         at: Location,
     ) -> Result<(), FrontError> {
         let RelKind::Partitioned { strategy, key, .. } = &rel.kind else { return Ok(()) };
-        let steps: Vec<Expr> = conjuncts.iter().filter(|c| c.has_param()).cloned().collect();
+        // A generic plan's parameters (initial pruning), or an InitPlan's value (exec
+        // pruning, at the Append's first call: `node_append`).
+        let steps: Vec<Expr> = conjuncts.iter().filter(|c| c.has_param() || c.has_exec_param()).cloned().collect();
         if steps.is_empty() || !self.coord.setting_on("enable_partition_pruning", true) {
             return Ok(());
         }
@@ -2264,7 +2381,7 @@ mod tests {
 
     fn path(total: f64, order: Order) -> JoinPath {
         let method = Method::Hash;
-        JoinPath { swapped: false, method, presorted: Presorted::NONE, est: est(0.0, total), order }
+        JoinPath { swapped: false, unique: false, method, presorted: Presorted::NONE, est: est(0.0, total), order }
     }
 
     /// `add_path` with pathkeys: a dearer path stays if it is better ordered, and

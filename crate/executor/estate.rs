@@ -122,6 +122,16 @@ pub struct EState {
     /// The query's InitPlans and their values, indexed by PARAM_EXEC number
     /// (`node_subplan`; PostgreSQL's `es_param_exec_vals`).
     pub init_plans: Vec<crate::executor::node_subplan::InitPlanState>,
+    /// The values of correlated SubPlans' parameters, set from the outer row before
+    /// each run (`ExecScanSubPlan`): (PARAM_EXEC number, value).
+    pub param_values: Vec<(usize, crate::types::Datum)>,
+    /// A rescan is under way because parameters changed (PostgreSQL's `chgParam`): a
+    /// foreign scan whose query reads them closes its cursor (postgresReScanForeignScan).
+    pub chg_param: bool,
+    /// Nodes whose rescan for changed parameters waits until they are next run (an
+    /// Append's children: ExecReScanAppend leaves a child with `chgParam` to be
+    /// rescanned by its next ExecProcNode or ExecAsyncRequest).
+    pub chg_param_pending: Vec<usize>,
     /// With `blocked_on`, other connections that also wake the blocked node: only the
     /// teaching knob `no_descendant_check` sets them (the 2016 framework's wait on every
     /// event of the query); empty otherwise. Cleared with `blocked_on`.
@@ -191,6 +201,9 @@ impl EState {
             behaviour: Behaviour::pg15(),
             blocked_on: None,
             init_plans: Vec::new(),
+            param_values: Vec::new(),
+            chg_param: false,
+            chg_param_pending: Vec::new(),
             wake_also: Vec::new(),
             shape: Default::default(),
             cursor_number: 0,

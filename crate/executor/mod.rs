@@ -170,6 +170,9 @@ pub trait ExecNode: CloneNode {
 /// returns Wait keeps its clock running until it completes.
 #[inline]
 pub fn exec_proc_node(ps: &mut PlanState, es: &mut EState) -> ExecResult<ExecStatus> {
+    if !es.chg_param_pending.is_empty() && rescan_if_pending(ps, es)? {
+        return Ok(ExecStatus::Wait);
+    }
     let now = es.timing_now();
     if !es.instr[ps.id].running {
         let node = ps.id;
@@ -185,6 +188,20 @@ pub fn exec_proc_node(ps: &mut PlanState, es: &mut EState) -> ExecResult<ExecSta
     };
     es.instr[ps.id].stop_call(now, outcome);
     Ok(status)
+}
+
+/// A node left with changed parameters (`es.chg_param_pending`) is rescanned before it
+/// runs, as ExecProcNode's `chgParam` check does (a foreign scan closes its cursor to
+/// declare it again). True if that rescan's statements must go out first (the caller
+/// returns Wait; the run loop sends them and calls again).
+pub fn rescan_if_pending(ps: &mut PlanState, es: &mut EState) -> ExecResult<bool> {
+    let Some(at) = es.chg_param_pending.iter().position(|&n| n == ps.id) else { return Ok(false) };
+    es.chg_param_pending.swap_remove(at);
+    es.chg_param = true;
+    let r = exec_rescan(ps, es);
+    es.chg_param = false;
+    r?;
+    Ok(!es.remote_commands.is_empty())
 }
 
 /// ExecReScan: closes the node's current loop and restarts it.
@@ -247,9 +264,14 @@ pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<Plan
         }
         Plan::ForeignScan(f) => Box::new(ForeignScanState::init(id, f, es)?),
         Plan::Append { children, prune } => {
-            let (children, removed) = init_partition_pruning(children, prune.as_deref(), ctx, es)?;
+            // An InitPlan's value in the pruning conditions: every child is initialized,
+            // and the Append prunes at its first call (exec pruning).
+            let exec_prune = prune.as_deref().filter(|p| p.conjuncts.iter().any(crate::plan::Expr::has_exec_param));
+            let initial = if exec_prune.is_some() { None } else { prune.as_deref() };
+            let (children, removed) = init_partition_pruning(children, initial, ctx, es)?;
             let mut state = AppendState::init(id, children, es);
             state.subplans_removed = removed;
+            state.exec_prune = exec_prune.cloned();
             Box::new(state)
         }
         Plan::MergeAppend { children, keys, prune } => {

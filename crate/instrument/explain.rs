@@ -557,7 +557,8 @@ fn properties(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions) -> Vec<(Strin
         .iter()
         .filter(|(k, _)| match k.as_str() {
             "Output" | "Schema" | "Alias" | "Server" | "Qualify" | "Parent" | "JoinType" => false,
-            "Remote SQL" => opts.verbose,
+            // TEXT prints it only with VERBOSE, and only when true (explain.c).
+            "Remote SQL" | "Inner Unique" => opts.verbose,
             _ => true,
         })
         .map(|(k, v)| {
@@ -916,7 +917,8 @@ fn json_node(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions, (analyze, cost
         }
         put("Alias", J::Str(n.alias().unwrap_or(r).to_string()));
     }
-    // The sandbox's joins are never proven unique (no unique index).
+    // The sandbox's joins are proven unique only over a semi join's unique-ified inner
+    // side (no unique index): `Inner Unique` set by the join (JOIN_UNIQUE_INNER).
     let join = n.is_join();
     if join {
         put("Join Type", J::Str(n.join_type().into()));
@@ -939,7 +941,7 @@ fn json_node(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions, (analyze, cost
         put("Output", J::List(o.cols.iter().map(|c| unmark(c)).collect()));
     }
     if join {
-        put("Inner Unique", boolean(false));
+        put("Inner Unique", boolean(n.detail("Inner Unique").is_some()));
     }
     // show_hashagg_info: with COSTS, a HashAggregate's planned spill partitions (0: the
     // sandbox's estimate assumes its groups fit in work_mem), after its Filter.
@@ -947,7 +949,7 @@ fn json_node(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions, (analyze, cost
     for (k, v) in properties(n, o, opts) {
         // Put below, always (ExplainMissingMembers in a non-text format), or not a
         // member of its own (a SubPlan's name).
-        if k == "Subplans Removed" || k == "Subplan Name" {
+        if k == "Subplans Removed" || k == "Subplan Name" || k == "Inner Unique" {
             continue;
         }
         if matches!(k.as_str(), "Heap Fetches" | "Heap Blocks") && !analyze {

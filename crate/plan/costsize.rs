@@ -18,6 +18,7 @@
 //! | Hash Join | `initial_cost_hashjoin` / `final_cost_hashjoin`, with `ExecChooseHashTableSize` and `estimate_hash_bucket_stats` | [`hashjoin`] |
 //! | Nested Loop | `initial_cost_nestloop` / `final_cost_nestloop`: the inner side's first scan, `cost_rescan` per further outer row, `cpu_tuple_cost + cpu_operator_cost` per pair compared (the Join Filter's `=`); over a parameterized inner Index Scan, that scan costed for `loop_count` outer rows and `cpu_tuple_cost` per pair (no Join Filter) | [`nestloop`] |
 //! | Merge Join | `initial_cost_mergejoin` / `final_cost_mergejoin`: each input's (a Sort's `cost_sort`) share read before the first pair and until one side ends (`mergejoinscansel` from the keys' histograms and MCVs), one `=` per comparison, the inner rows read again for equal outer keys (`rescanratio`), or `cpu_operator_cost` each behind a Materialize when that is cheaper ([`mergejoin_materializes`]; that Materialize is labelled with its input's cost plus `cpu_operator_cost` per row) | `Model::mergejoin` |
+//! | Semi / Anti Join (each method) | `compute_semi_anti_join_factors` and `eqjoinsel_semi`; the join relation's rows `outer·jselec` (anti: `outer·(1 − jselec)`); `final_cost_nestloop`/`final_cost_hashjoin` stop an outer row at its first match (also over a semi join's unique-ified inner side, `inner_unique`); a Merge Join never backs up its inner side (`skip_mark_restore`) | `super::semiantijoin` |
 //! | Materialize | `cost_material` (`2·cpu_operator_cost` per row, pages past `work_mem`); its rescan `cost_rescan` (`cpu_operator_cost` per row) | [`cost_material`], [`cost_rescan`] |
 //! | Result (filter, select list) | folded into the node below, as PostgreSQL evaluates quals and target lists inside it: `cost_qual_eval` per input row, rows × selectivity | |
 //! | Index Scan, Index Only Scan, Bitmap Heap Scan | `cost_index` with `btcostestimate`, `cost_bitmap_heap_scan` | `plan::indexcost` ([`Model::indexscan`], [`Model::bitmapscan`]) |
@@ -55,6 +56,7 @@
 //! PostgreSQL evaluates it there.
 
 use super::selectivity::{self, clamp_row_est, VarData};
+use super::semiantijoin;
 use super::stats::{type_avg_width, ColumnStats, BLCKSZ};
 use super::{AggCall, AggFunc, AggStrategy, BinOp, Expr, ForeignScanPlan, JoinType, Plan, RemoteTarget, SqlType};
 use crate::types::ColType;
@@ -1394,8 +1396,9 @@ impl Model<'_> {
         let jsel: f64 = clauses.iter().map(|c| c.0).product();
         let nclauses = clauses.len() as f64;
         // hashjointuples (approx_tuple_count: inner-join pairs) and the join's rows.
-        let hashjointuples = clamp_row_est(o.est.rows * i.est.rows * jsel);
-        let rows = join_rows(o.est.rows, i.est.rows, jsel, jt);
+        let mut hashjointuples = clamp_row_est(o.est.rows * i.est.rows * jsel);
+        let semi = self.semi_factors((outer, inner), &o, &i, keys, jt);
+        let rows = semi.map_or_else(|| join_rows(o.est.rows, i.est.rows, jsel, jt), |(_, r)| r);
         let (outer_rows, inner_rows) = (o.est.rows, i.est.rows);
         let mut startup = o.est.startup + i.est.total;
         let mut run = o.est.total - o.est.startup;
@@ -1417,9 +1420,17 @@ impl Model<'_> {
             .iter()
             .map(|(_, iv)| self.bucket_size(iv.as_ref(), inner_rows, nbuckets * nbatch))
             .fold(1.0, f64::min);
-        run += p.cpu_operator_cost * nclauses * outer_rows * clamp_row_est(inner_rows * bucket) * 0.5;
+        if let Some((Some(f), _)) = semi {
+            let buckets = (bucket, nbuckets * nbatch);
+            let (cmp, tuples) =
+                semiantijoin::hashjoin_terms(&f, jt, (outer_rows, inner_rows), p.cpu_operator_cost * nclauses, buckets);
+            run += cmp;
+            hashjointuples = tuples;
+        } else {
+            run += p.cpu_operator_cost * nclauses * outer_rows * clamp_row_est(inner_rows * bucket) * 0.5;
+        }
         run += p.cpu_tuple_cost * hashjointuples;
-        self.joined(o, i, Estimate { startup, total: startup + run, rows, width: 0 })
+        self.joined_as(jt, o, i, Estimate { startup, total: startup + run, rows, width: 0 })
     }
 
     /// `initial_cost_nestloop` + `final_cost_nestloop`, an inner join whose inner side
@@ -1455,27 +1466,35 @@ impl Model<'_> {
         let (none_o, none_i) = (VarData::none(o.est.rows), VarData::none(sized.est.rows));
         let od = ov.as_ref().map_or(none_o, Var::data);
         let id = iv.as_ref().map_or(none_i, Var::data);
-        let rows = join_rows(o.est.rows, sized.est.rows, selectivity::eqjoinsel(&od, &id), jt);
+        let semi = self.semi_factors((outer, inner), &o, &i, &[(outer_key, inner_key)], jt);
+        let rows = semi
+            .map_or_else(|| join_rows(o.est.rows, sized.est.rows, selectivity::eqjoinsel(&od, &id), jt), |(_, r)| r);
         let (outer_rows, inner_rows) = (o.est.rows, i.est.rows);
         // Each of the outer_rows - 1 rescans costs its startup and its run: its total.
-        let (_, rescan_total) = cost_rescan(inner, &i.est, p);
+        let (rescan_start, rescan_total) = cost_rescan(inner, &i.est, p);
         let mut startup = o.est.startup + i.est.startup;
         if !p.enable_nestloop {
             startup += DISABLE_COST;
         }
         let mut run = o.est.total - o.est.startup;
-        run += i.est.total - i.est.startup;
-        if outer_rows > 1.0 {
-            run += (outer_rows - 1.0) * rescan_total;
+        if let Some((Some(f), _)) = semi {
+            // A semi or anti join stops an outer row's inner pass at its first match.
+            if outer_rows > 1.0 {
+                run += (outer_rows - 1.0) * rescan_start;
+            }
+            let inner_costs = (i.est.total - i.est.startup, rescan_total - rescan_start);
+            let (inner_run, ntuples) = semiantijoin::nestloop_inner_terms(&f, outer_rows, inner_rows, inner_costs);
+            run += inner_run + (p.cpu_tuple_cost + p.cpu_operator_cost) * ntuples;
+        } else {
+            run += i.est.total - i.est.startup;
+            if outer_rows > 1.0 {
+                run += (outer_rows - 1.0) * rescan_total;
+            }
+            // Over a parameterized inner Index Scan the join clause is its Index Cond.
+            let join_qual = if param { 0.0 } else { p.cpu_operator_cost };
+            run += (p.cpu_tuple_cost + join_qual) * outer_rows * inner_rows;
         }
-        let join_qual = if param { 0.0 } else { p.cpu_operator_cost };
-        run += (p.cpu_tuple_cost + join_qual) * outer_rows * inner_rows;
-        let mut widths = o.widths.clone();
-        widths.extend(i.widths.iter().copied());
-        let mut vars = o.vars.clone();
-        vars.extend(i.vars.iter().cloned());
-        let est = Estimate { startup, total: startup + run, rows, width: o.est.width + i.est.width };
-        Costed { est, vars, widths, parent: None, input_rows: rows, kids: vec![o, i], seq: None }
+        self.joined_as(jt, o, i, Estimate { startup, total: startup + run, rows, width: 0 })
     }
 
     /// The statistics of a join key in a costed input (None: not a plain column).
@@ -1500,7 +1519,7 @@ impl Model<'_> {
             Plan::Material { child } => (self.node(child, None), true),
             _ => (self.node(inner, None), false),
         };
-        let m = self.merge_terms(&o, &i, keys, jt);
+        let m = self.merge_terms((outer, inner), &o, &i, keys, jt);
         let mut startup = m.startup;
         let mut run = m.run;
         if !p.enable_mergejoin {
@@ -1520,12 +1539,19 @@ impl Model<'_> {
         } else {
             i
         };
-        self.joined(o, i, Estimate { startup, total: startup + run, rows: m.rows, width: 0 })
+        self.joined_as(jt, o, i, Estimate { startup, total: startup + run, rows: m.rows, width: 0 })
     }
 
     /// The parts of a merge join's cost that do not depend on its inner side being
     /// materialized (`initial_cost_mergejoin`, the start of `final_cost_mergejoin`).
-    fn merge_terms(&self, o: &Costed, i: &Costed, keys: (&Expr, &Expr), jt: JoinType) -> MergeTerms {
+    fn merge_terms(
+        &self,
+        plans: (&Plan, &Plan),
+        o: &Costed,
+        i: &Costed,
+        keys: (&Expr, &Expr),
+        jt: JoinType,
+    ) -> MergeTerms {
         let (ov, iv) = (self.key_var(o, keys.0), self.key_var(i, keys.1));
         let od = ov.as_ref().map_or(VarData::none(o.est.rows), Var::data);
         let id = iv.as_ref().map_or(VarData::none(i.est.rows), Var::data);
@@ -1535,7 +1561,7 @@ impl Model<'_> {
         let (mut os, mut oe, mut is, mut ie) =
             if jt == JoinType::Full { (0.0, 1.0, 0.0, 1.0) } else { selectivity::mergejoinscansel(&od, &id) };
         match jt {
-            JoinType::Left => (os, oe) = (0.0, 1.0),
+            JoinType::Left | JoinType::Anti => (os, oe) = (0.0, 1.0),
             JoinType::Right => (is, ie) = (0.0, 1.0),
             _ => {}
         }
@@ -1553,7 +1579,12 @@ impl Model<'_> {
         let inner_run_cost = irun * (ie - is);
         // approx_tuple_count: the pairs the merge condition passes.
         let mergejointuples = clamp_row_est(o.est.rows * i.est.rows * jsel);
-        let rescanned = (mergejointuples - inner_path_rows).max(0.0);
+        // A semi or anti join whose merge clause is its whole condition never backs
+        // the inner side up (`skip_mark_restore`).
+        // (Nor does one over a unique outer side: `IsA(outer_path, UniquePath)`.)
+        let no_rescan = jt.single_match() || jt == JoinType::UniqueOuter;
+        let rescanned = if no_rescan { 0.0 } else { (mergejointuples - inner_path_rows).max(0.0) };
+        let semi = self.semi_factors(plans, o, i, &[keys], jt);
         let rescanratio = 1.0 + rescanned / inner_rows;
         MergeTerms {
             startup,
@@ -1566,7 +1597,7 @@ impl Model<'_> {
             inner_rows,
             rescanratio,
             mergejointuples,
-            rows: join_rows(o.est.rows, i.est.rows, jsel, jt),
+            rows: semi.map_or_else(|| join_rows(o.est.rows, i.est.rows, jsel, jt), |(_, r)| r),
         }
     }
 
@@ -1578,6 +1609,69 @@ impl Model<'_> {
         vars.extend(i.vars.iter().cloned());
         let est = Estimate { width: o.est.width + i.est.width, ..est };
         Costed { est, vars, widths, parent: None, input_rows: est.rows, kids: vec![o, i], seq: None }
+    }
+
+    /// A join's node as [`Self::joined`]; a semi or anti join's rows carry only the
+    /// outer side's columns above it (the width is the outer's).
+    fn joined_as(&self, jt: JoinType, o: Costed, i: Costed, est: Estimate) -> Costed {
+        let (outer_width, inner_width) = (o.est.width, i.est.width);
+        let mut c = self.joined(o, i, est);
+        match jt {
+            JoinType::Semi | JoinType::Anti | JoinType::UniqueInner => c.est.width = outer_width,
+            JoinType::UniqueOuter => c.est.width = inner_width,
+            _ => {}
+        }
+        c
+    }
+
+    /// A semi or anti join's factors (`compute_semi_anti_join_factors`, also made for
+    /// a join over a unique inner side, `inner_unique`) and the join relation's rows
+    /// (`calc_joinrel_size_estimate` for the semi or anti join, however it is planned);
+    /// None for other joins. `plans`: the join's (outer, inner) inputs.
+    #[allow(clippy::type_complexity)]
+    fn semi_factors(
+        &self,
+        (outer, inner): (&Plan, &Plan),
+        o: &Costed,
+        i: &Costed,
+        keys: &[(&Expr, &Expr)],
+        jt: JoinType,
+    ) -> Option<(Option<semiantijoin::SemiAntiJoinFactors>, f64)> {
+        // The key columns' statistics, (the semi join's outer, its inner) pairs.
+        let vars: Vec<(Option<Var>, Option<Var>)> =
+            keys.iter().map(|(ok, ik)| (self.key_var(o, ok), self.key_var(i, ik))).collect();
+        let flipped: Vec<(Option<Var>, Option<Var>)> = vars.iter().map(|(x, y)| (y.clone(), x.clone())).collect();
+        match jt {
+            JoinType::Semi | JoinType::Anti | JoinType::UniqueInner => {
+                // The subquery's relation's rows (under its unique-ification).
+                let inner_rel_rows =
+                    if jt == JoinType::UniqueInner { self.unique_input_rows(inner, i) } else { i.est.rows };
+                let d = key_data(&vars, (o.est.rows, inner_rel_rows));
+                let jselec = semiantijoin::jselec(&d, inner_rel_rows);
+                let f = semiantijoin::SemiAntiJoinFactors::new(jselec, semiantijoin::nselec(&d), inner_rel_rows);
+                let kind = if jt == JoinType::Anti { JoinType::Anti } else { JoinType::Semi };
+                Some((Some(f), semiantijoin::semi_anti_rows(o.est.rows, jselec, kind)))
+            }
+            JoinType::UniqueOuter => {
+                // The semi join's outer relation is this join's inner side.
+                let sub_rows = self.unique_input_rows(outer, o);
+                let d = key_data(&flipped, (i.est.rows, sub_rows));
+                let jselec = semiantijoin::jselec(&d, sub_rows);
+                Some((None, semiantijoin::semi_anti_rows(i.est.rows, jselec, JoinType::Semi)))
+            }
+            _ => None,
+        }
+    }
+
+    /// The rows going into a unique-ified side (`create_unique_path`'s input): under
+    /// a Sort or Materialize the planner put above it, a HashAggregate's or Unique's
+    /// input.
+    fn unique_input_rows(&self, plan: &Plan, c: &Costed) -> f64 {
+        match (plan, c.kids.first()) {
+            (Plan::Sort { child, .. } | Plan::Material { child }, Some(k)) => self.unique_input_rows(child, k),
+            (Plan::Agg { .. } | Plan::Unique { .. }, Some(k)) => k.est.rows,
+            _ => c.est.rows,
+        }
     }
 
     /// `ExecChooseHashTableSize` (one process, skew buckets reserved): (buckets, batches).
@@ -1620,6 +1714,15 @@ impl Model<'_> {
         }
         estfract.clamp(1.0e-6, 1.0)
     }
+}
+
+/// The statistics of join keys (None: no column, a relation of `rows`).
+fn key_data(vars: &[(Option<Var>, Option<Var>)], (ra, rb): (f64, f64)) -> Vec<(VarData<'_>, VarData<'_>)> {
+    vars.iter()
+        .map(|(x, y)| {
+            (x.as_ref().map_or(VarData::none(ra), Var::data), y.as_ref().map_or(VarData::none(rb), Var::data))
+        })
+        .collect()
 }
 
 /// The AND-ed conditions of `e`, in order.
@@ -1680,7 +1783,7 @@ pub fn mergejoin_materializes(join: &Plan, cat: &dyn CostCatalog, p: &CostParams
         plain_params: Default::default(),
     };
     let (o, i) = (model.node(outer, None), model.node(inner, None));
-    let m = model.merge_terms(&o, &i, (outer_key, inner_key), *join_type);
+    let m = model.merge_terms((outer, inner), &o, &i, (outer_key, inner_key), *join_type);
     let sorted = matches!(inner.as_ref(), Plan::Sort { .. });
     // An Index Scan's filter and projection are its own in PostgreSQL (the Results
     // here), so an Index Scan under them still marks and restores.
@@ -1693,7 +1796,8 @@ pub fn mergejoin_materializes(join: &Plan, cat: &dyn CostCatalog, p: &CostParams
     if p.enable_material && m.mat_inner_cost < m.bare_inner_cost {
         return true;
     }
-    if !sorted && !marks {
+    // A semi or anti join never backs its inner side up (`skip_mark_restore`).
+    if !sorted && !marks && !join_type.single_match() {
         return true;
     }
     p.enable_material && sorted && relation_byte_size(i.est.rows, i.est.width as f64) > p.work_mem * 1024.0

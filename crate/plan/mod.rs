@@ -29,6 +29,7 @@ pub mod eval;
 pub mod indexcost;
 mod optimize;
 pub mod selectivity;
+pub mod semiantijoin;
 pub mod stats;
 pub use optimize::use_indexes;
 
@@ -154,6 +155,13 @@ pub enum Func {
     /// the SubPlan's): the subquery's rows are read once into a table, then looked up
     /// per row. The executor binds it before evaluating (`node_subplan`).
     HashedSubPlan(usize),
+    /// A correlated scalar subquery's value: SubPlan `plan_id` re-run for each row
+    /// with its parameters set from the arguments (the outer row's values it reads;
+    /// nodeSubplan.c's `ExecScanSubPlan`), of type `ty`. The executor binds it per row.
+    SubPlan {
+        plan_id: usize,
+        ty: SqlType,
+    },
 }
 
 impl Func {
@@ -177,6 +185,7 @@ impl Func {
             Func::CurrentUser => "CURRENT_USER",
             Func::SessionUser => "SESSION_USER",
             Func::HashedSubPlan(_) => "hashed SubPlan",
+            Func::SubPlan { .. } => "SubPlan",
         }
     }
 
@@ -190,6 +199,7 @@ impl Func {
             (Func::CurrentUser | Func::SessionUser, []) => self.name().to_string(),
             // EXPLAIN names the SubPlan, not its test expression.
             (Func::HashedSubPlan(k), _) => format!("(hashed SubPlan {k})"),
+            (Func::SubPlan { plan_id, .. }, _) => format!("(SubPlan {plan_id})"),
             _ => format!("{}({})", self.name(), args.join(", ")),
         }
     }
@@ -201,6 +211,7 @@ impl Func {
             Func::Neg | Func::Abs => arg.unwrap_or(ColType::Int),
             Func::Random => ColType::Float,
             Func::Length | Func::Like { .. } | Func::HashedSubPlan(_) => ColType::Int,
+            Func::SubPlan { ty, .. } => ty.col_type(),
             Func::TextCat
             | Func::SetSeed
             | Func::ToChar
@@ -230,6 +241,22 @@ pub fn init_plan_placeholder(param: usize, ty: SqlType) -> String {
 /// `Func::HashedSubPlan` of `x` (the marker cannot come from SQL text).
 pub fn hashed_subplan_name(plan_id: usize) -> String {
     format!("{PARAM_MARK}hashed_subplan_{plan_id}")
+}
+
+/// The function name the coordinator's planner gives a correlated scalar subquery
+/// run as SubPlan `plan_id` (its arguments the outer values it reads), so that the
+/// expression analysis makes it a `Func::SubPlan`.
+pub fn subplan_name(plan_id: usize, ty: SqlType) -> String {
+    format!("{PARAM_MARK}subplan_{plan_id}:{}", ty.name())
+}
+
+/// The SubPlan and type a [`subplan_name`] stands for.
+pub fn subplan_ref(name: &str) -> Option<(usize, SqlType)> {
+    let (k, ty) = name.strip_prefix(PARAM_MARK)?.strip_prefix("subplan_")?.split_once(':')?;
+    let ty = [SqlType::Int2, SqlType::Int4, SqlType::Int8, SqlType::Numeric, SqlType::Float8, SqlType::Text]
+        .into_iter()
+        .find(|t| t.name() == ty)?;
+    Some((k.parse().ok()?, ty))
 }
 
 /// The SubPlan a [`hashed_subplan_name`] stands for.
@@ -402,7 +429,7 @@ impl Expr {
     /// SubPlan's table (`Func::HashedSubPlan`)? The executor binds both first.
     pub fn has_exec_param(&self) -> bool {
         match self {
-            Expr::ExecParam(..) | Expr::Func(Func::HashedSubPlan(_), _) => true,
+            Expr::ExecParam(..) | Expr::Func(Func::HashedSubPlan(_) | Func::SubPlan { .. }, _) => true,
             Expr::Col(_) | Expr::Const(_) | Expr::Param(..) => false,
             Expr::Bin(_, l, r) => l.has_exec_param() || r.has_exec_param(),
             Expr::Not(x) | Expr::IsNull(x, _) => x.has_exec_param(),
@@ -639,12 +666,30 @@ pub struct PartPruneInfo {
 /// outer side's for `Left`, the inner side's for `Right`, both for `Full`). The sides
 /// are the plan node's outer and inner, not the query's left and right: a query's
 /// LEFT JOIN whose left relation is the inner side runs as `Right`.
+///
+/// `Semi` and `Anti` (PostgreSQL's `JOIN_SEMI`, `JOIN_ANTI`: an `IN`/`EXISTS` or
+/// `NOT EXISTS` sublink pulled up into a join, `pull_up_sublinks`) return outer rows
+/// only: a semi join each outer row that has a match, once (the executor stops at its
+/// first match, `single_match`), an anti join each outer row that has none, with
+/// NULLs for the inner side. Their sides never swap (PostgreSQL 15 has no right semi
+/// or anti join).
+///
+/// `UniqueInner` and `UniqueOuter` are a semi join planned the other way PostgreSQL
+/// plans it (`JOIN_UNIQUE_INNER`, `JOIN_UNIQUE_OUTER`): an inner join with the
+/// subquery's side made unique on the join key (a HashAggregate, or Unique over a
+/// Sort: `create_unique_path`) as its inner or outer side. Both are `Inner` joins in
+/// EXPLAIN; the join relation's rows are still the semi join's, and over a unique
+/// inner side the executor stops at the first match (`inner_unique`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub enum JoinType {
     Inner,
     Left,
     Right,
     Full,
+    Semi,
+    Anti,
+    UniqueInner,
+    UniqueOuter,
 }
 
 impl JoinType {
@@ -652,15 +697,27 @@ impl JoinType {
     /// `Join Type`.
     pub fn name(self) -> &'static str {
         match self {
-            JoinType::Inner => "Inner",
+            JoinType::Inner | JoinType::UniqueInner | JoinType::UniqueOuter => "Inner",
             JoinType::Left => "Left",
             JoinType::Right => "Right",
             JoinType::Full => "Full",
+            JoinType::Semi => "Semi",
+            JoinType::Anti => "Anti",
         }
     }
-    /// Are the outer side's unmatched rows returned?
+    /// Are the outer side's unmatched rows returned (null-extended)? An anti join's
+    /// are its only rows.
     pub fn fills_outer(self) -> bool {
-        matches!(self, JoinType::Left | JoinType::Full)
+        matches!(self, JoinType::Left | JoinType::Full | JoinType::Anti)
+    }
+    /// Does the join stop at an outer row's first match (`js.single_match` for
+    /// `JOIN_SEMI` and `JOIN_ANTI`)?
+    pub fn single_match(self) -> bool {
+        matches!(self, JoinType::Semi | JoinType::Anti | JoinType::UniqueInner)
+    }
+    /// Are the matched pairs returned (not by an anti join)?
+    pub fn returns_matches(self) -> bool {
+        self != JoinType::Anti
     }
     /// Are the inner side's unmatched rows returned?
     pub fn fills_inner(self) -> bool {
@@ -931,6 +988,10 @@ pub enum SubLinkKind {
     Hashed,
     /// `EXISTS (SELECT …)`: true at its first row (EXISTS_SUBLINK).
     Exists,
+    /// `(SELECT …)` as a value that reads the outer row (a correlated EXPR_SUBLINK):
+    /// a SubPlan run again for each outer row with its parameters (`InitPlan::args`)
+    /// set, its value as `Expr`'s. It returns no parameter (`param` is unused).
+    Correlated,
 }
 
 /// An uncorrelated subquery run at most once, on the first use of its value
@@ -943,6 +1004,9 @@ pub struct InitPlan {
     pub param: usize,
     pub kind: SubLinkKind,
     pub plan: Plan,
+    /// A correlated SubPlan's parameters (PARAM_EXEC numbers), in the order of its
+    /// `Func::SubPlan` call's arguments (`SubPlan.parParam`/`args`); empty otherwise.
+    pub args: Vec<usize>,
 }
 
 impl Plan {

@@ -1108,7 +1108,6 @@ set enable_mergejoin = off;
 select loc.qty, d.weight from loc full join dim d on loc.qty = d.weight;
 
 -- [join left null filter foreign local] LEFT JOIN with an ON condition on the nullable side and IS NULL in WHERE
--- known: plan — PostgreSQL turns the LEFT JOIN into an anti join (WHERE f.val IS NULL where the join's own f.val > 0 cannot be NULL: reduce_outer_joins), a Hash Anti Join; the sandbox has no anti join and filters a Hash Right Join (the same rows)
 select loc.id, f.val from loc left join f on loc.id = f.id and f.val > 0 where f.val is null and loc.id < 250;
 
 -- [join left reduced foreign local] a strict WHERE condition on the nullable side: an inner join
@@ -1211,33 +1210,31 @@ select id, (select count(*) from dim) as d from f where val > (select avg(val) f
 select id, (select count(*) from dim) from loc where qty < 0;
 
 -- [subquery semi join] x IN (SELECT …): PostgreSQL pulls it up into a semi join
--- known: unsupported — IN (SELECT …) in WHERE becomes a semi join (pull_up_sublinks); not planned yet, refused by name
+-- known: plan — both pull it up into a semi join; PostgreSQL reads loc presorted through an Index Only Scan of loc_id_idx and merges it with f sorted by the remote (Merge Semi Join), the sandbox, which has no index paths for a join's side, hash-joins (Hash Semi Join) under a Sort
 select id from loc where id in (select id from f) order by id;
 
 -- [subquery hashed subplan] NOT IN (SELECT …): a hashed SubPlan
 select id from loc where id not in (select id from f where id is not null) order by id;
 
 -- [subquery exists correlated] EXISTS with a reference to the outer query: a semi join
--- known: unsupported — correlated EXISTS becomes a semi join (convert_EXISTS_sublink_to_join); not planned yet, refused by name
+-- known: plan — as q302: a semi join both sides, PostgreSQL's a Merge Semi Join over an Index Only Scan of loc (no index paths for a join's side in the sandbox)
 select id from loc where exists (select 1 from f where f.id = loc.id) order by id;
 
 -- [subquery not exists correlated] NOT EXISTS: an anti join
--- known: unsupported — correlated NOT EXISTS becomes an anti join; not planned yet, refused by name
 select id from loc where not exists (select 1 from f where f.id = loc.id) order by id;
 
 -- [subquery exists uncorrelated] EXISTS without a reference to the outer query: an InitPlan under a One-Time Filter
 select count(*) from loc where exists (select 1 from f where val > 100);
 
 -- [subquery correlated scalar] a correlated scalar subquery: a SubPlan per outer row
--- known: unsupported — a correlated scalar subquery is a SubPlan re-run per outer row; not planned yet, refused by name
+-- known: plan — both run SubPlan 1 (its foreign scan's remote WHERE id = $1::integer) for each row of loc's scan; PostgreSQL reads loc in id order by an Index Scan of loc_id_idx, the sandbox, which has no index paths here, sorts a Seq Scan
 select id, (select count(*) from f where f.id = loc.id) from loc where qty < 5 order by id;
 
 -- [subquery any] = ANY (SELECT …): a semi join
--- known: unsupported — = ANY (SELECT …) in WHERE becomes a semi join; not planned yet, refused by name
+-- known: plan — as q302: a semi join both sides, PostgreSQL's a Merge Semi Join over an Index Only Scan of loc (no index paths for a join's side in the sandbox)
 select id from loc where id = any (select id from f) order by id;
 
 -- [subquery pruning] the partition key against an InitPlan's value: run-time pruning
--- known: unsupported — PostgreSQL prunes the partitions at run time by the InitPlan's value (exec pruning); refused by name
 select id, name from h where id = (select count(*) from dim);
 
 -- [subquery exists uncorrelated foreign partitioned async] EXISTS over the foreign partitions gating a scan of the same partitions: the InitPlan stops at its first row
@@ -1266,7 +1263,6 @@ select count(*) from loc where qty not in (select weight from dim);
 select id, qty from loc where qty not in (select weight from dim where weight is not null) order by id;
 
 -- [subquery hashed subplan foreign] NOT IN over a foreign table: the SubPlan is not shippable, a local filter of the foreign scan
--- known: unsupported — a hashed SubPlan in a foreign scan's local filter (or in each partition's scan) is not planned yet; refused by name
 select count(*) from f where id not in (select id from loc where id is not null);
 
 -- [subquery initplan select list partitioned] a subquery's value in the select list over a partitioned table
@@ -1684,3 +1680,123 @@ select h.id, loc.cat from h join loc on h.id = loc.id where loc.qty = 3;
 set enable_hashjoin = off;
 set enable_nestloop = off;
 select f.id, loc.qty from f left join loc on f.id = loc.id where f.id < 30;
+
+-- ===== h17c: semi and anti joins (issue 17 item 1, issue 23 item 5; pull_up_sublinks, reduce_outer_joins) =====
+
+-- [subquery semi join foreign local] IN over a local table, the foreign table outside
+select id, cat from f where id in (select id from loc where qty = 3) order by id;
+
+-- [subquery semi join local foreign] IN over a filtered foreign table, counted
+select count(*) from loc where id in (select id from f where val > 500);
+
+-- [subquery anti join local foreign] NOT EXISTS with a condition on the foreign side
+select count(*) from loc where not exists (select 1 from f where f.id = loc.id and f.val > 0);
+
+-- [subquery semi join partitioned foreign] IN over a small foreign table, the hash partitions outside
+select count(*) from h where grp in (select weight from dim);
+
+-- [subquery exists correlated list local] EXISTS over the local table, the list partitions outside
+select id from l where exists (select 1 from loc where loc.id = l.id and loc.qty = 2) order by id;
+
+-- [subquery anti join range local] NOT EXISTS over the local table, the range partitions outside
+select count(*) from r where not exists (select 1 from loc where loc.id = r.k);
+
+-- [subquery semi join range foreign] IN over a foreign table with a text condition, the range partitions outside
+select count(*), sum(v) from r where k in (select id from f where cat = 'c1');
+
+-- [subquery semi join settings list foreign] hash joins off
+set enable_hashjoin = off;
+select count(*) from l where id in (select id from f where val > 500);
+
+-- [subquery anti join settings list foreign] hash joins off
+set enable_hashjoin = off;
+select count(*) from l where not exists (select 1 from f where f.id = l.id and f.val > 0);
+
+-- [subquery semi join settings partitioned foreign] hash and merge joins off: a Nested Loop Semi Join
+set enable_hashjoin = off;
+set enable_mergejoin = off;
+select count(*) from h where grp in (select weight from dim);
+
+-- [subquery anti join list foreign] NOT EXISTS over a foreign table, the list partitions outside
+select count(*) from l where not exists (select 1 from f where f.id = l.id);
+
+-- [subquery exists correlated local foreign] EXISTS with a condition on each side
+select id from loc where exists (select 1 from f where f.id = loc.id and f.cat = 'c2') and qty > 3 order by id;
+
+-- [subquery semi join any foreign partitioned] = ANY over the hash partitions
+select count(*) from f where val = any (select big from h where id < 10);
+
+-- [subquery semi join agg local foreign] a semi join under GROUP BY
+select cat, count(*) from loc where id in (select id from f where score > 20) group by cat order by cat;
+
+-- [subquery anti join limit foreign] an anti join under ORDER BY and LIMIT, NULL keys kept
+select id, cat from f where not exists (select 1 from dim where dim.cat = f.cat) order by id limit 5;
+
+-- [subquery semi join text foreign] IN on a text column between two foreign tables of one server
+select title from dim where cat in (select cat from f where val > 0) order by title;
+
+-- [subquery anti join text foreign] NOT EXISTS on a text column
+select cat from dim where not exists (select 1 from f where f.cat = dim.cat) order by cat;
+
+-- [join left anti local foreign] LEFT JOIN with the nullable key IS NULL: an anti join
+select loc.id from loc left join f on loc.id = f.id where f.id is null;
+
+-- [join left anti foreign local] LEFT JOIN with the nullable side's key IS NULL, foreign outside
+select d.cat from dim d left join loc on loc.cat = d.cat where loc.cat is null order by d.cat;
+
+-- [subquery exists correlated partitioned local] EXISTS over the local table, the hash partitions outside
+select count(*) from h where exists (select 1 from loc where loc.id = h.id);
+
+-- [subquery anti join local partitioned] NOT EXISTS over the hash partitions
+select count(*) from loc where not exists (select 1 from h where h.id = loc.id);
+
+-- [subquery semi join list partitioned] IN over the hash partitions with a condition
+select id from l where id in (select id from h where grp = 3) order by id;
+
+-- [subquery semi join settings local partitioned] merge joins off
+set enable_mergejoin = off;
+select id from loc where id in (select id from h where grp = 3) order by id;
+
+-- [subquery semi join null foreign] IN with NULLs on the outer side: they never match
+select count(*) from f where cat in (select cat from dim);
+
+-- [subquery anti join null foreign] NOT EXISTS with NULLs on the outer side: they always pass
+select count(*) from f where not exists (select 1 from dim where dim.cat = f.cat);
+
+-- [subquery semi join star foreign local] SELECT * over a semi join
+select * from dim where cat in (select cat from loc) order by cat;
+
+-- [subquery exists star local foreign] EXISTS (SELECT * …)
+select count(*) from loc where exists (select * from dim where dim.weight = loc.qty);
+
+-- [subquery exists settings list foreign] hash joins and nested loops off: a Merge Semi Join
+set enable_hashjoin = off;
+set enable_nestloop = off;
+select count(*) from l where exists (select 1 from f where f.id = l.id);
+
+-- [subquery correlated scalar local foreign] a correlated count per row of a local scan: SubPlan 1's aggregate pushed down with $1
+select id, (select count(*) from f where f.id = loc.id) as n from loc where qty = 3;
+
+-- [subquery correlated scalar foreign text] a foreign outer scan, the SubPlan's foreign aggregate on the same server with a text $1
+select cat, title, (select sum(val) from f where f.cat = dim.cat) as total from dim;
+
+-- [subquery correlated scalar local range] a local subquery per row of the pruned range partition: its Filter reads $0
+select k, (select count(*) from loc where loc.qty = r.v) as c from r where k > 990;
+
+-- [subquery correlated scalar null expr] a value that is NULL where no row matches, the outer column in an expression
+select id, (select title from dim where dim.weight = loc.qty * 10) as t from loc where id < 20;
+
+-- [subquery correlated scalar where local foreign] a correlated subquery in WHERE: SubPlan 1 in the scan's Filter, run per row
+select id from loc where qty > (select count(*) from f where f.id = loc.id);
+
+-- [subquery correlated scalar where foreign local] in a foreign scan's local Filter (a SubPlan is not shippable), over a local table with $0
+select id, score from f where id < 12 and score < (select count(*) from loc where loc.qty = f.id);
+
+-- [subquery pruning partitioned foreign async] the hash key against an InitPlan's value: exec pruning leaves one partition to run
+select id, name from h where id = (select count(*) from loc);
+
+-- [subquery pruning list mixed] the list key against an InitPlan's text value: only the default partition can hold it
+select count(*) from l where region = (select title from dim where weight = 20);
+
+-- [subquery correlated scalar partitioned async] a SubPlan over the hash partitions: its Append rescanned per outer row, every cursor declared again with $1
+select id, (select count(*) from h where h.grp = loc.qty) as n from loc where id < 4;
