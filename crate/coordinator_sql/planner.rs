@@ -91,6 +91,12 @@ use crate::plan::{
 };
 use crate::types::{Catalog, Column, Datum, Table};
 
+// The upper levels chosen by cost (GroupAggregate or HashAggregate, Sort or Merge
+// Append, remote ORDER BY and LIMIT): a child module, so it extends `Planner`.
+#[path = "grouping_planner.rs"]
+mod grouping_planner;
+use grouping_planner::{ScanInput, Upper};
+
 /// A planned query: the plan, its output columns, and the foreign servers it reads.
 #[derive(Clone, Debug)]
 pub struct Planned {
@@ -1393,7 +1399,14 @@ impl<'a> Planner<'a> {
             // (foreign_grouping_ok: no local_conds) and no gating qual sits on the scan.
             let ships = conjuncts.iter().all(is_foreign_expr) && self.gating.is_empty();
             let pushed = (pushed_agg || single_foreign) && pushable_agg(&keys, &aggs) && !dummy && ships;
-            let (mut having, mut sort, mut limit) = (l.having, l.sort, l.limit);
+            let (mut having, sort, limit) = (l.having, l.sort, l.limit);
+            if !pushed && !keys.is_empty() && !leaves.is_empty() {
+                // Aggregated here: GroupAggregate or HashAggregate by cost.
+                let s = ScanInput { conjuncts: &conjuncts, used: &used, where_cols: &where_cols };
+                let upper =
+                    Upper { having: having.as_ref(), sort: sort.as_deref(), targets: l.targets.as_deref(), limit };
+                return self.grouped(rel, &leaves, &s, &keys, &aggs, &upper, at);
+            }
             let mut plan = if pushed {
                 // A full partitionwise aggregation (the partition key among the grouping
                 // keys: every group in one partition) applies HAVING in each partition's
@@ -1425,8 +1438,13 @@ impl<'a> Planner<'a> {
                 // then LIMIT/OFFSET (add_foreign_final_paths). HAVING and the sort keys
                 // are over the Agg's output: keys then aggregates, the remote targets.
                 f.remote.having = having.take().map(|h| split_and(&h)).unwrap_or_default();
-                f.remote.order_by = sort.take().unwrap_or_default();
-                push_limit(f, &mut limit);
+                // ORDER BY remotely or by a local Sort, LIMIT pushed or not: by cost.
+                let mut ordered = plan.clone();
+                if let (Plan::ForeignScan(f), Some(keys)) = (&mut ordered, &sort) {
+                    f.remote.order_by = keys.clone();
+                }
+                let upper = Upper { having: None, sort: sort.as_deref(), targets: l.targets.as_deref(), limit };
+                return Ok(self.foreign_upper(plan, sort.is_some().then_some(ordered), &upper, true));
             }
             if let Some(h) = having {
                 plan = Plan::Result { child: Box::new(plan), filter: Some(h), targets: None };
@@ -1446,33 +1464,24 @@ impl<'a> Planner<'a> {
                     && t.iter().enumerate().all(|(i, (e, n))| *e == Expr::Col(i) && *n == rel.columns[used[i]].name))
             });
         let plain_keys = sort.as_ref().is_some_and(|k| k.iter().all(|k| matches!(k.expr, Expr::Col(_))));
+        let s = ScanInput { conjuncts: &conjuncts, used: &used, where_cols: &where_cols };
+        let upper = Upper { having: None, sort: sort.as_deref(), targets: targets.as_deref(), limit: l.limit };
         let plan = match &sort {
-            // Several partitions, ordered, with LIMIT: each child ordered, merged. Only
-            // when a foreign partition sorts remotely (postgres_fdw's presorted path
-            // costs 5% more, DEFAULT_FDW_SORT_MULTIPLIER): with local partitions only,
-            // each of which would need its own Sort, PostgreSQL's costs favour one
-            // bounded Sort over the Append (a cost-based choice, simplified).
+            // Several partitions, ordered, some foreign (a path sorted remotely): a Sort
+            // over the Append or a Merge Append of ordered children, by cost.
             Some(keys)
                 if leaves.len() > 1
                     && plain_keys
-                    && l.limit.is_some()
                     && leaves.iter().any(|leaf| matches!(leaf.rel.kind, RelKind::Foreign { .. })) =>
             {
-                let children: Vec<Plan> = leaves
-                    .iter()
-                    .map(|leaf| self.scan(leaf, &conjuncts, &used, &where_cols, Some(keys), at))
-                    .collect::<Result<_, _>>()?;
-                let plan = Plan::MergeAppend { children, keys: keys.clone(), prune: None };
-                return Ok(finish(plan, None, targets, l.limit));
+                return self.ordered_append(rel, &leaves, &s, keys, &upper, at);
             }
-            // One foreign relation: the remote server sorts.
+            // One foreign relation: a local Sort or the remote ORDER BY (and, for a
+            // plain foreign table, LIMIT in the remote query), by cost.
             Some(keys) if leaves.len() == 1 && plain_keys && matches!(leaves[0].rel.kind, RelKind::Foreign { .. }) => {
-                let mut plan = self.scan(&leaves[0], &conjuncts, &used, &where_cols, Some(keys), at)?;
-                let mut limit = l.limit;
-                if let (false, Plan::ForeignScan(f)) = (partitioned, &mut plan) {
-                    push_limit(f, &mut limit);
-                }
-                return Ok(finish(plan, None, targets, limit));
+                let unordered = self.scan(&leaves[0], &conjuncts, &used, &where_cols, None, at)?;
+                let ordered = self.scan(&leaves[0], &conjuncts, &used, &where_cols, Some(keys), at)?;
+                return Ok(self.foreign_upper(unordered, Some(ordered), &upper, !partitioned));
             }
             _ => {
                 let children: Vec<Plan> = leaves
@@ -1482,12 +1491,11 @@ impl<'a> Planner<'a> {
                 append_leaves(children, rel, &used)
             }
         };
-        let mut plan = plan;
-        let mut limit = l.limit;
-        if let (false, None, Plan::ForeignScan(f)) = (partitioned, &sort, &mut plan) {
-            push_limit(f, &mut limit);
+        if let (false, None, Plan::ForeignScan(_)) = (partitioned, &sort, &plan) {
+            // A plain foreign table's LIMIT: in the remote query or not, by cost.
+            return Ok(self.foreign_upper(plan, None, &upper, true));
         }
-        Ok(finish(plan, sort, targets, limit))
+        Ok(finish(plan, sort, targets, l.limit))
     }
 
     /// The leaf partitions of `rel` (itself if not partitioned) that pruning keeps,
@@ -1713,8 +1721,7 @@ impl<'a> Planner<'a> {
             return Ok(Plan::ForeignScan(f));
         }
         let input = self.local_scan(leaf, conjuncts, used, where_cols);
-        let strategy = if keys.is_empty() { AggStrategy::Plain } else { AggStrategy::Hashed };
-        let plan = Plan::Agg { child: Box::new(input), strategy, group_by: keys.to_vec(), aggs: aggs.to_vec() };
+        let plan = self.local_partition_agg(input, keys, aggs);
         Ok(match agg.having {
             Some(h) => Plan::Result { child: Box::new(plan), filter: Some(h.clone()), targets: None },
             None => plan,
@@ -1755,7 +1762,7 @@ fn pushable_agg(keys: &[Expr], aggs: &[AggCall]) -> bool {
 }
 
 /// Sort, projection and Limit on top, as the logical plan had them.
-fn finish(
+pub(super) fn finish(
     mut plan: Plan,
     sort: Option<Vec<SortKey>>,
     targets: Option<Vec<(Expr, String)>>,

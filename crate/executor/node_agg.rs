@@ -1,13 +1,18 @@
-//! Aggregate (nodeAgg.c), plain or hashed: count, sum, min, max, avg. Reads its whole
-//! input first (resuming across Waits), then returns one row per group. The
+//! Aggregate (nodeAgg.c), plain, hashed or sorted: count, sum, min, max, avg. Plain and
+//! hashed read their whole input first (resuming across Waits), then return one row
+//! per group. Sorted (GroupAggregate, `agg_retrieve_direct`) reads input sorted by the
+//! group keys and returns a group as soon as a row with another key (or the end)
+//! arrives, so a Limit above it stops its input early, as in PostgreSQL. The
 //! transition step for a plain aggregate over integers allocates nothing.
 //!
 //! Invariants:
-//! - No row comes out before the child is exhausted (`filled`). The transition states
+//! - Plain and hashed: no row comes out before the child is exhausted (`filled`).
+//!   Sorted: a group comes out when the first row of the next one (or the end) has
+//!   been read; that row is already in the next group's state. The transition states
 //!   live in the node, so a Wait from below loses nothing and adds no row twice.
 //! - Without GROUP BY exactly one row comes out, also from an empty input (`count` 0,
 //!   the others NULL); with GROUP BY one per distinct key, none from an empty input.
-//!   The GROUP BY list decides this; `strategy` only names the node for EXPLAIN.
+//!   The GROUP BY list decides this; `strategy` decides when a group goes out.
 //! - NULL inputs are skipped (`count(*)` counts every row); NULL keys form one group.
 //! - Groups come out in the order their first row arrived: the same output order on
 //!   every run, natively and in wasm.
@@ -123,6 +128,20 @@ fn add_slow(a: &Datum, b: &Datum) -> Datum {
     }
 }
 
+/// One input row into a group's transition states.
+#[inline]
+fn advance_trans(trans: &mut [Trans], aggs: &[AggCall], row: &[Datum]) {
+    for (t, a) in trans.iter_mut().zip(aggs) {
+        // A column (`sum(a)`) is read here, without the evaluator's call.
+        let v = match &a.arg {
+            Some(Expr::Col(i)) => row[*i].clone(),
+            Some(e) => e.eval(row),
+            None => Datum::Null,
+        };
+        t.advance(a.func, v);
+    }
+}
+
 fn numeric_or_null(n: Result<Numeric, crate::numeric::NumericError>) -> Datum {
     n.map(Datum::numeric).unwrap_or(Datum::Null)
 }
@@ -138,6 +157,8 @@ pub struct AggState {
     input_names: Vec<String>,
     /// Plain aggregate: one group.
     plain: Vec<Trans>,
+    /// Sorted: the group being read (its key and states), none before the first row.
+    current: Option<(Vec<Datum>, Vec<Trans>)>,
     /// Hashed: group key -> index in `groups` (insertion order keeps output stable).
     index: HashMap<Vec<Datum>, usize>,
     groups: Vec<(Vec<Datum>, Vec<Trans>)>,
@@ -164,6 +185,7 @@ impl AggState {
             aggs,
             input_names: input.iter().map(|c| c.name.clone()).collect(),
             plain,
+            current: None,
             index: HashMap::new(),
             groups: Vec::new(),
             key: Vec::new(),
@@ -192,15 +214,60 @@ impl AggState {
             };
             &mut self.groups[g].1
         };
-        for (t, a) in trans.iter_mut().zip(&self.aggs) {
-            // A column (`sum(a)`) is read here, without the evaluator's call.
-            let v = match &a.arg {
-                Some(Expr::Col(i)) => row[*i].clone(),
-                Some(e) => e.eval(row),
-                None => Datum::Null,
-            };
-            t.advance(a.func, v);
+        advance_trans(trans, &self.aggs, row);
+    }
+
+    /// GroupAggregate's step (`agg_retrieve_direct` over sorted input): the row joins
+    /// the current group if its key is the same; otherwise the current group is
+    /// finished into the slot (true: a row to return) and the row starts the next.
+    fn advance_sorted(&mut self, es: &mut EState) -> bool {
+        es.clock.charge(es.cost.agg_row_ns);
+        let row = self.children[0].node.slot();
+        self.key.clear();
+        self.key.extend(self.group_by.iter().map(|e| e.eval(row)));
+        let finished = match &mut self.current {
+            Some((k, trans)) if *k == self.key => {
+                advance_trans(trans, &self.aggs, row);
+                return false;
+            }
+            current => current.replace((self.key.clone(), vec![Trans::new(); self.aggs.len()])),
+        };
+        if let Some((_, trans)) = &mut self.current {
+            advance_trans(trans, &self.aggs, row);
         }
+        match finished {
+            Some(group) => {
+                self.fill_slot(group);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// A finished group's output row: its key, then each aggregate's final value.
+    fn fill_slot(&mut self, (key, trans): (Vec<Datum>, Vec<Trans>)) {
+        self.slot.clear();
+        self.slot.extend(key);
+        self.slot.extend(trans.iter().zip(&self.aggs).map(|(t, a)| t.finish(a.func)));
+    }
+
+    /// GroupAggregate: read until a group is complete; at the end, the last group.
+    fn next_sorted(&mut self, es: &mut EState) -> ExecResult<ExecStatus> {
+        while !self.filled {
+            match self.inputs.next(&mut self.children, 0, es)? {
+                ExecStatus::Row if self.advance_sorted(es) => return Ok(ExecStatus::Row),
+                ExecStatus::Row => {}
+                ExecStatus::Wait => return Ok(ExecStatus::Wait),
+                ExecStatus::Done => self.filled = true,
+            }
+        }
+        Ok(match self.current.take() {
+            Some(group) => {
+                self.fill_slot(group);
+                ExecStatus::Row
+            }
+            None => ExecStatus::Done,
+        })
     }
 
     fn emit(&mut self) -> ExecStatus {
@@ -237,6 +304,9 @@ impl ExecNode for AggState {
         self.inputs = AsyncInputs::init(id, &mut self.children, plans, es);
     }
     fn exec_next(&mut self, es: &mut EState) -> ExecResult<ExecStatus> {
+        if self.strategy == AggStrategy::Sorted && !self.group_by.is_empty() {
+            return self.next_sorted(es);
+        }
         while !self.filled {
             match self.inputs.next(&mut self.children, 0, es)? {
                 ExecStatus::Row => self.advance(es),
@@ -249,6 +319,7 @@ impl ExecNode for AggState {
     fn exec_rescan(&mut self, es: &mut EState) -> ExecResult<()> {
         self.inputs.cancel_all(es);
         self.plain = vec![Trans::new(); self.aggs.len()];
+        self.current = None;
         self.index.clear();
         self.groups.clear();
         self.filled = false;
@@ -270,6 +341,7 @@ impl ExecNode for AggState {
         e.strategy = Some(match self.strategy {
             AggStrategy::Plain => "Plain".into(),
             AggStrategy::Hashed => "Hashed".into(),
+            AggStrategy::Sorted => "Sorted".into(),
         });
         // `$N` is the child's N-th output column; EXPLAIN resolves it (sum(ft1.a)).
         let refs: Vec<String> = (0..self.input_names.len()).map(|i| format!("${i}")).collect();

@@ -14,7 +14,7 @@
 //! | Merge Append | `cost_merge_append`: a heap of N streams, `2·cpu_operator_cost·log2 N` per row | |
 //! | Sort | `cost_sort` / `cost_tuplesort`: `2·cpu_operator_cost · N·log2 N` (bounded heap under a LIMIT; external merge past `work_mem`), `cpu_operator_cost` per row out | [`cost_tuplesort`] |
 //! | Limit | `adjust_limit_rows_costs` | |
-//! | Aggregate | `cost_agg`: plain, hashed, with `get_agg_clause_costs`' transition and final function costs and HAVING | [`agg`] |
+//! | Aggregate | `cost_agg`: plain, sorted (GroupAggregate: its input's startup), hashed, with `get_agg_clause_costs`' transition and final function costs and HAVING | [`agg`] |
 //! | Hash Join | `initial_cost_hashjoin` / `final_cost_hashjoin`, with `ExecChooseHashTableSize` and `estimate_hash_bucket_stats` | [`hashjoin`] |
 //! | Nested Loop | `initial_cost_nestloop` / `final_cost_nestloop`: the inner side's first scan, `cost_rescan` per further outer row, `cpu_tuple_cost + cpu_operator_cost` per pair compared (the Join Filter's `=`) | [`nestloop`] |
 //! | Merge Join | `initial_cost_mergejoin` / `final_cost_mergejoin`: each input's (a Sort's `cost_sort`) share read before the first pair and until one side ends (`mergejoinscansel` from the keys' histograms and MCVs), one `=` per comparison, the inner rows read again for equal outer keys (`rescanratio`), or `cpu_operator_cost` each behind a Materialize when that is cheaper ([`mergejoin_materializes`]; that Materialize is labelled with its input's cost plus `cpu_operator_cost` per row) | `Model::mergejoin` |
@@ -1243,8 +1243,13 @@ impl Model<'_> {
                 let data: Vec<VarData> = vec![VarData::none(input); group_by.len()];
                 selectivity::estimate_num_groups(&data, input, input)
             };
-            let startup = c.est.total + trans * input + p.cpu_operator_cost * ngroup_cols * input;
-            let total = startup + fin * num_groups + p.cpu_tuple_cost * num_groups;
+            // AGG_SORTED delivers groups on the fly: its startup is its input's; the
+            // per-row work (transitions, one comparison per key column) is all run
+            // cost. AGG_HASHED reads its whole input before the first group.
+            let per_input = trans * input + p.cpu_operator_cost * ngroup_cols * input;
+            let startup = if matches!(strategy, AggStrategy::Sorted) { c.est.startup } else { c.est.total + per_input };
+            let run = if matches!(strategy, AggStrategy::Sorted) { c.est.total + per_input - startup } else { 0.0 };
+            let total = startup + run + fin * num_groups + p.cpu_tuple_cost * num_groups;
             Estimate { startup, total, rows: num_groups, width }
         };
         let vars = group_by.iter().map(var_at).chain(aggs.iter().map(|_| None)).collect();

@@ -679,6 +679,9 @@ impl JoinType {
 pub enum AggStrategy {
     Plain,
     Hashed,
+    /// GroupAggregate (`AGG_SORTED`): the input comes sorted by the group keys, so a
+    /// group is complete when the key changes and goes out at once.
+    Sorted,
 }
 
 /// Which set operation a SetOp node computes (PostgreSQL's `SetOpCmd`).

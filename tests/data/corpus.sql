@@ -189,11 +189,9 @@ select id, cat from f order by cat, id offset 500;
 select id from f where cat = 'c2' order by id limit 3;
 
 -- [foreign limit filter] LIMIT without ORDER BY (one row qualifies)
--- known: plan — postgres_fdw pushes LIMIT only when its cost estimate says so (estimate_path_cost_size); the sandbox has no estimates and always pushes
 select id, cat from f where id = 7 limit 3;
 
 -- [foreign group having order limit numeric] HAVING, ORDER BY DESC, LIMIT on an aggregate
--- known: plan — as q026: LIMIT pushdown on an aggregated foreign scan is an estimate-based choice
 select cat, count(*), min(score) from f where val > 0 group by cat having count(*) >= 20 order by cat desc limit 2;
 
 -- ===== loc: a local table =====
@@ -280,7 +278,6 @@ select grp, count(*), sum(amount) from h group by grp order by grp;
 select grp, sum(amount) from h group by grp having sum(amount) > 9000 order by grp;
 
 -- [hash group order limit text] GROUP BY text, ORDER BY, LIMIT
--- known: plan — PostgreSQL picks GroupAggregate over a Merge Append of sorted foreign scans by cost; the sandbox hashes
 select name, count(*) from h group by name order by name limit 5;
 
 -- [hash partitionwise group order limit] partitionwise aggregate on the key
@@ -317,11 +314,9 @@ select id, name from h order by name, id limit 10 offset 40;
 select id, big from h order by big desc, id limit 8;
 
 -- [hash order filter] ORDER BY without LIMIT
--- known: plan — Merge Append without LIMIT, chosen by cost over Sort above Append
 select id, grp from h where grp = 9 order by id;
 
 -- [hash pruned order limit numeric] one partition, ORDER BY, LIMIT
--- known: plan — a local Sort instead of the remote ORDER BY on one pruned partition: a cost-based choice
 select id, amount from h where id = 33 order by amount limit 1;
 
 -- [hash filter numeric] a numeric range
@@ -340,7 +335,6 @@ select id, name from h where name = 'n07' and id < 300 order by id;
 select id, name from h where name is null order by id limit 5;
 
 -- [hash group order limit text] two grouping keys
--- known: plan — as q054 (GroupAggregate over sorted input, by cost)
 select grp, name, count(*) from h where id < 200 group by grp, name order by grp, name limit 10;
 
 -- ===== r: range-partitioned, a local and a foreign partition =====
@@ -403,11 +397,9 @@ select label, count(*) from r group by label;
 
 -- [range partitionwise group filter numeric] partitionwise aggregate on the key
 set enable_partitionwise_aggregate = on;
--- known: plan — GroupAggregate rather than HashAggregate, by cost
 select k, sum(amount) from r where k % 100 = 0 group by k;
 
 -- [range order limit numeric filter] a numeric filter, ORDER BY the key
--- known: plan — Sort over Append rather than an ordered Append with the range partitions' indexes
 select k, amount from r where amount >= 44.5 order by k limit 10;
 
 -- [range agg pruned foreign] aggregates over the foreign partition only
@@ -417,7 +409,6 @@ select count(*), sum(v) from r where k >= 500;
 select max(v), min(amount) from r where k < 500;
 
 -- [range agg pruned foreign group order limit numeric] GROUP BY over the foreign partition only
--- known: plan — GroupAggregate rather than HashAggregate, by cost
 select amount, count(*) from r where k >= 500 group by amount order by amount desc limit 3;
 
 -- ===== l: list-partitioned, foreign, local and default partitions =====
@@ -1157,7 +1148,6 @@ select l.id, f.val from l join f on l.id = f.id where f.val > 0;
 -- ===== Subqueries: InitPlans (issue 17; subselect.c, nodeSubplan.c) =====
 
 -- [subquery initplan foreign partitioned async] a scalar subquery over the same foreign partitions: an InitPlan whose value goes to the shards as $1
--- known: plan — PostgreSQL's costs (a third of the rows estimated to pass `amount > $0`) prefer a Merge Append of remotely sorted partitions to a Sort over the Append; the sandbox merges only under a LIMIT (a rule, not a cost)
 select id, name from h where amount > (select avg(amount) from h) order by id;
 
 -- [subquery initplan foreign partitioned agg] the count above the Append, the InitPlan's value in every partition's remote WHERE
@@ -1200,7 +1190,6 @@ select id, (select count(*) from f) as n from loc where qty < 5 order by id;
 select id, (select sum(qty) from loc) from loc where qty < 3 order by id;
 
 -- [subquery initplan select list arithmetic] the value in an expression of the select list
--- known: plan — PostgreSQL's costs put a local Sort over the scan here (with `val - 1` instead of the InitPlan's value too, on this table); the sandbox sorts a lone foreign table remotely by rule
 select id, val - (select count(*) from dim) as d from f where id < 10 order by id;
 
 -- [subquery initplan select list agg] beside a pushed-down aggregate
@@ -1249,7 +1238,6 @@ select id from loc where id = any (select id from f) order by id;
 select id, name from h where id = (select count(*) from dim);
 
 -- [subquery exists uncorrelated foreign partitioned async] EXISTS over the foreign partitions gating a scan of the same partitions: the InitPlan stops at its first row
--- known: plan — PostgreSQL's costs prefer a Merge Append of remotely sorted partitions (each under its gating Result) to a Sort over the Append; the sandbox merges only under a LIMIT (a rule, not a cost)
 select id, name from h where exists (select 1 from h where amount > 90) and grp = 4 order by id;
 
 -- [subquery not exists uncorrelated] NOT EXISTS: the One-Time Filter is false, nothing is scanned

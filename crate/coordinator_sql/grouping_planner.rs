@@ -1,0 +1,405 @@
+//! The upper levels of a query over one relation chosen by cost, as PostgreSQL 15's
+//! `grouping_planner` (planner.c) chooses them: how to aggregate
+//! (`create_grouping_paths` → `add_paths_to_grouping_rel`: GroupAggregate over sorted
+//! input, or HashAggregate), how to order (`create_ordered_paths`: a Sort over the
+//! cheapest path, or a path already in order — a Merge Append of ordered partitions
+//! from `generate_orderedappend_paths`, a foreign scan whose remote query sorts from
+//! postgres_fdw's `add_paths_with_pathkeys_for_rel`), and whether LIMIT goes into a
+//! foreign scan's remote query (postgres_fdw's `add_foreign_final_paths`).
+//!
+//! The protocol: `planner.rs` builds every candidate plan whole (the scans, the
+//! aggregate, the Sort, the select list's Result and the Limit), in the order
+//! PostgreSQL adds their paths, and [`cheapest`] keeps the one whose top node costs
+//! least (`plan::costsize::cost_plan`, PostgreSQL's formulas). Comparing whole plans
+//! gives what PostgreSQL's levels give: each level keeps the cheapest path for each
+//! ordering (`add_path`), the next level sorts the cheapest and uses the ordered ones
+//! as they are, and the final relation's cheapest total (a Limit's total is its
+//! fraction of its input's, `adjust_limit_rows_costs`) decides.
+//!
+//! Invariants:
+//! - a candidate is only ever a plan the rule-based planner could build too: the
+//!   choice changes the shape, never the rows;
+//! - among candidates that cost the same (within `add_path`'s final 1e-10 fuzz) the
+//!   first one wins, as PostgreSQL keeps the path it added first;
+//! - the group keys' sort order follows `transformGroupClause` and
+//!   `preprocess_groupclause` ([`group_pathkeys`]): a group key also in ORDER BY takes
+//!   its direction, and the GROUP BY list is reordered to start with ORDER BY's keys
+//!   when one list is a prefix of the other, so one sort serves both.
+//!
+//! Where it departs from PostgreSQL: the Aggregate node keeps the query's GROUP BY
+//! order in its output and `Group Key` (PostgreSQL prints the reordered list); no
+//! Incremental Sort paths; the local partition's index is not offered as an ordered
+//! path (a Sort over its scan is); paths are compared on total cost only (PostgreSQL's
+//! `add_path` also keeps a path with a cheaper startup at levels below a LIMIT,
+//! which the whole-plan comparison covers for the plans built here).
+
+use super::super::catalog::{Node, RelKind, Relation};
+use super::super::FrontError;
+use super::{
+    add_path_keeps, append_leaves, compare_path_costs_fuzzily, finish, push_limit, Costs, Kept, Leaf, Planner,
+    STD_FUZZ_FACTOR,
+};
+use crate::plan::costsize::{cost_plan, CostParams, Estimate};
+use crate::plan::{AggCall, AggStrategy, Expr, Plan, SortKey};
+use sqlparser::tokenizer::Location;
+
+/// The estimate `cost_plan` gives a plan's top node, with the coordinator's settings.
+fn estimate(coord: &Node, plan: &Plan) -> Estimate {
+    let params = CostParams::from_settings(&|n| coord.setting(n).map(str::to_string));
+    cost_plan(plan, coord, &params).first().copied().unwrap_or(Estimate {
+        startup: f64::INFINITY,
+        total: f64::INFINITY,
+        rows: 0.0,
+        width: 0,
+    })
+}
+
+/// A path's estimate below the query's Limit: costed as the Limit's input, since a
+/// Sort (`create_ordered_paths`' `limit_tuples`) and a Merge Append's sorted children
+/// (`create_merge_append_path`) are costed as bounded by LIMIT + OFFSET already.
+fn path_estimate(coord: &Node, plan: &Plan, upper: &Upper) -> Estimate {
+    if upper.limit.is_none() {
+        return estimate(coord, plan);
+    }
+    let params = CostParams::from_settings(&|n| coord.setting(n).map(str::to_string));
+    let limited = upper.limit_over(plan.clone());
+    cost_plan(&limited, coord, &params).get(1).copied().unwrap_or_else(|| estimate(coord, plan))
+}
+
+/// A path of the upper relation below the Limit: its plan, its estimate, and whether
+/// it comes out ordered (by ORDER BY, or without one by the group keys).
+struct UpperPath {
+    plan: Plan,
+    est: Estimate,
+    ordered: bool,
+}
+
+/// `add_path` (pathnode.c) for paths that differ in cost and in being ordered or not:
+/// the new path joins the list unless a path there is as good on cost (fuzzily,
+/// `compare_path_costs_fuzzily`) and as well ordered; the paths it beats so leave.
+fn add_path(list: &mut Vec<UpperPath>, new: UpperPath, consider_startup: bool) {
+    let mut i = 0;
+    while i < list.len() {
+        let old = &list[i];
+        // compare_pathkeys: an ordering beats none.
+        let keys = match (new.ordered, old.ordered) {
+            (a, b) if a == b => Costs::Equal,
+            (true, false) => Costs::Better1,
+            _ => Costs::Better2,
+        };
+        let kept = match compare_path_costs_fuzzily(&new.est, &old.est, STD_FUZZ_FACTOR, consider_startup) {
+            Costs::Different => Kept::Both,
+            Costs::Equal => match keys {
+                Costs::Better1 => Kept::New,
+                Costs::Better2 => Kept::Old,
+                _ => add_path_keeps(&new.est, &old.est, consider_startup),
+            },
+            Costs::Better1 if keys != Costs::Better2 => Kept::New,
+            Costs::Better2 if keys != Costs::Better1 => Kept::Old,
+            _ => Kept::Both,
+        };
+        match kept {
+            Kept::Old => return,
+            Kept::New => {
+                list.remove(i);
+            }
+            Kept::Both => i += 1,
+        }
+    }
+    list.push(new);
+}
+
+/// The plan PostgreSQL chooses among `candidates` (upper paths without the Limit,
+/// each with whether it is ordered, in the order PostgreSQL adds them): `add_path`
+/// keeps what no other beats on cost and ordering (startup cost counts under a
+/// LIMIT: `consider_startup`), the Limit goes over each path kept, and the final
+/// relation's cheapest total wins (`set_cheapest`: least total, then least startup,
+/// then the first). `finals` are paths of the final relation itself (a LIMIT pushed
+/// into a foreign scan: `add_foreign_final_paths`), added after the Limit paths.
+/// None only for no candidates.
+pub(super) fn cheapest(coord: &Node, candidates: Vec<(Plan, bool)>, upper: &Upper, finals: Vec<Plan>) -> Option<Plan> {
+    let consider_startup = matches!(upper.limit, Some((_, Some(_))));
+    let mut kept: Vec<UpperPath> = Vec::new();
+    for (plan, ordered) in candidates {
+        let est = path_estimate(coord, &plan, upper);
+        add_path(&mut kept, UpperPath { plan, est, ordered }, consider_startup);
+    }
+    // The final relation: every path in the query's order (or none asked for).
+    let mut last: Vec<UpperPath> = Vec::new();
+    let limited = kept.into_iter().map(|p| upper.limit_over(p.plan)).chain(finals);
+    for plan in limited {
+        let est = estimate(coord, &plan);
+        add_path(&mut last, UpperPath { plan, est, ordered: true }, consider_startup);
+    }
+    let mut best: Option<UpperPath> = None;
+    for path in last {
+        match &best {
+            Some(b)
+                if !(path.est.total < b.est.total
+                    || (path.est.total == b.est.total && path.est.startup < b.est.startup)) => {}
+            _ => best = Some(path),
+        }
+    }
+    best.map(|p| p.plan)
+}
+
+/// The sort order GROUP BY's keys get (`group_pathkeys`), as (key index, descending)
+/// pairs in sort order. `order_by` is over the aggregate's output (the keys first, so
+/// `Col(i)` for `i < nkeys` is the i-th key).
+///
+/// `transformGroupClause` gives a key that ORDER BY also names ORDER BY's direction;
+/// `preprocess_groupclause` then puts ORDER BY's keys first when every ORDER BY item
+/// is a group key (else the GROUP BY order stays, as no one sort could serve both).
+pub(super) fn group_pathkeys(nkeys: usize, order_by: Option<&[SortKey]>) -> Vec<(usize, bool)> {
+    let order_by = order_by.unwrap_or_default();
+    let desc = |k: usize| order_by.iter().find(|s| s.expr == Expr::Col(k)).map(|s| s.desc).unwrap_or(false);
+    let mut new_order: Vec<usize> = Vec::new();
+    let mut partial_match = false;
+    for s in order_by {
+        match s.expr {
+            Expr::Col(k) if k < nkeys && !new_order.contains(&k) => new_order.push(k),
+            // The same key twice in ORDER BY matches the group clause already taken.
+            Expr::Col(k) if k < nkeys => {}
+            _ => {
+                partial_match = true;
+                break;
+            }
+        }
+    }
+    if new_order.is_empty() || partial_match {
+        new_order.clear();
+    }
+    let rest: Vec<usize> = (0..nkeys).filter(|k| !new_order.contains(k)).collect();
+    new_order.extend(rest);
+    new_order.into_iter().map(|k| (k, desc(k))).collect()
+}
+
+/// The group keys' sort order as sort keys over the aggregate's input.
+pub(super) fn input_pathkeys(keys: &[Expr], pathkeys: &[(usize, bool)]) -> Vec<SortKey> {
+    pathkeys.iter().map(|&(k, desc)| SortKey { expr: keys[k].clone(), desc }).collect()
+}
+
+/// `pathkeys_contained_in(sort_pathkeys, group_pathkeys)`: is output ordered by the
+/// group keys (`pathkeys`) in ORDER BY's order already?
+pub(super) fn sorted_by_group_keys(pathkeys: &[(usize, bool)], order_by: &[SortKey]) -> bool {
+    order_by.len() <= pathkeys.len()
+        && order_by.iter().zip(pathkeys).all(|(s, &(k, desc))| s.expr == Expr::Col(k) && s.desc == desc)
+}
+
+/// What a query puts above its aggregate (or its scans): HAVING, ORDER BY, the select
+/// list and LIMIT/OFFSET, as `planner.rs`'s layers have them.
+pub(super) struct Upper<'a> {
+    pub having: Option<&'a Expr>,
+    pub sort: Option<&'a [SortKey]>,
+    pub targets: Option<&'a [(Expr, String)]>,
+    pub limit: Option<(u64, Option<u64>)>,
+}
+
+impl Upper<'_> {
+    /// The levels above a path up to the Limit: HAVING's Result, the Sort unless the
+    /// path is in ORDER BY's order already (`presorted`), the select list.
+    pub(super) fn over(&self, mut plan: Plan, presorted: bool) -> Plan {
+        if let Some(h) = self.having {
+            plan = Plan::Result { child: Box::new(plan), filter: Some(h.clone()), targets: None };
+        }
+        let sort = if presorted { None } else { self.sort.map(<[SortKey]>::to_vec) };
+        finish(plan, sort, self.targets.map(<[_]>::to_vec), None)
+    }
+
+    /// The Limit over a path (none without LIMIT/OFFSET).
+    pub(super) fn limit_over(&self, plan: Plan) -> Plan {
+        finish(plan, None, None, self.limit)
+    }
+}
+
+/// The grouped query's candidate plans, in the order PostgreSQL adds their paths
+/// (`add_paths_to_grouping_rel`): a GroupAggregate over the cheapest input sorted by
+/// the group keys, one over the input already in that order (`ordered`: a Merge
+/// Append of ordered partitions, a foreign scan sorted remotely), then a
+/// HashAggregate over the cheapest input; each with the levels above it (`upper`),
+/// its Sort left out where the group keys' order is ORDER BY's.
+///
+/// `agg(input, strategy)` builds the Aggregate node over an input; `pathkeys` is
+/// [`group_pathkeys`]'s order, `input_keys` the same as sort keys over the input.
+pub(super) fn grouping_candidates(
+    unordered: &Plan,
+    ordered: Option<Plan>,
+    input_keys: &[SortKey],
+    pathkeys: &[(usize, bool)],
+    agg: &dyn Fn(Plan, AggStrategy) -> Plan,
+    upper: &Upper,
+) -> Vec<(Plan, bool)> {
+    let presorted = upper.sort.is_none_or(|s| sorted_by_group_keys(pathkeys, s));
+    let sorted_input = Plan::Sort { child: Box::new(unordered.clone()), keys: input_keys.to_vec() };
+    let mut out = vec![(upper.over(agg(sorted_input, AggStrategy::Sorted), presorted), true)];
+    if let Some(input) = ordered {
+        out.push((upper.over(agg(input, AggStrategy::Sorted), presorted), true));
+    }
+    out.push((upper.over(agg(unordered.clone(), AggStrategy::Hashed), false), upper.sort.is_some()));
+    out
+}
+
+/// What a leaf's scan reads: the WHERE conjuncts, the columns used above the scan
+/// and those the WHERE clause reads (as `Planner::scan` takes them).
+pub(super) struct ScanInput<'s> {
+    pub conjuncts: &'s [Expr],
+    pub used: &'s [usize],
+    pub where_cols: &'s [usize],
+}
+
+impl<'a> Planner<'a> {
+    /// The leaves' scans, each ordered by `order` if given, under one Append (or a
+    /// Merge Append when ordered and several: `generate_orderedappend_paths`).
+    fn leaf_scans(
+        &mut self,
+        rel: &Relation,
+        leaves: &[Leaf],
+        s: &ScanInput,
+        order: Option<&Vec<SortKey>>,
+        at: Location,
+    ) -> Result<Plan, FrontError> {
+        let children: Vec<Plan> = leaves
+            .iter()
+            .map(|leaf| self.scan(leaf, s.conjuncts, s.used, s.where_cols, order, at))
+            .collect::<Result<_, _>>()?;
+        Ok(match order {
+            Some(keys) if children.len() > 1 => Plan::MergeAppend { children, keys: keys.clone(), prune: None },
+            _ => append_leaves(children, rel, s.used),
+        })
+    }
+
+    /// Does some leaf have a path in this order without a Sort? A foreign one does
+    /// (postgres_fdw's `add_paths_with_pathkeys_for_rel` offers the query's pathkeys
+    /// when every key ships: plain columns here); a local one would only through an
+    /// index, which is not offered here.
+    fn ordered_path_exists(leaves: &[Leaf], keys: &[SortKey]) -> bool {
+        keys.iter().all(|k| matches!(k.expr, Expr::Col(_)))
+            && leaves.iter().any(|leaf| matches!(leaf.rel.kind, RelKind::Foreign { .. }))
+    }
+
+    /// A grouped query aggregated locally (not pushed to a remote server), with the
+    /// levels above: GroupAggregate or HashAggregate, and over which input, by cost
+    /// (`add_paths_to_grouping_rel`, [`grouping_candidates`]).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn grouped(
+        &mut self,
+        rel: &Relation,
+        leaves: &[Leaf],
+        s: &ScanInput,
+        keys: &[Expr],
+        aggs: &[AggCall],
+        upper: &Upper,
+        at: Location,
+    ) -> Result<Plan, FrontError> {
+        let unordered = self.leaf_scans(rel, leaves, s, None, at)?;
+        let pathkeys = group_pathkeys(keys.len(), upper.sort);
+        let input_keys = input_pathkeys(keys, &pathkeys);
+        let ordered = match Self::ordered_path_exists(leaves, &input_keys) {
+            true => Some(self.leaf_scans(rel, leaves, s, Some(&input_keys), at)?),
+            false => None,
+        };
+        let agg = |input: Plan, strategy: AggStrategy| Plan::Agg {
+            child: Box::new(input),
+            strategy,
+            group_by: keys.to_vec(),
+            aggs: aggs.to_vec(),
+        };
+        let candidates = grouping_candidates(&unordered, ordered, &input_keys, &pathkeys, &agg, upper);
+        cheapest(self.coord, candidates, upper, vec![])
+            .ok_or_else(|| FrontError::at("internal error: no grouping path", at))
+    }
+
+    /// One partition's aggregate over a local scan (a partitionwise aggregate's
+    /// child): GroupAggregate over a Sort of the scan or HashAggregate, by cost.
+    pub(super) fn local_partition_agg(&self, input: Plan, keys: &[Expr], aggs: &[AggCall]) -> Plan {
+        let agg = |input: Plan, strategy: AggStrategy| Plan::Agg {
+            child: Box::new(input),
+            strategy,
+            group_by: keys.to_vec(),
+            aggs: aggs.to_vec(),
+        };
+        if keys.is_empty() {
+            return agg(input, AggStrategy::Plain);
+        }
+        let pathkeys = group_pathkeys(keys.len(), None);
+        let input_keys = input_pathkeys(keys, &pathkeys);
+        let upper = Upper { having: None, sort: None, targets: None, limit: None };
+        let candidates = grouping_candidates(&input, None, &input_keys, &pathkeys, &agg, &upper);
+        cheapest(self.coord, candidates, &upper, vec![]).unwrap_or_else(|| agg(input, AggStrategy::Hashed))
+    }
+
+    /// ORDER BY over several leaves, some foreign: a Sort over the Append of the
+    /// cheapest scans, or a Merge Append of scans in ORDER BY's order (foreign ones
+    /// sorted remotely, local ones by a Sort each), by cost (`create_ordered_paths`
+    /// over the appendrel's paths from `generate_orderedappend_paths`).
+    pub(super) fn ordered_append(
+        &mut self,
+        rel: &Relation,
+        leaves: &[Leaf],
+        s: &ScanInput,
+        keys: &Vec<SortKey>,
+        upper: &Upper,
+        at: Location,
+    ) -> Result<Plan, FrontError> {
+        let unordered = self.leaf_scans(rel, leaves, s, None, at)?;
+        let merged = self.leaf_scans(rel, leaves, s, Some(keys), at)?;
+        let candidates = vec![(upper.over(unordered, false), true), (upper.over(merged, true), true)];
+        cheapest(self.coord, candidates, upper, vec![])
+            .ok_or_else(|| FrontError::at("internal error: no ordered path", at))
+    }
+
+    /// One foreign scan with the levels above it: ORDER BY as a local Sort or in the
+    /// remote query (`ordered`: the scan sorted remotely; postgres_fdw's
+    /// `add_foreign_ordered_paths` for a pushed aggregate), and with `push_limit`
+    /// LIMIT/OFFSET in the remote query too (`add_foreign_final_paths`: a plain
+    /// foreign table, not an appendrel's partition), by cost.
+    pub(super) fn foreign_upper(&self, unordered: Plan, ordered: Option<Plan>, upper: &Upper, push: bool) -> Plan {
+        let mut candidates = vec![(upper.over(unordered.clone(), false), upper.sort.is_some())];
+        if let Some(o) = &ordered {
+            candidates.push((upper.over(o.clone(), true), true));
+        }
+        let mut finals = vec![];
+        // The final path: LIMIT pushed into the scan that does every step below it.
+        let below_limit = if upper.sort.is_some() { ordered } else { Some(unordered.clone()) };
+        if let (true, Some(mut plan), Some(_)) = (push, below_limit, upper.limit) {
+            if let Plan::ForeignScan(f) = &mut plan {
+                let mut limit = upper.limit;
+                push_limit(f, &mut limit);
+                let pushed = Upper { limit: None, sort: None, ..*upper };
+                finals.push(pushed.over(plan, true));
+            }
+        }
+        cheapest(self.coord, candidates, upper, finals)
+            .unwrap_or_else(|| upper.limit_over(upper.over(unordered, false)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(c: usize, desc: bool) -> SortKey {
+        SortKey { expr: Expr::Col(c), desc }
+    }
+
+    #[test]
+    fn group_keys_follow_order_by_when_one_list_is_a_prefix_of_the_other() {
+        // GROUP BY a, b ORDER BY b DESC: b first, descending; then a.
+        assert_eq!(group_pathkeys(2, Some(&[key(1, true)])), vec![(1, true), (0, false)]);
+        // No ORDER BY: the GROUP BY order, ascending.
+        assert_eq!(group_pathkeys(2, None), vec![(0, false), (1, false)]);
+        // ORDER BY an aggregate (column 2) after a key: no reordering, but the key
+        // keeps ORDER BY's direction (transformGroupClause).
+        assert_eq!(group_pathkeys(2, Some(&[key(1, true), key(2, false)])), vec![(0, false), (1, true)]);
+    }
+
+    #[test]
+    fn output_sorted_by_group_keys_satisfies_a_prefix_of_them() {
+        let pk = vec![(1, true), (0, false)];
+        assert!(sorted_by_group_keys(&pk, &[key(1, true)]));
+        assert!(sorted_by_group_keys(&pk, &[key(1, true), key(0, false)]));
+        assert!(!sorted_by_group_keys(&pk, &[key(1, false)]));
+        assert!(!sorted_by_group_keys(&pk, &[key(0, false)]));
+        assert!(!sorted_by_group_keys(&pk, &[key(1, true), key(0, false), key(2, false)]));
+    }
+}
