@@ -21,7 +21,7 @@
 //! | `enable_partitionwise_aggregate` | aggregates per partition, fully (the key grouped) or partially | on: honoured where the partition key is among the GROUP BY keys (per-partition aggregates, pushed to the shards); refused at planning where PostgreSQL would aggregate partially (Partial/Finalize Aggregate), which the sandbox lacks |
 //! | `enable_partitionwise_join` | joins partitioned tables partition by partition | on: refused at planning for a join of two tables partitioned alike (same strategy and number of key columns: no partitionwise join here); no effect on other queries, as in PostgreSQL |
 //! | `enable_hashjoin`, `enable_mergejoin`, `enable_nestloop`, `enable_material` | discourage their join method (Materialize) | honoured as PostgreSQL 15 honours them (planner.rs, `Method::tried`; `plan::costsize`): off, no hash or merge join path is made (`add_paths_to_joinrel`), a Nested Loop costs `disable_cost` more, no Materialize is tried over a Nested Loop's inner side nor chosen over a Merge Join's (only where the inner side needs one to mark and restore) |
-//! | `enable_hashagg` | discourages HashAggregate | off: refused when the plan has a HashAggregate (no GroupAggregate path) |
+//! | `enable_hashagg` | discourages HashAggregate | off: a HashAggregate costs `disable_cost` more (`plan::costsize`), so a grouped query over one relation chooses GroupAggregate, as PostgreSQL does; refused when the plan still has a HashAggregate (a join's aggregate, a set operation: no sorted path there) |
 //! | `enable_sort` | discourages explicit Sort steps | off: a Sort costs `disable_cost` more (`plan::costsize`), so a join chooses a method without one, as PostgreSQL does; refused when the plan still has a Sort (no cost model to weigh the other paths of the rest of the plan) |
 //! | `enable_indexscan` | discourages Index Scan | off: refused when the plan has an Index Scan |
 //! | `enable_seqscan` | discourages Seq Scan | off: refused when the plan seq-scans a local table that has an index (PostgreSQL would scan the index); honoured for a table without one |
@@ -352,7 +352,7 @@ pub fn check_plan(
         let hit = match p {
             Plan::Agg { strategy: AggStrategy::Hashed, .. } if off(coord, "enable_hashagg") => Some((
                 "enable_hashagg",
-                "the plan has a HashAggregate, and the sandbox has no GroupAggregate path to plan instead",
+                "the plan has a HashAggregate where the sandbox has no GroupAggregate path to plan instead",
             )),
             Plan::Sort { .. } if off(coord, "enable_sort") => Some((
                 "enable_sort",

@@ -1319,3 +1319,90 @@ select id, avg(amount), sum(amount), avg(big) from h where id < 50 group by id;
 
 -- [numeric cast foreign] a bigint cast to numeric, in the select list and in a shipped qual
 select id, val::numeric / 7, score::bigint from f where val::numeric / 7 > 150.5;
+
+-- ===== h23a: upper-planning choices by cost (GroupAggregate or HashAggregate, Merge Append or Sort, remote ORDER BY and LIMIT) =====
+
+-- [groupagg hash order limit] GROUP BY the hash table's grp, ORDER BY it, LIMIT: sorted or hashed, by cost
+select grp, count(*) from h group by grp order by grp limit 3;
+
+-- [groupagg hash order] GROUP BY text, ORDER BY it, no LIMIT
+select name, max(amount) from h group by name order by name;
+
+-- [groupagg hash order desc limit] ORDER BY the group key DESC: the group key sorts descending
+select name, count(*) from h group by name order by name desc limit 4;
+
+-- [groupagg hash order limit reordered] GROUP BY b, a ORDER BY a, b: one sort serves both (preprocess_groupclause)
+select grp, name, count(*) from h where id < 300 group by name, grp order by grp, name limit 5;
+
+-- [groupagg list order limit] GROUP BY the list key, ORDER BY it: foreign and local partitions
+select region, sum(qty) from l group by region order by region limit 2;
+
+-- [groupagg range pruned foreign order limit] GROUP BY over one foreign range partition
+select k, count(*) from r where k > 900 group by k order by k limit 5;
+
+-- [groupagg local order] GROUP BY on a local table, ORDER BY the key
+select qty, count(*) from loc group by qty order by qty;
+
+-- [groupagg hash having order limit] HAVING, ORDER BY the key, LIMIT
+select name, count(*) from h group by name having count(*) > 40 order by name limit 3;
+
+-- [groupagg hash order agg limit] ORDER BY an aggregate: the sort is above the aggregate either way
+select grp, sum(amount) from h group by grp order by 2 desc, grp limit 3;
+
+-- [groupagg settings hashagg] enable_hashagg off: GroupAggregate by cost
+set enable_hashagg = off;
+select grp, count(*) from h group by grp;
+
+-- [groupagg settings hashagg local] enable_hashagg off on a local table
+set enable_hashagg = off;
+select cat, sum(qty) from loc group by cat;
+
+-- [groupagg partitionwise range local] partitionwise, the key grouped: the local partition's aggregate by cost
+set enable_partitionwise_aggregate = on;
+select k, count(*) from r where k % 50 = 0 group by k;
+
+-- [mergeappend hash order] ORDER BY a text column, no LIMIT: Merge Append or Sort over Append
+select id, name from h where grp = 2 order by name;
+
+-- [mergeappend hash order numeric] two keys, no LIMIT
+select id, amount from h where amount > 95 order by amount, id;
+
+-- [mergeappend list order] ORDER BY over a local and a foreign partition, no LIMIT
+select id, qty from l where qty > 10 order by id;
+
+-- [mergeappend hash order offset] OFFSET without LIMIT
+select id from h where grp = 1 order by id offset 190;
+
+-- [mergeappend hash order limit] a large LIMIT
+select id, grp from h order by grp, id limit 1500;
+
+-- [mergeappend settings sort] enable_sort off: a Merge Append of remotely sorted partitions
+set enable_sort = off;
+select id, big from h where grp = 5 order by big;
+
+-- [remotesort foreign order] a plain foreign table ORDER BY, no LIMIT
+select id, val from f where val > 800 order by val;
+
+-- [remotesort foreign order limit] a plain foreign table, two keys, LIMIT
+select id, score from f where cat = 'c1' order by score desc, id limit 3;
+
+-- [remotesort hash pruned order] one partition left, ORDER BY text
+select id, name from h where id = 12 order by name;
+
+-- [remotesort range pruned foreign order limit] one foreign range partition, ORDER BY a non-key column
+select k, v from r where k >= 950 order by v, k limit 4;
+
+-- [limitpush foreign limit] LIMIT below the row estimate: pushed to the remote by cost
+select id from f limit 5;
+
+-- [limitpush foreign limit offset] LIMIT and OFFSET on a filtered foreign table
+select id, cat from f where cat = 'c2' limit 2 offset 3;
+
+-- [limitpush foreign limit] LIMIT above the row estimate: not pushed
+select id from f where val is null limit 100;
+
+-- [limitpush foreign group order limit] an aggregate pushed down, ORDER BY the key, LIMIT
+select cat, count(*) from f group by cat order by cat limit 3;
+
+-- [limitpush foreign order limit] ORDER BY and LIMIT on a plain foreign table
+select id, val from f order by val desc limit 7;

@@ -8,7 +8,7 @@
 use pgasync::coordinator_sql::{FrontError, SqlScenario};
 use pgasync::instrument::{explain_doc_json_text, explain_doc_text, ExplainOptions};
 use pgasync::knobs::{Knobs, Source};
-use pgasync::plan::Plan;
+use pgasync::plan::{AggStrategy, Plan};
 use wasm_bindgen_test::wasm_bindgen_test;
 
 /// Two servers; `t` range-partitioned over two foreign partitions, `u` over two local
@@ -158,10 +158,25 @@ fn an_enable_setting_is_refused_where_the_plan_has_its_node_and_honoured_where_n
     {
         assert_eq!(planned(&format!("set enable_hashjoin = off;\n{back}"), join), default, "{back}");
     }
-    let e = plan_err("set enable_hashagg = off;", "select v, count(*) from t group by v;");
+    // enable_hashagg and enable_sort: honoured by cost where the query has another
+    // path (a GroupAggregate; a Merge Append of remotely sorted partitions), refused
+    // where the sandbox has none (a join's HashAggregate; a local table's Sort).
+    fn agg_strategy(plan: &Plan) -> Option<AggStrategy> {
+        match plan {
+            Plan::Agg { strategy, .. } => Some(strategy.clone()),
+            p => p.children().into_iter().find_map(agg_strategy),
+        }
+    }
+    let grouped = "select v, count(*) from t group by v;";
+    assert_eq!(agg_strategy(&planned("", grouped)), Some(AggStrategy::Hashed));
+    assert_eq!(agg_strategy(&planned("set enable_hashagg = off;", grouped)), Some(AggStrategy::Sorted));
+    let e =
+        plan_err("set enable_hashagg = off;", "select t.v, count(*) from t join loc l on t.id = l.id group by t.v;");
     assert!(e.message.starts_with(REFUSED) && e.message.contains("enable_hashagg = off"), "{e}");
     planned("set enable_hashagg = off;", "select count(*) from t;");
-    let e = plan_err("set enable_sort = off;", "select * from t order by v;");
+    let sorted = planned("set enable_sort = off;", "select * from t order by v;");
+    assert!(has(&sorted, "Merge Append") && !has(&sorted, "Sort"), "{sorted:?}");
+    let e = plan_err("set enable_sort = off;", "select * from loc order by w;");
     assert!(e.message.starts_with(REFUSED) && e.message.contains("enable_sort = off"), "{e}");
     planned("set enable_sort = off;", "select * from t where id = 3;");
     // enable_seqscan: refused for a table with an index, honoured for one without.
