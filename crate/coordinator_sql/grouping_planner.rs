@@ -36,8 +36,8 @@
 use super::super::catalog::{Node, RelKind, Relation};
 use super::super::FrontError;
 use super::{
-    add_path_keeps, append_leaves, compare_path_costs_fuzzily, finish, push_limit, Costs, Kept, Leaf, Planner,
-    STD_FUZZ_FACTOR,
+    add_path_keeps, append_leaves, compare_path_costs_fuzzily, finish, is_col_eq_const, push_limit, Costs, Kept, Leaf,
+    Planner, STD_FUZZ_FACTOR,
 };
 use crate::plan::costsize::{cost_plan, CostParams, Estimate};
 use crate::plan::{AggCall, AggStrategy, Expr, Plan, SortKey};
@@ -174,6 +174,17 @@ pub(super) fn group_pathkeys(nkeys: usize, order_by: Option<&[SortKey]>) -> Vec<
     new_order.into_iter().map(|k| (k, desc(k))).collect()
 }
 
+/// Is this group key equated to a constant by a WHERE conjunct (`key = 7`)? Then its
+/// equivalence class holds a constant and its pathkey is redundant
+/// (`pathkey_is_redundant`): every row has the same value, so it needs no sorting.
+fn constant_key(key: &Expr, s: &ScanInput) -> bool {
+    let Expr::Col(j) = key else { return false };
+    let Some(&col) = s.used.get(*j) else { return false };
+    s.conjuncts.iter().any(|c| {
+        is_col_eq_const(c) && matches!(c, Expr::Bin(_, l, r) if **l == Expr::Col(col) || **r == Expr::Col(col))
+    })
+}
+
 /// The group keys' sort order as sort keys over the aggregate's input.
 pub(super) fn input_pathkeys(keys: &[Expr], pathkeys: &[(usize, bool)]) -> Vec<SortKey> {
     pathkeys.iter().map(|&(k, desc)| SortKey { expr: keys[k].clone(), desc }).collect()
@@ -230,7 +241,11 @@ pub(super) fn grouping_candidates(
     upper: &Upper,
 ) -> Vec<(Plan, bool)> {
     let presorted = upper.sort.is_none_or(|s| sorted_by_group_keys(pathkeys, s));
-    let sorted_input = Plan::Sort { child: Box::new(unordered.clone()), keys: input_keys.to_vec() };
+    // No keys left to sort by (each equated to a constant): any input is in order.
+    let sorted_input = match input_keys.is_empty() {
+        true => unordered.clone(),
+        false => Plan::Sort { child: Box::new(unordered.clone()), keys: input_keys.to_vec() },
+    };
     let mut out = vec![(upper.over(agg(sorted_input, AggStrategy::Sorted), presorted), true)];
     if let Some(input) = ordered {
         out.push((upper.over(agg(input, AggStrategy::Sorted), presorted), true));
@@ -292,7 +307,8 @@ impl<'a> Planner<'a> {
         at: Location,
     ) -> Result<Plan, FrontError> {
         let unordered = self.leaf_scans(rel, leaves, s, None, at)?;
-        let pathkeys = group_pathkeys(keys.len(), upper.sort);
+        let pathkeys: Vec<(usize, bool)> =
+            group_pathkeys(keys.len(), upper.sort).into_iter().filter(|&(k, _)| !constant_key(&keys[k], s)).collect();
         let input_keys = input_pathkeys(keys, &pathkeys);
         let ordered = match Self::ordered_path_exists(leaves, &input_keys) {
             true => Some(self.leaf_scans(rel, leaves, s, Some(&input_keys), at)?),

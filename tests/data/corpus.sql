@@ -287,7 +287,6 @@ select id, count(*) from h group by id order by id limit 5;
 
 -- [hash partitionwise pruned group] partitionwise aggregate over one partition
 set enable_partitionwise_aggregate = on;
--- known: plan — GroupAggregate rather than HashAggregate: a cost-based choice the sandbox does not make
 select id, count(*) from h where id = 77 group by id;
 
 -- [hash partitionwise group filter numeric] partitionwise aggregate on the key, WHERE
@@ -1406,3 +1405,9 @@ select cat, count(*) from f group by cat order by cat limit 3;
 
 -- [limitpush foreign order limit] ORDER BY and LIMIT on a plain foreign table
 select id, val from f order by val desc limit 7;
+
+-- [groupagg constant key] the group key equated to a constant: no sort needed for a GroupAggregate
+select grp, count(*), sum(amount) from h where grp = 3 group by grp;
+
+-- [groupagg constant key local] the same on a local table
+select cat, count(*) from loc where cat = 'c1' group by cat;
