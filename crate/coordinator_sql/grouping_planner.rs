@@ -33,14 +33,15 @@
 //! `add_path` also keeps a path with a cheaper startup at levels below a LIMIT,
 //! which the whole-plan comparison covers for the plans built here).
 
-use super::super::catalog::{Node, RelKind, Relation};
+use super::super::catalog::{Bound, Node, RelKind, Relation};
+use super::super::statement::Strategy;
 use super::super::FrontError;
 use super::{
     add_path_keeps, append_leaves, compare_path_costs_fuzzily, finish, is_col_eq_const, push_limit, Costs, Kept, Leaf,
     Planner, STD_FUZZ_FACTOR,
 };
 use crate::plan::costsize::{cost_plan, CostParams, Estimate};
-use crate::plan::{AggCall, AggStrategy, Expr, Plan, SortKey};
+use crate::plan::{AggCall, AggStrategy, BinOp, Expr, Plan, SortKey};
 use sqlparser::tokenizer::Location;
 
 /// The estimate `cost_plan` gives a plan's top node, with the coordinator's settings.
@@ -172,6 +173,23 @@ pub(super) fn group_pathkeys(nkeys: usize, order_by: Option<&[SortKey]>) -> Vec<
     let rest: Vec<usize> = (0..nkeys).filter(|k| !new_order.contains(k)).collect();
     new_order.extend(rest);
     new_order.into_iter().map(|k| (k, desc(k))).collect()
+}
+
+/// `partitions_are_ordered` with `build_partition_pathkeys`: are the leaves the direct
+/// partitions of a range-partitioned table on one column, none the default one, and
+/// is ORDER BY's first key that column (over the used columns `used`)? Then their
+/// bounds order their rows, and Some(ORDER BY's direction): DESC reads them
+/// backwards. (List partitions, which PostgreSQL also orders when no list interleaves
+/// another's, are left to the Merge Append here.)
+fn partitions_are_ordered(rel: &Relation, leaves: &[Leaf], keys: &[SortKey], used: &[usize]) -> Option<bool> {
+    let RelKind::Partitioned { strategy: Strategy::Range, key, .. } = &rel.kind else { return None };
+    let [partition_key] = key.as_slice() else { return None };
+    let first = keys.first()?;
+    let Expr::Col(j) = first.expr else { return None };
+    let direct = leaves.iter().all(
+        |l| matches!(&l.rel.partition_of, Some((parent, b)) if *parent == rel.name && !matches!(b, Bound::Default)),
+    );
+    (direct && used.get(j) == Some(partition_key)).then_some(first.desc)
 }
 
 /// Is this group key equated to a constant by a WHERE conjunct (`key = 7`)? Then its
@@ -358,10 +376,67 @@ impl<'a> Planner<'a> {
         at: Location,
     ) -> Result<Plan, FrontError> {
         let unordered = self.leaf_scans(rel, leaves, s, None, at)?;
-        let merged = self.leaf_scans(rel, leaves, s, Some(keys), at)?;
+        // Partitions whose bounds are in ORDER BY's order: an ordered Append of them
+        // (reversed for DESC) instead of a Merge Append.
+        let merged = match partitions_are_ordered(rel, leaves, keys, s.used) {
+            Some(desc) => self.ordered_partitions(leaves, s, keys, desc, at)?,
+            None => self.leaf_scans(rel, leaves, s, Some(keys), at)?,
+        };
         let candidates = vec![(upper.over(unordered, false), true), (upper.over(merged, true), true)];
         cheapest(self.coord, candidates, upper, vec![])
             .ok_or_else(|| FrontError::at("internal error: no ordered path", at))
+    }
+
+    /// The ordered Append (`generate_orderedappend_paths` with `match_partition_order`
+    /// or its `_desc` twin): the partitions in bound order, reversed for DESC, each
+    /// returning its rows in ORDER BY's order: a foreign one by its remote ORDER BY, a
+    /// local one by its index on the key ([`Planner::index_ordered_scan`]) or else a
+    /// Sort of its scan. Its members run synchronously (`Plan::Append::ordered`).
+    fn ordered_partitions(
+        &mut self,
+        leaves: &[Leaf],
+        s: &ScanInput,
+        keys: &Vec<SortKey>,
+        desc: bool,
+        at: Location,
+    ) -> Result<Plan, FrontError> {
+        let mut children = Vec::with_capacity(leaves.len());
+        for leaf in leaves {
+            let indexed = match keys.as_slice() {
+                [key] => self.index_ordered_scan(leaf, s, key),
+                _ => None,
+            };
+            children.push(match indexed {
+                Some(plan) => plan,
+                None => self.scan(leaf, s.conjuncts, s.used, s.where_cols, Some(keys), at)?,
+            });
+        }
+        if desc {
+            children.reverse();
+        }
+        Ok(Plan::Append { children, prune: None, ordered: true })
+    }
+
+    /// A local partition read in the order of its index on the sort key (an Index
+    /// Scan, Backward for DESC: the path `build_index_paths` offers for useful
+    /// pathkeys), its WHERE conditions a Filter, returning the used columns; None for
+    /// a foreign partition or one without such an index. (Index paths are the index
+    /// work's; this one only serves the ordered Append.)
+    fn index_ordered_scan(&self, leaf: &Leaf, s: &ScanInput, key: &SortKey) -> Option<Plan> {
+        let RelKind::Table(table) = &leaf.rel.kind else { return None };
+        let Expr::Col(j) = key.expr else { return None };
+        let column = *s.used.get(j)?;
+        table.index_on(column)?;
+        let all = leaf.rel.columns();
+        let mut plan = Plan::IndexScan { table: leaf.rel.name.clone(), columns: all.clone(), column, desc: key.desc };
+        // The scan returns every column: the conditions are in the table's numbering.
+        let filter = s.conjuncts.iter().cloned().reduce(|a, b| Expr::bin(BinOp::And, a, b));
+        if filter.is_some() {
+            plan = Plan::Result { child: Box::new(plan), filter, targets: None };
+        }
+        let targets = s.used.iter().map(|&c| (Expr::Col(c), all[c].name.clone())).collect();
+        plan = Plan::Result { child: Box::new(plan), filter: None, targets: Some(targets) };
+        Some(self.gate(plan))
     }
 
     /// One foreign scan with the levels above it: ORDER BY as a local Sort or in the

@@ -1150,7 +1150,7 @@ pub(super) fn live_members(children: Vec<Plan>) -> Plan {
     match (live.len(), dummy.into_iter().next()) {
         (0, Some(d)) => d,
         (1, _) => live.pop().expect("one member"),
-        _ => Plan::Append { children: live, prune: None },
+        _ => Plan::Append { children: live, prune: None, ordered: false },
     }
 }
 
@@ -1314,7 +1314,7 @@ impl<'a> Planner<'a> {
                 // A partitionwise aggregate's Append is over the partitions' aggregates
                 // (an upper relation): PostgreSQL gives it no run-time pruning.
                 Plan::Append { children, .. } if children.iter().any(aggregates) => return Ok(()),
-                Plan::Append { children, prune } | Plan::MergeAppend { children, prune, .. }
+                Plan::Append { children, prune, .. } | Plan::MergeAppend { children, prune, .. }
                     if children.len() == leaves.len() =>
                 {
                     *prune = Some(Box::new(PartPruneInfo {
@@ -1794,7 +1794,7 @@ fn append(mut children: Vec<Plan>) -> Plan {
     if children.len() == 1 {
         return children.pop().expect("one child");
     }
-    Plan::Append { children, prune: None }
+    Plan::Append { children, prune: None, ordered: false }
 }
 
 /// The value of a qual that reads no column and calls no function (`1 = 1`, `2 < 1`,

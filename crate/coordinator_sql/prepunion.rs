@@ -312,7 +312,7 @@ impl SetOpPlanner<'_> {
             (lgroups, if matches!(cmd, SetOpCmd::ExceptAll) { lrows } else { lgroups })
         };
         let ncols = columns.len();
-        let append = Plan::Append { children: vec![first, second], prune: None };
+        let append = Plan::Append { children: vec![first, second], prune: None, ordered: false };
         // The flag is an int4 after the columns.
         let input = Estimate { width: setop_width(&columns) + 4, ..self.estimate(&append) };
         let hashed = self.choose_hashed_setop(&input, ncols, groups, output_rows);

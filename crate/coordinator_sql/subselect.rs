@@ -704,9 +704,11 @@ pub(super) fn insert_gating(plan: Plan, qual: Expr) -> Plan {
         // A partitioned relation: each partition is a relation of its own with the
         // parent's restrictions, so each gets its gating Result (and, no longer a
         // foreign scan, is no async child of the Append).
-        Plan::Append { children, prune } => {
-            Plan::Append { children: children.into_iter().map(|c| insert_gating(c, qual.clone())).collect(), prune }
-        }
+        Plan::Append { children, prune, ordered } => Plan::Append {
+            children: children.into_iter().map(|c| insert_gating(c, qual.clone())).collect(),
+            prune,
+            ordered,
+        },
         Plan::MergeAppend { children, keys, prune } => Plan::MergeAppend {
             children: children.into_iter().map(|c| insert_gating(c, qual.clone())).collect(),
             keys,

@@ -222,9 +222,9 @@ pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<Plan
             Box::new(node_indexscan::IndexScanState::init(table, *column, *desc, ctx)?)
         }
         Plan::ForeignScan(f) => Box::new(ForeignScanState::init(id, f, es)?),
-        Plan::Append { children, prune } => {
+        Plan::Append { children, prune, ordered } => {
             let (children, removed) = init_partition_pruning(children, prune.as_deref(), ctx, es)?;
-            let mut state = AppendState::init(id, children, es);
+            let mut state = AppendState::init(id, children, *ordered, es);
             state.subplans_removed = removed;
             Box::new(state)
         }

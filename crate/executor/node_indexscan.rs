@@ -66,6 +66,8 @@ impl ExecNode for IndexScanState {
     fn explain(&self, e: &mut ExplainNode) {
         e.node_type = "Index Scan".into();
         e.relation = Some(self.table.name.clone());
+        // Every column of the table, in order (the node copies whole rows).
+        self.table.columns.iter().for_each(|c| e.push_output(c.name.clone()));
         if self.desc {
             e.details.push(("Scan Direction".into(), "Backward".into()));
         }

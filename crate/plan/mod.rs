@@ -738,6 +738,13 @@ pub enum Plan {
         /// table with conditions on its key that compare with parameters).
         #[serde(skip)]
         prune: Option<Box<PartPruneInfo>>,
+        /// An ordered Append (`generate_orderedappend_paths` over partitions whose
+        /// bounds are in the query's order, `partitions_are_ordered`): its members, in
+        /// that order, each return their rows in it, so their concatenation is ordered.
+        /// None of them runs asynchronously (`create_append_plan` considers async
+        /// members only for an Append without pathkeys).
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        ordered: bool,
     },
     MergeAppend {
         children: Vec<Plan>,
@@ -954,7 +961,7 @@ impl Plan {
         match self {
             Plan::SeqScan { .. } | Plan::IndexScan { .. } | Plan::EmptyResult { .. } => {}
             Plan::ForeignScan(s) => s.remote.quals.iter_mut().chain(s.remote.having.iter_mut()).for_each(f),
-            Plan::Append { children, prune } => {
+            Plan::Append { children, prune, .. } => {
                 if let Some(p) = prune {
                     p.conjuncts.iter_mut().for_each(&mut *f);
                 }

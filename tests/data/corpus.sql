@@ -375,11 +375,9 @@ select label, count(*) from r group by label;
 select v, count(*), max(k) from r group by v order by v;
 
 -- [range order limit] ORDER BY the key DESC, LIMIT
--- known: plan — ordered Append over range partitions (children in key order, no async, local Index Scan): not implemented
 select k, v from r order by k desc limit 5;
 
 -- [range order limit offset] ORDER BY the key, OFFSET across the partition bound
--- known: plan — as q083: ordered Append for range partitions
 select k, label from r order by k limit 5 offset 495;
 
 -- [range order filter] ORDER BY the key, both partitions
@@ -700,7 +698,6 @@ execute pf_untyped_g('c3', 100);
 -- [prepared generic range pruning order limit] a Merge Append over both partitions, the local one removed at startup
 set plan_cache_mode = force_generic_plan;
 prepare pm_ge(int) as select k, label from r where k >= $1 order by k limit 5;
--- known: plan — as q083: PostgreSQL plans an ordered Append over the range partitions (no Merge Append); both remove the local partition at startup (Subplans Removed: 1)
 execute pm_ge(600);
 
 -- [prepared generic hash pruning join] a join side's Append prunes at startup too
@@ -1411,3 +1408,18 @@ select grp, count(*), sum(amount) from h where grp = 3 group by grp;
 
 -- [groupagg constant key local] the same on a local table
 select cat, count(*) from loc where cat = 'c1' group by cat;
+
+-- [orderedappend range order limit] ORDER BY the range key: the partitions in bound order, the local one by its index
+select k, v from r order by k limit 3;
+
+-- [orderedappend range order desc limit filter] DESC with a filter: the partitions backwards, the local index read backwards
+select k, label from r where v = 5 order by k desc limit 4;
+
+-- [orderedappend range order filter] ORDER BY the key without LIMIT over both partitions
+select k, v from r where v = 7 order by k;
+
+-- [orderedappend range order limit filter text] a text filter, ORDER BY the key, LIMIT
+select k, label from r where label = 'lbl03' order by k limit 6;
+
+-- [orderedappend range order desc] DESC without LIMIT, both partitions
+select k, v from r where k < 600 and v > 30 order by k desc;
