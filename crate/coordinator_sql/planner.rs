@@ -23,9 +23,11 @@
 //!   scan carries the WHERE conjuncts and fetches only the columns used above it
 //!   (`SELECT NULL` when none); `col = constant` conjuncts come last, as PostgreSQL
 //!   regenerates them from their equivalence class;
-//! - **ORDER BY … LIMIT** over several partitions: a **MergeAppend** whose foreign
-//!   children get the ORDER BY in their remote query and whose local children are
-//!   sorted (an index on the key serves instead); without LIMIT a Sort above the Append;
+//! - **ORDER BY** over several partitions: a Sort above the Append, or a **MergeAppend**
+//!   whose foreign children get the ORDER BY in their remote query and whose local
+//!   children are sorted, or over range partitions an ordered Append; GroupAggregate or
+//!   HashAggregate; a remote ORDER BY and LIMIT or local ones: chosen by cost
+//!   (`grouping_planner`, a child module);
 //! - **aggregates**: above the Append; with `enable_partitionwise_aggregate` and the
 //!   partition key among the GROUP BY keys, one aggregate per partition, pushed into
 //!   the remote query of a foreign one (postgres_fdw's aggregate pushdown), a HashAggregate
@@ -62,9 +64,10 @@
 //! PostgreSQL applies them), `add_path`'s pruning by cost and ordering, and the upper
 //! levels (ORDER BY, LIMIT) over the paths kept (`Join::choose`).
 //!
-//! Where it departs from PostgreSQL: apart from a join's order and method, the shape
-//! above is chosen by rule, not by cost, and settings that would change it by cost are
-//! refused (`settings.rs`); a join's sides have their unordered path and one ordered
+//! Where it departs from PostgreSQL: apart from a join's order and method and the upper
+//! levels of a query over one relation (`grouping_planner`), the shape above is chosen
+//! by rule, not by cost, and settings that would change it by cost are refused
+//! (`settings.rs`); a join's sides have their unordered path and one ordered
 //! for the query's ORDER BY (a remote ORDER BY, a Merge Append of ordered partitions:
 //! `Join::side_order`), used as a Nested Loop's outer side, and as a Merge Join's
 //! sides where that order is the merge key's, but no index path (a presorted Index
