@@ -41,7 +41,7 @@ use super::{
     Planner, STD_FUZZ_FACTOR,
 };
 use crate::plan::costsize::{cost_plan, CostParams, Estimate};
-use crate::plan::{AggCall, AggStrategy, BinOp, Expr, Plan, SortKey};
+use crate::plan::{AggCall, AggStrategy, BinOp, Expr, Plan, ScanName, SortKey};
 use sqlparser::tokenizer::Location;
 
 /// The estimate `cost_plan` gives a plan's top node, with the coordinator's settings.
@@ -324,6 +324,23 @@ impl<'a> Planner<'a> {
         upper: &Upper,
         at: Location,
     ) -> Result<Plan, FrontError> {
+        let candidates = self.grouping_paths(rel, leaves, s, keys, aggs, upper, at)?;
+        cheapest(self.coord, candidates, upper, vec![])
+            .ok_or_else(|| FrontError::at("internal error: no grouping path", at))
+    }
+
+    /// [`Planner::grouped`]'s candidates ([`grouping_candidates`]).
+    #[allow(clippy::too_many_arguments)]
+    fn grouping_paths(
+        &mut self,
+        rel: &Relation,
+        leaves: &[Leaf],
+        s: &ScanInput,
+        keys: &[Expr],
+        aggs: &[AggCall],
+        upper: &Upper,
+        at: Location,
+    ) -> Result<Vec<(Plan, bool)>, FrontError> {
         let unordered = self.leaf_scans(rel, leaves, s, None, at)?;
         let pathkeys: Vec<(usize, bool)> =
             group_pathkeys(keys.len(), upper.sort).into_iter().filter(|&(k, _)| !constant_key(&keys[k], s)).collect();
@@ -338,9 +355,7 @@ impl<'a> Planner<'a> {
             group_by: keys.to_vec(),
             aggs: aggs.to_vec(),
         };
-        let candidates = grouping_candidates(&unordered, ordered, &input_keys, &pathkeys, &agg, upper);
-        cheapest(self.coord, candidates, upper, vec![])
-            .ok_or_else(|| FrontError::at("internal error: no grouping path", at))
+        Ok(grouping_candidates(&unordered, ordered, &input_keys, &pathkeys, &agg, upper))
     }
 
     /// One partition's aggregate over a local scan (a partitionwise aggregate's
@@ -437,6 +452,68 @@ impl<'a> Planner<'a> {
         let targets = s.used.iter().map(|&c| (Expr::Col(c), all[c].name.clone())).collect();
         plan = Plan::Result { child: Box::new(plan), filter: None, targets: Some(targets) };
         Some(self.gate(plan))
+    }
+
+    /// A full partitionwise aggregation (the partition key grouped), as
+    /// `create_ordinary_grouping_paths` plans it with `enable_partitionwise_aggregate`:
+    /// first the partitionwise paths (`create_partitionwise_grouping_paths` and
+    /// `add_paths_to_append_rel`): `appended`, the Append of the partitions' cheapest
+    /// aggregates (pushed to a foreign partition's server), and, when the group keys'
+    /// order is ORDER BY's, a Merge Append of each partition's GroupAggregate over its
+    /// input sorted by them (a foreign scan sorted remotely, a local one by a Sort);
+    /// then the ordinary paths over the whole Append (`add_paths_to_grouping_rel`,
+    /// [`Planner::grouped`]'s). All by cost. `upper.having` is the query's HAVING, which
+    /// the partitionwise paths apply in each partition (`agg.having`).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn partitionwise_grouping(
+        &mut self,
+        appended: Plan,
+        rel: &Relation,
+        (leaves, alias): (&[Leaf], &str),
+        s: &ScanInput,
+        agg: &super::PartitionAgg,
+        upper: &Upper,
+        at: Location,
+    ) -> Result<Plan, FrontError> {
+        let pathkeys = group_pathkeys(agg.keys.len(), upper.sort);
+        let per_partition = Upper { having: None, ..*upper };
+        let mut candidates = vec![(per_partition.over(appended, false), upper.sort.is_some())];
+        let presorted = upper.sort.is_some_and(|o| sorted_by_group_keys(&pathkeys, o));
+        let plain_keys = agg.keys.iter().all(|k| matches!(k, Expr::Col(_)));
+        if presorted && plain_keys && leaves.len() > 1 {
+            let input_keys = input_pathkeys(agg.keys, &pathkeys);
+            let mut children = Vec::with_capacity(leaves.len());
+            for leaf in leaves {
+                let input = self.scan(leaf, s.conjuncts, s.used, s.where_cols, Some(&input_keys), at)?;
+                let mut plan = Plan::Agg {
+                    child: Box::new(input),
+                    strategy: AggStrategy::Sorted,
+                    group_by: agg.keys.to_vec(),
+                    aggs: agg.aggs.to_vec(),
+                };
+                if let Some(h) = agg.having {
+                    plan = Plan::Result { child: Box::new(plan), filter: Some(h.clone()), targets: None };
+                }
+                children.push(plan);
+            }
+            // The Merge Append merges the aggregates' output: the group keys come first.
+            let keys = pathkeys.iter().map(|&(k, desc)| SortKey { expr: Expr::Col(k), desc }).collect();
+            let merged = Plan::MergeAppend { children, keys, prune: None };
+            candidates.push((per_partition.over(merged, true), true));
+        }
+        // The ordinary paths read the partitions under the parent's Append, which
+        // names them alias_1, alias_2, ….
+        let named: Vec<Leaf> = leaves
+            .iter()
+            .enumerate()
+            .map(|(i, l)| Leaf {
+                rel: l.rel,
+                name: Some(ScanName { alias: format!("{alias}_{}", i + 1), parent: Some(alias.to_string()) }),
+            })
+            .collect();
+        candidates.extend(self.grouping_paths(rel, &named, s, agg.keys, agg.aggs, upper, at)?);
+        cheapest(self.coord, candidates, upper, vec![])
+            .ok_or_else(|| FrontError::at("internal error: no grouping path", at))
     }
 
     /// One foreign scan with the levels above it: ORDER BY as a local Sort or in the

@@ -1410,11 +1410,11 @@ impl<'a> Planner<'a> {
                     Upper { having: having.as_ref(), sort: sort.as_deref(), targets: l.targets.as_deref(), limit };
                 return self.grouped(rel, &leaves, &s, &keys, &aggs, &upper, at);
             }
+            // A full partitionwise aggregation (the partition key among the grouping
+            // keys: every group in one partition) applies HAVING in each partition's
+            // aggregate (create_partitionwise_grouping_paths, PARTITIONWISE_AGGREGATE_FULL).
+            let per_partition = if pushed && pushed_agg { having.take() } else { None };
             let mut plan = if pushed {
-                // A full partitionwise aggregation (the partition key among the grouping
-                // keys: every group in one partition) applies HAVING in each partition's
-                // aggregate (create_partitionwise_grouping_paths, PARTITIONWISE_AGGREGATE_FULL).
-                let per_partition = if pushed_agg { having.take() } else { None };
                 let children: Vec<Plan> = leaves
                     .iter()
                     .map(|leaf| {
@@ -1432,9 +1432,18 @@ impl<'a> Planner<'a> {
                     child: Box::new(append_leaves(children, rel, &used)),
                     strategy: strategy.clone(),
                     group_by: keys.clone(),
-                    aggs,
+                    aggs: aggs.clone(),
                 }
             };
+            if pushed_agg && pushed {
+                // The partitionwise paths or the ordinary ones over the whole Append,
+                // GroupAggregate or HashAggregate, Sort or Merge Append: by cost.
+                let s = ScanInput { conjuncts: &conjuncts, used: &used, where_cols: &where_cols };
+                let query_having = per_partition.as_ref();
+                let upper = Upper { having: query_having, sort: sort.as_deref(), targets: l.targets.as_deref(), limit };
+                let agg = PartitionAgg { keys: &keys, aggs: &aggs, having: per_partition.as_ref() };
+                return self.partitionwise_grouping(plan, rel, (&leaves, alias), &s, &agg, &upper, at);
+            }
             if let (true, Plan::ForeignScan(f)) = (pushed && single_foreign, &mut plan) {
                 // The aggregate runs remotely, and so do HAVING (postgres_fdw's
                 // foreign_grouping_ok ships it), ORDER BY (add_foreign_ordered_paths) and

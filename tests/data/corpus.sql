@@ -282,7 +282,6 @@ select name, count(*) from h group by name order by name limit 5;
 
 -- [hash partitionwise group order limit] partitionwise aggregate on the key
 set enable_partitionwise_aggregate = on;
--- known: plan — as q054 (GroupAggregate over Merge Append, a cost-based choice)
 select id, count(*) from h group by id order by id limit 5;
 
 -- [hash partitionwise pruned group] partitionwise aggregate over one partition
@@ -1423,3 +1422,15 @@ select k, label from r where label = 'lbl03' order by k limit 6;
 
 -- [orderedappend range order desc] DESC without LIMIT, both partitions
 select k, v from r where k < 600 and v > 30 order by k desc;
+
+-- [partitionwise mergeappend group order] partitionwise on the key, ORDER BY it without LIMIT
+set enable_partitionwise_aggregate = on;
+select id, sum(amount) from h where id < 100 group by id order by id;
+
+-- [partitionwise mergeappend group order limit list] partitionwise on the list key with local partitions, ORDER BY, LIMIT
+set enable_partitionwise_aggregate = on;
+select region, count(*) from l group by region order by region limit 2;
+
+-- [partitionwise mergeappend group having order desc limit] HAVING in each partition, ORDER BY the key DESC, LIMIT
+set enable_partitionwise_aggregate = on;
+select id, count(*) from h group by id having count(*) > 0 order by id desc limit 3;
