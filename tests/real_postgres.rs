@@ -61,6 +61,7 @@ fn plan(tables: &[&str]) -> Plan {
         strategy: AggStrategy::Plain,
         group_by: vec![],
         aggs: vec![AggCall { func: AggFunc::Sum, arg: Some(Expr::Col(0)) }],
+        split: pgasync::plan::AggSplit::Simple,
     }
 }
 

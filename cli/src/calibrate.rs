@@ -614,6 +614,7 @@ pub(crate) fn coordinator_run(
         strategy: AggStrategy::Plain,
         group_by: vec![],
         aggs: vec![AggCall { func: AggFunc::Sum, arg: Some(Expr::Col(0)) }],
+        split: pgasync::plan::AggSplit::Simple,
     };
     let server =
         ForeignServer { name: "s1".into(), options: ServerOptions { async_capable: async_mode, fetch_size: fetch } };

@@ -41,7 +41,7 @@ use super::{
     Planner, STD_FUZZ_FACTOR,
 };
 use crate::plan::costsize::{cost_plan, CostParams, Estimate};
-use crate::plan::{AggCall, AggStrategy, BinOp, Expr, Plan, ScanName, SortKey};
+use crate::plan::{AggCall, AggSplit, AggStrategy, BinOp, Expr, Plan, ScanName, SortKey};
 use sqlparser::tokenizer::Location;
 
 /// The estimate `cost_plan` gives a plan's top node, with the coordinator's settings.
@@ -354,6 +354,7 @@ impl<'a> Planner<'a> {
             strategy,
             group_by: keys.to_vec(),
             aggs: aggs.to_vec(),
+            split: crate::plan::AggSplit::Simple,
         };
         Ok(grouping_candidates(&unordered, ordered, &input_keys, &pathkeys, &agg, upper))
     }
@@ -366,6 +367,7 @@ impl<'a> Planner<'a> {
             strategy,
             group_by: keys.to_vec(),
             aggs: aggs.to_vec(),
+            split: crate::plan::AggSplit::Simple,
         };
         if keys.is_empty() {
             return agg(input, AggStrategy::Plain);
@@ -490,6 +492,7 @@ impl<'a> Planner<'a> {
                     strategy: AggStrategy::Sorted,
                     group_by: agg.keys.to_vec(),
                     aggs: agg.aggs.to_vec(),
+                    split: crate::plan::AggSplit::Simple,
                 };
                 if let Some(h) = agg.having {
                     plan = Plan::Result { child: Box::new(plan), filter: Some(h.clone()), targets: None };
@@ -514,6 +517,137 @@ impl<'a> Planner<'a> {
         candidates.extend(self.grouping_paths(rel, &named, s, agg.keys, agg.aggs, upper, at)?);
         cheapest(self.coord, candidates, upper, vec![])
             .ok_or_else(|| FrontError::at("internal error: no grouping path", at))
+    }
+
+    /// A partial partitionwise aggregation (`enable_partitionwise_aggregate` with the
+    /// partition key not grouped, PARTITIONWISE_AGGREGATE_PARTIAL), as
+    /// `create_ordinary_grouping_paths` plans it: each partition's partially grouped
+    /// relation (`create_partial_grouping_paths`: a Partial GroupAggregate over its
+    /// scan sorted by the group keys, remotely or by a Sort, a Partial HashAggregate,
+    /// or without GROUP BY a Partial Aggregate; [`Planner::partial_paths`]), their
+    /// Append (each partition's cheapest) and Merge Append (each one's sorted path);
+    /// then `add_paths_to_grouping_rel` offers, in its order, GroupAggregates over the
+    /// whole input and Finalize GroupAggregates over the partial paths, then a
+    /// HashAggregate and a Finalize HashAggregate; the cheapest wins. postgres_fdw does
+    /// not push a partial aggregate (PostgreSQL 15), so foreign partitions aggregate here.
+    pub(super) fn partial_partitionwise(
+        &mut self,
+        rel: &Relation,
+        (leaves, alias): (&[Leaf], &str),
+        s: &ScanInput,
+        (keys, aggs): (&[Expr], &[AggCall]),
+        upper: &Upper,
+        at: Location,
+    ) -> Result<Plan, FrontError> {
+        let nkeys = keys.len();
+        let pathkeys = group_pathkeys(nkeys, upper.sort);
+        let input_keys = input_pathkeys(keys, &pathkeys);
+        // The partitions as a partitionwise path names them: alias, alias_1, ….
+        let own: Vec<Leaf> = leaves
+            .iter()
+            .enumerate()
+            .map(|(i, l)| Leaf {
+                rel: l.rel,
+                name: Some(ScanName {
+                    alias: if i == 0 { alias.to_string() } else { format!("{alias}_{i}") },
+                    parent: None,
+                }),
+            })
+            .collect();
+        let (mut cheapest_partials, mut sorted_partials) = (Vec::new(), Vec::new());
+        for leaf in &own {
+            let (total, sorted) = self.partial_paths(leaf, s, (keys, aggs), &input_keys, at)?;
+            cheapest_partials.push(total);
+            sorted_partials.push(sorted);
+        }
+        let appended = Plan::Append { children: cheapest_partials, prune: None, ordered: false };
+        // The Finalize half reads the partial rows: the keys, then each partial value.
+        let finalize = |input: Plan, strategy: AggStrategy| Plan::Agg {
+            child: Box::new(input),
+            strategy,
+            group_by: (0..nkeys).map(Expr::Col).collect(),
+            aggs: aggs
+                .iter()
+                .enumerate()
+                .map(|(i, a)| AggCall { func: a.func, arg: Some(Expr::Col(nkeys + i)) })
+                .collect(),
+            split: AggSplit::Finalize,
+        };
+        let ordinary = self.grouping_paths(rel, leaves, s, keys, aggs, upper, at)?;
+        if keys.is_empty() {
+            // AGG_PLAIN: the whole input's Aggregate, then the Finalize Aggregate.
+            let mut candidates = ordinary;
+            candidates.push((upper.over(finalize(appended, AggStrategy::Plain), false), false));
+            return cheapest(self.coord, candidates, upper, vec![])
+                .ok_or_else(|| FrontError::at("internal error: no grouping path", at));
+        }
+        let presorted = upper.sort.is_none_or(|o| sorted_by_group_keys(&pathkeys, o));
+        let output_keys: Vec<SortKey> =
+            pathkeys.iter().map(|&(k, desc)| SortKey { expr: Expr::Col(k), desc }).collect();
+        let mut finals = vec![(
+            upper.over(
+                finalize(
+                    Plan::Sort { child: Box::new(appended.clone()), keys: output_keys.clone() },
+                    AggStrategy::Sorted,
+                ),
+                presorted,
+            ),
+            true,
+        )];
+        if sorted_partials.iter().all(Option::is_some) {
+            let children = sorted_partials.into_iter().flatten().collect();
+            let merged = Plan::MergeAppend { children, keys: output_keys, prune: None };
+            finals.push((upper.over(finalize(merged, AggStrategy::Sorted), presorted), true));
+        }
+        // add_paths_to_grouping_rel's order: the sorted paths (the input's, then the
+        // partial ones), then the hashed ones (the input's, then the partial one).
+        let (mut candidates, hashed): (Vec<_>, Vec<_>) = ordinary.into_iter().partition(|(_, ordered)| *ordered);
+        candidates.extend(finals);
+        candidates.extend(hashed);
+        candidates.push((upper.over(finalize(appended, AggStrategy::Hashed), false), upper.sort.is_some()));
+        cheapest(self.coord, candidates, upper, vec![])
+            .ok_or_else(|| FrontError::at("internal error: no grouping path", at))
+    }
+
+    /// One partition's partial aggregation (`add_paths_to_partial_grouping_rel`): its
+    /// cheapest path, and its cheapest one in the group keys' order (`input_keys`;
+    /// None without GROUP BY). A Partial GroupAggregate over the scan sorted by a Sort,
+    /// or, for a foreign partition, sorted remotely; a Partial HashAggregate; a Partial
+    /// Aggregate without GROUP BY.
+    fn partial_paths(
+        &mut self,
+        leaf: &Leaf,
+        s: &ScanInput,
+        (keys, aggs): (&[Expr], &[AggCall]),
+        input_keys: &[SortKey],
+        at: Location,
+    ) -> Result<(Plan, Option<Plan>), FrontError> {
+        let partial = |input: Plan, strategy: AggStrategy| Plan::Agg {
+            child: Box::new(input),
+            strategy,
+            group_by: keys.to_vec(),
+            aggs: aggs.to_vec(),
+            split: AggSplit::Partial,
+        };
+        let unordered = self.scan(leaf, s.conjuncts, s.used, s.where_cols, None, at)?;
+        if keys.is_empty() {
+            return Ok((partial(unordered, AggStrategy::Plain), None));
+        }
+        let none = Upper { having: None, sort: None, targets: None, limit: None };
+        let mut sorted = vec![(
+            partial(Plan::Sort { child: Box::new(unordered.clone()), keys: input_keys.to_vec() }, AggStrategy::Sorted),
+            true,
+        )];
+        if Self::ordered_path_exists(std::slice::from_ref(leaf), input_keys) {
+            let input = self.scan(leaf, s.conjuncts, s.used, s.where_cols, Some(&input_keys.to_vec()), at)?;
+            sorted.push((partial(input, AggStrategy::Sorted), true));
+        }
+        let best_sorted = cheapest(self.coord, sorted.clone(), &none, vec![]);
+        let mut all = sorted;
+        all.push((partial(unordered, AggStrategy::Hashed), false));
+        let best = cheapest(self.coord, all, &none, vec![])
+            .ok_or_else(|| FrontError::at("internal error: no partial grouping path", at))?;
+        Ok((best, best_sorted))
     }
 
     /// One foreign scan with the levels above it: ORDER BY as a local Sort or in the

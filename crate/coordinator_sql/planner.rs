@@ -89,8 +89,8 @@ use super::statement::Strategy;
 use super::FrontError;
 use crate::plan::costsize::{cost_plan, CostParams, Estimate};
 use crate::plan::{
-    AggCall, AggStrategy, BinOp, Expr, ForeignScanPlan, JoinType, PartPruneInfo, Plan, RemoteQuery, RemoteTarget,
-    ScanName, SortKey,
+    AggCall, AggFunc, AggStrategy, BinOp, Expr, ForeignScanPlan, JoinType, PartPruneInfo, Plan, RemoteQuery,
+    RemoteTarget, ScanName, SortKey,
 };
 use crate::types::{Catalog, Column, Datum, Table};
 
@@ -158,7 +158,7 @@ fn peel(mut plan: Plan) -> Result<Layers, String> {
             l.having = Some(f);
             plan = *child;
         }
-        if let Plan::Agg { child, strategy, group_by, aggs } = plan {
+        if let Plan::Agg { child, strategy, group_by, aggs, .. } = plan {
             l.agg = Some((strategy, group_by, aggs));
             plan = *child;
         }
@@ -852,7 +852,13 @@ impl Join<'_> {
             let keys = keys.iter().map(|e| rewrite(e, &map)).collect();
             let aggs =
                 aggs.iter().map(|a| AggCall { func: a.func, arg: a.arg.as_ref().map(|e| rewrite(e, &map)) }).collect();
-            plan = Plan::Agg { child: Box::new(plan), strategy: strategy.clone(), group_by: keys, aggs };
+            plan = Plan::Agg {
+                child: Box::new(plan),
+                strategy: strategy.clone(),
+                group_by: keys,
+                aggs,
+                split: crate::plan::AggSplit::Simple,
+            };
             if let Some(h) = &l.having {
                 plan = Plan::Result { child: Box::new(plan), filter: Some(h.clone()), targets: None };
             }
@@ -1205,7 +1211,7 @@ pub(super) fn plan_over(q: &ast::Query, text: &str, name: &str, sub: Planned) ->
         plan = Plan::Result { child: Box::new(plan), filter: Some(f), targets: None };
     }
     if let Some((strategy, group_by, aggs)) = l.agg {
-        plan = Plan::Agg { child: Box::new(plan), strategy, group_by, aggs };
+        plan = Plan::Agg { child: Box::new(plan), strategy, group_by, aggs, split: crate::plan::AggSplit::Simple };
     }
     if let Some(h) = l.having {
         plan = Plan::Result { child: Box::new(plan), filter: Some(h), targets: None };
@@ -1357,18 +1363,18 @@ impl<'a> Planner<'a> {
         // order, the first one the bare alias when the parent is not referred to.
         let pushed_agg = l.agg.is_some() && self.partitionwise(rel, &l) && leaves.len() > 1;
         // enable_partitionwise_aggregate with the partition key not among the grouping
-        // keys: PostgreSQL aggregates each partition partially and finalizes above the
-        // Append (PARTITIONWISE_AGGREGATE_PARTIAL); the sandbox has no partial aggregate.
-        if l.agg.is_some()
+        // keys: each partition aggregates partially and a Finalize Aggregate combines
+        // above the Append (PARTITIONWISE_AGGREGATE_PARTIAL, `grouping_planner`), but
+        // for avg, whose partial state (a sum and a count) the sandbox does not plan.
+        let partial_agg = l.agg.is_some()
             && partitioned
             && leaves.len() > 1
             && !self.partitionwise(rel, &l)
-            && self.coord.setting_on("enable_partitionwise_aggregate", false)
-        {
+            && self.coord.setting_on("enable_partitionwise_aggregate", false);
+        if partial_agg && l.agg.as_ref().is_some_and(|(_, _, aggs)| aggs.iter().any(|a| a.func == AggFunc::Avg)) {
             return Err(FrontError::unsupported(
-                "enable_partitionwise_aggregate = on with the partition key not among the GROUP BY keys: \
-                 PostgreSQL aggregates each partition partially (Partial Aggregate, then Finalize Aggregate), \
-                 which the sandbox does not plan",
+                "enable_partitionwise_aggregate = on with avg() and the partition key not among the GROUP BY keys: \
+                 PostgreSQL aggregates each partition partially, and avg's partial state is not planned by the sandbox",
                 at,
             ));
         }
@@ -1403,6 +1409,14 @@ impl<'a> Planner<'a> {
             let ships = conjuncts.iter().all(is_foreign_expr) && self.gating.is_empty();
             let pushed = (pushed_agg || single_foreign) && pushable_agg(&keys, &aggs) && !dummy && ships;
             let (mut having, sort, limit) = (l.having, l.sort, l.limit);
+            if partial_agg {
+                // Partial aggregates per partition, finalized above, or the ordinary
+                // paths: by cost.
+                let s = ScanInput { conjuncts: &conjuncts, used: &used, where_cols: &where_cols };
+                let upper =
+                    Upper { having: having.as_ref(), sort: sort.as_deref(), targets: l.targets.as_deref(), limit };
+                return self.partial_partitionwise(rel, (&leaves, alias), &s, (&keys, &aggs), &upper, at);
+            }
             if !pushed && !keys.is_empty() && !leaves.is_empty() {
                 // Aggregated here: GroupAggregate or HashAggregate by cost.
                 let s = ScanInput { conjuncts: &conjuncts, used: &used, where_cols: &where_cols };
@@ -1433,6 +1447,7 @@ impl<'a> Planner<'a> {
                     strategy: strategy.clone(),
                     group_by: keys.clone(),
                     aggs: aggs.clone(),
+                    split: crate::plan::AggSplit::Simple,
                 }
             };
             if pushed_agg && pushed {

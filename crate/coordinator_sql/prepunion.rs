@@ -215,6 +215,7 @@ impl SetOpPlanner<'_> {
             strategy: AggStrategy::Hashed,
             group_by: (0..ncols).map(Expr::Col).collect(),
             aggs: vec![],
+            split: crate::plan::AggSplit::Simple,
         };
         self.estimate(&agg).rows
     }
@@ -251,6 +252,7 @@ impl SetOpPlanner<'_> {
                 strategy: AggStrategy::Hashed,
                 group_by: (0..ncols).map(Expr::Col).collect(),
                 aggs: vec![],
+                split: crate::plan::AggSplit::Simple,
             }
         } else {
             let keys = (0..ncols).map(SortKey::asc).collect();

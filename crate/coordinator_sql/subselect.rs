@@ -692,8 +692,8 @@ pub(super) fn insert_gating(plan: Plan, qual: Expr) -> Plan {
             Plan::Limit { child: Box::new(insert_gating(*child, qual)), offset, count }
         }
         Plan::Sort { child, keys } => Plan::Sort { child: Box::new(insert_gating(*child, qual)), keys },
-        Plan::Agg { child, strategy, group_by, aggs } => {
-            Plan::Agg { child: Box::new(insert_gating(*child, qual)), strategy, group_by, aggs }
+        Plan::Agg { child, strategy, group_by, aggs, split } => {
+            Plan::Agg { child: Box::new(insert_gating(*child, qual)), strategy, group_by, aggs, split }
         }
         Plan::Result { child, filter: None, targets } => {
             Plan::Result { child: Box::new(insert_gating(*child, qual)), filter: None, targets }

@@ -245,15 +245,18 @@ pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<Plan
         Plan::Limit { child, offset, count } => {
             Box::new(node_limit::LimitState::init(init_plan(child, ctx, es)?, *offset, *count))
         }
-        Plan::Agg { child, strategy, group_by, aggs } => {
+        Plan::Agg { child, strategy, group_by, aggs, split } => {
             let input = child.output_columns();
-            Box::new(node_agg::AggState::init(
-                init_plan(child, ctx, es)?,
-                strategy.clone(),
-                group_by.clone(),
-                aggs.clone(),
-                &input,
-            ))
+            Box::new(
+                node_agg::AggState::init(
+                    init_plan(child, ctx, es)?,
+                    strategy.clone(),
+                    group_by.clone(),
+                    aggs.clone(),
+                    &input,
+                )
+                .with_split(*split),
+            )
         }
         Plan::Result { child, filter, targets } => {
             let exprs = filter.iter().chain(targets.iter().flatten().map(|(e, _)| e));

@@ -41,7 +41,7 @@ use super::{exec_rescan, ExecNode, ExecStatus, PlanState};
 use crate::executor::estate::{EState, ExecResult};
 use crate::instrument::ExplainNode;
 use crate::numeric::Numeric;
-use crate::plan::{AggCall, AggFunc, AggStrategy, Expr};
+use crate::plan::{AggCall, AggFunc, AggSplit, AggStrategy, Expr};
 use crate::types::{Column, Datum};
 use std::collections::HashMap;
 
@@ -82,6 +82,21 @@ impl Trans {
             AggFunc::Min if self.best.is_null() || v < self.best => self.best = v,
             AggFunc::Max if self.best.is_null() || v > self.best => self.best = v,
             _ => {}
+        }
+    }
+
+    /// The Finalize half's step (`combinefn`): `v` is one partition's partial value
+    /// of the aggregate; counts add up, sums add, min and max compare.
+    #[inline]
+    fn combine(&mut self, func: AggFunc, v: Datum) {
+        match func {
+            AggFunc::CountStar | AggFunc::Count => {
+                if let Datum::Int(n) = v {
+                    self.count += n;
+                }
+            }
+            // avg's partial state (a sum and a count) is not planned (refused).
+            _ => self.advance(func, v),
         }
     }
 
@@ -128,9 +143,10 @@ fn add_slow(a: &Datum, b: &Datum) -> Datum {
     }
 }
 
-/// One input row into a group's transition states.
+/// One input row into a group's transition states (combined, for the Finalize half:
+/// the row holds partial values).
 #[inline]
-fn advance_trans(trans: &mut [Trans], aggs: &[AggCall], row: &[Datum]) {
+fn advance_trans(trans: &mut [Trans], aggs: &[AggCall], row: &[Datum], split: AggSplit) {
     for (t, a) in trans.iter_mut().zip(aggs) {
         // A column (`sum(a)`) is read here, without the evaluator's call.
         let v = match &a.arg {
@@ -138,7 +154,10 @@ fn advance_trans(trans: &mut [Trans], aggs: &[AggCall], row: &[Datum]) {
             Some(e) => e.eval(row),
             None => Datum::Null,
         };
-        t.advance(a.func, v);
+        match split {
+            AggSplit::Finalize => t.combine(a.func, v),
+            _ => t.advance(a.func, v),
+        }
     }
 }
 
@@ -152,6 +171,8 @@ pub struct AggState {
     /// Requests to async children (`async_through_nodes`; none in pg15).
     inputs: AsyncInputs,
     strategy: AggStrategy,
+    /// Whole, or the Partial or Finalize half of a partial aggregation.
+    split: AggSplit,
     group_by: Vec<Expr>,
     aggs: Vec<AggCall>,
     input_names: Vec<String>,
@@ -181,6 +202,7 @@ impl AggState {
             children: vec![child],
             inputs: AsyncInputs::default(),
             strategy,
+            split: AggSplit::Simple,
             group_by,
             aggs,
             input_names: input.iter().map(|c| c.name.clone()).collect(),
@@ -193,6 +215,12 @@ impl AggState {
             next_group: 0,
             slot: Vec::new(),
         }
+    }
+
+    /// The half of a partial aggregation this node is (Simple by default).
+    pub fn with_split(mut self, split: AggSplit) -> Self {
+        self.split = split;
+        self
     }
 
     #[inline]
@@ -214,7 +242,7 @@ impl AggState {
             };
             &mut self.groups[g].1
         };
-        advance_trans(trans, &self.aggs, row);
+        advance_trans(trans, &self.aggs, row, self.split);
     }
 
     /// GroupAggregate's step (`agg_retrieve_direct` over sorted input): the row joins
@@ -227,13 +255,13 @@ impl AggState {
         self.key.extend(self.group_by.iter().map(|e| e.eval(row)));
         let finished = match &mut self.current {
             Some((k, trans)) if *k == self.key => {
-                advance_trans(trans, &self.aggs, row);
+                advance_trans(trans, &self.aggs, row, self.split);
                 return false;
             }
             current => current.replace((self.key.clone(), vec![Trans::new(); self.aggs.len()])),
         };
         if let Some((_, trans)) = &mut self.current {
-            advance_trans(trans, &self.aggs, row);
+            advance_trans(trans, &self.aggs, row, self.split);
         }
         match finished {
             Some(group) => {
@@ -348,11 +376,17 @@ impl ExecNode for AggState {
         for g in &self.group_by {
             e.push_output(g.to_sql(&refs));
         }
+        let partial = if self.split == AggSplit::Partial { "PARTIAL " } else { "" };
         for a in &self.aggs {
             e.push_output(match (&a.func, &a.arg) {
-                (AggFunc::CountStar, _) | (_, None) => format!("{}(*)", a.func.name()),
-                (f, Some(arg)) => format!("{}({})", f.name(), arg.to_sql(&refs)),
+                (AggFunc::CountStar, _) | (_, None) => format!("{partial}{}(*)", a.func.name()),
+                (f, Some(arg)) => format!("{partial}{}({})", f.name(), arg.to_sql(&refs)),
             });
+        }
+        match self.split {
+            AggSplit::Simple => {}
+            AggSplit::Partial => e.details.push(("Partial Mode".into(), "Partial".into())),
+            AggSplit::Finalize => e.details.push(("Partial Mode".into(), "Finalize".into())),
         }
         if !self.group_by.is_empty() {
             let k: Vec<String> = self.group_by.iter().map(|g| g.to_sql(&refs)).collect();

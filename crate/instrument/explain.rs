@@ -526,7 +526,7 @@ fn properties(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions) -> Vec<(Strin
     n.details
         .iter()
         .filter(|(k, _)| match k.as_str() {
-            "Output" | "Schema" | "Alias" | "Server" | "Qualify" | "Parent" | "JoinType" => false,
+            "Output" | "Schema" | "Alias" | "Server" | "Qualify" | "Parent" | "JoinType" | "Partial Mode" => false,
             "Remote SQL" => opts.verbose,
             _ => true,
         })
@@ -553,6 +553,11 @@ fn title(n: &ExplainNode, opts: &ExplainOptions) -> String {
     let mut t = String::new();
     if n.async_capable {
         t.push_str("Async ");
+    }
+    // A partial aggregation's halves: `Partial HashAggregate`, `Finalize Aggregate`.
+    if let Some(mode) = n.detail("Partial Mode") {
+        t.push_str(mode);
+        t.push(' ');
     }
     match (n.node_type.as_str(), n.strategy.as_deref()) {
         ("Aggregate", Some("Hashed")) => t.push_str("HashAggregate"),
@@ -827,7 +832,7 @@ fn json_node(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions, (analyze, cost
     put("Node Type", J::Str(n.node_type.clone()));
     if n.node_type == "Aggregate" {
         put("Strategy", J::Str(n.strategy.clone().unwrap_or_else(|| "Plain".into())));
-        put("Partial Mode", J::Str("Simple".into()));
+        put("Partial Mode", J::Str(n.detail("Partial Mode").unwrap_or("Simple").into()));
     } else if let Some(s) = &n.strategy {
         put("Strategy", J::Str(s.clone()));
     }

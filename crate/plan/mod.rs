@@ -684,6 +684,25 @@ pub enum AggStrategy {
     Sorted,
 }
 
+/// PostgreSQL's `AggSplit`: a whole aggregation (`AGGSPLIT_SIMPLE`), or its two
+/// halves when each partition aggregates partially (partitionwise aggregation without
+/// the partition key grouped): `Partial` returns each group's transition values
+/// (EXPLAIN: `PARTIAL count(*)`), `Finalize` combines the partial values of a group
+/// (a count sums the partial counts, a min takes their min) and finishes them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Default)]
+pub enum AggSplit {
+    #[default]
+    Simple,
+    Partial,
+    Finalize,
+}
+
+impl AggSplit {
+    pub fn is_simple(&self) -> bool {
+        *self == AggSplit::Simple
+    }
+}
+
 /// Which set operation a SetOp node computes (PostgreSQL's `SetOpCmd`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub enum SetOpCmd {
@@ -767,6 +786,9 @@ pub enum Plan {
         strategy: AggStrategy,
         group_by: Vec<Expr>,
         aggs: Vec<AggCall>,
+        /// Whole, or one half of a partial aggregation (`AggSplit`).
+        #[serde(skip_serializing_if = "AggSplit::is_simple")]
+        split: AggSplit,
     },
     /// Projection and filter (PostgreSQL puts these on every node; we make them a node
     /// so the demo shows where rows are dropped). With no targets, the input passes through.

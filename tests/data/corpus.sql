@@ -294,12 +294,10 @@ select id, sum(amount) from h where id < 50 group by id;
 
 -- [hash partitionwise group] partitionwise aggregate, the key not grouped
 set enable_partitionwise_aggregate = on;
--- known: unsupported — enable_partitionwise_aggregate with GROUP BY lacking the partition key: PostgreSQL aggregates each partition partially (Partial/Finalize Aggregate), which the sandbox does not plan; refused by name
 select grp, count(*) from h group by grp;
 
 -- [hash partitionwise agg] partitionwise aggregate, no GROUP BY
 set enable_partitionwise_aggregate = on;
--- known: unsupported — as q058: partial partitionwise aggregation (no GROUP BY), refused by name
 select count(*) from h;
 
 -- [hash order limit] ORDER BY the key, LIMIT
@@ -388,7 +386,6 @@ select label, k from r order by label, k limit 6;
 
 -- [range partitionwise group text] partitionwise aggregate, the key not grouped
 set enable_partitionwise_aggregate = on;
--- known: unsupported — as q058: partial partitionwise aggregation, refused by name
 select label, count(*) from r group by label;
 
 -- [range partitionwise group filter numeric] partitionwise aggregate on the key
@@ -1434,3 +1431,19 @@ select region, count(*) from l group by region order by region limit 2;
 -- [partitionwise mergeappend group having order desc limit] HAVING in each partition, ORDER BY the key DESC, LIMIT
 set enable_partitionwise_aggregate = on;
 select id, count(*) from h group by id having count(*) > 0 order by id desc limit 3;
+
+-- [partial partitionwise group] partial aggregation per partition, finalized above
+set enable_partitionwise_aggregate = on;
+select grp, sum(amount), max(name) from h group by grp;
+
+-- [partial partitionwise group order limit list] the list table grouped by a non-key column, ORDER BY, LIMIT
+set enable_partitionwise_aggregate = on;
+select qty, count(*) from l group by qty order by qty limit 3;
+
+-- [partial partitionwise agg range] no GROUP BY over a local and a foreign range partition
+set enable_partitionwise_aggregate = on;
+select min(k), max(k), count(v) from r;
+
+-- [partial partitionwise group having range] a filter, GROUP BY a non-key column, HAVING
+set enable_partitionwise_aggregate = on;
+select label, count(*) from r where k > 300 group by label having count(*) > 30;
