@@ -1,20 +1,25 @@
 //! The upper levels of a query over one relation chosen by cost, as PostgreSQL 15's
 //! `grouping_planner` (planner.c) chooses them: how to aggregate
 //! (`create_grouping_paths` → `add_paths_to_grouping_rel`: GroupAggregate over sorted
-//! input, or HashAggregate), how to order (`create_ordered_paths`: a Sort over the
+//! input, or HashAggregate; with `enable_partitionwise_aggregate`,
+//! `create_partitionwise_grouping_paths`' per-partition aggregates, whole or Partial
+//! with a Finalize above), how to order (`create_ordered_paths`: a Sort over the
 //! cheapest path, or a path already in order — a Merge Append of ordered partitions
-//! from `generate_orderedappend_paths`, a foreign scan whose remote query sorts from
-//! postgres_fdw's `add_paths_with_pathkeys_for_rel`), and whether LIMIT goes into a
-//! foreign scan's remote query (postgres_fdw's `add_foreign_final_paths`).
+//! or an ordered Append of range partitions from `generate_orderedappend_paths`, a
+//! foreign scan whose remote query sorts from postgres_fdw's
+//! `add_paths_with_pathkeys_for_rel`), and whether LIMIT goes into a foreign scan's
+//! remote query (postgres_fdw's `add_foreign_final_paths`).
 //!
-//! The protocol: `planner.rs` builds every candidate plan whole (the scans, the
-//! aggregate, the Sort, the select list's Result and the Limit), in the order
-//! PostgreSQL adds their paths, and [`cheapest`] keeps the one whose top node costs
-//! least (`plan::costsize::cost_plan`, PostgreSQL's formulas). Comparing whole plans
-//! gives what PostgreSQL's levels give: each level keeps the cheapest path for each
-//! ordering (`add_path`), the next level sorts the cheapest and uses the ordered ones
-//! as they are, and the final relation's cheapest total (a Limit's total is its
-//! fraction of its input's, `adjust_limit_rows_costs`) decides.
+//! The protocol: `planner.rs` (and this module's `Planner` methods) build every
+//! candidate path whole, in the order PostgreSQL adds them: the grouped relation's
+//! (an aggregate over its input, HAVING included) or, without aggregation, the
+//! scans' (an Append, a Merge Append, an ordered Append, a foreign scan), each marked
+//! ordered or not and in ORDER BY's order or not ([`Cand`]). [`cheapest`] then goes
+//! level by level as `grouping_planner` does, with `plan::costsize::cost_plan`'s
+//! estimates (PostgreSQL's formulas): `add_path` at the input level (fuzzy costs,
+//! pathkeys, startup cost under a LIMIT), `create_ordered_paths` (a Sort over the
+//! cheapest path, the presorted ones as they are) and `add_path` again, then the
+//! Limit over each path kept (and postgres_fdw's final paths) and the cheapest total.
 //!
 //! Invariants:
 //! - a candidate is only ever a plan the rule-based planner could build too: the
@@ -28,10 +33,12 @@
 //!
 //! Where it departs from PostgreSQL: the Aggregate node keeps the query's GROUP BY
 //! order in its output and `Group Key` (PostgreSQL prints the reordered list); no
-//! Incremental Sort paths; the local partition's index is not offered as an ordered
-//! path (a Sort over its scan is); paths are compared on total cost only (PostgreSQL's
-//! `add_path` also keeps a path with a cheaper startup at levels below a LIMIT,
-//! which the whole-plan comparison covers for the plans built here).
+//! Incremental Sort paths; a local partition's index serves only the ordered Append
+//! (an Index Scan on the range key, [`Planner::index_ordered_scan`]; index paths are
+//! otherwise the index work's); a partition's own paths are not weighed by `add_path`
+//! (its scan is pushed or sorted as the candidate says; only a partial aggregation
+//! chooses per partition between sorted and hashed); list partitions are never read
+//! as an ordered Append; avg is not aggregated partially (refused by name).
 
 use super::super::catalog::{Bound, Node, RelKind, Relation};
 use super::super::statement::Strategy;
@@ -73,6 +80,7 @@ struct UpperPath {
     plan: Plan,
     est: Estimate,
     ordered: bool,
+    presorted: bool,
 }
 
 /// `add_path` (pathnode.c) for paths that differ in cost and in being ordered or not:
@@ -110,38 +118,70 @@ fn add_path(list: &mut Vec<UpperPath>, new: UpperPath, consider_startup: bool) {
     list.push(new);
 }
 
-/// The plan PostgreSQL chooses among `candidates` (upper paths without the Limit,
-/// each with whether it is ordered, in the order PostgreSQL adds them): `add_path`
-/// keeps what no other beats on cost and ordering (startup cost counts under a
-/// LIMIT: `consider_startup`), the Limit goes over each path kept, and the final
-/// relation's cheapest total wins (`set_cheapest`: least total, then least startup,
-/// then the first). `finals` are paths of the final relation itself (a LIMIT pushed
-/// into a foreign scan: `add_foreign_final_paths`), added after the Limit paths.
-/// None only for no candidates.
-pub(super) fn cheapest(coord: &Node, candidates: Vec<(Plan, bool)>, upper: &Upper, finals: Vec<Plan>) -> Option<Plan> {
-    let consider_startup = matches!(upper.limit, Some((_, Some(_))));
-    let mut kept: Vec<UpperPath> = Vec::new();
-    for (plan, ordered) in candidates {
-        let est = path_estimate(coord, &plan, upper);
-        add_path(&mut kept, UpperPath { plan, est, ordered }, consider_startup);
-    }
-    // The final relation: every path in the query's order (or none asked for).
-    let mut last: Vec<UpperPath> = Vec::new();
-    let limited = kept.into_iter().map(|p| upper.limit_over(p.plan)).chain(finals);
-    for plan in limited {
-        let est = estimate(coord, &plan);
-        add_path(&mut last, UpperPath { plan, est, ordered: true }, consider_startup);
-    }
-    let mut best: Option<UpperPath> = None;
-    for path in last {
-        match &best {
-            Some(b)
-                if !(path.est.total < b.est.total
-                    || (path.est.total == b.est.total && path.est.startup < b.est.startup)) => {}
-            _ => best = Some(path),
+/// A path of the relation below the upper levels: the grouped relation's (its
+/// aggregate, HAVING included) or, without aggregation, the scans' (an Append, a
+/// Merge Append, a foreign scan); whether it has a useful ordering (`pathkeys`: the
+/// group keys' or ORDER BY's), and whether that ordering is ORDER BY's (`presorted`).
+pub(super) struct Cand {
+    pub plan: Plan,
+    pub ordered: bool,
+    pub presorted: bool,
+}
+
+/// The least total cost, then the least startup, then the first (`set_cheapest`,
+/// `compare_path_costs`).
+fn cheapest_total(paths: &[UpperPath]) -> Option<usize> {
+    let mut best: Option<usize> = None;
+    for (i, p) in paths.iter().enumerate() {
+        match best.map(|b| &paths[b].est) {
+            Some(b) if !(p.est.total < b.total || (p.est.total == b.total && p.est.startup < b.startup)) => {}
+            _ => best = Some(i),
         }
     }
-    best.map(|p| p.plan)
+    best
+}
+
+/// The plan PostgreSQL chooses among `candidates` (in the order PostgreSQL adds their
+/// paths), level by level as `grouping_planner` builds them: the input level's
+/// `add_path` keeps what no other beats on cost and ordering (startup cost counts
+/// under a LIMIT: `consider_startup`); `create_ordered_paths` sorts the cheapest of
+/// those and takes the ones in ORDER BY's order as they are, and `add_path` again; the
+/// Limit goes over each path kept, and the final relation's cheapest total wins.
+/// `finals` are paths of the final relation itself (a LIMIT pushed into a foreign
+/// scan: `add_foreign_final_paths`), added after the Limit paths. None only for no
+/// candidates.
+pub(super) fn cheapest(coord: &Node, candidates: Vec<Cand>, upper: &Upper, finals: Vec<Plan>) -> Option<Plan> {
+    let consider_startup = matches!(upper.limit, Some((_, Some(_))));
+    let mut input: Vec<UpperPath> = Vec::new();
+    for c in candidates {
+        let est = path_estimate(coord, &c.plan, upper);
+        let path = UpperPath { plan: c.plan, est, ordered: c.ordered, presorted: c.presorted };
+        add_path(&mut input, path, consider_startup);
+    }
+    // The ordered level (the select list's projection too, without ORDER BY).
+    let sorted_one = cheapest_total(&input);
+    let mut ordered: Vec<UpperPath> = Vec::new();
+    for (i, p) in input.into_iter().enumerate() {
+        let plan = match (upper.sort.is_some(), p.presorted) {
+            (false, _) | (true, true) => upper.over(p.plan, true),
+            (true, false) if Some(i) == sorted_one => upper.over(p.plan, false),
+            _ => continue,
+        };
+        let est = path_estimate(coord, &plan, upper);
+        let keys = p.ordered || upper.sort.is_some();
+        add_path(&mut ordered, UpperPath { plan, est, ordered: keys, presorted: true }, consider_startup);
+    }
+    // The final relation.
+    let mut last: Vec<UpperPath> = Vec::new();
+    let limited = ordered.into_iter().map(|p| (upper.limit_over(p.plan), p.ordered));
+    // A final path is ordered as the path it was made from: by ORDER BY, if any.
+    let sorted = upper.sort.is_some();
+    for (plan, keys) in limited.chain(finals.into_iter().map(|f| (f, sorted))) {
+        let est = estimate(coord, &plan);
+        add_path(&mut last, UpperPath { plan, est, ordered: keys, presorted: true }, consider_startup);
+    }
+    let best = cheapest_total(&last)?;
+    Some(last.swap_remove(best).plan)
 }
 
 /// The sort order GROUP BY's keys get (`group_pathkeys`), as (key index, descending)
@@ -225,12 +265,17 @@ pub(super) struct Upper<'a> {
 }
 
 impl Upper<'_> {
-    /// The levels above a path up to the Limit: HAVING's Result, the Sort unless the
-    /// path is in ORDER BY's order already (`presorted`), the select list.
-    pub(super) fn over(&self, mut plan: Plan, presorted: bool) -> Plan {
-        if let Some(h) = self.having {
-            plan = Plan::Result { child: Box::new(plan), filter: Some(h.clone()), targets: None };
+    /// HAVING over an aggregate (part of the grouped relation's path).
+    pub(super) fn having_over(&self, plan: Plan) -> Plan {
+        match self.having {
+            Some(h) => Plan::Result { child: Box::new(plan), filter: Some(h.clone()), targets: None },
+            None => plan,
         }
+    }
+
+    /// The levels above a path up to the Limit: the Sort unless the path is in ORDER
+    /// BY's order already (`presorted`), the select list.
+    pub(super) fn over(&self, plan: Plan, presorted: bool) -> Plan {
         let sort = if presorted { None } else { self.sort.map(<[SortKey]>::to_vec) };
         finish(plan, sort, self.targets.map(<[_]>::to_vec), None)
     }
@@ -257,18 +302,20 @@ pub(super) fn grouping_candidates(
     pathkeys: &[(usize, bool)],
     agg: &dyn Fn(Plan, AggStrategy) -> Plan,
     upper: &Upper,
-) -> Vec<(Plan, bool)> {
+) -> Vec<Cand> {
     let presorted = upper.sort.is_none_or(|s| sorted_by_group_keys(pathkeys, s));
     // No keys left to sort by (each equated to a constant): any input is in order.
     let sorted_input = match input_keys.is_empty() {
         true => unordered.clone(),
         false => Plan::Sort { child: Box::new(unordered.clone()), keys: input_keys.to_vec() },
     };
-    let mut out = vec![(upper.over(agg(sorted_input, AggStrategy::Sorted), presorted), true)];
+    let sorted = |plan: Plan| Cand { plan: upper.having_over(plan), ordered: true, presorted };
+    let mut out = vec![sorted(agg(sorted_input, AggStrategy::Sorted))];
     if let Some(input) = ordered {
-        out.push((upper.over(agg(input, AggStrategy::Sorted), presorted), true));
+        out.push(sorted(agg(input, AggStrategy::Sorted)));
     }
-    out.push((upper.over(agg(unordered.clone(), AggStrategy::Hashed), false), upper.sort.is_some()));
+    let hashed = upper.having_over(agg(unordered.clone(), AggStrategy::Hashed));
+    out.push(Cand { plan: hashed, ordered: false, presorted: false });
     out
 }
 
@@ -340,7 +387,7 @@ impl<'a> Planner<'a> {
         aggs: &[AggCall],
         upper: &Upper,
         at: Location,
-    ) -> Result<Vec<(Plan, bool)>, FrontError> {
+    ) -> Result<Vec<Cand>, FrontError> {
         let unordered = self.leaf_scans(rel, leaves, s, None, at)?;
         let pathkeys: Vec<(usize, bool)> =
             group_pathkeys(keys.len(), upper.sort).into_iter().filter(|&(k, _)| !constant_key(&keys[k], s)).collect();
@@ -399,7 +446,10 @@ impl<'a> Planner<'a> {
             Some(desc) => self.ordered_partitions(leaves, s, keys, desc, at)?,
             None => self.leaf_scans(rel, leaves, s, Some(keys), at)?,
         };
-        let candidates = vec![(upper.over(unordered, false), true), (upper.over(merged, true), true)];
+        let candidates = vec![
+            Cand { plan: unordered, ordered: false, presorted: false },
+            Cand { plan: merged, ordered: true, presorted: true },
+        ];
         cheapest(self.coord, candidates, upper, vec![])
             .ok_or_else(|| FrontError::at("internal error: no ordered path", at))
     }
@@ -478,8 +528,7 @@ impl<'a> Planner<'a> {
         at: Location,
     ) -> Result<Plan, FrontError> {
         let pathkeys = group_pathkeys(agg.keys.len(), upper.sort);
-        let per_partition = Upper { having: None, ..*upper };
-        let mut candidates = vec![(per_partition.over(appended, false), upper.sort.is_some())];
+        let mut candidates = vec![Cand { plan: appended, ordered: false, presorted: false }];
         let presorted = upper.sort.is_some_and(|o| sorted_by_group_keys(&pathkeys, o));
         let plain_keys = agg.keys.iter().all(|k| matches!(k, Expr::Col(_)));
         if presorted && plain_keys && leaves.len() > 1 {
@@ -502,7 +551,7 @@ impl<'a> Planner<'a> {
             // The Merge Append merges the aggregates' output: the group keys come first.
             let keys = pathkeys.iter().map(|&(k, desc)| SortKey { expr: Expr::Col(k), desc }).collect();
             let merged = Plan::MergeAppend { children, keys, prune: None };
-            candidates.push((per_partition.over(merged, true), true));
+            candidates.push(Cand { plan: merged, ordered: true, presorted: true });
         }
         // The ordinary paths read the partitions under the parent's Append, which
         // names them alias_1, alias_2, ….
@@ -577,34 +626,29 @@ impl<'a> Planner<'a> {
         if keys.is_empty() {
             // AGG_PLAIN: the whole input's Aggregate, then the Finalize Aggregate.
             let mut candidates = ordinary;
-            candidates.push((upper.over(finalize(appended, AggStrategy::Plain), false), false));
+            let plan = upper.having_over(finalize(appended, AggStrategy::Plain));
+            candidates.push(Cand { plan, ordered: false, presorted: false });
             return cheapest(self.coord, candidates, upper, vec![])
                 .ok_or_else(|| FrontError::at("internal error: no grouping path", at));
         }
         let presorted = upper.sort.is_none_or(|o| sorted_by_group_keys(&pathkeys, o));
         let output_keys: Vec<SortKey> =
             pathkeys.iter().map(|&(k, desc)| SortKey { expr: Expr::Col(k), desc }).collect();
-        let mut finals = vec![(
-            upper.over(
-                finalize(
-                    Plan::Sort { child: Box::new(appended.clone()), keys: output_keys.clone() },
-                    AggStrategy::Sorted,
-                ),
-                presorted,
-            ),
-            true,
-        )];
+        let sorted = |plan: Plan| Cand { plan: upper.having_over(plan), ordered: true, presorted };
+        let input = Plan::Sort { child: Box::new(appended.clone()), keys: output_keys.clone() };
+        let mut finals = vec![sorted(finalize(input, AggStrategy::Sorted))];
         if sorted_partials.iter().all(Option::is_some) {
             let children = sorted_partials.into_iter().flatten().collect();
             let merged = Plan::MergeAppend { children, keys: output_keys, prune: None };
-            finals.push((upper.over(finalize(merged, AggStrategy::Sorted), presorted), true));
+            finals.push(sorted(finalize(merged, AggStrategy::Sorted)));
         }
         // add_paths_to_grouping_rel's order: the sorted paths (the input's, then the
         // partial ones), then the hashed ones (the input's, then the partial one).
-        let (mut candidates, hashed): (Vec<_>, Vec<_>) = ordinary.into_iter().partition(|(_, ordered)| *ordered);
+        let (mut candidates, hashed): (Vec<_>, Vec<_>) = ordinary.into_iter().partition(|c| c.ordered);
         candidates.extend(finals);
         candidates.extend(hashed);
-        candidates.push((upper.over(finalize(appended, AggStrategy::Hashed), false), upper.sort.is_some()));
+        let plan = upper.having_over(finalize(appended, AggStrategy::Hashed));
+        candidates.push(Cand { plan, ordered: false, presorted: false });
         cheapest(self.coord, candidates, upper, vec![])
             .ok_or_else(|| FrontError::at("internal error: no grouping path", at))
     }
@@ -642,10 +686,16 @@ impl<'a> Planner<'a> {
             let input = self.scan(leaf, s.conjuncts, s.used, s.where_cols, Some(&input_keys.to_vec()), at)?;
             sorted.push((partial(input, AggStrategy::Sorted), true));
         }
-        let best_sorted = cheapest(self.coord, sorted.clone(), &none, vec![]);
+        let cands = |paths: &[(Plan, bool)]| -> Vec<Cand> {
+            paths
+                .iter()
+                .map(|(plan, ordered)| Cand { plan: plan.clone(), ordered: *ordered, presorted: true })
+                .collect()
+        };
+        let best_sorted = cheapest(self.coord, cands(&sorted), &none, vec![]);
         let mut all = sorted;
         all.push((partial(unordered, AggStrategy::Hashed), false));
-        let best = cheapest(self.coord, all, &none, vec![])
+        let best = cheapest(self.coord, cands(&all), &none, vec![])
             .ok_or_else(|| FrontError::at("internal error: no partial grouping path", at))?;
         Ok((best, best_sorted))
     }
@@ -656,9 +706,9 @@ impl<'a> Planner<'a> {
     /// LIMIT/OFFSET in the remote query too (`add_foreign_final_paths`: a plain
     /// foreign table, not an appendrel's partition), by cost.
     pub(super) fn foreign_upper(&self, unordered: Plan, ordered: Option<Plan>, upper: &Upper, push: bool) -> Plan {
-        let mut candidates = vec![(upper.over(unordered.clone(), false), upper.sort.is_some())];
+        let mut candidates = vec![Cand { plan: unordered.clone(), ordered: false, presorted: false }];
         if let Some(o) = &ordered {
-            candidates.push((upper.over(o.clone(), true), true));
+            candidates.push(Cand { plan: o.clone(), ordered: true, presorted: true });
         }
         let mut finals = vec![];
         // The final path: LIMIT pushed into the scan that does every step below it.

@@ -1447,3 +1447,7 @@ select min(k), max(k), count(v) from r;
 -- [partial partitionwise group having range] a filter, GROUP BY a non-key column, HAVING
 set enable_partitionwise_aggregate = on;
 select label, count(*) from r where k > 300 group by label having count(*) > 30;
+
+-- [partial partitionwise group order] partial aggregation per partition, ORDER BY the key: Finalize GroupAggregate or HashAggregate and a Sort, by cost
+set enable_partitionwise_aggregate = on;
+select grp, sum(amount), max(name) from h group by grp order by grp;
