@@ -3,7 +3,10 @@
 //! per group. Sorted (GroupAggregate, `agg_retrieve_direct`) reads input sorted by the
 //! group keys and returns a group as soon as a row with another key (or the end)
 //! arrives, so a Limit above it stops its input early, as in PostgreSQL. The
-//! transition step for a plain aggregate over integers allocates nothing.
+//! transition step for a plain aggregate over integers allocates nothing. In a partial
+//! aggregation (`AggSplit`) the Partial half returns each group's transition values
+//! (a count, a sum, a min or max) and the Finalize half combines them (counts add up;
+//! `combinefn`): avg, whose partial state is a pair, is not planned partially.
 //!
 //! Invariants:
 //! - Plain and hashed: no row comes out before the child is exhausted (`filled`).
