@@ -392,9 +392,15 @@ impl<'a> Planner<'a> {
         let pathkeys: Vec<(usize, bool)> =
             group_pathkeys(keys.len(), upper.sort).into_iter().filter(|&(k, _)| !constant_key(&keys[k], s)).collect();
         let input_keys = input_pathkeys(keys, &pathkeys);
-        let ordered = match Self::ordered_path_exists(leaves, &input_keys) {
-            true => Some(self.leaf_scans(rel, leaves, s, Some(&input_keys), at)?),
-            false => None,
+        // The input in the group keys' order: range partitions in bound order (an
+        // ordered Append), or a Merge Append of ordered partitions.
+        let ordered = match (Self::ordered_path_exists(leaves, &input_keys), leaves.len() > 1) {
+            (true, true) => match partitions_are_ordered(rel, leaves, &input_keys, s.used) {
+                Some(desc) => Some(self.ordered_partitions(leaves, s, &input_keys, desc, at)?),
+                None => Some(self.leaf_scans(rel, leaves, s, Some(&input_keys), at)?),
+            },
+            (true, false) => Some(self.leaf_scans(rel, leaves, s, Some(&input_keys), at)?),
+            (false, _) => None,
         };
         let agg = |input: Plan, strategy: AggStrategy| Plan::Agg {
             child: Box::new(input),

@@ -1451,3 +1451,14 @@ select label, count(*) from r where k > 300 group by label having count(*) > 30;
 -- [partial partitionwise group order] partial aggregation per partition, ORDER BY the key: Finalize GroupAggregate or HashAggregate and a Sort, by cost
 set enable_partitionwise_aggregate = on;
 select grp, sum(amount), max(name) from h group by grp order by grp;
+
+-- [groupagg orderedappend range group order limit] GROUP BY the range key, ORDER BY it, LIMIT: the grouped input in bound order
+select k, max(label) from r group by k order by k limit 3;
+
+-- [partial partitionwise settings hashagg] partial aggregation with enable_hashagg off: GroupAggregates both halves
+set enable_partitionwise_aggregate = on;
+set enable_hashagg = off;
+select grp, count(*) from h group by grp;
+
+-- [groupagg list pruned group order desc] two list partitions, GROUP BY the key, ORDER BY it DESC
+select region, count(*) from l where region in ('north', 'east') group by region order by region desc;
