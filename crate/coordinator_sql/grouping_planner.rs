@@ -396,7 +396,7 @@ impl<'a> Planner<'a> {
         // ordered Append), or a Merge Append of ordered partitions.
         let ordered = match (Self::ordered_path_exists(leaves, &input_keys), leaves.len() > 1) {
             (true, true) => match partitions_are_ordered(rel, leaves, &input_keys, s.used) {
-                Some(desc) => Some(self.ordered_partitions(leaves, s, &input_keys, desc, at)?),
+                Some(desc) => self.ordered_partitions(leaves, s, &input_keys, desc, at)?,
                 None => Some(self.leaf_scans(rel, leaves, s, Some(&input_keys), at)?),
             },
             (true, false) => Some(self.leaf_scans(rel, leaves, s, Some(&input_keys), at)?),
@@ -450,12 +450,12 @@ impl<'a> Planner<'a> {
         // (reversed for DESC) instead of a Merge Append.
         let merged = match partitions_are_ordered(rel, leaves, keys, s.used) {
             Some(desc) => self.ordered_partitions(leaves, s, keys, desc, at)?,
-            None => self.leaf_scans(rel, leaves, s, Some(keys), at)?,
+            None => Some(self.leaf_scans(rel, leaves, s, Some(keys), at)?),
         };
-        let candidates = vec![
-            Cand { plan: unordered, ordered: false, presorted: false },
-            Cand { plan: merged, ordered: true, presorted: true },
-        ];
+        let mut candidates = vec![Cand { plan: unordered, ordered: false, presorted: false }];
+        if let Some(plan) = merged {
+            candidates.push(Cand { plan, ordered: true, presorted: true });
+        }
         cheapest(self.coord, candidates, upper, vec![])
             .ok_or_else(|| FrontError::at("internal error: no ordered path", at))
     }
@@ -465,6 +465,9 @@ impl<'a> Planner<'a> {
     /// returning its rows in ORDER BY's order: a foreign one by its remote ORDER BY, a
     /// local one by its index on the key ([`Planner::index_ordered_scan`]) or else a
     /// Sort of its scan. Its members run synchronously (`Plan::Append::ordered`).
+    /// None with `enable_indexscan` off where a partition's ordered path is its index:
+    /// that path, and so the ordered Append, costs `disable_cost` more (`cost_index`),
+    /// and no Merge Append is built instead (`match_partition_order`).
     fn ordered_partitions(
         &mut self,
         leaves: &[Leaf],
@@ -472,13 +475,16 @@ impl<'a> Planner<'a> {
         keys: &Vec<SortKey>,
         desc: bool,
         at: Location,
-    ) -> Result<Plan, FrontError> {
+    ) -> Result<Option<Plan>, FrontError> {
         let mut children = Vec::with_capacity(leaves.len());
         for leaf in leaves {
             let indexed = match keys.as_slice() {
                 [key] => self.index_ordered_scan(leaf, s, key),
                 _ => None,
             };
+            if indexed.is_some() && !self.coord.setting_on("enable_indexscan", true) {
+                return Ok(None);
+            }
             children.push(match indexed {
                 Some(plan) => plan,
                 None => self.scan(leaf, s.conjuncts, s.used, s.where_cols, Some(keys), at)?,
@@ -487,7 +493,7 @@ impl<'a> Planner<'a> {
         if desc {
             children.reverse();
         }
-        Ok(Plan::Append { children, prune: None, ordered: true })
+        Ok(Some(Plan::Append { children, prune: None, ordered: true }))
     }
 
     /// A local partition read in the order of its index on the sort key (an Index

@@ -1462,3 +1462,7 @@ select grp, count(*) from h group by grp;
 
 -- [groupagg list pruned group order desc] two list partitions, GROUP BY the key, ORDER BY it DESC
 select region, count(*) from l where region in ('north', 'east') group by region order by region desc;
+
+-- [orderedappend settings indexscan] enable_indexscan off: the local partition's index path is disabled, and with it the ordered Append
+set enable_indexscan = off;
+select k, v from r order by k limit 3;
