@@ -23,9 +23,11 @@
 //!   scan carries the WHERE conjuncts and fetches only the columns used above it
 //!   (`SELECT NULL` when none); `col = constant` conjuncts come last, as PostgreSQL
 //!   regenerates them from their equivalence class;
-//! - **ORDER BY … LIMIT** over several partitions: a **MergeAppend** whose foreign
-//!   children get the ORDER BY in their remote query and whose local children are
-//!   sorted (an index on the key serves instead); without LIMIT a Sort above the Append;
+//! - **ORDER BY** over several partitions: a Sort above the Append, or a **MergeAppend**
+//!   whose foreign children get the ORDER BY in their remote query and whose local
+//!   children are sorted, or over range partitions an ordered Append; GroupAggregate or
+//!   HashAggregate; a remote ORDER BY and LIMIT or local ones: chosen by cost
+//!   (`grouping_planner`, a child module);
 //! - **aggregates**: above the Append; with `enable_partitionwise_aggregate` and the
 //!   partition key among the GROUP BY keys, one aggregate per partition, pushed into
 //!   the remote query of a foreign one (postgres_fdw's aggregate pushdown), a HashAggregate
@@ -66,9 +68,10 @@
 //! (join order by dynamic programming, `join_is_legal` for the outer joins) over the
 //! same join nodes (`join_node`, `Method::tried`) and `add_path`'s verdicts.
 //!
-//! Where it departs from PostgreSQL: apart from a join's order and method, the shape
-//! above is chosen by rule, not by cost, and settings that would change it by cost are
-//! refused (`settings.rs`); a join's sides have their unordered path and one ordered
+//! Where it departs from PostgreSQL: apart from a join's order and method and the upper
+//! levels of a query over one relation (`grouping_planner`), the shape above is chosen
+//! by rule, not by cost, and settings that would change it by cost are refused
+//! (`settings.rs`); a join's sides have their unordered path and one ordered
 //! for the query's ORDER BY (a remote ORDER BY, a Merge Append of ordered partitions:
 //! `Join::side_order`), used as a Nested Loop's outer side, and as a Merge Join's
 //! sides where that order is the merge key's; a local table's index paths
@@ -91,14 +94,19 @@ use super::statement::Strategy;
 use super::FrontError;
 use crate::plan::costsize::{cost_plan, CostParams, Estimate};
 use crate::plan::{
-    AggCall, AggStrategy, BinOp, Expr, ForeignScanPlan, JoinType, PartPruneInfo, Plan, RemoteQuery, RemoteTarget,
-    ScanName, SortKey,
+    AggCall, AggFunc, AggStrategy, BinOp, Expr, ForeignScanPlan, JoinType, PartPruneInfo, Plan, RemoteQuery,
+    RemoteTarget, ScanName, SortKey,
 };
 use crate::types::{Catalog, Column, Datum, Table};
 
 /// Joins of three to five relations: `standard_join_search` (joinrels.rs).
 #[path = "joinrels.rs"]
 mod joinrels;
+// The upper levels chosen by cost (GroupAggregate or HashAggregate, Sort or Merge
+// Append, remote ORDER BY and LIMIT): a child module, so it extends `Planner`.
+#[path = "grouping_planner.rs"]
+mod grouping_planner;
+use grouping_planner::{ScanInput, Upper};
 
 /// A planned query: the plan, its output columns, and the foreign servers it reads.
 #[derive(Clone, Debug)]
@@ -158,7 +166,7 @@ fn peel(mut plan: Plan) -> Result<Layers, String> {
             l.having = Some(f);
             plan = *child;
         }
-        if let Plan::Agg { child, strategy, group_by, aggs } = plan {
+        if let Plan::Agg { child, strategy, group_by, aggs, .. } = plan {
             l.agg = Some((strategy, group_by, aggs));
             plan = *child;
         }
@@ -1025,7 +1033,13 @@ impl Join<'_> {
             let keys = keys.iter().map(|e| rewrite(e, &map)).collect();
             let aggs =
                 aggs.iter().map(|a| AggCall { func: a.func, arg: a.arg.as_ref().map(|e| rewrite(e, &map)) }).collect();
-            plan = Plan::Agg { child: Box::new(plan), strategy: strategy.clone(), group_by: keys, aggs };
+            plan = Plan::Agg {
+                child: Box::new(plan),
+                strategy: strategy.clone(),
+                group_by: keys,
+                aggs,
+                split: crate::plan::AggSplit::Simple,
+            };
             if let Some(h) = &l.having {
                 plan = Plan::Result { child: Box::new(plan), filter: Some(h.clone()), targets: None };
             }
@@ -1336,7 +1350,7 @@ pub(super) fn live_members(children: Vec<Plan>) -> Plan {
     match (live.len(), dummy.into_iter().next()) {
         (0, Some(d)) => d,
         (1, _) => live.pop().expect("one member"),
-        _ => Plan::Append { children: live, prune: None },
+        _ => Plan::Append { children: live, prune: None, ordered: false },
     }
 }
 
@@ -1388,7 +1402,7 @@ pub(super) fn plan_over(q: &ast::Query, text: &str, name: &str, sub: Planned) ->
         plan = Plan::Result { child: Box::new(plan), filter: Some(f), targets: None };
     }
     if let Some((strategy, group_by, aggs)) = l.agg {
-        plan = Plan::Agg { child: Box::new(plan), strategy, group_by, aggs };
+        plan = Plan::Agg { child: Box::new(plan), strategy, group_by, aggs, split: crate::plan::AggSplit::Simple };
     }
     if let Some(h) = l.having {
         plan = Plan::Result { child: Box::new(plan), filter: Some(h), targets: None };
@@ -1505,7 +1519,7 @@ impl<'a> Planner<'a> {
                 // A partitionwise aggregate's Append is over the partitions' aggregates
                 // (an upper relation): PostgreSQL gives it no run-time pruning.
                 Plan::Append { children, .. } if children.iter().any(aggregates) => return Ok(()),
-                Plan::Append { children, prune } | Plan::MergeAppend { children, prune, .. }
+                Plan::Append { children, prune, .. } | Plan::MergeAppend { children, prune, .. }
                     if children.len() == leaves.len() =>
                 {
                     *prune = Some(Box::new(PartPruneInfo {
@@ -1545,18 +1559,18 @@ impl<'a> Planner<'a> {
         // order, the first one the bare alias when the parent is not referred to.
         let pushed_agg = l.agg.is_some() && self.partitionwise(rel, &l) && leaves.len() > 1;
         // enable_partitionwise_aggregate with the partition key not among the grouping
-        // keys: PostgreSQL aggregates each partition partially and finalizes above the
-        // Append (PARTITIONWISE_AGGREGATE_PARTIAL); the sandbox has no partial aggregate.
-        if l.agg.is_some()
+        // keys: each partition aggregates partially and a Finalize Aggregate combines
+        // above the Append (PARTITIONWISE_AGGREGATE_PARTIAL, `grouping_planner`), but
+        // for avg, whose partial state (a sum and a count) the sandbox does not plan.
+        let partial_agg = l.agg.is_some()
             && partitioned
             && leaves.len() > 1
             && !self.partitionwise(rel, &l)
-            && self.coord.setting_on("enable_partitionwise_aggregate", false)
-        {
+            && self.coord.setting_on("enable_partitionwise_aggregate", false);
+        if partial_agg && l.agg.as_ref().is_some_and(|(_, _, aggs)| aggs.iter().any(|a| a.func == AggFunc::Avg)) {
             return Err(FrontError::unsupported(
-                "enable_partitionwise_aggregate = on with the partition key not among the GROUP BY keys: \
-                 PostgreSQL aggregates each partition partially (Partial Aggregate, then Finalize Aggregate), \
-                 which the sandbox does not plan",
+                "enable_partitionwise_aggregate = on with avg() and the partition key not among the GROUP BY keys: \
+                 PostgreSQL aggregates each partition partially, and avg's partial state is not planned by the sandbox",
                 at,
             ));
         }
@@ -1590,12 +1604,27 @@ impl<'a> Planner<'a> {
             // (foreign_grouping_ok: no local_conds) and no gating qual sits on the scan.
             let ships = conjuncts.iter().all(is_foreign_expr) && self.gating.is_empty();
             let pushed = (pushed_agg || single_foreign) && pushable_agg(&keys, &aggs) && !dummy && ships;
-            let (mut having, mut sort, mut limit) = (l.having, l.sort, l.limit);
+            let (mut having, sort, limit) = (l.having, l.sort, l.limit);
+            if partial_agg {
+                // Partial aggregates per partition, finalized above, or the ordinary
+                // paths: by cost.
+                let s = ScanInput { conjuncts: &conjuncts, used: &used, where_cols: &where_cols };
+                let upper =
+                    Upper { having: having.as_ref(), sort: sort.as_deref(), targets: l.targets.as_deref(), limit };
+                return self.partial_partitionwise(rel, (&leaves, alias), &s, (&keys, &aggs), &upper, at);
+            }
+            if !pushed && !keys.is_empty() && !leaves.is_empty() {
+                // Aggregated here: GroupAggregate or HashAggregate by cost.
+                let s = ScanInput { conjuncts: &conjuncts, used: &used, where_cols: &where_cols };
+                let upper =
+                    Upper { having: having.as_ref(), sort: sort.as_deref(), targets: l.targets.as_deref(), limit };
+                return self.grouped(rel, &leaves, &s, &keys, &aggs, &upper, at);
+            }
+            // A full partitionwise aggregation (the partition key among the grouping
+            // keys: every group in one partition) applies HAVING in each partition's
+            // aggregate (create_partitionwise_grouping_paths, PARTITIONWISE_AGGREGATE_FULL).
+            let per_partition = if pushed && pushed_agg { having.take() } else { None };
             let mut plan = if pushed {
-                // A full partitionwise aggregation (the partition key among the grouping
-                // keys: every group in one partition) applies HAVING in each partition's
-                // aggregate (create_partitionwise_grouping_paths, PARTITIONWISE_AGGREGATE_FULL).
-                let per_partition = if pushed_agg { having.take() } else { None };
                 let children: Vec<Plan> = leaves
                     .iter()
                     .map(|leaf| {
@@ -1613,17 +1642,32 @@ impl<'a> Planner<'a> {
                     child: Box::new(append_leaves(children, rel, &used)),
                     strategy: strategy.clone(),
                     group_by: keys.clone(),
-                    aggs,
+                    aggs: aggs.clone(),
+                    split: crate::plan::AggSplit::Simple,
                 }
             };
+            if pushed_agg && pushed {
+                // The partitionwise paths or the ordinary ones over the whole Append,
+                // GroupAggregate or HashAggregate, Sort or Merge Append: by cost.
+                let s = ScanInput { conjuncts: &conjuncts, used: &used, where_cols: &where_cols };
+                let query_having = per_partition.as_ref();
+                let upper = Upper { having: query_having, sort: sort.as_deref(), targets: l.targets.as_deref(), limit };
+                let agg = PartitionAgg { keys: &keys, aggs: &aggs, having: per_partition.as_ref() };
+                return self.partitionwise_grouping(plan, rel, (&leaves, alias), &s, &agg, &upper, at);
+            }
             if let (true, Plan::ForeignScan(f)) = (pushed && single_foreign, &mut plan) {
                 // The aggregate runs remotely, and so do HAVING (postgres_fdw's
                 // foreign_grouping_ok ships it), ORDER BY (add_foreign_ordered_paths) and
                 // then LIMIT/OFFSET (add_foreign_final_paths). HAVING and the sort keys
                 // are over the Agg's output: keys then aggregates, the remote targets.
                 f.remote.having = having.take().map(|h| split_and(&h)).unwrap_or_default();
-                f.remote.order_by = sort.take().unwrap_or_default();
-                push_limit(f, &mut limit);
+                // ORDER BY remotely or by a local Sort, LIMIT pushed or not: by cost.
+                let mut ordered = plan.clone();
+                if let (Plan::ForeignScan(f), Some(keys)) = (&mut ordered, &sort) {
+                    f.remote.order_by = keys.clone();
+                }
+                let upper = Upper { having: None, sort: sort.as_deref(), targets: l.targets.as_deref(), limit };
+                return Ok(self.foreign_upper(plan, sort.is_some().then_some(ordered), &upper, true));
             }
             if let Some(h) = having {
                 plan = Plan::Result { child: Box::new(plan), filter: Some(h), targets: None };
@@ -1643,24 +1687,17 @@ impl<'a> Planner<'a> {
                     && t.iter().enumerate().all(|(i, (e, n))| *e == Expr::Col(i) && *n == rel.columns[used[i]].name))
             });
         let plain_keys = sort.as_ref().is_some_and(|k| k.iter().all(|k| matches!(k.expr, Expr::Col(_))));
+        let s = ScanInput { conjuncts: &conjuncts, used: &used, where_cols: &where_cols };
+        let upper = Upper { having: None, sort: sort.as_deref(), targets: targets.as_deref(), limit: l.limit };
         let plan = match &sort {
-            // Several partitions, ordered, with LIMIT: each child ordered, merged. Only
-            // when a foreign partition sorts remotely (postgres_fdw's presorted path
-            // costs 5% more, DEFAULT_FDW_SORT_MULTIPLIER): with local partitions only,
-            // each of which would need its own Sort, PostgreSQL's costs favour one
-            // bounded Sort over the Append (a cost-based choice, simplified).
+            // Several partitions, ordered, some foreign (a path sorted remotely): a Sort
+            // over the Append or a Merge Append of ordered children, by cost.
             Some(keys)
                 if leaves.len() > 1
                     && plain_keys
-                    && l.limit.is_some()
                     && leaves.iter().any(|leaf| matches!(leaf.rel.kind, RelKind::Foreign { .. })) =>
             {
-                let children: Vec<Plan> = leaves
-                    .iter()
-                    .map(|leaf| self.scan(leaf, &conjuncts, &used, &where_cols, Some(keys), at))
-                    .collect::<Result<_, _>>()?;
-                let plan = Plan::MergeAppend { children, keys: keys.clone(), prune: None };
-                return Ok(finish(plan, None, targets, l.limit));
+                return self.ordered_append(rel, &leaves, &s, keys, &upper, at);
             }
             // One local table with an index on the key: a presorted index path or a
             // Sort, by cost under the LIMIT (indxpath.rs).
@@ -1679,14 +1716,12 @@ impl<'a> Planner<'a> {
                 let sort = if presorted { None } else { sort.clone() };
                 return Ok(finish(plan, sort, targets, l.limit));
             }
-            // One foreign relation: the remote server sorts.
+            // One foreign relation: a local Sort or the remote ORDER BY (and, for a
+            // plain foreign table, LIMIT in the remote query), by cost.
             Some(keys) if leaves.len() == 1 && plain_keys && matches!(leaves[0].rel.kind, RelKind::Foreign { .. }) => {
-                let mut plan = self.scan(&leaves[0], &conjuncts, &used, &where_cols, Some(keys), at)?;
-                let mut limit = l.limit;
-                if let (false, Plan::ForeignScan(f)) = (partitioned, &mut plan) {
-                    push_limit(f, &mut limit);
-                }
-                return Ok(finish(plan, None, targets, limit));
+                let unordered = self.scan(&leaves[0], &conjuncts, &used, &where_cols, None, at)?;
+                let ordered = self.scan(&leaves[0], &conjuncts, &used, &where_cols, Some(keys), at)?;
+                return Ok(self.foreign_upper(unordered, Some(ordered), &upper, !partitioned));
             }
             _ => {
                 let children: Vec<Plan> = leaves
@@ -1696,12 +1731,11 @@ impl<'a> Planner<'a> {
                 append_leaves(children, rel, &used)
             }
         };
-        let mut plan = plan;
-        let mut limit = l.limit;
-        if let (false, None, Plan::ForeignScan(f)) = (partitioned, &sort, &mut plan) {
-            push_limit(f, &mut limit);
+        if let (false, None, Plan::ForeignScan(_)) = (partitioned, &sort, &plan) {
+            // A plain foreign table's LIMIT: in the remote query or not, by cost.
+            return Ok(self.foreign_upper(plan, None, &upper, true));
         }
-        Ok(finish(plan, sort, targets, limit))
+        Ok(finish(plan, sort, targets, l.limit))
     }
 
     /// The leaf partitions of `rel` (itself if not partitioned) that pruning keeps,
@@ -1949,8 +1983,7 @@ impl<'a> Planner<'a> {
             return Ok(Plan::ForeignScan(f));
         }
         let input = self.local_scan(leaf, conjuncts, used, where_cols);
-        let strategy = if keys.is_empty() { AggStrategy::Plain } else { AggStrategy::Hashed };
-        let plan = Plan::Agg { child: Box::new(input), strategy, group_by: keys.to_vec(), aggs: aggs.to_vec() };
+        let plan = self.local_partition_agg(input, keys, aggs);
         Ok(match agg.having {
             Some(h) => Plan::Result { child: Box::new(plan), filter: Some(h.clone()), targets: None },
             None => plan,
@@ -1991,7 +2024,7 @@ fn pushable_agg(keys: &[Expr], aggs: &[AggCall]) -> bool {
 }
 
 /// Sort, projection and Limit on top, as the logical plan had them.
-fn finish(
+pub(super) fn finish(
     mut plan: Plan,
     sort: Option<Vec<SortKey>>,
     targets: Option<Vec<(Expr, String)>>,
@@ -2023,7 +2056,7 @@ fn append(mut children: Vec<Plan>) -> Plan {
     if children.len() == 1 {
         return children.pop().expect("one child");
     }
-    Plan::Append { children, prune: None }
+    Plan::Append { children, prune: None, ordered: false }
 }
 
 /// The value of a qual that reads no column and calls no function (`1 = 1`, `2 < 1`,

@@ -500,13 +500,14 @@ fn nonnullable_vars(e: &crate::plan::Expr, out: &mut Vec<usize>) {
 /// sandbox's Unique is costed as a UNION's), not as the number of groups.
 pub(super) fn create_unique_path(coord: &Node, input: crate::plan::Plan) -> crate::plan::Plan {
     use crate::plan::costsize::{cost_plan, CostParams};
-    use crate::plan::{AggStrategy, Expr, Plan, SortKey};
+    use crate::plan::{AggSplit, AggStrategy, Expr, Plan, SortKey};
     let key = Expr::Col(0);
     let hashed = Plan::Agg {
         child: Box::new(input.clone()),
         strategy: AggStrategy::Hashed,
         group_by: vec![key.clone()],
         aggs: vec![],
+        split: AggSplit::Simple,
     };
     let sorted = Plan::Unique {
         child: Box::new(Plan::Sort { child: Box::new(input), keys: vec![SortKey { expr: key, desc: false }] }),

@@ -814,8 +814,8 @@ pub(super) fn insert_gating(plan: Plan, qual: Expr) -> Plan {
             Plan::Limit { child: Box::new(insert_gating(*child, qual)), offset, count }
         }
         Plan::Sort { child, keys } => Plan::Sort { child: Box::new(insert_gating(*child, qual)), keys },
-        Plan::Agg { child, strategy, group_by, aggs } => {
-            Plan::Agg { child: Box::new(insert_gating(*child, qual)), strategy, group_by, aggs }
+        Plan::Agg { child, strategy, group_by, aggs, split } => {
+            Plan::Agg { child: Box::new(insert_gating(*child, qual)), strategy, group_by, aggs, split }
         }
         Plan::Result { child, filter: None, targets } => {
             Plan::Result { child: Box::new(insert_gating(*child, qual)), filter: None, targets }
@@ -826,9 +826,11 @@ pub(super) fn insert_gating(plan: Plan, qual: Expr) -> Plan {
         // A partitioned relation: each partition is a relation of its own with the
         // parent's restrictions, so each gets its gating Result (and, no longer a
         // foreign scan, is no async child of the Append).
-        Plan::Append { children, prune } => {
-            Plan::Append { children: children.into_iter().map(|c| insert_gating(c, qual.clone())).collect(), prune }
-        }
+        Plan::Append { children, prune, ordered } => Plan::Append {
+            children: children.into_iter().map(|c| insert_gating(c, qual.clone())).collect(),
+            prune,
+            ordered,
+        },
         Plan::MergeAppend { children, keys, prune } => Plan::MergeAppend {
             children: children.into_iter().map(|c| insert_gating(c, qual.clone())).collect(),
             keys,

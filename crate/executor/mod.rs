@@ -263,13 +263,13 @@ pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<Plan
             Box::new(node_bitmapheapscan::BitmapIndexScanState::init(table, *column, quals, cond, ncols, ctx)?)
         }
         Plan::ForeignScan(f) => Box::new(ForeignScanState::init(id, f, es)?),
-        Plan::Append { children, prune } => {
+        Plan::Append { children, prune, ordered } => {
             // An InitPlan's value in the pruning conditions: every child is initialized,
             // and the Append prunes at its first call (exec pruning).
             let exec_prune = prune.as_deref().filter(|p| p.conjuncts.iter().any(crate::plan::Expr::has_exec_param));
             let initial = if exec_prune.is_some() { None } else { prune.as_deref() };
             let (children, removed) = init_partition_pruning(children, initial, ctx, es)?;
-            let mut state = AppendState::init(id, children, es);
+            let mut state = AppendState::init(id, children, *ordered, es);
             state.subplans_removed = removed;
             state.exec_prune = exec_prune.cloned();
             Box::new(state)
@@ -291,15 +291,18 @@ pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<Plan
         Plan::Limit { child, offset, count } => {
             Box::new(node_limit::LimitState::init(init_plan(child, ctx, es)?, *offset, *count))
         }
-        Plan::Agg { child, strategy, group_by, aggs } => {
+        Plan::Agg { child, strategy, group_by, aggs, split } => {
             let input = child.output_columns();
-            Box::new(node_agg::AggState::init(
-                init_plan(child, ctx, es)?,
-                strategy.clone(),
-                group_by.clone(),
-                aggs.clone(),
-                &input,
-            ))
+            Box::new(
+                node_agg::AggState::init(
+                    init_plan(child, ctx, es)?,
+                    strategy.clone(),
+                    group_by.clone(),
+                    aggs.clone(),
+                    &input,
+                )
+                .with_split(*split),
+            )
         }
         Plan::Result { child, filter, targets } => {
             let exprs = filter.iter().chain(targets.iter().flatten().map(|(e, _)| e));

@@ -166,11 +166,13 @@ fn mark_async_capable_plan(member: &PlanState) -> bool {
 
 impl AppendState {
     /// ExecInitAppend: classifies children and creates one request per async child.
-    pub fn init(id: usize, mut children: Vec<PlanState>, es: &mut EState) -> AppendState {
+    /// `ordered`: an ordered Append (`Plan::Append::ordered`), whose members all run
+    /// synchronously, in order (`create_append_plan` marks none async-capable).
+    pub fn init(id: usize, mut children: Vec<PlanState>, ordered: bool, es: &mut EState) -> AppendState {
         let mut as_asyncrequests = Vec::with_capacity(children.len());
         let mut as_syncplans = Vec::new();
         for (i, c) in children.iter_mut().enumerate() {
-            if mark_async_capable_plan(c) {
+            if !ordered && mark_async_capable_plan(c) {
                 c.node.mark_async_requestee();
                 as_asyncrequests.push(Some(new_request(es, id, c.id, i)));
             } else {

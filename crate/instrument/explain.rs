@@ -556,7 +556,7 @@ fn properties(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions) -> Vec<(Strin
     n.details
         .iter()
         .filter(|(k, _)| match k.as_str() {
-            "Output" | "Schema" | "Alias" | "Server" | "Qualify" | "Parent" | "JoinType" => false,
+            "Output" | "Schema" | "Alias" | "Server" | "Qualify" | "Parent" | "JoinType" | "Partial Mode" => false,
             // TEXT prints it only with VERBOSE, and only when true (explain.c).
             "Remote SQL" | "Inner Unique" => opts.verbose,
             _ => true,
@@ -592,9 +592,16 @@ fn title(n: &ExplainNode, opts: &ExplainOptions) -> String {
     if n.async_capable {
         t.push_str("Async ");
     }
+    // A partial aggregation's halves: `Partial HashAggregate`, `Finalize Aggregate`.
+    if let Some(mode) = n.detail("Partial Mode") {
+        t.push_str(mode);
+        t.push(' ');
+    }
     match (n.node_type.as_str(), n.strategy.as_deref()) {
         ("Aggregate", Some("Hashed")) => t.push_str("HashAggregate"),
         ("Aggregate", Some("Sorted")) => t.push_str("GroupAggregate"),
+        // ExplainNode's title for a backward scan: `Index Scan Backward`.
+        ("Index Scan", _) if n.detail("Scan Direction") == Some("Backward") => t.push_str("Index Scan Backward"),
         // `Hash Left Join`, `Merge Full Join`, `Nested Loop Left Join`.
         (ty, _) if n.is_join() && n.join_type() != "Inner" => match ty.strip_suffix(" Join") {
             Some(method) => t.push_str(&format!("{method} {} Join", n.join_type())),
@@ -886,7 +893,7 @@ fn json_node(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions, (analyze, cost
     put("Node Type", J::Str(n.node_type.clone()));
     if n.node_type == "Aggregate" {
         put("Strategy", J::Str(n.strategy.clone().unwrap_or_else(|| "Plain".into())));
-        put("Partial Mode", J::Str("Simple".into()));
+        put("Partial Mode", J::Str(n.detail("Partial Mode").unwrap_or("Simple").into()));
     } else if let Some(s) = &n.strategy {
         put("Strategy", J::Str(s.clone()));
     }

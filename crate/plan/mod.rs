@@ -737,6 +737,28 @@ impl JoinType {
 pub enum AggStrategy {
     Plain,
     Hashed,
+    /// GroupAggregate (`AGG_SORTED`): the input comes sorted by the group keys, so a
+    /// group is complete when the key changes and goes out at once.
+    Sorted,
+}
+
+/// PostgreSQL's `AggSplit`: a whole aggregation (`AGGSPLIT_SIMPLE`), or its two
+/// halves when each partition aggregates partially (partitionwise aggregation without
+/// the partition key grouped): `Partial` returns each group's transition values
+/// (EXPLAIN: `PARTIAL count(*)`), `Finalize` combines the partial values of a group
+/// (a count sums the partial counts, a min takes their min) and finishes them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Default)]
+pub enum AggSplit {
+    #[default]
+    Simple,
+    Partial,
+    Finalize,
+}
+
+impl AggSplit {
+    pub fn is_simple(&self) -> bool {
+        *self == AggSplit::Simple
+    }
 }
 
 /// Which set operation a SetOp node computes (PostgreSQL's `SetOpCmd`).
@@ -835,6 +857,13 @@ pub enum Plan {
         /// table with conditions on its key that compare with parameters).
         #[serde(skip)]
         prune: Option<Box<PartPruneInfo>>,
+        /// An ordered Append (`generate_orderedappend_paths` over partitions whose
+        /// bounds are in the query's order, `partitions_are_ordered`): its members, in
+        /// that order, each return their rows in it, so their concatenation is ordered.
+        /// None of them runs asynchronously (`create_append_plan` considers async
+        /// members only for an Append without pathkeys).
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        ordered: bool,
     },
     MergeAppend {
         children: Vec<Plan>,
@@ -857,6 +886,9 @@ pub enum Plan {
         strategy: AggStrategy,
         group_by: Vec<Expr>,
         aggs: Vec<AggCall>,
+        /// Whole, or one half of a partial aggregation (`AggSplit`).
+        #[serde(skip_serializing_if = "AggSplit::is_simple")]
+        split: AggSplit,
     },
     /// Projection and filter (PostgreSQL puts these on every node; we make them a node
     /// so the demo shows where rows are dropped). With no targets, the input passes through.
@@ -1076,7 +1108,7 @@ impl Plan {
             }
             Plan::BitmapIndexScan { quals, cond, .. } => quals.iter_mut().chain(cond.iter_mut()).for_each(f),
             Plan::ForeignScan(s) => s.remote.quals.iter_mut().chain(s.remote.having.iter_mut()).for_each(f),
-            Plan::Append { children, prune } => {
+            Plan::Append { children, prune, .. } => {
                 if let Some(p) = prune {
                     p.conjuncts.iter_mut().for_each(&mut *f);
                 }

@@ -189,11 +189,9 @@ select id, cat from f order by cat, id offset 500;
 select id from f where cat = 'c2' order by id limit 3;
 
 -- [foreign limit filter] LIMIT without ORDER BY (one row qualifies)
--- known: plan — postgres_fdw pushes LIMIT only when its cost estimate says so (estimate_path_cost_size); the sandbox has no estimates and always pushes
 select id, cat from f where id = 7 limit 3;
 
 -- [foreign group having order limit numeric] HAVING, ORDER BY DESC, LIMIT on an aggregate
--- known: plan — as q026: LIMIT pushdown on an aggregated foreign scan is an estimate-based choice
 select cat, count(*), min(score) from f where val > 0 group by cat having count(*) >= 20 order by cat desc limit 2;
 
 -- ===== loc: a local table =====
@@ -279,17 +277,14 @@ select grp, count(*), sum(amount) from h group by grp order by grp;
 select grp, sum(amount) from h group by grp having sum(amount) > 9000 order by grp;
 
 -- [hash group order limit text] GROUP BY text, ORDER BY, LIMIT
--- known: plan — PostgreSQL picks GroupAggregate over a Merge Append of sorted foreign scans by cost; the sandbox hashes
 select name, count(*) from h group by name order by name limit 5;
 
 -- [hash partitionwise group order limit] partitionwise aggregate on the key
 set enable_partitionwise_aggregate = on;
--- known: plan — as q054 (GroupAggregate over Merge Append, a cost-based choice)
 select id, count(*) from h group by id order by id limit 5;
 
 -- [hash partitionwise pruned group] partitionwise aggregate over one partition
 set enable_partitionwise_aggregate = on;
--- known: plan — GroupAggregate rather than HashAggregate: a cost-based choice the sandbox does not make
 select id, count(*) from h where id = 77 group by id;
 
 -- [hash partitionwise group filter numeric] partitionwise aggregate on the key, WHERE
@@ -298,12 +293,10 @@ select id, sum(amount) from h where id < 50 group by id;
 
 -- [hash partitionwise group] partitionwise aggregate, the key not grouped
 set enable_partitionwise_aggregate = on;
--- known: unsupported — enable_partitionwise_aggregate with GROUP BY lacking the partition key: PostgreSQL aggregates each partition partially (Partial/Finalize Aggregate), which the sandbox does not plan; refused by name
 select grp, count(*) from h group by grp;
 
 -- [hash partitionwise agg] partitionwise aggregate, no GROUP BY
 set enable_partitionwise_aggregate = on;
--- known: unsupported — as q058: partial partitionwise aggregation (no GROUP BY), refused by name
 select count(*) from h;
 
 -- [hash order limit] ORDER BY the key, LIMIT
@@ -316,11 +309,9 @@ select id, name from h order by name, id limit 10 offset 40;
 select id, big from h order by big desc, id limit 8;
 
 -- [hash order filter] ORDER BY without LIMIT
--- known: plan — Merge Append without LIMIT, chosen by cost over Sort above Append
 select id, grp from h where grp = 9 order by id;
 
 -- [hash pruned order limit numeric] one partition, ORDER BY, LIMIT
--- known: plan — a local Sort instead of the remote ORDER BY on one pruned partition: a cost-based choice
 select id, amount from h where id = 33 order by amount limit 1;
 
 -- [hash filter numeric] a numeric range
@@ -339,7 +330,6 @@ select id, name from h where name = 'n07' and id < 300 order by id;
 select id, name from h where name is null order by id limit 5;
 
 -- [hash group order limit text] two grouping keys
--- known: plan — as q054 (GroupAggregate over sorted input, by cost)
 select grp, name, count(*) from h where id < 200 group by grp, name order by grp, name limit 10;
 
 -- ===== r: range-partitioned, a local and a foreign partition =====
@@ -381,11 +371,9 @@ select label, count(*) from r group by label;
 select v, count(*), max(k) from r group by v order by v;
 
 -- [range order limit] ORDER BY the key DESC, LIMIT
--- known: plan — ordered Append over range partitions (children in key order, no async, local Index Scan): not implemented
 select k, v from r order by k desc limit 5;
 
 -- [range order limit offset] ORDER BY the key, OFFSET across the partition bound
--- known: plan — as q083: ordered Append for range partitions
 select k, label from r order by k limit 5 offset 495;
 
 -- [range order filter] ORDER BY the key, both partitions
@@ -396,16 +384,13 @@ select label, k from r order by label, k limit 6;
 
 -- [range partitionwise group text] partitionwise aggregate, the key not grouped
 set enable_partitionwise_aggregate = on;
--- known: unsupported — as q058: partial partitionwise aggregation, refused by name
 select label, count(*) from r group by label;
 
 -- [range partitionwise group filter numeric] partitionwise aggregate on the key
 set enable_partitionwise_aggregate = on;
--- known: plan — GroupAggregate rather than HashAggregate, by cost
 select k, sum(amount) from r where k % 100 = 0 group by k;
 
 -- [range order limit numeric filter] a numeric filter, ORDER BY the key
--- known: plan — Sort over Append rather than an ordered Append with the range partitions' indexes
 select k, amount from r where amount >= 44.5 order by k limit 10;
 
 -- [range agg pruned foreign] aggregates over the foreign partition only
@@ -415,7 +400,6 @@ select count(*), sum(v) from r where k >= 500;
 select max(v), min(amount) from r where k < 500;
 
 -- [range agg pruned foreign group order limit numeric] GROUP BY over the foreign partition only
--- known: plan — GroupAggregate rather than HashAggregate, by cost
 select amount, count(*) from r where k >= 500 group by amount order by amount desc limit 3;
 
 -- ===== l: list-partitioned, foreign, local and default partitions =====
@@ -705,7 +689,6 @@ execute pf_untyped_g('c3', 100);
 -- [prepared generic range pruning order limit] a Merge Append over both partitions, the local one removed at startup
 set plan_cache_mode = force_generic_plan;
 prepare pm_ge(int) as select k, label from r where k >= $1 order by k limit 5;
--- known: plan — as q083: PostgreSQL plans an ordered Append over the range partitions (no Merge Append); both remove the local partition at startup (Subplans Removed: 1)
 execute pm_ge(600);
 
 -- [prepared generic hash pruning join] a join side's Append prunes at startup too
@@ -1148,7 +1131,6 @@ select l.id, f.val from l join f on l.id = f.id where f.val > 0;
 -- ===== Subqueries: InitPlans (issue 17; subselect.c, nodeSubplan.c) =====
 
 -- [subquery initplan foreign partitioned async] a scalar subquery over the same foreign partitions: an InitPlan whose value goes to the shards as $1
--- known: plan — PostgreSQL's costs (a third of the rows estimated to pass `amount > $0`) prefer a Merge Append of remotely sorted partitions to a Sort over the Append; the sandbox merges only under a LIMIT (a rule, not a cost)
 select id, name from h where amount > (select avg(amount) from h) order by id;
 
 -- [subquery initplan foreign partitioned agg] the count above the Append, the InitPlan's value in every partition's remote WHERE
@@ -1191,7 +1173,6 @@ select id, (select count(*) from f) as n from loc where qty < 5 order by id;
 select id, (select sum(qty) from loc) from loc where qty < 3 order by id;
 
 -- [subquery initplan select list arithmetic] the value in an expression of the select list
--- known: plan — PostgreSQL's costs put a local Sort over the scan here (with `val - 1` instead of the InitPlan's value too, on this table); the sandbox sorts a lone foreign table remotely by rule
 select id, val - (select count(*) from dim) as d from f where id < 10 order by id;
 
 -- [subquery initplan select list agg] beside a pushed-down aggregate
@@ -1238,7 +1219,6 @@ select id from loc where id = any (select id from f) order by id;
 select id, name from h where id = (select count(*) from dim);
 
 -- [subquery exists uncorrelated foreign partitioned async] EXISTS over the foreign partitions gating a scan of the same partitions: the InitPlan stops at its first row
--- known: plan — PostgreSQL's costs prefer a Merge Append of remotely sorted partitions (each under its gating Result) to a Sort over the Append; the sandbox merges only under a LIMIT (a rule, not a cost)
 select id, name from h where exists (select 1 from h where amount > 90) and grp = 4 order by id;
 
 -- [subquery not exists uncorrelated] NOT EXISTS: the One-Time Filter is false, nothing is scanned
@@ -1800,3 +1780,158 @@ select count(*) from l where region = (select title from dim where weight = 20);
 
 -- [subquery correlated scalar partitioned async] a SubPlan over the hash partitions: its Append rescanned per outer row, every cursor declared again with $1
 select id, (select count(*) from h where h.grp = loc.qty) as n from loc where id < 4;
+
+-- ===== h23a: upper-planning choices by cost (GroupAggregate or HashAggregate, Merge Append or Sort, remote ORDER BY and LIMIT) =====
+
+-- [groupagg hash order limit] GROUP BY the hash table's grp, ORDER BY it, LIMIT: sorted or hashed, by cost
+select grp, count(*) from h group by grp order by grp limit 3;
+
+-- [groupagg hash order] GROUP BY text, ORDER BY it, no LIMIT
+select name, max(amount) from h group by name order by name;
+
+-- [groupagg hash order desc limit] ORDER BY the group key DESC: the group key sorts descending
+select name, count(*) from h group by name order by name desc limit 4;
+
+-- [groupagg hash order limit reordered] GROUP BY b, a ORDER BY a, b: one sort serves both (preprocess_groupclause)
+select grp, name, count(*) from h where id < 300 group by name, grp order by grp, name limit 5;
+
+-- [groupagg list order limit] GROUP BY the list key, ORDER BY it: foreign and local partitions
+select region, sum(qty) from l group by region order by region limit 2;
+
+-- [groupagg range pruned foreign order limit] GROUP BY over one foreign range partition
+select k, count(*) from r where k > 900 group by k order by k limit 5;
+
+-- [groupagg local order] GROUP BY on a local table, ORDER BY the key
+select qty, count(*) from loc group by qty order by qty;
+
+-- [groupagg hash having order limit] HAVING, ORDER BY the key, LIMIT
+select name, count(*) from h group by name having count(*) > 40 order by name limit 3;
+
+-- [groupagg hash order agg limit] ORDER BY an aggregate: the sort is above the aggregate either way
+select grp, sum(amount) from h group by grp order by 2 desc, grp limit 3;
+
+-- [groupagg settings hashagg] enable_hashagg off: GroupAggregate by cost
+set enable_hashagg = off;
+select grp, count(*) from h group by grp;
+
+-- [groupagg settings hashagg local] enable_hashagg off on a local table
+set enable_hashagg = off;
+select cat, sum(qty) from loc group by cat;
+
+-- [groupagg partitionwise range local] partitionwise, the key grouped: the local partition's aggregate by cost
+set enable_partitionwise_aggregate = on;
+select k, count(*) from r where k % 50 = 0 group by k;
+
+-- [mergeappend hash order] ORDER BY a text column, no LIMIT: Merge Append or Sort over Append
+select id, name from h where grp = 2 order by name;
+
+-- [mergeappend hash order numeric] two keys, no LIMIT
+select id, amount from h where amount > 95 order by amount, id;
+
+-- [mergeappend list order] ORDER BY over a local and a foreign partition, no LIMIT
+select id, qty from l where qty > 10 order by id;
+
+-- [mergeappend hash order offset] OFFSET without LIMIT
+select id from h where grp = 1 order by id offset 190;
+
+-- [mergeappend hash order limit] a large LIMIT
+select id, grp from h order by grp, id limit 1500;
+
+-- [mergeappend settings sort] enable_sort off: a Merge Append of remotely sorted partitions
+set enable_sort = off;
+select id, big from h where grp = 5 order by big;
+
+-- [remotesort foreign order] a plain foreign table ORDER BY, no LIMIT
+select id, val from f where val > 800 order by val;
+
+-- [remotesort foreign order limit] a plain foreign table, two keys, LIMIT
+select id, score from f where cat = 'c1' order by score desc, id limit 3;
+
+-- [remotesort hash pruned order] one partition left, ORDER BY text
+select id, name from h where id = 12 order by name;
+
+-- [remotesort range pruned foreign order limit] one foreign range partition, ORDER BY a non-key column
+select k, v from r where k >= 950 order by v, k limit 4;
+
+-- [limitpush foreign limit] LIMIT below the row estimate: pushed to the remote by cost
+select id from f limit 5;
+
+-- [limitpush foreign limit offset] LIMIT and OFFSET on a filtered foreign table
+select id, cat from f where cat = 'c2' limit 2 offset 3;
+
+-- [limitpush foreign limit] LIMIT above the row estimate: not pushed
+select id from f where val is null limit 100;
+
+-- [limitpush foreign group order limit] an aggregate pushed down, ORDER BY the key, LIMIT
+select cat, count(*) from f group by cat order by cat limit 3;
+
+-- [limitpush foreign order limit] ORDER BY and LIMIT on a plain foreign table
+select id, val from f order by val desc limit 7;
+
+-- [groupagg constant key] the group key equated to a constant: no sort needed for a GroupAggregate
+select grp, count(*), sum(amount) from h where grp = 3 group by grp;
+
+-- [groupagg constant key local] the same on a local table
+select cat, count(*) from loc where cat = 'c1' group by cat;
+
+-- [orderedappend range order limit] ORDER BY the range key: the partitions in bound order, the local one by its index
+select k, v from r order by k limit 3;
+
+-- [orderedappend range order desc limit filter] DESC with a filter: the partitions backwards, the local index read backwards
+select k, label from r where v = 5 order by k desc limit 4;
+
+-- [orderedappend range order filter] ORDER BY the key without LIMIT over both partitions
+select k, v from r where v = 7 order by k;
+
+-- [orderedappend range order limit filter text] a text filter, ORDER BY the key, LIMIT
+select k, label from r where label = 'lbl03' order by k limit 6;
+
+-- [orderedappend range order desc] DESC without LIMIT, both partitions
+select k, v from r where k < 600 and v > 30 order by k desc;
+
+-- [partitionwise mergeappend group order] partitionwise on the key, ORDER BY it without LIMIT
+set enable_partitionwise_aggregate = on;
+select id, sum(amount) from h where id < 100 group by id order by id;
+
+-- [partitionwise mergeappend group order limit list] partitionwise on the list key with local partitions, ORDER BY, LIMIT
+set enable_partitionwise_aggregate = on;
+select region, count(*) from l group by region order by region limit 2;
+
+-- [partitionwise mergeappend group having order desc limit] HAVING in each partition, ORDER BY the key DESC, LIMIT
+set enable_partitionwise_aggregate = on;
+select id, count(*) from h group by id having count(*) > 0 order by id desc limit 3;
+
+-- [partial partitionwise group] partial aggregation per partition, finalized above
+set enable_partitionwise_aggregate = on;
+select grp, sum(amount), max(name) from h group by grp;
+
+-- [partial partitionwise group order limit list] the list table grouped by a non-key column, ORDER BY, LIMIT
+set enable_partitionwise_aggregate = on;
+select qty, count(*) from l group by qty order by qty limit 3;
+
+-- [partial partitionwise agg range] no GROUP BY over a local and a foreign range partition
+set enable_partitionwise_aggregate = on;
+select min(k), max(k), count(v) from r;
+
+-- [partial partitionwise group having range] a filter, GROUP BY a non-key column, HAVING
+set enable_partitionwise_aggregate = on;
+select label, count(*) from r where k > 300 group by label having count(*) > 30;
+
+-- [partial partitionwise group order] partial aggregation per partition, ORDER BY the key: Finalize GroupAggregate or HashAggregate and a Sort, by cost
+set enable_partitionwise_aggregate = on;
+select grp, sum(amount), max(name) from h group by grp order by grp;
+
+-- [groupagg orderedappend range group order limit] GROUP BY the range key, ORDER BY it, LIMIT: the grouped input in bound order
+select k, max(label) from r group by k order by k limit 3;
+
+-- [partial partitionwise settings hashagg] partial aggregation with enable_hashagg off: GroupAggregates both halves
+set enable_partitionwise_aggregate = on;
+set enable_hashagg = off;
+select grp, count(*) from h group by grp;
+
+-- [groupagg list pruned group order desc] two list partitions, GROUP BY the key, ORDER BY it DESC
+select region, count(*) from l where region in ('north', 'east') group by region order by region desc;
+
+-- [orderedappend settings indexscan] enable_indexscan off: the local partition's index path is disabled, and with it the ordered Append
+set enable_indexscan = off;
+select k, v from r order by k limit 3;
