@@ -382,7 +382,7 @@ impl Cluster {
                 Ok(None)
             }
             Stmt::Select(q) => self.select_constant(n, q, at).map(Some),
-            Stmt::Explain { .. } | Stmt::Execute { explain: Some(_), .. } => {
+            Stmt::Explain { .. } | Stmt::ExplainModify { .. } | Stmt::Execute { explain: Some(_), .. } => {
                 Err(FrontError::at("EXPLAIN runs in the query section (-- @query)", at))
             }
             Stmt::Prepare { name, types, query } => {
@@ -1066,7 +1066,7 @@ pub fn partition_hash(key: &[(SqlType, Datum)]) -> u64 {
 }
 
 /// Does the key belong to bound `b` (not Default)?
-fn bound_holds(strategy: Strategy, b: &Bound, key: &[(SqlType, Datum)]) -> bool {
+pub fn bound_holds(strategy: Strategy, b: &Bound, key: &[(SqlType, Datum)]) -> bool {
     match (strategy, b) {
         (Strategy::Hash, Bound::Hash { modulus, remainder }) => partition_hash(key) % modulus == *remainder,
         (Strategy::List, Bound::List(values)) => values.iter().any(|v| match (v, &key[0].1) {

@@ -427,6 +427,7 @@ fn walk(plan: &Plan, f: &mut dyn FnMut(&Plan)) {
         | Plan::Unique { child, .. }
         | Plan::Gating { child, .. }
         | Plan::SetOp { child, .. } => walk(child, f),
+        Plan::ModifyTable(m) => walk(&m.child, f),
         Plan::HashJoin { outer, inner, .. }
         | Plan::NestLoop { outer, inner, .. }
         | Plan::MergeJoin { outer, inner, .. } => {

@@ -145,6 +145,12 @@ pub enum Stmt {
         options: ExplainFlags,
         query: Box<Query>,
     },
+    /// `EXPLAIN [(options)] INSERT …`: the query section's INSERT, explained
+    /// (`coordinator_sql::modifytable`); `stmt` is a [`Stmt::Insert`].
+    ExplainModify {
+        options: ExplainFlags,
+        stmt: Box<Stmt>,
+    },
     Select(Box<Query>),
     /// `PREPARE name [(type, …)] AS SELECT …` (prepare.c's `PrepareQuery`): the
     /// SELECT with its `$n` parameters, kept by [`super::prepared`]. `types` are the
@@ -530,7 +536,10 @@ fn convert(stmt: Statement, at: Location) -> Result<Stmt, FrontError> {
                     Stmt::Execute { name, args, .. } => Ok(Stmt::Execute { name, args, explain: Some(flags) }),
                     _ => Err(FrontError::at("internal error: EXPLAIN EXECUTE", at)),
                 },
-                _ => Err(FrontError::unsupported("EXPLAIN of anything but a SELECT or an EXECUTE", at)),
+                insert @ Statement::Insert(_) => {
+                    Ok(Stmt::ExplainModify { options: flags, stmt: Box::new(convert(insert, at)?) })
+                }
+                _ => Err(FrontError::unsupported("EXPLAIN of anything but a SELECT, an INSERT or an EXECUTE", at)),
             }
         }
         Statement::Query(q) => Ok(Stmt::Select(q)),

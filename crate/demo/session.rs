@@ -1142,6 +1142,7 @@ pub fn plan_bound(scenario: &Scenario, plan: &crate::plan::Plan) -> PlanBound {
         | Plan::Unique { child, .. }
         | Plan::Gating { child, .. }
         | Plan::SetOp { child, .. } => plan_bound(scenario, child),
+        Plan::ModifyTable(m) => plan_bound(scenario, &m.child),
         Plan::Limit { child, offset, count } => {
             let b = plan_bound(scenario, child);
             let most = count.map(|c| c.saturating_add(*offset));

@@ -158,6 +158,7 @@ pub fn plan_node_name(plan: &Plan) -> &'static str {
         Plan::Material { .. } => "Materialize",
         Plan::SubqueryScan { .. } => "Subquery Scan",
         Plan::FunctionScan { .. } => "Function Scan",
+        Plan::ModifyTable(_) => "ModifyTable",
         Plan::Unique { .. } => "Unique",
         Plan::SetOp { strategy: crate::plan::SetOpStrategy::Hashed, .. } => "HashSetOp",
         Plan::SetOp { .. } => "SetOp",

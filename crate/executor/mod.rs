@@ -56,6 +56,7 @@ mod node_limit;
 mod node_material;
 mod node_mergeappend;
 mod node_mergejoin;
+pub mod node_modifytable;
 mod node_nestloop;
 mod node_result;
 mod node_seqscan;
@@ -282,6 +283,7 @@ pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<Plan
             node_functionscan::FunctionScanState::init(*start, *stop, *step, alias.clone(), column.name.clone()),
         ),
         Plan::WithInitPlans { .. } => return Err("internal error: InitPlans below a plan's top".into()),
+        Plan::ModifyTable(m) => Box::new(node_modifytable::ModifyTableState::init(id, m, ctx, es)?),
         Plan::Gating { child, qual } => {
             let names: Vec<String> = (0..child.output_columns().len()).map(|i| format!("${i}")).collect();
             Box::new(node_result::GatingResultState::init(init_plan(child, ctx, es)?, qual.clone(), names))

@@ -593,6 +593,13 @@ impl Model<'_> {
                 self.wrap(est, c, |c| (c.vars.clone(), c.widths.clone()))
             }
             Plan::SetOp { child, cmd, ncols, .. } => self.setop(child, *cmd, *ncols),
+            // create_modifytable_path: the subpath's costs, nothing charged for the
+            // modification itself; no RETURNING, so no rows and no width.
+            Plan::ModifyTable(m) => {
+                let c = self.node(&m.child, None);
+                let est = Estimate { rows: 0.0, width: 0, ..c.est };
+                self.wrap(est, c, |_| (vec![], vec![]))
+            }
             Plan::EmptyResult { columns } => {
                 // A dummy relation's Result has no target of its own to weigh: width 0;
                 // its columns keep their types' widths for the nodes above.

@@ -26,6 +26,7 @@ use serde::Serialize;
 
 pub mod costsize;
 pub mod eval;
+pub mod modifytable;
 mod optimize;
 pub mod selectivity;
 pub mod stats;
@@ -865,6 +866,9 @@ pub enum Plan {
         ncols: usize,
         first_flag: i64,
     },
+    /// ModifyTable (nodeModifyTable.c): an INSERT of its child's rows
+    /// ([`modifytable`], `executor::node_modifytable`); it returns no row.
+    ModifyTable(Box<modifytable::ModifyTablePlan>),
 }
 
 /// What a sublink asks of its subquery (PostgreSQL's `SubLinkType`, the kinds the
@@ -908,6 +912,7 @@ impl Plan {
                 child.output_columns()
             }
             Plan::FunctionScan { column, .. } => vec![column.clone()],
+            Plan::ModifyTable(_) => vec![],
             Plan::SetOp { child, ncols, .. } => child.output_columns().into_iter().take(*ncols).collect(),
             Plan::SubqueryScan { child, targets, .. } => {
                 let input = child.output_columns();
@@ -973,6 +978,7 @@ impl Plan {
             | Plan::Unique { child, .. }
             | Plan::SetOp { child, .. } => child.for_each_expr_mut(f),
             Plan::FunctionScan { .. } => {}
+            Plan::ModifyTable(m) => m.child.for_each_expr_mut(f),
             Plan::WithInitPlans { child, init_plans } => {
                 init_plans.iter_mut().for_each(|i| i.plan.for_each_expr_mut(f));
                 child.for_each_expr_mut(f);
@@ -1071,6 +1077,7 @@ impl Plan {
             Plan::HashJoin { outer, inner, .. }
             | Plan::NestLoop { outer, inner, .. }
             | Plan::MergeJoin { outer, inner, .. } => vec![outer, inner],
+            Plan::ModifyTable(m) => vec![&m.child],
             // The InitPlans first: the executor starts them first, and ids follow.
             Plan::WithInitPlans { child, init_plans } => {
                 init_plans.iter().map(|i| &i.plan).chain(std::iter::once(child.as_ref())).collect()

@@ -10,6 +10,8 @@
 //!   here: the simulated server's `sim::guc` checks and stores the setting);
 //! * cursors: `DECLARE c [NO SCROLL] CURSOR [WITH HOLD] FOR <select>`,
 //!   `FETCH [FORWARD] n | ALL | NEXT FROM c`, `CLOSE c`;
+//! * postgres_fdw's foreign insert: `INSERT INTO t (cols) VALUES ($1, …), …` and
+//!   `DEALLOCATE name` (`modify`);
 //! * a single-table `SELECT targets FROM t [alias] [WHERE ...] [GROUP BY ...]
 //!   [HAVING ...] [ORDER BY ...] [LIMIT n] [OFFSET m]`, whose targets may be `*`,
 //!   expressions and the aggregates `count(*)`, `count`, `sum`, `min`, `max`, `avg`.
@@ -21,7 +23,7 @@
 //! a column's type (constants are converted at plan time).
 //!
 //! Everything else (joins, subqueries, other functions, window functions, DISTINCT,
-//! set operations, CTEs, DML, ...) is rejected with a [`SqlError`] that names the
+//! set operations, CTEs, UPDATE, DELETE, ...) is rejected with a [`SqlError`] that names the
 //! construct and, when it can be located, carries its position in the query text
 //! (a 1-based character offset, like PostgreSQL's error position). Unquoted
 //! identifiers are folded to lower case, as in PostgreSQL.
@@ -65,6 +67,7 @@ use crate::plan::Plan;
 use crate::types::{Catalog, Column};
 
 mod expr;
+mod modify;
 pub mod nesting;
 mod select;
 mod source;
@@ -120,6 +123,12 @@ pub enum ShardStatement {
     Close { cursor: String },
     /// A plain SELECT; `columns` are the select list's.
     Select { plan: Plan, columns: Vec<Column> },
+    /// `INSERT INTO t (cols) VALUES (…), …` (postgres_fdw's foreign insert,
+    /// `modify`): `targets` are the table's columns in the order named, each row's
+    /// values a parameter or a constant.
+    Insert { table: String, targets: Vec<usize>, rows: Vec<Vec<crate::plan::Expr>> },
+    /// `DEALLOCATE name` (postgres_fdw's `deallocate_query`).
+    Deallocate { name: String },
 }
 
 /// Parses and plans every statement of `sql` (separated by `;`) against `catalog`.
@@ -245,6 +254,8 @@ fn convert_statement(
             let (plan, columns) = select::plan_query(query, src, catalog)?;
             Ok(ShardStatement::Select { plan, columns })
         }
+        Statement::Insert(ins) => modify::plan_insert(ins, here, src, catalog),
+        Statement::Deallocate { .. } => modify::plan_deallocate(statement, here),
         _ => Err(SqlError::unsupported(statement_keyword(first), here)),
     }
 }

@@ -212,6 +212,9 @@ pub struct ShardServer {
     settings: Settings,
     /// The settings to restore if the current transaction (block or implicit) rolls back.
     saved_settings: Option<Settings>,
+    /// The tables as they were before the transaction's first INSERT, restored if it
+    /// rolls back (a copy of the table list: tables are shared until written).
+    saved_catalog: Option<Catalog>,
     reporter: Reporter,
     statements: Vec<PreparedStatement>,
     portals: Vec<Portal>,
@@ -244,6 +247,7 @@ impl ShardServer {
             xact: Xact::Idle,
             settings: Settings::default(),
             saved_settings: None,
+            saved_catalog: None,
             reporter: Reporter::default(),
             statements: Vec::new(),
             portals: Vec::new(),
@@ -540,6 +544,11 @@ impl ShardServer {
                 self.settings = saved;
             }
         }
+        if let Some(saved) = self.saved_catalog.take() {
+            if !commit {
+                self.catalog = saved;
+            }
+        }
         self.portals.clear(); // cursors and portals end with their transaction
         self.xact = Xact::Idle;
     }
@@ -628,6 +637,8 @@ impl ShardServer {
             ShardStatement::Fetch { cursor, count } => return self.exec_fetch(&cursor, count, out),
             ShardStatement::Close { cursor } => self.exec_close(&cursor, out)?,
             ShardStatement::Select { plan, columns } => return self.exec_select(plan, columns, out),
+            ShardStatement::Insert { table, targets, rows } => return self.exec_insert(&table, &targets, &rows, out),
+            ShardStatement::Deallocate { name } => self.exec_deallocate(&name, out)?,
         }
         Ok(0)
     }
@@ -700,6 +711,47 @@ impl ShardServer {
         let (n, cost) = self.send_portal_rows(i, count, out)?;
         command_complete(out, &format!("FETCH {n}"));
         Ok(cost)
+    }
+
+    /// ExecInsert for each VALUES row, into the transaction's tables (the tables as
+    /// they were are kept until it ends, for a ROLLBACK); `INSERT 0 n`.
+    fn exec_insert(
+        &mut self,
+        table: &str,
+        targets: &[usize],
+        rows: &[Vec<crate::plan::Expr>],
+        out: &mut Vec<u8>,
+    ) -> Result<u64, PgError> {
+        let Some(i) = self.catalog.tables.iter().position(|t| t.name == table) else {
+            return Err(PgError::error("42P01", format!("relation \"{table}\" does not exist")));
+        };
+        if self.saved_catalog.is_none() {
+            self.saved_catalog = Some(self.catalog.clone());
+        }
+        let t = std::rc::Rc::make_mut(&mut self.catalog.tables[i]);
+        let mut row = vec![crate::types::Datum::Null; t.ncols()];
+        for values in rows {
+            row.iter_mut().for_each(|d| *d = crate::types::Datum::Null);
+            for (e, &c) in values.iter().zip(targets) {
+                row[c] = e.eval(&[]);
+            }
+            t.push_row(&row);
+        }
+        // The indexes are built from the rows: built again over the new ones.
+        let indexed: Vec<usize> = t.indexes.iter().map(|x| x.column).collect();
+        for c in indexed {
+            t.create_index(c);
+        }
+        command_complete(out, &format!("INSERT 0 {}", rows.len()));
+        Ok(self.costs.server_row_ns * rows.len() as u64)
+    }
+
+    /// DEALLOCATE: drops a named prepared statement.
+    fn exec_deallocate(&mut self, name: &str, out: &mut Vec<u8>) -> Result<(), PgError> {
+        let j = self.statement_index(name)?;
+        self.statements.remove(j);
+        command_complete(out, "DEALLOCATE");
+        Ok(())
     }
 
     fn exec_close(&mut self, cursor: &str, out: &mut Vec<u8>) -> Result<(), PgError> {
@@ -1129,6 +1181,18 @@ fn describe_rows(out: &mut Vec<u8>, columns: Option<&[Column]>) {
 fn stmt_params(kind: &mut ShardStatement) -> Vec<(u16, crate::plan::SqlType)> {
     match kind {
         ShardStatement::DeclareCursor { plan, .. } | ShardStatement::Select { plan, .. } => plan.params(),
+        ShardStatement::Insert { rows, .. } => {
+            let mut out: Vec<(u16, crate::plan::SqlType)> = Vec::new();
+            for e in rows.iter().flatten() {
+                if let crate::plan::Expr::Param(n, t, _) = e {
+                    if !out.iter().any(|(m, _)| m == n) {
+                        out.push((*n, *t));
+                    }
+                }
+            }
+            out.sort_unstable_by_key(|(n, _)| *n);
+            out
+        }
         _ => Vec::new(),
     }
 }
@@ -1155,6 +1219,9 @@ fn bind_stmt_params(kind: &mut ShardStatement, values: &[Option<Vec<u8>>]) -> Re
     }
     if let ShardStatement::DeclareCursor { plan, .. } | ShardStatement::Select { plan, .. } = kind {
         plan.for_each_expr_mut(&mut |e| e.bind_params(&datums));
+    }
+    if let ShardStatement::Insert { rows, .. } = kind {
+        rows.iter_mut().flatten().for_each(|e| e.bind_params(&datums));
     }
     Ok(())
 }

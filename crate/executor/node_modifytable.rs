@@ -1,0 +1,483 @@
+//! ModifyTable for INSERT (nodeModifyTable.c's `ExecModifyTable` / `ExecInsert`),
+//! with postgres_fdw's foreign modify for a foreign target (postgres_fdw.c's
+//! `postgresBeginForeignModify` / `postgresBeginForeignInsert`,
+//! `postgresExecForeignInsert` / `postgresExecForeignBatchInsert`,
+//! `execute_foreign_modify`, `prepare_foreign_modify`, `deallocate_query`).
+//!
+//! The protocol, per call:
+//! - ExecInit: the child first, then, for a foreign target, GetConnection (its set-up
+//!   and START TRANSACTION, run by the run loop before the plan, as for a scan). A
+//!   partition's result relation is opened only when the first row is routed to it
+//!   (ExecFindPartition → ExecInitPartitionInfo → `postgresBeginForeignInsert`): its
+//!   connection is set up then, mid-run, and the node waits for it.
+//! - Each row of the child is made a row of the target (its columns in the target's
+//!   order, cast to their types, NULL where the INSERT names no column), routed to
+//!   its partition if the target is partitioned (execPartition.c), and stored: a local
+//!   table's row into `es.local_changes`, a foreign table's into its batch
+//!   (`ri_Slots`); a full batch (`batch_size` rows, 1 by default) is sent at once.
+//! - Sending a batch (`execute_foreign_modify`): first another scan's FETCH in flight
+//!   on the connection is drained (`process_pending_request`); if the prepared INSERT
+//!   was made for another number of rows it is dropped (`DEALLOCATE pgsql_fdw_prep_N`,
+//!   waited for) and rebuilt (`rebuildInsertSql`); if none is prepared, the INSERT is
+//!   prepared (`PQprepare` of `pgsql_fdw_prep_N`, N from GetPrepStmtNumber, waited
+//!   for); then executed with the batch's values in text (`PQsendQueryPrepared`),
+//!   waited for.
+//! - After the child's last row, each result relation with rows left in its batch
+//!   sends them (in the order the relations were opened), then the node is done: it
+//!   returns no row (no RETURNING).
+//! - ExecEnd (`ExecEndModifyTable`): each foreign result relation's prepared statement
+//!   is dropped (`DEALLOCATE`, run by the run loop, waited for), then the child ends
+//!   (its scans' CLOSEs follow). The remote transactions commit at the end of the
+//!   statement, as for any query (`run.rs`).
+//!
+//! Invariants: at most one statement of this node is in flight, and only on a
+//! connection whose `pending_areq` is none (drained first); a batch's rows leave the
+//! batch only once the remote INSERT of them completed; the coordinator's own tables
+//! change only through `es.local_changes`, applied by the caller when the statement
+//! ends (the scans of this statement read the tables as they were: PostgreSQL's
+//! snapshot gives the same).
+//!
+//! Where it departs from PostgreSQL: no RETURNING, ON CONFLICT, triggers, constraints
+//! or WITH CHECK OPTIONS; a local table's rows are kept aside until the statement ends
+//! rather than written into the heap at once (nothing in the statement reads them).
+
+use super::{exec_proc_node, ExecNode, ExecStatus, InitContext, PlanState};
+use crate::coordinator_sql::catalog::{bound_holds, Bound};
+use crate::coordinator_sql::statement::Strategy;
+use crate::executor::estate::{EState, ExecError, ExecResult, RemoteCommand};
+use crate::instrument::ExplainNode;
+use crate::plan::modifytable::{CmdType, ForeignModify, ModifyTablePlan, ResultRel};
+use crate::plan::SqlType;
+use crate::remote::{Proto, QueryRole, Ticket};
+use crate::types::{Catalog, ColType, Datum, Table};
+
+/// Rows ModifyTable inserted into the coordinator's own tables, in order.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LocalChanges {
+    pub inserted: Vec<(String, Vec<Datum>)>,
+}
+
+impl LocalChanges {
+    /// The statement's changes made to `catalog` (at its end, as a commit would).
+    pub fn apply(&self, catalog: &mut Catalog) {
+        for (name, row) in &self.inserted {
+            if let Some(t) = catalog.tables.iter_mut().find(|t| &t.name == name) {
+                std::rc::Rc::make_mut(t).push_row(row);
+            }
+        }
+        for t in catalog.tables.iter_mut() {
+            if self.inserted.iter().any(|(n, _)| *n == t.name) {
+                let t: &mut Table = std::rc::Rc::make_mut(t);
+                let cols: Vec<usize> = t.indexes.iter().map(|i| i.column).collect();
+                for c in cols {
+                    t.create_index(c);
+                }
+            }
+        }
+    }
+}
+
+/// Where a row goes, as opened at ExecInit (a partition's foreign state: on first use).
+#[derive(Clone)]
+enum Target {
+    Local(String),
+    /// Index into `ModifyTableState::foreign`.
+    Foreign(usize),
+    /// A foreign partition not opened yet.
+    Unopened(ForeignModify),
+    Partitioned {
+        relation: String,
+        strategy: Strategy,
+        key: Vec<(usize, SqlType)>,
+        partitions: Vec<(Bound, Target)>,
+    },
+}
+
+/// Where a batch's statements stand (`execute_foreign_modify`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Step {
+    Idle,
+    Deallocating(Ticket),
+    Preparing(Ticket),
+    Executing(Ticket, usize),
+}
+
+/// postgres_fdw's `PgFdwModifyState`.
+#[derive(Clone)]
+struct ForeignModifyState {
+    plan: ForeignModify,
+    conn: usize,
+    /// The prepared statement's name (`p_name`), once prepared.
+    p_name: Option<String>,
+    /// Rows the prepared INSERT takes (`num_slots`).
+    num_slots: usize,
+    /// The batch being filled (`ri_Slots`).
+    batch: Vec<Vec<Datum>>,
+    step: Step,
+}
+
+impl ForeignModifyState {
+    /// postgresBeginForeignModify / postgresBeginForeignInsert: GetConnection.
+    fn begin(plan: &ForeignModify, es: &mut EState) -> Result<ForeignModifyState, String> {
+        let conn = es.server_index(&plan.server).ok_or_else(|| format!("server \"{}\" does not exist", plan.server))?;
+        es.get_connection(conn);
+        Ok(ForeignModifyState {
+            plan: plan.clone(),
+            conn,
+            p_name: None,
+            num_slots: 0,
+            batch: Vec::new(),
+            step: Step::Idle,
+        })
+    }
+
+    /// The answer to our statement: Ok(None) after blocking on it.
+    fn result(&self, es: &mut EState, ticket: Ticket) -> ExecResult<Option<crate::remote::QueryResult>> {
+        match es.conns[self.conn].take_result(ticket) {
+            Some(r) => match r.error {
+                Some(e) => Err(ExecError::Remote(e)),
+                None => Ok(Some(r)),
+            },
+            None => {
+                if let Some(e) = &es.conns[self.conn].first_error {
+                    return Err(ExecError::Remote(e.clone()));
+                }
+                es.block_on(self.conn);
+                Ok(None)
+            }
+        }
+    }
+
+    /// process_pending_request: another request's FETCH in flight on our connection
+    /// is waited for (its rows stay for their scan, `node_foreignscan`). False after
+    /// blocking.
+    fn drain_pending_request(&self, es: &mut EState, node: usize) -> ExecResult<bool> {
+        let c = &es.conns[self.conn];
+        let Some(p) = c.pending_areq else { return Ok(true) };
+        if c.is_ready(p.ticket) {
+            let (conn, request) = (self.conn, p.request);
+            es.record(|| crate::trace::TraceKind::Drain { conn, request, node });
+            es.conns[self.conn].pending_areq = None;
+            return Ok(true);
+        }
+        if let Some(e) = &c.first_error {
+            return Err(ExecError::Remote(e.clone()));
+        }
+        es.block_on(self.conn);
+        Ok(false)
+    }
+
+    /// execute_foreign_modify of the first `min(batch, batch_size)` rows of the batch:
+    /// true once their INSERT completed, false after blocking (called again, it goes on).
+    fn send_batch(&mut self, es: &mut EState, node: usize) -> ExecResult<bool> {
+        loop {
+            match self.step {
+                Step::Idle => {
+                    if !self.drain_pending_request(es, node)? {
+                        return Ok(false);
+                    }
+                    let n = self.batch.len().min(self.plan.batch_size);
+                    if self.num_slots != n {
+                        if let Some(name) = self.p_name.take() {
+                            let sql = format!("DEALLOCATE {name}");
+                            let t = es.send(self.conn, Proto::Simple, &sql, Some(node), QueryRole::InTransaction);
+                            self.step = Step::Deallocating(t);
+                            continue;
+                        }
+                        self.num_slots = n;
+                    }
+                    let sql = self.plan.insert_sql(n);
+                    if self.p_name.is_none() {
+                        es.prep_stmt_number += 1;
+                        let name = format!("pgsql_fdw_prep_{}", es.prep_stmt_number);
+                        let t = es.send_named(
+                            self.conn,
+                            Proto::Prepare,
+                            &name,
+                            &sql,
+                            vec![],
+                            Some(node),
+                            QueryRole::InTransaction,
+                        );
+                        self.p_name = Some(name);
+                        self.step = Step::Preparing(t);
+                        continue;
+                    }
+                    let params: Vec<Option<String>> = self.batch[..n]
+                        .iter()
+                        .flatten()
+                        .map(|d| if d.is_null() { None } else { Some(d.to_string()) })
+                        .collect();
+                    let name = self.p_name.clone().unwrap_or_default();
+                    let t = es.send_named(
+                        self.conn,
+                        Proto::ExecPrepared,
+                        &name,
+                        &sql,
+                        params,
+                        Some(node),
+                        QueryRole::InTransaction,
+                    );
+                    self.step = Step::Executing(t, n);
+                }
+                Step::Deallocating(t) | Step::Preparing(t) => {
+                    if self.result(es, t)?.is_none() {
+                        return Ok(false);
+                    }
+                    self.step = Step::Idle;
+                }
+                Step::Executing(t, n) => {
+                    if self.result(es, t)?.is_none() {
+                        return Ok(false);
+                    }
+                    self.batch.drain(..n);
+                    self.step = Step::Idle;
+                    return Ok(true);
+                }
+            }
+        }
+    }
+}
+
+#[derive(Clone)]
+pub struct ModifyTableState {
+    id: usize,
+    operation: CmdType,
+    relation: String,
+    child: Vec<PlanState>,
+    columns: Vec<(String, SqlType)>,
+    /// The child's output types (None: a type the casts take as it comes).
+    child_types: Vec<Option<SqlType>>,
+    source: Vec<Option<usize>>,
+    target: Target,
+    /// The foreign result relations, in the order they were opened.
+    foreign: Vec<ForeignModifyState>,
+    /// The foreign result relation whose batch is being sent.
+    sending: Option<usize>,
+    child_done: bool,
+    /// What EXPLAIN shows of a foreign target (Remote SQL, Batch Size).
+    explain_foreign: Option<ForeignModify>,
+    slot: Vec<Datum>,
+}
+
+impl ModifyTableState {
+    /// ExecInitModifyTable: the child, then the result relation (a foreign one's
+    /// GetConnection); partitions are opened when a row is first routed to them.
+    pub fn init(id: usize, plan: &ModifyTablePlan, ctx: &InitContext, es: &mut EState) -> Result<Self, String> {
+        let child = super::init_plan(&plan.child, ctx, es)?;
+        let mut foreign = Vec::new();
+        let target = open_target(&plan.target, ctx, es, &mut foreign, true)?;
+        let child_types = plan
+            .child
+            .output_columns()
+            .iter()
+            .map(|c| match c.ty {
+                ColType::Int => Some(SqlType::Int8),
+                ColType::Numeric => Some(SqlType::Numeric),
+                ColType::Float => Some(SqlType::Float8),
+                ColType::Text => None,
+            })
+            .collect();
+        Ok(ModifyTableState {
+            id,
+            operation: plan.operation,
+            relation: plan.relation.clone(),
+            child: vec![child],
+            columns: plan.columns.clone(),
+            child_types,
+            source: plan.source.clone(),
+            target,
+            foreign,
+            sending: None,
+            child_done: false,
+            explain_foreign: match &plan.target {
+                ResultRel::Foreign(f) => Some(f.clone()),
+                _ => None,
+            },
+            slot: Vec::new(),
+        })
+    }
+
+    /// The child's row as a row of the target: its columns in order, cast to their
+    /// types (`ExecInsert`'s projection of the subplan's targetlist).
+    fn target_row(&self, row: &[Datum]) -> ExecResult<Vec<Datum>> {
+        let mut out = Vec::with_capacity(self.columns.len());
+        for ((_, ty), src) in self.columns.iter().zip(&self.source) {
+            let d = match src {
+                Some(i) => {
+                    let v = row.get(*i).cloned().unwrap_or(Datum::Null);
+                    let from = self.child_types.get(*i).copied().flatten();
+                    crate::plan::eval::cast(v, from, *ty)
+                        .map_err(|k| ExecError::Query(crate::plan::eval::EvalError::from(k).to_string()))?
+                }
+                None => Datum::Null,
+            };
+            out.push(d);
+        }
+        Ok(out)
+    }
+
+    /// Stores a row (routing it first): true if a batch is now to be sent.
+    fn store(&mut self, row: Vec<Datum>, es: &mut EState) -> ExecResult<()> {
+        let mut target = std::mem::replace(&mut self.target, Target::Local(String::new()));
+        let r = route(&mut target, row, es, &mut self.foreign);
+        self.target = target;
+        match r? {
+            Routed::Done => {}
+            Routed::Batched(k) => {
+                if self.foreign[k].batch.len() >= self.foreign[k].plan.batch_size {
+                    self.sending = Some(k);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+enum Routed {
+    Done,
+    Batched(usize),
+}
+
+/// ExecFindPartition and the insert into the relation found.
+fn route(
+    target: &mut Target,
+    row: Vec<Datum>,
+    es: &mut EState,
+    foreign: &mut Vec<ForeignModifyState>,
+) -> ExecResult<Routed> {
+    match target {
+        Target::Local(table) => {
+            es.local_changes.inserted.push((table.clone(), row));
+            Ok(Routed::Done)
+        }
+        Target::Foreign(k) => {
+            foreign[*k].batch.push(row);
+            Ok(Routed::Batched(*k))
+        }
+        Target::Unopened(plan) => {
+            let state = ForeignModifyState::begin(plan, es).map_err(ExecError::Query)?;
+            foreign.push(state);
+            *target = Target::Foreign(foreign.len() - 1);
+            route(target, row, es, foreign)
+        }
+        Target::Partitioned { relation, strategy, key, partitions } => {
+            let key_vals: Vec<(SqlType, Datum)> = key.iter().map(|&(i, t)| (t, row[i].clone())).collect();
+            let found = partitions
+                .iter()
+                .position(|(b, _)| *b != Bound::Default && bound_holds(*strategy, b, &key_vals))
+                .or_else(|| partitions.iter().position(|(b, _)| *b == Bound::Default));
+            let Some(i) = found else {
+                let vals: Vec<String> = key_vals.iter().map(|(_, d)| d.to_string()).collect();
+                return Err(ExecError::Query(format!(
+                    "no partition of relation \"{relation}\" found for row (partition key of the failing row contains ({}))",
+                    vals.join(", ")
+                )));
+            };
+            route(&mut partitions[i].1, row, es, foreign)
+        }
+    }
+}
+
+/// The result relation as ExecInit opens it: a foreign one now (`at_init`), a
+/// partition's foreign table when a row first reaches it.
+fn open_target(
+    r: &ResultRel,
+    ctx: &InitContext,
+    es: &mut EState,
+    foreign: &mut Vec<ForeignModifyState>,
+    at_init: bool,
+) -> Result<Target, String> {
+    Ok(match r {
+        ResultRel::Local { table } => {
+            if ctx.catalog.get(table).is_none() {
+                return Err(format!("relation \"{table}\" does not exist"));
+            }
+            Target::Local(table.clone())
+        }
+        ResultRel::Foreign(f) if at_init => {
+            foreign.push(ForeignModifyState::begin(f, es)?);
+            Target::Foreign(foreign.len() - 1)
+        }
+        ResultRel::Foreign(f) => Target::Unopened(f.clone()),
+        ResultRel::Partitioned(p) => {
+            let mut partitions = Vec::new();
+            for (b, part) in &p.partitions {
+                partitions.push((b.clone(), open_target(part, ctx, es, foreign, false)?));
+            }
+            Target::Partitioned { relation: p.relation.clone(), strategy: p.strategy, key: p.key.clone(), partitions }
+        }
+    })
+}
+
+impl ExecNode for ModifyTableState {
+    /// ExecModifyTable: every row of the child stored, the batches left sent; no row.
+    fn exec_next(&mut self, es: &mut EState) -> ExecResult<ExecStatus> {
+        loop {
+            if let Some(k) = self.sending {
+                if !self.foreign[k].send_batch(es, self.id)? {
+                    return Ok(ExecStatus::Wait);
+                }
+                self.sending = None;
+            }
+            // A partition opened by the last row: its connection is set up first.
+            if !es.remote_commands.is_empty() {
+                return Ok(ExecStatus::Wait);
+            }
+            if self.child_done {
+                // The batches not full yet, in the order their relations were opened.
+                match self.foreign.iter().position(|f| !f.batch.is_empty()) {
+                    Some(k) => {
+                        self.sending = Some(k);
+                        continue;
+                    }
+                    None => return Ok(ExecStatus::Done),
+                }
+            }
+            match exec_proc_node(&mut self.child[0], es)? {
+                ExecStatus::Wait => return Ok(ExecStatus::Wait),
+                ExecStatus::Done => self.child_done = true,
+                ExecStatus::Row => {
+                    let row = self.target_row(self.child[0].node.slot())?;
+                    es.clock.charge(es.cost.result_row_ns);
+                    self.store(row, es)?;
+                }
+            }
+        }
+    }
+
+    fn exec_rescan(&mut self, _es: &mut EState) -> ExecResult<()> {
+        Err(ExecError::Internal("ModifyTable is never rescanned".into()))
+    }
+
+    /// ExecEndModifyTable: EndForeignModify / EndForeignInsert (`DEALLOCATE`), then
+    /// the child.
+    fn exec_end(&mut self, es: &mut EState) {
+        for f in &mut self.foreign {
+            if let Some(name) = f.p_name.take() {
+                let statement = Some((Proto::Simple, format!("DEALLOCATE {name}"), QueryRole::InTransaction));
+                es.remote_commands.push_back(RemoteCommand { conn: f.conn, statement, owner: Some(self.id) });
+            }
+        }
+        super::exec_end_node(&mut self.child[0], es);
+    }
+
+    fn slot(&self) -> &[Datum] {
+        &self.slot
+    }
+
+    fn children(&self) -> &[PlanState] {
+        &self.child
+    }
+
+    fn explain(&self, e: &mut ExplainNode) {
+        e.node_type = match self.operation {
+            CmdType::Insert => "Insert".into(),
+        };
+        e.relation = Some(self.relation.clone());
+        if let Some(f) = &self.explain_foreign {
+            e.details.push(("Remote SQL".into(), f.insert_sql(1)));
+            e.details.push(("Batch Size".into(), f.batch_size.to_string()));
+        }
+    }
+}
