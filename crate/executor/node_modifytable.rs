@@ -254,6 +254,9 @@ pub struct ModifyTableState {
     foreign: Vec<ForeignModifyState>,
     /// The foreign result relation whose batch is being sent.
     sending: Option<usize>,
+    /// A row for a full batch, stored once the batch is sent (ExecInsert sends a full
+    /// batch when the next row comes, not when it fills).
+    waiting_row: Option<(usize, Vec<Datum>)>,
     child_done: bool,
     /// What EXPLAIN shows of a foreign target (Remote SQL, Batch Size).
     explain_foreign: Option<ForeignModify>,
@@ -289,6 +292,7 @@ impl ModifyTableState {
             target,
             foreign,
             sending: None,
+            waiting_row: None,
             child_done: false,
             explain_foreign: match &plan.target {
                 ResultRel::Foreign(f) => Some(f.clone()),
@@ -317,17 +321,24 @@ impl ModifyTableState {
         Ok(out)
     }
 
-    /// Stores a row (routing it first): true if a batch is now to be sent.
+    /// Stores a row (routing it first). A foreign relation's row goes into its batch
+    /// (ExecInsert): with `batch_size` 1 it is sent at once (ExecForeignInsert); with
+    /// more, a batch already full is sent first (ExecBatchInsert), then the row waits
+    /// in the next one.
     fn store(&mut self, row: Vec<Datum>, es: &mut EState) -> ExecResult<()> {
         let mut target = std::mem::replace(&mut self.target, Target::Local(String::new()));
         let r = route(&mut target, row, es, &mut self.foreign);
         self.target = target;
-        match r? {
-            Routed::Done => {}
-            Routed::Batched(k) => {
-                if self.foreign[k].batch.len() >= self.foreign[k].plan.batch_size {
-                    self.sending = Some(k);
-                }
+        if let Routed::Foreign(k, row) = r? {
+            let f = &mut self.foreign[k];
+            if f.plan.batch_size == 1 {
+                f.batch.push(row);
+                self.sending = Some(k);
+            } else if f.batch.len() >= f.plan.batch_size {
+                self.waiting_row = Some((k, row));
+                self.sending = Some(k);
+            } else {
+                f.batch.push(row);
             }
         }
         Ok(())
@@ -336,7 +347,8 @@ impl ModifyTableState {
 
 enum Routed {
     Done,
-    Batched(usize),
+    /// For the foreign result relation `k`'s batch.
+    Foreign(usize, Vec<Datum>),
 }
 
 /// ExecFindPartition and the insert into the relation found.
@@ -351,10 +363,7 @@ fn route(
             es.local_changes.inserted.push((table.clone(), row));
             Ok(Routed::Done)
         }
-        Target::Foreign(k) => {
-            foreign[*k].batch.push(row);
-            Ok(Routed::Batched(*k))
-        }
+        Target::Foreign(k) => Ok(Routed::Foreign(*k, row)),
         Target::Unopened(plan) => {
             let state = ForeignModifyState::begin(plan, es).map_err(ExecError::Query)?;
             foreign.push(state);
@@ -419,6 +428,9 @@ impl ExecNode for ModifyTableState {
                     return Ok(ExecStatus::Wait);
                 }
                 self.sending = None;
+                if let Some((k, row)) = self.waiting_row.take() {
+                    self.foreign[k].batch.push(row);
+                }
             }
             // A partition opened by the last row: its connection is set up first.
             if !es.remote_commands.is_empty() {
