@@ -12,13 +12,20 @@
 //!   may not have more columns than the table); with one, exactly the columns named,
 //!   each once;
 //! - a column not filled is NULL (the sandbox has no column defaults);
-//! - `VALUES` of one row is planned as a SELECT of its values without FROM (PostgreSQL
-//!   plans it the same way, a Result); more rows would be a Values Scan, which the
-//!   sandbox lacks: refused by name;
+//! - `VALUES` of one row is a Result without input (`Plan::ConstResult`), as in
+//!   PostgreSQL; more rows would be a Values Scan, which the sandbox lacks: refused by
+//!   name;
 //! - a partitioned target routes each row at run time (`executor::node_modifytable`);
 //!   its partitions must have its columns in its order.
 //!
-//! Where it departs from PostgreSQL: no RETURNING, ON CONFLICT, OVERRIDING, DEFAULT
+//! - a source that is not pulled up (aggregates, ORDER BY, LIMIT, …) whose row is not
+//!   the table's row as it is (columns missing or in another order, other types)
+//!   stays a subquery, `Subquery Scan on "*SELECT*"` (setrefs.c keeps a subquery scan
+//!   that is not trivial).
+//!
+//! Where it departs from PostgreSQL: integer types are one type to the sandbox's
+//! rows, so a bigint (`count(*)`) into an integer column counts as the same type for
+//! the Subquery Scan rule (PostgreSQL casts it, and keeps the Subquery Scan); no RETURNING, ON CONFLICT, OVERRIDING, DEFAULT
 //! VALUES or column defaults; the source's types are cast to the columns' at run time
 //! rather than checked at parse analysis (a text column inserted into an integer
 //! column is an error only for a value that does not read as one).
@@ -45,8 +52,10 @@ pub fn plan_modify(coord: &Node, stmt: &Stmt, text: &str, at: Location) -> Resul
     let name = relation_name(table).map_err(|m| FrontError::at(m, at))?;
     let rel = coord.relation(&name).ok_or_else(|| FrontError::at(format!("relation \"{name}\" does not exist"), at))?;
     let targets = insert_targets(rel, columns)?;
-    let query = values_as_select(source, at)?;
-    let mut planned = plan_query(coord, &query, text)?;
+    let mut planned = match one_values_row(source, at)? {
+        Some(row) => const_result(coord, rel, &targets, row, at)?,
+        None => plan_query(coord, source, text)?,
+    };
     let width = planned.columns.len();
     if width > targets.len() {
         return Err(FrontError::at("INSERT has more expressions than target columns", at));
@@ -54,7 +63,11 @@ pub fn plan_modify(coord: &Node, stmt: &Stmt, text: &str, at: Location) -> Resul
     if !columns.is_empty() && width < targets.len() {
         return Err(FrontError::at("INSERT has more target columns than expressions", at));
     }
-    let source = (0..rel.columns.len()).map(|c| targets.iter().take(width).position(|&t| t == c)).collect();
+    let source: Vec<Option<usize>> =
+        (0..rel.columns.len()).map(|c| targets.iter().take(width).position(|&t| t == c)).collect();
+    if !pulled_up(source_query(stmt), &planned.plan) && !trivial_projection(rel, &source, &planned.columns) {
+        planned.plan = select_subquery_scan(planned.plan);
+    }
     let target = result_rel(coord, rel, &mut planned.servers, at)?;
     let plan = Plan::ModifyTable(Box::new(ModifyTablePlan {
         operation: CmdType::Insert,
@@ -65,6 +78,64 @@ pub fn plan_modify(coord: &Node, stmt: &Stmt, text: &str, at: Location) -> Resul
         child: planned.plan,
     }));
     Ok(Planned { plan, columns: vec![], servers: planned.servers, order_key: None, order_keys: vec![] })
+}
+
+/// The INSERT's source query.
+fn source_query(stmt: &Stmt) -> Option<&ast::Query> {
+    match stmt {
+        Stmt::Insert { source, .. } => Some(source),
+        _ => None,
+    }
+}
+
+/// Is the source SELECT pulled up into the INSERT's query (prepjointree.c's
+/// `is_simple_subquery`): no aggregates, GROUP BY, HAVING, DISTINCT, ORDER BY,
+/// LIMIT, OFFSET or set operation. A VALUES row is.
+fn pulled_up(q: Option<&ast::Query>, plan: &Plan) -> bool {
+    let Some(q) = q else { return true };
+    if q.order_by.is_some() || q.limit.is_some() || q.offset.is_some() || q.fetch.is_some() || q.with.is_some() {
+        return false;
+    }
+    let simple = match q.body.as_ref() {
+        ast::SetExpr::Select(s) => {
+            s.having.is_none()
+                && s.distinct.is_none()
+                && matches!(&s.group_by, ast::GroupByExpr::Expressions(k, _) if k.is_empty())
+        }
+        ast::SetExpr::Values(_) => true,
+        _ => false,
+    };
+    simple && !has_agg(plan)
+}
+
+/// An aggregate at the top of the plan (under the nodes above it).
+fn has_agg(plan: &Plan) -> bool {
+    match plan {
+        Plan::Agg { .. } => true,
+        Plan::Result { child, .. }
+        | Plan::Sort { child, .. }
+        | Plan::Limit { child, .. }
+        | Plan::Gating { child, .. } => has_agg(child),
+        Plan::WithInitPlans { child, .. } => has_agg(child),
+        _ => false,
+    }
+}
+
+/// Is the INSERT's row the source's row as it is (setrefs.c's
+/// `trivial_subqueryscan`): every column filled, in order, by a value of its type?
+fn trivial_projection(rel: &Relation, source: &[Option<usize>], columns: &[crate::types::Column]) -> bool {
+    source.iter().enumerate().all(|(c, s)| *s == Some(c))
+        && columns.len() == rel.columns.len()
+        && columns.iter().zip(&rel.columns).all(|(s, t)| s.ty == t.ty.col_type())
+}
+
+/// The source kept as a subquery, `Subquery Scan on "*SELECT*"`, whose projection
+/// makes the INSERT's row (a source that is not pulled up, with a projection that is
+/// not trivial).
+fn select_subquery_scan(child: Plan) -> Plan {
+    let targets =
+        child.output_columns().iter().enumerate().map(|(i, c)| (crate::plan::Expr::Col(i), c.name.clone())).collect();
+    Plan::SubqueryScan { child: Box::new(child), alias: "*SELECT*".into(), targets }
 }
 
 /// checkInsertTargets: the columns the source fills, in its order.
@@ -86,26 +157,49 @@ fn insert_targets(rel: &Relation, columns: &[ast::Ident]) -> Result<Vec<usize>, 
     Ok(out)
 }
 
-/// The source as a query: `VALUES (one row)` becomes `SELECT its values`.
-fn values_as_select(source: &ast::Query, at: Location) -> Result<ast::Query, FrontError> {
+/// `VALUES (one row)` as the source: its row (None for any other source).
+fn one_values_row(source: &ast::Query, at: Location) -> Result<Option<&[ast::Expr]>, FrontError> {
     let ast::SetExpr::Values(v) = source.body.as_ref() else {
-        return Ok(source.clone());
+        return Ok(None);
     };
-    let [row] = v.rows.as_slice() else {
-        return Err(FrontError::unsupported(
+    if source.order_by.is_some() || source.limit.is_some() || source.offset.is_some() || source.with.is_some() {
+        return Err(FrontError::unsupported("ORDER BY, LIMIT, OFFSET or WITH around INSERT … VALUES", at));
+    }
+    match v.rows.as_slice() {
+        [row] => Ok(Some(row.as_slice())),
+        _ => Err(FrontError::unsupported(
             "INSERT … VALUES of more than one row (PostgreSQL's Values Scan); write INSERT … SELECT … UNION ALL SELECT …",
             at,
-        ));
-    };
-    let mut sql = String::from("SELECT ");
-    sql.push_str(&row.iter().map(|e| e.to_string()).collect::<Vec<_>>().join(", "));
-    let dialect = sqlparser::dialect::PostgreSqlDialect {};
-    let parsed = sqlparser::parser::Parser::new(&dialect)
-        .with_recursion_limit(crate::shard_sql::nesting::MAX_RECURSION)
-        .try_with_sql(&sql)
-        .and_then(|mut p| p.parse_query())
-        .map_err(|e| FrontError::at(format!("syntax error: {e}"), at))?;
-    Ok(*parsed)
+        )),
+    }
+}
+
+/// The plan of `VALUES (one row)`: a Result without input whose row is the values,
+/// each cast to the column it fills (an untyped literal takes its column's type, as
+/// `transformInsertRow` coerces it). The values are computed when planning (the
+/// sandbox's VALUES are constants and its random() is seeded: the same values).
+fn const_result(
+    coord: &Node,
+    rel: &Relation,
+    targets: &[usize],
+    row: &[ast::Expr],
+    at: Location,
+) -> Result<Planned, FrontError> {
+    if row.len() > targets.len() {
+        return Err(FrontError::at("INSERT has more expressions than target columns", at));
+    }
+    let mut random = coord.random.clone();
+    let mut out = Vec::with_capacity(row.len());
+    let mut columns = Vec::with_capacity(row.len());
+    for (i, (e, &t)) in row.iter().zip(targets).enumerate() {
+        let ty = rel.columns[t].ty;
+        let v = super::eval::eval(e, &mut random)?;
+        let d = super::eval::cast(v, ty, at)?;
+        out.push((crate::plan::Expr::Const(d), format!("column{}", i + 1)));
+        columns.push(crate::types::Column::new(&format!("column{}", i + 1), ty.col_type()));
+    }
+    let plan = Plan::ConstResult { row: out, columns: columns.clone() };
+    Ok(Planned { plan, columns, servers: vec![], order_key: None, order_keys: vec![] })
 }
 
 /// The ResultRelInfo of `rel`: a local table, a foreign table's foreign modify, or a
@@ -237,6 +331,15 @@ mod tests {
         assert_eq!(local, 0);
         let (_, _, _, local) = run("insert into loc (c, a) select c, a from pt where b = 7;", false);
         assert_eq!(local, 1);
+        let (explain, logs, rows, _) = run("insert into ft (c, a) values ('z', 7);", true);
+        assert!(explain.contains("->  Result"), "{explain}");
+        assert!(rows.contains(&("s1.ft_remote".to_string(), 1)), "{rows:?}");
+        assert!(
+            logs.iter()
+                .flatten()
+                .any(|l| l == "execute pgsql_fdw_prep_1: INSERT INTO public.ft_remote(a, b, c) VALUES ($1, $2, $3)"),
+            "{logs:?}"
+        );
         // EXPLAIN without ANALYZE plans only: nothing is sent, nothing is stored.
         let base = SqlScenario::load(SETUP).unwrap();
         let s = base.with_query("explain (verbose, costs off) insert into ft select * from pt;").unwrap();

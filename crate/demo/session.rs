@@ -1143,6 +1143,7 @@ pub fn plan_bound(scenario: &Scenario, plan: &crate::plan::Plan) -> PlanBound {
         | Plan::Gating { child, .. }
         | Plan::SetOp { child, .. } => plan_bound(scenario, child),
         Plan::ModifyTable(m) => plan_bound(scenario, &m.child),
+        Plan::ConstResult { .. } => PlanBound { rows: 1, ..Default::default() },
         Plan::Limit { child, offset, count } => {
             let b = plan_bound(scenario, child);
             let most = count.map(|c| c.saturating_add(*offset));

@@ -159,6 +159,7 @@ pub fn plan_node_name(plan: &Plan) -> &'static str {
         Plan::SubqueryScan { .. } => "Subquery Scan",
         Plan::FunctionScan { .. } => "Function Scan",
         Plan::ModifyTable(_) => "ModifyTable",
+        Plan::ConstResult { .. } => "Result",
         Plan::Unique { .. } => "Unique",
         Plan::SetOp { strategy: crate::plan::SetOpStrategy::Hashed, .. } => "HashSetOp",
         Plan::SetOp { .. } => "SetOp",

@@ -284,6 +284,7 @@ pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<Plan
         ),
         Plan::WithInitPlans { .. } => return Err("internal error: InitPlans below a plan's top".into()),
         Plan::ModifyTable(m) => Box::new(node_modifytable::ModifyTableState::init(id, m, ctx, es)?),
+        Plan::ConstResult { row, .. } => Box::new(node_modifytable::ConstResultState::init(row)),
         Plan::Gating { child, qual } => {
             let names: Vec<String> = (0..child.output_columns().len()).map(|i| format!("${i}")).collect();
             Box::new(node_result::GatingResultState::init(init_plan(child, ctx, es)?, qual.clone(), names))

@@ -423,6 +423,11 @@ impl ExecNode for ModifyTableState {
     /// ExecModifyTable: every row of the child stored, the batches left sent; no row.
     fn exec_next(&mut self, es: &mut EState) -> ExecResult<ExecStatus> {
         loop {
+            // A partition opened by the last row: its connection is set up first (the
+            // run loop runs GetConnection's statements, then calls again).
+            if !es.remote_commands.is_empty() {
+                return Ok(ExecStatus::Wait);
+            }
             if let Some(k) = self.sending {
                 if !self.foreign[k].send_batch(es, self.id)? {
                     return Ok(ExecStatus::Wait);
@@ -431,10 +436,6 @@ impl ExecNode for ModifyTableState {
                 if let Some((k, row)) = self.waiting_row.take() {
                     self.foreign[k].batch.push(row);
                 }
-            }
-            // A partition opened by the last row: its connection is set up first.
-            if !es.remote_commands.is_empty() {
-                return Ok(ExecStatus::Wait);
             }
             if self.child_done {
                 // The batches not full yet, in the order their relations were opened.
@@ -490,6 +491,50 @@ impl ExecNode for ModifyTableState {
         if let Some(f) = &self.explain_foreign {
             e.details.push(("Remote SQL".into(), f.insert_sql(1)));
             e.details.push(("Batch Size".into(), f.batch_size.to_string()));
+        }
+    }
+}
+
+/// A Result without an input (nodeResult.c when there is no outer plan): its one row
+/// of constants, then the end (`INSERT … VALUES (one row)`).
+#[derive(Clone)]
+pub struct ConstResultState {
+    row: Vec<(crate::plan::Expr, String)>,
+    done: bool,
+    slot: Vec<Datum>,
+}
+
+impl ConstResultState {
+    pub fn init(row: &[(crate::plan::Expr, String)]) -> Self {
+        ConstResultState { row: row.to_vec(), done: false, slot: Vec::new() }
+    }
+}
+
+impl ExecNode for ConstResultState {
+    fn exec_next(&mut self, _es: &mut EState) -> ExecResult<ExecStatus> {
+        if self.done {
+            return Ok(ExecStatus::Done);
+        }
+        self.done = true;
+        self.slot = self.row.iter().map(|(e, _)| e.eval(&[])).collect();
+        Ok(ExecStatus::Row)
+    }
+
+    fn exec_rescan(&mut self, _es: &mut EState) -> ExecResult<()> {
+        self.done = false;
+        Ok(())
+    }
+
+    fn exec_end(&mut self, _es: &mut EState) {}
+
+    fn slot(&self) -> &[Datum] {
+        &self.slot
+    }
+
+    fn explain(&self, e: &mut ExplainNode) {
+        e.node_type = "Result".into();
+        for (x, _) in &self.row {
+            e.push_output(x.to_sql(&[]));
         }
     }
 }

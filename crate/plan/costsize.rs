@@ -595,6 +595,21 @@ impl Model<'_> {
             Plan::SetOp { child, cmd, ncols, .. } => self.setop(child, *cmd, *ncols),
             // create_modifytable_path: the subpath's costs, nothing charged for the
             // modification itself; no RETURNING, so no rows and no width.
+            // A Result without input: cpu_tuple_cost for its one row (cost_resultscan).
+            Plan::ConstResult { row, columns } => {
+                let widths: Vec<f64> = columns.iter().map(|c| type_avg_width(guess_type(c.ty))).collect();
+                let width = widths.iter().sum::<f64>() as i64;
+                let _ = row;
+                Costed {
+                    est: Estimate { startup: 0.0, total: self.p.cpu_tuple_cost, rows: 1.0, width },
+                    vars: vec![None; columns.len()],
+                    widths,
+                    kids: vec![],
+                    parent: None,
+                    input_rows: 1.0,
+                    seq: None,
+                }
+            }
             Plan::ModifyTable(m) => {
                 let c = self.node(&m.child, None);
                 let est = Estimate { rows: 0.0, width: 0, ..c.est };

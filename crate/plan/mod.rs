@@ -869,6 +869,13 @@ pub enum Plan {
     /// ModifyTable (nodeModifyTable.c): an INSERT of its child's rows
     /// ([`modifytable`], `executor::node_modifytable`); it returns no row.
     ModifyTable(Box<modifytable::ModifyTablePlan>),
+    /// A Result without an input (nodeResult.c with no outer plan): one row of
+    /// constants, `INSERT … VALUES (one row)`'s source (`executor::node_modifytable`).
+    ConstResult {
+        row: Vec<(Expr, String)>,
+        #[serde(skip)]
+        columns: Vec<Column>,
+    },
 }
 
 /// What a sublink asks of its subquery (PostgreSQL's `SubLinkType`, the kinds the
@@ -913,6 +920,7 @@ impl Plan {
             }
             Plan::FunctionScan { column, .. } => vec![column.clone()],
             Plan::ModifyTable(_) => vec![],
+            Plan::ConstResult { columns, .. } => columns.clone(),
             Plan::SetOp { child, ncols, .. } => child.output_columns().into_iter().take(*ncols).collect(),
             Plan::SubqueryScan { child, targets, .. } => {
                 let input = child.output_columns();
@@ -979,6 +987,7 @@ impl Plan {
             | Plan::SetOp { child, .. } => child.for_each_expr_mut(f),
             Plan::FunctionScan { .. } => {}
             Plan::ModifyTable(m) => m.child.for_each_expr_mut(f),
+            Plan::ConstResult { row, .. } => row.iter_mut().for_each(|(e, _)| f(e)),
             Plan::WithInitPlans { child, init_plans } => {
                 init_plans.iter_mut().for_each(|i| i.plan.for_each_expr_mut(f));
                 child.for_each_expr_mut(f);
@@ -1061,6 +1070,7 @@ impl Plan {
             | Plan::IndexScan { .. }
             | Plan::ForeignScan(_)
             | Plan::EmptyResult { .. }
+            | Plan::ConstResult { .. }
             | Plan::FunctionScan { .. } => vec![],
             Plan::Append { children, .. } | Plan::MergeAppend { children, .. } => children.iter().collect(),
             Plan::Sort { child, .. }

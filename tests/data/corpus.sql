@@ -18,6 +18,9 @@ create table h0 (id int, grp int, amount numeric, name text, big bigint);
 create table h1 (id int, grp int, amount numeric, name text, big bigint);
 create index on h0 (grp);
 create index on h1 (grp);
+-- DML targets (h17d): written by the DML queries at the end, each run rolled back.
+create table ins_remote (id int, grp int, amount numeric, name text);
+create table ins_p1 (id int, grp int, amount numeric, name text);
 
 -- @shard s2
 create table h2 (id int, grp int, amount numeric, name text, big bigint);
@@ -27,6 +30,7 @@ create index on h3 (grp);
 create table f_remote (id int, cat text, val bigint, score numeric);
 create index on f_remote (id);
 create table dim (cat text, title text, weight int);
+create table ins_p2 (id int, grp int, amount numeric, name text);
 
 -- @shard s3
 create table r_hi (k int, v int, label text, amount numeric);
@@ -64,6 +68,18 @@ create foreign table dim (cat text, title text, weight int) server s2;
 create table loc (id int, cat text, qty int);
 create index on loc (id);
 
+-- DML targets (h17d): a foreign table on s1 (and the same remote table with
+-- batch_size 7), a local table, a table range-partitioned on id over a local
+-- partition and foreign ones on s1 and s2.
+create foreign table ins_f (id int, grp int, amount numeric, name text) server s1 options (table_name 'ins_remote');
+create foreign table ins_fb (id int, grp int, amount numeric, name text) server s1
+  options (table_name 'ins_remote', batch_size '7');
+create table ins_loc (id int, grp int, amount numeric, name text);
+create table ins_p (id int, grp int, amount numeric, name text) partition by range (id);
+create table ins_p0 partition of ins_p for values from (minvalue) to (500);
+create foreign table ins_p1 partition of ins_p for values from (500) to (1500) server s1;
+create foreign table ins_p2 partition of ins_p for values from (1500) to (maxvalue) server s2;
+
 -- h: 2000 rows, 60 with NULLs in grp, amount, name or big, one with a NULL id (it goes
 -- to the partition of remainder 0).
 insert into h select i, i % 10, (i % 200) * 0.5, 'n' || to_char(i % 50, 'FM00'), i * 1000003
@@ -96,6 +112,11 @@ insert into dim values ('c0', 'zero', 10), ('c1', 'one', 20), ('c2', 'two', 30),
 -- loc: 300 rows, 10 without cat.
 insert into loc select i, 'c' || (i % 4), i % 9 from generate_series(1, 300) i;
 insert into loc (id, qty) select i, i from generate_series(301, 310) i;
+
+-- The DML targets' first rows.
+insert into ins_f select i, i % 3, i * 0.5, 'r' || i from generate_series(1, 5) i;
+insert into ins_loc values (1, 1, 0.5, 'one'), (2, 2, 1.0, 'two'), (3, null, null, null);
+insert into ins_p select i * 250, i, i * 1.5, 'p' || i from generate_series(0, 8) i;
 
 analyze h, h0, h1, h2, h3, r, r_lo, r_hi, l, l_ns, l_ew, l_def, f, dim, loc;
 
@@ -1331,3 +1352,85 @@ select id, avg(amount), sum(amount), avg(big) from h where id < 50 group by id;
 
 -- [numeric cast foreign] a bigint cast to numeric, in the select list and in a shipped qual
 select id, val::numeric / 7, score::bigint from f where val::numeric / 7 > 150.5;
+
+-- ===== h17d: INSERT (ModifyTable, postgres_fdw's foreign modify, tuple routing) =====
+-- Each runs from the loaded state (the sandbox) or in a transaction rolled back
+-- (PostgreSQL); the target's rows afterwards are compared too.
+
+-- [dml insert local async] a local table fed by an async Append over four foreign partitions
+insert into ins_loc select id, grp, amount, name from h where id < 20;
+
+-- [dml insert foreign async] a foreign table on s1 fed by the partitions on s1 and s2 (one connection shared by scan and insert)
+insert into ins_f select id, grp, amount, name from h where id <= 30;
+
+-- [dml insert foreign batch] batch_size 7: batches of seven rows, the last one smaller and prepared anew
+insert into ins_fb select id, grp, amount, name from h where id <= 30;
+
+-- [dml insert partitioned routing] rows routed to a local and two foreign partitions
+insert into ins_p select id, grp, amount, name from h where id % 100 = 7;
+
+-- [dml insert foreign null] a column list: the columns not named are NULL
+insert into ins_f (id, name) select id, cat from f where val > 1000;
+
+-- [dml insert local] a column list in another order than the table's
+insert into ins_loc (name, id) select cat, id from f where id < 15;
+
+-- [dml insert foreign pruned] one foreign list partition as the source
+insert into ins_f select id, qty, price, region from l where region = 'north' and id < 20;
+
+-- [dml insert local mixed] a local default partition and the foreign one, into a local table
+insert into ins_loc select id, qty, price, region from l where id > 590;
+
+-- [dml insert partitioned routing] ids across the local and the s1 partition
+insert into ins_p select id + 480, grp, amount, name from h where id < 40;
+
+-- [dml insert foreign local] a local table's rows into a foreign table
+insert into ins_f select id, qty, qty * 1.5, cat from loc where id <= 12;
+
+-- [dml insert foreign batch filter] batches of seven from a filtered Append
+insert into ins_fb select id, grp, amount, name from h where grp = 3 and id < 300;
+
+-- [dml insert partitioned local] every row into the local partition
+insert into ins_p select id, grp, amount, name from h where id < 10;
+
+-- [dml insert partitioned foreign async] every row into the partition on s1, the server two of the scans share
+insert into ins_p select id + 1000, grp, amount, name from h where id < 10;
+
+-- [dml insert foreign] an IN list in the shipped WHERE
+insert into ins_f select id, grp, amount, name from h where id in (1, 2, 3);
+
+-- [dml insert local agg] an aggregate's groups into a local table
+insert into ins_loc (id, grp) select grp, count(*) from h group by grp;
+
+-- [dml insert foreign order limit] ORDER BY … LIMIT as the source
+insert into ins_f select id, grp, amount, name from h order by id limit 5;
+
+-- [dml insert foreign batch series] generate_series as the source, in batches of seven
+insert into ins_fb select i, i % 4, i * 0.25, 'g' from generate_series(1, 20) i;
+
+-- [dml insert partitioned series] a series routed across the local and the s1 partition
+insert into ins_p select i, i, i, 'x' from generate_series(495, 505) i;
+
+-- [dml insert local self] a table into itself: the scan reads the rows as they were
+insert into ins_loc select * from ins_loc;
+
+-- [dml insert foreign self] a foreign table into itself, scan and insert on one connection
+insert into ins_f select * from ins_f where id < 3;
+
+-- [dml insert foreign empty] no row: nothing prepared, nothing sent
+insert into ins_f select id, grp, amount, name from h where id < 0;
+
+-- [dml insert foreign batch null] a column list with batches, numeric values
+insert into ins_fb (id, amount) select id, score from f where score > 39;
+
+-- [dml insert partitioned foreign] rows around the boundary of the two foreign partitions
+insert into ins_p (id, name) select id, name from h where id between 1495 and 1505;
+
+-- [dml insert local foreign] the foreign range partition on s3 into a local table
+insert into ins_loc select k, v, amount, label from r where k >= 990;
+
+-- [dml insert foreign local] a local list partition into the foreign table
+insert into ins_f select id, qty, price, region from l where qty = 0 and region = 'east';
+
+-- [dml insert foreign batch null] rows with NULLs sent as NULL parameters, in batches of seven
+insert into ins_fb select id, grp, amount, name from h where id > 2040;
