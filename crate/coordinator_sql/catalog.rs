@@ -382,6 +382,10 @@ impl Cluster {
                 Ok(None)
             }
             Stmt::Select(q) => self.select_constant(n, q, at).map(Some),
+            Stmt::Update { .. } | Stmt::Delete { .. } => Err(FrontError::unsupported(
+                "UPDATE or DELETE in a setup section (they run as the query, -- @query)",
+                at,
+            )),
             Stmt::Explain { .. } | Stmt::ExplainModify { .. } | Stmt::Execute { explain: Some(_), .. } => {
                 Err(FrontError::at("EXPLAIN runs in the query section (-- @query)", at))
             }

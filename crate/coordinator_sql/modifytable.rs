@@ -37,7 +37,9 @@ use super::catalog::{ident, relation_name, Node, RelKind, Relation};
 use super::planner::{plan_query, Planned};
 use super::statement::Stmt;
 use super::FrontError;
-use crate::plan::modifytable::{CmdType, ForeignModify, ModifyTablePlan, PartitionRouting, ResultRel};
+use crate::plan::modifytable::{
+    CmdType, DirectModifyPlan, ForeignModify, ModifyTablePlan, PartitionRouting, ResultRel,
+};
 use crate::plan::Plan;
 use crate::sql_text::quote_identifier;
 
@@ -46,8 +48,13 @@ const PARAM_MAX: usize = 65_535;
 
 /// The plan of the query section's INSERT.
 pub fn plan_modify(coord: &Node, stmt: &Stmt, text: &str, at: Location) -> Result<Planned, FrontError> {
-    let Stmt::Insert { table, columns, source } = stmt else {
-        return Err(FrontError::at("internal error: not an INSERT", at));
+    let (table, columns, source) = match stmt {
+        Stmt::Insert { table, columns, source } => (table, columns, source),
+        Stmt::Update { table, sets, selection } => {
+            return plan_direct_modify(coord, table, Some(sets), selection, text, at)
+        }
+        Stmt::Delete { table, selection } => return plan_direct_modify(coord, table, None, selection, text, at),
+        _ => return Err(FrontError::at("internal error: not an INSERT, UPDATE or DELETE", at)),
     };
     let name = relation_name(table).map_err(|m| FrontError::at(m, at))?;
     let rel = coord.relation(&name).ok_or_else(|| FrontError::at(format!("relation \"{name}\" does not exist"), at))?;
@@ -78,6 +85,114 @@ pub fn plan_modify(coord: &Node, stmt: &Stmt, text: &str, at: Location) -> Resul
         child: planned.plan,
     }));
     Ok(Planned { plan, columns: vec![], servers: planned.servers, order_key: None, order_keys: vec![] })
+}
+
+/// UPDATE (`sets`) or DELETE (None) of a foreign table or of a partitioned table
+/// whose partitions are foreign, as postgres_fdw's direct modify
+/// (`postgresPlanDirectModify`): the scan of the target's rows that the WHERE leaves
+/// (`SELECT * FROM target WHERE …`, planned as any query: partitions pruned, quals
+/// shipped) must be Foreign Scans whose quals all go to the remote server, and every
+/// SET expression must be shippable (`is_foreign_expr`); each scan becomes a `Foreign
+/// Update` / `Foreign Delete` whose Remote SQL is `UPDATE remote SET col = expr, …
+/// WHERE …` / `DELETE FROM remote WHERE …` (deparse.c's `deparseDirectUpdateSql`,
+/// `deparseDirectDeleteSql`). Anything else would be postgres_fdw's foreign modify
+/// (`SELECT … FOR UPDATE`, then `… WHERE ctid = $1`) or a local table's modify, which
+/// the sandbox refuses by name.
+fn plan_direct_modify(
+    coord: &Node,
+    table: &ast::ObjectName,
+    sets: Option<&Vec<(ast::Ident, ast::Expr)>>,
+    selection: &Option<ast::Expr>,
+    text: &str,
+    at: Location,
+) -> Result<Planned, FrontError> {
+    let operation = if sets.is_some() { CmdType::Update } else { CmdType::Delete };
+    let verb = operation.word().to_uppercase();
+    let name = relation_name(table).map_err(|m| FrontError::at(m, at))?;
+    let rel = coord.relation(&name).ok_or_else(|| FrontError::at(format!("relation \"{name}\" does not exist"), at))?;
+    // The SET list, deparsed over the target's columns (a partition's are the same).
+    let names: Vec<String> = rel.columns.iter().map(|c| c.name.clone()).collect();
+    let types: Vec<crate::plan::SqlType> = rel.columns.iter().map(|c| c.ty).collect();
+    let env = super::eval::Env { names: &names, types: &types };
+    let mut set_sql = Vec::new();
+    for (col, e) in sets.into_iter().flatten() {
+        let c = ident(col);
+        if rel.column_index(&c).is_none() {
+            return Err(FrontError::at(
+                format!("column \"{c}\" of relation \"{name}\" does not exist"),
+                col.span.start,
+            ));
+        }
+        let a = super::eval::analyze(e, &env)?;
+        if !super::shippable::is_foreign_expr(&a.expr) {
+            return Err(FrontError::unsupported(
+                format!("{verb} whose SET {c} = {e} is not shippable: postgres_fdw's foreign modify (SELECT … FOR UPDATE, then {verb} … WHERE ctid = $1)"),
+                at,
+            ));
+        }
+        let mut v = crate::sql_text::deparse::deparse_expr(&a.expr, &names);
+        if matches!(a.expr, crate::plan::Expr::Const(crate::types::Datum::Text(_))) {
+            v.push_str("::text");
+        }
+        set_sql.push(format!("{} = {v}", quote_identifier(&c)));
+    }
+    // The rows to modify: the target's scan.
+    let dialect = sqlparser::dialect::PostgreSqlDialect {};
+    let mut query = sqlparser::parser::Parser::new(&dialect)
+        .try_with_sql(&format!("SELECT * FROM {table}"))
+        .and_then(|mut p| p.parse_query())
+        .map_err(|e| FrontError::at(format!("syntax error: {e}"), at))?;
+    if let ast::SetExpr::Select(s) = query.body.as_mut() {
+        s.selection = selection.clone();
+    }
+    let mut planned = plan_query(coord, &query, text)?;
+    let not_direct = |what: &str| {
+        FrontError::unsupported(
+            format!(
+                "{verb} of \"{name}\" {what}: postgres_fdw's direct modify does not apply, and its foreign modify \
+                 (SELECT … FOR UPDATE, then {verb} … WHERE ctid = $1) and a local table's {verb} are not in the sandbox"
+            ),
+            at,
+        )
+    };
+    let direct = |f: &crate::plan::ForeignScanPlan| -> Plan {
+        let select = crate::sql_text::deparse::deparse_remote_query(&f.remote);
+        let where_sql = select.find(" WHERE ").map_or("", |i| &select[i..]);
+        let remote = crate::sql_text::deparse::qualified_table(&f.remote.table);
+        let sql = match operation {
+            CmdType::Delete => format!("DELETE FROM {remote}{where_sql}"),
+            _ => format!("UPDATE {remote} SET {}{where_sql}", set_sql.join(", ")),
+        };
+        Plan::DirectModify(Box::new(DirectModifyPlan { operation, scan: f.clone(), sql }))
+    };
+    let child = match &planned.plan {
+        Plan::ForeignScan(f) => direct(f),
+        Plan::Append { children, prune: None } => {
+            let mut out = Vec::with_capacity(children.len());
+            for c in children {
+                match c {
+                    Plan::ForeignScan(f) => out.push(direct(f)),
+                    Plan::SeqScan { .. } | Plan::IndexScan { .. } => return Err(not_direct("with a local partition")),
+                    _ => return Err(not_direct("with a WHERE not all shipped to the remote server")),
+                }
+            }
+            Plan::Append { children: out, prune: None }
+        }
+        Plan::SeqScan { .. } | Plan::IndexScan { .. } => return Err(not_direct("(a local table)")),
+        _ => return Err(not_direct("with a WHERE not all shipped to the remote server")),
+    };
+    planned.plan = Plan::ModifyTable(Box::new(ModifyTablePlan {
+        operation,
+        relation: name,
+        target: ResultRel::Direct,
+        columns: vec![],
+        source: vec![],
+        child,
+    }));
+    planned.columns = vec![];
+    planned.order_key = None;
+    planned.order_keys = vec![];
+    Ok(planned)
 }
 
 /// The INSERT's source query.

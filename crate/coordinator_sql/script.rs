@@ -197,7 +197,7 @@ impl SqlScenario {
         let query = match &st.stmt {
             Stmt::Select(query) | Stmt::Explain { query, .. } => query,
             Stmt::Execute { name, args, .. } => return self.plan_execute(name, args, st.at),
-            Stmt::Insert { .. } => {
+            Stmt::Insert { .. } | Stmt::Update { .. } | Stmt::Delete { .. } => {
                 return super::modifytable::plan_modify(self.cluster.coordinator(), &st.stmt, &padded, st.at)
             }
             Stmt::ExplainModify { stmt, .. } => {
@@ -646,6 +646,8 @@ fn describe(node: &str, s: &Stmt, rows: usize, result: Option<Vec<super::eval::V
         Stmt::Analyze { .. } => "ANALYZE".into(),
         Stmt::CreateIndex { .. } => "CREATE INDEX".into(),
         Stmt::Insert { .. } => format!("INSERT 0 {rows}"),
+        Stmt::Update { .. } => "UPDATE".into(),
+        Stmt::Delete { .. } => "DELETE".into(),
         Stmt::Set { .. } => "SET".into(),
         Stmt::ResetAll => "RESET".into(),
         Stmt::AlterServer { .. } => "ALTER SERVER".into(),
@@ -697,14 +699,12 @@ fn query_text(text: &str, first_line: usize) -> Result<QueryText, FrontError> {
         [one] => match &one.stmt {
             Stmt::Explain { options, .. } => (Some(*options), one.at),
             Stmt::Execute { explain, .. } => (*explain, one.at),
-            Stmt::Select(_) | Stmt::Insert { .. } => (None, one.at),
+            Stmt::Select(_) | Stmt::Insert { .. } | Stmt::Update { .. } | Stmt::Delete { .. } => (None, one.at),
             Stmt::ExplainModify { options, .. } => (Some(*options), one.at),
-            _ => {
-                return Err(FrontError::at(
-                    "the query section must hold a SELECT, an INSERT, an EXECUTE or an EXPLAIN of one",
-                    one.at,
-                ))
-            }
+            _ => return Err(FrontError::at(
+                "the query section must hold a SELECT, an INSERT, an UPDATE, a DELETE, an EXECUTE or an EXPLAIN of one",
+                one.at,
+            )),
         },
         [] => return Err(FrontError::new("the query section is empty", first_line, 1)),
         [_, second, ..] => return Err(FrontError::at("the query section must hold exactly one statement", second.at)),

@@ -428,7 +428,7 @@ fn walk(plan: &Plan, f: &mut dyn FnMut(&Plan)) {
         | Plan::Gating { child, .. }
         | Plan::SetOp { child, .. } => walk(child, f),
         Plan::ModifyTable(m) => walk(&m.child, f),
-        Plan::ConstResult { .. } => {}
+        Plan::ConstResult { .. } | Plan::DirectModify(_) => {}
         Plan::HashJoin { outer, inner, .. }
         | Plan::NestLoop { outer, inner, .. }
         | Plan::MergeJoin { outer, inner, .. } => {

@@ -145,8 +145,20 @@ pub enum Stmt {
         options: ExplainFlags,
         query: Box<Query>,
     },
-    /// `EXPLAIN [(options)] INSERT …`: the query section's INSERT, explained
-    /// (`coordinator_sql::modifytable`); `stmt` is a [`Stmt::Insert`].
+    /// `UPDATE t SET col = expr, … [WHERE …]` in the query section
+    /// (`coordinator_sql::modifytable`).
+    Update {
+        table: ObjectName,
+        sets: Vec<(Ident, ast::Expr)>,
+        selection: Option<ast::Expr>,
+    },
+    /// `DELETE FROM t [WHERE …]` in the query section.
+    Delete {
+        table: ObjectName,
+        selection: Option<ast::Expr>,
+    },
+    /// `EXPLAIN [(options)] INSERT | UPDATE | DELETE …`: the query section's DML,
+    /// explained (`coordinator_sql::modifytable`); `stmt` is one of those.
     ExplainModify {
         options: ExplainFlags,
         stmt: Box<Stmt>,
@@ -536,13 +548,46 @@ fn convert(stmt: Statement, at: Location) -> Result<Stmt, FrontError> {
                     Stmt::Execute { name, args, .. } => Ok(Stmt::Execute { name, args, explain: Some(flags) }),
                     _ => Err(FrontError::at("internal error: EXPLAIN EXECUTE", at)),
                 },
-                insert @ Statement::Insert(_) => {
-                    Ok(Stmt::ExplainModify { options: flags, stmt: Box::new(convert(insert, at)?) })
+                dml @ (Statement::Insert(_) | Statement::Update { .. } | Statement::Delete(_)) => {
+                    Ok(Stmt::ExplainModify { options: flags, stmt: Box::new(convert(dml, at)?) })
                 }
-                _ => Err(FrontError::unsupported("EXPLAIN of anything but a SELECT, an INSERT or an EXECUTE", at)),
+                _ => Err(FrontError::unsupported(
+                    "EXPLAIN of anything but a SELECT, an INSERT, an UPDATE, a DELETE or an EXECUTE",
+                    at,
+                )),
             }
         }
         Statement::Query(q) => Ok(Stmt::Select(q)),
+        Statement::Update { table, assignments, from, selection, returning, or: _ } => {
+            if returning.is_some() {
+                return Err(FrontError::unsupported("UPDATE … RETURNING", at));
+            }
+            if from.is_some() {
+                return Err(FrontError::unsupported("UPDATE … FROM", at));
+            }
+            let name = modified_table(&table, at)?;
+            let mut sets = Vec::with_capacity(assignments.len());
+            for a in assignments {
+                match &a.target {
+                    ast::AssignmentTarget::ColumnName(n) if n.0.len() == 1 => sets.push((n.0[0].clone(), a.value)),
+                    _ => return Err(FrontError::unsupported("UPDATE … SET (a, b) = … or SET t.a = …", at)),
+                }
+            }
+            Ok(Stmt::Update { table: name, sets, selection })
+        }
+        Statement::Delete(d) => {
+            if d.returning.is_some() {
+                return Err(FrontError::unsupported("DELETE … RETURNING", at));
+            }
+            if d.using.is_some() || !d.tables.is_empty() || !d.order_by.is_empty() || d.limit.is_some() {
+                return Err(FrontError::unsupported("DELETE … USING", at));
+            }
+            let (ast::FromTable::WithFromKeyword(from) | ast::FromTable::WithoutKeyword(from)) = &d.from;
+            let [table] = from.as_slice() else {
+                return Err(FrontError::unsupported("DELETE from several tables", at));
+            };
+            Ok(Stmt::Delete { table: modified_table(table, at)?, selection: d.selection })
+        }
         Statement::Prepare { name, data_types, statement } => {
             let Statement::Query(query) = *statement else {
                 return Err(FrontError::unsupported("PREPARE of anything but a SELECT", at));
@@ -573,6 +618,14 @@ fn convert(stmt: Statement, at: Location) -> Result<Stmt, FrontError> {
             let what: String = text.split_whitespace().take(2).collect::<Vec<_>>().join(" ");
             Err(FrontError::unsupported(format!("the statement {what} …"), at))
         }
+    }
+}
+
+/// The one table an UPDATE or DELETE names (no alias, join, ONLY or function).
+fn modified_table(t: &ast::TableWithJoins, at: Location) -> Result<ObjectName, FrontError> {
+    match &t.relation {
+        ast::TableFactor::Table { name, alias: None, args: None, .. } if t.joins.is_empty() => Ok(name.clone()),
+        _ => Err(FrontError::unsupported("an alias, a join or a function as the table of UPDATE or DELETE", at)),
     }
 }
 

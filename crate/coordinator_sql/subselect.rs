@@ -648,7 +648,7 @@ fn rename_scans(p: &mut Plan, renames: &[(String, String)]) {
         | Plan::Unique { child, .. }
         | Plan::SetOp { child, .. } => rename_scans(child, renames),
         Plan::ModifyTable(m) => rename_scans(&mut m.child, renames),
-        Plan::ConstResult { .. } => {}
+        Plan::ConstResult { .. } | Plan::DirectModify(_) => {}
         Plan::FunctionScan { .. } => {}
         Plan::HashJoin { outer, inner, .. }
         | Plan::NestLoop { outer, inner, .. }

@@ -1144,6 +1144,7 @@ pub fn plan_bound(scenario: &Scenario, plan: &crate::plan::Plan) -> PlanBound {
         | Plan::SetOp { child, .. } => plan_bound(scenario, child),
         Plan::ModifyTable(m) => plan_bound(scenario, &m.child),
         Plan::ConstResult { .. } => PlanBound { rows: 1, ..Default::default() },
+        Plan::DirectModify(_) => PlanBound { rows: 0, remote_rows: 0, fetches: 0, scans: 1 },
         Plan::Limit { child, offset, count } => {
             let b = plan_bound(scenario, child);
             let most = count.map(|c| c.saturating_add(*offset));

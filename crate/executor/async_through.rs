@@ -160,6 +160,10 @@ pub fn plan_node_name(plan: &Plan) -> &'static str {
         Plan::FunctionScan { .. } => "Function Scan",
         Plan::ModifyTable(_) => "ModifyTable",
         Plan::ConstResult { .. } => "Result",
+        Plan::DirectModify(d) => match d.operation {
+            crate::plan::modifytable::CmdType::Delete => "Foreign Delete",
+            _ => "Foreign Update",
+        },
         Plan::Unique { .. } => "Unique",
         Plan::SetOp { strategy: crate::plan::SetOpStrategy::Hashed, .. } => "HashSetOp",
         Plan::SetOp { .. } => "SetOp",

@@ -285,6 +285,7 @@ pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<Plan
         Plan::WithInitPlans { .. } => return Err("internal error: InitPlans below a plan's top".into()),
         Plan::ModifyTable(m) => Box::new(node_modifytable::ModifyTableState::init(id, m, ctx, es)?),
         Plan::ConstResult { row, .. } => Box::new(node_modifytable::ConstResultState::init(row)),
+        Plan::DirectModify(d) => Box::new(node_modifytable::DirectModifyState::init(id, d, es)?),
         Plan::Gating { child, qual } => {
             let names: Vec<String> = (0..child.output_columns().len()).map(|i| format!("${i}")).collect();
             Box::new(node_result::GatingResultState::init(init_plan(child, ctx, es)?, qual.clone(), names))
@@ -353,6 +354,7 @@ fn rename_partition_scan(plan: &mut Plan, k: usize) {
     match plan {
         Plan::SeqScan { alias, .. } => rename(alias),
         Plan::ForeignScan(f) => rename(&mut f.alias),
+        Plan::DirectModify(d) => rename(&mut d.scan.alias),
         Plan::Result { child, .. } | Plan::Sort { child, .. } | Plan::Agg { child, .. } | Plan::Limit { child, .. } => {
             rename_partition_scan(child, k)
         }

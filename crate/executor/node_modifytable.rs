@@ -91,6 +91,8 @@ enum Target {
         key: Vec<(usize, SqlType)>,
         partitions: Vec<(Bound, Target)>,
     },
+    /// Direct modify: the child stores nothing here (it returns no row).
+    Direct,
 }
 
 /// Where a batch's statements stand (`execute_foreign_modify`).
@@ -364,6 +366,7 @@ fn route(
             Ok(Routed::Done)
         }
         Target::Foreign(k) => Ok(Routed::Foreign(*k, row)),
+        Target::Direct => Err(ExecError::Internal("a row reached a direct modify's ModifyTable".into())),
         Target::Unopened(plan) => {
             let state = ForeignModifyState::begin(plan, es).map_err(ExecError::Query)?;
             foreign.push(state);
@@ -409,6 +412,7 @@ fn open_target(
             Target::Foreign(foreign.len() - 1)
         }
         ResultRel::Foreign(f) => Target::Unopened(f.clone()),
+        ResultRel::Direct => Target::Direct,
         ResultRel::Partitioned(p) => {
             let mut partitions = Vec::new();
             for (b, part) in &p.partitions {
@@ -484,9 +488,7 @@ impl ExecNode for ModifyTableState {
     }
 
     fn explain(&self, e: &mut ExplainNode) {
-        e.node_type = match self.operation {
-            CmdType::Insert => "Insert".into(),
-        };
+        e.node_type = self.operation.word().into();
         e.relation = Some(self.relation.clone());
         if let Some(f) = &self.explain_foreign {
             e.details.push(("Remote SQL".into(), f.insert_sql(1)));
@@ -536,5 +538,95 @@ impl ExecNode for ConstResultState {
         for (x, _) in &self.row {
             e.push_output(x.to_sql(&[]));
         }
+    }
+}
+
+/// postgres_fdw's direct modify (`postgresBeginDirectModify`,
+/// `postgresIterateDirectModify`, `execute_dml_stmt`): GetConnection at ExecInit; at
+/// the first call the UPDATE or DELETE goes out by the extended protocol
+/// (PQsendQueryParams, after draining another scan's FETCH in flight on the
+/// connection) and is waited for; its command tag's count is the node's rows for
+/// EXPLAIN ANALYZE (`instr->tuplecount`), though it returns none (no RETURNING).
+#[derive(Clone)]
+pub struct DirectModifyState {
+    id: usize,
+    plan: crate::plan::modifytable::DirectModifyPlan,
+    conn: usize,
+    pending: Option<Ticket>,
+    done: bool,
+    slot: Vec<Datum>,
+}
+
+impl DirectModifyState {
+    pub fn init(id: usize, plan: &crate::plan::modifytable::DirectModifyPlan, es: &mut EState) -> Result<Self, String> {
+        let conn = es
+            .server_index(&plan.scan.server)
+            .ok_or_else(|| format!("server \"{}\" does not exist", plan.scan.server))?;
+        es.get_connection(conn);
+        Ok(DirectModifyState { id, plan: plan.clone(), conn, pending: None, done: false, slot: Vec::new() })
+    }
+}
+
+impl ExecNode for DirectModifyState {
+    fn exec_next(&mut self, es: &mut EState) -> ExecResult<ExecStatus> {
+        if self.done {
+            return Ok(ExecStatus::Done);
+        }
+        let helper = ForeignModifyState {
+            plan: ForeignModify {
+                relation: String::new(),
+                server: String::new(),
+                remote_table: String::new(),
+                columns: vec![],
+                batch_size: 1,
+            },
+            conn: self.conn,
+            p_name: None,
+            num_slots: 0,
+            batch: vec![],
+            step: Step::Idle,
+        };
+        let ticket = match self.pending {
+            Some(t) => t,
+            None => {
+                if !helper.drain_pending_request(es, self.id)? {
+                    return Ok(ExecStatus::Wait);
+                }
+                let t = es.send_params(
+                    self.conn,
+                    Proto::Extended,
+                    &self.plan.sql,
+                    vec![],
+                    Some(self.id),
+                    QueryRole::InTransaction,
+                );
+                self.pending = Some(t);
+                t
+            }
+        };
+        let Some(result) = helper.result(es, ticket)? else { return Ok(ExecStatus::Wait) };
+        self.pending = None;
+        self.done = true;
+        let n: u64 = result.tags.last().and_then(|t| t.rsplit(' ').next()).and_then(|n| n.parse().ok()).unwrap_or(0);
+        es.instr[self.id].ntuples += n;
+        Ok(ExecStatus::Done)
+    }
+
+    fn exec_rescan(&mut self, _es: &mut EState) -> ExecResult<()> {
+        Err(ExecError::Internal("a direct modify is never rescanned".into()))
+    }
+
+    fn exec_end(&mut self, _es: &mut EState) {}
+
+    fn slot(&self) -> &[Datum] {
+        &self.slot
+    }
+
+    fn explain(&self, e: &mut ExplainNode) {
+        e.node_type = format!("Foreign {}", self.plan.operation.word());
+        e.relation = Some(self.plan.scan.relation.clone());
+        super::explain_scan_name(e, self.plan.scan.alias.as_ref());
+        e.details.push(("Server".into(), self.plan.scan.server.clone()));
+        e.details.push(("Remote SQL".into(), self.plan.sql.clone()));
     }
 }

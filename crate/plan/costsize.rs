@@ -610,6 +610,8 @@ impl Model<'_> {
                     seq: None,
                 }
             }
+            // postgresPlanDirectModify keeps the scan's path: its estimate.
+            Plan::DirectModify(d) => self.foreignscan(&d.scan),
             Plan::ModifyTable(m) => {
                 let c = self.node(&m.child, None);
                 let est = Estimate { rows: 0.0, width: 0, ..c.est };

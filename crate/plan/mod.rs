@@ -869,6 +869,9 @@ pub enum Plan {
     /// ModifyTable (nodeModifyTable.c): an INSERT of its child's rows
     /// ([`modifytable`], `executor::node_modifytable`); it returns no row.
     ModifyTable(Box<modifytable::ModifyTablePlan>),
+    /// postgres_fdw's direct modify: `Foreign Update` / `Foreign Delete`
+    /// ([`modifytable::DirectModifyPlan`]); under a ModifyTable, returns no row.
+    DirectModify(Box<modifytable::DirectModifyPlan>),
     /// A Result without an input (nodeResult.c with no outer plan): one row of
     /// constants, `INSERT … VALUES (one row)`'s source (`executor::node_modifytable`).
     ConstResult {
@@ -919,7 +922,7 @@ impl Plan {
                 child.output_columns()
             }
             Plan::FunctionScan { column, .. } => vec![column.clone()],
-            Plan::ModifyTable(_) => vec![],
+            Plan::ModifyTable(_) | Plan::DirectModify(_) => vec![],
             Plan::ConstResult { columns, .. } => columns.clone(),
             Plan::SetOp { child, ncols, .. } => child.output_columns().into_iter().take(*ncols).collect(),
             Plan::SubqueryScan { child, targets, .. } => {
@@ -987,6 +990,7 @@ impl Plan {
             | Plan::SetOp { child, .. } => child.for_each_expr_mut(f),
             Plan::FunctionScan { .. } => {}
             Plan::ModifyTable(m) => m.child.for_each_expr_mut(f),
+            Plan::DirectModify(_) => {}
             Plan::ConstResult { row, .. } => row.iter_mut().for_each(|(e, _)| f(e)),
             Plan::WithInitPlans { child, init_plans } => {
                 init_plans.iter_mut().for_each(|i| i.plan.for_each_expr_mut(f));
@@ -1071,6 +1075,7 @@ impl Plan {
             | Plan::ForeignScan(_)
             | Plan::EmptyResult { .. }
             | Plan::ConstResult { .. }
+            | Plan::DirectModify(_)
             | Plan::FunctionScan { .. } => vec![],
             Plan::Append { children, .. } | Plan::MergeAppend { children, .. } => children.iter().collect(),
             Plan::Sort { child, .. }

@@ -13,8 +13,12 @@
 //! its parent's, in the same order (the planner refuses other partitions), so a routed
 //! row needs no conversion.
 //!
-//! Where it departs from PostgreSQL: INSERT only (UPDATE, DELETE and MERGE are refused
-//! by the front end); no RETURNING, ON CONFLICT, triggers or column defaults (a column
+//! UPDATE and DELETE run as postgres_fdw's direct modify ([`DirectModifyPlan`]): the
+//! child is a `Foreign Update` / `Foreign Delete` per foreign table (an Append of them
+//! for a partitioned target), ModifyTable only drives it.
+//!
+//! Where it departs from PostgreSQL: UPDATE and DELETE only as direct modify (not on
+//! local tables, not postgres_fdw's foreign modify with `ctid`); no RETURNING, ON CONFLICT, triggers or column defaults (a column
 //! the INSERT does not name is NULL).
 
 use super::SqlType;
@@ -26,6 +30,31 @@ use serde::Serialize;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub enum CmdType {
     Insert,
+    Update,
+    Delete,
+}
+
+impl CmdType {
+    /// EXPLAIN's word for it (`Insert on …`, `Foreign Update on …`).
+    pub fn word(self) -> &'static str {
+        match self {
+            CmdType::Insert => "Insert",
+            CmdType::Update => "Update",
+            CmdType::Delete => "Delete",
+        }
+    }
+}
+
+/// postgres_fdw's direct modify (`postgresPlanDirectModify`): the Foreign Scan of a
+/// foreign table (or partition) whose UPDATE or DELETE runs entirely on the remote
+/// server, one statement, `Foreign Update on …` / `Foreign Delete on …`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DirectModifyPlan {
+    pub operation: CmdType,
+    /// The scan it replaces (relation, server, alias; its estimate).
+    pub scan: super::ForeignScanPlan,
+    /// `UPDATE public.t SET … WHERE …` / `DELETE FROM public.t WHERE …`.
+    pub sql: String,
 }
 
 /// ModifyTable: `child`'s rows, each made a row of the target (`source`), stored.
@@ -51,6 +80,9 @@ pub enum ResultRel {
     Foreign(ForeignModify),
     /// A partitioned table: each row goes to the partition whose bound holds its key.
     Partitioned(PartitionRouting),
+    /// The child modifies the rows itself (postgres_fdw's direct modify): ModifyTable
+    /// only runs it.
+    Direct,
 }
 
 /// postgres_fdw's `PgFdwModifyState`, as planned (`postgresPlanForeignModify`).

@@ -11,7 +11,8 @@
 //! * cursors: `DECLARE c [NO SCROLL] CURSOR [WITH HOLD] FOR <select>`,
 //!   `FETCH [FORWARD] n | ALL | NEXT FROM c`, `CLOSE c`;
 //! * postgres_fdw's foreign insert: `INSERT INTO t (cols) VALUES ($1, …), …` and
-//!   `DEALLOCATE name` (`modify`);
+//!   `DEALLOCATE name`, and its direct modify: `UPDATE t SET … [WHERE …]`, `DELETE
+//!   FROM t [WHERE …]` (`modify`);
 //! * a single-table `SELECT targets FROM t [alias] [WHERE ...] [GROUP BY ...]
 //!   [HAVING ...] [ORDER BY ...] [LIMIT n] [OFFSET m]`, whose targets may be `*`,
 //!   expressions and the aggregates `count(*)`, `count`, `sum`, `min`, `max`, `avg`.
@@ -23,7 +24,7 @@
 //! a column's type (constants are converted at plan time).
 //!
 //! Everything else (joins, subqueries, other functions, window functions, DISTINCT,
-//! set operations, CTEs, UPDATE, DELETE, ...) is rejected with a [`SqlError`] that names the
+//! set operations, CTEs, RETURNING, ...) is rejected with a [`SqlError`] that names the
 //! construct and, when it can be located, carries its position in the query text
 //! (a 1-based character offset, like PostgreSQL's error position). Unquoted
 //! identifiers are folded to lower case, as in PostgreSQL.
@@ -129,6 +130,11 @@ pub enum ShardStatement {
     Insert { table: String, targets: Vec<usize>, rows: Vec<Vec<crate::plan::Expr>> },
     /// `DEALLOCATE name` (postgres_fdw's `deallocate_query`).
     Deallocate { name: String },
+    /// `UPDATE t SET … [WHERE …]` (postgres_fdw's direct modify): each SET column's
+    /// new value over the old row, and the WHERE over it.
+    Update { table: String, sets: Vec<(usize, crate::plan::Expr)>, filter: Option<crate::plan::Expr> },
+    /// `DELETE FROM t [WHERE …]` (postgres_fdw's direct modify).
+    Delete { table: String, filter: Option<crate::plan::Expr> },
 }
 
 /// Parses and plans every statement of `sql` (separated by `;`) against `catalog`.
@@ -256,6 +262,8 @@ fn convert_statement(
         }
         Statement::Insert(ins) => modify::plan_insert(ins, here, src, catalog),
         Statement::Deallocate { .. } => modify::plan_deallocate(statement, here),
+        Statement::Update { .. } => modify::plan_update(statement, here, src, catalog),
+        Statement::Delete(d) => modify::plan_delete(d, here, src, catalog),
         _ => Err(SqlError::unsupported(statement_keyword(first), here)),
     }
 }

@@ -6,7 +6,13 @@
 //! INSERT INTO public.t(a, b, c) VALUES ($1, $2, $3)              (batch_size 1)
 //! INSERT INTO public.t(a, b, c) VALUES ($1, $2, $3), ($4, $5, $6) (a batch of two)
 //! DEALLOCATE pgsql_fdw_prep_1
+//! UPDATE public.t SET b = (b + 1) WHERE ((a < 3))                 (direct modify)
+//! DELETE FROM public.t WHERE ((a < 3))
 //! ```
+//!
+//! An UPDATE's or DELETE's WHERE and an UPDATE's SET expressions are planned over the
+//! table's columns as a SELECT's are (`expr`); the new values of a row are computed
+//! from its old values (every SET reads the row as it was).
 //!
 //! An INSERT's values are parameters, constants (numbers, strings, NULL, booleans) or
 //! DEFAULT-less: each `$n` takes the type of the column it is inserted into, as
@@ -117,6 +123,102 @@ fn value_expr(e: &ast::Expr, ty: SqlType, here: Option<usize>) -> Result<Expr, S
         },
         _ => Err(SqlError::unsupported("an expression in INSERT … VALUES (only parameters and constants)", here)),
     }
+}
+
+/// One table of an UPDATE or DELETE: `[public.]t`, no alias, no join, no ONLY.
+fn modified_table(
+    t: &ast::TableWithJoins,
+    here: Option<usize>,
+    catalog: &Catalog,
+) -> Result<super::expr::Relation, SqlError> {
+    let ast::TableFactor::Table { name, alias: None, args: None, .. } = &t.relation else {
+        return Err(SqlError::unsupported("this target of UPDATE or DELETE (an alias, a function)", here));
+    };
+    if !t.joins.is_empty() {
+        return Err(SqlError::unsupported("a join in UPDATE or DELETE", here));
+    }
+    let parts: Vec<String> = name.0.iter().map(ident_name).collect();
+    let table = match parts.as_slice() {
+        [t] => t.clone(),
+        [s, t] if s == "public" => t.clone(),
+        _ => return Err(SqlError::new(format!("relation \"{}\" does not exist", parts.join(".")), here)),
+    };
+    let t = catalog
+        .get(&table)
+        .ok_or_else(|| SqlError::new(format!("relation \"{}\" does not exist", parts.join(".")), here))?;
+    Ok(super::expr::Relation { table, alias: None, columns: t.columns.clone(), members: vec![] })
+}
+
+/// The WHERE of an UPDATE or DELETE over `rel`.
+fn plan_where(
+    selection: &Option<ast::Expr>,
+    src: &Source,
+    rel: &super::expr::Relation,
+) -> Result<Option<Expr>, SqlError> {
+    let planner = super::expr::ExprPlanner { src, rel };
+    selection
+        .as_ref()
+        .map(|c| planner.plan(c, &mut super::expr::Scope::Rows { no_agg: super::expr::NO_AGG_IN_WHERE }))
+        .transpose()
+}
+
+/// `UPDATE [public.]t SET col = expr, … [WHERE …]` (no FROM, no RETURNING).
+pub(super) fn plan_update(
+    statement: &Statement,
+    here: Option<usize>,
+    src: &Source,
+    catalog: &Catalog,
+) -> Result<ShardStatement, SqlError> {
+    let Statement::Update { table, assignments, from, selection, returning, or: _ } = statement else {
+        return Err(SqlError::unsupported("this UPDATE", here));
+    };
+    if from.is_some() || returning.is_some() {
+        return Err(SqlError::unsupported("UPDATE … FROM / RETURNING", here));
+    }
+    let rel = modified_table(table, here, catalog)?;
+    let planner = super::expr::ExprPlanner { src, rel: &rel };
+    let mut sets = Vec::with_capacity(assignments.len());
+    for a in assignments {
+        let ast::AssignmentTarget::ColumnName(name) = &a.target else {
+            return Err(SqlError::unsupported("UPDATE … SET (a, b) = …", here));
+        };
+        let [col] = name.0.as_slice() else {
+            return Err(SqlError::unsupported(format!("the SET target {name}"), here));
+        };
+        let c = rel.column_index(col).ok_or_else(|| {
+            SqlError::new(format!("column \"{}\" of relation \"{}\" does not exist", ident_name(col), rel.table), here)
+        })?;
+        if sets.iter().any(|(x, _)| *x == c) {
+            return Err(SqlError::new(format!("multiple assignments to same column \"{}\"", ident_name(col)), here));
+        }
+        let e = planner.plan(
+            &a.value,
+            &mut super::expr::Scope::Rows { no_agg: "aggregate functions are not allowed in UPDATE" },
+        )?;
+        sets.push((c, e));
+    }
+    let filter = plan_where(selection, src, &rel)?;
+    Ok(ShardStatement::Update { table: rel.table.clone(), sets, filter })
+}
+
+/// `DELETE FROM [public.]t [WHERE …]` (no USING, no RETURNING).
+pub(super) fn plan_delete(
+    d: &ast::Delete,
+    here: Option<usize>,
+    src: &Source,
+    catalog: &Catalog,
+) -> Result<ShardStatement, SqlError> {
+    if d.using.is_some() || d.returning.is_some() || !d.tables.is_empty() || !d.order_by.is_empty() || d.limit.is_some()
+    {
+        return Err(SqlError::unsupported("DELETE … USING / RETURNING", here));
+    }
+    let (ast::FromTable::WithFromKeyword(from) | ast::FromTable::WithoutKeyword(from)) = &d.from;
+    let [table] = from.as_slice() else {
+        return Err(SqlError::unsupported("DELETE from several tables", here));
+    };
+    let rel = modified_table(table, here, catalog)?;
+    let filter = plan_where(&d.selection, src, &rel)?;
+    Ok(ShardStatement::Delete { table: rel.table.clone(), filter })
 }
 
 /// `DEALLOCATE [PREPARE] name` (not ALL: postgres_fdw names its statement).

@@ -639,6 +639,12 @@ impl ShardServer {
             ShardStatement::Select { plan, columns } => return self.exec_select(plan, columns, out),
             ShardStatement::Insert { table, targets, rows } => return self.exec_insert(&table, &targets, &rows, out),
             ShardStatement::Deallocate { name } => self.exec_deallocate(&name, out)?,
+            ShardStatement::Update { table, sets, filter } => {
+                return self.exec_update_delete(&table, Some(&sets), filter.as_ref(), out)
+            }
+            ShardStatement::Delete { table, filter } => {
+                return self.exec_update_delete(&table, None, filter.as_ref(), out)
+            }
         }
         Ok(0)
     }
@@ -744,6 +750,51 @@ impl ShardServer {
         }
         command_complete(out, &format!("INSERT 0 {}", rows.len()));
         Ok(self.costs.server_row_ns * rows.len() as u64)
+    }
+
+    /// UPDATE (`sets`) or DELETE (None) of the rows the filter passes, in the
+    /// transaction's tables (kept as they were for a ROLLBACK); `UPDATE n`, `DELETE n`.
+    fn exec_update_delete(
+        &mut self,
+        table: &str,
+        sets: Option<&[(usize, crate::plan::Expr)]>,
+        filter: Option<&crate::plan::Expr>,
+        out: &mut Vec<u8>,
+    ) -> Result<u64, PgError> {
+        let Some(i) = self.catalog.tables.iter().position(|t| t.name == table) else {
+            return Err(PgError::error("42P01", format!("relation \"{table}\" does not exist")));
+        };
+        if self.saved_catalog.is_none() {
+            self.saved_catalog = Some(self.catalog.clone());
+        }
+        let old = std::rc::Rc::clone(&self.catalog.tables[i]);
+        let mut new = crate::types::Table::new(&old.name, old.columns.clone());
+        new.indexes = old.indexes.clone();
+        let mut n = 0u64;
+        for r in 0..old.nrows() {
+            let row = old.row(r);
+            let hit = filter.map_or(true, |f| f.eval(row).is_true());
+            match (hit, sets) {
+                (false, _) => new.push_row(row),
+                (true, None) => n += 1,
+                (true, Some(sets)) => {
+                    let mut updated = row.to_vec();
+                    for (c, e) in sets {
+                        updated[*c] = e.eval(row);
+                    }
+                    new.push_row(&updated);
+                    n += 1;
+                }
+            }
+        }
+        let cols: Vec<usize> = new.indexes.iter().map(|x| x.column).collect();
+        for c in cols {
+            new.create_index(c);
+        }
+        self.catalog.tables[i] = std::rc::Rc::new(new);
+        let verb = if sets.is_some() { "UPDATE" } else { "DELETE" };
+        command_complete(out, &format!("{verb} {n}"));
+        Ok(self.costs.server_row_ns * old.nrows() as u64)
     }
 
     /// DEALLOCATE: drops a named prepared statement.

@@ -1434,3 +1434,50 @@ insert into ins_f select id, qty, price, region from l where qty = 0 and region 
 
 -- [dml insert foreign batch null] rows with NULLs sent as NULL parameters, in batches of seven
 insert into ins_fb select id, grp, amount, name from h where id > 2040;
+
+-- ===== h17d: UPDATE and DELETE (postgres_fdw's direct modify) =====
+
+-- [dml update foreign direct] UPDATE of a foreign table run on its server: Foreign Update
+update ins_f set grp = grp + 10 where id < 3;
+
+-- [dml delete foreign direct] DELETE of one row of a foreign table: Foreign Delete
+delete from ins_f where id = 4;
+
+-- [dml update foreign direct text] every row, a text constant
+update ins_f set name = 'renamed';
+
+-- [dml delete foreign direct] every row
+delete from ins_f;
+
+-- [dml update partitioned direct] an Append of four Foreign Updates, one per partition
+update h set amount = amount * 2 where id < 20;
+
+-- [dml delete partitioned direct] an Append of four Foreign Deletes, a filter on a column that is not the key
+delete from h where grp = 3;
+
+-- [dml update partitioned direct pruned] the partition key: one Foreign Update
+update h set name = 'x' where id = 7;
+
+-- [dml delete partitioned direct] an IN list on the key
+delete from h where id in (1, 2, 3);
+
+-- [dml update foreign direct] a foreign table with another remote name
+update f set val = val + 1 where cat = 'c1';
+
+-- [dml delete foreign direct null] IS NULL shipped in the DELETE's WHERE
+delete from f where score is null;
+
+-- [dml update partitioned direct pruned] the foreign partitions of a table with a local one, pruned to them
+update ins_p set grp = 0 where id >= 500;
+
+-- [dml delete partitioned direct pruned] one foreign partition left by pruning
+delete from ins_p where id >= 1500;
+
+-- [dml update partitioned direct list] the foreign list partition
+update l set qty = qty + 1 where region = 'north';
+
+-- [dml delete partitioned direct range] the foreign range partition
+delete from r where k >= 990;
+
+-- [dml update partitioned direct null] two columns, one set to NULL
+update h set big = big - 1, grp = null where id between 100 and 110;
