@@ -382,10 +382,15 @@ impl Cluster {
                 Ok(None)
             }
             Stmt::Select(q) => self.select_constant(n, q, at).map(Some),
-            Stmt::Update { .. } | Stmt::Delete { .. } => Err(FrontError::unsupported(
-                "UPDATE or DELETE in a setup section (they run as the query, -- @query)",
-                at,
-            )),
+            Stmt::Update { .. } => {
+                Err(FrontError::unsupported("UPDATE in a setup section (it runs as the query, -- @query)", at))
+            }
+            // `setup_dml`: the rows removed, for the load's log.
+            Stmt::Delete { table, selection } => {
+                let n = self.delete_where(n, table, selection.as_ref(), at)?;
+                Ok(Some(vec![Val { datum: Datum::Int(n as i64), ty: None }]))
+            }
+            Stmt::Truncate(tables) => self.truncate(n, tables, at).map(|_| None),
             Stmt::Explain { .. } | Stmt::ExplainModify { .. } | Stmt::Execute { explain: Some(_), .. } => {
                 Err(FrontError::at("EXPLAIN runs in the query section (-- @query)", at))
             }

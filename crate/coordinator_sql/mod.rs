@@ -72,6 +72,7 @@ pub mod prepared;
 mod prepunion;
 pub mod script;
 pub mod settings;
+mod setup_dml;
 pub mod shippable;
 pub mod statement;
 mod subselect;

@@ -647,7 +647,11 @@ fn describe(node: &str, s: &Stmt, rows: usize, result: Option<Vec<super::eval::V
         Stmt::CreateIndex { .. } => "CREATE INDEX".into(),
         Stmt::Insert { .. } => format!("INSERT 0 {rows}"),
         Stmt::Update { .. } => "UPDATE".into(),
-        Stmt::Delete { .. } => "DELETE".into(),
+        Stmt::Delete { .. } => {
+            let n = result.and_then(|v| v.first().and_then(|x| x.datum.as_int())).unwrap_or(0);
+            format!("DELETE {n}")
+        }
+        Stmt::Truncate(_) => "TRUNCATE TABLE".into(),
         Stmt::Set { .. } => "SET".into(),
         Stmt::ResetAll => "RESET".into(),
         Stmt::AlterServer { .. } => "ALTER SERVER".into(),

@@ -152,7 +152,10 @@ pub enum Stmt {
         sets: Vec<(Ident, ast::Expr)>,
         selection: Option<ast::Expr>,
     },
-    /// `DELETE FROM t [WHERE …]` in the query section.
+    /// `TRUNCATE [TABLE] t [, …]` in a setup section (`setup_dml`).
+    Truncate(Vec<ObjectName>),
+    /// `DELETE FROM t [WHERE …]`: in the query section planned (`modifytable`), in a
+    /// setup section run at load time (`setup_dml`).
     Delete {
         table: ObjectName,
         selection: Option<ast::Expr>,
@@ -574,6 +577,15 @@ fn convert(stmt: Statement, at: Location) -> Result<Stmt, FrontError> {
                 }
             }
             Ok(Stmt::Update { table: name, sets, selection })
+        }
+        Statement::Truncate { table_names, partitions, only, identity, cascade, on_cluster, table: _ } => {
+            if partitions.is_some() || only || identity.is_some() || cascade.is_some() || on_cluster.is_some() {
+                return Err(FrontError::unsupported(
+                    "TRUNCATE ONLY / RESTART IDENTITY / CASCADE (the sandbox has no inheritance children, sequences or foreign keys)",
+                    at,
+                ));
+            }
+            Ok(Stmt::Truncate(table_names.into_iter().map(|t| t.name).collect()))
         }
         Statement::Delete(d) => {
             if d.returning.is_some() {
