@@ -455,6 +455,12 @@ mod tests {
                 .any(|l| l == "execute pgsql_fdw_prep_1: INSERT INTO public.ft_remote(a, b, c) VALUES ($1, $2, $3)"),
             "{logs:?}"
         );
+        // A data-modifying CTE and RETURNING are refused by name.
+        let base = SqlScenario::load(SETUP).unwrap();
+        let e = base.with_query("with t as (delete from ft returning *) select * from t;").unwrap_err();
+        assert!(e.message.contains("a data-modifying statement in WITH (DELETE"), "{e}");
+        let e = base.with_query("update ft set b = 1 returning a;").unwrap_err();
+        assert!(e.message.contains("UPDATE … RETURNING"), "{e}");
         // EXPLAIN without ANALYZE plans only: nothing is sent, nothing is stored.
         let base = SqlScenario::load(SETUP).unwrap();
         let s = base.with_query("explain (verbose, costs off) insert into ft select * from pt;").unwrap();

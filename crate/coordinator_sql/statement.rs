@@ -423,10 +423,45 @@ fn parse_one(p: &mut Parser) -> Result<Stmt, FrontError> {
         | ["analyse", ..]
         | ["vacuum", ..] => ours(p),
         _ => {
+            if let Some(dml) = data_modifying_cte(p) {
+                return Err(FrontError::unsupported(
+                    format!("a data-modifying statement in WITH ({dml} in a common table expression)"),
+                    at,
+                ));
+            }
             let stmt = p.parse_statement().map_err(|e| parser_error(e, at))?;
             convert(stmt, at)
         }
     }
+}
+
+/// `WITH name AS ( INSERT | UPDATE | DELETE …`: PostgreSQL's data-modifying CTE, which
+/// sqlparser cannot parse (it would say "syntax error"); the statement it names.
+fn data_modifying_cte(p: &Parser) -> Option<&'static str> {
+    if !peek_word(p, "with") {
+        return None;
+    }
+    let word = |t: &Token| match t {
+        Token::Word(w) if w.quote_style.is_none() => w.value.to_lowercase(),
+        _ => String::new(),
+    };
+    // Within the statement's first 512 tokens (each peek walks from the parser's
+    // position: a bound keeps this linear; a CTE further on gets sqlparser's error).
+    for i in 1..512 {
+        let t = p.peek_nth_token(i).token;
+        if matches!(t, Token::SemiColon | Token::EOF) {
+            return None;
+        }
+        if word(&t) == "as" && p.peek_nth_token(i + 1).token == Token::LParen {
+            match word(&p.peek_nth_token(i + 2).token).as_str() {
+                "insert" => return Some("INSERT"),
+                "update" => return Some("UPDATE"),
+                "delete" => return Some("DELETE"),
+                _ => {}
+            }
+        }
+    }
+    None
 }
 
 fn unreachable_ours(at: Location) -> Result<Stmt, FrontError> {
