@@ -386,7 +386,10 @@ impl Cluster {
                 Err(FrontError::unsupported("UPDATE in a setup section (it runs as the query, -- @query)", at))
             }
             // `setup_dml`: the rows removed, for the load's log.
-            Stmt::Delete { table, selection } => {
+            Stmt::Delete { returning, .. } if !returning.is_empty() => {
+                Err(FrontError::unsupported("DELETE … RETURNING in a setup section", at))
+            }
+            Stmt::Delete { table, selection, .. } => {
                 let n = self.delete_where(n, table, selection.as_ref(), at)?;
                 Ok(Some(vec![Val { datum: Datum::Int(n as i64), ty: None }]))
             }

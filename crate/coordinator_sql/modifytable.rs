@@ -50,10 +50,12 @@ const PARAM_MAX: usize = 65_535;
 pub fn plan_modify(coord: &Node, stmt: &Stmt, text: &str, at: Location) -> Result<Planned, FrontError> {
     let (table, columns, source) = match stmt {
         Stmt::Insert { table, columns, source } => (table, columns, source),
-        Stmt::Update { table, sets, selection } => {
-            return plan_direct_modify(coord, table, Some(sets), selection, text, at)
+        Stmt::Update { table, sets, selection, returning } => {
+            return plan_direct_modify(coord, table, Some(sets), selection, returning, text, at)
         }
-        Stmt::Delete { table, selection } => return plan_direct_modify(coord, table, None, selection, text, at),
+        Stmt::Delete { table, selection, returning } => {
+            return plan_direct_modify(coord, table, None, selection, returning, text, at)
+        }
         _ => return Err(FrontError::at("internal error: not an INSERT, UPDATE or DELETE", at)),
     };
     let name = relation_name(table).map_err(|m| FrontError::at(m, at))?;
@@ -83,6 +85,8 @@ pub fn plan_modify(coord: &Node, stmt: &Stmt, text: &str, at: Location) -> Resul
         columns: rel.columns.iter().map(|c| (c.name.clone(), c.ty)).collect(),
         source,
         child: planned.plan,
+        returning: vec![],
+        returning_sql: vec![],
     }));
     Ok(Planned { plan, columns: vec![], servers: planned.servers, order_key: None, order_keys: vec![] })
 }
@@ -103,6 +107,7 @@ fn plan_direct_modify(
     table: &ast::ObjectName,
     sets: Option<&Vec<(ast::Ident, ast::Expr)>>,
     selection: &Option<ast::Expr>,
+    returning: &[ast::SelectItem],
     text: &str,
     at: Location,
 ) -> Result<Planned, FrontError> {
@@ -136,6 +141,45 @@ fn plan_direct_modify(
         }
         set_sql.push(format!("{} = {v}", quote_identifier(&c)));
     }
+    // RETURNING: its expressions over the table's columns; the remote statement
+    // returns the columns they use, in the table's order.
+    let mut ret: Vec<(crate::plan::Expr, String)> = Vec::new();
+    for item in returning {
+        match item {
+            ast::SelectItem::Wildcard(_) => {
+                ret.extend(names.iter().enumerate().map(|(i, n)| (crate::plan::Expr::Col(i), n.clone())))
+            }
+            ast::SelectItem::UnnamedExpr(e) => {
+                let a = super::eval::analyze(e, &env)?;
+                let name = match e {
+                    ast::Expr::Identifier(i) => ident(i),
+                    _ => "?column?".to_string(),
+                };
+                ret.push((a.expr, name));
+            }
+            ast::SelectItem::ExprWithAlias { expr, alias } => {
+                ret.push((super::eval::analyze(expr, &env)?.expr, ident(alias)));
+            }
+            _ => return Err(FrontError::unsupported(format!("RETURNING {item}"), at)),
+        }
+    }
+    let mut used: Vec<usize> = Vec::new();
+    for (e, _) in &ret {
+        e.for_each_col(&mut |c| used.push(c));
+    }
+    used.sort_unstable();
+    used.dedup();
+    let returning_sql = if ret.is_empty() {
+        String::new()
+    } else if used.is_empty() {
+        " RETURNING NULL".to_string()
+    } else {
+        format!(" RETURNING {}", used.iter().map(|&c| quote_identifier(&names[c])).collect::<Vec<_>>().join(", "))
+    };
+    let returned: Vec<crate::types::Column> = used.iter().map(|&c| rel.columns()[c].clone()).collect();
+    // The projection reads the returned columns.
+    let ret: Vec<(crate::plan::Expr, String)> =
+        ret.into_iter().map(|(e, n)| (e.map_cols(&|c| used.iter().position(|&u| u == c).unwrap_or(c)), n)).collect();
     // The rows to modify: the target's scan.
     let dialect = sqlparser::dialect::PostgreSqlDialect {};
     let mut query = sqlparser::parser::Parser::new(&dialect)
@@ -160,10 +204,10 @@ fn plan_direct_modify(
         let where_sql = select.find(" WHERE ").map_or("", |i| &select[i..]);
         let remote = crate::sql_text::deparse::qualified_table(&f.remote.table);
         let sql = match operation {
-            CmdType::Delete => format!("DELETE FROM {remote}{where_sql}"),
-            _ => format!("UPDATE {remote} SET {}{where_sql}", set_sql.join(", ")),
+            CmdType::Delete => format!("DELETE FROM {remote}{where_sql}{returning_sql}"),
+            _ => format!("UPDATE {remote} SET {}{where_sql}{returning_sql}", set_sql.join(", ")),
         };
-        Plan::DirectModify(Box::new(DirectModifyPlan { operation, scan: f.clone(), sql }))
+        Plan::DirectModify(Box::new(DirectModifyPlan { operation, scan: f.clone(), sql, returning: returned.clone() }))
     };
     let child = match &planned.plan {
         Plan::ForeignScan(f) => direct(f),
@@ -181,6 +225,26 @@ fn plan_direct_modify(
         Plan::SeqScan { .. } | Plan::IndexScan { .. } => return Err(not_direct("(a local table)")),
         _ => return Err(not_direct("with a WHERE not all shipped to the remote server")),
     };
+    // EXPLAIN writes the returned columns as the first result relation's (`pt_1.b`
+    // for a partitioned table, `b` for a foreign table).
+    let qualifier = match &child {
+        Plan::Append { children, .. } => match children.first() {
+            Some(Plan::DirectModify(d)) => d.scan.alias.as_ref().map(|a| a.alias.clone()),
+            _ => None,
+        },
+        Plan::DirectModify(d) => d.scan.alias.as_ref().filter(|a| a.parent.is_some()).map(|a| a.alias.clone()),
+        _ => None,
+    };
+    let shown: Vec<String> = returned
+        .iter()
+        .map(|c| match &qualifier {
+            Some(q) => format!("{}.{}", quote_identifier(q), quote_identifier(&c.name)),
+            None => quote_identifier(&c.name),
+        })
+        .collect();
+    let returning_shown = ret.iter().map(|(e, _)| e.to_sql(&shown)).collect();
+    let returning_cols: Vec<crate::types::Column> =
+        ret.iter().map(|(e, n)| crate::types::Column::new(n, e.col_type(&returned))).collect();
     planned.plan = Plan::ModifyTable(Box::new(ModifyTablePlan {
         operation,
         relation: name,
@@ -188,8 +252,10 @@ fn plan_direct_modify(
         columns: vec![],
         source: vec![],
         child,
+        returning: ret,
+        returning_sql: returning_shown,
     }));
-    planned.columns = vec![];
+    planned.columns = returning_cols;
     planned.order_key = None;
     planned.order_keys = vec![];
     Ok(planned)
@@ -459,8 +525,21 @@ mod tests {
         let base = SqlScenario::load(SETUP).unwrap();
         let e = base.with_query("with t as (delete from ft returning *) select * from t;").unwrap_err();
         assert!(e.message.contains("a data-modifying statement in WITH (DELETE"), "{e}");
-        let e = base.with_query("update ft set b = 1 returning a;").unwrap_err();
-        assert!(e.message.contains("UPDATE … RETURNING"), "{e}");
+        let e = base.with_query("insert into ft values (1, 2, 'x') returning a;").unwrap_err();
+        assert!(e.message.contains("INSERT … ON CONFLICT / RETURNING"), "{e}");
+        // UPDATE … RETURNING on the partitioned table: direct modify per partition.
+        let s = base.with_query("update pt set c = 'q' where a = 5 returning a, b + 1;").unwrap();
+        let sc = s.scenario(&Knobs::default(), Source::Json).unwrap();
+        let mut r = sc.start(true, Clock::virtual_clock(), false).unwrap();
+        r.keep_rows = true;
+        r.run_to_end().unwrap();
+        assert_eq!(r.rows.len(), 5);
+        let explain = r.explain_text_with(&ExplainOptions::POSTGRES_VERBOSE);
+        assert!(
+            explain.contains("Remote SQL: UPDATE public.t1 SET c = 'q'::text WHERE ((a = 5)) RETURNING a, b"),
+            "{explain}"
+        );
+        assert!(explain.contains("Output: pt_1.a, (pt_1.b + 1)"), "{explain}");
         // EXPLAIN without ANALYZE plans only: nothing is sent, nothing is stored.
         let base = SqlScenario::load(SETUP).unwrap();
         let s = base.with_query("explain (verbose, costs off) insert into ft select * from pt;").unwrap();

@@ -151,6 +151,7 @@ pub enum Stmt {
         table: ObjectName,
         sets: Vec<(Ident, ast::Expr)>,
         selection: Option<ast::Expr>,
+        returning: Vec<ast::SelectItem>,
     },
     /// `TRUNCATE [TABLE] t [, …]` in a setup section (`setup_dml`).
     Truncate(Vec<ObjectName>),
@@ -159,6 +160,7 @@ pub enum Stmt {
     Delete {
         table: ObjectName,
         selection: Option<ast::Expr>,
+        returning: Vec<ast::SelectItem>,
     },
     /// `EXPLAIN [(options)] INSERT | UPDATE | DELETE …`: the query section's DML,
     /// explained (`coordinator_sql::modifytable`); `stmt` is one of those.
@@ -597,9 +599,6 @@ fn convert(stmt: Statement, at: Location) -> Result<Stmt, FrontError> {
         }
         Statement::Query(q) => Ok(Stmt::Select(q)),
         Statement::Update { table, assignments, from, selection, returning, or: _ } => {
-            if returning.is_some() {
-                return Err(FrontError::unsupported("UPDATE … RETURNING", at));
-            }
             if from.is_some() {
                 return Err(FrontError::unsupported("UPDATE … FROM", at));
             }
@@ -611,7 +610,7 @@ fn convert(stmt: Statement, at: Location) -> Result<Stmt, FrontError> {
                     _ => return Err(FrontError::unsupported("UPDATE … SET (a, b) = … or SET t.a = …", at)),
                 }
             }
-            Ok(Stmt::Update { table: name, sets, selection })
+            Ok(Stmt::Update { table: name, sets, selection, returning: returning.unwrap_or_default() })
         }
         Statement::Truncate { table_names, partitions, only, identity, cascade, on_cluster, table: _ } => {
             if partitions.is_some() || only || identity.is_some() || cascade.is_some() || on_cluster.is_some() {
@@ -623,9 +622,6 @@ fn convert(stmt: Statement, at: Location) -> Result<Stmt, FrontError> {
             Ok(Stmt::Truncate(table_names.into_iter().map(|t| t.name).collect()))
         }
         Statement::Delete(d) => {
-            if d.returning.is_some() {
-                return Err(FrontError::unsupported("DELETE … RETURNING", at));
-            }
             if d.using.is_some() || !d.tables.is_empty() || !d.order_by.is_empty() || d.limit.is_some() {
                 return Err(FrontError::unsupported("DELETE … USING", at));
             }
@@ -633,7 +629,11 @@ fn convert(stmt: Statement, at: Location) -> Result<Stmt, FrontError> {
             let [table] = from.as_slice() else {
                 return Err(FrontError::unsupported("DELETE from several tables", at));
             };
-            Ok(Stmt::Delete { table: modified_table(table, at)?, selection: d.selection })
+            Ok(Stmt::Delete {
+                table: modified_table(table, at)?,
+                selection: d.selection,
+                returning: d.returning.unwrap_or_default(),
+            })
         }
         Statement::Prepare { name, data_types, statement } => {
             let Statement::Query(query) = *statement else {

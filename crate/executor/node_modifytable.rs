@@ -262,6 +262,9 @@ pub struct ModifyTableState {
     child_done: bool,
     /// What EXPLAIN shows of a foreign target (Remote SQL, Batch Size).
     explain_foreign: Option<ForeignModify>,
+    /// RETURNING over the child's rows (a direct modify's), and how EXPLAIN shows it.
+    returning: Vec<(crate::plan::Expr, String)>,
+    returning_sql: Vec<String>,
     slot: Vec<Datum>,
 }
 
@@ -296,6 +299,8 @@ impl ModifyTableState {
             sending: None,
             waiting_row: None,
             child_done: false,
+            returning: plan.returning.clone(),
+            returning_sql: plan.returning_sql.clone(),
             explain_foreign: match &plan.target {
                 ResultRel::Foreign(f) => Some(f.clone()),
                 _ => None,
@@ -454,6 +459,15 @@ impl ExecNode for ModifyTableState {
             match exec_proc_node(&mut self.child[0], es)? {
                 ExecStatus::Wait => return Ok(ExecStatus::Wait),
                 ExecStatus::Done => self.child_done = true,
+                ExecStatus::Row if matches!(self.target, Target::Direct) => {
+                    // A direct modify's returned row: RETURNING's projection of it.
+                    if self.returning.is_empty() {
+                        continue;
+                    }
+                    let input = self.child[0].node.slot();
+                    self.slot = self.returning.iter().map(|(e, _)| e.eval(input)).collect();
+                    return Ok(ExecStatus::Row);
+                }
                 ExecStatus::Row => {
                     let row = self.target_row(self.child[0].node.slot())?;
                     es.clock.charge(es.cost.result_row_ns);
@@ -490,6 +504,9 @@ impl ExecNode for ModifyTableState {
     fn explain(&self, e: &mut ExplainNode) {
         e.node_type = self.operation.word().into();
         e.relation = Some(self.relation.clone());
+        for r in &self.returning_sql {
+            e.push_output(r.clone());
+        }
         if let Some(f) = &self.explain_foreign {
             e.details.push(("Remote SQL".into(), f.insert_sql(1)));
             e.details.push(("Batch Size".into(), f.batch_size.to_string()));
@@ -554,6 +571,9 @@ pub struct DirectModifyState {
     conn: usize,
     pending: Option<Ticket>,
     done: bool,
+    /// RETURNING's rows from the remote statement, and the next to return.
+    result: crate::remote::QueryResult,
+    next: usize,
     slot: Vec<Datum>,
 }
 
@@ -563,13 +583,28 @@ impl DirectModifyState {
             .server_index(&plan.scan.server)
             .ok_or_else(|| format!("server \"{}\" does not exist", plan.scan.server))?;
         es.get_connection(conn);
-        Ok(DirectModifyState { id, plan: plan.clone(), conn, pending: None, done: false, slot: Vec::new() })
+        Ok(DirectModifyState {
+            id,
+            plan: plan.clone(),
+            conn,
+            pending: None,
+            done: false,
+            result: Default::default(),
+            next: 0,
+            slot: Vec::new(),
+        })
     }
 }
 
 impl ExecNode for DirectModifyState {
     fn exec_next(&mut self, es: &mut EState) -> ExecResult<ExecStatus> {
         if self.done {
+            // RETURNING: the remote statement's rows, one a call.
+            if self.next < self.result.nrows {
+                self.slot = self.result.row(self.next).to_vec();
+                self.next += 1;
+                return Ok(ExecStatus::Row);
+            }
             return Ok(ExecStatus::Done);
         }
         let helper = ForeignModifyState {
@@ -607,6 +642,11 @@ impl ExecNode for DirectModifyState {
         let Some(result) = helper.result(es, ticket)? else { return Ok(ExecStatus::Wait) };
         self.pending = None;
         self.done = true;
+        if !self.plan.returning.is_empty() {
+            // With RETURNING the rows are returned (and counted as they go).
+            self.result = result;
+            return self.exec_next(es);
+        }
         let n: u64 = result.tags.last().and_then(|t| t.rsplit(' ').next()).and_then(|n| n.parse().ok()).unwrap_or(0);
         es.instr[self.id].ntuples += n;
         Ok(ExecStatus::Done)

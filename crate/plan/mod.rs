@@ -922,7 +922,11 @@ impl Plan {
                 child.output_columns()
             }
             Plan::FunctionScan { column, .. } => vec![column.clone()],
-            Plan::ModifyTable(_) | Plan::DirectModify(_) => vec![],
+            Plan::ModifyTable(m) => {
+                let input = m.child.output_columns();
+                m.returning.iter().map(|(e, n)| Column::new(n, e.col_type(&input))).collect()
+            }
+            Plan::DirectModify(d) => d.returning.clone(),
             Plan::ConstResult { columns, .. } => columns.clone(),
             Plan::SetOp { child, ncols, .. } => child.output_columns().into_iter().take(*ncols).collect(),
             Plan::SubqueryScan { child, targets, .. } => {
@@ -989,7 +993,10 @@ impl Plan {
             | Plan::Unique { child, .. }
             | Plan::SetOp { child, .. } => child.for_each_expr_mut(f),
             Plan::FunctionScan { .. } => {}
-            Plan::ModifyTable(m) => m.child.for_each_expr_mut(f),
+            Plan::ModifyTable(m) => {
+                m.returning.iter_mut().for_each(|(e, _)| f(e));
+                m.child.for_each_expr_mut(f)
+            }
             Plan::DirectModify(_) => {}
             Plan::ConstResult { row, .. } => row.iter_mut().for_each(|(e, _)| f(e)),
             Plan::WithInitPlans { child, init_plans } => {

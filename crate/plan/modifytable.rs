@@ -53,8 +53,13 @@ pub struct DirectModifyPlan {
     pub operation: CmdType,
     /// The scan it replaces (relation, server, alias; its estimate).
     pub scan: super::ForeignScanPlan,
-    /// `UPDATE public.t SET … WHERE …` / `DELETE FROM public.t WHERE …`.
+    /// `UPDATE public.t SET … WHERE …` / `DELETE FROM public.t WHERE …` (with
+    /// `RETURNING cols` when the statement returns rows).
     pub sql: String,
+    /// The columns the remote statement returns (deparse.c's `deparseReturningList`:
+    /// those RETURNING uses, in the table's order); the node's rows.
+    #[serde(skip)]
+    pub returning: Vec<crate::types::Column>,
 }
 
 /// ModifyTable: `child`'s rows, each made a row of the target (`source`), stored.
@@ -69,6 +74,11 @@ pub struct ModifyTablePlan {
     /// For each target column, the child's output column it takes (None: NULL).
     pub source: Vec<Option<usize>>,
     pub child: super::Plan,
+    /// RETURNING: expressions over the child's row (a direct modify's returned
+    /// columns), with their names; empty without RETURNING.
+    pub returning: Vec<(super::Expr, String)>,
+    /// How EXPLAIN writes each RETURNING expression (`pt_1.b`, `(pt_1.b + 1)`).
+    pub returning_sql: Vec<String>,
 }
 
 /// Where ModifyTable puts a row (PostgreSQL's `ResultRelInfo`).

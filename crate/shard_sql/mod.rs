@@ -132,9 +132,16 @@ pub enum ShardStatement {
     Deallocate { name: String },
     /// `UPDATE t SET … [WHERE …]` (postgres_fdw's direct modify): each SET column's
     /// new value over the old row, and the WHERE over it.
-    Update { table: String, sets: Vec<(usize, crate::plan::Expr)>, filter: Option<crate::plan::Expr> },
-    /// `DELETE FROM t [WHERE …]` (postgres_fdw's direct modify).
-    Delete { table: String, filter: Option<crate::plan::Expr> },
+    /// `returning`: the columns of `RETURNING col, …` (the rows as updated).
+    Update {
+        table: String,
+        sets: Vec<(usize, crate::plan::Expr)>,
+        filter: Option<crate::plan::Expr>,
+        returning: Vec<Column>,
+        returning_cols: Vec<usize>,
+    },
+    /// `DELETE FROM t [WHERE …] [RETURNING col, …]` (postgres_fdw's direct modify).
+    Delete { table: String, filter: Option<crate::plan::Expr>, returning: Vec<Column>, returning_cols: Vec<usize> },
 }
 
 /// Parses and plans every statement of `sql` (separated by `;`) against `catalog`.

@@ -172,10 +172,11 @@ pub(super) fn plan_update(
     let Statement::Update { table, assignments, from, selection, returning, or: _ } = statement else {
         return Err(SqlError::unsupported("this UPDATE", here));
     };
-    if from.is_some() || returning.is_some() {
-        return Err(SqlError::unsupported("UPDATE … FROM / RETURNING", here));
+    if from.is_some() {
+        return Err(SqlError::unsupported("UPDATE … FROM", here));
     }
     let rel = modified_table(table, here, catalog)?;
+    let returning_cols = returning_columns(returning.as_deref(), &rel, here)?;
     let planner = super::expr::ExprPlanner { src, rel: &rel };
     let mut sets = Vec::with_capacity(assignments.len());
     for a in assignments {
@@ -198,7 +199,8 @@ pub(super) fn plan_update(
         sets.push((c, e));
     }
     let filter = plan_where(selection, src, &rel)?;
-    Ok(ShardStatement::Update { table: rel.table.clone(), sets, filter })
+    let returning = returning_cols.iter().map(|&c| rel.columns[c].clone()).collect();
+    Ok(ShardStatement::Update { table: rel.table.clone(), sets, filter, returning, returning_cols })
 }
 
 /// `DELETE FROM [public.]t [WHERE …]` (no USING, no RETURNING).
@@ -208,9 +210,8 @@ pub(super) fn plan_delete(
     src: &Source,
     catalog: &Catalog,
 ) -> Result<ShardStatement, SqlError> {
-    if d.using.is_some() || d.returning.is_some() || !d.tables.is_empty() || !d.order_by.is_empty() || d.limit.is_some()
-    {
-        return Err(SqlError::unsupported("DELETE … USING / RETURNING", here));
+    if d.using.is_some() || !d.tables.is_empty() || !d.order_by.is_empty() || d.limit.is_some() {
+        return Err(SqlError::unsupported("DELETE … USING", here));
     }
     let (ast::FromTable::WithFromKeyword(from) | ast::FromTable::WithoutKeyword(from)) = &d.from;
     let [table] = from.as_slice() else {
@@ -218,7 +219,28 @@ pub(super) fn plan_delete(
     };
     let rel = modified_table(table, here, catalog)?;
     let filter = plan_where(&d.selection, src, &rel)?;
-    Ok(ShardStatement::Delete { table: rel.table.clone(), filter })
+    let returning_cols = returning_columns(d.returning.as_deref(), &rel, here)?;
+    let returning = returning_cols.iter().map(|&c| rel.columns[c].clone()).collect();
+    Ok(ShardStatement::Delete { table: rel.table.clone(), filter, returning, returning_cols })
+}
+
+/// `RETURNING col, …` as deparse.c's `deparseReturningList` writes it: columns only.
+fn returning_columns(
+    returning: Option<&[ast::SelectItem]>,
+    rel: &super::expr::Relation,
+    here: Option<usize>,
+) -> Result<Vec<usize>, SqlError> {
+    let mut out = Vec::new();
+    for item in returning.unwrap_or_default() {
+        let ast::SelectItem::UnnamedExpr(ast::Expr::Identifier(i)) = item else {
+            return Err(SqlError::unsupported(format!("RETURNING {item} (only columns)"), here));
+        };
+        let c = rel
+            .column_index(i)
+            .ok_or_else(|| SqlError::new(format!("column \"{}\" does not exist", ident_name(i)), here))?;
+        out.push(c);
+    }
+    Ok(out)
 }
 
 /// `DEALLOCATE [PREPARE] name` (not ALL: postgres_fdw names its statement).

@@ -639,11 +639,13 @@ impl ShardServer {
             ShardStatement::Select { plan, columns } => return self.exec_select(plan, columns, out),
             ShardStatement::Insert { table, targets, rows } => return self.exec_insert(&table, &targets, &rows, out),
             ShardStatement::Deallocate { name } => self.exec_deallocate(&name, out)?,
-            ShardStatement::Update { table, sets, filter } => {
-                return self.exec_update_delete(&table, Some(&sets), filter.as_ref(), out)
+            ShardStatement::Update { table, sets, filter, returning, returning_cols } => {
+                let ret = (returning.as_slice(), returning_cols.as_slice(), true);
+                return self.exec_update_delete(&table, Some(&sets), filter.as_ref(), ret, out);
             }
-            ShardStatement::Delete { table, filter } => {
-                return self.exec_update_delete(&table, None, filter.as_ref(), out)
+            ShardStatement::Delete { table, filter, returning, returning_cols } => {
+                let ret = (returning.as_slice(), returning_cols.as_slice(), true);
+                return self.exec_update_delete(&table, None, filter.as_ref(), ret, out);
             }
         }
         Ok(0)
@@ -759,8 +761,16 @@ impl ShardServer {
         table: &str,
         sets: Option<&[(usize, crate::plan::Expr)]>,
         filter: Option<&crate::plan::Expr>,
+        (columns, returning, describe): (&[Column], &[usize], bool),
         out: &mut Vec<u8>,
     ) -> Result<u64, PgError> {
+        // RETURNING: a RowDescription (in the simple protocol; Describe sent it in the
+        // extended one), then each modified row's columns.
+        if describe && !returning.is_empty() {
+            wire::row_description(out, columns);
+        }
+        let mut scratch = Vec::new();
+        let mut returned: Vec<Vec<crate::types::Datum>> = Vec::new();
         let Some(i) = self.catalog.tables.iter().position(|t| t.name == table) else {
             return Err(PgError::error("42P01", format!("relation \"{table}\" does not exist")));
         };
@@ -776,7 +786,12 @@ impl ShardServer {
             let hit = filter.map_or(true, |f| f.eval(row).is_true());
             match (hit, sets) {
                 (false, _) => new.push_row(row),
-                (true, None) => n += 1,
+                (true, None) => {
+                    n += 1;
+                    if !returning.is_empty() {
+                        returned.push(returning.iter().map(|&c| row[c].clone()).collect());
+                    }
+                }
                 (true, Some(sets)) => {
                     let mut updated = row.to_vec();
                     for (c, e) in sets {
@@ -784,6 +799,9 @@ impl ShardServer {
                     }
                     new.push_row(&updated);
                     n += 1;
+                    if !returning.is_empty() {
+                        returned.push(returning.iter().map(|&c| updated[c].clone()).collect());
+                    }
                 }
             }
         }
@@ -792,6 +810,9 @@ impl ShardServer {
             new.create_index(c);
         }
         self.catalog.tables[i] = std::rc::Rc::new(new);
+        for r in &returned {
+            wire::data_row(out, r, &mut scratch);
+        }
         let verb = if sets.is_some() { "UPDATE" } else { "DELETE" };
         command_complete(out, &format!("{verb} {n}"));
         Ok(self.costs.server_row_ns * old.nrows() as u64)
@@ -897,6 +918,11 @@ impl ShardServer {
     fn stmt_columns(&self, stmt: &Stmt) -> Option<Vec<Column>> {
         match &stmt.kind {
             ShardStatement::Select { columns, .. } => Some(columns.clone()),
+            ShardStatement::Update { returning, .. } | ShardStatement::Delete { returning, .. }
+                if !returning.is_empty() =>
+            {
+                Some(returning.clone())
+            }
             ShardStatement::Fetch { cursor, .. } => self.portal_index(cursor).and_then(|j| self.portal_columns(j)),
             _ => None,
         }
@@ -912,6 +938,11 @@ impl ShardServer {
             let cursor = match &self.portals.get(at)?.state {
                 PortalState::Bound(stmt) => match &stmt.kind {
                     ShardStatement::Select { columns, .. } => return Some(columns.clone()),
+                    ShardStatement::Update { returning, .. } | ShardStatement::Delete { returning, .. }
+                        if !returning.is_empty() =>
+                    {
+                        return Some(returning.clone())
+                    }
                     ShardStatement::Fetch { cursor, .. } => cursor,
                     _ => return None,
                 },
@@ -1129,6 +1160,15 @@ impl ShardServer {
             ShardStatement::Fetch { cursor, count } => {
                 self.portals[i].state = PortalState::Fetching { cursor, left: count };
                 self.run_fetching(i, limit, out)
+            }
+            // Describe sent the RETURNING columns' RowDescription already.
+            ShardStatement::Update { table, sets, filter, returning, returning_cols } => {
+                let ret = (returning.as_slice(), returning_cols.as_slice(), false);
+                self.exec_update_delete(&table, Some(&sets), filter.as_ref(), ret, out)
+            }
+            ShardStatement::Delete { table, filter, returning, returning_cols } => {
+                let ret = (returning.as_slice(), returning_cols.as_slice(), false);
+                self.exec_update_delete(&table, None, filter.as_ref(), ret, out)
             }
             _ => self.exec_statement(stmt, out),
         }

@@ -1481,3 +1481,15 @@ delete from r where k >= 990;
 
 -- [dml update partitioned direct null] two columns, one set to NULL
 update h set big = big - 1, grp = null where id between 100 and 110;
+
+-- [dml update foreign direct returning] RETURNING * from the remote UPDATE
+update ins_f set grp = grp + 10 where id < 3 returning *;
+
+-- [dml delete partitioned direct returning] the deleted rows from four partitions
+delete from h where grp = 3 and id < 100 returning id, name;
+
+-- [dml update partitioned direct returning] an expression over the returned columns
+update h set amount = amount + 1 where id < 10 returning id, amount * 2;
+
+-- [dml delete partitioned direct pruned returning] the foreign partitions of a table with a local one
+delete from ins_p where id >= 500 returning name, id;

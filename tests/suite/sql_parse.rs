@@ -533,8 +533,9 @@ fn unsupported_constructs() {
         ("SELECT a::date FROM t", "cast to DATE", Some(8)),
         // postgres_fdw's INSERT … VALUES, UPDATE and DELETE run; not these.
         ("INSERT INTO t SELECT * FROM t_p1", "INSERT … SELECT", Some(1)),
-        ("BEGIN; UPDATE t SET a = 1 RETURNING a", "UPDATE … FROM / RETURNING", Some(8)),
-        ("DELETE FROM t WHERE a = 1 RETURNING a", "DELETE … USING / RETURNING", Some(1)),
+        ("BEGIN; UPDATE t SET a = 1 FROM t_p1", "UPDATE … FROM", Some(8)),
+        ("DELETE FROM t USING t_p1 WHERE t.a = 1", "DELETE … USING", Some(1)),
+        ("DELETE FROM t RETURNING a + 1", "RETURNING a + 1 (only columns)", Some(1)),
         ("TRUNCATE t", "TRUNCATE", Some(1)),
         ("SAVEPOINT s1", "SAVEPOINT", Some(1)),
     ];
