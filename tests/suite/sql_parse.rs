@@ -535,7 +535,7 @@ fn unsupported_constructs() {
         ("INSERT INTO t SELECT * FROM t_p1", "INSERT … SELECT", Some(1)),
         ("BEGIN; UPDATE t SET a = 1 FROM t_p1", "UPDATE … FROM", Some(8)),
         ("DELETE FROM t USING t_p1 WHERE t.a = 1", "DELETE … USING", Some(1)),
-        ("DELETE FROM t RETURNING a + 1", "RETURNING a + 1 (only columns)", Some(1)),
+        ("DELETE FROM t WHERE a = 1 RETURNING a + 1", "RETURNING a + 1 (only columns)", Some(1)),
         ("TRUNCATE t", "TRUNCATE", Some(1)),
         ("SAVEPOINT s1", "SAVEPOINT", Some(1)),
     ];
