@@ -23,6 +23,11 @@
 //!   stays a subquery, `Subquery Scan on "*SELECT*"` (setrefs.c keeps a subquery scan
 //!   that is not trivial).
 //!
+//! UPDATE and DELETE (`plan_direct_modify`): of a foreign table or a partitioned table
+//! whose partitions left after pruning are all foreign, postgres_fdw's direct modify;
+//! of a plain local table, ModifyTable over the scan of its rows (`UPDATE … SET` values
+//! computed over the old row); RETURNING projected by ModifyTable.
+//!
 //! Where it departs from PostgreSQL: integer types are one type to the sandbox's
 //! rows, so a bigint (`count(*)`) into an integer column counts as the same type for
 //! the Subquery Scan rule (PostgreSQL casts it, and keeps the Subquery Scan); no RETURNING, ON CONFLICT, OVERRIDING, DEFAULT
@@ -91,8 +96,9 @@ pub fn plan_modify(coord: &Node, stmt: &Stmt, text: &str, at: Location) -> Resul
     Ok(Planned { plan, columns: vec![], servers: planned.servers, order_key: None, order_keys: vec![] })
 }
 
-/// UPDATE (`sets`) or DELETE (None) of a foreign table or of a partitioned table
-/// whose partitions are foreign, as postgres_fdw's direct modify
+/// UPDATE (`sets`) or DELETE (None) of a plain local table (ModifyTable over the scan
+/// of its rows, `ResultRel::LocalModify`), or of a foreign table or of a partitioned
+/// table whose partitions are foreign, as postgres_fdw's direct modify
 /// (`postgresPlanDirectModify`): the scan of the target's rows that the WHERE leaves
 /// (`SELECT * FROM target WHERE …`, planned as any query: partitions pruned, quals
 /// shipped) must be Foreign Scans whose quals all go to the remote server, and every
@@ -120,6 +126,9 @@ fn plan_direct_modify(
     let types: Vec<crate::plan::SqlType> = rel.columns.iter().map(|c| c.ty).collect();
     let env = super::eval::Env { names: &names, types: &types };
     let mut set_sql = Vec::new();
+    // A plain local table: ModifyTable changes its rows itself (`ResultRel::LocalModify`).
+    let local = matches!(rel.kind, RelKind::Table(_));
+    let mut set_exprs: Vec<(usize, crate::plan::Expr)> = Vec::new();
     for (col, e) in sets.into_iter().flatten() {
         let c = ident(col);
         if rel.column_index(&c).is_none() {
@@ -129,7 +138,8 @@ fn plan_direct_modify(
             ));
         }
         let a = super::eval::analyze(e, &env)?;
-        if !super::shippable::is_foreign_expr(&a.expr) {
+        set_exprs.push((rel.column_index(&c).unwrap_or(0), a.expr.clone()));
+        if !local && !super::shippable::is_foreign_expr(&a.expr) {
             return Err(FrontError::unsupported(
                 format!("{verb} whose SET {c} = {e} is not shippable: postgres_fdw's foreign modify (SELECT … FOR UPDATE, then {verb} … WHERE ctid = $1)"),
                 at,
@@ -178,6 +188,7 @@ fn plan_direct_modify(
     };
     let returned: Vec<crate::types::Column> = used.iter().map(|&c| rel.columns()[c].clone()).collect();
     // The projection reads the returned columns.
+    let ret_full = ret.clone();
     let ret: Vec<(crate::plan::Expr, String)> =
         ret.into_iter().map(|(e, n)| (e.map_cols(&|c| used.iter().position(|&u| u == c).unwrap_or(c)), n)).collect();
     // The rows to modify: the target's scan.
@@ -209,6 +220,28 @@ fn plan_direct_modify(
         };
         Plan::DirectModify(Box::new(DirectModifyPlan { operation, scan: f.clone(), sql, returning: returned.clone() }))
     };
+    if local {
+        // ExecUpdate / ExecDelete of each row the scan returns (its full row).
+        let returning_shown = ret_full.iter().map(|(e, _)| e.to_sql(&names)).collect();
+        let input = rel.columns();
+        let returning_cols: Vec<crate::types::Column> =
+            ret_full.iter().map(|(e, n)| crate::types::Column::new(n, e.col_type(&input))).collect();
+        let child = std::mem::replace(&mut planned.plan, Plan::EmptyResult { columns: vec![] });
+        planned.plan = Plan::ModifyTable(Box::new(ModifyTablePlan {
+            operation,
+            relation: name.clone(),
+            target: ResultRel::LocalModify { table: name, sets: set_exprs },
+            columns: rel.columns.iter().map(|c| (c.name.clone(), c.ty)).collect(),
+            source: vec![],
+            child,
+            returning: ret_full,
+            returning_sql: returning_shown,
+        }));
+        planned.columns = returning_cols;
+        planned.order_key = None;
+        planned.order_keys = vec![];
+        return Ok(planned);
+    }
     let child = match &planned.plan {
         Plan::ForeignScan(f) => direct(f),
         Plan::Append { children, prune: None } => {
@@ -222,7 +255,6 @@ fn plan_direct_modify(
             }
             Plan::Append { children: out, prune: None }
         }
-        Plan::SeqScan { .. } | Plan::IndexScan { .. } => return Err(not_direct("(a local table)")),
         _ => return Err(not_direct("with a WHERE not all shipped to the remote server")),
     };
     // EXPLAIN writes the returned columns as the first result relation's (`pt_1.b`

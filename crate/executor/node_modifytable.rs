@@ -30,6 +30,13 @@
 //!   (its scans' CLOSEs follow). The remote transactions commit at the end of the
 //!   statement, as for any query (`run.rs`).
 //!
+//! UPDATE and DELETE: of a foreign table, the child is postgres_fdw's direct modify
+//! (`DirectModifyState`, below: one remote UPDATE/DELETE, its RETURNING rows handed
+//! up), ModifyTable projects RETURNING; of a local table, the child returns each row
+//! to change, whole, and ModifyTable records its new value (ExecUpdate) or its removal
+//! (ExecDelete) in `es.local_changes`, by value (equal rows all pass or all fail the
+//! same WHERE, so which copy changes is the same), and returns RETURNING's row.
+//!
 //! Invariants: at most one statement of this node is in flight, and only on a
 //! connection whose `pending_areq` is none (drained first); a batch's rows leave the
 //! batch only once the remote INSERT of them completed; the coordinator's own tables
@@ -55,6 +62,8 @@ use crate::types::{Catalog, ColType, Datum, Table};
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct LocalChanges {
     pub inserted: Vec<(String, Vec<Datum>)>,
+    /// UPDATE: (table, old row, new row); DELETE: (table, old row, None).
+    pub modified: Vec<(String, Vec<Datum>, Option<Vec<Datum>>)>,
 }
 
 impl LocalChanges {
@@ -65,8 +74,34 @@ impl LocalChanges {
                 std::rc::Rc::make_mut(t).push_row(row);
             }
         }
+        // An UPDATE or DELETE names its rows by value: one row equal to each old row
+        // (equal rows all pass or all fail the same WHERE, so which copy is the same).
         for t in catalog.tables.iter_mut() {
-            if self.inserted.iter().any(|(n, _)| *n == t.name) {
+            let mut pending: Vec<(&Vec<Datum>, &Option<Vec<Datum>>)> =
+                self.modified.iter().filter(|(n, _, _)| *n == t.name).map(|(_, o, n)| (o, n)).collect();
+            if pending.is_empty() {
+                continue;
+            }
+            let old = std::rc::Rc::clone(t);
+            let mut new = Table::new(&old.name, old.columns.clone());
+            new.indexes = old.indexes.clone();
+            for i in 0..old.nrows() {
+                let row = old.row(i);
+                match pending.iter().position(|(o, _)| o.as_slice() == row) {
+                    Some(k) => {
+                        if let Some(updated) = pending.swap_remove(k).1 {
+                            new.push_row(updated);
+                        }
+                    }
+                    None => new.push_row(row),
+                }
+            }
+            *t = std::rc::Rc::new(new);
+        }
+        for t in catalog.tables.iter_mut() {
+            let touched =
+                self.inserted.iter().any(|(n, _)| *n == t.name) || self.modified.iter().any(|(n, _, _)| *n == t.name);
+            if touched {
                 let t: &mut Table = std::rc::Rc::make_mut(t);
                 let cols: Vec<usize> = t.indexes.iter().map(|i| i.column).collect();
                 for c in cols {
@@ -93,6 +128,11 @@ enum Target {
     },
     /// Direct modify: the child stores nothing here (it returns no row).
     Direct,
+    /// UPDATE / DELETE of a local table: the rows changed, kept in `es.local_changes`.
+    LocalModify {
+        table: String,
+        sets: Vec<(usize, crate::plan::Expr)>,
+    },
 }
 
 /// Where a batch's statements stand (`execute_foreign_modify`).
@@ -371,7 +411,9 @@ fn route(
             Ok(Routed::Done)
         }
         Target::Foreign(k) => Ok(Routed::Foreign(*k, row)),
-        Target::Direct => Err(ExecError::Internal("a row reached a direct modify's ModifyTable".into())),
+        Target::Direct | Target::LocalModify { .. } => {
+            Err(ExecError::Internal("a row to insert reached an UPDATE or DELETE".into()))
+        }
         Target::Unopened(plan) => {
             let state = ForeignModifyState::begin(plan, es).map_err(ExecError::Query)?;
             foreign.push(state);
@@ -418,6 +460,7 @@ fn open_target(
         }
         ResultRel::Foreign(f) => Target::Unopened(f.clone()),
         ResultRel::Direct => Target::Direct,
+        ResultRel::LocalModify { table, sets } => Target::LocalModify { table: table.clone(), sets: sets.clone() },
         ResultRel::Partitioned(p) => {
             let mut partitions = Vec::new();
             for (b, part) in &p.partitions {
@@ -459,6 +502,38 @@ impl ExecNode for ModifyTableState {
             match exec_proc_node(&mut self.child[0], es)? {
                 ExecStatus::Wait => return Ok(ExecStatus::Wait),
                 ExecStatus::Done => self.child_done = true,
+                ExecStatus::Row if matches!(self.target, Target::LocalModify { .. }) => {
+                    // ExecUpdate / ExecDelete: the new row (cast to the columns' types)
+                    // or none; RETURNING over the new row, or the deleted one.
+                    let old = self.child[0].node.slot().to_vec();
+                    let Target::LocalModify { table, sets } = &self.target else { unreachable!("matched") };
+                    let new = if self.operation == CmdType::Update {
+                        let mut new = old.clone();
+                        for (c, e) in sets {
+                            let v = e.eval(&old);
+                            let from = match v {
+                                Datum::Int(_) => Some(SqlType::Int8),
+                                Datum::Numeric(_) => Some(SqlType::Numeric),
+                                Datum::Float(_) => Some(SqlType::Float8),
+                                _ => None,
+                            };
+                            new[*c] = crate::plan::eval::cast(v, from, self.columns[*c].1)
+                                .map_err(|k| ExecError::Query(crate::plan::eval::EvalError::from(k).to_string()))?;
+                        }
+                        Some(new)
+                    } else {
+                        None
+                    };
+                    es.clock.charge(es.cost.result_row_ns);
+                    if !self.returning.is_empty() {
+                        let row = new.as_ref().unwrap_or(&old);
+                        self.slot = self.returning.iter().map(|(e, _)| e.eval(row)).collect();
+                    }
+                    es.local_changes.modified.push((table.clone(), old, new));
+                    if !self.returning.is_empty() {
+                        return Ok(ExecStatus::Row);
+                    }
+                }
                 ExecStatus::Row if matches!(self.target, Target::Direct) => {
                     // A direct modify's returned row: RETURNING's projection of it.
                     if self.returning.is_empty() {

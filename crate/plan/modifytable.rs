@@ -13,12 +13,16 @@
 //! its parent's, in the same order (the planner refuses other partitions), so a routed
 //! row needs no conversion.
 //!
-//! UPDATE and DELETE run as postgres_fdw's direct modify ([`DirectModifyPlan`]): the
-//! child is a `Foreign Update` / `Foreign Delete` per foreign table (an Append of them
-//! for a partitioned target), ModifyTable only drives it.
+//! UPDATE and DELETE of a foreign table run as postgres_fdw's direct modify
+//! ([`DirectModifyPlan`]): the child is a `Foreign Update` / `Foreign Delete` per
+//! foreign table (an Append of them for a partitioned target), ModifyTable only drives
+//! it and projects RETURNING; of a local table ([`ResultRel::LocalModify`]), the child
+//! scans the rows to change and ModifyTable changes them.
 //!
-//! Where it departs from PostgreSQL: UPDATE and DELETE only as direct modify (not on
-//! local tables, not postgres_fdw's foreign modify with `ctid`); no RETURNING, ON CONFLICT, triggers or column defaults (a column
+//! Where it departs from PostgreSQL: UPDATE and DELETE not as postgres_fdw's foreign
+//! modify (`SELECT … FOR UPDATE`, `… WHERE ctid = $1`) and not of a partitioned table
+//! with a local partition left after pruning (refused by name); INSERT without
+//! RETURNING, ON CONFLICT, triggers or column defaults (a column
 //! the INSERT does not name is NULL).
 
 use super::SqlType;
@@ -93,6 +97,9 @@ pub enum ResultRel {
     /// The child modifies the rows itself (postgres_fdw's direct modify): ModifyTable
     /// only runs it.
     Direct,
+    /// UPDATE (`sets`: each column's new value over the old row) or DELETE (no sets)
+    /// of the coordinator's table: the child returns the rows to change, whole.
+    LocalModify { table: String, sets: Vec<(usize, super::Expr)> },
 }
 
 /// postgres_fdw's `PgFdwModifyState`, as planned (`postgresPlanForeignModify`).

@@ -1493,3 +1493,20 @@ update h set amount = amount + 1 where id < 10 returning id, amount * 2;
 
 -- [dml delete partitioned direct pruned returning] the foreign partitions of a table with a local one
 delete from ins_p where id >= 500 returning name, id;
+
+-- ===== h17d: UPDATE and DELETE of local tables =====
+
+-- [dml update local] UPDATE of a local table: ModifyTable over its Seq Scan
+update ins_loc set grp = grp * 2 where amount > 0.5;
+
+-- [dml delete local null] DELETE of the rows with a NULL
+delete from ins_loc where name is null;
+
+-- [dml update local returning] RETURNING the new values
+update loc set qty = qty + 100 where cat = 'c1' returning id, qty;
+
+-- [dml delete local returning] RETURNING * of the deleted rows
+delete from loc where qty = 0 returning *;
+
+-- [dml update local text] a function of the old value, every row
+update ins_loc set name = upper(name);
