@@ -18,6 +18,10 @@
 //! - ExecEnd: `DEALLOCATE` of the prepared INSERT, then the scans' CLOSEs; then the
 //!   COMMIT TRANSACTIONs.
 //!
+//! `direct_modify_sends_what_postgres_15_sends` checks UPDATE and DELETE … RETURNING of
+//! `pt` the same way: each shard gets one remote `UPDATE`/`DELETE` by the extended
+//! protocol (postgres_fdw's direct modify, never async), the rows and the tables after.
+//!
 //! The sandbox in `pg15`, over TCP on the same shards, must send what that coordinator
 //! sends: per connection the same statements in the same order, across shards the
 //! same order of what is waited for (all but the FETCHes and, in async mode, the
@@ -275,4 +279,126 @@ fn the_sandbox_steps_the_insert_in_async_mode_to_its_end() {
     assert!(run.leftovers().is_empty(), "{:?}", run.leftovers());
     let explain = run.explain_text();
     assert_eq!(explain.matches("Async Foreign Scan").count(), SHARDS, "{explain}");
+}
+
+/// UPDATE and DELETE of the partitioned table as postgres_fdw's direct modify, on the
+/// same shards: per connection the set-up, the remote `UPDATE … WHERE …` (`DELETE`,
+/// with RETURNING) by the extended protocol, the COMMIT — statement for statement
+/// PostgreSQL 15's, sync and async (direct modify is never async), the rows returned
+/// and the tables afterwards the same.
+#[test]
+fn direct_modify_sends_what_postgres_15_sends() {
+    let shards = ShardSet::start(SHARDS);
+    for k in 0..SHARDS {
+        load_t(&shards.clusters[k], &format!("t{}", k + 1), k, ROWS);
+        shards.clusters[k].psql(&format!("GRANT UPDATE, DELETE ON t{} TO pgasync;", k + 1));
+    }
+    shards.clusters[0].psql("CREATE TABLE ft_remote (a int, b int, c text); GRANT ALL ON ft_remote TO pgasync;");
+    let coordinator = Cluster::start("coordinator");
+    let ports: Vec<u16> = shards.addrs().iter().map(|a| a.port()).collect();
+    coordinator.psql(&format!("CREATE EXTENSION postgres_fdw;\n{}", coordinator_objects(1, Some(&ports))));
+    let snapshot = |shards: &ShardSet| -> Vec<String> {
+        (0..SHARDS).map(|k| shards.clusters[k].psql(&format!("SELECT * FROM t{} ORDER BY b", k + 1))).collect()
+    };
+    let mut failures = vec![];
+    let queries = ["UPDATE pt SET c = 'z' WHERE a < 3", "DELETE FROM pt WHERE a = 7 RETURNING b, c"];
+    for (query, async_capable) in queries.iter().flat_map(|q| [(*q, false), (*q, true)]) {
+        let what = format!("{query} {}", if async_capable { "async" } else { "sync" });
+        let options: String = (1..=SHARDS)
+            .map(|n| format!("ALTER SERVER s{n} OPTIONS (SET async_capable '{async_capable}');\n"))
+            .collect();
+        coordinator.psql(&options);
+        let before = snapshot(&shards);
+        // PostgreSQL, in a transaction rolled back after the shards' tables are read
+        // through the coordinator (the same remote transactions).
+        let mark = shards.mark();
+        let out = coordinator.psql(&format!("BEGIN;\n{query};\nROLLBACK;"));
+        let pg_sessions = coordinator_sessions(shards.sessions_since(mark));
+        let mut pg_rows: Vec<String> = out.lines().filter(|l| !l.is_empty()).map(str::to_string).collect();
+        pg_rows.sort();
+        // The sandbox commits: the tables afterwards are compared with what
+        // PostgreSQL's statement leaves when it commits (run again, then restored).
+        let script = SqlScenario::load(&sandbox_script(1)).expect("the script loads");
+        let knobs = Knobs { behaviour: Some(Preset::Pg15), ..Default::default() };
+        let sc = script
+            .with_query(&format!("{query};"))
+            .and_then(|s| s.scenario(&knobs, Source::Cli))
+            .expect("the sandbox plans the query");
+        let mark = shards.mark();
+        let mut ours = {
+            let mut run = start_over_tcp(&sc, async_capable, &shards.addrs());
+            run.keep_rows = true;
+            if let Err(e) = run.run_to_end() {
+                failures.push(format!("{what}: the sandbox's run failed: {e}"));
+            }
+            run.rows.iter().map(|r| support::fidelity::row_text(r)).collect::<Vec<_>>()
+        };
+        ours.sort();
+        let mut sessions = coordinator_sessions(shards.sessions_since(mark));
+        let ours_after = snapshot(&shards);
+        for k in 0..SHARDS {
+            shards.clusters[k].psql(&format!("TRUNCATE t{};", k + 1));
+            load_rows(&shards.clusters[k], k);
+        }
+        coordinator.psql(&format!("{query};"));
+        let pg_after = snapshot(&shards);
+        for k in 0..SHARDS {
+            shards.clusters[k].psql(&format!("TRUNCATE t{};", k + 1));
+            load_rows(&shards.clusters[k], k);
+        }
+        if snapshot(&shards) != before {
+            failures.push(format!("{what}: the shards' tables were not restored"));
+        }
+        for s in sessions.iter_mut() {
+            for st in s.statements.iter_mut() {
+                if st.starts_with("connection authorized: ") || st.starts_with("disconnection: ") {
+                    *st = st.replace("user=pgasync", "user=postgres");
+                }
+            }
+        }
+        // PostgreSQL's ROLLBACK is an ABORT TRANSACTION on each connection; the
+        // sandbox's statement commits: compared up to the transaction's end.
+        let upto_end = |v: Vec<Vec<Vec<String>>>| -> Vec<Vec<Vec<String>>> {
+            v.into_iter()
+                .map(|shard| {
+                    shard
+                        .into_iter()
+                        .map(|s| {
+                            s.into_iter()
+                                .filter(|l| !l.contains("COMMIT TRANSACTION") && !l.contains("ABORT TRANSACTION"))
+                                .collect()
+                        })
+                        .collect()
+                })
+                .collect()
+        };
+        let (pg, sb) = (upto_end(per_shard(&pg_sessions, SHARDS)), upto_end(per_shard(&sessions, SHARDS)));
+        // The case is the one this test is about: each shard got its remote statement.
+        let verb = query.split_whitespace().next().unwrap_or("");
+        let remote =
+            pg.iter().flatten().flatten().filter(|l| l.starts_with(&format!("execute <unnamed>: {verb} "))).count();
+        if remote != SHARDS {
+            failures.push(format!("{what}: PostgreSQL did not send one remote {verb} per shard: {pg:#?}"));
+        }
+        if pg != sb {
+            failures.push(format!("{what}: statements per connection differ\nPostgreSQL: {pg:#?}\npgasync: {sb:#?}"));
+        }
+        if pg_rows != ours {
+            failures.push(format!("{what}: RETURNING rows differ\nPostgreSQL: {pg_rows:?}\npgasync: {ours:?}"));
+        }
+        if pg_after != ours_after {
+            failures.push(format!("{what}: the tables afterwards differ"));
+        }
+    }
+    assert!(failures.is_empty(), "{} difference(s) from PostgreSQL 15:\n\n{}", failures.len(), failures.join("\n\n"));
+}
+
+/// The rows `load_t` gives shard `k`'s table.
+fn load_rows(c: &Cluster, k: usize) {
+    let first = k * ROWS;
+    c.psql(&format!(
+        "INSERT INTO t{n} SELECT b % 100, b, CASE WHEN b < 100000 THEN lpad(b::text, 5, '0') ELSE b::text END \
+         FROM generate_series({first}::int, {first}::int + {ROWS}::int - 1) b;",
+        n = k + 1
+    ));
 }
