@@ -77,8 +77,13 @@ impl LocalChanges {
         // An UPDATE or DELETE names its rows by value: one row equal to each old row
         // (equal rows all pass or all fail the same WHERE, so which copy is the same).
         for t in catalog.tables.iter_mut() {
-            let mut pending: Vec<(&Vec<Datum>, &Option<Vec<Datum>>)> =
-                self.modified.iter().filter(|(n, _, _)| *n == t.name).map(|(_, o, n)| (o, n)).collect();
+            // Old row → its new values (None: deleted), a copy per changed row: found in
+            // O(log n) a row, so a large table's UPDATE stays linear-logarithmic.
+            let mut pending: std::collections::BTreeMap<&[Datum], Vec<&Option<Vec<Datum>>>> =
+                std::collections::BTreeMap::new();
+            for (_, o, n) in self.modified.iter().filter(|(n, _, _)| *n == t.name) {
+                pending.entry(o.as_slice()).or_default().push(n);
+            }
             if pending.is_empty() {
                 continue;
             }
@@ -87,12 +92,9 @@ impl LocalChanges {
             new.indexes = old.indexes.clone();
             for i in 0..old.nrows() {
                 let row = old.row(i);
-                match pending.iter().position(|(o, _)| o.as_slice() == row) {
-                    Some(k) => {
-                        if let Some(updated) = pending.swap_remove(k).1 {
-                            new.push_row(updated);
-                        }
-                    }
+                match pending.get_mut(row).and_then(|v| v.pop()) {
+                    Some(Some(updated)) => new.push_row(updated),
+                    Some(None) => {}
                     None => new.push_row(row),
                 }
             }

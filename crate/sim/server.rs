@@ -12,8 +12,9 @@
 //!   parameters, BackendKeyData, ReadyForQuery. A CancelRequest closes the connection.
 //! - **Simple Query** (`exec_simple_query`): each statement answers its rows and
 //!   CommandComplete (`BEGIN`/`START TRANSACTION`, `COMMIT`, `ROLLBACK`, `SET`,
-//!   `DECLARE CURSOR`, `FETCH n`, `CLOSE CURSOR`, `SELECT n`), an empty query
-//!   EmptyQueryResponse; then ReadyForQuery.
+//!   `DECLARE CURSOR`, `FETCH n`, `CLOSE CURSOR`, `SELECT n`, and postgres_fdw's
+//!   modifications `INSERT 0 n`, `UPDATE n`, `DELETE n` (with RETURNING's rows),
+//!   `DEALLOCATE`), an empty query EmptyQueryResponse; then ReadyForQuery.
 //! - **Extended** (`exec_parse_message`, `exec_bind_message`, `exec_describe_*_message`,
 //!   `exec_execute_message`, `exec_close_message`, Flush, `exec_sync`): ParseComplete,
 //!   BindComplete, ParameterDescription + RowDescription or NoData, rows + CommandComplete
@@ -27,7 +28,9 @@
 //!   a reported parameter whose value changed goes out as ParameterStatus just before it.
 //! - In a failed block only COMMIT and ROLLBACK run; anything else is 25P02.
 //! - A Query message is one implicit transaction: an error undoes its SETs (unless a
-//!   block was opened) and drops its portals. A syntax error anywhere in it rejects it
+//!   block was opened) and drops its portals. A transaction's INSERT, UPDATE and
+//!   DELETE change a copy of the table list (tables shared until written); ROLLBACK
+//!   (or an error outside a block) puts the tables back as they were. A syntax error anywhere in it rejects it
 //!   before any statement runs (and before it is logged); other errors stop at their
 //!   statement, the statements before it having run.
 //! - Framing errors are FATAL: an unknown message type, a length word below 4 or above
