@@ -12,9 +12,8 @@
 //!   may not have more columns than the table); with one, exactly the columns named,
 //!   each once;
 //! - a column not filled is NULL (the sandbox has no column defaults);
-//! - `VALUES` of one row is a Result without input (`Plan::ConstResult`), as in
-//!   PostgreSQL; more rows would be a Values Scan, which the sandbox lacks: refused by
-//!   name;
+//! - `VALUES` of one row is a Result without input (`Plan::ConstResult`), of more a
+//!   Values Scan on `"*VALUES*"`, as in PostgreSQL;
 //! - a partitioned target routes each row at run time (`executor::node_modifytable`);
 //!   its partitions must have its columns in its order.
 //!
@@ -66,8 +65,8 @@ pub fn plan_modify(coord: &Node, stmt: &Stmt, text: &str, at: Location) -> Resul
     let name = relation_name(table).map_err(|m| FrontError::at(m, at))?;
     let rel = coord.relation(&name).ok_or_else(|| FrontError::at(format!("relation \"{name}\" does not exist"), at))?;
     let targets = insert_targets(rel, columns)?;
-    let mut planned = match one_values_row(source, at)? {
-        Some(row) => const_result(coord, rel, &targets, row, at)?,
+    let mut planned = match values_rows(source, at)? {
+        Some(rows) => const_result(coord, rel, &targets, rows, at)?,
         None => plan_query(coord, source, text)?,
     };
     let width = planned.columns.len();
@@ -371,47 +370,52 @@ fn insert_targets(rel: &Relation, columns: &[ast::Ident]) -> Result<Vec<usize>, 
 }
 
 /// `VALUES (one row)` as the source: its row (None for any other source).
-fn one_values_row(source: &ast::Query, at: Location) -> Result<Option<&[ast::Expr]>, FrontError> {
+fn values_rows(source: &ast::Query, at: Location) -> Result<Option<&[Vec<ast::Expr>]>, FrontError> {
     let ast::SetExpr::Values(v) = source.body.as_ref() else {
         return Ok(None);
     };
     if source.order_by.is_some() || source.limit.is_some() || source.offset.is_some() || source.with.is_some() {
         return Err(FrontError::unsupported("ORDER BY, LIMIT, OFFSET or WITH around INSERT … VALUES", at));
     }
-    match v.rows.as_slice() {
-        [row] => Ok(Some(row.as_slice())),
-        _ => Err(FrontError::unsupported(
-            "INSERT … VALUES of more than one row (PostgreSQL's Values Scan); write INSERT … SELECT … UNION ALL SELECT …",
-            at,
-        )),
-    }
+    Ok(Some(v.rows.as_slice()))
 }
 
-/// The plan of `VALUES (one row)`: a Result without input whose row is the values,
-/// each cast to the column it fills (an untyped literal takes its column's type, as
-/// `transformInsertRow` coerces it). The values are computed when planning (the
-/// sandbox's VALUES are constants and its random() is seeded: the same values).
+/// The plan of `VALUES (…), …`: its rows, each value cast to the column it fills (an
+/// untyped literal takes its column's type, as `transformInsertRow` coerces it); one
+/// row is a Result without input, more a Values Scan. The values are computed when
+/// planning (the sandbox's VALUES are constants and its random() is seeded: the same
+/// values; PostgreSQL computes them as the rows are read).
 fn const_result(
     coord: &Node,
     rel: &Relation,
     targets: &[usize],
-    row: &[ast::Expr],
+    rows: &[Vec<ast::Expr>],
     at: Location,
 ) -> Result<Planned, FrontError> {
-    if row.len() > targets.len() {
+    let width = rows.first().map_or(0, |r| r.len());
+    if width > targets.len() {
         return Err(FrontError::at("INSERT has more expressions than target columns", at));
     }
-    let mut random = coord.random.clone();
-    let mut out = Vec::with_capacity(row.len());
-    let mut columns = Vec::with_capacity(row.len());
-    for (i, (e, &t)) in row.iter().zip(targets).enumerate() {
-        let ty = rel.columns[t].ty;
-        let v = super::eval::eval(e, &mut random)?;
-        let d = super::eval::cast(v, ty, at)?;
-        out.push((crate::plan::Expr::Const(d), format!("column{}", i + 1)));
-        columns.push(crate::types::Column::new(&format!("column{}", i + 1), ty.col_type()));
+    if rows.iter().any(|r| r.len() != width) {
+        return Err(FrontError::at("VALUES lists must all be the same length", at));
     }
-    let plan = Plan::ConstResult { row: out, columns: columns.clone() };
+    let mut random = coord.random.clone();
+    let mut out = Vec::with_capacity(rows.len());
+    for row in rows {
+        let mut values = Vec::with_capacity(width);
+        for (e, &t) in row.iter().zip(targets) {
+            let v = super::eval::eval(e, &mut random)?;
+            values.push(crate::plan::Expr::Const(super::eval::cast(v, rel.columns[t].ty, at)?));
+        }
+        out.push(values);
+    }
+    let columns: Vec<crate::types::Column> = targets
+        .iter()
+        .take(width)
+        .enumerate()
+        .map(|(i, &t)| crate::types::Column::new(&format!("column{}", i + 1), rel.columns[t].ty.col_type()))
+        .collect();
+    let plan = Plan::ConstResult { rows: out, columns: columns.clone() };
     Ok(Planned { plan, columns, servers: vec![], order_key: None, order_keys: vec![] })
 }
 

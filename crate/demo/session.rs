@@ -1143,7 +1143,7 @@ pub fn plan_bound(scenario: &Scenario, plan: &crate::plan::Plan) -> PlanBound {
         | Plan::Gating { child, .. }
         | Plan::SetOp { child, .. } => plan_bound(scenario, child),
         Plan::ModifyTable(m) => plan_bound(scenario, &m.child),
-        Plan::ConstResult { .. } => PlanBound { rows: 1, ..Default::default() },
+        Plan::ConstResult { rows, .. } => PlanBound { rows: rows.len() as u64, ..Default::default() },
         Plan::DirectModify(_) => PlanBound { rows: 0, remote_rows: 0, fetches: 0, scans: 1 },
         Plan::Limit { child, offset, count } => {
             let b = plan_bound(scenario, child);

@@ -284,7 +284,7 @@ pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<Plan
         ),
         Plan::WithInitPlans { .. } => return Err("internal error: InitPlans below a plan's top".into()),
         Plan::ModifyTable(m) => Box::new(node_modifytable::ModifyTableState::init(id, m, ctx, es)?),
-        Plan::ConstResult { row, .. } => Box::new(node_modifytable::ConstResultState::init(row)),
+        Plan::ConstResult { rows, .. } => Box::new(node_modifytable::ConstResultState::init(rows)),
         Plan::DirectModify(d) => Box::new(node_modifytable::DirectModifyState::init(id, d, es)?),
         Plan::Gating { child, qual } => {
             let names: Vec<String> = (0..child.output_columns().len()).map(|i| format!("${i}")).collect();

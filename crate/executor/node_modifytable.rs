@@ -591,33 +591,31 @@ impl ExecNode for ModifyTableState {
     }
 }
 
-/// A Result without an input (nodeResult.c when there is no outer plan): its one row
-/// of constants, then the end (`INSERT … VALUES (one row)`).
+/// `INSERT … VALUES`'s rows: one is a Result without an input (nodeResult.c when
+/// there is no outer plan), more a Values Scan on `"*VALUES*"` (nodeValuesscan.c).
 #[derive(Clone)]
 pub struct ConstResultState {
-    row: Vec<(crate::plan::Expr, String)>,
-    done: bool,
+    rows: Vec<Vec<crate::plan::Expr>>,
+    next: usize,
     slot: Vec<Datum>,
 }
 
 impl ConstResultState {
-    pub fn init(row: &[(crate::plan::Expr, String)]) -> Self {
-        ConstResultState { row: row.to_vec(), done: false, slot: Vec::new() }
+    pub fn init(rows: &[Vec<crate::plan::Expr>]) -> Self {
+        ConstResultState { rows: rows.to_vec(), next: 0, slot: Vec::new() }
     }
 }
 
 impl ExecNode for ConstResultState {
     fn exec_next(&mut self, _es: &mut EState) -> ExecResult<ExecStatus> {
-        if self.done {
-            return Ok(ExecStatus::Done);
-        }
-        self.done = true;
-        self.slot = self.row.iter().map(|(e, _)| e.eval(&[])).collect();
+        let Some(row) = self.rows.get(self.next) else { return Ok(ExecStatus::Done) };
+        self.next += 1;
+        self.slot = row.iter().map(|e| e.eval(&[])).collect();
         Ok(ExecStatus::Row)
     }
 
     fn exec_rescan(&mut self, _es: &mut EState) -> ExecResult<()> {
-        self.done = false;
+        self.next = 0;
         Ok(())
     }
 
@@ -628,9 +626,21 @@ impl ExecNode for ConstResultState {
     }
 
     fn explain(&self, e: &mut ExplainNode) {
-        e.node_type = "Result".into();
-        for (x, _) in &self.row {
-            e.push_output(x.to_sql(&[]));
+        match self.rows.as_slice() {
+            [row] => {
+                e.node_type = "Result".into();
+                for x in row {
+                    e.push_output(x.to_sql(&[]));
+                }
+            }
+            rows => {
+                e.node_type = "Values Scan".into();
+                e.relation = Some("*VALUES*".into());
+                e.details.push(("Schema".into(), String::new()));
+                for i in 0..rows.first().map_or(0, |r| r.len()) {
+                    e.push_output(format!("\"*VALUES*\".column{}", i + 1));
+                }
+            }
         }
     }
 }

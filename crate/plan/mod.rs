@@ -872,10 +872,12 @@ pub enum Plan {
     /// postgres_fdw's direct modify: `Foreign Update` / `Foreign Delete`
     /// ([`modifytable::DirectModifyPlan`]); under a ModifyTable, returns no row.
     DirectModify(Box<modifytable::DirectModifyPlan>),
-    /// A Result without an input (nodeResult.c with no outer plan): one row of
-    /// constants, `INSERT … VALUES (one row)`'s source (`executor::node_modifytable`).
+    /// `INSERT … VALUES`'s source (`executor::node_modifytable`): one row is a Result
+    /// without an input (nodeResult.c with no outer plan), more a Values Scan
+    /// (nodeValuesscan.c) on `"*VALUES*"`.
     ConstResult {
-        row: Vec<(Expr, String)>,
+        /// The rows, each an expression per column (constants).
+        rows: Vec<Vec<Expr>>,
         #[serde(skip)]
         columns: Vec<Column>,
     },
@@ -998,7 +1000,7 @@ impl Plan {
                 m.child.for_each_expr_mut(f)
             }
             Plan::DirectModify(_) => {}
-            Plan::ConstResult { row, .. } => row.iter_mut().for_each(|(e, _)| f(e)),
+            Plan::ConstResult { rows, .. } => rows.iter_mut().flatten().for_each(f),
             Plan::WithInitPlans { child, init_plans } => {
                 init_plans.iter_mut().for_each(|i| i.plan.for_each_expr_mut(f));
                 child.for_each_expr_mut(f);

@@ -1510,3 +1510,17 @@ delete from loc where qty = 0 returning *;
 
 -- [dml update local text] a function of the old value, every row
 update ins_loc set name = upper(name);
+
+-- ===== h17d: INSERT … VALUES =====
+
+-- [dml insert foreign values] one row: a Result without input
+insert into ins_f values (100, 1, 2.5, 'v');
+
+-- [dml insert foreign batch values] three rows: a Values Scan, one batch of three
+insert into ins_fb values (101, 1, 1.5, 'a'), (102, 2, 2.5, 'b'), (103, null, null, 'c');
+
+-- [dml insert partitioned values routing] rows to the local and both foreign partitions
+insert into ins_p (id, name) values (10, 'lo'), (700, 'mid'), (2000, 'hi');
+
+-- [dml insert local values] one row into a local table
+insert into ins_loc values (9, 9, 9.5, 'nine');
