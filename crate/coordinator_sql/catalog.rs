@@ -340,7 +340,10 @@ impl Cluster {
         ) {
             super::prepared::invalidate_generic_plans(&mut self.nodes[n]);
         }
-        if let Stmt::Insert { table, columns, source } = &s.stmt {
+        if let Stmt::Insert { table, columns, source, returning } = &s.stmt {
+            if !returning.is_empty() {
+                return Err(FrontError::unsupported("INSERT … RETURNING in a setup section", at));
+            }
             return self.insert_begin(n, table, columns, source, at).map(Begun::Insert);
         }
         self.execute_other(n, s).map(Begun::Done)
@@ -360,7 +363,7 @@ impl Cluster {
             }
             Stmt::AttachPartition { parent, name, bound } => self.attach(n, parent, name, bound, at).map(|_| None),
             Stmt::CreateIndex { table, columns } => self.create_index(n, table, columns).map(|_| None),
-            Stmt::Insert { table, columns, source } => {
+            Stmt::Insert { table, columns, source, .. } => {
                 let mut job = self.insert_begin(n, table, columns, source, at)?;
                 self.insert_some(&mut job, usize::MAX)?;
                 Ok(None)

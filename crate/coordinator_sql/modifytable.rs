@@ -29,7 +29,7 @@
 //!
 //! Where it departs from PostgreSQL: integer types are one type to the sandbox's
 //! rows, so a bigint (`count(*)`) into an integer column counts as the same type for
-//! the Subquery Scan rule (PostgreSQL casts it, and keeps the Subquery Scan); no RETURNING, ON CONFLICT, OVERRIDING, DEFAULT
+//! the Subquery Scan rule (PostgreSQL casts it, and keeps the Subquery Scan); no ON CONFLICT, OVERRIDING, DEFAULT
 //! VALUES or column defaults; the source's types are cast to the columns' at run time
 //! rather than checked at parse analysis (a text column inserted into an integer
 //! column is an error only for a value that does not read as one).
@@ -52,8 +52,8 @@ const PARAM_MAX: usize = 65_535;
 
 /// The plan of the query section's INSERT.
 pub fn plan_modify(coord: &Node, stmt: &Stmt, text: &str, at: Location) -> Result<Planned, FrontError> {
-    let (table, columns, source) = match stmt {
-        Stmt::Insert { table, columns, source } => (table, columns, source),
+    let (table, columns, source, returning) = match stmt {
+        Stmt::Insert { table, columns, source, returning } => (table, columns, source, returning),
         Stmt::Update { table, sets, selection, returning } => {
             return plan_direct_modify(coord, table, Some(sets), selection, returning, text, at)
         }
@@ -81,7 +81,27 @@ pub fn plan_modify(coord: &Node, stmt: &Stmt, text: &str, at: Location) -> Resul
     if !pulled_up(source_query(stmt), &planned.plan) && !trivial_projection(rel, &source, &planned.columns) {
         planned.plan = select_subquery_scan(planned.plan);
     }
-    let target = result_rel(coord, rel, &mut planned.servers, at)?;
+    // RETURNING over the inserted row (its columns, in the table's order); a foreign
+    // table returns the columns it uses, one row a statement.
+    let names: Vec<String> = rel.columns.iter().map(|c| c.name.clone()).collect();
+    let types: Vec<crate::plan::SqlType> = rel.columns.iter().map(|c| c.ty).collect();
+    let ret = returning_items(returning, &super::eval::Env { names: &names, types: &types }, at)?;
+    let mut used: Vec<usize> = Vec::new();
+    for (e, _) in &ret {
+        e.for_each_col(&mut |c| used.push(c));
+    }
+    used.sort_unstable();
+    used.dedup();
+    if !ret.is_empty() && used.is_empty() {
+        return Err(FrontError::unsupported("RETURNING that names no column", at));
+    }
+    let target = result_rel(coord, rel, &mut planned.servers, &used, at)?;
+    let qualified: Vec<String> =
+        names.iter().map(|n| format!("{}.{}", quote_identifier(&name), quote_identifier(n))).collect();
+    let returning_sql: Vec<String> = ret.iter().map(|(e, _)| e.to_sql(&qualified)).collect();
+    let input = rel.columns();
+    let returning_cols: Vec<crate::types::Column> =
+        ret.iter().map(|(e, n)| crate::types::Column::new(n, e.col_type(&input))).collect();
     let plan = Plan::ModifyTable(Box::new(ModifyTablePlan {
         operation: CmdType::Insert,
         relation: name,
@@ -89,10 +109,39 @@ pub fn plan_modify(coord: &Node, stmt: &Stmt, text: &str, at: Location) -> Resul
         columns: rel.columns.iter().map(|c| (c.name.clone(), c.ty)).collect(),
         source,
         child: planned.plan,
-        returning: vec![],
-        returning_sql: vec![],
+        returning: ret,
+        returning_sql,
     }));
-    Ok(Planned { plan, columns: vec![], servers: planned.servers, order_key: None, order_keys: vec![] })
+    Ok(Planned { plan, columns: returning_cols, servers: planned.servers, order_key: None, order_keys: vec![] })
+}
+
+/// RETURNING's items as expressions over the target's columns, with their names.
+fn returning_items(
+    items: &[ast::SelectItem],
+    env: &super::eval::Env,
+    at: Location,
+) -> Result<Vec<(crate::plan::Expr, String)>, FrontError> {
+    let mut ret = Vec::new();
+    for item in items {
+        match item {
+            ast::SelectItem::Wildcard(_) => {
+                ret.extend(env.names.iter().enumerate().map(|(i, n)| (crate::plan::Expr::Col(i), n.clone())))
+            }
+            ast::SelectItem::UnnamedExpr(e) => {
+                let a = super::eval::analyze(e, env)?;
+                let name = match e {
+                    ast::Expr::Identifier(i) => ident(i),
+                    _ => "?column?".to_string(),
+                };
+                ret.push((a.expr, name));
+            }
+            ast::SelectItem::ExprWithAlias { expr, alias } => {
+                ret.push((super::eval::analyze(expr, env)?.expr, ident(alias)));
+            }
+            _ => return Err(FrontError::unsupported(format!("RETURNING {item}"), at)),
+        }
+    }
+    Ok(ret)
 }
 
 /// UPDATE (`sets`) or DELETE (None) of a plain local table (ModifyTable over the scan
@@ -421,7 +470,13 @@ fn const_result(
 
 /// The ResultRelInfo of `rel`: a local table, a foreign table's foreign modify, or a
 /// partitioned table's routing over its partitions (their servers added to `servers`).
-fn result_rel(coord: &Node, rel: &Relation, servers: &mut Vec<String>, at: Location) -> Result<ResultRel, FrontError> {
+fn result_rel(
+    coord: &Node,
+    rel: &Relation,
+    servers: &mut Vec<String>,
+    returning: &[usize],
+    at: Location,
+) -> Result<ResultRel, FrontError> {
     Ok(match &rel.kind {
         RelKind::Table(_) => ResultRel::Local { table: rel.name.clone() },
         RelKind::Foreign { server, remote_schema, remote_table, options } => {
@@ -438,7 +493,9 @@ fn result_rel(coord: &Node, rel: &Relation, servers: &mut Vec<String>, at: Locat
                 server: server.clone(),
                 remote_table: format!("{}.{}", quote_identifier(remote_schema), quote_identifier(remote_table)),
                 columns: rel.columns.iter().map(|c| c.name.clone()).collect(),
-                batch_size: batch.clamp(1, (PARAM_MAX / ncols).max(1)),
+                // postgresGetForeignModifyBatchSize: 1 with RETURNING.
+                batch_size: if returning.is_empty() { batch.clamp(1, (PARAM_MAX / ncols).max(1)) } else { 1 },
+                returning: returning.to_vec(),
             })
         }
         RelKind::Partitioned { strategy, key, partitions } => {
@@ -457,7 +514,7 @@ fn result_rel(coord: &Node, rel: &Relation, servers: &mut Vec<String>, at: Locat
                 let Some((_, bound)) = &part.partition_of else {
                     return Err(FrontError::at(format!("internal error: \"{p}\" is not a partition"), at));
                 };
-                parts.push((bound.clone(), result_rel(coord, part, servers, at)?));
+                parts.push((bound.clone(), result_rel(coord, part, servers, returning, at)?));
             }
             ResultRel::Partitioned(PartitionRouting {
                 relation: rel.name.clone(),
@@ -561,8 +618,19 @@ mod tests {
         let base = SqlScenario::load(SETUP).unwrap();
         let e = base.with_query("with t as (delete from ft returning *) select * from t;").unwrap_err();
         assert!(e.message.contains("a data-modifying statement in WITH (DELETE"), "{e}");
-        let e = base.with_query("insert into ft values (1, 2, 'x') returning a;").unwrap_err();
-        assert!(e.message.contains("INSERT … ON CONFLICT / RETURNING"), "{e}");
+        // INSERT … RETURNING into the foreign table: one row a statement, returned by
+        // the remote INSERT.
+        let s = base.with_query("insert into ft select * from pt where a = 1 returning a, b + 1;").unwrap();
+        let sc = s.scenario(&Knobs::default(), Source::Json).unwrap();
+        let mut r = sc.start(false, Clock::virtual_clock(), false).unwrap();
+        r.keep_rows = true;
+        r.run_to_end().unwrap();
+        let rows: Vec<String> = r.rows.iter().map(|x| format!("{}|{}", x[0], x[1])).collect();
+        assert_eq!(rows, ["1|2", "1|102", "1|202", "1|302", "1|402"]);
+        let explain = r.explain_text_with(&ExplainOptions::POSTGRES_VERBOSE);
+        assert!(explain.contains("Output: ft.a, (ft.b + 1)"), "{explain}");
+        assert!(explain.contains("VALUES ($1, $2, $3) RETURNING a, b"), "{explain}");
+        assert!(explain.contains("Batch Size: 1"), "{explain}");
         // UPDATE … RETURNING on the partitioned table: direct modify per partition.
         let s = base.with_query("update pt set c = 'q' where a = 5 returning a, b + 1;").unwrap();
         let sc = s.scenario(&Knobs::default(), Source::Json).unwrap();

@@ -121,10 +121,13 @@ pub enum Stmt {
         table: ObjectName,
         columns: Vec<ast::Expr>,
     },
+    /// `INSERT INTO t [(cols)] source [RETURNING …]`: in a setup section run at load
+    /// time (no RETURNING there), in the query section planned (`modifytable`).
     Insert {
         table: ObjectName,
         columns: Vec<Ident>,
         source: Box<Query>,
+        returning: Vec<ast::SelectItem>,
     },
     /// `SET name = value`, `SET name TO DEFAULT`, `RESET name`: checked and normalized
     /// by [`super::settings::check_set`] (the value as `SHOW` prints it; the default's
@@ -547,10 +550,11 @@ fn convert(stmt: Statement, at: Location) -> Result<Stmt, FrontError> {
             let Some(source) = ins.source else {
                 return Err(FrontError::unsupported("INSERT without VALUES or SELECT", at));
             };
-            if ins.on.is_some() || ins.returning.is_some() {
-                return Err(FrontError::unsupported("INSERT … ON CONFLICT / RETURNING", at));
+            if ins.on.is_some() {
+                return Err(FrontError::unsupported("INSERT … ON CONFLICT", at));
             }
-            Ok(Stmt::Insert { table: ins.table_name, columns: ins.columns, source })
+            let returning = ins.returning.unwrap_or_default();
+            Ok(Stmt::Insert { table: ins.table_name, columns: ins.columns, source, returning })
         }
         Statement::SetVariable { variables, value, local, hivevar: false } => {
             let ident = match variables {

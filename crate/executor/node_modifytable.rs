@@ -24,7 +24,8 @@
 //!   waited for.
 //! - After the child's last row, each result relation with rows left in its batch
 //!   sends them (in the order the relations were opened), then the node is done: it
-//!   returns no row (no RETURNING).
+//!   returns no row but RETURNING's (a local row at once, a foreign one as the remote
+//!   INSERT returned it; `batch_size` is then 1).
 //! - ExecEnd (`ExecEndModifyTable`): each foreign result relation's prepared statement
 //!   is dropped (`DEALLOCATE`, run by the run loop, waited for), then the child ends
 //!   (its scans' CLOSEs follow). The remote transactions commit at the end of the
@@ -44,7 +45,7 @@
 //! ends (the scans of this statement read the tables as they were: PostgreSQL's
 //! snapshot gives the same).
 //!
-//! Where it departs from PostgreSQL: no RETURNING, ON CONFLICT, triggers, constraints
+//! Where it departs from PostgreSQL: no ON CONFLICT, triggers, constraints
 //! or WITH CHECK OPTIONS; a local table's rows are kept aside until the statement ends
 //! rather than written into the heap at once (nothing in the statement reads them).
 
@@ -158,6 +159,9 @@ struct ForeignModifyState {
     /// The batch being filled (`ri_Slots`).
     batch: Vec<Vec<Datum>>,
     step: Step,
+    /// RETURNING: the rows the last remote INSERT returned, as rows of the table
+    /// (NULL in the columns it does not return).
+    returned: Vec<Vec<Datum>>,
 }
 
 impl ForeignModifyState {
@@ -172,6 +176,7 @@ impl ForeignModifyState {
             num_slots: 0,
             batch: Vec::new(),
             step: Step::Idle,
+            returned: Vec::new(),
         })
     }
 
@@ -271,8 +276,14 @@ impl ForeignModifyState {
                     self.step = Step::Idle;
                 }
                 Step::Executing(t, n) => {
-                    if self.result(es, t)?.is_none() {
-                        return Ok(false);
+                    let Some(result) = self.result(es, t)? else { return Ok(false) };
+                    let width = self.plan.columns.len();
+                    for i in 0..result.nrows {
+                        let mut row = vec![Datum::Null; width];
+                        for (&c, d) in self.plan.returning.iter().zip(result.row(i)) {
+                            row[c] = d.clone();
+                        }
+                        self.returned.push(row);
                     }
                     self.batch.drain(..n);
                     self.step = Step::Idle;
@@ -304,9 +315,13 @@ pub struct ModifyTableState {
     child_done: bool,
     /// What EXPLAIN shows of a foreign target (Remote SQL, Batch Size).
     explain_foreign: Option<ForeignModify>,
-    /// RETURNING over the child's rows (a direct modify's), and how EXPLAIN shows it.
+    /// RETURNING over the child's rows (a direct modify's), or over the inserted row,
+    /// and how EXPLAIN shows it.
     returning: Vec<(crate::plan::Expr, String)>,
     returning_sql: Vec<String>,
+    /// Inserted rows RETURNING still has to return (a local one at once, a foreign
+    /// one as its remote INSERT returned it).
+    to_return: std::collections::VecDeque<Vec<Datum>>,
     slot: Vec<Datum>,
 }
 
@@ -343,6 +358,7 @@ impl ModifyTableState {
             child_done: false,
             returning: plan.returning.clone(),
             returning_sql: plan.returning_sql.clone(),
+            to_return: Default::default(),
             explain_foreign: match &plan.target {
                 ResultRel::Foreign(f) => Some(f.clone()),
                 _ => None,
@@ -375,10 +391,15 @@ impl ModifyTableState {
     /// more, a batch already full is sent first (ExecBatchInsert), then the row waits
     /// in the next one.
     fn store(&mut self, row: Vec<Datum>, es: &mut EState) -> ExecResult<()> {
+        let kept = (!self.returning.is_empty()).then(|| row.clone());
         let mut target = std::mem::replace(&mut self.target, Target::Local(String::new()));
         let r = route(&mut target, row, es, &mut self.foreign);
         self.target = target;
-        if let Routed::Foreign(k, row) = r? {
+        let r = r?;
+        if let (Routed::Done, Some(row)) = (&r, kept) {
+            self.to_return.push_back(row);
+        }
+        if let Routed::Foreign(k, row) = r {
             let f = &mut self.foreign[k];
             if f.plan.batch_size == 1 {
                 f.batch.push(row);
@@ -477,6 +498,11 @@ impl ExecNode for ModifyTableState {
     /// ExecModifyTable: every row of the child stored, the batches left sent; no row.
     fn exec_next(&mut self, es: &mut EState) -> ExecResult<ExecStatus> {
         loop {
+            // RETURNING's rows of the rows inserted so far.
+            if let Some(row) = self.to_return.pop_front() {
+                self.slot = self.returning.iter().map(|(e, _)| e.eval(&row)).collect();
+                return Ok(ExecStatus::Row);
+            }
             // A partition opened by the last row: its connection is set up first (the
             // run loop runs GetConnection's statements, then calls again).
             if !es.remote_commands.is_empty() {
@@ -487,6 +513,8 @@ impl ExecNode for ModifyTableState {
                     return Ok(ExecStatus::Wait);
                 }
                 self.sending = None;
+                let returned = std::mem::take(&mut self.foreign[k].returned);
+                self.to_return.extend(returned);
                 if let Some((k, row)) = self.waiting_row.take() {
                     self.foreign[k].batch.push(row);
                 }
@@ -701,12 +729,14 @@ impl ExecNode for DirectModifyState {
                 remote_table: String::new(),
                 columns: vec![],
                 batch_size: 1,
+                returning: vec![],
             },
             conn: self.conn,
             p_name: None,
             num_slots: 0,
             batch: vec![],
             step: Step::Idle,
+            returned: vec![],
         };
         let ticket = match self.pending {
             Some(t) => t,

@@ -507,8 +507,12 @@ fn several_relations(n: &ExplainNode) -> bool {
 
 /// PostgreSQL prints no Output for Append and Merge Append.
 fn shows_output(n: &ExplainNode) -> bool {
-    // ModifyTable without RETURNING has no output (`Insert on …`).
-    !matches!(n.node_type.as_str(), "Append" | "Merge Append" | "Insert")
+    // ModifyTable has only RETURNING's output (`Insert on …` without it has none).
+    match n.node_type.as_str() {
+        "Append" | "Merge Append" => false,
+        "Insert" => n.detail("Output").is_some(),
+        _ => true,
+    }
 }
 
 /// The properties PostgreSQL prints for a node, in order, with `$N` resolved.

@@ -925,7 +925,14 @@ impl Plan {
             }
             Plan::FunctionScan { column, .. } => vec![column.clone()],
             Plan::ModifyTable(m) => {
-                let input = m.child.output_columns();
+                // An INSERT's RETURNING reads the inserted row (the table's columns); an
+                // UPDATE's or DELETE's, the child's row.
+                let input = match m.operation {
+                    modifytable::CmdType::Insert => {
+                        m.columns.iter().map(|(n, t)| Column::new(n, t.col_type())).collect()
+                    }
+                    _ => m.child.output_columns(),
+                };
                 m.returning.iter().map(|(e, n)| Column::new(n, e.col_type(&input))).collect()
             }
             Plan::DirectModify(d) => d.returning.clone(),

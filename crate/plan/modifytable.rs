@@ -21,8 +21,8 @@
 //!
 //! Where it departs from PostgreSQL: UPDATE and DELETE not as postgres_fdw's foreign
 //! modify (`SELECT … FOR UPDATE`, `… WHERE ctid = $1`) and not of a partitioned table
-//! with a local partition left after pruning (refused by name); INSERT without
-//! RETURNING, ON CONFLICT, triggers or column defaults (a column
+//! with a local partition left after pruning (refused by name); INSERT's RETURNING
+//! only over the inserted row's columns, ON CONFLICT, triggers or column defaults (a column
 //! the INSERT does not name is NULL).
 
 use super::SqlType;
@@ -111,8 +111,11 @@ pub struct ForeignModify {
     pub remote_table: String,
     /// The remote columns, in the order the INSERT names them (every column).
     pub columns: Vec<String>,
-    /// Rows per remote INSERT (`batch_size`, table option over server option; 1).
+    /// Rows per remote INSERT (`batch_size`, table option over server option; 1, and
+    /// always 1 with RETURNING).
     pub batch_size: usize,
+    /// RETURNING: the columns the remote INSERT returns (deparseReturningList).
+    pub returning: Vec<usize>,
 }
 
 impl ForeignModify {
@@ -127,7 +130,14 @@ impl ForeignModify {
                 format!("({})", params.join(", "))
             })
             .collect();
-        format!("INSERT INTO {}({}) VALUES {}", self.remote_table, cols.join(", "), values.join(", "))
+        let returning = if self.returning.is_empty() {
+            String::new()
+        } else {
+            let r: Vec<String> =
+                self.returning.iter().map(|&c| crate::sql_text::quote_identifier(&self.columns[c])).collect();
+            format!(" RETURNING {}", r.join(", "))
+        };
+        format!("INSERT INTO {}({}) VALUES {}{returning}", self.remote_table, cols.join(", "), values.join(", "))
     }
 }
 

@@ -127,7 +127,14 @@ pub enum ShardStatement {
     /// `INSERT INTO t (cols) VALUES (…), …` (postgres_fdw's foreign insert,
     /// `modify`): `targets` are the table's columns in the order named, each row's
     /// values a parameter or a constant.
-    Insert { table: String, targets: Vec<usize>, rows: Vec<Vec<crate::plan::Expr>> },
+    /// `returning`: the columns of `RETURNING col, …` (the inserted rows').
+    Insert {
+        table: String,
+        targets: Vec<usize>,
+        rows: Vec<Vec<crate::plan::Expr>>,
+        returning: Vec<Column>,
+        returning_cols: Vec<usize>,
+    },
     /// `DEALLOCATE name` (postgres_fdw's `deallocate_query`).
     Deallocate { name: String },
     /// `UPDATE t SET … [WHERE …]` (postgres_fdw's direct modify): each SET column's

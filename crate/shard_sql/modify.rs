@@ -25,7 +25,7 @@
 //! the transaction's copy of the catalog, so a ROLLBACK forgets them.
 //!
 //! Where it departs from PostgreSQL: no expressions other than parameters and
-//! constants in VALUES (postgres_fdw sends none), no `INSERT … SELECT`, no RETURNING,
+//! constants in VALUES (postgres_fdw sends none), no `INSERT … SELECT`, RETURNING of columns only,
 //! no ON CONFLICT, no column defaults (a column not named is NULL, as postgres_fdw's
 //! INSERT always names every column of the foreign table).
 
@@ -53,8 +53,8 @@ pub(super) fn plan_insert(
     src: &Source,
     catalog: &Catalog,
 ) -> Result<ShardStatement, SqlError> {
-    if ins.on.is_some() || ins.returning.is_some() || ins.overwrite || ins.partitioned.is_some() {
-        return Err(SqlError::unsupported("INSERT … ON CONFLICT / RETURNING", here));
+    if ins.on.is_some() || ins.overwrite || ins.partitioned.is_some() {
+        return Err(SqlError::unsupported("INSERT … ON CONFLICT", here));
     }
     let parts: Vec<String> = ins.table_name.0.iter().map(ident_name).collect();
     let name = match parts.as_slice() {
@@ -99,7 +99,11 @@ pub(super) fn plan_insert(
         }
         rows.push(out);
     }
-    Ok(ShardStatement::Insert { table: name, targets, rows })
+    let rel =
+        super::expr::Relation { table: name.clone(), alias: None, columns: table.columns.clone(), members: vec![] };
+    let returning_cols = returning_columns(ins.returning.as_deref(), &rel, here)?;
+    let returning = returning_cols.iter().map(|&c| rel.columns[c].clone()).collect();
+    Ok(ShardStatement::Insert { table: name, targets, rows, returning, returning_cols })
 }
 
 /// One value of a VALUES row: a parameter typed by its column, or a constant cast to it.
@@ -162,7 +166,7 @@ fn plan_where(
         .transpose()
 }
 
-/// `UPDATE [public.]t SET col = expr, … [WHERE …]` (no FROM, no RETURNING).
+/// `UPDATE [public.]t SET col = expr, … [WHERE …] [RETURNING col, …]` (no FROM).
 pub(super) fn plan_update(
     statement: &Statement,
     here: Option<usize>,
@@ -203,7 +207,7 @@ pub(super) fn plan_update(
     Ok(ShardStatement::Update { table: rel.table.clone(), sets, filter, returning, returning_cols })
 }
 
-/// `DELETE FROM [public.]t [WHERE …]` (no USING, no RETURNING).
+/// `DELETE FROM [public.]t [WHERE …] [RETURNING col, …]` (no USING).
 pub(super) fn plan_delete(
     d: &ast::Delete,
     here: Option<usize>,

@@ -640,7 +640,10 @@ impl ShardServer {
             ShardStatement::Fetch { cursor, count } => return self.exec_fetch(&cursor, count, out),
             ShardStatement::Close { cursor } => self.exec_close(&cursor, out)?,
             ShardStatement::Select { plan, columns } => return self.exec_select(plan, columns, out),
-            ShardStatement::Insert { table, targets, rows } => return self.exec_insert(&table, &targets, &rows, out),
+            ShardStatement::Insert { table, targets, rows, returning, returning_cols } => {
+                let ret = (returning.as_slice(), returning_cols.as_slice(), true);
+                return self.exec_insert(&table, &targets, &rows, ret, out);
+            }
             ShardStatement::Deallocate { name } => self.exec_deallocate(&name, out)?,
             ShardStatement::Update { table, sets, filter, returning, returning_cols } => {
                 let ret = (returning.as_slice(), returning_cols.as_slice(), true);
@@ -731,8 +734,13 @@ impl ShardServer {
         table: &str,
         targets: &[usize],
         rows: &[Vec<crate::plan::Expr>],
+        (columns, returning, describe): (&[Column], &[usize], bool),
         out: &mut Vec<u8>,
     ) -> Result<u64, PgError> {
+        if describe && !returning.is_empty() {
+            wire::row_description(out, columns);
+        }
+        let mut scratch = Vec::new();
         let Some(i) = self.catalog.tables.iter().position(|t| t.name == table) else {
             return Err(PgError::error("42P01", format!("relation \"{table}\" does not exist")));
         };
@@ -747,6 +755,10 @@ impl ShardServer {
                 row[c] = e.eval(&[]);
             }
             t.push_row(&row);
+            if !returning.is_empty() {
+                let r: Vec<crate::types::Datum> = returning.iter().map(|&c| row[c].clone()).collect();
+                wire::data_row(out, &r, &mut scratch);
+            }
         }
         // The indexes are built from the rows: built again over the new ones.
         let indexed: Vec<usize> = t.indexes.iter().map(|x| x.column).collect();
@@ -921,7 +933,9 @@ impl ShardServer {
     fn stmt_columns(&self, stmt: &Stmt) -> Option<Vec<Column>> {
         match &stmt.kind {
             ShardStatement::Select { columns, .. } => Some(columns.clone()),
-            ShardStatement::Update { returning, .. } | ShardStatement::Delete { returning, .. }
+            ShardStatement::Update { returning, .. }
+            | ShardStatement::Delete { returning, .. }
+            | ShardStatement::Insert { returning, .. }
                 if !returning.is_empty() =>
             {
                 Some(returning.clone())
@@ -941,7 +955,9 @@ impl ShardServer {
             let cursor = match &self.portals.get(at)?.state {
                 PortalState::Bound(stmt) => match &stmt.kind {
                     ShardStatement::Select { columns, .. } => return Some(columns.clone()),
-                    ShardStatement::Update { returning, .. } | ShardStatement::Delete { returning, .. }
+                    ShardStatement::Update { returning, .. }
+                    | ShardStatement::Delete { returning, .. }
+                    | ShardStatement::Insert { returning, .. }
                         if !returning.is_empty() =>
                     {
                         return Some(returning.clone())
@@ -1165,6 +1181,10 @@ impl ShardServer {
                 self.run_fetching(i, limit, out)
             }
             // Describe sent the RETURNING columns' RowDescription already.
+            ShardStatement::Insert { table, targets, rows, returning, returning_cols } => {
+                let ret = (returning.as_slice(), returning_cols.as_slice(), false);
+                self.exec_insert(&table, &targets, &rows, ret, out)
+            }
             ShardStatement::Update { table, sets, filter, returning, returning_cols } => {
                 let ret = (returning.as_slice(), returning_cols.as_slice(), false);
                 self.exec_update_delete(&table, Some(&sets), filter.as_ref(), ret, out)

@@ -1524,3 +1524,17 @@ insert into ins_p (id, name) values (10, 'lo'), (700, 'mid'), (2000, 'hi');
 
 -- [dml insert local values] one row into a local table
 insert into ins_loc values (9, 9, 9.5, 'nine');
+
+-- ===== h17d: INSERT … RETURNING =====
+
+-- [dml insert foreign returning] the remote INSERT returns the columns RETURNING uses, one row a statement
+insert into ins_f select id, grp, amount, name from h where id < 6 returning id, name;
+
+-- [dml insert local values returning] RETURNING * of a local row
+insert into ins_loc values (11, 1, 2.5, 'x') returning *;
+
+-- [dml insert partitioned routing returning] rows routed to the local and the s1 partition, returned
+insert into ins_p select id + 480, grp, amount, name from h where id < 30 returning id, amount;
+
+-- [dml insert foreign batch returning] batch_size 7 is 1 with RETURNING
+insert into ins_fb (id, name) select id, cat from f where id < 4 returning name;
