@@ -294,6 +294,11 @@ impl ForeignModifyState {
     }
 }
 
+/// The most rows one statement may insert or change: what a scenario file may load in
+/// all (`knobs::MAX_TOTAL_ROWS`); past it the statement fails, by name, rather than
+/// hold rows without bound.
+pub const MAX_MODIFIED_ROWS: usize = crate::knobs::MAX_TOTAL_ROWS;
+
 #[derive(Clone)]
 pub struct ModifyTableState {
     id: usize,
@@ -312,6 +317,8 @@ pub struct ModifyTableState {
     /// A row for a full batch, stored once the batch is sent (ExecInsert sends a full
     /// batch when the next row comes, not when it fills).
     waiting_row: Option<(usize, Vec<Datum>)>,
+    /// Rows stored or changed so far (bounded by [`MAX_MODIFIED_ROWS`]).
+    modified: usize,
     child_done: bool,
     /// What EXPLAIN shows of a foreign target (Remote SQL, Batch Size).
     explain_foreign: Option<ForeignModify>,
@@ -355,6 +362,7 @@ impl ModifyTableState {
             foreign,
             sending: None,
             waiting_row: None,
+            modified: 0,
             child_done: false,
             returning: plan.returning.clone(),
             returning_sql: plan.returning_sql.clone(),
@@ -532,7 +540,14 @@ impl ExecNode for ModifyTableState {
             match exec_proc_node(&mut self.child[0], es)? {
                 ExecStatus::Wait => return Ok(ExecStatus::Wait),
                 ExecStatus::Done => self.child_done = true,
+                ExecStatus::Row if self.modified >= MAX_MODIFIED_ROWS => {
+                    return Err(ExecError::Query(format!(
+                        "{} of more than {MAX_MODIFIED_ROWS} rows in one statement: more than the sandbox holds",
+                        self.operation.word().to_uppercase()
+                    )));
+                }
                 ExecStatus::Row if matches!(self.target, Target::LocalModify { .. }) => {
+                    self.modified += 1;
                     // ExecUpdate / ExecDelete: the new row (cast to the columns' types)
                     // or none; RETURNING over the new row, or the deleted one.
                     let old = self.child[0].node.slot().to_vec();
@@ -574,6 +589,7 @@ impl ExecNode for ModifyTableState {
                     return Ok(ExecStatus::Row);
                 }
                 ExecStatus::Row => {
+                    self.modified += 1;
                     let row = self.target_row(self.child[0].node.slot())?;
                     es.clock.charge(es.cost.result_row_ns);
                     self.store(row, es)?;
