@@ -415,6 +415,8 @@ fn walk(plan: &Plan, f: &mut dyn FnMut(&Plan)) {
         | Plan::Gating { child, .. }
         | Plan::SetOp { child, .. }
         | Plan::BitmapHeapScan { child, .. } => walk(child, f),
+        Plan::ModifyTable(m) => walk(&m.child, f),
+        Plan::ConstResult { .. } | Plan::DirectModify(_) => {}
         Plan::HashJoin { outer, inner, .. }
         | Plan::NestLoop { outer, inner, .. }
         | Plan::MergeJoin { outer, inner, .. } => {

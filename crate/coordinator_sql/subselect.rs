@@ -769,6 +769,8 @@ fn rename_scans(p: &mut Plan, renames: &[(String, String)]) {
         | Plan::SubqueryScan { child, .. }
         | Plan::Unique { child, .. }
         | Plan::SetOp { child, .. } => rename_scans(child, renames),
+        Plan::ModifyTable(m) => rename_scans(&mut m.child, renames),
+        Plan::ConstResult { .. } | Plan::DirectModify(_) => {}
         Plan::FunctionScan { .. } => {}
         Plan::HashJoin { outer, inner, .. }
         | Plan::NestLoop { outer, inner, .. }

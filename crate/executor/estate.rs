@@ -142,6 +142,12 @@ pub struct EState {
     /// postgres_fdw's `cursor_number` (GetCursorNumber): cursors are numbered per
     /// coordinator backend across all connections, from 1 in each transaction.
     pub cursor_number: u32,
+    /// postgres_fdw's `prep_stmt_number` (GetPrepStmtNumber): prepared statements of
+    /// foreign modify are named `pgsql_fdw_prep_N`, N counted per backend.
+    pub prep_stmt_number: u32,
+    /// What ModifyTable did to the coordinator's own tables (`node_modifytable`),
+    /// applied to them when the statement ends (the caller's catalog).
+    pub local_changes: crate::executor::node_modifytable::LocalChanges,
     /// Statements run one after another outside the plan's own calls: connection
     /// set-up at ExecInit (GetConnection) and the CLOSEs at ExecEnd.
     pub remote_commands: VecDeque<RemoteCommand>,
@@ -207,6 +213,8 @@ impl EState {
             wake_also: Vec::new(),
             shape: Default::default(),
             cursor_number: 0,
+            prep_stmt_number: 0,
+            local_changes: Default::default(),
             remote_commands: VecDeque::new(),
             nest_params: Vec::new(),
             ticket_owner: HashMap::new(),
@@ -377,8 +385,24 @@ impl EState {
         owner: Option<usize>,
         role: QueryRole,
     ) -> Ticket {
+        self.send_named(conn, proto, "", sql, params, owner, role)
+    }
+
+    /// `send_params` of a named prepared statement (postgres_fdw's foreign modify:
+    /// `Proto::Prepare` is PQprepare, `Proto::ExecPrepared` PQsendQueryPrepared).
+    #[allow(clippy::too_many_arguments)]
+    pub fn send_named(
+        &mut self,
+        conn: usize,
+        proto: Proto,
+        name: &str,
+        sql: &str,
+        params: Vec<Option<String>>,
+        owner: Option<usize>,
+        role: QueryRole,
+    ) -> Ticket {
         let now = self.clock.now();
-        let (ticket, written) = self.conns[conn].send_params(now, proto, sql, params, role);
+        let (ticket, written) = self.conns[conn].send_named(now, proto, name, sql, params, role);
         if let Some(node) = owner {
             self.ticket_owner.insert((conn, ticket), node);
             self.answer_owner.insert((conn, ticket), node);

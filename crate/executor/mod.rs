@@ -58,6 +58,7 @@ mod node_limit;
 mod node_material;
 mod node_mergeappend;
 mod node_mergejoin;
+pub mod node_modifytable;
 mod node_nestloop;
 mod node_result;
 mod node_seqscan;
@@ -331,6 +332,9 @@ pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<Plan
             node_functionscan::FunctionScanState::init(*start, *stop, *step, alias.clone(), column.name.clone()),
         ),
         Plan::WithInitPlans { .. } => return Err("internal error: InitPlans below a plan's top".into()),
+        Plan::ModifyTable(m) => Box::new(node_modifytable::ModifyTableState::init(id, m, ctx, es)?),
+        Plan::ConstResult { rows, .. } => Box::new(node_modifytable::ConstResultState::init(rows)),
+        Plan::DirectModify(d) => Box::new(node_modifytable::DirectModifyState::init(id, d, es)?),
         Plan::Gating { child, qual } => {
             let names: Vec<String> = (0..child.output_columns().len()).map(|i| format!("${i}")).collect();
             Box::new(node_result::GatingResultState::init(init_plan(child, ctx, es)?, qual.clone(), names))
@@ -402,6 +406,7 @@ fn rename_partition_scan(plan: &mut Plan, k: usize) {
             rename(alias)
         }
         Plan::ForeignScan(f) => rename(&mut f.alias),
+        Plan::DirectModify(d) => rename(&mut d.scan.alias),
         Plan::Result { child, .. } | Plan::Sort { child, .. } | Plan::Agg { child, .. } | Plan::Limit { child, .. } => {
             rename_partition_scan(child, k)
         }

@@ -537,7 +537,12 @@ fn several_relations(n: &ExplainNode) -> bool {
 
 /// PostgreSQL prints no Output for Append and Merge Append.
 fn shows_output(n: &ExplainNode) -> bool {
-    !matches!(n.node_type.as_str(), "Append" | "Merge Append" | "Bitmap Index Scan")
+    // ModifyTable has only RETURNING's output (`Insert on …` without it has none).
+    match n.node_type.as_str() {
+        "Append" | "Merge Append" | "Bitmap Index Scan" => false,
+        "Insert" => n.detail("Output").is_some(),
+        _ => true,
+    }
 }
 
 /// The properties PostgreSQL prints for a node, in order, with `$N` resolved.
@@ -558,7 +563,7 @@ fn properties(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions) -> Vec<(Strin
         .filter(|(k, _)| match k.as_str() {
             "Output" | "Schema" | "Alias" | "Server" | "Qualify" | "Parent" | "JoinType" | "Partial Mode" => false,
             // TEXT prints it only with VERBOSE, and only when true (explain.c).
-            "Remote SQL" | "Inner Unique" => opts.verbose,
+            "Remote SQL" | "Inner Unique" | "Batch Size" => opts.verbose,
             _ => true,
         })
         .map(|(k, v)| {
@@ -579,7 +584,9 @@ fn properties(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions) -> Vec<(Strin
                 let loops = n.instr.finished().nloops.max(1) as f64;
                 return (k.clone(), format!("{:.0}", v.parse::<f64>().unwrap_or(0.0) / loops));
             }
-            (k.clone(), unmark(&if n.is_scan() { v.clone() } else { substitute(v, input) }))
+            // A foreign modify's Remote SQL has parameters of its own, not inputs.
+            let own_params = n.is_scan() || (n.node_type == "Insert" && k == "Remote SQL");
+            (k.clone(), unmark(&if own_params { v.clone() } else { substitute(v, input) }))
         })
         .collect()
 }

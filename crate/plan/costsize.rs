@@ -658,6 +658,36 @@ impl Model<'_> {
                 self.wrap(est, c, |c| (c.vars.clone(), c.widths.clone()))
             }
             Plan::SetOp { child, cmd, ncols, .. } => self.setop(child, *cmd, *ncols),
+            // create_modifytable_path: the subpath's costs, nothing charged for the
+            // modification itself; no RETURNING, so no rows and no width.
+            // A Result without input: cpu_tuple_cost for its one row (cost_resultscan);
+            // a Values Scan: cpu_operator_cost and cpu_tuple_cost a row (cost_valuesscan).
+            Plan::ConstResult { rows, columns } => {
+                let widths: Vec<f64> = columns.iter().map(|c| type_avg_width(guess_type(c.ty))).collect();
+                let width = widths.iter().sum::<f64>() as i64;
+                let n = rows.len() as f64;
+                let per_row = if rows.len() == 1 {
+                    self.p.cpu_tuple_cost
+                } else {
+                    self.p.cpu_operator_cost + self.p.cpu_tuple_cost
+                };
+                Costed {
+                    est: Estimate { startup: 0.0, total: per_row * n, rows: n, width },
+                    vars: vec![None; columns.len()],
+                    widths,
+                    kids: vec![],
+                    parent: None,
+                    input_rows: n,
+                    seq: None,
+                }
+            }
+            // postgresPlanDirectModify keeps the scan's path: its estimate.
+            Plan::DirectModify(d) => self.foreignscan(&d.scan),
+            Plan::ModifyTable(m) => {
+                let c = self.node(&m.child, None);
+                let est = Estimate { rows: 0.0, width: 0, ..c.est };
+                self.wrap(est, c, |_| (vec![], vec![]))
+            }
             Plan::EmptyResult { columns } => {
                 // A dummy relation's Result has no target of its own to weigh: width 0;
                 // its columns keep their types' widths for the nodes above.

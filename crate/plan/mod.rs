@@ -27,6 +27,7 @@ use serde::Serialize;
 pub mod costsize;
 pub mod eval;
 pub mod indexcost;
+pub mod modifytable;
 mod optimize;
 pub mod selectivity;
 pub mod semiantijoin;
@@ -997,6 +998,21 @@ pub enum Plan {
         ncols: usize,
         first_flag: i64,
     },
+    /// ModifyTable (nodeModifyTable.c): an INSERT of its child's rows
+    /// ([`modifytable`], `executor::node_modifytable`); it returns no row.
+    ModifyTable(Box<modifytable::ModifyTablePlan>),
+    /// postgres_fdw's direct modify: `Foreign Update` / `Foreign Delete`
+    /// ([`modifytable::DirectModifyPlan`]); under a ModifyTable, returns no row.
+    DirectModify(Box<modifytable::DirectModifyPlan>),
+    /// `INSERT … VALUES`'s source (`executor::node_modifytable`): one row is a Result
+    /// without an input (nodeResult.c with no outer plan), more a Values Scan
+    /// (nodeValuesscan.c) on `"*VALUES*"`.
+    ConstResult {
+        /// The rows, each an expression per column (constants).
+        rows: Vec<Vec<Expr>>,
+        #[serde(skip)]
+        columns: Vec<Column>,
+    },
 }
 
 /// A Nested Loop's parameter in its inner Index Scan's Index Cond (PostgreSQL's
@@ -1059,6 +1075,19 @@ impl Plan {
                 child.output_columns()
             }
             Plan::FunctionScan { column, .. } => vec![column.clone()],
+            Plan::ModifyTable(m) => {
+                // An INSERT's RETURNING reads the inserted row (the table's columns); an
+                // UPDATE's or DELETE's, the child's row.
+                let input = match m.operation {
+                    modifytable::CmdType::Insert => {
+                        m.columns.iter().map(|(n, t)| Column::new(n, t.col_type())).collect()
+                    }
+                    _ => m.child.output_columns(),
+                };
+                m.returning.iter().map(|(e, n)| Column::new(n, e.col_type(&input))).collect()
+            }
+            Plan::DirectModify(d) => d.returning.clone(),
+            Plan::ConstResult { columns, .. } => columns.clone(),
             Plan::SetOp { child, ncols, .. } => child.output_columns().into_iter().take(*ncols).collect(),
             Plan::SubqueryScan { child, targets, .. } => {
                 let input = child.output_columns();
@@ -1130,6 +1159,12 @@ impl Plan {
             | Plan::Unique { child, .. }
             | Plan::SetOp { child, .. } => child.for_each_expr_mut(f),
             Plan::FunctionScan { .. } => {}
+            Plan::ModifyTable(m) => {
+                m.returning.iter_mut().for_each(|(e, _)| f(e));
+                m.child.for_each_expr_mut(f)
+            }
+            Plan::DirectModify(_) => {}
+            Plan::ConstResult { rows, .. } => rows.iter_mut().flatten().for_each(f),
             Plan::WithInitPlans { child, init_plans } => {
                 init_plans.iter_mut().for_each(|i| i.plan.for_each_expr_mut(f));
                 child.for_each_expr_mut(f);
@@ -1213,6 +1248,8 @@ impl Plan {
             | Plan::BitmapIndexScan { .. }
             | Plan::ForeignScan(_)
             | Plan::EmptyResult { .. }
+            | Plan::ConstResult { .. }
+            | Plan::DirectModify(_)
             | Plan::FunctionScan { .. } => vec![],
             Plan::BitmapHeapScan { child, .. } => vec![child],
             Plan::Append { children, .. } | Plan::MergeAppend { children, .. } => children.iter().collect(),
@@ -1230,6 +1267,7 @@ impl Plan {
             Plan::HashJoin { outer, inner, .. }
             | Plan::NestLoop { outer, inner, .. }
             | Plan::MergeJoin { outer, inner, .. } => vec![outer, inner],
+            Plan::ModifyTable(m) => vec![&m.child],
             // The InitPlans first: the executor starts them first, and ids follow.
             Plan::WithInitPlans { child, init_plans } => {
                 init_plans.iter().map(|i| &i.plan).chain(std::iter::once(child.as_ref())).collect()

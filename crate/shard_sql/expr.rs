@@ -727,7 +727,7 @@ fn bin_op(op: &BinaryOperator) -> Option<BinOp> {
 }
 
 /// A literal. Booleans are Int 1/0, as comparisons produce.
-fn literal(v: &Value, position: Option<usize>) -> Result<Datum, SqlError> {
+pub(super) fn literal(v: &Value, position: Option<usize>) -> Result<Datum, SqlError> {
     match v {
         Value::Number(digits, _) => number(digits, position),
         Value::SingleQuotedString(s)

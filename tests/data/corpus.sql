@@ -18,6 +18,9 @@ create table h0 (id int, grp int, amount numeric, name text, big bigint);
 create table h1 (id int, grp int, amount numeric, name text, big bigint);
 create index on h0 (grp);
 create index on h1 (grp);
+-- DML targets (h17d): written by the DML queries at the end, each run rolled back.
+create table ins_remote (id int, grp int, amount numeric, name text);
+create table ins_p1 (id int, grp int, amount numeric, name text);
 
 -- @shard s2
 create table h2 (id int, grp int, amount numeric, name text, big bigint);
@@ -27,6 +30,7 @@ create index on h3 (grp);
 create table f_remote (id int, cat text, val bigint, score numeric);
 create index on f_remote (id);
 create table dim (cat text, title text, weight int);
+create table ins_p2 (id int, grp int, amount numeric, name text);
 
 -- @shard s3
 create table r_hi (k int, v int, label text, amount numeric);
@@ -64,6 +68,18 @@ create foreign table dim (cat text, title text, weight int) server s2;
 create table loc (id int, cat text, qty int);
 create index on loc (id);
 
+-- DML targets (h17d): a foreign table on s1 (and the same remote table with
+-- batch_size 7), a local table, a table range-partitioned on id over a local
+-- partition and foreign ones on s1 and s2.
+create foreign table ins_f (id int, grp int, amount numeric, name text) server s1 options (table_name 'ins_remote');
+create foreign table ins_fb (id int, grp int, amount numeric, name text) server s1
+  options (table_name 'ins_remote', batch_size '7');
+create table ins_loc (id int, grp int, amount numeric, name text);
+create table ins_p (id int, grp int, amount numeric, name text) partition by range (id);
+create table ins_p0 partition of ins_p for values from (minvalue) to (500);
+create foreign table ins_p1 partition of ins_p for values from (500) to (1500) server s1;
+create foreign table ins_p2 partition of ins_p for values from (1500) to (maxvalue) server s2;
+
 -- h: 2000 rows, 60 with NULLs in grp, amount, name or big, one with a NULL id (it goes
 -- to the partition of remainder 0).
 insert into h select i, i % 10, (i % 200) * 0.5, 'n' || to_char(i % 50, 'FM00'), i * 1000003
@@ -96,6 +112,11 @@ insert into dim values ('c0', 'zero', 10), ('c1', 'one', 20), ('c2', 'two', 30),
 -- loc: 300 rows, 10 without cat.
 insert into loc select i, 'c' || (i % 4), i % 9 from generate_series(1, 300) i;
 insert into loc (id, qty) select i, i from generate_series(301, 310) i;
+
+-- The DML targets' first rows.
+insert into ins_f select i, i % 3, i * 0.5, 'r' || i from generate_series(1, 5) i;
+insert into ins_loc values (1, 1, 0.5, 'one'), (2, 2, 1.0, 'two'), (3, null, null, null);
+insert into ins_p select i * 250, i, i * 1.5, 'p' || i from generate_series(0, 8) i;
 
 analyze h, h0, h1, h2, h3, r, r_lo, r_hi, l, l_ns, l_ew, l_def, f, dim, loc;
 
@@ -1935,3 +1956,189 @@ select region, count(*) from l where region in ('north', 'east') group by region
 -- [orderedappend settings indexscan] enable_indexscan off: the local partition's index path is disabled, and with it the ordered Append
 set enable_indexscan = off;
 select k, v from r order by k limit 3;
+
+-- ===== h17d: INSERT (ModifyTable, postgres_fdw's foreign modify, tuple routing) =====
+-- Each runs from the loaded state (the sandbox) or in a transaction rolled back
+-- (PostgreSQL); the target's rows afterwards are compared too.
+
+-- [dml insert local async] a local table fed by an async Append over four foreign partitions
+insert into ins_loc select id, grp, amount, name from h where id < 20;
+
+-- [dml insert foreign async] a foreign table on s1 fed by the partitions on s1 and s2 (one connection shared by scan and insert)
+insert into ins_f select id, grp, amount, name from h where id <= 30;
+
+-- [dml insert foreign batch] batch_size 7: batches of seven rows, the last one smaller and prepared anew
+insert into ins_fb select id, grp, amount, name from h where id <= 30;
+
+-- [dml insert partitioned routing] rows routed to a local and two foreign partitions
+insert into ins_p select id, grp, amount, name from h where id % 100 = 7;
+
+-- [dml insert foreign null] a column list: the columns not named are NULL
+insert into ins_f (id, name) select id, cat from f where val > 1000;
+
+-- [dml insert local] a column list in another order than the table's
+insert into ins_loc (name, id) select cat, id from f where id < 15;
+
+-- [dml insert foreign pruned] one foreign list partition as the source
+insert into ins_f select id, qty, price, region from l where region = 'north' and id < 20;
+
+-- [dml insert local mixed] a local default partition and the foreign one, into a local table
+insert into ins_loc select id, qty, price, region from l where id > 590;
+
+-- [dml insert partitioned routing] ids across the local and the s1 partition
+insert into ins_p select id + 480, grp, amount, name from h where id < 40;
+
+-- [dml insert foreign local] a local table's rows into a foreign table
+insert into ins_f select id, qty, qty * 1.5, cat from loc where id <= 12;
+
+-- [dml insert foreign batch filter] batches of seven from a filtered Append
+insert into ins_fb select id, grp, amount, name from h where grp = 3 and id < 300;
+
+-- [dml insert partitioned local] every row into the local partition
+insert into ins_p select id, grp, amount, name from h where id < 10;
+
+-- [dml insert partitioned foreign async] every row into the partition on s1, the server two of the scans share
+insert into ins_p select id + 1000, grp, amount, name from h where id < 10;
+
+-- [dml insert foreign] an IN list in the shipped WHERE
+insert into ins_f select id, grp, amount, name from h where id in (1, 2, 3);
+
+-- [dml insert local agg] an aggregate's groups into a local table
+insert into ins_loc (id, grp) select grp, count(*) from h group by grp;
+
+-- [dml insert foreign order limit] ORDER BY … LIMIT as the source
+insert into ins_f select id, grp, amount, name from h order by id limit 5;
+
+-- [dml insert foreign batch series] generate_series as the source, in batches of seven
+insert into ins_fb select i, i % 4, i * 0.25, 'g' from generate_series(1, 20) i;
+
+-- [dml insert partitioned series] a series routed across the local and the s1 partition
+insert into ins_p select i, i, i, 'x' from generate_series(495, 505) i;
+
+-- [dml insert local self] a table into itself: the scan reads the rows as they were
+insert into ins_loc select * from ins_loc;
+
+-- [dml insert foreign self] a foreign table into itself, scan and insert on one connection
+insert into ins_f select * from ins_f where id < 3;
+
+-- [dml insert foreign empty] no row: nothing prepared, nothing sent
+insert into ins_f select id, grp, amount, name from h where id < 0;
+
+-- [dml insert foreign batch null] a column list with batches, numeric values
+insert into ins_fb (id, amount) select id, score from f where score > 39;
+
+-- [dml insert partitioned foreign] rows around the boundary of the two foreign partitions
+insert into ins_p (id, name) select id, name from h where id between 1495 and 1505;
+
+-- [dml insert local foreign] the foreign range partition on s3 into a local table
+insert into ins_loc select k, v, amount, label from r where k >= 990;
+
+-- [dml insert foreign local] a local list partition into the foreign table
+insert into ins_f select id, qty, price, region from l where qty = 0 and region = 'east';
+
+-- [dml insert foreign batch null] rows with NULLs sent as NULL parameters, in batches of seven
+insert into ins_fb select id, grp, amount, name from h where id > 2040;
+
+-- ===== h17d: UPDATE and DELETE (postgres_fdw's direct modify) =====
+
+-- [dml update foreign direct] UPDATE of a foreign table run on its server: Foreign Update
+update ins_f set grp = grp + 10 where id < 3;
+
+-- [dml delete foreign direct] DELETE of one row of a foreign table: Foreign Delete
+delete from ins_f where id = 4;
+
+-- [dml update foreign direct text] every row, a text constant
+update ins_f set name = 'renamed';
+
+-- [dml delete foreign direct] every row
+delete from ins_f;
+
+-- [dml update partitioned direct] an Append of four Foreign Updates, one per partition
+update h set amount = amount * 2 where id < 20;
+
+-- [dml delete partitioned direct] an Append of four Foreign Deletes, a filter on a column that is not the key
+delete from h where grp = 3;
+
+-- [dml update partitioned direct pruned] the partition key: one Foreign Update
+update h set name = 'x' where id = 7;
+
+-- [dml delete partitioned direct] an IN list on the key
+delete from h where id in (1, 2, 3);
+
+-- [dml update foreign direct] a foreign table with another remote name
+update f set val = val + 1 where cat = 'c1';
+
+-- [dml delete foreign direct null] IS NULL shipped in the DELETE's WHERE
+delete from f where score is null;
+
+-- [dml update partitioned direct pruned] the foreign partitions of a table with a local one, pruned to them
+update ins_p set grp = 0 where id >= 500;
+
+-- [dml delete partitioned direct pruned] one foreign partition left by pruning
+delete from ins_p where id >= 1500;
+
+-- [dml update partitioned direct list] the foreign list partition
+update l set qty = qty + 1 where region = 'north';
+
+-- [dml delete partitioned direct range] the foreign range partition
+delete from r where k >= 990;
+
+-- [dml update partitioned direct null] two columns, one set to NULL
+update h set big = big - 1, grp = null where id between 100 and 110;
+
+-- [dml update foreign direct returning] RETURNING * from the remote UPDATE
+update ins_f set grp = grp + 10 where id < 3 returning *;
+
+-- [dml delete partitioned direct returning] the deleted rows from four partitions
+delete from h where grp = 3 and id < 100 returning id, name;
+
+-- [dml update partitioned direct returning] an expression over the returned columns
+update h set amount = amount + 1 where id < 10 returning id, amount * 2;
+
+-- [dml delete partitioned direct pruned returning] the foreign partitions of a table with a local one
+delete from ins_p where id >= 500 returning name, id;
+
+-- ===== h17d: UPDATE and DELETE of local tables =====
+
+-- [dml update local] UPDATE of a local table: ModifyTable over its Seq Scan
+update ins_loc set grp = grp * 2 where amount > 0.5;
+
+-- [dml delete local null] DELETE of the rows with a NULL
+delete from ins_loc where name is null;
+
+-- [dml update local returning] RETURNING the new values
+update loc set qty = qty + 100 where cat = 'c1' returning id, qty;
+
+-- [dml delete local returning] RETURNING * of the deleted rows
+delete from loc where qty = 0 returning *;
+
+-- [dml update local text] a function of the old value, every row
+update ins_loc set name = upper(name);
+
+-- ===== h17d: INSERT … VALUES =====
+
+-- [dml insert foreign values] one row: a Result without input
+insert into ins_f values (100, 1, 2.5, 'v');
+
+-- [dml insert foreign batch values] three rows: a Values Scan, one batch of three
+insert into ins_fb values (101, 1, 1.5, 'a'), (102, 2, 2.5, 'b'), (103, null, null, 'c');
+
+-- [dml insert partitioned values routing] rows to the local and both foreign partitions
+insert into ins_p (id, name) values (10, 'lo'), (700, 'mid'), (2000, 'hi');
+
+-- [dml insert local values] one row into a local table
+insert into ins_loc values (9, 9, 9.5, 'nine');
+
+-- ===== h17d: INSERT … RETURNING =====
+
+-- [dml insert foreign returning] the remote INSERT returns the columns RETURNING uses, one row a statement
+insert into ins_f select id, grp, amount, name from h where id < 6 returning id, name;
+
+-- [dml insert local values returning] RETURNING * of a local row
+insert into ins_loc values (11, 1, 2.5, 'x') returning *;
+
+-- [dml insert partitioned routing returning] rows routed to the local and the s1 partition, returned
+insert into ins_p select id + 480, grp, amount, name from h where id < 30 returning id, amount;
+
+-- [dml insert foreign batch returning] batch_size 7 is 1 with RETURNING
+insert into ins_fb (id, name) select id, cat from f where id < 4 returning name;

@@ -536,8 +536,12 @@ fn unsupported_constructs() {
         ("SELECT a FROM t FOR UPDATE", "FOR UPDATE/SHARE", Some(17)),
         ("SELECT 1", "SELECT without FROM", Some(1)),
         ("SELECT a::date FROM t", "cast to date", Some(8)),
-        ("INSERT INTO t VALUES (1, 2, 'x', 1.0)", "INSERT", Some(1)),
-        ("BEGIN; UPDATE t SET a = 1", "UPDATE", Some(8)),
+        // postgres_fdw's INSERT … VALUES, UPDATE and DELETE run; not these.
+        ("INSERT INTO t SELECT * FROM t_p1", "INSERT … SELECT", Some(1)),
+        ("BEGIN; UPDATE t SET a = 1 FROM t_p1", "UPDATE … FROM", Some(8)),
+        ("DELETE FROM t USING t_p1 WHERE t.a = 1", "DELETE … USING", Some(1)),
+        ("DELETE FROM t WHERE a = 1 RETURNING a + 1", "RETURNING a + 1 (only columns)", Some(1)),
+        ("TRUNCATE t", "TRUNCATE", Some(1)),
         ("SAVEPOINT s1", "SAVEPOINT", Some(1)),
     ];
     for (sql, what, position) in cases {
