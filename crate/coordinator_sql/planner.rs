@@ -943,7 +943,8 @@ impl Join<'_> {
         if method == Method::Merge && presorted_sides.outer_index && outer_order.is_none() {
             (outer_order, presorted_sides.outer) = (by_key(o), true);
         }
-        if method == Method::Merge && presorted_sides.outer && inner_order.is_none() && by_key(i).is_some() {
+        // (Not a side to be made unique: its Sort goes above the unique-ifying step.)
+        if method == Method::Merge && presorted_sides.outer && !unique && inner_order.is_none() && by_key(i).is_some() {
             (inner_order, presorted_sides.inner) = (by_key(i), true);
         }
         let mut p = Planner { coord: self.coord, servers: std::mem::take(servers), gating: vec![], force_index: false };

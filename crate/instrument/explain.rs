@@ -607,8 +607,6 @@ fn title(n: &ExplainNode, opts: &ExplainOptions) -> String {
     match (n.node_type.as_str(), n.strategy.as_deref()) {
         ("Aggregate", Some("Hashed")) => t.push_str("HashAggregate"),
         ("Aggregate", Some("Sorted")) => t.push_str("GroupAggregate"),
-        // ExplainNode's title for a backward scan: `Index Scan Backward`.
-        ("Index Scan", _) if n.detail("Scan Direction") == Some("Backward") => t.push_str("Index Scan Backward"),
         // `Hash Left Join`, `Merge Full Join`, `Nested Loop Left Join`.
         (ty, _) if n.is_join() && n.join_type() != "Inner" => match ty.strip_suffix(" Join") {
             Some(method) => t.push_str(&format!("{method} {} Join", n.join_type())),
