@@ -236,6 +236,7 @@ fn sum_a_plan(input: Plan) -> Plan {
         strategy: AggStrategy::Plain,
         group_by: vec![],
         aggs: vec![AggCall { func: AggFunc::Sum, arg: Some(Expr::Col(0)) }],
+        split: crate::plan::AggSplit::Simple,
     }
 }
 
@@ -504,7 +505,7 @@ fn build_local(info: &ScenarioInfo, _knobs: &Knobs, s: &Settings) -> Result<Scen
             local.add(t_table(&name, k, s.rows));
             children.push(Plan::SeqScan { table: name, columns: a_column(), alias: member_of("t_part", k) });
         }
-        sum_a_plan(Plan::Append { children, prune: None })
+        sum_a_plan(Plan::Append { children, prune: None, ordered: false })
     };
     let tables: Vec<&Table> = local.tables.iter().map(|t| t.as_ref()).collect();
     let reference = sum_reference(&tables);
@@ -559,7 +560,7 @@ fn build_foreign(info: &ScenarioInfo, _knobs: &Knobs, s: &Settings) -> Result<Sc
     let plan = if id == "C" {
         sum_a_plan(children.pop().unwrap())
     } else {
-        sum_a_plan(Plan::Append { children, prune: None })
+        sum_a_plan(Plan::Append { children, prune: None, ordered: false })
     };
     // The reference from the servers' own tables (shared): a copy of every row cost a
     // third of the build at 64 shards.
@@ -697,8 +698,9 @@ fn build_partitionwise(_info: &ScenarioInfo, _knobs: &Knobs, s: &Settings) -> Re
         strategy: AggStrategy::Hashed,
         group_by: vec![Expr::Col(0)],
         aggs: vec![AggCall { func: AggFunc::CountStar, arg: None }],
+        split: crate::plan::AggSplit::Simple,
     };
-    let plan = Plan::Append { children: vec![foreign, local_agg], prune: None };
+    let plan = Plan::Append { children: vec![foreign, local_agg], prune: None, ordered: false };
     Ok(Scenario {
         id: "X".into(),
         local,
@@ -799,7 +801,7 @@ fn build_join(info: &ScenarioInfo, _knobs: &Knobs, s: &Settings) -> Result<Scena
         id: id.into(),
         local,
         servers,
-        plan: Plan::Append { children, prune: None },
+        plan: Plan::Append { children, prune: None, ordered: false },
         sharing: Some(Sharing::Dedicated),
         shards,
         reference,
@@ -862,9 +864,11 @@ fn build_nestloop(_info: &ScenarioInfo, _knobs: &Knobs, s: &Settings) -> Result<
         }
     }
     let plan = Plan::NestLoop {
-        outer: Box::new(Plan::Append { children: outer, prune: None }),
+        outer: Box::new(Plan::Append { children: outer, prune: None, ordered: false }),
         // PostgreSQL 15 materializes a rescanned inner side (cost_material).
-        inner: Box::new(Plan::Material { child: Box::new(Plan::Append { children: inner, prune: None }) }),
+        inner: Box::new(Plan::Material {
+            child: Box::new(Plan::Append { children: inner, prune: None, ordered: false }),
+        }),
         outer_key: Expr::Col(0),
         inner_key: Expr::Col(0),
         filter_inner_first: false,

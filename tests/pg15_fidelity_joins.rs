@@ -208,8 +208,10 @@ fn scenario_for(id: &str, knobs: &Knobs) -> Scenario {
     if id == "K-rescan" {
         if let pgasync::plan::Plan::NestLoop { inner, .. } = &mut sc.plan {
             if let pgasync::plan::Plan::Material { child } = inner.as_mut() {
-                let append =
-                    std::mem::replace(child.as_mut(), pgasync::plan::Plan::Append { children: vec![], prune: None });
+                let append = std::mem::replace(
+                    child.as_mut(),
+                    pgasync::plan::Plan::Append { children: vec![], prune: None, ordered: false },
+                );
                 **inner = append;
             }
         }

@@ -1,6 +1,7 @@
 // Native only (not in tests/suite): starts PostgreSQL clusters (processes, sockets, files).
 #![cfg(not(target_arch = "wasm32"))]
-//! PostgreSQL 15 fidelity of InitPlans over foreign partitions (issue 17): on a real
+//! PostgreSQL 15 fidelity of InitPlans (and a correlated SubPlan) over foreign
+//! partitions (issue 17): on a real
 //! PostgreSQL 15 coordinator with postgres_fdw, `SELECT a, b FROM pt WHERE a > (SELECT
 //! avg(a) FROM pt)` over a table partitioned across two servers runs an InitPlan whose
 //! Aggregate reads the same foreign partitions through an Append of its own — async
@@ -93,6 +94,42 @@ const CASES: &[Case] = &[
         plan_has: &["InitPlan 1 (returns $0)", "SELECT count(*) FROM public.t2"],
         async_scans: 0,
         params: 0,
+        explain_async: true,
+    },
+    // A correlated scalar subquery in the select list: SubPlan 1, run for each of the
+    // outer scan's rows with `$1` set from it. Its foreign scan (an aggregate pushed
+    // down, on the other server) declares its cursor with the row's value; for each
+    // further row the changed parameter closes it (postgresReScanForeignScan with
+    // chgParam) and the cursor is declared again with the new value.
+    Case {
+        sql: "SELECT a, b, (SELECT count(*) FROM pt2 WHERE pt2.a = pt1.a) AS n FROM pt1 WHERE b < 5",
+        rows: 5,
+        plan_has: &["SubPlan 1", "SELECT count(*) FROM public.t2 WHERE ((a = $1::integer))"],
+        async_scans: 0,
+        params: 5,
+        explain_async: true,
+    },
+    // The partition key against an InitPlan's value: exec pruning. The Append runs the
+    // InitPlan at its first call (ExecFindMatchingSubPlans), before any request, and
+    // asks only the partition that can hold b = 250; the other is initialized (its
+    // connection is set up, its cursor numbered) but never executed.
+    Case {
+        sql: "SELECT a, b FROM pt WHERE b = (SELECT count(*) FROM pt2)",
+        rows: 1,
+        plan_has: &["InitPlan 1 (returns $0)", "WHERE ((b = $1::bigint))"],
+        async_scans: SHARDS,
+        params: 1,
+        explain_async: true,
+    },
+    // A correlated SubPlan over the partitioned table: its Append (async in async
+    // mode) is rescanned for each outer row with the changed `$1`, each partition's
+    // cursor closed and declared again (ExecReScanAppend, postgresReScanForeignScan).
+    Case {
+        sql: "SELECT a, b, (SELECT count(*) FROM pt WHERE pt.a = pt1.a) AS n FROM pt1 WHERE b < 3",
+        rows: 3,
+        plan_has: &["SubPlan 1", "WHERE ((a = $1::integer))"],
+        async_scans: SHARDS,
+        params: 3 * SHARDS,
         explain_async: true,
     },
 ];

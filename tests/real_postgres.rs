@@ -57,10 +57,11 @@ fn plan(tables: &[&str]) -> Plan {
         })
         .collect();
     Plan::Agg {
-        child: Box::new(Plan::Append { children, prune: None }),
+        child: Box::new(Plan::Append { children, prune: None, ordered: false }),
         strategy: AggStrategy::Plain,
         group_by: vec![],
         aggs: vec![AggCall { func: AggFunc::Sum, arg: Some(Expr::Col(0)) }],
+        split: pgasync::plan::AggSplit::Simple,
     }
 }
 

@@ -12,8 +12,14 @@
 //!   gating Result's `One-Time Filter`;
 //! - NOT IN (and IN not pulled up) over a local table is a hashed SubPlan, read once,
 //!   with SQL's NULL rules;
-//! - IN pulled up to a semi join, correlated subqueries, ANY, and hashed SubPlans over
-//!   foreign or partitioned tables are refused, naming what PostgreSQL would plan.
+//! - IN, = ANY and a correlated EXISTS in WHERE's top-level AND are semi joins, a
+//!   correlated NOT EXISTS an anti join (pull_up_sublinks), by each join method, each
+//!   outer row returned once; a LEFT JOIN whose WHERE asks for NULL where its own
+//!   condition cannot pass one is an anti join too (reduce_outer_joins);
+//! - NOT IN over a foreign table is a hashed SubPlan in the foreign scan's local
+//!   Filter (not shippable);
+//! - correlated subqueries that are not pulled up, and hashed SubPlans over
+//!   partitioned tables, are refused, naming what PostgreSQL would plan.
 //!
 //! The plans and rows against a real PostgreSQL 15 are tests/data/corpus.sql's
 //! (section "Subqueries: InitPlans") and the wire tests/pg15_fidelity_subqueries.rs's.
@@ -137,13 +143,20 @@ fn a_subquery_without_a_row_is_null() {
 #[test]
 fn what_postgres_plans_otherwise_is_refused_by_name() {
     for (sql, named) in [
-        ("select id from loc where id in (select id from f)", "semi join"),
-        ("select count(*) from f where id not in (select id from loc)", "hashed SubPlan over \"f\""),
+        ("select count(*) from pf where id not in (select id from loc)", "hashed SubPlan over \"pf\""),
         ("select id from loc where id in (select id from f where f.val = loc.qty) or qty = 1", "refers to the outer"),
-        ("select id from loc where exists (select 1 from f where f.id = loc.id)", "EXISTS"),
-        ("select id from loc where not exists (select 1 from f where f.id = loc.id)", "anti join"),
-        ("select id from loc where id = any (select id from f)", "ANY/ALL"),
-        ("select id, (select count(*) from f where f.id = loc.id) from loc", "correlated subquery"),
+        ("select id from loc where id = any (select id from f where f.val = loc.qty)", "ANY/ALL"),
+        (
+            "select id from loc where id in (select id from f) and exists (select 1 from dim where weight = loc.qty)",
+            "more than one IN/EXISTS",
+        ),
+        ("select id from loc where id in (select id from loc where qty = 1)", "named \"loc\" like the outer one"),
+        ("select id from loc left semi join f on loc.id = f.id", "SEMI and ANTI joins are not SQL"),
+        (
+            "select qty, count(*) from loc group by qty having count(*) > (select count(*) from f where f.id = loc.qty)",
+            "correlated subquery",
+        ),
+        ("select id from pf where val > (select count(*) from loc where loc.id = pf.id)", "each partition's scan"),
         ("select id from loc where exists (select 1 from dim) or qty > 2", "EXISTS (SELECT …) as a value"),
         ("select (select id, val from f limit 1) from loc", "only one column"),
         ("select id, (select count(*) from dim) from pf", "partition's scan"),
@@ -206,4 +219,136 @@ Aggregate (actual time=T rows=1 loops=1)
     assert_eq!(ints(&rows), vec![vec![want]]);
     assert!(text.contains("Filter: ((hashed SubPlan 1) OR (loc.qty = 0))"), "{text}");
     assert!(text.contains("Foreign Scan on public.f (actual time=T rows=5 loops=1)"), "{text}");
+}
+
+/// `run` with `settings` (SET statements) in the coordinator's section.
+fn run_with(settings: &str, sql: &str) -> Result<(Vec<Vec<Datum>>, String), String> {
+    let base = SqlScenario::load(&format!("{SCRIPT}{settings}\n")).map_err(|e| e.to_string())?;
+    let s = base.with_query(&format!("{sql};")).map_err(|e| e.to_string())?;
+    let sc = s.scenario(&Knobs::default(), Source::Json).map_err(|e| e.to_string())?;
+    let mut q = sc.start(true, Clock::virtual_clock(), true)?;
+    q.run_to_end().map_err(|e| e.to_string())?;
+    let text = explain_text_with(&q.explain(), &ExplainOptions::POSTGRES_VERBOSE, 0, 0);
+    Ok((q.rows.clone(), mask_times(&text)))
+}
+
+#[test]
+fn in_exists_and_not_exists_are_semi_and_anti_joins_by_every_method() {
+    let exists_ids: Vec<i64> = (1..=30).filter(|i| (1..=3).contains(&(i % 7))).collect();
+    let cases: [(&str, &str, Vec<i64>); 5] = [
+        ("select id from loc where id in (select id from f where val > 150) order by id", "Semi", (16..=20).collect()),
+        (
+            "select id from loc where exists (select 1 from dim where dim.weight = loc.qty) order by id",
+            "Semi",
+            exists_ids,
+        ),
+        // loc holds each qty many times: each dim row still comes once.
+        ("select weight from dim where weight in (select qty from loc) order by weight", "Semi", vec![1, 2, 3]),
+        (
+            "select weight from dim where weight = any (select qty from loc where id < 3) order by weight",
+            "Semi",
+            vec![1, 2],
+        ),
+        (
+            "select id from loc where not exists (select 1 from f where f.id = loc.id) order by id",
+            "Anti",
+            (21..=30).collect(),
+        ),
+    ];
+    for settings in ["", "set enable_hashjoin = off;", "set enable_hashjoin = off;\nset enable_mergejoin = off;"] {
+        for (sql, kind, want) in &cases {
+            let (rows, text) = run_with(settings, sql).unwrap_or_else(|e| panic!("{settings} {sql}: {e}"));
+            let got: Vec<i64> = ints(&rows).into_iter().map(|r| r[0]).collect();
+            assert_eq!(&got, want, "{settings} {sql}\n{text}");
+            // A semi join, or (chosen by cost) an inner join over the subquery's rows
+            // made unique (JOIN_UNIQUE_INNER/OUTER: a HashAggregate or a Unique).
+            let semi_join = text.contains(&format!(" {kind} Join"));
+            let unique = *kind == "Semi" && (text.contains("Group Key: ") || text.contains("->  Unique"));
+            assert!(semi_join || unique, "{settings} {sql}: a {kind} join:\n{text}");
+            if !settings.is_empty() {
+                assert!(!text.contains("Hash Join") && !text.contains("Hash Semi"), "{settings} {sql}:\n{text}");
+            }
+            if settings.contains("mergejoin") {
+                assert!(text.contains("Nested Loop"), "{settings} {sql}:\n{text}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_left_join_asking_for_null_where_its_condition_cannot_pass_one_is_an_anti_join() {
+    let sql = "select loc.id, f.val from loc left join f on loc.id = f.id and f.val > 0 where f.val is null";
+    let (rows, text) = run_with("", sql).unwrap();
+    assert_eq!(rows.len(), 10, "{text}");
+    assert!(rows.iter().all(|r| r[1] == Datum::Null), "{rows:?}");
+    assert!(text.contains("Anti Join"), "{text}");
+    // The IS NULL condition is redundant with the anti join: no Filter keeps it.
+    assert!(!text.contains("IS NULL"), "{text}");
+}
+
+#[test]
+fn not_in_over_a_foreign_table_is_a_hashed_subplan_in_its_local_filter() {
+    // loc's ids are 1..30; f's 1..20: none of f's rows is not in loc.
+    let (rows, text, _) = run("select count(*) from f where id not in (select id from loc where qty <> 2)").unwrap();
+    // qty = id % 7 = 2 for ids 2, 9, 16, 23, 30: f's 2, 9 and 16 are not in the subquery.
+    assert_eq!(ints(&rows), vec![vec![3]]);
+    let expected = "\
+Aggregate (actual time=T rows=1 loops=1)
+  Output: count(*)
+  ->  Foreign Scan on public.f (actual time=T rows=3 loops=1)
+        Output: f.id
+        Filter: (NOT (hashed SubPlan 1))
+        Rows Removed by Filter: 17
+        Remote SQL: SELECT id FROM public.f_remote
+        SubPlan 1
+          ->  Seq Scan on public.loc (actual time=T rows=25 loops=1)
+                Output: loc.id
+                Filter: (loc.qty <> 2)
+                Rows Removed by Filter: 5";
+    assert!(text.starts_with(expected), "EXPLAIN:\n{text}");
+}
+
+#[test]
+fn a_correlated_scalar_subquery_in_the_select_list_is_a_subplan_run_per_row() {
+    let sql = "select id, (select count(*) from f where f.id = loc.id) as n from loc where qty < 3 order by id";
+    let (rows, text, _) = run(sql).unwrap();
+    let ids: Vec<i64> = (1..=30).filter(|i| i % 7 < 3).collect();
+    let want: Vec<Vec<i64>> = ids.iter().map(|&i| vec![i, i64::from(i <= 20)]).collect();
+    assert_eq!(ints(&rows), want, "{text}");
+    assert!(text.contains("SubPlan 1"), "{text}");
+    assert!(text.contains("WHERE ((id = $1::integer))"), "{text}");
+    assert!(text.contains(&format!("loops={}", ids.len())), "{text}");
+}
+
+#[test]
+fn a_correlated_scalar_subquery_in_where_is_a_subplan_in_the_scans_filter() {
+    let sql = "select id from loc where qty > (select count(*) from f where f.id = loc.id) order by id";
+    let (rows, text, _) = run(sql).unwrap();
+    // f holds ids 1..20: those rows need qty > 1, the others qty > 0.
+    let want: Vec<Vec<i64>> = (1..=30).filter(|i| i % 7 > i64::from(*i <= 20)).map(|i| vec![i]).collect();
+    assert_eq!(ints(&rows), want, "{text}");
+    assert!(text.contains("Filter: (loc.qty > (SubPlan 1))"), "{text}");
+    assert!(text.contains("loops=30"), "the SubPlan runs for each of loc's rows:\n{text}");
+}
+
+#[test]
+fn the_partition_key_against_an_initplans_value_prunes_at_the_appends_first_call() {
+    // dim has 3 rows: only pf1 (ids 0..10) can hold id = 3.
+    let (rows, text, _) = run("select id, val from pf where id = (select count(*) from dim)").unwrap();
+    assert_eq!(ints(&rows), vec![vec![3, 30]]);
+    let expected = "\
+Append (actual time=T rows=1 loops=1)
+  InitPlan 1 (returns $0)
+    ->  Foreign Scan (actual time=T rows=1 loops=1)
+          Output: (count(*))
+          Relations: Aggregate on (public.dim)
+          Remote SQL: SELECT count(*) FROM public.dim
+  ->  Async Foreign Scan on public.pf1 pf_1 (actual time=T rows=1 loops=1)
+        Output: pf_1.id, pf_1.val
+        Remote SQL: SELECT id, val FROM public.f_remote WHERE ((id = $1::bigint))
+  ->  Async Foreign Scan on public.pf2 pf_2 (never executed)
+        Output: pf_2.id, pf_2.val
+        Remote SQL: SELECT id, val FROM public.f_remote WHERE ((id = $1::bigint))";
+    assert!(text.starts_with(expected), "EXPLAIN:\n{text}");
+    assert!(!text.contains("Subplans Removed"), "{text}");
 }

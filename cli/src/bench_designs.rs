@@ -95,7 +95,16 @@ fn nested_loops() -> Result<Scenario, CliError> {
         }
     }
     let a = || vec![Column::new("a", ColType::Int)];
-    let index_scan = |t: &str| Plan::IndexScan { table: t.into(), columns: a(), column: 0, desc: false };
+    let index_scan = |t: &str| Plan::IndexScan {
+        table: t.into(),
+        columns: a(),
+        column: 0,
+        desc: false,
+        alias: None,
+        index_only: false,
+        quals: vec![],
+        nest_param: None,
+    };
     let inner = Plan::NestLoop {
         outer: Box::new(Plan::SeqScan { table: "o".into(), columns: a(), alias: None }),
         inner: Box::new(index_scan("m")),

@@ -610,10 +610,11 @@ pub(crate) fn coordinator_run(
         alias: None,
     });
     let plan = Plan::Agg {
-        child: Box::new(Plan::Append { children: vec![scan], prune: None }),
+        child: Box::new(Plan::Append { children: vec![scan], prune: None, ordered: false }),
         strategy: AggStrategy::Plain,
         group_by: vec![],
         aggs: vec![AggCall { func: AggFunc::Sum, arg: Some(Expr::Col(0)) }],
+        split: pgasync::plan::AggSplit::Simple,
     };
     let server =
         ForeignServer { name: "s1".into(), options: ServerOptions { async_capable: async_mode, fetch_size: fetch } };

@@ -340,7 +340,10 @@ impl Cluster {
         ) {
             super::prepared::invalidate_generic_plans(&mut self.nodes[n]);
         }
-        if let Stmt::Insert { table, columns, source } = &s.stmt {
+        if let Stmt::Insert { table, columns, source, returning } = &s.stmt {
+            if !returning.is_empty() {
+                return Err(FrontError::unsupported("INSERT … RETURNING in a setup section", at));
+            }
             return self.insert_begin(n, table, columns, source, at).map(Begun::Insert);
         }
         self.execute_other(n, s).map(Begun::Done)
@@ -360,7 +363,7 @@ impl Cluster {
             }
             Stmt::AttachPartition { parent, name, bound } => self.attach(n, parent, name, bound, at).map(|_| None),
             Stmt::CreateIndex { table, columns } => self.create_index(n, table, columns).map(|_| None),
-            Stmt::Insert { table, columns, source } => {
+            Stmt::Insert { table, columns, source, .. } => {
                 let mut job = self.insert_begin(n, table, columns, source, at)?;
                 self.insert_some(&mut job, usize::MAX)?;
                 Ok(None)
@@ -382,7 +385,19 @@ impl Cluster {
                 Ok(None)
             }
             Stmt::Select(q) => self.select_constant(n, q, at).map(Some),
-            Stmt::Explain { .. } | Stmt::Execute { explain: Some(_), .. } => {
+            Stmt::Update { .. } => {
+                Err(FrontError::unsupported("UPDATE in a setup section (it runs as the query, -- @query)", at))
+            }
+            // `setup_dml`: the rows removed, for the load's log.
+            Stmt::Delete { returning, .. } if !returning.is_empty() => {
+                Err(FrontError::unsupported("DELETE … RETURNING in a setup section", at))
+            }
+            Stmt::Delete { table, selection, .. } => {
+                let n = self.delete_where(n, table, selection.as_ref(), at)?;
+                Ok(Some(vec![Val { datum: Datum::Int(n as i64), ty: None }]))
+            }
+            Stmt::Truncate(tables) => self.truncate(n, tables, at).map(|_| None),
+            Stmt::Explain { .. } | Stmt::ExplainModify { .. } | Stmt::Execute { explain: Some(_), .. } => {
                 Err(FrontError::at("EXPLAIN runs in the query section (-- @query)", at))
             }
             Stmt::Prepare { name, types, query } => {
@@ -1066,7 +1081,7 @@ pub fn partition_hash(key: &[(SqlType, Datum)]) -> u64 {
 }
 
 /// Does the key belong to bound `b` (not Default)?
-fn bound_holds(strategy: Strategy, b: &Bound, key: &[(SqlType, Datum)]) -> bool {
+pub fn bound_holds(strategy: Strategy, b: &Bound, key: &[(SqlType, Datum)]) -> bool {
     match (strategy, b) {
         (Strategy::Hash, Bound::Hash { modulus, remainder }) => partition_hash(key) % modulus == *remainder,
         (Strategy::List, Bound::List(values)) => values.iter().any(|v| match (v, &key[0].1) {

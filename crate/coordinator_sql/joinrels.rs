@@ -1163,7 +1163,13 @@ impl JoinProblem<'_> {
             let keys = keys.iter().map(|e| rewrite(e, &map)).collect();
             let aggs =
                 aggs.iter().map(|a| AggCall { func: a.func, arg: a.arg.as_ref().map(|e| rewrite(e, &map)) }).collect();
-            plan = Plan::Agg { child: Box::new(plan), strategy: strategy.clone(), group_by: keys, aggs };
+            plan = Plan::Agg {
+                child: Box::new(plan),
+                strategy: strategy.clone(),
+                group_by: keys,
+                aggs,
+                split: crate::plan::AggSplit::Simple,
+            };
             if let Some(h) = &l.having {
                 plan = Plan::Result { child: Box::new(plan), filter: Some(h.clone()), targets: None };
             }

@@ -23,9 +23,11 @@
 //!   scan carries the WHERE conjuncts and fetches only the columns used above it
 //!   (`SELECT NULL` when none); `col = constant` conjuncts come last, as PostgreSQL
 //!   regenerates them from their equivalence class;
-//! - **ORDER BY … LIMIT** over several partitions: a **MergeAppend** whose foreign
-//!   children get the ORDER BY in their remote query and whose local children are
-//!   sorted (an index on the key serves instead); without LIMIT a Sort above the Append;
+//! - **ORDER BY** over several partitions: a Sort above the Append, or a **MergeAppend**
+//!   whose foreign children get the ORDER BY in their remote query and whose local
+//!   children are sorted, or over range partitions an ordered Append; GroupAggregate or
+//!   HashAggregate; a remote ORDER BY and LIMIT or local ones: chosen by cost
+//!   (`grouping_planner`, a child module);
 //! - **aggregates**: above the Append; with `enable_partitionwise_aggregate` and the
 //!   partition key among the GROUP BY keys, one aggregate per partition, pushed into
 //!   the remote query of a foreign one (postgres_fdw's aggregate pushdown), a HashAggregate
@@ -66,9 +68,10 @@
 //! (join order by dynamic programming, `join_is_legal` for the outer joins) over the
 //! same join nodes (`join_node`, `Method::tried`) and `add_path`'s verdicts.
 //!
-//! Where it departs from PostgreSQL: apart from a join's order and method, the shape
-//! above is chosen by rule, not by cost, and settings that would change it by cost are
-//! refused (`settings.rs`); a join's sides have their unordered path and one ordered
+//! Where it departs from PostgreSQL: apart from a join's order and method and the upper
+//! levels of a query over one relation (`grouping_planner`), the shape above is chosen
+//! by rule, not by cost, and settings that would change it by cost are refused
+//! (`settings.rs`); a join's sides have their unordered path and one ordered
 //! for the query's ORDER BY (a remote ORDER BY, a Merge Append of ordered partitions:
 //! `Join::side_order`), used as a Nested Loop's outer side, and as a Merge Join's
 //! sides where that order is the merge key's; a local table's index paths
@@ -91,8 +94,8 @@ use super::statement::Strategy;
 use super::FrontError;
 use crate::plan::costsize::{cost_plan, CostParams, Estimate};
 use crate::plan::{
-    AggCall, AggStrategy, BinOp, Expr, ForeignScanPlan, JoinType, PartPruneInfo, Plan, RemoteQuery, RemoteTarget,
-    ScanName, SortKey,
+    AggCall, AggFunc, AggStrategy, BinOp, Expr, ForeignScanPlan, JoinType, PartPruneInfo, Plan, RemoteQuery,
+    RemoteTarget, ScanName, SortKey,
 };
 use crate::types::{Catalog, Column, Datum, Table};
 
@@ -101,6 +104,11 @@ mod equivclass;
 /// Joins of three to five relations: `standard_join_search` (joinrels.rs).
 #[path = "joinrels.rs"]
 mod joinrels;
+// The upper levels chosen by cost (GroupAggregate or HashAggregate, Sort or Merge
+// Append, remote ORDER BY and LIMIT): a child module, so it extends `Planner`.
+#[path = "grouping_planner.rs"]
+mod grouping_planner;
+use grouping_planner::{ScanInput, Upper};
 
 /// A planned query: the plan, its output columns, and the foreign servers it reads.
 #[derive(Clone, Debug)]
@@ -160,7 +168,7 @@ fn peel(mut plan: Plan) -> Result<Layers, String> {
             l.having = Some(f);
             plan = *child;
         }
-        if let Plan::Agg { child, strategy, group_by, aggs } = plan {
+        if let Plan::Agg { child, strategy, group_by, aggs, .. } = plan {
             l.agg = Some((strategy, group_by, aggs));
             plan = *child;
         }
@@ -203,6 +211,13 @@ pub(super) fn plan_query_into(
     if q.with.is_some() {
         return Err(FrontError::unsupported("WITH (common table expressions)", at));
     }
+    super::prepjointree::refuse_written_semi_joins(q, at)?;
+    // IN / EXISTS / NOT EXISTS in WHERE's top-level AND: a semi or anti join.
+    if let Some(joined) = super::prepjointree::pull_up_sublinks(coord, q, at)? {
+        if let SetExpr::Select(s) = joined.body.as_ref() {
+            return plan_join(coord, &joined, s, text, servers, at);
+        }
+    }
     if super::subselect::has_sublinks(q) {
         return plan_with_init_plans(coord, q, text, servers, depth);
     }
@@ -244,7 +259,6 @@ pub(super) fn plan_query_into(
     let mut qual = None;
     if layers.filter.as_ref().is_some_and(Expr::has_exec_param) {
         (qual, layers.filter) = super::subselect::split_one_time_filter(layers.filter.take());
-        super::subselect::check_run_time_pruning(coord, &rel.name, layers.filter.as_ref(), at)?;
     }
     let alias = alias.unwrap_or_else(|| rel.name.clone());
     let order_keys = order_keys_of(&layers);
@@ -291,8 +305,12 @@ fn plan_with_init_plans(
     };
     let (rewritten, mut init_plans) = super::subselect::pull_init_plans(q, &outer, servers)?;
     super::subselect::check_hashed_subplans(coord, &rel_name, &init_plans, at)?;
-    let planned = plan_query_into(coord, &rewritten, text, servers, depth)?;
+    let mut planned = plan_query_into(coord, &rewritten, text, servers, depth)?;
     super::subselect::check_params(&planned.plan, at)?;
+    if init_plans.iter().any(|p| p.kind == crate::plan::SubLinkKind::Correlated) {
+        super::subselect::check_subplan_uses(&planned.plan, at)?;
+        planned.plan = super::subselect::project_below_sort(planned.plan);
+    }
     super::subselect::name_init_plan_relations(&planned.plan, &mut init_plans);
     // The connections' order (which the COMMITs at transaction end follow) is the
     // order of the servers' user mappings in PostgreSQL (pgfdw_xact_callback walks its
@@ -342,7 +360,7 @@ impl Method {
     /// disabled method costs `disable_cost` more).
     fn tried(coord: &Node, jt: JoinType) -> Vec<Method> {
         let full = jt == JoinType::Full;
-        let nestjoin_ok = matches!(jt, JoinType::Inner | JoinType::Left);
+        let nestjoin_ok = matches!(jt, JoinType::Inner | JoinType::Left | JoinType::Semi | JoinType::Anti);
         let mut v = Vec::new();
         if coord.setting_on("enable_mergejoin", true) || full {
             v.push(Method::Merge);
@@ -365,7 +383,7 @@ impl Method {
     /// Right or Full join, whose null-extended rows break the order:
     /// `build_join_pathkeys`)?
     fn sorted(self, jt: JoinType) -> bool {
-        self == Method::Merge && matches!(jt, JoinType::Inner | JoinType::Left)
+        self == Method::Merge && matches!(jt, JoinType::Inner | JoinType::Left | JoinType::Semi | JoinType::Anti)
     }
 }
 
@@ -436,6 +454,9 @@ fn plan_join(
                 ast::JoinOperator::LeftOuter(c) => (JoinType::Left, c),
                 ast::JoinOperator::RightOuter(c) => (JoinType::Right, c),
                 ast::JoinOperator::FullOuter(c) => (JoinType::Full, c),
+                // Only from pull_up_sublinks (prepjointree.rs), which refuses them written.
+                ast::JoinOperator::LeftSemi(c) => (JoinType::Semi, c),
+                ast::JoinOperator::LeftAnti(c) => (JoinType::Anti, c),
                 _ => {
                     return Err(FrontError::unsupported(
                         "CROSS, semi, anti, LATERAL and other joins (only inner, LEFT, RIGHT and FULL equi-joins)",
@@ -531,6 +552,7 @@ fn plan_join(
     }
     let (on_conj, where_conj) = conjuncts.split_at(if written_jt == JoinType::Inner { 0 } else { on_count });
     let jt = reduce_outer_join(written_jt, where_conj, wa, n);
+    let (jt, redundant) = super::prepjointree::reduce_left_join_to_anti(jt, on_conj, where_conj, wa);
     let mut a_conj = Vec::new();
     let mut b_conj = Vec::new();
     let mut rest = Vec::new();
@@ -551,7 +573,7 @@ fn plan_join(
     for (i, c) in conjuncts.iter().enumerate() {
         let from_on = written_jt != JoinType::Inner && i < on_len;
         let from_key_source = if written_jt == JoinType::Inner { true } else { from_on };
-        if from_key_source && Some(i) == key_at {
+        if from_key_source && Some(i) == key_at || (i >= on_len && redundant.contains(&(i - on_len))) {
             continue;
         }
         let c = c.clone();
@@ -563,7 +585,19 @@ fn plan_join(
         if from_on {
             match (only_a, only_b) {
                 (true, _) if written_jt == JoinType::Right => a_conj.push(c),
-                (_, true) if written_jt == JoinType::Left => b_conj.push(shift(&c, wa)),
+                (_, true) if matches!(written_jt, JoinType::Left | JoinType::Semi | JoinType::Anti) => {
+                    b_conj.push(shift(&c, wa))
+                }
+                // A semi join's condition on the outer side alone filters it.
+                (true, _) if written_jt == JoinType::Semi => a_conj.push(c),
+                _ if matches!(written_jt, JoinType::Semi | JoinType::Anti) => {
+                    return Err(FrontError::unsupported(
+                        "an IN/EXISTS subquery's condition over both relations other than its one equality (or, \
+                         under NOT EXISTS, over the outer relation alone): a semi or anti join's Join Filter, not \
+                         planned yet",
+                        at,
+                    ))
+                }
                 _ => {
                     return Err(FrontError::unsupported(
                         "an outer join's ON condition other than its key over the preserved side or both sides (a \
@@ -678,7 +712,9 @@ impl Join<'_> {
         // joinrel->consider_startup: root->tuple_fraction > 0, which a LIMIT makes.
         let consider_startup = matches!(l.limit, Some((_, Some(_))));
         let mut pathlist: Vec<JoinPath> = Vec::new();
-        for swapped in [false, true] {
+        // A semi or anti join keeps the outer relation outer (PostgreSQL 15 has no
+        // right semi or anti join).
+        for swapped in [false, true].into_iter().filter(|s| !*s || !self.join_type.single_match()) {
             let jt = self.node_join_type(swapped);
             // The outer side's paths: its unordered scans, and (match_unsorted_outer
             // goes through every outer path) one ordered for the query's ORDER BY, if
@@ -690,7 +726,7 @@ impl Join<'_> {
                 let order = if method.sorted(jt) { Order::JoinKey } else { Order::None };
                 // Built on copies: the servers' order is the chosen plan's.
                 let (est, _) = self.build(swapped, (method, Presorted::NONE), false, l, &mut servers.to_vec())?;
-                let path = JoinPath { swapped, method, presorted: Presorted::NONE, est, order };
+                let path = JoinPath { swapped, unique: false, method, presorted: Presorted::NONE, est, order };
                 add_path(&mut pathlist, path, consider_startup, self.order_by_join_key(l, swapped));
                 // The ordered outer path: a Nested Loop keeps its order; a Merge Join
                 // needs no Sort of it where the ORDER BY is the merge key, over the
@@ -716,11 +752,12 @@ impl Join<'_> {
                 }
                 for (presorted, order) in variants {
                     let (est, _) = self.build(swapped, (method, presorted), false, l, &mut servers.to_vec())?;
-                    let path = JoinPath { swapped, method, presorted, est, order };
+                    let path = JoinPath { swapped, unique: false, method, presorted, est, order };
                     add_path(&mut pathlist, path, consider_startup, self.order_by_join_key(l, swapped));
                 }
             }
         }
+        self.add_unique_paths(l, &mut pathlist, consider_startup, servers)?;
         let cheapest = set_cheapest(&pathlist);
         let mut finals: Vec<JoinPath> = Vec::new();
         for (i, path) in pathlist.iter().enumerate() {
@@ -740,7 +777,7 @@ impl Join<'_> {
                 continue;
             }
             let spec = (path.method, path.presorted);
-            let (_, planned) = self.build(path.swapped, spec, presorted, l, &mut servers.to_vec())?;
+            let (_, planned) = self.build_as(path.swapped, path.unique, spec, presorted, l, &mut servers.to_vec())?;
             let est = self.estimate(&planned.plan);
             let order = if presorted { Order::Query } else { Order::None };
             add_path(&mut finals, JoinPath { est, order, ..*path }, consider_startup, false);
@@ -751,7 +788,53 @@ impl Join<'_> {
             .get(set_cheapest(&finals))
             .ok_or_else(|| FrontError::at("internal error: no path for the join", self.at))?;
         let presorted = best.order == Order::Query;
-        Ok(self.build(best.swapped, (best.method, best.presorted), presorted, l, servers)?.1)
+        Ok(self.build_as(best.swapped, best.unique, (best.method, best.presorted), presorted, l, servers)?.1)
+    }
+
+    /// A semi join's other paths (`JOIN_UNIQUE_INNER`, `JOIN_UNIQUE_OUTER`): an inner
+    /// join with the subquery's relation made unique on the key (`create_unique_path`)
+    /// as the inner side, or as the outer side, by each method (no Materialize over a
+    /// unique inner side: `match_unsorted_outer`). Only when that relation returns
+    /// its key alone (its other columns feed nothing above).
+    fn add_unique_paths(
+        &self,
+        l: &Layers,
+        pathlist: &mut Vec<JoinPath>,
+        consider_startup: bool,
+        servers: &[String],
+    ) -> Result<(), FrontError> {
+        let sub = &self.sides[1];
+        if self.join_type != JoinType::Semi || sub.used != [sub.key] {
+            return Ok(());
+        }
+        for swapped in [false, true] {
+            for method in Method::tried(self.coord, JoinType::Inner) {
+                if !swapped && method == (Method::NestLoop { material: true }) {
+                    continue;
+                }
+                let order = if method.sorted(JoinType::Inner) { Order::JoinKey } else { Order::None };
+                let mut variants = vec![(Presorted::NONE, order)];
+                // The outer relation's path ordered for the query (as in `choose`).
+                if !swapped && self.side_order(l, true).is_some() {
+                    match method {
+                        Method::NestLoop { .. } => {
+                            variants.push((Presorted { outer: true, inner: false, ..Presorted::NONE }, Order::Query))
+                        }
+                        Method::Merge if self.order_by_join_key(l, false) => {
+                            variants.push((Presorted { outer: true, inner: false, ..Presorted::NONE }, Order::JoinKey))
+                        }
+                        _ => {}
+                    }
+                }
+                for (presorted, order) in variants {
+                    let spec = (method, presorted);
+                    let (est, _) = self.build_as(swapped, true, spec, false, l, &mut servers.to_vec())?;
+                    let path = JoinPath { swapped, unique: true, method, presorted, est, order };
+                    add_path(pathlist, path, consider_startup, self.order_by_join_key(l, swapped));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// The query's ORDER BY over one side's output (`first`: FROM's first relation),
@@ -772,10 +855,11 @@ impl Join<'_> {
             .map(|k| {
                 let Expr::Col(c) = k.expr else { return None };
                 // An inner join's keys are one equivalence class: the other side's
-                // key orders as this side's.
+                // key orders as this side's (a semi join's too: its clause is no
+                // outer join's).
                 let own = if c >= side.first && c < side.first + width {
                     c - side.first
-                } else if self.join_type == JoinType::Inner && c == other.first + other.key {
+                } else if matches!(self.join_type, JoinType::Inner | JoinType::Semi) && c == other.first + other.key {
                     side.key
                 } else {
                     return None;
@@ -859,6 +943,21 @@ impl Join<'_> {
     fn build(
         &self,
         swapped: bool,
+        spec: (Method, Presorted),
+        presorted: bool,
+        l: &Layers,
+        servers: &mut Vec<String>,
+    ) -> Result<(Estimate, Planned), FrontError> {
+        self.build_as(swapped, false, spec, presorted, l, servers)
+    }
+
+    /// [`Self::build`]; `unique`: a semi join planned as an inner join over the
+    /// subquery's relation made unique (`JOIN_UNIQUE_INNER`, or `JOIN_UNIQUE_OUTER`
+    /// when `swapped`).
+    fn build_as(
+        &self,
+        swapped: bool,
+        unique: bool,
         (method, presorted_sides): (Method, Presorted),
         presorted: bool,
         l: &Layers,
@@ -880,7 +979,8 @@ impl Join<'_> {
         if method == Method::Merge && presorted_sides.outer_index && outer_order.is_none() {
             (outer_order, presorted_sides.outer) = (by_key(o), true);
         }
-        if method == Method::Merge && presorted_sides.outer && inner_order.is_none() && by_key(i).is_some() {
+        // (Not a side to be made unique: its Sort goes above the unique-ifying step.)
+        if method == Method::Merge && presorted_sides.outer && !unique && inner_order.is_none() && by_key(i).is_some() {
             (inner_order, presorted_sides.inner) = (by_key(i), true);
         }
         let mut p = Planner { coord: self.coord, servers: std::mem::take(servers), gating: vec![], force_index: false };
@@ -900,7 +1000,17 @@ impl Join<'_> {
             false => p.side(i.rel, i.name, i.conjuncts, &i.used, inner_order.as_ref(), self.at),
         };
         *servers = p.servers;
-        let (outer, inner) = (outer?, inner?);
+        let (mut outer, mut inner) = (outer?, inner?);
+        let node_jt = match (unique, swapped) {
+            (false, _) => self.node_join_type(swapped),
+            (true, false) => JoinType::UniqueInner,
+            (true, true) => JoinType::UniqueOuter,
+        };
+        if unique {
+            let sub = if swapped { &mut outer } else { &mut inner };
+            let input = std::mem::replace(sub, Plan::EmptyResult { columns: vec![] });
+            *sub = super::prepjointree::create_unique_path(self.coord, input);
+        }
         // Join numbering → the join's output (the outer's used columns, then the inner's).
         let n = first.rel.columns.len() + second.rel.columns.len();
         let mut map = vec![None; n];
@@ -910,7 +1020,7 @@ impl Join<'_> {
         // A Nested Loop's Join Filter: an inner join's as its equivalence class
         // builds it (FROM's first relation first), an outer join's as written.
         let inner_first = swapped != self.key_b_first;
-        let jt = (method, self.node_join_type(swapped), presorted_sides);
+        let jt = (method, node_jt, presorted_sides);
         // A Hash Join's Hash Cond holds every equality between the two sides
         // (`hash_inner_and_outer`'s hashclauses), each outer side first; a Merge Join
         // here merges on one (the others are its Join Filter).
@@ -941,6 +1051,16 @@ impl Join<'_> {
         if let Some(f) = self.above.iter().map(|e| rewrite(e, &map)).reduce(|x, y| Expr::bin(BinOp::And, x, y)) {
             plan = Plan::Result { child: Box::new(plan), filter: Some(f), targets: None };
         }
+        // A semi or anti join (however planned) returns what is read above it, no more
+        // (its target list: the subquery's key is read by nothing above).
+        let (plan, map, projected) = super::prepjointree::semi_join_target(
+            (plan, map),
+            node_jt,
+            l.agg.is_some() || l.targets.is_some(),
+            &used_columns(&Layers { filter: None, ..l.clone_layers() }, n),
+            &|c| if c < wa { first.rel.columns[c].name.clone() } else { second.rel.columns[c - wa].name.clone() },
+        );
+        let mut plan = plan;
         let order_keys = order_keys_of(l);
         let planned = |plan| Planned {
             plan,
@@ -953,7 +1073,13 @@ impl Join<'_> {
             let keys = keys.iter().map(|e| rewrite(e, &map)).collect();
             let aggs =
                 aggs.iter().map(|a| AggCall { func: a.func, arg: a.arg.as_ref().map(|e| rewrite(e, &map)) }).collect();
-            plan = Plan::Agg { child: Box::new(plan), strategy: strategy.clone(), group_by: keys, aggs };
+            plan = Plan::Agg {
+                child: Box::new(plan),
+                strategy: strategy.clone(),
+                group_by: keys,
+                aggs,
+                split: crate::plan::AggSplit::Simple,
+            };
             if let Some(h) = &l.having {
                 plan = Plan::Result { child: Box::new(plan), filter: Some(h.clone()), targets: None };
             }
@@ -964,12 +1090,13 @@ impl Join<'_> {
             .as_ref()
             .filter(|_| !presorted)
             .map(|keys| keys.iter().map(|k| SortKey { expr: rewrite(&k.expr, &map), desc: k.desc }).collect());
-        let join_cols: Vec<String> = o
-            .used
-            .iter()
-            .map(|&c| o.rel.columns[c].name.clone())
-            .chain(i.used.iter().map(|&c| i.rel.columns[c].name.clone()))
-            .collect();
+        let join_cols: Vec<String> = projected.unwrap_or_else(|| {
+            o.used
+                .iter()
+                .map(|&c| o.rel.columns[c].name.clone())
+                .chain(i.used.iter().map(|&c| i.rel.columns[c].name.clone()))
+                .collect()
+        });
         // No select list: every column, in FROM order; swapped, the join's order is not
         // that one, so the select list is written out.
         let every_column = || {
@@ -992,6 +1119,9 @@ impl Join<'_> {
 #[derive(Clone, Copy, Debug)]
 struct JoinPath {
     swapped: bool,
+    /// A semi join planned as an inner join over the subquery's relation made
+    /// unique (`Join::add_unique_paths`).
+    unique: bool,
     method: Method,
     /// Which sides are ordered for the query's ORDER BY.
     presorted: Presorted,
@@ -1260,7 +1390,7 @@ pub(super) fn live_members(children: Vec<Plan>) -> Plan {
     match (live.len(), dummy.into_iter().next()) {
         (0, Some(d)) => d,
         (1, _) => live.pop().expect("one member"),
-        _ => Plan::Append { children: live, prune: None },
+        _ => Plan::Append { children: live, prune: None, ordered: false },
     }
 }
 
@@ -1312,7 +1442,7 @@ pub(super) fn plan_over(q: &ast::Query, text: &str, name: &str, sub: Planned) ->
         plan = Plan::Result { child: Box::new(plan), filter: Some(f), targets: None };
     }
     if let Some((strategy, group_by, aggs)) = l.agg {
-        plan = Plan::Agg { child: Box::new(plan), strategy, group_by, aggs };
+        plan = Plan::Agg { child: Box::new(plan), strategy, group_by, aggs, split: crate::plan::AggSplit::Simple };
     }
     if let Some(h) = l.having {
         plan = Plan::Result { child: Box::new(plan), filter: Some(h), targets: None };
@@ -1405,7 +1535,9 @@ impl<'a> Planner<'a> {
         at: Location,
     ) -> Result<(), FrontError> {
         let RelKind::Partitioned { strategy, key, .. } = &rel.kind else { return Ok(()) };
-        let steps: Vec<Expr> = conjuncts.iter().filter(|c| c.has_param()).cloned().collect();
+        // A generic plan's parameters (initial pruning), or an InitPlan's value (exec
+        // pruning, at the Append's first call: `node_append`).
+        let steps: Vec<Expr> = conjuncts.iter().filter(|c| c.has_param() || c.has_exec_param()).cloned().collect();
         if steps.is_empty() || !self.coord.setting_on("enable_partition_pruning", true) {
             return Ok(());
         }
@@ -1427,7 +1559,7 @@ impl<'a> Planner<'a> {
                 // A partitionwise aggregate's Append is over the partitions' aggregates
                 // (an upper relation): PostgreSQL gives it no run-time pruning.
                 Plan::Append { children, .. } if children.iter().any(aggregates) => return Ok(()),
-                Plan::Append { children, prune } | Plan::MergeAppend { children, prune, .. }
+                Plan::Append { children, prune, .. } | Plan::MergeAppend { children, prune, .. }
                     if children.len() == leaves.len() =>
                 {
                     *prune = Some(Box::new(PartPruneInfo {
@@ -1467,18 +1599,18 @@ impl<'a> Planner<'a> {
         // order, the first one the bare alias when the parent is not referred to.
         let pushed_agg = l.agg.is_some() && self.partitionwise(rel, &l) && leaves.len() > 1;
         // enable_partitionwise_aggregate with the partition key not among the grouping
-        // keys: PostgreSQL aggregates each partition partially and finalizes above the
-        // Append (PARTITIONWISE_AGGREGATE_PARTIAL); the sandbox has no partial aggregate.
-        if l.agg.is_some()
+        // keys: each partition aggregates partially and a Finalize Aggregate combines
+        // above the Append (PARTITIONWISE_AGGREGATE_PARTIAL, `grouping_planner`), but
+        // for avg, whose partial state (a sum and a count) the sandbox does not plan.
+        let partial_agg = l.agg.is_some()
             && partitioned
             && leaves.len() > 1
             && !self.partitionwise(rel, &l)
-            && self.coord.setting_on("enable_partitionwise_aggregate", false)
-        {
+            && self.coord.setting_on("enable_partitionwise_aggregate", false);
+        if partial_agg && l.agg.as_ref().is_some_and(|(_, _, aggs)| aggs.iter().any(|a| a.func == AggFunc::Avg)) {
             return Err(FrontError::unsupported(
-                "enable_partitionwise_aggregate = on with the partition key not among the GROUP BY keys: \
-                 PostgreSQL aggregates each partition partially (Partial Aggregate, then Finalize Aggregate), \
-                 which the sandbox does not plan",
+                "enable_partitionwise_aggregate = on with avg() and the partition key not among the GROUP BY keys: \
+                 PostgreSQL aggregates each partition partially, and avg's partial state is not planned by the sandbox",
                 at,
             ));
         }
@@ -1512,12 +1644,27 @@ impl<'a> Planner<'a> {
             // (foreign_grouping_ok: no local_conds) and no gating qual sits on the scan.
             let ships = conjuncts.iter().all(is_foreign_expr) && self.gating.is_empty();
             let pushed = (pushed_agg || single_foreign) && pushable_agg(&keys, &aggs) && !dummy && ships;
-            let (mut having, mut sort, mut limit) = (l.having, l.sort, l.limit);
+            let (mut having, sort, limit) = (l.having, l.sort, l.limit);
+            if partial_agg {
+                // Partial aggregates per partition, finalized above, or the ordinary
+                // paths: by cost.
+                let s = ScanInput { conjuncts: &conjuncts, used: &used, where_cols: &where_cols };
+                let upper =
+                    Upper { having: having.as_ref(), sort: sort.as_deref(), targets: l.targets.as_deref(), limit };
+                return self.partial_partitionwise(rel, (&leaves, alias), &s, (&keys, &aggs), &upper, at);
+            }
+            if !pushed && !keys.is_empty() && !leaves.is_empty() {
+                // Aggregated here: GroupAggregate or HashAggregate by cost.
+                let s = ScanInput { conjuncts: &conjuncts, used: &used, where_cols: &where_cols };
+                let upper =
+                    Upper { having: having.as_ref(), sort: sort.as_deref(), targets: l.targets.as_deref(), limit };
+                return self.grouped(rel, &leaves, &s, &keys, &aggs, &upper, at);
+            }
+            // A full partitionwise aggregation (the partition key among the grouping
+            // keys: every group in one partition) applies HAVING in each partition's
+            // aggregate (create_partitionwise_grouping_paths, PARTITIONWISE_AGGREGATE_FULL).
+            let per_partition = if pushed && pushed_agg { having.take() } else { None };
             let mut plan = if pushed {
-                // A full partitionwise aggregation (the partition key among the grouping
-                // keys: every group in one partition) applies HAVING in each partition's
-                // aggregate (create_partitionwise_grouping_paths, PARTITIONWISE_AGGREGATE_FULL).
-                let per_partition = if pushed_agg { having.take() } else { None };
                 let children: Vec<Plan> = leaves
                     .iter()
                     .map(|leaf| {
@@ -1535,17 +1682,32 @@ impl<'a> Planner<'a> {
                     child: Box::new(append_leaves(children, rel, &used)),
                     strategy: strategy.clone(),
                     group_by: keys.clone(),
-                    aggs,
+                    aggs: aggs.clone(),
+                    split: crate::plan::AggSplit::Simple,
                 }
             };
+            if pushed_agg && pushed {
+                // The partitionwise paths or the ordinary ones over the whole Append,
+                // GroupAggregate or HashAggregate, Sort or Merge Append: by cost.
+                let s = ScanInput { conjuncts: &conjuncts, used: &used, where_cols: &where_cols };
+                let query_having = per_partition.as_ref();
+                let upper = Upper { having: query_having, sort: sort.as_deref(), targets: l.targets.as_deref(), limit };
+                let agg = PartitionAgg { keys: &keys, aggs: &aggs, having: per_partition.as_ref() };
+                return self.partitionwise_grouping(plan, rel, (&leaves, alias), &s, &agg, &upper, at);
+            }
             if let (true, Plan::ForeignScan(f)) = (pushed && single_foreign, &mut plan) {
                 // The aggregate runs remotely, and so do HAVING (postgres_fdw's
                 // foreign_grouping_ok ships it), ORDER BY (add_foreign_ordered_paths) and
                 // then LIMIT/OFFSET (add_foreign_final_paths). HAVING and the sort keys
                 // are over the Agg's output: keys then aggregates, the remote targets.
                 f.remote.having = having.take().map(|h| split_and(&h)).unwrap_or_default();
-                f.remote.order_by = sort.take().unwrap_or_default();
-                push_limit(f, &mut limit);
+                // ORDER BY remotely or by a local Sort, LIMIT pushed or not: by cost.
+                let mut ordered = plan.clone();
+                if let (Plan::ForeignScan(f), Some(keys)) = (&mut ordered, &sort) {
+                    f.remote.order_by = keys.clone();
+                }
+                let upper = Upper { having: None, sort: sort.as_deref(), targets: l.targets.as_deref(), limit };
+                return Ok(self.foreign_upper(plan, sort.is_some().then_some(ordered), &upper, true));
             }
             if let Some(h) = having {
                 plan = Plan::Result { child: Box::new(plan), filter: Some(h), targets: None };
@@ -1565,24 +1727,17 @@ impl<'a> Planner<'a> {
                     && t.iter().enumerate().all(|(i, (e, n))| *e == Expr::Col(i) && *n == rel.columns[used[i]].name))
             });
         let plain_keys = sort.as_ref().is_some_and(|k| k.iter().all(|k| matches!(k.expr, Expr::Col(_))));
+        let s = ScanInput { conjuncts: &conjuncts, used: &used, where_cols: &where_cols };
+        let upper = Upper { having: None, sort: sort.as_deref(), targets: targets.as_deref(), limit: l.limit };
         let plan = match &sort {
-            // Several partitions, ordered, with LIMIT: each child ordered, merged. Only
-            // when a foreign partition sorts remotely (postgres_fdw's presorted path
-            // costs 5% more, DEFAULT_FDW_SORT_MULTIPLIER): with local partitions only,
-            // each of which would need its own Sort, PostgreSQL's costs favour one
-            // bounded Sort over the Append (a cost-based choice, simplified).
+            // Several partitions, ordered, some foreign (a path sorted remotely): a Sort
+            // over the Append or a Merge Append of ordered children, by cost.
             Some(keys)
                 if leaves.len() > 1
                     && plain_keys
-                    && l.limit.is_some()
                     && leaves.iter().any(|leaf| matches!(leaf.rel.kind, RelKind::Foreign { .. })) =>
             {
-                let children: Vec<Plan> = leaves
-                    .iter()
-                    .map(|leaf| self.scan(leaf, &conjuncts, &used, &where_cols, Some(keys), at))
-                    .collect::<Result<_, _>>()?;
-                let plan = Plan::MergeAppend { children, keys: keys.clone(), prune: None };
-                return Ok(finish(plan, None, targets, l.limit));
+                return self.ordered_append(rel, &leaves, &s, keys, &upper, at);
             }
             // One local table with an index on the key: a presorted index path or a
             // Sort, by cost under the LIMIT (indxpath.rs).
@@ -1601,14 +1756,12 @@ impl<'a> Planner<'a> {
                 let sort = if presorted { None } else { sort.clone() };
                 return Ok(finish(plan, sort, targets, l.limit));
             }
-            // One foreign relation: the remote server sorts.
+            // One foreign relation: a local Sort or the remote ORDER BY (and, for a
+            // plain foreign table, LIMIT in the remote query), by cost.
             Some(keys) if leaves.len() == 1 && plain_keys && matches!(leaves[0].rel.kind, RelKind::Foreign { .. }) => {
-                let mut plan = self.scan(&leaves[0], &conjuncts, &used, &where_cols, Some(keys), at)?;
-                let mut limit = l.limit;
-                if let (false, Plan::ForeignScan(f)) = (partitioned, &mut plan) {
-                    push_limit(f, &mut limit);
-                }
-                return Ok(finish(plan, None, targets, limit));
+                let unordered = self.scan(&leaves[0], &conjuncts, &used, &where_cols, None, at)?;
+                let ordered = self.scan(&leaves[0], &conjuncts, &used, &where_cols, Some(keys), at)?;
+                return Ok(self.foreign_upper(unordered, Some(ordered), &upper, !partitioned));
             }
             _ => {
                 let children: Vec<Plan> = leaves
@@ -1618,12 +1771,11 @@ impl<'a> Planner<'a> {
                 append_leaves(children, rel, &used)
             }
         };
-        let mut plan = plan;
-        let mut limit = l.limit;
-        if let (false, None, Plan::ForeignScan(f)) = (partitioned, &sort, &mut plan) {
-            push_limit(f, &mut limit);
+        if let (false, None, Plan::ForeignScan(_)) = (partitioned, &sort, &plan) {
+            // A plain foreign table's LIMIT: in the remote query or not, by cost.
+            return Ok(self.foreign_upper(plan, None, &upper, true));
         }
-        Ok(finish(plan, sort, targets, limit))
+        Ok(finish(plan, sort, targets, l.limit))
     }
 
     /// The leaf partitions of `rel` (itself if not partitioned) that pruning keeps,
@@ -1871,8 +2023,7 @@ impl<'a> Planner<'a> {
             return Ok(Plan::ForeignScan(f));
         }
         let input = self.local_scan(leaf, conjuncts, used, where_cols);
-        let strategy = if keys.is_empty() { AggStrategy::Plain } else { AggStrategy::Hashed };
-        let plan = Plan::Agg { child: Box::new(input), strategy, group_by: keys.to_vec(), aggs: aggs.to_vec() };
+        let plan = self.local_partition_agg(input, keys, aggs);
         Ok(match agg.having {
             Some(h) => Plan::Result { child: Box::new(plan), filter: Some(h.clone()), targets: None },
             None => plan,
@@ -1913,7 +2064,7 @@ fn pushable_agg(keys: &[Expr], aggs: &[AggCall]) -> bool {
 }
 
 /// Sort, projection and Limit on top, as the logical plan had them.
-fn finish(
+pub(super) fn finish(
     mut plan: Plan,
     sort: Option<Vec<SortKey>>,
     targets: Option<Vec<(Expr, String)>>,
@@ -1945,7 +2096,7 @@ fn append(mut children: Vec<Plan>) -> Plan {
     if children.len() == 1 {
         return children.pop().expect("one child");
     }
-    Plan::Append { children, prune: None }
+    Plan::Append { children, prune: None, ordered: false }
 }
 
 /// The value of a qual that reads no column and calls no function (`1 = 1`, `2 < 1`,
@@ -2303,7 +2454,7 @@ mod tests {
 
     fn path(total: f64, order: Order) -> JoinPath {
         let method = Method::Hash;
-        JoinPath { swapped: false, method, presorted: Presorted::NONE, est: est(0.0, total), order }
+        JoinPath { swapped: false, unique: false, method, presorted: Presorted::NONE, est: est(0.0, total), order }
     }
 
     /// `add_path` with pathkeys: a dearer path stays if it is better ordered, and

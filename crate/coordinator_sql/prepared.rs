@@ -646,7 +646,7 @@ mod tests {
         assert!(stmt(&s, "g").gplan.is_some());
         let s2 = s.with_query("execute g(150);").unwrap();
         let planned = s2.plan().unwrap();
-        let Plan::Append { children, prune: Some(info) } = &planned.plan else { panic!("{:?}", planned.plan) };
+        let Plan::Append { children, prune: Some(info), .. } = &planned.plan else { panic!("{:?}", planned.plan) };
         assert_eq!(children.len(), 2, "every partition in the plan");
         assert_eq!(crate::coordinator_sql::planner::find_matching_subplans(info), [false, true]);
         let mut low = info.clone();

@@ -215,6 +215,7 @@ impl SetOpPlanner<'_> {
             strategy: AggStrategy::Hashed,
             group_by: (0..ncols).map(Expr::Col).collect(),
             aggs: vec![],
+            split: crate::plan::AggSplit::Simple,
         };
         self.estimate(&agg).rows
     }
@@ -251,6 +252,7 @@ impl SetOpPlanner<'_> {
                 strategy: AggStrategy::Hashed,
                 group_by: (0..ncols).map(Expr::Col).collect(),
                 aggs: vec![],
+                split: crate::plan::AggSplit::Simple,
             }
         } else {
             let keys = (0..ncols).map(SortKey::asc).collect();
@@ -312,7 +314,7 @@ impl SetOpPlanner<'_> {
             (lgroups, if matches!(cmd, SetOpCmd::ExceptAll) { lrows } else { lgroups })
         };
         let ncols = columns.len();
-        let append = Plan::Append { children: vec![first, second], prune: None };
+        let append = Plan::Append { children: vec![first, second], prune: None, ordered: false };
         // The flag is an int4 after the columns.
         let input = Estimate { width: setop_width(&columns) + 4, ..self.estimate(&append) };
         let hashed = self.choose_hashed_setop(&input, ncols, groups, output_rows);

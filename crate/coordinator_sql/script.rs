@@ -197,6 +197,12 @@ impl SqlScenario {
         let query = match &st.stmt {
             Stmt::Select(query) | Stmt::Explain { query, .. } => query,
             Stmt::Execute { name, args, .. } => return self.plan_execute(name, args, st.at),
+            Stmt::Insert { .. } | Stmt::Update { .. } | Stmt::Delete { .. } => {
+                return super::modifytable::plan_modify(self.cluster.coordinator(), &st.stmt, &padded, st.at)
+            }
+            Stmt::ExplainModify { stmt, .. } => {
+                return super::modifytable::plan_modify(self.cluster.coordinator(), stmt, &padded, st.at)
+            }
             _ => return Err(FrontError::at("the query section must hold a SELECT (or EXPLAIN SELECT)", st.at)),
         };
         plan_query(self.cluster.coordinator(), query, &padded)
@@ -640,6 +646,12 @@ fn describe(node: &str, s: &Stmt, rows: usize, result: Option<Vec<super::eval::V
         Stmt::Analyze { .. } => "ANALYZE".into(),
         Stmt::CreateIndex { .. } => "CREATE INDEX".into(),
         Stmt::Insert { .. } => format!("INSERT 0 {rows}"),
+        Stmt::Update { .. } => "UPDATE".into(),
+        Stmt::Delete { .. } => {
+            let n = result.and_then(|v| v.first().and_then(|x| x.datum.as_int())).unwrap_or(0);
+            format!("DELETE {n}")
+        }
+        Stmt::Truncate(_) => "TRUNCATE TABLE".into(),
         Stmt::Set { .. } => "SET".into(),
         Stmt::ResetAll => "RESET".into(),
         Stmt::AlterServer { .. } => "ALTER SERVER".into(),
@@ -647,7 +659,7 @@ fn describe(node: &str, s: &Stmt, rows: usize, result: Option<Vec<super::eval::V
             let vals: Vec<String> = result.unwrap_or_default().iter().map(super::eval::text_of).collect();
             format!("SELECT 1 ({})", vals.join(", "))
         }
-        Stmt::Explain { .. } | Stmt::Execute { explain: Some(_), .. } => "EXPLAIN".into(),
+        Stmt::Explain { .. } | Stmt::ExplainModify { .. } | Stmt::Execute { explain: Some(_), .. } => "EXPLAIN".into(),
         Stmt::Prepare { .. } => "PREPARE".into(),
         Stmt::Execute { .. } => {
             "EXECUTE (planned and counted by the plan cache; a setup statement's rows are not computed)".into()
@@ -691,13 +703,12 @@ fn query_text(text: &str, first_line: usize) -> Result<QueryText, FrontError> {
         [one] => match &one.stmt {
             Stmt::Explain { options, .. } => (Some(*options), one.at),
             Stmt::Execute { explain, .. } => (*explain, one.at),
-            Stmt::Select(_) => (None, one.at),
-            _ => {
-                return Err(FrontError::at(
-                    "the query section must hold a SELECT, an EXECUTE or an EXPLAIN of either",
-                    one.at,
-                ))
-            }
+            Stmt::Select(_) | Stmt::Insert { .. } | Stmt::Update { .. } | Stmt::Delete { .. } => (None, one.at),
+            Stmt::ExplainModify { options, .. } => (Some(*options), one.at),
+            _ => return Err(FrontError::at(
+                "the query section must hold a SELECT, an INSERT, an UPDATE, a DELETE, an EXECUTE or an EXPLAIN of one",
+                one.at,
+            )),
         },
         [] => return Err(FrontError::new("the query section is empty", first_line, 1)),
         [_, second, ..] => return Err(FrontError::at("the query section must hold exactly one statement", second.at)),

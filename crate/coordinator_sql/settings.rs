@@ -18,11 +18,11 @@
 //! |---|---|---|
 //! | `enable_async_append` | Append runs async-capable foreign children asynchronously | honoured: the mode of `pgasync sql` (unless `--mode`), of the corpus and of EXPLAIN without ANALYZE (`Async Foreign Scan`); the page's sync/async switch sets it for the page's run |
 //! | `enable_partition_pruning` | plan-time pruning of partitions | honoured: off scans every partition |
-//! | `enable_partitionwise_aggregate` | aggregates per partition, fully (the key grouped) or partially | on: honoured where the partition key is among the GROUP BY keys (per-partition aggregates, pushed to the shards); refused at planning where PostgreSQL would aggregate partially (Partial/Finalize Aggregate), which the sandbox lacks |
+//! | `enable_partitionwise_aggregate` | aggregates per partition, fully (the key grouped) or partially | on: honoured: with the partition key among the GROUP BY keys, per-partition aggregates (pushed to the shards); without, a Partial Aggregate per partition and a Finalize Aggregate above (avg refused: its partial state is not planned); each against the ordinary paths, by cost |
 //! | `enable_partitionwise_join` | joins partitioned tables partition by partition | on: refused at planning for a join of two tables partitioned alike (same strategy and number of key columns: no partitionwise join here); no effect on other queries, as in PostgreSQL |
 //! | `enable_hashjoin`, `enable_mergejoin`, `enable_nestloop`, `enable_material` | discourage their join method (Materialize) | honoured as PostgreSQL 15 honours them (planner.rs, `Method::tried`; `plan::costsize`): off, no hash or merge join path is made (`add_paths_to_joinrel`), a Nested Loop costs `disable_cost` more, no Materialize is tried over a Nested Loop's inner side nor chosen over a Merge Join's (only where the inner side needs one to mark and restore) |
-//! | `enable_hashagg` | discourages HashAggregate | off: refused when the plan has a HashAggregate (no GroupAggregate path) |
-//! | `enable_sort` | discourages explicit Sort steps | off: a Sort costs `disable_cost` more (`plan::costsize`), so a join chooses a method without one, as PostgreSQL does; refused when the plan still has a Sort (no cost model to weigh the other paths of the rest of the plan) |
+//! | `enable_hashagg` | discourages HashAggregate | off: a HashAggregate costs `disable_cost` more (`plan::costsize`), so a grouped query over one relation chooses GroupAggregate, as PostgreSQL does; refused when the plan still has a HashAggregate (a join's aggregate, a set operation: no sorted path there) |
+//! | `enable_sort` | discourages explicit Sort steps | off: a Sort costs `disable_cost` more (`plan::costsize`), so a join chooses a method without one and ORDER BY a Merge Append or an ordered Append where there is one, as PostgreSQL does; refused when the plan still has a Sort (the sandbox lacks PostgreSQL's other paths there) |
 //! | `enable_seqscan`, `enable_indexscan`, `enable_bitmapscan`, `enable_indexonlyscan` | discourage their scan | honoured as PostgreSQL 15 honours them (`indxpath.rs`, `plan::costsize`): off, a Seq Scan, Index Scan (or Index Only Scan) or Bitmap Heap Scan costs `disable_cost` more, and no Index Only Scan path is built |
 //! | `enable_memoize`, `enable_tidscan`, `enable_incremental_sort`, `enable_gathermerge`, `enable_parallel_append`, `enable_parallel_hash` | discourage their node | honoured: the sandbox never plans these nodes |
 //! | `max_parallel_workers_per_gather` | workers per Gather (2) | `0` honoured (the sandbox plans no parallel query); any other value refused |
@@ -347,7 +347,7 @@ pub fn check_plan(setting: &dyn Fn(&str) -> Option<String>, plan: &Plan) -> Resu
         let hit = match p {
             Plan::Agg { strategy: AggStrategy::Hashed, .. } if off(coord, "enable_hashagg") => Some((
                 "enable_hashagg",
-                "the plan has a HashAggregate, and the sandbox has no GroupAggregate path to plan instead",
+                "the plan has a HashAggregate where the sandbox has no GroupAggregate path to plan instead",
             )),
             Plan::Sort { .. } if off(coord, "enable_sort") => Some((
                 "enable_sort",
@@ -415,6 +415,8 @@ fn walk(plan: &Plan, f: &mut dyn FnMut(&Plan)) {
         | Plan::Gating { child, .. }
         | Plan::SetOp { child, .. }
         | Plan::BitmapHeapScan { child, .. } => walk(child, f),
+        Plan::ModifyTable(m) => walk(&m.child, f),
+        Plan::ConstResult { .. } | Plan::DirectModify(_) => {}
         Plan::HashJoin { outer, inner, .. }
         | Plan::NestLoop { outer, inner, .. }
         | Plan::MergeJoin { outer, inner, .. } => {

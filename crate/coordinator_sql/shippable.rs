@@ -62,7 +62,7 @@ fn is_shippable(f: Func) -> bool {
         | Func::Like { .. } => true,
         Func::CurrentUser | Func::SessionUser | Func::Random | Func::SetSeed | Func::ToChar => false,
         // A hashed SubPlan's table is the coordinator's: it is never sent.
-        Func::HashedSubPlan(_) => false,
+        Func::HashedSubPlan(_) | Func::SubPlan { .. } => false,
     }
 }
 

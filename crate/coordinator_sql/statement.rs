@@ -121,10 +121,13 @@ pub enum Stmt {
         table: ObjectName,
         columns: Vec<ast::Expr>,
     },
+    /// `INSERT INTO t [(cols)] source [RETURNING …]`: in a setup section run at load
+    /// time (no RETURNING there), in the query section planned (`modifytable`).
     Insert {
         table: ObjectName,
         columns: Vec<Ident>,
         source: Box<Query>,
+        returning: Vec<ast::SelectItem>,
     },
     /// `SET name = value`, `SET name TO DEFAULT`, `RESET name`: checked and normalized
     /// by [`super::settings::check_set`] (the value as `SHOW` prints it; the default's
@@ -144,6 +147,29 @@ pub enum Stmt {
     Explain {
         options: ExplainFlags,
         query: Box<Query>,
+    },
+    /// `UPDATE t SET col = expr, … [WHERE …]` in the query section
+    /// (`coordinator_sql::modifytable`).
+    Update {
+        table: ObjectName,
+        sets: Vec<(Ident, ast::Expr)>,
+        selection: Option<ast::Expr>,
+        returning: Vec<ast::SelectItem>,
+    },
+    /// `TRUNCATE [TABLE] t [, …]` in a setup section (`setup_dml`).
+    Truncate(Vec<ObjectName>),
+    /// `DELETE FROM t [WHERE …]`: in the query section planned (`modifytable`), in a
+    /// setup section run at load time (`setup_dml`).
+    Delete {
+        table: ObjectName,
+        selection: Option<ast::Expr>,
+        returning: Vec<ast::SelectItem>,
+    },
+    /// `EXPLAIN [(options)] INSERT | UPDATE | DELETE …`: the query section's DML,
+    /// explained (`coordinator_sql::modifytable`); `stmt` is one of those.
+    ExplainModify {
+        options: ExplainFlags,
+        stmt: Box<Stmt>,
     },
     Select(Box<Query>),
     /// `PREPARE name [(type, …)] AS SELECT …` (prepare.c's `PrepareQuery`): the
@@ -402,10 +428,45 @@ fn parse_one(p: &mut Parser) -> Result<Stmt, FrontError> {
         | ["analyse", ..]
         | ["vacuum", ..] => ours(p),
         _ => {
+            if let Some(dml) = data_modifying_cte(p) {
+                return Err(FrontError::unsupported(
+                    format!("a data-modifying statement in WITH ({dml} in a common table expression)"),
+                    at,
+                ));
+            }
             let stmt = p.parse_statement().map_err(|e| parser_error(e, at))?;
             convert(stmt, at)
         }
     }
+}
+
+/// `WITH name AS ( INSERT | UPDATE | DELETE …`: PostgreSQL's data-modifying CTE, which
+/// sqlparser cannot parse (it would say "syntax error"); the statement it names.
+fn data_modifying_cte(p: &Parser) -> Option<&'static str> {
+    if !peek_word(p, "with") {
+        return None;
+    }
+    let word = |t: &Token| match t {
+        Token::Word(w) if w.quote_style.is_none() => w.value.to_lowercase(),
+        _ => String::new(),
+    };
+    // Within the statement's first 512 tokens (each peek walks from the parser's
+    // position: a bound keeps this linear; a CTE further on gets sqlparser's error).
+    for i in 1..512 {
+        let t = p.peek_nth_token(i).token;
+        if matches!(t, Token::SemiColon | Token::EOF) {
+            return None;
+        }
+        if word(&t) == "as" && p.peek_nth_token(i + 1).token == Token::LParen {
+            match word(&p.peek_nth_token(i + 2).token).as_str() {
+                "insert" => return Some("INSERT"),
+                "update" => return Some("UPDATE"),
+                "delete" => return Some("DELETE"),
+                _ => {}
+            }
+        }
+    }
+    None
 }
 
 fn unreachable_ours(at: Location) -> Result<Stmt, FrontError> {
@@ -489,10 +550,11 @@ fn convert(stmt: Statement, at: Location) -> Result<Stmt, FrontError> {
             let Some(source) = ins.source else {
                 return Err(FrontError::unsupported("INSERT without VALUES or SELECT", at));
             };
-            if ins.on.is_some() || ins.returning.is_some() {
-                return Err(FrontError::unsupported("INSERT … ON CONFLICT / RETURNING", at));
+            if ins.on.is_some() {
+                return Err(FrontError::unsupported("INSERT … ON CONFLICT", at));
             }
-            Ok(Stmt::Insert { table: ins.table_name, columns: ins.columns, source })
+            let returning = ins.returning.unwrap_or_default();
+            Ok(Stmt::Insert { table: ins.table_name, columns: ins.columns, source, returning })
         }
         Statement::SetVariable { variables, value, local, hivevar: false } => {
             let ident = match variables {
@@ -530,10 +592,53 @@ fn convert(stmt: Statement, at: Location) -> Result<Stmt, FrontError> {
                     Stmt::Execute { name, args, .. } => Ok(Stmt::Execute { name, args, explain: Some(flags) }),
                     _ => Err(FrontError::at("internal error: EXPLAIN EXECUTE", at)),
                 },
-                _ => Err(FrontError::unsupported("EXPLAIN of anything but a SELECT or an EXECUTE", at)),
+                dml @ (Statement::Insert(_) | Statement::Update { .. } | Statement::Delete(_)) => {
+                    Ok(Stmt::ExplainModify { options: flags, stmt: Box::new(convert(dml, at)?) })
+                }
+                _ => Err(FrontError::unsupported(
+                    "EXPLAIN of anything but a SELECT, an INSERT, an UPDATE, a DELETE or an EXECUTE",
+                    at,
+                )),
             }
         }
         Statement::Query(q) => Ok(Stmt::Select(q)),
+        Statement::Update { table, assignments, from, selection, returning, or: _ } => {
+            if from.is_some() {
+                return Err(FrontError::unsupported("UPDATE … FROM", at));
+            }
+            let name = modified_table(&table, at)?;
+            let mut sets = Vec::with_capacity(assignments.len());
+            for a in assignments {
+                match &a.target {
+                    ast::AssignmentTarget::ColumnName(n) if n.0.len() == 1 => sets.push((n.0[0].clone(), a.value)),
+                    _ => return Err(FrontError::unsupported("UPDATE … SET (a, b) = … or SET t.a = …", at)),
+                }
+            }
+            Ok(Stmt::Update { table: name, sets, selection, returning: returning.unwrap_or_default() })
+        }
+        Statement::Truncate { table_names, partitions, only, identity, cascade, on_cluster, table: _ } => {
+            if partitions.is_some() || only || identity.is_some() || cascade.is_some() || on_cluster.is_some() {
+                return Err(FrontError::unsupported(
+                    "TRUNCATE ONLY / RESTART IDENTITY / CASCADE (the sandbox has no inheritance children, sequences or foreign keys)",
+                    at,
+                ));
+            }
+            Ok(Stmt::Truncate(table_names.into_iter().map(|t| t.name).collect()))
+        }
+        Statement::Delete(d) => {
+            if d.using.is_some() || !d.tables.is_empty() || !d.order_by.is_empty() || d.limit.is_some() {
+                return Err(FrontError::unsupported("DELETE … USING", at));
+            }
+            let (ast::FromTable::WithFromKeyword(from) | ast::FromTable::WithoutKeyword(from)) = &d.from;
+            let [table] = from.as_slice() else {
+                return Err(FrontError::unsupported("DELETE from several tables", at));
+            };
+            Ok(Stmt::Delete {
+                table: modified_table(table, at)?,
+                selection: d.selection,
+                returning: d.returning.unwrap_or_default(),
+            })
+        }
         Statement::Prepare { name, data_types, statement } => {
             let Statement::Query(query) = *statement else {
                 return Err(FrontError::unsupported("PREPARE of anything but a SELECT", at));
@@ -564,6 +669,14 @@ fn convert(stmt: Statement, at: Location) -> Result<Stmt, FrontError> {
             let what: String = text.split_whitespace().take(2).collect::<Vec<_>>().join(" ");
             Err(FrontError::unsupported(format!("the statement {what} …"), at))
         }
+    }
+}
+
+/// The one table an UPDATE or DELETE names (no alias, join, ONLY or function).
+fn modified_table(t: &ast::TableWithJoins, at: Location) -> Result<ObjectName, FrontError> {
+    match &t.relation {
+        ast::TableFactor::Table { name, alias: None, args: None, .. } if t.joins.is_empty() => Ok(name.clone()),
+        _ => Err(FrontError::unsupported("an alias, a join or a function as the table of UPDATE or DELETE", at)),
     }
 }
 

@@ -14,7 +14,15 @@
 //!   pseudo-constant: a gating Result's `One-Time Filter` right above the scan, each
 //!   partition's under an Append (`create_gating_plan`);
 //! - **NOT IN (SELECT …)**, and IN inside an expression (not pulled up), uncorrelated:
-//!   a **hashed SubPlan** (`subplan_is_hashable`), its rows read once into a table.
+//!   a **hashed SubPlan** (`subplan_is_hashable`), its rows read once into a table;
+//! - a **correlated scalar subquery in the select list** — one that reads the outer
+//!   row's columns — becomes a **SubPlan** (`make_subplan` without `isInitPlan`): each
+//!   outer column it reads is a PARAM_EXEC parameter (`replace_outer_var`, numbered
+//!   with the InitPlans' values), the select list calls it with the outer row's values
+//!   (`Func::SubPlan`), and the executor runs it again for every row
+//!   (`node_subplan::bind_row`), evaluated below the query's Sort, in the scan
+//!   (`project_below_sort`). (IN / EXISTS / NOT EXISTS in WHERE's top-level AND are
+//!   semi and anti joins: `prepjointree.rs`.)
 //!
 //! Protocol: `pull_init_plans` walks the select list, then WHERE, then HAVING (the
 //! order `preprocess_expression` processes them in, which numbers the parameters and
@@ -25,17 +33,23 @@
 //! (`Plan::WithInitPlans`), after `check_params` has made sure the values are only
 //! read where the executor binds them.
 //!
-//! Invariants: a subquery that refers to the outer query is refused (a correlated
-//! SubPlan, or a semi/anti join), never planned as if it did not; IN in WHERE's
-//! top-level AND (a semi join: `convert_ANY_sublink_to_join`) and `op ANY/ALL (SELECT
-//! …)` are refused by name; a scalar subquery has one output column; subplans are
-//! numbered in PostgreSQL's order, parameters only for InitPlans.
+//! Invariants: a subquery that refers to the outer query is a SubPlan only in the
+//! select list; elsewhere (WHERE, HAVING, under OR) it is refused, never planned as if
+//! it did not; `op ANY/ALL (SELECT …)` not pulled up is refused by name; a scalar
+//! subquery has one output column; subplans are numbered in PostgreSQL's order,
+//! parameters for InitPlans' values and correlated SubPlans' outer columns.
+//!
+//! An InitPlan's value compared with a partitioned table's key prunes its partitions
+//! at run time (exec pruning, `node_append`): the Append gets the conditions, and at
+//! its first call, the InitPlan run, the partitions that cannot match are never
+//! executed.
 //!
 //! Departs from PostgreSQL: no sublink below the top query level (in a subquery in
 //! FROM, a UNION branch or another sublink) and none in a join query; no run-time
-//! partition pruning by an InitPlan's value (refused where PostgreSQL would prune); a
-//! hashed SubPlan only over a plain local table (over a foreign or partitioned one it
-//! is a local filter of each scan in PostgreSQL, refused here); EXISTS only as a
+//! partition pruning by an InitPlan's value under a Merge Append (refused); a
+//! hashed SubPlan only over a plain local or foreign table (over a foreign one it is
+//! the foreign scan's local Filter, not shippable; over a partitioned one it is in
+//! each partition's scan in PostgreSQL, refused here); EXISTS only as a
 //! WHERE conjunct (as a value it would be a boolean, which the sandbox prints as 1/0).
 
 use sqlparser::ast::{self, SelectItem, SetExpr};
@@ -82,17 +96,19 @@ pub(super) fn pull_init_plans(
     outer: &Outer,
     servers: &mut Vec<String>,
 ) -> Result<(ast::Query, Vec<InitPlan>), FrontError> {
+    let scope = single_from(q).and_then(|(rel, alias)| {
+        let r = outer.coord.relation(&rel)?;
+        Some((alias.unwrap_or(rel), r.columns.iter().map(|c| (c.name.clone(), c.ty)).collect()))
+    });
     let mut q = q.clone();
     let mut init_plans = vec![];
     let SetExpr::Select(s) = q.body.as_mut() else { return Ok((q, init_plans)) };
-    let mut cx = Pull { outer, servers, init_plans: &mut init_plans };
+    let mut cx = Pull { outer, servers, init_plans: &mut init_plans, scope, in_select_list: true };
     for item in s.projection.iter_mut() {
         // An unnamed `(SELECT max(b) …)` is named after the subquery's column, as
         // FigureColname names an EXPR sublink.
         if let SelectItem::UnnamedExpr(ast::Expr::Subquery(sub)) = item {
-            let planned = cx.plan(sub)?;
-            let name = planned.columns.first().map(|c| c.name.clone()).unwrap_or_default();
-            let expr = cx.attach(sub, planned)?;
+            let (expr, name) = cx.scalar(sub)?;
             *item = SelectItem::ExprWithAlias { expr, alias: ast::Ident::new(name) };
             continue;
         }
@@ -103,6 +119,7 @@ pub(super) fn pull_init_plans(
     if let Some(w) = s.selection.as_mut() {
         cx.replace(w, true)?;
     }
+    cx.in_select_list = false;
     if let Some(h) = s.having.as_mut() {
         cx.replace(h, false)?;
     }
@@ -113,6 +130,12 @@ struct Pull<'o, 'a> {
     outer: &'o Outer<'a>,
     servers: &'o mut Vec<String>,
     init_plans: &'o mut Vec<InitPlan>,
+    /// The outer relation's name (alias) and columns, for a correlated subquery's
+    /// references to them.
+    scope: Option<(String, Vec<(String, crate::plan::SqlType)>)>,
+    /// Sublinks of the select list or WHERE are being replaced (where a correlated
+    /// scalar one may be a SubPlan; not in HAVING).
+    in_select_list: bool,
 }
 
 impl Pull<'_, '_> {
@@ -122,8 +145,7 @@ impl Pull<'_, '_> {
         let at = self.outer.at;
         match e {
             ast::Expr::Subquery(sub) => {
-                let planned = self.plan(sub)?;
-                *e = self.attach(sub, planned)?;
+                *e = self.scalar(sub)?.0;
                 Ok(())
             }
             ast::Expr::InSubquery { negated: false, .. } if top_and => Err(FrontError::unsupported(
@@ -149,6 +171,7 @@ impl Pull<'_, '_> {
                     param: usize::MAX,
                     kind: SubLinkKind::Hashed,
                     plan: planned.plan,
+                    args: vec![],
                 });
                 let test = ast::Expr::Function(ast::Function {
                     name: ast::ObjectName(vec![ast::Ident::new(crate::plan::hashed_subplan_name(plan_id))]),
@@ -193,7 +216,7 @@ impl Pull<'_, '_> {
                     plan => plan,
                 };
                 let (plan_id, param) = self.next_ids();
-                self.init_plans.push(InitPlan { plan_id, param, kind: SubLinkKind::Exists, plan });
+                self.init_plans.push(InitPlan { plan_id, param, kind: SubLinkKind::Exists, plan, args: vec![] });
                 let value = ast::Expr::Value(ast::Value::Placeholder(init_plan_placeholder(param, SqlType::Int4)));
                 *e = if *negated {
                     ast::Expr::UnaryOp { op: ast::UnaryOperator::Not, expr: Box::new(value) }
@@ -250,6 +273,134 @@ impl Pull<'_, '_> {
         }
     }
 
+    /// A scalar subquery's replacement and its column's name: an InitPlan's value, or
+    /// (correlated, in the select list) a SubPlan's.
+    fn scalar(&mut self, sub: &ast::Query) -> Result<(ast::Expr, String), FrontError> {
+        let refs = self.outer_refs(sub);
+        if refs.is_empty() || !self.in_select_list {
+            let planned = self.plan(sub)?;
+            let name = planned.columns.first().map(|c| c.name.clone()).unwrap_or_default();
+            return Ok((self.attach(sub, planned)?, name));
+        }
+        self.correlated(sub, refs)
+    }
+
+    /// The outer query's columns a subquery reads (a bare name its own relation lacks,
+    /// or one qualified with the outer relation's name), each once, in order of
+    /// appearance in its select list, WHERE and HAVING; with its type.
+    fn outer_refs(&self, sub: &ast::Query) -> Vec<(String, crate::plan::SqlType)> {
+        let Some((outer_name, outer_cols)) = &self.scope else { return vec![] };
+        let SetExpr::Select(s) = sub.body.as_ref() else { return vec![] };
+        let [from] = s.from.as_slice() else { return vec![] };
+        let ast::TableFactor::Table { name, alias, .. } = &from.relation else { return vec![] };
+        let Some(rel) = relation_name(name).ok().and_then(|n| self.outer.coord.relation(&n)) else { return vec![] };
+        let inner_name = alias.as_ref().map(|a| ident(&a.name)).unwrap_or_else(|| rel.name.clone());
+        if !from.joins.is_empty() || inner_name == *outer_name {
+            return vec![];
+        }
+        let mut refs: Vec<(String, crate::plan::SqlType)> = vec![];
+        let mut visit = |e: &ast::Expr| {
+            let col = match e {
+                ast::Expr::Identifier(i) if !rel.columns.iter().any(|c| c.name == ident(i)) => Some(ident(i)),
+                ast::Expr::CompoundIdentifier(p) if p.len() == 2 && ident(&p[0]) == *outer_name => Some(ident(&p[1])),
+                _ => None,
+            };
+            if let Some((c, ty)) = col.and_then(|c| outer_cols.iter().find(|(n, _)| *n == c)) {
+                if !refs.iter().any(|(n, _)| n == c) {
+                    refs.push((c.clone(), *ty));
+                }
+            }
+        };
+        for item in &s.projection {
+            if let SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } = item {
+                walk(e, &mut visit);
+            }
+        }
+        s.selection.iter().chain(s.having.iter()).for_each(|e| walk(e, &mut visit));
+        refs
+    }
+
+    /// A correlated scalar subquery in the select list: a SubPlan (`make_subplan`
+    /// without `isInitPlan`) whose references to the outer row are PARAM_EXEC
+    /// parameters (`replace_outer_var`), numbered after those already given out; the
+    /// select list calls it with the outer values (`Func::SubPlan`).
+    fn correlated(
+        &mut self,
+        sub: &ast::Query,
+        refs: Vec<(String, crate::plan::SqlType)>,
+    ) -> Result<(ast::Expr, String), FrontError> {
+        let Some((outer_name, _)) = self.scope.clone() else {
+            return Err(FrontError::unsupported("a correlated subquery here: not planned yet", self.outer.at));
+        };
+        let (plan_id, first_param) = self.next_ids();
+        let params: Vec<usize> = (first_param..first_param + refs.len()).collect();
+        let mut rewritten = sub.clone();
+        if let SetExpr::Select(s) = rewritten.body.as_mut() {
+            let own: Vec<String> = match s.from.first().map(|f| &f.relation) {
+                Some(ast::TableFactor::Table { name, .. }) => relation_name(name)
+                    .ok()
+                    .and_then(|n| self.outer.coord.relation(&n))
+                    .map(|r| r.columns.iter().map(|c| c.name.clone()).collect())
+                    .unwrap_or_default(),
+                _ => vec![],
+            };
+            let mut to_param = |e: &mut ast::Expr| {
+                let col = match &*e {
+                    ast::Expr::Identifier(i) if !own.contains(&ident(i)) => Some(ident(i)),
+                    ast::Expr::CompoundIdentifier(p) if p.len() == 2 && ident(&p[0]) == outer_name => {
+                        Some(ident(&p[1]))
+                    }
+                    _ => None,
+                };
+                if let Some(k) = col.and_then(|c| refs.iter().position(|(n, _)| *n == c)) {
+                    *e = ast::Expr::Value(ast::Value::Placeholder(init_plan_placeholder(params[k], refs[k].1)));
+                }
+            };
+            for item in s.projection.iter_mut() {
+                if let SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } = item {
+                    super::prepjointree::walk_mut(e, &mut to_param);
+                }
+            }
+            for e in s.selection.iter_mut().chain(s.having.iter_mut()) {
+                super::prepjointree::walk_mut(e, &mut to_param);
+            }
+        }
+        let planned = self.plan(&rewritten)?;
+        let name = planned.columns.first().map(|c| c.name.clone()).unwrap_or_default();
+        let ty = sublink_type(self.outer.coord, sub, planned.columns[0].ty);
+        self.init_plans.push(InitPlan {
+            plan_id,
+            param: usize::MAX,
+            kind: SubLinkKind::Correlated,
+            plan: planned.plan,
+            args: params,
+        });
+        let args = refs
+            .iter()
+            .map(|(c, _)| {
+                ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(ast::Expr::CompoundIdentifier(vec![
+                    ast::Ident::new(&outer_name),
+                    ast::Ident::new(c),
+                ])))
+            })
+            .collect();
+        let call = ast::Expr::Function(ast::Function {
+            name: ast::ObjectName(vec![ast::Ident::new(crate::plan::subplan_name(plan_id, ty))]),
+            uses_odbc_syntax: false,
+            parameters: ast::FunctionArguments::None,
+            args: ast::FunctionArguments::List(ast::FunctionArgumentList {
+                duplicate_treatment: None,
+                args,
+                clauses: vec![],
+            }),
+            filter: None,
+            null_treatment: None,
+            over: None,
+            within_group: vec![],
+        });
+        Ok((call, name))
+    }
+
     /// Plans an uncorrelated subquery; a correlated one is refused.
     fn plan(&mut self, sub: &ast::Query) -> Result<Planned, FrontError> {
         let planned = self.plan_as(
@@ -277,7 +428,9 @@ impl Pull<'_, '_> {
     /// The next subplan's number (every subplan counts) and parameter number (only
     /// the InitPlans', which return a value).
     fn next_ids(&self) -> (usize, usize) {
-        (self.init_plans.len() + 1, self.init_plans.iter().filter(|p| p.kind != SubLinkKind::Hashed).count())
+        let values = self.init_plans.iter().filter(|p| matches!(p.kind, SubLinkKind::Expr | SubLinkKind::Exists));
+        let args: usize = self.init_plans.iter().map(|p| p.args.len()).sum();
+        (self.init_plans.len() + 1, values.count() + args)
     }
 
     /// Does a planning error name one of the outer query's relations or columns?
@@ -296,7 +449,7 @@ impl Pull<'_, '_> {
     fn attach(&mut self, sub: &ast::Query, planned: Planned) -> Result<ast::Expr, FrontError> {
         let (plan_id, param) = self.next_ids();
         let ty = sublink_type(self.outer.coord, sub, planned.columns[0].ty);
-        self.init_plans.push(InitPlan { plan_id, param, kind: SubLinkKind::Expr, plan: planned.plan });
+        self.init_plans.push(InitPlan { plan_id, param, kind: SubLinkKind::Expr, plan: planned.plan, args: vec![] });
         Ok(ast::Expr::Value(ast::Value::Placeholder(init_plan_placeholder(param, ty))))
     }
 }
@@ -450,6 +603,11 @@ pub(super) fn check_params(plan: &Plan, at: Location) -> Result<(), FrontError> 
         Plan::Sort { keys, .. } | Plan::MergeAppend { keys, .. } if keys.iter().any(|k| k.expr.has_exec_param()) => {
             Err(refuse("in ORDER BY is not planned yet"))
         }
+        // Exec pruning (`node_append`) is the Append's; a Merge Append's is not done.
+        Plan::MergeAppend { prune: Some(p), .. } if p.conjuncts.iter().any(Expr::has_exec_param) => Err(refuse(
+            "compared with the partition key under a Merge Append (PostgreSQL prunes its partitions at run time, \
+             exec pruning) is not planned yet",
+        )),
         Plan::Result { targets: Some(t), child, .. }
             if t.iter().any(|(e, _)| e.has_exec_param()) && projects_over_append(child) =>
         {
@@ -505,45 +663,6 @@ fn qual(f: &Expr) -> Result<(), ()> {
         e if e.has_exec_param() && !reads_column(e) => Err(()),
         _ => Ok(()),
     }
-}
-
-/// Where PostgreSQL would prune partitions at run time by an InitPlan's value (a
-/// conjunct comparing the partition key with it): refused.
-pub(super) fn check_run_time_pruning(
-    coord: &Node,
-    rel_name: &str,
-    filter: Option<&Expr>,
-    at: Location,
-) -> Result<(), FrontError> {
-    let Some(RelKind::Partitioned { key, .. }) = coord.relation(rel_name).map(|r| &r.kind) else { return Ok(()) };
-    let mut conjuncts = vec![];
-    fn split<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
-        match e {
-            Expr::Bin(crate::plan::BinOp::And, l, r) => {
-                split(l, out);
-                split(r, out);
-            }
-            e => out.push(e),
-        }
-    }
-    if let Some(f) = filter {
-        split(f, &mut conjuncts);
-    }
-    for c in conjuncts {
-        if let Expr::Bin(op, l, r) = c {
-            let key_vs_param = |a: &Expr, b: &Expr| matches!(a, Expr::Col(i) if key.contains(i)) && b.has_exec_param();
-            if op.is_comparison() && (key_vs_param(l, r) || key_vs_param(r, l)) {
-                return Err(FrontError::unsupported(
-                    format!(
-                        "a subquery's value compared with the partition key of \"{rel_name}\": PostgreSQL prunes its \
-                         partitions at run time by it (exec pruning), which the sandbox does not do yet"
-                    ),
-                    at,
-                ));
-            }
-        }
-    }
-    Ok(())
 }
 
 /// The query's outer relation name and alias (a single relation in FROM).
@@ -650,6 +769,8 @@ fn rename_scans(p: &mut Plan, renames: &[(String, String)]) {
         | Plan::SubqueryScan { child, .. }
         | Plan::Unique { child, .. }
         | Plan::SetOp { child, .. } => rename_scans(child, renames),
+        Plan::ModifyTable(m) => rename_scans(&mut m.child, renames),
+        Plan::ConstResult { .. } | Plan::DirectModify(_) => {}
         Plan::FunctionScan { .. } => {}
         Plan::HashJoin { outer, inner, .. }
         | Plan::NestLoop { outer, inner, .. }
@@ -695,8 +816,8 @@ pub(super) fn insert_gating(plan: Plan, qual: Expr) -> Plan {
             Plan::Limit { child: Box::new(insert_gating(*child, qual)), offset, count }
         }
         Plan::Sort { child, keys } => Plan::Sort { child: Box::new(insert_gating(*child, qual)), keys },
-        Plan::Agg { child, strategy, group_by, aggs } => {
-            Plan::Agg { child: Box::new(insert_gating(*child, qual)), strategy, group_by, aggs }
+        Plan::Agg { child, strategy, group_by, aggs, split } => {
+            Plan::Agg { child: Box::new(insert_gating(*child, qual)), strategy, group_by, aggs, split }
         }
         Plan::Result { child, filter: None, targets } => {
             Plan::Result { child: Box::new(insert_gating(*child, qual)), filter: None, targets }
@@ -707,9 +828,11 @@ pub(super) fn insert_gating(plan: Plan, qual: Expr) -> Plan {
         // A partitioned relation: each partition is a relation of its own with the
         // parent's restrictions, so each gets its gating Result (and, no longer a
         // foreign scan, is no async child of the Append).
-        Plan::Append { children, prune } => {
-            Plan::Append { children: children.into_iter().map(|c| insert_gating(c, qual.clone())).collect(), prune }
-        }
+        Plan::Append { children, prune, ordered } => Plan::Append {
+            children: children.into_iter().map(|c| insert_gating(c, qual.clone())).collect(),
+            prune,
+            ordered,
+        },
         Plan::MergeAppend { children, keys, prune } => Plan::MergeAppend {
             children: children.into_iter().map(|c| insert_gating(c, qual.clone())).collect(),
             keys,
@@ -719,26 +842,91 @@ pub(super) fn insert_gating(plan: Plan, qual: Expr) -> Plan {
     }
 }
 
-/// Hashed SubPlans only over a plain local table: over a partitioned table PostgreSQL
-/// evaluates the condition in each partition's scan (a SubPlan state, and table, per
-/// partition), over a foreign one as a local filter of the foreign scan (a SubPlan is
-/// not shippable) — neither of which the sandbox plans.
+/// Hashed SubPlans only over a plain local or foreign table (over a foreign one, the
+/// foreign scan's local Filter: a SubPlan is not shippable, postgres_fdw's
+/// `is_foreign_expr`): over a partitioned table PostgreSQL evaluates the condition in
+/// each partition's scan (a SubPlan state, and table, per partition), which the
+/// sandbox does not plan.
 pub(super) fn check_hashed_subplans(
     coord: &Node,
     rel_name: &str,
     init_plans: &[InitPlan],
     at: Location,
 ) -> Result<(), FrontError> {
-    let local = matches!(coord.relation(rel_name).map(|r| &r.kind), Some(RelKind::Table(_)));
-    if local || init_plans.iter().all(|p| p.kind != SubLinkKind::Hashed) {
+    // A plain local or foreign table: the SubPlan is its scan's Filter (a foreign
+    // scan's local one: a SubPlan is not shippable, `is_foreign_expr`).
+    let plain = matches!(coord.relation(rel_name).map(|r| &r.kind), Some(RelKind::Table(_) | RelKind::Foreign { .. }));
+    if plain || init_plans.iter().all(|p| p.kind != SubLinkKind::Hashed) {
         return Ok(());
     }
     Err(FrontError::unsupported(
         format!(
-            "x [NOT] IN (SELECT …) as a hashed SubPlan over \"{rel_name}\", a partitioned or foreign table: \
-             PostgreSQL evaluates it in each partition's scan or as the foreign scan's local filter (a SubPlan is \
-             not shippable), which the sandbox does not plan yet"
+            "x [NOT] IN (SELECT …) as a hashed SubPlan over \"{rel_name}\", a partitioned table: PostgreSQL \
+             evaluates it in each partition's scan (a foreign partition's local filter: a SubPlan is not \
+             shippable), which the sandbox does not plan yet"
         ),
         at,
     ))
+}
+
+/// The select list evaluated below the query's Sort, in the scan (PostgreSQL's final
+/// target list is the scan/join relation's, `apply_scanjoin_target_to_paths`, and the
+/// Sort sorts the computed values): so a correlated SubPlan in it runs per scanned
+/// row, in scan order, attached to the scan, as PostgreSQL runs it. Done where each
+/// sort key is one of the select list's values (else the plan is left as it is).
+pub(super) fn project_below_sort(plan: Plan) -> Plan {
+    match plan {
+        Plan::Limit { child, offset, count } => {
+            Plan::Limit { child: Box::new(project_below_sort(*child)), offset, count }
+        }
+        Plan::Result { child, filter: None, targets: Some(t) } => match *child {
+            Plan::Sort { child: input, keys } => {
+                let moved: Option<Vec<crate::plan::SortKey>> = keys
+                    .iter()
+                    .map(|k| {
+                        let at = t.iter().position(|(e, _)| *e == k.expr)?;
+                        Some(crate::plan::SortKey { expr: Expr::Col(at), desc: k.desc })
+                    })
+                    .collect();
+                match moved {
+                    Some(keys) => Plan::Sort {
+                        child: Box::new(Plan::Result { child: input, filter: None, targets: Some(t) }),
+                        keys,
+                    },
+                    None => Plan::Result {
+                        child: Box::new(Plan::Sort { child: input, keys }),
+                        filter: None,
+                        targets: Some(t),
+                    },
+                }
+            }
+            other => Plan::Result { child: Box::new(other), filter: None, targets: Some(t) },
+        },
+        other => other,
+    }
+}
+
+/// A correlated SubPlan is evaluated by one node: a WHERE condition calling it that
+/// went into several partitions' scans (PostgreSQL gives each its own SubPlan state,
+/// and EXPLAIN prints `SubPlan 1` under each) is refused.
+pub(super) fn check_subplan_uses(plan: &Plan, at: Location) -> Result<(), FrontError> {
+    fn count(p: &Plan, uses: &mut Vec<usize>) {
+        if let Plan::Result { filter, targets, .. } = p {
+            for e in filter.iter().chain(targets.iter().flatten().map(|(e, _)| e)) {
+                crate::executor::node_subplan::correlated_subplans(e, uses);
+            }
+        }
+        p.children().into_iter().for_each(|c| count(c, uses));
+    }
+    let mut uses = vec![];
+    count(plan, &mut uses);
+    uses.sort_unstable();
+    if uses.windows(2).any(|w| w[0] == w[1]) {
+        return Err(FrontError::unsupported(
+            "a correlated subquery in WHERE over a partitioned table's partitions: PostgreSQL runs a SubPlan in \
+             each partition's scan, which the sandbox does not plan yet",
+            at,
+        ));
+    }
+    Ok(())
 }

@@ -1145,6 +1145,9 @@ pub fn plan_bound(scenario: &Scenario, plan: &crate::plan::Plan) -> PlanBound {
         | Plan::Unique { child, .. }
         | Plan::Gating { child, .. }
         | Plan::SetOp { child, .. } => plan_bound(scenario, child),
+        Plan::ModifyTable(m) => plan_bound(scenario, &m.child),
+        Plan::ConstResult { rows, .. } => PlanBound { rows: rows.len() as u64, ..Default::default() },
+        Plan::DirectModify(_) => PlanBound { rows: 0, remote_rows: 0, fetches: 0, scans: 1 },
         Plan::Limit { child, offset, count } => {
             let b = plan_bound(scenario, child);
             let most = count.map(|c| c.saturating_add(*offset));

@@ -161,6 +161,13 @@ pub fn plan_node_name(plan: &Plan) -> &'static str {
         Plan::Material { .. } => "Materialize",
         Plan::SubqueryScan { .. } => "Subquery Scan",
         Plan::FunctionScan { .. } => "Function Scan",
+        Plan::ModifyTable(_) => "ModifyTable",
+        Plan::ConstResult { rows, .. } if rows.len() > 1 => "Values Scan",
+        Plan::ConstResult { .. } => "Result",
+        Plan::DirectModify(d) => match d.operation {
+            crate::plan::modifytable::CmdType::Delete => "Foreign Delete",
+            _ => "Foreign Update",
+        },
         Plan::Unique { .. } => "Unique",
         Plan::SetOp { strategy: crate::plan::SetOpStrategy::Hashed, .. } => "HashSetOp",
         Plan::SetOp { .. } => "SetOp",

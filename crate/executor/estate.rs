@@ -122,6 +122,16 @@ pub struct EState {
     /// The query's InitPlans and their values, indexed by PARAM_EXEC number
     /// (`node_subplan`; PostgreSQL's `es_param_exec_vals`).
     pub init_plans: Vec<crate::executor::node_subplan::InitPlanState>,
+    /// The values of correlated SubPlans' parameters, set from the outer row before
+    /// each run (`ExecScanSubPlan`): (PARAM_EXEC number, value).
+    pub param_values: Vec<(usize, crate::types::Datum)>,
+    /// A rescan is under way because parameters changed (PostgreSQL's `chgParam`): a
+    /// foreign scan whose query reads them closes its cursor (postgresReScanForeignScan).
+    pub chg_param: bool,
+    /// Nodes whose rescan for changed parameters waits until they are next run (an
+    /// Append's children: ExecReScanAppend leaves a child with `chgParam` to be
+    /// rescanned by its next ExecProcNode or ExecAsyncRequest).
+    pub chg_param_pending: Vec<usize>,
     /// With `blocked_on`, other connections that also wake the blocked node: only the
     /// teaching knob `no_descendant_check` sets them (the 2016 framework's wait on every
     /// event of the query); empty otherwise. Cleared with `blocked_on`.
@@ -132,6 +142,12 @@ pub struct EState {
     /// postgres_fdw's `cursor_number` (GetCursorNumber): cursors are numbered per
     /// coordinator backend across all connections, from 1 in each transaction.
     pub cursor_number: u32,
+    /// postgres_fdw's `prep_stmt_number` (GetPrepStmtNumber): prepared statements of
+    /// foreign modify are named `pgsql_fdw_prep_N`, N counted per backend.
+    pub prep_stmt_number: u32,
+    /// What ModifyTable did to the coordinator's own tables (`node_modifytable`),
+    /// applied to them when the statement ends (the caller's catalog).
+    pub local_changes: crate::executor::node_modifytable::LocalChanges,
     /// Statements run one after another outside the plan's own calls: connection
     /// set-up at ExecInit (GetConnection) and the CLOSEs at ExecEnd.
     pub remote_commands: VecDeque<RemoteCommand>,
@@ -191,9 +207,14 @@ impl EState {
             behaviour: Behaviour::pg15(),
             blocked_on: None,
             init_plans: Vec::new(),
+            param_values: Vec::new(),
+            chg_param: false,
+            chg_param_pending: Vec::new(),
             wake_also: Vec::new(),
             shape: Default::default(),
             cursor_number: 0,
+            prep_stmt_number: 0,
+            local_changes: Default::default(),
             remote_commands: VecDeque::new(),
             nest_params: Vec::new(),
             ticket_owner: HashMap::new(),
@@ -364,8 +385,24 @@ impl EState {
         owner: Option<usize>,
         role: QueryRole,
     ) -> Ticket {
+        self.send_named(conn, proto, "", sql, params, owner, role)
+    }
+
+    /// `send_params` of a named prepared statement (postgres_fdw's foreign modify:
+    /// `Proto::Prepare` is PQprepare, `Proto::ExecPrepared` PQsendQueryPrepared).
+    #[allow(clippy::too_many_arguments)]
+    pub fn send_named(
+        &mut self,
+        conn: usize,
+        proto: Proto,
+        name: &str,
+        sql: &str,
+        params: Vec<Option<String>>,
+        owner: Option<usize>,
+        role: QueryRole,
+    ) -> Ticket {
         let now = self.clock.now();
-        let (ticket, written) = self.conns[conn].send_params(now, proto, sql, params, role);
+        let (ticket, written) = self.conns[conn].send_named(now, proto, name, sql, params, role);
         if let Some(node) = owner {
             self.ticket_owner.insert((conn, ticket), node);
             self.answer_owner.insert((conn, ticket), node);

@@ -58,6 +58,7 @@ mod node_limit;
 mod node_material;
 mod node_mergeappend;
 mod node_mergejoin;
+pub mod node_modifytable;
 mod node_nestloop;
 mod node_result;
 mod node_seqscan;
@@ -170,6 +171,9 @@ pub trait ExecNode: CloneNode {
 /// returns Wait keeps its clock running until it completes.
 #[inline]
 pub fn exec_proc_node(ps: &mut PlanState, es: &mut EState) -> ExecResult<ExecStatus> {
+    if !es.chg_param_pending.is_empty() && rescan_if_pending(ps, es)? {
+        return Ok(ExecStatus::Wait);
+    }
     let now = es.timing_now();
     if !es.instr[ps.id].running {
         let node = ps.id;
@@ -185,6 +189,20 @@ pub fn exec_proc_node(ps: &mut PlanState, es: &mut EState) -> ExecResult<ExecSta
     };
     es.instr[ps.id].stop_call(now, outcome);
     Ok(status)
+}
+
+/// A node left with changed parameters (`es.chg_param_pending`) is rescanned before it
+/// runs, as ExecProcNode's `chgParam` check does (a foreign scan closes its cursor to
+/// declare it again). True if that rescan's statements must go out first (the caller
+/// returns Wait; the run loop sends them and calls again).
+pub fn rescan_if_pending(ps: &mut PlanState, es: &mut EState) -> ExecResult<bool> {
+    let Some(at) = es.chg_param_pending.iter().position(|&n| n == ps.id) else { return Ok(false) };
+    es.chg_param_pending.swap_remove(at);
+    es.chg_param = true;
+    let r = exec_rescan(ps, es);
+    es.chg_param = false;
+    r?;
+    Ok(!es.remote_commands.is_empty())
 }
 
 /// ExecReScan: closes the node's current loop and restarts it.
@@ -246,10 +264,15 @@ pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<Plan
             Box::new(node_bitmapheapscan::BitmapIndexScanState::init(table, *column, quals, cond, ncols, ctx)?)
         }
         Plan::ForeignScan(f) => Box::new(ForeignScanState::init(id, f, es)?),
-        Plan::Append { children, prune } => {
-            let (children, removed) = init_partition_pruning(children, prune.as_deref(), ctx, es)?;
-            let mut state = AppendState::init(id, children, es);
+        Plan::Append { children, prune, ordered } => {
+            // An InitPlan's value in the pruning conditions: every child is initialized,
+            // and the Append prunes at its first call (exec pruning).
+            let exec_prune = prune.as_deref().filter(|p| p.conjuncts.iter().any(crate::plan::Expr::has_exec_param));
+            let initial = if exec_prune.is_some() { None } else { prune.as_deref() };
+            let (children, removed) = init_partition_pruning(children, initial, ctx, es)?;
+            let mut state = AppendState::init(id, children, *ordered, es);
             state.subplans_removed = removed;
+            state.exec_prune = exec_prune.cloned();
             Box::new(state)
         }
         Plan::MergeAppend { children, keys, prune } => {
@@ -269,15 +292,18 @@ pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<Plan
         Plan::Limit { child, offset, count } => {
             Box::new(node_limit::LimitState::init(init_plan(child, ctx, es)?, *offset, *count))
         }
-        Plan::Agg { child, strategy, group_by, aggs } => {
+        Plan::Agg { child, strategy, group_by, aggs, split } => {
             let input = child.output_columns();
-            Box::new(node_agg::AggState::init(
-                init_plan(child, ctx, es)?,
-                strategy.clone(),
-                group_by.clone(),
-                aggs.clone(),
-                &input,
-            ))
+            Box::new(
+                node_agg::AggState::init(
+                    init_plan(child, ctx, es)?,
+                    strategy.clone(),
+                    group_by.clone(),
+                    aggs.clone(),
+                    &input,
+                )
+                .with_split(*split),
+            )
         }
         Plan::Result { child, filter, targets } => {
             let exprs = filter.iter().chain(targets.iter().flatten().map(|(e, _)| e));
@@ -306,6 +332,9 @@ pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<Plan
             node_functionscan::FunctionScanState::init(*start, *stop, *step, alias.clone(), column.name.clone()),
         ),
         Plan::WithInitPlans { .. } => return Err("internal error: InitPlans below a plan's top".into()),
+        Plan::ModifyTable(m) => Box::new(node_modifytable::ModifyTableState::init(id, m, ctx, es)?),
+        Plan::ConstResult { rows, .. } => Box::new(node_modifytable::ConstResultState::init(rows)),
+        Plan::DirectModify(d) => Box::new(node_modifytable::DirectModifyState::init(id, d, es)?),
         Plan::Gating { child, qual } => {
             let names: Vec<String> = (0..child.output_columns().len()).map(|i| format!("${i}")).collect();
             Box::new(node_result::GatingResultState::init(init_plan(child, ctx, es)?, qual.clone(), names))
@@ -377,6 +406,7 @@ fn rename_partition_scan(plan: &mut Plan, k: usize) {
             rename(alias)
         }
         Plan::ForeignScan(f) => rename(&mut f.alias),
+        Plan::DirectModify(d) => rename(&mut d.scan.alias),
         Plan::Result { child, .. } | Plan::Sort { child, .. } | Plan::Agg { child, .. } | Plan::Limit { child, .. } => {
             rename_partition_scan(child, k)
         }

@@ -1,13 +1,21 @@
-//! Aggregate (nodeAgg.c), plain or hashed: count, sum, min, max, avg. Reads its whole
-//! input first (resuming across Waits), then returns one row per group. The
-//! transition step for a plain aggregate over integers allocates nothing.
+//! Aggregate (nodeAgg.c), plain, hashed or sorted: count, sum, min, max, avg. Plain and
+//! hashed read their whole input first (resuming across Waits), then return one row
+//! per group. Sorted (GroupAggregate, `agg_retrieve_direct`) reads input sorted by the
+//! group keys and returns a group as soon as a row with another key (or the end)
+//! arrives, so a Limit above it stops its input early, as in PostgreSQL. The
+//! transition step for a plain aggregate over integers allocates nothing. In a partial
+//! aggregation (`AggSplit`) the Partial half returns each group's transition values
+//! (a count, a sum, a min or max) and the Finalize half combines them (counts add up;
+//! `combinefn`): avg, whose partial state is a pair, is not planned partially.
 //!
 //! Invariants:
-//! - No row comes out before the child is exhausted (`filled`). The transition states
+//! - Plain and hashed: no row comes out before the child is exhausted (`filled`).
+//!   Sorted: a group comes out when the first row of the next one (or the end) has
+//!   been read; that row is already in the next group's state. The transition states
 //!   live in the node, so a Wait from below loses nothing and adds no row twice.
 //! - Without GROUP BY exactly one row comes out, also from an empty input (`count` 0,
 //!   the others NULL); with GROUP BY one per distinct key, none from an empty input.
-//!   The GROUP BY list decides this; `strategy` only names the node for EXPLAIN.
+//!   The GROUP BY list decides this; `strategy` decides when a group goes out.
 //! - NULL inputs are skipped (`count(*)` counts every row); NULL keys form one group.
 //! - Groups come out in the order their first row arrived: the same output order on
 //!   every run, natively and in wasm.
@@ -36,7 +44,7 @@ use super::{exec_rescan, ExecNode, ExecStatus, PlanState};
 use crate::executor::estate::{EState, ExecResult};
 use crate::instrument::ExplainNode;
 use crate::numeric::Numeric;
-use crate::plan::{AggCall, AggFunc, AggStrategy, Expr};
+use crate::plan::{AggCall, AggFunc, AggSplit, AggStrategy, Expr};
 use crate::types::{Column, Datum};
 use std::collections::HashMap;
 
@@ -77,6 +85,21 @@ impl Trans {
             AggFunc::Min if self.best.is_null() || v < self.best => self.best = v,
             AggFunc::Max if self.best.is_null() || v > self.best => self.best = v,
             _ => {}
+        }
+    }
+
+    /// The Finalize half's step (`combinefn`): `v` is one partition's partial value
+    /// of the aggregate; counts add up, sums add, min and max compare.
+    #[inline]
+    fn combine(&mut self, func: AggFunc, v: Datum) {
+        match func {
+            AggFunc::CountStar | AggFunc::Count => {
+                if let Datum::Int(n) = v {
+                    self.count += n;
+                }
+            }
+            // avg's partial state (a sum and a count) is not planned (refused).
+            _ => self.advance(func, v),
         }
     }
 
@@ -123,6 +146,24 @@ fn add_slow(a: &Datum, b: &Datum) -> Datum {
     }
 }
 
+/// One input row into a group's transition states (combined, for the Finalize half:
+/// the row holds partial values).
+#[inline]
+fn advance_trans(trans: &mut [Trans], aggs: &[AggCall], row: &[Datum], split: AggSplit) {
+    for (t, a) in trans.iter_mut().zip(aggs) {
+        // A column (`sum(a)`) is read here, without the evaluator's call.
+        let v = match &a.arg {
+            Some(Expr::Col(i)) => row[*i].clone(),
+            Some(e) => e.eval(row),
+            None => Datum::Null,
+        };
+        match split {
+            AggSplit::Finalize => t.combine(a.func, v),
+            _ => t.advance(a.func, v),
+        }
+    }
+}
+
 fn numeric_or_null(n: Result<Numeric, crate::numeric::NumericError>) -> Datum {
     n.map(Datum::numeric).unwrap_or(Datum::Null)
 }
@@ -133,11 +174,15 @@ pub struct AggState {
     /// Requests to async children (`async_through_nodes`; none in pg15).
     inputs: AsyncInputs,
     strategy: AggStrategy,
+    /// Whole, or the Partial or Finalize half of a partial aggregation.
+    split: AggSplit,
     group_by: Vec<Expr>,
     aggs: Vec<AggCall>,
     input_names: Vec<String>,
     /// Plain aggregate: one group.
     plain: Vec<Trans>,
+    /// Sorted: the group being read (its key and states), none before the first row.
+    current: Option<(Vec<Datum>, Vec<Trans>)>,
     /// Hashed: group key -> index in `groups` (insertion order keeps output stable).
     index: HashMap<Vec<Datum>, usize>,
     groups: Vec<(Vec<Datum>, Vec<Trans>)>,
@@ -160,10 +205,12 @@ impl AggState {
             children: vec![child],
             inputs: AsyncInputs::default(),
             strategy,
+            split: AggSplit::Simple,
             group_by,
             aggs,
             input_names: input.iter().map(|c| c.name.clone()).collect(),
             plain,
+            current: None,
             index: HashMap::new(),
             groups: Vec::new(),
             key: Vec::new(),
@@ -171,6 +218,12 @@ impl AggState {
             next_group: 0,
             slot: Vec::new(),
         }
+    }
+
+    /// The half of a partial aggregation this node is (Simple by default).
+    pub fn with_split(mut self, split: AggSplit) -> Self {
+        self.split = split;
+        self
     }
 
     #[inline]
@@ -192,15 +245,60 @@ impl AggState {
             };
             &mut self.groups[g].1
         };
-        for (t, a) in trans.iter_mut().zip(&self.aggs) {
-            // A column (`sum(a)`) is read here, without the evaluator's call.
-            let v = match &a.arg {
-                Some(Expr::Col(i)) => row[*i].clone(),
-                Some(e) => e.eval(row),
-                None => Datum::Null,
-            };
-            t.advance(a.func, v);
+        advance_trans(trans, &self.aggs, row, self.split);
+    }
+
+    /// GroupAggregate's step (`agg_retrieve_direct` over sorted input): the row joins
+    /// the current group if its key is the same; otherwise the current group is
+    /// finished into the slot (true: a row to return) and the row starts the next.
+    fn advance_sorted(&mut self, es: &mut EState) -> bool {
+        es.clock.charge(es.cost.agg_row_ns);
+        let row = self.children[0].node.slot();
+        self.key.clear();
+        self.key.extend(self.group_by.iter().map(|e| e.eval(row)));
+        let finished = match &mut self.current {
+            Some((k, trans)) if *k == self.key => {
+                advance_trans(trans, &self.aggs, row, self.split);
+                return false;
+            }
+            current => current.replace((self.key.clone(), vec![Trans::new(); self.aggs.len()])),
+        };
+        if let Some((_, trans)) = &mut self.current {
+            advance_trans(trans, &self.aggs, row, self.split);
         }
+        match finished {
+            Some(group) => {
+                self.fill_slot(group);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// A finished group's output row: its key, then each aggregate's final value.
+    fn fill_slot(&mut self, (key, trans): (Vec<Datum>, Vec<Trans>)) {
+        self.slot.clear();
+        self.slot.extend(key);
+        self.slot.extend(trans.iter().zip(&self.aggs).map(|(t, a)| t.finish(a.func)));
+    }
+
+    /// GroupAggregate: read until a group is complete; at the end, the last group.
+    fn next_sorted(&mut self, es: &mut EState) -> ExecResult<ExecStatus> {
+        while !self.filled {
+            match self.inputs.next(&mut self.children, 0, es)? {
+                ExecStatus::Row if self.advance_sorted(es) => return Ok(ExecStatus::Row),
+                ExecStatus::Row => {}
+                ExecStatus::Wait => return Ok(ExecStatus::Wait),
+                ExecStatus::Done => self.filled = true,
+            }
+        }
+        Ok(match self.current.take() {
+            Some(group) => {
+                self.fill_slot(group);
+                ExecStatus::Row
+            }
+            None => ExecStatus::Done,
+        })
     }
 
     fn emit(&mut self) -> ExecStatus {
@@ -237,6 +335,9 @@ impl ExecNode for AggState {
         self.inputs = AsyncInputs::init(id, &mut self.children, plans, es);
     }
     fn exec_next(&mut self, es: &mut EState) -> ExecResult<ExecStatus> {
+        if self.strategy == AggStrategy::Sorted && !self.group_by.is_empty() {
+            return self.next_sorted(es);
+        }
         while !self.filled {
             match self.inputs.next(&mut self.children, 0, es)? {
                 ExecStatus::Row => self.advance(es),
@@ -249,6 +350,7 @@ impl ExecNode for AggState {
     fn exec_rescan(&mut self, es: &mut EState) -> ExecResult<()> {
         self.inputs.cancel_all(es);
         self.plain = vec![Trans::new(); self.aggs.len()];
+        self.current = None;
         self.index.clear();
         self.groups.clear();
         self.filled = false;
@@ -270,17 +372,24 @@ impl ExecNode for AggState {
         e.strategy = Some(match self.strategy {
             AggStrategy::Plain => "Plain".into(),
             AggStrategy::Hashed => "Hashed".into(),
+            AggStrategy::Sorted => "Sorted".into(),
         });
         // `$N` is the child's N-th output column; EXPLAIN resolves it (sum(ft1.a)).
         let refs: Vec<String> = (0..self.input_names.len()).map(|i| format!("${i}")).collect();
         for g in &self.group_by {
             e.push_output(g.to_sql(&refs));
         }
+        let partial = if self.split == AggSplit::Partial { "PARTIAL " } else { "" };
         for a in &self.aggs {
             e.push_output(match (&a.func, &a.arg) {
-                (AggFunc::CountStar, _) | (_, None) => format!("{}(*)", a.func.name()),
-                (f, Some(arg)) => format!("{}({})", f.name(), arg.to_sql(&refs)),
+                (AggFunc::CountStar, _) | (_, None) => format!("{partial}{}(*)", a.func.name()),
+                (f, Some(arg)) => format!("{partial}{}({})", f.name(), arg.to_sql(&refs)),
             });
+        }
+        match self.split {
+            AggSplit::Simple => {}
+            AggSplit::Partial => e.details.push(("Partial Mode".into(), "Partial".into())),
+            AggSplit::Finalize => e.details.push(("Partial Mode".into(), "Finalize".into())),
         }
         if !self.group_by.is_empty() {
             let k: Vec<String> = self.group_by.iter().map(|g| g.to_sql(&refs)).collect();

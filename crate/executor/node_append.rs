@@ -36,6 +36,17 @@
 //! once (ExecAppend's `as_nplans == 0`); with one async child left it runs as any async
 //! Append does (nodeAppend.c has no special case for it).
 //!
+//! Exec pruning (an InitPlan's value against the partition key; `exec_prune`): every
+//! child is initialized, and the first call runs the InitPlan and leaves out the
+//! children that cannot match, from the synchronous list and the request round
+//! (ExecFindMatchingSubPlans, `classify_matching_subplans`); EXPLAIN shows them `never
+//! executed`, with no `Subplans Removed`.
+//!
+//! A rescan with changed parameters (a correlated SubPlan's `chgParam`) leaves each
+//! child to be rescanned when it next runs (`es.chg_param_pending`: ExecProcNode's or
+//! ExecAsyncRequest's check), as ExecReScanAppend does: each partition's cursor is
+//! closed and declared again in turn.
+//!
 //! The `fifo_results` knob restores the earlier model: results leave in the order they
 //! arrived and each child is re-requested as soon as its row is taken.
 //!
@@ -98,6 +109,11 @@ pub struct AppendState {
     /// Children left out by initial run-time pruning (ExecInitPartitionPruning):
     /// never initialized; EXPLAIN's `Subplans Removed`.
     pub subplans_removed: usize,
+    /// Exec pruning's conditions (an InitPlan's value against the partition key):
+    /// evaluated at the first call (`as_valid_subplans`, ExecFindMatchingSubPlans).
+    pub exec_prune: Option<crate::plan::PartPruneInfo>,
+    /// The children exec pruning left (`as_valid_subplans`); None: all.
+    as_valid: Option<Vec<bool>>,
 }
 
 impl Requestor for AppendState {
@@ -150,11 +166,13 @@ fn mark_async_capable_plan(member: &PlanState) -> bool {
 
 impl AppendState {
     /// ExecInitAppend: classifies children and creates one request per async child.
-    pub fn init(id: usize, mut children: Vec<PlanState>, es: &mut EState) -> AppendState {
+    /// `ordered`: an ordered Append (`Plan::Append::ordered`), whose members all run
+    /// synchronously, in order (`create_append_plan` marks none async-capable).
+    pub fn init(id: usize, mut children: Vec<PlanState>, ordered: bool, es: &mut EState) -> AppendState {
         let mut as_asyncrequests = Vec::with_capacity(children.len());
         let mut as_syncplans = Vec::new();
         for (i, c) in children.iter_mut().enumerate() {
-            if mark_async_capable_plan(c) {
+            if !ordered && mark_async_capable_plan(c) {
                 c.node.mark_async_requestee();
                 as_asyncrequests.push(Some(new_request(es, id, c.id, i)));
             } else {
@@ -180,7 +198,44 @@ impl AppendState {
             fifo_results: es.behaviour.fifo_results,
             slot: Vec::new(),
             subplans_removed: 0,
+            exec_prune: None,
+            as_valid: None,
         }
+    }
+
+    /// Exec pruning at the first call (ExecAppend's `as_valid_subplans ==
+    /// NULL` case, before ExecAppendAsyncBegin): the InitPlans the conditions read run
+    /// now; the children that cannot hold a matching row are left out of the
+    /// synchronous list and of the first request round (they stay initialized and
+    /// EXPLAIN shows them `never executed`). False while an InitPlan waits.
+    fn exec_pruning(&mut self, es: &mut EState) -> StepResult<bool> {
+        let Some(info) = &self.exec_prune else { return Ok(true) };
+        if self.as_valid.is_some() {
+            return Ok(true);
+        }
+        let mut bound = vec![];
+        // The conditions on InitPlan values; a SubPlan's test is no pruning step.
+        let step = |c: &&crate::plan::Expr| {
+            let mut k = vec![];
+            c.hashed_subplans(&mut k);
+            super::node_subplan::correlated_subplans(c, &mut k);
+            k.is_empty()
+        };
+        for c in info.conjuncts.iter().filter(step) {
+            match super::node_subplan::bind_params(es, c).map_err(Stop::Failed)? {
+                Some(b) => bound.push(b),
+                None => return Ok(false),
+            }
+        }
+        let keep = crate::coordinator_sql::planner::find_matching_subplans(&crate::plan::PartPruneInfo {
+            conjuncts: bound,
+            ..info.clone()
+        });
+        let keep: Vec<bool> = (0..self.children.len()).map(|i| keep.get(i).copied().unwrap_or(true)).collect();
+        self.as_syncplans.retain(|&i| keep[i]);
+        self.as_nasyncplans = (0..keep.len()).filter(|&i| keep[i] && self.areq.request_of(i).is_some()).count();
+        self.as_valid = Some(keep);
+        Ok(true)
     }
 
     /// ExecAppend's work: begin, or finish what the last call left, then the loop over
@@ -190,6 +245,9 @@ impl AppendState {
             // Every child pruned at startup: nothing to do (ExecAppend's as_nplans == 0).
             if self.children.is_empty() {
                 return Ok(ExecStatus::Done);
+            }
+            if !self.exec_pruning(es)? {
+                return Ok(ExecStatus::Wait);
             }
             self.as_begun = true;
             self.as_syncdone = self.as_syncplans.is_empty();
@@ -220,7 +278,16 @@ impl AppendState {
     /// ExecAppendAsyncBegin: every async child gets a request before anything else runs.
     fn async_begin(&mut self, es: &mut EState) -> StepResult<()> {
         self.as_nasyncremain = self.as_nasyncplans;
-        self.areq.begin_round_all();
+        match &self.as_valid {
+            // Exec pruning left some: only theirs are asked (classify_matching_subplans).
+            Some(valid) => {
+                let valid = valid.clone();
+                let asked: Vec<usize> =
+                    (0..valid.len()).filter(|&i| valid[i] && self.areq.request_of(i).is_some()).collect();
+                self.areq.begin_round(asked);
+            }
+            None => self.areq.begin_round_all(),
+        }
         make_requests(self, es)
     }
 
@@ -340,10 +407,16 @@ impl ExecNode for AppendState {
     }
 
     /// ExecReScanAppend: cancels every outstanding request, then restarts all children.
+    /// ExecReScanAppend: with changed parameters each child is rescanned only when it
+    /// next runs (its `chgParam`, `es.chg_param_pending`), otherwise now.
     fn exec_rescan(&mut self, es: &mut EState) -> ExecResult<()> {
         self.areq.cancel_all(es);
         for c in self.children.iter_mut() {
-            exec_rescan(c, es)?;
+            if es.chg_param {
+                es.chg_param_pending.push(c.id);
+            } else {
+                exec_rescan(c, es)?;
+            }
         }
         self.as_whichsync = 0;
         self.as_asyncresults.clear();

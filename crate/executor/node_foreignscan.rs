@@ -507,7 +507,10 @@ impl ExecNode for ForeignScanState {
         let fetch_in_flight = matches!(self.pending, Some((_, Awaiting::Fetch)));
         self.forget_pending(es);
         self.next_tuple = 0;
-        if self.cursor_exists && (self.fetch_ct_2 > 1 || fetch_in_flight) {
+        // Changed parameters its query reads (a correlated SubPlan's `chgParam`): the
+        // cursor is closed and declared again with the new values.
+        let chg_param = es.chg_param && !self.exec_params.is_empty();
+        if self.cursor_exists && (self.fetch_ct_2 > 1 || fetch_in_flight || chg_param) {
             let sql = format!("CLOSE c{}", self.cursor_number);
             if es.behaviour.async_through_nodes {
                 // A node under a request cannot hand the run loop a statement to wait
@@ -521,6 +524,11 @@ impl ExecNode for ForeignScanState {
                 es.remote_commands.push_back(RemoteCommand { conn: self.conn, statement, owner: Some(self.id) });
             }
             self.cursor_exists = false;
+        }
+        if chg_param {
+            // The next DECLARE computes the parameters again (create_cursor's
+            // process_query_params).
+            self.param_values = None;
         }
         if !self.cursor_exists {
             self.declaring = None;

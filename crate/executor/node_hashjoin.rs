@@ -16,6 +16,10 @@
 //!   with NULLs for the inner side, right after it is probed; a Right (Full) join,
 //!   once the outer side is exhausted, each inner row no outer row matched (those
 //!   with a NULL key too) with NULLs for the outer side, in the order they were read.
+//! - A Semi join returns an outer row at its first match (with that inner row, which
+//!   nothing above reads) and probes no further; an Anti join returns only the outer
+//!   rows with no match, null-extended, as a Left join returns its unmatched ones
+//!   (`HJ_FILL_OUTER_TUPLE` with `JOIN_ANTI`).
 //! - Rescan drops the table and rescans both children.
 //!
 //! Where it departs from PostgreSQL:
@@ -28,7 +32,7 @@
 //!   built first and the outer always read.
 //! - One batch in memory: no `work_mem` batching, skew buckets or Parallel Hash; the
 //!   table is hashed on the first Hash Cond key, the others checked on each row found
-//!   (PostgreSQL hashes all of them); no semi or anti joins.
+//!   (PostgreSQL hashes all of them).
 //! - The inner rows are kept in one array with a matched flag each; PostgreSQL marks
 //!   the match in the hashed tuple's header and scans the buckets for the unmatched.
 //! - `ExecReScanHashJoin` reuses a single-batch table when the inner side's
@@ -174,7 +178,15 @@ impl HashJoinState {
         }
         loop {
             if self.next_match() {
-                return Ok(ExecStatus::Row);
+                // A semi or anti join is done with the outer row at its first match
+                // (`single_match`): a semi join returns it once, an anti join drops it.
+                if self.join_type.single_match() {
+                    self.matches = None;
+                }
+                if self.join_type.returns_matches() {
+                    return Ok(ExecStatus::Row);
+                }
+                continue;
             }
             // The current outer row is done: null-extended if nothing matched it.
             if std::mem::replace(&mut self.outer_matched, true) == false && self.join_type.fills_outer() {
@@ -247,6 +259,11 @@ impl ExecNode for HashJoinState {
     fn explain(&self, e: &mut ExplainNode) {
         e.node_type = "Hash Join".into();
         e.set_join_type(self.join_type);
+        // Over a semi join's unique-ified inner side the inner is unique (PostgreSQL's
+        // `inner_unique`, which EXPLAIN VERBOSE prints).
+        if self.join_type == JoinType::UniqueInner {
+            e.details.push(("Inner Unique".into(), "true".into()));
+        }
         // `$N` over the outer's outputs then the inner's (EXPLAIN names them).
         let (outer, inner) = super::join_input_refs(self.outer_width, self.inner_width);
         let eq = |o: &Expr, i: &Expr| format!("({} = {})", o.to_sql(&outer), i.to_sql(&inner));

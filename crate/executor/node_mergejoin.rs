@@ -27,6 +27,9 @@
 //!   (the outer side is not read to its end, as nodeMergejoin.c does not).
 //! - An output row is the outer row's columns, then the inner row's; a side with no
 //!   row is all NULLs.
+//! - A Semi join joins an outer row to the group's first row only; an Anti join
+//!   returns the outer rows that found no group, null-extended (as a Left join's
+//!   unmatched ones).
 //! - Rescan forgets the group and rescans both children.
 //!
 //! Where it departs from PostgreSQL: nodeMergejoin.c marks the inner side's position
@@ -263,8 +266,15 @@ impl MergeJoinState {
                 ExecStatus::Wait => return Ok(Some(ExecStatus::Wait)),
             },
             Phase::Emit => {
-                if self.group_pos < self.group.len() {
+                // A semi or anti join is done with the outer row at its first match
+                // (`single_match`); an anti join returns no matched row.
+                let done = self.join_type.single_match() && self.outer_matched;
+                if self.group_pos < self.group.len() && !done {
                     self.outer_matched = true;
+                    if !self.join_type.returns_matches() {
+                        self.phase = Phase::NeedOuter;
+                        return Ok(None);
+                    }
                     self.fill_slot(true, Some((true, self.group_pos)));
                     self.group_pos += self.inner_width.max(1);
                     return Ok(Some(ExecStatus::Row));
@@ -342,6 +352,11 @@ impl ExecNode for MergeJoinState {
     fn explain(&self, e: &mut ExplainNode) {
         e.node_type = "Merge Join".into();
         e.set_join_type(self.join_type);
+        // Over a semi join's unique-ified inner side the inner is unique (PostgreSQL's
+        // `inner_unique`, which EXPLAIN VERBOSE prints).
+        if self.join_type == JoinType::UniqueInner {
+            e.details.push(("Inner Unique".into(), "true".into()));
+        }
         // create_mergejoin_plan switches each clause to put the outer side first.
         let (outer, inner) = super::join_input_refs(self.outer_width, self.inner_width);
         e.details.push((

@@ -29,8 +29,10 @@
 //!
 //! Where it departs from PostgreSQL: the only parameterized inner side is a local
 //! table's Index Scan on the join key (a plan that wants the inner side read once puts
-//! a Materialize over it, `node_material.rs`, as PostgreSQL 15's planner does), no
-//! semi or anti joins, one equality as the whole join qual. A
+//! a Materialize over it, `node_material.rs`, as PostgreSQL 15's planner does), one
+//! equality as the whole join qual. A Semi join returns an outer row at its first match
+//! and leaves the inner pass there (the next outer row's pass rescans it), an Anti join
+//! returns the outer rows whose pass found none. A
 //! Left join returns an outer row that no inner row matched with NULLs for the inner
 //! side; Right and Full joins are not Nested Loops (as in PostgreSQL).
 
@@ -226,7 +228,16 @@ impl ExecNode for NestLoopState {
                 ExecStatus::Row => {
                     es.clock.charge(es.cost.hashjoin_row_ns);
                     if self.joined() {
-                        return Ok(ExecStatus::Row);
+                        // A semi or anti join needs one match per outer row
+                        // (`single_match`): the next outer row comes next (its pass
+                        // rescans the inner side), and an anti join drops this one.
+                        if self.join_type.single_match() {
+                            self.have_outer = false;
+                        }
+                        if self.join_type.returns_matches() {
+                            return Ok(ExecStatus::Row);
+                        }
+                        continue;
                     }
                     self.nfiltered1 += 1;
                 }
@@ -270,6 +281,11 @@ impl ExecNode for NestLoopState {
     fn explain(&self, e: &mut ExplainNode) {
         e.node_type = "Nested Loop".into();
         e.set_join_type(self.join_type);
+        // Over a semi join's unique-ified inner side the inner is unique (PostgreSQL's
+        // `inner_unique`, which EXPLAIN VERBOSE prints).
+        if self.join_type == JoinType::UniqueInner {
+            e.details.push(("Inner Unique".into(), "true".into()));
+        }
         let (outer, inner) = super::join_input_refs(self.outer_width, self.inner_width);
         if self.nest_param.is_some() {
             // The join clause is the inner Index Scan's Index Cond: no Join Filter.

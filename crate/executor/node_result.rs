@@ -33,6 +33,13 @@ use crate::instrument::ExplainNode;
 use crate::plan::Expr;
 use crate::types::Datum;
 
+/// Does `e` call a correlated SubPlan?
+fn calls_subplan(e: &Expr) -> bool {
+    let mut k = vec![];
+    super::node_subplan::correlated_subplans(e, &mut k);
+    !k.is_empty()
+}
+
 #[derive(Clone)]
 pub struct ResultState {
     children: Vec<PlanState>,
@@ -52,6 +59,13 @@ pub struct ResultState {
     /// The filter, the targets read a subplan's value (decided once, not per row).
     filter_has_param: bool,
     targets_have_param: bool,
+    /// The filter, the targets call a correlated SubPlan: bound again for every row.
+    filter_has_subplan: bool,
+    targets_have_subplan: bool,
+    /// This node's id and the number of input rows it has read (a correlated
+    /// SubPlan runs once per row: `node_subplan::bind_row`).
+    id: usize,
+    rows_read: u64,
 }
 
 impl ResultState {
@@ -64,6 +78,10 @@ impl ResultState {
         ResultState {
             filter_has_param: filter.as_ref().is_some_and(Expr::has_exec_param),
             targets_have_param: targets.iter().flatten().any(|(e, _)| e.has_exec_param()),
+            filter_has_subplan: filter.iter().any(calls_subplan),
+            targets_have_subplan: targets.iter().flatten().any(|(e, _)| calls_subplan(e)),
+            id: usize::MAX,
+            rows_read: 0,
             children: vec![child],
             inputs: AsyncInputs::default(),
             filter,
@@ -79,6 +97,12 @@ impl ResultState {
     /// Binds the filter's InitPlan values once; false if one of them waits.
     fn bind_filter(&mut self, es: &mut EState) -> ExecResult<bool> {
         match &self.filter {
+            // A correlated SubPlan's value is this row's: bound for every row.
+            Some(f) if self.filter_has_subplan => {
+                let at = (self.id, self.rows_read);
+                self.bound_filter = super::node_subplan::bind_row(es, f, self.children[0].node.slot(), at)?;
+                Ok(self.bound_filter.is_some())
+            }
             Some(f) if self.filter_has_param && self.bound_filter.is_none() => {
                 self.bound_filter = super::node_subplan::bind_params(es, f)?;
                 Ok(self.bound_filter.is_some())
@@ -91,12 +115,21 @@ impl ResultState {
     /// PostgreSQL projects only such rows); false if one of them waits.
     fn bind_targets(&mut self, es: &mut EState) -> ExecResult<bool> {
         let Some(t) = &self.targets else { return Ok(true) };
+        if self.targets_have_subplan {
+            // A correlated SubPlan's value is this row's: bound for every row.
+            self.bound_targets = None;
+        }
         if self.bound_targets.is_some() || !self.targets_have_param {
             return Ok(true);
         }
         let mut bound = Vec::with_capacity(t.len());
+        let at = (self.id, self.rows_read);
         for (e, _) in t.clone() {
-            match super::node_subplan::bind_params(es, &e)? {
+            let b = match self.targets_have_subplan {
+                true => super::node_subplan::bind_row(es, &e, self.children[0].node.slot(), at)?,
+                false => super::node_subplan::bind_params(es, &e)?,
+            };
+            match b {
                 Some(b) => bound.push(b),
                 None => return Ok(false),
             }
@@ -116,13 +149,14 @@ impl ExecNode for ResultState {
     through_requestee!();
 
     fn init_async(&mut self, id: usize, plans: &[&crate::plan::Plan], es: &mut EState) {
+        self.id = id;
         self.inputs = AsyncInputs::init(id, &mut self.children, plans, es);
     }
     fn exec_next(&mut self, es: &mut EState) -> ExecResult<ExecStatus> {
         loop {
             if !self.holding {
                 match self.inputs.next(&mut self.children, 0, es)? {
-                    ExecStatus::Row => {}
+                    ExecStatus::Row => self.rows_read += 1,
                     other => return Ok(other),
                 }
                 es.clock.charge(es.cost.result_row_ns);
@@ -158,6 +192,9 @@ impl ExecNode for ResultState {
     }
     fn exec_rescan(&mut self, es: &mut EState) -> ExecResult<()> {
         self.holding = false;
+        // Parameters may have changed (a correlated SubPlan's): bound again.
+        self.bound_filter = None;
+        self.bound_targets = None;
         self.inputs.cancel_all(es);
         exec_rescan(&mut self.children[0], es)
     }

@@ -34,6 +34,16 @@
 //! `wake_also`), so an async requestor above sees its request as not yet made and
 //! makes it again (`requestor::request`), and resumes the InitPlan there.
 //!
+//! Correlated SubPlans (`SubLinkKind::Correlated`, `Func::SubPlan`): the node whose
+//! select list calls one (a Result, folded into its scan by EXPLAIN) binds its targets
+//! again for every row (`bind_row`): the SubPlan's parameters are set from the row
+//! (`es.param_values`), and from its second run on it is rescanned with them marked
+//! changed (`es.chg_param`), so a foreign scan under it sends `CLOSE` (waited for
+//! before the plan goes on, as pgfdw_exec_query waits) and declares its cursor again
+//! with the new `$1` (`ExecScanSubPlan`, postgresReScanForeignScan); it then runs to
+//! its value (NULL without a row, an error with two). A Wait keeps the row, and the
+//! next call resumes the same run (`evaluated_for`).
+//!
 //! Departs from PostgreSQL: an expression's InitPlans are run before it is evaluated,
 //! all of them, in order of appearance; PostgreSQL runs each when the evaluation
 //! reaches it, so `x > $0 AND y > $1` runs the second only for a row the first
@@ -66,6 +76,10 @@ pub struct InitPlanState {
     /// A hashed SubPlan's table: the distinct first-column values of its rows
     /// (`buildSubPlanHash`), complete once `value` is set.
     table: Vec<Datum>,
+    /// A correlated SubPlan's parameters (PARAM_EXEC numbers), set per outer row.
+    args: Vec<usize>,
+    /// The outer row (the evaluating node's id and row number) its value is for.
+    evaluated_for: Option<(usize, u64)>,
 }
 
 /// ExecInit of a plan with InitPlans: the InitPlans first, then the main plan, whose
@@ -88,6 +102,8 @@ pub fn init_with_init_plans(
             value: None,
             first: None,
             table: vec![],
+            args: ip.args.clone(),
+            evaluated_for: None,
         });
     }
     let root = super::init_plan(child, ctx, es)?;
@@ -157,12 +173,12 @@ fn run_init_plan(ps: &mut PlanState, es: &mut EState, k: usize) -> ExecResult<bo
                         ip.value = Some(Datum::Int(1));
                         return Ok(true);
                     }
-                    SubLinkKind::Expr if ip.first.is_some() => {
+                    SubLinkKind::Expr | SubLinkKind::Correlated if ip.first.is_some() => {
                         return Err(ExecError::Query(
                             "more than one row returned by a subquery used as an expression".into(),
                         ));
                     }
-                    SubLinkKind::Expr => ip.first = Some(v),
+                    SubLinkKind::Expr | SubLinkKind::Correlated => ip.first = Some(v),
                 }
             }
             ExecStatus::Done => {
@@ -170,7 +186,7 @@ fn run_init_plan(ps: &mut PlanState, es: &mut EState, k: usize) -> ExecResult<bo
                 ip.value = Some(match ip.kind {
                     SubLinkKind::Exists => Datum::Int(0),
                     SubLinkKind::Hashed => Datum::Null,
-                    SubLinkKind::Expr => ip.first.take().unwrap_or(Datum::Null),
+                    SubLinkKind::Expr | SubLinkKind::Correlated => ip.first.take().unwrap_or(Datum::Null),
                 });
                 return Ok(true);
             }
@@ -199,6 +215,8 @@ fn blocked_as_libpq_would(es: &mut EState) {
 pub fn bind_params(es: &mut EState, e: &Expr) -> ExecResult<Option<Expr>> {
     let mut params = vec![];
     e.for_each_param(&mut |n, _| params.push(n));
+    // A correlated SubPlan's parameters are set by its caller, not by an InitPlan.
+    params.retain(|n| !es.param_values.iter().any(|(p, _)| p == n));
     for n in params {
         if !exec_set_param_plan(es, n)? {
             return Ok(None);
@@ -217,6 +235,9 @@ pub fn bind_params(es: &mut EState, e: &Expr) -> ExecResult<Option<Expr>> {
 /// `e` with the values and tables of its (finished) subplans.
 fn bind(es: &EState, e: &Expr) -> Expr {
     match e {
+        Expr::ExecParam(n, _) if es.param_values.iter().any(|(p, _)| p == n) => {
+            Expr::Const(es.param_values.iter().find(|(p, _)| p == n).map_or(Datum::Null, |(_, v)| v.clone()))
+        }
         Expr::ExecParam(n, _) => Expr::Const(
             es.init_plans
                 .iter()
@@ -257,6 +278,10 @@ fn membership(lhs: &Expr, table: &[Datum]) -> Expr {
 pub fn process_query_params(es: &mut EState, params: &[(usize, SqlType)]) -> ExecResult<Option<Vec<Option<String>>>> {
     let mut out = vec![];
     for &(n, ty) in params {
+        if let Some((_, v)) = es.param_values.iter().find(|(p, _)| *p == n) {
+            out.push((!v.is_null()).then(|| text_out(v, Some(ty))));
+            continue;
+        }
         if !exec_set_param_plan(es, n)? {
             return Ok(None);
         }
@@ -285,7 +310,7 @@ pub fn explain_init_plans(es: &EState, id: usize) -> Vec<ExplainNode> {
         .filter_map(|p| {
             let ps = p.plan.as_ref()?;
             let (relationship, name) = match p.kind {
-                SubLinkKind::Hashed => ("SubPlan", format!("SubPlan {}", p.plan_id)),
+                SubLinkKind::Hashed | SubLinkKind::Correlated => ("SubPlan", format!("SubPlan {}", p.plan_id)),
                 _ => (
                     "InitPlan",
                     format!("InitPlan {} (returns {})", p.plan_id, Expr::ExecParam(p.param, SqlType::Int4).to_sql(&[])),
@@ -305,10 +330,118 @@ pub fn attach_subplans<'e>(es: &mut EState, id: usize, exprs: impl IntoIterator<
     let mut hashed = vec![];
     for e in exprs {
         e.hashed_subplans(&mut hashed);
+        correlated_subplans(e, &mut hashed);
     }
     for k in hashed {
-        if let Some(p) = es.init_plans.iter_mut().find(|p| p.plan_id == k && p.kind == SubLinkKind::Hashed) {
+        let subplan = |p: &InitPlanState| matches!(p.kind, SubLinkKind::Hashed | SubLinkKind::Correlated);
+        if let Some(p) = es.init_plans.iter_mut().find(|p| p.plan_id == k && subplan(p)) {
             p.attached_to = id;
         }
     }
+}
+
+/// The correlated SubPlans `e` calls (`Func::SubPlan`), in order of appearance.
+pub fn correlated_subplans(e: &Expr, out: &mut Vec<usize>) {
+    match e {
+        Expr::Func(Func::SubPlan { plan_id, .. }, args) => {
+            out.push(*plan_id);
+            args.iter().for_each(|a| correlated_subplans(a, out));
+        }
+        Expr::Col(_) | Expr::Const(_) | Expr::Param(..) | Expr::ExecParam(..) => {}
+        Expr::Bin(_, l, r) => {
+            correlated_subplans(l, out);
+            correlated_subplans(r, out);
+        }
+        Expr::Not(x) | Expr::IsNull(x, _) => correlated_subplans(x, out),
+        Expr::Func(_, args) => args.iter().for_each(|a| correlated_subplans(a, out)),
+    }
+}
+
+/// `e` for one input row (row number `row_no` of node `node`): its InitPlan values
+/// and hashed SubPlans bound as [`bind_params`] binds them, and each correlated
+/// SubPlan's value for this row (`ExecScanSubPlan`); None if a subplan waits (call
+/// again with the same row).
+pub fn bind_row(es: &mut EState, e: &Expr, row: &[Datum], (node, row_no): (usize, u64)) -> ExecResult<Option<Expr>> {
+    let Some(bound) = bind_params(es, e)? else { return Ok(None) };
+    subst_subplans(es, &bound, row, (node, row_no))
+}
+
+fn subst_subplans(es: &mut EState, e: &Expr, row: &[Datum], at: (usize, u64)) -> ExecResult<Option<Expr>> {
+    Ok(Some(match e {
+        Expr::Func(Func::SubPlan { plan_id, .. }, args) => {
+            let values: Vec<Datum> = args.iter().map(|a| a.eval(row)).collect();
+            match exec_scan_subplan(es, *plan_id, values, at)? {
+                Some(v) => Expr::Const(v),
+                None => return Ok(None),
+            }
+        }
+        Expr::Col(_) | Expr::Const(_) | Expr::Param(..) | Expr::ExecParam(..) => e.clone(),
+        Expr::Bin(op, l, r) => {
+            let Some(l) = subst_subplans(es, l, row, at)? else { return Ok(None) };
+            let Some(r) = subst_subplans(es, r, row, at)? else { return Ok(None) };
+            Expr::bin(*op, l, r)
+        }
+        Expr::Not(x) => match subst_subplans(es, x, row, at)? {
+            Some(x) => Expr::Not(Box::new(x)),
+            None => return Ok(None),
+        },
+        Expr::IsNull(x, neg) => match subst_subplans(es, x, row, at)? {
+            Some(x) => Expr::IsNull(Box::new(x), *neg),
+            None => return Ok(None),
+        },
+        Expr::Func(f, args) => {
+            let mut out = Vec::with_capacity(args.len());
+            for a in args.iter() {
+                let Some(b) = subst_subplans(es, a, row, at)? else { return Ok(None) };
+                out.push(b);
+            }
+            Expr::Func(*f, out.into_boxed_slice())
+        }
+    }))
+}
+
+/// `ExecScanSubPlan` for a correlated scalar SubPlan: for a new outer row, its
+/// parameters are set from `values` and (after its first run) it is rescanned with
+/// them marked changed (`chgParam`: a foreign scan under it closes its cursor and
+/// declares it again with the new values); then it runs until its value is known.
+/// None when it waits: the caller keeps the row and calls again, which resumes it.
+fn exec_scan_subplan(
+    es: &mut EState,
+    plan_id: usize,
+    values: Vec<Datum>,
+    at: (usize, u64),
+) -> ExecResult<Option<Datum>> {
+    let Some(k) = es.init_plans.iter().position(|p| p.plan_id == plan_id && p.kind == SubLinkKind::Correlated) else {
+        return Err(ExecError::Internal(format!("no SubPlan {plan_id}")));
+    };
+    if es.init_plans[k].evaluated_for != Some(at) {
+        let ran = es.init_plans[k].evaluated_for.is_some();
+        for (&p, v) in es.init_plans[k].args.clone().iter().zip(values) {
+            es.param_values.retain(|(q, _)| *q != p);
+            es.param_values.push((p, v));
+        }
+        let ip = &mut es.init_plans[k];
+        ip.evaluated_for = Some(at);
+        ip.value = None;
+        ip.first = None;
+        if ran {
+            let Some(mut ps) = es.init_plans[k].plan.take() else {
+                return Err(ExecError::Internal(format!("SubPlan {plan_id} re-entered")));
+            };
+            es.chg_param = true;
+            let r = super::exec_rescan(&mut ps, es);
+            es.chg_param = false;
+            es.init_plans[k].plan = Some(ps);
+            r?;
+            // The rescan's statements (a CLOSE) go out and are waited for first, as
+            // pgfdw_exec_query waits inside ExecReScan.
+            if !es.remote_commands.is_empty() {
+                return Ok(None);
+            }
+        }
+    }
+    if !run_to_completion(es, k)? {
+        return Ok(None);
+    }
+    Ok(es.init_plans[k].value.clone())
 }

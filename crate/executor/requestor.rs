@@ -144,6 +144,11 @@ impl AsyncRequestor {
 /// with nothing changed, if the requestee blocked: the same request is made again.
 pub fn request<N: Requestor>(node: &mut N, es: &mut EState, child: usize) -> StepResult<()> {
     let (areq, children) = node.requestor();
+    // ExecAsyncRequest rescans a requestee whose parameters changed first; its CLOSE
+    // goes out (the run loop sends it) before the same request is made again.
+    if !es.chg_param_pending.is_empty() && super::rescan_if_pending(&mut children[child], es)? {
+        return Err(Stop::Suspended);
+    }
     let r = areq.requests[child].expect("async child");
     exec_async_request(es, r, &mut children[child])?;
     if es.blocked_on.is_some() {

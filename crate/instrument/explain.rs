@@ -537,7 +537,12 @@ fn several_relations(n: &ExplainNode) -> bool {
 
 /// PostgreSQL prints no Output for Append and Merge Append.
 fn shows_output(n: &ExplainNode) -> bool {
-    !matches!(n.node_type.as_str(), "Append" | "Merge Append" | "Bitmap Index Scan")
+    // ModifyTable has only RETURNING's output (`Insert on …` without it has none).
+    match n.node_type.as_str() {
+        "Append" | "Merge Append" | "Bitmap Index Scan" => false,
+        "Insert" => n.detail("Output").is_some(),
+        _ => true,
+    }
 }
 
 /// The properties PostgreSQL prints for a node, in order, with `$N` resolved.
@@ -556,8 +561,9 @@ fn properties(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions) -> Vec<(Strin
     n.details
         .iter()
         .filter(|(k, _)| match k.as_str() {
-            "Output" | "Schema" | "Alias" | "Server" | "Qualify" | "Parent" | "JoinType" => false,
-            "Remote SQL" => opts.verbose,
+            "Output" | "Schema" | "Alias" | "Server" | "Qualify" | "Parent" | "JoinType" | "Partial Mode" => false,
+            // TEXT prints it only with VERBOSE, and only when true (explain.c).
+            "Remote SQL" | "Inner Unique" | "Batch Size" => opts.verbose,
             _ => true,
         })
         .map(|(k, v)| {
@@ -578,7 +584,9 @@ fn properties(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions) -> Vec<(Strin
                 let loops = n.instr.finished().nloops.max(1) as f64;
                 return (k.clone(), format!("{:.0}", v.parse::<f64>().unwrap_or(0.0) / loops));
             }
-            (k.clone(), unmark(&if n.is_scan() { v.clone() } else { substitute(v, input) }))
+            // A foreign modify's Remote SQL has parameters of its own, not inputs.
+            let own_params = n.is_scan() || (n.node_type == "Insert" && k == "Remote SQL");
+            (k.clone(), unmark(&if own_params { v.clone() } else { substitute(v, input) }))
         })
         .collect()
 }
@@ -590,6 +598,11 @@ fn title(n: &ExplainNode, opts: &ExplainOptions) -> String {
     let mut t = String::new();
     if n.async_capable {
         t.push_str("Async ");
+    }
+    // A partial aggregation's halves: `Partial HashAggregate`, `Finalize Aggregate`.
+    if let Some(mode) = n.detail("Partial Mode") {
+        t.push_str(mode);
+        t.push(' ');
     }
     match (n.node_type.as_str(), n.strategy.as_deref()) {
         ("Aggregate", Some("Hashed")) => t.push_str("HashAggregate"),
@@ -885,7 +898,7 @@ fn json_node(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions, (analyze, cost
     put("Node Type", J::Str(n.node_type.clone()));
     if n.node_type == "Aggregate" {
         put("Strategy", J::Str(n.strategy.clone().unwrap_or_else(|| "Plain".into())));
-        put("Partial Mode", J::Str("Simple".into()));
+        put("Partial Mode", J::Str(n.detail("Partial Mode").unwrap_or("Simple").into()));
     } else if let Some(s) = &n.strategy {
         put("Strategy", J::Str(s.clone()));
     }
@@ -916,7 +929,8 @@ fn json_node(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions, (analyze, cost
         }
         put("Alias", J::Str(n.alias().unwrap_or(r).to_string()));
     }
-    // The sandbox's joins are never proven unique (no unique index).
+    // The sandbox's joins are proven unique only over a semi join's unique-ified inner
+    // side (no unique index): `Inner Unique` set by the join (JOIN_UNIQUE_INNER).
     let join = n.is_join();
     if join {
         put("Join Type", J::Str(n.join_type().into()));
@@ -939,7 +953,7 @@ fn json_node(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions, (analyze, cost
         put("Output", J::List(o.cols.iter().map(|c| unmark(c)).collect()));
     }
     if join {
-        put("Inner Unique", boolean(false));
+        put("Inner Unique", boolean(n.detail("Inner Unique").is_some()));
     }
     // show_hashagg_info: with COSTS, a HashAggregate's planned spill partitions (0: the
     // sandbox's estimate assumes its groups fit in work_mem), after its Filter.
@@ -947,7 +961,7 @@ fn json_node(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions, (analyze, cost
     for (k, v) in properties(n, o, opts) {
         // Put below, always (ExplainMissingMembers in a non-text format), or not a
         // member of its own (a SubPlan's name).
-        if k == "Subplans Removed" || k == "Subplan Name" {
+        if k == "Subplans Removed" || k == "Subplan Name" || k == "Inner Unique" {
             continue;
         }
         if matches!(k.as_str(), "Heap Fetches" | "Heap Blocks") && !analyze {

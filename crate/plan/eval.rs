@@ -305,6 +305,7 @@ fn scalar(f: Func, a: Datum, b: Datum) -> Result<Datum, ErrorKind> {
         Func::CurrentUser | Func::SessionUser => Ok(Datum::text(SESSION_USER)),
         // The executor binds a SubPlan before it evaluates (`executor::node_subplan`).
         Func::HashedSubPlan(_) => Err(ErrorKind::Unsupported("a hashed SubPlan that was not bound")),
+        Func::SubPlan { .. } => Err(ErrorKind::Unsupported("a SubPlan that was not bound")),
         Func::Cast { .. } | Func::Random | Func::SetSeed | Func::Substr => unreachable!("called with their context"),
     }
 }

@@ -27,8 +27,10 @@ use serde::Serialize;
 pub mod costsize;
 pub mod eval;
 pub mod indexcost;
+pub mod modifytable;
 mod optimize;
 pub mod selectivity;
+pub mod semiantijoin;
 pub mod stats;
 pub use optimize::use_indexes;
 
@@ -154,6 +156,13 @@ pub enum Func {
     /// the SubPlan's): the subquery's rows are read once into a table, then looked up
     /// per row. The executor binds it before evaluating (`node_subplan`).
     HashedSubPlan(usize),
+    /// A correlated scalar subquery's value: SubPlan `plan_id` re-run for each row
+    /// with its parameters set from the arguments (the outer row's values it reads;
+    /// nodeSubplan.c's `ExecScanSubPlan`), of type `ty`. The executor binds it per row.
+    SubPlan {
+        plan_id: usize,
+        ty: SqlType,
+    },
 }
 
 impl Func {
@@ -177,6 +186,7 @@ impl Func {
             Func::CurrentUser => "CURRENT_USER",
             Func::SessionUser => "SESSION_USER",
             Func::HashedSubPlan(_) => "hashed SubPlan",
+            Func::SubPlan { .. } => "SubPlan",
         }
     }
 
@@ -190,6 +200,7 @@ impl Func {
             (Func::CurrentUser | Func::SessionUser, []) => self.name().to_string(),
             // EXPLAIN names the SubPlan, not its test expression.
             (Func::HashedSubPlan(k), _) => format!("(hashed SubPlan {k})"),
+            (Func::SubPlan { plan_id, .. }, _) => format!("(SubPlan {plan_id})"),
             _ => format!("{}({})", self.name(), args.join(", ")),
         }
     }
@@ -201,6 +212,7 @@ impl Func {
             Func::Neg | Func::Abs => arg.unwrap_or(ColType::Int),
             Func::Random => ColType::Float,
             Func::Length | Func::Like { .. } | Func::HashedSubPlan(_) => ColType::Int,
+            Func::SubPlan { ty, .. } => ty.col_type(),
             Func::TextCat
             | Func::SetSeed
             | Func::ToChar
@@ -230,6 +242,22 @@ pub fn init_plan_placeholder(param: usize, ty: SqlType) -> String {
 /// `Func::HashedSubPlan` of `x` (the marker cannot come from SQL text).
 pub fn hashed_subplan_name(plan_id: usize) -> String {
     format!("{PARAM_MARK}hashed_subplan_{plan_id}")
+}
+
+/// The function name the coordinator's planner gives a correlated scalar subquery
+/// run as SubPlan `plan_id` (its arguments the outer values it reads), so that the
+/// expression analysis makes it a `Func::SubPlan`.
+pub fn subplan_name(plan_id: usize, ty: SqlType) -> String {
+    format!("{PARAM_MARK}subplan_{plan_id}:{}", ty.name())
+}
+
+/// The SubPlan and type a [`subplan_name`] stands for.
+pub fn subplan_ref(name: &str) -> Option<(usize, SqlType)> {
+    let (k, ty) = name.strip_prefix(PARAM_MARK)?.strip_prefix("subplan_")?.split_once(':')?;
+    let ty = [SqlType::Int2, SqlType::Int4, SqlType::Int8, SqlType::Numeric, SqlType::Float8, SqlType::Text]
+        .into_iter()
+        .find(|t| t.name() == ty)?;
+    Some((k.parse().ok()?, ty))
 }
 
 /// The SubPlan a [`hashed_subplan_name`] stands for.
@@ -402,7 +430,7 @@ impl Expr {
     /// SubPlan's table (`Func::HashedSubPlan`)? The executor binds both first.
     pub fn has_exec_param(&self) -> bool {
         match self {
-            Expr::ExecParam(..) | Expr::Func(Func::HashedSubPlan(_), _) => true,
+            Expr::ExecParam(..) | Expr::Func(Func::HashedSubPlan(_) | Func::SubPlan { .. }, _) => true,
             Expr::Col(_) | Expr::Const(_) | Expr::Param(..) => false,
             Expr::Bin(_, l, r) => l.has_exec_param() || r.has_exec_param(),
             Expr::Not(x) | Expr::IsNull(x, _) => x.has_exec_param(),
@@ -639,12 +667,30 @@ pub struct PartPruneInfo {
 /// outer side's for `Left`, the inner side's for `Right`, both for `Full`). The sides
 /// are the plan node's outer and inner, not the query's left and right: a query's
 /// LEFT JOIN whose left relation is the inner side runs as `Right`.
+///
+/// `Semi` and `Anti` (PostgreSQL's `JOIN_SEMI`, `JOIN_ANTI`: an `IN`/`EXISTS` or
+/// `NOT EXISTS` sublink pulled up into a join, `pull_up_sublinks`) return outer rows
+/// only: a semi join each outer row that has a match, once (the executor stops at its
+/// first match, `single_match`), an anti join each outer row that has none, with
+/// NULLs for the inner side. Their sides never swap (PostgreSQL 15 has no right semi
+/// or anti join).
+///
+/// `UniqueInner` and `UniqueOuter` are a semi join planned the other way PostgreSQL
+/// plans it (`JOIN_UNIQUE_INNER`, `JOIN_UNIQUE_OUTER`): an inner join with the
+/// subquery's side made unique on the join key (a HashAggregate, or Unique over a
+/// Sort: `create_unique_path`) as its inner or outer side. Both are `Inner` joins in
+/// EXPLAIN; the join relation's rows are still the semi join's, and over a unique
+/// inner side the executor stops at the first match (`inner_unique`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub enum JoinType {
     Inner,
     Left,
     Right,
     Full,
+    Semi,
+    Anti,
+    UniqueInner,
+    UniqueOuter,
 }
 
 impl JoinType {
@@ -652,15 +698,27 @@ impl JoinType {
     /// `Join Type`.
     pub fn name(self) -> &'static str {
         match self {
-            JoinType::Inner => "Inner",
+            JoinType::Inner | JoinType::UniqueInner | JoinType::UniqueOuter => "Inner",
             JoinType::Left => "Left",
             JoinType::Right => "Right",
             JoinType::Full => "Full",
+            JoinType::Semi => "Semi",
+            JoinType::Anti => "Anti",
         }
     }
-    /// Are the outer side's unmatched rows returned?
+    /// Are the outer side's unmatched rows returned (null-extended)? An anti join's
+    /// are its only rows.
     pub fn fills_outer(self) -> bool {
-        matches!(self, JoinType::Left | JoinType::Full)
+        matches!(self, JoinType::Left | JoinType::Full | JoinType::Anti)
+    }
+    /// Does the join stop at an outer row's first match (`js.single_match` for
+    /// `JOIN_SEMI` and `JOIN_ANTI`)?
+    pub fn single_match(self) -> bool {
+        matches!(self, JoinType::Semi | JoinType::Anti | JoinType::UniqueInner)
+    }
+    /// Are the matched pairs returned (not by an anti join)?
+    pub fn returns_matches(self) -> bool {
+        self != JoinType::Anti
     }
     /// Are the inner side's unmatched rows returned?
     pub fn fills_inner(self) -> bool {
@@ -680,6 +738,28 @@ impl JoinType {
 pub enum AggStrategy {
     Plain,
     Hashed,
+    /// GroupAggregate (`AGG_SORTED`): the input comes sorted by the group keys, so a
+    /// group is complete when the key changes and goes out at once.
+    Sorted,
+}
+
+/// PostgreSQL's `AggSplit`: a whole aggregation (`AGGSPLIT_SIMPLE`), or its two
+/// halves when each partition aggregates partially (partitionwise aggregation without
+/// the partition key grouped): `Partial` returns each group's transition values
+/// (EXPLAIN: `PARTIAL count(*)`), `Finalize` combines the partial values of a group
+/// (a count sums the partial counts, a min takes their min) and finishes them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Default)]
+pub enum AggSplit {
+    #[default]
+    Simple,
+    Partial,
+    Finalize,
+}
+
+impl AggSplit {
+    pub fn is_simple(&self) -> bool {
+        *self == AggSplit::Simple
+    }
 }
 
 /// Which set operation a SetOp node computes (PostgreSQL's `SetOpCmd`).
@@ -778,6 +858,13 @@ pub enum Plan {
         /// table with conditions on its key that compare with parameters).
         #[serde(skip)]
         prune: Option<Box<PartPruneInfo>>,
+        /// An ordered Append (`generate_orderedappend_paths` over partitions whose
+        /// bounds are in the query's order, `partitions_are_ordered`): its members, in
+        /// that order, each return their rows in it, so their concatenation is ordered.
+        /// None of them runs asynchronously (`create_append_plan` considers async
+        /// members only for an Append without pathkeys).
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        ordered: bool,
     },
     MergeAppend {
         children: Vec<Plan>,
@@ -800,6 +887,9 @@ pub enum Plan {
         strategy: AggStrategy,
         group_by: Vec<Expr>,
         aggs: Vec<AggCall>,
+        /// Whole, or one half of a partial aggregation (`AggSplit`).
+        #[serde(skip_serializing_if = "AggSplit::is_simple")]
+        split: AggSplit,
     },
     /// Projection and filter (PostgreSQL puts these on every node; we make them a node
     /// so the demo shows where rows are dropped). With no targets, the input passes through.
@@ -911,6 +1001,21 @@ pub enum Plan {
         ncols: usize,
         first_flag: i64,
     },
+    /// ModifyTable (nodeModifyTable.c): an INSERT of its child's rows
+    /// ([`modifytable`], `executor::node_modifytable`); it returns no row.
+    ModifyTable(Box<modifytable::ModifyTablePlan>),
+    /// postgres_fdw's direct modify: `Foreign Update` / `Foreign Delete`
+    /// ([`modifytable::DirectModifyPlan`]); under a ModifyTable, returns no row.
+    DirectModify(Box<modifytable::DirectModifyPlan>),
+    /// `INSERT … VALUES`'s source (`executor::node_modifytable`): one row is a Result
+    /// without an input (nodeResult.c with no outer plan), more a Values Scan
+    /// (nodeValuesscan.c) on `"*VALUES*"`.
+    ConstResult {
+        /// The rows, each an expression per column (constants).
+        rows: Vec<Vec<Expr>>,
+        #[serde(skip)]
+        columns: Vec<Column>,
+    },
 }
 
 /// The keys of a Nested Loop without a join clause (`Plan::NestLoop`): two equal
@@ -946,6 +1051,10 @@ pub enum SubLinkKind {
     Hashed,
     /// `EXISTS (SELECT …)`: true at its first row (EXISTS_SUBLINK).
     Exists,
+    /// `(SELECT …)` as a value that reads the outer row (a correlated EXPR_SUBLINK):
+    /// a SubPlan run again for each outer row with its parameters (`InitPlan::args`)
+    /// set, its value as `Expr`'s. It returns no parameter (`param` is unused).
+    Correlated,
 }
 
 /// An uncorrelated subquery run at most once, on the first use of its value
@@ -958,6 +1067,9 @@ pub struct InitPlan {
     pub param: usize,
     pub kind: SubLinkKind,
     pub plan: Plan,
+    /// A correlated SubPlan's parameters (PARAM_EXEC numbers), in the order of its
+    /// `Func::SubPlan` call's arguments (`SubPlan.parParam`/`args`); empty otherwise.
+    pub args: Vec<usize>,
 }
 
 impl Plan {
@@ -978,6 +1090,19 @@ impl Plan {
                 child.output_columns()
             }
             Plan::FunctionScan { column, .. } => vec![column.clone()],
+            Plan::ModifyTable(m) => {
+                // An INSERT's RETURNING reads the inserted row (the table's columns); an
+                // UPDATE's or DELETE's, the child's row.
+                let input = match m.operation {
+                    modifytable::CmdType::Insert => {
+                        m.columns.iter().map(|(n, t)| Column::new(n, t.col_type())).collect()
+                    }
+                    _ => m.child.output_columns(),
+                };
+                m.returning.iter().map(|(e, n)| Column::new(n, e.col_type(&input))).collect()
+            }
+            Plan::DirectModify(d) => d.returning.clone(),
+            Plan::ConstResult { columns, .. } => columns.clone(),
             Plan::SetOp { child, ncols, .. } => child.output_columns().into_iter().take(*ncols).collect(),
             Plan::SubqueryScan { child, targets, .. } => {
                 let input = child.output_columns();
@@ -1027,7 +1152,7 @@ impl Plan {
             }
             Plan::BitmapIndexScan { quals, cond, .. } => quals.iter_mut().chain(cond.iter_mut()).for_each(f),
             Plan::ForeignScan(s) => s.remote.quals.iter_mut().chain(s.remote.having.iter_mut()).for_each(f),
-            Plan::Append { children, prune } => {
+            Plan::Append { children, prune, .. } => {
                 if let Some(p) = prune {
                     p.conjuncts.iter_mut().for_each(&mut *f);
                 }
@@ -1049,6 +1174,12 @@ impl Plan {
             | Plan::Unique { child, .. }
             | Plan::SetOp { child, .. } => child.for_each_expr_mut(f),
             Plan::FunctionScan { .. } => {}
+            Plan::ModifyTable(m) => {
+                m.returning.iter_mut().for_each(|(e, _)| f(e));
+                m.child.for_each_expr_mut(f)
+            }
+            Plan::DirectModify(_) => {}
+            Plan::ConstResult { rows, .. } => rows.iter_mut().flatten().for_each(f),
             Plan::WithInitPlans { child, init_plans } => {
                 init_plans.iter_mut().for_each(|i| i.plan.for_each_expr_mut(f));
                 child.for_each_expr_mut(f);
@@ -1132,6 +1263,8 @@ impl Plan {
             | Plan::BitmapIndexScan { .. }
             | Plan::ForeignScan(_)
             | Plan::EmptyResult { .. }
+            | Plan::ConstResult { .. }
+            | Plan::DirectModify(_)
             | Plan::FunctionScan { .. } => vec![],
             Plan::BitmapHeapScan { child, .. } => vec![child],
             Plan::Append { children, .. } | Plan::MergeAppend { children, .. } => children.iter().collect(),
@@ -1149,6 +1282,7 @@ impl Plan {
             Plan::HashJoin { outer, inner, .. }
             | Plan::NestLoop { outer, inner, .. }
             | Plan::MergeJoin { outer, inner, .. } => vec![outer, inner],
+            Plan::ModifyTable(m) => vec![&m.child],
             // The InitPlans first: the executor starts them first, and ids follow.
             Plan::WithInitPlans { child, init_plans } => {
                 init_plans.iter().map(|i| &i.plan).chain(std::iter::once(child.as_ref())).collect()

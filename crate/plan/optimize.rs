@@ -49,8 +49,8 @@ pub fn use_indexes(plan: Plan, catalog: &Catalog) -> Plan {
         Plan::Result { child, filter, targets } => {
             Plan::Result { child: Box::new(use_indexes(*child, catalog)), filter, targets }
         }
-        Plan::Agg { child, strategy, group_by, aggs } => {
-            Plan::Agg { child: Box::new(use_indexes(*child, catalog)), strategy, group_by, aggs }
+        Plan::Agg { child, strategy, group_by, aggs, split } => {
+            Plan::Agg { child: Box::new(use_indexes(*child, catalog)), strategy, group_by, aggs, split }
         }
         other => other,
     }

@@ -274,8 +274,9 @@ pub fn nulltestsel(v: &VarData, is_not_null: bool) -> f64 {
 fn constant(e: &Expr) -> Option<Datum> {
     let mut has_col = false;
     e.for_each_col(&mut |_| has_col = true);
-    // A parameter's value is unknown when a generic plan is costed.
-    if has_col || contains_volatile(e) || e.has_param() {
+    // A parameter's value is unknown when a generic plan is costed, and so is an
+    // InitPlan's (PARAM_EXEC) when any plan is: neither is a Const to scalarineqsel.
+    if has_col || contains_volatile(e) || e.has_param() || e.has_exec_param() {
         return None;
     }
     Some(e.eval(&[]))
@@ -313,7 +314,7 @@ fn var_op_param(l: &Expr, r: &Expr) -> Option<usize> {
     let pseudo_constant = |e: &Expr| {
         let mut has_col = false;
         e.for_each_col(&mut |_| has_col = true);
-        !has_col && e.has_param()
+        !has_col && (e.has_param() || e.has_exec_param())
     };
     match (l, r) {
         (Expr::Col(i), p) | (p, Expr::Col(i)) if pseudo_constant(p) => Some(*i),

@@ -70,6 +70,13 @@ pub enum Proto {
     /// Parse, Bind, Describe, Execute, Sync with the unnamed statement and portal
     /// (libpq's PQsendQueryParams, which postgres_fdw's `create_cursor` uses).
     Extended,
+    /// Parse of a named statement, then Sync (libpq's PQprepare, which postgres_fdw's
+    /// `prepare_foreign_modify` uses): no parameter types, the server infers them.
+    Prepare,
+    /// Bind of a named statement with text parameters, Describe of the portal,
+    /// Execute, Sync (libpq's PQsendQueryPrepared, `execute_foreign_modify`).
+    #[serde(rename = "exec_prepared")]
+    ExecPrepared,
 }
 
 /// A message the connection wrote, for the trace.
@@ -179,6 +186,8 @@ struct Pending {
     sql: String,
     /// The Bind message's parameter values, in text (None: NULL); extended protocol only.
     params: Vec<Option<String>>,
+    /// The prepared statement's name (`Prepare`, `ExecPrepared`; empty otherwise).
+    stmt_name: String,
     role: QueryRole,
     /// Nobody will read the result (ABORT, a scan's FETCH after its end).
     discard: bool,
@@ -296,6 +305,7 @@ impl Connection {
             proto: Proto::Startup,
             sql: String::new(),
             params: Vec::new(),
+            stmt_name: String::new(),
             role: QueryRole::Setup,
             discard: !waited,
             result,
@@ -321,10 +331,34 @@ impl Connection {
         params: Vec<Option<String>>,
         role: QueryRole,
     ) -> (Ticket, bool) {
+        self.send_named(now, proto, "", sql, params, role)
+    }
+
+    /// `send_params` of a named prepared statement (`Proto::Prepare`,
+    /// `Proto::ExecPrepared`): `name` is the statement's, `sql` its text (for the trace).
+    pub fn send_named(
+        &mut self,
+        now: u64,
+        proto: Proto,
+        name: &str,
+        sql: &str,
+        params: Vec<Option<String>>,
+        role: QueryRole,
+    ) -> (Ticket, bool) {
         let ticket = self.new_ticket();
         let discard = matches!(role, QueryRole::Abandon | QueryRole::Unread);
         let result = QueryResult::default();
-        self.queued.push_back(Pending { ticket, proto, sql: sql.to_string(), params, role, discard, result });
+        let stmt_name = name.to_string();
+        self.queued.push_back(Pending {
+            ticket,
+            proto,
+            sql: sql.to_string(),
+            params,
+            stmt_name,
+            role,
+            discard,
+            result,
+        });
         self.write_queued(now);
         (ticket, !self.queued.iter().any(|p| p.ticket == ticket))
     }
@@ -373,7 +407,7 @@ impl Connection {
                 break; // the transaction is aborted: only COMMIT/ABORT may go
             }
             let p = self.queued.pop_front().unwrap();
-            let buf = encode(p.proto, &p.sql, &p.params);
+            let buf = encode(p.proto, &p.stmt_name, &p.sql, &p.params);
             if p.role == QueryRole::BeginTransaction || p.sql.contains(BEGIN_SQL) {
                 self.xact_open = true;
             }
@@ -593,17 +627,23 @@ fn error_response(body: &ErrorResponseBody, server: &str, query: &str) -> Result
 
 /// The bytes of one statement: a Query message, or the extended-protocol batch libpq's
 /// PQsendQueryParams writes (parameters in text format, no types, text results).
-fn encode(proto: Proto, sql: &str, params: &[Option<String>]) -> BytesMut {
+fn encode(proto: Proto, name: &str, sql: &str, params: &[Option<String>]) -> BytesMut {
     let mut buf = BytesMut::new();
     match proto {
         Proto::Startup => unreachable!("the startup packet is written by `connect`"),
         Proto::Simple => frontend::query(sql, &mut buf).expect("query message"),
-        Proto::Extended => {
-            frontend::parse("", sql, std::iter::empty(), &mut buf).expect("parse message");
+        Proto::Prepare => {
+            frontend::parse(name, sql, std::iter::empty(), &mut buf).expect("parse message");
+            frontend::sync(&mut buf);
+        }
+        Proto::Extended | Proto::ExecPrepared => {
+            if proto == Proto::Extended {
+                frontend::parse("", sql, std::iter::empty(), &mut buf).expect("parse message");
+            }
             let values = params.iter().map(|v| v.as_deref().map(str::as_bytes));
             let r = frontend::bind(
                 "",
-                "",
+                name,
                 std::iter::empty::<i16>(),
                 values,
                 |v, buf| match v {

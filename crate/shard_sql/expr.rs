@@ -548,6 +548,19 @@ impl ExprPlanner<'_> {
     fn function(&self, f: &Function, scope: &mut Scope) -> Result<Expr, SqlError> {
         let position = self.src.span_position(f.name.span());
         // `x IN (SELECT …)` the coordinator's planner made a hashed SubPlan.
+        // A correlated scalar subquery the coordinator's planner made SubPlan k: its
+        // arguments are the outer values it reads.
+        if let Some((plan_id, ty)) = crate::plan::subplan_ref(&f.name.to_string()) {
+            let mut args = vec![];
+            if let FunctionArguments::List(l) = &f.args {
+                for a in &l.args {
+                    if let FunctionArg::Unnamed(FunctionArgExpr::Expr(x)) = a {
+                        args.push(self.plan(x, scope)?);
+                    }
+                }
+            }
+            return Ok(Expr::func(crate::plan::Func::SubPlan { plan_id, ty }, args));
+        }
         if let Some(k) = crate::plan::hashed_subplan_ref(&f.name.to_string()) {
             if let FunctionArguments::List(l) = &f.args {
                 if let [FunctionArg::Unnamed(FunctionArgExpr::Expr(x))] = l.args.as_slice() {
@@ -714,7 +727,7 @@ fn bin_op(op: &BinaryOperator) -> Option<BinOp> {
 }
 
 /// A literal. Booleans are Int 1/0, as comparisons produce.
-fn literal(v: &Value, position: Option<usize>) -> Result<Datum, SqlError> {
+pub(super) fn literal(v: &Value, position: Option<usize>) -> Result<Datum, SqlError> {
     match v {
         Value::Number(digits, _) => number(digits, position),
         Value::SingleQuotedString(s)

@@ -10,6 +10,9 @@
 //!   here: the simulated server's `sim::guc` checks and stores the setting);
 //! * cursors: `DECLARE c [NO SCROLL] CURSOR [WITH HOLD] FOR <select>`,
 //!   `FETCH [FORWARD] n | ALL | NEXT FROM c`, `CLOSE c`;
+//! * postgres_fdw's foreign insert: `INSERT INTO t (cols) VALUES ($1, …), …` and
+//!   `DEALLOCATE name`, and its direct modify: `UPDATE t SET … [WHERE …]`, `DELETE
+//!   FROM t [WHERE …]` (`modify`);
 //! * a single-table `SELECT targets FROM t [alias] [WHERE ...] [GROUP BY ...]
 //!   [HAVING ...] [ORDER BY ...] [LIMIT n] [OFFSET m]`, whose targets may be `*`,
 //!   expressions and the aggregates `count(*)`, `count`, `sum`, `min`, `max`, `avg`.
@@ -21,7 +24,7 @@
 //! a column's type (constants are converted at plan time).
 //!
 //! Everything else (joins, subqueries, other functions, window functions, DISTINCT,
-//! set operations, CTEs, DML, ...) is rejected with a [`SqlError`] that names the
+//! set operations, CTEs, RETURNING, ...) is rejected with a [`SqlError`] that names the
 //! construct and, when it can be located, carries its position in the query text
 //! (a 1-based character offset, like PostgreSQL's error position). Unquoted
 //! identifiers are folded to lower case, as in PostgreSQL.
@@ -65,6 +68,7 @@ use crate::plan::Plan;
 use crate::types::{Catalog, Column};
 
 mod expr;
+mod modify;
 pub mod nesting;
 mod select;
 mod source;
@@ -120,6 +124,31 @@ pub enum ShardStatement {
     Close { cursor: String },
     /// A plain SELECT; `columns` are the select list's.
     Select { plan: Plan, columns: Vec<Column> },
+    /// `INSERT INTO t (cols) VALUES (…), …` (postgres_fdw's foreign insert,
+    /// `modify`): `targets` are the table's columns in the order named, each row's
+    /// values a parameter or a constant.
+    /// `returning`: the columns of `RETURNING col, …` (the inserted rows').
+    Insert {
+        table: String,
+        targets: Vec<usize>,
+        rows: Vec<Vec<crate::plan::Expr>>,
+        returning: Vec<Column>,
+        returning_cols: Vec<usize>,
+    },
+    /// `DEALLOCATE name` (postgres_fdw's `deallocate_query`).
+    Deallocate { name: String },
+    /// `UPDATE t SET … [WHERE …]` (postgres_fdw's direct modify): each SET column's
+    /// new value over the old row, and the WHERE over it.
+    /// `returning`: the columns of `RETURNING col, …` (the rows as updated).
+    Update {
+        table: String,
+        sets: Vec<(usize, crate::plan::Expr)>,
+        filter: Option<crate::plan::Expr>,
+        returning: Vec<Column>,
+        returning_cols: Vec<usize>,
+    },
+    /// `DELETE FROM t [WHERE …] [RETURNING col, …]` (postgres_fdw's direct modify).
+    Delete { table: String, filter: Option<crate::plan::Expr>, returning: Vec<Column>, returning_cols: Vec<usize> },
 }
 
 /// Parses and plans every statement of `sql` (separated by `;`) against `catalog`.
@@ -221,8 +250,6 @@ const POSTGRES_STATEMENTS: &[&str] = &[
     "COMMENT",
     "COPY",
     "CREATE",
-    "DEALLOCATE",
-    "DELETE",
     "DISCARD",
     "DO",
     "DROP",
@@ -230,7 +257,6 @@ const POSTGRES_STATEMENTS: &[&str] = &[
     "EXPLAIN",
     "GRANT",
     "IMPORT",
-    "INSERT",
     "LISTEN",
     "LOAD",
     "LOCK",
@@ -249,7 +275,6 @@ const POSTGRES_STATEMENTS: &[&str] = &[
     "TABLE",
     "TRUNCATE",
     "UNLISTEN",
-    "UPDATE",
     "VACUUM",
 ];
 
@@ -285,6 +310,16 @@ fn parse_shard_statement(parser: &mut Parser, first: &TokenWithSpan, src: &Sourc
                 Keyword::DECLARE => parser.parse_declare(),
                 Keyword::FETCH => parser.parse_fetch_statement(),
                 _ => parser.parse_close(),
+            }
+        }
+        // postgres_fdw's foreign modify and direct modify (`modify`).
+        Keyword::INSERT | Keyword::UPDATE | Keyword::DELETE | Keyword::DEALLOCATE => {
+            parser.next_token();
+            match keyword {
+                Keyword::INSERT => parser.parse_insert(),
+                Keyword::UPDATE => parser.parse_update(),
+                Keyword::DELETE => parser.parse_delete(),
+                _ => parser.parse_deallocate(),
             }
         }
         _ if POSTGRES_STATEMENTS.contains(&statement_keyword(first).as_str()) => {
@@ -331,6 +366,10 @@ fn convert_statement(
             let (plan, columns) = select::plan_query(query, src, catalog)?;
             Ok(ShardStatement::Select { plan, columns })
         }
+        Statement::Insert(ins) => modify::plan_insert(ins, here, src, catalog),
+        Statement::Deallocate { .. } => modify::plan_deallocate(statement, here),
+        Statement::Update { .. } => modify::plan_update(statement, here, src, catalog),
+        Statement::Delete(d) => modify::plan_delete(d, here, src, catalog),
         _ => Err(SqlError::unsupported(statement_keyword(first), here)),
     }
 }

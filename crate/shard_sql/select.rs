@@ -358,7 +358,13 @@ fn plan_grouped(
     let sort_keys = plan_sort_keys(planner, order_by, &targets, items, &mut scope)?;
 
     let strategy = if grouping.keys.is_empty() { AggStrategy::Plain } else { AggStrategy::Hashed };
-    let mut plan = Plan::Agg { child: Box::new(input), strategy, group_by: grouping.keys, aggs: grouping.aggs };
+    let mut plan = Plan::Agg {
+        child: Box::new(input),
+        strategy,
+        group_by: grouping.keys,
+        aggs: grouping.aggs,
+        split: crate::plan::AggSplit::Simple,
+    };
     if let Some(filter) = having {
         plan = Plan::Result { child: Box::new(plan), filter: Some(filter), targets: None };
     }

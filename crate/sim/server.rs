@@ -12,8 +12,9 @@
 //!   parameters, BackendKeyData, ReadyForQuery. A CancelRequest closes the connection.
 //! - **Simple Query** (`exec_simple_query`): each statement answers its rows and
 //!   CommandComplete (`BEGIN`/`START TRANSACTION`, `COMMIT`, `ROLLBACK`, `SET`,
-//!   `DECLARE CURSOR`, `FETCH n`, `CLOSE CURSOR`, `SELECT n`), an empty query
-//!   EmptyQueryResponse; then ReadyForQuery.
+//!   `DECLARE CURSOR`, `FETCH n`, `CLOSE CURSOR`, `SELECT n`, and postgres_fdw's
+//!   modifications `INSERT 0 n`, `UPDATE n`, `DELETE n` (with RETURNING's rows),
+//!   `DEALLOCATE`), an empty query EmptyQueryResponse; then ReadyForQuery.
 //! - **Extended** (`exec_parse_message`, `exec_bind_message`, `exec_describe_*_message`,
 //!   `exec_execute_message`, `exec_close_message`, Flush, `exec_sync`): ParseComplete,
 //!   BindComplete, ParameterDescription + RowDescription or NoData, rows + CommandComplete
@@ -27,7 +28,9 @@
 //!   a reported parameter whose value changed goes out as ParameterStatus just before it.
 //! - In a failed block only COMMIT and ROLLBACK run; anything else is 25P02.
 //! - A Query message is one implicit transaction: an error undoes its SETs (unless a
-//!   block was opened) and drops its portals. A syntax error anywhere in it rejects it
+//!   block was opened) and drops its portals. A transaction's INSERT, UPDATE and
+//!   DELETE change a copy of the table list (tables shared until written); ROLLBACK
+//!   (or an error outside a block) puts the tables back as they were. A syntax error anywhere in it rejects it
 //!   before any statement runs (and before it is logged); other errors stop at their
 //!   statement, the statements before it having run.
 //! - Framing errors are FATAL: an unknown message type, a length word below 4 or above
@@ -212,6 +215,9 @@ pub struct ShardServer {
     settings: Settings,
     /// The settings to restore if the current transaction (block or implicit) rolls back.
     saved_settings: Option<Settings>,
+    /// The tables as they were before the transaction's first INSERT, restored if it
+    /// rolls back (a copy of the table list: tables are shared until written).
+    saved_catalog: Option<Catalog>,
     reporter: Reporter,
     statements: Vec<PreparedStatement>,
     portals: Vec<Portal>,
@@ -244,6 +250,7 @@ impl ShardServer {
             xact: Xact::Idle,
             settings: Settings::default(),
             saved_settings: None,
+            saved_catalog: None,
             reporter: Reporter::default(),
             statements: Vec::new(),
             portals: Vec::new(),
@@ -540,6 +547,11 @@ impl ShardServer {
                 self.settings = saved;
             }
         }
+        if let Some(saved) = self.saved_catalog.take() {
+            if !commit {
+                self.catalog = saved;
+            }
+        }
         self.portals.clear(); // cursors and portals end with their transaction
         self.xact = Xact::Idle;
     }
@@ -628,6 +640,19 @@ impl ShardServer {
             ShardStatement::Fetch { cursor, count } => return self.exec_fetch(&cursor, count, out),
             ShardStatement::Close { cursor } => self.exec_close(&cursor, out)?,
             ShardStatement::Select { plan, columns } => return self.exec_select(plan, columns, out),
+            ShardStatement::Insert { table, targets, rows, returning, returning_cols } => {
+                let ret = (returning.as_slice(), returning_cols.as_slice(), true);
+                return self.exec_insert(&table, &targets, &rows, ret, out);
+            }
+            ShardStatement::Deallocate { name } => self.exec_deallocate(&name, out)?,
+            ShardStatement::Update { table, sets, filter, returning, returning_cols } => {
+                let ret = (returning.as_slice(), returning_cols.as_slice(), true);
+                return self.exec_update_delete(&table, Some(&sets), filter.as_ref(), ret, out);
+            }
+            ShardStatement::Delete { table, filter, returning, returning_cols } => {
+                let ret = (returning.as_slice(), returning_cols.as_slice(), true);
+                return self.exec_update_delete(&table, None, filter.as_ref(), ret, out);
+            }
         }
         Ok(0)
     }
@@ -700,6 +725,120 @@ impl ShardServer {
         let (n, cost) = self.send_portal_rows(i, count, out)?;
         command_complete(out, &format!("FETCH {n}"));
         Ok(cost)
+    }
+
+    /// ExecInsert for each VALUES row, into the transaction's tables (the tables as
+    /// they were are kept until it ends, for a ROLLBACK); `INSERT 0 n`.
+    fn exec_insert(
+        &mut self,
+        table: &str,
+        targets: &[usize],
+        rows: &[Vec<crate::plan::Expr>],
+        (columns, returning, describe): (&[Column], &[usize], bool),
+        out: &mut Vec<u8>,
+    ) -> Result<u64, PgError> {
+        if describe && !returning.is_empty() {
+            wire::row_description(out, columns);
+        }
+        let mut scratch = Vec::new();
+        let Some(i) = self.catalog.tables.iter().position(|t| t.name == table) else {
+            return Err(PgError::error("42P01", format!("relation \"{table}\" does not exist")));
+        };
+        if self.saved_catalog.is_none() {
+            self.saved_catalog = Some(self.catalog.clone());
+        }
+        let t = std::rc::Rc::make_mut(&mut self.catalog.tables[i]);
+        let mut row = vec![crate::types::Datum::Null; t.ncols()];
+        for values in rows {
+            row.iter_mut().for_each(|d| *d = crate::types::Datum::Null);
+            for (e, &c) in values.iter().zip(targets) {
+                row[c] = e.eval(&[]);
+            }
+            t.push_row(&row);
+            if !returning.is_empty() {
+                let r: Vec<crate::types::Datum> = returning.iter().map(|&c| row[c].clone()).collect();
+                wire::data_row(out, &r, &mut scratch);
+            }
+        }
+        // The indexes are built from the rows: built again over the new ones.
+        let indexed: Vec<usize> = t.indexes.iter().map(|x| x.column).collect();
+        for c in indexed {
+            t.create_index(c);
+        }
+        command_complete(out, &format!("INSERT 0 {}", rows.len()));
+        Ok(self.costs.server_row_ns * rows.len() as u64)
+    }
+
+    /// UPDATE (`sets`) or DELETE (None) of the rows the filter passes, in the
+    /// transaction's tables (kept as they were for a ROLLBACK); `UPDATE n`, `DELETE n`.
+    fn exec_update_delete(
+        &mut self,
+        table: &str,
+        sets: Option<&[(usize, crate::plan::Expr)]>,
+        filter: Option<&crate::plan::Expr>,
+        (columns, returning, describe): (&[Column], &[usize], bool),
+        out: &mut Vec<u8>,
+    ) -> Result<u64, PgError> {
+        // RETURNING: a RowDescription (in the simple protocol; Describe sent it in the
+        // extended one), then each modified row's columns.
+        if describe && !returning.is_empty() {
+            wire::row_description(out, columns);
+        }
+        let mut scratch = Vec::new();
+        let mut returned: Vec<Vec<crate::types::Datum>> = Vec::new();
+        let Some(i) = self.catalog.tables.iter().position(|t| t.name == table) else {
+            return Err(PgError::error("42P01", format!("relation \"{table}\" does not exist")));
+        };
+        if self.saved_catalog.is_none() {
+            self.saved_catalog = Some(self.catalog.clone());
+        }
+        let old = std::rc::Rc::clone(&self.catalog.tables[i]);
+        let mut new = crate::types::Table::new(&old.name, old.columns.clone());
+        new.indexes = old.indexes.clone();
+        let mut n = 0u64;
+        for r in 0..old.nrows() {
+            let row = old.row(r);
+            let hit = filter.map_or(true, |f| f.eval(row).is_true());
+            match (hit, sets) {
+                (false, _) => new.push_row(row),
+                (true, None) => {
+                    n += 1;
+                    if !returning.is_empty() {
+                        returned.push(returning.iter().map(|&c| row[c].clone()).collect());
+                    }
+                }
+                (true, Some(sets)) => {
+                    let mut updated = row.to_vec();
+                    for (c, e) in sets {
+                        updated[*c] = e.eval(row);
+                    }
+                    new.push_row(&updated);
+                    n += 1;
+                    if !returning.is_empty() {
+                        returned.push(returning.iter().map(|&c| updated[c].clone()).collect());
+                    }
+                }
+            }
+        }
+        let cols: Vec<usize> = new.indexes.iter().map(|x| x.column).collect();
+        for c in cols {
+            new.create_index(c);
+        }
+        self.catalog.tables[i] = std::rc::Rc::new(new);
+        for r in &returned {
+            wire::data_row(out, r, &mut scratch);
+        }
+        let verb = if sets.is_some() { "UPDATE" } else { "DELETE" };
+        command_complete(out, &format!("{verb} {n}"));
+        Ok(self.costs.server_row_ns * old.nrows() as u64)
+    }
+
+    /// DEALLOCATE: drops a named prepared statement.
+    fn exec_deallocate(&mut self, name: &str, out: &mut Vec<u8>) -> Result<(), PgError> {
+        let j = self.statement_index(name)?;
+        self.statements.remove(j);
+        command_complete(out, "DEALLOCATE");
+        Ok(())
     }
 
     fn exec_close(&mut self, cursor: &str, out: &mut Vec<u8>) -> Result<(), PgError> {
@@ -794,6 +933,13 @@ impl ShardServer {
     fn stmt_columns(&self, stmt: &Stmt) -> Option<Vec<Column>> {
         match &stmt.kind {
             ShardStatement::Select { columns, .. } => Some(columns.clone()),
+            ShardStatement::Update { returning, .. }
+            | ShardStatement::Delete { returning, .. }
+            | ShardStatement::Insert { returning, .. }
+                if !returning.is_empty() =>
+            {
+                Some(returning.clone())
+            }
             ShardStatement::Fetch { cursor, .. } => self.portal_index(cursor).and_then(|j| self.portal_columns(j)),
             _ => None,
         }
@@ -809,6 +955,13 @@ impl ShardServer {
             let cursor = match &self.portals.get(at)?.state {
                 PortalState::Bound(stmt) => match &stmt.kind {
                     ShardStatement::Select { columns, .. } => return Some(columns.clone()),
+                    ShardStatement::Update { returning, .. }
+                    | ShardStatement::Delete { returning, .. }
+                    | ShardStatement::Insert { returning, .. }
+                        if !returning.is_empty() =>
+                    {
+                        return Some(returning.clone())
+                    }
                     ShardStatement::Fetch { cursor, .. } => cursor,
                     _ => return None,
                 },
@@ -1027,6 +1180,19 @@ impl ShardServer {
                 self.portals[i].state = PortalState::Fetching { cursor, left: count };
                 self.run_fetching(i, limit, out)
             }
+            // Describe sent the RETURNING columns' RowDescription already.
+            ShardStatement::Insert { table, targets, rows, returning, returning_cols } => {
+                let ret = (returning.as_slice(), returning_cols.as_slice(), false);
+                self.exec_insert(&table, &targets, &rows, ret, out)
+            }
+            ShardStatement::Update { table, sets, filter, returning, returning_cols } => {
+                let ret = (returning.as_slice(), returning_cols.as_slice(), false);
+                self.exec_update_delete(&table, Some(&sets), filter.as_ref(), ret, out)
+            }
+            ShardStatement::Delete { table, filter, returning, returning_cols } => {
+                let ret = (returning.as_slice(), returning_cols.as_slice(), false);
+                self.exec_update_delete(&table, None, filter.as_ref(), ret, out)
+            }
             _ => self.exec_statement(stmt, out),
         }
     }
@@ -1129,6 +1295,18 @@ fn describe_rows(out: &mut Vec<u8>, columns: Option<&[Column]>) {
 fn stmt_params(kind: &mut ShardStatement) -> Vec<(u16, crate::plan::SqlType)> {
     match kind {
         ShardStatement::DeclareCursor { plan, .. } | ShardStatement::Select { plan, .. } => plan.params(),
+        ShardStatement::Insert { rows, .. } => {
+            let mut out: Vec<(u16, crate::plan::SqlType)> = Vec::new();
+            for e in rows.iter().flatten() {
+                if let crate::plan::Expr::Param(n, t, _) = e {
+                    if !out.iter().any(|(m, _)| m == n) {
+                        out.push((*n, *t));
+                    }
+                }
+            }
+            out.sort_unstable_by_key(|(n, _)| *n);
+            out
+        }
         _ => Vec::new(),
     }
 }
@@ -1155,6 +1333,9 @@ fn bind_stmt_params(kind: &mut ShardStatement, values: &[Option<Vec<u8>>]) -> Re
     }
     if let ShardStatement::DeclareCursor { plan, .. } | ShardStatement::Select { plan, .. } = kind {
         plan.for_each_expr_mut(&mut |e| e.bind_params(&datums));
+    }
+    if let ShardStatement::Insert { rows, .. } = kind {
+        rows.iter_mut().flatten().for_each(|e| e.bind_params(&datums));
     }
     Ok(())
 }

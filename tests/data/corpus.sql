@@ -18,6 +18,9 @@ create table h0 (id int, grp int, amount numeric, name text, big bigint);
 create table h1 (id int, grp int, amount numeric, name text, big bigint);
 create index on h0 (grp);
 create index on h1 (grp);
+-- DML targets (h17d): written by the DML queries at the end, each run rolled back.
+create table ins_remote (id int, grp int, amount numeric, name text);
+create table ins_p1 (id int, grp int, amount numeric, name text);
 
 -- @shard s2
 create table h2 (id int, grp int, amount numeric, name text, big bigint);
@@ -27,6 +30,7 @@ create index on h3 (grp);
 create table f_remote (id int, cat text, val bigint, score numeric);
 create index on f_remote (id);
 create table dim (cat text, title text, weight int);
+create table ins_p2 (id int, grp int, amount numeric, name text);
 
 -- @shard s3
 create table r_hi (k int, v int, label text, amount numeric);
@@ -64,6 +68,18 @@ create foreign table dim (cat text, title text, weight int) server s2;
 create table loc (id int, cat text, qty int);
 create index on loc (id);
 
+-- DML targets (h17d): a foreign table on s1 (and the same remote table with
+-- batch_size 7), a local table, a table range-partitioned on id over a local
+-- partition and foreign ones on s1 and s2.
+create foreign table ins_f (id int, grp int, amount numeric, name text) server s1 options (table_name 'ins_remote');
+create foreign table ins_fb (id int, grp int, amount numeric, name text) server s1
+  options (table_name 'ins_remote', batch_size '7');
+create table ins_loc (id int, grp int, amount numeric, name text);
+create table ins_p (id int, grp int, amount numeric, name text) partition by range (id);
+create table ins_p0 partition of ins_p for values from (minvalue) to (500);
+create foreign table ins_p1 partition of ins_p for values from (500) to (1500) server s1;
+create foreign table ins_p2 partition of ins_p for values from (1500) to (maxvalue) server s2;
+
 -- h: 2000 rows, 60 with NULLs in grp, amount, name or big, one with a NULL id (it goes
 -- to the partition of remainder 0).
 insert into h select i, i % 10, (i % 200) * 0.5, 'n' || to_char(i % 50, 'FM00'), i * 1000003
@@ -96,6 +112,11 @@ insert into dim values ('c0', 'zero', 10), ('c1', 'one', 20), ('c2', 'two', 30),
 -- loc: 300 rows, 10 without cat.
 insert into loc select i, 'c' || (i % 4), i % 9 from generate_series(1, 300) i;
 insert into loc (id, qty) select i, i from generate_series(301, 310) i;
+
+-- The DML targets' first rows.
+insert into ins_f select i, i % 3, i * 0.5, 'r' || i from generate_series(1, 5) i;
+insert into ins_loc values (1, 1, 0.5, 'one'), (2, 2, 1.0, 'two'), (3, null, null, null);
+insert into ins_p select i * 250, i, i * 1.5, 'p' || i from generate_series(0, 8) i;
 
 analyze h, h0, h1, h2, h3, r, r_lo, r_hi, l, l_ns, l_ew, l_def, f, dim, loc;
 
@@ -189,11 +210,9 @@ select id, cat from f order by cat, id offset 500;
 select id from f where cat = 'c2' order by id limit 3;
 
 -- [foreign limit filter] LIMIT without ORDER BY (one row qualifies)
--- known: plan — postgres_fdw pushes LIMIT only when its cost estimate says so (estimate_path_cost_size); the sandbox has no estimates and always pushes
 select id, cat from f where id = 7 limit 3;
 
 -- [foreign group having order limit numeric] HAVING, ORDER BY DESC, LIMIT on an aggregate
--- known: plan — as q026: LIMIT pushdown on an aggregated foreign scan is an estimate-based choice
 select cat, count(*), min(score) from f where val > 0 group by cat having count(*) >= 20 order by cat desc limit 2;
 
 -- ===== loc: a local table =====
@@ -279,17 +298,14 @@ select grp, count(*), sum(amount) from h group by grp order by grp;
 select grp, sum(amount) from h group by grp having sum(amount) > 9000 order by grp;
 
 -- [hash group order limit text] GROUP BY text, ORDER BY, LIMIT
--- known: plan — PostgreSQL picks GroupAggregate over a Merge Append of sorted foreign scans by cost; the sandbox hashes
 select name, count(*) from h group by name order by name limit 5;
 
 -- [hash partitionwise group order limit] partitionwise aggregate on the key
 set enable_partitionwise_aggregate = on;
--- known: plan — as q054 (GroupAggregate over Merge Append, a cost-based choice)
 select id, count(*) from h group by id order by id limit 5;
 
 -- [hash partitionwise pruned group] partitionwise aggregate over one partition
 set enable_partitionwise_aggregate = on;
--- known: plan — GroupAggregate rather than HashAggregate: a cost-based choice the sandbox does not make
 select id, count(*) from h where id = 77 group by id;
 
 -- [hash partitionwise group filter numeric] partitionwise aggregate on the key, WHERE
@@ -298,12 +314,10 @@ select id, sum(amount) from h where id < 50 group by id;
 
 -- [hash partitionwise group] partitionwise aggregate, the key not grouped
 set enable_partitionwise_aggregate = on;
--- known: unsupported — enable_partitionwise_aggregate with GROUP BY lacking the partition key: PostgreSQL aggregates each partition partially (Partial/Finalize Aggregate), which the sandbox does not plan; refused by name
 select grp, count(*) from h group by grp;
 
 -- [hash partitionwise agg] partitionwise aggregate, no GROUP BY
 set enable_partitionwise_aggregate = on;
--- known: unsupported — as q058: partial partitionwise aggregation (no GROUP BY), refused by name
 select count(*) from h;
 
 -- [hash order limit] ORDER BY the key, LIMIT
@@ -316,11 +330,9 @@ select id, name from h order by name, id limit 10 offset 40;
 select id, big from h order by big desc, id limit 8;
 
 -- [hash order filter] ORDER BY without LIMIT
--- known: plan — Merge Append without LIMIT, chosen by cost over Sort above Append
 select id, grp from h where grp = 9 order by id;
 
 -- [hash pruned order limit numeric] one partition, ORDER BY, LIMIT
--- known: plan — a local Sort instead of the remote ORDER BY on one pruned partition: a cost-based choice
 select id, amount from h where id = 33 order by amount limit 1;
 
 -- [hash filter numeric] a numeric range
@@ -339,7 +351,6 @@ select id, name from h where name = 'n07' and id < 300 order by id;
 select id, name from h where name is null order by id limit 5;
 
 -- [hash group order limit text] two grouping keys
--- known: plan — as q054 (GroupAggregate over sorted input, by cost)
 select grp, name, count(*) from h where id < 200 group by grp, name order by grp, name limit 10;
 
 -- ===== r: range-partitioned, a local and a foreign partition =====
@@ -381,11 +392,9 @@ select label, count(*) from r group by label;
 select v, count(*), max(k) from r group by v order by v;
 
 -- [range order limit] ORDER BY the key DESC, LIMIT
--- known: plan — ordered Append over range partitions (children in key order, no async, local Index Scan): not implemented
 select k, v from r order by k desc limit 5;
 
 -- [range order limit offset] ORDER BY the key, OFFSET across the partition bound
--- known: plan — as q083: ordered Append for range partitions
 select k, label from r order by k limit 5 offset 495;
 
 -- [range order filter] ORDER BY the key, both partitions
@@ -396,16 +405,13 @@ select label, k from r order by label, k limit 6;
 
 -- [range partitionwise group text] partitionwise aggregate, the key not grouped
 set enable_partitionwise_aggregate = on;
--- known: unsupported — as q058: partial partitionwise aggregation, refused by name
 select label, count(*) from r group by label;
 
 -- [range partitionwise group filter numeric] partitionwise aggregate on the key
 set enable_partitionwise_aggregate = on;
--- known: plan — GroupAggregate rather than HashAggregate, by cost
 select k, sum(amount) from r where k % 100 = 0 group by k;
 
 -- [range order limit numeric filter] a numeric filter, ORDER BY the key
--- known: plan — Sort over Append rather than an ordered Append with the range partitions' indexes
 select k, amount from r where amount >= 44.5 order by k limit 10;
 
 -- [range agg pruned foreign] aggregates over the foreign partition only
@@ -415,7 +421,6 @@ select count(*), sum(v) from r where k >= 500;
 select max(v), min(amount) from r where k < 500;
 
 -- [range agg pruned foreign group order limit numeric] GROUP BY over the foreign partition only
--- known: plan — GroupAggregate rather than HashAggregate, by cost
 select amount, count(*) from r where k >= 500 group by amount order by amount desc limit 3;
 
 -- ===== l: list-partitioned, foreign, local and default partitions =====
@@ -705,7 +710,6 @@ execute pf_untyped_g('c3', 100);
 -- [prepared generic range pruning order limit] a Merge Append over both partitions, the local one removed at startup
 set plan_cache_mode = force_generic_plan;
 prepare pm_ge(int) as select k, label from r where k >= $1 order by k limit 5;
--- known: plan — as q083: PostgreSQL plans an ordered Append over the range partitions (no Merge Append); both remove the local partition at startup (Subplans Removed: 1)
 execute pm_ge(600);
 
 -- [prepared generic hash pruning join] a join side's Append prunes at startup too
@@ -1107,7 +1111,6 @@ set enable_mergejoin = off;
 select loc.qty, d.weight from loc full join dim d on loc.qty = d.weight;
 
 -- [join left null filter foreign local] LEFT JOIN with an ON condition on the nullable side and IS NULL in WHERE
--- known: plan — PostgreSQL turns the LEFT JOIN into an anti join (WHERE f.val IS NULL where the join's own f.val > 0 cannot be NULL: reduce_outer_joins), a Hash Anti Join; the sandbox has no anti join and filters a Hash Right Join (the same rows)
 select loc.id, f.val from loc left join f on loc.id = f.id and f.val > 0 where f.val is null and loc.id < 250;
 
 -- [join left reduced foreign local] a strict WHERE condition on the nullable side: an inner join
@@ -1148,7 +1151,6 @@ select l.id, f.val from l join f on l.id = f.id where f.val > 0;
 -- ===== Subqueries: InitPlans (issue 17; subselect.c, nodeSubplan.c) =====
 
 -- [subquery initplan foreign partitioned async] a scalar subquery over the same foreign partitions: an InitPlan whose value goes to the shards as $1
--- known: plan — PostgreSQL's costs (a third of the rows estimated to pass `amount > $0`) prefer a Merge Append of remotely sorted partitions to a Sort over the Append; the sandbox merges only under a LIMIT (a rule, not a cost)
 select id, name from h where amount > (select avg(amount) from h) order by id;
 
 -- [subquery initplan foreign partitioned agg] the count above the Append, the InitPlan's value in every partition's remote WHERE
@@ -1191,7 +1193,6 @@ select id, (select count(*) from f) as n from loc where qty < 5 order by id;
 select id, (select sum(qty) from loc) from loc where qty < 3 order by id;
 
 -- [subquery initplan select list arithmetic] the value in an expression of the select list
--- known: plan — PostgreSQL's costs put a local Sort over the scan here (with `val - 1` instead of the InitPlan's value too, on this table); the sandbox sorts a lone foreign table remotely by rule
 select id, val - (select count(*) from dim) as d from f where id < 10 order by id;
 
 -- [subquery initplan select list agg] beside a pushed-down aggregate
@@ -1210,37 +1211,34 @@ select id, (select count(*) from dim) as d from f where val > (select avg(val) f
 select id, (select count(*) from dim) from loc where qty < 0;
 
 -- [subquery semi join] x IN (SELECT …): PostgreSQL pulls it up into a semi join
--- known: unsupported — IN (SELECT …) in WHERE becomes a semi join (pull_up_sublinks); not planned yet, refused by name
+-- known: plan — both pull it up into a semi join; PostgreSQL reads loc presorted through an Index Only Scan of loc_id_idx and merges it with f sorted by the remote (Merge Semi Join), the sandbox, which has no index paths for a join's side, hash-joins (Hash Semi Join) under a Sort
 select id from loc where id in (select id from f) order by id;
 
 -- [subquery hashed subplan] NOT IN (SELECT …): a hashed SubPlan
 select id from loc where id not in (select id from f where id is not null) order by id;
 
 -- [subquery exists correlated] EXISTS with a reference to the outer query: a semi join
--- known: unsupported — correlated EXISTS becomes a semi join (convert_EXISTS_sublink_to_join); not planned yet, refused by name
+-- known: plan — as q302: a semi join both sides, PostgreSQL's a Merge Semi Join over an Index Only Scan of loc (no index paths for a join's side in the sandbox)
 select id from loc where exists (select 1 from f where f.id = loc.id) order by id;
 
 -- [subquery not exists correlated] NOT EXISTS: an anti join
--- known: unsupported — correlated NOT EXISTS becomes an anti join; not planned yet, refused by name
 select id from loc where not exists (select 1 from f where f.id = loc.id) order by id;
 
 -- [subquery exists uncorrelated] EXISTS without a reference to the outer query: an InitPlan under a One-Time Filter
 select count(*) from loc where exists (select 1 from f where val > 100);
 
 -- [subquery correlated scalar] a correlated scalar subquery: a SubPlan per outer row
--- known: unsupported — a correlated scalar subquery is a SubPlan re-run per outer row; not planned yet, refused by name
+-- known: plan — both run SubPlan 1 (its foreign scan's remote WHERE id = $1::integer) for each row of loc's scan; PostgreSQL reads loc in id order by an Index Scan of loc_id_idx, the sandbox, which has no index paths here, sorts a Seq Scan
 select id, (select count(*) from f where f.id = loc.id) from loc where qty < 5 order by id;
 
 -- [subquery any] = ANY (SELECT …): a semi join
--- known: unsupported — = ANY (SELECT …) in WHERE becomes a semi join; not planned yet, refused by name
+-- known: plan — as q302: a semi join both sides, PostgreSQL's a Merge Semi Join over an Index Only Scan of loc (no index paths for a join's side in the sandbox)
 select id from loc where id = any (select id from f) order by id;
 
 -- [subquery pruning] the partition key against an InitPlan's value: run-time pruning
--- known: unsupported — PostgreSQL prunes the partitions at run time by the InitPlan's value (exec pruning); refused by name
 select id, name from h where id = (select count(*) from dim);
 
 -- [subquery exists uncorrelated foreign partitioned async] EXISTS over the foreign partitions gating a scan of the same partitions: the InitPlan stops at its first row
--- known: plan — PostgreSQL's costs prefer a Merge Append of remotely sorted partitions (each under its gating Result) to a Sort over the Append; the sandbox merges only under a LIMIT (a rule, not a cost)
 select id, name from h where exists (select 1 from h where amount > 90) and grp = 4 order by id;
 
 -- [subquery not exists uncorrelated] NOT EXISTS: the One-Time Filter is false, nothing is scanned
@@ -1265,7 +1263,6 @@ select count(*) from loc where qty not in (select weight from dim);
 select id, qty from loc where qty not in (select weight from dim where weight is not null) order by id;
 
 -- [subquery hashed subplan foreign] NOT IN over a foreign table: the SubPlan is not shippable, a local filter of the foreign scan
--- known: unsupported — a hashed SubPlan in a foreign scan's local filter (or in each partition's scan) is not planned yet; refused by name
 select count(*) from f where id not in (select id from loc where id is not null);
 
 -- [subquery initplan select list partitioned] a subquery's value in the select list over a partitioned table
@@ -1683,6 +1680,467 @@ select h.id, loc.cat from h join loc on h.id = loc.id where loc.qty = 3;
 set enable_hashjoin = off;
 set enable_nestloop = off;
 select f.id, loc.qty from f left join loc on f.id = loc.id where f.id < 30;
+
+-- ===== h17c: semi and anti joins (issue 17 item 1, issue 23 item 5; pull_up_sublinks, reduce_outer_joins) =====
+
+-- [subquery semi join foreign local] IN over a local table, the foreign table outside
+select id, cat from f where id in (select id from loc where qty = 3) order by id;
+
+-- [subquery semi join local foreign] IN over a filtered foreign table, counted
+select count(*) from loc where id in (select id from f where val > 500);
+
+-- [subquery anti join local foreign] NOT EXISTS with a condition on the foreign side
+select count(*) from loc where not exists (select 1 from f where f.id = loc.id and f.val > 0);
+
+-- [subquery semi join partitioned foreign] IN over a small foreign table, the hash partitions outside
+select count(*) from h where grp in (select weight from dim);
+
+-- [subquery exists correlated list local] EXISTS over the local table, the list partitions outside
+select id from l where exists (select 1 from loc where loc.id = l.id and loc.qty = 2) order by id;
+
+-- [subquery anti join range local] NOT EXISTS over the local table, the range partitions outside
+select count(*) from r where not exists (select 1 from loc where loc.id = r.k);
+
+-- [subquery semi join range foreign] IN over a foreign table with a text condition, the range partitions outside
+select count(*), sum(v) from r where k in (select id from f where cat = 'c1');
+
+-- [subquery semi join settings list foreign] hash joins off
+set enable_hashjoin = off;
+select count(*) from l where id in (select id from f where val > 500);
+
+-- [subquery anti join settings list foreign] hash joins off
+set enable_hashjoin = off;
+select count(*) from l where not exists (select 1 from f where f.id = l.id and f.val > 0);
+
+-- [subquery semi join settings partitioned foreign] hash and merge joins off: a Nested Loop Semi Join
+set enable_hashjoin = off;
+set enable_mergejoin = off;
+select count(*) from h where grp in (select weight from dim);
+
+-- [subquery anti join list foreign] NOT EXISTS over a foreign table, the list partitions outside
+select count(*) from l where not exists (select 1 from f where f.id = l.id);
+
+-- [subquery exists correlated local foreign] EXISTS with a condition on each side
+select id from loc where exists (select 1 from f where f.id = loc.id and f.cat = 'c2') and qty > 3 order by id;
+
+-- [subquery semi join any foreign partitioned] = ANY over the hash partitions
+select count(*) from f where val = any (select big from h where id < 10);
+
+-- [subquery semi join agg local foreign] a semi join under GROUP BY
+select cat, count(*) from loc where id in (select id from f where score > 20) group by cat order by cat;
+
+-- [subquery anti join limit foreign] an anti join under ORDER BY and LIMIT, NULL keys kept
+select id, cat from f where not exists (select 1 from dim where dim.cat = f.cat) order by id limit 5;
+
+-- [subquery semi join text foreign] IN on a text column between two foreign tables of one server
+select title from dim where cat in (select cat from f where val > 0) order by title;
+
+-- [subquery anti join text foreign] NOT EXISTS on a text column
+select cat from dim where not exists (select 1 from f where f.cat = dim.cat) order by cat;
+
+-- [join left anti local foreign] LEFT JOIN with the nullable key IS NULL: an anti join
+select loc.id from loc left join f on loc.id = f.id where f.id is null;
+
+-- [join left anti foreign local] LEFT JOIN with the nullable side's key IS NULL, foreign outside
+select d.cat from dim d left join loc on loc.cat = d.cat where loc.cat is null order by d.cat;
+
+-- [subquery exists correlated partitioned local] EXISTS over the local table, the hash partitions outside
+select count(*) from h where exists (select 1 from loc where loc.id = h.id);
+
+-- [subquery anti join local partitioned] NOT EXISTS over the hash partitions
+select count(*) from loc where not exists (select 1 from h where h.id = loc.id);
+
+-- [subquery semi join list partitioned] IN over the hash partitions with a condition
+select id from l where id in (select id from h where grp = 3) order by id;
+
+-- [subquery semi join settings local partitioned] merge joins off
+set enable_mergejoin = off;
+select id from loc where id in (select id from h where grp = 3) order by id;
+
+-- [subquery semi join null foreign] IN with NULLs on the outer side: they never match
+select count(*) from f where cat in (select cat from dim);
+
+-- [subquery anti join null foreign] NOT EXISTS with NULLs on the outer side: they always pass
+select count(*) from f where not exists (select 1 from dim where dim.cat = f.cat);
+
+-- [subquery semi join star foreign local] SELECT * over a semi join
+select * from dim where cat in (select cat from loc) order by cat;
+
+-- [subquery exists star local foreign] EXISTS (SELECT * …)
+select count(*) from loc where exists (select * from dim where dim.weight = loc.qty);
+
+-- [subquery exists settings list foreign] hash joins and nested loops off: a Merge Semi Join
+set enable_hashjoin = off;
+set enable_nestloop = off;
+select count(*) from l where exists (select 1 from f where f.id = l.id);
+
+-- [subquery correlated scalar local foreign] a correlated count per row of a local scan: SubPlan 1's aggregate pushed down with $1
+select id, (select count(*) from f where f.id = loc.id) as n from loc where qty = 3;
+
+-- [subquery correlated scalar foreign text] a foreign outer scan, the SubPlan's foreign aggregate on the same server with a text $1
+select cat, title, (select sum(val) from f where f.cat = dim.cat) as total from dim;
+
+-- [subquery correlated scalar local range] a local subquery per row of the pruned range partition: its Filter reads $0
+select k, (select count(*) from loc where loc.qty = r.v) as c from r where k > 990;
+
+-- [subquery correlated scalar null expr] a value that is NULL where no row matches, the outer column in an expression
+select id, (select title from dim where dim.weight = loc.qty * 10) as t from loc where id < 20;
+
+-- [subquery correlated scalar where local foreign] a correlated subquery in WHERE: SubPlan 1 in the scan's Filter, run per row
+select id from loc where qty > (select count(*) from f where f.id = loc.id);
+
+-- [subquery correlated scalar where foreign local] in a foreign scan's local Filter (a SubPlan is not shippable), over a local table with $0
+select id, score from f where id < 12 and score < (select count(*) from loc where loc.qty = f.id);
+
+-- [subquery pruning partitioned foreign async] the hash key against an InitPlan's value: exec pruning leaves one partition to run
+select id, name from h where id = (select count(*) from loc);
+
+-- [subquery pruning list mixed] the list key against an InitPlan's text value: only the default partition can hold it
+select count(*) from l where region = (select title from dim where weight = 20);
+
+-- [subquery correlated scalar partitioned async] a SubPlan over the hash partitions: its Append rescanned per outer row, every cursor declared again with $1
+select id, (select count(*) from h where h.grp = loc.qty) as n from loc where id < 4;
+
+-- ===== h23a: upper-planning choices by cost (GroupAggregate or HashAggregate, Merge Append or Sort, remote ORDER BY and LIMIT) =====
+
+-- [groupagg hash order limit] GROUP BY the hash table's grp, ORDER BY it, LIMIT: sorted or hashed, by cost
+select grp, count(*) from h group by grp order by grp limit 3;
+
+-- [groupagg hash order] GROUP BY text, ORDER BY it, no LIMIT
+select name, max(amount) from h group by name order by name;
+
+-- [groupagg hash order desc limit] ORDER BY the group key DESC: the group key sorts descending
+select name, count(*) from h group by name order by name desc limit 4;
+
+-- [groupagg hash order limit reordered] GROUP BY b, a ORDER BY a, b: one sort serves both (preprocess_groupclause)
+select grp, name, count(*) from h where id < 300 group by name, grp order by grp, name limit 5;
+
+-- [groupagg list order limit] GROUP BY the list key, ORDER BY it: foreign and local partitions
+select region, sum(qty) from l group by region order by region limit 2;
+
+-- [groupagg range pruned foreign order limit] GROUP BY over one foreign range partition
+select k, count(*) from r where k > 900 group by k order by k limit 5;
+
+-- [groupagg local order] GROUP BY on a local table, ORDER BY the key
+select qty, count(*) from loc group by qty order by qty;
+
+-- [groupagg hash having order limit] HAVING, ORDER BY the key, LIMIT
+select name, count(*) from h group by name having count(*) > 40 order by name limit 3;
+
+-- [groupagg hash order agg limit] ORDER BY an aggregate: the sort is above the aggregate either way
+select grp, sum(amount) from h group by grp order by 2 desc, grp limit 3;
+
+-- [groupagg settings hashagg] enable_hashagg off: GroupAggregate by cost
+set enable_hashagg = off;
+select grp, count(*) from h group by grp;
+
+-- [groupagg settings hashagg local] enable_hashagg off on a local table
+set enable_hashagg = off;
+select cat, sum(qty) from loc group by cat;
+
+-- [groupagg partitionwise range local] partitionwise, the key grouped: the local partition's aggregate by cost
+set enable_partitionwise_aggregate = on;
+select k, count(*) from r where k % 50 = 0 group by k;
+
+-- [mergeappend hash order] ORDER BY a text column, no LIMIT: Merge Append or Sort over Append
+select id, name from h where grp = 2 order by name;
+
+-- [mergeappend hash order numeric] two keys, no LIMIT
+select id, amount from h where amount > 95 order by amount, id;
+
+-- [mergeappend list order] ORDER BY over a local and a foreign partition, no LIMIT
+select id, qty from l where qty > 10 order by id;
+
+-- [mergeappend hash order offset] OFFSET without LIMIT
+select id from h where grp = 1 order by id offset 190;
+
+-- [mergeappend hash order limit] a large LIMIT
+select id, grp from h order by grp, id limit 1500;
+
+-- [mergeappend settings sort] enable_sort off: a Merge Append of remotely sorted partitions
+set enable_sort = off;
+select id, big from h where grp = 5 order by big;
+
+-- [remotesort foreign order] a plain foreign table ORDER BY, no LIMIT
+select id, val from f where val > 800 order by val;
+
+-- [remotesort foreign order limit] a plain foreign table, two keys, LIMIT
+select id, score from f where cat = 'c1' order by score desc, id limit 3;
+
+-- [remotesort hash pruned order] one partition left, ORDER BY text
+select id, name from h where id = 12 order by name;
+
+-- [remotesort range pruned foreign order limit] one foreign range partition, ORDER BY a non-key column
+select k, v from r where k >= 950 order by v, k limit 4;
+
+-- [limitpush foreign limit] LIMIT below the row estimate: pushed to the remote by cost
+select id from f limit 5;
+
+-- [limitpush foreign limit offset] LIMIT and OFFSET on a filtered foreign table
+select id, cat from f where cat = 'c2' limit 2 offset 3;
+
+-- [limitpush foreign limit] LIMIT above the row estimate: not pushed
+select id from f where val is null limit 100;
+
+-- [limitpush foreign group order limit] an aggregate pushed down, ORDER BY the key, LIMIT
+select cat, count(*) from f group by cat order by cat limit 3;
+
+-- [limitpush foreign order limit] ORDER BY and LIMIT on a plain foreign table
+select id, val from f order by val desc limit 7;
+
+-- [groupagg constant key] the group key equated to a constant: no sort needed for a GroupAggregate
+select grp, count(*), sum(amount) from h where grp = 3 group by grp;
+
+-- [groupagg constant key local] the same on a local table
+select cat, count(*) from loc where cat = 'c1' group by cat;
+
+-- [orderedappend range order limit] ORDER BY the range key: the partitions in bound order, the local one by its index
+select k, v from r order by k limit 3;
+
+-- [orderedappend range order desc limit filter] DESC with a filter: the partitions backwards, the local index read backwards
+select k, label from r where v = 5 order by k desc limit 4;
+
+-- [orderedappend range order filter] ORDER BY the key without LIMIT over both partitions
+select k, v from r where v = 7 order by k;
+
+-- [orderedappend range order limit filter text] a text filter, ORDER BY the key, LIMIT
+select k, label from r where label = 'lbl03' order by k limit 6;
+
+-- [orderedappend range order desc] DESC without LIMIT, both partitions
+select k, v from r where k < 600 and v > 30 order by k desc;
+
+-- [partitionwise mergeappend group order] partitionwise on the key, ORDER BY it without LIMIT
+set enable_partitionwise_aggregate = on;
+select id, sum(amount) from h where id < 100 group by id order by id;
+
+-- [partitionwise mergeappend group order limit list] partitionwise on the list key with local partitions, ORDER BY, LIMIT
+set enable_partitionwise_aggregate = on;
+select region, count(*) from l group by region order by region limit 2;
+
+-- [partitionwise mergeappend group having order desc limit] HAVING in each partition, ORDER BY the key DESC, LIMIT
+set enable_partitionwise_aggregate = on;
+select id, count(*) from h group by id having count(*) > 0 order by id desc limit 3;
+
+-- [partial partitionwise group] partial aggregation per partition, finalized above
+set enable_partitionwise_aggregate = on;
+select grp, sum(amount), max(name) from h group by grp;
+
+-- [partial partitionwise group order limit list] the list table grouped by a non-key column, ORDER BY, LIMIT
+set enable_partitionwise_aggregate = on;
+select qty, count(*) from l group by qty order by qty limit 3;
+
+-- [partial partitionwise agg range] no GROUP BY over a local and a foreign range partition
+set enable_partitionwise_aggregate = on;
+select min(k), max(k), count(v) from r;
+
+-- [partial partitionwise group having range] a filter, GROUP BY a non-key column, HAVING
+set enable_partitionwise_aggregate = on;
+select label, count(*) from r where k > 300 group by label having count(*) > 30;
+
+-- [partial partitionwise group order] partial aggregation per partition, ORDER BY the key: Finalize GroupAggregate or HashAggregate and a Sort, by cost
+set enable_partitionwise_aggregate = on;
+select grp, sum(amount), max(name) from h group by grp order by grp;
+
+-- [groupagg orderedappend range group order limit] GROUP BY the range key, ORDER BY it, LIMIT: the grouped input in bound order
+select k, max(label) from r group by k order by k limit 3;
+
+-- [partial partitionwise settings hashagg] partial aggregation with enable_hashagg off: GroupAggregates both halves
+set enable_partitionwise_aggregate = on;
+set enable_hashagg = off;
+select grp, count(*) from h group by grp;
+
+-- [groupagg list pruned group order desc] two list partitions, GROUP BY the key, ORDER BY it DESC
+select region, count(*) from l where region in ('north', 'east') group by region order by region desc;
+
+-- [orderedappend settings indexscan] enable_indexscan off: the local partition's index path is disabled, and with it the ordered Append
+set enable_indexscan = off;
+select k, v from r order by k limit 3;
+
+-- ===== h17d: INSERT (ModifyTable, postgres_fdw's foreign modify, tuple routing) =====
+-- Each runs from the loaded state (the sandbox) or in a transaction rolled back
+-- (PostgreSQL); the target's rows afterwards are compared too.
+
+-- [dml insert local async] a local table fed by an async Append over four foreign partitions
+insert into ins_loc select id, grp, amount, name from h where id < 20;
+
+-- [dml insert foreign async] a foreign table on s1 fed by the partitions on s1 and s2 (one connection shared by scan and insert)
+insert into ins_f select id, grp, amount, name from h where id <= 30;
+
+-- [dml insert foreign batch] batch_size 7: batches of seven rows, the last one smaller and prepared anew
+insert into ins_fb select id, grp, amount, name from h where id <= 30;
+
+-- [dml insert partitioned routing] rows routed to a local and two foreign partitions
+insert into ins_p select id, grp, amount, name from h where id % 100 = 7;
+
+-- [dml insert foreign null] a column list: the columns not named are NULL
+insert into ins_f (id, name) select id, cat from f where val > 1000;
+
+-- [dml insert local] a column list in another order than the table's
+insert into ins_loc (name, id) select cat, id from f where id < 15;
+
+-- [dml insert foreign pruned] one foreign list partition as the source
+insert into ins_f select id, qty, price, region from l where region = 'north' and id < 20;
+
+-- [dml insert local mixed] a local default partition and the foreign one, into a local table
+insert into ins_loc select id, qty, price, region from l where id > 590;
+
+-- [dml insert partitioned routing] ids across the local and the s1 partition
+insert into ins_p select id + 480, grp, amount, name from h where id < 40;
+
+-- [dml insert foreign local] a local table's rows into a foreign table
+insert into ins_f select id, qty, qty * 1.5, cat from loc where id <= 12;
+
+-- [dml insert foreign batch filter] batches of seven from a filtered Append
+insert into ins_fb select id, grp, amount, name from h where grp = 3 and id < 300;
+
+-- [dml insert partitioned local] every row into the local partition
+insert into ins_p select id, grp, amount, name from h where id < 10;
+
+-- [dml insert partitioned foreign async] every row into the partition on s1, the server two of the scans share
+insert into ins_p select id + 1000, grp, amount, name from h where id < 10;
+
+-- [dml insert foreign] an IN list in the shipped WHERE
+insert into ins_f select id, grp, amount, name from h where id in (1, 2, 3);
+
+-- [dml insert local agg] an aggregate's groups into a local table
+insert into ins_loc (id, grp) select grp, count(*) from h group by grp;
+
+-- [dml insert foreign order limit] ORDER BY … LIMIT as the source
+insert into ins_f select id, grp, amount, name from h order by id limit 5;
+
+-- [dml insert foreign batch series] generate_series as the source, in batches of seven
+insert into ins_fb select i, i % 4, i * 0.25, 'g' from generate_series(1, 20) i;
+
+-- [dml insert partitioned series] a series routed across the local and the s1 partition
+insert into ins_p select i, i, i, 'x' from generate_series(495, 505) i;
+
+-- [dml insert local self] a table into itself: the scan reads the rows as they were
+insert into ins_loc select * from ins_loc;
+
+-- [dml insert foreign self] a foreign table into itself, scan and insert on one connection
+insert into ins_f select * from ins_f where id < 3;
+
+-- [dml insert foreign empty] no row: nothing prepared, nothing sent
+insert into ins_f select id, grp, amount, name from h where id < 0;
+
+-- [dml insert foreign batch null] a column list with batches, numeric values
+insert into ins_fb (id, amount) select id, score from f where score > 39;
+
+-- [dml insert partitioned foreign] rows around the boundary of the two foreign partitions
+insert into ins_p (id, name) select id, name from h where id between 1495 and 1505;
+
+-- [dml insert local foreign] the foreign range partition on s3 into a local table
+insert into ins_loc select k, v, amount, label from r where k >= 990;
+
+-- [dml insert foreign local] a local list partition into the foreign table
+insert into ins_f select id, qty, price, region from l where qty = 0 and region = 'east';
+
+-- [dml insert foreign batch null] rows with NULLs sent as NULL parameters, in batches of seven
+insert into ins_fb select id, grp, amount, name from h where id > 2040;
+
+-- ===== h17d: UPDATE and DELETE (postgres_fdw's direct modify) =====
+
+-- [dml update foreign direct] UPDATE of a foreign table run on its server: Foreign Update
+update ins_f set grp = grp + 10 where id < 3;
+
+-- [dml delete foreign direct] DELETE of one row of a foreign table: Foreign Delete
+delete from ins_f where id = 4;
+
+-- [dml update foreign direct text] every row, a text constant
+update ins_f set name = 'renamed';
+
+-- [dml delete foreign direct] every row
+delete from ins_f;
+
+-- [dml update partitioned direct] an Append of four Foreign Updates, one per partition
+update h set amount = amount * 2 where id < 20;
+
+-- [dml delete partitioned direct] an Append of four Foreign Deletes, a filter on a column that is not the key
+delete from h where grp = 3;
+
+-- [dml update partitioned direct pruned] the partition key: one Foreign Update
+update h set name = 'x' where id = 7;
+
+-- [dml delete partitioned direct] an IN list on the key
+delete from h where id in (1, 2, 3);
+
+-- [dml update foreign direct] a foreign table with another remote name
+update f set val = val + 1 where cat = 'c1';
+
+-- [dml delete foreign direct null] IS NULL shipped in the DELETE's WHERE
+delete from f where score is null;
+
+-- [dml update partitioned direct pruned] the foreign partitions of a table with a local one, pruned to them
+update ins_p set grp = 0 where id >= 500;
+
+-- [dml delete partitioned direct pruned] one foreign partition left by pruning
+delete from ins_p where id >= 1500;
+
+-- [dml update partitioned direct list] the foreign list partition
+update l set qty = qty + 1 where region = 'north';
+
+-- [dml delete partitioned direct range] the foreign range partition
+delete from r where k >= 990;
+
+-- [dml update partitioned direct null] two columns, one set to NULL
+update h set big = big - 1, grp = null where id between 100 and 110;
+
+-- [dml update foreign direct returning] RETURNING * from the remote UPDATE
+update ins_f set grp = grp + 10 where id < 3 returning *;
+
+-- [dml delete partitioned direct returning] the deleted rows from four partitions
+delete from h where grp = 3 and id < 100 returning id, name;
+
+-- [dml update partitioned direct returning] an expression over the returned columns
+update h set amount = amount + 1 where id < 10 returning id, amount * 2;
+
+-- [dml delete partitioned direct pruned returning] the foreign partitions of a table with a local one
+delete from ins_p where id >= 500 returning name, id;
+
+-- ===== h17d: UPDATE and DELETE of local tables =====
+
+-- [dml update local] UPDATE of a local table: ModifyTable over its Seq Scan
+update ins_loc set grp = grp * 2 where amount > 0.5;
+
+-- [dml delete local null] DELETE of the rows with a NULL
+delete from ins_loc where name is null;
+
+-- [dml update local returning] RETURNING the new values
+update loc set qty = qty + 100 where cat = 'c1' returning id, qty;
+
+-- [dml delete local returning] RETURNING * of the deleted rows
+delete from loc where qty = 0 returning *;
+
+-- [dml update local text] a function of the old value, every row
+update ins_loc set name = upper(name);
+
+-- ===== h17d: INSERT … VALUES =====
+
+-- [dml insert foreign values] one row: a Result without input
+insert into ins_f values (100, 1, 2.5, 'v');
+
+-- [dml insert foreign batch values] three rows: a Values Scan, one batch of three
+insert into ins_fb values (101, 1, 1.5, 'a'), (102, 2, 2.5, 'b'), (103, null, null, 'c');
+
+-- [dml insert partitioned values routing] rows to the local and both foreign partitions
+insert into ins_p (id, name) values (10, 'lo'), (700, 'mid'), (2000, 'hi');
+
+-- [dml insert local values] one row into a local table
+insert into ins_loc values (9, 9, 9.5, 'nine');
+
+-- ===== h17d: INSERT … RETURNING =====
+
+-- [dml insert foreign returning] the remote INSERT returns the columns RETURNING uses, one row a statement
+insert into ins_f select id, grp, amount, name from h where id < 6 returning id, name;
+
+-- [dml insert local values returning] RETURNING * of a local row
+insert into ins_loc values (11, 1, 2.5, 'x') returning *;
+
+-- [dml insert partitioned routing returning] rows routed to the local and the s1 partition, returned
+insert into ins_p select id + 480, grp, amount, name from h where id < 30 returning id, amount;
+
+-- [dml insert foreign batch returning] batch_size 7 is 1 with RETURNING
+insert into ins_fb (id, name) select id, cat from f where id < 4 returning name;
 
 -- ===== h23e: equivalence classes carry constants and parameters across joins =====
 

@@ -268,7 +268,9 @@ fn to_plan(s: &Shape) -> Plan {
             filter: None,
             targets: Some(vec![(Expr::Col(0), "a".into()), (Expr::Col(0), "b".into())]),
         },
-        Shape::Append(children) => Plan::Append { children: children.iter().map(to_plan).collect(), prune: None },
+        Shape::Append(children) => {
+            Plan::Append { children: children.iter().map(to_plan).collect(), prune: None, ordered: false }
+        }
         Shape::HashJoin(o, i) => two_columns(Plan::HashJoin {
             outer: Box::new(to_plan(o)),
             inner: Box::new(to_plan(i)),

@@ -9,6 +9,7 @@
 use pgasync::coordinator_sql::SqlScenario;
 use pgasync::instrument::{explain_doc_json_text, explain_doc_text, ExplainOptions};
 use pgasync::knobs::{Knobs, Source};
+use pgasync::plan::{AggStrategy, Plan};
 use wasm_bindgen_test::wasm_bindgen_test;
 
 /// 1000 rows: `a` 0..9 evenly, `b` 'x0'..'x2' or NULL (the last 200).
@@ -262,4 +263,79 @@ select 1;
         explain(&s, "explain select small.c, big.b from big join small on small.a = big.a;").trim_end(),
         nestloop.replace("(small.a = big.a)", "(big.a = small.a)")
     );
+}
+
+/// The upper levels chosen by cost (crate/coordinator_sql/grouping_planner.rs) run as
+/// PostgreSQL runs them: a GroupAggregate over a Merge Append of remotely sorted
+/// partitions returns each group as soon as it is complete, so under a LIMIT the
+/// partitions are not read to their end; an ordered Append over range partitions reads
+/// them one after the other in bound order (backwards for DESC), none asynchronously
+/// even in an async run, the local one by its index.
+#[wasm_bindgen_test(unsupported = test)]
+fn upper_levels_chosen_by_cost_run_as_postgresql_runs_them() {
+    let text = "-- @shard s1
+create table h0 (id int, g text);
+create table r_hi (k int, g text);
+-- @shard s2
+create table h1 (id int, g text);
+-- @coordinator
+create extension postgres_fdw;
+create server s1 foreign data wrapper postgres_fdw options (dbname 'postgres', async_capable 'true');
+create server s2 foreign data wrapper postgres_fdw options (dbname 'postgres', async_capable 'true');
+create table h (id int, g text) partition by hash (id);
+create foreign table h0 partition of h for values with (modulus 2, remainder 0) server s1;
+create foreign table h1 partition of h for values with (modulus 2, remainder 1) server s2;
+insert into h select i, 'g' || to_char(i % 50, 'FM00') from generate_series(1, 2000) i;
+create table r (k int, g text) partition by range (k);
+create table r_lo partition of r for values from (0) to (500);
+create foreign table r_hi partition of r for values from (500) to (1000) server s1;
+create index on r_lo (k);
+insert into r select i, 'g' || (i % 40) from generate_series(0, 999) i;
+analyze h, h0, h1, r, r_lo, r_hi;
+-- @query
+select 1;
+";
+    let s = SqlScenario::load(text).unwrap();
+    let run = |query: &str, async_mode: bool| {
+        let q = s.with_query(query).unwrap_or_else(|e| panic!("{query}: {e}"));
+        let plan = q.plan().unwrap().plan;
+        let mut run = q
+            .scenario(&Knobs::default(), Source::Json)
+            .unwrap()
+            .start(async_mode, pgasync::clock::Clock::virtual_clock(), false)
+            .unwrap();
+        run.keep_rows = true;
+        run.run_to_end().unwrap();
+        let rows: Vec<String> =
+            run.rows.iter().map(|r| r.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("|")).collect();
+        (plan, rows, run.explain_text_with(&ExplainOptions::POSTGRES_VERBOSE))
+    };
+    // GROUP BY g ORDER BY g LIMIT 2: GroupAggregate over the Merge Append (PostgreSQL's
+    // choice, q054 of the corpus); the first two groups need only their rows.
+    let (plan, rows, explain) = run("select g, count(*) from h group by g order by g limit 2;", true);
+    assert!(
+        matches!(&plan, Plan::Limit { child, .. }
+        if matches!(child.as_ref(), Plan::Agg { strategy: AggStrategy::Sorted, child, .. }
+            if matches!(child.as_ref(), Plan::MergeAppend { .. }))),
+        "{plan:?}"
+    );
+    assert_eq!(rows, ["g00|40", "g01|40"]);
+    let merge = explain.lines().find(|l| l.contains("Merge Append")).unwrap_or_default();
+    let read: usize =
+        merge.split("rows=").nth(1).and_then(|r| r.split(' ').next()).and_then(|r| r.parse().ok()).unwrap();
+    assert!(read < 2000 / 10, "the Merge Append stops after the third group's first row: {explain}");
+    // ORDER BY the range key DESC, LIMIT: the ordered Append, the foreign partition
+    // first (sorted remotely), the local one by its index backwards and never reached;
+    // not async, even in an async run.
+    let (plan, rows, explain) = run("select k, g from r order by k desc limit 3;", true);
+    assert!(
+        matches!(&plan, Plan::Limit { child, .. } if matches!(child.as_ref(), Plan::Append { ordered: true, .. })),
+        "{plan:?}"
+    );
+    assert_eq!(rows, ["999|g39", "998|g38", "997|g37"]);
+    assert!(!explain.contains("Async"), "{explain}");
+    assert!(explain.contains("Index Scan Backward on public.r_lo (never executed)"), "{explain}");
+    // Across the bound: every row in order, the local partition first.
+    let (_, rows, _) = run("select k from r where k between 495 and 504 order by k limit 10;", true);
+    assert_eq!(rows, (495..505).map(|k| k.to_string()).collect::<Vec<_>>());
 }

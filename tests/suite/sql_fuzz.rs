@@ -96,6 +96,10 @@ const TOKENS: &[&str] = &[
     "table",
     "foreign",
     "insert into",
+    "update",
+    "set",
+    "delete from",
+    "values",
     "values",
     "generate_series(",
     "random()",
@@ -238,7 +242,12 @@ fn generate_query(rng: &mut Rng, t: &Table) -> String {
             q += &format!(" offset {}", rng.below(5));
         }
     }
-    match rng.below(8) {
+    match rng.below(11) {
+        // DML (issue 17): INSERT … SELECT into the table itself, UPDATE and DELETE
+        // (direct modify on foreign tables; a local table or partition refused by name).
+        8 => format!("insert into {} select * from {} where {}", t.name, t.name, predicate(rng, t)),
+        9 => format!("update {} set {int} = {int} + 1 where {}", t.name, predicate(rng, t)),
+        10 => format!("delete from {} where {}", t.name, predicate(rng, t)),
         0 => format!("select * from ({q}) s"),
         1 => format!("select {int} from {} union all select {int} from {} where {}", t.name, t.name, predicate(rng, t)),
         2 => {

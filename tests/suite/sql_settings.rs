@@ -8,7 +8,7 @@
 use pgasync::coordinator_sql::{FrontError, SqlScenario};
 use pgasync::instrument::{explain_doc_json_text, explain_doc_text, ExplainOptions};
 use pgasync::knobs::{Knobs, Source};
-use pgasync::plan::Plan;
+use pgasync::plan::{AggSplit, AggStrategy, Plan};
 use wasm_bindgen_test::wasm_bindgen_test;
 
 /// Two servers; `t` range-partitioned over two foreign partitions, `u` over two local
@@ -158,10 +158,25 @@ fn an_enable_setting_is_refused_where_the_plan_has_its_node_and_honoured_where_n
     {
         assert_eq!(planned(&format!("set enable_hashjoin = off;\n{back}"), join), default, "{back}");
     }
-    let e = plan_err("set enable_hashagg = off;", "select v, count(*) from t group by v;");
+    // enable_hashagg and enable_sort: honoured by cost where the query has another
+    // path (a GroupAggregate; a Merge Append of remotely sorted partitions), refused
+    // where the sandbox has none (a join's HashAggregate; a local table's Sort).
+    fn agg_strategy(plan: &Plan) -> Option<AggStrategy> {
+        match plan {
+            Plan::Agg { strategy, .. } => Some(strategy.clone()),
+            p => p.children().into_iter().find_map(agg_strategy),
+        }
+    }
+    let grouped = "select v, count(*) from t group by v;";
+    assert_eq!(agg_strategy(&planned("", grouped)), Some(AggStrategy::Hashed));
+    assert_eq!(agg_strategy(&planned("set enable_hashagg = off;", grouped)), Some(AggStrategy::Sorted));
+    let e =
+        plan_err("set enable_hashagg = off;", "select t.v, count(*) from t join loc l on t.id = l.id group by t.v;");
     assert!(e.message.starts_with(REFUSED) && e.message.contains("enable_hashagg = off"), "{e}");
     planned("set enable_hashagg = off;", "select count(*) from t;");
-    let e = plan_err("set enable_sort = off;", "select * from t order by v;");
+    let sorted = planned("set enable_sort = off;", "select * from t order by v;");
+    assert!(has(&sorted, "Merge Append") && !has(&sorted, "Sort"), "{sorted:?}");
+    let e = plan_err("set enable_sort = off;", "select * from loc order by w;");
     assert!(e.message.starts_with(REFUSED) && e.message.contains("enable_sort = off"), "{e}");
     planned("set enable_sort = off;", "select * from t where id = 3;");
     // The scan settings are honoured by cost, as PostgreSQL honours them: off, the
@@ -196,14 +211,20 @@ fn partition_pruning_and_partitionwise_settings_are_honoured_or_refused() {
     assert_eq!(leaves(&planned("", q)), 1, "pruned to t1");
     assert_eq!(leaves(&planned("set enable_partition_pruning = off;", q)), 2, "every partition scanned");
     assert_eq!(leaves(&planned("set enable_partition_pruning = off;\nreset enable_partition_pruning;", q)), 1);
-    // Partitionwise aggregate: full (the key grouped) honoured, partial refused.
+    // Partitionwise aggregate: full (the key grouped) and partial (a Partial Aggregate
+    // per partition, a Finalize Aggregate above) honoured; partial avg refused.
     let full = planned("set enable_partitionwise_aggregate = on;", "select id, count(*) from t group by id;");
     assert!(matches!(full, Plan::Append { .. }), "an aggregate per partition under the Append: {full:?}");
-    for partial in ["select v, count(*) from t group by v;", "select count(*) from t;"] {
-        let e = plan_err("set enable_partitionwise_aggregate = on;", partial);
-        assert!(e.message.starts_with(REFUSED) && e.message.contains("enable_partitionwise_aggregate"), "{e}");
-        planned("", partial);
-    }
+    let partial = planned("set enable_partitionwise_aggregate = on;", "select count(*) from t;");
+    assert!(
+        matches!(&partial, Plan::Agg { split: AggSplit::Finalize, child, .. }
+            if matches!(child.as_ref(), Plan::Append { children, .. }
+                if children.iter().all(|c| matches!(c, Plan::Agg { split: AggSplit::Partial, .. })))),
+        "{partial:?}"
+    );
+    assert!(matches!(planned("", "select count(*) from t;"), Plan::Agg { split: AggSplit::Simple, .. }));
+    let e = plan_err("set enable_partitionwise_aggregate = on;", "select v, avg(id) from t group by v;");
+    assert!(e.message.starts_with(REFUSED) && e.message.contains("avg()"), "{e}");
     // Partitionwise join: refused for two partitioned tables, no effect otherwise.
     let two = "select t.id, u.v from t join u on t.id = u.id;";
     let e = plan_err("set enable_partitionwise_join = on;", two);

@@ -1,0 +1,653 @@
+//! INSERT in the query section: parse analysis of the target and its columns
+//! (analyze.c's `transformInsertStmt`, `checkInsertTargets`), the source planned as
+//! any SELECT (`planner`), and the ModifyTable plan over it (createplan.c's
+//! `make_modifytable`), with postgres_fdw's planning of a foreign target
+//! (`postgresPlanForeignModify`: the remote `INSERT INTO … (every column) VALUES
+//! ($1, …)`, deparse.c's `deparseInsertSql`) and its batch size
+//! (`postgresGetForeignModifyBatchSize`: the table's `batch_size` option, else the
+//! server's, else 1, at most 65,535 parameters a statement).
+//!
+//! The rules:
+//! - without a column list the source fills the table's first columns in order (and
+//!   may not have more columns than the table); with one, exactly the columns named,
+//!   each once;
+//! - a column not filled is NULL (the sandbox has no column defaults);
+//! - `VALUES` of one row is a Result without input (`Plan::ConstResult`), of more a
+//!   Values Scan on `"*VALUES*"`, as in PostgreSQL;
+//! - a partitioned target routes each row at run time (`executor::node_modifytable`);
+//!   its partitions must have its columns in its order.
+//!
+//! - a source that is not pulled up (aggregates, ORDER BY, LIMIT, …) whose row is not
+//!   the table's row as it is (columns missing or in another order, other types)
+//!   stays a subquery, `Subquery Scan on "*SELECT*"` (setrefs.c keeps a subquery scan
+//!   that is not trivial).
+//!
+//! UPDATE and DELETE (`plan_direct_modify`): of a foreign table or a partitioned table
+//! whose partitions left after pruning are all foreign, postgres_fdw's direct modify;
+//! of a plain local table, ModifyTable over the scan of its rows (`UPDATE … SET` values
+//! computed over the old row); RETURNING projected by ModifyTable.
+//!
+//! Where it departs from PostgreSQL: integer types are one type to the sandbox's
+//! rows, so a bigint (`count(*)`) into an integer column counts as the same type for
+//! the Subquery Scan rule (PostgreSQL casts it, and keeps the Subquery Scan); no ON CONFLICT, OVERRIDING, DEFAULT
+//! VALUES or column defaults; the source's types are cast to the columns' at run time
+//! rather than checked at parse analysis (a text column inserted into an integer
+//! column is an error only for a value that does not read as one).
+
+use sqlparser::ast;
+use sqlparser::tokenizer::Location;
+
+use super::catalog::{ident, relation_name, Node, RelKind, Relation};
+use super::planner::{plan_query, Planned};
+use super::statement::Stmt;
+use super::FrontError;
+use crate::plan::modifytable::{
+    CmdType, DirectModifyPlan, ForeignModify, ModifyTablePlan, PartitionRouting, ResultRel,
+};
+use crate::plan::Plan;
+use crate::sql_text::quote_identifier;
+
+/// libpq's bound on a statement's parameters (`PQ_QUERY_PARAM_MAX_LIMIT`).
+const PARAM_MAX: usize = 65_535;
+
+/// The plan of the query section's INSERT.
+pub fn plan_modify(coord: &Node, stmt: &Stmt, text: &str, at: Location) -> Result<Planned, FrontError> {
+    let (table, columns, source, returning) = match stmt {
+        Stmt::Insert { table, columns, source, returning } => (table, columns, source, returning),
+        Stmt::Update { table, sets, selection, returning } => {
+            return plan_direct_modify(coord, table, Some(sets), selection, returning, text, at)
+        }
+        Stmt::Delete { table, selection, returning } => {
+            return plan_direct_modify(coord, table, None, selection, returning, text, at)
+        }
+        _ => return Err(FrontError::at("internal error: not an INSERT, UPDATE or DELETE", at)),
+    };
+    let name = relation_name(table).map_err(|m| FrontError::at(m, at))?;
+    let rel = coord.relation(&name).ok_or_else(|| FrontError::at(format!("relation \"{name}\" does not exist"), at))?;
+    let targets = insert_targets(rel, columns)?;
+    let mut planned = match values_rows(source, at)? {
+        Some(rows) => const_result(coord, rel, &targets, rows, at)?,
+        None => plan_query(coord, source, text)?,
+    };
+    let width = planned.columns.len();
+    if width > targets.len() {
+        return Err(FrontError::at("INSERT has more expressions than target columns", at));
+    }
+    if !columns.is_empty() && width < targets.len() {
+        return Err(FrontError::at("INSERT has more target columns than expressions", at));
+    }
+    let source: Vec<Option<usize>> =
+        (0..rel.columns.len()).map(|c| targets.iter().take(width).position(|&t| t == c)).collect();
+    if !pulled_up(source_query(stmt), &planned.plan) && !trivial_projection(rel, &source, &planned.columns) {
+        planned.plan = select_subquery_scan(planned.plan);
+    }
+    // RETURNING over the inserted row (its columns, in the table's order); a foreign
+    // table returns the columns it uses, one row a statement.
+    let names: Vec<String> = rel.columns.iter().map(|c| c.name.clone()).collect();
+    let types: Vec<crate::plan::SqlType> = rel.columns.iter().map(|c| c.ty).collect();
+    let ret = returning_items(returning, &super::eval::Env { names: &names, types: &types }, at)?;
+    let mut used: Vec<usize> = Vec::new();
+    for (e, _) in &ret {
+        e.for_each_col(&mut |c| used.push(c));
+    }
+    used.sort_unstable();
+    used.dedup();
+    if !ret.is_empty() && used.is_empty() {
+        return Err(FrontError::unsupported("RETURNING that names no column", at));
+    }
+    let target = result_rel(coord, rel, &mut planned.servers, &used, at)?;
+    let qualified: Vec<String> =
+        names.iter().map(|n| format!("{}.{}", quote_identifier(&name), quote_identifier(n))).collect();
+    let returning_sql: Vec<String> = ret.iter().map(|(e, _)| e.to_sql(&qualified)).collect();
+    let input = rel.columns();
+    let returning_cols: Vec<crate::types::Column> =
+        ret.iter().map(|(e, n)| crate::types::Column::new(n, e.col_type(&input))).collect();
+    let plan = Plan::ModifyTable(Box::new(ModifyTablePlan {
+        operation: CmdType::Insert,
+        relation: name,
+        target,
+        columns: rel.columns.iter().map(|c| (c.name.clone(), c.ty)).collect(),
+        source,
+        child: planned.plan,
+        returning: ret,
+        returning_sql,
+    }));
+    Ok(Planned { plan, columns: returning_cols, servers: planned.servers, order_key: None, order_keys: vec![] })
+}
+
+/// RETURNING's items as expressions over the target's columns, with their names.
+fn returning_items(
+    items: &[ast::SelectItem],
+    env: &super::eval::Env,
+    at: Location,
+) -> Result<Vec<(crate::plan::Expr, String)>, FrontError> {
+    let mut ret = Vec::new();
+    for item in items {
+        match item {
+            ast::SelectItem::Wildcard(_) => {
+                ret.extend(env.names.iter().enumerate().map(|(i, n)| (crate::plan::Expr::Col(i), n.clone())))
+            }
+            ast::SelectItem::UnnamedExpr(e) => {
+                let a = super::eval::analyze(e, env)?;
+                let name = match e {
+                    ast::Expr::Identifier(i) => ident(i),
+                    _ => "?column?".to_string(),
+                };
+                ret.push((a.expr, name));
+            }
+            ast::SelectItem::ExprWithAlias { expr, alias } => {
+                ret.push((super::eval::analyze(expr, env)?.expr, ident(alias)));
+            }
+            _ => return Err(FrontError::unsupported(format!("RETURNING {item}"), at)),
+        }
+    }
+    Ok(ret)
+}
+
+/// UPDATE (`sets`) or DELETE (None) of a plain local table (ModifyTable over the scan
+/// of its rows, `ResultRel::LocalModify`), or of a foreign table or of a partitioned
+/// table whose partitions are foreign, as postgres_fdw's direct modify
+/// (`postgresPlanDirectModify`): the scan of the target's rows that the WHERE leaves
+/// (`SELECT * FROM target WHERE …`, planned as any query: partitions pruned, quals
+/// shipped) must be Foreign Scans whose quals all go to the remote server, and every
+/// SET expression must be shippable (`is_foreign_expr`); each scan becomes a `Foreign
+/// Update` / `Foreign Delete` whose Remote SQL is `UPDATE remote SET col = expr, …
+/// WHERE …` / `DELETE FROM remote WHERE …` (deparse.c's `deparseDirectUpdateSql`,
+/// `deparseDirectDeleteSql`). Anything else would be postgres_fdw's foreign modify
+/// (`SELECT … FOR UPDATE`, then `… WHERE ctid = $1`) or a local table's modify, which
+/// the sandbox refuses by name.
+fn plan_direct_modify(
+    coord: &Node,
+    table: &ast::ObjectName,
+    sets: Option<&Vec<(ast::Ident, ast::Expr)>>,
+    selection: &Option<ast::Expr>,
+    returning: &[ast::SelectItem],
+    text: &str,
+    at: Location,
+) -> Result<Planned, FrontError> {
+    let operation = if sets.is_some() { CmdType::Update } else { CmdType::Delete };
+    let verb = operation.word().to_uppercase();
+    let name = relation_name(table).map_err(|m| FrontError::at(m, at))?;
+    let rel = coord.relation(&name).ok_or_else(|| FrontError::at(format!("relation \"{name}\" does not exist"), at))?;
+    // The SET list, deparsed over the target's columns (a partition's are the same).
+    let names: Vec<String> = rel.columns.iter().map(|c| c.name.clone()).collect();
+    let types: Vec<crate::plan::SqlType> = rel.columns.iter().map(|c| c.ty).collect();
+    let env = super::eval::Env { names: &names, types: &types };
+    let mut set_sql = Vec::new();
+    // A plain local table: ModifyTable changes its rows itself (`ResultRel::LocalModify`).
+    let local = matches!(rel.kind, RelKind::Table(_));
+    let mut set_exprs: Vec<(usize, crate::plan::Expr)> = Vec::new();
+    for (col, e) in sets.into_iter().flatten() {
+        let c = ident(col);
+        if rel.column_index(&c).is_none() {
+            return Err(FrontError::at(
+                format!("column \"{c}\" of relation \"{name}\" does not exist"),
+                col.span.start,
+            ));
+        }
+        let a = super::eval::analyze(e, &env)?;
+        set_exprs.push((rel.column_index(&c).unwrap_or(0), a.expr.clone()));
+        if !local && !super::shippable::is_foreign_expr(&a.expr) {
+            return Err(FrontError::unsupported(
+                format!("{verb} whose SET {c} = {e} is not shippable: postgres_fdw's foreign modify (SELECT … FOR UPDATE, then {verb} … WHERE ctid = $1)"),
+                at,
+            ));
+        }
+        let mut v = crate::sql_text::deparse::deparse_expr(&a.expr, &names);
+        if matches!(a.expr, crate::plan::Expr::Const(crate::types::Datum::Text(_))) {
+            v.push_str("::text");
+        }
+        set_sql.push(format!("{} = {v}", quote_identifier(&c)));
+    }
+    // RETURNING: its expressions over the table's columns; the remote statement
+    // returns the columns they use, in the table's order.
+    let mut ret: Vec<(crate::plan::Expr, String)> = Vec::new();
+    for item in returning {
+        match item {
+            ast::SelectItem::Wildcard(_) => {
+                ret.extend(names.iter().enumerate().map(|(i, n)| (crate::plan::Expr::Col(i), n.clone())))
+            }
+            ast::SelectItem::UnnamedExpr(e) => {
+                let a = super::eval::analyze(e, &env)?;
+                let name = match e {
+                    ast::Expr::Identifier(i) => ident(i),
+                    _ => "?column?".to_string(),
+                };
+                ret.push((a.expr, name));
+            }
+            ast::SelectItem::ExprWithAlias { expr, alias } => {
+                ret.push((super::eval::analyze(expr, &env)?.expr, ident(alias)));
+            }
+            _ => return Err(FrontError::unsupported(format!("RETURNING {item}"), at)),
+        }
+    }
+    let mut used: Vec<usize> = Vec::new();
+    for (e, _) in &ret {
+        e.for_each_col(&mut |c| used.push(c));
+    }
+    used.sort_unstable();
+    used.dedup();
+    let returning_sql = if ret.is_empty() {
+        String::new()
+    } else if used.is_empty() {
+        " RETURNING NULL".to_string()
+    } else {
+        format!(" RETURNING {}", used.iter().map(|&c| quote_identifier(&names[c])).collect::<Vec<_>>().join(", "))
+    };
+    let returned: Vec<crate::types::Column> = used.iter().map(|&c| rel.columns()[c].clone()).collect();
+    // The projection reads the returned columns.
+    let ret_full = ret.clone();
+    let ret: Vec<(crate::plan::Expr, String)> =
+        ret.into_iter().map(|(e, n)| (e.map_cols(&|c| used.iter().position(|&u| u == c).unwrap_or(c)), n)).collect();
+    // The rows to modify: the target's scan.
+    let dialect = sqlparser::dialect::PostgreSqlDialect {};
+    let mut query = sqlparser::parser::Parser::new(&dialect)
+        .try_with_sql(&format!("SELECT * FROM {table}"))
+        .and_then(|mut p| p.parse_query())
+        .map_err(|e| FrontError::at(format!("syntax error: {e}"), at))?;
+    if let ast::SetExpr::Select(s) = query.body.as_mut() {
+        s.selection = selection.clone();
+    }
+    let mut planned = plan_query(coord, &query, text)?;
+    let not_direct = |what: &str| {
+        FrontError::unsupported(
+            format!(
+                "{verb} of \"{name}\" {what}: postgres_fdw's direct modify does not apply, and its foreign modify \
+                 (SELECT … FOR UPDATE, then {verb} … WHERE ctid = $1) and a local table's {verb} are not in the sandbox"
+            ),
+            at,
+        )
+    };
+    let direct = |f: &crate::plan::ForeignScanPlan| -> Plan {
+        let select = crate::sql_text::deparse::deparse_remote_query(&f.remote);
+        let where_sql = select.find(" WHERE ").map_or("", |i| &select[i..]);
+        let remote = crate::sql_text::deparse::qualified_table(&f.remote.table);
+        let sql = match operation {
+            CmdType::Delete => format!("DELETE FROM {remote}{where_sql}{returning_sql}"),
+            _ => format!("UPDATE {remote} SET {}{where_sql}{returning_sql}", set_sql.join(", ")),
+        };
+        Plan::DirectModify(Box::new(DirectModifyPlan { operation, scan: f.clone(), sql, returning: returned.clone() }))
+    };
+    if local {
+        // ExecUpdate / ExecDelete of each row the scan returns (its full row).
+        let returning_shown = ret_full.iter().map(|(e, _)| e.to_sql(&names)).collect();
+        let input = rel.columns();
+        let returning_cols: Vec<crate::types::Column> =
+            ret_full.iter().map(|(e, n)| crate::types::Column::new(n, e.col_type(&input))).collect();
+        let child = std::mem::replace(&mut planned.plan, Plan::EmptyResult { columns: vec![] });
+        planned.plan = Plan::ModifyTable(Box::new(ModifyTablePlan {
+            operation,
+            relation: name.clone(),
+            target: ResultRel::LocalModify { table: name, sets: set_exprs },
+            columns: rel.columns.iter().map(|c| (c.name.clone(), c.ty)).collect(),
+            source: vec![],
+            child,
+            returning: ret_full,
+            returning_sql: returning_shown,
+        }));
+        planned.columns = returning_cols;
+        planned.order_key = None;
+        planned.order_keys = vec![];
+        return Ok(planned);
+    }
+    let child = match &planned.plan {
+        Plan::ForeignScan(f) => direct(f),
+        Plan::Append { children, prune: None, .. } => {
+            let mut out = Vec::with_capacity(children.len());
+            for c in children {
+                match c {
+                    Plan::ForeignScan(f) => out.push(direct(f)),
+                    Plan::SeqScan { .. } | Plan::IndexScan { .. } => return Err(not_direct("with a local partition")),
+                    _ => return Err(not_direct("with a WHERE not all shipped to the remote server")),
+                }
+            }
+            Plan::Append { children: out, prune: None, ordered: false }
+        }
+        _ => return Err(not_direct("with a WHERE not all shipped to the remote server")),
+    };
+    // EXPLAIN writes the returned columns as the first result relation's (`pt_1.b`
+    // for a partitioned table, `b` for a foreign table).
+    let qualifier = match &child {
+        Plan::Append { children, .. } => match children.first() {
+            Some(Plan::DirectModify(d)) => d.scan.alias.as_ref().map(|a| a.alias.clone()),
+            _ => None,
+        },
+        Plan::DirectModify(d) => d.scan.alias.as_ref().filter(|a| a.parent.is_some()).map(|a| a.alias.clone()),
+        _ => None,
+    };
+    let shown: Vec<String> = returned
+        .iter()
+        .map(|c| match &qualifier {
+            Some(q) => format!("{}.{}", quote_identifier(q), quote_identifier(&c.name)),
+            None => quote_identifier(&c.name),
+        })
+        .collect();
+    let returning_shown = ret.iter().map(|(e, _)| e.to_sql(&shown)).collect();
+    let returning_cols: Vec<crate::types::Column> =
+        ret.iter().map(|(e, n)| crate::types::Column::new(n, e.col_type(&returned))).collect();
+    planned.plan = Plan::ModifyTable(Box::new(ModifyTablePlan {
+        operation,
+        relation: name,
+        target: ResultRel::Direct,
+        columns: vec![],
+        source: vec![],
+        child,
+        returning: ret,
+        returning_sql: returning_shown,
+    }));
+    planned.columns = returning_cols;
+    planned.order_key = None;
+    planned.order_keys = vec![];
+    Ok(planned)
+}
+
+/// The INSERT's source query.
+fn source_query(stmt: &Stmt) -> Option<&ast::Query> {
+    match stmt {
+        Stmt::Insert { source, .. } => Some(source),
+        _ => None,
+    }
+}
+
+/// Is the source SELECT pulled up into the INSERT's query (prepjointree.c's
+/// `is_simple_subquery`): no aggregates, GROUP BY, HAVING, DISTINCT, ORDER BY,
+/// LIMIT, OFFSET or set operation. A VALUES row is.
+fn pulled_up(q: Option<&ast::Query>, plan: &Plan) -> bool {
+    let Some(q) = q else { return true };
+    if q.order_by.is_some() || q.limit.is_some() || q.offset.is_some() || q.fetch.is_some() || q.with.is_some() {
+        return false;
+    }
+    let simple = match q.body.as_ref() {
+        ast::SetExpr::Select(s) => {
+            s.having.is_none()
+                && s.distinct.is_none()
+                && matches!(&s.group_by, ast::GroupByExpr::Expressions(k, _) if k.is_empty())
+        }
+        ast::SetExpr::Values(_) => true,
+        _ => false,
+    };
+    simple && !has_agg(plan)
+}
+
+/// An aggregate at the top of the plan (under the nodes above it).
+fn has_agg(plan: &Plan) -> bool {
+    match plan {
+        Plan::Agg { .. } => true,
+        Plan::Result { child, .. }
+        | Plan::Sort { child, .. }
+        | Plan::Limit { child, .. }
+        | Plan::Gating { child, .. } => has_agg(child),
+        Plan::WithInitPlans { child, .. } => has_agg(child),
+        _ => false,
+    }
+}
+
+/// Is the INSERT's row the source's row as it is (setrefs.c's
+/// `trivial_subqueryscan`): every column filled, in order, by a value of its type?
+fn trivial_projection(rel: &Relation, source: &[Option<usize>], columns: &[crate::types::Column]) -> bool {
+    source.iter().enumerate().all(|(c, s)| *s == Some(c))
+        && columns.len() == rel.columns.len()
+        && columns.iter().zip(&rel.columns).all(|(s, t)| s.ty == t.ty.col_type())
+}
+
+/// The source kept as a subquery, `Subquery Scan on "*SELECT*"`, whose projection
+/// makes the INSERT's row (a source that is not pulled up, with a projection that is
+/// not trivial).
+fn select_subquery_scan(child: Plan) -> Plan {
+    let targets =
+        child.output_columns().iter().enumerate().map(|(i, c)| (crate::plan::Expr::Col(i), c.name.clone())).collect();
+    Plan::SubqueryScan { child: Box::new(child), alias: "*SELECT*".into(), targets }
+}
+
+/// checkInsertTargets: the columns the source fills, in its order.
+fn insert_targets(rel: &Relation, columns: &[ast::Ident]) -> Result<Vec<usize>, FrontError> {
+    if columns.is_empty() {
+        return Ok((0..rel.columns.len()).collect());
+    }
+    let mut out = Vec::with_capacity(columns.len());
+    for c in columns {
+        let n = ident(c);
+        let i = rel.column_index(&n).ok_or_else(|| {
+            FrontError::at(format!("column \"{n}\" of relation \"{}\" does not exist", rel.name), c.span.start)
+        })?;
+        if out.contains(&i) {
+            return Err(FrontError::at(format!("column \"{n}\" specified more than once"), c.span.start));
+        }
+        out.push(i);
+    }
+    Ok(out)
+}
+
+/// `VALUES (one row)` as the source: its row (None for any other source).
+fn values_rows(source: &ast::Query, at: Location) -> Result<Option<&[Vec<ast::Expr>]>, FrontError> {
+    let ast::SetExpr::Values(v) = source.body.as_ref() else {
+        return Ok(None);
+    };
+    if source.order_by.is_some() || source.limit.is_some() || source.offset.is_some() || source.with.is_some() {
+        return Err(FrontError::unsupported("ORDER BY, LIMIT, OFFSET or WITH around INSERT … VALUES", at));
+    }
+    Ok(Some(v.rows.as_slice()))
+}
+
+/// The plan of `VALUES (…), …`: its rows, each value cast to the column it fills (an
+/// untyped literal takes its column's type, as `transformInsertRow` coerces it); one
+/// row is a Result without input, more a Values Scan. The values are computed when
+/// planning (the sandbox's VALUES are constants and its random() is seeded: the same
+/// values; PostgreSQL computes them as the rows are read).
+fn const_result(
+    coord: &Node,
+    rel: &Relation,
+    targets: &[usize],
+    rows: &[Vec<ast::Expr>],
+    at: Location,
+) -> Result<Planned, FrontError> {
+    let width = rows.first().map_or(0, |r| r.len());
+    if width > targets.len() {
+        return Err(FrontError::at("INSERT has more expressions than target columns", at));
+    }
+    if rows.iter().any(|r| r.len() != width) {
+        return Err(FrontError::at("VALUES lists must all be the same length", at));
+    }
+    let mut random = coord.random.clone();
+    let mut out = Vec::with_capacity(rows.len());
+    for row in rows {
+        let mut values = Vec::with_capacity(width);
+        for (e, &t) in row.iter().zip(targets) {
+            let v = super::eval::eval(e, &mut random)?;
+            values.push(crate::plan::Expr::Const(super::eval::cast(v, rel.columns[t].ty, at)?));
+        }
+        out.push(values);
+    }
+    let columns: Vec<crate::types::Column> = targets
+        .iter()
+        .take(width)
+        .enumerate()
+        .map(|(i, &t)| crate::types::Column::new(&format!("column{}", i + 1), rel.columns[t].ty.col_type()))
+        .collect();
+    let plan = Plan::ConstResult { rows: out, columns: columns.clone() };
+    Ok(Planned { plan, columns, servers: vec![], order_key: None, order_keys: vec![] })
+}
+
+/// The ResultRelInfo of `rel`: a local table, a foreign table's foreign modify, or a
+/// partitioned table's routing over its partitions (their servers added to `servers`).
+fn result_rel(
+    coord: &Node,
+    rel: &Relation,
+    servers: &mut Vec<String>,
+    returning: &[usize],
+    at: Location,
+) -> Result<ResultRel, FrontError> {
+    Ok(match &rel.kind {
+        RelKind::Table(_) => ResultRel::Local { table: rel.name.clone() },
+        RelKind::Foreign { server, remote_schema, remote_table, options } => {
+            if !servers.contains(server) {
+                servers.push(server.clone());
+            }
+            let option = |o: &[(String, String)]| o.iter().find(|(k, _)| k == "batch_size").map(|(_, v)| v.clone());
+            let server_options = coord.server(server).map(|s| s.options.clone()).unwrap_or_default();
+            let batch: usize =
+                option(options).or_else(|| option(&server_options)).and_then(|v| v.parse().ok()).unwrap_or(1);
+            let ncols = rel.columns.len().max(1);
+            ResultRel::Foreign(ForeignModify {
+                relation: rel.name.clone(),
+                server: server.clone(),
+                remote_table: format!("{}.{}", quote_identifier(remote_schema), quote_identifier(remote_table)),
+                columns: rel.columns.iter().map(|c| c.name.clone()).collect(),
+                // postgresGetForeignModifyBatchSize: 1 with RETURNING.
+                batch_size: if returning.is_empty() { batch.clamp(1, (PARAM_MAX / ncols).max(1)) } else { 1 },
+                returning: returning.to_vec(),
+            })
+        }
+        RelKind::Partitioned { strategy, key, partitions } => {
+            let mut parts = Vec::with_capacity(partitions.len());
+            for p in partitions {
+                let part =
+                    coord.relation(p).ok_or_else(|| FrontError::at(format!("relation \"{p}\" does not exist"), at))?;
+                let same = part.columns.len() == rel.columns.len()
+                    && part.columns.iter().zip(&rel.columns).all(|(a, b)| a.name == b.name && a.ty == b.ty);
+                if !same {
+                    return Err(FrontError::unsupported(
+                        format!("INSERT into \"{}\": partition \"{p}\" has other columns than its parent", rel.name),
+                        at,
+                    ));
+                }
+                let Some((_, bound)) = &part.partition_of else {
+                    return Err(FrontError::at(format!("internal error: \"{p}\" is not a partition"), at));
+                };
+                parts.push((bound.clone(), result_rel(coord, part, servers, returning, at)?));
+            }
+            ResultRel::Partitioned(PartitionRouting {
+                relation: rel.name.clone(),
+                strategy: *strategy,
+                key: key.iter().map(|&k| (k, rel.columns[k].ty)).collect(),
+                partitions: parts,
+            })
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::clock::Clock;
+    use crate::coordinator_sql::SqlScenario;
+    use crate::instrument::ExplainOptions;
+    use crate::knobs::{Knobs, Source};
+
+    const SETUP: &str =
+        "-- @shard s1\ncreate table t1 (a int, b int, c text);\ncreate table ft_remote (a int, b int, c text);\n\
+        insert into t1 select i % 100, i, 'x' from generate_series(0, 249) i;\n\
+        -- @shard s2\ncreate table t2 (a int, b int, c text);\n\
+        insert into t2 select i % 100, i, 'y' from generate_series(250, 499) i;\n\
+        -- @coordinator\ncreate extension postgres_fdw;\n\
+        create server s1 foreign data wrapper postgres_fdw options (dbname 'postgres', async_capable 'true');\n\
+        create server s2 foreign data wrapper postgres_fdw options (dbname 'postgres', async_capable 'true');\n\
+        create table pt (a int, b int, c text) partition by range (b);\n\
+        create foreign table pt1 partition of pt for values from (0) to (250) server s1 options (table_name 't1');\n\
+        create foreign table pt2 partition of pt for values from (250) to (500) server s2 options (table_name 't2');\n\
+        create foreign table ft (a int, b int, c text) server s1 options (table_name 'ft_remote', batch_size '4');\n\
+        create table loc (a int, b int, c text);\n";
+
+    /// Runs `query` in `async_mode`: EXPLAIN (ANALYZE, VERBOSE, COSTS OFF), the
+    /// shards' statement logs and their tables' rows afterwards.
+    fn run(query: &str, async_mode: bool) -> (String, Vec<Vec<String>>, Vec<(String, usize)>, usize) {
+        let base = SqlScenario::load(SETUP).unwrap();
+        let s = base.with_query(query).unwrap();
+        let sc = s.scenario(&Knobs::default(), Source::Json).unwrap();
+        let mut run = sc.start(async_mode, Clock::virtual_clock(), false).unwrap();
+        run.run_to_end().unwrap();
+        let explain = run.explain_text_with(&ExplainOptions::POSTGRES_VERBOSE);
+        let logs = run.host.servers.iter().map(|s| s.statement_log().into_iter().map(|(_, l)| l).collect()).collect();
+        let rows = run
+            .host
+            .servers
+            .iter()
+            .flat_map(|s| s.catalog.tables.iter().map(|t| (format!("{}.{}", s.name, t.name), t.nrows())))
+            .collect();
+        (explain, logs, rows, run.es.local_changes.inserted.len())
+    }
+
+    #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
+    fn insert_into_a_foreign_table_in_batches() {
+        for async_mode in [false, true] {
+            let (explain, logs, rows, local) = run("insert into ft select * from pt where a < 3;", async_mode);
+            assert!(explain.starts_with("Insert on public.ft"), "{explain}");
+            assert!(
+                explain.contains("Remote SQL: INSERT INTO public.ft_remote(a, b, c) VALUES ($1, $2, $3)"),
+                "{explain}"
+            );
+            assert!(explain.contains("Batch Size: 4"), "{explain}");
+            assert_eq!(explain.contains("Async Foreign Scan"), async_mode, "{explain}");
+            assert!(rows.contains(&("s1.ft_remote".to_string(), 15)), "{rows:?}");
+            assert_eq!(local, 0);
+            let s1 = logs.iter().find(|l| l.iter().any(|x| x.contains("ft_remote"))).unwrap();
+            let inserts: Vec<&String> = s1.iter().filter(|l| l.contains("INSERT")).collect();
+            // 15 rows: three batches of four, then one of three, prepared anew.
+            assert_eq!(inserts.len(), 4, "{s1:#?}");
+            assert!(
+                inserts[0].starts_with(
+                    "execute pgsql_fdw_prep_1: INSERT INTO public.ft_remote(a, b, c) VALUES ($1, $2, $3), ($4"
+                ),
+                "{s1:#?}"
+            );
+            assert!(inserts[3].starts_with("execute pgsql_fdw_prep_2: "), "{s1:#?}");
+            assert!(s1.iter().any(|l| l == "statement: DEALLOCATE pgsql_fdw_prep_1"), "{s1:#?}");
+            assert_eq!(s1.last().map(String::as_str), Some("statement: COMMIT TRANSACTION"), "{s1:#?}");
+        }
+    }
+
+    #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
+    fn insert_routes_rows_and_keeps_local_ones() {
+        let (explain, _, rows, local) = run("insert into pt select a, b + 1, c from pt where a = 5;", true);
+        assert!(explain.starts_with("Insert on public.pt"), "{explain}");
+        // b = 5, 105, 205 → t1 (b + 1 < 250); 305, 405 → t2.
+        assert!(rows.contains(&("s1.t1".to_string(), 253)), "{rows:?}");
+        assert!(rows.contains(&("s2.t2".to_string(), 252)), "{rows:?}");
+        assert_eq!(local, 0);
+        let (_, _, _, local) = run("insert into loc (c, a) select c, a from pt where b = 7;", false);
+        assert_eq!(local, 1);
+        let (explain, logs, rows, _) = run("insert into ft (c, a) values ('z', 7);", true);
+        assert!(explain.contains("->  Result"), "{explain}");
+        assert!(rows.contains(&("s1.ft_remote".to_string(), 1)), "{rows:?}");
+        assert!(
+            logs.iter()
+                .flatten()
+                .any(|l| l == "execute pgsql_fdw_prep_1: INSERT INTO public.ft_remote(a, b, c) VALUES ($1, $2, $3)"),
+            "{logs:?}"
+        );
+        // A data-modifying CTE and RETURNING are refused by name.
+        let base = SqlScenario::load(SETUP).unwrap();
+        let e = base.with_query("with t as (delete from ft returning *) select * from t;").unwrap_err();
+        assert!(e.message.contains("a data-modifying statement in WITH (DELETE"), "{e}");
+        // INSERT … RETURNING into the foreign table: one row a statement, returned by
+        // the remote INSERT.
+        let s = base.with_query("insert into ft select * from pt where a = 1 returning a, b + 1;").unwrap();
+        let sc = s.scenario(&Knobs::default(), Source::Json).unwrap();
+        let mut r = sc.start(false, Clock::virtual_clock(), false).unwrap();
+        r.keep_rows = true;
+        r.run_to_end().unwrap();
+        let rows: Vec<String> = r.rows.iter().map(|x| format!("{}|{}", x[0], x[1])).collect();
+        assert_eq!(rows, ["1|2", "1|102", "1|202", "1|302", "1|402"]);
+        let explain = r.explain_text_with(&ExplainOptions::POSTGRES_VERBOSE);
+        assert!(explain.contains("Output: ft.a, (ft.b + 1)"), "{explain}");
+        assert!(explain.contains("VALUES ($1, $2, $3) RETURNING a, b"), "{explain}");
+        assert!(explain.contains("Batch Size: 1"), "{explain}");
+        // UPDATE … RETURNING on the partitioned table: direct modify per partition.
+        let s = base.with_query("update pt set c = 'q' where a = 5 returning a, b + 1;").unwrap();
+        let sc = s.scenario(&Knobs::default(), Source::Json).unwrap();
+        let mut r = sc.start(true, Clock::virtual_clock(), false).unwrap();
+        r.keep_rows = true;
+        r.run_to_end().unwrap();
+        assert_eq!(r.rows.len(), 5);
+        let explain = r.explain_text_with(&ExplainOptions::POSTGRES_VERBOSE);
+        assert!(
+            explain.contains("Remote SQL: UPDATE public.t1 SET c = 'q'::text WHERE ((a = 5)) RETURNING a, b"),
+            "{explain}"
+        );
+        assert!(explain.contains("Output: pt_1.a, (pt_1.b + 1)"), "{explain}");
+        // EXPLAIN without ANALYZE plans only: nothing is sent, nothing is stored.
+        let base = SqlScenario::load(SETUP).unwrap();
+        let s = base.with_query("explain (verbose, costs off) insert into ft select * from pt;").unwrap();
+        let run = s.plan_only_run(&Knobs::default(), Source::Json, true).unwrap();
+        assert!(run.host.servers.iter().all(|s| s.statement_log().is_empty()));
+    }
+}
