@@ -334,7 +334,7 @@ select 1;
     );
     assert_eq!(rows, ["999|g39", "998|g38", "997|g37"]);
     assert!(!explain.contains("Async"), "{explain}");
-    assert!(explain.contains("Index Scan Backward on public.r_lo (never executed)"), "{explain}");
+    assert!(explain.contains("Index Scan Backward using r_lo_k_idx on public.r_lo r_1 (never executed)"), "{explain}");
     // Across the bound: every row in order, the local partition first.
     let (_, rows, _) = run("select k from r where k between 495 and 504 order by k limit 10;", true);
     assert_eq!(rows, (495..505).map(|k| k.to_string()).collect::<Vec<_>>());
