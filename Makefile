@@ -44,10 +44,16 @@ setup:
 # (690,000 and 860,000 before) Merge Join, outer joins, set operations (SetOp, Unique,
 # Subquery Scan), Function Scan, InitPlans and hashed SubPlans, generic plans with
 # run-time pruning: the page's module 680,496 → 725,796 bytes gzipped, the editor's
-# 852,334 → 938,048. Issue 20's goal (600 KB) is further away than before: where these
-# bytes go, and whether the executor's new nodes can share more code, is its work.
-PKG_BUDGET_GZ := 730000
-PKG_SQL_BUDGET_GZ := 945000
+# 852,334 → 938,048. Then the simulated shard stopped calling sqlparser's
+# `parse_statement` (which reaches its whole DDL grammar) for its own entry points
+# (`shard_sql::parse_shard_statement`): the page's module 725,796 → 670,623; and DML
+# (ModifyTable, foreign modify, the shard's INSERT/UPDATE/DELETE), semi/anti joins and
+# correlated SubPlans, index paths (Index Only, Bitmap Heap/Index Scans), upper-level
+# choices by cost and the 3-5 relation join search were merged: the page's module
+# 670,623 → 712,474, the editor's 938,048 → 1,057,672 (the planner is most of that;
+# the budget 945,000 → 1,065,000). Issue 20's goal (600 KB) is its work.
+PKG_BUDGET_GZ := 720000
+PKG_SQL_BUDGET_GZ := 1065000
 PKG_ENV := CARGO_PROFILE_RELEASE_OPT_LEVEL=s CARGO_PROFILE_RELEASE_PANIC=abort
 PKG_DEPS := --config 'profile.release.package."*".opt-level="z"'
 pkg: setup
