@@ -50,10 +50,10 @@ setup:
 # (ModifyTable, foreign modify, the shard's INSERT/UPDATE/DELETE), semi/anti joins and
 # correlated SubPlans, index paths (Index Only, Bitmap Heap/Index Scans), upper-level
 # choices by cost and the 3-5 relation join search were merged: the page's module
-# 670,623 → 712,474, the editor's 938,048 → 1,057,672 (the planner is most of that;
-# the budget 945,000 → 1,065,000). Issue 20's goal (600 KB) is its work.
+# 670,623 → 712,500, the editor's 938,048 → 1,062,855 (the planner is most of that;
+# the budget 945,000 → 1,070,000). Issue 20's goal (600 KB) is its work.
 PKG_BUDGET_GZ := 720000
-PKG_SQL_BUDGET_GZ := 1065000
+PKG_SQL_BUDGET_GZ := 1070000
 PKG_ENV := CARGO_PROFILE_RELEASE_OPT_LEVEL=s CARGO_PROFILE_RELEASE_PANIC=abort
 PKG_DEPS := --config 'profile.release.package."*".opt-level="z"'
 pkg: setup
