@@ -1158,21 +1158,9 @@ impl JoinProblem<'_> {
             order_key: order_keys.first().copied(),
             order_keys: order_keys.clone(),
         };
-        let mut plan = path.plan.clone();
-        if let Some((strategy, keys, aggs)) = &l.agg {
-            let keys = keys.iter().map(|e| rewrite(e, &map)).collect();
-            let aggs =
-                aggs.iter().map(|a| AggCall { func: a.func, arg: a.arg.as_ref().map(|e| rewrite(e, &map)) }).collect();
-            plan = Plan::Agg {
-                child: Box::new(plan),
-                strategy: strategy.clone(),
-                group_by: keys,
-                aggs,
-                split: crate::plan::AggSplit::Simple,
-            };
-            if let Some(h) = &l.having {
-                plan = Plan::Result { child: Box::new(plan), filter: Some(h.clone()), targets: None };
-            }
+        let plan = path.plan.clone();
+        if l.agg.is_some() {
+            let plan = agg_over_join(plan, l, &map);
             return planned(finish(plan, l.sort.clone(), l.targets.clone(), l.limit));
         }
         // The path already in the ORDER BY's order (one key, ascending: a Merge

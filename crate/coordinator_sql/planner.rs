@@ -1060,7 +1060,6 @@ impl Join<'_> {
             &used_columns(&Layers { filter: None, ..l.clone_layers() }, n),
             &|c| if c < wa { first.rel.columns[c].name.clone() } else { second.rel.columns[c - wa].name.clone() },
         );
-        let mut plan = plan;
         let order_keys = order_keys_of(l);
         let planned = |plan| Planned {
             plan,
@@ -1069,20 +1068,8 @@ impl Join<'_> {
             order_key: order_keys.first().copied(),
             order_keys: order_keys.clone(),
         };
-        if let Some((strategy, keys, aggs)) = &l.agg {
-            let keys = keys.iter().map(|e| rewrite(e, &map)).collect();
-            let aggs =
-                aggs.iter().map(|a| AggCall { func: a.func, arg: a.arg.as_ref().map(|e| rewrite(e, &map)) }).collect();
-            plan = Plan::Agg {
-                child: Box::new(plan),
-                strategy: strategy.clone(),
-                group_by: keys,
-                aggs,
-                split: crate::plan::AggSplit::Simple,
-            };
-            if let Some(h) = &l.having {
-                plan = Plan::Result { child: Box::new(plan), filter: Some(h.clone()), targets: None };
-            }
+        if l.agg.is_some() {
+            let plan = agg_over_join(plan, l, &map);
             return Ok((join_estimate, planned(finish(plan, l.sort.clone(), l.targets.clone(), l.limit))));
         }
         let sort = l
@@ -1295,6 +1282,26 @@ fn compare_path_costs_fuzzily(p1: &Estimate, p2: &Estimate, fuzz: f64, consider_
 }
 
 /// The number of top-level AND-ed conditions of a condition as written.
+/// The query's aggregate (and HAVING) over a join's plan, the group keys and
+/// arguments renumbered into the join's output by `map` (as `finish` then sorts,
+/// projects and limits it); the plan unchanged without one.
+fn agg_over_join(plan: Plan, l: &Layers, map: &[Option<usize>]) -> Plan {
+    let Some((strategy, keys, aggs)) = &l.agg else { return plan };
+    let keys = keys.iter().map(|e| rewrite(e, map)).collect();
+    let aggs = aggs.iter().map(|a| AggCall { func: a.func, arg: a.arg.as_ref().map(|e| rewrite(e, map)) }).collect();
+    let plan = Plan::Agg {
+        child: Box::new(plan),
+        strategy: strategy.clone(),
+        group_by: keys,
+        aggs,
+        split: crate::plan::AggSplit::Simple,
+    };
+    match &l.having {
+        Some(h) => Plan::Result { child: Box::new(plan), filter: Some(h.clone()), targets: None },
+        None => plan,
+    }
+}
+
 fn ast_conjuncts(e: &ast::Expr) -> usize {
     match e {
         ast::Expr::Nested(x) => ast_conjuncts(x),
