@@ -1653,6 +1653,9 @@ impl<'a> Planner<'a> {
         }
         let mut plan = match order {
             Some(keys) if children.len() > 1 => Plan::MergeAppend { children, keys: keys.clone(), prune: None },
+            // Every partition pruned: the dummy relation with the used columns (an
+            // Append without children returns no columns; a join over it broke).
+            _ if children.is_empty() => append_leaves(children, rel, used),
             _ => append(children),
         };
         self.run_time_pruning(rel, conjuncts, &mut plan, at)?;
