@@ -3,7 +3,8 @@
 //!
 //! `make test` runs PGASYNC_SQL_FUZZ cases (default 8,000); `make fuzz` runs a million
 //! in release mode. PGASYNC_SQL_FUZZ_SEED=n replays a run; PGASYNC_SQL_FUZZ_FILE=path runs
-//! one scenario file (a case a run printed) alone. The generator is a small
+//! one scenario file (a case a run printed) alone; PGASYNC_SQL_FUZZ_LAST=path writes each
+//! case there before it runs (a case that aborts the process, a stack overflow, stays). The generator is a small
 //! xorshift so that a seed reproduces a run exactly, here and on any machine.
 //!
 //! Five kinds of case: token soups; a generated SELECT over a base; a mutated base;
@@ -372,6 +373,7 @@ fn the_front_end_never_panics() {
         println!("{path}: {:?}", exercise(&text));
         return;
     }
+    let last_case = std::env::var("PGASYNC_SQL_FUZZ_LAST").ok();
     let mut rng = Rng(seed | 1);
     // The bases themselves must run (else the mutations test little).
     for b in BASES {
@@ -410,6 +412,11 @@ fn the_front_end_never_panics() {
                 }
             }
         };
+        if let Some(path) = &last_case {
+            // A case that aborts the process (a stack overflow is no panic) is left here.
+            std::fs::write(path, format!("-- case {i} (seed {seed})\n{text}"))
+                .expect("PGASYNC_SQL_FUZZ_LAST is writable");
+        }
         let outcome = match catch_unwind(AssertUnwindSafe(|| exercise(&text))) {
             Ok(outcome) => outcome,
             Err(_) => panic!("case {i} (seed {seed}) panicked on:\n{text}"),
