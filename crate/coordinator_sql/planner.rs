@@ -288,6 +288,14 @@ fn plan_with_init_plans(
         at,
     };
     let (rewritten, mut init_plans) = super::subselect::pull_init_plans(q, &outer, servers)?;
+    // Nothing pulled (a sublink where pull_init_plans does not look, as in
+    // `x = ANY (SELECT …) - 1`): planning the same query again would recurse forever.
+    if rewritten == *q {
+        return Err(FrontError::unsupported(
+            "a subquery expression inside another expression (an operator's operand): not planned yet",
+            at,
+        ));
+    }
     super::subselect::check_hashed_subplans(coord, &rel_name, &init_plans, at)?;
     let planned = plan_query_into(coord, &rewritten, text, servers, depth)?;
     super::subselect::check_params(&planned.plan, at)?;

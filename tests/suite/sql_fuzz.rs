@@ -1112,3 +1112,21 @@ fn a_join_side_pruned_to_nothing_is_the_dummy_relation() {
     let text = form_text_of(&case);
     assert_eq!(catch_unwind(AssertUnwindSafe(|| exercise(&text))).ok(), Some(Ok(())), "{text}");
 }
+
+/// The second (release run, seed 0x5eed0009, case 130529, reduced): a sublink the
+/// InitPlan pull-up does not reach (`= ANY (SELECT …) - 1`) left the query as it was,
+/// and planning it again recursed until the stack overflowed (an abort, not a panic).
+/// It is refused by name now.
+#[wasm_bindgen_test(unsupported = test)]
+fn a_subquery_the_pull_up_cannot_reach_is_refused() {
+    let case = Case {
+        setup: String::new(),
+        query: "select o.id from f o where o.id = any (select i.qty from loc i) - 1".into(),
+    };
+    let text = form_text_of(&case);
+    let outcome = exercise(&text);
+    assert!(
+        outcome.as_ref().is_err_and(|e| e.contains("subquery expression inside another expression")),
+        "{outcome:?}"
+    );
+}
