@@ -161,9 +161,9 @@ check-exercises:
 	./scripts/check_exercises.sh
 
 # Both protocol decoders (simulated shard, client) fed a million generated and mutated
-# frames each (tests/protocol_fuzz.rs; PGASYNC_FUZZ_SEED=n replays a run).
-# The SQL front end fed a million generated and mutated scenario files (tests/sql_fuzz.rs;
+# frames each (tests/suite/protocol_fuzz.rs; PGASYNC_FUZZ_SEED=n replays a run).
+# The SQL front end fed a million generated and mutated scenario files (tests/suite/sql_fuzz.rs;
 # PGASYNC_SQL_FUZZ_SEED=n replays a run).
 fuzz:
-	PGASYNC_FUZZ_FRAMES=1000000 cargo test --release --test protocol_fuzz -- --nocapture
-	PGASYNC_SQL_FUZZ=1000000 cargo test --release --test sql_fuzz -- --nocapture
+	PGASYNC_FUZZ_FRAMES=1000000 cargo test --release --test suite protocol_fuzz -- --nocapture
+	PGASYNC_SQL_FUZZ=1000000 cargo test --release --test suite sql_fuzz -- --nocapture

@@ -304,6 +304,14 @@ fn plan_with_init_plans(
         at,
     };
     let (rewritten, mut init_plans) = super::subselect::pull_init_plans(q, &outer, servers)?;
+    // Nothing pulled (a sublink where pull_init_plans does not look, as in
+    // `x = ANY (SELECT …) - 1`): planning the same query again would recurse forever.
+    if rewritten == *q {
+        return Err(FrontError::unsupported(
+            "a subquery expression inside another expression (an operator's operand): not planned yet",
+            at,
+        ));
+    }
     super::subselect::check_hashed_subplans(coord, &rel_name, &init_plans, at)?;
     let mut planned = plan_query_into(coord, &rewritten, text, servers, depth)?;
     super::subselect::check_params(&planned.plan, at)?;
@@ -1851,6 +1859,9 @@ impl<'a> Planner<'a> {
         }
         let mut plan = match order {
             Some(keys) if children.len() > 1 => Plan::MergeAppend { children, keys: keys.clone(), prune: None },
+            // Every partition pruned: the dummy relation with the used columns (an
+            // Append without children returns no columns; a join over it broke).
+            _ if children.is_empty() => append_leaves(children, rel, used),
             _ => append(children),
         };
         self.run_time_pruning(rel, conjuncts, &mut plan, at)?;
