@@ -409,6 +409,61 @@ async function checkGenericPlan(browser, server) {
 }
 
 /**
+ * Issue 17: DML in the page. A scenario file whose query is an INSERT into a foreign
+ * table fed by an async Append (postgres_fdw's foreign modify, batch_size 3) runs in the
+ * editor; the EXPLAIN panel shows the Insert with its Remote SQL and Batch Size over
+ * the async scans, and the run steps to its end.
+ */
+const DML_FILE = [
+  '-- @shard s1',
+  'create table t1 (a int, b int);',
+  'create table ft_remote (a int, b int);',
+  '-- @shard s2',
+  'create table t2 (a int, b int);',
+  '-- @coordinator',
+  'create extension postgres_fdw;',
+  "create server s1 foreign data wrapper postgres_fdw options (async_capable 'on', batch_size '3');",
+  "create server s2 foreign data wrapper postgres_fdw options (async_capable 'on');",
+  'create table pt (a int, b int) partition by hash (a);',
+  "create foreign table p1 partition of pt for values with (modulus 2, remainder 0) server s1 options (table_name 't1');",
+  "create foreign table p2 partition of pt for values with (modulus 2, remainder 1) server s2 options (table_name 't2');",
+  "create foreign table ft (a int, b int) server s1 options (table_name 'ft_remote');",
+  'insert into pt select i % 7, i from generate_series(1, 40) i;',
+  '-- @query',
+  'insert into ft select * from pt where a < 3;',
+  '',
+].join('\n');
+
+async function checkDml(browser, server) {
+  console.log('SQL editor: an INSERT into a foreign table fed by an async Append');
+  const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
+  const page = await context.newPage();
+  page.on('console', (m) => m.type() === 'error' && errors.push(`console.error: ${m.text()}`));
+  page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
+  try {
+    await page.goto(`${server.url}?scenario=M&rows=300`);
+    await waitReady(page);
+    await page.click('[data-testid=sql-toggle]');
+    await page.locator('[data-testid=sql]').waitFor({ state: 'visible', timeout: 5000 });
+    await page.fill('[data-testid=sql-text]', DML_FILE);
+    const before = await sessionSerial(page);
+    await page.click('[data-testid=sql-run]');
+    await page.waitForFunction((b) => Number(document.body.dataset.session) > b || !document.querySelector('[data-testid=sql-error]').hidden, before, { timeout: 60000 });
+    const err = (await page.locator('[data-testid=sql-error]').isVisible()) ? await page.textContent('[data-testid=sql-error]') : '';
+    check('the INSERT … SELECT file runs in the page', err === '', err);
+    await page.click('[data-testid=to-end]');
+    await page.waitForFunction(() => document.querySelector('[data-testid=phase]').textContent.trim() === 'finished', null, { timeout: 30000 });
+    const explain = await page.locator('[data-testid=explain]').innerText();
+    const lines = explain.split('\n');
+    check('EXPLAIN: Insert on public.ft with its Remote SQL and Batch Size: 3', /^Insert on public\.ft/.test(lines[0]) && /INSERT INTO public\.ft_remote\(a, b\) VALUES \(\$1, \$2\)/.test(explain) && /Batch Size: 3/.test(explain), explain.slice(0, 400));
+    check('EXPLAIN: the Append below it runs both scans async', lines.filter((l) => /Async Foreign Scan on public\.p[12]/.test(l)).length === 2, explain.slice(0, 600));
+    await shot(page, '18e-sql-insert-foreign-modify.png');
+  } finally {
+    await context.close();
+  }
+}
+
+/**
  * Issue 9: the SQL editor. A scenario file (seed 003's) is edited, a query typed and
  * run in the simulator; the page shows its plan, rows and steps; the URL holds the
  * text (deflated) and a reload restores it; errors are shown at their line and column
@@ -926,7 +981,7 @@ async function main() {
     if (only === 'package') return await checkPackage(browser, server);
     if (only === 'responsiveness') return await checkResponsiveness(browser, server);
     if (only === 'live') return await checkLive(browser);
-    if (only === 'sql') return (await checkSql(browser, server), await checkGenericPlan(browser, server));
+    if (only === 'sql') return (await checkSql(browser, server), await checkGenericPlan(browser, server), await checkDml(browser, server));
     const lessons = () => checkLessons(browser, server, { check, shot, errors, waitReady });
     if (only === 'lessons') {
       await lessons();
@@ -1243,6 +1298,7 @@ async function main() {
     noErrorsSoFar('after the behaviour checks');
     await checkSql(browser, server);
     await checkGenericPlan(browser, server);
+    await checkDml(browser, server);
     noErrorsSoFar('after the SQL editor checks');
     await lessons();
     noErrorsSoFar('after the lessons section');
