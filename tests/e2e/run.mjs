@@ -368,25 +368,36 @@ async function checkResponsiveness(browser, server) {
  * run-time pruning (Subplans Removed: 2, two async scans left), Step event steps the
  * two scans' requests, and the run ends with PostgreSQL's 3,000 rows.
  */
-async function checkGenericPlan(browser, server) {
-  console.log('SQL editor: a generic plan with run-time pruning (pp)');
+/** A 1280x720 page of scenario M with the SQL editor open; console errors recorded. */
+async function editorPage(browser, server) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
   const page = await context.newPage();
   page.on('console', (m) => m.type() === 'error' && errors.push(`console.error: ${m.text()}`));
   page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
+  await page.goto(`${server.url}?scenario=M&rows=300`);
+  await waitReady(page);
+  await page.click('[data-testid=sql-toggle]');
+  await page.locator('[data-testid=sql]').waitFor({ state: 'visible', timeout: 5000 });
+  return { context, page };
+}
+
+/** Runs `text` from the editor; resolves with the editor's error text, '' when it ran. */
+async function runInEditor(page, text) {
+  await page.fill('[data-testid=sql-text]', text);
+  const before = await sessionSerial(page);
+  await page.click('[data-testid=sql-run]');
+  await page.waitForFunction((b) => Number(document.body.dataset.session) > b || !document.querySelector('[data-testid=sql-error]').hidden, before, { timeout: 60000 });
+  return (await page.locator('[data-testid=sql-error]').isVisible()) ? await page.textContent('[data-testid=sql-error]') : '';
+}
+
+async function checkGenericPlan(browser, server) {
+  console.log('SQL editor: a generic plan with run-time pruning (pp)');
+  const { context, page } = await editorPage(browser, server);
   try {
-    await page.goto(`${server.url}?scenario=M&rows=300`);
-    await waitReady(page);
-    await page.click('[data-testid=sql-toggle]');
-    await page.locator('[data-testid=sql]').waitFor({ state: 'visible', timeout: 5000 });
     const files = await page.evaluate(() => window.pgasync.wasm.scenarioFiles());
     const pp = files.find((f) => f.id === 'pp');
     check('the editor offers the generic-plan file (pp)', !!pp && /execute q\(3000\)/.test(pp.text), files.map((f) => f.id).join(', '));
-    await page.fill('[data-testid=sql-text]', pp.text);
-    const before = await sessionSerial(page);
-    await page.click('[data-testid=sql-run]');
-    await page.waitForFunction((b) => Number(document.body.dataset.session) > b || !document.querySelector('[data-testid=sql-error]').hidden, before, { timeout: 60000 });
-    const err = (await page.locator('[data-testid=sql-error]').isVisible()) ? await page.textContent('[data-testid=sql-error]') : '';
+    const err = await runInEditor(page, pp.text);
     check('the generic plan runs in the page', err === '', err);
     for (let i = 1; i <= 6; i++) {
       await page.click('[data-testid=step-event]');
@@ -436,20 +447,9 @@ const DML_FILE = [
 
 async function checkDml(browser, server) {
   console.log('SQL editor: an INSERT into a foreign table fed by an async Append');
-  const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
-  const page = await context.newPage();
-  page.on('console', (m) => m.type() === 'error' && errors.push(`console.error: ${m.text()}`));
-  page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
+  const { context, page } = await editorPage(browser, server);
   try {
-    await page.goto(`${server.url}?scenario=M&rows=300`);
-    await waitReady(page);
-    await page.click('[data-testid=sql-toggle]');
-    await page.locator('[data-testid=sql]').waitFor({ state: 'visible', timeout: 5000 });
-    await page.fill('[data-testid=sql-text]', DML_FILE);
-    const before = await sessionSerial(page);
-    await page.click('[data-testid=sql-run]');
-    await page.waitForFunction((b) => Number(document.body.dataset.session) > b || !document.querySelector('[data-testid=sql-error]').hidden, before, { timeout: 60000 });
-    const err = (await page.locator('[data-testid=sql-error]').isVisible()) ? await page.textContent('[data-testid=sql-error]') : '';
+    const err = await runInEditor(page, DML_FILE);
     check('the INSERT … SELECT file runs in the page', err === '', err);
     await page.click('[data-testid=to-end]');
     await page.waitForFunction(() => document.querySelector('[data-testid=phase]').textContent.trim() === 'finished', null, { timeout: 30000 });
