@@ -20,8 +20,20 @@ cp docs/teacher-guide.md "$out/README.md"
 # The handout, as a page and as a PDF (headless Chromium prints it; without one the kit
 # has the page only, and says so).
 if [[ -n ${CHROMIUM:-} || -x /usr/bin/chromium ]]; then
-  "${CHROMIUM:-/usr/bin/chromium}" --headless --no-sandbox --disable-gpu --no-pdf-header-footer \
-    --print-to-pdf="$PWD/$out/handout.pdf" "file://$PWD/$out/handout.html" >/dev/null 2>&1 ||
+  # Headless Chromium's --print-to-pdf now and then crashes on a loaded machine (a CI run
+  # saw a segmentation fault and no file): a fresh profile each try, and three tries.
+  printed=0
+  for try in 1 2 3; do
+    profile=$(mktemp -d)
+    rm -f "$out/handout.pdf"
+    "${CHROMIUM:-/usr/bin/chromium}" --headless --no-sandbox --disable-gpu --disable-dev-shm-usage \
+      --user-data-dir="$profile" --no-pdf-header-footer \
+      --print-to-pdf="$PWD/$out/handout.pdf" "file://$PWD/$out/handout.html" >/dev/null 2>&1 || true
+    rm -rf "$profile"
+    if [[ -s $out/handout.pdf ]]; then printed=1; break; fi
+    echo "workshop: printing the handout PDF failed (try $try of 3)" >&2
+  done
+  [[ $printed == 1 ]] ||
     echo "workshop: warning: the handout PDF could not be printed (handout.html is there)" >&2
 else
   echo "workshop: note: no Chromium (CHROMIUM=...): handout.pdf not made, handout.html is there" >&2
