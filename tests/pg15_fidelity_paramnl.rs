@@ -102,6 +102,18 @@ const CASES: &[Case] = &[
         params: 1,
         remote_estimate: true,
     },
+    // The same pruning by a changed parameter under a correlated SubPlan: its Append
+    // is rescanned for each row of l with a new $1 on the partition key, and runs the
+    // one partition that holds it (exec pruning chosen again at each rescan).
+    Case {
+        settings: "",
+        sql: "SELECT l.id, (SELECT count(*) FROM pt WHERE pt.b = l.b) AS n FROM l",
+        rows: 3,
+        plan_has: &["SubPlan 1", "SELECT NULL FROM public.t2 WHERE ((b = $1::integer))"],
+        never_executed: 0,
+        params: 3,
+        remote_estimate: true,
+    },
     // Without use_remote_estimate: no parameterized path, whatever the settings (a
     // Join Filter over the whole Append, rescanned per outer row).
     Case {
