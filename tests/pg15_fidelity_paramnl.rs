@@ -89,6 +89,19 @@ const CASES: &[Case] = &[
         params: 3,
         remote_estimate: true,
     },
+    // The parameter on a column that is not the partition key: no pruning, each loop
+    // requests every partition at once (async: three scans in flight, two sharing s1's
+    // connection), and each rescan closes every cursor and declares it again with the
+    // new $1 (postgresReScanForeignScan with the parameter changed).
+    Case {
+        settings: "SET enable_hashjoin = off; SET enable_mergejoin = off; SET enable_material = off;",
+        sql: "SELECT l.id, l.b, l.c, pt.a, pt.b FROM l JOIN pt ON pt.a = l.id",
+        rows: 24,
+        plan_has: &["SELECT a, b FROM public.t3 WHERE (($1::integer = a))"],
+        never_executed: 0,
+        params: 9,
+        remote_estimate: true,
+    },
     // A condition of the inner relation's own goes first in its Remote SQL, the
     // join clause after it (deparse.c's order).
     Case {
