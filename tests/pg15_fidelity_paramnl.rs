@@ -68,6 +68,9 @@ struct Case {
     params: usize,
     /// `use_remote_estimate` on the servers.
     remote_estimate: bool,
+    /// Async mode is compared statement for statement and line for line too (not
+    /// when which scan answers first decides what is sent: only the rows then).
+    async_exact: bool,
 }
 
 const CASES: &[Case] = &[
@@ -79,6 +82,7 @@ const CASES: &[Case] = &[
         never_executed: 2,
         params: 1,
         remote_estimate: true,
+        async_exact: true,
     },
     Case {
         settings: "SET enable_hashjoin = off; SET enable_mergejoin = off; SET enable_material = off;",
@@ -88,6 +92,7 @@ const CASES: &[Case] = &[
         never_executed: 0,
         params: 3,
         remote_estimate: true,
+        async_exact: true,
     },
     // The parameter on a column that is not the partition key: no pruning, each loop
     // requests every partition at once (async: three scans in flight, two sharing s1's
@@ -101,6 +106,7 @@ const CASES: &[Case] = &[
         never_executed: 0,
         params: 9,
         remote_estimate: true,
+        async_exact: true,
     },
     // A condition of the inner relation's own goes first in its Remote SQL, the
     // join clause after it (deparse.c's order).
@@ -114,6 +120,7 @@ const CASES: &[Case] = &[
         never_executed: 2,
         params: 1,
         remote_estimate: true,
+        async_exact: true,
     },
     // The same pruning by a changed parameter under a correlated SubPlan: its Append
     // is rescanned for each row of l with a new $1 on the partition key, and runs the
@@ -126,6 +133,23 @@ const CASES: &[Case] = &[
         never_executed: 0,
         params: 3,
         remote_estimate: true,
+        async_exact: true,
+    },
+    // A semi join (EXISTS pulled up) over the parameterized Append: the first match
+    // ends the outer row's pass, so the Append is rescanned with requests still in
+    // flight (ExecReScanAppend cancels them); synchronously the first partition
+    // always matches and the others are never executed. In async mode which scan
+    // answers first decides the rest: only the rows are compared there.
+    Case {
+        settings: "SET enable_hashjoin = off; SET enable_mergejoin = off; SET enable_material = off; \
+                   SET enable_hashagg = off; SET enable_sort = off;",
+        sql: "SELECT l.id, l.b, l.c FROM l WHERE EXISTS (SELECT 1 FROM pt WHERE pt.a = l.id)",
+        rows: 3,
+        plan_has: &["Nested Loop Semi Join", "SELECT a FROM public.t2 WHERE (($1::integer = a))"],
+        never_executed: 2,
+        params: 3,
+        remote_estimate: true,
+        async_exact: false,
     },
     // Without use_remote_estimate: no parameterized path, whatever the settings (a
     // Join Filter over the whole Append, rescanned per outer row).
@@ -137,6 +161,7 @@ const CASES: &[Case] = &[
         never_executed: 0,
         params: 0,
         remote_estimate: false,
+        async_exact: true,
     },
 ];
 
@@ -324,7 +349,8 @@ fn parameterized_nested_loop_over_an_async_append_runs_as_postgres_15_runs_it() 
         ours.sort();
         let sessions = executor_sessions(&shards, mark);
         let our_params = bound_parameters(&shards, mark);
-        if pg_params.len() != case.params || pg_params != our_params {
+        let exact = case.async_exact || !async_capable;
+        if exact && (pg_params.len() != case.params || pg_params != our_params) {
             failures.push(format!(
                 "{what}: the DECLAREs' parameters differ\nPostgreSQL: {pg_params:?}\npgasync: {our_params:?}"
             ));
@@ -338,20 +364,20 @@ fn parameterized_nested_loop_over_an_async_append_runs_as_postgres_15_runs_it() 
             ));
         }
         let (pg, sb) = (per_shard(&pg_sessions, SHARDS), per_shard(&sessions, SHARDS));
-        if pg != sb {
+        if exact && pg != sb {
             failures.push(format!("{what}: statements per connection differ\nPostgreSQL: {pg:#?}\npgasync: {sb:#?}"));
         }
         let (pg, sb) =
             (fixed_order(timeline(&pg_sessions), async_capable), fixed_order(timeline(&sessions), async_capable));
-        if pg != sb {
+        if exact && pg != sb {
             failures.push(format!("{what}: order across shards differs\n{}", diff_lines(&pg, &sb)));
         }
         let pg_explain = coordinator.psql(&session(&format!("EXPLAIN (ANALYZE, VERBOSE, COSTS OFF) {query}")));
-        if pg_explain.matches("(never executed)").count() != case.never_executed {
+        if exact && pg_explain.matches("(never executed)").count() != case.never_executed {
             failures.push(format!("{what}: PostgreSQL's never-executed children are not this case's:\n{pg_explain}"));
         }
         let (pe, oe) = (mask(&pg_explain), mask(&our_explain));
-        if pe != oe {
+        if exact && pe != oe {
             failures.push(format!("{what}: EXPLAIN (ANALYZE, VERBOSE, COSTS OFF) differs\n{}", diff_lines(&pe, &oe)));
         }
     }

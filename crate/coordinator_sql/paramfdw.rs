@@ -77,9 +77,9 @@ pub fn has_param_path(coord: &Node, leaves: &[&Relation], inner_ty: SqlType, out
 }
 
 /// The join clause as the inner relation's scans evaluate it: `$p = key`, the outer
-/// side's value first, as an inner join's equivalence class builds it; an outer
-/// join's clause (no equivalence class) as written, so `key = $p` when the query
-/// names the inner side first (`inner_first`).
+/// side's value first, as an inner or semi join's equivalence class builds it; an
+/// outer or anti join's clause (no equivalence class) as written, so `key = $p` when
+/// the query names the inner side first (`inner_first`).
 pub fn param_clause(key: usize, outer_ty: SqlType, inner_first: bool) -> Expr {
     let (param, col) = (Expr::ExecParam(NEST_FDW_PARAM, outer_ty), Expr::Col(key));
     match inner_first {

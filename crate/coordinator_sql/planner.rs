@@ -1018,7 +1018,8 @@ impl Join<'_> {
                     // The join clause moved into its foreign scans (paramfdw.rs).
                     _ => {
                         let mut conjuncts = i.conjuncts.to_vec();
-                        let inner_first = self.key_b_first && !swapped;
+                        // A semi join's clause is an equivalence class's too (outer first).
+                        let inner_first = self.key_b_first && !swapped && self.join_type != JoinType::Semi;
                         conjuncts.push(super::paramfdw::param_clause(i.key, o.rel.columns[o.key].ty, inner_first));
                         p.side(i.rel, i.name, &conjuncts, &i.used, None, self.at).map(|mut plan| {
                             super::paramfdw::param_quals_last(&mut plan);
