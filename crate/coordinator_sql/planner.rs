@@ -919,9 +919,19 @@ impl Join<'_> {
 
     /// Has the inner side (FROM's first relation when `swapped`) a parameterized index
     /// path for a Nested Loop: a local table with an index on its key?
+    /// Or a foreign table, or a partitioned table of them, with `use_remote_estimate`
+    /// (postgres_fdw's parameterized paths, paramfdw.rs)?
     fn inner_param_path(&self, swapped: bool) -> bool {
-        let i = &self.sides[!swapped as usize];
-        !self.clauseless && matches!(&i.rel.kind, RelKind::Table(t) if t.index_on(i.key).is_some())
+        let (o, i) = (&self.sides[swapped as usize], &self.sides[!swapped as usize]);
+        if self.clauseless {
+            return false;
+        }
+        if let RelKind::Table(t) = &i.rel.kind {
+            return t.index_on(i.key).is_some();
+        }
+        let p = Planner { coord: self.coord, servers: vec![], gating: vec![], force_index: false };
+        let (it, ot) = (i.rel.columns[i.key].ty, o.rel.columns[o.key].ty);
+        super::paramfdw::has_param_path(self.coord, &p.leaves(i.rel, i.conjuncts), it, ot)
     }
 
     /// The join's type with the outer side this order gives it.
@@ -1003,7 +1013,20 @@ impl Join<'_> {
                     crate::sql_text::quote_identifier(o.name),
                     crate::sql_text::quote_identifier(&o.rel.columns[o.key].name)
                 );
-                Ok(p.param_side(i, outer_key))
+                match i.rel.kind {
+                    RelKind::Table(_) => Ok(p.param_side(i, outer_key)),
+                    // The join clause moved into its foreign scans (paramfdw.rs).
+                    _ => {
+                        let mut conjuncts = i.conjuncts.to_vec();
+                        // A semi join's clause is an equivalence class's too (outer first).
+                        let inner_first = self.key_b_first && !swapped && self.join_type != JoinType::Semi;
+                        conjuncts.push(super::paramfdw::param_clause(i.key, o.rel.columns[o.key].ty, inner_first));
+                        p.side(i.rel, i.name, &conjuncts, &i.used, None, self.at).map(|mut plan| {
+                            super::paramfdw::param_quals_last(&mut plan);
+                            plan
+                        })
+                    }
+                }
             }
             false => p.side(i.rel, i.name, i.conjuncts, &i.used, inner_order.as_ref(), self.at),
         };

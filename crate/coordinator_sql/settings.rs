@@ -56,7 +56,7 @@
 //! | `batch_size` | server, table | rows per remote INSERT | honoured (the setup's INSERTs count their batches) |
 //! | `host`, `hostaddr`, `port`, `dbname`, `connect_timeout` | server | where the server is | kept: a server is the shard of its name (a live run: the relay's target of that name) |
 //! | `sslmode` | server | TLS | `disable`, `allow`, `prefer` honoured (the simulated shards speak no TLS); `require`, `verify-*` refused |
-//! | `use_remote_estimate` | server, table | asks the remote for EXPLAIN estimates at planning | `false` honoured (the local estimates of `plan::costsize`); `true` refused (no EXPLAIN sent at planning) |
+//! | `use_remote_estimate` | server, table | asks the remote for EXPLAIN estimates at planning | `false` honoured (the local estimates of `plan::costsize`); `true` honoured for the paths it enables (a Nested Loop's parameterized Foreign Scans, `paramfdw`), departing in their estimates: local, as a seq scan of the remote table (what the shard's EXPLAIN says of it when it has no index), and no EXPLAIN is sent at planning |
 //! | `fdw_startup_cost`, `fdw_tuple_cost` | server | the cost model | honoured: the Foreign Scans' estimates (`plan::costsize`) |
 //! | `extensions` | server | which extensions' functions are shipped | refused |
 //! | `keep_connections` | server | closes connections at transaction end when off | `on` honoured; `off` refused |
@@ -485,14 +485,9 @@ pub fn check_server_option(k: &str, v: &str) -> Result<(), String> {
         },
         "async_capable" | "parallel_commit" | "truncatable" => bool_option(k, v).map(|_| ()),
         "fetch_size" | "batch_size" => positive(k, v),
-        "use_remote_estimate" => match bool_option(k, v)? {
-            false => Ok(()),
-            true => Err(refused(
-                "server option use_remote_estimate 'true': the sandbox's estimates are local (postgres_fdw's \
-                 defaults and the ANALYZE statistics); it sends no EXPLAIN to \
-                 the shards while planning",
-            )),
-        },
+        // `true` enables the parameterized foreign paths (paramfdw.rs); their
+        // estimates stay local (no EXPLAIN is sent while planning).
+        "use_remote_estimate" => bool_option(k, v).map(|_| ()),
         "keep_connections" => match bool_option(k, v)? {
             true => Ok(()),
             false => Err(refused(

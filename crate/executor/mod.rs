@@ -356,6 +356,9 @@ pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<Plan
             n.filter_inner_first = *filter_inner_first;
             n.join_type = *join_type;
             n.nest_param = nest_param_of(inner);
+            if crate::coordinator_sql::paramfdw::reads_nest_fdw_param(inner) {
+                n.exec_param = Some(crate::coordinator_sql::paramfdw::NEST_FDW_PARAM);
+            }
             Box::new(n)
         }
     };

@@ -42,6 +42,10 @@
 //! (ExecFindMatchingSubPlans, `classify_matching_subplans`); EXPLAIN shows them `never
 //! executed`, with no `Subplans Removed`.
 //!
+//! A rescan with changed parameters resets exec pruning's choice when the Append
+//! has one (ExecReScanAppend's `as_valid_subplans`: a Nested Loop's parameter on
+//! the partition key, `coordinator_sql::paramfdw`, prunes anew in every loop).
+//!
 //! A rescan with changed parameters (a correlated SubPlan's `chgParam`) leaves each
 //! child to be rescanned when it next runs (`es.chg_param_pending`: ExecProcNode's or
 //! ExecAsyncRequest's check), as ExecReScanAppend does: each partition's cursor is
@@ -114,6 +118,9 @@ pub struct AppendState {
     pub exec_prune: Option<crate::plan::PartPruneInfo>,
     /// The children exec pruning left (`as_valid_subplans`); None: all.
     as_valid: Option<Vec<bool>>,
+    /// Every synchronous child, before exec pruning (chosen again after a rescan
+    /// with changed parameters).
+    all_syncplans: Vec<usize>,
 }
 
 impl Requestor for AppendState {
@@ -181,6 +188,7 @@ impl AppendState {
             }
         }
         let as_nasyncplans = as_asyncrequests.iter().flatten().count();
+        let all_syncplans = as_syncplans.clone();
         AppendState {
             id,
             children,
@@ -200,6 +208,7 @@ impl AppendState {
             subplans_removed: 0,
             exec_prune: None,
             as_valid: None,
+            all_syncplans,
         }
     }
 
@@ -232,7 +241,7 @@ impl AppendState {
             ..info.clone()
         });
         let keep: Vec<bool> = (0..self.children.len()).map(|i| keep.get(i).copied().unwrap_or(true)).collect();
-        self.as_syncplans.retain(|&i| keep[i]);
+        self.as_syncplans = self.all_syncplans.iter().copied().filter(|&i| keep[i]).collect();
         self.as_nasyncplans = (0..keep.len()).filter(|&i| keep[i] && self.areq.request_of(i).is_some()).count();
         self.as_valid = Some(keep);
         Ok(true)
@@ -411,9 +420,17 @@ impl ExecNode for AppendState {
     /// next runs (its `chgParam`, `es.chg_param_pending`), otherwise now.
     fn exec_rescan(&mut self, es: &mut EState) -> ExecResult<()> {
         self.areq.cancel_all(es);
+        if es.chg_param && self.exec_prune.is_some() {
+            // The pruning conditions read the changed parameters: the valid
+            // children are chosen again at the next first call.
+            self.as_valid = None;
+            self.as_syncplans = self.all_syncplans.clone();
+        }
         for c in self.children.iter_mut() {
             if es.chg_param {
-                es.chg_param_pending.push(c.id);
+                if !es.chg_param_pending.contains(&c.id) {
+                    es.chg_param_pending.push(c.id);
+                }
             } else {
                 exec_rescan(c, es)?;
             }

@@ -27,8 +27,13 @@
 //! in `EState::nest_params` before each pass, as ExecNestLoop sets `nestParams`; it
 //! then reads only the matching entries, and no Join Filter is printed.
 //!
-//! Where it departs from PostgreSQL: the only parameterized inner side is a local
-//! table's Index Scan on the join key (a plan that wants the inner side read once puts
+//! A parameterized foreign inner side (Foreign Scans whose Remote SQL reads `$1`, or
+//! an Append of them: `coordinator_sql::paramfdw`) gets the outer row's key as the
+//! PARAM_EXEC value `exec_param` (`EState::param_values`), and each rescan marks it
+//! changed (`es.chg_param`, PostgreSQL's `chgParam`), as ExecNestLoop does.
+//!
+//! Where it departs from PostgreSQL: the only parameterized inner sides are a local
+//! table's Index Scan on the join key and those foreign scans (a plan that wants the inner side read once puts
 //! a Materialize over it, `node_material.rs`, as PostgreSQL 15's planner does), one
 //! equality as the whole join qual. A Semi join returns an outer row at its first match
 //! and leaves the inner pass there (the next outer row's pass rescans it), an Anti join
@@ -89,6 +94,11 @@ pub struct NestLoopState {
     /// outer row's key is set there before each inner pass, and the Index Cond, not
     /// a Join Filter, joins the rows (PostgreSQL's `nestParams`).
     pub nest_param: Option<usize>,
+    /// The inner side is parameterized Foreign Scans (or an Append of them) reading
+    /// the PARAM_EXEC `n` (`coordinator_sql::paramfdw`): the outer row's key is set
+    /// in `es.param_values` before each pass, and each rescan marks it changed
+    /// (`chgParam`), so the scans declare their cursors again with the new value.
+    pub exec_param: Option<usize>,
 }
 
 impl NestLoopState {
@@ -109,6 +119,7 @@ impl NestLoopState {
             join_type: JoinType::Inner,
             matched_outer: false,
             nest_param: None,
+            exec_param: None,
         }
     }
 
@@ -135,9 +146,20 @@ impl NestLoopState {
                     }
                     es.nest_params[n] = self.outer_key.eval(self.children[0].node.slot());
                 }
+                if let Some(n) = self.exec_param {
+                    let v = self.outer_key.eval(self.children[0].node.slot());
+                    es.param_values.retain(|(p, _)| *p != n);
+                    es.param_values.push((n, v));
+                }
                 let rescan = self.inner_dirty && !matches!(self.early, EarlyInner::Started | EarlyInner::RowHeld);
                 if rescan {
-                    exec_rescan(&mut self.children[1], es)?;
+                    // ExecNestLoop flags the parameter changed (`chgParam`) before
+                    // ExecReScan: an Append defers its children's rescans to their
+                    // next run, a Foreign Scan declares its cursor again.
+                    es.chg_param = self.exec_param.is_some();
+                    let r = exec_rescan(&mut self.children[1], es);
+                    es.chg_param = false;
+                    r?;
                 }
                 self.inner_dirty = true;
                 if rescan && !es.remote_commands.is_empty() {
@@ -161,6 +183,7 @@ impl NestLoopState {
     fn may_start_inner_early(&self, es: &EState) -> bool {
         // A parameterized inner side cannot start before the outer row gives it its key.
         self.nest_param.is_none()
+            && self.exec_param.is_none()
             && es.async_enabled
             && es.behaviour.async_through_nodes
             && !es.interrupted()
@@ -287,8 +310,9 @@ impl ExecNode for NestLoopState {
             e.details.push(("Inner Unique".into(), "true".into()));
         }
         let (outer, inner) = super::join_input_refs(self.outer_width, self.inner_width);
-        if self.nest_param.is_some() {
-            // The join clause is the inner Index Scan's Index Cond: no Join Filter.
+        if self.nest_param.is_some() || self.exec_param.is_some() {
+            // The join clause is the inner Index Scan's Index Cond, or in the inner
+            // Foreign Scans' Remote SQL: no Join Filter.
             return;
         }
         if crate::plan::is_clauseless_join(&self.outer_key, &self.inner_key) {

@@ -383,6 +383,8 @@ fn has_nest_param(plan: &Plan) -> bool {
     match plan {
         Plan::IndexScan { nest_param, .. } => nest_param.is_some(),
         Plan::Result { child, .. } => has_nest_param(child),
+        // Parameterized Foreign Scans, or an Append of them (paramfdw.rs).
+        Plan::ForeignScan(_) | Plan::Append { .. } => crate::coordinator_sql::paramfdw::reads_nest_fdw_param(plan),
         _ => false,
     }
 }
@@ -967,9 +969,17 @@ impl Model<'_> {
         let var_of = |c: usize| -> VarData<'_> {
             VarData { stats: local.get(c).copied().flatten().and_then(|l| rel.columns[l].2.as_ref()), tuples }
         };
-        let sel = if q.quals.is_empty() { 1.0 } else { selectivity::clauselist_selectivity(&q.quals, &var_of, tuples) };
+        // Sizing a parameterized path's join: the relation's own conditions only.
+        let own;
+        let quals = if self.plain_params.get() {
+            own = crate::coordinator_sql::paramfdw::without_param(&q.quals);
+            &own
+        } else {
+            &q.quals
+        };
+        let sel = if quals.is_empty() { 1.0 } else { selectivity::clauselist_selectivity(quals, &var_of, tuples) };
         let rows = clamp_row_est(tuples * sel);
-        let restrict_cost: f64 = q.quals.iter().map(|e| qual_cost(e, p)).sum();
+        let restrict_cost: f64 = quals.iter().map(|e| qual_cost(e, p)).sum();
         // The base relation's cached estimate (`rel_startup_cost`, `rel_total_cost`).
         let mut rel_run = 0.0;
         rel_run += p.seq_page_cost * pages;

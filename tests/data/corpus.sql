@@ -21,6 +21,10 @@ create index on h1 (grp);
 -- DML targets (h17d): written by the DML queries at the end, each run rolled back.
 create table ins_remote (id int, grp int, amount numeric, name text);
 create table ins_p1 (id int, grp int, amount numeric, name text);
+-- (h23n) the parameterized Nested Loop's foreign partitions (no index: the shard's
+-- EXPLAIN of a parameterized query is a seq scan, as the sandbox's local estimate).
+create table pnl_t1 (a int, b int, c text);
+create table pnl_t3 (a int, b int, c text);
 
 -- @shard s2
 create table h2 (id int, grp int, amount numeric, name text, big bigint);
@@ -31,6 +35,8 @@ create table f_remote (id int, cat text, val bigint, score numeric);
 create index on f_remote (id);
 create table dim (cat text, title text, weight int);
 create table ins_p2 (id int, grp int, amount numeric, name text);
+-- (h23n)
+create table pnl_t2 (a int, b int, c text);
 
 -- @shard s3
 create table r_hi (k int, v int, label text, amount numeric);
@@ -119,6 +125,21 @@ insert into ins_loc values (1, 1, 0.5, 'one'), (2, 2, 1.0, 'two'), (3, null, nul
 insert into ins_p select i * 250, i, i * 1.5, 'p' || i from generate_series(0, 8) i;
 
 analyze h, h0, h1, h2, h3, r, r_lo, r_hi, l, l_ns, l_ew, l_def, f, dim, loc;
+
+-- (h23n) pnl: range-partitioned on b over three foreign partitions with
+-- use_remote_estimate (postgres_fdw builds parameterized paths only with it), pnl1
+-- and pnl3 on s1, pnl2 on s2; pnl_l: a small local table, one b in each partition.
+create table pnl (a int, b int, c text) partition by range (b);
+create foreign table pnl1 partition of pnl for values from (0) to (250) server s1
+  options (table_name 'pnl_t1', use_remote_estimate 'true');
+create foreign table pnl2 partition of pnl for values from (250) to (500) server s2
+  options (table_name 'pnl_t2', use_remote_estimate 'true');
+create foreign table pnl3 partition of pnl for values from (500) to (750) server s1
+  options (table_name 'pnl_t3', use_remote_estimate 'true');
+insert into pnl select b % 100, b, 'r' || b from generate_series(0, 749) b;
+create table pnl_l (id int, b int, c text);
+insert into pnl_l values (1, 10, 'x'), (2, 260, 'y'), (3, 510, 'z');
+analyze pnl, pnl1, pnl2, pnl3, pnl_l;
 
 -- @corpus
 -- Each query: comment lines right above it (the first may start with [tags], which the
@@ -2255,3 +2276,24 @@ select loc.id, loc.qty, f.val from loc join f on loc.id = f.id and f.val > loc.q
 -- [join three equivalence constant clauseless settings] Materialize off, three relations pinned by one constant
 set enable_material = off;
 select h.id, f.val, loc.qty from h join f on h.id = f.id join loc on loc.id = f.id where h.id = 77;
+
+-- (h23n) the parameterized Nested Loop over an async Append (issue 23 item 5)
+
+-- [join param nestloop range] one outer row: an Append of Foreign Scans with $1, pruned at run time to one partition
+select * from pnl_l join pnl on pnl.b = pnl_l.b where pnl_l.id = 1;
+
+-- [join param nestloop range settings] every outer row rescans the Append with a new $1; each loop runs one partition
+set enable_hashjoin = off;
+set enable_mergejoin = off;
+set enable_material = off;
+select * from pnl_l join pnl on pnl.b = pnl_l.b;
+
+-- [join param nestloop range where] the inner relation's own condition first in its Remote SQL, the join clause after it
+select pnl_l.id, pnl.a from pnl_l join pnl on pnl.b = pnl_l.b where pnl_l.id = 2 and pnl.a < 90;
+
+-- [join param nestloop range left] a LEFT join's clause as written: b = $1
+select * from pnl_l left join pnl on pnl.b = pnl_l.b where pnl_l.id = 3;
+
+-- [join param nestloop range agg] under an aggregate: the scans return b alone
+select count(*) from pnl_l join pnl on pnl.b = pnl_l.b where pnl_l.id = 1;
+

@@ -464,6 +464,72 @@ async function checkDml(browser, server) {
 }
 
 /**
+ * Issue 23 (item 5) and 17: the parameterized Nested Loop over an async Append. With
+ * use_remote_estimate the inner side is an Append of Async Foreign Scans whose Remote
+ * SQL reads `$1`; with hash and merge joins and Materialize off, each of l's three rows
+ * rescans the Append with a new `$1`, which prunes it to the one partition holding that
+ * b. The page steps it to the end: three rows, the Append's loops=3, each scan run once.
+ */
+const PARAMNL_FILE = [
+  '-- @shard s1',
+  'create table t1 (a int, b int, c text);',
+  'create table t3 (a int, b int, c text);',
+  '-- @shard s2',
+  'create table t2 (a int, b int, c text);',
+  '-- @coordinator',
+  'create extension postgres_fdw;',
+  "create server s1 foreign data wrapper postgres_fdw options (async_capable 'true', use_remote_estimate 'true');",
+  "create server s2 foreign data wrapper postgres_fdw options (async_capable 'true', use_remote_estimate 'true');",
+  'create table pt (a int, b int, c text) partition by range (b);',
+  "create foreign table pt1 partition of pt for values from (0) to (250) server s1 options (table_name 't1');",
+  "create foreign table pt2 partition of pt for values from (250) to (500) server s2 options (table_name 't2');",
+  "create foreign table pt3 partition of pt for values from (500) to (750) server s1 options (table_name 't3');",
+  "insert into pt select b % 100, b, 'r' || b from generate_series(0, 749) b;",
+  'create table l (id int, b int, c text);',
+  "insert into l values (1, 10, 'x'), (2, 260, 'y'), (3, 510, 'z');",
+  'analyze l;',
+  'set enable_hashjoin = off;',
+  'set enable_mergejoin = off;',
+  'set enable_material = off;',
+  '-- @query',
+  'select * from l join pt on pt.b = l.b;',
+  '',
+].join('\n');
+
+async function checkParamNestLoop(browser, server) {
+  console.log('SQL editor: a parameterized Nested Loop rescanning an async Append');
+  const { context, page } = await editorPage(browser, server);
+  try {
+    const err = await runInEditor(page, PARAMNL_FILE);
+    check('the parameterized Nested Loop file runs in the page', err === '', err);
+    // Step event by event to the second loop: l's second row's $1 (260) declares the
+    // cursor of pt2, the partition holding it (c1 was pt1's, declared in the first loop).
+    const narrations = [];
+    for (let i = 1; i <= 80 && !narrations.some((n) => /DECLARE c2/.test(n)); i++) {
+      await page.click('[data-testid=step-event]');
+      await page.waitForFunction((k) => document.querySelector('[data-testid=step]').dataset.step === String(k), i, { timeout: 5000 });
+      narrations.push((await page.textContent('[data-testid=narration]')).trim());
+    }
+    const c1 = narrations.findIndex((n) => /DECLARE c1/.test(n));
+    const c2 = narrations.findIndex((n) => /DECLARE c2/.test(n));
+    check('Step event steps to the second loop: pt1\'s cursor declared first, then pt2\'s after the rescan', c1 >= 0 && c2 > c1, narrations.slice(-3).join(' | '));
+    await shot(page, '18f-sql-param-nestloop.png');
+    await page.click('[data-testid=to-end]');
+    await page.waitForFunction(() => document.querySelector('[data-testid=phase]').textContent.trim() === 'finished', null, { timeout: 30000 });
+    const count = (await page.textContent('[data-testid=rowcount]')).trim();
+    check('the run ends with the join\'s 3 rows', /^3 rows/.test(count), count);
+    const explain = await page.locator('[data-testid=explain]').innerText();
+    const lines = explain.split('\n');
+    const scans = lines.filter((l) => /Async Foreign Scan on public\.pt[123]/.test(l));
+    check('EXPLAIN: a Nested Loop without a Join Filter over the Seq Scan and the Append', /^Nested Loop/.test(lines[0]) && !/Join Filter/.test(explain), explain.slice(0, 400));
+    check('EXPLAIN: three async scans with $1 in their Remote SQL, each run in one of the loops', scans.length === 3 && scans.every((l) => /rows=1 loops=1\)/.test(l)) && (explain.match(/WHERE \(\(\$1::integer = b\)\)/g) || []).length === 3, scans.join(' | '));
+    check('EXPLAIN: the Append rescanned for each outer row (loops=3)', lines.some((l) => /->  Append .*loops=3\)/.test(l)), explain.slice(0, 600));
+  } finally {
+    await context.close();
+  }
+}
+
+/**
  * Issue 9: the SQL editor. A scenario file (seed 003's) is edited, a query typed and
  * run in the simulator; the page shows its plan, rows and steps; the URL holds the
  * text (deflated) and a reload restores it; errors are shown at their line and column
@@ -981,7 +1047,8 @@ async function main() {
     if (only === 'package') return await checkPackage(browser, server);
     if (only === 'responsiveness') return await checkResponsiveness(browser, server);
     if (only === 'live') return await checkLive(browser);
-    if (only === 'sql') return (await checkSql(browser, server), await checkGenericPlan(browser, server), await checkDml(browser, server));
+    if (only === 'sql') return (await checkSql(browser, server), await checkGenericPlan(browser, server), await checkDml(browser, server), await checkParamNestLoop(browser, server));
+    if (only === 'paramnl') return await checkParamNestLoop(browser, server);
     const lessons = () => checkLessons(browser, server, { check, shot, errors, waitReady });
     if (only === 'lessons') {
       await lessons();
@@ -1299,6 +1366,7 @@ async function main() {
     await checkSql(browser, server);
     await checkGenericPlan(browser, server);
     await checkDml(browser, server);
+    await checkParamNestLoop(browser, server);
     noErrorsSoFar('after the SQL editor checks');
     await lessons();
     noErrorsSoFar('after the lessons section');
