@@ -57,10 +57,8 @@ impl<'r> Join<'r> {
             return Ok(None);
         }
         let [a, b] = &self.sides;
-        let (
-            RelKind::Partitioned { strategy: sa, key: ka, .. },
-            RelKind::Partitioned { strategy: sb, key: kb, .. },
-        ) = (&a.rel.kind, &b.rel.kind)
+        let (RelKind::Partitioned { strategy: sa, key: ka, .. }, RelKind::Partitioned { strategy: sb, key: kb, .. }) =
+            (&a.rel.kind, &b.rel.kind)
         else {
             return Ok(None);
         };
@@ -113,11 +111,7 @@ impl<'r> Join<'r> {
     /// `try_partitionwise_join`'s loop over the partitions: the pairs that can return
     /// rows, with each side's pruning (its own conditions) applied; None when a
     /// preserved side's partition is left without its partner.
-    fn live_pairs(
-        &self,
-        pa: &[(&'r Bound, &'r Relation)],
-        pb: &[(&'r Bound, &'r Relation)],
-    ) -> Option<Vec<Pair<'r>>> {
+    fn live_pairs(&self, pa: &[(&'r Bound, &'r Relation)], pb: &[(&'r Bound, &'r Relation)]) -> Option<Vec<Pair<'r>>> {
         let p = Planner { coord: self.coord, servers: vec![], gating: vec![], force_index: false };
         let [a, b] = &self.sides;
         let live_a: Vec<&str> = p.leaves(a.rel, a.conjuncts).iter().map(|r| r.name.as_str()).collect();
@@ -193,7 +187,8 @@ impl<'r> Join<'r> {
                 _ => [format!("{}_{k}", a.name), format!("{}_{k}", b.name)],
             })
             .collect();
-        let pair_layers = Layers { limit: None, targets: Some(target.clone()), sort: None, having: None, agg: None, filter: None };
+        let pair_layers =
+            Layers { limit: None, targets: Some(target.clone()), sort: None, having: None, agg: None, filter: None };
         let mut children = vec![];
         for (pair, [na, nb]) in pairs.iter().zip(&names) {
             self.foreign_join_hook(*pair)?;
@@ -247,15 +242,25 @@ impl<'r> Join<'r> {
         let Some((_, keys, aggs)) = &l.agg else {
             let target = match &l.targets {
                 Some(t) => t.clone(),
-                None => (0..n).map(|c| (Expr::Col(c), self.columns.get(c).map_or_else(|| name(c), |k| k.name.clone()))).collect(),
+                None => (0..n)
+                    .map(|c| (Expr::Col(c), self.columns.get(c).map_or_else(|| name(c), |k| k.name.clone())))
+                    .collect(),
             };
             return Ok((target, vec![None; n]));
         };
         let mut cols: Vec<usize> = vec![];
-        let mut add = |e: &Expr| e.for_each_col(&mut |c| if !cols.contains(&c) { cols.push(c) });
+        let mut add = |e: &Expr| {
+            e.for_each_col(&mut |c| {
+                if !cols.contains(&c) {
+                    cols.push(c)
+                }
+            })
+        };
         let nkeys = keys.len();
         if keys.iter().any(|k| !matches!(k, Expr::Col(_))) {
-            return Err(self.refuse("a GROUP BY expression that is not a column over a partitionwise join: not planned yet".to_string()));
+            return Err(self.refuse(
+                "a GROUP BY expression that is not a column over a partitionwise join: not planned yet".to_string(),
+            ));
         }
         // The aggregate's output: the keys, then the aggregates.
         let output_ref = |i: usize| -> Vec<&Expr> {
@@ -318,7 +323,9 @@ fn name_parents(plan: &mut Plan, names: &[(&String, &str)]) {
             name_parents(child, names);
         }
         Plan::ForeignScan(f) => set(&mut f.alias),
-        Plan::HashJoin { outer, inner, .. } | Plan::NestLoop { outer, inner, .. } | Plan::MergeJoin { outer, inner, .. } => {
+        Plan::HashJoin { outer, inner, .. }
+        | Plan::NestLoop { outer, inner, .. }
+        | Plan::MergeJoin { outer, inner, .. } => {
             name_parents(outer, names);
             name_parents(inner, names);
         }

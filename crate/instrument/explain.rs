@@ -269,7 +269,11 @@ fn resolve_outputs(n: &ExplainNode, prefix: bool) -> Outputs {
         // (over a partitionwise join's pairs, each side's parent's).
         let renamed = |s: &String| {
             parents.iter().fold(s.clone(), |s, (alias, parent)| {
-                rename_qualifier(&s, &format!("{}.", quote_identifier(alias)), &format!("{}.", quote_identifier(parent)))
+                rename_qualifier(
+                    &s,
+                    &format!("{}.", quote_identifier(alias)),
+                    &format!("{}.", quote_identifier(parent)),
+                )
             })
         };
         children.first().map(|c| c.cols.iter().map(renamed).collect()).unwrap_or_default()
