@@ -204,9 +204,9 @@ impl<'r> Join<'r> {
                 at: self.at,
             };
             let mut plan = join.choose(&pair_layers, servers)?.plan;
-            if n > 1 {
-                name_parents(&mut plan, &[(na, a.name), (nb, b.name)]);
-            }
+            // A lone pair's scans keep it too: the cost model reads them as a child
+            // join's members (their own statistics), and EXPLAIN prints no parent.
+            name_parents(&mut plan, &[(na, a.name), (nb, b.name)]);
             children.push(plan);
         }
         let append = match children.len() {
@@ -307,7 +307,7 @@ fn same_bounds(pa: &[(&Bound, &Relation)], pb: &[(&Bound, &Relation)]) -> bool {
 }
 
 /// Gives the scans named `alias_k` in a pair's plan their parent's alias (`alias`),
-/// which EXPLAIN prints the Append's output with.
+/// which EXPLAIN prints the Append's output with (`parent` is not printed).
 fn name_parents(plan: &mut Plan, names: &[(&String, &str)]) {
     let set = |n: &mut Option<ScanName>| {
         if let Some(n) = n {
