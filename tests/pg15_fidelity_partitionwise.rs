@@ -10,7 +10,7 @@
 //! For each query, in sync mode (`enable_async_append` off on PostgreSQL) and async
 //! mode (on), the sandbox's EXPLAIN (ANALYZE, VERBOSE, COSTS OFF) must equal
 //! PostgreSQL's line for line, times masked, and the rows must be PostgreSQL's (as
-//! multisets). PostgreSQL's plan must have the expected number of joins (one per pair),
+//! multisets, ORDER BY's too). PostgreSQL's plan must have the expected number of joins (one per pair),
 //! so the comparison is of partitionwise plans.
 //!
 //! Masked besides the times, as what the sandbox prints of every plan, not of this
@@ -32,7 +32,7 @@ use support::sqlfile::{mask, parse_rows, run_on_postgres};
 const FILE: &str = "tests/data/partitionwise.sql";
 
 /// (what, settings, query, the joins PostgreSQL's plan has: one per pair).
-const QUERIES: [(&str, &str, &str, usize); 8] = [
+const QUERIES: [(&str, &str, &str, usize); 9] = [
     ("local pairs", "", "select a.id, a.t, b.u from pw_la a join pw_lb b on a.id = b.id", 3),
     (
         "foreign pairs on two servers and a local pair, a condition pushed down",
@@ -71,6 +71,12 @@ const QUERIES: [(&str, &str, &str, usize); 8] = [
         1,
     ),
     ("LIMIT above the Append", "", "select * from pw_la a join pw_lb b on a.id = b.id where b.y = 2 limit 5", 3),
+    (
+        "local pairs, ORDER BY other columns than the key: a Sort above the Append",
+        "",
+        "select * from pw_la a join pw_lb b on a.id = b.id where b.y = 1 order by a.x, b.u",
+        3,
+    ),
 ];
 
 /// [`mask`], and what the sandbox prints of no plan (see the head of the file).

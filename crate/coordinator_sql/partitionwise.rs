@@ -36,11 +36,12 @@
 //!
 //! Where it departs from PostgreSQL (each refused by name when the setting is on):
 //! bounds that differ (PostgreSQL 15's `partition_bounds_merge` can still pair them),
-//! sub-partitioned partitions, semi and anti joins, ORDER BY above the join (PostgreSQL
-//! weighs a Merge Append of ordered pairs), a GROUP BY key that is not a column, and a
-//! pair of foreign tables on one server (postgres_fdw would offer to push the pair's
-//! join to the server: `Join::foreign_join_hook`). Joins of three or more relations
-//! are refused by joinrels.rs.
+//! sub-partitioned partitions, semi and anti joins, ORDER BY over foreign pairs or by a
+//! partition key (PostgreSQL weighs a Merge Append of the ordered pairs; with local
+//! pairs ordered otherwise it is a Sort above the Append, planned here), a GROUP BY key
+//! that is not a column, and a pair of foreign tables on one server (postgres_fdw
+//! would offer to push the pair's join to the server: `Join::foreign_join_hook`).
+//! Joins of three or more relations are refused by joinrels.rs.
 
 use super::*;
 
@@ -171,11 +172,7 @@ impl<'r> Join<'r> {
         servers: &mut Vec<String>,
     ) -> Result<Planned, FrontError> {
         if l.sort.is_some() {
-            return Err(self.refuse(
-                "ORDER BY over a partitionwise join (PostgreSQL weighs a Merge Append of the ordered pairs \
-                 against a Sort above the Append): not planned yet"
-                    .to_string(),
-            ));
+            self.check_sort(pairs, l)?;
         }
         let (target, map) = self.scanjoin_target(l)?;
         let [a, b] = &self.sides;
@@ -216,7 +213,7 @@ impl<'r> Join<'r> {
         };
         let plan = match l.agg {
             Some(_) => finish(agg_over_join(append, l, &map), l.sort.clone(), l.targets.clone(), l.limit),
-            None => finish(append, None, None, l.limit),
+            None => self.sort_above(append, target, l),
         };
         let order_keys = order_keys_of(l);
         Ok(Planned {
@@ -240,12 +237,22 @@ impl<'r> Join<'r> {
         let n = wa + b.rel.columns.len();
         let name = |c: usize| if c < wa { a.rel.columns[c].name.clone() } else { b.rel.columns[c - wa].name.clone() };
         let Some((_, keys, aggs)) = &l.agg else {
-            let target = match &l.targets {
+            let mut target: Vec<(Expr, String)> = match &l.targets {
                 Some(t) => t.clone(),
                 None => (0..n)
                     .map(|c| (Expr::Col(c), self.columns.get(c).map_or_else(|| name(c), |k| k.name.clone())))
                     .collect(),
             };
+            // ORDER BY's keys not in the select list: resjunk entries at its end.
+            for k in l.sort.iter().flatten() {
+                if !target.iter().any(|(e, _)| *e == k.expr) {
+                    let label = match k.expr {
+                        Expr::Col(c) => name(c),
+                        _ => "?column?".to_string(),
+                    };
+                    target.push((k.expr.clone(), label));
+                }
+            }
             return Ok((target, vec![None; n]));
         };
         let mut cols: Vec<usize> = vec![];
@@ -279,6 +286,58 @@ impl<'r> Join<'r> {
             map[c] = Some(pos);
         }
         Ok((cols.iter().map(|&c| (Expr::Col(c), name(c))).collect(), map))
+    }
+
+    /// ORDER BY over a partitionwise join, where the sandbox plans what PostgreSQL
+    /// does: a Sort above the Append (`create_ordered_paths` over the cheapest path).
+    /// That is when no pair has a path in an order the query could use: every
+    /// partition a local table (postgres_fdw offers remote-ordered paths, which a
+    /// Merge Append of the pairs would keep), and no ORDER BY key (GROUP BY key under
+    /// an aggregate) a partition key (the pairs' Merge Joins are ordered by the join
+    /// key: a Merge Append of them, or an Incremental Sort over it, competes).
+    fn check_sort(&self, pairs: &[Pair], l: &Layers) -> Result<(), FrontError> {
+        let [a, b] = &self.sides;
+        let local = pairs.iter().flatten().all(|r| matches!(r.kind, RelKind::Table(_)));
+        let key_cols: Vec<usize> = [a, b]
+            .iter()
+            .flat_map(|s| match &s.rel.kind {
+                RelKind::Partitioned { key, .. } => key.iter().map(|k| s.first + k).collect(),
+                _ => vec![],
+            })
+            .collect();
+        let ordered_by: Vec<&Expr> = match &l.agg {
+            Some((_, keys, _)) => keys.iter().collect(),
+            None => l.sort.iter().flatten().map(|k| &k.expr).collect(),
+        };
+        let on_key = ordered_by.iter().any(|e| {
+            let mut hit = false;
+            e.for_each_col(&mut |c| hit |= key_cols.contains(&c));
+            hit
+        });
+        if local && !on_key {
+            return Ok(());
+        }
+        Err(self.refuse(
+            "ORDER BY over a partitionwise join of foreign partitions, or by (or grouped by) a partition key \
+             (PostgreSQL weighs a Merge Append of the ordered pairs against a Sort above the Append): not \
+             planned yet"
+                .to_string(),
+        ))
+    }
+
+    /// The Sort (over the target's positions), the select list without the resjunk
+    /// ORDER BY entries, and the LIMIT above the Append of the pairs.
+    fn sort_above(&self, append: Plan, target: Vec<(Expr, String)>, l: &Layers) -> Plan {
+        let position = |e: &Expr| target.iter().position(|(t, _)| t == e).unwrap_or(0);
+        let sort = l
+            .sort
+            .as_ref()
+            .map(|keys| keys.iter().map(|k| SortKey { expr: Expr::Col(position(&k.expr)), desc: k.desc }).collect());
+        let visible = l.targets.as_ref().map_or(target.len(), Vec::len);
+        let targets = (visible < target.len()).then(|| {
+            target.iter().take(visible).enumerate().map(|(i, (_, name))| (Expr::Col(i), name.clone())).collect()
+        });
+        finish(append, sort, targets, l.limit)
     }
 
     /// The target's columns, named and typed (the dummy relation's).

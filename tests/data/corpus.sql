@@ -2429,3 +2429,19 @@ select a.id, b.u from pw_la a join pw_lb b on a.x = b.y where a.id = 7;
 -- [partitionwise join hash pruning foreign] an IN list prunes both hash sides
 set enable_partitionwise_join = on;
 select a.id, b.w from pw_ha a join pw_hb b on a.id = b.id where a.id in (2, 5);
+
+-- [partitionwise join order] local pairs ordered by other columns than the key: a Sort above the Append
+set enable_partitionwise_join = on;
+select a.id, b.u from pw_la a join pw_lb b on a.id = b.id where b.y = 3 order by b.u;
+
+-- [partitionwise join order limit] ORDER BY a column outside the select list, LIMIT
+set enable_partitionwise_join = on;
+select a.t from pw_la a join pw_lb b on a.id = b.id where a.x = 3 order by b.u desc limit 4;
+
+-- [partitionwise join list order] list pairs with defaults, LEFT JOIN, ORDER BY the preserved side's value
+set enable_partitionwise_join = on;
+select a.k, a.v, b.w from pw_da a left join pw_db b on a.k = b.k order by a.v;
+
+-- [partitionwise join agg order] an aggregate over the pairs, ordered by its count
+set enable_partitionwise_join = on;
+select a.x, count(*) from pw_la a join pw_lb b on a.id = b.id group by a.x order by 2 desc, 1;
