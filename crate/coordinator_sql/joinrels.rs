@@ -345,8 +345,9 @@ fn base_rels<'r>(coord: &'r Node, members: &[Member], at: Location) -> Result<Ve
 }
 
 /// `enable_partitionwise_join`: PostgreSQL may join two tables partitioned alike
-/// partition by partition (`try_partitionwise_join`); the sandbox has no such path,
-/// so with the setting on such a join is refused, naming it.
+/// partition by partition (`try_partitionwise_join`); the sandbox plans that for two
+/// relations only (partitionwise.rs), so with the setting on a join of three or more
+/// relations holding two such tables is refused, naming it.
 fn refuse_partitionwise_join(coord: &Node, rels: &[BaseRel], at: Location) -> Result<(), FrontError> {
     if !coord.setting_on("enable_partitionwise_join", false) {
         return Ok(());
@@ -362,8 +363,8 @@ fn refuse_partitionwise_join(coord: &Node, rels: &[BaseRel], at: Location) -> Re
                     return Err(FrontError::unsupported(
                         format!(
                             "enable_partitionwise_join = on for a join of two tables partitioned alike (\"{}\" and \
-                             \"{}\"): PostgreSQL may join them partition by partition, and the sandbox has no \
-                             partitionwise join",
+                             \"{}\"): PostgreSQL may join them partition by partition, and the sandbox plans a \
+                             partitionwise join of two relations only",
                             a.rel.name, b.rel.name
                         ),
                         at,

@@ -108,6 +108,10 @@ mod joinrels;
 // Append, remote ORDER BY and LIMIT): a child module, so it extends `Planner`.
 #[path = "grouping_planner.rs"]
 mod grouping_planner;
+/// Partitionwise join of two relations (`try_partitionwise_join`): a child module, so
+/// it extends `Join`.
+#[path = "partitionwise.rs"]
+mod partitionwise;
 use grouping_planner::{ScanInput, Upper};
 
 /// A planned query: the plan, its output columns, and the foreign servers it reads.
@@ -487,25 +491,6 @@ fn plan_join(
     if na == nb {
         return Err(FrontError::at(format!("table name \"{na}\" specified more than once"), at));
     }
-    // enable_partitionwise_join: PostgreSQL may join two partitioned tables partition
-    // by partition (try_partitionwise_join); the sandbox has no such path.
-    // Only tables partitioned the same way can be (PostgreSQL matches their bounds).
-    let same_scheme = match (&ra.kind, &rb.kind) {
-        (RelKind::Partitioned { strategy: x, key: kx, .. }, RelKind::Partitioned { strategy: y, key: ky, .. }) => {
-            x == y && kx.len() == ky.len()
-        }
-        _ => false,
-    };
-    if same_scheme && coord.setting_on("enable_partitionwise_join", false) {
-        return Err(FrontError::unsupported(
-            format!(
-                "enable_partitionwise_join = on for a join of two tables partitioned alike (\"{}\" and \"{}\"): \
-                 PostgreSQL may join them partition by partition, and the sandbox has no partitionwise join",
-                ra.name, rb.name
-            ),
-            at,
-        ));
-    }
     // The join condition joins the WHERE clause: the shard planner binds both.
     let mut q2 = q.clone();
     if let SetExpr::Select(s2) = q2.body.as_mut() {
@@ -717,6 +702,11 @@ impl Join<'_> {
     /// final relation's `add_path` and cheapest total (`get_cheapest_fractional_path`
     /// with a LIMIT's count) choose among the whole plans.
     fn choose(&self, l: &Layers, servers: &mut Vec<String>) -> Result<Planned, FrontError> {
+        // enable_partitionwise_join: the Append of the pairs' joins is the only path
+        // kept at the top (partitionwise.rs).
+        if let Some(pairs) = self.partition_pairs()? {
+            return self.choose_partitionwise(&pairs, l, servers);
+        }
         // joinrel->consider_startup: root->tuple_fraction > 0, which a LIMIT makes.
         let consider_startup = matches!(l.limit, Some((_, Some(_))));
         let mut pathlist: Vec<JoinPath> = Vec::new();

@@ -264,11 +264,19 @@ fn resolve_outputs(n: &ExplainNode, prefix: bool) -> Outputs {
         own.iter().map(|c| resolve_qualifiers(&substitute(c, input), prefix)).collect()
     } else if n.is_join() {
         children.iter().flat_map(|c| c.cols.iter().cloned()).collect()
-    } else if let Some((alias, parent)) = partition_parent(n) {
-        // An Append over a partitioned table's partitions returns the parent's rows.
-        let from = format!("{}.", quote_identifier(&alias));
-        let to = format!("{}.", quote_identifier(&parent));
-        children.first().map(|c| c.cols.iter().map(|s| s.replacen(&from, &to, 1)).collect()).unwrap_or_default()
+    } else if let Some(parents) = partition_parents(n) {
+        // An Append over a partitioned table's partitions returns the parent's rows
+        // (over a partitionwise join's pairs, each side's parent's).
+        let renamed = |s: &String| {
+            parents.iter().fold(s.clone(), |s, (alias, parent)| {
+                rename_qualifier(
+                    &s,
+                    &format!("{}.", quote_identifier(alias)),
+                    &format!("{}.", quote_identifier(parent)),
+                )
+            })
+        };
+        children.first().map(|c| c.cols.iter().map(renamed).collect()).unwrap_or_default()
     } else {
         children.first().map(|c| c.cols.clone()).unwrap_or_default()
     };
@@ -299,16 +307,40 @@ fn qual_cols(n: &ExplainNode) -> Vec<String> {
 }
 
 /// For an Append or Merge Append over a partitioned table's partitions: its first
-/// scan's alias and the parent's name.
-fn partition_parent(n: &ExplainNode) -> Option<(String, String)> {
+/// scan's alias and the parent's name; over a partitionwise join's pairs, those of
+/// each scan of the first pair. None when the first member reads no partition.
+fn partition_parents(n: &ExplainNode) -> Option<Vec<(String, String)>> {
     if !matches!(n.node_type.as_str(), "Append" | "Merge Append") {
         return None;
     }
-    let mut c = n.children.first()?;
-    while !c.is_scan() {
-        c = c.children.first()?;
+    fn collect(c: &ExplainNode, out: &mut Vec<(String, String)>) {
+        if c.is_scan() {
+            if let (Some(alias), Some(parent)) = (c.alias(), c.detail("Parent")) {
+                out.push((alias.to_string(), parent.to_string()));
+            }
+        } else if c.is_join() {
+            c.children.iter().for_each(|k| collect(k, out));
+        } else if let Some(k) = c.children.first() {
+            collect(k, out);
+        }
     }
-    Some((c.alias()?.to_string(), c.detail("Parent")?.to_string()))
+    let mut out = vec![];
+    collect(n.children.first()?, &mut out);
+    (!out.is_empty()).then_some(out)
+}
+
+/// `s` with each qualifier `from` (`a_1.`) that starts a name replaced by `to`.
+fn rename_qualifier(s: &str, from: &str, to: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(i) = rest.find(from) {
+        let starts_name = rest[..i].chars().next_back().is_none_or(|c| !(c.is_alphanumeric() || c == '_' || c == '"'));
+        out.push_str(&rest[..i]);
+        out.push_str(if starts_name { to } else { from });
+        rest = &rest[i + from.len()..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Whether output columns are qualified: PostgreSQL qualifies them when its range

@@ -298,6 +298,32 @@ pub fn cost_plan(plan: &Plan, cat: &dyn CostCatalog, p: &CostParams) -> Vec<Esti
     out
 }
 
+/// Is this one pair of a partitionwise join (coordinator_sql/partitionwise.rs): a join
+/// (under its select list) whose scans are named as partitions of a parent the plan
+/// refers to, not under an Append of their own (a UNION ALL branch's join is not)?
+fn partitionwise_pair(plan: &Plan) -> bool {
+    fn named_partition(p: &Plan) -> bool {
+        match p {
+            Plan::SeqScan { alias, .. } | Plan::IndexScan { alias, .. } | Plan::BitmapHeapScan { alias, .. } => {
+                alias.as_ref().is_some_and(|a| a.parent.is_some())
+            }
+            Plan::ForeignScan(f) => f.alias.as_ref().is_some_and(|a| a.parent.is_some()),
+            Plan::Result { child, .. }
+            | Plan::Sort { child, .. }
+            | Plan::Material { child }
+            | Plan::Gating { child, .. } => named_partition(child),
+            _ => false,
+        }
+    }
+    match plan {
+        Plan::Result { child, .. } => partitionwise_pair(child),
+        Plan::HashJoin { outer, inner, .. }
+        | Plan::NestLoop { outer, inner, .. }
+        | Plan::MergeJoin { outer, inner, .. } => named_partition(outer) || named_partition(inner),
+        _ => false,
+    }
+}
+
 /// The Appends of the query's own set operations (`prepunion.c`'s, whose members are
 /// subqueries): from the top through the nodes a set operation puts above its Append
 /// (a UNION's HashAggregate without aggregates or Unique, a SetOp, a flag column's
@@ -555,6 +581,15 @@ fn guess_type(t: ColType) -> SqlType {
 
 impl Model<'_> {
     fn node(&self, plan: &Plan, limit: Option<f64>) -> Costed {
+        // A partitionwise join's lone pair (no Append above: setrefs.c removed it) is
+        // still a child join relation: its partitions are costed as members, with
+        // their own statistics, not as their parents' lone partitions.
+        if !self.in_append.get() && partitionwise_pair(plan) {
+            let was = self.in_append.replace(true);
+            let c = self.node(plan, limit);
+            self.in_append.set(was);
+            return c;
+        }
         match plan {
             Plan::SeqScan { table, columns, alias } => {
                 let names: Vec<&str> = columns.iter().map(|c| c.name.as_str()).collect();
@@ -1136,6 +1171,56 @@ impl Model<'_> {
             .collect()
     }
 
+    /// A partition's column as its partitioned parent's (the same name), with the
+    /// parent's statistics.
+    fn parent_column(&self, v: &Var) -> Option<(Rc<RelInfo>, usize)> {
+        let parent = self.rel(v.rel.parent.as_ref()?)?;
+        let col = parent.column(&v.rel.columns[v.col].0)?;
+        Some((parent, col))
+    }
+
+    /// The pairs' output widths as their parent join relation's: each column as wide
+    /// as its parent's, whose width is its partitions' weighted by their rows
+    /// (`set_append_rel_size`'s parent_attrsizes; `build_child_join_reltarget` gives
+    /// every pair the parent's), here over the paired partitions.
+    fn parent_widths(kids: &mut [Costed]) {
+        let ncols = kids.first().map_or(0, |k| k.widths.len());
+        for i in 0..ncols {
+            let (mut size, mut rows) = (0.0, 0.0);
+            for k in kids.iter() {
+                if let (Some(Some(v)), Some(w)) = (k.vars.get(i), k.widths.get(i)) {
+                    size += w * v.rel_rows;
+                    rows += v.rel_rows;
+                }
+            }
+            if rows > 0.0 {
+                for k in kids.iter_mut() {
+                    if let (Some(Some(_)), Some(w)) = (k.vars.get(i), k.widths.get_mut(i)) {
+                        *w = (size / rows).round();
+                    }
+                }
+            }
+        }
+        for k in kids.iter_mut() {
+            k.est.width = k.widths.iter().sum::<f64>() as i64;
+        }
+    }
+
+    /// The output of an Append of partitionwise pairs: each column its parent's
+    /// (the appendrel's Var), whose tuples and rows are the partitions' summed over
+    /// the pairs (`set_append_rel_size`: an appendrel's tuples are its children's rows).
+    fn pair_parent_vars(&self, kids: &[Costed]) -> Vec<Option<Var>> {
+        let ncols = kids.first().map_or(0, |k| k.vars.len());
+        (0..ncols)
+            .map(|i| {
+                let vars: Vec<&Var> = kids.iter().filter_map(|k| k.vars.get(i)?.as_ref()).collect();
+                let (rel, col) = self.parent_column(vars.first()?)?;
+                let rows: f64 = vars.iter().map(|v| v.rel_rows).sum();
+                Some(Var { rel, col, tuples: rows, rel_rows: rows })
+            })
+            .collect()
+    }
+
     /// Rows and the row-weighted mean width of children (`set_append_rel_size`).
     fn appended(kids: &[Costed]) -> (f64, Vec<f64>, i64) {
         let rows: f64 = kids.iter().map(|k| k.est.rows).sum();
@@ -1216,6 +1301,13 @@ impl Model<'_> {
                 k.est.width = widths.iter().sum::<f64>() as i64;
             }
         }
+        // A partitionwise join's pairs (coordinator_sql/partitionwise.rs) output their
+        // parent join relation's columns: that relation's widths
+        // (`build_child_join_reltarget` copies them) and, above, its statistics.
+        let pairs = !children.is_empty() && children.iter().all(partitionwise_pair);
+        if pairs {
+            Self::parent_widths(&mut kids);
+        }
         let (rows, widths, width) = Self::appended(&kids);
         let grouping = children.iter().all(|c| match c {
             Plan::Agg { .. } => true,
@@ -1229,7 +1321,7 @@ impl Model<'_> {
             }
         }
         let startup = kids.first().map_or(0.0, |k| k.est.startup);
-        let union = top_setop && Self::is_union(&kids) && !grouping;
+        let union = top_setop && Self::is_union(&kids) && !grouping && !pairs;
         let mut total = 0.0;
         for (k, plan) in kids.iter().zip(children) {
             total += k.est.total;
@@ -1239,7 +1331,7 @@ impl Model<'_> {
             }
         }
         total += self.p.cpu_tuple_cost * 0.5 * rows;
-        let vars = self.parent_vars(&kids, rows);
+        let vars = if pairs { self.pair_parent_vars(&kids) } else { self.parent_vars(&kids, rows) };
         Costed {
             est: Estimate { startup, total, rows, width },
             vars,

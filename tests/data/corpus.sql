@@ -140,6 +140,78 @@ insert into pnl select b % 100, b, 'r' || b from generate_series(0, 749) b;
 create table pnl_l (id int, b int, c text);
 insert into pnl_l values (1, 10, 'x'), (2, 260, 'y'), (3, 510, 'z');
 analyze pnl, pnl1, pnl2, pnl3, pnl_l;
+-- @shard s1
+-- (h23w) partitionwise join: the remote tables of pw_fa's and pw_hb's foreign partitions.
+create table pw_fa1 (id int, x int, t text);
+create table pw_hb2 (id int, y int, w text);
+
+-- @shard s2
+-- (h23w)
+create table pw_fa2 (id int, x int, t text);
+create table pw_fb1 (id int, y int, u text);
+
+-- @shard s3
+-- (h23w)
+create table pw_fb2 (id int, y int, u text);
+
+-- @coordinator
+-- (h23w) partitionwise join: pairs of tables partitioned alike (the same bounds).
+-- pw_la, pw_lb: range on id, three local partitions each.
+create table pw_la (id int, x int, t text) partition by range (id);
+create table pw_la1 partition of pw_la for values from (0) to (300);
+create table pw_la2 partition of pw_la for values from (300) to (600);
+create table pw_la3 partition of pw_la for values from (600) to (900);
+create table pw_lb (id int, y int, u text) partition by range (id);
+create table pw_lb1 partition of pw_lb for values from (0) to (300);
+create table pw_lb2 partition of pw_lb for values from (300) to (600);
+create table pw_lb3 partition of pw_lb for values from (600) to (900);
+-- pw_fa, pw_fb: the same bounds, each pair's partitions foreign on two servers (no
+-- join pushdown), the third pair local.
+create table pw_fa (id int, x int, t text) partition by range (id);
+create foreign table pw_fa1 partition of pw_fa for values from (0) to (300) server s1;
+create foreign table pw_fa2 partition of pw_fa for values from (300) to (600) server s2;
+create table pw_fa3 partition of pw_fa for values from (600) to (900);
+create table pw_fb (id int, y int, u text) partition by range (id);
+create foreign table pw_fb1 partition of pw_fb for values from (0) to (300) server s2;
+create foreign table pw_fb2 partition of pw_fb for values from (300) to (600) server s3;
+create table pw_fb3 partition of pw_fb for values from (600) to (900);
+-- pw_ha, pw_hb: hash on id, modulus 3; pw_hb's second partition foreign on s1.
+create table pw_ha (id int, x int, t text) partition by hash (id);
+create table pw_ha0 partition of pw_ha for values with (modulus 3, remainder 0);
+create table pw_ha1 partition of pw_ha for values with (modulus 3, remainder 1);
+create table pw_ha2 partition of pw_ha for values with (modulus 3, remainder 2);
+create table pw_hb (id int, y int, w text) partition by hash (id);
+create table pw_hb0 partition of pw_hb for values with (modulus 3, remainder 0);
+create table pw_hb1 partition of pw_hb for values with (modulus 3, remainder 1);
+create foreign table pw_hb2 partition of pw_hb for values with (modulus 3, remainder 2) server s1;
+-- pw_da, pw_db: list on k with a default partition (NULL keys go there).
+create table pw_da (k text, v int) partition by list (k);
+create table pw_da1 partition of pw_da for values in ('a', 'b');
+create table pw_da2 partition of pw_da for values in ('c');
+create table pw_dadef partition of pw_da default;
+create table pw_db (k text, w int) partition by list (k);
+create table pw_db1 partition of pw_db for values in ('b', 'a');
+create table pw_db2 partition of pw_db for values in ('c');
+create table pw_dbdef partition of pw_db default;
+
+insert into pw_la select i, i % 10, 'a' || i from generate_series(0, 899) i;
+insert into pw_lb select i * 3, i * 3 % 7, 'b' || i * 3 from generate_series(0, 299) i;
+insert into pw_fa select i * 2, i * 2 % 10, 'a' || i * 2 from generate_series(0, 449) i;
+insert into pw_fb select i * 3, i * 3 % 7, 'b' || i * 3 from generate_series(0, 299) i;
+insert into pw_ha select i, i % 10, 'h' || i from generate_series(1, 600) i;
+insert into pw_hb select i * 4 + 1, (i * 4 + 1) % 5, 'w' || i * 4 + 1 from generate_series(0, 149) i;
+insert into pw_da select 'a', i from generate_series(1, 40) i;
+insert into pw_da select 'b', i from generate_series(41, 80) i;
+insert into pw_da select 'c', i from generate_series(81, 150) i;
+insert into pw_da select 'z', i from generate_series(151, 200) i;
+insert into pw_da (v) select i from generate_series(201, 210) i;
+insert into pw_db select 'a', i from generate_series(1, 10) i;
+insert into pw_db select 'c', i from generate_series(11, 30) i;
+insert into pw_db select 'y', i from generate_series(31, 50) i;
+insert into pw_db (w) values (1000), (1001);
+analyze pw_la, pw_la1, pw_la2, pw_la3, pw_lb, pw_lb1, pw_lb2, pw_lb3, pw_fa, pw_fa1, pw_fa2, pw_fa3, pw_fb,
+  pw_fb1, pw_fb2, pw_fb3, pw_ha, pw_ha0, pw_ha1, pw_ha2, pw_hb, pw_hb0, pw_hb1, pw_hb2, pw_da, pw_da1, pw_da2,
+  pw_dadef, pw_db, pw_db1, pw_db2, pw_dbdef;
 
 -- @corpus
 -- Each query: comment lines right above it (the first may start with [tags], which the
@@ -2297,3 +2369,119 @@ select * from pnl_l left join pnl on pnl.b = pnl_l.b where pnl_l.id = 3;
 -- [join param nestloop range agg] under an aggregate: the scans return b alone
 select count(*) from pnl_l join pnl on pnl.b = pnl_l.b where pnl_l.id = 1;
 
+-- ===== (h23w) partitionwise join (enable_partitionwise_join, issue 23 item 5) =====
+
+-- [partitionwise join local] three local pairs, one Hash Join each under the Append
+set enable_partitionwise_join = on;
+select a.id, a.t, b.u from pw_la a join pw_lb b on a.id = b.id;
+
+-- [partitionwise join foreign filter] foreign pairs on two servers (no join pushdown) and a local pair; the condition goes into a_k's remote query
+set enable_partitionwise_join = on;
+select a.id, b.u from pw_fa a join pw_fb b on a.id = b.id where a.x = 4;
+
+-- [partitionwise join foreign] every column of both sides
+set enable_partitionwise_join = on;
+select * from pw_fa a join pw_fb b on a.id = b.id;
+
+-- [partitionwise join where] the join written in WHERE
+set enable_partitionwise_join = on;
+select a.t, b.u from pw_la a, pw_lb b where a.id = b.id and b.y = 5;
+
+-- [partitionwise join filter] another condition over both sides: each pair's Join Filter
+set enable_partitionwise_join = on;
+select a.id, b.y from pw_la a join pw_lb b on a.id = b.id and a.x < b.y;
+
+-- [partitionwise join expr] the select list computed in each pair (apply_scanjoin_target_to_paths)
+set enable_partitionwise_join = on;
+select a.id * 2, b.u from pw_fa a join pw_fb b on a.id = b.id where b.y = 1;
+
+-- [partitionwise join reorder] the select list in another order than FROM
+set enable_partitionwise_join = on;
+select b.u, a.t from pw_fa a join pw_fb b on b.id = a.id where a.x = 0 and b.y = 0;
+
+-- [partitionwise join settings merge] hash joins off: a Merge Join per pair
+set enable_partitionwise_join = on;
+set enable_hashjoin = off;
+select a.id, b.u from pw_fa a join pw_fb b on a.id = b.id where b.y < 3;
+
+-- [partitionwise join settings nestloop] hash and merge joins off: a Nested Loop per pair
+set enable_partitionwise_join = on;
+set enable_hashjoin = off;
+set enable_mergejoin = off;
+select a.id, b.u from pw_fa a join pw_fb b on a.id = b.id where b.y < 3;
+
+-- [partitionwise join hash] hash partitions, one of pw_hb's foreign
+set enable_partitionwise_join = on;
+select a.id, a.t, b.w from pw_ha a join pw_hb b on a.id = b.id;
+
+-- [partitionwise join hash agg] an aggregate above the Append of pairs
+set enable_partitionwise_join = on;
+select a.x, count(*), sum(b.y) from pw_ha a join pw_hb b on a.id = b.id group by a.x;
+
+-- [partitionwise join agg foreign] count(*) over foreign pairs
+set enable_partitionwise_join = on;
+select count(*) from pw_fa a join pw_fb b on a.id = b.id;
+
+-- [partitionwise join agg having] GROUP BY and HAVING above the Append
+set enable_partitionwise_join = on;
+select a.x, sum(b.y) from pw_la a join pw_lb b on a.id = b.id group by a.x having sum(b.y) > 100;
+
+-- [partitionwise join agg] min and max of text over the pairs
+set enable_partitionwise_join = on;
+select max(a.t), min(b.u) from pw_la a join pw_lb b on a.id = b.id where a.x = 3;
+
+-- [partitionwise join list left] list partitions with defaults, LEFT JOIN pair by pair
+set enable_partitionwise_join = on;
+select a.k, a.v, b.w from pw_da a left join pw_db b on a.k = b.k;
+
+-- [partitionwise join list full] FULL JOIN pair by pair
+set enable_partitionwise_join = on;
+select a.k, a.v, b.w from pw_da a full join pw_db b on a.k = b.k;
+
+-- [partitionwise join right hash] RIGHT JOIN, a condition on the preserved side
+set enable_partitionwise_join = on;
+select a.id, b.w from pw_ha a right join pw_hb b on a.id = b.id where b.y = 1;
+
+-- [partitionwise join pruning] a pruned to one partition: one pair, no Append, the parents' aliases
+set enable_partitionwise_join = on;
+select a.id, b.u from pw_la a join pw_lb b on a.id = b.id where a.id < 200;
+
+-- [partitionwise join pruning foreign] each side pruned by its own condition: the pairs both keep
+set enable_partitionwise_join = on;
+select a.id, b.u from pw_fa a join pw_fb b on a.id = b.id where a.id >= 300 and b.id < 900;
+
+-- [partitionwise join pruning empty] no pair keeps both partitions: the dummy join relation
+set enable_partitionwise_join = on;
+select a.id, b.u from pw_la a join pw_lb b on a.id = b.id where a.id < 100 and b.id > 700;
+
+-- [partitionwise join left pruning] the nullable side loses a partition its partner keeps: not partitionwise (try_partitionwise_join gives up)
+set enable_partitionwise_join = on;
+select a.id, b.u from pw_la a left join pw_lb b on a.id = b.id and b.id < 200 where a.x = 3;
+
+-- [partitionwise join limit] LIMIT above the Append
+set enable_partitionwise_join = on;
+select * from pw_la a join pw_lb b on a.id = b.id where b.y = 2 limit 5;
+
+-- [partitionwise join off key] joined on other columns than the key: no effect
+set enable_partitionwise_join = on;
+select a.id, b.u from pw_la a join pw_lb b on a.x = b.y where a.id = 7;
+
+-- [partitionwise join hash pruning foreign] an IN list prunes both hash sides
+set enable_partitionwise_join = on;
+select a.id, b.w from pw_ha a join pw_hb b on a.id = b.id where a.id in (2, 5);
+
+-- [partitionwise join order] local pairs ordered by other columns than the key: a Sort above the Append
+set enable_partitionwise_join = on;
+select a.id, b.u from pw_la a join pw_lb b on a.id = b.id where b.y = 3 order by b.u;
+
+-- [partitionwise join order limit] ORDER BY a column outside the select list, LIMIT
+set enable_partitionwise_join = on;
+select a.t from pw_la a join pw_lb b on a.id = b.id where a.x = 3 order by b.u desc limit 4;
+
+-- [partitionwise join list order] list pairs with defaults, LEFT JOIN, ORDER BY the preserved side's value
+set enable_partitionwise_join = on;
+select a.k, a.v, b.w from pw_da a left join pw_db b on a.k = b.k order by a.v;
+
+-- [partitionwise join agg order] an aggregate over the pairs, ordered by its count
+set enable_partitionwise_join = on;
+select a.x, count(*) from pw_la a join pw_lb b on a.id = b.id group by a.x order by 2 desc, 1;
