@@ -67,6 +67,7 @@ pub mod eval;
 pub mod funcscan;
 mod indxpath;
 pub mod modifytable;
+mod parse_coerce;
 pub mod pgfuncs;
 pub mod planner;
 pub mod prepared;

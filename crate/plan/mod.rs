@@ -163,6 +163,15 @@ pub enum Func {
         plan_id: usize,
         ty: SqlType,
     },
+    /// `x::numeric(p, s)`: `x` (of type `from`; None for an untyped literal) cast to
+    /// numeric, then rounded to the type modifier's scale and checked against its
+    /// precision (the length coercion function `numeric(numeric, int4)`,
+    /// `crate::numeric_typmod`). EXPLAIN and deparse write it `(x)::numeric(p,s)`, the
+    /// input's own cast hidden, as ruleutils.c and deparse.c do.
+    NumericTypmod {
+        from: Option<SqlType>,
+        typmod: crate::numeric_typmod::NumericTypmod,
+    },
 }
 
 impl Func {
@@ -187,6 +196,7 @@ impl Func {
             Func::SessionUser => "SESSION_USER",
             Func::HashedSubPlan(_) => "hashed SubPlan",
             Func::SubPlan { .. } => "SubPlan",
+            Func::NumericTypmod { .. } => "numeric",
         }
     }
 
@@ -194,6 +204,7 @@ impl Func {
     pub fn sql(self, args: &[String]) -> String {
         match (self, args) {
             (Func::Cast { to, .. }, [x]) => format!("({x})::{}", to.name()),
+            (Func::NumericTypmod { typmod, .. }, [x]) => format!("({x})::{}", typmod.type_name()),
             (Func::Neg, [x]) => format!("(- {x})"),
             (Func::TextCat, [a, b]) => format!("({a} || {b})"),
             (Func::Like { .. }, [a, b]) => format!("({a} {} {b})", self.name()),
@@ -213,6 +224,7 @@ impl Func {
             Func::Random => ColType::Float,
             Func::Length | Func::Like { .. } | Func::HashedSubPlan(_) => ColType::Int,
             Func::SubPlan { ty, .. } => ty.col_type(),
+            Func::NumericTypmod { .. } => ColType::Numeric,
             Func::TextCat
             | Func::SetSeed
             | Func::ToChar
