@@ -33,9 +33,13 @@
 //! (`Plan::WithInitPlans`), after `check_params` has made sure the values are only
 //! read where the executor binds them.
 //!
-//! Invariants: a subquery that refers to the outer query is a SubPlan only in the
-//! select list; elsewhere (WHERE, HAVING, under OR) it is refused, never planned as if
-//! it did not; `op ANY/ALL (SELECT …)` not pulled up is refused by name; a scalar
+//! A correlated scalar subquery in HAVING is a SubPlan too, called with the group's
+//! key values (the outer columns it reads must be grouped): the aggregate's Filter,
+//! or, over an aggregate pushed to a foreign server, the foreign scan's local Filter
+//! (a SubPlan does not ship: foreign_grouping_ok's local_conds).
+//!
+//! Invariants: a subquery that refers to the outer query is a SubPlan in the select
+//! list, WHERE and HAVING; elsewhere it is refused, never planned as if it did not; `op ANY/ALL (SELECT …)` not pulled up is refused by name; a scalar
 //! subquery has one output column; subplans are numbered in PostgreSQL's order,
 //! parameters for InitPlans' values and correlated SubPlans' outer columns.
 //!
@@ -119,7 +123,6 @@ pub(super) fn pull_init_plans(
     if let Some(w) = s.selection.as_mut() {
         cx.replace(w, true)?;
     }
-    cx.in_select_list = false;
     if let Some(h) = s.having.as_mut() {
         cx.replace(h, false)?;
     }
@@ -133,8 +136,8 @@ struct Pull<'o, 'a> {
     /// The outer relation's name (alias) and columns, for a correlated subquery's
     /// references to them.
     scope: Option<(String, Vec<(String, crate::plan::SqlType)>)>,
-    /// Sublinks of the select list or WHERE are being replaced (where a correlated
-    /// scalar one may be a SubPlan; not in HAVING).
+    /// Sublinks of the select list, WHERE or HAVING are being replaced (where a
+    /// correlated scalar one may be a SubPlan).
     in_select_list: bool,
 }
 
