@@ -1063,10 +1063,23 @@ pub enum SubLinkKind {
     Hashed,
     /// `EXISTS (SELECT …)`: true at its first row (EXISTS_SUBLINK).
     Exists,
+    /// A correlated `EXISTS (SELECT … WHERE inner = outer …)` under OR or NOT, run as
+    /// the hashed alternative PostgreSQL plans beside it and picks by cost
+    /// (`convert_EXISTS_to_ANY`, `fix_alternative_subplan`): `outer = ANY (SELECT inner
+    /// …)` hashed, with `unknownEqFalse` (a NULL comparison counts as no match, so the
+    /// test is never NULL, as EXISTS is not). Its argument is the outer expression.
+    HashedExists,
     /// `(SELECT …)` as a value that reads the outer row (a correlated EXPR_SUBLINK):
     /// a SubPlan run again for each outer row with its parameters (`InitPlan::args`)
     /// set, its value as `Expr`'s. It returns no parameter (`param` is unused).
     Correlated,
+}
+
+impl SubLinkKind {
+    /// A hashed SubPlan (its rows read once into a table, no parameter of its own)?
+    pub fn is_hashed(self) -> bool {
+        matches!(self, SubLinkKind::Hashed | SubLinkKind::HashedExists)
+    }
 }
 
 /// An uncorrelated subquery run at most once, on the first use of its value
