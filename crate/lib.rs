@@ -28,6 +28,7 @@ pub mod host;
 pub mod instrument;
 pub mod knobs;
 pub mod numeric;
+pub mod numeric_typmod;
 pub mod plan;
 pub mod remote;
 pub mod run;

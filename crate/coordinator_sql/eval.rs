@@ -124,6 +124,11 @@ fn transform(e: &ast::Expr, env: &Env) -> Result<Typed, FrontError> {
         ast::Expr::BinaryOp { left, op, right } => binary(op, transform(left, env)?, transform(right, env)?, loc(e)),
         ast::Expr::Cast { kind: CastKind::Cast | CastKind::DoubleColon, expr, data_type, .. } => {
             let (x, from) = transform(expr, env)?;
+            let typmod =
+                crate::numeric_typmod::NumericTypmod::of_data_type(data_type).map_err(|m| FrontError::at(m, loc(e)))?;
+            if let Some(typmod) = typmod {
+                return Ok((Expr::func(Func::NumericTypmod { from, typmod }, vec![x]), Some(SqlType::Numeric)));
+            }
             let to = SqlType::from_ast(data_type, loc(e))?;
             Ok((Expr::func(Func::Cast { from, to, implicit: false }, vec![x]), Some(to)))
         }

@@ -68,6 +68,7 @@ pub mod funcscan;
 mod indxpath;
 pub mod modifytable;
 pub mod paramfdw;
+mod parse_coerce;
 pub mod pgfuncs;
 pub mod planner;
 pub mod prepared;

@@ -1728,7 +1728,15 @@ impl<'a> Planner<'a> {
                 // foreign_grouping_ok ships it), ORDER BY (add_foreign_ordered_paths) and
                 // then LIMIT/OFFSET (add_foreign_final_paths). HAVING and the sort keys
                 // are over the Agg's output: keys then aggregates, the remote targets.
-                f.remote.having = having.take().map(|h| split_and(&h)).unwrap_or_default();
+                let conds = having.take().map(|h| split_and(&h)).unwrap_or_default();
+                let (remote, local): (Vec<Expr>, Vec<Expr>) = conds.into_iter().partition(is_foreign_expr);
+                f.remote.having = remote;
+                if let Some(local) = local.into_iter().reduce(|a, b| Expr::bin(crate::plan::BinOp::And, a, b)) {
+                    // A HAVING condition that does not ship (a SubPlan): the foreign
+                    // scan's local Filter (foreign_grouping_ok's local_conds), sorted here.
+                    plan = Plan::Result { child: Box::new(plan), filter: Some(local), targets: None };
+                    return Ok(finish(plan, sort, l.targets, limit));
+                }
                 // ORDER BY remotely or by a local Sort, LIMIT pushed or not: by cost.
                 let mut ordered = plan.clone();
                 if let (Plan::ForeignScan(f), Some(keys)) = (&mut ordered, &sort) {

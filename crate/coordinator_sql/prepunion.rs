@@ -41,10 +41,10 @@ use sqlparser::tokenizer::Location;
 
 use super::catalog::Node;
 use super::planner::{live_members, plan_over, plan_query_into, query_location, wrapper_query, Planned, MAX_NESTING};
-use super::FrontError;
+use super::{parse_coerce, FrontError};
 use crate::plan::costsize::{cost_plan, cost_tuplesort, CostParams, Estimate};
 use crate::plan::stats::type_avg_width;
-use crate::plan::{AggStrategy, Expr, Plan, SetOpCmd, SetOpStrategy, SortKey, SqlType};
+use crate::plan::{AggStrategy, Expr, Func, Plan, SetOpCmd, SetOpStrategy, SortKey, SqlType};
 use crate::types::{ColType, Column, Datum};
 
 /// One input of a set operation, planned.
@@ -81,6 +81,9 @@ struct SetOpPlanner<'a> {
     /// The whole query: a SELECT branch is planned as a copy of it with that body and
     /// nothing else.
     template: &'a ast::Query,
+    /// The set operation's column types, resolved before any leaf is planned
+    /// (`parse_coerce.rs`): each leaf is coerced to them.
+    col_types: Vec<SqlType>,
 }
 
 /// `plan_set_operations`: the query `q` whose body is a set operation, with its ORDER
@@ -94,7 +97,16 @@ pub(super) fn plan_set_operations(
 ) -> Result<Planned, FrontError> {
     let at = query_location(q);
     let limit_rows = limit_rows(q);
-    let mut p = SetOpPlanner { coord, text, servers, depth, leaves: 0, limit_rows, at, template: q };
+    let col_types = {
+        let mut typing = |leaf: &SetExpr| -> Result<Vec<SqlType>, FrontError> {
+            // A leaf the text does not type: planned on the side for its columns.
+            let query = leaf_query(q, leaf, at)?;
+            let planned = plan_query_into(coord, &query, text, &mut servers.clone(), depth + 2)?;
+            Ok(planned.columns.iter().map(|c| planned_type(c.ty)).collect())
+        };
+        parse_coerce::resolve_set_operation(coord, q.body.as_ref(), &mut typing, at)?
+    };
+    let mut p = SetOpPlanner { coord, text, servers, depth, leaves: 0, limit_rows, at, template: q, col_types };
     let top = p.recurse_set_operations(q.body.as_ref(), depth + 1)?;
     let planned =
         Planned { plan: top.plan, columns: top.columns, servers: vec![], order_key: None, order_keys: vec![] };
@@ -171,22 +183,20 @@ impl SetOpPlanner<'_> {
 
     /// A leaf: a SELECT, or a parenthesized query with its own ORDER BY / LIMIT.
     fn plan_leaf(&mut self, e: &SetExpr) -> Result<Input, FrontError> {
-        let query = match e {
-            SetExpr::Select(_) => {
-                let mut q = self.template.clone();
-                q.body = Box::new(e.clone());
-                q.order_by = None;
-                q.limit = None;
-                q.offset = None;
-                q.fetch = None;
-                q
-            }
-            SetExpr::Query(inner) => inner.as_ref().clone(),
-            SetExpr::Values(_) => return Err(FrontError::unsupported("VALUES as a set operation's branch", self.at)),
-            _ => return Err(FrontError::unsupported("this set operation branch", self.at)),
-        };
+        // Its columns' types as written, its untyped literals coerced in place.
+        let mut no_typing = |_: &SetExpr| Err(FrontError::at("a set operation's branch typed twice", self.at));
+        let types = parse_coerce::leaf_types(self.coord, e, &mut no_typing).ok();
+        let mut leaf = e.clone();
+        if let Some(t) = &types {
+            parse_coerce::coerce_unknown_literals(&mut leaf, t, &self.col_types);
+        }
+        let query = leaf_query(self.template, &leaf, self.at)?;
         self.leaves += 1;
         let planned = plan_query_into(self.coord, &query, self.text, self.servers, self.depth + 1)?;
+        let types = match types {
+            Some(t) if t.len() == planned.columns.len() => t,
+            _ => planned.columns.iter().map(|c| Some(planned_type(c.ty))).collect(),
+        };
         let sort_keys = query.order_by.as_ref().map_or(0, |o| o.exprs.len());
         let grouped = match e {
             SetExpr::Select(s) => {
@@ -203,6 +213,7 @@ impl SetOpPlanner<'_> {
         } else {
             planned.plan
         };
+        let plan = self.coerce_leaf(plan, &planned.columns, &types);
         let groups = if grouped { self.estimate(&plan).rows } else { self.num_groups(&plan, planned.columns.len()) };
         Ok(Input { plan, columns: planned.columns, leaf: true, groups })
     }
@@ -218,6 +229,37 @@ impl SetOpPlanner<'_> {
             split: crate::plan::AggSplit::Simple,
         };
         self.estimate(&agg).rows
+    }
+
+    /// `generate_setop_tlist`'s coercions: a leaf column of another type than the set
+    /// operation's is cast (implicitly) in a Subquery Scan over the leaf, which
+    /// PostgreSQL keeps as it is not trivial. An untyped literal was coerced in place
+    /// ([`parse_coerce::coerce_unknown_literals`]) and needs none.
+    fn coerce_leaf(&self, plan: Plan, columns: &[Column], types: &[Option<SqlType>]) -> Plan {
+        let cast = |i: usize| match types.get(i).copied().flatten() {
+            Some(from) if self.col_types.get(i).is_some_and(|to| *to != from) => {
+                Some(Func::Cast { from: Some(from), to: self.col_types[i], implicit: true })
+            }
+            _ => None,
+        };
+        if (0..columns.len()).all(|i| cast(i).is_none()) {
+            return plan;
+        }
+        let coerced = |i: usize, e: Expr| match cast(i) {
+            Some(f) => Expr::func(f, vec![e]),
+            None => e,
+        };
+        match plan {
+            Plan::SubqueryScan { child, alias, targets } => {
+                let targets = targets.into_iter().enumerate().map(|(i, (e, n))| (coerced(i, e), n)).collect();
+                Plan::SubqueryScan { child, alias, targets }
+            }
+            plan => {
+                let targets =
+                    columns.iter().enumerate().map(|(i, c)| (coerced(i, Expr::Col(i)), c.name.clone())).collect();
+                Plan::SubqueryScan { child: Box::new(plan), alias: format!("*SELECT* {}", self.leaves), targets }
+            }
+        }
     }
 
     /// `Subquery Scan on "*SELECT* n"` over a leaf's plan (n is the leaf's number),
@@ -236,14 +278,15 @@ impl SetOpPlanner<'_> {
     fn generate_union_paths(&mut self, e: &SetExpr, all: bool, depth: usize) -> Result<Input, FrontError> {
         let mut children = Vec::new();
         self.plan_union_children(e, all, depth, &mut children)?;
-        let columns = check_columns(&children.iter().map(|c| &c.columns).collect::<Vec<_>>(), "UNION", self.at)?;
+        let columns =
+            check_columns(&children.iter().map(|c| &c.columns).collect::<Vec<_>>(), &self.col_types, "UNION", self.at)?;
         let plan = live_members(children.into_iter().map(|c| c.plan).collect());
         if all {
             let groups = self.estimate(&plan).rows;
             return Ok(Input { plan, columns, leaf: false, groups });
         }
         // PostgreSQL 15 takes the groups to be as many as the input rows (the worst case).
-        let input = Estimate { width: setop_width(&columns), ..self.estimate(&plan) };
+        let input = Estimate { width: setop_width(&columns, &self.col_types), ..self.estimate(&plan) };
         let ncols = columns.len();
         let hashed = self.choose_hashed_setop(&input, ncols, input.rows, input.rows);
         let plan = if hashed {
@@ -299,7 +342,7 @@ impl SetOpPlanner<'_> {
             SetOpCmd::Intersect | SetOpCmd::IntersectAll => "INTERSECT",
             SetOpCmd::Except | SetOpCmd::ExceptAll => "EXCEPT",
         };
-        let columns = check_columns(&[&left.columns, &right.columns], what, self.at)?;
+        let columns = check_columns(&[&left.columns, &right.columns], &self.col_types, what, self.at)?;
         let (lrows, rrows) = (left.rows, right.rows);
         let (lgroups, rgroups) = (left.groups, right.groups);
         // EXCEPT keeps the left input first; INTERSECT puts first the input with fewer
@@ -316,7 +359,7 @@ impl SetOpPlanner<'_> {
         let ncols = columns.len();
         let append = Plan::Append { children: vec![first, second], prune: None, ordered: false };
         // The flag is an int4 after the columns.
-        let input = Estimate { width: setop_width(&columns) + 4, ..self.estimate(&append) };
+        let input = Estimate { width: setop_width(&columns, &self.col_types) + 4, ..self.estimate(&append) };
         let hashed = self.choose_hashed_setop(&input, ncols, groups, output_rows);
         let (strategy, child) = if hashed {
             (SetOpStrategy::Hashed, append)
@@ -383,16 +426,14 @@ impl SetOpPlanner<'_> {
 
 /// The width of a set operation's rows as PostgreSQL sizes its target list: its
 /// output columns are not a relation's, so each is its type's default width
-/// (`get_typavgwidth`: 4 for an integer, 32 for text and numeric), whatever the
-/// branches' statistics say. The sandbox's integer columns are costed as int4.
-fn setop_width(columns: &[Column]) -> i64 {
-    let ty = |c: &Column| match c.ty {
-        ColType::Int => SqlType::Int4,
-        ColType::Float => SqlType::Float8,
-        ColType::Numeric => SqlType::Numeric,
-        ColType::Text => SqlType::Text,
+/// (`get_typavgwidth`: 4 for an integer, 8 for a bigint, 32 for text and numeric),
+/// whatever the branches' statistics say: the resolved types' widths.
+fn setop_width(columns: &[Column], types: &[SqlType]) -> i64 {
+    let ty = |(i, c): (usize, &Column)| match (types.get(i), c.ty) {
+        (Some(t), _) => *t,
+        (None, t) => planned_type(t),
     };
-    columns.iter().map(|c| type_avg_width(ty(c))).sum::<f64>() as i64
+    columns.iter().enumerate().map(|c| type_avg_width(ty(c))).sum::<f64>() as i64
 }
 
 /// `compare_fractional_path_costs`: negative when the first (startup, total) is
@@ -426,19 +467,51 @@ fn top_is_agg(plan: &Plan) -> bool {
     }
 }
 
-/// The inputs' columns agree in number and type: the first input's columns.
-fn check_columns(inputs: &[&Vec<Column>], what: &str, at: Location) -> Result<Vec<Column>, FrontError> {
+/// The inputs' columns agree in number: the first input's names, of the set
+/// operation's resolved types (`parse_coerce.rs` checked that they can be matched).
+fn check_columns(
+    inputs: &[&Vec<Column>],
+    types: &[SqlType],
+    what: &str,
+    at: Location,
+) -> Result<Vec<Column>, FrontError> {
     let Some(first) = inputs.first() else { return Ok(vec![]) };
-    for other in &inputs[1..] {
-        if other.len() != first.len() {
-            return Err(FrontError::at(format!("each {what} query must have the same number of columns"), at));
-        }
-        if let Some((x, y)) = first.iter().zip(other.iter()).find(|(x, y)| x.ty != y.ty) {
-            return Err(FrontError::at(
-                format!("{what} types {:?} and {:?} cannot be matched (columns {} and {})", x.ty, y.ty, x.name, y.name),
-                at,
-            ));
-        }
+    if inputs.iter().any(|other| other.len() != first.len()) {
+        return Err(FrontError::at(format!("each {what} query must have the same number of columns"), at));
     }
-    Ok(first.to_vec())
+    Ok(first
+        .iter()
+        .enumerate()
+        .map(|(i, c)| Column { name: c.name.clone(), ty: types.get(i).map_or(c.ty, |t| t.col_type()) })
+        .collect())
+}
+
+/// A SELECT branch as a query of its own: the whole query's copy with that body and
+/// nothing else; a parenthesized one is its own query.
+fn leaf_query(template: &ast::Query, e: &SetExpr, at: Location) -> Result<ast::Query, FrontError> {
+    Ok(match e {
+        SetExpr::Select(_) => {
+            let mut q = template.clone();
+            q.body = Box::new(e.clone());
+            q.order_by = None;
+            q.limit = None;
+            q.offset = None;
+            q.fetch = None;
+            q
+        }
+        SetExpr::Query(inner) => inner.as_ref().clone(),
+        SetExpr::Values(_) => return Err(FrontError::unsupported("VALUES as a set operation's branch", at)),
+        _ => return Err(FrontError::unsupported("this set operation branch", at)),
+    })
+}
+
+/// The SQL type of a planned column, where the text did not tell it (the sandbox's
+/// integers are costed as int4).
+fn planned_type(t: ColType) -> SqlType {
+    match t {
+        ColType::Int => SqlType::Int4,
+        ColType::Float => SqlType::Float8,
+        ColType::Numeric => SqlType::Numeric,
+        ColType::Text => SqlType::Text,
+    }
 }

@@ -52,6 +52,7 @@ fn is_shippable(f: Func) -> bool {
         // A cast to text of a non-text value is an I/O conversion (CoerceViaIO).
         Func::Cast { to: SqlType::Text, from, .. } => from == Some(SqlType::Text) || from.is_none(),
         Func::Cast { .. }
+        | Func::NumericTypmod { .. }
         | Func::Neg
         | Func::Abs
         | Func::TextCat

@@ -15,6 +15,10 @@
 //!   partition's under an Append (`create_gating_plan`);
 //! - **NOT IN (SELECT …)**, and IN inside an expression (not pulled up), uncorrelated:
 //!   a **hashed SubPlan** (`subplan_is_hashable`), its rows read once into a table;
+//! - a **correlated EXISTS under OR or NOT** (`… WHERE inner = outer AND …`): the
+//!   hashed alternative PostgreSQL keeps over the plain SubPlan it plans first
+//!   (`convert_EXISTS_to_ANY`, `fix_alternative_subplan`), `hashed SubPlan 2`, with
+//!   EXISTS's NULL rule (`unknownEqFalse`, `SubLinkKind::HashedExists`);
 //! - a **correlated scalar subquery in the select list** — one that reads the outer
 //!   row's columns — becomes a **SubPlan** (`make_subplan` without `isInitPlan`): each
 //!   outer column it reads is a PARAM_EXEC parameter (`replace_outer_var`, numbered
@@ -33,9 +37,13 @@
 //! (`Plan::WithInitPlans`), after `check_params` has made sure the values are only
 //! read where the executor binds them.
 //!
-//! Invariants: a subquery that refers to the outer query is a SubPlan only in the
-//! select list; elsewhere (WHERE, HAVING, under OR) it is refused, never planned as if
-//! it did not; `op ANY/ALL (SELECT …)` not pulled up is refused by name; a scalar
+//! A correlated scalar subquery in HAVING is a SubPlan too, called with the group's
+//! key values (the outer columns it reads must be grouped): the aggregate's Filter,
+//! or, over an aggregate pushed to a foreign server, the foreign scan's local Filter
+//! (a SubPlan does not ship: foreign_grouping_ok's local_conds).
+//!
+//! Invariants: a subquery that refers to the outer query is a SubPlan in the select
+//! list, WHERE and HAVING; elsewhere it is refused, never planned as if it did not; `op ANY/ALL (SELECT …)` not pulled up is refused by name; a scalar
 //! subquery has one output column; subplans are numbered in PostgreSQL's order,
 //! parameters for InitPlans' values and correlated SubPlans' outer columns.
 //!
@@ -103,7 +111,7 @@ pub(super) fn pull_init_plans(
     let mut q = q.clone();
     let mut init_plans = vec![];
     let SetExpr::Select(s) = q.body.as_mut() else { return Ok((q, init_plans)) };
-    let mut cx = Pull { outer, servers, init_plans: &mut init_plans, scope, in_select_list: true };
+    let mut cx = Pull { outer, servers, init_plans: &mut init_plans, scope, in_select_list: true, skipped_params: 0 };
     for item in s.projection.iter_mut() {
         // An unnamed `(SELECT max(b) …)` is named after the subquery's column, as
         // FigureColname names an EXPR sublink.
@@ -113,13 +121,22 @@ pub(super) fn pull_init_plans(
             continue;
         }
         if let SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } = item {
+            // A boolean value: the sandbox has none to return (it prints 1/0).
+            let mut exists = false;
+            walk(e, &mut |x| exists |= matches!(x, ast::Expr::Exists { .. }));
+            if exists {
+                return Err(FrontError::unsupported(
+                    "EXISTS (SELECT …) in the select list (a boolean value, which the sandbox does not return): not \
+                     planned yet",
+                    outer.at,
+                ));
+            }
             cx.replace(e, false)?;
         }
     }
     if let Some(w) = s.selection.as_mut() {
         cx.replace(w, true)?;
     }
-    cx.in_select_list = false;
     if let Some(h) = s.having.as_mut() {
         cx.replace(h, false)?;
     }
@@ -133,9 +150,12 @@ struct Pull<'o, 'a> {
     /// The outer relation's name (alias) and columns, for a correlated subquery's
     /// references to them.
     scope: Option<(String, Vec<(String, crate::plan::SqlType)>)>,
-    /// Sublinks of the select list or WHERE are being replaced (where a correlated
-    /// scalar one may be a SubPlan; not in HAVING).
+    /// Sublinks of the select list, WHERE or HAVING are being replaced (where a
+    /// correlated scalar one may be a SubPlan).
     in_select_list: bool,
+    /// PARAM_EXEC numbers taken by the plain SubPlans PostgreSQL plans beside a hashed
+    /// EXISTS alternative and discards.
+    skipped_params: usize,
 }
 
 impl Pull<'_, '_> {
@@ -165,7 +185,7 @@ impl Pull<'_, '_> {
                 if planned.columns.len() != 1 {
                     return Err(FrontError::at("subquery has too many columns", at));
                 }
-                let plan_id = self.init_plans.len() + 1;
+                let plan_id = self.next_plan_id();
                 self.init_plans.push(InitPlan {
                     plan_id,
                     param: usize::MAX,
@@ -173,20 +193,7 @@ impl Pull<'_, '_> {
                     plan: planned.plan,
                     args: vec![],
                 });
-                let test = ast::Expr::Function(ast::Function {
-                    name: ast::ObjectName(vec![ast::Ident::new(crate::plan::hashed_subplan_name(plan_id))]),
-                    uses_odbc_syntax: false,
-                    parameters: ast::FunctionArguments::None,
-                    args: ast::FunctionArguments::List(ast::FunctionArgumentList {
-                        duplicate_treatment: None,
-                        args: vec![ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(*expr.clone()))],
-                        clauses: vec![],
-                    }),
-                    filter: None,
-                    null_treatment: None,
-                    over: None,
-                    within_group: vec![],
-                });
+                let test = hashed_call(plan_id, *expr.clone());
                 *e = if *negated {
                     ast::Expr::UnaryOp {
                         op: ast::UnaryOperator::Not,
@@ -225,14 +232,22 @@ impl Pull<'_, '_> {
                 };
                 Ok(())
             }
-            ast::Expr::Exists { negated, .. } => Err(FrontError::unsupported(
-                format!(
-                    "{}EXISTS (SELECT …) as a value or inside an expression of WHERE (only a condition of WHERE's \
-                     top-level AND is planned, as an InitPlan): not planned yet",
-                    if *negated { "NOT " } else { "" },
-                ),
-                at,
-            )),
+            // A correlated EXISTS under OR or NOT: PostgreSQL plans it as a SubPlan and,
+            // beside it, a hashed `outer = ANY (SELECT inner …)`, and keeps the cheaper
+            // (`fix_alternative_subplan`): the hashed one for any outer relation of
+            // more than a few rows, the one planned here.
+            ast::Expr::Exists { subquery, negated } => {
+                let test = self.exists_as_hashed(subquery, *negated)?;
+                *e = if *negated {
+                    ast::Expr::UnaryOp {
+                        op: ast::UnaryOperator::Not,
+                        expr: Box::new(ast::Expr::Nested(Box::new(test))),
+                    }
+                } else {
+                    test
+                };
+                Ok(())
+            }
             ast::Expr::AnyOp { right, .. } | ast::Expr::AllOp { right, .. }
                 if matches!(right.as_ref(), ast::Expr::Subquery(_)) =>
             {
@@ -271,6 +286,116 @@ impl Pull<'_, '_> {
             // Anything else: a sublink inside it is refused by the expression analysis.
             _ => Ok(()),
         }
+    }
+
+    /// `EXISTS (SELECT … FROM rel WHERE inner = outer AND …)` as its hashed
+    /// alternative (`convert_EXISTS_to_ANY`): `outer IN (SELECT inner FROM rel WHERE
+    /// …)`, the subquery's other conditions kept, numbered after the plain SubPlan
+    /// PostgreSQL plans first and discards (so it is `hashed SubPlan 2`), its
+    /// parameters counted. Anything else is refused by name.
+    fn exists_as_hashed(&mut self, sub: &ast::Query, negated: bool) -> Result<ast::Expr, FrontError> {
+        let refuse = |why: &str| {
+            FrontError::unsupported(
+                format!(
+                    "{}EXISTS (SELECT …) inside an expression of WHERE {why}: not planned yet",
+                    if negated { "NOT " } else { "" }
+                ),
+                self.outer.at,
+            )
+        };
+        let Some((outer_name, outer_cols)) = self.scope.clone() else {
+            return Err(refuse("over anything but one relation"));
+        };
+        let SetExpr::Select(s) = sub.body.as_ref() else { return Err(refuse("over a set operation")) };
+        let simple = s.from.len() == 1
+            && s.from[0].joins.is_empty()
+            && s.having.is_none()
+            && s.distinct.is_none()
+            && matches!(&s.group_by, ast::GroupByExpr::Expressions(g, _) if g.is_empty())
+            && sub.limit.is_none()
+            && sub.offset.is_none();
+        let ast::TableFactor::Table { name, alias, args: None, .. } = &s.from[0].relation else {
+            return Err(refuse("whose subquery reads anything but one table"));
+        };
+        let rel = relation_name(name).ok().and_then(|n| self.outer.coord.relation(&n));
+        let Some(rel) = rel.filter(|_| simple) else {
+            return Err(refuse("whose subquery is not a plain SELECT from one table"));
+        };
+        let inner_name = alias.as_ref().map(|a| ident(&a.name)).unwrap_or_else(|| rel.name.clone());
+        let inner_cols: Vec<String> = rel.columns.iter().map(|c| c.name.clone()).collect();
+        let side = |e: &ast::Expr| -> (bool, bool) {
+            let (mut outer, mut inner) = (false, false);
+            walk(e, &mut |x| match x {
+                ast::Expr::Identifier(i) if inner_cols.contains(&ident(i)) => inner = true,
+                ast::Expr::Identifier(i) if outer_cols.iter().any(|(c, _)| *c == ident(i)) => outer = true,
+                ast::Expr::CompoundIdentifier(p) if p.len() == 2 && ident(&p[0]) == inner_name => inner = true,
+                ast::Expr::CompoundIdentifier(p) if p.len() == 2 && ident(&p[0]) == outer_name => outer = true,
+                _ => {}
+            });
+            (outer, inner)
+        };
+        let mut conjuncts = vec![];
+        if let Some(w) = &s.selection {
+            and_conjuncts(w, &mut conjuncts);
+        }
+        let (mut key, mut rest) = (None, vec![]);
+        for c in conjuncts {
+            let eq = match c {
+                ast::Expr::BinaryOp { left, op: ast::BinaryOperator::Eq, right } => match (side(left), side(right)) {
+                    ((true, false), (false, true)) => Some((left.as_ref(), right.as_ref())),
+                    ((false, true), (true, false)) => Some((right.as_ref(), left.as_ref())),
+                    _ => None,
+                },
+                _ => None,
+            };
+            match (eq, side(c).0) {
+                (Some(pair), _) if key.is_none() => key = Some(pair),
+                (Some(_), _) => return Err(refuse("with more than one correlated equality")),
+                (None, true) => return Err(refuse("with a correlated condition other than inner = outer")),
+                (None, false) => rest.push(c.clone()),
+            }
+        }
+        let Some((outer_expr, inner_expr)) = key else {
+            return Err(refuse("without a correlated equality (inner = outer)"));
+        };
+        // The plain alternative's parameters: one per outer column its key reads.
+        let mut outer_refs: Vec<String> = vec![];
+        walk(outer_expr, &mut |x| {
+            let c = match x {
+                ast::Expr::Identifier(i) => Some(ident(i)),
+                ast::Expr::CompoundIdentifier(p) if p.len() == 2 => Some(ident(&p[1])),
+                _ => None,
+            };
+            if let Some(c) = c.filter(|c| !outer_refs.contains(c)) {
+                outer_refs.push(c);
+            }
+        });
+        let mut hashed = sub.clone();
+        hashed.order_by = None;
+        if let SetExpr::Select(hs) = hashed.body.as_mut() {
+            hs.projection = vec![SelectItem::UnnamedExpr(inner_expr.clone())];
+            hs.selection = rest.into_iter().reduce(|a, b| ast::Expr::BinaryOp {
+                left: Box::new(a),
+                op: ast::BinaryOperator::And,
+                right: Box::new(b),
+            });
+        }
+        let planned = self.plan_as(&hashed, "EXISTS (SELECT …) whose subquery refers to the outer query elsewhere")?;
+        let plan_id = self.next_plan_id() + 1;
+        self.skipped_params += outer_refs.len();
+        self.init_plans.push(InitPlan {
+            plan_id,
+            param: usize::MAX,
+            kind: SubLinkKind::HashedExists,
+            plan: planned.plan,
+            args: vec![],
+        });
+        Ok(hashed_call(plan_id, outer_expr.clone()))
+    }
+
+    /// The next subplan's number: after every one planned (and discarded) so far.
+    fn next_plan_id(&self) -> usize {
+        self.init_plans.iter().map(|p| p.plan_id).max().unwrap_or(0) + 1
     }
 
     /// A scalar subquery's replacement and its column's name: an InitPlan's value, or
@@ -430,7 +555,7 @@ impl Pull<'_, '_> {
     fn next_ids(&self) -> (usize, usize) {
         let values = self.init_plans.iter().filter(|p| matches!(p.kind, SubLinkKind::Expr | SubLinkKind::Exists));
         let args: usize = self.init_plans.iter().map(|p| p.args.len()).sum();
-        (self.init_plans.len() + 1, values.count() + args)
+        (self.next_plan_id(), values.count() + args + self.skipped_params)
     }
 
     /// Does a planning error name one of the outer query's relations or columns?
@@ -451,6 +576,36 @@ impl Pull<'_, '_> {
         let ty = sublink_type(self.outer.coord, sub, planned.columns[0].ty);
         self.init_plans.push(InitPlan { plan_id, param, kind: SubLinkKind::Expr, plan: planned.plan, args: vec![] });
         Ok(ast::Expr::Value(ast::Value::Placeholder(init_plan_placeholder(param, ty))))
+    }
+}
+
+/// The call the expression analysis makes `Func::HashedSubPlan(plan_id)` of `lhs`.
+fn hashed_call(plan_id: usize, lhs: ast::Expr) -> ast::Expr {
+    ast::Expr::Function(ast::Function {
+        name: ast::ObjectName(vec![ast::Ident::new(crate::plan::hashed_subplan_name(plan_id))]),
+        uses_odbc_syntax: false,
+        parameters: ast::FunctionArguments::None,
+        args: ast::FunctionArguments::List(ast::FunctionArgumentList {
+            duplicate_treatment: None,
+            args: vec![ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(lhs))],
+            clauses: vec![],
+        }),
+        filter: None,
+        null_treatment: None,
+        over: None,
+        within_group: vec![],
+    })
+}
+
+/// The conjuncts of an AND tree (through parentheses).
+fn and_conjuncts<'e>(e: &'e ast::Expr, out: &mut Vec<&'e ast::Expr>) {
+    match e {
+        ast::Expr::BinaryOp { left, op: ast::BinaryOperator::And, right } => {
+            and_conjuncts(left, out);
+            and_conjuncts(right, out);
+        }
+        ast::Expr::Nested(x) => and_conjuncts(x, out),
+        other => out.push(other),
     }
 }
 
@@ -856,7 +1011,7 @@ pub(super) fn check_hashed_subplans(
     // A plain local or foreign table: the SubPlan is its scan's Filter (a foreign
     // scan's local one: a SubPlan is not shippable, `is_foreign_expr`).
     let plain = matches!(coord.relation(rel_name).map(|r| &r.kind), Some(RelKind::Table(_) | RelKind::Foreign { .. }));
-    if plain || init_plans.iter().all(|p| p.kind != SubLinkKind::Hashed) {
+    if plain || init_plans.iter().all(|p| !p.kind.is_hashed()) {
         return Ok(());
     }
     Err(FrontError::unsupported(

@@ -120,7 +120,7 @@ pub fn init_with_init_plans(
 /// ran. True when the value is there; false when the InitPlan waits (the caller
 /// returns Wait and calls again).
 pub fn exec_set_param_plan(es: &mut EState, param: usize) -> ExecResult<bool> {
-    let Some(k) = es.init_plans.iter().position(|p| p.param == param && p.kind != SubLinkKind::Hashed) else {
+    let Some(k) = es.init_plans.iter().position(|p| p.param == param && !p.kind.is_hashed()) else {
         return Err(ExecError::Internal(format!("no InitPlan computes ${param}")));
     };
     run_to_completion(es, k)
@@ -129,7 +129,7 @@ pub fn exec_set_param_plan(es: &mut EState, param: usize) -> ExecResult<bool> {
 /// buildSubPlanHash: reads hashed SubPlan `plan_id`'s rows into its table unless it
 /// did already. True when the table is complete; false when the SubPlan waits.
 pub fn build_subplan_hash(es: &mut EState, plan_id: usize) -> ExecResult<bool> {
-    let Some(k) = es.init_plans.iter().position(|p| p.plan_id == plan_id && p.kind == SubLinkKind::Hashed) else {
+    let Some(k) = es.init_plans.iter().position(|p| p.plan_id == plan_id && p.kind.is_hashed()) else {
         return Err(ExecError::Internal(format!("no hashed SubPlan {plan_id}")));
     };
     run_to_completion(es, k)
@@ -164,7 +164,7 @@ fn run_init_plan(ps: &mut PlanState, es: &mut EState, k: usize) -> ExecResult<bo
                 let v = ps.node.slot().first().cloned().unwrap_or(Datum::Null);
                 let ip = &mut es.init_plans[k];
                 match ip.kind {
-                    SubLinkKind::Hashed => {
+                    SubLinkKind::Hashed | SubLinkKind::HashedExists => {
                         if !ip.table.contains(&v) {
                             ip.table.push(v);
                         }
@@ -185,7 +185,7 @@ fn run_init_plan(ps: &mut PlanState, es: &mut EState, k: usize) -> ExecResult<bo
                 let ip = &mut es.init_plans[k];
                 ip.value = Some(match ip.kind {
                     SubLinkKind::Exists => Datum::Int(0),
-                    SubLinkKind::Hashed => Datum::Null,
+                    SubLinkKind::Hashed | SubLinkKind::HashedExists => Datum::Null,
                     SubLinkKind::Expr | SubLinkKind::Correlated => ip.first.take().unwrap_or(Datum::Null),
                 });
                 return Ok(true);
@@ -241,14 +241,20 @@ fn bind(es: &EState, e: &Expr) -> Expr {
         Expr::ExecParam(n, _) => Expr::Const(
             es.init_plans
                 .iter()
-                .find(|p| p.param == *n && p.kind != SubLinkKind::Hashed)
+                .find(|p| p.param == *n && !p.kind.is_hashed())
                 .and_then(|p| p.value.clone())
                 .unwrap_or(Datum::Null),
         ),
         Expr::Func(Func::HashedSubPlan(k), args) => {
             let lhs = args.first().map(|a| bind(es, a)).unwrap_or(Expr::Const(Datum::Null));
-            let table = es.init_plans.iter().find(|p| p.plan_id == *k).map(|p| p.table.as_slice()).unwrap_or(&[]);
-            membership(&lhs, table)
+            let Some(ip) = es.init_plans.iter().find(|p| p.plan_id == *k) else { return membership(&lhs, &[]) };
+            if ip.kind == SubLinkKind::HashedExists {
+                // unknownEqFalse: a NULL on either side is no match, never NULL.
+                let values: Vec<Datum> = ip.table.iter().filter(|v| !v.is_null()).cloned().collect();
+                let not_null = Expr::IsNull(Box::new(lhs.clone()), true);
+                return Expr::bin(BinOp::And, not_null, membership(&lhs, &values));
+            }
+            membership(&lhs, &ip.table)
         }
         Expr::Col(_) | Expr::Const(_) | Expr::Param(..) => e.clone(),
         Expr::Bin(op, l, r) => Expr::bin(*op, bind(es, l), bind(es, r)),
@@ -310,7 +316,9 @@ pub fn explain_init_plans(es: &EState, id: usize) -> Vec<ExplainNode> {
         .filter_map(|p| {
             let ps = p.plan.as_ref()?;
             let (relationship, name) = match p.kind {
-                SubLinkKind::Hashed | SubLinkKind::Correlated => ("SubPlan", format!("SubPlan {}", p.plan_id)),
+                SubLinkKind::Hashed | SubLinkKind::HashedExists | SubLinkKind::Correlated => {
+                    ("SubPlan", format!("SubPlan {}", p.plan_id))
+                }
                 _ => (
                     "InitPlan",
                     format!("InitPlan {} (returns {})", p.plan_id, Expr::ExecParam(p.param, SqlType::Int4).to_sql(&[])),
@@ -333,7 +341,7 @@ pub fn attach_subplans<'e>(es: &mut EState, id: usize, exprs: impl IntoIterator<
         correlated_subplans(e, &mut hashed);
     }
     for k in hashed {
-        let subplan = |p: &InitPlanState| matches!(p.kind, SubLinkKind::Hashed | SubLinkKind::Correlated);
+        let subplan = |p: &InitPlanState| p.kind.is_hashed() || p.kind == SubLinkKind::Correlated;
         if let Some(p) = es.init_plans.iter_mut().find(|p| p.plan_id == k && subplan(p)) {
             p.attached_to = id;
         }

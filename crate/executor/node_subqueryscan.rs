@@ -1,7 +1,9 @@
 //! Subquery Scan (nodeSubqueryscan.c): a set operation's branch read as a subquery
 //! (`Subquery Scan on "*SELECT* 1"`), projecting the branch's rows through its target
-//! list: the branch's columns, and for INTERSECT / EXCEPT the flag constant that tells
-//! SetOp which input a row came from (`generate_nonunion_paths` adds it).
+//! list: the branch's columns (cast to the set operation's column types where the
+//! branch's differ, `generate_setop_tlist`), and for INTERSECT / EXCEPT the flag
+//! constant that tells SetOp which input a row came from (`generate_nonunion_paths`
+//! adds it).
 //!
 //! Protocol: one child row in, one row out; a Wait from the child passes up and the
 //! node keeps nothing between calls, so the next call simply asks again.
@@ -16,7 +18,7 @@
 use super::{exec_proc_node, exec_rescan, ExecNode, ExecStatus, PlanState};
 use crate::executor::estate::{EState, ExecResult};
 use crate::instrument::ExplainNode;
-use crate::plan::Expr;
+use crate::plan::{Expr, Func};
 use crate::types::Datum;
 
 #[derive(Clone)]
@@ -65,7 +67,13 @@ impl ExecNode for SubqueryScanState {
         e.relation = Some(self.alias.clone());
         e.details.push(("Schema".into(), String::new()));
         for (x, _) in &self.targets {
-            e.push_output(x.to_sql(&self.input_names));
+            // A set operation's coercion is an implicit cast, which ruleutils.c shows
+            // as its argument at the top of an Output entry (`"*SELECT* 1".id`).
+            let shown = match x {
+                Expr::Func(Func::Cast { implicit: true, .. }, args) if args.len() == 1 => &args[0],
+                x => x,
+            };
+            e.push_output(shown.to_sql(&self.input_names));
         }
     }
 }

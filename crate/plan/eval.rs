@@ -285,6 +285,7 @@ fn call(f: Func, args: &[Expr], row: &[Datum], cx: &mut ExprContext) -> Result<D
     let [a, b, c] = vals;
     let result = match f {
         Func::Cast { from, to, .. } => cast(a, from, to),
+        Func::NumericTypmod { from, typmod } => numeric_typmod(a, from, typmod),
         Func::Random => random(cx),
         Func::SetSeed => setseed(&a, cx),
         Func::Substr => substr(&a, &b, (args.len() > 2).then_some(&c)),
@@ -306,7 +307,9 @@ fn scalar(f: Func, a: Datum, b: Datum) -> Result<Datum, ErrorKind> {
         // The executor binds a SubPlan before it evaluates (`executor::node_subplan`).
         Func::HashedSubPlan(_) => Err(ErrorKind::Unsupported("a hashed SubPlan that was not bound")),
         Func::SubPlan { .. } => Err(ErrorKind::Unsupported("a SubPlan that was not bound")),
-        Func::Cast { .. } | Func::Random | Func::SetSeed | Func::Substr => unreachable!("called with their context"),
+        Func::Cast { .. } | Func::NumericTypmod { .. } | Func::Random | Func::SetSeed | Func::Substr => {
+            unreachable!("called with their context")
+        }
     }
 }
 
@@ -486,6 +489,19 @@ pub fn cast(v: Datum, from: Option<SqlType>, to: SqlType) -> Result<Datum, Error
         (d @ (Datum::Int(_) | Datum::Float(_) | Datum::Numeric(_)), _) => Ok(Datum::text(&d.to_string())),
         (Datum::Text(s), SqlType::Text) => Ok(Datum::Text(s)),
         (Datum::Text(s), t) => text_in(&s, t),
+    }
+}
+
+/// `x::numeric(p, s)`: the cast to numeric, then the length coercion
+/// (`apply_typmod`: rounded to the scale, "numeric field overflow" past the precision).
+pub fn numeric_typmod(
+    v: Datum,
+    from: Option<SqlType>,
+    typmod: crate::numeric_typmod::NumericTypmod,
+) -> Result<Datum, ErrorKind> {
+    match cast(v, from, SqlType::Numeric)? {
+        Datum::Numeric(n) => typmod.apply(&n).map(Datum::numeric).map_err(|e| ErrorKind::Function(e.to_string())),
+        other => Ok(other),
     }
 }
 

@@ -163,6 +163,15 @@ pub enum Func {
         plan_id: usize,
         ty: SqlType,
     },
+    /// `x::numeric(p, s)`: `x` (of type `from`; None for an untyped literal) cast to
+    /// numeric, then rounded to the type modifier's scale and checked against its
+    /// precision (the length coercion function `numeric(numeric, int4)`,
+    /// `crate::numeric_typmod`). EXPLAIN and deparse write it `(x)::numeric(p,s)`, the
+    /// input's own cast hidden, as ruleutils.c and deparse.c do.
+    NumericTypmod {
+        from: Option<SqlType>,
+        typmod: crate::numeric_typmod::NumericTypmod,
+    },
 }
 
 impl Func {
@@ -187,6 +196,7 @@ impl Func {
             Func::SessionUser => "SESSION_USER",
             Func::HashedSubPlan(_) => "hashed SubPlan",
             Func::SubPlan { .. } => "SubPlan",
+            Func::NumericTypmod { .. } => "numeric",
         }
     }
 
@@ -194,6 +204,7 @@ impl Func {
     pub fn sql(self, args: &[String]) -> String {
         match (self, args) {
             (Func::Cast { to, .. }, [x]) => format!("({x})::{}", to.name()),
+            (Func::NumericTypmod { typmod, .. }, [x]) => format!("({x})::{}", typmod.type_name()),
             (Func::Neg, [x]) => format!("(- {x})"),
             (Func::TextCat, [a, b]) => format!("({a} || {b})"),
             (Func::Like { .. }, [a, b]) => format!("({a} {} {b})", self.name()),
@@ -213,6 +224,7 @@ impl Func {
             Func::Random => ColType::Float,
             Func::Length | Func::Like { .. } | Func::HashedSubPlan(_) => ColType::Int,
             Func::SubPlan { ty, .. } => ty.col_type(),
+            Func::NumericTypmod { .. } => ColType::Numeric,
             Func::TextCat
             | Func::SetSeed
             | Func::ToChar
@@ -1051,10 +1063,23 @@ pub enum SubLinkKind {
     Hashed,
     /// `EXISTS (SELECT …)`: true at its first row (EXISTS_SUBLINK).
     Exists,
+    /// A correlated `EXISTS (SELECT … WHERE inner = outer …)` under OR or NOT, run as
+    /// the hashed alternative PostgreSQL plans beside it and picks by cost
+    /// (`convert_EXISTS_to_ANY`, `fix_alternative_subplan`): `outer = ANY (SELECT inner
+    /// …)` hashed, with `unknownEqFalse` (a NULL comparison counts as no match, so the
+    /// test is never NULL, as EXISTS is not). Its argument is the outer expression.
+    HashedExists,
     /// `(SELECT …)` as a value that reads the outer row (a correlated EXPR_SUBLINK):
     /// a SubPlan run again for each outer row with its parameters (`InitPlan::args`)
     /// set, its value as `Expr`'s. It returns no parameter (`param` is unused).
     Correlated,
+}
+
+impl SubLinkKind {
+    /// A hashed SubPlan (its rows read once into a table, no parameter of its own)?
+    pub fn is_hashed(self) -> bool {
+        matches!(self, SubLinkKind::Hashed | SubLinkKind::HashedExists)
+    }
 }
 
 /// An uncorrelated subquery run at most once, on the first use of its value

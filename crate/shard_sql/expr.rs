@@ -387,6 +387,9 @@ impl ExprPlanner<'_> {
     /// by the evaluator's cast, unless it does not change their type.
     fn cast(&self, inner: &ast::Expr, data_type: &DataType, scope: &mut Scope) -> Result<Expr, SqlError> {
         let position = self.position(inner);
+        if let Some(typmod) = numeric_typmod(data_type, position)? {
+            return self.cast_numeric_typmod(inner, typmod, scope);
+        }
         let Some(to) = cast_target(data_type) else {
             return Err(SqlError::unsupported(
                 format!("cast to {}", crate::coordinator_sql::statement::type_name(data_type)),
@@ -418,6 +421,26 @@ impl ExprPlanner<'_> {
             return Ok(x);
         }
         Ok(Expr::func(Func::Cast { from: Some(sql_type(from)), to, implicit: false }, vec![x]))
+    }
+
+    /// `x::numeric(p, s)`: a constant converted and checked now (PostgreSQL folds it,
+    /// so "numeric field overflow" comes at planning), anything else by the
+    /// evaluator's length coercion (`Func::NumericTypmod`).
+    fn cast_numeric_typmod(
+        &self,
+        inner: &ast::Expr,
+        typmod: crate::numeric_typmod::NumericTypmod,
+        scope: &mut Scope,
+    ) -> Result<Expr, SqlError> {
+        let position = self.position(inner);
+        let x = self.plan(inner, scope)?;
+        if let Expr::Const(d) = &x {
+            let v = crate::plan::eval::numeric_typmod(d.clone(), None, typmod)
+                .map_err(|e| SqlError::new(EvalError::from(e).to_string(), position))?;
+            return Ok(Expr::Const(v));
+        }
+        let from = sql_type(self.type_of(&x, scope));
+        Ok(Expr::func(Func::NumericTypmod { from: Some(from), typmod }, vec![x]))
     }
 
     /// The type of a planned expression in `scope`.
@@ -757,8 +780,16 @@ fn number(text: &str, position: Option<usize>) -> Result<Datum, SqlError> {
     }
 }
 
-/// The SQL type a cast names, if it is one we have (`numeric` without a precision:
-/// `numeric(p, s)` would round to its scale, which is not implemented).
+/// The type modifier of `numeric(p[, s])`, None for any other type.
+fn numeric_typmod(
+    t: &DataType,
+    position: Option<usize>,
+) -> Result<Option<crate::numeric_typmod::NumericTypmod>, SqlError> {
+    crate::numeric_typmod::NumericTypmod::of_data_type(t).map_err(|m| SqlError::new(m, position))
+}
+
+/// The SQL type a cast names, if it is one we have (`numeric(p, s)` is
+/// [`numeric_typmod`]'s).
 fn cast_target(t: &DataType) -> Option<SqlType> {
     use sqlparser::ast::ExactNumberInfo;
     use DataType::*;

@@ -172,6 +172,11 @@ fn deparse_with(e: &Expr, col: &dyn Fn(usize) -> String) -> String {
         Expr::Func(Func::Cast { to, .. }, args) if args.len() == 1 => {
             format!("{}::{}", deparse_with(&args[0], col), to.name())
         }
+        // The length coercion as an explicit cast, its input's own cast hidden
+        // (`amount::numeric(4,1)`, `val::numeric(10,2)`).
+        Expr::Func(Func::NumericTypmod { typmod, .. }, args) if args.len() == 1 => {
+            format!("{}::{}", deparse_with(&args[0], col), typmod.type_name())
+        }
         Expr::Func(f, args) => f.sql(&args.iter().map(|a| deparse_with(a, col)).collect::<Vec<_>>()),
         // printRemoteParam: the remote query's own numbering (`remote_params`), with
         // an explicit cast so the remote server infers the type without our OIDs.

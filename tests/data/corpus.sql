@@ -2485,3 +2485,82 @@ select a.k, a.v, b.w from pw_da a left join pw_db b on a.k = b.k order by a.v;
 -- [partitionwise join agg order] an aggregate over the pairs, ordered by its count
 set enable_partitionwise_join = on;
 select a.x, count(*) from pw_la a join pw_lb b on a.id = b.id group by a.x order by 2 desc, 1;
+-- ===== (h17q) set operations over differing types, numeric(p,s), correlated subqueries in HAVING and EXISTS under OR/NOT (issue 17 items 1 and 5) =====
+
+-- [setop types foreign bigint] UNION of an int and a bigint column: the int branch cast in a Subquery Scan (select_common_type), which keeps its foreign scan synchronous
+select id from f where id < 3 union select val from f where id < 3;
+
+-- [setop types local numeric] UNION of an int and a numeric column
+select id from loc where id < 3 union select score from f where id < 3;
+
+-- [setop types union all numeric] UNION ALL of an int and a numeric column: the cast branch under a Subquery Scan, the other async
+select id from f where id < 3 union all select score from f where id < 3;
+
+-- [setop types intersect bigint] INTERSECT of an explicit bigint and a bigint column: no coercion
+select id::bigint from loc where id < 3 intersect select val from f;
+
+-- [setop types except numeric] EXCEPT of a numeric and an int column: the right branch cast
+select score from f where id < 3 except select id from loc where id < 2;
+
+-- [setop types unknown literal text] an untyped literal resolved to text in place: no Subquery Scan
+select id, 'x' from loc where id < 3 union select id, cat from f where id < 3;
+
+-- [setop types hash bigint] int and bigint columns of the same partitioned table
+select grp from h where id < 20 union select big from h where id < 5;
+
+-- [setop types union all hash range] numeric partitions and an int range partition
+select amount from h where id < 10 union all select k from r where k < 5;
+
+-- [setop types null literal] NULL coerced in place to the other branch's bigint
+select cat, null from loc where id < 3 union select cat, val from f where id < 3;
+
+-- [setop types three] three branches: bigint, int and int, the two ints cast
+select val from f where id < 5 union select qty from l where id < 3 union select k from r where k < 3;
+
+-- [setop types intersect all numeric list] numeric against the list partitions' numeric
+select score from f where id < 10 intersect all select price from l where id < 10;
+
+-- [numeric typmod hash order] numeric(5,1) of the partitions' amounts
+select id, amount::numeric(5,1) from h where id < 8 order by id;
+
+-- [numeric typmod foreign expr] numeric(4,2) then arithmetic
+select id, score::numeric(4,2) * 2 from f where id < 6;
+
+-- [numeric typmod foreign filter] numeric(4,1) in a qual shipped to every partition, Merge Append under LIMIT
+select amount from h where amount::numeric(4,1) > 99.2 order by 1 limit 3;
+
+-- [numeric typmod agg] an average rounded to numeric(6,2)
+select avg(amount)::numeric(6,2) from h;
+
+-- [numeric typmod range order] numeric(3,0) over the local range partition
+select k, amount::numeric(3,0) from r where k < 6 order by k;
+
+-- [subquery correlated having foreign] HAVING with a correlated subquery over a pushed-down aggregate: the foreign scan's local Filter, the sort local
+select cat, count(*) from f group by cat having count(*) > (select count(*) from loc where loc.cat = f.cat) order by cat;
+
+-- [subquery correlated having hash async] HAVING with a correlated subquery over the async Append's aggregate
+select grp, count(*) from h group by grp having count(*) > (select count(*) from loc where loc.qty = h.grp) order by grp;
+
+-- [subquery correlated having foreign numeric] a bigint sum against a correlated subquery's value
+select cat, sum(val) from f group by cat having sum(val) > (select sum(qty) * 100 from loc where loc.cat = f.cat) order by cat;
+
+-- [subquery correlated having list] HAVING over the list partitions, the group's text key as the parameter
+select region, count(*) from l group by region having count(*) > (select count(*) from loc where loc.cat = l.region) order by region;
+
+-- [subquery exists or foreign] a correlated EXISTS under OR: hashed SubPlan 2 in the foreign scan's local Filter
+select id from f where id < 20 and (val > 0 or exists (select 1 from loc where loc.id = f.id and loc.qty = 3)) order by id;
+
+-- [subquery exists or local] a correlated EXISTS under OR over a foreign subquery
+select count(*) from loc where qty = 1 or exists (select 1 from f where f.id = loc.id and f.val > 0);
+
+-- [subquery not exists or local] NOT EXISTS under OR: NOT (hashed SubPlan 2)
+select count(*) from loc where not exists (select 1 from f where f.id = loc.id) or qty = 2;
+
+-- [subquery not exists or nulls] NOT EXISTS under OR, the subquery's column with a NULL (unknownEqFalse: no NULL result)
+select count(*) from loc where qty = 1 or not exists (select 1 from dim where dim.weight = loc.qty * 10);
+
+-- [subquery not exists or text foreign] NOT EXISTS on a text key under OR, a foreign outer and subquery
+select id, cat from f where id < 30 and (cat = 'c1' or not exists (select 1 from dim where dim.cat = f.cat)) order by id;
+
+-- [subquery correlated or] a correlated scalar subquery under OR: SubPlan 1 per row
+select count(*) from loc where qty > 7 or qty = (select count(*) from dim where dim.weight = loc.id);

@@ -30,6 +30,7 @@ mod protocol_fuzz;
 mod scenarios;
 mod sim_server;
 mod sql_bounds;
+mod sql_coercion;
 mod sql_costs;
 mod sql_files;
 mod sql_fuzz;

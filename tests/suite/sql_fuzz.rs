@@ -537,6 +537,9 @@ const FORMS: &[(&str, fn(&mut Rng) -> Case)] = &[
     ("explain options", form_explain),
     ("analyze / vacuum", form_maintenance),
     ("dml", form_dml),
+    ("set operations of mixed types", form_setop_types),
+    ("numeric(p, s)", form_numeric_typmod),
+    ("correlated in having / exists under or, not", form_correlated_more),
 ];
 
 fn rel(rng: &mut Rng) -> &'static Rel {
@@ -727,6 +730,120 @@ fn form_setop(rng: &mut Rng) -> Case {
         0 => format!("select count(*) from ({q}) s"),
         1 => q + &format!(" order by 1 limit {}", rng.below(10)),
         _ => q,
+    };
+    Case::query(q)
+}
+
+/// A set operation's branch of one column of any type: a column (int, numeric,
+/// text), a cast, an untyped literal, NULL, a number; parenthesized now and then.
+fn mixed_branch(rng: &mut Rng) -> String {
+    let r = rel(rng);
+    let col = match rng.below(9) {
+        0 => rng.pick(r.ints).to_string(),
+        1 => rng.pick(r.nums).to_string(),
+        2 => rng.pick(r.texts).to_string(),
+        3 => format!("{}::{}", rng.pick(r.ints), rng.pick(&["bigint", "numeric", "float8", "text", "numeric(6,1)"])),
+        4 => rng.pick(&["'7'", "'x'", "null", "1", "2.5", "3000000000", "-1"]).to_string(),
+        5 => format!("{} + {}", rng.pick(r.ints), rng.pick(&["1", "0.5", "null", "'2'"])),
+        6 => format!("count({})", rng.pick(r.ints)),
+        7 => format!("sum({})", rng.pick(r.nums)),
+        _ => format!("{}, {}", rng.pick(r.ints), rng.pick(&["'a'", "null", "1.5"])),
+    };
+    let b = format!("select {col} from {} t{}", r.name, maybe_where(rng, "t", r));
+    if rng.below(4) == 0 {
+        format!("({b} order by 1 limit {})", rng.below(5))
+    } else {
+        b
+    }
+}
+
+/// Set operations whose branches' types differ: select_common_type's widening, its
+/// errors (integer against text), untyped literals coerced in place, nesting.
+fn form_setop_types(rng: &mut Rng) -> Case {
+    let mut q = mixed_branch(rng);
+    for _ in 0..1 + rng.below(3) {
+        let op = rng.pick(&["union", "union all", "intersect", "except", "except all", "intersect all"]);
+        let b = mixed_branch(rng);
+        q = if rng.below(4) == 0 { format!("({q}) {op} {b}") } else { format!("{q} {op} {b}") };
+    }
+    let q = match rng.below(4) {
+        0 => format!("select count(*) from ({q}) s"),
+        1 => q + &format!(" order by 1 limit {}", rng.below(10)),
+        _ => q,
+    };
+    Case::query(q)
+}
+
+/// `numeric(p, s)` casts (valid and not: precision 0 or past 1000, a scale above the
+/// precision, values that overflow) in the select list, WHERE and aggregates.
+fn form_numeric_typmod(rng: &mut Rng) -> Case {
+    let r = rel(rng);
+    let p = rng.pick(&["1", "2", "3", "5", "10", "38", "0", "1001"]);
+    let typ = if rng.below(4) == 0 {
+        format!("numeric({p})")
+    } else {
+        format!("numeric({p},{})", rng.pick(&["0", "1", "2", "6", "1000", "1001"]))
+    };
+    let val = match rng.below(4) {
+        0 => format!("t.{}", rng.pick(r.nums)),
+        1 => format!("t.{}", rng.pick(r.ints)),
+        2 => rng.pick(&["99.95", "0.001", "-0.05", "12345", "'NaN'", "'Infinity'", "null"]).to_string(),
+        _ => format!("avg(t.{})", rng.pick(r.nums)),
+    };
+    let q = match rng.below(3) {
+        0 => format!("select {val}::{typ} from {} t{}", r.name, maybe_order_limit(rng, "1")),
+        1 => format!(
+            "select count(*) from {} t where t.{}::{typ} > {}",
+            r.name,
+            rng.pick(r.nums),
+            rng.pick(&["1", "0.5"])
+        ),
+        _ => format!("select t.{}, {val}::{typ} * 2 from {} t limit 4", rng.pick(r.ints), r.name),
+    };
+    Case::query(q)
+}
+
+/// Correlated subqueries in HAVING, EXISTS / NOT EXISTS under OR and NOT (the hashed
+/// alternative), and a correlated subquery inside another.
+fn form_correlated_more(rng: &mut Rng) -> Case {
+    let o = rel(rng);
+    let g = rng.pick(o.ints);
+    let q = match rng.below(4) {
+        0 => format!(
+            "select o.{g}, count(*) from {} o group by o.{g} having count(*) {} {} order by 1",
+            o.name,
+            rng.pick(&[">", "<", "="]),
+            scalar_subquery(rng, o, true).replace(&format!("o.{}", o.ints[0]), &format!("o.{g}"))
+        ),
+        1 => {
+            let correlate = rng.below(5) > 0;
+            let sub = int_subquery(rng, o, correlate);
+            let not = rng.pick(&["", "not ", "not ("]);
+            let close = if not == "not (" { ")" } else { "" };
+            format!("select count(*) from {} o where {} or {not}exists ({sub}){close}", o.name, qual(rng, "o", o, 1))
+        }
+        2 => format!(
+            "select o.{g} from {} o where not (o.{g} {} {}){}",
+            o.name,
+            rng.pick(&["=", ">", "<"]),
+            scalar_subquery(rng, o, true),
+            maybe_order_limit(rng, "1")
+        ),
+        _ => {
+            let i = rel(rng);
+            format!(
+                "select o.{g}, (select count(*) from {} i where i.{} = o.{g} and i.{} > (select min(j.{}) from {} j \
+                 where j.{} = i.{})) from {} o limit 5",
+                i.name,
+                rng.pick(i.ints),
+                rng.pick(i.ints),
+                rng.pick(o.ints),
+                o.name,
+                rng.pick(o.ints),
+                rng.pick(i.ints),
+                o.name
+            )
+        }
     };
     Case::query(q)
 }
