@@ -300,7 +300,12 @@ pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<Plan
             let mut state =
                 node_incrementalsort::IncrementalSortState::init(state, keys.clone(), *presorted, names.len());
             state.key_text = node_sort::sort_key_text(keys, &names);
-            state.presorted_text = node_sort::sort_key_text(&keys[..(*presorted).min(keys.len())], &names);
+            // show_incremental_sort_keys prints the presorted expressions alone (no DESC).
+            let prefix: Vec<crate::plan::SortKey> = keys[..(*presorted).min(keys.len())]
+                .iter()
+                .map(|k| crate::plan::SortKey { expr: k.expr.clone(), desc: false })
+                .collect();
+            state.presorted_text = node_sort::sort_key_text(&prefix, &names);
             Box::new(state)
         }
         Plan::Limit { child, offset, count } => {
