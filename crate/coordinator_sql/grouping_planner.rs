@@ -456,6 +456,12 @@ impl<'a> Planner<'a> {
         if let Some(plan) = merged {
             candidates.push(Cand { plan, ordered: true, presorted: true });
         }
+        // An Incremental Sort over the ordered Append by the first key (incsort.rs).
+        if let Some(desc) = partitions_are_ordered(rel, leaves, keys, s.used) {
+            if let Some(plan) = self.prefix_ordered_partitions(leaves, s, keys, desc, at)? {
+                candidates.push(Cand { plan, ordered: true, presorted: true });
+            }
+        }
         cheapest(self.coord, candidates, upper, vec![])
             .ok_or_else(|| FrontError::at("internal error: no ordered path", at))
     }
@@ -501,7 +507,7 @@ impl<'a> Planner<'a> {
     /// pathkeys), its WHERE conditions a Filter, returning the used columns; None for
     /// a foreign partition or one without such an index. (Index paths are the index
     /// work's; this one only serves the ordered Append.)
-    fn index_ordered_scan(&self, leaf: &Leaf, s: &ScanInput, key: &SortKey) -> Option<Plan> {
+    pub(super) fn index_ordered_scan(&self, leaf: &Leaf, s: &ScanInput, key: &SortKey) -> Option<Plan> {
         let RelKind::Table(table) = &leaf.rel.kind else { return None };
         let Expr::Col(j) = key.expr else { return None };
         let column = *s.used.get(j)?;

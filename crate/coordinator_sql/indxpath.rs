@@ -113,7 +113,7 @@ fn wrap(base: Plan, req: &ScanRequest, read: &[usize], rest: &[Expr]) -> Plan {
 /// The index paths of one index (`build_index_paths`, `create_bitmap_heap_path`):
 /// `desc` Some for the ordered one (its direction), None for an unordered scan,
 /// which exists only with an Index Cond.
-fn index_paths(req: &ScanRequest, key: usize, desc: Option<bool>, p: &CostParams) -> Vec<Plan> {
+pub(super) fn index_paths(req: &ScanRequest, key: usize, desc: Option<bool>, p: &CostParams) -> Vec<Plan> {
     let RelKind::Table(t) = &req.rel.kind else { return vec![] };
     let read = read_columns(req);
     let map = super::planner::remap(&read, req.rel.columns.len());
@@ -175,7 +175,7 @@ fn index_paths(req: &ScanRequest, key: usize, desc: Option<bool>, p: &CostParams
 
 /// The top estimate of `plan` under a LIMIT (the fraction of its run the LIMIT
 /// reads, as `adjust_limit_rows_costs` takes it).
-fn limited_cost(coord: &Node, plan: &Plan, limit: Option<(u64, Option<u64>)>, p: &CostParams) -> Estimate {
+pub(super) fn limited_cost(coord: &Node, plan: &Plan, limit: Option<(u64, Option<u64>)>, p: &CostParams) -> Estimate {
     let costed = match limit {
         Some((offset, count)) => Plan::Limit { child: Box::new(plan.clone()), offset, count },
         None => plan.clone(),

@@ -112,6 +112,9 @@ mod grouping_planner;
 /// it extends `Join`.
 #[path = "partitionwise.rs"]
 mod partitionwise;
+/// Incremental Sort paths (`create_ordered_paths`' second kind of sorted path).
+#[path = "incsort.rs"]
+mod incsort;
 use grouping_planner::{ScanInput, Upper};
 
 /// A planned query: the plan, its output columns, and the foreign servers it reads.
@@ -1600,9 +1603,11 @@ impl<'a> Planner<'a> {
                     }));
                     return Ok(());
                 }
-                Plan::Sort { child, .. } | Plan::Limit { child, .. } | Plan::Agg { child, .. } | Plan::Result { child, .. } => {
-                    target = child
-                }
+                Plan::Sort { child, .. }
+                | Plan::IncrementalSort { child, .. }
+                | Plan::Limit { child, .. }
+                | Plan::Agg { child, .. }
+                | Plan::Result { child, .. } => target = child,
                 _ => {
                     return Err(FrontError::unsupported(
                         "run-time partition pruning here (only an Append or a Merge Append right over the partitions prunes at executor startup)",
@@ -1787,7 +1792,7 @@ impl<'a> Planner<'a> {
                     used: &used,
                     where_cols: &where_cols,
                 };
-                let (plan, presorted) = super::indxpath::ordered_scan(self.coord, &req, seq, keys, l.limit, false);
+                let (plan, presorted) = incsort::ordered_local_scan(self.coord, &req, seq, keys, l.limit);
                 let plan = self.gate(plan);
                 let sort = if presorted { None } else { sort.clone() };
                 return Ok(finish(plan, sort, targets, l.limit));

@@ -24,7 +24,8 @@
 //! | `enable_hashagg` | discourages HashAggregate | off: a HashAggregate costs `disable_cost` more (`plan::costsize`), so a grouped query over one relation chooses GroupAggregate, as PostgreSQL does; refused when the plan still has a HashAggregate (a join's aggregate, a set operation: no sorted path there) |
 //! | `enable_sort` | discourages explicit Sort steps | off: a Sort costs `disable_cost` more (`plan::costsize`), so a join chooses a method without one and ORDER BY a Merge Append or an ordered Append where there is one, as PostgreSQL does; refused when the plan still has a Sort (the sandbox lacks PostgreSQL's other paths there) |
 //! | `enable_seqscan`, `enable_indexscan`, `enable_bitmapscan`, `enable_indexonlyscan` | discourage their scan | honoured as PostgreSQL 15 honours them (`indxpath.rs`, `plan::costsize`): off, a Seq Scan, Index Scan (or Index Only Scan) or Bitmap Heap Scan costs `disable_cost` more, and no Index Only Scan path is built |
-//! | `enable_memoize`, `enable_tidscan`, `enable_incremental_sort`, `enable_gathermerge`, `enable_parallel_append`, `enable_parallel_hash` | discourage their node | honoured: the sandbox never plans these nodes |
+//! | `enable_incremental_sort` | considers an Incremental Sort over a path ordered by a prefix of ORDER BY (`create_ordered_paths`) | honoured (`incsort.rs`): off, no Incremental Sort path is built |
+//! | `enable_memoize`, `enable_tidscan`, `enable_gathermerge`, `enable_parallel_append`, `enable_parallel_hash` | discourage their node | honoured: the sandbox never plans these nodes |
 //! | `max_parallel_workers_per_gather` | workers per Gather (2) | `0` honoured (the sandbox plans no parallel query); any other value refused |
 //! | `jit` | JIT compilation of costly queries (on) | `off` honoured; `on` refused (no JIT) |
 //! | `statement_timeout` | cancels long statements | `0` honoured; any other value refused |
@@ -139,7 +140,7 @@ const GUCS: &[Guc] = &[
     Guc { name: "enable_bitmapscan", kind: Kind::Bool, boot: "on", explain: true, how: How::Honoured },
     Guc { name: "enable_indexonlyscan", kind: Kind::Bool, boot: "on", explain: true, how: How::Honoured },
     Guc { name: "enable_tidscan", kind: Kind::Bool, boot: "on", explain: true, how: How::NeverPlanned },
-    Guc { name: "enable_incremental_sort", kind: Kind::Bool, boot: "on", explain: true, how: How::NeverPlanned },
+    Guc { name: "enable_incremental_sort", kind: Kind::Bool, boot: "on", explain: true, how: How::Honoured },
     Guc { name: "enable_gathermerge", kind: Kind::Bool, boot: "on", explain: true, how: How::NeverPlanned },
     Guc { name: "enable_parallel_append", kind: Kind::Bool, boot: "on", explain: true, how: How::NeverPlanned },
     Guc { name: "enable_parallel_hash", kind: Kind::Bool, boot: "on", explain: true, how: How::NeverPlanned },
@@ -406,6 +407,7 @@ fn walk(plan: &Plan, f: &mut dyn FnMut(&Plan)) {
     match plan {
         Plan::Append { children, .. } | Plan::MergeAppend { children, .. } => children.iter().for_each(|c| walk(c, f)),
         Plan::Sort { child, .. }
+        | Plan::IncrementalSort { child, .. }
         | Plan::Limit { child, .. }
         | Plan::Agg { child, .. }
         | Plan::Result { child, .. }

@@ -916,6 +916,7 @@ fn rename_scans(p: &mut Plan, renames: &[(String, String)]) {
             children.iter_mut().for_each(|c| rename_scans(c, renames))
         }
         Plan::Sort { child, .. }
+        | Plan::IncrementalSort { child, .. }
         | Plan::Limit { child, .. }
         | Plan::Agg { child, .. }
         | Plan::Result { child, .. }

@@ -1139,6 +1139,7 @@ pub fn plan_bound(scenario: &Scenario, plan: &crate::plan::Plan) -> PlanBound {
             PlanBound { remote_rows: b.remote_rows.saturating_add(local_rows), ..b }
         }
         Plan::Sort { child, .. }
+        | Plan::IncrementalSort { child, .. }
         | Plan::Result { child, .. }
         | Plan::Material { child }
         | Plan::SubqueryScan { child, .. }

@@ -152,6 +152,7 @@ pub fn plan_node_name(plan: &Plan) -> &'static str {
         Plan::Append { .. } => "Append",
         Plan::MergeAppend { .. } => "Merge Append",
         Plan::Sort { .. } => "Sort",
+        Plan::IncrementalSort { .. } => "Incremental Sort",
         Plan::Limit { .. } => "Limit",
         Plan::Agg { .. } => "Aggregate",
         Plan::Result { .. } | Plan::EmptyResult { .. } | Plan::Gating { .. } => "Result",

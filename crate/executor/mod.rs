@@ -52,6 +52,7 @@ mod node_bitmapheapscan;
 mod node_foreignscan;
 mod node_functionscan;
 mod node_hashjoin;
+mod node_incrementalsort;
 mod node_indexonlyscan;
 mod node_indexscan;
 mod node_limit;
@@ -127,6 +128,10 @@ pub trait ExecNode: CloneNode {
     }
     /// Fills the node's EXPLAIN type, relation and details.
     fn explain(&self, e: &mut ExplainNode);
+    /// `ExecSetTupleBound`: a Limit above will take at most `bound` rows (None: all).
+    /// Only an Incremental Sort uses it; a node that passes rows through unchanged
+    /// passes it on.
+    fn set_tuple_bound(&mut self, _bound: Option<u64>) {}
 
     /// At ExecInit, after the children: an intermediate node sets up its requests to
     /// async-capable children (`async_through::AsyncInputs::init`; none in pg15).
@@ -287,6 +292,20 @@ pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<Plan
             let names = input_refs(child);
             let mut state = node_sort::SortState::init(init_plan(child, ctx, es)?, keys.clone(), names.len());
             state.key_text = node_sort::sort_key_text(keys, &names);
+            Box::new(state)
+        }
+        Plan::IncrementalSort { child, keys, presorted } => {
+            let names = input_refs(child);
+            let state = init_plan(child, ctx, es)?;
+            let mut state =
+                node_incrementalsort::IncrementalSortState::init(state, keys.clone(), *presorted, names.len());
+            state.key_text = node_sort::sort_key_text(keys, &names);
+            // show_incremental_sort_keys prints the presorted expressions alone (no DESC).
+            let prefix: Vec<crate::plan::SortKey> = keys[..(*presorted).min(keys.len())]
+                .iter()
+                .map(|k| crate::plan::SortKey { expr: k.expr.clone(), desc: false })
+                .collect();
+            state.presorted_text = node_sort::sort_key_text(&prefix, &names);
             Box::new(state)
         }
         Plan::Limit { child, offset, count } => {

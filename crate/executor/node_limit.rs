@@ -14,7 +14,8 @@
 //! - With a count of 0 PostgreSQL returns nothing without running the child at all
 //!   (`LIMIT_EMPTY`), OFFSET or not; here `LIMIT 0 OFFSET n` still pulls `n` rows.
 //! - PostgreSQL passes `offset + count` down to a Sort child as a bound (top-N
-//!   heapsort, `ExecSetTupleBound`); here the Sort below sorts everything.
+//!   heapsort, `ExecSetTupleBound`); here only an Incremental Sort takes it (through
+//!   a projection), and the Sort below sorts everything.
 //! - OFFSET and LIMIT are constants fixed at init (PostgreSQL evaluates expressions at
 //!   the first call and at rescan); forward scans only; no `WITH TIES`. The row is
 //!   copied into this node's slot, where PostgreSQL returns the child's.
@@ -34,6 +35,8 @@ pub struct LimitState {
     count: Option<u64>,
     position: u64,
     slot: Vec<Datum>,
+    /// The bound was passed down (`recompute_limits` at the first call).
+    bounded: bool,
 }
 
 impl LimitState {
@@ -45,6 +48,7 @@ impl LimitState {
             count,
             position: 0,
             slot: Vec::new(),
+            bounded: false,
         }
     }
 }
@@ -62,6 +66,12 @@ impl ExecNode for LimitState {
         self.inputs = AsyncInputs::init(id, &mut self.children, plans, es);
     }
     fn exec_next(&mut self, es: &mut EState) -> ExecResult<ExecStatus> {
+        if !self.bounded {
+            // ExecSetTupleBound: offset + count rows needed (all without a count).
+            self.bounded = true;
+            let needed = self.count.map(|c| c + self.offset);
+            self.children[0].node.set_tuple_bound(needed);
+        }
         loop {
             if let Some(c) = self.count {
                 if self.position >= self.offset + c {
@@ -83,6 +93,7 @@ impl ExecNode for LimitState {
     fn exec_rescan(&mut self, es: &mut EState) -> ExecResult<()> {
         self.inputs.cancel_all(es);
         self.position = 0;
+        self.bounded = false;
         exec_rescan(&mut self.children[0], es)
     }
     fn exec_end(&mut self, es: &mut EState) {

@@ -208,6 +208,13 @@ impl ExecNode for ResultState {
     fn children(&self) -> &[PlanState] {
         &self.children
     }
+    /// ExecSetTupleBound passes through a projection, not through a filter (which
+    /// may drop rows).
+    fn set_tuple_bound(&mut self, bound: Option<u64>) {
+        if self.filter.is_none() {
+            self.children[0].node.set_tuple_bound(bound);
+        }
+    }
     fn explain(&self, e: &mut ExplainNode) {
         e.node_type = "Result".into();
         // `$N` names the child's N-th output: EXPLAIN prints it as it prints the child's

@@ -590,6 +590,8 @@ fn properties(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions) -> Vec<(Strin
     } else {
         o.children.first().map(|c| c.cols.as_slice()).unwrap_or(&[])
     };
+    // show_sort_group_keys qualifies sort keys under VERBOSE even over one relation.
+    let qualified_keys = verbose_sort_keys(n, input, opts);
     n.details
         .iter()
         .filter(|(k, _)| match k.as_str() {
@@ -616,11 +618,28 @@ fn properties(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions) -> Vec<(Strin
                 let loops = n.instr.finished().nloops.max(1) as f64;
                 return (k.clone(), format!("{:.0}", v.parse::<f64>().unwrap_or(0.0) / loops));
             }
+            if let (Some(q), "Sort Key" | "Presorted Key") = (&qualified_keys, k.as_str()) {
+                return (k.clone(), unmark(&substitute(v, q)));
+            }
             // A foreign modify's Remote SQL has parameters of its own, not inputs.
             let own_params = n.is_scan() || (n.node_type == "Insert" && k == "Remote SQL");
             (k.clone(), unmark(&if own_params { v.clone() } else { substitute(v, input) }))
         })
         .collect()
+}
+
+/// A Sort's or an Incremental Sort's input columns as its keys name them under
+/// VERBOSE: prefixed with the relation's alias when the input is one scan whose
+/// outputs are not (PostgreSQL's `show_sort_group_keys` qualifies with VERBOSE where
+/// `Output:` does not). None otherwise.
+fn verbose_sort_keys(n: &ExplainNode, input: &[String], opts: &ExplainOptions) -> Option<Vec<String>> {
+    if !opts.verbose || !matches!(n.node_type.as_str(), "Sort" | "Incremental Sort") {
+        return None;
+    }
+    let scan = n.children.first().filter(|c| c.is_scan())?;
+    let alias = quote_identifier(scan.alias()?);
+    let plain = |c: &str| !c.contains(['.', '(', ' ']) && !c.starts_with(|d: char| d.is_ascii_digit());
+    Some(input.iter().map(|c| if plain(c) { format!("{alias}.{c}") } else { c.clone() }).collect())
 }
 
 // ---------------------------------------------------------------------------------
@@ -920,6 +939,30 @@ fn split_list(s: &str) -> Vec<String> {
     parts
 }
 
+/// An Incremental Sort's group line (`1  Sort Method: quicksort  Average Memory: 25kB
+/// Peak Memory: 25kB`, as TEXT prints it) as `show_incremental_sort_group_info`'s
+/// JSON group: the count, the methods, the memory in kB.
+fn sort_groups_json(v: &str) -> J {
+    let mut parts = v.split("  ");
+    let count = parts.next().and_then(|c| c.parse().ok()).unwrap_or(0);
+    let mut m = vec![("Group Count".to_string(), int(count))];
+    let (mut avg, mut peak) = (None, None);
+    for p in parts {
+        if let Some((_, methods)) = p.split_once(": ").filter(|(k, _)| k.starts_with("Sort Method")) {
+            m.push(("Sort Methods Used".into(), J::List(methods.split(", ").map(str::to_string).collect())));
+        } else if let Some(kb) = p.strip_prefix("Average Memory: ") {
+            avg = kb.trim_end_matches("kB").parse().ok();
+        } else if let Some(kb) = p.strip_prefix("Peak Memory: ") {
+            peak = kb.trim_end_matches("kB").parse().ok();
+        }
+    }
+    if let (Some(a), Some(p)) = (avg, peak) {
+        let space = vec![("Average Sort Space Used".to_string(), int(a)), ("Peak Sort Space Used".to_string(), int(p))];
+        m.push(("Sort Space Memory".into(), J::Obj(space)));
+    }
+    J::Obj(m)
+}
+
 /// Properties PostgreSQL prints as lists in JSON.
 const LIST_KEYS: &[&str] = &["Group Key", "Sort Key", "Presorted Key", "Output"];
 
@@ -1009,6 +1052,8 @@ fn json_node(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions, (analyze, cost
         }
         let v = if LIST_KEYS.contains(&k.as_str()) {
             J::List(split_list(&v))
+        } else if matches!(k.as_str(), "Full-sort Groups" | "Pre-sorted Groups") {
+            sort_groups_json(&v)
         } else if k == "Rows Removed by Filter" || k == "Rows Removed by Join Filter" || k == "Heap Fetches" {
             int(v.parse().unwrap_or(0))
         } else {

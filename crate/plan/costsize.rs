@@ -612,7 +612,14 @@ impl Model<'_> {
             // An ordered Append's sorted members are bounded by the LIMIT (cost_append
             // with pathkeys: cost_sort with the Append's limit_tuples).
             Plan::Append { children, ordered, .. } => {
-                self.append(children, self.setop.contains(&(plan as *const Plan)), limit.filter(|_| *ordered))
+                let mut c =
+                    self.append(children, self.setop.contains(&(plan as *const Plan)), limit.filter(|_| *ordered));
+                if *ordered {
+                    // cost_append with pathkeys: every member starts before the first
+                    // row is known to be the least, so their startups add up.
+                    c.est.startup = c.kids.iter().map(|k| k.est.startup).sum();
+                }
+                c
             }
             Plan::MergeAppend { children, .. } => self.merge_append(children, limit),
             Plan::Sort { child, .. } => {
@@ -632,6 +639,14 @@ impl Model<'_> {
                     rows: c.est.rows,
                     width,
                 };
+                self.wrap(est, c, |c| (c.vars.clone(), c.widths.clone()))
+            }
+            Plan::IncrementalSort { child, keys, presorted } => {
+                // The input path is the query's sole relation's: an ordered Append's
+                // sorted members are bounded by the LIMIT too (create_append_path).
+                let c = self.node(child, limit);
+                let groups = self.prefix_groups(&c, &keys[..(*presorted).min(keys.len())]);
+                let est = super::incsort::cost_incremental_sort(&c.est, groups, limit, self.p);
                 self.wrap(est, c, |c| (c.vars.clone(), c.widths.clone()))
             }
             Plan::Limit { child, offset, count } => {
@@ -1387,7 +1402,7 @@ impl Model<'_> {
         // A select list over a partitioned table's Append (under a Sort or not):
         // PostgreSQL evaluates it in each partition's scan (`apply_scanjoin_target_to_paths`).
         let below_sort = match child {
-            Plan::Sort { child: a, .. } => a.as_ref(),
+            Plan::Sort { child: a, .. } | Plan::IncrementalSort { child: a, .. } => a.as_ref(),
             a => a,
         };
         let members = match below_sort {
@@ -1544,6 +1559,25 @@ impl Model<'_> {
         };
         let vars = group_by.iter().map(var_at).chain(aggs.iter().map(|_| None)).collect();
         Costed { est, vars, widths, parent: None, input_rows: est.rows, kids: vec![c], seq: None }
+    }
+
+    /// `cost_incremental_sort`'s groups: `estimate_num_groups` over the presorted keys
+    /// (columns of the input; another expression counts as unknown) among the input's
+    /// rows, at least 2 of them.
+    fn prefix_groups(&self, c: &Costed, prefix: &[super::SortKey]) -> f64 {
+        let input = c.est.rows.max(2.0);
+        let out = self.out_vars(c);
+        let vars: Vec<Option<Var>> = prefix
+            .iter()
+            .map(|k| if let Expr::Col(i) = k.expr { out.get(i).cloned().flatten() } else { None })
+            .collect();
+        if vars.iter().all(Option::is_some) {
+            let data: Vec<VarData> = vars.iter().flatten().map(Var::data).collect();
+            let rel_rows = vars.iter().flatten().next().map_or(input, |v| v.rel_rows);
+            selectivity::estimate_num_groups(&data, rel_rows, input)
+        } else {
+            selectivity::estimate_num_groups(&vec![VarData::none(input); prefix.len()], input, input)
+        }
     }
 
     /// `initial_cost_hashjoin` + `final_cost_hashjoin` for an inner equi-join on one key.

@@ -26,6 +26,7 @@ use serde::Serialize;
 
 pub mod costsize;
 pub mod eval;
+pub mod incsort;
 pub mod indexcost;
 pub mod modifytable;
 mod optimize;
@@ -889,6 +890,15 @@ pub enum Plan {
         child: Box<Plan>,
         keys: Vec<SortKey>,
     },
+    /// Incremental Sort (nodeIncrementalSort.c, `create_incremental_sort_path`): the
+    /// input is already ordered by the first `presorted` of `keys` (an index scan, an
+    /// ordered Append); rows are sorted a group of equal prefix values at a time.
+    /// Invariant: `0 < presorted < keys.len()`.
+    IncrementalSort {
+        child: Box<Plan>,
+        keys: Vec<SortKey>,
+        presorted: usize,
+    },
     Limit {
         child: Box<Plan>,
         offset: u64,
@@ -1111,6 +1121,7 @@ impl Plan {
                 children.first().map(|c| c.output_columns()).unwrap_or_default()
             }
             Plan::Sort { child, .. } | Plan::Limit { child, .. } | Plan::Material { child } => child.output_columns(),
+            Plan::IncrementalSort { child, .. } => child.output_columns(),
             Plan::Unique { child, .. } | Plan::Gating { child, .. } | Plan::WithInitPlans { child, .. } => {
                 child.output_columns()
             }
@@ -1190,7 +1201,7 @@ impl Plan {
                 keys.iter_mut().for_each(|k| f(&mut k.expr));
                 children.iter_mut().for_each(|c| c.for_each_expr_mut(f));
             }
-            Plan::Sort { child, keys } => {
+            Plan::Sort { child, keys } | Plan::IncrementalSort { child, keys, .. } => {
                 keys.iter_mut().for_each(|k| f(&mut k.expr));
                 child.for_each_expr_mut(f);
             }
@@ -1294,6 +1305,7 @@ impl Plan {
             Plan::BitmapHeapScan { child, .. } => vec![child],
             Plan::Append { children, .. } | Plan::MergeAppend { children, .. } => children.iter().collect(),
             Plan::Sort { child, .. }
+            | Plan::IncrementalSort { child, .. }
             | Plan::Limit { child, .. }
             | Plan::Agg { child, .. }
             | Plan::Result { child, .. }
