@@ -69,6 +69,7 @@ mod indxpath;
 pub mod modifytable;
 pub mod pgfuncs;
 pub mod planner;
+pub mod postgres_fdw_join;
 pub mod prepared;
 mod prepjointree;
 mod prepunion;
