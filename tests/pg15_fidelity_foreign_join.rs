@@ -56,7 +56,8 @@ analyze f, dim, f1, dim1;
 ";
 
 /// Joins PostgreSQL 15 pushes to the server (inner, left, right, full; conditions on
-/// either side; an inequality between the sides), and one it keeps local (a semi join).
+/// either side; an inequality between the sides), aggregates over them (with
+/// HAVING), and a union of two pushed joins on two servers (async).
 const QUERIES: &[&str] = &[
     "select f.id, f.cat, d.title from f join dim d on f.cat = d.cat where f.id < 20",
     "select f.id, d.title from f left join dim d on f.cat = d.cat and d.weight > 20 where f.id < 10",
@@ -64,6 +65,10 @@ const QUERIES: &[&str] = &[
     "select f.id, d.title from dim d right join f on f.cat = d.cat where f.id < 10",
     "select f.id, d.title from f full join dim d on f.cat = d.cat",
     "select * from f join dim d on f.cat = d.cat and f.val > d.weight",
+    "select d.title, count(*) from f join dim d on f.cat = d.cat group by d.title",
+    "select d.cat, d.title, count(f.id) from dim d left join f on f.cat = d.cat group by d.cat, d.title",
+    "select count(*) from f join dim d on f.cat = d.cat",
+    "select d.title, sum(f.val), max(f.val) from f join dim d on f.cat = d.cat group by d.title having max(f.val) > 0",
     "select f1.id, e.title from f1 join dim1 e on f1.cat = e.cat where f1.id < 30 \
      union all select f.id, d.title from f join dim d on f.cat = d.cat where f.id < 30",
 ];

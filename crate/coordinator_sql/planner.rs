@@ -726,6 +726,9 @@ impl Join<'_> {
         // joinrel->consider_startup: root->tuple_fraction > 0, which a LIMIT makes.
         let consider_startup = matches!(l.limit, Some((_, Some(_))));
         let mut pathlist: Vec<JoinPath> = Vec::new();
+        // The pushed-down join, if postgres_fdw makes one: its aggregate is pushed too
+        // (an upper relation's path of its own, whichever join path is cheapest).
+        let mut foreign: Option<JoinPath> = None;
         // A semi or anti join keeps the outer relation outer (PostgreSQL 15 has no
         // right semi or anti join).
         for swapped in [false, true].into_iter().filter(|s| !*s || !self.join_type.single_match()) {
@@ -782,20 +785,26 @@ impl Join<'_> {
                     est,
                     order: Order::None,
                 };
+                foreign = Some(path);
                 add_path(&mut pathlist, path, consider_startup, self.order_by_join_key(l, false));
             }
         }
         self.add_unique_paths(l, &mut pathlist, consider_startup, servers)?;
         let cheapest = set_cheapest(&pathlist);
+        // add_foreign_grouping_paths: the aggregate over the pushed-down join.
+        let grouped_foreign = foreign
+            .filter(|_| l.agg.is_some())
+            .filter(|f| !pathlist.get(cheapest).is_some_and(|c| c.method == f.method));
         let mut finals: Vec<JoinPath> = Vec::new();
-        for (i, path) in pathlist.iter().enumerate() {
+        let upper_paths: Vec<JoinPath> = pathlist.iter().copied().chain(grouped_foreign).collect();
+        for (i, path) in upper_paths.iter().enumerate() {
             let presorted = match path.order {
                 Order::Query => true,
                 Order::JoinKey => self.order_by_join_key(l, path.swapped),
                 Order::None => false,
             };
             let upper_uses = if l.agg.is_some() {
-                i == cheapest
+                i == cheapest || i == pathlist.len()
             } else if l.sort.is_some() {
                 i == cheapest || presorted
             } else {
@@ -1171,7 +1180,22 @@ impl Join<'_> {
             order_keys: order_keys.clone(),
         };
         if l.agg.is_some() {
-            let plan = agg_over_join(plan, l, &map);
+            let plan = match method {
+                Method::Foreign => {
+                    let agg = l.agg.as_ref().map(|(_, keys, aggs)| {
+                        let keys: Vec<Expr> = keys.iter().map(|e| rewrite(e, &map)).collect();
+                        let aggs: Vec<AggCall> = aggs
+                            .iter()
+                            .map(|a| AggCall { func: a.func, arg: a.arg.as_ref().map(|e| rewrite(e, &map)) })
+                            .collect();
+                        (keys, aggs)
+                    });
+                    let (keys, aggs) = agg.unwrap_or_default();
+                    super::postgres_fdw_join::push_aggregate(plan, &keys, &aggs, l.having.as_ref())
+                        .unwrap_or_else(|plan| agg_over_join(plan, l, &map))
+                }
+                _ => agg_over_join(plan, l, &map),
+            };
             return Ok((join_estimate, planned(finish(plan, l.sort.clone(), l.targets.clone(), l.limit))));
         }
         let sort = l

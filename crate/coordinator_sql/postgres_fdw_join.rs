@@ -38,7 +38,7 @@
 
 use super::shippable::is_foreign_expr;
 use crate::plan::{
-    Expr, ForeignScanPlan, JoinType, Plan, RemoteJoin, RemoteJoinTree, RemoteQuery, RemoteRel, RemoteTarget,
+    AggCall, Expr, ForeignScanPlan, JoinType, Plan, RemoteJoin, RemoteJoinTree, RemoteQuery, RemoteRel, RemoteTarget,
 };
 
 /// One side of a join to push: its scan (a plain foreign scan, as its relation alone
@@ -181,4 +181,45 @@ pub fn keep_outputs(plan: Plan, map: &[Option<usize>], above: &[usize]) -> (Plan
     f.remote.targets = kept.iter().filter_map(|&k| f.remote.targets.get(k).cloned()).collect();
     let renumbered = map.iter().map(|m| m.and_then(|k| kept.iter().position(|&x| x == k))).collect();
     (Plan::ForeignScan(f), renumbered)
+}
+
+/// `add_foreign_grouping_paths` over a pushed-down join: the aggregate (grouping keys
+/// and aggregate arguments that are columns of the scan's output, `keys` then `aggs`)
+/// and its HAVING (over that output) in the remote query, which then returns the
+/// Aggregate's output; `Err(plan)` unchanged when it cannot be pushed
+/// (`foreign_grouping_ok`: an expression key or argument, an unshippable HAVING).
+pub fn push_aggregate(plan: Plan, keys: &[Expr], aggs: &[AggCall], having: Option<&Expr>) -> Result<Plan, Plan> {
+    let Plan::ForeignScan(mut f) = plan else { return Err(plan) };
+    let col = |e: &Expr| match e {
+        Expr::Col(k) => match f.remote.targets.get(*k) {
+            Some(RemoteTarget::Col(c)) => Some(*c),
+            _ => None,
+        },
+        _ => None,
+    };
+    let key_cols: Option<Vec<usize>> = keys.iter().map(col).collect();
+    let args: Option<Vec<Option<usize>>> =
+        aggs.iter().map(|a| a.arg.as_ref().map_or(Some(None), |e| col(e).map(Some))).collect();
+    let pushable = f.remote.join.is_some() && !f.remote.aggregated() && having.is_none_or(is_foreign_expr);
+    let (Some(key_cols), Some(args), true) = (key_cols, args, pushable) else {
+        return Err(Plan::ForeignScan(f));
+    };
+    let mut targets: Vec<RemoteTarget> = key_cols.iter().map(|&c| RemoteTarget::Col(c)).collect();
+    targets.extend(aggs.iter().zip(&args).map(|(a, arg)| RemoteTarget::Agg(a.func, *arg)));
+    f.remote.targets = targets;
+    f.remote.group_by = key_cols;
+    f.remote.having = having.map(|h| split_and(h)).unwrap_or_default();
+    Ok(Plan::ForeignScan(f))
+}
+
+/// The AND-ed conditions of `e`, in order.
+fn split_and(e: &Expr) -> Vec<Expr> {
+    match e {
+        Expr::Bin(crate::plan::BinOp::And, l, r) => {
+            let mut v = split_and(l);
+            v.extend(split_and(r));
+            v
+        }
+        other => vec![other.clone()],
+    }
 }

@@ -110,6 +110,8 @@ pub struct ForeignScanState {
     upper: bool,
     /// A pushed-down join's `Relations:` text (`(public.f) INNER JOIN (public.dim d)`).
     join_label: Option<String>,
+    /// The remote query aggregates (GROUP BY or aggregates: an upper relation).
+    grouped: bool,
     fetch_size: usize,
     /// postgres_fdw's `fsstate->async_capable`: an async-aware parent drives this scan
     /// with requests (EXPLAIN's "Async Foreign Scan").
@@ -201,6 +203,7 @@ impl ForeignScanState {
                     None => target_name(&plan.remote, t),
                 })
                 .collect(),
+            grouped: plan.remote.aggregated(),
             join_label: plan
                 .remote
                 .join
@@ -577,7 +580,7 @@ impl ExecNode for ForeignScanState {
             for o in &self.output {
                 e.push_output(o.clone());
             }
-            let label = if self.upper { format!("Aggregate on ({label})") } else { label.clone() };
+            let label = if self.grouped { format!("Aggregate on ({label})") } else { label.clone() };
             e.details.push(("Server".into(), self.server.clone()));
             e.details.push(("Relations".into(), label));
             e.details.push(("Remote SQL".into(), self.sql.clone()));

@@ -24,14 +24,16 @@
 //!
 //! Where it departs from PostgreSQL: `joinclause_sel` is the join clauses'
 //! selectivity times the pulled-up conditions' as each base relation's statistics give
-//! it (PostgreSQL's `clauselist_selectivity` over the list may combine range pairs);
-//! an aggregate over the join is not pushed (the planner does not offer it).
+//! it (PostgreSQL's `clauselist_selectivity` over the list may combine range pairs).
+//!
+//! An aggregate pushed over the join is costed as postgres_fdw's upper relation over
+//! it (`grouped_join`): the join's figures before the transfer costs are its input.
 
 use std::collections::HashMap;
 
 use super::{clamp_row_est, qual_cost, selectivity, Costed, Estimate, Model, RelSize, Var};
 use crate::plan::selectivity::VarData;
-use crate::plan::{BinOp, Expr, ForeignScanPlan, RemoteJoin, RemoteJoinTree, RemoteQuery, RemoteTarget};
+use crate::plan::{AggCall, BinOp, Expr, ForeignScanPlan, RemoteJoin, RemoteJoinTree, RemoteQuery, RemoteTarget};
 
 /// One relation of the join tree, as `PgFdwRelationInfo` caches it.
 struct RelEstimate {
@@ -54,6 +56,9 @@ impl Model<'_> {
             _ => return self.unknown(q.targets.len()),
         };
         let Some(r) = self.tree_estimate(f, j, &j.tree, true) else { return self.unknown(q.targets.len()) };
+        if q.aggregated() {
+            return self.grouped_join(q, &r, (fdw_startup_cost, fdw_tuple_cost));
+        }
         let (mut startup, mut run) = (r.startup, r.total - r.startup);
         if !q.order_by.is_empty() {
             startup *= 1.2;
@@ -82,6 +87,57 @@ impl Model<'_> {
         est.width = widths.iter().sum::<f64>() as i64;
         let vars = cols.iter().map(|c| r.vars.get(c).cloned()).collect();
         Costed { est, vars, widths, kids: vec![], parent: None, input_rows: est.rows, seq: None }
+    }
+
+    /// The aggregate pushed over the join (`estimate_path_cost_size`'s upper
+    /// relation): the join's figures, the transition functions on every joined row and
+    /// a comparison per grouping column at startup, the final functions and a tuple
+    /// per group; rows the groups (`estimate_num_groups`), fewer by HAVING's
+    /// selectivity.
+    fn grouped_join(&self, q: &RemoteQuery, r: &RelEstimate, (fdw_startup, fdw_tuple): (f64, f64)) -> Costed {
+        let p = self.p;
+        let input_rows = r.rows;
+        let type_of = |c: usize| match r.vars.get(&c) {
+            Some(v) => Some(v.ty()),
+            None => q.table_columns.get(c).map(|col| super::guess_type(col.ty)),
+        };
+        let group_vars: Vec<VarData> =
+            q.group_by.iter().map(|c| r.vars.get(c).map_or(VarData::none(input_rows), Var::data)).collect();
+        let num_groups = selectivity::estimate_num_groups(&group_vars, input_rows, input_rows);
+        let (mut trans, mut fin) = (0.0, 0.0);
+        let mut widths = vec![];
+        for t in &q.targets {
+            match t {
+                RemoteTarget::Col(c) => widths.push(r.widths.get(c).copied().unwrap_or(32.0)),
+                RemoteTarget::Agg(func, arg) => {
+                    let call = AggCall { func: *func, arg: arg.map(Expr::Col) };
+                    let ty = arg.and_then(type_of);
+                    super::add_agg_costs(&call, ty, p, &mut trans, &mut fin);
+                    widths.push(super::agg_width(&call, ty));
+                }
+            }
+        }
+        let rows = match q.having.is_empty() {
+            true => num_groups,
+            false => {
+                let none = |_| VarData::none(num_groups);
+                clamp_row_est(num_groups * selectivity::clauselist_selectivity(&q.having, &none, num_groups))
+            }
+        };
+        let mut startup = r.startup;
+        startup += trans * input_rows;
+        startup += p.cpu_operator_cost * q.group_by.len() as f64 * input_rows;
+        let mut run = r.total - r.startup;
+        run += fin * num_groups;
+        run += p.cpu_tuple_cost * num_groups;
+        run += q.having.iter().map(|e| qual_cost(e, p)).sum::<f64>() * num_groups;
+        let mut est = Estimate { startup, total: startup + run, rows, width: widths.iter().sum::<f64>() as i64 };
+        est.startup += fdw_startup;
+        est.total += fdw_startup;
+        est.total += fdw_tuple * rows;
+        est.total += p.cpu_tuple_cost * rows;
+        let vars = q.targets.iter().map(|_| None).collect();
+        Costed { est, vars, widths, kids: vec![], parent: None, input_rows: rows, seq: None }
     }
 
     /// A node of the join tree: a base relation's scan figures, or a join's from its
