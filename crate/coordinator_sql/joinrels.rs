@@ -1003,6 +1003,8 @@ impl JoinProblem<'_> {
                 }
                 Method::NestLoop { .. } => combos.extend(outers.iter().map(|o| (o, cheap_i, 0))),
                 Method::Hash => combos.push((cheap_o, cheap_i, 0)),
+                // postgres_fdw's path, not one `Method::tried` makes.
+                Method::Foreign => {}
             }
             for (o, i, k) in combos {
                 out.extend(self.join_path((o, i), (method, jt), (&keys, k), &rest, joinrelids));

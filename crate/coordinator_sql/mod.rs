@@ -71,6 +71,7 @@ pub mod paramfdw;
 mod parse_coerce;
 pub mod pgfuncs;
 pub mod planner;
+pub mod postgres_fdw_join;
 pub mod prepared;
 mod prepjointree;
 mod prepunion;

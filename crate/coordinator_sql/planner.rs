@@ -358,6 +358,10 @@ enum Method {
     NestLoop { material: bool },
     /// `hash_inner_and_outer`: a Hash Join hashing the inner side.
     Hash,
+    /// postgres_fdw's `postgresGetForeignJoinPaths`: the join pushed to the server of
+    /// its two foreign tables, one Foreign Scan (`super::postgres_fdw_join`); never
+    /// among `tried`'s, offered by `Join::choose` when the pair qualifies.
+    Foreign,
 }
 
 impl Method {
@@ -416,7 +420,9 @@ fn join_node(
     let (outer_key, inner_key) = keys;
     let (outer, inner) = (Box::new(outer), Box::new(inner));
     match method {
-        Method::Hash => Plan::HashJoin { outer, inner, outer_key, inner_key, more_keys, join_type },
+        // A foreign join is built by `Join::foreign_join` and never reaches here; as a
+        // local node it would be the hash join of the same sides.
+        Method::Hash | Method::Foreign => Plan::HashJoin { outer, inner, outer_key, inner_key, more_keys, join_type },
         Method::NestLoop { material } => Plan::NestLoop {
             outer,
             inner: if material { Box::new(Plan::Material { child: inner }) } else { inner },
@@ -713,6 +719,9 @@ impl Join<'_> {
         // joinrel->consider_startup: root->tuple_fraction > 0, which a LIMIT makes.
         let consider_startup = matches!(l.limit, Some((_, Some(_))));
         let mut pathlist: Vec<JoinPath> = Vec::new();
+        // The pushed-down join, if postgres_fdw makes one: its aggregate is pushed too
+        // (an upper relation's path of its own, whichever join path is cheapest).
+        let mut foreign: Option<JoinPath> = None;
         // A semi or anti join keeps the outer relation outer (PostgreSQL 15 has no
         // right semi or anti join).
         for swapped in [false, true].into_iter().filter(|s| !*s || !self.join_type.single_match()) {
@@ -757,18 +766,38 @@ impl Join<'_> {
                     add_path(&mut pathlist, path, consider_startup, self.order_by_join_key(l, swapped));
                 }
             }
+            // GetForeignJoinPaths runs at the end of the first add_paths_to_joinrel.
+            if !swapped && self.foreign_join_ok(servers)? {
+                let (est, _) =
+                    self.build(false, (Method::Foreign, Presorted::NONE), false, l, &mut servers.to_vec())?;
+                let path = JoinPath {
+                    swapped: false,
+                    unique: false,
+                    method: Method::Foreign,
+                    presorted: Presorted::NONE,
+                    est,
+                    order: Order::None,
+                };
+                foreign = Some(path);
+                add_path(&mut pathlist, path, consider_startup, self.order_by_join_key(l, false));
+            }
         }
         self.add_unique_paths(l, &mut pathlist, consider_startup, servers)?;
         let cheapest = set_cheapest(&pathlist);
+        // add_foreign_grouping_paths: the aggregate over the pushed-down join.
+        let grouped_foreign = foreign
+            .filter(|_| l.agg.is_some())
+            .filter(|f| !pathlist.get(cheapest).is_some_and(|c| c.method == f.method));
         let mut finals: Vec<JoinPath> = Vec::new();
-        for (i, path) in pathlist.iter().enumerate() {
+        let upper_paths: Vec<JoinPath> = pathlist.iter().copied().chain(grouped_foreign).collect();
+        for (i, path) in upper_paths.iter().enumerate() {
             let presorted = match path.order {
                 Order::Query => true,
                 Order::JoinKey => self.order_by_join_key(l, path.swapped),
                 Order::None => false,
             };
             let upper_uses = if l.agg.is_some() {
-                i == cheapest
+                i == cheapest || i == pathlist.len()
             } else if l.sort.is_some() {
                 i == cheapest || presorted
             } else {
@@ -927,6 +956,67 @@ impl Join<'_> {
         super::paramfdw::has_param_path(self.coord, &p.leaves(i.rel, i.conjuncts), it, ot)
     }
 
+    /// May the join be pushed to its relations' server (`foreign_join_ok`)? Both
+    /// relations are foreign tables on one server and their scans, built as for a
+    /// local join, combine (`super::postgres_fdw_join`).
+    fn foreign_join_ok(&self, servers: &[String]) -> Result<bool, FrontError> {
+        let [a, b] = &self.sides;
+        let server = |r: &Relation| match &r.kind {
+            RelKind::Foreign { server, .. } => Some(server.clone()),
+            _ => None,
+        };
+        if server(a.rel).is_none() || server(a.rel) != server(b.rel) || self.clauseless {
+            return Ok(false);
+        }
+        let mut p = Planner { coord: self.coord, servers: servers.to_vec(), gating: vec![], force_index: false };
+        let (Ok(outer), Ok(inner)) = (
+            p.side(a.rel, a.name, a.conjuncts, &a.used, None, self.at),
+            p.side(b.rel, b.name, b.conjuncts, &b.used, None, self.at),
+        ) else {
+            return Ok(false);
+        };
+        let n = a.rel.columns.len() + b.rel.columns.len();
+        let mut map = vec![None; n];
+        for (pos, (side, c)) in a.used.iter().map(|&c| (a, c)).chain(b.used.iter().map(|&c| (b, c))).enumerate() {
+            map[side.first + c] = Some(pos);
+        }
+        Ok(self.foreign_join(outer, inner, &map).is_ok())
+    }
+
+    /// The join as one Foreign Scan of `first` and `second` (FROM order, as their
+    /// sides' scans were built); `map`: the join's numbering → their output.
+    fn foreign_join(&self, first: Plan, second: Plan, map: &[Option<usize>]) -> Result<Plan, FrontError> {
+        let not_pushed = || FrontError::at("internal error: the join cannot be pushed to its server", self.at);
+        let (Plan::ForeignScan(fa), Plan::ForeignScan(fb)) = (&first, &second) else { return Err(not_pushed()) };
+        let [a, b] = &self.sides;
+        let width_a = a.used.len();
+        let key_a = a.key_output();
+        let key_b = match b.key_output() {
+            Expr::Col(k) => Expr::Col(k + width_a),
+            e => e,
+        };
+        let key = match self.key_b_first && self.join_type != JoinType::Inner {
+            true => Expr::bin(BinOp::Eq, key_b, key_a),
+            false => Expr::bin(BinOp::Eq, key_a, key_b),
+        };
+        // The restrictlist's order: clauses of no equivalence class, then the
+        // equalities (generate_join_implied_equalities).
+        let wa = a.rel.columns.len();
+        let (eqs, others): (Vec<&Expr>, Vec<&Expr>) = self.rest.iter().partition(|c| join_key(c, wa).is_some());
+        let mut clauses: Vec<Expr> = others.iter().map(|e| rewrite(e, map)).collect();
+        clauses.push(key);
+        clauses.extend(eqs.iter().map(|e| rewrite(e, map)));
+        let above: Vec<Expr> = self.above.iter().map(|e| rewrite(e, map)).collect();
+        let side = |scan, name| super::postgres_fdw_join::ForeignSide { scan, alias: name, rt_index: 0 };
+        let (sa, sb) = (
+            super::postgres_fdw_join::ForeignSide { rt_index: 1, ..side(fa, a.name) },
+            super::postgres_fdw_join::ForeignSide { rt_index: 2, ..side(fb, b.name) },
+        );
+        super::postgres_fdw_join::foreign_join_path(sa, sb, self.join_type, &clauses, &above)
+            .map(Plan::ForeignScan)
+            .ok_or_else(not_pushed)
+    }
+
     /// The join's type with the outer side this order gives it.
     fn node_join_type(&self, swapped: bool) -> JoinType {
         if swapped {
@@ -1064,15 +1154,28 @@ impl Join<'_> {
             true => (crate::plan::clauseless_join_keys(), more_keys),
             false => ((o.key_output(), i.key_output()), more_keys),
         };
-        let mut plan = join_node(self.coord, jt, (outer, inner), keys, inner_first);
+        let mut plan = match method {
+            Method::Foreign => {
+                // The join relation returns only what is read above it (its reltarget).
+                let scan = self.foreign_join(outer, inner, &map)?;
+                let above_join = columns_in_order(l, n);
+                let (scan, kept) = super::postgres_fdw_join::keep_outputs(scan, &map, &above_join);
+                map = kept;
+                scan
+            }
+            _ => join_node(self.coord, jt, (outer, inner), keys, inner_first),
+        };
         // The join's other conditions are evaluated in it (a Join Filter): its path's
-        // estimate includes them.
-        if let Some(f) = rest.into_iter().map(|e| rewrite(e, &map)).reduce(|x, y| Expr::bin(BinOp::And, x, y)) {
+        // estimate includes them (a foreign join's are in its remote ON).
+        let rest = rest.into_iter().filter(|_| method != Method::Foreign);
+        if let Some(f) = rest.map(|e| rewrite(e, &map)).reduce(|x, y| Expr::bin(BinOp::And, x, y)) {
             plan = Plan::Result { child: Box::new(plan), filter: Some(f), targets: None };
         }
         let join_estimate = self.estimate(&plan);
-        // An outer join's WHERE conditions on its nullable side: a Filter above it.
-        if let Some(f) = self.above.iter().map(|e| rewrite(e, &map)).reduce(|x, y| Expr::bin(BinOp::And, x, y)) {
+        // An outer join's WHERE conditions on its nullable side: a Filter above it (a
+        // foreign join's remote WHERE).
+        let above = self.above.iter().filter(|_| method != Method::Foreign);
+        if let Some(f) = above.map(|e| rewrite(e, &map)).reduce(|x, y| Expr::bin(BinOp::And, x, y)) {
             plan = Plan::Result { child: Box::new(plan), filter: Some(f), targets: None };
         }
         // A semi or anti join (however planned) returns what is read above it, no more
@@ -1093,7 +1196,22 @@ impl Join<'_> {
             order_keys: order_keys.clone(),
         };
         if l.agg.is_some() {
-            let plan = agg_over_join(plan, l, &map);
+            let plan = match method {
+                Method::Foreign => {
+                    let agg = l.agg.as_ref().map(|(_, keys, aggs)| {
+                        let keys: Vec<Expr> = keys.iter().map(|e| rewrite(e, &map)).collect();
+                        let aggs: Vec<AggCall> = aggs
+                            .iter()
+                            .map(|a| AggCall { func: a.func, arg: a.arg.as_ref().map(|e| rewrite(e, &map)) })
+                            .collect();
+                        (keys, aggs)
+                    });
+                    let (keys, aggs) = agg.unwrap_or_default();
+                    super::postgres_fdw_join::push_aggregate(plan, &keys, &aggs, l.having.as_ref())
+                        .unwrap_or_else(|plan| agg_over_join(plan, l, &map))
+                }
+                _ => agg_over_join(plan, l, &map),
+            };
             return Ok((join_estimate, planned(finish(plan, l.sort.clone(), l.targets.clone(), l.limit))));
         }
         let sort = l
@@ -1101,7 +1219,9 @@ impl Join<'_> {
             .as_ref()
             .filter(|_| !presorted)
             .map(|keys| keys.iter().map(|k| SortKey { expr: rewrite(&k.expr, &map), desc: k.desc }).collect());
-        let join_cols: Vec<String> = projected.unwrap_or_else(|| {
+        let scan_cols =
+            (method == Method::Foreign).then(|| plan.output_columns().into_iter().map(|c| c.name).collect());
+        let join_cols: Vec<String> = projected.or(scan_cols).unwrap_or_else(|| {
             o.used
                 .iter()
                 .map(|&c| o.rel.columns[c].name.clone())
@@ -1943,6 +2063,7 @@ impl<'a> Planner<'a> {
             order_by: vec![],
             limit: None,
             offset: None,
+            join: None,
         };
         Ok(ForeignScanPlan {
             relation: leaf.rel.name.clone(),
@@ -2198,6 +2319,36 @@ fn columns_of(e: &Expr, n: usize) -> Vec<usize> {
 
 /// The relation's columns the plan above the scan reads (the WHERE clause's only when
 /// a local scan evaluates it: that is `local_scan`'s business).
+/// The columns the upper levels read, in order of first appearance (the select
+/// list, then ORDER BY; an aggregate's keys, then its arguments): the order of the
+/// final scan/join target (`apply_scanjoin_target_to_paths`), which a pushed-down
+/// join's remote target list follows.
+fn columns_in_order(l: &Layers, n: usize) -> Vec<usize> {
+    let mut exprs: Vec<&Expr> = Vec::new();
+    match &l.agg {
+        Some((_, keys, aggs)) => {
+            exprs.extend(keys);
+            exprs.extend(aggs.iter().filter_map(|a| a.arg.as_ref()));
+        }
+        None => {
+            exprs.extend(l.targets.iter().flatten().map(|(e, _)| e));
+            exprs.extend(l.sort.iter().flatten().map(|k| &k.expr));
+        }
+    }
+    let mut cols: Vec<usize> = vec![];
+    for e in exprs {
+        e.for_each_col(&mut |c| {
+            if c < n && !cols.contains(&c) {
+                cols.push(c)
+            }
+        });
+    }
+    if l.agg.is_none() && l.targets.is_none() {
+        cols = (0..n).collect();
+    }
+    cols
+}
+
 fn used_columns(l: &Layers, n: usize) -> Vec<usize> {
     let mut exprs: Vec<&Expr> = Vec::new();
     match &l.agg {

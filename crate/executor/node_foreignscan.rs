@@ -108,6 +108,10 @@ pub struct ForeignScanState {
     /// Aggregates are pushed down: EXPLAIN prints an upper-relation scan
     /// ("Foreign Scan", `Relations: Aggregate on (…)`), as postgres_fdw does.
     upper: bool,
+    /// A pushed-down join's `Relations:` text (`(public.f) INNER JOIN (public.dim d)`).
+    join_label: Option<String>,
+    /// The remote query aggregates (GROUP BY or aggregates: an upper relation).
+    grouped: bool,
     fetch_size: usize,
     /// postgres_fdw's `fsstate->async_capable`: an async-aware parent drives this scan
     /// with requests (EXPLAIN's "Async Foreign Scan").
@@ -190,7 +194,21 @@ impl ForeignScanState {
             sql: deparse_remote_query(&remote),
             extern_params: remote_param_values(&plan.remote),
             sql_inline: inline_params(&plan.remote),
-            output: plan.remote.targets.iter().map(|t| target_name(&plan.remote, t)).collect(),
+            output: plan
+                .remote
+                .targets
+                .iter()
+                .map(|t| match plan.remote.join.as_deref() {
+                    Some(j) => join_target_name(&plan.remote, j, t),
+                    None => target_name(&plan.remote, t),
+                })
+                .collect(),
+            grouped: plan.remote.aggregated(),
+            join_label: plan
+                .remote
+                .join
+                .as_deref()
+                .map(|j| crate::sql_text::deparse_join::relations_label(j, REMOTE_SCHEMA)),
             name: plan.alias.clone(),
             upper: plan.remote.targets.iter().any(|t| matches!(t, RemoteTarget::Agg(..))),
             fetch_size,
@@ -556,6 +574,18 @@ impl ExecNode for ForeignScanState {
     fn explain(&self, e: &mut ExplainNode) {
         e.node_type = "Foreign Scan".into();
         e.async_capable = self.async_capable;
+        if let Some(label) = &self.join_label {
+            // A join relation (postgresExplainForeignScan): no "on rel", each output
+            // qualified by its relation's alias.
+            for o in &self.output {
+                e.push_output(o.clone());
+            }
+            let label = if self.grouped { format!("Aggregate on ({label})") } else { label.clone() };
+            e.details.push(("Server".into(), self.server.clone()));
+            e.details.push(("Relations".into(), label));
+            e.details.push(("Remote SQL".into(), self.sql.clone()));
+            return;
+        }
         if self.upper {
             // An upper relation: no "on rel" in the title; columns named after the
             // base relation's alias, pushed aggregates in parentheses.
@@ -700,6 +730,23 @@ impl ForeignScanState {
 /// parentheses (`(count(*))`).
 fn target_name(q: &RemoteQuery, t: &RemoteTarget) -> String {
     let col = |i: usize| q.table_columns.get(i).map_or_else(|| format!("${i}"), |c| c.name.clone());
+    match t {
+        RemoteTarget::Col(i) => col(*i),
+        RemoteTarget::Agg(f, None) => format!("({}(*))", f.name()),
+        RemoteTarget::Agg(f, Some(i)) => format!("({}({}))", f.name(), col(*i)),
+    }
+}
+
+/// A pushed-down join's target as EXPLAIN VERBOSE names it: its relation's alias and
+/// column (`d.title`), an aggregate in parentheses (`(count(f.id))`).
+fn join_target_name(q: &RemoteQuery, j: &crate::plan::RemoteJoin, t: &RemoteTarget) -> String {
+    let col = |i: usize| {
+        let name = q.table_columns.get(i).map_or_else(|| format!("${i}"), |c| quote_identifier(&c.name));
+        match j.rels.iter().find(|r| i >= r.first && i < r.first + r.ncols) {
+            Some(r) => format!("{}.{name}", quote_identifier(&r.alias)),
+            None => name,
+        }
+    };
     match t {
         RemoteTarget::Col(i) => col(*i),
         RemoteTarget::Agg(f, None) => format!("({}(*))", f.name()),

@@ -67,6 +67,9 @@ use super::{
 use crate::types::ColType;
 use std::rc::Rc;
 
+/// A pushed-down join's Foreign Scan (postgres_fdw's join relation estimate).
+mod foreign_join;
+
 /// The cost settings (PostgreSQL 15's defaults in [`CostParams::default`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CostParams {
@@ -988,6 +991,9 @@ impl Model<'_> {
     /// postgres_fdw: `postgresGetForeignRelSize`, `estimate_path_cost_size` (local
     /// estimates), and for a pushed-down aggregate its upper-relation branch.
     fn foreignscan(&self, f: &ForeignScanPlan) -> Costed {
+        if let Some(j) = f.remote.join.as_deref() {
+            return self.foreign_join(f, j);
+        }
         let p = self.p;
         let q = &f.remote;
         let ntargets = q.targets.len();

@@ -602,6 +602,72 @@ pub struct RemoteQuery {
     /// OFFSET, sent with LIMIT when postgres_fdw pushes a query's LIMIT/OFFSET down
     /// (a plain foreign table; `add_foreign_final_paths`).
     pub offset: Option<u64>,
+    /// A join of foreign tables on one server pushed down as one query
+    /// (postgres_fdw's `postgresGetForeignJoinPaths`): `table_columns` are then the
+    /// joined relations' columns one relation after another, and `quals` the
+    /// join's WHERE ([`RemoteJoin`]). None for a scan of one table.
+    pub join: Option<Box<RemoteJoin>>,
+}
+
+/// A pushed-down join's relations and how they are joined (postgres_fdw's join
+/// `PgFdwRelationInfo`, deparsed by `deparseFromExprForRel`). Every expression is over
+/// the owning [`RemoteQuery::table_columns`].
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RemoteJoin {
+    /// The base relations, in the order their columns are laid out.
+    pub rels: Vec<RemoteRel>,
+    pub tree: RemoteJoinTree,
+}
+
+/// One base relation of a pushed-down join.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RemoteRel {
+    /// The remote table (`public.f_remote`).
+    pub table: String,
+    /// The local foreign table (`public.f`, EXPLAIN's Relations).
+    pub relation: String,
+    /// The name the query gives it (`d`; the relation's own name without an alias).
+    pub alias: String,
+    /// Its range-table index: the remote query calls it `r<rt_index>`.
+    pub rt_index: usize,
+    /// Its first column in `table_columns`, and how many it has.
+    pub first: usize,
+    pub ncols: usize,
+    /// Its own conditions (its `remote_conds`), over `table_columns`: costed as its
+    /// scan's, and placed in the join's ON or WHERE by the planner.
+    pub quals: Vec<Expr>,
+}
+
+/// A join tree of base relations (`deparseFromExprForRel`'s recursion).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub enum RemoteJoinTree {
+    /// An index into [`RemoteJoin::rels`].
+    Rel(usize),
+    Join {
+        /// Inner, Left or Full (a right join is a left join with its sides swapped).
+        join_type: JoinType,
+        outer: Box<RemoteJoinTree>,
+        inner: Box<RemoteJoinTree>,
+        /// The ON conditions, in the order deparsed; `join_clauses` of them are the
+        /// join's own clauses (between its sides, the rest its sides' conditions
+        /// pulled up): the core's row estimate reads those.
+        on: Vec<Expr>,
+        join_clauses: usize,
+    },
+}
+
+impl RemoteJoinTree {
+    /// The base relations under this node, in tree order.
+    pub fn rels(&self) -> Vec<usize> {
+        match self {
+            RemoteJoinTree::Rel(r) => vec![*r],
+            RemoteJoinTree::Join { outer, inner, .. } => {
+                let mut v = outer.rels();
+                v.extend(inner.rels());
+                v
+            }
+        }
+    }
 }
 
 impl RemoteQuery {
@@ -617,6 +683,7 @@ impl RemoteQuery {
             order_by: vec![],
             limit: None,
             offset: None,
+            join: None,
         }
     }
     /// Does the query aggregate (GROUP BY or an aggregate in the target list)?

@@ -15,7 +15,9 @@
 //!   FROM t [WHERE …]` (`modify`);
 //! * a single-table `SELECT targets FROM t [alias] [WHERE ...] [GROUP BY ...]
 //!   [HAVING ...] [ORDER BY ...] [LIMIT n] [OFFSET m]`, whose targets may be `*`,
-//!   expressions and the aggregates `count(*)`, `count`, `sum`, `min`, `max`, `avg`.
+//!   expressions and the aggregates `count(*)`, `count`, `sum`, `min`, `max`, `avg`;
+//!   its FROM may instead be postgres_fdw's pushed-down join in parentheses
+//!   (`(public.t1 r1 INNER JOIN public.t2 r2 ON (…))`, `join`).
 //!
 //! Expressions: column references (`a`, `t.a`, `public.t.a`), integer, decimal and
 //! string literals, `NULL`, `TRUE`/`FALSE` (Int 1/0), `= <> != < <= > >= AND OR + - *
@@ -68,6 +70,7 @@ use crate::plan::Plan;
 use crate::types::{Catalog, Column};
 
 mod expr;
+mod join;
 mod modify;
 pub mod nesting;
 mod select;
@@ -217,7 +220,7 @@ pub fn plan_select_join(
         columns.extend(cols.iter().cloned());
     }
     let rel = expr::Relation { table: "join".into(), alias: None, columns, members: list };
-    select::plan_query_over(query, body, &src, rel)
+    select::plan_query_over(query, body, &src, rel, None)
 }
 
 /// A statement parsed but not yet planned.

@@ -53,8 +53,8 @@ pub(super) fn plan_query(q: &Query, src: &Source, catalog: &Catalog) -> Result<(
     check_query_clauses(q, src)?;
     let select = query_body(q, src)?;
     check_select_clauses(select, src)?;
-    let rel = resolve_from(select, src, catalog)?;
-    plan_query_over(q, select, src, rel)
+    let (rel, base) = resolve_from(select, src, catalog)?;
+    plan_query_over(q, select, src, rel, base)
 }
 
 /// Plans a SELECT over the relation `rel` its FROM clause was resolved to (the
@@ -64,13 +64,16 @@ pub(super) fn plan_query_over(
     select: &Select,
     src: &Source,
     rel: Relation,
+    base: Option<Plan>,
 ) -> Result<(Plan, Vec<Column>), SqlError> {
     let planner = ExprPlanner { src, rel: &rel };
     let items = select_items(select, &rel, src)?;
     let order_by: &[OrderByExpr] = q.order_by.as_ref().map_or(&[], |o| o.exprs.as_slice());
     let (count, offset) = limit_and_offset(q, src)?;
 
-    let mut plan = Plan::SeqScan { table: rel.table.clone(), columns: rel.columns.clone(), alias: None };
+    // A pushed-down join's rows come from its join plan (`super::join`).
+    let mut plan =
+        base.unwrap_or_else(|| Plan::SeqScan { table: rel.table.clone(), columns: rel.columns.clone(), alias: None });
     if let Some(condition) = &select.selection {
         let filter = planner.plan(condition, &mut Scope::Rows { no_agg: NO_AGG_IN_WHERE })?;
         plan = Plan::Result { child: Box::new(plan), filter: Some(filter), targets: None };
@@ -186,8 +189,9 @@ pub(super) fn check_select_clauses(s: &Select, src: &Source) -> Result<(), SqlEr
     Err(SqlError::unsupported(what, position))
 }
 
-/// The one table of the FROM clause.
-fn resolve_from(s: &Select, src: &Source, catalog: &Catalog) -> Result<Relation, SqlError> {
+/// The one table of the FROM clause, or a pushed-down join written in parentheses
+/// (with the plan of its rows, `super::join`).
+fn resolve_from(s: &Select, src: &Source, catalog: &Catalog) -> Result<(Relation, Option<Plan>), SqlError> {
     let Some(first) = s.from.first() else {
         return Err(SqlError::unsupported("SELECT without FROM", src.span_position(s.select_token.0.span)));
     };
@@ -211,10 +215,14 @@ fn resolve_from(s: &Select, src: &Source, catalog: &Catalog) -> Result<Relation,
         let position = src.find_token(after_first, |t| *t == Token::Comma);
         return Err(SqlError::unsupported("JOIN", position));
     }
-    table_relation(&first.relation, src, catalog)
+    if let TableFactor::NestedJoin { table_with_joins, alias: None } = &first.relation {
+        let (rel, plan) = super::join::resolve_join(table_with_joins, src, catalog)?;
+        return Ok((rel, Some(plan)));
+    }
+    Ok((table_relation(&first.relation, src, catalog)?, None))
 }
 
-fn table_relation(factor: &TableFactor, src: &Source, catalog: &Catalog) -> Result<Relation, SqlError> {
+pub(super) fn table_relation(factor: &TableFactor, src: &Source, catalog: &Catalog) -> Result<Relation, SqlError> {
     let position = src.span_position(factor.span());
     let TableFactor::Table { name, alias, args, with_hints, version, with_ordinality, partitions, json_path } = factor
     else {

@@ -48,17 +48,31 @@ pub const REMOTE_SCHEMA: &str = "public";
 
 pub fn deparse_remote_query(q: &RemoteQuery) -> String {
     let names: Vec<String> = q.table_columns.iter().map(|c| c.name.clone()).collect();
+    // A column as the query names it: bare for one table, `r1.a` in a pushed-down join
+    // (deparseColumnRef with a relation alias).
+    let join = q.join.as_deref();
+    let column = |i: usize| -> String {
+        let name = names.get(i).map(|n| quote_identifier(n)).unwrap_or_else(|| format!("${i}"));
+        match join.and_then(|j| j.rels.iter().find(|r| i >= r.first && i < r.first + r.ncols)) {
+            Some(r) => format!("r{}.{name}", r.rt_index),
+            None => name,
+        }
+    };
     let targets: Vec<String> = q
         .targets
         .iter()
         .map(|t| match t {
-            RemoteTarget::Col(c) => quote_identifier(&names[*c]),
+            RemoteTarget::Col(c) => column(*c),
             RemoteTarget::Agg(f, None) => format!("{}(*)", f.name()),
-            RemoteTarget::Agg(f, Some(c)) => format!("{}({})", f.name(), quote_identifier(&names[*c])),
+            RemoteTarget::Agg(f, Some(c)) => format!("{}({})", f.name(), column(*c)),
         })
         .collect();
     let select_list = if targets.is_empty() { "NULL".to_string() } else { targets.join(", ") };
-    let mut sql = format!("SELECT {select_list} FROM {}", qualified_table(&q.table));
+    let from = match join {
+        Some(j) => super::deparse_join::deparse_from(j, &|e| deparse_with(e, &column)),
+        None => qualified_table(&q.table),
+    };
+    let mut sql = format!("SELECT {select_list} FROM {from}");
     let params = remote_params(q);
     let renumbered: Vec<Expr> = q.quals.iter().map(|e| renumber(e, &params)).collect();
     let having: Vec<Expr> = q.having.iter().map(|e| renumber(e, &params)).collect();
@@ -67,7 +81,7 @@ pub fn deparse_remote_query(q: &RemoteQuery) -> String {
         split_and(e, &mut quals);
     }
     if !quals.is_empty() {
-        let quals: Vec<String> = quals.iter().map(|e| format!("({})", deparse_expr(e, &names))).collect();
+        let quals: Vec<String> = quals.iter().map(|e| format!("({})", deparse_with(e, &column))).collect();
         sql.push_str(&format!(" WHERE {}", quals.join(" AND ")));
     }
     if !q.group_by.is_empty() {
@@ -76,7 +90,7 @@ pub fn deparse_remote_query(q: &RemoteQuery) -> String {
             .iter()
             .map(|c| match q.targets.iter().position(|t| *t == RemoteTarget::Col(*c)) {
                 Some(i) => (i + 1).to_string(),
-                None => quote_identifier(&names[*c]),
+                None => column(*c),
             })
             .collect();
         sql.push_str(&format!(" GROUP BY {}", g.join(", ")));
@@ -98,7 +112,7 @@ pub fn deparse_remote_query(q: &RemoteQuery) -> String {
             .map(|k| {
                 let dir = if k.desc { "DESC NULLS FIRST" } else { "ASC NULLS LAST" };
                 let key =
-                    if q.aggregated() { deparse_with(&k.expr, &target_col) } else { deparse_expr(&k.expr, &names) };
+                    if q.aggregated() { deparse_with(&k.expr, &target_col) } else { deparse_with(&k.expr, &column) };
                 format!("{key} {dir}")
             })
             .collect();
@@ -123,7 +137,7 @@ pub fn qualified_table(table: &str) -> String {
 
 /// The top-level conjuncts of a qual: PostgreSQL's planner keeps quals as an
 /// implicitly AND-ed list, so `a AND b` deparses as two quals.
-fn split_and<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
+pub(super) fn split_and<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
     match e {
         Expr::Bin(BinOp::And, l, r) => {
             split_and(l, out);

@@ -13,6 +13,7 @@
 
 pub mod coordinator;
 pub mod deparse;
+pub mod deparse_join;
 pub mod load;
 
 /// Keywords PostgreSQL's `quote_identifier` quotes (every category but unreserved:

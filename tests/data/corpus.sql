@@ -611,7 +611,6 @@ select id, qty from loc where id > 300 union all select id, qty from l where id 
 -- ===== Joins =====
 
 -- [join foreign] two foreign tables on one server
--- known: plan — two foreign tables on one server: postgres_fdw pushes the join to the remote (one Foreign Scan); the sandbox hash-joins locally
 select f.id, f.cat, d.title from f join dim d on f.cat = d.cat where f.id < 20;
 
 -- [join foreign group] a join on one server, GROUP BY

@@ -1,0 +1,225 @@
+//! A join of two foreign tables on one server, pushed to that server as one Foreign
+//! Scan: postgres_fdw's `postgresGetForeignJoinPaths` and `foreign_join_ok`
+//! (PostgreSQL 15), over the two relations' own scans.
+//!
+//! The protocol, as postgres_fdw runs it for a join relation (the first pair of its
+//! sides the planner meets, FROM's first relation outer):
+//!
+//! 1. `foreign_join_ok`: both sides are plain scans of foreign tables (no aggregate,
+//!    ORDER BY or LIMIT of their own, no condition they evaluate locally) on the same
+//!    server; the join is inner, left, right or full (PostgreSQL 15 pushes no semi or
+//!    anti join); every join clause is shippable (`is_foreign_expr`); a full join's
+//!    sides have no conditions (postgres_fdw would deparse them as subqueries, which
+//!    the sandbox does not).
+//! 2. Where the conditions go (`fpinfo->joinclauses` is the ON list, `remote_conds`
+//!    the WHERE): an inner join's join clauses, then the inner side's conditions, then
+//!    the outer side's, all in ON; a left join's join clauses and its inner
+//!    (nullable) side's conditions in ON, its other conditions (WHERE's over the
+//!    nullable side, then the outer side's own) in WHERE. A right join is a left join
+//!    with its sides swapped (`r2 LEFT JOIN r1`).
+//! 3. The scan returns the first relation's columns, then the second's (the join
+//!    relation's target list, built from the pair in FROM order), whichever side is
+//!    outer in the remote join.
+//!
+//! Its estimate is `plan::costsize::foreign_join`'s; whether it wins is the join
+//! planner's `add_path` against the local join paths.
+//!
+//! Invariants: the result's output is exactly the two scans' outputs, first then
+//! second, so a caller's column numbering over the local join's output (outer's
+//! columns then inner's, in FROM order) reads the Foreign Scan unchanged; every
+//! condition is placed once; None whenever a rule above fails (then only local join
+//! paths exist, as in PostgreSQL).
+//!
+//! Where it departs from PostgreSQL: a condition that cannot be shipped makes the
+//! join not pushed (postgres_fdw keeps an inner join's unshippable clauses as local
+//! conditions over the pushed join); no parameterized or ordered foreign join paths,
+//! and no aggregate, ORDER BY or LIMIT pushed over the join (`add_foreign_grouping_paths`
+//! and `add_foreign_final_paths` for join relations).
+
+use super::shippable::is_foreign_expr;
+use crate::plan::{
+    AggCall, Expr, ForeignScanPlan, JoinType, Plan, RemoteJoin, RemoteJoinTree, RemoteQuery, RemoteRel, RemoteTarget,
+};
+
+/// One side of a join to push: its scan (a plain foreign scan, as its relation alone
+/// is planned), the name the query gives it, and its range-table index (`r<n>`).
+#[derive(Clone, Copy)]
+pub struct ForeignSide<'a> {
+    pub scan: &'a ForeignScanPlan,
+    pub alias: &'a str,
+    pub rt_index: usize,
+}
+
+/// `postgresGetForeignJoinPaths` for one pair: the Foreign Scan of `first` joined with
+/// `second` (FROM order), or None when postgres_fdw would not push the join.
+///
+/// `join_type` has `first` as its outer side (`Right`: `second` is the preserved
+/// one). `join_clauses` (the join's restrictlist, in PostgreSQL's order: the clauses
+/// that are no equivalence class's first, then the equalities) and `other_conds`
+/// (WHERE conditions applied above an outer join) are over the pair's output:
+/// `first`'s targets, then `second`'s.
+pub fn foreign_join_path(
+    first: ForeignSide,
+    second: ForeignSide,
+    join_type: JoinType,
+    join_clauses: &[Expr],
+    other_conds: &[Expr],
+) -> Option<ForeignScanPlan> {
+    let (a, b) = (&first.scan.remote, &second.scan.remote);
+    if first.scan.server != second.scan.server || !plain_scan(a) || !plain_scan(b) {
+        return None;
+    }
+    if !matches!(join_type, JoinType::Inner | JoinType::Left | JoinType::Right | JoinType::Full) {
+        return None;
+    }
+    if !join_clauses.iter().chain(other_conds).all(|e| is_foreign_expr(e) && !has_params(e)) {
+        return None;
+    }
+    if join_type == JoinType::Inner && !other_conds.is_empty() {
+        return None;
+    }
+    if join_type == JoinType::Full && (!a.quals.is_empty() || !b.quals.is_empty() || !other_conds.is_empty()) {
+        return None;
+    }
+    let width_a = a.table_columns.len();
+    let mut table_columns = a.table_columns.clone();
+    table_columns.extend(b.table_columns.iter().cloned());
+    let mut targets = a.targets.clone();
+    targets.extend(b.targets.iter().map(|t| match t {
+        RemoteTarget::Col(c) => RemoteTarget::Col(c + width_a),
+        other => other.clone(),
+    }));
+    // The pair's output column k is target k: a column of `table_columns`.
+    let to_table = |e: &Expr| {
+        e.map_cols(&|k| match targets.get(k) {
+            Some(RemoteTarget::Col(c)) => *c,
+            _ => k,
+        })
+    };
+    let quals_a: Vec<Expr> = a.quals.clone();
+    let quals_b: Vec<Expr> = b.quals.iter().map(|e| e.map_cols(&|c| c + width_a)).collect();
+    let clauses: Vec<Expr> = join_clauses.iter().map(to_table).collect();
+    let others: Vec<Expr> = other_conds.iter().map(to_table).collect();
+    // The remote join's outer and inner sides (a right join swapped into a left one).
+    let (jt, outer, inner, outer_quals, inner_quals) = match join_type {
+        JoinType::Right => (JoinType::Left, 1, 0, quals_b.clone(), quals_a.clone()),
+        jt => (jt, 0, 1, quals_a.clone(), quals_b.clone()),
+    };
+    let mut on = clauses.clone();
+    let mut where_ = vec![];
+    match jt {
+        JoinType::Inner => {
+            on.extend(inner_quals);
+            on.extend(outer_quals);
+        }
+        JoinType::Left => {
+            on.extend(inner_quals);
+            where_.extend(others);
+            where_.extend(outer_quals);
+        }
+        _ => {}
+    }
+    let rel = |side: &ForeignSide, q: &RemoteQuery, first_col: usize, quals: Vec<Expr>| RemoteRel {
+        table: q.table.clone(),
+        relation: side.scan.relation.clone(),
+        alias: side.alias.to_string(),
+        rt_index: side.rt_index,
+        first: first_col,
+        ncols: q.table_columns.len(),
+        quals,
+    };
+    let join = RemoteJoin {
+        rels: vec![rel(&first, a, 0, quals_a), rel(&second, b, width_a, quals_b)],
+        tree: RemoteJoinTree::Join {
+            join_type: jt,
+            outer: Box::new(RemoteJoinTree::Rel(outer)),
+            inner: Box::new(RemoteJoinTree::Rel(inner)),
+            on,
+            join_clauses: clauses.len(),
+        },
+    };
+    let remote =
+        RemoteQuery { quals: where_, join: Some(Box::new(join)), ..RemoteQuery::scan(&a.table, table_columns, &[]) };
+    let remote = RemoteQuery { targets, ..remote };
+    Some(ForeignScanPlan {
+        relation: first.scan.relation.clone(),
+        server: first.scan.server.clone(),
+        remote,
+        alias: None,
+    })
+}
+
+/// A scan of one foreign table that returns its rows as they are (what a join
+/// relation can be built over).
+fn plain_scan(q: &RemoteQuery) -> bool {
+    q.join.is_none()
+        && !q.aggregated()
+        && q.order_by.is_empty()
+        && q.limit.is_none()
+        && q.offset.is_none()
+        && !q.quals.iter().any(has_params)
+}
+
+/// A prepared statement's or an InitPlan's parameter: the sandbox numbers a joined
+/// query's parameters in no order yet, so such a join is not pushed.
+fn has_params(e: &Expr) -> bool {
+    e.has_param() || e.has_exec_param()
+}
+
+/// The join's scan returning only the columns read above the join (`above`, in the
+/// caller's numbering, in the order the remote target list takes: the join
+/// relation's target), and `map` (the caller's numbering → the scan's output)
+/// renumbered for it. A plan that is no foreign scan comes back unchanged.
+pub fn keep_outputs(plan: Plan, map: &[Option<usize>], above: &[usize]) -> (Plan, Vec<Option<usize>>) {
+    let Plan::ForeignScan(mut f) = plan else { return (plan, map.to_vec()) };
+    let mut kept: Vec<usize> = vec![];
+    for k in above.iter().filter_map(|&c| map.get(c).copied().flatten()) {
+        if k < f.remote.targets.len() && !kept.contains(&k) {
+            kept.push(k);
+        }
+    }
+    f.remote.targets = kept.iter().filter_map(|&k| f.remote.targets.get(k).cloned()).collect();
+    let renumbered = map.iter().map(|m| m.and_then(|k| kept.iter().position(|&x| x == k))).collect();
+    (Plan::ForeignScan(f), renumbered)
+}
+
+/// `add_foreign_grouping_paths` over a pushed-down join: the aggregate (grouping keys
+/// and aggregate arguments that are columns of the scan's output, `keys` then `aggs`)
+/// and its HAVING (over that output) in the remote query, which then returns the
+/// Aggregate's output; `Err(plan)` unchanged when it cannot be pushed
+/// (`foreign_grouping_ok`: an expression key or argument, an unshippable HAVING).
+pub fn push_aggregate(plan: Plan, keys: &[Expr], aggs: &[AggCall], having: Option<&Expr>) -> Result<Plan, Plan> {
+    let Plan::ForeignScan(mut f) = plan else { return Err(plan) };
+    let col = |e: &Expr| match e {
+        Expr::Col(k) => match f.remote.targets.get(*k) {
+            Some(RemoteTarget::Col(c)) => Some(*c),
+            _ => None,
+        },
+        _ => None,
+    };
+    let key_cols: Option<Vec<usize>> = keys.iter().map(col).collect();
+    let args: Option<Vec<Option<usize>>> =
+        aggs.iter().map(|a| a.arg.as_ref().map_or(Some(None), |e| col(e).map(Some))).collect();
+    let pushable = f.remote.join.is_some() && !f.remote.aggregated() && having.is_none_or(is_foreign_expr);
+    let (Some(key_cols), Some(args), true) = (key_cols, args, pushable) else {
+        return Err(Plan::ForeignScan(f));
+    };
+    let mut targets: Vec<RemoteTarget> = key_cols.iter().map(|&c| RemoteTarget::Col(c)).collect();
+    targets.extend(aggs.iter().zip(&args).map(|(a, arg)| RemoteTarget::Agg(a.func, *arg)));
+    f.remote.targets = targets;
+    f.remote.group_by = key_cols;
+    f.remote.having = having.map(|h| split_and(h)).unwrap_or_default();
+    Ok(Plan::ForeignScan(f))
+}
+
+/// The AND-ed conditions of `e`, in order.
+fn split_and(e: &Expr) -> Vec<Expr> {
+    match e {
+        Expr::Bin(crate::plan::BinOp::And, l, r) => {
+            let mut v = split_and(l);
+            v.extend(split_and(r));
+            v
+        }
+        other => vec![other.clone()],
+    }
+}
