@@ -1917,6 +1917,7 @@ impl<'a> Planner<'a> {
             order_by: vec![],
             limit: None,
             offset: None,
+            row_mark: None,
         };
         Ok(ForeignScanPlan {
             relation: leaf.rel.name.clone(),

@@ -589,6 +589,20 @@ pub struct RemoteQuery {
     /// OFFSET, sent with LIMIT when postgres_fdw pushes a query's LIMIT/OFFSET down
     /// (a plain foreign table; `add_foreign_final_paths`).
     pub offset: Option<u64>,
+    /// The scan of postgres_fdw's foreign modify (UPDATE/DELETE that is no direct
+    /// modify): the rows are locked, `… , ctid FROM t … FOR UPDATE`, and each comes
+    /// with its ctid as a last column. None for any other scan.
+    #[serde(skip)]
+    pub row_mark: Option<RowMark>,
+}
+
+/// A foreign modify's row mark on its scan (`postgresPlanForeignModify`'s scan,
+/// deparse.c's `deparseLockingClause`): the scan sends `ctid` after its targets and
+/// `FOR UPDATE`; `shown` is what EXPLAIN prints as the scan's Output, the modify's row
+/// as PostgreSQL's subplan projects it (`'q'::text, ctid, ft.*`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RowMark {
+    pub shown: Vec<String>,
 }
 
 impl RemoteQuery {
@@ -604,6 +618,7 @@ impl RemoteQuery {
             order_by: vec![],
             limit: None,
             offset: None,
+            row_mark: None,
         }
     }
     /// Does the query aggregate (GROUP BY or an aggregate in the target list)?
@@ -621,6 +636,7 @@ impl RemoteQuery {
                     Column::new(f.name(), f.result_type(ty))
                 }
             })
+            .chain(self.row_mark.as_ref().map(|_| Column::new("ctid", ColType::Text)))
             .collect()
     }
 }

@@ -57,7 +57,13 @@ pub fn deparse_remote_query(q: &RemoteQuery) -> String {
             RemoteTarget::Agg(f, Some(c)) => format!("{}({})", f.name(), quote_identifier(&names[*c])),
         })
         .collect();
-    let select_list = if targets.is_empty() { "NULL".to_string() } else { targets.join(", ") };
+    // A foreign modify's scan reads the rows' ctid after its targets (and only it
+    // when it needs no column).
+    let mut listed = targets.clone();
+    if q.row_mark.is_some() {
+        listed.push("ctid".to_string());
+    }
+    let select_list = if listed.is_empty() { "NULL".to_string() } else { listed.join(", ") };
     let mut sql = format!("SELECT {select_list} FROM {}", qualified_table(&q.table));
     let params = remote_params(q);
     let renumbered: Vec<Expr> = q.quals.iter().map(|e| renumber(e, &params)).collect();
@@ -109,6 +115,9 @@ pub fn deparse_remote_query(q: &RemoteQuery) -> String {
     }
     if let Some(n) = q.offset {
         sql.push_str(&format!(" OFFSET {n}::bigint"));
+    }
+    if q.row_mark.is_some() {
+        sql.push_str(" FOR UPDATE");
     }
     sql
 }
