@@ -223,6 +223,10 @@ impl Column {
     }
 }
 
+/// Rows a heap page holds, for `ctid`s: PostgreSQL's for a narrow row of a few
+/// columns is of this order (it depends on the row's width there; here it is fixed).
+pub const CTID_ROWS_PER_PAGE: u32 = 100;
+
 /// An in-memory heap table: rows stored flat, `columns.len()` values per row.
 #[derive(Clone, Debug)]
 pub struct Table {
@@ -235,6 +239,12 @@ pub struct Table {
     /// clears it (a change clears its page's bit). An Index Only Scan then fetches
     /// no heap tuple (`Heap Fetches: 0`), and is costed so (`allvisfrac`).
     pub all_visible: bool,
+    /// Each row's tuple identifier, in row order (`ctid` on a shard: postgres_fdw's
+    /// foreign modify names a row by it). A row keeps its tid while it is not changed;
+    /// an updated row is a new version with a new tid, as in PostgreSQL's heap.
+    pub tids: Vec<u32>,
+    /// The tid the next row stored gets.
+    pub next_tid: u32,
 }
 
 /// An index on one column: the row numbers in ascending order of that column.
@@ -246,7 +256,15 @@ pub struct Index {
 
 impl Table {
     pub fn new(name: &str, columns: Vec<Column>) -> Table {
-        Table { name: name.to_string(), columns, data: Vec::new(), indexes: Vec::new(), all_visible: false }
+        Table {
+            name: name.to_string(),
+            columns,
+            data: Vec::new(),
+            indexes: Vec::new(),
+            all_visible: false,
+            tids: Vec::new(),
+            next_tid: 0,
+        }
     }
     pub fn ncols(&self) -> usize {
         self.columns.len()
@@ -263,9 +281,39 @@ impl Table {
         &self.data[i * n..(i + 1) * n]
     }
     pub fn push_row(&mut self, row: &[Datum]) {
+        let tid = self.next_tid;
+        self.push_row_with_tid(row, tid);
+    }
+    /// Stores a row under a given tid (a row a rebuilt table keeps unchanged).
+    pub fn push_row_with_tid(&mut self, row: &[Datum], tid: u32) {
         self.all_visible = false;
         debug_assert_eq!(row.len(), self.ncols());
         self.data.extend_from_slice(row);
+        self.tids.push(tid);
+        self.next_tid = self.next_tid.max(tid.saturating_add(1));
+    }
+    /// Row `i`'s `ctid` as PostgreSQL writes it, `(block,offset)`: tids numbered in
+    /// storage order, [`CTID_ROWS_PER_PAGE`] to a page, offsets from 1.
+    pub fn ctid(&self, i: usize) -> String {
+        let tid = self.tids.get(i).copied().unwrap_or(i as u32);
+        format!("({},{})", tid / CTID_ROWS_PER_PAGE, tid % CTID_ROWS_PER_PAGE + 1)
+    }
+    /// The same table with its rows' `ctid` as a last text column (what a shard's
+    /// `SELECT …, ctid … FOR UPDATE` reads).
+    pub fn with_ctid_column(&self) -> Table {
+        let mut columns = self.columns.clone();
+        columns.push(Column::new("ctid", ColType::Text));
+        let mut t = Table::new(&self.name, columns);
+        t.data.reserve(self.nrows() * (self.ncols() + 1));
+        for i in 0..self.nrows() {
+            t.data.extend_from_slice(self.row(i));
+            t.data.push(Datum::text(&self.ctid(i)));
+        }
+        t.tids = self.tids.clone();
+        t.next_tid = self.next_tid;
+        t.indexes = self.indexes.clone();
+        t.all_visible = self.all_visible;
+        t
     }
     /// Builds an index on a column (after the rows are loaded).
     pub fn create_index(&mut self, column: usize) {

@@ -64,6 +64,7 @@
 
 pub mod catalog;
 pub mod eval;
+mod fdw_modify;
 pub mod funcscan;
 mod indxpath;
 pub mod modifytable;

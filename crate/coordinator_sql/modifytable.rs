@@ -177,6 +177,8 @@ fn plan_direct_modify(
     // A plain local table: ModifyTable changes its rows itself (`ResultRel::LocalModify`).
     let local = matches!(rel.kind, RelKind::Table(_));
     let mut set_exprs: Vec<(usize, crate::plan::Expr)> = Vec::new();
+    // A SET expression that is not shippable leaves postgres_fdw's foreign modify.
+    let mut sets_shippable = true;
     for (col, e) in sets.into_iter().flatten() {
         let c = ident(col);
         if rel.column_index(&c).is_none() {
@@ -188,10 +190,7 @@ fn plan_direct_modify(
         let a = super::eval::analyze(e, &env)?;
         set_exprs.push((rel.column_index(&c).unwrap_or(0), a.expr.clone()));
         if !local && !super::shippable::is_foreign_expr(&a.expr) {
-            return Err(FrontError::unsupported(
-                format!("{verb} whose SET {c} = {e} is not shippable: postgres_fdw's foreign modify (SELECT … FOR UPDATE, then {verb} … WHERE ctid = $1)"),
-                at,
-            ));
+            sets_shippable = false;
         }
         let mut v = crate::sql_text::deparse::deparse_expr(&a.expr, &names);
         if matches!(a.expr, crate::plan::Expr::Const(crate::types::Datum::Text(_))) {
@@ -252,8 +251,8 @@ fn plan_direct_modify(
     let not_direct = |what: &str| {
         FrontError::unsupported(
             format!(
-                "{verb} of \"{name}\" {what}: postgres_fdw's direct modify does not apply, and its foreign modify \
-                 (SELECT … FOR UPDATE, then {verb} … WHERE ctid = $1) and a local table's {verb} are not in the sandbox"
+                "{verb} of \"{name}\" {what}: postgres_fdw's direct modify does not apply, and the sandbox runs its \
+                 foreign modify (SELECT … FOR UPDATE, then {verb} … WHERE ctid = $1) only for a plain foreign table"
             ),
             at,
         )
@@ -289,6 +288,34 @@ fn plan_direct_modify(
         planned.order_key = None;
         planned.order_keys = vec![];
         return Ok(planned);
+    }
+    // A foreign table that cannot be a direct modify (a local Filter, a SET that is
+    // not shippable): postgres_fdw's foreign modify, a row at a time by ctid.
+    let direct_applies = sets_shippable && matches!(&planned.plan, Plan::ForeignScan(_));
+    if matches!(rel.kind, RelKind::Foreign { .. }) && !direct_applies {
+        let req = super::fdw_modify::ModifyRequest { operation, rel, sets: &set_exprs, returned: &used };
+        let scan = std::mem::replace(&mut planned.plan, Plan::EmptyResult { columns: vec![] });
+        let (child, target) = super::fdw_modify::plan_foreign_modify(&req, scan, at)?;
+        let returning_shown = ret.iter().map(|(e, _)| e.to_sql(&used_names(&used, &names))).collect();
+        let returning_cols: Vec<crate::types::Column> =
+            ret.iter().map(|(e, n)| crate::types::Column::new(n, e.col_type(&returned))).collect();
+        planned.plan = Plan::ModifyTable(Box::new(ModifyTablePlan {
+            operation,
+            relation: name,
+            target: ResultRel::ForeignRow(target),
+            columns: rel.columns.iter().map(|c| (c.name.clone(), c.ty)).collect(),
+            source: vec![],
+            child,
+            returning: ret,
+            returning_sql: returning_shown,
+        }));
+        planned.columns = returning_cols;
+        planned.order_key = None;
+        planned.order_keys = vec![];
+        return Ok(planned);
+    }
+    if !sets_shippable {
+        return Err(not_direct("with a SET expression that is not shippable"));
     }
     let child = match &planned.plan {
         Plan::ForeignScan(f) => direct(f),
@@ -339,6 +366,11 @@ fn plan_direct_modify(
     planned.order_key = None;
     planned.order_keys = vec![];
     Ok(planned)
+}
+
+/// The names of the returned columns (`used`), as a foreign table's RETURNING shows them.
+fn used_names(used: &[usize], names: &[String]) -> Vec<String> {
+    used.iter().map(|&c| quote_identifier(&names[c])).collect()
 }
 
 /// The INSERT's source query.

@@ -108,13 +108,13 @@ mod joinrels;
 // Append, remote ORDER BY and LIMIT): a child module, so it extends `Planner`.
 #[path = "grouping_planner.rs"]
 mod grouping_planner;
+/// Incremental Sort paths (`create_ordered_paths`' second kind of sorted path).
+#[path = "incsort.rs"]
+mod incsort;
 /// Partitionwise join of two relations (`try_partitionwise_join`): a child module, so
 /// it extends `Join`.
 #[path = "partitionwise.rs"]
 mod partitionwise;
-/// Incremental Sort paths (`create_ordered_paths`' second kind of sorted path).
-#[path = "incsort.rs"]
-mod incsort;
 use grouping_planner::{ScanInput, Upper};
 
 /// A planned query: the plan, its output columns, and the foreign servers it reads.
@@ -2064,6 +2064,7 @@ impl<'a> Planner<'a> {
             limit: None,
             offset: None,
             join: None,
+            row_mark: None,
         };
         Ok(ForeignScanPlan {
             relation: leaf.rel.name.clone(),

@@ -46,6 +46,7 @@ mod async_wait;
 pub mod estate;
 pub mod event_loop;
 pub mod exec_async;
+mod fdw_modify;
 mod node_agg;
 mod node_append;
 mod node_bitmapheapscan;

@@ -103,6 +103,8 @@ pub struct ForeignScanState {
     sql_inline: String,
     /// EXPLAIN VERBOSE's Output: the remote query's target list.
     output: Vec<String>,
+    /// A foreign modify's scan: EXPLAIN shows the modify's row as its Output.
+    row_mark: Option<crate::plan::RowMark>,
     /// How EXPLAIN names the scan of a partition.
     name: Option<ScanName>,
     /// Aggregates are pushed down: EXPLAIN prints an upper-relation scan
@@ -209,6 +211,7 @@ impl ForeignScanState {
                 .join
                 .as_deref()
                 .map(|j| crate::sql_text::deparse_join::relations_label(j, REMOTE_SCHEMA)),
+            row_mark: plan.remote.row_mark.clone(),
             name: plan.alias.clone(),
             upper: plan.remote.targets.iter().any(|t| matches!(t, RemoteTarget::Agg(..))),
             fetch_size,
@@ -614,6 +617,12 @@ impl ExecNode for ForeignScanState {
         e.relation = Some(self.relation.clone());
         for o in &self.output {
             e.push_output(o.clone());
+        }
+        if let Some(m) = &self.row_mark {
+            // Shown as the Output; its quals still name the columns read.
+            for o in &m.shown {
+                e.details.push((crate::instrument::ROW_MARK_OUTPUT.into(), o.clone()));
+            }
         }
         super::explain_scan_name(e, self.name.as_ref());
         e.details.push(("Server".into(), self.server.clone()));

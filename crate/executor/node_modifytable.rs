@@ -136,6 +136,8 @@ enum Target {
         table: String,
         sets: Vec<(usize, crate::plan::Expr)>,
     },
+    /// UPDATE / DELETE of a foreign table by postgres_fdw's foreign modify.
+    ForeignRow(Box<super::fdw_modify::ForeignRowState>),
 }
 
 /// Where a batch's statements stand (`execute_foreign_modify`).
@@ -182,38 +184,11 @@ impl ForeignModifyState {
 
     /// The answer to our statement: Ok(None) after blocking on it.
     fn result(&self, es: &mut EState, ticket: Ticket) -> ExecResult<Option<crate::remote::QueryResult>> {
-        match es.conns[self.conn].take_result(ticket) {
-            Some(r) => match r.error {
-                Some(e) => Err(ExecError::Remote(e)),
-                None => Ok(Some(r)),
-            },
-            None => {
-                if let Some(e) = &es.conns[self.conn].first_error {
-                    return Err(ExecError::Remote(e.clone()));
-                }
-                es.block_on(self.conn);
-                Ok(None)
-            }
-        }
+        statement_result(es, self.conn, ticket)
     }
 
-    /// process_pending_request: another request's FETCH in flight on our connection
-    /// is waited for (its rows stay for their scan, `node_foreignscan`). False after
-    /// blocking.
     fn drain_pending_request(&self, es: &mut EState, node: usize) -> ExecResult<bool> {
-        let c = &es.conns[self.conn];
-        let Some(p) = c.pending_areq else { return Ok(true) };
-        if c.is_ready(p.ticket) {
-            let (conn, request) = (self.conn, p.request);
-            es.record(|| crate::trace::TraceKind::Drain { conn, request, node });
-            es.conns[self.conn].pending_areq = None;
-            return Ok(true);
-        }
-        if let Some(e) = &c.first_error {
-            return Err(ExecError::Remote(e.clone()));
-        }
-        es.block_on(self.conn);
-        Ok(false)
+        drain_pending_request(es, self.conn, node)
     }
 
     /// execute_foreign_modify of the first `min(batch, batch_size)` rows of the batch:
@@ -292,6 +267,45 @@ impl ForeignModifyState {
             }
         }
     }
+}
+
+/// The answer to a statement sent on `conn`: Ok(None) after blocking on it.
+pub(super) fn statement_result(
+    es: &mut EState,
+    conn: usize,
+    ticket: Ticket,
+) -> ExecResult<Option<crate::remote::QueryResult>> {
+    match es.conns[conn].take_result(ticket) {
+        Some(r) => match r.error {
+            Some(e) => Err(ExecError::Remote(e)),
+            None => Ok(Some(r)),
+        },
+        None => {
+            if let Some(e) = &es.conns[conn].first_error {
+                return Err(ExecError::Remote(e.clone()));
+            }
+            es.block_on(conn);
+            Ok(None)
+        }
+    }
+}
+
+/// process_pending_request: another request's FETCH in flight on `conn` is waited
+/// for (its rows stay for their scan, `node_foreignscan`). False after blocking.
+pub(super) fn drain_pending_request(es: &mut EState, conn: usize, node: usize) -> ExecResult<bool> {
+    let c = &es.conns[conn];
+    let Some(p) = c.pending_areq else { return Ok(true) };
+    if c.is_ready(p.ticket) {
+        let request = p.request;
+        es.record(|| crate::trace::TraceKind::Drain { conn, request, node });
+        es.conns[conn].pending_areq = None;
+        return Ok(true);
+    }
+    if let Some(e) = &c.first_error {
+        return Err(ExecError::Remote(e.clone()));
+    }
+    es.block_on(conn);
+    Ok(false)
 }
 
 /// The most rows one statement may insert or change: what a scenario file may load in
@@ -442,7 +456,7 @@ fn route(
             Ok(Routed::Done)
         }
         Target::Foreign(k) => Ok(Routed::Foreign(*k, row)),
-        Target::Direct | Target::LocalModify { .. } => {
+        Target::Direct | Target::LocalModify { .. } | Target::ForeignRow(_) => {
             Err(ExecError::Internal("a row to insert reached an UPDATE or DELETE".into()))
         }
         Target::Unopened(plan) => {
@@ -491,6 +505,7 @@ fn open_target(
         }
         ResultRel::Foreign(f) => Target::Unopened(f.clone()),
         ResultRel::Direct => Target::Direct,
+        ResultRel::ForeignRow(f) => Target::ForeignRow(Box::new(super::fdw_modify::ForeignRowState::begin(f, es)?)),
         ResultRel::LocalModify { table, sets } => Target::LocalModify { table: table.clone(), sets: sets.clone() },
         ResultRel::Partitioned(p) => {
             let mut partitions = Vec::new();
@@ -515,6 +530,20 @@ impl ExecNode for ModifyTableState {
             // run loop runs GetConnection's statements, then calls again).
             if !es.remote_commands.is_empty() {
                 return Ok(ExecStatus::Wait);
+            }
+            // A foreign modify's row under way: its UPDATE or DELETE first.
+            if let Target::ForeignRow(st) = &mut self.target {
+                if st.busy() {
+                    match st.send_row(es, self.id)? {
+                        None => return Ok(ExecStatus::Wait),
+                        Some(returned) => {
+                            if !self.returning.is_empty() {
+                                self.to_return.extend(returned);
+                            }
+                            continue;
+                        }
+                    }
+                }
             }
             if let Some(k) = self.sending {
                 if !self.foreign[k].send_batch(es, self.id)? {
@@ -579,6 +608,15 @@ impl ExecNode for ModifyTableState {
                         return Ok(ExecStatus::Row);
                     }
                 }
+                ExecStatus::Row if matches!(self.target, Target::ForeignRow(_)) => {
+                    // ExecUpdate / ExecDelete → ExecForeignUpdate / ExecForeignDelete.
+                    self.modified += 1;
+                    es.clock.charge(es.cost.result_row_ns);
+                    let row = self.child[0].node.slot();
+                    if let Target::ForeignRow(st) = &mut self.target {
+                        st.take_row(row)?;
+                    }
+                }
                 ExecStatus::Row if matches!(self.target, Target::Direct) => {
                     // A direct modify's returned row: RETURNING's projection of it.
                     if self.returning.is_empty() {
@@ -611,6 +649,12 @@ impl ExecNode for ModifyTableState {
                 es.remote_commands.push_back(RemoteCommand { conn: f.conn, statement, owner: Some(self.id) });
             }
         }
+        if let Target::ForeignRow(st) = &mut self.target {
+            if let Some(name) = st.p_name.take() {
+                let statement = Some((Proto::Simple, format!("DEALLOCATE {name}"), QueryRole::InTransaction));
+                es.remote_commands.push_back(RemoteCommand { conn: st.conn, statement, owner: Some(self.id) });
+            }
+        }
         super::exec_end_node(&mut self.child[0], es);
     }
 
@@ -631,6 +675,9 @@ impl ExecNode for ModifyTableState {
         if let Some(f) = &self.explain_foreign {
             e.details.push(("Remote SQL".into(), f.insert_sql(1)));
             e.details.push(("Batch Size".into(), f.batch_size.to_string()));
+        }
+        if let Target::ForeignRow(st) = &self.target {
+            e.details.push(("Remote SQL".into(), st.plan.sql.clone()));
         }
     }
 }

@@ -244,10 +244,20 @@ fn substitute(text: &str, inputs: &[String]) -> String {
     out
 }
 
+/// The detail under which a foreign modify's scan gives the Output PostgreSQL prints
+/// for it (the modify's row: new values, `ctid`, the whole row), its own `Output`
+/// entries still naming the columns its quals read.
+pub const ROW_MARK_OUTPUT: &str = "Row Mark Output";
+
 fn resolve_outputs(n: &ExplainNode, prefix: bool) -> Outputs {
     let mut children: Vec<Outputs> = n.children.iter().map(|c| resolve_outputs(c, prefix)).collect();
     let own: Vec<&str> = n.details.iter().filter(|(k, _)| k == "Output").map(|(_, v)| v.as_str()).collect();
-    let cols = if n.is_scan() {
+    let row_mark: Vec<String> =
+        n.details.iter().filter(|(k, _)| k == ROW_MARK_OUTPUT).map(|(_, v)| v.clone()).collect();
+    let cols = if !row_mark.is_empty() {
+        // A foreign modify's scan: the modify's row, as written.
+        row_mark
+    } else if n.is_scan() {
         // A column name, quoted and qualified; an expression (a pushed-down aggregate,
         // `(count(*))`) as it is.
         let alias = n.alias().map(quote_identifier).unwrap_or_default();
@@ -572,7 +582,7 @@ fn shows_output(n: &ExplainNode) -> bool {
     // ModifyTable has only RETURNING's output (`Insert on …` without it has none).
     match n.node_type.as_str() {
         "Append" | "Merge Append" | "Bitmap Index Scan" => false,
-        "Insert" => n.detail("Output").is_some(),
+        "Insert" | "Update" | "Delete" => n.detail("Output").is_some(),
         _ => true,
     }
 }
@@ -595,7 +605,8 @@ fn properties(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions) -> Vec<(Strin
     n.details
         .iter()
         .filter(|(k, _)| match k.as_str() {
-            "Output" | "Schema" | "Alias" | "Server" | "Qualify" | "Parent" | "JoinType" | "Partial Mode" => false,
+            "Output" | "Schema" | "Alias" | "Server" | "Qualify" | "Parent" | "JoinType" | "Partial Mode"
+            | ROW_MARK_OUTPUT => false,
             // TEXT prints it only with VERBOSE, and only when true (explain.c).
             "Remote SQL" | "Inner Unique" | "Batch Size" => opts.verbose,
             _ => true,
@@ -622,7 +633,8 @@ fn properties(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions) -> Vec<(Strin
                 return (k.clone(), unmark(&substitute(v, q)));
             }
             // A foreign modify's Remote SQL has parameters of its own, not inputs.
-            let own_params = n.is_scan() || (n.node_type == "Insert" && k == "Remote SQL");
+            let own_params =
+                n.is_scan() || (matches!(n.node_type.as_str(), "Insert" | "Update" | "Delete") && k == "Remote SQL");
             (k.clone(), unmark(&if own_params { v.clone() } else { substitute(v, input) }))
         })
         .collect()

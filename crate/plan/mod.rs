@@ -607,6 +607,20 @@ pub struct RemoteQuery {
     /// joined relations' columns one relation after another, and `quals` the
     /// join's WHERE ([`RemoteJoin`]). None for a scan of one table.
     pub join: Option<Box<RemoteJoin>>,
+    /// The scan of postgres_fdw's foreign modify (UPDATE/DELETE that is no direct
+    /// modify): the rows are locked, `… , ctid FROM t … FOR UPDATE`, and each comes
+    /// with its ctid as a last column. None for any other scan.
+    #[serde(skip)]
+    pub row_mark: Option<RowMark>,
+}
+
+/// A foreign modify's row mark on its scan (`postgresPlanForeignModify`'s scan,
+/// deparse.c's `deparseLockingClause`): the scan sends `ctid` after its targets and
+/// `FOR UPDATE`; `shown` is what EXPLAIN prints as the scan's Output, the modify's row
+/// as PostgreSQL's subplan projects it (`'q'::text, ctid, ft.*`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RowMark {
+    pub shown: Vec<String>,
 }
 
 /// A pushed-down join's relations and how they are joined (postgres_fdw's join
@@ -684,6 +698,7 @@ impl RemoteQuery {
             limit: None,
             offset: None,
             join: None,
+            row_mark: None,
         }
     }
     /// Does the query aggregate (GROUP BY or an aggregate in the target list)?
@@ -701,6 +716,7 @@ impl RemoteQuery {
                     Column::new(f.name(), f.result_type(ty))
                 }
             })
+            .chain(self.row_mark.as_ref().map(|_| Column::new("ctid", ColType::Text)))
             .collect()
     }
 }

@@ -100,6 +100,29 @@ pub enum ResultRel {
     /// UPDATE (`sets`: each column's new value over the old row) or DELETE (no sets)
     /// of the coordinator's table: the child returns the rows to change, whole.
     LocalModify { table: String, sets: Vec<(usize, super::Expr)> },
+    /// UPDATE or DELETE of a foreign table that is no direct modify: postgres_fdw's
+    /// foreign modify, a row at a time by its ctid (`executor::fdw_modify`).
+    ForeignRow(ForeignRowModify),
+}
+
+/// postgres_fdw's foreign modify of UPDATE or DELETE (`postgresPlanForeignModify`,
+/// deparse.c's `deparseUpdateSql` / `deparseDeleteSql`): the child is the scan of
+/// the rows with their ctid (`RowMark`), and each of its rows is changed by the
+/// prepared `UPDATE remote SET col = $2, … WHERE ctid = $1` / `DELETE FROM remote
+/// WHERE ctid = $1`, its parameters the row's ctid, then the new values.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ForeignRowModify {
+    pub relation: String,
+    pub server: String,
+    /// The remote statement, prepared once (`pgsql_fdw_prep_N`), executed a row.
+    pub sql: String,
+    /// The child's column holding the row's ctid.
+    pub ctid_col: usize,
+    /// UPDATE: the SET columns' new values over the child's row, in the columns'
+    /// order (parameters `$2`, …), each with the column's type; empty for DELETE.
+    pub sets: Vec<(super::Expr, SqlType)>,
+    /// RETURNING: how many columns the remote statement returns (0 without).
+    pub returning: usize,
 }
 
 /// postgres_fdw's `PgFdwModifyState`, as planned (`postgresPlanForeignModify`).

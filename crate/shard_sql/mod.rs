@@ -72,6 +72,7 @@ use crate::types::{Catalog, Column};
 mod expr;
 mod join;
 mod modify;
+pub use modify::ctid_column;
 pub mod nesting;
 mod select;
 mod source;
@@ -120,7 +121,9 @@ pub enum ShardStatement {
     /// `SET name = value` / `SET name TO value`: accepted and ignored.
     Set,
     /// `DECLARE name CURSOR FOR <select>`; `columns` are the select list's.
-    DeclareCursor { name: String, plan: Plan, columns: Vec<Column> },
+    /// `for_update`: the table a `SELECT … FOR UPDATE` reads (postgres_fdw's foreign
+    /// modify), planned and run over it with its `ctid` as a last column.
+    DeclareCursor { name: String, plan: Plan, columns: Vec<Column>, for_update: Option<String> },
     /// `FETCH n FROM cursor`; `count` None means `ALL`.
     Fetch { cursor: String, count: Option<u64> },
     /// `CLOSE cursor`.
@@ -396,8 +399,24 @@ fn declare_cursor(
     if declare.binary == Some(true) {
         return Err(SqlError::unsupported("BINARY cursors", here));
     }
+    if !query.locks.is_empty() {
+        let (unlocked, table) = select::for_update(query, src, catalog)?;
+        let with_ctid = with_ctid_column(catalog, &table);
+        let (plan, columns) = select::plan_query(&unlocked, src, &with_ctid)?;
+        return Ok(ShardStatement::DeclareCursor { name: ident_name(name), plan, columns, for_update: Some(table) });
+    }
     let (plan, columns) = select::plan_query(query, src, catalog)?;
-    Ok(ShardStatement::DeclareCursor { name: ident_name(name), plan, columns })
+    Ok(ShardStatement::DeclareCursor { name: ident_name(name), plan, columns, for_update: None })
+}
+
+/// `catalog` with `table` given its rows' `ctid` as a last column (the system column
+/// postgres_fdw's foreign modify reads and names rows by).
+pub fn with_ctid_column(catalog: &Catalog, table: &str) -> Catalog {
+    let mut out = catalog.clone();
+    if let Some(t) = out.tables.iter_mut().find(|t| t.name == table) {
+        *t = std::rc::Rc::new(t.with_ctid_column());
+    }
+    out
 }
 
 /// Rows a FETCH asks for; None means all. Only forward fetches are supported.

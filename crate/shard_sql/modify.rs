@@ -12,7 +12,10 @@
 //!
 //! An UPDATE's or DELETE's WHERE and an UPDATE's SET expressions are planned over the
 //! table's columns as a SELECT's are (`expr`); the new values of a row are computed
-//! from its old values (every SET reads the row as it was).
+//! from its old values (every SET reads the row as it was). postgres_fdw's foreign
+//! modify sends `UPDATE public.t SET c = $2 WHERE ctid = $1` / `DELETE FROM public.t
+//! WHERE ctid = $1`, prepared: a SET parameter takes its column's type, and `ctid =
+//! $n` compares the row's ctid (`Table::ctid`) with the parameter's text.
 //!
 //! An INSERT's values are parameters, constants (numbers, strings, NULL, booleans) or
 //! DEFAULT-less: each `$n` takes the type of the column it is inserted into, as
@@ -153,12 +156,23 @@ fn modified_table(
     Ok(super::expr::Relation { table, alias: None, columns: t.columns.clone(), members: vec![] })
 }
 
-/// The WHERE of an UPDATE or DELETE over `rel`.
+/// The WHERE of an UPDATE or DELETE over `rel`. `ctid = $n` (postgres_fdw's foreign
+/// modify names its row so, deparse.c's `deparseUpdateSql`) compares the row's ctid,
+/// read as the column after the table's last ([`ctid_column`]), with the parameter.
 fn plan_where(
     selection: &Option<ast::Expr>,
     src: &Source,
     rel: &super::expr::Relation,
 ) -> Result<Option<Expr>, SqlError> {
+    if let Some(ast::Expr::BinaryOp { left, op: ast::BinaryOperator::Eq, right }) = selection {
+        if matches!(left.as_ref(), ast::Expr::Identifier(i) if ident_name(i) == "ctid")
+            && rel.column_index(&ast::Ident::new("ctid")).is_none()
+        {
+            let here = src.span_position(ast::Spanned::span(right.as_ref()));
+            let value = value_expr(right, SqlType::Text, here)?;
+            return Ok(Some(Expr::bin(crate::plan::BinOp::Eq, Expr::Col(rel.columns.len()), value)));
+        }
+    }
     let planner = super::expr::ExprPlanner { src, rel };
     selection
         .as_ref()
@@ -196,10 +210,15 @@ pub(super) fn plan_update(
         if sets.iter().any(|(x, _)| *x == c) {
             return Err(SqlError::new(format!("multiple assignments to same column \"{}\"", ident_name(col)), here));
         }
-        let e = planner.plan(
-            &a.value,
-            &mut super::expr::Scope::Rows { no_agg: "aggregate functions are not allowed in UPDATE" },
-        )?;
+        // `SET col = $n` (a foreign modify's new value): the parameter takes the
+        // column's type, as parse analysis types an assigned unknown parameter.
+        let e = match &a.value {
+            ast::Expr::Value(ast::Value::Placeholder(_)) => value_expr(&a.value, param_type(rel.columns[c].ty), here)?,
+            _ => planner.plan(
+                &a.value,
+                &mut super::expr::Scope::Rows { no_agg: "aggregate functions are not allowed in UPDATE" },
+            )?,
+        };
         sets.push((c, e));
     }
     let filter = plan_where(selection, src, &rel)?;
@@ -226,6 +245,15 @@ pub(super) fn plan_delete(
     let returning_cols = returning_columns(d.returning.as_deref(), &rel, here)?;
     let returning = returning_cols.iter().map(|&c| rel.columns[c].clone()).collect();
     Ok(ShardStatement::Delete { table: rel.table.clone(), filter, returning, returning_cols })
+}
+
+/// Does an UPDATE's or DELETE's WHERE read the row's ctid (column `ncols`)?
+pub fn ctid_column(filter: Option<&Expr>, ncols: usize) -> bool {
+    let mut reads = false;
+    if let Some(f) = filter {
+        f.for_each_col(&mut |c| reads |= c >= ncols);
+    }
+    reads
 }
 
 /// `RETURNING col, …` as deparse.c's `deparseReturningList` writes it: columns only.

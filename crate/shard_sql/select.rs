@@ -111,6 +111,26 @@ enum ItemSource<'q> {
     Column(usize),
 }
 
+/// `SELECT … FROM t … FOR UPDATE` (postgres_fdw's scan for a foreign modify): the
+/// query without its locking clause, and the table it locks. Only a plain `FOR
+/// UPDATE` of the one table read (a shard has no concurrency: the lock changes
+/// nothing but what may be read, the rows' `ctid`).
+pub(super) fn for_update(q: &Query, src: &Source, catalog: &Catalog) -> Result<(Query, String), SqlError> {
+    let position = src.find_keyword(q.body.span().end, &[Keyword::FOR]);
+    let plain = matches!(q.locks.as_slice(), [l] if l.lock_type == ast::LockType::Update && l.of.is_none() && l.nonblock.is_none());
+    if !plain {
+        return Err(SqlError::unsupported("FOR SHARE, FOR UPDATE OF, NOWAIT or SKIP LOCKED", position));
+    }
+    let select = query_body(q, src)?;
+    let (rel, join) = resolve_from(select, src, catalog)?;
+    if join.is_some() || !rel.members.is_empty() {
+        return Err(SqlError::unsupported("FOR UPDATE over a join", position));
+    }
+    let mut unlocked = q.clone();
+    unlocked.locks.clear();
+    Ok((unlocked, rel.table))
+}
+
 /// Rejects query-level clauses other than ORDER BY / LIMIT / OFFSET / FETCH FIRST.
 pub(super) fn check_query_clauses(q: &Query, src: &Source) -> Result<(), SqlError> {
     if let Some(with) = &q.with {

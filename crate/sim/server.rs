@@ -634,8 +634,8 @@ impl ShardServer {
             ShardStatement::Commit => self.exec_commit(out),
             ShardStatement::Rollback => self.exec_rollback(out),
             ShardStatement::Set => self.exec_set(stmt.info.set.as_ref(), out)?,
-            ShardStatement::DeclareCursor { name, plan, columns } => {
-                self.exec_declare(name, plan, columns, stmt.text, out)?
+            ShardStatement::DeclareCursor { name, plan, columns, for_update } => {
+                self.exec_declare(name, plan, columns, for_update, stmt.text, out)?
             }
             ShardStatement::Fetch { cursor, count } => return self.exec_fetch(&cursor, count, out),
             ShardStatement::Close { cursor } => self.exec_close(&cursor, out)?,
@@ -700,6 +700,7 @@ impl ShardServer {
         name: String,
         plan: Plan,
         columns: Vec<Column>,
+        for_update: Option<String>,
         text: String,
         out: &mut Vec<u8>,
     ) -> Result<(), PgError> {
@@ -709,7 +710,14 @@ impl ShardServer {
         if self.portal_index(&name).is_some() {
             return Err(PgError::error("42P03", format!("cursor \"{name}\" already exists")));
         }
-        let src = self.start_plan(plan, columns)?;
+        let src = match for_update {
+            // FOR UPDATE: the rows as they are now, each with its ctid.
+            Some(table) => {
+                let catalog = crate::shard_sql::with_ctid_column(&self.catalog, &table);
+                Self::start_plan_over(&catalog, plan, columns)?
+            }
+            None => self.start_plan(plan, columns)?,
+        };
         let state = PortalState::Rows(Box::new(src));
         self.portals.push(Portal { name, stmt_name: None, source_text: text, at_start: true, state });
         command_complete(out, "DECLARE CURSOR");
@@ -795,12 +803,28 @@ impl ShardServer {
         let old = std::rc::Rc::clone(&self.catalog.tables[i]);
         let mut new = crate::types::Table::new(&old.name, old.columns.clone());
         new.indexes = old.indexes.clone();
+        // An updated row is a new version: it takes a tid never used (a row left as
+        // it was keeps its own).
+        new.next_tid = old.next_tid;
+        // `WHERE ctid = $1`: the filter reads the row with its ctid after it.
+        let by_ctid = crate::shard_sql::ctid_column(filter, old.ncols());
+        let mut with_ctid: Vec<crate::types::Datum> = Vec::new();
         let mut n = 0u64;
         for r in 0..old.nrows() {
             let row = old.row(r);
-            let hit = filter.map_or(true, |f| f.eval(row).is_true());
+            let hit = match filter {
+                None => true,
+                Some(f) if by_ctid => {
+                    with_ctid.clear();
+                    with_ctid.extend_from_slice(row);
+                    with_ctid.push(crate::types::Datum::text(&old.ctid(r)));
+                    f.eval(&with_ctid).is_true()
+                }
+                Some(f) => f.eval(row).is_true(),
+            };
+            let tid = old.tids.get(r).copied().unwrap_or(r as u32);
             match (hit, sets) {
-                (false, _) => new.push_row(row),
+                (false, _) => new.push_row_with_tid(row, tid),
                 (true, None) => {
                     n += 1;
                     if !returning.is_empty() {
@@ -865,10 +889,14 @@ impl ShardServer {
     // ---- portals and rows -------------------------------------------------------
 
     fn start_plan(&self, plan: Plan, columns: Vec<Column>) -> Result<RowSource, PgError> {
-        let plan = use_indexes(plan, &self.catalog);
+        Self::start_plan_over(&self.catalog, plan, columns)
+    }
+
+    /// A row source of `plan` over `catalog`.
+    fn start_plan_over(catalog: &Catalog, plan: Plan, columns: Vec<Column>) -> Result<RowSource, PgError> {
+        let plan = use_indexes(plan, catalog);
         let mut es = EState::new(Clock::virtual_clock(), vec![], false, false);
-        let root = init_plan(&plan, &InitContext { catalog: &self.catalog }, &mut es)
-            .map_err(|m| PgError::error("42P01", m))?;
+        let root = init_plan(&plan, &InitContext { catalog }, &mut es).map_err(|m| PgError::error("42P01", m))?;
         Ok(RowSource { es, root, columns, done: false })
     }
 
@@ -1307,8 +1335,36 @@ fn stmt_params(kind: &mut ShardStatement) -> Vec<(u16, crate::plan::SqlType)> {
             out.sort_unstable_by_key(|(n, _)| *n);
             out
         }
+        // A foreign modify's `SET c = $2 WHERE ctid = $1`.
+        ShardStatement::Update { sets, filter, .. } => expr_params(sets.iter().map(|(_, e)| e).chain(filter.iter())),
+        ShardStatement::Delete { filter, .. } => expr_params(filter.iter()),
         _ => Vec::new(),
     }
+}
+
+/// The parameters the expressions read, by number.
+fn expr_params<'e>(exprs: impl Iterator<Item = &'e crate::plan::Expr>) -> Vec<(u16, crate::plan::SqlType)> {
+    fn walk(e: &crate::plan::Expr, out: &mut Vec<(u16, crate::plan::SqlType)>) {
+        use crate::plan::Expr;
+        match e {
+            Expr::Param(n, t, _) => {
+                if !out.iter().any(|(m, _)| m == n) {
+                    out.push((*n, *t));
+                }
+            }
+            Expr::Col(_) | Expr::Const(_) | Expr::ExecParam(..) => {}
+            Expr::Bin(_, l, r) => {
+                walk(l, out);
+                walk(r, out);
+            }
+            Expr::Not(x) | Expr::IsNull(x, _) => walk(x, out),
+            Expr::Func(_, args) => args.iter().for_each(|a| walk(a, out)),
+        }
+    }
+    let mut out = Vec::new();
+    exprs.for_each(|e| walk(e, &mut out));
+    out.sort_unstable_by_key(|(n, _)| *n);
+    out
 }
 
 /// Bind's parameter values (text format), each read by its parameter's type's input
@@ -1336,6 +1392,13 @@ fn bind_stmt_params(kind: &mut ShardStatement, values: &[Option<Vec<u8>>]) -> Re
     }
     if let ShardStatement::Insert { rows, .. } = kind {
         rows.iter_mut().flatten().for_each(|e| e.bind_params(&datums));
+    }
+    if let ShardStatement::Update { sets, filter, .. } = kind {
+        sets.iter_mut().for_each(|(_, e)| e.bind_params(&datums));
+        filter.iter_mut().for_each(|e| e.bind_params(&datums));
+    }
+    if let ShardStatement::Delete { filter, .. } = kind {
+        filter.iter_mut().for_each(|e| e.bind_params(&datums));
     }
     Ok(())
 }

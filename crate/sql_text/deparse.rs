@@ -67,7 +67,13 @@ pub fn deparse_remote_query(q: &RemoteQuery) -> String {
             RemoteTarget::Agg(f, Some(c)) => format!("{}({})", f.name(), column(*c)),
         })
         .collect();
-    let select_list = if targets.is_empty() { "NULL".to_string() } else { targets.join(", ") };
+    // A foreign modify's scan reads the rows' ctid after its targets (and only it
+    // when it needs no column).
+    let mut listed = targets.clone();
+    if q.row_mark.is_some() {
+        listed.push("ctid".to_string());
+    }
+    let select_list = if listed.is_empty() { "NULL".to_string() } else { listed.join(", ") };
     let from = match join {
         Some(j) => super::deparse_join::deparse_from(j, &|e| deparse_with(e, &column)),
         None => qualified_table(&q.table),
@@ -123,6 +129,9 @@ pub fn deparse_remote_query(q: &RemoteQuery) -> String {
     }
     if let Some(n) = q.offset {
         sql.push_str(&format!(" OFFSET {n}::bigint"));
+    }
+    if q.row_mark.is_some() {
+        sql.push_str(" FOR UPDATE");
     }
     sql
 }

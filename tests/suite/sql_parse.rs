@@ -133,18 +133,34 @@ fn set_statements_are_accepted() {
 
 #[wasm_bindgen_test(unsupported = test)]
 fn declare_cursor() {
-    let ShardStatement::DeclareCursor { name, plan, columns } =
+    let ShardStatement::DeclareCursor { name, plan, columns, for_update } =
         parse_one("DECLARE c1 CURSOR FOR SELECT a, b FROM t_p1 WHERE a > 5")
     else {
         panic!("not a DECLARE")
     };
     assert_eq!(name, "c1");
+    assert_eq!(for_update, None);
     let expected = project(
         filter(scan_t_p1(), bin(BinOp::Gt, Expr::col(0), Expr::int(5))),
         &[(Expr::col(0), "a"), (Expr::col(1), "b")],
     );
     assert_eq!(plan, expected);
     assert_eq!(columns, vec![col("a", ColType::Int), col("b", ColType::Int)]);
+}
+
+/// postgres_fdw's scan for a foreign modify: `…, ctid … FOR UPDATE` reads the table
+/// with its rows' ctid as a last text column; other locking clauses are refused.
+#[wasm_bindgen_test(unsupported = test)]
+fn declare_cursor_for_update_reads_ctid() {
+    let ShardStatement::DeclareCursor { columns, for_update, .. } =
+        parse_one("DECLARE c3 CURSOR FOR SELECT a, ctid FROM public.t_p1 WHERE ((a > 5)) FOR UPDATE")
+    else {
+        panic!("not a DECLARE")
+    };
+    assert_eq!(for_update.as_deref(), Some("t_p1"));
+    assert_eq!(columns, vec![col("a", ColType::Int), col("ctid", ColType::Text)]);
+    let e = parse_shard_sql("DECLARE c4 CURSOR FOR SELECT a FROM t_p1 FOR SHARE", &catalog()).unwrap_err();
+    assert!(e.message.contains("FOR SHARE"), "{e}");
 }
 
 #[wasm_bindgen_test(unsupported = test)]
@@ -154,10 +170,11 @@ fn declare_cursor_variants() {
         "DECLARE c2 CURSOR WITH HOLD FOR SELECT * FROM t_p1",
         "DECLARE c2 SCROLL CURSOR WITHOUT HOLD FOR SELECT * FROM t_p1",
     ] {
-        let ShardStatement::DeclareCursor { name, plan, columns } = parse_one(sql) else {
+        let ShardStatement::DeclareCursor { name, plan, columns, for_update } = parse_one(sql) else {
             panic!("{sql}: not a DECLARE")
         };
         assert_eq!(name, "c2", "{sql}");
+        assert_eq!(for_update, None, "{sql}");
         // SELECT * needs no projection.
         assert_eq!(plan, scan_t_p1(), "{sql}");
         assert_eq!(columns, catalog().get("t_p1").unwrap().columns, "{sql}");
