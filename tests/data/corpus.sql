@@ -2445,3 +2445,19 @@ select a.k, a.v, b.w from pw_da a left join pw_db b on a.k = b.k order by a.v;
 -- [partitionwise join agg order] an aggregate over the pairs, ordered by its count
 set enable_partitionwise_join = on;
 select a.x, count(*) from pw_la a join pw_lb b on a.id = b.id group by a.x order by 2 desc, 1;
+
+-- [partitionwise join semi] IN pulled up into a semi join: one per pair
+set enable_partitionwise_join = on;
+select a.id, a.t from pw_la a where a.id in (select b.id from pw_lb b where b.y = 2);
+
+-- [partitionwise join semi foreign] EXISTS over foreign pairs
+set enable_partitionwise_join = on;
+select a.id, a.x from pw_fa a where exists (select 1 from pw_fb b where b.id = a.id and b.y < 3);
+
+-- [partitionwise join anti pruning] NOT EXISTS: an anti join per pair, the outer side pruned
+set enable_partitionwise_join = on;
+select a.id from pw_fa a where not exists (select 1 from pw_fb b where b.id = a.id) and a.id < 400;
+
+-- [partitionwise join anti pruning fallback] the subquery's side pruned where the outer is not: not partitionwise
+set enable_partitionwise_join = on;
+select a.id from pw_la a where not exists (select 1 from pw_lb b where b.id = a.id and b.id < 300) and a.x = 2;
