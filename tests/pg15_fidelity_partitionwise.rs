@@ -32,7 +32,7 @@ use support::sqlfile::{mask, parse_rows, run_on_postgres};
 const FILE: &str = "tests/data/partitionwise.sql";
 
 /// (what, settings, query, the joins PostgreSQL's plan has: one per pair).
-const QUERIES: [(&str, &str, &str, usize); 9] = [
+const QUERIES: [(&str, &str, &str, usize); 11] = [
     ("local pairs", "", "select a.id, a.t, b.u from pw_la a join pw_lb b on a.id = b.id", 3),
     (
         "foreign pairs on two servers and a local pair, a condition pushed down",
@@ -76,6 +76,18 @@ const QUERIES: [(&str, &str, &str, usize); 9] = [
         "",
         "select * from pw_la a join pw_lb b on a.id = b.id where b.y = 1 order by a.x, b.u",
         3,
+    ),
+    (
+        "IN pulled up: a semi join per pair of foreign partitions",
+        "",
+        "select a.id, a.x from pw_fa a where a.id in (select b.id from pw_fb b where b.y = 2)",
+        3,
+    ),
+    (
+        "NOT EXISTS pulled up: an anti join per pair, the outer side pruned",
+        "",
+        "select a.id from pw_fa a where not exists (select 1 from pw_fb b where b.id = a.id) and a.id < 400",
+        2,
     ),
 ];
 

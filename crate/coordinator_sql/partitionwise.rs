@@ -10,13 +10,14 @@
 //!
 //! 1. Two partitioned tables with the same partitioning scheme (strategy, number and
 //!    types of key columns) joined by an equality of their partition keys, column for
-//!    column (an inner join's clause or an outer join's ON clause), make a join
-//!    relation partitioned alike (`Join::partition_pairs`).
+//!    column (an inner join's clause, an outer join's ON clause, or a semi or anti
+//!    join's: an IN / EXISTS / NOT EXISTS pulled up), make a join relation
+//!    partitioned alike (`Join::partition_pairs`).
 //! 2. Partitions with the same bound are paired (`partition_bounds_equal`: both
 //!    tables have the same bounds). A pair that cannot return a row is left out: an
-//!    inner join's pair with either side pruned, an outer join's with its preserved
-//!    side pruned (FULL: both). When an outer join's nullable side is pruned and its
-//!    preserved partner is not, the join is not partitionwise at all
+//!    inner (semi) join's pair with either side pruned, an outer (anti) join's with
+//!    its preserved side pruned (FULL: both). When an outer join's nullable side is
+//!    pruned and its preserved partner is not, the join is not partitionwise at all
 //!    (`try_partitionwise_join` sets `nparts = 0`): it is planned as usual.
 //! 3. Each pair is a join relation of its own, planned as any join of two relations
 //!    (`Join::choose`: method and order by cost), its sides the two partitions' scans
@@ -36,7 +37,7 @@
 //!
 //! Where it departs from PostgreSQL (each refused by name when the setting is on):
 //! bounds that differ (PostgreSQL 15's `partition_bounds_merge` can still pair them),
-//! sub-partitioned partitions, semi and anti joins, ORDER BY over foreign pairs or by a
+//! sub-partitioned partitions, ORDER BY over foreign pairs or by a
 //! partition key (PostgreSQL weighs a Merge Append of the ordered pairs; with local
 //! pairs ordered otherwise it is a Sort above the Append, planned here), a GROUP BY key
 //! that is not a column, and a pair of foreign tables on one server (postgres_fdw
@@ -68,8 +69,11 @@ impl<'r> Join<'r> {
             return Ok(None);
         }
         let names = format!("\"{}\" and \"{}\"", a.rel.name, b.rel.name);
-        if !matches!(self.join_type, JoinType::Inner | JoinType::Left | JoinType::Right | JoinType::Full) {
-            return Err(self.refuse(format!("a partitionwise semi or anti join ({names})")));
+        if !matches!(
+            self.join_type,
+            JoinType::Inner | JoinType::Left | JoinType::Right | JoinType::Full | JoinType::Semi | JoinType::Anti
+        ) {
+            return Err(self.refuse(format!("a partitionwise join of type {:?} ({names})", self.join_type)));
         }
         let (pa, pb) = (self.partitions(a.rel), self.partitions(b.rel));
         if pa.iter().chain(&pb).any(|(_, r)| matches!(r.kind, RelKind::Partitioned { .. })) {
@@ -119,7 +123,7 @@ impl<'r> Join<'r> {
         let live_b: Vec<&str> = p.leaves(b.rel, b.conjuncts).iter().map(|r| r.name.as_str()).collect();
         // Which sides' rows the join keeps without a match.
         let (keeps_a, keeps_b) = match self.join_type {
-            JoinType::Left => (true, false),
+            JoinType::Left | JoinType::Anti => (true, false),
             JoinType::Right => (false, true),
             JoinType::Full => (true, true),
             _ => (false, false),

@@ -64,6 +64,9 @@
 //! PostgreSQL applies them), `add_path`'s pruning by cost and ordering, and the upper
 //! levels (ORDER BY, LIMIT) over the paths kept (`Join::choose`).
 //!
+//! With `enable_partitionwise_join`, a join of two tables partitioned alike on their
+//! keys is `partitionwise.rs`'s: an Append of one such join per pair of partitions.
+//!
 //! A join of three to five relations is `joinrels.rs`'s: `standard_join_search`
 //! (join order by dynamic programming, `join_is_legal` for the outer joins) over the
 //! same join nodes (`join_node`, `Method::tried`) and `add_path`'s verdicts.

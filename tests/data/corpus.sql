@@ -2563,3 +2563,19 @@ select id, cat from f where id < 30 and (cat = 'c1' or not exists (select 1 from
 
 -- [subquery correlated or] a correlated scalar subquery under OR: SubPlan 1 per row
 select count(*) from loc where qty > 7 or qty = (select count(*) from dim where dim.weight = loc.id);
+
+-- [partitionwise join semi] IN pulled up into a semi join: one per pair
+set enable_partitionwise_join = on;
+select a.id, a.t from pw_la a where a.id in (select b.id from pw_lb b where b.y = 2);
+
+-- [partitionwise join semi foreign] EXISTS over foreign pairs
+set enable_partitionwise_join = on;
+select a.id, a.x from pw_fa a where exists (select 1 from pw_fb b where b.id = a.id and b.y < 3);
+
+-- [partitionwise join anti pruning] NOT EXISTS: an anti join per pair, the outer side pruned
+set enable_partitionwise_join = on;
+select a.id from pw_fa a where not exists (select 1 from pw_fb b where b.id = a.id) and a.id < 400;
+
+-- [partitionwise join anti pruning fallback] the subquery's side pruned where the outer is not: not partitionwise
+set enable_partitionwise_join = on;
+select a.id from pw_la a where not exists (select 1 from pw_lb b where b.id = a.id and b.id < 300) and a.x = 2;
