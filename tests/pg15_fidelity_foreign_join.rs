@@ -52,12 +52,15 @@ insert into dim values ('c0', 'zero', 10), ('c1', 'one', 20), ('c2', 'two', 30),
   ('c4', 'four', 50), ('c7', 'seven', null);
 insert into f1 select i, 'c' || (i % 4), i, i * 0.5 from generate_series(1, 200) i;
 insert into dim1 values ('c0', 'zero', 1), ('c1', 'one', 2), ('c5', 'five', 5);
-analyze f, dim, f1, dim1;
+create table loc (id int, cat text, qty int);
+insert into loc select i, 'c' || (i % 4), i % 9 from generate_series(1, 300) i;
+analyze f, dim, f1, dim1, loc;
 ";
 
 /// Joins PostgreSQL 15 pushes to the server (inner, left, right, full; conditions on
 /// either side; an inequality between the sides), aggregates over them (with
-/// HAVING), and a union of two pushed joins on two servers (async).
+/// HAVING), a pushed join inside a join of three relations, and a union of two
+/// pushed joins on two servers (async).
 const QUERIES: &[&str] = &[
     "select f.id, f.cat, d.title from f join dim d on f.cat = d.cat where f.id < 20",
     "select f.id, d.title from f left join dim d on f.cat = d.cat and d.weight > 20 where f.id < 10",
@@ -69,6 +72,8 @@ const QUERIES: &[&str] = &[
     "select d.cat, d.title, count(f.id) from dim d left join f on f.cat = d.cat group by d.cat, d.title",
     "select count(*) from f join dim d on f.cat = d.cat",
     "select d.title, sum(f.val), max(f.val) from f join dim d on f.cat = d.cat group by d.title having max(f.val) > 0",
+    "select f.id, d.title, loc.cat, loc.qty from f join dim d on f.cat = d.cat join loc on loc.id = f.id where f.id < 50",
+    "select loc.id, f.id, d.title from loc left join f on loc.id = f.id left join dim d on f.cat = d.cat where loc.id < 20",
     "select f1.id, e.title from f1 join dim1 e on f1.cat = e.cat where f1.id < 30 \
      union all select f.id, d.title from f join dim d on f.cat = d.cat where f.id < 30",
 ];
@@ -120,7 +125,11 @@ fn joins_on_one_server_are_pushed_as_postgres_15_pushes_them() {
             let (rows, ours) = sandbox_run(&base, q, async_mode);
             let set = format!("SET enable_async_append = {};", if async_mode { "on" } else { "off" });
             let theirs = coord.psql(&format!("{set} EXPLAIN (ANALYZE, VERBOSE, COSTS OFF) {q}"));
-            if mask(&ours) != mask(&theirs) {
+            // A Hash node's memory line is PostgreSQL's alone (the sandbox does not print it).
+            let masked = |t: &str| -> Vec<String> {
+                mask(t).into_iter().filter(|l| !l.trim_start().starts_with("Buckets:")).collect()
+            };
+            if masked(&ours) != masked(&theirs) {
                 failures.push(format!("{q} (async {async_mode})\n--- sandbox\n{ours}\n--- PostgreSQL\n{theirs}"));
             }
             let pg_rows = parse_rows(&coord.psql(q));

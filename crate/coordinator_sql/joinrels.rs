@@ -64,8 +64,9 @@
 //! JOIN whose other side is a join takes that whole side as its minimal side; an
 //! outer join's ON clause must be one equality between its sides (plus conditions on
 //! its nullable side alone, pushed into that relation's scans); a join of two foreign
-//! tables on one server is not pushed to it (postgres_fdw's
-//! `postgresGetForeignJoinPaths`): it is joined here. Two-relation joins stay
+//! tables on one server is pushed to it (postgres_fdw's `postgresGetForeignJoinPaths`,
+//! `super::postgres_fdw_join`) when both are base relations, not a join relation with
+//! a third (PostgreSQL pushes those too). Two-relation joins stay
 //! `planner::plan_join`'s.
 
 use sqlparser::ast::{self, TableFactor};
@@ -112,6 +113,9 @@ struct BaseRel<'r> {
     name: String,
     /// Its first column in the query's numbering (FROM order).
     first: usize,
+    /// Its range-table index: each written JOIN adds an entry of its own after its
+    /// right-hand relation (a pushed-down join's remote query names it `r<index>`).
+    rt_index: usize,
 }
 
 /// An outer join that `reduce_outer_joins` left (`SpecialJoinInfo`): LEFT (RIGHT
@@ -329,8 +333,8 @@ fn from_members(s: &ast::Select, at: Location) -> Result<Vec<Member<'_>>, FrontE
 /// numbering (the members' columns one after another).
 fn base_rels<'r>(coord: &'r Node, members: &[Member], at: Location) -> Result<Vec<BaseRel<'r>>, FrontError> {
     let mut rels: Vec<BaseRel> = vec![];
-    let mut first = 0;
-    for (f, _, _) in members {
+    let (mut first, mut rt_index) = (0, 0);
+    for (f, join, _) in members {
         if let TableFactor::NestedJoin { .. } = f {
             return Err(FrontError::unsupported("a parenthesized join in FROM", at));
         }
@@ -338,8 +342,10 @@ fn base_rels<'r>(coord: &'r Node, members: &[Member], at: Location) -> Result<Ve
         if rels.iter().any(|r| r.name == name) {
             return Err(FrontError::at(format!("table name \"{name}\" specified more than once"), at));
         }
-        rels.push(BaseRel { rel, name, first });
+        rt_index += 1;
+        rels.push(BaseRel { rel, name, first, rt_index });
         first += rel.columns.len();
+        rt_index += join.is_some() as usize;
     }
     Ok(rels)
 }
@@ -903,11 +909,80 @@ impl JoinProblem<'_> {
         let (ra, rb) = (rels[a].relids, rels[b].relids);
         let mut new_paths = vec![];
         new_paths.extend(self.add_paths_to_joinrel((&rels[a].paths, ra), (&rels[b].paths, rb), jt, sj));
+        // GetForeignJoinPaths, at the end of the first add_paths_to_joinrel.
+        new_paths.extend(self.foreign_join_path((&rels[a].paths, ra), (&rels[b].paths, rb), jt, sj));
         new_paths.extend(self.add_paths_to_joinrel((&rels[b].paths, rb), (&rels[a].paths, ra), jt.commuted(), sj));
         for p in new_paths {
             add_rel_path(&mut rels[idx].paths, p, self.consider_startup, &|x, y| self.same_order(x, y));
         }
         Ok(())
+    }
+
+    /// postgres_fdw's join path for two base relations that are foreign tables on one
+    /// server (`super::postgres_fdw_join`): an outer join's ON clause is its join
+    /// clause and the clauses first complete here its WHERE; an inner join's clauses
+    /// in the restrictlist's order (clauses of no class, then the classes'
+    /// equalities). It returns what is needed above the join relation.
+    fn foreign_join_path(
+        &self,
+        (outers, ra): (&[RelPath], Relids),
+        (inners, rb): (&[RelPath], Relids),
+        jt: JoinType,
+        sj: Option<usize>,
+    ) -> Option<RelPath> {
+        if ra.count_ones() != 1 || rb.count_ones() != 1 {
+            return None;
+        }
+        let plain = |paths: &[RelPath]| {
+            paths.iter().find(|p| p.order.is_none() && matches!(p.plan, Plan::ForeignScan(_))).cloned()
+        };
+        let (pa, pb) = (plain(outers)?, plain(inners)?);
+        let (Plan::ForeignScan(fa), Plan::ForeignScan(fb)) = (&pa.plan, &pb.plan) else { return None };
+        let cols: Vec<usize> = pa.cols.iter().chain(&pb.cols).copied().collect();
+        let map: Vec<Option<usize>> = (0..self.n).map(|c| cols.iter().position(|&x| x == c)).collect();
+        let out = |e: &Expr| rewrite(e, &map);
+        let joinrelids = ra | rb;
+        let here: Vec<Expr> = self
+            .clauses
+            .iter()
+            .filter(|k| subset(k.relids, joinrelids) && !subset(k.relids, ra) && !subset(k.relids, rb))
+            .map(|k| out(&k.expr))
+            .collect();
+        let ec_eqs: Vec<Expr> = self
+            .restrictlist(ra, rb, None)
+            .iter()
+            .filter(|c| !self.clauses.iter().any(|k| k.expr == **c))
+            .map(out)
+            .collect();
+        let (join_clauses, other_conds) = match sj {
+            Some(k) => {
+                let mut others = here;
+                others.extend(ec_eqs);
+                (vec![out(&self.sjs[k].clause)], others)
+            }
+            None => {
+                let mut clauses = here;
+                clauses.extend(ec_eqs);
+                (clauses, vec![])
+            }
+        };
+        let (ia, ib) = (ra.trailing_zeros() as usize, rb.trailing_zeros() as usize);
+        let side = |scan, i: usize| crate::coordinator_sql::postgres_fdw_join::ForeignSide {
+            scan,
+            alias: &self.rels[i].name,
+            rt_index: self.rels[i].rt_index,
+        };
+        let f = crate::coordinator_sql::postgres_fdw_join::foreign_join_path(
+            side(fa, ia),
+            side(fb, ib),
+            jt,
+            &join_clauses,
+            &other_conds,
+        )?;
+        let keep: Vec<usize> = cols.iter().copied().filter(|&c| self.needed(c, joinrelids)).collect();
+        let (plan, _) = crate::coordinator_sql::postgres_fdw_join::keep_outputs(Plan::ForeignScan(f), &map, &keep);
+        let est = self.estimate(&plan);
+        Some(RelPath { plan, cols: keep, est, order: None })
     }
 
     /// The join's conditions between `outer` and `inner` (`build_joinrel_restrictlist`):

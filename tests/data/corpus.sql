@@ -614,7 +614,6 @@ select id, qty from loc where id > 300 union all select id, qty from l where id 
 select f.id, f.cat, d.title from f join dim d on f.cat = d.cat where f.id < 20;
 
 -- [join foreign group] a join on one server, GROUP BY
--- known: plan — as q121, with the aggregate pushed too
 select d.title, count(*) from f join dim d on f.cat = d.cat group by d.title;
 
 -- [join local foreign] a local and a foreign table
@@ -627,7 +626,6 @@ select loc.id, f.val from loc join f on loc.id = f.id where loc.qty = 3;
 select h.id, h.name, loc.qty from h join loc on h.id = loc.id where loc.id < 30;
 
 -- [join left null group] LEFT JOIN with unmatched rows, GROUP BY
--- known: plan — two foreign tables on one server: postgres_fdw pushes the LEFT JOIN and the aggregate to the remote (one Foreign Scan), as q121/q122; the sandbox joins locally
 select d.cat, d.title, count(f.id) from dim d left join f on f.cat = d.cat group by d.cat, d.title;
 
 -- [join left null order] LEFT JOIN on an expression, ORDER BY
@@ -2579,3 +2577,65 @@ select a.id from pw_fa a where not exists (select 1 from pw_fb b where b.id = a.
 -- [partitionwise join anti pruning fallback] the subquery's side pruned where the outer is not: not partitionwise
 set enable_partitionwise_join = on;
 select a.id from pw_la a where not exists (select 1 from pw_lb b where b.id = a.id and b.id < 300) and a.x = 2;
+-- (h23j) ===== Joins pushed to the remote server (postgres_fdw's join pushdown) =====
+
+-- [join foreign pushdown] conditions on both sides go into the remote ON
+select f.id, d.title from f join dim d on f.cat = d.cat where f.val > 0 and d.weight < 40;
+
+-- [join foreign pushdown left] a LEFT JOIN with a condition on its nullable side in ON
+select d.cat, f.id from dim d left join f on f.cat = d.cat and f.id < 30;
+
+-- [join foreign pushdown right] a RIGHT JOIN: the remote query is a LEFT JOIN the other way round
+select f.id, d.title from f right join dim d on d.cat = f.cat where d.weight >= 20;
+
+-- [join foreign pushdown full] a FULL JOIN
+select f.id, d.cat from f full join dim d on f.cat = d.cat;
+
+-- [join foreign pushdown comma] a join written with a comma
+select f.id, d.weight from f, dim d where f.cat = d.cat and f.id between 100 and 110;
+
+-- [join foreign pushdown star] every column of both
+select * from dim d join f on d.cat = f.cat where f.id < 8;
+
+-- [join foreign pushdown text] LIKE on the inner side ships as ~~
+select f.id, d.title from f join dim d on f.cat = d.cat where d.title like 't%';
+
+-- [join foreign pushdown filter] an inequality between the sides in ON
+select f.id, d.title from f join dim d on f.cat = d.cat and f.val < d.weight * 10;
+
+-- [join foreign pushdown agg] the aggregate pushed with the join
+select d.title, count(*), sum(f.val) from f join dim d on f.cat = d.cat group by d.title;
+
+-- [join foreign pushdown agg left] over a LEFT JOIN with a condition in ON
+select d.title, count(f.id) from dim d left join f on f.cat = d.cat and f.val > 100 group by d.title;
+
+-- [join foreign pushdown agg having] HAVING pushed too
+select d.cat, max(f.val) from f join dim d on f.cat = d.cat group by d.cat having max(f.val) > 500;
+
+-- [join foreign pushdown agg] no GROUP BY, a condition on the inner side
+select count(*), min(f.score) from f join dim d on f.cat = d.cat where d.weight > 15;
+
+-- [join foreign pushdown settings] the join methods' settings do not touch the pushed join
+set enable_hashjoin = off;
+select f.id, d.title from f join dim d on f.cat = d.cat where f.id < 20;
+
+-- [join foreign pushdown anti] LEFT JOIN … IS NULL is an anti join, which PostgreSQL 15 does not push
+select f.id from f left join dim d on f.cat = d.cat where d.title is null and f.id < 50;
+
+-- [join foreign pushdown semi] nor a semi join (EXISTS)
+select f.id from f where exists (select 1 from dim d where d.cat = f.cat) and f.id < 12;
+
+-- [join foreign pushdown servers] two servers: joined locally
+select f.id, h0.name from f join h0 on f.id = h0.id where f.id < 30;
+
+-- [join foreign pushdown partitions] two foreign partitions of one server named directly
+select h2.id, h3.name from h2 join h3 on h2.grp = h3.grp where h2.id < 20 and h3.id < 10;
+
+-- [join foreign pushdown s3] a list partition and a range partition on s3
+select l.id, r.label from l_ns l join r_hi r on l.qty = r.v where l.id < 20 and r.k < 520;
+
+-- [join foreign pushdown union async] two pushed joins on two servers under an Append (async)
+select f.id, d.title from f join dim d on f.cat = d.cat where f.id < 10 union all select l.id, r.label from l_ns l join r_hi r on l.qty = r.v where l.id < 3 and r.k < 510;
+
+-- [join foreign pushdown local] a pushed join's rows joined with a local table
+select f.id, d.title, loc.qty from f join dim d on f.cat = d.cat join loc on loc.id = f.id where f.id < 30 and loc.qty > 2;
