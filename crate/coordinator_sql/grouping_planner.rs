@@ -32,8 +32,9 @@
 //!   when one list is a prefix of the other, so one sort serves both.
 //!
 //! Where it departs from PostgreSQL: the Aggregate node keeps the query's GROUP BY
-//! order in its output and `Group Key` (PostgreSQL prints the reordered list); no
-//! Incremental Sort paths; a local partition's index serves only the ordered Append
+//! order in its output and `Group Key` (PostgreSQL prints the reordered list);
+//! Incremental Sort paths only over an ordered Append by ORDER BY's first key
+//! (`incsort.rs`), none under a GroupAggregate; a local partition's index serves only the ordered Append
 //! (an Index Scan on the range key, [`Planner::index_ordered_scan`]; index paths are
 //! otherwise the index work's); a partition's own paths are not weighed by `add_path`
 //! (its scan is pushed or sorted as the candidate says; only a partial aggregation
