@@ -82,6 +82,12 @@ const CASES: &[Case] = &[
         sql: "select a, b from incp order by a, b limit 10",
         incremental: false,
     },
+    // Local partitions only: the ordered Append of their index scans by `a` under an
+    // Incremental Sort, or the Sort over their Append.
+    Case { sets: "", sql: "select a, b from incl order by a, b limit 10", incremental: true },
+    Case { sets: "", sql: "select a, b from incl order by a desc, b limit 10", incremental: true },
+    Case { sets: "", sql: "select a, b, c from incl where b > 20 order by a, b limit 40", incremental: true },
+    Case { sets: "", sql: "select a, b from incl order by a, b", incremental: false },
 ];
 
 /// The masked EXPLAIN ANALYZE lines, with an Incremental Sort's memory figures masked

@@ -222,7 +222,12 @@ pub(super) fn group_pathkeys(nkeys: usize, order_by: Option<&[SortKey]>) -> Vec<
 /// bounds order their rows, and Some(ORDER BY's direction): DESC reads them
 /// backwards. (List partitions, which PostgreSQL also orders when no list interleaves
 /// another's, are left to the Merge Append here.)
-fn partitions_are_ordered(rel: &Relation, leaves: &[Leaf], keys: &[SortKey], used: &[usize]) -> Option<bool> {
+pub(super) fn partitions_are_ordered(
+    rel: &Relation,
+    leaves: &[Leaf],
+    keys: &[SortKey],
+    used: &[usize],
+) -> Option<bool> {
     let RelKind::Partitioned { strategy: Strategy::Range, key, .. } = &rel.kind else { return None };
     let [partition_key] = key.as_slice() else { return None };
     let first = keys.first()?;
@@ -331,7 +336,7 @@ pub(super) struct ScanInput<'s> {
 impl<'a> Planner<'a> {
     /// The leaves' scans, each ordered by `order` if given, under one Append (or a
     /// Merge Append when ordered and several: `generate_orderedappend_paths`).
-    fn leaf_scans(
+    pub(super) fn leaf_scans(
         &mut self,
         rel: &Relation,
         leaves: &[Leaf],
