@@ -7,9 +7,9 @@
 //! PostgreSQL 15 clusters this test starts (tests/support/sqlfile.rs), and for each
 //! query below:
 //!
-//! - EXPLAIN (VERBOSE) with costs equals PostgreSQL's text exactly: the same choice
-//!   between Sort and Incremental Sort (`create_ordered_paths`, by
-//!   `cost_incremental_sort`), the same cost figures;
+//! - EXPLAIN (VERBOSE) with costs equals PostgreSQL's text exactly, and in FORMAT
+//!   JSON: the same choice between Sort and Incremental Sort
+//!   (`create_ordered_paths`, by `cost_incremental_sort`), the same cost figures;
 //! - EXPLAIN (ANALYZE, VERBOSE, COSTS OFF) equals PostgreSQL's line for line, times
 //!   masked and the kB of the `Full-sort Groups` / `Pre-sorted Groups` lines masked
 //!   (PostgreSQL measures its tuplesort's memory; the sandbox estimates it), and
@@ -25,7 +25,7 @@ mod support;
 use pgasync::clock::Clock;
 use pgasync::coordinator_sql::statement::parse_statements;
 use pgasync::coordinator_sql::SqlScenario;
-use pgasync::instrument::{explain_doc_text, ExplainOptions};
+use pgasync::instrument::{explain_doc_json_text, explain_doc_text, ExplainOptions};
 use pgasync::knobs::{Knobs, Source};
 use support::pg::TempDir;
 use support::sqlfile::{mask, parse_rows, run_on_postgres};
@@ -82,6 +82,12 @@ const CASES: &[Case] = &[
         sql: "select a, b from incp order by a, b limit 10",
         incremental: false,
     },
+    // Local partitions only: the ordered Append of their index scans by `a` under an
+    // Incremental Sort, or the Sort over their Append.
+    Case { sets: "", sql: "select a, b from incl order by a, b limit 10", incremental: true },
+    Case { sets: "", sql: "select a, b from incl order by a desc, b limit 10", incremental: true },
+    Case { sets: "", sql: "select a, b, c from incl where b > 20 order by a, b limit 40", incremental: true },
+    Case { sets: "", sql: "select a, b from incl order by a, b", incremental: false },
 ];
 
 /// The masked EXPLAIN ANALYZE lines, with an Incremental Sort's memory figures masked
@@ -141,6 +147,14 @@ fn incremental_sort_plans_costs_and_runs_as_in_postgres_15() {
         }
         if ours.contains("Incremental Sort") != case.incremental {
             failures.push(format!("{what}: expected an Incremental Sort: {}\n{ours}", case.incremental));
+        }
+        // FORMAT JSON: PostgreSQL's text exactly ("Presorted Key" a list).
+        let s = with_sets(&base, &format!("EXPLAIN (VERBOSE, FORMAT JSON) {};", case.sql), case.sets);
+        let tree = s.plan_only(&Knobs::default(), Source::Json, s.async_append()).unwrap();
+        let ours = explain_doc_json_text(&tree, &ExplainOptions::POSTGRES_VERBOSE, &s.explain_doc(), 0, 0);
+        let theirs = coord.psql(&format!("{sets}EXPLAIN (VERBOSE, FORMAT JSON) {}", case.sql));
+        if ours.trim_end() != theirs.trim_end() {
+            failures.push(format!("{what}: FORMAT JSON differs\n--- sandbox\n{ours}\n--- PostgreSQL\n{theirs}"));
         }
 
         // The query run: EXPLAIN ANALYZE's lines and the rows.

@@ -32,8 +32,9 @@
 //!   when one list is a prefix of the other, so one sort serves both.
 //!
 //! Where it departs from PostgreSQL: the Aggregate node keeps the query's GROUP BY
-//! order in its output and `Group Key` (PostgreSQL prints the reordered list); no
-//! Incremental Sort paths; a local partition's index serves only the ordered Append
+//! order in its output and `Group Key` (PostgreSQL prints the reordered list);
+//! Incremental Sort paths only over an ordered Append by ORDER BY's first key
+//! (`incsort.rs`), none under a GroupAggregate; a local partition's index serves only the ordered Append
 //! (an Index Scan on the range key, [`Planner::index_ordered_scan`]; index paths are
 //! otherwise the index work's); a partition's own paths are not weighed by `add_path`
 //! (its scan is pushed or sorted as the candidate says; only a partial aggregation
@@ -221,7 +222,12 @@ pub(super) fn group_pathkeys(nkeys: usize, order_by: Option<&[SortKey]>) -> Vec<
 /// bounds order their rows, and Some(ORDER BY's direction): DESC reads them
 /// backwards. (List partitions, which PostgreSQL also orders when no list interleaves
 /// another's, are left to the Merge Append here.)
-fn partitions_are_ordered(rel: &Relation, leaves: &[Leaf], keys: &[SortKey], used: &[usize]) -> Option<bool> {
+pub(super) fn partitions_are_ordered(
+    rel: &Relation,
+    leaves: &[Leaf],
+    keys: &[SortKey],
+    used: &[usize],
+) -> Option<bool> {
     let RelKind::Partitioned { strategy: Strategy::Range, key, .. } = &rel.kind else { return None };
     let [partition_key] = key.as_slice() else { return None };
     let first = keys.first()?;
@@ -330,7 +336,7 @@ pub(super) struct ScanInput<'s> {
 impl<'a> Planner<'a> {
     /// The leaves' scans, each ordered by `order` if given, under one Append (or a
     /// Merge Append when ordered and several: `generate_orderedappend_paths`).
-    fn leaf_scans(
+    pub(super) fn leaf_scans(
         &mut self,
         rel: &Relation,
         leaves: &[Leaf],

@@ -127,3 +127,39 @@ impl super::Planner<'_> {
         Ok(Some(incremental_sort(append, keys, 1)))
     }
 }
+
+impl super::Planner<'_> {
+    /// ORDER BY two keys or more over range partitions that are all local, the first
+    /// key the partition key and indexed in some partition: the Sort over the Append
+    /// of their cheapest scans, or the Incremental Sort over the ordered Append by
+    /// that key ([`Planner::prefix_ordered_partitions`]), by cost (no path is
+    /// ordered by every key: no partition offers one, so no ordered Append by them is
+    /// built, as `generate_orderedappend_paths` builds none). None where this does not
+    /// apply (the caller plans as before).
+    pub(super) fn local_partitions_incremental(
+        &mut self,
+        rel: &super::super::catalog::Relation,
+        leaves: &[super::Leaf],
+        s: &super::ScanInput,
+        sort: Option<&Vec<SortKey>>,
+        upper: &super::Upper,
+        at: sqlparser::tokenizer::Location,
+    ) -> Result<Option<Plan>, super::super::FrontError> {
+        let Some(keys) = sort else { return Ok(None) };
+        let local = leaves.iter().all(|l| matches!(l.rel.kind, super::super::catalog::RelKind::Table(_)));
+        let plain = keys.iter().all(|k| matches!(k.expr, Expr::Col(_)));
+        if leaves.len() < 2 || !local || !plain || keys.len() < 2 || !enabled(self.coord) {
+            return Ok(None);
+        }
+        let Some(desc) = super::grouping_planner::partitions_are_ordered(rel, leaves, keys, s.used) else {
+            return Ok(None);
+        };
+        let Some(incremental) = self.prefix_ordered_partitions(leaves, s, keys, desc, at)? else { return Ok(None) };
+        let unordered = self.leaf_scans(rel, leaves, s, None, at)?;
+        let candidates = vec![
+            super::grouping_planner::Cand { plan: unordered, ordered: false, presorted: false },
+            super::grouping_planner::Cand { plan: incremental, ordered: true, presorted: true },
+        ];
+        Ok(super::grouping_planner::cheapest(self.coord, candidates, upper, vec![]))
+    }
+}

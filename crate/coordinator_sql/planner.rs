@@ -1893,6 +1893,9 @@ impl<'a> Planner<'a> {
         let plain_keys = sort.as_ref().is_some_and(|k| k.iter().all(|k| matches!(k.expr, Expr::Col(_))));
         let s = ScanInput { conjuncts: &conjuncts, used: &used, where_cols: &where_cols };
         let upper = Upper { having: None, sort: sort.as_deref(), targets: targets.as_deref(), limit: l.limit };
+        if let Some(plan) = self.local_partitions_incremental(rel, &leaves, &s, sort.as_ref(), &upper, at)? {
+            return Ok(plan);
+        }
         let plan = match &sort {
             // Several partitions, ordered, some foreign (a path sorted remotely): a Sort
             // over the Append or a Merge Append of ordered children, by cost.

@@ -32,7 +32,8 @@
 //! where tuplesort keeps a heap (the rows kept are the same up to ties); the memory
 //! EXPLAIN ANALYZE prints is an estimate in PostgreSQL's terms (its sort array of at
 //! least 1024 entries of 24 bytes, and a rounded allocation per row), not a
-//! measurement, so it may differ from PostgreSQL's by some kB. Backward scans and
+//! measurement, so it may differ from PostgreSQL's by some kB (as PostgreSQL's, each
+//! batch reports the most any batch of its sort has taken so far). Backward scans and
 //! mark/restore are not supported (PostgreSQL's node does not support them either).
 
 use super::{copy_row, exec_proc_node, exec_rescan, ExecNode, ExecStatus, PlanState};
@@ -69,8 +70,11 @@ struct TupleSort {
     next: usize,
     bound: Option<u64>,
     bound_used: bool,
-    /// Rows put since the last reset (bytes are estimated from it).
+    /// Rows put since the last reset.
     put: u64,
+    /// The most memory any batch of this sort took, in kB: what tuplesort reports
+    /// after each batch (`tuplesort_updatemax` keeps the maximum across resets).
+    max_kb: u64,
 }
 
 impl TupleSort {
@@ -141,6 +145,7 @@ impl TupleSort {
             self.keep_least(b as usize);
         }
         self.next = 0;
+        self.max_kb = self.max_kb.max(self.space_kb());
     }
 
     /// `tuplesort_gettupleslot`: the next row in order, if any.
@@ -187,7 +192,7 @@ impl GroupInfo {
     /// `INSTRUMENT_SORT_GROUP`: after each batch's sort.
     fn add(&mut self, s: &TupleSort) {
         self.count += 1;
-        let kb = s.space_kb();
+        let kb = s.max_kb;
         self.max_kb = self.max_kb.max(kb);
         self.total_kb += kb;
         match s.method() {

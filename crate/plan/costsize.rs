@@ -12,9 +12,10 @@
 //! |---|---|---|
 //! | Seq Scan | `cost_seqscan`: `seq_page_cost·pages + (cpu_tuple_cost + quals)·tuples`; sizes from `estimate_rel_size` (`table_block_relation_estimate_size`: the table's pages; never vacuumed: at least 10, tuples from the columns' widths) | [`seqscan`] |
 //! | Foreign Scan | postgres_fdw's `postgresGetForeignRelSize` (never analyzed: 10 pages) and `estimate_path_cost_size` without `use_remote_estimate`: a seq scan's cost, ×1.2 with a remote ORDER BY (`DEFAULT_FDW_SORT_MULTIPLIER`), the grouping formula for a pushed-down aggregate, the LIMIT adjustment, plus `fdw_startup_cost` and `(fdw_tuple_cost + cpu_tuple_cost)` per retrieved row | [`foreignscan`] |
-//! | Append | `cost_append`: the first child's startup, the sum of totals, `cpu_tuple_cost · 0.5` per row | |
+//! | Append | `cost_append`: the first child's startup (an ordered Append: the sum of its members' startups), the sum of totals, `cpu_tuple_cost · 0.5` per row | |
 //! | Merge Append | `cost_merge_append`: a heap of N streams, `2·cpu_operator_cost·log2 N` per row | |
 //! | Sort | `cost_sort` / `cost_tuplesort`: `2·cpu_operator_cost · N·log2 N` (bounded heap under a LIMIT; external merge past `work_mem`), `cpu_operator_cost` per row out | [`cost_tuplesort`] |
+//! | Incremental Sort | `cost_incremental_sort`: groups by `estimate_num_groups` over the presorted keys, each sorted by `cost_tuplesort` at 1.5 times the mean group size (bounded under a LIMIT), `cpu_tuple_cost` per row and `2·cpu_tuple_cost` per group | `super::incsort` |
 //! | Limit | `adjust_limit_rows_costs` | |
 //! | Aggregate | `cost_agg`: plain, sorted (GroupAggregate: its input's startup), hashed, with `get_agg_clause_costs`' transition and final function costs and HAVING | [`agg`] |
 //! | Hash Join | `initial_cost_hashjoin` / `final_cost_hashjoin`, with `ExecChooseHashTableSize` and `estimate_hash_bucket_stats` | [`hashjoin`] |

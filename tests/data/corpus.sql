@@ -42,6 +42,8 @@ create table pnl_t2 (a int, b int, c text);
 create table r_hi (k int, v int, label text, amount numeric);
 create index on r_hi (k);
 create table l_ns (id int, region text, qty int, price numeric);
+-- (h23s) Incremental Sort: the foreign partition of incs_p.
+create table incs_p_hi (a int, b int, c text);
 
 -- @coordinator
 create extension postgres_fdw;
@@ -212,6 +214,19 @@ insert into pw_db (w) values (1000), (1001);
 analyze pw_la, pw_la1, pw_la2, pw_la3, pw_lb, pw_lb1, pw_lb2, pw_lb3, pw_fa, pw_fa1, pw_fa2, pw_fa3, pw_fb,
   pw_fb1, pw_fb2, pw_fb3, pw_ha, pw_ha0, pw_ha1, pw_ha2, pw_hb, pw_hb0, pw_hb1, pw_hb2, pw_da, pw_da1, pw_da2,
   pw_dadef, pw_db, pw_db1, pw_db2, pw_dbdef;
+-- (h23s) Incremental Sort: incs_t a local table, a = i / 10 (groups of 10 rows) with
+-- an index on a; incs_p range-partitioned on a over a local partition [0, 30) with an
+-- index on a and a foreign one [30, 60) on s3. (a, b) is unique in both, and each
+-- index is one leaf page (PostgreSQL's B-tree deduplication changes no size).
+create table incs_t (a int, b int, c text);
+insert into incs_t select i / 10, (i * 7) % 100, 'c' || (i % 13) from generate_series(1, 300) i;
+create index on incs_t (a);
+create table incs_p (a int, b int, c text) partition by range (a);
+create table incs_p_lo partition of incs_p for values from (0) to (30);
+create foreign table incs_p_hi partition of incs_p for values from (30) to (60) server s3;
+create index on incs_p_lo (a);
+insert into incs_p select i / 10, (i * 7) % 100, 'p' || (i % 13) from generate_series(0, 599) i;
+analyze incs_t, incs_p, incs_p_lo, incs_p_hi;
 
 -- @corpus
 -- Each query: comment lines right above it (the first may start with [tags], which the
@@ -2639,3 +2654,70 @@ select f.id, d.title from f join dim d on f.cat = d.cat where f.id < 10 union al
 
 -- [join foreign pushdown local] a pushed join's rows joined with a local table
 select f.id, d.title, loc.qty from f join dim d on f.cat = d.cat join loc on loc.id = f.id where f.id < 30 and loc.qty > 2;
+-- ===== h23s: Incremental Sort (create_ordered_paths, cost_incremental_sort, nodeIncrementalSort.c) =====
+
+-- [local order limit incremental] the index on a, an Incremental Sort by (a, b) under LIMIT
+select a, b from incs_t order by a, b limit 10;
+
+-- [local order incremental] without LIMIT a Sort over the Seq Scan costs less
+select a, b from incs_t order by a, b;
+
+-- [local order limit incremental desc] DESC on the presorted key: the index read backwards
+select a, b from incs_t order by a desc, b limit 12;
+
+-- [local order limit incremental desc] both keys DESC
+select a, b from incs_t order by a desc, b desc limit 7;
+
+-- [local order limit offset incremental] OFFSET: the bound is offset + count
+select a, b, c from incs_t order by a, b limit 10 offset 40;
+
+-- [local order limit filter incremental] a filter on the index scan
+select a, b from incs_t where b > 30 order by a, b limit 8;
+
+-- [local order limit incremental settings] enable_incremental_sort off: the Sort
+set enable_incremental_sort = off;
+select a, b from incs_t order by a, b limit 10;
+
+-- [local order incremental settings] enable_sort off: the Sort costs disable_cost, an Incremental Sort does not
+set enable_sort = off;
+select a, b from incs_t order by a, b;
+
+-- [local order limit incremental] three keys, one presorted
+select a, b, c from incs_t order by a, c, b limit 10;
+
+-- [local order limit incremental] a large LIMIT: several full-sort groups
+select a, b from incs_t order by a, b limit 95;
+
+-- [partition order limit incremental] an ordered Append by a (index, remote ORDER BY a, b) under an Incremental Sort
+select a, b from incs_p order by a, b limit 10;
+
+-- [partition order limit incremental desc] the partitions in reverse, the index Backward
+select a, b from incs_p order by a desc, b limit 10;
+
+-- [partition order limit offset incremental] far enough for the foreign partition to run
+select a, b from incs_p order by a, b limit 5 offset 302;
+
+-- [partition order incremental] without LIMIT: an ordered Append by (a, b), a Sort on the local partition
+select a, b from incs_p order by a, b;
+
+-- [partition order limit incremental settings] enable_incremental_sort off
+set enable_incremental_sort = off;
+select a, b from incs_p order by a, b limit 10;
+
+-- [partition order limit filter incremental] a filter in both partitions
+select a, b from incs_p where b < 50 order by a, b limit 10;
+
+-- [partition order limit incremental] three keys
+select a, b, c from incs_p order by a, b, c limit 10;
+
+-- [partition order limit incremental] only the foreign partition's rows
+select a, b from incs_p where a >= 30 order by a, b limit 10;
+
+-- [local order limit incremental index] loc: ids unique, one row per group
+select id, qty from loc order by id, qty limit 5;
+
+-- [range order limit incremental] r: its local partition's index on k, the remote one sorted by k, v
+select k, v from r order by k, v limit 10;
+
+-- [range order limit incremental desc] r in reverse
+select k, v from r order by k desc, v limit 10;
