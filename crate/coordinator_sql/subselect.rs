@@ -192,6 +192,7 @@ impl Pull<'_, '_> {
                     kind: SubLinkKind::Hashed,
                     plan: planned.plan,
                     args: vec![],
+                    arg_names: vec![],
                 });
                 let test = hashed_call(plan_id, *expr.clone());
                 *e = if *negated {
@@ -223,7 +224,14 @@ impl Pull<'_, '_> {
                     plan => plan,
                 };
                 let (plan_id, param) = self.next_ids();
-                self.init_plans.push(InitPlan { plan_id, param, kind: SubLinkKind::Exists, plan, args: vec![] });
+                self.init_plans.push(InitPlan {
+                    plan_id,
+                    param,
+                    kind: SubLinkKind::Exists,
+                    plan,
+                    args: vec![],
+                    arg_names: vec![],
+                });
                 let value = ast::Expr::Value(ast::Value::Placeholder(init_plan_placeholder(param, SqlType::Int4)));
                 *e = if *negated {
                     ast::Expr::UnaryOp { op: ast::UnaryOperator::Not, expr: Box::new(value) }
@@ -389,6 +397,7 @@ impl Pull<'_, '_> {
             kind: SubLinkKind::HashedExists,
             plan: planned.plan,
             args: vec![],
+            arg_names: vec![],
         });
         Ok(hashed_call(plan_id, outer_expr.clone()))
     }
@@ -499,6 +508,7 @@ impl Pull<'_, '_> {
             kind: SubLinkKind::Correlated,
             plan: planned.plan,
             args: params,
+            arg_names: refs.iter().map(|(c, _)| format!("{outer_name}.{c}")).collect(),
         });
         let args = refs
             .iter()
@@ -574,7 +584,14 @@ impl Pull<'_, '_> {
     fn attach(&mut self, sub: &ast::Query, planned: Planned) -> Result<ast::Expr, FrontError> {
         let (plan_id, param) = self.next_ids();
         let ty = sublink_type(self.outer.coord, sub, planned.columns[0].ty);
-        self.init_plans.push(InitPlan { plan_id, param, kind: SubLinkKind::Expr, plan: planned.plan, args: vec![] });
+        self.init_plans.push(InitPlan {
+            plan_id,
+            param,
+            kind: SubLinkKind::Expr,
+            plan: planned.plan,
+            args: vec![],
+            arg_names: vec![],
+        });
         Ok(ast::Expr::Value(ast::Value::Placeholder(init_plan_placeholder(param, ty))))
     }
 }

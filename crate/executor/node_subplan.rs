@@ -78,6 +78,8 @@ pub struct InitPlanState {
     table: Vec<Datum>,
     /// A correlated SubPlan's parameters (PARAM_EXEC numbers), set per outer row.
     args: Vec<usize>,
+    /// The outer columns `args` stand for, as EXPLAIN names them inside the SubPlan.
+    arg_names: Vec<String>,
     /// The outer row (the evaluating node's id and row number) its value is for.
     evaluated_for: Option<(usize, u64)>,
 }
@@ -103,6 +105,7 @@ pub fn init_with_init_plans(
             first: None,
             table: vec![],
             args: ip.args.clone(),
+            arg_names: ip.arg_names.clone(),
             evaluated_for: None,
         });
     }
@@ -325,10 +328,38 @@ pub fn explain_init_plans(es: &EState, id: usize) -> Vec<ExplainNode> {
                 ),
             };
             let mut e = explain_tree(ps, es, Some(relationship));
+            for (n, outer) in p.args.iter().zip(&p.arg_names) {
+                name_param(&mut e, *n, outer);
+            }
             e.details.insert(0, ("Subplan Name".into(), name));
             Some(e)
         })
         .collect()
+}
+
+/// A correlated SubPlan's parameter `$n` written as the outer column it stands for,
+/// in every line of the SubPlan's tree (ruleutils.c prints the outer Var, `h.grp`;
+/// a remote query keeps its own `$1::integer`).
+fn name_param(e: &mut ExplainNode, n: usize, outer: &str) {
+    let mark = format!("{}{n}", crate::plan::PARAM_MARK);
+    for (_, v) in e.details.iter_mut() {
+        let mut out = String::with_capacity(v.len());
+        let mut rest = v.as_str();
+        while let Some(i) = rest.find(&mark) {
+            let after = &rest[i + mark.len()..];
+            out.push_str(&rest[..i]);
+            // `$1` is not `$10`'s start.
+            if after.starts_with(|c: char| c.is_ascii_digit()) {
+                out.push_str(&mark);
+            } else {
+                out.push_str(outer);
+            }
+            rest = after;
+        }
+        out.push_str(rest);
+        *v = out;
+    }
+    e.children.iter_mut().for_each(|c| name_param(c, n, outer));
 }
 
 /// Attaches the hashed SubPlans `exprs` read to node `id` (ExecInitExpr's

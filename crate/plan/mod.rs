@@ -1095,6 +1095,10 @@ pub struct InitPlan {
     /// A correlated SubPlan's parameters (PARAM_EXEC numbers), in the order of its
     /// `Func::SubPlan` call's arguments (`SubPlan.parParam`/`args`); empty otherwise.
     pub args: Vec<usize>,
+    /// How EXPLAIN names each of `args` inside the SubPlan: the outer column it
+    /// stands for (`h.grp`), as ruleutils.c prints a PARAM_EXEC that an outer Var
+    /// became; empty otherwise.
+    pub arg_names: Vec<String>,
 }
 
 impl Plan {
