@@ -2335,3 +2335,21 @@ select id, cat from f where id < 30 and (cat = 'c1' or not exists (select 1 from
 
 -- [subquery correlated or] a correlated scalar subquery under OR: SubPlan 1 per row
 select count(*) from loc where qty > 7 or qty = (select count(*) from dim where dim.weight = loc.id);
+
+-- [subquery all materialize] <> ALL (an operator that does not hash): SubPlan 1 over a Materialize of the foreign scan
+select count(*) from loc where qty <> all (select weight / 10 from dim where weight is not null);
+
+-- [subquery all nulls] < ALL over a column with a NULL: no row is certainly below all
+select count(*) from loc where qty < all (select weight from dim);
+
+-- [subquery any or] > ANY under OR: a SubPlan, not a semi join
+select count(*) from loc where qty = 3 or qty > any (select weight / 10 from dim);
+
+-- [subquery all foreign outer] >= ALL in a foreign scan's local Filter, over a local subquery
+select count(*) from f where val >= all (select qty * 100 from loc where id < 5);
+
+-- [subquery any hashed or] = ANY under OR: a hashed SubPlan, as IN
+select count(*) from loc where qty = 1 or qty = any (select weight / 10 from dim);
+
+-- [subquery any not] NOT over < ANY: a SubPlan whose NULLs stay NULL under NOT
+select count(*) from loc where not (qty < any (select weight / 10 from dim where weight > 30));
