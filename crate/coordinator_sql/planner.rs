@@ -325,7 +325,10 @@ fn plan_with_init_plans(
     super::subselect::check_hashed_subplans(coord, &rel_name, &init_plans, at)?;
     let mut planned = plan_query_into(coord, &rewritten, text, servers, depth)?;
     super::subselect::check_params(&planned.plan, at)?;
-    if init_plans.iter().any(|p| p.kind == crate::plan::SubLinkKind::Correlated) {
+    if init_plans
+        .iter()
+        .any(|p| matches!(p.kind, crate::plan::SubLinkKind::Correlated | crate::plan::SubLinkKind::AnyAll { .. }))
+    {
         super::subselect::check_subplan_uses(&planned.plan, at)?;
         planned.plan = super::subselect::project_below_sort(planned.plan);
     }

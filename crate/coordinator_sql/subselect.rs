@@ -15,6 +15,12 @@
 //!   partition's under an Append (`create_gating_plan`);
 //! - **NOT IN (SELECT …)**, and IN inside an expression (not pulled up), uncorrelated:
 //!   a **hashed SubPlan** (`subplan_is_hashable`), its rows read once into a table;
+//! - **`x op ALL (SELECT …)`**, and `x op ANY (SELECT …)` under OR or NOT, with an
+//!   operator that does not hash (`<`, `<>`, …), uncorrelated: a **SubPlan** over a
+//!   Materialize of its subquery, run for each outer row with `x` as its argument
+//!   (`SubLinkKind::AnyAll`); `= ANY` is IN (a semi join, or hashed); `op ANY` in
+//!   WHERE's top-level AND, which PostgreSQL makes a semi join with a join filter, is
+//!   refused by name;
 //! - a **correlated EXISTS under OR or NOT** (`… WHERE inner = outer AND …`): the
 //!   hashed alternative PostgreSQL keeps over the plain SubPlan it plans first
 //!   (`convert_EXISTS_to_ANY`, `fix_alternative_subplan`), `hashed SubPlan 2`, with
@@ -43,7 +49,7 @@
 //! (a SubPlan does not ship: foreign_grouping_ok's local_conds).
 //!
 //! Invariants: a subquery that refers to the outer query is a SubPlan in the select
-//! list, WHERE and HAVING; elsewhere it is refused, never planned as if it did not; `op ANY/ALL (SELECT …)` not pulled up is refused by name; a scalar
+//! list, WHERE and HAVING; elsewhere it is refused, never planned as if it did not; a correlated `op ANY/ALL (SELECT …)` is refused by name; a scalar
 //! subquery has one output column; subplans are numbered in PostgreSQL's order,
 //! parameters for InitPlans' values and correlated SubPlans' outer columns.
 //!
@@ -192,6 +198,7 @@ impl Pull<'_, '_> {
                     kind: SubLinkKind::Hashed,
                     plan: planned.plan,
                     args: vec![],
+                    arg_names: vec![],
                 });
                 let test = hashed_call(plan_id, *expr.clone());
                 *e = if *negated {
@@ -223,7 +230,14 @@ impl Pull<'_, '_> {
                     plan => plan,
                 };
                 let (plan_id, param) = self.next_ids();
-                self.init_plans.push(InitPlan { plan_id, param, kind: SubLinkKind::Exists, plan, args: vec![] });
+                self.init_plans.push(InitPlan {
+                    plan_id,
+                    param,
+                    kind: SubLinkKind::Exists,
+                    plan,
+                    args: vec![],
+                    arg_names: vec![],
+                });
                 let value = ast::Expr::Value(ast::Value::Placeholder(init_plan_placeholder(param, SqlType::Int4)));
                 *e = if *negated {
                     ast::Expr::UnaryOp { op: ast::UnaryOperator::Not, expr: Box::new(value) }
@@ -251,10 +265,30 @@ impl Pull<'_, '_> {
             ast::Expr::AnyOp { right, .. } | ast::Expr::AllOp { right, .. }
                 if matches!(right.as_ref(), ast::Expr::Subquery(_)) =>
             {
-                Err(FrontError::unsupported(
-                    "x op ANY/ALL (SELECT …), which PostgreSQL runs as a semi join or a SubPlan: not planned yet",
-                    at,
-                ))
+                let all = matches!(e, ast::Expr::AllOp { .. });
+                let (left, compare_op, right) = match &*e {
+                    ast::Expr::AnyOp { left, compare_op, right, .. } | ast::Expr::AllOp { left, compare_op, right } => {
+                        (left, compare_op, right)
+                    }
+                    _ => return Ok(()),
+                };
+                let ast::Expr::Subquery(sub) = right.as_ref() else { return Ok(()) };
+                let (sub, mut left, op) = (sub.clone(), left.clone(), compare_op.clone());
+                if !all && op == ast::BinaryOperator::Eq {
+                    // `= ANY` is IN: a semi join at the top, else a hashed SubPlan.
+                    *e = ast::Expr::InSubquery { expr: left, subquery: sub, negated: false };
+                    return self.replace(e, top_and);
+                }
+                if !all && top_and {
+                    return Err(FrontError::unsupported(
+                        "x op ANY (SELECT …) in WHERE's top-level AND, which PostgreSQL pulls up into a semi join \
+                         with a join filter (convert_ANY_sublink_to_join): not planned yet",
+                        at,
+                    ));
+                }
+                self.replace(&mut left, false)?;
+                *e = self.any_all_subplan(&sub, *left, &op, all)?;
+                Ok(())
             }
             ast::Expr::BinaryOp { left, op, right } => {
                 let and = top_and && *op == ast::BinaryOperator::And;
@@ -389,8 +423,66 @@ impl Pull<'_, '_> {
             kind: SubLinkKind::HashedExists,
             plan: planned.plan,
             args: vec![],
+            arg_names: vec![],
         });
         Ok(hashed_call(plan_id, outer_expr.clone()))
+    }
+
+    /// `x op ALL (SELECT …)`, or `x op ANY (SELECT …)` that is neither a join nor
+    /// hashed: a SubPlan run for each outer row with `x` as its argument
+    /// (`Func::SubPlan` of `SubLinkKind::AnyAll`), its uncorrelated subquery under a
+    /// Materialize that keeps its rows for the next row (`build_subplan`'s
+    /// `materialize_finished_plan`, with enable_material, unless its top node keeps
+    /// its output already). A correlated one is refused by name.
+    fn any_all_subplan(
+        &mut self,
+        sub: &ast::Query,
+        lhs: ast::Expr,
+        op: &ast::BinaryOperator,
+        all: bool,
+    ) -> Result<ast::Expr, FrontError> {
+        let which = if all { "ALL" } else { "ANY" };
+        let op = match op {
+            ast::BinaryOperator::Eq => crate::plan::BinOp::Eq,
+            ast::BinaryOperator::NotEq => crate::plan::BinOp::NotEq,
+            ast::BinaryOperator::Lt => crate::plan::BinOp::Lt,
+            ast::BinaryOperator::LtEq => crate::plan::BinOp::LtEq,
+            ast::BinaryOperator::Gt => crate::plan::BinOp::Gt,
+            ast::BinaryOperator::GtEq => crate::plan::BinOp::GtEq,
+            other => {
+                return Err(FrontError::unsupported(
+                    format!("x {other} {which} (SELECT …): not planned yet"),
+                    self.outer.at,
+                ))
+            }
+        };
+        let correlated = format!(
+            "x op {which} (SELECT …) whose subquery refers to the outer query (a SubPlan with parameters): not planned yet"
+        );
+        let planned = self.plan_as(sub, &correlated)?;
+        if planned.columns.len() != 1 {
+            return Err(FrontError::at("subquery has too many columns", self.outer.at));
+        }
+        let keeps_rows = matches!(planned.plan, Plan::Sort { .. } | Plan::Material { .. } | Plan::FunctionScan { .. });
+        let plan = if self.outer.coord.setting_on("enable_material", true) && !keeps_rows {
+            Plan::Material { child: Box::new(planned.plan) }
+        } else {
+            planned.plan
+        };
+        let (plan_id, _) = self.next_ids();
+        self.init_plans.push(InitPlan {
+            plan_id,
+            param: usize::MAX,
+            kind: SubLinkKind::AnyAll { op, all },
+            plan,
+            args: vec![],
+            arg_names: vec![],
+        });
+        let mut call = hashed_call(plan_id, lhs);
+        if let ast::Expr::Function(f) = &mut call {
+            f.name = ast::ObjectName(vec![ast::Ident::new(crate::plan::subplan_name(plan_id, SqlType::Int4))]);
+        }
+        Ok(call)
     }
 
     /// The next subplan's number: after every one planned (and discarded) so far.
@@ -499,6 +591,7 @@ impl Pull<'_, '_> {
             kind: SubLinkKind::Correlated,
             plan: planned.plan,
             args: params,
+            arg_names: refs.iter().map(|(c, _)| format!("{outer_name}.{c}")).collect(),
         });
         let args = refs
             .iter()
@@ -574,7 +667,14 @@ impl Pull<'_, '_> {
     fn attach(&mut self, sub: &ast::Query, planned: Planned) -> Result<ast::Expr, FrontError> {
         let (plan_id, param) = self.next_ids();
         let ty = sublink_type(self.outer.coord, sub, planned.columns[0].ty);
-        self.init_plans.push(InitPlan { plan_id, param, kind: SubLinkKind::Expr, plan: planned.plan, args: vec![] });
+        self.init_plans.push(InitPlan {
+            plan_id,
+            param,
+            kind: SubLinkKind::Expr,
+            plan: planned.plan,
+            args: vec![],
+            arg_names: vec![],
+        });
         Ok(ast::Expr::Value(ast::Value::Placeholder(init_plan_placeholder(param, ty))))
     }
 }

@@ -78,6 +78,10 @@ pub struct InitPlanState {
     table: Vec<Datum>,
     /// A correlated SubPlan's parameters (PARAM_EXEC numbers), set per outer row.
     args: Vec<usize>,
+    /// The outer columns `args` stand for, as EXPLAIN names them inside the SubPlan.
+    arg_names: Vec<String>,
+    /// An ALL/ANY SubPlan's left operand for the current outer row.
+    lhs: Datum,
     /// The outer row (the evaluating node's id and row number) its value is for.
     evaluated_for: Option<(usize, u64)>,
 }
@@ -103,6 +107,8 @@ pub fn init_with_init_plans(
             first: None,
             table: vec![],
             args: ip.args.clone(),
+            arg_names: ip.arg_names.clone(),
+            lhs: Datum::Null,
             evaluated_for: None,
         });
     }
@@ -179,6 +185,18 @@ fn run_init_plan(ps: &mut PlanState, es: &mut EState, k: usize) -> ExecResult<bo
                         ));
                     }
                     SubLinkKind::Expr | SubLinkKind::Correlated => ip.first = Some(v),
+                    // ExecScanSubPlan's ALL/ANY: stop at the first row that decides.
+                    SubLinkKind::AnyAll { op, all } => {
+                        let lhs = ip.lhs.clone();
+                        match Expr::bin(op, Expr::Const(lhs), Expr::Const(v)).eval(&[]) {
+                            Datum::Null => ip.first = Some(Datum::Null),
+                            d if d.is_true() != all => {
+                                ip.value = Some(Datum::Int(i64::from(!all)));
+                                return Ok(true);
+                            }
+                            _ => {}
+                        }
+                    }
                 }
             }
             ExecStatus::Done => {
@@ -187,6 +205,11 @@ fn run_init_plan(ps: &mut PlanState, es: &mut EState, k: usize) -> ExecResult<bo
                     SubLinkKind::Exists => Datum::Int(0),
                     SubLinkKind::Hashed | SubLinkKind::HashedExists => Datum::Null,
                     SubLinkKind::Expr | SubLinkKind::Correlated => ip.first.take().unwrap_or(Datum::Null),
+                    // No row decided: ALL is true, ANY false, unless a comparison was NULL.
+                    SubLinkKind::AnyAll { all, .. } => match ip.first.take() {
+                        Some(_) => Datum::Null,
+                        None => Datum::Int(i64::from(all)),
+                    },
                 });
                 return Ok(true);
             }
@@ -316,19 +339,48 @@ pub fn explain_init_plans(es: &EState, id: usize) -> Vec<ExplainNode> {
         .filter_map(|p| {
             let ps = p.plan.as_ref()?;
             let (relationship, name) = match p.kind {
-                SubLinkKind::Hashed | SubLinkKind::HashedExists | SubLinkKind::Correlated => {
-                    ("SubPlan", format!("SubPlan {}", p.plan_id))
-                }
+                SubLinkKind::Hashed
+                | SubLinkKind::HashedExists
+                | SubLinkKind::Correlated
+                | SubLinkKind::AnyAll { .. } => ("SubPlan", format!("SubPlan {}", p.plan_id)),
                 _ => (
                     "InitPlan",
                     format!("InitPlan {} (returns {})", p.plan_id, Expr::ExecParam(p.param, SqlType::Int4).to_sql(&[])),
                 ),
             };
             let mut e = explain_tree(ps, es, Some(relationship));
+            for (n, outer) in p.args.iter().zip(&p.arg_names) {
+                name_param(&mut e, *n, outer);
+            }
             e.details.insert(0, ("Subplan Name".into(), name));
             Some(e)
         })
         .collect()
+}
+
+/// A correlated SubPlan's parameter `$n` written as the outer column it stands for,
+/// in every line of the SubPlan's tree (ruleutils.c prints the outer Var, `h.grp`;
+/// a remote query keeps its own `$1::integer`).
+fn name_param(e: &mut ExplainNode, n: usize, outer: &str) {
+    let mark = format!("{}{n}", crate::plan::PARAM_MARK);
+    for (_, v) in e.details.iter_mut() {
+        let mut out = String::with_capacity(v.len());
+        let mut rest = v.as_str();
+        while let Some(i) = rest.find(&mark) {
+            let after = &rest[i + mark.len()..];
+            out.push_str(&rest[..i]);
+            // `$1` is not `$10`'s start.
+            if after.starts_with(|c: char| c.is_ascii_digit()) {
+                out.push_str(&mark);
+            } else {
+                out.push_str(outer);
+            }
+            rest = after;
+        }
+        out.push_str(rest);
+        *v = out;
+    }
+    e.children.iter_mut().for_each(|c| name_param(c, n, outer));
 }
 
 /// Attaches the hashed SubPlans `exprs` read to node `id` (ExecInitExpr's
@@ -341,7 +393,9 @@ pub fn attach_subplans<'e>(es: &mut EState, id: usize, exprs: impl IntoIterator<
         correlated_subplans(e, &mut hashed);
     }
     for k in hashed {
-        let subplan = |p: &InitPlanState| p.kind.is_hashed() || p.kind == SubLinkKind::Correlated;
+        let subplan = |p: &InitPlanState| {
+            p.kind.is_hashed() || matches!(p.kind, SubLinkKind::Correlated | SubLinkKind::AnyAll { .. })
+        };
         if let Some(p) = es.init_plans.iter_mut().find(|p| p.plan_id == k && subplan(p)) {
             p.attached_to = id;
         }
@@ -419,11 +473,18 @@ fn exec_scan_subplan(
     values: Vec<Datum>,
     at: (usize, u64),
 ) -> ExecResult<Option<Datum>> {
-    let Some(k) = es.init_plans.iter().position(|p| p.plan_id == plan_id && p.kind == SubLinkKind::Correlated) else {
+    let per_row = |p: &InitPlanState| matches!(p.kind, SubLinkKind::Correlated | SubLinkKind::AnyAll { .. });
+    let Some(k) = es.init_plans.iter().position(|p| p.plan_id == plan_id && per_row(p)) else {
         return Err(ExecError::Internal(format!("no SubPlan {plan_id}")));
     };
     if es.init_plans[k].evaluated_for != Some(at) {
         let ran = es.init_plans[k].evaluated_for.is_some();
+        // An ALL/ANY SubPlan's argument is its left operand, not a parameter.
+        let mut values = values;
+        if let SubLinkKind::AnyAll { .. } = es.init_plans[k].kind {
+            es.init_plans[k].lhs = if values.is_empty() { Datum::Null } else { values.remove(0) };
+        }
+        let changed = !es.init_plans[k].args.is_empty();
         for (&p, v) in es.init_plans[k].args.clone().iter().zip(values) {
             es.param_values.retain(|(q, _)| *q != p);
             es.param_values.push((p, v));
@@ -436,7 +497,8 @@ fn exec_scan_subplan(
             let Some(mut ps) = es.init_plans[k].plan.take() else {
                 return Err(ExecError::Internal(format!("SubPlan {plan_id} re-entered")));
             };
-            es.chg_param = true;
+            // Without a parameter of its own it only rewinds (a Materialize replays).
+            es.chg_param = changed;
             let r = super::exec_rescan(&mut ps, es);
             es.chg_param = false;
             es.init_plans[k].plan = Some(ps);

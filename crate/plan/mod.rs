@@ -1162,6 +1162,11 @@ pub enum SubLinkKind {
     /// …)` hashed, with `unknownEqFalse` (a NULL comparison counts as no match, so the
     /// test is never NULL, as EXISTS is not). Its argument is the outer expression.
     HashedExists,
+    /// `x op ALL (SELECT …)` (`all`) or `x op ANY (SELECT …)` not made a join nor
+    /// hashed (ALL_SUBLINK / ANY_SUBLINK with an operator that does not hash): a
+    /// SubPlan over its subquery (materialized), run for each outer row with `x` as its
+    /// call's argument, folding `x op v` over the rows with SQL's NULL rules.
+    AnyAll { op: BinOp, all: bool },
     /// `(SELECT …)` as a value that reads the outer row (a correlated EXPR_SUBLINK):
     /// a SubPlan run again for each outer row with its parameters (`InitPlan::args`)
     /// set, its value as `Expr`'s. It returns no parameter (`param` is unused).
@@ -1188,6 +1193,10 @@ pub struct InitPlan {
     /// A correlated SubPlan's parameters (PARAM_EXEC numbers), in the order of its
     /// `Func::SubPlan` call's arguments (`SubPlan.parParam`/`args`); empty otherwise.
     pub args: Vec<usize>,
+    /// How EXPLAIN names each of `args` inside the SubPlan: the outer column it
+    /// stands for (`h.grp`), as ruleutils.c prints a PARAM_EXEC that an outer Var
+    /// became; empty otherwise.
+    pub arg_names: Vec<String>,
 }
 
 impl Plan {

@@ -2721,3 +2721,20 @@ select k, v from r order by k, v limit 10;
 
 -- [range order limit incremental desc] r in reverse
 select k, v from r order by k desc, v limit 10;
+-- [subquery all materialize] <> ALL (an operator that does not hash): SubPlan 1 over a Materialize of the foreign scan
+select count(*) from loc where qty <> all (select weight / 10 from dim where weight is not null);
+
+-- [subquery all nulls] < ALL over a column with a NULL: no row is certainly below all
+select count(*) from loc where qty < all (select weight from dim);
+
+-- [subquery any or] > ANY under OR: a SubPlan, not a semi join
+select count(*) from loc where qty = 3 or qty > any (select weight / 10 from dim);
+
+-- [subquery all foreign outer] >= ALL in a foreign scan's local Filter, over a local subquery
+select count(*) from f where val >= all (select qty * 100 from loc where id < 5);
+
+-- [subquery any hashed or] = ANY under OR: a hashed SubPlan, as IN
+select count(*) from loc where qty = 1 or qty = any (select weight / 10 from dim);
+
+-- [subquery any not] NOT over < ANY: a SubPlan whose NULLs stay NULL under NOT
+select count(*) from loc where not (qty < any (select weight / 10 from dim where weight > 30));

@@ -147,3 +147,22 @@ fn a_correlated_exists_under_or_is_the_hashed_alternative() {
     let e = run("select a, exists (select 1 from t where t.a = loc.a) from loc", false).unwrap_err();
     assert!(e.contains("EXISTS (SELECT …) in the select list"), "{e}");
 }
+
+#[wasm_bindgen_test(unsupported = test)]
+fn all_and_any_with_an_operator_are_subplans_over_a_materialize() {
+    // w.k holds 10, 20 and NULL: `a < ALL` meets the NULL for every row (NULL, no row).
+    let (rows, explain) = rows_both_modes("select a from loc where a < all (select k from w)");
+    assert!(rows.is_empty(), "{rows:?}");
+    assert!(explain.contains("Filter: (SubPlan 1)"), "{explain}");
+    assert!(explain.contains("->  Materialize"), "{explain}");
+    let (rows, _) = rows_both_modes("select a from loc where a < all (select k from w where k is not null)");
+    assert_eq!(rows, sorted(&["1", "2", "3", "4"]));
+    // ANY under OR: a comparison that is NULL does not make a row pass.
+    let (rows, _) = rows_both_modes("select a from loc where a = 4 or a > any (select k / 10 from w)");
+    assert_eq!(rows, sorted(&["2", "3", "4"]));
+    let (rows, _) = rows_both_modes("select a from loc where not (a <> all (select k / 10 from w))");
+    assert_eq!(rows, sorted(&["1", "2"]));
+    // At the top of WHERE PostgreSQL makes `op ANY` a semi join: refused by name.
+    let e = run("select a from loc where a > any (select k from w)", false).unwrap_err();
+    assert!(e.contains("semi join with a join filter"), "{e}");
+}
