@@ -65,6 +65,7 @@
 pub mod catalog;
 pub mod eval;
 pub mod funcscan;
+pub mod functioncmds;
 mod indxpath;
 pub mod modifytable;
 pub mod pgfuncs;

@@ -32,6 +32,7 @@ mod optimize;
 pub mod selectivity;
 pub mod semiantijoin;
 pub mod stats;
+pub mod userfunc;
 pub use optimize::use_indexes;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -163,6 +164,9 @@ pub enum Func {
         plan_id: usize,
         ty: SqlType,
     },
+    /// A user-defined function or operator over a built-in procedure (`CREATE
+    /// OPERATOR`, `CREATE FUNCTION … LANGUAGE internal`; [`userfunc`]).
+    User(userfunc::UserFunc),
 }
 
 impl Func {
@@ -187,6 +191,7 @@ impl Func {
             Func::SessionUser => "SESSION_USER",
             Func::HashedSubPlan(_) => "hashed SubPlan",
             Func::SubPlan { .. } => "SubPlan",
+            Func::User(_) => "user-defined function",
         }
     }
 
@@ -201,6 +206,7 @@ impl Func {
             // EXPLAIN names the SubPlan, not its test expression.
             (Func::HashedSubPlan(k), _) => format!("(hashed SubPlan {k})"),
             (Func::SubPlan { plan_id, .. }, _) => format!("(SubPlan {plan_id})"),
+            (Func::User(u), _) => u.sql(args),
             _ => format!("{}({})", self.name(), args.join(", ")),
         }
     }
@@ -213,6 +219,7 @@ impl Func {
             Func::Random => ColType::Float,
             Func::Length | Func::Like { .. } | Func::HashedSubPlan(_) => ColType::Int,
             Func::SubPlan { ty, .. } => ty.col_type(),
+            Func::User(u) => u.proc.col_type(arg),
             Func::TextCat
             | Func::SetSeed
             | Func::ToChar

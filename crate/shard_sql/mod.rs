@@ -68,8 +68,10 @@ use crate::plan::Plan;
 use crate::types::{Catalog, Column};
 
 mod expr;
+pub mod inline;
 mod modify;
 pub mod nesting;
+pub mod operator_tokens;
 mod select;
 mod source;
 
