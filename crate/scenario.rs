@@ -185,6 +185,9 @@ pub struct ServerSpec {
     pub catalog: Catalog,
     pub link: LinkParams,
     pub costs: ServerCosts,
+    /// The shard's own functions and operators (`CREATE OPERATOR` in its `-- @shard`
+    /// section): what it runs when the coordinator sends them (`extensions`).
+    pub routines: crate::shard_sql::inline::Routines,
 }
 
 /// Cloning is cheap: the tables are shared (`Rc`).
@@ -318,6 +321,7 @@ impl Settings {
             catalog,
             link: self.link(k),
             costs: self.costs.clone(),
+            routines: Default::default(),
         }
     }
 }
@@ -407,6 +411,7 @@ impl Scenario {
             .map(|(i, s)| {
                 let mut srv = ShardServer::new(&s.server.name, s.catalog.clone(), 1000 + i as i32);
                 srv.costs = s.costs.clone();
+                srv.routines = s.routines.clone();
                 srv
             })
             .collect();

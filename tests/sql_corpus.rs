@@ -183,7 +183,15 @@ struct Shape {
 }
 
 fn query_shape(sql: &str, sets: &[String]) -> Shape {
-    let parsed = Parser::parse_sql(&PostgreSqlDialect {}, sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
+    // PostgreSQL's operators (`===`) as one token each, as the sandbox reads them.
+    let tokens = sqlparser::tokenizer::Tokenizer::new(&PostgreSqlDialect {}, sql)
+        .tokenize_with_location()
+        .unwrap_or_else(|e| panic!("{sql}: {e}"));
+    let tokens = pgasync::shard_sql::operator_tokens::merge_operators(sql, tokens);
+    let parsed = Parser::new(&PostgreSqlDialect {})
+        .with_tokens_with_locations(tokens)
+        .parse_statements()
+        .unwrap_or_else(|e| panic!("{sql}: {e}"));
     let prepared;
     let q = match parsed.first() {
         Some(Statement::Query(q)) => q,

@@ -177,6 +177,8 @@ pub struct Node {
     pub random: pgfuncs::PgRandom,
     /// `PREPARE`d statements and their plan cache entries (the coordinator's).
     pub prepared: Vec<super::prepared::PreparedStatement>,
+    /// The functions and operators created on this node (`super::functioncmds`).
+    pub routines: crate::shard_sql::inline::Routines,
 }
 
 impl Node {
@@ -188,6 +190,7 @@ impl Node {
             settings: vec![],
             random: pgfuncs::PgRandom::new(),
             prepared: vec![],
+            routines: Default::default(),
         }
     }
     pub fn relation(&self, name: &str) -> Option<&Relation> {
@@ -337,6 +340,7 @@ impl Cluster {
                 | Stmt::AttachPartition { .. }
                 | Stmt::AlterServer { .. }
                 | Stmt::CreateServer { .. }
+                | Stmt::Routine(_)
         ) {
             super::prepared::invalidate_generic_plans(&mut self.nodes[n]);
         }
@@ -421,6 +425,7 @@ impl Cluster {
                 self.nodes[n].prepared.clear();
                 Ok(None)
             }
+            Stmt::Routine(r) => super::functioncmds::execute(&mut self.nodes[n].routines, r, at).map(|_| None),
             Stmt::Deallocate(Some(name)) => {
                 super::prepared::lookup(&self.nodes[n], name, at)?;
                 self.nodes[n].prepared.retain(|p| p.name != *name);

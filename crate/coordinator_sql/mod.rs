@@ -66,6 +66,7 @@ pub mod catalog;
 pub mod eval;
 mod fdw_modify;
 pub mod funcscan;
+pub mod functioncmds;
 mod indxpath;
 pub mod modifytable;
 pub mod paramfdw;

@@ -92,7 +92,7 @@ use sqlparser::ast::{self, SetExpr, TableFactor};
 use sqlparser::tokenizer::Location;
 
 use super::catalog::{ident, relation_name, Bound, Node, RelKind, Relation};
-use super::shippable::{is_foreign_expr, is_pseudoconstant};
+use super::shippable::{is_foreign_expr_on, is_pseudoconstant};
 use super::statement::Strategy;
 use super::FrontError;
 use crate::plan::costsize::{cost_plan, CostParams, Estimate};
@@ -195,6 +195,11 @@ fn peel(mut plan: Plan) -> Result<Layers, String> {
 
 /// Plans `q` (written in `text`, the padded section text its spans refer to).
 pub fn plan_query(coord: &Node, q: &ast::Query, text: &str) -> Result<Planned, FrontError> {
+    // The coordinator's own functions and operators are what its expressions call.
+    crate::shard_sql::inline::with_routines(&coord.routines, || plan_query_in_scope(coord, q, text))
+}
+
+fn plan_query_in_scope(coord: &Node, q: &ast::Query, text: &str) -> Result<Planned, FrontError> {
     let mut servers = Vec::new();
     let planned = plan_query_into(coord, q, text, &mut servers, 0)?;
     // The enable_* settings the sandbox can honour only where its plan lacks their node.
@@ -1801,7 +1806,7 @@ impl<'a> Planner<'a> {
             let single_foreign = !partitioned && matches!(rel.kind, RelKind::Foreign { .. });
             // postgres_fdw pushes a grouping only when every condition below it ships
             // (foreign_grouping_ok: no local_conds) and no gating qual sits on the scan.
-            let ships = conjuncts.iter().all(is_foreign_expr) && self.gating.is_empty();
+            let ships = conjuncts.iter().all(|c| is_foreign_expr_on(c, self.coord, rel)) && self.gating.is_empty();
             let pushed = (pushed_agg || single_foreign) && pushable_agg(&keys, &aggs) && !dummy && ships;
             let (mut having, sort, limit) = (l.having, l.sort, l.limit);
             if partial_agg {
@@ -1860,7 +1865,8 @@ impl<'a> Planner<'a> {
                 // then LIMIT/OFFSET (add_foreign_final_paths). HAVING and the sort keys
                 // are over the Agg's output: keys then aggregates, the remote targets.
                 let conds = having.take().map(|h| split_and(&h)).unwrap_or_default();
-                let (remote, local): (Vec<Expr>, Vec<Expr>) = conds.into_iter().partition(is_foreign_expr);
+                let (remote, local): (Vec<Expr>, Vec<Expr>) =
+                    conds.into_iter().partition(|c| is_foreign_expr_on(c, self.coord, rel));
                 f.remote.having = remote;
                 if let Some(local) = local.into_iter().reduce(|a, b| Expr::bin(crate::plan::BinOp::And, a, b)) {
                     // A HAVING condition that does not ship (a SubPlan): the foreign
@@ -2097,7 +2103,8 @@ impl<'a> Planner<'a> {
         if let RelKind::Foreign { .. } = leaf.rel.kind {
             // postgres_fdw's classifyConditions: what ships goes into the remote
             // query; the rest is the scan's local Filter, over the columns it reads.
-            let (remote, local): (Vec<Expr>, Vec<Expr>) = conjuncts.iter().cloned().partition(is_foreign_expr);
+            let (remote, local): (Vec<Expr>, Vec<Expr>) =
+                conjuncts.iter().cloned().partition(|c| is_foreign_expr_on(c, self.coord, leaf.rel));
             let mut read: Vec<usize> = used.to_vec();
             read.extend(local.iter().flat_map(|c| columns_of(c, leaf.rel.columns.len())));
             read.sort_unstable();

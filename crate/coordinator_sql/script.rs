@@ -419,7 +419,9 @@ impl SqlScenario {
             }
             let fetch_size = server.option("fetch_size").and_then(|v| v.parse().ok()).unwrap_or(settings.fetch_size);
             let async_capable = server.option("async_capable").and_then(super::settings::parse_bool).unwrap_or(false);
-            servers.push(settings.server(name, catalog, ServerOptions { async_capable, fetch_size }, i));
+            let mut spec = settings.server(name, catalog, ServerOptions { async_capable, fetch_size }, i);
+            spec.routines = self.cluster.nodes[shard].routines.clone();
+            servers.push(spec);
         }
         Ok(Scenario {
             id: "sql".into(),
@@ -665,6 +667,9 @@ fn describe(node: &str, s: &Stmt, rows: usize, result: Option<Vec<super::eval::V
             "EXECUTE (planned and counted by the plan cache; a setup statement's rows are not computed)".into()
         }
         Stmt::Deallocate(_) => "DEALLOCATE".into(),
+        Stmt::Routine(super::functioncmds::RoutineStmt::CreateFunction { .. }) => "CREATE FUNCTION".into(),
+        Stmt::Routine(super::functioncmds::RoutineStmt::CreateOperator { .. }) => "CREATE OPERATOR".into(),
+        Stmt::Routine(super::functioncmds::RoutineStmt::AddToExtension(_)) => "ALTER EXTENSION".into(),
     };
     format!("{node}: {tag}")
 }

@@ -59,7 +59,7 @@
 //! | `sslmode` | server | TLS | `disable`, `allow`, `prefer` honoured (the simulated shards speak no TLS); `require`, `verify-*` refused |
 //! | `use_remote_estimate` | server, table | asks the remote for EXPLAIN estimates at planning | `false` honoured (the local estimates of `plan::costsize`); `true` honoured for the paths it enables (a Nested Loop's parameterized Foreign Scans, `paramfdw`), departing in their estimates: local, as a seq scan of the remote table (what the shard's EXPLAIN says of it when it has no index), and no EXPLAIN is sent at planning |
 //! | `fdw_startup_cost`, `fdw_tuple_cost` | server | the cost model | honoured: the Foreign Scans' estimates (`plan::costsize`) |
-//! | `extensions` | server | which extensions' functions are shipped | refused |
+//! | `extensions` | server | which extensions' functions are shipped | honoured: postgres_fdw's members (`ALTER EXTENSION postgres_fdw ADD`) ship; postgres_fdw is the only extension |
 //! | `keep_connections` | server | closes connections at transaction end when off | `on` honoured; `off` refused |
 //! | `updatable` | server, table | allows INSERT, UPDATE, DELETE | `true` honoured; `false` refused (the setup inserts through foreign tables) |
 //! | `truncatable` | server, table | allows TRUNCATE | honoured (the sandbox has no TRUNCATE) |
@@ -507,7 +507,9 @@ pub fn check_server_option(k: &str, v: &str) -> Result<(), String> {
             Ok(_) => Err(format!("\"{k}\" must be a floating point value greater than or equal to zero")),
             Err(_) => Err(format!("invalid value for floating point option \"{k}\": {v}")),
         },
-        "extensions" => Err(refused("server option extensions: the sandbox ships no extension's functions")),
+        // A list of extension names; postgres_fdw is the only extension there is
+        // (`functioncmds`): its members ship (`shippable::is_foreign_expr_on`).
+        "extensions" => Ok(()),
         "application_name" => {
             Err(refused("server option application_name: the sandbox's connections keep postgres_fdw's default name"))
         }

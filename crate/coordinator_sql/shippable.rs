@@ -23,26 +23,51 @@
 //! immutable functions) is a **pseudoconstant**: evaluated once, before the scan, in a
 //! gating Result (`One-Time Filter:`), never sent and never a per-row filter.
 //!
+//! | a user-defined operator or function (`CREATE OPERATOR ===`, `CREATE FUNCTION … LANGUAGE internal`) | only if a member of postgres_fdw (`ALTER EXTENSION postgres_fdw ADD …`), immutable, and the server's `extensions` lists postgres_fdw | `is_shippable`: not built in, so only a listed extension's members; then written `OPERATOR(public.===)` |
+//! | a call of a SQL function PostgreSQL inlines | as its inlined expression | `inline_function` replaced the call before postgres_fdw saw it (`shard_sql::inline`) |
+//!
 //! Invariants: shipping is decided per top-level AND-ed condition, as postgres_fdw
 //! classifies `baserestrictinfo` into `remote_conds` and `local_conds`; the rule reads
-//! the expression only (no catalog, no server options: the sandbox has no
-//! `extensions` option, so only built-ins ship).
+//! the expression and, for user-defined objects, the scanned table's server's
+//! `extensions` option.
 
+use super::catalog::{Node, RelKind, Relation};
+use super::functioncmds::lists_postgres_fdw;
+use crate::plan::userfunc::Volatility;
 use crate::plan::{Expr, Func, SqlType};
 
 /// `is_foreign_expr`: may the remote server evaluate `e` (see the module's table)?
+/// A server whose `extensions` lists none: only built-ins ship.
 pub fn is_foreign_expr(e: &Expr) -> bool {
-    foreign_expr_walker(e)
+    foreign_expr_walker(e, false)
+}
+
+/// `is_foreign_expr` for a scan of `rel` (a foreign table of `coord`): a member of
+/// postgres_fdw ships too when the table's server lists it in `extensions`
+/// (shippable.c's `lookup_shippable`), if it is immutable (`is_foreign_expr` refuses
+/// any mutable function, `contain_mutable_functions`).
+pub fn is_foreign_expr_on(e: &Expr, coord: &Node, rel: &Relation) -> bool {
+    let listed = match &rel.kind {
+        RelKind::Foreign { server, .. } => {
+            lists_postgres_fdw(coord.server(server).and_then(|s| s.option("extensions")))
+        }
+        _ => false,
+    };
+    foreign_expr_walker(e, listed)
 }
 
 /// `foreign_expr_walker`: every node of the expression must be shippable.
-fn foreign_expr_walker(e: &Expr) -> bool {
+fn foreign_expr_walker(e: &Expr, members_ship: bool) -> bool {
+    let walk = |x: &Expr| foreign_expr_walker(x, members_ship);
     match e {
         // A parameter is sent as `$n` with its value bound (deparse.c's printRemoteParam).
         Expr::Col(_) | Expr::Const(_) | Expr::Param(..) | Expr::ExecParam(..) => true,
-        Expr::Bin(_, l, r) => foreign_expr_walker(l) && foreign_expr_walker(r),
-        Expr::Not(x) | Expr::IsNull(x, _) => foreign_expr_walker(x),
-        Expr::Func(f, args) => is_shippable(*f) && args.iter().all(foreign_expr_walker),
+        Expr::Bin(_, l, r) => walk(l) && walk(r),
+        Expr::Not(x) | Expr::IsNull(x, _) => walk(x),
+        Expr::Func(Func::User(u), args) => {
+            members_ship && u.in_extension && u.volatility == Volatility::Immutable && args.iter().all(walk)
+        }
+        Expr::Func(f, args) => is_shippable(*f) && args.iter().all(walk),
     }
 }
 
@@ -64,6 +89,8 @@ fn is_shippable(f: Func) -> bool {
         Func::CurrentUser | Func::SessionUser | Func::Random | Func::SetSeed | Func::ToChar => false,
         // A hashed SubPlan's table is the coordinator's: it is never sent.
         Func::HashedSubPlan(_) | Func::SubPlan { .. } => false,
+        // Not built in: shipped only where its extension is listed (`is_foreign_expr_on`).
+        Func::User(_) => false,
     }
 }
 
@@ -80,6 +107,7 @@ pub fn is_pseudoconstant(e: &Expr) -> bool {
             Expr::Col(_) | Expr::Const(_) | Expr::Param(..) | Expr::ExecParam(..) => false,
             Expr::Bin(_, l, r) => volatile(l) || volatile(r),
             Expr::Not(x) | Expr::IsNull(x, _) => volatile(x),
+            Expr::Func(Func::User(u), _) if u.volatility == Volatility::Volatile => true,
             Expr::Func(f, args) => matches!(f, Func::Random | Func::SetSeed) || args.iter().any(volatile),
         }
     }
@@ -91,6 +119,7 @@ pub fn is_pseudoconstant(e: &Expr) -> bool {
             Expr::Param(..) | Expr::ExecParam(..) => true,
             Expr::Bin(_, l, r) => stable_call(l) || stable_call(r),
             Expr::Not(x) | Expr::IsNull(x, _) => stable_call(x),
+            Expr::Func(Func::User(u), _) if u.volatility == Volatility::Stable => true,
             Expr::Func(f, args) => matches!(f, Func::CurrentUser | Func::SessionUser) || args.iter().any(stable_call),
         }
     }

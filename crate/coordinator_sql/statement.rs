@@ -189,6 +189,8 @@ pub enum Stmt {
     },
     /// `DEALLOCATE [PREPARE] name`, or every prepared statement (`DEALLOCATE ALL`: None).
     Deallocate(Option<String>),
+    /// `CREATE FUNCTION`, `CREATE OPERATOR`, `ALTER EXTENSION … ADD` ([`super::functioncmds`]).
+    Routine(super::functioncmds::RoutineStmt),
 }
 
 /// EXPLAIN's options as PostgreSQL 15's `ExplainQuery` settles them (explain.c), once
@@ -237,6 +239,8 @@ pub fn parse_statements(sql: &str, first_line: usize) -> Result<Vec<Located>, Fr
         .with_unescape(true)
         .tokenize_with_location()
         .map_err(|e| FrontError::at(format!("syntax error: {}", e.message), e.location))?;
+    // PostgreSQL's operators: `===` is one token (`operator_tokens`).
+    let tokens = crate::shard_sql::operator_tokens::merge_operators(&padded, tokens);
     // Before sqlparser builds a tree: one deeper than the stack allows is never built,
     // nor trees larger than memory should hold.
     if let Some(at) = nesting::too_deep(&tokens, nesting::MAX_WEIGHT) {
@@ -410,6 +414,16 @@ fn parse_one(p: &mut Parser) -> Result<Stmt, FrontError> {
             ["create", "table", ..] => create_table(p),
             ["alter", "table", ..] => attach_partition(p),
             ["alter", "server", ..] => alter_server(p),
+            ["create", "operator", ..] | ["alter", "extension", ..] => {
+                p.next_token();
+                p.next_token();
+                let routine = if w[0] == "create" {
+                    super::functioncmds::create_operator(p, at)
+                } else {
+                    super::functioncmds::alter_extension(p, at)
+                };
+                routine.map(Stmt::Routine)
+            }
             ["reset", ..] => reset(p),
             ["analyze", ..] | ["analyse", ..] => analyze(p, false),
             ["vacuum", ..] => analyze(p, true),
@@ -423,6 +437,8 @@ fn parse_one(p: &mut Parser) -> Result<Stmt, FrontError> {
         | ["create", "table", ..]
         | ["alter", "table", ..]
         | ["alter", "server", ..]
+        | ["create", "operator", ..]
+        | ["alter", "extension", ..]
         | ["reset", ..]
         | ["analyze", ..]
         | ["analyse", ..]
@@ -533,6 +549,7 @@ fn analyze(p: &mut Parser, vacuum: bool) -> Result<Stmt, FrontError> {
 /// sqlparser's statements the sandbox runs, in our form.
 fn convert(stmt: Statement, at: Location) -> Result<Stmt, FrontError> {
     match stmt {
+        Statement::CreateFunction(cf) => super::functioncmds::create_function(cf, at).map(Stmt::Routine),
         Statement::CreateExtension { name, .. } => {
             if name.value.to_lowercase() != "postgres_fdw" {
                 return Err(FrontError::at(

@@ -231,6 +231,26 @@ impl AsyncInputs {
         }
     }
 
+    /// A Result that is a Foreign Scan's own Filter (PostgreSQL evaluates the scan's
+    /// quals inside the scan node, which stays async-capable; `node_result`): its one
+    /// child, the scan, gets this node's request, whatever the knob says.
+    pub fn init_scan_qual(id: usize, children: &mut [PlanState], es: &mut EState) -> AsyncInputs {
+        let mut requests = vec![None; children.len()];
+        if let Some(c) = children.first_mut() {
+            c.node.mark_async_requestee();
+            requests[0] = Some(new_request(es, id, c.id, 0));
+        }
+        AsyncInputs {
+            node: id,
+            requests,
+            capable: true,
+            own: None,
+            waiting_on: None,
+            unguarded: es.behaviour.no_descendant_check,
+            marked: false,
+        }
+    }
+
     /// Can this node take requests (its parent may make it a requestee)?
     pub fn capable(&self) -> bool {
         self.capable

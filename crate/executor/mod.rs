@@ -149,6 +149,12 @@ pub trait ExecNode: CloneNode {
     /// Called by an async-aware parent that will send this node requests (PostgreSQL
     /// marks only such children async: EXPLAIN prints them as "Async Foreign Scan").
     fn mark_async_requestee(&mut self) {}
+    /// `mark_async_requestee` by an Append at its ExecInit, where a node may set up
+    /// requests of its own: a Result that is a Foreign Scan's own Filter
+    /// (`node_result`) passes the Append's requests to the scan.
+    fn mark_async_requestee_in(&mut self, _es: &mut EState) {
+        self.mark_async_requestee()
+    }
     /// The requestee side of ExecAsyncRequest (postgres_fdw's postgresForeignAsyncRequest):
     /// ends with `exec_async_request_done` or `exec_async_request_pending`.
     fn async_request(&mut self, _es: &mut EState, r: usize) -> ExecResult<()> {

@@ -180,7 +180,7 @@ impl AppendState {
         let mut as_syncplans = Vec::new();
         for (i, c) in children.iter_mut().enumerate() {
             if !ordered && mark_async_capable_plan(c) {
-                c.node.mark_async_requestee();
+                c.node.mark_async_requestee_in(es);
                 as_asyncrequests.push(Some(new_request(es, id, c.id, i)));
             } else {
                 as_asyncrequests.push(None);

@@ -11,6 +11,15 @@
 //!   the child's.
 //! - The empty Result calls nothing and is done at every call, also after a rescan.
 //!
+//! A Result that is only a Filter over an async-capable Foreign Scan is that scan's
+//! qual in PostgreSQL (postgres_fdw's local conditions, evaluated by `ExecScan` inside
+//! the Foreign Scan), so it is async-capable as the scan is: an Append's request goes
+//! to the Result, which passes a request of its own to the scan
+//! (`async_through::AsyncInputs::init_scan_qual`) and completes the Append's with the
+//! first fetched row that passes, as `produce_tuple_asynchronously` skips the rows the
+//! quals drop. EXPLAIN folds it into "Async Foreign Scan … Filter:", as PostgreSQL
+//! prints it.
+//!
 //! And the gating Result (`GatingResultState`, `create_gating_plan`'s): its
 //! `One-Time Filter:` is a pseudoconstant qual (CURRENT_USER = SESSION_USER),
 //! evaluated at the first call; not true, the node is done and its child is never
@@ -26,7 +35,7 @@
 //! so the printed plan is PostgreSQL's. The empty Result is nodeResult.c's own case: the
 //! one-time filter is false, so no tuple comes out.
 
-use super::async_through::{through_requestee, AsyncInputs, Through};
+use super::async_through::{AsyncInputs, Through};
 use super::{copy_row, exec_rescan, ExecNode, ExecStatus, PlanState};
 use crate::executor::estate::{EState, ExecResult};
 use crate::instrument::ExplainNode;
@@ -66,6 +75,9 @@ pub struct ResultState {
     /// SubPlan runs once per row: `node_subplan::bind_row`).
     id: usize,
     rows_read: u64,
+    /// Only a Filter over an async-capable Foreign Scan: PostgreSQL's scan qual, so
+    /// async-capable under an Append (`init_async`).
+    scan_qual: bool,
 }
 
 impl ResultState {
@@ -82,6 +94,7 @@ impl ResultState {
             targets_have_subplan: targets.iter().flatten().any(|(e, _)| calls_subplan(e)),
             id: usize::MAX,
             rows_read: 0,
+            scan_qual: false,
             children: vec![child],
             inputs: AsyncInputs::default(),
             filter,
@@ -139,6 +152,20 @@ impl ResultState {
     }
 }
 
+impl ResultState {
+    /// As a Foreign Scan's own Filter (`scan_qual`), sends the scan this node's own
+    /// request, once.
+    fn scan_qual_requests(&mut self, es: &mut EState) {
+        if self.scan_qual && !self.inputs.capable() {
+            let marked = self.inputs.marked();
+            self.inputs = AsyncInputs::init_scan_qual(self.id, &mut self.children, es);
+            if marked {
+                self.inputs.mark();
+            }
+        }
+    }
+}
+
 impl Through for ResultState {
     fn inputs(&mut self) -> (&mut AsyncInputs, &mut [PlanState]) {
         (&mut self.inputs, &mut self.children)
@@ -146,11 +173,52 @@ impl Through for ResultState {
 }
 
 impl ExecNode for ResultState {
-    through_requestee!();
+    fn is_async_capable(&self) -> bool {
+        self.inputs.capable() || self.scan_qual
+    }
+    fn is_async_requestee(&self) -> bool {
+        self.inputs.marked()
+    }
+    fn mark_async_requestee(&mut self) {
+        self.inputs.mark()
+    }
+    /// An Append's request: a Foreign Scan's own Filter passes it to the scan.
+    fn mark_async_requestee_in(&mut self, es: &mut EState) {
+        self.scan_qual_requests(es);
+        self.inputs.mark()
+    }
+    fn async_request(&mut self, es: &mut EState, r: usize) -> ExecResult<()> {
+        // A parent that marked this node without `mark_async_requestee_in`.
+        self.scan_qual_requests(es);
+        crate::executor::async_through::request(self, es, r)
+    }
+    fn async_configure_wait(
+        &mut self,
+        es: &mut EState,
+        r: usize,
+        ctx: &crate::executor::exec_async::WaitContext,
+    ) -> ExecResult<bool> {
+        crate::executor::async_through::configure_wait(self, es, r, ctx)
+    }
+    fn async_ready(&self, es: &EState) -> bool {
+        self.inputs.ready(&self.children, es)
+    }
+    fn async_notify(&mut self, es: &mut EState, r: usize) -> ExecResult<()> {
+        crate::executor::async_through::notify(self, es, r)
+    }
 
     fn init_async(&mut self, id: usize, plans: &[&crate::plan::Plan], es: &mut EState) {
         self.id = id;
         self.inputs = AsyncInputs::init(id, &mut self.children, plans, es);
+        // PostgreSQL's Foreign Scan evaluates its local quals itself and stays
+        // async-capable (`mark_async_capable_plan` looks at the scan): a Result that is
+        // only such a Filter over an async-capable scan is one too.
+        self.scan_qual = self.targets.is_none()
+            && self.filter.is_some()
+            && !self.filter_has_param
+            && !self.filter_has_subplan
+            && matches!(plans.first(), Some(crate::plan::Plan::ForeignScan(_)))
+            && self.children[0].node.is_async_capable();
     }
     fn exec_next(&mut self, es: &mut EState) -> ExecResult<ExecStatus> {
         loop {

@@ -289,6 +289,11 @@ fn call(f: Func, args: &[Expr], row: &[Datum], cx: &mut ExprContext) -> Result<D
         Func::Random => random(cx),
         Func::SetSeed => setseed(&a, cx),
         Func::Substr => substr(&a, &b, (args.len() > 2).then_some(&c)),
+        // A user function or operator runs its built-in procedure on the values.
+        Func::User(u) => {
+            let values = [a, b].into_iter().take(args.len()).map(Expr::Const).collect();
+            return u.proc.call(values).eval_in(row, cx);
+        }
         _ => scalar(f, a, b),
     };
     result.or_else(|kind| cx.fail(kind))
@@ -307,7 +312,12 @@ fn scalar(f: Func, a: Datum, b: Datum) -> Result<Datum, ErrorKind> {
         // The executor binds a SubPlan before it evaluates (`executor::node_subplan`).
         Func::HashedSubPlan(_) => Err(ErrorKind::Unsupported("a hashed SubPlan that was not bound")),
         Func::SubPlan { .. } => Err(ErrorKind::Unsupported("a SubPlan that was not bound")),
-        Func::Cast { .. } | Func::NumericTypmod { .. } | Func::Random | Func::SetSeed | Func::Substr => {
+        Func::Cast { .. }
+        | Func::NumericTypmod { .. }
+        | Func::Random
+        | Func::SetSeed
+        | Func::Substr
+        | Func::User(_) => {
             unreachable!("called with their context")
         }
     }

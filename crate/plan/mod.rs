@@ -33,6 +33,7 @@ mod optimize;
 pub mod selectivity;
 pub mod semiantijoin;
 pub mod stats;
+pub mod userfunc;
 pub use optimize::use_indexes;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -173,6 +174,9 @@ pub enum Func {
         from: Option<SqlType>,
         typmod: crate::numeric_typmod::NumericTypmod,
     },
+    /// A user-defined function or operator over a built-in procedure (`CREATE
+    /// OPERATOR`, `CREATE FUNCTION … LANGUAGE internal`; [`userfunc`]).
+    User(userfunc::UserFunc),
 }
 
 impl Func {
@@ -198,6 +202,7 @@ impl Func {
             Func::HashedSubPlan(_) => "hashed SubPlan",
             Func::SubPlan { .. } => "SubPlan",
             Func::NumericTypmod { .. } => "numeric",
+            Func::User(_) => "user-defined function",
         }
     }
 
@@ -213,6 +218,7 @@ impl Func {
             // EXPLAIN names the SubPlan, not its test expression.
             (Func::HashedSubPlan(k), _) => format!("(hashed SubPlan {k})"),
             (Func::SubPlan { plan_id, .. }, _) => format!("(SubPlan {plan_id})"),
+            (Func::User(u), _) => u.sql(args),
             _ => format!("{}({})", self.name(), args.join(", ")),
         }
     }
@@ -226,6 +232,7 @@ impl Func {
             Func::Length | Func::Like { .. } | Func::HashedSubPlan(_) => ColType::Int,
             Func::SubPlan { ty, .. } => ty.col_type(),
             Func::NumericTypmod { .. } => ColType::Numeric,
+            Func::User(u) => u.proc.col_type(arg),
             Func::TextCat
             | Func::SetSeed
             | Func::ToChar

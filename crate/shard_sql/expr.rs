@@ -350,6 +350,13 @@ impl ExprPlanner<'_> {
             let args = vec![self.as_text(left, scope)?, self.as_text(right, scope)?];
             return Ok(Expr::func(Func::TextCat, args));
         }
+        if matches!(op, BinaryOperator::Custom(_) | BinaryOperator::PGCustomBinaryOperator(_)) {
+            // A user-defined operator (`===`; `super::inline`).
+            let position = self.src.next_token_position(left.span().end).or_else(|| self.position(left));
+            let (l, r) = (self.plan(left, scope)?, self.plan(right, scope)?);
+            let types = (self.type_of(&l, scope), self.type_of(&r, scope));
+            return self.user_operator(op, (l, r), types, position);
+        }
         let Some(op) = bin_op(op) else {
             // Point at the operator itself: the first token after the left operand.
             let position = self.src.next_token_position(left.span().end).or_else(|| self.position(left));
@@ -567,6 +574,32 @@ impl ExprPlanner<'_> {
         Ok(Some(Expr::func(func, args)))
     }
 
+    /// A call of a user-defined function (`super::inline`), if `f` names one.
+    fn call_user_function(&self, f: &Function, scope: &mut Scope) -> Result<Option<Expr>, SqlError> {
+        let position = self.src.span_position(f.name.span());
+        let names: Vec<String> = f.name.0.iter().map(ident_name).collect();
+        let name = match names.as_slice() {
+            [name] => name.as_str(),
+            [schema, name] if schema == "public" => name.as_str(),
+            _ => return Ok(None),
+        };
+        let FunctionArguments::List(list) = &f.args else {
+            return Ok(None);
+        };
+        if f.over.is_some() || f.filter.is_some() || list.duplicate_treatment.is_some() || !list.clauses.is_empty() {
+            return Ok(None);
+        }
+        let mut args = Vec::new();
+        for a in &list.args {
+            let FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) = a else {
+                return Ok(None);
+            };
+            args.push(self.plan(e, scope)?);
+        }
+        let types: Vec<ColType> = args.iter().map(|a| self.type_of(a, scope)).collect();
+        self.user_function(name, args, &types, position)
+    }
+
     /// A function call: the aggregates, and the scalar functions `scalar_function` knows.
     fn function(&self, f: &Function, scope: &mut Scope) -> Result<Expr, SqlError> {
         let position = self.src.span_position(f.name.span());
@@ -593,6 +626,11 @@ impl ExprPlanner<'_> {
         }
         if aggregate_func(f).is_none() {
             if let Some(x) = self.scalar_function(f, scope)? {
+                return Ok(x);
+            }
+        }
+        if aggregate_func(f).is_none() {
+            if let Some(x) = self.call_user_function(f, scope)? {
                 return Ok(x);
             }
         }
@@ -831,7 +869,7 @@ fn sql_type(t: ColType) -> SqlType {
 /// ([`crate::plan::eval::cast`]), as PostgreSQL's planner folds a constant's cast by
 /// running its executor (`evaluate_expr`). A shard's integers are int8 and its
 /// decimals numeric ([`ColType::oid`]); a string literal is untyped.
-fn convert_const(d: &Datum, target: SqlType, position: Option<usize>) -> Result<Datum, SqlError> {
+pub(super) fn convert_const(d: &Datum, target: SqlType, position: Option<usize>) -> Result<Datum, SqlError> {
     let from = match d {
         Datum::Int(_) => Some(ColType::Int),
         Datum::Float(_) => Some(ColType::Float),

@@ -70,10 +70,12 @@ use crate::plan::Plan;
 use crate::types::{Catalog, Column};
 
 mod expr;
+pub mod inline;
 mod join;
 mod modify;
 pub use modify::ctid_column;
 pub mod nesting;
+pub mod operator_tokens;
 mod select;
 mod source;
 

@@ -46,7 +46,8 @@ impl<'a> Source<'a> {
         }
         let mut src = Source { sql, tokens: Vec::new(), line_starts, nchars };
         match Tokenizer::new(dialect, sql).with_unescape(true).tokenize_with_location() {
-            Ok(tokens) => src.tokens = tokens,
+            // PostgreSQL's operators (`===`: one token; `super::operator_tokens`).
+            Ok(tokens) => src.tokens = super::operator_tokens::merge_operators(sql, tokens),
             Err(e) => {
                 let position = src.position(e.location);
                 return Err(SqlError::new(format!("syntax error: {}", e.message), position));

@@ -200,6 +200,8 @@ struct RowBudget<'a> {
 pub struct ShardServer {
     pub name: String,
     pub catalog: Catalog,
+    /// Its user-defined functions and operators (what a query it is sent may call).
+    pub routines: crate::shard_sql::inline::Routines,
     pub costs: ServerCosts,
     /// Fault injection: fail a FETCH once this many rows have been sent in all.
     pub fail_after_rows: Option<u64>,
@@ -228,6 +230,12 @@ pub struct ShardServer {
 }
 
 impl ShardServer {
+    /// Parses (and plans) SQL against this shard's tables, with its own functions and
+    /// operators in scope.
+    fn parse_sql(&self, sql: &str) -> Result<Vec<ShardStatement>, SqlError> {
+        crate::shard_sql::inline::with_routines(&self.routines, || parse_shard_sql(sql, &self.catalog))
+    }
+
     /// PostgreSQL's bound on the startup packet body.
     pub const MAX_STARTUP_PACKET_LEN: usize = wire::MAX_STARTUP_PACKET_LEN;
     /// The bound on Query, Parse and Bind messages (64 MiB; PostgreSQL's is 1 GiB).
@@ -239,6 +247,7 @@ impl ShardServer {
         ShardServer {
             name: name.to_string(),
             catalog,
+            routines: Default::default(),
             costs: ServerCosts::default(),
             fail_after_rows: None,
             answers_sent: 0,
@@ -576,7 +585,7 @@ impl ShardServer {
         r.end()?;
         self.drop_unnamed();
         self.start_xact_command();
-        let parsed = parse_shard_sql(sql, &self.catalog);
+        let parsed = self.parse_sql(sql);
         if let Err(e) = &parsed {
             if is_syntax_error(e) {
                 return Err(sql_error(e.clone(), 0));
@@ -604,7 +613,7 @@ impl ShardServer {
         for piece in pieces {
             let info = statement_info(&piece.tokens);
             self.check_not_aborted(info.is_exit)?;
-            let stmts = parse_shard_sql(&piece.text, &self.catalog).map_err(|e| sql_error(e, piece.char_start))?;
+            let stmts = self.parse_sql(&piece.text).map_err(|e| sql_error(e, piece.char_start))?;
             for kind in stmts {
                 self.run_simple(Stmt { kind, info: info.clone(), text: piece.text.clone() }, out, cost)?;
             }
@@ -1039,7 +1048,7 @@ impl ShardServer {
 
     /// Parses the query of a Parse message: one statement at most.
     fn parse_prepared(&self, sql: &str) -> Result<Option<Stmt>, PgError> {
-        let parsed = parse_shard_sql(sql, &self.catalog);
+        let parsed = self.parse_sql(sql);
         let pieces = split_statements(sql);
         let info = match pieces.as_slice() {
             [piece] => statement_info(&piece.tokens),

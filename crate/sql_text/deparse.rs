@@ -200,6 +200,7 @@ fn deparse_with(e: &Expr, col: &dyn Fn(usize) -> String) -> String {
         Expr::Func(Func::NumericTypmod { typmod, .. }, args) if args.len() == 1 => {
             format!("{}::{}", deparse_with(&args[0], col), typmod.type_name())
         }
+        Expr::Func(Func::User(u), args) => u.remote_sql(&args.iter().map(|a| deparse_with(a, col)).collect::<Vec<_>>()),
         Expr::Func(f, args) => f.sql(&args.iter().map(|a| deparse_with(a, col)).collect::<Vec<_>>()),
         // printRemoteParam: the remote query's own numbering (`remote_params`), with
         // an explicit cast so the remote server infers the type without our OIDs.

@@ -227,6 +227,34 @@ create foreign table incs_p_hi partition of incs_p for values from (30) to (60) 
 create index on incs_p_lo (a);
 insert into incs_p select i / 10, (i * 7) % 100, 'p' || (i % 13) from generate_series(0, 599) i;
 analyze incs_t, incs_p, incs_p_lo, incs_p_hi;
+-- @shard s2
+-- (h17o) The user-defined operator === and function uf_abs exist on s2 as on the
+-- coordinator: s2 lists postgres_fdw in `extensions` (below), so the coordinator sends
+-- them there once they are members of postgres_fdw.
+create operator === (leftarg = int, rightarg = int, procedure = int4eq);
+create function uf_abs(int) returns int language internal immutable strict as 'int4abs';
+
+-- @coordinator
+-- (h17o) User-defined functions and operators (issue 17 item 4): SQL functions that
+-- PostgreSQL inlines (the inlined expression ships), LANGUAGE internal functions and
+-- operators over built-in procedures (evaluated in the scan's local Filter unless a
+-- member of an extension the server lists in `extensions`).
+create operator === (leftarg = int, rightarg = int, procedure = int4eq);
+create operator <<< (leftarg = text, rightarg = text, procedure = text_lt);
+create function uf_abs(int) returns int language internal immutable strict as 'int4abs';
+create function uf_abs_local(int) returns int language internal immutable strict as 'int4abs';
+create function uf_plus1(int) returns int language sql immutable as 'select $1 + 1';
+create function uf_twice(x int) returns int language sql immutable as 'select x + x';
+create function uf_half(numeric) returns numeric language sql immutable as 'select $1 / 2';
+create function uf_tag(text) returns text language sql immutable as $$ select upper($1) || '-' || lower($1) $$;
+create function uf_is_even(int) returns boolean language sql immutable as 'select $1 % 2 = 0';
+create function uf_grp_ok(int) returns boolean language sql stable as 'select $1 > 3';
+create function uf_vplus(int) returns int language sql volatile as 'select $1 + 2';
+create function uf_triple(int) returns int language sql immutable strict as 'select $1 * 3';
+create function uf_big(int) returns bigint language sql immutable as 'select $1 * 1000';
+alter extension postgres_fdw add operator === (int, int);
+alter extension postgres_fdw add function uf_abs(int);
+alter server s2 options (add extensions 'postgres_fdw');
 
 -- @corpus
 -- Each query: comment lines right above it (the first may start with [tags], which the
@@ -2738,3 +2766,58 @@ select count(*) from loc where qty = 1 or qty = any (select weight / 10 from dim
 
 -- [subquery any not] NOT over < ANY: a SubPlan whose NULLs stay NULL under NOT
 select count(*) from loc where not (qty < any (select weight / 10 from dim where weight > 30));
+-- ===== h17o: user-defined functions and operators, and what postgres_fdw ships (issue 17 item 4) =====
+
+-- [routine inline hash] an inlined SQL function: its expression ships to every partition
+select id, name from h where uf_plus1(id) = 51;
+
+-- [routine inline named foreign] a parameter by name, used twice, given a column
+select id, val from f where uf_twice(id) = 40;
+
+-- [routine inline numeric range] the argument coerced to numeric; r_lo is local, r_hi foreign
+select k, label from r where uf_half(k) = 300;
+
+-- [routine inline text foreign] a text body inlined: upper, ||, lower ship
+select id, cat from f where uf_tag(cat) = 'C1-c1' and id < 30;
+
+-- [routine inline boolean] a boolean SQL function as the whole condition
+select id from f where uf_is_even(id) and id < 12;
+
+-- [routine inline stable hash] a STABLE function whose body is immutable: inlined and shipped
+select count(*) from h where uf_grp_ok(grp);
+
+-- [routine inline volatile] a VOLATILE function whose body is immutable: inlined and shipped
+select id from f where uf_vplus(id) = 10;
+
+-- [routine inline strict list] STRICT with a strict body that reads its parameter: inlined
+select id, region from l where uf_triple(qty) = 30;
+
+-- [routine inline bigint] a body of int for a bigint result
+select id from h where uf_big(id) = 42000;
+
+-- [routine inline select list] in the select list: computed on the coordinator
+select id, uf_plus1(id), uf_tag(cat) from f where id < 5;
+
+-- [routine operator hash extension] === on s1 (no extensions): a local Filter on the async scans; on s2, a member of a listed extension: shipped
+select id, name from h where id === 42;
+
+-- [routine operator text foreign] <<< is no extension's member: a local Filter
+select id, cat from f where cat <<< 'c2' and id < 20;
+
+-- [routine operator list] a local Filter on the foreign partition, the local partitions' Filter
+select id, region from l where qty === 3;
+
+-- [routine internal hash extension] uf_abs ships to s2 only
+select id from h where uf_abs(grp - 5) = 4 and id < 50;
+
+-- [routine internal foreign local] uf_abs_local is no member: a local Filter on s2 too
+select id from f where uf_abs_local(val) < 10;
+
+-- [routine operator aggregate pushed] a shipped condition lets postgres_fdw push the count
+select count(*) from f where id === 7;
+
+-- [routine operator aggregate local] a local Filter keeps the aggregate on the coordinator
+select count(*) from f where cat <<< 'c1';
+
+-- [routine operator inline mixed] an inlined function under a user operator
+select id from h where uf_plus1(id) === 43;

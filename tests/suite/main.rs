@@ -37,6 +37,7 @@ mod sql_fuzz;
 mod sql_join_search;
 mod sql_joins;
 mod sql_parse;
+mod sql_routines;
 mod sql_setops;
 mod sql_settings;
 mod wasm_session;
