@@ -2289,10 +2289,6 @@ delete from ins_f returning *;
 -- known: unsupported — INSERT … ON CONFLICT (PostgreSQL's Conflict Resolution: NOTHING) is refused by name
 insert into ins_loc values (1, 1, 0.5, 'one') on conflict do nothing;
 
--- [dml cte foreign] a data-modifying CTE joined with an async Append
--- known: unsupported — a data-modifying statement in WITH (a CTE Scan over ModifyTable) is refused by name
-with t as (update ins_f set grp = 0 where id < 3 returning *) select t.id, f.cat from t join f on f.id = t.id;
-
 -- [dml update partitioned local] foreign partitions beside a local one: Foreign Updates and a local Update in one ModifyTable
 -- known: unsupported — a partitioned table's UPDATE with a local partition left after pruning is refused by name
 update ins_p set grp = grp + 1 where id < 1000;
