@@ -134,7 +134,7 @@ pub(super) fn plan_foreign_modify(
         sql,
         ctid_col,
         sets: sets.iter().map(|(c, e)| (e.clone(), req.rel.columns[*c].ty)).collect(),
-        returning: req.returned.len(),
+        returned: req.returned.iter().map(|&c| req.rel.columns()[c].clone()).collect(),
     };
     Ok((child, target))
 }
@@ -238,5 +238,11 @@ mod tests {
         );
         assert_eq!(after.len(), 27);
         assert!(!after.iter().any(|r| r.starts_with("6|")), "{after:?}");
+        // RETURNING * comes back from the remote DELETE, though the scan reads two
+        // columns only.
+        let (explain, mut rows, _, _) = run("delete from ft where a = 7 and c || b <> 'zz' returning *;");
+        assert!(explain.contains("DELETE FROM public.t1 WHERE ctid = $1 RETURNING a, b, c"), "{explain}");
+        rows.sort();
+        assert_eq!(rows, ["7|17|x", "7|27|x", "7|7|x"]);
     }
 }

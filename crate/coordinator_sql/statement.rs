@@ -443,6 +443,7 @@ fn parse_one(p: &mut Parser) -> Result<Stmt, FrontError> {
         | ["analyze", ..]
         | ["analyse", ..]
         | ["vacuum", ..] => ours(p),
+        ["delete", "from", _, "returning"] => delete_returning(p, at),
         _ => {
             if let Some(dml) = data_modifying_cte(p) {
                 return Err(FrontError::unsupported(
@@ -690,6 +691,19 @@ fn convert(stmt: Statement, at: Location) -> Result<Stmt, FrontError> {
 }
 
 /// The one table an UPDATE or DELETE names (no alias, join, ONLY or function).
+/// `DELETE FROM t RETURNING …` (no WHERE): RETURNING is reserved in PostgreSQL's
+/// grammar, but sqlparser would read it as the table's alias and then fail on the
+/// list, so this form is read here.
+fn delete_returning(p: &mut Parser, at: Location) -> Result<Stmt, FrontError> {
+    let err = |e| parser_error(e, at);
+    p.expect_keyword(Keyword::DELETE).map_err(err)?;
+    p.expect_keyword(Keyword::FROM).map_err(err)?;
+    let table = p.parse_object_name(false).map_err(err)?;
+    p.expect_keyword(Keyword::RETURNING).map_err(err)?;
+    let returning = p.parse_comma_separated(Parser::parse_select_item).map_err(err)?;
+    Ok(Stmt::Delete { table, selection: None, returning })
+}
+
 fn modified_table(t: &ast::TableWithJoins, at: Location) -> Result<ObjectName, FrontError> {
     match &t.relation {
         ast::TableFactor::Table { name, alias: None, args: None, .. } if t.joins.is_empty() => Ok(name.clone()),

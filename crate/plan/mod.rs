@@ -1228,8 +1228,10 @@ impl Plan {
             Plan::ModifyTable(m) => {
                 // An INSERT's RETURNING reads the inserted row (the table's columns); an
                 // UPDATE's or DELETE's, the child's row.
-                let input = match m.operation {
-                    modifytable::CmdType::Insert => {
+                let input = match (&m.target, m.operation) {
+                    // A foreign modify's: the columns its remote statement returns.
+                    (modifytable::ResultRel::ForeignRow(f), _) => f.returned.clone(),
+                    (_, modifytable::CmdType::Insert) => {
                         m.columns.iter().map(|(n, t)| Column::new(n, t.col_type())).collect()
                     }
                     _ => m.child.output_columns(),

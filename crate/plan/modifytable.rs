@@ -121,8 +121,10 @@ pub struct ForeignRowModify {
     /// UPDATE: the SET columns' new values over the child's row, in the columns'
     /// order (parameters `$2`, …), each with the column's type; empty for DELETE.
     pub sets: Vec<(super::Expr, SqlType)>,
-    /// RETURNING: how many columns the remote statement returns (0 without).
-    pub returning: usize,
+    /// RETURNING: the columns the remote statement returns (none without), the rows
+    /// RETURNING's expressions read.
+    #[serde(skip)]
+    pub returned: Vec<crate::types::Column>,
 }
 
 /// postgres_fdw's `PgFdwModifyState`, as planned (`postgresPlanForeignModify`).

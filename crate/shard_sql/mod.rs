@@ -171,7 +171,7 @@ pub fn parse_shard_sql(sql: &str, catalog: &Catalog) -> Result<Vec<ShardStatemen
     // The parser gets a copy of the tokens so that `src` keeps them for positions.
     let mut parser = Parser::new(&dialect)
         .with_recursion_limit(nesting::MAX_RECURSION)
-        .with_tokens_with_locations(src.tokens.clone());
+        .with_tokens_with_locations(where_before_bare_returning(src.tokens.clone()));
     let mut statements = Vec::new();
     loop {
         while parser.consume_token(&Token::SemiColon) {}
@@ -195,6 +195,38 @@ pub fn parse_shard_sql(sql: &str, catalog: &Catalog) -> Result<Vec<ShardStatemen
             Parsed::Statement(statement, first) => convert_statement(&statement, &first, &src, catalog),
         })
         .collect()
+}
+
+/// `DELETE FROM t RETURNING …` (postgres_fdw's direct modify of every row): RETURNING
+/// is reserved in PostgreSQL's grammar, but sqlparser reads it as the table's alias;
+/// the parser is given `WHERE TRUE` before it (the same rows; the statement's text,
+/// as logged, is unchanged).
+fn where_before_bare_returning(tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan> {
+    let word = |t: &TokenWithSpan, k: Keyword| matches!(&t.token, Token::Word(w) if w.keyword == k);
+    let solid: Vec<usize> = (0..tokens.len()).filter(|&i| !matches!(tokens[i].token, Token::Whitespace(_))).collect();
+    let mut at = Vec::new();
+    for (j, &i) in solid.iter().enumerate() {
+        if !word(&tokens[i], Keyword::DELETE) || !solid.get(j + 1).is_some_and(|&f| word(&tokens[f], Keyword::FROM)) {
+            continue;
+        }
+        // The table's name: `t` or `schema.t`, then RETURNING.
+        let name_end = match (solid.get(j + 3).map(|&k| &tokens[k].token), solid.get(j + 5)) {
+            (Some(Token::Period), Some(_)) => j + 4,
+            _ => j + 2,
+        };
+        if let Some(&r) = solid.get(name_end + 1).filter(|&&r| word(&tokens[r], Keyword::RETURNING)) {
+            at.push(r);
+        }
+    }
+    let mut out = tokens;
+    for &r in at.iter().rev() {
+        let span = out[r].span;
+        let make = |t: Token| TokenWithSpan { token: t, span };
+        let space = || make(Token::Whitespace(sqlparser::tokenizer::Whitespace::Space));
+        let inserted = [make(Token::make_keyword("WHERE")), space(), make(Token::make_keyword("TRUE")), space()];
+        out.splice(r..r, inserted);
+    }
+    out
 }
 
 /// Plans a single-table SELECT already parsed from `sql` against `catalog` (the

@@ -2821,3 +2821,43 @@ select count(*) from f where cat <<< 'c1';
 
 -- [routine operator inline mixed] an inlined function under a user operator
 select id from h where uf_plus1(id) === 43;
+-- ===== (h17m) postgres_fdw's foreign modify (UPDATE/DELETE … WHERE ctid = $1), and the DML still refused =====
+
+-- [dml update foreign modify text] a SET that is not shippable (text || int): SELECT … FOR UPDATE, then UPDATE … WHERE ctid = $1 a row
+update ins_f set name = name || id where id < 3;
+
+-- [dml delete foreign modify filter] a WHERE that stays local: the scan's Filter, then DELETE … WHERE ctid = $1 a row
+delete from ins_f where grp = 1 and name || grp <> 'zz';
+
+-- [dml update foreign modify returning] two SET columns, RETURNING from the remote UPDATE projected locally
+update ins_f set grp = grp + 1, name = 'n' || grp where id <= 5 returning id, grp * 2;
+
+-- [dml delete foreign modify returning] RETURNING * from the remote DELETE
+delete from ins_f where name || id <> 'r11' returning *;
+
+-- [dml update foreign modify filter] a local Filter, a shippable SET, a table with another remote name
+update f set val = val + 1 where cat || id = 'c315';
+
+-- [dml delete foreign modify filter numeric returning] a Filter over two columns, RETURNING a numeric
+delete from f where id < 40 and cat || val <> 'x' returning id, score;
+
+-- [dml update foreign modify empty] no row: the scan's FOR UPDATE only, nothing prepared
+update ins_f set name = name || id where id > 100;
+
+-- [dml update foreign modify batch empty] a table with batch_size (an UPDATE is a row at a time all the same), no rows
+update ins_fb set name = name || grp where id < 20;
+
+-- [dml delete foreign direct returning] DELETE … RETURNING * without WHERE: one Foreign Delete
+delete from ins_f returning *;
+
+-- [dml insert on conflict] ON CONFLICT DO NOTHING
+-- known: unsupported — INSERT … ON CONFLICT (PostgreSQL's Conflict Resolution: NOTHING) is refused by name
+insert into ins_loc values (1, 1, 0.5, 'one') on conflict do nothing;
+
+-- [dml update partitioned local] foreign partitions beside a local one: Foreign Updates and a local Update in one ModifyTable
+-- known: unsupported — a partitioned table's UPDATE with a local partition left after pruning is refused by name
+update ins_p set grp = grp + 1 where id < 1000;
+
+-- [dml update partitioned foreign modify] a SET that is not shippable on foreign partitions: a foreign modify per partition
+-- known: unsupported — the foreign modify of a partitioned table's partitions is refused by name (only a plain foreign table's runs)
+update h set name = name || grp where id < 5;
