@@ -43,7 +43,8 @@
 //! - partitions are listed in bound order, the default last (`bound_order`), whatever
 //!   order the file created them in;
 //! - it reads the coordinator's catalog only (as PostgreSQL's planner, without
-//!   `use_remote_estimate`, asks no remote server);
+//!   `use_remote_estimate`, asks no remote server; with it, the sandbox still asks
+//!   none: `paramfdw.rs`);
 //! - subqueries nest at most 32 deep (`MAX_NESTING`), an error beyond that, not a stack
 //!   overflow; what it does not plan (WITH, joins of more than five relations, …) is
 //!   refused by name.
@@ -79,7 +80,10 @@
 //! `Join::side_order`), used as a Nested Loop's outer side, and as a Merge Join's
 //! sides where that order is the merge key's; a local table's index paths
 //! (`indxpath.rs`) are its sides' scans, its presorted Index Scan a Merge Join's side
-//! and its parameterized Index Scan a Nested Loop's inner side, but no foreign or
+//! and its parameterized Index Scan a Nested Loop's inner side; a foreign or
+//! partitioned side whose leaves are foreign tables with `use_remote_estimate` has a
+//! parameterized path too (its scans read the outer row's key as `$1`, the Append
+//! prunes by it at each rescan: `paramfdw.rs`); but no foreign or
 //! partitioned side has a path ordered for a merge alone (postgres_fdw offers those
 //! only with `use_remote_estimate`), so the plans PostgreSQL builds on those differ
 //! (the corpus's ledger lists them); no semi or anti join (`reduce_outer_joins` does not

@@ -1678,7 +1678,9 @@ impl Model<'_> {
         // A join without a clause (`is_clauseless_join`) keeps every pair.
         let clauseless = crate::plan::is_clauseless_join(outer_key, inner_key);
         let sel = if clauseless { 1.0 } else { selectivity::eqjoinsel(&od, &id) };
-        let semi = self.semi_factors((outer, inner), &o, &i, &[(outer_key, inner_key)], jt);
+        // compute_semi_anti_join_factors reads the relations, not a parameterized
+        // inner path's per-loop rows.
+        let semi = self.semi_factors((outer, inner), &o, sized, &[(outer_key, inner_key)], jt);
         let rows = semi.map_or_else(|| join_rows(o.est.rows, sized.est.rows, sel, jt), |(_, r)| r);
         let (outer_rows, inner_rows) = (o.est.rows, i.est.rows);
         // Each of the outer_rows - 1 rescans costs its startup and its run: its total.

@@ -22,9 +22,14 @@ create index on h1 (grp);
 create table ins_remote (id int, grp int, amount numeric, name text);
 create table ins_p1 (id int, grp int, amount numeric, name text);
 -- (h23n) the parameterized Nested Loop's foreign partitions (no index: the shard's
--- EXPLAIN of a parameterized query is a seq scan, as the sandbox's local estimate).
+-- EXPLAIN of a parameterized query is a seq scan, as the sandbox's local estimate),
+-- filled and analyzed here so that PostgreSQL's remote estimates are exact.
 create table pnl_t1 (a int, b int, c text);
 create table pnl_t3 (a int, b int, c text);
+insert into pnl_t1 select b % 100, b, 'r' || b from generate_series(0, 249) b;
+insert into pnl_t3 select b % 100, b, 'r' || b from generate_series(500, 749) b;
+analyze pnl_t1;
+analyze pnl_t3;
 
 -- @shard s2
 create table h2 (id int, grp int, amount numeric, name text, big bigint);
@@ -37,6 +42,8 @@ create table dim (cat text, title text, weight int);
 create table ins_p2 (id int, grp int, amount numeric, name text);
 -- (h23n)
 create table pnl_t2 (a int, b int, c text);
+insert into pnl_t2 select b % 100, b, 'r' || b from generate_series(250, 499) b;
+analyze pnl_t2;
 
 -- @shard s3
 create table r_hi (k int, v int, label text, amount numeric);
@@ -138,7 +145,6 @@ create foreign table pnl2 partition of pnl for values from (250) to (500) server
   options (table_name 'pnl_t2', use_remote_estimate 'true');
 create foreign table pnl3 partition of pnl for values from (500) to (750) server s1
   options (table_name 'pnl_t3', use_remote_estimate 'true');
-insert into pnl select b % 100, b, 'r' || b from generate_series(0, 749) b;
 create table pnl_l (id int, b int, c text);
 insert into pnl_l values (1, 10, 'x'), (2, 260, 'y'), (3, 510, 'z');
 analyze pnl, pnl1, pnl2, pnl3, pnl_l;
@@ -2861,3 +2867,17 @@ update ins_p set grp = grp + 1 where id < 1000;
 -- [dml update partitioned foreign modify] a SET that is not shippable on foreign partitions: a foreign modify per partition
 -- known: unsupported — the foreign modify of a partitioned table's partitions is refused by name (only a plain foreign table's runs)
 update h set name = name || grp where id < 5;
+
+-- [join param nestloop range settings] the parameter on a column that is not the key: every partition in each loop, each cursor declared again
+set enable_hashjoin = off;
+set enable_mergejoin = off;
+set enable_material = off;
+select pnl_l.id, pnl.a, pnl.b from pnl_l join pnl on pnl.a = pnl_l.id;
+
+-- [join param nestloop range settings semi] EXISTS as a Nested Loop Semi Join: the Append rescanned at the first match, its requests in flight
+set enable_hashjoin = off;
+set enable_mergejoin = off;
+set enable_material = off;
+set enable_hashagg = off;
+set enable_sort = off;
+select pnl_l.id, pnl_l.b, pnl_l.c from pnl_l where exists (select 1 from pnl where pnl.a = pnl_l.id);
