@@ -72,6 +72,7 @@ pub mod planner;
 pub mod prepared;
 mod prepjointree;
 mod prepunion;
+pub mod remote_estimate;
 pub mod script;
 pub mod settings;
 mod setup_dml;

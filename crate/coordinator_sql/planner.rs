@@ -190,6 +190,8 @@ pub fn plan_query(coord: &Node, q: &ast::Query, text: &str) -> Result<Planned, F
     // The enable_* settings the sandbox can honour only where its plan lacks their node.
     super::settings::check_plan(&|n| coord.setting(n).map(str::to_string), &planned.plan)
         .map_err(|m| FrontError::at(m, query_location(q)))?;
+    // use_remote_estimate outside a planning that asks the shards: refused by name.
+    super::remote_estimate::refuse_outside(coord, query_location(q))?;
     Ok(Planned { servers, ..planned })
 }
 

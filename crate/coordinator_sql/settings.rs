@@ -56,7 +56,7 @@
 //! | `batch_size` | server, table | rows per remote INSERT | honoured (the setup's INSERTs count their batches) |
 //! | `host`, `hostaddr`, `port`, `dbname`, `connect_timeout` | server | where the server is | kept: a server is the shard of its name (a live run: the relay's target of that name) |
 //! | `sslmode` | server | TLS | `disable`, `allow`, `prefer` honoured (the simulated shards speak no TLS); `require`, `verify-*` refused |
-//! | `use_remote_estimate` | server, table | asks the remote for EXPLAIN estimates at planning | `false` honoured (the local estimates of `plan::costsize`); `true` refused (no EXPLAIN sent at planning) |
+//! | `use_remote_estimate` | server, table | asks the remote for EXPLAIN estimates at planning | honoured, the table's overriding its server's (`coordinator_sql::remote_estimate`): the Foreign Scans are priced by the shards' EXPLAIN, sent on the wire before the query runs; refused by name for a join, a pushed-down aggregate or LIMIT, a prepared statement or DML over such a table |
 //! | `fdw_startup_cost`, `fdw_tuple_cost` | server | the cost model | honoured: the Foreign Scans' estimates (`plan::costsize`) |
 //! | `extensions` | server | which extensions' functions are shipped | refused |
 //! | `keep_connections` | server | closes connections at transaction end when off | `on` honoured; `off` refused |
@@ -401,6 +401,11 @@ pub fn parse_bool(v: &str) -> Option<bool> {
     }
 }
 
+/// Every node of `plan`, depth first.
+pub(crate) fn walk_plan(plan: &Plan, f: &mut dyn FnMut(&Plan)) {
+    walk(plan, f)
+}
+
 fn walk(plan: &Plan, f: &mut dyn FnMut(&Plan)) {
     f(plan);
     match plan {
@@ -485,14 +490,7 @@ pub fn check_server_option(k: &str, v: &str) -> Result<(), String> {
         },
         "async_capable" | "parallel_commit" | "truncatable" => bool_option(k, v).map(|_| ()),
         "fetch_size" | "batch_size" => positive(k, v),
-        "use_remote_estimate" => match bool_option(k, v)? {
-            false => Ok(()),
-            true => Err(refused(
-                "server option use_remote_estimate 'true': the sandbox's estimates are local (postgres_fdw's \
-                 defaults and the ANALYZE statistics); it sends no EXPLAIN to \
-                 the shards while planning",
-            )),
-        },
+        "use_remote_estimate" => bool_option(k, v).map(|_| ()),
         "keep_connections" => match bool_option(k, v)? {
             true => Ok(()),
             false => Err(refused(

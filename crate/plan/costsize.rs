@@ -58,6 +58,7 @@
 //! select list over a partitioned table's Append is costed in each partition's scan, as
 //! PostgreSQL evaluates it there.
 
+use super::remote_estimate::{RemoteAnswer, Variant as RemoteVariant};
 use super::selectivity::{self, clamp_row_est, VarData};
 use super::semiantijoin;
 use super::stats::{type_avg_width, ColumnStats, BLCKSZ};
@@ -210,6 +211,12 @@ impl RelInfo {
 /// Where the cost model finds relations (the coordinator's catalog).
 pub trait CostCatalog {
     fn relation(&self, name: &str) -> Option<RelInfo>;
+    /// postgres_fdw's `use_remote_estimate` for a foreign table's scan with remote
+    /// query `sql`: the remote EXPLAIN's answer (`super::remote_estimate`). Local:
+    /// the relation prices its scans locally (the option off, or no shards to ask).
+    fn remote_estimate(&self, _relation: &str, _sql: &str, _variant: RemoteVariant) -> RemoteAnswer {
+        RemoteAnswer::Local
+    }
 }
 
 /// What an output column is, for statistics: a column of a relation (its info, its
@@ -1082,6 +1089,26 @@ impl Model<'_> {
             }
         }
         est.rows = rows;
+        // use_remote_estimate: the remote EXPLAIN's figures instead (the columns'
+        // own widths stay the local ones, as PostgreSQL's attr_widths do).
+        // Its columns' widths are their types' (no `attr_widths`: PostgreSQL skips
+        // `set_baserel_size_estimates` then), which an Append above sums.
+        let (mut vars, mut widths) = (vars, widths);
+        if let Some(r) = super::remote_estimate::known(self.cat, f) {
+            est = super::remote_estimate::path_estimate(&r, p, fdw_startup_cost, fdw_tuple_cost);
+            rows = est.rows;
+            vars.iter_mut().flatten().for_each(|v| v.rel_rows = rows);
+            widths = q
+                .targets
+                .iter()
+                .map(|t| match t {
+                    RemoteTarget::Col(c) => {
+                        local.get(*c).copied().flatten().map_or(32.0, |l| type_avg_width(rel.columns[l].1))
+                    }
+                    RemoteTarget::Agg(..) => 32.0,
+                })
+                .collect();
+        }
         Costed { est, vars, widths, kids: vec![], parent, input_rows: rows, seq: None }
     }
 
@@ -1206,7 +1233,15 @@ impl Model<'_> {
                 k.est.width = widths.iter().sum::<f64>() as i64;
             }
         }
-        let (rows, widths, width) = Self::appended(&kids);
+        let (rows, widths, mut width) = Self::appended(&kids);
+        if children
+            .iter()
+            .any(|c| matches!(c, Plan::ForeignScan(f) if super::remote_estimate::known(self.cat, f).is_some()))
+        {
+            // use_remote_estimate: the parent's width is its columns' (the children's
+            // `attr_widths`, type defaults), not the remote widths' mean.
+            width = widths.iter().sum::<f64>() as i64;
+        }
         let grouping = children.iter().all(|c| match c {
             Plan::Agg { .. } => true,
             Plan::Result { child, .. } => matches!(child.as_ref(), Plan::Agg { .. }),
@@ -1357,6 +1392,9 @@ impl Model<'_> {
                 .iter()
                 .map(|(e, _)| match e {
                     Expr::Col(i) => c.widths.get(*i).copied().unwrap_or(32.0),
+                    // An untyped NULL in a select list is text (PostgreSQL 10's
+                    // resolution of unknown output columns): text's default width.
+                    Expr::Const(crate::types::Datum::Null) => 32.0,
                     e => {
                         let types: Vec<Option<SqlType>> = c.vars.iter().map(|v| v.as_ref().map(Var::ty)).collect();
                         type_avg_width(expr_type(e, &types).unwrap_or_else(|| guess_type(e.col_type(&input))))

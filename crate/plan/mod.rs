@@ -29,6 +29,7 @@ pub mod eval;
 pub mod indexcost;
 pub mod modifytable;
 mod optimize;
+pub mod remote_estimate;
 pub mod selectivity;
 pub mod semiantijoin;
 pub mod stats;

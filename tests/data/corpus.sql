@@ -126,7 +126,9 @@ analyze h, h0, h1, h2, h3, r, r_lo, r_hi, l, l_ns, l_ew, l_def, f, dim, loc;
 -- `set name = value;` lines just before a query are made for that query only, on both
 -- sides; so are `prepare name(…) as …;` lines (DEALLOCATEd after the query) and `execute
 -- name(…);` lines followed by another statement line (executions the plan cache counts
--- before the query; the query may be `execute name(…)`). A comment followed by a blank
+-- before the query; the query may be `execute name(…)`), and `alter server NAME options
+-- (add KEY 'value');` or `alter foreign table NAME options (add KEY 'value');` lines
+-- (the option dropped after the query on PostgreSQL). A comment followed by a blank
 -- line is a heading. Queries are numbered q001, …
 -- in file order. `-- known: plan|rows|unsupported — why` lines are the ledger of known
 -- differences from PostgreSQL: the test fails on a difference the ledger does not
