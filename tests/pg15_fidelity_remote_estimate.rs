@@ -51,6 +51,7 @@ create foreign table f2 (a int, b int, c text) server s1 options (table_name 't2
 create table loc (a int, d text);
 insert into pt select b % 100, b, 'n' || to_char(b, 'FM00000') from generate_series(1, 3000) b;
 insert into loc select i, 'd' || i from generate_series(1, 50) i;
+analyze f2;
 ";
 
 /// The queries whose EXPLAIN and wire sequence must be PostgreSQL's.
@@ -62,6 +63,10 @@ const QUERIES: &[&str] = &[
     "select * from f1 where a < 10",
     "select * from f2 where a = 7",
     "select a, b from f2 where b < 100 order by a",
+    // The ordered scan of a plain foreign table prints its final target's width (the
+    // coordinator's statistics of f2), the unordered one the remote width.
+    "select c, a from f2 where b < 100 order by c",
+    "select c, a from f2 where b < 100",
 ];
 
 struct Pg {

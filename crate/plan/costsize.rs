@@ -1089,25 +1089,14 @@ impl Model<'_> {
             }
         }
         est.rows = rows;
-        // use_remote_estimate: the remote EXPLAIN's figures instead (the columns'
-        // own widths stay the local ones, as PostgreSQL's attr_widths do).
-        // Its columns' widths are their types' (no `attr_widths`: PostgreSQL skips
-        // `set_baserel_size_estimates` then), which an Append above sums.
-        let (mut vars, mut widths) = (vars, widths);
+        // use_remote_estimate: the remote EXPLAIN's figures instead
+        // (`super::remote_estimate::scan_estimate`).
+        let mut vars = vars;
         if let Some(r) = super::remote_estimate::known(self.cat, f) {
-            est = super::remote_estimate::path_estimate(&r, p, fdw_startup_cost, fdw_tuple_cost);
+            let fdw = (fdw_startup_cost, fdw_tuple_cost);
+            est = super::remote_estimate::scan_estimate(&r, p, fdw, q, rel.parent.is_some(), &widths);
             rows = est.rows;
             vars.iter_mut().flatten().for_each(|v| v.rel_rows = rows);
-            widths = q
-                .targets
-                .iter()
-                .map(|t| match t {
-                    RemoteTarget::Col(c) => {
-                        local.get(*c).copied().flatten().map_or(32.0, |l| type_avg_width(rel.columns[l].1))
-                    }
-                    RemoteTarget::Agg(..) => 32.0,
-                })
-                .collect();
         }
         Costed { est, vars, widths, kids: vec![], parent, input_rows: rows, seq: None }
     }
@@ -1233,15 +1222,8 @@ impl Model<'_> {
                 k.est.width = widths.iter().sum::<f64>() as i64;
             }
         }
-        let (rows, widths, mut width) = Self::appended(&kids);
-        if children
-            .iter()
-            .any(|c| matches!(c, Plan::ForeignScan(f) if super::remote_estimate::known(self.cat, f).is_some()))
-        {
-            // use_remote_estimate: the parent's width is its columns' (the children's
-            // `attr_widths`, type defaults), not the remote widths' mean.
-            width = widths.iter().sum::<f64>() as i64;
-        }
+        let (rows, widths, width) = Self::appended(&kids);
+        let width = super::remote_estimate::parent_width(self.cat, children, &widths, width);
         let grouping = children.iter().all(|c| match c {
             Plan::Agg { .. } => true,
             Plan::Result { child, .. } => matches!(child.as_ref(), Plan::Agg { .. }),
@@ -1297,6 +1279,7 @@ impl Model<'_> {
             }
         }
         let (rows, widths, width) = Self::appended(&kids);
+        let width = super::remote_estimate::parent_width(self.cat, children, &widths, width);
         let n = (kids.len() as f64).max(2.0);
         let log_n = log2(n);
         let comparison_cost = 2.0 * self.p.cpu_operator_cost;
@@ -1402,6 +1385,9 @@ impl Model<'_> {
                 })
                 .collect();
             est.width = widths.iter().sum::<f64>() as i64;
+            if super::remote_estimate::same_target(self.cat, child, t) {
+                est.width = c.est.width;
+            }
         }
         // Rows the filter saw (for a filter folded again above this one).
         let rel_rows = est.rows;

@@ -28,7 +28,7 @@
 //!   as in PostgreSQL.
 
 use super::costsize::{CostCatalog, CostParams, Estimate};
-use super::{ForeignScanPlan, RemoteQuery};
+use super::{ForeignScanPlan, Plan, RemoteQuery};
 use std::cell::RefCell;
 
 /// Which path a remote EXPLAIN prices (what PostgreSQL asks it for).
@@ -195,6 +195,48 @@ pub(super) fn known(cat: &dyn CostCatalog, f: &ForeignScanPlan) -> Option<Estima
         RemoteAnswer::Known(e) => Some(e),
         RemoteAnswer::Local | RemoteAnswer::Pending => None,
     }
+}
+
+/// A Foreign Scan's estimate from its remote answer ([`path_estimate`]), with the
+/// width PostgreSQL 15 prints: the remote width, except for a plain foreign table's
+/// scan under ORDER BY, which `create_ordered_paths` gives the query's final target
+/// (`apply_projection_to_path`), whose width is its columns' local ones (`widths`:
+/// `set_rel_width`'s statistics, or the types' defaults). Measured on PostgreSQL 15:
+/// `SELECT id, cat, val … ORDER BY val DESC` prints width 15 where the remote EXPLAIN
+/// said 44, the same scan without ORDER BY 44.
+pub(super) fn scan_estimate(
+    remote: &Estimate,
+    p: &CostParams,
+    (fdw_startup_cost, fdw_tuple_cost): (f64, f64),
+    q: &RemoteQuery,
+    partition: bool,
+    widths: &[f64],
+) -> Estimate {
+    let mut est = path_estimate(remote, p, fdw_startup_cost, fdw_tuple_cost);
+    if !partition && !q.order_by.is_empty() {
+        est.width = widths.iter().sum::<f64>() as i64;
+    }
+    est
+}
+
+/// An Append's (or Merge Append's) width over remote-estimated children: its columns'
+/// (`set_append_rel_size`'s per-column widths, the children's `attr_widths` from
+/// local statistics), not the mean of the children's remote widths; `width` otherwise.
+pub(super) fn parent_width(cat: &dyn CostCatalog, children: &[Plan], widths: &[f64], width: i64) -> i64 {
+    let remote = children.iter().any(|c| matches!(c, Plan::ForeignScan(f) if known(cat, f).is_some()));
+    if remote {
+        widths.iter().sum::<f64>() as i64
+    } else {
+        width
+    }
+}
+
+/// A select list of the remote-estimated scan's own columns, in any order, is its
+/// relation's target (`build_base_rel_tlists` adds the columns in the order the query
+/// names them): no projection, so the scan's width stands (the remote one).
+pub(super) fn same_target(cat: &dyn CostCatalog, child: &Plan, targets: &[(super::Expr, String)]) -> bool {
+    let scan = matches!(child, Plan::ForeignScan(f) if known(cat, f).is_some());
+    scan && targets.iter().all(|(e, _)| matches!(e, super::Expr::Col(_)))
 }
 
 /// `get_remote_estimate`: the figures of the first line of a remote EXPLAIN, as its

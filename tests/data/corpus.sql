@@ -2257,3 +2257,39 @@ select loc.id, loc.qty, f.val from loc join f on loc.id = f.id and f.val > loc.q
 -- [join three equivalence constant clauseless settings] Materialize off, three relations pinned by one constant
 set enable_material = off;
 select h.id, f.val, loc.qty from h join f on h.id = f.id join loc on loc.id = f.id where h.id = 77;
+
+-- ===== (h23p) postgres_fdw's use_remote_estimate: Foreign Scans priced by the shards' EXPLAIN =====
+
+-- [remote_estimate hash order] s1's partitions priced by s1's EXPLAIN (an index on grp there), s2's locally; Merge Append or Sort by cost
+alter server s1 options (add use_remote_estimate 'true');
+select id, name from h where grp = 3 order by id;
+
+-- [remote_estimate hash] every partition remote-estimated, the rows the shards' estimates
+alter server s1 options (add use_remote_estimate 'true');
+alter server s2 options (add use_remote_estimate 'true');
+select id, amount from h where amount > 90;
+
+-- [remote_estimate hash agg] an aggregate over the Append of remote-estimated partitions (not pushed down)
+alter server s2 options (add use_remote_estimate 'true');
+select count(*) from h where big > 1000000000;
+
+-- [remote_estimate foreign] a table's own option
+alter foreign table f options (add use_remote_estimate 'true');
+select id, val from f where cat = 'c1';
+
+-- [remote_estimate foreign order] a remote ORDER BY priced by the shard's Sort
+alter foreign table f options (add use_remote_estimate 'true');
+select id, cat, val from f where val > 0 order by val desc;
+
+-- [remote_estimate foreign] the table's option overrides its server's
+alter server s2 options (add use_remote_estimate 'true');
+alter foreign table f options (add use_remote_estimate 'false');
+select id, score from f where id < 40;
+
+-- [remote_estimate range order] pruned to the foreign partition: one Foreign Scan with its ORDER BY, s3's index on k
+alter server s3 options (add use_remote_estimate 'true');
+select k, v from r where k > 900 order by k;
+
+-- [remote_estimate list order] a list partition on s3 beside local ones
+alter server s3 options (add use_remote_estimate 'true');
+select id, region, qty from l where qty > 8 order by id;
