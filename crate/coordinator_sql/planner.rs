@@ -43,7 +43,8 @@
 //! - partitions are listed in bound order, the default last (`bound_order`), whatever
 //!   order the file created them in;
 //! - it reads the coordinator's catalog only (as PostgreSQL's planner, without
-//!   `use_remote_estimate`, asks no remote server);
+//!   `use_remote_estimate`, asks no remote server; with it, the shards' EXPLAIN
+//!   answers come through the catalog, `super::remote_estimate`);
 //! - subqueries nest at most 32 deep (`MAX_NESTING`), an error beyond that, not a stack
 //!   overflow; what it does not plan (WITH, joins of more than five relations, …) is
 //!   refused by name.

@@ -11,7 +11,7 @@
 //! | node | PostgreSQL | here |
 //! |---|---|---|
 //! | Seq Scan | `cost_seqscan`: `seq_page_cost·pages + (cpu_tuple_cost + quals)·tuples`; sizes from `estimate_rel_size` (`table_block_relation_estimate_size`: the table's pages; never vacuumed: at least 10, tuples from the columns' widths) | [`seqscan`] |
-//! | Foreign Scan | postgres_fdw's `postgresGetForeignRelSize` (never analyzed: 10 pages) and `estimate_path_cost_size` without `use_remote_estimate`: a seq scan's cost, ×1.2 with a remote ORDER BY (`DEFAULT_FDW_SORT_MULTIPLIER`), the grouping formula for a pushed-down aggregate, the LIMIT adjustment, plus `fdw_startup_cost` and `(fdw_tuple_cost + cpu_tuple_cost)` per retrieved row | [`foreignscan`] |
+//! | Foreign Scan | postgres_fdw's `postgresGetForeignRelSize` (never analyzed: 10 pages) and `estimate_path_cost_size` without `use_remote_estimate`: a seq scan's cost, ×1.2 with a remote ORDER BY (`DEFAULT_FDW_SORT_MULTIPLIER`), the grouping formula for a pushed-down aggregate, the LIMIT adjustment, plus `fdw_startup_cost` and `(fdw_tuple_cost + cpu_tuple_cost)` per retrieved row; with `use_remote_estimate`, the shard's EXPLAIN of the remote query plus the same additions (`super::remote_estimate`) | [`foreignscan`] |
 //! | Append | `cost_append`: the first child's startup, the sum of totals, `cpu_tuple_cost · 0.5` per row | |
 //! | Merge Append | `cost_merge_append`: a heap of N streams, `2·cpu_operator_cost·log2 N` per row | |
 //! | Sort | `cost_sort` / `cost_tuplesort`: `2·cpu_operator_cost · N·log2 N` (bounded heap under a LIMIT; external merge past `work_mem`), `cpu_operator_cost` per row out | [`cost_tuplesort`] |
