@@ -40,6 +40,12 @@ pub enum Variant {
     Ordered,
     /// An aggregate, a LIMIT or both pushed down (`postgresGetForeignUpperPaths`).
     Upper,
+    /// A parameterized path: a join clause with the outer side's value as a
+    /// parameter, which the EXPLAIN carries as `((SELECT null::integer)::integer)`
+    /// (`postgresGetForeignPaths`' `ppi_list`). The hook for a parameterized Foreign
+    /// Scan (h23n's Nested Loop): its cost model asks with this variant; PostgreSQL
+    /// sends these after the relation's ordered variants.
+    Param,
 }
 
 /// One EXPLAIN the planner needs: which relation asked, the server that answers, the
@@ -155,16 +161,18 @@ impl RemoteEstimates {
 
     /// The last armed planning's questions in the order PostgreSQL 15 sends them: every
     /// relation's base query (`set_base_rel_sizes`), then each relation's ordered
-    /// variants (`set_base_rel_pathlists`, relation after relation, in the order of
-    /// their base queries), then the upper relations'.
+    /// and then parameterized variants (`set_base_rel_pathlists`, relation after
+    /// relation, in the order of their base queries), then the upper relations'.
     pub fn wire_order(&self) -> Vec<RemoteExplain> {
         let asked = self.inner.borrow().last.clone();
         let mut out: Vec<RemoteExplain> = asked.iter().filter(|q| q.variant == Variant::Base).cloned().collect();
         let relations: Vec<String> = out.iter().map(|q| q.relation.clone()).collect();
+        let per_relation = |q: &RemoteExplain| matches!(q.variant, Variant::Ordered | Variant::Param);
         for r in &relations {
             out.extend(asked.iter().filter(|q| q.variant == Variant::Ordered && &q.relation == r).cloned());
+            out.extend(asked.iter().filter(|q| q.variant == Variant::Param && &q.relation == r).cloned());
         }
-        out.extend(asked.iter().filter(|q| q.variant == Variant::Ordered && !relations.contains(&q.relation)).cloned());
+        out.extend(asked.iter().filter(|q| per_relation(q) && !relations.contains(&q.relation)).cloned());
         out.extend(asked.iter().filter(|q| q.variant == Variant::Upper).cloned());
         out
     }
@@ -181,6 +189,8 @@ pub fn sql_of(q: &RemoteQuery) -> String {
 pub fn variant_of(q: &RemoteQuery) -> Variant {
     if q.aggregated() || q.limit.is_some() || q.offset.is_some() {
         Variant::Upper
+    } else if q.quals.iter().any(has_exec_param) {
+        Variant::Param
     } else if !q.order_by.is_empty() {
         Variant::Ordered
     } else {
@@ -237,6 +247,18 @@ pub(super) fn parent_width(cat: &dyn CostCatalog, children: &[Plan], widths: &[f
 pub(super) fn same_target(cat: &dyn CostCatalog, child: &Plan, targets: &[(super::Expr, String)]) -> bool {
     let scan = matches!(child, Plan::ForeignScan(f) if known(cat, f).is_some());
     scan && targets.iter().all(|(e, _)| matches!(e, super::Expr::Col(_)))
+}
+
+/// Does the expression read a Nested Loop's parameter (a parameterized scan's)?
+fn has_exec_param(e: &super::Expr) -> bool {
+    use super::Expr;
+    match e {
+        Expr::ExecParam(..) => true,
+        Expr::Col(_) | Expr::Const(_) | Expr::Param(..) => false,
+        Expr::Bin(_, l, r) => has_exec_param(l) || has_exec_param(r),
+        Expr::Not(x) | Expr::IsNull(x, _) => has_exec_param(x),
+        Expr::Func(_, args) => args.iter().any(has_exec_param),
+    }
 }
 
 /// `get_remote_estimate`: the figures of the first line of a remote EXPLAIN, as its
@@ -318,17 +340,18 @@ mod tests {
         };
         assert_eq!(r.ask(q("ft1", "A", Variant::Base)), RemoteAnswer::Pending);
         r.ask(q("ft1", "A o", Variant::Ordered));
+        r.ask(q("ft2", "B p", Variant::Param));
         r.ask(q("ft2", "B o", Variant::Ordered));
         r.ask(q("ft2", "B", Variant::Base));
         r.ask(q("ft1", "A", Variant::Base));
-        assert_eq!(r.missing().len(), 4);
+        assert_eq!(r.missing().len(), 5);
         r.answer("s1", "A", est(0.0, 1.0, 1.0, 4));
         assert_eq!(r.ask(q("ft1", "A", Variant::Base)), RemoteAnswer::Known(est(0.0, 1.0, 1.0, 4)));
-        assert_eq!(r.missing().len(), 3);
+        assert_eq!(r.missing().len(), 4);
         assert!(r.asked_unarmed().is_empty(), "an armed planning's questions are its own");
         r.arm(false);
         let order: Vec<String> = r.wire_order().into_iter().map(|q| q.sql).collect();
-        assert_eq!(order, ["A", "B", "A o", "B o"]);
+        assert_eq!(order, ["A", "B", "A o", "B o", "B p"]);
         r.ask(q("ft1", "A", Variant::Base));
         assert_eq!(r.asked_unarmed().len(), 1, "asked outside a planning that answers");
     }
