@@ -24,7 +24,7 @@
 
 use crate::behaviour::Behaviour;
 use crate::clock::{Clock, CostModel};
-use crate::executor::estate::EState;
+use crate::executor::estate::{EState, RemoteCommand};
 use crate::executor::{init_plan, InitContext};
 use crate::host::sim::{LinkParams, SimHost};
 use crate::host::Host;
@@ -32,7 +32,7 @@ use crate::knobs::{self, Knobs, Sharing, Source, MAX_TOTAL_ROWS};
 use crate::plan::{
     AggCall, AggFunc, AggStrategy, Expr, ForeignScanPlan, Plan, RemoteQuery, RemoteTarget, ScanName, SortKey,
 };
-use crate::remote::{ForeignServer, ServerOptions};
+use crate::remote::{ForeignServer, Proto, QueryRole, ServerOptions};
 use crate::run::QueryRun;
 use crate::sim::{ServerCosts, ShardServer};
 use crate::types::{Catalog, ColType, Column, Datum, Table};
@@ -188,6 +188,45 @@ pub struct ServerSpec {
     /// The shard's own functions and operators (`CREATE OPERATOR` in its `-- @shard`
     /// section): what it runs when the coordinator sends them (`extensions`).
     pub routines: crate::shard_sql::inline::Routines,
+    /// use_remote_estimate: the EXPLAINs the planner sent this server, which the run
+    /// sends before ExecInit (`planning_explains`), and the simulated shard's answers.
+    pub planning: Vec<PlanningExplain>,
+}
+
+/// One EXPLAIN sent at planning (postgres_fdw's `get_remote_estimate`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlanningExplain {
+    /// Its place among all the planning's EXPLAINs, on every server.
+    pub order: usize,
+    /// The statement (`EXPLAIN SELECT …`).
+    pub statement: String,
+    /// The top line the simulated shard answers (what the planner priced with).
+    pub answer: String,
+}
+
+/// The planning's EXPLAINs, in the order PostgreSQL sends them, queued on the run's
+/// connections before ExecInit: a connection is set up (and its transaction begun)
+/// at its first EXPLAIN, as `GetConnection` does when the planner first needs it;
+/// ExecInit then finds it open. With `pipelined_setup` the set-up rides in front of
+/// the first EXPLAIN.
+fn queue_planning_explains(servers: &[ServerSpec], es: &mut EState) {
+    let mut all: Vec<(usize, usize, &str)> = servers
+        .iter()
+        .enumerate()
+        .flat_map(|(k, s)| s.planning.iter().map(move |p| (p.order, k, p.statement.as_str())))
+        .collect();
+    all.sort_by_key(|e| e.0);
+    let mut prefixed = vec![];
+    for (_, conn, statement) in all {
+        es.get_connection(conn);
+        // The queued EXPLAINs are not written yet (xact_open is still false): the
+        // set-up goes in front of the first one only.
+        let prefix = if prefixed.contains(&conn) { String::new() } else { es.session_prefix(conn) };
+        prefixed.push(conn);
+        let sql = format!("{prefix}{statement}");
+        let statement = Some((Proto::Simple, sql, QueryRole::InTransaction));
+        es.remote_commands.push_back(RemoteCommand { conn, statement, owner: None });
+    }
 }
 
 /// Cloning is cheap: the tables are shared (`Rc`).
@@ -322,6 +361,7 @@ impl Settings {
             link: self.link(k),
             costs: self.costs.clone(),
             routines: Default::default(),
+            planning: vec![],
         }
     }
 }
@@ -412,6 +452,7 @@ impl Scenario {
                 let mut srv = ShardServer::new(&s.server.name, s.catalog.clone(), 1000 + i as i32);
                 srv.costs = s.costs.clone();
                 srv.routines = s.routines.clone();
+                srv.explain_answers = s.planning.iter().map(|p| (p.statement.clone(), p.answer.clone())).collect();
                 srv
             })
             .collect();
@@ -433,6 +474,7 @@ impl Scenario {
         let mut es = EState::new(clock, servers, async_mode, trace);
         es.set_behaviour(self.behaviour);
         es.cost = self.cost.clone();
+        queue_planning_explains(&self.servers, &mut es);
         let root = init_plan(&self.plan, &InitContext { catalog: &self.local }, &mut es)?;
         Ok(QueryRun::new(es, root, host, self.plan.output_columns()))
     }

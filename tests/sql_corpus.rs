@@ -145,6 +145,8 @@ fn corpus_entries(text: &str) -> Vec<Entry> {
             let next_is_statement =
                 lines.get(i + 1).is_some_and(|l| !l.trim().is_empty() && !l.trim().starts_with("--"));
             if lower.starts_with("set ")
+                || lower.starts_with("alter server ")
+                || lower.starts_with("alter foreign table ")
                 || lower.starts_with("prepare ")
                 || (lower.starts_with("execute ") && next_is_statement)
             {
@@ -494,6 +496,16 @@ fn undo_sets(sets: &[String]) -> String {
         let name = words.next().unwrap_or("").split('(').next().unwrap_or("");
         match verb.as_str() {
             "set" => out.push_str(&format!("RESET {name};\n")),
+            // `alter server|foreign table NAME options (add KEY 'value')`: the option dropped.
+            "alter" => {
+                let words: Vec<&str> =
+                    s.split(|c: char| c.is_whitespace() || c == '(').filter(|w| !w.is_empty()).collect();
+                let at = |i: usize| words.get(i).copied().unwrap_or("");
+                let (kind, rest) =
+                    if name.eq_ignore_ascii_case("server") { ("SERVER", 2) } else { ("FOREIGN TABLE", 3) };
+                assert!(at(rest + 2).eq_ignore_ascii_case("add"), "{FILE}: only `alter … options (add …)` lines: {s}");
+                out.push_str(&format!("ALTER {kind} {} OPTIONS (DROP {});\n", at(rest), at(rest + 3)));
+            }
             "prepare" => out.push_str(&format!("DEALLOCATE {name};\n")),
             _ => {}
         }

@@ -179,6 +179,9 @@ pub struct Node {
     pub prepared: Vec<super::prepared::PreparedStatement>,
     /// The functions and operators created on this node (`super::functioncmds`).
     pub routines: crate::shard_sql::inline::Routines,
+    /// use_remote_estimate: the planning's EXPLAIN questions and the shards' answers
+    /// (`super::remote_estimate`).
+    pub remote_estimates: crate::plan::remote_estimate::RemoteEstimates,
 }
 
 impl Node {
@@ -191,6 +194,7 @@ impl Node {
             random: pgfuncs::PgRandom::new(),
             prepared: vec![],
             routines: Default::default(),
+            remote_estimates: Default::default(),
         }
     }
     pub fn relation(&self, name: &str) -> Option<&Relation> {
@@ -339,6 +343,7 @@ impl Cluster {
                 | Stmt::CreatePartition { .. }
                 | Stmt::AttachPartition { .. }
                 | Stmt::AlterServer { .. }
+                | Stmt::AlterForeignTable { .. }
                 | Stmt::CreateServer { .. }
                 | Stmt::Routine(_)
         ) {
@@ -386,6 +391,20 @@ impl Cluster {
                     return Err(FrontError::at(format!("server \"{server}\" does not exist"), name.span.start));
                 };
                 super::statement::apply_option_edits(&mut s.options, edits)?;
+                Ok(None)
+            }
+            Stmt::AlterForeignTable { name, edits } => {
+                let rel = relation_name(name).map_err(|m| FrontError::at(m, object_at(name)))?;
+                let missing = || FrontError::at(format!("relation \"{rel}\" does not exist"), object_at(name));
+                let r = self.nodes[n].relation_mut(&rel).ok_or_else(missing)?;
+                let RelKind::Foreign { options, remote_schema, remote_table, .. } = &mut r.kind else {
+                    return Err(FrontError::at(format!("\"{rel}\" is not a foreign table"), object_at(name)));
+                };
+                super::statement::apply_option_edits(options, edits)?;
+                // The remote relation follows its options, as CREATE FOREIGN TABLE reads them.
+                let option = |k: &str| options.iter().find(|(key, _)| key == k).map(|(_, v)| v.clone());
+                *remote_schema = option("schema_name").unwrap_or_else(|| "public".into());
+                *remote_table = option("table_name").unwrap_or_else(|| rel.clone());
                 Ok(None)
             }
             Stmt::Select(q) => self.select_constant(n, q, at).map(Some),
@@ -1388,6 +1407,15 @@ impl crate::plan::costsize::CostCatalog for Node {
             _ => vec![],
         };
         Some(RelInfo { name: r.name.clone(), parent, size, columns, indexes })
+    }
+
+    fn remote_estimate(
+        &self,
+        relation: &str,
+        sql: &str,
+        variant: crate::plan::remote_estimate::Variant,
+    ) -> crate::plan::remote_estimate::RemoteAnswer {
+        super::remote_estimate::ask(self, relation, sql, variant)
     }
 }
 

@@ -77,6 +77,7 @@ pub mod postgres_fdw_join;
 pub mod prepared;
 mod prepjointree;
 mod prepunion;
+pub mod remote_estimate;
 pub mod script;
 pub mod settings;
 mod setup_dml;

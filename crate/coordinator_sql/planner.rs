@@ -43,8 +43,9 @@
 //! - partitions are listed in bound order, the default last (`bound_order`), whatever
 //!   order the file created them in;
 //! - it reads the coordinator's catalog only (as PostgreSQL's planner, without
-//!   `use_remote_estimate`, asks no remote server; with it, the sandbox still asks
-//!   none: `paramfdw.rs`);
+//!   `use_remote_estimate`, asks no remote server; with it, the shards' EXPLAIN
+//!   answers come through the catalog, `super::remote_estimate`, and a Nested Loop's
+//!   parameterized Foreign Scans are priced locally, `paramfdw.rs`);
 //! - subqueries nest at most 32 deep (`MAX_NESTING`), an error beyond that, not a stack
 //!   overflow; what it does not plan (WITH, joins of more than five relations, …) is
 //!   refused by name.
@@ -209,6 +210,8 @@ fn plan_query_in_scope(coord: &Node, q: &ast::Query, text: &str) -> Result<Plann
     // The enable_* settings the sandbox can honour only where its plan lacks their node.
     super::settings::check_plan(&|n| coord.setting(n).map(str::to_string), &planned.plan)
         .map_err(|m| FrontError::at(m, query_location(q)))?;
+    // use_remote_estimate outside a planning that asks the shards: refused by name.
+    super::remote_estimate::refuse_outside(coord, query_location(q))?;
     Ok(Planned { servers, ..planned })
 }
 

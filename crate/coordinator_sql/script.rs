@@ -205,7 +205,10 @@ impl SqlScenario {
             }
             _ => return Err(FrontError::at("the query section must hold a SELECT (or EXPLAIN SELECT)", st.at)),
         };
-        plan_query(self.cluster.coordinator(), query, &padded)
+        // use_remote_estimate: planned again with the shards' EXPLAIN answers.
+        super::remote_estimate::plan_with_remote_estimates(&self.cluster, &|| {
+            plan_query(self.cluster.coordinator(), query, &padded)
+        })
     }
 
     /// The plan of the query section's `EXECUTE name(args)`: the plan cache's choice
@@ -423,6 +426,7 @@ impl SqlScenario {
             spec.routines = self.cluster.nodes[shard].routines.clone();
             servers.push(spec);
         }
+        super::remote_estimate::planning_explains(coord, &planned.servers, &mut servers)?;
         Ok(Scenario {
             id: "sql".into(),
             local,
@@ -657,6 +661,7 @@ fn describe(node: &str, s: &Stmt, rows: usize, result: Option<Vec<super::eval::V
         Stmt::Set { .. } => "SET".into(),
         Stmt::ResetAll => "RESET".into(),
         Stmt::AlterServer { .. } => "ALTER SERVER".into(),
+        Stmt::AlterForeignTable { .. } => "ALTER FOREIGN TABLE".into(),
         Stmt::Select(_) => {
             let vals: Vec<String> = result.unwrap_or_default().iter().map(super::eval::text_of).collect();
             format!("SELECT 1 ({})", vals.join(", "))

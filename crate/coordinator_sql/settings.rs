@@ -57,7 +57,7 @@
 //! | `batch_size` | server, table | rows per remote INSERT | honoured (the setup's INSERTs count their batches) |
 //! | `host`, `hostaddr`, `port`, `dbname`, `connect_timeout` | server | where the server is | kept: a server is the shard of its name (a live run: the relay's target of that name) |
 //! | `sslmode` | server | TLS | `disable`, `allow`, `prefer` honoured (the simulated shards speak no TLS); `require`, `verify-*` refused |
-//! | `use_remote_estimate` | server, table | asks the remote for EXPLAIN estimates at planning | `false` honoured (the local estimates of `plan::costsize`); `true` honoured for the paths it enables (a Nested Loop's parameterized Foreign Scans, `paramfdw`), departing in their estimates: local, as a seq scan of the remote table (what the shard's EXPLAIN says of it when it has no index), and no EXPLAIN is sent at planning |
+//! | `use_remote_estimate` | server, table | asks the remote for EXPLAIN estimates at planning | honoured, the table's overriding its server's (`coordinator_sql::remote_estimate`): the Foreign Scans are priced by the shards' EXPLAIN, sent on the wire before the query runs; it also enables a Nested Loop's parameterized Foreign Scans (`paramfdw`), which depart: priced locally, as a seq scan of the remote table, and their EXPLAIN (`… WHERE ((((SELECT null::integer)::integer) = b))`) is not sent; refused by name for a pushed-down aggregate or LIMIT, a prepared statement or DML over such a table |
 //! | `fdw_startup_cost`, `fdw_tuple_cost` | server | the cost model | honoured: the Foreign Scans' estimates (`plan::costsize`) |
 //! | `extensions` | server | which extensions' functions are shipped | honoured: postgres_fdw's members (`ALTER EXTENSION postgres_fdw ADD`) ship; postgres_fdw is the only extension |
 //! | `keep_connections` | server | closes connections at transaction end when off | `on` honoured; `off` refused |
@@ -487,8 +487,7 @@ pub fn check_server_option(k: &str, v: &str) -> Result<(), String> {
         },
         "async_capable" | "parallel_commit" | "truncatable" => bool_option(k, v).map(|_| ()),
         "fetch_size" | "batch_size" => positive(k, v),
-        // `true` enables the parameterized foreign paths (paramfdw.rs); their
-        // estimates stay local (no EXPLAIN is sent while planning).
+        // `true` also enables the parameterized foreign paths (paramfdw.rs).
         "use_remote_estimate" => bool_option(k, v).map(|_| ()),
         "keep_connections" => match bool_option(k, v)? {
             true => Ok(()),

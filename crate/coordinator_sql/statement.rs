@@ -144,6 +144,12 @@ pub enum Stmt {
         name: Ident,
         edits: Vec<OptionEdit>,
     },
+    /// `ALTER FOREIGN TABLE name OPTIONS ([ADD | SET | DROP] option ['value'], …)`,
+    /// each option checked as `CREATE FOREIGN TABLE` checks it.
+    AlterForeignTable {
+        name: ObjectName,
+        edits: Vec<OptionEdit>,
+    },
     Explain {
         options: ExplainFlags,
         query: Box<Query>,
@@ -424,6 +430,7 @@ fn parse_one(p: &mut Parser) -> Result<Stmt, FrontError> {
                 };
                 routine.map(Stmt::Routine)
             }
+            ["alter", "foreign", "table", ..] => alter_foreign_table(p),
             ["reset", ..] => reset(p),
             ["analyze", ..] | ["analyse", ..] => analyze(p, false),
             ["vacuum", ..] => analyze(p, true),
@@ -439,6 +446,7 @@ fn parse_one(p: &mut Parser) -> Result<Stmt, FrontError> {
         | ["alter", "server", ..]
         | ["create", "operator", ..]
         | ["alter", "extension", ..]
+        | ["alter", "foreign", "table", ..]
         | ["reset", ..]
         | ["analyze", ..]
         | ["analyse", ..]
@@ -924,6 +932,30 @@ fn alter_server(p: &mut Parser) -> Result<Stmt, FrontError> {
     if !p.parse_keyword(Keyword::OPTIONS) {
         return Err(FrontError::unsupported("ALTER SERVER other than ALTER SERVER … OPTIONS (…)", here));
     }
+    let edits = option_edits(p, super::settings::check_server_option)?;
+    Ok(Stmt::AlterServer { name, edits })
+}
+
+/// `ALTER FOREIGN TABLE name OPTIONS ([ADD | SET | DROP] option ['value'], …)`; the
+/// other forms (columns, RENAME, OWNER TO, …) are refused.
+fn alter_foreign_table(p: &mut Parser) -> Result<Stmt, FrontError> {
+    p.next_token(); // ALTER
+    p.next_token(); // FOREIGN
+    p.next_token(); // TABLE
+    let at = p.peek_token().span.start;
+    let name = p.parse_object_name(false).map_err(|e| parser_error(e, at))?;
+    let here = p.peek_token().span.start;
+    if !p.parse_keyword(Keyword::OPTIONS) {
+        return Err(FrontError::unsupported("ALTER FOREIGN TABLE other than ALTER FOREIGN TABLE … OPTIONS (…)", here));
+    }
+    let edits = option_edits(p, super::settings::check_table_option)?;
+    Ok(Stmt::AlterForeignTable { name, edits })
+}
+
+/// `( [ADD | SET | DROP] option ['value'], … )` after OPTIONS, each added or set value
+/// checked by `check` at its name.
+fn option_edits(p: &mut Parser, check: fn(&str, &str) -> Result<(), String>) -> Result<Vec<OptionEdit>, FrontError> {
+    let at = p.peek_token().span.start;
     p.expect_token(&Token::LParen).map_err(|e| parser_error(e, at))?;
     let mut edits = Vec::new();
     loop {
@@ -941,7 +973,7 @@ fn alter_server(p: &mut Parser) -> Result<Stmt, FrontError> {
             edits.push(OptionEdit::Drop(key, loc));
         } else {
             let value = p.parse_literal_string().map_err(|e| parser_error(e, at))?;
-            super::settings::check_server_option(&key, &value).map_err(|m| FrontError::at(m, loc))?;
+            check(&key, &value).map_err(|m| FrontError::at(m, loc))?;
             edits.push(if verb == Some("set") {
                 OptionEdit::Set(key, value, loc)
             } else {
@@ -953,7 +985,7 @@ fn alter_server(p: &mut Parser) -> Result<Stmt, FrontError> {
         }
     }
     p.expect_token(&Token::RParen).map_err(|e| parser_error(e, at))?;
-    Ok(Stmt::AlterServer { name, edits })
+    Ok(edits)
 }
 
 /// Applies `ALTER … OPTIONS (…)` to a list of options, with PostgreSQL's errors

@@ -11,7 +11,7 @@
 //! | node | PostgreSQL | here |
 //! |---|---|---|
 //! | Seq Scan | `cost_seqscan`: `seq_page_cost·pages + (cpu_tuple_cost + quals)·tuples`; sizes from `estimate_rel_size` (`table_block_relation_estimate_size`: the table's pages; never vacuumed: at least 10, tuples from the columns' widths) | [`seqscan`] |
-//! | Foreign Scan | postgres_fdw's `postgresGetForeignRelSize` (never analyzed: 10 pages) and `estimate_path_cost_size` without `use_remote_estimate`: a seq scan's cost, ×1.2 with a remote ORDER BY (`DEFAULT_FDW_SORT_MULTIPLIER`), the grouping formula for a pushed-down aggregate, the LIMIT adjustment, plus `fdw_startup_cost` and `(fdw_tuple_cost + cpu_tuple_cost)` per retrieved row | [`foreignscan`] |
+//! | Foreign Scan | postgres_fdw's `postgresGetForeignRelSize` (never analyzed: 10 pages) and `estimate_path_cost_size` without `use_remote_estimate`: a seq scan's cost, ×1.2 with a remote ORDER BY (`DEFAULT_FDW_SORT_MULTIPLIER`), the grouping formula for a pushed-down aggregate, the LIMIT adjustment, plus `fdw_startup_cost` and `(fdw_tuple_cost + cpu_tuple_cost)` per retrieved row; with `use_remote_estimate`, the shard's EXPLAIN of the remote query plus the same additions (`super::remote_estimate`) | [`foreignscan`] |
 //! | Append | `cost_append`: the first child's startup (an ordered Append: the sum of its members' startups), the sum of totals, `cpu_tuple_cost · 0.5` per row | |
 //! | Merge Append | `cost_merge_append`: a heap of N streams, `2·cpu_operator_cost·log2 N` per row | |
 //! | Sort | `cost_sort` / `cost_tuplesort`: `2·cpu_operator_cost · N·log2 N` (bounded heap under a LIMIT; external merge past `work_mem`), `cpu_operator_cost` per row out | [`cost_tuplesort`] |
@@ -59,6 +59,7 @@
 //! select list over a partitioned table's Append is costed in each partition's scan, as
 //! PostgreSQL evaluates it there.
 
+use super::remote_estimate::{RemoteAnswer, Variant as RemoteVariant};
 use super::selectivity::{self, clamp_row_est, VarData};
 use super::semiantijoin;
 use super::stats::{type_avg_width, ColumnStats, BLCKSZ};
@@ -214,6 +215,12 @@ impl RelInfo {
 /// Where the cost model finds relations (the coordinator's catalog).
 pub trait CostCatalog {
     fn relation(&self, name: &str) -> Option<RelInfo>;
+    /// postgres_fdw's `use_remote_estimate` for a foreign table's scan with remote
+    /// query `sql`: the remote EXPLAIN's answer (`super::remote_estimate`). Local:
+    /// the relation prices its scans locally (the option off, or no shards to ask).
+    fn remote_estimate(&self, _relation: &str, _sql: &str, _variant: RemoteVariant) -> RemoteAnswer {
+        RemoteAnswer::Local
+    }
 }
 
 /// What an output column is, for statistics: a column of a relation (its info, its
@@ -1149,6 +1156,15 @@ impl Model<'_> {
             }
         }
         est.rows = rows;
+        // use_remote_estimate: the remote EXPLAIN's figures instead
+        // (`super::remote_estimate::scan_estimate`).
+        let mut vars = vars;
+        if let Some(r) = super::remote_estimate::known(self.cat, f) {
+            let fdw = (fdw_startup_cost, fdw_tuple_cost);
+            est = super::remote_estimate::scan_estimate(&r, p, fdw, q, rel.parent.is_some(), &widths);
+            rows = est.rows;
+            vars.iter_mut().flatten().for_each(|v| v.rel_rows = rows);
+        }
         Costed { est, vars, widths, kids: vec![], parent, input_rows: rows, seq: None }
     }
 
@@ -1331,6 +1347,7 @@ impl Model<'_> {
             Self::parent_widths(&mut kids);
         }
         let (rows, widths, width) = Self::appended(&kids);
+        let width = super::remote_estimate::parent_width(self.cat, children, &widths, width);
         let grouping = children.iter().all(|c| match c {
             Plan::Agg { .. } => true,
             Plan::Result { child, .. } => matches!(child.as_ref(), Plan::Agg { .. }),
@@ -1386,6 +1403,7 @@ impl Model<'_> {
             }
         }
         let (rows, widths, width) = Self::appended(&kids);
+        let width = super::remote_estimate::parent_width(self.cat, children, &widths, width);
         let n = (kids.len() as f64).max(2.0);
         let log_n = log2(n);
         let comparison_cost = 2.0 * self.p.cpu_operator_cost;
@@ -1481,6 +1499,9 @@ impl Model<'_> {
                 .iter()
                 .map(|(e, _)| match e {
                     Expr::Col(i) => c.widths.get(*i).copied().unwrap_or(32.0),
+                    // An untyped NULL in a select list is text (PostgreSQL 10's
+                    // resolution of unknown output columns): text's default width.
+                    Expr::Const(crate::types::Datum::Null) => 32.0,
                     e => {
                         let types: Vec<Option<SqlType>> = c.vars.iter().map(|v| v.as_ref().map(Var::ty)).collect();
                         type_avg_width(expr_type(e, &types).unwrap_or_else(|| guess_type(e.col_type(&input))))
@@ -1488,6 +1509,9 @@ impl Model<'_> {
                 })
                 .collect();
             est.width = widths.iter().sum::<f64>() as i64;
+            if super::remote_estimate::same_target(self.cat, child, t) {
+                est.width = c.est.width;
+            }
         }
         // Rows the filter saw (for a filter folded again above this one).
         let rel_rows = est.rows;

@@ -30,6 +30,7 @@ pub mod incsort;
 pub mod indexcost;
 pub mod modifytable;
 mod optimize;
+pub mod remote_estimate;
 pub mod selectivity;
 pub mod semiantijoin;
 pub mod stats;

@@ -227,6 +227,11 @@ pub struct ShardServer {
     /// `server_query_ns` was charged in the current extended-protocol cycle.
     cycle_charged: bool,
     log: Vec<String>,
+    /// use_remote_estimate: the answers to the planning's `EXPLAIN …` statements
+    /// (statement, top line), as the sandbox's planner priced each remote query on
+    /// this shard's tables (`coordinator_sql::remote_estimate::explain_on_shard`).
+    /// Any other EXPLAIN is refused.
+    pub explain_answers: Vec<(String, String)>,
 }
 
 impl ShardServer {
@@ -266,6 +271,7 @@ impl ShardServer {
             ignore_till_sync: false,
             cycle_charged: false,
             log: Vec::new(),
+            explain_answers: Vec::new(),
         }
     }
 
@@ -585,6 +591,14 @@ impl ShardServer {
         r.end()?;
         self.drop_unnamed();
         self.start_xact_command();
+        if let Some(line) = self.explain_answers.iter().find(|(q, _)| q == sql).map(|a| a.1.clone()) {
+            self.log_statement(format!("statement: {sql}"));
+            self.check_not_aborted(false)?;
+            *cost += self.costs.server_query_ns;
+            exec_explain(&line, out);
+            self.finish_xact_command();
+            return Ok(());
+        }
         let parsed = self.parse_sql(sql);
         if let Err(e) = &parsed {
             if is_syntax_error(e) {
@@ -1285,6 +1299,14 @@ impl ShardServer {
 }
 
 /// Sends up to `limit` rows of `src` as DataRows; returns (rows, server time).
+/// EXPLAIN's answer: one text column `QUERY PLAN`, here one row (the top line,
+/// the only one postgres_fdw's `get_remote_estimate` reads), and `EXPLAIN`.
+fn exec_explain(line: &str, out: &mut Vec<u8>) {
+    wire::row_description(out, &[Column::new("QUERY PLAN", crate::types::ColType::Text)]);
+    wire::data_row(out, &[crate::types::Datum::text(line)], &mut Vec::new());
+    command_complete(out, "EXPLAIN");
+}
+
 fn send_rows(
     src: &mut RowSource,
     limit: Option<u64>,

@@ -268,7 +268,9 @@ alter server s2 options (add extensions 'postgres_fdw');
 -- `set name = value;` lines just before a query are made for that query only, on both
 -- sides; so are `prepare name(…) as …;` lines (DEALLOCATEd after the query) and `execute
 -- name(…);` lines followed by another statement line (executions the plan cache counts
--- before the query; the query may be `execute name(…)`). A comment followed by a blank
+-- before the query; the query may be `execute name(…)`), and `alter server NAME options
+-- (add KEY 'value');` or `alter foreign table NAME options (add KEY 'value');` lines
+-- (the option dropped after the query on PostgreSQL). A comment followed by a blank
 -- line is a heading. Queries are numbered q001, …
 -- in file order. `-- known: plan|rows|unsupported — why` lines are the ledger of known
 -- differences from PostgreSQL: the test fails on a difference the ledger does not
@@ -2881,3 +2883,38 @@ set enable_material = off;
 set enable_hashagg = off;
 set enable_sort = off;
 select pnl_l.id, pnl_l.b, pnl_l.c from pnl_l where exists (select 1 from pnl where pnl.a = pnl_l.id);
+-- ===== (h23p) postgres_fdw's use_remote_estimate: Foreign Scans priced by the shards' EXPLAIN =====
+
+-- [remote_estimate hash order] s1's partitions priced by s1's EXPLAIN (an index on grp there), s2's locally; Merge Append or Sort by cost
+alter server s1 options (add use_remote_estimate 'true');
+select id, name from h where grp = 3 order by id;
+
+-- [remote_estimate hash] every partition remote-estimated, the rows the shards' estimates
+alter server s1 options (add use_remote_estimate 'true');
+alter server s2 options (add use_remote_estimate 'true');
+select id, amount from h where amount > 90;
+
+-- [remote_estimate hash agg] an aggregate over the Append of remote-estimated partitions (not pushed down)
+alter server s2 options (add use_remote_estimate 'true');
+select count(*) from h where big > 1000000000;
+
+-- [remote_estimate foreign] a table's own option
+alter foreign table f options (add use_remote_estimate 'true');
+select id, val from f where cat = 'c1';
+
+-- [remote_estimate foreign order] a remote ORDER BY priced by the shard's Sort
+alter foreign table f options (add use_remote_estimate 'true');
+select id, cat, val from f where val > 0 order by val desc;
+
+-- [remote_estimate foreign] the table's option overrides its server's
+alter server s2 options (add use_remote_estimate 'true');
+alter foreign table f options (add use_remote_estimate 'false');
+select id, score from f where id < 40;
+
+-- [remote_estimate range order] pruned to the foreign partition: one Foreign Scan with its ORDER BY, s3's index on k
+alter server s3 options (add use_remote_estimate 'true');
+select k, v from r where k > 900 order by k;
+
+-- [remote_estimate list order] a list partition on s3 beside local ones
+alter server s3 options (add use_remote_estimate 'true');
+select id, region, qty from l where qty > 8 order by id;

@@ -1,0 +1,186 @@
+//! postgres_fdw's `use_remote_estimate` on the coordinator: which foreign tables use
+//! it (`postgresGetForeignRelSize`'s option lookup), and planning with the shards'
+//! answers (the cost model's side is `plan::remote_estimate`).
+//!
+//! PostgreSQL's planner sends `EXPLAIN <remote query>` on the foreign server's
+//! connection while it prices each path of such a table and waits for the answer.
+//! The sandbox's planner never waits: [`plan_with_remote_estimates`] plans, takes the
+//! EXPLAINs the cost model asked for and could not price yet, has the shards answer
+//! them, and plans again until nothing is missing. A shard answers as PostgreSQL 15
+//! would answer on it: the remote query planned and priced by the sandbox's planner
+//! against the shard's own tables ([`explain_on_shard`]), its top line printed and
+//! read back as `get_remote_estimate` reads it (costs to the cent, whole rows). The
+//! final round's questions, in PostgreSQL's order, go on the wire before the query
+//! runs (`scenario::PlanningExplain`).
+//!
+//! Invariants:
+//! - the table's own `use_remote_estimate` overrides its server's (PostgreSQL 15's
+//!   precedence); off by default;
+//! - a plan priced with a question left unanswered is never returned: the loop ends
+//!   when every question had its answer, or fails;
+//! - a statement planned outside the loop (a prepared statement, DML, the setup's
+//!   INSERT … SELECT) that would ask is refused by name ([`refuse_outside`]), never
+//!   priced locally as if the option were off;
+//! - what the sandbox has not matched with PostgreSQL 15's wire sequence is refused:
+//!   a join over such a table (PostgreSQL asks parameterized and merge-ordered
+//!   variants, `postgresGetForeignPaths`, and prices remote joins), and an aggregate
+//!   or LIMIT pushed down (`postgresGetForeignUpperPaths`' EXPLAINs).
+
+use super::catalog::{Cluster, Node, RelKind};
+use super::planner::{plan_query, Planned};
+use super::statement::{parse_statements, Stmt};
+use super::FrontError;
+use crate::plan::costsize::{cost_plan, CostParams, Estimate};
+use crate::plan::remote_estimate::{parse_top_line, top_line, RemoteAnswer, RemoteExplain, Variant};
+use crate::scenario::{PlanningExplain, ServerSpec};
+use sqlparser::tokenizer::Location;
+
+/// Rounds of planning before the answers must have settled (each round can only ask
+/// for the paths the previous answers made worth pricing; two suffice in practice).
+const MAX_ROUNDS: usize = 8;
+
+const NOWHERE: Location = Location { line: 0, column: 0 };
+
+/// Does the foreign table `relation` of `node` price its scans by remote EXPLAIN?
+/// The table's option if it has one, else its server's, else off.
+pub fn uses_remote_estimate(node: &Node, relation: &str) -> Option<String> {
+    let rel = node.relation(relation)?;
+    let RelKind::Foreign { server, options, .. } = &rel.kind else { return None };
+    let own = options.iter().find(|(k, _)| k == "use_remote_estimate").map(|(_, v)| v.as_str());
+    let on = own
+        .or_else(|| node.server(server).and_then(|s| s.option("use_remote_estimate")))
+        .and_then(super::settings::parse_bool)
+        .unwrap_or(false);
+    on.then(|| server.clone())
+}
+
+/// The cost model's question for `relation`'s scan with remote query `sql`
+/// (`CostCatalog::remote_estimate` of the coordinator).
+pub fn ask(node: &Node, relation: &str, sql: &str, variant: Variant) -> RemoteAnswer {
+    match uses_remote_estimate(node, relation) {
+        None => RemoteAnswer::Local,
+        Some(server) => node.remote_estimates.ask(RemoteExplain {
+            relation: relation.to_string(),
+            server,
+            sql: sql.to_string(),
+            variant,
+        }),
+    }
+}
+
+/// Plans with `plan` until every remote estimate it asks for is answered by the
+/// cluster's shards; the plan of the last round.
+pub fn plan_with_remote_estimates(
+    cluster: &Cluster,
+    plan: &dyn Fn() -> Result<Planned, FrontError>,
+) -> Result<Planned, FrontError> {
+    let r = &cluster.coordinator().remote_estimates;
+    r.reset();
+    r.arm(true);
+    let result = rounds(cluster, plan);
+    r.arm(false);
+    result
+}
+
+fn rounds(cluster: &Cluster, plan: &dyn Fn() -> Result<Planned, FrontError>) -> Result<Planned, FrontError> {
+    let r = &cluster.coordinator().remote_estimates;
+    for _ in 0..MAX_ROUNDS {
+        r.begin_round();
+        let planned = plan()?;
+        // The final plan's scans are priced too: a plan chosen by rule asked nothing
+        // yet, and EXPLAIN prints its estimates (PostgreSQL prices every base
+        // relation, `set_base_rel_sizes`).
+        let coord = cluster.coordinator();
+        let params = CostParams::from_settings(&|name| coord.setting(name).map(str::to_string));
+        cost_plan(&planned.plan, coord, &params);
+        let missing = r.missing();
+        if missing.is_empty() {
+            check_supported(&r.asked())?;
+            return Ok(planned);
+        }
+        for q in missing {
+            let e = explain_on_shard(cluster, &q)?;
+            r.answer(&q.server, &q.sql, e);
+        }
+    }
+    Err(FrontError::at("internal error: the remote estimates did not settle", NOWHERE))
+}
+
+/// A planning outside [`plan_with_remote_estimates`] that asked for a remote
+/// estimate: refused by name (its plan was priced locally).
+pub fn refuse_outside(node: &Node, at: Location) -> Result<(), FrontError> {
+    let asked = node.remote_estimates.asked_unarmed();
+    match asked.first() {
+        None => Ok(()),
+        Some(q) => Err(FrontError::unsupported(
+            format!(
+                "use_remote_estimate of foreign table \"{}\" in this statement (only a query of its own is \
+                 planned with the shards' EXPLAIN)",
+                q.relation
+            ),
+            at,
+        )),
+    }
+}
+
+/// What the sandbox has matched with PostgreSQL 15's planning EXPLAINs: scans of
+/// foreign tables (and partitions) with their quals, in any order, and the base
+/// relations of joins; not pushed-down aggregates or LIMITs.
+fn check_supported(asked: &[RemoteExplain]) -> Result<(), FrontError> {
+    if let Some(q) = asked.iter().find(|q| q.variant == Variant::Upper) {
+        return Err(FrontError::unsupported(
+            format!(
+                "use_remote_estimate of foreign table \"{}\" with an aggregate or LIMIT pushed down to its server \
+                 (postgres_fdw's upper-relation EXPLAINs)",
+                q.relation
+            ),
+            NOWHERE,
+        ));
+    }
+    // A join is planned with the base relations' remote estimates; postgres_fdw's
+    // parameterized variants (a Nested Loop's inner scans, `paramfdw`) are priced
+    // locally and their EXPLAINs are not sent: the departure settings.rs states.
+    Ok(())
+}
+
+/// The shard's answer to `EXPLAIN <q.sql>`: the query planned and priced on the
+/// shard's node as PostgreSQL 15 plans it there, its top line as EXPLAIN prints it
+/// and `get_remote_estimate` reads it back.
+pub fn explain_on_shard(cluster: &Cluster, q: &RemoteExplain) -> Result<Estimate, FrontError> {
+    let fail = |m: String| FrontError::at(format!("EXPLAIN on server \"{}\": {m}", q.server), NOWHERE);
+    let n = cluster.node_index(&q.server).filter(|&n| n > 0).ok_or_else(|| {
+        fail(format!(
+            "server \"{}\" is not a shard of this scenario (add a section `-- @shard {}`)",
+            q.server, q.server
+        ))
+    })?;
+    let shard = &cluster.nodes[n];
+    let stmts = parse_statements(&q.sql, 1).map_err(|e| fail(e.message))?;
+    let [st] = stmts.as_slice() else { return Err(fail("not one statement".into())) };
+    let Stmt::Select(query) = &st.stmt else { return Err(fail("not a SELECT".into())) };
+    let planned = plan_query(shard, query, &q.sql).map_err(|e| fail(e.message))?;
+    let params = CostParams::from_settings(&|name| shard.setting(name).map(str::to_string));
+    let top = *cost_plan(&planned.plan, shard, &params).first().ok_or_else(|| fail("no plan".into()))?;
+    parse_top_line(&answer_line(&top)).ok_or_else(|| fail("could not interpret EXPLAIN output".into()))
+}
+
+/// The line a shard's EXPLAIN answers with (its plan's top line; postgres_fdw reads
+/// no other).
+pub fn answer_line(e: &Estimate) -> String {
+    top_line("Plan", e)
+}
+
+/// The last planning's EXPLAINs, in PostgreSQL's order, on the servers that answer
+/// them (`servers[i]` is the server `names[i]`): sent before the query runs.
+pub fn planning_explains(node: &Node, names: &[String], servers: &mut [ServerSpec]) -> Result<(), FrontError> {
+    for (order, q) in node.remote_estimates.wire_order().into_iter().enumerate() {
+        let lost = || {
+            FrontError::at(format!("internal error: no answer to EXPLAIN {} on server {}", q.sql, q.server), NOWHERE)
+        };
+        let i = names.iter().position(|n| *n == q.server).ok_or_else(lost)?;
+        let e = node.remote_estimates.known(&q.server, &q.sql).ok_or_else(lost)?;
+        let spec = servers.get_mut(i).ok_or_else(lost)?;
+        spec.planning.push(PlanningExplain { order, statement: q.statement(), answer: answer_line(&e) });
+    }
+    Ok(())
+}

@@ -1,0 +1,365 @@
+//! postgres_fdw's `use_remote_estimate`: a Foreign Scan priced from the remote
+//! server's own `EXPLAIN` of its query, as `estimate_path_cost_size` does when the
+//! option is on (postgres_fdw.c: the `fpinfo->use_remote_estimate` branch, with
+//! `get_remote_estimate` reading the remote plan's top line).
+//!
+//! The planner is sans-IO: it cannot wait for a shard while it prices a path. So the
+//! cost model asks [`RemoteEstimates`] for the answer to each `EXPLAIN` it needs and,
+//! when an answer is not known yet, records the question and prices the path with
+//! the local estimate for now. Whoever planned (`coordinator_sql::remote_estimate`)
+//! then has the questions answered and plans again, until every question had its
+//! answer: the plan is then priced by the remote figures only, as PostgreSQL's.
+//!
+//! What a remote estimate becomes (`estimate_path_cost_size`, PostgreSQL 15):
+//! startup and total cost, rows and width are the remote plan's top line; the rows
+//! fetched are those rows; then, in this order, `fdw_startup_cost` is added to both
+//! costs and `fdw_tuple_cost + cpu_tuple_cost` per fetched row to the total
+//! ([`path_estimate`]). Unlike the local estimate there is no LIMIT discount (the
+//! remote EXPLAIN of the LIMIT query already has it).
+//!
+//! Invariants:
+//! - a question is recorded once per planning round, in the order the cost model
+//!   first asked it; [`RemoteEstimates::wire_order`] is the order PostgreSQL 15 sends
+//!   them (every relation's base query first, as `set_base_rel_sizes` runs
+//!   `postgresGetForeignRelSize` for each; then, relation after relation, the ordered
+//!   variants `postgresGetForeignPaths` prices; upper relations last);
+//! - an answer is keyed by server and statement text; a question by relation too,
+//!   so two relations that send the same statement are two questions on the wire,
+//!   as in PostgreSQL.
+
+use super::costsize::{CostCatalog, CostParams, Estimate};
+use super::{ForeignScanPlan, Plan, RemoteQuery};
+use std::cell::RefCell;
+
+/// Which path a remote EXPLAIN prices (what PostgreSQL asks it for).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum Variant {
+    /// The scan with its pushed-down quals (`postgresGetForeignRelSize`).
+    Base,
+    /// The same with an ORDER BY (`add_paths_with_pathkeys_for_rel`).
+    Ordered,
+    /// An aggregate, a LIMIT or both pushed down (`postgresGetForeignUpperPaths`).
+    Upper,
+    /// A parameterized path: a join clause with the outer side's value as a
+    /// parameter, which the EXPLAIN carries as `((SELECT null::integer)::integer)`
+    /// (`postgresGetForeignPaths`' `ppi_list`). The hook for a parameterized Foreign
+    /// Scan (h23n's Nested Loop): its cost model asks with this variant; PostgreSQL
+    /// sends these after the relation's ordered variants.
+    Param,
+}
+
+/// One EXPLAIN the planner needs: which relation asked, the server that answers, the
+/// remote statement (without the `EXPLAIN ` in front).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct RemoteExplain {
+    pub relation: String,
+    pub server: String,
+    pub sql: String,
+    pub variant: Variant,
+}
+
+impl RemoteExplain {
+    /// The statement postgres_fdw sends.
+    pub fn statement(&self) -> String {
+        format!("EXPLAIN {}", self.sql)
+    }
+}
+
+/// What the cost model gets for a Foreign Scan.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum RemoteAnswer {
+    /// The relation does not use remote estimates: price it locally.
+    Local,
+    /// The remote plan's top line.
+    Known(Estimate),
+    /// Asked, not answered yet: price it locally for this round.
+    Pending,
+}
+
+/// The questions of the planning under way and the answers known so far.
+#[derive(Clone, Debug, Default)]
+pub struct RemoteEstimates {
+    inner: RefCell<Inner>,
+}
+
+#[derive(Clone, Debug, Default)]
+struct Inner {
+    asked: Vec<RemoteExplain>,
+    answers: Vec<(String, String, Estimate)>,
+    /// A planning that has its questions answered is under way; questions asked
+    /// outside one are refused by whoever planned (`asked_unarmed`).
+    armed: bool,
+    /// The questions of the last armed planning's last round.
+    last: Vec<RemoteExplain>,
+}
+
+impl RemoteEstimates {
+    /// Records the question (once) and returns its answer, if known.
+    pub fn ask(&self, q: RemoteExplain) -> RemoteAnswer {
+        let mut inner = self.inner.borrow_mut();
+        let answer = inner.answers.iter().find(|(s, sql, _)| *s == q.server && *sql == q.sql).map(|a| a.2);
+        if !inner.asked.contains(&q) {
+            inner.asked.push(q);
+        }
+        answer.map_or(RemoteAnswer::Pending, RemoteAnswer::Known)
+    }
+
+    /// A planning that answers its questions begins (true) or ends (false).
+    /// Ending one keeps its last round's questions for [`Self::wire_order`].
+    pub fn arm(&self, on: bool) {
+        let mut inner = self.inner.borrow_mut();
+        inner.armed = on;
+        let asked = std::mem::take(&mut inner.asked);
+        inner.last = if on { vec![] } else { asked };
+    }
+
+    /// The questions asked outside an armed planning (then forgotten).
+    pub fn asked_unarmed(&self) -> Vec<RemoteExplain> {
+        let mut inner = self.inner.borrow_mut();
+        if inner.armed {
+            return vec![];
+        }
+        std::mem::take(&mut inner.asked)
+    }
+
+    /// Forgets the questions (a new planning round asks them again).
+    pub fn begin_round(&self) {
+        self.inner.borrow_mut().asked.clear();
+    }
+
+    /// Forgets questions and answers (the shards' data may have changed).
+    pub fn reset(&self) {
+        let mut inner = self.inner.borrow_mut();
+        inner.asked.clear();
+        inner.answers.clear();
+    }
+
+    /// The questions of this round without an answer yet.
+    pub fn missing(&self) -> Vec<RemoteExplain> {
+        let inner = self.inner.borrow();
+        inner
+            .asked
+            .iter()
+            .filter(|q| !inner.answers.iter().any(|(s, sql, _)| *s == q.server && *sql == q.sql))
+            .cloned()
+            .collect()
+    }
+
+    pub fn answer(&self, server: &str, sql: &str, est: Estimate) {
+        self.inner.borrow_mut().answers.push((server.to_string(), sql.to_string(), est));
+    }
+
+    /// The answer to a question, if known.
+    pub fn known(&self, server: &str, sql: &str) -> Option<Estimate> {
+        self.inner.borrow().answers.iter().find(|(s, q, _)| s == server && q == sql).map(|a| a.2)
+    }
+
+    /// The questions of this round as asked.
+    pub fn asked(&self) -> Vec<RemoteExplain> {
+        self.inner.borrow().asked.clone()
+    }
+
+    /// The last armed planning's questions in the order PostgreSQL 15 sends them: every
+    /// relation's base query (`set_base_rel_sizes`), then each relation's ordered
+    /// and then parameterized variants (`set_base_rel_pathlists`, relation after
+    /// relation, in the order of their base queries), then the upper relations'.
+    pub fn wire_order(&self) -> Vec<RemoteExplain> {
+        let asked = self.inner.borrow().last.clone();
+        let mut out: Vec<RemoteExplain> = asked.iter().filter(|q| q.variant == Variant::Base).cloned().collect();
+        let relations: Vec<String> = out.iter().map(|q| q.relation.clone()).collect();
+        let per_relation = |q: &RemoteExplain| matches!(q.variant, Variant::Ordered | Variant::Param);
+        for r in &relations {
+            out.extend(asked.iter().filter(|q| q.variant == Variant::Ordered && &q.relation == r).cloned());
+            out.extend(asked.iter().filter(|q| q.variant == Variant::Param && &q.relation == r).cloned());
+        }
+        out.extend(asked.iter().filter(|q| per_relation(q) && !relations.contains(&q.relation)).cloned());
+        out.extend(asked.iter().filter(|q| q.variant == Variant::Upper).cloned());
+        out
+    }
+}
+
+/// The remote statement a scan's EXPLAIN carries: its Remote SQL
+/// (`deparseSelectStmtForRel`, as the DECLARE will send it).
+pub fn sql_of(q: &RemoteQuery) -> String {
+    crate::sql_text::deparse::deparse_remote_query(q)
+}
+
+/// Which path a remote query prices: an aggregate or a LIMIT makes it an upper
+/// relation's, an ORDER BY alone an ordered path of the base relation.
+pub fn variant_of(q: &RemoteQuery) -> Variant {
+    if q.aggregated() || q.limit.is_some() || q.offset.is_some() {
+        Variant::Upper
+    } else if q.quals.iter().any(has_exec_param) {
+        Variant::Param
+    } else if !q.order_by.is_empty() {
+        Variant::Ordered
+    } else {
+        Variant::Base
+    }
+}
+
+/// The remote EXPLAIN's answer for a Foreign Scan, when its relation uses remote
+/// estimates and the answer is known.
+pub(super) fn known(cat: &dyn CostCatalog, f: &ForeignScanPlan) -> Option<Estimate> {
+    // A parameterized scan (a Nested Loop's inner side, coordinator_sql/paramfdw.rs)
+    // is priced locally and its EXPLAIN is not asked: the departure settings.rs
+    // states (PostgreSQL asks `… = ((SELECT null::integer)::integer)`).
+    let variant = variant_of(&f.remote);
+    if variant == Variant::Param {
+        return None;
+    }
+    match cat.remote_estimate(&f.relation, &sql_of(&f.remote), variant) {
+        RemoteAnswer::Known(e) => Some(e),
+        RemoteAnswer::Local | RemoteAnswer::Pending => None,
+    }
+}
+
+/// A Foreign Scan's estimate from its remote answer ([`path_estimate`]), with the
+/// width PostgreSQL 15 prints: the remote width, except for a plain foreign table's
+/// scan under ORDER BY, which `create_ordered_paths` gives the query's final target
+/// (`apply_projection_to_path`), whose width is its columns' local ones (`widths`:
+/// `set_rel_width`'s statistics, or the types' defaults). Measured on PostgreSQL 15:
+/// `SELECT id, cat, val … ORDER BY val DESC` prints width 15 where the remote EXPLAIN
+/// said 44, the same scan without ORDER BY 44.
+pub(super) fn scan_estimate(
+    remote: &Estimate,
+    p: &CostParams,
+    (fdw_startup_cost, fdw_tuple_cost): (f64, f64),
+    q: &RemoteQuery,
+    partition: bool,
+    widths: &[f64],
+) -> Estimate {
+    let mut est = path_estimate(remote, p, fdw_startup_cost, fdw_tuple_cost);
+    if !partition && !q.order_by.is_empty() {
+        est.width = widths.iter().sum::<f64>() as i64;
+    }
+    est
+}
+
+/// An Append's (or Merge Append's) width over remote-estimated children: its columns'
+/// (`set_append_rel_size`'s per-column widths, the children's `attr_widths` from
+/// local statistics), not the mean of the children's remote widths; `width` otherwise.
+pub(super) fn parent_width(cat: &dyn CostCatalog, children: &[Plan], widths: &[f64], width: i64) -> i64 {
+    let remote = children.iter().any(|c| matches!(c, Plan::ForeignScan(f) if known(cat, f).is_some()));
+    if remote {
+        widths.iter().sum::<f64>() as i64
+    } else {
+        width
+    }
+}
+
+/// A select list of the remote-estimated scan's own columns, in any order, is its
+/// relation's target (`build_base_rel_tlists` adds the columns in the order the query
+/// names them): no projection, so the scan's width stands (the remote one).
+pub(super) fn same_target(cat: &dyn CostCatalog, child: &Plan, targets: &[(super::Expr, String)]) -> bool {
+    let scan = matches!(child, Plan::ForeignScan(f) if known(cat, f).is_some());
+    scan && targets.iter().all(|(e, _)| matches!(e, super::Expr::Col(_)))
+}
+
+/// Does the expression read a Nested Loop's parameter (a parameterized scan's)?
+fn has_exec_param(e: &super::Expr) -> bool {
+    use super::Expr;
+    match e {
+        Expr::ExecParam(..) => true,
+        Expr::Col(_) | Expr::Const(_) | Expr::Param(..) => false,
+        Expr::Bin(_, l, r) => has_exec_param(l) || has_exec_param(r),
+        Expr::Not(x) | Expr::IsNull(x, _) => has_exec_param(x),
+        Expr::Func(_, args) => args.iter().any(has_exec_param),
+    }
+}
+
+/// `get_remote_estimate`: the figures of the first line of a remote EXPLAIN, as its
+/// `sscanf("%*[^(](cost=%lf..%lf rows=%lf width=%d)")` reads them; None when the
+/// line has no such part (PostgreSQL: "could not interpret EXPLAIN output").
+pub fn parse_top_line(line: &str) -> Option<Estimate> {
+    let open = line.find('(')?;
+    let rest = line[open + 1..].strip_prefix("cost=")?;
+    let (startup, rest) = rest.split_once("..")?;
+    let (total, rest) = rest.split_once(" rows=")?;
+    let (rows, rest) = rest.split_once(" width=")?;
+    let width = rest.strip_suffix(')').unwrap_or(rest);
+    let width: String = width.chars().take_while(|c| c.is_ascii_digit() || *c == '-').collect();
+    Some(Estimate {
+        startup: startup.parse().ok()?,
+        total: total.parse().ok()?,
+        rows: rows.parse().ok()?,
+        width: width.parse().ok()?,
+    })
+}
+
+/// The top line a PostgreSQL 15 EXPLAIN prints for a plan node's estimate (costs with
+/// two decimals, rows rounded), after the node's label.
+pub fn top_line(label: &str, e: &Estimate) -> String {
+    format!("{label}  (cost={:.2}..{:.2} rows={:.0} width={})", e.startup, e.total, e.rows, e.width)
+}
+
+/// `estimate_path_cost_size` with a remote estimate: the remote figures, then the
+/// connection's start-up and the transfer and local handling of each fetched row,
+/// one addition at a time as PostgreSQL adds them (the cents depend on the order).
+pub fn path_estimate(remote: &Estimate, p: &CostParams, fdw_startup_cost: f64, fdw_tuple_cost: f64) -> Estimate {
+    let retrieved = remote.rows;
+    let mut startup = remote.startup;
+    let mut total = remote.total;
+    startup += fdw_startup_cost;
+    total += fdw_startup_cost;
+    total += fdw_tuple_cost * retrieved;
+    total += p.cpu_tuple_cost * retrieved;
+    Estimate { startup, total, rows: remote.rows, width: remote.width }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn est(startup: f64, total: f64, rows: f64, width: i64) -> Estimate {
+        Estimate { startup, total, rows, width }
+    }
+
+    #[test]
+    fn the_top_line_is_read_as_get_remote_estimate_reads_it() {
+        let e = parse_top_line("Seq Scan on t1  (cost=0.00..18.50 rows=100 width=14)").unwrap();
+        assert_eq!(e, est(0.0, 18.5, 100.0, 14));
+        let e = parse_top_line("Sort  (cost=65.83..68.33 rows=1000 width=14)").unwrap();
+        assert_eq!(e, est(65.83, 68.33, 1000.0, 14));
+        assert_eq!(parse_top_line("Result"), None);
+        assert_eq!(parse_top_line(&top_line("Seq Scan on t1", &e)), Some(e));
+    }
+
+    /// PostgreSQL 15, `EXPLAIN SELECT * FROM f1 WHERE a < 10` with use_remote_estimate
+    /// on a server whose EXPLAIN says `(cost=0.00..18.50 rows=100 width=14)`: the
+    /// Foreign Scan is `(cost=100.00..120.50 rows=100 width=14)`.
+    #[test]
+    fn the_remote_figures_get_postgres_fdws_additions() {
+        let e = path_estimate(&est(0.0, 18.5, 100.0, 14), &CostParams::default(), 100.0, 0.01);
+        assert_eq!(format!("{:.2}..{:.2}", e.startup, e.total), "100.00..120.50");
+        assert_eq!((e.rows, e.width), (100.0, 14));
+    }
+
+    #[test]
+    fn questions_come_out_in_postgres_order() {
+        let r = RemoteEstimates::default();
+        r.arm(true);
+        let q = |rel: &str, sql: &str, variant| RemoteExplain {
+            relation: rel.into(),
+            server: "s1".into(),
+            sql: sql.into(),
+            variant,
+        };
+        assert_eq!(r.ask(q("ft1", "A", Variant::Base)), RemoteAnswer::Pending);
+        r.ask(q("ft1", "A o", Variant::Ordered));
+        r.ask(q("ft2", "B p", Variant::Param));
+        r.ask(q("ft2", "B o", Variant::Ordered));
+        r.ask(q("ft2", "B", Variant::Base));
+        r.ask(q("ft1", "A", Variant::Base));
+        assert_eq!(r.missing().len(), 5);
+        r.answer("s1", "A", est(0.0, 1.0, 1.0, 4));
+        assert_eq!(r.ask(q("ft1", "A", Variant::Base)), RemoteAnswer::Known(est(0.0, 1.0, 1.0, 4)));
+        assert_eq!(r.missing().len(), 4);
+        assert!(r.asked_unarmed().is_empty(), "an armed planning's questions are its own");
+        r.arm(false);
+        let order: Vec<String> = r.wire_order().into_iter().map(|q| q.sql).collect();
+        assert_eq!(order, ["A", "B", "A o", "B o", "B p"]);
+        r.ask(q("ft1", "A", Variant::Base));
+        assert_eq!(r.asked_unarmed().len(), 1, "asked outside a planning that answers");
+    }
+}
