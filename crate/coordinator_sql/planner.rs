@@ -64,6 +64,10 @@
 //! PostgreSQL applies them), `add_path`'s pruning by cost and ordering, and the upper
 //! levels (ORDER BY, LIMIT) over the paths kept (`Join::choose`).
 //!
+//! A join of two foreign tables on one server also gets postgres_fdw's path: the
+//! join pushed to that server as one Foreign Scan (`Method::Foreign`,
+//! `super::postgres_fdw_join`), with the query's aggregate pushed over it.
+//!
 //! A join of three to five relations is `joinrels.rs`'s: `standard_join_search`
 //! (join order by dynamic programming, `join_is_legal` for the outer joins) over the
 //! same join nodes (`join_node`, `Method::tried`) and `add_path`'s verdicts.
