@@ -930,7 +930,13 @@ impl JoinProblem<'_> {
         jt: JoinType,
         sj: Option<usize>,
     ) -> Option<RelPath> {
-        if ra.count_ones() != 1 || rb.count_ones() != 1 {
+        // Base relations that are foreign tables: a partitioned table pruned to one
+        // foreign partition is an appendrel, which no FDW joins.
+        let foreign = |r: Relids| {
+            r.count_ones() == 1
+                && matches!(self.rels[r.trailing_zeros() as usize].rel.kind, super::RelKind::Foreign { .. })
+        };
+        if !foreign(ra) || !foreign(rb) {
             return None;
         }
         let plain = |paths: &[RelPath]| {

@@ -68,6 +68,9 @@
 //!
 //! With `enable_partitionwise_join`, a join of two tables partitioned alike on their
 //! keys is `partitionwise.rs`'s: an Append of one such join per pair of partitions.
+//! A join of two foreign tables on one server also gets postgres_fdw's path: the
+//! join pushed to that server as one Foreign Scan (`Method::Foreign`,
+//! `super::postgres_fdw_join`), with the query's aggregate pushed over it.
 //!
 //! A join of three to five relations is `joinrels.rs`'s: `standard_join_search`
 //! (join order by dynamic programming, `join_is_legal` for the outer joins) over the

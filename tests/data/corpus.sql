@@ -690,7 +690,6 @@ select r.k, r.v, loc.cat from r join loc on r.k = loc.id where r.k < 50;
 select h.id, f.val from h join f on h.id = f.id order by f.val desc limit 5;
 
 -- [join foreign local] three tables
--- known: plan — PostgreSQL pushes the join of f and dim (one server) to s2 as one Foreign Scan (a remote join), which the sandbox does not plan yet; the three-way join order and methods around it are as PostgreSQL's
 select f.id, d.title, loc.qty from f join dim d on f.cat = d.cat join loc on loc.id = f.id where f.id < 50;
 
 -- [join hash list] two partitioned tables, a pruned one
