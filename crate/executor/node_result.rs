@@ -11,8 +11,8 @@
 //!   the child's.
 //! - The empty Result calls nothing and is done at every call, also after a rescan.
 //!
-//! A Result that is only a Filter over an async-capable Foreign Scan is that scan's
-//! qual in PostgreSQL (postgres_fdw's local conditions, evaluated by `ExecScan` inside
+//! A Result that is only a Filter (and a choice of columns) over an async-capable
+//! Foreign Scan is that scan's qual and projection in PostgreSQL (postgres_fdw's local conditions, evaluated by `ExecScan` inside
 //! the Foreign Scan), so it is async-capable as the scan is: an Append's request goes
 //! to the Result, which passes a request of its own to the scan
 //! (`async_through::AsyncInputs::init_scan_qual`) and completes the Append's with the
@@ -75,7 +75,7 @@ pub struct ResultState {
     /// SubPlan runs once per row: `node_subplan::bind_row`).
     id: usize,
     rows_read: u64,
-    /// Only a Filter over an async-capable Foreign Scan: PostgreSQL's scan qual, so
+    /// Only a Filter (and columns) over an async-capable Foreign Scan: PostgreSQL's scan qual, so
     /// async-capable under an Append (`init_async`).
     scan_qual: bool,
 }
@@ -213,7 +213,9 @@ impl ExecNode for ResultState {
         // PostgreSQL's Foreign Scan evaluates its local quals itself and stays
         // async-capable (`mark_async_capable_plan` looks at the scan): a Result that is
         // only such a Filter over an async-capable scan is one too.
-        self.scan_qual = self.targets.is_none()
+        // Its target list, if any, only picks columns: the scan's own projection.
+        let picks_columns = self.targets.iter().flatten().all(|(e, _)| matches!(e, Expr::Col(_)));
+        self.scan_qual = picks_columns
             && self.filter.is_some()
             && !self.filter_has_param
             && !self.filter_has_subplan
