@@ -51,9 +51,15 @@ setup:
 # correlated SubPlans, index paths (Index Only, Bitmap Heap/Index Scans), upper-level
 # choices by cost and the 3-5 relation join search were merged: the page's module
 # 670,623 → 712,500, the editor's 938,048 → 1,062,855 (the planner is most of that;
-# the budget 945,000 → 1,070,000). Issue 20's goal (600 KB) is its work.
-PKG_BUDGET_GZ := 720000
-PKG_SQL_BUDGET_GZ := 1070000
+# the budget 945,000 → 1,070,000). Then (720,000 and 1,070,000 before) the round of
+# issues 17 and 23 of 2026-12-04: Incremental Sort, foreign modify, the shard's joins
+# and user operators/functions, remote estimates, partitionwise and pushed-down joins,
+# parameterized Nested Loops, set-operation coercions and numeric typmods: the page's
+# module 712,499 → 788,322, the editor's 1,063,349 → 1,159,761. Measured, not yet
+# examined: which of it the page's module needs is issue 20's next step (its goal,
+# 600 KB, is further away).
+PKG_BUDGET_GZ := 800000
+PKG_SQL_BUDGET_GZ := 1170000
 PKG_ENV := CARGO_PROFILE_RELEASE_OPT_LEVEL=s CARGO_PROFILE_RELEASE_PANIC=abort
 PKG_DEPS := --config 'profile.release.package."*".opt-level="z"'
 pkg: setup

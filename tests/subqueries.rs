@@ -142,28 +142,32 @@ fn a_subquery_without_a_row_is_null() {
 
 #[test]
 fn what_postgres_plans_otherwise_is_refused_by_name() {
+    let mut failures = vec![];
     for (sql, named) in [
         ("select count(*) from pf where id not in (select id from loc)", "hashed SubPlan over \"pf\""),
         ("select id from loc where id in (select id from f where f.val = loc.qty) or qty = 1", "refers to the outer"),
-        ("select id from loc where id = any (select id from f where f.val = loc.qty)", "ANY/ALL"),
+        ("select id from loc where id = any (select id from f where f.val = loc.qty)", "x IN (SELECT …) in WHERE"),
         (
             "select id from loc where id in (select id from f) and exists (select 1 from dim where weight = loc.qty)",
             "more than one IN/EXISTS",
         ),
         ("select id from loc where id in (select id from loc where qty = 1)", "named \"loc\" like the outer one"),
         ("select id from loc left semi join f on loc.id = f.id", "SEMI and ANTI joins are not SQL"),
-        (
-            "select qty, count(*) from loc group by qty having count(*) > (select count(*) from f where f.id = loc.qty)",
-            "correlated subquery",
-        ),
         ("select id from pf where val > (select count(*) from loc where loc.id = pf.id)", "each partition's scan"),
-        ("select id from loc where exists (select 1 from dim) or qty > 2", "EXISTS (SELECT …) as a value"),
+        (
+            "select id from loc where exists (select 1 from dim) or qty > 2",
+            "EXISTS (SELECT …) inside an expression of WHERE",
+        ),
         ("select (select id, val from f limit 1) from loc", "only one column"),
         ("select id, (select count(*) from dim) from pf", "partition's scan"),
     ] {
-        let e = run(sql).err().unwrap_or_else(|| panic!("{sql}: planned"));
-        assert!(e.contains(named), "{sql}: {e}");
+        match run(sql) {
+            Ok(_) => failures.push(format!("{sql}: planned")),
+            Err(e) if !e.contains(named) => failures.push(format!("{sql}: {e}")),
+            Err(_) => {}
+        }
     }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
 #[test]

@@ -44,8 +44,8 @@
 //!   order the file created them in;
 //! - it reads the coordinator's catalog only (as PostgreSQL's planner, without
 //!   `use_remote_estimate`, asks no remote server; with it, the shards' EXPLAIN
-//!   answers come through the catalog, `super::remote_estimate`, and a Nested Loop's
-//!   parameterized Foreign Scans are priced locally, `paramfdw.rs`);
+//!   answers come through the catalog, `super::remote_estimate`, except in a join,
+//!   which is priced locally, its Nested Loops' parameterized scans `paramfdw.rs`);
 //! - subqueries nest at most 32 deep (`MAX_NESTING`), an error beyond that, not a stack
 //!   overflow; what it does not plan (WITH, joins of more than five relations, …) is
 //!   refused by name.

@@ -91,12 +91,18 @@ struct Inner {
     armed: bool,
     /// The questions of the last armed planning's last round.
     last: Vec<RemoteExplain>,
+    /// Price every scan locally and ask nothing: a join's planning (the departure
+    /// coordinator_sql/settings.rs states).
+    local_only: bool,
 }
 
 impl RemoteEstimates {
     /// Records the question (once) and returns its answer, if known.
     pub fn ask(&self, q: RemoteExplain) -> RemoteAnswer {
         let mut inner = self.inner.borrow_mut();
+        if inner.local_only {
+            return RemoteAnswer::Local;
+        }
         let answer = inner.answers.iter().find(|(s, sql, _)| *s == q.server && *sql == q.sql).map(|a| a.2);
         if !inner.asked.contains(&q) {
             inner.asked.push(q);
@@ -125,6 +131,11 @@ impl RemoteEstimates {
     /// Forgets the questions (a new planning round asks them again).
     pub fn begin_round(&self) {
         self.inner.borrow_mut().asked.clear();
+    }
+
+    /// Every scan priced locally, nothing asked (true), or remote estimates again.
+    pub fn set_local_only(&self, on: bool) {
+        self.inner.borrow_mut().local_only = on;
     }
 
     /// Forgets questions and answers (the shards' data may have changed).
@@ -187,10 +198,12 @@ pub fn sql_of(q: &RemoteQuery) -> String {
 /// Which path a remote query prices: an aggregate or a LIMIT makes it an upper
 /// relation's, an ORDER BY alone an ordered path of the base relation.
 pub fn variant_of(q: &RemoteQuery) -> Variant {
-    if q.aggregated() || q.limit.is_some() || q.offset.is_some() {
-        Variant::Upper
-    } else if q.quals.iter().any(has_exec_param) {
+    // A parameter first: a parameterized aggregate (a correlated SubPlan's) is
+    // planned locally like any parameterized scan (coordinator_sql::remote_estimate).
+    if q.quals.iter().chain(&q.having).any(has_param) {
         Variant::Param
+    } else if q.aggregated() || q.limit.is_some() || q.offset.is_some() {
+        Variant::Upper
     } else if !q.order_by.is_empty() {
         Variant::Ordered
     } else {
@@ -201,14 +214,7 @@ pub fn variant_of(q: &RemoteQuery) -> Variant {
 /// The remote EXPLAIN's answer for a Foreign Scan, when its relation uses remote
 /// estimates and the answer is known.
 pub(super) fn known(cat: &dyn CostCatalog, f: &ForeignScanPlan) -> Option<Estimate> {
-    // A parameterized scan (a Nested Loop's inner side, coordinator_sql/paramfdw.rs)
-    // is priced locally and its EXPLAIN is not asked: the departure settings.rs
-    // states (PostgreSQL asks `… = ((SELECT null::integer)::integer)`).
-    let variant = variant_of(&f.remote);
-    if variant == Variant::Param {
-        return None;
-    }
-    match cat.remote_estimate(&f.relation, &sql_of(&f.remote), variant) {
+    match cat.remote_estimate(&f.relation, &sql_of(&f.remote), variant_of(&f.remote)) {
         RemoteAnswer::Known(e) => Some(e),
         RemoteAnswer::Local | RemoteAnswer::Pending => None,
     }
@@ -257,14 +263,16 @@ pub(super) fn same_target(cat: &dyn CostCatalog, child: &Plan, targets: &[(super
 }
 
 /// Does the expression read a Nested Loop's parameter (a parameterized scan's)?
-fn has_exec_param(e: &super::Expr) -> bool {
+/// A parameter of any kind: a Nested Loop's, a correlated SubPlan's (`$0`), a
+/// prepared statement's.
+fn has_param(e: &super::Expr) -> bool {
     use super::Expr;
     match e {
-        Expr::ExecParam(..) => true,
-        Expr::Col(_) | Expr::Const(_) | Expr::Param(..) => false,
-        Expr::Bin(_, l, r) => has_exec_param(l) || has_exec_param(r),
-        Expr::Not(x) | Expr::IsNull(x, _) => has_exec_param(x),
-        Expr::Func(_, args) => args.iter().any(has_exec_param),
+        Expr::ExecParam(..) | Expr::Param(..) => true,
+        Expr::Col(_) | Expr::Const(_) => false,
+        Expr::Bin(_, l, r) => has_param(l) || has_param(r),
+        Expr::Not(x) | Expr::IsNull(x, _) => has_param(x),
+        Expr::Func(_, args) => args.iter().any(has_param),
     }
 }
 

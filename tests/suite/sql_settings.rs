@@ -351,7 +351,6 @@ fn alter_server_options_add_set_and_drop_take_effect() {
         ("alter server s1 options (set fetch_size '5');", "option \"fetch_size\" not found"),
         ("alter server s1 options (drop fetch_size);", "option \"fetch_size\" not found"),
         ("alter server s9 options (add fetch_size '5');", "server \"s9\" does not exist"),
-        ("alter server s1 options (add extensions 'cube');", "not supported by the sandbox: server option extensions"),
         ("alter server s1 owner to bob;", "not supported by the sandbox: ALTER SERVER other than"),
     ] {
         let (e, text) = load_err(alter, "select * from t;");
