@@ -42,16 +42,10 @@ mod support;
 use pgasync::behaviour::Preset;
 use pgasync::clock::Clock;
 use pgasync::coordinator_sql::SqlScenario;
-use pgasync::executor::estate::EState;
-use pgasync::executor::{init_plan, InitContext};
-use pgasync::host::tcp::TcpHost;
 use pgasync::instrument::{explain_text_with, ExplainOptions};
 use pgasync::knobs::{Knobs, Source};
-use pgasync::run::{QueryRun, Step};
-use pgasync::scenario::Scenario;
-use std::net::SocketAddr;
-use std::time::Instant;
-use support::fidelity::{diff_lines, fixed_order};
+use pgasync::run::Step;
+use support::fidelity::{diff_lines, fixed_order, start_over_tcp};
 use support::pg::*;
 use support::sqlfile::mask;
 
@@ -99,34 +93,6 @@ fn coordinator_objects(batch: usize, ports: Option<&[u16]>) -> String {
         "create foreign table ft (a int, b int, c text) server s1 options (table_name 'ft_remote', batch_size '{batch}');\n"
     ));
     s
-}
-
-/// `Scenario::start` over pgasync's native TCP host on the shards.
-fn start_over_tcp(sc: &Scenario, async_capable: bool, addrs: &[SocketAddr]) -> QueryRun<TcpHost> {
-    let servers: Vec<_> = sc
-        .servers
-        .iter()
-        .map(|s| {
-            let mut srv = s.server.clone();
-            srv.options.async_capable = async_capable;
-            srv
-        })
-        .collect();
-    let ordered: Vec<SocketAddr> = servers
-        .iter()
-        .map(|s| {
-            let k: usize = s.name.trim_start_matches('s').parse().expect("servers s1, s2");
-            addrs[k - 1]
-        })
-        .collect();
-    let t0 = Instant::now();
-    let clock = Clock::from_host(Box::new(move || t0.elapsed().as_nanos() as u64));
-    let mut es = EState::new(clock, servers, async_capable, true);
-    es.set_behaviour(sc.behaviour);
-    let root = init_plan(&sc.plan, &InitContext { catalog: &sc.local }, &mut es).expect("init");
-    let host = TcpHost::new(&ordered);
-    es.writer = Some(host.writer());
-    QueryRun::new(es, root, host, sc.plan.output_columns())
 }
 
 /// The coordinator's connections: not the tail of the test's own psql session on a

@@ -32,18 +32,10 @@
 mod support;
 
 use pgasync::behaviour::Preset;
-use pgasync::clock::Clock;
 use pgasync::coordinator_sql::SqlScenario;
-use pgasync::executor::estate::EState;
-use pgasync::executor::{init_plan, InitContext};
-use pgasync::host::tcp::TcpHost;
 use pgasync::instrument::{explain_text_with, ExplainOptions};
 use pgasync::knobs::{Knobs, Source};
-use pgasync::run::QueryRun;
-use pgasync::scenario::Scenario;
-use std::net::SocketAddr;
-use std::time::Instant;
-use support::fidelity::{diff_lines, fixed_order, row_text};
+use support::fidelity::{bound_parameters, diff_lines, fixed_order, row_text, start_over_tcp};
 use support::pg::*;
 use support::sqlfile::mask;
 
@@ -216,45 +208,6 @@ fn coordinator_objects(fetch: usize, remote_estimate: bool, ports: Option<&[u16]
     }
     s.push_str(&format!("create table l (id int, b int, c text);\ninsert into l values {LOCAL};\nanalyze l;\n"));
     s
-}
-
-/// `Scenario::start` over pgasync's TCP host on the shards (as
-/// tests/pg15_fidelity_subqueries.rs's), servers mapped to shards by name.
-fn start_over_tcp(sc: &Scenario, async_capable: bool, addrs: &[SocketAddr]) -> QueryRun<TcpHost> {
-    let servers: Vec<_> = sc
-        .servers
-        .iter()
-        .map(|s| {
-            let mut srv = s.server.clone();
-            srv.options.async_capable = async_capable;
-            srv
-        })
-        .collect();
-    let ordered: Vec<SocketAddr> = servers
-        .iter()
-        .map(|s| {
-            let k: usize = s.name.trim_start_matches('s').parse().expect("servers s1, s2");
-            addrs[k - 1]
-        })
-        .collect();
-    let t0 = Instant::now();
-    let clock = Clock::from_host(Box::new(move || t0.elapsed().as_nanos() as u64));
-    let mut es = EState::new(clock, servers, async_capable, true);
-    es.set_behaviour(sc.behaviour);
-    let root = init_plan(&sc.plan, &InitContext { catalog: &sc.local }, &mut es).expect("init");
-    let host = TcpHost::new(&ordered);
-    es.writer = Some(host.writer());
-    QueryRun::new(es, root, host, sc.plan.output_columns())
-}
-
-/// The values bound to `$1` (PostgreSQL's `DETAIL:  parameters: $1 = '…'`), in log order.
-fn bound_parameters(shards: &ShardSet, mark: usize) -> Vec<String> {
-    shards
-        .lines_since(mark)
-        .into_iter()
-        .filter(|l| l.level == "DETAIL")
-        .filter_map(|l| l.text.strip_prefix("parameters: $1 = ").map(|v| v.trim_matches('\'').to_string()))
-        .collect()
 }
 
 /// What the shards saw, without the planner's remote estimates (`EXPLAIN …`, sent
