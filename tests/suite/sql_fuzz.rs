@@ -11,7 +11,10 @@
 //! and the forms of issues 17 and 23 ([`FORMS`]: subqueries, EXISTS/IN/ANY, set
 //! operations, joins of 2 to 5 relations under `enable_*` settings, gating quals,
 //! text functions, numeric, generate_series with a step, PREPARE/EXECUTE, EXPLAIN's
-//! options, ANALYZE/VACUUM, DML), generated whole and mutated. A case ends as a value
+//! options over each of the other forms, ANALYZE/VACUUM, DML with RETURNING and
+//! data-modifying CTEs, INSERT … ON CONFLICT, subqueries nested in subqueries,
+//! CREATE FUNCTION/OPERATOR and ALTER EXTENSION … ADD with a query using them),
+//! generated whole and mutated. A case ends as a value
 //! (loaded, planned and run in both modes, its EXPLAIN printed) or an error; the run
 //! prints, per form, how many ended each way and the generated cases' three most
 //! common errors. Most forms are valid PostgreSQL 15 that the sandbox may refuse by
@@ -67,6 +70,8 @@ const BASES: &[&str] = &[
 const FORMS_BASE: &str = "-- @shard s1\ncreate table h0 (id int, grp int, amount numeric, name text);\n\
      -- @shard s2\ncreate table h1 (id int, grp int, amount numeric, name text);\n\
      create table f_remote (id int, cat text, score numeric);\ncreate index on f_remote (id);\n\
+     create operator === (leftarg = int, rightarg = int, procedure = int4eq);\n\
+     create function myabs(int) returns int language internal immutable strict as 'int4abs';\n\
      -- @shard s3\ncreate table r_hi (k int, v int, label text, amount numeric);\n\
      -- @coordinator\ncreate extension postgres_fdw;\n\
      create server s1 foreign data wrapper postgres_fdw options (dbname 'postgres', async_capable 'true');\n\
@@ -540,6 +545,9 @@ const FORMS: &[(&str, fn(&mut Rng) -> Case)] = &[
     ("set operations of mixed types", form_setop_types),
     ("numeric(p, s)", form_numeric_typmod),
     ("correlated in having / exists under or, not", form_correlated_more),
+    ("nested subqueries", form_nested_subquery),
+    ("insert … on conflict", form_on_conflict),
+    ("create function / operator, alter extension add", form_routines),
 ];
 
 fn rel(rng: &mut Rng) -> &'static Rel {
@@ -1102,12 +1110,13 @@ fn form_explain(rng: &mut Rng) -> Case {
     if rng.below(2) == 0 {
         opts.push(format!("format {}", rng.pick(&["text", "json", "text", "json", "xml", "yaml"])));
     }
-    let inner = match rng.below(4) {
-        0 => form_joins(rng),
-        1 => form_in_subquery(rng),
-        2 => form_setop(rng),
-        _ => form_gating(rng),
-    };
+    // EXPLAIN of each form (issue 17): any other form's case, its query explained
+    // (one that is an EXPLAIN already, as some prepared and DML cases are, is kept).
+    let others: Vec<_> = FORMS.iter().filter(|(name, _)| *name != "explain options").collect();
+    let inner = others[rng.below(others.len())].1(rng);
+    if inner.query.starts_with("explain") {
+        return inner;
+    }
     let head = if opts.is_empty() { "explain".to_string() } else { format!("explain ({})", opts.join(", ")) };
     Case { setup: inner.setup, query: format!("{head} {}", inner.query) }
 }
@@ -1188,15 +1197,173 @@ fn dml_statement(rng: &mut Rng) -> String {
         ),
         3 => format!("delete from {}{}{returning}", r.name, maybe_where(rng, r.name, r)),
         4 => format!("truncate {}", r.name),
+        _ => modifying_cte(rng),
+    }
+}
+
+/// A data-modifying CTE (DELETE, UPDATE or INSERT … RETURNING in WITH) read by the
+/// main query: counted, or joined with another relation so that its scan shares the
+/// servers' connections with the main query's.
+fn modifying_cte(rng: &mut Rng) -> String {
+    let s = rel(rng);
+    let c = rng.pick(s.ints);
+    let dml = match rng.below(3) {
+        0 => format!("delete from {} where {} returning *", s.name, qual(rng, s.name, s, 1)),
+        1 => format!("update {} set {c} = {c} + 1 where {} returning *", s.name, qual(rng, s.name, s, 1)),
+        _ => format!("insert into {n} select * from {n} where {} returning *", qual(rng, s.name, s, 1), n = s.name),
+    };
+    match rng.below(2) {
+        0 => format!("with d as ({dml}) select count(*) from d"),
         _ => {
-            let s = rel(rng);
+            let o = rel(rng);
             format!(
-                "with d as (delete from {} where {} returning *) select count(*) from d",
-                s.name,
-                qual(rng, s.name, s, 1)
+                "with d as ({dml}) select o.{}, d.{c} from {} o join d on d.{c} = o.{}{}",
+                o.ints[0],
+                o.name,
+                rng.pick(o.ints),
+                maybe_order_limit(rng, "1")
             )
         }
     }
+}
+
+/// INSERT … ON CONFLICT into a local, foreign or partitioned table: DO NOTHING with
+/// and without a conflict target, DO UPDATE with EXCLUDED (PostgreSQL refuses a
+/// target on a foreign table and on a table without a unique index).
+fn form_on_conflict(rng: &mut Rng) -> Case {
+    let r = rel(rng);
+    let id = r.ints[0];
+    let source = match rng.below(2) {
+        0 => match r.name {
+            "f" => format!("values ({}, 'c1', 1.5)", small_int(rng)),
+            "loc" => format!("values ({}, 'c1', 2, 1.5)", small_int(rng)),
+            "r" => format!("values ({}, 1, 'L', 1.5)", small_int(rng)),
+            _ => format!("values ({}, 1, 2.5, 'n')", small_int(rng)),
+        },
+        _ => format!("select * from {} t{}", r.name, maybe_where(rng, "t", r)),
+    };
+    let action = match rng.below(4) {
+        0 => "on conflict do nothing".to_string(),
+        1 => format!("on conflict ({id}) do nothing"),
+        2 => format!("on conflict ({id}) do update set {c} = excluded.{c}", c = rng.pick(r.ints)),
+        _ => format!("on conflict on constraint {}_pkey do nothing", r.name),
+    };
+    let returning = if rng.below(3) == 0 { format!(" returning {id}") } else { String::new() };
+    let stmt = format!("insert into {} {source} {action}{returning}", r.name);
+    match rng.below(3) {
+        0 => Case { setup: format!("{stmt};\n"), query: format!("select count(*) from {}", r.name) },
+        1 => Case::query(format!("explain (costs off, verbose) {stmt}")),
+        _ => Case::query(stmt),
+    }
+}
+
+/// `CREATE FUNCTION` (LANGUAGE sql, inlined; LANGUAGE internal over a built-in
+/// procedure), `CREATE OPERATOR`, and `ALTER EXTENSION postgres_fdw ADD` with the
+/// server's `extensions` option, then a query using them: shipped to the remote
+/// server or a local Filter (postgres_fdw's is_foreign_expr). Shard s2 has the
+/// operator and the internal function (FORMS_BASE); shard s1 does not, so shipping
+/// them there fails on the remote as PostgreSQL's would.
+fn form_routines(rng: &mut Rng) -> Case {
+    const DEFS: &[&str] = &[
+        "create operator === (leftarg = int, rightarg = int, procedure = int4eq);\n",
+        "create function myabs(int) returns int language internal immutable strict as 'int4abs';\n",
+        "create function plus1(int) returns int language sql immutable as 'select $1 + 1';\n",
+        "create function twice(x int) returns int immutable language sql as $$ select x + x $$;\n",
+        "create function lbl(text) returns text language sql immutable as 'select upper($1) || ''!''';\n",
+        "create function numtwice(numeric) returns numeric language sql immutable as 'select $1 * 2';\n",
+    ];
+    let mut setup: String = DEFS.iter().filter(|_| rng.below(8) > 0).copied().collect();
+    if rng.below(2) == 0 {
+        setup += &format!("alter server {} options (add extensions 'postgres_fdw');\n", rng.pick(&["s2", "s2", "s1"]));
+    }
+    for member in ["operator === (int, int)", "function myabs(int)", "function plus1(int)"] {
+        if rng.below(3) == 0 {
+            setup += &format!("alter extension postgres_fdw add {member};\n");
+        }
+    }
+    let r = rel(rng);
+    let i = format!("t.{}", rng.pick(r.ints));
+    let use_it = match rng.below(6) {
+        0 => format!("{i} === {}", small_int(rng)),
+        1 => format!("myabs({i} - 10) < {}", rng.below(8)),
+        2 => format!("plus1({i}) = {}", small_int(rng)),
+        3 => format!("twice({i}) > {}", small_int(rng)),
+        4 => format!("lbl(t.{}) like '{}'", rng.pick(r.texts), rng.pick(&["N1%", "C_!", "%!"])),
+        _ => format!("numtwice(t.{}) > {}", rng.pick(r.nums), rng.pick(&["3", "10.5"])),
+    };
+    let q = match rng.below(3) {
+        0 => format!(
+            "select t.{}, t.{} from {} t where {use_it}{}",
+            r.ints[0],
+            r.texts[0],
+            r.name,
+            maybe_order_limit(rng, "1")
+        ),
+        1 => format!("select count(*) from {} t where {use_it} or {}", r.name, qual(rng, "t", r, 1)),
+        _ => format!("select {use_it} as u, count(*) from {} t group by 1 order by 1", r.name),
+    };
+    Case { setup, query: q }
+}
+
+/// Subqueries inside subqueries: IN within IN, EXISTS within EXISTS, a scalar
+/// subquery inside an IN's subquery and an IN inside a scalar subquery, the innermost
+/// correlated with the outermost query now and then (a SubPlan's parameter passed
+/// through two levels).
+fn form_nested_subquery(rng: &mut Rng) -> Case {
+    let (o, m, n) = (rel(rng), rel(rng), rel(rng));
+    let oc = rng.pick(o.ints);
+    let (mc, nc) = (rng.pick(m.ints), rng.pick(n.ints));
+    let deep =
+        if rng.below(3) == 0 { format!(" and n.{} = o.{}", rng.pick(n.ints), rng.pick(o.ints)) } else { String::new() };
+    let mid = if rng.below(3) == 0 { format!(" and m.{} = o.{oc}", rng.pick(m.ints)) } else { String::new() };
+    let not = |rng: &mut Rng| if rng.below(3) == 0 { "not " } else { "" };
+    let test = match rng.below(5) {
+        0 => format!(
+            "o.{oc} {}in (select m.{mc} from {} m where m.{} {}in (select n.{nc} from {} n where {}{deep}){mid})",
+            not(rng),
+            m.name,
+            rng.pick(m.ints),
+            not(rng),
+            n.name,
+            qual(rng, "n", n, 1)
+        ),
+        1 => format!(
+            "{}exists (select 1 from {} m where m.{mc} = o.{oc} and {}exists (select 1 from {} n \
+             where n.{nc} = m.{}{deep}))",
+            not(rng),
+            m.name,
+            not(rng),
+            n.name,
+            rng.pick(m.ints)
+        ),
+        2 => format!(
+            "o.{oc} in (select m.{mc} from {} m where m.{} > (select {} from {} n where n.{nc} = m.{}{deep}){mid})",
+            m.name,
+            rng.pick(m.ints),
+            aggregate(rng, "n", n),
+            n.name,
+            rng.pick(m.ints)
+        ),
+        3 => format!(
+            "o.{oc} < (select count(*) from {} m where m.{mc} in (select n.{nc} from {} n where {}{deep}){mid})",
+            m.name,
+            n.name,
+            qual(rng, "n", n, 1)
+        ),
+        _ => format!(
+            "o.{oc} = any (select m.{mc} from {} m where m.{mc} {} all (select n.{nc} from {} n \
+             where n.{nc} is not null{deep}))",
+            m.name,
+            rng.pick(&["<>", ">=", "<"]),
+            n.name
+        ),
+    };
+    let q = match rng.below(3) {
+        0 => format!("select count(*) from {} o where {test}", o.name),
+        1 => format!("select o.{oc}, {test} as t from {} o{}", o.name, maybe_order_limit(rng, "1")),
+        _ => format!("select o.{oc} from {} o where {test}{}", o.name, maybe_order_limit(rng, "1")),
+    };
+    Case::query(q)
 }
 
 fn form_dml(rng: &mut Rng) -> Case {
