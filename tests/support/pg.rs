@@ -158,19 +158,8 @@ impl Cluster {
     pub fn start_in(parent: &Path, name: &str, conf: &[String], log: &Path) -> Cluster {
         let port = free_port();
         let data = parent.join(name);
-        run_pg(&[
-            pg_bin("initdb").to_str().unwrap(),
-            "-D",
-            data.to_str().unwrap(),
-            "-U",
-            "postgres",
-            "-A",
-            "trust",
-            "--no-sync",
-            "-E",
-            "UTF8",
-            "--locale=C.UTF-8",
-        ]);
+        // A copy of the data directory `initdb` makes (made once: initdb_template.rs).
+        super::initdb_template::init_data_dir(&pg_bin("initdb"), &data).unwrap_or_else(|e| panic!("{e}"));
         // Settings go into postgresql.conf: no quoting through su and pg_ctl -o.
         let mut lines = vec![
             format!("port = {port}"),

@@ -2,6 +2,8 @@
 
 pub mod certs;
 pub mod demo;
+#[path = "../../../tests/support/initdb_template.rs"]
+pub mod initdb_template;
 pub mod pg;
 pub mod pgws;
 pub mod relay;

@@ -62,11 +62,8 @@ impl Cluster {
         }
         let data = dir.join("data");
         let data_s = data.to_str().unwrap();
-        let out = run(
-            "initdb",
-            &["-D", data_s, "-U", "postgres", "-A", "trust", "--no-sync", "-E", "UTF8", "--locale=C.UTF-8"],
-        );
-        assert!(out.status.success(), "initdb: {}", String::from_utf8_lossy(&out.stderr));
+        // A copy of the data directory `initdb` makes (made once: initdb_template.rs).
+        super::initdb_template::init_data_dir(&pg_bin().join("initdb"), &data).unwrap_or_else(|e| panic!("{e}"));
         let conf = format!(
             "\nport = {port}\nlisten_addresses = '127.0.0.1'\nunix_socket_directories = '{}'\nfsync = off\n\
              shared_buffers = 32MB\nautovacuum = off\n{extra_conf}\n",
