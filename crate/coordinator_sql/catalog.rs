@@ -688,6 +688,12 @@ impl Cluster {
     ) -> Result<(), FrontError> {
         let b = self.bound(n, parent, bound, at)?;
         let node = &mut self.nodes[n];
+        if node.relation(rel).is_some_and(|r| !r.unique.is_empty()) {
+            return Err(FrontError::unsupported(
+                format!("attaching \"{rel}\", which has a unique key: a partition has none in the sandbox"),
+                at,
+            ));
+        }
         let siblings: Vec<Bound> = match &node.relation(parent).map(|p| &p.kind) {
             Some(RelKind::Partitioned { partitions, .. }) => partitions
                 .iter()

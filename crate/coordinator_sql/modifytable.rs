@@ -291,7 +291,7 @@ fn plan_direct_modify(
             returning: ret_full,
             returning_sql: returning_shown,
             on_conflict: None,
-            unique: vec![],
+            unique: rel.unique.clone(),
         }));
         planned.columns = returning_cols;
         planned.order_key = None;

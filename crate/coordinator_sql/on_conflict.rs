@@ -202,6 +202,13 @@ mod tests {
         let e = run("insert into ft values (1, 2, 'a') on conflict (a) do nothing;").unwrap_err();
         assert!(e.contains(NO_MATCH_TEXT), "{e}");
         let (_, _, _, _, _) = run("insert into loc2 values (1, 2, 'a') on conflict (b) do nothing;").unwrap();
+        // An UPDATE checks the keys of each new row version.
+        let e = run("update loc set a = 2 where a = 1;").unwrap_err();
+        assert!(e.contains("duplicate key value violates unique constraint \"loc_pkey\""), "{e}");
+        let e = run("insert into loc values (null, 5, 'z');").unwrap_err();
+        assert!(e.contains("null value in column \"a\" of relation \"loc\" violates not-null constraint"), "{e}");
+        let (_, _, _, modified, _) = run("update loc set a = a + 10;").unwrap();
+        assert_eq!(modified, 2);
     }
 
     const NO_MATCH_TEXT: &str = super::NO_MATCH;

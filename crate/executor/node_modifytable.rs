@@ -449,8 +449,10 @@ impl ModifyTableState {
 /// The unique checks of a local INSERT target with unique keys or ON CONFLICT, over
 /// its rows at the statement's start.
 fn conflict_state(plan: &ModifyTablePlan, ctx: &InitContext) -> Option<super::on_conflict::ConflictState> {
-    let ResultRel::Local { table } = &plan.target else {
-        return None;
+    let table = match &plan.target {
+        ResultRel::Local { table } => table,
+        ResultRel::LocalModify { table, .. } if plan.operation == CmdType::Update => table,
+        _ => return None,
     };
     if plan.unique.is_empty() && plan.on_conflict.is_none() {
         return None;
@@ -621,6 +623,9 @@ impl ExecNode for ModifyTableState {
                         None
                     };
                     es.clock.charge(es.cost.result_row_ns);
+                    if let (Some(c), Some(new)) = (&mut self.conflict, &new) {
+                        c.replace(&old, new).map_err(ExecError::Query)?;
+                    }
                     if !self.returning.is_empty() {
                         let row = new.as_ref().unwrap_or(&old);
                         self.slot = self.returning.iter().map(|(e, _)| e.eval(row)).collect();

@@ -213,6 +213,31 @@ impl ConflictState {
     }
 }
 
+impl ConflictState {
+    /// ExecUpdate of a local row (`old`, as the statement found it) to `new`: the
+    /// unique indexes checked for the new version, as each index insertion checks
+    /// it (so a transient duplicate fails, as in PostgreSQL's non-deferred keys).
+    pub fn replace(&mut self, old: &[Datum], new: &[Datum]) -> Result<(), String> {
+        let found = self.rows.iter().position(|l| !l.touched && l.original.as_deref() == Some(old));
+        let Some(i) = found else {
+            return Err("internal error: the updated row is not in the table".into());
+        };
+        self.check(new, Some(i))?;
+        for (k, u) in self.unique.iter().enumerate() {
+            let v = &self.rows[i].row[u.column];
+            if self.keys[k].get(v) == Some(&i) {
+                self.keys[k].remove(v);
+            }
+            if !new[u.column].is_null() {
+                self.keys[k].insert(new[u.column].clone(), i);
+            }
+        }
+        self.rows[i].row = new.to_vec();
+        self.rows[i].touched = true;
+        Ok(())
+    }
+}
+
 /// A SET value cast to its column's type (the assignment cast).
 fn assign(v: Datum, ty: SqlType) -> Result<Datum, String> {
     let from = match v {
