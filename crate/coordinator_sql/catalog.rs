@@ -129,6 +129,9 @@ pub struct Relation {
     /// What ANALYZE or VACUUM left in `pg_class` and `pg_statistic` (None: never run;
     /// for a partitioned table, the inherited statistics of its whole tree).
     pub stats: Option<RelStats>,
+    /// Unique indexes (PRIMARY KEY, UNIQUE, CREATE UNIQUE INDEX) of the
+    /// coordinator's plain table, each on one column (`crate::plan::on_conflict`).
+    pub unique: Vec<crate::plan::on_conflict::UniqueKey>,
 }
 
 impl Relation {
@@ -143,6 +146,7 @@ impl Relation {
             rows_sent: 0,
             batches_sent: 0,
             stats: None,
+            unique: vec![],
         }
     }
 
@@ -349,9 +353,12 @@ impl Cluster {
         ) {
             super::prepared::invalidate_generic_plans(&mut self.nodes[n]);
         }
-        if let Stmt::Insert { table, columns, source, returning } = &s.stmt {
+        if let Stmt::Insert { table, columns, source, returning, on_conflict } = &s.stmt {
             if !returning.is_empty() {
                 return Err(FrontError::unsupported("INSERT … RETURNING in a setup section", at));
+            }
+            if on_conflict.is_some() {
+                return Err(FrontError::unsupported("INSERT … ON CONFLICT in a setup section", at));
             }
             return self.insert_begin(n, table, columns, source, at).map(Begun::Insert);
         }
@@ -371,7 +378,12 @@ impl Cluster {
                 self.create_partition(n, name, parent, bound, partition_by.as_ref(), foreign.as_ref(), at).map(|_| None)
             }
             Stmt::AttachPartition { parent, name, bound } => self.attach(n, parent, name, bound, at).map(|_| None),
-            Stmt::CreateIndex { table, columns } => self.create_index(n, table, columns).map(|_| None),
+            Stmt::CreateIndex { table, columns, unique: false, .. } => {
+                self.create_index(n, table, columns).map(|_| None)
+            }
+            Stmt::CreateIndex { table, columns, unique: true, name } => {
+                self.create_unique_index(n, table, columns, name.as_deref()).map(|_| None)
+            }
             Stmt::Insert { table, columns, source, .. } => {
                 let mut job = self.insert_begin(n, table, columns, source, at)?;
                 self.insert_some(&mut job, usize::MAX)?;
@@ -492,7 +504,69 @@ impl Cluster {
             columns.push(ColumnInfo { name: cname, ty: SqlType::from_ast(&d.data_type, d.name.span.start)? });
         }
         let kind = self.relation_kind(n, &rel, &columns, partition_by, foreign)?;
-        self.nodes[n].relations.push(Relation::new(rel, columns, kind));
+        self.nodes[n].relations.push(Relation::new(rel.clone(), columns, kind));
+        // PRIMARY KEY / UNIQUE of a column: a unique index on it, named as
+        // PostgreSQL's ChooseConstraintName names it.
+        for d in defs {
+            for o in &d.options {
+                if let ast::ColumnOption::Unique { is_primary, .. } = &o.option {
+                    let col = ident(&d.name);
+                    let name = if *is_primary { format!("{rel}_pkey") } else { format!("{rel}_{col}_key") };
+                    self.add_unique(n, &rel, &col, name, *is_primary, d.name.span.start)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A unique index on one column of the coordinator's plain table: the index the
+    /// planner sees, and the key ModifyTable checks (`crate::plan::on_conflict`).
+    /// Elsewhere refused by name: a shard's table (its INSERT checks no key) or a
+    /// partitioned, partition or foreign table.
+    fn add_unique(
+        &mut self,
+        n: usize,
+        rel: &str,
+        col: &str,
+        name: String,
+        primary: bool,
+        at: Location,
+    ) -> Result<(), FrontError> {
+        let what = if primary { "PRIMARY KEY" } else { "a unique index" };
+        if n != 0 {
+            return Err(FrontError::unsupported(
+                format!("{what} on a shard's table (the simulated shard checks no unique key)"),
+                at,
+            ));
+        }
+        let Some(r) = self.nodes[n].relation_mut(rel) else {
+            return Err(FrontError::at(format!("relation \"{rel}\" does not exist"), at));
+        };
+        if !matches!(r.kind, RelKind::Table(_)) || r.partition_of.is_some() {
+            return Err(FrontError::unsupported(
+                format!("{what} on \"{rel}\": only a plain table that is no partition has unique keys in the sandbox"),
+                at,
+            ));
+        }
+        if r.unique.iter().any(|u| u.name == name) || self.nodes[n].relation(&name).is_some() {
+            return Err(FrontError::at(format!("relation \"{name}\" already exists"), at));
+        }
+        let Some(r) = self.nodes[n].relation_mut(rel) else {
+            return Err(FrontError::at(format!("relation \"{rel}\" does not exist"), at));
+        };
+        let Some(column) = r.column_index(col) else {
+            return Err(FrontError::at(format!("column \"{col}\" does not exist"), at));
+        };
+        if primary && r.unique.iter().any(|u| u.primary) {
+            return Err(FrontError::at(format!("multiple primary keys for table \"{rel}\" are not allowed"), at));
+        }
+        r.unique.push(crate::plan::on_conflict::UniqueKey { name, column, primary });
+        if !r.indexes.contains(&column) {
+            r.indexes.push(column);
+        }
+        if let RelKind::Table(t) = &mut r.kind {
+            t.create_index(column);
+        }
         Ok(())
     }
 
@@ -614,6 +688,12 @@ impl Cluster {
     ) -> Result<(), FrontError> {
         let b = self.bound(n, parent, bound, at)?;
         let node = &mut self.nodes[n];
+        if node.relation(rel).is_some_and(|r| !r.unique.is_empty()) {
+            return Err(FrontError::unsupported(
+                format!("attaching \"{rel}\", which has a unique key: a partition has none in the sandbox"),
+                at,
+            ));
+        }
         let siblings: Vec<Bound> = match &node.relation(parent).map(|p| &p.kind) {
             Some(RelKind::Partitioned { partitions, .. }) => partitions
                 .iter()
@@ -728,6 +808,24 @@ impl Cluster {
             }
         }
         Ok(())
+    }
+
+    /// `CREATE UNIQUE INDEX [name] ON t (col)`: a unique index on one column, named
+    /// `t_col_idx` when no name is given (ChooseIndexName).
+    fn create_unique_index(
+        &mut self,
+        n: usize,
+        table: &ObjectName,
+        columns: &[ast::Expr],
+        name: Option<&str>,
+    ) -> Result<(), FrontError> {
+        let rel = relation_name(table).map_err(|m| FrontError::at(m, object_at(table)))?;
+        let [ast::Expr::Identifier(col)] = columns else {
+            return Err(FrontError::unsupported("a unique index on anything but one column", object_at(table)));
+        };
+        let cname = ident(col);
+        let name = name.map_or_else(|| format!("{rel}_{cname}_idx"), str::to_string);
+        self.add_unique(n, &rel, &cname, name, false, col.span.start)
     }
 
     /// `SELECT expr, …` without FROM: evaluated here (`SELECT setseed(0.5)`).
@@ -939,7 +1037,9 @@ impl Cluster {
         let node = &self.nodes[n];
         let r = node.relation(rel).expect("routing names an existing relation");
         match &r.kind {
-            RelKind::Table(_) => {
+            RelKind::Table(t) => {
+                crate::executor::on_conflict::check_unique(rel, &r.unique, &r.columns(), t, &row)
+                    .map_err(|m| FrontError::at(m, at))?;
                 if let Some(RelKind::Table(t)) = self.nodes[n].relation_mut(rel).map(|r| &mut r.kind) {
                     t.push_row(&row);
                 }

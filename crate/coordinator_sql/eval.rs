@@ -115,6 +115,12 @@ fn transform(e: &ast::Expr, env: &Env) -> Result<Typed, FrontError> {
         ast::Expr::Identifier(id) => column(env, &id.value.to_lowercase(), id.span.start),
         ast::Expr::CompoundIdentifier(parts) => {
             let last = parts.last().expect("a compound identifier has parts");
+            // A name bound with its qualifier (`excluded.b` of ON CONFLICT) first.
+            let full: Vec<String> = parts.iter().map(|p| p.value.to_lowercase()).collect();
+            let full = full.join(".");
+            if env.names.iter().any(|n| *n == full) {
+                return column(env, &full, last.span.start);
+            }
             column(env, &last.value.to_lowercase(), last.span.start)
         }
         ast::Expr::Value(v) => literal(v, loc(e)),

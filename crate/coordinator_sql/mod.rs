@@ -69,6 +69,7 @@ pub mod funcscan;
 pub mod functioncmds;
 mod indxpath;
 pub mod modifytable;
+mod on_conflict;
 pub mod paramfdw;
 mod parse_coerce;
 pub mod pgfuncs;

@@ -52,8 +52,10 @@ const PARAM_MAX: usize = 65_535;
 
 /// The plan of the query section's INSERT.
 pub fn plan_modify(coord: &Node, stmt: &Stmt, text: &str, at: Location) -> Result<Planned, FrontError> {
-    let (table, columns, source, returning) = match stmt {
-        Stmt::Insert { table, columns, source, returning } => (table, columns, source, returning),
+    let (table, columns, source, returning, on_conflict) = match stmt {
+        Stmt::Insert { table, columns, source, returning, on_conflict } => {
+            (table, columns, source, returning, on_conflict)
+        }
         Stmt::Update { table, sets, selection, returning } => {
             return plan_direct_modify(coord, table, Some(sets), selection, returning, text, at)
         }
@@ -65,6 +67,9 @@ pub fn plan_modify(coord: &Node, stmt: &Stmt, text: &str, at: Location) -> Resul
     let name = relation_name(table).map_err(|m| FrontError::at(m, at))?;
     let rel = coord.relation(&name).ok_or_else(|| FrontError::at(format!("relation \"{name}\" does not exist"), at))?;
     let targets = insert_targets(rel, columns)?;
+    let on_conflict = super::on_conflict::plan_on_conflict(rel, on_conflict.as_ref(), at)?;
+    let do_nothing =
+        on_conflict.as_ref().is_some_and(|o| o.action == crate::plan::on_conflict::ConflictAction::Nothing);
     let mut planned = match values_rows(source, at)? {
         Some(rows) => const_result(coord, rel, &targets, rows, at)?,
         None => plan_query(coord, source, text)?,
@@ -95,7 +100,7 @@ pub fn plan_modify(coord: &Node, stmt: &Stmt, text: &str, at: Location) -> Resul
     if !ret.is_empty() && used.is_empty() {
         return Err(FrontError::unsupported("RETURNING that names no column", at));
     }
-    let target = result_rel(coord, rel, &mut planned.servers, &used, at)?;
+    let target = result_rel(coord, rel, &mut planned.servers, &used, do_nothing, at)?;
     let qualified: Vec<String> =
         names.iter().map(|n| format!("{}.{}", quote_identifier(&name), quote_identifier(n))).collect();
     let returning_sql: Vec<String> = ret.iter().map(|(e, _)| e.to_sql(&qualified)).collect();
@@ -111,6 +116,8 @@ pub fn plan_modify(coord: &Node, stmt: &Stmt, text: &str, at: Location) -> Resul
         child: planned.plan,
         returning: ret,
         returning_sql,
+        on_conflict,
+        unique: rel.unique.clone(),
     }));
     Ok(Planned { plan, columns: returning_cols, servers: planned.servers, order_key: None, order_keys: vec![] })
 }
@@ -283,6 +290,8 @@ fn plan_direct_modify(
             child,
             returning: ret_full,
             returning_sql: returning_shown,
+            on_conflict: None,
+            unique: rel.unique.clone(),
         }));
         planned.columns = returning_cols;
         planned.order_key = None;
@@ -308,6 +317,8 @@ fn plan_direct_modify(
             child,
             returning: ret,
             returning_sql: returning_shown,
+            on_conflict: None,
+            unique: vec![],
         }));
         planned.columns = returning_cols;
         planned.order_key = None;
@@ -361,6 +372,8 @@ fn plan_direct_modify(
         child,
         returning: ret,
         returning_sql: returning_shown,
+        on_conflict: None,
+        unique: vec![],
     }));
     planned.columns = returning_cols;
     planned.order_key = None;
@@ -507,6 +520,7 @@ fn result_rel(
     rel: &Relation,
     servers: &mut Vec<String>,
     returning: &[usize],
+    do_nothing: bool,
     at: Location,
 ) -> Result<ResultRel, FrontError> {
     Ok(match &rel.kind {
@@ -528,6 +542,7 @@ fn result_rel(
                 // postgresGetForeignModifyBatchSize: 1 with RETURNING.
                 batch_size: if returning.is_empty() { batch.clamp(1, (PARAM_MAX / ncols).max(1)) } else { 1 },
                 returning: returning.to_vec(),
+                do_nothing,
             })
         }
         RelKind::Partitioned { strategy, key, partitions } => {
@@ -546,7 +561,7 @@ fn result_rel(
                 let Some((_, bound)) = &part.partition_of else {
                     return Err(FrontError::at(format!("internal error: \"{p}\" is not a partition"), at));
                 };
-                parts.push((bound.clone(), result_rel(coord, part, servers, returning, at)?));
+                parts.push((bound.clone(), result_rel(coord, part, servers, returning, false, at)?));
             }
             ResultRel::Partitioned(PartitionRouting {
                 relation: rel.name.clone(),

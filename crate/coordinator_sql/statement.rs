@@ -117,9 +117,13 @@ pub enum Stmt {
         analyze: bool,
         tables: Vec<ObjectName>,
     },
+    /// `CREATE [UNIQUE] INDEX [name] ON t (col)` (a unique index: `catalog`'s
+    /// `add_unique`).
     CreateIndex {
         table: ObjectName,
         columns: Vec<ast::Expr>,
+        unique: bool,
+        name: Option<String>,
     },
     /// `INSERT INTO t [(cols)] source [RETURNING …]`: in a setup section run at load
     /// time (no RETURNING there), in the query section planned (`modifytable`).
@@ -128,6 +132,8 @@ pub enum Stmt {
         columns: Vec<Ident>,
         source: Box<Query>,
         returning: Vec<ast::SelectItem>,
+        /// `ON CONFLICT …` (`modifytable`, `crate::plan::on_conflict`).
+        on_conflict: Option<ast::OnConflict>,
     },
     /// `SET name = value`, `SET name TO DEFAULT`, `RESET name`: checked and normalized
     /// by [`super::settings::check_set`] (the value as `SHOW` prints it; the default's
@@ -570,17 +576,25 @@ fn convert(stmt: Statement, at: Location) -> Result<Stmt, FrontError> {
         }
         Statement::CreateIndex(ci) => {
             let columns = ci.columns.into_iter().map(|o| o.expr).collect();
-            Ok(Stmt::CreateIndex { table: ci.table_name, columns })
+            let name = ci
+                .name
+                .as_ref()
+                .map(|n| super::catalog::relation_name(n))
+                .transpose()
+                .map_err(|m| FrontError::at(m, at))?;
+            Ok(Stmt::CreateIndex { table: ci.table_name, columns, unique: ci.unique, name })
         }
         Statement::Insert(ins) => {
             let Some(source) = ins.source else {
                 return Err(FrontError::unsupported("INSERT without VALUES or SELECT", at));
             };
-            if ins.on.is_some() {
-                return Err(FrontError::unsupported("INSERT … ON CONFLICT", at));
-            }
+            let on_conflict = match ins.on {
+                None => None,
+                Some(ast::OnInsert::OnConflict(c)) => Some(c),
+                Some(other) => return Err(FrontError::unsupported(format!("INSERT … {other}"), at)),
+            };
             let returning = ins.returning.unwrap_or_default();
-            Ok(Stmt::Insert { table: ins.table_name, columns: ins.columns, source, returning })
+            Ok(Stmt::Insert { table: ins.table_name, columns: ins.columns, source, returning, on_conflict })
         }
         Statement::SetVariable { variables, value, local, hivevar: false } => {
             let ident = match variables {

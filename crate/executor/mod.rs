@@ -69,6 +69,7 @@ mod node_sort;
 pub mod node_subplan;
 mod node_subqueryscan;
 mod node_unique;
+pub mod on_conflict;
 mod requestor;
 
 pub use node_append::AppendState;

@@ -344,6 +344,12 @@ pub struct ModifyTableState {
     /// one as its remote INSERT returned it).
     to_return: std::collections::VecDeque<Vec<Datum>>,
     slot: Vec<Datum>,
+    /// A local target's unique keys and ON CONFLICT (`super::on_conflict`).
+    conflict: Option<super::on_conflict::ConflictState>,
+    /// ON CONFLICT as planned (EXPLAIN's `Conflict …` lines), and the rows the
+    /// child proposed (`Tuples Inserted` is them less the conflicting ones).
+    on_conflict: Option<crate::plan::on_conflict::OnConflict>,
+    proposed: usize,
 }
 
 impl ModifyTableState {
@@ -386,6 +392,9 @@ impl ModifyTableState {
                 _ => None,
             },
             slot: Vec::new(),
+            conflict: conflict_state(plan, ctx),
+            on_conflict: plan.on_conflict.clone(),
+            proposed: 0,
         })
     }
 
@@ -435,6 +444,21 @@ impl ModifyTableState {
         }
         Ok(())
     }
+}
+
+/// The unique checks of a local INSERT target with unique keys or ON CONFLICT, over
+/// its rows at the statement's start.
+fn conflict_state(plan: &ModifyTablePlan, ctx: &InitContext) -> Option<super::on_conflict::ConflictState> {
+    let table = match &plan.target {
+        ResultRel::Local { table } => table,
+        ResultRel::LocalModify { table, .. } if plan.operation == CmdType::Update => table,
+        _ => return None,
+    };
+    if plan.unique.is_empty() && plan.on_conflict.is_none() {
+        return None;
+    }
+    let t = ctx.catalog.get(table)?;
+    Some(super::on_conflict::ConflictState::new(table, &plan.columns, &plan.unique, plan.on_conflict.as_ref(), t))
 }
 
 enum Routed {
@@ -599,6 +623,9 @@ impl ExecNode for ModifyTableState {
                         None
                     };
                     es.clock.charge(es.cost.result_row_ns);
+                    if let (Some(c), Some(new)) = (&mut self.conflict, &new) {
+                        c.replace(&old, new).map_err(ExecError::Query)?;
+                    }
                     if !self.returning.is_empty() {
                         let row = new.as_ref().unwrap_or(&old);
                         self.slot = self.returning.iter().map(|(e, _)| e.eval(row)).collect();
@@ -628,9 +655,23 @@ impl ExecNode for ModifyTableState {
                 }
                 ExecStatus::Row => {
                     self.modified += 1;
+                    self.proposed += 1;
                     let row = self.target_row(self.child[0].node.slot())?;
                     es.clock.charge(es.cost.result_row_ns);
-                    self.store(row, es)?;
+                    let Some(c) = &mut self.conflict else {
+                        self.store(row, es)?;
+                        continue;
+                    };
+                    match c.propose(row).map_err(ExecError::Query)? {
+                        super::on_conflict::Outcome::Insert(row) => self.store(row, es)?,
+                        super::on_conflict::Outcome::Skip => {}
+                        super::on_conflict::Outcome::Update { old, new } => {
+                            if !self.returning.is_empty() {
+                                self.to_return.push_back(new.clone());
+                            }
+                            es.local_changes.modified.push((self.relation.clone(), old, Some(new)));
+                        }
+                    }
                 }
             }
         }
@@ -678,6 +719,24 @@ impl ExecNode for ModifyTableState {
         }
         if let Target::ForeignRow(st) = &self.target {
             e.details.push(("Remote SQL".into(), st.plan.sql.clone()));
+        }
+        if let Some(oc) = &self.on_conflict {
+            // show_modifytable_info: the resolution, the arbiters, the filter; the
+            // counts are ANALYZE's (`instrument::explain` prints them only then).
+            e.details.push(("Conflict Resolution".into(), oc.resolution().into()));
+            if !oc.arbiters.is_empty() {
+                let names: Vec<String> = oc.arbiters.iter().map(|a| a.name.clone()).collect();
+                e.details.push(("Conflict Arbiter Indexes".into(), names.join(", ")));
+            }
+            if let Some(f) = &oc.filter_sql {
+                e.details.push(("Conflict Filter".into(), f.clone()));
+            }
+            let (conflicting, filtered) = self.conflict.as_ref().map_or((0, 0), |c| (c.conflicting, c.filtered));
+            if filtered > 0 {
+                e.details.push(("Rows Removed by Conflict Filter".into(), filtered.to_string()));
+            }
+            e.details.push(("Tuples Inserted".into(), (self.proposed - conflicting).to_string()));
+            e.details.push(("Conflicting Tuples".into(), conflicting.to_string()));
         }
     }
 }
@@ -793,6 +852,7 @@ impl ExecNode for DirectModifyState {
                 columns: vec![],
                 batch_size: 1,
                 returning: vec![],
+                do_nothing: false,
             },
             conn: self.conn,
             p_name: None,

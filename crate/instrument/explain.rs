@@ -801,6 +801,8 @@ fn text_property(k: &str, analyze: bool) -> bool {
         "Scan Direction" | "Index Name" => false,
         "Heap Fetches" => analyze,
         "Heap Blocks" => analyze,
+        // ON CONFLICT's counts (show_modifytable_info): actual figures.
+        "Tuples Inserted" | "Conflicting Tuples" | "Rows Removed by Conflict Filter" => analyze,
         _ => true,
     }
 }
@@ -1051,7 +1053,15 @@ fn json_node(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions, (analyze, cost
         if k == "Subplans Removed" || k == "Subplan Name" || k == "Inner Unique" {
             continue;
         }
-        if matches!(k.as_str(), "Heap Fetches" | "Heap Blocks") && !analyze {
+        if matches!(
+            k.as_str(),
+            "Heap Fetches"
+                | "Heap Blocks"
+                | "Tuples Inserted"
+                | "Conflicting Tuples"
+                | "Rows Removed by Conflict Filter"
+        ) && !analyze
+        {
             continue;
         }
         // Put above ("Scan Direction", "Index Name") or below (the heap blocks).
@@ -1066,7 +1076,15 @@ fn json_node(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions, (analyze, cost
             J::List(split_list(&v))
         } else if matches!(k.as_str(), "Full-sort Groups" | "Pre-sorted Groups") {
             sort_groups_json(&v)
-        } else if k == "Rows Removed by Filter" || k == "Rows Removed by Join Filter" || k == "Heap Fetches" {
+        } else if matches!(
+            k.as_str(),
+            "Rows Removed by Filter"
+                | "Rows Removed by Join Filter"
+                | "Heap Fetches"
+                | "Tuples Inserted"
+                | "Conflicting Tuples"
+                | "Rows Removed by Conflict Filter"
+        ) {
             int(v.parse().unwrap_or(0))
         } else {
             J::Str(v)

@@ -29,6 +29,7 @@ pub mod eval;
 pub mod incsort;
 pub mod indexcost;
 pub mod modifytable;
+pub mod on_conflict;
 mod optimize;
 pub mod remote_estimate;
 pub mod selectivity;

@@ -83,6 +83,11 @@ pub struct ModifyTablePlan {
     pub returning: Vec<(super::Expr, String)>,
     /// How EXPLAIN writes each RETURNING expression (`pt_1.b`, `(pt_1.b + 1)`).
     pub returning_sql: Vec<String>,
+    /// INSERT … ON CONFLICT (`crate::plan::on_conflict`); None without one.
+    pub on_conflict: Option<super::on_conflict::OnConflict>,
+    /// The unique indexes of a local INSERT target, each checked for every row
+    /// stored (a duplicate is PostgreSQL's unique violation); empty for others.
+    pub unique: Vec<super::on_conflict::UniqueKey>,
 }
 
 /// Where ModifyTable puts a row (PostgreSQL's `ResultRelInfo`).
@@ -141,6 +146,9 @@ pub struct ForeignModify {
     pub batch_size: usize,
     /// RETURNING: the columns the remote INSERT returns (deparseReturningList).
     pub returning: Vec<usize>,
+    /// `ON CONFLICT DO NOTHING` shipped in the remote INSERT (deparseInsertSql's
+    /// `doNothing`: the only ON CONFLICT postgres_fdw takes).
+    pub do_nothing: bool,
 }
 
 impl ForeignModify {
@@ -162,7 +170,13 @@ impl ForeignModify {
                 self.returning.iter().map(|&c| crate::sql_text::quote_identifier(&self.columns[c])).collect();
             format!(" RETURNING {}", r.join(", "))
         };
-        format!("INSERT INTO {}({}) VALUES {}{returning}", self.remote_table, cols.join(", "), values.join(", "))
+        let on_conflict = if self.do_nothing { " ON CONFLICT DO NOTHING" } else { "" };
+        format!(
+            "INSERT INTO {}({}) VALUES {}{on_conflict}{returning}",
+            self.remote_table,
+            cols.join(", "),
+            values.join(", ")
+        )
     }
 }
 

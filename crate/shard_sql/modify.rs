@@ -29,7 +29,8 @@
 //!
 //! Where it departs from PostgreSQL: no expressions other than parameters and
 //! constants in VALUES (postgres_fdw sends none), no `INSERT … SELECT`, RETURNING of columns only,
-//! no ON CONFLICT, no column defaults (a column not named is NULL, as postgres_fdw's
+//! ON CONFLICT only as DO NOTHING without a target (a shard's table has no unique
+//! index, so nothing conflicts), no column defaults (a column not named is NULL, as postgres_fdw's
 //! INSERT always names every column of the foreign table).
 
 use sqlparser::ast::{self, Statement};
@@ -56,8 +57,18 @@ pub(super) fn plan_insert(
     src: &Source,
     catalog: &Catalog,
 ) -> Result<ShardStatement, SqlError> {
-    if ins.on.is_some() || ins.overwrite || ins.partitioned.is_some() {
-        return Err(SqlError::unsupported("INSERT … ON CONFLICT", here));
+    // `ON CONFLICT DO NOTHING` without a target (what postgres_fdw ships): a shard's
+    // table has no unique index (the catalog refuses one there), so no row conflicts
+    // and the INSERT stores every row.
+    let do_nothing = matches!(
+        &ins.on,
+        Some(ast::OnInsert::OnConflict(ast::OnConflict {
+            conflict_target: None,
+            action: ast::OnConflictAction::DoNothing
+        }))
+    );
+    if (ins.on.is_some() && !do_nothing) || ins.overwrite || ins.partitioned.is_some() {
+        return Err(SqlError::unsupported("INSERT … ON CONFLICT other than DO NOTHING without a target", here));
     }
     let parts: Vec<String> = ins.table_name.0.iter().map(ident_name).collect();
     let name = match parts.as_slice() {

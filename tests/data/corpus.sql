@@ -262,6 +262,21 @@ alter extension postgres_fdw add operator === (int, int);
 alter extension postgres_fdw add function uf_abs(int);
 alter server s2 options (add extensions 'postgres_fdw');
 
+-- @shard s1
+-- (h17d) ON CONFLICT: oc_f's remote table (no unique index: the DO NOTHING
+-- postgres_fdw ships stores every row).
+create table oc_remote (id int, grp int, name text);
+insert into oc_remote values (1, 1, 'r1'), (2, 2, 'r2');
+
+-- @coordinator
+-- (h17d) ON CONFLICT targets: oc_loc with a primary key, oc_u with a unique column,
+-- oc_f a foreign table on s1.
+create table oc_loc (id int primary key, grp int, name text);
+insert into oc_loc select i, i % 5, 'o' || i from generate_series(1, 20) i;
+create table oc_u (id int, code int unique, name text);
+insert into oc_u select i, i * 10, 'u' || i from generate_series(1, 10) i;
+create foreign table oc_f (id int, grp int, name text) server s1 options (table_name 'oc_remote');
+
 -- @corpus
 -- Each query: comment lines right above it (the first may start with [tags], which the
 -- test counts), then its SQL, ending with `;` at the end of a line (no `;` inside).
@@ -2919,3 +2934,47 @@ select k, v from r where k > 900 order by k;
 -- [remote_estimate list order] a list partition on s3 beside local ones
 alter server s3 options (add use_remote_estimate 'true');
 select id, region, qty from l where qty > 8 order by id;
+
+-- (h17d) ===== INSERT … ON CONFLICT (issue 17 item 3) =====
+
+-- [dml on conflict local nothing] DO NOTHING without a target: every unique index checked, none named
+insert into oc_loc values (1, 9, 'x'), (25, 9, 'y') on conflict do nothing;
+
+-- [dml on conflict local nothing async] the rows of an async Append, those already there skipped (arbiter oc_loc_pkey)
+insert into oc_loc select id, grp, name from h where id between 15 and 30 on conflict (id) do nothing;
+
+-- [dml on conflict local update async] DO UPDATE over the existing row and excluded
+insert into oc_loc select id, grp + 100, name from h where id between 15 and 30 on conflict (id) do update set grp = excluded.grp, name = excluded.name;
+
+-- [dml on conflict local update where] the Conflict Filter removes some updates
+insert into oc_loc select id, grp + 100, name from h where id < 12 on conflict (id) do update set grp = excluded.grp + oc_loc.grp where oc_loc.grp < 3;
+
+-- [dml on conflict local update returning] RETURNING the updated and the inserted rows
+insert into oc_loc values (3, 50, 'z'), (33, 5, 'n') on conflict (id) do update set grp = excluded.grp + oc_loc.grp returning *;
+
+-- [dml on conflict on constraint] the arbiter named
+insert into oc_loc values (4, 7, 'w') on conflict on constraint oc_loc_pkey do update set name = excluded.name;
+
+-- [dml on conflict unique column] a UNIQUE column's index (oc_u_code_key) as the arbiter
+insert into oc_u values (99, 30, 'n'), (98, 31, 'm') on conflict (code) do update set name = excluded.name, id = excluded.id;
+
+-- [dml on conflict unique nothing] DO NOTHING without a target on the UNIQUE column
+insert into oc_u values (99, 30, 'n'), (100, 1000, 'm') on conflict do nothing;
+
+-- [dml on conflict unique async] no row conflicts: all inserted
+insert into oc_u select id + 100, id * 1000, name from h where id < 5 on conflict (code) do nothing;
+
+-- [dml on conflict foreign nothing async] postgres_fdw ships ON CONFLICT DO NOTHING; the insert shares s1's connection with the scans
+insert into oc_f select id, grp, name from h where id < 10 on conflict do nothing;
+
+-- [dml on conflict foreign nothing values] one row, returned by the remote INSERT
+insert into oc_f values (1, 1, 'r1') on conflict do nothing returning *;
+
+-- [dml on conflict foreign nothing batch] a column list; the rows of a foreign table
+insert into oc_f (id, name) select id, cat from f where id < 6 on conflict do nothing;
+
+-- [dml insert unique local] a plain INSERT into a table with a primary key (no conflict)
+insert into oc_loc select id + 100, grp, name from h where id < 8;
+
+-- [dml on conflict local nothing values one] one row, a Result, conflicting
+insert into oc_loc values (2, 0, 'q') on conflict (id) do nothing;
