@@ -71,6 +71,7 @@ mod indxpath;
 pub mod modifytable;
 pub mod paramfdw;
 mod parse_coerce;
+mod partition_modify;
 pub mod pgfuncs;
 pub mod planner;
 pub mod postgres_fdw_join;
