@@ -72,6 +72,7 @@ pub mod modifytable;
 mod on_conflict;
 pub mod paramfdw;
 mod parse_coerce;
+mod partition_modify;
 pub mod pgfuncs;
 pub mod planner;
 pub mod postgres_fdw_join;

@@ -298,6 +298,39 @@ fn plan_direct_modify(
         planned.order_keys = vec![];
         return Ok(planned);
     }
+    if matches!(rel.kind, RelKind::Partitioned { .. }) {
+        // A result relation per partition (`partition_modify`).
+        let req = super::partition_modify::PartitionedRequest {
+            operation,
+            rel,
+            sets: &set_exprs,
+            sets_shippable,
+            returned: &used,
+        };
+        let scan = std::mem::replace(&mut planned.plan, Plan::EmptyResult { columns: vec![] });
+        let (child, parts) = super::partition_modify::plan_partitioned_modify(coord, &req, scan, &direct, at)?;
+        // RETURNING over the table's row, written over the first result relation's
+        // alias (`pt_1.a`), as PostgreSQL writes it.
+        let first = parts.first().map_or_else(|| name.clone(), |p| p.alias.clone());
+        let shown: Vec<String> =
+            names.iter().map(|n| format!("{}.{}", quote_identifier(&first), quote_identifier(n))).collect();
+        let returning_shown = ret_full.iter().map(|(e, _)| e.to_sql(&shown)).collect();
+        let input = rel.columns();
+        planned.columns = ret_full.iter().map(|(e, n)| crate::types::Column::new(n, e.col_type(&input))).collect();
+        planned.plan = Plan::ModifyTable(Box::new(ModifyTablePlan {
+            operation,
+            relation: name,
+            target: ResultRel::Partitions(parts),
+            columns: rel.columns.iter().map(|c| (c.name.clone(), c.ty)).collect(),
+            source: vec![],
+            child,
+            returning: ret_full,
+            returning_sql: returning_shown,
+        }));
+        planned.order_key = None;
+        planned.order_keys = vec![];
+        return Ok(planned);
+    }
     // A foreign table that cannot be a direct modify (a local Filter, a SET that is
     // not shippable): postgres_fdw's foreign modify, a row at a time by ctid.
     let direct_applies = sets_shippable && matches!(&planned.plan, Plan::ForeignScan(_));

@@ -130,6 +130,14 @@ pub trait ExecNode: CloneNode {
     }
     /// Fills the node's EXPLAIN type, relation and details.
     fn explain(&self, e: &mut ExplainNode);
+    /// After `explain`, its children's EXPLAIN views (ModifyTable tells its members'
+    /// scans the Output PostgreSQL prints for them).
+    fn explain_children(&self, _children: &mut [ExplainNode]) {}
+    /// The member whose row is in the slot (an Append's child, by index: what
+    /// PostgreSQL's `tableoid` junk column tells ModifyTable); None for other nodes.
+    fn current_child(&self) -> Option<usize> {
+        None
+    }
     /// `ExecSetTupleBound`: a Limit above will take at most `bound` rows (None: all).
     /// Only an Incremental Sort uses it; a node that passes rows through unchanged
     /// passes it on.
@@ -493,6 +501,7 @@ pub fn explain_tree(ps: &PlanState, es: &EState, relationship: Option<&str>) -> 
         };
         e.children.push(explain_tree(c, es, Some(rel)));
     }
+    ps.node.explain_children(&mut e.children);
     // After the children, so that the first child stays the input `$N` refers to;
     // printed before them, as ExplainNode prints a node's InitPlans
     // (`instrument::explain`).

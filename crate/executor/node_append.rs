@@ -110,6 +110,8 @@ pub struct AppendState {
     in_call: bool,
     fifo_results: bool,
     slot: Vec<Datum>,
+    /// The child whose row is in our slot (`current_child`).
+    row_child: Option<usize>,
     /// Children left out by initial run-time pruning (ExecInitPartitionPruning):
     /// never initialized; EXPLAIN's `Subplans Removed`.
     pub subplans_removed: usize,
@@ -205,6 +207,7 @@ impl AppendState {
             in_call: false,
             fifo_results: es.behaviour.fifo_results,
             slot: Vec::new(),
+            row_child: None,
             subplans_removed: 0,
             exec_prune: None,
             as_valid: None,
@@ -348,6 +351,7 @@ impl AppendState {
         let Some(child) = taken else { return false };
         es.clock.charge(es.cost.passthrough_row_ns);
         copy_row(&mut self.slot, self.children[child].node.slot());
+        self.row_child = Some(child);
         if self.fifo_results {
             self.as_needrequest.push(child);
         }
@@ -362,6 +366,7 @@ impl AppendState {
         if status == ExecStatus::Row {
             es.clock.charge(es.cost.passthrough_row_ns);
             copy_row(&mut self.slot, self.children[child].node.slot());
+            self.row_child = Some(child);
             if es.trace_calls {
                 let node = self.children[child].id;
                 es.record(|| TraceKind::NodeRow { node });
@@ -455,6 +460,9 @@ impl ExecNode for AppendState {
 
     fn slot(&self) -> &[Datum] {
         &self.slot
+    }
+    fn current_child(&self) -> Option<usize> {
+        self.row_child
     }
     fn children(&self) -> &[PlanState] {
         &self.children

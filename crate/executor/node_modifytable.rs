@@ -54,7 +54,7 @@ use crate::coordinator_sql::catalog::{bound_holds, Bound};
 use crate::coordinator_sql::statement::Strategy;
 use crate::executor::estate::{EState, ExecError, ExecResult, RemoteCommand};
 use crate::instrument::ExplainNode;
-use crate::plan::modifytable::{CmdType, ForeignModify, ModifyTablePlan, ResultRel};
+use crate::plan::modifytable::{CmdType, ForeignModify, ModifyTablePlan, PartitionModify, ResultRel};
 use crate::plan::SqlType;
 use crate::remote::{Proto, QueryRole, Ticket};
 use crate::types::{Catalog, ColType, Datum, Table};
@@ -138,6 +138,24 @@ enum Target {
     },
     /// UPDATE / DELETE of a foreign table by postgres_fdw's foreign modify.
     ForeignRow(Box<super::fdw_modify::ForeignRowState>),
+    /// UPDATE / DELETE of a partitioned table: a result relation per member of the
+    /// child; `busy`, the foreign modify whose row is under way.
+    Partitions {
+        parts: Vec<PartState>,
+        busy: Option<usize>,
+    },
+}
+
+/// A partition's result relation of a partitioned UPDATE or DELETE, opened.
+#[derive(Clone)]
+enum PartState {
+    /// A direct modify: its member returns the remote RETURNING's columns `returned`.
+    Direct { returned: Vec<usize> },
+    /// A local partition: its member returns the old rows, whole.
+    Local { table: String, sets: Vec<(usize, crate::plan::Expr)> },
+    /// A foreign modify: its member returns the rows with their ctid; the remote
+    /// statement returns the columns `returned`.
+    ForeignRow { st: Box<super::fdw_modify::ForeignRowState>, returned: Vec<usize> },
 }
 
 /// Where a batch's statements stand (`execute_foreign_modify`).
@@ -343,6 +361,8 @@ pub struct ModifyTableState {
     /// Inserted rows RETURNING still has to return (a local one at once, a foreign
     /// one as its remote INSERT returned it).
     to_return: std::collections::VecDeque<Vec<Datum>>,
+    /// A partitioned UPDATE's or DELETE's result relations, as EXPLAIN names them.
+    partitions: Vec<crate::plan::modifytable::PartitionTarget>,
     slot: Vec<Datum>,
     /// A local target's unique keys and ON CONFLICT (`super::on_conflict`).
     conflict: Option<super::on_conflict::ConflictState>,
@@ -390,6 +410,10 @@ impl ModifyTableState {
             explain_foreign: match &plan.target {
                 ResultRel::Foreign(f) => Some(f.clone()),
                 _ => None,
+            },
+            partitions: match &plan.target {
+                ResultRel::Partitions(p) => p.clone(),
+                _ => vec![],
             },
             slot: Vec::new(),
             conflict: conflict_state(plan, ctx),
@@ -461,6 +485,83 @@ fn conflict_state(plan: &ModifyTablePlan, ctx: &InitContext) -> Option<super::on
     Some(super::on_conflict::ConflictState::new(table, &plan.columns, &plan.unique, plan.on_conflict.as_ref(), t))
 }
 
+impl ModifyTableState {
+    /// A row of a partitioned UPDATE's or DELETE's child, from the member that
+    /// returned it: a direct modify's returned row, a local partition's row to change
+    /// (changed in `es.local_changes`), or a foreign modify's row to send. True when
+    /// RETURNING's row is in the slot.
+    fn partition_row(&mut self, es: &mut EState) -> ExecResult<bool> {
+        let k = self.child[0].node.current_child().unwrap_or(0);
+        let row = self.child[0].node.slot().to_vec();
+        let width = self.columns.len();
+        let Target::Partitions { parts, busy } = &mut self.target else { return Ok(false) };
+        let Some(part) = parts.get_mut(k) else {
+            return Err(ExecError::Internal(format!("a row from member {k}, which has no result relation")));
+        };
+        let full = match part {
+            PartState::Direct { returned } => spread(&row, returned, width),
+            PartState::Local { table, sets } => {
+                // ExecUpdate / ExecDelete of the partition's row.
+                es.clock.charge(es.cost.result_row_ns);
+                let new = match self.operation {
+                    CmdType::Update => Some(new_row(&self.columns, sets, &row)?),
+                    _ => None,
+                };
+                let shown = new.clone().unwrap_or_else(|| row.clone());
+                es.local_changes.modified.push((table.clone(), row, new));
+                shown
+            }
+            PartState::ForeignRow { st, .. } => {
+                // ExecForeignUpdate / ExecForeignDelete: sent by the next call.
+                es.clock.charge(es.cost.result_row_ns);
+                st.take_row(&row)?;
+                *busy = Some(k);
+                return Ok(false);
+            }
+        };
+        if self.returning.is_empty() {
+            return Ok(false);
+        }
+        self.slot = self.returning.iter().map(|(e, _)| e.eval(&full)).collect();
+        Ok(true)
+    }
+}
+
+/// A row of some of the table's columns (`cols`, in order) as a row of all `width`
+/// of them, NULL in the others (RETURNING reads only those it returned).
+fn spread(row: &[Datum], cols: &[usize], width: usize) -> Vec<Datum> {
+    let mut out = vec![Datum::Null; width];
+    for (&c, d) in cols.iter().zip(row) {
+        if let Some(slot) = out.get_mut(c) {
+            *slot = d.clone();
+        }
+    }
+    out
+}
+
+/// ExecUpdate's new row: the old one with each SET column's value (computed over the
+/// old row), cast to the column's type.
+fn new_row(
+    columns: &[(String, SqlType)],
+    sets: &[(usize, crate::plan::Expr)],
+    old: &[Datum],
+) -> ExecResult<Vec<Datum>> {
+    let mut new = old.to_vec();
+    for (c, e) in sets {
+        let v = e.eval(old);
+        let from = match v {
+            Datum::Int(_) => Some(SqlType::Int8),
+            Datum::Numeric(_) => Some(SqlType::Numeric),
+            Datum::Float(_) => Some(SqlType::Float8),
+            _ => None,
+        };
+        let ty = columns.get(*c).map(|x| x.1).ok_or_else(|| ExecError::Internal(format!("no column {c}")))?;
+        new[*c] = crate::plan::eval::cast(v, from, ty)
+            .map_err(|k| ExecError::Query(crate::plan::eval::EvalError::from(k).to_string()))?;
+    }
+    Ok(new)
+}
+
 enum Routed {
     Done,
     /// For the foreign result relation `k`'s batch.
@@ -480,7 +581,7 @@ fn route(
             Ok(Routed::Done)
         }
         Target::Foreign(k) => Ok(Routed::Foreign(*k, row)),
-        Target::Direct | Target::LocalModify { .. } | Target::ForeignRow(_) => {
+        Target::Direct | Target::LocalModify { .. } | Target::ForeignRow(_) | Target::Partitions { .. } => {
             Err(ExecError::Internal("a row to insert reached an UPDATE or DELETE".into()))
         }
         Target::Unopened(plan) => {
@@ -531,6 +632,23 @@ fn open_target(
         ResultRel::Direct => Target::Direct,
         ResultRel::ForeignRow(f) => Target::ForeignRow(Box::new(super::fdw_modify::ForeignRowState::begin(f, es)?)),
         ResultRel::LocalModify { table, sets } => Target::LocalModify { table: table.clone(), sets: sets.clone() },
+        ResultRel::Partitions(targets) => {
+            // ExecInitModifyTable: BeginForeignModify of each foreign modify, in order.
+            let mut parts = Vec::with_capacity(targets.len());
+            for t in targets {
+                parts.push(match &t.how {
+                    PartitionModify::Direct { returned } => PartState::Direct { returned: returned.clone() },
+                    PartitionModify::Local { sets } => {
+                        PartState::Local { table: t.relation.clone(), sets: sets.clone() }
+                    }
+                    PartitionModify::ForeignRow { modify, returned } => PartState::ForeignRow {
+                        st: Box::new(super::fdw_modify::ForeignRowState::begin(modify, es)?),
+                        returned: returned.clone(),
+                    },
+                });
+            }
+            Target::Partitions { parts, busy: None }
+        }
         ResultRel::Partitioned(p) => {
             let mut partitions = Vec::new();
             for (b, part) in &p.partitions {
@@ -566,6 +684,26 @@ impl ExecNode for ModifyTableState {
                             }
                             continue;
                         }
+                    }
+                }
+            }
+            if let Target::Partitions { parts, busy: Some(k) } = &mut self.target {
+                let k = *k;
+                let PartState::ForeignRow { st, returned } = &mut parts[k] else {
+                    return Err(ExecError::Internal("a row under way for a partition without a foreign modify".into()));
+                };
+                match st.send_row(es, self.id)? {
+                    None => return Ok(ExecStatus::Wait),
+                    Some(rows) => {
+                        if !self.returning.is_empty() {
+                            let width = self.columns.len();
+                            self.to_return.extend(rows.iter().map(|r| spread(r, returned, width)));
+                        }
+                        self.target = match std::mem::replace(&mut self.target, Target::Direct) {
+                            Target::Partitions { parts, .. } => Target::Partitions { parts, busy: None },
+                            t => t,
+                        };
+                        continue;
                     }
                 }
             }
@@ -605,22 +743,9 @@ impl ExecNode for ModifyTableState {
                     // or none; RETURNING over the new row, or the deleted one.
                     let old = self.child[0].node.slot().to_vec();
                     let Target::LocalModify { table, sets } = &self.target else { unreachable!("matched") };
-                    let new = if self.operation == CmdType::Update {
-                        let mut new = old.clone();
-                        for (c, e) in sets {
-                            let v = e.eval(&old);
-                            let from = match v {
-                                Datum::Int(_) => Some(SqlType::Int8),
-                                Datum::Numeric(_) => Some(SqlType::Numeric),
-                                Datum::Float(_) => Some(SqlType::Float8),
-                                _ => None,
-                            };
-                            new[*c] = crate::plan::eval::cast(v, from, self.columns[*c].1)
-                                .map_err(|k| ExecError::Query(crate::plan::eval::EvalError::from(k).to_string()))?;
-                        }
-                        Some(new)
-                    } else {
-                        None
+                    let new = match self.operation {
+                        CmdType::Update => Some(new_row(&self.columns, sets, &old)?),
+                        _ => None,
                     };
                     es.clock.charge(es.cost.result_row_ns);
                     if let (Some(c), Some(new)) = (&mut self.conflict, &new) {
@@ -642,6 +767,12 @@ impl ExecNode for ModifyTableState {
                     let row = self.child[0].node.slot();
                     if let Target::ForeignRow(st) = &mut self.target {
                         st.take_row(row)?;
+                    }
+                }
+                ExecStatus::Row if matches!(self.target, Target::Partitions { .. }) => {
+                    self.modified += 1;
+                    if self.partition_row(es)? {
+                        return Ok(ExecStatus::Row);
                     }
                 }
                 ExecStatus::Row if matches!(self.target, Target::Direct) => {
@@ -696,6 +827,16 @@ impl ExecNode for ModifyTableState {
                 es.remote_commands.push_back(RemoteCommand { conn: st.conn, statement, owner: Some(self.id) });
             }
         }
+        // A partitioned target's foreign modifies, in the result relations' order.
+        if let Target::Partitions { parts, .. } = &mut self.target {
+            for p in parts.iter_mut() {
+                let PartState::ForeignRow { st, .. } = p else { continue };
+                if let Some(name) = st.p_name.take() {
+                    let statement = Some((Proto::Simple, format!("DEALLOCATE {name}"), QueryRole::InTransaction));
+                    es.remote_commands.push_back(RemoteCommand { conn: st.conn, statement, owner: Some(self.id) });
+                }
+            }
+        }
         super::exec_end_node(&mut self.child[0], es);
     }
 
@@ -737,6 +878,33 @@ impl ExecNode for ModifyTableState {
             }
             e.details.push(("Tuples Inserted".into(), (self.proposed - conflicting).to_string()));
             e.details.push(("Conflicting Tuples".into(), conflicting.to_string()));
+        }
+        // show_modifytable_info: each result relation of a partitioned target, a
+        // foreign modify's Remote SQL under it.
+        for t in &self.partitions {
+            let foreign = if matches!(t.how, PartitionModify::Local { .. }) { "" } else { "Foreign " };
+            let label = format!("{foreign}{}\t{}\t{}", self.operation.word(), t.relation, t.alias);
+            e.details.push((crate::instrument::TARGET_TABLE.into(), label));
+            if let PartitionModify::ForeignRow { modify, .. } = &t.how {
+                e.details.push((crate::instrument::TARGET_REMOTE_SQL.into(), modify.sql.clone()));
+            }
+        }
+    }
+
+    /// A local partition's scan prints the row ModifyTable reads of it (the new
+    /// values, `tableoid`, `ctid`, …), as PostgreSQL's Output shows its targetlist.
+    fn explain_children(&self, children: &mut [ExplainNode]) {
+        let Some(child) = children.first_mut() else { return };
+        let single = self.partitions.len() == 1;
+        for (k, t) in self.partitions.iter().enumerate().filter(|(_, t)| !t.shown.is_empty()) {
+            let member = if single { Some(&mut *child) } else { child.children.get_mut(k) };
+            let Some(mut n) = member else { continue };
+            while !n.is_scan() && !n.children.is_empty() {
+                n = &mut n.children[0];
+            }
+            for o in &t.shown {
+                n.details.push((crate::instrument::ROW_MARK_OUTPUT.into(), o.clone()));
+            }
         }
     }
 }

@@ -126,7 +126,7 @@ impl ExplainNode {
         self.details.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
     }
 
-    fn is_scan(&self) -> bool {
+    pub(crate) fn is_scan(&self) -> bool {
         self.relation.is_some() && self.node_type.ends_with("Scan")
     }
 
@@ -248,6 +248,13 @@ fn substitute(text: &str, inputs: &[String]) -> String {
 /// for it (the modify's row: new values, `ctid`, the whole row), its own `Output`
 /// entries still naming the columns its quals read.
 pub const ROW_MARK_OUTPUT: &str = "Row Mark Output";
+
+/// A partitioned UPDATE's or DELETE's result relation, which ModifyTable names under
+/// its Output (show_modifytable_info): `operation\trelation\talias`, printed in TEXT as
+/// `Foreign Update on public.pt1 pt_1`. Not in JSON (PostgreSQL's "Target Tables").
+pub const TARGET_TABLE: &str = "Target Table";
+/// A foreign modify's Remote SQL, printed under the last [`TARGET_TABLE`] (VERBOSE).
+pub const TARGET_REMOTE_SQL: &str = "Target Remote SQL";
 
 fn resolve_outputs(n: &ExplainNode, prefix: bool) -> Outputs {
     let mut children: Vec<Outputs> = n.children.iter().map(|c| resolve_outputs(c, prefix)).collect();
@@ -606,7 +613,7 @@ fn properties(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions) -> Vec<(Strin
         .iter()
         .filter(|(k, _)| match k.as_str() {
             "Output" | "Schema" | "Alias" | "Server" | "Qualify" | "Parent" | "JoinType" | "Partial Mode"
-            | ROW_MARK_OUTPUT => false,
+            | ROW_MARK_OUTPUT | TARGET_TABLE | TARGET_REMOTE_SQL => false,
             // TEXT prints it only with VERBOSE, and only when true (explain.c).
             "Remote SQL" | "Inner Unique" | "Batch Size" => opts.verbose,
             _ => true,
@@ -770,6 +777,7 @@ fn write_text(
     if opts.verbose && shows_output(n) && !o.cols.is_empty() {
         out.push_str(&format!("{detail_indent}Output: {}\n", unmark(&o.cols.join(", "))));
     }
+    write_target_tables(n, opts, &detail_indent, out);
     for (k, v) in properties(n, o, opts) {
         if k == "Subplan Name" || !text_property(&k, analyze) {
             continue;
@@ -790,6 +798,28 @@ fn write_text(
             }
             None => write_text(c, co, opts, (analyze, costs), (depth + 1, shift), out),
         }
+    }
+}
+
+/// show_modifytable_info in TEXT: each result relation of a partitioned target
+/// (`Foreign Update on public.pt1 pt_1`, ExplainTargetRel), a foreign modify's Remote
+/// SQL two spaces deeper (VERBOSE).
+fn write_target_tables(n: &ExplainNode, opts: &ExplainOptions, indent: &str, out: &mut String) {
+    for (k, v) in &n.details {
+        if k == TARGET_REMOTE_SQL {
+            if opts.verbose {
+                out.push_str(&format!("{indent}  Remote SQL: {v}\n"));
+            }
+            continue;
+        }
+        if k != TARGET_TABLE {
+            continue;
+        }
+        let mut parts = v.split('\t');
+        let (operation, relation, alias) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""), parts.next());
+        let schema = if opts.verbose { format!("{}.", quote_identifier(REMOTE_SCHEMA)) } else { String::new() };
+        let alias = alias.filter(|a| *a != relation).map(|a| format!(" {}", quote_identifier(a))).unwrap_or_default();
+        out.push_str(&format!("{indent}{operation} on {schema}{}{alias}\n", quote_identifier(relation)));
     }
 }
 

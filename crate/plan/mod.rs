@@ -1233,7 +1233,8 @@ impl Plan {
                 let input = match (&m.target, m.operation) {
                     // A foreign modify's: the columns its remote statement returns.
                     (modifytable::ResultRel::ForeignRow(f), _) => f.returned.clone(),
-                    (_, modifytable::CmdType::Insert) => {
+                    // A partitioned UPDATE's or DELETE's: the table's row.
+                    (modifytable::ResultRel::Partitions(_), _) | (_, modifytable::CmdType::Insert) => {
                         m.columns.iter().map(|(n, t)| Column::new(n, t.col_type())).collect()
                     }
                     _ => m.child.output_columns(),

@@ -19,9 +19,10 @@
 //! it and projects RETURNING; of a local table ([`ResultRel::LocalModify`]), the child
 //! scans the rows to change and ModifyTable changes them.
 //!
-//! Where it departs from PostgreSQL: UPDATE and DELETE not as postgres_fdw's foreign
-//! modify (`SELECT … FOR UPDATE`, `… WHERE ctid = $1`) and not of a partitioned table
-//! with a local partition left after pruning (refused by name); INSERT's RETURNING
+//! UPDATE and DELETE of a partitioned table ([`ResultRel::Partitions`]): a result
+//! relation per partition, each a direct modify, a foreign modify or a local one.
+//!
+//! Where it departs from PostgreSQL: INSERT's RETURNING
 //! only over the inserted row's columns, ON CONFLICT, triggers or column defaults (a column
 //! the INSERT does not name is NULL).
 
@@ -108,6 +109,40 @@ pub enum ResultRel {
     /// UPDATE or DELETE of a foreign table that is no direct modify: postgres_fdw's
     /// foreign modify, a row at a time by its ctid (`executor::fdw_modify`).
     ForeignRow(ForeignRowModify),
+    /// UPDATE or DELETE of a partitioned table: one result relation per partition
+    /// left after pruning, in the order of the child's members (an Append's, or the
+    /// one scan left), each changed its own way (`coordinator_sql::partition_modify`).
+    Partitions(Vec<PartitionTarget>),
+}
+
+/// One partition's result relation of a partitioned UPDATE or DELETE (PostgreSQL's
+/// per-partition `ResultRelInfo`), with the EXPLAIN label ModifyTable prints for it
+/// (`Foreign Update on public.pt1 pt_1`, `Update on public.pt3 pt_3`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PartitionTarget {
+    /// The partition (`public.pt1` in EXPLAIN).
+    pub relation: String,
+    /// Its alias in the statement (`pt_1`).
+    pub alias: String,
+    /// How its rows are changed, and what its member of the child returns.
+    pub how: PartitionModify,
+    /// The Output PostgreSQL prints for the member's scan (a local one: the new values,
+    /// `pt_3.tableoid`, `pt_3.ctid`, …); empty for a direct modify.
+    pub shown: Vec<String>,
+}
+
+/// How a partition of a partitioned UPDATE or DELETE is changed.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub enum PartitionModify {
+    /// postgres_fdw's direct modify: the member is the `Foreign Update`, whose rows are
+    /// the columns `returned` (table columns, in order) of the remote RETURNING.
+    Direct { returned: Vec<usize> },
+    /// A local partition: the member scans its rows, whole; each is changed in
+    /// `es.local_changes` (`sets` over the old row, none for DELETE).
+    Local { sets: Vec<(usize, super::Expr)> },
+    /// postgres_fdw's foreign modify: the member scans the rows with their ctid, each
+    /// changed by the prepared statement; it returns the columns `returned`.
+    ForeignRow { modify: ForeignRowModify, returned: Vec<usize> },
 }
 
 /// postgres_fdw's foreign modify of UPDATE or DELETE (`postgresPlanForeignModify`,
