@@ -145,8 +145,7 @@ fn what_postgres_plans_otherwise_is_refused_by_name() {
     let mut failures = vec![];
     for (sql, named) in [
         ("select count(*) from pf where id not in (select id from loc)", "hashed SubPlan over \"pf\""),
-        ("select id from loc where id in (select id from f where f.val = loc.qty) or qty = 1", "refers to the outer"),
-        ("select id from loc where id = any (select id from f where f.val = loc.qty)", "x IN (SELECT …) in WHERE"),
+        ("select id from pf where val in (select id from loc where loc.qty = pf.id)", "each partition's scan"),
         (
             "select id from loc where id in (select id from f) and exists (select 1 from dim where weight = loc.qty)",
             "more than one IN/EXISTS",
@@ -223,6 +222,35 @@ Aggregate (actual time=T rows=1 loops=1)
     assert_eq!(ints(&rows), vec![vec![want]]);
     assert!(text.contains("Filter: ((hashed SubPlan 1) OR (loc.qty = 0))"), "{text}");
     assert!(text.contains("Foreign Scan on public.f (actual time=T rows=5 loops=1)"), "{text}");
+}
+
+#[test]
+fn a_correlated_in_any_or_all_is_a_subplan_with_parameters_and_sql_null_rules() {
+    // f: ids 1..20, val = id * 10; loc: ids 1..30, qty = id % 7.
+    let (rows, text, _) =
+        run("select id from loc where id in (select id from f where f.val = loc.qty * 10 and f.id > 2)").unwrap();
+    // qty * 10 = val exactly when id % 7 = f.id, an f.id > 2: loc ids with qty 3..6.
+    let want: Vec<Vec<i64>> = (1..=30).filter(|i| (3..=6).contains(&(i % 7)) && i % 7 == *i).map(|i| vec![i]).collect();
+    assert_eq!(ints(&rows), want);
+    let expected = "\
+Seq Scan on public.loc (actual time=T rows=4 loops=1)
+  Output: loc.id
+  Filter: (SubPlan 1)
+  Rows Removed by Filter: 26
+  SubPlan 1
+    ->  Foreign Scan on public.f (actual time=T rows=1 loops=30)
+          Output: f.id
+          Remote SQL: SELECT id FROM public.f_remote WHERE ((id > 2)) AND ((val = ($1::integer * 10)))";
+    assert!(text.starts_with(expected), "EXPLAIN:\n{text}");
+    // op ANY and op ALL: no row is ANY false and ALL true.
+    let (rows, _, _) = run("select count(*) from loc where qty < any (select id from f where f.id = loc.id)").unwrap();
+    assert_eq!(ints(&rows), vec![vec![14]], "ids 7..20 (qty < id), none past 20");
+    let (rows, _, _) = run("select count(*) from loc where qty >= all (select id from f where f.id = loc.id)").unwrap();
+    assert_eq!(ints(&rows), vec![vec![16]], "ids 1..6 (qty = id) and 21..30 (no row)");
+    // NOT IN with a NULL comparison: never true.
+    let (rows, _, _) =
+        run("select count(*) from loc where qty not in (select cast(null as int) from f where f.id = loc.id)").unwrap();
+    assert_eq!(ints(&rows), vec![vec![10]], "only ids 21..30, whose subquery has no row");
 }
 
 /// `run` with `settings` (SET statements) in the coordinator's section.

@@ -174,9 +174,22 @@ impl Pull<'_, '_> {
                 *e = self.scalar(sub)?.0;
                 Ok(())
             }
+            // A correlated IN, NOT IN or `= ANY` anywhere: convert_ANY_sublink_to_join
+            // leaves it (its subquery reads the outer query), and a SubPlan with
+            // parameters is never hashed (subplan_is_hashable): a plain SubPlan.
+            ast::Expr::InSubquery { expr, subquery, negated } if !self.outer_refs(subquery).is_empty() => {
+                self.replace(expr, false)?;
+                let call = self.any_all_subplan(subquery, *expr.clone(), &ast::BinaryOperator::Eq, false)?;
+                *e = if *negated {
+                    ast::Expr::UnaryOp { op: ast::UnaryOperator::Not, expr: Box::new(call) }
+                } else {
+                    call
+                };
+                Ok(())
+            }
             ast::Expr::InSubquery { negated: false, .. } if top_and => Err(FrontError::unsupported(
-                "x IN (SELECT …) in WHERE, which PostgreSQL turns into a semi join (pull_up_sublinks), or runs as a \
-                 SubPlan when the subquery refers to the outer query: not planned yet",
+                "x IN (SELECT …) in WHERE, which PostgreSQL turns into a semi join (pull_up_sublinks): not planned \
+                 yet for this subquery",
                 at,
             )),
             // NOT IN, or IN inside an expression: not pulled up; uncorrelated and
@@ -274,12 +287,12 @@ impl Pull<'_, '_> {
                 };
                 let ast::Expr::Subquery(sub) = right.as_ref() else { return Ok(()) };
                 let (sub, mut left, op) = (sub.clone(), left.clone(), compare_op.clone());
-                if !all && op == ast::BinaryOperator::Eq {
+                if !all && op == ast::BinaryOperator::Eq && self.outer_refs(&sub).is_empty() {
                     // `= ANY` is IN: a semi join at the top, else a hashed SubPlan.
                     *e = ast::Expr::InSubquery { expr: left, subquery: sub, negated: false };
                     return self.replace(e, top_and);
                 }
-                if !all && top_and {
+                if !all && top_and && self.outer_refs(&sub).is_empty() {
                     return Err(FrontError::unsupported(
                         "x op ANY (SELECT …) in WHERE's top-level AND, which PostgreSQL pulls up into a semi join \
                          with a join filter (convert_ANY_sublink_to_join): not planned yet",
@@ -456,31 +469,40 @@ impl Pull<'_, '_> {
                 ))
             }
         };
-        let correlated = format!(
-            "x op {which} (SELECT …) whose subquery refers to the outer query (a SubPlan with parameters): not planned yet"
-        );
-        let planned = self.plan_as(sub, &correlated)?;
+        let correlated =
+            format!("x op {which} (SELECT …) whose subquery refers to the outer query in a way not planned yet");
+        // A correlated subquery reads the outer row through parameters (build_subplan's
+        // parParam), set from the call's arguments after `x`.
+        let refs = self.outer_refs(sub);
+        let (plan_id, first_param) = self.next_ids();
+        let (rewritten, params) = self.parameterize(sub, &refs, first_param);
+        let planned = self.plan_as(&rewritten, &correlated)?;
         if planned.columns.len() != 1 {
             return Err(FrontError::at("subquery has too many columns", self.outer.at));
         }
+        // build_subplan materializes only a SubPlan without parameters (with
+        // parameters, every run reads other rows).
         let keeps_rows = matches!(planned.plan, Plan::Sort { .. } | Plan::Material { .. } | Plan::FunctionScan { .. });
-        let plan = if self.outer.coord.setting_on("enable_material", true) && !keeps_rows {
+        let plan = if refs.is_empty() && self.outer.coord.setting_on("enable_material", true) && !keeps_rows {
             Plan::Material { child: Box::new(planned.plan) }
         } else {
             planned.plan
         };
-        let (plan_id, _) = self.next_ids();
+        let outer_name = self.scope.as_ref().map(|(n, _)| n.clone()).unwrap_or_default();
         self.init_plans.push(InitPlan {
             plan_id,
             param: usize::MAX,
             kind: SubLinkKind::AnyAll { op, all },
             plan,
-            args: vec![],
-            arg_names: vec![],
+            args: params,
+            arg_names: refs.iter().map(|(c, _)| format!("{outer_name}.{c}")).collect(),
         });
         let mut call = hashed_call(plan_id, lhs);
         if let ast::Expr::Function(f) = &mut call {
             f.name = ast::ObjectName(vec![ast::Ident::new(crate::plan::subplan_name(plan_id, SqlType::Int4))]);
+            if let ast::FunctionArguments::List(l) = &mut f.args {
+                l.args.extend(refs.iter().map(|(c, _)| outer_column_arg(&outer_name, c)));
+            }
         }
         Ok(call)
     }
@@ -550,6 +572,46 @@ impl Pull<'_, '_> {
             return Err(FrontError::unsupported("a correlated subquery here: not planned yet", self.outer.at));
         };
         let (plan_id, first_param) = self.next_ids();
+        let (rewritten, params) = self.parameterize(sub, &refs, first_param);
+        let planned = self.plan(&rewritten)?;
+        let name = planned.columns.first().map(|c| c.name.clone()).unwrap_or_default();
+        let ty = sublink_type(self.outer.coord, sub, planned.columns[0].ty);
+        self.init_plans.push(InitPlan {
+            plan_id,
+            param: usize::MAX,
+            kind: SubLinkKind::Correlated,
+            plan: planned.plan,
+            args: params,
+            arg_names: refs.iter().map(|(c, _)| format!("{outer_name}.{c}")).collect(),
+        });
+        let args = refs.iter().map(|(c, _)| outer_column_arg(&outer_name, c)).collect();
+        let call = ast::Expr::Function(ast::Function {
+            name: ast::ObjectName(vec![ast::Ident::new(crate::plan::subplan_name(plan_id, ty))]),
+            uses_odbc_syntax: false,
+            parameters: ast::FunctionArguments::None,
+            args: ast::FunctionArguments::List(ast::FunctionArgumentList {
+                duplicate_treatment: None,
+                args,
+                clauses: vec![],
+            }),
+            filter: None,
+            null_treatment: None,
+            over: None,
+            within_group: vec![],
+        });
+        Ok((call, name))
+    }
+
+    /// `replace_outer_var`: the subquery with each outer column it reads (`refs`)
+    /// replaced by a PARAM_EXEC parameter, numbered from `first_param`; and the
+    /// parameters, in `refs`' order.
+    fn parameterize(
+        &self,
+        sub: &ast::Query,
+        refs: &[(String, crate::plan::SqlType)],
+        first_param: usize,
+    ) -> (ast::Query, Vec<usize>) {
+        let outer_name = self.scope.as_ref().map(|(n, _)| n.clone()).unwrap_or_default();
         let params: Vec<usize> = (first_param..first_param + refs.len()).collect();
         let mut rewritten = sub.clone();
         if let SetExpr::Select(s) = rewritten.body.as_mut() {
@@ -581,42 +643,9 @@ impl Pull<'_, '_> {
             for e in s.selection.iter_mut().chain(s.having.iter_mut()) {
                 super::prepjointree::walk_mut(e, &mut to_param);
             }
+            s.selection = s.selection.take().map(equalities_with_params_last);
         }
-        let planned = self.plan(&rewritten)?;
-        let name = planned.columns.first().map(|c| c.name.clone()).unwrap_or_default();
-        let ty = sublink_type(self.outer.coord, sub, planned.columns[0].ty);
-        self.init_plans.push(InitPlan {
-            plan_id,
-            param: usize::MAX,
-            kind: SubLinkKind::Correlated,
-            plan: planned.plan,
-            args: params,
-            arg_names: refs.iter().map(|(c, _)| format!("{outer_name}.{c}")).collect(),
-        });
-        let args = refs
-            .iter()
-            .map(|(c, _)| {
-                ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(ast::Expr::CompoundIdentifier(vec![
-                    ast::Ident::new(&outer_name),
-                    ast::Ident::new(c),
-                ])))
-            })
-            .collect();
-        let call = ast::Expr::Function(ast::Function {
-            name: ast::ObjectName(vec![ast::Ident::new(crate::plan::subplan_name(plan_id, ty))]),
-            uses_odbc_syntax: false,
-            parameters: ast::FunctionArguments::None,
-            args: ast::FunctionArguments::List(ast::FunctionArgumentList {
-                duplicate_treatment: None,
-                args,
-                clauses: vec![],
-            }),
-            filter: None,
-            null_treatment: None,
-            over: None,
-            within_group: vec![],
-        });
-        Ok((call, name))
+        (rewritten, params)
     }
 
     /// Plans an uncorrelated subquery; a correlated one is refused.
@@ -677,6 +706,47 @@ impl Pull<'_, '_> {
         });
         Ok(ast::Expr::Value(ast::Value::Placeholder(init_plan_placeholder(param, ty))))
     }
+}
+
+/// The subquery's WHERE with its `column = $n` conjuncts last. To the subquery an
+/// outer reference is a constant, so such an equality joins an equivalence class with
+/// a constant (`process_equivalence`), and the clause PostgreSQL derives from it
+/// (`generate_base_implied_equalities_const`) is placed after the relation's other
+/// conditions: `WHERE ((amount > 50::numeric)) AND ((id = $1::integer))`.
+fn equalities_with_params_last(w: ast::Expr) -> ast::Expr {
+    fn is_param_equality(c: &ast::Expr) -> bool {
+        let ast::Expr::BinaryOp { left, op: ast::BinaryOperator::Eq, right } = c else { return false };
+        let column = |e: &ast::Expr| matches!(e, ast::Expr::Identifier(_) | ast::Expr::CompoundIdentifier(_));
+        let constant_with_param = |e: &ast::Expr| {
+            let (mut param, mut var) = (false, false);
+            walk(e, &mut |x| match x {
+                ast::Expr::Value(ast::Value::Placeholder(_)) => param = true,
+                ast::Expr::Identifier(_) | ast::Expr::CompoundIdentifier(_) => var = true,
+                _ => {}
+            });
+            param && !var
+        };
+        (column(left) && constant_with_param(right)) || (column(right) && constant_with_param(left))
+    }
+    let mut conjuncts = vec![];
+    and_conjuncts(&w, &mut conjuncts);
+    let (eqs, rest): (Vec<&ast::Expr>, Vec<&ast::Expr>) = conjuncts.into_iter().partition(|c| is_param_equality(c));
+    if eqs.is_empty() || rest.is_empty() {
+        return w;
+    }
+    rest.into_iter()
+        .chain(eqs)
+        .cloned()
+        .reduce(|a, b| ast::Expr::BinaryOp { left: Box::new(a), op: ast::BinaryOperator::And, right: Box::new(b) })
+        .unwrap_or(w)
+}
+
+/// A SubPlan call's argument: the outer relation's column `outer.col`.
+fn outer_column_arg(outer: &str, col: &str) -> ast::FunctionArg {
+    ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(ast::Expr::CompoundIdentifier(vec![
+        ast::Ident::new(outer),
+        ast::Ident::new(col),
+    ])))
 }
 
 /// The call the expression analysis makes `Func::HashedSubPlan(plan_id)` of `lhs`.

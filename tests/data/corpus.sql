@@ -2919,3 +2919,34 @@ select k, v from r where k > 900 order by k;
 -- [remote_estimate list order] a list partition on s3 beside local ones
 alter server s3 options (add use_remote_estimate 'true');
 select id, region, qty from l where qty > 8 order by id;
+-- ===== (h17n) correlated IN / ANY / ALL: SubPlans with parameters (issue 17 item 1; subselect.c) =====
+
+-- [subquery correlated in subplan] x IN over a subquery that reads the outer row: convert_ANY_sublink_to_join leaves it, a SubPlan per row over the hash partitions' Append
+select id from loc where qty in (select grp from h where h.id = loc.id);
+
+-- [subquery correlated not in subplan] NOT IN, correlated: NOT (SubPlan 1), never hashed (it has parameters)
+select id from loc where qty not in (select grp from h where h.id = loc.id);
+
+-- [subquery correlated any subplan] op ANY in WHERE's top-level AND, correlated: a SubPlan, not a semi join
+select id from loc where qty < any (select grp from h where h.id = loc.id);
+
+-- [subquery correlated all subplan] op ALL, correlated: no Materialize (build_subplan materializes only without parameters)
+select id, qty from loc where qty <> all (select grp from h where h.id = loc.id);
+
+-- [subquery correlated all subplan range] > ALL over the range partitions, a local and a foreign one
+select id, qty from loc where qty > all (select k from r where r.v = loc.id);
+
+-- [subquery correlated in subplan foreign] the outer relation foreign: the SubPlan is the foreign scan's local Filter
+select id, cat from f where val in (select big from h where h.id = f.id);
+
+-- [subquery correlated in subplan list] = ANY over the list partitions with a condition of the subquery's own
+select id from loc where qty = any (select qty from l where l.id = loc.id and l.region <> 'east');
+
+-- [subquery correlated in subplan or] IN under OR
+select id from loc where cat = 'c1' or qty in (select grp from h where h.id = loc.id);
+
+-- [subquery correlated in subplan two] a correlated scalar subquery in the select list and a correlated IN in WHERE: SubPlan 1 printed first
+select id, (select max(val) from f where f.id = loc.id) from loc where qty in (select grp from h where h.id = loc.id);
+
+-- [subquery correlated in subplan agg] counted over the SubPlan's filter
+select count(*) from loc where qty in (select grp from h where h.id = loc.id and h.amount > 50);
