@@ -253,6 +253,57 @@ Seq Scan on public.loc (actual time=T rows=4 loops=1)
     assert_eq!(ints(&rows), vec![vec![10]], "only ids 21..30, whose subquery has no row");
 }
 
+#[test]
+fn a_subquery_inside_a_subquery_is_an_initplan_numbered_before_its_holder() {
+    // avg(val) over f = 105; loc's ids 11..20 hold f's rows with val > 105.
+    let (rows, text, _) =
+        run("select id, (select count(*) from f where f.id = loc.id and f.val > (select avg(val) from f)) from loc \
+             where qty = 4")
+        .unwrap();
+    let want: Vec<Vec<i64>> =
+        (1..=30).filter(|i| i % 7 == 4).map(|i| vec![i, i64::from((11..=20).contains(&i))]).collect();
+    assert_eq!(ints(&rows), want);
+    // The middle f is f_1: PostgreSQL names the relations of the subplans in their order (1 before 2).
+    let expected = "\
+Seq Scan on public.loc (actual time=T rows=4 loops=1)
+  Output: loc.id, (SubPlan 2)
+  Filter: (loc.qty = 4)
+  Rows Removed by Filter: 26
+  SubPlan 2
+    ->  Foreign Scan (actual time=T rows=1 loops=4)
+          Output: (count(*))
+          Relations: Aggregate on (public.f f_1)
+          Remote SQL: SELECT count(*) FROM public.f_remote WHERE ((val > $1::numeric)) AND ((id = $2::integer))
+          InitPlan 1 (returns $0)
+            ->  Foreign Scan (actual time=T rows=1 loops=1)";
+    assert!(text.starts_with(expected), "EXPLAIN:\n{text}");
+    // Nested InitPlans: the inner is 1 ($0), the outer 2 ($1).
+    let (rows, text, _) =
+        run("select count(*) from loc where qty > (select avg(weight) from dim where weight > (select count(*) from f) - 19)")
+            .unwrap();
+    assert_eq!(ints(&rows), vec![vec![(1..=30).filter(|i| i % 7 > 2).count() as i64]], "avg(weight) of 2 and 3");
+    assert!(text.contains("InitPlan 2 (returns $1)") && text.contains("InitPlan 1 (returns $0)"), "{text}");
+    let mut failures = vec![];
+    for (sql, named) in [
+        (
+            "select id, (select count(*) from f where f.id = loc.id and f.val > (select avg(val) from f f2 where f2.id < loc.qty)) from loc",
+            "two levels up",
+        ),
+        ("select id, (select count(*) from f where f.id = loc.id and exists (select 1 from dim)) from loc", "EXISTS inside a subquery"),
+        (
+            "select id, (select count(*) from f where f.val > (select count(*) from dim where dim.weight = f.id)) from loc",
+            "a SubPlan inside a subquery",
+        ),
+    ] {
+        match run(sql) {
+            Ok(_) => failures.push(format!("{sql}: planned")),
+            Err(e) if !e.contains(named) => failures.push(format!("{sql}: {e}")),
+            Err(_) => {}
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 /// `run` with `settings` (SET statements) in the coordinator's section.
 fn run_with(settings: &str, sql: &str) -> Result<(Vec<Vec<Datum>>, String), String> {
     let base = SqlScenario::load(&format!("{SCRIPT}{settings}\n")).map_err(|e| e.to_string())?;

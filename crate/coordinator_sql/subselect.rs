@@ -43,13 +43,28 @@
 //! (`Plan::WithInitPlans`), after `check_params` has made sure the values are only
 //! read where the executor binds them.
 //!
+//! A correlated `x IN (SELECT …)`, `NOT IN`, `x op ANY` or `x op ALL` — one whose
+//! subquery reads the outer row, which `convert_ANY_sublink_to_join` does not pull up
+//! and `subplan_is_hashable` does not hash — is a plain **SubPlan with parameters**
+//! (`SubLinkKind::AnyAll` with `args`): run for each outer row, no Materialize
+//! (`build_subplan` materializes only a SubPlan without parameters). In the
+//! subquery, a `column = $n` equality comes after its other conditions, as the
+//! clause PostgreSQL derives from the equivalence class the outer value makes.
+//!
+//! A subquery may hold **uncorrelated scalar subqueries of its own** (`plan_nested`):
+//! planned first, as `subquery_planner` one level down does, they are InitPlans
+//! numbered before the subplan that holds them (`InitPlan 1 (returns $0)` inside
+//! `SubPlan 2`), attached to its top. A nested subquery that reads a query two levels
+//! up, a SubPlan or hashed SubPlan inside a subquery, and a nested EXISTS are refused
+//! by name.
+//!
 //! A correlated scalar subquery in HAVING is a SubPlan too, called with the group's
 //! key values (the outer columns it reads must be grouped): the aggregate's Filter,
 //! or, over an aggregate pushed to a foreign server, the foreign scan's local Filter
 //! (a SubPlan does not ship: foreign_grouping_ok's local_conds).
 //!
 //! Invariants: a subquery that refers to the outer query is a SubPlan in the select
-//! list, WHERE and HAVING; elsewhere it is refused, never planned as if it did not; a correlated `op ANY/ALL (SELECT …)` is refused by name; a scalar
+//! list, WHERE and HAVING; elsewhere it is refused, never planned as if it did not; a scalar
 //! subquery has one output column; subplans are numbered in PostgreSQL's order,
 //! parameters for InitPlans' values and correlated SubPlans' outer columns.
 //!
@@ -58,8 +73,8 @@
 //! its first call, the InitPlan run, the partitions that cannot match are never
 //! executed.
 //!
-//! Departs from PostgreSQL: no sublink below the top query level (in a subquery in
-//! FROM, a UNION branch or another sublink) and none in a join query; no run-time
+//! Departs from PostgreSQL: no sublink in a subquery in FROM or a UNION branch, only
+//! uncorrelated scalar ones inside another sublink, and none in a join query; no run-time
 //! partition pruning by an InitPlan's value under a Merge Append (refused); a
 //! hashed SubPlan only over a plain local or foreign table (over a foreign one it is
 //! the foreign scan's local Filter, not shippable; over a partitioned one it is in
@@ -110,6 +125,27 @@ pub(super) fn pull_init_plans(
     outer: &Outer,
     servers: &mut Vec<String>,
 ) -> Result<(ast::Query, Vec<InitPlan>), FrontError> {
+    pull_numbered(q, outer, servers, Numbering::default())
+}
+
+/// The subplan and parameter numbers taken before a query's own sublinks: PostgreSQL
+/// numbers both across the whole statement (`glob->subplans`, `glob->paramExecTypes`),
+/// so a subquery's own InitPlans continue from its parent's.
+#[derive(Clone, Copy, Default)]
+struct Numbering {
+    /// The highest subplan number given out so far (0: none).
+    plans: usize,
+    /// How many PARAM_EXEC parameters are given out (the next is `$params`).
+    params: usize,
+}
+
+/// [`pull_init_plans`] for a query whose subplans are numbered after `base`.
+fn pull_numbered(
+    q: &ast::Query,
+    outer: &Outer,
+    servers: &mut Vec<String>,
+    base: Numbering,
+) -> Result<(ast::Query, Vec<InitPlan>), FrontError> {
     let scope = single_from(q).and_then(|(rel, alias)| {
         let r = outer.coord.relation(&rel)?;
         Some((alias.unwrap_or(rel), r.columns.iter().map(|c| (c.name.clone(), c.ty)).collect()))
@@ -117,7 +153,8 @@ pub(super) fn pull_init_plans(
     let mut q = q.clone();
     let mut init_plans = vec![];
     let SetExpr::Select(s) = q.body.as_mut() else { return Ok((q, init_plans)) };
-    let mut cx = Pull { outer, servers, init_plans: &mut init_plans, scope, in_select_list: true, skipped_params: 0 };
+    let mut cx =
+        Pull { outer, servers, init_plans: &mut init_plans, scope, in_select_list: true, skipped_params: 0, base };
     for item in s.projection.iter_mut() {
         // An unnamed `(SELECT max(b) …)` is named after the subquery's column, as
         // FigureColname names an EXPR sublink.
@@ -162,6 +199,9 @@ struct Pull<'o, 'a> {
     /// PARAM_EXEC numbers taken by the plain SubPlans PostgreSQL plans beside a hashed
     /// EXISTS alternative and discards.
     skipped_params: usize,
+    /// The numbers taken before this query's sublinks, and by the InitPlans inside
+    /// its subqueries (planned before the subplan that holds them).
+    base: Numbering,
 }
 
 impl Pull<'_, '_> {
@@ -474,7 +514,7 @@ impl Pull<'_, '_> {
         // A correlated subquery reads the outer row through parameters (build_subplan's
         // parParam), set from the call's arguments after `x`.
         let refs = self.outer_refs(sub);
-        let (plan_id, first_param) = self.next_ids();
+        let (plan_id, first_param) = self.next_ids_after_nested(sub);
         let (rewritten, params) = self.parameterize(sub, &refs, first_param);
         let planned = self.plan_as(&rewritten, &correlated)?;
         if planned.columns.len() != 1 {
@@ -509,7 +549,7 @@ impl Pull<'_, '_> {
 
     /// The next subplan's number: after every one planned (and discarded) so far.
     fn next_plan_id(&self) -> usize {
-        self.init_plans.iter().map(|p| p.plan_id).max().unwrap_or(0) + 1
+        self.init_plans.iter().map(|p| p.plan_id).max().unwrap_or(0).max(self.base.plans) + 1
     }
 
     /// A scalar subquery's replacement and its column's name: an InitPlan's value, or
@@ -571,7 +611,7 @@ impl Pull<'_, '_> {
         let Some((outer_name, _)) = self.scope.clone() else {
             return Err(FrontError::unsupported("a correlated subquery here: not planned yet", self.outer.at));
         };
-        let (plan_id, first_param) = self.next_ids();
+        let (plan_id, first_param) = self.next_ids_after_nested(sub);
         let (rewritten, params) = self.parameterize(sub, &refs, first_param);
         let planned = self.plan(&rewritten)?;
         let name = planned.columns.first().map(|c| c.name.clone()).unwrap_or_default();
@@ -665,6 +705,9 @@ impl Pull<'_, '_> {
     /// `correlated`.
     fn plan_as(&mut self, sub: &ast::Query, correlated: &str) -> Result<Planned, FrontError> {
         let o = self.outer;
+        if has_sublinks(sub) {
+            return self.plan_nested(sub, correlated);
+        }
         match plan_query_into(o.coord, sub, o.text, self.servers, o.depth + 1) {
             Ok(p) => Ok(p),
             Err(e) if self.names_outer(&e.to_string()) => Err(FrontError::unsupported(correlated, o.at)),
@@ -672,12 +715,89 @@ impl Pull<'_, '_> {
         }
     }
 
+    /// A subquery with sublinks of its own (`subquery_planner` one level down, whose
+    /// `preprocess_expression` makes its sublinks subplans first): its uncorrelated
+    /// scalar subqueries become InitPlans numbered before the subplan that
+    /// holds them (`InitPlan 1 (returns $0)` inside `SubPlan 2`), attached to its
+    /// top. A nested sublink that reads the outer row, or its own outer relation
+    /// (a SubPlan inside a SubPlan), is refused by name.
+    fn plan_nested(&mut self, sub: &ast::Query, correlated: &str) -> Result<Planned, FrontError> {
+        let o = self.outer;
+        let refuse = |what: &str| FrontError::unsupported(format!("{what}: not planned yet"), o.at);
+        let Some((rel_name, alias)) = single_from(sub) else {
+            return Err(refuse("a subquery over a join, a subquery or a set operation holding a subquery"));
+        };
+        let nested = Outer {
+            coord: o.coord,
+            text: o.text,
+            depth: o.depth + 1,
+            names: outer_names(o.coord, &rel_name, alias.as_deref()),
+            at: o.at,
+        };
+        let base = Numbering { plans: self.next_plan_id() - 1, params: self.next_ids().1 };
+        let (rewritten, mut init_plans) = match pull_numbered(sub, &nested, self.servers, base) {
+            Ok(x) => x,
+            Err(e) if self.names_outer(&e.to_string()) => {
+                return Err(refuse(
+                    "a subquery inside a subquery that refers to a query two levels up (a Param PostgreSQL sets \
+                     from the outer-outer row, re-running the InitPlan it makes)",
+                ))
+            }
+            Err(e) => return Err(e),
+        };
+        if let Some(p) = init_plans.iter().find(|p| p.kind != SubLinkKind::Expr) {
+            let what = match p.kind {
+                SubLinkKind::Correlated | SubLinkKind::AnyAll { .. } => {
+                    "a SubPlan inside a subquery (a correlated \
+                     subquery, or op ANY/ALL, nested in another)"
+                }
+                // Below an aggregate pushed to the server PostgreSQL ships its value
+                // (`WHERE ($1::boolean)`) rather than gating the scan.
+                SubLinkKind::Exists => "an uncorrelated EXISTS inside a subquery",
+                _ => "a hashed SubPlan (IN / NOT IN) inside a subquery",
+            };
+            return Err(refuse(what));
+        }
+        if rewritten == *sub {
+            return Err(refuse("a subquery expression inside another expression of a subquery"));
+        }
+        let mut planned = match plan_query_into(o.coord, &rewritten, o.text, self.servers, o.depth + 1) {
+            Err(e) if self.names_outer(&e.to_string()) => return Err(FrontError::unsupported(correlated, o.at)),
+            r => r?,
+        };
+        check_params(&planned.plan, o.at)?;
+        name_init_plan_relations(&planned.plan, &mut init_plans);
+        // The numbers the nested InitPlans took are this query's no more.
+        self.base.plans = init_plans.iter().map(|p| p.plan_id).max().unwrap_or(base.plans);
+        self.base.params += init_plans.len();
+        planned.plan = Plan::WithInitPlans { child: Box::new(planned.plan), init_plans };
+        Ok(planned)
+    }
+
     /// The next subplan's number (every subplan counts) and parameter number (only
     /// the InitPlans', which return a value).
     fn next_ids(&self) -> (usize, usize) {
         let values = self.init_plans.iter().filter(|p| matches!(p.kind, SubLinkKind::Expr | SubLinkKind::Exists));
         let args: usize = self.init_plans.iter().map(|p| p.args.len()).sum();
-        (self.next_plan_id(), values.count() + args + self.skipped_params)
+        (self.next_plan_id(), self.base.params + values.count() + args + self.skipped_params)
+    }
+
+    /// [`Self::next_ids`] for a SubPlan whose subquery holds sublinks of its own: those
+    /// are planned first (each an InitPlan with one value, [`Self::plan_nested`]), so
+    /// they take the next numbers, and the SubPlan and its parameters come after them.
+    fn next_ids_after_nested(&self, sub: &ast::Query) -> (usize, usize) {
+        let (plan_id, param) = self.next_ids();
+        let SetExpr::Select(s) = sub.body.as_ref() else { return (plan_id, param) };
+        let mut nested = 0;
+        let mut visit =
+            |e: &ast::Expr| nested += usize::from(matches!(e, ast::Expr::Subquery(_) | ast::Expr::Exists { .. }));
+        for item in &s.projection {
+            if let SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } = item {
+                walk(e, &mut visit);
+            }
+        }
+        s.selection.iter().chain(s.having.iter()).for_each(|e| walk(e, &mut visit));
+        (plan_id + nested, param + nested)
     }
 
     /// Does a planning error name one of the outer query's relations or columns?

@@ -2950,3 +2950,29 @@ select id, (select max(val) from f where f.id = loc.id) from loc where qty in (s
 
 -- [subquery correlated in subplan agg] counted over the SubPlan's filter
 select count(*) from loc where qty in (select grp from h where h.id = loc.id and h.amount > 50);
+
+-- ===== (h17n) subqueries inside subqueries: InitPlans numbered before the subplan that holds them (subquery_planner one level down) =====
+
+-- [subquery nested initplan] an InitPlan inside an InitPlan: InitPlan 1 ($0) in the hash partitions' remote WHERE, under InitPlan 2 ($1)
+select id from loc where qty > (select avg(grp) from h where h.amount > (select avg(score) from f));
+
+-- [subquery nested initplan correlated] an InitPlan inside a correlated SubPlan: planned once, its value beside the SubPlan's parameter in the remote WHERE
+select id, (select max(val) from f where f.id = loc.id and f.score > (select avg(amount) from h)) from loc;
+
+-- [subquery nested initplan correlated in] a correlated IN whose subquery holds an InitPlan
+select id from loc where qty in (select grp from h where h.id = loc.id and h.amount > (select avg(score) from f));
+
+-- [subquery nested initplan same table] the hash partitions inside and out, the nested InitPlan over them a second time
+select count(*) from h where amount > (select avg(score) from f where f.val > (select avg(big) from h where grp = 2));
+
+-- [subquery nested initplan list] the list partitions against a nested InitPlan's InitPlan
+select id, region from l where qty > (select avg(grp) from h where h.amount > (select avg(score) from f));
+
+-- [subquery nested initplan having] HAVING against an InitPlan that holds one
+select cat, sum(val) from f group by cat having sum(val) > (select sum(amount) from h where h.grp > (select avg(weight) from dim));
+
+-- [subquery nested initplan correlated filter] a correlated SubPlan over the hash partitions with a nested InitPlan's value in each remote WHERE
+select id, (select count(*) from h where h.id = loc.id and h.amount < (select avg(score) from f where f.cat = 'c1')) from loc where qty = 3;
+
+-- [subquery nested initplan group] a nested InitPlan over a local table, the outer one grouped
+select cat, count(*) from f where val > (select avg(qty) from loc where loc.qty < (select avg(weight) from dim)) group by cat;
