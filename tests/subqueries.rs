@@ -145,8 +145,7 @@ fn what_postgres_plans_otherwise_is_refused_by_name() {
     let mut failures = vec![];
     for (sql, named) in [
         ("select count(*) from pf where id not in (select id from loc)", "hashed SubPlan over \"pf\""),
-        ("select id from loc where id in (select id from f where f.val = loc.qty) or qty = 1", "refers to the outer"),
-        ("select id from loc where id = any (select id from f where f.val = loc.qty)", "x IN (SELECT …) in WHERE"),
+        ("select id from pf where val in (select id from loc where loc.qty = pf.id)", "each partition's scan"),
         (
             "select id from loc where id in (select id from f) and exists (select 1 from dim where weight = loc.qty)",
             "more than one IN/EXISTS",
@@ -223,6 +222,86 @@ Aggregate (actual time=T rows=1 loops=1)
     assert_eq!(ints(&rows), vec![vec![want]]);
     assert!(text.contains("Filter: ((hashed SubPlan 1) OR (loc.qty = 0))"), "{text}");
     assert!(text.contains("Foreign Scan on public.f (actual time=T rows=5 loops=1)"), "{text}");
+}
+
+#[test]
+fn a_correlated_in_any_or_all_is_a_subplan_with_parameters_and_sql_null_rules() {
+    // f: ids 1..20, val = id * 10; loc: ids 1..30, qty = id % 7.
+    let (rows, text, _) =
+        run("select id from loc where id in (select id from f where f.val = loc.qty * 10 and f.id > 2)").unwrap();
+    // qty * 10 = val exactly when id % 7 = f.id, an f.id > 2: loc ids with qty 3..6.
+    let want: Vec<Vec<i64>> = (1..=30).filter(|i| (3..=6).contains(&(i % 7)) && i % 7 == *i).map(|i| vec![i]).collect();
+    assert_eq!(ints(&rows), want);
+    let expected = "\
+Seq Scan on public.loc (actual time=T rows=4 loops=1)
+  Output: loc.id
+  Filter: (SubPlan 1)
+  Rows Removed by Filter: 26
+  SubPlan 1
+    ->  Foreign Scan on public.f (actual time=T rows=1 loops=30)
+          Output: f.id
+          Remote SQL: SELECT id FROM public.f_remote WHERE ((id > 2)) AND ((val = ($1::integer * 10)))";
+    assert!(text.starts_with(expected), "EXPLAIN:\n{text}");
+    // op ANY and op ALL: no row is ANY false and ALL true.
+    let (rows, _, _) = run("select count(*) from loc where qty < any (select id from f where f.id = loc.id)").unwrap();
+    assert_eq!(ints(&rows), vec![vec![14]], "ids 7..20 (qty < id), none past 20");
+    let (rows, _, _) = run("select count(*) from loc where qty >= all (select id from f where f.id = loc.id)").unwrap();
+    assert_eq!(ints(&rows), vec![vec![16]], "ids 1..6 (qty = id) and 21..30 (no row)");
+    // NOT IN with a NULL comparison: never true.
+    let (rows, _, _) =
+        run("select count(*) from loc where qty not in (select cast(null as int) from f where f.id = loc.id)").unwrap();
+    assert_eq!(ints(&rows), vec![vec![10]], "only ids 21..30, whose subquery has no row");
+}
+
+#[test]
+fn a_subquery_inside_a_subquery_is_an_initplan_numbered_before_its_holder() {
+    // avg(val) over f = 105; loc's ids 11..20 hold f's rows with val > 105.
+    let (rows, text, _) =
+        run("select id, (select count(*) from f where f.id = loc.id and f.val > (select avg(val) from f)) from loc \
+             where qty = 4")
+        .unwrap();
+    let want: Vec<Vec<i64>> =
+        (1..=30).filter(|i| i % 7 == 4).map(|i| vec![i, i64::from((11..=20).contains(&i))]).collect();
+    assert_eq!(ints(&rows), want);
+    // The middle f is f_1: PostgreSQL names the relations of the subplans in their order (1 before 2).
+    let expected = "\
+Seq Scan on public.loc (actual time=T rows=4 loops=1)
+  Output: loc.id, (SubPlan 2)
+  Filter: (loc.qty = 4)
+  Rows Removed by Filter: 26
+  SubPlan 2
+    ->  Foreign Scan (actual time=T rows=1 loops=4)
+          Output: (count(*))
+          Relations: Aggregate on (public.f f_1)
+          Remote SQL: SELECT count(*) FROM public.f_remote WHERE ((val > $1::numeric)) AND ((id = $2::integer))
+          InitPlan 1 (returns $0)
+            ->  Foreign Scan (actual time=T rows=1 loops=1)";
+    assert!(text.starts_with(expected), "EXPLAIN:\n{text}");
+    // Nested InitPlans: the inner is 1 ($0), the outer 2 ($1).
+    let (rows, text, _) =
+        run("select count(*) from loc where qty > (select avg(weight) from dim where weight > (select count(*) from f) - 19)")
+            .unwrap();
+    assert_eq!(ints(&rows), vec![vec![(1..=30).filter(|i| i % 7 > 2).count() as i64]], "avg(weight) of 2 and 3");
+    assert!(text.contains("InitPlan 2 (returns $1)") && text.contains("InitPlan 1 (returns $0)"), "{text}");
+    let mut failures = vec![];
+    for (sql, named) in [
+        (
+            "select id, (select count(*) from f where f.id = loc.id and f.val > (select avg(val) from f f2 where f2.id < loc.qty)) from loc",
+            "two levels up",
+        ),
+        ("select id, (select count(*) from f where f.id = loc.id and exists (select 1 from dim)) from loc", "EXISTS inside a subquery"),
+        (
+            "select id, (select count(*) from f where f.val > (select count(*) from dim where dim.weight = f.id)) from loc",
+            "a SubPlan inside a subquery",
+        ),
+    ] {
+        match run(sql) {
+            Ok(_) => failures.push(format!("{sql}: planned")),
+            Err(e) if !e.contains(named) => failures.push(format!("{sql}: {e}")),
+            Err(_) => {}
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
 /// `run` with `settings` (SET statements) in the coordinator's section.

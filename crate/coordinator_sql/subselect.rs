@@ -43,13 +43,28 @@
 //! (`Plan::WithInitPlans`), after `check_params` has made sure the values are only
 //! read where the executor binds them.
 //!
+//! A correlated `x IN (SELECT …)`, `NOT IN`, `x op ANY` or `x op ALL` — one whose
+//! subquery reads the outer row, which `convert_ANY_sublink_to_join` does not pull up
+//! and `subplan_is_hashable` does not hash — is a plain **SubPlan with parameters**
+//! (`SubLinkKind::AnyAll` with `args`): run for each outer row, no Materialize
+//! (`build_subplan` materializes only a SubPlan without parameters). In the
+//! subquery, a `column = $n` equality comes after its other conditions, as the
+//! clause PostgreSQL derives from the equivalence class the outer value makes.
+//!
+//! A subquery may hold **uncorrelated scalar subqueries of its own** (`plan_nested`):
+//! planned first, as `subquery_planner` one level down does, they are InitPlans
+//! numbered before the subplan that holds them (`InitPlan 1 (returns $0)` inside
+//! `SubPlan 2`), attached to its top. A nested subquery that reads a query two levels
+//! up, a SubPlan or hashed SubPlan inside a subquery, and a nested EXISTS are refused
+//! by name.
+//!
 //! A correlated scalar subquery in HAVING is a SubPlan too, called with the group's
 //! key values (the outer columns it reads must be grouped): the aggregate's Filter,
 //! or, over an aggregate pushed to a foreign server, the foreign scan's local Filter
 //! (a SubPlan does not ship: foreign_grouping_ok's local_conds).
 //!
 //! Invariants: a subquery that refers to the outer query is a SubPlan in the select
-//! list, WHERE and HAVING; elsewhere it is refused, never planned as if it did not; a correlated `op ANY/ALL (SELECT …)` is refused by name; a scalar
+//! list, WHERE and HAVING; elsewhere it is refused, never planned as if it did not; a scalar
 //! subquery has one output column; subplans are numbered in PostgreSQL's order,
 //! parameters for InitPlans' values and correlated SubPlans' outer columns.
 //!
@@ -58,8 +73,8 @@
 //! its first call, the InitPlan run, the partitions that cannot match are never
 //! executed.
 //!
-//! Departs from PostgreSQL: no sublink below the top query level (in a subquery in
-//! FROM, a UNION branch or another sublink) and none in a join query; no run-time
+//! Departs from PostgreSQL: no sublink in a subquery in FROM or a UNION branch, only
+//! uncorrelated scalar ones inside another sublink, and none in a join query; no run-time
 //! partition pruning by an InitPlan's value under a Merge Append (refused); a
 //! hashed SubPlan only over a plain local or foreign table (over a foreign one it is
 //! the foreign scan's local Filter, not shippable; over a partitioned one it is in
@@ -110,6 +125,27 @@ pub(super) fn pull_init_plans(
     outer: &Outer,
     servers: &mut Vec<String>,
 ) -> Result<(ast::Query, Vec<InitPlan>), FrontError> {
+    pull_numbered(q, outer, servers, Numbering::default())
+}
+
+/// The subplan and parameter numbers taken before a query's own sublinks: PostgreSQL
+/// numbers both across the whole statement (`glob->subplans`, `glob->paramExecTypes`),
+/// so a subquery's own InitPlans continue from its parent's.
+#[derive(Clone, Copy, Default)]
+struct Numbering {
+    /// The highest subplan number given out so far (0: none).
+    plans: usize,
+    /// How many PARAM_EXEC parameters are given out (the next is `$params`).
+    params: usize,
+}
+
+/// [`pull_init_plans`] for a query whose subplans are numbered after `base`.
+fn pull_numbered(
+    q: &ast::Query,
+    outer: &Outer,
+    servers: &mut Vec<String>,
+    base: Numbering,
+) -> Result<(ast::Query, Vec<InitPlan>), FrontError> {
     let scope = single_from(q).and_then(|(rel, alias)| {
         let r = outer.coord.relation(&rel)?;
         Some((alias.unwrap_or(rel), r.columns.iter().map(|c| (c.name.clone(), c.ty)).collect()))
@@ -117,7 +153,8 @@ pub(super) fn pull_init_plans(
     let mut q = q.clone();
     let mut init_plans = vec![];
     let SetExpr::Select(s) = q.body.as_mut() else { return Ok((q, init_plans)) };
-    let mut cx = Pull { outer, servers, init_plans: &mut init_plans, scope, in_select_list: true, skipped_params: 0 };
+    let mut cx =
+        Pull { outer, servers, init_plans: &mut init_plans, scope, in_select_list: true, skipped_params: 0, base };
     for item in s.projection.iter_mut() {
         // An unnamed `(SELECT max(b) …)` is named after the subquery's column, as
         // FigureColname names an EXPR sublink.
@@ -162,6 +199,9 @@ struct Pull<'o, 'a> {
     /// PARAM_EXEC numbers taken by the plain SubPlans PostgreSQL plans beside a hashed
     /// EXISTS alternative and discards.
     skipped_params: usize,
+    /// The numbers taken before this query's sublinks, and by the InitPlans inside
+    /// its subqueries (planned before the subplan that holds them).
+    base: Numbering,
 }
 
 impl Pull<'_, '_> {
@@ -174,9 +214,22 @@ impl Pull<'_, '_> {
                 *e = self.scalar(sub)?.0;
                 Ok(())
             }
+            // A correlated IN, NOT IN or `= ANY` anywhere: convert_ANY_sublink_to_join
+            // leaves it (its subquery reads the outer query), and a SubPlan with
+            // parameters is never hashed (subplan_is_hashable): a plain SubPlan.
+            ast::Expr::InSubquery { expr, subquery, negated } if !self.outer_refs(subquery).is_empty() => {
+                self.replace(expr, false)?;
+                let call = self.any_all_subplan(subquery, *expr.clone(), &ast::BinaryOperator::Eq, false)?;
+                *e = if *negated {
+                    ast::Expr::UnaryOp { op: ast::UnaryOperator::Not, expr: Box::new(call) }
+                } else {
+                    call
+                };
+                Ok(())
+            }
             ast::Expr::InSubquery { negated: false, .. } if top_and => Err(FrontError::unsupported(
-                "x IN (SELECT …) in WHERE, which PostgreSQL turns into a semi join (pull_up_sublinks), or runs as a \
-                 SubPlan when the subquery refers to the outer query: not planned yet",
+                "x IN (SELECT …) in WHERE, which PostgreSQL turns into a semi join (pull_up_sublinks): not planned \
+                 yet for this subquery",
                 at,
             )),
             // NOT IN, or IN inside an expression: not pulled up; uncorrelated and
@@ -274,12 +327,12 @@ impl Pull<'_, '_> {
                 };
                 let ast::Expr::Subquery(sub) = right.as_ref() else { return Ok(()) };
                 let (sub, mut left, op) = (sub.clone(), left.clone(), compare_op.clone());
-                if !all && op == ast::BinaryOperator::Eq {
+                if !all && op == ast::BinaryOperator::Eq && self.outer_refs(&sub).is_empty() {
                     // `= ANY` is IN: a semi join at the top, else a hashed SubPlan.
                     *e = ast::Expr::InSubquery { expr: left, subquery: sub, negated: false };
                     return self.replace(e, top_and);
                 }
-                if !all && top_and {
+                if !all && top_and && self.outer_refs(&sub).is_empty() {
                     return Err(FrontError::unsupported(
                         "x op ANY (SELECT …) in WHERE's top-level AND, which PostgreSQL pulls up into a semi join \
                          with a join filter (convert_ANY_sublink_to_join): not planned yet",
@@ -456,38 +509,47 @@ impl Pull<'_, '_> {
                 ))
             }
         };
-        let correlated = format!(
-            "x op {which} (SELECT …) whose subquery refers to the outer query (a SubPlan with parameters): not planned yet"
-        );
-        let planned = self.plan_as(sub, &correlated)?;
+        let correlated =
+            format!("x op {which} (SELECT …) whose subquery refers to the outer query in a way not planned yet");
+        // A correlated subquery reads the outer row through parameters (build_subplan's
+        // parParam), set from the call's arguments after `x`.
+        let refs = self.outer_refs(sub);
+        let (plan_id, first_param) = self.next_ids_after_nested(sub);
+        let (rewritten, params) = self.parameterize(sub, &refs, first_param);
+        let planned = self.plan_as(&rewritten, &correlated)?;
         if planned.columns.len() != 1 {
             return Err(FrontError::at("subquery has too many columns", self.outer.at));
         }
+        // build_subplan materializes only a SubPlan without parameters (with
+        // parameters, every run reads other rows).
         let keeps_rows = matches!(planned.plan, Plan::Sort { .. } | Plan::Material { .. } | Plan::FunctionScan { .. });
-        let plan = if self.outer.coord.setting_on("enable_material", true) && !keeps_rows {
+        let plan = if refs.is_empty() && self.outer.coord.setting_on("enable_material", true) && !keeps_rows {
             Plan::Material { child: Box::new(planned.plan) }
         } else {
             planned.plan
         };
-        let (plan_id, _) = self.next_ids();
+        let outer_name = self.scope.as_ref().map(|(n, _)| n.clone()).unwrap_or_default();
         self.init_plans.push(InitPlan {
             plan_id,
             param: usize::MAX,
             kind: SubLinkKind::AnyAll { op, all },
             plan,
-            args: vec![],
-            arg_names: vec![],
+            args: params,
+            arg_names: refs.iter().map(|(c, _)| format!("{outer_name}.{c}")).collect(),
         });
         let mut call = hashed_call(plan_id, lhs);
         if let ast::Expr::Function(f) = &mut call {
             f.name = ast::ObjectName(vec![ast::Ident::new(crate::plan::subplan_name(plan_id, SqlType::Int4))]);
+            if let ast::FunctionArguments::List(l) = &mut f.args {
+                l.args.extend(refs.iter().map(|(c, _)| outer_column_arg(&outer_name, c)));
+            }
         }
         Ok(call)
     }
 
     /// The next subplan's number: after every one planned (and discarded) so far.
     fn next_plan_id(&self) -> usize {
-        self.init_plans.iter().map(|p| p.plan_id).max().unwrap_or(0) + 1
+        self.init_plans.iter().map(|p| p.plan_id).max().unwrap_or(0).max(self.base.plans) + 1
     }
 
     /// A scalar subquery's replacement and its column's name: an InitPlan's value, or
@@ -549,7 +611,47 @@ impl Pull<'_, '_> {
         let Some((outer_name, _)) = self.scope.clone() else {
             return Err(FrontError::unsupported("a correlated subquery here: not planned yet", self.outer.at));
         };
-        let (plan_id, first_param) = self.next_ids();
+        let (plan_id, first_param) = self.next_ids_after_nested(sub);
+        let (rewritten, params) = self.parameterize(sub, &refs, first_param);
+        let planned = self.plan(&rewritten)?;
+        let name = planned.columns.first().map(|c| c.name.clone()).unwrap_or_default();
+        let ty = sublink_type(self.outer.coord, sub, planned.columns[0].ty);
+        self.init_plans.push(InitPlan {
+            plan_id,
+            param: usize::MAX,
+            kind: SubLinkKind::Correlated,
+            plan: planned.plan,
+            args: params,
+            arg_names: refs.iter().map(|(c, _)| format!("{outer_name}.{c}")).collect(),
+        });
+        let args = refs.iter().map(|(c, _)| outer_column_arg(&outer_name, c)).collect();
+        let call = ast::Expr::Function(ast::Function {
+            name: ast::ObjectName(vec![ast::Ident::new(crate::plan::subplan_name(plan_id, ty))]),
+            uses_odbc_syntax: false,
+            parameters: ast::FunctionArguments::None,
+            args: ast::FunctionArguments::List(ast::FunctionArgumentList {
+                duplicate_treatment: None,
+                args,
+                clauses: vec![],
+            }),
+            filter: None,
+            null_treatment: None,
+            over: None,
+            within_group: vec![],
+        });
+        Ok((call, name))
+    }
+
+    /// `replace_outer_var`: the subquery with each outer column it reads (`refs`)
+    /// replaced by a PARAM_EXEC parameter, numbered from `first_param`; and the
+    /// parameters, in `refs`' order.
+    fn parameterize(
+        &self,
+        sub: &ast::Query,
+        refs: &[(String, crate::plan::SqlType)],
+        first_param: usize,
+    ) -> (ast::Query, Vec<usize>) {
+        let outer_name = self.scope.as_ref().map(|(n, _)| n.clone()).unwrap_or_default();
         let params: Vec<usize> = (first_param..first_param + refs.len()).collect();
         let mut rewritten = sub.clone();
         if let SetExpr::Select(s) = rewritten.body.as_mut() {
@@ -581,42 +683,9 @@ impl Pull<'_, '_> {
             for e in s.selection.iter_mut().chain(s.having.iter_mut()) {
                 super::prepjointree::walk_mut(e, &mut to_param);
             }
+            s.selection = s.selection.take().map(equalities_with_params_last);
         }
-        let planned = self.plan(&rewritten)?;
-        let name = planned.columns.first().map(|c| c.name.clone()).unwrap_or_default();
-        let ty = sublink_type(self.outer.coord, sub, planned.columns[0].ty);
-        self.init_plans.push(InitPlan {
-            plan_id,
-            param: usize::MAX,
-            kind: SubLinkKind::Correlated,
-            plan: planned.plan,
-            args: params,
-            arg_names: refs.iter().map(|(c, _)| format!("{outer_name}.{c}")).collect(),
-        });
-        let args = refs
-            .iter()
-            .map(|(c, _)| {
-                ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(ast::Expr::CompoundIdentifier(vec![
-                    ast::Ident::new(&outer_name),
-                    ast::Ident::new(c),
-                ])))
-            })
-            .collect();
-        let call = ast::Expr::Function(ast::Function {
-            name: ast::ObjectName(vec![ast::Ident::new(crate::plan::subplan_name(plan_id, ty))]),
-            uses_odbc_syntax: false,
-            parameters: ast::FunctionArguments::None,
-            args: ast::FunctionArguments::List(ast::FunctionArgumentList {
-                duplicate_treatment: None,
-                args,
-                clauses: vec![],
-            }),
-            filter: None,
-            null_treatment: None,
-            over: None,
-            within_group: vec![],
-        });
-        Ok((call, name))
+        (rewritten, params)
     }
 
     /// Plans an uncorrelated subquery; a correlated one is refused.
@@ -636,6 +705,9 @@ impl Pull<'_, '_> {
     /// `correlated`.
     fn plan_as(&mut self, sub: &ast::Query, correlated: &str) -> Result<Planned, FrontError> {
         let o = self.outer;
+        if has_sublinks(sub) {
+            return self.plan_nested(sub, correlated);
+        }
         match plan_query_into(o.coord, sub, o.text, self.servers, o.depth + 1) {
             Ok(p) => Ok(p),
             Err(e) if self.names_outer(&e.to_string()) => Err(FrontError::unsupported(correlated, o.at)),
@@ -643,12 +715,89 @@ impl Pull<'_, '_> {
         }
     }
 
+    /// A subquery with sublinks of its own (`subquery_planner` one level down, whose
+    /// `preprocess_expression` makes its sublinks subplans first): its uncorrelated
+    /// scalar subqueries become InitPlans numbered before the subplan that
+    /// holds them (`InitPlan 1 (returns $0)` inside `SubPlan 2`), attached to its
+    /// top. A nested sublink that reads the outer row, or its own outer relation
+    /// (a SubPlan inside a SubPlan), is refused by name.
+    fn plan_nested(&mut self, sub: &ast::Query, correlated: &str) -> Result<Planned, FrontError> {
+        let o = self.outer;
+        let refuse = |what: &str| FrontError::unsupported(format!("{what}: not planned yet"), o.at);
+        let Some((rel_name, alias)) = single_from(sub) else {
+            return Err(refuse("a subquery over a join, a subquery or a set operation holding a subquery"));
+        };
+        let nested = Outer {
+            coord: o.coord,
+            text: o.text,
+            depth: o.depth + 1,
+            names: outer_names(o.coord, &rel_name, alias.as_deref()),
+            at: o.at,
+        };
+        let base = Numbering { plans: self.next_plan_id() - 1, params: self.next_ids().1 };
+        let (rewritten, mut init_plans) = match pull_numbered(sub, &nested, self.servers, base) {
+            Ok(x) => x,
+            Err(e) if self.names_outer(&e.to_string()) => {
+                return Err(refuse(
+                    "a subquery inside a subquery that refers to a query two levels up (a Param PostgreSQL sets \
+                     from the outer-outer row, re-running the InitPlan it makes)",
+                ))
+            }
+            Err(e) => return Err(e),
+        };
+        if let Some(p) = init_plans.iter().find(|p| p.kind != SubLinkKind::Expr) {
+            let what = match p.kind {
+                SubLinkKind::Correlated | SubLinkKind::AnyAll { .. } => {
+                    "a SubPlan inside a subquery (a correlated \
+                     subquery, or op ANY/ALL, nested in another)"
+                }
+                // Below an aggregate pushed to the server PostgreSQL ships its value
+                // (`WHERE ($1::boolean)`) rather than gating the scan.
+                SubLinkKind::Exists => "an uncorrelated EXISTS inside a subquery",
+                _ => "a hashed SubPlan (IN / NOT IN) inside a subquery",
+            };
+            return Err(refuse(what));
+        }
+        if rewritten == *sub {
+            return Err(refuse("a subquery expression inside another expression of a subquery"));
+        }
+        let mut planned = match plan_query_into(o.coord, &rewritten, o.text, self.servers, o.depth + 1) {
+            Err(e) if self.names_outer(&e.to_string()) => return Err(FrontError::unsupported(correlated, o.at)),
+            r => r?,
+        };
+        check_params(&planned.plan, o.at)?;
+        name_init_plan_relations(&planned.plan, &mut init_plans);
+        // The numbers the nested InitPlans took are this query's no more.
+        self.base.plans = init_plans.iter().map(|p| p.plan_id).max().unwrap_or(base.plans);
+        self.base.params += init_plans.len();
+        planned.plan = Plan::WithInitPlans { child: Box::new(planned.plan), init_plans };
+        Ok(planned)
+    }
+
     /// The next subplan's number (every subplan counts) and parameter number (only
     /// the InitPlans', which return a value).
     fn next_ids(&self) -> (usize, usize) {
         let values = self.init_plans.iter().filter(|p| matches!(p.kind, SubLinkKind::Expr | SubLinkKind::Exists));
         let args: usize = self.init_plans.iter().map(|p| p.args.len()).sum();
-        (self.next_plan_id(), values.count() + args + self.skipped_params)
+        (self.next_plan_id(), self.base.params + values.count() + args + self.skipped_params)
+    }
+
+    /// [`Self::next_ids`] for a SubPlan whose subquery holds sublinks of its own: those
+    /// are planned first (each an InitPlan with one value, [`Self::plan_nested`]), so
+    /// they take the next numbers, and the SubPlan and its parameters come after them.
+    fn next_ids_after_nested(&self, sub: &ast::Query) -> (usize, usize) {
+        let (plan_id, param) = self.next_ids();
+        let SetExpr::Select(s) = sub.body.as_ref() else { return (plan_id, param) };
+        let mut nested = 0;
+        let mut visit =
+            |e: &ast::Expr| nested += usize::from(matches!(e, ast::Expr::Subquery(_) | ast::Expr::Exists { .. }));
+        for item in &s.projection {
+            if let SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } = item {
+                walk(e, &mut visit);
+            }
+        }
+        s.selection.iter().chain(s.having.iter()).for_each(|e| walk(e, &mut visit));
+        (plan_id + nested, param + nested)
     }
 
     /// Does a planning error name one of the outer query's relations or columns?
@@ -677,6 +826,47 @@ impl Pull<'_, '_> {
         });
         Ok(ast::Expr::Value(ast::Value::Placeholder(init_plan_placeholder(param, ty))))
     }
+}
+
+/// The subquery's WHERE with its `column = $n` conjuncts last. To the subquery an
+/// outer reference is a constant, so such an equality joins an equivalence class with
+/// a constant (`process_equivalence`), and the clause PostgreSQL derives from it
+/// (`generate_base_implied_equalities_const`) is placed after the relation's other
+/// conditions: `WHERE ((amount > 50::numeric)) AND ((id = $1::integer))`.
+fn equalities_with_params_last(w: ast::Expr) -> ast::Expr {
+    fn is_param_equality(c: &ast::Expr) -> bool {
+        let ast::Expr::BinaryOp { left, op: ast::BinaryOperator::Eq, right } = c else { return false };
+        let column = |e: &ast::Expr| matches!(e, ast::Expr::Identifier(_) | ast::Expr::CompoundIdentifier(_));
+        let constant_with_param = |e: &ast::Expr| {
+            let (mut param, mut var) = (false, false);
+            walk(e, &mut |x| match x {
+                ast::Expr::Value(ast::Value::Placeholder(_)) => param = true,
+                ast::Expr::Identifier(_) | ast::Expr::CompoundIdentifier(_) => var = true,
+                _ => {}
+            });
+            param && !var
+        };
+        (column(left) && constant_with_param(right)) || (column(right) && constant_with_param(left))
+    }
+    let mut conjuncts = vec![];
+    and_conjuncts(&w, &mut conjuncts);
+    let (eqs, rest): (Vec<&ast::Expr>, Vec<&ast::Expr>) = conjuncts.into_iter().partition(|c| is_param_equality(c));
+    if eqs.is_empty() || rest.is_empty() {
+        return w;
+    }
+    rest.into_iter()
+        .chain(eqs)
+        .cloned()
+        .reduce(|a, b| ast::Expr::BinaryOp { left: Box::new(a), op: ast::BinaryOperator::And, right: Box::new(b) })
+        .unwrap_or(w)
+}
+
+/// A SubPlan call's argument: the outer relation's column `outer.col`.
+fn outer_column_arg(outer: &str, col: &str) -> ast::FunctionArg {
+    ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(ast::Expr::CompoundIdentifier(vec![
+        ast::Ident::new(outer),
+        ast::Ident::new(col),
+    ])))
 }
 
 /// The call the expression analysis makes `Func::HashedSubPlan(plan_id)` of `lhs`.

@@ -407,10 +407,18 @@ fn fold(n: ExplainNode, o: Outputs, verbose: bool) -> (ExplainNode, Outputs) {
     // node PostgreSQL attaches them to.
     let (n, o, inits) = split_init_plans(n, o);
     let (mut folded, mut out) = fold_node(n, o, verbose);
+    // Folded into a scan, the Result's subplans (its select list's) come before the
+    // scan's own (its Filter's): a scan node initializes its projection before its
+    // qual (ExecInitSeqScan), and EXPLAIN lists SubPlans in initialization order.
+    let mut at = folded.children.len();
+    while at > 0 && is_init_plan(&folded.children[at - 1]) && out.children.len() == folded.children.len() {
+        at -= 1;
+    }
     for (c, co) in inits {
         let (c, co) = fold(c, co, verbose);
-        folded.children.push(c);
-        out.children.push(co);
+        folded.children.insert(at, c);
+        out.children.insert(at, co);
+        at += 1;
     }
     (folded, out)
 }

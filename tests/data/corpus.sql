@@ -2978,3 +2978,61 @@ insert into oc_loc select id + 100, grp, name from h where id < 8;
 
 -- [dml on conflict local nothing values one] one row, a Result, conflicting
 insert into oc_loc values (2, 0, 'q') on conflict (id) do nothing;
+
+-- ===== (h17n) correlated IN / ANY / ALL: SubPlans with parameters (issue 17 item 1; subselect.c) =====
+
+-- [subquery correlated in subplan] x IN over a subquery that reads the outer row: convert_ANY_sublink_to_join leaves it, a SubPlan per row over the hash partitions' Append
+select id from loc where qty in (select grp from h where h.id = loc.id);
+
+-- [subquery correlated not in subplan] NOT IN, correlated: NOT (SubPlan 1), never hashed (it has parameters)
+select id from loc where qty not in (select grp from h where h.id = loc.id);
+
+-- [subquery correlated any subplan] op ANY in WHERE's top-level AND, correlated: a SubPlan, not a semi join
+select id from loc where qty < any (select grp from h where h.id = loc.id);
+
+-- [subquery correlated all subplan] op ALL, correlated: no Materialize (build_subplan materializes only without parameters)
+select id, qty from loc where qty <> all (select grp from h where h.id = loc.id);
+
+-- [subquery correlated all subplan range] > ALL over the range partitions, a local and a foreign one
+select id, qty from loc where qty > all (select k from r where r.v = loc.id);
+
+-- [subquery correlated in subplan foreign] the outer relation foreign: the SubPlan is the foreign scan's local Filter
+select id, cat from f where val in (select big from h where h.id = f.id);
+
+-- [subquery correlated in subplan list] = ANY over the list partitions with a condition of the subquery's own
+select id from loc where qty = any (select qty from l where l.id = loc.id and l.region <> 'east');
+
+-- [subquery correlated in subplan or] IN under OR
+select id from loc where cat = 'c1' or qty in (select grp from h where h.id = loc.id);
+
+-- [subquery correlated in subplan two] a correlated scalar subquery in the select list and a correlated IN in WHERE: SubPlan 1 printed first
+select id, (select max(val) from f where f.id = loc.id) from loc where qty in (select grp from h where h.id = loc.id);
+
+-- [subquery correlated in subplan agg] counted over the SubPlan's filter
+select count(*) from loc where qty in (select grp from h where h.id = loc.id and h.amount > 50);
+
+-- ===== (h17n) subqueries inside subqueries: InitPlans numbered before the subplan that holds them (subquery_planner one level down) =====
+
+-- [subquery nested initplan] an InitPlan inside an InitPlan: InitPlan 1 ($0) in the hash partitions' remote WHERE, under InitPlan 2 ($1)
+select id from loc where qty > (select avg(grp) from h where h.amount > (select avg(score) from f));
+
+-- [subquery nested initplan correlated] an InitPlan inside a correlated SubPlan: planned once, its value beside the SubPlan's parameter in the remote WHERE
+select id, (select max(val) from f where f.id = loc.id and f.score > (select avg(amount) from h)) from loc;
+
+-- [subquery nested initplan correlated in] a correlated IN whose subquery holds an InitPlan
+select id from loc where qty in (select grp from h where h.id = loc.id and h.amount > (select avg(score) from f));
+
+-- [subquery nested initplan same table] the hash partitions inside and out, the nested InitPlan over them a second time
+select count(*) from h where amount > (select avg(score) from f where f.val > (select avg(big) from h where grp = 2));
+
+-- [subquery nested initplan list] the list partitions against a nested InitPlan's InitPlan
+select id, region from l where qty > (select avg(grp) from h where h.amount > (select avg(score) from f));
+
+-- [subquery nested initplan having] HAVING against an InitPlan that holds one
+select cat, sum(val) from f group by cat having sum(val) > (select sum(amount) from h where h.grp > (select avg(weight) from dim));
+
+-- [subquery nested initplan correlated filter] a correlated SubPlan over the hash partitions with a nested InitPlan's value in each remote WHERE
+select id, (select count(*) from h where h.id = loc.id and h.amount < (select avg(score) from f where f.cat = 'c1')) from loc where qty = 3;
+
+-- [subquery nested initplan group] a nested InitPlan over a local table, the outer one grouped
+select cat, count(*) from f where val > (select avg(qty) from loc where loc.qty < (select avg(weight) from dim)) group by cat;
