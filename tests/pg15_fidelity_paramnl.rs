@@ -20,9 +20,10 @@
 //! Without `use_remote_estimate` PostgreSQL builds no parameterized foreign path at
 //! all (postgresGetForeignPaths), whatever the `enable_*` settings: the test checks
 //! that too, and the sandbox agrees. With it PostgreSQL sends `EXPLAIN …` statements
-//! to the shards while planning (its remote estimates); the sandbox's estimates are
-//! local and it sends none, so those statements are left out of the comparison
-//! (`coordinator_sql::paramfdw` says so). Everything the executor sends is compared:
+//! to the shards while planning (its remote estimates); the sandbox's shards here
+//! hold no rows (the run goes to the real ones), so its answers are not theirs and
+//! those statements are left out of the comparison (tests/pg15_fidelity_remote_estimate.rs
+//! compares them). Everything the executor sends is compared:
 //! per connection the same statements in the same order, across shards the same
 //! order of what is waited for, the same rows, the same bound parameter values, and
 //! EXPLAIN (ANALYZE, VERBOSE, COSTS OFF) line for line (times masked); sync and

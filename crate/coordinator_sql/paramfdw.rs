@@ -35,13 +35,13 @@
 //! one type, the inner one a plain column of the inner relation; nothing but a
 //! Nested Loop's inner side reads it.
 //!
-//! Where it departs from PostgreSQL: the path's estimate is local, a seq scan of the
-//! remote table with the clause (what the shard's EXPLAIN says of a table without an
-//! index on the key), where PostgreSQL sends that EXPLAIN (with
-//! `((SELECT null::integer)::integer)` for `$1`) while planning; no statement is sent
-//! at planning. Only a two-relation join's inner side is parameterized so (the join
-//! search over more relations, `joinrels`, does not build these paths), and only
-//! when every leaf the inner relation keeps is such a foreign table.
+//! Its estimate: with remote estimates, the shard's EXPLAIN of the scan with the
+//! clause, `$1` written `((SELECT null::integer)::integer)` (`plan::remote_estimate`,
+//! asked while the join is planned); before the answers are known, a seq scan of
+//! the remote table with the clause. Where it departs from PostgreSQL: only a
+//! two-relation join's inner side is parameterized so (the join search over more
+//! relations, `joinrels`, does not build these paths), and only when every leaf the
+//! inner relation keeps is such a foreign table.
 
 use super::catalog::{Node, RelKind, Relation};
 use crate::plan::{BinOp, Expr, Plan, SqlType};

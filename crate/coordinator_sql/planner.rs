@@ -44,8 +44,8 @@
 //!   order the file created them in;
 //! - it reads the coordinator's catalog only (as PostgreSQL's planner, without
 //!   `use_remote_estimate`, asks no remote server; with it, the shards' EXPLAIN
-//!   answers come through the catalog, `super::remote_estimate`, except in a join,
-//!   which is priced locally, its Nested Loops' parameterized scans `paramfdw.rs`);
+//!   answers come through the catalog, `super::remote_estimate`, a join's
+//!   parameterized scans' too, `paramfdw.rs`);
 //! - subqueries nest at most 32 deep (`MAX_NESTING`), an error beyond that, not a stack
 //!   overflow; what it does not plan (WITH, joins of more than five relations, …) is
 //!   refused by name.
@@ -737,6 +737,8 @@ impl Join<'_> {
         if let Some(pairs) = self.partition_pairs()? {
             return self.choose_partitionwise(&pairs, l, servers);
         }
+        // use_remote_estimate: the EXPLAINs PostgreSQL sends for the relations first.
+        self.ask_remote_estimates(servers)?;
         // joinrel->consider_startup: root->tuple_fraction > 0, which a LIMIT makes.
         let consider_startup = matches!(l.limit, Some((_, Some(_))));
         let mut pathlist: Vec<JoinPath> = Vec::new();
@@ -937,6 +939,62 @@ impl Join<'_> {
             }
             _ => false,
         }
+    }
+
+    /// use_remote_estimate: costs the relations' paths postgres_fdw prices by a remote
+    /// EXPLAIN before any join is built, in PostgreSQL 15's order (`set_base_rel_sizes`
+    /// then `set_base_rel_pathlists`, FROM order): each side's scan, then per side its
+    /// scan ordered by the join key (`get_useful_pathkeys_for_relation`'s join
+    /// equivalence class) and its scan parameterized by the join clause, for a side
+    /// the clause can move into (not an outer join's outer side:
+    /// `join_clause_is_movable_to`). Costing asks the questions
+    /// (`super::remote_estimate`); the join search then finds them answered. A join
+    /// postgres_fdw could push down to a server is refused: its remote join EXPLAIN
+    /// (`postgresGetForeignJoinPaths`) is not asked.
+    fn ask_remote_estimates(&self, servers: &[String]) -> Result<(), FrontError> {
+        let p0 = Planner { coord: self.coord, servers: vec![], gating: vec![], force_index: false };
+        let remote = |s: &JoinSide| {
+            let leaves = p0.leaves(s.rel, s.conjuncts);
+            leaves.iter().any(|r| super::remote_estimate::uses_remote_estimate(self.coord, &r.name).is_some())
+        };
+        if !self.sides.iter().any(remote) {
+            return Ok(());
+        }
+        if self.foreign_join_ok(servers)? {
+            return Err(FrontError::unsupported(
+                "use_remote_estimate for a join postgres_fdw can push down to its server (the remote join's EXPLAIN)",
+                self.at,
+            ));
+        }
+        let mut p = Planner { coord: self.coord, servers: servers.to_vec(), gating: vec![], force_index: false };
+        for s in &self.sides {
+            self.estimate(&p.side(s.rel, s.name, s.conjuncts, &s.used, None, self.at)?);
+        }
+        if self.clauseless {
+            return Ok(());
+        }
+        let movable = match self.join_type {
+            JoinType::Left | JoinType::Anti => [false, true],
+            JoinType::Right => [true, false],
+            JoinType::Full => [false, false],
+            _ => [true, true],
+        };
+        for (k, s) in self.sides.iter().enumerate() {
+            let order = vec![SortKey { expr: s.key_output(), desc: false }];
+            self.estimate(&p.side(s.rel, s.name, s.conjuncts, &s.used, Some(&order), self.at)?);
+            let o = &self.sides[1 - k];
+            if !movable[k] || matches!(s.rel.kind, RelKind::Table(_)) {
+                continue;
+            }
+            // As `build_as` parameterizes it, `swapped` when the first side is inner.
+            let inner_first = self.key_b_first && k == 1 && self.join_type != JoinType::Semi;
+            let mut conjuncts = s.conjuncts.to_vec();
+            conjuncts.push(super::paramfdw::param_clause(s.key, o.rel.columns[o.key].ty, inner_first));
+            let mut plan = p.side(s.rel, s.name, &conjuncts, &s.used, None, self.at)?;
+            super::paramfdw::param_quals_last(&mut plan);
+            self.estimate(&plan);
+        }
+        Ok(())
     }
 
     /// Has the outer side (FROM's second relation when `swapped`) a presorted index

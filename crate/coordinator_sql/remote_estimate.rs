@@ -21,10 +21,14 @@
 //! - a statement planned outside the loop (a prepared statement, DML, the setup's
 //!   INSERT … SELECT) that would ask is refused by name ([`refuse_outside`]), never
 //!   priced locally as if the option were off;
+//! - a two-relation join asks what `postgresGetForeignPaths` asks for each foreign
+//!   relation: its scan ordered by the join key and its scan parameterized by the
+//!   join clause, the parameter written `((SELECT null::integer)::integer)`, which
+//!   the shard plans as an InitPlan whose value is unknown ([`explain_on_shard`]);
 //! - what the sandbox has not matched with PostgreSQL 15's wire sequence is refused:
-//!   a join over such a table (PostgreSQL asks parameterized and merge-ordered
-//!   variants, `postgresGetForeignPaths`, and prices remote joins), and an aggregate
-//!   or LIMIT pushed down (`postgresGetForeignUpperPaths`' EXPLAINs).
+//!   a join postgres_fdw could push down (its remote join's EXPLAIN), and an
+//!   aggregate or LIMIT pushed down (`postgresGetForeignUpperPaths`' EXPLAINs); a
+//!   scan with a correlated SubPlan's parameter plans the statement locally.
 
 use super::catalog::{Cluster, Node, RelKind};
 use super::planner::{plan_query, Planned};
@@ -32,7 +36,6 @@ use super::statement::{parse_statements, Stmt};
 use super::FrontError;
 use crate::plan::costsize::{cost_plan, CostParams, Estimate};
 use crate::plan::remote_estimate::{parse_top_line, top_line, RemoteAnswer, RemoteExplain, Variant};
-use crate::plan::Plan;
 use crate::scenario::{PlanningExplain, ServerSpec};
 use sqlparser::tokenizer::Location;
 
@@ -94,7 +97,7 @@ fn rounds(cluster: &Cluster, plan: &dyn Fn() -> Result<Planned, FrontError>) -> 
         let coord = cluster.coordinator();
         let params = CostParams::from_settings(&|name| coord.setting(name).map(str::to_string));
         cost_plan(&planned.plan, coord, &params);
-        if has_join(&planned.plan) || r.asked().iter().any(|q| q.variant == Variant::Param) {
+        if r.asked().iter().any(|q| q.variant == Variant::OtherParam) {
             return plan_locally(cluster, plan);
         }
         let missing = r.missing();
@@ -110,12 +113,10 @@ fn rounds(cluster: &Cluster, plan: &dyn Fn() -> Result<Planned, FrontError>) -> 
     Err(FrontError::at("internal error: the remote estimates did not settle", NOWHERE))
 }
 
-/// A join, or a scan with a parameter (a correlated SubPlan's), over tables with
-/// remote estimates: planned with local estimates, no EXPLAIN sent (the departure
-/// settings.rs states): the sandbox cannot ask for postgres_fdw's parameterized
-/// variants, and pricing the base scans remotely but their parameterized paths
-/// locally would weigh the paths on two scales (and choose another join than
-/// PostgreSQL's).
+/// A scan with a parameter other than a Nested Loop's (a correlated SubPlan's) over
+/// a table with remote estimates: the statement is planned with local estimates, no
+/// EXPLAIN sent (the departure settings.rs states): pricing some scans remotely and
+/// others locally would weigh the paths on two scales.
 fn plan_locally(cluster: &Cluster, plan: &dyn Fn() -> Result<Planned, FrontError>) -> Result<Planned, FrontError> {
     let r = &cluster.coordinator().remote_estimates;
     r.reset();
@@ -124,14 +125,6 @@ fn plan_locally(cluster: &Cluster, plan: &dyn Fn() -> Result<Planned, FrontError
     r.set_local_only(false);
     r.begin_round();
     planned
-}
-
-fn has_join(plan: &Plan) -> bool {
-    let mut found = false;
-    super::settings::walk_plan(plan, &mut |p| {
-        found |= matches!(p, Plan::HashJoin { .. } | Plan::NestLoop { .. } | Plan::MergeJoin { .. })
-    });
-    found
 }
 
 /// A planning outside [`plan_with_remote_estimates`] that asked for a remote
@@ -183,13 +176,41 @@ pub fn explain_on_shard(cluster: &Cluster, q: &RemoteExplain) -> Result<Estimate
         ))
     })?;
     let shard = &cluster.nodes[n];
-    let stmts = parse_statements(&q.sql, 1).map_err(|e| fail(e.message))?;
+    let (sql, init_plans) = placeholders_as_params(&q.sql);
+    let stmts = parse_statements(&sql, 1).map_err(|e| fail(e.message))?;
     let [st] = stmts.as_slice() else { return Err(fail("not one statement".into())) };
     let Stmt::Select(query) = &st.stmt else { return Err(fail("not a SELECT".into())) };
-    let planned = plan_query(shard, query, &q.sql).map_err(|e| fail(e.message))?;
+    let planned = plan_query(shard, query, &sql).map_err(|e| fail(e.message))?;
     let params = CostParams::from_settings(&|name| shard.setting(name).map(str::to_string));
-    let top = *cost_plan(&planned.plan, shard, &params).first().ok_or_else(|| fail("no plan".into()))?;
+    let mut top = *cost_plan(&planned.plan, shard, &params).first().ok_or_else(|| fail("no plan".into()))?;
+    // Each placeholder is an InitPlan (a Result of one row, cpu_tuple_cost) charged
+    // to the top node's startup and total (`SS_charge_for_initplans`).
+    let init_cost = init_plans as f64 * params.cpu_tuple_cost;
+    top.startup += init_cost;
+    top.total += init_cost;
     parse_top_line(&answer_line(&top)).ok_or_else(|| fail("could not interpret EXPLAIN output".into()))
+}
+
+/// The remote statement with each of postgres_fdw's placeholders for a parameter
+/// (`((SELECT null::T)::T)`, `printRemotePlaceholder`) written `$n::T`, and their
+/// number. The shard plans the placeholder as an InitPlan whose value planning does
+/// not know: as a generic plan's parameter (`var = $n` is `var_eq_non_const`, an
+/// index may look it up), the InitPlan's cost charged by the caller.
+fn placeholders_as_params(sql: &str) -> (String, usize) {
+    const OPEN: &str = "((SELECT null::";
+    let (mut out, mut rest, mut n) = (String::new(), sql, 0);
+    while let Some(at) = rest.find(OPEN) {
+        let after = &rest[at + OPEN.len()..];
+        let Some((ty, tail)) = after.split_once(")::") else { break };
+        let close = format!("{ty})");
+        let Some(tail) = tail.strip_prefix(close.as_str()) else { break };
+        n += 1;
+        out.push_str(&rest[..at]);
+        out.push_str(&format!("${n}::{ty}"));
+        rest = tail;
+    }
+    out.push_str(rest);
+    (out, n)
 }
 
 /// The line a shard's EXPLAIN answers with (its plan's top line; postgres_fdw reads
@@ -211,4 +232,20 @@ pub fn planning_explains(node: &Node, names: &[String], servers: &mut [ServerSpe
         spec.planning.push(PlanningExplain { order, statement: q.statement(), answer: answer_line(&e) });
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::placeholders_as_params;
+
+    #[test]
+    fn postgres_fdw_placeholders_become_parameters() {
+        let sql = "SELECT a, b, c FROM public.t1 WHERE ((((SELECT null::integer)::integer) = b)) AND ((a < 90))";
+        let (out, n) = placeholders_as_params(sql);
+        assert_eq!(out, "SELECT a, b, c FROM public.t1 WHERE (($1::integer = b)) AND ((a < 90))");
+        assert_eq!(n, 1);
+        let (out, n) = placeholders_as_params("SELECT a FROM t WHERE ((b = ((SELECT null::text)::text)))");
+        assert_eq!((out.as_str(), n), ("SELECT a FROM t WHERE ((b = $1::text))", 1));
+        assert_eq!(placeholders_as_params("SELECT a FROM t"), ("SELECT a FROM t".to_string(), 0));
+    }
 }

@@ -57,7 +57,7 @@
 //! | `batch_size` | server, table | rows per remote INSERT | honoured (the setup's INSERTs count their batches) |
 //! | `host`, `hostaddr`, `port`, `dbname`, `connect_timeout` | server | where the server is | kept: a server is the shard of its name (a live run: the relay's target of that name) |
 //! | `sslmode` | server | TLS | `disable`, `allow`, `prefer` honoured (the simulated shards speak no TLS); `require`, `verify-*` refused |
-//! | `use_remote_estimate` | server, table | asks the remote for EXPLAIN estimates at planning | honoured for a query over one relation, the table's overriding its server's (`coordinator_sql::remote_estimate`): the Foreign Scans are priced by the shards' EXPLAIN, sent on the wire before the query runs. In a join (or with a parameter in a scan's remote query, a correlated SubPlan's) it enables a Nested Loop's parameterized Foreign Scans (`paramfdw`), and departs: every scan is priced locally (as a seq scan of the remote table) and no EXPLAIN is sent at planning, where PostgreSQL also asks for parameterized variants (`… WHERE ((((SELECT null::integer)::integer) = b))`) the sandbox cannot price yet; refused by name for a pushed-down aggregate or LIMIT, a prepared statement or DML over such a table |
+//! | `use_remote_estimate` | server, table | asks the remote for EXPLAIN estimates at planning | honoured, the table's overriding its server's (`coordinator_sql::remote_estimate`): the Foreign Scans are priced by the shards' EXPLAIN, sent on the wire before the query runs, in PostgreSQL 15's order; in a two-relation join also each foreign relation's scan ordered by the join key and its scan parameterized by the join clause (`… WHERE ((((SELECT null::integer)::integer) = b))`), which price a Nested Loop's parameterized Foreign Scans (`paramfdw`). Departs: a scan reading a correlated SubPlan's parameter makes the statement planned with local estimates, no EXPLAIN sent; refused by name for a join postgres_fdw could push down to one server, a pushed-down aggregate or LIMIT, a prepared statement or DML over such a table |
 //! | `fdw_startup_cost`, `fdw_tuple_cost` | server | the cost model | honoured: the Foreign Scans' estimates (`plan::costsize`) |
 //! | `extensions` | server | which extensions' functions are shipped | honoured: postgres_fdw's members (`ALTER EXTENSION postgres_fdw ADD`) ship; postgres_fdw is the only extension |
 //! | `keep_connections` | server | closes connections at transaction end when off | `on` honoured; `off` refused |
@@ -400,11 +400,6 @@ pub fn parse_bool(v: &str) -> Option<bool> {
         "off" | "false" | "f" | "no" | "n" | "0" => Some(false),
         _ => None,
     }
-}
-
-/// Every node of `plan`, depth first.
-pub(crate) fn walk_plan(plan: &Plan, f: &mut dyn FnMut(&Plan)) {
-    walk(plan, f)
 }
 
 fn walk(plan: &Plan, f: &mut dyn FnMut(&Plan)) {

@@ -1159,7 +1159,11 @@ impl Model<'_> {
         // use_remote_estimate: the remote EXPLAIN's figures instead
         // (`super::remote_estimate::scan_estimate`).
         let mut vars = vars;
-        if let Some(r) = super::remote_estimate::known(self.cat, f) {
+        let remote = match self.plain_params.get() {
+            true => super::remote_estimate::known_unparameterized(self.cat, f),
+            false => super::remote_estimate::known(self.cat, f),
+        };
+        if let Some(r) = remote {
             let fdw = (fdw_startup_cost, fdw_tuple_cost);
             est = super::remote_estimate::scan_estimate(&r, p, fdw, q, rel.parent.is_some(), &widths);
             rows = est.rows;

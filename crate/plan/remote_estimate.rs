@@ -42,10 +42,13 @@ pub enum Variant {
     Upper,
     /// A parameterized path: a join clause with the outer side's value as a
     /// parameter, which the EXPLAIN carries as `((SELECT null::integer)::integer)`
-    /// (`postgresGetForeignPaths`' `ppi_list`). The hook for a parameterized Foreign
-    /// Scan (h23n's Nested Loop): its cost model asks with this variant; PostgreSQL
-    /// sends these after the relation's ordered variants.
+    /// (`postgresGetForeignPaths`' `ppi_list`, a Nested Loop's inner side,
+    /// `paramfdw`); PostgreSQL sends these after the relation's ordered variants.
     Param,
+    /// A scan reading a correlated SubPlan's or a prepared statement's parameter:
+    /// the sandbox sends no EXPLAIN of it, and whoever planned plans the statement
+    /// with local estimates instead (the departure coordinator_sql/settings.rs states).
+    OtherParam,
 }
 
 /// One EXPLAIN the planner needs: which relation asked, the server that answers, the
@@ -190,17 +193,74 @@ impl RemoteEstimates {
 }
 
 /// The remote statement a scan's EXPLAIN carries: its Remote SQL
-/// (`deparseSelectStmtForRel`, as the DECLARE will send it).
+/// (`deparseSelectStmtForRel`, as the DECLARE will send it); for a parameterized
+/// scan, the join clauses first and the Nested Loop's parameter written as a
+/// placeholder ([`parameterized_sql`]).
 pub fn sql_of(q: &RemoteQuery) -> String {
-    crate::sql_text::deparse::deparse_remote_query(q)
+    match q.quals.iter().any(reads_nest_param) {
+        true => parameterized_sql(q),
+        false => crate::sql_text::deparse::deparse_remote_query(q),
+    }
+}
+
+/// The EXPLAIN `estimate_path_cost_size` sends for a parameterized path: its
+/// `remote_conds` are the join clauses (`remote_param_join_conds`) followed by the
+/// relation's own, and deparse.c's `printRemotePlaceholder` writes the parameter,
+/// whose value planning does not know, as `((SELECT null::T)::T)` (measured on
+/// PostgreSQL 15: `… WHERE ((((SELECT null::integer)::integer) = b)) AND ((a < 90))`).
+pub fn parameterized_sql(q: &RemoteQuery) -> String {
+    let (param, own): (Vec<_>, Vec<_>) = q.quals.iter().cloned().partition(reads_nest_param);
+    let q = RemoteQuery { quals: param.into_iter().chain(own).collect(), ..q.clone() };
+    let mut sql = crate::sql_text::deparse::deparse_remote_query(&q);
+    let mut types = vec![];
+    q.quals.iter().for_each(|e| e.for_each_param(&mut |n, t| types.push((n, t))));
+    for (n, t) in types {
+        let name = t.name();
+        sql = sql.replace(&format!("${n}::{name}"), &format!("((SELECT null::{name})::{name})"));
+    }
+    sql
+}
+
+/// Does the expression read the Nested Loop's parameter of a parameterized Foreign
+/// Scan (`paramfdw`)?
+fn reads_nest_param(e: &super::Expr) -> bool {
+    let mut found = false;
+    e.for_each_param(&mut |n, _| found |= n == crate::coordinator_sql::paramfdw::NEST_FDW_PARAM);
+    found
+}
+
+/// Does the remote query read a parameter other than a Nested Loop's (a correlated
+/// SubPlan's or a prepared statement's), whose EXPLAIN the sandbox does not send?
+pub fn reads_other_param(q: &RemoteQuery) -> bool {
+    let mut other = false;
+    for e in q.quals.iter().chain(&q.having) {
+        e.for_each_param(&mut |n, _| other |= n != crate::coordinator_sql::paramfdw::NEST_FDW_PARAM);
+        other |= has_subplan_param(e);
+    }
+    other
+}
+
+/// Does the expression read a `Param` (an InitPlan's or correlated SubPlan's value,
+/// a prepared statement's parameter)?
+fn has_subplan_param(e: &super::Expr) -> bool {
+    use super::Expr;
+    match e {
+        Expr::Param(..) => true,
+        Expr::Col(_) | Expr::Const(_) | Expr::ExecParam(..) => false,
+        Expr::Bin(_, l, r) => has_subplan_param(l) || has_subplan_param(r),
+        Expr::Not(x) | Expr::IsNull(x, _) => has_subplan_param(x),
+        Expr::Func(_, args) => args.iter().any(has_subplan_param),
+    }
 }
 
 /// Which path a remote query prices: an aggregate or a LIMIT makes it an upper
 /// relation's, an ORDER BY alone an ordered path of the base relation.
 pub fn variant_of(q: &RemoteQuery) -> Variant {
     // A parameter first: a parameterized aggregate (a correlated SubPlan's) is
-    // planned locally like any parameterized scan (coordinator_sql::remote_estimate).
-    if q.quals.iter().chain(&q.having).any(has_param) {
+    // planned locally (coordinator_sql::remote_estimate).
+    if reads_other_param(q) {
+        Variant::OtherParam
+    } else if q.quals.iter().chain(&q.having).any(has_param) {
         Variant::Param
     } else if q.aggregated() || q.limit.is_some() || q.offset.is_some() {
         Variant::Upper
@@ -218,6 +278,15 @@ pub(super) fn known(cat: &dyn CostCatalog, f: &ForeignScanPlan) -> Option<Estima
         RemoteAnswer::Known(e) => Some(e),
         RemoteAnswer::Local | RemoteAnswer::Pending => None,
     }
+}
+
+/// [`known`] for the scan without its join clauses: the relation's own estimate
+/// (its base EXPLAIN), which sizes a join over a parameterized path
+/// (`set_joinrel_size_estimates` reads the relations' rows, not the path's).
+pub(super) fn known_unparameterized(cat: &dyn CostCatalog, f: &ForeignScanPlan) -> Option<Estimate> {
+    let own = crate::coordinator_sql::paramfdw::without_param(&f.remote.quals);
+    let plain = ForeignScanPlan { remote: RemoteQuery { quals: own, ..f.remote.clone() }, ..f.clone() };
+    known(cat, &plain)
 }
 
 /// A Foreign Scan's estimate from its remote answer ([`path_estimate`]), with the
@@ -341,6 +410,34 @@ mod tests {
         let e = path_estimate(&est(0.0, 18.5, 100.0, 14), &CostParams::default(), 100.0, 0.01);
         assert_eq!(format!("{:.2}..{:.2}", e.startup, e.total), "100.00..120.50");
         assert_eq!((e.rows, e.width), (100.0, 14));
+    }
+
+    /// PostgreSQL 15's EXPLAIN of a parameterized path: the join clause first, its
+    /// parameter a placeholder; the DECLARE keeps `$1` after the relation's own.
+    #[test]
+    fn a_parameterized_scan_is_explained_with_a_placeholder() {
+        use crate::coordinator_sql::paramfdw::{param_clause, NEST_FDW_PARAM};
+        use crate::plan::{BinOp, Expr, SqlType};
+        let q = RemoteQuery {
+            table: "t1".into(),
+            table_columns: vec![],
+            targets: vec![],
+            quals: vec![],
+            group_by: vec![],
+            having: vec![],
+            order_by: vec![],
+            limit: None,
+            offset: None,
+            join: None,
+            row_mark: None,
+        };
+        let own = Expr::bin(BinOp::Lt, Expr::Col(0), Expr::Const(crate::types::Datum::Int(90)));
+        let q = RemoteQuery { quals: vec![own, param_clause(1, SqlType::Int4, false)], ..q };
+        let sql = sql_of(&q);
+        // (No column names given: the deparser writes column i as `$i`.)
+        assert!(sql.ends_with(" WHERE ((((SELECT null::integer)::integer) = $1)) AND (($0 < 90))"), "{sql}");
+        assert_eq!(variant_of(&q), Variant::Param);
+        assert!(!sql.contains(&NEST_FDW_PARAM.to_string()));
     }
 
     #[test]
