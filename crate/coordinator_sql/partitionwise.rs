@@ -22,7 +22,11 @@
 //! 3. Each pair is a join relation of its own, planned as any join of two relations
 //!    (`Join::choose`: method and order by cost), its sides the two partitions' scans
 //!    with the join's conditions on each side pushed in; its cheapest path is a member
-//!    of the Append.
+//!    of the Append. Two foreign partitions on one server are also offered as one
+//!    Foreign Scan of their join (postgres_fdw's `postgresGetForeignJoinPaths` for a
+//!    child join relation), whose remote query names each partition by its
+//!    range-table index: the query's own entries, then the first relation's
+//!    partitions left by pruning, then the second's (`expand_partitioned_rtentry`).
 //! 4. At the top of the query `apply_scanjoin_target_to_paths` drops every path of a
 //!    partitioned join relation and keeps only the Append of the pairs, the scan/join
 //!    target computed in each pair: with two relations the partitionwise plan is the
@@ -39,9 +43,9 @@
 //! bounds that differ (PostgreSQL 15's `partition_bounds_merge` can still pair them),
 //! sub-partitioned partitions, ORDER BY over foreign pairs or by a
 //! partition key (PostgreSQL weighs a Merge Append of the ordered pairs; with local
-//! pairs ordered otherwise it is a Sort above the Append, planned here), a GROUP BY key
-//! that is not a column, and a pair of foreign tables on one server (postgres_fdw
-//! would offer to push the pair's join to the server: `Join::foreign_join_hook`).
+//! pairs ordered otherwise it is a Sort above the Append, planned here), and a GROUP BY
+//! key that is not a column. A lone pair pushed down has its partitions' widths, not
+//! the parents' (`build_child_join_reltarget`: EXPLAIN's width can differ by a byte).
 //! Joins of three or more relations are refused by joinrels.rs.
 
 use super::*;
@@ -143,23 +147,15 @@ impl<'r> Join<'r> {
         Some(pairs)
     }
 
-    /// The hook where postgres_fdw's join pushdown (`postgresGetForeignJoinPaths`)
-    /// would offer a pair of foreign partitions on one server as one Foreign Scan
-    /// (`Relations: (a_1) INNER JOIN (b_1)`), competing by cost with the pair's local
-    /// joins. Until the sandbox plans that path such a pair is refused by name.
-    fn foreign_join_hook(&self, pair: Pair) -> Result<(), FrontError> {
-        let server = |r: &Relation| match &r.kind {
-            RelKind::Foreign { server, .. } => Some(server.clone()),
-            _ => None,
-        };
-        match (server(pair[0]), server(pair[1])) {
-            (Some(x), Some(y)) if x == y => Err(self.refuse(format!(
-                "a partitionwise join of two foreign partitions on one server (\"{}\" and \"{}\" on {x}): \
-                 postgres_fdw would offer to push their join to the server, which the sandbox does not plan yet",
-                pair[0].name, pair[1].name
-            ))),
-            _ => Ok(()),
-        }
+    /// Each partition's range-table index, as `expand_partitioned_rtentry` appends
+    /// them after the query's own entries: the first relation's partitions left by its
+    /// pruning, in bound order, then the second's. A pushed-down pair's remote query
+    /// names its tables by them (`r<index>`).
+    fn partition_rt_indexes(&self) -> Vec<(&'r str, usize)> {
+        let p = Planner { coord: self.coord, servers: vec![], gating: vec![], force_index: false };
+        let [a, b] = &self.sides;
+        let live = p.leaves(a.rel, a.conjuncts).into_iter().chain(p.leaves(b.rel, b.conjuncts));
+        live.enumerate().map(|(i, r)| (r.name.as_str(), self.range_table + 1 + i)).collect()
     }
 
     fn refuse(&self, what: String) -> FrontError {
@@ -190,18 +186,23 @@ impl<'r> Join<'r> {
             .collect();
         let pair_layers =
             Layers { limit: None, targets: Some(target.clone()), sort: None, having: None, agg: None, filter: None };
+        let rt_indexes = self.partition_rt_indexes();
+        let rt_index = |r: &Relation| rt_indexes.iter().find(|(n, _)| *n == r.name).map_or(0, |(_, i)| *i);
         let mut children = vec![];
         for (pair, [na, nb]) in pairs.iter().zip(&names) {
-            self.foreign_join_hook(*pair)?;
+            // A pair of foreign partitions on one server may be one Foreign Scan of
+            // their join (postgres_fdw's join pushdown), weighed by `choose` as for
+            // two foreign tables.
             let join = Join {
                 coord: self.coord,
-                sides: [pair_side(a, pair[0], na), pair_side(b, pair[1], nb)],
+                sides: [pair_side(a, pair[0], na, rt_index(pair[0])), pair_side(b, pair[1], nb, rt_index(pair[1]))],
                 rest: self.rest,
                 above: self.above,
                 join_type: self.join_type,
                 key_b_first: self.key_b_first,
                 clauseless: self.clauseless,
                 columns: self.columns,
+                range_table: self.range_table,
                 at: self.at,
             };
             let mut plan = join.choose(&pair_layers, servers)?.plan;
@@ -355,8 +356,8 @@ impl<'r> Join<'r> {
 /// A side of a pair's join: the partition `rel` of the join's side `s`, named `name`,
 /// with the side's conditions, columns and key (partitions have their parent's
 /// columns, so the numbering is the same).
-fn pair_side<'x>(s: &JoinSide<'x>, rel: &'x Relation, name: &'x str) -> JoinSide<'x> {
-    JoinSide { rel, name, conjuncts: s.conjuncts, used: s.used.clone(), key: s.key, first: s.first }
+fn pair_side<'x>(s: &JoinSide<'x>, rel: &'x Relation, name: &'x str, rt_index: usize) -> JoinSide<'x> {
+    JoinSide { rel, name, conjuncts: s.conjuncts, used: s.used.clone(), key: s.key, first: s.first, rt_index }
 }
 
 /// `partition_bounds_equal`: the same number of partitions with the same bounds, in
@@ -385,7 +386,17 @@ fn name_parents(plan: &mut Plan, names: &[(&String, &str)]) {
             set(alias);
             name_parents(child, names);
         }
-        Plan::ForeignScan(f) => set(&mut f.alias),
+        Plan::ForeignScan(f) => match f.remote.join.as_deref_mut() {
+            // A pair pushed to its server: each of its relations names its parent.
+            Some(j) => {
+                for r in j.rels.iter_mut() {
+                    if let Some((_, parent)) = names.iter().find(|(alias, _)| **alias == r.alias) {
+                        r.parent = Some(parent.to_string());
+                    }
+                }
+            }
+            None => set(&mut f.alias),
+        },
         Plan::HashJoin { outer, inner, .. }
         | Plan::NestLoop { outer, inner, .. }
         | Plan::MergeJoin { outer, inner, .. } => {

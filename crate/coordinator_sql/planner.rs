@@ -515,6 +515,7 @@ fn plan_join(
         _ => return Err(FrontError::unsupported("a join of more than two relations", at)),
     };
     let on_count = on.as_ref().map_or(0, ast_conjuncts);
+    let written_join = on.is_some();
     let where_count = s.selection.as_ref().map_or(0, ast_conjuncts);
     let (ra, na) = join_member(coord, a, at)?;
     let (rb, nb) = join_member(coord, b, at)?;
@@ -656,9 +657,11 @@ fn plan_join(
     let join = Join {
         coord,
         sides: [
-            JoinSide { rel: ra, name: &na, conjuncts: &a_conj, used: used_a, key: ka, first: 0 },
-            JoinSide { rel: rb, name: &nb, conjuncts: &b_conj, used: used_b, key: kb - wa, first: wa },
+            JoinSide { rel: ra, name: &na, conjuncts: &a_conj, used: used_a, key: ka, first: 0, rt_index: 1 },
+            JoinSide { rel: rb, name: &nb, conjuncts: &b_conj, used: used_b, key: kb - wa, first: wa, rt_index: 2 },
         ],
+        // The two relations, and a written JOIN's own entry after them.
+        range_table: 2 + written_join as usize,
         rest: &rest,
         above: &above,
         join_type: jt,
@@ -683,6 +686,9 @@ struct JoinSide<'r> {
     key: usize,
     /// Its first column in the join's numbering (FROM order: 0, or the first's width).
     first: usize,
+    /// Its range-table index (a pushed-down join's remote query names it `r<index>`):
+    /// 1 or 2, or a partition's (partitionwise.rs).
+    rt_index: usize,
 }
 
 impl JoinSide<'_> {
@@ -712,6 +718,9 @@ struct Join<'r> {
     clauseless: bool,
     /// The query's output columns.
     columns: &'r [Column],
+    /// How many range-table entries the query has before its partitions' (which
+    /// `expand_inherited_rtentry` appends): partitions' `rt_index` count from there.
+    range_table: usize,
     at: Location,
 }
 
@@ -1088,8 +1097,8 @@ impl Join<'_> {
         let above: Vec<Expr> = self.above.iter().map(|e| rewrite(e, map)).collect();
         let side = |scan, name| super::postgres_fdw_join::ForeignSide { scan, alias: name, rt_index: 0 };
         let (sa, sb) = (
-            super::postgres_fdw_join::ForeignSide { rt_index: 1, ..side(fa, a.name) },
-            super::postgres_fdw_join::ForeignSide { rt_index: 2, ..side(fb, b.name) },
+            super::postgres_fdw_join::ForeignSide { rt_index: a.rt_index, ..side(fa, a.name) },
+            super::postgres_fdw_join::ForeignSide { rt_index: b.rt_index, ..side(fb, b.name) },
         );
         super::postgres_fdw_join::foreign_join_path(sa, sb, self.join_type, &clauses, &above)
             .map(Plan::ForeignScan)

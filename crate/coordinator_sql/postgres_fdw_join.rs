@@ -127,6 +127,7 @@ pub fn foreign_join_path(
         first: first_col,
         ncols: q.table_columns.len(),
         quals,
+        parent: None,
     };
     let join = RemoteJoin {
         rels: vec![rel(&first, a, 0, quals_a), rel(&second, b, width_a, quals_b)],

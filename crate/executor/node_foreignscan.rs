@@ -112,6 +112,8 @@ pub struct ForeignScanState {
     upper: bool,
     /// A pushed-down join's `Relations:` text (`(public.f) INNER JOIN (public.dim d)`).
     join_label: Option<String>,
+    /// A partitionwise pair pushed down: each relation's alias and its parent's.
+    join_parents: Vec<(String, String)>,
     /// The remote query aggregates (GROUP BY or aggregates: an upper relation).
     grouped: bool,
     fetch_size: usize,
@@ -211,6 +213,13 @@ impl ForeignScanState {
                 .join
                 .as_deref()
                 .map(|j| crate::sql_text::deparse_join::relations_label(j, REMOTE_SCHEMA)),
+            join_parents: plan
+                .remote
+                .join
+                .iter()
+                .flat_map(|j| j.rels.iter())
+                .filter_map(|r| Some((r.alias.clone(), r.parent.clone()?)))
+                .collect(),
             row_mark: plan.remote.row_mark.clone(),
             name: plan.alias.clone(),
             upper: plan.remote.targets.iter().any(|t| matches!(t, RemoteTarget::Agg(..))),
@@ -587,6 +596,9 @@ impl ExecNode for ForeignScanState {
             e.details.push(("Server".into(), self.server.clone()));
             e.details.push(("Relations".into(), label));
             e.details.push(("Remote SQL".into(), self.sql.clone()));
+            for (alias, parent) in &self.join_parents {
+                e.details.push((crate::instrument::PAIR_PARENT.into(), format!("{alias}\t{parent}")));
+            }
             return;
         }
         if self.upper {

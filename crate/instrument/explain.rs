@@ -323,6 +323,10 @@ fn qual_cols(n: &ExplainNode) -> Vec<String> {
         .collect()
 }
 
+/// A pushed-down join's detail naming one of its relations' partitionwise parent:
+/// `alias<TAB>parent` (not printed; `partition_parents` reads it).
+pub const PAIR_PARENT: &str = "Pair Parent";
+
 /// For an Append or Merge Append over a partitioned table's partitions: its first
 /// scan's alias and the parent's name; over a partitionwise join's pairs, those of
 /// each scan of the first pair. None when the first member reads no partition.
@@ -331,6 +335,13 @@ fn partition_parents(n: &ExplainNode) -> Option<Vec<(String, String)>> {
         return None;
     }
     fn collect(c: &ExplainNode, out: &mut Vec<(String, String)>) {
+        // A pair pushed to its server as one Foreign Scan: each relation's alias and
+        // its parent's (PAIR_PARENT details).
+        for (_, v) in c.details.iter().filter(|(k, _)| k == PAIR_PARENT) {
+            if let Some((alias, parent)) = v.split_once('\t') {
+                out.push((alias.to_string(), parent.to_string()));
+            }
+        }
         if c.is_scan() {
             if let (Some(alias), Some(parent)) = (c.alias(), c.detail("Parent")) {
                 out.push((alias.to_string(), parent.to_string()));
@@ -621,7 +632,7 @@ fn properties(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions) -> Vec<(Strin
         .iter()
         .filter(|(k, _)| match k.as_str() {
             "Output" | "Schema" | "Alias" | "Server" | "Qualify" | "Parent" | "JoinType" | "Partial Mode"
-            | ROW_MARK_OUTPUT | TARGET_TABLE | TARGET_REMOTE_SQL => false,
+            | ROW_MARK_OUTPUT | TARGET_TABLE | TARGET_REMOTE_SQL | PAIR_PARENT => false,
             // TEXT prints it only with VERBOSE, and only when true (explain.c).
             "Remote SQL" | "Inner Unique" | "Batch Size" => opts.verbose,
             _ => true,

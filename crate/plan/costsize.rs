@@ -328,6 +328,8 @@ fn partitionwise_pair(plan: &Plan) -> bool {
     }
     match plan {
         Plan::Result { child, .. } => partitionwise_pair(child),
+        // A pair pushed to its server as one join (postgres_fdw's join pushdown).
+        Plan::ForeignScan(f) => f.remote.join.as_ref().is_some_and(|j| j.rels.iter().any(|r| r.parent.is_some())),
         Plan::HashJoin { outer, inner, .. }
         | Plan::NestLoop { outer, inner, .. }
         | Plan::MergeJoin { outer, inner, .. } => named_partition(outer) || named_partition(inner),

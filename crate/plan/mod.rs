@@ -659,6 +659,10 @@ pub struct RemoteRel {
     /// Its own conditions (its `remote_conds`), over `table_columns`: costed as its
     /// scan's, and placed in the join's ON or WHERE by the planner.
     pub quals: Vec<Expr>,
+    /// A partitionwise join's partition: its parent's alias (the cost model reads the
+    /// scan as a child join's member), None otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parent: Option<String>,
 }
 
 /// A join tree of base relations (`deparseFromExprForRel`'s recursion).

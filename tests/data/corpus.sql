@@ -277,6 +277,38 @@ create table oc_u (id int, code int unique, name text);
 insert into oc_u select i, i * 10, 'u' || i from generate_series(1, 10) i;
 create foreign table oc_f (id int, grp int, name text) server s1 options (table_name 'oc_remote');
 
+-- (h23m) partitionwise join pushdown: pwj_a's, pwj_b's and pwj_c's first partitions' remote tables.
+create table pwj_a1r (id int, x int, t text);
+create table pwj_b1r (id int, y int, u text);
+create table pwj_c1r (id int, z int, v text);
+
+-- @shard s2
+-- (h23m)
+create table pwj_a2r (id int, x int, t text);
+create table pwj_b2r (id int, y int, u text);
+create table pwj_c2r (id int, z int, v text);
+
+-- @coordinator
+-- (h23m) partitionwise joins whose pairs are foreign tables on one server (the join
+-- pushed to it), and of three relations: pwj_a, pwj_b, pwj_c range-partitioned alike
+-- on id, the first partitions foreign on s1, the second on s2, the third local.
+create table pwj_a (id int, x int, t text) partition by range (id);
+create foreign table pwj_a1 partition of pwj_a for values from (0) to (300) server s1 options (table_name 'pwj_a1r');
+create foreign table pwj_a2 partition of pwj_a for values from (300) to (600) server s2 options (table_name 'pwj_a2r');
+create table pwj_a3 partition of pwj_a for values from (600) to (900);
+create table pwj_b (id int, y int, u text) partition by range (id);
+create foreign table pwj_b1 partition of pwj_b for values from (0) to (300) server s1 options (table_name 'pwj_b1r');
+create foreign table pwj_b2 partition of pwj_b for values from (300) to (600) server s2 options (table_name 'pwj_b2r');
+create table pwj_b3 partition of pwj_b for values from (600) to (900);
+create table pwj_c (id int, z int, v text) partition by range (id);
+create foreign table pwj_c1 partition of pwj_c for values from (0) to (300) server s1 options (table_name 'pwj_c1r');
+create foreign table pwj_c2 partition of pwj_c for values from (300) to (600) server s2 options (table_name 'pwj_c2r');
+create table pwj_c3 partition of pwj_c for values from (600) to (900);
+insert into pwj_a select i * 2, i % 10, 'a' || i * 2 from generate_series(0, 449) i;
+insert into pwj_b select i * 3, i % 7, 'b' || i * 3 from generate_series(0, 299) i;
+insert into pwj_c select i * 5, i % 4, 'c' || i * 5 from generate_series(0, 179) i;
+analyze pwj_a, pwj_a1, pwj_a2, pwj_a3, pwj_b, pwj_b1, pwj_b2, pwj_b3, pwj_c, pwj_c1, pwj_c2, pwj_c3;
+
 -- @corpus
 -- Each query: comment lines right above it (the first may start with [tags], which the
 -- test counts), then its SQL, ending with `;` at the end of a line (no `;` inside).
@@ -3036,3 +3068,51 @@ select id, (select count(*) from h where h.id = loc.id and h.amount < (select av
 
 -- [subquery nested initplan group] a nested InitPlan over a local table, the outer one grouped
 select cat, count(*) from f where val > (select avg(qty) from loc where loc.qty < (select avg(weight) from dim)) group by cat;
+
+-- ===== (h23m) partitionwise join: pairs of foreign partitions on one server pushed down (issue 23 item 5) =====
+
+-- [partitionwise join pushdown] each foreign pair one Foreign Scan of its join (r<n>: the partitions' range-table entries), the local pair a Hash Join
+set enable_partitionwise_join = on;
+select a.id, b.u from pwj_a a join pwj_b b on a.id = b.id;
+
+-- [partitionwise join pushdown left] a LEFT join per pair, WHERE on the preserved side in the remote WHERE
+set enable_partitionwise_join = on;
+select * from pwj_a a left join pwj_b b on a.id = b.id where a.x < 3;
+
+-- [partitionwise join pushdown right] a RIGHT join pushed as the LEFT join of the sides swapped
+set enable_partitionwise_join = on;
+select a.t, b.u from pwj_a a right join pwj_b b on a.id = b.id where b.y = 2;
+
+-- [partitionwise join pushdown full] a FULL join per pair
+set enable_partitionwise_join = on;
+select a.id, b.y from pwj_a a full join pwj_b b on a.id = b.id;
+
+-- [partitionwise join pushdown comma pruned] FROM a, b (no join entry): a's first partition pruned, the range-table entries renumbered
+set enable_partitionwise_join = on;
+select a.id, b.u from pwj_a a, pwj_b b where a.id = b.id and a.id > 320;
+
+-- [partitionwise join pushdown range] both sides pruned to two pairs
+set enable_partitionwise_join = on;
+select a.id, b.u from pwj_a a join pwj_b b on a.id = b.id where a.id between 100 and 400;
+
+-- [partitionwise join pushdown group] an aggregate above the Append, named by the parents
+set enable_partitionwise_join = on;
+select a.x, count(*) from pwj_a a join pwj_b b on a.id = b.id group by a.x;
+
+-- [partitionwise join pushdown filter] another condition over both sides in each pushed join's ON
+set enable_partitionwise_join = on;
+select a.id, b.u from pwj_a a join pwj_b b on a.id = b.id and a.x < b.y;
+
+-- [partitionwise join pushdown limit] a LIMIT above the Append, conditions on both sides
+set enable_partitionwise_join = on;
+select a.id, b.u from pwj_a a join pwj_b b on a.id = b.id and b.y < 3 where a.x > 1 limit 7;
+
+-- [partitionwise join pushdown lone] one pair left: the Foreign Scan alone, the parents' aliases
+set enable_partitionwise_join = on;
+select a.id, b.u from pwj_a a join pwj_b b on a.id = b.id where a.id < 300;
+
+-- [partitionwise join pushdown settings] hash and merge joins off: the pushed-down pairs stay, the local pair a Nested Loop
+set enable_partitionwise_join = on;
+set enable_hashjoin = off;
+set enable_mergejoin = off;
+select a.id, b.u from pwj_a a join pwj_b b on a.id = b.id where b.y = 1;
