@@ -326,6 +326,8 @@ fn plan_direct_modify(
             child,
             returning: ret_full,
             returning_sql: returning_shown,
+            on_conflict: None,
+            unique: vec![],
         }));
         planned.order_key = None;
         planned.order_keys = vec![];
