@@ -277,6 +277,7 @@ create table oc_u (id int, code int unique, name text);
 insert into oc_u select i, i * 10, 'u' || i from generate_series(1, 10) i;
 create foreign table oc_f (id int, grp int, name text) server s1 options (table_name 'oc_remote');
 
+-- @shard s1
 -- (h23m) partitionwise join pushdown: pwj_a's, pwj_b's and pwj_c's first partitions' remote tables.
 create table pwj_a1r (id int, x int, t text);
 create table pwj_b1r (id int, y int, u text);
