@@ -2907,8 +2907,7 @@ update ins_fb set name = name || grp where id < 20;
 -- [dml delete foreign direct returning] DELETE … RETURNING * without WHERE: one Foreign Delete
 delete from ins_f returning *;
 
--- [dml insert on conflict] ON CONFLICT DO NOTHING
--- known: unsupported — INSERT … ON CONFLICT (PostgreSQL's Conflict Resolution: NOTHING) is refused by name
+-- [dml insert on conflict] ON CONFLICT DO NOTHING (ins_loc has no unique index: every row inserted)
 insert into ins_loc values (1, 1, 0.5, 'one') on conflict do nothing;
 
 -- [dml update partitioned local] foreign partitions beside a local one: Foreign Updates and a local Update in one ModifyTable
