@@ -453,7 +453,10 @@ fn modify_sends_what_postgres_15_sends(
                 })
                 .collect()
         };
-        let (pg, sb) = (upto_end(per_shard(&pg_sessions, SHARDS)), upto_end(per_shard(&sessions, SHARDS)));
+        // Async: the prepared statements' numbers are timing (`prep_unnumbered`).
+        let unnumbered = |v| if async_capable { prep_unnumbered(v) } else { v };
+        let (pg, sb) =
+            (unnumbered(upto_end(per_shard(&pg_sessions, SHARDS))), unnumbered(upto_end(per_shard(&sessions, SHARDS))));
         if let Some(m) = expect(query, &pg) {
             failures.push(format!("{what}: {m}"));
         }
@@ -471,6 +474,21 @@ fn modify_sends_what_postgres_15_sends(
         }
     }
     assert!(failures.is_empty(), "{} difference(s) from PostgreSQL 15:\n\n{}", failures.len(), failures.join("\n\n"));
+}
+
+/// The statements with `pgsql_fdw_prep_N` for each prepared statement's number: in
+/// async mode which shard's first row comes first is timing, and with it which
+/// connection prepares first (GetPrepStmtNumber counts across connections).
+fn prep_unnumbered(v: Vec<Vec<Vec<String>>>) -> Vec<Vec<Vec<String>>> {
+    let line = |l: String| match l.find("pgsql_fdw_prep_") {
+        Some(i) => {
+            let rest = &l[i + "pgsql_fdw_prep_".len()..];
+            let digits = rest.chars().take_while(char::is_ascii_digit).count();
+            format!("{}pgsql_fdw_prep_N{}", &l[..i], &rest[digits..])
+        }
+        None => l,
+    };
+    v.into_iter().map(|shard| shard.into_iter().map(|s| s.into_iter().map(line).collect()).collect()).collect()
 }
 
 /// The rows `load_t` gives shard `k`'s table.
@@ -557,30 +575,7 @@ fn insert_routed_to_foreign_partitions_sends_what_postgres_15_sends() {
         // In async mode which shard's rows come first is timing, and with it which
         // partition's INSERT is prepared first (GetPrepStmtNumber counts across
         // connections): the number is left out there.
-        let unnumbered = |v: Vec<Vec<Vec<String>>>| -> Vec<Vec<Vec<String>>> {
-            if !async_capable {
-                return v;
-            }
-            v.into_iter()
-                .map(|shard| {
-                    shard
-                        .into_iter()
-                        .map(|s| {
-                            s.into_iter()
-                                .map(|l| match l.find("pgsql_fdw_prep_") {
-                                    Some(i) => {
-                                        let rest = &l[i + "pgsql_fdw_prep_".len()..];
-                                        let digits = rest.chars().take_while(char::is_ascii_digit).count();
-                                        format!("{}pgsql_fdw_prep_N{}", &l[..i], &rest[digits..])
-                                    }
-                                    None => l,
-                                })
-                                .collect()
-                        })
-                        .collect()
-                })
-                .collect()
-        };
+        let unnumbered = |v| if async_capable { prep_unnumbered(v) } else { v };
         let (pg, sb) = (unnumbered(per_shard(&pg_sessions, SHARDS)), unnumbered(per_shard(&sessions, SHARDS)));
         if pg != sb {
             failures.push(format!("{what}: statements per connection differ\nPostgreSQL: {pg:#?}\npgasync: {sb:#?}"));
