@@ -23,7 +23,10 @@
 //! shares the connection its scan opened (BeginForeignInsert, GetConnection).
 //! `direct_modify_sends_what_postgres_15_sends` checks UPDATE and DELETE … RETURNING of
 //! `pt` the same way: each shard gets one remote `UPDATE`/`DELETE` by the extended
-//! protocol (postgres_fdw's direct modify, never async), the rows and the tables after.
+//! protocol (postgres_fdw's direct modify, never async), the rows and the tables after;
+//! `mixed_partitions_modify_sends_what_postgres_15_sends` the same with a local
+//! partition beside the foreign ones (direct modify, and foreign modify under a local
+//! Filter).
 //!
 //! The sandbox in `pg15`, over TCP on the same shards, must send what that coordinator
 //! sends: per connection the same statements in the same order, across shards the
@@ -309,7 +312,36 @@ fn direct_modify_sends_what_postgres_15_sends() {
             pg.iter().flatten().flatten().filter(|l| l.starts_with(&format!("execute <unnamed>: {verb} "))).count();
         (remote != SHARDS).then(|| format!("PostgreSQL did not send one remote {verb} per shard: {pg:#?}"))
     };
-    modify_sends_what_postgres_15_sends(&queries, expect);
+    modify_sends_what_postgres_15_sends(&queries, None, expect);
+}
+
+/// A local partition pt3 [500, 600) beside the foreign ones: created, then filled (again
+/// after each committed run).
+const LOCAL_PARTITION: (&str, &str) = (
+    "create table pt3 partition of pt for values from (500) to (600);",
+    "insert into pt3 select b % 100, b, 'l' || b from generate_series(500, 599) b;",
+);
+
+/// UPDATE and DELETE … RETURNING of `pt` with a local partition beside its foreign ones
+/// (PostgreSQL 15: a result relation per partition): a direct modify per shard (the
+/// remote `UPDATE … RETURNING` when the Append reaches its member), or with a local
+/// Filter a foreign modify per shard (`SELECT … FOR UPDATE`, `DELETE … WHERE ctid =
+/// $1`), the local partition's rows changed by the coordinator — statement for
+/// statement PostgreSQL 15's per connection, the parameters, RETURNING's rows (the
+/// local partition's among them) and the shards' tables after.
+#[test]
+fn mixed_partitions_modify_sends_what_postgres_15_sends() {
+    let queries = [
+        "UPDATE pt SET c = 'z' WHERE a < 3 RETURNING a, b, c",
+        "DELETE FROM pt WHERE a = 7 AND c || b <> 'zz' RETURNING b, c",
+    ];
+    // The case is the one this test is about: a remote statement on each shard.
+    let expect = |query: &str, pg: &[Vec<Vec<String>>]| {
+        let verb = query.split_whitespace().next().unwrap_or("");
+        let each = pg.iter().all(|shard| shard.iter().flatten().any(|l| l.contains(&format!(": {verb} "))));
+        (!each).then(|| format!("PostgreSQL did not send a remote {verb} to each shard: {pg:#?}"))
+    };
+    modify_sends_what_postgres_15_sends(&queries, Some(LOCAL_PARTITION), expect);
 }
 
 /// UPDATE and DELETE of a foreign table that cannot be a direct modify (a SET or a
@@ -332,15 +364,20 @@ fn foreign_modify_sends_what_postgres_15_sends() {
         let prepared = pg.iter().flatten().flatten().all(|l| !l.starts_with(&format!("execute <unnamed>: {verb} ")));
         (executed == 0 || !prepared).then(|| format!("PostgreSQL did not run its foreign modify: {pg:#?}"))
     };
-    modify_sends_what_postgres_15_sends(&queries, expect);
+    modify_sends_what_postgres_15_sends(&queries, None, expect);
 }
 
 /// Runs each query on PostgreSQL 15 (rolled back, then again committed) and in the
 /// sandbox over TCP on the same shards, sync and async: `expect` checks PostgreSQL's
 /// statements are the case the test is about; the statements per connection (up to
 /// the transaction's end), the parameters sent, RETURNING's rows and the shards'
-/// tables afterwards must be the same.
-fn modify_sends_what_postgres_15_sends(queries: &[&str], expect: impl Fn(&str, &[Vec<Vec<String>>]) -> Option<String>) {
+/// tables afterwards must be the same. `local`: a local partition of `pt` to create
+/// and fill, on both coordinators.
+fn modify_sends_what_postgres_15_sends(
+    queries: &[&str],
+    local: Option<(&str, &str)>,
+    expect: impl Fn(&str, &[Vec<Vec<String>>]) -> Option<String>,
+) {
     let shards = ShardSet::start(SHARDS);
     for k in 0..SHARDS {
         load_t(&shards.clusters[k], &format!("t{}", k + 1), k, ROWS);
@@ -350,6 +387,8 @@ fn modify_sends_what_postgres_15_sends(queries: &[&str], expect: impl Fn(&str, &
     let coordinator = Cluster::start("coordinator");
     let ports: Vec<u16> = shards.addrs().iter().map(|a| a.port()).collect();
     coordinator.psql(&format!("CREATE EXTENSION postgres_fdw;\n{}", coordinator_objects(1, Some(&ports))));
+    let local_sql = local.map(|(create, fill)| format!("{create}\n{fill}\n")).unwrap_or_default();
+    coordinator.psql(&local_sql);
     let snapshot = |shards: &ShardSet| -> Vec<String> {
         (0..SHARDS).map(|k| shards.clusters[k].psql(&format!("SELECT * FROM t{} ORDER BY b", k + 1))).collect()
     };
@@ -371,7 +410,7 @@ fn modify_sends_what_postgres_15_sends(queries: &[&str], expect: impl Fn(&str, &
         pg_rows.sort();
         // The sandbox commits: the tables afterwards are compared with what
         // PostgreSQL's statement leaves when it commits (run again, then restored).
-        let script = SqlScenario::load(&sandbox_script(1)).expect("the script loads");
+        let script = SqlScenario::load(&format!("{}{local_sql}", sandbox_script(1))).expect("the script loads");
         let knobs = Knobs { behaviour: Some(Preset::Pg15), ..Default::default() };
         let sc = script
             .with_query(&format!("{query};"))
@@ -396,6 +435,9 @@ fn modify_sends_what_postgres_15_sends(queries: &[&str], expect: impl Fn(&str, &
         }
         coordinator.psql(&format!("{query};"));
         let pg_after = snapshot(&shards);
+        if let Some((_, fill)) = local {
+            coordinator.psql(&format!("TRUNCATE pt3;\n{fill}"));
+        }
         for k in 0..SHARDS {
             shards.clusters[k].psql(&format!("TRUNCATE t{};", k + 1));
             load_rows(&shards.clusters[k], k);
@@ -434,7 +476,10 @@ fn modify_sends_what_postgres_15_sends(queries: &[&str], expect: impl Fn(&str, &
                 })
                 .collect()
         };
-        let (pg, sb) = (upto_end(per_shard(&pg_sessions, SHARDS)), upto_end(per_shard(&sessions, SHARDS)));
+        // Async: the prepared statements' numbers are timing (`prep_unnumbered`).
+        let unnumbered = |v| if async_capable { prep_unnumbered(v) } else { v };
+        let (pg, sb) =
+            (unnumbered(upto_end(per_shard(&pg_sessions, SHARDS))), unnumbered(upto_end(per_shard(&sessions, SHARDS))));
         if let Some(m) = expect(query, &pg) {
             failures.push(format!("{what}: {m}"));
         }
@@ -452,6 +497,21 @@ fn modify_sends_what_postgres_15_sends(queries: &[&str], expect: impl Fn(&str, &
         }
     }
     assert!(failures.is_empty(), "{} difference(s) from PostgreSQL 15:\n\n{}", failures.len(), failures.join("\n\n"));
+}
+
+/// The statements with `pgsql_fdw_prep_N` for each prepared statement's number: in
+/// async mode which shard's first row comes first is timing, and with it which
+/// connection prepares first (GetPrepStmtNumber counts across connections).
+fn prep_unnumbered(v: Vec<Vec<Vec<String>>>) -> Vec<Vec<Vec<String>>> {
+    let line = |l: String| match l.find("pgsql_fdw_prep_") {
+        Some(i) => {
+            let rest = &l[i + "pgsql_fdw_prep_".len()..];
+            let digits = rest.chars().take_while(char::is_ascii_digit).count();
+            format!("{}pgsql_fdw_prep_N{}", &l[..i], &rest[digits..])
+        }
+        None => l,
+    };
+    v.into_iter().map(|shard| shard.into_iter().map(|s| s.into_iter().map(line).collect()).collect()).collect()
 }
 
 /// The rows `load_t` gives shard `k`'s table.
@@ -538,30 +598,7 @@ fn insert_routed_to_foreign_partitions_sends_what_postgres_15_sends() {
         // In async mode which shard's rows come first is timing, and with it which
         // partition's INSERT is prepared first (GetPrepStmtNumber counts across
         // connections): the number is left out there.
-        let unnumbered = |v: Vec<Vec<Vec<String>>>| -> Vec<Vec<Vec<String>>> {
-            if !async_capable {
-                return v;
-            }
-            v.into_iter()
-                .map(|shard| {
-                    shard
-                        .into_iter()
-                        .map(|s| {
-                            s.into_iter()
-                                .map(|l| match l.find("pgsql_fdw_prep_") {
-                                    Some(i) => {
-                                        let rest = &l[i + "pgsql_fdw_prep_".len()..];
-                                        let digits = rest.chars().take_while(char::is_ascii_digit).count();
-                                        format!("{}pgsql_fdw_prep_N{}", &l[..i], &rest[digits..])
-                                    }
-                                    None => l,
-                                })
-                                .collect()
-                        })
-                        .collect()
-                })
-                .collect()
-        };
+        let unnumbered = |v| if async_capable { prep_unnumbered(v) } else { v };
         let (pg, sb) = (unnumbered(per_shard(&pg_sessions, SHARDS)), unnumbered(per_shard(&sessions, SHARDS)));
         if pg != sb {
             failures.push(format!("{what}: statements per connection differ\nPostgreSQL: {pg:#?}\npgasync: {sb:#?}"));

@@ -28,8 +28,10 @@
 //! Invariants: the child's last column is the ctid; the SET expressions read the
 //! child's columns, which for an UPDATE are the table's, in its order.
 //!
-//! Where it departs from PostgreSQL: only a plain foreign table (a partitioned
-//! target whose partitions would need it is refused by name), no join in the
+//! A partitioned target's foreign partitions use it too (`partition_modify`, which
+//! gives the scan's Output its `tableoid` and qualified names).
+//!
+//! Where it departs from PostgreSQL: no join in the
 //! statement (`UPDATE … FROM`), and the scan's Output shows the SET values and `ctid`
 //! but reads its rows whole (it makes the new row itself, as the executor's
 //! projection of PostgreSQL's subplan would).

@@ -22,10 +22,11 @@
 //!   stays a subquery, `Subquery Scan on "*SELECT*"` (setrefs.c keeps a subquery scan
 //!   that is not trivial).
 //!
-//! UPDATE and DELETE (`plan_direct_modify`): of a foreign table or a partitioned table
-//! whose partitions left after pruning are all foreign, postgres_fdw's direct modify;
-//! of a plain local table, ModifyTable over the scan of its rows (`UPDATE … SET` values
-//! computed over the old row); RETURNING projected by ModifyTable.
+//! UPDATE and DELETE (`plan_direct_modify`): of a foreign table, postgres_fdw's direct
+//! modify (or its foreign modify, `fdw_modify`); of a partitioned table, a result
+//! relation per partition left after pruning (`partition_modify`); of a plain local
+//! table, ModifyTable over the scan of its rows (`UPDATE … SET` values computed over
+//! the old row); RETURNING projected by ModifyTable.
 //!
 //! Where it departs from PostgreSQL: integer types are one type to the sandbox's
 //! rows, so a bigint (`count(*)`) into an integer column counts as the same type for
@@ -152,17 +153,17 @@ fn returning_items(
 }
 
 /// UPDATE (`sets`) or DELETE (None) of a plain local table (ModifyTable over the scan
-/// of its rows, `ResultRel::LocalModify`), or of a foreign table or of a partitioned
-/// table whose partitions are foreign, as postgres_fdw's direct modify
+/// of its rows, `ResultRel::LocalModify`), of a partitioned table (a result relation
+/// per partition, `partition_modify`), or of a foreign table as postgres_fdw's direct
+/// modify
 /// (`postgresPlanDirectModify`): the scan of the target's rows that the WHERE leaves
 /// (`SELECT * FROM target WHERE …`, planned as any query: partitions pruned, quals
 /// shipped) must be Foreign Scans whose quals all go to the remote server, and every
 /// SET expression must be shippable (`is_foreign_expr`); each scan becomes a `Foreign
 /// Update` / `Foreign Delete` whose Remote SQL is `UPDATE remote SET col = expr, …
 /// WHERE …` / `DELETE FROM remote WHERE …` (deparse.c's `deparseDirectUpdateSql`,
-/// `deparseDirectDeleteSql`). Anything else would be postgres_fdw's foreign modify
-/// (`SELECT … FOR UPDATE`, then `… WHERE ctid = $1`) or a local table's modify, which
-/// the sandbox refuses by name.
+/// `deparseDirectDeleteSql`), else as its foreign modify (`SELECT … FOR UPDATE`, then
+/// `… WHERE ctid = $1`, `fdw_modify`).
 fn plan_direct_modify(
     coord: &Node,
     table: &ast::ObjectName,
@@ -365,17 +366,6 @@ fn plan_direct_modify(
     }
     let child = match &planned.plan {
         Plan::ForeignScan(f) => direct(f),
-        Plan::Append { children, prune: None, .. } => {
-            let mut out = Vec::with_capacity(children.len());
-            for c in children {
-                match c {
-                    Plan::ForeignScan(f) => out.push(direct(f)),
-                    Plan::SeqScan { .. } | Plan::IndexScan { .. } => return Err(not_direct("with a local partition")),
-                    _ => return Err(not_direct("with a WHERE not all shipped to the remote server")),
-                }
-            }
-            Plan::Append { children: out, prune: None, ordered: false }
-        }
         _ => return Err(not_direct("with a WHERE not all shipped to the remote server")),
     };
     // EXPLAIN writes the returned columns as the first result relation's (`pt_1.b`

@@ -895,6 +895,28 @@ impl ExecNode for ModifyTableState {
     /// values, `tableoid`, `ctid`, …), as PostgreSQL's Output shows its targetlist.
     fn explain_children(&self, children: &mut [ExplainNode]) {
         let Some(child) = children.first_mut() else { return };
+        if let Target::LocalModify { sets, .. } = &self.target {
+            // A plain table's scan: the new values in the columns' order, then `ctid`.
+            let names: Vec<String> = self.columns.iter().map(|(n, _)| crate::sql_text::quote_identifier(n)).collect();
+            let mut sets: Vec<&(usize, crate::plan::Expr)> = sets.iter().collect();
+            sets.sort_by_key(|(c, _)| *c);
+            let mut shown: Vec<String> = sets
+                .iter()
+                .map(|(_, e)| match e {
+                    crate::plan::Expr::Const(Datum::Text(_)) => format!("{}::text", e.to_sql(&names)),
+                    _ => e.to_sql(&names),
+                })
+                .collect();
+            shown.push("ctid".into());
+            let mut n = &mut *child;
+            while !n.is_scan() && !n.children.is_empty() {
+                n = &mut n.children[0];
+            }
+            if n.is_scan() {
+                n.details.extend(shown.into_iter().map(|o| (crate::instrument::ROW_MARK_OUTPUT.to_string(), o)));
+            }
+            return;
+        }
         let single = self.partitions.len() == 1;
         for (k, t) in self.partitions.iter().enumerate().filter(|(_, t)| !t.shown.is_empty()) {
             let member = if single { Some(&mut *child) } else { child.children.get_mut(k) };

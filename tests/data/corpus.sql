@@ -2911,11 +2911,9 @@ delete from ins_f returning *;
 insert into ins_loc values (1, 1, 0.5, 'one') on conflict do nothing;
 
 -- [dml update partitioned local] foreign partitions beside a local one: Foreign Updates and a local Update in one ModifyTable
--- known: unsupported — a partitioned table's UPDATE with a local partition left after pruning is refused by name
 update ins_p set grp = grp + 1 where id < 1000;
 
 -- [dml update partitioned foreign modify] a SET that is not shippable on foreign partitions: a foreign modify per partition
--- known: unsupported — the foreign modify of a partitioned table's partitions is refused by name (only a plain foreign table's runs)
 update h set name = name || grp where id < 5;
 
 -- [join param nestloop range settings] the parameter on a column that is not the key: every partition in each loop, each cursor declared again
@@ -3116,3 +3114,41 @@ set enable_partitionwise_join = on;
 set enable_hashjoin = off;
 set enable_mergejoin = off;
 select a.id, b.u from pwj_a a join pwj_b b on a.id = b.id where b.y = 1;
+
+-- ===== (h17u) UPDATE and DELETE of a partitioned table whose partitions are foreign and local =====
+
+-- [dml update partitioned mixed direct local] ins_p's two foreign partitions (s1, s2) as Foreign Updates, its local one changed by ModifyTable
+update ins_p set grp = grp + 1 where id > 0;
+
+-- [dml update partitioned mixed direct local returning] RETURNING from the remote UPDATEs and the local partition's rows
+update ins_p set name = 'u' where grp < 5 returning id, name;
+
+-- [dml delete partitioned mixed direct local] a Foreign Delete per foreign partition, the local partition's rows deleted
+delete from ins_p where grp = 4;
+
+-- [dml delete partitioned mixed direct local returning] RETURNING * across the local partition and s1's
+delete from ins_p where id < 1000 returning *;
+
+-- [dml update partitioned mixed foreign modify] a local Filter: each foreign partition a foreign modify (SELECT … FOR UPDATE, UPDATE … WHERE ctid = $1)
+update ins_p set amount = amount * 2 where name || id <> 'zz' returning id, amount;
+
+-- [dml delete partitioned mixed foreign modify] a local Filter: DELETE … WHERE ctid = $1 on both servers
+delete from ins_p where name || grp <> 'x';
+
+-- [dml update partitioned mixed pruned local] pruned to the local partition: one result relation
+update ins_p set grp = 0 where id < 100;
+
+-- [dml update partitioned mixed range returning] r's local partition and s3's, RETURNING an expression
+update r set v = v + 1 where v < 3 returning k, v * 2;
+
+-- [dml delete partitioned mixed range] the key range across both partitions
+delete from r where k between 480 and 520;
+
+-- [dml update partitioned mixed list] l's foreign partition, its local one and its local default
+update l set qty = qty * 2 where price > 5;
+
+-- [dml delete partitioned mixed list returning] every partition of l, RETURNING two columns
+delete from l where qty < 2 returning id, region;
+
+-- [dml update partitioned mixed text] a shippable function of the old value on every partition
+update ins_p set name = upper(name);
