@@ -2943,7 +2943,7 @@ alter server s1 options (add use_remote_estimate 'true');
 select loc.id, h.amount from loc join h on h.id = loc.id where loc.qty = 5;
 
 -- [remote_estimate join settings] no Hash Join: a Merge Join over the remote estimates
--- known: plan — PostgreSQL's Merge Join reads pnl through an ordered Append of its partitions' scans ordered remotely (ORDER BY b, priced by the shards' EXPLAIN), a path the sandbox's join search does not build for a foreign side; it sorts the Append
+-- known: plan — PostgreSQL's Merge Join reads pnl (range-partitioned) through an ordered Append of its partitions' scans ordered remotely (ORDER BY b, priced by the shards' EXPLAIN) with loc's index scan inside; the sandbox sorts the Append (its remotely ordered outer side is a hash-partitioned table's Merge Append: tests/pg15_fidelity_remote_estimate.rs)
 set enable_hashjoin = off;
 select loc.cat, pnl.c from loc join pnl on pnl.b = loc.id;
 
