@@ -237,6 +237,8 @@ const JOINS: &[(&str, &str, bool)] = &[
     ("", "select loc.d, pt.c from loc join pt on pt.b = loc.a where loc.a < 2 and pt.a < 90", false),
     // The equivalence class's constant: no join clause, the base query only.
     ("", "select * from loc join pt on pt.b = loc.a where loc.a = 3", true),
+    // A Merge Join whose outer side is the Merge Append of the scans ordered remotely.
+    ("SET enable_hashjoin = off;", "select * from loc join pt on pt.b = loc.a", true),
     (
         "SET enable_hashjoin = off; SET enable_mergejoin = off; SET enable_material = off;",
         "select * from loc join pt on pt.b = loc.a",

@@ -1007,10 +1007,22 @@ impl Join<'_> {
     }
 
     /// Has the outer side (FROM's second relation when `swapped`) a presorted index
-    /// path for a Merge Join: a local table with an index on its key?
+    /// path for a Merge Join: a local table with an index on its key? Or a path
+    /// ordered by its key remotely ([`Self::remote_ordered`])?
     fn outer_index_path(&self, swapped: bool) -> bool {
         let o = &self.sides[swapped as usize];
-        self.local_leaf(o) == Some(true)
+        self.local_leaf(o) == Some(true) || self.remote_ordered(o)
+    }
+
+    /// Has the side a path ordered by its join key on its servers: every leaf a
+    /// foreign table with `use_remote_estimate`, whose ordered scans postgres_fdw
+    /// builds for the join's equivalence class (`get_useful_pathkeys_for_relation`),
+    /// under a Merge Append when there are several?
+    fn remote_ordered(&self, s: &JoinSide) -> bool {
+        let p = Planner { coord: self.coord, servers: vec![], gating: vec![], force_index: false };
+        let leaves = p.leaves(s.rel, s.conjuncts);
+        let remote = |r: &&Relation| super::remote_estimate::uses_remote_estimate(self.coord, &r.name).is_some();
+        !matches!(s.rel.kind, RelKind::Table(_)) && !leaves.is_empty() && leaves.iter().all(remote)
     }
 
     /// Does the side scan one local table (the relation itself, or the one partition
@@ -1166,7 +1178,8 @@ impl Join<'_> {
         let by_key =
             |s: &JoinSide| self.local_leaf(s).is_some().then(|| vec![SortKey { expr: s.key_output(), desc: false }]);
         if method == Method::Merge && presorted_sides.outer_index && outer_order.is_none() {
-            (outer_order, presorted_sides.outer) = (by_key(o), true);
+            let remote = self.remote_ordered(o).then(|| vec![SortKey { expr: o.key_output(), desc: false }]);
+            (outer_order, presorted_sides.outer) = (by_key(o).or(remote), true);
         }
         // (Not a side to be made unique: its Sort goes above the unique-ifying step.)
         if method == Method::Merge && presorted_sides.outer && !unique && inner_order.is_none() && by_key(i).is_some() {

@@ -3152,3 +3152,36 @@ delete from l where qty < 2 returning id, region;
 
 -- [dml update partitioned mixed text] a shippable function of the old value on every partition
 update ins_p set name = upper(name);
+
+-- ===== (h23r) use_remote_estimate in joins: the shards' EXPLAIN of each relation's base, join-key-ordered and parameterized scans =====
+
+-- [remote_estimate join param] one outer row: the Nested Loop over the Append of parameterized scans, priced by the shards' EXPLAIN of `((SELECT null::integer)::integer) = b`
+select pnl_l.id, pnl.a, pnl.c from pnl_l join pnl on pnl.b = pnl_l.b where pnl_l.id = 2;
+
+-- [remote_estimate join nonkey] the join clause not on the partition key: every partition's parameterized variant asked
+select pnl_l.id, pnl.b from pnl_l join pnl on pnl.a = pnl_l.id;
+
+-- [remote_estimate join left] a LEFT join: only the nullable side is parameterized (b = placeholder, as written)
+select pnl_l.id, pnl.c from pnl_l left join pnl on pnl.b = pnl_l.b where pnl_l.id < 3;
+
+-- [remote_estimate join const] the equivalence class's constant: no join clause left, the base query only
+select pnl_l.c, pnl.a from pnl_l join pnl on pnl.b = pnl_l.b where pnl_l.b = 260;
+
+-- [remote_estimate join foreign] a plain foreign table with its own option, joined with a local table
+alter foreign table f options (add use_remote_estimate 'true');
+select loc.id, f.val from loc join f on f.id = loc.id where loc.qty = 3;
+
+-- [remote_estimate join hash partitions] h's partitions on s1 remote-estimated, s2's priced locally
+alter server s1 options (add use_remote_estimate 'true');
+select loc.id, h.amount from loc join h on h.id = loc.id where loc.qty = 5;
+
+-- [remote_estimate join settings] no Hash Join: a Merge Join over the remote estimates
+-- known: plan — PostgreSQL's Merge Join reads pnl (range-partitioned) through an ordered Append of its partitions' scans ordered remotely (ORDER BY b, priced by the shards' EXPLAIN) with loc's index scan inside; the sandbox sorts the Append (its remotely ordered outer side is a hash-partitioned table's Merge Append: tests/pg15_fidelity_remote_estimate.rs)
+set enable_hashjoin = off;
+select loc.cat, pnl.c from loc join pnl on pnl.b = loc.id;
+
+-- [remote_estimate join settings nestloop] neither Hash nor Merge Join: a Nested Loop, parameterized or with a Join Filter by cost
+alter foreign table f options (add use_remote_estimate 'true');
+set enable_hashjoin = off;
+set enable_mergejoin = off;
+select loc.cat, f.cat from loc join f on f.id = loc.id where loc.id < 20;
