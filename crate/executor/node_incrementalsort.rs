@@ -117,11 +117,7 @@ impl TupleSort {
     fn sort(&mut self, es: &mut EState) {
         let n = self.len();
         let w = self.width;
-        let mut order: Vec<usize> = (0..n).collect();
-        let (rows, keys) = (&self.rows, &self.keys);
-        order.sort_by(|&i, &j| {
-            super::node_sort::compare_rows(keys, &rows[i * w..(i + 1) * w], &rows[j * w..(j + 1) * w])
-        });
+        let order = super::node_sort::sorted_order(&self.keys, &self.rows, w);
         let log = (usize::BITS - n.leading_zeros()) as u64;
         es.clock.charge(es.cost.sort_cmp_ns * n as u64 * log.max(1));
         self.order = order;

@@ -61,6 +61,16 @@ pub fn compare_rows(keys: &[SortKey], a: &[Datum], b: &[Datum]) -> Ordering {
     Ordering::Equal
 }
 
+/// The order of the rows of width `w` packed in `rows` (row i at `rows[i*w..]`) by
+/// `keys`, stable. Sort and Incremental Sort share it: one instance of the standard
+/// library's stable sort in the wasm module instead of one per caller.
+pub fn sorted_order(keys: &[SortKey], rows: &[Datum], w: usize) -> Vec<usize> {
+    let n = rows.len() / w.max(1);
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by(|&i, &j| compare_rows(keys, &rows[i * w..(i + 1) * w], &rows[j * w..(j + 1) * w]));
+    order
+}
+
 impl SortState {
     pub fn init(child: PlanState, keys: Vec<SortKey>, width: usize) -> Self {
         SortState {
@@ -80,9 +90,7 @@ impl SortState {
     fn sort(&mut self, es: &mut EState) {
         let n = self.rows.len() / self.width.max(1);
         let w = self.width.max(1);
-        self.order = (0..n).collect();
-        let (rows, keys) = (&self.rows, &self.keys);
-        self.order.sort_by(|&i, &j| compare_rows(keys, &rows[i * w..(i + 1) * w], &rows[j * w..(j + 1) * w]));
+        self.order = sorted_order(&self.keys, &self.rows, w);
         let log = (usize::BITS - n.leading_zeros()) as u64;
         es.clock.charge(es.cost.sort_cmp_ns * n as u64 * log.max(1));
         self.sorted = true;

@@ -434,9 +434,9 @@ fn declare_cursor(
         return Err(SqlError::unsupported("BINARY cursors", here));
     }
     if !query.locks.is_empty() {
-        let (unlocked, table) = select::for_update(query, src, catalog)?;
+        let table = select::for_update(query, src, catalog)?;
         let with_ctid = with_ctid_column(catalog, &table);
-        let (plan, columns) = select::plan_query(&unlocked, src, &with_ctid)?;
+        let (plan, columns) = select::plan_for_update(query, src, &with_ctid)?;
         return Ok(ShardStatement::DeclareCursor { name: ident_name(name), plan, columns, for_update: Some(table) });
     }
     let (plan, columns) = select::plan_query(query, src, catalog)?;

@@ -51,6 +51,22 @@ use crate::types::{Catalog, Column, Table};
 /// Plans a SELECT; returns the plan and its output columns named after the select list.
 pub(super) fn plan_query(q: &Query, src: &Source, catalog: &Catalog) -> Result<(Plan, Vec<Column>), SqlError> {
     check_query_clauses(q, src)?;
+    plan_checked_query(q, src, catalog)
+}
+
+/// `plan_query` for a `SELECT … FOR UPDATE` that [`for_update`] accepted: its locking
+/// clause is left out of the plan (a shard has no concurrency), the query's other
+/// clauses checked as `plan_query` checks them. The tree is read in place: cloning a
+/// `Query` to drop its locks would link sqlparser's whole AST `Clone` (~100 KB of
+/// the page's wasm module).
+pub(super) fn plan_for_update(q: &Query, src: &Source, catalog: &Catalog) -> Result<(Plan, Vec<Column>), SqlError> {
+    check_with_clause(q, src)?;
+    check_other_query_clauses(q)?;
+    plan_checked_query(q, src, catalog)
+}
+
+/// `plan_query` once the query-level clauses are checked.
+fn plan_checked_query(q: &Query, src: &Source, catalog: &Catalog) -> Result<(Plan, Vec<Column>), SqlError> {
     let select = query_body(q, src)?;
     check_select_clauses(select, src)?;
     let (rel, base) = resolve_from(select, src, catalog)?;
@@ -112,10 +128,10 @@ enum ItemSource<'q> {
 }
 
 /// `SELECT … FROM t … FOR UPDATE` (postgres_fdw's scan for a foreign modify): the
-/// query without its locking clause, and the table it locks. Only a plain `FOR
+/// table it locks (the query is then planned by [`plan_for_update`]). Only a plain `FOR
 /// UPDATE` of the one table read (a shard has no concurrency: the lock changes
 /// nothing but what may be read, the rows' `ctid`).
-pub(super) fn for_update(q: &Query, src: &Source, catalog: &Catalog) -> Result<(Query, String), SqlError> {
+pub(super) fn for_update(q: &Query, src: &Source, catalog: &Catalog) -> Result<String, SqlError> {
     let position = src.find_keyword(q.body.span().end, &[Keyword::FOR]);
     let plain = matches!(q.locks.as_slice(), [l] if l.lock_type == ast::LockType::Update && l.of.is_none() && l.nonblock.is_none());
     if !plain {
@@ -126,20 +142,28 @@ pub(super) fn for_update(q: &Query, src: &Source, catalog: &Catalog) -> Result<(
     if join.is_some() || !rel.members.is_empty() {
         return Err(SqlError::unsupported("FOR UPDATE over a join", position));
     }
-    let mut unlocked = q.clone();
-    unlocked.locks.clear();
-    Ok((unlocked, rel.table))
+    Ok(rel.table)
 }
 
 /// Rejects query-level clauses other than ORDER BY / LIMIT / OFFSET / FETCH FIRST.
 pub(super) fn check_query_clauses(q: &Query, src: &Source) -> Result<(), SqlError> {
-    if let Some(with) = &q.with {
-        return Err(SqlError::unsupported("WITH", src.span_position(with.with_token.0.span)));
-    }
+    check_with_clause(q, src)?;
     if !q.locks.is_empty() {
         let position = src.find_keyword(q.body.span().end, &[Keyword::FOR]);
         return Err(SqlError::unsupported("FOR UPDATE/SHARE", position));
     }
+    check_other_query_clauses(q)
+}
+
+fn check_with_clause(q: &Query, src: &Source) -> Result<(), SqlError> {
+    match &q.with {
+        Some(with) => Err(SqlError::unsupported("WITH", src.span_position(with.with_token.0.span))),
+        None => Ok(()),
+    }
+}
+
+/// The clauses of other dialects (LIMIT BY, FOR XML, SETTINGS, FORMAT, INTERPOLATE).
+fn check_other_query_clauses(q: &Query) -> Result<(), SqlError> {
     let other = if !q.limit_by.is_empty() {
         Some("LIMIT BY")
     } else if q.for_clause.is_some() {
