@@ -96,11 +96,14 @@ test: setup test-native test-wasm test-e2e
 	  "native $$(cat $(LOGS)/native.took), wasm $$(cat $(LOGS)/wasm.took), e2e $$(cat $(LOGS)/e2e.took)"
 
 # wasm32 is compiled by test-wasm and by pkg (both modules), so this builds native only.
+# scripts/native_tests.mjs is `cargo test --workspace` (one compile, every test binary,
+# the doc-tests) with the binaries run PGASYNC_TEST_JOBS (3) at a time: most of them
+# wait on PostgreSQL clusters. Each binary's output is in the log whole.
 test-native:
 	$(call started,native)
 	cargo fmt --all -- --check
 	@mkdir -p $(LOGS)
-	set -o pipefail; cargo test --workspace 2>&1 | tee $(LOGS)/native.log
+	node scripts/native_tests.mjs $(LOGS)/native.log
 	@echo "native tests: $(call passed,$(LOGS)/native.log)"
 	./scripts/check_exercises.sh
 	$(call took,native)
