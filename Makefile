@@ -101,11 +101,14 @@ test: setup test-native test-wasm test-e2e
 	  "native $$(cat $(LOGS)/native.took), wasm $$(cat $(LOGS)/wasm.took), e2e $$(cat $(LOGS)/e2e.took)"
 
 # wasm32 is compiled by test-wasm and by pkg (both modules), so this builds native only.
+# scripts/native_tests.mjs is `cargo test --workspace` (one compile, every test binary,
+# the doc-tests) with the binaries run PGASYNC_TEST_JOBS (3) at a time: most of them
+# wait on PostgreSQL clusters. Each binary's output is in the log whole.
 test-native:
 	$(call started,native)
 	cargo fmt --all -- --check
 	@mkdir -p $(LOGS)
-	set -o pipefail; cargo test --workspace 2>&1 | tee $(LOGS)/native.log
+	node scripts/native_tests.mjs $(LOGS)/native.log
 	@echo "native tests: $(call passed,$(LOGS)/native.log)"
 	./scripts/check_exercises.sh
 	$(call took,native)
@@ -128,11 +131,16 @@ test-wasm:
 	$(call took,wasm)
 
 # The e2e drives the CLI's debug build (`serve`, `relay`, `demo`: I/O, not the executor's
-# speed), which test-native has already compiled, not a release build of its own.
+# speed), which test-native has already compiled, not a release build of its own. It is
+# asked for with test-native's own selection (`cargo test --workspace --no-run`: no work
+# after test-native): `cargo build -p pgasync-cli` resolves the shared dependencies'
+# features without the root package's dev-dependencies, so serde_json and
+# serde-wasm-bindgen's fingerprints change and the library and the CLI were compiled
+# again (5m23s measured at load ~20), and once more by the next `make test`.
 test-e2e:
 	$(call started,e2e)
 	$(MAKE) --no-print-directory pkg
-	cargo build -p pgasync-cli
+	cargo test --workspace --no-run
 	set -o pipefail; cd tests/e2e && PGASYNC_BIN=../../target/debug/pgasync node run.mjs 2>&1 | tee ../../$(LOGS)/e2e.log
 	WORKSHOP_CODE=0 ./scripts/workshop.sh target/workshop-e2e
 	cd tests/e2e && WORKSHOP_DIR=../../target/workshop-e2e node workshop.mjs

@@ -1,0 +1,153 @@
+// `make test-native`'s test run: what `cargo test --workspace` does (compile every test
+// target once, run each, then the doc-tests), with the test binaries run several at a
+// time instead of one after the other.
+//
+//   node scripts/native_tests.mjs LOG [NAME...]
+//
+// NAME...: only these test binaries (a test target's name, `pgasync` for the library's
+// unit tests), and no doc-tests; `make test` names none.
+//
+// Why: most of the native run's minutes are the PostgreSQL-backed binaries (the
+// corpus, the fidelity tests, the CLI's live tests), which spend them waiting on
+// their clusters (start-up, psql, the statement logs settling), while the CPU-bound
+// ones (the library's unit tests, the suite) would use those cores. Each binary's
+// tests already run in parallel threads (libtest), and each test starts clusters of
+// its own on free ports, so binaries side by side share nothing but the machine.
+//
+// Invariants:
+// - every test target `cargo test --workspace` runs is run (cargo lists them: the
+//   compile's JSON artifacts with `profile.test`), and the doc-tests too;
+// - LOG holds each binary's output whole, in cargo's order, under cargo's own
+//   "Running …" header, so the Makefile's count (its "test result: ok. N passed"
+//   lines) is the same as with `cargo test --workspace`;
+// - any failure fails the run (after every binary has run), and its output is shown;
+// - PGASYNC_TEST_JOBS binaries at a time (default 3); the longest known ones start
+//   first (LONGEST, measured), so the run is not left waiting on one at the end.
+//
+// Measured (2026-12-04, a 2-core machine shared at load average ~20, so the gain is a
+// floor: the cores were rarely idle): sql_seeds, pg15_fidelity_foreign_join and
+// hot_path one after the other 195 s, side by side 165 s.
+
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { dirname, relative } from 'node:path';
+
+const [LOG, ...ONLY] = process.argv.slice(2);
+if (!LOG) {
+  console.error('usage: node scripts/native_tests.mjs LOG [NAME...]');
+  process.exit(2);
+}
+const JOBS = Math.max(1, Number(process.env.PGASYNC_TEST_JOBS || 3));
+const ROOT = process.cwd();
+// The binaries that take longest (measured with `cargo test --workspace` on a 2-core
+// machine), longest first; the others follow in cargo's order.
+// Measured 2026-12-04 (a shared, loaded machine): pg15_fidelity_joins 1069 s,
+// pg15_fidelity_dml 274 s, the unit tests 225 s (CPU: debug code loading every
+// scenario file), pg15_fidelity 196 s, live_native 121 s; sql_corpus 150-270 s.
+const LONGEST = ['pg15_fidelity_joins', 'sql_corpus', 'pg15_fidelity_dml', 'unittests pgasync', 'pg15_fidelity', 'live_native'];
+
+// Runs a command; resolves with its exit code and its output (stdout and stderr, in
+// the order they came).
+function run(cmd, args, opts = {}) {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], ...opts });
+    const chunks = [];
+    child.stdout.on('data', (d) => chunks.push(d));
+    child.stderr.on('data', (d) => chunks.push(d));
+    child.on('error', (e) => chunks.push(Buffer.from(`${cmd} does not run: ${e.message}\n`)));
+    child.on('close', (code, signal) => resolve({ code: code ?? (signal ? 128 : 1), signal, out: Buffer.concat(chunks).toString() }));
+  });
+}
+
+// 1. Compile every test target once; cargo's JSON names each test executable.
+async function compile() {
+  const args = ['test', '--workspace', '--no-run', '--message-format=json-render-diagnostics'];
+  const targets = [];
+  const code = await new Promise((resolve) => {
+    const child = spawn('cargo', args, { stdio: ['ignore', 'pipe', 'inherit'] });
+    let rest = '';
+    child.stdout.on('data', (d) => {
+      const lines = (rest + d.toString()).split('\n');
+      rest = lines.pop();
+      for (const line of lines) {
+        if (!line.startsWith('{')) continue;
+        const m = JSON.parse(line);
+        if (m.reason === 'compiler-artifact' && m.profile?.test && m.executable) {
+          targets.push({
+            name: m.target.name,
+            kind: m.target.kind[0],
+            src: relative(dirname(m.manifest_path), m.target.src_path),
+            dir: dirname(m.manifest_path),
+            exe: m.executable,
+          });
+        }
+      }
+    });
+    child.on('close', (c) => resolve(c ?? 1));
+  });
+  if (code !== 0) {
+    console.error(`native tests: cargo ${args.join(' ')} failed`);
+    process.exit(code);
+  }
+  return targets;
+}
+
+// cargo's header line for a test binary.
+function header(t) {
+  const exe = relative(ROOT, t.exe);
+  const what = t.kind === 'test' || t.kind === 'bench' ? t.src : `unittests ${t.src}`;
+  return `     Running ${what} (${exe})`;
+}
+
+function summary(out) {
+  const m = out.match(/^test result: (\w+)\. (\d+) passed; (\d+) failed/m);
+  return m ? `${m[1]}, ${m[2]} passed, ${m[3]} failed` : 'no result line';
+}
+
+async function main() {
+  const t0 = Date.now();
+  const targets = (await compile()).filter((t) => !ONLY.length || ONLY.includes(t.name));
+  console.log(`native tests: compiled in ${((Date.now() - t0) / 1000).toFixed(0)} s; ${targets.length} test binaries and the doc-tests, ${JOBS} at a time`);
+  // Two targets can share a name (a package's lib and its binary): keyed by position.
+  const jobs = targets.map((t, i) => ({
+    key: i,
+    label: `${t.kind === 'test' ? '' : 'unittests '}${t.name}`,
+    header: header(t),
+    start: () => run(t.exe, [], { cwd: t.dir, env: { ...process.env, CARGO_MANIFEST_DIR: t.dir } }),
+  }));
+  if (!ONLY.length) jobs.push({
+    key: jobs.length,
+    label: 'doc-tests',
+    header: '',
+    start: () => run('cargo', ['test', '--workspace', '--doc']),
+  });
+  const rank = (j) => {
+    const k = LONGEST.indexOf(j.label);
+    return k < 0 ? LONGEST.length : k;
+  };
+  const queue = [...jobs].sort((a, b) => rank(a) - rank(b) || a.key - b.key);
+  const results = new Map();
+  const worker = async () => {
+    while (queue.length) {
+      const j = queue.shift();
+      const s = Date.now();
+      const r = await j.start();
+      r.secs = (Date.now() - s) / 1000;
+      results.set(j.key, r);
+      console.log(`  ${j.label}: ${r.code === 0 ? summary(r.out) : `FAILED (exit ${r.code})`} in ${r.secs.toFixed(1)} s`);
+    }
+  };
+  await Promise.all(Array.from({ length: JOBS }, worker));
+
+  // The log in cargo's order, each binary's output whole.
+  const text = jobs.map((j) => `${j.header ? `${j.header}\n` : ''}${results.get(j.key).out}`).join('\n');
+  writeFileSync(LOG, text);
+  const failed = jobs.filter((j) => results.get(j.key).code !== 0);
+  for (const j of failed) {
+    console.log(`\n---- ${j.label} FAILED; its output:\n${results.get(j.key).out}`);
+  }
+  console.log(`native tests: ${failed.length ? `${failed.length} FAILED (${failed.map((j) => j.label).join(', ')})` : 'all passed'} in ${((Date.now() - t0) / 1000).toFixed(0)} s (log: ${relative(ROOT, LOG)})`);
+  process.exit(failed.length ? 1 : 0);
+}
+
+main();
