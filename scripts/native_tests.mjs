@@ -21,7 +21,8 @@
 //   "Running …" header, so the Makefile's count (its "test result: ok. N passed"
 //   lines) is the same as with `cargo test --workspace`;
 // - any failure fails the run (after every binary has run), and its output is shown;
-// - PGASYNC_TEST_JOBS binaries at a time (default 3); the longest known ones start
+// - PGASYNC_TEST_JOBS binaries at a time (default 2, one a core: each binary already runs
+//   its tests in threads); the longest known ones start
 //   first (LONGEST, measured), so the run is not left waiting on one at the end.
 //
 // Measured (2026-12-04, a 2-core machine shared at load average ~20, so the gain is a
@@ -37,7 +38,7 @@ if (!LOG) {
   console.error('usage: node scripts/native_tests.mjs LOG [NAME...]');
   process.exit(2);
 }
-const JOBS = Math.max(1, Number(process.env.PGASYNC_TEST_JOBS || 3));
+const JOBS = Math.max(1, Number(process.env.PGASYNC_TEST_JOBS || 2));
 const ROOT = process.cwd();
 // The binaries that take longest (measured with `cargo test --workspace` on a 2-core
 // machine), longest first; the others follow in cargo's order.
