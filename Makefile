@@ -102,7 +102,7 @@ test: setup test-native test-wasm test-e2e
 
 # wasm32 is compiled by test-wasm and by pkg (both modules), so this builds native only.
 # scripts/native_tests.mjs is `cargo test --workspace` (one compile, every test binary,
-# the doc-tests) with the binaries run PGASYNC_TEST_JOBS (3) at a time: most of them
+# the doc-tests) with the binaries run PGASYNC_TEST_JOBS (2) at a time: most of them
 # wait on PostgreSQL clusters. Each binary's output is in the log whole.
 test-native:
 	$(call started,native)
