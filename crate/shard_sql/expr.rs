@@ -176,6 +176,21 @@ pub(super) enum Scope<'g> {
 
 pub(super) const NO_AGG_IN_WHERE: &str = "aggregate functions are not allowed in WHERE";
 pub(super) const NO_AGG_IN_GROUP_BY: &str = "aggregate functions are not allowed in GROUP BY";
+
+/// The tail of PostgreSQL's error for a column read above an Agg that is not one of
+/// its keys (`check_ungrouped_columns`).
+const NOT_GROUPED: &str = " must appear in the GROUP BY clause or be used in an aggregate function";
+
+/// A correlated SubPlan's argument (an outer column its subquery reads) that is not
+/// grouped in the outer query: PostgreSQL words it from the subquery's side
+/// (`check_ungrouped_columns_walker` on an outer Var), not as a column of the outer
+/// select list would be.
+fn ungrouped_outer_reference(e: SqlError) -> SqlError {
+    match e.message.strip_suffix(NOT_GROUPED).and_then(|m| m.strip_prefix("column ")) {
+        Some(column) => SqlError::new(format!("subquery uses ungrouped column {column} from outer query"), e.position),
+        None => e,
+    }
+}
 const NO_NESTED_AGG: &str = "aggregate function calls cannot contain aggregate function calls";
 
 /// Plans expressions over one relation; `src` locates errors.
@@ -302,12 +317,7 @@ impl ExprPlanner<'_> {
             Scope::Rows { .. } => Ok(Expr::Col(i)),
             Scope::Groups(g) => match g.keys.iter().position(|k| *k == Expr::Col(i)) {
                 Some(k) => Ok(Expr::Col(k)),
-                None => Err(SqlError::new(
-                    format!(
-                        "column \"{written}\" must appear in the GROUP BY clause or be used in an aggregate function"
-                    ),
-                    position,
-                )),
+                None => Err(SqlError::new(format!("column \"{written}\"{NOT_GROUPED}"), position)),
             },
         }
     }
@@ -611,7 +621,7 @@ impl ExprPlanner<'_> {
             if let FunctionArguments::List(l) = &f.args {
                 for a in &l.args {
                     if let FunctionArg::Unnamed(FunctionArgExpr::Expr(x)) = a {
-                        args.push(self.plan(x, scope)?);
+                        args.push(self.plan(x, scope).map_err(ungrouped_outer_reference)?);
                     }
                 }
             }
@@ -635,7 +645,12 @@ impl ExprPlanner<'_> {
             }
         }
         let Some(func) = aggregate_func(f) else {
-            return Err(SqlError::unsupported(format!("function {}()", f.name), position));
+            // Not PostgreSQL's "does not exist": the name may be one of its built-ins
+            // that the sandbox lacks.
+            return Err(SqlError::unsupported(
+                format!("function {}() (neither one the file creates nor a built-in the sandbox has)", f.name),
+                position,
+            ));
         };
         if f.over.is_some() {
             return Err(SqlError::unsupported("window functions", position));
