@@ -62,9 +62,14 @@ setup:
 # what the coordinator sends), and the shard's `SELECT … FOR UPDATE` cloned a whole
 # `Query`, which linked sqlparser's AST `Clone` (~106 KB raw): planned in place, the
 # page's module 788,322 → 751,885 bytes gzipped (1,981,123 → 1,874,493 raw); Sort
-# and Incremental Sort sharing one stable sort: 751,218 (1,867,404 raw).
-PKG_BUDGET_GZ := 760000
-PKG_SQL_BUDGET_GZ := 1170000
+# and Incremental Sort sharing one stable sort: 751,218 (1,867,404 raw). Then (760,000
+# and 1,170,000 before) the round of 2026-12-04 evening (ON CONFLICT and unique keys,
+# UPDATE/DELETE of mixed partitions, nested and correlated ANY/ALL subqueries, remote
+# estimates for joins, pushed-down partition pairs): the page's module 751,218 →
+# 767,558 gzipped (1,907,714 raw; Node's zlib, the e2e's measure, 771,373), the
+# editor's 1,159,761 → 1,188,943 (Node's 1,194,737).
+PKG_BUDGET_GZ := 775000
+PKG_SQL_BUDGET_GZ := 1200000
 PKG_ENV := CARGO_PROFILE_RELEASE_OPT_LEVEL=s CARGO_PROFILE_RELEASE_PANIC=abort
 PKG_DEPS := --config 'profile.release.package."*".opt-level="z"'
 pkg: setup
