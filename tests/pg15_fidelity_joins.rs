@@ -24,16 +24,9 @@
 mod support;
 
 use pgasync::behaviour::Preset;
-use pgasync::clock::Clock;
-use pgasync::executor::estate::EState;
-use pgasync::executor::{init_plan, InitContext};
-use pgasync::host::tcp::TcpHost;
 use pgasync::knobs::Knobs;
-use pgasync::run::QueryRun;
 use pgasync::scenario::Scenario;
-use std::net::SocketAddr;
-use std::time::Instant;
-use support::fidelity::{fixed_order, row_text};
+use support::fidelity::{fixed_order, row_text, start_over_tcp};
 use support::pg::*;
 
 const SHARDS: usize = 4;
@@ -99,28 +92,6 @@ fn r_sql() -> String {
         .map(|n| format!("SELECT ft{n}.a, ft{n}.b, l{n}.a, l{n}.c FROM ft{n} JOIN l{n} ON ft{n}.a = l{n}.a"))
         .collect();
     parts.join(" UNION ALL ")
-}
-
-/// `Scenario::start` over pgasync's native TCP host on the fixture's shards (as
-/// tests/pg15_fidelity.rs's `start_over_tcp`).
-fn start_over_tcp(sc: &Scenario, async_capable: bool, addrs: &[SocketAddr]) -> QueryRun<TcpHost> {
-    let servers = sc
-        .servers
-        .iter()
-        .map(|s| {
-            let mut srv = s.server.clone();
-            srv.options.async_capable = async_capable;
-            srv
-        })
-        .collect();
-    let t0 = Instant::now();
-    let clock = Clock::from_host(Box::new(move || t0.elapsed().as_nanos() as u64));
-    let mut es = EState::new(clock, servers, async_capable, true);
-    es.set_behaviour(sc.behaviour);
-    let root = init_plan(&sc.plan, &InitContext { catalog: &sc.local }, &mut es).expect("init");
-    let host = TcpHost::new(addrs);
-    es.writer = Some(host.writer());
-    QueryRun::new(es, root, host, sc.plan.output_columns())
 }
 
 /// K's coordinator: o1, o2 (keys 0..9 and 10..19, b = a * 1000) on s1, s2 as fo1,

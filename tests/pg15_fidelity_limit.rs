@@ -28,17 +28,10 @@
 mod support;
 
 use pgasync::behaviour::Preset;
-use pgasync::clock::Clock;
 use pgasync::coordinator_sql::SqlScenario;
-use pgasync::executor::estate::EState;
-use pgasync::executor::{init_plan, InitContext};
-use pgasync::host::tcp::TcpHost;
 use pgasync::knobs::{Knobs, Source};
-use pgasync::run::QueryRun;
 use pgasync::scenario::Scenario;
-use std::net::SocketAddr;
-use std::time::Instant;
-use support::fidelity::{diff_lines, fixed_order, row_text};
+use support::fidelity::{diff_lines, fixed_order, row_text, start_over_tcp};
 use support::pg::*;
 
 const SHARDS: usize = 4;
@@ -85,27 +78,6 @@ fn sandbox_scenario(async_capable: bool, fetch: usize, limit: usize) -> Scenario
     let sql = SqlScenario::load(&text).unwrap_or_else(|e| panic!("{e}"));
     let knobs = Knobs { behaviour: Some(Preset::Pg15), ..Default::default() };
     sql.scenario(&knobs, Source::Json).unwrap_or_else(|e| panic!("{e}"))
-}
-
-/// `Scenario::start` over pgasync's native TCP host (as tests/pg15_fidelity.rs's).
-fn start_over_tcp(sc: &Scenario, async_capable: bool, addrs: &[SocketAddr]) -> QueryRun<TcpHost> {
-    let servers = sc
-        .servers
-        .iter()
-        .map(|s| {
-            let mut srv = s.server.clone();
-            srv.options.async_capable = async_capable;
-            srv
-        })
-        .collect();
-    let t0 = Instant::now();
-    let clock = Clock::from_host(Box::new(move || t0.elapsed().as_nanos() as u64));
-    let mut es = EState::new(clock, servers, async_capable, true);
-    es.set_behaviour(sc.behaviour);
-    let root = init_plan(&sc.plan, &InitContext { catalog: &sc.local }, &mut es).expect("init");
-    let host = TcpHost::new(addrs);
-    es.writer = Some(host.writer());
-    QueryRun::new(es, root, host, sc.plan.output_columns())
 }
 
 /// A shard's statements without its FETCHes, and how many FETCHes it had.

@@ -23,20 +23,12 @@
 mod support;
 
 use pgasync::behaviour::Preset;
-use pgasync::clock::Clock;
 use pgasync::coordinator_sql::script::{setup_statements, SCENARIO_FILES};
 use pgasync::coordinator_sql::statement::Stmt;
 use pgasync::coordinator_sql::SqlScenario;
-use pgasync::executor::estate::EState;
-use pgasync::executor::{init_plan, InitContext};
-use pgasync::host::tcp::TcpHost;
 use pgasync::instrument::{explain_json_text, explain_text_with, ExplainOptions};
 use pgasync::knobs::{Knobs, Source};
-use pgasync::run::QueryRun;
-use pgasync::scenario::Scenario;
-use std::net::SocketAddr;
-use std::time::Instant;
-use support::fidelity::{diff_lines as diff, fixed_order, row_text};
+use support::fidelity::{diff_lines as diff, fixed_order, row_text, start_over_tcp};
 use support::pg::*;
 
 const SHARDS: usize = 4;
@@ -121,34 +113,6 @@ fn logged(f: &PreparedFixture, mark: usize) -> Vec<Vec<Vec<String>>> {
     out
 }
 
-/// `Scenario::start` over pgasync's native TCP host, server `sN` on shard N.
-fn start_over_tcp(sc: &Scenario, async_capable: bool, f: &PreparedFixture) -> QueryRun<TcpHost> {
-    let servers: Vec<_> = sc
-        .servers
-        .iter()
-        .map(|s| {
-            let mut srv = s.server.clone();
-            srv.options.async_capable = async_capable;
-            srv
-        })
-        .collect();
-    let addrs: Vec<SocketAddr> = servers
-        .iter()
-        .map(|s| {
-            let k: usize = s.name.trim_start_matches('s').parse().expect("servers s1…s4");
-            f.shards.clusters[k - 1].addr()
-        })
-        .collect();
-    let t0 = Instant::now();
-    let clock = Clock::from_host(Box::new(move || t0.elapsed().as_nanos() as u64));
-    let mut es = EState::new(clock, servers, async_capable, true);
-    es.set_behaviour(sc.behaviour);
-    let root = init_plan(&sc.plan, &InitContext { catalog: &sc.local }, &mut es).expect("init");
-    let host = TcpHost::new(&addrs);
-    es.writer = Some(host.writer());
-    QueryRun::new(es, root, host, sc.plan.output_columns())
-}
-
 #[test]
 fn generic_plan_sends_what_postgres_15_sends() {
     let f = PreparedFixture::start();
@@ -183,7 +147,7 @@ fn generic_plan_sends_what_postgres_15_sends() {
             let sc = s.scenario(&knobs, Source::Json).unwrap_or_else(|e| panic!("{what}: {e}"));
             let mark = f.shards.mark();
             let (mut ours, explain) = {
-                let mut run = start_over_tcp(&sc, async_capable, &f);
+                let mut run = start_over_tcp(&sc, async_capable, &f.shards.addrs());
                 if let Err(e) = run.run_to_end() {
                     failures.push(format!("{what}: the sandbox's run failed: {e}"));
                 }

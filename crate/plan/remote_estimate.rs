@@ -418,19 +418,7 @@ mod tests {
     fn a_parameterized_scan_is_explained_with_a_placeholder() {
         use crate::coordinator_sql::paramfdw::{param_clause, NEST_FDW_PARAM};
         use crate::plan::{BinOp, Expr, SqlType};
-        let q = RemoteQuery {
-            table: "t1".into(),
-            table_columns: vec![],
-            targets: vec![],
-            quals: vec![],
-            group_by: vec![],
-            having: vec![],
-            order_by: vec![],
-            limit: None,
-            offset: None,
-            join: None,
-            row_mark: None,
-        };
+        let q = RemoteQuery::scan("t1", vec![], &[]);
         let own = Expr::bin(BinOp::Lt, Expr::Col(0), Expr::Const(crate::types::Datum::Int(90)));
         let q = RemoteQuery { quals: vec![own, param_clause(1, SqlType::Int4, false)], ..q };
         let sql = sql_of(&q);
