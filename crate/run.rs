@@ -90,6 +90,9 @@ pub struct QueryRun<H: Host = SimHost> {
     pub ending_at: Option<u64>,
     /// Remote commands or COMMITs in flight: (connection, ticket).
     commits: Vec<(usize, u64)>,
+    /// Aborting: the next connection whose remote transaction is to be cleaned up
+    /// (`pgfdw_xact_callback` walks them one after another).
+    abort_next: usize,
     ended: bool,
     /// The last step ended at a step boundary (step mode): the turn continues.
     resuming: bool,
@@ -151,6 +154,7 @@ impl<H: Host> QueryRun<H> {
             executing_at: None,
             ending_at: None,
             commits: Vec::new(),
+            abort_next: 0,
             ended: false,
             resuming: false,
             waiting_on: Vec::new(),
@@ -405,8 +409,10 @@ impl<H: Host> QueryRun<H> {
         Ok(Step::Finished)
     }
 
-    /// Cancels everything outstanding after an error; the connections drain in the
-    /// Aborting phase.
+    /// Cancels everything outstanding after an error; the connections are cleaned up
+    /// and drain in the Aborting phase. (PostgreSQL runs no ExecEndNode after an
+    /// ERROR: no CLOSE goes out; `end_nodes` here only ends the nodes' own state, and
+    /// what they queued is dropped.)
     fn abort(&mut self, error: ExecError) {
         let msg = error.to_string();
         self.es.record(|| TraceKind::Error { message: msg });
@@ -418,19 +424,34 @@ impl<H: Host> QueryRun<H> {
         self.es.remote_commands.clear();
         self.es.blocked_on = None;
         self.commits.clear();
-        for k in 0..self.es.conns.len() {
-            let now = self.es.now();
-            self.es.conns[k].abort(now);
-            self.es.record_written(k);
-        }
+        self.abort_next = 0;
         self.phase = Phase::Aborting(error);
     }
 
-    /// Aborting: every connection gets its answers (errors or not) and goes idle; then
-    /// the run has failed with the first error.
+    /// Aborting, the transaction callback at abort (`pgfdw_xact_callback` →
+    /// `pgfdw_abort_cleanup`): one connection after another, its query in progress
+    /// cancelled and drained, ABORT TRANSACTION (and DEALLOCATE ALL) answered, before
+    /// the next connection's turn, as `pgfdw_exec_cleanup_query` waits for each. Then
+    /// every connection has its answers and is idle, and the run has failed with the
+    /// first error.
     fn step_abort(&mut self) -> Step {
         if self.host.pump(&mut self.es).is_err() {
             return self.finish_abort();
+        }
+        while self.abort_next < self.es.conns.len() {
+            if self.abort_next > 0 && self.es.conns[self.abort_next - 1].is_busy() {
+                return match self.block_on(vec![self.abort_next - 1]) {
+                    Ok(step) => step,
+                    Err(_) => self.finish_abort(),
+                };
+            }
+            let (k, now) = (self.abort_next, self.es.now());
+            self.es.conns[k].abort(now);
+            self.es.record_written(k);
+            self.abort_next += 1;
+            if self.host.pump(&mut self.es).is_err() {
+                return self.finish_abort();
+            }
         }
         let busy: Vec<usize> = (0..self.es.conns.len()).filter(|&k| self.es.conns[k].is_busy()).collect();
         if busy.is_empty() {

@@ -231,7 +231,12 @@ fn query_shape(sql: &str, sets: &[String]) -> Shape {
 /// One side's run of a query in one mode.
 #[derive(Clone, Debug, Default)]
 struct Outcome {
+    /// The side could not run the query (a harness failure, or the sandbox refusing it).
     error: Option<String>,
+    /// The query itself raised an ERROR while it ran (division by zero, …): its
+    /// primary message (psql's `ERROR:  …` line without the prefix). Both sides
+    /// failing with the same message is the same result.
+    query_error: Option<String>,
     rows: Vec<Vec<String>>,
     explain: String,
     /// A DML query's target table afterwards (`SELECT * FROM target`).
@@ -332,14 +337,24 @@ fn sandbox(base: &SqlScenario, e: &Entry, async_mode: bool) -> (Outcome, Vec<usi
         let scenario = s.scenario(&Knobs::default(), Source::Json).map_err(|e| e.to_string())?;
         let mut run = scenario.start(async_mode, Clock::virtual_clock(), false)?;
         run.keep_rows = true;
-        run.run_to_end().map_err(|e| format!("the run failed: {e}"))?;
-        let rows = run.rows.iter().map(|r| r.iter().map(|d| d.to_string()).collect()).collect();
+        // An ERROR of the query ends the run: no rows (PostgreSQL sends none to psql),
+        // the local changes rolled back with the transaction (the shards' by their
+        // ABORT TRANSACTION).
+        let query_error = run.run_to_end().err().map(|e| e.message().lines().next().unwrap_or("").to_string());
+        let rows = match query_error {
+            None => run.rows.iter().map(|r| r.iter().map(|d| d.to_string()).collect()).collect(),
+            Some(_) => vec![],
+        };
         let explain = run.explain_text_with(&ExplainOptions::POSTGRES_VERBOSE);
+        let kept = match query_error {
+            None => run.es.local_changes.clone(),
+            Some(_) => Default::default(),
+        };
         let after = match dml_target(&e.sql) {
-            Some(t) => Some(sandbox_after(&s, &run.es.local_changes, &run.host.servers, &t)?),
+            Some(t) => Some(sandbox_after(&s, &kept, &run.host.servers, &t)?),
             None => None,
         };
-        Ok((Outcome { error: None, rows, explain, after }, planned.order_keys))
+        Ok((Outcome { error: None, query_error, rows, explain, after }, planned.order_keys))
     };
     run().unwrap_or_else(|m| (Outcome { error: Some(m), ..Outcome::default() }, vec![]))
 }
@@ -393,10 +408,22 @@ fn postgres(
             script.push_str(&format!("SET enable_async_append = {};\n", if async_mode { "on" } else { "off" }));
             let target = dml_target(&e.sql);
             let (begin, end) = if target.is_some() { ("BEGIN;\n", "ROLLBACK;\n") } else { ("", "") };
+            // A query that raises: its plan from EXPLAIN without ANALYZE (in a fresh
+            // transaction for DML, the failed one rolled back), its rows' block the
+            // error, and the target read after the rollback.
+            let restart = if target.is_some() { "ROLLBACK;\nBEGIN;\n" } else { "" };
             script.push_str(&format!("\\echo '@@ {} {mode} explain'\n{begin}", e.id));
-            script.push_str(&format!("EXPLAIN (ANALYZE, VERBOSE, COSTS OFF) {};\n{error_check}{end}", e.sql));
+            script.push_str(&format!(
+                "EXPLAIN (ANALYZE, VERBOSE, COSTS OFF) {sql};\n\\if :ERROR\n\\echo '@@error' :LAST_ERROR_MESSAGE\n\
+                 {restart}\\echo '@@ {id} {mode} plan'\nEXPLAIN (VERBOSE, COSTS OFF) {sql};\n{error_check}\\endif\n{end}",
+                sql = e.sql,
+                id = e.id
+            ));
             script.push_str(&format!("\\echo '@@ {} {mode} rows'\n{begin}", e.id));
-            script.push_str(&format!("{};\n{error_check}", e.sql));
+            script.push_str(&format!(
+                "{};\n\\if :ERROR\n\\echo '@@error' :LAST_ERROR_MESSAGE\n{restart}\\endif\n",
+                e.sql
+            ));
             if let Some(t) = &target {
                 script.push_str(&format!("\\echo '@@ {} {mode} after'\nSELECT * FROM {t};\n{error_check}{end}", e.id));
             }
@@ -471,6 +498,11 @@ fn postgres(
             let get = |kind: &str| blocks.get(&(e.id.clone(), mode.to_string(), kind.to_string())).cloned();
             let (explain, ee) = get("explain").unwrap_or_else(|| (String::new(), Some("no output".into())));
             let (rows, re) = get("rows").unwrap_or_else(|| (String::new(), Some("no output".into())));
+            // The query raised (EXPLAIN ANALYZE ran it too): the plan is EXPLAIN's.
+            let (explain, ee) = match (&ee, &re) {
+                (Some(_), Some(_)) => get("plan").unwrap_or_else(|| (String::new(), Some("no plan".into()))),
+                _ => (explain, ee),
+            };
             let (after, ae) = match dml_target(&e.sql) {
                 Some(_) => {
                     let (t, err) = get("after").unwrap_or_else(|| (String::new(), Some("no output".into())));
@@ -480,7 +512,7 @@ fn postgres(
             };
             out.insert(
                 (e.id.clone(), mode.to_string()),
-                Outcome { error: ee.or(re).or(ae), rows: parse_rows(&rows), explain, after },
+                Outcome { error: ee.or(ae), query_error: re, rows: parse_rows(&rows), explain, after },
             );
         }
     }
@@ -692,8 +724,17 @@ fn corpus_matches_postgres() {
                     }
                     _ => Ok(()),
                 };
+                // An ERROR is the query's result: the same message on both sides is
+                // the same result; one side failing alone is a difference.
+                let rows = match (&o.query_error, &p.query_error) {
+                    (None, None) => compare_rows(&o.rows, &p.rows, keys, &shape),
+                    (Some(a), Some(b)) if a == b => Ok(()),
+                    (Some(a), Some(b)) => Err(format!("both raised, differently: sandbox \"{a}\", PostgreSQL \"{b}\"")),
+                    (Some(a), None) => Err(format!("the sandbox raised \"{a}\", PostgreSQL did not")),
+                    (None, Some(b)) => Err(format!("PostgreSQL raised \"{b}\", the sandbox did not")),
+                };
                 Verdict {
-                    rows: compare_rows(&o.rows, &p.rows, keys, &shape).and(after),
+                    rows: rows.and(after),
                     plan: os == ps,
                     text_same: mask(&o.explain) == mask(&p.explain),
                     unsupported: false,

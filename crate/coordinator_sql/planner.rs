@@ -2210,7 +2210,9 @@ impl<'a> Planner<'a> {
             let mut plan = Plan::ForeignScan(f);
             if !local.is_empty() {
                 let map = remap(fetched, leaf.rel.columns.len());
-                let filter = local.iter().map(|c| rewrite(c, &map)).reduce(|a, b| Expr::bin(BinOp::And, a, b));
+                let mut quals: Vec<Expr> = local.iter().map(|c| rewrite(c, &map)).collect();
+                crate::plan::costsize::order_qual_clauses(&mut quals);
+                let filter = quals.into_iter().reduce(|a, b| Expr::bin(BinOp::And, a, b));
                 plan = Plan::Result { child: Box::new(plan), filter, targets: None };
                 if fetched.len() != used.len() {
                     let all = leaf.rel.columns();
@@ -2256,7 +2258,9 @@ impl<'a> Planner<'a> {
         let mut plan = Plan::SeqScan { table: leaf.rel.name.clone(), columns, alias: leaf.name.clone() };
         if !conjuncts.is_empty() {
             let map = remap(&read, all.len());
-            let filter = conjuncts.iter().map(|c| rewrite(c, &map)).reduce(|a, b| Expr::bin(BinOp::And, a, b));
+            let mut quals: Vec<Expr> = conjuncts.iter().map(|c| rewrite(c, &map)).collect();
+            crate::plan::costsize::order_qual_clauses(&mut quals);
+            let filter = quals.into_iter().reduce(|a, b| Expr::bin(BinOp::And, a, b));
             plan = Plan::Result { child: Box::new(plan), filter, targets: None };
         }
         if read.len() != used.len() {
@@ -2387,7 +2391,12 @@ fn constant_qual(e: &Expr) -> Option<bool> {
         }
     }
     // A qual is true only if it is true: false and NULL both reject every row.
-    is_constant(e).then(|| matches!(e.eval(&[]), Datum::Int(v) if v != 0))
+    // One that raises (`1/0 = 1`) is left to the executor, which raises it (PostgreSQL's
+    // eval_const_expressions raises it while planning: the same ERROR either way).
+    if !is_constant(e) {
+        return None;
+    }
+    e.eval(&[]).ok().map(|d| matches!(d, Datum::Int(v) if v != 0))
 }
 
 /// The WHERE clause without its constant-true conjuncts (PostgreSQL drops `1 = 1`

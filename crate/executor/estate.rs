@@ -44,6 +44,47 @@ pub enum ExecError {
     Reentry(String),
     /// An ERROR the query itself raises (a scalar subquery returning two rows).
     Query(String),
+    /// An ERROR an expression raises (division by zero, integer out of range, an
+    /// invalid input on a cast): PostgreSQL's `ereport(ERROR)` in the executor, which
+    /// ends the statement.
+    Eval(crate::plan::eval::EvalError),
+}
+
+impl From<crate::plan::eval::EvalError> for ExecError {
+    #[cold]
+    fn from(e: crate::plan::eval::EvalError) -> ExecError {
+        ExecError::Eval(e)
+    }
+}
+
+impl ExecError {
+    /// The primary message as PostgreSQL reports it (psql's `ERROR:  …` line without
+    /// the prefix): a remote error's own message, postgres_fdw's `pgfdw_report_error`
+    /// passing it through.
+    pub fn message(&self) -> String {
+        match self {
+            ExecError::Remote(e) => e.message.clone(),
+            ExecError::Eval(e) => e.to_string(),
+            other => other.to_string(),
+        }
+    }
+
+    /// The report as psql prints it: `ERROR:  message`, then for a remote error
+    /// postgres_fdw's `CONTEXT:  remote SQL command: …` (the scan's query, not the
+    /// FETCH, as `fetch_more_data` reports it).
+    pub fn report(&self) -> String {
+        let mut out = format!("ERROR:  {}", self.message());
+        if let ExecError::Remote(e) = self {
+            if let Some(d) = &e.detail {
+                out.push_str(&format!("\nDETAIL:  {d}"));
+            }
+            let sql = e.context.as_deref().unwrap_or(&e.query);
+            if !sql.is_empty() {
+                out.push_str(&format!("\nCONTEXT:  remote SQL command: {sql}"));
+            }
+        }
+        out
+    }
 }
 
 impl std::fmt::Display for ExecError {
@@ -53,6 +94,7 @@ impl std::fmt::Display for ExecError {
             ExecError::Protocol(m) => write!(f, "protocol error: {m}"),
             ExecError::Internal(m) => write!(f, "internal error: {m}"),
             ExecError::Reentry(m) | ExecError::Query(m) => write!(f, "{m}"),
+            ExecError::Eval(e) => write!(f, "{e}"),
         }
     }
 }

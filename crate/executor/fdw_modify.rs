@@ -65,15 +65,14 @@ impl ForeignRowState {
         let ctid = row.get(self.plan.ctid_col).cloned().unwrap_or(Datum::Null);
         let mut params = vec![Some(ctid.to_string())];
         for (e, ty) in &self.plan.sets {
-            let v = e.eval(row);
+            let v = e.eval(row)?;
             let from = match v {
                 Datum::Int(_) => Some(SqlType::Int8),
                 Datum::Numeric(_) => Some(SqlType::Numeric),
                 Datum::Float(_) => Some(SqlType::Float8),
                 _ => None,
             };
-            let v = crate::plan::eval::cast(v, from, *ty)
-                .map_err(|k| ExecError::Query(crate::plan::eval::EvalError::from(k).to_string()))?;
+            let v = crate::plan::eval::cast(v, from, *ty).map_err(|k| ExecError::Eval(k.into()))?;
             params.push(if v.is_null() { None } else { Some(v.to_string()) });
         }
         self.params = Some(params);

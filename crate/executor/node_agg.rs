@@ -149,12 +149,12 @@ fn add_slow(a: &Datum, b: &Datum) -> Datum {
 /// One input row into a group's transition states (combined, for the Finalize half:
 /// the row holds partial values).
 #[inline]
-fn advance_trans(trans: &mut [Trans], aggs: &[AggCall], row: &[Datum], split: AggSplit) {
+fn advance_trans(trans: &mut [Trans], aggs: &[AggCall], row: &[Datum], split: AggSplit) -> ExecResult<()> {
     for (t, a) in trans.iter_mut().zip(aggs) {
         // A column (`sum(a)`) is read here, without the evaluator's call.
         let v = match &a.arg {
             Some(Expr::Col(i)) => row[*i].clone(),
-            Some(e) => e.eval(row),
+            Some(e) => e.eval(row)?,
             None => Datum::Null,
         };
         match split {
@@ -162,6 +162,7 @@ fn advance_trans(trans: &mut [Trans], aggs: &[AggCall], row: &[Datum], split: Ag
             _ => t.advance(a.func, v),
         }
     }
+    Ok(())
 }
 
 fn numeric_or_null(n: Result<Numeric, crate::numeric::NumericError>) -> Datum {
@@ -227,14 +228,16 @@ impl AggState {
     }
 
     #[inline]
-    fn advance(&mut self, es: &mut EState) {
+    fn advance(&mut self, es: &mut EState) -> ExecResult<()> {
         es.clock.charge(es.cost.agg_row_ns);
         let row = self.children[0].node.slot();
         let trans = if self.group_by.is_empty() {
             &mut self.plain
         } else {
             self.key.clear();
-            self.key.extend(self.group_by.iter().map(|e| e.eval(row)));
+            for e in &self.group_by {
+                self.key.push(e.eval(row)?);
+            }
             let g = match self.index.get(&self.key) {
                 Some(&g) => g,
                 None => {
@@ -245,34 +248,36 @@ impl AggState {
             };
             &mut self.groups[g].1
         };
-        advance_trans(trans, &self.aggs, row, self.split);
+        advance_trans(trans, &self.aggs, row, self.split)
     }
 
     /// GroupAggregate's step (`agg_retrieve_direct` over sorted input): the row joins
     /// the current group if its key is the same; otherwise the current group is
     /// finished into the slot (true: a row to return) and the row starts the next.
-    fn advance_sorted(&mut self, es: &mut EState) -> bool {
+    fn advance_sorted(&mut self, es: &mut EState) -> ExecResult<bool> {
         es.clock.charge(es.cost.agg_row_ns);
         let row = self.children[0].node.slot();
         self.key.clear();
-        self.key.extend(self.group_by.iter().map(|e| e.eval(row)));
+        for e in &self.group_by {
+            self.key.push(e.eval(row)?);
+        }
         let finished = match &mut self.current {
             Some((k, trans)) if *k == self.key => {
-                advance_trans(trans, &self.aggs, row, self.split);
-                return false;
+                advance_trans(trans, &self.aggs, row, self.split)?;
+                return Ok(false);
             }
             current => current.replace((self.key.clone(), vec![Trans::new(); self.aggs.len()])),
         };
         if let Some((_, trans)) = &mut self.current {
-            advance_trans(trans, &self.aggs, row, self.split);
+            advance_trans(trans, &self.aggs, row, self.split)?;
         }
-        match finished {
+        Ok(match finished {
             Some(group) => {
                 self.fill_slot(group);
                 true
             }
             None => false,
-        }
+        })
     }
 
     /// A finished group's output row: its key, then each aggregate's final value.
@@ -286,7 +291,7 @@ impl AggState {
     fn next_sorted(&mut self, es: &mut EState) -> ExecResult<ExecStatus> {
         while !self.filled {
             match self.inputs.next(&mut self.children, 0, es)? {
-                ExecStatus::Row if self.advance_sorted(es) => return Ok(ExecStatus::Row),
+                ExecStatus::Row if self.advance_sorted(es)? => return Ok(ExecStatus::Row),
                 ExecStatus::Row => {}
                 ExecStatus::Wait => return Ok(ExecStatus::Wait),
                 ExecStatus::Done => self.filled = true,
@@ -340,7 +345,7 @@ impl ExecNode for AggState {
         }
         while !self.filled {
             match self.inputs.next(&mut self.children, 0, es)? {
-                ExecStatus::Row => self.advance(es),
+                ExecStatus::Row => self.advance(es)?,
                 ExecStatus::Wait => return Ok(ExecStatus::Wait),
                 ExecStatus::Done => self.filled = true,
             }

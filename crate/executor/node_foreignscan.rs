@@ -282,7 +282,7 @@ impl ForeignScanState {
         let Some(result) = es.conns[self.conn].take_result(ticket) else {
             // An earlier answer on our connection failed: ours will never come.
             if let Some(e) = &es.conns[self.conn].first_error {
-                return Err(ExecError::Remote(e.clone()));
+                return Err(self.remote_error(e.clone()));
             }
             es.block_on(self.conn);
             return Ok(None);
@@ -291,9 +291,19 @@ impl ForeignScanState {
         // Its bytes were charged to us when the answer arrived (`EState::answer_arrived`).
         es.clock.charge(es.cost.message_ns);
         match result.error {
-            Some(e) => Err(ExecError::Remote(e)),
+            Some(e) => Err(self.remote_error(e)),
             None => Ok(Some(result)),
         }
+    }
+
+    /// `pgfdw_report_error(ERROR, res, conn, …, fsstate->query)`: a scan's error is
+    /// reported with its remote query as the context, not the FETCH or DECLARE
+    /// ("On error, report the original query, not the FETCH", `fetch_more_data`).
+    fn remote_error(&self, mut e: crate::remote::RemoteError) -> ExecError {
+        if e.context.is_none() {
+            e.context = Some(self.sql.clone());
+        }
+        ExecError::Remote(e)
     }
 
     /// Another scan's FETCH is in flight on our connection: waits for its answer, which

@@ -431,8 +431,7 @@ impl ModifyTableState {
                 Some(i) => {
                     let v = row.get(*i).cloned().unwrap_or(Datum::Null);
                     let from = self.child_types.get(*i).copied().flatten();
-                    crate::plan::eval::cast(v, from, *ty)
-                        .map_err(|k| ExecError::Query(crate::plan::eval::EvalError::from(k).to_string()))?
+                    crate::plan::eval::cast(v, from, *ty).map_err(|k| ExecError::Eval(k.into()))?
                 }
                 None => Datum::Null,
             };
@@ -522,7 +521,7 @@ impl ModifyTableState {
         if self.returning.is_empty() {
             return Ok(false);
         }
-        self.slot = self.returning.iter().map(|(e, _)| e.eval(&full)).collect();
+        self.slot = self.returning.iter().map(|(e, _)| e.eval(&full)).collect::<Result<_, _>>()?;
         Ok(true)
     }
 }
@@ -548,7 +547,7 @@ fn new_row(
 ) -> ExecResult<Vec<Datum>> {
     let mut new = old.to_vec();
     for (c, e) in sets {
-        let v = e.eval(old);
+        let v = e.eval(old)?;
         let from = match v {
             Datum::Int(_) => Some(SqlType::Int8),
             Datum::Numeric(_) => Some(SqlType::Numeric),
@@ -556,8 +555,7 @@ fn new_row(
             _ => None,
         };
         let ty = columns.get(*c).map(|x| x.1).ok_or_else(|| ExecError::Internal(format!("no column {c}")))?;
-        new[*c] = crate::plan::eval::cast(v, from, ty)
-            .map_err(|k| ExecError::Query(crate::plan::eval::EvalError::from(k).to_string()))?;
+        new[*c] = crate::plan::eval::cast(v, from, ty).map_err(|k| ExecError::Eval(k.into()))?;
     }
     Ok(new)
 }
@@ -665,7 +663,7 @@ impl ExecNode for ModifyTableState {
         loop {
             // RETURNING's rows of the rows inserted so far.
             if let Some(row) = self.to_return.pop_front() {
-                self.slot = self.returning.iter().map(|(e, _)| e.eval(&row)).collect();
+                self.slot = self.returning.iter().map(|(e, _)| e.eval(&row)).collect::<Result<_, _>>()?;
                 return Ok(ExecStatus::Row);
             }
             // A partition opened by the last row: its connection is set up first (the
@@ -753,7 +751,7 @@ impl ExecNode for ModifyTableState {
                     }
                     if !self.returning.is_empty() {
                         let row = new.as_ref().unwrap_or(&old);
-                        self.slot = self.returning.iter().map(|(e, _)| e.eval(row)).collect();
+                        self.slot = self.returning.iter().map(|(e, _)| e.eval(row)).collect::<Result<_, _>>()?;
                     }
                     es.local_changes.modified.push((table.clone(), old, new));
                     if !self.returning.is_empty() {
@@ -781,7 +779,7 @@ impl ExecNode for ModifyTableState {
                         continue;
                     }
                     let input = self.child[0].node.slot();
-                    self.slot = self.returning.iter().map(|(e, _)| e.eval(input)).collect();
+                    self.slot = self.returning.iter().map(|(e, _)| e.eval(input)).collect::<Result<_, _>>()?;
                     return Ok(ExecStatus::Row);
                 }
                 ExecStatus::Row => {
@@ -950,7 +948,7 @@ impl ExecNode for ConstResultState {
     fn exec_next(&mut self, _es: &mut EState) -> ExecResult<ExecStatus> {
         let Some(row) = self.rows.get(self.next) else { return Ok(ExecStatus::Done) };
         self.next += 1;
-        self.slot = row.iter().map(|e| e.eval(&[])).collect();
+        self.slot = row.iter().map(|e| e.eval(&[])).collect::<Result<_, _>>()?;
         Ok(ExecStatus::Row)
     }
 

@@ -416,6 +416,33 @@ pub fn qual_cost(e: &Expr, p: &CostParams) -> f64 {
     }
 }
 
+/// `order_qual_clauses` (createplan.c): a scan's implicitly ANDed quals, cheapest
+/// first by `cost_qual_eval` (a stable sort: equal costs keep their order). This is
+/// the order the executor evaluates them in, so it decides which rows meet an error:
+/// in `WHERE 100 / q > 3 AND q <> 0` the cheaper `q <> 0` runs first and no row
+/// divides by zero. Only the order matters here, not the parameters.
+pub fn order_qual_clauses(quals: &mut [Expr]) {
+    let p = CostParams::default();
+    quals.sort_by(|a, b| qual_cost(a, &p).total_cmp(&qual_cost(b, &p)));
+}
+
+/// [`order_qual_clauses`] of one qual's top-level AND conjuncts, joined again.
+pub fn order_qual_tree(e: Expr) -> Expr {
+    fn split(e: Expr, out: &mut Vec<Expr>) {
+        match e {
+            Expr::Bin(BinOp::And, l, r) => {
+                split(*l, out);
+                split(*r, out);
+            }
+            other => out.push(other),
+        }
+    }
+    let mut quals = Vec::new();
+    split(e, &mut quals);
+    order_qual_clauses(&mut quals);
+    quals.into_iter().reduce(|a, b| Expr::bin(BinOp::And, a, b)).expect("at least the qual itself")
+}
+
 /// Is this a Nested Loop's parameterized inner side (an Index Scan with a parameter,
 /// under its filter and projection)?
 fn has_nest_param(plan: &Plan) -> bool {

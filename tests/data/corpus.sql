@@ -3185,3 +3185,75 @@ alter foreign table f options (add use_remote_estimate 'true');
 set enable_hashjoin = off;
 set enable_mergejoin = off;
 select loc.cat, f.cat from loc join f on f.id = loc.id where loc.id < 20;
+
+-- ===== (h17e) evaluation errors: PostgreSQL's ERROR ends the statement (both sides fail with the same message), and what evaluation order avoids one =====
+
+-- [error local filter] division by zero in a local table's Filter (qty is 0 on every ninth row)
+select id from loc where 100 / qty > 10;
+
+-- [error local target] division by zero in a target list, after the first rows came
+select id, 100 / qty from loc;
+
+-- [error remote filter] division by zero in a qual pushed to every partition of h (grp is 0 on a tenth of the rows): the shard's ERROR, reported by postgres_fdw
+select id from h where 100 / grp > 20;
+
+-- [error remote filter one partition] only r's foreign partition meets the zero (k = 700); the local partition's rows are fine
+select k from r where 100 / (k - 700) >= 0;
+
+-- [error bigint overflow local] bigint multiplication past its range in a target list
+select id, big * big * 3 from h where id < 100;
+
+-- [error int4 overflow] an int4 product past int4's range
+-- known: rows — the sandbox computes integer arithmetic in int8 (plan::eval's module doc: an Expr::Bin carries no result type), so int4 * int4 = 10000000000 is a value here, "integer out of range" in PostgreSQL
+select id * 1000000000 from loc where id = 10;
+
+-- [error int4 overflow cast] a numeric past int4's range cast to int4
+select id, (amount * 100000000)::int from h where id < 100;
+
+-- [error numeric typmod local] numeric(2,1) cannot hold amounts from 10 up: numeric field overflow in a target list
+select id, amount::numeric(2,1) from h where id < 100;
+
+-- [error numeric typmod remote] the same length coercion in a qual pushed to the shards
+select id from h where amount::numeric(2,1) > 5;
+
+-- [error cast text local] a text that is not an integer, cast in a target list
+select id, name::int from h where id < 50;
+
+-- [error cast text remote] the same cast in a qual pushed to the shards
+select id from h where name::int > 3;
+
+-- [error aggregate local] division by zero in an aggregate's argument over a local table
+select sum(100 / qty) from loc;
+
+-- [error aggregate remote] division by zero in an aggregate pushed to the shards (GROUP BY grp, grp = 0)
+select grp, sum(100 / grp) from h group by grp;
+
+-- [error initplan] division by zero in an uncorrelated subquery (an InitPlan)
+select id from loc where id > (select max(100 / qty) from loc l2);
+
+-- [error subplan correlated] division by zero in a correlated SubPlan's qual, for loc's row with qty 0
+select id, (select count(*) from loc l2 where l2.id = 100 / loc.qty) from loc where id < 30;
+
+-- [error dml insert select foreign] a local division by zero while rows go to a foreign table: the statement fails, the target unchanged
+insert into ins_f select id, 100 / grp, amount, name from h where id < 40;
+
+-- [error dml insert select foreign remote] the remote scan fails while rows go to a foreign table on another server
+insert into ins_f select id, grp, amount, name from h where 100 / grp > 30 and id < 40;
+
+-- [error dml update local] an UPDATE of a local table whose SET divides by zero
+update ins_loc set grp = 10 / (grp - 2);
+
+-- [error guarded and] AND stops at its left side: the division never meets a zero
+select id from loc where qty <> 0 and 100 / qty > 30;
+
+-- [error guarded and target] the same guard inside a target list's expression
+select id, qty <> 0 and 100 / qty > 30 from loc where id < 20;
+
+-- [error guarded remote] the guard in a qual pushed to the shards
+select id from h where grp <> 0 and 100 / grp > 30;
+
+-- [error guarded null] a NULL divisor is no error (100 / NULL is NULL): h's rows past 2030 have no grp
+select count(*) from h where id > 2030 and 100 / grp > 1;
+
+-- [error qual order] the guard written second: PostgreSQL orders a scan's quals by cost (order_qual_clauses), the cheaper `qty <> 0` first, so no row divides by zero
+select id from loc where 100 / qty > 30 and qty <> 0;
