@@ -26,22 +26,29 @@
 //!   `ereport(ERROR)` does (the executor's `ExecError::Eval`; a simulated shard sends
 //!   it as an ErrorResponse). The executor's path ([`Expr::eval`]) allocates nothing
 //!   for integer arithmetic and comparisons; only a raised error is boxed.
-//! - What is evaluated is what PostgreSQL evaluates: AND and OR stop when the left
-//!   side decides, so `x <> 0 AND 1/x > 1` never divides by zero (PostgreSQL's order
-//!   of a qual list may differ: `order_qual_clauses` sorts by cost, see
-//!   `coordinator_sql`'s notes); a sort key that is an expression is evaluated as each
-//!   row comes in (`executor::node_sort::check_keys`), as PostgreSQL's child
-//!   projection computes it.
+//! - What is evaluated is what PostgreSQL evaluates, in its order, so the same rows
+//!   meet the same errors: AND and OR stop when the left side decides (`x <> 0 AND
+//!   1/x > 1` never divides by zero); a scan's quals run cheapest first, as
+//!   `order_qual_clauses` sorts them (`plan::costsize::order_qual_clauses`, on the
+//!   coordinator's scans and on the simulated shards), so `1/x > 1 AND x <> 0` does
+//!   not divide by zero either; a target list left to right; a sort key that is an
+//!   expression as each row comes in (`executor::node_sort::check_keys`), as
+//!   PostgreSQL's child projection computes it.
 //! - `random()` and `setseed()` use the generator the caller passes
 //!   ([`ExprContext::random`]: a session's, as in a PostgreSQL backend); without one,
 //!   `random()` is an error (the executor's plans never call it).
 //!
-//! Departs from PostgreSQL: integer arithmetic is in int8 whatever the operands'
+//! Departs from PostgreSQL: a join's and a HAVING's quals keep their written order
+//! (PostgreSQL sorts those by cost too); a constant expression that raises (`1/0`) is
+//! raised when a row evaluates it, where PostgreSQL's planner folds it and raises
+//! while planning, even over no rows. Integer arithmetic is in int8 whatever the operands'
 //! declared type (an `Expr::Bin` carries no result type), so int4 + int4 that
 //! overflows int4 but not int8 gives the int8 value where PostgreSQL raises "integer
 //! out of range" (`int4pl`); only a cast to int2/int4 (`::int`, an assignment to an
-//! int4 column) checks the narrower range. An int8 overflow is "bigint out of range"
-//! as in PostgreSQL.
+//! int4 column) checks the narrower range, and the analysis leaves out a cast from
+//! one integer type to another (a value carries no width), so `(a * b)::int` of an
+//! int8 product past int4's range is no error here. An int8 overflow is "bigint out
+//! of range" as in PostgreSQL.
 
 use std::fmt;
 

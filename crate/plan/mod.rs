@@ -36,7 +36,7 @@ pub mod selectivity;
 pub mod semiantijoin;
 pub mod stats;
 pub mod userfunc;
-pub use optimize::use_indexes;
+pub use optimize::{order_quals, use_indexes};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub enum BinOp {

@@ -91,10 +91,7 @@ pub(super) fn plan_query_over(
     let mut plan =
         base.unwrap_or_else(|| Plan::SeqScan { table: rel.table.clone(), columns: rel.columns.clone(), alias: None });
     if let Some(condition) = &select.selection {
-        // The shard is a PostgreSQL server: its quals run cheapest first too.
-        let filter = crate::plan::costsize::order_qual_tree(
-            planner.plan(condition, &mut Scope::Rows { no_agg: NO_AGG_IN_WHERE })?,
-        );
+        let filter = planner.plan(condition, &mut Scope::Rows { no_agg: NO_AGG_IN_WHERE })?;
         plan = Plan::Result { child: Box::new(plan), filter: Some(filter), targets: None };
     }
     let body = if is_aggregated(select, &items, order_by) {

@@ -922,7 +922,7 @@ impl ShardServer {
 
     /// A row source of `plan` over `catalog`.
     fn start_plan_over(catalog: &Catalog, plan: Plan, columns: Vec<Column>) -> Result<RowSource, PgError> {
-        let plan = use_indexes(plan, catalog);
+        let plan = crate::plan::order_quals(use_indexes(plan, catalog));
         let mut es = EState::new(Clock::virtual_clock(), vec![], false, false);
         let root = init_plan(&plan, &InitContext { catalog }, &mut es).map_err(|m| PgError::error("42P01", m))?;
         Ok(RowSource { es, root, columns, done: false })

@@ -3257,3 +3257,7 @@ select count(*) from h where id > 2030 and 100 / grp > 1;
 
 -- [error qual order] the guard written second: PostgreSQL orders a scan's quals by cost (order_qual_clauses), the cheaper `qty <> 0` first, so no row divides by zero
 select id from loc where 100 / qty > 30 and qty <> 0;
+
+-- [error constant folded] a constant division by zero over no rows
+-- known: rows — PostgreSQL's planner folds 1 / 0 (eval_const_expressions) and raises while planning; the sandbox evaluates it per row, and no row passes the filter
+select id, 1 / 0 from loc where id < 0;
