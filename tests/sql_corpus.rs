@@ -345,7 +345,11 @@ fn sandbox(base: &SqlScenario, e: &Entry, async_mode: bool) -> (Outcome, Vec<usi
             None => run.rows.iter().map(|r| r.iter().map(|d| d.to_string()).collect()).collect(),
             Some(_) => vec![],
         };
-        let explain = run.explain_text_with(&ExplainOptions::POSTGRES_VERBOSE);
+        // A query that raised is compared by its EXPLAIN without ANALYZE, as on PostgreSQL.
+        let explain = match query_error {
+            None => run.explain_text_with(&ExplainOptions::POSTGRES_VERBOSE),
+            Some(_) => sandbox_explain(base, e, "VERBOSE, COSTS OFF")?,
+        };
         let kept = match query_error {
             None => run.es.local_changes.clone(),
             Some(_) => Default::default(),
@@ -362,7 +366,12 @@ fn sandbox(base: &SqlScenario, e: &Entry, async_mode: bool) -> (Outcome, Vec<usi
 /// The sandbox's EXPLAIN (VERBOSE) with costs of a query (async mode), planned only;
 /// `base` as loaded, or analyzed.
 fn sandbox_costs(base: &SqlScenario, e: &Entry) -> Result<String, String> {
-    let mut s = base.with_query(&format!("EXPLAIN (VERBOSE) {};", e.sql)).map_err(|e| e.to_string())?;
+    sandbox_explain(base, e, "VERBOSE")
+}
+
+/// The sandbox's `EXPLAIN (options)` of a query (async mode), planned only.
+fn sandbox_explain(base: &SqlScenario, e: &Entry, options: &str) -> Result<String, String> {
+    let mut s = base.with_query(&format!("EXPLAIN ({options}) {};", e.sql)).map_err(|e| e.to_string())?;
     for set in &e.sets {
         for st in parse_statements(set, 1).map_err(|e| e.to_string())? {
             s.cluster.execute(0, &st).map_err(|e| e.to_string())?;
