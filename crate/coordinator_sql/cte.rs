@@ -560,3 +560,90 @@ fn to_cte_scans(plan: &mut Plan, kept: &[Kept]) -> Result<(), String> {
         _ => children_mut(plan).into_iter().try_for_each(|c| to_cte_scans(c, kept)),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::clock::Clock;
+    use crate::coordinator_sql::SqlScenario;
+    use crate::instrument::ExplainOptions;
+    use crate::knobs::{Knobs, Source};
+
+    const SETUP: &str =
+        "-- @shard s1\ncreate table t1 (a int, b int, c text);\ncreate table ft_remote (a int, b int, c text);\n\
+        insert into t1 select i % 100, i, 'x' from generate_series(0, 249) i;\n\
+        -- @shard s2\ncreate table t2 (a int, b int, c text);\n\
+        insert into t2 select i % 100, i, 'y' from generate_series(250, 499) i;\n\
+        -- @coordinator\ncreate extension postgres_fdw;\n\
+        create server s1 foreign data wrapper postgres_fdw options (dbname 'postgres', async_capable 'true');\n\
+        create server s2 foreign data wrapper postgres_fdw options (dbname 'postgres', async_capable 'true');\n\
+        create table pt (a int, b int, c text) partition by range (b);\n\
+        create foreign table pt1 partition of pt for values from (0) to (250) server s1 options (table_name 't1');\n\
+        create foreign table pt2 partition of pt for values from (250) to (500) server s2 options (table_name 't2');\n\
+        create foreign table ft (a int, b int, c text) server s1 options (table_name 'ft_remote');\n\
+        create table loc (a int, b int, c text);\ninsert into loc values (1, 10, 'p'), (2, 20, 'q'), (3, 30, 'r');\n";
+
+    /// Runs `query` in async mode: EXPLAIN (ANALYZE, VERBOSE, COSTS OFF), its rows,
+    /// and the shards' statement logs.
+    fn run(query: &str) -> (String, Vec<String>, Vec<Vec<String>>) {
+        let base = SqlScenario::load(SETUP).unwrap();
+        let s = base.with_query(query).unwrap_or_else(|e| panic!("{query}: {e}"));
+        let sc = s.scenario(&Knobs::default(), Source::Json).unwrap_or_else(|e| panic!("{query}: {e}"));
+        let mut run = sc.start(true, Clock::virtual_clock(), false).unwrap();
+        run.keep_rows = true;
+        run.run_to_end().unwrap_or_else(|e| panic!("{query}: {e}"));
+        let explain = run.explain_text_with(&ExplainOptions::POSTGRES_VERBOSE);
+        let rows = run.rows.iter().map(|r| r.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("|")).collect();
+        let logs = run.host.servers.iter().map(|s| s.statement_log().into_iter().map(|(_, l)| l).collect()).collect();
+        (explain, rows, logs)
+    }
+
+    #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
+    fn an_update_in_with_is_read_by_a_cte_scan() {
+        let (explain, rows, _) = run("with t as (update loc set b = b + 1 where a < 3 returning *) select * from t;");
+        assert_eq!(rows, ["1|11|p", "2|21|q"], "{explain}");
+        assert!(explain.contains("CTE t\n") && explain.contains("CTE Scan on t"), "{explain}");
+        assert!(explain.contains("Update on public.loc"), "{explain}");
+    }
+
+    #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
+    fn a_delete_nobody_reads_runs_to_its_end() {
+        let (explain, rows, logs) =
+            run("with d as (delete from pt where a = 9 returning b) select count(*) from pt where a < 2;");
+        assert_eq!(rows, ["10"], "{explain}");
+        assert!(explain.contains("CTE d"), "{explain}");
+        // The DELETEs went to both shards, after the query's own scans.
+        for log in &logs {
+            let delete = log.iter().position(|l| l.contains("DELETE FROM")).unwrap_or_else(|| panic!("{log:#?}"));
+            let declare = log.iter().position(|l| l.contains("DECLARE")).unwrap_or_else(|| panic!("{log:#?}"));
+            assert!(declare < delete, "{log:#?}");
+        }
+    }
+
+    #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
+    fn a_cte_read_twice_shares_its_rows() {
+        let (explain, rows, _) = run(
+            "with m as (select a, b from pt where b < 3) select x.b, y.b from m x join m y on x.a = y.a order by 1;",
+        );
+        assert_eq!(rows, ["0|0", "1|1", "2|2"], "{explain}");
+        assert_eq!(explain.matches("CTE Scan on m").count(), 2, "{explain}");
+    }
+
+    #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
+    fn explain_of_with_and_the_refusals() {
+        let (explain, rows, _) = run(
+            "explain (analyze, verbose, costs off) with i as (insert into ft select * from pt where a = 5 returning *) \
+             select count(*) from i;",
+        );
+        assert!(rows.is_empty() || explain.contains("CTE i"), "{explain}");
+        let base = SqlScenario::load(SETUP).unwrap();
+        for (q, m) in [
+            ("with recursive t as (select 1) select * from t;", "WITH RECURSIVE"),
+            ("with t (x) as (select 1) select * from t;", "column list"),
+            ("with t as (delete from loc) select * from t;", "does not have a RETURNING clause"),
+            ("with t as (select 1), t as (select 2) select * from t;", "specified more than once"),
+        ] {
+            let e = base.with_query(q).and_then(|s| s.plan().map(|_| ())).unwrap_err();
+            assert!(e.message.contains(m), "{q}: {e}");
+        }
+    }
+}
