@@ -19,9 +19,10 @@
 //! How the query over a CTE is planned here: the CTE stands in the catalog as a table
 //! of its columns while the statement after WITH is planned as any other (joins,
 //! aggregates, INSERT … SELECT), and each scan of that table then becomes the CTE
-//! Scan (`to_cte_scans`). The stand-in table holds no row, so the planner's choices
-//! (join order and method) see a CTE of one row where PostgreSQL sees its
-//! estimate; EXPLAIN's costs are the CTE's (`plan::costsize`).
+//! Scan (`to_cte_scans`). The stand-in table's statistics give it the CTE's row
+//! estimate on one page, so the planner's choices (join order and method) see the
+//! rows PostgreSQL sees, at one page's cost more; EXPLAIN's costs are the CTE
+//! Scan's own (`plan::costsize`'s `cost_ctescan`).
 //!
 //! Refused by name: WITH RECURSIVE, a column list after a CTE's name, a CTE read by
 //! another CTE or inside a subquery expression, and a query with both CTEs and
@@ -302,9 +303,20 @@ fn named_elsewhere(stmt: &Stmt, name: &str, counted: usize) -> bool {
         .count();
     // A column of the CTE qualified by its name (`t.a`) is a word too: only a
     // reference in a FROM the walk did not reach is counted as one.
-    let from_words = text.to_lowercase().matches(&format!("from {name}")).count()
-        + text.to_lowercase().matches(&format!("join {name}")).count();
+    let lower = text.to_lowercase();
+    let from_words = followed_by_name(&lower, "from ", name) + followed_by_name(&lower, "join ", name);
     words > 0 && from_words > counted
+}
+
+/// How many times `keyword` is followed by `name` as a whole word in `text`.
+fn followed_by_name(text: &str, keyword: &str, name: &str) -> usize {
+    let pattern = format!("{keyword}{name}");
+    text.match_indices(&pattern)
+        .filter(|(i, _)| {
+            let after = text[i + pattern.len()..].chars().next();
+            !after.is_some_and(|c| c.is_alphanumeric() || c == '_')
+        })
+        .count()
 }
 
 /// Replaces each FROM item naming `name` with the CTE's query as a subquery named
@@ -446,15 +458,22 @@ fn plan_body(coord: &Node, kept: &[Kept], body: &Stmt, text: &str, at: Location)
         node.relations.retain(|r| r.name != k.name);
         let columns: Vec<ColumnInfo> =
             k.columns.iter().map(|c| ColumnInfo { name: c.name.clone(), ty: sql_type(c.ty) }).collect();
+        // One page of one (NULL) row, whose statistics say the CTE's estimate: the
+        // planner's Seq Scan of it sees the CTE's rows (set_cte_size_estimates), at
+        // one page's cost more than the CTE Scan's.
+        let mut table = Table::new(&k.name, k.columns.clone());
+        table.push_row(&vec![crate::types::Datum::Null; k.columns.len()]);
+        let stats =
+            crate::plan::stats::RelStats { relpages: 1.0, reltuples: k.rows, columns: vec![None; columns.len()] };
         node.relations.push(Relation {
             name: k.name.clone(),
             columns,
-            kind: RelKind::Table(Table::new(&k.name, k.columns.clone())),
+            kind: RelKind::Table(table),
             partition_of: None,
             indexes: vec![],
             rows_sent: 0,
             batches_sent: 0,
-            stats: None,
+            stats: Some(stats),
             unique: vec![],
         });
     }
