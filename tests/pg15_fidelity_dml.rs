@@ -620,7 +620,7 @@ fn data_modifying_ctes_send_what_postgres_15_sends() {
     let queries = [
         "WITH t AS (UPDATE pt SET c = 'z' WHERE a < 3 RETURNING a, b, c) SELECT * FROM t",
         "WITH d AS (DELETE FROM pt1 WHERE a = 7 AND c || b <> 'zz' RETURNING b, c) \
-         SELECT d.b, pt.c FROM d JOIN pt ON pt.b = d.b + 1",
+         SELECT d.b, pt.c FROM d JOIN pt ON pt.a = d.b",
         "WITH i AS (INSERT INTO ft SELECT * FROM pt WHERE a < 3 RETURNING *) SELECT count(*) FROM i",
         "WITH d AS (DELETE FROM pt WHERE a = 9 RETURNING b) SELECT count(*) FROM pt WHERE a < 2",
     ];

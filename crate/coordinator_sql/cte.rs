@@ -549,10 +549,57 @@ fn children_mut(plan: &mut Plan) -> Vec<&mut Plan> {
     }
 }
 
+/// The stand-in scan under an Aggregate, through filters only: its table's name.
+fn stand_in_under_agg<'a>(plan: &'a Plan, kept: &[Kept]) -> Option<&'a str> {
+    let Plan::Agg { child, .. } = plan else { return None };
+    let mut n = child.as_ref();
+    while let Plan::Result { child, filter: Some(_), targets: None } = n {
+        n = child;
+    }
+    match n {
+        Plan::SeqScan { table, .. } if kept.iter().any(|k| k.name == *table) => Some(table),
+        _ => None,
+    }
+}
+
+/// Under an Aggregate (through filters) the CTE Scan returns its CTE's whole row, as
+/// PostgreSQL's does there (create_scan_plan's `use_physical_tlist`: the Aggregate
+/// asks for no exact target list): the scan's columns become all of the CTE's, and
+/// the expressions above it read them where they now are.
+fn widen_under_agg(plan: &mut Plan, kept: &[Kept]) {
+    let Some(table) = stand_in_under_agg(plan, kept) else { return };
+    let Some(cte) = kept.iter().find(|k| k.name == table) else { return };
+    let mut old: Vec<String> = vec![];
+    let mut n: &Plan = plan;
+    while let Some(&c) = n.children().first() {
+        n = c;
+    }
+    if let Plan::SeqScan { columns, .. } = n {
+        old = columns.iter().map(|c| c.name.clone()).collect();
+    }
+    let Some(map) = old.iter().map(|o| cte.columns.iter().position(|c| c.name == *o)).collect::<Option<Vec<usize>>>()
+    else {
+        return;
+    };
+    plan.for_each_expr_mut(&mut |e| *e = e.map_cols(&|i| map.get(i).copied().unwrap_or(i)));
+    let mut n: &mut Plan = plan;
+    loop {
+        match n {
+            Plan::Agg { child, .. } | Plan::Result { child, .. } => n = child,
+            Plan::SeqScan { columns, .. } => {
+                *columns = cte.columns.clone();
+                return;
+            }
+            _ => return,
+        }
+    }
+}
+
 /// Each scan of a kept CTE's stand-in table becomes a CTE Scan of it, returning the
 /// columns the scan returned.
 fn to_cte_scans(plan: &mut Plan, kept: &[Kept]) -> Result<(), String> {
     let name_of = |t: &str| kept.iter().position(|k| k.name == t);
+    widen_under_agg(plan, kept);
     match plan {
         Plan::SeqScan { table, columns, alias } if name_of(table).is_some() => {
             let k = name_of(table).unwrap_or_default();

@@ -166,6 +166,11 @@ pub fn explain_ctes(es: &EState, id: usize) -> Vec<ExplainNode> {
         .filter_map(|c| {
             let mut e = explain_tree(c.plan.as_ref()?, es, Some("InitPlan"));
             e.details.insert(0, ("Subplan Name".into(), format!("CTE {}", c.name)));
+            // The query's range table holds the CTE and what its statement reads:
+            // more than one entry, so EXPLAIN qualifies every column (explain.c's
+            // `useprefix`), the ModifyTable's own text too.
+            e.details.push(("Qualify".into(), String::new()));
+            qualify_modify_outputs(&mut e, None);
             Some(e)
         })
         .collect()
@@ -176,6 +181,76 @@ pub fn explain_ctes(es: &EState, id: usize) -> Vec<ExplainNode> {
 pub struct Reader {
     pub cte: usize,
     pub positions: Vec<usize>,
+}
+
+/// The identifiers of `text` that are bare column names (not qualified, not a
+/// function's or a type's name, not a keyword, not in a literal) qualified with
+/// `alias`, as ruleutils.c prints a Var when the range table has several entries.
+fn qualify_bare(text: &str, alias: &str) -> String {
+    const WORDS: [&str; 12] =
+        ["NULL", "TRUE", "FALSE", "AND", "OR", "NOT", "IS", "CASE", "WHEN", "THEN", "ELSE", "END"];
+    let alias = crate::sql_text::quote_identifier(alias);
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c == '\'' || c == '"' {
+            // A literal or a quoted name: as it is.
+            let mut j = i + 1;
+            while j < chars.len() && chars[j] != c {
+                j += 1;
+            }
+            let end = (j + 1).min(chars.len());
+            out.extend(&chars[i..end]);
+            i = end;
+            continue;
+        }
+        if c.is_alphabetic() || c == '_' {
+            let mut j = i;
+            while j < chars.len() && (chars[j].is_alphanumeric() || chars[j] == '_' || chars[j] == '$') {
+                j += 1;
+            }
+            let word: String = chars[i..j].iter().collect();
+            let before = out.trim_end();
+            let after = chars[j..].iter().collect::<String>();
+            let after = after.trim_start();
+            let bare = !before.ends_with('.')
+                && !before.ends_with("::")
+                && !after.starts_with('(')
+                && !after.starts_with('.')
+                && !WORDS.contains(&word.to_uppercase().as_str());
+            if bare {
+                out.push_str(&alias);
+                out.push('.');
+            }
+            out.push_str(&word);
+            i = j;
+            continue;
+        }
+        out.push(c);
+        i += 1;
+    }
+    out
+}
+
+/// A ModifyTable's RETURNING (`Output`) and the rows its scans read for it, as the
+/// node's own text (unqualified when it is the query's only relation), qualified with
+/// the target's and the scans' names.
+fn qualify_modify_outputs(e: &mut ExplainNode, modify: Option<&str>) {
+    let name = e.detail("Alias").map(str::to_string).or_else(|| e.relation.clone());
+    let is_modify = matches!(e.node_type.as_str(), "Insert" | "Update" | "Delete");
+    let inside = if is_modify { name.clone() } else { modify.map(str::to_string) };
+    for (k, v) in e.details.iter_mut() {
+        let own = is_modify && k == "Output";
+        let row = inside.is_some() && k == crate::instrument::ROW_MARK_OUTPUT;
+        if let (true, Some(n)) = (own || row, name.as_ref()) {
+            *v = qualify_bare(v, n);
+        }
+    }
+    for c in &mut e.children {
+        qualify_modify_outputs(c, inside.as_deref());
+    }
 }
 
 /// A CTE Scan: one reader of a CTE's tuplestore.
