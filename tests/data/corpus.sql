@@ -3191,6 +3191,7 @@ set enable_mergejoin = off;
 select loc.cat, f.cat from loc join f on f.id = loc.id where loc.id < 20;
 
 -- ===== (h17c) data-modifying CTEs and CTE Scan (issue 17 item 3; nodeCtescan.c, ExecPostprocessPlan) =====
+
 -- [dml cte update local returning] UPDATE … RETURNING in WITH, read by a CTE Scan (h17c)
 with t as (update ins_loc set grp = grp + 10 where id < 3 returning *) select * from t;
 
