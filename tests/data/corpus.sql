@@ -3208,6 +3208,7 @@ with i as (insert into ins_f select id, grp, amount, name from h where id betwee
 with t as (update ins_f set amount = amount + 1 where id < 3 returning id, amount) select * from t order by id;
 
 -- [dml cte delete foreign joined async] DELETE … RETURNING of ins_f read by the main query joined with h's async Append (h17c)
+-- known: plan — PostgreSQL hashes the CTE Scan and probes with h's Append; the sandbox's Hash Join costs (the CTE's key without statistics: estimate_hash_bucket_stats' default bucket fraction 0.1, over the sandbox's 284-row estimate of the DELETE's scan) make hashing h cheaper, so it hashes h
 with d as (delete from ins_f where id > 3 returning id, grp) select d.id, h.name from d join h on h.id = d.id;
 
 -- [dml cte update partitioned returning] UPDATE of ins_p (a local and two foreign partitions) in WITH (h17c)
