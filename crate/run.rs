@@ -230,7 +230,16 @@ impl<H: Host> QueryRun<H> {
         self.resuming = false;
         self.es.blocked_on = None;
         self.es.wake_also.clear();
-        match exec_proc_node(&mut self.root, &mut self.es)? {
+        // The main plan's end, then ExecPostprocessPlan: the data-modifying CTEs run
+        // to their ends (`node_ctescan`).
+        let status = match self.es.ctes.main_done {
+            true => crate::executor::node_ctescan::exec_postprocess_plan(&mut self.es)?,
+            false => match exec_proc_node(&mut self.root, &mut self.es)? {
+                ExecStatus::Done => crate::executor::node_ctescan::exec_postprocess_plan(&mut self.es)?,
+                other => other,
+            },
+        };
+        match status {
             ExecStatus::Row => {
                 self.row_count += 1;
                 if self.keep_rows {
@@ -300,6 +309,7 @@ impl<H: Host> QueryRun<H> {
             self.ended = true;
             exec_end_node(&mut self.root, &mut self.es);
             crate::executor::node_subplan::end_init_plans(&mut self.es);
+            crate::executor::node_ctescan::end_ctes(&mut self.es);
         }
     }
 

@@ -77,8 +77,8 @@ const MODES: [(&str, bool); 2] = [("sync", false), ("async", true)];
 /// Plan nodes whose estimates agree with PostgreSQL's to the cent, and whose rows are
 /// within a factor 2 (over the queries whose node lines agree), as measured: as loaded,
 /// and after ANALYZE of every relation.
-const COSTS_AS_LOADED: (usize, usize) = (3887, 4381);
-const COSTS_ANALYZED: (usize, usize) = (3894, 4393);
+const COSTS_AS_LOADED: (usize, usize) = (3928, 4471);
+const COSTS_ANALYZED: (usize, usize) = (3936, 4492);
 
 /// One query of the corpus.
 #[derive(Clone, Debug)]
@@ -187,9 +187,22 @@ struct Shape {
 fn query_shape(sql: &str, sets: &[String]) -> Shape {
     let parsed = match harness_parse(sql) {
         Ok(p) => p,
-        // A data-modifying CTE sqlparser cannot read: its rows in no particular order.
+        // A data-modifying CTE sqlparser cannot read: the shape of its statement's
+        // query (the sandbox's parser reads it), else no order.
         Err(_) if sql.trim_start().to_lowercase().starts_with("with") => {
-            return Shape { order_by: 0, limit: false, offset: false }
+            use pgasync::coordinator_sql::statement::Stmt;
+            let stmts = parse_statements(&format!("{sql};"), 1).unwrap_or_default();
+            return match stmts.first().map(|s| &s.stmt) {
+                Some(Stmt::With { body, .. }) => match body.as_ref() {
+                    Stmt::Select(q) => Shape {
+                        order_by: q.order_by.as_ref().map_or(0, |o| o.exprs.len()),
+                        limit: q.limit.is_some() || q.fetch.is_some(),
+                        offset: q.offset.is_some(),
+                    },
+                    _ => Shape { order_by: 0, limit: false, offset: false },
+                },
+                _ => Shape { order_by: 0, limit: false, offset: false },
+            };
         }
         Err(e) => panic!("{sql}: {e}"),
     };
@@ -266,18 +279,44 @@ fn parse_with_operators(sql: &str) -> Result<Vec<Statement>, sqlparser::parser::
     Parser::new(&PostgreSqlDialect {}).with_tokens_with_locations(tokens).parse_statements()
 }
 
-/// The table a DML query modifies (None for a query that reads only).
-fn dml_target(sql: &str) -> Option<String> {
-    match harness_parse(sql).ok()?.first()? {
-        Statement::Insert(ins) => Some(ins.table_name.to_string()),
-        Statement::Update { table, .. } => Some(table.relation.to_string()),
+/// The tables a DML query modifies (None for a query that reads only): a WITH's
+/// data-modifying CTEs' and its statement's, each once, in order (read by the
+/// sandbox's own parser: sqlparser cannot read a data-modifying WITH).
+fn dml_target(sql: &str) -> Option<Vec<String>> {
+    use pgasync::coordinator_sql::statement::Stmt;
+    if sql.trim_start().to_lowercase().starts_with("with") {
+        let stmts = parse_statements(&format!("{sql};"), 1).ok()?;
+        let Some(Stmt::With { ctes, body }) = stmts.first().map(|s| &s.stmt) else { return None };
+        let mut targets: Vec<String> = vec![];
+        for st in ctes.iter().map(|c| &c.stmt).chain(std::iter::once(body.as_ref())) {
+            let t = match st {
+                Stmt::Insert { table, .. } | Stmt::Update { table, .. } | Stmt::Delete { table, .. } => {
+                    table.to_string()
+                }
+                _ => continue,
+            };
+            if !targets.contains(&t) {
+                targets.push(t);
+            }
+        }
+        return (!targets.is_empty()).then_some(targets);
+    }
+    let one = match harness_parse(sql).ok()?.first()? {
+        Statement::Insert(ins) => ins.table_name.to_string(),
+        Statement::Update { table, .. } => table.relation.to_string(),
         Statement::Delete(d) => match &d.from {
             sqlparser::ast::FromTable::WithFromKeyword(t) | sqlparser::ast::FromTable::WithoutKeyword(t) => {
-                t.first().map(|t| t.relation.to_string())
+                t.first().map(|t| t.relation.to_string())?
             }
         },
-        _ => None,
-    }
+        _ => return None,
+    };
+    Some(vec![one])
+}
+
+/// Rows of several targets as one list: each row led by its table's name.
+fn tagged(table: &str, rows: Vec<Vec<String>>) -> impl Iterator<Item = Vec<String>> + '_ {
+    rows.into_iter().map(move |r| std::iter::once(table.to_string()).chain(r).collect())
 }
 
 /// The target's rows after the sandbox's run: the shards' tables as the run left
@@ -355,7 +394,13 @@ fn sandbox(base: &SqlScenario, e: &Entry, async_mode: bool) -> (Outcome, Vec<usi
             Some(_) => Default::default(),
         };
         let after = match dml_target(&e.sql) {
-            Some(t) => Some(sandbox_after(&s, &kept, &run.host.servers, &t)?),
+            Some(ts) => {
+                let mut all = vec![];
+                for t in &ts {
+                    all.extend(tagged(t, sandbox_after(&s, &kept, &run.host.servers, t)?));
+                }
+                Some(all)
+            }
             None => None,
         };
         Ok((Outcome { error: None, query_error, rows, explain, after }, planned.order_keys))
@@ -433,8 +478,12 @@ fn postgres(
                 "{};\n\\if :ERROR\n\\echo '@@error' :LAST_ERROR_MESSAGE\n{restart}\\endif\n",
                 e.sql
             ));
-            if let Some(t) = &target {
-                script.push_str(&format!("\\echo '@@ {} {mode} after'\nSELECT * FROM {t};\n{error_check}{end}", e.id));
+            if let Some(ts) = &target {
+                for (i, t) in ts.iter().enumerate() {
+                    script
+                        .push_str(&format!("\\echo '@@ {} {mode} after{i}'\nSELECT * FROM {t};\n{error_check}", e.id));
+                }
+                script.push_str(end);
             }
             if async_mode && costs {
                 script.push_str(&format!("\\echo '@@ {} costs as_is'\n", e.id));
@@ -513,9 +562,15 @@ fn postgres(
                 _ => (explain, ee),
             };
             let (after, ae) = match dml_target(&e.sql) {
-                Some(_) => {
-                    let (t, err) = get("after").unwrap_or_else(|| (String::new(), Some("no output".into())));
-                    (Some(parse_rows(&t)), err)
+                Some(ts) => {
+                    let (mut all, mut first_err) = (vec![], None);
+                    for (i, t) in ts.iter().enumerate() {
+                        let (text, err) =
+                            get(&format!("after{i}")).unwrap_or_else(|| (String::new(), Some("no output".into())));
+                        all.extend(tagged(t, parse_rows(&text)));
+                        first_err = first_err.or(err);
+                    }
+                    (Some(all), first_err)
                 }
                 None => (None, None),
             };

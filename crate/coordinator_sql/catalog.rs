@@ -432,6 +432,9 @@ impl Cluster {
                 Ok(Some(vec![Val { datum: Datum::Int(n as i64), ty: None }]))
             }
             Stmt::Truncate(tables) => self.truncate(n, tables, at).map(|_| None),
+            Stmt::With { .. } => {
+                Err(FrontError::unsupported("WITH in a setup section (it runs as the query, -- @query)", at))
+            }
             Stmt::Explain { .. } | Stmt::ExplainModify { .. } | Stmt::Execute { explain: Some(_), .. } => {
                 Err(FrontError::at("EXPLAIN runs in the query section (-- @query)", at))
             }

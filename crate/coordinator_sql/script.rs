@@ -200,8 +200,14 @@ impl SqlScenario {
             Stmt::Insert { .. } | Stmt::Update { .. } | Stmt::Delete { .. } => {
                 return super::modifytable::plan_modify(self.cluster.coordinator(), &st.stmt, &padded, st.at)
             }
+            Stmt::With { ctes, body } => {
+                return super::cte::plan_with(self.cluster.coordinator(), ctes, body, &padded, st.at)
+            }
             Stmt::ExplainModify { stmt, .. } => {
-                return super::modifytable::plan_modify(self.cluster.coordinator(), stmt, &padded, st.at)
+                if let Stmt::With { ctes, body } = stmt.as_ref() {
+                    return super::cte::plan_with(self.cluster.coordinator(), ctes, body, &padded, st.at);
+                }
+                return super::modifytable::plan_modify(self.cluster.coordinator(), stmt, &padded, st.at);
             }
             _ => return Err(FrontError::at("the query section must hold a SELECT (or EXPLAIN SELECT)", st.at)),
         };
@@ -658,6 +664,7 @@ fn describe(node: &str, s: &Stmt, rows: usize, result: Option<Vec<super::eval::V
             format!("DELETE {n}")
         }
         Stmt::Truncate(_) => "TRUNCATE TABLE".into(),
+        Stmt::With { .. } => "WITH".into(),
         Stmt::Set { .. } => "SET".into(),
         Stmt::ResetAll => "RESET".into(),
         Stmt::AlterServer { .. } => "ALTER SERVER".into(),
@@ -713,7 +720,9 @@ fn query_text(text: &str, first_line: usize) -> Result<QueryText, FrontError> {
         [one] => match &one.stmt {
             Stmt::Explain { options, .. } => (Some(*options), one.at),
             Stmt::Execute { explain, .. } => (*explain, one.at),
-            Stmt::Select(_) | Stmt::Insert { .. } | Stmt::Update { .. } | Stmt::Delete { .. } => (None, one.at),
+            Stmt::Select(_) | Stmt::Insert { .. } | Stmt::Update { .. } | Stmt::Delete { .. } | Stmt::With { .. } => {
+                (None, one.at)
+            }
             Stmt::ExplainModify { options, .. } => (Some(*options), one.at),
             _ => return Err(FrontError::at(
                 "the query section must hold a SELECT, an INSERT, an UPDATE, a DELETE, an EXECUTE or an EXPLAIN of one",

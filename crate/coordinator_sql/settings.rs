@@ -430,9 +430,14 @@ fn walk(plan: &Plan, f: &mut dyn FnMut(&Plan)) {
         | Plan::BitmapIndexScan { .. }
         | Plan::ForeignScan(_)
         | Plan::EmptyResult { .. }
-        | Plan::FunctionScan { .. } => {}
+        | Plan::FunctionScan { .. }
+        | Plan::CteScan { .. } => {}
         Plan::WithInitPlans { child, init_plans } => {
             init_plans.iter().for_each(|i| walk(&i.plan, f));
+            walk(child, f);
+        }
+        Plan::WithCtes { child, ctes } => {
+            ctes.iter().for_each(|c| walk(&c.plan, f));
             walk(child, f);
         }
     }

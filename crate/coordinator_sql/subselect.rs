@@ -1217,7 +1217,11 @@ fn rename_scans(p: &mut Plan, renames: &[(String, String)]) {
         | Plan::SetOp { child, .. } => rename_scans(child, renames),
         Plan::ModifyTable(m) => rename_scans(&mut m.child, renames),
         Plan::ConstResult { .. } | Plan::DirectModify(_) => {}
-        Plan::FunctionScan { .. } => {}
+        Plan::FunctionScan { .. } | Plan::CteScan { .. } => {}
+        Plan::WithCtes { child, ctes } => {
+            rename_scans(child, renames);
+            ctes.iter_mut().for_each(|c| rename_scans(&mut c.plan, renames));
+        }
         Plan::HashJoin { outer, inner, .. }
         | Plan::NestLoop { outer, inner, .. }
         | Plan::MergeJoin { outer, inner, .. } => {

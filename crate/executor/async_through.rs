@@ -162,6 +162,7 @@ pub fn plan_node_name(plan: &Plan) -> &'static str {
         Plan::Material { .. } => "Materialize",
         Plan::SubqueryScan { .. } => "Subquery Scan",
         Plan::FunctionScan { .. } => "Function Scan",
+        Plan::CteScan { .. } => "CTE Scan",
         Plan::ModifyTable(_) => "ModifyTable",
         Plan::ConstResult { rows, .. } if rows.len() > 1 => "Values Scan",
         Plan::ConstResult { .. } => "Result",
@@ -173,6 +174,7 @@ pub fn plan_node_name(plan: &Plan) -> &'static str {
         Plan::SetOp { strategy: crate::plan::SetOpStrategy::Hashed, .. } => "HashSetOp",
         Plan::SetOp { .. } => "SetOp",
         Plan::WithInitPlans { .. } => "InitPlans",
+        Plan::WithCtes { .. } => "CTEs",
     }
 }
 

@@ -164,6 +164,8 @@ pub struct EState {
     /// The query's InitPlans and their values, indexed by PARAM_EXEC number
     /// (`node_subplan`; PostgreSQL's `es_param_exec_vals`).
     pub init_plans: Vec<crate::executor::node_subplan::InitPlanState>,
+    /// The query's CTEs and their tuplestores (`node_ctescan`).
+    pub ctes: crate::executor::node_ctescan::CteStates,
     /// The values of correlated SubPlans' parameters, set from the outer row before
     /// each run (`ExecScanSubPlan`): (PARAM_EXEC number, value).
     pub param_values: Vec<(usize, crate::types::Datum)>,
@@ -249,6 +251,7 @@ impl EState {
             behaviour: Behaviour::pg15(),
             blocked_on: None,
             init_plans: Vec::new(),
+            ctes: Default::default(),
             param_values: Vec::new(),
             chg_param: false,
             chg_param_pending: Vec::new(),

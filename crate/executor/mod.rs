@@ -50,6 +50,7 @@ mod fdw_modify;
 mod node_agg;
 mod node_append;
 mod node_bitmapheapscan;
+pub mod node_ctescan;
 mod node_foreignscan;
 mod node_functionscan;
 mod node_hashjoin;
@@ -250,6 +251,9 @@ pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<Plan
     if let Plan::WithInitPlans { child, init_plans } = plan {
         return node_subplan::init_with_init_plans(child, init_plans, ctx, es);
     }
+    if let Plan::WithCtes { child, ctes } = plan {
+        return node_ctescan::init_with_ctes(child, ctes, ctx, es);
+    }
     let id = es.instr.len();
     es.instr.push(Instrumentation::default());
     es.shape.name.push(async_through::plan_node_name(plan));
@@ -367,6 +371,12 @@ pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<Plan
             node_functionscan::FunctionScanState::init(*start, *stop, *step, alias.clone(), column.name.clone()),
         ),
         Plan::WithInitPlans { .. } => return Err("internal error: InitPlans below a plan's top".into()),
+        Plan::WithCtes { .. } => return Err("internal error: CTEs below a plan's top".into()),
+        Plan::CteScan { cte, name, alias, columns, positions, .. } => {
+            let columns = columns.iter().map(|c| c.name.clone()).collect();
+            let reader = node_ctescan::Reader { cte: *cte, positions: positions.clone() };
+            Box::new(node_ctescan::CteScanState::init(es, reader, name.clone(), alias.clone(), columns))
+        }
         Plan::ModifyTable(m) => Box::new(node_modifytable::ModifyTableState::init(id, m, ctx, es)?),
         Plan::ConstResult { rows, .. } => Box::new(node_modifytable::ConstResultState::init(rows)),
         Plan::DirectModify(d) => Box::new(node_modifytable::DirectModifyState::init(id, d, es)?),
@@ -505,6 +515,8 @@ pub fn explain_tree(ps: &PlanState, es: &EState, relationship: Option<&str>) -> 
     // After the children, so that the first child stays the input `$N` refers to;
     // printed before them, as ExplainNode prints a node's InitPlans
     // (`instrument::explain`).
+    // The CTEs' subplans come first: PostgreSQL numbers them before the InitPlans.
+    e.children.extend(node_ctescan::explain_ctes(es, ps.id));
     e.children.extend(node_subplan::explain_init_plans(es, ps.id));
     e
 }

@@ -221,7 +221,7 @@ fn run_init_plan(ps: &mut PlanState, es: &mut EState, k: usize) -> ExecResult<bo
 /// this turn's wait set): to its caller that is one blocking call on those
 /// connections. A step boundary (`yielded`) or a blocking call already recorded stays
 /// as it is.
-fn blocked_as_libpq_would(es: &mut EState) {
+pub(crate) fn blocked_as_libpq_would(es: &mut EState) {
     if es.interrupted() {
         return;
     }

@@ -270,10 +270,16 @@ fn resolve_outputs(n: &ExplainNode, prefix: bool) -> Outputs {
         let alias = n.alias().map(quote_identifier).unwrap_or_default();
         own.iter()
             // A constant (a set operation's flag) as it is too.
-            .map(|c| match (c.starts_with('(') || c.starts_with(|d: char| d.is_ascii_digit()), prefix) {
-                (true, _) => c.to_string(),
-                (false, true) => format!("{alias}.{}", quote_identifier(c)),
-                (false, false) => quote_identifier(c),
+            // A Values Scan's columns are qualified already (`"*VALUES*".column1`).
+            .map(|c| {
+                match (
+                    c.starts_with('(') || c.starts_with(|d: char| d.is_ascii_digit()) || c.starts_with("\"*VALUES*\"."),
+                    prefix,
+                ) {
+                    (true, _) => c.to_string(),
+                    (false, true) => format!("{alias}.{}", quote_identifier(c)),
+                    (false, false) => quote_identifier(c),
+                }
             })
             .collect()
     } else if !own.is_empty() {

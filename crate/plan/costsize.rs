@@ -279,6 +279,25 @@ pub fn cost_plan(plan: &Plan, cat: &dyn CostCatalog, p: &CostParams) -> Vec<Esti
         out.extend(main);
         return out;
     }
+    if let Plan::WithCtes { child, ctes } = plan {
+        // The CTEs' subplans are the query level's first InitPlans (SS_process_ctes):
+        // their nodes come first, and their whole cost is charged to the top node
+        // (SS_charge_for_initplans).
+        let mut out = vec![];
+        let mut charge = 0.0;
+        for c in ctes {
+            let e = cost_plan(&c.plan, cat, p);
+            charge += e.first().map_or(0.0, |e| e.total);
+            out.extend(e);
+        }
+        let mut main = cost_plan(child, cat, p);
+        if let Some(top) = main.first_mut() {
+            top.startup += charge;
+            top.total += charge;
+        }
+        out.extend(main);
+        return out;
+    }
     // The query's own set operation: an Append reached from the top through Limit,
     // Sort and projections only (a UNION ALL in a subquery of FROM is pulled up into
     // an appendrel instead, with no subquery scans: `pull_up_simple_union_all`).
@@ -649,6 +668,28 @@ impl Model<'_> {
             Plan::ForeignScan(f) => self.foreignscan(f),
             // Only at the top of a plan, where `cost_plan` takes it apart.
             Plan::WithInitPlans { child, .. } => self.node(child, limit),
+            Plan::WithCtes { child, .. } => self.node(child, limit),
+            Plan::CteScan { columns, rows, .. } => {
+                // cost_ctescan: cpu_tuple_cost a row of the CTE (set_cte_size_estimates:
+                // the CTE plan's rows); its columns' widths are their types'
+                // (set_rel_width without statistics).
+                let widths: Vec<f64> = columns.iter().map(|c| type_avg_width(guess_type(c.ty))).collect();
+                let tuples = *rows;
+                Costed {
+                    est: Estimate {
+                        startup: 0.0,
+                        total: self.p.cpu_tuple_cost * tuples,
+                        rows: clamp_row_est(tuples),
+                        width: widths.iter().sum::<f64>() as i64,
+                    },
+                    vars: vec![None; columns.len()],
+                    widths,
+                    kids: vec![],
+                    parent: None,
+                    input_rows: tuples,
+                    seq: None,
+                }
+            }
             // An ordered Append's sorted members are bounded by the LIMIT (cost_append
             // with pathkeys: cost_sort with the Append's limit_tuples).
             Plan::Append { children, ordered, .. } => {
@@ -776,8 +817,14 @@ impl Model<'_> {
             // postgresPlanDirectModify keeps the scan's path: its estimate.
             Plan::DirectModify(d) => self.foreignscan(&d.scan),
             Plan::ModifyTable(m) => {
+                // create_modifytable_path: the subpath's cost; with RETURNING its rows
+                // and width (the subpath's, "totally wrong" as pathnode.c says), else
+                // none.
                 let c = self.node(&m.child, None);
-                let est = Estimate { rows: 0.0, width: 0, ..c.est };
+                let est = match m.returning.is_empty() {
+                    true => Estimate { rows: 0.0, width: 0, ..c.est },
+                    false => c.est,
+                };
                 self.wrap(est, c, |_| (vec![], vec![]))
             }
             Plan::EmptyResult { columns } => {

@@ -310,6 +310,10 @@ insert into pwj_b select i * 3, i % 7, 'b' || i * 3 from generate_series(0, 299)
 insert into pwj_c select i * 5, i % 4, 'c' || i * 5 from generate_series(0, 179) i;
 analyze pwj_a, pwj_a1, pwj_a2, pwj_a3, pwj_b, pwj_b1, pwj_b2, pwj_b3, pwj_c, pwj_c1, pwj_c2, pwj_c3;
 
+-- (h17c) data-modifying CTEs: cte_log, a local table a WITH's INSERT fills from a
+-- DELETE's RETURNING.
+create table cte_log (id int, grp int, amount numeric, name text);
+
 -- @corpus
 -- Each query: comment lines right above it (the first may start with [tags], which the
 -- test counts), then its SQL, ending with `;` at the end of a line (no `;` inside).
@@ -3262,3 +3266,47 @@ select id from loc where 100 / qty > 30 and qty <> 0;
 -- known: rows — PostgreSQL's planner folds 1 / 0 (eval_const_expressions) and raises while planning; the sandbox evaluates it per row, and no row passes the filter
 -- known: plan — PostgreSQL's EXPLAIN raises too (the folding is planning): there is no plan of PostgreSQL's to compare
 select id, 1 / 0 from loc where id < 0;
+-- ===== (h17c) data-modifying CTEs and CTE Scan (issue 17 item 3; nodeCtescan.c, ExecPostprocessPlan) =====
+
+-- [dml cte update local returning] UPDATE … RETURNING in WITH, read by a CTE Scan (h17c)
+with t as (update ins_loc set grp = grp + 10 where id < 3 returning *) select * from t;
+
+-- [dml cte delete local into log] DELETE … RETURNING feeding an INSERT: two targets (h17c)
+with d as (delete from ins_loc where id >= 2 returning *) insert into cte_log select * from d;
+
+-- [dml cte insert foreign count] INSERT into a foreign table in WITH, its rows counted (h17c)
+with i as (insert into ins_f values (10, 1, 1.5, 'a'), (11, 2, 2.5, 'b') returning *) select count(*) from i;
+
+-- [dml cte insert foreign from async append] the CTE's foreign INSERT into ins_f (s1) fed by h's async Append on s1 and s2 (h17c)
+with i as (insert into ins_f select id, grp, amount, name from h where id between 100 and 104 returning id) select count(*) from i;
+
+-- [dml cte update foreign returning] UPDATE of a foreign table in WITH, its rows ordered by the main query (h17c)
+with t as (update ins_f set amount = amount + 1 where id < 3 returning id, amount) select * from t order by id;
+
+-- [dml cte delete foreign joined async] DELETE … RETURNING of ins_f read by the main query joined with h's async Append (h17c)
+-- known: plan — PostgreSQL hashes the CTE Scan and probes with h's Append; the sandbox's Hash Join costs (the CTE's key without statistics: estimate_hash_bucket_stats' default bucket fraction 0.1, over the sandbox's 284-row estimate of the DELETE's scan) make hashing h cheaper, so it hashes h
+with d as (delete from ins_f where id > 3 returning id, grp) select d.id, h.name from d join h on h.id = d.id;
+
+-- [dml cte update partitioned returning] UPDATE of ins_p (a local and two foreign partitions) in WITH (h17c)
+with t as (update ins_p set grp = grp + 1 where id < 1000 returning id, grp) select * from t order by id;
+
+-- [dml cte delete partitioned aggregate] DELETE of ins_p in WITH, its rows aggregated (h17c)
+with d as (delete from ins_p where grp > 5 returning *) select count(*), sum(amount) from d;
+
+-- [dml cte not read] a DELETE in WITH the query does not read: run to its end after the query (h17c)
+with d as (delete from ins_loc where id = 3 returning *) select count(*) from h where id < 10;
+
+-- [dml cte not read no returning] an UPDATE of a foreign table in WITH without RETURNING, not read (h17c)
+with u as (update ins_f set name = 'zz' where id = 1) select count(*) from f where id < 50;
+
+-- [dml cte two] two data-modifying CTEs, one read (h17c)
+with d as (delete from ins_loc where id = 1 returning id, name), u as (update ins_f set grp = 0 where id = 2 returning id) select * from d;
+
+-- [cte materialized] a MATERIALIZED CTE over h's async Append, filtered by its CTE Scan (h17c)
+with m as materialized (select id, grp from h where id < 20) select * from m where grp > 3;
+
+-- [cte twice] a CTE read twice: two CTE Scans of one tuplestore (h17c)
+with m as (select id, grp from h where id < 30) select a.id, b.id from m a join m b on a.grp = b.grp and a.id < b.id;
+
+-- [cte inlined] a CTE read once and not MATERIALIZED: inlined as a subquery (h17c)
+with m as (select id, name from h where id < 10) select * from m order by id;
