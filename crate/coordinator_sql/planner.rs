@@ -240,6 +240,10 @@ pub(super) fn plan_query_into(
     // IN / EXISTS / NOT EXISTS in WHERE's top-level AND: a semi or anti join.
     if let Some(joined) = super::prepjointree::pull_up_sublinks(coord, q, at)? {
         if let SetExpr::Select(s) = joined.body.as_ref() {
+            // Several sublinks pulled up: a join of three or more relations.
+            if joinrels::count_relations(s) > 2 {
+                return joinrels::plan_join_search(coord, &joined, s, text, servers, at);
+            }
             return plan_join(coord, &joined, s, text, servers, at);
         }
     }
