@@ -918,19 +918,32 @@ impl JoinProblem<'_> {
     /// and the cheapest whole plan (least total cost, then least startup; the first
     /// among equals).
     fn final_plan(&self, top: &RelInfo, l: &Layers, columns: &[Column]) -> Result<Planned, FrontError> {
-        let mut best: Option<(Estimate, Planned)> = None;
+        // The whole plans go through `add_path` as the final (ordered) relation's
+        // paths: all in its one order, compared fuzzily (a path dearer by less than
+        // 1% but starting sooner beats a Sort over the cheapest), then `set_cheapest`.
+        let mut planned: Vec<Planned> = vec![];
+        let mut finals: Vec<RelPath> = vec![];
         for path in &top.paths {
-            let planned = self.upper_plan(path, l, columns);
-            let est = self.estimate(&planned.plan);
-            let better = match &best {
+            let p = self.upper_plan(path, l, columns);
+            let est = self.estimate(&p.plan);
+            let path =
+                RelPath { plan: Plan::EmptyResult { columns: vec![] }, cols: vec![planned.len()], est, order: None };
+            planned.push(p);
+            add_rel_path(&mut finals, path, self.consider_startup, &|_, _| true);
+        }
+        let mut best: Option<&RelPath> = None;
+        for f in &finals {
+            let better = match best {
                 None => true,
-                Some((b, _)) => est.total < b.total || (est.total == b.total && est.startup < b.startup),
+                Some(b) => f.est.total < b.est.total || (f.est.total == b.est.total && f.est.startup < b.est.startup),
             };
             if better {
-                best = Some((est, planned));
+                best = Some(f);
             }
         }
-        best.map(|(_, p)| p).ok_or_else(|| FrontError::at("internal error: no path for the join", self.at))
+        let at = best.map(|b| b.cols[0]);
+        at.and_then(|i| planned.into_iter().nth(i))
+            .ok_or_else(|| FrontError::at("internal error: no path for the join", self.at))
     }
 
     /// `make_join_rel`: when legal, the join relation of `a` and `b` (found or made
