@@ -240,7 +240,7 @@ pub(super) fn plan_query_into(
     // IN / EXISTS / NOT EXISTS in WHERE's top-level AND: a semi or anti join.
     if let Some(joined) = super::prepjointree::pull_up_sublinks(coord, q, at)? {
         if let SetExpr::Select(s) = joined.body.as_ref() {
-            return plan_join(coord, &joined, s, text, servers, at);
+            return plan_pulled_up(coord, &joined, s, text, servers, at);
         }
     }
     if super::subselect::has_sublinks(q) {
@@ -295,6 +295,25 @@ pub(super) fn plan_query_into(
         None => plan?,
     };
     Ok(Planned { plan, columns, servers: vec![], order_key: order_keys.first().copied(), order_keys })
+}
+
+/// A query whose sublinks `pull_up_sublinks` made semi and anti joins: a join of two
+/// relations, or of more (several sublinks) by the join search. (A function of its
+/// own, so that `plan_query_into`'s frame, on the stack under every query's deepest
+/// expression, does not grow.)
+#[inline(never)]
+fn plan_pulled_up(
+    coord: &Node,
+    joined: &ast::Query,
+    s: &ast::Select,
+    text: &str,
+    servers: &mut Vec<String>,
+    at: Location,
+) -> Result<Planned, FrontError> {
+    if joinrels::count_relations(s) > 2 {
+        return joinrels::plan_join_search(coord, joined, s, text, servers, at);
+    }
+    plan_join(coord, joined, s, text, servers, at)
 }
 
 /// A query over one relation whose select list, WHERE or HAVING holds subqueries:

@@ -56,7 +56,9 @@
 //! numbered before the subplan that holds them (`InitPlan 1 (returns $0)` inside
 //! `SubPlan 2`), attached to its top. A nested subquery that reads a query two levels
 //! up, a SubPlan or hashed SubPlan inside a subquery, and a nested EXISTS are refused
-//! by name.
+//! by name here (an EXISTS in WHERE's top-level AND whose own WHERE holds a sublink
+//! reading the outer query is pulled up with it into semi and anti joins first:
+//! `prepjointree.rs`).
 //!
 //! A correlated scalar subquery in HAVING is a SubPlan too, called with the group's
 //! key values (the outer columns it reads must be grouped): the aggregate's Filter,

@@ -3310,3 +3310,68 @@ with m as (select id, grp from h where id < 30) select a.id, b.id from m a join 
 
 -- [cte inlined] a CTE read once and not MATERIALIZED: inlined as a subquery (h17c)
 with m as (select id, name from h where id < 10) select * from m order by id;
+-- ===== (h17s) several IN/EXISTS/NOT EXISTS sublinks pulled up into one join, and a sublink nested in an EXISTS reading the outer query (issue 17 item 1; pull_up_sublinks, join_is_legal's semi-join rules) =====
+
+-- [subquery semi semi foreign local] IN and EXISTS in one WHERE: two semi joins, the foreign table outside (h17s)
+select id, cat from f where id in (select id from loc where qty = 3) and exists (select 1 from dim where dim.cat = f.cat) order by id;
+
+-- [subquery anti anti local foreign] two NOT EXISTS: two anti joins (h17s)
+select count(*) from loc where not exists (select 1 from f where f.id = loc.id and f.val > 0) and not exists (select 1 from dim where dim.cat = loc.cat and dim.weight > 20);
+
+-- [subquery semi anti partitioned async] IN over the local table and NOT EXISTS over a foreign one, the hash partitions' async Append outside (h17s)
+select count(*) from h where id in (select id from loc where qty = 2) and not exists (select 1 from f where f.id = h.id and f.val > 0);
+
+-- [subquery semi semi eclass partitioned] two IN on one column: one equivalence class, the lower semi join passes the partitions' key up (h17s)
+select loc.cat, count(*) from loc where id in (select id from f) and id in (select id from h where grp = 3) group by cat order by cat;
+
+-- [subquery semi anti range] IN over a foreign table, NOT EXISTS over the local one, the range partitions outside (h17s)
+select count(*), sum(v) from r where k in (select id from f where cat = 'c1') and not exists (select 1 from loc where loc.id = r.k);
+
+-- [subquery exists exists list] two EXISTS over the list partitions, on two columns (h17s)
+select id from l where exists (select 1 from loc where loc.id = l.id and loc.qty = 2) and exists (select 1 from f where f.id = l.qty) order by id;
+
+-- [subquery semi semi anti four relations] three sublinks: a join of four relations (h17s)
+select count(*) from loc where id in (select id from f where val > 0) and cat in (select cat from dim where weight > 20) and not exists (select 1 from h where h.id = loc.id and h.grp = 1);
+
+-- [subquery exists nested two levels] an EXISTS inside an EXISTS that reads the outer query: both semi joins (h17s)
+select count(*) from loc where exists (select 1 from f where f.id = loc.id and exists (select 1 from dim where dim.cat = loc.cat));
+
+-- [subquery exists nested not exists] a NOT EXISTS inside an EXISTS that reads the outer query: an anti join beside the semi join (h17s)
+select count(*) from loc where exists (select 1 from f where f.id = loc.id and not exists (select 1 from dim where dim.cat = loc.cat and dim.weight > 20));
+
+-- [subquery exists nested in] an IN inside an EXISTS on the outer query's column (h17s)
+select id from loc where exists (select 1 from f where f.id = loc.id and f.val > 200 and loc.cat in (select cat from dim where weight < 30)) order by id;
+
+-- [subquery semi semi partitioned small] IN over a small foreign table and EXISTS over the local one, the hash partitions outside (h17s)
+-- known: plan — both pull the two sublinks up into semi joins of one join; PostgreSQL's upper one is a Nested Loop Semi Join probing loc through an Index Only Scan of loc_id_idx parameterized by h.id (the join search makes no index or parameterized paths for a join's side), the sandbox's a Hash Semi Join
+select count(*) from h where id in (select weight from dim) and exists (select 1 from loc where loc.id = h.id);
+
+-- [subquery semi semi settings merge] hash joins off (h17s)
+-- known: plan — both make two Merge Semi Joins; PostgreSQL reads loc in order through an Index Scan of loc_id_idx for the lower one (no index paths for a join's side in the join search), the sandbox sorts its Seq Scan
+set enable_hashjoin = off;
+select count(*) from loc where id in (select id from f where val > 0) and exists (select 1 from dim where dim.cat = loc.cat);
+
+-- [subquery anti anti settings nestloop] hash and merge joins off: Nested Loop Anti Joins over the list partitions (h17s)
+-- known: plan — both make two Nested Loop Anti Joins; PostgreSQL probes loc through an Index Only Scan of loc_id_idx parameterized by l.qty (no parameterized index paths for a join's side in the join search), the sandbox materializes a Seq Scan of loc with a Join Filter
+set enable_hashjoin = off;
+set enable_mergejoin = off;
+select count(*) from l where not exists (select 1 from f where f.id = l.id) and not exists (select 1 from loc where loc.id = l.qty);
+
+-- [subquery semi anti partitioned subqueries] IN over the range partitions and NOT EXISTS over the hash partitions, the local table outside (h17s)
+select count(*) from loc where id in (select k from r where v > 10) and not exists (select 1 from h where h.id = loc.id and h.grp = 1);
+
+-- [subquery semi anti limit] IN and NOT EXISTS under ORDER BY and LIMIT (h17s)
+-- known: plan — PostgreSQL reads loc in order through an Index Scan of loc_id_idx (no index paths for a join's side in the join search), so its Nested Loop Anti Join and Merge Semi Join need no Sort under the LIMIT; the sandbox hash-joins and sorts
+select id, qty from loc where id in (select id from f where val > 0) and not exists (select 1 from dim where dim.cat = loc.cat and dim.weight > 20) order by id limit 5;
+
+-- [subquery exists nested star] SELECT * over a semi join with a nested EXISTS, conditions on each side (h17s)
+select * from dim where exists (select 1 from f where f.cat = dim.cat and f.val > 600 and exists (select 1 from r where r.v = dim.weight)) order by cat;
+
+-- [subquery semi semi foreign partitioned] IN over the hash partitions and IN over a foreign table, a foreign table outside (h17s)
+select count(*) from f where id in (select id from h where grp = 2) and cat in (select cat from dim where weight >= 30);
+
+-- [subquery exists not exists limit partitioned] EXISTS and NOT EXISTS under ORDER BY and LIMIT, the hash partitions outside (h17s)
+select h.id, h.name from h where exists (select 1 from f where f.id = h.id and f.cat = 'c2') and not exists (select 1 from l where l.id = h.grp) order by h.id limit 5;
+
+-- [subquery semi semi anti range four relations] two IN and a NOT EXISTS over the range partitions (h17s)
+select count(*) from r where k in (select id from h where grp = 5) and v in (select weight from dim) and not exists (select 1 from f where f.id = r.k and f.val < 0);

@@ -697,7 +697,21 @@ fn form_exists(rng: &mut Rng) -> Case {
     let correlate = rng.below(5) > 0;
     let sub = int_subquery(rng, o, correlate);
     let sub = if rng.below(2) == 0 { sub.replacen("select i.", "select 1, i.", 1) } else { sub };
-    let extra = if rng.below(3) == 0 { format!(" and {}", qual(rng, "o", o, 0)) } else { String::new() };
+    // A plain condition beside it, or (h17s) a second sublink: both pulled up into
+    // semi or anti joins of one join.
+    let extra = match rng.below(4) {
+        0 => format!(" and {}", qual(rng, "o", o, 0)),
+        1 => {
+            let p = rel(rng);
+            let (pc, oc) = (rng.pick(p.ints), rng.pick(o.ints));
+            match rng.below(3) {
+                0 => format!(" and o.{oc} in (select p.{pc} from {} p)", p.name),
+                1 => format!(" and not exists (select 1 from {} p where p.{pc} = o.{oc})", p.name),
+                _ => format!(" and exists (select 1 from {} p where p.{pc} = o.{oc})", p.name),
+            }
+        }
+        _ => String::new(),
+    };
     let list = if rng.below(3) == 0 { "count(*)".to_string() } else { format!("o.{}", rng.pick(o.ints)) };
     let q = format!("select {list} from {} o where {not}exists ({sub}){extra}", o.name);
     let tail = if list == "count(*)" { String::new() } else { maybe_order_limit(rng, "1") };
@@ -1347,14 +1361,15 @@ fn form_nested_subquery(rng: &mut Rng) -> Case {
             n.name,
             qual(rng, "n", n, 1)
         ),
+        // The inner one reads the middle query, or (h17s) only the outermost one.
         1 => format!(
             "{}exists (select 1 from {} m where m.{mc} = o.{oc} and {}exists (select 1 from {} n \
-             where n.{nc} = m.{}{deep}))",
+             where n.{nc} = {}{deep}))",
             not(rng),
             m.name,
             not(rng),
             n.name,
-            rng.pick(m.ints)
+            if rng.below(2) == 0 { format!("m.{}", rng.pick(m.ints)) } else { format!("o.{}", rng.pick(o.ints)) }
         ),
         2 => format!(
             "o.{oc} in (select m.{mc} from {} m where m.{} > (select {} from {} n where n.{nc} = m.{}{deep}){mid})",
