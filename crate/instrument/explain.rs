@@ -520,8 +520,11 @@ fn fold_node(mut n: ExplainNode, o: Outputs, verbose: bool) -> (ExplainNode, Out
                 .iter()
                 .position(|(k, _)| matches!(k.as_str(), "Relations" | "Remote SQL" | "Heap Fetches" | "Heap Blocks"))
                 .unwrap_or(child.details.len());
-            let f = match verbose && child.is_scan() {
-                true => resolve_qualifiers(&substitute(f, &qual_cols(&child)), true),
+            // A foreign or local modify's scan outputs the modify's row (ROW_MARK_OUTPUT),
+            // not the columns its qual reads: the qual names its own columns, then.
+            let row_marked = child.details.iter().any(|(k, _)| k == ROW_MARK_OUTPUT);
+            let f = match (verbose || row_marked) && child.is_scan() {
+                true => resolve_qualifiers(&substitute(f, &qual_cols(&child)), verbose),
                 false => substitute(f, &child_out.cols),
             };
             if child.is_join() && child.join_type() == "Inner" {
