@@ -171,6 +171,10 @@ mod tests {
             run("insert into loc values (1, 5, 'z'), (3, 3, 'w') on conflict do nothing;").unwrap();
         assert!(explain.contains("Conflict Resolution: NOTHING\n"), "{explain}");
         assert!(!explain.contains("Arbiter"), "{explain}");
+        assert!(
+            explain.contains("Output: \"*VALUES*\".column1, \"*VALUES*\".column2, \"*VALUES*\".column3\n"),
+            "{explain}"
+        );
         assert!(explain.contains("Tuples Inserted: 1\n"), "{explain}");
         assert!(explain.contains("Conflicting Tuples: 1\n"), "{explain}");
         assert_eq!((inserted, modified), (1, 0));

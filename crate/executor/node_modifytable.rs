@@ -1052,8 +1052,11 @@ impl ExecNode for ConstResultState {
                 e.node_type = "Values Scan".into();
                 e.relation = Some("*VALUES*".into());
                 e.details.push(("Schema".into(), String::new()));
+                // The INSERT's range table holds its target and "*VALUES*": PostgreSQL
+                // qualifies the columns (`"*VALUES*".column1`).
+                e.details.push(("Qualify".into(), String::new()));
                 for i in 0..rows.first().map_or(0, |r| r.len()) {
-                    e.push_output(format!("\"*VALUES*\".column{}", i + 1));
+                    e.push_output(format!("column{}", i + 1));
                 }
             }
         }
