@@ -30,7 +30,7 @@
 //!
 //! Where it departs from PostgreSQL: integer types are one type to the sandbox's
 //! rows, so a bigint (`count(*)`) into an integer column counts as the same type for
-//! the Subquery Scan rule (PostgreSQL casts it, and keeps the Subquery Scan); no ON CONFLICT, OVERRIDING, DEFAULT
+//! the Subquery Scan rule (PostgreSQL casts it, and keeps the Subquery Scan); no OVERRIDING, DEFAULT
 //! VALUES or column defaults; the source's types are cast to the columns' at run time
 //! rather than checked at parse analysis (a text column inserted into an integer
 //! column is an error only for a value that does not read as one).
@@ -549,7 +549,7 @@ fn result_rel(
     at: Location,
 ) -> Result<ResultRel, FrontError> {
     Ok(match &rel.kind {
-        RelKind::Table(_) => ResultRel::Local { table: rel.name.clone() },
+        RelKind::Table(_) => ResultRel::Local { table: rel.name.clone(), unique: rel.unique.clone() },
         RelKind::Foreign { server, remote_schema, remote_table, options } => {
             if !servers.contains(server) {
                 servers.push(server.clone());
@@ -586,7 +586,8 @@ fn result_rel(
                 let Some((_, bound)) = &part.partition_of else {
                     return Err(FrontError::at(format!("internal error: \"{p}\" is not a partition"), at));
                 };
-                parts.push((bound.clone(), result_rel(coord, part, servers, returning, false, at)?));
+                // A foreign partition ships DO NOTHING too (postgresBeginForeignInsert).
+                parts.push((bound.clone(), result_rel(coord, part, servers, returning, do_nothing, at)?));
             }
             ResultRel::Partitioned(PartitionRouting {
                 relation: rel.name.clone(),

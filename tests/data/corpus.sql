@@ -313,6 +313,33 @@ analyze pwj_a, pwj_a1, pwj_a2, pwj_a3, pwj_b, pwj_b1, pwj_b2, pwj_b3, pwj_c, pwj
 -- (h17c) data-modifying CTEs: cte_log, a local table a WITH's INSERT fills from a
 -- DELETE's RETURNING.
 create table cte_log (id int, grp int, amount numeric, name text);
+-- @shard s1
+-- (h17p) ON CONFLICT routed to a foreign partition: ocp_f1's remote table (no unique
+-- index: the DO NOTHING postgres_fdw ships stores every row).
+create table ocp_f1r (id int, grp int, name text);
+insert into ocp_f1r values (1, 1, 'r1'), (2, 2, 'r2');
+
+-- @coordinator
+-- (h17p) INSERT … ON CONFLICT into partitioned tables (issue 17 item 3): ocp range-
+-- partitioned on id over local partitions (a default one among them) with a primary
+-- key and a unique index on id (each partition its copies: ocp_lo_pkey, ocp_lo_id_idx,
+-- …); ocp_l list-partitioned on a text key with a UNIQUE constraint; ocp_f with a
+-- foreign partition on s1 beside a local one (no unique index possible).
+create table ocp (id int primary key, grp int, name text) partition by range (id);
+create table ocp_lo partition of ocp for values from (0) to (50);
+create table ocp_hi partition of ocp for values from (50) to (100);
+create unique index on ocp (id);
+create table ocp_def partition of ocp default;
+insert into ocp select i, i % 5, 'p' || i from generate_series(1, 80) i;
+insert into ocp values (150, 1, 'd150');
+create table ocp_l (region text unique, qty int) partition by list (region);
+create table ocp_l_ns partition of ocp_l for values in ('north', 'south');
+create table ocp_l_ew partition of ocp_l for values in ('east', 'west');
+insert into ocp_l values ('north', 1), ('east', 2), ('west', 3);
+create table ocp_f (id int, grp int, name text) partition by range (id);
+create foreign table ocp_f1 partition of ocp_f for values from (0) to (50) server s1 options (table_name 'ocp_f1r');
+create table ocp_f2 partition of ocp_f for values from (50) to (100);
+insert into ocp_f2 values (60, 0, 'l60');
 
 -- @corpus
 -- Each query: comment lines right above it (the first may start with [tags], which the
@@ -3375,3 +3402,37 @@ select h.id, h.name from h where exists (select 1 from f where f.id = h.id and f
 
 -- [subquery semi semi anti range four relations] two IN and a NOT EXISTS over the range partitions (h17s)
 select count(*) from r where k in (select id from h where grp = 5) and v in (select weight from dim) and not exists (select 1 from f where f.id = r.k and f.val < 0);
+-- (h17p) ===== INSERT … ON CONFLICT into partitioned tables (issue 17 item 3) =====
+
+-- [dml on conflict partitioned nothing] DO NOTHING without a target: each row routed, its partition's unique indexes checked (one conflicts, two new, one into the default partition)
+insert into ocp values (1, 9, 'x'), (95, 9, 'y'), (200, 1, 'd'), (150, 2, 'e') on conflict do nothing;
+
+-- [dml on conflict partitioned nothing async] the rows of an async Append routed over two partitions; arbiters ocp_pkey and ocp_id_idx
+insert into ocp select id, grp, name from h where id between 40 and 90 on conflict (id) do nothing;
+
+-- [dml on conflict partitioned update async] DO UPDATE in the row's partition, over the existing row and excluded
+insert into ocp select id, grp + 100, name from h where id between 70 and 85 on conflict (id) do update set grp = excluded.grp, name = excluded.name;
+
+-- [dml on conflict partitioned update where] the Conflict Filter removes some updates
+insert into ocp select id, grp + 100, name from h where id < 12 on conflict (id) do update set grp = excluded.grp + ocp.grp where ocp.grp < 3;
+
+-- [dml on conflict partitioned update returning] RETURNING the updated and the inserted rows, across partitions
+insert into ocp values (3, 50, 'z'), (133, 5, 'n'), (60, 1, 'h') on conflict (id) do update set grp = excluded.grp + ocp.grp returning *;
+
+-- [dml on conflict partitioned on constraint] the arbiter named; the partitions' copies of it checked
+insert into ocp values (4, 7, 'w'), (55, 8, 'v'), (99, 0, 'n') on conflict on constraint ocp_pkey do update set name = excluded.name;
+
+-- [dml on conflict partitioned list text] a list-partitioned table's UNIQUE text key
+insert into ocp_l values ('north', 5), ('south', 6), ('east', 1) on conflict (region) do update set qty = ocp_l.qty + excluded.qty;
+
+-- [dml on conflict partitioned foreign nothing async] DO NOTHING routed to a foreign partition (postgres_fdw ships ON CONFLICT DO NOTHING) and a local one
+insert into ocp_f select id, grp, name from h where id between 40 and 70 on conflict do nothing;
+
+-- [dml on conflict partitioned foreign nothing returning] RETURNING from the foreign partition's remote INSERT and the local one
+insert into ocp_f values (1, 1, 'r1'), (60, 0, 'l60'), (61, 1, 'n') on conflict do nothing returning *;
+
+-- [dml insert partitioned unique] a plain INSERT routed to partitions with unique indexes (no conflict)
+insert into ocp select id + 200, grp, name from h where id < 8;
+
+-- [dml on conflict partition direct] into a partition itself: its own copies of the parent's indexes as arbiters
+insert into ocp_lo values (2, 7, 'q'), (49, 1, 'r') on conflict (id) do update set name = excluded.name;
