@@ -45,6 +45,13 @@ pub enum Variant {
     /// (`postgresGetForeignPaths`' `ppi_list`, a Nested Loop's inner side,
     /// `paramfdw`); PostgreSQL sends these after the relation's ordered variants.
     Param,
+    /// A join of foreign tables pushed to their server as one query
+    /// (`postgresGetForeignJoinPaths`' bare join path): asked after every base
+    /// relation's questions, as the join search reaches the join relation.
+    Join,
+    /// The same join with the query's ORDER BY (`add_paths_with_pathkeys_for_rel` on
+    /// the join relation), right after the join's own question.
+    JoinOrdered,
     /// A scan reading a correlated SubPlan's or a prepared statement's parameter:
     /// the sandbox sends no EXPLAIN of it, and whoever planned plans the statement
     /// with local estimates instead (the departure coordinator_sql/settings.rs states).
@@ -187,6 +194,15 @@ impl RemoteEstimates {
             out.extend(asked.iter().filter(|q| q.variant == Variant::Param && &q.relation == r).cloned());
         }
         out.extend(asked.iter().filter(|q| per_relation(q) && !relations.contains(&q.relation)).cloned());
+        // Each join relation's bare question, then its ordered ones.
+        for j in asked.iter().filter(|q| q.variant == Variant::Join) {
+            out.push(j.clone());
+            let ordered = |q: &&RemoteExplain| q.variant == Variant::JoinOrdered && q.relation == j.relation;
+            out.extend(asked.iter().filter(ordered).cloned());
+        }
+        let joined: Vec<&String> = asked.iter().filter(|q| q.variant == Variant::Join).map(|q| &q.relation).collect();
+        let orphan = |q: &&RemoteExplain| q.variant == Variant::JoinOrdered && !joined.contains(&&q.relation);
+        out.extend(asked.iter().filter(orphan).cloned());
         out.extend(asked.iter().filter(|q| q.variant == Variant::Upper).cloned());
         out
     }
@@ -275,6 +291,43 @@ pub fn variant_of(q: &RemoteQuery) -> Variant {
 /// estimates and the answer is known.
 pub(super) fn known(cat: &dyn CostCatalog, f: &ForeignScanPlan) -> Option<Estimate> {
     match cat.remote_estimate(&f.relation, &sql_of(&f.remote), variant_of(&f.remote)) {
+        RemoteAnswer::Known(e) => Some(e),
+        RemoteAnswer::Local | RemoteAnswer::Pending => None,
+    }
+}
+
+/// The name a pushed-down join's questions go by: its base relations' local names,
+/// one space apart (`JOIN_RELATION_SEPARATOR`), in the order of their columns.
+pub fn join_relation(j: &super::RemoteJoin) -> String {
+    let names: Vec<&str> = j.rels.iter().map(|r| r.relation.as_str()).collect();
+    names.join(JOIN_RELATION_SEPARATOR)
+}
+
+/// Between the relation names of [`join_relation`].
+pub const JOIN_RELATION_SEPARATOR: &str = " ";
+
+/// Which question a pushed-down join's remote query is: an aggregate or LIMIT over
+/// the join an upper relation's, an ORDER BY the join's ordered path.
+pub fn join_variant_of(q: &RemoteQuery) -> Variant {
+    if reads_other_param(q) {
+        Variant::OtherParam
+    } else if q.aggregated() || q.limit.is_some() || q.offset.is_some() {
+        Variant::Upper
+    } else if !q.order_by.is_empty() {
+        Variant::JoinOrdered
+    } else {
+        Variant::Join
+    }
+}
+
+/// The remote EXPLAIN's answer for a pushed-down join's Foreign Scan, when the join
+/// uses remote estimates (any of its relations does: postgres_fdw's
+/// `merge_fdw_options`) and the answer is known. The statement is the join's Remote
+/// SQL (`deparseSelectStmtForRel` over the join relation's target list, as
+/// `estimate_path_cost_size` builds it).
+pub(super) fn known_join(cat: &dyn CostCatalog, f: &ForeignScanPlan, j: &super::RemoteJoin) -> Option<Estimate> {
+    let sql = crate::sql_text::deparse::deparse_remote_query(&f.remote);
+    match cat.remote_estimate(&join_relation(j), &sql, join_variant_of(&f.remote)) {
         RemoteAnswer::Known(e) => Some(e),
         RemoteAnswer::Local | RemoteAnswer::Pending => None,
     }
