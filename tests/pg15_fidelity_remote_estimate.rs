@@ -285,8 +285,13 @@ fn joins_with_remote_estimates_send_and_plan_what_postgres_15_does() {
 /// an ORDER BY of the join's columns, the same with its ORDER BY; the plan is the
 /// cheapest of the local joins and the pushed-down ones, priced from the answers.
 const PUSHED: &[(&str, &str, bool)] = &[
-    // The local Hash Join wins over the pushed join (its remote Merge Join).
-    ("", "select * from f2 join f1 on f2.a = f1.b", true),
+    ("", "select * from f2 join f1 on f2.a = f1.b where f2.b < 50", true),
+    // The join relation's target (f2's columns, then f1's) is asked, the final
+    // target's order declared.
+    // (An ORDER BY column not selected is a resjunk column PostgreSQL prints in the
+    // scan's Output, the sandbox not: selected here.)
+    ("", "select f2.c, f1.c, f2.b from f2 join f1 on f2.a = f1.b where f2.b < 300 order by f2.b", true),
+    ("", "select f1.c, f2.a, f1.a from f2 join f1 on f2.a = f1.b where f2.b < 300", true),
     ("", "select f2.a, f1.c from f2 join f1 on f2.a = f1.b where f2.b < 100 and f1.a < 5", true),
     ("", "select f2.a, f1.c from f2 left join f1 on f2.a = f1.b where f2.b < 100", true),
     ("", "select f2.a, f1.c from f2 join f1 on f2.a = f1.b where f2.b < 100 and f1.a < 5 order by f1.c", true),

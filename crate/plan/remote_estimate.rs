@@ -187,7 +187,12 @@ impl RemoteEstimates {
     pub fn wire_order(&self) -> Vec<RemoteExplain> {
         let asked = self.inner.borrow().last.clone();
         let mut out: Vec<RemoteExplain> = asked.iter().filter(|q| q.variant == Variant::Base).cloned().collect();
-        let relations: Vec<String> = out.iter().map(|q| q.relation.clone()).collect();
+        let mut relations: Vec<String> = vec![];
+        for q in &out {
+            if !relations.contains(&q.relation) {
+                relations.push(q.relation.clone());
+            }
+        }
         let per_relation = |q: &RemoteExplain| matches!(q.variant, Variant::Ordered | Variant::Param);
         for r in &relations {
             out.extend(asked.iter().filter(|q| q.variant == Variant::Ordered && &q.relation == r).cloned());
@@ -290,6 +295,9 @@ pub fn variant_of(q: &RemoteQuery) -> Variant {
 /// The remote EXPLAIN's answer for a Foreign Scan, when its relation uses remote
 /// estimates and the answer is known.
 pub(super) fn known(cat: &dyn CostCatalog, f: &ForeignScanPlan) -> Option<Estimate> {
+    if let Some(j) = f.remote.join.as_deref() {
+        return known_join(cat, f, j);
+    }
     match cat.remote_estimate(&f.relation, &sql_of(&f.remote), variant_of(&f.remote)) {
         RemoteAnswer::Known(e) => Some(e),
         RemoteAnswer::Local | RemoteAnswer::Pending => None,
@@ -322,15 +330,33 @@ pub fn join_variant_of(q: &RemoteQuery) -> Variant {
 
 /// The remote EXPLAIN's answer for a pushed-down join's Foreign Scan, when the join
 /// uses remote estimates (any of its relations does: postgres_fdw's
-/// `merge_fdw_options`) and the answer is known. The statement is the join's Remote
-/// SQL (`deparseSelectStmtForRel` over the join relation's target list, as
-/// `estimate_path_cost_size` builds it).
+/// `merge_fdw_options`) and the answer is known. The statement is the join's remote
+/// query over the join relation's target list as planning has it
+/// ([`join_relation_targets`]), which `estimate_path_cost_size` deparses.
 pub(super) fn known_join(cat: &dyn CostCatalog, f: &ForeignScanPlan, j: &super::RemoteJoin) -> Option<Estimate> {
-    let sql = crate::sql_text::deparse::deparse_remote_query(&f.remote);
+    let q = RemoteQuery { targets: join_relation_targets(&f.remote, j), ..f.remote.clone() };
+    let sql = crate::sql_text::deparse::deparse_remote_query(&q);
     match cat.remote_estimate(&join_relation(j), &sql, join_variant_of(&f.remote)) {
         RemoteAnswer::Known(e) => Some(e),
         RemoteAnswer::Local | RemoteAnswer::Pending => None,
     }
+}
+
+/// The join relation's target list while it is planned (`build_joinrel_tlist`): the
+/// first relation's columns, then the second's, each in the order the query's final
+/// target reads them. The Foreign Scan's own target is the final target's order
+/// (`apply_scanjoin_target_to_paths` makes it the relation's before the plan is
+/// made), so the EXPLAIN asked and the DECLARE sent can list the same columns in two
+/// orders. Measured on PostgreSQL 15: `SELECT f2.c, f1.c … ORDER BY f2.b` asks
+/// `EXPLAIN SELECT r1.c, r1.b, r2.c …` and declares `SELECT r1.c, r2.c, r1.b …`.
+pub fn join_relation_targets(q: &RemoteQuery, j: &super::RemoteJoin) -> Vec<super::RemoteTarget> {
+    let rel_of = |t: &super::RemoteTarget| match t {
+        super::RemoteTarget::Col(c) => j.rels.iter().position(|r| *c >= r.first && *c < r.first + r.ncols),
+        super::RemoteTarget::Agg(..) => None,
+    };
+    let mut targets = q.targets.clone();
+    targets.sort_by_key(|t| rel_of(t).unwrap_or(usize::MAX));
+    targets
 }
 
 /// [`known`] for the scan without its join clauses: the relation's own estimate

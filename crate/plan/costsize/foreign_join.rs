@@ -79,7 +79,11 @@ impl Model<'_> {
             // foreign table's ordered scan, `remote_estimate::scan_estimate`).
             // Measured on PostgreSQL 15: `… ORDER BY r2.c DESC NULLS FIRST` prints
             // width 11 (f1.a 4, f2.c 7 from f2's statistics) where the remote said 36.
-            if !q.order_by.is_empty() {
+            // So is a join whose final target lists its columns in another order than
+            // the join relation (a projection path, `create_projection_path`, whose
+            // width is the final target's).
+            let reordered = crate::plan::remote_estimate::join_relation_targets(q, j) != q.targets;
+            if !q.order_by.is_empty() || reordered {
                 est.width = widths.iter().sum::<f64>() as i64;
             }
             let vars = cols.iter().map(|c| r.vars.get(c).cloned()).collect();
@@ -241,7 +245,9 @@ impl Model<'_> {
         scan.quals = rel.quals.iter().map(|e| e.map_cols(&|c| c.saturating_sub(rel.first))).collect();
         let plan =
             ForeignScanPlan { relation: rel.relation.clone(), server: f.server.clone(), remote: scan, alias: None };
+        let outer = self.local_base.replace(true);
         let c = self.foreignscan(&plan);
+        self.local_base.set(outer);
         let Some(RelSize::Foreign { fdw_startup_cost, fdw_tuple_cost, .. }) =
             self.rel(&rel.relation).map(|r| r.size.clone())
         else {
