@@ -288,6 +288,24 @@ pub fn planning_explains(node: &Node, names: &[String], servers: &mut [ServerSpe
 mod tests {
     use super::placeholders_as_params;
 
+    /// deparse.c's parenthesized join is read as FROM's list of joins (the planner's
+    /// join search refuses a parenthesized join).
+    #[test]
+    fn a_pushed_down_joins_from_is_read_without_its_parentheses() {
+        use crate::coordinator_sql::statement::{parse_statements, Stmt};
+        let sql = "SELECT r1.a, r3.c FROM ((public.t2 r1 INNER JOIN public.t1 r2 ON (((r1.a = r2.b)))) \
+                   LEFT JOIN public.t3 r3 ON (((r2.a = r3.a))))";
+        let stmts = parse_statements(sql, 1).unwrap();
+        let Stmt::Select(query) = &stmts[0].stmt else { panic!("a SELECT") };
+        let mut query = query.clone();
+        super::unnest_joined_from(&mut query);
+        let sqlparser::ast::SetExpr::Select(select) = query.body.as_ref() else { panic!("a SELECT") };
+        let [from] = select.from.as_slice() else { panic!("one FROM item") };
+        assert_eq!(from.relation.to_string(), "public.t2 AS r1");
+        assert_eq!(from.joins.len(), 2);
+        assert_eq!(from.joins[1].relation.to_string(), "public.t3 AS r3");
+    }
+
     #[test]
     fn postgres_fdw_placeholders_become_parameters() {
         let sql = "SELECT a, b, c FROM public.t1 WHERE ((((SELECT null::integer)::integer) = b)) AND ((a < 90))";

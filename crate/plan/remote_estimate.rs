@@ -507,6 +507,43 @@ mod tests {
         assert!(!sql.contains(&NEST_FDW_PARAM.to_string()));
     }
 
+    /// The join relation's target (first relation's columns, then the second's, each
+    /// in the final target's order) is what the join's EXPLAIN lists.
+    #[test]
+    fn a_join_is_asked_over_the_join_relations_target() {
+        use crate::plan::{JoinType, RemoteJoin, RemoteJoinTree, RemoteRel, RemoteTarget};
+        let rel = |relation: &str, rt_index, first| RemoteRel {
+            table: format!("t{rt_index}"),
+            relation: relation.into(),
+            alias: relation.into(),
+            rt_index,
+            first,
+            ncols: 3,
+            quals: vec![],
+            parent: None,
+        };
+        let tree = RemoteJoinTree::Join {
+            join_type: JoinType::Inner,
+            outer: Box::new(RemoteJoinTree::Rel(0)),
+            inner: Box::new(RemoteJoinTree::Rel(1)),
+            on: vec![],
+            join_clauses: 0,
+        };
+        let j = RemoteJoin { rels: vec![rel("f2", 1, 0), rel("f1", 2, 3)], tree };
+        // The final target f2.c, f1.c, f2.b (columns 2, 5, 1).
+        let targets = vec![RemoteTarget::Col(2), RemoteTarget::Col(5), RemoteTarget::Col(1)];
+        let q = RemoteQuery { targets, ..RemoteQuery::scan("t1", vec![], &[]) };
+        let grouped = join_relation_targets(&q, &j);
+        assert_eq!(grouped, [RemoteTarget::Col(2), RemoteTarget::Col(1), RemoteTarget::Col(5)]);
+        assert_eq!(join_relation(&j), "f2 f1");
+        assert_eq!(join_variant_of(&q), Variant::Join);
+        let ordered = RemoteQuery {
+            order_by: vec![super::super::SortKey { expr: super::super::Expr::Col(1), desc: false }],
+            ..q
+        };
+        assert_eq!(join_variant_of(&ordered), Variant::JoinOrdered);
+    }
+
     #[test]
     fn questions_come_out_in_postgres_order() {
         let r = RemoteEstimates::default();
@@ -522,15 +559,17 @@ mod tests {
         r.ask(q("ft2", "B p", Variant::Param));
         r.ask(q("ft2", "B o", Variant::Ordered));
         r.ask(q("ft2", "B", Variant::Base));
+        r.ask(q("ft1 ft2", "J o", Variant::JoinOrdered));
+        r.ask(q("ft1 ft2", "J", Variant::Join));
         r.ask(q("ft1", "A", Variant::Base));
-        assert_eq!(r.missing().len(), 5);
+        assert_eq!(r.missing().len(), 7);
         r.answer("s1", "A", est(0.0, 1.0, 1.0, 4));
         assert_eq!(r.ask(q("ft1", "A", Variant::Base)), RemoteAnswer::Known(est(0.0, 1.0, 1.0, 4)));
-        assert_eq!(r.missing().len(), 4);
+        assert_eq!(r.missing().len(), 6);
         assert!(r.asked_unarmed().is_empty(), "an armed planning's questions are its own");
         r.arm(false);
         let order: Vec<String> = r.wire_order().into_iter().map(|q| q.sql).collect();
-        assert_eq!(order, ["A", "B", "A o", "B o", "B p"]);
+        assert_eq!(order, ["A", "B", "A o", "B o", "B p", "J", "J o"]);
         r.ask(q("ft1", "A", Variant::Base));
         assert_eq!(r.asked_unarmed().len(), 1, "asked outside a planning that answers");
     }
