@@ -783,7 +783,7 @@ impl Join<'_> {
                     variants.push((Presorted { inner_param: true, ..Presorted::NONE }, Order::None));
                 }
                 // A local outer side presorted by its index on the merge key.
-                if method == Method::Merge && self.outer_index_path(swapped) {
+                if method == Method::Merge && self.outer_index_path(swapped, l) {
                     variants.push((Presorted { outer_index: true, ..Presorted::NONE }, Order::JoinKey));
                 }
                 if ordered_outer && method == Method::Merge && self.order_by_join_key(l, swapped) {
@@ -1023,7 +1023,7 @@ impl Join<'_> {
                 continue;
             }
             // As `build_as` parameterizes it, `swapped` when the first side is inner.
-            let inner_first = self.key_b_first && k == 1 && self.join_type != JoinType::Semi;
+            let inner_first = self.param_clause_inner_first(k);
             let mut conjuncts = s.conjuncts.to_vec();
             conjuncts.push(super::paramfdw::param_clause(s.key, o.rel.columns[o.key].ty, inner_first));
             let mut plan = p.side(s.rel, s.name, &conjuncts, &s.used, None, self.at)?;
@@ -1036,9 +1036,9 @@ impl Join<'_> {
     /// Has the outer side (FROM's second relation when `swapped`) a presorted index
     /// path for a Merge Join: a local table with an index on its key? Or a path
     /// ordered by its key remotely ([`Self::remote_ordered`])?
-    fn outer_index_path(&self, swapped: bool) -> bool {
+    fn outer_index_path(&self, swapped: bool, l: &Layers) -> bool {
         let o = &self.sides[swapped as usize];
-        self.local_leaf(o) == Some(true) || self.remote_ordered(o)
+        self.local_leaf(o) == Some(true) || (self.remote_ordered(o) && !self.key_class_ordered_desc(l, o))
     }
 
     /// Has the side a path ordered by its join key on its servers: every leaf a
@@ -1142,6 +1142,32 @@ impl Join<'_> {
         super::postgres_fdw_join::foreign_join_path(sa, sb, self.join_type, &clauses, &above)
             .map(Plan::ForeignScan)
             .ok_or_else(not_pushed)
+    }
+
+    /// Does the join clause moved into side `k`'s parameterized scan name that side's
+    /// column first? An inner join's clause is its equivalence class's (FROM's first
+    /// relation first, unless written the other way round and `k` is the second); an
+    /// outer join's is as written (`f2.a = f1.b` stays `a = $1` on f2 in a right
+    /// join); a semi join's has the outer side first.
+    fn param_clause_inner_first(&self, k: usize) -> bool {
+        match self.join_type {
+            JoinType::Semi => false,
+            JoinType::Inner => self.key_b_first && k == 1,
+            _ => (k == 0) != self.key_b_first,
+        }
+    }
+
+    /// The query's ORDER BY is side `s`'s join key (of the class of the join key)
+    /// descending: its equivalence class is the query's pathkeys', so postgres_fdw
+    /// builds no scan ordered by the key ascending for a merge
+    /// (`get_useful_pathkeys_for_relation` skips `query_ec`).
+    fn key_class_ordered_desc(&self, l: &Layers, s: &JoinSide) -> bool {
+        match l.sort.as_deref() {
+            Some([k]) if k.desc => {
+                matches!(k.expr, Expr::Col(c) if c == s.first + s.key) || self.sort_key_is_join_key(k)
+            }
+            _ => false,
+        }
     }
 
     /// Is the query's one ORDER BY key a member of the join clause's equivalence
@@ -1260,7 +1286,8 @@ impl Join<'_> {
         let by_key =
             |s: &JoinSide| self.local_leaf(s).is_some().then(|| vec![SortKey { expr: s.key_output(), desc: false }]);
         if method == Method::Merge && presorted_sides.outer_index && outer_order.is_none() {
-            let remote = self.remote_ordered(o).then(|| vec![SortKey { expr: o.key_output(), desc: false }]);
+            let remote = (self.remote_ordered(o) && !self.key_class_ordered_desc(l, o))
+                .then(|| vec![SortKey { expr: o.key_output(), desc: false }]);
             (outer_order, presorted_sides.outer) = (by_key(o).or(remote), true);
         }
         // (Not a side to be made unique: its Sort goes above the unique-ifying step.)
@@ -1285,7 +1312,7 @@ impl Join<'_> {
                     _ => {
                         let mut conjuncts = i.conjuncts.to_vec();
                         // A semi join's clause is an equivalence class's too (outer first).
-                        let inner_first = self.key_b_first && !swapped && self.join_type != JoinType::Semi;
+                        let inner_first = self.param_clause_inner_first(!swapped as usize);
                         conjuncts.push(super::paramfdw::param_clause(i.key, o.rel.columns[o.key].ty, inner_first));
                         p.side(i.rel, i.name, &conjuncts, &i.used, None, self.at).map(|mut plan| {
                             super::paramfdw::param_quals_last(&mut plan);

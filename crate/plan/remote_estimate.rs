@@ -350,8 +350,24 @@ pub(super) fn known_join(cat: &dyn CostCatalog, f: &ForeignScanPlan, j: &super::
 /// orders. Measured on PostgreSQL 15: `SELECT f2.c, f1.c … ORDER BY f2.b` asks
 /// `EXPLAIN SELECT r1.c, r1.b, r2.c …` and declares `SELECT r1.c, r2.c, r1.b …`.
 pub fn join_relation_targets(q: &RemoteQuery, j: &super::RemoteJoin) -> Vec<super::RemoteTarget> {
+    // The relations in the join tree's order, outer first (a right join's preserved
+    // side first: `make_join_rel` swaps its sides to match the join's info).
+    fn leaves(t: &super::RemoteJoinTree, out: &mut Vec<usize>) {
+        match t {
+            super::RemoteJoinTree::Rel(r) => out.push(*r),
+            super::RemoteJoinTree::Join { outer, inner, .. } => {
+                leaves(outer, out);
+                leaves(inner, out);
+            }
+        }
+    }
+    let mut order = vec![];
+    leaves(&j.tree, &mut order);
     let rel_of = |t: &super::RemoteTarget| match t {
-        super::RemoteTarget::Col(c) => j.rels.iter().position(|r| *c >= r.first && *c < r.first + r.ncols),
+        super::RemoteTarget::Col(c) => {
+            let r = j.rels.iter().position(|r| *c >= r.first && *c < r.first + r.ncols)?;
+            order.iter().position(|&x| x == r)
+        }
         super::RemoteTarget::Agg(..) => None,
     };
     let mut targets = q.targets.clone();
