@@ -21,7 +21,9 @@
 //! - an error answer, even to a statement nobody reads (a discarded FETCH), fails the
 //!   query: every connection's first error is checked before each COMMIT goes out;
 //! - only connections with an open transaction are committed, and the run is Finished
-//!   only when none is open or busy.
+//!   only when none is open or busy;
+//! - an EXPLAIN without ANALYZE (`es.explain_only`) never calls the plan: Starting
+//!   sends what planning sent (use_remote_estimate's EXPLAINs), then the commit.
 //!
 //! Where it departs from PostgreSQL (execMain.c's ExecutorRun, postgres_fdw's
 //! `pgfdw_xact_callback` in connection.c): PostgreSQL blocks inside ExecutorRun; here
@@ -221,6 +223,14 @@ impl<H: Host> QueryRun<H> {
     fn step_execute(&mut self) -> ExecResult<Step> {
         if !self.commits.is_empty() || !self.es.remote_commands.is_empty() {
             return self.step_rescan_statements();
+        }
+        if self.es.explain_only {
+            // EXPLAIN without ANALYZE: ExecutorRun is not called; the transaction
+            // ends, committing what planning opened (`pgfdw_xact_callback`).
+            self.end_nodes();
+            self.ending_at = Some(self.es.now());
+            self.phase = Phase::Ending;
+            return Ok(Step::Committed);
         }
         if self.resuming {
             self.es.event_loop.continue_turn();

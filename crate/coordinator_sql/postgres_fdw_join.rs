@@ -32,9 +32,11 @@
 //!
 //! Where it departs from PostgreSQL: a condition that cannot be shipped makes the
 //! join not pushed (postgres_fdw keeps an inner join's unshippable clauses as local
-//! conditions over the pushed join); no parameterized or ordered foreign join paths,
-//! and no aggregate, ORDER BY or LIMIT pushed over the join (`add_foreign_grouping_paths`
-//! and `add_foreign_final_paths` for join relations).
+//! conditions over the pushed join); the ordered foreign join path (the query's ORDER
+//! BY in the remote query, `add_paths_with_pathkeys_for_rel`) only under
+//! use_remote_estimate (planner.rs, `Join::remote_ordered_join`); no LIMIT pushed over
+//! the join (`add_foreign_final_paths` for join relations). PostgreSQL 15 builds no
+//! parameterized foreign join paths either ("XXX Consider parameterized paths").
 
 use super::shippable::is_foreign_expr;
 use crate::plan::{

@@ -217,6 +217,11 @@ pub struct EState {
     /// on a real clock a read costs tens of ns, several per row and more on the async
     /// path, which would weigh on a comparison with PostgreSQL's TIMING OFF.
     pub timing: bool,
+    /// EXPLAIN without ANALYZE (ExecInit with `EXEC_FLAG_EXPLAIN_ONLY`): the nodes are
+    /// initialized and never run; postgres_fdw's Begin callbacks return before
+    /// `GetConnection`, so only what planning sent (use_remote_estimate's EXPLAINs)
+    /// is on the connections, and the transaction's end commits it.
+    pub explain_only: bool,
 }
 
 /// Writes bytes on connection k's socket (see `EState::writer`).
@@ -267,6 +272,7 @@ impl EState {
             writer: None,
             write_error: None,
             timing: true,
+            explain_only: false,
         }
     }
 

@@ -50,7 +50,10 @@ impl ForeignRowState {
     /// postgresBeginForeignModify: GetConnection.
     pub fn begin(plan: &ForeignRowModify, es: &mut EState) -> Result<ForeignRowState, String> {
         let conn = es.server_index(&plan.server).ok_or_else(|| format!("server \"{}\" does not exist", plan.server))?;
-        es.get_connection(conn);
+        // EXEC_FLAG_EXPLAIN_ONLY: postgres_fdw returns before GetConnection.
+        if !es.explain_only {
+            es.get_connection(conn);
+        }
         Ok(ForeignRowState { plan: plan.clone(), conn, p_name: None, step: Step::Idle, params: None })
     }
 

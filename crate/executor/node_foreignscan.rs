@@ -180,7 +180,10 @@ impl ForeignScanState {
             return Err(format!("server \"{}\": fetch_size must be positive", plan.server));
         }
         let (fetch_size, server_async) = (options.fetch_size, es.async_enabled && options.async_capable);
-        es.get_connection(conn);
+        // EXEC_FLAG_EXPLAIN_ONLY: postgres_fdw returns before GetConnection.
+        if !es.explain_only {
+            es.get_connection(conn);
+        }
         let (remote, exec_params) = number_remote_params(&plan.remote);
         if !exec_params.is_empty() && plan.remote.quals.iter().chain(&plan.remote.having).any(|e| e.has_param()) {
             // deparse.c numbers both kinds in one list; the sandbox numbers each apart.

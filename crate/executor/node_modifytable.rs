@@ -195,7 +195,10 @@ impl ForeignModifyState {
     /// postgresBeginForeignModify / postgresBeginForeignInsert: GetConnection.
     fn begin(plan: &ForeignModify, es: &mut EState) -> Result<ForeignModifyState, String> {
         let conn = es.server_index(&plan.server).ok_or_else(|| format!("server \"{}\" does not exist", plan.server))?;
-        es.get_connection(conn);
+        // EXEC_FLAG_EXPLAIN_ONLY: postgres_fdw returns before GetConnection.
+        if !es.explain_only {
+            es.get_connection(conn);
+        }
         Ok(ForeignModifyState {
             plan: plan.clone(),
             conn,
@@ -1085,7 +1088,10 @@ impl DirectModifyState {
         let conn = es
             .server_index(&plan.scan.server)
             .ok_or_else(|| format!("server \"{}\" does not exist", plan.scan.server))?;
-        es.get_connection(conn);
+        // EXEC_FLAG_EXPLAIN_ONLY: postgres_fdw returns before GetConnection.
+        if !es.explain_only {
+            es.get_connection(conn);
+        }
         Ok(DirectModifyState {
             id,
             plan: plan.clone(),

@@ -321,6 +321,7 @@ pub fn cost_plan(plan: &Plan, cat: &dyn CostCatalog, p: &CostParams) -> Vec<Esti
         rels: Default::default(),
         loop_count: Default::default(),
         plain_params: Default::default(),
+        local_base: Default::default(),
     }
     .node(plan, None);
     let mut out = vec![];
@@ -416,6 +417,10 @@ struct Model<'a> {
     /// Cost a parameterized scan as its relation's plain scan (the join's size comes
     /// from the relations' rows, not the parameterized path's: `set_joinrel_size_estimates`).
     plain_params: std::cell::Cell<bool>,
+    /// Costing a pushed-down join's base relations for the join's own figures
+    /// (`costsize::foreign_join`): priced locally, asking no remote EXPLAIN
+    /// (PostgreSQL asks none for them: a join with remote estimates asks its own).
+    local_base: std::cell::Cell<bool>,
 }
 
 /// `cost_qual_eval`: one `cpu_operator_cost` per operator or function evaluated per
@@ -1235,9 +1240,10 @@ impl Model<'_> {
         // use_remote_estimate: the remote EXPLAIN's figures instead
         // (`super::remote_estimate::scan_estimate`).
         let mut vars = vars;
-        let remote = match self.plain_params.get() {
-            true => super::remote_estimate::known_unparameterized(self.cat, f),
-            false => super::remote_estimate::known(self.cat, f),
+        let remote = match (self.local_base.get(), self.plain_params.get()) {
+            (true, _) => None,
+            (false, true) => super::remote_estimate::known_unparameterized(self.cat, f),
+            (false, false) => super::remote_estimate::known(self.cat, f),
         };
         if let Some(r) = remote {
             let fdw = (fdw_startup_cost, fdw_tuple_cost);
@@ -2099,6 +2105,7 @@ pub fn mergejoin_materializes(join: &Plan, cat: &dyn CostCatalog, p: &CostParams
         rels: Default::default(),
         loop_count: Default::default(),
         plain_params: Default::default(),
+        local_base: Default::default(),
     };
     let (o, i) = (model.node(outer, None), model.node(inner, None));
     let m = model.merge_terms((outer, inner), &o, &i, (outer_key, inner_key), *join_type);

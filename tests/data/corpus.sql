@@ -3436,3 +3436,28 @@ insert into ocp select id + 200, grp, name from h where id < 8;
 
 -- [dml on conflict partition direct] into a partition itself: its own copies of the parent's indexes as arbiters
 insert into ocp_lo values (2, 7, 'q'), (49, 1, 'r') on conflict (id) do update set name = excluded.name;
+-- ===== (h23x) use_remote_estimate for a join pushed down to one server: the shard's EXPLAIN of the joined query =====
+
+-- [remote_estimate join pushdown] pnl1 and pnl3 on s1, both with use_remote_estimate: the join's own EXPLAIN prices the pushed-down Foreign Scan
+select pnl1.a, pnl1.b, pnl3.c from pnl1 join pnl3 on pnl3.a = pnl1.a where pnl1.b < 20;
+
+-- [remote_estimate join pushdown left] a LEFT join pushed down, the outer side's condition in the remote WHERE
+select pnl1.b, pnl3.b from pnl1 left join pnl3 on pnl3.a = pnl1.a where pnl1.b < 10;
+
+-- [remote_estimate join pushdown order] the query's ORDER BY sent with the join: its ordered EXPLAIN prices it against a local Sort
+select pnl1.b, pnl3.c from pnl1 join pnl3 on pnl3.a = pnl1.a where pnl3.b < 520 order by pnl3.c;
+
+-- [remote_estimate join pushdown left order] ORDER BY the outer side's key
+select pnl1.a, pnl3.b from pnl1 left join pnl3 on pnl3.a = pnl1.a where pnl1.b > 200 order by pnl1.a;
+
+-- [remote_estimate join pushdown foreign] f's own option: its join with dim (both on s2) asks the joined query
+alter foreign table f options (add use_remote_estimate 'true');
+select f.id, dim.title from f join dim on dim.cat = f.cat where f.id < 100;
+
+-- [remote_estimate join pushdown foreign order] s2's option: a LEFT join ordered remotely or sorted locally, by cost
+alter server s2 options (add use_remote_estimate 'true');
+select f.val, dim.weight from f left join dim on dim.cat = f.cat where f.id < 50 order by f.val;
+
+-- [remote_estimate join pushdown settings] no Hash Join: the pushed-down join against a Merge Join or a Nested Loop
+set enable_hashjoin = off;
+select pnl1.c, pnl3.c from pnl1 join pnl3 on pnl3.a = pnl1.a where pnl3.b > 700;
