@@ -63,16 +63,28 @@
 //! `reconsider_outer_join_clauses` is not followed); a RIGHT
 //! JOIN whose other side is a join takes that whole side as its minimal side; an
 //! outer join's ON clause must be one equality between its sides (plus conditions on
-//! its nullable side alone, pushed into that relation's scans); a join of two foreign
-//! tables on one server is pushed to it (postgres_fdw's `postgresGetForeignJoinPaths`,
-//! `super::postgres_fdw_join`) when both are base relations, not a join relation with
-//! a third (PostgreSQL pushes those too). Two-relation joins stay
-//! `planner::plan_join`'s.
+//! its nullable side alone, pushed into that relation's scans). Two-relation joins
+//! stay `planner::plan_join`'s.
+//!
+//! postgres_fdw's join pushdown (`postgresGetForeignJoinPaths`,
+//! `super::postgres_fdw_join`) is tried once per join relation, for the first pair of
+//! sides that makes it (as `joinrel->fdw_private` makes PostgreSQL do): two base
+//! foreign tables on one server, or relations already pushed there (a join of three
+//! to five is one Foreign Scan of nested joins). Whether or not `add_path` keeps it,
+//! the pushed join is remembered (`RelInfo::fdw`) for the levels above, and for the
+//! aggregate pushed over it (`add_foreign_grouping_paths`). With
+//! `enable_partitionwise_join` and every relation partitioned alike, each child join
+//! is searched the same way (partitionwise_joinrels.rs).
 
 use sqlparser::ast::{self, TableFactor};
 use sqlparser::tokenizer::Location;
 
 use super::*;
+
+/// Partitionwise join of three to five relations (`try_partitionwise_join` inside
+/// the search): a child module, so it extends `JoinProblem`.
+#[path = "partitionwise_joinrels.rs"]
+mod partitionwise_joinrels;
 
 /// The most relations a join may have here (PostgreSQL's exhaustive search goes to
 /// `geqo_threshold`, 12; ours stops at 5, refused beyond by name).
@@ -164,6 +176,13 @@ struct RelInfo {
     relids: Relids,
     /// Kept in order of total cost (`add_path`).
     paths: Vec<RelPath>,
+    /// postgres_fdw's `fdw_private` of the relation: its pushdown-safe scan (a base
+    /// foreign table's plain scan, a join pushed to its server), kept whether or not
+    /// `add_path` kept it, as a join above may push it further.
+    fdw: Option<RelPath>,
+    /// Was `GetForeignJoinPaths` called for this join relation? postgres_fdw tries
+    /// only the first pair of sides the search meets (`joinrel->fdw_private` set).
+    fdw_tried: bool,
 }
 
 /// The query's join problem, once conditions are placed.
@@ -189,6 +208,9 @@ struct JoinProblem<'r> {
     query_sort: Option<Vec<SortKey>>,
     query_key: Option<usize>,
     consider_startup: bool,
+    /// How many range-table entries the query has (the relations and each written
+    /// JOIN): partitions' entries come after them.
+    range_table: usize,
     at: Location,
 }
 
@@ -211,7 +233,7 @@ pub(super) fn plan_join_search(
     }
     let members = from_members(s, at)?;
     let rels = base_rels(coord, &members, at)?;
-    refuse_partitionwise_join(coord, &rels, at)?;
+    let range_table = members.len() + members.iter().filter(|m| m.1.is_some()).count();
     let (l, columns, on, where_conj) = bind_conditions(q, s, text, &members, &rels, at)?;
     let numbering =
         Numbering { firsts: rels.iter().map(|r| r.first).collect(), n: rels.iter().map(|r| r.rel.columns.len()).sum() };
@@ -241,6 +263,7 @@ pub(super) fn plan_join_search(
             _ => None,
         },
         consider_startup: matches!(l.limit, Some((_, Some(_)))),
+        range_table,
         at,
     };
     problem.search(&placed.base_quals, &l, &columns, servers)
@@ -352,8 +375,9 @@ fn base_rels<'r>(coord: &'r Node, members: &[Member], at: Location) -> Result<Ve
 
 /// `enable_partitionwise_join`: PostgreSQL may join two tables partitioned alike
 /// partition by partition (`try_partitionwise_join`); the sandbox plans that for two
-/// relations only (partitionwise.rs), so with the setting on a join of three or more
-/// relations holding two such tables is refused, naming it.
+/// relations (partitionwise.rs) and for joins whose every relation is partitioned
+/// alike (partitionwise_joinrels.rs), so with the setting on any other join of three
+/// or more relations holding two such tables is refused, naming it.
 fn refuse_partitionwise_join(coord: &Node, rels: &[BaseRel], at: Location) -> Result<(), FrontError> {
     if !coord.setting_on("enable_partitionwise_join", false) {
         return Ok(());
@@ -369,8 +393,9 @@ fn refuse_partitionwise_join(coord: &Node, rels: &[BaseRel], at: Location) -> Re
                     return Err(FrontError::unsupported(
                         format!(
                             "enable_partitionwise_join = on for a join of two tables partitioned alike (\"{}\" and \
-                             \"{}\"): PostgreSQL may join them partition by partition, and the sandbox plans a \
-                             partitionwise join of two relations only",
+                             \"{}\") with relations partitioned otherwise: PostgreSQL may join those two partition \
+                             by partition, and the sandbox plans a partitionwise join of two relations, or of \
+                             relations all partitioned alike",
                             a.rel.name, b.rel.name
                         ),
                         at,
@@ -769,6 +794,17 @@ impl JoinProblem<'_> {
         columns: &[Column],
         servers: &mut Vec<String>,
     ) -> Result<Planned, FrontError> {
+        let planned = match self.partitionwise_children(base_quals)? {
+            Some(children) => self.plan_partitionwise(&children, base_quals, l, columns, self.range_table)?,
+            None => self.final_plan(&self.join_rel(base_quals)?, l, columns)?,
+        };
+        collect_servers(&planned.plan, servers);
+        Ok(planned)
+    }
+
+    /// The levels of the search: the join relation of every base relation, with its
+    /// paths.
+    fn join_rel(&self, base_quals: &[Vec<Expr>]) -> Result<RelInfo, FrontError> {
         let mut rels = self.base_paths(base_quals)?;
         let mut levels: Vec<Vec<usize>> = vec![vec![], (0..rels.len()).collect()];
         let nrels = self.rels.len();
@@ -777,15 +813,13 @@ impl JoinProblem<'_> {
             self.join_search_one_level(&mut rels, &mut levels, level)?;
         }
         let all: Relids = (1 << nrels) - 1;
-        let Some(top) = rels.iter().find(|r| r.relids == all && !r.paths.is_empty()) else {
+        let Some(top) = rels.iter().position(|r| r.relids == all && !r.paths.is_empty()) else {
             return Err(FrontError::unsupported(
                 "a join whose relations are not all linked by equalities between their columns (a clauseless join)",
                 self.at,
             ));
         };
-        let planned = self.final_plan(top, l, columns)?;
-        collect_servers(&planned.plan, servers);
-        Ok(planned)
+        Ok(rels.swap_remove(top))
     }
 
     /// Level 1 (`set_base_rel_pathlists`): each base relation's scans, returning the
@@ -802,14 +836,17 @@ impl JoinProblem<'_> {
             let mut p = Planner { coord: self.coord, servers: vec![], gating: vec![], force_index: false };
             let plan = p.side(b.rel, &b.name, &base_quals[i], &used, None, self.at)?;
             let est = self.estimate(&plan);
-            let mut paths = vec![RelPath { plan, cols: cols.clone(), est, order: None }];
+            let plain = RelPath { plan, cols: cols.clone(), est, order: None };
+            let fdw = (matches!(b.rel.kind, RelKind::Foreign { .. }) && matches!(plain.plan, Plan::ForeignScan(_)))
+                .then(|| plain.clone());
+            let mut paths = vec![plain];
             if let Some(keys) = self.base_order(b, &cols) {
                 let plan = p.side(b.rel, &b.name, &base_quals[i], &used, Some(&keys), self.at)?;
                 let est = self.estimate(&plan);
                 let path = RelPath { plan, cols, est, order: Some(QUERY_ORDER) };
                 add_rel_path(&mut paths, path, self.consider_startup, &|x, y| self.same_order(x, y));
             }
-            rels.push(RelInfo { relids, paths });
+            rels.push(RelInfo { relids, paths, fdw, fdw_tried: false });
         }
         Ok(rels)
     }
@@ -866,8 +903,11 @@ impl JoinProblem<'_> {
     /// among equals).
     fn final_plan(&self, top: &RelInfo, l: &Layers, columns: &[Column]) -> Result<Planned, FrontError> {
         let mut best: Option<(Estimate, Planned)> = None;
-        for path in &top.paths {
-            let planned = self.upper_plan(path, l, columns);
+        let mut candidates: Vec<Planned> = top.paths.iter().map(|path| self.upper_plan(path, l, columns)).collect();
+        // postgres_fdw's `GetForeignUpperPaths` for the aggregate, after the local
+        // ones: the grouping pushed over the join pushed to the server.
+        candidates.extend(top.fdw.as_ref().and_then(|path| self.pushed_aggregate(path, l, columns)));
+        for planned in candidates {
             let est = self.estimate(&planned.plan);
             let better = match &best {
                 None => true,
@@ -878,6 +918,36 @@ impl JoinProblem<'_> {
             }
         }
         best.map(|(_, p)| p).ok_or_else(|| FrontError::at("internal error: no path for the join", self.at))
+    }
+
+    /// The query's aggregate pushed into the pushed-down join `path` (postgres_fdw's
+    /// `add_foreign_grouping_paths` over a join relation, `push_aggregate`), with the
+    /// ORDER BY, select list and LIMIT above; None without an aggregate, or when
+    /// `foreign_grouping_ok` refuses it.
+    fn pushed_aggregate(&self, path: &RelPath, l: &Layers, columns: &[Column]) -> Option<Planned> {
+        let (_, keys, aggs) = l.agg.as_ref()?;
+        let mut map = vec![None; self.n];
+        for (p, &c) in path.cols.iter().enumerate() {
+            map[c] = Some(p);
+        }
+        let keys: Vec<Expr> = keys.iter().map(|e| rewrite(e, &map)).collect();
+        let aggs: Vec<AggCall> =
+            aggs.iter().map(|a| AggCall { func: a.func, arg: a.arg.as_ref().map(|e| rewrite(e, &map)) }).collect();
+        let plan = crate::coordinator_sql::postgres_fdw_join::push_aggregate(
+            path.plan.clone(),
+            &keys,
+            &aggs,
+            l.having.as_ref(),
+        )
+        .ok()?;
+        let order_keys = order_keys_of(l);
+        Some(Planned {
+            plan: finish(plan, l.sort.clone(), l.targets.clone(), l.limit),
+            columns: columns.to_vec(),
+            servers: vec![],
+            order_key: order_keys.first().copied(),
+            order_keys,
+        })
     }
 
     /// `make_join_rel`: when legal, the join relation of `a` and `b` (found or made
@@ -897,7 +967,7 @@ impl JoinProblem<'_> {
         let idx = match rels.iter().position(|r| r.relids == joinrelids) {
             Some(i) => i,
             None => {
-                rels.push(RelInfo { relids: joinrelids, paths: vec![] });
+                rels.push(RelInfo { relids: joinrelids, paths: vec![], fdw: None, fdw_tried: false });
                 levels[level].push(rels.len() - 1);
                 rels.len() - 1
             }
@@ -909,8 +979,14 @@ impl JoinProblem<'_> {
         let (ra, rb) = (rels[a].relids, rels[b].relids);
         let mut new_paths = vec![];
         new_paths.extend(self.add_paths_to_joinrel((&rels[a].paths, ra), (&rels[b].paths, rb), jt, sj));
-        // GetForeignJoinPaths, at the end of the first add_paths_to_joinrel.
-        new_paths.extend(self.foreign_join_path((&rels[a].paths, ra), (&rels[b].paths, rb), jt, sj));
+        // GetForeignJoinPaths, at the end of the first add_paths_to_joinrel of the
+        // first pair that makes the relation.
+        if !rels[idx].fdw_tried {
+            rels[idx].fdw_tried = true;
+            let pushed = self.foreign_join_path(&rels[a], &rels[b], jt, sj);
+            rels[idx].fdw = pushed.clone();
+            new_paths.extend(pushed);
+        }
         new_paths.extend(self.add_paths_to_joinrel((&rels[b].paths, rb), (&rels[a].paths, ra), jt.commuted(), sj));
         for p in new_paths {
             add_rel_path(&mut rels[idx].paths, p, self.consider_startup, &|x, y| self.same_order(x, y));
@@ -918,31 +994,16 @@ impl JoinProblem<'_> {
         Ok(())
     }
 
-    /// postgres_fdw's join path for two base relations that are foreign tables on one
-    /// server (`super::postgres_fdw_join`): an outer join's ON clause is its join
-    /// clause and the clauses first complete here its WHERE; an inner join's clauses
-    /// in the restrictlist's order (clauses of no class, then the classes'
-    /// equalities). It returns what is needed above the join relation.
-    fn foreign_join_path(
-        &self,
-        (outers, ra): (&[RelPath], Relids),
-        (inners, rb): (&[RelPath], Relids),
-        jt: JoinType,
-        sj: Option<usize>,
-    ) -> Option<RelPath> {
-        // Base relations that are foreign tables: a partitioned table pruned to one
-        // foreign partition is an appendrel, which no FDW joins.
-        let foreign = |r: Relids| {
-            r.count_ones() == 1
-                && matches!(self.rels[r.trailing_zeros() as usize].rel.kind, super::RelKind::Foreign { .. })
-        };
-        if !foreign(ra) || !foreign(rb) {
-            return None;
-        }
-        let plain = |paths: &[RelPath]| {
-            paths.iter().find(|p| p.order.is_none() && matches!(p.plan, Plan::ForeignScan(_))).cloned()
-        };
-        let (pa, pb) = (plain(outers)?, plain(inners)?);
+    /// postgres_fdw's join path for two relations whose scans are pushdown-safe on
+    /// one server (`super::postgres_fdw_join`): base foreign tables, or joins already
+    /// pushed (a partitioned table pruned to one foreign partition is an appendrel,
+    /// which no FDW joins). An outer join's ON clause is its join clause and the
+    /// clauses first complete here its WHERE; an inner join's clauses in the
+    /// restrictlist's order (clauses of no class, then the classes' equalities). It
+    /// returns what is needed above the join relation.
+    fn foreign_join_path(&self, outer: &RelInfo, inner: &RelInfo, jt: JoinType, sj: Option<usize>) -> Option<RelPath> {
+        let (ra, rb) = (outer.relids, inner.relids);
+        let (pa, pb) = (outer.fdw.clone()?, inner.fdw.clone()?);
         let (Plan::ForeignScan(fa), Plan::ForeignScan(fb)) = (&pa.plan, &pb.plan) else { return None };
         let cols: Vec<usize> = pa.cols.iter().chain(&pb.cols).copied().collect();
         let map: Vec<Option<usize>> = (0..self.n).map(|c| cols.iter().position(|&x| x == c)).collect();
@@ -972,15 +1033,18 @@ impl JoinProblem<'_> {
                 (clauses, vec![])
             }
         };
-        let (ia, ib) = (ra.trailing_zeros() as usize, rb.trailing_zeros() as usize);
-        let side = |scan, i: usize| crate::coordinator_sql::postgres_fdw_join::ForeignSide {
-            scan,
-            alias: &self.rels[i].name,
-            rt_index: self.rels[i].rt_index,
+        // A base relation's name and range-table index (a join side has its own).
+        let side = |scan, r: Relids| {
+            let base = (r.count_ones() == 1).then(|| &self.rels[r.trailing_zeros() as usize]);
+            crate::coordinator_sql::postgres_fdw_join::ForeignSide {
+                scan,
+                alias: base.map_or("", |b| b.name.as_str()),
+                rt_index: base.map_or(0, |b| b.rt_index),
+            }
         };
         let f = crate::coordinator_sql::postgres_fdw_join::foreign_join_path(
-            side(fa, ia),
-            side(fb, ib),
+            side(fa, ra),
+            side(fb, rb),
             jt,
             &join_clauses,
             &other_conds,
