@@ -79,6 +79,7 @@
 use sqlparser::ast::{self, TableFactor};
 use sqlparser::tokenizer::Location;
 
+use super::grouping_planner::{cheapest, group_pathkeys, grouping_candidates, input_pathkeys, Cand};
 use super::*;
 
 /// Partitionwise join of three to five relations (`try_partitionwise_join` inside
@@ -208,6 +209,10 @@ struct JoinProblem<'r> {
     query_sort: Option<Vec<SortKey>>,
     query_key: Option<usize>,
     consider_startup: bool,
+    /// The columns of the final scan/join target in its order (`columns_in_order`):
+    /// each base relation's `reltarget` starts with these, and the top join
+    /// relation's is that target (`apply_scanjoin_target_to_paths`).
+    tlist_order: Vec<usize>,
     /// How many range-table entries the query has (the relations and each written
     /// JOIN): partitions' entries come after them.
     range_table: usize,
@@ -263,6 +268,7 @@ pub(super) fn plan_join_search(
             _ => None,
         },
         consider_startup: matches!(l.limit, Some((_, Some(_)))),
+        tlist_order: columns_in_order(&l, n),
         range_table,
         at,
     };
@@ -902,11 +908,34 @@ impl JoinProblem<'_> {
     /// and the cheapest whole plan (least total cost, then least startup; the first
     /// among equals).
     fn final_plan(&self, top: &RelInfo, l: &Layers, columns: &[Column]) -> Result<Planned, FrontError> {
-        let mut best: Option<(Estimate, Planned)> = None;
-        let mut candidates: Vec<Planned> = top.paths.iter().map(|path| self.upper_plan(path, l, columns)).collect();
+        let order_keys = order_keys_of(l);
+        let planned = |plan| Planned {
+            plan,
+            columns: columns.to_vec(),
+            servers: vec![],
+            order_key: order_keys.first().copied(),
+            order_keys: order_keys.clone(),
+        };
+        // The top relation's pushed join returns the scan/join target's columns.
+        let paths: Vec<RelPath> = top.paths.iter().map(|p| self.at_top(p, &self.tlist_order)).collect();
+        let fdw = top.fdw.as_ref().map(|p| self.at_top(p, &self.tlist_order));
         // postgres_fdw's `GetForeignUpperPaths` for the aggregate, after the local
         // ones: the grouping pushed over the join pushed to the server.
-        candidates.extend(top.fdw.as_ref().and_then(|path| self.pushed_aggregate(path, l, columns)));
+        let pushed_agg = fdw.as_ref().and_then(|path| self.pushed_aggregate(path, l));
+        if let Some((_, keys, _)) = &l.agg {
+            if !keys.is_empty() {
+                // The grouped relation's paths (`add_paths_to_grouping_rel`) over
+                // each path of the join, then the pushed one, by cost.
+                let mut candidates: Vec<Cand> = paths.iter().flat_map(|p| self.grouping_paths(p, l)).collect();
+                candidates.extend(pushed_agg.map(|plan| Cand { plan, ordered: false, presorted: false }));
+                let plan = cheapest(self.coord, candidates, &upper_of(l), vec![])
+                    .ok_or_else(|| FrontError::at("internal error: no path for the join", self.at))?;
+                return Ok(planned(plan));
+            }
+        }
+        let mut best: Option<(Estimate, Planned)> = None;
+        let mut candidates: Vec<Planned> = paths.iter().map(|path| self.upper_plan(path, l, columns)).collect();
+        candidates.extend(pushed_agg.map(|plan| planned(finish(plan, l.sort.clone(), l.targets.clone(), l.limit))));
         for planned in candidates {
             let est = self.estimate(&planned.plan);
             let better = match &best {
@@ -921,10 +950,9 @@ impl JoinProblem<'_> {
     }
 
     /// The query's aggregate pushed into the pushed-down join `path` (postgres_fdw's
-    /// `add_foreign_grouping_paths` over a join relation, `push_aggregate`), with the
-    /// ORDER BY, select list and LIMIT above; None without an aggregate, or when
-    /// `foreign_grouping_ok` refuses it.
-    fn pushed_aggregate(&self, path: &RelPath, l: &Layers, columns: &[Column]) -> Option<Planned> {
+    /// `add_foreign_grouping_paths` over a join relation, `push_aggregate`), HAVING
+    /// with it; None without an aggregate, or when `foreign_grouping_ok` refuses it.
+    fn pushed_aggregate(&self, path: &RelPath, l: &Layers) -> Option<Plan> {
         let (_, keys, aggs) = l.agg.as_ref()?;
         let mut map = vec![None; self.n];
         for (p, &c) in path.cols.iter().enumerate() {
@@ -933,21 +961,46 @@ impl JoinProblem<'_> {
         let keys: Vec<Expr> = keys.iter().map(|e| rewrite(e, &map)).collect();
         let aggs: Vec<AggCall> =
             aggs.iter().map(|a| AggCall { func: a.func, arg: a.arg.as_ref().map(|e| rewrite(e, &map)) }).collect();
-        let plan = crate::coordinator_sql::postgres_fdw_join::push_aggregate(
-            path.plan.clone(),
-            &keys,
-            &aggs,
-            l.having.as_ref(),
-        )
-        .ok()?;
-        let order_keys = order_keys_of(l);
-        Some(Planned {
-            plan: finish(plan, l.sort.clone(), l.targets.clone(), l.limit),
-            columns: columns.to_vec(),
-            servers: vec![],
-            order_key: order_keys.first().copied(),
-            order_keys,
-        })
+        crate::coordinator_sql::postgres_fdw_join::push_aggregate(path.plan.clone(), &keys, &aggs, l.having.as_ref())
+            .ok()
+    }
+
+    /// `add_paths_to_grouping_rel` over one path of the join: a GroupAggregate over
+    /// it sorted by the group keys, a HashAggregate over it, each with HAVING
+    /// (`grouping_planner::grouping_candidates`).
+    fn grouping_paths(&self, path: &RelPath, l: &Layers) -> Vec<Cand> {
+        let mut map = vec![None; self.n];
+        for (p, &c) in path.cols.iter().enumerate() {
+            map[c] = Some(p);
+        }
+        grouped_over(path.plan.clone(), &map, l)
+    }
+
+    /// A pushed-down join at the top of the search returns `order`'s columns first, in
+    /// that order (its relation's `reltarget` is the scan/join target there); any
+    /// other path is as it is.
+    fn at_top(&self, path: &RelPath, order: &[usize]) -> RelPath {
+        let pushed = matches!(&path.plan, Plan::ForeignScan(f) if f.remote.join.is_some());
+        if !pushed {
+            return path.clone();
+        }
+        let mut wanted: Vec<usize> = order.iter().copied().filter(|c| path.cols.contains(c)).collect();
+        wanted.extend(path.cols.iter().copied().filter(|c| !order.contains(c)));
+        let map: Vec<Option<usize>> = (0..self.n).map(|c| path.cols.iter().position(|&x| x == c)).collect();
+        let (plan, _) = crate::coordinator_sql::postgres_fdw_join::keep_outputs(path.plan.clone(), &map, &wanted);
+        RelPath { plan, cols: wanted, est: path.est, order: path.order }
+    }
+
+    /// A base relation's columns `cols` in its `reltarget`'s order: those of the final
+    /// target first, in its order (`build_base_rel_tlists`), then those only its join
+    /// clauses read (here in table order).
+    fn reltarget_order(&self, cols: &[usize], relids: Relids) -> Vec<usize> {
+        if relids.count_ones() != 1 {
+            return cols.to_vec();
+        }
+        let first: Vec<usize> = self.tlist_order.iter().copied().filter(|c| cols.contains(c)).collect();
+        let rest = cols.iter().copied().filter(|c| !first.contains(c));
+        first.iter().copied().chain(rest).collect()
     }
 
     /// `make_join_rel`: when legal, the join relation of `a` and `b` (found or made
@@ -1049,7 +1102,10 @@ impl JoinProblem<'_> {
             &join_clauses,
             &other_conds,
         )?;
-        let keep: Vec<usize> = cols.iter().copied().filter(|&c| self.needed(c, joinrelids)).collect();
+        // The join relation's reltarget: the first side's, then the second's
+        // (`build_joinrel_tlist`), what is needed above it.
+        let ordered = self.reltarget_order(&pa.cols, ra).into_iter().chain(self.reltarget_order(&pb.cols, rb));
+        let keep: Vec<usize> = ordered.filter(|&c| self.needed(c, joinrelids)).collect();
         let (plan, _) = crate::coordinator_sql::postgres_fdw_join::keep_outputs(Plan::ForeignScan(f), &map, &keep);
         let est = self.estimate(&plan);
         Some(RelPath { plan, cols: keep, est, order: None })
@@ -1453,6 +1509,31 @@ fn add_rel_path(
     }
     let at = pathlist.iter().position(|p| new.est.total < p.est.total).unwrap_or(pathlist.len());
     pathlist.insert(at, new);
+}
+
+/// The levels above the aggregate (`grouping_planner::Upper`).
+fn upper_of(l: &Layers) -> Upper<'_> {
+    Upper { having: l.having.as_ref(), sort: l.sort.as_deref(), targets: l.targets.as_deref(), limit: l.limit }
+}
+
+/// The grouped relation's paths over one input (`grouping_planner::grouping_candidates`):
+/// the query's group keys and aggregates over `input`'s output (`map`: the query's
+/// numbering to it).
+fn grouped_over(input: Plan, map: &[Option<usize>], l: &Layers) -> Vec<Cand> {
+    let Some((_, keys, aggs)) = &l.agg else { return vec![] };
+    let keys: Vec<Expr> = keys.iter().map(|e| rewrite(e, map)).collect();
+    let aggs: Vec<AggCall> =
+        aggs.iter().map(|a| AggCall { func: a.func, arg: a.arg.as_ref().map(|e| rewrite(e, map)) }).collect();
+    let agg = |input: Plan, strategy: AggStrategy| Plan::Agg {
+        child: Box::new(input),
+        strategy,
+        group_by: keys.clone(),
+        aggs: aggs.clone(),
+        split: crate::plan::AggSplit::Simple,
+    };
+    let pathkeys = group_pathkeys(keys.len(), l.sort.as_deref());
+    let input_keys = input_pathkeys(&keys, &pathkeys);
+    grouping_candidates(&input, None, &input_keys, &pathkeys, &agg, &upper_of(l))
 }
 
 /// The foreign servers a plan reads, in the order its scans start (the executor

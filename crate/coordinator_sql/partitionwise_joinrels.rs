@@ -233,6 +233,7 @@ impl<'r> JoinProblem<'r> {
                 query_sort: None,
                 query_key: None,
                 consider_startup: self.consider_startup,
+                tlist_order: self.tlist_order.clone(),
                 range_table,
                 at: self.at,
             };
@@ -252,7 +253,13 @@ impl<'r> JoinProblem<'r> {
             1 => plans.pop().expect("one child"),
             _ => Plan::Append { children: plans, prune: None, ordered: false },
         };
-        let plan = match l.agg {
+        let plan = match &l.agg {
+            // The grouped relation's paths over the Append, by cost.
+            Some((_, keys, _)) if !keys.is_empty() => {
+                let candidates = grouped_over(append, &map, l);
+                cheapest(self.coord, candidates, &upper_of(l), vec![])
+                    .ok_or_else(|| FrontError::at("internal error: no path for the aggregate", self.at))?
+            }
             Some(_) => finish(agg_over_join(append, l, &map), None, l.targets.clone(), l.limit),
             None => finish(append, None, None, l.limit),
         };
@@ -269,6 +276,15 @@ impl<'r> JoinProblem<'r> {
     /// The scan/join target (over the query's numbering) computed over one path of the
     /// join relation: the path as it is when it returns just that.
     fn with_target(&self, path: &RelPath, target: &[(Expr, String)]) -> Plan {
+        let mut order: Vec<usize> = vec![];
+        for (e, _) in target {
+            e.for_each_col(&mut |c| {
+                if !order.contains(&c) {
+                    order.push(c)
+                }
+            });
+        }
+        let path = &self.at_top(path, &order);
         let mut map = vec![None; self.n];
         for (p, &c) in path.cols.iter().enumerate() {
             map[c] = Some(p);
