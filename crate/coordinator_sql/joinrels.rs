@@ -936,6 +936,11 @@ impl JoinProblem<'_> {
         let mut best: Option<(Estimate, Planned)> = None;
         let mut candidates: Vec<Planned> = paths.iter().map(|path| self.upper_plan(path, l, columns)).collect();
         candidates.extend(pushed_agg.map(|plan| planned(finish(plan, l.sort.clone(), l.targets.clone(), l.limit))));
+        // The pushed join's ordered path and final path (ORDER BY, LIMIT in the
+        // remote query: `add_paths_with_pathkeys_for_rel`, `add_foreign_final_paths`).
+        if l.agg.is_none() && (l.sort.is_some() || l.limit.is_some()) {
+            candidates.extend(fdw.as_ref().map(|path| planned(self.pushed_final(path, l))));
+        }
         for planned in candidates {
             let est = self.estimate(&planned.plan);
             let better = match &best {
@@ -963,6 +968,60 @@ impl JoinProblem<'_> {
             aggs.iter().map(|a| AggCall { func: a.func, arg: a.arg.as_ref().map(|e| rewrite(e, &map)) }).collect();
         crate::coordinator_sql::postgres_fdw_join::push_aggregate(path.plan.clone(), &keys, &aggs, l.having.as_ref())
             .ok()
+    }
+
+    /// The levels above the top relation's pushed join `path` with ORDER BY (its keys
+    /// columns the scan returns) and LIMIT in the remote query or not, by cost, as for
+    /// a plain foreign table (`Planner::foreign_upper`).
+    fn pushed_final(&self, path: &RelPath, l: &Layers) -> Plan {
+        let mut map = vec![None; self.n];
+        for (p, &c) in path.cols.iter().enumerate() {
+            map[c] = Some(p);
+        }
+        let sort: Option<Vec<SortKey>> = l
+            .sort
+            .as_ref()
+            .map(|keys| keys.iter().map(|k| SortKey { expr: rewrite(&k.expr, &map), desc: k.desc }).collect());
+        let all: Vec<Column> = self.rels.iter().flat_map(|r| r.rel.columns()).collect();
+        let every_column = || (0..self.n).map(|c| (Expr::Col(c), all[c].name.clone())).collect::<Vec<_>>();
+        let targets: Vec<(Expr, String)> = l
+            .targets
+            .clone()
+            .unwrap_or_else(every_column)
+            .iter()
+            .map(|(e, name)| (rewrite(e, &map), name.clone()))
+            .collect();
+        let identity = targets.len() == path.cols.len()
+            && targets.iter().enumerate().all(|(i, (e, name))| *e == Expr::Col(i) && *name == all[path.cols[i]].name);
+        // The scan sorted remotely: each key a column it returns.
+        let ordered = match (&path.plan, &sort) {
+            (Plan::ForeignScan(f), Some(keys)) => {
+                let remote: Option<Vec<SortKey>> = keys
+                    .iter()
+                    .map(|k| match &k.expr {
+                        Expr::Col(i) => match f.remote.targets.get(*i) {
+                            Some(RemoteTarget::Col(c)) => Some(SortKey { expr: Expr::Col(*c), desc: k.desc }),
+                            _ => None,
+                        },
+                        _ => None,
+                    })
+                    .collect();
+                remote.map(|order_by| {
+                    let mut f = f.clone();
+                    f.remote.order_by = order_by;
+                    Plan::ForeignScan(f)
+                })
+            }
+            _ => None,
+        };
+        let upper = Upper {
+            having: None,
+            sort: sort.as_deref(),
+            targets: (!identity).then_some(targets.as_slice()),
+            limit: l.limit,
+        };
+        let p = Planner { coord: self.coord, servers: vec![], gating: vec![], force_index: false };
+        p.foreign_upper(path.plan.clone(), ordered, &upper, true)
     }
 
     /// `add_paths_to_grouping_rel` over one path of the join: a GroupAggregate over
