@@ -68,16 +68,29 @@
 //! `reconsider_outer_join_clauses` is not followed); a RIGHT
 //! JOIN whose other side is a join takes that whole side as its minimal side; an
 //! outer join's ON clause must be one equality between its sides (plus conditions on
-//! its nullable side alone, pushed into that relation's scans); a join of two foreign
-//! tables on one server is pushed to it (postgres_fdw's `postgresGetForeignJoinPaths`,
-//! `super::postgres_fdw_join`) when both are base relations, not a join relation with
-//! a third (PostgreSQL pushes those too). Two-relation joins stay
-//! `planner::plan_join`'s.
+//! its nullable side alone, pushed into that relation's scans). Two-relation joins
+//! stay `planner::plan_join`'s.
+//!
+//! postgres_fdw's join pushdown (`postgresGetForeignJoinPaths`,
+//! `super::postgres_fdw_join`) is tried once per join relation, for the first pair of
+//! sides that makes it (as `joinrel->fdw_private` makes PostgreSQL do): two base
+//! foreign tables on one server, or relations already pushed there (a join of three
+//! to five is one Foreign Scan of nested joins). Whether or not `add_path` keeps it,
+//! the pushed join is remembered (`RelInfo::fdw`) for the levels above, and for the
+//! aggregate pushed over it (`add_foreign_grouping_paths`). With
+//! `enable_partitionwise_join` and every relation partitioned alike, each child join
+//! is searched the same way (partitionwise_joinrels.rs).
 
 use sqlparser::ast::{self, TableFactor};
 use sqlparser::tokenizer::Location;
 
+use super::grouping_planner::{cheapest, group_pathkeys, grouping_candidates, input_pathkeys, Cand};
 use super::*;
+
+/// Partitionwise join of three to five relations (`try_partitionwise_join` inside
+/// the search): a child module, so it extends `JoinProblem`.
+#[path = "partitionwise_joinrels.rs"]
+mod partitionwise_joinrels;
 
 /// The most relations a join may have here (PostgreSQL's exhaustive search goes to
 /// `geqo_threshold`, 12; ours stops at 5, refused beyond by name).
@@ -176,6 +189,13 @@ struct RelInfo {
     relids: Relids,
     /// Kept in order of total cost (`add_path`).
     paths: Vec<RelPath>,
+    /// postgres_fdw's `fdw_private` of the relation: its pushdown-safe scan (a base
+    /// foreign table's plain scan, a join pushed to its server), kept whether or not
+    /// `add_path` kept it, as a join above may push it further.
+    fdw: Option<RelPath>,
+    /// Was `GetForeignJoinPaths` called for this join relation? postgres_fdw tries
+    /// only the first pair of sides the search meets (`joinrel->fdw_private` set).
+    fdw_tried: bool,
 }
 
 /// The query's join problem, once conditions are placed.
@@ -201,6 +221,13 @@ struct JoinProblem<'r> {
     query_sort: Option<Vec<SortKey>>,
     query_key: Option<usize>,
     consider_startup: bool,
+    /// The columns of the final scan/join target in its order (`columns_in_order`):
+    /// each base relation's `reltarget` starts with these, and the top join
+    /// relation's is that target (`apply_scanjoin_target_to_paths`).
+    tlist_order: Vec<usize>,
+    /// How many range-table entries the query has (the relations and each written
+    /// JOIN): partitions' entries come after them.
+    range_table: usize,
     at: Location,
 }
 
@@ -223,7 +250,7 @@ pub(super) fn plan_join_search(
     }
     let members = from_members(s, at)?;
     let rels = base_rels(coord, &members, at)?;
-    refuse_partitionwise_join(coord, &rels, at)?;
+    let range_table = members.len() + members.iter().filter(|m| m.1.is_some()).count();
     let (l, columns, on, where_conj) = bind_conditions(q, s, text, &members, &rels, at)?;
     let numbering =
         Numbering { firsts: rels.iter().map(|r| r.first).collect(), n: rels.iter().map(|r| r.rel.columns.len()).sum() };
@@ -253,6 +280,8 @@ pub(super) fn plan_join_search(
             _ => None,
         },
         consider_startup: matches!(l.limit, Some((_, Some(_)))),
+        tlist_order: columns_in_order(&l, n),
+        range_table,
         at,
     };
     problem.search(&placed.base_quals, &l, &columns, servers)
@@ -367,8 +396,9 @@ fn base_rels<'r>(coord: &'r Node, members: &[Member], at: Location) -> Result<Ve
 
 /// `enable_partitionwise_join`: PostgreSQL may join two tables partitioned alike
 /// partition by partition (`try_partitionwise_join`); the sandbox plans that for two
-/// relations only (partitionwise.rs), so with the setting on a join of three or more
-/// relations holding two such tables is refused, naming it.
+/// relations (partitionwise.rs) and for joins whose every relation is partitioned
+/// alike (partitionwise_joinrels.rs), so with the setting on any other join of three
+/// or more relations holding two such tables is refused, naming it.
 fn refuse_partitionwise_join(coord: &Node, rels: &[BaseRel], at: Location) -> Result<(), FrontError> {
     if !coord.setting_on("enable_partitionwise_join", false) {
         return Ok(());
@@ -384,8 +414,9 @@ fn refuse_partitionwise_join(coord: &Node, rels: &[BaseRel], at: Location) -> Re
                     return Err(FrontError::unsupported(
                         format!(
                             "enable_partitionwise_join = on for a join of two tables partitioned alike (\"{}\" and \
-                             \"{}\"): PostgreSQL may join them partition by partition, and the sandbox plans a \
-                             partitionwise join of two relations only",
+                             \"{}\") with relations partitioned otherwise: PostgreSQL may join those two partition \
+                             by partition, and the sandbox plans a partitionwise join of two relations, or of \
+                             relations all partitioned alike",
                             a.rel.name, b.rel.name
                         ),
                         at,
@@ -822,6 +853,17 @@ impl JoinProblem<'_> {
         columns: &[Column],
         servers: &mut Vec<String>,
     ) -> Result<Planned, FrontError> {
+        let planned = match self.partitionwise_children(base_quals)? {
+            Some(children) => self.plan_partitionwise(&children, base_quals, l, columns, self.range_table)?,
+            None => self.final_plan(&self.join_rel(base_quals)?, l, columns)?,
+        };
+        collect_servers(&planned.plan, servers);
+        Ok(planned)
+    }
+
+    /// The levels of the search: the join relation of every base relation, with its
+    /// paths.
+    fn join_rel(&self, base_quals: &[Vec<Expr>]) -> Result<RelInfo, FrontError> {
         let mut rels = self.base_paths(base_quals)?;
         let mut levels: Vec<Vec<usize>> = vec![vec![], (0..rels.len()).collect()];
         let nrels = self.rels.len();
@@ -830,15 +872,13 @@ impl JoinProblem<'_> {
             self.join_search_one_level(&mut rels, &mut levels, level)?;
         }
         let all: Relids = (1 << nrels) - 1;
-        let Some(top) = rels.iter().find(|r| r.relids == all && !r.paths.is_empty()) else {
+        let Some(top) = rels.iter().position(|r| r.relids == all && !r.paths.is_empty()) else {
             return Err(FrontError::unsupported(
                 "a join whose relations are not all linked by equalities between their columns (a clauseless join)",
                 self.at,
             ));
         };
-        let planned = self.final_plan(top, l, columns)?;
-        collect_servers(&planned.plan, servers);
-        Ok(planned)
+        Ok(rels.swap_remove(top))
     }
 
     /// Level 1 (`set_base_rel_pathlists`): each base relation's scans, returning the
@@ -855,14 +895,17 @@ impl JoinProblem<'_> {
             let mut p = Planner { coord: self.coord, servers: vec![], gating: vec![], force_index: false };
             let plan = p.side(b.rel, &b.name, &base_quals[i], &used, None, self.at)?;
             let est = self.estimate(&plan);
-            let mut paths = vec![RelPath { plan, cols: cols.clone(), est, order: None }];
+            let plain = RelPath { plan, cols: cols.clone(), est, order: None };
+            let fdw = (matches!(b.rel.kind, RelKind::Foreign { .. }) && matches!(plain.plan, Plan::ForeignScan(_)))
+                .then(|| plain.clone());
+            let mut paths = vec![plain];
             if let Some(keys) = self.base_order(b, &cols) {
                 let plan = p.side(b.rel, &b.name, &base_quals[i], &used, Some(&keys), self.at)?;
                 let est = self.estimate(&plan);
                 let path = RelPath { plan, cols, est, order: Some(QUERY_ORDER) };
                 add_rel_path(&mut paths, path, self.consider_startup, &|x, y| self.same_order(x, y));
             }
-            rels.push(RelInfo { relids, paths });
+            rels.push(RelInfo { relids, paths, fdw, fdw_tried: false });
         }
         Ok(rels)
     }
@@ -918,17 +961,45 @@ impl JoinProblem<'_> {
     /// and the cheapest whole plan (least total cost, then least startup; the first
     /// among equals).
     fn final_plan(&self, top: &RelInfo, l: &Layers, columns: &[Column]) -> Result<Planned, FrontError> {
+        let order_keys = order_keys_of(l);
+        let planned = |plan| Planned {
+            plan,
+            columns: columns.to_vec(),
+            servers: vec![],
+            order_key: order_keys.first().copied(),
+            order_keys: order_keys.clone(),
+        };
+        // The top relation's pushed join returns the scan/join target's columns.
+        let paths: Vec<RelPath> = top.paths.iter().map(|p| self.at_top(p, &self.tlist_order)).collect();
+        let fdw = top.fdw.as_ref().map(|p| self.at_top(p, &self.tlist_order));
+        // postgres_fdw's `GetForeignUpperPaths` for the aggregate, after the local
+        // ones: the grouping pushed over the join pushed to the server.
+        let pushed_agg = fdw.as_ref().and_then(|path| self.pushed_aggregate(path, l));
+        if let Some((_, keys, _)) = &l.agg {
+            if !keys.is_empty() {
+                // The grouped relation's paths (`add_paths_to_grouping_rel`) over
+                // each path of the join, then the pushed one, by cost.
+                let mut candidates: Vec<Cand> = paths.iter().flat_map(|p| self.grouping_paths(p, l)).collect();
+                candidates.extend(pushed_agg.map(|plan| Cand { plan, ordered: false, presorted: false }));
+                let plan = cheapest(self.coord, candidates, &upper_of(l), vec![])
+                    .ok_or_else(|| FrontError::at("internal error: no path for the join", self.at))?;
+                return Ok(planned(plan));
+            }
+        }
+        let mut candidates: Vec<Planned> = paths.iter().map(|path| self.upper_plan(path, l, columns)).collect();
+        candidates.extend(pushed_agg.map(|plan| planned(finish(plan, l.sort.clone(), l.targets.clone(), l.limit))));
+        // The pushed join's ordered path and final path (ORDER BY, LIMIT in the
+        // remote query: `add_paths_with_pathkeys_for_rel`, `add_foreign_final_paths`).
+        if l.agg.is_none() && (l.sort.is_some() || l.limit.is_some()) {
+            candidates.extend(fdw.as_ref().map(|path| planned(self.pushed_final(path, l))));
+        }
         // The whole plans go through `add_path` as the final (ordered) relation's
         // paths: all in its one order, compared fuzzily (a path dearer by less than
         // 1% but starting sooner beats a Sort over the cheapest), then `set_cheapest`.
-        let mut planned: Vec<Planned> = vec![];
         let mut finals: Vec<RelPath> = vec![];
-        for path in &top.paths {
-            let p = self.upper_plan(path, l, columns);
+        for (i, p) in candidates.iter().enumerate() {
             let est = self.estimate(&p.plan);
-            let path =
-                RelPath { plan: Plan::EmptyResult { columns: vec![] }, cols: vec![planned.len()], est, order: None };
-            planned.push(p);
+            let path = RelPath { plan: Plan::EmptyResult { columns: vec![] }, cols: vec![i], est, order: None };
             add_rel_path(&mut finals, path, self.consider_startup, &|_, _| true);
         }
         let mut best: Option<&RelPath> = None;
@@ -942,8 +1013,116 @@ impl JoinProblem<'_> {
             }
         }
         let at = best.map(|b| b.cols[0]);
-        at.and_then(|i| planned.into_iter().nth(i))
+        at.and_then(|i| candidates.into_iter().nth(i))
             .ok_or_else(|| FrontError::at("internal error: no path for the join", self.at))
+    }
+
+    /// The query's aggregate pushed into the pushed-down join `path` (postgres_fdw's
+    /// `add_foreign_grouping_paths` over a join relation, `push_aggregate`), HAVING
+    /// with it; None without an aggregate, or when `foreign_grouping_ok` refuses it.
+    fn pushed_aggregate(&self, path: &RelPath, l: &Layers) -> Option<Plan> {
+        let (_, keys, aggs) = l.agg.as_ref()?;
+        let mut map = vec![None; self.n];
+        for (p, &c) in path.cols.iter().enumerate() {
+            map[c] = Some(p);
+        }
+        let keys: Vec<Expr> = keys.iter().map(|e| rewrite(e, &map)).collect();
+        let aggs: Vec<AggCall> =
+            aggs.iter().map(|a| AggCall { func: a.func, arg: a.arg.as_ref().map(|e| rewrite(e, &map)) }).collect();
+        crate::coordinator_sql::postgres_fdw_join::push_aggregate(path.plan.clone(), &keys, &aggs, l.having.as_ref())
+            .ok()
+    }
+
+    /// The levels above the top relation's pushed join `path` with ORDER BY (its keys
+    /// columns the scan returns) and LIMIT in the remote query or not, by cost, as for
+    /// a plain foreign table (`Planner::foreign_upper`).
+    fn pushed_final(&self, path: &RelPath, l: &Layers) -> Plan {
+        let mut map = vec![None; self.n];
+        for (p, &c) in path.cols.iter().enumerate() {
+            map[c] = Some(p);
+        }
+        let sort: Option<Vec<SortKey>> = l
+            .sort
+            .as_ref()
+            .map(|keys| keys.iter().map(|k| SortKey { expr: rewrite(&k.expr, &map), desc: k.desc }).collect());
+        let all: Vec<Column> = self.rels.iter().flat_map(|r| r.rel.columns()).collect();
+        let every_column = || (0..self.n).map(|c| (Expr::Col(c), all[c].name.clone())).collect::<Vec<_>>();
+        let targets: Vec<(Expr, String)> = l
+            .targets
+            .clone()
+            .unwrap_or_else(every_column)
+            .iter()
+            .map(|(e, name)| (rewrite(e, &map), name.clone()))
+            .collect();
+        let identity = targets.len() == path.cols.len()
+            && targets.iter().enumerate().all(|(i, (e, name))| *e == Expr::Col(i) && *name == all[path.cols[i]].name);
+        // The scan sorted remotely: each key a column it returns.
+        let ordered = match (&path.plan, &sort) {
+            (Plan::ForeignScan(f), Some(keys)) => {
+                let remote: Option<Vec<SortKey>> = keys
+                    .iter()
+                    .map(|k| match &k.expr {
+                        Expr::Col(i) => match f.remote.targets.get(*i) {
+                            Some(RemoteTarget::Col(c)) => Some(SortKey { expr: Expr::Col(*c), desc: k.desc }),
+                            _ => None,
+                        },
+                        _ => None,
+                    })
+                    .collect();
+                remote.map(|order_by| {
+                    let mut f = f.clone();
+                    f.remote.order_by = order_by;
+                    Plan::ForeignScan(f)
+                })
+            }
+            _ => None,
+        };
+        let upper = Upper {
+            having: None,
+            sort: sort.as_deref(),
+            targets: (!identity).then_some(targets.as_slice()),
+            limit: l.limit,
+        };
+        let p = Planner { coord: self.coord, servers: vec![], gating: vec![], force_index: false };
+        p.foreign_upper(path.plan.clone(), ordered, &upper, true)
+    }
+
+    /// `add_paths_to_grouping_rel` over one path of the join: a GroupAggregate over
+    /// it sorted by the group keys, a HashAggregate over it, each with HAVING
+    /// (`grouping_planner::grouping_candidates`).
+    fn grouping_paths(&self, path: &RelPath, l: &Layers) -> Vec<Cand> {
+        let mut map = vec![None; self.n];
+        for (p, &c) in path.cols.iter().enumerate() {
+            map[c] = Some(p);
+        }
+        grouped_over(path.plan.clone(), &map, l)
+    }
+
+    /// A pushed-down join at the top of the search returns `order`'s columns first, in
+    /// that order (its relation's `reltarget` is the scan/join target there); any
+    /// other path is as it is.
+    fn at_top(&self, path: &RelPath, order: &[usize]) -> RelPath {
+        let pushed = matches!(&path.plan, Plan::ForeignScan(f) if f.remote.join.is_some());
+        if !pushed {
+            return path.clone();
+        }
+        let mut wanted: Vec<usize> = order.iter().copied().filter(|c| path.cols.contains(c)).collect();
+        wanted.extend(path.cols.iter().copied().filter(|c| !order.contains(c)));
+        let map: Vec<Option<usize>> = (0..self.n).map(|c| path.cols.iter().position(|&x| x == c)).collect();
+        let (plan, _) = crate::coordinator_sql::postgres_fdw_join::keep_outputs(path.plan.clone(), &map, &wanted);
+        RelPath { plan, cols: wanted, est: path.est, order: path.order }
+    }
+
+    /// A base relation's columns `cols` in its `reltarget`'s order: those of the final
+    /// target first, in its order (`build_base_rel_tlists`), then those only its join
+    /// clauses read (here in table order).
+    fn reltarget_order(&self, cols: &[usize], relids: Relids) -> Vec<usize> {
+        if relids.count_ones() != 1 {
+            return cols.to_vec();
+        }
+        let first: Vec<usize> = self.tlist_order.iter().copied().filter(|c| cols.contains(c)).collect();
+        let rest = cols.iter().copied().filter(|c| !first.contains(c));
+        first.iter().copied().chain(rest).collect()
     }
 
     /// `make_join_rel`: when legal, the join relation of `a` and `b` (found or made
@@ -963,7 +1142,7 @@ impl JoinProblem<'_> {
         let idx = match rels.iter().position(|r| r.relids == joinrelids) {
             Some(i) => i,
             None => {
-                rels.push(RelInfo { relids: joinrelids, paths: vec![] });
+                rels.push(RelInfo { relids: joinrelids, paths: vec![], fdw: None, fdw_tried: false });
                 levels[level].push(rels.len() - 1);
                 rels.len() - 1
             }
@@ -981,8 +1160,14 @@ impl JoinProblem<'_> {
             }
             _ => {
                 new_paths.extend(self.add_paths_to_joinrel((&rels[a].paths, ra), (&rels[b].paths, rb), jt, sj));
-                // GetForeignJoinPaths, at the end of the first add_paths_to_joinrel.
-                new_paths.extend(self.foreign_join_path((&rels[a].paths, ra), (&rels[b].paths, rb), jt, sj));
+                // GetForeignJoinPaths, at the end of the first add_paths_to_joinrel of
+                // the first pair that makes the relation.
+                if !rels[idx].fdw_tried {
+                    rels[idx].fdw_tried = true;
+                    let pushed = self.foreign_join_path(&rels[a], &rels[b], jt, sj);
+                    rels[idx].fdw = pushed.clone();
+                    new_paths.extend(pushed);
+                }
                 new_paths.extend(self.add_paths_to_joinrel(
                     (&rels[b].paths, rb),
                     (&rels[a].paths, ra),
@@ -1043,31 +1228,16 @@ impl JoinProblem<'_> {
         Some(RelPath { plan, cols: cheapest.cols.clone(), est, order: None })
     }
 
-    /// postgres_fdw's join path for two base relations that are foreign tables on one
-    /// server (`super::postgres_fdw_join`): an outer join's ON clause is its join
-    /// clause and the clauses first complete here its WHERE; an inner join's clauses
-    /// in the restrictlist's order (clauses of no class, then the classes'
-    /// equalities). It returns what is needed above the join relation.
-    fn foreign_join_path(
-        &self,
-        (outers, ra): (&[RelPath], Relids),
-        (inners, rb): (&[RelPath], Relids),
-        jt: JoinType,
-        sj: Option<usize>,
-    ) -> Option<RelPath> {
-        // Base relations that are foreign tables: a partitioned table pruned to one
-        // foreign partition is an appendrel, which no FDW joins.
-        let foreign = |r: Relids| {
-            r.count_ones() == 1
-                && matches!(self.rels[r.trailing_zeros() as usize].rel.kind, super::RelKind::Foreign { .. })
-        };
-        if !foreign(ra) || !foreign(rb) {
-            return None;
-        }
-        let plain = |paths: &[RelPath]| {
-            paths.iter().find(|p| p.order.is_none() && matches!(p.plan, Plan::ForeignScan(_))).cloned()
-        };
-        let (pa, pb) = (plain(outers)?, plain(inners)?);
+    /// postgres_fdw's join path for two relations whose scans are pushdown-safe on
+    /// one server (`super::postgres_fdw_join`): base foreign tables, or joins already
+    /// pushed (a partitioned table pruned to one foreign partition is an appendrel,
+    /// which no FDW joins). An outer join's ON clause is its join clause and the
+    /// clauses first complete here its WHERE; an inner join's clauses in the
+    /// restrictlist's order (clauses of no class, then the classes' equalities). It
+    /// returns what is needed above the join relation.
+    fn foreign_join_path(&self, outer: &RelInfo, inner: &RelInfo, jt: JoinType, sj: Option<usize>) -> Option<RelPath> {
+        let (ra, rb) = (outer.relids, inner.relids);
+        let (pa, pb) = (outer.fdw.clone()?, inner.fdw.clone()?);
         let (Plan::ForeignScan(fa), Plan::ForeignScan(fb)) = (&pa.plan, &pb.plan) else { return None };
         let cols: Vec<usize> = pa.cols.iter().chain(&pb.cols).copied().collect();
         let map: Vec<Option<usize>> = (0..self.n).map(|c| cols.iter().position(|&x| x == c)).collect();
@@ -1097,20 +1267,26 @@ impl JoinProblem<'_> {
                 (clauses, vec![])
             }
         };
-        let (ia, ib) = (ra.trailing_zeros() as usize, rb.trailing_zeros() as usize);
-        let side = |scan, i: usize| crate::coordinator_sql::postgres_fdw_join::ForeignSide {
-            scan,
-            alias: &self.rels[i].name,
-            rt_index: self.rels[i].rt_index,
+        // A base relation's name and range-table index (a join side has its own).
+        let side = |scan, r: Relids| {
+            let base = (r.count_ones() == 1).then(|| &self.rels[r.trailing_zeros() as usize]);
+            crate::coordinator_sql::postgres_fdw_join::ForeignSide {
+                scan,
+                alias: base.map_or("", |b| b.name.as_str()),
+                rt_index: base.map_or(0, |b| b.rt_index),
+            }
         };
         let f = crate::coordinator_sql::postgres_fdw_join::foreign_join_path(
-            side(fa, ia),
-            side(fb, ib),
+            side(fa, ra),
+            side(fb, rb),
             jt,
             &join_clauses,
             &other_conds,
         )?;
-        let keep: Vec<usize> = cols.iter().copied().filter(|&c| self.needed(c, joinrelids)).collect();
+        // The join relation's reltarget: the first side's, then the second's
+        // (`build_joinrel_tlist`), what is needed above it.
+        let ordered = self.reltarget_order(&pa.cols, ra).into_iter().chain(self.reltarget_order(&pb.cols, rb));
+        let keep: Vec<usize> = ordered.filter(|&c| self.needed(c, joinrelids)).collect();
         let (plan, _) = crate::coordinator_sql::postgres_fdw_join::keep_outputs(Plan::ForeignScan(f), &map, &keep);
         let est = self.estimate(&plan);
         Some(RelPath { plan, cols: keep, est, order: None })
@@ -1550,6 +1726,31 @@ fn add_rel_path(
     }
     let at = pathlist.iter().position(|p| new.est.total < p.est.total).unwrap_or(pathlist.len());
     pathlist.insert(at, new);
+}
+
+/// The levels above the aggregate (`grouping_planner::Upper`).
+fn upper_of(l: &Layers) -> Upper<'_> {
+    Upper { having: l.having.as_ref(), sort: l.sort.as_deref(), targets: l.targets.as_deref(), limit: l.limit }
+}
+
+/// The grouped relation's paths over one input (`grouping_planner::grouping_candidates`):
+/// the query's group keys and aggregates over `input`'s output (`map`: the query's
+/// numbering to it).
+fn grouped_over(input: Plan, map: &[Option<usize>], l: &Layers) -> Vec<Cand> {
+    let Some((_, keys, aggs)) = &l.agg else { return vec![] };
+    let keys: Vec<Expr> = keys.iter().map(|e| rewrite(e, map)).collect();
+    let aggs: Vec<AggCall> =
+        aggs.iter().map(|a| AggCall { func: a.func, arg: a.arg.as_ref().map(|e| rewrite(e, map)) }).collect();
+    let agg = |input: Plan, strategy: AggStrategy| Plan::Agg {
+        child: Box::new(input),
+        strategy,
+        group_by: keys.clone(),
+        aggs: aggs.clone(),
+        split: crate::plan::AggSplit::Simple,
+    };
+    let pathkeys = group_pathkeys(keys.len(), l.sort.as_deref());
+    let input_keys = input_pathkeys(&keys, &pathkeys);
+    grouping_candidates(&input, None, &input_keys, &pathkeys, &agg, &upper_of(l))
 }
 
 /// The foreign servers a plan reads, in the order its scans start (the executor

@@ -46,7 +46,7 @@
 //! pairs ordered otherwise it is a Sort above the Append, planned here), and a GROUP BY
 //! key that is not a column. A lone pair pushed down has its partitions' widths, not
 //! the parents' (`build_child_join_reltarget`: EXPLAIN's width can differ by a byte).
-//! Joins of three or more relations are refused by joinrels.rs.
+//! Joins of three to five relations partitioned alike are partitionwise_joinrels.rs's.
 
 use super::*;
 
@@ -241,12 +241,25 @@ impl<'r> Join<'r> {
         let wa = a.rel.columns.len();
         let n = wa + b.rel.columns.len();
         let name = |c: usize| if c < wa { a.rel.columns[c].name.clone() } else { b.rel.columns[c - wa].name.clone() };
+        scanjoin_target(l, n, &name, self.columns).map_err(|m| self.refuse(m))
+    }
+}
+
+/// [`Join::scanjoin_target`] over `n` join columns named by `name`, the query's
+/// output `columns`; the error names what is not planned.
+pub(super) fn scanjoin_target(
+    l: &Layers,
+    n: usize,
+    name: &dyn Fn(usize) -> String,
+    columns: &[Column],
+) -> Result<(Vec<(Expr, String)>, Vec<Option<usize>>), String> {
+    {
         let Some((_, keys, aggs)) = &l.agg else {
             let mut target: Vec<(Expr, String)> = match &l.targets {
                 Some(t) => t.clone(),
-                None => (0..n)
-                    .map(|c| (Expr::Col(c), self.columns.get(c).map_or_else(|| name(c), |k| k.name.clone())))
-                    .collect(),
+                None => {
+                    (0..n).map(|c| (Expr::Col(c), columns.get(c).map_or_else(|| name(c), |k| k.name.clone()))).collect()
+                }
             };
             // ORDER BY's keys not in the select list: resjunk entries at its end.
             for k in l.sort.iter().flatten() {
@@ -270,9 +283,9 @@ impl<'r> Join<'r> {
         };
         let nkeys = keys.len();
         if keys.iter().any(|k| !matches!(k, Expr::Col(_))) {
-            return Err(self.refuse(
-                "a GROUP BY expression that is not a column over a partitionwise join: not planned yet".to_string(),
-            ));
+            return Err(
+                "a GROUP BY expression that is not a column over a partitionwise join: not planned yet".to_string()
+            );
         }
         // The aggregate's output: the keys, then the aggregates.
         let output_ref = |i: usize| -> Vec<&Expr> {
@@ -292,7 +305,9 @@ impl<'r> Join<'r> {
         }
         Ok((cols.iter().map(|&c| (Expr::Col(c), name(c))).collect(), map))
     }
+}
 
+impl<'r> Join<'r> {
     /// ORDER BY over a partitionwise join, where the sandbox plans what PostgreSQL
     /// does: a Sort above the Append (`create_ordered_paths` over the cheapest path).
     /// That is when no pair has a path in an order the query could use: every
@@ -362,7 +377,7 @@ fn pair_side<'x>(s: &JoinSide<'x>, rel: &'x Relation, name: &'x str, rt_index: u
 
 /// `partition_bounds_equal`: the same number of partitions with the same bounds, in
 /// bound order (a list partition's values as a set).
-fn same_bounds(pa: &[(&Bound, &Relation)], pb: &[(&Bound, &Relation)]) -> bool {
+pub(super) fn same_bounds(pa: &[(&Bound, &Relation)], pb: &[(&Bound, &Relation)]) -> bool {
     let equal = |x: &Bound, y: &Bound| match (x, y) {
         (Bound::List(u), Bound::List(v)) => u.len() == v.len() && u.iter().all(|d| v.contains(d)),
         _ => x == y,
@@ -372,7 +387,7 @@ fn same_bounds(pa: &[(&Bound, &Relation)], pb: &[(&Bound, &Relation)]) -> bool {
 
 /// Gives the scans named `alias_k` in a pair's plan their parent's alias (`alias`),
 /// which EXPLAIN prints the Append's output with (`parent` is not printed).
-fn name_parents(plan: &mut Plan, names: &[(&String, &str)]) {
+pub(super) fn name_parents(plan: &mut Plan, names: &[(&String, &str)]) {
     let set = |n: &mut Option<ScanName>| {
         if let Some(n) = n {
             if let Some((_, parent)) = names.iter().find(|(alias, _)| **alias == n.alias) {

@@ -5,21 +5,24 @@
 //! The protocol, as postgres_fdw runs it for a join relation (the first pair of its
 //! sides the planner meets, FROM's first relation outer):
 //!
-//! 1. `foreign_join_ok`: both sides are plain scans of foreign tables (no aggregate,
-//!    ORDER BY or LIMIT of their own, no condition they evaluate locally) on the same
-//!    server; the join is inner, left, right or full (PostgreSQL 15 pushes no semi or
+//! 1. `foreign_join_ok`: both sides are pushdown-safe on the same server: plain scans
+//!    of foreign tables or joins already pushed (no aggregate, ORDER BY or LIMIT of
+//!    their own, no condition they evaluate locally); the join is inner, left, right or full (PostgreSQL 15 pushes no semi or
 //!    anti join); every join clause is shippable (`is_foreign_expr`); a full join's
 //!    sides have no conditions (postgres_fdw would deparse them as subqueries, which
-//!    the sandbox does not).
+//!    the sandbox does not: such a join is not pushed).
 //! 2. Where the conditions go (`fpinfo->joinclauses` is the ON list, `remote_conds`
-//!    the WHERE): an inner join's join clauses, then the inner side's conditions, then
-//!    the outer side's, all in ON; a left join's join clauses and its inner
+//!    the WHERE; a side's conditions are a base relation's own, or a pushed join's
+//!    WHERE, pulled up): an inner join's join clauses, then the inner side's
+//!    conditions, then the outer side's, all in ON; a left join's join clauses and its inner
 //!    (nullable) side's conditions in ON, its other conditions (WHERE's over the
 //!    nullable side, then the outer side's own) in WHERE. A right join is a left join
 //!    with its sides swapped (`r2 LEFT JOIN r1`).
-//! 3. The scan returns the first relation's columns, then the second's (the join
+//! 3. The scan returns the first side's columns, then the second's (the join
 //!    relation's target list, built from the pair in FROM order), whichever side is
-//!    outer in the remote join.
+//!    outer in the remote join; a pushed side's relations and join tree nest under
+//!    the new join (deparse.c's nested `(… INNER JOIN …)`, EXPLAIN's
+//!    `((r1) INNER JOIN (r2)) INNER JOIN (r4)`).
 //!
 //! Its estimate is `plan::costsize::foreign_join`'s; whether it wins is the join
 //! planner's `add_path` against the local join paths.
@@ -55,6 +58,11 @@ pub struct ForeignSide<'a> {
 /// `postgresGetForeignJoinPaths` for one pair: the Foreign Scan of `first` joined with
 /// `second` (FROM order), or None when postgres_fdw would not push the join.
 ///
+/// Either side may itself be a pushed-down join (`foreign_join_ok` over join
+/// relations whose `fpinfo` is pushdown-safe): its relations and join tree nest
+/// under the new join, its WHERE (`remote_conds`) is pulled up as a base relation's
+/// conditions are.
+///
 /// `join_type` has `first` as its outer side (`Right`: `second` is the preserved
 /// one). `join_clauses` (the join's restrictlist, in PostgreSQL's order: the clauses
 /// that are no equivalence class's first, then the equalities) and `other_conds`
@@ -68,7 +76,7 @@ pub fn foreign_join_path(
     other_conds: &[Expr],
 ) -> Option<ForeignScanPlan> {
     let (a, b) = (&first.scan.remote, &second.scan.remote);
-    if first.scan.server != second.scan.server || !plain_scan(a) || !plain_scan(b) {
+    if first.scan.server != second.scan.server || !pushdown_safe(a) || !pushdown_safe(b) {
         return None;
     }
     if !matches!(join_type, JoinType::Inner | JoinType::Left | JoinType::Right | JoinType::Full) {
@@ -80,6 +88,8 @@ pub fn foreign_join_path(
     if join_type == JoinType::Inner && !other_conds.is_empty() {
         return None;
     }
+    // A full join's side with conditions of its own: postgres_fdw deparses it as a
+    // subquery (`make_outerrel_subquery`), which the sandbox does not.
     if join_type == JoinType::Full && (!a.quals.is_empty() || !b.quals.is_empty() || !other_conds.is_empty()) {
         return None;
     }
@@ -98,15 +108,21 @@ pub fn foreign_join_path(
             _ => k,
         })
     };
+    // Each side's `remote_conds`: a base relation's conditions, a join's WHERE.
     let quals_a: Vec<Expr> = a.quals.clone();
     let quals_b: Vec<Expr> = b.quals.iter().map(|e| e.map_cols(&|c| c + width_a)).collect();
     let clauses: Vec<Expr> = join_clauses.iter().map(to_table).collect();
     let others: Vec<Expr> = other_conds.iter().map(to_table).collect();
+    let (rels_a, tree_a) = side_tree(&first, 0, 0);
+    let (rels_b, tree_b) = side_tree(&second, width_a, rels_a.len());
     // The remote join's outer and inner sides (a right join swapped into a left one).
     let (jt, outer, inner, outer_quals, inner_quals) = match join_type {
-        JoinType::Right => (JoinType::Left, 1, 0, quals_b.clone(), quals_a.clone()),
-        jt => (jt, 0, 1, quals_a.clone(), quals_b.clone()),
+        JoinType::Right => (JoinType::Left, tree_b, tree_a, quals_b, quals_a),
+        jt => (jt, tree_a, tree_b, quals_a, quals_b),
     };
+    // foreign_join_ok's placement: an inner join's restrictions all in ON (the
+    // clauses, then the inner side's, then the outer side's); a left join's ON clause
+    // and its nullable side's in ON, the rest in WHERE.
     let mut on = clauses.clone();
     let mut where_ = vec![];
     match jt {
@@ -121,22 +137,14 @@ pub fn foreign_join_path(
         }
         _ => {}
     }
-    let rel = |side: &ForeignSide, q: &RemoteQuery, first_col: usize, quals: Vec<Expr>| RemoteRel {
-        table: q.table.clone(),
-        relation: side.scan.relation.clone(),
-        alias: side.alias.to_string(),
-        rt_index: side.rt_index,
-        first: first_col,
-        ncols: q.table_columns.len(),
-        quals,
-        parent: None,
-    };
+    let mut rels = rels_a;
+    rels.extend(rels_b);
     let join = RemoteJoin {
-        rels: vec![rel(&first, a, 0, quals_a), rel(&second, b, width_a, quals_b)],
+        rels,
         tree: RemoteJoinTree::Join {
             join_type: jt,
-            outer: Box::new(RemoteJoinTree::Rel(outer)),
-            inner: Box::new(RemoteJoinTree::Rel(inner)),
+            outer: Box::new(outer),
+            inner: Box::new(inner),
             on,
             join_clauses: clauses.len(),
         },
@@ -150,6 +158,59 @@ pub fn foreign_join_path(
         remote,
         alias: None,
     })
+}
+
+/// A side's relations and join tree, moved to start at column `shift` of the new
+/// join's `table_columns` and at relation `rel_shift` of its list: a base relation
+/// is one `RemoteRel` (its conditions its own), a pushed-down join brings its own.
+fn side_tree(side: &ForeignSide, shift: usize, rel_shift: usize) -> (Vec<RemoteRel>, RemoteJoinTree) {
+    let q = &side.scan.remote;
+    let moved = |e: &Expr| e.map_cols(&|c| c + shift);
+    match q.join.as_deref() {
+        Some(j) => {
+            let rels = j
+                .rels
+                .iter()
+                .map(|r| RemoteRel { first: r.first + shift, quals: r.quals.iter().map(moved).collect(), ..r.clone() })
+                .collect();
+            (rels, shift_tree(&j.tree, shift, rel_shift))
+        }
+        None => {
+            let rel = RemoteRel {
+                table: q.table.clone(),
+                relation: side.scan.relation.clone(),
+                alias: side.alias.to_string(),
+                rt_index: side.rt_index,
+                first: shift,
+                ncols: q.table_columns.len(),
+                quals: q.quals.iter().map(moved).collect(),
+                parent: None,
+            };
+            (vec![rel], RemoteJoinTree::Rel(rel_shift))
+        }
+    }
+}
+
+/// A join tree with its columns moved by `shift` and its relations by `rel_shift`.
+fn shift_tree(t: &RemoteJoinTree, shift: usize, rel_shift: usize) -> RemoteJoinTree {
+    match t {
+        RemoteJoinTree::Rel(r) => RemoteJoinTree::Rel(r + rel_shift),
+        RemoteJoinTree::Join { join_type, outer, inner, on, join_clauses } => RemoteJoinTree::Join {
+            join_type: *join_type,
+            outer: Box::new(shift_tree(outer, shift, rel_shift)),
+            inner: Box::new(shift_tree(inner, shift, rel_shift)),
+            on: on.iter().map(|e| e.map_cols(&|c| c + shift)).collect(),
+            join_clauses: *join_clauses,
+        },
+    }
+}
+
+/// `fpinfo->pushdown_safe` with no `local_conds`: a plain scan of one foreign table,
+/// or a pushed-down join returning its rows as they are (no aggregate, ORDER BY or
+/// LIMIT over it).
+fn pushdown_safe(q: &RemoteQuery) -> bool {
+    plain_scan(q)
+        || (q.join.is_some() && !q.aggregated() && q.order_by.is_empty() && q.limit.is_none() && q.offset.is_none())
 }
 
 /// A scan of one foreign table that returns its rows as they are (what a join

@@ -340,6 +340,31 @@ create table ocp_f (id int, grp int, name text) partition by range (id);
 create foreign table ocp_f1 partition of ocp_f for values from (0) to (50) server s1 options (table_name 'ocp_f1r');
 create table ocp_f2 partition of ocp_f for values from (50) to (100);
 insert into ocp_f2 values (60, 0, 'l60');
+-- @shard s1
+-- (h23j) joins of three foreign tables on one server pushed down as one Foreign Scan:
+-- j3a's, j3b's and j3c's remote tables.
+create table j3a_r (id int, x int, t text);
+create table j3b_r (id int, y int, u text);
+create table j3c_r (id int, z int, v text);
+
+-- @shard s2
+-- (h23j) j3d's remote table, beside f_remote and dim.
+create table j3d_r (cat text, note text, n int);
+
+-- @coordinator
+-- (h23j) j3a, j3b, j3c: three foreign tables on s1 (NULL ids in j3a and j3c); j3d a
+-- fourth foreign table on s2, joined with f and dim.
+create foreign table j3a (id int, x int, t text) server s1 options (table_name 'j3a_r');
+create foreign table j3b (id int, y int, u text) server s1 options (table_name 'j3b_r');
+create foreign table j3c (id int, z int, v text) server s1 options (table_name 'j3c_r');
+create foreign table j3d (cat text, note text, n int) server s2 options (table_name 'j3d_r');
+insert into j3a select i, i % 10, 'a' || i from generate_series(1, 200) i;
+insert into j3a (x, t) values (1, 'none');
+insert into j3b select i * 2, i % 7, 'b' || i from generate_series(1, 120) i;
+insert into j3c select i * 3, i % 5, 'c' || i from generate_series(1, 90) i;
+insert into j3c (z) values (1);
+insert into j3d select 'c' || i, 'n' || i, i * 10 from generate_series(0, 8) i;
+analyze j3a, j3b, j3c, j3d;
 
 -- @corpus
 -- Each query: comment lines right above it (the first may start with [tags], which the
@@ -3461,3 +3486,68 @@ select f.val, dim.weight from f left join dim on dim.cat = f.cat where f.id < 50
 -- [remote_estimate join pushdown settings] no Hash Join: the pushed-down join against a Merge Join or a Nested Loop
 set enable_hashjoin = off;
 select pnl1.c, pnl3.c from pnl1 join pnl3 on pnl3.a = pnl1.a where pnl3.b > 700;
+-- ===== (h23j) joins of three and more foreign tables on one server pushed down as one Foreign Scan, and partitionwise joins of three relations (issue 23 item 5) =====
+
+-- [join foreign pushdown three] three foreign tables on s1: one Foreign Scan of the nested join
+select a.id, b.u, c.v from j3a a join j3b b on a.id = b.id join j3c c on c.id = b.id;
+
+-- [join foreign pushdown three conditions] each table's condition in the ON of the join that brings it in
+select a.id, b.u, c.v from j3a a join j3b b on a.id = b.id join j3c c on c.id = a.id where a.x < 5 and c.z > 1;
+
+-- [join foreign pushdown three left] two LEFT joins nested in the remote query, WHERE on the preserved side
+select a.id, b.y, c.z from j3a a left join j3b b on a.id = b.id left join j3c c on c.id = a.id where a.id < 50;
+
+-- [join foreign pushdown three inner left] an inner join inside a LEFT join, a condition on the nullable side in its ON
+select a.id, b.u, c.v from j3a a join j3b b on a.id = b.id left join j3c c on c.id = b.id and c.z < 3;
+
+-- [join foreign pushdown three right] a RIGHT join then an inner join
+select a.t, b.u, c.v from j3a a right join j3b b on a.id = b.id join j3c c on c.id = b.id;
+
+-- [join foreign pushdown three full] two FULL joins
+select a.id, b.id, c.id from j3a a full join j3b b on a.id = b.id full join j3c c on c.id = a.id;
+
+-- [join foreign pushdown three group] an aggregate over the join of three
+select c.z, count(*), sum(a.x) from j3a a join j3b b on a.id = b.id join j3c c on c.id = a.id group by c.z;
+
+-- [join foreign pushdown three order limit] ORDER BY and LIMIT over the join of three
+select a.id, b.u, c.v from j3a a join j3b b on a.id = b.id join j3c c on c.id = a.id order by a.id desc limit 5;
+
+-- [join foreign pushdown four] four foreign tables on s2 (f, dim, j3d twice over the class of cat)
+select f.id, d.title, e.note from f join dim d on f.cat = d.cat join j3d e on e.cat = d.cat where f.id < 40;
+
+-- [join foreign pushdown three local] the pushed join of three, then a local table
+select a.id, b.u, c.v, loc.qty from j3a a join j3b b on a.id = b.id join j3c c on c.id = a.id join loc on loc.id = a.id;
+
+-- [join foreign pushdown two servers] j3a and j3b on s1 pushed together, f on s2 joined locally
+select a.id, b.u, f.cat from j3a a join j3b b on a.id = b.id join f on f.id = a.id;
+
+-- [partitionwise join three pushdown] three tables partitioned alike: each child join of three foreign partitions one Foreign Scan
+set enable_partitionwise_join = on;
+select a.id, b.u, c.v from pwj_a a join pwj_b b on a.id = b.id join pwj_c c on c.id = a.id;
+
+-- [partitionwise join three pushdown group] an aggregate above the Append of the children
+set enable_partitionwise_join = on;
+select a.x, count(*) from pwj_a a join pwj_b b on a.id = b.id join pwj_c c on c.id = b.id group by a.x;
+
+-- [partitionwise join three pushdown left] two LEFT joins per child, WHERE on the preserved side
+-- known: plan — the local child (the third partitions) joins its three local tables in another order: the sandbox's join search misses PostgreSQL's cheaper order for these three tables as it does for the same query over the partitions themselves, not partitionwise; the children pushed to s1 and s2 agree
+set enable_partitionwise_join = on;
+select a.id, b.y, c.z from pwj_a a left join pwj_b b on a.id = b.id left join pwj_c c on c.id = a.id where a.x < 3;
+
+-- [partitionwise join three pushdown full] FULL joins per child
+set enable_partitionwise_join = on;
+select a.id, b.id, c.id from pwj_a a full join pwj_b b on a.id = b.id full join pwj_c c on c.id = a.id;
+
+-- [partitionwise join three pushdown limit] a LIMIT above the Append, a condition on each side
+-- known: plan — the local child (the third partitions) joins its three local tables in another order: the sandbox's join search misses PostgreSQL's cheaper order for these three tables as it does for the same query over the partitions themselves, not partitionwise; the children pushed to s1 and s2 agree
+set enable_partitionwise_join = on;
+select a.id, b.u, c.v from pwj_a a join pwj_b b on a.id = b.id join pwj_c c on c.id = b.id where b.y < 4 and c.z > 0 limit 6;
+
+-- [partitionwise join three pushdown pruned] pruned to the first partitions: one child, the parents' aliases
+set enable_partitionwise_join = on;
+select a.id, b.u, c.v from pwj_a a join pwj_b b on a.id = b.id join pwj_c c on c.id = a.id where a.id < 300;
+
+-- [partitionwise join three local] three local tables partitioned alike: a join per child
+-- known: plan — each child joins its three local partitions in another order: the sandbox's join search misses PostgreSQL's cheaper order (a join of b and a first, c above it) as it does for the same query over the partitions themselves, not partitionwise
+set enable_partitionwise_join = on;
+select a.id, b.u, c.t from pw_la a join pw_lb b on a.id = b.id join pw_la c on c.id = b.id where a.x = 3;

@@ -203,7 +203,16 @@ impl Model<'_> {
             false => selectivity::clauselist_selectivity(pulled, &|c| var(c, o.rows * i.rows), o.rows * i.rows),
         };
         let joinclause_sel = jsel * pulled_sel;
-        let remote_conds: &[Expr] = if top { &f.remote.quals } else { &[] };
+        // A join's `remote_conds` (its WHERE): the scan's own at the top; below, a
+        // left join's are its outer side's, pulled up into the join above it.
+        let nested;
+        let remote_conds: &[Expr] = match top {
+            true => &f.remote.quals,
+            false => {
+                nested = nested_remote_conds(j, t);
+                &nested
+            }
+        };
         let join_cost: f64 = on.iter().map(|e| qual_cost(e, p)).sum();
         let remote_cost: f64 = remote_conds.iter().map(|e| qual_cost(e, p)).sum();
         let mut nrows = o.rows * i.rows;
@@ -267,6 +276,17 @@ impl Model<'_> {
             }
         }
         Some(RelEstimate { rows: c.est.rows, startup, total, vars, widths })
+    }
+}
+
+/// The `remote_conds` a join node below the top had before the join above pulled them
+/// up (`foreign_join_ok`): a base relation's own conditions, a left join's outer
+/// side's; none for an inner join (all in its ON) or a full one.
+fn nested_remote_conds(j: &RemoteJoin, t: &RemoteJoinTree) -> Vec<Expr> {
+    match t {
+        RemoteJoinTree::Rel(r) => j.rels.get(*r).map(|rel| rel.quals.clone()).unwrap_or_default(),
+        RemoteJoinTree::Join { join_type: crate::plan::JoinType::Left, outer, .. } => nested_remote_conds(j, outer),
+        RemoteJoinTree::Join { .. } => vec![],
     }
 }
 
