@@ -157,7 +157,7 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
 pub fn live_targets(servers: &[String], targets: &[String]) -> Result<Vec<String>, String> {
     let mut shards: Vec<&String> = targets.iter().filter(|t| *t != "coordinator").collect();
     // Natural order: s2 before s10.
-    shards.sort_by_key(|t| {
+    crate::types::sort_short_by_key(&mut shards, |t| {
         let digits = t.trim_start_matches(|c: char| !c.is_ascii_digit());
         (t.len() - digits.len(), t[..t.len() - digits.len()].to_string(), digits.parse::<u64>().unwrap_or(0))
     });
@@ -215,7 +215,7 @@ fn queue_planning_explains(servers: &[ServerSpec], es: &mut EState) {
         .enumerate()
         .flat_map(|(k, s)| s.planning.iter().map(move |p| (p.order, k, p.statement.as_str())))
         .collect();
-    all.sort_by_key(|e| e.0);
+    crate::types::sort_short_by_key(&mut all, |e| e.0);
     let mut prefixed = vec![];
     for (_, conn, statement) in all {
         es.get_connection(conn);

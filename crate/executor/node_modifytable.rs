@@ -975,7 +975,7 @@ impl ExecNode for ModifyTableState {
             // A plain table's scan: the new values in the columns' order, then `ctid`.
             let names: Vec<String> = self.columns.iter().map(|(n, _)| crate::sql_text::quote_identifier(n)).collect();
             let mut sets: Vec<&(usize, crate::plan::Expr)> = sets.iter().collect();
-            sets.sort_by_key(|(c, _)| *c);
+            crate::types::sort_short_by_key(&mut sets, |(c, _)| *c);
             let mut shown: Vec<String> = sets
                 .iter()
                 .map(|(_, e)| match e {

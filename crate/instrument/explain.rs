@@ -465,7 +465,7 @@ fn print_order<'a>(n: &'a ExplainNode, o: &'a Outputs) -> Vec<(&'a ExplainNode, 
         _ => 1,
     };
     let mut ordered = pairs;
-    ordered.sort_by_key(|(c, _)| rank(c));
+    crate::types::sort_short_by_key(&mut ordered, |(c, _)| rank(c));
     ordered
 }
 

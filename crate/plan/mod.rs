@@ -1430,7 +1430,7 @@ impl Plan {
         }
         let mut out = Vec::new();
         self.for_each_expr_mut(&mut |e| walk(e, &mut out));
-        out.sort_unstable_by_key(|(n, _)| *n);
+        crate::types::sort_short_by_key(&mut out, |(n, _)| *n);
         out
     }
 

@@ -1390,7 +1390,7 @@ fn stmt_params(kind: &mut ShardStatement) -> Vec<(u16, crate::plan::SqlType)> {
                     }
                 }
             }
-            out.sort_unstable_by_key(|(n, _)| *n);
+            crate::types::sort_short_by_key(&mut out, |(n, _)| *n);
             out
         }
         // A foreign modify's `SET c = $2 WHERE ctid = $1`.
@@ -1421,7 +1421,7 @@ fn expr_params<'e>(exprs: impl Iterator<Item = &'e crate::plan::Expr>) -> Vec<(u
     }
     let mut out = Vec::new();
     exprs.for_each(|e| walk(e, &mut out));
-    out.sort_unstable_by_key(|(n, _)| *n);
+    crate::types::sort_short_by_key(&mut out, |(n, _)| *n);
     out
 }
 
