@@ -265,6 +265,11 @@ impl AsyncInputs {
         self.marked
     }
 
+    /// Is child `i` called synchronously (no request of this node's goes to it)?
+    pub fn is_sync(&self, i: usize) -> bool {
+        self.requests.get(i).copied().flatten().is_none()
+    }
+
     /// The next row of child `i` into its slot: by ExecAsyncRequest if the child is
     /// async, else ExecProcNode. Wait: under a request, the child's request is Waiting
     /// (the node reports pending); called synchronously, the host must wait (the child's
