@@ -154,12 +154,24 @@ pub fn refuse_outside(node: &Node, at: Location) -> Result<(), FrontError> {
         None => Ok(()),
         Some(q) => Err(FrontError::unsupported(
             format!(
-                "use_remote_estimate of foreign table \"{}\" in this statement (only a query of its own is \
-                 planned with the shards' EXPLAIN)",
-                q.relation
+                "use_remote_estimate of {} in this statement (only a query of its own is planned with the shards' \
+                 EXPLAIN)",
+                relation_name(&q.relation)
             ),
             at,
         )),
+    }
+}
+
+/// How a message names the relation of a question: `foreign table "f"`, or for a
+/// pushed-down join `the join of foreign tables f2, f1`.
+fn relation_name(relation: &str) -> String {
+    match relation.contains(JOIN_RELATION_SEPARATOR) {
+        true => {
+            let names: Vec<&str> = relation.split(JOIN_RELATION_SEPARATOR).collect();
+            format!("the join of foreign tables {}", names.join(", "))
+        }
+        false => format!("foreign table \"{relation}\""),
     }
 }
 
@@ -170,12 +182,11 @@ pub fn refuse_outside(node: &Node, at: Location) -> Result<(), FrontError> {
 fn check_supported(asked: &[RemoteExplain]) -> Result<(), FrontError> {
     if let Some(q) = asked.iter().find(|q| q.variant == Variant::Upper) {
         if q.relation.contains(JOIN_RELATION_SEPARATOR) {
-            let names: Vec<&str> = q.relation.split(JOIN_RELATION_SEPARATOR).collect();
             return Err(FrontError::unsupported(
                 format!(
-                    "use_remote_estimate of the join of foreign tables {} with an aggregate or LIMIT pushed down to \
-                     its server (postgres_fdw's upper-relation EXPLAINs)",
-                    names.join(", ")
+                    "use_remote_estimate of {} with an aggregate or LIMIT pushed down to its server (postgres_fdw's \
+                     upper-relation EXPLAINs)",
+                    relation_name(&q.relation)
                 ),
                 NOWHERE,
             ));
