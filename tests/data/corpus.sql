@@ -3272,11 +3272,11 @@ select id, amount::numeric(2,1) from h where id < 100;
 -- [error numeric typmod remote] the same length coercion in a qual pushed to the shards
 select id from h where amount::numeric(2,1) > 5;
 
--- [error cast text local] a text that is not an integer, cast in a target list
-select id, name::int from h where id < 50;
+-- [error cast text local] a text that is not an integer ('n05'), cast in a target list (one row: the message names the value)
+select id, name::int from h where id = 5;
 
--- [error cast text remote] the same cast in a qual pushed to the shards
-select id from h where name::int > 3;
+-- [error cast text remote] the same cast in a qual pushed to the shard, after the cheaper `id = 5` (both sides order quals by cost)
+select id from h where name::int > 3 and id = 5;
 
 -- [error aggregate local] division by zero in an aggregate's argument over a local table
 select sum(100 / qty) from loc;
