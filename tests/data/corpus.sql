@@ -3251,3 +3251,15 @@ select h.id, h.name from h where exists (select 1 from f where f.id = h.id and f
 
 -- [subquery semi semi anti range four relations] two IN and a NOT EXISTS over the range partitions (h17s)
 select count(*) from r where k in (select id from h where grp = 5) and v in (select weight from dim) and not exists (select 1 from f where f.id = r.k and f.val < 0);
+
+-- [subquery exists nested inner] an EXISTS inside an EXISTS reading the subquery's relation: a semi join inside the other's right side (h17s)
+-- known: plan — both pull the nested EXISTS up into a semi join inside the other's right side (loc ⋉ (f ⋉ dim)) and get the rows right; for the inner join of f and dim PostgreSQL keeps its Hash Semi Join, while the sandbox's cost model prices the semi join's other path, an inner Hash Join over dim made unique (JOIN_UNIQUE_INNER, a HashAggregate), lower
+select count(*) from loc where exists (select 1 from f where f.id = loc.id and exists (select 1 from dim where dim.cat = f.cat));
+
+-- [subquery not exists nested inner partitioned] an EXISTS inside a NOT EXISTS reading the subquery's relation, the hash partitions outside (h17s)
+-- known: plan — both pull the nested EXISTS up into a semi join inside the other's right side (h ▷ (f ⋉ dim)) and get the rows right; for the inner join of f and dim PostgreSQL keeps its Hash Semi Join, while the sandbox's cost model prices the semi join's other path, an inner Hash Join over dim made unique (JOIN_UNIQUE_INNER, a HashAggregate), lower
+select count(*) from h where not exists (select 1 from f where f.id = h.id and exists (select 1 from dim where dim.cat = f.cat and dim.weight > 20));
+
+-- [subquery in nested inner] an EXISTS inside an IN subquery reading its relation (h17s)
+-- known: plan — both pull the IN up with its nested EXISTS inside its right side (loc ⋉ (f ⋉ dim)) and get the rows right; for the inner join of f and dim PostgreSQL keeps its Hash Semi Join, while the sandbox's cost model prices the semi join's other path, an inner Hash Join over dim made unique (JOIN_UNIQUE_INNER, a HashAggregate), lower
+select id from loc where id in (select id from f where exists (select 1 from dim where dim.cat = f.cat and dim.weight < 30)) order by id;
