@@ -74,8 +74,10 @@ setup:
 # `types::sort_short_by_key`. Page's module 767,558 → 720,113 gzipped (1,907,714 →
 # 1,781,247 raw; Node's 724,176). Left, raw: sqlparser ~424 KB (Parser 229, Display ~105 which its own
 # errors reach through DataType, Spanned 76 which only our positions reach), shard_sql 96.
+# The editor's module, with the same two changes: 1,188,943 → 1,144,517 (Node's
+# 1,149,118; 1,200,000 before).
 PKG_BUDGET_GZ := 728000
-PKG_SQL_BUDGET_GZ := 1200000
+PKG_SQL_BUDGET_GZ := 1157000
 PKG_ENV := CARGO_PROFILE_RELEASE_OPT_LEVEL=s CARGO_PROFILE_RELEASE_PANIC=abort
 PKG_DEPS := --config 'profile.release.package."*".opt-level="z"'
 pkg: setup
