@@ -83,6 +83,10 @@ impl Clock {
     pub fn from_host(read: Box<dyn Fn() -> u64>) -> Clock {
         Clock::Host { read: Rc::from(read), cpu: 0 }
     }
+    /// Virtual time: local work takes exactly what the cost model charges.
+    pub fn is_virtual(&self) -> bool {
+        matches!(self, Clock::Virtual { .. })
+    }
     #[inline]
     pub fn now(&self) -> u64 {
         match self {

@@ -21,7 +21,9 @@
 //! - an error answer, even to a statement nobody reads (a discarded FETCH), fails the
 //!   query: every connection's first error is checked before each COMMIT goes out;
 //! - only connections with an open transaction are committed, and the run is Finished
-//!   only when none is open or busy.
+//!   only when none is open or busy;
+//! - an EXPLAIN without ANALYZE (`es.explain_only`) never calls the plan: Starting
+//!   sends what planning sent (use_remote_estimate's EXPLAINs), then the commit.
 //!
 //! Where it departs from PostgreSQL (execMain.c's ExecutorRun, postgres_fdw's
 //! `pgfdw_xact_callback` in connection.c): PostgreSQL blocks inside ExecutorRun; here
@@ -90,6 +92,9 @@ pub struct QueryRun<H: Host = SimHost> {
     pub ending_at: Option<u64>,
     /// Remote commands or COMMITs in flight: (connection, ticket).
     commits: Vec<(usize, u64)>,
+    /// Aborting: the next connection whose remote transaction is to be cleaned up
+    /// (`pgfdw_xact_callback` walks them one after another).
+    abort_next: usize,
     ended: bool,
     /// The last step ended at a step boundary (step mode): the turn continues.
     resuming: bool,
@@ -151,6 +156,7 @@ impl<H: Host> QueryRun<H> {
             executing_at: None,
             ending_at: None,
             commits: Vec::new(),
+            abort_next: 0,
             ended: false,
             resuming: false,
             waiting_on: Vec::new(),
@@ -218,6 +224,14 @@ impl<H: Host> QueryRun<H> {
         if !self.commits.is_empty() || !self.es.remote_commands.is_empty() {
             return self.step_rescan_statements();
         }
+        if self.es.explain_only {
+            // EXPLAIN without ANALYZE: ExecutorRun is not called; the transaction
+            // ends, committing what planning opened (`pgfdw_xact_callback`).
+            self.end_nodes();
+            self.ending_at = Some(self.es.now());
+            self.phase = Phase::Ending;
+            return Ok(Step::Committed);
+        }
         if self.resuming {
             self.es.event_loop.continue_turn();
         } else {
@@ -226,7 +240,16 @@ impl<H: Host> QueryRun<H> {
         self.resuming = false;
         self.es.blocked_on = None;
         self.es.wake_also.clear();
-        match exec_proc_node(&mut self.root, &mut self.es)? {
+        // The main plan's end, then ExecPostprocessPlan: the data-modifying CTEs run
+        // to their ends (`node_ctescan`).
+        let status = match self.es.ctes.main_done {
+            true => crate::executor::node_ctescan::exec_postprocess_plan(&mut self.es)?,
+            false => match exec_proc_node(&mut self.root, &mut self.es)? {
+                ExecStatus::Done => crate::executor::node_ctescan::exec_postprocess_plan(&mut self.es)?,
+                other => other,
+            },
+        };
+        match status {
             ExecStatus::Row => {
                 self.row_count += 1;
                 if self.keep_rows {
@@ -296,6 +319,7 @@ impl<H: Host> QueryRun<H> {
             self.ended = true;
             exec_end_node(&mut self.root, &mut self.es);
             crate::executor::node_subplan::end_init_plans(&mut self.es);
+            crate::executor::node_ctescan::end_ctes(&mut self.es);
         }
     }
 
@@ -405,8 +429,10 @@ impl<H: Host> QueryRun<H> {
         Ok(Step::Finished)
     }
 
-    /// Cancels everything outstanding after an error; the connections drain in the
-    /// Aborting phase.
+    /// Cancels everything outstanding after an error; the connections are cleaned up
+    /// and drain in the Aborting phase. (PostgreSQL runs no ExecEndNode after an
+    /// ERROR: no CLOSE goes out; `end_nodes` here only ends the nodes' own state, and
+    /// what they queued is dropped.)
     fn abort(&mut self, error: ExecError) {
         let msg = error.to_string();
         self.es.record(|| TraceKind::Error { message: msg });
@@ -418,19 +444,34 @@ impl<H: Host> QueryRun<H> {
         self.es.remote_commands.clear();
         self.es.blocked_on = None;
         self.commits.clear();
-        for k in 0..self.es.conns.len() {
-            let now = self.es.now();
-            self.es.conns[k].abort(now);
-            self.es.record_written(k);
-        }
+        self.abort_next = 0;
         self.phase = Phase::Aborting(error);
     }
 
-    /// Aborting: every connection gets its answers (errors or not) and goes idle; then
-    /// the run has failed with the first error.
+    /// Aborting, the transaction callback at abort (`pgfdw_xact_callback` →
+    /// `pgfdw_abort_cleanup`): one connection after another, its query in progress
+    /// cancelled and drained, ABORT TRANSACTION (and DEALLOCATE ALL) answered, before
+    /// the next connection's turn, as `pgfdw_exec_cleanup_query` waits for each. Then
+    /// every connection has its answers and is idle, and the run has failed with the
+    /// first error.
     fn step_abort(&mut self) -> Step {
         if self.host.pump(&mut self.es).is_err() {
             return self.finish_abort();
+        }
+        while self.abort_next < self.es.conns.len() {
+            if self.abort_next > 0 && self.es.conns[self.abort_next - 1].is_busy() {
+                return match self.block_on(vec![self.abort_next - 1]) {
+                    Ok(step) => step,
+                    Err(_) => self.finish_abort(),
+                };
+            }
+            let (k, now) = (self.abort_next, self.es.now());
+            self.es.conns[k].abort(now);
+            self.es.record_written(k);
+            self.abort_next += 1;
+            if self.host.pump(&mut self.es).is_err() {
+                return self.finish_abort();
+            }
         }
         let busy: Vec<usize> = (0..self.es.conns.len()).filter(|&k| self.es.conns[k].is_busy()).collect();
         if busy.is_empty() {

@@ -157,7 +157,7 @@ pub const SCENARIOS: &[ScenarioInfo] = &[
 pub fn live_targets(servers: &[String], targets: &[String]) -> Result<Vec<String>, String> {
     let mut shards: Vec<&String> = targets.iter().filter(|t| *t != "coordinator").collect();
     // Natural order: s2 before s10.
-    shards.sort_by_key(|t| {
+    crate::types::sort_short_by_key(&mut shards, |t| {
         let digits = t.trim_start_matches(|c: char| !c.is_ascii_digit());
         (t.len() - digits.len(), t[..t.len() - digits.len()].to_string(), digits.parse::<u64>().unwrap_or(0))
     });
@@ -215,7 +215,7 @@ fn queue_planning_explains(servers: &[ServerSpec], es: &mut EState) {
         .enumerate()
         .flat_map(|(k, s)| s.planning.iter().map(move |p| (p.order, k, p.statement.as_str())))
         .collect();
-    all.sort_by_key(|e| e.0);
+    crate::types::sort_short_by_key(&mut all, |e| e.0);
     let mut prefixed = vec![];
     for (_, conn, statement) in all {
         es.get_connection(conn);
@@ -444,6 +444,18 @@ impl Scenario {
 
     /// Starts a run: async mode honours `async_capable`, sync mode ignores it.
     pub fn start(&self, async_mode: bool, clock: Clock, trace: bool) -> Result<QueryRun, String> {
+        self.start_as(async_mode, clock, trace, false)
+    }
+
+    /// EXPLAIN without ANALYZE on the simulated shards: ExecInit with
+    /// `EXEC_FLAG_EXPLAIN_ONLY` (no connection opened by the plan's nodes), the
+    /// planning's EXPLAINs sent on their connections as a run sends them, then the
+    /// COMMIT at the transaction's end; the plan is never run.
+    pub fn start_explain_only(&self, async_mode: bool, clock: Clock, trace: bool) -> Result<QueryRun, String> {
+        self.start_as(async_mode, clock, trace, true)
+    }
+
+    fn start_as(&self, async_mode: bool, clock: Clock, trace: bool, explain_only: bool) -> Result<QueryRun, String> {
         let shards = self
             .servers
             .iter()
@@ -457,7 +469,7 @@ impl Scenario {
             })
             .collect();
         let host = SimHost::new(shards, self.servers.iter().map(|s| s.link).collect());
-        self.start_on(host, async_mode, clock, trace)
+        self.start_on_as(host, (async_mode, explain_only), clock, trace)
     }
 
     /// The one start of a run of this scenario, on any host (the simulated shards of
@@ -470,8 +482,20 @@ impl Scenario {
         clock: Clock,
         trace: bool,
     ) -> Result<QueryRun<H>, String> {
+        self.start_on_as(host, (async_mode, false), clock, trace)
+    }
+
+    /// [`Scenario::start_on`]; `explain_only`: ExecInit for an EXPLAIN without ANALYZE.
+    fn start_on_as<H: Host>(
+        &self,
+        host: H,
+        (async_mode, explain_only): (bool, bool),
+        clock: Clock,
+        trace: bool,
+    ) -> Result<QueryRun<H>, String> {
         let servers: Vec<ForeignServer> = self.servers.iter().map(|s| s.server.clone()).collect();
         let mut es = EState::new(clock, servers, async_mode, trace);
+        es.explain_only = explain_only;
         es.set_behaviour(self.behaviour);
         es.cost = self.cost.clone();
         queue_planning_explains(&self.servers, &mut es);

@@ -33,6 +33,21 @@ use std::rc::Rc;
 
 use crate::numeric::Numeric;
 
+/// Sorts a short list (tens of items: a plan node's children, a statement's
+/// parameters, a run's servers) by `key`, stably: an insertion sort. The standard
+/// library's sort is several kilobytes of code for each use, which the page's wasm
+/// module carried a dozen times (issue 20); this is a few hundred bytes. Quadratic, so
+/// never for rows.
+pub fn sort_short_by_key<T, K: Ord>(v: &mut [T], mut key: impl FnMut(&T) -> K) {
+    for i in 1..v.len() {
+        let mut j = i;
+        while j > 0 && key(&v[j - 1]) > key(&v[j]) {
+            v.swap(j - 1, j);
+            j -= 1;
+        }
+    }
+}
+
 /// One SQL value. NULL sorts after every other value (PostgreSQL's default for ASC).
 #[derive(Clone, Debug, Default)]
 pub enum Datum {

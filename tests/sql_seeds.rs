@@ -176,7 +176,7 @@ fn check_seed_with(file: &str, costs: Option<((usize, usize), Option<(usize, usi
         let s = sql.with_query(&format!("{explain};")).unwrap_or_else(|e| panic!("{file}: {explain}: {e}"));
         assert!(s.is_plan_only());
         let run = s.plan_only_run(&Knobs::default(), Source::Json, sql.async_append()).unwrap();
-        // Initialized, never polled: no shard received a statement.
+        // Initialized, never run, no remote estimate asked: no shard received a statement.
         assert!(run.host.link_stats().iter().all(|l| l.queries == 0 && l.fetches == 0), "{file}: {explain}: sent");
         let tree = run.explain();
         let opts = ExplainOptions { verbose: options.contains("VERBOSE"), counters: false };

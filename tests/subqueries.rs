@@ -146,9 +146,12 @@ fn what_postgres_plans_otherwise_is_refused_by_name() {
     for (sql, named) in [
         ("select count(*) from pf where id not in (select id from loc)", "hashed SubPlan over \"pf\""),
         ("select id from pf where val in (select id from loc where loc.qty = pf.id)", "each partition's scan"),
+        // An EXISTS inside an EXISTS reading the middle subquery's relation: PostgreSQL
+        // nests a semi join in the right side of another (not planned here).
         (
-            "select id from loc where id in (select id from f) and exists (select 1 from dim where weight = loc.qty)",
-            "more than one IN/EXISTS",
+            "select id from loc where exists (select 1 from f where f.id = loc.id and exists (select 1 from dim \
+             where dim.weight = f.val))",
+            "not planned yet",
         ),
         ("select id from loc where id in (select id from loc where qty = 1)", "named \"loc\" like the outer one"),
         ("select id from loc left semi join f on loc.id = f.id", "SEMI and ANTI joins are not SQL"),
@@ -353,6 +356,73 @@ fn in_exists_and_not_exists_are_semi_and_anti_joins_by_every_method() {
             }
             if settings.contains("mergejoin") {
                 assert!(text.contains("Nested Loop"), "{settings} {sql}:\n{text}");
+            }
+        }
+    }
+}
+
+/// (h17s) Several IN / EXISTS / NOT EXISTS sublinks in WHERE's top-level AND, and a
+/// sublink inside an EXISTS that reads the outer query (two levels up): each is a
+/// semi or anti join of one join search (`pull_up_sublinks` pulls them all up), by
+/// every join method, each outer row returned once.
+#[test]
+fn several_sublinks_and_a_nested_exists_are_semi_and_anti_joins_of_one_join() {
+    // loc: id 1..30, qty = id % 7; f: id 1..20, val = id * 10; dim: weight 1..3.
+    let matches_dim = |i: &i64| (1..=3).contains(&(i % 7));
+    let cases: Vec<(&str, [&str; 2], Vec<i64>)> = vec![
+        (
+            "select id from loc where id in (select id from f where val > 50) and exists (select 1 from dim where \
+             dim.weight = loc.qty) order by id",
+            ["Semi", "Semi"],
+            (6..=20).filter(matches_dim).collect(),
+        ),
+        (
+            "select id from loc where not exists (select 1 from f where f.id = loc.id) and not exists (select 1 \
+             from dim where dim.weight = loc.qty) order by id",
+            ["Anti", "Anti"],
+            (21..=30).filter(|i| !matches_dim(i)).collect(),
+        ),
+        (
+            "select id from loc where id = any (select id from f) and not exists (select 1 from dim where \
+             dim.weight = loc.qty) order by id",
+            ["Semi", "Anti"],
+            (1..=20).filter(|i| !matches_dim(i)).collect(),
+        ),
+        // Two levels up: dim's condition reads loc, not f.
+        (
+            "select id from loc where exists (select 1 from f where f.id = loc.id and exists (select 1 from dim \
+             where dim.weight = loc.qty)) order by id",
+            ["Semi", "Semi"],
+            (1..=20).filter(matches_dim).collect(),
+        ),
+        (
+            "select id from loc where exists (select 1 from f where f.id = loc.id and f.val > 40 and not exists \
+             (select 1 from dim where dim.weight = loc.qty)) order by id",
+            ["Semi", "Anti"],
+            (5..=20).filter(|i| !matches_dim(i)).collect(),
+        ),
+    ];
+    for settings in ["", "set enable_hashjoin = off;", "set enable_hashjoin = off;\nset enable_mergejoin = off;"] {
+        for (sql, kinds, want) in &cases {
+            let (rows, text) = run_with(settings, sql).unwrap_or_else(|e| panic!("{settings} {sql}: {e}"));
+            let got: Vec<i64> = ints(&rows).into_iter().map(|r| r[0]).collect();
+            assert_eq!(&got, want, "{settings} {sql}\n{text}");
+            // Two joins, each a semi or anti join or (chosen by cost) an inner join over
+            // the subquery's rows made unique.
+            let unique = text.matches("Group Key: ").count() + text.matches("->  Unique").count();
+            for kind in ["Semi", "Anti"] {
+                let n = kinds.iter().filter(|k| **k == kind).count();
+                let planned = text.matches(&format!(" {kind} Join")).count();
+                let ok = if kind == "Anti" { planned == n } else { planned <= n && planned + unique >= n };
+                assert!(ok, "{settings} {sql}: {n} {kind} joins:\n{text}");
+            }
+            let joins_by =
+                |m: &str| ["Join", "Semi Join", "Anti Join"].iter().any(|j| text.contains(&format!("{m} {j}")));
+            if !settings.is_empty() {
+                assert!(!joins_by("Hash"), "{settings} {sql}:\n{text}");
+            }
+            if settings.contains("mergejoin") {
+                assert!(!joins_by("Merge"), "{settings} {sql}:\n{text}");
             }
         }
     }

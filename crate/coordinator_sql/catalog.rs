@@ -432,6 +432,9 @@ impl Cluster {
                 Ok(Some(vec![Val { datum: Datum::Int(n as i64), ty: None }]))
             }
             Stmt::Truncate(tables) => self.truncate(n, tables, at).map(|_| None),
+            Stmt::With { .. } => {
+                Err(FrontError::unsupported("WITH in a setup section (it runs as the query, -- @query)", at))
+            }
             Stmt::Explain { .. } | Stmt::ExplainModify { .. } | Stmt::Execute { explain: Some(_), .. } => {
                 Err(FrontError::at("EXPLAIN runs in the query section (-- @query)", at))
             }
@@ -512,24 +515,28 @@ impl Cluster {
                 if let ast::ColumnOption::Unique { is_primary, .. } = &o.option {
                     let col = ident(&d.name);
                     let name = if *is_primary { format!("{rel}_pkey") } else { format!("{rel}_{col}_key") };
-                    self.add_unique(n, &rel, &col, name, *is_primary, d.name.span.start)?;
+                    self.add_unique(n, &rel, &col, (name, *is_primary, true), d.name.span.start)?;
                 }
             }
         }
         Ok(())
     }
 
-    /// A unique index on one column of the coordinator's plain table: the index the
-    /// planner sees, and the key ModifyTable checks (`crate::plan::on_conflict`).
-    /// Elsewhere refused by name: a shard's table (its INSERT checks no key) or a
-    /// partitioned, partition or foreign table.
+    /// A unique index on one column of the coordinator's plain table or partitioned
+    /// table: the index the planner sees, and the key ModifyTable checks
+    /// (`crate::plan::on_conflict`). `(name, primary, constraint)`: its name, whether
+    /// it is the primary key, whether a constraint made it. A partitioned table's is
+    /// on its partition key (DefineIndex: "unique constraint on partitioned table must
+    /// include all partitioning columns"), never with a foreign partition, and each
+    /// partition gets its own copy (`clone_unique`). Elsewhere refused by name: a
+    /// shard's table (its INSERT checks no key), a partition or a foreign table, a
+    /// partitioned table with partitioned partitions.
     fn add_unique(
         &mut self,
         n: usize,
         rel: &str,
         col: &str,
-        name: String,
-        primary: bool,
+        (name, primary, constraint): (String, bool, bool),
         at: Location,
     ) -> Result<(), FrontError> {
         let what = if primary { "PRIMARY KEY" } else { "a unique index" };
@@ -539,15 +546,25 @@ impl Cluster {
                 at,
             ));
         }
-        let Some(r) = self.nodes[n].relation_mut(rel) else {
+        let Some(r) = self.nodes[n].relation(rel) else {
             return Err(FrontError::at(format!("relation \"{rel}\" does not exist"), at));
         };
-        if !matches!(r.kind, RelKind::Table(_)) || r.partition_of.is_some() {
-            return Err(FrontError::unsupported(
-                format!("{what} on \"{rel}\": only a plain table that is no partition has unique keys in the sandbox"),
-                at,
-            ));
-        }
+        let partitions = match &r.kind {
+            RelKind::Table(_) if r.partition_of.is_none() => vec![],
+            RelKind::Partitioned { key, partitions, .. } => {
+                self.check_partitioned_unique(n, rel, key, partitions, (col, what), at)?;
+                partitions.clone()
+            }
+            _ => {
+                return Err(FrontError::unsupported(
+                    format!(
+                        "{what} on \"{rel}\": only a plain or partitioned table that is no partition has unique keys \
+                         in the sandbox"
+                    ),
+                    at,
+                ))
+            }
+        };
         if r.unique.iter().any(|u| u.name == name) || self.nodes[n].relation(&name).is_some() {
             return Err(FrontError::at(format!("relation \"{name}\" already exists"), at));
         }
@@ -560,14 +577,101 @@ impl Cluster {
         if primary && r.unique.iter().any(|u| u.primary) {
             return Err(FrontError::at(format!("multiple primary keys for table \"{rel}\" are not allowed"), at));
         }
-        r.unique.push(crate::plan::on_conflict::UniqueKey { name, column, primary });
+        let key = crate::plan::on_conflict::UniqueKey { name, column, primary, constraint, parent: None };
+        r.unique.push(key.clone());
         if !r.indexes.contains(&column) {
             r.indexes.push(column);
         }
         if let RelKind::Table(t) = &mut r.kind {
             t.create_index(column);
         }
+        for p in partitions {
+            self.clone_unique(n, &p, &key);
+        }
         Ok(())
+    }
+
+    /// DefineIndex's checks of a unique index on a partitioned table: on its
+    /// partition key, and no foreign partition (a foreign table has no index).
+    fn check_partitioned_unique(
+        &self,
+        n: usize,
+        rel: &str,
+        key: &[usize],
+        partitions: &[String],
+        (col, what): (&str, &str),
+        at: Location,
+    ) -> Result<(), FrontError> {
+        let node = &self.nodes[n];
+        let r = node.relation(rel).expect("the caller found it");
+        if let Some(&k) = key.iter().find(|&&k| r.columns[k].name != col) {
+            // The DETAIL names the constraint's kind and the column it lacks.
+            let kind = if what == "PRIMARY KEY" { "PRIMARY KEY" } else { "UNIQUE" };
+            return Err(FrontError::at(
+                format!(
+                    "unique constraint on partitioned table must include all partitioning columns ({kind} constraint \
+                     on table \"{rel}\" lacks column \"{}\" which is part of the partition key)",
+                    r.columns[k].name
+                ),
+                at,
+            ));
+        }
+        for p in partitions {
+            match node.relation(p).map(|c| &c.kind) {
+                Some(RelKind::Foreign { .. }) => {
+                    return Err(FrontError::at(
+                        format!(
+                            "cannot create unique index on partitioned table \"{rel}\" (table \"{rel}\" contains \
+                             partitions that are foreign tables)"
+                        ),
+                        at,
+                    ))
+                }
+                Some(RelKind::Partitioned { .. }) => {
+                    return Err(FrontError::unsupported(
+                        format!("{what} on \"{rel}\", whose partition \"{p}\" is itself partitioned"),
+                        at,
+                    ))
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// A partition's copy of its parent's unique index `key` (DefineIndex on each
+    /// partition, AttachPartitionEnsureIndexes), named as ChooseIndexName names it:
+    /// `part_pkey`, `part_col_key` for a constraint, `part_col_idx` for an index, with
+    /// a number added while the name is taken (ChooseRelationName).
+    fn clone_unique(&mut self, n: usize, part: &str, key: &crate::plan::on_conflict::UniqueKey) {
+        let node = &self.nodes[n];
+        let Some(r) = node.relation(part) else { return };
+        let col = r.columns[key.column].name.clone();
+        let base = if key.primary {
+            format!("{part}_pkey")
+        } else if key.constraint {
+            format!("{part}_{col}_key")
+        } else {
+            format!("{part}_{col}_idx")
+        };
+        let taken = |name: &str| {
+            node.relation(name).is_some() || node.relations.iter().any(|r| r.unique.iter().any(|u| u.name == name))
+        };
+        let mut name = base.clone();
+        let mut i = 0;
+        while taken(&name) {
+            i += 1;
+            name = format!("{base}{i}");
+        }
+        let Some(r) = self.nodes[n].relation_mut(part) else { return };
+        let column = key.column;
+        r.unique.push(crate::plan::on_conflict::UniqueKey { name, parent: Some(key.name.clone()), ..key.clone() });
+        if !r.indexes.contains(&column) {
+            r.indexes.push(column);
+        }
+        if let RelKind::Table(t) = &mut r.kind {
+            t.create_index(column);
+        }
     }
 
     fn relation_kind(
@@ -631,7 +735,7 @@ impl Cluster {
         let columns = p.columns.clone();
         let kind = self.relation_kind(n, &rel, &columns, partition_by, foreign)?;
         self.nodes[n].relations.push(Relation::new(rel.clone(), columns, kind));
-        self.attach_named(n, &parent_name, &rel, bound, at)
+        self.attach_named(n, &parent_name, &rel, bound, true, at)
     }
 
     fn attach(
@@ -675,7 +779,7 @@ impl Cluster {
                 }
             }
         }
-        self.attach_named(n, &parent_name, &rel, bound, at)
+        self.attach_named(n, &parent_name, &rel, bound, false, at)
     }
 
     fn attach_named(
@@ -684,15 +788,14 @@ impl Cluster {
         parent: &str,
         rel: &str,
         bound: &BoundSpec,
+        creating: bool,
         at: Location,
     ) -> Result<(), FrontError> {
         let b = self.bound(n, parent, bound, at)?;
+        let keys = self.partition_keys(n, parent, rel, creating, at)?;
         let node = &mut self.nodes[n];
         if node.relation(rel).is_some_and(|r| !r.unique.is_empty()) {
-            return Err(FrontError::unsupported(
-                format!("attaching \"{rel}\", which has a unique key: a partition has none in the sandbox"),
-                at,
-            ));
+            return Err(FrontError::unsupported(format!("attaching \"{rel}\", which has a unique key of its own"), at));
         }
         let siblings: Vec<Bound> = match &node.relation(parent).map(|p| &p.kind) {
             Some(RelKind::Partitioned { partitions, .. }) => partitions
@@ -714,7 +817,49 @@ impl Cluster {
         if let Some(r) = node.relation_mut(rel) {
             r.partition_of = Some((parent.to_string(), b));
         }
+        for key in &keys {
+            self.clone_unique(n, rel, key);
+        }
         Ok(())
+    }
+
+    /// The parent's unique indexes a new partition `rel` gets a copy of; a foreign
+    /// table cannot be one (it has no index: DefineRelation's and ATTACH PARTITION's
+    /// errors), nor, in the sandbox, a partitioned one.
+    fn partition_keys(
+        &self,
+        n: usize,
+        parent: &str,
+        rel: &str,
+        creating: bool,
+        at: Location,
+    ) -> Result<Vec<crate::plan::on_conflict::UniqueKey>, FrontError> {
+        let node = &self.nodes[n];
+        let keys = node.relation(parent).map(|p| p.unique.clone()).unwrap_or_default();
+        if keys.is_empty() {
+            return Ok(keys);
+        }
+        match node.relation(rel).map(|r| &r.kind) {
+            Some(RelKind::Foreign { .. }) if creating => Err(FrontError::at(
+                format!(
+                    "cannot create foreign partition of partitioned table \"{parent}\" (table \"{parent}\" contains \
+                     indexes that are unique)"
+                ),
+                at,
+            )),
+            Some(RelKind::Foreign { .. }) => Err(FrontError::at(
+                format!(
+                    "cannot attach foreign table \"{rel}\" as partition of partitioned table \"{parent}\" \
+                     (partitioned table \"{parent}\" contains unique indexes)"
+                ),
+                at,
+            )),
+            Some(RelKind::Partitioned { .. }) => Err(FrontError::unsupported(
+                format!("a partitioned partition \"{rel}\" of \"{parent}\", which has unique keys"),
+                at,
+            )),
+            _ => Ok(keys),
+        }
     }
 
     /// A bound with its values evaluated and checked against the parent's strategy.
@@ -825,7 +970,7 @@ impl Cluster {
         };
         let cname = ident(col);
         let name = name.map_or_else(|| format!("{rel}_{cname}_idx"), str::to_string);
-        self.add_unique(n, &rel, &cname, name, false, col.span.start)
+        self.add_unique(n, &rel, &cname, (name, false, false), col.span.start)
     }
 
     /// `SELECT expr, …` without FROM: evaluated here (`SELECT setseed(0.5)`).

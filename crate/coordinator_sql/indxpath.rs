@@ -96,7 +96,9 @@ fn wrap(base: Plan, req: &ScanRequest, read: &[usize], rest: &[Expr]) -> Plan {
     let map = super::planner::remap(read, all.len());
     let mut plan = base;
     if !rest.is_empty() {
-        let filter = rest.iter().map(|c| super::planner::rewrite(c, &map)).reduce(|a, b| Expr::bin(BinOp::And, a, b));
+        let mut quals: Vec<Expr> = rest.iter().map(|c| super::planner::rewrite(c, &map)).collect();
+        crate::plan::costsize::order_qual_clauses(&mut quals);
+        let filter = quals.into_iter().reduce(|a, b| Expr::bin(BinOp::And, a, b));
         plan = Plan::Result { child: Box::new(plan), filter, targets: None };
     }
     if read.len() != req.used.len() {

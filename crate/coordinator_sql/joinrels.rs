@@ -9,7 +9,12 @@
 //! 1. The FROM list is flattened into base relations (range-table order) and
 //!    *special joins* (`SpecialJoin`, PostgreSQL's `SpecialJoinInfo`): one per outer
 //!    join that `reduce_outer_joins` leaves (a strict WHERE condition on a nullable
-//!    side makes a LEFT join inner, a FULL join LEFT), each with its syntactic sides
+//!    side makes a LEFT join inner, a FULL join LEFT), and one per semi or anti join
+//!    (the IN/EXISTS/NOT EXISTS sublinks `prepjointree::pull_up_sublinks` made joins:
+//!    a semi join's quals are placed as an inner join's, into classes; its right side
+//!    joins nothing but its left side, or, made unique, joins as an inner join:
+//!    `join_is_legal`'s semi-join rules, `populate_joinrel_with_paths`' JOIN_SEMI
+//!    case), each with its syntactic sides
 //!    and the minimal sides (`min_lefthand`, `min_righthand`) that must be joined
 //!    before it can be (identity 3 of optimizer/README lets `(a ⟕ b) ⟕ c ON Pbc`
 //!    become `a ⟕ (b ⟕ c)`).
@@ -132,7 +137,8 @@ struct BaseRel<'r> {
 }
 
 /// An outer join that `reduce_outer_joins` left (`SpecialJoinInfo`): LEFT (RIGHT
-/// joins are made LEFT by exchanging their sides) or FULL.
+/// joins are made LEFT by exchanging their sides) or FULL; or a semi or anti join
+/// (an IN/EXISTS or NOT EXISTS sublink `pull_up_sublinks` made a join).
 #[derive(Clone, Debug)]
 struct SpecialJoin {
     jt: JoinType,
@@ -140,8 +146,14 @@ struct SpecialJoin {
     syn_rhs: Relids,
     min_lhs: Relids,
     min_rhs: Relids,
-    /// Its ON clause between the sides (an equality), in the query's numbering.
+    /// Its ON clause between the sides (an equality), in the query's numbering. A
+    /// semi join's equalities are equivalence classes' (`distribute_qual_to_rels`
+    /// treats its quals as an inner join's): this is its first, for reference only.
     clause: Expr,
+    /// A semi join whose right side may be made unique on its key and joined as an
+    /// inner join (`create_unique_path` succeeds: `compute_semijoin_info` found
+    /// equalities only between the sides; the sandbox's unique path takes one key).
+    unique_ok: bool,
 }
 
 /// A condition over several relations, evaluated at the first join relation that
@@ -342,6 +354,9 @@ fn from_members(s: &ast::Select, at: Location) -> Result<Vec<Member<'_>>, FrontE
                 ast::JoinOperator::LeftOuter(c) => (JoinType::Left, c),
                 ast::JoinOperator::RightOuter(c) => (JoinType::Right, c),
                 ast::JoinOperator::FullOuter(c) => (JoinType::Full, c),
+                // Only from pull_up_sublinks (prepjointree.rs), which refuses them written.
+                ast::JoinOperator::LeftSemi(c) => (JoinType::Semi, c),
+                ast::JoinOperator::LeftAnti(c) => (JoinType::Anti, c),
                 _ => {
                     return Err(FrontError::unsupported(
                         "CROSS, semi, anti, LATERAL and other joins (only inner, LEFT, RIGHT and FULL equi-joins)",
@@ -575,6 +590,11 @@ fn place_conditions(
     let mut sjs: Vec<SpecialJoin> = vec![];
     let mut sj_at: Vec<(usize, usize)> = vec![];
     for j in joins.iter().filter(|j| j.jt != JoinType::Inner) {
+        if j.jt == JoinType::Semi {
+            sjs.push(semi_join_info(j, numbering, &sjs, at)?);
+            sj_at.push((j.pos, j.item));
+            continue;
+        }
         let (clause, on_base) = outer_join_clause(j, numbering, at)?;
         for c in on_base {
             let r = numbering.relids_of(&c);
@@ -606,9 +626,11 @@ fn place_conditions(
             scope = more;
         }
     };
+    // A semi join's quals are placed as an inner join's (`deconstruct_recurse` gives
+    // JOIN_SEMI no `ojscope`): on one relation, into classes, or as join clauses.
     let inner_quals = joins
         .iter()
-        .filter(|j| j.jt == JoinType::Inner)
+        .filter(|j| matches!(j.jt, JoinType::Inner | JoinType::Semi))
         .flat_map(|j| j.quals.iter().map(move |c| (c.clone(), Some((j.pos, j.item)))))
         .chain(where_conj.iter().map(|c| (c.clone(), None)));
     let mut ecs: Vec<EquivClass> = vec![];
@@ -660,7 +682,7 @@ fn outer_join_clause(j: &WrittenJoin, numbering: &Numbering, at: Location) -> Re
     }
     for c in &one_side {
         let r = numbering.relids_of(c);
-        if !(j.jt == JoinType::Left && r.count_ones() == 1 && subset(r, j.rhs)) {
+        if !(matches!(j.jt, JoinType::Left | JoinType::Anti) && r.count_ones() == 1 && subset(r, j.rhs)) {
             return Err(FrontError::unsupported(
                 "an outer join's ON condition other than its key over the preserved side or both sides (a Join \
                  Filter deciding matches); put it in WHERE or in a subquery",
@@ -669,6 +691,37 @@ fn outer_join_clause(j: &WrittenJoin, numbering: &Numbering, at: Location) -> Re
         }
     }
     Ok((clause.clone(), one_side))
+}
+
+/// A semi join's `SpecialJoinInfo` (`make_outerjoininfo` for JOIN_SEMI over the
+/// relids all its quals read): it needs an equality between its sides (a Nested Loop
+/// with a Join Filter alone is not planned here); its right side can be made unique
+/// when that equality is its only condition between the sides (`compute_semijoin_info`).
+fn semi_join_info(
+    j: &WrittenJoin,
+    numbering: &Numbering,
+    lower: &[SpecialJoin],
+    at: Location,
+) -> Result<SpecialJoin, FrontError> {
+    let cross: Vec<&Expr> = j
+        .quals
+        .iter()
+        .filter(|c| {
+            let r = numbering.relids_of(c);
+            overlap(r, j.lhs) && overlap(r, j.rhs)
+        })
+        .collect();
+    let Some(clause) = cross.iter().find(|c| is_col_eq_col(c)) else {
+        return Err(FrontError::unsupported(
+            "an IN/EXISTS subquery pulled up into a semi join without an equality between the subquery's relation and \
+             the outer query (a Nested Loop Semi Join with a Join Filter alone)",
+            at,
+        ));
+    };
+    let clause_relids = j.quals.iter().fold(0, |acc, c| acc | numbering.relids_of(c));
+    let mut sj = make_outerjoininfo((JoinType::Semi, j.lhs, j.rhs), (*clause).clone(), clause_relids, lower);
+    sj.unique_ok = cross.len() == 1;
+    Ok(sj)
 }
 
 /// Is `c` `column = column`?
@@ -933,7 +986,6 @@ impl JoinProblem<'_> {
                 return Ok(planned(plan));
             }
         }
-        let mut best: Option<(Estimate, Planned)> = None;
         let mut candidates: Vec<Planned> = paths.iter().map(|path| self.upper_plan(path, l, columns)).collect();
         candidates.extend(pushed_agg.map(|plan| planned(finish(plan, l.sort.clone(), l.targets.clone(), l.limit))));
         // The pushed join's ordered path and final path (ORDER BY, LIMIT in the
@@ -941,17 +993,28 @@ impl JoinProblem<'_> {
         if l.agg.is_none() && (l.sort.is_some() || l.limit.is_some()) {
             candidates.extend(fdw.as_ref().map(|path| planned(self.pushed_final(path, l))));
         }
-        for planned in candidates {
-            let est = self.estimate(&planned.plan);
-            let better = match &best {
+        // The whole plans go through `add_path` as the final (ordered) relation's
+        // paths: all in its one order, compared fuzzily (a path dearer by less than
+        // 1% but starting sooner beats a Sort over the cheapest), then `set_cheapest`.
+        let mut finals: Vec<RelPath> = vec![];
+        for (i, p) in candidates.iter().enumerate() {
+            let est = self.estimate(&p.plan);
+            let path = RelPath { plan: Plan::EmptyResult { columns: vec![] }, cols: vec![i], est, order: None };
+            add_rel_path(&mut finals, path, self.consider_startup, &|_, _| true);
+        }
+        let mut best: Option<&RelPath> = None;
+        for f in &finals {
+            let better = match best {
                 None => true,
-                Some((b, _)) => est.total < b.total || (est.total == b.total && est.startup < b.startup),
+                Some(b) => f.est.total < b.est.total || (f.est.total == b.est.total && f.est.startup < b.est.startup),
             };
             if better {
-                best = Some((est, planned));
+                best = Some(f);
             }
         }
-        best.map(|(_, p)| p).ok_or_else(|| FrontError::at("internal error: no path for the join", self.at))
+        let at = best.map(|b| b.cols[0]);
+        at.and_then(|i| candidates.into_iter().nth(i))
+            .ok_or_else(|| FrontError::at("internal error: no path for the join", self.at))
     }
 
     /// The query's aggregate pushed into the pushed-down join `path` (postgres_fdw's
@@ -1090,20 +1153,79 @@ impl JoinProblem<'_> {
         }
         let (ra, rb) = (rels[a].relids, rels[b].relids);
         let mut new_paths = vec![];
-        new_paths.extend(self.add_paths_to_joinrel((&rels[a].paths, ra), (&rels[b].paths, rb), jt, sj));
-        // GetForeignJoinPaths, at the end of the first add_paths_to_joinrel of the
-        // first pair that makes the relation.
-        if !rels[idx].fdw_tried {
-            rels[idx].fdw_tried = true;
-            let pushed = self.foreign_join_path(&rels[a], &rels[b], jt, sj)?;
-            rels[idx].fdw = pushed.clone();
-            new_paths.extend(pushed);
+        match jt {
+            JoinType::Semi | JoinType::Anti => {
+                let sjk = &self.sjs[sj.unwrap_or(0)];
+                new_paths.extend(self.semi_join_paths(sjk, (&rels[a].paths, ra), (&rels[b].paths, rb), sj));
+            }
+            _ => {
+                new_paths.extend(self.add_paths_to_joinrel((&rels[a].paths, ra), (&rels[b].paths, rb), jt, sj));
+                // GetForeignJoinPaths, at the end of the first add_paths_to_joinrel of
+                // the first pair that makes the relation.
+                if !rels[idx].fdw_tried {
+                    rels[idx].fdw_tried = true;
+                    let pushed = self.foreign_join_path(&rels[a], &rels[b], jt, sj)?;
+                    rels[idx].fdw = pushed.clone();
+                    new_paths.extend(pushed);
+                }
+                new_paths.extend(self.add_paths_to_joinrel(
+                    (&rels[b].paths, rb),
+                    (&rels[a].paths, ra),
+                    jt.commuted(),
+                    sj,
+                ));
+            }
         }
-        new_paths.extend(self.add_paths_to_joinrel((&rels[b].paths, rb), (&rels[a].paths, ra), jt.commuted(), sj));
         for p in new_paths {
             add_rel_path(&mut rels[idx].paths, p, self.consider_startup, &|x, y| self.same_order(x, y));
         }
         Ok(())
+    }
+
+    /// `populate_joinrel_with_paths` for a semi or anti join of `a` (its left side, as
+    /// `join_is_legal` ordered them) and `b`: the join itself when each side holds
+    /// its minimal side (PostgreSQL 15 has no right semi or anti join: one order
+    /// only); for a semi join whose right side is one input whole and can be made
+    /// unique, an inner join with that side unique-ified as its inner side
+    /// (`JOIN_UNIQUE_INNER`) or its outer side (`JOIN_UNIQUE_OUTER`). postgres_fdw
+    /// pushes down none of them (`foreign_join_ok`).
+    fn semi_join_paths(
+        &self,
+        sj: &SpecialJoin,
+        (outers, ra): (&[RelPath], Relids),
+        (inners, rb): (&[RelPath], Relids),
+        k: Option<usize>,
+    ) -> Vec<RelPath> {
+        let mut out = vec![];
+        if sj.jt == JoinType::Anti || (subset(sj.min_lhs, ra) && subset(sj.min_rhs, rb)) {
+            out.extend(self.add_paths_to_joinrel((outers, ra), (inners, rb), sj.jt, k));
+        }
+        if sj.jt != JoinType::Semi || !sj.unique_ok {
+            return out;
+        }
+        for ((x, rx), (y, ry)) in [((outers, ra), (inners, rb)), ((inners, rb), (outers, ra))] {
+            // y: the semi join's right side whole, made unique.
+            if sj.syn_rhs != ry {
+                continue;
+            }
+            let Some(unique) = self.unique_path(y) else { continue };
+            let unique = std::slice::from_ref(&unique);
+            out.extend(self.add_paths_to_joinrel((x, rx), (unique, ry), JoinType::UniqueInner, None));
+            out.extend(self.add_paths_to_joinrel((unique, ry), (x, rx), JoinType::UniqueOuter, None));
+        }
+        out
+    }
+
+    /// `create_unique_path` over a relation's cheapest-total path, when it returns its
+    /// key alone (a HashAggregate or a Unique over a Sort: unordered).
+    fn unique_path(&self, paths: &[RelPath]) -> Option<RelPath> {
+        let cheapest = paths.first()?;
+        if cheapest.cols.len() != 1 {
+            return None;
+        }
+        let plan = crate::coordinator_sql::prepjointree::create_unique_path(self.coord, cheapest.plan.clone());
+        let est = self.estimate(&plan);
+        Some(RelPath { plan, cols: cheapest.cols.clone(), est, order: None })
     }
 
     /// postgres_fdw's join path for two relations whose scans are pushdown-safe on
@@ -1186,7 +1308,7 @@ impl JoinProblem<'_> {
     fn restrictlist(&self, outer: Relids, inner: Relids, sj: Option<usize>) -> Vec<Expr> {
         let joinrelids = outer | inner;
         let mut out = vec![];
-        if let Some(k) = sj {
+        if let Some(k) = sj.filter(|&k| self.sjs[k].jt != JoinType::Semi) {
             out.push(self.sjs[k].clause.clone());
         }
         for ec in &self.ecs {
@@ -1226,6 +1348,9 @@ impl JoinProblem<'_> {
         // (outer column, inner column, written inner side first); the rest.
         let mut keys: Vec<(usize, usize, bool)> = vec![];
         let mut rest: Vec<Expr> = vec![];
+        // An inner or semi join hashes on every equality (a semi join's are its
+        // classes'); an outer join's key is its one ON equality.
+        let inner_like = matches!(jt, JoinType::Inner | JoinType::Semi | JoinType::UniqueInner | JoinType::UniqueOuter);
         for c in &clauses {
             let pair = match c {
                 Expr::Bin(BinOp::Eq, x, y) => match (x.as_ref(), y.as_ref()) {
@@ -1235,7 +1360,7 @@ impl JoinProblem<'_> {
                 _ => None,
             };
             match pair {
-                Some((p, q)) if jt == JoinType::Inner || keys.is_empty() => {
+                Some((p, q)) if inner_like || keys.is_empty() => {
                     keys.push(if side(p) { (p, q, false) } else { (q, p, true) });
                 }
                 _ => rest.push(c.clone()),
@@ -1251,8 +1376,12 @@ impl JoinProblem<'_> {
             return vec![];
         }
         let mut out = vec![];
-        let methods = Method::tried(self.coord, jt);
-        for method in methods.into_iter().filter(|m| !clauseless || matches!(m, Method::NestLoop { .. })) {
+        // A unique-ified side makes an inner join (no Materialize over a unique inner
+        // side: `match_unsorted_outer`).
+        let methods = Method::tried(self.coord, inner_kind(jt))
+            .into_iter()
+            .filter(|m| !(jt == JoinType::UniqueInner && *m == Method::NestLoop { material: true }));
+        for method in methods.filter(|m| !clauseless || matches!(m, Method::NestLoop { .. })) {
             // (outer path, inner path, the key merged or hashed on)
             let mut combos: Vec<(&RelPath, &RelPath, usize)> = vec![];
             match method {
@@ -1347,7 +1476,7 @@ impl JoinProblem<'_> {
         // a Right or Full join's, whose null-extended rows break it), a Nested Loop's
         // in its outer side's.
         let order = match method {
-            Method::Merge if method.sorted(jt) => Some(ko),
+            Method::Merge if method.sorted(inner_kind(jt)) => Some(ko),
             Method::NestLoop { .. } => outer.order,
             _ => None,
         };
@@ -1465,6 +1594,15 @@ impl JoinProblem<'_> {
     }
 }
 
+/// A join over a unique-ified side is an inner join to the methods (`add_paths_to_joinrel`
+/// makes JOIN_UNIQUE_INNER/OUTER JOIN_INNER).
+fn inner_kind(jt: JoinType) -> JoinType {
+    match jt {
+        JoinType::UniqueInner | JoinType::UniqueOuter => JoinType::Inner,
+        jt => jt,
+    }
+}
+
 /// `make_outerjoininfo` for an outer join of `lhs` and `rhs` (RIGHT already made
 /// LEFT) whose ON clause is `clause`, over `clause_relids`, above the special joins
 /// `lower`: a FULL join's minimal sides are its syntactic ones; a LEFT join's minimal
@@ -1479,14 +1617,17 @@ fn make_outerjoininfo(
     clause_relids: Relids,
     lower: &[SpecialJoin],
 ) -> SpecialJoin {
-    let mut sj = SpecialJoin { jt, syn_lhs: lhs, syn_rhs: rhs, min_lhs: lhs, min_rhs: rhs, clause };
-    if jt != JoinType::Left {
+    let mut sj = SpecialJoin { jt, syn_lhs: lhs, syn_rhs: rhs, min_lhs: lhs, min_rhs: rhs, clause, unique_ok: false };
+    if !matches!(jt, JoinType::Left | JoinType::Semi | JoinType::Anti) {
         return sj;
     }
     sj.min_lhs = clause_relids & lhs;
+    // A semi or anti join above a lower one whose right side its quals read keeps it
+    // below (`make_outerjoininfo`: `jointype == JOIN_SEMI || jointype == JOIN_ANTI`).
+    let semi = matches!(jt, JoinType::Semi | JoinType::Anti);
     for other in lower.iter().filter(|o| overlap(lhs, o.syn_rhs)) {
         if other.jt == JoinType::Full
-            || (overlap(clause_relids, other.syn_rhs) && !overlap(clause_relids, other.min_rhs))
+            || (overlap(clause_relids, other.syn_rhs) && (semi || !overlap(clause_relids, other.min_rhs)))
         {
             sj.min_lhs |= other.syn_lhs | other.syn_rhs;
         }
@@ -1513,6 +1654,12 @@ fn join_is_legal(sjs: &[SpecialJoin], a: Relids, b: Relids) -> Option<(Option<us
         if (subset(sj.min_lhs, a) && subset(sj.min_rhs, a)) || (subset(sj.min_lhs, b) && subset(sj.min_rhs, b)) {
             continue;
         }
+        // A semi join's right side already joined to other relations in an input was
+        // made unique there: the semi join is done.
+        let proper = |x: Relids| subset(sj.syn_rhs, x) && sj.syn_rhs != x;
+        if sj.jt == JoinType::Semi && (proper(a) || proper(b)) {
+            continue;
+        }
         if subset(sj.min_lhs, a) && subset(sj.min_rhs, b) {
             if matched.is_some() {
                 return None;
@@ -1523,7 +1670,18 @@ fn join_is_legal(sjs: &[SpecialJoin], a: Relids, b: Relids) -> Option<(Option<us
                 return None;
             }
             matched = Some((k, true));
+        } else if sj.jt == JoinType::Semi && sj.unique_ok && (sj.syn_rhs == b || sj.syn_rhs == a) {
+            // The right side whole, made unique, joins anything as an inner join.
+            if matched.is_some() {
+                return None;
+            }
+            matched = Some((k, sj.syn_rhs == a));
         } else if !(overlap(a, sj.min_rhs) && overlap(b, sj.min_rhs)) {
+            // A semi or anti join's right side takes in no other relation (only a LEFT
+            // join's may, identity 3).
+            if matches!(sj.jt, JoinType::Semi | JoinType::Anti) {
+                return None;
+            }
             is_valid_inner = false;
         }
     }
@@ -1679,6 +1837,41 @@ mod tests {
         assert_eq!(join_is_legal(&sjs, a, b), Some((None, false)));
         assert_eq!(join_is_legal(&sjs, a, c), None);
         assert_eq!(join_is_legal(&sjs, a | b, c), Some((Some(0), true)));
+    }
+
+    /// (h17s) `a ⋉ b ON a=b ⋉ c ON a=c` (two IN/EXISTS sublinks pulled up): each
+    /// semi join's minimal left side is a alone, so either joins a first; b and c
+    /// never join each other (each is a semi join's right side), and b or c whole,
+    /// made unique, joins a as an inner join; an anti join's right side is joined to
+    /// its left side only.
+    #[test]
+    fn semi_joins_keep_their_right_sides_apart() {
+        let (a, b, c) = (1, 2, 4);
+        let semi = |lhs, rhs, clause, relids, lower: &[SpecialJoin]| {
+            let mut sj = make_outerjoininfo((JoinType::Semi, lhs, rhs), clause, relids, lower);
+            sj.unique_ok = true;
+            sj
+        };
+        let sj0 = semi(a, b, eq(0, 1), a | b, &[]);
+        let sj1 = semi(a | b, c, eq(0, 2), a | c, std::slice::from_ref(&sj0));
+        assert_eq!((sj1.min_lhs, sj1.min_rhs), (a, c));
+        let sjs = [sj0.clone(), sj1];
+        assert_eq!(join_is_legal(&sjs, a, b), Some((Some(0), false)));
+        assert_eq!(join_is_legal(&sjs, b, a), Some((Some(0), true)));
+        assert_eq!(join_is_legal(&sjs, a, c), Some((Some(1), false)));
+        assert_eq!(join_is_legal(&sjs, b, c), None);
+        assert_eq!(join_is_legal(&sjs, a | b, c), Some((Some(1), false)));
+        assert_eq!(join_is_legal(&sjs, c, a | b), Some((Some(1), true)));
+        assert_eq!(join_is_legal(&sjs, a | c, b), Some((Some(0), false)));
+        // A semi join reading the right side of the one below it waits for it.
+        let sj2 = semi(a | b, c, eq(1, 2), b | c, std::slice::from_ref(&sj0));
+        assert_eq!((sj2.min_lhs, sj2.min_rhs), (a | b, c));
+        // An anti join: its right side joins nothing but its left side.
+        let anti = make_outerjoininfo((JoinType::Anti, a, b), eq(0, 1), a | b, &[]);
+        let sjs = [anti, semi(a | b, c, eq(0, 2), a | c, &[])];
+        assert_eq!(join_is_legal(&sjs, b, c), None);
+        assert_eq!(join_is_legal(&sjs, a | c, b), Some((Some(0), false)));
+        assert_eq!(join_is_legal(&sjs, a | b, c), Some((Some(1), false)));
     }
 
     #[test]

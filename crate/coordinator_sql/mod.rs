@@ -63,6 +63,7 @@
 //! (`crate::plan::costsize`) estimates the plan it chose for EXPLAIN without choosing it.
 
 pub mod catalog;
+pub mod cte;
 pub mod eval;
 mod fdw_modify;
 pub mod funcscan;

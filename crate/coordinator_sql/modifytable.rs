@@ -30,7 +30,7 @@
 //!
 //! Where it departs from PostgreSQL: integer types are one type to the sandbox's
 //! rows, so a bigint (`count(*)`) into an integer column counts as the same type for
-//! the Subquery Scan rule (PostgreSQL casts it, and keeps the Subquery Scan); no ON CONFLICT, OVERRIDING, DEFAULT
+//! the Subquery Scan rule (PostgreSQL casts it, and keeps the Subquery Scan); no OVERRIDING, DEFAULT
 //! VALUES or column defaults; the source's types are cast to the columns' at run time
 //! rather than checked at parse analysis (a text column inserted into an integer
 //! column is an error only for a value that does not read as one).
@@ -549,7 +549,7 @@ fn result_rel(
     at: Location,
 ) -> Result<ResultRel, FrontError> {
     Ok(match &rel.kind {
-        RelKind::Table(_) => ResultRel::Local { table: rel.name.clone() },
+        RelKind::Table(_) => ResultRel::Local { table: rel.name.clone(), unique: rel.unique.clone() },
         RelKind::Foreign { server, remote_schema, remote_table, options } => {
             if !servers.contains(server) {
                 servers.push(server.clone());
@@ -586,7 +586,8 @@ fn result_rel(
                 let Some((_, bound)) = &part.partition_of else {
                     return Err(FrontError::at(format!("internal error: \"{p}\" is not a partition"), at));
                 };
-                parts.push((bound.clone(), result_rel(coord, part, servers, returning, false, at)?));
+                // A foreign partition ships DO NOTHING too (postgresBeginForeignInsert).
+                parts.push((bound.clone(), result_rel(coord, part, servers, returning, do_nothing, at)?));
             }
             ResultRel::Partitioned(PartitionRouting {
                 relation: rel.name.clone(),
@@ -686,10 +687,11 @@ mod tests {
                 .any(|l| l == "execute pgsql_fdw_prep_1: INSERT INTO public.ft_remote(a, b, c) VALUES ($1, $2, $3)"),
             "{logs:?}"
         );
-        // A data-modifying CTE and RETURNING are refused by name.
+        // A data-modifying CTE is planned (`cte`): its CTE subplan holds the DELETE.
         let base = SqlScenario::load(SETUP).unwrap();
-        let e = base.with_query("with t as (delete from ft returning *) select * from t;").unwrap_err();
-        assert!(e.message.contains("a data-modifying statement in WITH (DELETE"), "{e}");
+        let planned =
+            base.with_query("with t as (delete from ft returning *) select * from t;").unwrap().plan().unwrap();
+        assert!(matches!(planned.plan, crate::plan::Plan::WithCtes { .. }), "{:?}", planned.plan);
         // INSERT … RETURNING into the foreign table: one row a statement, returned by
         // the remote INSERT.
         let s = base.with_query("insert into ft select * from pt where a = 1 returning a, b + 1;").unwrap();

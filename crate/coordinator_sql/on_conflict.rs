@@ -11,17 +11,26 @@
 //! - `DO UPDATE` needs one of the two;
 //! - `DO NOTHING` without a target checks every unique index, and names none.
 //!
+//! Into a partitioned table: the arbiters are the partitioned table's unique indexes
+//! (on its partition key, so no foreign partition: `catalog`), and each row routed
+//! to a local partition is checked against that partition's copies of them
+//! (ExecInitPartitionInfo, `OnConflict::for_partition`); a foreign partition gets
+//! `ON CONFLICT DO NOTHING` in its remote INSERT (postgresBeginForeignInsert), and
+//! can meet nothing else (a target or DO UPDATE needs a unique index, which a table
+//! with a foreign partition cannot have). DO UPDATE whose new row leaves its
+//! partition is PostgreSQL's "invalid ON UPDATE specification" (`executor`).
+//!
 //! Invariants: `DO UPDATE`'s SET and WHERE are analysed over the table's columns
 //! followed by `excluded`'s, so `Expr::Col(i)` with `i >= ncols` reads the proposed
 //! row (`executor::on_conflict`).
 //!
-//! Departs from PostgreSQL: no ON CONFLICT into a partitioned table; an inference
-//! specification of one column, without expressions, opclasses or a WHERE.
+//! Departs from PostgreSQL: an inference specification of one column, without
+//! expressions, opclasses or a WHERE.
 
 use sqlparser::ast;
 use sqlparser::tokenizer::Location;
 
-use super::catalog::{ident, RelKind, Relation};
+use super::catalog::{ident, Relation};
 use super::FrontError;
 use crate::plan::on_conflict::{ConflictAction, OnConflict, UniqueKey};
 
@@ -36,12 +45,6 @@ pub fn plan_on_conflict(
     let Some(clause) = clause else {
         return Ok(None);
     };
-    if matches!(rel.kind, RelKind::Partitioned { .. }) {
-        return Err(FrontError::unsupported(
-            format!("INSERT … ON CONFLICT into the partitioned table \"{}\"", rel.name),
-            at,
-        ));
-    }
     let arbiters = arbiters(rel, clause.conflict_target.as_ref(), at)?;
     let action = match &clause.action {
         ast::OnConflictAction::DoNothing => ConflictAction::Nothing,
@@ -168,6 +171,10 @@ mod tests {
             run("insert into loc values (1, 5, 'z'), (3, 3, 'w') on conflict do nothing;").unwrap();
         assert!(explain.contains("Conflict Resolution: NOTHING\n"), "{explain}");
         assert!(!explain.contains("Arbiter"), "{explain}");
+        assert!(
+            explain.contains("Output: \"*VALUES*\".column1, \"*VALUES*\".column2, \"*VALUES*\".column3\n"),
+            "{explain}"
+        );
         assert!(explain.contains("Tuples Inserted: 1\n"), "{explain}");
         assert!(explain.contains("Conflicting Tuples: 1\n"), "{explain}");
         assert_eq!((inserted, modified), (1, 0));
@@ -212,6 +219,110 @@ mod tests {
     }
 
     const NO_MATCH_TEXT: &str = super::NO_MATCH;
+
+    /// A range-partitioned table with a primary key over two local partitions and a
+    /// default one, and one with a foreign partition (no unique index possible).
+    const PARTITIONED: &str = "-- @shard s1\ncreate table f1r (a int, b int, c text);\n\
+        -- @coordinator\ncreate extension postgres_fdw;\n\
+        create server s1 foreign data wrapper postgres_fdw options (dbname 'postgres', async_capable 'true');\n\
+        create table qt (a int primary key, b int, c text) partition by range (a);\n\
+        create table qt1 partition of qt for values from (0) to (10);\n\
+        create unique index on qt (a);\n\
+        create table qt2 partition of qt for values from (10) to (20);\n\
+        create table qt3 partition of qt default;\n\
+        insert into qt values (1, 1, 'x'), (12, 2, 'y'), (30, 3, 'z');\n\
+        create table pf (a int, b int, c text) partition by range (a);\n\
+        create foreign table pf1 partition of pf for values from (0) to (10) server s1 options (table_name 'f1r');\n\
+        create table pf2 partition of pf for values from (10) to (20);\n";
+
+    /// `query` over PARTITIONED: EXPLAIN (ANALYZE, VERBOSE) text, RETURNING's rows, the
+    /// local changes (inserted, modified) and the shard's statements.
+    fn run_partitioned(query: &str) -> Result<(String, Vec<String>, usize, usize, Vec<String>), String> {
+        let base = SqlScenario::load(PARTITIONED).map_err(|e| e.to_string())?;
+        let s = base.with_query(query).map_err(|e| e.to_string())?;
+        let sc = s.scenario(&Knobs::default(), Source::Json).map_err(|e| e.to_string())?;
+        let mut r = sc.start(true, Clock::virtual_clock(), false).map_err(|e| e.to_string())?;
+        r.keep_rows = true;
+        r.run_to_end().map_err(|e| e.to_string())?;
+        let explain = r.explain_text_with(&ExplainOptions::POSTGRES_VERBOSE);
+        let rows = r.rows.iter().map(|x| x.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("|")).collect();
+        let logs = r.host.servers.iter().flat_map(|s| s.statement_log().into_iter().map(|(_, l)| l)).collect();
+        Ok((explain, rows, r.es.local_changes.inserted.len(), r.es.local_changes.modified.len(), logs))
+    }
+
+    #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
+    fn into_a_partitioned_table_each_partition_checks_its_copies() {
+        // The partitions got copies of the parent's indexes, named by ChooseIndexName.
+        let base = SqlScenario::load(PARTITIONED).unwrap();
+        let names = |rel: &str| -> Vec<String> {
+            let r = base.cluster.coordinator().relation(rel).unwrap();
+            r.unique.iter().map(|u| format!("{}<{}", u.name, u.parent.clone().unwrap_or_default())).collect()
+        };
+        assert_eq!(names("qt"), ["qt_pkey<", "qt_a_idx<"]);
+        assert_eq!(names("qt1"), ["qt1_pkey<qt_pkey", "qt1_a_idx<qt_a_idx"]);
+        assert_eq!(names("qt3"), ["qt3_pkey<qt_pkey", "qt3_a_idx<qt_a_idx"]);
+        let (explain, _, inserted, modified, _) = run_partitioned(
+            "insert into qt values (1, 5, 'a'), (5, 5, 'b'), (30, 0, 'c'), (40, 0, 'd') on conflict do nothing;",
+        )
+        .unwrap();
+        assert!(explain.starts_with("Insert on public.qt"), "{explain}");
+        assert!(explain.contains("Conflict Resolution: NOTHING\n"), "{explain}");
+        assert!(explain.contains("Tuples Inserted: 2\n  Conflicting Tuples: 2\n"), "{explain}");
+        assert_eq!((inserted, modified), (2, 0));
+        let (explain, rows, inserted, modified, _) = run_partitioned(
+            "insert into qt values (12, 5, 'a'), (13, 5, 'b') on conflict (a) do update set b = qt.b + excluded.b \
+             where qt.b < 10 returning *;",
+        )
+        .unwrap();
+        assert!(explain.contains("Conflict Arbiter Indexes: qt_pkey, qt_a_idx\n"), "{explain}");
+        assert!(explain.contains("Conflict Filter: (qt.b < 10)\n"), "{explain}");
+        assert_eq!(rows, ["12|7|y", "13|5|b"]);
+        assert_eq!((inserted, modified), (1, 1));
+        // A plain INSERT routed to a partition meets its unique index.
+        let e = run_partitioned("insert into qt values (30, 1, 'q');").unwrap_err();
+        assert!(e.contains("duplicate key value violates unique constraint \"qt3_pkey\""), "{e}");
+        // DO UPDATE may not move the row to another partition.
+        let e = run_partitioned("insert into qt values (1, 1, 'q') on conflict (a) do update set a = 11;").unwrap_err();
+        assert!(e.contains("invalid ON UPDATE specification"), "{e}");
+        let e = run_partitioned("insert into qt values (30, 1, 'q') on conflict (a) do update set a = 5;").unwrap_err();
+        assert!(e.contains("invalid ON UPDATE specification"), "{e}");
+        let (_, _, _, modified, _) =
+            run_partitioned("insert into qt values (30, 1, 'q') on conflict (a) do update set a = 31;").unwrap();
+        assert_eq!(modified, 1);
+        let e =
+            run_partitioned("insert into qt values (1, 1, 'q'), (1, 2, 'r') on conflict (a) do update set c = 'w';")
+                .unwrap_err();
+        assert!(e.contains("cannot affect row a second time"), "{e}");
+        let e = run_partitioned("insert into qt values (1, 1, 'q') on conflict (b) do nothing;").unwrap_err();
+        assert!(e.contains(NO_MATCH_TEXT), "{e}");
+    }
+
+    #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
+    fn a_foreign_partition_gets_do_nothing_and_nothing_else() {
+        let (explain, _, inserted, _, logs) =
+            run_partitioned("insert into pf values (1, 1, 'a'), (11, 1, 'b') on conflict do nothing;").unwrap();
+        assert!(explain.contains("Conflict Resolution: NOTHING\n  Tuples Inserted: 2\n"), "{explain}");
+        assert_eq!(inserted, 1);
+        assert!(
+            logs.iter()
+                .any(|l| l.ends_with("INSERT INTO public.f1r(a, b, c) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING")),
+            "{logs:?}"
+        );
+        // No unique index: a target or DO UPDATE matches none.
+        let e = run_partitioned("insert into pf values (1, 1, 'a') on conflict (a) do nothing;").unwrap_err();
+        assert!(e.contains(NO_MATCH_TEXT), "{e}");
+        let e = run_partitioned("insert into pf values (1, 1, 'a') on conflict (a) do update set b = 2;").unwrap_err();
+        assert!(e.contains(NO_MATCH_TEXT), "{e}");
+        // DefineIndex's and DefineRelation's errors.
+        let load =
+            |extra: &str| SqlScenario::load(&format!("{PARTITIONED}{extra}")).map(|_| ()).unwrap_err().to_string();
+        let e = load("create unique index on pf (a);\n");
+        assert!(e.contains("cannot create unique index on partitioned table \"pf\""), "{e}");
+        let e = load("create unique index on qt (b);\n");
+        assert!(e.contains("unique constraint on partitioned table must include all partitioning columns"), "{e}");
+        let e = load("create foreign table qt4 partition of qt for values from (100) to (200) server s1;\n");
+        assert!(e.contains("cannot create foreign partition of partitioned table \"qt\""), "{e}");
+    }
 
     #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
     fn do_nothing_is_shipped_to_a_foreign_table() {

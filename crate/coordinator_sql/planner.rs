@@ -240,7 +240,7 @@ pub(super) fn plan_query_into(
     // IN / EXISTS / NOT EXISTS in WHERE's top-level AND: a semi or anti join.
     if let Some(joined) = super::prepjointree::pull_up_sublinks(coord, q, at)? {
         if let SetExpr::Select(s) = joined.body.as_ref() {
-            return plan_join(coord, &joined, s, text, servers, at);
+            return plan_pulled_up(coord, &joined, s, text, servers, at);
         }
     }
     if super::subselect::has_sublinks(q) {
@@ -295,6 +295,25 @@ pub(super) fn plan_query_into(
         None => plan?,
     };
     Ok(Planned { plan, columns, servers: vec![], order_key: order_keys.first().copied(), order_keys })
+}
+
+/// A query whose sublinks `pull_up_sublinks` made semi and anti joins: a join of two
+/// relations, or of more (several sublinks) by the join search. (A function of its
+/// own, so that `plan_query_into`'s frame, on the stack under every query's deepest
+/// expression, does not grow.)
+#[inline(never)]
+fn plan_pulled_up(
+    coord: &Node,
+    joined: &ast::Query,
+    s: &ast::Select,
+    text: &str,
+    servers: &mut Vec<String>,
+    at: Location,
+) -> Result<Planned, FrontError> {
+    if joinrels::count_relations(s) > 2 {
+        return joinrels::plan_join_search(coord, joined, s, text, servers, at);
+    }
+    plan_join(coord, joined, s, text, servers, at)
 }
 
 /// A query over one relation whose select list, WHERE or HAVING holds subqueries:
@@ -747,7 +766,7 @@ impl Join<'_> {
             return self.choose_partitionwise(&pairs, l, servers);
         }
         // use_remote_estimate: the EXPLAINs PostgreSQL sends for the relations first.
-        self.ask_remote_estimates(servers)?;
+        self.ask_remote_estimates(l, servers)?;
         // joinrel->consider_startup: root->tuple_fraction > 0, which a LIMIT makes.
         let consider_startup = matches!(l.limit, Some((_, Some(_))));
         let mut pathlist: Vec<JoinPath> = Vec::new();
@@ -783,7 +802,7 @@ impl Join<'_> {
                     variants.push((Presorted { inner_param: true, ..Presorted::NONE }, Order::None));
                 }
                 // A local outer side presorted by its index on the merge key.
-                if method == Method::Merge && self.outer_index_path(swapped) {
+                if method == Method::Merge && self.outer_index_path(swapped, l) {
                     variants.push((Presorted { outer_index: true, ..Presorted::NONE }, Order::JoinKey));
                 }
                 if ordered_outer && method == Method::Merge && self.order_by_join_key(l, swapped) {
@@ -800,6 +819,7 @@ impl Join<'_> {
             }
             // GetForeignJoinPaths runs at the end of the first add_paths_to_joinrel.
             if !swapped && self.foreign_join_ok(servers)? {
+                self.refuse_remote_limit(l)?;
                 let (est, _) =
                     self.build(false, (Method::Foreign, Presorted::NONE), false, l, &mut servers.to_vec())?;
                 let path = JoinPath {
@@ -812,6 +832,17 @@ impl Join<'_> {
                 };
                 foreign = Some(path);
                 add_path(&mut pathlist, path, consider_startup, self.order_by_join_key(l, false));
+                // Its path with the query's ORDER BY sent to the server.
+                // (None when a key is no column the join returns.)
+                let presorted = Presorted { remote_order: true, ..Presorted::NONE };
+                let ordered = match self.remote_ordered_join(l) {
+                    true => self.build(false, (Method::Foreign, presorted), true, l, &mut servers.to_vec()).ok(),
+                    false => None,
+                };
+                if let Some((est, _)) = ordered {
+                    let path = JoinPath { presorted, est, order: Order::Query, ..path };
+                    add_path(&mut pathlist, path, consider_startup, self.order_by_join_key(l, false));
+                }
             }
         }
         self.add_unique_paths(l, &mut pathlist, consider_startup, servers)?;
@@ -953,14 +984,15 @@ impl Join<'_> {
     /// use_remote_estimate: costs the relations' paths postgres_fdw prices by a remote
     /// EXPLAIN before any join is built, in PostgreSQL 15's order (`set_base_rel_sizes`
     /// then `set_base_rel_pathlists`, FROM order): each side's scan, then per side its
-    /// scan ordered by the join key (`get_useful_pathkeys_for_relation`'s join
-    /// equivalence class) and its scan parameterized by the join clause, for a side
-    /// the clause can move into (not an outer join's outer side:
-    /// `join_clause_is_movable_to`). Costing asks the questions
-    /// (`super::remote_estimate`); the join search then finds them answered. A join
-    /// postgres_fdw could push down to a server is refused: its remote join EXPLAIN
-    /// (`postgresGetForeignJoinPaths`) is not asked.
-    fn ask_remote_estimates(&self, servers: &[String]) -> Result<(), FrontError> {
+    /// scan ordered by the query's ORDER BY when that is the side's to sort by, its
+    /// scan ordered by the join key (`get_useful_pathkeys_for_relation`: the query's
+    /// pathkeys, then the join's equivalence class unless it is the query's) and its
+    /// scan parameterized by the join clause, for a side the clause can move into (not
+    /// an outer join's outer side: `join_clause_is_movable_to`). Costing asks the
+    /// questions (`super::remote_estimate`); the join search then finds them answered.
+    /// A join postgres_fdw pushes down asks its own when the join search costs it
+    /// (`Join::choose`: `postgresGetForeignJoinPaths` runs after the relations').
+    fn ask_remote_estimates(&self, l: &Layers, servers: &[String]) -> Result<(), FrontError> {
         let p0 = Planner { coord: self.coord, servers: vec![], gating: vec![], force_index: false };
         let remote = |s: &JoinSide| {
             let leaves = p0.leaves(s.rel, s.conjuncts);
@@ -968,12 +1000,6 @@ impl Join<'_> {
         };
         if !self.sides.iter().any(remote) {
             return Ok(());
-        }
-        if self.foreign_join_ok(servers)? {
-            return Err(FrontError::unsupported(
-                "use_remote_estimate for a join postgres_fdw can push down to its server (the remote join's EXPLAIN)",
-                self.at,
-            ));
         }
         let mut p = Planner { coord: self.coord, servers: servers.to_vec(), gating: vec![], force_index: false };
         for s in &self.sides {
@@ -989,14 +1015,34 @@ impl Join<'_> {
             _ => [true, true],
         };
         for (k, s) in self.sides.iter().enumerate() {
-            let order = vec![SortKey { expr: s.key_output(), desc: false }];
-            self.estimate(&p.side(s.rel, s.name, s.conjuncts, &s.used, Some(&order), self.at)?);
+            // The query's ORDER BY first, when it is the relation's to sort by
+            // (`get_useful_pathkeys_for_relation`'s query_pathkeys); then the join
+            // key's, unless the ORDER BY is that key alone (its equivalence class was
+            // the query's).
+            let query_order = self.side_order(l, k == 0);
+            let key = s.key_output();
+            let same_class = match l.sort.as_deref() {
+                Some([only]) => {
+                    query_order.as_deref().is_some_and(|o| matches!(o, [q] if q.expr == key))
+                        || self.sort_key_is_join_key(only)
+                }
+                _ => false,
+            };
+            if let Some(order) = &query_order {
+                self.estimate(&p.side(s.rel, s.name, s.conjuncts, &s.used, Some(order), self.at)?);
+            }
+            if same_class {
+                // (The parameterized path below is still asked.)
+            } else {
+                let order = vec![SortKey { expr: key, desc: false }];
+                self.estimate(&p.side(s.rel, s.name, s.conjuncts, &s.used, Some(&order), self.at)?);
+            }
             let o = &self.sides[1 - k];
             if !movable[k] || matches!(s.rel.kind, RelKind::Table(_)) {
                 continue;
             }
             // As `build_as` parameterizes it, `swapped` when the first side is inner.
-            let inner_first = self.key_b_first && k == 1 && self.join_type != JoinType::Semi;
+            let inner_first = self.param_clause_inner_first(k);
             let mut conjuncts = s.conjuncts.to_vec();
             conjuncts.push(super::paramfdw::param_clause(s.key, o.rel.columns[o.key].ty, inner_first));
             let mut plan = p.side(s.rel, s.name, &conjuncts, &s.used, None, self.at)?;
@@ -1009,9 +1055,9 @@ impl Join<'_> {
     /// Has the outer side (FROM's second relation when `swapped`) a presorted index
     /// path for a Merge Join: a local table with an index on its key? Or a path
     /// ordered by its key remotely ([`Self::remote_ordered`])?
-    fn outer_index_path(&self, swapped: bool) -> bool {
+    fn outer_index_path(&self, swapped: bool, l: &Layers) -> bool {
         let o = &self.sides[swapped as usize];
-        self.local_leaf(o) == Some(true) || self.remote_ordered(o)
+        self.local_leaf(o) == Some(true) || (self.remote_ordered(o) && !self.key_class_ordered_desc(l, o))
     }
 
     /// Has the side a path ordered by its join key on its servers: every leaf a
@@ -1117,6 +1163,87 @@ impl Join<'_> {
             .ok_or_else(not_pushed)
     }
 
+    /// Does the join clause moved into side `k`'s parameterized scan name that side's
+    /// column first? An inner join's clause is its equivalence class's (FROM's first
+    /// relation first, unless written the other way round and `k` is the second); an
+    /// outer join's is as written (`f2.a = f1.b` stays `a = $1` on f2 in a right
+    /// join); a semi join's has the outer side first.
+    fn param_clause_inner_first(&self, k: usize) -> bool {
+        match self.join_type {
+            JoinType::Semi => false,
+            JoinType::Inner => self.key_b_first && k == 1,
+            _ => (k == 0) != self.key_b_first,
+        }
+    }
+
+    /// The query's ORDER BY is side `s`'s join key (of the class of the join key)
+    /// descending: its equivalence class is the query's pathkeys', so postgres_fdw
+    /// builds no scan ordered by the key ascending for a merge
+    /// (`get_useful_pathkeys_for_relation` skips `query_ec`).
+    fn key_class_ordered_desc(&self, l: &Layers, s: &JoinSide) -> bool {
+        match l.sort.as_deref() {
+            Some([k]) if k.desc => {
+                matches!(k.expr, Expr::Col(c) if c == s.first + s.key) || self.sort_key_is_join_key(k)
+            }
+            _ => false,
+        }
+    }
+
+    /// Is the query's one ORDER BY key a member of the join clause's equivalence
+    /// class (an inner join's key, of either side)?
+    fn sort_key_is_join_key(&self, k: &SortKey) -> bool {
+        let [a, b] = &self.sides;
+        let Expr::Col(c) = k.expr else { return false };
+        let inner = matches!(self.join_type, JoinType::Inner | JoinType::Semi);
+        inner && !self.clauseless && (c == a.first + a.key || c == b.first + b.key)
+    }
+
+    /// A LIMIT over a join pushed down under use_remote_estimate: postgres_fdw would
+    /// ask the remote for the LIMIT pushed over the join (`add_foreign_final_paths`'
+    /// EXPLAIN), which the sandbox does not push: refused by name.
+    fn refuse_remote_limit(&self, l: &Layers) -> Result<(), FrontError> {
+        let remote =
+            self.sides.iter().any(|s| super::remote_estimate::uses_remote_estimate(self.coord, &s.rel.name).is_some());
+        if remote && l.limit.is_some() {
+            return Err(FrontError::unsupported(
+                "use_remote_estimate of a join pushed down to its server under a LIMIT (postgres_fdw's EXPLAIN of the \
+                 LIMIT over the join)",
+                self.at,
+            ));
+        }
+        Ok(())
+    }
+
+    /// Has the pushed-down join a path ordered by the query's ORDER BY on its server
+    /// (`add_paths_with_pathkeys_for_rel`: the query's pathkeys are the join
+    /// relation's columns)? Only under use_remote_estimate in the sandbox (with local
+    /// estimates the ordered foreign join path is not built: the departure
+    /// postgres_fdw_join.rs states).
+    fn remote_ordered_join(&self, l: &Layers) -> bool {
+        let Some(keys) = l.sort.as_ref() else { return false };
+        let names: Vec<&str> = self.sides.iter().map(|s| s.rel.name.as_str()).collect();
+        let remote = names.iter().any(|r| super::remote_estimate::uses_remote_estimate(self.coord, r).is_some());
+        let n = self.sides[0].rel.columns.len() + self.sides[1].rel.columns.len();
+        remote && l.agg.is_none() && keys.iter().all(|k| matches!(k.expr, Expr::Col(c) if c < n))
+    }
+
+    /// The pushed-down join's scan with the query's ORDER BY (over the join's
+    /// numbering; `map` → the scan's output) in its remote query, over the remote
+    /// tables' columns.
+    fn with_remote_order(&self, scan: Plan, l: &Layers, map: &[Option<usize>]) -> Result<Plan, FrontError> {
+        let not_ordered = || FrontError::at("internal error: the pushed-down join cannot be ordered remotely", self.at);
+        let Plan::ForeignScan(mut f) = scan else { return Err(not_ordered()) };
+        let mut order_by = vec![];
+        for k in l.sort.as_deref().unwrap_or_default() {
+            let Expr::Col(c) = k.expr else { return Err(not_ordered()) };
+            let pos = map.get(c).copied().flatten().ok_or_else(not_ordered)?;
+            let Some(crate::plan::RemoteTarget::Col(t)) = f.remote.targets.get(pos) else { return Err(not_ordered()) };
+            order_by.push(SortKey { expr: Expr::Col(*t), desc: k.desc });
+        }
+        f.remote.order_by = order_by;
+        Ok(Plan::ForeignScan(f))
+    }
+
     /// The join's type with the outer side this order gives it.
     fn node_join_type(&self, swapped: bool) -> JoinType {
         if swapped {
@@ -1178,7 +1305,8 @@ impl Join<'_> {
         let by_key =
             |s: &JoinSide| self.local_leaf(s).is_some().then(|| vec![SortKey { expr: s.key_output(), desc: false }]);
         if method == Method::Merge && presorted_sides.outer_index && outer_order.is_none() {
-            let remote = self.remote_ordered(o).then(|| vec![SortKey { expr: o.key_output(), desc: false }]);
+            let remote = (self.remote_ordered(o) && !self.key_class_ordered_desc(l, o))
+                .then(|| vec![SortKey { expr: o.key_output(), desc: false }]);
             (outer_order, presorted_sides.outer) = (by_key(o).or(remote), true);
         }
         // (Not a side to be made unique: its Sort goes above the unique-ifying step.)
@@ -1203,7 +1331,7 @@ impl Join<'_> {
                     _ => {
                         let mut conjuncts = i.conjuncts.to_vec();
                         // A semi join's clause is an equivalence class's too (outer first).
-                        let inner_first = self.key_b_first && !swapped && self.join_type != JoinType::Semi;
+                        let inner_first = self.param_clause_inner_first(!swapped as usize);
                         conjuncts.push(super::paramfdw::param_clause(i.key, o.rel.columns[o.key].ty, inner_first));
                         p.side(i.rel, i.name, &conjuncts, &i.used, None, self.at).map(|mut plan| {
                             super::paramfdw::param_quals_last(&mut plan);
@@ -1262,7 +1390,10 @@ impl Join<'_> {
                 let above_join = columns_in_order(l, n);
                 let (scan, kept) = super::postgres_fdw_join::keep_outputs(scan, &map, &above_join);
                 map = kept;
-                scan
+                match presorted_sides.remote_order {
+                    true => self.with_remote_order(scan, l, &map)?,
+                    false => scan,
+                }
             }
             _ => join_node(self.coord, jt, (outer, inner), keys, inner_first),
         };
@@ -1372,10 +1503,14 @@ struct Presorted {
     /// A Nested Loop's inner side is a local table's Index Scan parameterized by the
     /// join key (`match_unsorted_outer` over the inner's parameterized path).
     inner_param: bool,
+    /// A pushed-down join's Foreign Scan with the query's ORDER BY in its remote
+    /// query (`add_paths_with_pathkeys_for_rel` on the join relation).
+    remote_order: bool,
 }
 
 impl Presorted {
-    const NONE: Presorted = Presorted { outer: false, inner: false, outer_index: false, inner_param: false };
+    const NONE: Presorted =
+        Presorted { outer: false, inner: false, outer_index: false, inner_param: false, remote_order: false };
 }
 
 /// A path's ordering (its pathkeys), as far as the sandbox tells them apart.
@@ -2210,7 +2345,9 @@ impl<'a> Planner<'a> {
             let mut plan = Plan::ForeignScan(f);
             if !local.is_empty() {
                 let map = remap(fetched, leaf.rel.columns.len());
-                let filter = local.iter().map(|c| rewrite(c, &map)).reduce(|a, b| Expr::bin(BinOp::And, a, b));
+                let mut quals: Vec<Expr> = local.iter().map(|c| rewrite(c, &map)).collect();
+                crate::plan::costsize::order_qual_clauses(&mut quals);
+                let filter = quals.into_iter().reduce(|a, b| Expr::bin(BinOp::And, a, b));
                 plan = Plan::Result { child: Box::new(plan), filter, targets: None };
                 if fetched.len() != used.len() {
                     let all = leaf.rel.columns();
@@ -2256,7 +2393,9 @@ impl<'a> Planner<'a> {
         let mut plan = Plan::SeqScan { table: leaf.rel.name.clone(), columns, alias: leaf.name.clone() };
         if !conjuncts.is_empty() {
             let map = remap(&read, all.len());
-            let filter = conjuncts.iter().map(|c| rewrite(c, &map)).reduce(|a, b| Expr::bin(BinOp::And, a, b));
+            let mut quals: Vec<Expr> = conjuncts.iter().map(|c| rewrite(c, &map)).collect();
+            crate::plan::costsize::order_qual_clauses(&mut quals);
+            let filter = quals.into_iter().reduce(|a, b| Expr::bin(BinOp::And, a, b));
             plan = Plan::Result { child: Box::new(plan), filter, targets: None };
         }
         if read.len() != used.len() {
@@ -2387,7 +2526,12 @@ fn constant_qual(e: &Expr) -> Option<bool> {
         }
     }
     // A qual is true only if it is true: false and NULL both reject every row.
-    is_constant(e).then(|| matches!(e.eval(&[]), Datum::Int(v) if v != 0))
+    // One that raises (`1/0 = 1`) is left to the executor, which raises it (PostgreSQL's
+    // eval_const_expressions raises it while planning: the same ERROR either way).
+    if !is_constant(e) {
+        return None;
+    }
+    e.eval(&[]).ok().map(|d| matches!(d, Datum::Int(v) if v != 0))
 }
 
 /// The WHERE clause without its constant-true conjuncts (PostgreSQL drops `1 = 1`

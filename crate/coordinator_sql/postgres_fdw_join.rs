@@ -36,13 +36,16 @@
 //!
 //! Where it departs from PostgreSQL: a condition that cannot be shipped makes the
 //! join not pushed (postgres_fdw keeps an inner join's unshippable clauses as local
-//! conditions over the pushed join); no parameterized foreign join paths, and ordered
-//! ones only for the query's ORDER BY at the top of the join search; a full join whose
-//! side has conditions (a subquery in PostgreSQL's remote query) is not pushed here,
-//! and the join search refuses it by name. Over a join of two relations
-//! (planner.rs) the aggregate is pushed whenever the join is; the join search
-//! (joinrels.rs) weighs the pushed aggregate, ORDER BY and LIMIT by cost
-//! (`add_foreign_grouping_paths`, `add_foreign_final_paths` for join relations).
+//! conditions over the pushed join); for two relations (planner.rs) the ordered
+//! foreign join path (the query's ORDER BY in the remote query,
+//! `add_paths_with_pathkeys_for_rel`) only under use_remote_estimate
+//! (`Join::remote_ordered_join`) and no LIMIT pushed over the join; the join search of
+//! three to five relations (joinrels.rs) weighs the pushed aggregate, ORDER BY and
+//! LIMIT at its top by cost (`add_foreign_grouping_paths`, `add_foreign_final_paths`
+//! for join relations). A full join whose side has conditions (a subquery in
+//! PostgreSQL's remote query) is not pushed here, and the join search refuses it by
+//! name. PostgreSQL 15 builds no parameterized foreign join paths either ("XXX
+//! Consider parameterized paths").
 
 use super::shippable::is_foreign_expr;
 use crate::plan::{

@@ -11,23 +11,36 @@
 //! each only as a conjunct of WHERE's top-level AND (a sublink under OR or NOT, or in
 //! the select list, stays a subplan: `subselect.rs`). `NOT IN` is never pulled up (its
 //! NULL semantics are not an anti join's); it stays a hashed SubPlan, as in PostgreSQL 15.
+//! Every such conjunct is pulled up, each a join of its own; and inside an EXISTS
+//! subquery's WHERE, a sublink that refers to the outer query's relation only (two
+//! levels up from its own) is pulled up beside it (`pull_up_sublinks_qual_recurse`
+//! stacks it onto the join's left side, `j->larg`).
 //!
-//! Protocol: [`pull_up_sublinks`] rewrites the query into a two-relation join whose
-//! operator is `LEFT SEMI JOIN` / `LEFT ANTI JOIN` (sqlparser's names; the planner
-//! takes these only from here, a query that spells them is refused by
-//! [`refuse_written_semi_joins`]) and hands it to the join planner, which plans it as
-//! PostgreSQL's `JOIN_SEMI`/`JOIN_ANTI` with the outer relation always the outer side.
+//! Protocol: [`pull_up_sublinks`] rewrites the query into a join of the outer relation
+//! and each subquery's relation, in range-table order (each sublink's relation, then
+//! those pulled up from inside it), each with the operator `LEFT SEMI JOIN` / `LEFT ANTI
+//! JOIN` (sqlparser's names; the planner takes these only from here, a query that
+//! spells them is refused by [`refuse_written_semi_joins`]) and hands it to the join
+//! planner (`planner::plan_join` for two relations, `joinrels` for more), which plans
+//! each as PostgreSQL's `JOIN_SEMI`/`JOIN_ANTI`: never with the subquery's side outside
+//! (PostgreSQL 15 has no right semi or anti join), or as an inner join over the
+//! subquery's side made unique (`JOIN_UNIQUE_INNER`/`JOIN_UNIQUE_OUTER`).
 //! Names are resolved as PostgreSQL resolves them in the two scopes: the outer query's
 //! bare column names are qualified with the outer relation's name, the subquery's
 //! with the subquery's relation when it has the column, else the outer's (a correlated
 //! reference), so that joining the two scopes makes no name ambiguous.
 //!
-//! Invariants: a query is rewritten only when exactly one sublink can be pulled up and
-//! the query has no other; the rewritten query returns the same rows (the semi join
-//! returns each outer row once, as the sublink's test does).
+//! Invariants: a query is rewritten only when every sublink of it can be pulled up
+//! (one left is refused by name); the rewritten query returns the same rows (a semi
+//! join returns each outer row once, as the sublink's test does); every relation of
+//! the join goes by its own name.
 //!
-//! Where it departs from PostgreSQL: only a query over one relation with one pulled-up
-//! sublink (PostgreSQL pulls up any number, into joins of any size); the subquery must
+//! Where it departs from PostgreSQL: only a query over one relation, its sublinks
+//! making a join of at most `joinrels::MAX_RELS` relations (refused
+//! beyond by the join search); a sublink nested in an
+//! EXISTS that refers to that subquery's relation (PostgreSQL nests a semi join in the
+//! right side of another, `j->rarg`) is not pulled up, nor one nested in an IN or NOT
+//! EXISTS subquery (PostgreSQL pulls those up later, or into the right side); the subquery must
 //! read one relation, without aggregates, GROUP BY, DISTINCT, LIMIT or set operations
 //! (PostgreSQL pulls up a subquery that is a join too); the subquery's relation must go
 //! by another name than the outer one (EXPLAIN's `h_1` naming of a second `h` is not
@@ -76,25 +89,21 @@ pub(super) fn pull_up_sublinks(
 
     let mut conjuncts = vec![];
     split_and(selection, &mut conjuncts);
-    let mut found: Vec<(usize, Pulled)> = vec![];
+    // Each pullable sublink in WHERE's top-level AND, with the sublinks pulled up
+    // from inside it (`pull_up_sublinks_qual_recurse`), in range-table order.
+    let outer_scope_names = vec![(outer_name.clone(), outer_cols.clone())];
+    let mut found: Vec<(usize, Vec<Pulled>)> = vec![];
     for (i, c) in conjuncts.iter().enumerate() {
-        if let Some(p) = convertible(coord, c, &outer_name, &outer_cols) {
+        if let Some(p) = convertible(coord, c, &outer_scope_names, 0) {
             found.push((i, p));
         }
     }
-    let (at_conjunct, pulled) = match found.len() {
-        0 => return Ok(None),
-        1 => found.remove(0),
-        _ => {
-            return Err(FrontError::unsupported(
-                "more than one IN/EXISTS sublink in WHERE, which PostgreSQL pulls up into a join of three or more \
-                 relations: not planned yet",
-                at,
-            ))
-        }
-    };
+    if found.is_empty() {
+        return Ok(None);
+    }
+    let pulled: Vec<Pulled> = found.iter().flat_map(|(_, p)| p.iter().cloned()).collect();
     let rest: Vec<&ast::Expr> =
-        conjuncts.iter().enumerate().filter(|(i, _)| *i != at_conjunct).map(|(_, c)| *c).collect();
+        conjuncts.iter().enumerate().filter(|(i, _)| !found.iter().any(|(k, _)| k == i)).map(|(_, c)| *c).collect();
     if rest.iter().any(|c| has_sublink(c))
         || s.projection.iter().any(|i| match i {
             SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => has_sublink(e),
@@ -107,14 +116,21 @@ pub(super) fn pull_up_sublinks(
             at,
         ));
     }
-    if pulled.inner_name == outer_name {
-        return Err(FrontError::unsupported(
-            format!(
-                "a subquery over a relation named \"{outer_name}\" like the outer one, pulled up into a join: name \
-                 one of them differently (an alias) — EXPLAIN's naming of the second is not done yet"
-            ),
-            at,
-        ));
+    // Each relation of the join goes by its own name.
+    let mut names = vec![outer_name.clone()];
+    for p in &pulled {
+        if names.contains(&p.inner_name) {
+            return Err(FrontError::unsupported(
+                format!(
+                    "a subquery over a relation named \"{}\" like {}, pulled up into a join: name one of them \
+                     differently (an alias) — EXPLAIN's naming of the second is not done yet",
+                    p.inner_name,
+                    if p.inner_name == outer_name { "the outer one" } else { "another of the query" }
+                ),
+                at,
+            ));
+        }
+        names.push(p.inner_name.clone());
     }
 
     // The outer query's names, qualified with the outer relation's.
@@ -170,21 +186,24 @@ pub(super) fn pull_up_sublinks(
         }
     }
     let SetExpr::Select(s2) = q2.body.as_mut() else { return Ok(None) };
-    let constraint = ast::JoinConstraint::On(pulled.condition);
-    s2.from[0].joins.push(ast::Join {
-        relation: pulled.relation,
-        global: false,
-        join_operator: if pulled.anti {
-            ast::JoinOperator::LeftAnti(constraint)
-        } else {
-            ast::JoinOperator::LeftSemi(constraint)
-        },
-    });
+    for pulled in pulled {
+        let constraint = ast::JoinConstraint::On(pulled.condition);
+        s2.from[0].joins.push(ast::Join {
+            relation: pulled.relation,
+            global: false,
+            join_operator: if pulled.anti {
+                ast::JoinOperator::LeftAnti(constraint)
+            } else {
+                ast::JoinOperator::LeftSemi(constraint)
+            },
+        });
+    }
     Ok(Some(q2))
 }
 
 /// A sublink made a join: the subquery's relation, the join condition (its names
 /// qualified), and whether it is an anti join.
+#[derive(Clone)]
 struct Pulled {
     relation: ast::TableFactor,
     inner_name: String,
@@ -193,9 +212,17 @@ struct Pulled {
 }
 
 /// `convert_ANY_sublink_to_join` / `convert_EXISTS_sublink_to_join` for one WHERE
-/// conjunct: the join it becomes, or None when PostgreSQL would leave it a sublink
-/// (or the sandbox cannot pull it up).
-fn convertible(coord: &Node, c: &ast::Expr, outer_name: &str, outer_cols: &[String]) -> Option<Pulled> {
+/// conjunct: the join it becomes, then those its subquery's WHERE pulls up in turn
+/// (`pull_up_sublinks_qual_recurse` over the new join's quals), or None when
+/// PostgreSQL would leave it a sublink (or the sandbox cannot pull it up).
+///
+/// `outer` is the relations the sublink may refer to (innermost first: only the
+/// query's relation here, `available_rels`). A sublink inside an EXISTS subquery's
+/// WHERE that refers to the query's relation alone stacks onto the query's side
+/// (`j->larg`), a join of the same form; one that refers to the subquery's relation
+/// would nest inside its side (`j->rarg`, a semi join as the right side of another):
+/// not pulled up here, so the whole is left to the subplan's rules.
+fn convertible(coord: &Node, c: &ast::Expr, outer: &[(String, Vec<String>)], depth: usize) -> Option<Vec<Pulled>> {
     let c = strip_nested(c);
     let (lhs, sub, anti) = match c {
         ast::Expr::InSubquery { expr, subquery, negated: false } => (Some(expr.as_ref()), subquery.as_ref(), false),
@@ -211,9 +238,28 @@ fn convertible(coord: &Node, c: &ast::Expr, outer_name: &str, outer_cols: &[Stri
         _ => return None,
     };
     let (relation, inner_name, inner_cols, s) = simple_subquery(coord, sub, lhs.is_none())?;
-    let scope =
-        Scope { names: vec![(inner_name.clone(), inner_cols.clone()), (outer_name.to_string(), outer_cols.to_vec())] };
-    let refers_outer = |e: &ast::Expr| scope.refers_to(e, 1);
+    let mut names = vec![(inner_name.clone(), inner_cols.clone())];
+    names.extend(outer.iter().cloned());
+    let scope = Scope { names };
+    let refers_outer = |e: &ast::Expr| (1..scope.names.len()).any(|level| scope.refers_to(e, level));
+    // The subquery's WHERE: its own conditions, and the sublinks among them (pulled
+    // up in turn below an EXISTS, else left: then this sublink is not pulled up).
+    let mut own: Vec<&ast::Expr> = vec![];
+    let mut nested: Vec<&ast::Expr> = vec![];
+    if let Some(w) = &s.selection {
+        let mut parts = vec![];
+        split_and(w, &mut parts);
+        for p in parts {
+            if has_sublink(p) {
+                nested.push(p);
+            } else {
+                own.push(p);
+            }
+        }
+    }
+    if !nested.is_empty() && (lhs.is_some() || anti || depth >= 2) {
+        return None;
+    }
     let mut conds: Vec<ast::Expr> = vec![];
     if let Some(lhs) = lhs {
         // convert_ANY_sublink_to_join: the subquery must not refer to the outer query.
@@ -221,31 +267,50 @@ fn convertible(coord: &Node, c: &ast::Expr, outer_name: &str, outer_cols: &[Stri
         else {
             return None;
         };
-        if s.selection.as_ref().is_some_and(&refers_outer) || refers_outer(item) || has_sublink(lhs) {
+        if own.iter().any(|e| refers_outer(e)) || refers_outer(item) || has_sublink(lhs) {
             return None;
         }
         let mut l = lhs.clone();
-        Scope { names: vec![(outer_name.to_string(), outer_cols.to_vec())] }.qualify(&mut l);
+        Scope { names: outer.to_vec() }.qualify(&mut l);
         let mut r = item.clone();
         scope.qualify(&mut r);
         conds.push(ast::Expr::BinaryOp { left: Box::new(l), op: ast::BinaryOperator::Eq, right: Box::new(r) });
     } else {
         // convert_EXISTS_sublink_to_join: only a WHERE that refers to the outer query
         // (an uncorrelated EXISTS is an InitPlan).
-        if !s.selection.as_ref().is_some_and(&refers_outer) {
+        if !own.iter().any(|e| refers_outer(e)) {
             return None;
         }
     }
-    if let Some(w) = &s.selection {
-        let mut parts = vec![];
-        split_and(w, &mut parts);
-        for p in parts {
-            let mut p = p.clone();
-            scope.qualify(&mut p);
-            conds.push(p);
-        }
+    for p in own {
+        let mut p = p.clone();
+        scope.qualify(&mut p);
+        conds.push(p);
     }
-    Some(Pulled { relation, inner_name, condition: and_all(conds)?, anti })
+    let mut out = vec![Pulled { relation, inner_name, condition: and_all(conds)?, anti }];
+    // The sublinks of an EXISTS's WHERE that refer to the query's relations only
+    // (not this subquery's relation) join beside it.
+    // (Resolved in the subquery's scope, this relation innermost, as PostgreSQL
+    // resolves a bare name: one this relation has is its.)
+    for n in nested {
+        let inner = convertible(coord, n, &scope.names, depth + 1)?;
+        if inner.iter().any(|p| reads_relation(&p.condition, &out[0].inner_name)) {
+            return None;
+        }
+        out.extend(inner);
+    }
+    Some(out)
+}
+
+/// Does a pulled-up condition (its names qualified) read the relation named `name`?
+fn reads_relation(e: &ast::Expr, name: &str) -> bool {
+    let mut found = false;
+    walk(e, &mut |x| {
+        if let ast::Expr::CompoundIdentifier(p) = x {
+            found |= p.len() >= 2 && ident(&p[p.len() - 2]) == name;
+        }
+    });
+    found
 }
 
 /// The subquery's one relation, its name and columns, and its SELECT, when it is
@@ -275,7 +340,8 @@ fn simple_subquery(
         SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => !has_aggregate(e) && !has_sublink(e),
         _ => exists,
     });
-    if !items_ok || s.selection.as_ref().is_some_and(has_sublink) {
+    // (Sublinks in its WHERE: `convertible` pulls them up or gives up.)
+    if !items_ok {
         return None;
     }
     let ast::TableFactor::Table { name, alias, args: None, .. } = &from.relation else { return None };

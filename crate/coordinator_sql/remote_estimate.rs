@@ -25,17 +25,25 @@
 //!   relation: its scan ordered by the join key and its scan parameterized by the
 //!   join clause, the parameter written `((SELECT null::integer)::integer)`, which
 //!   the shard plans as an InitPlan whose value is unknown ([`explain_on_shard`]);
+//! - a join postgres_fdw pushes down to one server asks its own remote query
+//!   (`postgresGetForeignJoinPaths`' bare join path) and, with an ORDER BY of its
+//!   columns, its ordered variant, after the relations' questions; the join uses
+//!   remote estimates when any of its relations does (`merge_fdw_options`);
 //! - what the sandbox has not matched with PostgreSQL 15's wire sequence is refused:
-//!   a join postgres_fdw could push down (its remote join's EXPLAIN), and an
-//!   aggregate or LIMIT pushed down (`postgresGetForeignUpperPaths`' EXPLAINs); a
-//!   scan with a correlated SubPlan's parameter plans the statement locally.
+//!   an aggregate or LIMIT pushed down (`postgresGetForeignUpperPaths`' EXPLAINs, also
+//!   over a pushed-down join); a scan with a correlated SubPlan's parameter plans the
+//!   statement locally;
+//! - a plain EXPLAIN sends the same planning EXPLAINs and commits them
+//!   (`SqlScenario::plan_only_run`).
 
 use super::catalog::{Cluster, Node, RelKind};
 use super::planner::{plan_query, Planned};
 use super::statement::{parse_statements, Stmt};
 use super::FrontError;
 use crate::plan::costsize::{cost_plan, CostParams, Estimate};
-use crate::plan::remote_estimate::{parse_top_line, top_line, RemoteAnswer, RemoteExplain, Variant};
+use crate::plan::remote_estimate::{
+    parse_top_line, top_line, RemoteAnswer, RemoteExplain, Variant, JOIN_RELATION_SEPARATOR,
+};
 use crate::scenario::{PlanningExplain, ServerSpec};
 use sqlparser::tokenizer::Location;
 
@@ -61,7 +69,18 @@ pub fn uses_remote_estimate(node: &Node, relation: &str) -> Option<String> {
 /// The cost model's question for `relation`'s scan with remote query `sql`
 /// (`CostCatalog::remote_estimate` of the coordinator).
 pub fn ask(node: &Node, relation: &str, sql: &str, variant: Variant) -> RemoteAnswer {
-    match uses_remote_estimate(node, relation) {
+    let server = match variant {
+        // A pushed-down join (`relation` names its relations): it uses remote
+        // estimates when any of its relations does (`merge_fdw_options`); they are
+        // all on one server.
+        Variant::Join | Variant::JoinOrdered | Variant::Upper | Variant::OtherParam
+            if relation.contains(JOIN_RELATION_SEPARATOR) =>
+        {
+            relation.split(JOIN_RELATION_SEPARATOR).find_map(|r| uses_remote_estimate(node, r))
+        }
+        _ => uses_remote_estimate(node, relation),
+    };
+    match server {
         None => RemoteAnswer::Local,
         Some(server) => node.remote_estimates.ask(RemoteExplain {
             relation: relation.to_string(),
@@ -135,20 +154,43 @@ pub fn refuse_outside(node: &Node, at: Location) -> Result<(), FrontError> {
         None => Ok(()),
         Some(q) => Err(FrontError::unsupported(
             format!(
-                "use_remote_estimate of foreign table \"{}\" in this statement (only a query of its own is \
-                 planned with the shards' EXPLAIN)",
-                q.relation
+                "use_remote_estimate of {} in this statement (only a query of its own is planned with the shards' \
+                 EXPLAIN)",
+                relation_name(&q.relation)
             ),
             at,
         )),
     }
 }
 
+/// How a message names the relation of a question: `foreign table "f"`, or for a
+/// pushed-down join `the join of foreign tables f2, f1`.
+fn relation_name(relation: &str) -> String {
+    match relation.contains(JOIN_RELATION_SEPARATOR) {
+        true => {
+            let names: Vec<&str> = relation.split(JOIN_RELATION_SEPARATOR).collect();
+            format!("the join of foreign tables {}", names.join(", "))
+        }
+        false => format!("foreign table \"{relation}\""),
+    }
+}
+
 /// What the sandbox has matched with PostgreSQL 15's planning EXPLAINs: scans of
-/// foreign tables (and partitions) with their quals, in any order, and the base
-/// relations of joins; not pushed-down aggregates or LIMITs.
+/// foreign tables (and partitions) with their quals, in any order, the base
+/// relations of joins and two-relation joins pushed down; not pushed-down aggregates
+/// or LIMITs.
 fn check_supported(asked: &[RemoteExplain]) -> Result<(), FrontError> {
     if let Some(q) = asked.iter().find(|q| q.variant == Variant::Upper) {
+        if q.relation.contains(JOIN_RELATION_SEPARATOR) {
+            return Err(FrontError::unsupported(
+                format!(
+                    "use_remote_estimate of {} with an aggregate or LIMIT pushed down to its server (postgres_fdw's \
+                     upper-relation EXPLAINs)",
+                    relation_name(&q.relation)
+                ),
+                NOWHERE,
+            ));
+        }
         return Err(FrontError::unsupported(
             format!(
                 "use_remote_estimate of foreign table \"{}\" with an aggregate or LIMIT pushed down to its server \
@@ -180,7 +222,9 @@ pub fn explain_on_shard(cluster: &Cluster, q: &RemoteExplain) -> Result<Estimate
     let stmts = parse_statements(&sql, 1).map_err(|e| fail(e.message))?;
     let [st] = stmts.as_slice() else { return Err(fail("not one statement".into())) };
     let Stmt::Select(query) = &st.stmt else { return Err(fail("not a SELECT".into())) };
-    let planned = plan_query(shard, query, &sql).map_err(|e| fail(e.message))?;
+    let mut query = query.clone();
+    unnest_joined_from(&mut query);
+    let planned = plan_query(shard, &query, &sql).map_err(|e| fail(e.message))?;
     let params = CostParams::from_settings(&|name| shard.setting(name).map(str::to_string));
     let mut top = *cost_plan(&planned.plan, shard, &params).first().ok_or_else(|| fail("no plan".into()))?;
     // Each placeholder is an InitPlan (a Result of one row, cpu_tuple_cost) charged
@@ -189,6 +233,23 @@ pub fn explain_on_shard(cluster: &Cluster, q: &RemoteExplain) -> Result<Estimate
     top.startup += init_cost;
     top.total += init_cost;
     parse_top_line(&answer_line(&top)).ok_or_else(|| fail("could not interpret EXPLAIN output".into()))
+}
+
+/// A pushed-down join's FROM as deparse.c writes it, `(t2 r1 INNER JOIN t1 r2 ON …)`,
+/// read without its parentheses: the same join, which the planner's join search
+/// takes as FROM's list of joins (a parenthesized join at the left of another,
+/// `((a JOIN b) JOIN c)`, is that join list extended: joined left to right as
+/// written, it is the same join).
+fn unnest_joined_from(query: &mut sqlparser::ast::Query) {
+    use sqlparser::ast::{SetExpr, TableFactor};
+    let SetExpr::Select(select) = query.body.as_mut() else { return };
+    let [from] = select.from.as_mut_slice() else { return };
+    while let TableFactor::NestedJoin { table_with_joins, alias: None } = &from.relation {
+        let inner = table_with_joins.as_ref().clone();
+        let outer_joins = std::mem::take(&mut from.joins);
+        from.relation = inner.relation;
+        from.joins = inner.joins.into_iter().chain(outer_joins).collect();
+    }
 }
 
 /// The remote statement with each of postgres_fdw's placeholders for a parameter
@@ -237,6 +298,24 @@ pub fn planning_explains(node: &Node, names: &[String], servers: &mut [ServerSpe
 #[cfg(test)]
 mod tests {
     use super::placeholders_as_params;
+
+    /// deparse.c's parenthesized join is read as FROM's list of joins (the planner's
+    /// join search refuses a parenthesized join).
+    #[test]
+    fn a_pushed_down_joins_from_is_read_without_its_parentheses() {
+        use crate::coordinator_sql::statement::{parse_statements, Stmt};
+        let sql = "SELECT r1.a, r3.c FROM ((public.t2 r1 INNER JOIN public.t1 r2 ON (((r1.a = r2.b)))) \
+                   LEFT JOIN public.t3 r3 ON (((r2.a = r3.a))))";
+        let stmts = parse_statements(sql, 1).unwrap();
+        let Stmt::Select(query) = &stmts[0].stmt else { panic!("a SELECT") };
+        let mut query = query.clone();
+        super::unnest_joined_from(&mut query);
+        let sqlparser::ast::SetExpr::Select(select) = query.body.as_ref() else { panic!("a SELECT") };
+        let [from] = select.from.as_slice() else { panic!("one FROM item") };
+        assert_eq!(from.relation.to_string(), "public.t2 AS r1");
+        assert_eq!(from.joins.len(), 2);
+        assert_eq!(from.joins[1].relation.to_string(), "public.t3 AS r3");
+    }
 
     #[test]
     fn postgres_fdw_placeholders_become_parameters() {

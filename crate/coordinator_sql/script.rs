@@ -200,8 +200,14 @@ impl SqlScenario {
             Stmt::Insert { .. } | Stmt::Update { .. } | Stmt::Delete { .. } => {
                 return super::modifytable::plan_modify(self.cluster.coordinator(), &st.stmt, &padded, st.at)
             }
+            Stmt::With { ctes, body } => {
+                return super::cte::plan_with(self.cluster.coordinator(), ctes, body, &padded, st.at)
+            }
             Stmt::ExplainModify { stmt, .. } => {
-                return super::modifytable::plan_modify(self.cluster.coordinator(), stmt, &padded, st.at)
+                if let Stmt::With { ctes, body } = stmt.as_ref() {
+                    return super::cte::plan_with(self.cluster.coordinator(), ctes, body, &padded, st.at);
+                }
+                return super::modifytable::plan_modify(self.cluster.coordinator(), stmt, &padded, st.at);
             }
             _ => return Err(FrontError::at("the query section must hold a SELECT (or EXPLAIN SELECT)", st.at)),
         };
@@ -321,15 +327,19 @@ impl SqlScenario {
     }
 
     /// The plan of an EXPLAIN without ANALYZE, as EXPLAIN shows it: the executor's
-    /// node tree initialized (ExecInit with `EXEC_FLAG_EXPLAIN_ONLY`: no connection is
-    /// opened, nothing is sent to a shard) and never run. `async_mode`:
-    /// `enable_async_append` (or the caller's `--mode`).
+    /// node tree initialized (ExecInit with `EXEC_FLAG_EXPLAIN_ONLY`: the plan's nodes
+    /// open no connection) and never run. What planning sent is sent as PostgreSQL 15
+    /// sends it: use_remote_estimate's EXPLAINs on connections opened for them (the
+    /// session's set-up and START TRANSACTION first), then COMMIT TRANSACTION at the
+    /// transaction's end (`pgfdw_xact_callback`); without them nothing is sent.
+    /// `async_mode`: `enable_async_append` (or the caller's `--mode`).
     pub fn plan_only(&self, overrides: &Knobs, source: Source, async_mode: bool) -> Result<ExplainNode, FrontError> {
         Ok(self.plan_only_run(overrides, source, async_mode)?.explain())
     }
 
-    /// [`SqlScenario::plan_only`]'s run, initialized and never polled (for tests: its
-    /// connections and trace stay empty).
+    /// [`SqlScenario::plan_only`]'s run, finished: the plan initialized and never
+    /// called, the planning's statements sent and committed (for tests: the shards'
+    /// statement logs and the trace hold that traffic, nothing else).
     pub fn plan_only_run(
         &self,
         overrides: &Knobs,
@@ -337,7 +347,10 @@ impl SqlScenario {
         async_mode: bool,
     ) -> Result<crate::run::QueryRun, FrontError> {
         let scenario = self.assemble(self.plan()?, overrides, source, &mut |_, t| t.clone())?;
-        scenario.start(async_mode, crate::clock::Clock::virtual_clock(), true).map_err(|m| FrontError::new(m, 0, 0))
+        let clock = crate::clock::Clock::virtual_clock();
+        let mut run = scenario.start_explain_only(async_mode, clock, true).map_err(|m| FrontError::new(m, 0, 0))?;
+        run.run_to_end().map_err(|e| FrontError::new(e.to_string(), 0, 0))?;
+        Ok(run)
     }
 
     /// [`SqlScenario::scenario`], moving the tables' rows into the scenario instead of
@@ -658,6 +671,7 @@ fn describe(node: &str, s: &Stmt, rows: usize, result: Option<Vec<super::eval::V
             format!("DELETE {n}")
         }
         Stmt::Truncate(_) => "TRUNCATE TABLE".into(),
+        Stmt::With { .. } => "WITH".into(),
         Stmt::Set { .. } => "SET".into(),
         Stmt::ResetAll => "RESET".into(),
         Stmt::AlterServer { .. } => "ALTER SERVER".into(),
@@ -713,7 +727,9 @@ fn query_text(text: &str, first_line: usize) -> Result<QueryText, FrontError> {
         [one] => match &one.stmt {
             Stmt::Explain { options, .. } => (Some(*options), one.at),
             Stmt::Execute { explain, .. } => (*explain, one.at),
-            Stmt::Select(_) | Stmt::Insert { .. } | Stmt::Update { .. } | Stmt::Delete { .. } => (None, one.at),
+            Stmt::Select(_) | Stmt::Insert { .. } | Stmt::Update { .. } | Stmt::Delete { .. } | Stmt::With { .. } => {
+                (None, one.at)
+            }
             Stmt::ExplainModify { options, .. } => (Some(*options), one.at),
             _ => return Err(FrontError::at(
                 "the query section must hold a SELECT, an INSERT, an UPDATE, a DELETE, an EXECUTE or an EXPLAIN of one",

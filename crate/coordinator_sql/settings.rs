@@ -57,7 +57,7 @@
 //! | `batch_size` | server, table | rows per remote INSERT | honoured (the setup's INSERTs count their batches) |
 //! | `host`, `hostaddr`, `port`, `dbname`, `connect_timeout` | server | where the server is | kept: a server is the shard of its name (a live run: the relay's target of that name) |
 //! | `sslmode` | server | TLS | `disable`, `allow`, `prefer` honoured (the simulated shards speak no TLS); `require`, `verify-*` refused |
-//! | `use_remote_estimate` | server, table | asks the remote for EXPLAIN estimates at planning | honoured, the table's overriding its server's (`coordinator_sql::remote_estimate`): the Foreign Scans are priced by the shards' EXPLAIN, sent on the wire before the query runs, in PostgreSQL 15's order; in a two-relation join also each foreign relation's scan ordered by the join key and its scan parameterized by the join clause (`… WHERE ((((SELECT null::integer)::integer) = b))`), which price a Nested Loop's parameterized Foreign Scans (`paramfdw`). Departs: a scan reading a correlated SubPlan's parameter makes the statement planned with local estimates, no EXPLAIN sent; refused by name for a join postgres_fdw could push down to one server, a pushed-down aggregate or LIMIT, a prepared statement or DML over such a table |
+//! | `use_remote_estimate` | server, table | asks the remote for EXPLAIN estimates at planning | honoured, the table's overriding its server's (`coordinator_sql::remote_estimate`): the Foreign Scans are priced by the shards' EXPLAIN, sent on the wire before the query runs, in PostgreSQL 15's order; in a two-relation join also each foreign relation's scan ordered by the join key and its scan parameterized by the join clause (`… WHERE ((((SELECT null::integer)::integer) = b))`), which price a Nested Loop's parameterized Foreign Scans (`paramfdw`). A join of two foreign tables on one server that postgres_fdw can push down asks the join's own query (`SELECT r1.…, r2.… FROM (… INNER JOIN …)`) and, with an ORDER BY of its columns, the same ordered, after the relations' questions; the pushed-down join (ordered or not) is priced from the answers. A plain EXPLAIN sends the planning's EXPLAINs and commits, as PostgreSQL 15 does. Departs: a scan reading a correlated SubPlan's parameter makes the statement planned with local estimates, no EXPLAIN sent; refused by name for a pushed-down aggregate or LIMIT (also over a pushed-down join), a prepared statement or DML over such a table |
 //! | `fdw_startup_cost`, `fdw_tuple_cost` | server | the cost model | honoured: the Foreign Scans' estimates (`plan::costsize`) |
 //! | `extensions` | server | which extensions' functions are shipped | honoured: postgres_fdw's members (`ALTER EXTENSION postgres_fdw ADD`) ship; postgres_fdw is the only extension |
 //! | `keep_connections` | server | closes connections at transaction end when off | `on` honoured; `off` refused |
@@ -430,9 +430,14 @@ fn walk(plan: &Plan, f: &mut dyn FnMut(&Plan)) {
         | Plan::BitmapIndexScan { .. }
         | Plan::ForeignScan(_)
         | Plan::EmptyResult { .. }
-        | Plan::FunctionScan { .. } => {}
+        | Plan::FunctionScan { .. }
+        | Plan::CteScan { .. } => {}
         Plan::WithInitPlans { child, init_plans } => {
             init_plans.iter().for_each(|i| walk(&i.plan, f));
+            walk(child, f);
+        }
+        Plan::WithCtes { child, ctes } => {
+            ctes.iter().for_each(|c| walk(&c.plan, f));
             walk(child, f);
         }
     }

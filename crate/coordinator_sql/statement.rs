@@ -203,6 +203,13 @@ pub enum Stmt {
     Deallocate(Option<String>),
     /// `CREATE FUNCTION`, `CREATE OPERATOR`, `ALTER EXTENSION … ADD` ([`super::functioncmds`]).
     Routine(super::functioncmds::RoutineStmt),
+    /// `WITH name AS [[NOT] MATERIALIZED] (statement), … statement` in the query
+    /// section ([`super::cte`]): each CTE a SELECT, INSERT, UPDATE or DELETE, the body
+    /// one of those too; EXPLAIN of it is an `ExplainModify` of this.
+    With {
+        ctes: Vec<super::cte::Cte>,
+        body: Box<Stmt>,
+    },
 }
 
 /// EXPLAIN's options as PostgreSQL 15's `ExplainQuery` settles them (explain.c), once
@@ -359,7 +366,7 @@ impl<'a> Offsets<'a> {
     }
 }
 
-fn syntax_error(t: &TokenWithSpan) -> FrontError {
+pub(super) fn syntax_error(t: &TokenWithSpan) -> FrontError {
     if t.token == Token::EOF {
         return FrontError::new("syntax error at end of input", 0, 0);
     }
@@ -367,7 +374,7 @@ fn syntax_error(t: &TokenWithSpan) -> FrontError {
 }
 
 /// sqlparser's message carries " at Line: L, Column: C"; it becomes our position.
-fn parser_error(e: ParserError, fallback: Location) -> FrontError {
+pub(super) fn parser_error(e: ParserError, fallback: Location) -> FrontError {
     let text = match &e {
         ParserError::ParserError(m) | ParserError::TokenizerError(m) => m.clone(),
         ParserError::RecursionLimitExceeded => return FrontError::at("statement nested too deeply", fallback),
@@ -384,11 +391,11 @@ fn parser_error(e: ParserError, fallback: Location) -> FrontError {
 }
 
 /// Is the next token the word `w` (any case, keyword or not)?
-fn peek_word(p: &Parser, w: &str) -> bool {
+pub(super) fn peek_word(p: &Parser, w: &str) -> bool {
     matches!(&p.peek_token().token, Token::Word(word) if word.value.eq_ignore_ascii_case(w) && word.quote_style.is_none())
 }
 
-fn expect_word(p: &mut Parser, w: &str) -> Result<(), FrontError> {
+pub(super) fn expect_word(p: &mut Parser, w: &str) -> Result<(), FrontError> {
     if peek_word(p, w) {
         p.next_token();
         Ok(())
@@ -401,7 +408,7 @@ fn expect_word(p: &mut Parser, w: &str) -> Result<(), FrontError> {
     }
 }
 
-fn parse_one(p: &mut Parser) -> Result<Stmt, FrontError> {
+pub(super) fn parse_one(p: &mut Parser) -> Result<Stmt, FrontError> {
     let first = p.peek_token();
     let at = first.span.start;
     let words: Vec<String> = p
@@ -458,46 +465,15 @@ fn parse_one(p: &mut Parser) -> Result<Stmt, FrontError> {
         | ["analyse", ..]
         | ["vacuum", ..] => ours(p),
         ["delete", "from", _, "returning"] => delete_returning(p, at),
+        // `WITH …` and `EXPLAIN … WITH …`: read by `cte` (sqlparser cannot read a
+        // data-modifying statement in WITH).
+        ["with", ..] => super::cte::parse_with(p, at),
+        ["explain", ..] if super::cte::explains_with(p) => super::cte::parse_explain_with(p, at),
         _ => {
-            if let Some(dml) = data_modifying_cte(p) {
-                return Err(FrontError::unsupported(
-                    format!("a data-modifying statement in WITH ({dml} in a common table expression)"),
-                    at,
-                ));
-            }
             let stmt = p.parse_statement().map_err(|e| parser_error(e, at))?;
             convert(stmt, at)
         }
     }
-}
-
-/// `WITH name AS ( INSERT | UPDATE | DELETE …`: PostgreSQL's data-modifying CTE, which
-/// sqlparser cannot parse (it would say "syntax error"); the statement it names.
-fn data_modifying_cte(p: &Parser) -> Option<&'static str> {
-    if !peek_word(p, "with") {
-        return None;
-    }
-    let word = |t: &Token| match t {
-        Token::Word(w) if w.quote_style.is_none() => w.value.to_lowercase(),
-        _ => String::new(),
-    };
-    // Within the statement's first 512 tokens (each peek walks from the parser's
-    // position: a bound keeps this linear; a CTE further on gets sqlparser's error).
-    for i in 1..512 {
-        let t = p.peek_nth_token(i).token;
-        if matches!(t, Token::SemiColon | Token::EOF) {
-            return None;
-        }
-        if word(&t) == "as" && p.peek_nth_token(i + 1).token == Token::LParen {
-            match word(&p.peek_nth_token(i + 2).token).as_str() {
-                "insert" => return Some("INSERT"),
-                "update" => return Some("UPDATE"),
-                "delete" => return Some("DELETE"),
-                _ => {}
-            }
-        }
-    }
-    None
 }
 
 fn unreachable_ours(at: Location) -> Result<Stmt, FrontError> {

@@ -56,7 +56,9 @@
 //! numbered before the subplan that holds them (`InitPlan 1 (returns $0)` inside
 //! `SubPlan 2`), attached to its top. A nested subquery that reads a query two levels
 //! up, a SubPlan or hashed SubPlan inside a subquery, and a nested EXISTS are refused
-//! by name.
+//! by name here (an EXISTS in WHERE's top-level AND whose own WHERE holds a sublink
+//! reading the outer query is pulled up with it into semi and anti joins first:
+//! `prepjointree.rs`).
 //!
 //! A correlated scalar subquery in HAVING is a SubPlan too, called with the group's
 //! key values (the outer columns it reads must be grouped): the aggregate's Filter,
@@ -1217,7 +1219,11 @@ fn rename_scans(p: &mut Plan, renames: &[(String, String)]) {
         | Plan::SetOp { child, .. } => rename_scans(child, renames),
         Plan::ModifyTable(m) => rename_scans(&mut m.child, renames),
         Plan::ConstResult { .. } | Plan::DirectModify(_) => {}
-        Plan::FunctionScan { .. } => {}
+        Plan::FunctionScan { .. } | Plan::CteScan { .. } => {}
+        Plan::WithCtes { child, ctes } => {
+            rename_scans(child, renames);
+            ctes.iter_mut().for_each(|c| rename_scans(&mut c.plan, renames));
+        }
         Plan::HashJoin { outer, inner, .. }
         | Plan::NestLoop { outer, inner, .. }
         | Plan::MergeJoin { outer, inner, .. } => {

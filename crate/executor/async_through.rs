@@ -162,6 +162,7 @@ pub fn plan_node_name(plan: &Plan) -> &'static str {
         Plan::Material { .. } => "Materialize",
         Plan::SubqueryScan { .. } => "Subquery Scan",
         Plan::FunctionScan { .. } => "Function Scan",
+        Plan::CteScan { .. } => "CTE Scan",
         Plan::ModifyTable(_) => "ModifyTable",
         Plan::ConstResult { rows, .. } if rows.len() > 1 => "Values Scan",
         Plan::ConstResult { .. } => "Result",
@@ -173,6 +174,7 @@ pub fn plan_node_name(plan: &Plan) -> &'static str {
         Plan::SetOp { strategy: crate::plan::SetOpStrategy::Hashed, .. } => "HashSetOp",
         Plan::SetOp { .. } => "SetOp",
         Plan::WithInitPlans { .. } => "InitPlans",
+        Plan::WithCtes { .. } => "CTEs",
     }
 }
 
@@ -265,14 +267,33 @@ impl AsyncInputs {
         self.marked
     }
 
+    /// Is child `i` called synchronously (no request of this node's goes to it)?
+    pub fn is_sync(&self, i: usize) -> bool {
+        self.requests.get(i).copied().flatten().is_none()
+    }
+
     /// The next row of child `i` into its slot: by ExecAsyncRequest if the child is
     /// async, else ExecProcNode. Wait: under a request, the child's request is Waiting
     /// (the node reports pending); called synchronously, the host must wait (the child's
     /// connection is in the wait set) or a libpq call blocked.
+    #[inline]
     pub fn next(&mut self, children: &mut [PlanState], i: usize, es: &mut EState) -> ExecResult<ExecStatus> {
-        let Some(r) = self.requests.get(i).copied().flatten() else {
-            return exec_proc_node(&mut children[i], es);
-        };
+        // The synchronous call inlined into the caller's row loop (the common case, and
+        // every row of it); a request's rounds out of line.
+        match self.requests.get(i).copied().flatten() {
+            None => exec_proc_node(&mut children[i], es),
+            Some(r) => self.next_by_request(children, i, r, es),
+        }
+    }
+
+    /// `next` for a child this node sends requests to.
+    fn next_by_request(
+        &mut self,
+        children: &mut [PlanState],
+        i: usize,
+        r: usize,
+        es: &mut EState,
+    ) -> ExecResult<ExecStatus> {
         for _ in 0..MAX_ROUNDS {
             match es.requests[r].state {
                 AsyncState::CallbackPending => {

@@ -44,6 +44,47 @@ pub enum ExecError {
     Reentry(String),
     /// An ERROR the query itself raises (a scalar subquery returning two rows).
     Query(String),
+    /// An ERROR an expression raises (division by zero, integer out of range, an
+    /// invalid input on a cast): PostgreSQL's `ereport(ERROR)` in the executor, which
+    /// ends the statement.
+    Eval(crate::plan::eval::EvalError),
+}
+
+impl From<crate::plan::eval::EvalError> for ExecError {
+    #[cold]
+    fn from(e: crate::plan::eval::EvalError) -> ExecError {
+        ExecError::Eval(e)
+    }
+}
+
+impl ExecError {
+    /// The primary message as PostgreSQL reports it (psql's `ERROR:  …` line without
+    /// the prefix): a remote error's own message, postgres_fdw's `pgfdw_report_error`
+    /// passing it through.
+    pub fn message(&self) -> String {
+        match self {
+            ExecError::Remote(e) => e.message.clone(),
+            ExecError::Eval(e) => e.to_string(),
+            other => other.to_string(),
+        }
+    }
+
+    /// The report as psql prints it: `ERROR:  message`, then for a remote error
+    /// postgres_fdw's `CONTEXT:  remote SQL command: …` (the scan's query, not the
+    /// FETCH, as `fetch_more_data` reports it).
+    pub fn report(&self) -> String {
+        let mut out = format!("ERROR:  {}", self.message());
+        if let ExecError::Remote(e) = self {
+            if let Some(d) = &e.detail {
+                out.push_str(&format!("\nDETAIL:  {d}"));
+            }
+            let sql = e.context.as_deref().unwrap_or(&e.query);
+            if !sql.is_empty() {
+                out.push_str(&format!("\nCONTEXT:  remote SQL command: {sql}"));
+            }
+        }
+        out
+    }
 }
 
 impl std::fmt::Display for ExecError {
@@ -53,6 +94,7 @@ impl std::fmt::Display for ExecError {
             ExecError::Protocol(m) => write!(f, "protocol error: {m}"),
             ExecError::Internal(m) => write!(f, "internal error: {m}"),
             ExecError::Reentry(m) | ExecError::Query(m) => write!(f, "{m}"),
+            ExecError::Eval(e) => write!(f, "{e}"),
         }
     }
 }
@@ -122,6 +164,8 @@ pub struct EState {
     /// The query's InitPlans and their values, indexed by PARAM_EXEC number
     /// (`node_subplan`; PostgreSQL's `es_param_exec_vals`).
     pub init_plans: Vec<crate::executor::node_subplan::InitPlanState>,
+    /// The query's CTEs and their tuplestores (`node_ctescan`).
+    pub ctes: crate::executor::node_ctescan::CteStates,
     /// The values of correlated SubPlans' parameters, set from the outer row before
     /// each run (`ExecScanSubPlan`): (PARAM_EXEC number, value).
     pub param_values: Vec<(usize, crate::types::Datum)>,
@@ -173,6 +217,11 @@ pub struct EState {
     /// on a real clock a read costs tens of ns, several per row and more on the async
     /// path, which would weigh on a comparison with PostgreSQL's TIMING OFF.
     pub timing: bool,
+    /// EXPLAIN without ANALYZE (ExecInit with `EXEC_FLAG_EXPLAIN_ONLY`): the nodes are
+    /// initialized and never run; postgres_fdw's Begin callbacks return before
+    /// `GetConnection`, so only what planning sent (use_remote_estimate's EXPLAINs)
+    /// is on the connections, and the transaction's end commits it.
+    pub explain_only: bool,
 }
 
 /// Writes bytes on connection k's socket (see `EState::writer`).
@@ -207,6 +256,7 @@ impl EState {
             behaviour: Behaviour::pg15(),
             blocked_on: None,
             init_plans: Vec::new(),
+            ctes: Default::default(),
             param_values: Vec::new(),
             chg_param: false,
             chg_param_pending: Vec::new(),
@@ -222,6 +272,7 @@ impl EState {
             writer: None,
             write_error: None,
             timing: true,
+            explain_only: false,
         }
     }
 

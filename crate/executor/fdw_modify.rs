@@ -50,7 +50,10 @@ impl ForeignRowState {
     /// postgresBeginForeignModify: GetConnection.
     pub fn begin(plan: &ForeignRowModify, es: &mut EState) -> Result<ForeignRowState, String> {
         let conn = es.server_index(&plan.server).ok_or_else(|| format!("server \"{}\" does not exist", plan.server))?;
-        es.get_connection(conn);
+        // EXEC_FLAG_EXPLAIN_ONLY: postgres_fdw returns before GetConnection.
+        if !es.explain_only {
+            es.get_connection(conn);
+        }
         Ok(ForeignRowState { plan: plan.clone(), conn, p_name: None, step: Step::Idle, params: None })
     }
 
@@ -65,15 +68,14 @@ impl ForeignRowState {
         let ctid = row.get(self.plan.ctid_col).cloned().unwrap_or(Datum::Null);
         let mut params = vec![Some(ctid.to_string())];
         for (e, ty) in &self.plan.sets {
-            let v = e.eval(row);
+            let v = e.eval(row)?;
             let from = match v {
                 Datum::Int(_) => Some(SqlType::Int8),
                 Datum::Numeric(_) => Some(SqlType::Numeric),
                 Datum::Float(_) => Some(SqlType::Float8),
                 _ => None,
             };
-            let v = crate::plan::eval::cast(v, from, *ty)
-                .map_err(|k| ExecError::Query(crate::plan::eval::EvalError::from(k).to_string()))?;
+            let v = crate::plan::eval::cast(v, from, *ty).map_err(|k| ExecError::Eval(k.into()))?;
             params.push(if v.is_null() { None } else { Some(v.to_string()) });
         }
         self.params = Some(params);

@@ -40,6 +40,18 @@
 //! | `exec_end_node` | `ExecEndNode` |
 //! | `ExecStatus::Row` / `Done` | a filled / an empty `TupleTableSlot` |
 //! | `ExecStatus::Wait` | none: PostgreSQL blocks in place |
+//! | `exec_proc_node_page` | none: see below |
+//!
+//! Page mode, the one batched path: an Aggregate reading a SeqScan takes the scan's
+//! rows a page at a time (`exec_proc_node_page`, `ExecNode::exec_page`) instead of one
+//! `exec_proc_node` per row. PostgreSQL's heap scan also works a page at a time
+//! (`heapgetpage` collects a block's visible tuples, `heapgettup_pagemode` hands them
+//! out), but its executor still takes one tuple per ExecProcNode; the sandbox batches
+//! here because a dispatch per row (a virtual call, the instrumentation, a copy into
+//! the slot) cost more than the aggregate's own work, and twice that in wasm. What the
+//! node returns, its row counts and (on the virtual clock) its times are the same as
+//! row by row; it is not used where a row-by-row call would be observed differently
+//! (a host clock with TIMING on, a pending rescan).
 
 pub mod async_through;
 mod async_wait;
@@ -50,6 +62,7 @@ mod fdw_modify;
 mod node_agg;
 mod node_append;
 mod node_bitmapheapscan;
+pub mod node_ctescan;
 mod node_foreignscan;
 mod node_functionscan;
 mod node_hashjoin;
@@ -130,6 +143,17 @@ pub trait ExecNode: CloneNode {
     }
     /// Fills the node's EXPLAIN type, relation and details.
     fn explain(&self, e: &mut ExplainNode);
+    /// Can this node return its rows a page at a time (`exec_page`)? Only a node
+    /// that never waits and whose rows are stored (SeqScan) says yes.
+    fn has_page_mode(&self) -> bool {
+        false
+    }
+    /// Page mode's `exec_next` (called only by `exec_proc_node_page`, only when
+    /// `has_page_mode`): the next rows at once, charged on the clock as row-by-row
+    /// calls would be; an empty page is end of data.
+    fn exec_page(&mut self, _es: &mut EState) -> Page<'_> {
+        Page::default()
+    }
     /// After `explain`, its children's EXPLAIN views (ModifyTable tells its members'
     /// scans the Output PostgreSQL prints for them).
     fn explain_children(&self, _children: &mut [ExplainNode]) {}
@@ -212,6 +236,46 @@ pub fn exec_proc_node(ps: &mut PlanState, es: &mut EState) -> ExecResult<ExecSta
     Ok(status)
 }
 
+/// Rows a page-mode node returns at once: `rows.len() / width` stored rows of `width`
+/// values each, of which the node's output row is the values at `columns` (None: all
+/// of them, in order) — the slot a row-by-row call would have filled, not copied.
+#[derive(Default)]
+pub struct Page<'a> {
+    pub rows: &'a [Datum],
+    pub width: usize,
+    pub columns: Option<&'a [usize]>,
+    /// Clock time at which the first row was ready (the row's own call would have
+    /// returned then): the node's startup time.
+    pub first_row_at: u64,
+}
+
+impl Page<'_> {
+    pub fn nrows(&self) -> usize {
+        self.rows.len().checked_div(self.width).unwrap_or(0)
+    }
+}
+
+/// ExecProcNode in page mode (see the module's doc): the dispatcher's work once for a
+/// page of rows, the rows counted one by one. `None`: not usable now (a host clock
+/// with TIMING on would time each row; a rescan is pending), call `exec_proc_node`.
+#[inline]
+pub fn exec_proc_node_page<'a>(ps: &'a mut PlanState, es: &mut EState) -> Option<Page<'a>> {
+    if !es.chg_param_pending.is_empty() || (es.timing && !es.clock.is_virtual()) {
+        return None;
+    }
+    let id = ps.id;
+    let now = es.timing_now();
+    if !es.instr[id].running {
+        es.record(|| crate::trace::TraceKind::NodeStart { node: id });
+    }
+    es.instr[id].start_call(now);
+    let page = ps.node.exec_page(es);
+    let now = es.timing_now();
+    let first_row_at = if es.timing { page.first_row_at } else { 0 };
+    es.instr[id].stop_call_page(now, page.nrows() as u64, first_row_at);
+    Some(page)
+}
+
 /// A node left with changed parameters (`es.chg_param_pending`) is rescanned before it
 /// runs, as ExecProcNode's `chgParam` check does (a foreign scan closes its cursor to
 /// declare it again). True if that rescan's statements must go out first (the caller
@@ -249,6 +313,9 @@ pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<Plan
     // Not a node: the InitPlans are started first, then attached to the child's node.
     if let Plan::WithInitPlans { child, init_plans } = plan {
         return node_subplan::init_with_init_plans(child, init_plans, ctx, es);
+    }
+    if let Plan::WithCtes { child, ctes } = plan {
+        return node_ctescan::init_with_ctes(child, ctes, ctx, es);
     }
     let id = es.instr.len();
     es.instr.push(Instrumentation::default());
@@ -367,6 +434,12 @@ pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<Plan
             node_functionscan::FunctionScanState::init(*start, *stop, *step, alias.clone(), column.name.clone()),
         ),
         Plan::WithInitPlans { .. } => return Err("internal error: InitPlans below a plan's top".into()),
+        Plan::WithCtes { .. } => return Err("internal error: CTEs below a plan's top".into()),
+        Plan::CteScan { cte, name, alias, columns, positions, .. } => {
+            let columns = columns.iter().map(|c| c.name.clone()).collect();
+            let reader = node_ctescan::Reader { cte: *cte, positions: positions.clone() };
+            Box::new(node_ctescan::CteScanState::init(es, reader, name.clone(), alias.clone(), columns))
+        }
         Plan::ModifyTable(m) => Box::new(node_modifytable::ModifyTableState::init(id, m, ctx, es)?),
         Plan::ConstResult { rows, .. } => Box::new(node_modifytable::ConstResultState::init(rows)),
         Plan::DirectModify(d) => Box::new(node_modifytable::DirectModifyState::init(id, d, es)?),
@@ -505,6 +578,8 @@ pub fn explain_tree(ps: &PlanState, es: &EState, relationship: Option<&str>) -> 
     // After the children, so that the first child stays the input `$N` refers to;
     // printed before them, as ExplainNode prints a node's InitPlans
     // (`instrument::explain`).
+    // The CTEs' subplans come first: PostgreSQL numbers them before the InitPlans.
+    e.children.extend(node_ctescan::explain_ctes(es, ps.id));
     e.children.extend(node_subplan::explain_init_plans(es, ps.id));
     e
 }

@@ -63,7 +63,7 @@ impl BitmapIndexScanState {
 
 impl ExecNode for BitmapIndexScanState {
     fn exec_next(&mut self, es: &mut EState) -> ExecResult<ExecStatus> {
-        Ok(match self.cursor.next(es) {
+        Ok(match self.cursor.next(es)? {
             Some(row_no) => {
                 self.slot.clear();
                 self.slot.push(Datum::Int(row_no as i64));

@@ -180,7 +180,10 @@ impl ForeignScanState {
             return Err(format!("server \"{}\": fetch_size must be positive", plan.server));
         }
         let (fetch_size, server_async) = (options.fetch_size, es.async_enabled && options.async_capable);
-        es.get_connection(conn);
+        // EXEC_FLAG_EXPLAIN_ONLY: postgres_fdw returns before GetConnection.
+        if !es.explain_only {
+            es.get_connection(conn);
+        }
         let (remote, exec_params) = number_remote_params(&plan.remote);
         if !exec_params.is_empty() && plan.remote.quals.iter().chain(&plan.remote.having).any(|e| e.has_param()) {
             // deparse.c numbers both kinds in one list; the sandbox numbers each apart.
@@ -282,7 +285,7 @@ impl ForeignScanState {
         let Some(result) = es.conns[self.conn].take_result(ticket) else {
             // An earlier answer on our connection failed: ours will never come.
             if let Some(e) = &es.conns[self.conn].first_error {
-                return Err(ExecError::Remote(e.clone()));
+                return Err(self.remote_error(e.clone()));
             }
             es.block_on(self.conn);
             return Ok(None);
@@ -291,9 +294,19 @@ impl ForeignScanState {
         // Its bytes were charged to us when the answer arrived (`EState::answer_arrived`).
         es.clock.charge(es.cost.message_ns);
         match result.error {
-            Some(e) => Err(ExecError::Remote(e)),
+            Some(e) => Err(self.remote_error(e)),
             None => Ok(Some(result)),
         }
+    }
+
+    /// `pgfdw_report_error(ERROR, res, conn, …, fsstate->query)`: a scan's error is
+    /// reported with its remote query as the context, not the FETCH or DECLARE
+    /// ("On error, report the original query, not the FETCH", `fetch_more_data`).
+    fn remote_error(&self, mut e: crate::remote::RemoteError) -> ExecError {
+        if e.context.is_none() {
+            e.context = Some(self.sql.clone());
+        }
+        ExecError::Remote(e)
     }
 
     /// Another scan's FETCH is in flight on our connection: waits for its answer, which

@@ -113,9 +113,11 @@ impl HashJoinState {
         let candidates = &self.table[key];
         let found = candidates[*pos..].iter().position(|&n| {
             let inner = &self.rows[n * w..(n + 1) * w];
+            // Both sides' keys were evaluated when the rows came (an error raised
+            // there): here they cannot fail.
             self.more_keys.iter().all(|(ok, ik)| {
-                let v = ok.eval(outer);
-                !v.is_null() && v == ik.eval(inner)
+                let v = ok.eval(outer).unwrap_or(Datum::Null);
+                !v.is_null() && Ok(v) == ik.eval(inner)
             })
         });
         let Some(at) = found else {
@@ -163,7 +165,10 @@ impl HashJoinState {
                 ExecStatus::Row => {
                     es.clock.charge(es.cost.hashjoin_row_ns);
                     let row = self.children[1].node.slot();
-                    let k = self.inner_key.eval(row);
+                    let k = self.inner_key.eval(row)?;
+                    for (_, ik) in &self.more_keys {
+                        ik.eval(row)?;
+                    }
                     let n = self.matched.len();
                     // A NULL key is never hashed: no outer row can match it.
                     if !k.is_null() {
@@ -201,7 +206,11 @@ impl HashJoinState {
             // exercise:hashjoin-probe end
             es.clock.charge(es.cost.hashjoin_row_ns);
             self.outer_matched = false;
-            let k = self.outer_key.eval(self.children[0].node.slot());
+            let outer = self.children[0].node.slot();
+            let k = self.outer_key.eval(outer)?;
+            for (ok, _) in &self.more_keys {
+                ok.eval(outer)?;
+            }
             if self.table.contains_key(&k) {
                 self.matches = Some((k, 0));
             }

@@ -278,7 +278,10 @@ impl IncrementalSortState {
 
     /// `isCurrentGroup`: equal presorted keys (NULL equals NULL here).
     fn is_current_group(&self, pivot: &[Datum], row: &[Datum]) -> bool {
-        self.keys[..self.presorted].iter().rev().all(|k| k.expr.eval(pivot).cmp(&k.expr.eval(row)) == Ordering::Equal)
+        self.keys[..self.presorted]
+            .iter()
+            .rev()
+            .all(|k| k.expr.eval(pivot).ok().cmp(&k.expr.eval(row).ok()) == Ordering::Equal)
     }
 
     fn remaining_bound(&self) -> Option<u64> {
@@ -329,6 +332,7 @@ impl IncrementalSortState {
                 ExecStatus::Row => {}
             }
             let row = self.children[0].node.slot().to_vec();
+            super::node_sort::check_keys(&self.keys, &row)?;
             if self.n_tuples < self.min_group_size {
                 self.full.put_row(&row, es);
                 self.n_tuples += 1;
@@ -419,6 +423,7 @@ impl IncrementalSortState {
                 ExecStatus::Row => {}
             }
             let row = self.children[0].node.slot().to_vec();
+            super::node_sort::check_keys(&self.keys, &row)?;
             if self.group_pivot.as_deref().is_some_and(|p| self.is_current_group(p, &row)) {
                 self.prefix.put_row(&row, es);
                 self.n_tuples += 1;

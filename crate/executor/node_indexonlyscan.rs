@@ -55,7 +55,7 @@ impl IndexOnlyScanState {
 
 impl ExecNode for IndexOnlyScanState {
     fn exec_next(&mut self, es: &mut EState) -> ExecResult<ExecStatus> {
-        Ok(match self.cursor.next(es) {
+        Ok(match self.cursor.next(es)? {
             Some(_) => {
                 // VM_ALL_VISIBLE: every page after VACUUM (until a change), none before.
                 if !self.cursor.table.all_visible {

@@ -117,7 +117,7 @@ impl IndexCursor {
     }
 
     /// The next entry satisfying the Index Cond: its row number, its columns in `slot`.
-    pub fn next(&mut self, es: &mut EState) -> Option<usize> {
+    pub fn next(&mut self, es: &mut EState) -> Result<Option<usize>, crate::plan::eval::EvalError> {
         let (start, end) = match self.range {
             Some(r) => r,
             None => *self.range.insert(self.pass_range(es)),
@@ -130,13 +130,13 @@ impl IndexCursor {
             let row = self.table.row(row_no);
             self.slot.clear();
             self.slot.extend(self.projection.iter().map(|&c| row[c].clone()));
-            if self.quals.iter().all(|q| q.eval(&self.slot).is_true()) {
+            if qual_all(&self.quals, &self.slot)? {
                 es.clock.charge(es.cost.seqscan_row_ns * 2);
-                return Some(row_no);
+                return Ok(Some(row_no));
             }
             es.clock.charge(es.cost.seqscan_row_ns / 2);
         }
-        None
+        Ok(None)
     }
 
     pub fn rescan(&mut self) {
@@ -213,7 +213,7 @@ impl IndexScanState {
 
 impl ExecNode for IndexScanState {
     fn exec_next(&mut self, es: &mut EState) -> ExecResult<ExecStatus> {
-        Ok(match self.cursor.next(es) {
+        Ok(match self.cursor.next(es)? {
             Some(_) => ExecStatus::Row,
             None => ExecStatus::Done,
         })
@@ -246,4 +246,14 @@ pub fn explain_index(e: &mut ExplainNode, cursor: &IndexCursor, desc: bool, name
     if let Some(c) = cursor.cond_text() {
         e.details.push(("Index Cond".into(), c));
     }
+}
+
+/// Every qual true over `row` (`ExecQual` of an implicit AND); an error is raised.
+pub fn qual_all(quals: &[crate::plan::Expr], row: &[Datum]) -> Result<bool, crate::plan::eval::EvalError> {
+    for q in quals {
+        if !q.qual(row)? {
+            return Ok(false);
+        }
+    }
+    Ok(true)
 }

@@ -171,11 +171,12 @@ impl MergeJoinState {
     }
 
     /// Keeps the inner child's current row as the held row.
-    fn hold_inner(&mut self) {
+    fn hold_inner(&mut self) -> ExecResult<()> {
         let row = self.children[1].node.slot();
-        self.look_val = self.inner_key.eval(row);
+        self.look_val = self.inner_key.eval(row)?;
         super::copy_row(&mut self.look, row);
         self.have_look = true;
+        Ok(())
     }
 
     /// One step of the state machine: Some(status) to return, None to go on.
@@ -184,7 +185,7 @@ impl MergeJoinState {
             Phase::NeedOuter => match self.inputs.next(&mut self.children, 0, es)? {
                 ExecStatus::Row => {
                     es.clock.charge(es.cost.hashjoin_row_ns);
-                    self.outer_val = self.outer_key.eval(self.children[0].node.slot());
+                    self.outer_val = self.outer_key.eval(self.children[0].node.slot())?;
                     self.outer_matched = false;
                     if self.outer_val.is_null() {
                         if self.join_type.fills_outer() {
@@ -205,7 +206,7 @@ impl MergeJoinState {
             Phase::NeedInner => match self.inputs.next(&mut self.children, 1, es)? {
                 ExecStatus::Row => {
                     es.clock.charge(es.cost.hashjoin_row_ns);
-                    self.hold_inner();
+                    self.hold_inner()?;
                     self.phase = Phase::Compare;
                 }
                 ExecStatus::Done => {
@@ -250,10 +251,10 @@ impl MergeJoinState {
                 ExecStatus::Row => {
                     es.clock.charge(es.cost.hashjoin_row_ns);
                     let row = self.children[1].node.slot();
-                    if Some(self.inner_key.eval(row)) == self.group_val {
+                    if Some(self.inner_key.eval(row)?) == self.group_val {
                         self.group.extend_from_slice(row);
                     } else {
-                        self.hold_inner();
+                        self.hold_inner()?;
                         self.group_pos = 0;
                         self.phase = Phase::Emit;
                     }
@@ -290,7 +291,7 @@ impl MergeJoinState {
                     return Ok(None);
                 }
                 match self.inputs.next(&mut self.children, 1, es)? {
-                    ExecStatus::Row => self.hold_inner(),
+                    ExecStatus::Row => self.hold_inner()?,
                     ExecStatus::Done => self.inner_done = true,
                     ExecStatus::Wait => return Ok(Some(ExecStatus::Wait)),
                 }

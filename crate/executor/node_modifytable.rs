@@ -45,7 +45,13 @@
 //! ends (the scans of this statement read the tables as they were: PostgreSQL's
 //! snapshot gives the same).
 //!
-//! Where it departs from PostgreSQL: no ON CONFLICT, triggers, constraints
+//! ON CONFLICT and unique keys (`super::on_conflict`): of a plain local target in
+//! `conflict`; of a partitioned one in each local partition's `Target::Local`, made
+//! when its result relation is opened, its arbiters the partition's copies of the
+//! parent's; a DO UPDATE that would move the row to another partition is refused as
+//! PostgreSQL refuses it.
+//!
+//! Where it departs from PostgreSQL: no triggers, CHECK constraints
 //! or WITH CHECK OPTIONS; a local table's rows are kept aside until the statement ends
 //! rather than written into the heap at once (nothing in the statement reads them).
 
@@ -118,7 +124,8 @@ impl LocalChanges {
 /// Where a row goes, as opened at ExecInit (a partition's foreign state: on first use).
 #[derive(Clone)]
 enum Target {
-    Local(String),
+    /// A local table; a partition's unique checks and ON CONFLICT with it.
+    Local(String, Option<Box<super::on_conflict::ConflictState>>),
     /// Index into `ModifyTableState::foreign`.
     Foreign(usize),
     /// A foreign partition not opened yet.
@@ -188,7 +195,10 @@ impl ForeignModifyState {
     /// postgresBeginForeignModify / postgresBeginForeignInsert: GetConnection.
     fn begin(plan: &ForeignModify, es: &mut EState) -> Result<ForeignModifyState, String> {
         let conn = es.server_index(&plan.server).ok_or_else(|| format!("server \"{}\" does not exist", plan.server))?;
-        es.get_connection(conn);
+        // EXEC_FLAG_EXPLAIN_ONLY: postgres_fdw returns before GetConnection.
+        if !es.explain_only {
+            es.get_connection(conn);
+        }
         Ok(ForeignModifyState {
             plan: plan.clone(),
             conn,
@@ -378,7 +388,8 @@ impl ModifyTableState {
     pub fn init(id: usize, plan: &ModifyTablePlan, ctx: &InitContext, es: &mut EState) -> Result<Self, String> {
         let child = super::init_plan(&plan.child, ctx, es)?;
         let mut foreign = Vec::new();
-        let target = open_target(&plan.target, ctx, es, &mut foreign, true)?;
+        let target =
+            open_target(&plan.target, (ctx, plan.on_conflict.as_ref(), &plan.columns), es, &mut foreign, true)?;
         let child_types = plan
             .child
             .output_columns()
@@ -431,8 +442,7 @@ impl ModifyTableState {
                 Some(i) => {
                     let v = row.get(*i).cloned().unwrap_or(Datum::Null);
                     let from = self.child_types.get(*i).copied().flatten();
-                    crate::plan::eval::cast(v, from, *ty)
-                        .map_err(|k| ExecError::Query(crate::plan::eval::EvalError::from(k).to_string()))?
+                    crate::plan::eval::cast(v, from, *ty).map_err(|k| ExecError::Eval(k.into()))?
                 }
                 None => Datum::Null,
             };
@@ -447,12 +457,20 @@ impl ModifyTableState {
     /// in the next one.
     fn store(&mut self, row: Vec<Datum>, es: &mut EState) -> ExecResult<()> {
         let kept = (!self.returning.is_empty()).then(|| row.clone());
-        let mut target = std::mem::replace(&mut self.target, Target::Local(String::new()));
+        let mut target = std::mem::replace(&mut self.target, Target::Local(String::new(), None));
         let r = route(&mut target, row, es, &mut self.foreign);
         self.target = target;
         let r = r?;
         if let (Routed::Done, Some(row)) = (&r, kept) {
             self.to_return.push_back(row);
+        }
+        if let Routed::Updated { table, old, new } = r {
+            // ON CONFLICT DO UPDATE in a partition: the existing row changed.
+            if !self.returning.is_empty() {
+                self.to_return.push_back(new.clone());
+            }
+            es.local_changes.modified.push((table, old, Some(new)));
+            return Ok(());
         }
         if let Routed::Foreign(k, row) = r {
             let f = &mut self.foreign[k];
@@ -474,7 +492,7 @@ impl ModifyTableState {
 /// its rows at the statement's start.
 fn conflict_state(plan: &ModifyTablePlan, ctx: &InitContext) -> Option<super::on_conflict::ConflictState> {
     let table = match &plan.target {
-        ResultRel::Local { table } => table,
+        ResultRel::Local { table, .. } => table,
         ResultRel::LocalModify { table, .. } if plan.operation == CmdType::Update => table,
         _ => return None,
     };
@@ -522,7 +540,7 @@ impl ModifyTableState {
         if self.returning.is_empty() {
             return Ok(false);
         }
-        self.slot = self.returning.iter().map(|(e, _)| e.eval(&full)).collect();
+        self.slot = self.returning.iter().map(|(e, _)| e.eval(&full)).collect::<Result<_, _>>()?;
         Ok(true)
     }
 }
@@ -548,7 +566,7 @@ fn new_row(
 ) -> ExecResult<Vec<Datum>> {
     let mut new = old.to_vec();
     for (c, e) in sets {
-        let v = e.eval(old);
+        let v = e.eval(old)?;
         let from = match v {
             Datum::Int(_) => Some(SqlType::Int8),
             Datum::Numeric(_) => Some(SqlType::Numeric),
@@ -556,8 +574,7 @@ fn new_row(
             _ => None,
         };
         let ty = columns.get(*c).map(|x| x.1).ok_or_else(|| ExecError::Internal(format!("no column {c}")))?;
-        new[*c] = crate::plan::eval::cast(v, from, ty)
-            .map_err(|k| ExecError::Query(crate::plan::eval::EvalError::from(k).to_string()))?;
+        new[*c] = crate::plan::eval::cast(v, from, ty).map_err(|k| ExecError::Eval(k.into()))?;
     }
     Ok(new)
 }
@@ -566,6 +583,14 @@ enum Routed {
     Done,
     /// For the foreign result relation `k`'s batch.
     Foreign(usize, Vec<Datum>),
+    /// Not stored: ON CONFLICT DO NOTHING, or DO UPDATE whose WHERE did not hold.
+    Skipped,
+    /// ON CONFLICT DO UPDATE of a partition's row (`old` as the statement found it).
+    Updated {
+        table: String,
+        old: Vec<Datum>,
+        new: Vec<Datum>,
+    },
 }
 
 /// ExecFindPartition and the insert into the relation found.
@@ -576,10 +601,18 @@ fn route(
     foreign: &mut Vec<ForeignModifyState>,
 ) -> ExecResult<Routed> {
     match target {
-        Target::Local(table) => {
+        Target::Local(table, None) => {
             es.local_changes.inserted.push((table.clone(), row));
             Ok(Routed::Done)
         }
+        Target::Local(table, Some(c)) => match c.propose(row).map_err(ExecError::Query)? {
+            super::on_conflict::Outcome::Insert(row) => {
+                es.local_changes.inserted.push((table.clone(), row));
+                Ok(Routed::Done)
+            }
+            super::on_conflict::Outcome::Skip => Ok(Routed::Skipped),
+            super::on_conflict::Outcome::Update { old, new } => Ok(Routed::Updated { table: table.clone(), old, new }),
+        },
         Target::Foreign(k) => Ok(Routed::Foreign(*k, row)),
         Target::Direct | Target::LocalModify { .. } | Target::ForeignRow(_) | Target::Partitions { .. } => {
             Err(ExecError::Internal("a row to insert reached an UPDATE or DELETE".into()))
@@ -603,8 +636,39 @@ fn route(
                     vals.join(", ")
                 )));
             };
-            route(&mut partitions[i].1, row, es, foreign)
+            let routed = route(&mut partitions[i].1, row, es, foreign)?;
+            // ExecCrossPartitionUpdate: DO UPDATE may not move the row out of its
+            // partition.
+            if let Routed::Updated { new, .. } = &routed {
+                let key_vals: Vec<(SqlType, Datum)> = key.iter().map(|&(i, t)| (t, new[i].clone())).collect();
+                let stays = match &partitions[i].0 {
+                    Bound::Default => {
+                        !partitions.iter().any(|(b, _)| *b != Bound::Default && bound_holds(*strategy, b, &key_vals))
+                    }
+                    b => bound_holds(*strategy, b, &key_vals),
+                };
+                if !stays {
+                    return Err(ExecError::Query(
+                        "invalid ON UPDATE specification (the result tuple would appear in a different partition than \
+                         the original tuple)"
+                            .into(),
+                    ));
+                }
+            }
+            Ok(routed)
         }
+    }
+}
+
+/// The unique checks of a routed row's partition: its ON CONFLICT counts
+/// (conflicting, removed by the filter), summed over the partitions opened.
+fn partition_conflicts(t: &Target) -> (usize, usize) {
+    match t {
+        Target::Local(_, Some(c)) => (c.conflicting, c.filtered),
+        Target::Partitioned { partitions, .. } => {
+            partitions.iter().map(|(_, p)| partition_conflicts(p)).fold((0, 0), |(a, b), (c, d)| (a + c, b + d))
+        }
+        _ => (0, 0),
     }
 }
 
@@ -612,17 +676,26 @@ fn route(
 /// partition's foreign table when a row first reaches it.
 fn open_target(
     r: &ResultRel,
-    ctx: &InitContext,
+    (ctx, on_conflict, columns): (&InitContext, Option<&crate::plan::on_conflict::OnConflict>, &[(String, SqlType)]),
     es: &mut EState,
     foreign: &mut Vec<ForeignModifyState>,
     at_init: bool,
 ) -> Result<Target, String> {
     Ok(match r {
-        ResultRel::Local { table } => {
-            if ctx.catalog.get(table).is_none() {
+        ResultRel::Local { table, unique } => {
+            let Some(t) = ctx.catalog.get(table) else {
                 return Err(format!("relation \"{table}\" does not exist"));
-            }
-            Target::Local(table.clone())
+            };
+            // A partition (not opened at init): its own unique indexes and the
+            // ON CONFLICT mapped to them (ExecInitPartitionInfo); the plain target's
+            // are ModifyTable's `conflict`.
+            let checked = !at_init && (!unique.is_empty() || on_conflict.is_some());
+            let conflict = checked.then(|| {
+                let oc = on_conflict.map(|o| o.for_partition(unique));
+                // A partition's columns are its parent's (the planner checked).
+                Box::new(super::on_conflict::ConflictState::new(table, columns, unique, oc.as_ref(), t))
+            });
+            Target::Local(table.clone(), conflict)
         }
         ResultRel::Foreign(f) if at_init => {
             foreign.push(ForeignModifyState::begin(f, es)?);
@@ -652,7 +725,7 @@ fn open_target(
         ResultRel::Partitioned(p) => {
             let mut partitions = Vec::new();
             for (b, part) in &p.partitions {
-                partitions.push((b.clone(), open_target(part, ctx, es, foreign, false)?));
+                partitions.push((b.clone(), open_target(part, (ctx, on_conflict, columns), es, foreign, false)?));
             }
             Target::Partitioned { relation: p.relation.clone(), strategy: p.strategy, key: p.key.clone(), partitions }
         }
@@ -665,7 +738,7 @@ impl ExecNode for ModifyTableState {
         loop {
             // RETURNING's rows of the rows inserted so far.
             if let Some(row) = self.to_return.pop_front() {
-                self.slot = self.returning.iter().map(|(e, _)| e.eval(&row)).collect();
+                self.slot = self.returning.iter().map(|(e, _)| e.eval(&row)).collect::<Result<_, _>>()?;
                 return Ok(ExecStatus::Row);
             }
             // A partition opened by the last row: its connection is set up first (the
@@ -753,7 +826,7 @@ impl ExecNode for ModifyTableState {
                     }
                     if !self.returning.is_empty() {
                         let row = new.as_ref().unwrap_or(&old);
-                        self.slot = self.returning.iter().map(|(e, _)| e.eval(row)).collect();
+                        self.slot = self.returning.iter().map(|(e, _)| e.eval(row)).collect::<Result<_, _>>()?;
                     }
                     es.local_changes.modified.push((table.clone(), old, new));
                     if !self.returning.is_empty() {
@@ -781,7 +854,7 @@ impl ExecNode for ModifyTableState {
                         continue;
                     }
                     let input = self.child[0].node.slot();
-                    self.slot = self.returning.iter().map(|(e, _)| e.eval(input)).collect();
+                    self.slot = self.returning.iter().map(|(e, _)| e.eval(input)).collect::<Result<_, _>>()?;
                     return Ok(ExecStatus::Row);
                 }
                 ExecStatus::Row => {
@@ -872,7 +945,10 @@ impl ExecNode for ModifyTableState {
             if let Some(f) = &oc.filter_sql {
                 e.details.push(("Conflict Filter".into(), f.clone()));
             }
-            let (conflicting, filtered) = self.conflict.as_ref().map_or((0, 0), |c| (c.conflicting, c.filtered));
+            let (conflicting, filtered) = self
+                .conflict
+                .as_ref()
+                .map_or_else(|| partition_conflicts(&self.target), |c| (c.conflicting, c.filtered));
             if filtered > 0 {
                 e.details.push(("Rows Removed by Conflict Filter".into(), filtered.to_string()));
             }
@@ -899,7 +975,7 @@ impl ExecNode for ModifyTableState {
             // A plain table's scan: the new values in the columns' order, then `ctid`.
             let names: Vec<String> = self.columns.iter().map(|(n, _)| crate::sql_text::quote_identifier(n)).collect();
             let mut sets: Vec<&(usize, crate::plan::Expr)> = sets.iter().collect();
-            sets.sort_by_key(|(c, _)| *c);
+            crate::types::sort_short_by_key(&mut sets, |(c, _)| *c);
             let mut shown: Vec<String> = sets
                 .iter()
                 .map(|(_, e)| match e {
@@ -950,7 +1026,7 @@ impl ExecNode for ConstResultState {
     fn exec_next(&mut self, _es: &mut EState) -> ExecResult<ExecStatus> {
         let Some(row) = self.rows.get(self.next) else { return Ok(ExecStatus::Done) };
         self.next += 1;
-        self.slot = row.iter().map(|e| e.eval(&[])).collect();
+        self.slot = row.iter().map(|e| e.eval(&[])).collect::<Result<_, _>>()?;
         Ok(ExecStatus::Row)
     }
 
@@ -977,8 +1053,11 @@ impl ExecNode for ConstResultState {
                 e.node_type = "Values Scan".into();
                 e.relation = Some("*VALUES*".into());
                 e.details.push(("Schema".into(), String::new()));
+                // The INSERT's range table holds its target and "*VALUES*": PostgreSQL
+                // qualifies the columns (`"*VALUES*".column1`).
+                e.details.push(("Qualify".into(), String::new()));
                 for i in 0..rows.first().map_or(0, |r| r.len()) {
-                    e.push_output(format!("\"*VALUES*\".column{}", i + 1));
+                    e.push_output(format!("column{}", i + 1));
                 }
             }
         }
@@ -1009,7 +1088,10 @@ impl DirectModifyState {
         let conn = es
             .server_index(&plan.scan.server)
             .ok_or_else(|| format!("server \"{}\" does not exist", plan.scan.server))?;
-        es.get_connection(conn);
+        // EXEC_FLAG_EXPLAIN_ONLY: postgres_fdw returns before GetConnection.
+        if !es.explain_only {
+            es.get_connection(conn);
+        }
         Ok(DirectModifyState {
             id,
             plan: plan.clone(),

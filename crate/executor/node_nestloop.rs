@@ -144,10 +144,10 @@ impl NestLoopState {
                     if es.nest_params.len() <= n {
                         es.nest_params.resize(n + 1, Datum::Null);
                     }
-                    es.nest_params[n] = self.outer_key.eval(self.children[0].node.slot());
+                    es.nest_params[n] = self.outer_key.eval(self.children[0].node.slot())?;
                 }
                 if let Some(n) = self.exec_param {
-                    let v = self.outer_key.eval(self.children[0].node.slot());
+                    let v = self.outer_key.eval(self.children[0].node.slot())?;
                     es.param_values.retain(|(p, _)| *p != n);
                     es.param_values.push((n, v));
                 }
@@ -211,17 +211,17 @@ impl NestLoopState {
         }
     }
 
-    fn joined(&mut self) -> bool {
+    fn joined(&mut self) -> ExecResult<bool> {
         let (outer, inner) = (self.children[0].node.slot(), self.children[1].node.slot());
-        let k = self.outer_key.eval(outer);
-        if k.is_null() || k != self.inner_key.eval(inner) {
-            return false;
+        let k = self.outer_key.eval(outer)?;
+        if k.is_null() || k != self.inner_key.eval(inner)? {
+            return Ok(false);
         }
         self.slot.clear();
         self.slot.extend_from_slice(outer);
         self.slot.extend_from_slice(inner);
         self.matched_outer = true;
-        true
+        Ok(true)
     }
 }
 
@@ -250,7 +250,7 @@ impl ExecNode for NestLoopState {
             match self.next_inner(es)? {
                 ExecStatus::Row => {
                     es.clock.charge(es.cost.hashjoin_row_ns);
-                    if self.joined() {
+                    if self.joined()? {
                         // A semi or anti join needs one match per outer row
                         // (`single_match`): the next outer row comes next (its pass
                         // rescans the inner side), and an anti join drops this one.

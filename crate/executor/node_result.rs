@@ -237,7 +237,7 @@ impl ExecNode for ResultState {
                 return Ok(ExecStatus::Wait);
             }
             if let Some(f) = self.bound_filter.as_ref().or(self.filter.as_ref()) {
-                if !f.eval(self.children[0].node.slot()).is_true() {
+                if !f.qual(self.children[0].node.slot())? {
                     continue;
                 }
             }
@@ -250,11 +250,15 @@ impl ExecNode for ResultState {
                 (_, None) => copy_row(&mut self.slot, row),
                 (Some(b), Some(_)) => {
                     self.slot.clear();
-                    self.slot.extend(b.iter().map(|e| e.eval(row)));
+                    for e in b.iter() {
+                        self.slot.push(e.eval(row)?);
+                    }
                 }
                 (None, Some(t)) => {
                     self.slot.clear();
-                    self.slot.extend(t.iter().map(|(e, _)| e.eval(row)));
+                    for (e, _) in t.iter() {
+                        self.slot.push(e.eval(row)?);
+                    }
                 }
             }
             return Ok(ExecStatus::Row);
@@ -361,7 +365,7 @@ impl ExecNode for GatingResultState {
             let Some(bound) = super::node_subplan::bind_params(es, &self.qual)? else {
                 return Ok(ExecStatus::Wait);
             };
-            self.passed = Some(bound.eval(&[]).is_true());
+            self.passed = Some(bound.qual(&[])?);
         }
         if self.passed != Some(true) {
             return Ok(ExecStatus::Done);

@@ -49,10 +49,29 @@ pub fn sort_key_text(keys: &[SortKey], names: &[String]) -> String {
     keys.join(", ")
 }
 
+/// Evaluates the keys that are expressions over a row as it comes in, so that an
+/// error in one (`ORDER BY 1/a`) is raised for that row, as PostgreSQL's child
+/// projection computes them as (resjunk) columns before the Sort sees the row; the
+/// comparisons then cannot meet an error.
+pub fn check_keys(keys: &[SortKey], row: &[Datum]) -> ExecResult<()> {
+    for k in keys {
+        if !matches!(k.expr, crate::plan::Expr::Col(_)) {
+            k.expr.eval(row)?;
+        }
+    }
+    Ok(())
+}
+
+/// A key's value: rows were checked when they came in ([`check_keys`]); NULL for
+/// an error there cannot be (MergeAppend's children's keys are columns).
+fn key_value(k: &SortKey, row: &[Datum]) -> Datum {
+    k.expr.eval(row).unwrap_or(Datum::Null)
+}
+
 /// Compares two rows by sort keys (shared with MergeAppend).
 pub fn compare_rows(keys: &[SortKey], a: &[Datum], b: &[Datum]) -> Ordering {
     for k in keys {
-        let ord = k.expr.eval(a).cmp(&k.expr.eval(b));
+        let ord = key_value(k, a).cmp(&key_value(k, b));
         let ord = if k.desc { ord.reverse() } else { ord };
         if ord != Ordering::Equal {
             return ord;
@@ -112,7 +131,11 @@ impl ExecNode for SortState {
     fn exec_next(&mut self, es: &mut EState) -> ExecResult<ExecStatus> {
         while !self.sorted {
             match self.inputs.next(&mut self.children, 0, es)? {
-                ExecStatus::Row => self.rows.extend_from_slice(self.children[0].node.slot()),
+                ExecStatus::Row => {
+                    let row = self.children[0].node.slot();
+                    check_keys(&self.keys, row)?;
+                    self.rows.extend_from_slice(row);
+                }
                 ExecStatus::Wait => return Ok(ExecStatus::Wait),
                 ExecStatus::Done => self.sort(es),
             }

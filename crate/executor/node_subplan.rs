@@ -188,7 +188,7 @@ fn run_init_plan(ps: &mut PlanState, es: &mut EState, k: usize) -> ExecResult<bo
                     // ExecScanSubPlan's ALL/ANY: stop at the first row that decides.
                     SubLinkKind::AnyAll { op, all } => {
                         let lhs = ip.lhs.clone();
-                        match Expr::bin(op, Expr::Const(lhs), Expr::Const(v)).eval(&[]) {
+                        match Expr::bin(op, Expr::Const(lhs), Expr::Const(v)).eval(&[])? {
                             Datum::Null => ip.first = Some(Datum::Null),
                             d if d.is_true() != all => {
                                 ip.value = Some(Datum::Int(i64::from(!all)));
@@ -221,7 +221,7 @@ fn run_init_plan(ps: &mut PlanState, es: &mut EState, k: usize) -> ExecResult<bo
 /// this turn's wait set): to its caller that is one blocking call on those
 /// connections. A step boundary (`yielded`) or a blocking call already recorded stays
 /// as it is.
-fn blocked_as_libpq_would(es: &mut EState) {
+pub(crate) fn blocked_as_libpq_would(es: &mut EState) {
     if es.interrupted() {
         return;
     }
@@ -431,7 +431,7 @@ pub fn bind_row(es: &mut EState, e: &Expr, row: &[Datum], (node, row_no): (usize
 fn subst_subplans(es: &mut EState, e: &Expr, row: &[Datum], at: (usize, u64)) -> ExecResult<Option<Expr>> {
     Ok(Some(match e {
         Expr::Func(Func::SubPlan { plan_id, .. }, args) => {
-            let values: Vec<Datum> = args.iter().map(|a| a.eval(row)).collect();
+            let values = args.iter().map(|a| a.eval(row)).collect::<Result<Vec<Datum>, _>>()?;
             match exec_scan_subplan(es, *plan_id, values, at)? {
                 Some(v) => Expr::Const(v),
                 None => return Ok(None),

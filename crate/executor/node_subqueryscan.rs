@@ -47,7 +47,9 @@ impl ExecNode for SubqueryScanState {
         es.clock.charge(es.cost.result_row_ns);
         let row = self.children[0].node.slot();
         self.slot.clear();
-        self.slot.extend(self.targets.iter().map(|(e, _)| e.eval(row)));
+        for (e, _) in &self.targets {
+            self.slot.push(e.eval(row)?);
+        }
         Ok(ExecStatus::Row)
     }
     fn exec_rescan(&mut self, es: &mut EState) -> ExecResult<()> {

@@ -185,14 +185,14 @@ impl ConflictState {
         let mut both = self.rows[i].row.clone();
         both.extend(row);
         if let Some(f) = filter {
-            if !f.eval(&both).is_true() {
+            if !f.qual(&both).map_err(|e| e.to_string())? {
                 self.filtered += 1;
                 return Ok(Outcome::Skip);
             }
         }
         let mut new = self.rows[i].row.clone();
         for (c, e) in sets {
-            new[*c] = assign(e.eval(&both), self.columns[*c].1)?;
+            new[*c] = assign(e.eval(&both).map_err(|e| e.to_string())?, self.columns[*c].1)?;
         }
         self.check(&new, Some(i))?;
         // The index entries of the old version go; the new version's come.

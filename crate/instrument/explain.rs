@@ -251,7 +251,7 @@ pub const ROW_MARK_OUTPUT: &str = "Row Mark Output";
 
 /// A partitioned UPDATE's or DELETE's result relation, which ModifyTable names under
 /// its Output (show_modifytable_info): `operation\trelation\talias`, printed in TEXT as
-/// `Foreign Update on public.pt1 pt_1`. Not in JSON (PostgreSQL's "Target Tables").
+/// `Foreign Update on public.pt1 pt_1`; in JSON PostgreSQL's "Target Tables".
 pub const TARGET_TABLE: &str = "Target Table";
 /// A foreign modify's Remote SQL, printed under the last [`TARGET_TABLE`] (VERBOSE).
 pub const TARGET_REMOTE_SQL: &str = "Target Remote SQL";
@@ -270,10 +270,16 @@ fn resolve_outputs(n: &ExplainNode, prefix: bool) -> Outputs {
         let alias = n.alias().map(quote_identifier).unwrap_or_default();
         own.iter()
             // A constant (a set operation's flag) as it is too.
-            .map(|c| match (c.starts_with('(') || c.starts_with(|d: char| d.is_ascii_digit()), prefix) {
-                (true, _) => c.to_string(),
-                (false, true) => format!("{alias}.{}", quote_identifier(c)),
-                (false, false) => quote_identifier(c),
+            // A Values Scan's columns are qualified already (`"*VALUES*".column1`).
+            .map(|c| {
+                match (
+                    c.starts_with('(') || c.starts_with(|d: char| d.is_ascii_digit()) || c.starts_with("\"*VALUES*\"."),
+                    prefix,
+                ) {
+                    (true, _) => c.to_string(),
+                    (false, true) => format!("{alias}.{}", quote_identifier(c)),
+                    (false, false) => quote_identifier(c),
+                }
             })
             .collect()
     } else if !own.is_empty() {
@@ -459,7 +465,7 @@ fn print_order<'a>(n: &'a ExplainNode, o: &'a Outputs) -> Vec<(&'a ExplainNode, 
         _ => 1,
     };
     let mut ordered = pairs;
-    ordered.sort_by_key(|(c, _)| rank(c));
+    crate::types::sort_short_by_key(&mut ordered, |(c, _)| rank(c));
     ordered
 }
 
@@ -520,8 +526,11 @@ fn fold_node(mut n: ExplainNode, o: Outputs, verbose: bool) -> (ExplainNode, Out
                 .iter()
                 .position(|(k, _)| matches!(k.as_str(), "Relations" | "Remote SQL" | "Heap Fetches" | "Heap Blocks"))
                 .unwrap_or(child.details.len());
-            let f = match verbose && child.is_scan() {
-                true => resolve_qualifiers(&substitute(f, &qual_cols(&child)), true),
+            // A foreign or local modify's scan outputs the modify's row (ROW_MARK_OUTPUT),
+            // not the columns its qual reads: the qual names its own columns, then.
+            let row_marked = child.details.iter().any(|(k, _)| k == ROW_MARK_OUTPUT);
+            let f = match (verbose || row_marked) && child.is_scan() {
+                true => resolve_qualifiers(&substitute(f, &qual_cols(&child)), verbose),
                 false => substitute(f, &child_out.cols),
             };
             if child.is_join() && child.join_type() == "Inner" {
@@ -1027,21 +1036,22 @@ fn sort_groups_json(v: &str) -> J {
 }
 
 /// Properties PostgreSQL prints as lists in JSON.
-const LIST_KEYS: &[&str] = &["Group Key", "Sort Key", "Presorted Key", "Output"];
+const LIST_KEYS: &[&str] = &["Group Key", "Sort Key", "Presorted Key", "Output", "Conflict Arbiter Indexes"];
 
 fn json_node(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions, (analyze, costs): (bool, Option<&[Estimate]>)) -> J {
     let inst = n.instr.finished();
     let mut m: Vec<(String, J)> = vec![];
     let mut put = |k: &str, v: J| m.push((k.to_string(), v));
-    put("Node Type", J::Str(n.node_type.clone()));
+    let (node_type, operation) = json_node_type(n);
+    put("Node Type", J::Str(node_type.into()));
     if n.node_type == "Aggregate" {
         put("Strategy", J::Str(n.strategy.clone().unwrap_or_else(|| "Plain".into())));
         put("Partial Mode", J::Str(n.detail("Partial Mode").unwrap_or("Simple").into()));
     } else if let Some(s) = &n.strategy {
         put("Strategy", J::Str(s.clone()));
     }
-    if is_remote(n) {
-        put("Operation", J::Str("Select".into()));
+    if let Some(op) = operation {
+        put("Operation", J::Str(op.into()));
     }
     if let Some(p) = &n.parent_relationship {
         put("Parent Relationship", J::Str(p.clone()));
@@ -1093,6 +1103,9 @@ fn json_node(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions, (analyze, cost
     if join {
         put("Inner Unique", boolean(n.detail("Inner Unique").is_some()));
     }
+    if let Some(targets) = target_tables_json(n, opts) {
+        put("Target Tables", targets);
+    }
     // show_hashagg_info: with COSTS, a HashAggregate's planned spill partitions (0: the
     // sandbox's estimate assumes its groups fit in work_mem), after its Filter.
     let mut planned_partitions = estimate(n, costs).is_some() && n.strategy.as_deref() == Some("Hashed");
@@ -1130,6 +1143,7 @@ fn json_node(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions, (analyze, cost
             "Rows Removed by Filter"
                 | "Rows Removed by Join Filter"
                 | "Heap Fetches"
+                | "Batch Size"
                 | "Tuples Inserted"
                 | "Conflicting Tuples"
                 | "Rows Removed by Conflict Filter"
@@ -1183,6 +1197,49 @@ fn json_node(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions, (analyze, cost
         put("Plans", J::Arr(plans));
     }
     J::Obj(m)
+}
+
+/// ExplainNode's "Node Type" and "Operation" in the formats other than TEXT:
+/// ModifyTable is `ModifyTable` with its operation (`Insert on …` in TEXT), a direct
+/// modify a `Foreign Scan` with its (`Foreign Update on …`), any other foreign scan a
+/// `Select`.
+fn json_node_type(n: &ExplainNode) -> (&str, Option<&str>) {
+    match n.node_type.as_str() {
+        op @ ("Insert" | "Update" | "Delete") => ("ModifyTable", Some(op)),
+        "Foreign Update" => ("Foreign Scan", Some("Update")),
+        "Foreign Delete" => ("Foreign Scan", Some("Delete")),
+        "Foreign Insert" => ("Foreign Scan", Some("Insert")),
+        t if is_remote(n) => (t, Some("Select")),
+        t => (t, None),
+    }
+}
+
+/// show_modifytable_info's "Target Tables" group (a partitioned UPDATE's or DELETE's
+/// result relations, [`TARGET_TABLE`]): an object per relation with ExplainTargetRel's
+/// "Relation Name", "Schema" (VERBOSE) and "Alias", then a foreign modify's "Remote
+/// SQL" (postgresExplainForeignModify, VERBOSE). None when there is no such relation.
+fn target_tables_json(n: &ExplainNode, opts: &ExplainOptions) -> Option<J> {
+    let mut targets: Vec<Vec<(String, J)>> = vec![];
+    for (k, v) in &n.details {
+        if k == TARGET_REMOTE_SQL {
+            if let (Some(t), true) = (targets.last_mut(), opts.verbose) {
+                t.push(("Remote SQL".into(), J::Str(v.clone())));
+            }
+            continue;
+        }
+        if k != TARGET_TABLE {
+            continue;
+        }
+        let mut parts = v.split('\t');
+        let (_, relation, alias) = (parts.next(), parts.next().unwrap_or(""), parts.next());
+        let mut t = vec![("Relation Name".to_string(), J::Str(relation.into()))];
+        if opts.verbose {
+            t.push(("Schema".into(), J::Str(REMOTE_SCHEMA.into())));
+        }
+        t.push(("Alias".into(), J::Str(alias.unwrap_or(relation).into())));
+        targets.push(t);
+    }
+    (!targets.is_empty()).then(|| J::Arr(targets.into_iter().map(J::Obj).collect()))
 }
 
 fn json_doc(root: &ExplainNode, opts: &ExplainOptions, doc: &ExplainDoc, planning_ns: u64, execution_ns: u64) -> J {

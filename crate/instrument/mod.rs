@@ -125,6 +125,27 @@ impl Instrumentation {
         }
     }
 
+    /// `stop_call` after a page-mode call (`executor::exec_proc_node_page`) that
+    /// returned `rows` rows at once (0: end of data), the first of them ready at
+    /// `first_row_at`: the counters come out as if each row had been a call of its own
+    /// (the rows are counted one by one, and a loop's startup time is the time to its
+    /// first row, not to the end of the page).
+    pub fn stop_call_page(&mut self, now: u64, rows: u64, first_row_at: u64) {
+        if rows == 0 {
+            return self.stop_call(now, Some(false));
+        }
+        let Some(started) = self.call_started_at.take() else {
+            return;
+        };
+        if !self.first_tuple_seen {
+            self.first_tuple_seen = true;
+            self.loop_startup_ns = self.loop_total_ns + first_row_at.saturating_sub(started);
+        }
+        self.loop_total_ns += now.saturating_sub(started);
+        self.loop_rows += rows;
+        self.ntuples += rows;
+    }
+
     /// Stops timing a call that will resume later without counting the gap (an async
     /// request that went Waiting: its waiting time is counted as wait time instead).
     pub fn pause_call(&mut self, now: u64) {

@@ -279,6 +279,25 @@ pub fn cost_plan(plan: &Plan, cat: &dyn CostCatalog, p: &CostParams) -> Vec<Esti
         out.extend(main);
         return out;
     }
+    if let Plan::WithCtes { child, ctes } = plan {
+        // The CTEs' subplans are the query level's first InitPlans (SS_process_ctes):
+        // their nodes come first, and their whole cost is charged to the top node
+        // (SS_charge_for_initplans).
+        let mut out = vec![];
+        let mut charge = 0.0;
+        for c in ctes {
+            let e = cost_plan(&c.plan, cat, p);
+            charge += e.first().map_or(0.0, |e| e.total);
+            out.extend(e);
+        }
+        let mut main = cost_plan(child, cat, p);
+        if let Some(top) = main.first_mut() {
+            top.startup += charge;
+            top.total += charge;
+        }
+        out.extend(main);
+        return out;
+    }
     // The query's own set operation: an Append reached from the top through Limit,
     // Sort and projections only (a UNION ALL in a subquery of FROM is pulled up into
     // an appendrel instead, with no subquery scans: `pull_up_simple_union_all`).
@@ -302,6 +321,7 @@ pub fn cost_plan(plan: &Plan, cat: &dyn CostCatalog, p: &CostParams) -> Vec<Esti
         rels: Default::default(),
         loop_count: Default::default(),
         plain_params: Default::default(),
+        local_base: Default::default(),
     }
     .node(plan, None);
     let mut out = vec![];
@@ -397,6 +417,10 @@ struct Model<'a> {
     /// Cost a parameterized scan as its relation's plain scan (the join's size comes
     /// from the relations' rows, not the parameterized path's: `set_joinrel_size_estimates`).
     plain_params: std::cell::Cell<bool>,
+    /// Costing a pushed-down join's base relations for the join's own figures
+    /// (`costsize::foreign_join`): priced locally, asking no remote EXPLAIN
+    /// (PostgreSQL asks none for them: a join with remote estimates asks its own).
+    local_base: std::cell::Cell<bool>,
 }
 
 /// `cost_qual_eval`: one `cpu_operator_cost` per operator or function evaluated per
@@ -414,6 +438,33 @@ pub fn qual_cost(e: &Expr, p: &CostParams) -> f64 {
         Expr::Not(x) | Expr::IsNull(x, _) => qual_cost(x, p),
         Expr::Func(_, args) => p.cpu_operator_cost + args.iter().map(|a| qual_cost(a, p)).sum::<f64>(),
     }
+}
+
+/// `order_qual_clauses` (createplan.c): a scan's implicitly ANDed quals, cheapest
+/// first by `cost_qual_eval` (a stable sort: equal costs keep their order). This is
+/// the order the executor evaluates them in, so it decides which rows meet an error:
+/// in `WHERE 100 / q > 3 AND q <> 0` the cheaper `q <> 0` runs first and no row
+/// divides by zero. Only the order matters here, not the parameters.
+pub fn order_qual_clauses(quals: &mut [Expr]) {
+    let p = CostParams::default();
+    quals.sort_by(|a, b| qual_cost(a, &p).total_cmp(&qual_cost(b, &p)));
+}
+
+/// [`order_qual_clauses`] of one qual's top-level AND conjuncts, joined again.
+pub fn order_qual_tree(e: Expr) -> Expr {
+    fn split(e: Expr, out: &mut Vec<Expr>) {
+        match e {
+            Expr::Bin(BinOp::And, l, r) => {
+                split(*l, out);
+                split(*r, out);
+            }
+            other => out.push(other),
+        }
+    }
+    let mut quals = Vec::new();
+    split(e, &mut quals);
+    order_qual_clauses(&mut quals);
+    quals.into_iter().reduce(|a, b| Expr::bin(BinOp::And, a, b)).expect("at least the qual itself")
 }
 
 /// Is this a Nested Loop's parameterized inner side (an Index Scan with a parameter,
@@ -622,6 +673,28 @@ impl Model<'_> {
             Plan::ForeignScan(f) => self.foreignscan(f),
             // Only at the top of a plan, where `cost_plan` takes it apart.
             Plan::WithInitPlans { child, .. } => self.node(child, limit),
+            Plan::WithCtes { child, .. } => self.node(child, limit),
+            Plan::CteScan { columns, rows, .. } => {
+                // cost_ctescan: cpu_tuple_cost a row of the CTE (set_cte_size_estimates:
+                // the CTE plan's rows); its columns' widths are their types'
+                // (set_rel_width without statistics).
+                let widths: Vec<f64> = columns.iter().map(|c| type_avg_width(guess_type(c.ty))).collect();
+                let tuples = *rows;
+                Costed {
+                    est: Estimate {
+                        startup: 0.0,
+                        total: self.p.cpu_tuple_cost * tuples,
+                        rows: clamp_row_est(tuples),
+                        width: widths.iter().sum::<f64>() as i64,
+                    },
+                    vars: vec![None; columns.len()],
+                    widths,
+                    kids: vec![],
+                    parent: None,
+                    input_rows: tuples,
+                    seq: None,
+                }
+            }
             // An ordered Append's sorted members are bounded by the LIMIT (cost_append
             // with pathkeys: cost_sort with the Append's limit_tuples).
             Plan::Append { children, ordered, .. } => {
@@ -749,8 +822,14 @@ impl Model<'_> {
             // postgresPlanDirectModify keeps the scan's path: its estimate.
             Plan::DirectModify(d) => self.foreignscan(&d.scan),
             Plan::ModifyTable(m) => {
+                // create_modifytable_path: the subpath's cost; with RETURNING its rows
+                // and width (the subpath's, "totally wrong" as pathnode.c says), else
+                // none.
                 let c = self.node(&m.child, None);
-                let est = Estimate { rows: 0.0, width: 0, ..c.est };
+                let est = match m.returning.is_empty() {
+                    true => Estimate { rows: 0.0, width: 0, ..c.est },
+                    false => c.est,
+                };
                 self.wrap(est, c, |_| (vec![], vec![]))
             }
             Plan::EmptyResult { columns } => {
@@ -1161,9 +1240,10 @@ impl Model<'_> {
         // use_remote_estimate: the remote EXPLAIN's figures instead
         // (`super::remote_estimate::scan_estimate`).
         let mut vars = vars;
-        let remote = match self.plain_params.get() {
-            true => super::remote_estimate::known_unparameterized(self.cat, f),
-            false => super::remote_estimate::known(self.cat, f),
+        let remote = match (self.local_base.get(), self.plain_params.get()) {
+            (true, _) => None,
+            (false, true) => super::remote_estimate::known_unparameterized(self.cat, f),
+            (false, false) => super::remote_estimate::known(self.cat, f),
         };
         if let Some(r) = remote {
             let fdw = (fdw_startup_cost, fdw_tuple_cost);
@@ -2025,6 +2105,7 @@ pub fn mergejoin_materializes(join: &Plan, cat: &dyn CostCatalog, p: &CostParams
         rels: Default::default(),
         loop_count: Default::default(),
         plain_params: Default::default(),
+        local_base: Default::default(),
     };
     let (o, i) = (model.node(outer, None), model.node(inner, None));
     let m = model.merge_terms((outer, inner), &o, &i, (outer_key, inner_key), *join_type);

@@ -21,19 +21,34 @@
 //! - Casts ([`cast`]) are PostgreSQL's: float8 → integer rounds half to even
 //!   (`rint`, `dtoi4`), numeric → integer half away from zero (`numeric_int4`), both
 //!   range-checked for the target; float8 prints as `float8out` does.
-//! - An error is raised ([`EvalError`]) or, in the executor, becomes NULL
-//!   ([`OnError`]); which is the caller's choice, the semantics are the same. The
-//!   executor's path ([`Expr::eval`]) allocates nothing for integer arithmetic and
-//!   comparisons, and nothing when an error becomes NULL.
+//! - An error is raised ([`EvalError`], PostgreSQL's wording and SQLSTATE), in the
+//!   executor as in the coordinator's scripts: it ends the statement, as
+//!   `ereport(ERROR)` does (the executor's `ExecError::Eval`; a simulated shard sends
+//!   it as an ErrorResponse). The executor's path ([`Expr::eval`]) allocates nothing
+//!   for integer arithmetic and comparisons; only a raised error is boxed.
+//! - What is evaluated is what PostgreSQL evaluates, in its order, so the same rows
+//!   meet the same errors: AND and OR stop when the left side decides (`x <> 0 AND
+//!   1/x > 1` never divides by zero); a scan's quals run cheapest first, as
+//!   `order_qual_clauses` sorts them (`plan::costsize::order_qual_clauses`, on the
+//!   coordinator's scans and on the simulated shards), so `1/x > 1 AND x <> 0` does
+//!   not divide by zero either; a target list left to right; a sort key that is an
+//!   expression as each row comes in (`executor::node_sort::check_keys`), as
+//!   PostgreSQL's child projection computes it.
 //! - `random()` and `setseed()` use the generator the caller passes
 //!   ([`ExprContext::random`]: a session's, as in a PostgreSQL backend); without one,
 //!   `random()` is an error (the executor's plans never call it).
 //!
-//! Departs from PostgreSQL: the executor cannot abort a query, so an error in it
-//! (division by zero, overflow, an operator on a text) makes that operation's result
-//! NULL, much as PostgreSQL 16's soft errors (`ErrorSaveContext`) return a failure
-//! instead of throwing; integer arithmetic is in int8 whatever the operands' declared
-//! type (int4 + int4 overflows only past int8's range).
+//! Departs from PostgreSQL: a join's and a HAVING's quals keep their written order
+//! (PostgreSQL sorts those by cost too); a constant expression that raises (`1/0`) is
+//! raised when a row evaluates it, where PostgreSQL's planner folds it and raises
+//! while planning, even over no rows. Integer arithmetic is in int8 whatever the operands'
+//! declared type (an `Expr::Bin` carries no result type), so int4 + int4 that
+//! overflows int4 but not int8 gives the int8 value where PostgreSQL raises "integer
+//! out of range" (`int4pl`); only a cast to int2/int4 (`::int`, an assignment to an
+//! int4 column) checks the narrower range, and the analysis leaves out a cast from
+//! one integer type to another (a value carries no width), so `(a * b)::int` of an
+//! int8 product past int4's range is no error here. An int8 overflow is "bigint out
+//! of range" as in PostgreSQL.
 
 use std::fmt;
 
@@ -42,39 +57,28 @@ use crate::coordinator_sql::pgfuncs;
 use crate::numeric::{Numeric, NumericError};
 use crate::types::Datum;
 
-/// What an error does: PostgreSQL's `ereport(ERROR)` ends the evaluation with it
-/// (the coordinator's scripts), or the operation's result is NULL (the executor).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum OnError {
-    Raise,
-    Null,
-}
-
 /// What an evaluation may use beyond the row (PostgreSQL's `ExprContext` and the
-/// backend's state): the session's random generator, and what an error does.
+/// backend's state): the session's random generator.
 pub struct ExprContext<'a> {
     pub random: Option<&'a mut pgfuncs::PgRandom>,
-    pub on_error: OnError,
 }
 
 impl ExprContext<'_> {
-    /// The executor's: no generator, errors become NULL.
+    /// The executor's: no generator (its plans never call `random()`).
     pub fn executor() -> ExprContext<'static> {
-        ExprContext { random: None, on_error: OnError::Null }
+        ExprContext { random: None }
     }
-    /// A script's: its session's generator, errors raised.
+    /// A script's: its session's generator.
     pub fn raising(random: &mut pgfuncs::PgRandom) -> ExprContext<'_> {
-        ExprContext { random: Some(random), on_error: OnError::Raise }
+        ExprContext { random: Some(random) }
     }
+}
 
-    /// The result of an operation that failed with `kind`. Boxed only when raised,
-    /// so a NULL-ing error allocates nothing and a result stays 16 bytes.
-    fn fail(&self, kind: ErrorKind) -> Result<Datum, EvalError> {
-        match self.on_error {
-            OnError::Null => Ok(Datum::Null),
-            OnError::Raise => Err(EvalError(Box::new(kind))),
-        }
-    }
+/// `ereport(ERROR)`: the evaluation ends with `kind`. Boxed, so a result stays 16
+/// bytes and the success path never allocates.
+#[cold]
+fn fail(kind: ErrorKind) -> Result<Datum, EvalError> {
+    Err(EvalError(Box::new(kind)))
 }
 
 /// An error raised by an evaluation, with PostgreSQL's wording ([`fmt::Display`]).
@@ -106,6 +110,21 @@ impl EvalError {
     pub fn kind(&self) -> &ErrorKind {
         &self.0
     }
+
+    /// PostgreSQL's SQLSTATE for it (what a simulated shard's ErrorResponse carries).
+    pub fn sqlstate(&self) -> &'static str {
+        match self.kind() {
+            ErrorKind::DivisionByZero => "22012",
+            ErrorKind::OutOfRange(_) => "22003",
+            ErrorKind::InvalidInput(..) => "22P02",
+            ErrorKind::WrongType(_) => "42883",
+            ErrorKind::Unsupported(_) => "0A000",
+            ErrorKind::Function(m) if m.contains("overflow") || m.contains("out of range") => "22003",
+            ErrorKind::Function(m) if m.starts_with("cannot convert") => "0A000",
+            ErrorKind::Function(m) if m.contains("substring length") => "22011",
+            ErrorKind::Function(_) => "22023",
+        }
+    }
 }
 
 impl fmt::Display for EvalError {
@@ -122,17 +141,25 @@ impl fmt::Display for EvalError {
 }
 
 impl Expr {
-    /// The executor's evaluation: an error makes its operation's result NULL
-    /// ([`OnError::Null`]). Integer arithmetic and comparisons never allocate. A lone
-    /// column or constant (an aggregate's argument, a sort or join key) is read
-    /// directly, as PostgreSQL's `ExecJustVar` / `ExecJustConst` skip the interpreter.
+    /// The executor's evaluation: an error is raised ([`EvalError`]) and ends the
+    /// statement, as PostgreSQL's `ereport(ERROR)` does. Integer arithmetic and
+    /// comparisons never allocate. A lone column or constant (an aggregate's
+    /// argument, a sort or join key) is read directly, as PostgreSQL's `ExecJustVar` /
+    /// `ExecJustConst` skip the interpreter.
     #[inline]
-    pub fn eval(&self, row: &[Datum]) -> Datum {
+    pub fn eval(&self, row: &[Datum]) -> Result<Datum, EvalError> {
         match self {
-            Expr::Col(i) => row[*i].clone(),
-            Expr::Const(d) => d.clone(),
-            _ => self.eval_in(row, &mut ExprContext::executor()).unwrap_or(Datum::Null),
+            Expr::Col(i) => Ok(row[*i].clone()),
+            Expr::Const(d) => Ok(d.clone()),
+            _ => self.eval_in(row, &mut ExprContext::executor()),
         }
+    }
+
+    /// A qual over `row`: true only if it evaluates to true (NULL and false reject the
+    /// row, as `ExecQual` does); an error is raised.
+    #[inline]
+    pub fn qual(&self, row: &[Datum]) -> Result<bool, EvalError> {
+        Ok(self.eval(row)?.is_true())
     }
 
     /// Evaluates the expression over `row` (PostgreSQL's `ExecEvalExpr`).
@@ -150,7 +177,7 @@ impl Expr {
             Expr::Func(f, args) => call(*f, args, row, cx),
             // The executor binds every InitPlan value before it evaluates
             // (`executor::node_subplan`); an unbound one is a planner bug, not a value.
-            Expr::ExecParam(..) => cx.fail(ErrorKind::Unsupported("an InitPlan value that was not bound")),
+            Expr::ExecParam(..) => fail(ErrorKind::Unsupported("an InitPlan value that was not bound")),
         }
     }
 }
@@ -183,7 +210,7 @@ fn eval_bin(op: BinOp, l: &Expr, r: &Expr, row: &[Datum], cx: &mut ExprContext) 
                 BinOp::LtEq => Ok(Datum::Int((a <= b) as i64)),
                 BinOp::Gt => Ok(Datum::Int((a > b) as i64)),
                 BinOp::GtEq => Ok(Datum::Int((a >= b) as i64)),
-                _ => arith(op, &a, &b).or_else(|kind| cx.fail(kind)),
+                _ => arith(op, &a, &b).or_else(fail),
             }
         }
     }
@@ -296,14 +323,14 @@ fn call(f: Func, args: &[Expr], row: &[Datum], cx: &mut ExprContext) -> Result<D
         }
         _ => scalar(f, a, b),
     };
-    result.or_else(|kind| cx.fail(kind))
+    result.or_else(fail)
 }
 
 /// The functions of one or two values that need nothing else.
 fn scalar(f: Func, a: Datum, b: Datum) -> Result<Datum, ErrorKind> {
     match f {
         Func::Neg => neg(a),
-        Func::Abs => Ok(abs(a)),
+        Func::Abs => abs(a),
         Func::TextCat => Ok(text_cat(&a, &b)),
         Func::ToChar => to_char(&a, &b),
         Func::Length | Func::Upper | Func::Lower => Ok(text_func(f, &a)),
@@ -325,7 +352,7 @@ fn scalar(f: Func, a: Datum, b: Datum) -> Result<Datum, ErrorKind> {
 
 fn neg(a: Datum) -> Result<Datum, ErrorKind> {
     match a {
-        Datum::Int(i) => Ok(Datum::Int(i.wrapping_neg())),
+        Datum::Int(i) => i.checked_neg().map(Datum::Int).ok_or(ErrorKind::OutOfRange(SqlType::Int8)),
         Datum::Float(x) => Ok(Datum::Float(-x)),
         Datum::Numeric(n) => Ok(Datum::numeric(n.neg())),
         Datum::Null => Ok(Datum::Null),
@@ -333,14 +360,15 @@ fn neg(a: Datum) -> Result<Datum, ErrorKind> {
     }
 }
 
-/// `abs`: of a number; any other value is returned as it is.
-fn abs(a: Datum) -> Datum {
-    match a {
-        Datum::Int(i) => Datum::Int(i.wrapping_abs()),
+/// `abs`: of a number (`int8abs`: the smallest bigint has none); any other value is
+/// returned as it is.
+fn abs(a: Datum) -> Result<Datum, ErrorKind> {
+    Ok(match a {
+        Datum::Int(i) => Datum::Int(i.checked_abs().ok_or(ErrorKind::OutOfRange(SqlType::Int8))?),
         Datum::Float(x) => Datum::Float(x.abs()),
         Datum::Numeric(n) => Datum::numeric(n.abs()),
         other => other,
-    }
+    })
 }
 
 /// `textcat`: NULL if either is NULL. The analyser has cast both to text; a value
@@ -579,15 +607,22 @@ mod tests {
     }
 
     #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
-    fn one_semantics_two_error_policies() {
+    fn the_executor_raises_as_scripts_do() {
         let div = Expr::bin(BinOp::Divide, Expr::int(1), Expr::int(0));
         assert_eq!(raise(&div), Err("division by zero".into()));
-        assert_eq!(div.eval(&[]), Datum::Null);
-        // The NULL stays at the failing operation: `1/0 IS NULL` is true.
-        assert_eq!(Expr::IsNull(Box::new(div), false).eval(&[]), Datum::Int(1));
+        let err = div.eval(&[]).unwrap_err();
+        assert_eq!((err.to_string().as_str(), err.sqlstate()), ("division by zero", "22012"));
+        // `1/0 IS NULL` is an error too, not true: the error is not a value.
+        assert!(Expr::IsNull(Box::new(div.clone()), false).eval(&[]).is_err());
+        // AND skips its right side when the left decides (so does CASE in PostgreSQL).
+        let guarded = Expr::bin(BinOp::And, Expr::int(0), Expr::bin(BinOp::Eq, div, Expr::int(1)));
+        assert_eq!(guarded.eval(&[]), Ok(Datum::Int(0)));
         let big = Expr::bin(BinOp::Multiply, Expr::int(i64::MAX), Expr::int(2));
         assert_eq!(raise(&big), Err("bigint out of range".into()));
-        assert_eq!(big.eval(&[]), Datum::Null);
+        assert_eq!(big.eval(&[]).unwrap_err().sqlstate(), "22003");
+        let neg = Expr::func(Func::Neg, vec![Expr::int(i64::MIN)]);
+        assert_eq!(neg.eval(&[]).map_err(|e| e.to_string()), Err("bigint out of range".into()));
+        assert_eq!(Expr::bin(BinOp::Plus, Expr::col(0), Expr::int(1)).eval(&[Datum::Int(41)]), Ok(Datum::Int(42)));
     }
 
     #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]

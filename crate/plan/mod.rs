@@ -36,7 +36,7 @@ pub mod selectivity;
 pub mod semiantijoin;
 pub mod stats;
 pub mod userfunc;
-pub use optimize::use_indexes;
+pub use optimize::{order_quals, use_indexes};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub enum BinOp {
@@ -1076,6 +1076,30 @@ pub enum Plan {
         child: Box<Plan>,
         init_plans: Vec<InitPlan>,
     },
+    /// `child` with the query's common table expressions attached (PostgreSQL's CTE
+    /// subplans, `SS_process_ctes`, kept in the query level's `initPlan` list): not a
+    /// node of its own. The executor starts the CTEs' plans before the child and
+    /// runs the data-modifying ones to completion after it (`executor::node_ctescan`);
+    /// EXPLAIN shows each as `CTE name` under the child's top node.
+    WithCtes {
+        child: Box<Plan>,
+        ctes: Vec<CtePlan>,
+    },
+    /// CTE Scan (nodeCtescan.c): reads CTE `cte` (an index into the enclosing
+    /// [`Plan::WithCtes`]'s list) from the tuplestore its CTE Scans share
+    /// (`executor::node_ctescan`).
+    CteScan {
+        cte: usize,
+        /// The CTE's name, and the alias the query gives it (if another).
+        name: String,
+        alias: Option<String>,
+        #[serde(skip)]
+        columns: Vec<Column>,
+        /// Where each of `columns` is in the CTE's row.
+        positions: Vec<usize>,
+        /// The CTE plan's row estimate (`set_cte_size_estimates`).
+        rows: f64,
+    },
     /// PostgreSQL's gating Result (`create_gating_plan`): `qual`, a pseudoconstant (no
     /// column: a stable function such as CURRENT_USER, a generic plan's parameter, or
     /// only InitPlan values, `($0 > 2)`), is checked once before the child runs
@@ -1212,6 +1236,20 @@ pub struct InitPlan {
     pub arg_names: Vec<String>,
 }
 
+/// A common table expression kept as a subplan (PostgreSQL's CTE SubPlan,
+/// `CTE_SUBLINK`): its plan, run once into a tuplestore that its CTE Scans read.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CtePlan {
+    /// The CTE's name (EXPLAIN: `CTE name`).
+    pub name: String,
+    /// 1-based: PostgreSQL numbers the CTEs' subplans first, in WITH's order.
+    pub plan_id: usize,
+    pub plan: Plan,
+    /// INSERT, UPDATE or DELETE: run to completion even when nothing reads it all
+    /// (ExecPostprocessPlan).
+    pub modifying: bool,
+}
+
 impl Plan {
     pub fn output_columns(&self) -> Vec<Column> {
         match self {
@@ -1231,6 +1269,8 @@ impl Plan {
                 child.output_columns()
             }
             Plan::FunctionScan { column, .. } => vec![column.clone()],
+            Plan::CteScan { columns, .. } => columns.clone(),
+            Plan::WithCtes { child, .. } => child.output_columns(),
             Plan::ModifyTable(m) => {
                 // An INSERT's RETURNING reads the inserted row (the table's columns); an
                 // UPDATE's or DELETE's, the child's row.
@@ -1317,7 +1357,11 @@ impl Plan {
             | Plan::Material { child }
             | Plan::Unique { child, .. }
             | Plan::SetOp { child, .. } => child.for_each_expr_mut(f),
-            Plan::FunctionScan { .. } => {}
+            Plan::FunctionScan { .. } | Plan::CteScan { .. } => {}
+            Plan::WithCtes { child, ctes } => {
+                ctes.iter_mut().for_each(|c| c.plan.for_each_expr_mut(f));
+                child.for_each_expr_mut(f);
+            }
             Plan::ModifyTable(m) => {
                 m.returning.iter_mut().for_each(|(e, _)| f(e));
                 m.child.for_each_expr_mut(f)
@@ -1386,7 +1430,7 @@ impl Plan {
         }
         let mut out = Vec::new();
         self.for_each_expr_mut(&mut |e| walk(e, &mut out));
-        out.sort_unstable_by_key(|(n, _)| *n);
+        crate::types::sort_short_by_key(&mut out, |(n, _)| *n);
         out
     }
 
@@ -1409,7 +1453,8 @@ impl Plan {
             | Plan::EmptyResult { .. }
             | Plan::ConstResult { .. }
             | Plan::DirectModify(_)
-            | Plan::FunctionScan { .. } => vec![],
+            | Plan::FunctionScan { .. }
+            | Plan::CteScan { .. } => vec![],
             Plan::BitmapHeapScan { child, .. } => vec![child],
             Plan::Append { children, .. } | Plan::MergeAppend { children, .. } => children.iter().collect(),
             Plan::Sort { child, .. }
@@ -1431,6 +1476,10 @@ impl Plan {
             // The InitPlans first: the executor starts them first, and ids follow.
             Plan::WithInitPlans { child, init_plans } => {
                 init_plans.iter().map(|i| &i.plan).chain(std::iter::once(child.as_ref())).collect()
+            }
+            // The CTEs first, as the InitPlans: the executor starts them first.
+            Plan::WithCtes { child, ctes } => {
+                ctes.iter().map(|c| &c.plan).chain(std::iter::once(child.as_ref())).collect()
             }
         }
     }

@@ -23,7 +23,7 @@
 //! relation per partition, each a direct modify, a foreign modify or a local one.
 //!
 //! Where it departs from PostgreSQL: INSERT's RETURNING
-//! only over the inserted row's columns, ON CONFLICT, triggers or column defaults (a column
+//! only over the inserted row's columns; no triggers or column defaults (a column
 //! the INSERT does not name is NULL).
 
 use super::SqlType;
@@ -94,8 +94,9 @@ pub struct ModifyTablePlan {
 /// Where ModifyTable puts a row (PostgreSQL's `ResultRelInfo`).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub enum ResultRel {
-    /// One of the coordinator's tables.
-    Local { table: String },
+    /// One of the coordinator's tables, with its unique indexes (a partition's are
+    /// checked where the row is routed; a plain target's by ModifyTable's `unique`).
+    Local { table: String, unique: Vec<super::on_conflict::UniqueKey> },
     /// A foreign table: postgres_fdw's foreign modify.
     Foreign(ForeignModify),
     /// A partitioned table: each row goes to the partition whose bound holds its key.

@@ -18,6 +18,15 @@ pub struct UniqueKey {
     pub column: usize,
     /// A primary key's column is also NOT NULL.
     pub primary: bool,
+    /// Made by a constraint (PRIMARY KEY, UNIQUE) rather than CREATE UNIQUE INDEX:
+    /// a partition's copy of it is then named `part_col_key`, not `part_col_idx`.
+    #[serde(skip)]
+    pub constraint: bool,
+    /// A partition's index: the partitioned table's index it is a partition of
+    /// (PostgreSQL's `pg_inherits` between indexes), which ON CONFLICT's arbiters
+    /// name (ExecInitPartitionInfo maps them to the partition's).
+    #[serde(skip)]
+    pub parent: Option<String>,
 }
 
 /// What a conflicting row makes the INSERT do.
@@ -46,6 +55,19 @@ pub struct OnConflict {
 }
 
 impl OnConflict {
+    /// The ON CONFLICT of a row routed to a partition whose unique indexes are
+    /// `unique` (ExecInitPartitionInfo): the arbiters are the partition's indexes that
+    /// are partitions of the parent's arbiters (none stays none: DO NOTHING without a
+    /// target checks every index of the partition).
+    pub fn for_partition(&self, unique: &[UniqueKey]) -> OnConflict {
+        let arbiters = unique
+            .iter()
+            .filter(|u| u.parent.as_ref().is_some_and(|p| self.arbiters.iter().any(|a| &a.name == p)))
+            .cloned()
+            .collect();
+        OnConflict { arbiters, ..self.clone() }
+    }
+
     /// EXPLAIN's `Conflict Resolution:` word.
     pub fn resolution(&self) -> &'static str {
         match self.action {

@@ -1,8 +1,8 @@
-//! The one plan rewrite the sandbox does: a Sort on one column directly over a SeqScan
-//! of a table with an index on that column becomes an IndexScan (what lets the seed's
-//! `ORDER BY score DESC LIMIT n` on an indexed shard table return at once). The
-//! simulated shard applies it to every plan it runs (`sim::server`); the coordinator's
-//! plans do not go through it.
+//! The plan rewrites the simulated shard does to every plan it runs (`sim::server`;
+//! the coordinator's plans do not go through them): [`use_indexes`], a Sort on one
+//! column directly over a SeqScan of a table with an index on that column becomes an
+//! IndexScan (what lets the seed's `ORDER BY score DESC LIMIT n` on an indexed shard
+//! table return at once); [`order_quals`], its filters' conjuncts cheapest first.
 //!
 //! Invariants:
 //! - The rewrite changes how rows are produced, never which rows or their key order: it
@@ -20,6 +20,26 @@
 
 use super::{Expr, Plan};
 use crate::types::Catalog;
+
+/// The shard's quals in the order a PostgreSQL server evaluates them: each Result's
+/// filter split into its conjuncts and ordered by cost (`order_qual_clauses`), so a
+/// pushed `100 / a > 1 AND a <> 0` meets no zero, as on a real server. Descends
+/// through Limit, Result, Agg and Sort, as [`use_indexes`] does.
+pub fn order_quals(plan: Plan) -> Plan {
+    match plan {
+        Plan::Result { child, filter, targets } => Plan::Result {
+            child: Box::new(order_quals(*child)),
+            filter: filter.map(super::costsize::order_qual_tree),
+            targets,
+        },
+        Plan::Limit { child, offset, count } => Plan::Limit { child: Box::new(order_quals(*child)), offset, count },
+        Plan::Agg { child, strategy, group_by, aggs, split } => {
+            Plan::Agg { child: Box::new(order_quals(*child)), strategy, group_by, aggs, split }
+        }
+        Plan::Sort { child, keys } => Plan::Sort { child: Box::new(order_quals(*child)), keys },
+        other => other,
+    }
+}
 
 pub fn use_indexes(plan: Plan, catalog: &Catalog) -> Plan {
     match plan {

@@ -45,6 +45,13 @@ pub enum Variant {
     /// (`postgresGetForeignPaths`' `ppi_list`, a Nested Loop's inner side,
     /// `paramfdw`); PostgreSQL sends these after the relation's ordered variants.
     Param,
+    /// A join of foreign tables pushed to their server as one query
+    /// (`postgresGetForeignJoinPaths`' bare join path): asked after every base
+    /// relation's questions, as the join search reaches the join relation.
+    Join,
+    /// The same join with the query's ORDER BY (`add_paths_with_pathkeys_for_rel` on
+    /// the join relation), right after the join's own question.
+    JoinOrdered,
     /// A scan reading a correlated SubPlan's or a prepared statement's parameter:
     /// the sandbox sends no EXPLAIN of it, and whoever planned plans the statement
     /// with local estimates instead (the departure coordinator_sql/settings.rs states).
@@ -180,13 +187,27 @@ impl RemoteEstimates {
     pub fn wire_order(&self) -> Vec<RemoteExplain> {
         let asked = self.inner.borrow().last.clone();
         let mut out: Vec<RemoteExplain> = asked.iter().filter(|q| q.variant == Variant::Base).cloned().collect();
-        let relations: Vec<String> = out.iter().map(|q| q.relation.clone()).collect();
+        let mut relations: Vec<String> = vec![];
+        for q in &out {
+            if !relations.contains(&q.relation) {
+                relations.push(q.relation.clone());
+            }
+        }
         let per_relation = |q: &RemoteExplain| matches!(q.variant, Variant::Ordered | Variant::Param);
         for r in &relations {
             out.extend(asked.iter().filter(|q| q.variant == Variant::Ordered && &q.relation == r).cloned());
             out.extend(asked.iter().filter(|q| q.variant == Variant::Param && &q.relation == r).cloned());
         }
         out.extend(asked.iter().filter(|q| per_relation(q) && !relations.contains(&q.relation)).cloned());
+        // Each join relation's bare question, then its ordered ones.
+        for j in asked.iter().filter(|q| q.variant == Variant::Join) {
+            out.push(j.clone());
+            let ordered = |q: &&RemoteExplain| q.variant == Variant::JoinOrdered && q.relation == j.relation;
+            out.extend(asked.iter().filter(ordered).cloned());
+        }
+        let joined: Vec<&String> = asked.iter().filter(|q| q.variant == Variant::Join).map(|q| &q.relation).collect();
+        let orphan = |q: &&RemoteExplain| q.variant == Variant::JoinOrdered && !joined.contains(&&q.relation);
+        out.extend(asked.iter().filter(orphan).cloned());
         out.extend(asked.iter().filter(|q| q.variant == Variant::Upper).cloned());
         out
     }
@@ -274,10 +295,84 @@ pub fn variant_of(q: &RemoteQuery) -> Variant {
 /// The remote EXPLAIN's answer for a Foreign Scan, when its relation uses remote
 /// estimates and the answer is known.
 pub(super) fn known(cat: &dyn CostCatalog, f: &ForeignScanPlan) -> Option<Estimate> {
+    if let Some(j) = f.remote.join.as_deref() {
+        return known_join(cat, f, j);
+    }
     match cat.remote_estimate(&f.relation, &sql_of(&f.remote), variant_of(&f.remote)) {
         RemoteAnswer::Known(e) => Some(e),
         RemoteAnswer::Local | RemoteAnswer::Pending => None,
     }
+}
+
+/// The name a pushed-down join's questions go by: its base relations' local names,
+/// one space apart (`JOIN_RELATION_SEPARATOR`), in the order of their columns.
+pub fn join_relation(j: &super::RemoteJoin) -> String {
+    let names: Vec<&str> = j.rels.iter().map(|r| r.relation.as_str()).collect();
+    names.join(JOIN_RELATION_SEPARATOR)
+}
+
+/// Between the relation names of [`join_relation`].
+pub const JOIN_RELATION_SEPARATOR: &str = " ";
+
+/// Which question a pushed-down join's remote query is: an aggregate or LIMIT over
+/// the join an upper relation's, an ORDER BY the join's ordered path.
+pub fn join_variant_of(q: &RemoteQuery) -> Variant {
+    if reads_other_param(q) {
+        Variant::OtherParam
+    } else if q.aggregated() || q.limit.is_some() || q.offset.is_some() {
+        Variant::Upper
+    } else if !q.order_by.is_empty() {
+        Variant::JoinOrdered
+    } else {
+        Variant::Join
+    }
+}
+
+/// The remote EXPLAIN's answer for a pushed-down join's Foreign Scan, when the join
+/// uses remote estimates (any of its relations does: postgres_fdw's
+/// `merge_fdw_options`) and the answer is known. The statement is the join's remote
+/// query over the join relation's target list as planning has it
+/// ([`join_relation_targets`]), which `estimate_path_cost_size` deparses.
+pub(super) fn known_join(cat: &dyn CostCatalog, f: &ForeignScanPlan, j: &super::RemoteJoin) -> Option<Estimate> {
+    let q = RemoteQuery { targets: join_relation_targets(&f.remote, j), ..f.remote.clone() };
+    let sql = crate::sql_text::deparse::deparse_remote_query(&q);
+    match cat.remote_estimate(&join_relation(j), &sql, join_variant_of(&f.remote)) {
+        RemoteAnswer::Known(e) => Some(e),
+        RemoteAnswer::Local | RemoteAnswer::Pending => None,
+    }
+}
+
+/// The join relation's target list while it is planned (`build_joinrel_tlist`): the
+/// first relation's columns, then the second's, each in the order the query's final
+/// target reads them. The Foreign Scan's own target is the final target's order
+/// (`apply_scanjoin_target_to_paths` makes it the relation's before the plan is
+/// made), so the EXPLAIN asked and the DECLARE sent can list the same columns in two
+/// orders. Measured on PostgreSQL 15: `SELECT f2.c, f1.c … ORDER BY f2.b` asks
+/// `EXPLAIN SELECT r1.c, r1.b, r2.c …` and declares `SELECT r1.c, r2.c, r1.b …`.
+pub fn join_relation_targets(q: &RemoteQuery, j: &super::RemoteJoin) -> Vec<super::RemoteTarget> {
+    // The relations in the join tree's order, outer first (a right join's preserved
+    // side first: `make_join_rel` swaps its sides to match the join's info).
+    fn leaves(t: &super::RemoteJoinTree, out: &mut Vec<usize>) {
+        match t {
+            super::RemoteJoinTree::Rel(r) => out.push(*r),
+            super::RemoteJoinTree::Join { outer, inner, .. } => {
+                leaves(outer, out);
+                leaves(inner, out);
+            }
+        }
+    }
+    let mut order = vec![];
+    leaves(&j.tree, &mut order);
+    let rel_of = |t: &super::RemoteTarget| match t {
+        super::RemoteTarget::Col(c) => {
+            let r = j.rels.iter().position(|r| *c >= r.first && *c < r.first + r.ncols)?;
+            order.iter().position(|&x| x == r)
+        }
+        super::RemoteTarget::Agg(..) => None,
+    };
+    let mut targets = q.targets.clone();
+    targets.sort_by_key(|t| rel_of(t).unwrap_or(usize::MAX));
+    targets
 }
 
 /// [`known`] for the scan without its join clauses: the relation's own estimate
@@ -428,6 +523,43 @@ mod tests {
         assert!(!sql.contains(&NEST_FDW_PARAM.to_string()));
     }
 
+    /// The join relation's target (first relation's columns, then the second's, each
+    /// in the final target's order) is what the join's EXPLAIN lists.
+    #[test]
+    fn a_join_is_asked_over_the_join_relations_target() {
+        use crate::plan::{JoinType, RemoteJoin, RemoteJoinTree, RemoteRel, RemoteTarget};
+        let rel = |relation: &str, rt_index, first| RemoteRel {
+            table: format!("t{rt_index}"),
+            relation: relation.into(),
+            alias: relation.into(),
+            rt_index,
+            first,
+            ncols: 3,
+            quals: vec![],
+            parent: None,
+        };
+        let tree = RemoteJoinTree::Join {
+            join_type: JoinType::Inner,
+            outer: Box::new(RemoteJoinTree::Rel(0)),
+            inner: Box::new(RemoteJoinTree::Rel(1)),
+            on: vec![],
+            join_clauses: 0,
+        };
+        let j = RemoteJoin { rels: vec![rel("f2", 1, 0), rel("f1", 2, 3)], tree };
+        // The final target f2.c, f1.c, f2.b (columns 2, 5, 1).
+        let targets = vec![RemoteTarget::Col(2), RemoteTarget::Col(5), RemoteTarget::Col(1)];
+        let q = RemoteQuery { targets, ..RemoteQuery::scan("t1", vec![], &[]) };
+        let grouped = join_relation_targets(&q, &j);
+        assert_eq!(grouped, [RemoteTarget::Col(2), RemoteTarget::Col(1), RemoteTarget::Col(5)]);
+        assert_eq!(join_relation(&j), "f2 f1");
+        assert_eq!(join_variant_of(&q), Variant::Join);
+        let ordered = RemoteQuery {
+            order_by: vec![super::super::SortKey { expr: super::super::Expr::Col(1), desc: false }],
+            ..q
+        };
+        assert_eq!(join_variant_of(&ordered), Variant::JoinOrdered);
+    }
+
     #[test]
     fn questions_come_out_in_postgres_order() {
         let r = RemoteEstimates::default();
@@ -443,15 +575,17 @@ mod tests {
         r.ask(q("ft2", "B p", Variant::Param));
         r.ask(q("ft2", "B o", Variant::Ordered));
         r.ask(q("ft2", "B", Variant::Base));
+        r.ask(q("ft1 ft2", "J o", Variant::JoinOrdered));
+        r.ask(q("ft1 ft2", "J", Variant::Join));
         r.ask(q("ft1", "A", Variant::Base));
-        assert_eq!(r.missing().len(), 5);
+        assert_eq!(r.missing().len(), 7);
         r.answer("s1", "A", est(0.0, 1.0, 1.0, 4));
         assert_eq!(r.ask(q("ft1", "A", Variant::Base)), RemoteAnswer::Known(est(0.0, 1.0, 1.0, 4)));
-        assert_eq!(r.missing().len(), 4);
+        assert_eq!(r.missing().len(), 6);
         assert!(r.asked_unarmed().is_empty(), "an armed planning's questions are its own");
         r.arm(false);
         let order: Vec<String> = r.wire_order().into_iter().map(|q| q.sql).collect();
-        assert_eq!(order, ["A", "B", "A o", "B o", "B p"]);
+        assert_eq!(order, ["A", "B", "A o", "B o", "B p", "J", "J o"]);
         r.ask(q("ft1", "A", Variant::Base));
         assert_eq!(r.asked_unarmed().len(), 1, "asked outside a planning that answers");
     }

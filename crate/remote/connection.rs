@@ -112,6 +112,8 @@ pub const BEGIN_SQL: &str = "START TRANSACTION ISOLATION LEVEL REPEATABLE READ";
 /// How it ends one (`pgfdw_xact_callback`).
 pub const COMMIT_SQL: &str = "COMMIT TRANSACTION";
 pub const ABORT_SQL: &str = "ABORT TRANSACTION";
+/// What `pgfdw_abort_cleanup` sends after it when the transaction prepared statements.
+pub const DEALLOCATE_ALL_SQL: &str = "DEALLOCATE ALL";
 
 /// `configure_remote_session`: the settings postgres_fdw gives every new connection
 /// (for a server of version 9.0 or later), each its own waited round trip.
@@ -144,6 +146,14 @@ pub struct RemoteError {
     /// 1-based character position in the remote query, when the server gave one.
     pub position: Option<usize>,
     pub query: String,
+    /// The ErrorResponse's DETAIL, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+    /// The statement postgres_fdw names in its `CONTEXT:  remote SQL command: …`
+    /// (`pgfdw_report_error`'s `sql`): a scan's query rather than its FETCH; None
+    /// until the executor says (then `query`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context: Option<String>,
 }
 
 impl std::fmt::Display for RemoteError {
@@ -245,6 +255,9 @@ pub struct Connection {
     pub first_error: Option<RemoteError>,
     /// Messages written and not yet recorded in the trace.
     pub written: Vec<Written>,
+    /// postgres_fdw's `have_prep_stmt`: a statement was prepared (`Proto::Prepare`)
+    /// in the current transaction, so an abort also sends `DEALLOCATE ALL`.
+    pub have_prep_stmt: bool,
 }
 
 impl Connection {
@@ -269,6 +282,7 @@ impl Connection {
             bytes_received: 0,
             written: Vec::new(),
             first_error: None,
+            have_prep_stmt: false,
         }
     }
 
@@ -369,10 +383,15 @@ impl Connection {
             return None;
         }
         self.xact_open = false;
+        self.have_prep_stmt = false;
         Some(self.send(now, Proto::Simple, COMMIT_SQL, QueryRole::EndTransaction).0)
     }
 
-    /// `pgfdw_abort_cleanup`: cancel what runs, forget every answer, ABORT TRANSACTION.
+    /// `pgfdw_abort_cleanup`: cancel what runs (`pgfdw_cancel_query` when a query is
+    /// in progress), forget every answer, ABORT TRANSACTION, and `DEALLOCATE ALL` if
+    /// the transaction prepared a statement (`have_prep_stmt`; `have_error` is always
+    /// set on abort). Each goes out after the answer to the one before, as
+    /// `pgfdw_exec_cleanup_query` waits for each.
     pub fn abort(&mut self, now: u64) {
         if self.inflight.iter().any(|p| !p.is_startup()) {
             self.cancel_requested = true;
@@ -383,7 +402,11 @@ impl Connection {
         if self.xact_open {
             self.xact_open = false;
             self.send(now, Proto::Simple, ABORT_SQL, QueryRole::Abandon);
+            if self.have_prep_stmt {
+                self.send(now, Proto::Simple, DEALLOCATE_ALL_SQL, QueryRole::Abandon);
+            }
         }
+        self.have_prep_stmt = false;
     }
 
     fn new_ticket(&mut self) -> Ticket {
@@ -410,6 +433,9 @@ impl Connection {
             let buf = encode(p.proto, &p.stmt_name, &p.sql, &p.params);
             if p.role == QueryRole::BeginTransaction || p.sql.contains(BEGIN_SQL) {
                 self.xact_open = true;
+            }
+            if p.proto == Proto::Prepare {
+                self.have_prep_stmt = true;
             }
             self.written.push(Written { ticket: p.ticket, proto: p.proto, sql: p.sql.clone(), bytes: buf.len() });
             let fetch = p.sql.contains("FETCH ");
@@ -611,6 +637,8 @@ fn error_response(body: &ErrorResponseBody, server: &str, query: &str) -> Result
         message: String::new(),
         position: None,
         query: query.to_string(),
+        detail: None,
+        context: None,
     };
     let mut fields = body.fields();
     while let Some(f) = fields.next().map_err(|e| e.to_string())? {
@@ -619,6 +647,7 @@ fn error_response(body: &ErrorResponseBody, server: &str, query: &str) -> Result
             b'C' => err.sqlstate = value,
             b'M' => err.message = value,
             b'P' => err.position = value.parse().ok(),
+            b'D' => err.detail = Some(value),
             _ => {}
         }
     }

@@ -145,6 +145,8 @@ pub enum ShardStatement {
     },
     /// `DEALLOCATE name` (postgres_fdw's `deallocate_query`).
     Deallocate { name: String },
+    /// `DEALLOCATE ALL`: every prepared statement of the session.
+    DeallocateAll,
     /// `UPDATE t SET … [WHERE …]` (postgres_fdw's direct modify): each SET column's
     /// new value over the old row, and the WHERE over it.
     /// `returning`: the columns of `RETURNING col, …` (the rows as updated).

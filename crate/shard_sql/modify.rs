@@ -286,14 +286,14 @@ fn returning_columns(
     Ok(out)
 }
 
-/// `DEALLOCATE [PREPARE] name` (not ALL: postgres_fdw names its statement).
+/// `DEALLOCATE [PREPARE] name` (postgres_fdw's `deallocate_query`), or `DEALLOCATE
+/// ALL` (its `pgfdw_abort_cleanup` after a transaction that prepared statements).
 pub(super) fn plan_deallocate(statement: &Statement, here: Option<usize>) -> Result<ShardStatement, SqlError> {
     match statement {
-        Statement::Deallocate { name, .. }
-            if !(name.quote_style.is_none() && name.value.eq_ignore_ascii_case("all")) =>
-        {
-            Ok(ShardStatement::Deallocate { name: ident_name(name) })
+        Statement::Deallocate { name, .. } if name.quote_style.is_none() && name.value.eq_ignore_ascii_case("all") => {
+            Ok(ShardStatement::DeallocateAll)
         }
-        _ => Err(SqlError::unsupported("DEALLOCATE ALL", here)),
+        Statement::Deallocate { name, .. } => Ok(ShardStatement::Deallocate { name: ident_name(name) }),
+        _ => Err(SqlError::unsupported("this DEALLOCATE", here)),
     }
 }

@@ -668,6 +668,11 @@ impl ShardServer {
                 return self.exec_insert(&table, &targets, &rows, ret, out);
             }
             ShardStatement::Deallocate { name } => self.exec_deallocate(&name, out)?,
+            ShardStatement::DeallocateAll => {
+                // The unnamed statement is not a prepared statement DEALLOCATE knows.
+                self.statements.retain(|s| s.name.is_empty());
+                command_complete(out, "DEALLOCATE ALL");
+            }
             ShardStatement::Update { table, sets, filter, returning, returning_cols } => {
                 let ret = (returning.as_slice(), returning_cols.as_slice(), true);
                 return self.exec_update_delete(&table, Some(&sets), filter.as_ref(), ret, out);
@@ -783,7 +788,7 @@ impl ShardServer {
         for values in rows {
             row.iter_mut().for_each(|d| *d = crate::types::Datum::Null);
             for (e, &c) in values.iter().zip(targets) {
-                row[c] = e.eval(&[]);
+                row[c] = e.eval(&[]).map_err(eval_error)?;
             }
             t.push_row(&row);
             if !returning.is_empty() {
@@ -841,9 +846,9 @@ impl ShardServer {
                     with_ctid.clear();
                     with_ctid.extend_from_slice(row);
                     with_ctid.push(crate::types::Datum::text(&old.ctid(r)));
-                    f.eval(&with_ctid).is_true()
+                    f.qual(&with_ctid).map_err(eval_error)?
                 }
-                Some(f) => f.eval(row).is_true(),
+                Some(f) => f.qual(row).map_err(eval_error)?,
             };
             let tid = old.tids.get(r).copied().unwrap_or(r as u32);
             match (hit, sets) {
@@ -857,7 +862,7 @@ impl ShardServer {
                 (true, Some(sets)) => {
                     let mut updated = row.to_vec();
                     for (c, e) in sets {
-                        updated[*c] = e.eval(row);
+                        updated[*c] = e.eval(row).map_err(eval_error)?;
                     }
                     new.push_row(&updated);
                     n += 1;
@@ -917,7 +922,7 @@ impl ShardServer {
 
     /// A row source of `plan` over `catalog`.
     fn start_plan_over(catalog: &Catalog, plan: Plan, columns: Vec<Column>) -> Result<RowSource, PgError> {
-        let plan = use_indexes(plan, catalog);
+        let plan = crate::plan::order_quals(use_indexes(plan, catalog));
         let mut es = EState::new(Clock::virtual_clock(), vec![], false, false);
         let root = init_plan(&plan, &InitContext { catalog }, &mut es).map_err(|m| PgError::error("42P01", m))?;
         Ok(RowSource { es, root, columns, done: false })
@@ -1307,6 +1312,28 @@ fn exec_explain(line: &str, out: &mut Vec<u8>) {
     command_complete(out, "EXPLAIN");
 }
 
+/// An expression's ERROR as the backend reports it (`ereport(ERROR)` in the executor:
+/// its SQLSTATE and message).
+fn eval_error(e: crate::plan::eval::EvalError) -> PgError {
+    // The message as psql prints it may carry its DETAIL line: a field of its own here.
+    let text = e.to_string();
+    match text.split_once("\nDETAIL:  ") {
+        Some((message, detail)) => {
+            PgError { detail: Some(detail.to_string()), ..PgError::error(e.sqlstate(), message) }
+        }
+        None => PgError::error(e.sqlstate(), text),
+    }
+}
+
+/// An executor's error while a portal runs: an expression's with its SQLSTATE, any
+/// other as an internal error.
+fn exec_error(e: crate::executor::estate::ExecError) -> PgError {
+    match e {
+        crate::executor::estate::ExecError::Eval(e) => eval_error(e),
+        other => PgError::error("XX000", other.to_string()),
+    }
+}
+
 fn send_rows(
     src: &mut RowSource,
     limit: Option<u64>,
@@ -1317,7 +1344,7 @@ fn send_rows(
     let mut n = 0u64;
     let mut scratch = Vec::new();
     while limit.is_none_or(|l| n < l) && !src.done {
-        let status = exec_proc_node(&mut src.root, &mut src.es).map_err(|e| PgError::error("XX000", e.to_string()))?;
+        let status = exec_proc_node(&mut src.root, &mut src.es).map_err(exec_error)?;
         if !matches!(status, ExecStatus::Row) {
             src.done = true;
             break;
@@ -1363,7 +1390,7 @@ fn stmt_params(kind: &mut ShardStatement) -> Vec<(u16, crate::plan::SqlType)> {
                     }
                 }
             }
-            out.sort_unstable_by_key(|(n, _)| *n);
+            crate::types::sort_short_by_key(&mut out, |(n, _)| *n);
             out
         }
         // A foreign modify's `SET c = $2 WHERE ctid = $1`.
@@ -1394,7 +1421,7 @@ fn expr_params<'e>(exprs: impl Iterator<Item = &'e crate::plan::Expr>) -> Vec<(u
     }
     let mut out = Vec::new();
     exprs.for_each(|e| walk(e, &mut out));
-    out.sort_unstable_by_key(|(n, _)| *n);
+    crate::types::sort_short_by_key(&mut out, |(n, _)| *n);
     out
 }
 

@@ -310,6 +310,36 @@ insert into pwj_b select i * 3, i % 7, 'b' || i * 3 from generate_series(0, 299)
 insert into pwj_c select i * 5, i % 4, 'c' || i * 5 from generate_series(0, 179) i;
 analyze pwj_a, pwj_a1, pwj_a2, pwj_a3, pwj_b, pwj_b1, pwj_b2, pwj_b3, pwj_c, pwj_c1, pwj_c2, pwj_c3;
 
+-- (h17c) data-modifying CTEs: cte_log, a local table a WITH's INSERT fills from a
+-- DELETE's RETURNING.
+create table cte_log (id int, grp int, amount numeric, name text);
+-- @shard s1
+-- (h17p) ON CONFLICT routed to a foreign partition: ocp_f1's remote table (no unique
+-- index: the DO NOTHING postgres_fdw ships stores every row).
+create table ocp_f1r (id int, grp int, name text);
+insert into ocp_f1r values (1, 1, 'r1'), (2, 2, 'r2');
+
+-- @coordinator
+-- (h17p) INSERT … ON CONFLICT into partitioned tables (issue 17 item 3): ocp range-
+-- partitioned on id over local partitions (a default one among them) with a primary
+-- key and a unique index on id (each partition its copies: ocp_lo_pkey, ocp_lo_id_idx,
+-- …); ocp_l list-partitioned on a text key with a UNIQUE constraint; ocp_f with a
+-- foreign partition on s1 beside a local one (no unique index possible).
+create table ocp (id int primary key, grp int, name text) partition by range (id);
+create table ocp_lo partition of ocp for values from (0) to (50);
+create table ocp_hi partition of ocp for values from (50) to (100);
+create unique index on ocp (id);
+create table ocp_def partition of ocp default;
+insert into ocp select i, i % 5, 'p' || i from generate_series(1, 80) i;
+insert into ocp values (150, 1, 'd150');
+create table ocp_l (region text unique, qty int) partition by list (region);
+create table ocp_l_ns partition of ocp_l for values in ('north', 'south');
+create table ocp_l_ew partition of ocp_l for values in ('east', 'west');
+insert into ocp_l values ('north', 1), ('east', 2), ('west', 3);
+create table ocp_f (id int, grp int, name text) partition by range (id);
+create foreign table ocp_f1 partition of ocp_f for values from (0) to (50) server s1 options (table_name 'ocp_f1r');
+create table ocp_f2 partition of ocp_f for values from (50) to (100);
+insert into ocp_f2 values (60, 0, 'l60');
 -- @shard s1
 -- (h23j) joins of three foreign tables on one server pushed down as one Foreign Scan:
 -- j3a's, j3b's and j3c's remote tables.
@@ -3212,6 +3242,250 @@ set enable_hashjoin = off;
 set enable_mergejoin = off;
 select loc.cat, f.cat from loc join f on f.id = loc.id where loc.id < 20;
 
+-- ===== (h17e) evaluation errors: PostgreSQL's ERROR ends the statement (both sides fail with the same message), and what evaluation order avoids one =====
+
+-- [error local filter] division by zero in a local table's Filter (qty is 0 on every ninth row)
+select id from loc where 100 / qty > 10;
+
+-- [error local target] division by zero in a target list, after the first rows came
+select id, 100 / qty from loc;
+
+-- [error remote filter] division by zero in a qual pushed to every partition of h (grp is 0 on a tenth of the rows): the shard's ERROR, reported by postgres_fdw
+select id from h where 100 / grp > 20;
+
+-- [error remote filter one partition] only r's foreign partition meets the zero (k = 700); the local partition's rows are fine
+select k from r where 100 / (k - 700) >= 0;
+
+-- [error bigint overflow local] bigint multiplication past its range in a target list
+select id, big * big * 3 from h where id < 100;
+
+-- [error int4 overflow] an int4 product past int4's range
+-- known: rows — the sandbox computes integer arithmetic in int8 (plan::eval's module doc: an Expr::Bin carries no result type), so int4 * int4 = 10000000000 is a value here, "integer out of range" in PostgreSQL
+select id * 1000000000 from loc where id = 10;
+
+-- [error int4 overflow cast] a numeric past int4's range cast to int4
+select id, (amount * 100000000)::int from h where id < 100;
+
+-- [error numeric typmod local] numeric(2,1) cannot hold amounts from 10 up: numeric field overflow in a target list
+select id, amount::numeric(2,1) from h where id < 100;
+
+-- [error numeric typmod remote] the same length coercion in a qual pushed to the shards
+select id from h where amount::numeric(2,1) > 5;
+
+-- [error cast text local] a text that is not an integer, cast in a target list
+select id, name::int from h where id < 50;
+
+-- [error cast text remote] the same cast in a qual pushed to the shards
+select id from h where name::int > 3;
+
+-- [error aggregate local] division by zero in an aggregate's argument over a local table
+select sum(100 / qty) from loc;
+
+-- [error aggregate remote] division by zero in an aggregate pushed to the shards (GROUP BY grp, grp = 0)
+select grp, sum(100 / grp) from h group by grp;
+
+-- [error initplan] division by zero in an uncorrelated subquery (an InitPlan)
+select id from loc where id > (select max(100 / qty) from loc l2);
+
+-- [error subplan correlated] division by zero in a correlated SubPlan's qual, for loc's row with qty 0
+select id, (select count(*) from loc l2 where l2.id = 100 / loc.qty) from loc where id < 30;
+
+-- [error dml insert select foreign] a local division by zero while rows go to a foreign table: the statement fails, the target unchanged
+insert into ins_f select id, 100 / grp, amount, name from h where id < 40;
+
+-- [error dml insert select foreign remote] the remote scan fails while rows go to a foreign table on another server
+insert into ins_f select id, grp, amount, name from h where 100 / grp > 30 and id < 40;
+
+-- [error dml update local] an UPDATE of a local table whose SET divides by zero
+update ins_loc set grp = 10 / (grp - 2);
+
+-- [error guarded and] AND stops at its left side: the division never meets a zero
+select id from loc where qty <> 0 and 100 / qty > 30;
+
+-- [error guarded or] OR stops at its left side too: a row with qty 0 is kept without dividing
+select id from loc where qty = 0 or 100 / qty < 30;
+
+-- [error guarded remote] the guard in a qual pushed to the shards
+select id from h where grp <> 0 and 100 / grp > 30;
+
+-- [error guarded null] a NULL divisor is no error (100 / NULL is NULL): h's rows past 2030 have no grp
+select count(*) from h where id > 2030 and 100 / grp > 1;
+
+-- [error qual order] the guard written second: PostgreSQL orders a scan's quals by cost (order_qual_clauses), the cheaper `qty <> 0` first, so no row divides by zero
+select id from loc where 100 / qty > 30 and qty <> 0;
+
+-- [error constant folded] a constant division by zero over no rows
+-- known: rows — PostgreSQL's planner folds 1 / 0 (eval_const_expressions) and raises while planning; the sandbox evaluates it per row, and no row passes the filter
+-- known: plan — PostgreSQL's EXPLAIN raises too (the folding is planning): there is no plan of PostgreSQL's to compare
+select id, 1 / 0 from loc where id < 0;
+-- ===== (h17c) data-modifying CTEs and CTE Scan (issue 17 item 3; nodeCtescan.c, ExecPostprocessPlan) =====
+
+-- [dml cte update local returning] UPDATE … RETURNING in WITH, read by a CTE Scan (h17c)
+with t as (update ins_loc set grp = grp + 10 where id < 3 returning *) select * from t;
+
+-- [dml cte delete local into log] DELETE … RETURNING feeding an INSERT: two targets (h17c)
+with d as (delete from ins_loc where id >= 2 returning *) insert into cte_log select * from d;
+
+-- [dml cte insert foreign count] INSERT into a foreign table in WITH, its rows counted (h17c)
+with i as (insert into ins_f values (10, 1, 1.5, 'a'), (11, 2, 2.5, 'b') returning *) select count(*) from i;
+
+-- [dml cte insert foreign from async append] the CTE's foreign INSERT into ins_f (s1) fed by h's async Append on s1 and s2 (h17c)
+with i as (insert into ins_f select id, grp, amount, name from h where id between 100 and 104 returning id) select count(*) from i;
+
+-- [dml cte update foreign returning] UPDATE of a foreign table in WITH, its rows ordered by the main query (h17c)
+with t as (update ins_f set amount = amount + 1 where id < 3 returning id, amount) select * from t order by id;
+
+-- [dml cte delete foreign joined async] DELETE … RETURNING of ins_f read by the main query joined with h's async Append (h17c)
+-- known: plan — PostgreSQL hashes the CTE Scan and probes with h's Append; the sandbox's Hash Join costs (the CTE's key without statistics: estimate_hash_bucket_stats' default bucket fraction 0.1, over the sandbox's 284-row estimate of the DELETE's scan) make hashing h cheaper, so it hashes h
+with d as (delete from ins_f where id > 3 returning id, grp) select d.id, h.name from d join h on h.id = d.id;
+
+-- [dml cte update partitioned returning] UPDATE of ins_p (a local and two foreign partitions) in WITH (h17c)
+with t as (update ins_p set grp = grp + 1 where id < 1000 returning id, grp) select * from t order by id;
+
+-- [dml cte delete partitioned aggregate] DELETE of ins_p in WITH, its rows aggregated (h17c)
+with d as (delete from ins_p where grp > 5 returning *) select count(*), sum(amount) from d;
+
+-- [dml cte not read] a DELETE in WITH the query does not read: run to its end after the query (h17c)
+with d as (delete from ins_loc where id = 3 returning *) select count(*) from h where id < 10;
+
+-- [dml cte not read no returning] an UPDATE of a foreign table in WITH without RETURNING, not read (h17c)
+with u as (update ins_f set name = 'zz' where id = 1) select count(*) from f where id < 50;
+
+-- [dml cte two] two data-modifying CTEs, one read (h17c)
+with d as (delete from ins_loc where id = 1 returning id, name), u as (update ins_f set grp = 0 where id = 2 returning id) select * from d;
+
+-- [cte materialized] a MATERIALIZED CTE over h's async Append, filtered by its CTE Scan (h17c)
+with m as materialized (select id, grp from h where id < 20) select * from m where grp > 3;
+
+-- [cte twice] a CTE read twice: two CTE Scans of one tuplestore (h17c)
+with m as (select id, grp from h where id < 30) select a.id, b.id from m a join m b on a.grp = b.grp and a.id < b.id;
+
+-- [cte inlined] a CTE read once and not MATERIALIZED: inlined as a subquery (h17c)
+with m as (select id, name from h where id < 10) select * from m order by id;
+-- ===== (h17s) several IN/EXISTS/NOT EXISTS sublinks pulled up into one join, and a sublink nested in an EXISTS reading the outer query (issue 17 item 1; pull_up_sublinks, join_is_legal's semi-join rules) =====
+
+-- [subquery semi semi foreign local] IN and EXISTS in one WHERE: two semi joins, the foreign table outside (h17s)
+select id, cat from f where id in (select id from loc where qty = 3) and exists (select 1 from dim where dim.cat = f.cat) order by id;
+
+-- [subquery anti anti local foreign] two NOT EXISTS: two anti joins (h17s)
+select count(*) from loc where not exists (select 1 from f where f.id = loc.id and f.val > 0) and not exists (select 1 from dim where dim.cat = loc.cat and dim.weight > 20);
+
+-- [subquery semi anti partitioned async] IN over the local table and NOT EXISTS over a foreign one, the hash partitions' async Append outside (h17s)
+select count(*) from h where id in (select id from loc where qty = 2) and not exists (select 1 from f where f.id = h.id and f.val > 0);
+
+-- [subquery semi semi eclass partitioned] two IN on one column: one equivalence class, the lower semi join passes the partitions' key up (h17s)
+select loc.cat, count(*) from loc where id in (select id from f) and id in (select id from h where grp = 3) group by cat order by cat;
+
+-- [subquery semi anti range] IN over a foreign table, NOT EXISTS over the local one, the range partitions outside (h17s)
+select count(*), sum(v) from r where k in (select id from f where cat = 'c1') and not exists (select 1 from loc where loc.id = r.k);
+
+-- [subquery exists exists list] two EXISTS over the list partitions, on two columns (h17s)
+select id from l where exists (select 1 from loc where loc.id = l.id and loc.qty = 2) and exists (select 1 from f where f.id = l.qty) order by id;
+
+-- [subquery semi semi anti four relations] three sublinks: a join of four relations (h17s)
+select count(*) from loc where id in (select id from f where val > 0) and cat in (select cat from dim where weight > 20) and not exists (select 1 from h where h.id = loc.id and h.grp = 1);
+
+-- [subquery exists nested two levels] an EXISTS inside an EXISTS that reads the outer query: both semi joins (h17s)
+select count(*) from loc where exists (select 1 from f where f.id = loc.id and exists (select 1 from dim where dim.cat = loc.cat));
+
+-- [subquery exists nested not exists] a NOT EXISTS inside an EXISTS that reads the outer query: an anti join beside the semi join (h17s)
+select count(*) from loc where exists (select 1 from f where f.id = loc.id and not exists (select 1 from dim where dim.cat = loc.cat and dim.weight > 20));
+
+-- [subquery exists nested in] an IN inside an EXISTS on the outer query's column (h17s)
+select id from loc where exists (select 1 from f where f.id = loc.id and f.val > 200 and loc.cat in (select cat from dim where weight < 30)) order by id;
+
+-- [subquery semi semi partitioned small] IN over a small foreign table and EXISTS over the local one, the hash partitions outside (h17s)
+-- known: plan — both pull the two sublinks up into semi joins of one join; PostgreSQL's upper one is a Nested Loop Semi Join probing loc through an Index Only Scan of loc_id_idx parameterized by h.id (the join search makes no index or parameterized paths for a join's side), the sandbox's a Hash Semi Join
+select count(*) from h where id in (select weight from dim) and exists (select 1 from loc where loc.id = h.id);
+
+-- [subquery semi semi settings merge] hash joins off (h17s)
+-- known: plan — both make two Merge Semi Joins; PostgreSQL reads loc in order through an Index Scan of loc_id_idx for the lower one (no index paths for a join's side in the join search), the sandbox sorts its Seq Scan
+set enable_hashjoin = off;
+select count(*) from loc where id in (select id from f where val > 0) and exists (select 1 from dim where dim.cat = loc.cat);
+
+-- [subquery anti anti settings nestloop] hash and merge joins off: Nested Loop Anti Joins over the list partitions (h17s)
+-- known: plan — both make two Nested Loop Anti Joins; PostgreSQL probes loc through an Index Only Scan of loc_id_idx parameterized by l.qty (no parameterized index paths for a join's side in the join search), the sandbox materializes a Seq Scan of loc with a Join Filter
+set enable_hashjoin = off;
+set enable_mergejoin = off;
+select count(*) from l where not exists (select 1 from f where f.id = l.id) and not exists (select 1 from loc where loc.id = l.qty);
+
+-- [subquery semi anti partitioned subqueries] IN over the range partitions and NOT EXISTS over the hash partitions, the local table outside (h17s)
+select count(*) from loc where id in (select k from r where v > 10) and not exists (select 1 from h where h.id = loc.id and h.grp = 1);
+
+-- [subquery semi anti limit] IN and NOT EXISTS under ORDER BY and LIMIT (h17s)
+-- known: plan — PostgreSQL reads loc in order through an Index Scan of loc_id_idx (no index paths for a join's side in the join search), so its Nested Loop Anti Join and Merge Semi Join need no Sort under the LIMIT; the sandbox hash-joins and sorts
+select id, qty from loc where id in (select id from f where val > 0) and not exists (select 1 from dim where dim.cat = loc.cat and dim.weight > 20) order by id limit 5;
+
+-- [subquery exists nested star] SELECT * over a semi join with a nested EXISTS, conditions on each side (h17s)
+select * from dim where exists (select 1 from f where f.cat = dim.cat and f.val > 600 and exists (select 1 from r where r.v = dim.weight)) order by cat;
+
+-- [subquery semi semi foreign partitioned] IN over the hash partitions and IN over a foreign table, a foreign table outside (h17s)
+select count(*) from f where id in (select id from h where grp = 2) and cat in (select cat from dim where weight >= 30);
+
+-- [subquery exists not exists limit partitioned] EXISTS and NOT EXISTS under ORDER BY and LIMIT, the hash partitions outside (h17s)
+select h.id, h.name from h where exists (select 1 from f where f.id = h.id and f.cat = 'c2') and not exists (select 1 from l where l.id = h.grp) order by h.id limit 5;
+
+-- [subquery semi semi anti range four relations] two IN and a NOT EXISTS over the range partitions (h17s)
+select count(*) from r where k in (select id from h where grp = 5) and v in (select weight from dim) and not exists (select 1 from f where f.id = r.k and f.val < 0);
+-- (h17p) ===== INSERT … ON CONFLICT into partitioned tables (issue 17 item 3) =====
+
+-- [dml on conflict partitioned nothing] DO NOTHING without a target: each row routed, its partition's unique indexes checked (one conflicts, two new, one into the default partition)
+insert into ocp values (1, 9, 'x'), (95, 9, 'y'), (200, 1, 'd'), (150, 2, 'e') on conflict do nothing;
+
+-- [dml on conflict partitioned nothing async] the rows of an async Append routed over two partitions; arbiters ocp_pkey and ocp_id_idx
+insert into ocp select id, grp, name from h where id between 40 and 90 on conflict (id) do nothing;
+
+-- [dml on conflict partitioned update async] DO UPDATE in the row's partition, over the existing row and excluded
+insert into ocp select id, grp + 100, name from h where id between 70 and 85 on conflict (id) do update set grp = excluded.grp, name = excluded.name;
+
+-- [dml on conflict partitioned update where] the Conflict Filter removes some updates
+insert into ocp select id, grp + 100, name from h where id < 12 on conflict (id) do update set grp = excluded.grp + ocp.grp where ocp.grp < 3;
+
+-- [dml on conflict partitioned update returning] RETURNING the updated and the inserted rows, across partitions
+insert into ocp values (3, 50, 'z'), (133, 5, 'n'), (60, 1, 'h') on conflict (id) do update set grp = excluded.grp + ocp.grp returning *;
+
+-- [dml on conflict partitioned on constraint] the arbiter named; the partitions' copies of it checked
+insert into ocp values (4, 7, 'w'), (55, 8, 'v'), (99, 0, 'n') on conflict on constraint ocp_pkey do update set name = excluded.name;
+
+-- [dml on conflict partitioned list text] a list-partitioned table's UNIQUE text key
+insert into ocp_l values ('north', 5), ('south', 6), ('east', 1) on conflict (region) do update set qty = ocp_l.qty + excluded.qty;
+
+-- [dml on conflict partitioned foreign nothing async] DO NOTHING routed to a foreign partition (postgres_fdw ships ON CONFLICT DO NOTHING) and a local one
+insert into ocp_f select id, grp, name from h where id between 40 and 70 on conflict do nothing;
+
+-- [dml on conflict partitioned foreign nothing returning] RETURNING from the foreign partition's remote INSERT and the local one
+insert into ocp_f values (1, 1, 'r1'), (60, 0, 'l60'), (61, 1, 'n') on conflict do nothing returning *;
+
+-- [dml insert partitioned unique] a plain INSERT routed to partitions with unique indexes (no conflict)
+insert into ocp select id + 200, grp, name from h where id < 8;
+
+-- [dml on conflict partition direct] into a partition itself: its own copies of the parent's indexes as arbiters
+insert into ocp_lo values (2, 7, 'q'), (49, 1, 'r') on conflict (id) do update set name = excluded.name;
+-- ===== (h23x) use_remote_estimate for a join pushed down to one server: the shard's EXPLAIN of the joined query =====
+
+-- [remote_estimate join pushdown] pnl1 and pnl3 on s1, both with use_remote_estimate: the join's own EXPLAIN prices the pushed-down Foreign Scan
+select pnl1.a, pnl1.b, pnl3.c from pnl1 join pnl3 on pnl3.a = pnl1.a where pnl1.b < 20;
+
+-- [remote_estimate join pushdown left] a LEFT join pushed down, the outer side's condition in the remote WHERE
+select pnl1.b, pnl3.b from pnl1 left join pnl3 on pnl3.a = pnl1.a where pnl1.b < 10;
+
+-- [remote_estimate join pushdown order] the query's ORDER BY sent with the join: its ordered EXPLAIN prices it against a local Sort
+select pnl1.b, pnl3.c from pnl1 join pnl3 on pnl3.a = pnl1.a where pnl3.b < 520 order by pnl3.c;
+
+-- [remote_estimate join pushdown left order] ORDER BY the outer side's key
+select pnl1.a, pnl3.b from pnl1 left join pnl3 on pnl3.a = pnl1.a where pnl1.b > 200 order by pnl1.a;
+
+-- [remote_estimate join pushdown foreign] f's own option: its join with dim (both on s2) asks the joined query
+alter foreign table f options (add use_remote_estimate 'true');
+select f.id, dim.title from f join dim on dim.cat = f.cat where f.id < 100;
+
+-- [remote_estimate join pushdown foreign order] s2's option: a LEFT join ordered remotely or sorted locally, by cost
+alter server s2 options (add use_remote_estimate 'true');
+select f.val, dim.weight from f left join dim on dim.cat = f.cat where f.id < 50 order by f.val;
+
+-- [remote_estimate join pushdown settings] no Hash Join: the pushed-down join against a Merge Join or a Nested Loop
+set enable_hashjoin = off;
+select pnl1.c, pnl3.c from pnl1 join pnl3 on pnl3.a = pnl1.a where pnl3.b > 700;
 -- ===== (h23j) joins of three and more foreign tables on one server pushed down as one Foreign Scan, and partitionwise joins of three relations (issue 23 item 5) =====
 
 -- [join foreign pushdown three] three foreign tables on s1: one Foreign Scan of the nested join

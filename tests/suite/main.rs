@@ -32,6 +32,7 @@ mod sim_server;
 mod sql_bounds;
 mod sql_coercion;
 mod sql_costs;
+mod sql_errors;
 mod sql_files;
 mod sql_fuzz;
 mod sql_join_search;

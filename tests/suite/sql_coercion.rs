@@ -108,8 +108,7 @@ fn numeric_typmod_rounds_and_overflows_as_postgres() {
     let (rows, _) = rows_both_modes("select b::numeric(12,2) / 3 from t where a = 1");
     assert_eq!(rows, sorted(&["3.3333333333333333"]));
     // A constant is cast while planning (PostgreSQL folds it), so its overflow is
-    // the query's error. (Over a column the executor's rule applies: an evaluation
-    // error is NULL, `plan::eval::OnError::Null`.)
+    // the query's error; over a column the executor raises it (tests/suite/sql_errors.rs).
     let e = run("select a, 99.95::numeric(3,1) from t", false).unwrap_err();
     assert!(e.contains("numeric field overflow"), "{e}");
     assert!(e.contains("A field with precision 3, scale 1 must round to an absolute value less than 10^2."), "{e}");

@@ -697,7 +697,21 @@ fn form_exists(rng: &mut Rng) -> Case {
     let correlate = rng.below(5) > 0;
     let sub = int_subquery(rng, o, correlate);
     let sub = if rng.below(2) == 0 { sub.replacen("select i.", "select 1, i.", 1) } else { sub };
-    let extra = if rng.below(3) == 0 { format!(" and {}", qual(rng, "o", o, 0)) } else { String::new() };
+    // A plain condition beside it, or (h17s) a second sublink: both pulled up into
+    // semi or anti joins of one join.
+    let extra = match rng.below(4) {
+        0 => format!(" and {}", qual(rng, "o", o, 0)),
+        1 => {
+            let p = rel(rng);
+            let (pc, oc) = (rng.pick(p.ints), rng.pick(o.ints));
+            match rng.below(3) {
+                0 => format!(" and o.{oc} in (select p.{pc} from {} p)", p.name),
+                1 => format!(" and not exists (select 1 from {} p where p.{pc} = o.{oc})", p.name),
+                _ => format!(" and exists (select 1 from {} p where p.{pc} = o.{oc})", p.name),
+            }
+        }
+        _ => String::new(),
+    };
     let list = if rng.below(3) == 0 { "count(*)".to_string() } else { format!("o.{}", rng.pick(o.ints)) };
     let q = format!("select {list} from {} o where {not}exists ({sub}){extra}", o.name);
     let tail = if list == "count(*)" { String::new() } else { maybe_order_limit(rng, "1") };
@@ -1251,6 +1265,9 @@ fn modifying_cte(rng: &mut Rng) -> String {
 /// and without a conflict target, DO UPDATE with EXCLUDED (PostgreSQL refuses a
 /// target on a foreign table and on a table without a unique index).
 fn form_on_conflict(rng: &mut Rng) -> Case {
+    if rng.below(3) == 0 {
+        return on_conflict_partitioned(rng);
+    }
     let r = rel(rng);
     let id = r.ints[0];
     let source = match rng.below(2) {
@@ -1275,6 +1292,48 @@ fn form_on_conflict(rng: &mut Rng) -> Case {
         1 => Case::query(format!("explain (costs off, verbose) {stmt}")),
         _ => Case::query(stmt),
     }
+}
+
+/// INSERT … ON CONFLICT into a partitioned table with unique indexes (a primary key
+/// and a unique index on its partition key, copied to each local partition): each
+/// row routed, its partition's indexes checked; DO UPDATE that may move the row to
+/// another partition (PostgreSQL's "invalid ON UPDATE specification"), or a conflict
+/// target without an index. Its setup makes the table.
+fn on_conflict_partitioned(rng: &mut Rng) -> Case {
+    let setup = "create table ocp (id int primary key, grp int, name text) partition by range (id);\n\
+         create table ocp1 partition of ocp for values from (minvalue) to (10);\n\
+         create unique index on ocp (id);\n\
+         create table ocp2 partition of ocp for values from (10) to (20);\n\
+         create table ocp3 partition of ocp default;\n\
+         insert into ocp select i, i % 3, 'o' || i from generate_series(1, 25) i;\n";
+    let source = match rng.below(3) {
+        0 => format!("values ({}, 1, 'n')", small_int(rng)),
+        1 => format!("values ({}, 1, 'n'), ({}, 2, null)", small_int(rng), small_int(rng)),
+        _ => format!("select id, grp, name from h t{}", maybe_where(rng, "t", rel_named("h"))),
+    };
+    let action = match rng.below(6) {
+        0 => "on conflict do nothing".to_string(),
+        1 => "on conflict (id) do nothing".to_string(),
+        2 => format!("on conflict (id) do update set grp = excluded.grp + ocp.{}", rng.pick(&["grp", "id"])),
+        3 => format!("on conflict (id) do update set id = excluded.id + {}", small_int(rng)),
+        4 => format!(
+            "on conflict on constraint {} do update set name = excluded.name where ocp.grp > 0",
+            rng.pick(&["ocp_pkey", "ocp_id_idx", "ocp1_pkey"])
+        ),
+        _ => format!("on conflict ({}) do nothing", rng.pick(&["grp", "name"])),
+    };
+    let returning = if rng.below(3) == 0 { " returning *" } else { "" };
+    let stmt = format!("insert into {} {source} {action}{returning}", rng.pick(&["ocp", "ocp", "ocp1"]));
+    match rng.below(3) {
+        // A setup section's INSERT routed to a partition checks its unique indexes.
+        0 => Case { setup: format!("{setup}insert into ocp values ({}, 0, 's');\n", small_int(rng)), query: stmt },
+        1 => Case { setup: setup.into(), query: format!("explain (analyze, costs off, verbose) {stmt}") },
+        _ => Case { setup: setup.into(), query: stmt },
+    }
+}
+
+fn rel_named(name: &str) -> &'static Rel {
+    RELS.iter().find(|r| r.name == name).unwrap_or(&RELS[0])
 }
 
 /// `CREATE FUNCTION` (LANGUAGE sql, inlined; LANGUAGE internal over a built-in
@@ -1347,14 +1406,15 @@ fn form_nested_subquery(rng: &mut Rng) -> Case {
             n.name,
             qual(rng, "n", n, 1)
         ),
+        // The inner one reads the middle query, or (h17s) only the outermost one.
         1 => format!(
             "{}exists (select 1 from {} m where m.{mc} = o.{oc} and {}exists (select 1 from {} n \
-             where n.{nc} = m.{}{deep}))",
+             where n.{nc} = {}{deep}))",
             not(rng),
             m.name,
             not(rng),
             n.name,
-            rng.pick(m.ints)
+            if rng.below(2) == 0 { format!("m.{}", rng.pick(m.ints)) } else { format!("o.{}", rng.pick(o.ints)) }
         ),
         2 => format!(
             "o.{oc} in (select m.{mc} from {} m where m.{} > (select {} from {} n where n.{nc} = m.{}{deep}){mid})",

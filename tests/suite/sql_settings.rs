@@ -432,7 +432,8 @@ fn explain_without_analyze_plans_and_sends_nothing() {
     assert!(e.message.contains("EXPLAIN without ANALYZE"), "{e}");
     assert_eq!((e.line, e.column), (line_of(&text, "explain (costs off"), 1));
     assert!(s.clone().into_scenario(&Knobs::default(), Source::Json).is_err());
-    // The plan: initialized, never polled; no shard received anything.
+    // The plan: initialized, never run; no remote estimate asked, so no shard received
+    // anything (planning's EXPLAINs are all a plain EXPLAIN sends: pg15_fidelity_remote_estimate).
     let run = s.plan_only_run(&Knobs::default(), Source::Json, s.async_append()).unwrap();
     assert!(run.host.link_stats().iter().all(|l| l.queries == 0 && l.fetches == 0 && l.max_in_flight == 0));
     let tree = run.explain();

@@ -35,6 +35,11 @@
 //!
 //! An aggregate pushed over the join is costed as postgres_fdw's upper relation over
 //! it (`grouped_join`): the join's figures before the transfer costs are its input.
+//!
+//! With `use_remote_estimate` (any of the join's relations has it: postgres_fdw's
+//! `merge_fdw_options`), the join's figures are the server's EXPLAIN of the join's
+//! remote query (`plan::remote_estimate::known_join`) plus the connection and transfer
+//! costs, as for a scan; until the answer is known the local estimate stands in.
 
 use std::collections::HashMap;
 
@@ -63,8 +68,33 @@ impl Model<'_> {
             _ => return self.unknown(q.targets.len()),
         };
         let Some(r) = self.tree_estimate(f, j, &j.tree, true) else { return self.unknown(q.targets.len()) };
+        // use_remote_estimate: asked for every variant (an aggregate's is refused by
+        // whoever planned: postgres_fdw's upper-relation EXPLAIN).
+        let remote = crate::plan::remote_estimate::known_join(self.cat, f, j);
         if q.aggregated() {
             return self.grouped_join(q, &r, (fdw_startup_cost, fdw_tuple_cost));
+        }
+        let cols: Vec<usize> = q.targets.iter().map(|t| if let RemoteTarget::Col(c) = t { *c } else { 0 }).collect();
+        let widths: Vec<f64> = cols.iter().map(|c| r.widths.get(c).copied().unwrap_or(32.0)).collect();
+        if let Some(remote) = remote {
+            // use_remote_estimate: the remote EXPLAIN's figures, rows and width (the
+            // join relation's, `postgresGetForeignJoinPaths` sets them from the bare
+            // join's answer), plus the connection and transfer costs.
+            let mut est = crate::plan::remote_estimate::path_estimate(&remote, p, fdw_startup_cost, fdw_tuple_cost);
+            // The ordered path is the query's final one: `create_ordered_paths` gives
+            // it the final target, whose width is its columns' local ones (as a plain
+            // foreign table's ordered scan, `remote_estimate::scan_estimate`).
+            // Measured on PostgreSQL 15: `… ORDER BY r2.c DESC NULLS FIRST` prints
+            // width 11 (f1.a 4, f2.c 7 from f2's statistics) where the remote said 36.
+            // So is a join whose final target lists its columns in another order than
+            // the join relation (a projection path, `create_projection_path`, whose
+            // width is the final target's).
+            let reordered = crate::plan::remote_estimate::join_relation_targets(q, j) != q.targets;
+            if !q.order_by.is_empty() || reordered {
+                est.width = widths.iter().sum::<f64>() as i64;
+            }
+            let vars = cols.iter().map(|c| r.vars.get(c).cloned()).collect();
+            return Costed { est, vars, widths, kids: vec![], parent: None, input_rows: est.rows, seq: None };
         }
         let (mut startup, mut run) = (r.startup, r.total - r.startup);
         if !q.order_by.is_empty() {
@@ -89,8 +119,6 @@ impl Model<'_> {
                 est.total -= (est.total - est.startup) * 0.05 * (r.rows - limit_tuples) / r.rows;
             }
         }
-        let cols: Vec<usize> = q.targets.iter().map(|t| if let RemoteTarget::Col(c) = t { *c } else { 0 }).collect();
-        let widths: Vec<f64> = cols.iter().map(|c| r.widths.get(c).copied().unwrap_or(32.0)).collect();
         est.width = widths.iter().sum::<f64>() as i64;
         let vars = cols.iter().map(|c| r.vars.get(c).cloned()).collect();
         Costed { est, vars, widths, kids: vec![], parent: None, input_rows: est.rows, seq: None }
@@ -233,7 +261,9 @@ impl Model<'_> {
         scan.quals = rel.quals.iter().map(|e| e.map_cols(&|c| c.saturating_sub(rel.first))).collect();
         let plan =
             ForeignScanPlan { relation: rel.relation.clone(), server: f.server.clone(), remote: scan, alias: None };
+        let outer = self.local_base.replace(true);
         let c = self.foreignscan(&plan);
+        self.local_base.set(outer);
         let Some(RelSize::Foreign { fdw_startup_cost, fdw_tuple_cost, .. }) =
             self.rel(&rel.relation).map(|r| r.size.clone())
         else {
