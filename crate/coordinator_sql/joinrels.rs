@@ -1204,7 +1204,7 @@ impl JoinProblem<'_> {
                 // the first pair that makes the relation.
                 if !rels[idx].fdw_tried {
                     rels[idx].fdw_tried = true;
-                    let pushed = self.foreign_join_path(&rels[a], &rels[b], jt, sj);
+                    let pushed = self.foreign_join_path(&rels[a], &rels[b], jt, sj)?;
                     rels[idx].fdw = pushed.clone();
                     new_paths.extend(pushed);
                 }
@@ -1275,10 +1275,16 @@ impl JoinProblem<'_> {
     /// clauses first complete here its WHERE; an inner join's clauses in the
     /// restrictlist's order (clauses of no class, then the classes' equalities). It
     /// returns what is needed above the join relation.
-    fn foreign_join_path(&self, outer: &RelInfo, inner: &RelInfo, jt: JoinType, sj: Option<usize>) -> Option<RelPath> {
+    fn foreign_join_path(
+        &self,
+        outer: &RelInfo,
+        inner: &RelInfo,
+        jt: JoinType,
+        sj: Option<usize>,
+    ) -> Result<Option<RelPath>, FrontError> {
         let (ra, rb) = (outer.relids, inner.relids);
-        let (pa, pb) = (outer.fdw.clone()?, inner.fdw.clone()?);
-        let (Plan::ForeignScan(fa), Plan::ForeignScan(fb)) = (&pa.plan, &pb.plan) else { return None };
+        let (Some(pa), Some(pb)) = (outer.fdw.clone(), inner.fdw.clone()) else { return Ok(None) };
+        let (Plan::ForeignScan(fa), Plan::ForeignScan(fb)) = (&pa.plan, &pb.plan) else { return Ok(None) };
         let cols: Vec<usize> = pa.cols.iter().chain(&pb.cols).copied().collect();
         let map: Vec<Option<usize>> = (0..self.n).map(|c| cols.iter().position(|&x| x == c)).collect();
         let out = |e: &Expr| rewrite(e, &map);
@@ -1316,20 +1322,23 @@ impl JoinProblem<'_> {
                 rt_index: base.map_or(0, |b| b.rt_index),
             }
         };
-        let f = crate::coordinator_sql::postgres_fdw_join::foreign_join_path(
-            side(fa, ra),
-            side(fb, rb),
-            jt,
-            &join_clauses,
-            &other_conds,
-        )?;
+        let (sa, sb) = (side(fa, ra), side(fb, rb));
+        use crate::coordinator_sql::postgres_fdw_join::{foreign_join_path, full_join_needs_subquery};
+        if full_join_needs_subquery(sa, sb, jt, &join_clauses, &other_conds) {
+            return Err(FrontError::unsupported(
+                "a FULL JOIN of foreign tables on one server with conditions on a side: postgres_fdw pushes it with \
+                 that side as a subquery of the remote query (s4(c1, …)), which the sandbox does not deparse",
+                self.at,
+            ));
+        }
+        let Some(f) = foreign_join_path(sa, sb, jt, &join_clauses, &other_conds) else { return Ok(None) };
         // The join relation's reltarget: the first side's, then the second's
         // (`build_joinrel_tlist`), what is needed above it.
         let ordered = self.reltarget_order(&pa.cols, ra).into_iter().chain(self.reltarget_order(&pb.cols, rb));
         let keep: Vec<usize> = ordered.filter(|&c| self.needed(c, joinrelids)).collect();
         let (plan, _) = crate::coordinator_sql::postgres_fdw_join::keep_outputs(Plan::ForeignScan(f), &map, &keep);
         let est = self.estimate(&plan);
-        Some(RelPath { plan, cols: keep, est, order: None })
+        Ok(Some(RelPath { plan, cols: keep, est, order: None }))
     }
 
     /// The join's conditions between `outer` and `inner` (`build_joinrel_restrictlist`):

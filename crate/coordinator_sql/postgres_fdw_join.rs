@@ -10,7 +10,8 @@
 //!    their own, no condition they evaluate locally); the join is inner, left, right or full (PostgreSQL 15 pushes no semi or
 //!    anti join); every join clause is shippable (`is_foreign_expr`); a full join's
 //!    sides have no conditions (postgres_fdw would deparse them as subqueries, which
-//!    the sandbox does not: such a join is not pushed).
+//!    the sandbox does not: `full_join_needs_subquery` tells the join search, which
+//!    refuses the query by name).
 //! 2. Where the conditions go (`fpinfo->joinclauses` is the ON list, `remote_conds`
 //!    the WHERE; a side's conditions are a base relation's own, or a pushed join's
 //!    WHERE, pulled up): an inner join's join clauses, then the inner side's
@@ -35,11 +36,16 @@
 //!
 //! Where it departs from PostgreSQL: a condition that cannot be shipped makes the
 //! join not pushed (postgres_fdw keeps an inner join's unshippable clauses as local
-//! conditions over the pushed join); the ordered foreign join path (the query's ORDER
-//! BY in the remote query, `add_paths_with_pathkeys_for_rel`) only under
-//! use_remote_estimate (planner.rs, `Join::remote_ordered_join`); no LIMIT pushed over
-//! the join (`add_foreign_final_paths` for join relations). PostgreSQL 15 builds no
-//! parameterized foreign join paths either ("XXX Consider parameterized paths").
+//! conditions over the pushed join); for two relations (planner.rs) the ordered
+//! foreign join path (the query's ORDER BY in the remote query,
+//! `add_paths_with_pathkeys_for_rel`) only under use_remote_estimate
+//! (`Join::remote_ordered_join`) and no LIMIT pushed over the join; the join search of
+//! three to five relations (joinrels.rs) weighs the pushed aggregate, ORDER BY and
+//! LIMIT at its top by cost (`add_foreign_grouping_paths`, `add_foreign_final_paths`
+//! for join relations). A full join whose side has conditions (a subquery in
+//! PostgreSQL's remote query) is not pushed here, and the join search refuses it by
+//! name. PostgreSQL 15 builds no parameterized foreign join paths either ("XXX
+//! Consider parameterized paths").
 
 use super::shippable::is_foreign_expr;
 use crate::plan::{
@@ -90,7 +96,7 @@ pub fn foreign_join_path(
     }
     // A full join's side with conditions of its own: postgres_fdw deparses it as a
     // subquery (`make_outerrel_subquery`), which the sandbox does not.
-    if join_type == JoinType::Full && (!a.quals.is_empty() || !b.quals.is_empty() || !other_conds.is_empty()) {
+    if join_type == JoinType::Full && (!a.quals.is_empty() || !b.quals.is_empty()) {
         return None;
     }
     let width_a = a.table_columns.len();
@@ -135,7 +141,8 @@ pub fn foreign_join_path(
             where_.extend(others);
             where_.extend(outer_quals);
         }
-        _ => {}
+        // A full join's sides have no conditions here; WHERE's over both sides.
+        _ => where_.extend(others),
     }
     let mut rels = rels_a;
     rels.extend(rels_b);
@@ -158,6 +165,26 @@ pub fn foreign_join_path(
         remote,
         alias: None,
     })
+}
+
+/// Would postgres_fdw push this full join with a side deparsed as a subquery
+/// (`foreign_join_ok`'s `make_outerrel_subquery`/`make_innerrel_subquery`: that side
+/// has conditions of its own, `(SELECT … WHERE …) s4(c1, c2)` in the remote query)?
+/// The sandbox does not deparse those: its caller refuses the query by name.
+pub fn full_join_needs_subquery(
+    first: ForeignSide,
+    second: ForeignSide,
+    join_type: JoinType,
+    join_clauses: &[Expr],
+    other_conds: &[Expr],
+) -> bool {
+    let (a, b) = (&first.scan.remote, &second.scan.remote);
+    join_type == JoinType::Full
+        && first.scan.server == second.scan.server
+        && pushdown_safe(a)
+        && pushdown_safe(b)
+        && join_clauses.iter().chain(other_conds).all(|e| is_foreign_expr(e) && !has_params(e))
+        && (!a.quals.is_empty() || !b.quals.is_empty())
 }
 
 /// A side's relations and join tree, moved to start at column `shift` of the new

@@ -3538,10 +3538,10 @@ select a.id, b.y, c.z from pwj_a a left join pwj_b b on a.id = b.id left join pw
 set enable_partitionwise_join = on;
 select a.id, b.id, c.id from pwj_a a full join pwj_b b on a.id = b.id full join pwj_c c on c.id = a.id;
 
--- [partitionwise join three pushdown limit] a LIMIT above the Append, a condition on each side
+-- [partitionwise join three pushdown conditions] a condition on each side, in each pushed child's ON
 -- known: plan — the local child (the third partitions) joins its three local tables in another order: the sandbox's join search misses PostgreSQL's cheaper order for these three tables as it does for the same query over the partitions themselves, not partitionwise; the children pushed to s1 and s2 agree
 set enable_partitionwise_join = on;
-select a.id, b.u, c.v from pwj_a a join pwj_b b on a.id = b.id join pwj_c c on c.id = b.id where b.y < 4 and c.z > 0 limit 6;
+select a.id, b.u, c.v from pwj_a a join pwj_b b on a.id = b.id join pwj_c c on c.id = b.id where b.y < 4 and c.z > 0;
 
 -- [partitionwise join three pushdown pruned] pruned to the first partitions: one child, the parents' aliases
 set enable_partitionwise_join = on;

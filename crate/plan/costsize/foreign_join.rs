@@ -25,6 +25,13 @@
 //! Where it departs from PostgreSQL: `joinclause_sel` is the join clauses'
 //! selectivity times the pulled-up conditions' as each base relation's statistics give
 //! it (PostgreSQL's `clauselist_selectivity` over the list may combine range pairs).
+//! A left join below the top is costed with its outer side's conditions as its
+//! `remote_conds` (not the WHERE conditions over both its sides, which the tree no
+//! longer tells apart): a nested left join under a WHERE can differ by a cent
+//! (tests/pg15_fidelity_foreign_join3.rs leaves that case out of its cost check).
+//!
+//! This is the costing entry point of every pushed join relation (`foreign_join`):
+//! `use_remote_estimate` for joins belongs here.
 //!
 //! An aggregate pushed over the join is costed as postgres_fdw's upper relation over
 //! it (`grouped_join`): the join's figures before the transfer costs are its input.
