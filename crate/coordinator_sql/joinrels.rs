@@ -902,12 +902,53 @@ impl JoinProblem<'_> {
             if let Some(keys) = self.base_order(b, &cols) {
                 let plan = p.side(b.rel, &b.name, &base_quals[i], &used, Some(&keys), self.at)?;
                 let est = self.estimate(&plan);
-                let path = RelPath { plan, cols, est, order: Some(QUERY_ORDER) };
+                let path = RelPath { plan, cols: cols.clone(), est, order: Some(QUERY_ORDER) };
+                add_rel_path(&mut paths, path, self.consider_startup, &|x, y| self.same_order(x, y));
+            }
+            for path in self.index_order_paths(b, relids, &base_quals[i], &cols)? {
                 add_rel_path(&mut paths, path, self.consider_startup, &|x, y| self.same_order(x, y));
             }
             rels.push(RelInfo { relids, paths, fdw, fdw_tried: false });
         }
         Ok(rels)
+    }
+
+    /// A local table's ordered index paths (`build_index_paths` with the pathkeys
+    /// `pathkeys_useful_for_merging` or the query's ORDER BY ask for): for each index
+    /// whose key is a returned column and whose order is useful above the relation
+    /// (`useful_order`), the Index (Only) Scan in that order, ascending, recorded as
+    /// ordered by that column. `add_rel_path` keeps it beside the cheaper unordered
+    /// path; a Merge Join then takes it as a presorted side (no Sort), and a Nested
+    /// Loop keeps its order for the levels above.
+    fn index_order_paths(
+        &self,
+        b: &BaseRel,
+        relids: Relids,
+        quals: &[Expr],
+        cols: &[usize],
+    ) -> Result<Vec<RelPath>, FrontError> {
+        let RelKind::Table(t) = &b.rel.kind else { return Ok(vec![]) };
+        let used: Vec<usize> = cols.iter().map(|c| c - b.first).collect();
+        let mut out = vec![];
+        for index in &t.indexes {
+            let c = b.first + index.column;
+            let Some(at) = cols.iter().position(|&x| x == c) else { continue };
+            if !self.useful_order(c, relids) {
+                continue;
+            }
+            // `force_index`: the presorted index path itself, whatever a Sort over the
+            // cheapest scan costs (that one is the unordered path plus a Sort, which
+            // the join methods add where they need it).
+            let mut p = Planner { coord: self.coord, servers: vec![], gating: vec![], force_index: true };
+            let keys = vec![SortKey { expr: Expr::Col(at), desc: false }];
+            let plan = p.side(b.rel, &b.name, quals, &used, Some(&keys), self.at)?;
+            if matches!(plan, Plan::Sort { .. }) {
+                continue;
+            }
+            let est = self.estimate(&plan);
+            out.push(RelPath { plan, cols: cols.to_vec(), est, order: Some(c) });
+        }
+        Ok(out)
     }
 
     /// `join_search_one_level`: the join relations of `level` base relations, from a
