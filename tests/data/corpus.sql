@@ -3551,3 +3551,13 @@ select a.id, b.u, c.v from pwj_a a join pwj_b b on a.id = b.id join pwj_c c on c
 -- known: plan — each child joins its three local partitions in another order: the sandbox's join search misses PostgreSQL's cheaper order (a join of b and a first, c above it) as it does for the same query over the partitions themselves, not partitionwise
 set enable_partitionwise_join = on;
 select a.id, b.u, c.t from pw_la a join pw_lb b on a.id = b.id join pw_la c on c.id = b.id where a.x = 3;
+
+-- [join index merge semi filtered] IN over a filtered foreign table under ORDER BY: loc read by its index for a Merge Semi Join (h23o)
+select id from loc where id in (select id from f where val > 0) order by id;
+
+-- [join search index merge] three relations, hash joins off: loc by its index as a Merge Join's presorted side (h23o)
+set enable_hashjoin = off;
+select loc.id, f.val, dim.weight from loc join f on f.id = loc.id join dim on dim.cat = loc.cat order by loc.id;
+
+-- [join search index order limit] three relations under ORDER BY and LIMIT: an ordered index path of loc keeps the query's order (h23o)
+select loc.id, f.val from loc join f on f.id = loc.id join dim on dim.cat = f.cat order by loc.id limit 5;
