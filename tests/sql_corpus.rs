@@ -387,7 +387,7 @@ fn sandbox(base: &SqlScenario, e: &Entry, async_mode: bool) -> (Outcome, Vec<usi
         // A query that raised is compared by its EXPLAIN without ANALYZE, as on PostgreSQL.
         let explain = match query_error {
             None => run.explain_text_with(&ExplainOptions::POSTGRES_VERBOSE),
-            Some(_) => sandbox_explain(base, e, "VERBOSE, COSTS OFF")?,
+            Some(_) => sandbox_explain(base, e, "VERBOSE, COSTS OFF", async_mode)?,
         };
         let kept = match query_error {
             None => run.es.local_changes.clone(),
@@ -411,18 +411,18 @@ fn sandbox(base: &SqlScenario, e: &Entry, async_mode: bool) -> (Outcome, Vec<usi
 /// The sandbox's EXPLAIN (VERBOSE) with costs of a query (async mode), planned only;
 /// `base` as loaded, or analyzed.
 fn sandbox_costs(base: &SqlScenario, e: &Entry) -> Result<String, String> {
-    sandbox_explain(base, e, "VERBOSE")
+    sandbox_explain(base, e, "VERBOSE", true)
 }
 
-/// The sandbox's `EXPLAIN (options)` of a query (async mode), planned only.
-fn sandbox_explain(base: &SqlScenario, e: &Entry, options: &str) -> Result<String, String> {
+/// The sandbox's `EXPLAIN (options)` of a query in one mode, planned only.
+fn sandbox_explain(base: &SqlScenario, e: &Entry, options: &str, async_mode: bool) -> Result<String, String> {
     let mut s = base.with_query(&format!("EXPLAIN ({options}) {};", e.sql)).map_err(|e| e.to_string())?;
     for set in &e.sets {
         for st in parse_statements(set, 1).map_err(|e| e.to_string())? {
             s.cluster.execute(0, &st).map_err(|e| e.to_string())?;
         }
     }
-    let tree = s.plan_only(&Knobs::default(), Source::Json, true).map_err(|e| e.to_string())?;
+    let tree = s.plan_only(&Knobs::default(), Source::Json, async_mode).map_err(|e| e.to_string())?;
     Ok(explain_doc_text(&tree, &ExplainOptions::POSTGRES_VERBOSE, &s.explain_doc(), 0, 0))
 }
 

@@ -146,11 +146,11 @@ fn what_postgres_plans_otherwise_is_refused_by_name() {
     for (sql, named) in [
         ("select count(*) from pf where id not in (select id from loc)", "hashed SubPlan over \"pf\""),
         ("select id from pf where val in (select id from loc where loc.qty = pf.id)", "each partition's scan"),
-        // An EXISTS inside an EXISTS reading the middle subquery's relation: PostgreSQL
-        // nests a semi join in the right side of another (not planned here).
+        // An EXISTS inside an EXISTS reading both the middle subquery's relation and
+        // the outer query's: PostgreSQL leaves it a SubPlan in the semi join's quals.
         (
             "select id from loc where exists (select 1 from f where f.id = loc.id and exists (select 1 from dim \
-             where dim.weight = f.val))",
+             where dim.weight = f.val and dim.weight = loc.qty))",
             "not planned yet",
         ),
         ("select id from loc where id in (select id from loc where qty = 1)", "named \"loc\" like the outer one"),
@@ -400,6 +400,20 @@ fn several_sublinks_and_a_nested_exists_are_semi_and_anti_joins_of_one_join() {
              (select 1 from dim where dim.weight = loc.qty)) order by id",
             ["Semi", "Anti"],
             (5..=20).filter(|i| !matches_dim(i)).collect(),
+        ),
+        // Reading the middle subquery's relation: a semi join inside the right side of
+        // the other (`loc ⋉ (f ⋉ dim)`), under EXISTS and under NOT EXISTS.
+        (
+            "select id from loc where exists (select 1 from f where f.id = loc.id and exists (select 1 from dim \
+             where dim.weight = f.id)) order by id",
+            ["Semi", "Semi"],
+            vec![1, 2, 3],
+        ),
+        (
+            "select id from loc where not exists (select 1 from f where f.id = loc.id and exists (select 1 from dim \
+             where dim.weight = f.id)) order by id",
+            ["Anti", "Semi"],
+            (4..=30).collect(),
         ),
     ];
     for settings in ["", "set enable_hashjoin = off;", "set enable_hashjoin = off;\nset enable_mergejoin = off;"] {

@@ -590,34 +590,51 @@ fn place_conditions(
     let mut sjs: Vec<SpecialJoin> = vec![];
     let mut sj_at: Vec<(usize, usize)> = vec![];
     for j in joins.iter().filter(|j| j.jt != JoinType::Inner) {
+        let (j, nest) = nested_semi_join(j, &sjs, numbering);
+        let j = &j;
         if j.jt == JoinType::Semi {
             sjs.push(semi_join_info(j, numbering, &sjs, at)?);
-            sj_at.push((j.pos, j.item));
-            continue;
+        } else {
+            let (clause, on_base) = outer_join_clause(j, numbering, at)?;
+            for c in on_base {
+                let r = numbering.relids_of(&c);
+                push_base(c, r);
+            }
+            let clause_relids = numbering.relids_of(&clause);
+            let sj = make_outerjoininfo((j.jt, j.lhs, j.rhs), clause, clause_relids, &sjs);
+            sjs.push(sj);
         }
-        let (clause, on_base) = outer_join_clause(j, numbering, at)?;
-        for c in on_base {
-            let r = numbering.relids_of(&c);
-            push_base(c, r);
-        }
-        let clause_relids = numbering.relids_of(&clause);
-        let sj = make_outerjoininfo((j.jt, j.lhs, j.rhs), clause, clause_relids, &sjs);
-        sjs.push(sj);
         sj_at.push((j.pos, j.item));
+        // The joins whose right side it is nested in take it in: a semi or anti join
+        // above a lower one in its right side keeps it below (`make_outerjoininfo`
+        // adds the lower one's sides to its minimal right side).
+        if let Some(inside) = nest {
+            for x in sjs.iter_mut().filter(|x| subset(inside, x.syn_rhs)) {
+                x.syn_rhs |= j.rhs;
+                x.min_rhs |= j.rhs;
+            }
+        }
     }
     // check_outerjoin_delay: a condition reading a relation an outer join below it
     // nulls is evaluated no lower than that join (its minimal sides), and so on for
     // the relations those bring in. An outer join is below a WHERE condition, and
     // below an ON condition when earlier in the same FROM item (joins nest to the left).
+    // A semi join nulls nothing (its right side is not read above it); a join nested
+    // in a special join's right side is below it, not above.
     let delay = |r: Relids, written: Option<(usize, usize)>| -> Relids {
-        let below = |k: usize| written.is_none_or(|(pos, item)| sj_at[k].1 == item && sj_at[k].0 < pos);
+        let below = |k: usize| {
+            written
+                .is_none_or(|(pos, item)| sj_at[k].1 == item && sj_at[k].0 < pos && !overlap(sjs[k].syn_rhs, 1 << pos))
+        };
         let mut scope = r;
         loop {
             let more = sjs
                 .iter()
                 .enumerate()
                 .filter(|&(k, sj)| {
-                    below(k) && (overlap(scope, sj.syn_rhs) || (sj.jt == JoinType::Full && overlap(scope, sj.syn_lhs)))
+                    sj.jt != JoinType::Semi
+                        && below(k)
+                        && (overlap(scope, sj.syn_rhs) || (sj.jt == JoinType::Full && overlap(scope, sj.syn_lhs)))
                 })
                 .fold(scope, |acc, (_, sj)| acc | sj.min_lhs | sj.min_rhs);
             if more == scope {
@@ -691,6 +708,29 @@ fn outer_join_clause(j: &WrittenJoin, numbering: &Numbering, at: Location) -> Re
         }
     }
     Ok((clause.clone(), one_side))
+}
+
+/// A semi or anti join whose quals read, besides its own relation, only relations of
+/// an earlier semi or anti join's right side is nested in that side
+/// (`pull_up_sublinks` writes `a ⋉ (b ⋉ c)`, a sublink inside a pulled-up subquery
+/// reading the subquery's relation, as `a ⋉ b ⋉ c` with c's condition over b and c:
+/// in a flat chain b could not be read after its semi join). Its left side is then
+/// that right side (the innermost holding what it reads); returned with it.
+fn nested_semi_join(j: &WrittenJoin, sjs: &[SpecialJoin], numbering: &Numbering) -> (WrittenJoin, Option<Relids>) {
+    let mut j = j.clone();
+    if !matches!(j.jt, JoinType::Semi | JoinType::Anti) {
+        return (j, None);
+    }
+    let reads = j.quals.iter().fold(0, |acc, c| acc | numbering.relids_of(c)) & !j.rhs;
+    let inside = sjs
+        .iter()
+        .filter(|x| matches!(x.jt, JoinType::Semi | JoinType::Anti) && reads != 0 && subset(reads, x.syn_rhs))
+        .map(|x| x.syn_rhs)
+        .min_by_key(|r| r.count_ones());
+    if let Some(r) = inside {
+        j.lhs = r;
+    }
+    (j, inside)
 }
 
 /// A semi join's `SpecialJoinInfo` (`make_outerjoininfo` for JOIN_SEMI over the
@@ -1904,6 +1944,16 @@ mod tests {
         assert_eq!(join_is_legal(&sjs, b, c), None);
         assert_eq!(join_is_legal(&sjs, a | c, b), Some((Some(0), false)));
         assert_eq!(join_is_legal(&sjs, a | b, c), Some((Some(1), false)));
+        // `a ⋉ (b ⋉ c ON b=c) ON a=b` (a sublink nested in a pulled-up subquery, reading
+        // its relation): the inner join first, then the outer one over both.
+        let mut sj0 = semi(a, b, eq(0, 1), a | b, &[]);
+        let sj1 = semi(b, c, eq(1, 2), b | c, std::slice::from_ref(&sj0));
+        (sj0.syn_rhs, sj0.min_rhs) = (b | c, b | c);
+        let sjs = [sj0, sj1];
+        assert_eq!(join_is_legal(&sjs, a, b), None);
+        assert_eq!(join_is_legal(&sjs, b, c), Some((Some(1), false)));
+        assert_eq!(join_is_legal(&sjs, a, b | c), Some((Some(0), false)));
+        assert_eq!(join_is_legal(&sjs, b | c, a), Some((Some(0), true)));
     }
 
     #[test]

@@ -11,10 +11,11 @@
 //! each only as a conjunct of WHERE's top-level AND (a sublink under OR or NOT, or in
 //! the select list, stays a subplan: `subselect.rs`). `NOT IN` is never pulled up (its
 //! NULL semantics are not an anti join's); it stays a hashed SubPlan, as in PostgreSQL 15.
-//! Every such conjunct is pulled up, each a join of its own; and inside an EXISTS
-//! subquery's WHERE, a sublink that refers to the outer query's relation only (two
-//! levels up from its own) is pulled up beside it (`pull_up_sublinks_qual_recurse`
-//! stacks it onto the join's left side, `j->larg`).
+//! Every such conjunct is pulled up, each a join of its own; and inside a pulled-up
+//! subquery's WHERE, a sublink that refers to the subquery's relation only is pulled
+//! up into the join's right side (`j->rarg`: `a ⋉ (b ⋉ c)`), and under an EXISTS one
+//! that refers to the outer query's relation only (two levels up from its own) beside
+//! it (`pull_up_sublinks_qual_recurse` stacks it onto the join's left side, `j->larg`).
 //!
 //! Protocol: [`pull_up_sublinks`] rewrites the query into a join of the outer relation
 //! and each subquery's relation, in range-table order (each sublink's relation, then
@@ -37,10 +38,8 @@
 //!
 //! Where it departs from PostgreSQL: only a query over one relation, its sublinks
 //! making a join of at most `joinrels::MAX_RELS` relations (refused
-//! beyond by the join search); a sublink nested in an
-//! EXISTS that refers to that subquery's relation (PostgreSQL nests a semi join in the
-//! right side of another, `j->rarg`) is not pulled up, nor one nested in an IN or NOT
-//! EXISTS subquery (PostgreSQL pulls those up later, or into the right side); the subquery must
+//! beyond by the join search); sublinks nested one level only (one nested in a nested
+//! subquery is left a sublink: refused); the subquery must
 //! read one relation, without aggregates, GROUP BY, DISTINCT, LIMIT or set operations
 //! (PostgreSQL pulls up a subquery that is a join too); the subquery's relation must go
 //! by another name than the outer one (EXPLAIN's `h_1` naming of a second `h` is not
@@ -257,7 +256,7 @@ fn convertible(coord: &Node, c: &ast::Expr, outer: &[(String, Vec<String>)], dep
             }
         }
     }
-    if !nested.is_empty() && (lhs.is_some() || anti || depth >= 2) {
+    if !nested.is_empty() && depth >= 1 {
         return None;
     }
     let mut conds: Vec<ast::Expr> = vec![];
@@ -288,14 +287,22 @@ fn convertible(coord: &Node, c: &ast::Expr, outer: &[(String, Vec<String>)], dep
         conds.push(p);
     }
     let mut out = vec![Pulled { relation, inner_name, condition: and_all(conds)?, anti }];
-    // The sublinks of an EXISTS's WHERE that refer to the query's relations only
-    // (not this subquery's relation) join beside it.
-    // (Resolved in the subquery's scope, this relation innermost, as PostgreSQL
-    // resolves a bare name: one this relation has is its.)
+    // The sublinks of its WHERE (resolved in the subquery's scope, this relation
+    // innermost, as PostgreSQL resolves a bare name): one that reads this subquery's
+    // relation alone joins it inside this join's right side (`j->rarg`: the join
+    // planner sees its condition read no relation outside that side); one that reads
+    // the outer query alone joins beside this one (`j->larg`), under an EXISTS only
+    // (under NOT EXISTS PostgreSQL leaves it a sublink; IN is not pulled up then);
+    // one that reads both is left a sublink (so this one is not pulled up).
     for n in nested {
         let inner = convertible(coord, n, &scope.names, depth + 1)?;
-        if inner.iter().any(|p| reads_relation(&p.condition, &out[0].inner_name)) {
-            return None;
+        let [p] = inner.as_slice() else { return None };
+        let middle = reads_relation(&p.condition, &out[0].inner_name);
+        let outside = outer.iter().any(|(name, _)| reads_relation(&p.condition, name));
+        match (middle, outside) {
+            (true, false) => {}
+            (false, true) if lhs.is_none() && !anti => {}
+            _ => return None,
         }
         out.extend(inner);
     }

@@ -208,6 +208,20 @@ impl ExprPlanner<'_> {
                 return Ok(Expr::Col(k));
             }
         }
+        // An operator chain (`a + 1 + 1 …`, `x AND y AND …`) recurses through here once
+        // per operator: kept apart from the big match below, whose frame in a debug
+        // build holds every arm's temporaries (~8 KB), so the deepest chain the
+        // coordinator's bound lets through fits the page's 1 MiB stack natively too
+        // (tests/suite/sql_bounds.rs).
+        match e {
+            ast::Expr::BinaryOp { left, op, right } => self.binary(left, op, right, scope),
+            ast::Expr::Nested(inner) => self.plan(inner, scope),
+            _ => self.plan_node(e, scope),
+        }
+    }
+
+    /// Every expression but an operator or parentheses (`plan`).
+    fn plan_node(&self, e: &ast::Expr, scope: &mut Scope) -> Result<Expr, SqlError> {
         let position = self.position(e);
         match e {
             ast::Expr::Identifier(ident) => self.column_ref(std::slice::from_ref(ident), scope),
@@ -345,6 +359,21 @@ impl ExprPlanner<'_> {
         right: &ast::Expr,
         scope: &mut Scope,
     ) -> Result<Expr, SqlError> {
+        // The common operators in a small frame (as `plan`'s operator chain), the
+        // others (LIKE, ||, user operators, the unsupported) apart.
+        let Some(bop) = bin_op(op) else { return self.binary_special(left, op, right, scope) };
+        let (l, r) = (self.plan(left, scope)?, self.plan(right, scope)?);
+        self.operator(bop, l, r, scope, self.position(right))
+    }
+
+    /// `binary` for the operators `bin_op` does not map.
+    fn binary_special(
+        &self,
+        left: &ast::Expr,
+        op: &BinaryOperator,
+        right: &ast::Expr,
+        scope: &mut Scope,
+    ) -> Result<Expr, SqlError> {
         let like = |negated, ilike| (negated, ilike);
         let like_op = match op {
             BinaryOperator::PGLikeMatch => Some(like(false, false)),
@@ -367,13 +396,9 @@ impl ExprPlanner<'_> {
             let types = (self.type_of(&l, scope), self.type_of(&r, scope));
             return self.user_operator(op, (l, r), types, position);
         }
-        let Some(op) = bin_op(op) else {
-            // Point at the operator itself: the first token after the left operand.
-            let position = self.src.next_token_position(left.span().end).or_else(|| self.position(left));
-            return Err(SqlError::unsupported(format!("operator {op}"), position));
-        };
-        let (l, r) = (self.plan(left, scope)?, self.plan(right, scope)?);
-        self.operator(op, l, r, scope, self.position(right))
+        // Point at the operator itself: the first token after the left operand.
+        let position = self.src.next_token_position(left.span().end).or_else(|| self.position(left));
+        Err(SqlError::unsupported(format!("operator {op}"), position))
     }
 
     /// An operator with its operands coerced to the type it takes, as PostgreSQL's

@@ -3269,11 +3269,11 @@ select id, amount::numeric(2,1) from h where id < 100;
 -- [error numeric typmod remote] the same length coercion in a qual pushed to the shards
 select id from h where amount::numeric(2,1) > 5;
 
--- [error cast text local] a text that is not an integer, cast in a target list
-select id, name::int from h where id < 50;
+-- [error cast text local] a text that is not an integer ('n05'), cast in a target list (one row: the message names the value)
+select id, name::int from h where id = 5;
 
--- [error cast text remote] the same cast in a qual pushed to the shards
-select id from h where name::int > 3;
+-- [error cast text remote] the same cast in a qual pushed to the shard, after the cheaper `id = 5` (both sides order quals by cost)
+select id from h where name::int > 3 and id = 5;
 
 -- [error aggregate local] division by zero in an aggregate's argument over a local table
 select sum(100 / qty) from loc;
@@ -3547,6 +3547,18 @@ select a.id, b.u, c.v from pwj_a a join pwj_b b on a.id = b.id join pwj_c c on c
 -- known: plan — each child joins its three local partitions in another order: the sandbox's join search misses PostgreSQL's cheaper order (a join of b and a first, c above it) as it does for the same query over the partitions themselves, not partitionwise
 set enable_partitionwise_join = on;
 select a.id, b.u, c.t from pw_la a join pw_lb b on a.id = b.id join pw_la c on c.id = b.id where a.x = 3;
+
+-- [subquery exists nested inner] an EXISTS inside an EXISTS reading the subquery's relation: a semi join inside the other's right side (h17s)
+-- known: plan — both pull the nested EXISTS up into a semi join inside the other's right side (loc ⋉ (f ⋉ dim)) and get the rows right; for the inner join of f and dim PostgreSQL keeps its Hash Semi Join, while the sandbox's cost model prices the semi join's other path, an inner Hash Join over dim made unique (JOIN_UNIQUE_INNER, a HashAggregate), lower
+select count(*) from loc where exists (select 1 from f where f.id = loc.id and exists (select 1 from dim where dim.cat = f.cat));
+
+-- [subquery not exists nested inner partitioned] an EXISTS inside a NOT EXISTS reading the subquery's relation, the hash partitions outside (h17s)
+-- known: plan — both pull the nested EXISTS up into a semi join inside the other's right side (h ▷ (f ⋉ dim)) and get the rows right; for the inner join of f and dim PostgreSQL keeps its Hash Semi Join, while the sandbox's cost model prices the semi join's other path, an inner Hash Join over dim made unique (JOIN_UNIQUE_INNER, a HashAggregate), lower
+select count(*) from h where not exists (select 1 from f where f.id = h.id and exists (select 1 from dim where dim.cat = f.cat and dim.weight > 20));
+
+-- [subquery in nested inner] an EXISTS inside an IN subquery reading its relation (h17s)
+-- known: plan — both pull the IN up with its nested EXISTS inside its right side (loc ⋉ (f ⋉ dim)) and get the rows right; for the inner join of f and dim PostgreSQL keeps its Hash Semi Join, while the sandbox's cost model prices the semi join's other path, an inner Hash Join over dim made unique (JOIN_UNIQUE_INNER, a HashAggregate), lower
+select id from loc where id in (select id from f where exists (select 1 from dim where dim.cat = f.cat and dim.weight < 30)) order by id;
 
 -- [join index merge semi filtered] IN over a filtered foreign table under ORDER BY: loc read by its index for a Merge Semi Join (h23o)
 select id from loc where id in (select id from f where val > 0) order by id;
