@@ -29,7 +29,10 @@
 //! 3. Level 1 is the base relations, each with its unordered path (its scans, an
 //!    Append of its partitions: `Planner::side`) and, for a foreign or partitioned
 //!    relation holding the query's ORDER BY columns, a path in that order (a remote
-//!    ORDER BY, a Merge Append). Level k joins a relation of level k-1 with a base
+//!    ORDER BY, a Merge Append); a local table also has an ordered index path for
+//!    each index whose key orders usefully above it (a merge key of a join to come,
+//!    the query's ORDER BY: `index_order_paths`), which a Merge Join takes as a
+//!    presorted side and a Nested Loop over it keeps. Level k joins a relation of level k-1 with a base
 //!    relation it has a join clause with (`make_rels_by_clause_joins`), then level j
 //!    with level k-j (bushy plans), each pair only if `join_is_legal`. A join relation
 //!    (a set of base relations) keeps every path no other beats on cost and ordering
@@ -57,8 +60,8 @@
 //! Where it departs from PostgreSQL: pathkeys are one ascending column (or the
 //! query's ORDER BY as a whole), so a Merge Join merges on one key and no path is
 //! ordered on several; the inner side of a join is a relation's cheapest-total path
-//! or one ordered for a merge (no parameterized, index or Memoize paths: those are the
-//! index paths' work); a join relation's rows are each path's own estimate (the cost
+//! or one ordered for a merge (a local table's ordered index path among them; no
+//! parameterized or Memoize paths: no Nested Loop probes a side by its index); a join relation's rows are each path's own estimate (the cost
 //! model computes them node by node, as `calc_joinrel_size_estimate` would from that
 //! path's clauses) rather than one figure fixed by the first pair that made the
 //! relation, which can tip near ties; an equivalence class with a constant (`a.x =
