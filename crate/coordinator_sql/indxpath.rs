@@ -19,7 +19,9 @@
 //! side read in its key's order through its index ([`ordered_scan`], forced for the
 //! outer side of `match_unsorted_outer`'s presorted path), and a Nested Loop's inner
 //! side as an Index Scan **parameterized** by the join key ([`param_scan`]: Index
-//! Cond `(loc.id = h.id)`, the outer row's value set before each rescan).
+//! Cond `(loc.id = h.id)`, the outer row's value set before each rescan). The join
+//! search (`joinrels.rs`, three relations or more) takes the ordered paths only: a
+//! base relation's presorted path for each index whose order is of use above it.
 //!
 //! Each is costed by `plan::costsize` (`cost_index`, `cost_bitmap_heap_scan`:
 //! `plan::indexcost`) with the quals that are not the index's as its Filter, and the

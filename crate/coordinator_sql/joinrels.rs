@@ -29,7 +29,10 @@
 //! 3. Level 1 is the base relations, each with its unordered path (its scans, an
 //!    Append of its partitions: `Planner::side`) and, for a foreign or partitioned
 //!    relation holding the query's ORDER BY columns, a path in that order (a remote
-//!    ORDER BY, a Merge Append). Level k joins a relation of level k-1 with a base
+//!    ORDER BY, a Merge Append); a local table also has an ordered index path for
+//!    each index whose key orders usefully above it (a merge key of a join to come,
+//!    the query's ORDER BY: `index_order_paths`), which a Merge Join takes as a
+//!    presorted side and a Nested Loop over it keeps. Level k joins a relation of level k-1 with a base
 //!    relation it has a join clause with (`make_rels_by_clause_joins`), then level j
 //!    with level k-j (bushy plans), each pair only if `join_is_legal`. A join relation
 //!    (a set of base relations) keeps every path no other beats on cost and ordering
@@ -57,8 +60,8 @@
 //! Where it departs from PostgreSQL: pathkeys are one ascending column (or the
 //! query's ORDER BY as a whole), so a Merge Join merges on one key and no path is
 //! ordered on several; the inner side of a join is a relation's cheapest-total path
-//! or one ordered for a merge (no parameterized, index or Memoize paths: those are the
-//! index paths' work); a join relation's rows are each path's own estimate (the cost
+//! or one ordered for a merge (a local table's ordered index path among them; no
+//! parameterized or Memoize paths: no Nested Loop probes a side by its index); a join relation's rows are each path's own estimate (the cost
 //! model computes them node by node, as `calc_joinrel_size_estimate` would from that
 //! path's clauses) rather than one figure fixed by the first pair that made the
 //! relation, which can tip near ties; an equivalence class with a constant (`a.x =
@@ -942,12 +945,53 @@ impl JoinProblem<'_> {
             if let Some(keys) = self.base_order(b, &cols) {
                 let plan = p.side(b.rel, &b.name, &base_quals[i], &used, Some(&keys), self.at)?;
                 let est = self.estimate(&plan);
-                let path = RelPath { plan, cols, est, order: Some(QUERY_ORDER) };
+                let path = RelPath { plan, cols: cols.clone(), est, order: Some(QUERY_ORDER) };
+                add_rel_path(&mut paths, path, self.consider_startup, &|x, y| self.same_order(x, y));
+            }
+            for path in self.index_order_paths(b, relids, &base_quals[i], &cols)? {
                 add_rel_path(&mut paths, path, self.consider_startup, &|x, y| self.same_order(x, y));
             }
             rels.push(RelInfo { relids, paths, fdw, fdw_tried: false });
         }
         Ok(rels)
+    }
+
+    /// A local table's ordered index paths (`build_index_paths` with the pathkeys
+    /// `pathkeys_useful_for_merging` or the query's ORDER BY ask for): for each index
+    /// whose key is a returned column and whose order is useful above the relation
+    /// (`useful_order`), the Index (Only) Scan in that order, ascending, recorded as
+    /// ordered by that column. `add_rel_path` keeps it beside the cheaper unordered
+    /// path; a Merge Join then takes it as a presorted side (no Sort), and a Nested
+    /// Loop keeps its order for the levels above.
+    fn index_order_paths(
+        &self,
+        b: &BaseRel,
+        relids: Relids,
+        quals: &[Expr],
+        cols: &[usize],
+    ) -> Result<Vec<RelPath>, FrontError> {
+        let RelKind::Table(t) = &b.rel.kind else { return Ok(vec![]) };
+        let used: Vec<usize> = cols.iter().map(|c| c - b.first).collect();
+        let mut out = vec![];
+        for index in &t.indexes {
+            let c = b.first + index.column;
+            let Some(at) = cols.iter().position(|&x| x == c) else { continue };
+            if !self.useful_order(c, relids) {
+                continue;
+            }
+            // `force_index`: the presorted index path itself, whatever a Sort over the
+            // cheapest scan costs (that one is the unordered path plus a Sort, which
+            // the join methods add where they need it).
+            let mut p = Planner { coord: self.coord, servers: vec![], gating: vec![], force_index: true };
+            let keys = vec![SortKey { expr: Expr::Col(at), desc: false }];
+            let plan = p.side(b.rel, &b.name, quals, &used, Some(&keys), self.at)?;
+            if matches!(plan, Plan::Sort { .. }) {
+                continue;
+            }
+            let est = self.estimate(&plan);
+            out.push(RelPath { plan, cols: cols.to_vec(), est, order: Some(c) });
+        }
+        Ok(out)
     }
 
     /// `join_search_one_level`: the join relations of `level` base relations, from a

@@ -804,6 +804,13 @@ impl Join<'_> {
                 // A local outer side presorted by its index on the merge key.
                 if method == Method::Merge && self.outer_index_path(swapped, l) {
                     variants.push((Presorted { outer_index: true, ..Presorted::NONE }, Order::JoinKey));
+                    // Over the inner side's path in the query's ORDER BY when that is
+                    // the merge key (`generate_mergejoin_paths` takes the cheapest
+                    // inner path already in the merge order: a remote ORDER BY).
+                    if self.order_by_join_key(l, swapped) && self.side_order(l, swapped).is_some() {
+                        let both = Presorted { outer_index: true, inner: true, ..Presorted::NONE };
+                        variants.push((both, Order::JoinKey));
+                    }
                 }
                 if ordered_outer && method == Method::Merge && self.order_by_join_key(l, swapped) {
                     variants.push((Presorted { outer: true, inner: false, ..Presorted::NONE }, Order::JoinKey));

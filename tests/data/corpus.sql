@@ -1455,14 +1455,12 @@ select id, (select count(*) from dim) as d from f where val > (select avg(val) f
 select id, (select count(*) from dim) from loc where qty < 0;
 
 -- [subquery semi join] x IN (SELECT …): PostgreSQL pulls it up into a semi join
--- known: plan — both pull it up into a semi join; PostgreSQL reads loc presorted through an Index Only Scan of loc_id_idx and merges it with f sorted by the remote (Merge Semi Join), the sandbox, which has no index paths for a join's side, hash-joins (Hash Semi Join) under a Sort
 select id from loc where id in (select id from f) order by id;
 
 -- [subquery hashed subplan] NOT IN (SELECT …): a hashed SubPlan
 select id from loc where id not in (select id from f where id is not null) order by id;
 
 -- [subquery exists correlated] EXISTS with a reference to the outer query: a semi join
--- known: plan — as q302: a semi join both sides, PostgreSQL's a Merge Semi Join over an Index Only Scan of loc (no index paths for a join's side in the sandbox)
 select id from loc where exists (select 1 from f where f.id = loc.id) order by id;
 
 -- [subquery not exists correlated] NOT EXISTS: an anti join
@@ -1476,7 +1474,6 @@ select count(*) from loc where exists (select 1 from f where val > 100);
 select id, (select count(*) from f where f.id = loc.id) from loc where qty < 5 order by id;
 
 -- [subquery any] = ANY (SELECT …): a semi join
--- known: plan — as q302: a semi join both sides, PostgreSQL's a Merge Semi Join over an Index Only Scan of loc (no index paths for a join's side in the sandbox)
 select id from loc where id = any (select id from f) order by id;
 
 -- [subquery pruning] the partition key against an InitPlan's value: run-time pruning
@@ -3399,7 +3396,6 @@ select id from loc where exists (select 1 from f where f.id = loc.id and f.val >
 select count(*) from h where id in (select weight from dim) and exists (select 1 from loc where loc.id = h.id);
 
 -- [subquery semi semi settings merge] hash joins off (h17s)
--- known: plan — both make two Merge Semi Joins; PostgreSQL reads loc in order through an Index Scan of loc_id_idx for the lower one (no index paths for a join's side in the join search), the sandbox sorts its Seq Scan
 set enable_hashjoin = off;
 select count(*) from loc where id in (select id from f where val > 0) and exists (select 1 from dim where dim.cat = loc.cat);
 
@@ -3563,3 +3559,14 @@ select count(*) from h where not exists (select 1 from f where f.id = h.id and e
 -- [subquery in nested inner] an EXISTS inside an IN subquery reading its relation (h17s)
 -- known: plan — both pull the IN up with its nested EXISTS inside its right side (loc ⋉ (f ⋉ dim)) and get the rows right; for the inner join of f and dim PostgreSQL keeps its Hash Semi Join, while the sandbox's cost model prices the semi join's other path, an inner Hash Join over dim made unique (JOIN_UNIQUE_INNER, a HashAggregate), lower
 select id from loc where id in (select id from f where exists (select 1 from dim where dim.cat = f.cat and dim.weight < 30)) order by id;
+
+-- [join index merge semi filtered] IN over a filtered foreign table under ORDER BY: loc read by its index for a Merge Semi Join (h23o)
+select id from loc where id in (select id from f where val > 0) order by id;
+
+-- [join search index merge] three relations, hash joins off: loc by its index as a Merge Join's presorted side (h23o)
+set enable_hashjoin = off;
+select loc.id, f.val, dim.weight from loc join f on f.id = loc.id join dim on dim.cat = loc.cat order by loc.id;
+
+-- [join search index order limit] three relations under ORDER BY and LIMIT: an ordered index path of loc keeps the query's order (h23o)
+-- known: plan — both read loc by its index (Index Only Scan in id order) under the LIMIT; PostgreSQL merges it with the join of f and dim pushed to s1 with ORDER BY r2.id in its Remote SQL (postgres_fdw's ordered path of a join relation below the top, `add_paths_with_pathkeys_for_rel`), which the sandbox's join search does not build, so it nests a Materialize of the unordered pushed join
+select loc.id, f.val from loc join f on f.id = loc.id join dim on dim.cat = f.cat order by loc.id limit 5;
