@@ -1129,17 +1129,7 @@ impl JoinProblem<'_> {
             .sort
             .as_ref()
             .map(|keys| keys.iter().map(|k| SortKey { expr: rewrite(&k.expr, &map), desc: k.desc }).collect());
-        let all: Vec<Column> = self.rels.iter().flat_map(|r| r.rel.columns()).collect();
-        let every_column = || (0..self.n).map(|c| (Expr::Col(c), all[c].name.clone())).collect::<Vec<_>>();
-        let targets: Vec<(Expr, String)> = l
-            .targets
-            .clone()
-            .unwrap_or_else(every_column)
-            .iter()
-            .map(|(e, name)| (rewrite(e, &map), name.clone()))
-            .collect();
-        let identity = targets.len() == path.cols.len()
-            && targets.iter().enumerate().all(|(i, (e, name))| *e == Expr::Col(i) && *name == all[path.cols[i]].name);
+        let (targets, identity) = self.final_targets(l, &map, &path.cols);
         // The scan sorted remotely: each key a column it returns.
         let ordered = match (&path.plan, &sort) {
             (Plan::ForeignScan(f), Some(keys)) => {
@@ -1207,6 +1197,24 @@ impl JoinProblem<'_> {
         let first: Vec<usize> = self.tlist_order.iter().copied().filter(|c| cols.contains(c)).collect();
         let rest = cols.iter().copied().filter(|c| !first.contains(c));
         first.iter().copied().chain(rest).collect()
+    }
+
+    /// The select list over a path returning `cols` (`map`: a column's place in it),
+    /// or every column in FROM order without one; and whether it is the path's own
+    /// output as it is (no projection needed).
+    fn final_targets(&self, l: &Layers, map: &[Option<usize>], cols: &[usize]) -> (Vec<(Expr, String)>, bool) {
+        let all: Vec<Column> = self.rels.iter().flat_map(|r| r.rel.columns()).collect();
+        let every_column = || (0..self.n).map(|c| (Expr::Col(c), all[c].name.clone())).collect::<Vec<_>>();
+        let targets: Vec<(Expr, String)> = l
+            .targets
+            .clone()
+            .unwrap_or_else(every_column)
+            .iter()
+            .map(|(e, name)| (rewrite(e, map), name.clone()))
+            .collect();
+        let identity = targets.len() == cols.len()
+            && targets.iter().enumerate().all(|(i, (e, name))| *e == Expr::Col(i) && *name == all[cols[i]].name);
+        (targets, identity)
     }
 
     /// `make_join_rel`: when legal, the join relation of `a` and `b` (found or made
@@ -1656,18 +1664,7 @@ impl JoinProblem<'_> {
             .as_ref()
             .filter(|_| !presorted)
             .map(|keys| keys.iter().map(|k| SortKey { expr: rewrite(&k.expr, &map), desc: k.desc }).collect());
-        let all: Vec<Column> = self.rels.iter().flat_map(|r| r.rel.columns()).collect();
-        // No select list: every column, in FROM order.
-        let every_column = || (0..self.n).map(|c| (Expr::Col(c), all[c].name.clone())).collect::<Vec<_>>();
-        let targets: Vec<(Expr, String)> = l
-            .targets
-            .clone()
-            .unwrap_or_else(every_column)
-            .iter()
-            .map(|(e, name)| (rewrite(e, &map), name.clone()))
-            .collect();
-        let identity = targets.len() == path.cols.len()
-            && targets.iter().enumerate().all(|(i, (e, name))| *e == Expr::Col(i) && *name == all[path.cols[i]].name);
+        let (targets, identity) = self.final_targets(l, &map, &path.cols);
         planned(finish(plan, sort, (!identity).then_some(targets), l.limit))
     }
 

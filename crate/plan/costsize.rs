@@ -258,49 +258,43 @@ struct Costed {
     seq: Option<(f64, f64)>,
 }
 
+/// The estimates of a query level whose InitPlans (CTEs among them) run first: their
+/// nodes come first, and their whole cost is charged to the top node's startup and
+/// total, as SS_charge_for_initplans charges every final path of the query level.
+fn cost_with_subplans<'p>(
+    subplans: impl Iterator<Item = &'p Plan>,
+    child: &Plan,
+    cat: &dyn CostCatalog,
+    p: &CostParams,
+) -> Vec<Estimate> {
+    let mut out = vec![];
+    let mut charge = 0.0;
+    for plan in subplans {
+        let e = cost_plan(plan, cat, p);
+        charge += e.first().map_or(0.0, |e| e.total);
+        out.extend(e);
+    }
+    let mut main = cost_plan(child, cat, p);
+    if let Some(top) = main.first_mut() {
+        top.startup += charge;
+        top.total += charge;
+    }
+    out.extend(main);
+    out
+}
+
 /// Estimates for every node of `plan`, in executor order (a node, then its children).
 pub fn cost_plan(plan: &Plan, cat: &dyn CostCatalog, p: &CostParams) -> Vec<Estimate> {
     if let Plan::WithInitPlans { child, init_plans } = plan {
-        // The InitPlans' nodes come first (the executor starts them first). Their
-        // whole cost is charged to the top node's startup and total, as
-        // SS_charge_for_initplans charges every final path of the query level.
-        let mut out = vec![];
-        let mut charge = 0.0;
-        for i in init_plans {
-            let e = cost_plan(&i.plan, cat, p);
-            charge += e.first().map_or(0.0, |e| e.total);
-            out.extend(e);
-        }
-        let mut main = cost_plan(child, cat, p);
-        if let Some(top) = main.first_mut() {
-            top.startup += charge;
-            top.total += charge;
-        }
-        out.extend(main);
-        return out;
+        // The InitPlans' nodes come first (the executor starts them first).
+        return cost_with_subplans(init_plans.iter().map(|i| &i.plan), child, cat, p);
     }
     if let Plan::WithCtes { child, ctes } = plan {
-        // The CTEs' subplans are the query level's first InitPlans (SS_process_ctes):
-        // their nodes come first, and their whole cost is charged to the top node
-        // (SS_charge_for_initplans).
-        let mut out = vec![];
-        let mut charge = 0.0;
-        for c in ctes {
-            let e = cost_plan(&c.plan, cat, p);
-            charge += e.first().map_or(0.0, |e| e.total);
-            out.extend(e);
-        }
-        let mut main = cost_plan(child, cat, p);
-        if let Some(top) = main.first_mut() {
-            top.startup += charge;
-            top.total += charge;
-        }
-        out.extend(main);
-        return out;
-    }
-    // The query's own set operation: an Append reached from the top through Limit,
-    // Sort and projections only (a UNION ALL in a subquery of FROM is pulled up into
-    // an appendrel instead, with no subquery scans: `pull_up_simple_union_all`).
+        // The CTEs' subplans are the query level's first InitPlans (SS_process_ctes).
+        return cost_with_subplans(ctes.iter().map(|c| &c.plan), child, cat, p);
+    } // The query's own set operation: an Append reached from the top through Limit,
+      // Sort and projections only (a UNION ALL in a subquery of FROM is pulled up into
+      // an appendrel instead, with no subquery scans: `pull_up_simple_union_all`).
     let mut top = plan;
     loop {
         match top {
