@@ -463,6 +463,45 @@ async function checkDml(browser, server) {
   }
 }
 
+/** DML_FILE's schema with another query (its `-- @query` line kept). */
+const withQuery = (query) => DML_FILE.replace(/-- @query\n.*\n/, `-- @query\n${query}\n`);
+
+/**
+ * Issue 17: a data-modifying CTE steps to its end in the page (its DELETE, a direct
+ * modify on s1, read by the CTE Scan feeding a foreign insert), and a query whose
+ * expression raises ends the run as PostgreSQL's ERROR: phase failed, the message in
+ * the narration, postgres_fdw's ABORT TRANSACTION on the wire.
+ */
+async function checkCteAndError(browser, server) {
+  console.log('SQL editor: a data-modifying CTE, and a query that raises an ERROR');
+  const { context, page } = await editorPage(browser, server);
+  const phase = async () => (await page.textContent('[data-testid=phase]')).trim();
+  try {
+    let err = await runInEditor(page, withQuery('with d as (delete from pt where a = 2 returning a, b) insert into ft select * from d;'));
+    check('the data-modifying CTE runs in the page', err === '', err);
+    await page.click('[data-testid=to-end]');
+    await page.waitForFunction(() => ['finished', 'failed'].includes(document.querySelector('[data-testid=phase]').textContent.trim()), null, { timeout: 30000 });
+    const explain = await page.locator('[data-testid=explain]').innerText();
+    check('the CTE run finishes', (await phase()) === 'finished', await phase());
+    check('EXPLAIN: Insert on public.ft over CTE Scan on d, the CTE d a Foreign Delete on p1', /^Insert on public\.ft/.test(explain) && /CTE d/.test(explain) && /CTE Scan on d/.test(explain) && /Foreign Delete on public\.p1/.test(explain), explain.slice(0, 500));
+    await shot(page, '18h-sql-data-modifying-cte.png');
+    // A run closes the editor: open it again for the next file.
+    await page.click('[data-testid=sql-toggle]');
+    await page.locator('[data-testid=sql]').waitFor({ state: 'visible', timeout: 5000 });
+    err = await runInEditor(page, withQuery('select a, 100 / (b - 20) from pt;'));
+    check('the query that divides by zero starts in the page', err === '', err);
+    await page.click('[data-testid=to-end]');
+    await page.waitForFunction(() => ['finished', 'failed'].includes(document.querySelector('[data-testid=phase]').textContent.trim()), null, { timeout: 30000 });
+    const narration = await page.textContent('[data-testid=narration]');
+    const wire = await page.textContent('[data-testid=wire]');
+    check('the run ends failed, the narration says PostgreSQL\'s message', (await phase()) === 'failed' && /The query failed: division by zero/.test(narration), `${await phase()}: ${narration}`);
+    check('postgres_fdw aborts the remote transactions (ABORT TRANSACTION on the wire)', /ABORT TRANSACTION/.test(wire), wire.slice(-300));
+    await shot(page, '18i-sql-query-error.png');
+  } finally {
+    await context.close();
+  }
+}
+
 /**
  * Issue 23 (item 5) and 17: the parameterized Nested Loop over an async Append. With
  * use_remote_estimate the inner side is an Append of Async Foreign Scans whose Remote
@@ -1047,7 +1086,7 @@ async function main() {
     if (only === 'package') return await checkPackage(browser, server);
     if (only === 'responsiveness') return await checkResponsiveness(browser, server);
     if (only === 'live') return await checkLive(browser);
-    if (only === 'sql') return (await checkSql(browser, server), await checkGenericPlan(browser, server), await checkDml(browser, server), await checkParamNestLoop(browser, server));
+    if (only === 'sql') return (await checkSql(browser, server), await checkGenericPlan(browser, server), await checkDml(browser, server), await checkCteAndError(browser, server), await checkParamNestLoop(browser, server));
     if (only === 'paramnl') return await checkParamNestLoop(browser, server);
     const lessons = () => checkLessons(browser, server, { check, shot, errors, waitReady });
     if (only === 'lessons') {
@@ -1366,6 +1405,7 @@ async function main() {
     await checkSql(browser, server);
     await checkGenericPlan(browser, server);
     await checkDml(browser, server);
+    await checkCteAndError(browser, server);
     await checkParamNestLoop(browser, server);
     noErrorsSoFar('after the SQL editor checks');
     await lessons();
