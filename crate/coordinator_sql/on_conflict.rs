@@ -153,7 +153,12 @@ mod tests {
     /// Runs `query`: EXPLAIN (ANALYZE, VERBOSE, COSTS OFF) text, RETURNING's rows, the
     /// local changes (inserted, modified) and the shard's statements.
     fn run(query: &str) -> Result<(String, Vec<String>, usize, usize, Vec<String>), String> {
-        let base = SqlScenario::load(SETUP).map_err(|e| e.to_string())?;
+        run_over(SETUP, query)
+    }
+
+    /// `run` over the scenario file `setup`.
+    fn run_over(setup: &str, query: &str) -> Result<(String, Vec<String>, usize, usize, Vec<String>), String> {
+        let base = SqlScenario::load(setup).map_err(|e| e.to_string())?;
         let s = base.with_query(query).map_err(|e| e.to_string())?;
         let sc = s.scenario(&Knobs::default(), Source::Json).map_err(|e| e.to_string())?;
         let mut r = sc.start(true, Clock::virtual_clock(), false).map_err(|e| e.to_string())?;
@@ -238,16 +243,7 @@ mod tests {
     /// `query` over PARTITIONED: EXPLAIN (ANALYZE, VERBOSE) text, RETURNING's rows, the
     /// local changes (inserted, modified) and the shard's statements.
     fn run_partitioned(query: &str) -> Result<(String, Vec<String>, usize, usize, Vec<String>), String> {
-        let base = SqlScenario::load(PARTITIONED).map_err(|e| e.to_string())?;
-        let s = base.with_query(query).map_err(|e| e.to_string())?;
-        let sc = s.scenario(&Knobs::default(), Source::Json).map_err(|e| e.to_string())?;
-        let mut r = sc.start(true, Clock::virtual_clock(), false).map_err(|e| e.to_string())?;
-        r.keep_rows = true;
-        r.run_to_end().map_err(|e| e.to_string())?;
-        let explain = r.explain_text_with(&ExplainOptions::POSTGRES_VERBOSE);
-        let rows = r.rows.iter().map(|x| x.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("|")).collect();
-        let logs = r.host.servers.iter().flat_map(|s| s.statement_log().into_iter().map(|(_, l)| l)).collect();
-        Ok((explain, rows, r.es.local_changes.inserted.len(), r.es.local_changes.modified.len(), logs))
+        run_over(PARTITIONED, query)
     }
 
     #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
