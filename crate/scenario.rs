@@ -248,6 +248,9 @@ pub struct Scenario {
     pub behaviour: Behaviour,
     /// The coordinator's cost model (the `coordinator_*` knobs change it).
     pub cost: CostModel,
+    /// Each plan node's output column types, by node id, where the planner knows them
+    /// (a SQL scenario's; empty for the built-in ones): tuples are sized with them.
+    pub node_types: Vec<Vec<Option<crate::plan::SqlType>>>,
 }
 
 fn t_columns() -> Vec<Column> {
@@ -498,6 +501,7 @@ impl Scenario {
         es.explain_only = explain_only;
         es.set_behaviour(self.behaviour);
         es.cost = self.cost.clone();
+        es.node_types = self.node_types.clone();
         queue_planning_explains(&self.servers, &mut es);
         let root = init_plan(&self.plan, &InitContext { catalog: &self.local }, &mut es)?;
         Ok(QueryRun::new(es, root, host, self.plan.output_columns()))
@@ -592,6 +596,7 @@ fn build_local(info: &ScenarioInfo, _knobs: &Knobs, s: &Settings) -> Result<Scen
         order_key: None,
         behaviour: s.behaviour,
         cost: s.cost.clone(),
+        node_types: vec![],
     })
 }
 
@@ -649,6 +654,7 @@ fn build_foreign(info: &ScenarioInfo, _knobs: &Knobs, s: &Settings) -> Result<Sc
         order_key: None,
         behaviour: s.behaviour,
         cost: s.cost.clone(),
+        node_types: vec![],
     })
 }
 
@@ -724,6 +730,7 @@ fn build_merge(_info: &ScenarioInfo, knobs: &Knobs, s: &Settings) -> Result<Scen
         order_key: Some(2),
         behaviour: s.behaviour,
         cost: s.cost.clone(),
+        node_types: vec![],
     })
 }
 
@@ -784,6 +791,7 @@ fn build_partitionwise(_info: &ScenarioInfo, _knobs: &Knobs, s: &Settings) -> Re
         order_key: None,
         behaviour: s.behaviour,
         cost: s.cost.clone(),
+        node_types: vec![],
     })
 }
 
@@ -880,6 +888,7 @@ fn build_join(info: &ScenarioInfo, _knobs: &Knobs, s: &Settings) -> Result<Scena
         order_key: None,
         behaviour: s.behaviour,
         cost: s.cost.clone(),
+        node_types: vec![],
     })
 }
 
@@ -957,6 +966,7 @@ fn build_nestloop(_info: &ScenarioInfo, _knobs: &Knobs, s: &Settings) -> Result<
         order_key: None,
         behaviour: s.behaviour,
         cost: s.cost.clone(),
+        node_types: vec![],
     })
 }
 

@@ -56,7 +56,7 @@ use super::catalog::{ident, relation_name, Node};
 use super::planner::{plan_query, Planned};
 use super::statement::{parse_statements, Stmt};
 use super::{pgfuncs, FrontError};
-use crate::plan::costsize::{cost_plan, CostParams, Estimate};
+use crate::plan::costsize::{cost_plan, CostParams};
 use crate::plan::{Plan, SqlType};
 use crate::types::Datum;
 
@@ -348,13 +348,13 @@ pub fn bind_plan_params(plan: &mut Plan, values: &[Datum]) {
 /// the nodes the executor initializes: a child removed by initial run-time pruning has
 /// no node, so its subtree's estimates are left out (the Append keeps its own, made
 /// over every child, as PostgreSQL's EXPLAIN shows it).
-pub fn estimates_after_pruning(plan: &Plan, estimates: &[Estimate]) -> Vec<Estimate> {
+pub fn estimates_after_pruning<E: Clone>(plan: &Plan, estimates: &[E]) -> Vec<E> {
     fn size(p: &Plan) -> usize {
         1 + p.children().into_iter().map(size).sum::<usize>()
     }
-    fn walk(p: &Plan, ests: &[Estimate], at: &mut usize, out: &mut Vec<Estimate>) {
+    fn walk<E: Clone>(p: &Plan, ests: &[E], at: &mut usize, out: &mut Vec<E>) {
         if let Some(e) = ests.get(*at) {
-            out.push(*e);
+            out.push(e.clone());
         }
         *at += 1;
         let keep = match p {

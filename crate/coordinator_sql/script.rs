@@ -440,6 +440,10 @@ impl SqlScenario {
             servers.push(spec);
         }
         super::remote_estimate::planning_explains(coord, &planned.servers, &mut servers)?;
+        let params = crate::plan::costsize::CostParams::from_settings(&|n| coord.setting(n).map(str::to_string));
+        let nodes = crate::plan::costsize::cost_plan_nodes(&planned.plan, coord, &params);
+        let node_types =
+            super::prepared::estimates_after_pruning(&planned.plan, &nodes).into_iter().map(|n| n.types).collect();
         Ok(Scenario {
             id: "sql".into(),
             local,
@@ -452,6 +456,7 @@ impl SqlScenario {
             order_key: planned.order_key,
             behaviour: settings.behaviour,
             cost: settings.cost,
+            node_types,
         })
     }
 }

@@ -84,6 +84,7 @@ mod node_subqueryscan;
 mod node_unique;
 pub mod on_conflict;
 mod requestor;
+mod tuplesort_space;
 
 pub use node_append::AppendState;
 pub use node_foreignscan::ForeignScanState;
@@ -373,7 +374,12 @@ pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<Plan
         }
         Plan::Sort { child, keys } => {
             let names = input_refs(child);
-            let mut state = node_sort::SortState::init(init_plan(child, ctx, es)?, keys.clone(), names.len());
+            let mut state = node_sort::SortState::init(
+                init_plan(child, ctx, es)?,
+                keys.clone(),
+                names.len(),
+                es.node_types.get(id).cloned().unwrap_or_default(),
+            );
             state.key_text = node_sort::sort_key_text(keys, &names);
             Box::new(state)
         }

@@ -19,6 +19,7 @@
 //! sort when the child's parameters did not change; here a rescan sorts again.
 
 use super::async_through::{through_requestee, AsyncInputs, Through};
+use super::tuplesort_space::{sort_space, SortInput, SortSpace};
 use super::{exec_rescan, ExecNode, ExecStatus, PlanState};
 use crate::executor::estate::{EState, ExecResult};
 use crate::instrument::ExplainNode;
@@ -40,6 +41,12 @@ pub struct SortState {
     slot: Vec<Datum>,
     /// The keys as EXPLAIN prints them.
     pub key_text: String,
+    /// The rows' column types where the planner knows them (tuple sizes).
+    types: Vec<Option<crate::plan::SqlType>>,
+    /// The rows a Limit above needs (`ExecSetTupleBound`): tuplesort's bound.
+    bound: Option<u64>,
+    /// The finished sort's method and memory, worked out when EXPLAIN first asks.
+    space: std::cell::OnceCell<SortSpace>,
 }
 
 /// Sort keys as EXPLAIN prints them, e.g. `score DESC`.
@@ -91,7 +98,7 @@ pub fn sorted_order(keys: &[SortKey], rows: &[Datum], w: usize) -> Vec<usize> {
 }
 
 impl SortState {
-    pub fn init(child: PlanState, keys: Vec<SortKey>, width: usize) -> Self {
+    pub fn init(child: PlanState, keys: Vec<SortKey>, width: usize, types: Vec<Option<crate::plan::SqlType>>) -> Self {
         SortState {
             children: vec![child],
             inputs: AsyncInputs::default(),
@@ -103,6 +110,9 @@ impl SortState {
             next: 0,
             slot: vec![],
             key_text: String::new(),
+            types,
+            bound: None,
+            space: std::cell::OnceCell::new(),
         }
     }
 
@@ -155,6 +165,7 @@ impl ExecNode for SortState {
         self.order.clear();
         self.sorted = false;
         self.next = 0;
+        self.space = std::cell::OnceCell::new();
         exec_rescan(&mut self.children[0], es)
     }
     fn exec_end(&mut self, es: &mut EState) {
@@ -167,8 +178,25 @@ impl ExecNode for SortState {
     fn children(&self) -> &[PlanState] {
         &self.children
     }
+    fn set_tuple_bound(&mut self, bound: Option<u64>) {
+        self.bound = bound;
+    }
     fn explain(&self, e: &mut ExplainNode) {
         e.node_type = "Sort".into();
         e.details.push(("Sort Key".into(), self.key_text.clone()));
+        // show_sort_info: a sort that ran (sort_Done) says how.
+        if self.sorted {
+            let space = self.space.get_or_init(|| {
+                let input = SortInput {
+                    rows: &self.rows,
+                    width: self.width,
+                    types: &self.types,
+                    keys: &self.keys,
+                    bound: self.bound,
+                };
+                sort_space(&input)
+            });
+            e.details.push(("Sort Method".into(), space.text()));
+        }
     }
 }

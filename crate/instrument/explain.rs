@@ -1134,6 +1134,14 @@ fn json_node(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions, (analyze, cost
             put("Planned Partitions", int(0));
             planned_partitions = false;
         }
+        // show_sort_info: TEXT's one line is three members in JSON.
+        if k == "Sort Method" {
+            let (method, space) = v.split_once("  Memory: ").unwrap_or((&v, "0kB"));
+            put("Sort Method", J::Str(method.to_string()));
+            put("Sort Space Used", int(space.trim_end_matches("kB").parse().unwrap_or(0)));
+            put("Sort Space Type", J::Str("Memory".into()));
+            continue;
+        }
         let v = if LIST_KEYS.contains(&k.as_str()) {
             J::List(split_list(&v))
         } else if matches!(k.as_str(), "Full-sort Groups" | "Pre-sorted Groups") {

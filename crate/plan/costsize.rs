@@ -266,18 +266,18 @@ fn cost_with_subplans<'p>(
     child: &Plan,
     cat: &dyn CostCatalog,
     p: &CostParams,
-) -> Vec<Estimate> {
+) -> Vec<NodeEstimate> {
     let mut out = vec![];
     let mut charge = 0.0;
     for plan in subplans {
-        let e = cost_plan(plan, cat, p);
-        charge += e.first().map_or(0.0, |e| e.total);
+        let e = cost_plan_nodes(plan, cat, p);
+        charge += e.first().map_or(0.0, |e| e.est.total);
         out.extend(e);
     }
-    let mut main = cost_plan(child, cat, p);
+    let mut main = cost_plan_nodes(child, cat, p);
     if let Some(top) = main.first_mut() {
-        top.startup += charge;
-        top.total += charge;
+        top.est.startup += charge;
+        top.est.total += charge;
     }
     out.extend(main);
     out
@@ -285,6 +285,20 @@ fn cost_with_subplans<'p>(
 
 /// Estimates for every node of `plan`, in executor order (a node, then its children).
 pub fn cost_plan(plan: &Plan, cat: &dyn CostCatalog, p: &CostParams) -> Vec<Estimate> {
+    cost_plan_nodes(plan, cat, p).into_iter().map(|n| n.est).collect()
+}
+
+/// A node's estimate and the SQL types of its output columns where the model knows
+/// them (a relation's column; None for an expression): what the executor needs to
+/// size tuples as PostgreSQL stores them (`Sort Method: … Memory`).
+#[derive(Clone, Debug)]
+pub struct NodeEstimate {
+    pub est: Estimate,
+    pub types: Vec<Option<SqlType>>,
+}
+
+/// [`cost_plan`] with each node's output types, in executor order.
+pub fn cost_plan_nodes(plan: &Plan, cat: &dyn CostCatalog, p: &CostParams) -> Vec<NodeEstimate> {
     if let Plan::WithInitPlans { child, init_plans } = plan {
         // The InitPlans' nodes come first (the executor starts them first).
         return cost_with_subplans(init_plans.iter().map(|i| &i.plan), child, cat, p);
@@ -385,8 +399,8 @@ fn pseudoconstant_cost(e: &Expr, p: &CostParams) -> f64 {
     }
 }
 
-fn flatten(c: &Costed, out: &mut Vec<Estimate>) {
-    out.push(c.est);
+fn flatten(c: &Costed, out: &mut Vec<NodeEstimate>) {
+    out.push(NodeEstimate { est: c.est, types: c.vars.iter().map(|v| v.as_ref().map(Var::ty)).collect() });
     for k in &c.kids {
         flatten(k, out);
     }

@@ -94,7 +94,7 @@ pub struct RelStats {
 }
 
 /// `typlen`/`typalign` of a fixed-width type; None for a varlena (text, numeric).
-fn fixed(ty: SqlType) -> Option<(usize, usize)> {
+pub(crate) fn fixed(ty: SqlType) -> Option<(usize, usize)> {
     match ty {
         SqlType::Int2 => Some((2, 2)),
         SqlType::Int4 => Some((4, 4)),
@@ -152,7 +152,7 @@ pub fn value_width(ty: SqlType, d: &Datum) -> usize {
 }
 
 /// `heap_compute_data_size` plus the header: a tuple's `t_len`.
-fn tuple_len(types: &[SqlType], row: &[Datum]) -> usize {
+pub(crate) fn tuple_len(types: &[SqlType], row: &[Datum]) -> usize {
     let has_nulls = row.iter().any(Datum::is_null);
     let header = TUPLE_HEADER + if has_nulls { types.len().div_ceil(8) } else { 0 };
     let mut off = 0usize;
