@@ -248,9 +248,10 @@ pub struct Scenario {
     pub behaviour: Behaviour,
     /// The coordinator's cost model (the `coordinator_*` knobs change it).
     pub cost: CostModel,
-    /// Each plan node's output column types, by node id, where the planner knows them
-    /// (a SQL scenario's; empty for the built-in ones): tuples are sized with them.
-    pub node_types: Vec<Vec<Option<crate::plan::SqlType>>>,
+    /// The planner's figures for each node (estimate, output types) and its settings
+    /// (a SQL scenario's; empty for the built-in ones): a Sort and a Hash size their
+    /// tuples and tables with them, as PostgreSQL's executor does.
+    pub planner: crate::plan::costsize::PlannerFigures,
 }
 
 fn t_columns() -> Vec<Column> {
@@ -501,7 +502,7 @@ impl Scenario {
         es.explain_only = explain_only;
         es.set_behaviour(self.behaviour);
         es.cost = self.cost.clone();
-        es.node_types = self.node_types.clone();
+        es.planner = self.planner.clone();
         queue_planning_explains(&self.servers, &mut es);
         let root = init_plan(&self.plan, &InitContext { catalog: &self.local }, &mut es)?;
         Ok(QueryRun::new(es, root, host, self.plan.output_columns()))
@@ -596,7 +597,7 @@ fn build_local(info: &ScenarioInfo, _knobs: &Knobs, s: &Settings) -> Result<Scen
         order_key: None,
         behaviour: s.behaviour,
         cost: s.cost.clone(),
-        node_types: vec![],
+        planner: Default::default(),
     })
 }
 
@@ -654,7 +655,7 @@ fn build_foreign(info: &ScenarioInfo, _knobs: &Knobs, s: &Settings) -> Result<Sc
         order_key: None,
         behaviour: s.behaviour,
         cost: s.cost.clone(),
-        node_types: vec![],
+        planner: Default::default(),
     })
 }
 
@@ -730,7 +731,7 @@ fn build_merge(_info: &ScenarioInfo, knobs: &Knobs, s: &Settings) -> Result<Scen
         order_key: Some(2),
         behaviour: s.behaviour,
         cost: s.cost.clone(),
-        node_types: vec![],
+        planner: Default::default(),
     })
 }
 
@@ -791,7 +792,7 @@ fn build_partitionwise(_info: &ScenarioInfo, _knobs: &Knobs, s: &Settings) -> Re
         order_key: None,
         behaviour: s.behaviour,
         cost: s.cost.clone(),
-        node_types: vec![],
+        planner: Default::default(),
     })
 }
 
@@ -888,7 +889,7 @@ fn build_join(info: &ScenarioInfo, _knobs: &Knobs, s: &Settings) -> Result<Scena
         order_key: None,
         behaviour: s.behaviour,
         cost: s.cost.clone(),
-        node_types: vec![],
+        planner: Default::default(),
     })
 }
 
@@ -966,7 +967,7 @@ fn build_nestloop(_info: &ScenarioInfo, _knobs: &Knobs, s: &Settings) -> Result<
         order_key: None,
         behaviour: s.behaviour,
         cost: s.cost.clone(),
-        node_types: vec![],
+        planner: Default::default(),
     })
 }
 

@@ -442,8 +442,10 @@ impl SqlScenario {
         super::remote_estimate::planning_explains(coord, &planned.servers, &mut servers)?;
         let params = crate::plan::costsize::CostParams::from_settings(&|n| coord.setting(n).map(str::to_string));
         let nodes = crate::plan::costsize::cost_plan_nodes(&planned.plan, coord, &params);
-        let node_types =
-            super::prepared::estimates_after_pruning(&planned.plan, &nodes).into_iter().map(|n| n.types).collect();
+        let planner = crate::plan::costsize::PlannerFigures {
+            nodes: super::prepared::estimates_after_pruning(&planned.plan, &nodes),
+            params,
+        };
         Ok(Scenario {
             id: "sql".into(),
             local,
@@ -456,7 +458,7 @@ impl SqlScenario {
             order_key: planned.order_key,
             behaviour: settings.behaviour,
             cost: settings.cost,
-            node_types,
+            planner,
         })
     }
 }

@@ -164,9 +164,8 @@ pub struct EState {
     /// The query's InitPlans and their values, indexed by PARAM_EXEC number
     /// (`node_subplan`; PostgreSQL's `es_param_exec_vals`).
     pub init_plans: Vec<crate::executor::node_subplan::InitPlanState>,
-    /// Each plan node's output column types, by node id, where the planner knows
-    /// them (`Scenario::node_types`): a Sort sizes its tuples with them.
-    pub node_types: Vec<Vec<Option<crate::plan::SqlType>>>,
+    /// The planner's figures for each node and its settings (`Scenario::planner`).
+    pub planner: crate::plan::costsize::PlannerFigures,
     /// The query's CTEs and their tuplestores (`node_ctescan`).
     pub ctes: crate::executor::node_ctescan::CteStates,
     /// The values of correlated SubPlans' parameters, set from the outer row before
@@ -259,7 +258,7 @@ impl EState {
             behaviour: Behaviour::pg15(),
             blocked_on: None,
             init_plans: Vec::new(),
-            node_types: Vec::new(),
+            planner: Default::default(),
             ctes: Default::default(),
             param_values: Vec::new(),
             chg_param: false,

@@ -59,6 +59,7 @@ pub mod estate;
 pub mod event_loop;
 pub mod exec_async;
 mod fdw_modify;
+mod hash_space;
 mod node_agg;
 mod node_append;
 mod node_bitmapheapscan;
@@ -378,7 +379,7 @@ pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<Plan
                 init_plan(child, ctx, es)?,
                 keys.clone(),
                 names.len(),
-                es.node_types.get(id).cloned().unwrap_or_default(),
+                es.planner.nodes.get(id).map(|n| n.types.clone()).unwrap_or_default(),
             );
             state.key_text = node_sort::sort_key_text(keys, &names);
             Box::new(state)
@@ -428,6 +429,13 @@ pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<Plan
             let mut n = node_hashjoin::HashJoinState::init(o, i, outer_key.clone(), inner_key.clone(), widths);
             n.join_type = *join_type;
             n.more_keys = more_keys.clone();
+            // The Hash's estimate is its input's (the inner side's node).
+            let inner = es.planner.nodes.get(n.children()[1].id);
+            n.sizing = node_hashjoin::HashSizing {
+                estimate: inner.map(|i| (i.est.rows, i.est.width as f64)),
+                params: es.planner.params,
+                types: inner.map(|i| i.types.clone()).unwrap_or_default(),
+            };
             Box::new(n)
         }
         Plan::Material { child } => Box::new(node_material::MaterialState::init(init_plan(child, ctx, es)?)),

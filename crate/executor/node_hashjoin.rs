@@ -39,6 +39,8 @@
 //!   parameters did not change; here a rescan rebuilds it.
 
 use super::async_through::{through_requestee, AsyncInputs, Through};
+pub use super::hash_space::HashSizing;
+use super::hash_space::{hash_space, HashSpace};
 use super::{exec_rescan, ExecNode, ExecStatus, PlanState};
 use crate::executor::estate::{EState, ExecResult};
 use crate::instrument::ExplainNode;
@@ -77,6 +79,12 @@ pub struct HashJoinState {
     /// row number on (`HJ_FILL_INNER_TUPLES`).
     fill_inner_from: Option<usize>,
     slot: Vec<Datum>,
+    /// The planner's figures the table is sized with (`hash_space`).
+    pub sizing: HashSizing,
+    /// This build's figures, worked out when EXPLAIN first asks.
+    space: std::cell::OnceCell<HashSpace>,
+    /// The largest figures of the builds before a rescan.
+    earlier: Option<HashSpace>,
 }
 
 impl HashJoinState {
@@ -99,7 +107,24 @@ impl HashJoinState {
             outer_matched: true,
             fill_inner_from: None,
             slot: Vec::new(),
+            sizing: HashSizing::default(),
+            space: std::cell::OnceCell::new(),
+            earlier: None,
         }
+    }
+
+    /// This build's table figures: the rows hashed are those with every key non-null,
+    /// or every row when a Right or Full join keeps them (`keepNulls`).
+    fn build_space(&self) -> HashSpace {
+        *self.space.get_or_init(|| {
+            let keep_nulls = matches!(self.join_type, JoinType::Right | JoinType::Full);
+            let w = self.inner_width.max(1);
+            let hashed = self.rows.chunks(w).filter(|row| {
+                let non_null = |e: &Expr| e.eval(row).is_ok_and(|v| !v.is_null());
+                keep_nulls || (non_null(&self.inner_key) && self.more_keys.iter().all(|(_, ik)| non_null(ik)))
+            });
+            hash_space(&self.sizing, hashed)
+        })
     }
 
     /// Next match for the current outer row, if any.
@@ -243,6 +268,11 @@ impl ExecNode for HashJoinState {
     }
     fn exec_rescan(&mut self, es: &mut EState) -> ExecResult<()> {
         self.inputs.cancel_all(es);
+        if self.built {
+            let this = self.build_space();
+            self.earlier = Some(self.earlier.map_or(this, |e| e.max(this)));
+        }
+        self.space = std::cell::OnceCell::new();
         self.rows.clear();
         self.table.clear();
         self.matched.clear();
@@ -281,5 +311,14 @@ impl ExecNode for HashJoinState {
             .collect();
         let cond = if conds.len() == 1 { conds[0].clone() } else { format!("({})", conds.join(" AND ")) };
         e.details.push(("Hash Cond".into(), cond));
+        // show_hash_info, for the Hash node EXPLAIN prints under the join: a table
+        // that was built says how.
+        let this = self.built.then(|| self.build_space());
+        if let Some(space) = match (this, self.earlier) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        } {
+            e.details.push(("Buckets".into(), space.text()));
+        }
     }
 }

@@ -559,6 +559,8 @@ fn fold_node(mut n: ExplainNode, o: Outputs, verbose: bool) -> (ExplainNode, Out
         return (child, Outputs { cols, children: child_out.children });
     }
     if n.node_type == "Hash Join" && kids.len() == 2 {
+        // The table's figures are the Hash's (show_hash_info).
+        let buckets = n.details.iter().position(|(k, _)| k == "Buckets").map(|i| n.details.remove(i));
         let inner = kids.pop().expect("two children");
         let inner_out = kid_outputs.pop().expect("two children");
         let hash = ExplainNode {
@@ -568,7 +570,7 @@ fn fold_node(mut n: ExplainNode, o: Outputs, verbose: bool) -> (ExplainNode, Out
             strategy: None,
             relation: None,
             parent_relationship: Some("Inner".into()),
-            details: vec![],
+            details: buckets.into_iter().collect(),
             timed: inner.timed,
             instr: inner.instr.clone(),
             children: vec![ExplainNode { parent_relationship: Some("Outer".into()), ..inner }],
@@ -1133,6 +1135,26 @@ fn json_node(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions, (analyze, cost
         if planned_partitions && k == "Rows Removed by Filter" {
             put("Planned Partitions", int(0));
             planned_partitions = false;
+        }
+        // show_hash_info: TEXT's line is five members in JSON.
+        if k == "Buckets" {
+            let nums: Vec<u64> = v
+                .split(|c: char| !c.is_ascii_digit())
+                .filter(|t| !t.is_empty())
+                .filter_map(|t| t.parse().ok())
+                .collect();
+            // `N  Batches: B  Memory Usage: K` or `N (originally O)  Batches: B (originally P)  …`.
+            let (b, ob, bt, obt, kb) = match nums[..] {
+                [b, bt, kb] => (b, b, bt, bt, kb),
+                [b, ob, bt, obt, kb] => (b, ob, bt, obt, kb),
+                _ => (0, 0, 0, 0, 0),
+            };
+            put("Hash Buckets", int(b));
+            put("Original Hash Buckets", int(ob));
+            put("Hash Batches", int(bt));
+            put("Original Hash Batches", int(obt));
+            put("Peak Memory Usage", int(kb));
+            continue;
         }
         // show_sort_info: TEXT's one line is three members in JSON.
         if k == "Sort Method" {

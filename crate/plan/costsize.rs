@@ -297,6 +297,15 @@ pub struct NodeEstimate {
     pub types: Vec<Option<SqlType>>,
 }
 
+/// What the executor takes from the planner's model: each node's estimate and output
+/// types (in executor order), and the settings it was costed with (`work_mem`, ...): a
+/// Hash sizes its table from them as `ExecChooseHashTableSize` does.
+#[derive(Clone, Debug, Default)]
+pub struct PlannerFigures {
+    pub nodes: Vec<NodeEstimate>,
+    pub params: CostParams,
+}
+
 /// [`cost_plan`] with each node's output types, in executor order.
 pub fn cost_plan_nodes(plan: &Plan, cat: &dyn CostCatalog, p: &CostParams) -> Vec<NodeEstimate> {
     if let Plan::WithInitPlans { child, init_plans } = plan {
@@ -2006,23 +2015,9 @@ impl Model<'_> {
         }
     }
 
-    /// `ExecChooseHashTableSize` (one process, skew buckets reserved): (buckets, batches).
+    /// [`hash_table_size`] with the model's settings.
     fn hash_table_size(&self, ntuples: f64, width: f64) -> (f64, f64) {
-        let ntuples = if ntuples <= 0.0 { 1000.0 } else { ntuples };
-        let tupsize = 16.0 + 16.0 + maxalign(width);
-        let inner_bytes = ntuples * tupsize;
-        let mut hash_table_bytes = self.p.work_mem * 1024.0 * self.p.hash_mem_multiplier;
-        let bytes_per_mcv = tupsize + 8.0 * 8.0 + 4.0 + 16.0;
-        let skew_mcvs = ((hash_table_bytes / bytes_per_mcv).floor() * 2.0 / 100.0).floor();
-        hash_table_bytes -= skew_mcvs * bytes_per_mcv;
-        let max_pointers = prev_pow2((hash_table_bytes / 8.0).floor());
-        let nbuckets = next_pow2(ntuples.ceil().min(max_pointers).max(1024.0));
-        if inner_bytes + 8.0 * nbuckets <= hash_table_bytes {
-            return (nbuckets, 1.0);
-        }
-        let lbuckets = prev_pow2((hash_table_bytes / (tupsize + 8.0)).floor()).min(max_pointers).max(1024.0);
-        let dbatch = (inner_bytes / (hash_table_bytes - 8.0 * lbuckets)).ceil().min(max_pointers);
-        (lbuckets, next_pow2(dbatch.max(2.0)))
+        hash_table_size(ntuples, width, self.p)
     }
 
     /// `estimate_hash_bucket_stats`: the fraction of the inner rows in one bucket.
@@ -2147,6 +2142,26 @@ fn memory_kb(v: &str) -> Option<f64> {
         "TB" => n * 1024.0 * 1024.0 * 1024.0,
         _ => return None,
     })
+}
+
+/// `ExecChooseHashTableSize` (one process, skew buckets reserved): (buckets, batches),
+/// for the planner's costs and for the executor's Hash.
+pub fn hash_table_size(ntuples: f64, width: f64, p: &CostParams) -> (f64, f64) {
+    let ntuples = if ntuples <= 0.0 { 1000.0 } else { ntuples };
+    let tupsize = 16.0 + 16.0 + maxalign(width);
+    let inner_bytes = ntuples * tupsize;
+    let mut hash_table_bytes = p.work_mem * 1024.0 * p.hash_mem_multiplier;
+    let bytes_per_mcv = tupsize + 8.0 * 8.0 + 4.0 + 16.0;
+    let skew_mcvs = ((hash_table_bytes / bytes_per_mcv).floor() * 2.0 / 100.0).floor();
+    hash_table_bytes -= skew_mcvs * bytes_per_mcv;
+    let max_pointers = prev_pow2((hash_table_bytes / 8.0).floor());
+    let nbuckets = next_pow2(ntuples.ceil().min(max_pointers).max(1024.0));
+    if inner_bytes + 8.0 * nbuckets <= hash_table_bytes {
+        return (nbuckets, 1.0);
+    }
+    let lbuckets = prev_pow2((hash_table_bytes / (tupsize + 8.0)).floor()).min(max_pointers).max(1024.0);
+    let dbatch = (inner_bytes / (hash_table_bytes - 8.0 * lbuckets)).ceil().min(max_pointers);
+    (lbuckets, next_pow2(dbatch.max(2.0)))
 }
 
 fn next_pow2(x: f64) -> f64 {
