@@ -278,6 +278,13 @@ impl ExecNode for MergeAppendState {
     fn children(&self) -> &[PlanState] {
         &self.children
     }
+    /// ExecSetTupleBound: no input needs to give more rows than the Merge Append
+    /// returns, so each child gets the bound (a Sort under it becomes a top-N sort).
+    fn set_tuple_bound(&mut self, bound: Option<u64>) {
+        for c in self.children.iter_mut() {
+            c.node.set_tuple_bound(bound);
+        }
+    }
     fn explain(&self, e: &mut ExplainNode) {
         e.node_type = "Merge Append".into();
         e.details.push(("Sort Key".into(), self.key_text.clone()));
