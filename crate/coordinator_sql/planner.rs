@@ -2019,6 +2019,7 @@ impl<'a> Planner<'a> {
                 let name = partitioned.then(|| ScanName {
                     alias: if k == 0 { alias.to_string() } else { format!("{alias}_{k}") },
                     parent: parent_named.then(|| alias.to_string()),
+                    member: true,
                 });
                 Leaf { rel: r, name }
             })
@@ -2244,9 +2245,10 @@ impl<'a> Planner<'a> {
                 Some(ScanName {
                     alias: if k == 0 { alias.to_string() } else { format!("{alias}_{k}") },
                     parent: parent_named.then(|| alias.to_string()),
+                    member: true,
                 })
             } else {
-                (alias != rel.name).then(|| ScanName { alias: alias.to_string(), parent: None })
+                (alias != rel.name).then(|| ScanName { alias: alias.to_string(), parent: None, member: false })
             };
             children.push(self.scan(&Leaf { rel: r, name }, conjuncts, used, &where_cols, order, at)?);
         }
@@ -2267,7 +2269,7 @@ impl<'a> Planner<'a> {
         let mut where_cols: Vec<usize> = s.conjuncts.iter().flat_map(|c| columns_of(c, s.rel.columns.len())).collect();
         where_cols.sort_unstable();
         where_cols.dedup();
-        let name = (s.name != s.rel.name).then(|| ScanName { alias: s.name.to_string(), parent: None });
+        let name = (s.name != s.rel.name).then(|| ScanName { alias: s.name.to_string(), parent: None, member: false });
         let req = super::indxpath::ScanRequest {
             rel: s.rel,
             name,

@@ -205,6 +205,20 @@ fn rows_per_loop(i: &Instrumentation) -> u64 {
 struct Outputs {
     cols: Vec<String>,
     children: Vec<Outputs>,
+    /// What `Output:` prints instead of `cols` (a scan's physical target list,
+    /// [`use_physical_tlists`]); `cols` still name what the parent's `$N` refer to.
+    shown: Option<Vec<String>>,
+}
+
+impl Outputs {
+    fn new(cols: Vec<String>, children: Vec<Outputs>) -> Outputs {
+        Outputs { cols, children, shown: None }
+    }
+
+    /// The columns `Output:` prints.
+    fn printed(&self) -> &[String] {
+        self.shown.as_deref().unwrap_or(&self.cols)
+    }
 }
 
 /// Replaces `$N` by `inputs[N]` (left as is when there is no such input).
@@ -248,6 +262,10 @@ fn substitute(text: &str, inputs: &[String]) -> String {
 /// for it (the modify's row: new values, `ctid`, the whole row), its own `Output`
 /// entries still naming the columns its quals read.
 pub const ROW_MARK_OUTPUT: &str = "Row Mark Output";
+
+/// A scan of a base relation: one entry per column of the relation, in order (its
+/// physical target list, which `use_physical_tlists` may print as its Output).
+pub const PHYSICAL_TLIST: &str = "Physical Tlist";
 
 /// A partitioned UPDATE's or DELETE's result relation, which ModifyTable names under
 /// its Output (show_modifytable_info): `operation\trelation\talias`, printed in TEXT as
@@ -311,7 +329,7 @@ fn resolve_outputs(n: &ExplainNode, prefix: bool) -> Outputs {
             c.cols = own.clone();
         }
     }
-    Outputs { cols, children }
+    Outputs::new(cols, children)
 }
 
 /// A scan's own columns as its quals name them, each marked as qualifiable with the
@@ -415,8 +433,80 @@ pub fn with_resolved_details(root: &ExplainNode) -> ExplainNode {
 /// `verbose`: a scan's Filter names its columns with the relation's alias, as
 /// PostgreSQL's `show_scan_qual` does under VERBOSE (with several relations always).
 fn as_postgres_prints(root: &ExplainNode, verbose: bool) -> (ExplainNode, Outputs) {
-    let outputs = resolve_outputs(root, qualified(root));
-    fold(root.clone(), outputs, verbose)
+    let prefix = qualified(root);
+    let outputs = resolve_outputs(root, prefix);
+    let (root, mut outputs) = fold(root.clone(), outputs, verbose);
+    use_physical_tlists(&root, &mut outputs, TlistFlags::Exact, prefix);
+    (root, outputs)
+}
+
+/// What a plan node asks of its input's target list (createplan.c's `CP_*` flags, as
+/// `create_plan_recurse` passes them down).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum TlistFlags {
+    /// `CP_EXACT_TLIST`: exactly the columns asked for (the plan's top, an Append's or
+    /// a Merge Append's members, a subplan's top, ModifyTable's input).
+    Exact,
+    /// `CP_SMALL_TLIST`: as few columns as possible, for a node that stores its input
+    /// (Sort, Incremental Sort, Hash, Materialize).
+    Small,
+    /// 0 or `CP_LABEL_TLIST`: any superset will do (a Nested Loop's sides, a Hash
+    /// Join's outer side, a Merge Join's unsorted side, an Aggregate's input).
+    Any,
+}
+
+/// The flags `create_plan_recurse` passes to a node's input, given the flags it got.
+fn input_flags(parent: &ExplainNode, child: &ExplainNode, got: TlistFlags) -> TlistFlags {
+    if is_init_plan(child) {
+        // A subplan is planned on its own; its top gives an exact target list.
+        return TlistFlags::Exact;
+    }
+    match parent.node_type.as_str() {
+        // create_sort_plan (flags | CP_SMALL_TLIST), create_incrementalsort_plan,
+        // create_material_plan, create_hashjoin_plan's inner side.
+        "Sort" | "Incremental Sort" | "Materialize" | "Hash" | "Memoize" => TlistFlags::Small,
+        // create_hashjoin_plan's outer side (CP_SMALL_TLIST only with several batches,
+        // which the sandbox's hash joins never need), create_nestloop_plan's sides,
+        // create_mergejoin_plan's sides (a side it sorts is under that Sort).
+        "Hash Join" | "Nested Loop" | "Merge Join" => TlistFlags::Any,
+        // create_agg_plan and create_group_plan: CP_LABEL_TLIST.
+        "Aggregate" | "Group" => TlistFlags::Any,
+        // create_limit_plan: flags | CP_LABEL_TLIST, the caller's demand stands; a gating
+        // Result is made in create_scan_plan with the scan's own flags.
+        "Limit" => got,
+        "Result" if parent.detail("One-Time Filter").is_some() => got,
+        // Append and Merge Append (CP_EXACT_TLIST for each member), ModifyTable,
+        // Unique, SetOp, Subquery Scan, and whatever else: exact, as asked.
+        _ => TlistFlags::Exact,
+    }
+}
+
+/// PostgreSQL's `use_physical_tlist` (createplan.c), applied to the printed plan: a scan
+/// of a base relation (a table or a foreign table, not a partition) whose caller
+/// accepts any superset of the columns it needs returns the relation's whole row, so
+/// EXPLAIN prints every column (`Output: f.id, f.cat, f.val, f.score`; postgres_fdw
+/// fetches the needed ones, the others are NULL). Not when the scan projects an
+/// expression (its target list is then exactly the expressions), nor for a foreign
+/// modify's scan (it returns `ctid` and the whole row), nor an Index Only Scan (the
+/// executor pushes no physical target list for those: [`PHYSICAL_TLIST`]).
+fn use_physical_tlists(n: &ExplainNode, o: &mut Outputs, flags: TlistFlags, prefix: bool) {
+    let physical: Vec<&str> =
+        n.details.iter().filter(|(k, _)| k == PHYSICAL_TLIST).map(|(_, v)| v.as_str()).collect();
+    if flags == TlistFlags::Any && n.is_scan() && !physical.is_empty() && n.detail(ROW_MARK_OUTPUT).is_none() {
+        let alias = n.alias().map(quote_identifier).unwrap_or_default();
+        let name = |c: &str| match prefix {
+            true => format!("{alias}.{}", quote_identifier(c)),
+            false => quote_identifier(c),
+        };
+        let whole: Vec<String> = physical.iter().map(|c| name(c)).collect();
+        // Only plain columns of the relation: no projection is needed.
+        if o.cols.iter().all(|c| whole.contains(c)) {
+            o.shown = Some(whole);
+        }
+    }
+    for (c, co) in n.children.iter().zip(o.children.iter_mut()) {
+        use_physical_tlists(c, co, input_flags(n, c, flags), prefix);
+    }
 }
 
 fn fold(n: ExplainNode, o: Outputs, verbose: bool) -> (ExplainNode, Outputs) {
@@ -556,7 +646,7 @@ fn fold_node(mut n: ExplainNode, o: Outputs, verbose: bool) -> (ExplainNode, Out
         // The Result's estimate is the folded node's (its quals and target list are
         // PostgreSQL's, inside that node): estimates are looked up by id.
         child.id = n.id;
-        return (child, Outputs { cols, children: child_out.children });
+        return (child, Outputs::new(cols, child_out.children));
     }
     if n.node_type == "Hash Join" && kids.len() == 2 {
         let inner = kids.pop().expect("two children");
@@ -573,12 +663,12 @@ fn fold_node(mut n: ExplainNode, o: Outputs, verbose: bool) -> (ExplainNode, Out
             instr: inner.instr.clone(),
             children: vec![ExplainNode { parent_relationship: Some("Outer".into()), ..inner }],
         };
-        let hash_out = Outputs { cols: inner_out.cols.clone(), children: vec![inner_out] };
+        let hash_out = Outputs::new(inner_out.cols.clone(), vec![inner_out]);
         kids.push(hash);
         kid_outputs.push(hash_out);
     }
     n.children = kids;
-    (n, Outputs { cols: o.cols, children: kid_outputs })
+    (n, Outputs::new(o.cols, kid_outputs))
 }
 
 /// Adds `f` to a join's Join Filter (ANDed after a Nested Loop's own equality), with
@@ -641,7 +731,7 @@ fn properties(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions) -> Vec<(Strin
         .iter()
         .filter(|(k, _)| match k.as_str() {
             "Output" | "Schema" | "Alias" | "Server" | "Qualify" | "Parent" | "JoinType" | "Partial Mode"
-            | ROW_MARK_OUTPUT | TARGET_TABLE | TARGET_REMOTE_SQL | PAIR_PARENT => false,
+            | ROW_MARK_OUTPUT | TARGET_TABLE | TARGET_REMOTE_SQL | PAIR_PARENT | PHYSICAL_TLIST => false,
             // TEXT prints it only with VERBOSE, and only when true (explain.c).
             "Remote SQL" | "Inner Unique" | "Batch Size" => opts.verbose,
             _ => true,
@@ -802,8 +892,8 @@ fn write_text(
     } else {
         out.push_str(&format!("{indent}{arrow}{}{cost}\n", title(n, opts)));
     }
-    if opts.verbose && shows_output(n) && !o.cols.is_empty() {
-        out.push_str(&format!("{detail_indent}Output: {}\n", unmark(&o.cols.join(", "))));
+    if opts.verbose && shows_output(n) && !o.printed().is_empty() {
+        out.push_str(&format!("{detail_indent}Output: {}\n", unmark(&o.printed().join(", "))));
     }
     write_target_tables(n, opts, &detail_indent, out);
     for (k, v) in properties(n, o, opts) {
@@ -1097,8 +1187,8 @@ fn json_node(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions, (analyze, cost
         put("Actual Rows", int(rows_per_loop(&inst)));
         put("Actual Loops", int(inst.nloops));
     }
-    if opts.verbose && shows_output(n) && !o.cols.is_empty() {
-        put("Output", J::List(o.cols.iter().map(|c| unmark(c)).collect()));
+    if opts.verbose && shows_output(n) && !o.printed().is_empty() {
+        put("Output", J::List(o.printed().iter().map(|c| unmark(c)).collect()));
     }
     if join {
         put("Inner Unique", boolean(n.detail("Inner Unique").is_some()));

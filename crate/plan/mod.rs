@@ -754,6 +754,11 @@ pub struct ForeignScanPlan {
 pub struct ScanName {
     pub alias: String,
     pub parent: Option<String>,
+    /// A partition's scan (PostgreSQL's appendrel member, `RELOPT_OTHER_MEMBER_REL`),
+    /// pruned to alone or not: never given a physical target list
+    /// (`use_physical_tlist` takes base relations only; `instrument::explain`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub member: bool,
 }
 
 /// What ExecInitPartitionPruning needs to prune an Append's children at executor
