@@ -597,6 +597,7 @@ impl<'a> Planner<'a> {
                     alias: format!("{alias}_{}", i + 1),
                     parent: Some(alias.to_string()),
                     member: true,
+                    tlist: None,
                 }),
             })
             .collect();
@@ -638,6 +639,7 @@ impl<'a> Planner<'a> {
                     alias: if i == 0 { alias.to_string() } else { format!("{alias}_{i}") },
                     parent: None,
                     member: true,
+                    tlist: None,
                 }),
             })
             .collect();

@@ -558,6 +558,11 @@ pub(crate) fn explain_scan_name(e: &mut ExplainNode, name: Option<&crate::plan::
     if let Some(n) = name {
         e.set_alias(n.alias.clone());
         e.details.push(("Qualify".into(), String::new()));
+        if let Some(t) = &n.tlist {
+            // `rank<TAB>column<TAB>column…` (instrument::explain's TLIST_ORDER).
+            let line = std::iter::once(t.rank.to_string()).chain(t.columns.iter().cloned()).collect::<Vec<_>>();
+            e.details.push((crate::instrument::TLIST_ORDER.into(), line.join("\t")));
+        }
         if let Some(p) = &n.parent {
             e.details.push(("Parent".into(), p.clone()));
         }

@@ -267,6 +267,11 @@ pub const ROW_MARK_OUTPUT: &str = "Row Mark Output";
 /// physical target list, which `use_physical_tlists` may print as its Output).
 pub const PHYSICAL_TLIST: &str = "Physical Tlist";
 
+/// A join's base relation's scan: its relation's place among the query's relations
+/// and its columns in PostgreSQL's target-list order, `rank<TAB>column<TAB>…`
+/// (`plan::RelTlist`; printed by [`order_tlists`]).
+pub const TLIST_ORDER: &str = "Tlist Order";
+
 /// A partitioned UPDATE's or DELETE's result relation, which ModifyTable names under
 /// its Output (show_modifytable_info): `operation\trelation\talias`, printed in TEXT as
 /// `Foreign Update on public.pt1 pt_1`; in JSON PostgreSQL's "Target Tables".
@@ -437,7 +442,80 @@ fn as_postgres_prints(root: &ExplainNode, verbose: bool) -> (ExplainNode, Output
     let outputs = resolve_outputs(root, prefix);
     let (root, mut outputs) = fold(root.clone(), outputs, verbose);
     use_physical_tlists(&root, &mut outputs, TlistFlags::Exact, prefix);
+    let mut orders = vec![];
+    collect_tlist_orders(&root, &mut orders);
+    if !orders.is_empty() {
+        order_tlists(&root, &mut outputs, &orders);
+    }
     (root, outputs)
+}
+
+/// A relation's target-list order ([`TLIST_ORDER`]) under each name its columns are
+/// printed with: the scan's alias, and its partitioned parent's.
+struct RelOrder {
+    names: Vec<String>,
+    rank: usize,
+    columns: Vec<String>,
+}
+
+fn collect_tlist_orders(n: &ExplainNode, out: &mut Vec<RelOrder>) {
+    if let Some(v) = n.detail(TLIST_ORDER) {
+        let mut parts = v.split('\t');
+        let rank = parts.next().and_then(|r| r.parse().ok()).unwrap_or(usize::MAX);
+        let mut names: Vec<String> = n.alias().into_iter().map(quote_identifier).collect();
+        names.extend(n.detail("Parent").map(quote_identifier));
+        out.push(RelOrder { names, rank, columns: parts.map(quote_identifier).collect() });
+    }
+    n.children.iter().filter(|c| !is_init_plan(c)).for_each(|c| collect_tlist_orders(c, out));
+}
+
+/// Where PostgreSQL's target lists put a printed column `alias.column`: its relation's
+/// rank and its place in the relation's order. None for anything else (an expression).
+fn tlist_place(col: &str, orders: &[RelOrder]) -> Option<(usize, usize)> {
+    let (alias, column) = col.split_once('.')?;
+    let rel = orders.iter().find(|r| r.names.iter().any(|a| a == alias))?;
+    Some((rel.rank, rel.columns.iter().position(|c| c == column)?))
+}
+
+/// `cols` in PostgreSQL's target-list order, when every one is a column of a known
+/// relation (else None: a projection is printed as it is).
+fn in_tlist_order(cols: &[String], orders: &[RelOrder]) -> Option<Vec<String>> {
+    let mut keyed: Vec<((usize, usize), &String)> =
+        cols.iter().map(|c| tlist_place(c, orders).map(|k| (k, c))).collect::<Option<_>>()?;
+    keyed.sort_by_key(|(k, _)| *k);
+    Some(keyed.into_iter().map(|(_, c)| c.clone()).collect())
+}
+
+/// The `Output:` of a join's scans and joins in PostgreSQL's column order
+/// (`coordinator_sql::tlist_order`), where the sandbox's own order (table order,
+/// outer side first) differs: a scan's columns in its relation's reltarget order
+/// (unless it prints its physical target list), a join's in its relations' order
+/// (`build_joinrel_tlist`), a node that passes its input's rows on (Sort, Hash,
+/// Materialize, Limit, a gating Result) as its input prints them. A node that
+/// projects (its own Output entries: the query's select list) is left as it is.
+fn order_tlists(n: &ExplainNode, o: &mut Outputs, orders: &[RelOrder]) {
+    for (c, co) in n.children.iter().zip(o.children.iter_mut()) {
+        if !is_init_plan(c) {
+            order_tlists(c, co, orders);
+        }
+    }
+    if o.shown.is_some() || n.detail("Output").is_some() || !shows_output(n) {
+        return;
+    }
+    if n.is_scan() {
+        o.shown = in_tlist_order(&o.cols, orders);
+    } else if n.is_join() {
+        let concat: Vec<String> = o.children.iter().flat_map(|c| c.cols.iter().cloned()).collect();
+        if concat == o.cols {
+            o.shown = in_tlist_order(&o.cols, orders);
+        }
+    } else if let Some(first) = o.children.first() {
+        let passes_on = matches!(n.node_type.as_str(), "Sort" | "Incremental Sort" | "Hash" | "Materialize" | "Limit")
+            || (n.node_type == "Result" && n.detail("One-Time Filter").is_some());
+        if passes_on && first.cols == o.cols {
+            o.shown = first.shown.clone();
+        }
+    }
 }
 
 /// What a plan node asks of its input's target list (createplan.c's `CP_*` flags, as
@@ -490,8 +568,7 @@ fn input_flags(parent: &ExplainNode, child: &ExplainNode, got: TlistFlags) -> Tl
 /// modify's scan (it returns `ctid` and the whole row), nor an Index Only Scan (the
 /// executor pushes no physical target list for those: [`PHYSICAL_TLIST`]).
 fn use_physical_tlists(n: &ExplainNode, o: &mut Outputs, flags: TlistFlags, prefix: bool) {
-    let physical: Vec<&str> =
-        n.details.iter().filter(|(k, _)| k == PHYSICAL_TLIST).map(|(_, v)| v.as_str()).collect();
+    let physical: Vec<&str> = n.details.iter().filter(|(k, _)| k == PHYSICAL_TLIST).map(|(_, v)| v.as_str()).collect();
     if flags == TlistFlags::Any && n.is_scan() && !physical.is_empty() && n.detail(ROW_MARK_OUTPUT).is_none() {
         let alias = n.alias().map(quote_identifier).unwrap_or_default();
         let name = |c: &str| match prefix {
@@ -731,7 +808,7 @@ fn properties(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions) -> Vec<(Strin
         .iter()
         .filter(|(k, _)| match k.as_str() {
             "Output" | "Schema" | "Alias" | "Server" | "Qualify" | "Parent" | "JoinType" | "Partial Mode"
-            | ROW_MARK_OUTPUT | TARGET_TABLE | TARGET_REMOTE_SQL | PAIR_PARENT | PHYSICAL_TLIST => false,
+            | ROW_MARK_OUTPUT | TARGET_TABLE | TARGET_REMOTE_SQL | PAIR_PARENT | PHYSICAL_TLIST | TLIST_ORDER => false,
             // TEXT prints it only with VERBOSE, and only when true (explain.c).
             "Remote SQL" | "Inner Unique" | "Batch Size" => opts.verbose,
             _ => true,
