@@ -749,6 +749,9 @@ fn corpus_matches_postgres() {
     let pg_done = t0.elapsed();
 
     let mut report = String::new();
+    // Both EXPLAIN texts in full of each query whose text differs (same plan shape),
+    // for whoever makes the text PostgreSQL's (`sql_corpus_texts.txt`).
+    let mut texts = String::new();
     let mut failures = String::new();
     let mut table = String::new();
     let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
@@ -825,6 +828,14 @@ fn corpus_matches_postgres() {
             if v.plan && !v.text_same {
                 // Same shape: the lines that differ, for whoever improves the text.
                 let (a, b) = (mask(&o.explain), mask(&p.explain));
+                let _ = writeln!(
+                    texts,
+                    "{} {mode} --- sandbox\n{}\n{} {mode} --- PostgreSQL\n{}\n",
+                    e.id,
+                    a.join("\n"),
+                    e.id,
+                    b.join("\n")
+                );
                 for i in 0..a.len().max(b.len()) {
                     let (x, y) = (a.get(i).map_or("", |s| s.as_str()), b.get(i).map_or("", |s| s.as_str()));
                     if x != y {
@@ -976,6 +987,7 @@ fn corpus_matches_postgres() {
     }
     let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("sql_corpus_report.txt");
     let _ = std::fs::write(&path, format!("{summary}\n{table}\n{report}\nESTIMATES\n{cost_lines}"));
+    let _ = std::fs::write(path.with_file_name("sql_corpus_texts.txt"), texts);
     println!("{table}\n{summary}full report: {}", path.display());
     // What was measured (tests/data/corpus.sql): not fewer, so that a regression fails.
     for (state, least) in [("as_is", COSTS_AS_LOADED), ("analyzed", COSTS_ANALYZED)] {

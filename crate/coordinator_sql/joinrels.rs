@@ -257,6 +257,14 @@ pub(super) fn plan_join_search(
     let (l, columns, on, where_conj) = bind_conditions(q, s, text, &members, &rels, at)?;
     let numbering =
         Numbering { firsts: rels.iter().map(|r| r.first).collect(), n: rels.iter().map(|r| r.rel.columns.len()).sum() };
+    // EXPLAIN's column order: the relations' reltargets over the join clauses as
+    // written (each JOIN's ON, then WHERE).
+    let clauses: Vec<Expr> = on.iter().flatten().chain(&where_conj).cloned().collect();
+    let order = super::tlist_order::reltarget_columns(&l, &clauses, numbering.n, &|c| numbering.rel_of(c));
+    let names: Vec<(String, usize, Vec<String>)> = rels
+        .iter()
+        .map(|r| (r.name.clone(), r.first, r.rel.columns.iter().map(|c| c.name.clone()).collect()))
+        .collect();
     let mut joins = written_joins(&members, on);
     reduce_outer_joins(&mut joins, &where_conj, &numbering);
     let (where_conj, pinned_needed, pinned_ecs) = carry_constants(&mut joins, where_conj, &rels, &numbering);
@@ -287,7 +295,13 @@ pub(super) fn plan_join_search(
         range_table,
         at,
     };
-    problem.search(&placed.base_quals, &l, &columns, servers)
+    let mut planned = problem.search(&placed.base_quals, &l, &columns, servers)?;
+    let rels: Vec<super::tlist_order::BaseRelName> = names
+        .iter()
+        .map(|(name, first, columns)| super::tlist_order::BaseRelName { name, first: *first, columns: columns.clone() })
+        .collect();
+    super::tlist_order::mark_scans(&mut planned.plan, &rels, &order);
+    Ok(planned)
 }
 
 /// Equivalence classes with a constant (`super::equivclass`), when every join is

@@ -126,6 +126,9 @@ mod incsort;
 /// it extends `Join`.
 #[path = "partitionwise.rs"]
 mod partitionwise;
+/// The order of a join's columns in EXPLAIN's target lists (PostgreSQL's reltargets).
+#[path = "tlist_order.rs"]
+mod tlist_order;
 use grouping_planner::{ScanInput, Upper};
 
 /// A planned query: the plan, its output columns, and the foreign servers it reads.
@@ -689,7 +692,18 @@ fn plan_join(
         columns: &columns,
         at,
     };
-    join.choose(&l, servers)
+    let mut planned = join.choose(&l, servers)?;
+    // EXPLAIN's column order: the relations' reltargets over the join clauses as
+    // written (ON, then WHERE).
+    let clauses = l.filter.as_ref().map(split_and).unwrap_or_default();
+    let order = tlist_order::reltarget_columns(&l, &clauses, n, &|c| (c >= wa) as usize);
+    let names = |r: &Relation| r.columns.iter().map(|c| c.name.clone()).collect();
+    let rels = [
+        tlist_order::BaseRelName { name: &na, first: 0, columns: names(ra) },
+        tlist_order::BaseRelName { name: &nb, first: wa, columns: names(rb) },
+    ];
+    tlist_order::mark_scans(&mut planned.plan, &rels, &order);
+    Ok(planned)
 }
 
 /// One relation of a two-relation join, ready to be either side of it.
@@ -2019,6 +2033,8 @@ impl<'a> Planner<'a> {
                 let name = partitioned.then(|| ScanName {
                     alias: if k == 0 { alias.to_string() } else { format!("{alias}_{k}") },
                     parent: parent_named.then(|| alias.to_string()),
+                    member: true,
+                    tlist: None,
                 });
                 Leaf { rel: r, name }
             })
@@ -2244,9 +2260,16 @@ impl<'a> Planner<'a> {
                 Some(ScanName {
                     alias: if k == 0 { alias.to_string() } else { format!("{alias}_{k}") },
                     parent: parent_named.then(|| alias.to_string()),
+                    member: true,
+                    tlist: None,
                 })
             } else {
-                (alias != rel.name).then(|| ScanName { alias: alias.to_string(), parent: None })
+                (alias != rel.name).then(|| ScanName {
+                    alias: alias.to_string(),
+                    parent: None,
+                    member: false,
+                    tlist: None,
+                })
             };
             children.push(self.scan(&Leaf { rel: r, name }, conjuncts, used, &where_cols, order, at)?);
         }
@@ -2267,7 +2290,12 @@ impl<'a> Planner<'a> {
         let mut where_cols: Vec<usize> = s.conjuncts.iter().flat_map(|c| columns_of(c, s.rel.columns.len())).collect();
         where_cols.sort_unstable();
         where_cols.dedup();
-        let name = (s.name != s.rel.name).then(|| ScanName { alias: s.name.to_string(), parent: None });
+        let name = (s.name != s.rel.name).then(|| ScanName {
+            alias: s.name.to_string(),
+            parent: None,
+            member: false,
+            tlist: None,
+        });
         let req = super::indxpath::ScanRequest {
             rel: s.rel,
             name,

@@ -551,10 +551,32 @@ fn init_children(children: &[Plan], ctx: &InitContext, es: &mut EState) -> Resul
 
 /// A partition scan's EXPLAIN names: its alias, the parent's when the plan refers to
 /// it, and that outputs are qualified (see `instrument::explain`).
+/// The physical target list a scan of a base relation could return (all of the
+/// relation's columns, `build_physical_tlist`): EXPLAIN prints it as the scan's Output
+/// where PostgreSQL's `use_physical_tlist` would choose it (`instrument::explain`).
+/// Not for a partition's scan (an appendrel member), which never returns one.
+pub(crate) fn explain_physical_tlist<'a>(
+    e: &mut ExplainNode,
+    name: Option<&crate::plan::ScanName>,
+    columns: impl Iterator<Item = &'a str>,
+) {
+    if name.is_some_and(|n| n.member) {
+        return;
+    }
+    for c in columns {
+        e.details.push((crate::instrument::PHYSICAL_TLIST.into(), c.to_string()));
+    }
+}
+
 pub(crate) fn explain_scan_name(e: &mut ExplainNode, name: Option<&crate::plan::ScanName>) {
     if let Some(n) = name {
         e.set_alias(n.alias.clone());
         e.details.push(("Qualify".into(), String::new()));
+        if let Some(t) = &n.tlist {
+            // `rank<TAB>column<TAB>column…` (instrument::explain's TLIST_ORDER).
+            let line = std::iter::once(t.rank.to_string()).chain(t.columns.iter().cloned()).collect::<Vec<_>>();
+            e.details.push((crate::instrument::TLIST_ORDER.into(), line.join("\t")));
+        }
         if let Some(p) = &n.parent {
             e.details.push(("Parent".into(), p.clone()));
         }

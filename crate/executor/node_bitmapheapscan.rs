@@ -208,6 +208,10 @@ impl ExecNode for BitmapHeapScanState {
         e.relation = Some(self.table.name.clone());
         self.projection.iter().for_each(|&c| e.push_output(self.table.columns[c].name.clone()));
         super::explain_scan_name(e, self.name.as_ref());
+        // A bitmap scan that returns no column keeps its empty target list.
+        if !self.projection.is_empty() {
+            super::explain_physical_tlist(e, self.name.as_ref(), self.table.columns.iter().map(|c| c.name.as_str()));
+        }
         let refs: Vec<String> = (0..self.projection.len()).map(|i| format!("${i}")).collect();
         if let Some(c) = cond_text(&self.recheck, &refs) {
             e.details.push(("Recheck Cond".into(), c));

@@ -103,6 +103,9 @@ pub struct ForeignScanState {
     sql_inline: String,
     /// EXPLAIN VERBOSE's Output: the remote query's target list.
     output: Vec<String>,
+    /// The foreign table's columns (a base relation's physical target list, which
+    /// EXPLAIN may print: the columns not fetched come back NULL).
+    table_columns: Vec<String>,
     /// A foreign modify's scan: EXPLAIN shows the modify's row as its Output.
     row_mark: Option<crate::plan::RowMark>,
     /// How EXPLAIN names the scan of a partition.
@@ -210,6 +213,7 @@ impl ForeignScanState {
                     None => target_name(&plan.remote, t),
                 })
                 .collect(),
+            table_columns: plan.remote.table_columns.iter().map(|c| c.name.clone()).collect(),
             grouped: plan.remote.aggregated(),
             join_label: plan
                 .remote
@@ -650,6 +654,9 @@ impl ExecNode for ForeignScanState {
             }
         }
         super::explain_scan_name(e, self.name.as_ref());
+        if self.row_mark.is_none() {
+            super::explain_physical_tlist(e, self.name.as_ref(), self.table_columns.iter().map(|c| c.as_str()));
+        }
         e.details.push(("Server".into(), self.server.clone()));
         e.details.push(("Remote SQL".into(), self.sql.clone()));
     }

@@ -230,6 +230,8 @@ impl ExecNode for IndexScanState {
         e.node_type = "Index Scan".into();
         e.relation = Some(self.cursor.table.name.clone());
         explain_index(e, &self.cursor, self.desc, self.name.as_ref());
+        let columns = self.cursor.table.columns.iter().map(|c| c.name.as_str());
+        super::explain_physical_tlist(e, self.name.as_ref(), columns);
     }
 }
 

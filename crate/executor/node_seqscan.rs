@@ -124,5 +124,6 @@ impl ExecNode for SeqScanState {
             Some(cols) => cols.iter().for_each(|&c| e.push_output(self.table.columns[c].name.clone())),
         }
         super::explain_scan_name(e, self.name.as_ref());
+        super::explain_physical_tlist(e, self.name.as_ref(), self.table.columns.iter().map(|c| c.name.as_str()));
     }
 }

@@ -205,6 +205,20 @@ fn rows_per_loop(i: &Instrumentation) -> u64 {
 struct Outputs {
     cols: Vec<String>,
     children: Vec<Outputs>,
+    /// What `Output:` prints instead of `cols` (a scan's physical target list,
+    /// [`use_physical_tlists`]); `cols` still name what the parent's `$N` refer to.
+    shown: Option<Vec<String>>,
+}
+
+impl Outputs {
+    fn new(cols: Vec<String>, children: Vec<Outputs>) -> Outputs {
+        Outputs { cols, children, shown: None }
+    }
+
+    /// The columns `Output:` prints.
+    fn printed(&self) -> &[String] {
+        self.shown.as_deref().unwrap_or(&self.cols)
+    }
 }
 
 /// Replaces `$N` by `inputs[N]` (left as is when there is no such input).
@@ -248,6 +262,15 @@ fn substitute(text: &str, inputs: &[String]) -> String {
 /// for it (the modify's row: new values, `ctid`, the whole row), its own `Output`
 /// entries still naming the columns its quals read.
 pub const ROW_MARK_OUTPUT: &str = "Row Mark Output";
+
+/// A scan of a base relation: one entry per column of the relation, in order (its
+/// physical target list, which `use_physical_tlists` may print as its Output).
+pub const PHYSICAL_TLIST: &str = "Physical Tlist";
+
+/// A join's base relation's scan: its relation's place among the query's relations
+/// and its columns in PostgreSQL's target-list order, `rank<TAB>column<TAB>…`
+/// (`plan::RelTlist`; printed by [`order_tlists`]).
+pub const TLIST_ORDER: &str = "Tlist Order";
 
 /// A partitioned UPDATE's or DELETE's result relation, which ModifyTable names under
 /// its Output (show_modifytable_info): `operation\trelation\talias`, printed in TEXT as
@@ -311,7 +334,7 @@ fn resolve_outputs(n: &ExplainNode, prefix: bool) -> Outputs {
             c.cols = own.clone();
         }
     }
-    Outputs { cols, children }
+    Outputs::new(cols, children)
 }
 
 /// A scan's own columns as its quals name them, each marked as qualifiable with the
@@ -415,8 +438,152 @@ pub fn with_resolved_details(root: &ExplainNode) -> ExplainNode {
 /// `verbose`: a scan's Filter names its columns with the relation's alias, as
 /// PostgreSQL's `show_scan_qual` does under VERBOSE (with several relations always).
 fn as_postgres_prints(root: &ExplainNode, verbose: bool) -> (ExplainNode, Outputs) {
-    let outputs = resolve_outputs(root, qualified(root));
-    fold(root.clone(), outputs, verbose)
+    let prefix = qualified(root);
+    let outputs = resolve_outputs(root, prefix);
+    let (root, mut outputs) = fold(root.clone(), outputs, verbose);
+    use_physical_tlists(&root, &mut outputs, TlistFlags::Exact, prefix);
+    let mut orders = vec![];
+    collect_tlist_orders(&root, &mut orders);
+    if !orders.is_empty() {
+        order_tlists(&root, &mut outputs, &orders);
+    }
+    (root, outputs)
+}
+
+/// A relation's target-list order ([`TLIST_ORDER`]) under each name its columns are
+/// printed with: the scan's alias, and its partitioned parent's.
+struct RelOrder {
+    names: Vec<String>,
+    rank: usize,
+    columns: Vec<String>,
+}
+
+fn collect_tlist_orders(n: &ExplainNode, out: &mut Vec<RelOrder>) {
+    if let Some(v) = n.detail(TLIST_ORDER) {
+        let mut parts = v.split('\t');
+        let rank = parts.next().and_then(|r| r.parse().ok()).unwrap_or(usize::MAX);
+        let mut names: Vec<String> = n.alias().into_iter().map(quote_identifier).collect();
+        names.extend(n.detail("Parent").map(quote_identifier));
+        out.push(RelOrder { names, rank, columns: parts.map(quote_identifier).collect() });
+    }
+    n.children.iter().filter(|c| !is_init_plan(c)).for_each(|c| collect_tlist_orders(c, out));
+}
+
+/// Where PostgreSQL's target lists put a printed column `alias.column`: its relation's
+/// rank and its place in the relation's order. None for anything else (an expression).
+fn tlist_place(col: &str, orders: &[RelOrder]) -> Option<(usize, usize)> {
+    let (alias, column) = col.split_once('.')?;
+    let rel = orders.iter().find(|r| r.names.iter().any(|a| a == alias))?;
+    Some((rel.rank, rel.columns.iter().position(|c| c == column)?))
+}
+
+/// `cols` in PostgreSQL's target-list order, when every one is a column of a known
+/// relation (else None: a projection is printed as it is).
+fn in_tlist_order(cols: &[String], orders: &[RelOrder]) -> Option<Vec<String>> {
+    let mut keyed: Vec<((usize, usize), &String)> =
+        cols.iter().map(|c| tlist_place(c, orders).map(|k| (k, c))).collect::<Option<_>>()?;
+    keyed.sort_by_key(|(k, _)| *k);
+    Some(keyed.into_iter().map(|(_, c)| c.clone()).collect())
+}
+
+/// The `Output:` of a join's scans and joins in PostgreSQL's column order
+/// (`coordinator_sql::tlist_order`), where the sandbox's own order (table order,
+/// outer side first) differs: a scan's columns in its relation's reltarget order
+/// (unless it prints its physical target list), a join's in its relations' order
+/// (`build_joinrel_tlist`), a node that passes its input's rows on (Sort, Hash,
+/// Materialize, Limit, a gating Result) as its input prints them. A node that
+/// projects (its own Output entries: the query's select list) is left as it is.
+fn order_tlists(n: &ExplainNode, o: &mut Outputs, orders: &[RelOrder]) {
+    for (c, co) in n.children.iter().zip(o.children.iter_mut()) {
+        if !is_init_plan(c) {
+            order_tlists(c, co, orders);
+        }
+    }
+    if o.shown.is_some() || n.detail("Output").is_some() || !shows_output(n) {
+        return;
+    }
+    if n.is_scan() {
+        o.shown = in_tlist_order(&o.cols, orders);
+    } else if n.is_join() {
+        let concat: Vec<String> = o.children.iter().flat_map(|c| c.cols.iter().cloned()).collect();
+        if concat == o.cols {
+            o.shown = in_tlist_order(&o.cols, orders);
+        }
+    } else if let Some(first) = o.children.first() {
+        let passes_on = matches!(n.node_type.as_str(), "Sort" | "Incremental Sort" | "Hash" | "Materialize" | "Limit")
+            || (n.node_type == "Result" && n.detail("One-Time Filter").is_some());
+        if passes_on && first.cols == o.cols {
+            o.shown = first.shown.clone();
+        }
+    }
+}
+
+/// What a plan node asks of its input's target list (createplan.c's `CP_*` flags, as
+/// `create_plan_recurse` passes them down).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum TlistFlags {
+    /// `CP_EXACT_TLIST`: exactly the columns asked for (the plan's top, an Append's or
+    /// a Merge Append's members, a subplan's top, ModifyTable's input).
+    Exact,
+    /// `CP_SMALL_TLIST`: as few columns as possible, for a node that stores its input
+    /// (Sort, Incremental Sort, Hash, Materialize).
+    Small,
+    /// 0 or `CP_LABEL_TLIST`: any superset will do (a Nested Loop's sides, a Hash
+    /// Join's outer side, a Merge Join's unsorted side, an Aggregate's input).
+    Any,
+}
+
+/// The flags `create_plan_recurse` passes to a node's input, given the flags it got.
+fn input_flags(parent: &ExplainNode, child: &ExplainNode, got: TlistFlags) -> TlistFlags {
+    if is_init_plan(child) {
+        // A subplan is planned on its own; its top gives an exact target list.
+        return TlistFlags::Exact;
+    }
+    match parent.node_type.as_str() {
+        // create_sort_plan (flags | CP_SMALL_TLIST), create_incrementalsort_plan,
+        // create_material_plan, create_hashjoin_plan's inner side.
+        "Sort" | "Incremental Sort" | "Materialize" | "Hash" | "Memoize" => TlistFlags::Small,
+        // create_hashjoin_plan's outer side (CP_SMALL_TLIST only with several batches,
+        // which the sandbox's hash joins never need), create_nestloop_plan's sides,
+        // create_mergejoin_plan's sides (a side it sorts is under that Sort).
+        "Hash Join" | "Nested Loop" | "Merge Join" => TlistFlags::Any,
+        // create_agg_plan and create_group_plan: CP_LABEL_TLIST.
+        "Aggregate" | "Group" => TlistFlags::Any,
+        // create_limit_plan: flags | CP_LABEL_TLIST, the caller's demand stands; a gating
+        // Result is made in create_scan_plan with the scan's own flags.
+        "Limit" => got,
+        "Result" if parent.detail("One-Time Filter").is_some() => got,
+        // Append and Merge Append (CP_EXACT_TLIST for each member), ModifyTable,
+        // Unique, SetOp, Subquery Scan, and whatever else: exact, as asked.
+        _ => TlistFlags::Exact,
+    }
+}
+
+/// PostgreSQL's `use_physical_tlist` (createplan.c), applied to the printed plan: a scan
+/// of a base relation (a table or a foreign table, not a partition) whose caller
+/// accepts any superset of the columns it needs returns the relation's whole row, so
+/// EXPLAIN prints every column (`Output: f.id, f.cat, f.val, f.score`; postgres_fdw
+/// fetches the needed ones, the others are NULL). Not when the scan projects an
+/// expression (its target list is then exactly the expressions), nor for a foreign
+/// modify's scan (it returns `ctid` and the whole row), nor an Index Only Scan (the
+/// executor pushes no physical target list for those: [`PHYSICAL_TLIST`]).
+fn use_physical_tlists(n: &ExplainNode, o: &mut Outputs, flags: TlistFlags, prefix: bool) {
+    let physical: Vec<&str> = n.details.iter().filter(|(k, _)| k == PHYSICAL_TLIST).map(|(_, v)| v.as_str()).collect();
+    if flags == TlistFlags::Any && n.is_scan() && !physical.is_empty() && n.detail(ROW_MARK_OUTPUT).is_none() {
+        let alias = n.alias().map(quote_identifier).unwrap_or_default();
+        let name = |c: &str| match prefix {
+            true => format!("{alias}.{}", quote_identifier(c)),
+            false => quote_identifier(c),
+        };
+        let whole: Vec<String> = physical.iter().map(|c| name(c)).collect();
+        // Only plain columns of the relation: no projection is needed.
+        if o.cols.iter().all(|c| whole.contains(c)) {
+            o.shown = Some(whole);
+        }
+    }
+    for (c, co) in n.children.iter().zip(o.children.iter_mut()) {
+        use_physical_tlists(c, co, input_flags(n, c, flags), prefix);
+    }
 }
 
 fn fold(n: ExplainNode, o: Outputs, verbose: bool) -> (ExplainNode, Outputs) {
@@ -556,7 +723,7 @@ fn fold_node(mut n: ExplainNode, o: Outputs, verbose: bool) -> (ExplainNode, Out
         // The Result's estimate is the folded node's (its quals and target list are
         // PostgreSQL's, inside that node): estimates are looked up by id.
         child.id = n.id;
-        return (child, Outputs { cols, children: child_out.children });
+        return (child, Outputs::new(cols, child_out.children));
     }
     if n.node_type == "Hash Join" && kids.len() == 2 {
         // The table's figures are the Hash's (show_hash_info).
@@ -575,12 +742,12 @@ fn fold_node(mut n: ExplainNode, o: Outputs, verbose: bool) -> (ExplainNode, Out
             instr: inner.instr.clone(),
             children: vec![ExplainNode { parent_relationship: Some("Outer".into()), ..inner }],
         };
-        let hash_out = Outputs { cols: inner_out.cols.clone(), children: vec![inner_out] };
+        let hash_out = Outputs::new(inner_out.cols.clone(), vec![inner_out]);
         kids.push(hash);
         kid_outputs.push(hash_out);
     }
     n.children = kids;
-    (n, Outputs { cols: o.cols, children: kid_outputs })
+    (n, Outputs::new(o.cols, kid_outputs))
 }
 
 /// Adds `f` to a join's Join Filter (ANDed after a Nested Loop's own equality), with
@@ -643,7 +810,7 @@ fn properties(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions) -> Vec<(Strin
         .iter()
         .filter(|(k, _)| match k.as_str() {
             "Output" | "Schema" | "Alias" | "Server" | "Qualify" | "Parent" | "JoinType" | "Partial Mode"
-            | ROW_MARK_OUTPUT | TARGET_TABLE | TARGET_REMOTE_SQL | PAIR_PARENT => false,
+            | ROW_MARK_OUTPUT | TARGET_TABLE | TARGET_REMOTE_SQL | PAIR_PARENT | PHYSICAL_TLIST | TLIST_ORDER => false,
             // TEXT prints it only with VERBOSE, and only when true (explain.c).
             "Remote SQL" | "Inner Unique" | "Batch Size" => opts.verbose,
             _ => true,
@@ -804,8 +971,8 @@ fn write_text(
     } else {
         out.push_str(&format!("{indent}{arrow}{}{cost}\n", title(n, opts)));
     }
-    if opts.verbose && shows_output(n) && !o.cols.is_empty() {
-        out.push_str(&format!("{detail_indent}Output: {}\n", unmark(&o.cols.join(", "))));
+    if opts.verbose && shows_output(n) && !o.printed().is_empty() {
+        out.push_str(&format!("{detail_indent}Output: {}\n", unmark(&o.printed().join(", "))));
     }
     write_target_tables(n, opts, &detail_indent, out);
     for (k, v) in properties(n, o, opts) {
@@ -1099,8 +1266,8 @@ fn json_node(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions, (analyze, cost
         put("Actual Rows", int(rows_per_loop(&inst)));
         put("Actual Loops", int(inst.nloops));
     }
-    if opts.verbose && shows_output(n) && !o.cols.is_empty() {
-        put("Output", J::List(o.cols.iter().map(|c| unmark(c)).collect()));
+    if opts.verbose && shows_output(n) && !o.printed().is_empty() {
+        put("Output", J::List(o.printed().iter().map(|c| unmark(c)).collect()));
     }
     if join {
         put("Inner Unique", boolean(n.detail("Inner Unique").is_some()));

@@ -754,6 +754,29 @@ pub struct ForeignScanPlan {
 pub struct ScanName {
     pub alias: String,
     pub parent: Option<String>,
+    /// A partition's scan (PostgreSQL's appendrel member, `RELOPT_OTHER_MEMBER_REL`),
+    /// pruned to alone or not: never given a physical target list
+    /// (`use_physical_tlist` takes base relations only; `instrument::explain`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub member: bool,
+    /// In a join, the order EXPLAIN prints the relation's columns in (PostgreSQL's
+    /// target lists, [`RelTlist`]); None elsewhere.
+    #[serde(skip)]
+    pub tlist: Option<RelTlist>,
+}
+
+/// A base relation of a join as PostgreSQL's target lists order it, for EXPLAIN
+/// (`coordinator_sql::tlist_order`): its place among the query's relations (a join
+/// relation's target list is its relations' columns in that order,
+/// `build_joinrel_tlist` over the join search's first pair, FROM order when every
+/// relation joins every other) and its columns in its `reltarget`'s order (the final
+/// target list's, then the join clauses', `build_base_rel_tlists` and
+/// `add_vars_to_targetlist`). The executor runs its own column order; only EXPLAIN's
+/// `Output:` lines follow this one.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RelTlist {
+    pub rank: usize,
+    pub columns: Vec<String>,
 }
 
 /// What ExecInitPartitionPruning needs to prune an Append's children at executor
