@@ -153,14 +153,7 @@ fn shown_output(req: &ModifyRequest, names: &[String], alias: Option<&crate::pla
     // SET list's), then the ctid and the whole row.
     let mut sets: Vec<&(usize, Expr)> = req.sets.iter().collect();
     sets.sort_by_key(|(c, _)| *c);
-    let mut out: Vec<String> = sets
-        .iter()
-        .map(|(_, e)| match e {
-            // A text constant is shown with its type, as PostgreSQL's deparser shows it.
-            Expr::Const(crate::types::Datum::Text(_)) => format!("{}::text", e.to_sql(names)),
-            _ => e.to_sql(names),
-        })
-        .collect();
+    let mut out: Vec<String> = sets.iter().map(|(_, e)| e.to_sql(names)).collect();
     out.push("ctid".to_string());
     out.push(format!("{}.*", quote_identifier(rel)));
     out

@@ -172,12 +172,7 @@ fn rename_single(plan: &mut Plan, parent: &str) {
 fn shown_sets(req: &PartitionedRequest, qualified: &[String]) -> Vec<String> {
     let mut sets: Vec<&(usize, Expr)> = req.sets.iter().collect();
     sets.sort_by_key(|(c, _)| *c);
-    sets.iter()
-        .map(|(_, e)| match e {
-            Expr::Const(crate::types::Datum::Text(_)) => format!("{}::text", e.to_sql(qualified)),
-            _ => e.to_sql(qualified),
-        })
-        .collect()
+    sets.iter().map(|(_, e)| e.to_sql(qualified)).collect()
 }
 
 /// A foreign modify's scan prints the modify's row (`RowMark`'s Output).

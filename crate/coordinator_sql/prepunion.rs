@@ -364,7 +364,9 @@ impl SetOpPlanner<'_> {
         let (strategy, child) = if hashed {
             (SetOpStrategy::Hashed, append)
         } else {
-            let keys = (0..=ncols).map(SortKey::asc).collect();
+            // On the columns, not the flag (generate_setop_grouplist leaves out the
+            // resjunk flag): SetOp counts a run's rows of each input whatever their order.
+            let keys = (0..ncols).map(SortKey::asc).collect();
             (SetOpStrategy::Sorted, Plan::Sort { child: Box::new(append), keys })
         };
         let plan = Plan::SetOp { child: Box::new(child), cmd, strategy, ncols, first_flag };

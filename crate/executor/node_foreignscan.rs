@@ -630,7 +630,9 @@ impl ExecNode for ForeignScanState {
                         None => o.clone(),
                     }
                 } else {
-                    format!("{}.{}", quote_identifier(alias), quote_identifier(o))
+                    // Qualified where EXPLAIN qualifies (more than one range-table
+                    // entry): `cat` over one foreign table, `h_1.grp` over a partition.
+                    crate::instrument::qualifiable(alias, o)
                 });
             }
             let rel = if alias == self.relation {

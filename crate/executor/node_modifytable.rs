@@ -976,13 +976,7 @@ impl ExecNode for ModifyTableState {
             let names: Vec<String> = self.columns.iter().map(|(n, _)| crate::sql_text::quote_identifier(n)).collect();
             let mut sets: Vec<&(usize, crate::plan::Expr)> = sets.iter().collect();
             crate::types::sort_short_by_key(&mut sets, |(c, _)| *c);
-            let mut shown: Vec<String> = sets
-                .iter()
-                .map(|(_, e)| match e {
-                    crate::plan::Expr::Const(Datum::Text(_)) => format!("{}::text", e.to_sql(&names)),
-                    _ => e.to_sql(&names),
-                })
-                .collect();
+            let mut shown: Vec<String> = sets.iter().map(|(_, e)| e.to_sql(&names)).collect();
             shown.push("ctid".into());
             let mut n = &mut *child;
             while !n.is_scan() && !n.children.is_empty() {

@@ -14,7 +14,7 @@
 //! | EXCEPT ALL | `max(numLeft - numRight, 0)` |
 //!
 //! (`set_output_count`). Two strategies, as PostgreSQL's:
-//! - **Sorted** (`SetOp`): the input is sorted on every column and the flag, so a group
+//! - **Sorted** (`SetOp`): the input is sorted on every column (not the flag), so a group
 //!   is a run of adjacent rows; the node reads one run, then returns its row the
 //!   computed number of times (`setop_retrieve_direct`);
 //! - **Hashed** (`HashSetOp`): the node first reads its whole input into a table keyed
@@ -269,11 +269,11 @@ impl ExecNode for SetOpState {
             SetOpStrategy::Sorted => "SetOp",
         };
         e.node_type = format!("{kind} {}", self.cmd.explain_name());
-        // PostgreSQL's target list: the columns and the flag, which, not being a column
-        // of the input, it prints in parentheses.
-        for i in 0..self.ncols {
+        // PostgreSQL's target list: the input's columns and its flag, which the input
+        // computes (EXPLAIN prints it in parentheses, as every reference to a computed
+        // column).
+        for i in 0..=self.ncols {
             e.push_output(format!("${i}"));
         }
-        e.push_output(format!("(${})", self.ncols));
     }
 }

@@ -202,23 +202,113 @@ fn rows_per_loop(i: &Instrumentation) -> u64 {
 // Output columns and `$N` references.
 
 /// Each node's resolved output columns, in the shape of the tree.
+///
+/// A column is printed two ways: as the node's own `Output:` shows it (`cols`), and as
+/// a node above that reads it shows it (`refs`). They differ for a column the node
+/// computes (an aggregate, an expression, a constant): PostgreSQL's upper node reads it
+/// through a Var of its own target list, which ruleutils.c's `get_variable` prints as
+/// the expression below in parentheses ("our caller probably assumed a Var is a simple
+/// expression"): `Output: cat, (count(*))` above a HashAggregate whose Output is
+/// `cat, count(*)`. A column that is itself a reference (a relation's column, the
+/// input's column passed up) is printed as it is, however deep the chain.
+///
+/// `qualified` is `cols` with every column qualified by its relation's alias: keys
+/// and quals under VERBOSE (explain.c's `useprefix` is `es->verbose` or more than one
+/// range-table entry for them, the range table alone for `Output:`).
 struct Outputs {
     cols: Vec<String>,
+    /// Whether each column is a reference (a Var in PostgreSQL's target list) rather
+    /// than computed by the node.
+    vars: Vec<bool>,
+    qualified: Vec<String>,
     children: Vec<Outputs>,
     /// What `Output:` prints instead of `cols` (a scan's physical target list,
     /// [`use_physical_tlists`]); `cols` still name what the parent's `$N` refer to.
-    shown: Option<Vec<String>>,
+    physical: Option<Vec<String>>,
 }
 
 impl Outputs {
-    fn new(cols: Vec<String>, children: Vec<Outputs>) -> Outputs {
-        Outputs { cols, children, shown: None }
-    }
-
     /// The columns `Output:` prints.
     fn printed(&self) -> &[String] {
-        self.shown.as_deref().unwrap_or(&self.cols)
+        self.physical.as_deref().unwrap_or(&self.cols)
     }
+}
+
+impl Outputs {
+    /// The columns as a node above prints its references to them (`qualified`: the
+    /// qualified spelling).
+    fn refs(&self, qualified: bool) -> Vec<String> {
+        let cols = if qualified { &self.qualified } else { &self.cols };
+        cols.iter().zip(&self.vars).map(|(c, &var)| if var { c.clone() } else { format!("({c})") }).collect()
+    }
+
+    /// The columns as the node prints them (`qualified`: the qualified spelling).
+    fn shown(&self, qualified: bool) -> &[String] {
+        if qualified {
+            &self.qualified
+        } else {
+            &self.cols
+        }
+    }
+
+    /// Each column a reference, spelt as `from`'s references (a node that passes its
+    /// input's columns up: Sort, Limit, Hash, a join's sides).
+    fn passing(from: &[&Outputs], children: Vec<Outputs>) -> Outputs {
+        let cols: Vec<String> = from.iter().flat_map(|o| o.refs(false)).collect();
+        let qualified = from.iter().flat_map(|o| o.refs(true)).collect();
+        Outputs { vars: vec![true; cols.len()], cols, qualified, children, physical: None }
+    }
+}
+
+/// Is `s` a column's name, as EXPLAIN prints a Var: `name`, `alias.name`, `alias.*`
+/// (each part an identifier, quoted or not)?
+fn is_column_text(s: &str) -> bool {
+    let s = resolve_qualifiers(s, true);
+    let mut rest = s.as_str();
+    let mut parts = 0;
+    loop {
+        let part_len = if let Some(q) = rest.strip_prefix('"') {
+            // A quoted identifier: up to the closing quote (`""` inside).
+            let mut i = 0;
+            let b = q.as_bytes();
+            loop {
+                match b.get(i) {
+                    None => return false,
+                    Some(b'"') if b.get(i + 1) == Some(&b'"') => i += 2,
+                    Some(b'"') => break i + 2,
+                    Some(_) => i += 1,
+                }
+            }
+        } else if rest.starts_with('*') && parts > 0 {
+            1
+        } else {
+            let n = rest.find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$')).unwrap_or(rest.len());
+            if n == 0 || rest.starts_with(|c: char| c.is_ascii_digit() || c == '$') {
+                return false;
+            }
+            n
+        };
+        parts += 1;
+        rest = &rest[part_len..];
+        match rest.strip_prefix('.') {
+            Some(r) => rest = r,
+            None => return rest.is_empty(),
+        }
+    }
+}
+
+/// The `N` of an Output entry that is exactly `$N` (a reference to the input's N-th
+/// column).
+fn input_ref(entry: &str) -> Option<usize> {
+    entry.strip_prefix('$').filter(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))?.parse().ok()
+}
+
+/// A Result PostgreSQL has not: its filter and target list are the node's below
+/// (see `as_postgres_prints`), which it is folded into.
+fn folds_into_child(n: &ExplainNode) -> bool {
+    n.node_type == "Result"
+        && n.children.iter().filter(|c| !is_init_plan(c)).count() == 1
+        && n.detail("One-Time Filter").is_none()
 }
 
 /// Replaces `$N` by `inputs[N]` (left as is when there is no such input).
@@ -279,19 +369,38 @@ pub const TARGET_TABLE: &str = "Target Table";
 /// A foreign modify's Remote SQL, printed under the last [`TARGET_TABLE`] (VERBOSE).
 pub const TARGET_REMOTE_SQL: &str = "Target Remote SQL";
 
+/// Every node's output columns (see [`Outputs`]), with `Output:`'s prefix rule
+/// (`prefix`: the plan's range table has more than one entry).
 fn resolve_outputs(n: &ExplainNode, prefix: bool) -> Outputs {
-    let mut children: Vec<Outputs> = n.children.iter().map(|c| resolve_outputs(c, prefix)).collect();
+    let rule = resolve_columns(n, prefix);
+    let qualified = resolve_columns(n, true);
+    fn merge(mut rule: Outputs, qualified: Outputs) -> Outputs {
+        rule.qualified = qualified.cols;
+        rule.children = rule.children.into_iter().zip(qualified.children).map(|(r, q)| merge(r, q)).collect();
+        rule
+    }
+    merge(rule, qualified)
+}
+
+/// The columns of every node, spelt with or without (`prefix`) their relations'
+/// aliases (`qualified` left as `cols`).
+fn resolve_columns(n: &ExplainNode, prefix: bool) -> Outputs {
+    let children: Vec<Outputs> = n.children.iter().map(|c| resolve_columns(c, prefix)).collect();
     let own: Vec<&str> = n.details.iter().filter(|(k, _)| k == "Output").map(|(_, v)| v.as_str()).collect();
     let row_mark: Vec<String> =
         n.details.iter().filter(|(k, _)| k == ROW_MARK_OUTPUT).map(|(_, v)| v.clone()).collect();
-    let cols = if !row_mark.is_empty() {
+    let computed = |cols: Vec<String>, children: Vec<Outputs>| {
+        let vars = cols.iter().map(|c| is_column_text(c)).collect();
+        Outputs { qualified: cols.clone(), cols, vars, children, physical: None }
+    };
+    let mut out = if !row_mark.is_empty() {
         // A foreign modify's scan: the modify's row, as written.
-        row_mark
+        computed(row_mark, children)
     } else if n.is_scan() {
-        // A column name, quoted and qualified; an expression (a pushed-down aggregate,
-        // `(count(*))`) as it is.
+        // A column name, quoted and qualified; an expression as it is.
         let alias = n.alias().map(quote_identifier).unwrap_or_default();
-        own.iter()
+        let cols = own
+            .iter()
             // A constant (a set operation's flag) as it is too.
             // A Values Scan's columns are qualified already (`"*VALUES*".column1`).
             .map(|c| {
@@ -304,12 +413,39 @@ fn resolve_outputs(n: &ExplainNode, prefix: bool) -> Outputs {
                     (false, false) => quote_identifier(c),
                 }
             })
-            .collect()
+            .collect();
+        computed(cols, children)
     } else if !own.is_empty() {
-        let input = children.first().map(|c| c.cols.as_slice()).unwrap_or(&[]);
-        own.iter().map(|c| resolve_qualifiers(&substitute(c, input), prefix)).collect()
+        // `$N`: the input's N-th column. A Result folded into its input is that node's
+        // target list: it computes what it does not take as it is (`count(*)`, not
+        // `(count(*))`, from a HashAggregate).
+        let folds = folds_into_child(n);
+        let input = match children.first() {
+            Some(c) if folds => c.cols.clone(),
+            Some(c) => c.refs(false),
+            None => vec![],
+        };
+        let input_vars = |i: usize| match children.first() {
+            Some(c) if folds => c.vars.get(i).copied().unwrap_or(false),
+            _ => true,
+        };
+        // A foreign scan of a join or of an upper relation (no relation of its own):
+        // each column a Var of its scan target list, `(count(*))` a reference too.
+        let scan_tlist = n.detail("Relations").is_some() && n.children.is_empty();
+        let cols: Vec<String> = own.iter().map(|c| resolve_qualifiers(&substitute(c, &input), prefix)).collect();
+        let vars = own
+            .iter()
+            .zip(&cols)
+            .map(|(c, text)| match input_ref(c) {
+                Some(i) => input_vars(i),
+                None => scan_tlist || (children.is_empty() && is_column_text(text)),
+            })
+            .collect();
+        Outputs { qualified: cols.clone(), cols, vars, children, physical: None }
     } else if n.is_join() {
-        children.iter().flat_map(|c| c.cols.iter().cloned()).collect()
+        let sides: Vec<&Outputs> = children.iter().collect();
+        let passed = Outputs::passing(&sides, vec![]);
+        Outputs { children, ..passed }
     } else if let Some(parents) = partition_parents(n) {
         // An Append over a partitioned table's partitions returns the parent's rows
         // (over a partitionwise join's pairs, each side's parent's).
@@ -322,19 +458,24 @@ fn resolve_outputs(n: &ExplainNode, prefix: bool) -> Outputs {
                 )
             })
         };
-        children.first().map(|c| c.cols.iter().map(renamed).collect()).unwrap_or_default()
+        let passed = Outputs::passing(&children.iter().take(1).collect::<Vec<_>>(), vec![]);
+        let cols: Vec<String> = passed.cols.iter().map(renamed).collect();
+        Outputs { qualified: cols.clone(), cols, vars: passed.vars, children, physical: None }
     } else {
-        children.first().map(|c| c.cols.clone()).unwrap_or_default()
+        let passed = Outputs::passing(&children.iter().take(1).collect::<Vec<_>>(), vec![]);
+        Outputs { children, ..passed }
     };
     if n.node_type == "Bitmap Heap Scan" {
         // Its Bitmap Index Scan's Index Cond names the heap scan's columns, qualified
         // where the heap scan's are and, marked, where VERBOSE would qualify them.
-        let own = if prefix { cols.clone() } else { qual_cols(n) };
-        for c in &mut children {
+        let own = if prefix { out.cols.clone() } else { qual_cols(n) };
+        for c in &mut out.children {
+            c.vars = vec![true; own.len()];
             c.cols = own.clone();
+            c.qualified = own.clone();
         }
     }
-    Outputs::new(cols, children)
+    out
 }
 
 /// A scan's own columns as its quals name them, each marked as qualifiable with the
@@ -499,21 +640,21 @@ fn order_tlists(n: &ExplainNode, o: &mut Outputs, orders: &[RelOrder]) {
             order_tlists(c, co, orders);
         }
     }
-    if o.shown.is_some() || n.detail("Output").is_some() || !shows_output(n) {
+    if o.physical.is_some() || n.detail("Output").is_some() || !shows_output(n) {
         return;
     }
     if n.is_scan() {
-        o.shown = in_tlist_order(&o.cols, orders);
+        o.physical = in_tlist_order(&o.cols, orders);
     } else if n.is_join() {
         let concat: Vec<String> = o.children.iter().flat_map(|c| c.cols.iter().cloned()).collect();
         if concat == o.cols {
-            o.shown = in_tlist_order(&o.cols, orders);
+            o.physical = in_tlist_order(&o.cols, orders);
         }
     } else if let Some(first) = o.children.first() {
         let passes_on = matches!(n.node_type.as_str(), "Sort" | "Incremental Sort" | "Hash" | "Materialize" | "Limit")
             || (n.node_type == "Result" && n.detail("One-Time Filter").is_some());
         if passes_on && first.cols == o.cols {
-            o.shown = first.shown.clone();
+            o.physical = first.physical.clone();
         }
     }
 }
@@ -578,7 +719,7 @@ fn use_physical_tlists(n: &ExplainNode, o: &mut Outputs, flags: TlistFlags, pref
         let whole: Vec<String> = physical.iter().map(|c| name(c)).collect();
         // Only plain columns of the relation: no projection is needed.
         if o.cols.iter().all(|c| whole.contains(c)) {
-            o.shown = Some(whole);
+            o.physical = Some(whole);
         }
     }
     for (c, co) in n.children.iter().zip(o.children.iter_mut()) {
@@ -698,7 +839,7 @@ fn fold_node(mut n: ExplainNode, o: Outputs, verbose: bool) -> (ExplainNode, Out
             let row_marked = child.details.iter().any(|(k, _)| k == ROW_MARK_OUTPUT);
             let f = match (verbose || row_marked) && child.is_scan() {
                 true => resolve_qualifiers(&substitute(f, &qual_cols(&child)), verbose),
-                false => substitute(f, &child_out.cols),
+                false => substitute(f, child_out.shown(verbose)),
             };
             if child.is_join() && child.join_type() == "Inner" {
                 // An inner join's other conditions are its Join Filter (create_*join_plan
@@ -714,7 +855,8 @@ fn fold_node(mut n: ExplainNode, o: Outputs, verbose: bool) -> (ExplainNode, Out
             }
             child.instr.ntuples = n.instr.ntuples;
         }
-        let cols = if n.detail("Output").is_some() { o.cols } else { child_out.cols };
+        // The Result's target list, or its input's passed as they are.
+        let own = if n.detail("Output").is_some() { Outputs { children: child_out.children, ..o } } else { child_out };
         // An InitPlan's name stays with the node it is printed as.
         if let Some(name) = n.detail("Subplan Name") {
             child.details.insert(0, ("Subplan Name".into(), name.to_string()));
@@ -723,7 +865,7 @@ fn fold_node(mut n: ExplainNode, o: Outputs, verbose: bool) -> (ExplainNode, Out
         // The Result's estimate is the folded node's (its quals and target list are
         // PostgreSQL's, inside that node): estimates are looked up by id.
         child.id = n.id;
-        return (child, Outputs::new(cols, child_out.children));
+        return (child, own);
     }
     if n.node_type == "Hash Join" && kids.len() == 2 {
         // The table's figures are the Hash's (show_hash_info).
@@ -742,12 +884,13 @@ fn fold_node(mut n: ExplainNode, o: Outputs, verbose: bool) -> (ExplainNode, Out
             instr: inner.instr.clone(),
             children: vec![ExplainNode { parent_relationship: Some("Outer".into()), ..inner }],
         };
-        let hash_out = Outputs::new(inner_out.cols.clone(), vec![inner_out]);
+        let passed = Outputs::passing(&[&inner_out], vec![]);
+        let hash_out = Outputs { children: vec![inner_out], ..passed };
         kids.push(hash);
         kid_outputs.push(hash_out);
     }
     n.children = kids;
-    (n, Outputs::new(o.cols, kid_outputs))
+    (n, Outputs { children: kid_outputs, ..o })
 }
 
 /// Adds `f` to a join's Join Filter (ANDed after a Nested Loop's own equality), with
@@ -775,7 +918,11 @@ fn several_relations(n: &ExplainNode) -> bool {
     // A pushed-down aggregate's scan (an upper relation: "Relations") reads one too.
     fn count(n: &ExplainNode) -> usize {
         // A Bitmap Index Scan names its index, not another relation.
-        let own = (n.is_scan() && n.node_type != "Bitmap Index Scan") || n.detail("Relations").is_some();
+        // An INSERT's target is an entry of its range table too (UPDATE and DELETE
+        // scan theirs).
+        let own = (n.is_scan() && n.node_type != "Bitmap Index Scan")
+            || n.detail("Relations").is_some()
+            || n.node_type == "Insert";
         own as usize + n.children.iter().map(count).sum::<usize>()
     }
     count(n) > 1
@@ -793,19 +940,21 @@ fn shows_output(n: &ExplainNode) -> bool {
 
 /// The properties PostgreSQL prints for a node, in order, with `$N` resolved.
 fn properties(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions) -> Vec<(String, String)> {
+    // Keys and quals are qualified under VERBOSE even over one relation (explain.c's
+    // `useprefix` for show_sort_group_keys and show_upper_qual).
+    let q = opts.verbose;
     // A Merge Append's keys name its own output (the partitioned parent's columns).
-    let joined: Vec<String>;
-    let input = if n.node_type == "Merge Append" {
-        o.cols.as_slice()
+    let input: Vec<String> = if n.node_type == "Merge Append" {
+        o.shown(q).to_vec()
     } else if n.is_join() {
         // `$N` counts over the outer's outputs, then the inner's.
-        joined = o.children.iter().flat_map(|c| c.cols.iter().cloned()).collect();
-        joined.as_slice()
+        o.children.iter().flat_map(|c| c.refs(q)).collect()
     } else {
-        o.children.first().map(|c| c.cols.as_slice()).unwrap_or(&[])
+        o.children.first().map(|c| c.refs(q)).unwrap_or_default()
     };
-    // show_sort_group_keys qualifies sort keys under VERBOSE even over one relation.
-    let qualified_keys = verbose_sort_keys(n, input, opts);
+    // An Aggregate's Group Key is printed from its input's target list
+    // (show_agg_keys: the outer plan's columns as that plan prints them).
+    let group_input: Vec<String> = o.children.first().map(|c| c.shown(q).to_vec()).unwrap_or_default();
     n.details
         .iter()
         .filter(|(k, _)| match k.as_str() {
@@ -833,29 +982,15 @@ fn properties(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions) -> Vec<(Strin
                 let loops = n.instr.finished().nloops.max(1) as f64;
                 return (k.clone(), format!("{:.0}", v.parse::<f64>().unwrap_or(0.0) / loops));
             }
-            if let (Some(q), "Sort Key" | "Presorted Key") = (&qualified_keys, k.as_str()) {
-                return (k.clone(), unmark(&substitute(v, q)));
+            if k == "Group Key" && n.node_type == "Aggregate" {
+                return (k.clone(), unmark(&substitute(v, &group_input)));
             }
             // A foreign modify's Remote SQL has parameters of its own, not inputs.
             let own_params =
                 n.is_scan() || (matches!(n.node_type.as_str(), "Insert" | "Update" | "Delete") && k == "Remote SQL");
-            (k.clone(), unmark(&if own_params { v.clone() } else { substitute(v, input) }))
+            (k.clone(), unmark(&if own_params { v.clone() } else { substitute(v, &input) }))
         })
         .collect()
-}
-
-/// A Sort's or an Incremental Sort's input columns as its keys name them under
-/// VERBOSE: prefixed with the relation's alias when the input is one scan whose
-/// outputs are not (PostgreSQL's `show_sort_group_keys` qualifies with VERBOSE where
-/// `Output:` does not). None otherwise.
-fn verbose_sort_keys(n: &ExplainNode, input: &[String], opts: &ExplainOptions) -> Option<Vec<String>> {
-    if !opts.verbose || !matches!(n.node_type.as_str(), "Sort" | "Incremental Sort") {
-        return None;
-    }
-    let scan = n.children.first().filter(|c| c.is_scan())?;
-    let alias = quote_identifier(scan.alias()?);
-    let plain = |c: &str| !c.contains(['.', '(', ' ']) && !c.starts_with(|d: char| d.is_ascii_digit());
-    Some(input.iter().map(|c| if plain(c) { format!("{alias}.{c}") } else { c.clone() }).collect())
 }
 
 // ---------------------------------------------------------------------------------

@@ -432,16 +432,21 @@ impl Expr {
     pub fn to_sql(&self, names: &[String]) -> String {
         match self {
             Expr::Col(i) => names.get(*i).cloned().unwrap_or_else(|| format!("${i}")),
-            Expr::Const(Datum::Text(s)) => format!("'{}'", s.replace('\'', "''")),
-            Expr::Const(Datum::Numeric(n)) => numeric_const_sql(n, false),
-            Expr::Const(d) => d.to_string(),
+            Expr::Const(d) => const_sql(d, true),
             Expr::Not(e) => format!("(NOT {})", e.to_sql(names)),
             Expr::IsNull(e, false) => format!("({} IS NULL)", e.to_sql(names)),
             Expr::IsNull(e, true) => format!("({} IS NOT NULL)", e.to_sql(names)),
             Expr::Bin(op, l, r) => {
                 format!("({} {} {})", l.to_sql(names), op.sql(), r.to_sql(names))
             }
-            Expr::Func(f, args) => f.sql(&args.iter().map(|a| a.to_sql(names)).collect::<Vec<_>>()),
+            Expr::Func(f, args) => match (f, &args[..]) {
+                // A constant coerced to its own type (ruleutils.c's get_coercion_expr):
+                // the constant undecorated, then the cast.
+                (Func::Cast { to: SqlType::Text, .. }, [Expr::Const(d @ Datum::Text(_))]) => {
+                    format!("{}::text", const_sql(d, false))
+                }
+                _ => f.sql(&args.iter().map(|a| a.to_sql(names)).collect::<Vec<_>>()),
+            },
             // `$$n`: EXPLAIN's text resolves `$i` as input column i; `$$` stays a `$`.
             Expr::Param(n, _, _) => format!("$${n}"),
             Expr::ExecParam(n, _) => format!("{PARAM_MARK}{n}"),
@@ -512,6 +517,25 @@ impl Expr {
 /// parentheses (`12::numeric`, `(-1.5)`), `get_const_expr` quoting every value that
 /// does not start with a digit or has no point (`'12'::numeric`, `'-1.5'::numeric`);
 /// NaN and Infinity are quoted by both.
+/// A constant as EXPLAIN prints it (ruleutils.c's get_const_expr): an int4 or a
+/// numeric that reads back as itself bare (`5`, `2.5`), anything else quoted and,
+/// when `typed`, with its type (`'east'::text`, `'-2'::integer`,
+/// `'5000000000'::bigint`, `'2'::numeric`, `'0.5'::double precision`); the parser
+/// types an unknown literal from its context, so only these stay bare.
+pub fn const_sql(d: &Datum, typed: bool) -> String {
+    let label = |quoted: String, ty: &str| if typed { format!("{quoted}::{ty}") } else { quoted };
+    match d {
+        Datum::Null => "NULL".to_string(),
+        Datum::Text(s) => label(format!("'{}'", s.replace('\'', "''")), "text"),
+        Datum::Int(v) if i32::try_from(*v).is_ok_and(|v| v >= 0) => v.to_string(),
+        Datum::Int(v) if i32::try_from(*v).is_ok() => label(format!("'{v}'"), "integer"),
+        Datum::Int(v) => label(format!("'{v}'"), "bigint"),
+        Datum::Float(_) => label(format!("'{d}'"), "double precision"),
+        Datum::Numeric(n) if typed => numeric_const_sql(n, false),
+        Datum::Numeric(n) => n.to_string(),
+    }
+}
+
 pub fn numeric_const_sql(n: &crate::numeric::Numeric, remote: bool) -> String {
     let s = n.to_string();
     let (point, neg) = (s.contains('.'), s.starts_with('-'));
