@@ -34,7 +34,9 @@
 //! | `seq_page_cost`, `random_page_cost`, `cpu_tuple_cost`, `cpu_index_tuple_cost`, `cpu_operator_cost`, `work_mem` | the cost model | honoured: `plan::costsize` prints the estimates by them (the sandbox's planner still chooses its plan by rule) |
 //! | `plan_cache_mode` | custom or generic plans for prepared statements (`choose_custom_plan`) | honoured: `prepared.rs`, plancache.c's choice, the first five executions custom in `auto` |
 //! | `default_statistics_target` | ANALYZE's sample (300 × it rows), MCVs and histogram bounds | honoured (`plan::stats`) |
-//! | `parallel_*_cost`, `effective_cache_size`, `hash_mem_multiplier`, `geqo*`, `from_collapse_limit`, `join_collapse_limit`, `constraint_exclusion`, `cursor_tuple_fraction`, `jit_above_cost`, … | the planner | refused: the sandbox's cost model does not use them |
+//! | `join_collapse_limit`, `from_collapse_limit` | how many explicit JOINs / FROM items `deconstruct_jointree` folds into one join search (8) | honoured (`joinrels.rs`): a join list longer than the limit is planned as subproblems, `join_collapse_limit = 1` keeps the written JOIN order |
+//! | `geqo`, `geqo_threshold` | the genetic search for a join search of at least `geqo_threshold` (12) items | honoured: the sandbox has no genetic search, so a join search of that many items with `geqo` on is refused by name; with `geqo` off (or a higher threshold) the exhaustive search runs, up to the sandbox's bound (`joinrels::MAX_SEARCH_ITEMS`) |
+//! | `parallel_*_cost`, `effective_cache_size`, `hash_mem_multiplier`, `geqo_effort` and geqo's other knobs, `constraint_exclusion`, `cursor_tuple_fraction`, `jit_above_cost`, … | the planner | refused: the sandbox's cost model does not use them |
 //! | `extra_float_digits`, `DateStyle`, `TimeZone`, `IntervalStyle`, `bytea_output`, `lc_*` | how values are written | refused: PostgreSQL's defaults only |
 //! | `search_path` | where names are looked up | refused: one schema, `public` |
 //! | `seed` | seeds `random()` | refused: write `SELECT setseed(…)` |
@@ -172,6 +174,10 @@ const GUCS: &[Guc] = &[
     Guc { name: "cpu_operator_cost", kind: Kind::Real, boot: "0.0025", explain: true, how: How::Honoured },
     Guc { name: "work_mem", kind: Kind::Memory, boot: "4MB", explain: true, how: How::Honoured },
     Guc { name: "default_statistics_target", kind: Kind::Int, boot: "100", explain: false, how: How::Honoured },
+    Guc { name: "from_collapse_limit", kind: Kind::Int, boot: "8", explain: true, how: How::Honoured },
+    Guc { name: "join_collapse_limit", kind: Kind::Int, boot: "8", explain: true, how: How::Honoured },
+    Guc { name: "geqo", kind: Kind::Bool, boot: "on", explain: true, how: How::Honoured },
+    Guc { name: "geqo_threshold", kind: Kind::Int, boot: "12", explain: true, how: How::Honoured },
     Guc {
         name: "plan_cache_mode",
         kind: Kind::Enum(PLAN_CACHE_MODES),
@@ -194,10 +200,6 @@ const COST_MODEL: &[&str] = &[
     "hash_mem_multiplier",
     "constraint_exclusion",
     "cursor_tuple_fraction",
-    "from_collapse_limit",
-    "join_collapse_limit",
-    "geqo",
-    "geqo_threshold",
     "geqo_effort",
     "geqo_pool_size",
     "geqo_generations",
@@ -273,6 +275,13 @@ pub fn check_set(name: &str, value: Option<&str>) -> Result<(String, String), St
             Kind::Int => match v.trim().parse::<i64>() {
                 Ok(n) if name == "default_statistics_target" && !(1..=10000).contains(&n) => {
                     return Err(format!("{n} is outside the valid range for parameter \"{name}\" (1 .. 10000)"))
+                }
+                // The join search's limits (guc_tables.c: 1 .. INT_MAX, geqo_threshold 2 ..).
+                Ok(n) if name.ends_with("_collapse_limit") && !(1..=i32::MAX as i64).contains(&n) => {
+                    return Err(format!("{n} is outside the valid range for parameter \"{name}\" (1 .. 2147483647)"))
+                }
+                Ok(n) if name == "geqo_threshold" && !(2..=i32::MAX as i64).contains(&n) => {
+                    return Err(format!("{n} is outside the valid range for parameter \"{name}\" (2 .. 2147483647)"))
                 }
                 Ok(n) => n.to_string(),
                 Err(_) => return Err(format!("invalid value for parameter \"{name}\": \"{v}\"")),
