@@ -340,6 +340,8 @@ pub(super) fn plan_join_search(
             at,
         ));
     }
+    // The cost model's relations are computed once for the whole search.
+    let _kept = coord.cost_relations.scope();
     let members = from_members(s, at)?;
     let rels = base_rels(coord, &members, at)?;
     let range_table = members.len() + members.iter().filter(|m| m.1.is_some()).count();
