@@ -198,7 +198,7 @@ pub struct Node {
 /// under way, each question computed afresh).
 #[derive(Clone, Debug, Default)]
 pub struct CostRelations {
-    kept: std::cell::RefCell<Option<std::collections::HashMap<String, Option<crate::plan::costsize::RelInfo>>>>,
+    kept: std::cell::RefCell<Option<std::collections::HashMap<String, Option<Rc<crate::plan::costsize::RelInfo>>>>>,
 }
 
 impl CostRelations {
@@ -1645,15 +1645,14 @@ impl Cluster {
 impl crate::plan::costsize::CostCatalog for Node {
     fn relation_rc(&self, name: &str) -> Option<Rc<crate::plan::costsize::RelInfo>> {
         use crate::plan::costsize::CostCatalog;
-        // (Kept by value, not shared: a Node may cross threads.)
         if let Some(kept) = self.cost_relations.kept.borrow().as_ref().and_then(|k| k.get(name)) {
-            return kept.clone().map(Rc::new);
+            return kept.clone();
         }
-        let r = CostCatalog::relation(self, name);
+        let r = CostCatalog::relation(self, name).map(Rc::new);
         if let Some(kept) = self.cost_relations.kept.borrow_mut().as_mut() {
             kept.insert(name.to_string(), r.clone());
         }
-        r.map(Rc::new)
+        r
     }
 
     fn relation(&self, name: &str) -> Option<crate::plan::costsize::RelInfo> {
