@@ -1,5 +1,8 @@
-//! Join order for three to five relations: PostgreSQL 15's `standard_join_search`
-//! (allpaths.c) with `join_search_one_level`, `make_join_rel` and `join_is_legal`
+//! Join order for three or more relations: PostgreSQL 15's `deconstruct_jointree`
+//! (initsplan.c) for the subproblems, `make_rel_from_joinlist` and
+//! `standard_join_search` (allpaths.c) with `join_search_one_level`,
+//! `make_rels_by_clause_joins`, `make_rels_by_clauseless_joins`, `make_join_rel`,
+//! `join_is_legal`, `have_relevant_joinclause` and `have_join_order_restriction`
 //! (joinrels.c), `make_outerjoininfo` (initsplan.c) for the outer joins' ordering
 //! restrictions, and equivalence classes (equivclass.c) for the join clauses an
 //! inner join's equalities imply.
@@ -26,14 +29,25 @@
 //!    else is a join clause evaluated at the first join relation that holds every
 //!    relation it needs (for a condition reading a nullable side, that outer join's
 //!    minimal sides too, `check_outerjoin_delay`: it must see the null-extended rows).
-//! 3. Level 1 is the base relations, each with its unordered path (its scans, an
-//!    Append of its partitions: `Planner::side`) and, for a foreign or partitioned
+//! 3. The joinlist (`deconstruct_jointree`): the written JOINs of a FROM item fold
+//!    into one list while both inputs of a JOIN have at most `join_collapse_limit`
+//!    (8) entries together, else each input stays a subproblem (`join_collapse_limit =
+//!    1` keeps the written order); a FULL join is always a subproblem; the FROM items
+//!    fold while the list stays within `from_collapse_limit` (8) entries. Each
+//!    subproblem is searched on its own (`make_rel_from_joinlist`) and joins the list
+//!    above as one relation. A search of `geqo_threshold` (12) or more entries with
+//!    `geqo` on is PostgreSQL's genetic search: refused by name; with `geqo` off the
+//!    exhaustive search runs up to `MAX_SEARCH_ITEMS` (11) entries.
+//! 4. Level 1 is the search's initial relations (a subproblem's join relation, or a
+//!    base relation with its unordered path: its scans, an Append of its partitions,
+//!    `Planner::side`; and, for a foreign or partitioned
 //!    relation holding the query's ORDER BY columns, a path in that order (a remote
 //!    ORDER BY, a Merge Append); a local table also has an ordered index path for
 //!    each index whose key orders usefully above it (a merge key of a join to come,
 //!    the query's ORDER BY: `index_order_paths`), which a Merge Join takes as a
-//!    presorted side and a Nested Loop over it keeps. Level k joins a relation of level k-1 with a base
-//!    relation it has a join clause with (`make_rels_by_clause_joins`), then level j
+//!    presorted side and a Nested Loop over it keeps). Level k joins a relation of
+//!    level k-1 with an initial relation it has a join clause or a join order
+//!    restriction with (`make_rels_by_clause_joins`), then level j
 //!    with level k-j (bushy plans), each pair only if `join_is_legal`. A join relation
 //!    (a set of base relations) keeps every path no other beats on cost and ordering
 //!    (`add_path`: fuzzily, as `add_path_keeps` decides; an ordering beats none);
@@ -42,12 +56,15 @@
 //!    cheapest-total paths and over each outer path already in a merge key's order, a
 //!    Nested Loop over every outer path (keeping its order), a Hash Join over the
 //!    cheapest-total paths.
-//! 4. The upper levels (aggregate, ORDER BY, select list, LIMIT) go over each path of
+//! 5. The upper levels (aggregate, ORDER BY, select list, LIMIT) go over each path of
 //!    the final relation (no Sort over one already in the ORDER BY's order); the
 //!    cheapest whole plan wins.
 //!
-//! Invariants: at most `MAX_RELS` relations (a bounded search: 5 relations make at
-//! most 31 join relations); every join node has an equality between its sides as its
+//! Invariants: at most `MAX_RELS` (32) relations, a relation set being a `u32`
+//! bitset; one search over at most `MAX_SEARCH_ITEMS` entries (2^11 - 1 join
+//! relations at most), the join relations found by their set in a map
+//! (`JoinRels`, PostgreSQL's `join_rel_hash`); the cost model's view of each relation
+//! computed once per query (`CostRelations`); every join node has an equality between its sides as its
 //! key, or joins two sides an equivalence class with a constant links (a Nested Loop
 //! without a join clause: the constant restricts both sides); a join with neither is
 //! refused by name, as are CROSS JOIN, USING, NATURAL, parenthesized joins and
@@ -78,7 +95,7 @@
 //! `super::postgres_fdw_join`) is tried once per join relation, for the first pair of
 //! sides that makes it (as `joinrel->fdw_private` makes PostgreSQL do): two base
 //! foreign tables on one server, or relations already pushed there (a join of three
-//! to five is one Foreign Scan of nested joins). Whether or not `add_path` keeps it,
+//! or more is one Foreign Scan of nested joins). Whether or not `add_path` keeps it,
 //! the pushed join is remembered (`RelInfo::fdw`) for the levels above, and for the
 //! aggregate pushed over it (`add_foreign_grouping_paths`). With
 //! `enable_partitionwise_join` and every relation partitioned alike, each child join
@@ -90,7 +107,7 @@ use sqlparser::tokenizer::Location;
 use super::grouping_planner::{cheapest, group_pathkeys, grouping_candidates, input_pathkeys, Cand};
 use super::*;
 
-/// Partitionwise join of three to five relations (`try_partitionwise_join` inside
+/// Partitionwise join of three or more relations (`try_partitionwise_join` inside
 /// the search): a child module, so it extends `JoinProblem`.
 #[path = "partitionwise_joinrels.rs"]
 mod partitionwise_joinrels;
@@ -323,7 +340,7 @@ impl JoinRels {
     }
 }
 
-/// A FROM list of three to five relations with inner, LEFT, RIGHT and FULL joins,
+/// A FROM list of three or more relations with inner, LEFT, RIGHT and FULL joins,
 /// planned by `standard_join_search`.
 pub(super) fn plan_join_search(
     coord: &Node,
