@@ -199,10 +199,11 @@ fn unplanned_joins_of_several_relations_are_refused_by_name() {
         names.iter().map(|n| format!("lo {n}")).collect::<Vec<_>>().join(", "),
         names.windows(2).map(|w| format!("{}.k = {}.v", w[1], w[0])).collect::<Vec<_>>().join(" and ")
     );
+    let geqo_off = format!("set geqo = off;\n{twelve}");
     for (query, named) in [
         // (h23g) Twelve FROM items: PostgreSQL's genetic search (geqo_threshold 12).
-        (&twelve, "geqo (a join of 12 relations"),
-        (&format!("set geqo = off;\n{twelve}"), "an exhaustive join search over 12 relations"),
+        (twelve.as_str(), "geqo (a join of 12 relations"),
+        (geqo_off.as_str(), "an exhaustive join search over 12 relations"),
         ("select * from lo, fr, md where lo.k = fr.k;", "clauseless join"),
         ("select * from lo join fr on lo.k = fr.k join md on md.k < lo.k;", "clauseless join"),
         ("select * from lo join (fr join md on md.k = fr.k) on lo.k = fr.k;", "parenthesized join"),
