@@ -123,6 +123,11 @@ pub(super) const MAX_RELS: usize = 32;
 /// this by name (measured natively: see the module's doc).
 pub(super) const MAX_SEARCH_ITEMS: usize = 11;
 
+/// The most paths one query's join search may cost (each join path's plan is costed
+/// whole by `plan::costsize`): a bound for the page, whose planning runs in its main
+/// thread (measured natively: see the module's doc).
+const MAX_PATHS_COSTED: usize = 1_000_000;
+
 /// A path's order that is the query's ORDER BY (`RelPath::order`), whatever its keys.
 const QUERY_ORDER: usize = usize::MAX;
 
@@ -257,6 +262,8 @@ struct JoinProblem<'r> {
     range_table: usize,
     /// The join search's subproblems (`deconstruct_jointree`).
     joinlist: Vec<JoinItem>,
+    /// How many paths the search has costed so far (bounded by `MAX_PATHS_COSTED`).
+    costed: std::cell::Cell<usize>,
     at: Location,
 }
 
@@ -403,6 +410,7 @@ pub(super) fn plan_join_search(
         tlist_order: columns_in_order(&l, n),
         range_table,
         joinlist,
+        costed: Default::default(),
         at,
     };
     problem.search(&placed.base_quals, &l, &columns, servers)
@@ -1446,6 +1454,15 @@ impl JoinProblem<'_> {
         for p in new_paths {
             add_rel_path(&mut joinrel.paths, p, self.consider_startup, &|x, y| self.same_order(x, y));
         }
+        if self.costed.get() > MAX_PATHS_COSTED {
+            return Err(FrontError::unsupported(
+                format!(
+                    "a join search costing more than {MAX_PATHS_COSTED} paths (the sandbox's bound, so that planning \
+                     never freezes the page; lower join_collapse_limit / from_collapse_limit to split it)"
+                ),
+                self.at,
+            ));
+        }
         Ok(())
     }
 
@@ -1845,6 +1862,7 @@ impl JoinProblem<'_> {
 
     /// `cost_plan`'s estimate of a plan's top node, with the coordinator's settings.
     fn estimate(&self, plan: &Plan) -> Estimate {
+        self.costed.set(self.costed.get() + 1);
         let params = CostParams::from_settings(&|n| self.coord.setting(n).map(str::to_string));
         cost_plan(plan, self.coord, &params)[0]
     }

@@ -236,6 +236,7 @@ impl<'r> JoinProblem<'r> {
                 tlist_order: self.tlist_order.clone(),
                 range_table,
                 joinlist: self.joinlist.clone(),
+                costed: Default::default(),
                 at: self.at,
             };
             let top = child.join_rel(base_quals)?;
