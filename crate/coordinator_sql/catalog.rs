@@ -41,6 +41,7 @@ use super::FrontError;
 use crate::plan::stats::{self, RelStats};
 use crate::plan::SqlType;
 use crate::types::{Column, Datum, Table};
+use std::rc::Rc;
 
 /// The most rows a scenario file may insert in all (as `scenario::MAX_TOTAL_ROWS`).
 pub const MAX_ROWS: usize = crate::knobs::MAX_TOTAL_ROWS;
@@ -186,6 +187,44 @@ pub struct Node {
     /// use_remote_estimate: the planning's EXPLAIN questions and the shards' answers
     /// (`super::remote_estimate`).
     pub remote_estimates: crate::plan::remote_estimate::RemoteEstimates,
+    /// The cost model's view of each relation, kept while a join search runs
+    /// ([`CostRelations::scope`]): it reads every local table's rows (its heap pages,
+    /// its indexes' sizes), and the search costs thousands of paths over the same
+    /// relations, none of which change while it plans.
+    pub cost_relations: CostRelations,
+}
+
+/// The relations [`Node`]'s cost catalog computed during a join search (None: none
+/// under way, each question computed afresh).
+#[derive(Clone, Debug, Default)]
+pub struct CostRelations {
+    kept: std::cell::RefCell<Option<std::collections::HashMap<String, Option<Rc<crate::plan::costsize::RelInfo>>>>>,
+}
+
+impl CostRelations {
+    /// Keeps the relations computed until the guard is dropped (a scope inside one
+    /// keeps the outer one's).
+    pub fn scope(&self) -> CostRelationsScope<'_> {
+        let outer = self.kept.borrow().is_some();
+        if !outer {
+            *self.kept.borrow_mut() = Some(Default::default());
+        }
+        CostRelationsScope { of: self, outer }
+    }
+}
+
+/// See [`CostRelations::scope`].
+pub struct CostRelationsScope<'a> {
+    of: &'a CostRelations,
+    outer: bool,
+}
+
+impl Drop for CostRelationsScope<'_> {
+    fn drop(&mut self) {
+        if !self.outer {
+            *self.of.kept.borrow_mut() = None;
+        }
+    }
 }
 
 impl Node {
@@ -199,6 +238,7 @@ impl Node {
             prepared: vec![],
             routines: Default::default(),
             remote_estimates: Default::default(),
+            cost_relations: Default::default(),
         }
     }
     pub fn relation(&self, name: &str) -> Option<&Relation> {
@@ -1603,6 +1643,18 @@ impl Cluster {
 /// foreign table's with its server's `fdw_startup_cost` and `fdw_tuple_cost`
 /// (postgres_fdw's defaults 100 and 0.01), a partitioned table's.
 impl crate::plan::costsize::CostCatalog for Node {
+    fn relation_rc(&self, name: &str) -> Option<Rc<crate::plan::costsize::RelInfo>> {
+        use crate::plan::costsize::CostCatalog;
+        if let Some(kept) = self.cost_relations.kept.borrow().as_ref().and_then(|k| k.get(name)) {
+            return kept.clone();
+        }
+        let r = CostCatalog::relation(self, name).map(Rc::new);
+        if let Some(kept) = self.cost_relations.kept.borrow_mut().as_mut() {
+            kept.insert(name.to_string(), r.clone());
+        }
+        r
+    }
+
     fn relation(&self, name: &str) -> Option<crate::plan::costsize::RelInfo> {
         use crate::plan::costsize::{RelInfo, RelSize};
         let r = self.relation(name)?;

@@ -1,7 +1,7 @@
 //! Equivalence classes with a constant: PostgreSQL 15's `process_equivalence` and
 //! `generate_base_implied_equalities_const` (optimizer/path/equivclass.c) for the
 //! inner-join conditions of the sandbox's join planners (`planner::plan_join` for two
-//! relations, `joinrels` for three to five).
+//! relations, `joinrels` for three or more).
 //!
 //! The protocol, as PostgreSQL runs it:
 //!

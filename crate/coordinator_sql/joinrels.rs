@@ -1,5 +1,8 @@
-//! Join order for three to five relations: PostgreSQL 15's `standard_join_search`
-//! (allpaths.c) with `join_search_one_level`, `make_join_rel` and `join_is_legal`
+//! Join order for three or more relations: PostgreSQL 15's `deconstruct_jointree`
+//! (initsplan.c) for the subproblems, `make_rel_from_joinlist` and
+//! `standard_join_search` (allpaths.c) with `join_search_one_level`,
+//! `make_rels_by_clause_joins`, `make_rels_by_clauseless_joins`, `make_join_rel`,
+//! `join_is_legal`, `have_relevant_joinclause` and `have_join_order_restriction`
 //! (joinrels.c), `make_outerjoininfo` (initsplan.c) for the outer joins' ordering
 //! restrictions, and equivalence classes (equivclass.c) for the join clauses an
 //! inner join's equalities imply.
@@ -26,14 +29,25 @@
 //!    else is a join clause evaluated at the first join relation that holds every
 //!    relation it needs (for a condition reading a nullable side, that outer join's
 //!    minimal sides too, `check_outerjoin_delay`: it must see the null-extended rows).
-//! 3. Level 1 is the base relations, each with its unordered path (its scans, an
-//!    Append of its partitions: `Planner::side`) and, for a foreign or partitioned
+//! 3. The joinlist (`deconstruct_jointree`): the written JOINs of a FROM item fold
+//!    into one list while both inputs of a JOIN have at most `join_collapse_limit`
+//!    (8) entries together, else each input stays a subproblem (`join_collapse_limit =
+//!    1` keeps the written order); a FULL join is always a subproblem; the FROM items
+//!    fold while the list stays within `from_collapse_limit` (8) entries. Each
+//!    subproblem is searched on its own (`make_rel_from_joinlist`) and joins the list
+//!    above as one relation. A search of `geqo_threshold` (12) or more entries with
+//!    `geqo` on is PostgreSQL's genetic search: refused by name; with `geqo` off the
+//!    exhaustive search runs up to `MAX_SEARCH_ITEMS` (11) entries.
+//! 4. Level 1 is the search's initial relations (a subproblem's join relation, or a
+//!    base relation with its unordered path: its scans, an Append of its partitions,
+//!    `Planner::side`; and, for a foreign or partitioned
 //!    relation holding the query's ORDER BY columns, a path in that order (a remote
 //!    ORDER BY, a Merge Append); a local table also has an ordered index path for
 //!    each index whose key orders usefully above it (a merge key of a join to come,
 //!    the query's ORDER BY: `index_order_paths`), which a Merge Join takes as a
-//!    presorted side and a Nested Loop over it keeps. Level k joins a relation of level k-1 with a base
-//!    relation it has a join clause with (`make_rels_by_clause_joins`), then level j
+//!    presorted side and a Nested Loop over it keeps). Level k joins a relation of
+//!    level k-1 with an initial relation it has a join clause or a join order
+//!    restriction with (`make_rels_by_clause_joins`), then level j
 //!    with level k-j (bushy plans), each pair only if `join_is_legal`. A join relation
 //!    (a set of base relations) keeps every path no other beats on cost and ordering
 //!    (`add_path`: fuzzily, as `add_path_keeps` decides; an ordering beats none);
@@ -42,12 +56,15 @@
 //!    cheapest-total paths and over each outer path already in a merge key's order, a
 //!    Nested Loop over every outer path (keeping its order), a Hash Join over the
 //!    cheapest-total paths.
-//! 4. The upper levels (aggregate, ORDER BY, select list, LIMIT) go over each path of
+//! 5. The upper levels (aggregate, ORDER BY, select list, LIMIT) go over each path of
 //!    the final relation (no Sort over one already in the ORDER BY's order); the
 //!    cheapest whole plan wins.
 //!
-//! Invariants: at most `MAX_RELS` relations (a bounded search: 5 relations make at
-//! most 31 join relations); every join node has an equality between its sides as its
+//! Invariants: at most `MAX_RELS` (32) relations, a relation set being a `u32`
+//! bitset; one search over at most `MAX_SEARCH_ITEMS` entries (2^11 - 1 join
+//! relations at most), the join relations found by their set in a map
+//! (`JoinRels`, PostgreSQL's `join_rel_hash`); the cost model's view of each relation
+//! computed once per query (`CostRelations`); every join node has an equality between its sides as its
 //! key, or joins two sides an equivalence class with a constant links (a Nested Loop
 //! without a join clause: the constant restricts both sides); a join with neither is
 //! refused by name, as are CROSS JOIN, USING, NATURAL, parenthesized joins and
@@ -78,7 +95,7 @@
 //! `super::postgres_fdw_join`) is tried once per join relation, for the first pair of
 //! sides that makes it (as `joinrel->fdw_private` makes PostgreSQL do): two base
 //! foreign tables on one server, or relations already pushed there (a join of three
-//! to five is one Foreign Scan of nested joins). Whether or not `add_path` keeps it,
+//! or more is one Foreign Scan of nested joins). Whether or not `add_path` keeps it,
 //! the pushed join is remembered (`RelInfo::fdw`) for the levels above, and for the
 //! aggregate pushed over it (`add_foreign_grouping_paths`). With
 //! `enable_partitionwise_join` and every relation partitioned alike, each child join
@@ -90,14 +107,26 @@ use sqlparser::tokenizer::Location;
 use super::grouping_planner::{cheapest, group_pathkeys, grouping_candidates, input_pathkeys, Cand};
 use super::*;
 
-/// Partitionwise join of three to five relations (`try_partitionwise_join` inside
+/// Partitionwise join of three or more relations (`try_partitionwise_join` inside
 /// the search): a child module, so it extends `JoinProblem`.
 #[path = "partitionwise_joinrels.rs"]
 mod partitionwise_joinrels;
 
-/// The most relations a join may have here (PostgreSQL's exhaustive search goes to
-/// `geqo_threshold`, 12; ours stops at 5, refused beyond by name).
-pub(super) const MAX_RELS: usize = 5;
+/// The most base relations one query's join may have here: relation sets are `u32`
+/// bitsets (`Relids`); refused beyond by name.
+pub(super) const MAX_RELS: usize = 32;
+
+/// The most items one `standard_join_search` runs over (a joinlist's length, after
+/// the collapse limits): what PostgreSQL's exhaustive search reaches with its default
+/// `geqo_threshold` (12: GEQO from there). With `geqo` off PostgreSQL searches any
+/// number; the sandbox plans in the page's main thread, so it refuses a search beyond
+/// this by name (measured natively: see the module's doc).
+pub(super) const MAX_SEARCH_ITEMS: usize = 11;
+
+/// The most paths one query's join search may cost (each join path's plan is costed
+/// whole by `plan::costsize`): a bound for the page, whose planning runs in its main
+/// thread (measured natively: see the module's doc).
+const MAX_PATHS_COSTED: usize = 1_000_000;
 
 /// A path's order that is the query's ORDER BY (`RelPath::order`), whatever its keys.
 const QUERY_ORDER: usize = usize::MAX;
@@ -231,10 +260,94 @@ struct JoinProblem<'r> {
     /// How many range-table entries the query has (the relations and each written
     /// JOIN): partitions' entries come after them.
     range_table: usize,
+    /// The join search's subproblems (`deconstruct_jointree`).
+    joinlist: Vec<JoinItem>,
+    /// How many paths the search has costed so far (bounded by `MAX_PATHS_COSTED`).
+    costed: std::cell::Cell<usize>,
     at: Location,
 }
 
-/// A FROM list of three to five relations with inner, LEFT, RIGHT and FULL joins,
+/// An entry of a joinlist (`deconstruct_jointree`'s output): a base relation (its
+/// index in FROM order), or a subproblem whose own join search makes one relation
+/// (`make_rel_from_joinlist`).
+#[derive(Clone, Debug, PartialEq)]
+enum JoinItem {
+    Rel(usize),
+    Sub(Vec<JoinItem>),
+}
+
+/// `deconstruct_jointree`'s joinlist for the FROM list: each FROM item's joins fold
+/// left to right (a written join chain nests to the left), a JOIN's two inputs into
+/// one list while together they have at most `join_limit` entries, else each input
+/// stays a subproblem of its own (a lone entry is not wrapped); a FULL join is always
+/// a subproblem of its two inputs (its order is forced there). A RIGHT join that
+/// stays outer had its inputs exchanged (`reduce_outer_joins` makes it LEFT), so its
+/// right side comes first. The FROM items then join one list while it stays within
+/// `from_limit` entries (counting the items still to come); an item's list that would
+/// exceed it stays a subproblem (one-entry lists always join).
+fn deconstruct_jointree(
+    members: &[Member],
+    joins: &[WrittenJoin],
+    from_limit: usize,
+    join_limit: usize,
+) -> Vec<JoinItem> {
+    let part = |mut list: Vec<JoinItem>| if list.len() == 1 { list.remove(0) } else { JoinItem::Sub(list) };
+    let items = members.iter().map(|m| m.2 + 1).max().unwrap_or(0);
+    let mut joinlist = vec![];
+    for item in 0..items {
+        let Some(first) = members.iter().position(|m| m.2 == item) else { continue };
+        let mut list = vec![JoinItem::Rel(first)];
+        for j in joins.iter().filter(|j| j.item == item) {
+            let (mut left, mut right) = (list, vec![JoinItem::Rel(j.pos)]);
+            if j.jt != JoinType::Inner && overlap(j.lhs, 1 << j.pos) {
+                std::mem::swap(&mut left, &mut right);
+            }
+            list = if j.jt == JoinType::Full {
+                vec![JoinItem::Sub(vec![JoinItem::Sub(left), JoinItem::Sub(right)])]
+            } else if left.len() + right.len() <= join_limit {
+                left.extend(right);
+                left
+            } else {
+                vec![part(left), part(right)]
+            };
+        }
+        let remaining = items - item - 1;
+        if list.len() <= 1 || joinlist.len() + list.len() + remaining <= from_limit {
+            joinlist.extend(list);
+        } else {
+            joinlist.push(JoinItem::Sub(list));
+        }
+    }
+    joinlist
+}
+
+/// The relations of a join search (`root->join_rel_list` with its hash): base
+/// relations first (index i: the i-th in FROM order), then each join relation as
+/// `make_join_rel` first builds it, found by its set of relations.
+struct JoinRels {
+    list: Vec<RelInfo>,
+    by_relids: std::collections::HashMap<Relids, usize>,
+}
+
+impl JoinRels {
+    fn new(base: Vec<RelInfo>) -> JoinRels {
+        let by_relids = base.iter().enumerate().map(|(i, r)| (r.relids, i)).collect();
+        JoinRels { list: base, by_relids }
+    }
+
+    /// `find_join_rel`.
+    fn find(&self, relids: Relids) -> Option<usize> {
+        self.by_relids.get(&relids).copied()
+    }
+
+    fn add(&mut self, rel: RelInfo) -> usize {
+        self.by_relids.insert(rel.relids, self.list.len());
+        self.list.push(rel);
+        self.list.len() - 1
+    }
+}
+
+/// A FROM list of three or more relations with inner, LEFT, RIGHT and FULL joins,
 /// planned by `standard_join_search`.
 pub(super) fn plan_join_search(
     coord: &Node,
@@ -247,10 +360,12 @@ pub(super) fn plan_join_search(
     let n_rels = count_relations(s);
     if n_rels > MAX_RELS {
         return Err(FrontError::unsupported(
-            format!("a join of {n_rels} relations (the sandbox's join search stops at {MAX_RELS})"),
+            format!("a join of {n_rels} relations (the sandbox's relation sets hold {MAX_RELS})"),
             at,
         ));
     }
+    // The cost model's relations are computed once for the whole search.
+    let _kept = coord.cost_relations.scope();
     let members = from_members(s, at)?;
     let rels = base_rels(coord, &members, at)?;
     let range_table = members.len() + members.iter().filter(|m| m.1.is_some()).count();
@@ -267,8 +382,17 @@ pub(super) fn plan_join_search(
         .collect();
     let mut joins = written_joins(&members, on);
     reduce_outer_joins(&mut joins, &where_conj, &numbering);
+    let limit = |name: &str| coord.setting(name).and_then(|v| v.parse::<usize>().ok()).unwrap_or(8);
+    let joinlist = deconstruct_jointree(&members, &joins, limit("from_collapse_limit"), limit("join_collapse_limit"));
     let (where_conj, pinned_needed, pinned_ecs) = carry_constants(&mut joins, where_conj, &rels, &numbering);
     let placed = place_conditions(&joins, &where_conj, &numbering, at)?;
+    if placed.nested_semi && joinlist.iter().any(|i| matches!(i, JoinItem::Sub(_))) {
+        return Err(FrontError::unsupported(
+            "join_collapse_limit or from_collapse_limit splitting a join with an IN/EXISTS sublink nested in a \
+             pulled-up subquery (its join tree is not a chain)",
+            at,
+        ));
+    }
     let n = numbering.n;
     let upper = {
         let mut u = used_columns(&Layers { filter: None, ..l.clone_layers() }, n);
@@ -293,6 +417,8 @@ pub(super) fn plan_join_search(
         consider_startup: matches!(l.limit, Some((_, Some(_)))),
         tlist_order: columns_in_order(&l, n),
         range_table,
+        joinlist,
+        costed: Default::default(),
         at,
     };
     let mut planned = problem.search(&placed.base_quals, &l, &columns, servers)?;
@@ -585,6 +711,8 @@ struct Placed {
     sjs: Vec<SpecialJoin>,
     ecs: Vec<EquivClass>,
     clauses: Vec<JoinClause>,
+    /// Is a semi or anti join nested in another's right side (`nested_semi_join`)?
+    nested_semi: bool,
 }
 
 /// Places every condition (`distribute_qual_to_rels`): an outer join's ON clause
@@ -606,8 +734,10 @@ fn place_conditions(
     // Each special join, with its position and FROM item (what is below it).
     let mut sjs: Vec<SpecialJoin> = vec![];
     let mut sj_at: Vec<(usize, usize)> = vec![];
+    let mut nested_semi = false;
     for j in joins.iter().filter(|j| j.jt != JoinType::Inner) {
         let (j, nest) = nested_semi_join(j, &sjs, numbering);
+        nested_semi |= nest.is_some();
         let j = &j;
         if j.jt == JoinType::Semi {
             sjs.push(semi_join_info(j, numbering, &sjs, at)?);
@@ -693,7 +823,7 @@ fn place_conditions(
             clauses.push(JoinClause { relids: scope, expr: c });
         }
     }
-    Ok(Placed { base_quals, sjs, ecs, clauses })
+    Ok(Placed { base_quals, sjs, ecs, clauses, nested_semi })
 }
 
 /// An outer join's ON condition: one equality between its sides (its clause), and
@@ -918,24 +1048,72 @@ impl JoinProblem<'_> {
         Ok(planned)
     }
 
-    /// The levels of the search: the join relation of every base relation, with its
-    /// paths.
+    /// The join relation of every base relation, with its paths: level 1 the base
+    /// relations' (`set_base_rel_pathlists`), then `make_rel_from_joinlist` over the
+    /// joinlist.
     fn join_rel(&self, base_quals: &[Vec<Expr>]) -> Result<RelInfo, FrontError> {
-        let mut rels = self.base_paths(base_quals)?;
-        let mut levels: Vec<Vec<usize>> = vec![vec![], (0..rels.len()).collect()];
-        let nrels = self.rels.len();
-        for level in 2..=nrels {
-            levels.push(vec![]);
-            self.join_search_one_level(&mut rels, &mut levels, level)?;
+        let mut rels = JoinRels::new(self.base_paths(base_quals)?);
+        let top = self.make_rel_from_joinlist(&mut rels, &self.joinlist)?;
+        Ok(rels.list.swap_remove(top))
+    }
+
+    /// `make_rel_from_joinlist`: each entry's relation (a base relation, or a
+    /// subproblem's, searched first), then one join search over them: refused by name
+    /// where PostgreSQL would run GEQO (`geqo` on and at least `geqo_threshold`
+    /// entries), or beyond the sandbox's bound; else `standard_join_search`.
+    fn make_rel_from_joinlist(&self, rels: &mut JoinRels, joinlist: &[JoinItem]) -> Result<usize, FrontError> {
+        let mut initial = vec![];
+        for item in joinlist {
+            initial.push(match item {
+                JoinItem::Rel(i) => *i,
+                JoinItem::Sub(list) => self.make_rel_from_joinlist(rels, list)?,
+            });
         }
-        let all: Relids = (1 << nrels) - 1;
-        let Some(top) = rels.iter().position(|r| r.relids == all && !r.paths.is_empty()) else {
+        let levels_needed = initial.len();
+        if levels_needed == 1 {
+            return Ok(initial[0]);
+        }
+        let threshold = self.coord.setting("geqo_threshold").and_then(|v| v.parse::<usize>().ok()).unwrap_or(12);
+        if self.coord.setting_on("geqo", true) && levels_needed >= threshold {
             return Err(FrontError::unsupported(
-                "a join whose relations are not all linked by equalities between their columns (a clauseless join)",
+                format!(
+                    "geqo (a join of {levels_needed} relations ≥ geqo_threshold {threshold}: PostgreSQL plans it by \
+                     its genetic search, which the sandbox does not have; SET geqo TO off for the exhaustive search, or \
+                     join_collapse_limit / from_collapse_limit to split it)"
+                ),
                 self.at,
             ));
-        };
-        Ok(rels.swap_remove(top))
+        }
+        if levels_needed > MAX_SEARCH_ITEMS {
+            return Err(FrontError::unsupported(
+                format!(
+                    "an exhaustive join search over {levels_needed} relations (the sandbox's stops at \
+                     {MAX_SEARCH_ITEMS}, as PostgreSQL's default geqo_threshold leaves it, so that planning never \
+                     freezes the page; lower join_collapse_limit / from_collapse_limit to split it)"
+                ),
+                self.at,
+            ));
+        }
+        self.standard_join_search(rels, initial)
+    }
+
+    /// `standard_join_search`: level 1 the initial relations, each level up to all
+    /// of them by `join_search_one_level`; the relation of all of them.
+    fn standard_join_search(&self, rels: &mut JoinRels, initial: Vec<usize>) -> Result<usize, FrontError> {
+        let all: Relids = initial.iter().fold(0, |acc, &i| acc | rels.list[i].relids);
+        let levels_needed = initial.len();
+        let mut levels: Vec<Vec<usize>> = vec![vec![], initial];
+        for level in 2..=levels_needed {
+            levels.push(vec![]);
+            self.join_search_one_level(rels, &mut levels, level)?;
+        }
+        match rels.find(all) {
+            Some(top) if !rels.list[top].paths.is_empty() => Ok(top),
+            _ => Err(FrontError::unsupported(
+                "a join whose relations are not all linked by equalities between their columns (a clauseless join)",
+                self.at,
+            )),
+        }
     }
 
     /// Level 1 (`set_base_rel_pathlists`): each base relation's scans, returning the
@@ -1008,24 +1186,26 @@ impl JoinProblem<'_> {
         Ok(out)
     }
 
-    /// `join_search_one_level`: the join relations of `level` base relations, from a
-    /// relation of the level below and a base relation it has a join clause with
-    /// (`make_rels_by_clause_joins`; at level 2 each pair once), then bushy: level k
-    /// with level `level - k`. A relation with no join clause at all joins every base
-    /// relation (`make_rels_by_clauseless_joins`), which `make_join_rel` refuses for
-    /// want of an equality.
+    /// `join_search_one_level`: the join relations of `level` initial relations, from
+    /// a relation of the level below and an initial relation it has a join clause or
+    /// join order restriction with (`make_rels_by_clause_joins`; at level 2 each pair
+    /// once), then bushy: level k with level `level - k` (k ≤ level - k). A relation
+    /// with neither joins every initial relation (`make_rels_by_clauseless_joins`),
+    /// which `make_join_rel` refuses for want of an equality.
     fn join_search_one_level(
         &self,
-        rels: &mut Vec<RelInfo>,
+        rels: &mut JoinRels,
         levels: &mut [Vec<usize>],
         level: usize,
     ) -> Result<(), FrontError> {
-        for (pos, old) in levels[level - 1].clone().into_iter().enumerate() {
-            let r = rels[old].relids;
+        for pos in 0..levels[level - 1].len() {
+            let old = levels[level - 1][pos];
+            let r = rels.list[old].relids;
             let clauseful = self.has_joinclauses(r) || self.has_join_restriction(r);
             let start = if level == 2 && clauseful { pos + 1 } else { 0 };
-            for other in levels[1].clone().into_iter().skip(start) {
-                let o = rels[other].relids;
+            for i in start..levels[1].len() {
+                let other = levels[1][i];
+                let o = rels.list[other].relids;
                 if !overlap(r, o)
                     && (!clauseful || self.have_relevant_joinclause(r, o) || self.have_join_order_restriction(r, o))
                 {
@@ -1036,14 +1216,16 @@ impl JoinProblem<'_> {
         let mut k = 2;
         while k <= level - k {
             let other_level = level - k;
-            for (pos, old) in levels[k].clone().into_iter().enumerate() {
-                let r = rels[old].relids;
+            for pos in 0..levels[k].len() {
+                let old = levels[k][pos];
+                let r = rels.list[old].relids;
                 if !(self.has_joinclauses(r) || self.has_join_restriction(r)) {
                     continue;
                 }
                 let start = if k == other_level { pos + 1 } else { 0 };
-                for other in levels[other_level].clone().into_iter().skip(start) {
-                    let o = rels[other].relids;
+                for i in start..levels[other_level].len() {
+                    let other = levels[other_level][i];
+                    let o = rels.list[other].relids;
                     if !overlap(r, o) && (self.have_relevant_joinclause(r, o) || self.have_join_order_restriction(r, o))
                     {
                         self.make_join_rel(rels, levels, level, old, other)?;
@@ -1235,55 +1417,65 @@ impl JoinProblem<'_> {
     /// at `level`) gets the paths of both orders.
     fn make_join_rel(
         &self,
-        rels: &mut Vec<RelInfo>,
+        rels: &mut JoinRels,
         levels: &mut [Vec<usize>],
         level: usize,
         a: usize,
         b: usize,
     ) -> Result<(), FrontError> {
-        let (ra, rb) = (rels[a].relids, rels[b].relids);
+        let (ra, rb) = (rels.list[a].relids, rels.list[b].relids);
         let Some((sj, reversed)) = self.join_is_legal(ra, rb) else { return Ok(()) };
         let (a, b) = if reversed { (b, a) } else { (a, b) };
         let joinrelids = ra | rb;
-        let idx = match rels.iter().position(|r| r.relids == joinrelids) {
+        let idx = match rels.find(joinrelids) {
             Some(i) => i,
             None => {
-                rels.push(RelInfo { relids: joinrelids, paths: vec![], fdw: None, fdw_tried: false });
-                levels[level].push(rels.len() - 1);
-                rels.len() - 1
+                let i = rels.add(RelInfo { relids: joinrelids, paths: vec![], fdw: None, fdw_tried: false });
+                levels[level].push(i);
+                i
             }
         };
         let jt = sj.map_or(JoinType::Inner, |k| self.sjs[k].jt);
-        if rels[a].paths.is_empty() || rels[b].paths.is_empty() {
+        let (rel_a, rel_b) = (&rels.list[a], &rels.list[b]);
+        if rel_a.paths.is_empty() || rel_b.paths.is_empty() {
             return Ok(());
         }
-        let (ra, rb) = (rels[a].relids, rels[b].relids);
+        let (ra, rb) = (rel_a.relids, rel_b.relids);
         let mut new_paths = vec![];
+        let mut pushed_here = None;
         match jt {
             JoinType::Semi | JoinType::Anti => {
                 let sjk = &self.sjs[sj.unwrap_or(0)];
-                new_paths.extend(self.semi_join_paths(sjk, (&rels[a].paths, ra), (&rels[b].paths, rb), sj));
+                new_paths.extend(self.semi_join_paths(sjk, (&rel_a.paths, ra), (&rel_b.paths, rb), sj));
             }
             _ => {
-                new_paths.extend(self.add_paths_to_joinrel((&rels[a].paths, ra), (&rels[b].paths, rb), jt, sj));
+                new_paths.extend(self.add_paths_to_joinrel((&rel_a.paths, ra), (&rel_b.paths, rb), jt, sj));
                 // GetForeignJoinPaths, at the end of the first add_paths_to_joinrel of
                 // the first pair that makes the relation.
-                if !rels[idx].fdw_tried {
-                    rels[idx].fdw_tried = true;
-                    let pushed = self.foreign_join_path(&rels[a], &rels[b], jt, sj)?;
-                    rels[idx].fdw = pushed.clone();
-                    new_paths.extend(pushed);
+                if !rels.list[idx].fdw_tried {
+                    let pushed = self.foreign_join_path(rel_a, rel_b, jt, sj)?;
+                    new_paths.extend(pushed.clone());
+                    pushed_here = Some(pushed);
                 }
-                new_paths.extend(self.add_paths_to_joinrel(
-                    (&rels[b].paths, rb),
-                    (&rels[a].paths, ra),
-                    jt.commuted(),
-                    sj,
-                ));
+                new_paths.extend(self.add_paths_to_joinrel((&rel_b.paths, rb), (&rel_a.paths, ra), jt.commuted(), sj));
             }
         }
+        let joinrel = &mut rels.list[idx];
+        if let Some(pushed) = pushed_here {
+            joinrel.fdw_tried = true;
+            joinrel.fdw = pushed;
+        }
         for p in new_paths {
-            add_rel_path(&mut rels[idx].paths, p, self.consider_startup, &|x, y| self.same_order(x, y));
+            add_rel_path(&mut joinrel.paths, p, self.consider_startup, &|x, y| self.same_order(x, y));
+        }
+        if self.costed.get() > MAX_PATHS_COSTED {
+            return Err(FrontError::unsupported(
+                format!(
+                    "a join search costing more than {MAX_PATHS_COSTED} paths (the sandbox's bound, so that planning \
+                     never freezes the page; lower join_collapse_limit / from_collapse_limit to split it)"
+                ),
+                self.at,
+            ));
         }
         Ok(())
     }
@@ -1684,6 +1876,7 @@ impl JoinProblem<'_> {
 
     /// `cost_plan`'s estimate of a plan's top node, with the coordinator's settings.
     fn estimate(&self, plan: &Plan) -> Estimate {
+        self.costed.set(self.costed.get() + 1);
         let params = CostParams::from_settings(&|n| self.coord.setting(n).map(str::to_string));
         cost_plan(plan, self.coord, &params)[0]
     }

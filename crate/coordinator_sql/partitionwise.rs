@@ -46,7 +46,7 @@
 //! pairs ordered otherwise it is a Sort above the Append, planned here), and a GROUP BY
 //! key that is not a column. A lone pair pushed down has its partitions' widths, not
 //! the parents' (`build_child_join_reltarget`: EXPLAIN's width can differ by a byte).
-//! Joins of three to five relations partitioned alike are partitionwise_joinrels.rs's.
+//! Joins of three or more relations partitioned alike are partitionwise_joinrels.rs's.
 
 use super::*;
 

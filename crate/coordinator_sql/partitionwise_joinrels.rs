@@ -1,4 +1,4 @@
-//! Partitionwise join of three to five relations (`enable_partitionwise_join`), as
+//! Partitionwise join of three or more relations (`enable_partitionwise_join`), as
 //! PostgreSQL 15 plans it inside `standard_join_search`: `try_partitionwise_join`
 //! (joinrels.c) runs beside every `make_join_rel` of two partitioned relations and
 //! makes the matching *child join relations*, each given paths exactly as its parent
@@ -235,6 +235,8 @@ impl<'r> JoinProblem<'r> {
                 consider_startup: self.consider_startup,
                 tlist_order: self.tlist_order.clone(),
                 range_table,
+                joinlist: self.joinlist.clone(),
+                costed: Default::default(),
                 at: self.at,
             };
             let top = child.join_rel(base_quals)?;

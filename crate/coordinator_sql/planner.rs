@@ -47,7 +47,7 @@
 //!   answers come through the catalog, `super::remote_estimate`, a join's
 //!   parameterized scans' too, `paramfdw.rs`);
 //! - subqueries nest at most 32 deep (`MAX_NESTING`), an error beyond that, not a stack
-//!   overflow; what it does not plan (WITH, joins of more than five relations, …) is
+//!   overflow; what it does not plan (WITH, a join search of GEQO's size, …) is
 //!   refused by name.
 //!
 //! Set operations are `super::prepunion`'s (UNION [ALL], INTERSECT [ALL], EXCEPT [ALL]),
@@ -72,7 +72,7 @@
 //! join pushed to that server as one Foreign Scan (`Method::Foreign`,
 //! `super::postgres_fdw_join`), with the query's aggregate pushed over it.
 //!
-//! A join of three to five relations is `joinrels.rs`'s: `standard_join_search`
+//! A join of three or more relations is `joinrels.rs`'s: `standard_join_search`
 //! (join order by dynamic programming, `join_is_legal` for the outer joins) over the
 //! same join nodes (`join_node`, `Method::tried`) and `add_path`'s verdicts.
 //!
@@ -112,7 +112,7 @@ use crate::types::{Catalog, Column, Datum, Table};
 
 #[path = "equivclass.rs"]
 mod equivclass;
-/// Joins of three to five relations: `standard_join_search` (joinrels.rs).
+/// Joins of three or more relations: `standard_join_search` (joinrels.rs).
 #[path = "joinrels.rs"]
 mod joinrels;
 // The upper levels chosen by cost (GroupAggregate or HashAggregate, Sort or Merge

@@ -37,8 +37,8 @@
 //! the join goes by its own name.
 //!
 //! Where it departs from PostgreSQL: only a query over one relation, its sublinks
-//! making a join of at most `joinrels::MAX_RELS` relations (refused
-//! beyond by the join search); sublinks nested one level only (one nested in a nested
+//! making a join the join search plans (`joinrels`: GEQO's size refused
+//! by name); sublinks nested one level only (one nested in a nested
 //! subquery is left a sublink: refused); the subquery must
 //! read one relation, without aggregates, GROUP BY, DISTINCT, LIMIT or set operations
 //! (PostgreSQL pulls up a subquery that is a join too); the subquery's relation must go

@@ -19,7 +19,7 @@
 //! | `enable_async_append` | Append runs async-capable foreign children asynchronously | honoured: the mode of `pgasync sql` (unless `--mode`), of the corpus and of EXPLAIN without ANALYZE (`Async Foreign Scan`); the page's sync/async switch sets it for the page's run |
 //! | `enable_partition_pruning` | plan-time pruning of partitions | honoured: off scans every partition |
 //! | `enable_partitionwise_aggregate` | aggregates per partition, fully (the key grouped) or partially | on: honoured: with the partition key among the GROUP BY keys, per-partition aggregates (pushed to the shards); without, a Partial Aggregate per partition and a Finalize Aggregate above (avg refused: its partial state is not planned); each against the ordinary paths, by cost |
-//! | `enable_partitionwise_join` | joins partitioned tables partition by partition | on: honoured for two relations partitioned alike with equal bounds, joined on their keys (an Append of per-pair joins, partitionwise.rs), and for three to five relations all partitioned alike and joined on their keys (an Append of per-child joins, each searched as its parent, partitionwise_joinrels.rs); refused by name where PostgreSQL would join partitionwise and the sandbox does not (three or more relations of which only some are partitioned alike, differing bounds, ORDER BY over foreign pairs, by a key, or over a join of three or more); foreign partitions on one server may be pushed down as one Foreign Scan of their join (of two or more); no effect on other queries, as in PostgreSQL |
+//! | `enable_partitionwise_join` | joins partitioned tables partition by partition | on: honoured for two relations partitioned alike with equal bounds, joined on their keys (an Append of per-pair joins, partitionwise.rs), and for three or more relations all partitioned alike and joined on their keys (an Append of per-child joins, each searched as its parent, partitionwise_joinrels.rs); refused by name where PostgreSQL would join partitionwise and the sandbox does not (three or more relations of which only some are partitioned alike, differing bounds, ORDER BY over foreign pairs, by a key, or over a join of three or more); foreign partitions on one server may be pushed down as one Foreign Scan of their join (of two or more); no effect on other queries, as in PostgreSQL |
 //! | `enable_hashjoin`, `enable_mergejoin`, `enable_nestloop`, `enable_material` | discourage their join method (Materialize) | honoured as PostgreSQL 15 honours them (planner.rs, `Method::tried`; `plan::costsize`): off, no hash or merge join path is made (`add_paths_to_joinrel`), a Nested Loop costs `disable_cost` more, no Materialize is tried over a Nested Loop's inner side nor chosen over a Merge Join's (only where the inner side needs one to mark and restore) |
 //! | `enable_hashagg` | discourages HashAggregate | off: a HashAggregate costs `disable_cost` more (`plan::costsize`), so a grouped query over one relation chooses GroupAggregate, as PostgreSQL does; refused when the plan still has a HashAggregate (a join's aggregate, a set operation: no sorted path there) |
 //! | `enable_sort` | discourages explicit Sort steps | off: a Sort costs `disable_cost` more (`plan::costsize`), so a join chooses a method without one and ORDER BY a Merge Append or an ordered Append where there is one, as PostgreSQL does; refused when the plan still has a Sort (the sandbox lacks PostgreSQL's other paths there) |
@@ -34,7 +34,9 @@
 //! | `seq_page_cost`, `random_page_cost`, `cpu_tuple_cost`, `cpu_index_tuple_cost`, `cpu_operator_cost`, `work_mem` | the cost model | honoured: `plan::costsize` prints the estimates by them (the sandbox's planner still chooses its plan by rule) |
 //! | `plan_cache_mode` | custom or generic plans for prepared statements (`choose_custom_plan`) | honoured: `prepared.rs`, plancache.c's choice, the first five executions custom in `auto` |
 //! | `default_statistics_target` | ANALYZE's sample (300 × it rows), MCVs and histogram bounds | honoured (`plan::stats`) |
-//! | `parallel_*_cost`, `effective_cache_size`, `hash_mem_multiplier`, `geqo*`, `from_collapse_limit`, `join_collapse_limit`, `constraint_exclusion`, `cursor_tuple_fraction`, `jit_above_cost`, … | the planner | refused: the sandbox's cost model does not use them |
+//! | `join_collapse_limit`, `from_collapse_limit` | how many explicit JOINs / FROM items `deconstruct_jointree` folds into one join search (8) | honoured (`joinrels.rs`): a join list longer than the limit is planned as subproblems, `join_collapse_limit = 1` keeps the written JOIN order |
+//! | `geqo`, `geqo_threshold` | the genetic search for a join search of at least `geqo_threshold` (12) items | honoured: the sandbox has no genetic search, so a join search of that many items with `geqo` on is refused by name; with `geqo` off (or a higher threshold) the exhaustive search runs, up to the sandbox's bound (`joinrels::MAX_SEARCH_ITEMS`) |
+//! | `parallel_*_cost`, `effective_cache_size`, `hash_mem_multiplier`, `geqo_effort` and geqo's other knobs, `constraint_exclusion`, `cursor_tuple_fraction`, `jit_above_cost`, … | the planner | refused: the sandbox's cost model does not use them |
 //! | `extra_float_digits`, `DateStyle`, `TimeZone`, `IntervalStyle`, `bytea_output`, `lc_*` | how values are written | refused: PostgreSQL's defaults only |
 //! | `search_path` | where names are looked up | refused: one schema, `public` |
 //! | `seed` | seeds `random()` | refused: write `SELECT setseed(…)` |
@@ -172,6 +174,10 @@ const GUCS: &[Guc] = &[
     Guc { name: "cpu_operator_cost", kind: Kind::Real, boot: "0.0025", explain: true, how: How::Honoured },
     Guc { name: "work_mem", kind: Kind::Memory, boot: "4MB", explain: true, how: How::Honoured },
     Guc { name: "default_statistics_target", kind: Kind::Int, boot: "100", explain: false, how: How::Honoured },
+    Guc { name: "from_collapse_limit", kind: Kind::Int, boot: "8", explain: true, how: How::Honoured },
+    Guc { name: "join_collapse_limit", kind: Kind::Int, boot: "8", explain: true, how: How::Honoured },
+    Guc { name: "geqo", kind: Kind::Bool, boot: "on", explain: true, how: How::Honoured },
+    Guc { name: "geqo_threshold", kind: Kind::Int, boot: "12", explain: true, how: How::Honoured },
     Guc {
         name: "plan_cache_mode",
         kind: Kind::Enum(PLAN_CACHE_MODES),
@@ -194,10 +200,6 @@ const COST_MODEL: &[&str] = &[
     "hash_mem_multiplier",
     "constraint_exclusion",
     "cursor_tuple_fraction",
-    "from_collapse_limit",
-    "join_collapse_limit",
-    "geqo",
-    "geqo_threshold",
     "geqo_effort",
     "geqo_pool_size",
     "geqo_generations",
@@ -273,6 +275,13 @@ pub fn check_set(name: &str, value: Option<&str>) -> Result<(String, String), St
             Kind::Int => match v.trim().parse::<i64>() {
                 Ok(n) if name == "default_statistics_target" && !(1..=10000).contains(&n) => {
                     return Err(format!("{n} is outside the valid range for parameter \"{name}\" (1 .. 10000)"))
+                }
+                // The join search's limits (guc_tables.c: 1 .. INT_MAX, geqo_threshold 2 ..).
+                Ok(n) if name.ends_with("_collapse_limit") && !(1..=i32::MAX as i64).contains(&n) => {
+                    return Err(format!("{n} is outside the valid range for parameter \"{name}\" (1 .. 2147483647)"))
+                }
+                Ok(n) if name == "geqo_threshold" && !(2..=i32::MAX as i64).contains(&n) => {
+                    return Err(format!("{n} is outside the valid range for parameter \"{name}\" (2 .. 2147483647)"))
                 }
                 Ok(n) => n.to_string(),
                 Err(_) => return Err(format!("invalid value for parameter \"{name}\": \"{v}\"")),

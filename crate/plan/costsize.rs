@@ -215,6 +215,11 @@ impl RelInfo {
 /// Where the cost model finds relations (the coordinator's catalog).
 pub trait CostCatalog {
     fn relation(&self, name: &str) -> Option<RelInfo>;
+    /// The same, shared: a catalog may keep what it computed (the join search asks for
+    /// the same relations for every path it costs).
+    fn relation_rc(&self, name: &str) -> Option<Rc<RelInfo>> {
+        self.relation(name).map(Rc::new)
+    }
     /// postgres_fdw's `use_remote_estimate` for a foreign table's scan with remote
     /// query `sql`: the remote EXPLAIN's answer (`super::remote_estimate`). Local:
     /// the relation prices its scans locally (the option off, or no shards to ask).
@@ -928,7 +933,7 @@ impl Model<'_> {
         if let Some(r) = self.rels.borrow().get(name) {
             return r.clone();
         }
-        let r = self.cat.relation(name).map(Rc::new);
+        let r = self.cat.relation_rc(name);
         self.rels.borrow_mut().insert(name.to_string(), r.clone());
         r
     }

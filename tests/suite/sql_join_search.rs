@@ -193,19 +193,25 @@ fn four_and_five_relations_return_the_reference_rows() {
 /// What the join search does not plan is refused, naming it.
 #[wasm_bindgen_test(unsupported = test)]
 fn unplanned_joins_of_several_relations_are_refused_by_name() {
+    let names: Vec<String> = (0..12).map(|i| format!("x{i}")).collect();
+    let twelve = format!(
+        "select count(*) from {} where {};",
+        names.iter().map(|n| format!("lo {n}")).collect::<Vec<_>>().join(", "),
+        names.windows(2).map(|w| format!("{}.k = {}.v", w[1], w[0])).collect::<Vec<_>>().join(" and ")
+    );
+    let geqo_off = format!("set geqo = off;\n{twelve}");
     for (query, named) in [
-        (
-            "select * from lo a join lo b on a.k = b.k join lo c on c.k = a.k join lo d on d.k = a.k \
-             join lo e on e.k = a.k join lo f on f.k = a.k;",
-            "a join of 6 relations",
-        ),
+        // (h23g) Twelve FROM items: PostgreSQL's genetic search (geqo_threshold 12).
+        (twelve.as_str(), "geqo (a join of 12 relations"),
+        (geqo_off.as_str(), "an exhaustive join search over 12 relations"),
         ("select * from lo, fr, md where lo.k = fr.k;", "clauseless join"),
         ("select * from lo join fr on lo.k = fr.k join md on md.k < lo.k;", "clauseless join"),
         ("select * from lo join (fr join md on md.k = fr.k) on lo.k = fr.k;", "parenthesized join"),
         ("select * from lo left join fr on lo.k = fr.k and lo.v > 3 join md on md.k = lo.k;", "an outer join's ON"),
         ("select * from lo join fr on lo.k = fr.k cross join md;", "CROSS"),
     ] {
-        let e = run("", query).expect_err(query);
+        let (settings, query) = query.rsplit_once('\n').unwrap_or(("", query));
+        let e = run(settings, query).expect_err(query);
         assert!(e.contains("not supported by the sandbox") && e.contains(named), "{query}: {e}");
     }
     // enable_partitionwise_join on, two of the relations partitioned alike: PostgreSQL
@@ -216,4 +222,82 @@ fn unplanned_joins_of_several_relations_are_refused_by_name() {
     assert!(run(alike, query).is_ok());
     let e = run(&format!("{alike}\nset enable_partitionwise_join = on;"), query).expect_err(query);
     assert!(e.contains("not supported by the sandbox") && e.contains("enable_partitionwise_join"), "{e}");
+}
+
+/// The tables a plan scans, in order.
+fn tables(plan: &Plan, out: &mut Vec<String>) {
+    match plan {
+        Plan::SeqScan { table, .. } => out.push(table.clone()),
+        Plan::ForeignScan(f) => out.push(f.relation.clone()),
+        _ => plan.children().iter().for_each(|c| tables(c, out)),
+    }
+}
+
+/// The first join node from the top, and its two sides' tables (sorted).
+fn top_join(plan: &Plan) -> Option<(Vec<String>, Vec<String>)> {
+    if let Plan::HashJoin { outer, inner, .. }
+    | Plan::MergeJoin { outer, inner, .. }
+    | Plan::NestLoop { outer, inner, .. } = plan
+    {
+        let side = |p: &Plan| {
+            let mut t = vec![];
+            tables(p, &mut t);
+            t.sort();
+            t
+        };
+        return Some((side(outer), side(inner)));
+    }
+    plan.children().iter().find_map(|c| top_join(c))
+}
+
+/// (h23g) Six to eight relations (a table under several names): the rows are the
+/// reference's whatever the search does; with `join_collapse_limit = 1` the joins are
+/// made in the order written (`deconstruct_jointree` keeps each JOIN a subproblem), so
+/// the top join's one side is the relation written last.
+#[wasm_bindgen_test(unsupported = test)]
+fn six_to_eight_relations_and_join_collapse_limit() {
+    let q6 = "select a.k, a.v, b.k, b.t, c.k, c.v, d.k, d.t, e.k, e.v, f.k, f.w from lo a join md b on b.k = a.k \
+              join lo c on c.v = a.v left join md d on d.k = c.k join lo e on e.k = b.k join fr f on f.k = e.k;";
+    let want6 = {
+        let ab = join(&lo(), &md(), "inner", (0, 0));
+        let abc = join(&ab, &lo(), "inner", (1, 1));
+        let abcd = join(&abc, &md(), "left", (4, 0));
+        let abcde = join(&abcd, &lo(), "inner", (2, 0));
+        text(join(&abcde, &fr(), "inner", (8, 0)))
+    };
+    for (node, settings) in METHODS {
+        let (rows, _) = run(settings, q6).unwrap_or_else(|e| panic!("{q6} by {node}: {e}"));
+        assert_eq!(rows, want6, "{q6} by {node}");
+    }
+    let (rows, plan) = run("set join_collapse_limit = 1;", q6).unwrap();
+    assert_eq!(rows, want6);
+    let (x, y) = top_join(&plan).expect("a join");
+    let last = vec!["fr_a".to_string(), "fr_b".to_string()];
+    assert!(x == last || y == last, "join_collapse_limit = 1: the top join's sides {x:?} / {y:?}");
+    // Eight relations in one FROM list: one search of eight (from_collapse_limit
+    // counts FROM items, each one relation here), and its rows.
+    let names = ["a", "b", "c", "d", "e", "f", "g", "h"];
+    let q8 = format!(
+        "select count(*), sum(h.v) from {} where {};",
+        names.iter().map(|n| format!("lo {n}")).collect::<Vec<_>>().join(", "),
+        names.windows(2).map(|w| format!("{}.k = {}.k", w[1], w[0])).collect::<Vec<_>>().join(" and ")
+    );
+    let per_key: Vec<(i64, i64)> = {
+        let mut m = std::collections::BTreeMap::<i64, (i64, i64)>::new();
+        for r in lo() {
+            if let (Some(k), Some(v)) = (&r[0], &r[1]) {
+                let e = m.entry(k.parse().unwrap()).or_default();
+                e.0 += 1;
+                e.1 += v.parse::<i64>().unwrap();
+            }
+        }
+        m.into_values().collect()
+    };
+    // Rows with key k: n^8; the sum of h.v over them: n^7 × (sum of v with key k).
+    let count: i64 = per_key.iter().map(|(n, _)| n.pow(8)).sum();
+    let sum: i64 = per_key.iter().map(|(n, s)| n.pow(7) * s).sum();
+    for settings in ["", "set from_collapse_limit = 2;", "set join_collapse_limit = 1;"] {
+        let (rows, _) = run(settings, &q8).unwrap_or_else(|e| panic!("{q8} with {settings:?}: {e}"));
+        assert_eq!(rows, vec![format!("{count}|{sum}")], "{q8} with {settings:?}");
+    }
 }

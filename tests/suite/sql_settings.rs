@@ -74,7 +74,7 @@ fn a_setting_the_sandbox_cannot_honour_is_refused_by_name_at_its_name() {
     for set in [
         "hash_mem_multiplier = 1",
         "effective_cache_size = '1GB'",
-        "geqo_threshold = 20",
+        "geqo_effort = 3",
         "search_path = public",
         "extra_float_digits = 3",
         "seed = 0.5",
@@ -98,6 +98,12 @@ fn a_setting_the_sandbox_cannot_honour_is_refused_by_name_at_its_name() {
         ),
         ("client_min_messages = loud", "invalid value for parameter \"client_min_messages\": \"loud\""),
         ("enable_sort = on, off", "SET enable_sort takes only one argument"),
+        // (h23g) the join search's limits, as guc_tables.c bounds them.
+        (
+            "join_collapse_limit = 0",
+            "0 is outside the valid range for parameter \"join_collapse_limit\" (1 .. 2147483647)",
+        ),
+        ("geqo_threshold = 1", "1 is outside the valid range for parameter \"geqo_threshold\" (2 .. 2147483647)"),
     ] {
         let (e, text) = load_err(&format!("set {set};"), "select * from t;");
         assert_eq!(e.message, message);
@@ -121,6 +127,10 @@ fn the_settings_the_sandbox_honours_are_accepted() {
         "enable_partition_pruning = false",
         "enable_partitionwise_aggregate = on",
         "enable_partitionwise_join = on",
+        "join_collapse_limit = 1",
+        "from_collapse_limit = 20",
+        "geqo = off",
+        "geqo_threshold = 14",
         "enable_nestloop = off",
         "enable_mergejoin to false",
         "enable_material = 0",
