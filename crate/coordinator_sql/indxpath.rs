@@ -239,8 +239,10 @@ pub(super) fn ordered_scan(
 /// index on `key` (`build_index_paths` with the join clause as an index clause,
 /// `get_baserel_parampathinfo`): its Index Cond is `key = ` the outer row's key
 /// (`outer_key`, as EXPLAIN names it) and the index quals among the side's own
-/// conjuncts; the rest are its Filter.
-pub(super) fn param_scan(coord: &Node, req: &ScanRequest, key: usize, outer_key: String) -> Plan {
+/// conjuncts; the rest are its Filter. `no`: the parameter's number in
+/// `EState::nest_params` (one per Nested Loop that sets one, so that nested loops
+/// never share a slot).
+pub(super) fn param_scan(coord: &Node, req: &ScanRequest, key: usize, outer_key: String, no: usize) -> Plan {
     let p = CostParams::from_settings(&|n| coord.setting(n).map(str::to_string));
     let mut read = read_columns(req);
     if !read.contains(&key) {
@@ -264,7 +266,7 @@ pub(super) fn param_scan(coord: &Node, req: &ScanRequest, key: usize, outer_key:
         alias: req.name.clone(),
         index_only: p.enable_indexonlyscan && read.iter().all(|&c| c == key),
         quals,
-        nest_param: Some(NestParam { no: 0, outer: outer_key }),
+        nest_param: Some(NestParam { no, outer: outer_key }),
     };
     wrap(scan, req, &read, &rest)
 }

@@ -231,6 +231,9 @@ struct JoinProblem<'r> {
     /// How many range-table entries the query has (the relations and each written
     /// JOIN): partitions' entries come after them.
     range_table: usize,
+    /// Each base relation's own conditions (`baserestrictinfo`), for its
+    /// parameterized index paths (`param_inner_path`); set by `join_rel`.
+    base_quals: std::cell::RefCell<Vec<Vec<Expr>>>,
     at: Location,
 }
 
@@ -285,6 +288,7 @@ pub(super) fn plan_join_search(
         consider_startup: matches!(l.limit, Some((_, Some(_)))),
         tlist_order: columns_in_order(&l, n),
         range_table,
+        base_quals: Default::default(),
         at,
     };
     problem.search(&placed.base_quals, &l, &columns, servers)
@@ -907,6 +911,7 @@ impl JoinProblem<'_> {
     /// The levels of the search: the join relation of every base relation, with its
     /// paths.
     fn join_rel(&self, base_quals: &[Vec<Expr>]) -> Result<RelInfo, FrontError> {
+        *self.base_quals.borrow_mut() = base_quals.to_vec();
         let mut rels = self.base_paths(base_quals)?;
         let mut levels: Vec<Vec<usize>> = vec![vec![], (0..rels.len()).collect()];
         let nrels = self.rels.len();
@@ -1468,6 +1473,17 @@ impl JoinProblem<'_> {
             return vec![];
         }
         let mut out = vec![];
+        // The inner relation's parameterized index paths, one per key whose inner
+        // column a local table indexes (`cheapest_parameterized_paths`; none over a
+        // unique-ified inner side, which is a path of its own).
+        let param_inners: Vec<(usize, RelPath)> = match jt {
+            JoinType::UniqueInner => vec![],
+            _ => keys
+                .iter()
+                .enumerate()
+                .filter_map(|(k, &(ko, ki, _))| Some((k, self.param_inner_path(inner_relids, ko, ki)?)))
+                .collect(),
+        };
         // A unique-ified side makes an inner join (no Materialize over a unique inner
         // side: `match_unsorted_outer`).
         let methods = Method::tried(self.coord, inner_kind(jt))
@@ -1491,7 +1507,16 @@ impl JoinProblem<'_> {
                         }
                     }
                 }
-                Method::NestLoop { .. } => combos.extend(outers.iter().map(|o| (o, cheap_i, 0))),
+                Method::NestLoop { material } => {
+                    combos.extend(outers.iter().map(|o| (o, cheap_i, 0)));
+                    // match_unsorted_outer: each outer path over each parameterized
+                    // inner path its relations satisfy (never materialized).
+                    if !material {
+                        for (k, pi) in &param_inners {
+                            combos.extend(outers.iter().map(|o| (o, pi, *k)));
+                        }
+                    }
+                }
                 Method::Hash => combos.push((cheap_o, cheap_i, 0)),
                 // postgres_fdw's path, not one `Method::tried` makes.
                 Method::Foreign => {}
@@ -1501,6 +1526,53 @@ impl JoinProblem<'_> {
             }
         }
         out
+    }
+
+    /// A Nested Loop's inner side probed by its index (indxpath.c's
+    /// `get_join_index_paths`, a path parameterized by the outer relation): when the
+    /// inner relation is one local table with an index on the key's inner column
+    /// `ki`, its Index (Only) Scan with the Index Cond `ki = ko` (the outer row's
+    /// value, a NestLoop parameter numbered by the inner relation, so that nested
+    /// loops never share one), its own conditions as before (an index qual on the
+    /// key among them, the rest its Filter); None otherwise.
+    fn param_inner_path(&self, inner_relids: Relids, ko: usize, ki: usize) -> Option<RelPath> {
+        if inner_relids.count_ones() != 1 {
+            return None;
+        }
+        let i = inner_relids.trailing_zeros() as usize;
+        let b = self.rels.get(i)?;
+        let RelKind::Table(t) = &b.rel.kind else { return None };
+        let key = ki.checked_sub(b.first)?;
+        t.index_on(key)?;
+        let quals = self.base_quals.borrow().get(i)?.clone();
+        // A condition without columns gates the scan (`Planner::gate`): left to the
+        // plain paths.
+        if quals.iter().any(|q| columns_of(q, b.rel.columns.len()).is_empty()) {
+            return None;
+        }
+        let cols: Vec<usize> =
+            (b.first..b.first + b.rel.columns.len()).filter(|&c| self.needed(c, inner_relids)).collect();
+        let used: Vec<usize> = cols.iter().map(|c| c - b.first).collect();
+        let mut where_cols: Vec<usize> = quals.iter().flat_map(|q| columns_of(q, b.rel.columns.len())).collect();
+        where_cols.sort_unstable();
+        where_cols.dedup();
+        let req = crate::coordinator_sql::indxpath::ScanRequest {
+            rel: b.rel,
+            name: (b.name != b.rel.name).then(|| ScanName { alias: b.name.clone(), parent: None }),
+            conjuncts: &quals,
+            used: &used,
+            where_cols: &where_cols,
+        };
+        // The outer column as EXPLAIN names it (its relation's alias).
+        let ob = &self.rels[self.rel_of(ko)];
+        let outer_key = format!(
+            "{}.{}",
+            crate::sql_text::quote_identifier(&ob.name),
+            crate::sql_text::quote_identifier(&ob.rel.columns[ko - ob.first].name)
+        );
+        let plan = crate::coordinator_sql::indxpath::param_scan(self.coord, &req, key, outer_key, i + 1);
+        let est = self.estimate(&plan);
+        Some(RelPath { plan, cols, est, order: None })
     }
 
     /// One join path: the join node of `method` over the two paths on key `k` (a Hash

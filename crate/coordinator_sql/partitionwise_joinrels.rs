@@ -235,6 +235,7 @@ impl<'r> JoinProblem<'r> {
                 consider_startup: self.consider_startup,
                 tlist_order: self.tlist_order.clone(),
                 range_table,
+                base_quals: Default::default(),
                 at: self.at,
             };
             let top = child.join_rel(base_quals)?;

@@ -2275,7 +2275,7 @@ impl<'a> Planner<'a> {
             used: &s.used,
             where_cols: &where_cols,
         };
-        self.gate(super::indxpath::param_scan(self.coord, &req, s.key, outer_key))
+        self.gate(super::indxpath::param_scan(self.coord, &req, s.key, outer_key, 0))
     }
 
     fn partitionwise(&self, rel: &Relation, l: &Layers) -> bool {
