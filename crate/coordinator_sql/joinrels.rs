@@ -1484,6 +1484,10 @@ impl JoinProblem<'_> {
                 .filter_map(|(k, &(ko, ki, _))| Some((k, self.param_inner_path(inner_relids, ko, ki)?)))
                 .collect(),
         };
+        let memoized: Vec<(usize, RelPath)> = match self.memoize_ok(jt) {
+            true => param_inners.iter().map(|(k, pi)| (*k, self.memoize_path(pi))).collect(),
+            false => vec![],
+        };
         // A unique-ified side makes an inner join (no Materialize over a unique inner
         // side: `match_unsorted_outer`).
         let methods = Method::tried(self.coord, inner_kind(jt))
@@ -1514,6 +1518,11 @@ impl JoinProblem<'_> {
                     if !material {
                         for (k, pi) in &param_inners {
                             combos.extend(outers.iter().map(|o| (o, pi, *k)));
+                        }
+                        // get_memoize_path: each parameterized inner path under a
+                        // Memoize too, for an outer relation of two rows or more.
+                        for (k, pi) in &memoized {
+                            combos.extend(outers.iter().filter(|o| o.est.rows >= 2.0).map(|o| (o, pi, *k)));
                         }
                     }
                 }
@@ -1573,6 +1582,30 @@ impl JoinProblem<'_> {
         let plan = crate::coordinator_sql::indxpath::param_scan(self.coord, &req, key, outer_key, i + 1);
         let est = self.estimate(&plan);
         Some(RelPath { plan, cols, est, order: None })
+    }
+
+    /// May a parameterized inner side be memoized (`get_memoize_path`)? With
+    /// `enable_memoize`, and not for a semi or anti join: their Nested Loop leaves an
+    /// inner pass at its first match, so the cache entry would never be complete
+    /// (PostgreSQL allows it when the inner side is proven unique, which needs a
+    /// unique index: the sandbox's indexes are not).
+    fn memoize_ok(&self, jt: JoinType) -> bool {
+        self.coord.setting_on("enable_memoize", true) && !matches!(jt, JoinType::Semi | JoinType::Anti)
+    }
+
+    /// `create_memoize_path` over a parameterized inner path: a Memoize keyed by the
+    /// Nested Loop's parameter (its outer column as EXPLAIN names it).
+    fn memoize_path(&self, inner: &RelPath) -> RelPath {
+        fn cache_key(p: &Plan) -> String {
+            match p {
+                Plan::IndexScan { nest_param: Some(np), .. } => np.outer.clone(),
+                Plan::Result { child, .. } => cache_key(child),
+                _ => String::new(),
+            }
+        }
+        let plan = Plan::Memoize { child: Box::new(inner.plan.clone()), cache_key: cache_key(&inner.plan) };
+        let est = self.estimate(&plan);
+        RelPath { plan, cols: inner.cols.clone(), est, order: None }
     }
 
     /// One join path: the join node of `method` over the two paths on key `k` (a Hash
