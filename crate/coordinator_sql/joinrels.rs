@@ -41,7 +41,13 @@
 //!    `enable_*` settings as PostgreSQL applies them): a Merge Join over the
 //!    cheapest-total paths and over each outer path already in a merge key's order, a
 //!    Nested Loop over every outer path (keeping its order), a Hash Join over the
-//!    cheapest-total paths.
+//!    cheapest-total paths. A Nested Loop's inner side may also be *parameterized*
+//!    (`get_join_index_paths`, `param_inner_path`): a local table probed by its index
+//!    with the outer row's key (`Index Cond: (b.id = s.big_id)`, a NestLoop parameter
+//!    numbered by the inner relation), costed per probe with the loop count
+//!    (`cost_index`'s `index_pages_fetched` over `loop_count`), and that side under a
+//!    Memoize too (`get_memoize_path`, `memoize_path`: not for a semi or anti join),
+//!    whose rescans `cost_memoize_rescan` prices by the outer key's distinct values.
 //! 4. The upper levels (aggregate, ORDER BY, select list, LIMIT) go over each path of
 //!    the final relation (no Sort over one already in the ORDER BY's order); the
 //!    cheapest whole plan wins.
@@ -60,8 +66,10 @@
 //! Where it departs from PostgreSQL: pathkeys are one ascending column (or the
 //! query's ORDER BY as a whole), so a Merge Join merges on one key and no path is
 //! ordered on several; the inner side of a join is a relation's cheapest-total path
-//! or one ordered for a merge (a local table's ordered index path among them; no
-//! parameterized or Memoize paths: no Nested Loop probes a side by its index); a join relation's rows are each path's own estimate (the cost
+//! or one ordered for a merge (a local table's ordered index path among them), or,
+//! for a Nested Loop, a parameterized path of one local table only (no parameterized
+//! join relation, foreign scan or Append of partitions here, no parameterized bitmap
+//! path); a join relation's rows are each path's own estimate (the cost
 //! model computes them node by node, as `calc_joinrel_size_estimate` would from that
 //! path's clauses) rather than one figure fixed by the first pair that made the
 //! relation, which can tip near ties; an equivalence class with a constant (`a.x =

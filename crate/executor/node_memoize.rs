@@ -208,6 +208,80 @@ impl ExecNode for MemoizeState {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::clock::Clock;
+
+    /// A parameterized child: each pass returns the rows of `table` whose first
+    /// column equals `nest_params[0]`.
+    #[derive(Clone)]
+    struct Probe {
+        table: Vec<(i64, i64)>,
+        next: usize,
+        slot: Vec<Datum>,
+    }
+
+    impl ExecNode for Probe {
+        fn exec_next(&mut self, es: &mut EState) -> ExecResult<ExecStatus> {
+            let key = es.nest_params[0].clone();
+            while let Some(&(k, v)) = self.table.get(self.next) {
+                self.next += 1;
+                if Datum::Int(k) == key {
+                    self.slot = vec![Datum::Int(k), Datum::Int(v)];
+                    return Ok(ExecStatus::Row);
+                }
+            }
+            self.next = usize::MAX;
+            Ok(ExecStatus::Done)
+        }
+        fn exec_rescan(&mut self, _es: &mut EState) -> ExecResult<()> {
+            self.next = 0;
+            Ok(())
+        }
+        fn exec_end(&mut self, _es: &mut EState) {}
+        fn slot(&self) -> &[Datum] {
+            &self.slot
+        }
+        fn explain(&self, _e: &mut ExplainNode) {}
+    }
+
+    #[test]
+    fn repeated_keys_are_answered_from_the_cache() {
+        let mut es = EState::new(Clock::virtual_clock(), vec![], false, true);
+        es.instr.push(Default::default());
+        es.instr.push(Default::default());
+        es.nest_params = vec![Datum::Null];
+        let probe = Probe { table: vec![(1, 10), (2, 20), (1, 11), (3, 30)], next: 0, slot: vec![] };
+        let mut m = MemoizeState::init(PlanState { id: 1, node: Box::new(probe) }, 0, "o.k".into());
+        let mut out = vec![];
+        for (pass, key) in [1, 2, 1, 1, 4, 2].into_iter().enumerate() {
+            es.nest_params[0] = Datum::Int(key);
+            if pass > 0 {
+                m.exec_rescan(&mut es).unwrap();
+            }
+            let mut rows = vec![];
+            while m.exec_next(&mut es).unwrap() == ExecStatus::Row {
+                rows.push(m.slot()[1].clone());
+            }
+            out.push(rows);
+        }
+        let ints = |v: &[i64]| v.iter().map(|&i| Datum::Int(i)).collect::<Vec<_>>();
+        assert_eq!(out, vec![ints(&[10, 11]), ints(&[20]), ints(&[10, 11]), ints(&[10, 11]), vec![], ints(&[20])]);
+        assert_eq!((m.hits, m.misses), (3, 3));
+        let mut e = ExplainNode {
+            id: 0,
+            node_type: String::new(),
+            async_capable: false,
+            strategy: None,
+            relation: None,
+            parent_relationship: None,
+            details: vec![],
+            instr: Default::default(),
+            timed: false,
+            children: vec![],
+        };
+        m.explain(&mut e);
+        assert_eq!(e.node_type, "Memoize");
+        assert!(e.detail("Hits").is_some_and(|h| h.starts_with("3  Misses: 3  Evictions: 0")));
+    }
 
     #[test]
     fn datum_sizes_count_text_by_length() {

@@ -473,6 +473,15 @@ fn has_nest_param(plan: &Plan) -> bool {
     }
 }
 
+/// Is this a join (under its filter and projection Results)?
+fn is_join_plan(plan: &Plan) -> bool {
+    match plan {
+        Plan::HashJoin { .. } | Plan::NestLoop { .. } | Plan::MergeJoin { .. } => true,
+        Plan::Result { child, .. } => is_join_plan(child),
+        _ => false,
+    }
+}
+
 /// costsize.c's `LOG2(x)`: `log(x) / 0.693147180559945`, not the exact base-2
 /// logarithm (the cents of a sort's cost depend on it).
 /// `cost_material`: the input's cost, `2·cpu_operator_cost` per row kept (more than a
@@ -1773,7 +1782,14 @@ impl Model<'_> {
             self.plain_params.set(false);
             plain
         });
-        self.loop_count.set(if param { o.est.rows } else { 1.0 });
+        // get_loop_count: the probes are counted by the rows of the outer *base*
+        // relation whose column is the parameter (over a join, that relation's rows,
+        // not the join's).
+        let loops = match (is_join_plan(outer), self.key_var(&o, outer_key)) {
+            (true, Some(v)) => v.rel_rows,
+            _ => o.est.rows,
+        };
+        self.loop_count.set(if param { loops } else { 1.0 });
         let i = self.node(inner, None);
         self.loop_count.set(1.0);
         let var = |c: &Costed, e: &Expr| {
