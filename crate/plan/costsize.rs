@@ -336,6 +336,7 @@ fn partitionwise_pair(plan: &Plan) -> bool {
             Plan::Result { child, .. }
             | Plan::Sort { child, .. }
             | Plan::Material { child }
+            | Plan::Memoize { child, .. }
             | Plan::Gating { child, .. } => named_partition(child),
             _ => false,
         }
