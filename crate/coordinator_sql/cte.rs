@@ -528,6 +528,7 @@ fn children_mut(plan: &mut Plan) -> Vec<&mut Plan> {
         | Plan::Agg { child, .. }
         | Plan::Result { child, .. }
         | Plan::Material { child }
+        | Plan::Memoize { child, .. }
         | Plan::SubqueryScan { child, .. }
         | Plan::Unique { child, .. }
         | Plan::Gating { child, .. }

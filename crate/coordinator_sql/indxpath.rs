@@ -20,8 +20,10 @@
 //! outer side of `match_unsorted_outer`'s presorted path), and a Nested Loop's inner
 //! side as an Index Scan **parameterized** by the join key ([`param_scan`]: Index
 //! Cond `(loc.id = h.id)`, the outer row's value set before each rescan). The join
-//! search (`joinrels.rs`, three relations or more) takes the ordered paths only: a
-//! base relation's presorted path for each index whose order is of use above it.
+//! search (`joinrels.rs`, three relations or more) takes the ordered paths (a base
+//! relation's presorted path for each index whose order is of use above it) and the
+//! parameterized ones (a local base relation probed by the outer side of any join
+//! relation, under a Memoize or not).
 //!
 //! Each is costed by `plan::costsize` (`cost_index`, `cost_bitmap_heap_scan`:
 //! `plan::indexcost`) with the quals that are not the index's as its Filter, and the
@@ -38,8 +40,8 @@
 //!
 //! Where it departs from PostgreSQL: indexes have one key column; no `IS NULL`,
 //! `= ANY (…)` or `LIKE` Index Cond, no BitmapAnd / BitmapOr of several indexes; a
-//! parameterized path only for a plain local table as a two-relation Nested Loop's
-//! inner side (no parameterized bitmap path, none through an Append of partitions, no
+//! parameterized path only for a plain local table as a Nested Loop's inner side (no
+//! parameterized bitmap path, none through an Append of partitions, no
 //! equivalence class deriving `loc.id = 7` from `f.id = 7 AND f.id = loc.id`); ties in
 //! cost keep the first path built (Seq Scan, then index, then bitmap) where
 //! `add_path`'s fuzzy comparison may keep another.
@@ -239,8 +241,10 @@ pub(super) fn ordered_scan(
 /// index on `key` (`build_index_paths` with the join clause as an index clause,
 /// `get_baserel_parampathinfo`): its Index Cond is `key = ` the outer row's key
 /// (`outer_key`, as EXPLAIN names it) and the index quals among the side's own
-/// conjuncts; the rest are its Filter.
-pub(super) fn param_scan(coord: &Node, req: &ScanRequest, key: usize, outer_key: String) -> Plan {
+/// conjuncts; the rest are its Filter. `no`: the parameter's number in
+/// `EState::nest_params` (one per Nested Loop that sets one, so that nested loops
+/// never share a slot).
+pub(super) fn param_scan(coord: &Node, req: &ScanRequest, key: usize, outer_key: String, no: usize) -> Plan {
     let p = CostParams::from_settings(&|n| coord.setting(n).map(str::to_string));
     let mut read = read_columns(req);
     if !read.contains(&key) {
@@ -264,7 +268,7 @@ pub(super) fn param_scan(coord: &Node, req: &ScanRequest, key: usize, outer_key:
         alias: req.name.clone(),
         index_only: p.enable_indexonlyscan && read.iter().all(|&c| c == key),
         quals,
-        nest_param: Some(NestParam { no: 0, outer: outer_key }),
+        nest_param: Some(NestParam { no, outer: outer_key }),
     };
     wrap(scan, req, &read, &rest)
 }

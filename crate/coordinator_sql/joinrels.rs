@@ -55,7 +55,13 @@
 //!    `enable_*` settings as PostgreSQL applies them): a Merge Join over the
 //!    cheapest-total paths and over each outer path already in a merge key's order, a
 //!    Nested Loop over every outer path (keeping its order), a Hash Join over the
-//!    cheapest-total paths.
+//!    cheapest-total paths. A Nested Loop's inner side may also be *parameterized*
+//!    (`get_join_index_paths`, `param_inner_path`): a local table probed by its index
+//!    with the outer row's key (`Index Cond: (b.id = s.big_id)`, a NestLoop parameter
+//!    numbered by the inner relation), costed per probe with the loop count
+//!    (`cost_index`'s `index_pages_fetched` over `loop_count`), and that side under a
+//!    Memoize too (`get_memoize_path`, `memoize_path`: not for a semi or anti join),
+//!    whose rescans `cost_memoize_rescan` prices by the outer key's distinct values.
 //! 5. The upper levels (aggregate, ORDER BY, select list, LIMIT) go over each path of
 //!    the final relation (no Sort over one already in the ORDER BY's order); the
 //!    cheapest whole plan wins.
@@ -77,8 +83,10 @@
 //! Where it departs from PostgreSQL: pathkeys are one ascending column (or the
 //! query's ORDER BY as a whole), so a Merge Join merges on one key and no path is
 //! ordered on several; the inner side of a join is a relation's cheapest-total path
-//! or one ordered for a merge (a local table's ordered index path among them; no
-//! parameterized or Memoize paths: no Nested Loop probes a side by its index); a join relation's rows are each path's own estimate (the cost
+//! or one ordered for a merge (a local table's ordered index path among them), or,
+//! for a Nested Loop, a parameterized path of one local table only (no parameterized
+//! join relation, foreign scan or Append of partitions here, no parameterized bitmap
+//! path); a join relation's rows are each path's own estimate (the cost
 //! model computes them node by node, as `calc_joinrel_size_estimate` would from that
 //! path's clauses) rather than one figure fixed by the first pair that made the
 //! relation, which can tip near ties; an equivalence class with a constant (`a.x =
@@ -264,6 +272,9 @@ struct JoinProblem<'r> {
     joinlist: Vec<JoinItem>,
     /// How many paths the search has costed so far (bounded by `MAX_PATHS_COSTED`).
     costed: std::cell::Cell<usize>,
+    /// Each base relation's own conditions (`baserestrictinfo`), for its
+    /// parameterized index paths (`param_inner_path`); set by `join_rel`.
+    base_quals: std::cell::RefCell<Vec<Vec<Expr>>>,
     at: Location,
 }
 
@@ -419,6 +430,7 @@ pub(super) fn plan_join_search(
         range_table,
         joinlist,
         costed: Default::default(),
+        base_quals: Default::default(),
         at,
     };
     let mut planned = problem.search(&placed.base_quals, &l, &columns, servers)?;
@@ -1052,6 +1064,7 @@ impl JoinProblem<'_> {
     /// relations' (`set_base_rel_pathlists`), then `make_rel_from_joinlist` over the
     /// joinlist.
     fn join_rel(&self, base_quals: &[Vec<Expr>]) -> Result<RelInfo, FrontError> {
+        *self.base_quals.borrow_mut() = base_quals.to_vec();
         let mut rels = JoinRels::new(self.base_paths(base_quals)?);
         let top = self.make_rel_from_joinlist(&mut rels, &self.joinlist)?;
         Ok(rels.list.swap_remove(top))
@@ -1674,6 +1687,21 @@ impl JoinProblem<'_> {
             return vec![];
         }
         let mut out = vec![];
+        // The inner relation's parameterized index paths, one per key whose inner
+        // column a local table indexes (`cheapest_parameterized_paths`; none over a
+        // unique-ified inner side, which is a path of its own).
+        let param_inners: Vec<(usize, RelPath)> = match jt {
+            JoinType::UniqueInner => vec![],
+            _ => keys
+                .iter()
+                .enumerate()
+                .filter_map(|(k, &(ko, ki, _))| Some((k, self.param_inner_path(inner_relids, ko, ki)?)))
+                .collect(),
+        };
+        let memoized: Vec<(usize, RelPath)> = match self.memoize_ok(jt) {
+            true => param_inners.iter().map(|(k, pi)| (*k, self.memoize_path(pi))).collect(),
+            false => vec![],
+        };
         // A unique-ified side makes an inner join (no Materialize over a unique inner
         // side: `match_unsorted_outer`).
         let methods = Method::tried(self.coord, inner_kind(jt))
@@ -1697,7 +1725,21 @@ impl JoinProblem<'_> {
                         }
                     }
                 }
-                Method::NestLoop { .. } => combos.extend(outers.iter().map(|o| (o, cheap_i, 0))),
+                Method::NestLoop { material } => {
+                    combos.extend(outers.iter().map(|o| (o, cheap_i, 0)));
+                    // match_unsorted_outer: each outer path over each parameterized
+                    // inner path its relations satisfy (never materialized).
+                    if !material {
+                        for (k, pi) in &param_inners {
+                            combos.extend(outers.iter().map(|o| (o, pi, *k)));
+                        }
+                        // get_memoize_path: each parameterized inner path under a
+                        // Memoize too, for an outer relation of two rows or more.
+                        for (k, pi) in &memoized {
+                            combos.extend(outers.iter().filter(|o| o.est.rows >= 2.0).map(|o| (o, pi, *k)));
+                        }
+                    }
+                }
                 Method::Hash => combos.push((cheap_o, cheap_i, 0)),
                 // postgres_fdw's path, not one `Method::tried` makes.
                 Method::Foreign => {}
@@ -1707,6 +1749,82 @@ impl JoinProblem<'_> {
             }
         }
         out
+    }
+
+    /// A Nested Loop's inner side probed by its index (indxpath.c's
+    /// `get_join_index_paths`, a path parameterized by the outer relation): when the
+    /// inner relation is one local table with an index on the key's inner column
+    /// `ki`, its Index (Only) Scan with the Index Cond `ki = ko` (the outer row's
+    /// value, a NestLoop parameter numbered by the inner relation, so that nested
+    /// loops never share one), its own conditions as before (an index qual on the
+    /// key among them, the rest its Filter); None otherwise.
+    fn param_inner_path(&self, inner_relids: Relids, ko: usize, ki: usize) -> Option<RelPath> {
+        if inner_relids.count_ones() != 1 {
+            return None;
+        }
+        let i = inner_relids.trailing_zeros() as usize;
+        let b = self.rels.get(i)?;
+        let RelKind::Table(t) = &b.rel.kind else { return None };
+        let key = ki.checked_sub(b.first)?;
+        t.index_on(key)?;
+        let quals = self.base_quals.borrow().get(i)?.clone();
+        // A condition without columns gates the scan (`Planner::gate`): left to the
+        // plain paths.
+        if quals.iter().any(|q| columns_of(q, b.rel.columns.len()).is_empty()) {
+            return None;
+        }
+        let cols: Vec<usize> =
+            (b.first..b.first + b.rel.columns.len()).filter(|&c| self.needed(c, inner_relids)).collect();
+        let used: Vec<usize> = cols.iter().map(|c| c - b.first).collect();
+        let mut where_cols: Vec<usize> = quals.iter().flat_map(|q| columns_of(q, b.rel.columns.len())).collect();
+        where_cols.sort_unstable();
+        where_cols.dedup();
+        let req = crate::coordinator_sql::indxpath::ScanRequest {
+            rel: b.rel,
+            name: (b.name != b.rel.name).then(|| ScanName {
+                alias: b.name.clone(),
+                parent: None,
+                member: false,
+                tlist: None,
+            }),
+            conjuncts: &quals,
+            used: &used,
+            where_cols: &where_cols,
+        };
+        // The outer column as EXPLAIN names it (its relation's alias).
+        let ob = &self.rels[self.rel_of(ko)];
+        let outer_key = format!(
+            "{}.{}",
+            crate::sql_text::quote_identifier(&ob.name),
+            crate::sql_text::quote_identifier(&ob.rel.columns[ko - ob.first].name)
+        );
+        let plan = crate::coordinator_sql::indxpath::param_scan(self.coord, &req, key, outer_key, i + 1);
+        let est = self.estimate(&plan);
+        Some(RelPath { plan, cols, est, order: None })
+    }
+
+    /// May a parameterized inner side be memoized (`get_memoize_path`)? With
+    /// `enable_memoize`, and not for a semi or anti join: their Nested Loop leaves an
+    /// inner pass at its first match, so the cache entry would never be complete
+    /// (PostgreSQL allows it when the inner side is proven unique, which needs a
+    /// unique index: the sandbox's indexes are not).
+    fn memoize_ok(&self, jt: JoinType) -> bool {
+        self.coord.setting_on("enable_memoize", true) && !matches!(jt, JoinType::Semi | JoinType::Anti)
+    }
+
+    /// `create_memoize_path` over a parameterized inner path: a Memoize keyed by the
+    /// Nested Loop's parameter (its outer column as EXPLAIN names it).
+    fn memoize_path(&self, inner: &RelPath) -> RelPath {
+        fn cache_key(p: &Plan) -> String {
+            match p {
+                Plan::IndexScan { nest_param: Some(np), .. } => np.outer.clone(),
+                Plan::Result { child, .. } => cache_key(child),
+                _ => String::new(),
+            }
+        }
+        let plan = Plan::Memoize { child: Box::new(inner.plan.clone()), cache_key: cache_key(&inner.plan) };
+        let est = self.estimate(&plan);
+        RelPath { plan, cols: inner.cols.clone(), est, order: None }
     }
 
     /// One join path: the join node of `method` over the two paths on key `k` (a Hash

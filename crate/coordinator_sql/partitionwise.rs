@@ -421,6 +421,7 @@ pub(super) fn name_parents(plan: &mut Plan, names: &[(&String, &str)]) {
         Plan::Result { child, .. }
         | Plan::Sort { child, .. }
         | Plan::Material { child }
+        | Plan::Memoize { child, .. }
         | Plan::Gating { child, .. }
         | Plan::Limit { child, .. }
         | Plan::Agg { child, .. }

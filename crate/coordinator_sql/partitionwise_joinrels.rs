@@ -237,6 +237,7 @@ impl<'r> JoinProblem<'r> {
                 range_table,
                 joinlist: self.joinlist.clone(),
                 costed: Default::default(),
+                base_quals: Default::default(),
                 at: self.at,
             };
             let top = child.join_rel(base_quals)?;

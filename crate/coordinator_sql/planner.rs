@@ -814,6 +814,13 @@ impl Join<'_> {
                 // A local inner side looked up by its index for each outer row.
                 if method == (Method::NestLoop { material: false }) && self.inner_param_path(swapped) {
                     variants.push((Presorted { inner_param: true, ..Presorted::NONE }, Order::None));
+                    // get_memoize_path: a local inner side's probes under a Memoize
+                    // (not for a semi or anti join: see joinrels.rs's `memoize_ok`).
+                    let local = matches!(self.sides[!swapped as usize].rel.kind, RelKind::Table(_));
+                    if local && !jt.single_match() && self.coord.setting_on("enable_memoize", true) {
+                        let memoized = Presorted { inner_param: true, memoize: true, ..Presorted::NONE };
+                        variants.push((memoized, Order::None));
+                    }
                 }
                 // A local outer side presorted by its index on the merge key.
                 if method == Method::Merge && self.outer_index_path(swapped, l) {
@@ -1347,6 +1354,9 @@ impl Join<'_> {
                     crate::sql_text::quote_identifier(&o.rel.columns[o.key].name)
                 );
                 match i.rel.kind {
+                    RelKind::Table(_) if presorted_sides.memoize => {
+                        Ok(Plan::Memoize { child: Box::new(p.param_side(i, outer_key.clone())), cache_key: outer_key })
+                    }
                     RelKind::Table(_) => Ok(p.param_side(i, outer_key)),
                     // The join clause moved into its foreign scans (paramfdw.rs).
                     _ => {
@@ -1524,14 +1534,22 @@ struct Presorted {
     /// A Nested Loop's inner side is a local table's Index Scan parameterized by the
     /// join key (`match_unsorted_outer` over the inner's parameterized path).
     inner_param: bool,
+    /// That parameterized inner side under a Memoize (`get_memoize_path`).
+    memoize: bool,
     /// A pushed-down join's Foreign Scan with the query's ORDER BY in its remote
     /// query (`add_paths_with_pathkeys_for_rel` on the join relation).
     remote_order: bool,
 }
 
 impl Presorted {
-    const NONE: Presorted =
-        Presorted { outer: false, inner: false, outer_index: false, inner_param: false, remote_order: false };
+    const NONE: Presorted = Presorted {
+        outer: false,
+        inner: false,
+        outer_index: false,
+        inner_param: false,
+        memoize: false,
+        remote_order: false,
+    };
 }
 
 /// A path's ordering (its pathkeys), as far as the sandbox tells them apart.
@@ -2303,7 +2321,7 @@ impl<'a> Planner<'a> {
             used: &s.used,
             where_cols: &where_cols,
         };
-        self.gate(super::indxpath::param_scan(self.coord, &req, s.key, outer_key))
+        self.gate(super::indxpath::param_scan(self.coord, &req, s.key, outer_key, 0))
     }
 
     fn partitionwise(&self, rel: &Relation, l: &Layers) -> bool {

@@ -25,7 +25,8 @@
 //! | `enable_sort` | discourages explicit Sort steps | off: a Sort costs `disable_cost` more (`plan::costsize`), so a join chooses a method without one and ORDER BY a Merge Append or an ordered Append where there is one, as PostgreSQL does; refused when the plan still has a Sort (the sandbox lacks PostgreSQL's other paths there) |
 //! | `enable_seqscan`, `enable_indexscan`, `enable_bitmapscan`, `enable_indexonlyscan` | discourage their scan | honoured as PostgreSQL 15 honours them (`indxpath.rs`, `plan::costsize`): off, a Seq Scan, Index Scan (or Index Only Scan) or Bitmap Heap Scan costs `disable_cost` more, and no Index Only Scan path is built |
 //! | `enable_incremental_sort` | considers an Incremental Sort over a path ordered by a prefix of ORDER BY (`create_ordered_paths`) | honoured (`incsort.rs`): off, no Incremental Sort path is built |
-//! | `enable_memoize`, `enable_tidscan`, `enable_gathermerge`, `enable_parallel_append`, `enable_parallel_hash` | discourage their node | honoured: the sandbox never plans these nodes |
+//! | `enable_memoize` | considers a Memoize over a Nested Loop's parameterized inner side (`get_memoize_path`) | honoured (planner.rs for two relations, joinrels.rs for more): off, no Memoize path is built |
+//! | `enable_tidscan`, `enable_gathermerge`, `enable_parallel_append`, `enable_parallel_hash` | discourage their node | honoured: the sandbox never plans these nodes |
 //! | `max_parallel_workers_per_gather` | workers per Gather (2) | `0` honoured (the sandbox plans no parallel query); any other value refused |
 //! | `jit` | JIT compilation of costly queries (on) | `off` honoured; `on` refused (no JIT) |
 //! | `statement_timeout` | cancels long statements | `0` honoured; any other value refused |
@@ -138,7 +139,7 @@ const GUCS: &[Guc] = &[
     Guc { name: "enable_nestloop", kind: Kind::Bool, boot: "on", explain: true, how: How::Honoured },
     Guc { name: "enable_mergejoin", kind: Kind::Bool, boot: "on", explain: true, how: How::Honoured },
     Guc { name: "enable_material", kind: Kind::Bool, boot: "on", explain: true, how: How::Honoured },
-    Guc { name: "enable_memoize", kind: Kind::Bool, boot: "on", explain: true, how: How::NeverPlanned },
+    Guc { name: "enable_memoize", kind: Kind::Bool, boot: "on", explain: true, how: How::Honoured },
     Guc { name: "enable_bitmapscan", kind: Kind::Bool, boot: "on", explain: true, how: How::Honoured },
     Guc { name: "enable_indexonlyscan", kind: Kind::Bool, boot: "on", explain: true, how: How::Honoured },
     Guc { name: "enable_tidscan", kind: Kind::Bool, boot: "on", explain: true, how: How::NeverPlanned },
@@ -421,6 +422,7 @@ fn walk(plan: &Plan, f: &mut dyn FnMut(&Plan)) {
         | Plan::Agg { child, .. }
         | Plan::Result { child, .. }
         | Plan::Material { child }
+        | Plan::Memoize { child, .. }
         | Plan::SubqueryScan { child, .. }
         | Plan::Unique { child, .. }
         | Plan::Gating { child, .. }

@@ -1213,6 +1213,7 @@ fn rename_scans(p: &mut Plan, renames: &[(String, String)]) {
         | Plan::Agg { child, .. }
         | Plan::Result { child, .. }
         | Plan::Material { child }
+        | Plan::Memoize { child, .. }
         | Plan::Gating { child, .. }
         | Plan::SubqueryScan { child, .. }
         | Plan::Unique { child, .. }

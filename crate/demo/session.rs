@@ -1147,6 +1147,7 @@ pub fn plan_bound(scenario: &Scenario, plan: &crate::plan::Plan) -> PlanBound {
         | Plan::IncrementalSort { child, .. }
         | Plan::Result { child, .. }
         | Plan::Material { child }
+        | Plan::Memoize { child, .. }
         | Plan::SubqueryScan { child, .. }
         | Plan::Unique { child, .. }
         | Plan::Gating { child, .. }

@@ -160,6 +160,7 @@ pub fn plan_node_name(plan: &Plan) -> &'static str {
         Plan::NestLoop { .. } => "Nested Loop",
         Plan::MergeJoin { .. } => "Merge Join",
         Plan::Material { .. } => "Materialize",
+        Plan::Memoize { .. } => "Memoize",
         Plan::SubqueryScan { .. } => "Subquery Scan",
         Plan::FunctionScan { .. } => "Function Scan",
         Plan::CteScan { .. } => "CTE Scan",

@@ -72,6 +72,7 @@ mod node_indexonlyscan;
 mod node_indexscan;
 mod node_limit;
 mod node_material;
+mod node_memoize;
 mod node_mergeappend;
 mod node_mergejoin;
 pub mod node_modifytable;
@@ -439,6 +440,11 @@ pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<Plan
             Box::new(n)
         }
         Plan::Material { child } => Box::new(node_material::MaterialState::init(init_plan(child, ctx, es)?)),
+        Plan::Memoize { child, cache_key } => {
+            let param = nest_param_of(child)
+                .ok_or_else(|| "internal error: a Memoize over a scan without a parameter".to_string())?;
+            Box::new(node_memoize::MemoizeState::init(init_plan(child, ctx, es)?, param, cache_key.clone()))
+        }
         Plan::SubqueryScan { child, alias, targets } => {
             let names = child.output_columns().into_iter().map(|c| c.name).collect();
             let state = init_plan(child, ctx, es)?;
@@ -621,11 +627,11 @@ pub fn explain_tree(ps: &PlanState, es: &EState, relationship: Option<&str>) -> 
 }
 
 /// The Nested Loop parameter a parameterized inner side reads: its Index Scan's,
-/// under the filter and projection Results over it.
+/// under the filter and projection Results over it (and a Memoize over those).
 fn nest_param_of(inner: &Plan) -> Option<usize> {
     match inner {
         Plan::IndexScan { nest_param, .. } => nest_param.as_ref().map(|p| p.no),
-        Plan::Result { child, .. } => nest_param_of(child),
+        Plan::Result { child, .. } | Plan::Memoize { child, .. } => nest_param_of(child),
         _ => None,
     }
 }

@@ -25,7 +25,9 @@
 //! A parameterized inner side (an Index Scan whose Index Cond compares its key with the
 //! Nested Loop's parameter: `Plan::IndexScan`'s `nest_param`) gets the outer row's key
 //! in `EState::nest_params` before each pass, as ExecNestLoop sets `nestParams`; it
-//! then reads only the matching entries, and no Join Filter is printed.
+//! then reads only the matching entries, and no Join Filter is printed. A Memoize
+//! over that scan (`node_memoize.rs`) reads the same parameter as its cache key, and
+//! runs the scan only for keys it has not seen.
 //!
 //! A parameterized foreign inner side (Foreign Scans whose Remote SQL reads `$1`, or
 //! an Append of them: `coordinator_sql::paramfdw`) gets the outer row's key as the

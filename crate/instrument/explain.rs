@@ -1430,6 +1430,17 @@ fn json_node(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions, (analyze, cost
         {
             continue;
         }
+        // show_memoize_info: TEXT's one line `Hits: N  Misses: N  …  Memory Usage: NkB`
+        // is five members in JSON.
+        if k == "Hits" {
+            // "N", "Misses: N", …, "Memory Usage: NkB": the figure after each colon.
+            let mut figures =
+                v.split("  ").filter_map(|f| f.rsplit(": ").next()?.trim_end_matches("kB").parse::<u64>().ok());
+            for key in ["Cache Hits", "Cache Misses", "Cache Evictions", "Cache Overflows", "Peak Memory Usage"] {
+                put(key, int(figures.next().unwrap_or(0)));
+            }
+            continue;
+        }
         // Put above ("Scan Direction", "Index Name") or below (the heap blocks).
         if matches!(k.as_str(), "Scan Direction" | "Index Name" | "Heap Blocks") {
             continue;

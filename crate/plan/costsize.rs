@@ -364,6 +364,7 @@ fn partitionwise_pair(plan: &Plan) -> bool {
             Plan::Result { child, .. }
             | Plan::Sort { child, .. }
             | Plan::Material { child }
+            | Plan::Memoize { child, .. }
             | Plan::Gating { child, .. } => named_partition(child),
             _ => false,
         }
@@ -494,9 +495,18 @@ pub fn order_qual_tree(e: Expr) -> Expr {
 fn has_nest_param(plan: &Plan) -> bool {
     match plan {
         Plan::IndexScan { nest_param, .. } => nest_param.is_some(),
-        Plan::Result { child, .. } => has_nest_param(child),
+        Plan::Result { child, .. } | Plan::Memoize { child, .. } => has_nest_param(child),
         // Parameterized Foreign Scans, or an Append of them (paramfdw.rs).
         Plan::ForeignScan(_) | Plan::Append { .. } => crate::coordinator_sql::paramfdw::reads_nest_fdw_param(plan),
+        _ => false,
+    }
+}
+
+/// Is this a join (under its filter and projection Results)?
+fn is_join_plan(plan: &Plan) -> bool {
+    match plan {
+        Plan::HashJoin { .. } | Plan::NestLoop { .. } | Plan::MergeJoin { .. } => true,
+        Plan::Result { child, .. } => is_join_plan(child),
         _ => false,
     }
 }
@@ -780,6 +790,15 @@ impl Model<'_> {
             Plan::Material { child } => {
                 let c = self.node(child, None);
                 let est = cost_material(&c.est, self.p);
+                self.wrap(est, c, |c| (c.vars.clone(), c.widths.clone()))
+            }
+            // create_memoize_path: its first scan is its child's, plus a
+            // cpu_tuple_cost for caching the first entry (the rescans are
+            // `cost_memoize_rescan`'s, in `nestloop`).
+            Plan::Memoize { child, .. } => {
+                let c = self.node(child, None);
+                let t = self.p.cpu_tuple_cost;
+                let est = Estimate { startup: c.est.startup + t, total: c.est.total + t, ..c.est };
                 self.wrap(est, c, |c| (c.vars.clone(), c.widths.clone()))
             }
             Plan::SubqueryScan { child, targets, .. } => self.subqueryscan(child, targets),
@@ -1792,7 +1811,14 @@ impl Model<'_> {
             self.plain_params.set(false);
             plain
         });
-        self.loop_count.set(if param { o.est.rows } else { 1.0 });
+        // get_loop_count: the probes are counted by the rows of the outer *base*
+        // relation whose column is the parameter (over a join, that relation's rows,
+        // not the join's).
+        let loops = match (is_join_plan(outer), self.key_var(&o, outer_key)) {
+            (true, Some(v)) => v.rel_rows,
+            _ => o.est.rows,
+        };
+        self.loop_count.set(if param { loops } else { 1.0 });
         let i = self.node(inner, None);
         self.loop_count.set(1.0);
         let var = |c: &Costed, e: &Expr| {
@@ -1816,7 +1842,10 @@ impl Model<'_> {
         let rows = semi.map_or_else(|| join_rows(o.est.rows, sized.est.rows, sel, jt), |(_, r)| r);
         let (outer_rows, inner_rows) = (o.est.rows, i.est.rows);
         // Each of the outer_rows - 1 rescans costs its startup and its run: its total.
-        let (rescan_start, rescan_total) = cost_rescan(inner, &i.est, p);
+        let (rescan_start, rescan_total) = match inner {
+            Plan::Memoize { .. } => self.cost_memoize_rescan(&i, o.est.rows, ov.as_ref()),
+            _ => cost_rescan(inner, &i.est, p),
+        };
         let mut startup = o.est.startup + i.est.startup;
         if !p.enable_nestloop {
             startup += DISABLE_COST;
@@ -1841,6 +1870,39 @@ impl Model<'_> {
             run += (p.cpu_tuple_cost + join_qual) * outer_rows * inner_rows;
         }
         self.joined_as(jt, o, i, Estimate { startup, total: startup + run, rows, width: 0 })
+    }
+
+    /// `cost_memoize_rescan`: (startup, total) of a Memoize's rescan (`m`, its
+    /// child the parameterized path), called `calls` times (the outer rows) with the
+    /// outer column `key`'s values. Its cache holds `hash_mem` of entries (each the
+    /// child's rows, the executor's overheads and the key's width); the distinct keys
+    /// (`estimate_num_groups`, or `calls` when that fell back on a default) give the
+    /// share of rescans that hit, which cost no child scan, and the share that evict.
+    fn cost_memoize_rescan(&self, m: &Costed, calls: f64, key: Option<&Var>) -> (f64, f64) {
+        let p = self.p;
+        let input = m.kids.first().map_or(m.est, |k| k.est);
+        let tuples = input.rows;
+        let hash_mem_bytes = p.work_mem * 1024.0 * p.hash_mem_multiplier;
+        // ExecEstimateCacheEntryOverheadBytes: a MemoizeEntry and a MemoizeKey (24
+        // bytes each) and a MemoizeTuple (16) a row; the key's width (an int4's, 4).
+        let key_width = key.map_or(4.0, |v| type_avg_width(v.ty()));
+        let est_entry_bytes = relation_byte_size(tuples, input.width as f64) + 48.0 + 16.0 * tuples + key_width;
+        let est_cache_entries = (hash_mem_bytes / est_entry_bytes).floor();
+        let data = key.map_or(VarData::none(calls), Var::data);
+        let (_, isdefault) = selectivity::get_variable_numdistinct(&data);
+        let ndistinct = match (key, isdefault) {
+            (Some(v), false) => selectivity::estimate_num_groups(&[data], v.rel_rows, calls),
+            _ => calls,
+        };
+        let evict_ratio = 1.0 - est_cache_entries.min(ndistinct) / ndistinct;
+        let hit_ratio =
+            (((calls - ndistinct) / calls) * (est_cache_entries / ndistinct.max(est_cache_entries))).max(0.0);
+        let mut total = input.total * (1.0 - hit_ratio) + p.cpu_operator_cost;
+        total += p.cpu_tuple_cost * evict_ratio;
+        total += p.cpu_operator_cost / 10.0 * evict_ratio * tuples;
+        total += p.cpu_tuple_cost + p.cpu_operator_cost * tuples;
+        let startup = input.startup * (1.0 - hit_ratio) + p.cpu_tuple_cost;
+        (startup, total)
     }
 
     /// The statistics of a join key in a costed input (None: not a plain column).

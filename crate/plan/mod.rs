@@ -1108,6 +1108,13 @@ pub enum Plan {
     Material {
         child: Box<Plan>,
     },
+    /// Memoize: a cache of its parameterized child's rows by the Nested Loop's
+    /// parameter value (`executor::node_memoize`); `cache_key` is the outer column as
+    /// EXPLAIN's `Cache Key:` names it (`s.big_id`).
+    Memoize {
+        child: Box<Plan>,
+        cache_key: String,
+    },
     /// No input at all: every partition was pruned. PostgreSQL plans a dummy relation
     /// as a Result node whose one-time filter is `false` (set_dummy_rel_pathlist), so it
     /// returns no row without reading anything.
@@ -1311,6 +1318,7 @@ impl Plan {
                 children.first().map(|c| c.output_columns()).unwrap_or_default()
             }
             Plan::Sort { child, .. } | Plan::Limit { child, .. } | Plan::Material { child } => child.output_columns(),
+            Plan::Memoize { child, .. } => child.output_columns(),
             Plan::IncrementalSort { child, .. } => child.output_columns(),
             Plan::Unique { child, .. } | Plan::Gating { child, .. } | Plan::WithInitPlans { child, .. } => {
                 child.output_columns()
@@ -1402,6 +1410,7 @@ impl Plan {
             }
             Plan::Limit { child, .. }
             | Plan::Material { child }
+            | Plan::Memoize { child, .. }
             | Plan::Unique { child, .. }
             | Plan::SetOp { child, .. } => child.for_each_expr_mut(f),
             Plan::FunctionScan { .. } | Plan::CteScan { .. } => {}
@@ -1510,6 +1519,7 @@ impl Plan {
             | Plan::Agg { child, .. }
             | Plan::Result { child, .. }
             | Plan::Material { child }
+            | Plan::Memoize { child, .. }
             | Plan::SubqueryScan { child, .. }
             | Plan::Unique { child, .. }
             | Plan::Gating { child, .. }

@@ -365,6 +365,20 @@ insert into j3c select i * 3, i % 5, 'c' || i from generate_series(1, 90) i;
 insert into j3c (z) values (1);
 insert into j3d select 'c' || i, 'n' || i, i * 10 from generate_series(0, 8) i;
 analyze j3a, j3b, j3c, j3d;
+-- (h23i) parameterized index probes (issue 23 item 5): pk_big a big local table
+-- indexed on id and on grp; pk_small 13 rows whose big_id values are distinct and not
+-- NULL, so that PostgreSQL's Memoize (worth it only where the outer keys repeat) is not
+-- chosen over its probes; pk_dup 200 rows whose big_id repeats five values.
+create table pk_big (id int, grp int, pad text);
+create index on pk_big (id);
+create index on pk_big (grp);
+insert into pk_big select i, i % 50, 'p' || i from generate_series(1, 20000) i;
+create table pk_small (id int, big_id int, tag text);
+insert into pk_small select i, i * 1637 % 20000 + 1, 't' || i from generate_series(1, 12) i;
+insert into pk_small values (14, 19990, 'last');
+create table pk_dup (id int, big_id int);
+insert into pk_dup select i, (i % 5) * 100 + 1 from generate_series(1, 200) i;
+analyze pk_big, pk_small, pk_dup;
 
 -- @corpus
 -- Each query: comment lines right above it (the first may start with [tags], which the
@@ -3570,3 +3584,68 @@ select loc.id, f.val, dim.weight from loc join f on f.id = loc.id join dim on di
 -- [join search index order limit] three relations under ORDER BY and LIMIT: an ordered index path of loc keeps the query's order (h23o)
 -- known: plan — both read loc by its index (Index Only Scan in id order) under the LIMIT; PostgreSQL merges it with the join of f and dim pushed to s1 with ORDER BY r2.id in its Remote SQL (postgres_fdw's ordered path of a join relation below the top, `add_paths_with_pathkeys_for_rel`), which the sandbox's join search does not build, so it nests a Materialize of the unordered pushed join
 select loc.id, f.val from loc join f on f.id = loc.id join dim on dim.cat = f.cat order by loc.id limit 5;
+
+-- (h23i) ===== Parameterized index probes in the join search (issue 23 item 5) =====
+
+-- [join search param index] three local tables: pk_big probed by its index for each row of the Merge Join below (h23i)
+select s.tag, b.grp, loc.qty from pk_small s join pk_big b on b.id = s.big_id join loc on loc.id = s.id;
+
+-- [join search param index left] a LEFT JOIN's nullable side probed by an Index Only Scan (h23i)
+select count(*) from pk_small s left join pk_big b on b.id = s.big_id join loc on loc.id = s.id;
+
+-- [join search param index filter] the probed side's own condition as its Filter (h23i)
+select s.tag, b.pad from pk_small s join pk_big b on b.id = s.big_id join loc on loc.id = s.id where b.grp < 10;
+
+-- [join search param index hash outer] the probes under a Hash Join's rows (h23i)
+select s.tag, b.pad, d.id from pk_small s join pk_big b on b.id = s.big_id join pk_dup d on d.id = s.id;
+
+-- [join search param index semi] EXISTS as a Nested Loop Semi Join probing pk_big, IN as a Hash Semi Join (h23i)
+select s.id from pk_small s where exists (select 1 from pk_big b where b.id = s.big_id) and s.id in (select id from loc) order by s.id;
+
+-- [join search param index anti] NOT EXISTS as a Nested Loop Anti Join probing pk_big with a Filter, IN probing loc (h23i)
+select s.id from pk_small s where not exists (select 1 from pk_big b where b.id = s.big_id and b.grp > 20) and s.id in (select id from loc) order by s.id;
+
+-- [join search param index order] ORDER BY kept by the Nested Loop over the Merge Join's order: no Sort (h23i)
+select s.id, b.pad, loc.cat from pk_small s join pk_big b on b.id = s.big_id join loc on loc.id = s.id order by s.id;
+
+-- [join search param index settings nestloop] enable_nestloop off: no probes, hash joins (h23i)
+set enable_nestloop = off;
+select s.tag, b.grp, loc.qty from pk_small s join pk_big b on b.id = s.big_id join loc on loc.id = s.id;
+
+-- [join search param index settings hash merge] hash and merge joins off: a Materialize for the unindexed join, probes for the indexed one (h23i)
+set enable_hashjoin = off;
+set enable_mergejoin = off;
+select s.tag, d.id, b.grp from pk_small s join pk_dup d on d.id = s.id join pk_big b on b.id = s.big_id;
+
+-- [join search param index settings index off] index and bitmap scans off: hash joins over Seq Scans (h23i)
+set enable_indexscan = off;
+set enable_bitmapscan = off;
+select s.tag, b.grp, loc.qty from pk_small s join pk_big b on b.id = s.big_id join loc on loc.id = s.id;
+
+-- [join search param index settings index only off] enable_indexonlyscan off: the probes are Index Scans (h23i)
+set enable_indexonlyscan = off;
+select count(*) from pk_small s left join pk_big b on b.id = s.big_id join loc on loc.id = s.id;
+
+-- [join search param index outer filter] a filtered outer side read by its index (h23i)
+select b.id, b.pad from pk_small s join loc on loc.id = s.id join pk_big b on b.id = s.big_id where loc.qty > 2;
+
+-- [join search param index four] four relations: a Hash Join over a Merge Join, the probes on top (h23i)
+select s.tag, b.pad, loc.cat, d.big_id from pk_small s join pk_big b on b.id = s.big_id join loc on loc.id = s.id join pk_dup d on d.id = s.id;
+
+-- [join search param index conditions both] conditions on the outer side and on the probed side (h23i)
+select s.tag, b.pad from pk_small s join pk_big b on b.id = s.big_id join pk_dup d on d.id = s.id where s.id > 3 and b.pad <> 'p1';
+
+-- [join search param index foreign] a foreign table in the join: pk_big probed for each joined row (h23i)
+select s.tag, f.val, b.grp from pk_small s join f on f.id = s.id join pk_big b on b.id = s.big_id;
+
+-- [join search memoize] pk_dup's big_id repeats: the probes of pk_big under a Memoize keyed by it (h23i)
+select count(*) from pk_dup d join pk_big b on b.id = d.big_id join pk_small s on s.id = d.id;
+
+-- [join search memoize settings off] enable_memoize off: no Memoize, a Merge Join over pk_big's index instead (h23i)
+set enable_memoize = off;
+select count(*) from pk_dup d join pk_big b on b.id = d.big_id join pk_small s on s.id = d.id;
+
+-- [join memoize two relations settings] two relations, hash and merge joins off: a Nested Loop over a Memoize of the probes (h23i)
+set enable_hashjoin = off;
+set enable_mergejoin = off;
+select d.id, b.pad from pk_dup d join pk_big b on b.id = d.big_id where d.id < 100;
