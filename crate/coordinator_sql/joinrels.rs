@@ -935,7 +935,8 @@ impl JoinProblem<'_> {
             let cols: Vec<usize> =
                 (b.first..b.first + b.rel.columns.len()).filter(|&c| self.needed(c, relids)).collect();
             let used: Vec<usize> = cols.iter().map(|c| c - b.first).collect();
-            let mut p = Planner { coord: self.coord, servers: vec![], gating: vec![], force_index: false };
+            let mut p =
+                Planner { coord: self.coord, servers: vec![], gating: vec![], force_index: false, merge_order: false };
             let plan = p.side(b.rel, &b.name, &base_quals[i], &used, None, self.at)?;
             let est = self.estimate(&plan);
             let plain = RelPath { plan, cols: cols.clone(), est, order: None };
@@ -948,7 +949,8 @@ impl JoinProblem<'_> {
                 let path = RelPath { plan, cols: cols.clone(), est, order: Some(QUERY_ORDER) };
                 add_rel_path(&mut paths, path, self.consider_startup, &|x, y| self.same_order(x, y));
             }
-            for path in self.index_order_paths(b, relids, &base_quals[i], &cols)? {
+            let ordered = self.index_order_paths(b, relids, &base_quals[i], &cols)?;
+            for path in ordered.into_iter().chain(self.partition_order_paths(b, relids, &base_quals[i], &cols)?) {
                 add_rel_path(&mut paths, path, self.consider_startup, &|x, y| self.same_order(x, y));
             }
             rels.push(RelInfo { relids, paths, fdw, fdw_tried: false });
@@ -982,12 +984,61 @@ impl JoinProblem<'_> {
             // `force_index`: the presorted index path itself, whatever a Sort over the
             // cheapest scan costs (that one is the unordered path plus a Sort, which
             // the join methods add where they need it).
-            let mut p = Planner { coord: self.coord, servers: vec![], gating: vec![], force_index: true };
+            let mut p =
+                Planner { coord: self.coord, servers: vec![], gating: vec![], force_index: true, merge_order: false };
             let keys = vec![SortKey { expr: Expr::Col(at), desc: false }];
             let plan = p.side(b.rel, &b.name, quals, &used, Some(&keys), self.at)?;
             if matches!(plan, Plan::Sort { .. }) {
                 continue;
             }
+            let est = self.estimate(&plan);
+            out.push(RelPath { plan, cols: cols.to_vec(), est, order: Some(c) });
+        }
+        Ok(out)
+    }
+
+    /// A partitioned table's paths in a column's order from `generate_orderedappend_paths`
+    /// (over `all_child_pathkeys`): for each returned column whose order is useful
+    /// above the relation (`useful_order`) and that some leaf reads in order on its
+    /// own (a local partition by its index on it, a foreign one with
+    /// `use_remote_estimate` by its remote ORDER BY), the leaves in that order, the
+    /// others sorted: an ordered Append when the partitions are in the column's bound
+    /// order, else a Merge Append (`Planner::side`). Recorded as ordered by that
+    /// column, kept beside the cheaper unordered path as an index path is.
+    fn partition_order_paths(
+        &self,
+        b: &BaseRel,
+        relids: Relids,
+        quals: &[Expr],
+        cols: &[usize],
+    ) -> Result<Vec<RelPath>, FrontError> {
+        if !matches!(b.rel.kind, RelKind::Partitioned { .. }) {
+            return Ok(vec![]);
+        }
+        let mut p =
+            Planner { coord: self.coord, servers: vec![], gating: vec![], force_index: true, merge_order: false };
+        let leaves = p.leaves(b.rel, quals);
+        if leaves.len() < 2 {
+            return Ok(vec![]);
+        }
+        let used: Vec<usize> = cols.iter().map(|c| c - b.first).collect();
+        let presorted = |r: &&Relation, column: usize| match &r.kind {
+            RelKind::Table(t) => t.index_on(column).is_some(),
+            RelKind::Foreign { .. } => {
+                super::super::remote_estimate::uses_remote_estimate(self.coord, &r.name).is_some()
+            }
+            _ => false,
+        };
+        let mut out = vec![];
+        for (at, &c) in cols.iter().enumerate() {
+            if !self.useful_order(c, relids) || !leaves.iter().any(|r| presorted(r, c - b.first)) {
+                continue;
+            }
+            // The query's own order asks every foreign leaf for its remote ORDER BY;
+            // a merge key's only those with remote estimates (`merge_order`).
+            p.merge_order = !self.same_order(Some(c), self.query_key);
+            let keys = vec![SortKey { expr: Expr::Col(at), desc: false }];
+            let plan = p.side(b.rel, &b.name, quals, &used, Some(&keys), self.at)?;
             let est = self.estimate(&plan);
             out.push(RelPath { plan, cols: cols.to_vec(), est, order: Some(c) });
         }
@@ -1157,7 +1208,7 @@ impl JoinProblem<'_> {
             targets: (!identity).then_some(targets.as_slice()),
             limit: l.limit,
         };
-        let p = Planner { coord: self.coord, servers: vec![], gating: vec![], force_index: false };
+        let p = Planner { coord: self.coord, servers: vec![], gating: vec![], force_index: false, merge_order: false };
         p.foreign_upper(path.plan.clone(), ordered, &upper, true)
     }
 

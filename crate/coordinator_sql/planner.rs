@@ -287,7 +287,8 @@ pub(super) fn plan_query_into(
     }
     let alias = alias.unwrap_or_else(|| rel.name.clone());
     let order_keys = order_keys_of(&layers);
-    let mut p = Planner { coord, servers: std::mem::take(servers), gating: vec![], force_index: false };
+    let mut p =
+        Planner { coord, servers: std::mem::take(servers), gating: vec![], force_index: false, merge_order: false };
     let plan = p.build(rel, &alias, layers, at);
     *servers = p.servers;
     let plan = match qual {
@@ -1000,7 +1001,7 @@ impl Join<'_> {
     /// A join postgres_fdw pushes down asks its own when the join search costs it
     /// (`Join::choose`: `postgresGetForeignJoinPaths` runs after the relations').
     fn ask_remote_estimates(&self, l: &Layers, servers: &[String]) -> Result<(), FrontError> {
-        let p0 = Planner { coord: self.coord, servers: vec![], gating: vec![], force_index: false };
+        let p0 = Planner { coord: self.coord, servers: vec![], gating: vec![], force_index: false, merge_order: false };
         let remote = |s: &JoinSide| {
             let leaves = p0.leaves(s.rel, s.conjuncts);
             leaves.iter().any(|r| super::remote_estimate::uses_remote_estimate(self.coord, &r.name).is_some())
@@ -1008,7 +1009,13 @@ impl Join<'_> {
         if !self.sides.iter().any(remote) {
             return Ok(());
         }
-        let mut p = Planner { coord: self.coord, servers: servers.to_vec(), gating: vec![], force_index: false };
+        let mut p = Planner {
+            coord: self.coord,
+            servers: servers.to_vec(),
+            gating: vec![],
+            force_index: false,
+            merge_order: false,
+        };
         for s in &self.sides {
             self.estimate(&p.side(s.rel, s.name, s.conjuncts, &s.used, None, self.at)?);
         }
@@ -1064,7 +1071,60 @@ impl Join<'_> {
     /// ordered by its key remotely ([`Self::remote_ordered`])?
     fn outer_index_path(&self, swapped: bool, l: &Layers) -> bool {
         let o = &self.sides[swapped as usize];
-        self.local_leaf(o) == Some(true) || (self.remote_ordered(o) && !self.key_class_ordered_desc(l, o))
+        self.local_leaf(o) == Some(true)
+            || (self.remote_ordered(o) && !self.key_class_ordered_desc(l, o))
+            || self.partitions_key_ordered(o, l)
+    }
+
+    /// A Merge Join's inner side `i` in its key's order (`partitions_key_ordered`):
+    /// its path in that order (the presorted leaves by their own paths, the others
+    /// sorted) or a Sort over its cheapest path, whichever costs less (as
+    /// `generate_mergejoin_paths` keeps the cheaper of the two joins).
+    fn inner_key_ordered<'p>(
+        &self,
+        p: &mut Planner<'p>,
+        i: &JoinSide<'p>,
+        l: &Layers,
+        swapped: bool,
+    ) -> Result<Plan, FrontError> {
+        let keys = vec![SortKey { expr: i.key_output(), desc: false }];
+        let sorted = Plan::Sort {
+            child: Box::new(p.side(i.rel, i.name, i.conjuncts, &i.used, None, self.at)?),
+            keys: keys.clone(),
+        };
+        (p.force_index, p.merge_order) = (true, !self.order_by_join_key(l, swapped));
+        let ordered = p.side(i.rel, i.name, i.conjuncts, &i.used, Some(&keys), self.at);
+        (p.force_index, p.merge_order) = (false, false);
+        let ordered = ordered?;
+        Ok(match self.estimate(&ordered).total < self.estimate(&sorted).total {
+            true => ordered,
+            false => sorted,
+        })
+    }
+
+    /// Has the side, a partitioned table of several leaves, a path ordered by its join
+    /// key from `generate_orderedappend_paths`? It has when some leaf has a path in
+    /// that order of its own (the key's pathkeys are then among `all_child_pathkeys`):
+    /// a local partition with an index on the key (`build_index_paths` keeps its
+    /// order, useful for merging), a foreign one with `use_remote_estimate` (its
+    /// remotely sorted path). The leaves without one are sorted: an ordered Append of
+    /// them when the partitions are in the key's bound order, else a Merge Append
+    /// (`Planner::side`).
+    fn partitions_key_ordered(&self, s: &JoinSide, l: &Layers) -> bool {
+        if !matches!(s.rel.kind, RelKind::Partitioned { .. }) {
+            return false;
+        }
+        let p = Planner { coord: self.coord, servers: vec![], gating: vec![], force_index: false, merge_order: false };
+        let leaves = p.leaves(s.rel, s.conjuncts);
+        let presorted = |r: &&Relation| match &r.kind {
+            RelKind::Table(t) => t.index_on(s.key).is_some(),
+            RelKind::Foreign { .. } => {
+                super::remote_estimate::uses_remote_estimate(self.coord, &r.name).is_some()
+                    && !self.key_class_ordered_desc(l, s)
+            }
+            _ => false,
+        };
+        leaves.len() > 1 && leaves.iter().any(presorted)
     }
 
     /// Has the side a path ordered by its join key on its servers: every leaf a
@@ -1072,7 +1132,7 @@ impl Join<'_> {
     /// builds for the join's equivalence class (`get_useful_pathkeys_for_relation`),
     /// under a Merge Append when there are several?
     fn remote_ordered(&self, s: &JoinSide) -> bool {
-        let p = Planner { coord: self.coord, servers: vec![], gating: vec![], force_index: false };
+        let p = Planner { coord: self.coord, servers: vec![], gating: vec![], force_index: false, merge_order: false };
         let leaves = p.leaves(s.rel, s.conjuncts);
         let remote = |r: &&Relation| super::remote_estimate::uses_remote_estimate(self.coord, &r.name).is_some();
         !matches!(s.rel.kind, RelKind::Table(_)) && !leaves.is_empty() && leaves.iter().all(remote)
@@ -1082,7 +1142,7 @@ impl Join<'_> {
     /// pruning leaves: an appendrel of one child has that child's paths), and has it
     /// an index on the side's key? None: not one local table.
     fn local_leaf(&self, s: &JoinSide) -> Option<bool> {
-        let p = Planner { coord: self.coord, servers: vec![], gating: vec![], force_index: false };
+        let p = Planner { coord: self.coord, servers: vec![], gating: vec![], force_index: false, merge_order: false };
         match p.leaves(s.rel, s.conjuncts).as_slice() {
             [leaf] => match &leaf.kind {
                 RelKind::Table(t) => Some(t.index_on(s.key).is_some()),
@@ -1104,7 +1164,7 @@ impl Join<'_> {
         if let RelKind::Table(t) = &i.rel.kind {
             return t.index_on(i.key).is_some();
         }
-        let p = Planner { coord: self.coord, servers: vec![], gating: vec![], force_index: false };
+        let p = Planner { coord: self.coord, servers: vec![], gating: vec![], force_index: false, merge_order: false };
         let (it, ot) = (i.rel.columns[i.key].ty, o.rel.columns[o.key].ty);
         super::paramfdw::has_param_path(self.coord, &p.leaves(i.rel, i.conjuncts), it, ot)
     }
@@ -1121,7 +1181,13 @@ impl Join<'_> {
         if server(a.rel).is_none() || server(a.rel) != server(b.rel) || self.clauseless {
             return Ok(false);
         }
-        let mut p = Planner { coord: self.coord, servers: servers.to_vec(), gating: vec![], force_index: false };
+        let mut p = Planner {
+            coord: self.coord,
+            servers: servers.to_vec(),
+            gating: vec![],
+            force_index: false,
+            merge_order: false,
+        };
         let (Ok(outer), Ok(inner)) = (
             p.side(a.rel, a.name, a.conjuncts, &a.used, None, self.at),
             p.side(b.rel, b.name, b.conjuncts, &b.used, None, self.at),
@@ -1311,19 +1377,47 @@ impl Join<'_> {
         let mut presorted_sides = presorted_sides;
         let by_key =
             |s: &JoinSide| self.local_leaf(s).is_some().then(|| vec![SortKey { expr: s.key_output(), desc: false }]);
+        // The outer side's order is the merge key's, not the query's: its foreign
+        // leaves are sorted locally unless remotely estimated (`Planner::merge_order`).
+        let mut outer_merge_order = false;
         if method == Method::Merge && presorted_sides.outer_index && outer_order.is_none() {
-            let remote = (self.remote_ordered(o) && !self.key_class_ordered_desc(l, o))
-                .then(|| vec![SortKey { expr: o.key_output(), desc: false }]);
+            let remote = (self.remote_ordered(o) && !self.key_class_ordered_desc(l, o)
+                || self.partitions_key_ordered(o, l))
+            .then(|| vec![SortKey { expr: o.key_output(), desc: false }]);
             (outer_order, presorted_sides.outer) = (by_key(o).or(remote), true);
+            outer_merge_order = !self.order_by_join_key(l, swapped);
         }
         // (Not a side to be made unique: its Sort goes above the unique-ifying step.)
         if method == Method::Merge && presorted_sides.outer && !unique && inner_order.is_none() && by_key(i).is_some() {
             (inner_order, presorted_sides.inner) = (by_key(i), true);
         }
-        let mut p = Planner { coord: self.coord, servers: std::mem::take(servers), gating: vec![], force_index: false };
+        // A partitioned inner side with a path in the merge key's order (an ordered
+        // Append or a Merge Append, `partitions_key_ordered`): `generate_mergejoin_paths`
+        // tries it beside a Sort of the cheapest path, and the cheaper join is kept.
+        let inner_key_path = method == Method::Merge
+            && presorted_sides.outer
+            && !unique
+            && inner_order.is_none()
+            && !presorted_sides.inner_param
+            && self.partitions_key_ordered(i, l);
+        let mut p = Planner {
+            coord: self.coord,
+            servers: std::mem::take(servers),
+            gating: vec![],
+            force_index: false,
+            merge_order: false,
+        };
         p.force_index = presorted_sides.outer_index;
+        p.merge_order = outer_merge_order;
         let outer = p.side(o.rel, o.name, o.conjuncts, &o.used, outer_order.as_ref(), self.at);
-        p.force_index = false;
+        (p.force_index, p.merge_order) = (false, false);
+        let inner_key_path = match inner_key_path {
+            true => Some(self.inner_key_ordered(&mut p, i, l, swapped)?),
+            false => None,
+        };
+        if inner_key_path.is_some() {
+            presorted_sides.inner = true;
+        }
         let inner = match presorted_sides.inner_param {
             // Its key compared with the outer row's, `o.name.key` (indxpath.rs).
             true => {
@@ -1347,7 +1441,10 @@ impl Join<'_> {
                     }
                 }
             }
-            false => p.side(i.rel, i.name, i.conjuncts, &i.used, inner_order.as_ref(), self.at),
+            false => match inner_key_path {
+                Some(plan) => Ok(plan),
+                None => p.side(i.rel, i.name, i.conjuncts, &i.used, inner_order.as_ref(), self.at),
+            },
         };
         *servers = p.servers;
         let (mut outer, mut inner) = (outer?, inner?);
@@ -1899,6 +1996,13 @@ struct Planner<'a> {
     /// An ordered local scan takes its presorted index path, whatever a Sort costs (a
     /// Merge Join's outer side: `Join::outer_index_path`).
     force_index: bool,
+    /// The order asked of a scan is a merge key's, not the query's ORDER BY: a
+    /// foreign leaf has a remotely sorted path for it only with `use_remote_estimate`
+    /// (postgres_fdw's `get_useful_pathkeys_for_relation` offers the join's
+    /// equivalence classes only then), so without it the leaf's scan is sorted
+    /// locally (`create_append_plan` / `create_merge_append_plan` put a Sort above a
+    /// member whose path is not in the order).
+    merge_order: bool,
 }
 
 /// A leaf partition (or the relation itself) to scan, with its EXPLAIN names.
@@ -2237,8 +2341,10 @@ impl<'a> Planner<'a> {
             v.dedup();
             v
         };
+        // `partitions_are_ordered` reads them as leaves (their names do not matter).
+        let ordered_leaves: Vec<Leaf> = leaves.iter().map(|r| Leaf { rel: r, name: None }).collect();
         let mut children = Vec::new();
-        for (i, r) in leaves.into_iter().enumerate() {
+        for (i, r) in leaves.iter().copied().enumerate() {
             let k = i + parent_named as usize;
             let name = if partitioned {
                 Some(ScanName {
@@ -2251,7 +2357,21 @@ impl<'a> Planner<'a> {
             children.push(self.scan(&Leaf { rel: r, name }, conjuncts, used, &where_cols, order, at)?);
         }
         let mut plan = match order {
-            Some(keys) if children.len() > 1 => Plan::MergeAppend { children, keys: keys.clone(), prune: None },
+            // Range partitions in the order's bound order: an ordered Append of them
+            // (reversed for DESC), which `generate_orderedappend_paths` builds instead
+            // of a Merge Append (`match_partition_order`); its members run
+            // synchronously (`create_append_plan`: no async members with pathkeys).
+            Some(keys) if children.len() > 1 => {
+                match grouping_planner::partitions_are_ordered(rel, &ordered_leaves, keys, used) {
+                    Some(desc) => {
+                        if desc {
+                            children.reverse();
+                        }
+                        Plan::Append { children, prune: None, ordered: true }
+                    }
+                    None => Plan::MergeAppend { children, keys: keys.clone(), prune: None },
+                }
+            }
             // Every partition pruned: the dummy relation with the used columns (an
             // Append without children returns no columns; a join over it broke).
             _ if children.is_empty() => append_leaves(children, rel, used),
@@ -2332,6 +2452,7 @@ impl<'a> Planner<'a> {
         order: Option<&Vec<SortKey>>,
         at: Location,
     ) -> Result<Plan, FrontError> {
+        let order_asked = order;
         if let RelKind::Foreign { .. } = leaf.rel.kind {
             // postgres_fdw's classifyConditions: what ships goes into the remote
             // query; the rest is the scan's local Filter, over the columns it reads.
@@ -2344,6 +2465,9 @@ impl<'a> Planner<'a> {
             let fetched = if local.is_empty() { used } else { read.as_slice() };
             let targets = fetched.iter().map(|&c| RemoteTarget::Col(c)).collect();
             let mut f = self.foreign_scan(leaf, &remote, targets, at)?;
+            let sorted_locally =
+                self.merge_order && super::remote_estimate::uses_remote_estimate(self.coord, &leaf.rel.name).is_none();
+            let order = order.filter(|_| !sorted_locally);
             if let Some(keys) = order {
                 // Keys are over the used columns; the remote query's over the table's.
                 f.remote.order_by =
@@ -2365,7 +2489,10 @@ impl<'a> Planner<'a> {
                     plan = Plan::Result { child: Box::new(plan), filter: None, targets: Some(targets) };
                 }
             }
-            return Ok(self.gate(plan));
+            return Ok(match (sorted_locally, order_asked) {
+                (true, Some(keys)) => Plan::Sort { child: Box::new(self.gate(plan)), keys: keys.clone() },
+                _ => self.gate(plan),
+            });
         }
         // The cheapest of the Seq Scan and the index paths (indxpath.rs).
         let seq = self.local_scan(leaf, conjuncts, used, where_cols);

@@ -1202,7 +1202,6 @@ select f.id, h.name from f join h on f.id = h.id where f.cat = 'c1';
 select r.k, l.qty from r join l on r.k = l.id where l.qty < 3;
 
 -- [join method settings range list] enable_hashjoin off
--- known: plan — PostgreSQL reads the range table through an ordered Append (the local partition by its index, the foreign one sorted), which the sandbox does not plan (as q083); it sorts the whole Append
 set enable_hashjoin = off;
 select r.k, l.qty from r join l on r.k = l.id where l.qty < 3;
 
@@ -1212,7 +1211,6 @@ set enable_mergejoin = off;
 select r.k, l.qty from r join l on r.k = l.id where l.qty < 3;
 
 -- [join method settings range list] hash joins and nested loops off
--- known: plan — PostgreSQL reads the range table through an ordered Append (the local partition by its index, the foreign one sorted), which the sandbox does not plan (as q083); it sorts the whole Append
 set enable_hashjoin = off;
 set enable_nestloop = off;
 select r.k, l.qty from r join l on r.k = l.id where l.qty < 3;
@@ -3229,7 +3227,6 @@ alter server s1 options (add use_remote_estimate 'true');
 select loc.id, h.amount from loc join h on h.id = loc.id where loc.qty = 5;
 
 -- [remote_estimate join settings] no Hash Join: a Merge Join over the remote estimates
--- known: plan — PostgreSQL's Merge Join reads pnl (range-partitioned) through an ordered Append of its partitions' scans ordered remotely (ORDER BY b, priced by the shards' EXPLAIN) with loc's index scan inside; the sandbox sorts the Append (its remotely ordered outer side is a hash-partitioned table's Merge Append: tests/pg15_fidelity_remote_estimate.rs)
 set enable_hashjoin = off;
 select loc.cat, pnl.c from loc join pnl on pnl.b = loc.id;
 
