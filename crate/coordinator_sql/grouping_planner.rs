@@ -593,7 +593,11 @@ impl<'a> Planner<'a> {
             .enumerate()
             .map(|(i, l)| Leaf {
                 rel: l.rel,
-                name: Some(ScanName { alias: format!("{alias}_{}", i + 1), parent: Some(alias.to_string()) }),
+                name: Some(ScanName {
+                    alias: format!("{alias}_{}", i + 1),
+                    parent: Some(alias.to_string()),
+                    direct: false,
+                }),
             })
             .collect();
         candidates.extend(self.grouping_paths(rel, &named, s, agg.keys, agg.aggs, upper, at)?);
@@ -633,6 +637,7 @@ impl<'a> Planner<'a> {
                 name: Some(ScanName {
                     alias: if i == 0 { alias.to_string() } else { format!("{alias}_{i}") },
                     parent: None,
+                    direct: false,
                 }),
             })
             .collect();

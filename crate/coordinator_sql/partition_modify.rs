@@ -163,7 +163,7 @@ fn rename_single(plan: &mut Plan, parent: &str) {
     match alias {
         Some(a) if a.alias == parent => a.alias = format!("{parent}_1"),
         Some(_) => {}
-        None => *alias = Some(ScanName { alias: format!("{parent}_1"), parent: None }),
+        None => *alias = Some(ScanName { alias: format!("{parent}_1"), parent: None, direct: false }),
     }
 }
 

@@ -2123,6 +2123,7 @@ impl<'a> Planner<'a> {
                 let name = partitioned.then(|| ScanName {
                     alias: if k == 0 { alias.to_string() } else { format!("{alias}_{k}") },
                     parent: parent_named.then(|| alias.to_string()),
+                    direct: false,
                 });
                 Leaf { rel: r, name }
             })
@@ -2350,9 +2351,10 @@ impl<'a> Planner<'a> {
                 Some(ScanName {
                     alias: if k == 0 { alias.to_string() } else { format!("{alias}_{k}") },
                     parent: parent_named.then(|| alias.to_string()),
+                    direct: false,
                 })
             } else {
-                (alias != rel.name).then(|| ScanName { alias: alias.to_string(), parent: None })
+                (alias != rel.name).then(|| ScanName { alias: alias.to_string(), parent: None, direct: true })
             };
             children.push(self.scan(&Leaf { rel: r, name }, conjuncts, used, &where_cols, order, at)?);
         }
@@ -2387,7 +2389,7 @@ impl<'a> Planner<'a> {
         let mut where_cols: Vec<usize> = s.conjuncts.iter().flat_map(|c| columns_of(c, s.rel.columns.len())).collect();
         where_cols.sort_unstable();
         where_cols.dedup();
-        let name = (s.name != s.rel.name).then(|| ScanName { alias: s.name.to_string(), parent: None });
+        let name = (s.name != s.rel.name).then(|| ScanName { alias: s.name.to_string(), parent: None, direct: true });
         let req = super::indxpath::ScanRequest {
             rel: s.rel,
             name,

@@ -754,6 +754,13 @@ pub struct ForeignScanPlan {
 pub struct ScanName {
     pub alias: String,
     pub parent: Option<String>,
+    /// The scan reads the relation the query (or a partitionwise child join) names
+    /// itself, under another alias: a partition so named is a plain base relation
+    /// with its own statistics (`examine_variable` on its own `pg_statistic`), not its
+    /// partitioned parent's lone remaining partition, whose columns carry the
+    /// parent's (`plan::costsize`). Not printed.
+    #[serde(skip)]
+    pub direct: bool,
 }
 
 /// What ExecInitPartitionPruning needs to prune an Append's children at executor

@@ -3523,7 +3523,6 @@ set enable_partitionwise_join = on;
 select a.x, count(*) from pwj_a a join pwj_b b on a.id = b.id join pwj_c c on c.id = b.id group by a.x;
 
 -- [partitionwise join three pushdown left] two LEFT joins per child, WHERE on the preserved side
--- known: plan — the local child (the third partitions) joins its three local tables in another order: the sandbox's join search misses PostgreSQL's cheaper order for these three tables as it does for the same query over the partitions themselves, not partitionwise; the children pushed to s1 and s2 agree
 set enable_partitionwise_join = on;
 select a.id, b.y, c.z from pwj_a a left join pwj_b b on a.id = b.id left join pwj_c c on c.id = a.id where a.x < 3;
 
@@ -3532,7 +3531,6 @@ set enable_partitionwise_join = on;
 select a.id, b.id, c.id from pwj_a a full join pwj_b b on a.id = b.id full join pwj_c c on c.id = a.id;
 
 -- [partitionwise join three pushdown conditions] a condition on each side, in each pushed child's ON
--- known: plan — the local child (the third partitions) joins its three local tables in another order: the sandbox's join search misses PostgreSQL's cheaper order for these three tables as it does for the same query over the partitions themselves, not partitionwise; the children pushed to s1 and s2 agree
 set enable_partitionwise_join = on;
 select a.id, b.u, c.v from pwj_a a join pwj_b b on a.id = b.id join pwj_c c on c.id = b.id where b.y < 4 and c.z > 0;
 
@@ -3541,7 +3539,6 @@ set enable_partitionwise_join = on;
 select a.id, b.u, c.v from pwj_a a join pwj_b b on a.id = b.id join pwj_c c on c.id = a.id where a.id < 300;
 
 -- [partitionwise join three local] three local tables partitioned alike: a join per child
--- known: plan — each child joins its three local partitions in another order: the sandbox's join search misses PostgreSQL's cheaper order (a join of b and a first, c above it) as it does for the same query over the partitions themselves, not partitionwise
 set enable_partitionwise_join = on;
 select a.id, b.u, c.t from pw_la a join pw_lb b on a.id = b.id join pw_la c on c.id = b.id where a.x = 3;
 
