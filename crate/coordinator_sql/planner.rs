@@ -2345,6 +2345,12 @@ impl<'a> Planner<'a> {
         // `partitions_are_ordered` reads them as leaves (their names do not matter).
         let ordered_leaves: Vec<Leaf> = leaves.iter().map(|r| Leaf { rel: r, name: None }).collect();
         let mut children = Vec::new();
+        // Several leaves in an order: each one's cheapest path in it, its index path
+        // where it has one, else its cheapest path sorted (`generate_orderedappend_paths`'
+        // `get_cheapest_path_for_pathkeys`: a Sort is no path of the leaf's own, so the
+        // two are not weighed per leaf, only the whole against a Sort above the Append).
+        let force_index = self.force_index;
+        self.force_index |= order.is_some() && leaves.len() > 1;
         for (i, r) in leaves.iter().copied().enumerate() {
             let k = i + parent_named as usize;
             let name = if partitioned {
@@ -2356,8 +2362,10 @@ impl<'a> Planner<'a> {
             } else {
                 (alias != rel.name).then(|| ScanName { alias: alias.to_string(), parent: None, direct: true })
             };
-            children.push(self.scan(&Leaf { rel: r, name }, conjuncts, used, &where_cols, order, at)?);
+            let child = self.scan(&Leaf { rel: r, name }, conjuncts, used, &where_cols, order, at);
+            children.push(child.inspect_err(|_| self.force_index = force_index)?);
         }
+        self.force_index = force_index;
         let mut plan = match order {
             // Range partitions in the order's bound order: an ordered Append of them
             // (reversed for DESC), which `generate_orderedappend_paths` builds instead
