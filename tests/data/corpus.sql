@@ -3564,3 +3564,55 @@ select loc.id, f.val, dim.weight from loc join f on f.id = loc.id join dim on di
 -- [join search index order limit] three relations under ORDER BY and LIMIT: an ordered index path of loc keeps the query's order (h23o)
 -- known: plan — both read loc by its index (Index Only Scan in id order) under the LIMIT; PostgreSQL merges it with the join of f and dim pushed to s1 with ORDER BY r2.id in its Remote SQL (postgres_fdw's ordered path of a join relation below the top, `add_paths_with_pathkeys_for_rel`), which the sandbox's join search does not build, so it nests a Materialize of the unordered pushed join
 select loc.id, f.val from loc join f on f.id = loc.id join dim on dim.cat = f.cat order by loc.id limit 5;
+
+-- ===== h23o: ordered Append of range partitions as a join's side, partitions named directly =====
+
+-- [orderedappend join merge range local settings] hash joins off: r through an ordered Append (r_lo by its index, r_hi sorted locally) under a Materialize, the Merge Join's inner side (h23o)
+set enable_hashjoin = off;
+select r.k, loc.cat from r join loc on loc.id = r.k;
+
+-- [orderedappend join order limit range list] ORDER BY the join key, LIMIT: a Nested Loop over r's ordered Append (r_hi sorted remotely for the query's order) (h23o)
+select r.k, r.v, l.qty from r join l on r.k = l.id order by r.k limit 5;
+
+-- [orderedappend join order desc limit range list] ORDER BY the join key DESC, LIMIT: the ordered Append backwards, r_lo's index read backwards (h23o)
+select r.k, r.v, l.qty from r join l on r.k = l.id order by r.k desc limit 5;
+
+-- [orderedappend join search three range local foreign settings] three relations, hash joins off: r's ordered Append as a base relation's path in the join search (h23o)
+set enable_hashjoin = off;
+select r.v, loc.cat, f.val from r join loc on loc.id = r.k join f on f.id = r.k;
+
+-- [orderedappend join merge range remote_estimate settings] hash joins off: two ordered Appends merged, r's with r_hi sorted locally, pnl's sorted remotely by the shards' estimates (h23o)
+set enable_hashjoin = off;
+select r.k, pnl.c from r join pnl on pnl.b = r.k;
+
+-- [orderedappend join left range local settings] LEFT JOIN, hash joins off: r's ordered Append the preserved outer side (h23o)
+set enable_hashjoin = off;
+select r.k, loc.qty from r left join loc on loc.id = r.k;
+
+-- [orderedappend join right filter range local settings] RIGHT JOIN with a filter on the preserved side, hash joins off (h23o)
+set enable_hashjoin = off;
+select r.k, loc.qty from loc right join r on loc.id = r.k where r.v < 50;
+
+-- [orderedappend join order limit range local] ORDER BY the join key, LIMIT: r's ordered Append under a Merge Join with loc's index (h23o)
+select r.k, r.label from r join loc on loc.id = r.k order by r.k limit 7;
+
+-- [orderedappend join order pruned range list] pruned to r_lo: its index orders the join, no Append (h23o)
+select r.k, l.qty from r join l on r.k = l.id where r.k < 400 order by r.k;
+
+-- [orderedappend join nestloop order limit range foreign settings] hash and merge joins off: a Nested Loop over r's ordered Append keeps ORDER BY's order (h23o)
+set enable_hashjoin = off;
+set enable_mergejoin = off;
+select r.k, f.val from r join f on f.id = r.k order by r.k limit 10;
+
+-- [orderedappend join order limit range hash] ORDER BY the range key over a join with the hash-partitioned table, LIMIT (h23o)
+select r.k, h.grp from r join h on h.id = r.k order by r.k limit 4;
+
+-- [orderedappend join merge range hash settings] hash joins off, a filter on h: Merge Join over r's ordered Append (h23o)
+set enable_hashjoin = off;
+select r.k, h.grp from r join h on h.id = r.k where h.grp < 5;
+
+-- [join direct partition local] two partitions named directly under aliases: each with its own statistics (a.id's 300 distinct values), not its parent's (h23o)
+select a.id, b.u from pw_la1 a join pw_lb1 b on a.id = b.id where a.x = 3;
+
+-- [join search direct partition three local] three partitions named directly: b and a joined first, as PostgreSQL's costs order them (h23o)
+select a.id, b.u, c.t from pw_la1 a join pw_lb1 b on a.id = b.id join pw_la1 c on c.id = b.id where a.x = 3;
