@@ -2060,11 +2060,20 @@ impl<'a> Planner<'a> {
                 Plan::Append { children, prune, .. } | Plan::MergeAppend { children, prune, .. }
                     if children.len() == leaves.len() =>
                 {
+                    // Each child's bound, in the children's order (an ordered Append
+                    // for DESC lists the partitions backwards).
+                    let child_bounds: Option<Vec<Bound>> = children
+                        .iter()
+                        .map(|c| {
+                            let name = scanned_relation(c)?;
+                            leaves.iter().find(|r| r.name == name).and_then(|r| bound(r))
+                        })
+                        .collect();
                     *prune = Some(Box::new(PartPruneInfo {
                         strategy: *strategy,
                         key: key.clone(),
                         key_types: key.iter().map(|&k| rel.columns[k].ty).collect(),
-                        bounds: leaves.iter().filter_map(|r| bound(r)).collect(),
+                        bounds: child_bounds.unwrap_or_else(|| leaves.iter().filter_map(|r| bound(r)).collect()),
                         all_bounds: leaves.iter().filter_map(|r| bound(r)).collect(),
                         conjuncts: conjuncts.to_vec(),
                     }));
@@ -2976,6 +2985,17 @@ impl PartitionKey<'_> {
 }
 
 /// Does `p` aggregate (an Agg, or a foreign scan whose remote query does)?
+/// The relation a partition's scan reads (through the Sort, Result or gating Result
+/// above it), None for anything else.
+fn scanned_relation(p: &Plan) -> Option<&str> {
+    match p {
+        Plan::SeqScan { table, .. } | Plan::IndexScan { table, .. } | Plan::BitmapHeapScan { table, .. } => Some(table),
+        Plan::ForeignScan(f) => Some(&f.relation),
+        Plan::Sort { child, .. } | Plan::Result { child, .. } | Plan::Gating { child, .. } => scanned_relation(child),
+        _ => None,
+    }
+}
+
 fn aggregates(p: &Plan) -> bool {
     match p {
         Plan::Agg { .. } => true,

@@ -3616,3 +3616,8 @@ select a.id, b.u from pw_la1 a join pw_lb1 b on a.id = b.id where a.x = 3;
 
 -- [join search direct partition three local] three partitions named directly: b and a joined first, as PostgreSQL's costs order them (h23o)
 select a.id, b.u, c.t from pw_la1 a join pw_lb1 b on a.id = b.id join pw_la1 c on c.id = b.id where a.x = 3;
+
+-- [prepared generic range pruning order desc limit orderedappend] a generic plan's ordered Append backwards: run-time pruning reads each member's bound in the members' order (r_hi removed at startup) (h23o)
+set plan_cache_mode = force_generic_plan;
+prepare pd_lt(int) as select k, label from r where k < $1 order by k desc limit 3;
+execute pd_lt(300);
