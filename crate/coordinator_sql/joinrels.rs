@@ -31,8 +31,10 @@
 //!    relation holding the query's ORDER BY columns, a path in that order (a remote
 //!    ORDER BY, a Merge Append); a local table also has an ordered index path for
 //!    each index whose key orders usefully above it (a merge key of a join to come,
-//!    the query's ORDER BY: `index_order_paths`), which a Merge Join takes as a
-//!    presorted side and a Nested Loop over it keeps. Level k joins a relation of level k-1 with a base
+//!    the query's ORDER BY: `index_order_paths`), and a partitioned one a path in
+//!    such a column's order where some leaf reads in it on its own (an ordered Append
+//!    of range partitions, else a Merge Append: `partition_order_paths`), which a
+//!    Merge Join takes as a presorted side and a Nested Loop over it keeps. Level k joins a relation of level k-1 with a base
 //!    relation it has a join clause with (`make_rels_by_clause_joins`), then level j
 //!    with level k-j (bushy plans), each pair only if `join_is_legal`. A join relation
 //!    (a set of base relations) keeps every path no other beats on cost and ordering

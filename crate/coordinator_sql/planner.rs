@@ -87,10 +87,17 @@
 //! and its parameterized Index Scan a Nested Loop's inner side; a foreign or
 //! partitioned side whose leaves are foreign tables with `use_remote_estimate` has a
 //! parameterized path too (its scans read the outer row's key as `$1`, the Append
-//! prunes by it at each rescan: `paramfdw.rs`); but no foreign or
-//! partitioned side has a path ordered for a merge alone (postgres_fdw offers those
-//! only with `use_remote_estimate`), so the plans PostgreSQL builds on those differ
-//! (the corpus's ledger lists them); no semi or anti join (`reduce_outer_joins` does not
+//! prunes by it at each rescan: `paramfdw.rs`); a partitioned side of several leaves
+//! has a path in its key's order when some leaf reads in it on its own (a local
+//! partition's index, a foreign one's remote ORDER BY with `use_remote_estimate`:
+//! `Join::partitions_key_ordered`): `generate_orderedappend_paths`' ordered Append of
+//! range partitions in bound order, the other leaves sorted (a foreign one locally,
+//! as postgres_fdw offers a merge key's order only with remote estimates), else a
+//! Merge Append; an ordered Append's members run synchronously
+//! (`create_append_plan` considers async members only without pathkeys); but a
+//! plain foreign table without `use_remote_estimate` has no path ordered for a
+//! merge alone, so the plans PostgreSQL builds on those differ (the corpus's ledger
+//! lists them); no semi or anti join (`reduce_outer_joins` does not
 //! turn a LEFT JOIN with `IS NULL` on its nullable side into one); a Merge Join
 //! merges on one equality (the others are its Join Filter); range
 //! pruning reads the first key column only, so with a multi-column range key it may
