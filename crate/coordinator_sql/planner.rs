@@ -99,7 +99,8 @@
 //! merge alone, so the plans PostgreSQL builds on those differ (the corpus's ledger
 //! lists them); no semi or anti join (`reduce_outer_joins` does not
 //! turn a LEFT JOIN with `IS NULL` on its nullable side into one); a Merge Join
-//! merges on one equality (the others are its Join Filter); range
+//! merges on one equality (the others are its Join Filter: of an inner join's
+//! several, the one whose plan costs least, e.g. a local side's indexed key); range
 //! pruning reads the first key column only, so with a multi-column range key it may
 //! keep partitions PostgreSQL prunes.
 
@@ -604,100 +605,125 @@ fn plan_join(
     let (on_conj, where_conj) = conjuncts.split_at(if written_jt == JoinType::Inner { 0 } else { on_count });
     let jt = reduce_outer_join(written_jt, where_conj, wa, n);
     let (jt, redundant) = super::prepjointree::reduce_left_join_to_anti(jt, on_conj, where_conj, wa);
-    let mut a_conj = Vec::new();
-    let mut b_conj = Vec::new();
-    let mut rest = Vec::new();
-    let mut above = Vec::new();
-    let mut key: Option<(usize, usize, bool)> = None;
-    // An inner join's conditions are all alike (its key from WHERE or ON); an outer
-    // join's key is an ON condition, and WHERE's apply above the join.
     let key_source = if written_jt == JoinType::Inner { &conjuncts[..] } else { on_conj };
-    let key_at = key_source.iter().position(|c| join_key(c, wa).is_some());
-    if let Some(k) = key_at.and_then(|i| join_key(&key_source[i], wa)) {
-        key = Some(k);
-    }
-    key = key.or(clauseless);
-    let Some((ka, kb, key_b_first)) = key else {
-        return Err(FrontError::unsupported("a join without an equality between its two relations", at));
-    };
-    let on_len = on_conj.len();
-    for (i, c) in conjuncts.iter().enumerate() {
-        let from_on = written_jt != JoinType::Inner && i < on_len;
-        let from_key_source = if written_jt == JoinType::Inner { true } else { from_on };
-        if from_key_source && Some(i) == key_at || (i >= on_len && redundant.contains(&(i - on_len))) {
-            continue;
+    let keys: Vec<usize> = (0..key_source.len()).filter(|&i| join_key(&key_source[i], wa).is_some()).collect();
+    // The join planned with the equality at `key_at` as its key (the others are its
+    // Join Filter, or a Hash Join's further Hash Cond).
+    let plan_keyed = |key_at: Option<usize>, servers: &mut Vec<String>| -> Result<Planned, FrontError> {
+        let mut a_conj = Vec::new();
+        let mut b_conj = Vec::new();
+        let mut rest = Vec::new();
+        let mut above = Vec::new();
+        let mut key: Option<(usize, usize, bool)> = None;
+        // An inner join's conditions are all alike (its key from WHERE or ON); an outer
+        // join's key is an ON condition, and WHERE's apply above the join.
+        let key_source = if written_jt == JoinType::Inner { &conjuncts[..] } else { on_conj };
+        if let Some(k) = key_at.and_then(|i| join_key(&key_source[i], wa)) {
+            key = Some(k);
         }
-        let c = c.clone();
-        let (only_a, only_b) = side_of(&c);
-        // May a condition on one side go into that side's scans? For an inner join,
-        // always; for an outer join, an ON condition on the nullable side only
-        // (it decides matches), a WHERE condition on a preserved side only.
-        let (a_nullable, b_nullable) = (jt.fills_inner(), jt.fills_outer());
-        if from_on {
-            match (only_a, only_b) {
-                (true, _) if written_jt == JoinType::Right => a_conj.push(c),
-                (_, true) if matches!(written_jt, JoinType::Left | JoinType::Semi | JoinType::Anti) => {
-                    b_conj.push(shift(&c, wa))
-                }
-                // A semi join's condition on the outer side alone filters it.
-                (true, _) if written_jt == JoinType::Semi => a_conj.push(c),
-                _ if matches!(written_jt, JoinType::Semi | JoinType::Anti) => {
-                    return Err(FrontError::unsupported(
-                        "an IN/EXISTS subquery's condition over both relations other than its one equality (or, \
-                         under NOT EXISTS, over the outer relation alone): a semi or anti join's Join Filter, not \
-                         planned yet",
-                        at,
-                    ))
-                }
-                _ => {
-                    return Err(FrontError::unsupported(
-                        "an outer join's ON condition other than its key over the preserved side or both sides (a \
-                         Join Filter deciding matches); put it in WHERE or in a subquery",
-                        at,
-                    ))
-                }
+        key = key.or(clauseless);
+        let Some((ka, kb, key_b_first)) = key else {
+            return Err(FrontError::unsupported("a join without an equality between its two relations", at));
+        };
+        let on_len = on_conj.len();
+        for (i, c) in conjuncts.iter().enumerate() {
+            let from_on = written_jt != JoinType::Inner && i < on_len;
+            let from_key_source = if written_jt == JoinType::Inner { true } else { from_on };
+            if from_key_source && Some(i) == key_at || (i >= on_len && redundant.contains(&(i - on_len))) {
+                continue;
             }
-            continue;
+            let c = c.clone();
+            let (only_a, only_b) = side_of(&c);
+            // May a condition on one side go into that side's scans? For an inner join,
+            // always; for an outer join, an ON condition on the nullable side only
+            // (it decides matches), a WHERE condition on a preserved side only.
+            let (a_nullable, b_nullable) = (jt.fills_inner(), jt.fills_outer());
+            if from_on {
+                match (only_a, only_b) {
+                    (true, _) if written_jt == JoinType::Right => a_conj.push(c),
+                    (_, true) if matches!(written_jt, JoinType::Left | JoinType::Semi | JoinType::Anti) => {
+                        b_conj.push(shift(&c, wa))
+                    }
+                    // A semi join's condition on the outer side alone filters it.
+                    (true, _) if written_jt == JoinType::Semi => a_conj.push(c),
+                    _ if matches!(written_jt, JoinType::Semi | JoinType::Anti) => {
+                        return Err(FrontError::unsupported(
+                            "an IN/EXISTS subquery's condition over both relations other than its one equality (or, \
+                             under NOT EXISTS, over the outer relation alone): a semi or anti join's Join Filter, not \
+                             planned yet",
+                            at,
+                        ))
+                    }
+                    _ => {
+                        return Err(FrontError::unsupported(
+                            "an outer join's ON condition other than its key over the preserved side or both sides (a \
+                             Join Filter deciding matches); put it in WHERE or in a subquery",
+                            at,
+                        ))
+                    }
+                }
+                continue;
+            }
+            match (only_a, only_b) {
+                (true, _) if !a_nullable => a_conj.push(c),
+                (_, true) if !b_nullable => b_conj.push(shift(&c, wa)),
+                _ if jt == JoinType::Inner => rest.push(c),
+                _ => above.push(c),
+            }
         }
-        match (only_a, only_b) {
-            (true, _) if !a_nullable => a_conj.push(c),
-            (_, true) if !b_nullable => b_conj.push(shift(&c, wa)),
-            _ if jt == JoinType::Inner => rest.push(c),
-            _ => above.push(c),
+        // The columns each side must return: those used above the join, and the keys.
+        let mut used = used_columns(&Layers { filter: None, ..l.clone_layers() }, n);
+        for c in rest
+            .iter()
+            .chain(&above)
+            .flat_map(|e| columns_of(e, n))
+            .chain([ka, kb])
+            .chain(still_needed.iter().flat_map(|&(x, y)| [x, y]))
+        {
+            used.push(c);
         }
-    }
-    // The columns each side must return: those used above the join, and the keys.
-    let mut used = used_columns(&Layers { filter: None, ..l.clone_layers() }, n);
-    for c in rest
-        .iter()
-        .chain(&above)
-        .flat_map(|e| columns_of(e, n))
-        .chain([ka, kb])
-        .chain(still_needed.iter().flat_map(|&(x, y)| [x, y]))
-    {
-        used.push(c);
-    }
-    used.sort_unstable();
-    used.dedup();
-    let used_a: Vec<usize> = used.iter().copied().filter(|&c| c < wa).collect();
-    let used_b: Vec<usize> = used.iter().copied().filter(|&c| c >= wa).map(|c| c - wa).collect();
-    let join = Join {
-        coord,
-        sides: [
-            JoinSide { rel: ra, name: &na, conjuncts: &a_conj, used: used_a, key: ka, first: 0, rt_index: 1 },
-            JoinSide { rel: rb, name: &nb, conjuncts: &b_conj, used: used_b, key: kb - wa, first: wa, rt_index: 2 },
-        ],
-        // The two relations, and a written JOIN's own entry after them.
-        range_table: 2 + written_join as usize,
-        rest: &rest,
-        above: &above,
-        join_type: jt,
-        key_b_first: key_b_first && written_jt != JoinType::Inner,
-        clauseless: clauseless.is_some(),
-        columns: &columns,
-        at,
+        used.sort_unstable();
+        used.dedup();
+        let used_a: Vec<usize> = used.iter().copied().filter(|&c| c < wa).collect();
+        let used_b: Vec<usize> = used.iter().copied().filter(|&c| c >= wa).map(|c| c - wa).collect();
+        let join = Join {
+            coord,
+            sides: [
+                JoinSide { rel: ra, name: &na, conjuncts: &a_conj, used: used_a, key: ka, first: 0, rt_index: 1 },
+                JoinSide { rel: rb, name: &nb, conjuncts: &b_conj, used: used_b, key: kb - wa, first: wa, rt_index: 2 },
+            ],
+            // The two relations, and a written JOIN's own entry after them.
+            range_table: 2 + written_join as usize,
+            rest: &rest,
+            above: &above,
+            join_type: jt,
+            key_b_first: key_b_first && written_jt != JoinType::Inner,
+            clauseless: clauseless.is_some(),
+            columns: &columns,
+            at,
+        };
+        join.choose(&l, servers)
     };
-    join.choose(&l, servers)
+    // An inner join of several equalities between its sides: each may be a Merge
+    // Join's one merge clause (`find_mergeclauses_for_outer_pathkeys` takes those an
+    // outer path's order gives, e.g. a local side's index on another key). The first
+    // written is planned, and another is kept when its plan costs less beyond
+    // `add_path`'s fuzz (a Hash Join holds every equality either way).
+    let mut best_servers = servers.clone();
+    let mut best = plan_keyed(keys.first().copied(), &mut best_servers)?;
+    if written_jt == JoinType::Inner && clauseless.is_none() && keys.len() > 1 {
+        let params = CostParams::from_settings(&|n| coord.setting(n).map(str::to_string));
+        let total = |p: &Planned| cost_plan(&p.plan, coord, &params).first().map_or(f64::INFINITY, |e| e.total);
+        for &k in &keys[1..] {
+            let mut alt_servers = servers.clone();
+            let alt = plan_keyed(Some(k), &mut alt_servers)?;
+            if total(&alt) * STD_FUZZ_FACTOR < total(&best) {
+                (best, best_servers) = (alt, alt_servers);
+            }
+        }
+    }
+    *servers = best_servers;
+    Ok(best)
 }
 
 /// One relation of a two-relation join, ready to be either side of it.

@@ -1367,7 +1367,6 @@ select h.id, h.grp, loc.qty from h join loc on h.grp = loc.qty and h.id = loc.id
 -- [join method keys settings hash local] two equalities, hash joins off
 set enable_hashjoin = off;
 set enable_nestloop = off;
--- known: plan — PostgreSQL merges on loc.id = h.id, reading loc by its index (presorted, with the Index Cond), the other equality its Join Filter; the sandbox merges on the first equality written (h.grp = loc.qty), which no index orders, and sorts a Seq Scan of loc
 select h.id, h.grp, loc.qty from h join loc on h.grp = loc.qty and h.id = loc.id where loc.id < 100;
 
 -- [join method keys settings list foreign] two equalities under a Nested Loop: one Join Filter
