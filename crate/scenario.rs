@@ -289,7 +289,13 @@ fn sum_a_plan(input: Plan) -> Plan {
 /// The EXPLAIN name of partition `k` (0-based) of `parent` under an Append over its
 /// partitions, as PostgreSQL names it (`t_part_1`, …).
 fn member_of(parent: &str, k: usize) -> Option<ScanName> {
-    Some(ScanName { alias: format!("{parent}_{}", k + 1), parent: Some(parent.to_string()), member: true, tlist: None })
+    Some(ScanName {
+        alias: format!("{parent}_{}", k + 1),
+        parent: Some(parent.to_string()),
+        member: true,
+        tlist: None,
+        direct: false,
+    })
 }
 
 fn foreign_scan_a(relation: &str, server: &str, remote_table: &str) -> Plan {
@@ -766,13 +772,13 @@ fn build_partitionwise(_info: &ScenarioInfo, _knobs: &Knobs, s: &Settings) -> Re
         server: "server1".into(),
         remote,
         // Partitionwise: the plan refers to the partitions, not to pt (PostgreSQL's names).
-        alias: Some(ScanName { alias: "pt".into(), parent: None, member: true, tlist: None }),
+        alias: Some(ScanName { alias: "pt".into(), parent: None, member: true, tlist: None, direct: false }),
     });
     let local_agg = Plan::Agg {
         child: Box::new(Plan::SeqScan {
             table: "p2".into(),
             columns: a_column(),
-            alias: Some(ScanName { alias: "pt_1".into(), parent: None, member: true, tlist: None }),
+            alias: Some(ScanName { alias: "pt_1".into(), parent: None, member: true, tlist: None, direct: false }),
         }),
         strategy: AggStrategy::Hashed,
         group_by: vec![Expr::Col(0)],

@@ -598,6 +598,7 @@ impl<'a> Planner<'a> {
                     parent: Some(alias.to_string()),
                     member: true,
                     tlist: None,
+                    direct: false,
                 }),
             })
             .collect();
@@ -640,6 +641,7 @@ impl<'a> Planner<'a> {
                     parent: None,
                     member: true,
                     tlist: None,
+                    direct: false,
                 }),
             })
             .collect();

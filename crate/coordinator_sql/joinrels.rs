@@ -44,8 +44,10 @@
 //!    relation holding the query's ORDER BY columns, a path in that order (a remote
 //!    ORDER BY, a Merge Append); a local table also has an ordered index path for
 //!    each index whose key orders usefully above it (a merge key of a join to come,
-//!    the query's ORDER BY: `index_order_paths`), which a Merge Join takes as a
-//!    presorted side and a Nested Loop over it keeps). Level k joins a relation of
+//!    the query's ORDER BY: `index_order_paths`), and a partitioned one a path in
+//!    such a column's order where some leaf reads in it on its own (an ordered Append
+//!    of range partitions, else a Merge Append: `partition_order_paths`), which a
+//!    Merge Join takes as a presorted side and a Nested Loop over it keeps. Level k joins a relation of
 //!    level k-1 with an initial relation it has a join clause or a join order
 //!    restriction with (`make_rels_by_clause_joins`), then level j
 //!    with level k-j (bushy plans), each pair only if `join_is_legal`. A join relation
@@ -1140,7 +1142,8 @@ impl JoinProblem<'_> {
             let cols: Vec<usize> =
                 (b.first..b.first + b.rel.columns.len()).filter(|&c| self.needed(c, relids)).collect();
             let used: Vec<usize> = cols.iter().map(|c| c - b.first).collect();
-            let mut p = Planner { coord: self.coord, servers: vec![], gating: vec![], force_index: false };
+            let mut p =
+                Planner { coord: self.coord, servers: vec![], gating: vec![], force_index: false, merge_order: false };
             let plan = p.side(b.rel, &b.name, &base_quals[i], &used, None, self.at)?;
             let est = self.estimate(&plan);
             let plain = RelPath { plan, cols: cols.clone(), est, order: None };
@@ -1153,7 +1156,8 @@ impl JoinProblem<'_> {
                 let path = RelPath { plan, cols: cols.clone(), est, order: Some(QUERY_ORDER) };
                 add_rel_path(&mut paths, path, self.consider_startup, &|x, y| self.same_order(x, y));
             }
-            for path in self.index_order_paths(b, relids, &base_quals[i], &cols)? {
+            let ordered = self.index_order_paths(b, relids, &base_quals[i], &cols)?;
+            for path in ordered.into_iter().chain(self.partition_order_paths(b, relids, &base_quals[i], &cols)?) {
                 add_rel_path(&mut paths, path, self.consider_startup, &|x, y| self.same_order(x, y));
             }
             rels.push(RelInfo { relids, paths, fdw, fdw_tried: false });
@@ -1187,12 +1191,61 @@ impl JoinProblem<'_> {
             // `force_index`: the presorted index path itself, whatever a Sort over the
             // cheapest scan costs (that one is the unordered path plus a Sort, which
             // the join methods add where they need it).
-            let mut p = Planner { coord: self.coord, servers: vec![], gating: vec![], force_index: true };
+            let mut p =
+                Planner { coord: self.coord, servers: vec![], gating: vec![], force_index: true, merge_order: false };
             let keys = vec![SortKey { expr: Expr::Col(at), desc: false }];
             let plan = p.side(b.rel, &b.name, quals, &used, Some(&keys), self.at)?;
             if matches!(plan, Plan::Sort { .. }) {
                 continue;
             }
+            let est = self.estimate(&plan);
+            out.push(RelPath { plan, cols: cols.to_vec(), est, order: Some(c) });
+        }
+        Ok(out)
+    }
+
+    /// A partitioned table's paths in a column's order from `generate_orderedappend_paths`
+    /// (over `all_child_pathkeys`): for each returned column whose order is useful
+    /// above the relation (`useful_order`) and that some leaf reads in order on its
+    /// own (a local partition by its index on it, a foreign one with
+    /// `use_remote_estimate` by its remote ORDER BY), the leaves in that order, the
+    /// others sorted: an ordered Append when the partitions are in the column's bound
+    /// order, else a Merge Append (`Planner::side`). Recorded as ordered by that
+    /// column, kept beside the cheaper unordered path as an index path is.
+    fn partition_order_paths(
+        &self,
+        b: &BaseRel,
+        relids: Relids,
+        quals: &[Expr],
+        cols: &[usize],
+    ) -> Result<Vec<RelPath>, FrontError> {
+        if !matches!(b.rel.kind, RelKind::Partitioned { .. }) {
+            return Ok(vec![]);
+        }
+        let mut p =
+            Planner { coord: self.coord, servers: vec![], gating: vec![], force_index: true, merge_order: false };
+        let leaves = p.leaves(b.rel, quals);
+        if leaves.len() < 2 {
+            return Ok(vec![]);
+        }
+        let used: Vec<usize> = cols.iter().map(|c| c - b.first).collect();
+        let presorted = |r: &&Relation, column: usize| match &r.kind {
+            RelKind::Table(t) => t.index_on(column).is_some(),
+            RelKind::Foreign { .. } => {
+                super::super::remote_estimate::uses_remote_estimate(self.coord, &r.name).is_some()
+            }
+            _ => false,
+        };
+        let mut out = vec![];
+        for (at, &c) in cols.iter().enumerate() {
+            if !self.useful_order(c, relids) || !leaves.iter().any(|r| presorted(r, c - b.first)) {
+                continue;
+            }
+            // The query's own order asks every foreign leaf for its remote ORDER BY;
+            // a merge key's only those with remote estimates (`merge_order`).
+            p.merge_order = !self.same_order(Some(c), self.query_key);
+            let keys = vec![SortKey { expr: Expr::Col(at), desc: false }];
+            let plan = p.side(b.rel, &b.name, quals, &used, Some(&keys), self.at)?;
             let est = self.estimate(&plan);
             out.push(RelPath { plan, cols: cols.to_vec(), est, order: Some(c) });
         }
@@ -1366,7 +1419,7 @@ impl JoinProblem<'_> {
             targets: (!identity).then_some(targets.as_slice()),
             limit: l.limit,
         };
-        let p = Planner { coord: self.coord, servers: vec![], gating: vec![], force_index: false };
+        let p = Planner { coord: self.coord, servers: vec![], gating: vec![], force_index: false, merge_order: false };
         p.foreign_upper(path.plan.clone(), ordered, &upper, true)
     }
 
@@ -1786,6 +1839,7 @@ impl JoinProblem<'_> {
                 parent: None,
                 member: false,
                 tlist: None,
+                direct: true,
             }),
             conjuncts: &quals,
             used: &used,

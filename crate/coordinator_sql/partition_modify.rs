@@ -163,7 +163,10 @@ fn rename_single(plan: &mut Plan, parent: &str) {
     match alias {
         Some(a) if a.alias == parent => a.alias = format!("{parent}_1"),
         Some(_) => {}
-        None => *alias = Some(ScanName { alias: format!("{parent}_1"), parent: None, member: true, tlist: None }),
+        None => {
+            *alias =
+                Some(ScanName { alias: format!("{parent}_1"), parent: None, member: true, tlist: None, direct: false })
+        }
     }
 }
 

@@ -87,12 +87,20 @@
 //! and its parameterized Index Scan a Nested Loop's inner side; a foreign or
 //! partitioned side whose leaves are foreign tables with `use_remote_estimate` has a
 //! parameterized path too (its scans read the outer row's key as `$1`, the Append
-//! prunes by it at each rescan: `paramfdw.rs`); but no foreign or
-//! partitioned side has a path ordered for a merge alone (postgres_fdw offers those
-//! only with `use_remote_estimate`), so the plans PostgreSQL builds on those differ
-//! (the corpus's ledger lists them); no semi or anti join (`reduce_outer_joins` does not
+//! prunes by it at each rescan: `paramfdw.rs`); a partitioned side of several leaves
+//! has a path in its key's order when some leaf reads in it on its own (a local
+//! partition's index, a foreign one's remote ORDER BY with `use_remote_estimate`:
+//! `Join::partitions_key_ordered`): `generate_orderedappend_paths`' ordered Append of
+//! range partitions in bound order, the other leaves sorted (a foreign one locally,
+//! as postgres_fdw offers a merge key's order only with remote estimates), else a
+//! Merge Append; an ordered Append's members run synchronously
+//! (`create_append_plan` considers async members only without pathkeys); but a
+//! plain foreign table without `use_remote_estimate` has no path ordered for a
+//! merge alone, so the plans PostgreSQL builds on those differ (the corpus's ledger
+//! lists them); no semi or anti join (`reduce_outer_joins` does not
 //! turn a LEFT JOIN with `IS NULL` on its nullable side into one); a Merge Join
-//! merges on one equality (the others are its Join Filter); range
+//! merges on one equality (the others are its Join Filter: of an inner join's
+//! several, the one whose plan costs least, e.g. a local side's indexed key); range
 //! pruning reads the first key column only, so with a multi-column range key it may
 //! keep partitions PostgreSQL prunes.
 
@@ -290,7 +298,8 @@ pub(super) fn plan_query_into(
     }
     let alias = alias.unwrap_or_else(|| rel.name.clone());
     let order_keys = order_keys_of(&layers);
-    let mut p = Planner { coord, servers: std::mem::take(servers), gating: vec![], force_index: false };
+    let mut p =
+        Planner { coord, servers: std::mem::take(servers), gating: vec![], force_index: false, merge_order: false };
     let plan = p.build(rel, &alias, layers, at);
     *servers = p.servers;
     let plan = match qual {
@@ -599,100 +608,125 @@ fn plan_join(
     let (on_conj, where_conj) = conjuncts.split_at(if written_jt == JoinType::Inner { 0 } else { on_count });
     let jt = reduce_outer_join(written_jt, where_conj, wa, n);
     let (jt, redundant) = super::prepjointree::reduce_left_join_to_anti(jt, on_conj, where_conj, wa);
-    let mut a_conj = Vec::new();
-    let mut b_conj = Vec::new();
-    let mut rest = Vec::new();
-    let mut above = Vec::new();
-    let mut key: Option<(usize, usize, bool)> = None;
-    // An inner join's conditions are all alike (its key from WHERE or ON); an outer
-    // join's key is an ON condition, and WHERE's apply above the join.
     let key_source = if written_jt == JoinType::Inner { &conjuncts[..] } else { on_conj };
-    let key_at = key_source.iter().position(|c| join_key(c, wa).is_some());
-    if let Some(k) = key_at.and_then(|i| join_key(&key_source[i], wa)) {
-        key = Some(k);
-    }
-    key = key.or(clauseless);
-    let Some((ka, kb, key_b_first)) = key else {
-        return Err(FrontError::unsupported("a join without an equality between its two relations", at));
-    };
-    let on_len = on_conj.len();
-    for (i, c) in conjuncts.iter().enumerate() {
-        let from_on = written_jt != JoinType::Inner && i < on_len;
-        let from_key_source = if written_jt == JoinType::Inner { true } else { from_on };
-        if from_key_source && Some(i) == key_at || (i >= on_len && redundant.contains(&(i - on_len))) {
-            continue;
+    let keys: Vec<usize> = (0..key_source.len()).filter(|&i| join_key(&key_source[i], wa).is_some()).collect();
+    // The join planned with the equality at `key_at` as its key (the others are its
+    // Join Filter, or a Hash Join's further Hash Cond).
+    let plan_keyed = |key_at: Option<usize>, servers: &mut Vec<String>| -> Result<Planned, FrontError> {
+        let mut a_conj = Vec::new();
+        let mut b_conj = Vec::new();
+        let mut rest = Vec::new();
+        let mut above = Vec::new();
+        let mut key: Option<(usize, usize, bool)> = None;
+        // An inner join's conditions are all alike (its key from WHERE or ON); an outer
+        // join's key is an ON condition, and WHERE's apply above the join.
+        let key_source = if written_jt == JoinType::Inner { &conjuncts[..] } else { on_conj };
+        if let Some(k) = key_at.and_then(|i| join_key(&key_source[i], wa)) {
+            key = Some(k);
         }
-        let c = c.clone();
-        let (only_a, only_b) = side_of(&c);
-        // May a condition on one side go into that side's scans? For an inner join,
-        // always; for an outer join, an ON condition on the nullable side only
-        // (it decides matches), a WHERE condition on a preserved side only.
-        let (a_nullable, b_nullable) = (jt.fills_inner(), jt.fills_outer());
-        if from_on {
-            match (only_a, only_b) {
-                (true, _) if written_jt == JoinType::Right => a_conj.push(c),
-                (_, true) if matches!(written_jt, JoinType::Left | JoinType::Semi | JoinType::Anti) => {
-                    b_conj.push(shift(&c, wa))
-                }
-                // A semi join's condition on the outer side alone filters it.
-                (true, _) if written_jt == JoinType::Semi => a_conj.push(c),
-                _ if matches!(written_jt, JoinType::Semi | JoinType::Anti) => {
-                    return Err(FrontError::unsupported(
-                        "an IN/EXISTS subquery's condition over both relations other than its one equality (or, \
-                         under NOT EXISTS, over the outer relation alone): a semi or anti join's Join Filter, not \
-                         planned yet",
-                        at,
-                    ))
-                }
-                _ => {
-                    return Err(FrontError::unsupported(
-                        "an outer join's ON condition other than its key over the preserved side or both sides (a \
-                         Join Filter deciding matches); put it in WHERE or in a subquery",
-                        at,
-                    ))
-                }
+        key = key.or(clauseless);
+        let Some((ka, kb, key_b_first)) = key else {
+            return Err(FrontError::unsupported("a join without an equality between its two relations", at));
+        };
+        let on_len = on_conj.len();
+        for (i, c) in conjuncts.iter().enumerate() {
+            let from_on = written_jt != JoinType::Inner && i < on_len;
+            let from_key_source = if written_jt == JoinType::Inner { true } else { from_on };
+            if from_key_source && Some(i) == key_at || (i >= on_len && redundant.contains(&(i - on_len))) {
+                continue;
             }
-            continue;
+            let c = c.clone();
+            let (only_a, only_b) = side_of(&c);
+            // May a condition on one side go into that side's scans? For an inner join,
+            // always; for an outer join, an ON condition on the nullable side only
+            // (it decides matches), a WHERE condition on a preserved side only.
+            let (a_nullable, b_nullable) = (jt.fills_inner(), jt.fills_outer());
+            if from_on {
+                match (only_a, only_b) {
+                    (true, _) if written_jt == JoinType::Right => a_conj.push(c),
+                    (_, true) if matches!(written_jt, JoinType::Left | JoinType::Semi | JoinType::Anti) => {
+                        b_conj.push(shift(&c, wa))
+                    }
+                    // A semi join's condition on the outer side alone filters it.
+                    (true, _) if written_jt == JoinType::Semi => a_conj.push(c),
+                    _ if matches!(written_jt, JoinType::Semi | JoinType::Anti) => {
+                        return Err(FrontError::unsupported(
+                            "an IN/EXISTS subquery's condition over both relations other than its one equality (or, \
+                             under NOT EXISTS, over the outer relation alone): a semi or anti join's Join Filter, not \
+                             planned yet",
+                            at,
+                        ))
+                    }
+                    _ => {
+                        return Err(FrontError::unsupported(
+                            "an outer join's ON condition other than its key over the preserved side or both sides (a \
+                             Join Filter deciding matches); put it in WHERE or in a subquery",
+                            at,
+                        ))
+                    }
+                }
+                continue;
+            }
+            match (only_a, only_b) {
+                (true, _) if !a_nullable => a_conj.push(c),
+                (_, true) if !b_nullable => b_conj.push(shift(&c, wa)),
+                _ if jt == JoinType::Inner => rest.push(c),
+                _ => above.push(c),
+            }
         }
-        match (only_a, only_b) {
-            (true, _) if !a_nullable => a_conj.push(c),
-            (_, true) if !b_nullable => b_conj.push(shift(&c, wa)),
-            _ if jt == JoinType::Inner => rest.push(c),
-            _ => above.push(c),
+        // The columns each side must return: those used above the join, and the keys.
+        let mut used = used_columns(&Layers { filter: None, ..l.clone_layers() }, n);
+        for c in rest
+            .iter()
+            .chain(&above)
+            .flat_map(|e| columns_of(e, n))
+            .chain([ka, kb])
+            .chain(still_needed.iter().flat_map(|&(x, y)| [x, y]))
+        {
+            used.push(c);
         }
-    }
-    // The columns each side must return: those used above the join, and the keys.
-    let mut used = used_columns(&Layers { filter: None, ..l.clone_layers() }, n);
-    for c in rest
-        .iter()
-        .chain(&above)
-        .flat_map(|e| columns_of(e, n))
-        .chain([ka, kb])
-        .chain(still_needed.iter().flat_map(|&(x, y)| [x, y]))
-    {
-        used.push(c);
-    }
-    used.sort_unstable();
-    used.dedup();
-    let used_a: Vec<usize> = used.iter().copied().filter(|&c| c < wa).collect();
-    let used_b: Vec<usize> = used.iter().copied().filter(|&c| c >= wa).map(|c| c - wa).collect();
-    let join = Join {
-        coord,
-        sides: [
-            JoinSide { rel: ra, name: &na, conjuncts: &a_conj, used: used_a, key: ka, first: 0, rt_index: 1 },
-            JoinSide { rel: rb, name: &nb, conjuncts: &b_conj, used: used_b, key: kb - wa, first: wa, rt_index: 2 },
-        ],
-        // The two relations, and a written JOIN's own entry after them.
-        range_table: 2 + written_join as usize,
-        rest: &rest,
-        above: &above,
-        join_type: jt,
-        key_b_first: key_b_first && written_jt != JoinType::Inner,
-        clauseless: clauseless.is_some(),
-        columns: &columns,
-        at,
+        used.sort_unstable();
+        used.dedup();
+        let used_a: Vec<usize> = used.iter().copied().filter(|&c| c < wa).collect();
+        let used_b: Vec<usize> = used.iter().copied().filter(|&c| c >= wa).map(|c| c - wa).collect();
+        let join = Join {
+            coord,
+            sides: [
+                JoinSide { rel: ra, name: &na, conjuncts: &a_conj, used: used_a, key: ka, first: 0, rt_index: 1 },
+                JoinSide { rel: rb, name: &nb, conjuncts: &b_conj, used: used_b, key: kb - wa, first: wa, rt_index: 2 },
+            ],
+            // The two relations, and a written JOIN's own entry after them.
+            range_table: 2 + written_join as usize,
+            rest: &rest,
+            above: &above,
+            join_type: jt,
+            key_b_first: key_b_first && written_jt != JoinType::Inner,
+            clauseless: clauseless.is_some(),
+            columns: &columns,
+            at,
+        };
+        join.choose(&l, servers)
     };
-    let mut planned = join.choose(&l, servers)?;
+    // An inner join of several equalities between its sides: each may be a Merge
+    // Join's one merge clause (`find_mergeclauses_for_outer_pathkeys` takes those an
+    // outer path's order gives, e.g. a local side's index on another key). The first
+    // written is planned, and another is kept when its plan costs less beyond
+    // `add_path`'s fuzz (a Hash Join holds every equality either way).
+    let mut best_servers = servers.clone();
+    let mut best = plan_keyed(keys.first().copied(), &mut best_servers)?;
+    if written_jt == JoinType::Inner && clauseless.is_none() && keys.len() > 1 {
+        let params = CostParams::from_settings(&|n| coord.setting(n).map(str::to_string));
+        let total = |p: &Planned| cost_plan(&p.plan, coord, &params).first().map_or(f64::INFINITY, |e| e.total);
+        for &k in &keys[1..] {
+            let mut alt_servers = servers.clone();
+            let alt = plan_keyed(Some(k), &mut alt_servers)?;
+            if total(&alt) * STD_FUZZ_FACTOR < total(&best) {
+                (best, best_servers) = (alt, alt_servers);
+            }
+        }
+    }
+    *servers = best_servers;
+    let mut planned = best;
     // EXPLAIN's column order: the relations' reltargets over the join clauses as
     // written (ON, then WHERE).
     let clauses = l.filter.as_ref().map(split_and).unwrap_or_default();
@@ -1021,7 +1055,7 @@ impl Join<'_> {
     /// A join postgres_fdw pushes down asks its own when the join search costs it
     /// (`Join::choose`: `postgresGetForeignJoinPaths` runs after the relations').
     fn ask_remote_estimates(&self, l: &Layers, servers: &[String]) -> Result<(), FrontError> {
-        let p0 = Planner { coord: self.coord, servers: vec![], gating: vec![], force_index: false };
+        let p0 = Planner { coord: self.coord, servers: vec![], gating: vec![], force_index: false, merge_order: false };
         let remote = |s: &JoinSide| {
             let leaves = p0.leaves(s.rel, s.conjuncts);
             leaves.iter().any(|r| super::remote_estimate::uses_remote_estimate(self.coord, &r.name).is_some())
@@ -1029,7 +1063,13 @@ impl Join<'_> {
         if !self.sides.iter().any(remote) {
             return Ok(());
         }
-        let mut p = Planner { coord: self.coord, servers: servers.to_vec(), gating: vec![], force_index: false };
+        let mut p = Planner {
+            coord: self.coord,
+            servers: servers.to_vec(),
+            gating: vec![],
+            force_index: false,
+            merge_order: false,
+        };
         for s in &self.sides {
             self.estimate(&p.side(s.rel, s.name, s.conjuncts, &s.used, None, self.at)?);
         }
@@ -1085,7 +1125,60 @@ impl Join<'_> {
     /// ordered by its key remotely ([`Self::remote_ordered`])?
     fn outer_index_path(&self, swapped: bool, l: &Layers) -> bool {
         let o = &self.sides[swapped as usize];
-        self.local_leaf(o) == Some(true) || (self.remote_ordered(o) && !self.key_class_ordered_desc(l, o))
+        self.local_leaf(o) == Some(true)
+            || (self.remote_ordered(o) && !self.key_class_ordered_desc(l, o))
+            || self.partitions_key_ordered(o, l)
+    }
+
+    /// A Merge Join's inner side `i` in its key's order (`partitions_key_ordered`):
+    /// its path in that order (the presorted leaves by their own paths, the others
+    /// sorted) or a Sort over its cheapest path, whichever costs less (as
+    /// `generate_mergejoin_paths` keeps the cheaper of the two joins).
+    fn inner_key_ordered<'p>(
+        &self,
+        p: &mut Planner<'p>,
+        i: &JoinSide<'p>,
+        l: &Layers,
+        swapped: bool,
+    ) -> Result<Plan, FrontError> {
+        let keys = vec![SortKey { expr: i.key_output(), desc: false }];
+        let sorted = Plan::Sort {
+            child: Box::new(p.side(i.rel, i.name, i.conjuncts, &i.used, None, self.at)?),
+            keys: keys.clone(),
+        };
+        (p.force_index, p.merge_order) = (true, !self.order_by_join_key(l, swapped));
+        let ordered = p.side(i.rel, i.name, i.conjuncts, &i.used, Some(&keys), self.at);
+        (p.force_index, p.merge_order) = (false, false);
+        let ordered = ordered?;
+        Ok(match self.estimate(&ordered).total < self.estimate(&sorted).total {
+            true => ordered,
+            false => sorted,
+        })
+    }
+
+    /// Has the side, a partitioned table of several leaves, a path ordered by its join
+    /// key from `generate_orderedappend_paths`? It has when some leaf has a path in
+    /// that order of its own (the key's pathkeys are then among `all_child_pathkeys`):
+    /// a local partition with an index on the key (`build_index_paths` keeps its
+    /// order, useful for merging), a foreign one with `use_remote_estimate` (its
+    /// remotely sorted path). The leaves without one are sorted: an ordered Append of
+    /// them when the partitions are in the key's bound order, else a Merge Append
+    /// (`Planner::side`).
+    fn partitions_key_ordered(&self, s: &JoinSide, l: &Layers) -> bool {
+        if !matches!(s.rel.kind, RelKind::Partitioned { .. }) {
+            return false;
+        }
+        let p = Planner { coord: self.coord, servers: vec![], gating: vec![], force_index: false, merge_order: false };
+        let leaves = p.leaves(s.rel, s.conjuncts);
+        let presorted = |r: &&Relation| match &r.kind {
+            RelKind::Table(t) => t.index_on(s.key).is_some(),
+            RelKind::Foreign { .. } => {
+                super::remote_estimate::uses_remote_estimate(self.coord, &r.name).is_some()
+                    && !self.key_class_ordered_desc(l, s)
+            }
+            _ => false,
+        };
+        leaves.len() > 1 && leaves.iter().any(presorted)
     }
 
     /// Has the side a path ordered by its join key on its servers: every leaf a
@@ -1093,7 +1186,7 @@ impl Join<'_> {
     /// builds for the join's equivalence class (`get_useful_pathkeys_for_relation`),
     /// under a Merge Append when there are several?
     fn remote_ordered(&self, s: &JoinSide) -> bool {
-        let p = Planner { coord: self.coord, servers: vec![], gating: vec![], force_index: false };
+        let p = Planner { coord: self.coord, servers: vec![], gating: vec![], force_index: false, merge_order: false };
         let leaves = p.leaves(s.rel, s.conjuncts);
         let remote = |r: &&Relation| super::remote_estimate::uses_remote_estimate(self.coord, &r.name).is_some();
         !matches!(s.rel.kind, RelKind::Table(_)) && !leaves.is_empty() && leaves.iter().all(remote)
@@ -1103,7 +1196,7 @@ impl Join<'_> {
     /// pruning leaves: an appendrel of one child has that child's paths), and has it
     /// an index on the side's key? None: not one local table.
     fn local_leaf(&self, s: &JoinSide) -> Option<bool> {
-        let p = Planner { coord: self.coord, servers: vec![], gating: vec![], force_index: false };
+        let p = Planner { coord: self.coord, servers: vec![], gating: vec![], force_index: false, merge_order: false };
         match p.leaves(s.rel, s.conjuncts).as_slice() {
             [leaf] => match &leaf.kind {
                 RelKind::Table(t) => Some(t.index_on(s.key).is_some()),
@@ -1125,7 +1218,7 @@ impl Join<'_> {
         if let RelKind::Table(t) = &i.rel.kind {
             return t.index_on(i.key).is_some();
         }
-        let p = Planner { coord: self.coord, servers: vec![], gating: vec![], force_index: false };
+        let p = Planner { coord: self.coord, servers: vec![], gating: vec![], force_index: false, merge_order: false };
         let (it, ot) = (i.rel.columns[i.key].ty, o.rel.columns[o.key].ty);
         super::paramfdw::has_param_path(self.coord, &p.leaves(i.rel, i.conjuncts), it, ot)
     }
@@ -1142,7 +1235,13 @@ impl Join<'_> {
         if server(a.rel).is_none() || server(a.rel) != server(b.rel) || self.clauseless {
             return Ok(false);
         }
-        let mut p = Planner { coord: self.coord, servers: servers.to_vec(), gating: vec![], force_index: false };
+        let mut p = Planner {
+            coord: self.coord,
+            servers: servers.to_vec(),
+            gating: vec![],
+            force_index: false,
+            merge_order: false,
+        };
         let (Ok(outer), Ok(inner)) = (
             p.side(a.rel, a.name, a.conjuncts, &a.used, None, self.at),
             p.side(b.rel, b.name, b.conjuncts, &b.used, None, self.at),
@@ -1332,19 +1431,47 @@ impl Join<'_> {
         let mut presorted_sides = presorted_sides;
         let by_key =
             |s: &JoinSide| self.local_leaf(s).is_some().then(|| vec![SortKey { expr: s.key_output(), desc: false }]);
+        // The outer side's order is the merge key's, not the query's: its foreign
+        // leaves are sorted locally unless remotely estimated (`Planner::merge_order`).
+        let mut outer_merge_order = false;
         if method == Method::Merge && presorted_sides.outer_index && outer_order.is_none() {
-            let remote = (self.remote_ordered(o) && !self.key_class_ordered_desc(l, o))
-                .then(|| vec![SortKey { expr: o.key_output(), desc: false }]);
+            let remote = (self.remote_ordered(o) && !self.key_class_ordered_desc(l, o)
+                || self.partitions_key_ordered(o, l))
+            .then(|| vec![SortKey { expr: o.key_output(), desc: false }]);
             (outer_order, presorted_sides.outer) = (by_key(o).or(remote), true);
+            outer_merge_order = !self.order_by_join_key(l, swapped);
         }
         // (Not a side to be made unique: its Sort goes above the unique-ifying step.)
         if method == Method::Merge && presorted_sides.outer && !unique && inner_order.is_none() && by_key(i).is_some() {
             (inner_order, presorted_sides.inner) = (by_key(i), true);
         }
-        let mut p = Planner { coord: self.coord, servers: std::mem::take(servers), gating: vec![], force_index: false };
+        // A partitioned inner side with a path in the merge key's order (an ordered
+        // Append or a Merge Append, `partitions_key_ordered`): `generate_mergejoin_paths`
+        // tries it beside a Sort of the cheapest path, and the cheaper join is kept.
+        let inner_key_path = method == Method::Merge
+            && presorted_sides.outer
+            && !unique
+            && inner_order.is_none()
+            && !presorted_sides.inner_param
+            && self.partitions_key_ordered(i, l);
+        let mut p = Planner {
+            coord: self.coord,
+            servers: std::mem::take(servers),
+            gating: vec![],
+            force_index: false,
+            merge_order: false,
+        };
         p.force_index = presorted_sides.outer_index;
+        p.merge_order = outer_merge_order;
         let outer = p.side(o.rel, o.name, o.conjuncts, &o.used, outer_order.as_ref(), self.at);
-        p.force_index = false;
+        (p.force_index, p.merge_order) = (false, false);
+        let inner_key_path = match inner_key_path {
+            true => Some(self.inner_key_ordered(&mut p, i, l, swapped)?),
+            false => None,
+        };
+        if inner_key_path.is_some() {
+            presorted_sides.inner = true;
+        }
         let inner = match presorted_sides.inner_param {
             // Its key compared with the outer row's, `o.name.key` (indxpath.rs).
             true => {
@@ -1371,7 +1498,10 @@ impl Join<'_> {
                     }
                 }
             }
-            false => p.side(i.rel, i.name, i.conjuncts, &i.used, inner_order.as_ref(), self.at),
+            false => match inner_key_path {
+                Some(plan) => Ok(plan),
+                None => p.side(i.rel, i.name, i.conjuncts, &i.used, inner_order.as_ref(), self.at),
+            },
         };
         *servers = p.servers;
         let (mut outer, mut inner) = (outer?, inner?);
@@ -1931,6 +2061,13 @@ struct Planner<'a> {
     /// An ordered local scan takes its presorted index path, whatever a Sort costs (a
     /// Merge Join's outer side: `Join::outer_index_path`).
     force_index: bool,
+    /// The order asked of a scan is a merge key's, not the query's ORDER BY: a
+    /// foreign leaf has a remotely sorted path for it only with `use_remote_estimate`
+    /// (postgres_fdw's `get_useful_pathkeys_for_relation` offers the join's
+    /// equivalence classes only then), so without it the leaf's scan is sorted
+    /// locally (`create_append_plan` / `create_merge_append_plan` put a Sort above a
+    /// member whose path is not in the order).
+    merge_order: bool,
 }
 
 /// A leaf partition (or the relation itself) to scan, with its EXPLAIN names.
@@ -1988,11 +2125,20 @@ impl<'a> Planner<'a> {
                 Plan::Append { children, prune, .. } | Plan::MergeAppend { children, prune, .. }
                     if children.len() == leaves.len() =>
                 {
+                    // Each child's bound, in the children's order (an ordered Append
+                    // for DESC lists the partitions backwards).
+                    let child_bounds: Option<Vec<Bound>> = children
+                        .iter()
+                        .map(|c| {
+                            let name = scanned_relation(c)?;
+                            leaves.iter().find(|r| r.name == name).and_then(|r| bound(r))
+                        })
+                        .collect();
                     *prune = Some(Box::new(PartPruneInfo {
                         strategy: *strategy,
                         key: key.clone(),
                         key_types: key.iter().map(|&k| rel.columns[k].ty).collect(),
-                        bounds: leaves.iter().filter_map(|r| bound(r)).collect(),
+                        bounds: child_bounds.unwrap_or_else(|| leaves.iter().filter_map(|r| bound(r)).collect()),
                         all_bounds: leaves.iter().filter_map(|r| bound(r)).collect(),
                         conjuncts: conjuncts.to_vec(),
                     }));
@@ -2053,6 +2199,7 @@ impl<'a> Planner<'a> {
                     parent: parent_named.then(|| alias.to_string()),
                     member: true,
                     tlist: None,
+                    direct: false,
                 });
                 Leaf { rel: r, name }
             })
@@ -2271,8 +2418,16 @@ impl<'a> Planner<'a> {
             v.dedup();
             v
         };
+        // `partitions_are_ordered` reads them as leaves (their names do not matter).
+        let ordered_leaves: Vec<Leaf> = leaves.iter().map(|r| Leaf { rel: r, name: None }).collect();
         let mut children = Vec::new();
-        for (i, r) in leaves.into_iter().enumerate() {
+        // Several leaves in an order: each one's cheapest path in it, its index path
+        // where it has one, else its cheapest path sorted (`generate_orderedappend_paths`'
+        // `get_cheapest_path_for_pathkeys`: a Sort is no path of the leaf's own, so the
+        // two are not weighed per leaf, only the whole against a Sort above the Append).
+        let force_index = self.force_index;
+        self.force_index |= order.is_some() && leaves.len() > 1;
+        for (i, r) in leaves.iter().copied().enumerate() {
             let k = i + parent_named as usize;
             let name = if partitioned {
                 Some(ScanName {
@@ -2280,6 +2435,7 @@ impl<'a> Planner<'a> {
                     parent: parent_named.then(|| alias.to_string()),
                     member: true,
                     tlist: None,
+                    direct: false,
                 })
             } else {
                 (alias != rel.name).then(|| ScanName {
@@ -2287,12 +2443,29 @@ impl<'a> Planner<'a> {
                     parent: None,
                     member: false,
                     tlist: None,
+                    direct: true,
                 })
             };
-            children.push(self.scan(&Leaf { rel: r, name }, conjuncts, used, &where_cols, order, at)?);
+            let child = self.scan(&Leaf { rel: r, name }, conjuncts, used, &where_cols, order, at);
+            children.push(child.inspect_err(|_| self.force_index = force_index)?);
         }
+        self.force_index = force_index;
         let mut plan = match order {
-            Some(keys) if children.len() > 1 => Plan::MergeAppend { children, keys: keys.clone(), prune: None },
+            // Range partitions in the order's bound order: an ordered Append of them
+            // (reversed for DESC), which `generate_orderedappend_paths` builds instead
+            // of a Merge Append (`match_partition_order`); its members run
+            // synchronously (`create_append_plan`: no async members with pathkeys).
+            Some(keys) if children.len() > 1 => {
+                match grouping_planner::partitions_are_ordered(rel, &ordered_leaves, keys, used) {
+                    Some(desc) => {
+                        if desc {
+                            children.reverse();
+                        }
+                        Plan::Append { children, prune: None, ordered: true }
+                    }
+                    None => Plan::MergeAppend { children, keys: keys.clone(), prune: None },
+                }
+            }
             // Every partition pruned: the dummy relation with the used columns (an
             // Append without children returns no columns; a join over it broke).
             _ if children.is_empty() => append_leaves(children, rel, used),
@@ -2313,6 +2486,7 @@ impl<'a> Planner<'a> {
             parent: None,
             member: false,
             tlist: None,
+            direct: true,
         });
         let req = super::indxpath::ScanRequest {
             rel: s.rel,
@@ -2378,6 +2552,7 @@ impl<'a> Planner<'a> {
         order: Option<&Vec<SortKey>>,
         at: Location,
     ) -> Result<Plan, FrontError> {
+        let order_asked = order;
         if let RelKind::Foreign { .. } = leaf.rel.kind {
             // postgres_fdw's classifyConditions: what ships goes into the remote
             // query; the rest is the scan's local Filter, over the columns it reads.
@@ -2390,6 +2565,9 @@ impl<'a> Planner<'a> {
             let fetched = if local.is_empty() { used } else { read.as_slice() };
             let targets = fetched.iter().map(|&c| RemoteTarget::Col(c)).collect();
             let mut f = self.foreign_scan(leaf, &remote, targets, at)?;
+            let sorted_locally =
+                self.merge_order && super::remote_estimate::uses_remote_estimate(self.coord, &leaf.rel.name).is_none();
+            let order = order.filter(|_| !sorted_locally);
             if let Some(keys) = order {
                 // Keys are over the used columns; the remote query's over the table's.
                 f.remote.order_by =
@@ -2411,7 +2589,10 @@ impl<'a> Planner<'a> {
                     plan = Plan::Result { child: Box::new(plan), filter: None, targets: Some(targets) };
                 }
             }
-            return Ok(self.gate(plan));
+            return Ok(match (sorted_locally, order_asked) {
+                (true, Some(keys)) => Plan::Sort { child: Box::new(self.gate(plan)), keys: keys.clone() },
+                _ => self.gate(plan),
+            });
         }
         // The cheapest of the Seq Scan and the index paths (indxpath.rs).
         let seq = self.local_scan(leaf, conjuncts, used, where_cols);
@@ -2885,6 +3066,17 @@ impl PartitionKey<'_> {
 }
 
 /// Does `p` aggregate (an Agg, or a foreign scan whose remote query does)?
+/// The relation a partition's scan reads (through the Sort, Result or gating Result
+/// above it), None for anything else.
+fn scanned_relation(p: &Plan) -> Option<&str> {
+    match p {
+        Plan::SeqScan { table, .. } | Plan::IndexScan { table, .. } | Plan::BitmapHeapScan { table, .. } => Some(table),
+        Plan::ForeignScan(f) => Some(&f.relation),
+        Plan::Sort { child, .. } | Plan::Result { child, .. } | Plan::Gating { child, .. } => scanned_relation(child),
+        _ => None,
+    }
+}
+
 fn aggregates(p: &Plan) -> bool {
     match p {
         Plan::Agg { .. } => true,

@@ -1193,7 +1193,8 @@ fn rename_scans(p: &mut Plan, renames: &[(String, String)]) {
         }
         None => {
             if let Some(a) = new(base).filter(|a| a != base) {
-                *name = Some(crate::plan::ScanName { alias: a, parent: None, member: false, tlist: None });
+                *name =
+                    Some(crate::plan::ScanName { alias: a, parent: None, member: false, tlist: None, direct: true });
             }
         }
     };

@@ -143,7 +143,8 @@ fn mark(plan: &mut Plan, rels: &[BaseRelName], tlists: &[RelTlist]) {
             match name {
                 Some(n) => n.tlist = tlist,
                 None => {
-                    *name = Some(ScanName { alias: table.to_string(), parent: None, member: false, tlist });
+                    *name =
+                        Some(ScanName { alias: table.to_string(), parent: None, member: false, tlist, direct: false });
                 }
             }
         }

@@ -351,6 +351,14 @@ pub fn cost_plan_nodes(plan: &Plan, cat: &dyn CostCatalog, p: &CostParams) -> Ve
     out
 }
 
+/// Does a scan named so read a partition through its partitioned parent (an Append's
+/// member, or the lone partition pruning left), whose columns then carry the
+/// parent's statistics, rather than a relation named itself (`ScanName::direct`: a
+/// partition the query or a partitionwise child join names), with its own?
+fn via_parent(alias: &Option<crate::plan::ScanName>) -> bool {
+    alias.as_ref().is_some_and(|a| !a.direct || a.parent.is_some())
+}
+
 /// Is this one pair of a partitionwise join (coordinator_sql/partitionwise.rs): a join
 /// (under its select list) whose scans are named as partitions of a parent the plan
 /// refers to, not under an Append of their own (a UNION ALL branch's join is not)?
@@ -689,16 +697,16 @@ impl Model<'_> {
         match plan {
             Plan::SeqScan { table, columns, alias } => {
                 let names: Vec<&str> = columns.iter().map(|c| c.name.as_str()).collect();
-                self.seqscan(table, &names, alias.is_some())
+                self.seqscan(table, &names, via_parent(alias))
             }
             Plan::IndexScan { table, columns, column, quals, alias, nest_param, index_only, .. } => {
                 let names: Vec<&str> = columns.iter().map(|c| c.name.as_str()).collect();
                 let param = nest_param.is_some() && !self.plain_params.get();
-                self.indexscan(table, &names, (*column, quals, param), (*index_only, alias.is_some()))
+                self.indexscan(table, &names, (*column, quals, param), (*index_only, via_parent(alias)))
             }
             Plan::BitmapHeapScan { table, columns, alias, recheck, child, .. } => {
                 let names: Vec<&str> = columns.iter().map(|c| c.name.as_str()).collect();
-                self.bitmapscan(table, &names, recheck, child, alias.is_some())
+                self.bitmapscan(table, &names, recheck, child, via_parent(alias))
             }
             // Costed by its Bitmap Heap Scan (`bitmapscan`); alone it is not a plan.
             Plan::BitmapIndexScan { .. } => self.unknown(1),
@@ -1128,7 +1136,7 @@ impl Model<'_> {
         let q = &f.remote;
         let ntargets = q.targets.len();
         let Some(rel) = self.rel(&f.relation) else { return self.unknown(ntargets) };
-        let parent = if f.alias.is_some() { rel.parent.clone() } else { None };
+        let parent = if via_parent(&f.alias) { rel.parent.clone() } else { None };
         let RelSize::Foreign { relpages, reltuples, fdw_startup_cost, fdw_tuple_cost } = rel.size else {
             return self.unknown(ntargets);
         };

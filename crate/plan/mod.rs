@@ -787,6 +787,13 @@ pub struct ScanName {
     /// target lists, [`RelTlist`]); None elsewhere.
     #[serde(skip)]
     pub tlist: Option<RelTlist>,
+    /// The scan reads the relation the query (or a partitionwise child join) names
+    /// itself, under another alias: a partition so named is a plain base relation
+    /// with its own statistics (`examine_variable` on its own `pg_statistic`), not its
+    /// partitioned parent's lone remaining partition, whose columns carry the
+    /// parent's (`plan::costsize`). Not printed.
+    #[serde(skip)]
+    pub direct: bool,
 }
 
 /// A base relation of a join as PostgreSQL's target lists order it, for EXPLAIN

@@ -1216,7 +1216,6 @@ select f.id, h.name from f join h on f.id = h.id where f.cat = 'c1';
 select r.k, l.qty from r join l on r.k = l.id where l.qty < 3;
 
 -- [join method settings range list] enable_hashjoin off
--- known: plan — PostgreSQL reads the range table through an ordered Append (the local partition by its index, the foreign one sorted), which the sandbox does not plan (as q083); it sorts the whole Append
 set enable_hashjoin = off;
 select r.k, l.qty from r join l on r.k = l.id where l.qty < 3;
 
@@ -1226,7 +1225,6 @@ set enable_mergejoin = off;
 select r.k, l.qty from r join l on r.k = l.id where l.qty < 3;
 
 -- [join method settings range list] hash joins and nested loops off
--- known: plan — PostgreSQL reads the range table through an ordered Append (the local partition by its index, the foreign one sorted), which the sandbox does not plan (as q083); it sorts the whole Append
 set enable_hashjoin = off;
 set enable_nestloop = off;
 select r.k, l.qty from r join l on r.k = l.id where l.qty < 3;
@@ -1383,7 +1381,6 @@ select h.id, h.grp, loc.qty from h join loc on h.grp = loc.qty and h.id = loc.id
 -- [join method keys settings hash local] two equalities, hash joins off
 set enable_hashjoin = off;
 set enable_nestloop = off;
--- known: plan — PostgreSQL merges on loc.id = h.id, reading loc by its index (presorted, with the Index Cond), the other equality its Join Filter; the sandbox merges on the first equality written (h.grp = loc.qty), which no index orders, and sorts a Seq Scan of loc
 select h.id, h.grp, loc.qty from h join loc on h.grp = loc.qty and h.id = loc.id where loc.id < 100;
 
 -- [join method keys settings list foreign] two equalities under a Nested Loop: one Join Filter
@@ -3243,7 +3240,6 @@ alter server s1 options (add use_remote_estimate 'true');
 select loc.id, h.amount from loc join h on h.id = loc.id where loc.qty = 5;
 
 -- [remote_estimate join settings] no Hash Join: a Merge Join over the remote estimates
--- known: plan — PostgreSQL's Merge Join reads pnl (range-partitioned) through an ordered Append of its partitions' scans ordered remotely (ORDER BY b, priced by the shards' EXPLAIN) with loc's index scan inside; the sandbox sorts the Append (its remotely ordered outer side is a hash-partitioned table's Merge Append: tests/pg15_fidelity_remote_estimate.rs)
 set enable_hashjoin = off;
 select loc.cat, pnl.c from loc join pnl on pnl.b = loc.id;
 
@@ -3540,7 +3536,6 @@ set enable_partitionwise_join = on;
 select a.x, count(*) from pwj_a a join pwj_b b on a.id = b.id join pwj_c c on c.id = b.id group by a.x;
 
 -- [partitionwise join three pushdown left] two LEFT joins per child, WHERE on the preserved side
--- known: plan — the local child (the third partitions) joins its three local tables in another order: the sandbox's join search misses PostgreSQL's cheaper order for these three tables as it does for the same query over the partitions themselves, not partitionwise; the children pushed to s1 and s2 agree
 set enable_partitionwise_join = on;
 select a.id, b.y, c.z from pwj_a a left join pwj_b b on a.id = b.id left join pwj_c c on c.id = a.id where a.x < 3;
 
@@ -3549,7 +3544,6 @@ set enable_partitionwise_join = on;
 select a.id, b.id, c.id from pwj_a a full join pwj_b b on a.id = b.id full join pwj_c c on c.id = a.id;
 
 -- [partitionwise join three pushdown conditions] a condition on each side, in each pushed child's ON
--- known: plan — the local child (the third partitions) joins its three local tables in another order: the sandbox's join search misses PostgreSQL's cheaper order for these three tables as it does for the same query over the partitions themselves, not partitionwise; the children pushed to s1 and s2 agree
 set enable_partitionwise_join = on;
 select a.id, b.u, c.v from pwj_a a join pwj_b b on a.id = b.id join pwj_c c on c.id = b.id where b.y < 4 and c.z > 0;
 
@@ -3558,7 +3552,6 @@ set enable_partitionwise_join = on;
 select a.id, b.u, c.v from pwj_a a join pwj_b b on a.id = b.id join pwj_c c on c.id = a.id where a.id < 300;
 
 -- [partitionwise join three local] three local tables partitioned alike: a join per child
--- known: plan — each child joins its three local partitions in another order: the sandbox's join search misses PostgreSQL's cheaper order (a join of b and a first, c above it) as it does for the same query over the partitions themselves, not partitionwise
 set enable_partitionwise_join = on;
 select a.id, b.u, c.t from pw_la a join pw_lb b on a.id = b.id join pw_la c on c.id = b.id where a.x = 3;
 
@@ -3649,3 +3642,59 @@ select count(*) from pk_dup d join pk_big b on b.id = d.big_id join pk_small s o
 set enable_hashjoin = off;
 set enable_mergejoin = off;
 select d.id, b.pad from pk_dup d join pk_big b on b.id = d.big_id where d.id < 100;
+-- ===== h23o: ordered Append of range partitions as a join's side, partitions named directly =====
+
+-- [orderedappend join merge range local settings] hash joins off: r through an ordered Append (r_lo by its index, r_hi sorted locally) under a Materialize, the Merge Join's inner side (h23o)
+set enable_hashjoin = off;
+select r.k, loc.cat from r join loc on loc.id = r.k;
+
+-- [orderedappend join order limit range list] ORDER BY the join key, LIMIT: a Nested Loop over r's ordered Append (r_hi sorted remotely for the query's order) (h23o)
+select r.k, r.v, l.qty from r join l on r.k = l.id order by r.k limit 5;
+
+-- [orderedappend join order desc limit range list] ORDER BY the join key DESC, LIMIT: the ordered Append backwards, r_lo's index read backwards (h23o)
+select r.k, r.v, l.qty from r join l on r.k = l.id order by r.k desc limit 5;
+
+-- [orderedappend join search three range local foreign settings] three relations, hash joins off: r's ordered Append as a base relation's path in the join search (h23o)
+set enable_hashjoin = off;
+select r.v, loc.cat, f.val from r join loc on loc.id = r.k join f on f.id = r.k;
+
+-- [orderedappend join merge range remote_estimate settings] hash joins off: two ordered Appends merged, r's with r_hi sorted locally, pnl's sorted remotely by the shards' estimates (h23o)
+set enable_hashjoin = off;
+select r.k, pnl.c from r join pnl on pnl.b = r.k;
+
+-- [orderedappend join left range local settings] LEFT JOIN, hash joins off: r's ordered Append the preserved outer side (h23o)
+set enable_hashjoin = off;
+select r.k, loc.qty from r left join loc on loc.id = r.k;
+
+-- [orderedappend join right filter range local settings] RIGHT JOIN with a filter on the preserved side, hash joins off (h23o)
+set enable_hashjoin = off;
+select r.k, loc.qty from loc right join r on loc.id = r.k where r.v < 50;
+
+-- [orderedappend join order limit range local] ORDER BY the join key, LIMIT: r's ordered Append under a Merge Join with loc's index (h23o)
+select r.k, r.label from r join loc on loc.id = r.k order by r.k limit 7;
+
+-- [orderedappend join order pruned range list] pruned to r_lo: its index orders the join, no Append (h23o)
+select r.k, l.qty from r join l on r.k = l.id where r.k < 400 order by r.k;
+
+-- [orderedappend join nestloop order limit range foreign settings] hash and merge joins off: a Nested Loop over r's ordered Append keeps ORDER BY's order (h23o)
+set enable_hashjoin = off;
+set enable_mergejoin = off;
+select r.k, f.val from r join f on f.id = r.k order by r.k limit 10;
+
+-- [orderedappend join order limit range hash] ORDER BY the range key over a join with the hash-partitioned table, LIMIT (h23o)
+select r.k, h.grp from r join h on h.id = r.k order by r.k limit 4;
+
+-- [orderedappend join merge range hash settings] hash joins off, a filter on h: Merge Join over r's ordered Append (h23o)
+set enable_hashjoin = off;
+select r.k, h.grp from r join h on h.id = r.k where h.grp < 5;
+
+-- [join direct partition local] two partitions named directly under aliases: each with its own statistics (a.id's 300 distinct values), not its parent's (h23o)
+select a.id, b.u from pw_la1 a join pw_lb1 b on a.id = b.id where a.x = 3;
+
+-- [join search direct partition three local] three partitions named directly: b and a joined first, as PostgreSQL's costs order them (h23o)
+select a.id, b.u, c.t from pw_la1 a join pw_lb1 b on a.id = b.id join pw_la1 c on c.id = b.id where a.x = 3;
+
+-- [prepared generic range pruning order desc limit orderedappend] a generic plan's ordered Append backwards: run-time pruning reads each member's bound in the members' order (r_hi removed at startup) (h23o)
+set plan_cache_mode = force_generic_plan;
+prepare pd_lt(int) as select k, label from r where k < $1 order by k desc limit 3;
+execute pd_lt(300);
