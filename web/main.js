@@ -341,6 +341,8 @@ async function install(next, rec, c) {
   comparison = null;
   behaviourUi.showRun(session.behaviour());
   const snap = session.snapshot(NO_TRACE);
+  // An EXPLAIN without ANALYZE was planned, never run: its panel is no EXPLAIN ANALYZE.
+  $('explain-title').textContent = snap.plan_only ? 'EXPLAIN (planned, not run)' : 'EXPLAIN (ANALYZE)';
   ui.scrub.max = String(rec.totalSteps);
   ui.stTotal.textContent = String(rec.totalSteps);
   ui.stTotalTime.textContent = fmtMs(rec.totalNs);

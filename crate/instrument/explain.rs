@@ -775,8 +775,17 @@ fn counter_lines(n: &ExplainNode, i: &Instrumentation) -> Vec<String> {
 /// A node's estimate: its own, or for the Hash PostgreSQL puts under a Hash Join its
 /// input's, all of it paid at startup (`create_hashjoin_plan` copies it).
 fn estimate(n: &ExplainNode, costs: Option<&[Estimate]>) -> Option<Estimate> {
-    let e = *costs?.get(n.id)?;
-    Some(if n.node_type == "Hash" { Estimate { startup: e.total, ..e } } else { e })
+    Some(estimate_as_printed(&n.node_type, *costs?.get(n.id)?))
+}
+
+/// A node's estimate as EXPLAIN prints it, for a node of type `node_type` (the page's
+/// plan tree shows the same figures as the EXPLAIN text).
+pub fn estimate_as_printed(node_type: &str, e: Estimate) -> Estimate {
+    if node_type == "Hash" {
+        Estimate { startup: e.total, ..e }
+    } else {
+        e
+    }
 }
 
 /// TEXT's `  (cost=S..T rows=R width=W)` (explain.c's format).
