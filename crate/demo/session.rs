@@ -146,6 +146,9 @@ pub struct DemoSession {
     request_conns: Vec<Option<usize>>,
     /// A scenario file's EXPLAIN options (None: a built-in scenario's).
     explain_as: Option<ExplainStatement>,
+    /// Each node's estimate as EXPLAIN prints it, by node id, when the EXPLAIN shows
+    /// costs (`instrument::printed_estimates`: the plan's shape never changes).
+    estimates: Option<Vec<Option<crate::plan::costsize::Estimate>>>,
 }
 
 /// A phase without its error, one byte per step.
@@ -207,7 +210,8 @@ pub struct NodeView {
     pub bytes_sent: u64,
     pub bytes_received: u64,
     /// The planner's estimate (`cost=S..T rows=R width=W`, as EXPLAIN prints it) when
-    /// the session's EXPLAIN shows costs (a scenario file's); absent otherwise.
+    /// the session's EXPLAIN shows costs (a scenario file's); absent otherwise, and for
+    /// a Result EXPLAIN prints as part of the node below it (which shows the estimate).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub estimate: Option<crate::plan::costsize::Estimate>,
     pub children: Vec<NodeView>,
@@ -308,7 +312,12 @@ impl DemoSession {
         if !plan_only {
             reserve_trace(&mut run, &scenario);
         }
-        let labels = node_labels(&run.explain());
+        let tree = run.explain();
+        let labels = node_labels(&tree);
+        let estimates = explain_as
+            .as_ref()
+            .and_then(|e| e.doc.costs.as_deref())
+            .map(|costs| crate::instrument::printed_estimates(&tree, costs));
         let mut s = DemoSession {
             scenario,
             scenario_id: scenario_id.to_string(),
@@ -327,6 +336,7 @@ impl DemoSession {
             step_phases: vec![],
             request_conns: vec![],
             explain_as,
+            estimates,
         };
         s.narration = s.start_narration().into();
         s.take_checkpoint();
@@ -641,8 +651,8 @@ impl DemoSession {
             self.view().snapshot(&self.scenario_id, self.async_mode, self.steps, &self.narration, since, &rtts);
         snap.total_steps = self.total.map(|t| t.0);
         snap.total_time_ns = self.total.map(|t| t.1);
-        if let Some(costs) = self.explain_as.as_ref().and_then(|e| e.doc.costs.as_deref()) {
-            with_estimates(&mut snap.plan, costs);
+        if let Some(estimates) = &self.estimates {
+            with_estimates(&mut snap.plan, estimates);
         }
         snap
     }
@@ -702,12 +712,12 @@ pub fn page_scenario(
     Ok(scenario)
 }
 
-/// Each node of `v` given its estimate from `costs` (indexed by node id), as EXPLAIN
-/// prints it.
-fn with_estimates(v: &mut NodeView, costs: &[crate::plan::costsize::Estimate]) {
-    v.estimate = costs.get(v.id).map(|e| crate::instrument::estimate_as_printed(&v.node_type, *e));
+/// Each node of `v` given its estimate as EXPLAIN prints it (`estimates`, by node id;
+/// none for a Result EXPLAIN prints as part of the node below it).
+fn with_estimates(v: &mut NodeView, estimates: &[Option<crate::plan::costsize::Estimate>]) {
+    v.estimate = estimates.get(v.id).copied().flatten();
     for c in &mut v.children {
-        with_estimates(c, costs);
+        with_estimates(c, estimates);
     }
 }
 

@@ -26,8 +26,8 @@
 mod explain;
 pub use explain::{
     estimate_as_printed, explain_doc_json_text, explain_doc_text, explain_json, explain_json_text, explain_json_with,
-    explain_text, explain_text_with, qualifiable, with_resolved_details, ExplainDoc, ExplainNode, ExplainOptions,
-    PAIR_PARENT, ROW_MARK_OUTPUT, TARGET_REMOTE_SQL, TARGET_TABLE,
+    explain_text, explain_text_with, printed_estimates, qualifiable, with_resolved_details, ExplainDoc, ExplainNode,
+    ExplainOptions, PAIR_PARENT, ROW_MARK_OUTPUT, TARGET_REMOTE_SQL, TARGET_TABLE,
 };
 
 use serde::Serialize;
