@@ -36,6 +36,8 @@ export async function checkPlanOnly(browser, server, { check, shot, editorPage, 
     // A Result the sandbox puts over a scan is, in PostgreSQL's EXPLAIN, part of that scan: it shows no estimate of its own.
     const shown = estimates.filter((b) => b.text !== null);
     check('every plan box shows its estimate (cost=… rows=… width=…)', shown.length >= 5 && shown.every((b) => /^estimate: cost=\d+\.\d\d\.\.\d+\.\d\d rows=\d+ width=\d+$/.test(b.text)) && estimates.every((b) => b.text !== null || /^Result/.test(b.node)), JSON.stringify(estimates.slice(0, 3)));
+    const folded = (await boxLines(page, 'node-folded')).filter((b) => b.text !== null);
+    check('a Result box says EXPLAIN prints it with the node below', folded.length >= 1 && folded.every((b) => /^Result/.test(b.node) && /part of the node below/.test(b.text)), JSON.stringify(folded));
     check('no plan box shows actual figures', actuals.every((b) => b.text === null), JSON.stringify(actuals.filter((b) => b.text !== null).slice(0, 2)));
     const explain = await page.locator('[data-testid=explain]').innerText();
     const lines = explain.split('\n');
@@ -46,6 +48,8 @@ export async function checkPlanOnly(browser, server, { check, shot, editorPage, 
     const printed = (explain.match(/cost=[\d.]+\.\.[\d.]+ rows=\d+ width=\d+/g) ?? []).sort();
     const boxes = shown.map((b) => b.text.replace('estimate: ', '')).sort();
     check('the plan tree shows the EXPLAIN panel\'s estimates', JSON.stringify(printed) === JSON.stringify(boxes), `${printed.length} printed, ${boxes.length} in boxes`);
+    await page.locator('[data-testid=compare-note]').waitFor({ timeout: 15000 });
+    check('the compare view says there is nothing to compare (no error)', /Nothing to compare: EXPLAIN without ANALYZE/.test(await text('compare-note')), await text('compare-note'));
     check('the result says no row was fetched', (await text('rowcount')) === 'not run' && /planned, not run/.test(await text('rows')), await text('rows'));
     await shot(page, '18j-sql-explain-plan-only.png');
     await page.click('[data-testid=to-end]');
@@ -97,6 +101,9 @@ export async function checkParamNestLoopPruned(browser, server, { check, shot, e
     const scanBoxes = boxes.filter((b) => /Foreign Scan on (public\.)?pt[123]/.test(b.label));
     check('the plan tree: three scans, each with its estimate; two never ran (loops 0)', scanBoxes.length === 3 && scanBoxes.every((b) => /^estimate: cost=/.test(b.est)) && scanBoxes.filter((b) => /loops 0 /.test(b.act)).length === 2, JSON.stringify(scanBoxes));
     await shot(page, '18l-sql-param-nestloop-never-executed.png');
+    // The never-executed scans, scrolled into the plan panel's view.
+    await page.locator('[data-testid=plan] [data-testid=plan-node]').last().scrollIntoViewIfNeeded();
+    await shot(page, '18m-sql-param-nestloop-plan-scans.png');
   } finally {
     await context.close();
   }

@@ -40,20 +40,26 @@ function estimateLine(e) {
   return `estimate: cost=${e.startup.toFixed(2)}..${e.total.toFixed(2)} rows=${Math.round(e.rows)} width=${e.width}`;
 }
 
+/** The line of a node EXPLAIN prints as part of the node below it (a Result over a scan: its target list and qual). */
+const FOLDED = 'in EXPLAIN: part of the node below';
+
 /**
  * What each line under a node's label holds, top to bottom: 'estimate' (when the node
- * has one), then the actual counters ('actual': one line, three for a foreign scan),
- * none of which a plan that never ran has.
+ * has one) or, in a plan with estimates, 'folded' (a node EXPLAIN prints as part of the
+ * one below, whose estimate is there), then the actual counters ('actual': one line,
+ * three for a foreign scan), none of which a plan that never ran has. `shown`:
+ * {planOnly, estimates} of the whole plan.
  */
-function lineRoles(n, planOnly) {
-  const roles = n.estimate ? ['estimate'] : [];
-  if (!planOnly) for (let i = isForeign(n) ? 3 : 1; i > 0; i--) roles.push('actual');
+function lineRoles(n, shown) {
+  const roles = n.estimate ? ['estimate'] : shown.estimates ? ['folded'] : [];
+  if (!shown.planOnly) for (let i = isForeign(n) ? 3 : 1; i > 0; i--) roles.push('actual');
   return roles;
 }
 
-function counterLines(n, planOnly) {
-  const lines = n.estimate ? [estimateLine(n.estimate)] : [];
-  if (planOnly) return lines;
+/** The text of each line of `lineRoles(n, shown)`. */
+function counterLines(n, shown) {
+  const lines = n.estimate ? [estimateLine(n.estimate)] : shown.estimates ? [FOLDED] : [];
+  if (shown.planOnly) return lines;
   lines.push(`rows ${fmtInt(n.rows)} · loops ${n.loops} · time ${n.startup_ms.toFixed(3)}..${n.total_ms.toFixed(3)} ms`);
   if (isForeign(n)) {
     lines.push(`requests ${fmtInt(n.requests)} · waits ${n.waits} · wait time ${n.wait_ms.toFixed(3)} ms`);
@@ -68,9 +74,9 @@ function server(n) {
 }
 
 /** What the layout depends on: plan shape, counter line counts, requests, width. */
-function shapeKey(rows, requests, W, planOnly) {
-  let k = `${W}|${planOnly ? 'p' : ''}`;
-  for (const r of rows) k += `${r.node.id}:${r.depth}:${lineRoles(r.node, planOnly).length}:${r.node.label},`;
+function shapeKey(rows, requests, W, shown) {
+  let k = `${W}|${shown.planOnly ? 'p' : ''}${shown.estimates ? 'e' : ''}`;
+  for (const r of rows) k += `${r.node.id}:${r.depth}:${lineRoles(r.node, shown).length}:${r.node.label},`;
   k += '|';
   for (const q of requests) k += `${q.id}:${q.requestor}>${q.requestee},`;
   return k;
@@ -91,13 +97,13 @@ function requestsByNode(requests) {
  * the right edge of the boxes (the chips and the bus take the column right of it) and
  * the height of the whole tree.
  */
-function layoutTree(rows, requests, W, planOnly) {
+function layoutTree(rows, requests, W, shown) {
   const reqByNode = requestsByNode(requests);
   const boxRight = W - PAD - (requests.length > 0 ? CHIP_W + BUS_W + 2 * GAP : 0);
   let y = PAD;
   const pos = new Map();
   for (const row of rows) {
-    const { box, rowH } = layoutRow(row, reqByNode.get(row.node.id) ?? [], boxRight, y, planOnly);
+    const { box, rowH } = layoutRow(row, reqByNode.get(row.node.id) ?? [], boxRight, y, shown);
     pos.set(row.node.id, box);
     y += rowH + GAP;
   }
@@ -109,9 +115,9 @@ function layoutTree(rows, requests, W, planOnly) {
  * the request chips on that row. Each chip gets room below it for the "passed during this
  * step" lines: as much as the box height leaves (up to two lines), and at least one.
  */
-function layoutRow(row, reqs, boxRight, y, planOnly) {
+function layoutRow(row, reqs, boxRight, y, shown) {
   const n = row.node;
-  const roles = lineRoles(n, planOnly);
+  const roles = lineRoles(n, shown);
   const nLines = Math.max(1, roles.length);
   const boxH = 8 + LINE * (1 + nLines) + 2;
   let passedLines = 0;
@@ -121,7 +127,7 @@ function layoutRow(row, reqs, boxRight, y, planOnly) {
     passedLines = Math.max(1, Math.min(MAX_PASSED_LINES, room));
     rowH = Math.max(boxH, reqs.length * (CHIP_H + passedLines * (PASSED_H + 2) + 4));
   }
-  const box = { x: PAD + row.depth * INDENT, y, w: boxRight - PAD - row.depth * INDENT, h: boxH, nLines, roles, planOnly, reqs, passedLines, n };
+  const box = { x: PAD + row.depth * INDENT, y, w: boxRight - PAD - row.depth * INDENT, h: boxH, nLines, roles, planOnly: shown.planOnly, reqs, passedLines, n };
   return { box, rowH };
 }
 
@@ -170,8 +176,8 @@ function drawNodeBox(p) {
   const lines = [];
   const firstActual = p.roles.indexOf('actual');
   for (let i = 0; i < p.nLines; i++) {
-    const estimate = p.roles[i] === 'estimate';
-    const testid = estimate ? 'node-estimate' : i === firstActual ? 'node-counters' : undefined;
+    const estimate = p.roles[i] === 'estimate' || p.roles[i] === 'folded';
+    const testid = estimate ? `node-${p.roles[i]}` : i === firstActual ? 'node-counters' : undefined;
     const t = svg('text', { x: p.x + 10, y: p.y + 5 + LINE * (i + 2) - 3, class: estimate ? 'node-counters node-estimate' : 'node-counters', 'data-testid': testid }, '');
     lines.push(t);
     g.append(t);
@@ -302,21 +308,23 @@ export class PlanView {
     }
     const rows = flattenPlan(snap.plan);
     const requests = snap.requests ?? [];
-    const key = `${shapeKey(rows, requests, this.width, snap.plan_only)}|${this.scale}`;
+    // What the boxes show besides the actual counters (the same for a whole session).
+    const shown = { planOnly: !!snap.plan_only, estimates: rows.some((r) => r.node.estimate) };
+    const key = `${shapeKey(rows, requests, this.width, shown)}|${this.scale}`;
     if (key !== this.key) {
-      this.build(rows, requests, snap);
+      this.build(rows, requests, snap, shown);
       this.key = key;
     }
-    this.apply(rows, requests, snap, passed);
+    this.apply(rows, requests, snap, passed, shown);
   }
 
   /**
    * Draws the tree and its requests from scratch; keeps the elements a step changes in
    * `this.nodes` and `this.requests` for `apply`.
    */
-  build(rows, requests, snap) {
+  build(rows, requests, snap, shown) {
     const W = this.width;
-    const { pos, H, boxRight } = layoutTree(rows, requests, W, !!snap.plan_only);
+    const { pos, H, boxRight } = layoutTree(rows, requests, W, shown);
     const k = this.scale ?? 1;
     const root = svg('svg', { width: W * k, height: H * k, viewBox: `0 0 ${W} ${H}`, class: 'plan-svg', role: 'img', 'aria-label': 'plan tree', 'data-scale': k });
     // Edges first, so the boxes are drawn over their ends.
@@ -336,7 +344,7 @@ export class PlanView {
     this.container.replaceChildren(root);
   }
 
-  apply(rows, requests, snap, passed) {
+  apply(rows, requests, snap, passed, shown) {
     for (const { node: n } of rows) {
       const v = this.nodes.get(n.id);
       if (!v) continue;
@@ -349,7 +357,7 @@ export class PlanView {
       const counters = `${n.rows},${n.loops},${n.startup_ms},${n.total_ms},${n.requests},${n.waits},${n.wait_ms},${n.batches},${n.round_trips},${n.bytes_sent},${n.bytes_received}`;
       if (v.counters !== counters) {
         v.counters = counters;
-        const lines = counterLines(n, !!snap.plan_only);
+        const lines = counterLines(n, shown);
         for (let i = 0; i < v.lines.length; i++) setText(v.lines[i], lines[i] ?? '');
       }
       // The exact byte counts, for checking the panels against each other (e2e).
