@@ -8,7 +8,7 @@ import { PlanView, renderLegend } from './render/plan.js';
 import { EventLoopView } from './render/eventloop.js';
 import { Timeline, prepareTimeline } from './render/timeline.js';
 import { LivePanel } from './render/live.js';
-import { renderCompare, renderCompareError } from './render/compare.js';
+import { renderCompare, renderCompareError, renderCompareNote } from './render/compare.js';
 import { WireInspector } from './render/wire.js';
 import { renderRows, renderExplain, explainRaw } from './render/results.js';
 import { transitionsIn } from './render/traceview.js';
@@ -341,6 +341,8 @@ async function install(next, rec, c) {
   comparison = null;
   behaviourUi.showRun(session.behaviour());
   const snap = session.snapshot(NO_TRACE);
+  // An EXPLAIN without ANALYZE was planned, never run: its panel is no EXPLAIN ANALYZE.
+  $('explain-title').textContent = snap.plan_only ? 'EXPLAIN (planned, not run)' : 'EXPLAIN (ANALYZE)';
   ui.scrub.max = String(rec.totalSteps);
   ui.stTotal.textContent = String(rec.totalSteps);
   ui.stTotalTime.textContent = fmtMs(rec.totalNs);
@@ -373,6 +375,10 @@ async function compareLater(gen) {
     // The first render of the new run was this task's: the comparison starts in the next.
     await nextSlice();
     if (gen !== building) return;
+    if (session.snapshot(NO_TRACE).plan_only) {
+      comparison = { note: 'Nothing to compare: EXPLAIN without ANALYZE plans the query and runs it neither sync nor async.' };
+      return showComparison();
+    }
     job = session.compareJob();
     const done = await inSlices(
       () => {
@@ -460,7 +466,8 @@ function layoutStatic(snap) {
 
 /** The compare view: the comparison, its error, or that it is still being computed. */
 function showComparison() {
-  if (comparison && !comparison.error) renderCompare(ui.compare, comparison, config.scenario);
+  if (comparison?.note) renderCompareNote(ui.compare, comparison.note);
+  else if (comparison && !comparison.error) renderCompare(ui.compare, comparison, config.scenario);
   else renderCompareError(ui.compare, comparison?.error ?? 'comparing sync and async…');
 }
 

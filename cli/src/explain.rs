@@ -1,6 +1,10 @@
 //! `pgasync explain`: runs one scenario and prints EXPLAIN ANALYZE and the result.
 //!
-//! The plan prints as PostgreSQL prints `EXPLAIN (ANALYZE, VERBOSE, COSTS OFF)`;
+//! The plan prints as PostgreSQL prints `EXPLAIN (ANALYZE, VERBOSE, COSTS OFF)`: a
+//! built-in scenario's plan is made by its generator, not chosen by the planner, so it
+//! has no estimates to print (`pgasync sql --file F` prints a scenario file's estimates
+//! beside the actual figures, the built-ins' own files in crate/coordinator_sql/scenarios
+//! included);
 //! `--verbose off` drops what only VERBOSE shows (Output, schema-qualified Remote SQL),
 //! and `--counters` adds our own counters (the `Remote:` / `Async:` lines, the JSON key
 //! "pgasync"), which PostgreSQL does not print.
@@ -32,7 +36,10 @@ pub const USAGE: &str = "pgasync explain --scenario ID [--mode sync|async] [--fo
                 [--counters on|off] [--profile FILE] [--live DIR/relay.toml] [KNOBS]";
 pub const ABOUT: &str = "PostgreSQL's EXPLAIN (ANALYZE, VERBOSE, COSTS OFF); --counters on adds our
 Remote:/Async: lines and the JSON key \"pgasync\", which PostgreSQL does not print;
---live runs on the real shards a running `pgasync demo` lists in its relay.toml";
+--live runs on the real shards a running `pgasync demo` lists in its relay.toml.
+COSTS OFF: a built-in scenario's plan is built by its generator, not planned, so it
+has no estimates; `pgasync sql --file F` prints a scenario file's estimates beside
+the actual figures";
 
 /// `pgasync explain`'s flags.
 #[derive(clap::Args, Default)]

@@ -312,12 +312,13 @@ impl SqlScenario {
     }
 
     /// A run is asked of a query that is an EXPLAIN without ANALYZE: PostgreSQL plans
-    /// it without running it, so there is no run to show (the page steps through runs).
+    /// it without running it, so there is no run to show (the page and `pgasync sql`
+    /// show its plan: [`SqlScenario::into_page_scenario`], [`SqlScenario::plan_only`]).
     fn check_runs(&self) -> Result<(), FrontError> {
         match &self.query {
             Some(q) if self.is_plan_only() => Err(FrontError::new(
-                "EXPLAIN without ANALYZE plans the query without running it, so there is no run to show or step \
-                 through: write EXPLAIN (ANALYZE, COSTS OFF) … or the SELECT alone (`pgasync sql` prints the plan of \
+                "EXPLAIN without ANALYZE plans the query without running it, so there is no run here: write \
+                 EXPLAIN (ANALYZE) … or the SELECT alone (`pgasync sql` and the page's simulator show the plan of \
                  an EXPLAIN without ANALYZE)",
                 q.at.0,
                 q.at.1,
@@ -355,8 +356,20 @@ impl SqlScenario {
 
     /// [`SqlScenario::scenario`], moving the tables' rows into the scenario instead of
     /// copying them (the page: a large file's rows are neither copied nor freed twice).
-    pub fn into_scenario(mut self, overrides: &Knobs, source: Source) -> Result<Scenario, FrontError> {
+    pub fn into_scenario(self, overrides: &Knobs, source: Source) -> Result<Scenario, FrontError> {
         self.check_runs()?;
+        self.into_scenario_unchecked(overrides, source)
+    }
+
+    /// The page's scenario (the rows moved, as [`SqlScenario::into_scenario`]), an
+    /// EXPLAIN without ANALYZE's included: its session initializes the plan and never
+    /// runs it (`DemoSession::with_explain` with a plan-only `ExplainStatement`, whose
+    /// steps are what planning sent: [`SqlScenario::plan_only_run`]'s).
+    pub fn into_page_scenario(self, overrides: &Knobs, source: Source) -> Result<Scenario, FrontError> {
+        self.into_scenario_unchecked(overrides, source)
+    }
+
+    fn into_scenario_unchecked(mut self, overrides: &Knobs, source: Source) -> Result<Scenario, FrontError> {
         let planned = self.plan()?;
         let mut taken: std::collections::HashMap<(usize, String), Table> = std::collections::HashMap::new();
         for (n, node) in self.cluster.nodes.iter_mut().enumerate() {

@@ -44,6 +44,18 @@ use serde::Serialize;
 /// What step 0 says, however it was reached (new, reset or seek), so a URL reproduces it.
 pub const START_NARRATION: &str = "Ready: nothing has run yet. Step to send the first requests.";
 
+/// What step 0 of an EXPLAIN without ANALYZE says (PostgreSQL plans it and runs
+/// nothing), when planning sent nothing to the shards.
+pub const PLAN_ONLY_NARRATION: &str = "EXPLAIN without ANALYZE: PostgreSQL planned the query and did not run it. \
+     The plan shows the planner's estimates (cost, rows, width), no actual figures; no row was fetched. Planning \
+     sent nothing to the shards, so there is nothing to step through.";
+
+/// Step 0 of an EXPLAIN without ANALYZE whose planning asked the shards for remote
+/// estimates (use_remote_estimate): those statements are its steps.
+pub const PLAN_ONLY_REMOTE_NARRATION: &str = "EXPLAIN without ANALYZE: PostgreSQL planned the query and did not run \
+     it. The plan shows the planner's estimates (cost, rows, width), no actual figures; no row was fetched. \
+     Planning asked the shards for remote estimates (use_remote_estimate): step to see those EXPLAINs and the COMMIT.";
+
 /// How many actions the narration spells out (a first step has five: two nodes start,
 /// the connection opens, the transaction starts, the first request is sent).
 const NARRATION_PARTS: usize = 6;
@@ -88,6 +100,14 @@ pub struct ExplainStatement {
     pub doc: ExplainDoc,
 }
 
+impl ExplainStatement {
+    /// An EXPLAIN without ANALYZE: the plan is initialized (`EXEC_FLAG_EXPLAIN_ONLY`)
+    /// and never run; the session's steps are what planning sent.
+    pub fn plan_only(&self) -> bool {
+        !self.doc.analyze
+    }
+}
+
 /// A copy of the run after `steps` steps, without its trace (`trace_len` events then).
 struct Checkpoint {
     steps: usize,
@@ -126,6 +146,9 @@ pub struct DemoSession {
     request_conns: Vec<Option<usize>>,
     /// A scenario file's EXPLAIN options (None: a built-in scenario's).
     explain_as: Option<ExplainStatement>,
+    /// Each node's estimate as EXPLAIN prints it, by node id, when the EXPLAIN shows
+    /// costs (`instrument::printed_estimates`: the plan's shape never changes).
+    estimates: Option<Vec<Option<crate::plan::costsize::Estimate>>>,
 }
 
 /// A phase without its error, one byte per step.
@@ -186,6 +209,11 @@ pub struct NodeView {
     pub round_trips: u64,
     pub bytes_sent: u64,
     pub bytes_received: u64,
+    /// The planner's estimate (`cost=S..T rows=R width=W`, as EXPLAIN prints it) when
+    /// the session's EXPLAIN shows costs (a scenario file's); absent otherwise, and for
+    /// a Result EXPLAIN prints as part of the node below it (which shows the estimate).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub estimate: Option<crate::plan::costsize::Estimate>,
     pub children: Vec<NodeView>,
 }
 
@@ -230,6 +258,8 @@ pub struct Snapshot {
     pub phase: &'static str,
     pub error: Option<String>,
     pub narration: String,
+    /// An EXPLAIN without ANALYZE: planned, never run (no actual figures, no rows).
+    pub plan_only: bool,
     pub plan: NodeView,
     pub requests: Vec<RequestView>,
     pub event_loop: EventLoopView,
@@ -260,7 +290,9 @@ impl DemoSession {
     }
 
     /// [`Self::with_scenario`] for a scenario file whose EXPLAIN panel prints as
-    /// `explain_as` says (its TIMING applies to the run from its first step).
+    /// `explain_as` says (its TIMING applies to the run from its first step). An EXPLAIN
+    /// without ANALYZE ([`ExplainStatement::plan_only`]) is initialized and never run,
+    /// as PostgreSQL does: its steps are what planning sent and the COMMIT after it.
     pub fn with_explain(
         scenario: Scenario,
         scenario_id: &str,
@@ -268,12 +300,24 @@ impl DemoSession {
         knobs: Knobs,
         explain_as: Option<ExplainStatement>,
     ) -> Result<DemoSession, String> {
-        let mut run = Self::start(&scenario, async_mode, true)?;
+        let plan_only = explain_as.as_ref().is_some_and(|e| e.plan_only());
+        let mut run = if plan_only {
+            Self::start_plan_only(&scenario, async_mode)?
+        } else {
+            Self::start(&scenario, async_mode, true)?
+        };
         if let Some(e) = &explain_as {
             run.es.timing = e.timing;
         }
-        reserve_trace(&mut run, &scenario);
-        let labels = node_labels(&run.explain());
+        if !plan_only {
+            reserve_trace(&mut run, &scenario);
+        }
+        let tree = run.explain();
+        let labels = node_labels(&tree);
+        let estimates = explain_as
+            .as_ref()
+            .and_then(|e| e.doc.costs.as_deref())
+            .map(|costs| crate::instrument::printed_estimates(&tree, costs));
         let mut s = DemoSession {
             scenario,
             scenario_id: scenario_id.to_string(),
@@ -283,7 +327,7 @@ impl DemoSession {
             steps: 0,
             step_ends: vec![],
             total: None,
-            narration: START_NARRATION.into(),
+            narration: String::new(),
             known_step_times: vec![],
             checkpoints: vec![],
             checkpoint_every: FIRST_CHECKPOINT_EVERY,
@@ -292,9 +336,53 @@ impl DemoSession {
             step_phases: vec![],
             request_conns: vec![],
             explain_as,
+            estimates,
         };
+        s.narration = s.start_narration().into();
         s.take_checkpoint();
         Ok(s)
+    }
+
+    /// A loaded scenario file's session, as the page makes it (`wasm_api::sql`): its
+    /// EXPLAIN panel prints as `pgasync sql` prints the file's query (its EXPLAIN
+    /// options, or a plain SELECT's EXPLAIN ANALYZE with the estimates), and the plan's
+    /// nodes carry the estimates ([`NodeView::estimate`]). An EXPLAIN without ANALYZE is
+    /// planned and never run, as PostgreSQL does: no actual figures, no rows, its steps
+    /// what planning sent ([`page_scenario`]).
+    pub fn from_sql(
+        sql: crate::coordinator_sql::SqlScenario,
+        async_mode: bool,
+        knobs: Knobs,
+    ) -> Result<DemoSession, crate::coordinator_sql::FrontError> {
+        let explain_as = sql.explain_statement(async_mode);
+        let scenario = page_scenario(sql, &knobs)?;
+        Self::with_explain(scenario, "sql", async_mode, knobs, Some(explain_as))
+            .map_err(|m| crate::coordinator_sql::FrontError::new(m, 0, 0))
+    }
+
+    /// EXPLAIN without ANALYZE in step mode: ExecInit with `EXEC_FLAG_EXPLAIN_ONLY`, the
+    /// planning's statements (remote estimates) and the COMMIT as its only steps.
+    fn start_plan_only(scenario: &Scenario, async_mode: bool) -> Result<QueryRun, String> {
+        let mut run = scenario.start_explain_only(async_mode, Clock::virtual_clock(), true)?;
+        run.es.step_mode = true;
+        run.es.trace_calls = true;
+        Ok(run)
+    }
+
+    /// Is this an EXPLAIN without ANALYZE (planned, never run)?
+    pub fn is_plan_only(&self) -> bool {
+        self.run.es.explain_only
+    }
+
+    /// What step 0 says: ready to run, or (EXPLAIN without ANALYZE) that nothing runs.
+    fn start_narration(&self) -> &'static str {
+        if !self.is_plan_only() {
+            START_NARRATION
+        } else if self.scenario.servers.iter().any(|s| !s.planning.is_empty()) {
+            PLAN_ONLY_REMOTE_NARRATION
+        } else {
+            PLAN_ONLY_NARRATION
+        }
     }
 
     /// A run in step mode: every async request transition, and every row a child hands
@@ -540,7 +628,7 @@ impl DemoSession {
         self.step_ends.truncate(c.steps);
         self.step_phases.truncate(c.steps);
         self.narration = match self.steps {
-            0 => START_NARRATION.into(),
+            0 => self.start_narration().into(),
             k => self.narrate(if k == 1 { 0 } else { self.step_ends[k - 2] }),
         };
     }
@@ -563,6 +651,9 @@ impl DemoSession {
             self.view().snapshot(&self.scenario_id, self.async_mode, self.steps, &self.narration, since, &rtts);
         snap.total_steps = self.total.map(|t| t.0);
         snap.total_time_ns = self.total.map(|t| t.1);
+        if let Some(estimates) = &self.estimates {
+            with_estimates(&mut snap.plan, estimates);
+        }
         snap
     }
 
@@ -603,6 +694,30 @@ impl DemoSession {
         let rows =
             self.run.rows.iter().skip(offset).take(limit).map(|r| r.iter().map(|d| d.to_string()).collect()).collect();
         (cols, rows)
+    }
+}
+
+/// A loaded scenario file's scenario for the page, the rows moved into it: refused
+/// when its run is too big to record ([`check_scenario_size`]), unless it is an EXPLAIN
+/// without ANALYZE, which never runs.
+pub fn page_scenario(
+    sql: crate::coordinator_sql::SqlScenario,
+    knobs: &Knobs,
+) -> Result<Scenario, crate::coordinator_sql::FrontError> {
+    let plan_only = sql.is_plan_only();
+    let scenario = sql.into_page_scenario(knobs, crate::knobs::Source::Json)?;
+    if !plan_only {
+        check_scenario_size(&scenario).map_err(|m| crate::coordinator_sql::FrontError::new(m, 0, 0))?;
+    }
+    Ok(scenario)
+}
+
+/// Each node of `v` given its estimate as EXPLAIN prints it (`estimates`, by node id;
+/// none for a Result EXPLAIN prints as part of the node below it).
+fn with_estimates(v: &mut NodeView, estimates: &[Option<crate::plan::costsize::Estimate>]) {
+    v.estimate = estimates.get(v.id).copied().flatten();
+    for c in &mut v.children {
+        with_estimates(c, estimates);
     }
 }
 
@@ -773,6 +888,9 @@ impl<H: Host> RunView<'_, H> {
         if all.is_empty() {
             // A plan with no foreign scan has no remote transaction to speak of.
             let remote = !self.run.es.conns.is_empty();
+            if self.run.es.explain_only {
+                return vec![plan_only_quiet(phase, remote).into()];
+            }
             let quiet = match phase {
                 PhaseCode::Finished if remote => "The query finished: every remote transaction is committed.",
                 PhaseCode::Finished => "The query finished.",
@@ -813,6 +931,7 @@ impl<H: Host> RunView<'_, H> {
             round_trips: i.remote.round_trips,
             bytes_sent: i.remote.bytes_sent,
             bytes_received: i.remote.bytes_received,
+            estimate: None,
             children: e.children.iter().map(|c| self.node_view(c)).collect(),
         }
     }
@@ -868,6 +987,7 @@ impl<H: Host> RunView<'_, H> {
             phase,
             error,
             narration: narration.to_string(),
+            plan_only: es.explain_only,
             plan: self.node_view(&crate::instrument::with_resolved_details(&self.run.explain())),
             requests: es
                 .requests
@@ -892,6 +1012,20 @@ impl<H: Host> RunView<'_, H> {
             trace_from: since,
             trace: es.trace.events[since..].to_vec(),
         }
+    }
+}
+
+/// A step of an EXPLAIN without ANALYZE that the trace shows nothing of, in words: the
+/// plan is initialized and never run, then the transaction ends.
+fn plan_only_quiet(phase: PhaseCode, remote: bool) -> &'static str {
+    match phase {
+        PhaseCode::Finished if remote => {
+            "EXPLAIN without ANALYZE is done: the query was planned, never run; planning's remote transactions are committed."
+        }
+        PhaseCode::Finished => "EXPLAIN without ANALYZE is done: the query was planned, never run.",
+        PhaseCode::Committing if remote => "Committing the remote transactions planning opened (no query ran in them).",
+        PhaseCode::Starting => "ExecInit with EXEC_FLAG_EXPLAIN_ONLY: the plan's nodes open no connection.",
+        _ => "The plan is not run (EXPLAIN without ANALYZE): ExecutorRun is never called; the transaction ends.",
     }
 }
 

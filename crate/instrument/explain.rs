@@ -820,8 +820,7 @@ fn fold_node(mut n: ExplainNode, o: Outputs, verbose: bool) -> (ExplainNode, Out
         kids.push(c);
         kid_outputs.push(co);
     }
-    // A gating Result (One-Time Filter) is a node of its own in PostgreSQL's plan too.
-    if n.node_type == "Result" && kids.len() == 1 && n.detail("One-Time Filter").is_none() {
+    if result_folds(&n, kids.len()) {
         let mut child = kids.pop().expect("one child");
         let child_out = kid_outputs.pop().expect("one child");
         if let Some(f) = n.detail("Filter") {
@@ -1079,8 +1078,47 @@ fn counter_lines(n: &ExplainNode, i: &Instrumentation) -> Vec<String> {
 /// A node's estimate: its own, or for the Hash PostgreSQL puts under a Hash Join its
 /// input's, all of it paid at startup (`create_hashjoin_plan` copies it).
 fn estimate(n: &ExplainNode, costs: Option<&[Estimate]>) -> Option<Estimate> {
-    let e = *costs?.get(n.id)?;
-    Some(if n.node_type == "Hash" { Estimate { startup: e.total, ..e } } else { e })
+    Some(estimate_as_printed(&n.node_type, *costs?.get(n.id)?))
+}
+
+/// Whether EXPLAIN prints node `n` (with `inputs` children besides its InitPlans) as
+/// part of its child: the sandbox's projecting or filtering Result over a node is that
+/// node's target list and qual in PostgreSQL's plan. A gating Result (One-Time Filter)
+/// is a node of its own in PostgreSQL's plan too.
+fn result_folds(n: &ExplainNode, inputs: usize) -> bool {
+    n.node_type == "Result" && inputs == 1 && n.detail("One-Time Filter").is_none()
+}
+
+/// Each executor node's estimate as EXPLAIN prints it, indexed by node id (the page's
+/// plan tree shows the EXPLAIN text's figures): a Result EXPLAIN folds into its child
+/// has none of its own and lends the child its estimate (the folded node is printed
+/// with the Result's id, `fold_node`); `costs` indexed by node id.
+pub fn printed_estimates(root: &ExplainNode, costs: &[Estimate]) -> Vec<Option<Estimate>> {
+    fn walk(n: &ExplainNode, lent: Option<Estimate>, costs: &[Estimate], out: &mut Vec<Option<Estimate>>) {
+        if out.len() <= n.id {
+            out.resize(n.id + 1, None);
+        }
+        let inputs = n.children.iter().filter(|c| !is_init_plan(c)).count();
+        let own = lent.or_else(|| costs.get(n.id).copied());
+        let folds = result_folds(n, inputs);
+        out[n.id] = if folds { None } else { own.map(|e| estimate_as_printed(&n.node_type, e)) };
+        for c in &n.children {
+            let lend = if folds && !is_init_plan(c) { own } else { None };
+            walk(c, lend, costs, out);
+        }
+    }
+    let mut out = vec![];
+    walk(root, None, costs, &mut out);
+    out
+}
+
+/// A node's estimate as EXPLAIN prints it, for a node of type `node_type`.
+pub fn estimate_as_printed(node_type: &str, e: Estimate) -> Estimate {
+    if node_type == "Hash" {
+        Estimate { startup: e.total, ..e }
+    } else {
+        e
+    }
 }
 
 /// TEXT's `  (cost=S..T rows=R width=W)` (explain.c's format).

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { HERE, ROOT, startServer, startDemo, launchBrowser, newPage, waitReady, watchLongTasks } from './lib.mjs';
 import { checkLessons } from './lessons.mjs'; // issue 10: lessons, run to, narration history
 import { checkPanels } from './panels.mjs'; // issue 10: panels agree, export, 16-shard labels, pipeline untick
+import { checkPlanOnly, checkParamNestLoopPruned } from './planonly.mjs'; // issue 23: EXPLAIN without ANALYZE, never executed children
 
 const SHOTS = path.join(HERE, 'screenshots');
 const started = Date.now();
@@ -1086,8 +1087,15 @@ async function main() {
     if (only === 'package') return await checkPackage(browser, server);
     if (only === 'responsiveness') return await checkResponsiveness(browser, server);
     if (only === 'live') return await checkLive(browser);
-    if (only === 'sql') return (await checkSql(browser, server), await checkGenericPlan(browser, server), await checkDml(browser, server), await checkCteAndError(browser, server), await checkParamNestLoop(browser, server));
+    const issue23 = async () => {
+      const ctx = { check, shot, editorPage, runInEditor, paramNlFile: PARAMNL_FILE };
+      await checkPlanOnly(browser, server, ctx);
+      await checkParamNestLoopPruned(browser, server, ctx);
+      noErrorsSoFar('in the plan-only and never-executed checks');
+    };
+    if (only === 'sql') return (await checkSql(browser, server), await checkGenericPlan(browser, server), await checkDml(browser, server), await checkCteAndError(browser, server), await checkParamNestLoop(browser, server), await issue23());
     if (only === 'paramnl') return await checkParamNestLoop(browser, server);
+    if (only === 'planonly') return await issue23();
     const lessons = () => checkLessons(browser, server, { check, shot, errors, waitReady });
     if (only === 'lessons') {
       await lessons();
@@ -1407,6 +1415,7 @@ async function main() {
     await checkDml(browser, server);
     await checkCteAndError(browser, server);
     await checkParamNestLoop(browser, server);
+    await issue23();
     noErrorsSoFar('after the SQL editor checks');
     await lessons();
     noErrorsSoFar('after the lessons section');

@@ -24,6 +24,7 @@ mod hashjoin_probe;
 #[cfg(target_arch = "wasm32")]
 mod hot_path;
 mod lessons;
+mod page_plan_only;
 mod panels;
 mod proptest_async;
 mod protocol_fuzz;

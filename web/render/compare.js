@@ -174,6 +174,12 @@ function placeBoundLabel({ text, back, bx, words }, { W }) {
   text.parentNode.dataset.labelRight = String(left + w);
 }
 
+/** Why there is nothing to compare (not an error): an EXPLAIN without ANALYZE runs nothing. */
+export function renderCompareNote(container, message) {
+  container.querySelector('.compare-head').innerHTML = `<span class="none" data-testid="compare-note">${esc(message)}</span>`;
+  container.querySelector('.compare-plot').replaceChildren();
+}
+
 export function renderCompareError(container, message) {
   container.querySelector('.compare-head').innerHTML = `<span class="error-inline">compare failed: ${esc(message)}</span>`;
   container.querySelector('.compare-plot').replaceChildren();

@@ -1,5 +1,9 @@
 // The plan tree: one box per plan node with its EXPLAIN ANALYZE counters, and each
 // async request as a labelled, coloured chip on an arrow from requestor to requestee.
+// A scenario file's nodes also carry the planner's estimate (`cost=S..T rows=R
+// width=W`, EXPLAIN's figures), on a line above the actual ones; an EXPLAIN without
+// ANALYZE (`snap.plan_only`) was planned and never run: its boxes show the estimate
+// only, as PostgreSQL prints no actual figures for it.
 //
 // The layout (boxes, edges, chips, arrows) depends only on the plan's shape and the set
 // of requests, which do not change during a run; it is built once per session (and on
@@ -31,8 +35,32 @@ function isForeign(n) {
 const WIRE_COUNTERS =
   'sent / recv: bytes of this scan\'s statements and answers, counted when a statement goes on the wire and when an answer has fully arrived, as the connection table and the wire inspector count them; round trips: its statements sent; batches: the answers it has read (postgres_fdw reads a batch only when the scan asks for it, so an answer can have arrived and not be read yet: the request is still Waiting until ExecAsyncNotify reads it)';
 
-function counterLines(n) {
-  const lines = [`rows ${fmtInt(n.rows)} · loops ${n.loops} · time ${n.startup_ms.toFixed(3)}..${n.total_ms.toFixed(3)} ms`];
+/** The planner's estimate as EXPLAIN prints it (the same numbers as the EXPLAIN panel). */
+function estimateLine(e) {
+  return `estimate: cost=${e.startup.toFixed(2)}..${e.total.toFixed(2)} rows=${Math.round(e.rows)} width=${e.width}`;
+}
+
+/** The line of a node EXPLAIN prints as part of the node below it (a Result over a scan: its target list and qual). */
+const FOLDED = 'in EXPLAIN: part of the node below';
+
+/**
+ * What each line under a node's label holds, top to bottom: 'estimate' (when the node
+ * has one) or, in a plan with estimates, 'folded' (a node EXPLAIN prints as part of the
+ * one below, whose estimate is there), then the actual counters ('actual': one line,
+ * three for a foreign scan), none of which a plan that never ran has. `shown`:
+ * {planOnly, estimates} of the whole plan.
+ */
+function lineRoles(n, shown) {
+  const roles = n.estimate ? ['estimate'] : shown.estimates ? ['folded'] : [];
+  if (!shown.planOnly) for (let i = isForeign(n) ? 3 : 1; i > 0; i--) roles.push('actual');
+  return roles;
+}
+
+/** The text of each line of `lineRoles(n, shown)`. */
+function counterLines(n, shown) {
+  const lines = n.estimate ? [estimateLine(n.estimate)] : shown.estimates ? [FOLDED] : [];
+  if (shown.planOnly) return lines;
+  lines.push(`rows ${fmtInt(n.rows)} · loops ${n.loops} · time ${n.startup_ms.toFixed(3)}..${n.total_ms.toFixed(3)} ms`);
   if (isForeign(n)) {
     lines.push(`requests ${fmtInt(n.requests)} · waits ${n.waits} · wait time ${n.wait_ms.toFixed(3)} ms`);
     lines.push(`batches ${n.batches} · round trips ${n.round_trips} · sent ${fmtBytes(n.bytes_sent)} · recv ${fmtBytes(n.bytes_received)}`);
@@ -46,9 +74,9 @@ function server(n) {
 }
 
 /** What the layout depends on: plan shape, counter line counts, requests, width. */
-function shapeKey(rows, requests, W) {
-  let k = `${W}|`;
-  for (const r of rows) k += `${r.node.id}:${r.depth}:${isForeign(r.node) ? 3 : 1}:${r.node.label},`;
+function shapeKey(rows, requests, W, shown) {
+  let k = `${W}|${shown.planOnly ? 'p' : ''}${shown.estimates ? 'e' : ''}`;
+  for (const r of rows) k += `${r.node.id}:${r.depth}:${lineRoles(r.node, shown).length}:${r.node.label},`;
   k += '|';
   for (const q of requests) k += `${q.id}:${q.requestor}>${q.requestee},`;
   return k;
@@ -69,13 +97,13 @@ function requestsByNode(requests) {
  * the right edge of the boxes (the chips and the bus take the column right of it) and
  * the height of the whole tree.
  */
-function layoutTree(rows, requests, W) {
+function layoutTree(rows, requests, W, shown) {
   const reqByNode = requestsByNode(requests);
   const boxRight = W - PAD - (requests.length > 0 ? CHIP_W + BUS_W + 2 * GAP : 0);
   let y = PAD;
   const pos = new Map();
   for (const row of rows) {
-    const { box, rowH } = layoutRow(row, reqByNode.get(row.node.id) ?? [], boxRight, y);
+    const { box, rowH } = layoutRow(row, reqByNode.get(row.node.id) ?? [], boxRight, y, shown);
     pos.set(row.node.id, box);
     y += rowH + GAP;
   }
@@ -87,9 +115,10 @@ function layoutTree(rows, requests, W) {
  * the request chips on that row. Each chip gets room below it for the "passed during this
  * step" lines: as much as the box height leaves (up to two lines), and at least one.
  */
-function layoutRow(row, reqs, boxRight, y) {
+function layoutRow(row, reqs, boxRight, y, shown) {
   const n = row.node;
-  const nLines = isForeign(n) ? 3 : 1;
+  const roles = lineRoles(n, shown);
+  const nLines = Math.max(1, roles.length);
   const boxH = 8 + LINE * (1 + nLines) + 2;
   let passedLines = 0;
   let rowH = boxH;
@@ -98,7 +127,7 @@ function layoutRow(row, reqs, boxRight, y) {
     passedLines = Math.max(1, Math.min(MAX_PASSED_LINES, room));
     rowH = Math.max(boxH, reqs.length * (CHIP_H + passedLines * (PASSED_H + 2) + 4));
   }
-  const box = { x: PAD + row.depth * INDENT, y, w: boxRight - PAD - row.depth * INDENT, h: boxH, nLines, reqs, passedLines, n };
+  const box = { x: PAD + row.depth * INDENT, y, w: boxRight - PAD - row.depth * INDENT, h: boxH, nLines, roles, planOnly: shown.planOnly, reqs, passedLines, n };
   return { box, rowH };
 }
 
@@ -134,7 +163,9 @@ function drawEdges(rows, pos) {
 function drawNodeBox(p) {
   const n = p.n;
   const g = svg('g', { 'data-testid': 'plan-node', 'data-node': n.id, class: 'plan-node' });
-  const tip = [n.label, ...(n.details ?? []).map(([k, v]) => `${k}: ${v}`), ...(isForeign(n) ? [WIRE_COUNTERS] : [])];
+  const tip = [n.label, ...(n.details ?? []).map(([k, v]) => `${k}: ${v}`)];
+  if (n.estimate) tip.push(`the planner's estimate (EXPLAIN's cost=startup..total rows=… width=…)${p.planOnly ? '; EXPLAIN without ANALYZE: planned, never run, so no actual figures' : ''}`);
+  if (isForeign(n) && !p.planOnly) tip.push(WIRE_COUNTERS);
   g.append(svg('title', {}, tip.join('\n')));
   g.append(svg('rect', { x: p.x, y: p.y, width: p.w, height: p.h, rx: 5, class: 'box' + (n.async_capable ? ' async' : '') }));
   if (n.async_capable) g.append(svg('rect', { x: p.x, y: p.y, width: 5, height: p.h, rx: 2, fill: STATES.CallbackPending.color }));
@@ -143,8 +174,11 @@ function drawNodeBox(p) {
   dot.append(svg('title', {}, 'running: inside a call right now'));
   g.append(dot);
   const lines = [];
+  const firstActual = p.roles.indexOf('actual');
   for (let i = 0; i < p.nLines; i++) {
-    const t = svg('text', { x: p.x + 10, y: p.y + 5 + LINE * (i + 2) - 3, class: 'node-counters', 'data-testid': i === 0 ? 'node-counters' : undefined }, '');
+    const estimate = p.roles[i] === 'estimate' || p.roles[i] === 'folded';
+    const testid = estimate ? `node-${p.roles[i]}` : i === firstActual ? 'node-counters' : undefined;
+    const t = svg('text', { x: p.x + 10, y: p.y + 5 + LINE * (i + 2) - 3, class: estimate ? 'node-counters node-estimate' : 'node-counters', 'data-testid': testid }, '');
     lines.push(t);
     g.append(t);
   }
@@ -274,21 +308,23 @@ export class PlanView {
     }
     const rows = flattenPlan(snap.plan);
     const requests = snap.requests ?? [];
-    const key = `${shapeKey(rows, requests, this.width)}|${this.scale}`;
+    // What the boxes show besides the actual counters (the same for a whole session).
+    const shown = { planOnly: !!snap.plan_only, estimates: rows.some((r) => r.node.estimate) };
+    const key = `${shapeKey(rows, requests, this.width, shown)}|${this.scale}`;
     if (key !== this.key) {
-      this.build(rows, requests, snap);
+      this.build(rows, requests, snap, shown);
       this.key = key;
     }
-    this.apply(rows, requests, snap, passed);
+    this.apply(rows, requests, snap, passed, shown);
   }
 
   /**
    * Draws the tree and its requests from scratch; keeps the elements a step changes in
    * `this.nodes` and `this.requests` for `apply`.
    */
-  build(rows, requests, snap) {
+  build(rows, requests, snap, shown) {
     const W = this.width;
-    const { pos, H, boxRight } = layoutTree(rows, requests, W);
+    const { pos, H, boxRight } = layoutTree(rows, requests, W, shown);
     const k = this.scale ?? 1;
     const root = svg('svg', { width: W * k, height: H * k, viewBox: `0 0 ${W} ${H}`, class: 'plan-svg', role: 'img', 'aria-label': 'plan tree', 'data-scale': k });
     // Edges first, so the boxes are drawn over their ends.
@@ -308,7 +344,7 @@ export class PlanView {
     this.container.replaceChildren(root);
   }
 
-  apply(rows, requests, snap, passed) {
+  apply(rows, requests, snap, passed, shown) {
     for (const { node: n } of rows) {
       const v = this.nodes.get(n.id);
       if (!v) continue;
@@ -321,7 +357,7 @@ export class PlanView {
       const counters = `${n.rows},${n.loops},${n.startup_ms},${n.total_ms},${n.requests},${n.waits},${n.wait_ms},${n.batches},${n.round_trips},${n.bytes_sent},${n.bytes_received}`;
       if (v.counters !== counters) {
         v.counters = counters;
-        const lines = counterLines(n);
+        const lines = counterLines(n, shown);
         for (let i = 0; i < v.lines.length; i++) setText(v.lines[i], lines[i] ?? '');
       }
       // The exact byte counts, for checking the panels against each other (e2e).

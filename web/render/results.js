@@ -2,10 +2,16 @@
 
 import { esc, fmtInt, setText } from './util.js';
 
-/** `page` = session.rows(0, limit): {columns, rows, total}. */
+/** `page` = session.rows(0, limit): {columns, rows, total, plan_only}. */
 export function renderRows(container, countEl, page) {
   const cols = page.columns ?? [];
   const rows = page.rows ?? [];
+  if (page.plan_only) {
+    // EXPLAIN without ANALYZE: PostgreSQL plans the query and fetches no row.
+    setText(countEl, 'not run');
+    container.innerHTML = `<div class="none" data-testid="rows-plan-only">EXPLAIN without ANALYZE: the query was planned, not run, so it returned no rows (its plan, with the planner's estimates, is in the plan and EXPLAIN panels)</div>`;
+    return;
+  }
   setText(countEl, `${fmtInt(page.total ?? rows.length)} row${page.total === 1 ? '' : 's'}${page.total > rows.length ? ` (first ${rows.length} shown)` : ''}`);
   if (!rows.length) {
     container.innerHTML = `<div class="none">no rows yet</div>`;
@@ -17,7 +23,8 @@ export function renderRows(container, countEl, page) {
 }
 
 function lineClass(t) {
-  return /^(->\s+)?[A-Z][A-Za-z ]+(on \S+\s+)?\s*\(actual/.test(t) ? 'node' : /^Async:/.test(t) ? 'async' : /^Execution Time/.test(t) ? 'total' : '';
+  // A node's line: its title, then `(cost=…)` (COSTS) or `(actual …)` (ANALYZE).
+  return /^(->\s+)?[A-Z][A-Za-z ]+(on \S+( \S+)?\s+)?\s*\((actual|cost=)/.test(t) ? 'node' : /^Async:/.test(t) ? 'async' : /^Execution Time/.test(t) ? 'total' : '';
 }
 
 /**

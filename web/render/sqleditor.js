@@ -47,7 +47,7 @@ export class SqlEditor {
         this.example, live, this.run, close),
       h('p', { class: 'sql-help' },
         'Sections: ', h('code', {}, '-- @shard NAME'), ' (statements run on that shard), ', h('code', {}, '-- @coordinator'),
-        ' (servers, foreign tables, partitions; the default), ', h('code', {}, '-- @query'), ' (one SELECT, pgbench ', h('code', {}, '\\set'),
+        ' (servers, foreign tables, partitions; the default), ', h('code', {}, '-- @query'), ' (one SELECT, or an EXPLAIN of it — without ANALYZE it is planned, not run — pgbench ', h('code', {}, '\\set'),
         ' allowed), ', h('code', {}, '-- @knobs'), ' (', h('code', {}, 'rtt_ms = 2'), '…). It runs in the simulator; the knobs above (RTT, fetch size, behaviour) apply to it. With ', h('b', {}, 'live'),
         ' (and ', h('code', {}, 'make demo'), '), it also runs on the real shards: name the shards after the relay\'s (s1…s4).'),
       this.box,

@@ -90,6 +90,13 @@ impl Session {
     /// This session's run exported (its scenario, data shared; its mode and knobs).
     #[wasm_bindgen(js_name = exportJob)]
     pub fn export_job(&self, format: &str) -> Result<ExportJob, JsError> {
+        if self.inner.is_plan_only() {
+            // An export re-runs the scenario: an EXPLAIN without ANALYZE has no run.
+            return Err(JsError::new(
+                "EXPLAIN without ANALYZE plans the query and runs nothing: there is no run to export (the EXPLAIN \
+                 panel's Copy has the plan)",
+            ));
+        }
         let m = &self.inner;
         let inner = export::ExportJob::new(&m.scenario, &m.scenario_id, m.async_mode, parse_format(format)?)
             .map_err(|e| JsError::new(&e))?;

@@ -398,9 +398,15 @@ impl Session {
     }
 
     /// The sync/async comparison of this session's scenario (its data is shared, not
-    /// generated again), to run in slices.
+    /// generated again), to run in slices. An EXPLAIN without ANALYZE runs nothing, so
+    /// there is nothing to compare: an error says so.
     #[wasm_bindgen(js_name = compareJob)]
     pub fn compare_job(&self) -> Result<CompareJob, JsError> {
+        if self.inner.is_plan_only() {
+            return Err(JsError::new(
+                "EXPLAIN without ANALYZE plans the query and runs nothing: there are no sync and async runs to compare",
+            ));
+        }
         let inner = session::CompareJob::for_scenario(self.inner.scenario.clone()).map_err(|e| JsError::new(&e))?;
         Ok(CompareJob { inner })
     }
@@ -495,9 +501,12 @@ impl Session {
             columns: Vec<String>,
             rows: Vec<Vec<String>>,
             total: u64,
+            /// An EXPLAIN without ANALYZE: no row is ever fetched.
+            plan_only: bool,
         }
         let (columns, rows) = self.inner.rows_page(offset as usize, limit as usize);
-        to_js(&Page { columns, rows, total: self.inner.run().row_count })
+        let plan_only = self.inner.is_plan_only();
+        to_js(&Page { columns, rows, total: self.inner.run().row_count, plan_only })
     }
 }
 /// The most bytes of scenario-file text the page takes (`MAX_SCRIPT_BYTES`).

@@ -11,7 +11,7 @@ use super::{out_of_time, parse_knobs, parse_mode, to_js, Session};
 use crate::coordinator_sql::script::SqlLoad;
 use crate::coordinator_sql::{FrontError, SqlScenario};
 use crate::demo::session::{self, DemoSession};
-use crate::knobs::{Knobs, Source};
+use crate::knobs::Knobs;
 use wasm_bindgen::prelude::*;
 
 // ---- scenario files (the page's SQL editor) ----
@@ -148,16 +148,10 @@ fn one_line(sql: &str) -> String {
     lines.flat_map(|l| l.split_whitespace()).collect::<Vec<_>>().join(" ")
 }
 
-/// The session of a loaded scenario file, refused before it runs when too big to record.
-/// Its EXPLAIN panel prints as `pgasync sql` prints the file's query (its EXPLAIN
-/// options, or a plain SELECT's EXPLAIN ANALYZE with the estimates).
+/// The session of a loaded scenario file ([`DemoSession::from_sql`]: refused before it
+/// runs when too big to record; an EXPLAIN without ANALYZE planned, never run).
 fn sql_session(sql: SqlScenario, async_mode: bool, knobs: &Knobs) -> Result<Session, FrontError> {
-    let explain_as = sql.explain_statement(async_mode);
-    let scenario = sql.into_scenario(knobs, Source::Json)?;
-    session::check_scenario_size(&scenario).map_err(|m| FrontError::new(m, 0, 0))?;
-    let inner = DemoSession::with_explain(scenario, "sql", async_mode, knobs.clone(), Some(explain_as))
-        .map_err(|m| FrontError::new(m, 0, 0))?;
-    Ok(Session { inner })
+    Ok(Session { inner: DemoSession::from_sql(sql, async_mode, knobs.clone())? })
 }
 
 #[wasm_bindgen]
@@ -174,16 +168,15 @@ impl Session {
 }
 
 /// Checks a scenario file as `Session.fromSql` would run it (loaded at once: for tests
-/// and the console): null when it would run, else `{message, line, column}`.
+/// and the console): null when it would run (or, an EXPLAIN without ANALYZE, plan),
+/// else `{message, line, column}`.
 #[wasm_bindgen(js_name = checkSql)]
 pub fn check_sql(text: &str, knobs_json: &str) -> Result<JsValue, JsError> {
     let knobs = parse_knobs(knobs_json)?;
     let result = SqlLoad::new(text, session::DEMO_LIMITS).and_then(|mut load| {
         load.set_limit_name(PAGE_LIMIT_NAME);
         while !load.advance(usize::MAX)? {}
-        let sql = load.finish()?;
-        let scenario = sql.scenario(&knobs, Source::Json)?;
-        session::check_scenario_size(&scenario).map_err(|m| FrontError::new(m, 0, 0))
+        session::page_scenario(load.finish()?, &knobs).map(drop)
     });
     match result {
         Ok(()) => Ok(JsValue::NULL),
