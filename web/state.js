@@ -13,6 +13,8 @@
 //   the recording made once is valid for every replay; the timeline draws it (the future
 //   faded) and the page uses it to know what happened during the current step.
 
+import { fmtInt } from './render/util.js';
+
 /** Knob inputs of the page: URL name, knob name in the wasm JSON, kind. */
 export const KNOB_FIELDS = [
   { url: 'shards', knob: 'shards', kind: 'int', label: 'shards' },
@@ -267,7 +269,7 @@ export class Recording {
   /** Records `session`; null if `cancelled()` said so before the end. */
   static async record(session, { progress = () => {}, cancelled = () => false } = {}) {
     const ran = await inSlices(() => session.runSome(STEP_SLICE, CALL_MS), {
-      progress: () => progress(`Recording the run: ${session.step().toLocaleString('en-US')} steps so far…`),
+      progress: () => progress(`Recording the run: ${fmtInt(session.step())} steps so far…`),
       cancelled,
     });
     if (!ran) return null;
@@ -381,7 +383,7 @@ export async function decodeSql(param, maxBytes) {
       total += value.length;
       if (total > maxBytes) {
         reader.cancel().catch(() => {});
-        throw new Error(`sql=…: the scenario file is more than ${maxBytes.toLocaleString('en-US')} bytes, the most the page takes`);
+        throw new Error(`sql=…: the scenario file is more than ${fmtInt(maxBytes)} bytes, the most the page takes`);
       }
       parts.push(value);
     }
