@@ -15,7 +15,7 @@
 // request gets no answer (the page has stopped waiting for it).
 
 import initModel, * as model from './pkg/pgasync.js';
-import { STEP_SLICE, SLICE_MS } from './state.js';
+import { STEP_SLICE, SLICE_MS, nextSlice } from './state.js';
 
 let started = null; // the model's instantiation (once)
 let latest = -1; // the newest request's id: older ones stop
@@ -29,11 +29,6 @@ self.onmessage = (e) => {
   latest = m.id;
   compare(m);
 };
-
-/** Yields to the worker's event loop, where a newer request may be waiting. */
-function yieldToMessages() {
-  return new Promise((resolve) => setTimeout(resolve, 0));
-}
 
 async function compare({ id, scenario, knobs }) {
   let job = null;
@@ -52,7 +47,7 @@ async function compare({ id, scenario, knobs }) {
         self.postMessage({ id, comparison: result });
         return;
       }
-      await yieldToMessages();
+      await nextSlice(); // a newer request may be waiting
       if (id !== latest) return;
     }
   } catch (e) {
