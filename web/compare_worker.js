@@ -11,8 +11,8 @@
 // * the worker answers `{id, comparison}` (the model's CompareJob result, as the page's
 //   own computation gives it) or `{id, error, broken}`; `broken`: the model could not
 //   be instantiated or trapped (a Rust panic), so the page stops using this worker.
-// A newer request cancels an older one between two slices of work; a cancelled
-// request gets no answer (the page has stopped waiting for it).
+// A newer request (or `{id}` alone) cancels an older one between two slices of work; a
+// cancelled request gets no answer (the page has stopped waiting for it).
 
 import initModel, * as model from './pkg/pgasync.js';
 import { STEP_SLICE, SLICE_MS, nextSlice } from './state.js';
@@ -26,8 +26,8 @@ self.onmessage = (e) => {
     started = initModel(m.module ? { module_or_path: m.module } : undefined).then(() => model.init());
     return;
   }
-  latest = m.id;
-  compare(m);
+  latest = m.id; // `{id}` alone: the page stopped waiting (its run is a scenario file's)
+  if (m.scenario !== undefined) compare(m);
 };
 
 async function compare({ id, scenario, knobs }) {

@@ -427,7 +427,11 @@ function dropComparisonWorker() {
 function requestCompare(gen, c) {
   compareWaiting?.resolve(null);
   compareWaiting = null;
-  const w = isSql(c) ? null : comparisonWorker();
+  if (isSql(c)) {
+    compareWorker?.postMessage({ id: gen }); // the worker drops what it was computing
+    return Promise.resolve(null);
+  }
+  const w = comparisonWorker();
   if (!w) return Promise.resolve(null);
   return new Promise((resolve) => {
     compareWaiting = { id: gen, resolve };
