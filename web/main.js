@@ -13,7 +13,7 @@ import { WireInspector } from './render/wire.js';
 import { renderRows, renderExplain, explainRaw } from './render/results.js';
 import { transitionsIn } from './render/traceview.js';
 import { SqlEditor } from './render/sqleditor.js';
-import { fmtMs, setText } from './render/util.js';
+import { fmtInt, fmtMs, setText } from './render/util.js';
 import { installWorkshop } from './workshop.js'; // lessons, run to, narration history (issue 10)
 import { installExportMenu } from './render/export.js'; // trace, EXPLAIN, timeline files (issue 10)
 import { installProjector } from './render/projector.js'; // large text, a panel full screen (issue 10)
@@ -34,6 +34,17 @@ const FIRST_SLICE_MS = 12;
 /** While running, the result rows and EXPLAIN text are redrawn at most this often (ms). */
 const SLOW_PANEL_MS = 250;
 const $ = (id) => document.getElementById(id);
+/**
+ * The first load's phases as performance marks (`pgasync:model`, …, `pgasync:ready`,
+ * `pgasync:compared`), which bench.mjs reads to say where the load's time goes: each
+ * name once, so later rebuilds add none.
+ */
+const marked = new Set();
+function loadMark(name) {
+  if (marked.has(name)) return;
+  marked.add(name);
+  performance.mark(`pgasync:${name}`);
+}
 
 const ui = {
   scenario: $('scenario'),
@@ -101,6 +112,9 @@ let sqlFiles = []; // the scenario files the page ships: [{id, text}]
 let sqlInfo = null; // the session on screen, when a scenario file's: {log, query}
 const LOAD_SLICE = 4096; // rows a scenario file's loader inserts per call at most (CALL_MS bounds it too)
 let workshop = null; // lessons, run to, narration history (web/workshop.js)
+let compiledModel = null; // the page's module compiled (index.html), shared with the comparison's worker
+let compareWorker; // web/compare_worker.js: undefined until first asked for, null when there is none
+let compareWaiting = null; // the request to it in flight: {id, resolve}
 const urlSync = new UrlSync(250);
 const timeline = new Timeline($('timeline'), (ms) => seekLater({ ms }));
 const wire = new WireInspector($('wire-tabs'), $('wire'));
@@ -202,6 +216,8 @@ function showSqlMode(on) {
 async function rebuild(c) {
   const gen = ++building;
   const cancelled = () => gen !== building;
+  // The comparison starts at once on the worker, beside this run's recording.
+  const compared = requestCompare(gen, c);
   let next;
   let info = null;
   try {
@@ -216,9 +232,11 @@ async function rebuild(c) {
       const build = new wasm.SessionBuild(c.scenario, c.mode, knobsJson(c));
       try {
         build.data();
+        loadMark('data');
         await nextSlice();
         if (cancelled()) return false;
         next = build.session();
+        loadMark('session');
       } finally {
         build.free();
       }
@@ -235,6 +253,7 @@ async function rebuild(c) {
   if (!session) ui.narration.textContent = 'The run is being recorded (the whole query runs once, so every step can be shown and replayed).';
   await nextSlice(); // generating a large scenario's data was a task of its own
   const rec = await record(next, c.step, cancelled);
+  loadMark('recorded');
   if (!rec) {
     next.free();
     return false; // failed (said so), or a newer rebuild took over
@@ -250,12 +269,13 @@ async function rebuild(c) {
   stop();
   sqlInfo = info;
   await install(next, rec, c);
+  loadMark('shown');
   showSqlMode(!!info);
   if (info) {
     sqlEditor.showRan(info);
     showExplanation(SQL_SCENARIO);
   }
-  compareLater(gen);
+  compareLater(gen, compared);
   return true;
 }
 
@@ -279,7 +299,7 @@ async function loadSql(c, cancelled) {
     say('Loading the scenario file…');
     // Rows inserted (or sorted into an index), a statement counting as one.
     const loaded = await inSlices(() => loader.advance(LOAD_SLICE, CALL_MS), {
-      progress: () => say(`Loading the scenario file: ${loader.rows().toLocaleString('en-US')} rows inserted…`),
+      progress: () => say(`Loading the scenario file: ${fmtInt(loader.rows())} rows inserted…`),
       cancelled,
     });
     if (!loaded) return null;
@@ -318,7 +338,7 @@ async function record(next, step, cancelled) {
     if (cancelled()) return null;
     const target = Math.min(step, rec.totalSteps);
     const there = await inSlices(() => next.seekSome(target, STEP_SLICE, CALL_MS), {
-      progress: () => showBusy(`Going to step ${target.toLocaleString('en-US')}: step ${next.step().toLocaleString('en-US')}…`),
+      progress: () => showBusy(`Going to step ${fmtInt(target)}: step ${fmtInt(next.step())}…`),
       cancelled,
     });
     return there ? rec : null;
@@ -367,11 +387,78 @@ async function install(next, rec, c) {
   document.body.dataset.session = String(serial);
 }
 
-/** The sync/async comparison of the run on screen, computed in slices after it is shown. */
-async function compareLater(gen) {
+/**
+ * The comparison's worker (web/compare_worker.js, its protocol there), started the first
+ * time it is asked for; null where there is none (no module workers, or it failed).
+ */
+function comparisonWorker() {
+  if (compareWorker !== undefined) return compareWorker;
+  try {
+    const w = new Worker(new URL('./compare_worker.js', import.meta.url), { type: 'module' });
+    w.onmessage = (e) => {
+      const waiting = compareWaiting;
+      if (!waiting || waiting.id !== e.data.id) return; // a request the page no longer waits for
+      compareWaiting = null;
+      if (e.data.broken) dropComparisonWorker();
+      waiting.resolve(e.data.error === undefined ? e.data.comparison : null);
+    };
+    w.onerror = (e) => {
+      e.preventDefault(); // not the page's error: the page computes the comparison itself
+      dropComparisonWorker();
+    };
+    w.postMessage({ module: compiledModel });
+    compareWorker = w;
+  } catch {
+    compareWorker = null;
+  }
+  return compareWorker;
+}
+function dropComparisonWorker() {
+  compareWorker?.terminate();
+  compareWorker = null;
+  compareWaiting?.resolve(null);
+  compareWaiting = null;
+}
+
+/**
+ * Asks the worker for config `c`'s comparison (rebuild `gen`): a promise of it, or of
+ * null when the page must compute it itself (a scenario file, no worker, the worker's
+ * error: the page's own computation then says it as usual). A newer request replaces
+ * this one (its promise gives null).
+ */
+function requestCompare(gen, c) {
+  compareWaiting?.resolve(null);
+  compareWaiting = null;
+  if (isSql(c)) {
+    compareWorker?.postMessage({ id: gen }); // the worker drops what it was computing
+    return Promise.resolve(null);
+  }
+  const w = comparisonWorker();
+  if (!w) return Promise.resolve(null);
+  return new Promise((resolve) => {
+    compareWaiting = { id: gen, resolve };
+    w.postMessage({ id: gen, scenario: c.scenario, knobs: knobsJson(c) });
+  });
+}
+
+/**
+ * The sync/async comparison of the run on screen: the worker's (`compared`), else
+ * computed here in slices after the run is shown.
+ */
+async function compareLater(gen, compared) {
   let job;
   let result;
   try {
+    result = await compared;
+    if (gen !== building) return;
+    if (result) {
+      await nextSlice(); // drawing it is a task of its own
+      if (gen !== building) return;
+      comparison = result;
+      showComparison();
+      loadMark('compared');
+      return;
+    }
     // The first render of the new run was this task's: the comparison starts in the next.
     await nextSlice();
     if (gen !== building) return;
@@ -398,6 +485,7 @@ async function compareLater(gen) {
     job?.free();
   }
   showComparison();
+  loadMark('compared');
 }
 
 /** The chip naming what a loaded calibration profile set (the knobs that have no input of their own live there). */
@@ -573,7 +661,7 @@ function act(f) {
   const target = Math.max(0, t.ms != null ? recording.stepAtNs(t.ms * 1e6) : t.step);
   inFrames(
     () => session.seekSome(target, STEP_SLICE, CALL_MS),
-    (s) => `Going to step ${target.toLocaleString('en-US')}: step ${s.step().toLocaleString('en-US')}…`,
+    (s) => `Going to step ${fmtInt(target)}: step ${fmtInt(s.step())}…`,
     f,
   );
 }
@@ -657,7 +745,7 @@ function speed() {
 }
 function showSpeed() {
   const s = speed();
-  ui.speedLabel.textContent = `${s.toLocaleString('en-US')} step${s === 1 ? '' : 's'}/s`;
+  ui.speedLabel.textContent = `${fmtInt(s)} step${s === 1 ? '' : 's'}/s`;
 }
 function start() {
   if (!session) return;
@@ -765,7 +853,7 @@ async function runSql(text) {
   const max = wasm.maxSqlBytes();
   const bytes = new TextEncoder().encode(text).length;
   if (bytes > max) {
-    sqlEditor.showError({ message: `the scenario file is ${bytes.toLocaleString('en-US')} bytes; the page takes at most ${max.toLocaleString('en-US')}`, line: 0, column: 0 });
+    sqlEditor.showError({ message: `the scenario file is ${fmtInt(bytes)} bytes; the page takes at most ${fmtInt(max)}`, line: 0, column: 0 });
     return;
   }
   const live = sqlEditor.wantsLive();
@@ -855,7 +943,7 @@ function wireButtons() {
     const rows = lastSnap ? lastSnap.rows_total : 0;
     inFrames(
       () => session.runWhileRows(rows, STEP_SLICE, CALL_MS),
-      (s) => `Running to the next row: step ${s.step().toLocaleString('en-US')}…`,
+      (s) => `Running to the next row: step ${fmtInt(s.step())}…`,
     );
   });
   button(ui.run, () => (running ? stop() : start()));
@@ -864,7 +952,7 @@ function wireButtons() {
     act(() => {}); // a pending seek first
     inFrames(
       () => session.runSome(STEP_SLICE, CALL_MS),
-      (s) => `Running to the end: step ${s.step().toLocaleString('en-US')} of ${recording.totalSteps.toLocaleString('en-US')}…`,
+      (s) => `Running to the end: step ${fmtInt(s.step())} of ${fmtInt(recording.totalSteps)}…`,
     );
   });
   button(ui.reset, reset);
@@ -971,12 +1059,14 @@ function checkUrl(search) {
 
 // ---- boot ----
 async function boot() {
+  loadMark('main');
   renderLegend($('legend'));
   showSpeed();
   if (!(await loadModel())) {
     document.body.dataset.ready = '1';
     return;
   }
+  loadMark('model');
   setStateTerms(wasm.stateTerms());
   decorateLegend($('legend'));
   renderGlossary($('glossary'), $('b-glossary'));
@@ -1001,6 +1091,7 @@ async function boot() {
   installProjector(document.querySelector('.bar3 .buttons'));
   exposeHooks();
   document.body.dataset.ready = '1';
+  loadMark('ready');
 }
 
 /**
@@ -1027,7 +1118,9 @@ function applyKnobFields(fields) {
 async function loadModel() {
   try {
     const mod = await import('./pkg/pgasync.js');
-    await mod.default();
+    // The module index.html began compiling, or (when that failed) fetched and compiled here.
+    compiledModel = await window.pgasyncModule;
+    await mod.default(compiledModel ? { module_or_path: compiledModel } : undefined);
     wasm = mod;
     wasm.init();
     scenarios = wasm.scenarios();

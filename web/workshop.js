@@ -20,7 +20,7 @@
 import { KNOB_FIELDS, DEFAULT_CONFIG, cloneConfig, configToQuery, knobsJson, inSlices, nextSlice } from './state.js';
 import { LessonPanel } from './render/lesson.js';
 import { NarrationHistory } from './render/history.js';
-import { h } from './render/util.js';
+import { h, fmtInt } from './render/util.js';
 
 const INDEX = 'lessons/index.json';
 const NO_TRACE = 0xffffffff;
@@ -222,7 +222,7 @@ class Workshop {
         return;
       }
       // The message once the page's seek has arrived there (`update`).
-      this.pendingRunTo = { step: next.step, kind, text: `note at step ${next.step.toLocaleString('en-US')}` };
+      this.pendingRunTo = { step: next.step, kind, text: `note at step ${fmtInt(next.step)}` };
       this.api.seek(next.step);
       return;
     }
@@ -231,8 +231,8 @@ class Workshop {
         result = s.runTo(kind, STEP_SLICE);
         return result !== 'more';
       },
-      (x) => `Running to the next ${label}: step ${x.step().toLocaleString('en-US')}…`,
-      () => this.setRunToMsg(result, kind, result === 'found' ? `${label} at step ${s.step().toLocaleString('en-US')}` : `no more ${label}: the run ended`, s),
+      (x) => `Running to the next ${label}: step ${fmtInt(x.step())}…`,
+      () => this.setRunToMsg(result, kind, result === 'found' ? `${label} at step ${fmtInt(s.step())}` : `no more ${label}: the run ended`, s),
     );
   }
 

@@ -9,6 +9,8 @@
 //! all at once), so a step back replays at most that many steps. The trace gets room
 //! for the whole run at the start (`reserve_trace`), so it never grows by copying. A checkpoint holds no trace: the trace is append-only and the same in every
 //! replay, so the current one, cut at the checkpoint's length, is the checkpoint's.
+//! The run a seek back leaves and the events it cuts are freed over the next steps
+//! too (`discarded`, `discarded_events`), never in the seek's own call.
 //!
 //! Long work has budgeted forms (`run_some`, `seek_some`, `CompareJob::advance`) that
 //! do at most a given number of steps and say whether they are done, so the page can
@@ -87,6 +89,12 @@ const MAX_CHECKPOINTS: usize = 128;
 /// Spacing of the first checkpoints, in steps.
 const FIRST_CHECKPOINT_EVERY: usize = 256;
 
+/// A seek back cuts the trace; a cut of more events than this is not freed at once
+/// (`cut_trace`), but `FREE_EVENTS_PER_STEP` per step: dropping the whole trace of a
+/// 64-shard run (the seek to step 0 after the page's recording) took tens of ms.
+const FREE_AT_ONCE_EVENTS: usize = 16384;
+const FREE_EVENTS_PER_STEP: usize = 2048;
+
 /// How the EXPLAIN panel prints a scenario file's run, as `pgasync sql` prints it: an
 /// `EXPLAIN (ANALYZE, …)` query's own VERBOSE, TIMING, COSTS, SUMMARY, SETTINGS and
 /// FORMAT; a plain SELECT's EXPLAIN ANALYZE with its estimates (COSTS, PostgreSQL's
@@ -136,6 +144,8 @@ pub struct DemoSession {
     /// Checkpoints thinned out, freed one per step (`advance`): freeing the 64 copies
     /// a thinning removes at once took ~75 ms at 64 shards, one block of the page.
     discarded: Vec<QueryRun>,
+    /// Trace events cut off by seeks back, freed `FREE_EVENTS_PER_STEP` per step.
+    discarded_events: Vec<Vec<TraceEvent>>,
     /// Each plan node's label, by node id (the plan's shape never changes).
     labels: Vec<String>,
     /// The run's phase at the end of each step (step i at `step_phases[i]`), for the
@@ -332,6 +342,7 @@ impl DemoSession {
             checkpoints: vec![],
             checkpoint_every: FIRST_CHECKPOINT_EVERY,
             discarded: vec![],
+            discarded_events: vec![],
             labels,
             step_phases: vec![],
             request_conns: vec![],
@@ -421,6 +432,7 @@ impl DemoSession {
         let s = self.run.step();
         self.steps += 1;
         drop(self.discarded.pop());
+        self.free_some_events();
         self.step_ends.push(self.run.es.trace.events.len());
         self.step_phases.push(PhaseCode::of(&self.run.phase));
         if self.request_conns.len() < self.run.es.requests.len() {
@@ -617,20 +629,50 @@ impl DemoSession {
         }
     }
 
-    /// Back to checkpoint `k`: its run, with the current trace cut at its length.
+    /// Back to checkpoint `k`: its run, with the current trace cut at its length. The
+    /// run left and the events cut are freed over the next steps, not here (at 64
+    /// shards freeing them was a block of tens of ms).
     fn restore(&mut self, k: usize) {
-        let c = &self.checkpoints[k];
+        let (steps, trace_len) = (self.checkpoints[k].steps, self.checkpoints[k].trace_len);
         let mut trace = std::mem::take(&mut self.run.es.trace.events);
-        trace.truncate(c.trace_len);
-        self.run = c.run.clone();
+        self.cut_trace(&mut trace, trace_len);
+        let left = std::mem::replace(&mut self.run, self.checkpoints[k].run.clone());
+        self.discarded.push(left);
         self.run.es.trace.events = trace;
-        self.steps = c.steps;
-        self.step_ends.truncate(c.steps);
-        self.step_phases.truncate(c.steps);
+        self.steps = steps;
+        self.step_ends.truncate(steps);
+        self.step_phases.truncate(steps);
         self.narration = match self.steps {
             0 => self.start_narration().into(),
             k => self.narrate(if k == 1 { 0 } else { self.step_ends[k - 2] }),
         };
+    }
+
+    /// Cuts `trace` to its first `len` events. A long cut is not freed here but kept in
+    /// `discarded_events`: the tail moved out (a copy of its bytes, no event dropped),
+    /// or, when the head is the shorter part, the head copied into a new trace of the
+    /// same capacity (so it still never grows by copying) and the whole old one kept.
+    fn cut_trace(&mut self, trace: &mut Vec<TraceEvent>, len: usize) {
+        let tail = trace.len().saturating_sub(len);
+        if tail <= FREE_AT_ONCE_EVENTS {
+            trace.truncate(len);
+        } else if len <= tail {
+            let mut head = Vec::with_capacity(trace.capacity());
+            head.extend_from_slice(&trace[..len]);
+            self.discarded_events.push(std::mem::replace(trace, head));
+        } else {
+            self.discarded_events.push(trace.split_off(len));
+        }
+    }
+
+    /// Frees some of the events cut by seeks back (one step's share).
+    fn free_some_events(&mut self) {
+        if let Some(events) = self.discarded_events.last_mut() {
+            events.truncate(events.len().saturating_sub(FREE_EVENTS_PER_STEP));
+            if events.is_empty() {
+                self.discarded_events.pop();
+            }
+        }
     }
 
     /// The run seen through its labels: narration and snapshots (shared with live runs).

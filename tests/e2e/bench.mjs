@@ -47,6 +47,15 @@ async function main() {
     await page.goto(server.url + query);
     await waitReady(page, 60000);
     const loadMs = Date.now() - t0;
+    // Where the load's time went: the page's own marks (web/main.js `loadMark`), in ms
+    // from the navigation's start; the comparison (a worker's) may come after ready.
+    await page.waitForFunction(() => performance.getEntriesByName('pgasync:compared').length > 0, null, { timeout: 60000 }).catch(() => {});
+    const loadAllMs = Date.now() - t0;
+    const phases = await page.evaluate(() => {
+      const nav = performance.getEntriesByType('navigation')[0];
+      const marks = performance.getEntriesByType('mark').filter((m) => m.name.startsWith('pgasync:'));
+      return [['html', nav.responseEnd], ['scripts', nav.domContentLoadedEventEnd], ...marks.map((m) => [m.name.slice(8), m.startTime])].map(([k, v]) => [k, Math.round(v)]);
+    });
 
     const r = await page.evaluate((n) => {
       const p = window.pgasync;
@@ -104,7 +113,8 @@ async function main() {
     const parts = Object.entries(r.parts).filter(([k]) => k !== 'renders').map(([k, v]) => `${k} ${(v / nR).toFixed(2)}`);
     console.log(`  render parts (mean ms): ${parts.join(', ')}`);
     console.log(`  one step back from mid-run (replay from the nearest checkpoint + render): median ${median(r.back).toFixed(1)} ms`);
-    console.log(`  page load to ready (session + recording + compare): ${loadMs} ms`);
+    console.log(`  page load to ready (session + recording + compare): ${loadAllMs} ms (goto → ready and the comparison drawn; ready alone ${loadMs} ms)`);
+    console.log(`    phases, ms from navigation start: ${phases.map(([k, v]) => `${k} ${v}`).join(', ')}`);
 
     // Run at the fastest speed for 2 s: steps per second reached, and frames.
     const run = await page.evaluate(async () => {

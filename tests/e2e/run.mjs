@@ -1390,6 +1390,8 @@ async function main() {
         await waitReady(page);
         await page.click('[data-testid=to-end]');
         await page.waitForFunction(() => document.querySelector('[data-testid=phase]').textContent.trim() === 'finished', null, { timeout: 15000 });
+        // The comparison comes from a worker, which may finish after this short run.
+        await page.waitForSelector('[data-testid=compare-async-ms], [data-testid=error]:not([hidden])', { timeout: 15000 }).catch(() => {});
         const ok = (await page.locator('[data-testid=error]').isHidden()) && (await page.locator('[data-testid=compare-async-ms]').count()) === 1;
         if (!ok) check(`scenario ${id} ${mode} runs without an error`, false, await page.textContent('[data-testid=error]'));
         seen.push(`${id}/${mode}`);

@@ -18,7 +18,8 @@ export function installProjector(buttons) {
   large.textContent = 'A+';
   large.addEventListener('click', () => setLarge(!isLarge(), large));
   buttons.append(large);
-  if (stored(() => localStorage.getItem(LARGE_KEY)) === '1') setLarge(true, large, { store: false });
+  // index.html has applied the stored choice already (before the first paint).
+  if (isLarge()) setLarge(true, large, { store: false });
 
   for (const panel of document.querySelectorAll('section.panel')) watchPanel(panel);
   document.addEventListener('click', (e) => {

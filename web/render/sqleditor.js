@@ -6,7 +6,7 @@
 // and reports: main.js loads the text into the model (and the relay) and tells it what
 // happened (showError, showRan).
 
-import { h } from './util.js';
+import { h, fmtInt } from './util.js';
 
 /** Line height of the editor in CSS pixels (style.css `.sql-edit` uses the same). */
 const LINE_PX = 18;
@@ -122,7 +122,7 @@ export class SqlEditor {
   /** What the last successful run loaded: the setup's statements and the query as it ran. */
   showRan({ log, query }) {
     const inserts = log.filter((l) => /INSERT 0 /.test(l)).map((l) => Number(/INSERT 0 (\d+)/.exec(l)[1])).reduce((a, b) => a + b, 0);
-    this.status.textContent = `Ran ${log.length} setup statement${log.length === 1 ? '' : 's'} (${inserts.toLocaleString('en-US')} rows inserted); the query as it runs: ${query ?? '(none)'}`;
+    this.status.textContent = `Ran ${log.length} setup statement${log.length === 1 ? '' : 's'} (${fmtInt(inserts)} rows inserted); the query as it runs: ${query ?? '(none)'}`;
     this.status.title = log.join('\n');
     this.status.classList.add('ok');
   }

@@ -34,7 +34,8 @@ export class WireInspector {
 
   setRecording(rec) {
     // `k`: a line's place in the list, kept on its element (data-li) for stepping back.
-    this.lines = wireLines(rec.trace).map((l, k) => ({ ...l, k }));
+    this.lines = wireLines(rec.trace); // fresh objects: numbered in place, not copied
+    for (let k = 0; k < this.lines.length; k++) this.lines[k].k = k;
     this.names = rec.connections;
     this.recordedLen = rec.complete ? Infinity : rec.trace.length;
     this.recordedNs = rec.recordedNs;
