@@ -16,10 +16,13 @@
 #   2. pkg (`make pkg`: the two release wasm modules) → e2e (tests/e2e/run.mjs, which
 #      also waits for the native build: it drives the CLI's debug build) → workshop kit
 #   3. wasm (`wasm-pack test`: one wasm32 test build, run in Node, then in Chrome)
-# Priorities: the native build first (lane 1 is the longest, and the e2e waits on it
-# too), then the tests; lanes 2 and 3's compiles run at a lower priority (nice) on the
-# cycles the tests leave. Every step runs whatever happens to the others, except a step
-# whose inputs failed (the tests after a failed build).
+# Lanes 1 and 2 start at once (the native tests and the e2e are the two long chains),
+# lane 3 when the native build has ended (it has the most slack; three builds at once
+# would only delay the native tests' start). No step is run at a lower priority (nice):
+# on a machine shared with other work, a niced build waited behind everyone else's
+# (measured: a niced wasm32 build at 1-2% of a core for minutes, at load ~20). Every
+# step runs whatever happens to the others, except a step whose inputs failed (the
+# tests after a failed build).
 #
 # Invariants:
 # - the same steps and commands as test-native, test-wasm and test-e2e (the Makefile;
@@ -41,16 +44,15 @@ T0=$SECONDS
 mmss() { printf '%dm%02ds' $(($1 / 60)) $(($1 % 60)); }
 say() { echo "make test [$(mmss $((SECONDS - T0)))] $*"; }
 
-# step NAME NICENESS CMD...: runs CMD (at that niceness) with its output in
+# step NAME CMD...: runs CMD with its output in
 # $LOGS/NAME.log; records its exit status ($LOGS/NAME.rc), its seconds ($LOGS/NAME.secs)
 # and the CPU its processes used (user + system, whole seconds: $LOGS/NAME.cpu), which
 # says how much of the step computes and how much waits.
 step() {
-  local name=$1 niceness=$2 start=$SECONDS rc=0
-  shift 2
+  local name=$1 start=$SECONDS rc=0
+  shift
   say "$name: started"
   (
-    renice -n "$niceness" -p "$BASHPID" >/dev/null
     "$@"
     rc=$?
     # `times`' second line: the user and system time of the subshell's children.
@@ -102,21 +104,22 @@ say "checking the formatting"
 cargo fmt --all -- --check || exit 1
 
 lane_native() {
-  step native-build 0 native_build || { skipped native-tests native-build; skipped exercises native-build; return; }
+  step native-build native_build || { skipped native-tests native-build; skipped exercises native-build; return; }
   # native_tests.mjs's own compile finds everything built; its log is native.log (the
   # binaries' outputs, for the counts), its terminal lines native-tests.log.
-  step native-tests 0 native_tests
-  step exercises 0 ./scripts/check_exercises.sh
+  step native-tests native_tests
+  step exercises ./scripts/check_exercises.sh
 }
 lane_e2e() {
-  step pkg 10 make --no-print-directory pkg || { skipped e2e pkg; skipped workshop pkg; return; }
+  step pkg make --no-print-directory pkg || { skipped e2e pkg; skipped workshop pkg; return; }
   after native-build || { skipped e2e native-build; skipped workshop native-build; return; }
-  step e2e 0 e2e
-  step workshop 0 workshop
+  step e2e e2e
+  step workshop workshop
 }
 lane_wasm() {
-  step node 15 node_tests || { skipped chrome node; return; }
-  step chrome 5 chrome_tests
+  after native-build || true
+  step node node_tests || { skipped chrome node; return; }
+  step chrome chrome_tests
 }
 
 rm -f "$LOGS/native.log" "$LOGS/node.log" "$LOGS/chrome.log" "$LOGS/e2e.log"
