@@ -36,12 +36,12 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export PATH=$HOME/.cargo/bin:$PATH
-LOGS=target/test-logs
+LOGS=$PWD/target/test-logs # absolute: a step may change directory (the e2e's)
 mkdir -p "$LOGS"
 rm -f "$LOGS"/*.rc "$LOGS"/*.secs "$LOGS"/*.cpu
 T0=$SECONDS
 
-mmss() { printf '%dm%02ds' $(($1 / 60)) $(($1 % 60)); }
+mmss() { printf '%dm%02ds' $((${1:-0} / 60)) $((${1:-0} % 60)); }
 say() { echo "make test [$(mmss $((SECONDS - T0)))] $*"; }
 
 # step NAME CMD...: runs CMD with its output in
@@ -134,7 +134,10 @@ native=$(passed "$LOGS/native.log")
 node=$(passed "$LOGS/node.log")
 chrome=$(passed "$LOGS/chrome.log")
 e2e=$(sed -n 's/^PASS: \([0-9]*\) checks.*/\1/p' "$LOGS/e2e.log" 2>/dev/null)
-secs() { [[ -f $LOGS/$1.secs ]] && echo "$(mmss "$(cat "$LOGS/$1.secs")")/CPU $(mmss "$(cat "$LOGS/$1.cpu")")" || echo -; }
+secs() {
+  [[ -f $LOGS/$1.secs ]] || { echo -; return; }
+  echo "$(mmss "$(cat "$LOGS/$1.secs")")/CPU $(mmss "$(cat "$LOGS/$1.cpu" 2>/dev/null)")"
+}
 times="native build $(secs native-build), tests $(secs native-tests), exercises $(secs exercises);"
 times+=" wasm Node $(secs node) (with its build), Chrome $(secs chrome);"
 times+=" pkg $(secs pkg), e2e $(secs e2e), workshop $(secs workshop)"
