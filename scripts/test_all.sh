@@ -38,7 +38,7 @@ cd "$(dirname "$0")/.."
 export PATH=$HOME/.cargo/bin:$PATH
 LOGS=$PWD/target/test-logs # absolute: a step may change directory (the e2e's)
 mkdir -p "$LOGS"
-rm -f "$LOGS"/*.rc "$LOGS"/*.secs "$LOGS"/*.cpu
+rm -f "$LOGS"/*.rc "$LOGS"/*.secs "$LOGS"/*.cpu "$LOGS"/*.times
 T0=$SECONDS
 
 mmss() { printf '%dm%02ds' $((${1:-0} / 60)) $((${1:-0} % 60)); }
@@ -55,9 +55,11 @@ step() {
   (
     "$@"
     rc=$?
-    # `times`' second line: the user and system time of the subshell's children.
-    times | awk 'NR == 2 { t = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); t += a[1] * 60 + a[2] }
-      printf "%d\n", t }' >"$LOGS/$name.cpu"
+    # `times`' second line: the user and system time of the subshell's children. Into a
+    # file, not a pipe: a pipeline's `times` runs in a child, which has no children.
+    times >"$LOGS/$name.times"
+    awk 'NR == 2 { t = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); t += a[1] * 60 + a[2] }
+      printf "%d\n", t }' "$LOGS/$name.times" >"$LOGS/$name.cpu"
     exit "$rc"
   ) >"$LOGS/$name.log" 2>&1 || rc=$?
   echo $((SECONDS - start)) >"$LOGS/$name.secs"
