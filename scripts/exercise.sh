@@ -5,9 +5,12 @@
 #   scripts/exercise.sh [list]                  the exercises
 #   scripts/exercise.sh prepare N [DIR]         `make exercise N`: a fresh copy in DIR
 #                                               (default exercise-N/), instructions printed
-#   scripts/exercise.sh test [N] [--expect pass|fail] [--log FILE]
+#   scripts/exercise.sh test [N] [--expect pass|fail] [--log FILE] [--workspace]
 #                                               runs exercise N's tests in this tree (in a
 #                                               prepared copy N is known) and says which pass
+#                                               (--workspace: cargo's dependency features
+#                                               as `cargo test --workspace` resolves them,
+#                                               so the project's test build is reused)
 #   scripts/exercise.sh sync N DIR              makes DIR this tree with N's piece removed,
 #                                               rewriting only the files that change
 #                                               (scripts/check_exercises.sh builds it)
@@ -243,11 +246,12 @@ test_commands() {
 # Exit 0 if every test did as expected (default: pass), 1 if not, 2 if the tree does not
 # compile, 3 if a test is missing or the run timed out.
 run_tests() {
-  local ex="" expect="" log="" quiet=0
+  local ex="" expect="" log="" quiet=0 scope=()
   while (($#)); do
     case $1 in
       --expect) expect=$2; shift 2 ;;
       --log) log=$2; shift 2 ;;
+      --workspace) scope=(--workspace); shift ;;
       -*) die "test: unknown option $1" ;;
       *) ex=$(resolve "$1"); shift ;;
     esac
@@ -272,7 +276,7 @@ run_tests() {
   local targets=() target rc=0
   kit_vendor_link
   mapfile -t targets < <(conf test "$ex" | awk '!seen[$1]++ { print $1 }')
-  local build=(cargo test --no-run)
+  local build=(cargo test "${scope[@]}" --no-run)
   for target in "${targets[@]}"; do build+=(--test "$target"); done
   (cd "$ROOT" && "${build[@]}") 2>&1 | out || rc=$?
   if ((rc)); then
@@ -284,7 +288,7 @@ run_tests() {
     local names=()
     mapfile -t names < <(conf test "$ex" | awk -v t="$target" '$1 == t { print $2 }')
     rc=0
-    (cd "$ROOT" && timeout "$TEST_TIMEOUT" cargo test --test "$target" -- --exact "${names[@]}") 2>&1 | out ||
+    (cd "$ROOT" && timeout "$TEST_TIMEOUT" cargo test "${scope[@]}" --test "$target" -- --exact "${names[@]}") 2>&1 | out ||
       rc=${PIPESTATUS[0]}
     if ((rc == 124)); then
       echo "exercise $ex: cargo test --test $target did not finish within ${TEST_TIMEOUT} s" >&2

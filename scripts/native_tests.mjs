@@ -45,7 +45,11 @@ const ROOT = process.cwd();
 // Measured 2026-12-04 (a shared, loaded machine): pg15_fidelity_joins 1069 s,
 // pg15_fidelity_dml 274 s, the unit tests 225 s (CPU: debug code loading every
 // scenario file), pg15_fidelity 196 s, live_native 121 s; sql_corpus 150-270 s.
-const LONGEST = ['pg15_fidelity_joins', 'sql_corpus', 'pg15_fidelity_dml', 'unittests pgasync', 'pg15_fidelity', 'live_native'];
+// Measured again 2026-12-05 (clean-clone CI, load lower): sql_corpus 137 s, suite 59,
+// the unit tests 35, pg15_fidelity_errors 34, demo 32, sql_seeds 23, live_scenarios 21,
+// pg15_fidelity_dml 19, pg15_fidelity 18 (pg15_fidelity_joins 7 s now); the rest under
+// 18 s each.
+const LONGEST = ['sql_corpus', 'suite', 'unittests pgasync', 'pg15_fidelity_errors', 'demo', 'sql_seeds', 'live_scenarios', 'pg15_fidelity_dml', 'pg15_fidelity'];
 
 // Runs a command; resolves with its exit code and its output (stdout and stderr, in
 // the order they came).
