@@ -389,10 +389,17 @@ async function install(next, rec, c) {
 
 /**
  * The comparison's worker (web/compare_worker.js, its protocol there), started the first
- * time it is asked for; null where there is none (no module workers, or it failed).
+ * time it is asked for; null where there is none (no module workers, or it failed), and
+ * on fewer than 4 cores: measured on a loaded 2-core machine, the worker's runs took
+ * their share of the CPU from the page's own recording (2-3 times slower), and the load
+ * was quicker with the comparison computed here after the first render.
  */
 function comparisonWorker() {
   if (compareWorker !== undefined) return compareWorker;
+  if (!(navigator.hardwareConcurrency >= 4)) {
+    compareWorker = null;
+    return null;
+  }
   try {
     const w = new Worker(new URL('./compare_worker.js', import.meta.url), { type: 'module' });
     w.onmessage = (e) => {
