@@ -200,10 +200,8 @@ fn plan_direct_modify(
         if !local && !super::shippable::is_foreign_expr(&a.expr) {
             sets_shippable = false;
         }
-        let mut v = crate::sql_text::deparse::deparse_expr(&a.expr, &names);
-        if matches!(a.expr, crate::plan::Expr::Const(crate::types::Datum::Text(_))) {
-            v.push_str("::text");
-        }
+        // A string constant with its type (`name = 'x'::text`): deparseConst's.
+        let v = crate::sql_text::deparse::deparse_expr(&a.expr, &names);
         set_sql.push(format!("{} = {v}", quote_identifier(&c)));
     }
     // RETURNING: its expressions over the table's columns; the remote statement
