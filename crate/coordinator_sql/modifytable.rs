@@ -181,7 +181,7 @@ fn plan_direct_modify(
     let names: Vec<String> = rel.columns.iter().map(|c| c.name.clone()).collect();
     let types: Vec<crate::plan::SqlType> = rel.columns.iter().map(|c| c.ty).collect();
     let env = super::eval::Env { names: &names, types: &types };
-    let mut set_sql = Vec::new();
+    let mut set_sql: Vec<(usize, String)> = Vec::new();
     // A plain local table: ModifyTable changes its rows itself (`ResultRel::LocalModify`).
     let local = matches!(rel.kind, RelKind::Table(_));
     let mut set_exprs: Vec<(usize, crate::plan::Expr)> = Vec::new();
@@ -200,12 +200,19 @@ fn plan_direct_modify(
         if !local && !super::shippable::is_foreign_expr(&a.expr) {
             sets_shippable = false;
         }
-        let mut v = crate::sql_text::deparse::deparse_expr(&a.expr, &names);
-        if matches!(a.expr, crate::plan::Expr::Const(crate::types::Datum::Text(_))) {
-            v.push_str("::text");
-        }
-        set_sql.push(format!("{} = {v}", quote_identifier(&c)));
+        // A string constant with its type (`name = 'x'::text`), a NULL with the
+        // column's (`grp = NULL::integer`): deparseConst's.
+        let index = rel.column_index(&c).unwrap_or(0);
+        let v = match &a.expr {
+            crate::plan::Expr::Const(crate::types::Datum::Null) => format!("NULL::{}", types[index].name()),
+            e => crate::sql_text::deparse::deparse_expr(e, &names),
+        };
+        set_sql.push((index, format!("{} = {v}", quote_identifier(&c))));
     }
+    // deparseDirectUpdateSql: the SET list in the table's column order (the
+    // planner's update target list is in attribute order), not as written.
+    set_sql.sort_by_key(|(i, _)| *i);
+    let set_sql: Vec<String> = set_sql.into_iter().map(|(_, s)| s).collect();
     // RETURNING: its expressions over the table's columns; the remote statement
     // returns the columns they use, in the table's order.
     let mut ret: Vec<(crate::plan::Expr, String)> = Vec::new();

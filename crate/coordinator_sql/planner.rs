@@ -108,7 +108,7 @@ use sqlparser::ast::{self, SetExpr, TableFactor};
 use sqlparser::tokenizer::Location;
 
 use super::catalog::{ident, relation_name, Bound, Node, RelKind, Relation};
-use super::shippable::{is_foreign_expr_on, is_pseudoconstant};
+use super::shippable::{contains_volatile, is_foreign_expr_on, is_pseudoconstant};
 use super::statement::Strategy;
 use super::FrontError;
 use crate::plan::costsize::{cost_plan, CostParams, Estimate};
@@ -2518,8 +2518,10 @@ impl<'a> Planner<'a> {
         if !self.servers.contains(server) {
             self.servers.push(server.clone());
         }
-        let mut quals: Vec<Expr> = conjuncts.iter().filter(|c| !is_col_eq_const(c)).cloned().collect();
-        quals.extend(conjuncts.iter().filter(|c| is_col_eq_const(c)).cloned());
+        // create_foreignscan_plan's order_qual_clauses, before postgres_fdw splits the
+        // clauses into remote and local ones: the remote WHERE in that order.
+        let mut quals = equivalences_last(conjuncts);
+        crate::plan::costsize::order_qual_clauses(&mut quals);
         let remote = RemoteQuery {
             table: remote_table.clone(),
             table_columns: leaf.rel.columns(),
@@ -2553,6 +2555,7 @@ impl<'a> Planner<'a> {
         at: Location,
     ) -> Result<Plan, FrontError> {
         let order_asked = order;
+        let conjuncts = &equivalences_last(conjuncts)[..];
         if let RelKind::Foreign { .. } = leaf.rel.kind {
             // postgres_fdw's classifyConditions: what ships goes into the remote
             // query; the rest is the scan's local Filter, over the columns it reads.
@@ -2783,6 +2786,32 @@ fn split_and(e: &Expr) -> Vec<Expr> {
         }
         other => vec![other.clone()],
     }
+}
+
+/// A relation's restrictions in the order PostgreSQL keeps them: the written ones,
+/// then those it makes an equivalence class of and regenerates from it
+/// (`generate_base_implied_equalities`, after `deconstruct_jointree` distributed
+/// the others): `(l.qty > 3) AND (l.region = 'east'::text)` for `region = 'east' and
+/// qty > 3`. The planner sorts them by cost afterwards (`order_qual_clauses`), a
+/// stable sort.
+fn equivalences_last(conjuncts: &[Expr]) -> Vec<Expr> {
+    let (mut out, ec): (Vec<Expr>, Vec<Expr>) = conjuncts.iter().cloned().partition(|c| !is_equivalence_restriction(c));
+    out.extend(ec);
+    out
+}
+
+/// A mergejoinable equality between an expression over the relation's columns and a
+/// pseudoconstant (a constant, a parameter, an InitPlan's value): what
+/// `process_equivalence` takes into an equivalence class with a constant.
+fn is_equivalence_restriction(e: &Expr) -> bool {
+    let reads = |x: &Expr| {
+        let mut any = false;
+        x.for_each_col(&mut |_| any = true);
+        any
+    };
+    let pseudoconstant = |x: &Expr| !reads(x) && !contains_volatile(x);
+    matches!(e, Expr::Bin(BinOp::Eq, l, r)
+        if (reads(l) && !contains_volatile(l) && pseudoconstant(r)) || (reads(r) && !contains_volatile(r) && pseudoconstant(l)))
 }
 
 fn is_col_eq_const(e: &Expr) -> bool {
@@ -3117,6 +3146,18 @@ fn split_or(e: &Expr) -> Vec<Expr> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// generate_base_implied_equalities: `x = constant` restrictions come after the
+    /// relation's others, in their order; a volatile side makes no class.
+    #[test]
+    fn equivalence_restrictions_come_last() {
+        let eq = |i, v| Expr::bin(BinOp::Eq, Expr::col(i), Expr::int(v));
+        let gt = Expr::bin(BinOp::Gt, Expr::col(1), Expr::int(3));
+        let expr_eq = Expr::bin(BinOp::Eq, Expr::bin(BinOp::Modulo, Expr::col(0), Expr::int(2)), Expr::int(0));
+        let random = Expr::bin(BinOp::Eq, Expr::func(crate::plan::Func::Random, vec![]), Expr::col(2));
+        let written = vec![eq(0, 5), expr_eq.clone(), gt.clone(), random.clone(), eq(2, 1)];
+        assert_eq!(equivalences_last(&written), vec![gt, random, eq(0, 5), expr_eq, eq(2, 1)]);
+    }
 
     fn est(startup: f64, total: f64) -> Estimate {
         Estimate { startup, total, rows: 100.0, width: 8 }

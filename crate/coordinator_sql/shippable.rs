@@ -94,6 +94,18 @@ fn is_shippable(f: Func) -> bool {
     }
 }
 
+/// Does `e` call a volatile function (`random()`, a user function declared so)?
+/// (`contain_volatile_functions`)
+pub fn contains_volatile(e: &Expr) -> bool {
+    match e {
+        Expr::Col(_) | Expr::Const(_) | Expr::Param(..) | Expr::ExecParam(..) => false,
+        Expr::Bin(_, l, r) => contains_volatile(l) || contains_volatile(r),
+        Expr::Not(x) | Expr::IsNull(x, _) => contains_volatile(x),
+        Expr::Func(Func::User(u), _) if u.volatility == Volatility::Volatile => true,
+        Expr::Func(f, args) => matches!(f, Func::Random | Func::SetSeed) || args.iter().any(contains_volatile),
+    }
+}
+
 /// Is `e` a pseudoconstant qual: no column, no volatile function, and not a constant
 /// (constants are folded at planning: `WHERE 1 = 2`)? It then gates the scan.
 pub fn is_pseudoconstant(e: &Expr) -> bool {
@@ -101,15 +113,6 @@ pub fn is_pseudoconstant(e: &Expr) -> bool {
         let mut any = false;
         e.for_each_col(&mut |_| any = true);
         any
-    }
-    fn volatile(e: &Expr) -> bool {
-        match e {
-            Expr::Col(_) | Expr::Const(_) | Expr::Param(..) | Expr::ExecParam(..) => false,
-            Expr::Bin(_, l, r) => volatile(l) || volatile(r),
-            Expr::Not(x) | Expr::IsNull(x, _) => volatile(x),
-            Expr::Func(Func::User(u), _) if u.volatility == Volatility::Volatile => true,
-            Expr::Func(f, args) => matches!(f, Func::Random | Func::SetSeed) || args.iter().any(volatile),
-        }
     }
     fn stable_call(e: &Expr) -> bool {
         match e {
@@ -123,7 +126,7 @@ pub fn is_pseudoconstant(e: &Expr) -> bool {
             Expr::Func(f, args) => matches!(f, Func::CurrentUser | Func::SessionUser) || args.iter().any(stable_call),
         }
     }
-    !reads_column(e) && !volatile(e) && stable_call(e)
+    !reads_column(e) && !contains_volatile(e) && stable_call(e)
 }
 
 #[cfg(test)]

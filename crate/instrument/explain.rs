@@ -1669,3 +1669,65 @@ pub fn explain_json_with(root: &ExplainNode, opts: &ExplainOptions, planning_ns:
 pub fn explain_json(root: &ExplainNode, execution_ns: u64) -> Value {
     explain_json_with(root, &ExplainOptions::default(), 0, execution_ns)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn node(ty: &str, relation: Option<&str>, details: &[(&str, &str)], children: Vec<ExplainNode>) -> ExplainNode {
+        ExplainNode {
+            id: 0,
+            node_type: ty.into(),
+            async_capable: false,
+            strategy: None,
+            relation: relation.map(str::to_string),
+            parent_relationship: None,
+            details: details.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+            instr: Instrumentation::default(),
+            timed: false,
+            children,
+        }
+    }
+
+    fn plan_text(root: &ExplainNode, verbose: bool) -> Vec<String> {
+        let opts = ExplainOptions { verbose, counters: false };
+        let doc = ExplainDoc { analyze: false, summary: false, costs: None, settings: None };
+        explain_doc_text(root, &opts, &doc, 0, 0).lines().map(|l| l.trim().to_string()).collect()
+    }
+
+    /// `select cat, count(*) from loc group by cat order by cat`: the Sort reads the
+    /// HashAggregate's count(*), which it prints in parentheses, the column as it is;
+    /// keys are qualified under VERBOSE (one relation: Output is not).
+    #[test]
+    fn a_reference_to_a_computed_column_is_parenthesized() {
+        let scan = node("Seq Scan", Some("loc"), &[("Schema", "public"), ("Output", "cat")], vec![]);
+        let mut agg =
+            node("Aggregate", None, &[("Output", "$0"), ("Output", "count(*)"), ("Group Key", "$0")], vec![scan]);
+        agg.strategy = Some("Hashed".into());
+        let sort = node("Sort", None, &[("Sort Key", "$0")], vec![agg]);
+        let text = plan_text(&sort, true);
+        assert_eq!(text[1], "Output: cat, (count(*))", "{text:#?}");
+        assert_eq!(text[2], "Sort Key: loc.cat", "{text:#?}");
+        assert_eq!(text[4], "Output: cat, count(*)", "{text:#?}");
+        assert_eq!(text[5], "Group Key: loc.cat", "{text:#?}");
+        // Without VERBOSE, keys over one relation are not qualified.
+        let text = plan_text(&sort, false);
+        assert_eq!(text[1], "Sort Key: cat", "{text:#?}");
+    }
+
+    /// A Result folded into the node below is that node's target list: it computes
+    /// the expression (no parentheses), and a node above it reads it parenthesized,
+    /// however many pass-through nodes are between (one pair, not one per level).
+    #[test]
+    fn a_folded_projection_is_computed_where_it_is_folded() {
+        let scan = node("Seq Scan", Some("loc"), &[("Schema", "public"), ("Output", "qty")], vec![]);
+        let project = node("Result", None, &[("Output", "($0 + 1)")], vec![scan]);
+        let sort = node("Sort", None, &[("Sort Key", "$0")], vec![project]);
+        let limit = node("Limit", None, &[], vec![sort]);
+        let text = plan_text(&limit, true);
+        assert_eq!(text[1], "Output: ((qty + 1))", "{text:#?}");
+        assert_eq!(text[3], "Output: ((qty + 1))", "{text:#?}");
+        assert_eq!(text[4], "Sort Key: ((loc.qty + 1))", "{text:#?}");
+        assert_eq!(text[6], "Output: (qty + 1)", "{text:#?}");
+    }
+}

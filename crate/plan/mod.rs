@@ -428,6 +428,17 @@ impl Expr {
         }
     }
 
+    /// The operands of a chain of `op` (AND or OR), in order.
+    fn flatten<'e>(&'e self, op: BinOp, out: &mut Vec<&'e Expr>) {
+        match self {
+            Expr::Bin(o, l, r) if *o == op => {
+                l.flatten(op, out);
+                r.flatten(op, out);
+            }
+            other => out.push(other),
+        }
+    }
+
     /// SQL text of the expression with the given column names (for remote SQL and EXPLAIN).
     pub fn to_sql(&self, names: &[String]) -> String {
         match self {
@@ -436,6 +447,14 @@ impl Expr {
             Expr::Not(e) => format!("(NOT {})", e.to_sql(names)),
             Expr::IsNull(e, false) => format!("({} IS NULL)", e.to_sql(names)),
             Expr::IsNull(e, true) => format!("({} IS NOT NULL)", e.to_sql(names)),
+            // AND and OR are n-ary in PostgreSQL (the parser and eval_const_expressions
+            // flatten nested ones): `(a AND b AND c)`.
+            Expr::Bin(op @ (BinOp::And | BinOp::Or), _, _) => {
+                let mut args = Vec::new();
+                self.flatten(*op, &mut args);
+                let parts: Vec<String> = args.iter().map(|a| a.to_sql(names)).collect();
+                format!("({})", parts.join(&format!(" {} ", op.sql())))
+            }
             Expr::Bin(op, l, r) => {
                 format!("({} {} {})", l.to_sql(names), op.sql(), r.to_sql(names))
             }
@@ -1546,5 +1565,26 @@ impl Plan {
                 ctes.iter().map(|c| &c.plan).chain(std::iter::once(child.as_ref())).collect()
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod const_tests {
+    use super::*;
+
+    /// ruleutils.c's get_const_expr: what reads back as itself is bare, the rest typed.
+    #[test]
+    fn constants_print_as_explain_prints_them() {
+        let sql = |d: Datum| Expr::Const(d).to_sql(&[]);
+        assert_eq!(sql(Datum::Int(5)), "5");
+        assert_eq!(sql(Datum::Int(-2)), "'-2'::integer");
+        assert_eq!(sql(Datum::Int(5_000_000_000)), "'5000000000'::bigint");
+        assert_eq!(sql(Datum::text("it's")), "'it''s'::text");
+        assert_eq!(sql(Datum::Null), "NULL");
+        let a = Expr::bin(BinOp::Gt, Expr::col(0), Expr::int(1));
+        let and = Expr::bin(BinOp::And, Expr::bin(BinOp::And, a.clone(), a.clone()), a.clone());
+        assert_eq!(and.to_sql(&["x".into()]), "((x > 1) AND (x > 1) AND (x > 1))");
+        let or_in_and = Expr::bin(BinOp::And, Expr::bin(BinOp::Or, a.clone(), a.clone()), a);
+        assert_eq!(or_in_and.to_sql(&["x".into()]), "(((x > 1) OR (x > 1)) AND (x > 1))");
     }
 }

@@ -338,7 +338,7 @@ impl ExprPlanner<'_> {
 
     fn unary(&self, op: UnaryOperator, operand: &ast::Expr, scope: &mut Scope) -> Result<Expr, SqlError> {
         match op {
-            UnaryOperator::Not => Ok(Expr::Not(Box::new(self.plan(operand, scope)?))),
+            UnaryOperator::Not => Ok(negate_clause(self.plan(operand, scope)?)),
             UnaryOperator::Plus => self.plan(operand, scope),
             UnaryOperator::Minus => {
                 // Fold `-literal` so that i64::MIN is representable and plans stay small.
@@ -802,9 +802,35 @@ pub(super) fn output_name(e: &ast::Expr) -> String {
 
 fn negate_if(negated: bool, e: Expr) -> Expr {
     if negated {
-        Expr::Not(Box::new(e))
+        negate_clause(e)
     } else {
         e
+    }
+}
+
+/// `NOT e` as PostgreSQL's planner simplifies it (`negate_clause`, called by
+/// eval_const_expressions), so EXPLAIN and the remote query show what PostgreSQL's
+/// do: a comparison becomes its negator (`NOT (val > 0)` is `val <= 0`), `[I]LIKE`
+/// its negation, `IS NULL` `IS NOT NULL`, `NOT NOT x` is `x`, and a NOT over AND or
+/// OR goes inside by De Morgan's laws. The three-valued result is the same: each
+/// rewrite is NULL exactly where the NOT was.
+pub fn negate_clause(e: Expr) -> Expr {
+    match e {
+        Expr::Not(x) => *x,
+        Expr::Bin(op, l, r) => match op {
+            BinOp::Eq => Expr::Bin(BinOp::NotEq, l, r),
+            BinOp::NotEq => Expr::Bin(BinOp::Eq, l, r),
+            BinOp::Lt => Expr::Bin(BinOp::GtEq, l, r),
+            BinOp::GtEq => Expr::Bin(BinOp::Lt, l, r),
+            BinOp::Gt => Expr::Bin(BinOp::LtEq, l, r),
+            BinOp::LtEq => Expr::Bin(BinOp::Gt, l, r),
+            BinOp::And => Expr::bin(BinOp::Or, negate_clause(*l), negate_clause(*r)),
+            BinOp::Or => Expr::bin(BinOp::And, negate_clause(*l), negate_clause(*r)),
+            _ => Expr::Not(Box::new(Expr::Bin(op, l, r))),
+        },
+        Expr::IsNull(x, negated) => Expr::IsNull(x, !negated),
+        Expr::Func(Func::Like { negated, ilike }, args) => Expr::Func(Func::Like { negated: !negated, ilike }, args),
+        other => Expr::Not(Box::new(other)),
     }
 }
 
@@ -953,4 +979,27 @@ fn construct_name(e: &ast::Expr) -> String {
         _ => "this kind of expression",
     };
     name.to_string()
+}
+
+#[cfg(test)]
+mod negate_tests {
+    use super::*;
+
+    /// negate_clause: negators, IS [NOT] NULL, [NOT] LIKE, De Morgan, NOT NOT.
+    #[test]
+    fn not_is_simplified_as_postgresql_simplifies_it() {
+        let names = ["v".to_string(), "c".to_string()];
+        let sql = |e: Expr| negate_clause(e).to_sql(&names);
+        let gt = Expr::bin(BinOp::Gt, Expr::col(0), Expr::int(0));
+        assert_eq!(sql(gt.clone()), "(v <= 0)");
+        assert_eq!(sql(Expr::IsNull(Box::new(Expr::col(1)), false)), "(c IS NOT NULL)");
+        let like =
+            Expr::func(Func::Like { negated: false, ilike: false }, vec![Expr::col(1), Expr::Const(Datum::text("a%"))]);
+        assert_eq!(sql(like), "(c !~~ 'a%'::text)");
+        let or = Expr::bin(BinOp::Or, gt.clone(), Expr::bin(BinOp::Eq, Expr::col(0), Expr::int(5)));
+        assert_eq!(sql(or), "((v <= 0) AND (v <> 5))");
+        assert_eq!(sql(Expr::Not(Box::new(gt.clone()))), "(v > 0)");
+        let arith = Expr::bin(BinOp::Plus, Expr::col(0), Expr::int(1));
+        assert_eq!(sql(arith), "(NOT (v + 1))");
+    }
 }

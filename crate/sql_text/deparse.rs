@@ -177,7 +177,7 @@ pub fn deparse_expr(e: &Expr, names: &[String]) -> String {
 fn deparse_with(e: &Expr, col: &dyn Fn(usize) -> String) -> String {
     match e {
         Expr::Col(i) => col(*i),
-        Expr::Const(d) => deparse_const(d),
+        Expr::Const(d) => deparse_const(d, false),
         Expr::Not(x) => format!("(NOT {})", deparse_with(x, col)),
         Expr::IsNull(x, false) => format!("({} IS NULL)", deparse_with(x, col)),
         Expr::IsNull(x, true) => format!("({} IS NOT NULL)", deparse_with(x, col)),
@@ -187,7 +187,14 @@ fn deparse_with(e: &Expr, col: &dyn Fn(usize) -> String) -> String {
             let parts: Vec<String> = args.iter().map(|a| deparse_with(a, col)).collect();
             format!("({})", parts.join(&format!(" {} ", op.sql())))
         }
-        Expr::Bin(op, l, r) => format!("({} {} {})", deparse_with(l, col), op.sql(), deparse_with(r, col)),
+        Expr::Bin(op, l, r) => {
+            let [l, r] = operands([l, r], col);
+            format!("({l} {} {r})", op.sql())
+        }
+        // `||` and `[NOT] [I]LIKE` are operators too.
+        Expr::Func(f @ (Func::TextCat | Func::Like { .. }), args) if args.len() == 2 => {
+            f.sql(&operands([&args[0], &args[1]], col))
+        }
         // deparseFuncExpr leaves an implicit cast out (the remote server makes the same
         // coercion: `a > $1::numeric`), and writes an explicit one without parentheses
         // of its own (`val::numeric`; an operator expression brings its own).
@@ -252,10 +259,26 @@ fn renumber(e: &Expr, params: &[Expr]) -> Expr {
     }
 }
 
-fn deparse_const(d: &Datum) -> String {
+/// A binary operator's operands (deparseOpExpr): a constant beside a plain column of
+/// its type is written without its type when it is a string literal, so the remote
+/// server types it from the column (`(cat = 'c3')`, `(lower(cat) = 'c3'::text)`).
+fn operands(args: [&Expr; 2], col: &dyn Fn(usize) -> String) -> [String; 2] {
+    let one = |x: &Expr, other: &Expr| match (x, other) {
+        (Expr::Const(d), Expr::Col(_)) => deparse_const(d, true),
+        _ => deparse_with(x, col),
+    };
+    [one(args[0], args[1]), one(args[1], args[0])]
+}
+
+/// deparse.c's deparseConst: a number bare (negative in parentheses), with its type
+/// where the remote server would read another (`2::numeric`, `5000000000::bigint`,
+/// `0.5::double precision`), a string literal with its type (`'east'::text`) unless
+/// `untyped_string` (beside a column of its type, see [`operands`]).
+fn deparse_const(d: &Datum, untyped_string: bool) -> String {
     match d {
         Datum::Null => "NULL".to_string(),
-        Datum::Text(_) => deparse_string_literal(&d.to_string()),
+        Datum::Text(_) if untyped_string => deparse_string_literal(&d.to_string()),
+        Datum::Text(_) => deparse_string_literal(&d.to_string()) + "::text",
         Datum::Numeric(n) => crate::plan::numeric_const_sql(n, true),
         // deparseConst labels a float8 (the remote would read `0.5` as a numeric).
         Datum::Float(v) => {
@@ -269,12 +292,13 @@ fn deparse_const(d: &Datum) -> String {
             };
             s + "::double precision"
         }
-        _ => {
-            let s = d.to_string();
-            if s.starts_with('-') || s.starts_with('+') {
-                format!("({s})")
-            } else {
+        Datum::Int(v) => {
+            let s = if *v < 0 { format!("({v})") } else { v.to_string() };
+            // An integer beyond int4 is an int8 constant: labelled.
+            if i32::try_from(*v).is_ok() {
                 s
+            } else {
+                s + "::bigint"
             }
         }
     }

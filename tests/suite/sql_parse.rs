@@ -362,7 +362,8 @@ fn expressions() {
         bin(BinOp::LtEq, as_numeric(Expr::col(1)), num("2.5")),
     );
     let in_list = bin(BinOp::Or, bin(BinOp::Eq, Expr::col(2), text("p")), bin(BinOp::Eq, Expr::col(2), text("q")));
-    let not_null = Expr::Not(Box::new(Expr::IsNull(Box::new(Expr::col(3)), false)));
+    // `NOT (x IS NULL)` is `x IS NOT NULL` (negate_clause).
+    let not_null = Expr::IsNull(Box::new(Expr::col(3)), true);
     let is_not_null = Expr::IsNull(Box::new(Expr::col(2)), true);
     let cast = bin(BinOp::Eq, Expr::col(0), Expr::int(7));
     let ne = bin(BinOp::NotEq, Expr::col(1), bin(BinOp::Minus, Expr::int(0), Expr::col(0)));
@@ -414,7 +415,10 @@ fn deparsed_remote_queries_round_trip() {
     let sql = deparse_remote_query(&q);
     let (plan, out) = select(&sql);
     assert_eq!(out, vec![col("a", ColType::Int), col("s", ColType::Text)]);
-    let cond = q.quals.iter().cloned().reduce(|l, r| bin(BinOp::And, l, r)).unwrap();
+    // The shard simplifies the NOT as PostgreSQL's planner does (`f > 1.0`).
+    let mut quals = q.quals.clone();
+    quals[3] = bin(BinOp::Gt, Expr::col(3), num("1.0"));
+    let cond = quals.into_iter().reduce(|l, r| bin(BinOp::And, l, r)).unwrap();
     let sorted = Plan::Sort { child: Box::new(filter(scan_t(), cond)), keys: q.order_by.clone() };
     let expected = Plan::Limit {
         child: Box::new(project(sorted, &[(Expr::col(0), "a"), (Expr::col(2), "s")])),

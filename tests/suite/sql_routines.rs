@@ -81,11 +81,14 @@ fn an_inlined_sql_function_ships_as_its_expression() {
     // A parameter by name; used twice, given a column.
     let e = explain(&s, "select * from p where twice(id) = 10");
     assert!(has(&e, "Remote SQL: SELECT id, name, amount FROM public.t2 WHERE (((id + id) = 10))"), "{e:#?}");
-    // PostgreSQL labels the text constants (`'!'::text`); the sandbox's deparse does
-    // not (crate/sql_text/deparse.rs says so).
+    // Text constants labelled as PostgreSQL labels them (`'!'::text`: not beside a
+    // plain column, deparseOpExpr).
     let e = explain(&s, "select * from p where lbl(name) = 'N5!'");
     assert!(
-        has(&e, "Remote SQL: SELECT id, name, amount FROM public.t1 WHERE (((upper(name) || '!') = 'N5!'))"),
+        has(
+            &e,
+            "Remote SQL: SELECT id, name, amount FROM public.t1 WHERE (((upper(name) || '!'::text) = 'N5!'::text))"
+        ),
         "{e:#?}"
     );
     // The argument coerced to numeric (implicitly: not written in the remote query).
