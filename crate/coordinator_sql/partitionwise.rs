@@ -386,12 +386,14 @@ pub(super) fn same_bounds(pa: &[(&Bound, &Relation)], pb: &[(&Bound, &Relation)]
 }
 
 /// Gives the scans named `alias_k` in a pair's plan their parent's alias (`alias`),
-/// which EXPLAIN prints the Append's output with (`parent` is not printed).
+/// which EXPLAIN prints the Append's output with (`parent` is not printed), and
+/// marks them as partitions' scans (appendrel members: no physical target list).
 pub(super) fn name_parents(plan: &mut Plan, names: &[(&String, &str)]) {
     let set = |n: &mut Option<ScanName>| {
         if let Some(n) = n {
             if let Some((_, parent)) = names.iter().find(|(alias, _)| **alias == n.alias) {
                 n.parent = Some(parent.to_string());
+                n.member = true;
             }
         }
     };

@@ -583,12 +583,42 @@ fn as_postgres_prints(root: &ExplainNode, verbose: bool) -> (ExplainNode, Output
     let outputs = resolve_outputs(root, prefix);
     let (root, mut outputs) = fold(root.clone(), outputs, verbose);
     use_physical_tlists(&root, &mut outputs, TlistFlags::Exact, prefix);
+    project_in_members(&root, &mut outputs);
     let mut orders = vec![];
     collect_tlist_orders(&root, &mut orders);
     if !orders.is_empty() {
-        order_tlists(&root, &mut outputs, &orders);
+        order_tlists(&root, &mut outputs, &orders, false);
     }
     (root, outputs)
+}
+
+/// `apply_scanjoin_target_to_paths` (planner.c) over a partitioned table: the final
+/// target list, when it is not the Append's own output, is computed by each
+/// partition's scan (`Output: h_1.id, length(h_1.name)`), not above the Append. The
+/// sandbox projects in a Result above the Append, which EXPLAIN folds into it: its
+/// columns are printed as each member scan's, named after the member.
+fn project_in_members(n: &ExplainNode, o: &mut Outputs) {
+    for (c, co) in n.children.iter().zip(o.children.iter_mut()) {
+        project_in_members(c, co);
+    }
+    if partition_parents(n).is_none() || n.children.iter().any(is_init_plan) {
+        return;
+    }
+    let Some(first) = n.children.first() else { return };
+    let member_names = |c: &ExplainNode| -> Option<(String, String)> {
+        let (alias, parent) = (c.alias()?, c.detail("Parent")?);
+        Some((format!("{}.", quote_identifier(alias)), format!("{}.", quote_identifier(parent))))
+    };
+    let Some((alias, parent)) = member_names(first) else { return };
+    let own: Vec<String> = o.children[0].cols.iter().map(|s| rename_qualifier(s, &alias, &parent)).collect();
+    if own == o.cols {
+        return;
+    }
+    for (c, co) in n.children.iter().zip(o.children.iter_mut()) {
+        if let (true, Some((alias, parent))) = (c.is_scan(), member_names(c)) {
+            co.physical = Some(o.cols.iter().map(|s| rename_qualifier(s, &parent, &alias)).collect());
+        }
+    }
 }
 
 /// A relation's target-list order ([`TLIST_ORDER`]) under each name its columns are
@@ -633,19 +663,24 @@ fn in_tlist_order(cols: &[String], orders: &[RelOrder]) -> Option<Vec<String>> {
 /// (unless it prints its physical target list), a join's in its relations' order
 /// (`build_joinrel_tlist`), a node that passes its input's rows on (Sort, Hash,
 /// Materialize, Limit, a gating Result) as its input prints them. A node that
-/// projects (its own Output entries: the query's select list) is left as it is.
-fn order_tlists(n: &ExplainNode, o: &mut Outputs, orders: &[RelOrder]) {
+/// projects (its own Output entries: the query's select list) is left as it is, and so
+/// is the topmost join (`under_join` false): its target list is the final one
+/// (`apply_scanjoin_target_to_paths`), which the sandbox's join returns as it is.
+fn order_tlists(n: &ExplainNode, o: &mut Outputs, orders: &[RelOrder], under_join: bool) {
     for (c, co) in n.children.iter().zip(o.children.iter_mut()) {
         if !is_init_plan(c) {
-            order_tlists(c, co, orders);
+            order_tlists(c, co, orders, under_join || n.is_join());
         }
     }
-    if o.physical.is_some() || n.detail("Output").is_some() || !shows_output(n) {
+    if o.physical.is_some() || !shows_output(n) {
         return;
     }
     if n.is_scan() {
+        // A scan's own columns (its Output entries name them) in its relation's order.
         o.physical = in_tlist_order(&o.cols, orders);
-    } else if n.is_join() {
+    } else if n.detail("Output").is_some() {
+        // A projection (the select list, an aggregate's results): as it is.
+    } else if n.is_join() && under_join {
         let concat: Vec<String> = o.children.iter().flat_map(|c| c.cols.iter().cloned()).collect();
         if concat == o.cols {
             o.physical = in_tlist_order(&o.cols, orders);
