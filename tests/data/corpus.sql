@@ -3635,10 +3635,10 @@ select s.tag, b.pad from pk_small s join pk_big b on b.id = s.big_id join pk_dup
 -- [join search param index foreign] a foreign table in the join: pk_big probed for each joined row (h23i)
 select s.tag, f.val, b.grp from pk_small s join f on f.id = s.id join pk_big b on b.id = s.big_id;
 
--- [join search memoize] pk_dup's big_id repeats: the probes of pk_big under a Memoize keyed by it (h23i)
+-- [join search memoize] pk_dup's big_id repeats, so a Memoize of pk_big's probes is priced too; both choose the Merge Join over pk_big's Index Only Scan (h23i)
 select count(*) from pk_dup d join pk_big b on b.id = d.big_id join pk_small s on s.id = d.id;
 
--- [join search memoize settings off] enable_memoize off: no Memoize, a Merge Join over pk_big's index instead (h23i)
+-- [join search memoize settings off] enable_memoize off: the same Merge Join (h23i)
 set enable_memoize = off;
 select count(*) from pk_dup d join pk_big b on b.id = d.big_id join pk_small s on s.id = d.id;
 
