@@ -2665,6 +2665,12 @@ impl<'a> Planner<'a> {
             let mut targets: Vec<RemoteTarget> = keys.iter().map(|k| RemoteTarget::Col(table_col(k))).collect();
             targets.extend(aggs.iter().map(|a| RemoteTarget::Agg(a.func, a.arg.as_ref().map(table_col))));
             let mut f = self.foreign_scan(leaf, conjuncts, targets, at)?;
+            // An upper relation's remote WHERE is its input's remote_conds as
+            // classifyConditions listed them (baserestrictinfo's order), not sorted by
+            // cost: order_qual_clauses sorts a scan's clauses, not the grouped relation's.
+            let listed = equivalences_last(conjuncts);
+            let at_listed = |q: &Expr| listed.iter().position(|c| c == q).unwrap_or(usize::MAX);
+            f.remote.quals.sort_by_key(at_listed);
             f.remote.group_by = keys.iter().map(table_col).collect();
             // HAVING is over the Agg's output: the remote targets.
             f.remote.having = agg.having.map(split_and).unwrap_or_default();

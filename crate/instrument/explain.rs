@@ -610,7 +610,9 @@ fn project_in_members(n: &ExplainNode, o: &mut Outputs) {
         Some((format!("{}.", quote_identifier(alias)), format!("{}.", quote_identifier(parent))))
     };
     let Some((alias, parent)) = member_names(first) else { return };
-    let own: Vec<String> = o.children[0].cols.iter().map(|s| rename_qualifier(s, &alias, &parent)).collect();
+    // What the Append shows when it only passes its first member's rows on (its
+    // references to them, parenthesized where the member computes the column).
+    let own: Vec<String> = o.children[0].refs(false).iter().map(|s| rename_qualifier(s, &alias, &parent)).collect();
     if own == o.cols {
         return;
     }
