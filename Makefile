@@ -79,9 +79,14 @@ setup:
 # 2026-12-05: errors raised as PostgreSQL's, CTE Scan and data-modifying CTEs, ON
 # CONFLICT into partitioned tables, page mode for Agg over SeqScan, 3+ relation
 # pushed joins: the page's module 720,113 → 738,702 (Node's 742,030), the editor's
-# 1,144,517 → 1,200,732 (Node's 1,206,223).
-PKG_BUDGET_GZ := 746000
-PKG_SQL_BUDGET_GZ := 1213000
+# 1,144,517 → 1,200,732 (Node's 1,206,223). Then (746,000 and 1,213,000 before) the
+# round of 2026-12-05 morning (Sort and Hash memory lines, physical target lists and
+# reltarget order, Memoize and parameterized index probes, joinlists and the join search
+# past 5 relations, ordered Appends as join sides, the page's plan-only EXPLAIN): the
+# page's module 738,702 → 761,790 (Node's 765,446), the editor's 1,200,732 → 1,242,511
+# (Node's 1,247,295). The goal stays 600 KB.
+PKG_BUDGET_GZ := 768000
+PKG_SQL_BUDGET_GZ := 1251000
 PKG_ENV := CARGO_PROFILE_RELEASE_OPT_LEVEL=s CARGO_PROFILE_RELEASE_PANIC=abort
 PKG_DEPS := --config 'profile.release.package."*".opt-level="z"'
 pkg: setup
