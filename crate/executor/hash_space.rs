@@ -21,6 +21,7 @@
 //! (PostgreSQL makes them for the outer side's most common values when the outer key is
 //! a column with statistics, and counts their space too).
 
+use super::tuplesort_space::stored_order;
 use crate::plan::costsize::{hash_table_size, CostParams};
 use crate::plan::stats::tuple_len;
 use crate::plan::SqlType;
@@ -72,16 +73,25 @@ pub struct HashSizing {
     pub estimate: Option<(f64, f64)>,
     pub params: CostParams,
     pub types: Vec<Option<SqlType>>,
+    /// The columns in the order PostgreSQL's tuples hold them (`tlist_order`; empty:
+    /// the rows' own): alignment padding depends on it.
+    pub order: Vec<usize>,
 }
 
 /// The figures of one build that hashed `rows` (each a whole input row).
 pub fn hash_space<'a>(sizing: &HashSizing, rows: impl Iterator<Item = &'a [Datum]>) -> HashSpace {
     let (mut count, mut bytes) = (0u64, 0usize);
-    let mut types: Option<Vec<SqlType>> = None;
+    let mut types: Option<(Vec<usize>, Vec<SqlType>)> = None;
     for row in rows {
-        let types = types.get_or_insert_with(|| resolve(&sizing.types, row));
+        let (order, types) = types.get_or_insert_with(|| {
+            let order = stored_order(&sizing.order, row.len());
+            let types = resolve(&sizing.types, row);
+            let stored = order.iter().map(|&c| types[c]).collect();
+            (order, stored)
+        });
+        let stored: Vec<Datum> = order.iter().map(|&c| row[c].clone()).collect();
         count += 1;
-        bytes += HJTUPLE_OVERHEAD + tuple_len(types, row) - MINIMAL_TUPLE_OFFSET;
+        bytes += HJTUPLE_OVERHEAD + tuple_len(types, &stored) - MINIMAL_TUPLE_OFFSET;
     }
     // Without the planner's estimate (a built-in scenario), the rows hashed stand in.
     let (rows, width) = sizing.estimate.unwrap_or((count as f64, 0.0));
@@ -120,6 +130,7 @@ mod tests {
             estimate: Some((6.0, 7.0)),
             params: CostParams::default(),
             types: vec![Some(SqlType::Int4), Some(SqlType::Text)],
+            order: vec![],
         };
         let s = hash_space(&sizing, rows.iter().map(Vec::as_slice));
         // 6 × (16 + 16 + 4 + 3) + 1024 × 8 = 8426 bytes.
@@ -129,8 +140,12 @@ mod tests {
     #[test]
     fn buckets_double_past_the_estimate() {
         let rows: Vec<Vec<Datum>> = (0..1500).map(|i| vec![Datum::Int(i)]).collect();
-        let sizing =
-            HashSizing { estimate: Some((10.0, 4.0)), params: CostParams::default(), types: vec![Some(SqlType::Int4)] };
+        let sizing = HashSizing {
+            estimate: Some((10.0, 4.0)),
+            params: CostParams::default(),
+            types: vec![Some(SqlType::Int4)],
+            order: vec![],
+        };
         let s = hash_space(&sizing, rows.iter().map(Vec::as_slice));
         assert_eq!((s.nbuckets, s.nbuckets_original), (2048, 1024));
         assert!(s.text().starts_with("2048 (originally 1024)  Batches: 1 (originally 1)"));

@@ -86,6 +86,7 @@ mod node_subqueryscan;
 mod node_unique;
 pub mod on_conflict;
 mod requestor;
+mod tlist_order;
 mod tuplesort_space;
 
 pub use node_append::AppendState;
@@ -383,6 +384,8 @@ pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<Plan
                 es.planner.nodes.get(id).map(|n| n.types.clone()).unwrap_or_default(),
             );
             state.key_text = node_sort::sort_key_text(keys, &names);
+            state.stored_order = tlist_order::stored_order(child, false);
+            state.junk = tlist_order::junk_columns(child);
             Box::new(state)
         }
         Plan::IncrementalSort { child, keys, presorted } => {
@@ -425,6 +428,7 @@ pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<Plan
             Box::new(node_result::EmptyResultState::init(columns.iter().map(|c| c.name.clone()).collect()))
         }
         Plan::HashJoin { outer, inner, outer_key, inner_key, more_keys, join_type } => {
+            let inner_plan: &Plan = inner;
             let (o, i) = (init_plan(outer, ctx, es)?, init_plan(inner, ctx, es)?);
             let widths = (outer.output_columns().len(), inner.output_columns().len());
             let mut n = node_hashjoin::HashJoinState::init(o, i, outer_key.clone(), inner_key.clone(), widths);
@@ -436,6 +440,7 @@ pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<Plan
                 estimate: inner.map(|i| (i.est.rows, i.est.width as f64)),
                 params: es.planner.params,
                 types: inner.map(|i| i.types.clone()).unwrap_or_default(),
+                order: tlist_order::stored_order(inner_plan, true),
             };
             Box::new(n)
         }

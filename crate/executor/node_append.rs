@@ -420,6 +420,15 @@ impl ExecNode for AppendState {
         Ok(status)
     }
 
+    /// ExecSetTupleBound: the Append need read no more than the bound from any one of
+    /// its children (each initialized one, `as_nplans`), so each gets it: a Sort under
+    /// an ordered Append below a LIMIT becomes a top-N sort.
+    fn set_tuple_bound(&mut self, bound: Option<u64>) {
+        for c in self.children.iter_mut() {
+            c.node.set_tuple_bound(bound);
+        }
+    }
+
     /// ExecReScanAppend: cancels every outstanding request, then restarts all children.
     /// ExecReScanAppend: with changed parameters each child is rescanned only when it
     /// next runs (its `chgParam`, `es.chg_param_pending`), otherwise now.

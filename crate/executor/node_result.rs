@@ -389,6 +389,11 @@ impl ExecNode for GatingResultState {
     fn children(&self) -> &[PlanState] {
         &self.children
     }
+    /// ExecSetTupleBound passes through a Result with an input: a one-time filter that
+    /// fails asks its input for nothing, one that holds changes nothing.
+    fn set_tuple_bound(&mut self, bound: Option<u64>) {
+        self.children[0].node.set_tuple_bound(bound);
+    }
     fn explain(&self, e: &mut ExplainNode) {
         e.node_type = "Result".into();
         let refs: Vec<String> = (0..self.input_names.len()).map(|i| format!("${i}")).collect();

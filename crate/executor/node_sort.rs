@@ -43,6 +43,10 @@ pub struct SortState {
     pub key_text: String,
     /// The rows' column types where the planner knows them (tuple sizes).
     types: Vec<Option<crate::plan::SqlType>>,
+    /// The columns in PostgreSQL's tuple order (`tlist_order`; tuple sizes).
+    pub stored_order: Vec<usize>,
+    /// Columns PostgreSQL's tuples hold that the rows do not (`tlist_order`).
+    pub junk: Vec<crate::plan::SqlType>,
     /// The rows a Limit above needs (`ExecSetTupleBound`): tuplesort's bound.
     bound: Option<u64>,
     /// The finished sort's method and memory, worked out when EXPLAIN first asks.
@@ -111,6 +115,8 @@ impl SortState {
             slot: vec![],
             key_text: String::new(),
             types,
+            stored_order: vec![],
+            junk: vec![],
             bound: None,
             space: std::cell::OnceCell::new(),
         }
@@ -193,6 +199,8 @@ impl ExecNode for SortState {
                     types: &self.types,
                     keys: &self.keys,
                     bound: self.bound,
+                    order: &self.stored_order,
+                    junk: &self.junk,
                 };
                 sort_space(&input)
             });

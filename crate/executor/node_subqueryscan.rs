@@ -64,6 +64,11 @@ impl ExecNode for SubqueryScanState {
     fn children(&self) -> &[PlanState] {
         &self.children
     }
+    /// ExecSetTupleBound passes through a Subquery Scan without a qual (the sandbox's
+    /// never has one): it returns one row per row of its subquery.
+    fn set_tuple_bound(&mut self, bound: Option<u64>) {
+        self.children[0].node.set_tuple_bound(bound);
+    }
     fn explain(&self, e: &mut ExplainNode) {
         e.node_type = "Subquery Scan".into();
         e.relation = Some(self.alias.clone());

@@ -80,6 +80,12 @@ pub struct SortInput<'a> {
     pub types: &'a [Option<SqlType>],
     pub keys: &'a [SortKey],
     pub bound: Option<u64>,
+    /// The columns in the order PostgreSQL's tuples hold them (`tlist_order`; empty:
+    /// the rows' own): alignment padding depends on it.
+    pub order: &'a [usize],
+    /// Columns PostgreSQL's tuples hold after those (`tlist_order::junk_columns`: a
+    /// SetOp's flag), never null.
+    pub junk: &'a [SqlType],
 }
 
 /// The space the tuplesort would be using at the end of the input.
@@ -89,8 +95,17 @@ pub fn sort_space(input: &SortInput) -> SortSpace {
     let row = |i: usize| &input.rows[i * w..(i + 1) * w];
     let types = column_types(input);
     let bounded_ctx = input.bound.is_some();
-    let datum_sort = input.width == 1 && fixed(types[0]).is_some();
-    let chunk = |i: usize| if datum_sort { 0 } else { tuple_chunk(&types, row(i), bounded_ctx) };
+    let order = stored_order(input.order, types.len());
+    let stored_types: Vec<SqlType> = order.iter().map(|&c| types[c]).chain(input.junk.iter().copied()).collect();
+    let datum_sort = stored_types.len() == 1 && fixed(stored_types[0]).is_some();
+    let chunk = |i: usize| {
+        if datum_sort {
+            return 0;
+        }
+        let junk = input.junk.iter().map(|_| Datum::Int(0));
+        let stored: Vec<Datum> = order.iter().map(|&c| row(i)[c].clone()).chain(junk).collect();
+        tuple_chunk(&stored_types, &stored, bounded_ctx)
+    };
     let bound = input.bound.filter(|&b| b > 0).map(|b| b as usize);
     let (tuples, method, array_for) = match bound {
         Some(b) if n > 2 * b => (
@@ -102,6 +117,17 @@ pub fn sort_space(input: &SortInput) -> SortSpace {
     };
     let used = array_space(array_for) + tuples;
     SortSpace { method, kb: used.div_ceil(1024) as u64 }
+}
+
+/// `order` when it is a permutation of the `n` columns, else the identity.
+pub(crate) fn stored_order(order: &[usize], n: usize) -> Vec<usize> {
+    let mut seen = vec![false; n];
+    let valid = order.len() == n && order.iter().all(|&c| c < n && !std::mem::replace(&mut seen[c], true));
+    if valid {
+        order.to_vec()
+    } else {
+        (0..n).collect()
+    }
 }
 
 /// Each column's type: the planner's, else one guessed from the first non-null value.
@@ -277,7 +303,7 @@ mod tests {
         ];
         for (rows, width, types, key, bound, want) in cases {
             let keys = keys(key);
-            let got = sort_space(&SortInput { rows, width, types, keys: &keys, bound });
+            let got = sort_space(&SortInput { rows, width, types, keys: &keys, bound, order: &[], junk: &[] });
             assert_eq!(got.text(), want, "{width} columns, key {key}, bound {bound:?}");
         }
     }
@@ -288,8 +314,15 @@ mod tests {
     fn make_bounded_heap_keeps_the_tops_it_replaces() {
         let abc = rows(&[0, 1, 2]);
         let keys = keys(2);
-        let got =
-            sort_space(&SortInput { rows: &abc, width: 3, types: &[INT4, INT4, TEXT], keys: &keys, bound: Some(100) });
+        let got = sort_space(&SortInput {
+            rows: &abc,
+            width: 3,
+            types: &[INT4, INT4, TEXT],
+            keys: &keys,
+            bound: Some(100),
+            order: &[],
+            junk: &[],
+        });
         assert_eq!(got.text(), "top-N heapsort  Memory: 33kB");
     }
 

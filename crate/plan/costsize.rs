@@ -347,7 +347,7 @@ pub fn cost_plan_nodes(plan: &Plan, cat: &dyn CostCatalog, p: &CostParams) -> Ve
     }
     .node(plan, None);
     let mut out = vec![];
-    flatten(&c, &mut out);
+    flatten(Some(plan), &c, &mut out);
     out
 }
 
@@ -422,10 +422,129 @@ fn pseudoconstant_cost(e: &Expr, p: &CostParams) -> f64 {
     }
 }
 
-fn flatten(c: &Costed, out: &mut Vec<NodeEstimate>) {
-    out.push(NodeEstimate { est: c.est, types: c.vars.iter().map(|v| v.as_ref().map(Var::ty)).collect() });
-    for k in &c.kids {
-        flatten(k, out);
+/// The costed tree in executor order (a node, then its children), each node with its
+/// output columns' types: a relation's column's (its Var's), else what `exprType`
+/// gives the node's own expression over its input's types ([`output_types`]). `plan`
+/// is the node `c` costed; its children are the kids' (when they pair up).
+fn flatten(plan: Option<&Plan>, c: &Costed, out: &mut Vec<NodeEstimate>) -> Vec<Option<SqlType>> {
+    let at = out.len();
+    out.push(NodeEstimate { est: c.est, types: vec![] });
+    let plans = plan.map(Plan::children).unwrap_or_default();
+    let paired = plans.len() == c.kids.len();
+    let kids: Vec<Vec<Option<SqlType>>> =
+        c.kids.iter().enumerate().map(|(i, k)| flatten(plans.get(i).copied().filter(|_| paired), k, out)).collect();
+    let mut types: Vec<Option<SqlType>> = c.vars.iter().map(|v| v.as_ref().map(Var::ty)).collect();
+    if let Some(plan) = plan.filter(|_| paired) {
+        let derived = output_types(plan, &kids);
+        if types.is_empty() {
+            types = derived;
+        } else if derived.len() == types.len() {
+            for (t, d) in types.iter_mut().zip(derived) {
+                *t = t.or(d);
+            }
+        }
+    }
+    out[at].types = types.clone();
+    types
+}
+
+/// The types of `plan`'s output columns that its own expressions give them, over its
+/// inputs' types (`kids`, in `Plan::children` order); None where unknown. A relation's
+/// column's type is its Var's ([`flatten`]); this is the rest: a projection's
+/// expressions, an aggregate's results, a set operation's flag, what a node passes
+/// on from its input.
+fn output_types(plan: &Plan, kids: &[Vec<Option<SqlType>>]) -> Vec<Option<SqlType>> {
+    let input: &[Option<SqlType>] = kids.first().map_or(&[], Vec::as_slice);
+    match plan {
+        Plan::Result { targets: Some(targets), .. } | Plan::SubqueryScan { targets, .. } => {
+            targets.iter().map(|(e, _)| expr_type(e, input)).collect()
+        }
+        Plan::Agg { group_by, aggs, split, .. } => {
+            let mut out: Vec<Option<SqlType>> = group_by.iter().map(|e| expr_type(e, input)).collect();
+            out.extend(aggs.iter().map(|a| {
+                let arg = a.arg.as_ref().and_then(|e| expr_type(e, input));
+                match split {
+                    AggSplit::Partial => agg_transition_type(a.func, arg),
+                    // The Finalize half's argument is the partial state, not the
+                    // aggregated column: its result type is the aggregate's, which
+                    // only count's does not depend on.
+                    AggSplit::Finalize => agg_result_type(a.func, arg.filter(|_| a.func == AggFunc::Count)),
+                    AggSplit::Simple => agg_result_type(a.func, arg),
+                }
+            }));
+            out
+        }
+        // Every member returns the set operation's (or the parent's) column types.
+        Plan::Append { .. } | Plan::MergeAppend { .. } => {
+            let n = kids.iter().map(Vec::len).max().unwrap_or(0);
+            (0..n).map(|i| kids.iter().find_map(|k| k.get(i).copied().flatten())).collect()
+        }
+        Plan::HashJoin { .. } | Plan::NestLoop { .. } | Plan::MergeJoin { .. } => kids.concat(),
+        // generate_series(int4, int4, int4) is int4; a bigint bound makes it int8.
+        Plan::FunctionScan { start, stop, step, .. } => {
+            let int4 = [start, stop, step].iter().all(|v| i32::try_from(**v).is_ok());
+            vec![Some(if int4 { SqlType::Int4 } else { SqlType::Int8 })]
+        }
+        Plan::ConstResult { rows, columns } => {
+            (0..columns.len()).map(|c| rows.iter().find_map(|r| r.get(c).and_then(|e| expr_type(e, &[])))).collect()
+        }
+        // A pushed-down aggregate's count is bigint whatever it counts (the other
+        // aggregates' argument types are the relation's, which the Vars carry only
+        // for plain columns).
+        Plan::ForeignScan(f) => f
+            .remote
+            .targets
+            .iter()
+            .map(|t| match t {
+                RemoteTarget::Agg(AggFunc::Count | AggFunc::CountStar, _) => Some(SqlType::Int8),
+                _ => None,
+            })
+            .chain(f.remote.row_mark.as_ref().map(|_| None))
+            .collect(),
+        Plan::Sort { .. }
+        | Plan::IncrementalSort { .. }
+        | Plan::Limit { .. }
+        | Plan::Material { .. }
+        | Plan::Memoize { .. }
+        | Plan::Unique { .. }
+        | Plan::Gating { .. }
+        | Plan::SetOp { .. }
+        | Plan::Result { targets: None, .. } => input.to_vec(),
+        _ => vec![],
+    }
+}
+
+/// What a Partial Aggregate returns for an aggregate (`aggtranstype`, no final
+/// function; AGGSPLIT_INITIAL_SERIAL): count's and sum(int2/int4)'s bigint,
+/// sum(float8)'s float8, min's and max's their argument's. None for the others: the
+/// arrays of avg(int4) and avg(float8), and the `internal` states of sum(int8),
+/// sum(numeric) and avg of bigint and numeric, serialized to bytea
+/// (`numeric_avg_serialize`, …), which the sandbox does not lay out.
+fn agg_transition_type(func: AggFunc, arg: Option<SqlType>) -> Option<SqlType> {
+    match (func, arg) {
+        (AggFunc::CountStar | AggFunc::Count, _) => Some(SqlType::Int8),
+        (AggFunc::Min | AggFunc::Max, t) => t,
+        (AggFunc::Sum, Some(SqlType::Int2 | SqlType::Int4)) => Some(SqlType::Int8),
+        (AggFunc::Sum, Some(SqlType::Float8)) => Some(SqlType::Float8),
+        _ => None,
+    }
+}
+
+/// An aggregate's result type (`pg_aggregate.aggtranstype`'s final type, `exprType`
+/// of the Aggref): count is bigint; sum of int2/int4 bigint, of bigint and numeric
+/// numeric, of float8 float8; avg of an integer or numeric numeric, of float8
+/// float8; min and max their argument's type.
+fn agg_result_type(func: AggFunc, arg: Option<SqlType>) -> Option<SqlType> {
+    if matches!(func, AggFunc::CountStar | AggFunc::Count) {
+        return Some(SqlType::Int8);
+    }
+    match (func, arg?) {
+        (AggFunc::CountStar | AggFunc::Count, _) => Some(SqlType::Int8),
+        (AggFunc::Sum, SqlType::Int2 | SqlType::Int4) => Some(SqlType::Int8),
+        (AggFunc::Sum | AggFunc::Avg, SqlType::Float8) => Some(SqlType::Float8),
+        (AggFunc::Sum | AggFunc::Avg, SqlType::Text) => None,
+        (AggFunc::Sum | AggFunc::Avg, _) => Some(SqlType::Numeric),
+        (AggFunc::Min | AggFunc::Max, t) => Some(t),
     }
 }
 
@@ -664,13 +783,54 @@ fn expr_type(e: &Expr, input: &[Option<SqlType>]) -> Option<SqlType> {
             let (a, b) = (expr_type(l, input)?, expr_type(r, input)?);
             Some(if rank(a) >= rank(b) { a } else { b })
         }
-        Expr::Func(super::Func::Cast { to, .. }, _) => Some(*to),
-        Expr::Func(super::Func::Neg | super::Func::Abs, args) => args.first().and_then(|a| expr_type(a, input)),
-        Expr::Func(super::Func::Length, _) => Some(SqlType::Int4),
-        Expr::Func(super::Func::Random, _) => Some(SqlType::Float8),
-        Expr::Func(_, _) => Some(SqlType::Text),
-        Expr::ExecParam(_, t) => Some(*t),
+        Expr::Func(f, args) => {
+            use super::userfunc::Proc;
+            use super::Func;
+            let arg = |i: usize| args.get(i).and_then(|a| expr_type(a, input));
+            match f {
+                Func::Cast { to, .. } => Some(*to),
+                Func::NumericTypmod { .. } => Some(SqlType::Numeric),
+                Func::Neg | Func::Abs => arg(0),
+                Func::Length => Some(SqlType::Int4),
+                Func::Random => Some(SqlType::Float8),
+                Func::TextCat | Func::ToChar | Func::Upper | Func::Lower | Func::Substr => Some(SqlType::Text),
+                Func::SubPlan { ty, .. } => Some(*ty),
+                // A procedure's result: its operator's, over its arguments.
+                Func::User(u) => match u.proc {
+                    Proc::Bin(op) if !op.is_comparison() => {
+                        let (a, b) = (arg(0)?, arg(1)?);
+                        Some(if rank(a) >= rank(b) { a } else { b })
+                    }
+                    Proc::Abs => arg(0),
+                    Proc::Length => Some(SqlType::Int4),
+                    Proc::Upper | Proc::Lower | Proc::TextCat => Some(SqlType::Text),
+                    Proc::Bin(_) => None,
+                },
+                // boolean (LIKE, a hashed SubPlan's IN), name (CURRENT_USER), void
+                // (setseed): types the sandbox does not store.
+                Func::Like { .. } | Func::HashedSubPlan(_) | Func::CurrentUser | Func::SessionUser | Func::SetSeed => {
+                    None
+                }
+            }
+        }
+        Expr::ExecParam(_, t) | Expr::Param(_, t, _) => Some(*t),
         _ => None,
+    }
+}
+
+/// `get_typavgwidth` of an expression's type (`set_rel_width` for a computed
+/// column): a boolean's 1 byte (a comparison, LIKE, IS NULL, a hashed SubPlan's IN),
+/// CURRENT_USER's `name` 64, else its type's width ([`expr_type`]; the family's when
+/// the type is not known).
+fn expr_avg_width(e: &Expr, types: &[Option<SqlType>], input: &[crate::types::Column]) -> f64 {
+    use super::Func;
+    match e {
+        Expr::Bin(op, ..) if op.is_comparison() || matches!(op, BinOp::And | BinOp::Or) => 1.0,
+        Expr::Not(_) | Expr::IsNull(..) => 1.0,
+        Expr::Func(Func::Like { .. } | Func::HashedSubPlan(_), _) => 1.0,
+        Expr::Func(Func::User(u), _) if matches!(u.proc, super::userfunc::Proc::Bin(op) if op.is_comparison()) => 1.0,
+        Expr::Func(Func::CurrentUser | Func::SessionUser, _) => 64.0,
+        e => type_avg_width(expr_type(e, types).unwrap_or_else(|| guess_type(e.col_type(input)))),
     }
 }
 
@@ -1467,7 +1627,7 @@ impl Model<'_> {
                     .iter()
                     .map(|(e, _)| match e {
                         Expr::Col(i) => k.widths.get(*i).copied().unwrap_or(32.0),
-                        e => type_avg_width(expr_type(e, &types).unwrap_or_else(|| guess_type(e.col_type(&input)))),
+                        e => expr_avg_width(e, &types, &input),
                     })
                     .collect();
                 k.est.total += tl * k.est.rows;
@@ -1639,7 +1799,7 @@ impl Model<'_> {
                     Expr::Const(crate::types::Datum::Null) => 32.0,
                     e => {
                         let types: Vec<Option<SqlType>> = c.vars.iter().map(|v| v.as_ref().map(Var::ty)).collect();
-                        type_avg_width(expr_type(e, &types).unwrap_or_else(|| guess_type(e.col_type(&input))))
+                        expr_avg_width(e, &types, &input)
                     }
                 })
                 .collect();
