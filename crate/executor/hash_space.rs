@@ -137,6 +137,24 @@ mod tests {
         assert_eq!(s.text(), "1024  Batches: 1  Memory Usage: 9kB");
     }
 
+    /// select l.id, f.val from l join f on l.id = f.id where f.val > 0: the Hash holds
+    /// 287 rows of f as `f.val, f.id` (bigint, then int4: 28-byte tuples), 21kB in
+    /// PostgreSQL 15; in the sandbox's row order (`id, val`, padded to 32) it would
+    /// be 22kB.
+    #[test]
+    fn tuples_are_laid_out_in_postgresqls_order() {
+        let rows: Vec<Vec<Datum>> = (1..=287).map(|i| vec![Datum::Int(i), Datum::Int(10 * i)]).collect();
+        let sizing = |order: Vec<usize>| HashSizing {
+            estimate: Some((287.0, 12.0)),
+            params: CostParams::default(),
+            types: vec![Some(SqlType::Int4), Some(SqlType::Int8)],
+            order,
+        };
+        let kb = |order| hash_space(&sizing(order), rows.iter().map(Vec::as_slice)).space_peak.div_ceil(1024);
+        assert_eq!(kb(vec![1, 0]), 21);
+        assert_eq!(kb(vec![]), 22);
+    }
+
     #[test]
     fn buckets_double_past_the_estimate() {
         let rows: Vec<Vec<Datum>> = (0..1500).map(|i| vec![Datum::Int(i)]).collect();

@@ -2414,3 +2414,59 @@ fn prev_pow2(x: f64) -> f64 {
     }
     p
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::{ColType, Column, Datum};
+
+    fn leaf() -> Box<Plan> {
+        Box::new(Plan::EmptyResult { columns: vec![Column::new("a", ColType::Int), Column::new("b", ColType::Int)] })
+    }
+
+    /// `exprType` of what a node computes, over its input's types (an int4 and an
+    /// int8 column): int4 arithmetic stays int4, a cast is its target, a set
+    /// operation's flag is an int4 constant, count is bigint, sum(int4) bigint.
+    #[test]
+    fn computed_columns_have_postgresqls_types() {
+        let input = vec![vec![Some(SqlType::Int4), Some(SqlType::Int8)]];
+        let plus = |l: Expr, r: Expr| Expr::bin(BinOp::Plus, l, r);
+        let targets = vec![
+            (plus(Expr::Col(0), Expr::int(1)), "x".to_string()),
+            (plus(Expr::Col(0), Expr::Col(1)), "y".to_string()),
+            (
+                Expr::func(super::super::Func::Cast { from: None, to: SqlType::Numeric, implicit: false }, vec![]),
+                "z".into(),
+            ),
+            (Expr::Const(Datum::Int(0)), "flag".into()),
+            (Expr::bin(BinOp::Lt, Expr::Col(0), Expr::Col(1)), "bool".into()),
+        ];
+        let result = Plan::Result { child: leaf(), filter: None, targets: Some(targets) };
+        assert_eq!(
+            output_types(&result, &input),
+            vec![Some(SqlType::Int4), Some(SqlType::Int8), Some(SqlType::Numeric), Some(SqlType::Int4), None]
+        );
+        let agg = Plan::Agg {
+            child: leaf(),
+            strategy: AggStrategy::Hashed,
+            group_by: vec![Expr::Col(1)],
+            aggs: vec![
+                AggCall { func: AggFunc::CountStar, arg: None },
+                AggCall { func: AggFunc::Sum, arg: Some(Expr::Col(0)) },
+                AggCall { func: AggFunc::Sum, arg: Some(Expr::Col(1)) },
+                AggCall { func: AggFunc::Max, arg: Some(Expr::Col(0)) },
+            ],
+            split: AggSplit::Simple,
+        };
+        assert_eq!(
+            output_types(&agg, &input),
+            vec![
+                Some(SqlType::Int8),
+                Some(SqlType::Int8),
+                Some(SqlType::Int8),
+                Some(SqlType::Numeric),
+                Some(SqlType::Int4)
+            ]
+        );
+    }
+}
