@@ -15,7 +15,8 @@
 //!   a gating or filtering Result): its input's order; an Append: its first member's
 //!   (every member returns the parent's row);
 //! - a Result that projects a scan's columns as they are: those columns' places (it
-//!   is folded into the scan, whose target list it is);
+//!   is folded into the scan, whose target list it is); one over a join below a
+//!   join likewise (the join's target list is `build_joinrel_tlist`'s, by relation);
 //! - a join below a join: its outer side's columns then its inner side's, ordered by
 //!   relation, then by place;
 //! - anything else (a projection computing an expression, an aggregate, the topmost
@@ -51,7 +52,7 @@ fn tlist_keys(plan: &Plan, under_join: bool) -> Option<Vec<(usize, usize)>> {
         | Plan::Unique { child, .. }
         | Plan::Gating { child, .. }
         | Plan::Result { child, targets: None, .. } => tlist_keys(child, under_join),
-        Plan::Result { child, targets: Some(targets), .. } if is_scan(child) => {
+        Plan::Result { child, targets: Some(targets), .. } if is_scan(child) || under_join => {
             let input = tlist_keys(child, under_join)?;
             targets
                 .iter()
@@ -157,5 +158,25 @@ mod tests {
         };
         assert_eq!(join(false), vec![0, 1, 2]);
         assert_eq!(join(true), vec![2, 1, 0]);
+    }
+
+    /// A join projected to some of its columns, below another join (a Hash's input):
+    /// by relation, then by place; at the top it is the final target list, as is.
+    #[test]
+    fn a_projected_join_below_a_join_is_ordered_by_relation() {
+        let projected = Plan::Result {
+            child: Box::new(Plan::NestLoop {
+                outer: Box::new(scan(&["a", "b"], Some((1, &["b", "a"])))),
+                inner: Box::new(scan(&["c"], Some((0, &["c"])))),
+                outer_key: Expr::Col(0),
+                inner_key: Expr::Col(0),
+                filter_inner_first: false,
+                join_type: crate::plan::JoinType::Inner,
+            }),
+            filter: None,
+            targets: Some(vec![(Expr::Col(0), "a".into()), (Expr::Col(2), "c".into())]),
+        };
+        assert_eq!(stored_order(&projected, true), vec![1, 0]);
+        assert_eq!(stored_order(&projected, false), vec![0, 1]);
     }
 }
