@@ -398,7 +398,7 @@ pub(super) fn plan_join_search(
     // EXPLAIN's column order: the relations' reltargets over the join clauses as
     // written (each JOIN's ON, then WHERE).
     let clauses: Vec<Expr> = on.iter().flatten().chain(&where_conj).cloned().collect();
-    let order = super::tlist_order::reltarget_columns(&l, &clauses, numbering.n, &|c| numbering.rel_of(c));
+    let targets = super::tlist_order::reltarget_columns(&l, &clauses, numbering.n, &|c| numbering.rel_of(c));
     let names: Vec<(String, usize, Vec<String>)> = rels
         .iter()
         .map(|r| (r.name.clone(), r.first, r.rel.columns.iter().map(|c| c.name.clone()).collect()))
@@ -450,7 +450,7 @@ pub(super) fn plan_join_search(
         .iter()
         .map(|(name, first, columns)| super::tlist_order::BaseRelName { name, first: *first, columns: columns.clone() })
         .collect();
-    super::tlist_order::mark_scans(&mut planned.plan, &rels, &order);
+    super::tlist_order::mark_scans(&mut planned.plan, &rels, &targets);
     Ok(planned)
 }
 
