@@ -310,7 +310,7 @@ pub(super) fn plan_query_into(
     // EXPLAIN's column order: the relation's reltarget (the final target list's
     // columns in its order, `build_base_rel_tlists`).
     let n = rel.columns.len();
-    let targets = tlist_order::reltarget_columns(&tlist_layers, &[], n, &|_| 0);
+    let targets = tlist_order::reltarget_columns(&tlist_layers, &[], &[], n, &|_| 0);
     let names: Vec<String> = rel.columns.iter().map(|c| c.name.clone()).collect();
     let rels = [tlist_order::BaseRelName { name: &alias, first: 0, columns: names }];
     tlist_order::mark_named_scans(&mut plan, &rels, &targets);
@@ -738,7 +738,8 @@ fn plan_join(
     // EXPLAIN's column order: the relations' reltargets over the join clauses as
     // written (ON, then WHERE).
     let clauses = l.filter.as_ref().map(split_and).unwrap_or_default();
-    let targets = tlist_order::reltarget_columns(&l, &clauses, n, &|c| (c >= wa) as usize);
+    // (Two relations: an equivalence class joins them both at once.)
+    let targets = tlist_order::reltarget_columns(&l, &clauses, &[], n, &|c| (c >= wa) as usize);
     let names = |r: &Relation| r.columns.iter().map(|c| c.name.clone()).collect();
     let rels = [
         tlist_order::BaseRelName { name: &na, first: 0, columns: names(ra) },

@@ -51,9 +51,18 @@ pub(super) struct Reltargets {
 /// The base relations' target lists ([`Reltargets`]): the final target list's columns
 /// (`build_base_rel_tlists`, needed above), then those of each clause in `clauses` (the
 /// join tree's order) that reads more than one relation (`distribute_qual_to_rels` →
-/// `add_vars_to_targetlist`, needed by the clause's relations). `rel_of` gives a
-/// column's relation (below 63).
-pub(super) fn reltarget_columns(l: &Layers, clauses: &[Expr], n: usize, rel_of: &dyn Fn(usize) -> usize) -> Reltargets {
+/// `add_vars_to_targetlist`, needed by the clause's relations), then the equivalence
+/// classes' of `ec_clauses` (the equalities that may make them: WHERE's, an inner or
+/// semi join's ON): a class without a constant needs each of its members at every
+/// relation of the class (`generate_base_implied_equalities_no_const`), whichever two
+/// of them the join search joins first. `rel_of` gives a column's relation (below 63).
+pub(super) fn reltarget_columns(
+    l: &Layers,
+    clauses: &[Expr],
+    ec_clauses: &[Expr],
+    n: usize,
+    rel_of: &dyn Fn(usize) -> usize,
+) -> Reltargets {
     let mut t = Reltargets { order: vec![], needed: vec![0; n] };
     let add = |e: &Expr, needed_by: u64, t: &mut Reltargets| {
         e.for_each_col(&mut |c| {
@@ -79,7 +88,62 @@ pub(super) fn reltarget_columns(l: &Layers, clauses: &[Expr], n: usize, rel_of: 
             add(c, rels, &mut t);
         }
     }
+    for class in equivalence_classes(ec_clauses, n) {
+        let rels = class.iter().fold(0u64, |acc, &c| acc | 1u64 << rel_of(c).min(62));
+        if rels.count_ones() > 1 {
+            class.iter().for_each(|&c| add(&Expr::Col(c), rels, &mut t));
+        }
+    }
     t
+}
+
+/// The equivalence classes without a constant that the equalities `a = b` between
+/// columns of `clauses` make (each class's columns in ascending order); a class with
+/// a member equal to a constant or a parameter is left out
+/// (`generate_base_implied_equalities_const` adds no column to any target list).
+fn equivalence_classes(clauses: &[Expr], n: usize) -> Vec<Vec<usize>> {
+    let mut parent: Vec<usize> = (0..n).collect();
+    fn root(parent: &mut [usize], mut c: usize) -> usize {
+        while parent[c] != c {
+            parent[c] = parent[parent[c]];
+            c = parent[c];
+        }
+        c
+    }
+    let mut pinned: Vec<usize> = vec![];
+    let mut members: Vec<usize> = vec![];
+    for c in clauses {
+        let Expr::Bin(crate::plan::BinOp::Eq, a, b) = c else { continue };
+        match (a.as_ref(), b.as_ref()) {
+            (Expr::Col(x), Expr::Col(y)) if *x < n && *y < n && x != y => {
+                let (rx, ry) = (root(&mut parent, *x), root(&mut parent, *y));
+                parent[rx] = ry;
+                members.extend([*x, *y]);
+            }
+            (Expr::Col(x), Expr::Const(_) | Expr::Param(..) | Expr::ExecParam(..))
+            | (Expr::Const(_) | Expr::Param(..) | Expr::ExecParam(..), Expr::Col(x))
+                if *x < n =>
+            {
+                pinned.push(*x)
+            }
+            _ => {}
+        }
+    }
+    let pinned_roots: Vec<usize> = pinned.iter().map(|&c| root(&mut parent, c)).collect();
+    let mut classes: Vec<(usize, Vec<usize>)> = vec![];
+    members.sort_unstable();
+    members.dedup();
+    for c in members {
+        let r = root(&mut parent, c);
+        if pinned_roots.contains(&r) {
+            continue;
+        }
+        match classes.iter_mut().find(|(k, _)| *k == r) {
+            Some((_, v)) => v.push(c),
+            None => classes.push((r, vec![c])),
+        }
+    }
+    classes.into_iter().map(|(_, v)| v).collect()
 }
 
 /// The expressions of the final target list over the relations' columns, in
@@ -248,13 +312,30 @@ mod tests {
             filter: None,
         };
         let clause = Expr::bin(BinOp::Eq, Expr::Col(0), Expr::Col(2));
-        let t = reltarget_columns(&l, &[clause], 4, &|c| (c >= 2) as usize);
+        let t = reltarget_columns(&l, &[clause], &[], 4, &|c| (c >= 2) as usize);
         assert_eq!(t.order, vec![3, 0, 2]);
         assert_eq!(t.needed, vec![0b11, 0, 0b11, NEEDED_ABOVE]);
         // A clause over one relation is its scan's: it needs nothing above it.
         let own = Expr::bin(BinOp::Eq, Expr::Col(1), Expr::Col(0));
-        let t = reltarget_columns(&l, &[own], 4, &|c| (c >= 2) as usize);
+        let t = reltarget_columns(&l, &[own], &[], 4, &|c| (c >= 2) as usize);
         assert_eq!(t.order, vec![3]);
         assert_eq!(t.needed, vec![0, 0, 0, NEEDED_ABOVE]);
+    }
+
+    /// `… from a, b, c where a.x = b.x and b.x = c.x` (one column each): the class
+    /// {a.x, b.x, c.x} needs every member at all three relations (a join of a and b
+    /// keeps b.x for c); with `and c.x = 5` too the class has a constant and each
+    /// column is needed by its own clauses only.
+    #[test]
+    fn an_equivalence_class_needs_its_members_at_all_its_relations() {
+        let l = Layers { limit: None, targets: Some(vec![]), sort: None, having: None, agg: None, filter: None };
+        let eq = |x: usize, y: usize| Expr::bin(BinOp::Eq, Expr::Col(x), Expr::Col(y));
+        let clauses = vec![eq(0, 1), eq(1, 2)];
+        let t = reltarget_columns(&l, &clauses, &clauses, 3, &|c| c);
+        assert_eq!(t.needed, vec![0b111, 0b111, 0b111]);
+        let mut pinned = clauses.clone();
+        pinned.push(Expr::bin(BinOp::Eq, Expr::Col(2), Expr::int(5)));
+        let t = reltarget_columns(&l, &clauses, &pinned, 3, &|c| c);
+        assert_eq!(t.needed, vec![0b011, 0b111, 0b110]);
     }
 }

@@ -703,9 +703,11 @@ fn join_tlist(n: &ExplainNode, cols: &[String], orders: &[RelOrder], under_join:
             continue;
         }
         let key = if under_join { (rel.rank, at) } else { (place, 0) };
-        if !keyed.iter().any(|(k, _)| *k == key) {
-            keyed.push((key, c));
+        if keyed.iter().any(|(k, _)| *k == key) {
+            // A column twice: a select list projected in the join, printed as it is.
+            return None;
         }
+        keyed.push((key, c));
     }
     keyed.sort_by_key(|(k, _)| *k);
     Some(keyed.into_iter().map(|(_, c)| c.clone()).collect())
@@ -736,7 +738,8 @@ fn in_tlist_order(cols: &[String], orders: &[RelOrder]) -> Option<Vec<String>> {
 /// Append's in its parent's order, a node that passes its input's rows on (Sort, Hash,
 /// Materialize, Limit, a gating Result) as its input prints them. A node that
 /// projects (its own Output entries: the query's select list) is left as it is, and so
-/// is the topmost join (`under_join` false) when the select list is projected in it.
+/// is the topmost join (`under_join` false) when the select list projected in it has
+/// an expression or a column twice.
 fn order_tlists(n: &ExplainNode, o: &mut Outputs, orders: &[RelOrder], under_join: bool) {
     for (c, co) in n.children.iter().zip(o.children.iter_mut()) {
         if !is_init_plan(c) {
@@ -753,14 +756,14 @@ fn order_tlists(n: &ExplainNode, o: &mut Outputs, orders: &[RelOrder], under_joi
     if o.physical.is_some() || !shows_output(n) {
         return;
     }
-    let concat: Vec<String> = o.children.iter().flat_map(|c| c.cols.iter().cloned()).collect();
     if n.is_scan() {
         // A scan's own columns (its Output entries name them) in its relation's order.
         o.physical = in_tlist_order(&o.cols, orders);
-    } else if n.is_join() && (under_join || (n.detail("Output").is_none() && concat == o.cols)) {
-        // A join inside the join tree (whatever the sandbox's join returns), or the
-        // topmost one when it returns its inputs' rows as they are (no select list
-        // projected in it): the join relation's target list.
+    } else if n.is_join() && n.detail("Output").is_none() {
+        // A join (whatever the sandbox's join returns, its inputs' rows or a
+        // projection of their columns): the join relation's target list. At the top
+        // of the join tree, a projection of plain columns in the final target list's
+        // order is PostgreSQL's scan/join target too.
         o.physical = join_tlist(n, &o.cols, orders, under_join);
     } else if n.detail("Output").is_some() {
         // A projection (the select list, an aggregate's results): as it is.
