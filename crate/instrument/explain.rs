@@ -437,8 +437,8 @@ fn resolve_columns(n: &ExplainNode, prefix: bool) -> Outputs {
         // A foreign scan of a join or of an upper relation (no relation of its own):
         // each column a Var of its scan target list, `(count(*))` a reference too.
         let scan_tlist = n.detail("Relations").is_some() && n.children.is_empty();
-        let cols: Vec<String> = own.iter().map(|c| resolve_qualifiers(&substitute(c, &input), prefix)).collect();
-        let vars = own
+        let mut cols: Vec<String> = own.iter().map(|c| resolve_qualifiers(&substitute(c, &input), prefix)).collect();
+        let mut vars: Vec<bool> = own
             .iter()
             .zip(&cols)
             .map(|(c, text)| match input_ref(c) {
@@ -446,6 +446,19 @@ fn resolve_columns(n: &ExplainNode, prefix: bool) -> Outputs {
                 None => scan_tlist || (children.is_empty() && is_column_text(text)),
             })
             .collect();
+        if folds {
+            // The select list projected over a Sort: ORDER BY's columns it leaves out
+            // are resjunk entries of PostgreSQL's final target list, at its end
+            // (transformSortClause), which the Sort and the nodes above it return.
+            if let (Some(sort), Some(c)) = (n.children.first(), children.first()) {
+                for k in resjunk_sort_keys(sort) {
+                    if let Some(col) = c.cols.get(k).filter(|col| !cols.contains(col)) {
+                        cols.push(col.clone());
+                        vars.push(true);
+                    }
+                }
+            }
+        }
         Outputs { qualified: cols.clone(), cols, vars, children, physical: None }
     } else if n.is_join() {
         let sides: Vec<&Outputs> = children.iter().collect();
@@ -478,6 +491,23 @@ fn resolve_columns(n: &ExplainNode, prefix: bool) -> Outputs {
             c.vars = vec![true; own.len()];
             c.cols = own.clone();
             c.qualified = own.clone();
+        }
+    }
+    out
+}
+
+/// The input columns (`$N`) a Sort or Incremental Sort orders by, when each key is one
+/// (none when a key is an expression).
+fn resjunk_sort_keys(sort: &ExplainNode) -> Vec<usize> {
+    if !matches!(sort.node_type.as_str(), "Sort" | "Incremental Sort") {
+        return vec![];
+    }
+    let Some(keys) = sort.detail("Sort Key") else { return vec![] };
+    let mut out = vec![];
+    for key in keys.split(", ") {
+        match input_ref(key.strip_suffix(" DESC").unwrap_or(key)) {
+            Some(k) => out.push(k),
+            None => return vec![],
         }
     }
     out
@@ -1862,6 +1892,21 @@ mod tests {
         ];
         details.extend(output.iter().map(|c| ("Output".to_string(), c.to_string())));
         ExplainNode { details, ..node("Seq Scan", Some(table), &[], vec![]) }
+    }
+
+    /// `select id from loc order by qty limit 5`: the select list projected over the
+    /// Sort leaves out its key, a resjunk entry of PostgreSQL's target list that the
+    /// Sort and the Limit return.
+    #[test]
+    fn an_order_by_column_not_selected_is_a_resjunk_output() {
+        let scan = node("Seq Scan", Some("loc"), &[("Schema", "public"), ("Output", "id"), ("Output", "qty")], vec![]);
+        let sort = node("Sort", None, &[("Sort Key", "$1 DESC, $0")], vec![scan]);
+        let project = node("Result", None, &[("Output", "$0")], vec![sort]);
+        let limit = node("Limit", None, &[], vec![project]);
+        let text = plan_text(&limit, true);
+        assert_eq!(text[1], "Output: id, qty", "{text:#?}");
+        assert_eq!(text[3], "Output: id, qty", "{text:#?}");
+        assert_eq!(text[4], "Sort Key: loc.qty DESC, loc.id", "{text:#?}");
     }
 
     /// `select count(*) from a join b on a.x = b.x`: the join's columns are needed by
