@@ -280,6 +280,7 @@ fn mark(plan: &mut Plan, rels: &[BaseRelName], tlists: &[RelTlist], name_them: b
         | Plan::Agg { child, .. }
         | Plan::Result { child, .. }
         | Plan::Material { child }
+        | Plan::Memoize { child, .. }
         | Plan::Unique { child, .. }
         | Plan::Gating { child, .. } => mark(child, rels, tlists, name_them),
         Plan::HashJoin { outer, inner, .. }

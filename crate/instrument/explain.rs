@@ -798,8 +798,9 @@ fn order_tlists(n: &ExplainNode, o: &mut Outputs, orders: &[RelOrder], under_joi
     } else if n.detail("Output").is_some() {
         // A projection (the select list, an aggregate's results): as it is.
     } else if let Some(first) = o.children.first() {
-        let passes_on = matches!(n.node_type.as_str(), "Sort" | "Incremental Sort" | "Hash" | "Materialize" | "Limit")
-            || (n.node_type == "Result" && n.detail("One-Time Filter").is_some());
+        let passes_on =
+            matches!(n.node_type.as_str(), "Sort" | "Incremental Sort" | "Hash" | "Materialize" | "Memoize" | "Limit")
+                || (n.node_type == "Result" && n.detail("One-Time Filter").is_some());
         if passes_on && first.cols == o.cols {
             o.physical = first.physical.clone();
         }
@@ -871,6 +872,19 @@ fn use_physical_tlists(n: &ExplainNode, o: &mut Outputs, flags: TlistFlags, pref
         }
     }
     for (c, co) in n.children.iter().zip(o.children.iter_mut()) {
+        if n.node_type == "Merge Join" && c.node_type == "Materialize" {
+            // create_mergejoin_plan's materialize_inner: the Material node is made over
+            // the inner plan, which was made with the join's own flags (0), not
+            // through create_material_plan's disuse_physical_tlist.
+            for (m, mo) in c.children.iter().zip(co.children.iter_mut()) {
+                use_physical_tlists(m, mo, TlistFlags::Any, prefix);
+            }
+            // It stores and returns its input's rows as they are.
+            if let Some(first) = co.children.first().filter(|f| f.cols == co.cols) {
+                co.physical = first.physical.clone();
+            }
+            continue;
+        }
         use_physical_tlists(c, co, input_flags(n, c, flags), prefix);
     }
 }
@@ -1907,6 +1921,36 @@ mod tests {
         assert_eq!(text[1], "Output: id, qty", "{text:#?}");
         assert_eq!(text[3], "Output: id, qty", "{text:#?}");
         assert_eq!(text[4], "Sort Key: loc.qty DESC, loc.id", "{text:#?}");
+    }
+
+    /// A Merge Join's materialized inner side (create_mergejoin_plan's
+    /// materialize_inner) returns its scan's whole row; a Nested Loop's Materialize
+    /// (create_material_plan) only the columns needed.
+    #[test]
+    fn a_merge_joins_material_node_keeps_the_physical_tlist() {
+        let scan = |table: &str| {
+            let details: Vec<(&str, &str)> = vec![
+                ("Schema", "public"),
+                ("Output", "id"),
+                (PHYSICAL_TLIST, "id"),
+                (PHYSICAL_TLIST, "cat"),
+                (PHYSICAL_TLIST, "qty"),
+            ];
+            node("Index Scan", Some(table), &details, vec![])
+        };
+        let outer = node("Seq Scan", Some("r"), &[("Schema", "public"), ("Output", "k")], vec![]);
+        let mat = node("Materialize", None, &[], vec![scan("loc")]);
+        let merge = node("Merge Join", None, &[("Merge Cond", "($0 = $1)")], vec![outer.clone(), mat]);
+        let project = node("Result", None, &[("Output", "$0")], vec![merge]);
+        let text = plan_text(&project, true);
+        let at = text.iter().position(|l| l == "->  Materialize").expect("the Materialize");
+        assert_eq!(text[at + 1], "Output: loc.id, loc.cat, loc.qty", "{text:#?}");
+        let mat = node("Materialize", None, &[], vec![scan("loc")]);
+        let nl = node("Nested Loop", None, &[("Join Filter", "($0 = $1)")], vec![outer, mat]);
+        let project = node("Result", None, &[("Output", "$0")], vec![nl]);
+        let text = plan_text(&project, true);
+        let at = text.iter().position(|l| l == "->  Materialize").expect("the Materialize");
+        assert_eq!(text[at + 1], "Output: loc.id", "{text:#?}");
     }
 
     /// `select count(*) from a join b on a.x = b.x`: the join's columns are needed by
