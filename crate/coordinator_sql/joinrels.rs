@@ -398,13 +398,22 @@ pub(super) fn plan_join_search(
     // EXPLAIN's column order: the relations' reltargets over the join clauses as
     // written (each JOIN's ON, then WHERE).
     let clauses: Vec<Expr> = on.iter().flatten().chain(&where_conj).cloned().collect();
-    let order = super::tlist_order::reltarget_columns(&l, &clauses, numbering.n, &|c| numbering.rel_of(c));
     let names: Vec<(String, usize, Vec<String>)> = rels
         .iter()
         .map(|r| (r.name.clone(), r.first, r.rel.columns.iter().map(|c| c.name.clone()).collect()))
         .collect();
     let mut joins = written_joins(&members, on);
     reduce_outer_joins(&mut joins, &where_conj, &numbering);
+    // The equalities that may make equivalence classes: WHERE's and the ON conditions
+    // of inner and semi joins (an outer join's, its outer side's, may not).
+    let ec_clauses: Vec<Expr> = joins
+        .iter()
+        .filter(|j| matches!(j.jt, JoinType::Inner | JoinType::Semi))
+        .flat_map(|j| j.quals.iter().cloned())
+        .chain(where_conj.iter().cloned())
+        .collect();
+    let targets =
+        super::tlist_order::reltarget_columns(&l, &clauses, &ec_clauses, numbering.n, &|c| numbering.rel_of(c));
     let limit = |name: &str| coord.setting(name).and_then(|v| v.parse::<usize>().ok()).unwrap_or(8);
     let joinlist = deconstruct_jointree(&members, &joins, limit("from_collapse_limit"), limit("join_collapse_limit"));
     let (where_conj, pinned_needed, pinned_ecs) = carry_constants(&mut joins, where_conj, &rels, &numbering);
@@ -450,7 +459,7 @@ pub(super) fn plan_join_search(
         .iter()
         .map(|(name, first, columns)| super::tlist_order::BaseRelName { name, first: *first, columns: columns.clone() })
         .collect();
-    super::tlist_order::mark_scans(&mut planned.plan, &rels, &order);
+    super::tlist_order::mark_scans(&mut planned.plan, &rels, &targets);
     Ok(planned)
 }
 

@@ -298,14 +298,22 @@ pub(super) fn plan_query_into(
     }
     let alias = alias.unwrap_or_else(|| rel.name.clone());
     let order_keys = order_keys_of(&layers);
+    let tlist_layers = layers.clone_layers();
     let mut p =
         Planner { coord, servers: std::mem::take(servers), gating: vec![], force_index: false, merge_order: false };
     let plan = p.build(rel, &alias, layers, at);
     *servers = p.servers;
-    let plan = match qual {
+    let mut plan = match qual {
         Some(f) => super::subselect::insert_gating(plan?, f),
         None => plan?,
     };
+    // EXPLAIN's column order: the relation's reltarget (the final target list's
+    // columns in its order, `build_base_rel_tlists`).
+    let n = rel.columns.len();
+    let targets = tlist_order::reltarget_columns(&tlist_layers, &[], &[], n, &|_| 0);
+    let names: Vec<String> = rel.columns.iter().map(|c| c.name.clone()).collect();
+    let rels = [tlist_order::BaseRelName { name: &alias, first: 0, columns: names }];
+    tlist_order::mark_named_scans(&mut plan, &rels, &targets);
     Ok(Planned { plan, columns, servers: vec![], order_key: order_keys.first().copied(), order_keys })
 }
 
@@ -730,13 +738,14 @@ fn plan_join(
     // EXPLAIN's column order: the relations' reltargets over the join clauses as
     // written (ON, then WHERE).
     let clauses = l.filter.as_ref().map(split_and).unwrap_or_default();
-    let order = tlist_order::reltarget_columns(&l, &clauses, n, &|c| (c >= wa) as usize);
+    // (Two relations: an equivalence class joins them both at once.)
+    let targets = tlist_order::reltarget_columns(&l, &clauses, &[], n, &|c| (c >= wa) as usize);
     let names = |r: &Relation| r.columns.iter().map(|c| c.name.clone()).collect();
     let rels = [
         tlist_order::BaseRelName { name: &na, first: 0, columns: names(ra) },
         tlist_order::BaseRelName { name: &nb, first: wa, columns: names(rb) },
     ];
-    tlist_order::mark_scans(&mut planned.plan, &rels, &order);
+    tlist_order::mark_scans(&mut planned.plan, &rels, &targets);
     Ok(planned)
 }
 

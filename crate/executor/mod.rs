@@ -587,6 +587,9 @@ pub(crate) fn explain_scan_name(e: &mut ExplainNode, name: Option<&crate::plan::
             // `rank<TAB>column<TAB>column…` (instrument::explain's TLIST_ORDER).
             let line = std::iter::once(t.rank.to_string()).chain(t.columns.iter().cloned()).collect::<Vec<_>>();
             e.details.push((crate::instrument::TLIST_ORDER.into(), line.join("\t")));
+            // `place:needed` for each column (instrument::explain's TLIST_NEEDED).
+            let needed: Vec<String> = t.needed.iter().map(|(at, bits)| format!("{at}:{bits}")).collect();
+            e.details.push((crate::instrument::TLIST_NEEDED.into(), needed.join("\t")));
         }
         if let Some(p) = &n.parent {
             e.details.push(("Parent".into(), p.clone()));

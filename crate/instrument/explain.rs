@@ -362,6 +362,11 @@ pub const PHYSICAL_TLIST: &str = "Physical Tlist";
 /// (`plan::RelTlist`; printed by [`order_tlists`]).
 pub const TLIST_ORDER: &str = "Tlist Order";
 
+/// Beside [`TLIST_ORDER`], for each of its columns `place:needed`: the column's place
+/// in the query's whole reltarget order and its `attr_needed` bit set (`plan::RelTlist`;
+/// [`join_tlist`] keeps the columns a join relation returns).
+pub const TLIST_NEEDED: &str = "Tlist Needed";
+
 /// A partitioned UPDATE's or DELETE's result relation, which ModifyTable names under
 /// its Output (show_modifytable_info): `operation\trelation\talias`, printed in TEXT as
 /// `Foreign Update on public.pt1 pt_1`; in JSON PostgreSQL's "Target Tables".
@@ -432,8 +437,8 @@ fn resolve_columns(n: &ExplainNode, prefix: bool) -> Outputs {
         // A foreign scan of a join or of an upper relation (no relation of its own):
         // each column a Var of its scan target list, `(count(*))` a reference too.
         let scan_tlist = n.detail("Relations").is_some() && n.children.is_empty();
-        let cols: Vec<String> = own.iter().map(|c| resolve_qualifiers(&substitute(c, &input), prefix)).collect();
-        let vars = own
+        let mut cols: Vec<String> = own.iter().map(|c| resolve_qualifiers(&substitute(c, &input), prefix)).collect();
+        let mut vars: Vec<bool> = own
             .iter()
             .zip(&cols)
             .map(|(c, text)| match input_ref(c) {
@@ -441,6 +446,19 @@ fn resolve_columns(n: &ExplainNode, prefix: bool) -> Outputs {
                 None => scan_tlist || (children.is_empty() && is_column_text(text)),
             })
             .collect();
+        if folds {
+            // The select list projected over a Sort: ORDER BY's columns it leaves out
+            // are resjunk entries of PostgreSQL's final target list, at its end
+            // (transformSortClause), which the Sort and the nodes above it return.
+            if let (Some(sort), Some(c)) = (n.children.first(), children.first()) {
+                for k in resjunk_sort_keys(sort) {
+                    if let Some(col) = c.cols.get(k).filter(|col| !cols.contains(col)) {
+                        cols.push(col.clone());
+                        vars.push(true);
+                    }
+                }
+            }
+        }
         Outputs { qualified: cols.clone(), cols, vars, children, physical: None }
     } else if n.is_join() {
         let sides: Vec<&Outputs> = children.iter().collect();
@@ -473,6 +491,23 @@ fn resolve_columns(n: &ExplainNode, prefix: bool) -> Outputs {
             c.vars = vec![true; own.len()];
             c.cols = own.clone();
             c.qualified = own.clone();
+        }
+    }
+    out
+}
+
+/// The input columns (`$N`) a Sort or Incremental Sort orders by, when each key is one
+/// (none when a key is an expression).
+fn resjunk_sort_keys(sort: &ExplainNode) -> Vec<usize> {
+    if !matches!(sort.node_type.as_str(), "Sort" | "Incremental Sort") {
+        return vec![];
+    }
+    let Some(keys) = sort.detail("Sort Key") else { return vec![] };
+    let mut out = vec![];
+    for key in keys.split(", ") {
+        match input_ref(key.strip_suffix(" DESC").unwrap_or(key)) {
+            Some(k) => out.push(k),
+            None => return vec![],
         }
     }
     out
@@ -629,7 +664,12 @@ struct RelOrder {
     names: Vec<String>,
     rank: usize,
     columns: Vec<String>,
+    /// Each column's place in the whole order and its attr_needed ([`TLIST_NEEDED`]).
+    needed: Vec<(usize, u64)>,
 }
+
+/// `attr_needed`'s bit for the query's upper levels (`coordinator_sql::tlist_order`).
+const NEEDED_ABOVE: u64 = 1 << 63;
 
 fn collect_tlist_orders(n: &ExplainNode, out: &mut Vec<RelOrder>) {
     if let Some(v) = n.detail(TLIST_ORDER) {
@@ -637,9 +677,70 @@ fn collect_tlist_orders(n: &ExplainNode, out: &mut Vec<RelOrder>) {
         let rank = parts.next().and_then(|r| r.parse().ok()).unwrap_or(usize::MAX);
         let mut names: Vec<String> = n.alias().into_iter().map(quote_identifier).collect();
         names.extend(n.detail("Parent").map(quote_identifier));
-        out.push(RelOrder { names, rank, columns: parts.map(quote_identifier).collect() });
+        let columns: Vec<String> = parts.map(quote_identifier).collect();
+        let needed: Vec<(usize, u64)> = n
+            .detail(TLIST_NEEDED)
+            .map(|v| {
+                v.split('\t')
+                    .filter_map(|e| {
+                        let (at, bits) = e.split_once(':')?;
+                        Some((at.parse().ok()?, bits.parse().ok()?))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        // Without a full attr_needed (an older tree), nothing is filtered.
+        let needed = if needed.len() == columns.len() { needed } else { vec![] };
+        out.push(RelOrder { names, rank, columns, needed });
     }
     n.children.iter().filter(|c| !is_init_plan(c)).for_each(|c| collect_tlist_orders(c, out));
+}
+
+/// The relations (their bits, by rank) whose scans are under `n`: a join relation's
+/// relids. None when a scan under it is not a marked base relation's (a pushed-down
+/// join, a subquery): the set is then not known.
+fn join_relids(n: &ExplainNode) -> Option<u64> {
+    if n.detail("Relations").is_some() && n.children.is_empty() {
+        return None;
+    }
+    if n.is_scan() {
+        let rank: usize = n.detail(TLIST_ORDER)?.split('\t').next()?.parse().ok()?;
+        return (rank < 63).then_some(1u64 << rank);
+    }
+    let mut bits = 0;
+    for c in n.children.iter().filter(|c| !is_init_plan(c)) {
+        bits |= join_relids(c)?;
+    }
+    Some(bits)
+}
+
+/// The join's target list as PostgreSQL's `build_joinrel_tlist` makes it, when every
+/// column of `cols` is a marked relation's: the columns needed beyond the join
+/// relation's own relations (`bms_nonempty_difference(attr_needed, relids)`: by the
+/// upper levels, or by a clause with a relation not yet joined), in its relations'
+/// order (`under_join`), or at the top of the join tree in the final target list's
+/// order (the scan/join target, `apply_scanjoin_target_to_paths`). None when a column
+/// is not a marked relation's, or the join's relations are not known.
+fn join_tlist(n: &ExplainNode, cols: &[String], orders: &[RelOrder], under_join: bool) -> Option<Vec<String>> {
+    let relids = join_relids(n)?;
+    let mut keyed: Vec<((usize, usize), &String)> = vec![];
+    for c in cols {
+        let (alias, column) = c.split_once('.')?;
+        let rel = orders.iter().find(|r| r.names.iter().any(|a| a == alias))?;
+        let at = rel.columns.iter().position(|x| x == column)?;
+        let &(place, needed) = rel.needed.get(at)?;
+        if needed & NEEDED_ABOVE == 0 && needed & !relids == 0 {
+            continue;
+        }
+        let key = if under_join { (rel.rank, at) } else { (place, 0) };
+        if keyed.iter().any(|(k, _)| *k == key) {
+            // A column twice: a select list projected in the join, printed as it is.
+            return None;
+        }
+        keyed.push((key, c));
+    }
+    keyed.sort_by_key(|(k, _)| *k);
+    Some(keyed.into_iter().map(|(_, c)| c.clone()).collect())
 }
 
 /// Where PostgreSQL's target lists put a printed column `alias.column`: its relation's
@@ -662,17 +763,25 @@ fn in_tlist_order(cols: &[String], orders: &[RelOrder]) -> Option<Vec<String>> {
 /// The `Output:` of a join's scans and joins in PostgreSQL's column order
 /// (`coordinator_sql::tlist_order`), where the sandbox's own order (table order,
 /// outer side first) differs: a scan's columns in its relation's reltarget order
-/// (unless it prints its physical target list), a join's in its relations' order
-/// (`build_joinrel_tlist`), a node that passes its input's rows on (Sort, Hash,
+/// (unless it prints its physical target list), a join's as [`join_tlist`] makes it
+/// (only the columns needed above it, `build_joinrel_tlist`), a partitioned table's
+/// Append's in its parent's order, a node that passes its input's rows on (Sort, Hash,
 /// Materialize, Limit, a gating Result) as its input prints them. A node that
 /// projects (its own Output entries: the query's select list) is left as it is, and so
-/// is the topmost join (`under_join` false): its target list is the final one
-/// (`apply_scanjoin_target_to_paths`), which the sandbox's join returns as it is.
+/// is the topmost join (`under_join` false) when the select list projected in it has
+/// an expression or a column twice.
 fn order_tlists(n: &ExplainNode, o: &mut Outputs, orders: &[RelOrder], under_join: bool) {
     for (c, co) in n.children.iter().zip(o.children.iter_mut()) {
         if !is_init_plan(c) {
             order_tlists(c, co, orders, under_join || n.is_join());
         }
+    }
+    if o.physical.is_none() && partition_parents(n).is_some() {
+        // An Append over a partitioned table's members returns the parent's columns in
+        // its reltarget's order (not printed; a Sort, Hash or Materialize above prints
+        // them so).
+        o.physical = in_tlist_order(&o.cols, orders);
+        return;
     }
     if o.physical.is_some() || !shows_output(n) {
         return;
@@ -680,16 +789,18 @@ fn order_tlists(n: &ExplainNode, o: &mut Outputs, orders: &[RelOrder], under_joi
     if n.is_scan() {
         // A scan's own columns (its Output entries name them) in its relation's order.
         o.physical = in_tlist_order(&o.cols, orders);
+    } else if n.is_join() && n.detail("Output").is_none() {
+        // A join (whatever the sandbox's join returns, its inputs' rows or a
+        // projection of their columns): the join relation's target list. At the top
+        // of the join tree, a projection of plain columns in the final target list's
+        // order is PostgreSQL's scan/join target too.
+        o.physical = join_tlist(n, &o.cols, orders, under_join);
     } else if n.detail("Output").is_some() {
         // A projection (the select list, an aggregate's results): as it is.
-    } else if n.is_join() && under_join {
-        let concat: Vec<String> = o.children.iter().flat_map(|c| c.cols.iter().cloned()).collect();
-        if concat == o.cols {
-            o.physical = in_tlist_order(&o.cols, orders);
-        }
     } else if let Some(first) = o.children.first() {
-        let passes_on = matches!(n.node_type.as_str(), "Sort" | "Incremental Sort" | "Hash" | "Materialize" | "Limit")
-            || (n.node_type == "Result" && n.detail("One-Time Filter").is_some());
+        let passes_on =
+            matches!(n.node_type.as_str(), "Sort" | "Incremental Sort" | "Hash" | "Materialize" | "Memoize" | "Limit")
+                || (n.node_type == "Result" && n.detail("One-Time Filter").is_some());
         if passes_on && first.cols == o.cols {
             o.physical = first.physical.clone();
         }
@@ -727,10 +838,11 @@ fn input_flags(parent: &ExplainNode, child: &ExplainNode, got: TlistFlags) -> Tl
         "Hash Join" | "Nested Loop" | "Merge Join" => TlistFlags::Any,
         // create_agg_plan and create_group_plan: CP_LABEL_TLIST.
         "Aggregate" | "Group" => TlistFlags::Any,
-        // create_limit_plan: flags | CP_LABEL_TLIST, the caller's demand stands; a gating
-        // Result is made in create_scan_plan with the scan's own flags.
+        // create_limit_plan: flags | CP_LABEL_TLIST, the caller's demand stands.
         "Limit" => got,
-        "Result" if parent.detail("One-Time Filter").is_some() => got,
+        // A gating Result projects: create_scan_plan clears the scan's flags when it
+        // has pseudoconstant quals ("no requirements on the child's tlist").
+        "Result" if parent.detail("One-Time Filter").is_some() => TlistFlags::Any,
         // Append and Merge Append (CP_EXACT_TLIST for each member), ModifyTable,
         // Unique, SetOp, Subquery Scan, and whatever else: exact, as asked.
         _ => TlistFlags::Exact,
@@ -760,6 +872,19 @@ fn use_physical_tlists(n: &ExplainNode, o: &mut Outputs, flags: TlistFlags, pref
         }
     }
     for (c, co) in n.children.iter().zip(o.children.iter_mut()) {
+        if n.node_type == "Merge Join" && c.node_type == "Materialize" {
+            // create_mergejoin_plan's materialize_inner: the Material node is made over
+            // the inner plan, which was made with the join's own flags (0), not
+            // through create_material_plan's disuse_physical_tlist.
+            for (m, mo) in c.children.iter().zip(co.children.iter_mut()) {
+                use_physical_tlists(m, mo, TlistFlags::Any, prefix);
+            }
+            // It stores and returns its input's rows as they are.
+            if let Some(first) = co.children.first().filter(|f| f.cols == co.cols) {
+                co.physical = first.physical.clone();
+            }
+            continue;
+        }
         use_physical_tlists(c, co, input_flags(n, c, flags), prefix);
     }
 }
@@ -995,7 +1120,8 @@ fn properties(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions) -> Vec<(Strin
         .iter()
         .filter(|(k, _)| match k.as_str() {
             "Output" | "Schema" | "Alias" | "Server" | "Qualify" | "Parent" | "JoinType" | "Partial Mode"
-            | ROW_MARK_OUTPUT | TARGET_TABLE | TARGET_REMOTE_SQL | PAIR_PARENT | PHYSICAL_TLIST | TLIST_ORDER => false,
+            | ROW_MARK_OUTPUT | TARGET_TABLE | TARGET_REMOTE_SQL | PAIR_PARENT | PHYSICAL_TLIST | TLIST_ORDER
+            | TLIST_NEEDED => false,
             // TEXT prints it only with VERBOSE, and only when true (explain.c).
             "Remote SQL" | "Inner Unique" | "Batch Size" => opts.verbose,
             _ => true,
@@ -1766,5 +1892,96 @@ mod tests {
         assert_eq!(text[3], "Output: ((qty + 1))", "{text:#?}");
         assert_eq!(text[4], "Sort Key: ((loc.qty + 1))", "{text:#?}");
         assert_eq!(text[6], "Output: (qty + 1)", "{text:#?}");
+    }
+
+    /// A marked scan of a join's base relation: its rank, its columns in reltarget
+    /// order with their (place, attr_needed), and its Output in table order.
+    fn marked_scan(table: &str, rank: usize, tlist: &[(&str, usize, u64)], output: &[&str]) -> ExplainNode {
+        let order = std::iter::once(rank.to_string()).chain(tlist.iter().map(|t| t.0.to_string())).collect::<Vec<_>>();
+        let needed: Vec<String> = tlist.iter().map(|t| format!("{}:{}", t.1, t.2)).collect();
+        let mut details = vec![
+            ("Schema".to_string(), "public".to_string()),
+            (TLIST_ORDER.to_string(), order.join("\t")),
+            (TLIST_NEEDED.to_string(), needed.join("\t")),
+        ];
+        details.extend(output.iter().map(|c| ("Output".to_string(), c.to_string())));
+        ExplainNode { details, ..node("Seq Scan", Some(table), &[], vec![]) }
+    }
+
+    /// `select id from loc order by qty limit 5`: the select list projected over the
+    /// Sort leaves out its key, a resjunk entry of PostgreSQL's target list that the
+    /// Sort and the Limit return.
+    #[test]
+    fn an_order_by_column_not_selected_is_a_resjunk_output() {
+        let scan = node("Seq Scan", Some("loc"), &[("Schema", "public"), ("Output", "id"), ("Output", "qty")], vec![]);
+        let sort = node("Sort", None, &[("Sort Key", "$1 DESC, $0")], vec![scan]);
+        let project = node("Result", None, &[("Output", "$0")], vec![sort]);
+        let limit = node("Limit", None, &[], vec![project]);
+        let text = plan_text(&limit, true);
+        assert_eq!(text[1], "Output: id, qty", "{text:#?}");
+        assert_eq!(text[3], "Output: id, qty", "{text:#?}");
+        assert_eq!(text[4], "Sort Key: loc.qty DESC, loc.id", "{text:#?}");
+    }
+
+    /// A Merge Join's materialized inner side (create_mergejoin_plan's
+    /// materialize_inner) returns its scan's whole row; a Nested Loop's Materialize
+    /// (create_material_plan) only the columns needed.
+    #[test]
+    fn a_merge_joins_material_node_keeps_the_physical_tlist() {
+        let scan = |table: &str| {
+            let details: Vec<(&str, &str)> = vec![
+                ("Schema", "public"),
+                ("Output", "id"),
+                (PHYSICAL_TLIST, "id"),
+                (PHYSICAL_TLIST, "cat"),
+                (PHYSICAL_TLIST, "qty"),
+            ];
+            node("Index Scan", Some(table), &details, vec![])
+        };
+        let outer = node("Seq Scan", Some("r"), &[("Schema", "public"), ("Output", "k")], vec![]);
+        let mat = node("Materialize", None, &[], vec![scan("loc")]);
+        let merge = node("Merge Join", None, &[("Merge Cond", "($0 = $1)")], vec![outer.clone(), mat]);
+        let project = node("Result", None, &[("Output", "$0")], vec![merge]);
+        let text = plan_text(&project, true);
+        let at = text.iter().position(|l| l == "->  Materialize").expect("the Materialize");
+        assert_eq!(text[at + 1], "Output: loc.id, loc.cat, loc.qty", "{text:#?}");
+        let mat = node("Materialize", None, &[], vec![scan("loc")]);
+        let nl = node("Nested Loop", None, &[("Join Filter", "($0 = $1)")], vec![outer, mat]);
+        let project = node("Result", None, &[("Output", "$0")], vec![nl]);
+        let text = plan_text(&project, true);
+        let at = text.iter().position(|l| l == "->  Materialize").expect("the Materialize");
+        assert_eq!(text[at + 1], "Output: loc.id", "{text:#?}");
+    }
+
+    /// `select count(*) from a join b on a.x = b.x`: the join's columns are needed by
+    /// its own clause only (attr_needed {a, b}, its own relations), so its target list
+    /// is empty (`build_joinrel_tlist`): no Output line.
+    #[test]
+    fn a_join_under_count_star_returns_no_columns() {
+        let a = marked_scan("a", 0, &[("x", 0, 0b11)], &["x"]);
+        let b = marked_scan("b", 1, &[("x", 1, 0b11)], &["x"]);
+        let join = node("Nested Loop", None, &[("Join Filter", "($0 = $1)")], vec![a, b]);
+        let agg = node("Aggregate", None, &[("Output", "count(*)")], vec![join]);
+        let text = plan_text(&agg, true);
+        assert_eq!(text[2], "->  Nested Loop", "{text:#?}");
+        assert_eq!(text[3], "Join Filter: (a.x = b.x)", "{text:#?}");
+    }
+
+    /// `select c.v, b.w from a join b on a.x = b.x join c on c.y = a.y`: the join of
+    /// a and b keeps b.w (needed above) and a.y (needed by the clause with c), not
+    /// the columns of its own clause, in its relations' order (a's, then b's); the top
+    /// join returns the final target list's columns in its order.
+    #[test]
+    fn a_join_keeps_the_columns_needed_beyond_its_relations() {
+        const ABOVE: u64 = NEEDED_ABOVE;
+        let a = marked_scan("a", 0, &[("x", 2, 0b011), ("y", 3, 0b101)], &["x", "y"]);
+        let b = marked_scan("b", 1, &[("w", 1, ABOVE), ("x", 4, 0b011)], &["x", "w"]);
+        let c = marked_scan("c", 2, &[("v", 0, ABOVE), ("y", 5, 0b101)], &["v", "y"]);
+        let ab = node("Hash Join", None, &[("Hash Cond", "($2 = $0)")], vec![b, a]);
+        let top = node("Hash Join", None, &[("Hash Cond", "($5 = $1)")], vec![c, ab]);
+        let text = plan_text(&top, true);
+        assert_eq!(text[1], "Output: c.v, b.w", "{text:#?}");
+        let inner = text.iter().position(|l| l == "->  Hash Join").expect("the inner join");
+        assert_eq!(text[inner + 1], "Output: a.y, b.w", "{text:#?}");
     }
 }

@@ -827,6 +827,11 @@ pub struct ScanName {
 pub struct RelTlist {
     pub rank: usize,
     pub columns: Vec<String>,
+    /// For each of `columns`: its place in the query's whole reltarget order (the
+    /// final target list's columns first, in its order) and its `attr_needed` as a bit
+    /// set (bit 63 the upper levels, bit k the k-th relation), from which EXPLAIN
+    /// tells which columns a join relation returns (`build_joinrel_tlist`).
+    pub needed: Vec<(usize, u64)>,
 }
 
 /// What ExecInitPartitionPruning needs to prune an Append's children at executor
