@@ -297,6 +297,21 @@ fn is_column_text(s: &str) -> bool {
     }
 }
 
+/// A Finalize aggregate's entry `f($k)` over its input's partial aggregate `PARTIAL
+/// f(x)`: ruleutils.c's `get_agg_expr` prints a combining aggregate as the original
+/// aggregate of the partial one's arguments (`get_agg_combine_expr`), `f(x)`, not
+/// `f((PARTIAL f(x)))`. None for any other entry.
+fn combined_aggregate(entry: &str, input: &Outputs) -> Option<String> {
+    let open = entry.find('(')?;
+    let k = input_ref(entry[open + 1..].strip_suffix(')')?)?;
+    // Read directly from the partial aggregate, or through a node that passes it on
+    // (a Sort, an Append: its reference, parenthesized).
+    let col = input.cols.get(k)?;
+    let col =
+        col.strip_prefix('(').and_then(|c| c.strip_suffix(')')).filter(|c| c.starts_with("PARTIAL ")).unwrap_or(col);
+    col.strip_prefix("PARTIAL ").map(str::to_string)
+}
+
 /// A constant as a scan's Output prints it, never a column's name: a number (a set
 /// operation's flag) or a typed NULL (`NULL::integer`, an INSERT's unfilled column).
 fn is_constant_text(c: &str) -> bool {
@@ -433,7 +448,14 @@ fn resolve_columns(n: &ExplainNode, prefix: bool) -> Outputs {
         // A foreign scan of a join or of an upper relation (no relation of its own):
         // each column a Var of its scan target list, `(count(*))` a reference too.
         let scan_tlist = n.detail("Relations").is_some() && n.children.is_empty();
-        let cols: Vec<String> = own.iter().map(|c| resolve_qualifiers(&substitute(c, &input), prefix)).collect();
+        let finalize = n.detail("Partial Mode") == Some("Finalize");
+        let cols: Vec<String> = own
+            .iter()
+            .map(|c| {
+                let combined = children.first().filter(|_| finalize).and_then(|child| combined_aggregate(c, child));
+                resolve_qualifiers(&combined.unwrap_or_else(|| substitute(c, &input)), prefix)
+            })
+            .collect();
         let vars = own
             .iter()
             .zip(&cols)
@@ -665,10 +687,10 @@ fn sort_input_target(r: &ExplainNode) -> Option<(Vec<String>, String)> {
         return None;
     }
     let input = sort.children.iter().find(|c| !is_init_plan(c))?;
-    if !can_project(input) {
+    let mut targets: Vec<String> = r.details.iter().filter(|(k, _)| k == "Output").map(|(_, v)| v.clone()).collect();
+    if !can_project(input, &targets) {
         return None;
     }
-    let mut targets: Vec<String> = r.details.iter().filter(|(k, _)| k == "Output").map(|(_, v)| v.clone()).collect();
     let mut keys = Vec::new();
     for key in split_top_level(sort.detail("Sort Key")?) {
         let (expr, dir) = match key.strip_suffix(" DESC") {
@@ -690,18 +712,20 @@ fn sort_input_target(r: &ExplainNode) -> Option<(Vec<String>, String)> {
 
 /// `is_projection_capable_plan` for the nodes the sandbox puts under a Sort: scans,
 /// joins, aggregates, Results; an Append only over a partitioned table's scans, whose
-/// members project (`project_in_members`). A foreign scan of a join or an upper
-/// relation is left alone (its target list is the remote query's).
-fn can_project(n: &ExplainNode) -> bool {
+/// members project (`project_in_members`), or over a partitionwise join's pairs when
+/// the target list only selects columns (each pair's join passes them). A foreign
+/// scan of a join or an upper relation is left alone (its target list is the remote
+/// query's).
+fn can_project(n: &ExplainNode, targets: &[String]) -> bool {
     if n.detail("Relations").is_some() {
         return false;
     }
     if n.is_scan() || n.is_join() || matches!(n.node_type.as_str(), "Aggregate" | "Result") {
         return true;
     }
-    partition_parents(n).is_some()
-        && !n.children.iter().any(is_init_plan)
-        && n.children.first().is_some_and(|c| c.is_scan() && c.detail("Parent").is_some())
+    let members_project = n.children.first().is_some_and(|c| c.is_scan() && c.detail("Parent").is_some())
+        || targets.iter().all(|t| input_ref(t).is_some());
+    partition_parents(n).is_some() && !n.children.iter().any(is_init_plan) && members_project
 }
 
 /// A list as `sort_key_text` joins it: split at the `, ` that are outside
@@ -1908,6 +1932,30 @@ mod tests {
         assert_eq!(text[1], "Output: id, ((amount * '2'::numeric)), amount", "{text:#?}");
         assert_eq!(text[2], "Sort Key: loc.amount DESC, ((loc.amount * '2'::numeric))", "{text:#?}");
         assert_eq!(text[4], "Output: id, (amount * '2'::numeric), amount", "{text:#?}");
+    }
+
+    /// A Finalize aggregate prints the aggregates it combines as the original ones
+    /// (`sum(amount)`), its input their partial states in parentheses.
+    #[test]
+    fn a_finalize_aggregate_prints_the_original_aggregate() {
+        let scan =
+            node("Seq Scan", Some("h"), &[("Schema", "public"), ("Output", "grp"), ("Output", "amount")], vec![]);
+        let partial = node(
+            "Aggregate",
+            None,
+            &[("Output", "$0"), ("Output", "PARTIAL sum($1)"), ("Partial Mode", "Partial"), ("Group Key", "$0")],
+            vec![scan],
+        );
+        let sort = node("Sort", None, &[("Sort Key", "$0")], vec![partial]);
+        let fin = node(
+            "Aggregate",
+            None,
+            &[("Output", "$0"), ("Output", "sum($1)"), ("Output", "count(*)"), ("Partial Mode", "Finalize")],
+            vec![sort],
+        );
+        let text = plan_text(&fin, true);
+        assert_eq!(text[1], "Output: grp, sum(amount), count(*)", "{text:#?}");
+        assert_eq!(text[3], "Output: grp, (PARTIAL sum(amount))", "{text:#?}");
     }
 
     #[test]
