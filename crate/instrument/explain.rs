@@ -374,6 +374,13 @@ fn substitute(text: &str, inputs: &[String]) -> String {
 /// entries still naming the columns its quals read.
 pub const ROW_MARK_OUTPUT: &str = "Row Mark Output";
 
+/// A Subquery Scan's output column `N` that is a set operation's implicit cast to a
+/// type, `N<TAB>type`: its Output prints the argument (ruleutils.c hides an implicit
+/// cast at the top of a target entry), a node above reads the cast and prints it
+/// whole in parentheses (`(("*SELECT* 1".id)::bigint)`, get_variable's deparse of the
+/// referenced entry).
+pub const IMPLICIT_CAST: &str = "Implicit Cast";
+
 /// A scan of a base relation: one entry per column of the relation, in order (its
 /// physical target list, which `use_physical_tlists` may print as its Output).
 pub const PHYSICAL_TLIST: &str = "Physical Tlist";
@@ -430,7 +437,16 @@ fn resolve_columns(n: &ExplainNode, prefix: bool) -> Outputs {
                 (false, false) => quote_identifier(c),
             })
             .collect();
-        computed(cols, children)
+        let mut out = computed(cols, children);
+        for (_, v) in n.details.iter().filter(|(k, _)| k == IMPLICIT_CAST) {
+            let Some((i, ty)) = v.split_once('\t') else { continue };
+            let Some(i) = i.parse::<usize>().ok().filter(|&i| i < out.cols.len()) else { continue };
+            out.physical.get_or_insert_with(|| out.cols.clone());
+            out.cols[i] = format!("({})::{ty}", out.cols[i]);
+            out.qualified[i] = out.cols[i].clone();
+            out.vars[i] = false;
+        }
+        out
     } else if !own.is_empty() {
         // `$N`: the input's N-th column. A Result folded into its input is that node's
         // target list: it computes what it does not take as it is (`count(*)`, not
@@ -1154,7 +1170,8 @@ fn properties(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions) -> Vec<(Strin
         .iter()
         .filter(|(k, _)| match k.as_str() {
             "Output" | "Schema" | "Alias" | "Server" | "Qualify" | "Parent" | "JoinType" | "Partial Mode"
-            | ROW_MARK_OUTPUT | TARGET_TABLE | TARGET_REMOTE_SQL | PAIR_PARENT | PHYSICAL_TLIST | TLIST_ORDER => false,
+            | IMPLICIT_CAST | ROW_MARK_OUTPUT | TARGET_TABLE | TARGET_REMOTE_SQL | PAIR_PARENT | PHYSICAL_TLIST
+            | TLIST_ORDER => false,
             // TEXT prints it only with VERBOSE, and only when true (explain.c).
             "Remote SQL" | "Inner Unique" | "Batch Size" => opts.verbose,
             _ => true,
@@ -1956,6 +1973,27 @@ mod tests {
         let text = plan_text(&fin, true);
         assert_eq!(text[1], "Output: grp, sum(amount), count(*)", "{text:#?}");
         assert_eq!(text[3], "Output: grp, (PARTIAL sum(amount))", "{text:#?}");
+    }
+
+    /// A UNION branch's column cast to the union's type: the Subquery Scan prints the
+    /// argument, the nodes above the cast, in parentheses.
+    #[test]
+    fn a_set_operations_implicit_cast_is_printed_where_it_is_read() {
+        let scan = node("Seq Scan", Some("loc"), &[("Schema", "public"), ("Output", "id")], vec![]);
+        let sub = node(
+            "Subquery Scan",
+            Some("*SELECT* 1"),
+            &[("Schema", ""), ("Output", "id"), (IMPLICIT_CAST, "0\tbigint")],
+            vec![scan],
+        );
+        let other = node("Seq Scan", Some("big"), &[("Schema", "public"), ("Output", "v")], vec![]);
+        let append = node("Append", None, &[], vec![sub, other]);
+        let mut agg = node("Aggregate", None, &[("Output", "$0"), ("Group Key", "$0")], vec![append]);
+        agg.strategy = Some("Hashed".into());
+        let text = plan_text(&agg, true);
+        assert_eq!(text[1], "Output: ((\"*SELECT* 1\".id)::bigint)", "{text:#?}");
+        assert_eq!(text[2], "Group Key: ((\"*SELECT* 1\".id)::bigint)", "{text:#?}");
+        assert_eq!(text[5], "Output: \"*SELECT* 1\".id", "{text:#?}");
     }
 
     #[test]
