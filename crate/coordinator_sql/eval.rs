@@ -223,8 +223,41 @@ fn binary(op: &BinaryOperator, l: Typed, r: Typed, at: Location) -> Result<Typed
     let Some(bin) = bin_op(op) else {
         return Err(FrontError::unsupported(format!("the operator {op} here"), at));
     };
+    let wider = operator_type(l.1, r.1);
+    let (l, r) = (coerce_operand(l, wider), coerce_operand(r, wider));
     let ty = if bin.is_comparison() { Some(SqlType::Int4) } else { arith_type(l.1, r.1) };
     Ok((Expr::bin(bin, l.0, r.0), ty))
+}
+
+/// The operand type of the operator `make_op` (parse_oper.c) resolves for two numbers
+/// of different categories: float8 over anything, numeric over integers; None when no
+/// operand needs a coercion (integers of either width are one type to the sandbox).
+fn operator_type(l: Option<SqlType>, r: Option<SqlType>) -> Option<SqlType> {
+    match (l?, r?) {
+        (a, b) if a == b => None,
+        (SqlType::Float8, _) | (_, SqlType::Float8) => Some(SqlType::Float8),
+        (SqlType::Numeric, _) | (_, SqlType::Numeric) => Some(SqlType::Numeric),
+        _ => None,
+    }
+}
+
+/// An operand coerced to the operator's type `to` (parse_coerce.c's `coerce_type`): a
+/// constant becomes a constant of that type, as the planner folds it (`amount * 2` is
+/// `amount * '2'::numeric`, sent as `2::numeric`); anything else an implicit cast
+/// (`(k)::numeric`, which deparse.c leaves out of the remote query).
+fn coerce_operand(x: Typed, to: Option<SqlType>) -> Typed {
+    let (Some(to), Some(from)) = (to, x.1) else { return x };
+    if from == to || from == SqlType::Text {
+        return x;
+    }
+    match x.0 {
+        Expr::Const(Datum::Int(v)) if to == SqlType::Numeric => {
+            (Expr::Const(Datum::numeric(Numeric::from_i64(v))), Some(to))
+        }
+        Expr::Const(Datum::Int(v)) if to == SqlType::Float8 => (Expr::Const(Datum::Float(v as f64)), Some(to)),
+        Expr::Const(d) => (Expr::Const(d), Some(from)),
+        e => (Expr::func(Func::Cast { from: Some(from), to, implicit: true }, vec![e]), Some(to)),
+    }
 }
 
 /// The type of `+ - * / %`: integer if both are (int8 if either is), float8 if

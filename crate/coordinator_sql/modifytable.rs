@@ -87,6 +87,7 @@ pub fn plan_modify(coord: &Node, stmt: &Stmt, text: &str, at: Location) -> Resul
     if !pulled_up(source_query(stmt), &planned.plan) && !trivial_projection(rel, &source, &planned.columns) {
         planned.plan = select_subquery_scan(planned.plan);
     }
+    let source = whole_row(rel, source, &mut planned.plan);
     // RETURNING over the inserted row (its columns, in the table's order); a foreign
     // table returns the columns it uses, one row a statement.
     let names: Vec<String> = rel.columns.iter().map(|c| c.name.clone()).collect();
@@ -465,6 +466,48 @@ fn trivial_projection(rel: &Relation, source: &[Option<usize>], columns: &[crate
     source.iter().enumerate().all(|(c, s)| *s == Some(c))
         && columns.len() == rel.columns.len()
         && columns.iter().zip(&rel.columns).all(|(s, t)| s.ty == t.ty.col_type())
+}
+
+/// rewriteTargetListIU (rewriteHandler.c): an INSERT's target list is the table's
+/// whole row in the table's order, a column the statement does not fill a NULL of the
+/// column's type (the sandbox has no column defaults); the planner computes it in the
+/// source's top node (a Subquery Scan's projection, else the scan's target list), so
+/// EXPLAIN prints `Output: f.id, NULL::integer, NULL::numeric, f.cat`. When the source
+/// gives the table's columns in order already, nothing changes; otherwise the source's
+/// top projects the row (the Subquery Scan's targets, else a Result over it) and
+/// ModifyTable takes each column from its own place.
+fn whole_row(rel: &Relation, source: Vec<Option<usize>>, plan: &mut Plan) -> Vec<Option<usize>> {
+    let width = plan.output_columns().len();
+    if width == rel.columns.len() && source.iter().enumerate().all(|(c, s)| *s == Some(c)) {
+        return source;
+    }
+    let row = |input: &[(crate::plan::Expr, String)]| -> Vec<(crate::plan::Expr, String)> {
+        source
+            .iter()
+            .zip(&rel.columns)
+            .map(|(s, col)| match s.and_then(|i| input.get(i)) {
+                Some(t) => t.clone(),
+                None => (
+                    crate::plan::Expr::Func(
+                        crate::plan::Func::Cast { from: None, to: col.ty, implicit: false },
+                        vec![crate::plan::Expr::Const(crate::types::Datum::Null)].into(),
+                    ),
+                    col.name.clone(),
+                ),
+            })
+            .collect()
+    };
+    match plan {
+        Plan::SubqueryScan { targets, .. } => *targets = row(targets),
+        _ => {
+            let names = plan.output_columns();
+            let input: Vec<(crate::plan::Expr, String)> =
+                names.iter().enumerate().map(|(i, c)| (crate::plan::Expr::Col(i), c.name.clone())).collect();
+            let child = std::mem::replace(plan, Plan::EmptyResult { columns: vec![] });
+            *plan = Plan::Result { child: Box::new(child), filter: None, targets: Some(row(&input)) };
+        }
+    }
+    (0..rel.columns.len()).map(Some).collect()
 }
 
 /// The source kept as a subquery, `Subquery Scan on "*SELECT*"`, whose projection

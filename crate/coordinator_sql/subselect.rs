@@ -1162,7 +1162,9 @@ pub(super) fn name_init_plan_relations(child: &Plan, init_plans: &mut [InitPlan]
                 if let Some(p) = &parent {
                     take(p, p, &mut used);
                 }
-                take(&n.alias, parent.as_deref().unwrap_or(base), &mut used);
+                // A relation the subquery names with an alias (`loc l2`) is known by
+                // it (set_rtable_names' refname is the alias), a partition by its parent.
+                take(&n.alias, parent.as_deref().unwrap_or(&n.alias), &mut used);
             }
             None => take(base, base, &mut used),
         });

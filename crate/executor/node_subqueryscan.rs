@@ -73,11 +73,15 @@ impl ExecNode for SubqueryScanState {
         e.node_type = "Subquery Scan".into();
         e.relation = Some(self.alias.clone());
         e.details.push(("Schema".into(), String::new()));
-        for (x, _) in &self.targets {
+        for (i, (x, _)) in self.targets.iter().enumerate() {
             // A set operation's coercion is an implicit cast, which ruleutils.c shows
-            // as its argument at the top of an Output entry (`"*SELECT* 1".id`).
+            // as its argument at the top of an Output entry (`"*SELECT* 1".id`); a node
+            // above reads the cast, which it prints whole (IMPLICIT_CAST).
             let shown = match x {
-                Expr::Func(Func::Cast { implicit: true, .. }, args) if args.len() == 1 => &args[0],
+                Expr::Func(Func::Cast { implicit: true, to, .. }, args) if args.len() == 1 => {
+                    e.details.push((crate::instrument::IMPLICIT_CAST.into(), format!("{i}\t{}", to.name())));
+                    &args[0]
+                }
                 x => x,
             };
             e.push_output(shown.to_sql(&self.input_names));

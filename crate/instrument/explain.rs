@@ -297,6 +297,27 @@ fn is_column_text(s: &str) -> bool {
     }
 }
 
+/// A Finalize aggregate's entry `f($k)` over its input's partial aggregate `PARTIAL
+/// f(x)`: ruleutils.c's `get_agg_expr` prints a combining aggregate as the original
+/// aggregate of the partial one's arguments (`get_agg_combine_expr`), `f(x)`, not
+/// `f((PARTIAL f(x)))`. None for any other entry.
+fn combined_aggregate(entry: &str, input: &Outputs) -> Option<String> {
+    let open = entry.find('(')?;
+    let k = input_ref(entry[open + 1..].strip_suffix(')')?)?;
+    // Read directly from the partial aggregate, or through a node that passes it on
+    // (a Sort, an Append: its reference, parenthesized).
+    let col = input.cols.get(k)?;
+    let col =
+        col.strip_prefix('(').and_then(|c| c.strip_suffix(')')).filter(|c| c.starts_with("PARTIAL ")).unwrap_or(col);
+    col.strip_prefix("PARTIAL ").map(str::to_string)
+}
+
+/// A constant as a scan's Output prints it, never a column's name: a number (a set
+/// operation's flag) or a typed NULL (`NULL::integer`, an INSERT's unfilled column).
+fn is_constant_text(c: &str) -> bool {
+    c.starts_with(|d: char| d.is_ascii_digit()) || c.starts_with("NULL::")
+}
+
 /// The `N` of an Output entry that is exactly `$N` (a reference to the input's N-th
 /// column).
 fn input_ref(entry: &str) -> Option<usize> {
@@ -353,6 +374,13 @@ fn substitute(text: &str, inputs: &[String]) -> String {
 /// entries still naming the columns its quals read.
 pub const ROW_MARK_OUTPUT: &str = "Row Mark Output";
 
+/// A Subquery Scan's output column `N` that is a set operation's implicit cast to a
+/// type, `N<TAB>type`: its Output prints the argument (ruleutils.c hides an implicit
+/// cast at the top of a target entry), a node above reads the cast and prints it
+/// whole in parentheses (`(("*SELECT* 1".id)::bigint)`, get_variable's deparse of the
+/// referenced entry).
+pub const IMPLICIT_CAST: &str = "Implicit Cast";
+
 /// A scan of a base relation: one entry per column of the relation, in order (its
 /// physical target list, which `use_physical_tlists` may print as its Output).
 pub const PHYSICAL_TLIST: &str = "Physical Tlist";
@@ -408,18 +436,22 @@ fn resolve_columns(n: &ExplainNode, prefix: bool) -> Outputs {
             .iter()
             // A constant (a set operation's flag) as it is too.
             // A Values Scan's columns are qualified already (`"*VALUES*".column1`).
-            .map(|c| {
-                match (
-                    c.starts_with('(') || c.starts_with(|d: char| d.is_ascii_digit()) || c.starts_with("\"*VALUES*\"."),
-                    prefix,
-                ) {
-                    (true, _) => c.to_string(),
-                    (false, true) => format!("{alias}.{}", quote_identifier(c)),
-                    (false, false) => quote_identifier(c),
-                }
+            .map(|c| match (c.starts_with('(') || is_constant_text(c) || c.starts_with("\"*VALUES*\"."), prefix) {
+                (true, _) => c.to_string(),
+                (false, true) => format!("{alias}.{}", quote_identifier(c)),
+                (false, false) => quote_identifier(c),
             })
             .collect();
-        computed(cols, children)
+        let mut out = computed(cols, children);
+        for (_, v) in n.details.iter().filter(|(k, _)| k == IMPLICIT_CAST) {
+            let Some((i, ty)) = v.split_once('\t') else { continue };
+            let Some(i) = i.parse::<usize>().ok().filter(|&i| i < out.cols.len()) else { continue };
+            out.physical.get_or_insert_with(|| out.cols.clone());
+            out.cols[i] = format!("({})::{ty}", out.cols[i]);
+            out.qualified[i] = out.cols[i].clone();
+            out.vars[i] = false;
+        }
+        out
     } else if !own.is_empty() {
         // `$N`: the input's N-th column. A Result folded into its input is that node's
         // target list: it computes what it does not take as it is (`count(*)`, not
@@ -437,7 +469,14 @@ fn resolve_columns(n: &ExplainNode, prefix: bool) -> Outputs {
         // A foreign scan of a join or of an upper relation (no relation of its own):
         // each column a Var of its scan target list, `(count(*))` a reference too.
         let scan_tlist = n.detail("Relations").is_some() && n.children.is_empty();
-        let mut cols: Vec<String> = own.iter().map(|c| resolve_qualifiers(&substitute(c, &input), prefix)).collect();
+        let finalize = n.detail("Partial Mode") == Some("Finalize");
+        let mut cols: Vec<String> = own
+            .iter()
+            .map(|c| {
+                let combined = children.first().filter(|_| finalize).and_then(|child| combined_aggregate(c, child));
+                resolve_qualifiers(&combined.unwrap_or_else(|| substitute(c, &input)), prefix)
+            })
+            .collect();
         let mut vars: Vec<bool> = own
             .iter()
             .zip(&cols)
@@ -521,7 +560,7 @@ fn qual_cols(n: &ExplainNode) -> Vec<String> {
     n.details
         .iter()
         .filter(|(k, _)| k == "Output")
-        .map(|(_, c)| match c.starts_with('(') || c.starts_with(|d: char| d.is_ascii_digit()) {
+        .map(|(_, c)| match c.starts_with('(') || is_constant_text(c) {
             true => c.clone(),
             false => qualifiable(&alias, c),
         })
@@ -615,8 +654,9 @@ pub fn with_resolved_details(root: &ExplainNode) -> ExplainNode {
 /// PostgreSQL's `show_scan_qual` does under VERBOSE (with several relations always).
 fn as_postgres_prints(root: &ExplainNode, verbose: bool) -> (ExplainNode, Outputs) {
     let prefix = qualified(root);
-    let outputs = resolve_outputs(root, prefix);
-    let (root, mut outputs) = fold(root.clone(), outputs, verbose);
+    let root = project_below_sort(root.clone());
+    let outputs = resolve_outputs(&root, prefix);
+    let (root, mut outputs) = fold(root, outputs, verbose);
     use_physical_tlists(&root, &mut outputs, TlistFlags::Exact, prefix);
     project_in_members(&root, &mut outputs);
     let mut orders = vec![];
@@ -625,6 +665,141 @@ fn as_postgres_prints(root: &ExplainNode, verbose: bool) -> (ExplainNode, Output
         order_tlists(&root, &mut outputs, &orders, false);
     }
     (root, outputs)
+}
+
+/// The final target list under a Sort, as `grouping_planner` places it: PostgreSQL
+/// computes the select list below the Sort (`make_sort_input_target`: the sort input's
+/// target is the final one, each sort expression not in the select list added as a
+/// resjunk column), in the Sort's input when that node can project
+/// (`is_projection_capable_path`; over a partitioned table in each partition's scan,
+/// `apply_scanjoin_target_to_paths`). The Sort and every node above then read those
+/// columns, printed in parentheses where they are computed (`Output: h.id,
+/// ((h.amount * '2'::numeric))`, `($0)`). The sandbox sorts first and projects in a
+/// Result above the Sort (`planner::finish`); printed, that Result goes under the Sort,
+/// with the Sort's keys renumbered over its columns, so `fold` folds it into the
+/// node that computes it. The InitPlans stay at the top (the Sort) and the Sort keeps
+/// the Result's id (the estimate it printed with before), the moved Result its input's.
+/// Nothing is moved when the input cannot project (an Append of a UNION ALL gets a
+/// Result of its own in PostgreSQL), nor under an Incremental Sort.
+fn project_below_sort(mut n: ExplainNode) -> ExplainNode {
+    n.children = std::mem::take(&mut n.children).into_iter().map(project_below_sort).collect();
+    let Some((targets, keys)) = sort_input_target(&n) else { return n };
+    let mut r = n;
+    let subplan_name = r.detail("Subplan Name").map(str::to_string);
+    let at = r.children.iter().position(|c| !is_init_plan(c)).expect("one input");
+    let mut sort = r.children.remove(at);
+    // The Result's InitPlans belong to the top node; its SubPlans (a select list's
+    // correlated subqueries) to the node that evaluates them.
+    let (inits, subplans): (Vec<ExplainNode>, Vec<ExplainNode>) =
+        r.children.into_iter().partition(|c| c.parent_relationship.as_deref() == Some("InitPlan"));
+    let input_at = sort.children.iter().position(|c| !is_init_plan(c)).expect("one input");
+    let input = sort.children.remove(input_at);
+    let mut details: Vec<(String, String)> =
+        r.details.into_iter().filter(|(k, _)| k != "Output" && k != "Subplan Name").collect();
+    details.extend(targets.into_iter().map(|t| ("Output".to_string(), t)));
+    let mut children = vec![input];
+    children.extend(subplans);
+    let project = ExplainNode {
+        id: children[0].id,
+        node_type: "Result".into(),
+        async_capable: false,
+        strategy: None,
+        relation: None,
+        parent_relationship: children[0].parent_relationship.clone(),
+        details,
+        instr: r.instr,
+        timed: r.timed,
+        children,
+    };
+    sort.children.insert(input_at, project);
+    sort.children.extend(inits);
+    for (k, v) in sort.details.iter_mut() {
+        if k == "Sort Key" {
+            *v = keys.clone();
+        }
+    }
+    if let Some(name) = subplan_name {
+        sort.details.insert(0, ("Subplan Name".into(), name));
+    }
+    sort.id = r.id;
+    sort.parent_relationship = r.parent_relationship;
+    sort
+}
+
+/// For a select-list Result directly over a Sort whose input can project: the target
+/// list to compute below the Sort (the Result's, then the sort expressions it lacks)
+/// and the Sort's keys over it. None for any other node.
+fn sort_input_target(r: &ExplainNode) -> Option<(Vec<String>, String)> {
+    if !folds_into_child(r) || r.detail("Filter").is_some() || r.detail("Output").is_none() {
+        return None;
+    }
+    let sort = r.children.iter().find(|c| !is_init_plan(c))?;
+    if sort.node_type != "Sort" || sort.children.iter().filter(|c| !is_init_plan(c)).count() != 1 {
+        return None;
+    }
+    let input = sort.children.iter().find(|c| !is_init_plan(c))?;
+    let mut targets: Vec<String> = r.details.iter().filter(|(k, _)| k == "Output").map(|(_, v)| v.clone()).collect();
+    if !can_project(input, &targets) {
+        return None;
+    }
+    let mut keys = Vec::new();
+    for key in split_top_level(sort.detail("Sort Key")?) {
+        let (expr, dir) = match key.strip_suffix(" DESC") {
+            Some(e) => (e, " DESC"),
+            None => (key, ""),
+        };
+        // The sort clause's target entry (its sortgroupref), else a resjunk one.
+        let at = match targets.iter().position(|t| t == expr) {
+            Some(i) => i,
+            None => {
+                targets.push(expr.to_string());
+                targets.len() - 1
+            }
+        };
+        keys.push(format!("${at}{dir}"));
+    }
+    Some((targets, keys.join(", ")))
+}
+
+/// `is_projection_capable_plan` for the nodes the sandbox puts under a Sort: scans,
+/// joins, aggregates, Results; an Append only over a partitioned table's scans, whose
+/// members project (`project_in_members`), or over a partitionwise join's pairs when
+/// the target list only selects columns (each pair's join passes them). A foreign
+/// scan of a join or an upper relation is left alone (its target list is the remote
+/// query's).
+fn can_project(n: &ExplainNode, targets: &[String]) -> bool {
+    if n.detail("Relations").is_some() {
+        return false;
+    }
+    if n.is_scan() || n.is_join() || matches!(n.node_type.as_str(), "Aggregate" | "Result") {
+        return true;
+    }
+    let members_project = n.children.first().is_some_and(|c| c.is_scan() && c.detail("Parent").is_some())
+        || targets.iter().all(|t| input_ref(t).is_some());
+    partition_parents(n).is_some() && !n.children.iter().any(is_init_plan) && members_project
+}
+
+/// A list as `sort_key_text` joins it: split at the `, ` that are outside
+/// parentheses and quotes.
+fn split_top_level(s: &str) -> Vec<&str> {
+    let (mut parts, mut depth, mut quote, mut start) = (Vec::new(), 0i32, None::<char>, 0);
+    let bytes = s.as_bytes();
+    for (i, c) in s.char_indices() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '\'') | (None, '"') => quote = Some(c),
+            (None, '(') => depth += 1,
+            (None, ')') => depth -= 1,
+            (None, ',') if depth == 0 && bytes.get(i + 1) == Some(&b' ') => {
+                parts.push(&s[start..i]);
+                start = i + 2;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&s[start..]);
+    parts
 }
 
 /// `apply_scanjoin_target_to_paths` (planner.c) over a partitioned table: the final
@@ -1120,8 +1295,8 @@ fn properties(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions) -> Vec<(Strin
         .iter()
         .filter(|(k, _)| match k.as_str() {
             "Output" | "Schema" | "Alias" | "Server" | "Qualify" | "Parent" | "JoinType" | "Partial Mode"
-            | ROW_MARK_OUTPUT | TARGET_TABLE | TARGET_REMOTE_SQL | PAIR_PARENT | PHYSICAL_TLIST | TLIST_ORDER
-            | TLIST_NEEDED => false,
+            | IMPLICIT_CAST | ROW_MARK_OUTPUT | TARGET_TABLE | TARGET_REMOTE_SQL | PAIR_PARENT | PHYSICAL_TLIST
+            | TLIST_ORDER | TLIST_NEEDED => false,
             // TEXT prints it only with VERBOSE, and only when true (explain.c).
             "Remote SQL" | "Inner Unique" | "Batch Size" => opts.verbose,
             _ => true,
@@ -1876,6 +2051,80 @@ mod tests {
         // Without VERBOSE, keys over one relation are not qualified.
         let text = plan_text(&sort, false);
         assert_eq!(text[1], "Sort Key: cat", "{text:#?}");
+    }
+
+    /// `select id, amount * 2 from loc order by id`: PostgreSQL computes the select
+    /// list in the scan, below the Sort, which reads the product parenthesized; a
+    /// sort expression not selected is a resjunk column of both (`order by qty`).
+    #[test]
+    fn a_select_list_over_a_sort_is_computed_below_it() {
+        let scan =
+            node("Seq Scan", Some("loc"), &[("Schema", "public"), ("Output", "id"), ("Output", "amount")], vec![]);
+        let sort = node("Sort", None, &[("Sort Key", "$0")], vec![scan.clone()]);
+        let project = node("Result", None, &[("Output", "$0"), ("Output", "($1 * '2'::numeric)")], vec![sort]);
+        let text = plan_text(&project, true);
+        assert_eq!(text[0], "Sort", "{text:#?}");
+        assert_eq!(text[1], "Output: id, ((amount * '2'::numeric))", "{text:#?}");
+        assert_eq!(text[2], "Sort Key: loc.id", "{text:#?}");
+        assert_eq!(text[4], "Output: id, (amount * '2'::numeric)", "{text:#?}");
+        // Sorted by a column the select list drops, and by an expression it computes.
+        let sort = node("Sort", None, &[("Sort Key", "$1 DESC, ($1 * '2'::numeric)")], vec![scan]);
+        let project = node("Result", None, &[("Output", "$0"), ("Output", "($1 * '2'::numeric)")], vec![sort]);
+        let text = plan_text(&project, true);
+        assert_eq!(text[1], "Output: id, ((amount * '2'::numeric)), amount", "{text:#?}");
+        assert_eq!(text[2], "Sort Key: loc.amount DESC, ((loc.amount * '2'::numeric))", "{text:#?}");
+        assert_eq!(text[4], "Output: id, (amount * '2'::numeric), amount", "{text:#?}");
+    }
+
+    /// A Finalize aggregate prints the aggregates it combines as the original ones
+    /// (`sum(amount)`), its input their partial states in parentheses.
+    #[test]
+    fn a_finalize_aggregate_prints_the_original_aggregate() {
+        let scan =
+            node("Seq Scan", Some("h"), &[("Schema", "public"), ("Output", "grp"), ("Output", "amount")], vec![]);
+        let partial = node(
+            "Aggregate",
+            None,
+            &[("Output", "$0"), ("Output", "PARTIAL sum($1)"), ("Partial Mode", "Partial"), ("Group Key", "$0")],
+            vec![scan],
+        );
+        let sort = node("Sort", None, &[("Sort Key", "$0")], vec![partial]);
+        let fin = node(
+            "Aggregate",
+            None,
+            &[("Output", "$0"), ("Output", "sum($1)"), ("Output", "count(*)"), ("Partial Mode", "Finalize")],
+            vec![sort],
+        );
+        let text = plan_text(&fin, true);
+        assert_eq!(text[1], "Output: grp, sum(amount), count(*)", "{text:#?}");
+        assert_eq!(text[3], "Output: grp, (PARTIAL sum(amount))", "{text:#?}");
+    }
+
+    /// A UNION branch's column cast to the union's type: the Subquery Scan prints the
+    /// argument, the nodes above the cast, in parentheses.
+    #[test]
+    fn a_set_operations_implicit_cast_is_printed_where_it_is_read() {
+        let scan = node("Seq Scan", Some("loc"), &[("Schema", "public"), ("Output", "id")], vec![]);
+        let sub = node(
+            "Subquery Scan",
+            Some("*SELECT* 1"),
+            &[("Schema", ""), ("Output", "id"), (IMPLICIT_CAST, "0\tbigint")],
+            vec![scan],
+        );
+        let other = node("Seq Scan", Some("big"), &[("Schema", "public"), ("Output", "v")], vec![]);
+        let append = node("Append", None, &[], vec![sub, other]);
+        let mut agg = node("Aggregate", None, &[("Output", "$0"), ("Group Key", "$0")], vec![append]);
+        agg.strategy = Some("Hashed".into());
+        let text = plan_text(&agg, true);
+        assert_eq!(text[1], "Output: ((\"*SELECT* 1\".id)::bigint)", "{text:#?}");
+        assert_eq!(text[2], "Group Key: ((\"*SELECT* 1\".id)::bigint)", "{text:#?}");
+        assert_eq!(text[5], "Output: \"*SELECT* 1\".id", "{text:#?}");
+    }
+
+    #[test]
+    fn sort_keys_split_outside_parentheses_and_quotes() {
+        assert_eq!(split_top_level("$0, f($1, $2) DESC, 'a, b'"), vec!["$0", "f($1, $2) DESC", "'a, b'"]);
+        assert_eq!(split_top_level("$3"), vec!["$3"]);
     }
 
     /// A Result folded into the node below is that node's target list: it computes

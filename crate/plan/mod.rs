@@ -464,6 +464,10 @@ impl Expr {
                 (Func::Cast { to: SqlType::Text, .. }, [Expr::Const(d @ Datum::Text(_))]) => {
                     format!("{}::text", const_sql(d, false))
                 }
+                // A NULL of a type (rewriteTargetListIU's for a column an INSERT does not
+                // fill, `NULL::integer` in a query): one typed Const after
+                // eval_const_expressions, which get_const_expr prints `NULL::type`.
+                (Func::Cast { to, .. }, [Expr::Const(Datum::Null)]) => format!("NULL::{}", to.name()),
                 _ => f.sql(&args.iter().map(|a| a.to_sql(names)).collect::<Vec<_>>()),
             },
             // `$$n`: EXPLAIN's text resolves `$i` as input column i; `$$` stays a `$`.

@@ -450,6 +450,11 @@ impl ExprPlanner<'_> {
         }
         let target = to.col_type();
         let x = self.plan(inner, scope)?;
+        // A NULL keeps its type (a Const of that type, which EXPLAIN and deparse.c
+        // print `NULL::bigint`, and whose width is the type's).
+        if let Expr::Const(Datum::Null) = &x {
+            return Ok(Expr::func(Func::Cast { from: None, to, implicit: false }, vec![x]));
+        }
         if let Expr::Const(d) = &x {
             return Ok(Expr::Const(convert_const(d, to, position)?));
         }
