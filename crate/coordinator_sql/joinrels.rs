@@ -945,6 +945,9 @@ fn is_col_eq_col(c: &Expr) -> bool {
 /// may; comparisons and arithmetic of columns may not.
 fn may_accept_null(e: &Expr) -> bool {
     match e {
+        // A ScalarArrayOpExpr over a non-empty array is strict in its scalar
+        // (`is_strict_saop`): NULL there makes it NULL.
+        Expr::Func(crate::plan::Func::ScalarArrayOp { .. }, args) if args.len() > 1 => may_accept_null(&args[0]),
         Expr::IsNull(..) | Expr::Func(..) | Expr::Bin(BinOp::Or, ..) => true,
         Expr::Bin(_, l, r) => may_accept_null(l) || may_accept_null(r),
         Expr::Not(x) => may_accept_null(x),

@@ -1879,6 +1879,9 @@ fn join_key(c: &Expr, wa: usize) -> Option<(usize, usize, bool)> {
 fn reduce_outer_join(jt: JoinType, where_conj: &[Expr], wa: usize, n: usize) -> JoinType {
     fn may_accept_null(e: &Expr) -> bool {
         match e {
+            // A ScalarArrayOpExpr over a non-empty array is strict in its scalar
+            // (`is_strict_saop`): NULL there makes it NULL.
+            Expr::Func(crate::plan::Func::ScalarArrayOp { .. }, args) if args.len() > 1 => may_accept_null(&args[0]),
             Expr::IsNull(..) | Expr::Func(..) | Expr::Bin(BinOp::Or, ..) => true,
             Expr::Bin(_, l, r) => may_accept_null(l) || may_accept_null(r),
             Expr::Not(x) => may_accept_null(x),
@@ -2986,6 +2989,19 @@ impl PartitionKey<'_> {
     ///   (`get_matching_list_bounds`: "list partitions divide the key space in a
     ///   discontinuous manner"). A range default partition is always kept.
     fn may_hold(&self, b: &Bound, conjuncts: &[Expr]) -> bool {
+        // An IN list (`key = ANY (…)`) prunes as the OR of its equalities.
+        let expanded: Vec<Expr>;
+        let conjuncts = if conjuncts.iter().any(|c| matches!(c, Expr::Func(crate::plan::Func::ScalarArrayOp { .. }, _)))
+        {
+            expanded = conjuncts.iter().map(Expr::saop_as_comparisons).flat_map(|c| split_and(&c)).collect();
+            // An ANY of NULLs only holds for no row (PARTCLAUSE_MATCH_CONTRADICT).
+            if expanded.iter().any(|c| matches!(c, Expr::Const(Datum::Int(0)))) {
+                return false;
+            }
+            &expanded[..]
+        } else {
+            conjuncts
+        };
         for c in conjuncts {
             if let Expr::Bin(BinOp::Or, ..) = c {
                 if !split_or(c).iter().any(|arm| self.may_hold(b, &split_and(arm))) {
@@ -3078,6 +3094,7 @@ impl PartitionKey<'_> {
             !has_col
         };
         match c {
+            Expr::Func(crate::plan::Func::ScalarArrayOp { .. }, _) => self.reads_key(&c.saop_as_comparisons()),
             Expr::Bin(BinOp::Or, ..) => split_or(c).iter().all(|arm| split_and(arm).iter().any(|a| self.reads_key(a))),
             Expr::Bin(op, l, r) if op.is_comparison() => self.key.iter().any(|&k| match (l.as_ref(), r.as_ref()) {
                 (Expr::Col(i), e) | (e, Expr::Col(i)) => *i == k && pseudo_constant(e),
