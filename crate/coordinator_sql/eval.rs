@@ -223,8 +223,28 @@ fn binary(op: &BinaryOperator, l: Typed, r: Typed, at: Location) -> Result<Typed
     let Some(bin) = bin_op(op) else {
         return Err(FrontError::unsupported(format!("the operator {op} here"), at));
     };
-    let ty = if bin.is_comparison() { Some(SqlType::Int4) } else { arith_type(l.1, r.1) };
+    let common = arith_type(l.1, r.1);
+    let ty = if bin.is_comparison() { Some(SqlType::Int4) } else { common };
+    // make_op coerces a constant operand to the operator's input type, and the
+    // planner folds that cast: `amount * 2` multiplies by the numeric `2`, which
+    // deparse.c sends as `2::numeric` (the values are the same either way).
+    let (l, r) = (coerce_const(l, common), coerce_const(r, common));
     Ok((Expr::bin(bin, l.0, r.0), ty))
+}
+
+/// A constant operand converted to `target` when that is numeric or float8 and the
+/// constant is of another number type (the implicit cast `make_op` adds, folded).
+fn coerce_const(x: Typed, target: Option<SqlType>) -> Typed {
+    let (Some(to @ (SqlType::Numeric | SqlType::Float8)), (Expr::Const(d), Some(from))) = (target, &x) else {
+        return x;
+    };
+    if *from == to || matches!(d, Datum::Null) || *from == SqlType::Text {
+        return x;
+    }
+    match evaluator::cast(d.clone(), Some(*from), to) {
+        Ok(v) => (Expr::Const(v), Some(to)),
+        Err(_) => x,
+    }
 }
 
 /// The type of `+ - * / %`: integer if both are (int8 if either is), float8 if
@@ -320,4 +340,38 @@ fn call(func: Func, mut typed: Vec<Typed>, at: Location) -> Result<Typed, FrontE
         _ => Some(SqlType::Text),
     };
     Ok((Expr::func(func, typed.into_iter().map(|(e, _)| e).collect()), ty))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn analyzed(sql: &str, names: &[&str], types: &[SqlType]) -> Expr {
+        let e = sqlparser::parser::Parser::new(&sqlparser::dialect::PostgreSqlDialect {})
+            .try_with_sql(sql)
+            .and_then(|mut p| p.parse_expr())
+            .unwrap();
+        let names: Vec<String> = names.iter().map(|n| n.to_string()).collect();
+        analyze(&e, &Env { names: &names, types }).unwrap().expr
+    }
+
+    /// make_op's implicit cast of a constant operand, folded: an integer next to a
+    /// numeric is the numeric `2` (deparse.c sends `2::numeric`), next to a float8 a
+    /// float8; two integers stay integers.
+    #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
+    fn a_constant_operand_takes_the_operators_type() {
+        let names = ["amount", "k", "r"];
+        let types = [SqlType::Numeric, SqlType::Int4, SqlType::Float8];
+        let sql = |e: &str| {
+            crate::sql_text::deparse::deparse_expr(
+                &analyzed(e, &names, &types),
+                &["amount".into(), "k".into(), "r".into()],
+            )
+        };
+        assert_eq!(sql("amount * 2"), "(amount * 2::numeric)");
+        assert_eq!(sql("1 + amount"), "(1::numeric + amount)");
+        assert_eq!(sql("r * 2"), "(r * 2::double precision)");
+        assert_eq!(sql("k + 1"), "(k + 1)");
+        assert_eq!(sql("k + 1.5"), "(k + 1.5)");
+    }
 }
