@@ -631,7 +631,11 @@ fn bind_conditions(
     let list: Vec<(String, String, Vec<Column>)> =
         rels.iter().map(|r| (r.name.clone(), r.rel.name.clone(), r.rel.columns())).collect();
     let (logical, columns) = crate::shard_sql::plan_select_join(&q2, text, &list).map_err(|e| sql_error(e, text))?;
-    let l = peel(logical).map_err(|m| FrontError::at(format!("internal error: {m}"), at))?;
+    let mut l = peel(logical).map_err(|m| FrontError::at(format!("internal error: {m}"), at))?;
+    if let Some(f) = l.filter.as_mut() {
+        let types: Vec<crate::plan::SqlType> = rels.iter().flat_map(|r| r.rel.columns.iter().map(|c| c.ty)).collect();
+        f.widen_saop_to_columns(&types);
+    }
     let conjuncts = l.filter.as_ref().map(split_and).unwrap_or_default();
     if conjuncts.len() != counts.iter().sum::<usize>() + where_count {
         return Err(FrontError::unsupported(

@@ -292,6 +292,10 @@ pub(super) fn plan_query_into(
     catalog.add(Table::new(&rel.name, rel.columns()));
     let (logical, columns) = crate::shard_sql::plan_select(q, text, &catalog).map_err(|e| sql_error(e, text))?;
     let mut layers = peel(logical).map_err(|m| FrontError::at(format!("internal error: {m}"), at))?;
+    if let Some(f) = layers.filter.as_mut() {
+        let types: Vec<crate::plan::SqlType> = rel.columns.iter().map(|c| c.ty).collect();
+        f.widen_saop_to_columns(&types);
+    }
     let mut qual = None;
     if layers.filter.as_ref().is_some_and(Expr::has_exec_param) {
         (qual, layers.filter) = super::subselect::split_one_time_filter(layers.filter.take());
@@ -569,7 +573,11 @@ fn plan_join(
     }
     let members = [(na.clone(), ra.name.clone(), ra.columns()), (nb.clone(), rb.name.clone(), rb.columns())];
     let (logical, columns) = crate::shard_sql::plan_select_join(&q2, text, &members).map_err(|e| sql_error(e, text))?;
-    let l = peel(logical).map_err(|m| FrontError::at(format!("internal error: {m}"), at))?;
+    let mut l = peel(logical).map_err(|m| FrontError::at(format!("internal error: {m}"), at))?;
+    if let Some(f) = l.filter.as_mut() {
+        let types: Vec<crate::plan::SqlType> = ra.columns.iter().chain(&rb.columns).map(|c| c.ty).collect();
+        f.widen_saop_to_columns(&types);
+    }
     let (wa, n) = (ra.columns.len(), ra.columns.len() + rb.columns.len());
     let mut conjuncts = l.filter.as_ref().map(split_and).unwrap_or_default();
     let mut still_needed: Vec<(usize, usize)> = vec![];

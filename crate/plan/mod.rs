@@ -434,6 +434,30 @@ impl Expr {
         }
     }
 
+    /// Each `col op ANY (array)` of integers in the expression with its element type
+    /// widened to bigint when `col` is declared bigint (`types[col]`): the analysis
+    /// knows a column only as an integer, where `select_common_type` of a bigint
+    /// column and int4 constants is bigint (`'{1,2}'::bigint[]`).
+    pub fn widen_saop_to_columns(&mut self, types: &[SqlType]) {
+        match self {
+            Expr::Func(Func::ScalarArrayOp { elem, .. }, args) => {
+                if let Some(Expr::Col(i)) = args.first() {
+                    if types.get(*i) == Some(&SqlType::Int8) && matches!(*elem, SqlType::Int2 | SqlType::Int4) {
+                        *elem = SqlType::Int8;
+                    }
+                }
+                args.iter_mut().for_each(|a| a.widen_saop_to_columns(types));
+            }
+            Expr::Func(_, args) => args.iter_mut().for_each(|a| a.widen_saop_to_columns(types)),
+            Expr::Bin(_, l, r) => {
+                l.widen_saop_to_columns(types);
+                r.widen_saop_to_columns(types);
+            }
+            Expr::Not(x) | Expr::IsNull(x, _) => x.widen_saop_to_columns(types),
+            Expr::Col(_) | Expr::Const(_) | Expr::Param(..) | Expr::ExecParam(..) => {}
+        }
+    }
+
     /// Does the expression read a parameter (`$n`)?
     pub fn has_param(&self) -> bool {
         match self {
@@ -1685,5 +1709,36 @@ mod const_tests {
         assert_eq!(and.to_sql(&["x".into()]), "((x > 1) AND (x > 1) AND (x > 1))");
         let or_in_and = Expr::bin(BinOp::And, Expr::bin(BinOp::Or, a.clone(), a.clone()), a);
         assert_eq!(or_in_and.to_sql(&["x".into()]), "(((x > 1) OR (x > 1)) AND (x > 1))");
+    }
+
+    /// A ScalarArrayOpExpr's array as get_const_expr and array_out write it (checked
+    /// against PostgreSQL 15: `'{"a b","x\\"y","","null",it''s,"c\\\\d"}'::text[]`),
+    /// over a bigint column a bigint array, and pruning's expansion of it.
+    #[test]
+    fn scalar_array_ops_print_and_expand_as_postgresql() {
+        let texts = ["a b", "x\"y", "", "null", "it's", "c\\d"];
+        let mut args = vec![Expr::Col(0)];
+        args.extend(texts.iter().map(|t| Expr::Const(Datum::text(t))));
+        let saop = Expr::func(Func::ScalarArrayOp { op: BinOp::Eq, use_or: true, elem: SqlType::Text }, args);
+        assert_eq!(saop.to_sql(&["s".into()]), r#"(s = ANY ('{"a b","x\"y","","null",it''s,"c\\d"}'::text[]))"#);
+        let ints = |elem| {
+            Expr::func(
+                Func::ScalarArrayOp { op: BinOp::NotEq, use_or: false, elem },
+                vec![Expr::Col(0), Expr::int(1), Expr::Const(Datum::Null)],
+            )
+        };
+        let mut wide = ints(SqlType::Int4);
+        wide.widen_saop_to_columns(&[SqlType::Int8]);
+        assert_eq!(wide.to_sql(&["b".into()]), "(b <> ALL ('{1,NULL}'::bigint[]))");
+        let mut narrow = ints(SqlType::Int4);
+        narrow.widen_saop_to_columns(&[SqlType::Int4]);
+        assert_eq!(narrow.to_sql(&["a".into()]), "(a <> ALL ('{1,NULL}'::integer[]))");
+        // Pruning: <> ALL is the AND of its comparisons; an ANY drops its NULLs.
+        assert_eq!(narrow.saop_as_comparisons().to_sql(&["a".into()]), "((a <> 1) AND (a <> NULL))");
+        let any = Expr::func(
+            Func::ScalarArrayOp { op: BinOp::Eq, use_or: true, elem: SqlType::Int4 },
+            vec![Expr::Col(0), Expr::int(1), Expr::Const(Datum::Null), Expr::int(2)],
+        );
+        assert_eq!(any.saop_as_comparisons().to_sql(&["a".into()]), "((a = 1) OR (a = 2))");
     }
 }
