@@ -29,9 +29,12 @@
 //! Where it departs from PostgreSQL (`transformExpr` in parse_expr.c,
 //! `parseCheckAggregates` in parse_agg.c): booleans are Int 1/0, no operator or
 //! function lookup by type beyond that coercion (one evaluator, `plan::Expr::eval`,
-//! decides int8, numeric or float8 arithmetic by the values), and `BETWEEN` and
-//! `IN (list)` become ANDs and ORs of comparisons (PostgreSQL's `transformAExprIn`
-//! makes a list of constants one `ScalarArrayOpExpr`).
+//! decides int8, numeric or float8 arithmetic by the values), and `BETWEEN` becomes
+//! an AND of comparisons. `IN (list)` is analysed as `transformAExprIn` does it (the
+//! items without columns one `x = ANY (array)`, `Func::ScalarArrayOp`), except that
+//! an integer column's width is not known here: its array is `integer[]` unless a
+//! constant needs `bigint[]` (the coordinator widens it for a bigint column,
+//! `Expr::widen_saop_to_columns`).
 
 use sqlparser::ast::{
     self, BinaryOperator, CastKind, DataType, DuplicateTreatment, Function, FunctionArg, FunctionArgExpr,
