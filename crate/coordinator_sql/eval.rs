@@ -251,11 +251,11 @@ fn coerce_operand(x: Typed, to: Option<SqlType>) -> Typed {
         return x;
     }
     match x.0 {
-        Expr::Const(Datum::Int(v)) if to == SqlType::Numeric => {
-            (Expr::Const(Datum::numeric(Numeric::from_i64(v))), Some(to))
-        }
-        Expr::Const(Datum::Int(v)) if to == SqlType::Float8 => (Expr::Const(Datum::Float(v as f64)), Some(to)),
-        Expr::Const(d) => (Expr::Const(d), Some(from)),
+        Expr::Const(Datum::Null) => (Expr::Const(Datum::Null), Some(from)),
+        Expr::Const(d) => match evaluator::cast(d.clone(), Some(from), to) {
+            Ok(v) => (Expr::Const(v), Some(to)),
+            Err(_) => (Expr::Const(d), Some(from)),
+        },
         e => (Expr::func(Func::Cast { from: Some(from), to, implicit: true }, vec![e]), Some(to)),
     }
 }
@@ -353,4 +353,38 @@ fn call(func: Func, mut typed: Vec<Typed>, at: Location) -> Result<Typed, FrontE
         _ => Some(SqlType::Text),
     };
     Ok((Expr::func(func, typed.into_iter().map(|(e, _)| e).collect()), ty))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn analyzed(sql: &str, names: &[&str], types: &[SqlType]) -> Expr {
+        let e = sqlparser::parser::Parser::new(&sqlparser::dialect::PostgreSqlDialect {})
+            .try_with_sql(sql)
+            .and_then(|mut p| p.parse_expr())
+            .unwrap();
+        let names: Vec<String> = names.iter().map(|n| n.to_string()).collect();
+        analyze(&e, &Env { names: &names, types }).unwrap().expr
+    }
+
+    /// make_op's implicit cast of a constant operand, folded: an integer next to a
+    /// numeric is the numeric `2` (deparse.c sends `2::numeric`), next to a float8 a
+    /// float8; two integers stay integers.
+    #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
+    fn a_constant_operand_takes_the_operators_type() {
+        let names = ["amount", "k", "r"];
+        let types = [SqlType::Numeric, SqlType::Int4, SqlType::Float8];
+        let sql = |e: &str| {
+            crate::sql_text::deparse::deparse_expr(
+                &analyzed(e, &names, &types),
+                &["amount".into(), "k".into(), "r".into()],
+            )
+        };
+        assert_eq!(sql("amount * 2"), "(amount * 2::numeric)");
+        assert_eq!(sql("1 + amount"), "(1::numeric + amount)");
+        assert_eq!(sql("r * 2"), "(r * 2::double precision)");
+        assert_eq!(sql("k + 1"), "(k + 1)");
+        assert_eq!(sql("k + 1.5"), "(k + 1.5)");
+    }
 }

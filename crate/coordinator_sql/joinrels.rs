@@ -640,7 +640,11 @@ fn bind_conditions(
     let list: Vec<(String, String, Vec<Column>)> =
         rels.iter().map(|r| (r.name.clone(), r.rel.name.clone(), r.rel.columns())).collect();
     let (logical, columns) = crate::shard_sql::plan_select_join(&q2, text, &list).map_err(|e| sql_error(e, text))?;
-    let l = peel(logical).map_err(|m| FrontError::at(format!("internal error: {m}"), at))?;
+    let mut l = peel(logical).map_err(|m| FrontError::at(format!("internal error: {m}"), at))?;
+    if let Some(f) = l.filter.as_mut() {
+        let types: Vec<crate::plan::SqlType> = rels.iter().flat_map(|r| r.rel.columns.iter().map(|c| c.ty)).collect();
+        f.widen_saop_to_columns(&types);
+    }
     let conjuncts = l.filter.as_ref().map(split_and).unwrap_or_default();
     if conjuncts.len() != counts.iter().sum::<usize>() + where_count {
         return Err(FrontError::unsupported(
@@ -954,6 +958,9 @@ fn is_col_eq_col(c: &Expr) -> bool {
 /// may; comparisons and arithmetic of columns may not.
 fn may_accept_null(e: &Expr) -> bool {
     match e {
+        // A ScalarArrayOpExpr over a non-empty array is strict in its scalar
+        // (`is_strict_saop`): NULL there makes it NULL.
+        Expr::Func(crate::plan::Func::ScalarArrayOp { .. }, args) if args.len() > 1 => may_accept_null(&args[0]),
         Expr::IsNull(..) | Expr::Func(..) | Expr::Bin(BinOp::Or, ..) => true,
         Expr::Bin(_, l, r) => may_accept_null(l) || may_accept_null(r),
         Expr::Not(x) => may_accept_null(x),

@@ -292,6 +292,10 @@ pub(super) fn plan_query_into(
     catalog.add(Table::new(&rel.name, rel.columns()));
     let (logical, columns) = crate::shard_sql::plan_select(q, text, &catalog).map_err(|e| sql_error(e, text))?;
     let mut layers = peel(logical).map_err(|m| FrontError::at(format!("internal error: {m}"), at))?;
+    if let Some(f) = layers.filter.as_mut() {
+        let types: Vec<crate::plan::SqlType> = rel.columns.iter().map(|c| c.ty).collect();
+        f.widen_saop_to_columns(&types);
+    }
     let mut qual = None;
     if layers.filter.as_ref().is_some_and(Expr::has_exec_param) {
         (qual, layers.filter) = super::subselect::split_one_time_filter(layers.filter.take());
@@ -577,7 +581,11 @@ fn plan_join(
     }
     let members = [(na.clone(), ra.name.clone(), ra.columns()), (nb.clone(), rb.name.clone(), rb.columns())];
     let (logical, columns) = crate::shard_sql::plan_select_join(&q2, text, &members).map_err(|e| sql_error(e, text))?;
-    let l = peel(logical).map_err(|m| FrontError::at(format!("internal error: {m}"), at))?;
+    let mut l = peel(logical).map_err(|m| FrontError::at(format!("internal error: {m}"), at))?;
+    if let Some(f) = l.filter.as_mut() {
+        let types: Vec<crate::plan::SqlType> = ra.columns.iter().chain(&rb.columns).map(|c| c.ty).collect();
+        f.widen_saop_to_columns(&types);
+    }
     let (wa, n) = (ra.columns.len(), ra.columns.len() + rb.columns.len());
     let mut conjuncts = l.filter.as_ref().map(split_and).unwrap_or_default();
     let mut still_needed: Vec<(usize, usize)> = vec![];
@@ -1888,6 +1896,9 @@ fn join_key(c: &Expr, wa: usize) -> Option<(usize, usize, bool)> {
 fn reduce_outer_join(jt: JoinType, where_conj: &[Expr], wa: usize, n: usize) -> JoinType {
     fn may_accept_null(e: &Expr) -> bool {
         match e {
+            // A ScalarArrayOpExpr over a non-empty array is strict in its scalar
+            // (`is_strict_saop`): NULL there makes it NULL.
+            Expr::Func(crate::plan::Func::ScalarArrayOp { .. }, args) if args.len() > 1 => may_accept_null(&args[0]),
             Expr::IsNull(..) | Expr::Func(..) | Expr::Bin(BinOp::Or, ..) => true,
             Expr::Bin(_, l, r) => may_accept_null(l) || may_accept_null(r),
             Expr::Not(x) => may_accept_null(x),
@@ -2995,6 +3006,19 @@ impl PartitionKey<'_> {
     ///   (`get_matching_list_bounds`: "list partitions divide the key space in a
     ///   discontinuous manner"). A range default partition is always kept.
     fn may_hold(&self, b: &Bound, conjuncts: &[Expr]) -> bool {
+        // An IN list (`key = ANY (…)`) prunes as the OR of its equalities.
+        let expanded: Vec<Expr>;
+        let conjuncts = if conjuncts.iter().any(|c| matches!(c, Expr::Func(crate::plan::Func::ScalarArrayOp { .. }, _)))
+        {
+            expanded = conjuncts.iter().map(Expr::saop_as_comparisons).flat_map(|c| split_and(&c)).collect();
+            // An ANY of NULLs only holds for no row (PARTCLAUSE_MATCH_CONTRADICT).
+            if expanded.iter().any(|c| matches!(c, Expr::Const(Datum::Int(0)))) {
+                return false;
+            }
+            &expanded[..]
+        } else {
+            conjuncts
+        };
         for c in conjuncts {
             if let Expr::Bin(BinOp::Or, ..) = c {
                 if !split_or(c).iter().any(|arm| self.may_hold(b, &split_and(arm))) {
@@ -3087,6 +3111,7 @@ impl PartitionKey<'_> {
             !has_col
         };
         match c {
+            Expr::Func(crate::plan::Func::ScalarArrayOp { .. }, _) => self.reads_key(&c.saop_as_comparisons()),
             Expr::Bin(BinOp::Or, ..) => split_or(c).iter().all(|arm| split_and(arm).iter().any(|a| self.reads_key(a))),
             Expr::Bin(op, l, r) if op.is_comparison() => self.key.iter().any(|&k| match (l.as_ref(), r.as_ref()) {
                 (Expr::Col(i), e) | (e, Expr::Col(i)) => *i == k && pseudo_constant(e),

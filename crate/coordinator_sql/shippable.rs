@@ -10,10 +10,11 @@
 //! | expression | shipped | why (PostgreSQL 15) |
 //! |---|---|---|
 //! | a column, a constant | yes | Var of the foreign relation, Const |
-//! | `= <> < <= > >= + - * / %`, AND, OR, NOT, IS [NOT] NULL | yes | built-in immutable operators (`is_shippable`: a built-in object, OID below `FirstGenbkiObjectId`), BoolExpr, NullTest |
+//! | `= <> < <= > >= + - * / %`, AND, OR, NOT, IS [NOT] NULL, `x = ANY (array)` (an IN list) | yes | built-in immutable operators (`is_shippable`: a built-in object, OID below `FirstGenbkiObjectId`), BoolExpr, NullTest |
 //! | `text || text` (`textcat`), `length`, `upper`, `lower`, `substr`, `~~ !~~ ~~* !~~*` ([NOT] [I]LIKE), unary minus, `abs` | yes | built-in immutable functions and operators (`contain_mutable_functions` is false) |
 //! | a cast between numeric types (`int4(float8)`, `numeric(int4)`, …) | yes | a FuncExpr of a built-in immutable cast function |
 //! | a cast to text of a non-text value (what `text || int` makes: `anytextcat`) | no | a CoerceViaIO (the type's output function), which `foreign_expr_walker` does not accept; `anytextcat` itself is stable |
+//! | a cast of a text to a number (`name::int`) | no | a CoerceViaIO too (the number's input function) |
 //! | CURRENT_USER, SESSION_USER | no | SQLValueFunction: not among the node types `foreign_expr_walker` accepts (and stable) |
 //! | `random()`, `setseed()`, `to_char()` | no | volatile, or stable (`to_char` reads the locale) |
 //!
@@ -76,6 +77,9 @@ fn is_shippable(f: Func) -> bool {
     match f {
         // A cast to text of a non-text value is an I/O conversion (CoerceViaIO).
         Func::Cast { to: SqlType::Text, from, .. } => from == Some(SqlType::Text) || from.is_none(),
+        // So is a cast of a text to another type (`name::int`: there is no cast
+        // function from text, the type's input function reads it): not shipped.
+        Func::Cast { from: Some(SqlType::Text), .. } | Func::NumericTypmod { from: Some(SqlType::Text), .. } => false,
         Func::Cast { .. }
         | Func::NumericTypmod { .. }
         | Func::Neg
@@ -86,6 +90,9 @@ fn is_shippable(f: Func) -> bool {
         | Func::Lower
         | Func::Substr
         | Func::Like { .. } => true,
+        // ScalarArrayOpExpr with a built-in operator; its array (a Const or an
+        // ArrayExpr) ships if its elements do.
+        Func::ScalarArrayOp { .. } => true,
         Func::CurrentUser | Func::SessionUser | Func::Random | Func::SetSeed | Func::ToChar => false,
         // A hashed SubPlan's table is the coordinator's: it is never sent.
         Func::HashedSubPlan(_) | Func::SubPlan { .. } => false,
@@ -156,6 +163,21 @@ mod tests {
         assert!(!is_foreign_expr(&Expr::bin(BinOp::Eq, anycat, text("c11"))));
         let user = Expr::bin(BinOp::Eq, Expr::Col(1), Expr::func(Func::CurrentUser, vec![]));
         assert!(!is_foreign_expr(&user));
+        // text::int reads the text with int4in (CoerceViaIO): kept local; a number's
+        // cast to another number is a cast function: shipped.
+        let text_to_int =
+            |from| Expr::func(Func::Cast { from: Some(from), to: SqlType::Int4, implicit: false }, vec![Expr::Col(1)]);
+        assert!(!is_foreign_expr(&Expr::bin(BinOp::Gt, text_to_int(SqlType::Text), Expr::int(3))));
+        assert!(is_foreign_expr(&Expr::bin(BinOp::Gt, text_to_int(SqlType::Numeric), Expr::int(3))));
+        // An IN list ships when its elements do.
+        let saop = |elem: Expr| {
+            Expr::func(
+                Func::ScalarArrayOp { op: BinOp::Eq, use_or: true, elem: SqlType::Text },
+                vec![Expr::Col(1), text("a"), elem],
+            )
+        };
+        assert!(is_foreign_expr(&saop(text("b"))));
+        assert!(!is_foreign_expr(&saop(Expr::func(Func::CurrentUser, vec![]))));
     }
 
     #[test]

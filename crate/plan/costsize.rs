@@ -418,6 +418,9 @@ fn pseudoconstant_cost(e: &Expr, p: &CostParams) -> f64 {
         Expr::Bin(BinOp::And | BinOp::Or, l, r) => pseudoconstant_cost(l, p) + pseudoconstant_cost(r, p),
         Expr::Bin(_, l, r) => p.cpu_operator_cost + pseudoconstant_cost(l, p) + pseudoconstant_cost(r, p),
         Expr::Not(x) | Expr::IsNull(x, _) => pseudoconstant_cost(x, p),
+        Expr::Func(super::Func::ScalarArrayOp { .. }, args) => {
+            saop_cost(args, p) + args.iter().map(|a| pseudoconstant_cost(a, p)).sum::<f64>()
+        }
         Expr::Func(_, args) => p.cpu_operator_cost + args.iter().map(|a| pseudoconstant_cost(a, p)).sum::<f64>(),
     }
 }
@@ -586,7 +589,29 @@ pub fn qual_cost(e: &Expr, p: &CostParams) -> f64 {
         Expr::Bin(BinOp::And | BinOp::Or, l, r) => qual_cost(l, p) + qual_cost(r, p),
         Expr::Bin(_, l, r) => p.cpu_operator_cost + qual_cost(l, p) + qual_cost(r, p),
         Expr::Not(x) | Expr::IsNull(x, _) => qual_cost(x, p),
+        Expr::Func(super::Func::ScalarArrayOp { .. }, args) => {
+            saop_cost(args, p) + args.iter().map(|a| qual_cost(a, p)).sum::<f64>()
+        }
         Expr::Func(_, args) => p.cpu_operator_cost + args.iter().map(|a| qual_cost(a, p)).sum::<f64>(),
+    }
+}
+
+/// `MIN_ARRAY_SIZE_FOR_HASHED_SAOP` (clauses.c): from this many elements a constant
+/// array's `= ANY` / `<> ALL` is looked up in a hash table
+/// (`convert_saop_to_hashed_saop`, run by preprocess_expression before costing).
+pub const MIN_ARRAY_SIZE_FOR_HASHED_SAOP: usize = 9;
+
+/// cost_qual_eval_walker's ScalarArrayOpExpr, per row (its arguments apart): the
+/// operator applied to half the elements on average, or for a hashed one a hash
+/// and one comparison (the table's build is startup cost, left out here as every
+/// qual's startup is).
+fn saop_cost(args: &[Expr], p: &CostParams) -> f64 {
+    let elems = args.len().saturating_sub(1);
+    let hashed = elems >= MIN_ARRAY_SIZE_FOR_HASHED_SAOP && args[1..].iter().all(|e| matches!(e, Expr::Const(_)));
+    if hashed {
+        2.0 * p.cpu_operator_cost
+    } else {
+        p.cpu_operator_cost * elems as f64 * 0.5
     }
 }
 

@@ -174,6 +174,7 @@ impl Expr {
             }),
             Expr::IsNull(e, negated) => Ok(Datum::Int((e.eval_in(row, cx)?.is_null() != *negated) as i64)),
             Expr::Bin(op, l, r) => eval_bin(*op, l, r, row, cx),
+            Expr::Func(Func::ScalarArrayOp { op, use_or, .. }, args) => scalar_array_op(*op, *use_or, args, row, cx),
             Expr::Func(f, args) => call(*f, args, row, cx),
             // The executor binds every InitPlan value before it evaluates
             // (`executor::node_subplan`); an unbound one is a planner bug, not a value.
@@ -203,17 +204,67 @@ fn eval_bin(op: BinOp, l: &Expr, r: &Expr, row: &[Datum], cx: &mut ExprContext) 
             if a.is_null() || b.is_null() {
                 return Ok(Datum::Null);
             }
-            match op {
-                BinOp::Eq => Ok(Datum::Int((a == b) as i64)),
-                BinOp::NotEq => Ok(Datum::Int((a != b) as i64)),
-                BinOp::Lt => Ok(Datum::Int((a < b) as i64)),
-                BinOp::LtEq => Ok(Datum::Int((a <= b) as i64)),
-                BinOp::Gt => Ok(Datum::Int((a > b) as i64)),
-                BinOp::GtEq => Ok(Datum::Int((a >= b) as i64)),
-                _ => arith(op, &a, &b).or_else(fail),
+            match compare(op, &a, &b) {
+                Some(holds) => Ok(Datum::Int(holds as i64)),
+                None => arith(op, &a, &b).or_else(fail),
             }
         }
     }
+}
+
+/// A comparison of two non-NULL values; None when `op` is not a comparison.
+fn compare(op: BinOp, a: &Datum, b: &Datum) -> Option<bool> {
+    Some(match op {
+        BinOp::Eq => a == b,
+        BinOp::NotEq => a != b,
+        BinOp::Lt => a < b,
+        BinOp::LtEq => a <= b,
+        BinOp::Gt => a > b,
+        BinOp::GtEq => a >= b,
+        _ => return None,
+    })
+}
+
+/// `x op ANY (array)` / `x op ALL (array)` (execExprInterp.c's
+/// `ExecEvalScalarArrayOp`, the operator strict): the array's elements are evaluated
+/// first (as its ArrayExpr is), then ANY is true at the first element it holds for,
+/// ALL false at the first it fails; otherwise NULL if `x` or an element was NULL,
+/// else false for ANY, true for ALL. An empty array gives false for ANY, true for ALL.
+fn scalar_array_op(
+    op: BinOp,
+    use_or: bool,
+    args: &[Expr],
+    row: &[Datum],
+    cx: &mut ExprContext,
+) -> Result<Datum, EvalError> {
+    let Some((x, elems)) = args.split_first() else {
+        return fail(ErrorKind::Unsupported("a ScalarArrayOpExpr without its operand"));
+    };
+    let x = operand(x, row, cx)?;
+    let mut values = Vec::with_capacity(elems.len());
+    for e in elems {
+        values.push(operand(e, row, cx)?);
+    }
+    if values.is_empty() {
+        return Ok(Datum::Int((!use_or) as i64));
+    }
+    if x.is_null() {
+        return Ok(Datum::Null);
+    }
+    let mut saw_null = false;
+    for v in &values {
+        if v.is_null() {
+            saw_null = true;
+            continue;
+        }
+        let Some(holds) = compare(op, &x, v) else {
+            return fail(ErrorKind::WrongType(op.sql()));
+        };
+        if holds == use_or {
+            return Ok(Datum::Int(use_or as i64));
+        }
+    }
+    Ok(if saw_null { Datum::Null } else { Datum::Int((!use_or) as i64) })
 }
 
 /// SQL's AND: false if either side is false, else NULL if either is NULL.
@@ -339,6 +390,7 @@ fn scalar(f: Func, a: Datum, b: Datum) -> Result<Datum, ErrorKind> {
         // The executor binds a SubPlan before it evaluates (`executor::node_subplan`).
         Func::HashedSubPlan(_) => Err(ErrorKind::Unsupported("a hashed SubPlan that was not bound")),
         Func::SubPlan { .. } => Err(ErrorKind::Unsupported("a SubPlan that was not bound")),
+        Func::ScalarArrayOp { .. } => Err(ErrorKind::Unsupported("a ScalarArrayOpExpr evaluated as a call")),
         Func::Cast { .. }
         | Func::NumericTypmod { .. }
         | Func::Random
@@ -642,5 +694,30 @@ mod tests {
     #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
     fn result_stays_two_words() {
         assert_eq!(std::mem::size_of::<Result<Datum, EvalError>>(), 16);
+    }
+
+    /// ScalarArrayOpExpr's three-valued result (ExecEvalScalarArrayOp): ANY is true
+    /// at a match, else NULL if an element or the operand is NULL, else false; ALL
+    /// the converse; an empty array is false for ANY and true for ALL.
+    #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
+    fn scalar_array_op_is_three_valued() {
+        let saop = |op, use_or, x: Datum, elems: &[Datum]| {
+            let mut args = vec![Expr::Const(x)];
+            args.extend(elems.iter().cloned().map(Expr::Const));
+            Expr::func(Func::ScalarArrayOp { op, use_or, elem: SqlType::Int4 }, args).eval(&[]).unwrap()
+        };
+        let (i, null) = (Datum::Int, Datum::Null);
+        assert_eq!(saop(BinOp::Eq, true, i(2), &[i(1), i(2)]), i(1));
+        assert_eq!(saop(BinOp::Eq, true, i(3), &[i(1), i(2)]), i(0));
+        assert_eq!(saop(BinOp::Eq, true, i(3), &[i(1), null.clone()]), null);
+        assert_eq!(saop(BinOp::Eq, true, i(1), &[i(1), null.clone()]), i(1));
+        assert_eq!(saop(BinOp::Eq, true, null.clone(), &[i(1)]), null);
+        assert_eq!(saop(BinOp::Eq, true, null.clone(), &[]), i(0));
+        assert_eq!(saop(BinOp::NotEq, false, i(3), &[i(1), i(2)]), i(1));
+        assert_eq!(saop(BinOp::NotEq, false, i(2), &[i(1), i(2)]), i(0));
+        assert_eq!(saop(BinOp::NotEq, false, i(3), &[i(1), null.clone()]), null);
+        assert_eq!(saop(BinOp::NotEq, false, i(1), &[null.clone(), i(1)]), i(0));
+        assert_eq!(saop(BinOp::Lt, false, i(0), &[]), i(1));
+        assert_eq!(saop(BinOp::Lt, true, i(5), &[i(1), i(9)]), i(1));
     }
 }

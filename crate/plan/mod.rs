@@ -179,6 +179,65 @@ pub enum Func {
     /// A user-defined function or operator over a built-in procedure (`CREATE
     /// OPERATOR`, `CREATE FUNCTION … LANGUAGE internal`; [`userfunc`]).
     User(userfunc::UserFunc),
+    /// PostgreSQL's `ScalarArrayOpExpr`: `x op ANY (array)` (`use_or`) or `x op ALL
+    /// (array)`, what `x IN (a, b)` and `x NOT IN (a, b)` become (`transformAExprIn`
+    /// in parse_expr.c: `= ANY`, `<> ALL`). The arguments are `x` then the array's
+    /// elements, of type `elem`: when every element is a constant the array is one
+    /// constant (`'{a,b}'::text[]`, as eval_const_expressions folds the ArrayExpr),
+    /// else an `ARRAY[$1, $2]` expression ([`saop_sql`]).
+    ScalarArrayOp {
+        op: BinOp,
+        use_or: bool,
+        elem: SqlType,
+    },
+}
+
+/// The array of a [`Func::ScalarArrayOp`] whose elements are all constants: its text
+/// as `array_out` writes it (`{north,west}`, `{1,NULL}`), an element double-quoted
+/// when it is empty, reads as NULL, or holds a space or one of `{},"\` (quotes and
+/// backslashes escaped). None when an element is not a constant.
+pub fn const_array_text(elems: &[Expr]) -> Option<String> {
+    let mut parts = Vec::with_capacity(elems.len());
+    for e in elems {
+        let Expr::Const(d) = e else { return None };
+        parts.push(match d {
+            Datum::Null => "NULL".to_string(),
+            Datum::Numeric(n) => n.to_string(),
+            other => {
+                let s = other.to_string();
+                let plain = !s.is_empty()
+                    && !s.eq_ignore_ascii_case("NULL")
+                    && !s
+                        .chars()
+                        .any(|c| matches!(c, '{' | '}' | ',' | '"' | '\\') || c.is_ascii_whitespace() || c == '\u{b}');
+                if plain {
+                    s
+                } else {
+                    let mut q = String::from('"');
+                    for c in s.chars() {
+                        if c == '"' || c == '\\' {
+                            q.push('\\');
+                        }
+                        q.push(c);
+                    }
+                    q.push('"');
+                    q
+                }
+            }
+        });
+    }
+    Some(format!("{{{}}}", parts.join(",")))
+}
+
+/// A [`Func::ScalarArrayOp`]'s text, its operands already written: `(x = ANY (arr))`
+/// (ruleutils.c's and deparse.c's ScalarArrayOpExpr both parenthesize it).
+pub fn saop_sql(op: BinOp, use_or: bool, x: &str, array: &str) -> String {
+    format!("({x} {} {} ({array}))", op.sql(), if use_or { "ANY" } else { "ALL" })
+}
+
+/// The name of an array of `elem` (`format_type` of the array type: `integer[]`).
+pub fn array_type_name(elem: SqlType) -> String {
+    format!("{}[]", elem.name())
 }
 
 impl Func {
@@ -205,6 +264,7 @@ impl Func {
             Func::SubPlan { .. } => "SubPlan",
             Func::NumericTypmod { .. } => "numeric",
             Func::User(_) => "user-defined function",
+            Func::ScalarArrayOp { .. } => "ScalarArrayOpExpr",
         }
     }
 
@@ -221,6 +281,9 @@ impl Func {
             (Func::HashedSubPlan(k), _) => format!("(hashed SubPlan {k})"),
             (Func::SubPlan { plan_id, .. }, _) => format!("(SubPlan {plan_id})"),
             (Func::User(u), _) => u.sql(args),
+            (Func::ScalarArrayOp { op, use_or, .. }, [x, elems @ ..]) => {
+                saop_sql(op, use_or, x, &format!("ARRAY[{}]", elems.join(", ")))
+            }
             _ => format!("{}({})", self.name(), args.join(", ")),
         }
     }
@@ -231,7 +294,7 @@ impl Func {
             Func::Cast { to, .. } => to.col_type(),
             Func::Neg | Func::Abs => arg.unwrap_or(ColType::Int),
             Func::Random => ColType::Float,
-            Func::Length | Func::Like { .. } | Func::HashedSubPlan(_) => ColType::Int,
+            Func::Length | Func::Like { .. } | Func::HashedSubPlan(_) | Func::ScalarArrayOp { .. } => ColType::Int,
             Func::SubPlan { ty, .. } => ty.col_type(),
             Func::NumericTypmod { .. } => ColType::Numeric,
             Func::User(u) => u.proc.col_type(arg),
@@ -344,6 +407,54 @@ impl Expr {
             Expr::Func(func, args) => Expr::Func(*func, args.iter().map(|a| a.map_cols(f)).collect()),
             Expr::Param(..) => self.clone(),
             Expr::ExecParam(n, t) => Expr::ExecParam(*n, *t),
+        }
+    }
+
+    /// The same condition with each `x op ANY/ALL (array)` in it (at the top or
+    /// under AND and OR) written as the OR (ANY) or AND (ALL) of `x op element`, as
+    /// partprune.c's `match_clause_to_partition_key` turns a ScalarArrayOpExpr into
+    /// pruning steps; a NULL element of an ANY is left out (the strict operator
+    /// cannot hold for it), and an ANY whose elements are all NULL is `false`.
+    pub fn saop_as_comparisons(&self) -> Expr {
+        match self {
+            Expr::Bin(op @ (BinOp::And | BinOp::Or), l, r) => {
+                Expr::bin(*op, l.saop_as_comparisons(), r.saop_as_comparisons())
+            }
+            Expr::Func(Func::ScalarArrayOp { op, use_or, .. }, args) if args.len() > 1 => {
+                let x = &args[0];
+                let combine = if *use_or { BinOp::Or } else { BinOp::And };
+                args[1..]
+                    .iter()
+                    .filter(|e| !(*use_or && matches!(e, Expr::Const(Datum::Null))))
+                    .map(|e| Expr::bin(*op, x.clone(), e.clone()))
+                    .reduce(|a, b| Expr::bin(combine, a, b))
+                    .unwrap_or(Expr::Const(Datum::Int(0)))
+            }
+            other => other.clone(),
+        }
+    }
+
+    /// Each `col op ANY (array)` of integers in the expression with its element type
+    /// widened to bigint when `col` is declared bigint (`types[col]`): the analysis
+    /// knows a column only as an integer, where `select_common_type` of a bigint
+    /// column and int4 constants is bigint (`'{1,2}'::bigint[]`).
+    pub fn widen_saop_to_columns(&mut self, types: &[SqlType]) {
+        match self {
+            Expr::Func(Func::ScalarArrayOp { elem, .. }, args) => {
+                if let Some(Expr::Col(i)) = args.first() {
+                    if types.get(*i) == Some(&SqlType::Int8) && matches!(*elem, SqlType::Int2 | SqlType::Int4) {
+                        *elem = SqlType::Int8;
+                    }
+                }
+                args.iter_mut().for_each(|a| a.widen_saop_to_columns(types));
+            }
+            Expr::Func(_, args) => args.iter_mut().for_each(|a| a.widen_saop_to_columns(types)),
+            Expr::Bin(_, l, r) => {
+                l.widen_saop_to_columns(types);
+                r.widen_saop_to_columns(types);
+            }
+            Expr::Not(x) | Expr::IsNull(x, _) => x.widen_saop_to_columns(types),
+            Expr::Col(_) | Expr::Const(_) | Expr::Param(..) | Expr::ExecParam(..) => {}
         }
     }
 
@@ -468,6 +579,18 @@ impl Expr {
                 // fill, `NULL::integer` in a query): one typed Const after
                 // eval_const_expressions, which get_const_expr prints `NULL::type`.
                 (Func::Cast { to, .. }, [Expr::Const(Datum::Null)]) => format!("NULL::{}", to.name()),
+                // get_rule_expr's ScalarArrayOpExpr: a constant array as get_const_expr
+                // writes it (`'{2,5}'::integer[]`), else the ArrayExpr (`ARRAY[$1, $2]`).
+                (Func::ScalarArrayOp { op, use_or, elem }, [x, elems @ ..]) => {
+                    let array = match const_array_text(elems) {
+                        Some(t) => format!("'{}'::{}", t.replace('\'', "''"), array_type_name(*elem)),
+                        None => {
+                            let parts: Vec<String> = elems.iter().map(|e| e.to_sql(names)).collect();
+                            format!("ARRAY[{}]", parts.join(", "))
+                        }
+                    };
+                    saop_sql(*op, *use_or, &x.to_sql(names), &array)
+                }
                 _ => f.sql(&args.iter().map(|a| a.to_sql(names)).collect::<Vec<_>>()),
             },
             // `$$n`: EXPLAIN's text resolves `$i` as input column i; `$$` stays a `$`.
@@ -1595,5 +1718,36 @@ mod const_tests {
         assert_eq!(and.to_sql(&["x".into()]), "((x > 1) AND (x > 1) AND (x > 1))");
         let or_in_and = Expr::bin(BinOp::And, Expr::bin(BinOp::Or, a.clone(), a.clone()), a);
         assert_eq!(or_in_and.to_sql(&["x".into()]), "(((x > 1) OR (x > 1)) AND (x > 1))");
+    }
+
+    /// A ScalarArrayOpExpr's array as get_const_expr and array_out write it (checked
+    /// against PostgreSQL 15: `'{"a b","x\\"y","","null",it''s,"c\\\\d"}'::text[]`),
+    /// over a bigint column a bigint array, and pruning's expansion of it.
+    #[test]
+    fn scalar_array_ops_print_and_expand_as_postgresql() {
+        let texts = ["a b", "x\"y", "", "null", "it's", "c\\d"];
+        let mut args = vec![Expr::Col(0)];
+        args.extend(texts.iter().map(|t| Expr::Const(Datum::text(t))));
+        let saop = Expr::func(Func::ScalarArrayOp { op: BinOp::Eq, use_or: true, elem: SqlType::Text }, args);
+        assert_eq!(saop.to_sql(&["s".into()]), r#"(s = ANY ('{"a b","x\"y","","null",it''s,"c\\d"}'::text[]))"#);
+        let ints = |elem| {
+            Expr::func(
+                Func::ScalarArrayOp { op: BinOp::NotEq, use_or: false, elem },
+                vec![Expr::Col(0), Expr::int(1), Expr::Const(Datum::Null)],
+            )
+        };
+        let mut wide = ints(SqlType::Int4);
+        wide.widen_saop_to_columns(&[SqlType::Int8]);
+        assert_eq!(wide.to_sql(&["b".into()]), "(b <> ALL ('{1,NULL}'::bigint[]))");
+        let mut narrow = ints(SqlType::Int4);
+        narrow.widen_saop_to_columns(&[SqlType::Int4]);
+        assert_eq!(narrow.to_sql(&["a".into()]), "(a <> ALL ('{1,NULL}'::integer[]))");
+        // Pruning: <> ALL is the AND of its comparisons; an ANY drops its NULLs.
+        assert_eq!(narrow.saop_as_comparisons().to_sql(&["a".into()]), "((a <> 1) AND (a <> NULL))");
+        let any = Expr::func(
+            Func::ScalarArrayOp { op: BinOp::Eq, use_or: true, elem: SqlType::Int4 },
+            vec![Expr::Col(0), Expr::int(1), Expr::Const(Datum::Null), Expr::int(2)],
+        );
+        assert_eq!(any.saop_as_comparisons().to_sql(&["a".into()]), "((a = 1) OR (a = 2))");
     }
 }

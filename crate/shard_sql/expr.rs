@@ -29,9 +29,12 @@
 //! Where it departs from PostgreSQL (`transformExpr` in parse_expr.c,
 //! `parseCheckAggregates` in parse_agg.c): booleans are Int 1/0, no operator or
 //! function lookup by type beyond that coercion (one evaluator, `plan::Expr::eval`,
-//! decides int8, numeric or float8 arithmetic by the values), and `BETWEEN` and
-//! `IN (list)` become ANDs and ORs of comparisons (PostgreSQL's `transformAExprIn`
-//! makes a list of constants one `ScalarArrayOpExpr`).
+//! decides int8, numeric or float8 arithmetic by the values), and `BETWEEN` becomes
+//! an AND of comparisons. `IN (list)` is analysed as `transformAExprIn` does it (the
+//! items without columns one `x = ANY (array)`, `Func::ScalarArrayOp`), except that
+//! an integer column's width is not known here: its array is `integer[]` unless a
+//! constant needs `bigint[]` (the coordinator widens it for a bigint column,
+//! `Expr::widen_saop_to_columns`).
 
 use sqlparser::ast::{
     self, BinaryOperator, CastKind, DataType, DuplicateTreatment, Function, FunctionArg, FunctionArgExpr,
@@ -243,19 +246,12 @@ impl ExprPlanner<'_> {
                 let hi = self.operator(BinOp::LtEq, x, self.plan(high, scope)?, scope, position)?;
                 Ok(negate_if(*negated, Expr::bin(BinOp::And, lo, hi)))
             }
-            ast::Expr::InList { expr, list, negated } => {
-                // x IN (a, b)  ==>  x = a OR x = b  (same three-valued result)
-                let x = self.plan(expr, scope)?;
-                let mut any: Option<Expr> = None;
-                for item in list {
-                    let eq = self.operator(BinOp::Eq, x.clone(), self.plan(item, scope)?, scope, position)?;
-                    any = Some(match any {
-                        None => eq,
-                        Some(prev) => Expr::bin(BinOp::Or, prev, eq),
-                    });
-                }
-                let any = any.ok_or_else(|| SqlError::new("syntax error: empty IN list", position))?;
-                Ok(negate_if(*negated, any))
+            ast::Expr::InList { expr, list, negated } => self.in_list(expr, list, *negated, scope, position),
+            ast::Expr::AnyOp { left, compare_op, right, .. } => {
+                self.array_op(left, compare_op, right, true, scope, position)
+            }
+            ast::Expr::AllOp { left, compare_op, right } => {
+                self.array_op(left, compare_op, right, false, scope, position)
             }
             ast::Expr::Cast { kind: CastKind::Cast | CastKind::DoubleColon, expr, data_type, format: None } => {
                 self.cast(expr, data_type, scope)
@@ -272,6 +268,208 @@ impl ExprPlanner<'_> {
             }
             other => Err(SqlError::unsupported(construct_name(other), position)),
         }
+    }
+
+    /// `x [NOT] IN (a, b, …)` as `transformAExprIn` (parse_expr.c) analyses it: the
+    /// items that read no column, when there are two or more, make one
+    /// `x = ANY (array)` (`x <> ALL (array)` for NOT IN) of their common type; each
+    /// other item (one reading a column, or the lone item) is its own `x = item`
+    /// (`x <> item`), ORed (ANDed) after it, in the order written.
+    fn in_list(
+        &self,
+        expr: &ast::Expr,
+        list: &[ast::Expr],
+        negated: bool,
+        scope: &mut Scope,
+        position: Option<usize>,
+    ) -> Result<Expr, SqlError> {
+        let x = self.plan(expr, scope)?;
+        let mut items = Vec::with_capacity(list.len());
+        for item in list {
+            items.push(self.plan(item, scope)?);
+        }
+        if items.is_empty() {
+            return Err(SqlError::new("syntax error: empty IN list", position));
+        }
+        let (op, combine) = if negated { (BinOp::NotEq, BinOp::And) } else { (BinOp::Eq, BinOp::Or) };
+        let mut result = None;
+        if items.iter().filter(|e| !reads_column(e)).count() > 1 {
+            let (vars, nonvars): (Vec<Expr>, Vec<Expr>) = items.into_iter().partition(reads_column);
+            result = Some(self.scalar_array_op(op, !negated, x.clone(), nonvars, None, scope, position)?);
+            items = vars;
+        }
+        for item in items {
+            let cmp = self.operator(op, x.clone(), item, scope, position)?;
+            result = Some(match result {
+                None => cmp,
+                Some(prev) => Expr::bin(combine, prev, cmp),
+            });
+        }
+        result.ok_or_else(|| SqlError::new("syntax error: empty IN list", position))
+    }
+
+    /// `x op ANY (array)` / `x op ALL (array)` written out, as postgres_fdw sends an IN
+    /// list (`id = ANY ('{5,6}'::integer[])`, `id = ANY (ARRAY[$1::integer,
+    /// $2::integer])`): the array is a string literal cast to an array type, or an
+    /// `ARRAY[…]` constructor. A subquery here was the coordinator's to plan.
+    fn array_op(
+        &self,
+        left: &ast::Expr,
+        compare_op: &BinaryOperator,
+        right: &ast::Expr,
+        use_or: bool,
+        scope: &mut Scope,
+        position: Option<usize>,
+    ) -> Result<Expr, SqlError> {
+        let op = bin_op(compare_op).filter(|o| o.is_comparison());
+        let Some(op) = op else {
+            return Err(SqlError::unsupported(format!("operator {compare_op} with ANY/ALL"), position));
+        };
+        let mut right = right;
+        while let ast::Expr::Nested(inner) = right {
+            right = inner;
+        }
+        let x = self.plan(left, scope)?;
+        match right {
+            ast::Expr::Cast {
+                kind: CastKind::Cast | CastKind::DoubleColon,
+                expr,
+                data_type: DataType::Array(ast::ArrayElemTypeDef::SquareBracket(elem_type, None)),
+                format: None,
+            } => {
+                let at = self.position(expr).or_else(|| self.position(right)).or(position);
+                let Some(elem) = cast_target(elem_type) else {
+                    return Err(SqlError::unsupported(format!("an array of {elem_type}"), at));
+                };
+                let ast::Expr::Value(Value::SingleQuotedString(text) | Value::EscapedStringLiteral(text)) =
+                    expr.as_ref()
+                else {
+                    return Err(SqlError::unsupported("this kind of array", at));
+                };
+                let items = parse_array_literal(text).map_err(|m| SqlError::new(m, at))?;
+                let mut elems = Vec::with_capacity(items.len());
+                for item in items {
+                    let d = item.map_or(Datum::Null, |t| Datum::text(&t));
+                    elems.push(Expr::Const(convert_const(&d, elem, at)?));
+                }
+                self.scalar_array_op(op, use_or, x, elems, Some(elem), scope, position)
+            }
+            ast::Expr::Array(array) => {
+                let mut elems = Vec::with_capacity(array.elem.len());
+                for e in &array.elem {
+                    elems.push(self.plan(e, scope)?);
+                }
+                if elems.is_empty() {
+                    return Err(SqlError::new("cannot determine type of empty array", position));
+                }
+                self.scalar_array_op(op, use_or, x, elems, None, scope, position)
+            }
+            ast::Expr::Subquery(_) => Err(SqlError::unsupported("subqueries", position)),
+            _ => Err(SqlError::unsupported("ANY/ALL over this kind of array", position)),
+        }
+    }
+
+    /// A [`Func::ScalarArrayOp`] of `x` and `elems`: the elements' type is `declared`
+    /// (an array literal's cast) or their common type with `x` (`select_common_type`,
+    /// `x` first: an untyped literal or NULL takes the others' type, an integer meets
+    /// a numeric as a numeric, anything a float8 as a float8); each element is
+    /// converted to it (a constant now) and `x` cast to it when its category differs
+    /// (`(id)::numeric = ANY ('{1.5,2}'::numeric[])`), as `make_scalar_array_op`
+    /// finds the operator.
+    #[allow(clippy::too_many_arguments)]
+    fn scalar_array_op(
+        &self,
+        op: BinOp,
+        use_or: bool,
+        x: Expr,
+        elems: Vec<Expr>,
+        declared: Option<SqlType>,
+        scope: &Scope,
+        position: Option<usize>,
+    ) -> Result<Expr, SqlError> {
+        let xt = self.type_of(&x, scope);
+        let elem = match declared {
+            Some(t) => t,
+            None => self.common_elem_type(&x, xt, &elems, scope, position)?,
+        };
+        let target = elem.col_type();
+        let x = match &x {
+            Expr::Const(d) => Expr::Const(convert_const(d, elem, position)?),
+            _ if xt == target || target == ColType::Int || target == ColType::Text => x,
+            _ => coerce(x, xt, target, position)?,
+        };
+        let mut args = Vec::with_capacity(elems.len() + 1);
+        args.push(x);
+        for e in elems {
+            args.push(match e {
+                Expr::Const(d) => Expr::Const(convert_const(&d, elem, position)?),
+                other => {
+                    let t = self.type_of(&other, scope);
+                    coerce(other, t, target, position)?
+                }
+            });
+        }
+        Ok(Expr::func(Func::ScalarArrayOp { op, use_or, elem }, args))
+    }
+
+    /// `select_common_type` over `x` (of category `xt`) and `elems`: text with text
+    /// (an untyped literal is text), else the widest number. An integer `x` is taken
+    /// as int4 (a column's integer width is not known here); an integer constant past
+    /// int4, or a bigint parameter, makes the type bigint.
+    fn common_elem_type(
+        &self,
+        x: &Expr,
+        xt: ColType,
+        elems: &[Expr],
+        scope: &Scope,
+        position: Option<usize>,
+    ) -> Result<SqlType, SqlError> {
+        let sql_of = |e: &Expr| -> Option<SqlType> {
+            match e {
+                Expr::Const(Datum::Null) => None,
+                Expr::Const(Datum::Text(_)) => None,
+                Expr::Const(Datum::Int(v)) => {
+                    Some(if i32::try_from(*v).is_ok() { SqlType::Int4 } else { SqlType::Int8 })
+                }
+                Expr::Const(Datum::Numeric(_)) => Some(SqlType::Numeric),
+                Expr::Const(Datum::Float(_)) => Some(SqlType::Float8),
+                Expr::Param(_, t, _) | Expr::ExecParam(_, t) => Some(*t),
+                Expr::Func(Func::Cast { to, .. }, _) => Some(*to),
+                other => Some(match self.type_of(other, scope) {
+                    ColType::Int => SqlType::Int4,
+                    ColType::Numeric => SqlType::Numeric,
+                    ColType::Float => SqlType::Float8,
+                    ColType::Text => SqlType::Text,
+                }),
+            }
+        };
+        // An untyped literal next to text is text; NULLs alone are text too.
+        let x_type = match x {
+            Expr::Const(Datum::Text(_)) => Some(SqlType::Text),
+            _ => sql_of(x),
+        };
+        let x_type = x_type.or(if xt == ColType::Text { Some(SqlType::Text) } else { None });
+        let mut types: Vec<SqlType> = x_type.into_iter().collect();
+        types.extend(elems.iter().filter_map(sql_of));
+        let Some(&first) = types.first() else { return Ok(SqlType::Text) };
+        if first == SqlType::Text || types.contains(&SqlType::Text) {
+            if let Some(other) = types.iter().find(|t| **t != SqlType::Text) {
+                let (a, b) = if first == SqlType::Text { (first, *other) } else { (first, SqlType::Text) };
+                return Err(SqlError::new(
+                    format!("IN types {} and {} cannot be matched", a.name(), b.name()),
+                    position,
+                ));
+            }
+            return Ok(SqlType::Text);
+        }
+        let rank = |t: &SqlType| match t {
+            SqlType::Int2 => 0,
+            SqlType::Int4 => 1,
+            SqlType::Int8 => 2,
+            SqlType::Numeric => 3,
+            _ => 4,
+        };
+        Ok(types.into_iter().max_by_key(rank).unwrap_or(SqlType::Int4))
     }
 
     /// Output column of the Agg that `e` (an aggregate-free expression) is a key of.
@@ -805,6 +1003,73 @@ pub(super) fn output_name(e: &ast::Expr) -> String {
     }
 }
 
+/// Does `e` read a column of its input (`contain_vars_of_level(e, 0)`)?
+fn reads_column(e: &Expr) -> bool {
+    let mut has = false;
+    e.for_each_col(&mut |_| has = true);
+    has
+}
+
+/// The elements of a one-dimensional array literal as `array_in` reads it
+/// (`{a,"b c",NULL}`): None for an unquoted NULL; quotes and backslashes escape,
+/// whitespace around an unquoted element is dropped.
+pub fn parse_array_literal(text: &str) -> Result<Vec<Option<String>>, String> {
+    let malformed = || format!("malformed array literal: \"{text}\"");
+    let inner = text.trim().strip_prefix('{').and_then(|t| t.strip_suffix('}')).ok_or_else(malformed)?;
+    let mut out = Vec::new();
+    if inner.trim().is_empty() {
+        return Ok(out);
+    }
+    let mut chars = inner.chars().peekable();
+    loop {
+        while chars.peek().is_some_and(|c| c.is_whitespace()) {
+            chars.next();
+        }
+        let mut item = String::new();
+        let mut quoted = false;
+        if chars.peek() == Some(&'"') {
+            quoted = true;
+            chars.next();
+            loop {
+                match chars.next() {
+                    Some('"') => break,
+                    Some('\\') => item.push(chars.next().ok_or_else(malformed)?),
+                    Some(c) => item.push(c),
+                    None => return Err(malformed()),
+                }
+            }
+            while chars.peek().is_some_and(|c| c.is_whitespace()) {
+                chars.next();
+            }
+        } else {
+            while let Some(&c) = chars.peek() {
+                if c == ',' {
+                    break;
+                }
+                if matches!(c, '{' | '}' | '"') {
+                    return Err(malformed());
+                }
+                chars.next();
+                if c == '\\' {
+                    item.push(chars.next().ok_or_else(malformed)?);
+                } else {
+                    item.push(c);
+                }
+            }
+            item = item.trim_end().to_string();
+            if item.is_empty() {
+                return Err(malformed());
+            }
+        }
+        out.push(if !quoted && item.eq_ignore_ascii_case("NULL") { None } else { Some(item) });
+        match chars.next() {
+            Some(',') => {}
+            None => return Ok(out),
+            Some(_) => return Err(malformed()),
+        }
+    }
+}
+
 fn negate_if(negated: bool, e: Expr) -> Expr {
     if negated {
         negate_clause(e)
@@ -823,19 +1088,31 @@ pub fn negate_clause(e: Expr) -> Expr {
     match e {
         Expr::Not(x) => *x,
         Expr::Bin(op, l, r) => match op {
-            BinOp::Eq => Expr::Bin(BinOp::NotEq, l, r),
-            BinOp::NotEq => Expr::Bin(BinOp::Eq, l, r),
-            BinOp::Lt => Expr::Bin(BinOp::GtEq, l, r),
-            BinOp::GtEq => Expr::Bin(BinOp::Lt, l, r),
-            BinOp::Gt => Expr::Bin(BinOp::LtEq, l, r),
-            BinOp::LtEq => Expr::Bin(BinOp::Gt, l, r),
+            _ if op.is_comparison() => Expr::Bin(negator(op), l, r),
             BinOp::And => Expr::bin(BinOp::Or, negate_clause(*l), negate_clause(*r)),
             BinOp::Or => Expr::bin(BinOp::And, negate_clause(*l), negate_clause(*r)),
             _ => Expr::Not(Box::new(Expr::Bin(op, l, r))),
         },
         Expr::IsNull(x, negated) => Expr::IsNull(x, !negated),
         Expr::Func(Func::Like { negated, ilike }, args) => Expr::Func(Func::Like { negated: !negated, ilike }, args),
+        // NOT (x = ANY (…)) is x <> ALL (…): the operator's negator, ANY and ALL swapped.
+        Expr::Func(Func::ScalarArrayOp { op, use_or, elem }, args) if op.is_comparison() => {
+            Expr::Func(Func::ScalarArrayOp { op: negator(op), use_or: !use_or, elem }, args)
+        }
         other => Expr::Not(Box::new(other)),
+    }
+}
+
+/// A comparison's negator (`get_negator`): `=` and `<>`, `<` and `>=`, `>` and `<=`.
+fn negator(op: BinOp) -> BinOp {
+    match op {
+        BinOp::Eq => BinOp::NotEq,
+        BinOp::NotEq => BinOp::Eq,
+        BinOp::Lt => BinOp::GtEq,
+        BinOp::GtEq => BinOp::Lt,
+        BinOp::Gt => BinOp::LtEq,
+        BinOp::LtEq => BinOp::Gt,
+        other => other,
     }
 }
 

@@ -21,8 +21,9 @@
 //!
 //! Expressions: column references (`a`, `t.a`, `public.t.a`), integer, decimal and
 //! string literals, `NULL`, `TRUE`/`FALSE` (Int 1/0), `= <> != < <= > >= AND OR + - *
-//! / %`, `NOT`, unary minus, `IS [NOT] NULL`, `[NOT] BETWEEN` and `[NOT] IN (list)`
-//! (both desugared), and casts to integer, numeric or text types that do not change
+//! / %`, `NOT`, unary minus, `IS [NOT] NULL`, `[NOT] BETWEEN` (desugared), `[NOT] IN
+//! (list)` and `x op ANY/ALL (array)` over an array literal (`'{1,2}'::integer[]`) or
+//! `ARRAY[…]` (a ScalarArrayOpExpr, as postgres_fdw sends an IN list), and casts to integer, numeric or text types that do not change
 //! a column's type (constants are converted at plan time).
 //!
 //! Everything else (joins, subqueries, other functions, window functions, DISTINCT,

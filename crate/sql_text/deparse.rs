@@ -208,6 +208,22 @@ fn deparse_with(e: &Expr, col: &dyn Fn(usize) -> String) -> String {
             format!("{}::{}", deparse_with(&args[0], col), typmod.type_name())
         }
         Expr::Func(Func::User(u), args) => u.remote_sql(&args.iter().map(|a| deparse_with(a, col)).collect::<Vec<_>>()),
+        // deparseScalarArrayOpExpr: `(x = ANY (arr))`, a constant array through
+        // deparseConst (its text a string literal labelled with the array type,
+        // `'{5,6}'::integer[]`), an ArrayExpr through deparseArrayExpr
+        // (`ARRAY[$1::integer, $2::integer]`).
+        Expr::Func(Func::ScalarArrayOp { op, use_or, elem }, args) if !args.is_empty() => {
+            let (x, elems) = (&args[0], &args[1..]);
+            let array = match crate::plan::const_array_text(elems) {
+                Some(t) => format!("{}::{}", deparse_string_literal(&t), crate::plan::array_type_name(*elem)),
+                None if elems.is_empty() => format!("ARRAY[]::{}", crate::plan::array_type_name(*elem)),
+                None => {
+                    let parts: Vec<String> = elems.iter().map(|e| deparse_with(e, col)).collect();
+                    format!("ARRAY[{}]", parts.join(", "))
+                }
+            };
+            crate::plan::saop_sql(*op, *use_or, &deparse_with(x, col), &array)
+        }
         Expr::Func(f, args) => f.sql(&args.iter().map(|a| deparse_with(a, col)).collect::<Vec<_>>()),
         // printRemoteParam: the remote query's own numbering (`remote_params`), with
         // an explicit cast so the remote server infers the type without our OIDs.

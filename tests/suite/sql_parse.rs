@@ -361,7 +361,11 @@ fn expressions() {
         bin(BinOp::GtEq, Expr::col(1), Expr::int(-2)),
         bin(BinOp::LtEq, as_numeric(Expr::col(1)), num("2.5")),
     );
-    let in_list = bin(BinOp::Or, bin(BinOp::Eq, Expr::col(2), text("p")), bin(BinOp::Eq, Expr::col(2), text("q")));
+    // An IN list of constants is one `s = ANY ('{p,q}'::text[])` (transformAExprIn).
+    let in_list = Expr::func(
+        Func::ScalarArrayOp { op: BinOp::Eq, use_or: true, elem: SqlType::Text },
+        vec![Expr::col(2), text("p"), text("q")],
+    );
     // `NOT (x IS NULL)` is `x IS NOT NULL` (negate_clause).
     let not_null = Expr::IsNull(Box::new(Expr::col(3)), true);
     let is_not_null = Expr::IsNull(Box::new(Expr::col(2)), true);
@@ -372,6 +376,37 @@ fn expressions() {
         expected = bin(BinOp::And, expected, e);
     }
     assert_eq!(cond, expected);
+}
+
+/// The WHERE condition of `SELECT a FROM t WHERE …` as EXPLAIN writes it.
+fn where_text(cond: &str) -> String {
+    let (plan, _) = select(&format!("SELECT * FROM t WHERE {cond}"));
+    let Plan::Result { filter: Some(e), .. } = plan else { panic!("{cond}: {plan:?}") };
+    let names: Vec<String> = ["a", "b", "s", "f"].iter().map(|n| n.to_string()).collect();
+    e.to_sql(&names)
+}
+
+/// `IN (list)` as transformAExprIn analyses it: two or more items that read no column
+/// make one ScalarArrayOpExpr of their common type, the others (or a lone item) stay
+/// comparisons; NOT IN is `<> ALL`; `= ANY (ARRAY[…])` and an array literal are read
+/// as the same node, and `NOT (x = ANY …)` is `x <> ALL …` (negate_clause).
+#[wasm_bindgen_test(unsupported = test)]
+fn in_lists_are_scalar_array_ops() {
+    assert_eq!(where_text("a IN (1, 2)"), "(a = ANY ('{1,2}'::integer[]))");
+    assert_eq!(where_text("a IN (5)"), "(a = 5)");
+    assert_eq!(where_text("a IN (1, b, 2)"), "((a = ANY ('{1,2}'::integer[])) OR (a = b))");
+    assert_eq!(where_text("a IN (b, 2)"), "((a = b) OR (a = 2))");
+    assert_eq!(where_text("a NOT IN (1, 2)"), "(a <> ALL ('{1,2}'::integer[]))");
+    assert_eq!(where_text("NOT (a IN (1, 2))"), "(a <> ALL ('{1,2}'::integer[]))");
+    assert_eq!(where_text("s IN ('x', 'it''s', NULL)"), "(s = ANY ('{x,it''s,NULL}'::text[]))");
+    assert_eq!(where_text("a IN (1, 2.5)"), "((a)::numeric = ANY ('{1,2.5}'::numeric[]))");
+    assert_eq!(where_text("a IN (1, 5000000000)"), "(a = ANY ('{1,5000000000}'::bigint[]))");
+    assert_eq!(where_text("a = ANY (ARRAY[1, 2])"), "(a = ANY ('{1,2}'::integer[]))");
+    assert_eq!(where_text("a > ALL ('{1, 2}'::int[])"), "(a > ALL ('{1,2}'::integer[]))");
+    assert_eq!(where_text("s = ANY ('{\"a b\",c}'::text[])"), "(s = ANY ('{\"a b\",c}'::text[]))");
+    assert_eq!(where_text("a = ANY (ARRAY[$1::integer, $2::integer])"), "(a = ANY (ARRAY[$$1, $$2]))");
+    assert_error("SELECT a FROM t WHERE s IN (1, 2)", "IN types text and integer cannot be matched", Some(23));
+    assert_error("SELECT a FROM t WHERE a = ANY ('{1,{2}}'::int[])", "malformed array literal: \"{1,{2}}\"", Some(23));
 }
 
 #[wasm_bindgen_test(unsupported = test)]
@@ -409,13 +444,24 @@ fn deparsed_remote_queries_round_trip() {
         Expr::IsNull(Box::new(Expr::col(3)), true),
         bin(BinOp::Eq, Expr::col(2), text("it's")),
         Expr::Not(Box::new(bin(BinOp::LtEq, Expr::col(3), num("1.0")))),
+        // An IN list: `(a = ANY ('{1,NULL,3}'::integer[]))`, `(s <> ALL ('{"x y",z}'::text[]))`.
+        Expr::func(
+            Func::ScalarArrayOp { op: BinOp::Eq, use_or: true, elem: SqlType::Int4 },
+            vec![Expr::col(0), Expr::int(1), Expr::Const(Datum::Null), Expr::int(3)],
+        ),
+        Expr::func(
+            Func::ScalarArrayOp { op: BinOp::NotEq, use_or: false, elem: SqlType::Text },
+            vec![Expr::col(2), text("x y"), text("z")],
+        ),
     ];
     q.order_by = vec![SortKey::desc(1), SortKey::asc(0)];
     q.limit = Some(10);
     let sql = deparse_remote_query(&q);
+    assert!(sql.contains(r#"((a = ANY ('{1,NULL,3}'::integer[]))) AND ((s <> ALL ('{"x y",z}'::text[])))"#), "{sql}");
     let (plan, out) = select(&sql);
     assert_eq!(out, vec![col("a", ColType::Int), col("s", ColType::Text)]);
-    // The shard simplifies the NOT as PostgreSQL's planner does (`f > 1.0`).
+    // The shard simplifies the NOT as PostgreSQL's planner does (`f > 1.0`), and reads
+    // the arrays back as the same ScalarArrayOpExprs.
     let mut quals = q.quals.clone();
     quals[3] = bin(BinOp::Gt, Expr::col(3), num("1.0"));
     let cond = quals.into_iter().reduce(|l, r| bin(BinOp::And, l, r)).unwrap();
