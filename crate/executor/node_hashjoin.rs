@@ -78,6 +78,10 @@ pub struct HashJoinState {
     /// The outer side is exhausted: the unmatched inner rows are returned from this
     /// row number on (`HJ_FILL_INNER_TUPLES`).
     fill_inner_from: Option<usize>,
+    /// Inner rows read but not inserted into the table, over all builds: EXPLAIN's
+    /// Hash node counts the rows inserted (MultiExecHash stops its instrumentation with
+    /// `hashtable->partialTuples`), not the rows its child returned.
+    unhashed: u64,
     slot: Vec<Datum>,
     /// The planner's figures the table is sized with (`hash_space`).
     pub sizing: HashSizing,
@@ -106,6 +110,7 @@ impl HashJoinState {
             // No outer row yet: nothing to null-extend.
             outer_matched: true,
             fill_inner_from: None,
+            unhashed: 0,
             slot: Vec::new(),
             sizing: HashSizing::default(),
             space: std::cell::OnceCell::new(),
@@ -113,16 +118,20 @@ impl HashJoinState {
         }
     }
 
-    /// This build's table figures: the rows hashed are those with every key non-null,
-    /// or every row when a Right or Full join keeps them (`keepNulls`).
+    /// Does the Hash node insert this inner row? Those with every key non-null, or
+    /// every row when a Right or Full join keeps them (ExecHashGetHashValue's
+    /// `keepNulls`, which is HJ_FILL_INNER).
+    fn hashes(&self, row: &[Datum]) -> bool {
+        let keep_nulls = matches!(self.join_type, JoinType::Right | JoinType::Full);
+        let non_null = |e: &Expr| e.eval(row).is_ok_and(|v| !v.is_null());
+        keep_nulls || (non_null(&self.inner_key) && self.more_keys.iter().all(|(_, ik)| non_null(ik)))
+    }
+
+    /// This build's table figures: the rows hashed (`hashes`).
     fn build_space(&self) -> HashSpace {
         *self.space.get_or_init(|| {
-            let keep_nulls = matches!(self.join_type, JoinType::Right | JoinType::Full);
             let w = self.inner_width.max(1);
-            let hashed = self.rows.chunks(w).filter(|row| {
-                let non_null = |e: &Expr| e.eval(row).is_ok_and(|v| !v.is_null());
-                keep_nulls || (non_null(&self.inner_key) && self.more_keys.iter().all(|(_, ik)| non_null(ik)))
-            });
+            let hashed = self.rows.chunks(w).filter(|row| self.hashes(row));
             hash_space(&self.sizing, hashed)
         })
     }
@@ -198,6 +207,11 @@ impl HashJoinState {
                     // A NULL key is never hashed: no outer row can match it.
                     if !k.is_null() {
                         self.table.entry(k).or_default().push(n);
+                    }
+                    // The Hash node counts only the rows it inserts (MultiExecPrivateHash:
+                    // a NULL key under a strict operator is dropped unless keepNulls).
+                    if !self.hashes(row) {
+                        self.unhashed += 1;
                     }
                     self.rows.extend_from_slice(row);
                     self.matched.push(false);
@@ -320,5 +334,82 @@ impl ExecNode for HashJoinState {
         } {
             e.details.push(("Buckets".into(), space.text()));
         }
+        if self.unhashed > 0 {
+            e.details.push((crate::instrument::HASH_UNHASHED.into(), self.unhashed.to_string()));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clock::Clock;
+
+    /// A child returning fixed one-column rows (None: NULL).
+    #[derive(Clone)]
+    struct Rows {
+        rows: Vec<Option<i64>>,
+        next: usize,
+        slot: Vec<Datum>,
+    }
+
+    impl ExecNode for Rows {
+        fn exec_next(&mut self, _es: &mut EState) -> ExecResult<ExecStatus> {
+            let Some(v) = self.rows.get(self.next) else { return Ok(ExecStatus::Done) };
+            self.slot = vec![v.map_or(Datum::Null, Datum::Int)];
+            self.next += 1;
+            Ok(ExecStatus::Row)
+        }
+        fn exec_rescan(&mut self, _es: &mut EState) -> ExecResult<()> {
+            self.next = 0;
+            Ok(())
+        }
+        fn exec_end(&mut self, _es: &mut EState) {}
+        fn slot(&self) -> &[Datum] {
+            &self.slot
+        }
+        fn explain(&self, _e: &mut ExplainNode) {}
+    }
+
+    /// The rows the Hash node inserted, as EXPLAIN ANALYZE prints them, after a join
+    /// of type `jt` of outer [1] with `inner`.
+    fn hash_rows(jt: JoinType, inner: &[Option<i64>]) -> u64 {
+        let mut es = EState::new(Clock::virtual_clock(), vec![], false, false);
+        for _ in 0..3 {
+            es.instr.push(Default::default());
+        }
+        let child = |id, rows: &[Option<i64>]| PlanState {
+            id,
+            node: Box::new(Rows { rows: rows.to_vec(), next: 0, slot: vec![] }) as Box<dyn ExecNode>,
+        };
+        let mut hj = HashJoinState::init(child(1, &[Some(1)]), child(2, inner), Expr::Col(0), Expr::Col(0), (1, 1));
+        hj.join_type = jt;
+        while hj.exec_next(&mut es).unwrap() == ExecStatus::Row {}
+        let mut e = ExplainNode {
+            id: 0,
+            node_type: String::new(),
+            async_capable: false,
+            strategy: None,
+            relation: None,
+            parent_relationship: None,
+            details: vec![],
+            instr: Default::default(),
+            timed: false,
+            children: vec![],
+        };
+        hj.explain(&mut e);
+        let unhashed: u64 = e.detail(crate::instrument::HASH_UNHASHED).map_or(0, |v| v.parse().unwrap());
+        es.instr[2].ntuples - unhashed
+    }
+
+    #[test]
+    fn the_hash_node_counts_only_the_rows_it_inserts() {
+        let inner = [Some(1), None, Some(2), None];
+        // A strict `=`: NULL keys are not inserted (MultiExecPrivateHash).
+        assert_eq!(hash_rows(JoinType::Inner, &inner), 2);
+        assert_eq!(hash_rows(JoinType::Left, &inner), 2);
+        // A Right or Full join keeps them, to return them null-extended.
+        assert_eq!(hash_rows(JoinType::Right, &inner), 4);
+        assert_eq!(hash_rows(JoinType::Full, &inner), 4);
     }
 }
