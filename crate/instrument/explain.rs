@@ -1024,7 +1024,9 @@ fn properties(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions) -> Vec<(Strin
                     if opts.verbose && n.node_type != "Bitmap Index Scan" { qual_cols(n) } else { o.cols.clone() };
                 return (k.clone(), unmark(&resolve_qualifiers(&substitute(v, &cols), opts.verbose)));
             }
-            if k == "Rows Removed by Join Filter" || k == "Heap Fetches" {
+            // (`Heap Fetches` is printed as kept, the total over the loops: explain.c
+            // prints `instrument->ntuples2` as it is.)
+            if k == "Rows Removed by Join Filter" {
                 // show_instrumentation_count: the node's total over its loops.
                 let loops = n.instr.finished().nloops.max(1) as f64;
                 return (k.clone(), format!("{:.0}", v.parse::<f64>().unwrap_or(0.0) / loops));
