@@ -218,6 +218,13 @@ pub fn exec_async_configure_wait(
     let added = requestee.node.async_configure_wait(es, r, ctx)?;
     if es.blocked_on.is_none() {
         es.record(|| TraceKind::ConfigureWait { request: r, added });
+        // ExecAsyncConfigureWait stops the node's instrumentation with no row
+        // (InstrStopNode(…, 0.0)); a row the requestee delivered while configuring
+        // (postgres_fdw's complete_pending_request: its batch was read by
+        // process_pending_request) is counted there with InstrUpdateTupleCount.
+        if es.requests[r].state == AsyncState::CallbackPending && es.requests[r].result == Some(true) {
+            es.instr[requestee.id].update_tuple_count(1);
+        }
     }
     if added {
         es.event_loop.enqueue(r);

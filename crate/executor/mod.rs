@@ -436,6 +436,12 @@ pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<Plan
             n.more_keys = more_keys.clone();
             // The Hash's estimate is its input's (the inner side's node).
             let inner = es.planner.nodes.get(n.children()[1].id);
+            // ExecHashJoin's HJ_BUILD_HASHTABLE: the first outer row is fetched before
+            // the build for a Left/Full/Anti join, or when the outer's startup cost is
+            // below the Hash's total cost (the Hash's costs are its input's).
+            let outer_startup = es.planner.nodes.get(n.children()[0].id).map(|o| o.est.startup);
+            n.first_outer_first =
+                join_type.fills_outer() || matches!((outer_startup, inner), (Some(o), Some(i)) if o < i.est.total);
             n.sizing = node_hashjoin::HashSizing {
                 estimate: inner.map(|i| (i.est.rows, i.est.width as f64)),
                 params: es.planner.params,

@@ -3,8 +3,15 @@
 //! phases resume across Waits.
 //!
 //! Invariants:
-//! - The inner child is read to its end before the outer child is first called, so an
-//!   async Append on the outer side starts its requests only after the build.
+//! - The outer child is called before the build only to see whether the outer side is
+//!   empty, as ExecHashJoin does (`first_outer_first`: a Left or Full join, or an outer
+//!   side whose startup cost is below the Hash's total cost): an empty outer side skips
+//!   the build (the inner side is never executed), and that first row is probed first,
+//!   not fetched again. Otherwise the inner child is read to its end before the outer
+//!   child is first called, so an async Append on the outer side starts its requests
+//!   only after the build.
+//! - A table with no row hashed ends an inner, semi or Right join without reading the
+//!   outer side (further) (`hashtable->totalTuples == 0 && !HJ_FILL_OUTER`).
 //! - A Wait in either phase returns with `built`, the table and `matches` intact: no
 //!   inner row is hashed twice, no match is lost or returned twice.
 //! - The outer child is not called again while matches of its current row remain:
@@ -26,10 +33,6 @@
 //! - PostgreSQL builds the table in a separate Hash node (`MultiExecHash`); here the
 //!   join owns it, and EXPLAIN prints the Hash node above the inner child
 //!   (`instrument::explain`).
-//! - `ExecHashJoin` may fetch the first outer row before building (when the outer's
-//!   startup cost is below the Hash's total cost) and then skips the build if the outer
-//!   is empty, and it skips the outer when the inner is empty; here the inner is always
-//!   built first and the outer always read.
 //! - One batch in memory: no `work_mem` batching, skew buckets or Parallel Hash; the
 //!   table is hashed on the first Hash Cond key, the others checked on each row found
 //!   (PostgreSQL hashes all of them).
@@ -78,6 +81,10 @@ pub struct HashJoinState {
     /// The outer side is exhausted: the unmatched inner rows are returned from this
     /// row number on (`HJ_FILL_INNER_TUPLES`).
     fill_inner_from: Option<usize>,
+    /// Inner rows read but not inserted into the table, over all builds: EXPLAIN's
+    /// Hash node counts the rows inserted (MultiExecHash stops its instrumentation with
+    /// `hashtable->partialTuples`), not the rows its child returned.
+    unhashed: u64,
     slot: Vec<Datum>,
     /// The planner's figures the table is sized with (`hash_space`).
     pub sizing: HashSizing,
@@ -85,6 +92,22 @@ pub struct HashJoinState {
     space: std::cell::OnceCell<HashSpace>,
     /// The largest figures of the builds before a rescan.
     earlier: Option<HashSpace>,
+    /// ExecHashJoin fetches the first outer row before building the table (a Left or
+    /// Full join, or the outer's startup cost below the Hash's total cost; never a
+    /// Right or Full join's, which must build: HJ_FILL_INNER).
+    pub first_outer_first: bool,
+    /// `hj_OuterNotEmpty`: the outer side has returned a row (kept across rescans
+    /// that keep the table; here every rescan rebuilds, so reset with it).
+    outer_not_empty: bool,
+    /// The first outer row was fetched before the build and is still in the outer
+    /// child's slot, to be probed first (`hj_FirstOuterTupleSlot`).
+    first_outer_pending: bool,
+    /// The empty-outer check before the build is done for this scan.
+    first_outer_checked: bool,
+    /// The join ended early: the outer side was empty, or the table is.
+    outer_empty: bool,
+    /// Rows inserted into this build's table (`hashtable->totalTuples`).
+    hashed_this_build: u64,
 }
 
 impl HashJoinState {
@@ -106,23 +129,34 @@ impl HashJoinState {
             // No outer row yet: nothing to null-extend.
             outer_matched: true,
             fill_inner_from: None,
+            unhashed: 0,
             slot: Vec::new(),
             sizing: HashSizing::default(),
             space: std::cell::OnceCell::new(),
             earlier: None,
+            first_outer_first: false,
+            outer_not_empty: false,
+            first_outer_pending: false,
+            first_outer_checked: false,
+            outer_empty: false,
+            hashed_this_build: 0,
         }
     }
 
-    /// This build's table figures: the rows hashed are those with every key non-null,
-    /// or every row when a Right or Full join keeps them (`keepNulls`).
+    /// Does the Hash node insert this inner row? Those with every key non-null, or
+    /// every row when a Right or Full join keeps them (ExecHashGetHashValue's
+    /// `keepNulls`, which is HJ_FILL_INNER).
+    fn hashes(&self, row: &[Datum]) -> bool {
+        let keep_nulls = matches!(self.join_type, JoinType::Right | JoinType::Full);
+        let non_null = |e: &Expr| e.eval(row).is_ok_and(|v| !v.is_null());
+        keep_nulls || (non_null(&self.inner_key) && self.more_keys.iter().all(|(_, ik)| non_null(ik)))
+    }
+
+    /// This build's table figures: the rows hashed (`hashes`).
     fn build_space(&self) -> HashSpace {
         *self.space.get_or_init(|| {
-            let keep_nulls = matches!(self.join_type, JoinType::Right | JoinType::Full);
             let w = self.inner_width.max(1);
-            let hashed = self.rows.chunks(w).filter(|row| {
-                let non_null = |e: &Expr| e.eval(row).is_ok_and(|v| !v.is_null());
-                keep_nulls || (non_null(&self.inner_key) && self.more_keys.iter().all(|(_, ik)| non_null(ik)))
-            });
+            let hashed = self.rows.chunks(w).filter(|row| self.hashes(row));
             hash_space(&self.sizing, hashed)
         })
     }
@@ -185,6 +219,29 @@ impl HashJoinState {
     /// The build phase (the inner side into the table), then the probe phase: each
     /// outer row's matches, or (a Left or Full join) the row null-extended.
     fn hash_and_probe(&mut self, es: &mut EState) -> ExecResult<ExecStatus> {
+        // HJ_BUILD_HASHTABLE: maybe one outer row first, to skip the build when the
+        // outer side is empty.
+        if !self.first_outer_checked {
+            if self.first_outer_first && !self.join_type.fills_inner() && !self.outer_not_empty {
+                match self.inputs.next(&mut self.children, 0, es)? {
+                    ExecStatus::Row => {
+                        self.outer_not_empty = true;
+                        self.first_outer_pending = true;
+                    }
+                    ExecStatus::Wait => return Ok(ExecStatus::Wait),
+                    ExecStatus::Done => {
+                        self.first_outer_checked = true;
+                        self.outer_empty = true;
+                        return Ok(ExecStatus::Done);
+                    }
+                }
+            }
+            self.first_outer_checked = true;
+        }
+        if self.outer_empty {
+            return Ok(ExecStatus::Done);
+        }
+        let was_built = self.built;
         while !self.built {
             match self.inputs.next(&mut self.children, 1, es)? {
                 ExecStatus::Row => {
@@ -199,12 +256,25 @@ impl HashJoinState {
                     if !k.is_null() {
                         self.table.entry(k).or_default().push(n);
                     }
+                    // The Hash node counts only the rows it inserts (MultiExecPrivateHash:
+                    // a NULL key under a strict operator is dropped unless keepNulls).
+                    if self.hashes(row) {
+                        self.hashed_this_build += 1;
+                    } else {
+                        self.unhashed += 1;
+                    }
                     self.rows.extend_from_slice(row);
                     self.matched.push(false);
                 }
                 ExecStatus::Wait => return Ok(ExecStatus::Wait),
                 ExecStatus::Done => self.built = true,
             }
+        }
+        // An empty table: no outer row can match, so an inner, semi or Right join ends
+        // without scanning the outer side.
+        if !was_built && self.hashed_this_build == 0 && !self.join_type.fills_outer() {
+            self.outer_empty = true;
+            return Ok(ExecStatus::Done);
         }
         loop {
             if self.next_match() {
@@ -224,9 +294,11 @@ impl HashJoinState {
                 return Ok(ExecStatus::Row);
             }
             // exercise:hashjoin-probe begin
-            match self.inputs.next(&mut self.children, 0, es)? {
-                ExecStatus::Row => {}
-                other => return Ok(other),
+            if !std::mem::take(&mut self.first_outer_pending) {
+                match self.inputs.next(&mut self.children, 0, es)? {
+                    ExecStatus::Row => {}
+                    other => return Ok(other),
+                }
             }
             // exercise:hashjoin-probe end
             es.clock.charge(es.cost.hashjoin_row_ns);
@@ -280,6 +352,12 @@ impl ExecNode for HashJoinState {
         self.matches = None;
         self.outer_matched = true;
         self.fill_inner_from = None;
+        // ExecReScanHashJoin, the table rebuilt: hj_OuterNotEmpty = false.
+        self.outer_not_empty = false;
+        self.first_outer_pending = false;
+        self.first_outer_checked = false;
+        self.outer_empty = false;
+        self.hashed_this_build = 0;
         exec_rescan(&mut self.children[0], es)?;
         exec_rescan(&mut self.children[1], es)
     }
@@ -320,5 +398,125 @@ impl ExecNode for HashJoinState {
         } {
             e.details.push(("Buckets".into(), space.text()));
         }
+        if self.unhashed > 0 {
+            e.details.push((crate::instrument::HASH_UNHASHED.into(), self.unhashed.to_string()));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clock::Clock;
+
+    /// A child returning fixed one-column rows (None: NULL).
+    #[derive(Clone)]
+    struct Rows {
+        rows: Vec<Option<i64>>,
+        next: usize,
+        slot: Vec<Datum>,
+    }
+
+    impl ExecNode for Rows {
+        fn exec_next(&mut self, _es: &mut EState) -> ExecResult<ExecStatus> {
+            let Some(v) = self.rows.get(self.next) else { return Ok(ExecStatus::Done) };
+            self.slot = vec![v.map_or(Datum::Null, Datum::Int)];
+            self.next += 1;
+            Ok(ExecStatus::Row)
+        }
+        fn exec_rescan(&mut self, _es: &mut EState) -> ExecResult<()> {
+            self.next = 0;
+            Ok(())
+        }
+        fn exec_end(&mut self, _es: &mut EState) {}
+        fn slot(&self) -> &[Datum] {
+            &self.slot
+        }
+        fn explain(&self, _e: &mut ExplainNode) {}
+    }
+
+    /// The rows the Hash node inserted, as EXPLAIN ANALYZE prints them, after a join
+    /// of type `jt` of outer [1] with `inner`.
+    fn hash_rows(jt: JoinType, inner: &[Option<i64>]) -> u64 {
+        let mut es = EState::new(Clock::virtual_clock(), vec![], false, false);
+        for _ in 0..3 {
+            es.instr.push(Default::default());
+        }
+        let child = |id, rows: &[Option<i64>]| PlanState {
+            id,
+            node: Box::new(Rows { rows: rows.to_vec(), next: 0, slot: vec![] }) as Box<dyn ExecNode>,
+        };
+        let mut hj = HashJoinState::init(child(1, &[Some(1)]), child(2, inner), Expr::Col(0), Expr::Col(0), (1, 1));
+        hj.join_type = jt;
+        while hj.exec_next(&mut es).unwrap() == ExecStatus::Row {}
+        let mut e = ExplainNode {
+            id: 0,
+            node_type: String::new(),
+            async_capable: false,
+            strategy: None,
+            relation: None,
+            parent_relationship: None,
+            details: vec![],
+            instr: Default::default(),
+            timed: false,
+            children: vec![],
+        };
+        hj.explain(&mut e);
+        let unhashed: u64 = e.detail(crate::instrument::HASH_UNHASHED).map_or(0, |v| v.parse().unwrap());
+        es.instr[2].ntuples - unhashed
+    }
+
+    /// Runs a join of `outer` with `inner`; the rows each child returned, and whether
+    /// the inner child ran at all.
+    fn early_end(
+        jt: JoinType,
+        first_outer_first: bool,
+        outer: &[Option<i64>],
+        inner: &[Option<i64>],
+    ) -> (u64, u64, bool) {
+        let mut es = EState::new(Clock::virtual_clock(), vec![], false, false);
+        for _ in 0..3 {
+            es.instr.push(Default::default());
+        }
+        let child = |id, rows: &[Option<i64>]| PlanState {
+            id,
+            node: Box::new(Rows { rows: rows.to_vec(), next: 0, slot: vec![] }) as Box<dyn ExecNode>,
+        };
+        let mut hj = HashJoinState::init(child(1, outer), child(2, inner), Expr::Col(0), Expr::Col(0), (1, 1));
+        hj.join_type = jt;
+        hj.first_outer_first = first_outer_first;
+        let mut rows = 0;
+        while hj.exec_next(&mut es).unwrap() == ExecStatus::Row {
+            rows += 1;
+        }
+        let want = outer.iter().filter(|o| jt == JoinType::Left || (o.is_some() && inner.contains(o))).count();
+        assert_eq!(rows, want, "the join's rows");
+        (es.instr[1].ntuples, es.instr[2].ntuples, es.instr[2].running)
+    }
+
+    #[test]
+    fn an_empty_side_ends_the_join_where_exec_hash_join_does() {
+        // The first outer row fetched before the build: an empty outer side skips it.
+        assert_eq!(early_end(JoinType::Inner, true, &[], &[Some(1)]), (0, 0, false));
+        // Without that fetch the table is built first.
+        assert_eq!(early_end(JoinType::Inner, false, &[], &[Some(1)]), (0, 1, true));
+        // An empty table (NULL keys only): the outer side is not read (further).
+        assert_eq!(early_end(JoinType::Inner, true, &[Some(1), Some(2)], &[None]), (1, 1, true));
+        assert_eq!(early_end(JoinType::Inner, false, &[Some(1), Some(2)], &[None]), (0, 1, true));
+        // A Left join reads every outer row (each comes out null-extended).
+        assert_eq!(early_end(JoinType::Left, true, &[Some(1), Some(2)], &[None]), (2, 1, true));
+        // The row fetched first is probed, not lost.
+        assert_eq!(early_end(JoinType::Inner, true, &[Some(1), Some(2)], &[Some(1), Some(2)]), (2, 2, true));
+    }
+
+    #[test]
+    fn the_hash_node_counts_only_the_rows_it_inserts() {
+        let inner = [Some(1), None, Some(2), None];
+        // A strict `=`: NULL keys are not inserted (MultiExecPrivateHash).
+        assert_eq!(hash_rows(JoinType::Inner, &inner), 2);
+        assert_eq!(hash_rows(JoinType::Left, &inner), 2);
+        // A Right or Full join keeps them, to return them null-extended.
+        assert_eq!(hash_rows(JoinType::Right, &inner), 4);
+        assert_eq!(hash_rows(JoinType::Full, &inner), 4);
     }
 }

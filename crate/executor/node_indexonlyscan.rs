@@ -9,7 +9,7 @@
 //! - `Heap Fetches` counts every entry returned from a table not all-visible (never
 //!   VACUUMed, or changed since: `Table::all_visible`), as on a PostgreSQL table only
 //!   loaded and ANALYZEd, and none from a VACUUMed one; a rescan keeps counting (EXPLAIN prints the total over
-//!   the loops divided by them, as for `Rows Removed by Filter`).
+//!   the loops, not divided by them: explain.c prints `instrument->ntuples2` as it is).
 //!
 //! Where it departs from PostgreSQL: the value is read from the table's row (the
 //! sandbox's index holds row numbers only), which returns the same value the index

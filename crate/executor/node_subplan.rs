@@ -440,6 +440,12 @@ fn subst_subplans(es: &mut EState, e: &Expr, row: &[Datum], at: (usize, u64)) ->
         Expr::Col(_) | Expr::Const(_) | Expr::Param(..) | Expr::ExecParam(..) => e.clone(),
         Expr::Bin(op, l, r) => {
             let Some(l) = subst_subplans(es, l, row, at)? else { return Ok(None) };
+            // ExecEvalAnd / ExecEvalOr stop at the first false / true argument: a
+            // SubPlan in the rest is not run for this row (EXPLAIN ANALYZE counts its
+            // loops only where it ran).
+            if let Some(decided) = short_circuit(*op, &l, row) {
+                return Ok(Some(decided));
+            }
             let Some(r) = subst_subplans(es, r, row, at)? else { return Ok(None) };
             Expr::bin(*op, l, r)
         }
@@ -460,6 +466,21 @@ fn subst_subplans(es: &mut EState, e: &Expr, row: &[Datum], at: (usize, u64)) ->
             Expr::Func(*f, out.into_boxed_slice())
         }
     }))
+}
+
+/// An AND whose first argument is false, or an OR whose first argument is true, for
+/// this row: its value, without its second argument. None otherwise (an error in the
+/// first argument is left to the caller's evaluation of the whole).
+fn short_circuit(op: BinOp, first: &Expr, row: &[Datum]) -> Option<Expr> {
+    let value = match op {
+        BinOp::And | BinOp::Or => first.eval(row).ok()?,
+        _ => return None,
+    };
+    match op {
+        BinOp::And if matches!(value, Datum::Int(0)) => Some(Expr::Const(Datum::Int(0))),
+        BinOp::Or if value.is_true() => Some(Expr::Const(Datum::Int(1))),
+        _ => None,
+    }
 }
 
 /// `ExecScanSubPlan` for a correlated scalar SubPlan: for a new outer row, its

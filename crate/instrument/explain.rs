@@ -194,8 +194,10 @@ fn per_loop(ns: u64, loops: u64) -> f64 {
     ms(ns) / loops.max(1) as f64
 }
 
+/// Rows per loop as explain.c prints them (`%.0f`: an exact half rounds to even, as
+/// Rust's `{:.0}` does).
 fn rows_per_loop(i: &Instrumentation) -> u64 {
-    (i.ntuples as f64 / i.nloops.max(1) as f64).round() as u64
+    format!("{:.0}", i.ntuples as f64 / i.nloops.max(1) as f64).parse().unwrap_or(0)
 }
 
 // ---------------------------------------------------------------------------------
@@ -394,6 +396,9 @@ pub const TLIST_ORDER: &str = "Tlist Order";
 /// in the query's whole reltarget order and its `attr_needed` bit set (`plan::RelTlist`;
 /// [`join_tlist`] keeps the columns a join relation returns).
 pub const TLIST_NEEDED: &str = "Tlist Needed";
+/// A Hash Join's inner rows its Hash node did not insert (NULL keys): the Hash node
+/// EXPLAIN prints counts the rows inserted (MultiExecPrivateHash), not its child's.
+pub const HASH_UNHASHED: &str = "Hash Rows Not Inserted";
 
 /// A partitioned UPDATE's or DELETE's result relation, which ModifyTable names under
 /// its Output (show_modifytable_info): `operation\trelation\talias`, printed in TEXT as
@@ -1162,7 +1167,10 @@ fn fold_node(mut n: ExplainNode, o: Outputs, verbose: bool) -> (ExplainNode, Out
         let child_out = kid_outputs.pop().expect("one child");
         if let Some(f) = n.detail("Filter") {
             let (inst, out) = (child.instr.finished(), n.instr.finished());
-            let removed = (inst.ntuples.saturating_sub(out.ntuples) as f64 / inst.nloops.max(1) as f64).round() as u64;
+            // show_instrumentation_count: the total over the loops, printed (TEXT: when
+            // not zero) divided by the loops with `%.0f` (halves to even).
+            let removed = inst.ntuples.saturating_sub(out.ntuples);
+            let per_loop = format!("{:.0}", removed as f64 / inst.nloops.max(1) as f64);
             // Before a foreign scan's Relations / Remote SQL, after everything else;
             // PostgreSQL's TEXT format prints the removed rows only when there are some.
             let at = child
@@ -1181,11 +1189,11 @@ fn fold_node(mut n: ExplainNode, o: Outputs, verbose: bool) -> (ExplainNode, Out
                 // An inner join's other conditions are its Join Filter (create_*join_plan
                 // treats every clause of an inner join alike), after its own; over an
                 // outer join they are WHERE's, a Filter.
-                join_filter(&mut child, f, removed, &inst);
+                join_filter(&mut child, f, removed);
             } else {
                 let mut props = vec![("Filter".to_string(), f)];
                 if removed > 0 {
-                    props.push(("Rows Removed by Filter".to_string(), removed.to_string()));
+                    props.push(("Rows Removed by Filter".to_string(), per_loop));
                 }
                 child.details.splice(at..at, props);
             }
@@ -1206,6 +1214,8 @@ fn fold_node(mut n: ExplainNode, o: Outputs, verbose: bool) -> (ExplainNode, Out
     if n.node_type == "Hash Join" && kids.len() == 2 {
         // The table's figures are the Hash's (show_hash_info).
         let buckets = n.details.iter().position(|(k, _)| k == "Buckets").map(|i| n.details.remove(i));
+        let unhashed = n.details.iter().position(|(k, _)| k == HASH_UNHASHED).map(|i| n.details.remove(i).1);
+        let unhashed: u64 = unhashed.and_then(|v| v.parse().ok()).unwrap_or(0);
         let inner = kids.pop().expect("two children");
         let inner_out = kid_outputs.pop().expect("two children");
         let hash = ExplainNode {
@@ -1217,7 +1227,7 @@ fn fold_node(mut n: ExplainNode, o: Outputs, verbose: bool) -> (ExplainNode, Out
             parent_relationship: Some("Inner".into()),
             details: buckets.into_iter().collect(),
             timed: inner.timed,
-            instr: inner.instr.clone(),
+            instr: Instrumentation { ntuples: inner.instr.ntuples.saturating_sub(unhashed), ..inner.instr.clone() },
             children: vec![ExplainNode { parent_relationship: Some("Outer".into()), ..inner }],
         };
         let passed = Outputs::passing(&[&inner_out], vec![]);
@@ -1232,8 +1242,7 @@ fn fold_node(mut n: ExplainNode, o: Outputs, verbose: bool) -> (ExplainNode, Out
 /// Adds `f` to a join's Join Filter (ANDed after a Nested Loop's own equality), with
 /// the rows it removed: `Rows Removed by Join Filter` is kept as the total over the
 /// join's loops, as the Nested Loop keeps its own (`properties` divides it).
-fn join_filter(join: &mut ExplainNode, f: String, removed_per_loop: u64, inst: &Instrumentation) {
-    let total = removed_per_loop * inst.nloops.max(1);
+fn join_filter(join: &mut ExplainNode, f: String, total: u64) {
     match join.details.iter().position(|(k, _)| k == "Join Filter") {
         Some(i) => {
             let own = std::mem::take(&mut join.details[i].1);
@@ -1296,7 +1305,8 @@ fn properties(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions) -> Vec<(Strin
         .filter(|(k, _)| match k.as_str() {
             "Output" | "Schema" | "Alias" | "Server" | "Qualify" | "Parent" | "JoinType" | "Partial Mode"
             | IMPLICIT_CAST | ROW_MARK_OUTPUT | TARGET_TABLE | TARGET_REMOTE_SQL | PAIR_PARENT | PHYSICAL_TLIST
-            | TLIST_ORDER | TLIST_NEEDED => false,
+            | TLIST_ORDER | TLIST_NEEDED
+            | HASH_UNHASHED => false,
             // TEXT prints it only with VERBOSE, and only when true (explain.c).
             "Remote SQL" | "Inner Unique" | "Batch Size" => opts.verbose,
             _ => true,
@@ -1314,7 +1324,9 @@ fn properties(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions) -> Vec<(Strin
                     if opts.verbose && n.node_type != "Bitmap Index Scan" { qual_cols(n) } else { o.cols.clone() };
                 return (k.clone(), unmark(&resolve_qualifiers(&substitute(v, &cols), opts.verbose)));
             }
-            if k == "Rows Removed by Join Filter" || k == "Heap Fetches" {
+            // (`Heap Fetches` is printed as kept, the total over the loops: explain.c
+            // prints `instrument->ntuples2` as it is.)
+            if k == "Rows Removed by Join Filter" {
                 // show_instrumentation_count: the node's total over its loops.
                 let loops = n.instr.finished().nloops.max(1) as f64;
                 return (k.clone(), format!("{:.0}", v.parse::<f64>().unwrap_or(0.0) / loops));

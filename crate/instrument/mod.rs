@@ -27,7 +27,7 @@ mod explain;
 pub use explain::{
     estimate_as_printed, explain_doc_json_text, explain_doc_text, explain_json, explain_json_text, explain_json_with,
     explain_text, explain_text_with, printed_estimates, qualifiable, with_resolved_details, ExplainDoc, ExplainNode,
-    ExplainOptions, IMPLICIT_CAST, PAIR_PARENT, PHYSICAL_TLIST, ROW_MARK_OUTPUT, TARGET_REMOTE_SQL, TARGET_TABLE,
+    ExplainOptions, HASH_UNHASHED, IMPLICIT_CAST, PAIR_PARENT, PHYSICAL_TLIST, ROW_MARK_OUTPUT, TARGET_REMOTE_SQL, TARGET_TABLE,
     TLIST_NEEDED,
     TLIST_ORDER,
 };
@@ -144,6 +144,16 @@ impl Instrumentation {
             self.loop_startup_ns = self.loop_total_ns + first_row_at.saturating_sub(started);
         }
         self.loop_total_ns += now.saturating_sub(started);
+        self.loop_rows += rows;
+        self.ntuples += rows;
+    }
+
+    /// InstrUpdateTupleCount (instrument.c): `rows` returned outside a timed call, by
+    /// code that does its own instrumentation — postgres_fdw's
+    /// `complete_pending_request` (a row delivered while its requestor configures its
+    /// wait), and the rows a Merge Join's inner child returns again after
+    /// `ExecRestrPos` (which the join keeps itself, see `node_mergejoin`). No time.
+    pub fn update_tuple_count(&mut self, rows: u64) {
         self.loop_rows += rows;
         self.ntuples += rows;
     }
