@@ -122,6 +122,7 @@ use sqlparser::tokenizer::Location;
 
 use super::grouping_planner::{cheapest, group_pathkeys, grouping_candidates, input_pathkeys, Cand};
 use super::*;
+use crate::plan::costsize::CostedPath;
 
 /// Partitionwise join of three or more relations (`try_partitionwise_join` inside
 /// the search): a child module, so it extends `JoinProblem`.
@@ -230,6 +231,9 @@ struct RelPath {
     plan: Plan,
     cols: Vec<usize>,
     est: Estimate,
+    /// Its figures for the cost model: a join path over it is costed from them, not by
+    /// costing its plan again (`cost_path`).
+    costed: CostedPath,
     /// Its pathkeys, as far as the search tracks them: ordered ascending (NULLs last)
     /// by this column (query numbering), or by any member of its equivalence class;
     /// `QUERY_ORDER`: in the query's ORDER BY's order.
@@ -284,6 +288,8 @@ struct JoinProblem<'r> {
     joinlist: Vec<JoinItem>,
     /// How many paths the search has costed so far (bounded by `MAX_PATHS_COSTED`).
     costed: std::cell::Cell<usize>,
+    /// The cost settings, read once for the search.
+    params: CostParams,
     /// Each base relation's own conditions (`baserestrictinfo`), for its
     /// parameterized index paths (`param_inner_path`); set by `join_rel`.
     base_quals: std::cell::RefCell<Vec<Vec<Expr>>>,
@@ -442,6 +448,7 @@ pub(super) fn plan_join_search(
         range_table,
         joinlist,
         costed: Default::default(),
+        params: CostParams::from_settings(&|n| coord.setting(n).map(str::to_string)),
         base_quals: Default::default(),
         at,
     };
@@ -1155,15 +1162,13 @@ impl JoinProblem<'_> {
             let mut p =
                 Planner { coord: self.coord, servers: vec![], gating: vec![], force_index: false, merge_order: false };
             let plan = p.side(b.rel, &b.name, &base_quals[i], &used, None, self.at)?;
-            let est = self.estimate(&plan);
-            let plain = RelPath { plan, cols: cols.clone(), est, order: None };
+            let plain = self.plain_path(plan, cols.clone(), None);
             let fdw = (matches!(b.rel.kind, RelKind::Foreign { .. }) && matches!(plain.plan, Plan::ForeignScan(_)))
                 .then(|| plain.clone());
             let mut paths = vec![plain];
             if let Some(keys) = self.base_order(b, &cols) {
                 let plan = p.side(b.rel, &b.name, &base_quals[i], &used, Some(&keys), self.at)?;
-                let est = self.estimate(&plan);
-                let path = RelPath { plan, cols: cols.clone(), est, order: Some(QUERY_ORDER) };
+                let path = self.plain_path(plan, cols.clone(), Some(QUERY_ORDER));
                 add_rel_path(&mut paths, path, self.consider_startup, &|x, y| self.same_order(x, y));
             }
             let ordered = self.index_order_paths(b, relids, &base_quals[i], &cols)?;
@@ -1208,8 +1213,7 @@ impl JoinProblem<'_> {
             if matches!(plan, Plan::Sort { .. }) {
                 continue;
             }
-            let est = self.estimate(&plan);
-            out.push(RelPath { plan, cols: cols.to_vec(), est, order: Some(c) });
+            out.push(self.plain_path(plan, cols.to_vec(), Some(c)));
         }
         Ok(out)
     }
@@ -1256,8 +1260,7 @@ impl JoinProblem<'_> {
             p.merge_order = !self.same_order(Some(c), self.query_key);
             let keys = vec![SortKey { expr: Expr::Col(at), desc: false }];
             let plan = p.side(b.rel, &b.name, quals, &used, Some(&keys), self.at)?;
-            let est = self.estimate(&plan);
-            out.push(RelPath { plan, cols: cols.to_vec(), est, order: Some(c) });
+            out.push(self.plain_path(plan, cols.to_vec(), Some(c)));
         }
         Ok(out)
     }
@@ -1354,8 +1357,8 @@ impl JoinProblem<'_> {
         // 1% but starting sooner beats a Sort over the cheapest), then `set_cheapest`.
         let mut finals: Vec<RelPath> = vec![];
         for (i, p) in candidates.iter().enumerate() {
-            let est = self.estimate(&p.plan);
-            let path = RelPath { plan: Plan::EmptyResult { columns: vec![] }, cols: vec![i], est, order: None };
+            let costed = self.estimate(&p.plan, &[]);
+            let path = RelPath::new(Plan::EmptyResult { columns: vec![] }, vec![i], None, costed);
             add_rel_path(&mut finals, path, self.consider_startup, &|_, _| true);
         }
         let mut best: Option<&RelPath> = None;
@@ -1456,7 +1459,8 @@ impl JoinProblem<'_> {
         wanted.extend(path.cols.iter().copied().filter(|c| !order.contains(c)));
         let map: Vec<Option<usize>> = (0..self.n).map(|c| path.cols.iter().position(|&x| x == c)).collect();
         let (plan, _) = crate::coordinator_sql::postgres_fdw_join::keep_outputs(path.plan.clone(), &map, &wanted);
-        RelPath { plan, cols: wanted, est: path.est, order: path.order }
+        // Its estimate is the pushed join's (the remote query's columns reordered).
+        RelPath { plan, cols: wanted, est: path.est, costed: path.costed.clone(), order: path.order }
     }
 
     /// A base relation's columns `cols` in its `reltarget`'s order: those of the final
@@ -1598,8 +1602,10 @@ impl JoinProblem<'_> {
             return None;
         }
         let plan = crate::coordinator_sql::prepjointree::create_unique_path(self.coord, cheapest.plan.clone());
-        let est = self.estimate(&plan);
-        Some(RelPath { plan, cols: cheapest.cols.clone(), est, order: None })
+        let known: Vec<(&Plan, &CostedPath)> =
+            below_wrappers(&plan, &cheapest.plan).map(|i| (i, &cheapest.costed)).into_iter().collect();
+        let costed = self.estimate(&plan, &known);
+        Some(RelPath::new(plan, cheapest.cols.clone(), None, costed))
     }
 
     /// postgres_fdw's join path for two relations whose scans are pushdown-safe on
@@ -1671,8 +1677,7 @@ impl JoinProblem<'_> {
         let ordered = self.reltarget_order(&pa.cols, ra).into_iter().chain(self.reltarget_order(&pb.cols, rb));
         let keep: Vec<usize> = ordered.filter(|&c| self.needed(c, joinrelids)).collect();
         let (plan, _) = crate::coordinator_sql::postgres_fdw_join::keep_outputs(Plan::ForeignScan(f), &map, &keep);
-        let est = self.estimate(&plan);
-        Ok(Some(RelPath { plan, cols: keep, est, order: None }))
+        Ok(Some(self.plain_path(plan, keep, None)))
     }
 
     /// The join's conditions between `outer` and `inner` (`build_joinrel_restrictlist`):
@@ -1863,8 +1868,7 @@ impl JoinProblem<'_> {
             crate::sql_text::quote_identifier(&ob.rel.columns[ko - ob.first].name)
         );
         let plan = crate::coordinator_sql::indxpath::param_scan(self.coord, &req, key, outer_key, i + 1);
-        let est = self.estimate(&plan);
-        Some(RelPath { plan, cols, est, order: None })
+        Some(self.plain_path(plan, cols, None))
     }
 
     /// May a parameterized inner side be memoized (`get_memoize_path`)? With
@@ -1887,8 +1891,10 @@ impl JoinProblem<'_> {
             }
         }
         let plan = Plan::Memoize { child: Box::new(inner.plan.clone()), cache_key: cache_key(&inner.plan) };
-        let est = self.estimate(&plan);
-        RelPath { plan, cols: inner.cols.clone(), est, order: None }
+        let known: Vec<(&Plan, &CostedPath)> =
+            below_wrappers(&plan, &inner.plan).map(|i| (i, &inner.costed)).into_iter().collect();
+        let costed = self.estimate(&plan, &known);
+        RelPath::new(plan, inner.cols.clone(), None, costed)
     }
 
     /// One join path: the join node of `method` over the two paths on key `k` (a Hash
@@ -1936,6 +1942,7 @@ impl JoinProblem<'_> {
             (outer.plan.clone(), inner.plan.clone()),
             (node_keys, more_keys),
             inner_first,
+            Some((&outer.costed, &inner.costed)),
         );
         let filter = filter_keys
             .iter()
@@ -1961,8 +1968,23 @@ impl JoinProblem<'_> {
             _ => None,
         };
         let order = order.filter(|&c| self.useful_order(c, joinrelids));
-        let est = self.estimate(&plan);
-        Some(RelPath { plan, cols: kept, est, order })
+        // Costed from its inputs' figures (`final_cost_*join` over the input paths).
+        let costed = {
+            let mut join = &plan;
+            while let Plan::Result { child, .. } = join {
+                join = child;
+            }
+            let mut known: Vec<(&Plan, &CostedPath)> = vec![];
+            if let Plan::HashJoin { outer: o, inner: i, .. }
+            | Plan::NestLoop { outer: o, inner: i, .. }
+            | Plan::MergeJoin { outer: o, inner: i, .. } = join
+            {
+                known.extend(below_wrappers(o, &outer.plan).map(|x| (x, &outer.costed)));
+                known.extend(below_wrappers(i, &inner.plan).map(|x| (x, &inner.costed)));
+            }
+            self.estimate(&plan, &known)
+        };
+        Some(RelPath::new(plan, kept, order, costed))
     }
 
     /// The query's ORDER BY over a base relation's returned columns `cols`, when every
@@ -2056,12 +2078,46 @@ impl JoinProblem<'_> {
         planned(finish(plan, sort, (!identity).then_some(targets), l.limit))
     }
 
-    /// `cost_plan`'s estimate of a plan's top node, with the coordinator's settings.
-    fn estimate(&self, plan: &Plan) -> Estimate {
+    /// A plan costed with the coordinator's settings: `cost_plan`'s estimate of its top
+    /// node, the nodes `known` (input paths' plans inside it) taken at their figures.
+    fn estimate(&self, plan: &Plan, known: &[(&Plan, &CostedPath)]) -> CostedPath {
         self.costed.set(self.costed.get() + 1);
-        let params = CostParams::from_settings(&|n| self.coord.setting(n).map(str::to_string));
-        cost_plan(plan, self.coord, &params)[0]
+        crate::plan::costsize::cost_path(plan, known, self.coord, &self.params)
     }
+
+    /// A path of a plan costed on its own (no input path inside it).
+    fn plain_path(&self, plan: Plan, cols: Vec<usize>, order: Option<usize>) -> RelPath {
+        let costed = self.estimate(&plan, &[]);
+        RelPath::new(plan, cols, order, costed)
+    }
+}
+
+impl RelPath {
+    fn new(plan: Plan, cols: Vec<usize>, order: Option<usize>, costed: CostedPath) -> RelPath {
+        RelPath { plan, cols, est: costed.estimate(), costed, order }
+    }
+}
+
+/// Where an input path's plan is inside a path built over it: the node itself, or
+/// below the Sort, Materialize, Memoize or unique-ifying Agg/Unique put over it (at
+/// most three), found by equality with the input's plan (so a path whose structure is
+/// not that is simply costed whole).
+fn below_wrappers<'p>(node: &'p Plan, input: &Plan) -> Option<&'p Plan> {
+    let mut at = node;
+    for _ in 0..4 {
+        if at == input {
+            return Some(at);
+        }
+        match at {
+            Plan::Sort { child, .. }
+            | Plan::Material { child }
+            | Plan::Memoize { child, .. }
+            | Plan::Agg { child, .. }
+            | Plan::Unique { child, .. } => at = child,
+            _ => return None,
+        }
+    }
+    None
 }
 
 /// A join over a unique-ified side is an inner join to the methods (`add_paths_to_joinrel`
