@@ -101,9 +101,12 @@
 //! its nullable side alone, pushed into that relation's scans). Two-relation joins
 //! stay `planner::plan_join`'s. GEQO is not followed (refused by name), and the search
 //! is bounded for the page (`MAX_SEARCH_ITEMS` entries, `MAX_PATHS_COSTED` paths,
-//! refused by name beyond): each path's plan is costed whole, not from its inputs'
-//! costs as `add_path`'s callers do, so a search costs about 20 µs a path natively;
-//! PostgreSQL searches as many entries as `geqo` off and the collapse limits give it.
+//! refused by name beyond): each join path is costed from its input paths' figures
+//! (`RelPath::costed`, the cost model's node of the input, kept: `costsize::cost_path`)
+//! as `add_paths_to_joinrel` costs a join path from its inputs' costs and rows, but
+//! each path still holds its whole plan (a copy of its inputs'), so a search costs
+//! about 7 µs a path natively, most of it copying plans; PostgreSQL searches as many
+//! entries as `geqo` off and the collapse limits give it.
 //! A pulled-up sublink nested in another's subquery is a chain member here, so a
 //! collapse limit that would split such a join is refused by name.
 //!
@@ -141,12 +144,15 @@ pub(super) const MAX_RELS: usize = 32;
 pub(super) const MAX_SEARCH_ITEMS: usize = 11;
 
 /// The most paths one query's join search may cost: a bound for the page, whose
-/// planning runs in its main thread. Each join path's plan is costed whole by
-/// `plan::costsize` (about 20 µs a path natively in release, measured over searches
-/// of eight relations: a chain of 8 to 11 relations plans in 20–70 ms, a star of 8 in
-/// 0.3 s, all 8 on one key in 1 s, a star of 10 or 11 searched as one in 2.5–7 s), so
-/// 5,000 paths are about 0.1 s: every join of up to five relations stays below it,
-/// chains of up to eleven too; larger stars and cliques are refused by name.
+/// planning runs in its main thread. Each join path is costed from its inputs'
+/// figures (about 7 µs a path natively in release, measured by
+/// `cargo run --release --example join_search_bench`, the thread's CPU time: chains of
+/// 6, 8 and 10 relations plan in 3.5, 9 and 20 ms, a star of 6 local tables in 8 ms, a
+/// star of 8 whose dimensions are foreign tables in 38 ms; before, each path's plan was
+/// costed whole, about 20 µs a path), so 5,000 paths are about 35 ms natively (the
+/// page's wasm 1.5–2× that): every join of up to six relations stays below it, chains
+/// of up to eleven too; larger stars (a star of 8 local tables with indexes, whose
+/// parameterized paths multiply the paths) and cliques are refused by name.
 const MAX_PATHS_COSTED: usize = 5_000;
 
 /// A path's order that is the query's ORDER BY (`RelPath::order`), whatever its keys.
