@@ -101,9 +101,12 @@
 //! its nullable side alone, pushed into that relation's scans). Two-relation joins
 //! stay `planner::plan_join`'s. GEQO is not followed (refused by name), and the search
 //! is bounded for the page (`MAX_SEARCH_ITEMS` entries, `MAX_PATHS_COSTED` paths,
-//! refused by name beyond): each path's plan is costed whole, not from its inputs'
-//! costs as `add_path`'s callers do, so a search costs about 20 µs a path natively;
-//! PostgreSQL searches as many entries as `geqo` off and the collapse limits give it.
+//! refused by name beyond): each join path is costed from its input paths' figures
+//! (`RelPath::costed`, the cost model's node of the input, kept: `costsize::cost_path`)
+//! as `add_paths_to_joinrel` costs a join path from its inputs' costs and rows, but
+//! each path still holds its whole plan (a copy of its inputs'), so a search costs
+//! about 7 µs a path natively, most of it copying plans; PostgreSQL searches as many
+//! entries as `geqo` off and the collapse limits give it.
 //! A pulled-up sublink nested in another's subquery is a chain member here, so a
 //! collapse limit that would split such a join is refused by name.
 //!
@@ -122,6 +125,7 @@ use sqlparser::tokenizer::Location;
 
 use super::grouping_planner::{cheapest, group_pathkeys, grouping_candidates, input_pathkeys, Cand};
 use super::*;
+use crate::plan::costsize::CostedPath;
 
 /// Partitionwise join of three or more relations (`try_partitionwise_join` inside
 /// the search): a child module, so it extends `JoinProblem`.
@@ -140,12 +144,15 @@ pub(super) const MAX_RELS: usize = 32;
 pub(super) const MAX_SEARCH_ITEMS: usize = 11;
 
 /// The most paths one query's join search may cost: a bound for the page, whose
-/// planning runs in its main thread. Each join path's plan is costed whole by
-/// `plan::costsize` (about 20 µs a path natively in release, measured over searches
-/// of eight relations: a chain of 8 to 11 relations plans in 20–70 ms, a star of 8 in
-/// 0.3 s, all 8 on one key in 1 s, a star of 10 or 11 searched as one in 2.5–7 s), so
-/// 5,000 paths are about 0.1 s: every join of up to five relations stays below it,
-/// chains of up to eleven too; larger stars and cliques are refused by name.
+/// planning runs in its main thread. Each join path is costed from its inputs'
+/// figures (about 7 µs a path natively in release, measured by
+/// `cargo run --release --example join_search_bench`, the thread's CPU time: chains of
+/// 6, 8 and 10 relations plan in 3.5, 9 and 20 ms, a star of 6 local tables in 8 ms, a
+/// star of 8 whose dimensions are foreign tables in 38 ms; before, each path's plan was
+/// costed whole, about 20 µs a path), so 5,000 paths are about 35 ms natively (the
+/// page's wasm 1.5–2× that): every join of up to six relations stays below it, chains
+/// of up to eleven too; larger stars (a star of 8 local tables with indexes, whose
+/// parameterized paths multiply the paths) and cliques are refused by name.
 const MAX_PATHS_COSTED: usize = 5_000;
 
 /// A path's order that is the query's ORDER BY (`RelPath::order`), whatever its keys.
@@ -230,6 +237,9 @@ struct RelPath {
     plan: Plan,
     cols: Vec<usize>,
     est: Estimate,
+    /// Its figures for the cost model: a join path over it is costed from them, not by
+    /// costing its plan again (`cost_path`).
+    costed: CostedPath,
     /// Its pathkeys, as far as the search tracks them: ordered ascending (NULLs last)
     /// by this column (query numbering), or by any member of its equivalence class;
     /// `QUERY_ORDER`: in the query's ORDER BY's order.
@@ -284,6 +294,8 @@ struct JoinProblem<'r> {
     joinlist: Vec<JoinItem>,
     /// How many paths the search has costed so far (bounded by `MAX_PATHS_COSTED`).
     costed: std::cell::Cell<usize>,
+    /// The cost settings, read once for the search.
+    params: CostParams,
     /// Each base relation's own conditions (`baserestrictinfo`), for its
     /// parameterized index paths (`param_inner_path`); set by `join_rel`.
     base_quals: std::cell::RefCell<Vec<Vec<Expr>>>,
@@ -451,6 +463,7 @@ pub(super) fn plan_join_search(
         range_table,
         joinlist,
         costed: Default::default(),
+        params: CostParams::from_settings(&|n| coord.setting(n).map(str::to_string)),
         base_quals: Default::default(),
         at,
     };
@@ -1171,15 +1184,13 @@ impl JoinProblem<'_> {
             let mut p =
                 Planner { coord: self.coord, servers: vec![], gating: vec![], force_index: false, merge_order: false };
             let plan = p.side(b.rel, &b.name, &base_quals[i], &used, None, self.at)?;
-            let est = self.estimate(&plan);
-            let plain = RelPath { plan, cols: cols.clone(), est, order: None };
+            let plain = self.plain_path(plan, cols.clone(), None);
             let fdw = (matches!(b.rel.kind, RelKind::Foreign { .. }) && matches!(plain.plan, Plan::ForeignScan(_)))
                 .then(|| plain.clone());
             let mut paths = vec![plain];
             if let Some(keys) = self.base_order(b, &cols) {
                 let plan = p.side(b.rel, &b.name, &base_quals[i], &used, Some(&keys), self.at)?;
-                let est = self.estimate(&plan);
-                let path = RelPath { plan, cols: cols.clone(), est, order: Some(QUERY_ORDER) };
+                let path = self.plain_path(plan, cols.clone(), Some(QUERY_ORDER));
                 add_rel_path(&mut paths, path, self.consider_startup, &|x, y| self.same_order(x, y));
             }
             let ordered = self.index_order_paths(b, relids, &base_quals[i], &cols)?;
@@ -1224,8 +1235,7 @@ impl JoinProblem<'_> {
             if matches!(plan, Plan::Sort { .. }) {
                 continue;
             }
-            let est = self.estimate(&plan);
-            out.push(RelPath { plan, cols: cols.to_vec(), est, order: Some(c) });
+            out.push(self.plain_path(plan, cols.to_vec(), Some(c)));
         }
         Ok(out)
     }
@@ -1272,8 +1282,7 @@ impl JoinProblem<'_> {
             p.merge_order = !self.same_order(Some(c), self.query_key);
             let keys = vec![SortKey { expr: Expr::Col(at), desc: false }];
             let plan = p.side(b.rel, &b.name, quals, &used, Some(&keys), self.at)?;
-            let est = self.estimate(&plan);
-            out.push(RelPath { plan, cols: cols.to_vec(), est, order: Some(c) });
+            out.push(self.plain_path(plan, cols.to_vec(), Some(c)));
         }
         Ok(out)
     }
@@ -1370,8 +1379,8 @@ impl JoinProblem<'_> {
         // 1% but starting sooner beats a Sort over the cheapest), then `set_cheapest`.
         let mut finals: Vec<RelPath> = vec![];
         for (i, p) in candidates.iter().enumerate() {
-            let est = self.estimate(&p.plan);
-            let path = RelPath { plan: Plan::EmptyResult { columns: vec![] }, cols: vec![i], est, order: None };
+            let costed = self.estimate(&p.plan, &[]);
+            let path = RelPath::new(Plan::EmptyResult { columns: vec![] }, vec![i], None, costed);
             add_rel_path(&mut finals, path, self.consider_startup, &|_, _| true);
         }
         let mut best: Option<&RelPath> = None;
@@ -1472,7 +1481,8 @@ impl JoinProblem<'_> {
         wanted.extend(path.cols.iter().copied().filter(|c| !order.contains(c)));
         let map: Vec<Option<usize>> = (0..self.n).map(|c| path.cols.iter().position(|&x| x == c)).collect();
         let (plan, _) = crate::coordinator_sql::postgres_fdw_join::keep_outputs(path.plan.clone(), &map, &wanted);
-        RelPath { plan, cols: wanted, est: path.est, order: path.order }
+        // Its estimate is the pushed join's (the remote query's columns reordered).
+        RelPath { plan, cols: wanted, est: path.est, costed: path.costed.clone(), order: path.order }
     }
 
     /// A base relation's columns `cols` in its `reltarget`'s order: those of the final
@@ -1614,8 +1624,10 @@ impl JoinProblem<'_> {
             return None;
         }
         let plan = crate::coordinator_sql::prepjointree::create_unique_path(self.coord, cheapest.plan.clone());
-        let est = self.estimate(&plan);
-        Some(RelPath { plan, cols: cheapest.cols.clone(), est, order: None })
+        let known: Vec<(&Plan, &CostedPath)> =
+            below_wrappers(&plan, &cheapest.plan).map(|i| (i, &cheapest.costed)).into_iter().collect();
+        let costed = self.estimate(&plan, &known);
+        Some(RelPath::new(plan, cheapest.cols.clone(), None, costed))
     }
 
     /// postgres_fdw's join path for two relations whose scans are pushdown-safe on
@@ -1687,8 +1699,7 @@ impl JoinProblem<'_> {
         let ordered = self.reltarget_order(&pa.cols, ra).into_iter().chain(self.reltarget_order(&pb.cols, rb));
         let keep: Vec<usize> = ordered.filter(|&c| self.needed(c, joinrelids)).collect();
         let (plan, _) = crate::coordinator_sql::postgres_fdw_join::keep_outputs(Plan::ForeignScan(f), &map, &keep);
-        let est = self.estimate(&plan);
-        Ok(Some(RelPath { plan, cols: keep, est, order: None }))
+        Ok(Some(self.plain_path(plan, keep, None)))
     }
 
     /// The join's conditions between `outer` and `inner` (`build_joinrel_restrictlist`):
@@ -1879,8 +1890,7 @@ impl JoinProblem<'_> {
             crate::sql_text::quote_identifier(&ob.rel.columns[ko - ob.first].name)
         );
         let plan = crate::coordinator_sql::indxpath::param_scan(self.coord, &req, key, outer_key, i + 1);
-        let est = self.estimate(&plan);
-        Some(RelPath { plan, cols, est, order: None })
+        Some(self.plain_path(plan, cols, None))
     }
 
     /// May a parameterized inner side be memoized (`get_memoize_path`)? With
@@ -1903,8 +1913,10 @@ impl JoinProblem<'_> {
             }
         }
         let plan = Plan::Memoize { child: Box::new(inner.plan.clone()), cache_key: cache_key(&inner.plan) };
-        let est = self.estimate(&plan);
-        RelPath { plan, cols: inner.cols.clone(), est, order: None }
+        let known: Vec<(&Plan, &CostedPath)> =
+            below_wrappers(&plan, &inner.plan).map(|i| (i, &inner.costed)).into_iter().collect();
+        let costed = self.estimate(&plan, &known);
+        RelPath::new(plan, inner.cols.clone(), None, costed)
     }
 
     /// One join path: the join node of `method` over the two paths on key `k` (a Hash
@@ -1952,6 +1964,7 @@ impl JoinProblem<'_> {
             (outer.plan.clone(), inner.plan.clone()),
             (node_keys, more_keys),
             inner_first,
+            Some((&outer.costed, &inner.costed)),
         );
         let filter = filter_keys
             .iter()
@@ -1977,8 +1990,23 @@ impl JoinProblem<'_> {
             _ => None,
         };
         let order = order.filter(|&c| self.useful_order(c, joinrelids));
-        let est = self.estimate(&plan);
-        Some(RelPath { plan, cols: kept, est, order })
+        // Costed from its inputs' figures (`final_cost_*join` over the input paths).
+        let costed = {
+            let mut join = &plan;
+            while let Plan::Result { child, .. } = join {
+                join = child;
+            }
+            let mut known: Vec<(&Plan, &CostedPath)> = vec![];
+            if let Plan::HashJoin { outer: o, inner: i, .. }
+            | Plan::NestLoop { outer: o, inner: i, .. }
+            | Plan::MergeJoin { outer: o, inner: i, .. } = join
+            {
+                known.extend(below_wrappers(o, &outer.plan).map(|x| (x, &outer.costed)));
+                known.extend(below_wrappers(i, &inner.plan).map(|x| (x, &inner.costed)));
+            }
+            self.estimate(&plan, &known)
+        };
+        Some(RelPath::new(plan, kept, order, costed))
     }
 
     /// The query's ORDER BY over a base relation's returned columns `cols`, when every
@@ -2072,12 +2100,46 @@ impl JoinProblem<'_> {
         planned(finish(plan, sort, (!identity).then_some(targets), l.limit))
     }
 
-    /// `cost_plan`'s estimate of a plan's top node, with the coordinator's settings.
-    fn estimate(&self, plan: &Plan) -> Estimate {
+    /// A plan costed with the coordinator's settings: `cost_plan`'s estimate of its top
+    /// node, the nodes `known` (input paths' plans inside it) taken at their figures.
+    fn estimate(&self, plan: &Plan, known: &[(&Plan, &CostedPath)]) -> CostedPath {
         self.costed.set(self.costed.get() + 1);
-        let params = CostParams::from_settings(&|n| self.coord.setting(n).map(str::to_string));
-        cost_plan(plan, self.coord, &params)[0]
+        crate::plan::costsize::cost_path(plan, known, self.coord, &self.params)
     }
+
+    /// A path of a plan costed on its own (no input path inside it).
+    fn plain_path(&self, plan: Plan, cols: Vec<usize>, order: Option<usize>) -> RelPath {
+        let costed = self.estimate(&plan, &[]);
+        RelPath::new(plan, cols, order, costed)
+    }
+}
+
+impl RelPath {
+    fn new(plan: Plan, cols: Vec<usize>, order: Option<usize>, costed: CostedPath) -> RelPath {
+        RelPath { plan, cols, est: costed.estimate(), costed, order }
+    }
+}
+
+/// Where an input path's plan is inside a path built over it: the node itself, or
+/// below the Sort, Materialize, Memoize or unique-ifying Agg/Unique put over it (at
+/// most three), found by equality with the input's plan (so a path whose structure is
+/// not that is simply costed whole).
+fn below_wrappers<'p>(node: &'p Plan, input: &Plan) -> Option<&'p Plan> {
+    let mut at = node;
+    for _ in 0..4 {
+        if at == input {
+            return Some(at);
+        }
+        match at {
+            Plan::Sort { child, .. }
+            | Plan::Material { child }
+            | Plan::Memoize { child, .. }
+            | Plan::Agg { child, .. }
+            | Plan::Unique { child, .. } => at = child,
+            _ => return None,
+        }
+    }
+    None
 }
 
 /// A join over a unique-ified side is an inner join to the methods (`add_paths_to_joinrel`

@@ -237,6 +237,7 @@ impl<'r> JoinProblem<'r> {
                 range_table,
                 joinlist: self.joinlist.clone(),
                 costed: Default::default(),
+                params: self.params,
                 base_quals: Default::default(),
                 at: self.at,
             };

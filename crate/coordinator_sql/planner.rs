@@ -480,6 +480,7 @@ fn join_node(
     (outer, inner): (Plan, Plan),
     (keys, more_keys): ((Expr, Expr), Vec<(Expr, Expr)>),
     filter_inner_first: bool,
+    known: Option<(&crate::plan::costsize::CostedPath, &crate::plan::costsize::CostedPath)>,
 ) -> Plan {
     let (outer_key, inner_key) = keys;
     let (outer, inner) = (Box::new(outer), Box::new(inner));
@@ -508,7 +509,22 @@ fn join_node(
                 join_type,
             };
             let params = CostParams::from_settings(&|n| coord.setting(n).map(str::to_string));
-            if crate::plan::costsize::mergejoin_materializes(&join, coord, &params) {
+            // The join search's inputs are costed already: their nodes below the Sorts
+            // put here are taken at their figures.
+            let materializes = match (&join, known) {
+                (Plan::MergeJoin { outer, inner, .. }, Some((o, i))) => {
+                    fn below(p: &Plan, sorted_here: bool) -> &Plan {
+                        match p {
+                            Plan::Sort { child, .. } if sorted_here => child,
+                            p => p,
+                        }
+                    }
+                    let inputs = [(below(outer, !presorted.outer), o), (below(inner, !presorted.inner), i)];
+                    crate::plan::costsize::mergejoin_materializes_over(&join, &inputs, coord, &params)
+                }
+                _ => crate::plan::costsize::mergejoin_materializes(&join, coord, &params),
+            };
+            if materializes {
                 if let Plan::MergeJoin { inner, .. } = &mut join {
                     let sorted = std::mem::replace(inner.as_mut(), Plan::EmptyResult { columns: vec![] });
                     **inner = Plan::Material { child: Box::new(sorted) };
@@ -1573,7 +1589,7 @@ impl Join<'_> {
                     false => scan,
                 }
             }
-            _ => join_node(self.coord, jt, (outer, inner), keys, inner_first),
+            _ => join_node(self.coord, jt, (outer, inner), keys, inner_first, None),
         };
         // The join's other conditions are evaluated in it (a Join Filter): its path's
         // estimate includes them (a foreign join's are in its remote ON).

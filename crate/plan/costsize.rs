@@ -248,12 +248,15 @@ impl Var {
 }
 
 /// A costed node: its estimate, its output columns' origins and widths, its children.
+/// The children are shared: a join search's input path, costed once, is the child of
+/// every join path over it ([`CostedPath`]); cloning a node copies its own figures only.
+#[derive(Clone)]
 struct Costed {
     est: Estimate,
     vars: Vec<Option<Var>>,
     widths: Vec<f64>,
     /// Unrounded row estimate (PostgreSQL keeps `rows` as a double).
-    kids: Vec<Costed>,
+    kids: Vec<Rc<Costed>>,
     /// For a scan of a partition: the partitioned parent's name.
     parent: Option<String>,
     /// Rows before a Result's filter folded into this node (the scan's tuples).
@@ -320,9 +323,18 @@ pub fn cost_plan_nodes(plan: &Plan, cat: &dyn CostCatalog, p: &CostParams) -> Ve
     if let Plan::WithCtes { child, ctes } = plan {
         // The CTEs' subplans are the query level's first InitPlans (SS_process_ctes).
         return cost_with_subplans(ctes.iter().map(|c| &c.plan), child, cat, p);
-    } // The query's own set operation: an Append reached from the top through Limit,
-      // Sort and projections only (a UNION ALL in a subquery of FROM is pulled up into
-      // an appendrel instead, with no subquery scans: `pull_up_simple_union_all`).
+    }
+    let c = Model::new(cat, p, query_setops(plan), &[]).node(plan, None);
+    let mut out = vec![];
+    flatten(Some(plan), &c, &mut out);
+    out
+}
+
+/// The Appends of the query's own set operations in a plan costed whole (see
+/// [`setop_appends`]): reached from the top through Limit, Sort and projections only
+/// (a UNION ALL in a subquery of FROM is pulled up into an appendrel instead, with no
+/// subquery scans: `pull_up_simple_union_all`).
+fn query_setops(plan: &Plan) -> Vec<*const Plan> {
     let mut top = plan;
     loop {
         match top {
@@ -334,21 +346,63 @@ pub fn cost_plan_nodes(plan: &Plan, cat: &dyn CostCatalog, p: &CostParams) -> Ve
     }
     let mut setop = Vec::new();
     setop_appends(top, &mut setop);
-    let c = Model {
-        cat,
-        p,
-        setop,
-        project: Default::default(),
-        in_append: Default::default(),
-        rels: Default::default(),
-        loop_count: Default::default(),
-        plain_params: Default::default(),
-        local_base: Default::default(),
+    setop
+}
+
+/// A path's figures as the join search keeps them (PostgreSQL's `Path`: its
+/// `startup_cost`, `total_cost` and `rows`, with what the model knows of its output
+/// columns: their statistics and widths, its relation's `reltarget`). A join path over
+/// it is costed from these (`final_cost_nestloop`, `final_cost_hashjoin` and
+/// `final_cost_mergejoin` read their input paths' costs and rows), never by costing
+/// the input's subtree again: [`cost_path`].
+#[derive(Clone)]
+pub struct CostedPath {
+    est: Estimate,
+    /// The path costed as a node below a join is costed; None when that is not how
+    /// it is costed as a plan of its own (InitPlans charged to its top node): a join
+    /// over it costs it again.
+    below: Option<Rc<Costed>>,
+}
+
+impl CostedPath {
+    /// Its top node's estimate, as [`cost_plan`] gives it.
+    pub fn estimate(&self) -> Estimate {
+        self.est
     }
-    .node(plan, None);
-    let mut out = vec![];
-    flatten(Some(plan), &c, &mut out);
-    out
+}
+
+impl std::fmt::Debug for CostedPath {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "CostedPath({:?}, kept: {})", self.est, self.below.is_some())
+    }
+}
+
+/// A path of the join search costed over its input paths: `inputs` are nodes of
+/// `plan` (found by address) with their figures ([`CostedPath`]), which the model
+/// takes as they are wherever it would cost that node as it costed it alone (no
+/// LIMIT bounding it, not an Append's member, not a parameterized inner side scanned
+/// per outer row, not the query's own set operation); anywhere else the node is
+/// costed again. So the estimate is [`cost_plan`]'s to the last digit, at the price
+/// of the nodes above the inputs only: PostgreSQL's `add_paths_to_joinrel` costs a
+/// join path in the same way, from its input paths' costs.
+pub fn cost_path(plan: &Plan, inputs: &[(&Plan, &CostedPath)], cat: &dyn CostCatalog, p: &CostParams) -> CostedPath {
+    if matches!(plan, Plan::WithInitPlans { .. } | Plan::WithCtes { .. }) {
+        let est = cost_plan(plan, cat, p)[0];
+        return CostedPath { est, below: None };
+    }
+    let kept: Vec<(*const Plan, Rc<Costed>)> =
+        inputs.iter().filter_map(|(node, c)| Some((*node as *const Plan, c.below.clone()?))).collect();
+    let setop = query_setops(plan);
+    let same_below = setop.is_empty();
+    let alone = Model::new(cat, p, setop, &kept).node(plan, None);
+    let est = alone.est;
+    // Alone, an Append reached from its top is costed as the query's set operation;
+    // below a join it is not (costed again without).
+    let below = match same_below {
+        true => alone,
+        false => Model::new(cat, p, vec![], &kept).node(plan, None),
+    };
+    CostedPath { est, below: Some(Rc::new(below)) }
 }
 
 /// Does a scan named so read a partition through its partitioned parent (an Append's
@@ -574,6 +628,9 @@ struct Model<'a> {
     /// (`costsize::foreign_join`): priced locally, asking no remote EXPLAIN
     /// (PostgreSQL asks none for them: a join with remote estimates asks its own).
     local_base: std::cell::Cell<bool>,
+    /// The input paths of a join path ([`cost_path`]): nodes of the plan (by
+    /// address) whose figures are known.
+    inputs: &'a [(*const Plan, Rc<Costed>)],
 }
 
 /// `cost_qual_eval`: one `cpu_operator_cost` per operator or function evaluated per
@@ -868,8 +925,52 @@ fn guess_type(t: ColType) -> SqlType {
     }
 }
 
-impl Model<'_> {
+impl<'a> Model<'a> {
+    fn new(
+        cat: &'a dyn CostCatalog,
+        p: &'a CostParams,
+        setop: Vec<*const Plan>,
+        inputs: &'a [(*const Plan, Rc<Costed>)],
+    ) -> Model<'a> {
+        Model {
+            cat,
+            p,
+            setop,
+            project: Default::default(),
+            in_append: Default::default(),
+            rels: Default::default(),
+            loop_count: Default::default(),
+            plain_params: Default::default(),
+            local_base: Default::default(),
+            inputs,
+        }
+    }
+
+    /// An input path's figures ([`cost_path`]) when `plan` is that input's node and it
+    /// is costed here as it was alone: no LIMIT bounds it, it is no Append's member,
+    /// no select list is pushed into it, it is not a parameterized inner side costed
+    /// for its loops or as its relation's plain scan, nor a pushed join's base
+    /// relation, nor the query's set operation.
+    fn known_input(&self, plan: &Plan, limit: Option<f64>) -> Option<Costed> {
+        if self.inputs.is_empty() {
+            return None;
+        }
+        let at = plan as *const Plan;
+        let (_, c) = self.inputs.iter().find(|(node, _)| std::ptr::eq(*node, at))?;
+        let alone = limit.is_none()
+            && !self.in_append.get()
+            && self.project.borrow().is_none()
+            && self.loop_count.get() <= 1.0
+            && !self.plain_params.get()
+            && !self.local_base.get()
+            && !self.setop.contains(&at);
+        alone.then(|| (**c).clone())
+    }
+
     fn node(&self, plan: &Plan, limit: Option<f64>) -> Costed {
+        if let Some(c) = self.known_input(plan, limit) {
+            return c;
+        }
         // A partitionwise join's lone pair (no Append above: setrefs.c removed it) is
         // still a child join relation: its partitions are costed as members, with
         // their own statistics, not as their parents' lone partitions.
@@ -1109,7 +1210,7 @@ impl Model<'_> {
             rows: c.est.rows,
             width: widths.iter().sum::<f64>() as i64,
         };
-        Costed { est, vars, widths, parent: None, input_rows: c.est.rows, kids: vec![c], seq: None }
+        Costed { est, vars, widths, parent: None, input_rows: c.est.rows, kids: vec![Rc::new(c)], seq: None }
     }
 
     /// `create_setop_path`: a comparison per grouping column per input row; the rows
@@ -1138,7 +1239,15 @@ impl Model<'_> {
 
     fn wrap(&self, est: Estimate, c: Costed, out: impl Fn(&Costed) -> (Vec<Option<Var>>, Vec<f64>)) -> Costed {
         let (vars, widths) = out(&c);
-        Costed { est, vars, widths, parent: c.parent.clone(), input_rows: c.est.rows, kids: vec![c], seq: None }
+        Costed {
+            est,
+            vars,
+            widths,
+            parent: c.parent.clone(),
+            input_rows: c.est.rows,
+            kids: vec![Rc::new(c)],
+            seq: None,
+        }
     }
 
     fn rel(&self, name: &str) -> Option<Rc<RelInfo>> {
@@ -1295,7 +1404,7 @@ impl Model<'_> {
         };
         c.est = Estimate { startup, total, rows, width: c.est.width };
         c.input_rows = fetched;
-        c.kids = vec![kid];
+        c.kids = vec![Rc::new(kid)];
         c
     }
 
@@ -1695,7 +1804,7 @@ impl Model<'_> {
             est: Estimate { startup, total, rows, width },
             vars,
             widths,
-            kids,
+            kids: kids.into_iter().map(Rc::new).collect(),
             parent: None,
             input_rows: rows,
             seq: None,
@@ -1731,7 +1840,15 @@ impl Model<'_> {
         let run = rows * comparison_cost * log_n + self.p.cpu_tuple_cost * 0.5 * rows;
         let est = Estimate { startup: startup + input_startup, total: startup + run + input_total, rows, width };
         let vars = self.parent_vars(&kids, rows);
-        Costed { est, vars, widths, kids, parent: None, input_rows: rows, seq: None }
+        Costed {
+            est,
+            vars,
+            widths,
+            kids: kids.into_iter().map(Rc::new).collect(),
+            parent: None,
+            input_rows: rows,
+            seq: None,
+        }
     }
 
     /// A Result: its filter and select list, evaluated inside the node below in
@@ -1838,7 +1955,15 @@ impl Model<'_> {
         for v in vars.iter_mut().flatten() {
             v.rel_rows = v.rel_rows.min(rel_rows);
         }
-        Costed { est, vars, widths, parent: c.parent.clone(), input_rows: c.input_rows, kids: vec![c], seq: None }
+        Costed {
+            est,
+            vars,
+            widths,
+            parent: c.parent.clone(),
+            input_rows: c.input_rows,
+            kids: vec![Rc::new(c)],
+            seq: None,
+        }
     }
 
     /// `cost_agg` with `get_agg_clause_costs` and `estimate_num_groups`.
@@ -1909,7 +2034,7 @@ impl Model<'_> {
             Estimate { startup, total, rows: num_groups, width }
         };
         let vars = group_by.iter().map(var_at).chain(aggs.iter().map(|_| None)).collect();
-        Costed { est, vars, widths, parent: None, input_rows: est.rows, kids: vec![c], seq: None }
+        Costed { est, vars, widths, parent: None, input_rows: est.rows, kids: vec![Rc::new(c)], seq: None }
     }
 
     /// `cost_incremental_sort`'s groups: `estimate_num_groups` over the presorted keys
@@ -2209,7 +2334,7 @@ impl Model<'_> {
         let mut vars = o.vars.clone();
         vars.extend(i.vars.iter().cloned());
         let est = Estimate { width: o.est.width + i.est.width, ..est };
-        Costed { est, vars, widths, parent: None, input_rows: est.rows, kids: vec![o, i], seq: None }
+        Costed { est, vars, widths, parent: None, input_rows: est.rows, kids: vec![Rc::new(o), Rc::new(i)], seq: None }
     }
 
     /// A join's node as [`Self::joined`]; a semi or anti join's rows carry only the
@@ -2358,18 +2483,21 @@ fn join_rows(outer_rows: f64, inner_rows: f64, jsel: f64, jt: JoinType) -> f64 {
 /// input would spill past `work_mem` (and `enable_material` allows). `join` is a Merge
 /// Join whose inner side is not materialized yet.
 pub fn mergejoin_materializes(join: &Plan, cat: &dyn CostCatalog, p: &CostParams) -> bool {
+    mergejoin_materializes_over(join, &[], cat, p)
+}
+
+/// [`mergejoin_materializes`] for a join path whose inputs' figures are known
+/// (`inputs`: nodes of `join` by address, as for [`cost_path`]).
+pub fn mergejoin_materializes_over(
+    join: &Plan,
+    inputs: &[(&Plan, &CostedPath)],
+    cat: &dyn CostCatalog,
+    p: &CostParams,
+) -> bool {
     let Plan::MergeJoin { outer, inner, outer_key, inner_key, join_type } = join else { return false };
-    let model = Model {
-        cat,
-        p,
-        setop: Vec::new(),
-        project: Default::default(),
-        in_append: Default::default(),
-        rels: Default::default(),
-        loop_count: Default::default(),
-        plain_params: Default::default(),
-        local_base: Default::default(),
-    };
+    let kept: Vec<(*const Plan, Rc<Costed>)> =
+        inputs.iter().filter_map(|(node, c)| Some((*node as *const Plan, c.below.clone()?))).collect();
+    let model = Model::new(cat, p, vec![], &kept);
     let (o, i) = (model.node(outer, None), model.node(inner, None));
     let m = model.merge_terms((outer, inner), &o, &i, (outer_key, inner_key), *join_type);
     let sorted = matches!(inner.as_ref(), Plan::Sort { .. });

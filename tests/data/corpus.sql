@@ -3695,3 +3695,28 @@ select a.id, b.u, c.t from pw_la1 a join pw_lb1 b on a.id = b.id join pw_la1 c o
 set plan_cache_mode = force_generic_plan;
 prepare pd_lt(int) as select k, label from r where k < $1 order by k desc limit 3;
 execute pd_lt(300);
+
+-- (h23s) ===== Joins of six and seven relations (one join search each; issue 23 item 5) =====
+
+-- [join search six star local foreign] six relations around loc: two foreign tables, two partitioned tables, pk_big (h23s)
+select loc.id, f.val, h.grp, r.v, l.region, b.pad from loc join f on f.id = loc.id join h on h.id = loc.id join r on r.k = loc.id join l on l.id = loc.id join pk_big b on b.id = loc.id where loc.qty = 3;
+
+-- [join search six comma] six relations as a FROM list with WHERE equalities (h23s)
+select a.id, c.z, d.id, loc.qty from j3a a, j3b b, j3c c, loc, pk_dup d, dim where a.id = b.id and b.id = c.id and c.id = loc.id and loc.id = d.id and dim.cat = loc.cat;
+
+-- [join search six settings hash] six relations, hash joins off (h23s)
+set enable_hashjoin = off;
+select loc.id, f.val, h.grp, r.v, l.region, b.pad from loc join f on f.id = loc.id join h on h.id = loc.id join r on r.k = loc.id join l on l.id = loc.id join pk_big b on b.id = loc.id where loc.qty = 3;
+
+-- [join search six settings merge nestloop] six relations, merge joins and nested loops off: hash joins only (h23s)
+set enable_mergejoin = off;
+set enable_nestloop = off;
+select s.tag, b.grp, loc.cat, d.title, j.note, f.val from pk_small s join pk_big b on b.id = s.big_id join loc on loc.id = b.grp join dim d on d.cat = loc.cat join j3d j on j.cat = d.cat join f on f.cat = j.cat where f.id < 100;
+
+-- [join search seven settings hash merge] seven relations, hash and merge joins off: nested loops (h23s)
+set enable_hashjoin = off;
+set enable_mergejoin = off;
+select a.t, b.u, c.v, loc.qty, r.label, l.price, s.tag from j3a a join j3b b on b.id = a.id join j3c c on c.id = a.id join loc on loc.id = a.id join r on r.k = loc.id join l on l.id = r.k join pk_small s on s.id = loc.qty;
+
+-- [join search six partitioned] six relations over the partitioned tables pw_la, pw_lb, h, r, l (h23s)
+select a.id, b.u, h.grp, r.v, l.region, loc.qty from pw_la a join pw_lb b on b.id = a.id join h on h.id = a.id join r on r.k = a.id join l on l.id = a.id join loc on loc.id = a.id where a.x = 3;
