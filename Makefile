@@ -89,13 +89,19 @@ PKG_BUDGET_GZ := 768000
 PKG_SQL_BUDGET_GZ := 1251000
 PKG_ENV := CARGO_PROFILE_RELEASE_OPT_LEVEL=s CARGO_PROFILE_RELEASE_PANIC=abort
 PKG_DEPS := --config 'profile.release.package."*".opt-level="z"'
+# The page's module is optimised (wasm-opt, ~30 s) while the editor's compiles (cargo's
+# LTO on one core): the two steps overlap instead of following each other (issue 20).
+WASM_OPT_PKG = if [ -x $(WASM_OPT) ]; then $(WASM_OPT) -Oz $(CHROME_FLAGS) pkg/$(1)_bg.wasm -o pkg/$(1)_bg.opt.wasm && \
+  mv pkg/$(1)_bg.opt.wasm pkg/$(1)_bg.wasm; fi
 pkg: setup
 	$(PKG_ENV) $(WASM_PACK) build --target web --mode no-install --release -- --no-default-features $(PKG_DEPS)
-	$(PKG_ENV) $(WASM_PACK) build --target web --mode no-install --release --out-dir target/pkg-sql --out-name pgasync_sql -- $(PKG_DEPS)
-	cp target/pkg-sql/pgasync_sql.js target/pkg-sql/pgasync_sql_bg.wasm target/pkg-sql/pgasync_sql.d.ts pkg/
-	@if [ -x $(WASM_OPT) ]; then for m in pgasync pgasync_sql; do \
-	  $(WASM_OPT) -Oz $(CHROME_FLAGS) pkg/$${m}_bg.wasm -o pkg/$${m}_bg.opt.wasm && \
-	  mv pkg/$${m}_bg.opt.wasm pkg/$${m}_bg.wasm || exit 1; done; fi
+	@{ $(call WASM_OPT_PKG,pgasync); } & page=$$!; \
+	  echo "pkg: the editor's module (target/pkg-sql), while wasm-opt optimises the page's"; \
+	  $(PKG_ENV) $(WASM_PACK) build --target web --mode no-install --release --out-dir target/pkg-sql --out-name pgasync_sql -- $(PKG_DEPS) && \
+	  cp target/pkg-sql/pgasync_sql.js target/pkg-sql/pgasync_sql_bg.wasm target/pkg-sql/pgasync_sql.d.ts pkg/ && \
+	  { $(call WASM_OPT_PKG,pgasync_sql); }; sql=$$?; wait $$page; page=$$?; \
+	  if [ $$page != 0 ]; then echo "pkg: wasm-opt of pkg/pgasync_bg.wasm failed" >&2; fi; \
+	  [ $$sql = 0 ] && [ $$page = 0 ]
 	@./scripts/pkg_size.sh pkg/pgasync_bg.wasm $(PKG_BUDGET_GZ) "the page's module"
 	@./scripts/pkg_size.sh pkg/pgasync_sql_bg.wasm $(PKG_SQL_BUDGET_GZ) "the SQL front end's module (loaded when the editor opens)"
 
@@ -118,16 +124,22 @@ took = @s=$$(( $$(date +%s) - $$(cat $(LOGS)/$(1).start) )); printf '%dm%02ds' $
 
 # `make test`: test-native, test-wasm and test-e2e (below) one after the other, then
 # the counts (from a clean clone, set up, quiet: 17m51s; native 7m51s, wasm 3m21s,
-# e2e 6m38s). `make test-lanes` runs the same steps side by side in three lanes
+# e2e 6m38s), except `make pkg` (the e2e's two release wasm builds: ~3.5 min, most of
+# it on one core), which runs in the background beside the native tests (PKG_BESIDE:
+# those mostly wait on their PostgreSQL clusters) and which test-e2e waits for; its
+# output is in $(LOGS)/pkg.log, shown when test-e2e starts. `make test-lanes` runs the same steps side by side in three lanes
 # (scripts/test_all.sh), so the builds use the cores the PostgreSQL-backed tests leave
 # while they wait; it is not `make test` yet: it has not had a clean-clone run on a
 # quiet machine, and the relay's wall-clock checks (cli/tests/relay.rs) failed beside
 # the builds on a loaded one.
+test: PKG_BESIDE := 1
 test: setup test-native test-wasm test-e2e
-	@echo "make test: all passed: $(call passed,$(LOGS)/native.log) tests natively," \
+	@s=$$(( $$(date +%s) - $$(cat $(LOGS)/native.start) )); \
+	echo "make test: all passed: $(call passed,$(LOGS)/native.log) tests natively," \
 	  "$(call passed,$(LOGS)/node.log) in Node, $(call passed,$(LOGS)/chrome.log) in Chrome (wasm32)," \
 	  "$$(sed -n 's/^PASS: \([0-9]*\) checks.*/\1/p' $(LOGS)/e2e.log) e2e checks and the workshop kit's;" \
-	  "native $$(cat $(LOGS)/native.took), wasm $$(cat $(LOGS)/wasm.took), e2e $$(cat $(LOGS)/e2e.took)"
+	  "native $$(cat $(LOGS)/native.took), wasm $$(cat $(LOGS)/wasm.took), e2e $$(cat $(LOGS)/e2e.took)" \
+	  "(pkg $$(cat $(LOGS)/pkg.took) beside native); in all $$(printf '%dm%02ds' $$((s / 60)) $$((s % 60)))"
 
 test-lanes: setup
 	./scripts/test_all.sh
@@ -140,6 +152,14 @@ test-native:
 	$(call started,native)
 	cargo fmt --all -- --check
 	@mkdir -p $(LOGS)
+	@rm -f $(LOGS)/pkg.rc $(LOGS)/pkg.took
+	@if [ -n "$(PKG_BESIDE)" ]; then \
+	  cargo test --workspace --no-run && \
+	  { { s=$$(date +%s); $(MAKE) --no-print-directory pkg > $(LOGS)/pkg.log 2>&1; rc=$$?; \
+	      s=$$(( $$(date +%s) - s )); printf '%dm%02ds' $$((s / 60)) $$((s % 60)) > $(LOGS)/pkg.took; \
+	      echo $$rc > $(LOGS)/pkg.rc; } & \
+	    echo "make test: make pkg runs in the background beside the native tests ($(LOGS)/pkg.log)"; }; \
+	fi
 	node scripts/native_tests.mjs $(LOGS)/native.log
 	@echo "native tests: $(call passed,$(LOGS)/native.log)"
 	./scripts/check_exercises.sh
@@ -149,13 +169,22 @@ test-native:
 # processes nor files) and the library's unit tests, on wasm32 in Node and in headless
 # Chrome: one build (profile wasm-test, Cargo.toml) that both hosts run. The browser
 # gets the whole run's time (WASM_BINDGEN_TEST_TIMEOUT, 20 s by default). A host that
-# runs no test, or not the same number as the other, fails the target.
+# runs no test, or not the same number as the other, fails the target. The two hosts run
+# side by side (each is one thread: Node's and Chrome's runs, ~45 s each, overlap): both
+# wasm-packs start at once, and whichever gets cargo's lock first builds while the
+# other waits on it ("Blocking waiting for file lock") and then finds everything built.
+# Node's output comes as it runs, Chrome's (in $(LOGS)/chrome.log) after it.
 WASM_TESTS := --profile wasm-test --lib --test suite
 test-wasm:
 	$(call started,wasm)
-	set -o pipefail; $(WASM_PACK) test --node --mode no-install -- $(WASM_TESTS) 2>&1 | tee $(LOGS)/node.log
-	set -o pipefail; WASM_BINDGEN_USE_BROWSER=1 WASM_BINDGEN_TEST_TIMEOUT=600 \
-	  $(WASM_PACK) test --headless --chrome --mode no-install -- $(WASM_TESTS) 2>&1 | tee $(LOGS)/chrome.log
+	@mkdir -p $(LOGS)
+	@set -o pipefail; \
+	  { WASM_BINDGEN_USE_BROWSER=1 WASM_BINDGEN_TEST_TIMEOUT=600 \
+	    $(WASM_PACK) test --headless --chrome --mode no-install -- $(WASM_TESTS) > $(LOGS)/chrome.log 2>&1; } & chrome=$$!; \
+	  echo "$(WASM_PACK) test --node --mode no-install -- $(WASM_TESTS), and beside it in Chrome ($(LOGS)/chrome.log)"; \
+	  $(WASM_PACK) test --node --mode no-install -- $(WASM_TESTS) 2>&1 | tee $(LOGS)/node.log; node=$$?; \
+	  wait $$chrome; chrome=$$?; echo "---- Chrome ($(LOGS)/chrome.log):"; cat $(LOGS)/chrome.log; \
+	  [ $$node = 0 ] && [ $$chrome = 0 ]
 	@node=$(call passed,$(LOGS)/node.log); chrome=$(call passed,$(LOGS)/chrome.log); \
 	  echo "wasm tests: $$node in Node, $$chrome in Chrome"; \
 	  if [ "$$node" = 0 ] || [ "$$node" != "$$chrome" ]; then \
@@ -171,7 +200,11 @@ test-wasm:
 # again (5m23s measured at load ~20), and once more by the next `make test`.
 test-e2e:
 	$(call started,e2e)
-	$(MAKE) --no-print-directory pkg
+	@if [ -n "$(PKG_BESIDE)" ]; then \
+	  echo "test-e2e: waiting for make pkg (started beside the native tests)"; \
+	  while [ ! -f $(LOGS)/pkg.rc ]; do sleep 1; done; cat $(LOGS)/pkg.log; \
+	  echo "test-e2e: make pkg took $$(cat $(LOGS)/pkg.took) beside the others"; [ "$$(cat $(LOGS)/pkg.rc)" = 0 ]; \
+	else $(MAKE) --no-print-directory pkg; fi
 	cargo test --workspace --no-run
 	set -o pipefail; cd tests/e2e && PGASYNC_BIN=../../target/debug/pgasync node run.mjs 2>&1 | tee ../../$(LOGS)/e2e.log
 	WORKSHOP_CODE=0 ./scripts/workshop.sh target/workshop-e2e

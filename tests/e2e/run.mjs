@@ -14,6 +14,25 @@ import { checkPlanOnly, checkParamNestLoopPruned } from './planonly.mjs'; // iss
 
 const SHOTS = path.join(HERE, 'screenshots');
 const started = Date.now();
+
+// Where the e2e's minutes go (issue 20): a section is announced by an unindented line
+// (`console.log('load')`, here and in the modules it imports); each one's seconds are
+// printed at the end, the longest first. Only the log changes: the checks do not.
+const sections = [];
+const printLine = console.log.bind(console);
+console.log = (...args) => {
+  const line = String(args[0] ?? '');
+  if (line && !/^\s/.test(line)) sections.push({ name: line, at: Date.now() });
+  printLine(...args);
+};
+function sectionTimes() {
+  const end = Date.now();
+  return sections
+    .map((s, i) => ({ name: s.name, secs: ((sections[i + 1]?.at ?? end) - s.at) / 1000 }))
+    .sort((a, b) => b.secs - a.secs)
+    .map((s) => `${s.secs.toFixed(1)} s ${s.name}`)
+    .join('; ');
+}
 const errors = []; // console errors and page errors
 let checks = 0;
 
@@ -1437,10 +1456,12 @@ async function main() {
 
 main().then(
   () => {
+    printLine(`e2e sections, longest first: ${sectionTimes()}`);
     console.log(`PASS: ${checks} checks in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     process.exit(0);
   },
   (e) => {
+    printLine(`e2e sections, longest first: ${sectionTimes()}`);
     if (errors.length) console.error(`console/page errors seen: ${errors.join(' | ')}`);
     console.error(`FAIL: ${e instanceof CheckFailed ? 'check failed: ' : ''}${e.message}`);
     if (!(e instanceof CheckFailed) && e.stack) console.error(e.stack);
