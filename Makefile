@@ -123,11 +123,27 @@ started = @mkdir -p $(LOGS); date +%s > $(LOGS)/$(1).start
 took = @s=$$(( $$(date +%s) - $$(cat $(LOGS)/$(1).start) )); printf '%dm%02ds' $$((s / 60)) $$((s % 60)) > $(LOGS)/$(1).took
 
 # `make test`: test-native, test-wasm and test-e2e (below) one after the other, then
-# the counts (from a clean clone, set up, quiet: 17m51s; native 7m51s, wasm 3m21s,
-# e2e 6m38s), except `make pkg` (the e2e's two release wasm builds: ~3.5 min, most of
-# it on one core), which runs in the background beside the native tests (PKG_BESIDE:
-# those mostly wait on their PostgreSQL clusters) and which test-e2e waits for; its
-# output is in $(LOGS)/pkg.log, shown when test-e2e starts. `make test-lanes` runs the same steps side by side in three lanes
+# the counts, except `make pkg` (the e2e's two release wasm builds), which runs in the
+# background beside the native tests (PKG_BESIDE: those mostly wait on their PostgreSQL
+# clusters) and which test-e2e waits for; its output is in $(LOGS)/pkg.log, shown when
+# test-e2e starts.
+# Where the time went (issue 20; clean clone, set-up 2-core machine, 2026-12-05 04:33,
+# commit 1fdcae6, 19m24s in all):
+#   native 6m35s = compile 98 s (35 test binaries) + the binaries two at a time 238 s
+#     (476 s of binaries: sql_corpus 114, suite 69, unit tests 33, pg15_fidelity_errors
+#     33, live_scenarios 22, demo 20, pg15_fidelity 18, pg15_fidelity_dml 18, live_bench
+#     16, sql_seeds 14, live_native 13, classroom_load 12, demo_security 11, the 22
+#     others under 10 each) + the exercises 58 s;
+#   wasm 5m43s = the wasm-test build 256 s (348 s of CPU measured with /usr/bin/time:
+#     the library compiled twice at opt-level 1, as a library and with its unit tests,
+#     a third of the build each (cargo --timings), sqlparser 8%, the suite 5%) + Node ~45 s + Chrome ~41 s
+#     (one build: Chrome's run compiles nothing);
+#   e2e 7m06s = pkg 211 s (the page's cargo build 91 s with its dependencies, the
+#     editor's 45 s, wasm-opt 28 s and 46 s) + the e2e 210 s + the workshop kit ~5 s.
+# Since: pkg beside the native tests (~3.5 min off the critical path), the page's
+# wasm-opt beside the editor's build (~30 s), `pgasync demo` started when the e2e starts
+# (46 s to its URL at load ~10, now beside the other sections).
+# `make test-lanes` runs the same steps side by side in three lanes
 # (scripts/test_all.sh), so the builds use the cores the PostgreSQL-backed tests leave
 # while they wait; it is not `make test` yet: it has not had a clean-clone run on a
 # quiet machine, and the relay's wall-clock checks (cli/tests/relay.rs) failed beside
