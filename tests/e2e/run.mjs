@@ -14,6 +14,25 @@ import { checkPlanOnly, checkParamNestLoopPruned } from './planonly.mjs'; // iss
 
 const SHOTS = path.join(HERE, 'screenshots');
 const started = Date.now();
+
+// Where the e2e's minutes go (issue 20): a section is announced by an unindented line
+// (`console.log('load')`, here and in the modules it imports); each one's seconds are
+// printed at the end, the longest first. Only the log changes: the checks do not.
+const sections = [];
+const printLine = console.log.bind(console);
+console.log = (...args) => {
+  const line = String(args[0] ?? '');
+  if (line && !/^\s/.test(line)) sections.push({ name: line, at: Date.now() });
+  printLine(...args);
+};
+function sectionTimes() {
+  const end = Date.now();
+  return sections
+    .map((s, i) => ({ name: s.name, secs: ((sections[i + 1]?.at ?? end) - s.at) / 1000 }))
+    .sort((a, b) => b.secs - a.secs)
+    .map((s) => `${s.secs.toFixed(1)} s ${s.name}`)
+    .join('; ');
+}
 const errors = []; // console errors and page errors
 let checks = 0;
 
@@ -840,10 +859,10 @@ async function liveCompare(page) {
  * the relay with the simulator's rows, and the "PostgreSQL says" panel shows the real
  * coordinator's EXPLAIN ANALYZE beside it.
  */
-async function checkLive(browser) {
+async function checkLive(browser, early = startDemoEarly()) {
   console.log('live shards (pgasync demo)');
-  const dir = mkdtempSync(path.join(tmpdir(), 'pgasync-e2e-demo-'));
-  const demo = await startDemo(dir);
+  const { dir } = early;
+  const demo = await early.demo;
   if (!demo) {
     check('PostgreSQL is installed for the live checks (make test installs it)', false);
     return;
@@ -1073,20 +1092,36 @@ async function checkPackage(browser, server) {
   await page.close();
 }
 
+/**
+ * `pgasync demo` started at once, for the live section at the end: its clusters
+ * (initdb, the scenarios' data: 20-45 s on a 2-core machine) come up while the other
+ * sections run, instead of the e2e waiting for them (issue 20). The same program, the
+ * same folder and flags as when it was started in the live section; `demo` is the
+ * promise startDemo returns (a failure to start is the live section's to report).
+ */
+function startDemoEarly() {
+  const dir = mkdtempSync(path.join(tmpdir(), 'pgasync-e2e-demo-'));
+  const demo = startDemo(dir);
+  demo.catch(() => {}); // reported when the live section awaits it
+  return { dir, demo };
+}
+
 async function main() {
   mkdirSync(SHOTS, { recursive: true });
   const server = await startServer();
   console.log(`server: ${server.url}`);
+  const only = process.env.PGASYNC_E2E_ONLY;
+  const early = !only || only === 'live' ? startDemoEarly() : null;
+  let liveRan = false;
   let browser;
   try {
     browser = await launchBrowser();
     const page = await newPage(browser, errors);
     // PGASYNC_E2E_ONLY=package|responsiveness|live|sql|lessons|panels runs one of the long sections alone
     // (while working on it); `make test` runs everything.
-    const only = process.env.PGASYNC_E2E_ONLY;
     if (only === 'package') return await checkPackage(browser, server);
     if (only === 'responsiveness') return await checkResponsiveness(browser, server);
-    if (only === 'live') return await checkLive(browser);
+    if (only === 'live') return ((liveRan = true), await checkLive(browser, early));
     const issue23 = async () => {
       const ctx = { check, shot, editorPage, runInEditor, paramNlFile: PARAMNL_FILE };
       await checkPlanOnly(browser, server, ctx);
@@ -1427,20 +1462,25 @@ async function main() {
     // 11. Responsiveness at the heaviest settings (issue 6); live shards (issue 8).
     await checkResponsiveness(browser, server);
     noErrorsSoFar('after the responsiveness checks');
-    await checkLive(browser);
+    liveRan = true;
+    await checkLive(browser, early);
     noErrorsSoFar('after the live checks');
   } finally {
     if (browser) await browser.close().catch(() => {});
     await server.stop();
+    // A run that stopped before the live section stops the demo started for it.
+    if (early && !liveRan) await early.demo.then((d) => d?.stop(), () => {});
   }
 }
 
 main().then(
   () => {
+    printLine(`e2e sections, longest first: ${sectionTimes()}`);
     console.log(`PASS: ${checks} checks in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     process.exit(0);
   },
   (e) => {
+    printLine(`e2e sections, longest first: ${sectionTimes()}`);
     if (errors.length) console.error(`console/page errors seen: ${errors.join(' | ')}`);
     console.error(`FAIL: ${e instanceof CheckFailed ? 'check failed: ' : ''}${e.message}`);
     if (!(e instanceof CheckFailed) && e.stack) console.error(e.stack);
