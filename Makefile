@@ -140,6 +140,10 @@ took = @s=$$(( $$(date +%s) - $$(cat $(LOGS)/$(1).start) )); printf '%dm%02ds' $
 #     (one build: Chrome's run compiles nothing);
 #   e2e 7m06s = pkg 211 s (the page's cargo build 91 s with its dependencies, the
 #     editor's 45 s, wasm-opt 28 s and 46 s) + the e2e 210 s + the workshop kit ~5 s.
+#     The e2e's sections (run.mjs prints them, longest first; one run at load ~17, 1145 s
+#     in all): the lessons 788 s (tests/e2e/lessons.mjs steps each of the 8 lessons event
+#     by event to its end: ~70% of the e2e), the SQL editor's scenario files 68, all
+#     scenarios 65, live SQL 55, responsiveness 19, the export menu 17; the rest under 11.
 # Since: pkg beside the native tests (~3.5 min off the critical path), the page's
 # wasm-opt beside the editor's build (~30 s), `pgasync demo` started when the e2e starts
 # (46 s to its URL at load ~10, now beside the other sections).
