@@ -127,7 +127,7 @@ mod tests {
                 alias: "t".into(),
                 parent: None,
                 member: false,
-                tlist: tlist.map(|(rank, c)| RelTlist { rank, columns: c.iter().map(|s| s.to_string()).collect() }),
+                tlist: tlist.map(|(rank, c)| RelTlist { rank, columns: c.iter().map(|s| s.to_string()).collect(), needed: vec![] }),
                 direct: false,
             }),
         }

@@ -890,9 +890,12 @@ fn expr_type(e: &Expr, input: &[Option<SqlType>]) -> Option<SqlType> {
                 },
                 // boolean (LIKE, a hashed SubPlan's IN), name (CURRENT_USER), void
                 // (setseed): types the sandbox does not store.
-                Func::Like { .. } | Func::HashedSubPlan(_) | Func::CurrentUser | Func::SessionUser | Func::SetSeed => {
-                    None
-                }
+                Func::Like { .. }
+                | Func::ScalarArrayOp { .. }
+                | Func::HashedSubPlan(_)
+                | Func::CurrentUser
+                | Func::SessionUser
+                | Func::SetSeed => None,
             }
         }
         Expr::ExecParam(_, t) | Expr::Param(_, t, _) => Some(*t),
@@ -909,7 +912,7 @@ fn expr_avg_width(e: &Expr, types: &[Option<SqlType>], input: &[crate::types::Co
     match e {
         Expr::Bin(op, ..) if op.is_comparison() || matches!(op, BinOp::And | BinOp::Or) => 1.0,
         Expr::Not(_) | Expr::IsNull(..) => 1.0,
-        Expr::Func(Func::Like { .. } | Func::HashedSubPlan(_), _) => 1.0,
+        Expr::Func(Func::Like { .. } | Func::ScalarArrayOp { .. } | Func::HashedSubPlan(_), _) => 1.0,
         Expr::Func(Func::User(u), _) if matches!(u.proc, super::userfunc::Proc::Bin(op) if op.is_comparison()) => 1.0,
         Expr::Func(Func::CurrentUser | Func::SessionUser, _) => 64.0,
         e => type_avg_width(expr_type(e, types).unwrap_or_else(|| guess_type(e.col_type(input)))),
