@@ -1162,9 +1162,11 @@ pub(super) fn name_init_plan_relations(child: &Plan, init_plans: &mut [InitPlan]
                 if let Some(p) = &parent {
                     take(p, p, &mut used);
                 }
-                // A relation the subquery names with an alias (`loc l2`) is known by
-                // it (set_rtable_names' refname is the alias), a partition by its parent.
-                take(&n.alias, parent.as_deref().unwrap_or(&n.alias), &mut used);
+                // A partition pruning left alone is read under its parent's alias
+                // (its child range-table entry's refname in set_rtable_names), so it
+                // takes the next free `h_N`, as its siblings would.
+                let own = if n.member { n.alias.as_str() } else { base };
+                take(&n.alias, parent.as_deref().unwrap_or(own), &mut used);
             }
             None => take(base, base, &mut used),
         });
