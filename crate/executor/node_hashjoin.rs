@@ -293,25 +293,34 @@ impl HashJoinState {
                 self.outer_null_extended();
                 return Ok(ExecStatus::Row);
             }
+            // The row fetched before the build is probed first (hj_FirstOuterTupleSlot).
+            if std::mem::take(&mut self.first_outer_pending) {
+                self.probe_outer_row(es)?;
+                continue;
+            }
             // exercise:hashjoin-probe begin
-            if !std::mem::take(&mut self.first_outer_pending) {
-                match self.inputs.next(&mut self.children, 0, es)? {
-                    ExecStatus::Row => {}
-                    other => return Ok(other),
-                }
+            match self.inputs.next(&mut self.children, 0, es)? {
+                ExecStatus::Row => {}
+                other => return Ok(other),
             }
             // exercise:hashjoin-probe end
-            es.clock.charge(es.cost.hashjoin_row_ns);
-            self.outer_matched = false;
-            let outer = self.children[0].node.slot();
-            let k = self.outer_key.eval(outer)?;
-            for (ok, _) in &self.more_keys {
-                ok.eval(outer)?;
-            }
-            if self.table.contains_key(&k) {
-                self.matches = Some((k, 0));
-            }
+            self.probe_outer_row(es)?;
         }
+    }
+
+    /// Looks up the outer child's current row in the table: its matches are next.
+    fn probe_outer_row(&mut self, es: &mut EState) -> ExecResult<()> {
+        es.clock.charge(es.cost.hashjoin_row_ns);
+        self.outer_matched = false;
+        let outer = self.children[0].node.slot();
+        let k = self.outer_key.eval(outer)?;
+        for (ok, _) in &self.more_keys {
+            ok.eval(outer)?;
+        }
+        if self.table.contains_key(&k) {
+            self.matches = Some((k, 0));
+        }
+        Ok(())
     }
 }
 
