@@ -2626,3 +2626,50 @@ mod tests {
         );
     }
 }
+
+#[cfg(all(test, feature = "sql"))]
+mod cost_path_tests {
+    use super::*;
+    use crate::coordinator_sql::SqlScenario;
+
+    const SETUP: &str = "-- @coordinator
+create table a (k int, v int);
+insert into a select i % 50, i from generate_series(1, 500) i;
+create table b (k int, w int);
+insert into b select i, i from generate_series(1, 80) i;
+analyze a, b;
+-- @query
+select a.v, b.w from a join b on b.k = a.k where a.v > 10;
+";
+
+    /// The join node below the plan's projections and filters.
+    fn join_of(plan: &Plan) -> &Plan {
+        match plan {
+            Plan::Result { child, .. } => join_of(child),
+            p => p,
+        }
+    }
+
+    #[test]
+    fn a_join_costed_over_its_inputs_figures_is_costed_as_a_whole() {
+        let s = SqlScenario::load(SETUP).unwrap();
+        let coord = s.cluster.coordinator();
+        let plan = s.plan().unwrap().plan;
+        let p = CostParams::default();
+        let (outer, inner) = match join_of(&plan) {
+            Plan::HashJoin { outer, inner, .. }
+            | Plan::NestLoop { outer, inner, .. }
+            | Plan::MergeJoin { outer, inner, .. } => (outer.as_ref(), inner.as_ref()),
+            other => panic!("not a join: {other:?}"),
+        };
+        let (co, ci) = (cost_path(outer, &[], coord, &p), cost_path(inner, &[], coord, &p));
+        assert_eq!(co.estimate(), cost_plan(outer, coord, &p)[0]);
+        let whole = cost_plan(&plan, coord, &p)[0];
+        let over = cost_path(&plan, &[(outer, &co), (inner, &ci)], coord, &p);
+        assert_eq!(over.estimate(), whole, "a join over its inputs' figures costs what the whole plan costs");
+        // The figures are taken as they are, not computed again: the other input's
+        // figures in their place give another estimate.
+        let swapped = cost_path(&plan, &[(outer, &ci), (inner, &co)], coord, &p);
+        assert_ne!(swapped.estimate(), whole);
+    }
+}
