@@ -1203,6 +1203,12 @@ impl CompareJob {
         Self::for_scenario_with(session.scenario.clone(), session.finished.clone())
     }
 
+    /// How many of the two runs this job makes itself (2, or 1 when it reuses a
+    /// session's finished run).
+    pub fn runs_to_make(&self) -> usize {
+        [&self.sync, &self.asy].iter().filter(|r| matches!(r, CompareRun::Running(_))).count()
+    }
+
     fn for_scenario_with(scenario: Scenario, made: Option<FinishedRun>) -> Result<CompareJob, String> {
         let side = |async_mode: bool| -> Result<CompareRun, String> {
             if let Some(f) = made.as_ref().filter(|f| f.async_mode == async_mode) {

@@ -165,6 +165,11 @@ fn a_sessions_comparison_reusing_its_run_is_the_fresh_one() {
             let mut s = DemoSession::new(scenario, async_mode, k.clone()).unwrap();
             let from = |s: &DemoSession| {
                 let mut job = CompareJob::for_session(s).unwrap();
+                assert_eq!(
+                    job.runs_to_make(),
+                    if s.snapshot(0).total_steps.is_some() { 1 } else { 2 },
+                    "{scenario} {async_mode}"
+                );
                 loop {
                     if let Some(c) = job.advance(1000).unwrap() {
                         return json(&c);
