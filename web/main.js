@@ -40,6 +40,9 @@ const $ = (id) => document.getElementById(id);
  * name once, so later rebuilds add none.
  */
 const marked = new Set();
+/** Resolved once the first load is done (`boot`: the page is ready). */
+let bootDone;
+const booted = new Promise((resolve) => (bootDone = resolve));
 function loadMark(name) {
   if (marked.has(name)) return;
   marked.add(name);
@@ -456,6 +459,9 @@ async function compareLater(gen, compared) {
   let job;
   let result;
   try {
+    // At the first load, the page's own set-up (workshop, hooks: `ready`) goes first:
+    // the comparison's slices are queued after it, not before.
+    await booted;
     result = await compared;
     if (gen !== building) return;
     if (result) {
@@ -1071,6 +1077,7 @@ async function boot() {
   showSpeed();
   if (!(await loadModel())) {
     document.body.dataset.ready = '1';
+    bootDone();
     return;
   }
   loadMark('model');
@@ -1099,6 +1106,7 @@ async function boot() {
   exposeHooks();
   document.body.dataset.ready = '1';
   loadMark('ready');
+  bootDone();
 }
 
 /**

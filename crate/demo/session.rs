@@ -134,6 +134,9 @@ pub struct DemoSession {
     step_ends: Vec<usize>,
     /// Total steps and time of the whole run, once known.
     total: Option<(usize, u64)>,
+    /// What a comparison needs of this run, once it has finished without error
+    /// (`CompareJob::for_session`: the comparison then makes only the other run).
+    finished: Option<FinishedRun>,
     /// What the last step did, in words.
     narration: String,
     /// Time at the end of each step seen so far (deterministic across replays).
@@ -337,6 +340,7 @@ impl DemoSession {
             steps: 0,
             step_ends: vec![],
             total: None,
+            finished: None,
             narration: String::new(),
             known_step_times: vec![],
             checkpoints: vec![],
@@ -448,6 +452,10 @@ impl DemoSession {
         }
         if self.run.is_done() && self.total.is_none() {
             self.total = Some((self.steps, self.run.elapsed_ns()));
+        }
+        if self.run.is_done() && self.finished.is_none() {
+            let built_in = self.explain_as.is_none();
+            self.finished = FinishedRun::of(&self.run, &self.scenario, self.async_mode).filter(|_| built_in);
         }
         if self.steps % self.checkpoint_every == 0 && self.checkpoints.last().is_none_or(|c| c.steps < self.steps) {
             self.take_checkpoint();
@@ -1097,8 +1105,81 @@ pub fn compare(scenario_id: &str, knobs: &Knobs) -> Result<Comparison, String> {
 /// stay responsive while they run.
 pub struct CompareJob {
     scenario: Scenario,
-    sync: QueryRun,
-    asy: QueryRun,
+    sync: CompareRun,
+    asy: CompareRun,
+}
+
+/// What a comparison keeps of a finished run: its time, its wire events, its
+/// connections' servers and (for a sync run) the lower bound it gives.
+#[derive(Clone, Debug)]
+pub struct FinishedRun {
+    async_mode: bool,
+    elapsed_ns: u64,
+    wire: Vec<TraceEvent>,
+    connections: Vec<String>,
+    bound_ns: u64,
+}
+
+impl FinishedRun {
+    /// A session's run once done, when it is the run a comparison would make: a
+    /// built-in scenario's (a scenario file's EXPLAIN options may change the run), not
+    /// failed (the comparison's own run then says the error). The session's run is the
+    /// comparison's step for step: the same scenario, mode, virtual clock and step mode;
+    /// `trace_calls` only adds events, never time.
+    fn of(run: &QueryRun, scenario: &Scenario, async_mode: bool) -> Option<FinishedRun> {
+        if !run.is_done() || matches!(run.phase, Phase::Failed(_)) || run.es.explain_only {
+            return None;
+        }
+        Some(FinishedRun {
+            async_mode,
+            elapsed_ns: run.elapsed_ns(),
+            wire: wire_events(&run.es.trace.events),
+            connections: run.es.conns.iter().map(|c| c.server.clone()).collect(),
+            bound_ns: if async_mode { 0 } else { scenario.lower_bound_ns(run) },
+        })
+    }
+}
+
+/// The wire's events of a trace (`Send`, `Response`): what a comparison draws.
+fn wire_events(t: &[TraceEvent]) -> Vec<TraceEvent> {
+    t.iter().filter(|e| matches!(e.kind, TraceKind::Send { .. } | TraceKind::Response { .. })).cloned().collect()
+}
+
+/// One side of a comparison: a run in progress, or one already made (the session's).
+enum CompareRun {
+    Running(Box<QueryRun>),
+    Done(FinishedRun),
+}
+
+impl CompareRun {
+    fn is_done(&self) -> bool {
+        match self {
+            CompareRun::Running(r) => r.is_done(),
+            CompareRun::Done(_) => true,
+        }
+    }
+    fn failed(&self) -> Option<String> {
+        match self {
+            CompareRun::Running(r) => match &r.phase {
+                Phase::Failed(e) => Some(e.to_string()),
+                _ => None,
+            },
+            CompareRun::Done(_) => None,
+        }
+    }
+    /// The run's result (`advance` has seen it finish without error).
+    fn finished(&self, scenario: &Scenario, async_mode: bool) -> FinishedRun {
+        match self {
+            CompareRun::Running(r) => FinishedRun {
+                async_mode,
+                elapsed_ns: r.elapsed_ns(),
+                wire: wire_events(&r.es.trace.events),
+                connections: r.es.conns.iter().map(|c| c.server.clone()).collect(),
+                bound_ns: if async_mode { 0 } else { scenario.lower_bound_ns(r) },
+            },
+            CompareRun::Done(f) => f.clone(),
+        }
+    }
 }
 
 impl CompareJob {
@@ -1113,12 +1194,33 @@ impl CompareJob {
         // wide plan can be long); it changes nothing else in the runs.
         // Only the wire's events are kept (what the comparison draws): the whole trace
         // of a run at 64 shards is a million events, tens of ms to grow and to free.
-        let mut sync = scenario.start(false, Clock::virtual_clock(), true)?;
-        sync.es.step_mode = true;
-        sync.es.trace.wire_only = true;
-        let mut asy = scenario.start(true, Clock::virtual_clock(), true)?;
-        asy.es.step_mode = true;
-        asy.es.trace.wire_only = true;
+        Self::for_scenario_with(scenario, None)
+    }
+
+    /// The comparison of a session's scenario: the session's own run, once finished,
+    /// is one of the two (`FinishedRun::of` says when), so only the other one is made.
+    pub fn for_session(session: &DemoSession) -> Result<CompareJob, String> {
+        Self::for_scenario_with(session.scenario.clone(), session.finished.clone())
+    }
+
+    /// How many of the two runs this job makes itself (2, or 1 when it reuses a
+    /// session's finished run).
+    pub fn runs_to_make(&self) -> usize {
+        [&self.sync, &self.asy].iter().filter(|r| matches!(r, CompareRun::Running(_))).count()
+    }
+
+    fn for_scenario_with(scenario: Scenario, made: Option<FinishedRun>) -> Result<CompareJob, String> {
+        let side = |async_mode: bool| -> Result<CompareRun, String> {
+            if let Some(f) = made.as_ref().filter(|f| f.async_mode == async_mode) {
+                return Ok(CompareRun::Done(f.clone()));
+            }
+            let mut run = scenario.start(async_mode, Clock::virtual_clock(), true)?;
+            run.es.step_mode = true;
+            run.es.trace.wire_only = true;
+            Ok(CompareRun::Running(Box::new(run)))
+        };
+        let sync = side(false)?;
+        let asy = side(true)?;
         Ok(CompareJob { scenario, sync, asy })
     }
 
@@ -1135,12 +1237,10 @@ impl CompareJob {
         out_of_time: &mut dyn FnMut() -> bool,
     ) -> Result<Option<Comparison>, String> {
         for _ in 0..budget {
-            let run = if !self.sync.is_done() {
-                &mut self.sync
-            } else if !self.asy.is_done() {
-                &mut self.asy
-            } else {
-                break;
+            let run = match (&mut self.sync, &mut self.asy) {
+                (CompareRun::Running(r), _) if !r.is_done() => r,
+                (_, CompareRun::Running(r)) if !r.is_done() => r,
+                _ => break,
             };
             run.step();
             if out_of_time() {
@@ -1148,8 +1248,8 @@ impl CompareJob {
             }
         }
         for run in [&self.sync, &self.asy] {
-            if let Phase::Failed(e) = &run.phase {
-                return Err(e.to_string());
+            if let Some(e) = run.failed() {
+                return Err(e);
             }
         }
         if !(self.sync.is_done() && self.asy.is_done()) {
@@ -1159,24 +1259,18 @@ impl CompareJob {
     }
 
     fn comparison(&self) -> Comparison {
-        let (sync, asy) = (&self.sync, &self.asy);
-        let bound_ns = self.scenario.lower_bound_ns(sync);
-        let (sn, an) = (sync.elapsed_ns(), asy.elapsed_ns());
-        let keep = |t: &[TraceEvent]| -> Vec<TraceEvent> {
-            t.iter()
-                .filter(|e| matches!(e.kind, TraceKind::Send { .. } | TraceKind::Response { .. }))
-                .cloned()
-                .collect()
-        };
+        let (sync, asy) = (self.sync.finished(&self.scenario, false), self.asy.finished(&self.scenario, true));
+        let bound_ns = sync.bound_ns;
+        let (sn, an) = (sync.elapsed_ns, asy.elapsed_ns);
         Comparison {
             sync_ns: sn,
             async_ns: an,
             gain_pct: 100.0 * (1.0 - an as f64 / sn.max(1) as f64),
             bound_ns,
             limit_pct: 100.0 * (1.0 - bound_ns as f64 / sn.max(1) as f64),
-            sync_trace: keep(&sync.es.trace.events),
-            async_trace: keep(&asy.es.trace.events),
-            connections: sync.es.conns.iter().map(|c| c.server.clone()).collect(),
+            sync_trace: sync.wire,
+            async_trace: asy.wire,
+            connections: sync.connections,
         }
     }
 }

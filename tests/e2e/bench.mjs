@@ -9,12 +9,15 @@
 //    from `pgasync bench --scenarios A --fetch-size 100`: the same scan (scenario A, one
 //    shard of 1,000,000 local rows), each the best of 5 runs, so the ratio compares like
 //    with like (a median on one side and a best on the other flattered native).
+// PGASYNC_WEB=dir and PGASYNC_PKG=dir measure another build's page and package (e.g.
+// main's, built once into a folder of its own) with this script: run the two in turn
+// on a loaded machine and compare their ratios, not one run's figures with another's.
 
 import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
-import { ROOT, BIN, startServer, launchBrowser, newPage, waitReady, watchLongTasks } from './lib.mjs';
+import { ROOT, BIN, PKG, startServer, launchBrowser, newPage, waitReady, watchLongTasks } from './lib.mjs';
 
 const STEPS = Number(process.env.BENCH_STEPS ?? 50);
 const SCAN_ROWS = 1_000_000;
@@ -29,10 +32,10 @@ const kb = (n) => `${(n / 1024).toFixed(1)} KiB`;
 
 async function main() {
   for (const [file, what] of [['pgasync_bg.wasm', "the page's module"], ['pgasync_sql_bg.wasm', "the SQL front end's module, loaded when the editor opens"]]) {
-    const wasmPath = path.join(ROOT, 'pkg', file);
+    const wasmPath = path.join(PKG, file);
     const raw = readFileSync(wasmPath);
     const gz = gzipSync(raw); // gzip's default level, as `make pkg` measures
-    console.log(`wasm size: ${raw.length.toLocaleString('en-US')} bytes raw, ${gz.length.toLocaleString('en-US')} gzipped (${kb(gz.length)}): pkg/${file}, ${what}`);
+    console.log(`wasm size: ${raw.length.toLocaleString('en-US')} bytes raw, ${gz.length.toLocaleString('en-US')} gzipped (${kb(gz.length)}): ${path.relative(ROOT, wasmPath)}, ${what}`);
   }
 
   const errors = [];

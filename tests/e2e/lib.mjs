@@ -9,6 +9,13 @@ import { chromium } from 'playwright-core';
 export const HERE = path.dirname(fileURLToPath(import.meta.url));
 export const ROOT = path.resolve(HERE, '../..');
 export const BIN = process.env.PGASYNC_BIN ? path.resolve(process.env.PGASYNC_BIN) : path.join(ROOT, 'target/release/pgasync');
+/**
+ * What `pgasync serve` serves: the page (web/) and the model's package (pkg/) of this
+ * checkout, or others named by PGASYNC_WEB and PGASYNC_PKG (bench.mjs compares two
+ * builds on the same machine under the same load that way).
+ */
+export const WEB = process.env.PGASYNC_WEB ? path.resolve(process.env.PGASYNC_WEB) : path.join(ROOT, 'web');
+export const PKG = process.env.PGASYNC_PKG ? path.resolve(process.env.PGASYNC_PKG) : path.join(ROOT, 'pkg');
 export const CHROMIUM = process.env.CHROMIUM_BIN ?? '/usr/bin/chromium';
 export const CHROMIUM_ARGS = [
   '--headless=new',
@@ -31,7 +38,7 @@ export function startServer(timeoutMs = 15000) {
   if (!existsSync(BIN)) {
     return Promise.reject(new Error(`${BIN} not found: build it with \`cargo build --release -p pgasync-cli\` or set PGASYNC_BIN`));
   }
-  const proc = spawn(BIN, ['serve', '--port', '0', '--web', path.join(ROOT, 'web'), '--pkg', path.join(ROOT, 'pkg')], {
+  const proc = spawn(BIN, ['serve', '--port', '0', '--web', WEB, '--pkg', PKG], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

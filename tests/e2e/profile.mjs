@@ -12,13 +12,13 @@
 // without wasm-opt, which drops the names).
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { ROOT, BIN, launchBrowser, newPage, waitReady } from './lib.mjs';
+import { ROOT, BIN, WEB, launchBrowser, newPage, waitReady } from './lib.mjs';
 
 const MIN = Number(process.env.MIN ?? 45);
 const which = process.argv[2] ?? 'heavy';
 const query = process.env.Q ?? '?scenario=E&shards=64&rows=4400&fetch=100&rtt=10000';
-const PKG = path.resolve(process.env.PKG ?? path.join(ROOT, 'pkg'));
-const proc = spawn(BIN, ['serve', '--port', '0', '--web', path.join(ROOT, 'web'), '--pkg', PKG], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+const PKG = path.resolve(process.env.PKG ?? process.env.PGASYNC_PKG ?? path.join(ROOT, 'pkg'));
+const proc = spawn(BIN, ['serve', '--port', '0', '--web', WEB, '--pkg', PKG], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
 const server = await new Promise((res) => { let out = ''; proc.stdout.on('data', (d) => { out += d; const m = out.match(/pgasync serve: (http:\/\/\S+)/); if (m) res({ url: m[1] }); }); });
 const errors = [];
 const browser = await launchBrowser();

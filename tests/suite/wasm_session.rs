@@ -144,6 +144,47 @@ fn results_and_times_equal_the_native_run() {
     assert_eq!((c.async_ns, c.sync_ns), (native_elapsed_ns, sync));
 }
 
+/// A session's comparison reuses its own finished run (only the other mode's is made):
+/// the result is the comparison made from scratch, field for field, in both modes,
+/// pg15 and improved, through a seek back after the end; before the end (nothing to
+/// reuse) too.
+#[wasm_bindgen_test(unsupported = test)]
+fn a_sessions_comparison_reusing_its_run_is_the_fresh_one() {
+    use pgasync::demo::session::CompareJob;
+    let json = |c: &pgasync::demo::session::Comparison| serde_json::to_string(c).unwrap();
+    for (scenario, behaviour) in [("E", None), ("M", None), ("E", Some("improved")), ("X", None)] {
+        let mut k = knobs();
+        if let Some(b) = behaviour {
+            k = pgasync::knobs::from_json(&format!(
+                r#"{{"shards":"4","rows_per_shard":"300","fetch_size":"100","behaviour":"{b}"}}"#
+            ))
+            .unwrap();
+        }
+        let fresh = json(&pgasync::demo::session::compare(scenario, &k).unwrap());
+        for async_mode in [false, true] {
+            let mut s = DemoSession::new(scenario, async_mode, k.clone()).unwrap();
+            let from = |s: &DemoSession| {
+                let mut job = CompareJob::for_session(s).unwrap();
+                assert_eq!(
+                    job.runs_to_make(),
+                    if s.snapshot(0).total_steps.is_some() { 1 } else { 2 },
+                    "{scenario} {async_mode}"
+                );
+                loop {
+                    if let Some(c) = job.advance(1000).unwrap() {
+                        return json(&c);
+                    }
+                }
+            };
+            assert_eq!(from(&s), fresh, "{scenario} {behaviour:?} async {async_mode}, not run");
+            s.run_to_end();
+            let total = s.snapshot(0).step;
+            s.seek(total / 2).unwrap();
+            assert_eq!(from(&s), fresh, "{scenario} {behaviour:?} async {async_mode}, run and sought back");
+        }
+    }
+}
+
 /// A scenario file (seed 003) loaded in slices, as the page does, and stepped: the same
 /// rows and virtual times natively and in wasm.
 #[wasm_bindgen_test(unsupported = test)]

@@ -4,7 +4,7 @@
 // cursor and the veil over the future. Clicking seeks to that time.
 
 import { svg, ticks, tickLabel, mergePx, mergeTicks, STATES, flattenPlan, shortName, fmtMs, drawingScale } from './util.js';
-import { connectionIntervals, requestIntervals, rowTicks } from './traceview.js';
+import { connectionIntervals, requestIntervals, rowTicks, connectionWalk, requestWalk, rowWalk } from './traceview.js';
 
 export const LABEL_W = 104;
 const AXIS_H = 22;
@@ -81,19 +81,27 @@ function intervalsOf(rec, recEnd) {
   return p;
 }
 
+/** Trace events a task of `prepareTimeline` walks at most (a few ms of work each). */
+const PREPARE_EVENTS = 40000;
+
 /**
  * The part of `build` that depends on the recording only: three walks over its trace,
- * each in a task of its own (`pause()` yields between them; 250,000 events at 64
- * shards make each a few tens of ms).
+ * in tasks of their own (`pause()` yields between them; 250,000 events at 64 shards
+ * made each walk a few tens of ms, and the first one shared its task with the work
+ * before it), each over at most PREPARE_EVENTS events.
  */
 export async function prepareTimeline(rec, pause = async () => {}) {
   if (prepared.has(rec)) return;
   const recEnd = rec.complete ? Math.max(1, rec.totalNs) : rec.recordedNs;
-  const conns = connectionIntervals(rec.trace, rec.connections.length, recEnd);
-  await pause();
-  const reqs = requestIntervals(rec.trace, recEnd);
-  await pause();
-  const rows = rowTicks(rec.trace);
+  const walks = [connectionWalk(rec.connections.length), requestWalk(), rowWalk()];
+  const n = rec.trace.length;
+  for (const w of walks) {
+    for (let from = 0; from < n; from += PREPARE_EVENTS) {
+      await pause();
+      w.add(rec.trace, from, Math.min(n, from + PREPARE_EVENTS));
+    }
+  }
+  const [conns, reqs, rows] = walks.map((w) => w.finish(recEnd));
   if (!prepared.has(rec)) prepared.set(rec, { conns, reqs, rows });
 }
 

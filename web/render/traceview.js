@@ -9,32 +9,49 @@
  * same way but kept apart, in `startups`, so it is drawn as "connecting" and not as a query.
  */
 export function connectionIntervals(trace, nConns, endNs) {
+  const walk = connectionWalk(nConns);
+  walk.add(trace, 0, trace.length);
+  return walk.finish(endNs);
+}
+
+/**
+ * The walks below, over a part of the trace at a time (`add(trace, from, to)`, in
+ * order), so that a long trace can be walked in several tasks; `finish()` gives what
+ * the one-call form gives.
+ */
+export function connectionWalk(nConns) {
   const lanes = Array.from({ length: nConns }, () => ({ busy: [], arrivals: [], startups: [], pending: [] }));
   const lane = (k) => {
     while (lanes.length <= k) lanes.push({ busy: [], arrivals: [], startups: [], pending: [] });
     return lanes[k];
   };
-  trace.forEach((e, i) => {
-    if (e.kind === 'Send' && !e.queued) {
-      lane(e.conn).pending.push({ start: e.time_ns, sql: e.sql, proto: e.proto, i });
-    } else if (e.kind === 'Response') {
-      const l = lane(e.conn);
-      const s = l.pending.shift();
-      const start = s ? s.start : e.time_ns;
-      const iv = { start, end: e.time_ns, sql: e.sql, rows: e.rows, error: e.error, i: s ? s.i : i, j: i };
-      if (e.proto === 'startup') {
-        l.startups.push(iv);
-        return;
+  const add = (trace, from, to) => {
+    for (let i = from; i < to; i++) {
+      const e = trace[i];
+      if (e.kind === 'Send' && !e.queued) {
+        lane(e.conn).pending.push({ start: e.time_ns, sql: e.sql, proto: e.proto, i });
+      } else if (e.kind === 'Response') {
+        const l = lane(e.conn);
+        const s = l.pending.shift();
+        const start = s ? s.start : e.time_ns;
+        const iv = { start, end: e.time_ns, sql: e.sql, rows: e.rows, error: e.error, i: s ? s.i : i, j: i };
+        if (e.proto === 'startup') {
+          l.startups.push(iv);
+          continue;
+        }
+        l.busy.push(iv);
+        l.arrivals.push({ t: e.time_ns, rows: e.rows, error: e.error, i });
       }
-      l.busy.push(iv);
-      l.arrivals.push({ t: e.time_ns, rows: e.rows, error: e.error, i });
     }
-  });
-  for (const l of lanes) {
-    for (const s of l.pending) (s.proto === 'startup' ? l.startups : l.busy).push({ start: s.start, end: endNs, sql: s.sql, rows: null, open: true, i: s.i, j: Infinity });
-    delete l.pending;
-  }
-  return lanes;
+  };
+  const finish = (endNs) => {
+    for (const l of lanes) {
+      for (const s of l.pending) (s.proto === 'startup' ? l.startups : l.busy).push({ start: s.start, end: endNs, sql: s.sql, rows: null, open: true, i: s.i, j: Infinity });
+      delete l.pending;
+    }
+    return lanes;
+  };
+  return { add, finish };
 }
 
 /**
@@ -42,35 +59,58 @@ export function connectionIntervals(trace, nConns, endNs) {
  * its next transition), and the times it became Callback pending.
  */
 export function requestIntervals(trace, endNs) {
+  const walk = requestWalk();
+  walk.add(trace, 0, trace.length);
+  return walk.finish(endNs);
+}
+
+/** `requestIntervals` a part of the trace at a time (as `connectionWalk`). */
+export function requestWalk() {
   const reqs = new Map();
-  trace.forEach((e, i) => {
-    if (e.kind !== 'Request') return;
-    let r = reqs.get(e.request);
-    if (!r) {
-      r = { id: e.request, requestor: e.requestor, requestee: e.requestee, waiting: [], pending: [], open: null };
-      reqs.set(e.request, r);
+  const add = (trace, from, to) => {
+    for (let i = from; i < to; i++) {
+      const e = trace[i];
+      if (e.kind !== 'Request') continue;
+      let r = reqs.get(e.request);
+      if (!r) {
+        r = { id: e.request, requestor: e.requestor, requestee: e.requestee, waiting: [], pending: [], open: null };
+        reqs.set(e.request, r);
+      }
+      if (r.open) {
+        r.waiting.push({ start: r.open.start, end: e.time_ns, i: r.open.i, j: i });
+        r.open = null;
+      }
+      if (e.to === 'Waiting') r.open = { start: e.time_ns, i };
+      if (e.to === 'CallbackPending') r.pending.push({ t: e.time_ns, i });
     }
-    if (r.open) {
-      r.waiting.push({ start: r.open.start, end: e.time_ns, i: r.open.i, j: i });
-      r.open = null;
+  };
+  const finish = (endNs) => {
+    for (const r of reqs.values()) {
+      if (r.open) r.waiting.push({ start: r.open.start, end: endNs, i: r.open.i, j: Infinity });
+      delete r.open;
     }
-    if (e.to === 'Waiting') r.open = { start: e.time_ns, i };
-    if (e.to === 'CallbackPending') r.pending.push({ t: e.time_ns, i });
-  });
-  for (const r of reqs.values()) {
-    if (r.open) r.waiting.push({ start: r.open.start, end: endNs, i: r.open.i, j: Infinity });
-    delete r.open;
-  }
-  return [...reqs.values()].sort((a, b) => a.id - b.id);
+    return [...reqs.values()].sort((a, b) => a.id - b.id);
+  };
+  return { add, finish };
 }
 
 /** Rows reaching the top of the plan. */
 export function rowTicks(trace) {
+  const walk = rowWalk();
+  walk.add(trace, 0, trace.length);
+  return walk.finish();
+}
+
+/** `rowTicks` a part of the trace at a time (as `connectionWalk`). */
+export function rowWalk() {
   const out = [];
-  trace.forEach((e, i) => {
-    if (e.kind === 'Row') out.push({ t: e.time_ns, n: e.n, i });
-  });
-  return out;
+  const add = (trace, from, to) => {
+    for (let i = from; i < to; i++) {
+      const e = trace[i];
+      if (e.kind === 'Row') out.push({ t: e.time_ns, n: e.n, i });
+    }
+  };
+  return { add, finish: () => out };
 }
 
 function backendMessages(e) {
