@@ -104,9 +104,10 @@
 //! refused by name beyond): each join path is costed from its input paths' figures
 //! (`RelPath::costed`, the cost model's node of the input, kept: `costsize::cost_path`)
 //! as `add_paths_to_joinrel` costs a join path from its inputs' costs and rows, but
-//! each path still holds its whole plan (a copy of its inputs'), so a search costs
-//! about 7 µs a path natively, most of it copying plans; PostgreSQL searches as many
-//! entries as `geqo` off and the collapse limits give it.
+//! each path still holds its whole plan (a copy of its inputs': most of a search's
+//! time now goes to copying plans and allocating), so a search takes about half its
+//! former time (figures at `MAX_PATHS_COSTED`); PostgreSQL searches as many entries as
+//! `geqo` off and the collapse limits give it.
 //! A pulled-up sublink nested in another's subquery is a chain member here, so a
 //! collapse limit that would split such a join is refused by name.
 //!
@@ -145,14 +146,15 @@ pub(super) const MAX_SEARCH_ITEMS: usize = 11;
 
 /// The most paths one query's join search may cost: a bound for the page, whose
 /// planning runs in its main thread. Each join path is costed from its inputs'
-/// figures (about 7 µs a path natively in release, measured by
-/// `cargo run --release --example join_search_bench`, the thread's CPU time: chains of
-/// 6, 8 and 10 relations plan in 3.5, 9 and 20 ms, a star of 6 local tables in 8 ms, a
-/// star of 8 whose dimensions are foreign tables in 38 ms; before, each path's plan was
-/// costed whole, about 20 µs a path), so 5,000 paths are about 35 ms natively (the
-/// page's wasm 1.5–2× that): every join of up to six relations stays below it, chains
-/// of up to eleven too; larger stars (a star of 8 local tables with indexes, whose
-/// parameterized paths multiply the paths) and cliques are refused by name.
+/// figures. Measured by `cargo run --release --example join_search_bench` (the
+/// thread's CPU time, natively, before and after that change): chains of 6, 8 and 10
+/// relations plan in 3.2, 8 and 18 ms (4.2, 12 and 29 before), a star of 6 local
+/// tables in 7.5 ms (11), a star of 8 whose dimensions are foreign tables in 33 ms
+/// (66); the page's wasm is 1.5–2× slower. So the largest searches under the bound
+/// (that star) take about 35 ms natively: every join of up to six relations stays
+/// below it, chains of up to eleven
+/// too; larger stars (a star of 8 local tables with indexes, whose parameterized paths
+/// multiply the paths) and cliques are refused by name.
 const MAX_PATHS_COSTED: usize = 5_000;
 
 /// A path's order that is the query's ORDER BY (`RelPath::order`), whatever its keys.
