@@ -127,7 +127,11 @@ mod tests {
                 alias: "t".into(),
                 parent: None,
                 member: false,
-                tlist: tlist.map(|(rank, c)| RelTlist { rank, columns: c.iter().map(|s| s.to_string()).collect(), needed: vec![] }),
+                tlist: tlist.map(|(rank, c)| RelTlist {
+                    rank,
+                    columns: c.iter().map(|s| s.to_string()).collect(),
+                    needed: vec![],
+                }),
                 direct: false,
             }),
         }
