@@ -20,6 +20,8 @@
 //!   input types, for the numeric types: an integer (or untyped literal) next to a
 //!   numeric becomes a numeric, a number next to a float8 a float8, so EXPLAIN and
 //!   remote SQL show the casts PostgreSQL shows (`(k)::numeric`, `'7'::numeric`).
+//! - Arithmetic and `||` over constants are folded to their value (`2 * 3` is `6`), as
+//!   `eval_const_expressions` folds them before PostgreSQL plans ([`fold_constant`]).
 //!
 //! Functions: the aggregates, and the scalar `length`, `upper`, `lower`, `substr` over
 //! text, `||` (a non-text operand cast to text, as `anytextcat` does), `[NOT] [I]LIKE`
@@ -585,7 +587,7 @@ impl ExprPlanner<'_> {
         }
         if *op == BinaryOperator::StringConcat {
             let args = vec![self.as_text(left, scope)?, self.as_text(right, scope)?];
-            return Ok(Expr::func(Func::TextCat, args));
+            return Ok(fold_constant(Expr::func(Func::TextCat, args)));
         }
         if matches!(op, BinaryOperator::Custom(_) | BinaryOperator::PGCustomBinaryOperator(_)) {
             // A user-defined operator (`===`; `super::inline`).
@@ -617,10 +619,10 @@ impl ExprPlanner<'_> {
         let target = match types {
             (ColType::Float, _) | (_, ColType::Float) => ColType::Float,
             (ColType::Numeric, _) | (_, ColType::Numeric) => ColType::Numeric,
-            _ => return Ok(Expr::bin(op, l, r)),
+            _ => return Ok(fold_constant(Expr::bin(op, l, r))),
         };
         let l = coerce(l, types.0, target, position)?;
-        Ok(Expr::bin(op, l, coerce(r, types.1, target, position)?))
+        Ok(fold_constant(Expr::bin(op, l, coerce(r, types.1, target, position)?)))
     }
 
     /// `x::type` / `CAST(x AS type)`: constants are converted now; other expressions
@@ -1004,6 +1006,33 @@ pub(super) fn output_name(e: &ast::Expr) -> String {
 }
 
 /// Does `e` read a column of its input (`contain_vars_of_level(e, 0)`)?
+/// An arithmetic operator or `||` over constants replaced by its value, as
+/// PostgreSQL's `eval_const_expressions` folds an immutable function of constants
+/// while planning: `2 * 3` is `6` in EXPLAIN and in the remote query (`id = 6`), and
+/// `'a' || 'b'` is `'ab'::text`. Comparisons are left to the quals' own folding
+/// (booleans are Int 1/0 here, which EXPLAIN would print as numbers). A constant
+/// expression that raises (`1 / 0`) is left as it is: the executor raises the same
+/// ERROR when it evaluates it, where PostgreSQL raises it while planning (the
+/// corpus's ledger keeps that difference).
+fn fold_constant(e: Expr) -> Expr {
+    let foldable = match &e {
+        Expr::Bin(op, l, r) => {
+            !op.is_comparison()
+                && !matches!(op, BinOp::And | BinOp::Or)
+                && matches!((l.as_ref(), r.as_ref()), (Expr::Const(_), Expr::Const(_)))
+        }
+        Expr::Func(Func::TextCat, args) => args.iter().all(|a| matches!(a, Expr::Const(_))),
+        _ => false,
+    };
+    if !foldable {
+        return e;
+    }
+    match e.eval(&[]) {
+        Ok(v) if !matches!(v, Datum::Null) => Expr::Const(v),
+        _ => e,
+    }
+}
+
 fn reads_column(e: &Expr) -> bool {
     let mut has = false;
     e.for_each_col(&mut |_| has = true);
@@ -1283,5 +1312,24 @@ mod negate_tests {
         assert_eq!(sql(Expr::Not(Box::new(gt.clone()))), "(v > 0)");
         let arith = Expr::bin(BinOp::Plus, Expr::col(0), Expr::int(1));
         assert_eq!(sql(arith), "(NOT (v + 1))");
+    }
+}
+
+#[cfg(test)]
+mod fold_tests {
+    use super::*;
+
+    /// eval_const_expressions: arithmetic and `||` over constants are their value;
+    /// anything reading a column, a comparison, and a constant that raises are not.
+    #[test]
+    fn constants_fold_as_postgresql_folds_them() {
+        let names = ["v".to_string()];
+        let sql = |e: Expr| fold_constant(e).to_sql(&names);
+        assert_eq!(sql(Expr::bin(BinOp::Multiply, Expr::int(2), Expr::int(3))), "6");
+        let cat = Expr::func(Func::TextCat, vec![Expr::Const(Datum::text("a")), Expr::Const(Datum::text("b"))]);
+        assert_eq!(sql(cat), "'ab'::text");
+        assert_eq!(sql(Expr::bin(BinOp::Multiply, Expr::col(0), Expr::int(3))), "(v * 3)");
+        assert_eq!(sql(Expr::bin(BinOp::Eq, Expr::int(1), Expr::int(1))), "(1 = 1)");
+        assert_eq!(sql(Expr::bin(BinOp::Divide, Expr::int(1), Expr::int(0))), "(1 / 0)");
     }
 }

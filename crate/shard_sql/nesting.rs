@@ -50,7 +50,7 @@ use sqlparser::keywords::Keyword;
 use sqlparser::tokenizer::{Location, Token, TokenWithSpan};
 
 /// The heaviest statement accepted. The scenario files and the corpus weigh at most
-/// 45 (tests/suite/sql_bounds.rs checks the margin); at this limit every walk of the
+/// 69, a join of seven relations (tests/suite/sql_bounds.rs checks the margin); at this limit every walk of the
 /// deepest trees fits in 1 MiB of stack in a debug build (the wasm page's whole
 /// stack; tests/suite/sql_bounds.rs runs them there), and the walks' quadratic span
 /// computations stay cheap.
