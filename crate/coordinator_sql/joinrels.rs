@@ -1183,8 +1183,7 @@ impl JoinProblem<'_> {
             let cols: Vec<usize> =
                 (b.first..b.first + b.rel.columns.len()).filter(|&c| self.needed(c, relids)).collect();
             let used: Vec<usize> = cols.iter().map(|c| c - b.first).collect();
-            let mut p =
-                Planner { coord: self.coord, servers: vec![], gating: vec![], force_index: false, merge_order: false };
+            let mut p = Planner::new(self.coord, vec![]);
             let plan = p.side(b.rel, &b.name, &base_quals[i], &used, None, self.at)?;
             let plain = self.plain_path(plan, cols.clone(), None);
             let fdw = (matches!(b.rel.kind, RelKind::Foreign { .. }) && matches!(plain.plan, Plan::ForeignScan(_)))
@@ -1230,8 +1229,7 @@ impl JoinProblem<'_> {
             // `force_index`: the presorted index path itself, whatever a Sort over the
             // cheapest scan costs (that one is the unordered path plus a Sort, which
             // the join methods add where they need it).
-            let mut p =
-                Planner { coord: self.coord, servers: vec![], gating: vec![], force_index: true, merge_order: false };
+            let mut p = Planner { force_index: true, ..Planner::new(self.coord, vec![]) };
             let keys = vec![SortKey { expr: Expr::Col(at), desc: false }];
             let plan = p.side(b.rel, &b.name, quals, &used, Some(&keys), self.at)?;
             if matches!(plan, Plan::Sort { .. }) {
@@ -1260,8 +1258,7 @@ impl JoinProblem<'_> {
         if !matches!(b.rel.kind, RelKind::Partitioned { .. }) {
             return Ok(vec![]);
         }
-        let mut p =
-            Planner { coord: self.coord, servers: vec![], gating: vec![], force_index: true, merge_order: false };
+        let mut p = Planner { force_index: true, ..Planner::new(self.coord, vec![]) };
         let leaves = p.leaves(b.rel, quals);
         if leaves.len() < 2 {
             return Ok(vec![]);
@@ -1456,7 +1453,7 @@ impl JoinProblem<'_> {
             targets: (!identity).then_some(targets.as_slice()),
             limit: l.limit,
         };
-        let p = Planner { coord: self.coord, servers: vec![], gating: vec![], force_index: false, merge_order: false };
+        let p = Planner::new(self.coord, vec![]);
         p.foreign_upper(path.plan.clone(), ordered, &upper, true)
     }
 

@@ -121,7 +121,7 @@ impl<'r> Join<'r> {
     /// rows, with each side's pruning (its own conditions) applied; None when a
     /// preserved side's partition is left without its partner.
     fn live_pairs(&self, pa: &[(&'r Bound, &'r Relation)], pb: &[(&'r Bound, &'r Relation)]) -> Option<Vec<Pair<'r>>> {
-        let p = Planner { coord: self.coord, servers: vec![], gating: vec![], force_index: false, merge_order: false };
+        let p = Planner::new(self.coord, vec![]);
         let [a, b] = &self.sides;
         let live_a: Vec<&str> = p.leaves(a.rel, a.conjuncts).iter().map(|r| r.name.as_str()).collect();
         let live_b: Vec<&str> = p.leaves(b.rel, b.conjuncts).iter().map(|r| r.name.as_str()).collect();
@@ -152,7 +152,7 @@ impl<'r> Join<'r> {
     /// pruning, in bound order, then the second's. A pushed-down pair's remote query
     /// names its tables by them (`r<index>`).
     fn partition_rt_indexes(&self) -> Vec<(&'r str, usize)> {
-        let p = Planner { coord: self.coord, servers: vec![], gating: vec![], force_index: false, merge_order: false };
+        let p = Planner::new(self.coord, vec![]);
         let [a, b] = &self.sides;
         let live = p.leaves(a.rel, a.conjuncts).into_iter().chain(p.leaves(b.rel, b.conjuncts));
         live.enumerate().map(|(i, r)| (r.name.as_str(), self.range_table + 1 + i)).collect()

@@ -166,7 +166,7 @@ impl<'r> JoinProblem<'r> {
 
     /// Each relation's partitions that its own conditions leave (pruning).
     fn live_partitions(&self, base_quals: &[Vec<Expr>]) -> Vec<Vec<&'r Relation>> {
-        let p = Planner { coord: self.coord, servers: vec![], gating: vec![], force_index: false, merge_order: false };
+        let p = Planner::new(self.coord, vec![]);
         self.rels.iter().zip(base_quals).map(|(b, q)| p.leaves(b.rel, q)).collect()
     }
 

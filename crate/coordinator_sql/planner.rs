@@ -303,8 +303,7 @@ pub(super) fn plan_query_into(
     let alias = alias.unwrap_or_else(|| rel.name.clone());
     let order_keys = order_keys_of(&layers);
     let tlist_layers = layers.clone_layers();
-    let mut p =
-        Planner { coord, servers: std::mem::take(servers), gating: vec![], force_index: false, merge_order: false };
+    let mut p = Planner::new(coord, std::mem::take(servers));
     let plan = p.build(rel, &alias, layers, at);
     *servers = p.servers;
     let mut plan = match qual {
@@ -1088,7 +1087,7 @@ impl Join<'_> {
     /// A join postgres_fdw pushes down asks its own when the join search costs it
     /// (`Join::choose`: `postgresGetForeignJoinPaths` runs after the relations').
     fn ask_remote_estimates(&self, l: &Layers, servers: &[String]) -> Result<(), FrontError> {
-        let p0 = Planner { coord: self.coord, servers: vec![], gating: vec![], force_index: false, merge_order: false };
+        let p0 = Planner::new(self.coord, vec![]);
         let remote = |s: &JoinSide| {
             let leaves = p0.leaves(s.rel, s.conjuncts);
             leaves.iter().any(|r| super::remote_estimate::uses_remote_estimate(self.coord, &r.name).is_some())
@@ -1096,13 +1095,7 @@ impl Join<'_> {
         if !self.sides.iter().any(remote) {
             return Ok(());
         }
-        let mut p = Planner {
-            coord: self.coord,
-            servers: servers.to_vec(),
-            gating: vec![],
-            force_index: false,
-            merge_order: false,
-        };
+        let mut p = Planner::new(self.coord, servers.to_vec());
         for s in &self.sides {
             self.estimate(&p.side(s.rel, s.name, s.conjuncts, &s.used, None, self.at)?);
         }
@@ -1201,7 +1194,7 @@ impl Join<'_> {
         if !matches!(s.rel.kind, RelKind::Partitioned { .. }) {
             return false;
         }
-        let p = Planner { coord: self.coord, servers: vec![], gating: vec![], force_index: false, merge_order: false };
+        let p = Planner::new(self.coord, vec![]);
         let leaves = p.leaves(s.rel, s.conjuncts);
         let presorted = |r: &&Relation| match &r.kind {
             RelKind::Table(t) => t.index_on(s.key).is_some(),
@@ -1219,7 +1212,7 @@ impl Join<'_> {
     /// builds for the join's equivalence class (`get_useful_pathkeys_for_relation`),
     /// under a Merge Append when there are several?
     fn remote_ordered(&self, s: &JoinSide) -> bool {
-        let p = Planner { coord: self.coord, servers: vec![], gating: vec![], force_index: false, merge_order: false };
+        let p = Planner::new(self.coord, vec![]);
         let leaves = p.leaves(s.rel, s.conjuncts);
         let remote = |r: &&Relation| super::remote_estimate::uses_remote_estimate(self.coord, &r.name).is_some();
         !matches!(s.rel.kind, RelKind::Table(_)) && !leaves.is_empty() && leaves.iter().all(remote)
@@ -1229,7 +1222,7 @@ impl Join<'_> {
     /// pruning leaves: an appendrel of one child has that child's paths), and has it
     /// an index on the side's key? None: not one local table.
     fn local_leaf(&self, s: &JoinSide) -> Option<bool> {
-        let p = Planner { coord: self.coord, servers: vec![], gating: vec![], force_index: false, merge_order: false };
+        let p = Planner::new(self.coord, vec![]);
         match p.leaves(s.rel, s.conjuncts).as_slice() {
             [leaf] => match &leaf.kind {
                 RelKind::Table(t) => Some(t.index_on(s.key).is_some()),
@@ -1251,7 +1244,7 @@ impl Join<'_> {
         if let RelKind::Table(t) = &i.rel.kind {
             return t.index_on(i.key).is_some();
         }
-        let p = Planner { coord: self.coord, servers: vec![], gating: vec![], force_index: false, merge_order: false };
+        let p = Planner::new(self.coord, vec![]);
         let (it, ot) = (i.rel.columns[i.key].ty, o.rel.columns[o.key].ty);
         super::paramfdw::has_param_path(self.coord, &p.leaves(i.rel, i.conjuncts), it, ot)
     }
@@ -1268,13 +1261,7 @@ impl Join<'_> {
         if server(a.rel).is_none() || server(a.rel) != server(b.rel) || self.clauseless {
             return Ok(false);
         }
-        let mut p = Planner {
-            coord: self.coord,
-            servers: servers.to_vec(),
-            gating: vec![],
-            force_index: false,
-            merge_order: false,
-        };
+        let mut p = Planner::new(self.coord, servers.to_vec());
         let (Ok(outer), Ok(inner)) = (
             p.side(a.rel, a.name, a.conjuncts, &a.used, None, self.at),
             p.side(b.rel, b.name, b.conjuncts, &b.used, None, self.at),
@@ -1487,13 +1474,7 @@ impl Join<'_> {
             && inner_order.is_none()
             && !presorted_sides.inner_param
             && self.partitions_key_ordered(i, l);
-        let mut p = Planner {
-            coord: self.coord,
-            servers: std::mem::take(servers),
-            gating: vec![],
-            force_index: false,
-            merge_order: false,
-        };
+        let mut p = Planner::new(self.coord, std::mem::take(servers));
         p.force_index = presorted_sides.outer_index;
         p.merge_order = outer_merge_order;
         let outer = p.side(o.rel, o.name, o.conjuncts, &o.used, outer_order.as_ref(), self.at);
@@ -2104,6 +2085,14 @@ struct Planner<'a> {
     /// locally (`create_append_plan` / `create_merge_append_plan` put a Sort above a
     /// member whose path is not in the order).
     merge_order: bool,
+}
+
+impl<'a> Planner<'a> {
+    /// A planner for one query level over `servers` (the foreign servers its scans have
+    /// met so far): no gating quals, scans free to take their cheapest paths.
+    fn new(coord: &'a Node, servers: Vec<String>) -> Planner<'a> {
+        Planner { coord, servers, gating: vec![], force_index: false, merge_order: false }
+    }
 }
 
 /// A leaf partition (or the relation itself) to scan, with its EXPLAIN names.

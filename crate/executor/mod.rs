@@ -86,6 +86,8 @@ mod node_subqueryscan;
 mod node_unique;
 pub mod on_conflict;
 mod requestor;
+#[cfg(test)]
+mod test_rows;
 mod tlist_order;
 mod tuplesort_space;
 

@@ -417,32 +417,7 @@ impl ExecNode for HashJoinState {
 mod tests {
     use super::*;
     use crate::clock::Clock;
-
-    /// A child returning fixed one-column rows (None: NULL).
-    #[derive(Clone)]
-    struct Rows {
-        rows: Vec<Option<i64>>,
-        next: usize,
-        slot: Vec<Datum>,
-    }
-
-    impl ExecNode for Rows {
-        fn exec_next(&mut self, _es: &mut EState) -> ExecResult<ExecStatus> {
-            let Some(v) = self.rows.get(self.next) else { return Ok(ExecStatus::Done) };
-            self.slot = vec![v.map_or(Datum::Null, Datum::Int)];
-            self.next += 1;
-            Ok(ExecStatus::Row)
-        }
-        fn exec_rescan(&mut self, _es: &mut EState) -> ExecResult<()> {
-            self.next = 0;
-            Ok(())
-        }
-        fn exec_end(&mut self, _es: &mut EState) {}
-        fn slot(&self) -> &[Datum] {
-            &self.slot
-        }
-        fn explain(&self, _e: &mut ExplainNode) {}
-    }
+    use crate::executor::test_rows::child;
 
     /// The rows the Hash node inserted, as EXPLAIN ANALYZE prints them, after a join
     /// of type `jt` of outer [1] with `inner`.
@@ -451,10 +426,6 @@ mod tests {
         for _ in 0..3 {
             es.instr.push(Default::default());
         }
-        let child = |id, rows: &[Option<i64>]| PlanState {
-            id,
-            node: Box::new(Rows { rows: rows.to_vec(), next: 0, slot: vec![] }) as Box<dyn ExecNode>,
-        };
         let mut hj = HashJoinState::init(child(1, &[Some(1)]), child(2, inner), Expr::Col(0), Expr::Col(0), (1, 1));
         hj.join_type = jt;
         while hj.exec_next(&mut es).unwrap() == ExecStatus::Row {}
@@ -487,10 +458,6 @@ mod tests {
         for _ in 0..3 {
             es.instr.push(Default::default());
         }
-        let child = |id, rows: &[Option<i64>]| PlanState {
-            id,
-            node: Box::new(Rows { rows: rows.to_vec(), next: 0, slot: vec![] }) as Box<dyn ExecNode>,
-        };
         let mut hj = HashJoinState::init(child(1, outer), child(2, inner), Expr::Col(0), Expr::Col(0), (1, 1));
         hj.join_type = jt;
         hj.first_outer_first = first_outer_first;

@@ -560,37 +560,7 @@ impl ExecNode for MergeJoinState {
 mod tests {
     use super::*;
     use crate::clock::Clock;
-
-    /// A child returning fixed one-column rows (None: NULL), counted by the
-    /// dispatcher like any node.
-    #[derive(Clone)]
-    struct Rows {
-        rows: Vec<Option<i64>>,
-        next: usize,
-        slot: Vec<Datum>,
-    }
-
-    impl ExecNode for Rows {
-        fn exec_next(&mut self, _es: &mut EState) -> ExecResult<ExecStatus> {
-            let Some(v) = self.rows.get(self.next) else { return Ok(ExecStatus::Done) };
-            self.slot = vec![v.map_or(Datum::Null, Datum::Int)];
-            self.next += 1;
-            Ok(ExecStatus::Row)
-        }
-        fn exec_rescan(&mut self, _es: &mut EState) -> ExecResult<()> {
-            self.next = 0;
-            Ok(())
-        }
-        fn exec_end(&mut self, _es: &mut EState) {}
-        fn slot(&self) -> &[Datum] {
-            &self.slot
-        }
-        fn explain(&self, _e: &mut ExplainNode) {}
-    }
-
-    fn child(id: usize, rows: &[Option<i64>]) -> PlanState {
-        PlanState { id, node: Box::new(Rows { rows: rows.to_vec(), next: 0, slot: vec![] }) }
-    }
+    use crate::executor::test_rows::child;
 
     /// Runs a merge join of `outer` and `inner` (ids 1 and 2) for at most `limit`
     /// rows; returns the rows and how many rows each child returned (EXPLAIN's rows).

@@ -405,7 +405,10 @@ impl ShardSet {
     /// The log lines written since `mark`.
     pub fn lines_since(&self, mark: usize) -> Vec<LogLine> {
         let text = self.log_text();
-        parse_log(text.get(mark..).unwrap_or(""))
+        let since = text.get(mark..).unwrap_or("");
+        // Only whole lines: a backend may be writing its last one as we read (a
+        // disconnection read as `disconnection: session time: …` without its user).
+        parse_log(&since[..since.rfind('\n').map_or(0, |i| i + 1)])
     }
 
     /// Every connection the shards received since `mark`, in the order they appeared,
