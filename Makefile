@@ -84,9 +84,13 @@ setup:
 # reltarget order, Memoize and parameterized index probes, joinlists and the join search
 # past 5 relations, ordered Appends as join sides, the page's plan-only EXPLAIN): the
 # page's module 738,702 → 761,790 (Node's 765,446), the editor's 1,200,732 → 1,242,511
-# (Node's 1,247,295). The goal stays 600 KB.
-PKG_BUDGET_GZ := 768000
-PKG_SQL_BUDGET_GZ := 1251000
+# (Node's 1,247,295). Then the round of 2026-12-05 noon (join target lists, ScalarArrayOp,
+# nodeMergejoin.c's states, tuples in target-list order, join paths costed from their
+# inputs, constant folding): the page's module 761,790 → 784,170 (Node's 787,879), the
+# editor's 1,242,511 → 1,277,557 (Node's 1,284,011); each branch fit alone, together
+# they did not. The goal stays 600 KB.
+PKG_BUDGET_GZ := 792000
+PKG_SQL_BUDGET_GZ := 1290000
 PKG_ENV := CARGO_PROFILE_RELEASE_OPT_LEVEL=s CARGO_PROFILE_RELEASE_PANIC=abort
 PKG_DEPS := --config 'profile.release.package."*".opt-level="z"'
 # The page's module is optimised (wasm-opt, ~30 s) while the editor's compiles (cargo's
