@@ -262,11 +262,13 @@ pub struct Table {
     pub next_tid: u32,
 }
 
-/// An index on one column: the row numbers in ascending order of that column.
+/// An index on one column: the row numbers in ascending order of that column, and
+/// the index's name (EXPLAIN's `using t_pkey`).
 #[derive(Clone, Debug)]
 pub struct Index {
     pub column: usize,
     pub order: Vec<u32>,
+    pub name: String,
 }
 
 impl Table {
@@ -330,12 +332,24 @@ impl Table {
         t.all_visible = self.all_visible;
         t
     }
-    /// Builds an index on a column (after the rows are loaded).
+    /// Builds an index on a column (after the rows are loaded), or rebuilds the one it
+    /// has, keeping its name; a new one is named as `CREATE INDEX ON t (c)` names it
+    /// (`t_c_idx`).
     pub fn create_index(&mut self, column: usize) {
+        let name = match self.index_on(column) {
+            Some(i) => i.name.clone(),
+            None => format!("{}_{}_idx", self.name, self.columns.get(column).map_or("", |c| c.name.as_str())),
+        };
+        self.create_index_named(column, name);
+    }
+
+    /// Builds the index `name` on a column, in place of any index it had (the sandbox
+    /// keeps one index per column).
+    pub fn create_index_named(&mut self, column: usize, name: String) {
         let mut order: Vec<u32> = (0..self.nrows() as u32).collect();
         order.sort_by(|&a, &b| self.row(a as usize)[column].cmp(&self.row(b as usize)[column]).then(a.cmp(&b)));
         self.indexes.retain(|i| i.column != column);
-        self.indexes.push(Index { column, order });
+        self.indexes.push(Index { column, order, name });
     }
 
     pub fn index_on(&self, column: usize) -> Option<&Index> {

@@ -247,6 +247,15 @@ impl Node {
     fn relation_mut(&mut self, name: &str) -> Option<&mut Relation> {
         self.relations.iter_mut().find(|r| r.name == name)
     }
+    /// Whether `name` is taken in the node's namespace of relations, where PostgreSQL
+    /// puts indexes too (`CREATE INDEX x` over a table `x` fails).
+    fn relation_or_index_exists(&self, name: &str) -> bool {
+        self.relation(name).is_some()
+            || self.relations.iter().any(|r| {
+                r.unique.iter().any(|u| u.name == name)
+                    || matches!(&r.kind, RelKind::Table(t) if t.indexes.iter().any(|i| i.name == name))
+            })
+    }
     pub fn setting(&self, name: &str) -> Option<&str> {
         self.settings.iter().rev().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
     }
@@ -418,8 +427,8 @@ impl Cluster {
                 self.create_partition(n, name, parent, bound, partition_by.as_ref(), foreign.as_ref(), at).map(|_| None)
             }
             Stmt::AttachPartition { parent, name, bound } => self.attach(n, parent, name, bound, at).map(|_| None),
-            Stmt::CreateIndex { table, columns, unique: false, .. } => {
-                self.create_index(n, table, columns).map(|_| None)
+            Stmt::CreateIndex { table, columns, unique: false, name } => {
+                self.create_index(n, table, columns, name.as_deref()).map(|_| None)
             }
             Stmt::CreateIndex { table, columns, unique: true, name } => {
                 self.create_unique_index(n, table, columns, name.as_deref()).map(|_| None)
@@ -605,7 +614,7 @@ impl Cluster {
                 ))
             }
         };
-        if r.unique.iter().any(|u| u.name == name) || self.nodes[n].relation(&name).is_some() {
+        if self.nodes[n].relation_or_index_exists(&name) {
             return Err(FrontError::at(format!("relation \"{name}\" already exists"), at));
         }
         let Some(r) = self.nodes[n].relation_mut(rel) else {
@@ -623,7 +632,7 @@ impl Cluster {
             r.indexes.push(column);
         }
         if let RelKind::Table(t) = &mut r.kind {
-            t.create_index(column);
+            t.create_index_named(column, key.name.clone());
         }
         for p in partitions {
             self.clone_unique(n, &p, &key);
@@ -705,12 +714,16 @@ impl Cluster {
         }
         let Some(r) = self.nodes[n].relation_mut(part) else { return };
         let column = key.column;
-        r.unique.push(crate::plan::on_conflict::UniqueKey { name, parent: Some(key.name.clone()), ..key.clone() });
+        r.unique.push(crate::plan::on_conflict::UniqueKey {
+            name: name.clone(),
+            parent: Some(key.name.clone()),
+            ..key.clone()
+        });
         if !r.indexes.contains(&column) {
             r.indexes.push(column);
         }
         if let RelKind::Table(t) = &mut r.kind {
-            t.create_index(column);
+            t.create_index_named(column, name);
         }
     }
 
@@ -960,8 +973,21 @@ impl Cluster {
         })
     }
 
-    fn create_index(&mut self, n: usize, table: &ObjectName, columns: &[ast::Expr]) -> Result<(), FrontError> {
+    /// `CREATE INDEX [name] ON t (col)`: the index `name`, or `t_col_idx`; on a
+    /// partitioned table, each partition's own (`part_col_idx`, ChooseIndexName).
+    fn create_index(
+        &mut self,
+        n: usize,
+        table: &ObjectName,
+        columns: &[ast::Expr],
+        name: Option<&str>,
+    ) -> Result<(), FrontError> {
         let rel = relation_name(table).map_err(|m| FrontError::at(m, object_at(table)))?;
+        if let Some(name) = name {
+            if self.nodes[n].relation_or_index_exists(name) {
+                return Err(FrontError::at(format!("relation \"{name}\" already exists"), object_at(table)));
+            }
+        }
         let node = &mut self.nodes[n];
         let Some(r) = node.relation_mut(&rel) else {
             return Err(FrontError::at(format!("relation \"{rel}\" does not exist"), object_at(table)));
@@ -979,7 +1005,10 @@ impl Cluster {
         // A partitioned table's index is created on each partition, as PostgreSQL does.
         let parts = match &mut r.kind {
             RelKind::Table(t) => {
-                t.create_index(i);
+                match name {
+                    Some(name) => t.create_index_named(i, name.to_string()),
+                    None => t.create_index(i),
+                }
                 vec![]
             }
             RelKind::Partitioned { partitions, .. } => partitions.clone(),
@@ -1717,7 +1746,7 @@ impl crate::plan::costsize::CostCatalog for Node {
 }
 
 /// A table's index as the planner sees it (`get_relation_info`'s `IndexOptInfo`):
-/// its name (`CREATE INDEX ON t (c)`'s), and the pages and height of the B-tree its
+/// its name, and the pages and height of the B-tree its
 /// rows, inserted in row order, build (`plan::indexcost::btree_size`).
 fn index_info(t: &Table, types: &[SqlType], index: &crate::types::Index) -> crate::plan::indexcost::IndexInfo {
     let ty = types.get(index.column).copied().unwrap_or(SqlType::Int4);
@@ -1736,11 +1765,5 @@ fn index_info(t: &Table, types: &[SqlType], index: &crate::types::Index) -> crat
         })
         .collect();
     let (pages, tree_height) = crate::plan::indexcost::btree_size(&keys);
-    let column = t.columns.get(index.column).map_or("", |c| c.name.as_str());
-    crate::plan::indexcost::IndexInfo {
-        column: index.column,
-        name: format!("{}_{column}_idx", t.name),
-        pages,
-        tree_height,
-    }
+    crate::plan::indexcost::IndexInfo { column: index.column, name: index.name.clone(), pages, tree_height }
 }

@@ -38,8 +38,11 @@
 //! - the `enable_*` scan settings act through the costs (`DISABLE_COST`), as in
 //!   PostgreSQL, so a disabled path is still taken when it is the only one.
 //!
-//! Where it departs from PostgreSQL: indexes have one key column; no `IS NULL`,
-//! `= ANY (…)` or `LIKE` Index Cond, no BitmapAnd / BitmapOr of several indexes; a
+//! A `key = ANY (array)` conjunct (an IN list) is an Index Cond too
+//! ([`match_saopclause_to_index`]), costed as so many descents of the B-tree.
+//!
+//! Where it departs from PostgreSQL: indexes have one key column; no `IS NULL` or
+//! `LIKE` Index Cond, no BitmapAnd / BitmapOr of several indexes; a
 //! parameterized path only for a plain local table as a Nested Loop's inner side (no
 //! parameterized bitmap path, none through an Append of partitions, no
 //! equivalence class deriving `loc.id = 7` from `f.id = 7 AND f.id = loc.id`); ties in
@@ -48,7 +51,7 @@
 
 use super::catalog::{Node, RelKind, Relation};
 use crate::plan::costsize::{cost_plan, CostParams, Estimate};
-use crate::plan::{BinOp, Expr, NestParam, Plan, ScanName, SortKey};
+use crate::plan::{BinOp, Expr, Func, NestParam, Plan, ScanName, SortKey};
 use crate::types::Column;
 
 /// One local leaf's scan as the planner asks for it: its columns (`used`, the ones
@@ -64,6 +67,9 @@ pub(super) struct ScanRequest<'a> {
 /// A WHERE conjunct as an index qual on table column `key`: `key op value` with
 /// the key on the left (commuted when written the other way round), or None.
 fn match_clause_to_index(c: &Expr, key: usize) -> Option<Expr> {
+    if let Expr::Func(Func::ScalarArrayOp { .. }, _) = c {
+        return match_saopclause_to_index(c, key);
+    }
     let Expr::Bin(op, l, r) = c else { return None };
     if !matches!(op, BinOp::Eq | BinOp::Lt | BinOp::LtEq | BinOp::Gt | BinOp::GtEq) {
         return None;
@@ -83,6 +89,22 @@ fn match_clause_to_index(c: &Expr, key: usize) -> Option<Expr> {
         }
         _ => None,
     }
+}
+
+/// `match_saopclause_to_indexcol`: `key op ANY (array)` is an Index Cond when `op` is
+/// one of the B-tree's (`= < <= > >=`) and the array's elements are constants or
+/// parameters: the B-tree takes the array whole (`amsearcharray`) and scans once per
+/// distinct element, in the index's order. The `ALL` form never is (PostgreSQL
+/// supports only `ANY`), nor is the key on the right (a ScalarArrayOpExpr is never
+/// commuted).
+fn match_saopclause_to_index(c: &Expr, key: usize) -> Option<Expr> {
+    let Expr::Func(Func::ScalarArrayOp { op, use_or: true, .. }, args) = c else { return None };
+    if !matches!(op, BinOp::Eq | BinOp::Lt | BinOp::LtEq | BinOp::Gt | BinOp::GtEq) {
+        return None;
+    }
+    let (Some(Expr::Col(k)), Some(elems)) = (args.first(), args.get(1..)) else { return None };
+    let element = |e: &Expr| matches!(e, Expr::Const(_) | Expr::Param(..));
+    (*k == key && !elems.is_empty() && elems.iter().all(element)).then(|| c.clone())
 }
 
 /// The scan's read columns, sorted: the used ones and the WHERE conjuncts'.

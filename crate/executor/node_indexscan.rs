@@ -144,9 +144,9 @@ impl IndexCursor {
         self.range = None;
     }
 
-    /// The index's name as PostgreSQL makes it for `CREATE INDEX ON t (c)`.
+    /// The index's name (its `CREATE INDEX`'s, or its constraint's: `t_pkey`).
     pub fn index_name(&self) -> String {
-        index_name(&self.table.name, &self.table.columns[self.table.indexes[self.index].column].name)
+        self.table.indexes[self.index].name.clone()
     }
 
     /// The Index Cond over `$N` (the scan's N-th column), as `instrument::explain`
@@ -168,11 +168,6 @@ impl IndexCursor {
     pub fn explain_output(&self, e: &mut ExplainNode) {
         self.projection.iter().for_each(|&c| e.push_output(self.table.columns[c].name.clone()));
     }
-}
-
-/// `CREATE INDEX ON t (c)`'s name (`ChooseRelationName`: `t_c_idx`).
-pub fn index_name(table: &str, column: &str) -> String {
-    format!("{table}_{column}_idx")
 }
 
 /// Conditions ANDed as EXPLAIN prints them: one in its own parentheses, several

@@ -1356,7 +1356,15 @@ impl<'a> Model<'a> {
         let sel = if quals.is_empty() { 1.0 } else { selectivity::clauselist_selectivity(&quals, &var, tuples) };
         let corr = rel.columns.get(column).and_then(|c| c.2.as_ref()).and_then(|s| s.correlation).unwrap_or(0.0);
         let loops = if param { self.loop_count.get().max(1.0) } else { 1.0 };
-        let ic = super::indexcost::btcostestimate(index, tuples, sel, quals.len(), corr, loops, self.p);
+        let ic = super::indexcost::btcostestimate(
+            index,
+            tuples,
+            sel,
+            (quals.len(), super::indexcost::num_sa_scans(&quals)),
+            corr,
+            loops,
+            self.p,
+        );
         // An Index Only Scan skips the heap for all-visible pages.
         let allvisfrac = match rel.size {
             RelSize::Table { allvisfrac, .. } if index_only => allvisfrac,
@@ -1387,7 +1395,15 @@ impl<'a> Model<'a> {
         };
         let sel = if recheck.is_empty() { 1.0 } else { selectivity::clauselist_selectivity(recheck, &var, tuples) };
         let corr = rel.columns.get(*column).and_then(|c| c.2.as_ref()).and_then(|s| s.correlation).unwrap_or(0.0);
-        let ic = super::indexcost::btcostestimate(index, tuples, sel, recheck.len(), corr, 1.0, self.p);
+        let ic = super::indexcost::btcostestimate(
+            index,
+            tuples,
+            sel,
+            (recheck.len(), super::indexcost::num_sa_scans(recheck)),
+            corr,
+            1.0,
+            self.p,
+        );
         let rows = clamp_row_est(sel * tuples);
         let recheck_cost: f64 = recheck.iter().map(|q| qual_cost(q, self.p)).sum();
         let (mut startup, mut total, fetched) =

@@ -3720,3 +3720,43 @@ select a.t, b.u, c.v, loc.qty, r.label, l.price, s.tag from j3a a join j3b b on 
 
 -- [join search six partitioned] six relations over the partitioned tables pw_la, pw_lb, h, r, l (h23s)
 select a.id, b.u, h.grp, r.v, l.region, loc.qty from pw_la a join pw_lb b on b.id = a.id join h on h.id = a.id join r on r.k = a.id join l on l.id = a.id join loc on loc.id = a.id where a.x = 3;
+
+-- (merge35) ===== IN lists and = ANY as Index Cond (match_saopclause_to_indexcol, num_sa_scans; issue 23 item 5) =====
+
+-- [index any inlist] an IN list on an indexed column: an Index Scan descending once per element (merge35)
+select * from pk_big where id in (5, 17, 300);
+
+-- [index any inlist order desc] the same list read backwards for ORDER BY … DESC (merge35)
+select id, grp from pk_big where id in (5, 17, 300, 17) order by id desc;
+
+-- [index any inlist bitmap] an IN list on a column with many rows per value: a Bitmap Heap Scan (merge35)
+select count(*), min(id) from pk_big where grp in (3, 7);
+
+-- [index any array hashed] ten elements (a hashed ScalarArrayOpExpr as a Filter, a plain array in the index) (merge35)
+select id, pad from pk_big where id = any (array[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+
+-- [index any inlist filter] an IN list as Index Cond, a second conjunct as Filter (merge35)
+select id, grp from pk_big where id in (5, 55, 105) and grp = 5;
+
+-- [index any notin] NOT IN is <> ALL, never an Index Cond: the range is (merge35)
+select id from pk_big where id not in (5, 7) and id < 10;
+
+-- [index any inlist null] a NULL element matches nothing (merge35)
+select id, grp from pk_big where id in (5, null, 19999);
+
+-- [index any lt] < ANY over an ARRAY: the B-tree takes the array (merge35)
+select id from pk_big where id < any (array[3, 6]);
+
+-- [index any join] an IN list on the inner side of a join with pk_small (merge35)
+select s.tag, b.pad from pk_small s join pk_big b on b.id = s.big_id where b.id in (1638, 19990, 5);
+
+-- [index any partitioned range] an IN list over r: the local partition's index, the foreign one's Remote SQL (merge35)
+select k, v from r where k in (10, 20, 700) order by k;
+
+-- [index any prepared generic] a generic plan's IN list of parameters: ARRAY[$1, $2] as Index Cond (merge35)
+set plan_cache_mode = force_generic_plan;
+prepare pa_in(int, int) as select id, grp from pk_big where id in ($1, $2);
+execute pa_in(5, 6000);
+
+-- [index any loc] an IN list on loc's index (merge35)
+select * from loc where id in (1, 2, 3);
