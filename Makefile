@@ -88,8 +88,20 @@ setup:
 # nodeMergejoin.c's states, tuples in target-list order, join paths costed from their
 # inputs, constant folding): the page's module 761,790 → 784,170 (Node's 787,879), the
 # editor's 1,242,511 → 1,277,557 (Node's 1,284,011); each branch fit alone, together
-# they did not. The goal stays 600 KB.
-PKG_BUDGET_GZ := 792000
+# they did not. The goal stays 600 KB. Then (792,000 before) issue 20 once more (twiggy
+# on the page's module, and each group's gzipped share measured by leaving its code out
+# of the optimised module): the shard's SQL front end is ~186 KB of the 784 KB gzipped
+# (sqlparser ~140: its Parser ~77, Spanned ~25, tokenizer ~11, AST Display/PartialEq/Clone
+# ~20, generics ~7; shard_sql ~46), our executor ~94, EXPLAIN ~37, std's generic code
+# (iterator folds and collects, Vec clones, sorts) ~112, data ~85 (a fifth of it the
+# scenario files' text and sqlparser's tables). What the first screen does not need is
+# small: the Export menu ~10 KB, Live and "PostgreSQL says" ~10, lessons ~5, EXPLAIN's
+# JSON ~4, the scenario files' text ~6. Every value crossing to JavaScript as JSON text
+# (one serializer, not serde-wasm-bindgen's beside serde_json's): 784,169 → 773,616
+# (Node's 777,701). 600 KB is out of reach while the simulated shard parses its SQL with
+# sqlparser (~147 KB gzipped with its generics and tables): moving everything above to
+# the second module too would leave ~740 KB.
+PKG_BUDGET_GZ := 781600
 PKG_SQL_BUDGET_GZ := 1290000
 PKG_ENV := CARGO_PROFILE_RELEASE_OPT_LEVEL=s CARGO_PROFILE_RELEASE_PANIC=abort
 PKG_DEPS := --config 'profile.release.package."*".opt-level="z"'

@@ -44,6 +44,17 @@ pub use sql::{check_sql, SqlLoader};
 // The Export menu: trace, EXPLAIN and timeline files, as `pgasync trace` writes them.
 mod export;
 
+/// A value for JavaScript. In the wasm build every value crosses as JSON text read by
+/// the host's `JSON.parse` (`to_js_json`): one serializer, so each type's `Serialize`
+/// is compiled once, not once for serde_json and once for serde-wasm-bindgen (issue
+/// 20: the page's module carried both, e.g. a snapshot for `Session` and `LiveRun`, a
+/// comparison for `compare` and `CompareJob`). Natively (tests), serde-wasm-bindgen.
+#[cfg(target_arch = "wasm32")]
+fn to_js<T: Serialize>(v: &T) -> Result<JsValue, JsError> {
+    to_js_json(v)
+}
+
+#[cfg(not(target_arch = "wasm32"))]
 fn to_js<T: Serialize>(v: &T) -> Result<JsValue, JsError> {
     v.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).map_err(|e| JsError::new(&e.to_string()))
 }
