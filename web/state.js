@@ -255,68 +255,71 @@ export function unpackTrace(nums, strs, out) {
   const n = nums.length;
   let i = 0;
   while (i < n) {
-    const kind = kinds[nums[i]];
+    // The codes are KINDS' indices in crate/demo/trace_pack.rs: a switch on numbers.
+    const code = nums[i];
+    const kind = kinds[code];
     const time_ns = nums[i + 1];
     i += 2;
-    switch (kind) {
-      case 'Request':
+    switch (code) {
+      case 0: // Request
         out.push({ time_ns, kind, request: nums[i], requestor: nums[i + 1], requestee: nums[i + 2], from: states[nums[i + 3]], to: states[nums[i + 4]] });
         i += 5;
         break;
-      case 'NodeCall':
-      case 'NodeRow':
-      case 'NodeStart':
+      case 12: // NodeCall
+      case 13: // NodeRow
+      case 5: // NodeStart
         out.push({ time_ns, kind, node: nums[i] });
         i += 1;
         break;
-      case 'Send':
+      case 1: // Send
         out.push({ time_ns, kind, conn: nums[i], proto: protos[nums[i + 1]], sql: strs[nums[i + 2]], bytes: nums[i + 3], queued: nums[i + 4] === 1, node: opt(nums[i + 5]) });
         i += 6;
         break;
-      case 'Response':
+      case 2: // Response
         out.push({ time_ns, kind, conn: nums[i], proto: protos[nums[i + 1]], sql: strs[nums[i + 2]], rows: nums[i + 3], bytes: nums[i + 4], error: nums[i + 5] < 0 ? null : strs[nums[i + 5]], node: opt(nums[i + 6]) });
         i += 7;
         break;
-      case 'Wait': {
+      case 3: {
+        // Wait: its connections' count, then each
         const c = nums[i];
         out.push({ time_ns, kind, conns: Array.from(nums.subarray(i + 1, i + 1 + c)) });
         i += 1 + c;
         break;
       }
-      case 'Arrive':
+      case 4: // Arrive
         out.push({ time_ns, kind, conn: nums[i], bytes: nums[i + 1] });
         i += 2;
         break;
-      case 'Row':
+      case 6: // Row
         out.push({ time_ns, kind, n: nums[i] });
         i += 1;
         break;
-      case 'Error':
+      case 7: // Error
         out.push({ time_ns, kind, message: strs[nums[i]] });
         i += 1;
         break;
-      case 'Cancel':
+      case 8: // Cancel
         out.push({ time_ns, kind, conn: nums[i] });
         i += 1;
         break;
-      case 'ConfigureWait':
+      case 9: // ConfigureWait
         out.push({ time_ns, kind, request: nums[i], added: nums[i + 1] === 1 });
         i += 2;
         break;
-      case 'Notify':
+      case 10: // Notify
         out.push({ time_ns, kind, request: nums[i] });
         i += 1;
         break;
-      case 'Drain':
+      case 11: // Drain
         out.push({ time_ns, kind, conn: nums[i], request: nums[i + 1], node: nums[i + 2] });
         i += 3;
         break;
-      case 'Reentry':
+      case 14: // Reentry
         out.push({ time_ns, kind, node: nums[i], child: nums[i + 1], waiting: nums[i + 2], request: nums[i + 3], message: strs[nums[i + 4]] });
         i += 5;
         break;
       default:
-        throw new Error(`the model's packed trace has an unknown kind (code ${nums[i - 2]})`);
+        throw new Error(`the model's packed trace has an unknown kind (code ${code})`);
     }
   }
   return out;
