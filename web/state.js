@@ -251,47 +251,50 @@ export function setTraceCodes(codes) {
  */
 export function unpackTrace(nums, strs, out) {
   const { kinds, states, protos } = traceCodes;
-  const opt = (x) => (x < 0 ? null : x);
+  // Small integers as JSON.parse gives them (V8's small ints, not boxed doubles): ids
+  // used as Map keys and array indices by the views, and compared, are faster so.
+  const int = (x) => (x <= 0x3fffffff ? x | 0 : x);
+  const opt = (x) => (x < 0 ? null : int(x));
   const n = nums.length;
   let i = 0;
   while (i < n) {
     // The codes are KINDS' indices in crate/demo/trace_pack.rs: a switch on numbers.
     const code = nums[i];
     const kind = kinds[code];
-    const time_ns = nums[i + 1];
+    const time_ns = int(nums[i + 1]);
     i += 2;
     switch (code) {
       case 0: // Request
-        out.push({ time_ns, kind, request: nums[i], requestor: nums[i + 1], requestee: nums[i + 2], from: states[nums[i + 3]], to: states[nums[i + 4]] });
+        out.push({ time_ns, kind, request: int(nums[i]), requestor: int(nums[i + 1]), requestee: int(nums[i + 2]), from: states[nums[i + 3]], to: states[nums[i + 4]] });
         i += 5;
         break;
       case 12: // NodeCall
       case 13: // NodeRow
       case 5: // NodeStart
-        out.push({ time_ns, kind, node: nums[i] });
+        out.push({ time_ns, kind, node: int(nums[i]) });
         i += 1;
         break;
       case 1: // Send
-        out.push({ time_ns, kind, conn: nums[i], proto: protos[nums[i + 1]], sql: strs[nums[i + 2]], bytes: nums[i + 3], queued: nums[i + 4] === 1, node: opt(nums[i + 5]) });
+        out.push({ time_ns, kind, conn: int(nums[i]), proto: protos[nums[i + 1]], sql: strs[nums[i + 2]], bytes: int(nums[i + 3]), queued: nums[i + 4] === 1, node: opt(nums[i + 5]) });
         i += 6;
         break;
       case 2: // Response
-        out.push({ time_ns, kind, conn: nums[i], proto: protos[nums[i + 1]], sql: strs[nums[i + 2]], rows: nums[i + 3], bytes: nums[i + 4], error: nums[i + 5] < 0 ? null : strs[nums[i + 5]], node: opt(nums[i + 6]) });
+        out.push({ time_ns, kind, conn: int(nums[i]), proto: protos[nums[i + 1]], sql: strs[nums[i + 2]], rows: int(nums[i + 3]), bytes: int(nums[i + 4]), error: nums[i + 5] < 0 ? null : strs[nums[i + 5]], node: opt(nums[i + 6]) });
         i += 7;
         break;
       case 3: {
         // Wait: its connections' count, then each
         const c = nums[i];
-        out.push({ time_ns, kind, conns: Array.from(nums.subarray(i + 1, i + 1 + c)) });
+        out.push({ time_ns, kind, conns: Array.from(nums.subarray(i + 1, i + 1 + c), int) });
         i += 1 + c;
         break;
       }
       case 4: // Arrive
-        out.push({ time_ns, kind, conn: nums[i], bytes: nums[i + 1] });
+        out.push({ time_ns, kind, conn: int(nums[i]), bytes: int(nums[i + 1]) });
         i += 2;
         break;
       case 6: // Row
-        out.push({ time_ns, kind, n: nums[i] });
+        out.push({ time_ns, kind, n: int(nums[i]) });
         i += 1;
         break;
       case 7: // Error
@@ -299,23 +302,23 @@ export function unpackTrace(nums, strs, out) {
         i += 1;
         break;
       case 8: // Cancel
-        out.push({ time_ns, kind, conn: nums[i] });
+        out.push({ time_ns, kind, conn: int(nums[i]) });
         i += 1;
         break;
       case 9: // ConfigureWait
-        out.push({ time_ns, kind, request: nums[i], added: nums[i + 1] === 1 });
+        out.push({ time_ns, kind, request: int(nums[i]), added: nums[i + 1] === 1 });
         i += 2;
         break;
       case 10: // Notify
-        out.push({ time_ns, kind, request: nums[i] });
+        out.push({ time_ns, kind, request: int(nums[i]) });
         i += 1;
         break;
       case 11: // Drain
-        out.push({ time_ns, kind, conn: nums[i], request: nums[i + 1], node: nums[i + 2] });
+        out.push({ time_ns, kind, conn: int(nums[i]), request: int(nums[i + 1]), node: int(nums[i + 2]) });
         i += 3;
         break;
       case 14: // Reentry
-        out.push({ time_ns, kind, node: nums[i], child: nums[i + 1], waiting: nums[i + 2], request: nums[i + 3], message: strs[nums[i + 4]] });
+        out.push({ time_ns, kind, node: int(nums[i]), child: int(nums[i + 1]), waiting: int(nums[i + 2]), request: int(nums[i + 3]), message: strs[nums[i + 4]] });
         i += 5;
         break;
       default:
