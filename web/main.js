@@ -2,7 +2,7 @@
 // (state.js) and calls the renderers (render/*.js). The model decides everything; the
 // page only renders snapshots.
 
-import { KNOB_FIELDS, PROFILE_FIELDS, profileFields, configFromUrl, cloneConfig, knobsJson, UrlSync, Recording, setSwitchNames, inSlices, nextSlice, SLICE_MS, STEP_SLICE, CALL_MS, SQL_SCENARIO, SQL_IGNORED_FIELDS, isSql, encodeSql, decodeSql } from './state.js';
+import { KNOB_FIELDS, PROFILE_FIELDS, profileFields, configFromUrl, cloneConfig, knobsJson, UrlSync, Recording, setSwitchNames, inSlices, nextSlice, SLICE_MS, STEP_SLICE, CALL_MS, SQL_SCENARIO, SQL_IGNORED_FIELDS, isSql, encodeSql, decodeSql, setTraceCodes } from './state.js';
 import { BehaviourControls, decorateLegend, renderGlossary, setStateTerms } from './render/behaviour.js';
 import { PlanView, renderLegend } from './render/plan.js';
 import { EventLoopView } from './render/eventloop.js';
@@ -578,7 +578,7 @@ function showComparison() {
  * only what changed; the rows and EXPLAIN panels (text from the model, the costliest
  * to fetch) are redrawn at most every SLOW_PANEL_MS while running.
  */
-function render({ urlNow = !running, full = !running } = {}) {
+function render({ urlNow = !running, full = !running, split = false } = {}) {
   const prof = profile ? [performance.now()] : null;
   const mark = prof ? (name) => prof.push(name, performance.now()) : () => {};
   // The trace events of the current step come from the recording; past the kept trace
@@ -598,19 +598,25 @@ function render({ urlNow = !running, full = !running } = {}) {
   mark('eventloop');
   timeline.update(snap.time_ns);
   mark('timeline');
-  wire.update(snap.trace_len);
-  mark('wire');
-  renderSlowPanels(snap, full, mark);
-  workshop?.update(snap, { full });
-  mark('workshop');
-  config.step = snap.step;
-  urlSync.write(config, urlNow);
-  mark('url');
-  if (prof) {
-    // prof = [t0, name1, t1, name2, t2, …]: part i took t(i) − t(i−1)
-    for (let i = 1; i < prof.length; i += 2) profile[prof[i]] = (profile[prof[i]] ?? 0) + prof[i + 1] - prof[i - 1];
-    profile.renders = (profile.renders ?? 0) + 1;
-  }
+  const rest = () => {
+    wire.update(snap.trace_len);
+    mark('wire');
+    renderSlowPanels(snap, full, mark);
+    workshop?.update(snap, { full });
+    mark('workshop');
+    config.step = snap.step;
+    urlSync.write(config, urlNow);
+    mark('url');
+    if (prof) {
+      // prof = [t0, name1, t1, name2, t2, …]: part i took t(i) − t(i−1)
+      for (let i = 1; i < prof.length; i += 2) profile[prof[i]] = (profile[prof[i]] ?? 0) + prof[i + 1] - prof[i - 1];
+      profile.renders = (profile.renders ?? 0) + 1;
+    }
+  };
+  // `split`: the caller runs the rest (the wire inspector, the rows, EXPLAIN and the
+  // workshop's panels) in a task of its own.
+  if (split) return rest;
+  rest();
 }
 
 /** Step, time, phase, slider, narration and which buttons apply. */
@@ -712,9 +718,24 @@ function inFrames(work, label, then = () => {}) {
     .then(() => s === session && inSlices(work, { progress: () => showBusy(label(s)), cancelled: () => s !== session }))
     .then(async (ok) => {
       await nextSlice(); // the render in a task of its own
+      if (ok && s === session) {
+        // After a jump every panel changes: at 64 shards the whole render is one
+        // block past 50 ms, so it is two tasks (the status, plan, event loop and
+        // timeline; then the wire inspector, rows, EXPLAIN and the workshop's). The
+        // busy line stays until both are drawn, and no other action starts between.
+        try {
+          then();
+        } catch (e) {
+          failed(e);
+        }
+        const rest = session ? render({ split: true }) : null;
+        if (rest) {
+          await nextSlice();
+          if (s === session) rest();
+        }
+      }
       seeking = false;
       hideBusy();
-      if (ok && s === session) finish();
       if (pendingSeek && session) act(() => {});
     })
     .catch((e) => {
@@ -1138,6 +1159,8 @@ async function loadModel() {
     await mod.default(compiledModel ? { module_or_path: compiledModel } : undefined);
     wasm = mod;
     wasm.init();
+    // A recording copies the trace packed (state.js `unpackTrace`) where the module can.
+    if (typeof wasm.traceCodes === 'function') setTraceCodes(wasm.traceCodes());
     scenarios = wasm.scenarios();
     applyKnobFields(wasm.knobFields());
     const knobs = wasm.behaviourKnobs();

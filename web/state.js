@@ -214,10 +214,10 @@ export class UrlSync {
 }
 
 /**
- * Trace events the page keeps at most: every event crosses the wasm boundary as a JS
- * object (a few µs each), so a run of 100,000 rows per shard (800,000 events) would
- * take seconds. Past the budget the recording keeps the step marks (trace length and
- * time of every step, two numbers per step) and the trace up to the budget only.
+ * Trace events the page keeps at most: every event becomes a JS object (its memory and
+ * the walks over it grow with it), so a run of 100,000 rows per shard (800,000 events)
+ * would take seconds. Past the budget the recording keeps the step marks (trace length
+ * and time of every step, two numbers per step) and the trace up to the budget only.
  */
 const TRACE_BUDGET = 250000;
 const NO_TRACE = 0xffffffff; // `snapshot(since)` with since past the end: no trace events.
@@ -233,7 +233,117 @@ export const STEP_SLICE = 256;
  * call (and the slice) run far over.
  */
 export const CALL_MS = 4;
-const TRACE_SLICE = 2000; // trace events copied per call (each becomes a JS object)
+const TRACE_SLICE = 16384; // trace events copied per call (a few ms: numbers, then JS objects)
+
+/** The names behind the packed trace's codes (`wasm.traceCodes()`, set once by the page). */
+let traceCodes = null;
+export function setTraceCodes(codes) {
+  traceCodes = codes;
+}
+
+/**
+ * Appends to `out` the events of a packed slice of the trace (`session.tracePart`,
+ * crate/demo/trace_pack.rs: per event its kind's code, its time, then its fields in
+ * order; strings by index in `strs`; None as -1): the same objects, with the same
+ * fields in the same order, as the trace's JSON form (`session.trace`). Numbers read
+ * from one Float64Array, where JSON text took as long as the run itself to write and
+ * to parse.
+ */
+export function unpackTrace(nums, strs, out) {
+  const { kinds, states, protos } = traceCodes;
+  // Small integers as JSON.parse gives them (V8's small ints, not boxed doubles): ids
+  // used as Map keys and array indices by the views, and compared, are faster so.
+  const int = (x) => (x <= 0x3fffffff ? x | 0 : x);
+  const opt = (x) => (x < 0 ? null : int(x));
+  const n = nums.length;
+  let i = 0;
+  while (i < n) {
+    // The codes are KINDS' indices in crate/demo/trace_pack.rs: a switch on numbers.
+    const code = nums[i];
+    const kind = kinds[code];
+    const time_ns = int(nums[i + 1]);
+    i += 2;
+    switch (code) {
+      case 0: // Request
+        out.push({ time_ns, kind, request: int(nums[i]), requestor: int(nums[i + 1]), requestee: int(nums[i + 2]), from: states[nums[i + 3]], to: states[nums[i + 4]] });
+        i += 5;
+        break;
+      case 12: // NodeCall
+      case 13: // NodeRow
+      case 5: // NodeStart
+        out.push({ time_ns, kind, node: int(nums[i]) });
+        i += 1;
+        break;
+      case 1: // Send
+        out.push({ time_ns, kind, conn: int(nums[i]), proto: protos[nums[i + 1]], sql: strs[nums[i + 2]], bytes: int(nums[i + 3]), queued: nums[i + 4] === 1, node: opt(nums[i + 5]) });
+        i += 6;
+        break;
+      case 2: // Response
+        out.push({ time_ns, kind, conn: int(nums[i]), proto: protos[nums[i + 1]], sql: strs[nums[i + 2]], rows: int(nums[i + 3]), bytes: int(nums[i + 4]), error: nums[i + 5] < 0 ? null : strs[nums[i + 5]], node: opt(nums[i + 6]) });
+        i += 7;
+        break;
+      case 3: {
+        // Wait: its connections' count, then each
+        const c = nums[i];
+        out.push({ time_ns, kind, conns: Array.from(nums.subarray(i + 1, i + 1 + c), int) });
+        i += 1 + c;
+        break;
+      }
+      case 4: // Arrive
+        out.push({ time_ns, kind, conn: int(nums[i]), bytes: int(nums[i + 1]) });
+        i += 2;
+        break;
+      case 6: // Row
+        out.push({ time_ns, kind, n: int(nums[i]) });
+        i += 1;
+        break;
+      case 7: // Error
+        out.push({ time_ns, kind, message: strs[nums[i]] });
+        i += 1;
+        break;
+      case 8: // Cancel
+        out.push({ time_ns, kind, conn: int(nums[i]) });
+        i += 1;
+        break;
+      case 9: // ConfigureWait
+        out.push({ time_ns, kind, request: int(nums[i]), added: nums[i + 1] === 1 });
+        i += 2;
+        break;
+      case 10: // Notify
+        out.push({ time_ns, kind, request: int(nums[i]) });
+        i += 1;
+        break;
+      case 11: // Drain
+        out.push({ time_ns, kind, conn: int(nums[i]), request: int(nums[i + 1]), node: int(nums[i + 2]) });
+        i += 3;
+        break;
+      case 14: // Reentry
+        out.push({ time_ns, kind, node: int(nums[i]), child: int(nums[i + 1]), waiting: int(nums[i + 2]), request: int(nums[i + 3]), message: strs[nums[i + 4]] });
+        i += 5;
+        break;
+      default:
+        throw new Error(`the model's packed trace has an unknown kind (code ${code})`);
+    }
+  }
+  return out;
+}
+
+/**
+ * Trace events `from..to` of `session` (its `tracePart`), appended to `out`: the
+ * packed path where the module has it (the page's own), else the JSON one.
+ */
+export function copyTrace(session, from, to, out) {
+  if (traceCodes && typeof session.tracePart === 'function') {
+    const part = session.tracePart(from, to);
+    try {
+      return unpackTrace(part.nums(), part.strs(), out);
+    } finally {
+      part.free();
+    }
+  }
+  for (const e of session.trace(from, to)) out.push(e);
+  return out;
+}
 
 /**
  * Yields to the browser (input, rendering) between slices of model work: a message to
@@ -308,9 +418,9 @@ export class Recording {
     await nextSlice();
     const copied = await inSlices(
       () => {
-        const part = session.trace(rec.trace.length, Math.min(keep, rec.trace.length + TRACE_SLICE));
-        for (const e of part) rec.trace.push(e);
-        return rec.trace.length >= keep || part.length === 0;
+        const before = rec.trace.length;
+        copyTrace(session, before, Math.min(keep, before + TRACE_SLICE), rec.trace);
+        return rec.trace.length >= keep || rec.trace.length === before;
       },
       { progress: () => progress(`Copying the trace: ${Math.round((100 * rec.trace.length) / Math.max(1, keep))}%…`), cancelled },
     );

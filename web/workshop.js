@@ -17,7 +17,7 @@
 // * Run to: the next step with an event of a chosen kind (`session.runTo`), key `n`.
 // * History: every step's narration so far, in full; a click seeks there.
 
-import { KNOB_FIELDS, DEFAULT_CONFIG, cloneConfig, configToQuery, knobsJson, inSlices, nextSlice } from './state.js';
+import { KNOB_FIELDS, DEFAULT_CONFIG, cloneConfig, configToQuery, knobsJson, inSlices, nextSlice, copyTrace } from './state.js';
 import { LessonPanel } from './render/lesson.js';
 import { NarrationHistory } from './render/history.js';
 import { h, fmtInt } from './render/util.js';
@@ -537,7 +537,7 @@ class Workshop {
       const wire = (s) => {
         const n = s.snapshot(NO_TRACE).trace_len;
         const out = [];
-        for (let i = 0; i < n; i += 4000) for (const e of s.trace(i, Math.min(n, i + 4000))) if (e.kind === 'Send' || e.kind === 'Response') out.push(e);
+        for (let i = 0; i < n; i += 16384) for (const e of copyTrace(s, i, Math.min(n, i + 16384), [])) if (e.kind === 'Send' || e.kind === 'Response') out.push(e);
         return out;
       };
       const [sa, sb] = runs;

@@ -6,6 +6,7 @@
 //! * [`breakpoint`]: what "Run to" can stop at;
 //! * [`export`]: a run written out (the trace as JSON or CSV, EXPLAIN as text or JSON,
 //!   the timeline as SVG), the same bytes from the page and from `pgasync trace`;
+//! * [`trace_pack`]: a run's trace as numbers, for the page's recording;
 //! * [`wasm_api`]: the JavaScript face of all of the above (wasm-bindgen).
 //!
 //! Invariants:
@@ -23,4 +24,5 @@ pub mod breakpoint;
 pub mod export;
 pub mod lesson;
 pub mod session;
+pub mod trace_pack;
 pub mod wasm_api;

@@ -1159,6 +1159,23 @@ async function main() {
     check('plan tree drawn', (await page.locator('[data-testid=plan-node]').count()) > 0);
     check('timeline drawn', await page.locator('[data-testid=timeline-svg]').isVisible());
     check('window.pgasync exposed', await page.evaluate(() => typeof window.pgasync?.snapshot === 'function' && window.pgasync.snapshot().step === 0));
+    // The recording copies the trace packed (crate/demo/trace_pack.rs, web/state.js
+    // unpackTrace): the same events, fields and field order as the model's JSON of it.
+    const same = await page.evaluate(() => {
+      const p = window.pgasync;
+      const c = p.config;
+      const s = new p.wasm.Session(c.scenario, c.mode, '{}');
+      try {
+        s.runToEnd();
+        const n = p.recording.trace.length;
+        const json = JSON.stringify(s.trace(0, n));
+        const kinds = new Set(p.recording.trace.map((e) => e.kind));
+        return { n, kinds: [...kinds].sort().join(' '), same: json === JSON.stringify(p.recording.trace), packed: typeof p.session.tracePart === 'function' };
+      } finally {
+        s.free();
+      }
+    });
+    check('the recorded trace (copied packed) is the model\'s trace event for event', same.same && same.packed && same.n > 0, `${same.n} events of kinds ${same.kinds}`);
     await shot(page, '01-loaded.png');
     noErrorsSoFar('on load');
 

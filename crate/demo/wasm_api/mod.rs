@@ -502,6 +502,16 @@ impl Session {
         to_js_json(&self.inner.trace_slice(from as usize, to as usize))
     }
 
+    /// Trace events `from..to` (clamped) as numbers and strings (`demo::trace_pack`):
+    /// what a recording copies, one copy of memory where JSON took as long as the run.
+    #[wasm_bindgen(js_name = tracePart)]
+    pub fn trace_part(&self, from: u32, to: u32) -> TracePart {
+        let events = self.inner.trace_slice(from as usize, to as usize);
+        let mut part = TracePart { nums: Vec::with_capacity(events.len() * 5), strs: Vec::new() };
+        crate::demo::trace_pack::pack(events, &mut part.nums, &mut part.strs);
+        part
+    }
+
     /// Per step taken so far, the trace length at its end (a `Uint32Array`: one copy,
     /// where an array of 300,000 numbers set one by one took tens of ms).
     #[wasm_bindgen(js_name = stepEnds)]
@@ -546,6 +556,40 @@ impl Session {
         to_js(&Page { columns, rows, total: self.inner.run().row_count, plan_only })
     }
 }
+/// A slice of the trace packed (`Session::tracePart`): `nums()` then `strs()`, each
+/// taken once (the page's `unpackTrace` reads them).
+#[wasm_bindgen]
+pub struct TracePart {
+    nums: Vec<f64>,
+    strs: Vec<String>,
+}
+
+#[wasm_bindgen]
+impl TracePart {
+    /// The numbers (a `Float64Array`); empty once taken.
+    pub fn nums(&mut self) -> Vec<f64> {
+        std::mem::take(&mut self.nums)
+    }
+
+    /// The strings the numbers point into (an `Array`); empty once taken.
+    pub fn strs(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.strs)
+    }
+}
+
+/// The names behind `TracePart`'s codes: `{kinds, states, protos}` (`demo::trace_pack`).
+#[wasm_bindgen(js_name = traceCodes)]
+pub fn trace_codes() -> Result<JsValue, JsError> {
+    use crate::demo::trace_pack::{KINDS, PROTOS, STATES};
+    #[derive(Serialize)]
+    struct Codes {
+        kinds: &'static [&'static str],
+        states: &'static [&'static str],
+        protos: &'static [&'static str],
+    }
+    to_js(&Codes { kinds: &KINDS, states: &STATES, protos: &PROTOS })
+}
+
 /// The most bytes of scenario-file text the page takes (`MAX_SCRIPT_BYTES`).
 #[wasm_bindgen(js_name = maxSqlBytes)]
 pub fn max_sql_bytes() -> u32 {
