@@ -87,8 +87,13 @@ const narrowPanels = (page, min) =>
 const panelWidths = (page) =>
   page.$$eval('.panel', (ps) => ps.filter((p) => p.getClientRects().length > 0).map((p) => `${p.id}:${Math.round(p.getBoundingClientRect().width)}`).join(' '));
 
-export async function checkLessons(browser, server, { check, shot, errors, waitReady }) {
-  console.log('lessons, run to, narration history (issue 10)');
+/**
+ * A page of its own at 1280×720 that opens the lessons `pick(k)` selects (the menu's
+ * k-th, from 0) and walks each: opening, predictions, every step to the end, the notes,
+ * the answers after a reload, a knob walk-through. `checkMenu`: this page checks the
+ * menu itself. Resolves with the page (still open) and each run's steps.
+ */
+async function walkLessons(browser, server, { check, shot, errors, waitReady }, pick, checkMenu) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
   const page = await context.newPage();
   page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
@@ -99,14 +104,13 @@ export async function checkLessons(browser, server, { check, shot, errors, waitR
     await waitReady(page, 60000);
     await page.waitForSelector('body[data-lessons]', { timeout: 15000 });
   };
+  const stepsByMode = {};
   try {
     await page.goto(server.url);
     await ready();
     const menu = await page.$$eval('[data-testid=lesson-select] option', (os) => os.filter((o) => o.value).map((o) => ({ id: o.value, title: o.textContent, disabled: o.disabled })));
-    check('the Lessons menu lists the eight lessons (web/lessons/index.json)', menu.length === 8 && menu.every((m) => !m.disabled), menu.map((m) => m.id).join(', '));
-
-    const stepsByMode = {};
-    for (const { id } of menu) {
+    if (checkMenu) check('the Lessons menu lists the eight lessons (web/lessons/index.json)', menu.length === 8 && menu.every((m) => !m.disabled), menu.map((m) => m.id).join(', '));
+    for (const { id } of menu.filter((_, k) => pick(k))) {
       // Open: the lesson's run through the page's URL/state path, at step 0.
       const s0 = await serial();
       await page.selectOption('[data-testid=lesson-select]', id);
@@ -205,7 +209,46 @@ export async function checkLessons(browser, server, { check, shot, errors, waitR
         check(`${id}: back to pg15`, !(await page.isChecked(`[data-testid=knob-${knob}]`)) && !page.url().includes(`${knob}=1`));
       }
     }
-    console.log(`  --  steps of each lesson's run: ${JSON.stringify(stepsByMode)}`);
+  } catch (e) {
+    await context.close();
+    throw e;
+  }
+  return { context, page, stepsByMode };
+}
+
+/**
+ * The lessons section. The walk of the eight lessons (each stepped start to end, every
+ * step's notes read from the page) is most of its time and all of it the page's
+ * rendering on one core: it runs in two pages side by side, about half of the steps
+ * each (issue 20; the same lessons, steps and checks as one page after the other): the
+ * second page takes the menu's 3rd, 5th and 7th lessons (D, H and R, 2,543 of the 4,956
+ * steps on 2026-12-05), the first the others, then the rest of the section. `out()`
+ * gives each half its own check/shot/log, so the two halves' lines do not interleave:
+ * they are printed half after half, then the rest of the section.
+ */
+export async function checkLessons(browser, server, { check, shot, errors, waitReady, log = console.log, out = null }) {
+  log('lessons, run to, narration history (issue 10)');
+  const halves = [0, 1].map((h) => (out ? out() : { check, shot, log, lines: null }));
+  const opened = await Promise.allSettled(
+    halves.map((o, h) => walkLessons(browser, server, { ...o, errors, waitReady }, (k) => (k % 2 === 0 && k > 0) === (h === 1), h === 0)),
+  );
+  for (const o of halves) if (o.lines) for (const line of o.lines) log(line);
+  const failed = opened.find((r) => r.status === 'rejected');
+  if (failed) {
+    for (const r of opened) if (r.status === 'fulfilled') await r.value.context.close();
+    throw failed.reason;
+  }
+  const stepsByMode = { ...opened[0].value.stepsByMode, ...opened[1].value.stepsByMode };
+  await opened[1].value.context.close();
+  const { context, page } = opened[0].value;
+  const serial = async () => Number(await page.getAttribute('body', 'data-session'));
+  const stepNow = async () => Number(await page.getAttribute('[data-testid=step]', 'data-step'));
+  const ready = async () => {
+    await waitReady(page, 60000);
+    await page.waitForSelector('body[data-lessons]', { timeout: 15000 });
+  };
+  try {
+    log(`  --  steps of each lesson's run: ${JSON.stringify(stepsByMode)}`);
     // One step is the same kind of thing in both modes: E has as many steps in each.
     const total = {};
     for (const mode of ['sync', 'async']) {
