@@ -149,17 +149,21 @@ pub(super) const MAX_RELS: usize = 32;
 pub(super) const MAX_SEARCH_ITEMS: usize = 11;
 
 /// The most paths one query's join search may cost: a bound for the page, whose
-/// planning runs in its main thread. Each join path is costed from its inputs'
-/// figures. Measured by `cargo run --release --example join_search_bench` (the
-/// thread's CPU time, natively, before and after that change): chains of 6, 8 and 10
-/// relations plan in 3.2, 8 and 18 ms (4.2, 12 and 29 before), a star of 6 local
-/// tables in 7.5 ms (11), a star of 8 whose dimensions are foreign tables in 33 ms
-/// (66); the page's wasm is 1.5–2× slower. So the largest searches under the bound
-/// (that star) take about 35 ms natively: every join of up to six relations stays
-/// below it, chains of up to eleven
-/// too; larger stars (a star of 8 local tables with indexes, whose parameterized paths
-/// multiply the paths) and cliques are refused by name.
-const MAX_PATHS_COSTED: usize = 200_000;
+/// planning runs in its main thread (a search's time and memory grow with its paths).
+/// Measured with `examples/join_search_bench.rs` (paths costed per query: a star of 4
+/// relations 188, of 6 1,212, of 8 local tables with indexes 6,736, of 10 34,580; of 8,
+/// 10 and 11 with foreign dimensions 3,593, 18,443, 40,972; chains of 8, 10 and 11
+/// 1,206, 2,327 and 3,082) and
+/// `tests/e2e/join_search_bench.mjs` (the editor's wasm module in Node), on a 2-core
+/// machine under load, CPU time: in wasm before paths were small records (5,000 then),
+/// a star of 6 local tables 68 ms, chains of 8, 10 and 11 69, 156 and 228 ms, a star of
+/// 8 with foreign dimensions 374 ms, about 56 µs a path; natively in the dev profile,
+/// before → after that change, a star of 6 60 → 34 ms, of 8 424 → 264 ms, of 10
+/// 2,798 → 1,584 ms (about 40 µs a path after). So 10,000 paths admit the local star
+/// of 8 and every chain of up to eleven relations, and bound a search to a few hundred
+/// milliseconds in wasm (over the page's 50 ms goal past about 1,000 paths: issue 20);
+/// the stars of 10 and 11 (18,000 paths and more) are refused by name.
+const MAX_PATHS_COSTED: usize = 10_000;
 
 thread_local! {
     /// How many paths the last join search of this thread costed (refused or not).
