@@ -1,6 +1,7 @@
 //! Planning time of the join search (issue 23: `coordinator_sql::joinrels`), natively:
-//! stars and chains of 4, 6, 8 and 10 relations, each planned several times; prints
-//! the thread's CPU time of a planning, median and least, and the median's wall time
+//! stars and chains of 4, 6, 8, 10 and 11 relations, each planned several times; prints
+//! the thread's CPU time of a planning, median and least, the median's wall time, and
+//! the paths the join search costed (what `MAX_PATHS_COSTED` bounds)
 //! (parse, join search, upper levels: what `SqlScenario::plan` does, which is what the
 //! page runs on its main thread in wasm).
 //!
@@ -25,7 +26,7 @@
 use pgasync::coordinator_sql::SqlScenario;
 use std::time::Instant;
 
-const SIZES: [usize; 4] = [4, 6, 8, 10];
+const SIZES: [usize; 5] = [4, 6, 8, 10, 11];
 
 fn setup(dims: usize, foreign: bool) -> String {
     let mut s = String::new();
@@ -99,26 +100,28 @@ fn thread_cpu_ms() -> f64 {
 }
 
 /// Each of `runs` plannings of `query` (after a first, warming one) as (CPU ms, wall
-/// ms), sorted by CPU time; or the error the planner gave.
-fn plan_times(world: &SqlScenario, query: &str, runs: usize) -> Result<Vec<(f64, f64)>, String> {
-    let s = world.with_query(&format!("{query}\n")).map_err(|e| e.to_string())?;
-    s.plan().map_err(|e| e.to_string())?;
+/// ms), sorted by CPU time, and the paths its join search costed; or the error the
+/// planner gave, with those paths.
+fn plan_times(world: &SqlScenario, query: &str, runs: usize) -> Result<(Vec<(f64, f64)>, usize), (String, usize)> {
+    let paths = pgasync::coordinator_sql::planner::last_search_paths_costed;
+    let s = world.with_query(&format!("{query}\n")).map_err(|e| (e.to_string(), 0))?;
+    s.plan().map_err(|e| (e.to_string(), paths()))?;
     let mut times = vec![];
     for _ in 0..runs {
         let (cpu, wall) = (thread_cpu_ms(), Instant::now());
-        let planned = s.plan().map_err(|e| e.to_string())?;
+        let planned = s.plan().map_err(|e| (e.to_string(), paths()))?;
         times.push((thread_cpu_ms() - cpu, wall.elapsed().as_secs_f64() * 1000.0));
         std::hint::black_box(planned);
     }
     times.sort_by(|a, b| a.0.total_cmp(&b.0));
-    Ok(times)
+    Ok((times, paths()))
 }
 
 fn main() {
     let runs: usize = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(5).max(1);
     let max = *SIZES.iter().max().unwrap_or(&10);
     println!("join search planning time, native ({runs} runs each, ms: the thread's CPU time, median and least; the median's wall time)");
-    println!("{:<24} {:>10} {:>10} {:>10}", "query", "cpu median", "cpu least", "wall");
+    println!("{:<24} {:>10} {:>10} {:>10} {:>8}", "query", "cpu median", "cpu least", "wall", "paths");
     for foreign in [false, true] {
         let world = match SqlScenario::load(&format!("{}-- @query\nselect 1;\n", setup(max, foreign))) {
             Ok(w) => w,
@@ -133,11 +136,11 @@ fn main() {
             for n in SIZES {
                 let label = format!("{name} {n}");
                 match plan_times(&world, &shape(n), runs) {
-                    Ok(t) => {
+                    Ok((t, paths)) => {
                         let median = t[t.len() / 2];
-                        println!("{label:<24} {:>10.2} {:>10.2} {:>10.2}", median.0, t[0].0, median.1)
+                        println!("{label:<24} {:>10.2} {:>10.2} {:>10.2} {paths:>8}", median.0, t[0].0, median.1)
                     }
-                    Err(e) => println!("{label:<24} refused: {e}"),
+                    Err((e, paths)) => println!("{label:<24} refused after {paths} paths: {e}"),
                 }
             }
         }

@@ -101,13 +101,16 @@
 //! its nullable side alone, pushed into that relation's scans). Two-relation joins
 //! stay `planner::plan_join`'s. GEQO is not followed (refused by name), and the search
 //! is bounded for the page (`MAX_SEARCH_ITEMS` entries, `MAX_PATHS_COSTED` paths,
-//! refused by name beyond): each join path is costed from its input paths' figures
-//! (`RelPath::costed`, the cost model's node of the input, kept: `costsize::cost_path`)
-//! as `add_paths_to_joinrel` costs a join path from its inputs' costs and rows, but
-//! each path still holds its whole plan (a copy of its inputs': most of a search's
-//! time now goes to copying plans and allocating), so a search takes about half its
-//! former time (figures at `MAX_PATHS_COSTED`); PostgreSQL searches as many entries as
-//! `geqo` off and the collapse limits give it.
+//! refused by name beyond). As in PostgreSQL a path is a small record (`RelPath`): its
+//! own nodes (the join node with its Sort, Materialize, filter and projection) over a
+//! placeholder per input path, the input paths shared (`Rc`), its figures for the cost
+//! model (`RelPath::costed`: a join path is costed from its inputs' figures,
+//! `costsize::cost_path`, as `add_paths_to_joinrel` costs it from its inputs' costs
+//! and rows), its rows and pathkeys; `add_path` keeps it or not; the plan tree is made
+//! once, at the end, for the paths the upper levels weigh (`create_plan`). A base
+//! relation's paths, a parameterized or memoized inner side, a pushed-down join and a
+//! unique-ified side hold their whole plan (they are made once per relation). PostgreSQL
+//! searches as many entries as `geqo` off and the collapse limits give it.
 //! A pulled-up sublink nested in another's subquery is a chain member here, so a
 //! collapse limit that would split such a join is refused by name.
 //!
@@ -127,6 +130,7 @@ use sqlparser::tokenizer::Location;
 use super::grouping_planner::{cheapest, group_pathkeys, grouping_candidates, input_pathkeys, Cand};
 use super::*;
 use crate::plan::costsize::CostedPath;
+use std::rc::Rc;
 
 /// Partitionwise join of three or more relations (`try_partitionwise_join` inside
 /// the search): a child module, so it extends `JoinProblem`.
@@ -145,17 +149,32 @@ pub(super) const MAX_RELS: usize = 32;
 pub(super) const MAX_SEARCH_ITEMS: usize = 11;
 
 /// The most paths one query's join search may cost: a bound for the page, whose
-/// planning runs in its main thread. Each join path is costed from its inputs'
-/// figures. Measured by `cargo run --release --example join_search_bench` (the
-/// thread's CPU time, natively, before and after that change): chains of 6, 8 and 10
-/// relations plan in 3.2, 8 and 18 ms (4.2, 12 and 29 before), a star of 6 local
-/// tables in 7.5 ms (11), a star of 8 whose dimensions are foreign tables in 33 ms
-/// (66); the page's wasm is 1.5–2× slower. So the largest searches under the bound
-/// (that star) take about 35 ms natively: every join of up to six relations stays
-/// below it, chains of up to eleven
-/// too; larger stars (a star of 8 local tables with indexes, whose parameterized paths
-/// multiply the paths) and cliques are refused by name.
-const MAX_PATHS_COSTED: usize = 5_000;
+/// planning runs in its main thread (a search's time and memory grow with its paths).
+/// Measured with `examples/join_search_bench.rs` (paths costed per query: a star of 4
+/// relations 188, of 6 1,212, of 8 local tables with indexes 6,736, of 10 34,580; of 8,
+/// 10 and 11 with foreign dimensions 3,593, 18,443, 40,972; chains of 8, 10 and 11
+/// 1,206, 2,327 and 3,082) and
+/// `tests/e2e/join_search_bench.mjs` (the editor's wasm module in Node), on a 2-core
+/// machine under load, CPU time: in wasm before paths were small records (5,000 then),
+/// a star of 6 local tables 68 ms, chains of 8, 10 and 11 69, 156 and 228 ms, a star of
+/// 8 with foreign dimensions 374 ms, about 56 µs a path; natively in the dev profile,
+/// before → after that change, a star of 6 60 → 34 ms, of 8 424 → 264 ms, of 10
+/// 2,798 → 1,584 ms (about 40 µs a path after). So 10,000 paths admit the local star
+/// of 8 and every chain of up to eleven relations, and bound a search to a few hundred
+/// milliseconds in wasm (over the page's 50 ms goal past about 1,000 paths: issue 20);
+/// the stars of 10 and 11 (18,000 paths and more) are refused by name.
+const MAX_PATHS_COSTED: usize = 10_000;
+
+thread_local! {
+    /// How many paths the last join search of this thread costed (refused or not).
+    static LAST_PATHS_COSTED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// How many paths the last join search of this thread costed, for
+/// `examples/join_search_bench.rs`, which sizes `MAX_PATHS_COSTED`.
+pub fn last_search_paths_costed() -> usize {
+    LAST_PATHS_COSTED.with(|c| c.get())
+}
 
 /// A path's order that is the query's ORDER BY (`RelPath::order`), whatever its keys.
 const QUERY_ORDER: usize = usize::MAX;
@@ -232,11 +251,18 @@ struct EquivClass {
     members: Vec<usize>,
 }
 
-/// One path of a relation: its plan, the columns (query numbering) it returns in
-/// order, and its estimate.
+/// One path of a relation (PostgreSQL's `Path`): how its plan is made, the columns
+/// (query numbering) it returns in order, and its estimate. A join path holds its
+/// own nodes only: `plan` is the join node with its wrappers (Sort, Materialize, its
+/// filter and projection) over a placeholder for each input path (an `EmptyResult`
+/// with the input's columns), and `inputs` are those paths, outer first; a path of
+/// any other kind (a base relation's scans, a parameterized or memoized inner side, a
+/// pushed-down join, a unique-ified side) holds its whole plan and no inputs. The
+/// plan tree is made once, for the paths that reach the upper levels (`create_plan`).
 #[derive(Clone, Debug)]
 struct RelPath {
     plan: Plan,
+    inputs: Vec<Rc<RelPath>>,
     cols: Vec<usize>,
     est: Estimate,
     /// Its figures for the cost model: a join path over it is costed from them, not by
@@ -251,8 +277,9 @@ struct RelPath {
 /// A relation of the search (`RelOptInfo`): a base relation or a join of several.
 struct RelInfo {
     relids: Relids,
-    /// Kept in order of total cost (`add_path`).
-    paths: Vec<RelPath>,
+    /// Kept in order of total cost (`add_path`); shared with the join paths above
+    /// that read them.
+    paths: Vec<Rc<RelPath>>,
     /// postgres_fdw's `fdw_private` of the relation: its pushdown-safe scan (a base
     /// foreign table's plain scan, a join pushed to its server), kept whether or not
     /// `add_path` kept it, as a join above may push it further.
@@ -301,6 +328,11 @@ struct JoinProblem<'r> {
     /// Each base relation's own conditions (`baserestrictinfo`), for its
     /// parameterized index paths (`param_inner_path`); set by `join_rel`.
     base_quals: std::cell::RefCell<Vec<Vec<Expr>>>,
+    /// Which columns each join relation returns (`needed`, by column), found once per
+    /// relation set: every path of the relation asks.
+    needed_by_rel: std::cell::RefCell<std::collections::HashMap<Relids, Rc<[bool]>>>,
+    /// Every relation's columns in the query's numbering (the names projections give).
+    all_columns: std::cell::OnceCell<Vec<Column>>,
     at: Location,
 }
 
@@ -467,9 +499,13 @@ pub(super) fn plan_join_search(
         costed: Default::default(),
         params: CostParams::from_settings(&|n| coord.setting(n).map(str::to_string)),
         base_quals: Default::default(),
+        needed_by_rel: Default::default(),
+        all_columns: Default::default(),
         at,
     };
-    let mut planned = problem.search(&placed.base_quals, &l, &columns, servers)?;
+    let searched = problem.search(&placed.base_quals, &l, &columns, servers);
+    LAST_PATHS_COSTED.with(|c| c.set(problem.costed.get()));
+    let mut planned = searched?;
     let rels: Vec<super::tlist_order::BaseRelName> = names
         .iter()
         .map(|(name, first, columns)| super::tlist_order::BaseRelName { name, first: *first, columns: columns.clone() })
@@ -1036,6 +1072,21 @@ impl JoinProblem<'_> {
                 .any(|sj| outside(self.clause_relids(&sj.clause)) && columns_of(&sj.clause, self.n).contains(&c))
     }
 
+    /// [`Self::needed`] for every column, once per relation set.
+    fn needed_mask(&self, relids: Relids) -> Rc<[bool]> {
+        if let Some(m) = self.needed_by_rel.borrow().get(&relids) {
+            return m.clone();
+        }
+        let mask: Rc<[bool]> = (0..self.n).map(|c| self.needed(c, relids)).collect();
+        self.needed_by_rel.borrow_mut().insert(relids, mask.clone());
+        mask
+    }
+
+    /// Every relation's columns in the query's numbering.
+    fn all_columns(&self) -> &[Column] {
+        self.all_columns.get_or_init(|| self.rels.iter().flat_map(|r| r.rel.columns()).collect())
+    }
+
     /// `have_relevant_joinclause`: a clause, class or outer join ON clause joining
     /// the two.
     fn have_relevant_joinclause(&self, a: Relids, b: Relids) -> bool {
@@ -1188,7 +1239,7 @@ impl JoinProblem<'_> {
             let plain = self.plain_path(plan, cols.clone(), None);
             let fdw = (matches!(b.rel.kind, RelKind::Foreign { .. }) && matches!(plain.plan, Plan::ForeignScan(_)))
                 .then(|| plain.clone());
-            let mut paths = vec![plain];
+            let mut paths = vec![Rc::new(plain)];
             if let Some(keys) = self.base_order(b, &cols) {
                 let plan = p.side(b.rel, &b.name, &base_quals[i], &used, Some(&keys), self.at)?;
                 let path = self.plain_path(plan, cols.clone(), Some(QUERY_ORDER));
@@ -1376,13 +1427,13 @@ impl JoinProblem<'_> {
         // The whole plans go through `add_path` as the final (ordered) relation's
         // paths: all in its one order, compared fuzzily (a path dearer by less than
         // 1% but starting sooner beats a Sort over the cheapest), then `set_cheapest`.
-        let mut finals: Vec<RelPath> = vec![];
+        let mut finals: Vec<Rc<RelPath>> = vec![];
         for (i, p) in candidates.iter().enumerate() {
             let costed = self.estimate(&p.plan, &[]);
             let path = RelPath::new(Plan::EmptyResult { columns: vec![] }, vec![i], None, costed);
             add_rel_path(&mut finals, path, self.consider_startup, &|_, _| true);
         }
-        let mut best: Option<&RelPath> = None;
+        let mut best: Option<&Rc<RelPath>> = None;
         for f in &finals {
             let better = match best {
                 None => true,
@@ -1474,14 +1525,14 @@ impl JoinProblem<'_> {
     fn at_top(&self, path: &RelPath, order: &[usize]) -> RelPath {
         let pushed = matches!(&path.plan, Plan::ForeignScan(f) if f.remote.join.is_some());
         if !pushed {
-            return path.clone();
+            return create_plan(path);
         }
         let mut wanted: Vec<usize> = order.iter().copied().filter(|c| path.cols.contains(c)).collect();
         wanted.extend(path.cols.iter().copied().filter(|c| !order.contains(c)));
         let map: Vec<Option<usize>> = (0..self.n).map(|c| path.cols.iter().position(|&x| x == c)).collect();
         let (plan, _) = crate::coordinator_sql::postgres_fdw_join::keep_outputs(path.plan.clone(), &map, &wanted);
         // Its estimate is the pushed join's (the remote query's columns reordered).
-        RelPath { plan, cols: wanted, est: path.est, costed: path.costed.clone(), order: path.order }
+        RelPath { plan, inputs: vec![], cols: wanted, est: path.est, costed: path.costed.clone(), order: path.order }
     }
 
     /// A base relation's columns `cols` in its `reltarget`'s order: those of the final
@@ -1591,8 +1642,8 @@ impl JoinProblem<'_> {
     fn semi_join_paths(
         &self,
         sj: &SpecialJoin,
-        (outers, ra): (&[RelPath], Relids),
-        (inners, rb): (&[RelPath], Relids),
+        (outers, ra): (&[Rc<RelPath>], Relids),
+        (inners, rb): (&[Rc<RelPath>], Relids),
         k: Option<usize>,
     ) -> Vec<RelPath> {
         let mut out = vec![];
@@ -1608,7 +1659,7 @@ impl JoinProblem<'_> {
                 continue;
             }
             let Some(unique) = self.unique_path(y) else { continue };
-            let unique = std::slice::from_ref(&unique);
+            let unique = &[Rc::new(unique)][..];
             out.extend(self.add_paths_to_joinrel((x, rx), (unique, ry), JoinType::UniqueInner, None));
             out.extend(self.add_paths_to_joinrel((unique, ry), (x, rx), JoinType::UniqueOuter, None));
         }
@@ -1617,11 +1668,13 @@ impl JoinProblem<'_> {
 
     /// `create_unique_path` over a relation's cheapest-total path, when it returns its
     /// key alone (a HashAggregate or a Unique over a Sort: unordered).
-    fn unique_path(&self, paths: &[RelPath]) -> Option<RelPath> {
+    fn unique_path(&self, paths: &[Rc<RelPath>]) -> Option<RelPath> {
         let cheapest = paths.first()?;
         if cheapest.cols.len() != 1 {
             return None;
         }
+        // `create_unique_path` costs its two ways over the whole input plan.
+        let cheapest = &create_plan(cheapest);
         let plan = crate::coordinator_sql::prepjointree::create_unique_path(self.coord, cheapest.plan.clone());
         let known: Vec<(&Plan, &CostedPath)> =
             below_wrappers(&plan, &cheapest.plan).map(|i| (i, &cheapest.costed)).into_iter().collect();
@@ -1736,8 +1789,8 @@ impl JoinProblem<'_> {
     /// allows.
     fn add_paths_to_joinrel(
         &self,
-        (outers, outer_relids): (&[RelPath], Relids),
-        (inners, inner_relids): (&[RelPath], Relids),
+        (outers, outer_relids): (&[Rc<RelPath>], Relids),
+        (inners, inner_relids): (&[Rc<RelPath>], Relids),
         jt: JoinType,
         sj: Option<usize>,
     ) -> Vec<RelPath> {
@@ -1779,16 +1832,16 @@ impl JoinProblem<'_> {
         // The inner relation's parameterized index paths, one per key whose inner
         // column a local table indexes (`cheapest_parameterized_paths`; none over a
         // unique-ified inner side, which is a path of its own).
-        let param_inners: Vec<(usize, RelPath)> = match jt {
+        let param_inners: Vec<(usize, Rc<RelPath>)> = match jt {
             JoinType::UniqueInner => vec![],
             _ => keys
                 .iter()
                 .enumerate()
-                .filter_map(|(k, &(ko, ki, _))| Some((k, self.param_inner_path(inner_relids, ko, ki)?)))
+                .filter_map(|(k, &(ko, ki, _))| Some((k, Rc::new(self.param_inner_path(inner_relids, ko, ki)?))))
                 .collect(),
         };
-        let memoized: Vec<(usize, RelPath)> = match self.memoize_ok(jt) {
-            true => param_inners.iter().map(|(k, pi)| (*k, self.memoize_path(pi))).collect(),
+        let memoized: Vec<(usize, Rc<RelPath>)> = match self.memoize_ok(jt) {
+            true => param_inners.iter().map(|(k, pi)| (*k, Rc::new(self.memoize_path(pi)))).collect(),
             false => vec![],
         };
         // A unique-ified side makes an inner join (no Materialize over a unique inner
@@ -1798,7 +1851,7 @@ impl JoinProblem<'_> {
             .filter(|m| !(jt == JoinType::UniqueInner && *m == Method::NestLoop { material: true }));
         for method in methods.filter(|m| !clauseless || matches!(m, Method::NestLoop { .. })) {
             // (outer path, inner path, the key merged or hashed on)
-            let mut combos: Vec<(&RelPath, &RelPath, usize)> = vec![];
+            let mut combos: Vec<(&Rc<RelPath>, &Rc<RelPath>, usize)> = vec![];
             match method {
                 Method::Merge => {
                     combos.push((cheap_o, cheap_i, 0));
@@ -1924,7 +1977,7 @@ impl JoinProblem<'_> {
     /// join relation returns (`build_joinrel_tlist`).
     fn join_path(
         &self,
-        (outer, inner): (&RelPath, &RelPath),
+        (outer, inner): (&Rc<RelPath>, &Rc<RelPath>),
         (method, jt): (Method, JoinType),
         (keys, k): (&[(usize, usize, bool)], usize),
         rest: &[Expr],
@@ -1957,29 +2010,36 @@ impl JoinProblem<'_> {
             inner: method == Method::Merge && self.same_order(inner.order, Some(ki)),
             ..Presorted::NONE
         };
-        let mut plan = join_node(
-            self.coord,
-            (method, jt, presorted),
-            (outer.plan.clone(), inner.plan.clone()),
-            (node_keys, more_keys),
-            inner_first,
-            Some((&outer.costed, &inner.costed)),
-        );
         let filter = filter_keys
             .iter()
             .map(|&(o, i, _)| Expr::bin(BinOp::Eq, Expr::Col(o), Expr::Col(i)))
             .chain(rest.iter().cloned())
             .map(|e| rewrite(&e, &map))
             .reduce(|x, y| Expr::bin(BinOp::And, x, y));
-        if let Some(f) = filter {
-            plan = Plan::Result { child: Box::new(plan), filter: Some(f), targets: None };
-        }
-        let kept: Vec<usize> = join_cols.iter().copied().filter(|&c| self.needed(c, joinrelids)).collect();
-        if kept.len() != join_cols.len() {
-            let all: Vec<Column> = self.rels.iter().flat_map(|r| r.rel.columns()).collect();
-            let targets = kept.iter().map(|&c| (Expr::Col(map[c].unwrap_or(0)), all[c].name.clone())).collect();
-            plan = Plan::Result { child: Box::new(plan), filter: None, targets: Some(targets) };
-        }
+        let needed = self.needed_mask(joinrelids);
+        let kept: Vec<usize> = join_cols.iter().copied().filter(|&c| needed[c]).collect();
+        let targets: Option<Vec<(Expr, String)>> = (kept.len() != join_cols.len()).then(|| {
+            let all = self.all_columns();
+            kept.iter().map(|&c| (Expr::Col(map[c].unwrap_or(0)), all[c].name.clone())).collect()
+        });
+        // The join node over the two inputs' plans, its Join Filter and projection.
+        let make = |outer_plan: Plan, inner_plan: Plan| {
+            let mut plan = join_node(
+                self.coord,
+                (method, jt, presorted),
+                (outer_plan, inner_plan),
+                (node_keys.clone(), more_keys.clone()),
+                inner_first,
+                Some((&outer.costed, &inner.costed)),
+            );
+            if let Some(f) = &filter {
+                plan = Plan::Result { child: Box::new(plan), filter: Some(f.clone()), targets: None };
+            }
+            if let Some(t) = &targets {
+                plan = Plan::Result { child: Box::new(plan), filter: None, targets: Some(t.clone()) };
+            }
+            plan
+        };
         // build_join_pathkeys: a Merge Join's output is in its outer key's order (but
         // a Right or Full join's, whose null-extended rows break it), a Nested Loop's
         // in its outer side's.
@@ -1989,23 +2049,36 @@ impl JoinProblem<'_> {
             _ => None,
         };
         let order = order.filter(|&c| self.useful_order(c, joinrelids));
-        // Costed from its inputs' figures (`final_cost_*join` over the input paths).
-        let costed = {
+        // Made over the inputs' own nodes (a join input's: its join node over
+        // placeholders), costed from their figures (`final_cost_*join` over the input
+        // paths), then each input cut off again: the path keeps its own nodes.
+        let mut plan = make(outer.plan.clone(), inner.plan.clone());
+        let found = {
             let mut join = &plan;
             while let Plan::Result { child, .. } = join {
                 join = child;
             }
-            let mut known: Vec<(&Plan, &CostedPath)> = vec![];
-            if let Plan::HashJoin { outer: o, inner: i, .. }
-            | Plan::NestLoop { outer: o, inner: i, .. }
-            | Plan::MergeJoin { outer: o, inner: i, .. } = join
-            {
-                known.extend(below_wrappers(o, &outer.plan).map(|x| (x, &outer.costed)));
-                known.extend(below_wrappers(i, &inner.plan).map(|x| (x, &inner.costed)));
+            match join {
+                Plan::HashJoin { outer: o, inner: i, .. }
+                | Plan::NestLoop { outer: o, inner: i, .. }
+                | Plan::MergeJoin { outer: o, inner: i, .. } => {
+                    below_wrappers(o, &outer.plan).zip(below_wrappers(i, &inner.plan))
+                }
+                _ => None,
             }
-            self.estimate(&plan, &known)
         };
-        Some(RelPath::new(plan, kept, order, costed))
+        let Some((o, i)) = found else {
+            // Not the structure the inputs are found in: the whole plan, costed whole.
+            let plan = make(create_plan(outer).plan, create_plan(inner).plan);
+            let costed = self.estimate(&plan, &[]);
+            return Some(RelPath::new(plan, kept, order, costed));
+        };
+        let costed = self.estimate(&plan, &[(o, &outer.costed), (i, &inner.costed)]);
+        let at = [o as *const Plan, i as *const Plan];
+        cut_inputs(&mut plan, &at);
+        let mut path = RelPath::new(plan, kept, order, costed);
+        path.inputs = vec![outer.clone(), inner.clone()];
+        Some(path)
     }
 
     /// The query's ORDER BY over a base relation's returned columns `cols`, when every
@@ -2115,7 +2188,7 @@ impl JoinProblem<'_> {
 
 impl RelPath {
     fn new(plan: Plan, cols: Vec<usize>, order: Option<usize>, costed: CostedPath) -> RelPath {
-        RelPath { plan, cols, est: costed.estimate(), costed, order }
+        RelPath { plan, inputs: vec![], cols, est: costed.estimate(), costed, order }
     }
 }
 
@@ -2139,6 +2212,64 @@ fn below_wrappers<'p>(node: &'p Plan, input: &Plan) -> Option<&'p Plan> {
         }
     }
     None
+}
+
+/// Replaces the input paths' plans inside a join path's plan (the nodes at `at`,
+/// below the join node and its wrappers) by placeholders with their columns: the
+/// path keeps its own nodes only (`RelPath`).
+fn cut_inputs(plan: &mut Plan, at: &[*const Plan]) {
+    if at.iter().any(|&a| std::ptr::eq(plan as *const Plan, a)) {
+        *plan = Plan::EmptyResult { columns: plan.output_columns() };
+        return;
+    }
+    match plan {
+        Plan::Result { child, .. }
+        | Plan::Sort { child, .. }
+        | Plan::Material { child }
+        | Plan::Memoize { child, .. }
+        | Plan::Agg { child, .. }
+        | Plan::Unique { child, .. } => cut_inputs(child, at),
+        Plan::HashJoin { outer, inner, .. }
+        | Plan::NestLoop { outer, inner, .. }
+        | Plan::MergeJoin { outer, inner, .. } => {
+            cut_inputs(outer, at);
+            cut_inputs(inner, at);
+        }
+        _ => {}
+    }
+}
+
+/// `create_plan`: a path with its whole plan, each input's placeholder (in the order
+/// `cut_inputs` left them: outer first) replaced by that input's plan, made the same
+/// way. A path without inputs is as it is.
+fn create_plan(path: &RelPath) -> RelPath {
+    fn fill(plan: &mut Plan, inputs: &mut std::slice::Iter<'_, Rc<RelPath>>) {
+        match plan {
+            Plan::EmptyResult { .. } => {
+                if let Some(p) = inputs.next() {
+                    *plan = create_plan(p).plan;
+                }
+            }
+            Plan::Result { child, .. }
+            | Plan::Sort { child, .. }
+            | Plan::Material { child }
+            | Plan::Memoize { child, .. }
+            | Plan::Agg { child, .. }
+            | Plan::Unique { child, .. } => fill(child, inputs),
+            Plan::HashJoin { outer, inner, .. }
+            | Plan::NestLoop { outer, inner, .. }
+            | Plan::MergeJoin { outer, inner, .. } => {
+                fill(outer, inputs);
+                fill(inner, inputs);
+            }
+            _ => {}
+        }
+    }
+    let mut whole = RelPath { inputs: vec![], ..path.clone() };
+    if !path.inputs.is_empty() {
+        fill(&mut whole.plan, &mut path.inputs.iter());
+    }
+    whole
 }
 
 /// A join over a unique-ified side is an inner join to the methods (`add_paths_to_joinrel`
@@ -2246,7 +2377,7 @@ fn join_is_legal(sjs: &[SpecialJoin], a: Relids, b: Relids) -> Option<(Option<us
 /// none, two different ones are not comparable (`compare_pathkeys`); the list is kept
 /// in order of total cost.
 fn add_rel_path(
-    pathlist: &mut Vec<RelPath>,
+    pathlist: &mut Vec<Rc<RelPath>>,
     new: RelPath,
     consider_startup: bool,
     same: &dyn Fn(Option<usize>, Option<usize>) -> bool,
@@ -2281,7 +2412,7 @@ fn add_rel_path(
         }
     }
     let at = pathlist.iter().position(|p| new.est.total < p.est.total).unwrap_or(pathlist.len());
-    pathlist.insert(at, new);
+    pathlist.insert(at, Rc::new(new));
 }
 
 /// The levels above the aggregate (`grouping_planner::Upper`).

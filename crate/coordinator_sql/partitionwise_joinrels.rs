@@ -239,6 +239,8 @@ impl<'r> JoinProblem<'r> {
                 costed: Default::default(),
                 params: self.params,
                 base_quals: Default::default(),
+                needed_by_rel: Default::default(),
+                all_columns: Default::default(),
                 at: self.at,
             };
             let top = child.join_rel(base_quals)?;

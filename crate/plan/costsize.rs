@@ -1639,6 +1639,20 @@ impl<'a> Model<'a> {
             .collect()
     }
 
+    /// `out_vars(c)[k]`, without the others (a join key's statistics).
+    fn out_var(&self, c: &Costed, k: usize) -> Option<Var> {
+        let v = c.vars.get(k)?.as_ref()?;
+        if self.in_append.get() {
+            return Some(v.clone());
+        }
+        let Some(rel) = c.parent.as_ref().and_then(|p| self.rel(p)) else { return Some(v.clone()) };
+        let rows = c.est.rows;
+        match rel.column(&v.rel.columns[v.col].0) {
+            Some(col) => Some(Var { rel: rel.clone(), col, tuples: rows, rel_rows: rows }),
+            None => Some(v.clone()),
+        }
+    }
+
     /// For an Append or Merge Append over a partitioned table's partitions: each output
     /// column as the parent's column (its inherited statistics, its tuples and rows).
     fn parent_vars(&self, kids: &[Costed], rows: f64) -> Vec<Option<Var>> {
@@ -2158,13 +2172,7 @@ impl<'a> Model<'a> {
         self.loop_count.set(if param { loops } else { 1.0 });
         let i = self.node(inner, None);
         self.loop_count.set(1.0);
-        let var = |c: &Costed, e: &Expr| {
-            if let Expr::Col(k) = e {
-                self.out_vars(c).get(*k).cloned().flatten()
-            } else {
-                None
-            }
-        };
+        let var = |c: &Costed, e: &Expr| if let Expr::Col(k) = e { self.out_var(c, *k) } else { None };
         let sized = plain.as_ref().unwrap_or(&i);
         let (ov, iv) = (var(&o, outer_key), var(sized, inner_key));
         let (none_o, none_i) = (VarData::none(o.est.rows), VarData::none(sized.est.rows));
@@ -2245,7 +2253,7 @@ impl<'a> Model<'a> {
     /// The statistics of a join key in a costed input (None: not a plain column).
     fn key_var(&self, c: &Costed, e: &Expr) -> Option<Var> {
         match e {
-            Expr::Col(k) => self.out_vars(c).get(*k).cloned().flatten(),
+            Expr::Col(k) => self.out_var(c, *k),
             _ => None,
         }
     }
