@@ -51,6 +51,8 @@ pub struct SortState {
     bound: Option<u64>,
     /// The finished sort's method and memory, worked out when EXPLAIN first asks.
     space: std::cell::OnceCell<SortSpace>,
+    /// `work_mem` (kB) when the plan started: tuplesort's memory.
+    pub work_mem_kb: u64,
 }
 
 /// Sort keys as EXPLAIN prints them, e.g. `score DESC`.
@@ -119,6 +121,7 @@ impl SortState {
             junk: vec![],
             bound: None,
             space: std::cell::OnceCell::new(),
+            work_mem_kb: 4096,
         }
     }
 
@@ -201,6 +204,7 @@ impl ExecNode for SortState {
                     bound: self.bound,
                     order: &self.stored_order,
                     junk: &self.junk,
+                    work_mem_kb: self.work_mem_kb,
                 };
                 sort_space(&input)
             });
