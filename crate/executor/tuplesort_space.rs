@@ -554,6 +554,28 @@ fn bounded_heap_space(
     used
 }
 
+/// The rows a bounded sort of `n > 2 * bound` rows returns, in order: the heap
+/// `make_bounded_heap` built over the first `2 * bound + 1` and the puts after kept
+/// (as [`bounded_heap_space`] replays it), emptied by `sort_bounded_heap` (each top
+/// deleted and put after the remaining heap), which leaves ties in the heap's order.
+pub fn bounded_order(n: usize, bound: usize, cmp: &dyn Fn(usize, usize) -> Ordering) -> Vec<usize> {
+    let mut heap = Heap { items: Vec::with_capacity(bound), cmp };
+    for i in 0..n {
+        if heap.items.len() < bound {
+            heap.insert(i);
+        } else if cmp(i, heap.items[0]) == Ordering::Less {
+            heap.replace_top(i);
+        }
+    }
+    let mut out = Vec::with_capacity(bound);
+    while let Some(&top) = heap.items.first() {
+        heap.delete_top();
+        out.push(top);
+    }
+    out.reverse();
+    out
+}
+
 /// tuplesort's heap of row indexes with the largest row on top
 /// (`tuplesort_heap_insert`, `tuplesort_heap_replace_top`: the same sift steps, so
 /// the same rows stay when keys tie).

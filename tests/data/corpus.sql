@@ -3720,3 +3720,19 @@ select a.t, b.u, c.v, loc.qty, r.label, l.price, s.tag from j3a a join j3b b on 
 
 -- [join search six partitioned] six relations over the partitioned tables pw_la, pw_lb, h, r, l (h23s)
 select a.id, b.u, h.grp, r.v, l.region, loc.qty from pw_la a join pw_lb b on b.id = a.id join h on h.id = a.id join r on r.k = a.id join l on l.id = a.id join loc on loc.id = a.id where a.x = 3;
+
+-- (h17s) ===== Small EXPLAIN differences: sorts past work_mem, a FROM subquery's qualified columns =====
+
+-- [setop union settings sort external] work_mem too small for the sort of a UNION: tuplesort writes its runs to tapes and merges them in one pass (external merge, Disk: the tape set's blocks) (h17s)
+set work_mem = '64kB';
+select id, name from h union select k, label from r;
+
+-- [setop union settings sort external passes] more runs than the six tapes of 64 kB: balanced merge passes over reused blocks before the final merge (h17s)
+set work_mem = '64kB';
+select id, name from h union select k, label from r union select id, region from l union select id, cat from f union select id, cat from loc union select grp, name from h;
+
+-- [subquery local order limit] ORDER BY over an ordered, limited subquery of a local table: the subquery is a range-table entry, so Output is qualified (h17s)
+select * from (select id, qty from loc order by qty, id limit 5) t order by id;
+
+-- [subquery local group order] a grouped subquery of a local table, ordered outside (h17s)
+select t.cat, t.n from (select cat, count(*) as n from loc group by cat) t order by t.cat;
