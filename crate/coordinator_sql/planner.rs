@@ -269,7 +269,8 @@ pub(super) fn plan_query_into(
                 if let TableFactor::Derived { subquery, alias, lateral: false } = &from.relation {
                     if from.joins.is_empty() {
                         let name = alias.as_ref().map(|a| ident(&a.name)).unwrap_or_else(|| "unnamed_subquery".into());
-                        let sub = plan_query_into(coord, subquery, text, servers, depth + 1)?;
+                        let mut sub = plan_query_into(coord, subquery, text, servers, depth + 1)?;
+                        super::subselect::name_subquery_scans(&mut sub.plan);
                         return plan_over(q, text, &name, sub);
                     }
                 }

@@ -1186,7 +1186,7 @@ fn for_each_scan_name(p: &Plan, f: &mut dyn FnMut(&str, Option<&crate::plan::Sca
 
 fn rename_scans(p: &mut Plan, renames: &[(String, String)]) {
     let new = |old: &str| renames.iter().find(|(o, _)| o == old).map(|(_, n)| n.clone());
-    let rename = |base: &str, name: &mut Option<crate::plan::ScanName>| match name {
+    for_each_scan_name_mut(p, &mut |base, name| match name {
         Some(n) => {
             if let Some(a) = new(&n.alias) {
                 n.alias = a;
@@ -1201,16 +1201,36 @@ fn rename_scans(p: &mut Plan, renames: &[(String, String)]) {
                     Some(crate::plan::ScanName { alias: a, parent: None, member: false, tlist: None, direct: true });
             }
         }
-    };
-    match p {
-        Plan::SeqScan { table, alias, .. } => rename(&table.clone(), alias),
-        Plan::ForeignScan(fs) => rename(&fs.relation.clone(), &mut fs.alias),
-        Plan::IndexScan { table, alias, .. } | Plan::BitmapHeapScan { table, alias, .. } => {
-            rename(&table.clone(), alias)
+    });
+}
+
+/// Names each scan of a FROM subquery's plan that has no EXPLAIN name yet by its
+/// relation: the subquery is a range-table entry of its own, so the statement's range
+/// table has more than one entry and EXPLAIN qualifies its columns (`f.id`), as
+/// explain.c's `useprefix` does for `Output:` when `list_length(es->rtable) > 1`.
+pub(super) fn name_subquery_scans(p: &mut Plan) {
+    for_each_scan_name_mut(p, &mut |base, name| {
+        if name.is_none() {
+            *name = Some(crate::plan::ScanName {
+                alias: base.to_string(),
+                parent: None,
+                member: false,
+                tlist: None,
+                direct: true,
+            });
         }
+    });
+}
+
+/// Calls `f` with each scan's relation name and its EXPLAIN name, to change.
+fn for_each_scan_name_mut(p: &mut Plan, f: &mut dyn FnMut(&str, &mut Option<crate::plan::ScanName>)) {
+    match p {
+        Plan::SeqScan { table, alias, .. } => f(&table.clone(), alias),
+        Plan::ForeignScan(fs) => f(&fs.relation.clone(), &mut fs.alias),
+        Plan::IndexScan { table, alias, .. } | Plan::BitmapHeapScan { table, alias, .. } => f(&table.clone(), alias),
         Plan::BitmapIndexScan { .. } | Plan::EmptyResult { .. } => {}
         Plan::Append { children, .. } | Plan::MergeAppend { children, .. } => {
-            children.iter_mut().for_each(|c| rename_scans(c, renames))
+            children.iter_mut().for_each(|c| for_each_scan_name_mut(c, f))
         }
         Plan::Sort { child, .. }
         | Plan::IncrementalSort { child, .. }
@@ -1222,23 +1242,23 @@ fn rename_scans(p: &mut Plan, renames: &[(String, String)]) {
         | Plan::Gating { child, .. }
         | Plan::SubqueryScan { child, .. }
         | Plan::Unique { child, .. }
-        | Plan::SetOp { child, .. } => rename_scans(child, renames),
-        Plan::ModifyTable(m) => rename_scans(&mut m.child, renames),
+        | Plan::SetOp { child, .. } => for_each_scan_name_mut(child, f),
+        Plan::ModifyTable(m) => for_each_scan_name_mut(&mut m.child, f),
         Plan::ConstResult { .. } | Plan::DirectModify(_) => {}
         Plan::FunctionScan { .. } | Plan::CteScan { .. } => {}
         Plan::WithCtes { child, ctes } => {
-            rename_scans(child, renames);
-            ctes.iter_mut().for_each(|c| rename_scans(&mut c.plan, renames));
+            for_each_scan_name_mut(child, f);
+            ctes.iter_mut().for_each(|c| for_each_scan_name_mut(&mut c.plan, f));
         }
         Plan::HashJoin { outer, inner, .. }
         | Plan::NestLoop { outer, inner, .. }
         | Plan::MergeJoin { outer, inner, .. } => {
-            rename_scans(outer, renames);
-            rename_scans(inner, renames);
+            for_each_scan_name_mut(outer, f);
+            for_each_scan_name_mut(inner, f);
         }
         Plan::WithInitPlans { child, init_plans } => {
-            rename_scans(child, renames);
-            init_plans.iter_mut().for_each(|i| rename_scans(&mut i.plan, renames));
+            for_each_scan_name_mut(child, f);
+            init_plans.iter_mut().for_each(|i| for_each_scan_name_mut(&mut i.plan, f));
         }
     }
 }

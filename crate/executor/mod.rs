@@ -388,6 +388,7 @@ pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<Plan
             state.key_text = node_sort::sort_key_text(keys, &names);
             state.stored_order = tlist_order::stored_order(child, false);
             state.junk = tlist_order::junk_columns(child);
+            state.work_mem_kb = es.planner.params.work_mem as u64;
             Box::new(state)
         }
         Plan::IncrementalSort { child, keys, presorted } => {

@@ -7,15 +7,16 @@
 //! - Keys compare by `Datum`'s order: NULL above every value, so ASC puts NULLs last
 //!   and DESC first (PostgreSQL's defaults; there is no `NULLS FIRST/LAST` here); text
 //!   by bytes (the `C` collation). [`compare_rows`] is MergeAppend's comparison too.
-//! - The sort is stable: rows with equal keys keep their input order, so a run's
-//!   output is the same every time.
+//! - Rows with equal keys come out in PostgreSQL's order: tuplesort's quicksort
+//!   ([`pg_qsort`]) over the rows in input order, or under a bound its top-N heap's
+//!   (`tuplesort_space::bounded_order`); a run's output is the same every time.
 //! - Rows are buffered flat (`width` values each) and sorted through an index vector;
 //!   rescan drops the buffer and rescans the child.
 //!
 //! Where it departs from PostgreSQL: nodeSort.c feeds tuplesort.c, which sorts in
 //! `work_mem` or merges runs on disk, becomes a top-N heapsort under a Limit's bound
-//! (`ExecSetTupleBound`), and leaves the order of equal keys open; here everything is
-//! in memory, unbounded and stable. `ExecReScanSort` rewinds a finished random-access
+//! (`ExecSetTupleBound`); here everything is in memory, and a sort past `work_mem`
+//! returns the quicksort's order rather than the merge of its runs'. `ExecReScanSort` rewinds a finished random-access
 //! sort when the child's parameters did not change; here a rescan sorts again.
 
 use super::async_through::{through_requestee, AsyncInputs, Through};
@@ -51,6 +52,8 @@ pub struct SortState {
     bound: Option<u64>,
     /// The finished sort's method and memory, worked out when EXPLAIN first asks.
     space: std::cell::OnceCell<SortSpace>,
+    /// `work_mem` (kB) when the plan started: tuplesort's memory.
+    pub work_mem_kb: u64,
 }
 
 /// Sort keys as EXPLAIN prints them, e.g. `score DESC`.
@@ -92,13 +95,127 @@ pub fn compare_rows(keys: &[SortKey], a: &[Datum], b: &[Datum]) -> Ordering {
 }
 
 /// The order of the rows of width `w` packed in `rows` (row i at `rows[i*w..]`) by
-/// `keys`, stable. Sort and Incremental Sort share it: one instance of the standard
-/// library's stable sort in the wasm module instead of one per caller.
+/// `keys`, as PostgreSQL's tuplesort orders them in memory: its quicksort
+/// ([`pg_qsort`]) over the rows in input order, so that rows with equal keys come
+/// out in PostgreSQL's order. Sort and Incremental Sort share it.
 pub fn sorted_order(keys: &[SortKey], rows: &[Datum], w: usize) -> Vec<usize> {
     let n = rows.len() / w.max(1);
     let mut order: Vec<usize> = (0..n).collect();
-    order.sort_by(|&i, &j| compare_rows(keys, &rows[i * w..(i + 1) * w], &rows[j * w..(j + 1) * w]));
+    let row = |i: usize| &rows[i * w..(i + 1) * w];
+    pg_qsort(&mut order, &|i, j| compare_rows(keys, row(i), row(j)));
     order
+}
+
+/// PostgreSQL's quicksort (`src/include/lib/sort_template.h`, which tuplesort's
+/// `qsort_tuple` and its specializations instantiate): insertion sort below 7 items, a
+/// pass that returns when the items are already in order, the pivot the median of
+/// three (of three medians above 40 items), a partition that gathers the pivot's
+/// equals at both ends and swaps them to the middle, recursion into the smaller side
+/// and iteration over the larger. Not stable: equal items come out in the order
+/// these steps leave them, which is PostgreSQL's.
+pub fn pg_qsort(items: &mut [usize], cmp: &dyn Fn(usize, usize) -> Ordering) {
+    let mut a = items;
+    loop {
+        let n = a.len();
+        if n < 7 {
+            for m in 1..n {
+                let mut l = m;
+                while l > 0 && cmp(a[l - 1], a[l]) == Ordering::Greater {
+                    a.swap(l, l - 1);
+                    l -= 1;
+                }
+            }
+            return;
+        }
+        if (1..n).all(|m| cmp(a[m - 1], a[m]) != Ordering::Greater) {
+            return;
+        }
+        let med3 = |a: &[usize], x: usize, y: usize, z: usize| -> usize {
+            if cmp(a[x], a[y]) == Ordering::Less {
+                if cmp(a[y], a[z]) == Ordering::Less {
+                    y
+                } else if cmp(a[x], a[z]) == Ordering::Less {
+                    z
+                } else {
+                    x
+                }
+            } else if cmp(a[y], a[z]) == Ordering::Greater {
+                y
+            } else if cmp(a[x], a[z]) == Ordering::Less {
+                x
+            } else {
+                z
+            }
+        };
+        let mut pm = n / 2;
+        if n > 7 {
+            let (mut pl, mut pn) = (0, n - 1);
+            if n > 40 {
+                let d = n / 8;
+                pl = med3(a, pl, pl + d, pl + 2 * d);
+                pm = med3(a, pm - d, pm, pm + d);
+                pn = med3(a, pn - 2 * d, pn - d, pn);
+            }
+            pm = med3(a, pl, pm, pn);
+        }
+        a.swap(0, pm);
+        let (mut pa, mut pb) = (1, 1);
+        let (mut pc, mut pd) = (n - 1, n - 1);
+        loop {
+            while pb <= pc {
+                let r = cmp(a[pb], a[0]);
+                if r == Ordering::Greater {
+                    break;
+                }
+                if r == Ordering::Equal {
+                    a.swap(pa, pb);
+                    pa += 1;
+                }
+                pb += 1;
+            }
+            while pb <= pc {
+                let r = cmp(a[pc], a[0]);
+                if r == Ordering::Less {
+                    break;
+                }
+                if r == Ordering::Equal {
+                    a.swap(pc, pd);
+                    pd -= 1;
+                }
+                pc -= 1;
+            }
+            if pb > pc {
+                break;
+            }
+            a.swap(pb, pc);
+            pb += 1;
+            pc -= 1;
+        }
+        let swapn = |a: &mut [usize], x: usize, y: usize, k: usize| (0..k).for_each(|i| a.swap(x + i, y + i));
+        let d1 = pa.min(pb - pa);
+        swapn(a, 0, pb - d1, d1);
+        let d1 = (pd - pc).min(n - pd - 1);
+        swapn(a, pb, n - d1, d1);
+        let (d1, d2) = (pb - pa, pd - pc);
+        let whole = a;
+        if d1 <= d2 {
+            if d1 > 1 {
+                pg_qsort(&mut whole[..d1], cmp);
+            }
+            if d2 <= 1 {
+                return;
+            }
+            a = &mut whole[n - d2..];
+        } else {
+            if d2 > 1 {
+                pg_qsort(&mut whole[n - d2..], cmp);
+            }
+            if d1 <= 1 {
+                return;
+            }
+            a = &mut whole[..d1];
+        }
+    }
 }
 
 impl SortState {
@@ -119,13 +236,22 @@ impl SortState {
             junk: vec![],
             bound: None,
             space: std::cell::OnceCell::new(),
+            work_mem_kb: 4096,
         }
     }
 
     fn sort(&mut self, es: &mut EState) {
         let n = self.rows.len() / self.width.max(1);
         let w = self.width.max(1);
-        self.order = sorted_order(&self.keys, &self.rows, w);
+        // A bound under which tuplesort keeps a heap (more than twice the bound's
+        // rows): the bound's least rows in the order its heap leaves them.
+        self.order = match self.bound.filter(|&b| b > 0 && n as u64 > 2 * b) {
+            Some(b) => {
+                let row = |i: usize| &self.rows[i * w..(i + 1) * w];
+                super::tuplesort_space::bounded_order(n, b as usize, &|i, j| compare_rows(&self.keys, row(i), row(j)))
+            }
+            None => sorted_order(&self.keys, &self.rows, w),
+        };
         let log = (usize::BITS - n.leading_zeros()) as u64;
         es.clock.charge(es.cost.sort_cmp_ns * n as u64 * log.max(1));
         self.sorted = true;
@@ -201,10 +327,65 @@ impl ExecNode for SortState {
                     bound: self.bound,
                     order: &self.stored_order,
                     junk: &self.junk,
+                    work_mem_kb: self.work_mem_kb,
                 };
                 sort_space(&input)
             });
             e.details.push(("Sort Method".into(), space.text()));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// pg_qsort sorts (a permutation, in order) inputs of every size class: the
+    /// insertion sort, the presorted pass, the median of three and of nine.
+    #[test]
+    fn pg_qsort_sorts() {
+        for n in [0usize, 1, 5, 6, 7, 8, 40, 41, 100, 1000] {
+            let keys: Vec<u64> = (0..n as u64).map(|i| (i * 7919 + 13) % 97 % (n as u64 / 3 + 1)).collect();
+            let mut order: Vec<usize> = (0..n).collect();
+            pg_qsort(&mut order, &|i, j| keys[i].cmp(&keys[j]));
+            let mut seen = order.clone();
+            seen.sort_unstable();
+            assert_eq!(seen, (0..n).collect::<Vec<_>>(), "a permutation of {n}");
+            assert!(order.windows(2).all(|w| keys[w[0]] <= keys[w[1]]), "{n} items in order");
+        }
+    }
+
+    /// Ties come out in the order PostgreSQL 15's quicksort leaves them: `select a,
+    /// b from (values (1, 1), (2, 0), …, (12, 0)) t(a, b) order by b` (b = a % 2)
+    /// printed a = 4, 8, 2, 10, 6, 12, 7, 3, 5, 1, 9, 11.
+    #[test]
+    fn ties_in_postgresql_order() {
+        let b: Vec<u64> = (1..=12u64).map(|a| a % 2).collect();
+        let mut order: Vec<usize> = (0..12).collect();
+        pg_qsort(&mut order, &|i, j| b[i].cmp(&b[j]));
+        let a: Vec<usize> = order.iter().map(|i| i + 1).collect();
+        assert_eq!(a, [4, 8, 2, 10, 6, 12, 7, 3, 5, 1, 9, 11]);
+    }
+
+    /// Above 40 rows (the pivot a median of three medians), and under a LIMIT's
+    /// bound (the top-N heap): `create table tt as select i as a, (i * 37) % 11 as b
+    /// from generate_series(1, 60) i`, then `select a from tt order by b` and the same
+    /// with `limit 7`, in PostgreSQL 15.
+    #[test]
+    fn ties_in_postgresql_order_many_rows_and_bounded() {
+        let b: Vec<u64> = (1..=60u64).map(|i| (i * 37) % 11).collect();
+        let cmp = |i: usize, j: usize| b[i].cmp(&b[j]);
+        let mut order: Vec<usize> = (0..60).collect();
+        pg_qsort(&mut order, &cmp);
+        let a: Vec<usize> = order.iter().map(|i| i + 1).collect();
+        let want = [
+            22, 33, 55, 44, 11, 58, 36, 3, 47, 25, 14, 17, 6, 28, 39, 50, 53, 42, 9, 20, 31, 56, 23, 1, 34, 45, 12, 26,
+            59, 15, 37, 4, 48, 51, 7, 40, 29, 18, 54, 21, 32, 10, 43, 46, 2, 13, 24, 35, 57, 16, 60, 27, 5, 49, 38, 19,
+            52, 30, 41, 8,
+        ];
+        assert_eq!(a, want);
+        let top: Vec<usize> =
+            crate::executor::tuplesort_space::bounded_order(60, 7, &cmp).iter().map(|i| i + 1).collect();
+        assert_eq!(top, [55, 11, 44, 22, 33, 3, 14]);
     }
 }

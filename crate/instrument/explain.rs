@@ -1858,10 +1858,13 @@ fn json_node(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions, (analyze, cost
         }
         // show_sort_info: TEXT's one line is three members in JSON.
         if k == "Sort Method" {
-            let (method, space) = v.split_once("  Memory: ").unwrap_or((&v, "0kB"));
+            let (method, kind, space) = match v.split_once("  Disk: ") {
+                Some((m, s)) => (m, "Disk", s),
+                None => v.split_once("  Memory: ").map_or((v.as_str(), "Memory", "0kB"), |(m, s)| (m, "Memory", s)),
+            };
             put("Sort Method", J::Str(method.to_string()));
             put("Sort Space Used", int(space.trim_end_matches("kB").parse().unwrap_or(0)));
-            put("Sort Space Type", J::Str("Memory".into()));
+            put("Sort Space Type", J::Str(kind.into()));
             continue;
         }
         let v = if LIST_KEYS.contains(&k.as_str()) {

@@ -3788,3 +3788,18 @@ select a.id, b.u, h.grp, r.v, l.region, loc.qty, f.val, big.grp from pw_la a joi
 
 -- [join search nine left collapse default] nine relations, a LEFT JOIN last: join_collapse_limit 8 keeps the eight inner-joined ones a subproblem (h23p)
 select a.id, c.z, d.id, loc.qty, dim.title, s.tag, r.label, f.val, j.note from j3a a join j3b b on b.id = a.id join j3c c on c.id = b.id join loc on loc.id = c.id join pk_dup d on d.id = loc.id join dim on dim.cat = loc.cat join pk_small s on s.id = d.id join r on r.k = loc.id left join j3d j on j.cat = loc.cat;
+-- (h17s) ===== Small EXPLAIN differences: sorts past work_mem, a FROM subquery's qualified columns =====
+
+-- [setop union settings sort external] work_mem too small for the sort of a UNION: tuplesort writes its runs to tapes and merges them in one pass (external merge, Disk: the tape set's blocks) (h17s)
+set work_mem = '64kB';
+select id, name from h union select k, label from r;
+
+-- [setop union settings sort external passes] more runs than the six tapes of 64 kB: balanced merge passes over reused blocks before the final merge (h17s)
+set work_mem = '64kB';
+select id, name from h union select k, label from r union select id, region from l union select id, cat from f union select id, cat from loc union select grp, name from h;
+
+-- [subquery local order limit] ORDER BY over an ordered, limited subquery of a local table: the subquery is a range-table entry, so Output is qualified (h17s)
+select * from (select id, qty from loc order by qty, id limit 5) t order by id;
+
+-- [subquery local group order] a grouped subquery of a local table, ordered outside (h17s)
+select t.cat, t.n from (select cat, count(*) as n from loc group by cat) t order by t.cat;
