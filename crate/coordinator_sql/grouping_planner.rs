@@ -38,7 +38,8 @@
 //! (an Index Scan on the range key, [`Planner::index_ordered_scan`]; index paths are
 //! otherwise the index work's); a partition's own paths are not weighed by `add_path`
 //! (its scan is pushed or sorted as the candidate says; only a partial aggregation
-//! chooses per partition between sorted and hashed); list partitions are never read
+//! chooses per partition between sorted and hashed, and a foreign leaf's unordered
+//! scan is its sorted one where that costs the same: `Planner::scan`); list partitions are never read
 //! as an ordered Append; avg is not aggregated partially (refused by name).
 
 use super::super::catalog::{Bound, Node, RelKind, Relation};
@@ -384,7 +385,7 @@ impl<'a> Planner<'a> {
 
     /// [`Planner::grouped`]'s candidates ([`grouping_candidates`]).
     #[allow(clippy::too_many_arguments)]
-    fn grouping_paths(
+    pub(super) fn grouping_paths(
         &mut self,
         rel: &Relation,
         leaves: &[Leaf],
@@ -748,7 +749,24 @@ impl<'a> Planner<'a> {
     /// LIMIT/OFFSET in the remote query too (`add_foreign_final_paths`: a plain
     /// foreign table, not an appendrel's partition), by cost.
     pub(super) fn foreign_upper(&self, unordered: Plan, ordered: Option<Plan>, upper: &Upper, push: bool) -> Plan {
-        let mut candidates = vec![Cand { plan: unordered.clone(), ordered: false, presorted: false }];
+        self.foreign_upper_after(vec![], unordered, ordered, upper, push)
+    }
+
+    /// [`Planner::foreign_upper`] after the paths `local` that the grouped relation
+    /// has before postgres_fdw's (`add_paths_to_grouping_rel`'s, which
+    /// `GetForeignUpperPaths` follows): the pushed aggregate is chosen by cost
+    /// against them, as `add_path` weighs it (a GroupAggregate that costs the same
+    /// within 1% keeps its order and wins).
+    pub(super) fn foreign_upper_after(
+        &self,
+        local: Vec<Cand>,
+        unordered: Plan,
+        ordered: Option<Plan>,
+        upper: &Upper,
+        push: bool,
+    ) -> Plan {
+        let mut candidates = local;
+        candidates.push(Cand { plan: unordered.clone(), ordered: false, presorted: false });
         if let Some(o) = &ordered {
             candidates.push(Cand { plan: o.clone(), ordered: true, presorted: true });
         }

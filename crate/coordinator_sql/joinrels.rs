@@ -311,6 +311,10 @@ struct JoinProblem<'r> {
     /// is one ascending column (a Merge Join's order then is the query's).
     query_sort: Option<Vec<SortKey>>,
     query_key: Option<usize>,
+    /// `root->query_pathkeys` (the GROUP BY keys' order, else ORDER BY's), over the
+    /// query's numbering: a foreign base relation holding a member of each has a
+    /// path sorted so remotely (`Planner::scan_pathkeys`).
+    query_pathkeys: Option<Vec<SortKey>>,
     consider_startup: bool,
     /// The columns of the final scan/join target in its order (`columns_in_order`):
     /// each base relation's `reltarget` starts with these, and the top join
@@ -492,6 +496,7 @@ pub(super) fn plan_join_search(
             (Some([SortKey { expr: Expr::Col(c), desc: false }]), None) => Some(*c),
             _ => None,
         },
+        query_pathkeys: query_pathkeys(&l, &where_conj),
         consider_startup: matches!(l.limit, Some((_, Some(_)))),
         tlist_order: columns_in_order(&l, n),
         range_table,
@@ -1235,10 +1240,21 @@ impl JoinProblem<'_> {
                 (b.first..b.first + b.rel.columns.len()).filter(|&c| self.needed(c, relids)).collect();
             let used: Vec<usize> = cols.iter().map(|c| c - b.first).collect();
             let mut p = Planner::new(self.coord, vec![]);
+            // Its cheapest path: a foreign scan sorted by the query's pathkeys where
+            // that path costs the same (`Planner::scan`).
+            p.scan_pathkeys = self.base_pathkeys(b);
             let plan = p.side(b.rel, &b.name, &base_quals[i], &used, None, self.at)?;
+            p.scan_pathkeys = None;
             let plain = self.plain_path(plan, cols.clone(), None);
-            let fdw = (matches!(b.rel.kind, RelKind::Foreign { .. }) && matches!(plain.plan, Plan::ForeignScan(_)))
-                .then(|| plain.clone());
+            // A pushed-down join is deparsed from the relations, not their paths.
+            let fdw = match (&b.rel.kind, &plain.plan) {
+                (RelKind::Foreign { .. }, Plan::ForeignScan(f)) if f.remote.order_by.is_empty() => Some(plain.clone()),
+                (RelKind::Foreign { .. }, Plan::ForeignScan(_)) => {
+                    let plan = p.side(b.rel, &b.name, &base_quals[i], &used, None, self.at)?;
+                    Some(self.plain_path(plan, cols.clone(), None))
+                }
+                _ => None,
+            };
             let mut paths = vec![Rc::new(plain)];
             if let Some(keys) = self.base_order(b, &cols) {
                 let plan = p.side(b.rel, &b.name, &base_quals[i], &used, Some(&keys), self.at)?;
@@ -2079,6 +2095,27 @@ impl JoinProblem<'_> {
         let mut path = RelPath::new(plan, kept, order, costed);
         path.inputs = vec![outer.clone(), inner.clone()];
         Some(path)
+    }
+
+    /// The query's pathkeys as base relation `b` has them, over its own columns: each
+    /// key its own column or its member of the key's equivalence class
+    /// (`is_foreign_pathkey`'s `find_em_for_rel`); None when a key has no member there.
+    fn base_pathkeys(&self, b: &BaseRel) -> Option<Vec<SortKey>> {
+        let own = |c: usize| c >= b.first && c < b.first + b.rel.columns.len();
+        self.query_pathkeys
+            .as_ref()?
+            .iter()
+            .map(|k| {
+                let Expr::Col(c) = k.expr else { return None };
+                let member = if own(c) {
+                    c
+                } else {
+                    let ec = self.ecs.iter().find(|e| e.members.contains(&c))?;
+                    *ec.members.iter().find(|&&m| own(m))?
+                };
+                Some(SortKey { expr: Expr::Col(member - b.first), desc: k.desc })
+            })
+            .collect()
     }
 
     /// The query's ORDER BY over a base relation's returned columns `cols`, when every

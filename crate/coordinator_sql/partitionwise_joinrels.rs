@@ -232,6 +232,7 @@ impl<'r> JoinProblem<'r> {
                 pinned_ecs: self.pinned_ecs.clone(),
                 query_sort: None,
                 query_key: None,
+                query_pathkeys: self.query_pathkeys.clone(),
                 consider_startup: self.consider_startup,
                 tlist_order: self.tlist_order.clone(),
                 range_table,

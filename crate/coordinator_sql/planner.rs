@@ -23,6 +23,12 @@
 //!   scan carries the WHERE conjuncts and fetches only the columns used above it
 //!   (`SELECT NULL` when none); `col = constant` conjuncts come last, as PostgreSQL
 //!   regenerates them from their equivalence class;
+//! - **a foreign scan's cheapest path**: postgres_fdw adds a path sorted by the
+//!   query's pathkeys (GROUP BY's order, else ORDER BY's) beside the unsorted one,
+//!   costing ×1.2 (`DEFAULT_FDW_SORT_MULTIPLIER`); where that is within `add_path`'s
+//!   1% fuzz (a small table) the sorted path replaces the unsorted one, so its remote
+//!   query carries the ORDER BY even under a Hash Join or a HashAggregate
+//!   (`Planner::scan`, `query_pathkeys`);
 //! - **ORDER BY** over several partitions: a Sort above the Append, or a **MergeAppend**
 //!   whose foreign children get the ORDER BY in their remote query and whose local
 //!   children are sorted, or over range partitions an ordered Append; GroupAggregate or
@@ -1059,6 +1065,43 @@ impl Join<'_> {
             .collect()
     }
 
+    /// The query's pathkeys ([`query_pathkeys`], over the join's numbering) as each
+    /// side has them, by its name, for `Planner::side` (`get_useful_pathkeys_for_relation`
+    /// for each base relation: every key must have a member of the side's, its own
+    /// column or, for an inner or semi join, its join key when the key is the other
+    /// side's, one equivalence class). A side lacking one is not listed (no sorted
+    /// path); a key equated to a constant on its side is redundant.
+    fn side_pathkeys(&self, l: &Layers) -> Vec<(String, Vec<SortKey>)> {
+        let [a, b] = &self.sides;
+        // Each side's conjuncts in the join's numbering.
+        let joined = |s: &JoinSide| s.conjuncts.iter().map(|e| e.map_cols(&|i| i + s.first)).collect::<Vec<_>>();
+        let conjuncts: Vec<Expr> = joined(a).into_iter().chain(joined(b)).collect();
+        let Some(keys) = query_pathkeys(l, &conjuncts) else { return vec![] };
+        let ec = matches!(self.join_type, JoinType::Inner | JoinType::Semi) && !self.clauseless;
+        let mut out = vec![];
+        for (s, o) in [(a, b), (b, a)] {
+            let width = s.rel.columns.len();
+            let own: Option<Vec<SortKey>> = keys
+                .iter()
+                .map(|k| {
+                    let Expr::Col(c) = k.expr else { return None };
+                    let col = if c >= s.first && c < s.first + width {
+                        c - s.first
+                    } else if ec && c == o.first + o.key {
+                        s.key
+                    } else {
+                        return None;
+                    };
+                    Some(SortKey { expr: Expr::Col(col), desc: k.desc })
+                })
+                .collect();
+            if let Some(own) = own {
+                out.push((s.name.to_string(), own));
+            }
+        }
+        out
+    }
+
     /// Is the query's ORDER BY one of the join keys, ascending (NULLs last), so that
     /// a Merge Join's output needs no Sort (`pathkeys_contained_in` of the query's
     /// pathkeys in the join's: both keys are members of the clause's equivalence
@@ -1365,15 +1408,13 @@ impl Join<'_> {
 
     /// Has the pushed-down join a path ordered by the query's ORDER BY on its server
     /// (`add_paths_with_pathkeys_for_rel`: the query's pathkeys are the join
-    /// relation's columns)? Only under use_remote_estimate in the sandbox (with local
-    /// estimates the ordered foreign join path is not built: the departure
-    /// postgres_fdw_join.rs states).
+    /// relation's columns)? With local estimates it costs the join's ×1.2
+    /// (`DEFAULT_FDW_SORT_MULTIPLIER`), with use_remote_estimate the server's EXPLAIN
+    /// of the ordered query; `add_path` weighs it against the others.
     fn remote_ordered_join(&self, l: &Layers) -> bool {
         let Some(keys) = l.sort.as_ref() else { return false };
-        let names: Vec<&str> = self.sides.iter().map(|s| s.rel.name.as_str()).collect();
-        let remote = names.iter().any(|r| super::remote_estimate::uses_remote_estimate(self.coord, r).is_some());
         let n = self.sides[0].rel.columns.len() + self.sides[1].rel.columns.len();
-        remote && l.agg.is_none() && keys.iter().all(|k| matches!(k.expr, Expr::Col(c) if c < n))
+        l.agg.is_none() && keys.iter().all(|k| matches!(k.expr, Expr::Col(c) if c < n))
     }
 
     /// The pushed-down join's scan with the query's ORDER BY (over the join's
@@ -1477,6 +1518,10 @@ impl Join<'_> {
             && !presorted_sides.inner_param
             && self.partitions_key_ordered(i, l);
         let mut p = Planner::new(self.coord, std::mem::take(servers));
+        // A pushed-down join is deparsed from its relations, not their paths.
+        if method != Method::Foreign {
+            p.side_pathkeys = self.side_pathkeys(l);
+        }
         p.force_index = presorted_sides.outer_index;
         p.merge_order = outer_merge_order;
         let outer = p.side(o.rel, o.name, o.conjuncts, &o.used, outer_order.as_ref(), self.at);
@@ -2087,13 +2132,30 @@ struct Planner<'a> {
     /// locally (`create_append_plan` / `create_merge_append_plan` put a Sort above a
     /// member whose path is not in the order).
     merge_order: bool,
+    /// The query's pathkeys (`root->query_pathkeys`: the GROUP BY keys' order, else
+    /// ORDER BY's) as the relation being scanned has them, over its table columns
+    /// (its own column, or its member of the key's equivalence class); None when
+    /// some key is none of its own. A foreign leaf's unordered scan is then its
+    /// cheapest of the unsorted path and the one sorted so ([`Self::scan`]).
+    scan_pathkeys: Option<Vec<SortKey>>,
+    /// [`Self::scan_pathkeys`] of each relation of a join, by the name it goes by,
+    /// for [`Self::side`] to take.
+    side_pathkeys: Vec<(String, Vec<SortKey>)>,
 }
 
 impl<'a> Planner<'a> {
     /// A planner for one query level over `servers` (the foreign servers its scans have
     /// met so far): no gating quals, scans free to take their cheapest paths.
     fn new(coord: &'a Node, servers: Vec<String>) -> Planner<'a> {
-        Planner { coord, servers, gating: vec![], force_index: false, merge_order: false }
+        Planner {
+            coord,
+            servers,
+            gating: vec![],
+            force_index: false,
+            merge_order: false,
+            scan_pathkeys: None,
+            side_pathkeys: vec![],
+        }
     }
 }
 
@@ -2234,6 +2296,8 @@ impl<'a> Planner<'a> {
         let used = used_columns(&l, rel.columns.len());
         let where_cols = l.filter.as_ref().map(|f| columns_of(f, rel.columns.len())).unwrap_or_default();
         let map = remap(&used, rel.columns.len());
+        // The relation's own pathkeys are the query's (its scans' sorted paths).
+        self.scan_pathkeys = query_pathkeys(&l, &conjuncts);
 
         if let Some((strategy, keys, aggs)) = &l.agg {
             let keys: Vec<Expr> = keys.iter().map(|e| rewrite(e, &map)).collect();
@@ -2304,6 +2368,7 @@ impl<'a> Planner<'a> {
                 // foreign_grouping_ok ships it), ORDER BY (add_foreign_ordered_paths) and
                 // then LIMIT/OFFSET (add_foreign_final_paths). HAVING and the sort keys
                 // are over the Agg's output: keys then aggregates, the remote targets.
+                let query_having = having.clone();
                 let conds = having.take().map(|h| split_and(&h)).unwrap_or_default();
                 let (remote, local): (Vec<Expr>, Vec<Expr>) =
                     conds.into_iter().partition(|c| is_foreign_expr_on(c, self.coord, rel));
@@ -2319,8 +2384,25 @@ impl<'a> Planner<'a> {
                 if let (Plan::ForeignScan(f), Some(keys)) = (&mut ordered, &sort) {
                     f.remote.order_by = keys.clone();
                 }
+                // The grouped relation's local paths come first (GroupAggregate over
+                // the scan sorted remotely or by a Sort, HashAggregate), then the
+                // pushed one: by cost (`add_paths_to_grouping_rel`, then
+                // `add_foreign_grouping_paths`).
+                let local = match keys.is_empty() || leaves.len() != 1 {
+                    true => vec![],
+                    false => {
+                        let s = ScanInput { conjuncts: &conjuncts, used: &used, where_cols: &where_cols };
+                        let upper = Upper {
+                            having: query_having.as_ref(),
+                            sort: sort.as_deref(),
+                            targets: l.targets.as_deref(),
+                            limit,
+                        };
+                        self.grouping_paths(rel, &leaves, &s, &keys, &aggs, &upper, at)?
+                    }
+                };
                 let upper = Upper { having: None, sort: sort.as_deref(), targets: l.targets.as_deref(), limit };
-                return Ok(self.foreign_upper(plan, sort.is_some().then_some(ordered), &upper, true));
+                return Ok(self.foreign_upper_after(local, plan, sort.is_some().then_some(ordered), &upper, true));
             }
             if let Some(h) = having {
                 plan = Plan::Result { child: Box::new(plan), filter: Some(h), targets: None };
@@ -2427,7 +2509,29 @@ impl<'a> Planner<'a> {
     /// With `order` (over the used columns): each scan ordered so (a foreign one by
     /// its remote ORDER BY, a local one by a Sort), several under a Merge Append
     /// (`generate_orderedappend_paths`).
+    ///
+    /// Its scans take the query's pathkeys [`Self::side_pathkeys`] has for it (by
+    /// `alias`), when that list is given.
     fn side(
+        &mut self,
+        rel: &'a Relation,
+        alias: &str,
+        conjuncts: &[Expr],
+        used: &[usize],
+        order: Option<&Vec<SortKey>>,
+        at: Location,
+    ) -> Result<Plan, FrontError> {
+        let saved = self.scan_pathkeys.clone();
+        if !self.side_pathkeys.is_empty() {
+            self.scan_pathkeys = self.side_pathkeys.iter().find(|(a, _)| a == alias).map(|(_, k)| k.clone());
+        }
+        let plan = self.side_scans(rel, alias, conjuncts, used, order, at);
+        self.scan_pathkeys = saved;
+        plan
+    }
+
+    /// [`Self::side`]'s scans.
+    fn side_scans(
         &mut self,
         rel: &'a Relation,
         alias: &str,
@@ -2572,7 +2676,72 @@ impl<'a> Planner<'a> {
 
     /// The scan of one leaf, returning the `used` columns (in column order), filtered
     /// by the WHERE conjuncts, ordered by `order` (over the used columns) if given.
+    ///
+    /// Without an order asked, a foreign leaf's cheapest path (`set_cheapest` over
+    /// its pathlist): postgres_fdw adds its unsorted path, then one sorted by the
+    /// query's pathkeys (`add_paths_with_pathkeys_for_rel`, [`Self::scan_pathkeys`]),
+    /// and `add_path` keeps the sorted one alone when it costs the same within
+    /// `STD_FUZZ_FACTOR` (its ordering is better): so a small table's scan sends
+    /// its ORDER BY even where nothing above uses the order.
     fn scan(
+        &mut self,
+        leaf: &Leaf,
+        conjuncts: &[Expr],
+        used: &[usize],
+        where_cols: &[usize],
+        order: Option<&Vec<SortKey>>,
+        at: Location,
+    ) -> Result<Plan, FrontError> {
+        let unsorted = self.scan_path(leaf, conjuncts, used, where_cols, order, at)?;
+        let sorted_keys = match order {
+            None => self.useful_query_pathkeys(leaf, used),
+            Some(_) => None,
+        };
+        let Some(keys) = sorted_keys else { return Ok(unsorted) };
+        let sorted = self.scan_path(leaf, conjuncts, used, where_cols, Some(&keys), at)?;
+        let (new, old) = (self.leaf_estimate(&sorted), self.leaf_estimate(&unsorted));
+        // add_path(sorted) after add_path(unsorted): the same rows, better pathkeys,
+        // so the unsorted path leaves when the costs are fuzzily equal.
+        Ok(match compare_path_costs_fuzzily(&new, &old, STD_FUZZ_FACTOR, false) {
+            Costs::Equal | Costs::Better1 => sorted,
+            _ => unsorted,
+        })
+    }
+
+    /// The query's pathkeys as a foreign leaf's own sort keys over its `used`
+    /// columns (`get_useful_pathkeys_for_relation`'s query_pathkeys, kept only when
+    /// every one is the relation's to ship: `is_foreign_pathkey`); None for a local
+    /// leaf, a leaf postgres_fdw estimates remotely (its sorted path's cost is the
+    /// shard's answer, `super::remote_estimate`), or a key not among `used`.
+    fn useful_query_pathkeys(&self, leaf: &Leaf, used: &[usize]) -> Option<Vec<SortKey>> {
+        let keys = self.scan_pathkeys.as_ref().filter(|k| !k.is_empty())?;
+        if !matches!(leaf.rel.kind, RelKind::Foreign { .. }) || self.merge_order {
+            return None;
+        }
+        if super::remote_estimate::uses_remote_estimate(self.coord, &leaf.rel.name).is_some() {
+            return None;
+        }
+        keys.iter()
+            .map(|k| match k.expr {
+                Expr::Col(c) => Some(SortKey { expr: Expr::Col(used.iter().position(|&u| u == c)?), desc: k.desc }),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// A leaf's path estimate (its top node's).
+    fn leaf_estimate(&self, plan: &Plan) -> Estimate {
+        let params = CostParams::from_settings(&|n| self.coord.setting(n).map(str::to_string));
+        cost_plan(plan, self.coord, &params).first().copied().unwrap_or(Estimate {
+            startup: f64::INFINITY,
+            total: f64::INFINITY,
+            rows: 0.0,
+            width: 0,
+        })
+    }
+
+    /// [`Self::scan`]'s path in the order asked (or none).
+    fn scan_path(
         &mut self,
         leaf: &Leaf,
         conjuncts: &[Expr],
@@ -2845,6 +3014,37 @@ fn is_equivalence_restriction(e: &Expr) -> bool {
     let pseudoconstant = |x: &Expr| !reads(x) && !contains_volatile(x);
     matches!(e, Expr::Bin(BinOp::Eq, l, r)
         if (reads(l) && !contains_volatile(l) && pseudoconstant(r)) || (reads(r) && !contains_volatile(r) && pseudoconstant(l)))
+}
+
+/// `root->query_pathkeys` as `standard_qp_callback` sets it: the GROUP BY keys in
+/// their sort order (`group_pathkeys`, ORDER BY's keys first where it allows) when
+/// the query groups, else ORDER BY's keys; as sort keys over the query's columns
+/// (the relation's, or a join's numbering). A key equated to a constant by one of
+/// `conjuncts` (in the same numbering) is left out (`pathkey_is_redundant`). None
+/// without such keys (no GROUP BY and no ORDER BY, a plain aggregate), or when a
+/// key is no plain column (an expression's pathkey is not followed here).
+fn query_pathkeys(l: &Layers, conjuncts: &[Expr]) -> Option<Vec<SortKey>> {
+    let keys: Vec<SortKey> = match &l.agg {
+        Some((_, keys, _)) => grouping_planner::group_pathkeys(keys.len(), l.sort.as_deref())
+            .into_iter()
+            .map(|(k, desc)| SortKey { expr: keys[k].clone(), desc })
+            .collect(),
+        None => l.sort.clone()?,
+    };
+    let constant = |c: usize| {
+        conjuncts.iter().any(|q| {
+            is_col_eq_const(q) && matches!(q, Expr::Bin(_, a, b) if **a == Expr::Col(c) || **b == Expr::Col(c))
+        })
+    };
+    let mut out = Vec::with_capacity(keys.len());
+    for k in keys {
+        match k.expr {
+            Expr::Col(c) if constant(c) => {}
+            Expr::Col(_) => out.push(k),
+            _ => return None,
+        }
+    }
+    (!out.is_empty()).then_some(out)
 }
 
 fn is_col_eq_const(e: &Expr) -> bool {

@@ -38,8 +38,8 @@
 //! join not pushed (postgres_fdw keeps an inner join's unshippable clauses as local
 //! conditions over the pushed join); for two relations (planner.rs) the ordered
 //! foreign join path (the query's ORDER BY in the remote query,
-//! `add_paths_with_pathkeys_for_rel`) only under use_remote_estimate
-//! (`Join::remote_ordered_join`) and no LIMIT pushed over the join; the join search of
+//! `add_paths_with_pathkeys_for_rel`, `Join::remote_ordered_join`) is weighed by
+//! cost, but no LIMIT is pushed over the join (`add_foreign_final_paths`); the join search of
 //! three to five relations (joinrels.rs) weighs the pushed aggregate, ORDER BY and
 //! LIMIT at its top by cost (`add_foreign_grouping_paths`, `add_foreign_final_paths`
 //! for join relations). A full join whose side has conditions (a subquery in

@@ -3803,3 +3803,25 @@ select * from (select id, qty from loc order by qty, id limit 5) t order by id;
 
 -- [subquery local group order] a grouped subquery of a local table, ordered outside (h17s)
 select t.cat, t.n from (select cat, count(*) as n from loc group by cat) t order by t.cat;
+-- (h17o) ===== Foreign scans sorted remotely by the query's pathkeys (postgres_fdw's add_paths_with_pathkeys_for_rel) =====
+
+-- [remotesort merge foreign settings] a Merge Join of two foreign tables on two servers, each sorted remotely by the ORDER BY's equivalence class (h17o)
+set enable_hashjoin = off;
+set enable_nestloop = off;
+select f.id, r_hi.v from f join r_hi on f.id = r_hi.k order by f.id;
+
+-- [remotesort group foreign] GROUP BY over a small foreign table: a GroupAggregate over its remotely sorted scan costs what the pushed aggregate costs (within 1%) and keeps its order, so it wins (h17o)
+select cat, count(*) from dim group by cat;
+
+-- [remotesort group foreign settings] GROUP BY over a foreign table with a condition that does not ship: a GroupAggregate over a Sort, hash aggregation off (h17o)
+set enable_hashagg = off;
+select cat, sum(val) from f where id < 100 and uf_abs_local(id) > 3 group by cat;
+
+-- [remotesort join pushed order] ORDER BY over a join pushed to its server: the ORDER BY in the remote query (h17o)
+select f.id, d.title from f join dim d on d.cat = f.cat order by d.title;
+
+-- [remotesort join pushed order desc] the same, descending: DESC NULLS FIRST in the remote query (h17o)
+select f.id, d.title from f join dim d on d.cat = f.cat order by f.id desc;
+
+-- [remotesort hash foreign group] a Hash Join whose small foreign side is sorted remotely by the GROUP BY key, which nothing above uses (h17o)
+select d.title, count(*) from dim d join loc on loc.cat = d.cat group by d.title;
