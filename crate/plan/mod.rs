@@ -597,20 +597,25 @@ impl Expr {
     }
 
     /// The integer type of an expression `col_type` calls an integer (`exprType` for
-    /// the integer family): a column's declared type (int8 when its input does not
-    /// know it), a constant's as the parser types a literal (int4 when it fits), an
-    /// operator's result type ([`BinOp::IntNarrow`]'s, else int8), a cast's target.
-    /// It decides which operator `+` over it is (`int4pl` or `int8pl`, …).
-    pub fn int_type(&self, input: &[Column]) -> SqlType {
+    /// the integer family): a column's declared type, a constant's as the parser
+    /// types a literal (int4 when it fits), an operator's result type
+    /// ([`BinOp::IntNarrow`]'s, else int8), a cast's target. It decides which
+    /// operator `+` over it is (`int4pl` or `int8pl`, …). None: not known (a column
+    /// whose input does not say, the built-in scenarios'), which operators take as an
+    /// int8 and a cast to an integer type leaves out, as before types were known.
+    pub fn int_type(&self, input: &[Column]) -> Option<SqlType> {
         match self {
-            Expr::Col(i) => input.get(*i).and_then(|c| c.sql_type).filter(|t| t.is_integer()).unwrap_or(SqlType::Int8),
-            Expr::Const(Datum::Int(v)) if i32::try_from(*v).is_ok() => SqlType::Int4,
-            Expr::Param(_, t, _) | Expr::ExecParam(_, t) if t.is_integer() => *t,
-            Expr::Bin(BinOp::IntNarrow(_, t), ..) => *t,
-            Expr::Func(Func::Cast { to, .. } | Func::SubPlan { ty: to, .. }, _) if to.is_integer() => *to,
-            Expr::Func(Func::Length, _) => SqlType::Int4,
+            Expr::Col(i) => input.get(*i).and_then(|c| c.sql_type).filter(|t| t.is_integer()),
+            Expr::Const(Datum::Int(v)) => Some(if i32::try_from(*v).is_ok() { SqlType::Int4 } else { SqlType::Int8 }),
+            Expr::Param(_, t, _) | Expr::ExecParam(_, t) => Some(*t).filter(|t| t.is_integer()),
+            Expr::Bin(BinOp::IntNarrow(_, t), ..) => Some(*t),
+            Expr::Bin(op, l, r) if !op.is_comparison() && !matches!(op, BinOp::And | BinOp::Or) => {
+                l.int_type(input).and(r.int_type(input)).map(|_| SqlType::Int8)
+            }
+            Expr::Func(Func::Cast { to, .. } | Func::SubPlan { ty: to, .. }, _) => Some(*to).filter(|t| t.is_integer()),
+            Expr::Func(Func::Length, _) => Some(SqlType::Int4),
             Expr::Func(Func::Neg | Func::Abs, args) if !args.is_empty() => args[0].int_type(input),
-            _ => SqlType::Int8,
+            _ => None,
         }
     }
 
@@ -620,7 +625,7 @@ impl Expr {
         let ty = self.col_type(input);
         let sql_type = match (self, ty) {
             (Expr::Col(i), _) => input.get(*i).and_then(|c| c.sql_type),
-            (_, ColType::Int) => Some(self.int_type(input)),
+            (_, ColType::Int) => self.int_type(input),
             _ => None,
         };
         Column { name: name.to_string(), ty, sql_type }
@@ -832,7 +837,7 @@ impl AggCall {
         let ty = self.arg.as_ref().map(|e| e.col_type(input)).unwrap_or(ColType::Int);
         let mut c = Column::new(self.func.name(), self.func.result_type(ty));
         c.sql_type = match (self.func, &self.arg, c.ty) {
-            (AggFunc::Min | AggFunc::Max, Some(arg), ColType::Int) => Some(arg.int_type(input)),
+            (AggFunc::Min | AggFunc::Max, Some(arg), ColType::Int) => arg.int_type(input),
             (AggFunc::Count | AggFunc::CountStar | AggFunc::Sum, _, ColType::Int) => Some(SqlType::Int8),
             _ => None,
         };

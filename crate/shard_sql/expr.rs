@@ -550,7 +550,7 @@ impl ExprPlanner<'_> {
                 let x = self.plan(operand, scope)?;
                 // int4um, int2um: the operand's own integer type (`0 - x` over it).
                 let op = match self.type_of(&x, scope) {
-                    ColType::Int => BinOp::Minus.with_int_result(self.int_type_of(&x, scope)),
+                    ColType::Int => BinOp::Minus.with_int_result(self.int_type_of(&x, scope).unwrap_or(SqlType::Int8)),
                     _ => BinOp::Minus,
                 };
                 fold_constant(Expr::bin(op, Expr::int(0), x))
@@ -636,7 +636,8 @@ impl ExprPlanner<'_> {
             // Two integers: the operator of the wider type (int4pl for two int4s,
             // int48pl, an int8 result, for an int4 and an int8).
             (ColType::Int, ColType::Int) => {
-                let result = wider_int(l.int_type(columns), r.int_type(columns));
+                let int = |e: &Expr| e.int_type(columns).unwrap_or(SqlType::Int8);
+                let result = wider_int(int(&l), int(&r));
                 return fold_constant(Expr::bin(op.with_int_result(result), l, r));
             }
             _ => return fold_constant(Expr::bin(op, l, r)),
@@ -687,13 +688,12 @@ impl ExprPlanner<'_> {
         // to the type the expression has (`int4col::int4`), as it drops `x::text` of
         // a text.
         let from = match from {
-            ColType::Int if to.is_integer() => {
-                let from = self.int_type_of(&x, scope);
-                if from == to {
-                    return Ok(x);
-                }
-                from
-            }
+            ColType::Int if to.is_integer() => match self.int_type_of(&x, scope) {
+                Some(from) if from != to => from,
+                // The same type, or one not known (a column of a built-in scenario's
+                // table): no cast, as before types were known.
+                _ => return Ok(x),
+            },
             _ if from == target => return Ok(x),
             other => sql_type(other),
         };
@@ -721,7 +721,7 @@ impl ExprPlanner<'_> {
     }
 
     /// The integer type of a planned integer expression in `scope` ([`Expr::int_type`]).
-    fn int_type_of(&self, x: &Expr, scope: &Scope) -> SqlType {
+    fn int_type_of(&self, x: &Expr, scope: &Scope) -> Option<SqlType> {
         match scope {
             Scope::Rows { .. } => x.int_type(&self.rel.columns),
             Scope::Groups(g) => x.int_type(&g.output_columns(&self.rel.columns)),

@@ -378,7 +378,9 @@ mod tests {
     fn a_simple_body_is_inlined_with_its_arguments() {
         let d = def("\"$1\" + 1", &[SqlType::Int4], Volatility::Immutable, false);
         let e = inline_function(&d, "\"$1\" + 1", vec![Expr::Col(3)], None).unwrap();
-        assert_eq!(e, Expr::bin(BinOp::Plus, Expr::Col(3), Expr::Const(Datum::Int(1))));
+        // int4pl: the parameter is an int4.
+        let int4pl = BinOp::Plus.with_int_result(SqlType::Int4);
+        assert_eq!(e, Expr::bin(int4pl, Expr::Col(3), Expr::Const(Datum::Int(1))));
     }
 
     #[test]
