@@ -230,11 +230,21 @@ impl ColType {
 pub struct Column {
     pub name: String,
     pub ty: ColType,
+    /// The SQL type when it is known (a table's declared type, an expression's
+    /// `exprType`): what tells an int4 column from an int8 one, which one `ColType`
+    /// does not, so that `+` over it is int4's operator (`int4pl`, range-checked as
+    /// int4) or int8's. None: not known, an integer then taken as an int8 (the
+    /// built-in scenarios' tables, whose operators never check a narrower range).
+    pub sql_type: Option<crate::plan::SqlType>,
 }
 
 impl Column {
     pub fn new(name: &str, ty: ColType) -> Column {
-        Column { name: name.to_string(), ty }
+        Column { name: name.to_string(), ty, sql_type: None }
+    }
+    /// A column of a declared SQL type.
+    pub fn typed(name: &str, t: crate::plan::SqlType) -> Column {
+        Column { name: name.to_string(), ty: t.col_type(), sql_type: Some(t) }
     }
 }
 

@@ -152,7 +152,7 @@ impl Relation {
     }
 
     pub fn columns(&self) -> Vec<Column> {
-        self.columns.iter().map(|c| Column::new(&c.name, c.ty.col_type())).collect()
+        self.columns.iter().map(|c| Column::typed(&c.name, c.ty)).collect()
     }
     pub fn column_index(&self, name: &str) -> Option<usize> {
         self.columns.iter().position(|c| c.name == name)
@@ -765,7 +765,7 @@ impl Cluster {
             }
             return Ok(RelKind::Partitioned { strategy: pb.strategy, key, partitions: vec![] });
         }
-        let cols: Vec<Column> = columns.iter().map(|c| Column::new(&c.name, c.ty.col_type())).collect();
+        let cols: Vec<Column> = columns.iter().map(|c| Column::typed(&c.name, c.ty)).collect();
         Ok(RelKind::Table(Table::new(rel, cols)))
     }
 

@@ -456,8 +456,11 @@ fn plan_body(coord: &Node, kept: &[Kept], body: &Stmt, text: &str, at: Location)
     let mut node = coord.clone();
     for k in kept {
         node.relations.retain(|r| r.name != k.name);
-        let columns: Vec<ColumnInfo> =
-            k.columns.iter().map(|c| ColumnInfo { name: c.name.clone(), ty: sql_type(c.ty) }).collect();
+        let columns: Vec<ColumnInfo> = k
+            .columns
+            .iter()
+            .map(|c| ColumnInfo { name: c.name.clone(), ty: c.sql_type.unwrap_or(sql_type(c.ty)) })
+            .collect();
         // One page of one (NULL) row, whose statistics say the CTE's estimate: the
         // planner's Seq Scan of it sees the CTE's rows (set_cte_size_estimates), at
         // one page's cost more than the CTE Scan's.

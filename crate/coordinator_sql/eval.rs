@@ -24,8 +24,11 @@
 //! being evaluated. Nothing here panics on any input.
 //!
 //! Departs from PostgreSQL: arithmetic and comparisons take numbers only (a text
-//! comparison is refused), booleans are int4 1/0, AND/OR/NOT are not accepted here,
-//! and an int4 result is not range-checked until it is stored.
+//! comparison is refused), booleans are int4 1/0, AND/OR/NOT are not accepted here.
+//! Integer operators are bound by their operands' types as `make_op` binds them
+//! (`int4pl` for two int4s, range-checked as int4: [`BinOp::IntNarrow`]); `-x` and
+//! `abs(x)` of an int4 are computed in int8 and checked by an implicit cast to int4
+//! (an UPDATE's SET shows that cast in EXPLAIN VERBOSE, where PostgreSQL shows none).
 
 use sqlparser::ast::{
     self, BinaryOperator, CastKind, FunctionArg, FunctionArgExpr, FunctionArguments, UnaryOperator, Value,
@@ -191,7 +194,21 @@ fn negate(x: Typed, at: Location) -> Result<Typed, FrontError> {
     if is_text(&x) {
         return Err(FrontError::at("operator does not exist: - text", at));
     }
-    Ok((Expr::func(Func::Neg, vec![x.0]), x.1))
+    // int4um, int2um: `-x` of an int4 past int4's range (the smallest int4) is
+    // checked by a cast to its own type, which the evaluator range-checks.
+    let neg = Expr::func(Func::Neg, vec![x.0]);
+    Ok((narrowed(neg, x.1), x.1))
+}
+
+/// `e`, an int8 computation of an int4 or int2 value (`-x`, `abs(x)`), with its
+/// result checked against that type's range, as int4um and int4abs check it.
+fn narrowed(e: Expr, ty: Option<SqlType>) -> Expr {
+    match ty {
+        Some(t @ (SqlType::Int2 | SqlType::Int4)) => {
+            Expr::func(Func::Cast { from: Some(SqlType::Int8), to: t, implicit: true }, vec![e])
+        }
+        _ => e,
+    }
 }
 
 /// `x` as a number operand: an untyped literal is read as a number now (its type
@@ -226,6 +243,11 @@ fn binary(op: &BinaryOperator, l: Typed, r: Typed, at: Location) -> Result<Typed
     let wider = operator_type(l.1, r.1);
     let (l, r) = (coerce_operand(l, wider), coerce_operand(r, wider));
     let ty = if bin.is_comparison() { Some(SqlType::Int4) } else { arith_type(l.1, r.1) };
+    // Two integers: the operator of their wider type (int4pl's range check for int4s).
+    let bin = match (l.1, r.1, ty) {
+        (Some(a), Some(b), Some(t)) if a.is_integer() && b.is_integer() => bin.with_int_result(t),
+        _ => bin,
+    };
     Ok((Expr::bin(bin, l.0, r.0), ty))
 }
 
@@ -260,14 +282,15 @@ fn coerce_operand(x: Typed, to: Option<SqlType>) -> Typed {
     }
 }
 
-/// The type of `+ - * / %`: integer if both are (int8 if either is), float8 if
-/// either is, else numeric; NULL takes the other's.
+/// The type of `+ - * / %`: integer if both are (the wider: int8 if either is, int2
+/// if both are), float8 if either is, else numeric; NULL takes the other's.
 fn arith_type(l: Option<SqlType>, r: Option<SqlType>) -> Option<SqlType> {
     use SqlType::*;
     let (Some(a), Some(b)) = (l, r) else { return l.or(r) };
     Some(match (a, b) {
         (Float8, _) | (_, Float8) => Float8,
         (Int8, b) | (b, Int8) if b.is_integer() => Int8,
+        (Int2, Int2) => Int2,
         (a, b) if a.is_integer() && b.is_integer() => Int4,
         _ => Numeric,
     })
@@ -352,7 +375,8 @@ fn call(func: Func, mut typed: Vec<Typed>, at: Location) -> Result<Typed, FrontE
         }
         _ => Some(SqlType::Text),
     };
-    Ok((Expr::func(func, typed.into_iter().map(|(e, _)| e).collect()), ty))
+    let e = Expr::func(func, typed.into_iter().map(|(e, _)| e).collect());
+    Ok((if func == Func::Abs { narrowed(e, ty) } else { e }, ty))
 }
 
 #[cfg(test)]

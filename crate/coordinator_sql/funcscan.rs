@@ -20,7 +20,7 @@ use super::catalog::ident;
 use super::planner::Planned;
 use super::FrontError;
 use crate::plan::Plan;
-use crate::types::{ColType, Column};
+use crate::types::Column;
 
 /// The most rows one generate_series in a query may return here.
 pub const MAX_SERIES_ROWS: i64 = 1_000_000;
@@ -69,7 +69,10 @@ pub(super) fn plan_function_scan(f: &TableFactor, at: Location) -> Result<(Strin
         .or_else(|| table_alias.clone())
         .unwrap_or_else(|| "generate_series".to_string());
     let refname = table_alias.clone().unwrap_or_else(|| "generate_series".to_string());
-    let plan = Plan::FunctionScan { alias: table_alias, column: Column::new(&column, ColType::Int), start, stop, step };
+    // generate_series(int4, int4[, int4]) is int4's; a bigint bound makes it int8's.
+    let int4 = [start, stop, step].iter().all(|v| i32::try_from(*v).is_ok());
+    let ty = if int4 { crate::plan::SqlType::Int4 } else { crate::plan::SqlType::Int8 };
+    let plan = Plan::FunctionScan { alias: table_alias, column: Column::typed(&column, ty), start, stop, step };
     let columns = plan.output_columns();
     Ok((refname, Planned { plan, columns, servers: vec![], order_key: None, order_keys: vec![] }))
 }

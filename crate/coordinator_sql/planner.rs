@@ -2965,8 +2965,9 @@ fn constant_qual(e: &Expr) -> Option<bool> {
         }
     }
     // A qual is true only if it is true: false and NULL both reject every row.
-    // One that raises (`1/0 = 1`) is left to the executor, which raises it (PostgreSQL's
-    // eval_const_expressions raises it while planning: the same ERROR either way).
+    // One that raises (`1/0 = 1`) was raised by the analysis already (its constant
+    // arithmetic is folded there, as eval_const_expressions folds it), except under
+    // an AND or OR a constant decided: it is not a value, and left as it is.
     if !is_constant(e) {
         return None;
     }

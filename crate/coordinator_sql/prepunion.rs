@@ -484,7 +484,13 @@ fn check_columns(
     Ok(first
         .iter()
         .enumerate()
-        .map(|(i, c)| Column { name: c.name.clone(), ty: types.get(i).map_or(c.ty, |t| t.col_type()) })
+        .map(|(i, c)| match types.get(i) {
+            // An integer's width is the first branch's (the types here take an
+            // unknown integer as int4, for costs).
+            Some(t) if !t.is_integer() => Column::typed(&c.name, *t),
+            Some(t) => Column { ty: t.col_type(), ..c.clone() },
+            None => c.clone(),
+        })
         .collect())
 }
 

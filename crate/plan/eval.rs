@@ -12,8 +12,7 @@
 //!
 //! Invariants:
 //! - Evaluation looks at values only: every type decision was made when the `Expr`
-//!   was built. Integers are checked i64 arithmetic (overflow is "bigint out of
-//!   range"), an integer with a numeric is exact numeric arithmetic
+//!   was built. Integers are checked i64 arithmetic (below), an integer with a numeric is exact numeric arithmetic
 //!   ([`crate::numeric`], PostgreSQL's result scales), either with a float8 is float8
 //!   arithmetic (PostgreSQL's implicit casts), division or modulo by zero is
 //!   "division by zero"; comparisons use `Datum`'s order; AND and OR are SQL's
@@ -38,17 +37,21 @@
 //!   ([`ExprContext::random`]: a session's, as in a PostgreSQL backend); without one,
 //!   `random()` is an error (the executor's plans never call it).
 //!
+//! - Integer operators are PostgreSQL's by their result type: the analysis binds
+//!   `+` over two int4s as [`BinOp::IntNarrow`] (`int4pl`), computed in int8 and
+//!   checked against int4's range ("integer out of range"; int2's "smallint out of
+//!   range"), and over an int8 as the plain operator (`int8pl`, `int48pl`: "bigint
+//!   out of range"). No int4 or int2 operation overflows int8, so the check is one
+//!   comparison and nothing is allocated. A cast between integer types (`int84`) is
+//!   range-checked; text to an integer is `int4in`'s ("invalid input syntax for type
+//!   integer", "value … is out of range for type integer").
+//!
 //! Departs from PostgreSQL: a join's and a HAVING's quals keep their written order
-//! (PostgreSQL sorts those by cost too); a constant expression that raises (`1/0`) is
-//! raised when a row evaluates it, where PostgreSQL's planner folds it and raises
-//! while planning, even over no rows. Integer arithmetic is in int8 whatever the operands'
-//! declared type (an `Expr::Bin` carries no result type), so int4 + int4 that
-//! overflows int4 but not int8 gives the int8 value where PostgreSQL raises "integer
-//! out of range" (`int4pl`); only a cast to int2/int4 (`::int`, an assignment to an
-//! int4 column) checks the narrower range, and the analysis leaves out a cast from
-//! one integer type to another (a value carries no width), so `(a * b)::int` of an
-//! int8 product past int4's range is no error here. An int8 overflow is "bigint out
-//! of range" as in PostgreSQL.
+//! (PostgreSQL sorts those by cost too). A column whose declared type the plan does
+//! not know (the built-in scenarios' tables, `ColType` only) is taken as an int8, so
+//! its arithmetic is int8's. Constant expressions are folded by the analysis
+//! (`shard_sql::expr`'s `fold_constant`), which raises their errors while planning
+//! as PostgreSQL's eval_const_expressions does.
 
 use std::fmt;
 
@@ -296,7 +299,13 @@ fn bool_or(a: Datum, r: impl FnOnce() -> Result<Datum, EvalError>) -> Result<Dat
 /// (`numeric_add`, …; an integer operand converted by `int8_numeric`).
 fn arith(op: BinOp, l: &Datum, r: &Datum) -> Result<Datum, ErrorKind> {
     match (l, r) {
-        (Datum::Int(a), Datum::Int(b)) => int_arith(op, *a, *b).map(Datum::Int),
+        (Datum::Int(a), Datum::Int(b)) => match op {
+            // int4pl, int2mul, …: in int8 (no int4 or int2 operation overflows it),
+            // then the result type's range.
+            BinOp::IntNarrow(arith, ty) => int_in_range(int_arith(arith.op(), *a, *b)?, ty),
+            _ => int_arith(op, *a, *b).map(Datum::Int),
+        },
+        _ if op != op.base() => arith(op.base(), l, r),
         (Datum::Float(_), _) | (_, Datum::Float(_)) => match (l.as_f64(), r.as_f64()) {
             (Some(a), Some(b)) => float_arith(op, a, b).map(Datum::Float),
             _ => Err(ErrorKind::WrongType(op.sql())),
@@ -336,6 +345,8 @@ fn int_arith(op: BinOp, a: i64, b: i64) -> Result<i64, ErrorKind> {
         BinOp::Multiply => a.checked_mul(b),
         BinOp::Divide | BinOp::Modulo if b == 0 => return Err(ErrorKind::DivisionByZero),
         BinOp::Divide => a.checked_div(b),
+        // int8mod: the smallest bigint modulo -1 is 0, not an overflow.
+        BinOp::Modulo if b == -1 => Some(0),
         BinOp::Modulo => a.checked_rem(b),
         _ => return Err(ErrorKind::WrongType(op.sql())),
     };
@@ -615,6 +626,20 @@ fn int_in_range(i: i64, t: SqlType) -> Result<Datum, ErrorKind> {
     }
 }
 
+/// `int2in`, `int4in`, `int8in` (numutils.c's `pg_strtoint16/32/64`): spaces around,
+/// an optional sign, decimal digits. Digits past the type's range are "value … is out
+/// of range for type integer" (the text as written); anything else is invalid input.
+fn int_in(s: &str, t: SqlType) -> Result<Datum, ErrorKind> {
+    let trimmed = s.trim_matches(|c: char| c.is_ascii_whitespace());
+    let digits = trimmed.strip_prefix(['+', '-']).unwrap_or(trimmed);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(ErrorKind::InvalidInput(t, s.to_string()));
+    }
+    let out_of_range = || ErrorKind::Function(format!("value \"{s}\" is out of range for type {}", t.name()));
+    let v = trimmed.parse::<i64>().map_err(|_| out_of_range())?;
+    int_in_range(v, t).map_err(|_| out_of_range())
+}
+
 /// float8 → integer rounds half to even (`rint` in `dtoi4`).
 fn float_to_int(f: f64, t: SqlType) -> Result<Datum, ErrorKind> {
     if !f.is_finite() || f.abs() >= 9.3e18 {
@@ -641,7 +666,7 @@ fn text_in(s: &str, t: SqlType) -> Result<Datum, ErrorKind> {
     let invalid = || ErrorKind::InvalidInput(t, s.to_string());
     let trimmed = s.trim();
     if t.is_integer() {
-        trimmed.parse::<i64>().map_err(|_| invalid()).and_then(|i| int_in_range(i, t))
+        int_in(s, t)
     } else if t == SqlType::Numeric {
         Numeric::parse(s).map(Datum::numeric).map_err(numeric_error)
     } else {

@@ -53,9 +53,64 @@ pub enum BinOp {
     Multiply,
     Divide,
     Modulo,
+    /// `+ - * / %` whose result is an int4 or an int2 (the second field): the
+    /// operator `make_op` binds for two integers of which neither is an int8
+    /// (`int4pl`, `int24mul`, `int2div`, …; int.c). It computes in int8 as the first
+    /// field's operator does, then checks the result against its type's range
+    /// ("integer out of range", "smallint out of range"), as those functions do. The
+    /// plain `+ - * / %` are int8's (`int8pl`, `int48pl`, …), numeric's and float8's.
+    IntNarrow(Arith, SqlType),
+}
+
+/// The arithmetic of an [`BinOp::IntNarrow`] operator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Arith {
+    Plus,
+    Minus,
+    Multiply,
+    Divide,
+    Modulo,
+}
+
+impl Arith {
+    /// The int8 operator computing the same arithmetic.
+    pub fn op(self) -> BinOp {
+        match self {
+            Arith::Plus => BinOp::Plus,
+            Arith::Minus => BinOp::Minus,
+            Arith::Multiply => BinOp::Multiply,
+            Arith::Divide => BinOp::Divide,
+            Arith::Modulo => BinOp::Modulo,
+        }
+    }
 }
 
 impl BinOp {
+    /// The operator of two integers whose result type is `result` (the wider of the
+    /// operands' integer types, as int.c's and int8.c's operators are declared): an
+    /// int2 or int4 result is [`BinOp::IntNarrow`], an int8 one the plain operator.
+    /// Anything but `+ - * / %` is returned as it is.
+    pub fn with_int_result(self, result: SqlType) -> BinOp {
+        let arith = match self.base() {
+            BinOp::Plus => Arith::Plus,
+            BinOp::Minus => Arith::Minus,
+            BinOp::Multiply => Arith::Multiply,
+            BinOp::Divide => Arith::Divide,
+            BinOp::Modulo => Arith::Modulo,
+            other => return other,
+        };
+        match result {
+            SqlType::Int2 | SqlType::Int4 => BinOp::IntNarrow(arith, result),
+            _ => arith.op(),
+        }
+    }
+    /// The plain operator an [`BinOp::IntNarrow`] computes with; any other is itself.
+    pub fn base(self) -> BinOp {
+        match self {
+            BinOp::IntNarrow(a, _) => a.op(),
+            other => other,
+        }
+    }
     /// `= <> < <= > >=`: the operators whose result is a boolean (Int 0/1).
     pub fn is_comparison(self) -> bool {
         matches!(self, BinOp::Eq | BinOp::NotEq | BinOp::Lt | BinOp::LtEq | BinOp::Gt | BinOp::GtEq)
@@ -75,6 +130,7 @@ impl BinOp {
             BinOp::Multiply => "*",
             BinOp::Divide => "/",
             BinOp::Modulo => "%",
+            BinOp::IntNarrow(a, _) => a.op().sql(),
         }
     }
 }
@@ -524,7 +580,8 @@ impl Expr {
             | Expr::Bin(BinOp::Plus, l, r)
             | Expr::Bin(BinOp::Minus, l, r)
             | Expr::Bin(BinOp::Multiply, l, r)
-            | Expr::Bin(BinOp::Modulo, l, r) => {
+            | Expr::Bin(BinOp::Modulo, l, r)
+            | Expr::Bin(BinOp::IntNarrow(..), l, r) => {
                 // An integer meets a numeric as a numeric, either meets a float8 as a
                 // float8 (PostgreSQL's implicit casts).
                 match (l.col_type(input), r.col_type(input)) {
@@ -537,6 +594,41 @@ impl Expr {
             Expr::ExecParam(_, t) => t.col_type(),
             _ => ColType::Int,
         }
+    }
+
+    /// The integer type of an expression `col_type` calls an integer (`exprType` for
+    /// the integer family): a column's declared type, a constant's as the parser
+    /// types a literal (int4 when it fits), an operator's result type
+    /// ([`BinOp::IntNarrow`]'s, else int8), a cast's target. It decides which
+    /// operator `+` over it is (`int4pl` or `int8pl`, …). None: not known (a column
+    /// whose input does not say, the built-in scenarios'), which operators take as an
+    /// int8 and a cast to an integer type leaves out, as before types were known.
+    pub fn int_type(&self, input: &[Column]) -> Option<SqlType> {
+        match self {
+            Expr::Col(i) => input.get(*i).and_then(|c| c.sql_type).filter(|t| t.is_integer()),
+            Expr::Const(Datum::Int(v)) => Some(if i32::try_from(*v).is_ok() { SqlType::Int4 } else { SqlType::Int8 }),
+            Expr::Param(_, t, _) | Expr::ExecParam(_, t) => Some(*t).filter(|t| t.is_integer()),
+            Expr::Bin(BinOp::IntNarrow(_, t), ..) => Some(*t),
+            Expr::Bin(op, l, r) if !op.is_comparison() && !matches!(op, BinOp::And | BinOp::Or) => {
+                l.int_type(input).and(r.int_type(input)).map(|_| SqlType::Int8)
+            }
+            Expr::Func(Func::Cast { to, .. } | Func::SubPlan { ty: to, .. }, _) => Some(*to).filter(|t| t.is_integer()),
+            Expr::Func(Func::Length, _) => Some(SqlType::Int4),
+            Expr::Func(Func::Neg | Func::Abs, args) if !args.is_empty() => args[0].int_type(input),
+            _ => None,
+        }
+    }
+
+    /// The output column `name` that this expression over `input` makes: its
+    /// `ColType`, and its integer type when it is an integer.
+    pub fn output_column(&self, name: &str, input: &[Column]) -> Column {
+        let ty = self.col_type(input);
+        let sql_type = match (self, ty) {
+            (Expr::Col(i), _) => input.get(*i).and_then(|c| c.sql_type),
+            (_, ColType::Int) => self.int_type(input),
+            _ => None,
+        };
+        Column { name: name.to_string(), ty, sql_type }
     }
 
     /// The operands of a chain of `op` (AND or OR), in order.
@@ -735,6 +827,22 @@ impl AggFunc {
 pub struct AggCall {
     pub func: AggFunc,
     pub arg: Option<Expr>,
+}
+
+impl AggCall {
+    /// The Agg's output column for this call over `input`: min and max of an integer
+    /// keep its integer type (`int4larger`); count and sum of integers are bigint
+    /// (`int4_sum`'s int8), which an unknown integer type is taken as.
+    pub fn output_column(&self, input: &[Column]) -> Column {
+        let ty = self.arg.as_ref().map(|e| e.col_type(input)).unwrap_or(ColType::Int);
+        let mut c = Column::new(self.func.name(), self.func.result_type(ty));
+        c.sql_type = match (self.func, &self.arg, c.ty) {
+            (AggFunc::Min | AggFunc::Max, Some(arg), ColType::Int) => arg.int_type(input),
+            (AggFunc::Count | AggFunc::CountStar | AggFunc::Sum, _, ColType::Int) => Some(SqlType::Int8),
+            _ => None,
+        };
+        c
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -1492,18 +1600,18 @@ impl Plan {
                     (modifytable::ResultRel::ForeignRow(f), _) => f.returned.clone(),
                     // A partitioned UPDATE's or DELETE's: the table's row.
                     (modifytable::ResultRel::Partitions(_), _) | (_, modifytable::CmdType::Insert) => {
-                        m.columns.iter().map(|(n, t)| Column::new(n, t.col_type())).collect()
+                        m.columns.iter().map(|(n, t)| Column::typed(n, *t)).collect()
                     }
                     _ => m.child.output_columns(),
                 };
-                m.returning.iter().map(|(e, n)| Column::new(n, e.col_type(&input))).collect()
+                m.returning.iter().map(|(e, n)| e.output_column(n, &input)).collect()
             }
             Plan::DirectModify(d) => d.returning.clone(),
             Plan::ConstResult { columns, .. } => columns.clone(),
             Plan::SetOp { child, ncols, .. } => child.output_columns().into_iter().take(*ncols).collect(),
             Plan::SubqueryScan { child, targets, .. } => {
                 let input = child.output_columns();
-                targets.iter().map(|(e, n)| Column::new(n, e.col_type(&input))).collect()
+                targets.iter().map(|(e, n)| e.output_column(n, &input)).collect()
             }
             Plan::Agg { child, group_by, aggs, .. } => {
                 let input = child.output_columns();
@@ -1511,12 +1619,11 @@ impl Plan {
                     .iter()
                     .map(|e| match e {
                         Expr::Col(i) => input[*i].clone(),
-                        e => Column::new("?column?", e.col_type(&input)),
+                        e => e.output_column("?column?", &input),
                     })
                     .collect();
                 for a in aggs {
-                    let ty = a.arg.as_ref().map(|e| e.col_type(&input)).unwrap_or(ColType::Int);
-                    out.push(Column::new(a.func.name(), a.func.result_type(ty)));
+                    out.push(a.output_column(&input));
                 }
                 out
             }
@@ -1524,7 +1631,7 @@ impl Plan {
                 let input = child.output_columns();
                 match targets {
                     None => input,
-                    Some(t) => t.iter().map(|(e, n)| Column::new(n, e.col_type(&input))).collect(),
+                    Some(t) => t.iter().map(|(e, n)| e.output_column(n, &input)).collect(),
                 }
             }
             Plan::HashJoin { outer, inner, .. }

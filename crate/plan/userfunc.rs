@@ -17,7 +17,7 @@
 //! evaluating it is evaluating [`Proc::call`], the built-in expression of the same
 //! arguments.
 
-use super::{BinOp, Expr, Func};
+use super::{BinOp, Expr, Func, SqlType};
 use crate::types::ColType;
 use serde::{Serialize, Serializer};
 
@@ -127,8 +127,11 @@ pub fn builtin_proc(name: &str) -> Option<ProcSig> {
                 let op = cmp(rest).or_else(|| arith(rest))?;
                 return sig(Proc::Bin(op), NUMS);
             }
-            let rest = ["int2", "int4", "int8"].iter().find_map(|p| name.strip_prefix(p))?;
-            sig(Proc::Bin(cmp(rest).or_else(|| arith(rest))?), INTS)
+            let types = [("int2", SqlType::Int2), ("int4", SqlType::Int4), ("int8", SqlType::Int8)];
+            let (rest, ty) = types.iter().find_map(|(p, t)| name.strip_prefix(p).map(|r| (r, *t)))?;
+            // int4pl checks int4's range, int2mul int2's ([`BinOp::IntNarrow`]).
+            let op = cmp(rest).or_else(|| arith(rest).map(|op| op.with_int_result(ty)))?;
+            sig(Proc::Bin(op), INTS)
         }
     }
 }
@@ -223,6 +226,8 @@ mod tests {
     fn builtin_procedures_by_name() {
         assert_eq!(builtin_proc("int4eq").map(|s| s.proc), Some(Proc::Bin(BinOp::Eq)));
         assert_eq!(builtin_proc("int8pl").map(|s| s.proc), Some(Proc::Bin(BinOp::Plus)));
+        let int4pl = BinOp::IntNarrow(super::super::Arith::Plus, SqlType::Int4);
+        assert_eq!(builtin_proc("int4pl").map(|s| s.proc), Some(Proc::Bin(int4pl)));
         assert_eq!(builtin_proc("text_lt").map(|s| s.proc), Some(Proc::Bin(BinOp::Lt)));
         assert_eq!(builtin_proc("numeric_abs").map(|s| s.proc), Some(Proc::Abs));
         assert!(builtin_proc("int4frob").is_none());

@@ -21,7 +21,11 @@
 //!   numeric becomes a numeric, a number next to a float8 a float8, so EXPLAIN and
 //!   remote SQL show the casts PostgreSQL shows (`(k)::numeric`, `'7'::numeric`).
 //! - Arithmetic and `||` over constants are folded to their value (`2 * 3` is `6`), as
-//!   `eval_const_expressions` folds them before PostgreSQL plans ([`fold_constant`]).
+//!   `eval_const_expressions` folds them before PostgreSQL plans ([`fold_constant`]);
+//!   one that raises (`1 / 0`) raises here, while planning, as it does there.
+//! - Two integers meet at the operator of the wider type (`int4pl` for two int4s, a
+//!   [`BinOp::IntNarrow`] that checks int4's range; `int48pl`, an int8's, for an int4
+//!   and an int8), by [`Expr::int_type`] over the columns' declared types.
 //!
 //! Functions: the aggregates, and the scalar `length`, `upper`, `lower`, `substr` over
 //! text, `||` (a non-text operand cast to text, as `anytextcat` does), `[NOT] [I]LIKE`
@@ -32,7 +36,8 @@
 //! `parseCheckAggregates` in parse_agg.c): booleans are Int 1/0, no operator or
 //! function lookup by type beyond that coercion (one evaluator, `plan::Expr::eval`,
 //! decides int8, numeric or float8 arithmetic by the values), and `BETWEEN` becomes
-//! an AND of comparisons. `IN (list)` is analysed as `transformAExprIn` does it (the
+//! an AND of comparisons. A column of unknown integer type (a built-in scenario's) is
+//! an int8. `IN (list)` is analysed as `transformAExprIn` does it (the
 //! items without columns one `x = ANY (array)`, `Func::ScalarArrayOp`), except that
 //! an integer column's width is not known here: its array is `integer[]` unless a
 //! constant needs `bigint[]` (the coordinator widens it for a bigint column,
@@ -149,11 +154,8 @@ pub(super) struct Grouping {
 impl Grouping {
     /// Output columns of the Agg (as `Plan::output_columns` computes them).
     fn output_columns(&self, input: &[Column]) -> Vec<Column> {
-        let keys = self.keys.iter().map(|k| Column::new("?column?", k.col_type(input)));
-        let aggs = self.aggs.iter().map(|a| {
-            let arg_type = a.arg.as_ref().map_or(ColType::Int, |e| e.col_type(input));
-            Column::new(a.func.name(), a.func.result_type(arg_type))
-        });
+        let keys = self.keys.iter().map(|k| k.output_column("?column?", input));
+        let aggs = self.aggs.iter().map(|a| a.output_column(input));
         keys.chain(aggs).collect()
     }
 
@@ -546,7 +548,12 @@ impl ExprPlanner<'_> {
                     return Ok(Expr::Const(number(&format!("-{digits}"), self.position(operand))?));
                 }
                 let x = self.plan(operand, scope)?;
-                Ok(Expr::bin(BinOp::Minus, Expr::int(0), x))
+                // int4um, int2um: the operand's own integer type (`0 - x` over it).
+                let op = match self.type_of(&x, scope) {
+                    ColType::Int => BinOp::Minus.with_int_result(self.int_type_of(&x, scope).unwrap_or(SqlType::Int8)),
+                    _ => BinOp::Minus,
+                };
+                fold_constant(Expr::bin(op, Expr::int(0), x))
             }
             other => Err(SqlError::unsupported(format!("operator {other}"), self.position(operand))),
         }
@@ -562,7 +569,12 @@ impl ExprPlanner<'_> {
         // The common operators in a small frame (as `plan`'s operator chain), the
         // others (LIKE, ||, user operators, the unsupported) apart.
         let Some(bop) = bin_op(op) else { return self.binary_special(left, op, right, scope) };
-        let (l, r) = (self.plan(left, scope)?, self.plan(right, scope)?);
+        let l = self.plan(left, scope)?;
+        let r = if matches!(bop, BinOp::And | BinOp::Or) && decided_by_constant(&l, bop == BinOp::And) {
+            quietly(|| self.plan(right, scope))?
+        } else {
+            self.plan(right, scope)?
+        };
         self.operator(bop, l, r, scope, self.position(right))
     }
 
@@ -587,7 +599,7 @@ impl ExprPlanner<'_> {
         }
         if *op == BinaryOperator::StringConcat {
             let args = vec![self.as_text(left, scope)?, self.as_text(right, scope)?];
-            return Ok(fold_constant(Expr::func(Func::TextCat, args)));
+            return fold_constant(Expr::func(Func::TextCat, args));
         }
         if matches!(op, BinaryOperator::Custom(_) | BinaryOperator::PGCustomBinaryOperator(_)) {
             // A user-defined operator (`===`; `super::inline`).
@@ -609,20 +621,29 @@ impl ExprPlanner<'_> {
         if matches!(op, BinOp::And | BinOp::Or) {
             return Ok(Expr::bin(op, l, r));
         }
-        let types = match scope {
-            Scope::Rows { .. } => (l.col_type(&self.rel.columns), r.col_type(&self.rel.columns)),
+        let groups;
+        let columns = match scope {
+            Scope::Rows { .. } => &self.rel.columns,
             Scope::Groups(g) => {
-                let columns = g.output_columns(&self.rel.columns);
-                (l.col_type(&columns), r.col_type(&columns))
+                groups = g.output_columns(&self.rel.columns);
+                &groups
             }
         };
+        let types = (l.col_type(columns), r.col_type(columns));
         let target = match types {
             (ColType::Float, _) | (_, ColType::Float) => ColType::Float,
             (ColType::Numeric, _) | (_, ColType::Numeric) => ColType::Numeric,
-            _ => return Ok(fold_constant(Expr::bin(op, l, r))),
+            // Two integers: the operator of the wider type (int4pl for two int4s,
+            // int48pl, an int8 result, for an int4 and an int8).
+            (ColType::Int, ColType::Int) => {
+                let int = |e: &Expr| e.int_type(columns).unwrap_or(SqlType::Int8);
+                let result = wider_int(int(&l), int(&r));
+                return fold_constant(Expr::bin(op.with_int_result(result), l, r));
+            }
+            _ => return fold_constant(Expr::bin(op, l, r)),
         };
         let l = coerce(l, types.0, target, position)?;
-        Ok(fold_constant(Expr::bin(op, l, coerce(r, types.1, target, position)?)))
+        fold_constant(Expr::bin(op, l, coerce(r, types.1, target, position)?))
     }
 
     /// `x::type` / `CAST(x AS type)`: constants are converted now; other expressions
@@ -662,12 +683,21 @@ impl ExprPlanner<'_> {
             Scope::Rows { .. } => x.col_type(&self.rel.columns),
             Scope::Groups(g) => x.col_type(&g.output_columns(&self.rel.columns)),
         };
-        // A shard's integer column may be an int4 or an int8 (one `ColType`): a cast
-        // between integers is left out, as PostgreSQL drops `int4col::int4`.
-        if from == target {
-            return Ok(x);
-        }
-        Ok(Expr::func(Func::Cast { from: Some(sql_type(from)), to, implicit: false }, vec![x]))
+        // A cast between integers is one when the types differ (`int84`, which checks
+        // int4's range; `int48`, after which `*` is int8's); PostgreSQL drops a cast
+        // to the type the expression has (`int4col::int4`), as it drops `x::text` of
+        // a text.
+        let from = match from {
+            ColType::Int if to.is_integer() => match self.int_type_of(&x, scope) {
+                Some(from) if from != to => from,
+                // The same type, or one not known (a column of a built-in scenario's
+                // table): no cast, as before types were known.
+                _ => return Ok(x),
+            },
+            _ if from == target => return Ok(x),
+            other => sql_type(other),
+        };
+        Ok(Expr::func(Func::Cast { from: Some(from), to, implicit: false }, vec![x]))
     }
 
     /// `x::numeric(p, s)`: a constant converted and checked now (PostgreSQL folds it,
@@ -688,6 +718,14 @@ impl ExprPlanner<'_> {
         }
         let from = sql_type(self.type_of(&x, scope));
         Ok(Expr::func(Func::NumericTypmod { from: Some(from), typmod }, vec![x]))
+    }
+
+    /// The integer type of a planned integer expression in `scope` ([`Expr::int_type`]).
+    fn int_type_of(&self, x: &Expr, scope: &Scope) -> Option<SqlType> {
+        match scope {
+            Scope::Rows { .. } => x.int_type(&self.rel.columns),
+            Scope::Groups(g) => x.int_type(&g.output_columns(&self.rel.columns)),
+        }
     }
 
     /// The type of a planned expression in `scope`.
@@ -1005,16 +1043,32 @@ pub(super) fn output_name(e: &ast::Expr) -> String {
     }
 }
 
-/// Does `e` read a column of its input (`contain_vars_of_level(e, 0)`)?
+/// The wider of two integer types (the result type of an operator over them).
+fn wider_int(a: SqlType, b: SqlType) -> SqlType {
+    let rank = |t: SqlType| match t {
+        SqlType::Int2 => 0,
+        SqlType::Int4 => 1,
+        _ => 2,
+    };
+    if rank(a) >= rank(b) {
+        a
+    } else {
+        b
+    }
+}
+
 /// An arithmetic operator or `||` over constants replaced by its value, as
 /// PostgreSQL's `eval_const_expressions` folds an immutable function of constants
 /// while planning: `2 * 3` is `6` in EXPLAIN and in the remote query (`id = 6`), and
 /// `'a' || 'b'` is `'ab'::text`. Comparisons are left to the quals' own folding
 /// (booleans are Int 1/0 here, which EXPLAIN would print as numbers). A constant
-/// expression that raises (`1 / 0`) is left as it is: the executor raises the same
-/// ERROR when it evaluates it, where PostgreSQL raises it while planning (the
-/// corpus's ledger keeps that difference).
-fn fold_constant(e: Expr) -> Expr {
+/// expression that raises (`1 / 0`, `2147483647 + 1`) raises here, while planning,
+/// as `evaluate_expr` does in PostgreSQL: `SELECT 1/0 FROM t WHERE false` and its
+/// EXPLAIN fail, over no rows. Unless it is under an AND or an OR that a constant
+/// before it already decided ([`QUIET`]): `simplify_and_arguments` stops at a
+/// constant false and never simplifies what follows it. A NULL result is left
+/// unfolded (EXPLAIN would print it as a typed NULL).
+fn fold_constant(e: Expr) -> Result<Expr, SqlError> {
     let foldable = match &e {
         Expr::Bin(op, l, r) => {
             !op.is_comparison()
@@ -1025,11 +1079,55 @@ fn fold_constant(e: Expr) -> Expr {
         _ => false,
     };
     if !foldable {
-        return e;
+        return Ok(e);
     }
     match e.eval(&[]) {
-        Ok(v) if !matches!(v, Datum::Null) => Expr::Const(v),
-        _ => e,
+        Ok(v) if !matches!(v, Datum::Null) => Ok(Expr::Const(v)),
+        // evaluate_expr's ERROR names no position.
+        Err(err) if !QUIET.with(|q| q.get()) => Err(SqlError::new(err.to_string(), None)),
+        _ => Ok(e),
+    }
+}
+
+thread_local! {
+    /// Set while the right side of an AND or OR whose left side is a deciding
+    /// constant is analysed: PostgreSQL's `simplify_and_arguments` /
+    /// `simplify_or_arguments` never fold what follows a constant false (true), so
+    /// nothing there raises while planning (`WHERE false AND 1/0 = 1` is no error).
+    /// A thread's: the analysis is single-threaded and restores it on the way out.
+    static QUIET: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `f` (an analysis) with constant folding that does not raise: a constant
+/// that would is left unfolded, for the executor (a SQL function's body, which
+/// PostgreSQL's CREATE FUNCTION analyses but does not plan).
+pub(super) fn quietly<T>(f: impl FnOnce() -> T) -> T {
+    let was = QUIET.with(|q| q.replace(true));
+    let out = f();
+    QUIET.with(|q| q.set(was));
+    out
+}
+
+/// Whether `e`, the left side of an AND (`and`) or an OR, holds a constant that
+/// decides it: a false (true) constant or comparison of constants among its own
+/// chain of the same operator, as eval_const_expressions folds them first.
+fn decided_by_constant(e: &Expr, and: bool) -> bool {
+    let op = if and { BinOp::And } else { BinOp::Or };
+    match e {
+        Expr::Bin(o, l, r) if *o == op => decided_by_constant(l, and) || decided_by_constant(r, and),
+        Expr::Const(_) | Expr::Bin(_, _, _) if is_constant_comparison(e) => {
+            matches!(e.eval(&[]), Ok(v) if !v.is_null() && v.is_true() != and)
+        }
+        _ => false,
+    }
+}
+
+/// A constant, or a comparison of two constants.
+fn is_constant_comparison(e: &Expr) -> bool {
+    match e {
+        Expr::Const(_) => true,
+        Expr::Bin(op, l, r) => op.is_comparison() && matches!((&**l, &**r), (Expr::Const(_), Expr::Const(_))),
+        _ => false,
     }
 }
 
@@ -1324,12 +1422,22 @@ mod fold_tests {
     #[test]
     fn constants_fold_as_postgresql_folds_them() {
         let names = ["v".to_string()];
-        let sql = |e: Expr| fold_constant(e).to_sql(&names);
+        let sql = |e: Expr| fold_constant(e).unwrap().to_sql(&names);
         assert_eq!(sql(Expr::bin(BinOp::Multiply, Expr::int(2), Expr::int(3))), "6");
         let cat = Expr::func(Func::TextCat, vec![Expr::Const(Datum::text("a")), Expr::Const(Datum::text("b"))]);
         assert_eq!(sql(cat), "'ab'::text");
         assert_eq!(sql(Expr::bin(BinOp::Multiply, Expr::col(0), Expr::int(3))), "(v * 3)");
         assert_eq!(sql(Expr::bin(BinOp::Eq, Expr::int(1), Expr::int(1))), "(1 = 1)");
-        assert_eq!(sql(Expr::bin(BinOp::Divide, Expr::int(1), Expr::int(0))), "(1 / 0)");
+        // One that raises raises now, while planning (evaluate_expr), with no position.
+        let raised = fold_constant(Expr::bin(BinOp::Divide, Expr::int(1), Expr::int(0))).unwrap_err();
+        assert_eq!((raised.message.as_str(), raised.position), ("division by zero", None));
+        let int4 = BinOp::Plus.with_int_result(SqlType::Int4);
+        let raised = fold_constant(Expr::bin(int4, Expr::int(i32::MAX as i64), Expr::int(1))).unwrap_err();
+        assert_eq!(raised.message, "integer out of range");
+        // Unless a constant before it decided its AND (simplify_and_arguments).
+        assert!(decided_by_constant(&Expr::int(0), true));
+        assert!(decided_by_constant(&Expr::bin(BinOp::Eq, Expr::int(1), Expr::int(2)), true));
+        assert!(!decided_by_constant(&Expr::int(1), true));
+        assert!(decided_by_constant(&Expr::int(1), false));
     }
 }

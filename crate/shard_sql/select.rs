@@ -593,7 +593,7 @@ fn finish(body: Body, count: Option<u64>, offset: u64) -> (Plan, Vec<Column>) {
         .output_columns()
         .into_iter()
         .zip(&targets)
-        .map(|(c, (_, name))| Column { name: name.clone(), ty: c.ty })
+        .map(|(c, (_, name))| Column { name: name.clone(), ..c.clone() })
         .collect();
     (plan, columns)
 }

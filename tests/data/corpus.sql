@@ -3269,7 +3269,6 @@ select k from r where 100 / (k - 700) >= 0;
 select id, big * big * 3 from h where id < 100;
 
 -- [error int4 overflow] an int4 product past int4's range
--- known: rows — the sandbox computes integer arithmetic in int8 (plan::eval's module doc: an Expr::Bin carries no result type), so int4 * int4 = 10000000000 is a value here, "integer out of range" in PostgreSQL
 select id * 1000000000 from loc where id = 10;
 
 -- [error int4 overflow cast] a numeric past int4's range cast to int4
@@ -3323,9 +3322,7 @@ select count(*) from h where id > 2030 and 100 / grp > 1;
 -- [error qual order] the guard written second: PostgreSQL orders a scan's quals by cost (order_qual_clauses), the cheaper `qty <> 0` first, so no row divides by zero
 select id from loc where 100 / qty > 30 and qty <> 0;
 
--- [error constant folded] a constant division by zero over no rows
--- known: rows — PostgreSQL's planner folds 1 / 0 (eval_const_expressions) and raises while planning; the sandbox evaluates it per row, and no row passes the filter
--- known: plan — PostgreSQL's EXPLAIN raises too (the folding is planning): there is no plan of PostgreSQL's to compare
+-- [error constant folded] a constant division by zero over no rows: raised while planning (eval_const_expressions)
 select id, 1 / 0 from loc where id < 0;
 -- ===== (h17c) data-modifying CTEs and CTE Scan (issue 17 item 3; nodeCtescan.c, ExecPostprocessPlan) =====
 
@@ -3825,3 +3822,73 @@ select f.id, d.title from f join dim d on d.cat = f.cat order by f.id desc;
 
 -- [remotesort hash foreign group] a Hash Join whose small foreign side is sorted remotely by the GROUP BY key, which nothing above uses (h17o)
 select d.title, count(*) from dim d join loc on loc.cat = d.cat group by d.title;
+-- ===== (h17i) integer types and constant errors as PostgreSQL 15 has them (int.c, int8.c; eval_const_expressions) =====
+
+-- [int overflow local target] int4 * int4 past int4's range in a local table's target list: int4mul's "integer out of range" (h17i)
+select id, qty * 1000000000 from loc where id < 20;
+
+-- [int overflow local filter] the same check in a local Filter (h17i)
+select id from loc where qty * 500000000 > 0;
+
+-- [int overflow remote filter] an int4 product in a qual pushed to every partition of h: the shard's ERROR, relayed by postgres_fdw (h17i)
+select id from h where id * 2000000 > 5;
+
+-- [int overflow remote target] an int4 product in the target list over foreign partitions (h17i)
+select id, grp * 1000000000 from h where id < 50;
+
+-- [int overflow remote aggregate] an int4 product in an aggregate pushed to the shards (h17i)
+select grp, max(id * 2000000) from h group by grp;
+
+-- [int overflow mixed int48] int4 times bigint is int48mul, an int8: no error (h17i)
+select id, id * big from h where id < 5 order by id;
+
+-- [int overflow cast to bigint] the cast makes the product int8's (int48, then int8mul): no error (h17i)
+select id, id::bigint * 1000000000 from loc where id > 305;
+
+-- [int overflow bigint cast to int] a bigint product past int4's range cast to int (int84) (h17i)
+select id, (big * 2)::int from h where id between 1000 and 1100;
+
+-- [int overflow division] the smallest int4 divided by -1 (int4div) (h17i)
+select id, (-2147483647 - id) / -1 from loc where id = 1;
+
+-- [int overflow modulo] the smallest int4 modulo -1 is 0 (int4mod) (h17i)
+select id, (-2147483647 - id) % -1 from loc where id = 1;
+
+-- [int overflow unary minus] minus the smallest int4 (int4um) (h17i)
+select id, -(id - 2147483647 - 2) from loc where id = 1;
+
+-- [int overflow smallint] int2 * int2 is int2mul: "smallint out of range" (h17i)
+select id, id::smallint * id::smallint from loc where id > 300;
+
+-- [int overflow sum] sum of int4 is a bigint (int4_sum): no overflow past int4 (h17i)
+select sum(id * 1000000) from loc;
+
+-- [int overflow bigint] int8 past its range: "bigint out of range" over a foreign table (h17i)
+select id, val * 9000000000000000000 from f where id between 300 and 305;
+
+-- [int overflow text cast] a text past int4's range cast to int (int4in) (h17i)
+select id, (id || '0000000000')::int from loc where id = 5;
+
+-- [error constant where false] a constant division by zero in the target list over no rows: raised while planning (h17i)
+select id, 1 / 0 from loc where false;
+
+-- [error constant int4] int4pl of two constants past int4's range, folded while planning, in a qual over foreign partitions (h17i)
+select id from h where id = 2147483647 + 1;
+
+-- [error constant int4 bigint column] the constants are int4s whatever they are compared with (h17i)
+select id from h where big = 2147483647 + 1;
+
+-- [error constant int8] a bigint constant: int8 arithmetic, no error (h17i)
+select id from h where big > 3000000000 * 2;
+
+-- [error constant cast] a constant text past int4's range cast to int: raised while planning (h17i)
+select id, '3000000000'::int from loc where id < 0;
+
+-- [error constant and false] AND stops at a constant false: what follows is not folded, no error (h17i)
+select id from loc where false and 1 / 0 = 1;
+
+-- [error constant or true] OR stops at a constant true (h17i)
+select count(*) from loc where true or 1 / 0 = 1;
+
+-- [error constant explain] EXPLAIN of a constant division by zero raises too: folding is planning (h17i)
+select id from f where id = 1 / 0;
