@@ -328,7 +328,7 @@ pub(super) fn coerce_unknown_literals(leaf: &mut SetExpr, types: &[LeafType], ta
     }
 }
 
-fn data_type(t: SqlType) -> ast::DataType {
+pub(super) fn data_type(t: SqlType) -> ast::DataType {
     match t {
         SqlType::Int2 => ast::DataType::SmallInt(None),
         SqlType::Int4 => ast::DataType::Integer(None),

@@ -679,7 +679,7 @@ mod tests {
         // `1/0 IS NULL` is an error too, not true: the error is not a value.
         assert!(Expr::IsNull(Box::new(div.clone()), false).eval(&[]).is_err());
         // AND skips its right side when the left decides (so does CASE in PostgreSQL).
-        let guarded = Expr::bin(BinOp::And, Expr::int(0), Expr::bin(BinOp::Eq, div, Expr::int(1)));
+        let guarded = Expr::bin(BinOp::And, Expr::Const(Datum::Bool(false)), Expr::bin(BinOp::Eq, div, Expr::int(1)));
         assert_eq!(guarded.eval(&[]), Ok(Datum::Bool(false)));
         let big = Expr::bin(BinOp::Multiply, Expr::int(i64::MAX), Expr::int(2));
         assert_eq!(raise(&big), Err("bigint out of range".into()));
