@@ -10,7 +10,8 @@
 //! - `Ord` is total and `Eq`/`Hash` agree with it: NULL sorts after every value (ASC's
 //!   NULLS LAST) and equals NULL, Int, Numeric and Float compare by value and hash
 //!   alike when equal (Int with Numeric exactly; with a Float through `f64`, as
-//!   PostgreSQL compares numeric with float8), text sorts after numbers. This order is for sorting, grouping and hashing;
+//!   PostgreSQL compares numeric with float8), booleans (false before true, as
+//!   `boolcmp`) sort before numbers and text after them. This order is for sorting, grouping and hashing;
 //!   SQL's `=` with NULL is the evaluator's (`plan::Expr::eval` answers NULL).
 //! - A table's `data` holds `nrows × ncols` values (`push_row` checks the width in
 //!   debug builds).
@@ -21,8 +22,8 @@
 //!
 //! Where it departs from PostgreSQL: a PostgreSQL `Datum` (`src/include/postgres.h`) is
 //! an untyped machine word read through the column's type in a `TupleDesc`; ours carries
-//! its type. Four types only (`ColType`: int8, numeric, float8, text, by their OIDs);
-//! booleans are Int 0/1; numeric is exact ([`crate::numeric::Numeric`], behind an `Rc`
+//! its type. Five types only (`ColType`: int8, numeric, float8, text, boolean, by their
+//! OIDs); numeric is exact ([`crate::numeric::Numeric`], behind an `Rc`
 //! so a Datum stays two words); text compares by bytes (the `C` collation), and a
 //! value that does not parse as its column's type becomes text rather than an error.
 
@@ -53,6 +54,9 @@ pub fn sort_short_by_key<T, K: Ord>(v: &mut [T], mut key: impl FnMut(&T) -> K) {
 pub enum Datum {
     #[default]
     Null,
+    /// boolean: what comparisons, AND/OR/NOT, IS NULL, IN, EXISTS and LIKE produce,
+    /// and a `boolean` column holds (`t`/`f` in text format, as `boolout` writes).
+    Bool(bool),
     Int(i64),
     /// float8.
     Float(f64),
@@ -96,10 +100,14 @@ impl Datum {
             _ => None,
         }
     }
-    /// Truth value of a boolean expression result (PostgreSQL has a boolean type;
-    /// here comparisons yield Int 0/1 and NULL stays NULL, which is not true).
+    /// Truth value of a boolean expression result: only `true` is; NULL and false
+    /// are not (`ExecQual`).
     pub fn is_true(&self) -> bool {
-        matches!(self, Datum::Int(v) if *v != 0)
+        matches!(self, Datum::Bool(true))
+    }
+    /// Is this boolean false (not NULL)? AND's and OR's short cut.
+    pub fn is_false(&self) -> bool {
+        matches!(self, Datum::Bool(false))
     }
     /// Bytes of this value in PostgreSQL's text format, used by the wire protocol
     /// and the simulated network's transfer-time model.
@@ -107,6 +115,7 @@ impl Datum {
         use std::io::Write;
         match self {
             Datum::Null => {}
+            Datum::Bool(b) => out.push(if *b { b't' } else { b'f' }),
             Datum::Int(v) => {
                 let _ = write!(out, "{v}");
             }
@@ -131,6 +140,7 @@ impl fmt::Display for Datum {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Datum::Null => write!(f, "NULL"),
+            Datum::Bool(b) => write!(f, "{}", if *b { "t" } else { "f" }),
             Datum::Int(v) => write!(f, "{v}"),
             Datum::Float(v) => write!(f, "{}", format_float(*v)),
             Datum::Numeric(n) => write!(f, "{n}"),
@@ -159,6 +169,9 @@ impl Ord for Datum {
             (Null, Null) => Ordering::Equal,
             (Null, _) => Ordering::Greater,
             (_, Null) => Ordering::Less,
+            (Bool(a), Bool(b)) => a.cmp(b),
+            (Bool(_), _) => Ordering::Less,
+            (_, Bool(_)) => Ordering::Greater,
             (Int(a), Int(b)) => a.cmp(b),
             (Text(a), Text(b)) => a.cmp(b),
             (Text(_), _) => Ordering::Greater,
@@ -175,6 +188,7 @@ impl Hash for Datum {
     fn hash<H: Hasher>(&self, state: &mut H) {
         match self {
             Datum::Null => 0u8.hash(state),
+            Datum::Bool(b) => (1u8, *b).hash(state),
             // Int and Float that compare equal must hash equal.
             Datum::Int(v) => (*v as f64).to_bits().hash(state),
             Datum::Float(v) => v.to_bits().hash(state),
@@ -194,6 +208,8 @@ pub enum ColType {
     Float,
     Numeric,
     Text,
+    /// boolean.
+    Bool,
 }
 
 impl ColType {
@@ -203,6 +219,7 @@ impl ColType {
             ColType::Float => 701,    // float8
             ColType::Numeric => 1700, // numeric
             ColType::Text => 25,      // text
+            ColType::Bool => 16,      // bool
         }
     }
     pub fn from_oid(oid: u32) -> ColType {
@@ -210,6 +227,7 @@ impl ColType {
             20 | 21 | 23 | 26 => ColType::Int,
             700 | 701 => ColType::Float,
             1700 => ColType::Numeric,
+            16 => ColType::Bool,
             _ => ColType::Text,
         }
     }
@@ -221,8 +239,33 @@ impl ColType {
             ColType::Float => s.parse().map(Datum::Float).unwrap_or_else(|_| Datum::text(s)),
             ColType::Numeric => Numeric::parse(s).map(Datum::numeric).unwrap_or_else(|_| Datum::text(s)),
             ColType::Text => Datum::text(s),
+            // `boolout` writes `t` or `f`; anything else `boolin` reads too.
+            ColType::Bool => parse_bool(s).map(Datum::Bool).unwrap_or_else(|| Datum::text(s)),
         }
     }
+}
+
+/// `boolin`: `t`/`true`/`yes`/`on`/`1` and `f`/`false`/`no`/`off`/`0`, any case,
+/// a unique prefix of a word (`tr`, `n`; `o` alone is ambiguous), spaces around
+/// ignored; None for anything else.
+pub fn parse_bool(s: &str) -> Option<bool> {
+    let t = s.trim().to_ascii_lowercase();
+    if t.is_empty() {
+        return None;
+    }
+    match t.as_str() {
+        "1" => return Some(true),
+        "0" => return Some(false),
+        "o" => return None,
+        _ => {}
+    }
+    for (word, v) in [("true", true), ("false", false), ("yes", true), ("no", false), ("on", true), ("off", false)] {
+        // "on"/"off" need two letters ("o" is ambiguous), the others one.
+        if word.starts_with(&t) {
+            return Some(v);
+        }
+    }
+    None
 }
 
 /// A named, typed column.
@@ -392,5 +435,24 @@ mod tests {
     #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
     fn a_datum_is_two_words() {
         assert_eq!(std::mem::size_of::<super::Datum>(), 16);
+    }
+
+    /// `boolin`'s words and prefixes; `boolout`'s `t`/`f`; false sorts before true.
+    #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
+    fn booleans_read_and_print_as_postgresql_does() {
+        use super::{parse_bool, ColType, Datum};
+        for (s, v) in [("t", true), ("TRUE", true), (" yes ", true), ("on", true), ("1", true), ("tr", true)] {
+            assert_eq!(parse_bool(s), Some(v), "{s}");
+        }
+        for (s, v) in [("f", false), ("no", false), ("of", false), ("0", false), ("False", false)] {
+            assert_eq!(parse_bool(s), Some(v), "{s}");
+        }
+        for s in ["o", "", "2", "yess", "t rue"] {
+            assert_eq!(parse_bool(s), None, "{s}");
+        }
+        assert_eq!(ColType::Bool.parse(b"t"), Datum::Bool(true));
+        assert_eq!(ColType::from_oid(16), ColType::Bool);
+        assert_eq!(Datum::Bool(false).to_string(), "f");
+        assert!(Datum::Bool(false) < Datum::Bool(true) && Datum::Bool(true) < Datum::Null);
     }
 }

@@ -1408,6 +1408,9 @@ pub fn partition_hash(key: &[(SqlType, Datum)]) -> u64 {
             (SqlType::Numeric, _, Some(n)) => pgfuncs::KeyValue::Numeric(n),
             (_, Datum::Int(v), _) => pgfuncs::KeyValue::Int8(*v),
             (_, Datum::Text(s), _) => pgfuncs::KeyValue::Text(s.as_str()),
+            // bool_ops hashes with hashcharextended: hash_uint32_extended of the byte,
+            // as hashint4extended hashes an int4.
+            (_, Datum::Bool(b), _) => pgfuncs::KeyValue::Int4(i32::from(*b)),
             // float8 keys use hashfloat8extended, which the sandbox lacks: hashed as text.
             (_, Datum::Float(_), _) => pgfuncs::KeyValue::Null,
             // A numeric in a non-numeric key column cannot be stored there (the

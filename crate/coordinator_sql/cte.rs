@@ -504,6 +504,7 @@ fn sql_type(t: crate::types::ColType) -> crate::plan::SqlType {
         ColType::Float => SqlType::Float8,
         ColType::Numeric => SqlType::Numeric,
         ColType::Text => SqlType::Text,
+        ColType::Bool => SqlType::Bool,
     }
 }
 

@@ -24,7 +24,7 @@
 //! being evaluated. Nothing here panics on any input.
 //!
 //! Departs from PostgreSQL: arithmetic and comparisons take numbers only (a text
-//! comparison is refused), booleans are int4 1/0, AND/OR/NOT are not accepted here.
+//! comparison is refused), AND/OR/NOT are not accepted here.
 //! Integer operators are bound by their operands' types as `make_op` binds them
 //! (`int4pl` for two int4s, range-checked as int4: [`BinOp::IntNarrow`]); `-x` and
 //! `abs(x)` of an int4 are computed in int8 and checked by an implicit cast to int4
@@ -176,7 +176,7 @@ fn literal(v: &Value, at: Location) -> Result<Typed, FrontError> {
         },
         Value::SingleQuotedString(s) | Value::EscapedStringLiteral(s) => (Expr::Const(Datum::text(s)), None),
         Value::Null => (Expr::Const(Datum::Null), None),
-        Value::Boolean(b) => (Expr::int(*b as i64), Some(SqlType::Int4)),
+        Value::Boolean(b) => (Expr::Const(Datum::Bool(*b)), Some(SqlType::Bool)),
         other => return Err(FrontError::unsupported(format!("the literal {other}"), at)),
     })
 }
@@ -234,6 +234,9 @@ fn binary(op: &BinaryOperator, l: Typed, r: Typed, at: Location) -> Result<Typed
         return Ok((Expr::func(Func::TextCat, args), Some(SqlType::Text)));
     }
     let names = (type_name(l.1), type_name(r.1));
+    if l.1 == Some(SqlType::Bool) || r.1 == Some(SqlType::Bool) {
+        return bool_comparison(op, l, r, at);
+    }
     let (Some(l), Some(r)) = (as_number(l), as_number(r)) else {
         return Err(FrontError::at(format!("operator does not exist: {} {op} {}", names.0, names.1), at));
     };
@@ -242,13 +245,30 @@ fn binary(op: &BinaryOperator, l: Typed, r: Typed, at: Location) -> Result<Typed
     };
     let wider = operator_type(l.1, r.1);
     let (l, r) = (coerce_operand(l, wider), coerce_operand(r, wider));
-    let ty = if bin.is_comparison() { Some(SqlType::Int4) } else { arith_type(l.1, r.1) };
+    let ty = if bin.is_comparison() { Some(SqlType::Bool) } else { arith_type(l.1, r.1) };
     // Two integers: the operator of their wider type (int4pl's range check for int4s).
     let bin = match (l.1, r.1, ty) {
         (Some(a), Some(b), Some(t)) if a.is_integer() && b.is_integer() => bin.with_int_result(t),
         _ => bin,
     };
     Ok((Expr::bin(bin, l.0, r.0), ty))
+}
+
+/// A comparison with a boolean operand (`booleq`, `boollt`, …): the other must be a
+/// boolean, NULL, or an untyped literal (read now by `boolin`).
+fn bool_comparison(op: &BinaryOperator, l: Typed, r: Typed, at: Location) -> Result<Typed, FrontError> {
+    let refuse = || FrontError::at(format!("operator does not exist: {} {op} {}", type_name(l.1), type_name(r.1)), at);
+    let bin = bin_op(op).filter(|b| b.is_comparison()).ok_or_else(refuse)?;
+    let as_bool = |x: &Typed| -> Result<Expr, FrontError> {
+        match x {
+            (e, Some(SqlType::Bool)) | (e @ Expr::Const(Datum::Null), None) => Ok(e.clone()),
+            (Expr::Const(d @ Datum::Text(_)), None) => evaluator::cast(d.clone(), None, SqlType::Bool)
+                .map(Expr::Const)
+                .map_err(|k| error(&EvalError::from(k), at)),
+            _ => Err(refuse()),
+        }
+    };
+    Ok((Expr::bin(bin, as_bool(&l)?, as_bool(&r)?), Some(SqlType::Bool)))
 }
 
 /// The operand type of the operator `make_op` (parse_oper.c) resolves for two numbers

@@ -83,10 +83,7 @@ pub fn create_function(cf: CreateFunction, at: Location) -> Result<RoutineStmt, 
     let Some(returns) = cf.return_type else {
         return Err(FrontError::at("function result type must be specified", at));
     };
-    let returns = match returns {
-        ast::DataType::Boolean | ast::DataType::Bool => None,
-        t => Some(SqlType::from_ast(&t, at)?),
-    };
+    let returns = SqlType::from_ast(&returns, at)?;
     let volatility = match cf.behavior {
         Some(FunctionBehavior::Immutable) => Volatility::Immutable,
         Some(FunctionBehavior::Stable) => Volatility::Stable,
@@ -116,7 +113,6 @@ pub fn create_function(cf: CreateFunction, at: Location) -> Result<RoutineStmt, 
         // check_function_bodies: the body must plan over the parameters.
         plan_body(text, &params).map_err(|e| FrontError::at(e.message, at))?;
     }
-    let returns = returns.unwrap_or(SqlType::Int4);
     let def = FunctionDef { name, params, returns, volatility, strict, body, in_extension: false };
     Ok(RoutineStmt::CreateFunction { def, or_replace: cf.or_replace })
 }

@@ -73,7 +73,7 @@ pub fn plan_modify(coord: &Node, stmt: &Stmt, text: &str, at: Location) -> Resul
         on_conflict.as_ref().is_some_and(|o| o.action == crate::plan::on_conflict::ConflictAction::Nothing);
     let mut planned = match values_rows(source, at)? {
         Some(rows) => const_result(coord, rel, &targets, rows, at)?,
-        None => plan_query(coord, source, text)?,
+        None => plan_query(coord, &nulls_typed(source, rel, &targets), text)?,
     };
     let width = planned.columns.len();
     if width > targets.len() {
@@ -197,7 +197,14 @@ fn plan_direct_modify(
             ));
         }
         let a = super::eval::analyze(e, &env)?;
-        set_exprs.push((rel.column_index(&c).unwrap_or(0), a.expr.clone()));
+        let set_expr = match &a.expr {
+            // A NULL assigned is a NULL of the column's type (`NULL::boolean`).
+            crate::plan::Expr::Const(crate::types::Datum::Null) => {
+                typed_null_or(crate::types::Datum::Null, types[rel.column_index(&c).unwrap_or(0)])
+            }
+            e => e.clone(),
+        };
+        set_exprs.push((rel.column_index(&c).unwrap_or(0), set_expr));
         if !local && !super::shippable::is_foreign_expr(&a.expr) {
             sets_shippable = false;
         }
@@ -486,6 +493,11 @@ fn whole_row(rel: &Relation, source: Vec<Option<usize>>, plan: &mut Plan) -> Vec
             .iter()
             .zip(&rel.columns)
             .map(|(s, col)| match s.and_then(|i| input.get(i)) {
+                // A NULL the source writes is coerced to the column's type, a Const of
+                // it after eval_const_expressions (`NULL::boolean`).
+                Some((crate::plan::Expr::Const(crate::types::Datum::Null), name)) => {
+                    (typed_null_or(crate::types::Datum::Null, col.ty), name.clone())
+                }
                 Some(t) => t.clone(),
                 None => (
                     crate::plan::Expr::Func(
@@ -508,6 +520,41 @@ fn whole_row(rel: &Relation, source: Vec<Option<usize>>, plan: &mut Plan) -> Vec
         }
     }
     (0..rel.columns.len()).map(Some).collect()
+}
+
+/// The INSERT's source with each `NULL` it selects cast to the type of the column
+/// it fills, as transformInsertStmt coerces an unknown NULL to the target column's
+/// type (a Const of that type: `NULL::boolean` in EXPLAIN, its type's width).
+fn nulls_typed(source: &ast::Query, rel: &Relation, targets: &[usize]) -> ast::Query {
+    let mut q = source.clone();
+    if let ast::SetExpr::Select(s) = q.body.as_mut() {
+        for (item, &t) in s.projection.iter_mut().zip(targets) {
+            let (ast::SelectItem::UnnamedExpr(e) | ast::SelectItem::ExprWithAlias { expr: e, .. }) = item else {
+                continue;
+            };
+            if matches!(e, ast::Expr::Value(ast::Value::Null)) {
+                *e = ast::Expr::Cast {
+                    kind: ast::CastKind::DoubleColon,
+                    expr: Box::new(e.clone()),
+                    data_type: super::parse_coerce::data_type(rel.columns[t].ty),
+                    format: None,
+                };
+            }
+        }
+    }
+    q
+}
+
+/// A value stored into a column of type `ty` as the planner's Const of that type: a
+/// NULL keeps the type, which EXPLAIN prints (`NULL::boolean`), a value is itself.
+pub(super) fn typed_null_or(d: crate::types::Datum, ty: crate::plan::SqlType) -> crate::plan::Expr {
+    match d {
+        crate::types::Datum::Null => crate::plan::Expr::Func(
+            crate::plan::Func::Cast { from: None, to: ty, implicit: false },
+            vec![crate::plan::Expr::Const(crate::types::Datum::Null)].into(),
+        ),
+        d => crate::plan::Expr::Const(d),
+    }
 }
 
 /// The source kept as a subquery, `Subquery Scan on "*SELECT*"`, whose projection
@@ -574,7 +621,7 @@ fn const_result(
         let mut values = Vec::with_capacity(width);
         for (e, &t) in row.iter().zip(targets) {
             let v = super::eval::eval(e, &mut random)?;
-            values.push(crate::plan::Expr::Const(super::eval::cast(v, rel.columns[t].ty, at)?));
+            values.push(typed_null_or(super::eval::cast(v, rel.columns[t].ty, at)?, rel.columns[t].ty));
         }
         out.push(values);
     }

@@ -39,9 +39,9 @@ use crate::plan::SqlType;
 /// A leaf column's type: None for an untyped literal or NULL (PostgreSQL's `unknown`).
 pub(super) type LeafType = Option<SqlType>;
 
-/// `TYPCATEGORY_NUMERIC` or `TYPCATEGORY_STRING` (the sandbox's types have no other).
+/// `TYPCATEGORY_NUMERIC` (else `TYPCATEGORY_STRING` or `TYPCATEGORY_BOOLEAN`).
 fn is_numeric(t: SqlType) -> bool {
-    !matches!(t, SqlType::Text)
+    !matches!(t, SqlType::Text | SqlType::Bool)
 }
 
 /// The order of implicit casts in the numeric category: each converts implicitly to
@@ -53,7 +53,7 @@ fn widening_rank(t: SqlType) -> u8 {
         SqlType::Int8 => 2,
         SqlType::Numeric => 3,
         SqlType::Float8 => 4,
-        SqlType::Text => 0,
+        SqlType::Text | SqlType::Bool => 0,
     }
 }
 
@@ -328,7 +328,7 @@ pub(super) fn coerce_unknown_literals(leaf: &mut SetExpr, types: &[LeafType], ta
     }
 }
 
-fn data_type(t: SqlType) -> ast::DataType {
+pub(super) fn data_type(t: SqlType) -> ast::DataType {
     match t {
         SqlType::Int2 => ast::DataType::SmallInt(None),
         SqlType::Int4 => ast::DataType::Integer(None),
@@ -336,6 +336,7 @@ fn data_type(t: SqlType) -> ast::DataType {
         SqlType::Numeric => ast::DataType::Numeric(ast::ExactNumberInfo::None),
         SqlType::Float8 => ast::DataType::DoublePrecision,
         SqlType::Text => ast::DataType::Text,
+        SqlType::Bool => ast::DataType::Boolean,
     }
 }
 

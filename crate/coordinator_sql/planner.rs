@@ -3220,7 +3220,7 @@ impl PartitionKey<'_> {
         {
             expanded = conjuncts.iter().map(Expr::saop_as_comparisons).flat_map(|c| split_and(&c)).collect();
             // An ANY of NULLs only holds for no row (PARTCLAUSE_MATCH_CONTRADICT).
-            if expanded.iter().any(|c| matches!(c, Expr::Const(Datum::Int(0)))) {
+            if expanded.iter().any(|c| matches!(c, Expr::Const(Datum::Bool(false)))) {
                 return false;
             }
             &expanded[..]

@@ -521,5 +521,6 @@ fn planned_type(t: ColType) -> SqlType {
         ColType::Float => SqlType::Float8,
         ColType::Numeric => SqlType::Numeric,
         ColType::Text => SqlType::Text,
+        ColType::Bool => SqlType::Bool,
     }
 }

@@ -1219,6 +1219,7 @@ impl SqlType {
             DataType::Text | DataType::Varchar(_) | DataType::CharacterVarying(_) | DataType::String(_) => {
                 SqlType::Text
             }
+            DataType::Bool | DataType::Boolean => SqlType::Bool,
             other => return Err(FrontError::unsupported(format!("the column type {}", type_name(other)), at)),
         })
     }

@@ -979,6 +979,7 @@ fn sublink_type(coord: &Node, sub: &ast::Query, ty: ColType) -> SqlType {
         ColType::Float => SqlType::Float8,
         ColType::Numeric => SqlType::Numeric,
         ColType::Text => SqlType::Text,
+        ColType::Bool => SqlType::Bool,
     };
     let SetExpr::Select(s) = sub.body.as_ref() else { return fallback };
     let (Some(item), [from]) = (s.projection.first(), s.from.as_slice()) else { return fallback };

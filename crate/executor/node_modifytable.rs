@@ -398,6 +398,7 @@ impl ModifyTableState {
                 ColType::Int => Some(SqlType::Int8),
                 ColType::Numeric => Some(SqlType::Numeric),
                 ColType::Float => Some(SqlType::Float8),
+                ColType::Bool => Some(SqlType::Bool),
                 ColType::Text => None,
             })
             .collect();

@@ -176,7 +176,7 @@ fn run_init_plan(ps: &mut PlanState, es: &mut EState, k: usize) -> ExecResult<bo
                         }
                     }
                     SubLinkKind::Exists => {
-                        ip.value = Some(Datum::Int(1));
+                        ip.value = Some(Datum::Bool(true));
                         return Ok(true);
                     }
                     SubLinkKind::Expr | SubLinkKind::Correlated if ip.first.is_some() => {
@@ -191,7 +191,7 @@ fn run_init_plan(ps: &mut PlanState, es: &mut EState, k: usize) -> ExecResult<bo
                         match Expr::bin(op, Expr::Const(lhs), Expr::Const(v)).eval(&[])? {
                             Datum::Null => ip.first = Some(Datum::Null),
                             d if d.is_true() != all => {
-                                ip.value = Some(Datum::Int(i64::from(!all)));
+                                ip.value = Some(Datum::Bool(!all));
                                 return Ok(true);
                             }
                             _ => {}
@@ -202,13 +202,13 @@ fn run_init_plan(ps: &mut PlanState, es: &mut EState, k: usize) -> ExecResult<bo
             ExecStatus::Done => {
                 let ip = &mut es.init_plans[k];
                 ip.value = Some(match ip.kind {
-                    SubLinkKind::Exists => Datum::Int(0),
+                    SubLinkKind::Exists => Datum::Bool(false),
                     SubLinkKind::Hashed | SubLinkKind::HashedExists => Datum::Null,
                     SubLinkKind::Expr | SubLinkKind::Correlated => ip.first.take().unwrap_or(Datum::Null),
                     // No row decided: ALL is true, ANY false, unless a comparison was NULL.
                     SubLinkKind::AnyAll { all, .. } => match ip.first.take() {
                         Some(_) => Datum::Null,
-                        None => Datum::Int(i64::from(all)),
+                        None => Datum::Bool(all),
                     },
                 });
                 return Ok(true);
@@ -293,7 +293,7 @@ fn bind(es: &EState, e: &Expr) -> Expr {
 /// balanced tree, so its depth grows with the logarithm of the table.
 fn membership(lhs: &Expr, table: &[Datum]) -> Expr {
     match table {
-        [] => Expr::Const(Datum::Int(0)),
+        [] => Expr::Const(Datum::Bool(false)),
         [v] => Expr::bin(BinOp::Eq, lhs.clone(), Expr::Const(v.clone())),
         _ => {
             let (a, b) = table.split_at(table.len() / 2);
@@ -477,8 +477,8 @@ fn short_circuit(op: BinOp, first: &Expr, row: &[Datum]) -> Option<Expr> {
         _ => return None,
     };
     match op {
-        BinOp::And if matches!(value, Datum::Int(0)) => Some(Expr::Const(Datum::Int(0))),
-        BinOp::Or if value.is_true() => Some(Expr::Const(Datum::Int(1))),
+        BinOp::And if value.is_false() => Some(Expr::Const(Datum::Bool(false))),
+        BinOp::Or if value.is_true() => Some(Expr::Const(Datum::Bool(true))),
         _ => None,
     }
 }

@@ -240,7 +240,11 @@ struct Var {
 
 impl Var {
     fn data(&self) -> VarData<'_> {
-        VarData { stats: self.rel.columns[self.col].2.as_ref(), tuples: self.tuples }
+        VarData {
+            stats: self.rel.columns[self.col].2.as_ref(),
+            tuples: self.tuples,
+            is_bool: self.rel.columns[self.col].1 == SqlType::Bool,
+        }
     }
     fn ty(&self) -> SqlType {
         self.rel.columns[self.col].1
@@ -850,7 +854,7 @@ fn expr_type(e: &Expr, input: &[Option<SqlType>]) -> Option<SqlType> {
         SqlType::Int8 => 2,
         SqlType::Numeric => 3,
         SqlType::Float8 => 4,
-        SqlType::Text => 5,
+        SqlType::Text | SqlType::Bool => 5,
     };
     match e {
         Expr::Col(i) => input.get(*i).copied().flatten(),
@@ -860,7 +864,9 @@ fn expr_type(e: &Expr, input: &[Option<SqlType>]) -> Option<SqlType> {
         Expr::Const(crate::types::Datum::Float(_)) => Some(SqlType::Float8),
         Expr::Const(crate::types::Datum::Numeric(_)) => Some(SqlType::Numeric),
         Expr::Const(crate::types::Datum::Text(_)) => Some(SqlType::Text),
+        Expr::Const(crate::types::Datum::Bool(_)) => Some(SqlType::Bool),
         Expr::Const(_) => None,
+        Expr::Bin(..) | Expr::Not(_) | Expr::IsNull(..) if !is_arith(e) => Some(SqlType::Bool),
         Expr::Bin(op, l, r) if !op.is_comparison() && !matches!(op, BinOp::And | BinOp::Or) => {
             let (a, b) = (expr_type(l, input)?, expr_type(r, input)?);
             Some(if rank(a) >= rank(b) { a } else { b })
@@ -886,21 +892,21 @@ fn expr_type(e: &Expr, input: &[Option<SqlType>]) -> Option<SqlType> {
                     Proc::Abs => arg(0),
                     Proc::Length => Some(SqlType::Int4),
                     Proc::Upper | Proc::Lower | Proc::TextCat => Some(SqlType::Text),
-                    Proc::Bin(_) => None,
+                    Proc::Bin(_) => Some(SqlType::Bool),
                 },
-                // boolean (LIKE, a hashed SubPlan's IN), name (CURRENT_USER), void
-                // (setseed): types the sandbox does not store.
-                Func::Like { .. }
-                | Func::ScalarArrayOp { .. }
-                | Func::HashedSubPlan(_)
-                | Func::CurrentUser
-                | Func::SessionUser
-                | Func::SetSeed => None,
+                Func::Like { .. } | Func::ScalarArrayOp { .. } | Func::HashedSubPlan(_) => Some(SqlType::Bool),
+                // name (CURRENT_USER), void (setseed): types the sandbox does not store.
+                Func::CurrentUser | Func::SessionUser | Func::SetSeed => None,
             }
         }
         Expr::ExecParam(_, t) | Expr::Param(_, t, _) => Some(*t),
         _ => None,
     }
+}
+
+/// Is `e` arithmetic (`+ - * / %`), not a boolean operator?
+fn is_arith(e: &Expr) -> bool {
+    matches!(e, Expr::Bin(op, ..) if !op.is_comparison() && !matches!(op, BinOp::And | BinOp::Or))
 }
 
 /// `get_typavgwidth` of an expression's type (`set_rel_width` for a computed
@@ -925,6 +931,7 @@ fn guess_type(t: ColType) -> SqlType {
         ColType::Float => SqlType::Float8,
         ColType::Numeric => SqlType::Numeric,
         ColType::Text => SqlType::Text,
+        ColType::Bool => SqlType::Bool,
     }
 }
 
@@ -1474,7 +1481,12 @@ impl<'a> Model<'a> {
             (relpages, reltuples)
         };
         let var_of = |c: usize| -> VarData<'_> {
-            VarData { stats: local.get(c).copied().flatten().and_then(|l| rel.columns[l].2.as_ref()), tuples }
+            let l = local.get(c).copied().flatten();
+            VarData {
+                stats: l.and_then(|l| rel.columns[l].2.as_ref()),
+                tuples,
+                is_bool: l.is_some_and(|l| rel.columns[l].1 == SqlType::Bool),
+            }
         };
         // Sizing a parameterized path's join: the relation's own conditions only.
         let own;
@@ -2624,7 +2636,13 @@ mod tests {
         let result = Plan::Result { child: leaf(), filter: None, targets: Some(targets) };
         assert_eq!(
             output_types(&result, &input),
-            vec![Some(SqlType::Int4), Some(SqlType::Int8), Some(SqlType::Numeric), Some(SqlType::Int4), None]
+            vec![
+                Some(SqlType::Int4),
+                Some(SqlType::Int8),
+                Some(SqlType::Numeric),
+                Some(SqlType::Int4),
+                Some(SqlType::Bool)
+            ]
         );
         let agg = Plan::Agg {
             child: leaf(),

@@ -173,9 +173,9 @@ impl Expr {
             Expr::Param(_, _, v) => Ok(v.clone().unwrap_or(Datum::Null)),
             Expr::Not(e) => Ok(match e.eval_in(row, cx)? {
                 Datum::Null => Datum::Null,
-                d => Datum::Int(!d.is_true() as i64),
+                d => Datum::Bool(!d.is_true()),
             }),
-            Expr::IsNull(e, negated) => Ok(Datum::Int((e.eval_in(row, cx)?.is_null() != *negated) as i64)),
+            Expr::IsNull(e, negated) => Ok(Datum::Bool(e.eval_in(row, cx)?.is_null() != *negated)),
             Expr::Bin(op, l, r) => eval_bin(*op, l, r, row, cx),
             Expr::Func(Func::ScalarArrayOp { op, use_or, .. }, args) => scalar_array_op(*op, *use_or, args, row, cx),
             Expr::Func(f, args) => call(*f, args, row, cx),
@@ -208,7 +208,7 @@ fn eval_bin(op: BinOp, l: &Expr, r: &Expr, row: &[Datum], cx: &mut ExprContext) 
                 return Ok(Datum::Null);
             }
             match compare(op, &a, &b) {
-                Some(holds) => Ok(Datum::Int(holds as i64)),
+                Some(holds) => Ok(Datum::Bool(holds)),
                 None => arith(op, &a, &b).or_else(fail),
             }
         }
@@ -249,7 +249,7 @@ fn scalar_array_op(
         values.push(operand(e, row, cx)?);
     }
     if values.is_empty() {
-        return Ok(Datum::Int((!use_or) as i64));
+        return Ok(Datum::Bool(!use_or));
     }
     if x.is_null() {
         return Ok(Datum::Null);
@@ -264,33 +264,33 @@ fn scalar_array_op(
             return fail(ErrorKind::WrongType(op.sql()));
         };
         if holds == use_or {
-            return Ok(Datum::Int(use_or as i64));
+            return Ok(Datum::Bool(use_or));
         }
     }
-    Ok(if saw_null { Datum::Null } else { Datum::Int((!use_or) as i64) })
+    Ok(if saw_null { Datum::Null } else { Datum::Bool(!use_or) })
 }
 
 /// SQL's AND: false if either side is false, else NULL if either is NULL.
 fn bool_and(a: Datum, r: impl FnOnce() -> Result<Datum, EvalError>) -> Result<Datum, EvalError> {
-    if matches!(a, Datum::Int(0)) {
-        return Ok(Datum::Int(0));
+    if a.is_false() {
+        return Ok(Datum::Bool(false));
     }
     Ok(match (a, r()?) {
-        (_, Datum::Int(0)) => Datum::Int(0),
+        (_, b) if b.is_false() => Datum::Bool(false),
         (Datum::Null, _) | (_, Datum::Null) => Datum::Null,
-        _ => Datum::Int(1),
+        _ => Datum::Bool(true),
     })
 }
 
 /// SQL's OR: true if either side is true, else NULL if either is NULL.
 fn bool_or(a: Datum, r: impl FnOnce() -> Result<Datum, EvalError>) -> Result<Datum, EvalError> {
     if a.is_true() {
-        return Ok(Datum::Int(1));
+        return Ok(Datum::Bool(true));
     }
     Ok(match (a, r()?) {
-        (_, b) if b.is_true() => Datum::Int(1),
+        (_, b) if b.is_true() => Datum::Bool(true),
         (Datum::Null, _) | (_, Datum::Null) => Datum::Null,
-        _ => Datum::Int(0),
+        _ => Datum::Bool(false),
     })
 }
 
@@ -420,6 +420,7 @@ fn neg(a: Datum) -> Result<Datum, ErrorKind> {
         Datum::Numeric(n) => Ok(Datum::numeric(n.neg())),
         Datum::Null => Ok(Datum::Null),
         Datum::Text(_) => Err(ErrorKind::WrongType("- text")),
+        Datum::Bool(_) => Err(ErrorKind::WrongType("- boolean")),
     }
 }
 
@@ -478,7 +479,7 @@ fn like(a: &Datum, pattern: &Datum, negated: bool, ilike: bool) -> Datum {
     };
     let (s, p) = (a.to_string(), pattern.to_string());
     let matched = if ilike { like_match(&s.to_lowercase(), &p.to_lowercase()) } else { like_match(&s, &p) };
-    Datum::Int(i64::from(matched != negated))
+    Datum::Bool(matched != negated)
 }
 
 /// `MatchText` (like_match.c): `%` matches any run of characters, `_` one character,
@@ -587,6 +588,15 @@ pub fn cast(v: Datum, from: Option<SqlType>, to: SqlType) -> Result<Datum, Error
         (Datum::Numeric(n), t) if t.is_integer() => numeric_to_int(&n, t),
         (Datum::Numeric(n), SqlType::Numeric) => Ok(Datum::Numeric(n)),
         (Datum::Numeric(n), SqlType::Float8) => Ok(Datum::Float(n.to_f64())),
+        // int4 → boolean (`int4_bool`: zero is false); boolean → int4 (`bool_int4`).
+        (Datum::Int(i), SqlType::Bool) => Ok(Datum::Bool(i != 0)),
+        (Datum::Bool(b), t) if t.is_integer() => Ok(Datum::Int(i64::from(b))),
+        (Datum::Bool(b), SqlType::Bool) => Ok(Datum::Bool(b)),
+        // `booltext`: a boolean as text is `true`/`false`, not `boolout`'s `t`/`f`.
+        (Datum::Bool(b), SqlType::Text) => Ok(Datum::text(if b { "true" } else { "false" })),
+        (Datum::Bool(_), _) | (Datum::Float(_) | Datum::Numeric(_), SqlType::Bool) => {
+            Err(ErrorKind::Unsupported("this cast from or to boolean (PostgreSQL has none)"))
+        }
         (d @ (Datum::Int(_) | Datum::Float(_) | Datum::Numeric(_)), _) => Ok(Datum::text(&d.to_string())),
         (Datum::Text(s), SqlType::Text) => Ok(Datum::Text(s)),
         (Datum::Text(s), t) => text_in(&s, t),
@@ -665,7 +675,9 @@ fn numeric_to_int(n: &Numeric, t: SqlType) -> Result<Datum, ErrorKind> {
 fn text_in(s: &str, t: SqlType) -> Result<Datum, ErrorKind> {
     let invalid = || ErrorKind::InvalidInput(t, s.to_string());
     let trimmed = s.trim();
-    if t.is_integer() {
+    if t == SqlType::Bool {
+        crate::types::parse_bool(s).map(Datum::Bool).ok_or_else(invalid)
+    } else if t.is_integer() {
         int_in(s, t)
     } else if t == SqlType::Numeric {
         Numeric::parse(s).map(Datum::numeric).map_err(numeric_error)
@@ -692,8 +704,8 @@ mod tests {
         // `1/0 IS NULL` is an error too, not true: the error is not a value.
         assert!(Expr::IsNull(Box::new(div.clone()), false).eval(&[]).is_err());
         // AND skips its right side when the left decides (so does CASE in PostgreSQL).
-        let guarded = Expr::bin(BinOp::And, Expr::int(0), Expr::bin(BinOp::Eq, div, Expr::int(1)));
-        assert_eq!(guarded.eval(&[]), Ok(Datum::Int(0)));
+        let guarded = Expr::bin(BinOp::And, Expr::Const(Datum::Bool(false)), Expr::bin(BinOp::Eq, div, Expr::int(1)));
+        assert_eq!(guarded.eval(&[]), Ok(Datum::Bool(false)));
         let big = Expr::bin(BinOp::Multiply, Expr::int(i64::MAX), Expr::int(2));
         assert_eq!(raise(&big), Err("bigint out of range".into()));
         assert_eq!(big.eval(&[]).unwrap_err().sqlstate(), "22003");
@@ -732,17 +744,18 @@ mod tests {
             Expr::func(Func::ScalarArrayOp { op, use_or, elem: SqlType::Int4 }, args).eval(&[]).unwrap()
         };
         let (i, null) = (Datum::Int, Datum::Null);
-        assert_eq!(saop(BinOp::Eq, true, i(2), &[i(1), i(2)]), i(1));
-        assert_eq!(saop(BinOp::Eq, true, i(3), &[i(1), i(2)]), i(0));
+        let (t, f) = (Datum::Bool(true), Datum::Bool(false));
+        assert_eq!(saop(BinOp::Eq, true, i(2), &[i(1), i(2)]), t);
+        assert_eq!(saop(BinOp::Eq, true, i(3), &[i(1), i(2)]), f);
         assert_eq!(saop(BinOp::Eq, true, i(3), &[i(1), null.clone()]), null);
-        assert_eq!(saop(BinOp::Eq, true, i(1), &[i(1), null.clone()]), i(1));
+        assert_eq!(saop(BinOp::Eq, true, i(1), &[i(1), null.clone()]), t);
         assert_eq!(saop(BinOp::Eq, true, null.clone(), &[i(1)]), null);
-        assert_eq!(saop(BinOp::Eq, true, null.clone(), &[]), i(0));
-        assert_eq!(saop(BinOp::NotEq, false, i(3), &[i(1), i(2)]), i(1));
-        assert_eq!(saop(BinOp::NotEq, false, i(2), &[i(1), i(2)]), i(0));
+        assert_eq!(saop(BinOp::Eq, true, null.clone(), &[]), f);
+        assert_eq!(saop(BinOp::NotEq, false, i(3), &[i(1), i(2)]), t);
+        assert_eq!(saop(BinOp::NotEq, false, i(2), &[i(1), i(2)]), f);
         assert_eq!(saop(BinOp::NotEq, false, i(3), &[i(1), null.clone()]), null);
-        assert_eq!(saop(BinOp::NotEq, false, i(1), &[null.clone(), i(1)]), i(0));
-        assert_eq!(saop(BinOp::Lt, false, i(0), &[]), i(1));
-        assert_eq!(saop(BinOp::Lt, true, i(5), &[i(1), i(9)]), i(1));
+        assert_eq!(saop(BinOp::NotEq, false, i(1), &[null.clone(), i(1)]), f);
+        assert_eq!(saop(BinOp::Lt, false, i(0), &[]), t);
+        assert_eq!(saop(BinOp::Lt, true, i(5), &[i(1), i(9)]), t);
     }
 }

@@ -17,8 +17,8 @@
 //!   and queries' text functions and LIKE, which the shards' planner builds too; which
 //!   of them a foreign scan ships is `coordinator_sql::shippable`'s rule.
 //!
-//! Departs from PostgreSQL: booleans are `Int` 0/1 (no boolean type); a value's type
-//! is not stored with it (a `Datum` is Int, Float, Text or Null), so an `Expr` that
+//! Departs from PostgreSQL: a value's integer width is not stored with it (a `Datum`
+//! is Bool, Int, Float, Numeric, Text or Null), so an `Expr` that
 //! needs one (a cast from float8 rather than numeric) carries it in the node.
 
 use crate::types::{ColType, Column, Datum};
@@ -111,7 +111,7 @@ impl BinOp {
             other => other,
         }
     }
-    /// `= <> < <= > >=`: the operators whose result is a boolean (Int 0/1).
+    /// `= <> < <= > >=`: the operators whose result is a boolean.
     pub fn is_comparison(self) -> bool {
         matches!(self, BinOp::Eq | BinOp::NotEq | BinOp::Lt | BinOp::LtEq | BinOp::Gt | BinOp::GtEq)
     }
@@ -146,9 +146,13 @@ pub enum SqlType {
     Numeric,
     Float8,
     Text,
+    Bool,
 }
 
 impl SqlType {
+    /// Every type, for looking one up by name.
+    pub const ALL: [SqlType; 7] =
+        [SqlType::Int2, SqlType::Int4, SqlType::Int8, SqlType::Numeric, SqlType::Float8, SqlType::Text, SqlType::Bool];
     /// The name PostgreSQL's messages use (`format_type`).
     pub fn name(self) -> &'static str {
         match self {
@@ -158,6 +162,7 @@ impl SqlType {
             SqlType::Numeric => "numeric",
             SqlType::Float8 => "double precision",
             SqlType::Text => "text",
+            SqlType::Bool => "boolean",
         }
     }
     pub fn col_type(self) -> ColType {
@@ -166,6 +171,7 @@ impl SqlType {
             SqlType::Numeric => ColType::Numeric,
             SqlType::Float8 => ColType::Float,
             SqlType::Text => ColType::Text,
+            SqlType::Bool => ColType::Bool,
         }
     }
     pub fn is_integer(self) -> bool {
@@ -350,7 +356,8 @@ impl Func {
             Func::Cast { to, .. } => to.col_type(),
             Func::Neg | Func::Abs => arg.unwrap_or(ColType::Int),
             Func::Random => ColType::Float,
-            Func::Length | Func::Like { .. } | Func::HashedSubPlan(_) | Func::ScalarArrayOp { .. } => ColType::Int,
+            Func::Length => ColType::Int,
+            Func::Like { .. } | Func::HashedSubPlan(_) | Func::ScalarArrayOp { .. } => ColType::Bool,
             Func::SubPlan { ty, .. } => ty.col_type(),
             Func::NumericTypmod { .. } => ColType::Numeric,
             Func::User(u) => u.proc.col_type(arg),
@@ -395,9 +402,7 @@ pub fn subplan_name(plan_id: usize, ty: SqlType) -> String {
 /// The SubPlan and type a [`subplan_name`] stands for.
 pub fn subplan_ref(name: &str) -> Option<(usize, SqlType)> {
     let (k, ty) = name.strip_prefix(PARAM_MARK)?.strip_prefix("subplan_")?.split_once(':')?;
-    let ty = [SqlType::Int2, SqlType::Int4, SqlType::Int8, SqlType::Numeric, SqlType::Float8, SqlType::Text]
-        .into_iter()
-        .find(|t| t.name() == ty)?;
+    let ty = SqlType::ALL.into_iter().find(|t| t.name() == ty)?;
     Some((k.parse().ok()?, ty))
 }
 
@@ -410,9 +415,7 @@ pub fn hashed_subplan_ref(name: &str) -> Option<usize> {
 pub fn init_plan_ref(placeholder: &str) -> Option<(usize, SqlType)> {
     let rest = placeholder.strip_prefix('$')?.strip_prefix(PARAM_MARK)?;
     let (n, ty) = rest.split_once(':')?;
-    let ty = [SqlType::Int2, SqlType::Int4, SqlType::Int8, SqlType::Numeric, SqlType::Float8, SqlType::Text]
-        .into_iter()
-        .find(|t| t.name() == ty)?;
+    let ty = SqlType::ALL.into_iter().find(|t| t.name() == ty)?;
     Some((n.parse().ok()?, ty))
 }
 
@@ -484,7 +487,7 @@ impl Expr {
                     .filter(|e| !(*use_or && matches!(e, Expr::Const(Datum::Null))))
                     .map(|e| Expr::bin(*op, x.clone(), e.clone()))
                     .reduce(|a, b| Expr::bin(combine, a, b))
-                    .unwrap_or(Expr::Const(Datum::Int(0)))
+                    .unwrap_or(Expr::Const(Datum::Bool(false)))
             }
             other => other.clone(),
         }
@@ -574,6 +577,7 @@ impl Expr {
             Expr::Const(Datum::Text(_)) => ColType::Text,
             Expr::Const(Datum::Float(_)) => ColType::Float,
             Expr::Const(Datum::Numeric(_)) => ColType::Numeric,
+            Expr::Const(Datum::Bool(_)) => ColType::Bool,
             Expr::Const(_) => ColType::Int,
             Expr::Param(_, t, _) => t.col_type(),
             Expr::Bin(BinOp::Divide, l, r)
@@ -592,7 +596,8 @@ impl Expr {
             }
             Expr::Func(f, args) => f.col_type(args.first().map(|a| a.col_type(input))),
             Expr::ExecParam(_, t) => t.col_type(),
-            _ => ColType::Int,
+            // Comparisons, AND, OR, NOT, IS [NOT] NULL.
+            Expr::Bin(..) | Expr::Not(_) | Expr::IsNull(..) => ColType::Bool,
         }
     }
 
@@ -764,6 +769,8 @@ pub fn const_sql(d: &Datum, typed: bool) -> String {
     let label = |quoted: String, ty: &str| if typed { format!("{quoted}::{ty}") } else { quoted };
     match d {
         Datum::Null => "NULL".to_string(),
+        // get_const_expr and deparseConst write a boolean as a keyword.
+        Datum::Bool(b) => b.to_string(),
         Datum::Text(s) => label(format!("'{}'", s.replace('\'', "''")), "text"),
         Datum::Int(v) if i32::try_from(*v).is_ok_and(|v| v >= 0) => v.to_string(),
         Datum::Int(v) if i32::try_from(*v).is_ok() => label(format!("'{v}'"), "integer"),
@@ -1484,7 +1491,7 @@ pub enum Plan {
 /// constants, always true; EXPLAIN prints no Join Filter and the cost model counts
 /// neither a comparison nor a selectivity for them.
 pub fn clauseless_join_keys() -> (Expr, Expr) {
-    (Expr::Const(crate::types::Datum::Int(1)), Expr::Const(crate::types::Datum::Int(1)))
+    (Expr::Const(crate::types::Datum::Bool(true)), Expr::Const(crate::types::Datum::Bool(true)))
 }
 
 /// Are a Nested Loop's keys [`clauseless_join_keys`]?

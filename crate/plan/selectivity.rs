@@ -47,12 +47,14 @@ pub const DEFAULT_NUM_DISTINCT: f64 = 200.0;
 pub struct VarData<'a> {
     pub stats: Option<&'a ColumnStats>,
     pub tuples: f64,
+    /// A boolean column (`vartype == BOOLOID`): two distinct values without statistics.
+    pub is_bool: bool,
 }
 
 impl VarData<'_> {
     /// An expression that is not a plain column: no statistics.
     pub fn none(tuples: f64) -> VarData<'static> {
-        VarData { stats: None, tuples }
+        VarData { stats: None, tuples, is_bool: false }
     }
 }
 
@@ -69,14 +71,16 @@ pub fn clamp_row_est(rows: f64) -> f64 {
     if rows <= 1.0 || rows.is_nan() {
         1.0
     } else {
-        rows.round()
+        // rint(): half to even.
+        rows.round_ties_even()
     }
 }
 
 /// `get_variable_numdistinct`: the column's distinct values; with `is_default` when
 /// it is the default 200.
 pub fn get_variable_numdistinct(v: &VarData) -> (f64, bool) {
-    let stadistinct = v.stats.map_or(0.0, |s| s.n_distinct);
+    // Without statistics a boolean column presumably has its two values.
+    let stadistinct = v.stats.map_or(if v.is_bool { 2.0 } else { 0.0 }, |s| s.n_distinct);
     if stadistinct > 0.0 {
         return (clamp_row_est(stadistinct), false);
     }
@@ -390,7 +394,16 @@ pub fn clause_selectivity<'a>(e: &Expr, var: &dyn Fn(usize) -> VarData<'a>, tupl
                 0.0
             }
         }
-        // A boolean column or function: boolvarsel's default.
+        // boolvarsel: a boolean column is `col = true` when it has statistics.
+        Expr::Col(i) => {
+            let v = var(*i);
+            if v.stats.is_some() {
+                var_eq_const(&v, &Datum::Bool(true), false)
+            } else {
+                0.5
+            }
+        }
+        // A boolean function: boolvarsel's default.
         _ => 0.5,
     }
 }
@@ -732,7 +745,7 @@ mod tests {
             histogram: vec![],
             correlation: None,
         };
-        let var = |_: usize| VarData { stats: Some(&stats), tuples: 1000.0 };
+        let var = |_: usize| VarData { stats: Some(&stats), tuples: 1000.0, is_bool: false };
         let saop = |op, use_or, elems: &[i64]| {
             let mut args = vec![Expr::Col(0)];
             args.extend(elems.iter().map(|v| Expr::int(*v)));

@@ -96,6 +96,7 @@ pub struct RelStats {
 /// `typlen`/`typalign` of a fixed-width type; None for a varlena (text, numeric).
 pub(crate) fn fixed(ty: SqlType) -> Option<(usize, usize)> {
     match ty {
+        SqlType::Bool => Some((1, 1)),
         SqlType::Int2 => Some((2, 2)),
         SqlType::Int4 => Some((4, 4)),
         SqlType::Int8 | SqlType::Float8 => Some((8, 8)),

@@ -157,7 +157,7 @@ impl Proc {
     /// The result's type family, given the first argument's.
     pub fn col_type(self, arg: Option<ColType>) -> ColType {
         match self {
-            Proc::Bin(op) if op.is_comparison() => ColType::Int,
+            Proc::Bin(op) if op.is_comparison() => ColType::Bool,
             Proc::Bin(_) | Proc::Abs => arg.unwrap_or(ColType::Int),
             Proc::Length => ColType::Int,
             Proc::Upper | Proc::Lower | Proc::TextCat => ColType::Text,

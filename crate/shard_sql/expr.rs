@@ -32,8 +32,12 @@
 //! and the operators `~~ !~~ ~~* !~~*` they deparse to (so a shard parses the remote
 //! SQL the coordinator sends), CURRENT_USER and SESSION_USER.
 //!
+//! Booleans are a type (`Datum::Bool`): `b = true` is `b` and `b = false` `NOT b`, as
+//! eval_const_expressions simplifies them (`simplify_boolean_equality`); a boolean
+//! meets only a boolean (or an untyped literal, read by `boolin`) in an operator.
+//!
 //! Where it departs from PostgreSQL (`transformExpr` in parse_expr.c,
-//! `parseCheckAggregates` in parse_agg.c): booleans are Int 1/0, no operator or
+//! `parseCheckAggregates` in parse_agg.c): no operator or
 //! function lookup by type beyond that coercion (one evaluator, `plan::Expr::eval`,
 //! decides int8, numeric or float8 arithmetic by the values), and `BETWEEN` becomes
 //! an AND of comparisons. A column of unknown integer type (a built-in scenario's) is
@@ -437,6 +441,7 @@ impl ExprPlanner<'_> {
                 }
                 Expr::Const(Datum::Numeric(_)) => Some(SqlType::Numeric),
                 Expr::Const(Datum::Float(_)) => Some(SqlType::Float8),
+                Expr::Const(Datum::Bool(_)) => Some(SqlType::Bool),
                 Expr::Param(_, t, _) | Expr::ExecParam(_, t) => Some(*t),
                 Expr::Func(Func::Cast { to, .. }, _) => Some(*to),
                 other => Some(match self.type_of(other, scope) {
@@ -444,6 +449,7 @@ impl ExprPlanner<'_> {
                     ColType::Numeric => SqlType::Numeric,
                     ColType::Float => SqlType::Float8,
                     ColType::Text => SqlType::Text,
+                    ColType::Bool => SqlType::Bool,
                 }),
             }
         };
@@ -465,6 +471,16 @@ impl ExprPlanner<'_> {
                 ));
             }
             return Ok(SqlType::Text);
+        }
+        if types.contains(&SqlType::Bool) {
+            if let Some(other) = types.iter().find(|t| **t != SqlType::Bool) {
+                let (a, b) = if first == SqlType::Bool { (first, *other) } else { (first, SqlType::Bool) };
+                return Err(SqlError::new(
+                    format!("IN types {} and {} cannot be matched", a.name(), b.name()),
+                    position,
+                ));
+            }
+            return Ok(SqlType::Bool);
         }
         let rank = |t: &SqlType| match t {
             SqlType::Int2 => 0,
@@ -630,6 +646,9 @@ impl ExprPlanner<'_> {
             }
         };
         let types = (l.col_type(columns), r.col_type(columns));
+        if types.0 == ColType::Bool || types.1 == ColType::Bool {
+            return bool_operator(op, l, r, types, position);
+        }
         let target = match types {
             (ColType::Float, _) | (_, ColType::Float) => ColType::Float,
             (ColType::Numeric, _) | (_, ColType::Numeric) => ColType::Numeric,
@@ -744,6 +763,8 @@ impl ExprPlanner<'_> {
         if let Expr::Const(d) = &x {
             return Ok(match d {
                 Datum::Null | Datum::Text(_) => x,
+                // `booltext`: `true`/`false`.
+                Datum::Bool(b) => Expr::Const(Datum::text(&b.to_string())),
                 other => Expr::Const(Datum::text(&other.to_string())),
             });
         }
@@ -757,6 +778,9 @@ impl ExprPlanner<'_> {
             }
             ColType::Numeric => {
                 Expr::func(Func::Cast { from: Some(SqlType::Numeric), to: SqlType::Text, implicit: false }, vec![x])
+            }
+            ColType::Bool => {
+                Expr::func(Func::Cast { from: Some(SqlType::Bool), to: SqlType::Text, implicit: false }, vec![x])
             }
         })
     }
@@ -937,6 +961,12 @@ impl ExprPlanner<'_> {
             // PostgreSQL has no sum(text); our executor would not know what to do.
             if a.col_type(&self.rel.columns) == ColType::Text {
                 return Err(SqlError::new(format!("function {}(text) does not exist", func.name()), position));
+            }
+        }
+        if let (AggFunc::Sum | AggFunc::Avg | AggFunc::Min | AggFunc::Max, Some(a)) = (func, &arg) {
+            // Nor sum, avg, min or max of a boolean (bool_and and bool_or are its).
+            if a.col_type(&self.rel.columns) == ColType::Bool {
+                return Err(SqlError::new(format!("function {}(boolean) does not exist", func.name()), position));
             }
         }
         Ok(Expr::Col(g.agg_column(AggCall { func, arg })))
@@ -1221,6 +1251,7 @@ pub fn negate_clause(e: Expr) -> Expr {
             _ => Expr::Not(Box::new(Expr::Bin(op, l, r))),
         },
         Expr::IsNull(x, negated) => Expr::IsNull(x, !negated),
+        Expr::Const(Datum::Bool(b)) => Expr::Const(Datum::Bool(!b)),
         Expr::Func(Func::Like { negated, ilike }, args) => Expr::Func(Func::Like { negated: !negated, ilike }, args),
         // NOT (x = ANY (…)) is x <> ALL (…): the operator's negator, ANY and ALL swapped.
         Expr::Func(Func::ScalarArrayOp { op, use_or, elem }, args) if op.is_comparison() => {
@@ -1262,7 +1293,54 @@ fn bin_op(op: &BinaryOperator) -> Option<BinOp> {
     })
 }
 
-/// A literal. Booleans are Int 1/0, as comparisons produce.
+/// An operator with a boolean operand (`boolean = boolean`, `boolean < boolean`, …:
+/// `booleq`, `boollt`, …): the other side must be a boolean too, or an untyped
+/// literal, read now by `boolin` (`b = 'yes'`). A comparison with a constant `true`
+/// or `false` is simplified as `simplify_boolean_equality` does: `b = true` and
+/// `b <> false` are `b`, `b = false` and `b <> true` are `NOT b`.
+fn bool_operator(
+    op: BinOp,
+    l: Expr,
+    r: Expr,
+    types: (ColType, ColType),
+    position: Option<usize>,
+) -> Result<Expr, SqlError> {
+    let refuse = || {
+        let (a, b) = (sql_type(types.0).name(), sql_type(types.1).name());
+        SqlError::new(format!("operator does not exist: {a} {} {b}", op.sql()), position)
+    };
+    if matches!(op, BinOp::And | BinOp::Or) {
+        return Ok(Expr::bin(op, l, r));
+    }
+    if !op.is_comparison() {
+        return Err(refuse());
+    }
+    let as_bool = |e: Expr, t: ColType| -> Result<Expr, SqlError> {
+        match e {
+            Expr::Const(Datum::Null) => Ok(e),
+            Expr::Const(d @ Datum::Text(_)) => Ok(Expr::Const(convert_const(&d, SqlType::Bool, position)?)),
+            e if t == ColType::Bool => Ok(e),
+            _ => Err(refuse()),
+        }
+    };
+    let (l, r) = (as_bool(l, types.0)?, as_bool(r, types.1)?);
+    // simplify_boolean_equality: a comparison with a non-NULL boolean constant.
+    if matches!(op, BinOp::Eq | BinOp::NotEq) {
+        let keep = |c: bool| (op == BinOp::Eq) == c;
+        match (&l, &r) {
+            (_, Expr::Const(Datum::Bool(c))) if !matches!(l, Expr::Const(_)) => {
+                return Ok(if keep(*c) { l } else { negate_clause(l) });
+            }
+            (Expr::Const(Datum::Bool(c)), _) if !matches!(r, Expr::Const(_)) => {
+                return Ok(if keep(*c) { r } else { negate_clause(r) });
+            }
+            _ => {}
+        }
+    }
+    Ok(Expr::bin(op, l, r))
+}
+
+/// A literal (`true` and `false` are booleans).
 pub(super) fn literal(v: &Value, position: Option<usize>) -> Result<Datum, SqlError> {
     match v {
         Value::Number(digits, _) => number(digits, position),
@@ -1271,7 +1349,7 @@ pub(super) fn literal(v: &Value, position: Option<usize>) -> Result<Datum, SqlEr
         | Value::NationalStringLiteral(s)
         | Value::UnicodeStringLiteral(s) => Ok(Datum::text(s)),
         Value::DollarQuotedString(s) => Ok(Datum::text(&s.value)),
-        Value::Boolean(b) => Ok(Datum::Int(*b as i64)),
+        Value::Boolean(b) => Ok(Datum::Bool(*b)),
         Value::Null => Ok(Datum::Null),
         Value::Placeholder(p) => Err(SqlError::unsupported(format!("parameter {p}"), position)),
         other => Err(SqlError::unsupported(format!("literal {other}"), position)),
@@ -1315,6 +1393,7 @@ fn cast_target(t: &DataType) -> Option<SqlType> {
         }
         Float(_) | Real | Double | DoublePrecision | Float4 | Float8 => Some(SqlType::Float8),
         Text | Varchar(_) | CharacterVarying(_) | CharVarying(_) | String(_) => Some(SqlType::Text),
+        Bool | Boolean => Some(SqlType::Bool),
         _ => None,
     }
 }
@@ -1337,6 +1416,7 @@ fn sql_type(t: ColType) -> SqlType {
         ColType::Float => SqlType::Float8,
         ColType::Numeric => SqlType::Numeric,
         ColType::Text => SqlType::Text,
+        ColType::Bool => SqlType::Bool,
     }
 }
 
@@ -1349,6 +1429,7 @@ pub(super) fn convert_const(d: &Datum, target: SqlType, position: Option<usize>)
         Datum::Int(_) => Some(ColType::Int),
         Datum::Float(_) => Some(ColType::Float),
         Datum::Numeric(_) => Some(ColType::Numeric),
+        Datum::Bool(_) => Some(ColType::Bool),
         Datum::Text(_) | Datum::Null => None,
     };
     cast(d.clone(), from.map(sql_type), target)

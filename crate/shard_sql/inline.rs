@@ -200,6 +200,7 @@ fn type_name(t: ColType) -> &'static str {
         ColType::Numeric => "numeric",
         ColType::Float => "double precision",
         ColType::Text => "text",
+        ColType::Bool => "boolean",
     }
 }
 

@@ -47,6 +47,7 @@ fn param_type(ty: ColType) -> SqlType {
         ColType::Float => SqlType::Float8,
         ColType::Numeric => SqlType::Numeric,
         ColType::Text => SqlType::Text,
+        ColType::Bool => SqlType::Bool,
     }
 }
 

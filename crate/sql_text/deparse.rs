@@ -293,6 +293,8 @@ fn operands(args: [&Expr; 2], col: &dyn Fn(usize) -> String) -> [String; 2] {
 fn deparse_const(d: &Datum, untyped_string: bool) -> String {
     match d {
         Datum::Null => "NULL".to_string(),
+        // deparseConst writes a boolean as a keyword.
+        Datum::Bool(b) => b.to_string(),
         Datum::Text(_) if untyped_string => deparse_string_literal(&d.to_string()),
         Datum::Text(_) => deparse_string_literal(&d.to_string()) + "::text",
         Datum::Numeric(n) => crate::plan::numeric_const_sql(n, true),

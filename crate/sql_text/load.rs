@@ -34,6 +34,7 @@ pub fn sql_type(t: ColType) -> &'static str {
         ColType::Float => "double precision",
         ColType::Numeric => "numeric",
         ColType::Text => "text",
+        ColType::Bool => "boolean",
     }
 }
 

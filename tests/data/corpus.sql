@@ -380,6 +380,30 @@ create table pk_dup (id int, big_id int);
 insert into pk_dup select i, (i % 5) * 100 + 1 from generate_series(1, 200) i;
 analyze pk_big, pk_small, pk_dup;
 
+-- @shard s1
+-- (h17b) booleans: bp's first foreign partition.
+create table bp1_r (id int, flag boolean, grp int, name text);
+
+-- @shard s2
+-- (h17b) bp's second foreign partition.
+create table bp2_r (id int, flag boolean, grp int, name text);
+
+-- @coordinator
+-- (h17b) booleans: bp range-partitioned on id over foreign partitions on s1 and s2 and
+-- a local one, with a boolean column (a NULL flag in each partition); bl a local table
+-- with one, filled by comparisons and by boolin's words.
+create table bp (id int, flag boolean, grp int, name text) partition by range (id);
+create foreign table bp1 partition of bp for values from (0) to (100) server s1 options (table_name 'bp1_r');
+create foreign table bp2 partition of bp for values from (100) to (200) server s2 options (table_name 'bp2_r');
+create table bp3 partition of bp for values from (200) to (300);
+create table bl (id int, flag boolean, note text);
+insert into bp select i, i % 3 = 0, i % 5, 'b' || i from generate_series(1, 299) i;
+insert into bp (id, grp, name) values (0, 0, 'null0'), (100, 0, 'null100'), (200, 0, 'null200'), (99, 4, 'null99');
+insert into bl select i, i % 2 = 0, 'l' || i from generate_series(1, 40) i;
+insert into bl (id, note) values (41, 'none'), (42, 'none');
+insert into bl values (43, 'yes', 'yes'), (44, 'off', 'off'), (45, ' TRUE ', 'spaces');
+analyze bp, bp1, bp2, bp3, bl;
+
 -- @corpus
 -- Each query: comment lines right above it (the first may start with [tags], which the
 -- test counts), then its SQL, ending with `;` at the end of a line (no `;` inside).
@@ -3892,3 +3916,55 @@ select count(*) from loc where true or 1 / 0 = 1;
 
 -- [error constant explain] EXPLAIN of a constant division by zero raises too: folding is planning (h17i)
 select id from f where id = 1 / 0;
+-- (h17b) ===== Booleans: a type of their own (t/f in rows, true/false in EXPLAIN and Remote SQL) =====
+
+-- [boolean foreign partitioned] a boolean column of each partition, NULLs among them (h17b)
+select id, flag from bp where id < 4 or id between 99 and 103 or id between 199 and 203;
+
+-- [boolean local expr] comparisons and IS NULL in the select list: t and f (h17b)
+select id, id % 2 = 0, flag is null, flag from bl where id > 38;
+
+-- [boolean foreign partitioned filter] a boolean column as a qual: WHERE (flag) on the shards, a Filter locally (h17b)
+select id from bp where flag and grp = 2;
+
+-- [boolean foreign partitioned filter not] NOT of a boolean column (h17b)
+select id, name from bp where not flag and id % 20 = 1;
+
+-- [boolean foreign partitioned filter] flag = false is NOT flag (simplify_boolean_equality) (h17b)
+select id, name from bp where flag = false and grp = 1 and id % 7 = 0;
+
+-- [boolean foreign partitioned filter untyped] flag <> 'yes': the literal read by boolin, then simplified (h17b)
+select id from bp where flag <> 'yes' and id % 50 = 3;
+
+-- [boolean local group] GROUP BY a boolean column: false, true, NULL (h17b)
+select flag, count(*), count(flag) from bl group by flag;
+
+-- [boolean local group order] GROUP BY and ORDER BY a boolean, descending (h17b)
+select flag, count(*) from bl where id < 44 group by flag order by flag desc;
+
+-- [boolean foreign group pushdown] a foreign partition's aggregate pushed down, grouped by its boolean (h17b)
+select flag, count(*) from bp2 group by flag;
+
+-- [boolean local order] ORDER BY a boolean: false before true, NULLs last (h17b)
+select id, flag from bl order by flag, id;
+
+-- [boolean join foreign partitioned local] a join on boolean columns of a local table and the partitioned one (h17b)
+select bl.id, bp.id from bl join bp on bl.flag = bp.flag where bl.id < 3 and bp.id in (3, 4, 103, 104, 203, 204);
+
+-- [boolean local in] IN (true, false): '{t,f}'::boolean[] (h17b)
+select id, flag from bl where flag in (true, false) and id > 36;
+
+-- [boolean local cast] a boolean cast to integer and to text (true/false, not t/f) (h17b)
+select id, flag::int, flag::text from bl where id > 40;
+
+-- [boolean foreign const] constants in a foreign scan's target list: true, false, typed NULLs (h17b)
+select id, true, false, null::boolean, null::int from bp1 where id < 4;
+
+-- [boolean semi exists foreign partitioned] EXISTS over the partitioned table filtered on its boolean (h17b)
+select id from bl where exists (select 1 from bp where bp.flag and bp.id = bl.id);
+
+-- [boolean foreign partitioned like] LIKE in the select list: a boolean per row (h17b)
+select id, name like 'b1%' from bp where id in (10, 11, 110, 210);
+
+-- [boolean foreign order limit] ORDER BY a boolean pushed to the shard: DESC NULLS FIRST (h17b)
+select id, flag from bp1 order by flag desc, id limit 5;
