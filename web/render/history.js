@@ -8,7 +8,7 @@
 // WINDOW entries are drawn at a time, around the current step; "earlier steps" draws
 // more, so a run of 300,000 steps never builds 300,000 elements.
 
-import { h } from './util.js';
+import { h, keepInView } from './util.js';
 
 const WINDOW = 400;
 /** A step's actions are joined into one line up to this many (the narration's cut). */
@@ -116,11 +116,11 @@ export class NarrationHistory {
         cur = li;
       } else if (k > step) li.classList.add('ahead');
     }
-    if (cur) {
-      const box = this.box;
-      const top = cur.offsetTop; // the box is positioned: offsets are within it
-      if (top < box.scrollTop || top + cur.offsetHeight > box.scrollTop + box.clientHeight) box.scrollTop = Math.max(0, top - box.clientHeight / 2);
-    } else if (step === 0) this.box.scrollTop = 0;
+    if (cur) keepInView(this.box, cur, (top, box) => top - box.clientHeight / 2);
+    else if (step === 0) {
+      keepInView(this.box, null);
+      this.box.scrollTop = 0;
+    }
   }
 }
 

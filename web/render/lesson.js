@@ -4,7 +4,7 @@
 // questions, and the knob walk-throughs. Rendering only: web/workshop.js decides what
 // to show (which notes, which answers) from the model's LessonRun outcome.
 
-import { h } from './util.js';
+import { h, keepInView } from './util.js';
 import { renderComparePlot, SYNC_COLOR, ASYNC_COLOR } from './compare.js';
 
 /** Text with `backticked` names as code elements (function and file names in notes). */
@@ -280,12 +280,8 @@ export class LessonPanel {
     const left = ahead ? `${ahead} more note${ahead === 1 ? '' : 's'} ahead in this run.` : '';
     this.notesStatus.textContent = [status, left].filter(Boolean).join(' ');
     this.notesStatus.hidden = !this.notesStatus.textContent;
-    if (first) {
-      // Scroll the note into view inside the panel only (the page must not jump).
-      const box = this.body;
-      const top = first.offsetTop; // the body is positioned: offsets are within it
-      if (top < box.scrollTop || top + first.offsetHeight > box.scrollTop + box.clientHeight) box.scrollTop = Math.max(0, top - 8);
-    }
+    // Scroll the note into view inside the panel only (the page must not jump).
+    if (first) keepInView(this.body, first, (top) => top - 8);
   }
 
   note(n, i, steps) {

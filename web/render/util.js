@@ -31,6 +31,26 @@ export function setText(el, text) {
   }
 }
 
+/**
+ * Scrolls `box` at the next frame so that `el` is in view, at `place(top, box)` when it
+ * is not. Reading a position forces a layout; when many steps are taken in one task (a
+ * seek, a lesson walked step by step) one layout per frame does, so only the last
+ * request for a box is carried out. `keepInView(box, null)` drops a pending one.
+ */
+export function keepInView(box, el, place) {
+  box.__keep = el ? { el, place } : null;
+  if (!el || box.__keepScheduled) return;
+  box.__keepScheduled = true;
+  requestAnimationFrame(() => {
+    box.__keepScheduled = false;
+    const k = box.__keep;
+    box.__keep = null;
+    if (!k || !k.el.isConnected) return;
+    const top = k.el.offsetTop; // the box is positioned: offsets are within it
+    if (top < box.scrollTop || top + k.el.offsetHeight > box.scrollTop + box.clientHeight) box.scrollTop = Math.max(0, k.place(top, box));
+  });
+}
+
 export function esc(s) {
   return String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
 }
