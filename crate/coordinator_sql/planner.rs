@@ -2971,7 +2971,7 @@ fn constant_qual(e: &Expr) -> Option<bool> {
     if !is_constant(e) {
         return None;
     }
-    e.eval(&[]).ok().map(|d| matches!(d, Datum::Int(v) if v != 0))
+    e.eval(&[]).ok().map(|d| d.is_true())
 }
 
 /// The WHERE clause without its constant-true conjuncts (PostgreSQL drops `1 = 1`

@@ -293,7 +293,7 @@ impl Pull<'_, '_> {
                     args: vec![],
                     arg_names: vec![],
                 });
-                let value = ast::Expr::Value(ast::Value::Placeholder(init_plan_placeholder(param, SqlType::Int4)));
+                let value = ast::Expr::Value(ast::Value::Placeholder(init_plan_placeholder(param, SqlType::Bool)));
                 *e = if *negated {
                     ast::Expr::UnaryOp { op: ast::UnaryOperator::Not, expr: Box::new(value) }
                 } else {
@@ -541,7 +541,7 @@ impl Pull<'_, '_> {
         });
         let mut call = hashed_call(plan_id, lhs);
         if let ast::Expr::Function(f) = &mut call {
-            f.name = ast::ObjectName(vec![ast::Ident::new(crate::plan::subplan_name(plan_id, SqlType::Int4))]);
+            f.name = ast::ObjectName(vec![ast::Ident::new(crate::plan::subplan_name(plan_id, SqlType::Bool))]);
             if let ast::FunctionArguments::List(l) = &mut f.args {
                 l.args.extend(refs.iter().map(|(c, _)| outer_column_arg(&outer_name, c)));
             }

@@ -372,7 +372,7 @@ fn expressions() {
     let cast = bin(BinOp::Eq, Expr::col(0), Expr::int(7));
     let ne = bin(BinOp::NotEq, Expr::col(1), bin(BinOp::Minus, Expr::int(0), Expr::col(0)));
     let mut expected = between;
-    for e in [in_list, not_null, is_not_null, cast, Expr::int(1), ne] {
+    for e in [in_list, not_null, is_not_null, cast, Expr::Const(Datum::Bool(true)), ne] {
         expected = bin(BinOp::And, expected, e);
     }
     assert_eq!(cond, expected);
