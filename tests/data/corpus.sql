@@ -3781,34 +3781,6 @@ execute pa_in(5, 6000);
 
 -- [index any loc] an IN list on loc's index (merge35)
 select * from loc where id in (1, 2, 3);
--- (h23p) ===== Joins of eight to eleven relations (one join search, or subproblems by the collapse limits; issue 23 item 5) =====
-
--- [join search eight star local foreign] eight relations around loc, one search (join_collapse_limit 8): foreign tables, partitioned tables, pk_big, j3a (h23p)
-select loc.id, f.val, h.grp, r.v, l.region, b.pad, a.t, s.tag from loc join f on f.id = loc.id join h on h.id = loc.id join r on r.k = loc.id join l on l.id = loc.id join pk_big b on b.id = loc.id join j3a a on a.id = loc.id join pk_small s on s.id = loc.id where loc.qty = 3;
-
--- [join search nine comma] nine relations as a FROM list with WHERE equalities: one search of nine (from_collapse_limit merges only sub-lists) (h23p)
-select a.id, c.z, d.id, loc.qty, dim.title, s.tag, r.label, f.val from j3a a, j3b b, j3c c, loc, pk_dup d, dim, pk_small s, r, f where a.id = b.id and b.id = c.id and c.id = loc.id and loc.id = d.id and dim.cat = loc.cat and s.id = d.id and r.k = loc.id and f.id = a.id;
-
--- [join search ten chain collapse default] ten relations as a JOIN chain: join_collapse_limit 8 makes the first eight a subproblem, then a search of three (h23p)
-select a.t, b.u, c.v, loc.qty, r.label, l.price, s.tag, d.id, h.grp, f.val from j3a a join j3b b on b.id = a.id join j3c c on c.id = b.id join loc on loc.id = c.id join r on r.k = loc.id join l on l.id = r.k join pk_small s on s.id = loc.id join pk_dup d on d.id = s.id join h on h.id = d.id join f on f.id = h.id;
-
--- [join search ten chain settings collapse] the same ten relations, join_collapse_limit 12: one search of ten (h23p)
-set join_collapse_limit = 12;
-select a.t, b.u, c.v, loc.qty, r.label, l.price, s.tag, d.id, h.grp, f.val from j3a a join j3b b on b.id = a.id join j3c c on c.id = b.id join loc on loc.id = c.id join r on r.k = loc.id join l on l.id = r.k join pk_small s on s.id = loc.id join pk_dup d on d.id = s.id join h on h.id = d.id join f on f.id = h.id;
-
--- [join search ten chain settings collapse one] the same ten relations, join_collapse_limit 1: the written order (h23p)
-set join_collapse_limit = 1;
-select a.t, b.u, c.v, loc.qty, r.label, l.price, s.tag, d.id, h.grp, f.val from j3a a join j3b b on b.id = a.id join j3c c on c.id = b.id join loc on loc.id = c.id join r on r.k = loc.id join l on l.id = r.k join pk_small s on s.id = loc.id join pk_dup d on d.id = s.id join h on h.id = d.id join f on f.id = h.id;
-
--- [join search eleven settings collapse] eleven relations, join_collapse_limit 12: one search of eleven (below geqo_threshold 12) (h23p)
-set join_collapse_limit = 12;
-select a.t, b.u, c.v, loc.qty, r.label, l.price, s.tag, d.id, h.grp, f.val, big.pad from j3a a join j3b b on b.id = a.id join j3c c on c.id = b.id join loc on loc.id = c.id join r on r.k = loc.id join l on l.id = r.k join pk_small s on s.id = loc.id join pk_dup d on d.id = s.id join h on h.id = d.id join f on f.id = h.id join pk_big big on big.id = f.id;
-
--- [join search eight partitioned] eight relations over the partitioned tables pw_la, pw_lb, h, r, l, with loc, f and pk_big (h23p)
-select a.id, b.u, h.grp, r.v, l.region, loc.qty, f.val, big.grp from pw_la a join pw_lb b on b.id = a.id join h on h.id = a.id join r on r.k = a.id join l on l.id = a.id join loc on loc.id = a.id join f on f.id = a.id join pk_big big on big.id = a.id where a.x = 3;
-
--- [join search nine left collapse default] nine relations, a LEFT JOIN last: join_collapse_limit 8 keeps the eight inner-joined ones a subproblem (h23p)
-select a.id, c.z, d.id, loc.qty, dim.title, s.tag, r.label, f.val, j.note from j3a a join j3b b on b.id = a.id join j3c c on c.id = b.id join loc on loc.id = c.id join pk_dup d on d.id = loc.id join dim on dim.cat = loc.cat join pk_small s on s.id = d.id join r on r.k = loc.id left join j3d j on j.cat = loc.cat;
 -- (h17s) ===== Small EXPLAIN differences: sorts past work_mem, a FROM subquery's qualified columns =====
 
 -- [setop union settings sort external] work_mem too small for the sort of a UNION: tuplesort writes its runs to tapes and merges them in one pass (external merge, Disk: the tape set's blocks) (h17s)
