@@ -268,8 +268,11 @@ pub fn parse_bool(s: &str) -> Option<bool> {
     None
 }
 
-/// A named, typed column.
-#[derive(Clone, Debug, PartialEq)]
+/// A named, typed column. Two columns are equal when their names and `ColType`s
+/// are: `sql_type` is what the analysis knows of it, not what the column is (an
+/// aggregate's output column knows it is an int8, the same column read back through
+/// a catalog of `ColType`s does not).
+#[derive(Clone, Debug)]
 pub struct Column {
     pub name: String,
     pub ty: ColType,
@@ -279,6 +282,12 @@ pub struct Column {
     /// int4) or int8's. None: not known, an integer then taken as an int8 (the
     /// built-in scenarios' tables, whose operators never check a narrower range).
     pub sql_type: Option<crate::plan::SqlType>,
+}
+
+impl PartialEq for Column {
+    fn eq(&self, other: &Column) -> bool {
+        self.name == other.name && self.ty == other.ty
+    }
 }
 
 impl Column {
