@@ -231,6 +231,42 @@ impl ExprPlanner<'_> {
         }
     }
 
+    /// A WHERE, HAVING or JOIN/ON condition (`clause`, as PostgreSQL's message names
+    /// it): planned, and refused unless it is a boolean (`coerce_to_boolean`). A NULL
+    /// is accepted, and a quoted literal is read as a boolean (`'t'`), as PostgreSQL
+    /// reads an untyped literal (the sandbox cannot tell `'t'` from `'t'::text` here).
+    pub fn plan_condition(&self, e: &ast::Expr, scope: &mut Scope, clause: &str) -> Result<Expr, SqlError> {
+        let planned = self.plan(e, scope)?;
+        self.as_boolean(planned, scope, clause, self.position(e))
+    }
+
+    /// `coerce_to_boolean` of a planned operand of `clause` (WHERE, AND, NOT, …): a
+    /// boolean or a NULL as it is, a quoted literal read by `boolin` (`'t'`), anything
+    /// else refused with PostgreSQL's message.
+    fn as_boolean(
+        &self,
+        planned: Expr,
+        scope: &Scope,
+        clause: &str,
+        position: Option<usize>,
+    ) -> Result<Expr, SqlError> {
+        if let Expr::Const(Datum::Text(t)) = &planned {
+            return match crate::types::parse_bool(t) {
+                Some(b) => Ok(Expr::Const(Datum::Bool(b))),
+                None => Err(SqlError::new(format!("invalid input syntax for type boolean: \"{t}\""), position)),
+            };
+        }
+        let ty = match self.type_of(&planned, scope) {
+            ColType::Bool => return Ok(planned),
+            _ if matches!(planned, Expr::Const(Datum::Null)) => return Ok(planned),
+            ColType::Int => self.int_type_of(&planned, scope).unwrap_or(SqlType::Int4).name(),
+            ColType::Float => SqlType::Float8.name(),
+            ColType::Numeric => SqlType::Numeric.name(),
+            ColType::Text => SqlType::Text.name(),
+        };
+        Err(SqlError::new(format!("argument of {clause} must be type boolean, not type {ty}"), position))
+    }
+
     /// Every expression but an operator or parentheses (`plan`).
     fn plan_node(&self, e: &ast::Expr, scope: &mut Scope) -> Result<Expr, SqlError> {
         let position = self.position(e);
@@ -556,7 +592,10 @@ impl ExprPlanner<'_> {
 
     fn unary(&self, op: UnaryOperator, operand: &ast::Expr, scope: &mut Scope) -> Result<Expr, SqlError> {
         match op {
-            UnaryOperator::Not => Ok(negate_clause(self.plan(operand, scope)?)),
+            UnaryOperator::Not => {
+                let x = self.plan(operand, scope)?;
+                Ok(negate_clause(self.as_boolean(x, scope, "NOT", self.position(operand))?))
+            }
             UnaryOperator::Plus => self.plan(operand, scope),
             UnaryOperator::Minus => {
                 // Fold `-literal` so that i64::MIN is representable and plans stay small.
@@ -635,6 +674,8 @@ impl ExprPlanner<'_> {
     /// constant converted now, `'7'::numeric`). Integers and texts are left as they are.
     fn operator(&self, op: BinOp, l: Expr, r: Expr, scope: &Scope, position: Option<usize>) -> Result<Expr, SqlError> {
         if matches!(op, BinOp::And | BinOp::Or) {
+            let clause = op.sql();
+            let (l, r) = (self.as_boolean(l, scope, clause, position)?, self.as_boolean(r, scope, clause, position)?);
             return Ok(Expr::bin(op, l, r));
         }
         let groups;

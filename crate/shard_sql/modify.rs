@@ -188,7 +188,9 @@ fn plan_where(
     let planner = super::expr::ExprPlanner { src, rel };
     selection
         .as_ref()
-        .map(|c| planner.plan(c, &mut super::expr::Scope::Rows { no_agg: super::expr::NO_AGG_IN_WHERE }))
+        .map(|c| {
+            planner.plan_condition(c, &mut super::expr::Scope::Rows { no_agg: super::expr::NO_AGG_IN_WHERE }, "WHERE")
+        })
         .transpose()
 }
 

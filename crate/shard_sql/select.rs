@@ -91,7 +91,7 @@ pub(super) fn plan_query_over(
     let mut plan =
         base.unwrap_or_else(|| Plan::SeqScan { table: rel.table.clone(), columns: rel.columns.clone(), alias: None });
     if let Some(condition) = &select.selection {
-        let filter = planner.plan(condition, &mut Scope::Rows { no_agg: NO_AGG_IN_WHERE })?;
+        let filter = planner.plan_condition(condition, &mut Scope::Rows { no_agg: NO_AGG_IN_WHERE }, "WHERE")?;
         plan = Plan::Result { child: Box::new(plan), filter: Some(filter), targets: None };
     }
     let body = if is_aggregated(select, &items, order_by) {
@@ -406,7 +406,7 @@ fn plan_grouped(
     let mut grouping = Grouping { keys, aggs: Vec::new() };
     let mut scope = Scope::Groups(&mut grouping);
     let targets = plan_targets(planner, items, &mut scope)?;
-    let having = s.having.as_ref().map(|h| planner.plan(h, &mut scope)).transpose()?;
+    let having = s.having.as_ref().map(|h| planner.plan_condition(h, &mut scope, "HAVING")).transpose()?;
     let sort_keys = plan_sort_keys(planner, order_by, &targets, items, &mut scope)?;
 
     let strategy = if grouping.keys.is_empty() { AggStrategy::Plain } else { AggStrategy::Hashed };

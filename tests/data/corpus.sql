@@ -3940,3 +3940,20 @@ select id, name like 'b1%' from bp where id in (10, 11, 110, 210);
 
 -- [boolean foreign order limit] ORDER BY a boolean pushed to the shard: DESC NULLS FIRST (h17b)
 select id, flag from bp1 order by flag desc, id limit 5;
+
+-- (merge35) ===== Conditions must be boolean (coerce_to_boolean) =====
+
+-- [error boolean where] an integer column as WHERE (merge35)
+select id from loc where qty;
+
+-- [error boolean where foreign] a bigint column of a foreign table as WHERE (merge35)
+select id from f where val;
+
+-- [error boolean having] count(*) as HAVING (merge35)
+select qty, count(*) from loc group by qty having count(*);
+
+-- [error boolean not] NOT over an integer (merge35)
+select id from loc where not qty;
+
+-- [boolean literal where] an untyped literal read as a boolean in an AND (merge35)
+select id from loc where 't' and id < 3;
