@@ -504,7 +504,9 @@ fn sandbox_expr(text: &str) -> String {
     let e = Parser::new(&PostgreSqlDialect {}).try_with_sql(text).and_then(|mut p| p.parse_expr());
     let e = e.unwrap_or_else(|err| panic!("{text}: {err}"));
     match eval::eval(&e, &mut PgRandom::new()) {
-        Ok(v) if v.ty == Some(pgasync::plan::SqlType::Int4) && text.contains(" < ") => {
+        // PostgreSQL's side is `(e)::text`: a boolean's text cast is `true`/`false`
+        // (booltext), not boolout's `t`/`f`.
+        Ok(v) if v.ty == Some(pgasync::plan::SqlType::Bool) => {
             (if v.datum.is_true() { "true" } else { "false" }).to_string()
         }
         Ok(v) if v.datum.is_null() => "NULL".to_string(),
