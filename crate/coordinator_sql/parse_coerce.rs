@@ -340,7 +340,6 @@ pub(super) fn data_type(t: SqlType) -> ast::DataType {
     }
 }
 
-
 /// An assignment to a column of type `to` of a value of type `from` (None: a NULL or
 /// an untyped literal, which become the column's type), as transformAssignedExpr
 /// coerces it (`COERCION_ASSIGNMENT`): the integer types, numeric and float8 convert
