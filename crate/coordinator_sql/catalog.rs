@@ -1118,7 +1118,7 @@ impl Cluster {
             }
             let mut row = vec![Datum::Null; job.columns.len()];
             for (v, &t) in vals.into_iter().zip(&job.targets) {
-                row[t] = eval::cast(v, job.columns[t].ty, at)?;
+                row[t] = eval::assign(v, (&job.columns[t].name, job.columns[t].ty), at)?;
             }
             self.total_rows += 1;
             if self.total_rows > self.limits.rows {

@@ -86,6 +86,13 @@ pub fn text_of(v: &Val) -> String {
     evaluator::text_out(&v.datum, v.ty)
 }
 
+/// Stores a value into `column` of type `target`: refused where PostgreSQL has no
+/// assignment cast ([`super::parse_coerce::check_assignment`]), else [`cast`].
+pub fn assign(v: Val, (column, target): (&str, SqlType), at: Location) -> Result<Datum, FrontError> {
+    super::parse_coerce::check_assignment(column, target, v.ty, at)?;
+    cast(v, target, at)
+}
+
 /// Converts a value to `target` as PostgreSQL's assignment (and explicit) casts do.
 pub fn cast(v: Val, target: SqlType, at: Location) -> Result<Datum, FrontError> {
     evaluator::cast(v.datum, v.ty, target).map_err(|k| error(&EvalError::from(k), at))

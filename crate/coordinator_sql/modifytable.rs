@@ -82,6 +82,9 @@ pub fn plan_modify(coord: &Node, stmt: &Stmt, text: &str, at: Location) -> Resul
     if !columns.is_empty() && width < targets.len() {
         return Err(FrontError::at("INSERT has more target columns than expressions", at));
     }
+    for (c, &t) in planned.columns.iter().zip(&targets) {
+        super::parse_coerce::check_assignment(&rel.columns[t].name, rel.columns[t].ty, source_type(c), at)?;
+    }
     let source: Vec<Option<usize>> =
         (0..rel.columns.len()).map(|c| targets.iter().take(width).position(|&t| t == c)).collect();
     if !pulled_up(source_query(stmt), &planned.plan) && !trivial_projection(rel, &source, &planned.columns) {
@@ -197,6 +200,8 @@ fn plan_direct_modify(
             ));
         }
         let a = super::eval::analyze(e, &env)?;
+        let index = rel.column_index(&c).unwrap_or(0);
+        super::parse_coerce::check_assignment(&c, types[index], a.ty, sqlparser::ast::Spanned::span(e).start)?;
         let set_expr = match &a.expr {
             // A NULL assigned is a NULL of the column's type (`NULL::boolean`).
             crate::plan::Expr::Const(crate::types::Datum::Null) => {
@@ -467,6 +472,21 @@ fn has_agg(plan: &Plan) -> bool {
     }
 }
 
+/// The type of an INSERT's source column where the plan knows it for sure: None for
+/// a text (an untyped literal is one too here) and for an integer of no known width
+/// (a NULL is one), which the check lets through.
+fn source_type(c: &crate::types::Column) -> Option<crate::plan::SqlType> {
+    use crate::plan::SqlType;
+    use crate::types::ColType;
+    match c.ty {
+        ColType::Bool => Some(SqlType::Bool),
+        ColType::Int => c.sql_type,
+        ColType::Numeric => Some(SqlType::Numeric),
+        ColType::Float => Some(SqlType::Float8),
+        ColType::Text => None,
+    }
+}
+
 /// Is the INSERT's row the source's row as it is (setrefs.c's
 /// `trivial_subqueryscan`): every column filled, in order, by a value of its type?
 fn trivial_projection(rel: &Relation, source: &[Option<usize>], columns: &[crate::types::Column]) -> bool {
@@ -621,7 +641,8 @@ fn const_result(
         let mut values = Vec::with_capacity(width);
         for (e, &t) in row.iter().zip(targets) {
             let v = super::eval::eval(e, &mut random)?;
-            values.push(typed_null_or(super::eval::cast(v, rel.columns[t].ty, at)?, rel.columns[t].ty));
+            let col = &rel.columns[t];
+            values.push(typed_null_or(super::eval::assign(v, (&col.name, col.ty), at)?, col.ty));
         }
         out.push(values);
     }

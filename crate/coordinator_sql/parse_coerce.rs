@@ -340,6 +340,23 @@ pub(super) fn data_type(t: SqlType) -> ast::DataType {
     }
 }
 
+/// An assignment to a column of type `to` of a value of type `from` (None: a NULL or
+/// an untyped literal, which become the column's type), as transformAssignedExpr
+/// coerces it (`COERCION_ASSIGNMENT`): the integer types, numeric and float8 convert
+/// among themselves and anything converts to text (an I/O conversion cast), nothing
+/// else: a boolean and a number never do, a text only by an explicit cast.
+pub fn check_assignment(column: &str, to: SqlType, from: Option<SqlType>, at: Location) -> Result<(), FrontError> {
+    let Some(from) = from else { return Ok(()) };
+    let number = |t: SqlType| t.is_integer() || matches!(t, SqlType::Numeric | SqlType::Float8);
+    if from == to || to == SqlType::Text || (number(from) && number(to)) {
+        return Ok(());
+    }
+    Err(FrontError::at(
+        format!("column \"{column}\" is of type {} but expression is of type {}", to.name(), from.name()),
+        at,
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

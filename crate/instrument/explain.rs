@@ -530,7 +530,10 @@ fn resolve_columns(n: &ExplainNode, prefix: bool) -> Outputs {
     if n.node_type == "Bitmap Heap Scan" {
         // Its Bitmap Index Scan's Index Cond names the heap scan's columns, qualified
         // where the heap scan's are and, marked, where VERBOSE would qualify them.
-        let own = if prefix { out.cols.clone() } else { qual_cols(n) };
+        // Its own columns, not its output: under a DML's projection the heap scan
+        // returns (tableoid, ctid), while its conditions are over the table's columns.
+        // Qualified with VERBOSE only, as show_scan_qual prefixes a scan's quals.
+        let own = qual_cols(n);
         for c in &mut out.children {
             c.vars = vec![true; own.len()];
             c.cols = own.clone();
@@ -1318,9 +1321,10 @@ fn properties(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions) -> Vec<(Strin
             }
             if matches!(k.as_str(), "Index Cond" | "Recheck Cond") {
                 // Over the scan's own columns (a Bitmap Index Scan's are its heap
-                // scan's), prefixed with VERBOSE as `show_scan_qual` prefixes them.
-                let cols =
-                    if opts.verbose && n.node_type != "Bitmap Index Scan" { qual_cols(n) } else { o.cols.clone() };
+                // scan's), prefixed with VERBOSE only, as `show_scan_qual` prefixes
+                // them: not its output, which under a DML's projection is (tableoid,
+                // ctid).
+                let cols = if n.node_type != "Bitmap Index Scan" { qual_cols(n) } else { o.cols.clone() };
                 return (k.clone(), unmark(&resolve_qualifiers(&substitute(v, &cols), opts.verbose)));
             }
             // (`Heap Fetches` is printed as kept, the total over the loops: explain.c

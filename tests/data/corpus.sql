@@ -3957,3 +3957,20 @@ select id from loc where not qty;
 
 -- [boolean literal where] an untyped literal read as a boolean in an AND (merge35)
 select id from loc where 't' and id < 3;
+
+-- (merge35) ===== Assignments PostgreSQL has no cast for (transformAssignedExpr, COERCION_ASSIGNMENT) =====
+
+-- [error dml insert boolean integer] an integer into a boolean column (merge35)
+insert into bl values (100, 1, 'x');
+
+-- [error dml insert select boolean integer] an integer column into a boolean column (merge35)
+insert into bl select id, id, note from bl;
+
+-- [error dml update boolean integer] SET a boolean column to an integer (merge35)
+update bl set flag = 1;
+
+-- [error dml insert integer boolean] a boolean into an integer column (merge35)
+insert into bl values (true, true, 'x');
+
+-- [dml insert boolean literal] untyped literals and NULL become the column's type (merge35)
+insert into bl values (101, 'yes', 'y'), (102, null, 'z');
