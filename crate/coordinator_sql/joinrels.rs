@@ -2259,20 +2259,26 @@ fn cut_inputs(plan: &mut Plan, at: &[*const Plan]) {
         *plan = Plan::EmptyResult { columns: plan.output_columns() };
         return;
     }
+    for input in own_node_inputs(plan) {
+        cut_inputs(input, at);
+    }
+}
+
+/// What a path's own nodes sit over, in the order `cut_inputs` and `create_plan`
+/// walk it: a wrapper's child (Result, Sort, Material, Memoize, Agg, Unique), a
+/// join's outer then inner side; nothing below any other node.
+fn own_node_inputs(plan: &mut Plan) -> Vec<&mut Plan> {
     match plan {
         Plan::Result { child, .. }
         | Plan::Sort { child, .. }
         | Plan::Material { child }
         | Plan::Memoize { child, .. }
         | Plan::Agg { child, .. }
-        | Plan::Unique { child, .. } => cut_inputs(child, at),
+        | Plan::Unique { child, .. } => vec![child.as_mut()],
         Plan::HashJoin { outer, inner, .. }
         | Plan::NestLoop { outer, inner, .. }
-        | Plan::MergeJoin { outer, inner, .. } => {
-            cut_inputs(outer, at);
-            cut_inputs(inner, at);
-        }
-        _ => {}
+        | Plan::MergeJoin { outer, inner, .. } => vec![outer.as_mut(), inner.as_mut()],
+        _ => vec![],
     }
 }
 
@@ -2281,25 +2287,14 @@ fn cut_inputs(plan: &mut Plan, at: &[*const Plan]) {
 /// way. A path without inputs is as it is.
 fn create_plan(path: &RelPath) -> RelPath {
     fn fill(plan: &mut Plan, inputs: &mut std::slice::Iter<'_, Rc<RelPath>>) {
-        match plan {
-            Plan::EmptyResult { .. } => {
-                if let Some(p) = inputs.next() {
-                    *plan = create_plan(p).plan;
-                }
+        if let Plan::EmptyResult { .. } = plan {
+            if let Some(p) = inputs.next() {
+                *plan = create_plan(p).plan;
             }
-            Plan::Result { child, .. }
-            | Plan::Sort { child, .. }
-            | Plan::Material { child }
-            | Plan::Memoize { child, .. }
-            | Plan::Agg { child, .. }
-            | Plan::Unique { child, .. } => fill(child, inputs),
-            Plan::HashJoin { outer, inner, .. }
-            | Plan::NestLoop { outer, inner, .. }
-            | Plan::MergeJoin { outer, inner, .. } => {
-                fill(outer, inputs);
-                fill(inner, inputs);
-            }
-            _ => {}
+            return;
+        }
+        for input in own_node_inputs(plan) {
+            fill(input, inputs);
         }
     }
     let mut whole = RelPath { inputs: vec![], ..path.clone() };
