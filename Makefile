@@ -211,20 +211,12 @@ test-native:
 # after the other (Chrome's run finds the build done: 0.07 s): side by side (tried for
 # issue 20, ~40 s less on a quiet machine) Chrome's suite ran past chromedriver's 300 s
 # renderer timeout on a loaded machine (load ~15: Node's suite took 315 s beside it).
-# On wasm32 the suite is compiled into the library's unit-test binary (crate/lib.rs, the
-# last lines), so `--lib` runs both (the counts are the same: one "test result" line
-# holds both), and the runs are cargo's own with wasm-bindgen's test runner (what
-# `wasm-pack test --node` / `--headless --chrome` run after a `cargo build --tests`,
-# which also compiled the library without its tests, at opt-level 1 as a cdylib, for
-# the native-only tests/*.rs: a third of the 256 s build; issue 20). setup.sh installs
-# the runner (wasm-bindgen-cli, Cargo.lock's version) and chromedriver.
-WASM_TESTS := --target wasm32-unknown-unknown --profile wasm-test --lib
-WASM_RUN := CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner
+WASM_TESTS := --profile wasm-test --lib --test suite
 test-wasm:
 	$(call started,wasm)
-	set -o pipefail; $(WASM_RUN) WASM_BINDGEN_TEST_ONLY_NODE=1 cargo test $(WASM_TESTS) 2>&1 | tee $(LOGS)/node.log
-	set -o pipefail; $(WASM_RUN) WASM_BINDGEN_TEST_ONLY_WEB=1 WASM_BINDGEN_USE_BROWSER=1 WASM_BINDGEN_TEST_TIMEOUT=600 \
-	  CHROMEDRIVER=$$(command -v chromedriver) cargo test $(WASM_TESTS) 2>&1 | tee $(LOGS)/chrome.log
+	set -o pipefail; $(WASM_PACK) test --node --mode no-install -- $(WASM_TESTS) 2>&1 | tee $(LOGS)/node.log
+	set -o pipefail; WASM_BINDGEN_USE_BROWSER=1 WASM_BINDGEN_TEST_TIMEOUT=600 \
+	  $(WASM_PACK) test --headless --chrome --mode no-install -- $(WASM_TESTS) 2>&1 | tee $(LOGS)/chrome.log
 	@node=$(call passed,$(LOGS)/node.log); chrome=$(call passed,$(LOGS)/chrome.log); \
 	  echo "wasm tests: $$node in Node, $$chrome in Chrome"; \
 	  if [ "$$node" = 0 ] || [ "$$node" != "$$chrome" ]; then \

@@ -88,7 +88,7 @@ skipped() {
 }
 
 # The commands of each step (the Makefile's targets test-native, test-wasm, test-e2e).
-WASM_TESTS=(--profile wasm-test --lib) # the suite is in the library's tests on wasm32 (Makefile)
+WASM_TESTS=(--profile wasm-test --lib --test suite)
 native_build() { cargo test --workspace --no-run; }
 native_tests() { node scripts/native_tests.mjs "$LOGS/native.log"; }
 node_tests() { wasm-pack test --node --mode no-install -- "${WASM_TESTS[@]}"; }
