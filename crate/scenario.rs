@@ -295,6 +295,7 @@ fn member_of(parent: &str, k: usize) -> Option<ScanName> {
         member: true,
         tlist: None,
         direct: false,
+        alone: false,
     })
 }
 
@@ -772,13 +773,27 @@ fn build_partitionwise(_info: &ScenarioInfo, _knobs: &Knobs, s: &Settings) -> Re
         server: "server1".into(),
         remote,
         // Partitionwise: the plan refers to the partitions, not to pt (PostgreSQL's names).
-        alias: Some(ScanName { alias: "pt".into(), parent: None, member: true, tlist: None, direct: false }),
+        alias: Some(ScanName {
+            alias: "pt".into(),
+            parent: None,
+            member: true,
+            tlist: None,
+            direct: false,
+            alone: false,
+        }),
     });
     let local_agg = Plan::Agg {
         child: Box::new(Plan::SeqScan {
             table: "p2".into(),
             columns: a_column(),
-            alias: Some(ScanName { alias: "pt_1".into(), parent: None, member: true, tlist: None, direct: false }),
+            alias: Some(ScanName {
+                alias: "pt_1".into(),
+                parent: None,
+                member: true,
+                tlist: None,
+                direct: false,
+                alone: false,
+            }),
         }),
         strategy: AggStrategy::Hashed,
         group_by: vec![Expr::Col(0)],

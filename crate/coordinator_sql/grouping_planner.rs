@@ -600,6 +600,7 @@ impl<'a> Planner<'a> {
                     member: true,
                     tlist: None,
                     direct: false,
+                    alone: false,
                 }),
             })
             .collect();
@@ -643,6 +644,7 @@ impl<'a> Planner<'a> {
                     member: true,
                     tlist: None,
                     direct: false,
+                    alone: false,
                 }),
             })
             .collect();

@@ -1945,6 +1945,7 @@ impl JoinProblem<'_> {
                 member: false,
                 tlist: None,
                 direct: true,
+                alone: false,
             }),
             conjuncts: &quals,
             used: &used,

@@ -164,8 +164,14 @@ fn rename_single(plan: &mut Plan, parent: &str) {
         Some(a) if a.alias == parent => a.alias = format!("{parent}_1"),
         Some(_) => {}
         None => {
-            *alias =
-                Some(ScanName { alias: format!("{parent}_1"), parent: None, member: true, tlist: None, direct: false })
+            *alias = Some(ScanName {
+                alias: format!("{parent}_1"),
+                parent: None,
+                member: true,
+                tlist: None,
+                direct: false,
+                alone: false,
+            })
         }
     }
 }

@@ -2278,6 +2278,7 @@ impl<'a> Planner<'a> {
             ));
         }
         let parent_named = partitioned && leaves.len() > 1 && !pushed_agg;
+        let alone = partitioned && leaves.len() == 1;
         let leaves: Vec<Leaf> = leaves
             .into_iter()
             .enumerate()
@@ -2289,6 +2290,7 @@ impl<'a> Planner<'a> {
                     member: true,
                     tlist: None,
                     direct: false,
+                    alone,
                 });
                 Leaf { rel: r, name }
             })
@@ -2567,6 +2569,7 @@ impl<'a> Planner<'a> {
                     member: true,
                     tlist: None,
                     direct: false,
+                    alone: leaves.len() == 1,
                 })
             } else {
                 (alias != rel.name).then(|| ScanName {
@@ -2575,6 +2578,7 @@ impl<'a> Planner<'a> {
                     member: false,
                     tlist: None,
                     direct: true,
+                    alone: false,
                 })
             };
             let child = self.scan(&Leaf { rel: r, name }, conjuncts, used, &where_cols, order, at);
@@ -2618,6 +2622,7 @@ impl<'a> Planner<'a> {
             member: false,
             tlist: None,
             direct: true,
+            alone: false,
         });
         let req = super::indxpath::ScanRequest {
             rel: s.rel,

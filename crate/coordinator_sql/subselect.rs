@@ -1198,8 +1198,14 @@ fn rename_scans(p: &mut Plan, renames: &[(String, String)]) {
         }
         None => {
             if let Some(a) = new(base).filter(|a| a != base) {
-                *name =
-                    Some(crate::plan::ScanName { alias: a, parent: None, member: false, tlist: None, direct: true });
+                *name = Some(crate::plan::ScanName {
+                    alias: a,
+                    parent: None,
+                    member: false,
+                    tlist: None,
+                    direct: true,
+                    alone: false,
+                });
             }
         }
     });
@@ -1218,6 +1224,7 @@ pub(super) fn name_subquery_scans(p: &mut Plan) {
                 member: false,
                 tlist: None,
                 direct: true,
+                alone: false,
             });
         }
     });

@@ -256,8 +256,14 @@ fn mark(plan: &mut Plan, rels: &[BaseRelName], tlists: &[RelTlist], name_them: b
             match name {
                 Some(n) => n.tlist = tlist,
                 None if name_them => {
-                    *name =
-                        Some(ScanName { alias: table.to_string(), parent: None, member: false, tlist, direct: false });
+                    *name = Some(ScanName {
+                        alias: table.to_string(),
+                        parent: None,
+                        member: false,
+                        tlist,
+                        direct: false,
+                        alone: false,
+                    });
                 }
                 None => {}
             }

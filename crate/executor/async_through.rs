@@ -234,13 +234,15 @@ impl AsyncInputs {
         }
     }
 
-    /// A Result that is a Foreign Scan's own Filter (PostgreSQL evaluates the scan's
-    /// quals inside the scan node, which stays async-capable; `node_result`): its one
-    /// child, the scan, gets this node's request, whatever the knob says.
+    /// A Result that is a Foreign Scan's own Filter or projection (PostgreSQL evaluates
+    /// the scan's quals and target list inside the scan node, which stays async-capable;
+    /// `node_result`): its one child, the scan or the Result of the scan's Filter, gets
+    /// this node's request, whatever the knob says (that Result sets up its own request
+    /// to the scan now, so EXPLAIN marks the scan async before any row is asked for).
     pub fn init_scan_qual(id: usize, children: &mut [PlanState], es: &mut EState) -> AsyncInputs {
         let mut requests = vec![None; children.len()];
         if let Some(c) = children.first_mut() {
-            c.node.mark_async_requestee();
+            c.node.mark_async_requestee_in(es);
             requests[0] = Some(new_request(es, id, c.id, 0));
         }
         AsyncInputs {

@@ -663,8 +663,12 @@ impl ExecNode for ForeignScanState {
         e.details.push(("Remote SQL".into(), self.sql.clone()));
     }
 
+    /// postgres_fdw's `postgresIsForeignPathAsyncCapable` (the server's or table's
+    /// `async_capable`, honoured in async mode), but for the one partition pruning left
+    /// of a partitioned table: its Append of one, which setrefs.c removes, was no async
+    /// member (`ScanName::alone`).
     fn is_async_capable(&self) -> bool {
-        self.server_async
+        self.server_async && !self.name.as_ref().is_some_and(|n| n.alone)
     }
 
     fn mark_async_requestee(&mut self) {

@@ -11,10 +11,12 @@
 //!   the child's.
 //! - The empty Result calls nothing and is done at every call, also after a rescan.
 //!
-//! A Result that is only a Filter (and a choice of columns) over an async-capable
-//! Foreign Scan is that scan's qual and projection in PostgreSQL (postgres_fdw's local conditions, evaluated by `ExecScan` inside
-//! the Foreign Scan), so it is async-capable as the scan is: an Append's request goes
-//! to the Result, which passes a request of its own to the scan
+//! A Result that is a Filter or a target list (or the projection above such a Filter)
+//! over an async-capable Foreign Scan is that scan's qual and projection in PostgreSQL
+//! (postgres_fdw's local conditions and the scan's target list, evaluated by `ExecScan`
+//! inside the Foreign Scan, which is projection-capable), so it is async-capable as the
+//! scan is (`ResultState::is_scan_qual`): an Append's request goes to the Result, which
+//! passes a request of its own to the node below it
 //! (`async_through::AsyncInputs::init_scan_qual`) and completes the Append's with the
 //! first fetched row that passes, as `produce_tuple_asynchronously` skips the rows the
 //! quals drop. EXPLAIN folds it into "Async Foreign Scan … Filter:", as PostgreSQL
@@ -75,8 +77,8 @@ pub struct ResultState {
     /// SubPlan runs once per row: `node_subplan::bind_row`).
     id: usize,
     rows_read: u64,
-    /// Only a Filter (and columns) over an async-capable Foreign Scan: PostgreSQL's scan qual, so
-    /// async-capable under an Append (`init_async`).
+    /// The Filter or projection of an async-capable Foreign Scan: PostgreSQL's scan qual
+    /// and target list, so async-capable under an Append (`is_scan_qual`).
     scan_qual: bool,
 }
 
@@ -153,6 +155,35 @@ impl ResultState {
 }
 
 impl ResultState {
+    /// Is this Result part of the async-capable Foreign Scan below it (`child`, its
+    /// plan)? A Foreign Scan is projection-capable (`is_projection_capable_path`), so
+    /// PostgreSQL evaluates the local conditions (`Filter:`) and the target list in the
+    /// scan node itself, whatever the target list computes (`create_scan_plan`; under
+    /// an Append, `apply_scanjoin_target_to_paths` and `create_projection_plan` put the
+    /// select list into the scan), and `mark_async_capable_plan` refuses a Foreign Scan
+    /// only when its plan is a Result (a gating One-Time Filter, `GatingResultState`).
+    /// The sandbox has a Result for the Filter over the scan and, when the scan fetches
+    /// columns only the Filter reads, another one above it that projects them away
+    /// (`planner::scan_path`): both are the scan's, so both are async-capable as the
+    /// scan is. Not with an InitPlan's value or a SubPlan in them (their binding waits
+    /// are not passed through a request).
+    fn is_scan_qual(&self, child: Option<&crate::plan::Plan>) -> bool {
+        use crate::plan::Plan;
+        let own = self.filter.is_some() || self.targets.is_some();
+        let plain = !self.filter_has_param
+            && !self.filter_has_subplan
+            && !self.targets_have_param
+            && !self.targets_have_subplan;
+        // The scan itself, or the Result of its Filter (a Result over the scan that is
+        // async-capable is one, `scan_qual`).
+        let over_scan = match child {
+            Some(Plan::ForeignScan(_)) => true,
+            Some(Plan::Result { child, filter: Some(_), .. }) => matches!(child.as_ref(), Plan::ForeignScan(_)),
+            _ => false,
+        };
+        own && plain && over_scan && self.children[0].node.is_async_capable()
+    }
+
     /// As a Foreign Scan's own Filter (`scan_qual`), sends the scan this node's own
     /// request, once.
     fn scan_qual_requests(&mut self, es: &mut EState) {
@@ -210,17 +241,7 @@ impl ExecNode for ResultState {
     fn init_async(&mut self, id: usize, plans: &[&crate::plan::Plan], es: &mut EState) {
         self.id = id;
         self.inputs = AsyncInputs::init(id, &mut self.children, plans, es);
-        // PostgreSQL's Foreign Scan evaluates its local quals itself and stays
-        // async-capable (`mark_async_capable_plan` looks at the scan): a Result that is
-        // only such a Filter over an async-capable scan is one too.
-        // Its target list, if any, only picks columns: the scan's own projection.
-        let picks_columns = self.targets.iter().flatten().all(|(e, _)| matches!(e, Expr::Col(_)));
-        self.scan_qual = picks_columns
-            && self.filter.is_some()
-            && !self.filter_has_param
-            && !self.filter_has_subplan
-            && matches!(plans.first(), Some(crate::plan::Plan::ForeignScan(_)))
-            && self.children[0].node.is_async_capable();
+        self.scan_qual = self.is_scan_qual(plans.first().copied());
     }
     fn exec_next(&mut self, es: &mut EState) -> ExecResult<ExecStatus> {
         loop {

@@ -133,6 +133,7 @@ mod tests {
                     needed: vec![],
                 }),
                 direct: false,
+                alone: false,
             }),
         }
     }

@@ -1055,6 +1055,15 @@ pub struct ScanName {
     /// parent's (`plan::costsize`). Not printed.
     #[serde(skip)]
     pub direct: bool,
+    /// The one partition that pruning left of a partitioned table: PostgreSQL plans
+    /// an Append of this one scan, which setrefs.c removes (`set_append_references`),
+    /// so EXPLAIN shows the scan alone. That Append was no async member of any Append
+    /// above it (a set operation's, a UNION ALL subquery's: `mark_async_capable_plan`
+    /// takes no Append path), and did not consider async for its one child
+    /// (`create_append_plan` does only for more than one subpath): the scan never runs
+    /// asynchronously. Not printed.
+    #[serde(skip)]
+    pub alone: bool,
 }
 
 /// A base relation of a join as PostgreSQL's target lists order it, for EXPLAIN

@@ -785,7 +785,6 @@ select id from h where id < 100 union all select k from r where k < 100 order by
 select count(*) from (select id from f union all select id from loc) s;
 
 -- [union hash pruned foreign] two one-row branches
--- known: plan — async mode: a UNION ALL branch pruned to one partition runs a plain (not async) Foreign Scan in PostgreSQL (create_append_plan)
 select id, name from h where id = 5 union all select id, cat from f where id = 5;
 
 -- [union subquery group null] GROUP BY over a union
@@ -2949,11 +2948,9 @@ select id, name from h where id === 42;
 select id, cat from f where cat <<< 'c2' and id < 20;
 
 -- [routine operator list] a local Filter on the foreign partition, the local partitions' Filter
--- known: plan — async mode: PostgreSQL's Foreign Scan filters and projects itself and stays async under the Append; the sandbox's projection Result above the filtered scan (it fetches qty for the Filter, outputs id, region) is not async-capable
 select id, region from l where qty === 3;
 
 -- [routine internal hash extension] uf_abs ships to s2 only
--- known: plan — async mode: on s1 the filtered scans fetch grp for the local Filter and output id: as q628, the sandbox's projection Result is not async-capable where PostgreSQL's scan is (and PostgreSQL sorts the remote conditions by cost, id < 50 first)
 select id from h where uf_abs(grp - 5) = 4 and id < 50;
 
 -- [routine internal foreign local] uf_abs_local is no member: a local Filter on s2 too
