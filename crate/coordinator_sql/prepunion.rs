@@ -84,6 +84,9 @@ struct SetOpPlanner<'a> {
     /// The set operation's column types, resolved before any leaf is planned
     /// (`parse_coerce.rs`): each leaf is coerced to them.
     col_types: Vec<SqlType>,
+    /// The EXPLAIN names the branches planned so far took: a later branch's relation
+    /// of the same name gets the next free `_N` (`subselect::take_free_scan_names`).
+    scan_names: Vec<String>,
 }
 
 /// `plan_set_operations`: the query `q` whose body is a set operation, with its ORDER
@@ -106,7 +109,18 @@ pub(super) fn plan_set_operations(
         };
         parse_coerce::resolve_set_operation(coord, q.body.as_ref(), &mut typing, at)?
     };
-    let mut p = SetOpPlanner { coord, text, servers, depth, leaves: 0, limit_rows, at, template: q, col_types };
+    let mut p = SetOpPlanner {
+        coord,
+        text,
+        servers,
+        depth,
+        leaves: 0,
+        limit_rows,
+        at,
+        template: q,
+        col_types,
+        scan_names: vec![],
+    };
     let top = p.recurse_set_operations(q.body.as_ref(), depth + 1)?;
     let planned =
         Planned { plan: top.plan, columns: top.columns, servers: vec![], order_key: None, order_keys: vec![] };
@@ -192,7 +206,11 @@ impl SetOpPlanner<'_> {
         }
         let query = leaf_query(self.template, &leaf, self.at)?;
         self.leaves += 1;
-        let planned = plan_query_into(self.coord, &query, self.text, self.servers, self.depth + 1)?;
+        let mut planned = plan_query_into(self.coord, &query, self.text, self.servers, self.depth + 1)?;
+        // Each branch is a subquery of its own, its range-table entries after the
+        // earlier branches' in the statement's: set_rtable_names gives a relation that
+        // one of those named already the next free name (a second `f` is `f_1`).
+        super::subselect::take_free_scan_names(&mut planned.plan, &mut self.scan_names);
         let types = match types {
             Some(t) if t.len() == planned.columns.len() => t,
             _ => planned.columns.iter().map(|c| Some(planned_type(c.ty))).collect(),

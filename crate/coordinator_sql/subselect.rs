@@ -1128,9 +1128,17 @@ pub(super) fn single_from(q: &ast::Query) -> Option<(String, Option<String>)> {
 /// `h_6`… to its partitions, and a second `f` is `f_1`.
 pub(super) fn name_init_plan_relations(child: &Plan, init_plans: &mut [InitPlan]) {
     let mut used: Vec<String> = vec![];
-    // The names EXPLAIN uses: a scan's alias (and its partitioned parent's), else its
-    // relation's name (a partition `pt2` scanned as `pt_2` leaves `pt2` free).
-    for_each_scan_name(child, &mut |base, name| {
+    note_scan_names(child, &mut used);
+    for ip in init_plans.iter_mut() {
+        take_free_scan_names(&mut ip.plan, &mut used);
+    }
+}
+
+/// Adds the names EXPLAIN uses for `plan`'s scans to `used`: a scan's alias (and its
+/// partitioned parent's), else its relation's name (a partition `pt2` scanned as
+/// `pt_2` leaves `pt2` free).
+pub(super) fn note_scan_names(plan: &Plan, used: &mut Vec<String>) {
+    for_each_scan_name(plan, &mut |base, name| {
         let names = match name {
             Some(n) => vec![Some(n.alias.clone()), n.parent.clone()],
             None => vec![Some(base.to_string())],
@@ -1141,38 +1149,42 @@ pub(super) fn name_init_plan_relations(child: &Plan, init_plans: &mut [InitPlan]
             }
         }
     });
-    for ip in init_plans.iter_mut() {
-        // The subquery's names as the sandbox planned them, in range-table order (a
-        // partitioned parent before its partitions), each given a free name.
-        let mut renames: Vec<(String, String)> = vec![];
-        let mut take = |old: &str, base: &str, used: &mut Vec<String>| {
-            if renames.iter().any(|(o, _)| o == old) {
-                return;
-            }
-            let new = if used.iter().any(|u| u == base) {
-                (1..).map(|i| format!("{base}_{i}")).find(|c| !used.contains(c)).expect("a free name")
-            } else {
-                base.to_string()
-            };
-            used.push(new.clone());
-            renames.push((old.to_string(), new));
+}
+
+/// Renames the scans of `plan`, a query level planned on its own (an InitPlan's
+/// subquery, a set operation's branch), whose range-table entries come after those
+/// whose names are `used` (`set_rtable_names`): each name it planned, in range-table
+/// order (a partitioned parent before its partitions), becomes the next free one, and
+/// is then used.
+pub(super) fn take_free_scan_names(plan: &mut Plan, used: &mut Vec<String>) {
+    let mut renames: Vec<(String, String)> = vec![];
+    let mut take = |old: &str, base: &str, used: &mut Vec<String>| {
+        if renames.iter().any(|(o, _)| o == old) {
+            return;
+        }
+        let new = if used.iter().any(|u| u == base) {
+            (1..).map(|i| format!("{base}_{i}")).find(|c| !used.contains(c)).expect("a free name")
+        } else {
+            base.to_string()
         };
-        for_each_scan_name(&ip.plan, &mut |base, name| match name {
-            Some(n) => {
-                let parent = n.parent.clone();
-                if let Some(p) = &parent {
-                    take(p, p, &mut used);
-                }
-                // A partition pruning left alone is read under its parent's alias
-                // (its child range-table entry's refname in set_rtable_names), so it
-                // takes the next free `h_N`, as its siblings would.
-                let own = if n.member { n.alias.as_str() } else { base };
-                take(&n.alias, parent.as_deref().unwrap_or(own), &mut used);
+        used.push(new.clone());
+        renames.push((old.to_string(), new));
+    };
+    for_each_scan_name(plan, &mut |base, name| match name {
+        Some(n) => {
+            let parent = n.parent.clone();
+            if let Some(p) = &parent {
+                take(p, p, used);
             }
-            None => take(base, base, &mut used),
-        });
-        rename_scans(&mut ip.plan, &renames);
-    }
+            // A partition pruning left alone is read under its parent's alias
+            // (its child range-table entry's refname in set_rtable_names), so it
+            // takes the next free `h_N`, as its siblings would; any other scan's
+            // refname is its alias.
+            take(&n.alias, parent.as_deref().unwrap_or(&n.alias), used);
+        }
+        None => take(base, base, used),
+    });
+    rename_scans(plan, &renames);
 }
 
 /// Calls `f` with each scan's relation name and EXPLAIN names, in plan order.
