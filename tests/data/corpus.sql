@@ -3971,3 +3971,15 @@ insert into bl values (true, true, 'x');
 
 -- [dml insert boolean literal] untyped literals and NULL become the column's type (merge35)
 insert into bl values (101, 'yes', 'y'), (102, null, 'z');
+
+-- [union async projection foreign] a computed select list is the Foreign Scan's own projection: async under the Append (h17q)
+select id + 1 from f where id < 3 union all select id from loc where id < 3;
+
+-- [union async filter projection foreign] a local Filter and a computed select list, both the scan's: async (h17q)
+select id, val * 2 from f where id < 3 and cat <<< 'c2' union all select id, qty from loc where id < 3;
+
+-- [union async pruned subquery] a UNION ALL in FROM: the partition pruning left alone is no async member (h17q)
+select * from (select id, name from h where id = 5 union all select id, cat from f where id = 5) s;
+
+-- [union async pruned twice] two lone partitions of one table: both plain Foreign Scans, named h and h_1 (h17q)
+select id from h where id = 5 union all select id from h where id = 6;

@@ -136,3 +136,43 @@ fn generate_series_is_a_function_scan() {
     let err = SqlScenario::load(&text).and_then(|s| s.plan()).err().expect("a zero step is an error");
     assert!(err.to_string().contains("step size cannot equal zero"), "{err}");
 }
+
+/// A list-partitioned `p` over two foreign partitions on s1 (h17q).
+const PARTITIONED: &str = "-- @shard s1
+create table p1_remote (a int, s text);
+create table p2_remote (a int, s text);
+insert into p1_remote values (1, 'p1');
+insert into p2_remote values (2, 'p2'), (3, 'p3');
+-- @coordinator
+create table p (a int, s text) partition by list (a);
+create foreign table p1 partition of p for values in (1) server s1 options (table_name 'p1_remote');
+create foreign table p2 partition of p for values in (2, 3) server s1 options (table_name 'p2_remote');
+";
+
+/// Which members of a UNION ALL's Append run asynchronously, as PostgreSQL 15's
+/// `create_append_plan` and `mark_async_capable_plan` decide (tests/sql_corpus.rs
+/// compares the same rule with a real server): a Foreign Scan projects and filters
+/// itself, so a local Filter and a select list keep it async; the one partition
+/// pruning leaves of a partitioned table was an Append of one, never async.
+#[wasm_bindgen_test(unsupported = test)]
+fn union_members_are_async_where_postgres_15_makes_them_async() {
+    // `s || a` does not ship: a local Filter over s and a, the scan returning a only.
+    let (rows, explain) = run("", "select a from t where s || a = 'abc1' union all select a from loc where a > 3", true);
+    assert_eq!(rows, sorted(&["1", "4"]));
+    assert!(explain.contains("Async Foreign Scan on public.t"), "{explain}");
+    assert!(explain.contains("Filter: ((t.s || (t.a)::text) = 'abc1'::text)"), "{explain}");
+    // A computed select list: the scan's own projection.
+    let (rows, explain) = run("", "select a + 1 from t where a = 3 union all select a from loc where a = 4", true);
+    assert_eq!(rows, sorted(&["4", "4"]));
+    assert!(explain.contains("Async Foreign Scan on public.t"), "{explain}");
+    // The partition pruning left alone: a plain Foreign Scan; t beside it stays async.
+    let q = "select a, s from p where a = 1 union all select a, s from t where a = 2";
+    let (rows, explain) = run(PARTITIONED, q, true);
+    assert_eq!(rows, sorted(&["1|p1", "2|xbc"]));
+    assert!(explain.contains("->  Foreign Scan on public.p1 p"), "{explain}");
+    assert!(explain.contains("Async Foreign Scan on public.t"), "{explain}");
+    // Two partitions left: their own Append's members, async.
+    let (rows, explain) = run(PARTITIONED, "select a from p where a < 3 union all select a from t where a = 2", true);
+    assert_eq!(rows, sorted(&["1", "2", "2"]));
+    assert!(explain.contains("Async Foreign Scan on public.p1 p_1"), "{explain}");
+}
