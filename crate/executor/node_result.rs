@@ -164,9 +164,10 @@ impl ResultState {
     /// only when its plan is a Result (a gating One-Time Filter, `GatingResultState`).
     /// The sandbox has a Result for the Filter over the scan and, when the scan fetches
     /// columns only the Filter reads, another one above it that projects them away
-    /// (`planner::scan_path`): both are the scan's, so both are async-capable as the
-    /// scan is. Not with an InitPlan's value or a SubPlan in them (their binding waits
-    /// are not passed through a request).
+    /// (`planner::scan_path`), and a set operation's branch its select list above
+    /// those: all are the scan's, so all are async-capable as the scan is. Not with an
+    /// InitPlan's value or a SubPlan in them (their binding waits are not passed
+    /// through a request).
     fn is_scan_qual(&self, child: Option<&crate::plan::Plan>) -> bool {
         use crate::plan::Plan;
         let own = self.filter.is_some() || self.targets.is_some();
@@ -174,14 +175,16 @@ impl ResultState {
             && !self.filter_has_subplan
             && !self.targets_have_param
             && !self.targets_have_subplan;
-        // The scan itself, or the Result of its Filter (a Result over the scan that is
-        // async-capable is one, `scan_qual`).
-        let over_scan = match child {
-            Some(Plan::ForeignScan(_)) => true,
-            Some(Plan::Result { child, filter: Some(_), .. }) => matches!(child.as_ref(), Plan::ForeignScan(_)),
-            _ => false,
-        };
-        own && plain && over_scan && self.children[0].node.is_async_capable()
+        // The scan itself, or a Result of the scan's (its Filter, the projection above
+        // it: async-capable, they are `scan_qual` too).
+        fn over_scan(p: &Plan) -> bool {
+            match p {
+                Plan::ForeignScan(_) => true,
+                Plan::Result { child, .. } => over_scan(child),
+                _ => false,
+            }
+        }
+        own && plain && child.is_some_and(over_scan) && self.children[0].node.is_async_capable()
     }
 
     /// As a Foreign Scan's own Filter (`scan_qual`), sends the scan this node's own

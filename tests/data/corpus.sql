@@ -791,7 +791,6 @@ select id, name from h where id = 5 union all select id, cat from f where id = 5
 select cat, count(*) from (select cat from f union all select cat from loc) u group by cat;
 
 -- [union agg text] three aggregate branches
--- known: plan — async mode: PostgreSQL runs the pushed-down count(*) branch as an Async Foreign Scan; the sandbox's differs
 select 'f' as src, count(*) from f union all select 'loc', count(*) from loc union all select 'h', count(*) from h;
 
 -- [union null] NULL branches

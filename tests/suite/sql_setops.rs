@@ -157,7 +157,8 @@ create foreign table p2 partition of p for values in (2, 3) server s1 options (t
 #[wasm_bindgen_test(unsupported = test)]
 fn union_members_are_async_where_postgres_15_makes_them_async() {
     // `s || a` does not ship: a local Filter over s and a, the scan returning a only.
-    let (rows, explain) = run("", "select a from t where s || a = 'abc1' union all select a from loc where a > 3", true);
+    let (rows, explain) =
+        run("", "select a from t where s || a = 'abc1' union all select a from loc where a > 3", true);
     assert_eq!(rows, sorted(&["1", "4"]));
     assert!(explain.contains("Async Foreign Scan on public.t"), "{explain}");
     assert!(explain.contains("Filter: ((t.s || (t.a)::text) = 'abc1'::text)"), "{explain}");
