@@ -508,9 +508,8 @@ fn untyped_outputs(source: &ast::Query, width: usize) -> Vec<bool> {
         }
         matches!(e, ast::Expr::Value(ast::Value::SingleQuotedString(_) | ast::Value::Null))
     };
-    let is_star = |item: &ast::SelectItem| {
-        matches!(item, ast::SelectItem::Wildcard(_) | ast::SelectItem::QualifiedWildcard(..))
-    };
+    let is_star =
+        |item: &ast::SelectItem| matches!(item, ast::SelectItem::Wildcard(_) | ast::SelectItem::QualifiedWildcard(..));
     let first_star = s.projection.iter().position(is_star).unwrap_or(s.projection.len());
     for (i, item) in s.projection[..first_star].iter().enumerate() {
         if i < width {

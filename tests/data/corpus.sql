@@ -3974,3 +3974,68 @@ insert into bl values (true, true, 'x');
 
 -- [dml insert boolean literal] untyped literals and NULL become the column's type (merge35)
 insert into bl values (101, 'yes', 'y'), (102, null, 'z');
+
+-- (h17e) ===== Unary minus, BooleanTest, unknown select items, EXISTS as a value =====
+
+-- [expr unary minus foreign] -x of int, bigint and numeric columns: (- x), shipped as such (h17e)
+select -id, -val, -score from f where -id < -500;
+
+-- [expr unary minus local] -x in a local scan's Output and Filter (h17e)
+select -id, -qty from loc where -qty < -5 and id < 20;
+
+-- [expr unary minus nested partitioned] -(x + 1) over hash partitions, in the remote WHERE (h17e)
+select id, -(grp + 1) from h where -(grp + 1) = -3 and id < 40;
+
+-- [error expr unary minus overflow] int4um: -x of the smallest int4 is no int4 (h17e)
+select -(id - 2147483647 - 2) from loc where id = 1;
+
+-- [error expr unary minus text] no prefix - for a text (h17e)
+select -cat from loc;
+
+-- [null select list local] a NULL select item is a text: NULL::text (resolveTargetListUnknowns) (h17e)
+select id, null from loc where id < 4;
+
+-- [null select list foreign] a NULL beside a foreign table's column: not fetched, NULL::text locally (h17e)
+select id, null as n from f where id < 4;
+
+-- [null select list partitioned] only a NULL from hash partitions: SELECT NULL remotely (h17e)
+select null from h where id < 6;
+
+-- [error dml insert select boolean text] a text column into a boolean column: no assignment cast (h17e)
+insert into bl (id, flag) select id, cat from loc where id < 3;
+
+-- [dml insert select boolean literal] an untyped literal of a SELECT becomes the column's type (h17e)
+insert into bl (id, flag) select id, 'yes' from loc where id < 3;
+
+-- [boolean test local] IS TRUE, IS NOT UNKNOWN in Output, IS NOT TRUE as a Filter (booltestsel) (h17e)
+select id, flag is true, flag is not unknown from bl where flag is not true;
+
+-- [boolean test local unknown] IS UNKNOWN and IS NOT FALSE over a boolean column (h17e)
+select id from bl where flag is unknown or (flag is not false and id > 40);
+
+-- [boolean test foreign] a BooleanTest does not ship: a local Filter, the column fetched (h17e)
+select id from bp1 where flag is false and id < 20;
+
+-- [boolean test foreign partitioned] IS NOT TRUE locally on each foreign partition, id < 110 remotely (h17e)
+select id, flag is true from bp where flag is not true and id < 110;
+
+-- [boolean test simplified] (flag IS TRUE) = false is NOT (flag IS TRUE), negated to IS NOT TRUE (h17e)
+select id from bp1 where (flag is true) = false;
+
+-- [boolean test expr] a BooleanTest over a comparison, of a foreign table (h17e)
+select id, (val > 0) is not true from f where (val > 0) is unknown;
+
+-- [boolean test const] over constants: folded (h17e)
+select 'true' is true, null is unknown, id from loc where id = 1;
+
+-- [error boolean test integer] IS TRUE takes a boolean (h17e)
+select id from loc where qty is true;
+
+-- [subquery exists select list uncorrelated] EXISTS as a value: an InitPlan's $0 (h17e)
+select id, exists (select 1 from f where id > 5) from loc where id < 3;
+
+-- [subquery exists select list correlated] a correlated EXISTS as a value: hashed SubPlan 2 (h17e)
+select id, exists (select 1 from f where f.id = loc.id) from loc where id > 300;
+
+-- [subquery exists or uncorrelated] an uncorrelated EXISTS under OR: an InitPlan, $0 in the Filter (h17e)
+select id from loc where id < 3 or exists (select 1 from f where val > 100000);
