@@ -582,9 +582,10 @@ fn whole_row(rel: &Relation, source: Vec<Option<usize>>, plan: &mut Plan) -> Vec
     (0..rel.columns.len()).map(Some).collect()
 }
 
-/// The INSERT's source with each `NULL` it selects cast to the type of the column
-/// it fills, as transformInsertStmt coerces an unknown NULL to the target column's
-/// type (a Const of that type: `NULL::boolean` in EXPLAIN, its type's width).
+/// The INSERT's source with each `NULL` or quoted literal it selects cast to the type
+/// of the column it fills, as transformInsertStmt coerces an unknown Const to the
+/// target column's type (a Const of that type: `NULL::boolean`, `true` in EXPLAIN,
+/// its type's width).
 fn nulls_typed(source: &ast::Query, rel: &Relation, targets: &[usize]) -> ast::Query {
     let mut q = source.clone();
     if let ast::SetExpr::Select(s) = q.body.as_mut() {
@@ -592,7 +593,9 @@ fn nulls_typed(source: &ast::Query, rel: &Relation, targets: &[usize]) -> ast::Q
             let (ast::SelectItem::UnnamedExpr(e) | ast::SelectItem::ExprWithAlias { expr: e, .. }) = item else {
                 continue;
             };
-            if matches!(e, ast::Expr::Value(ast::Value::Null)) {
+            // An untyped literal too (`'yes'` into a boolean): PostgreSQL coerces the
+            // unknown Const to the column's type in place (`true`).
+            if matches!(e, ast::Expr::Value(ast::Value::Null | ast::Value::SingleQuotedString(_))) {
                 *e = ast::Expr::Cast {
                     kind: ast::CastKind::DoubleColon,
                     expr: Box::new(e.clone()),

@@ -287,8 +287,12 @@ impl Pull<'_, '_> {
                 let planned = self.plan_as(&sub, &correlated)?;
                 // Its constant select list is no output of PostgreSQL's (an EXISTS
                 // subplan's target list is empty): only whether a row comes counts.
+                // The scan still reads its qual's columns: an empty projection over it
+                // (EXPLAIN prints no Output, as for PostgreSQL's empty tlist).
                 let plan = match planned.plan {
-                    Plan::Result { child, filter: None, targets: Some(_) } => *child,
+                    Plan::Result { child, filter: None, targets: Some(_) } => {
+                        Plan::Result { child, filter: None, targets: Some(vec![]) }
+                    }
                     plan => plan,
                 };
                 let (plan_id, param) = self.next_ids();

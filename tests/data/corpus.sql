@@ -4005,7 +4005,7 @@ select null from h where id < 6;
 insert into bl (id, flag) select id, cat from loc where id < 3;
 
 -- [dml insert select boolean literal] an untyped literal of a SELECT becomes the column's type (h17e)
-insert into bl (id, flag) select id, 'yes' from loc where id < 3;
+insert into bl (id, flag) select id, 'yes' from loc where qty > 305;
 
 -- [boolean test local] IS TRUE, IS NOT UNKNOWN in Output, IS NOT TRUE as a Filter (booltestsel) (h17e)
 select id, flag is true, flag is not unknown from bl where flag is not true;
@@ -4039,3 +4039,33 @@ select id, exists (select 1 from f where f.id = loc.id) from loc where id > 300;
 
 -- [subquery exists or uncorrelated] an uncorrelated EXISTS under OR: an InitPlan, $0 in the Filter (h17e)
 select id from loc where id < 3 or exists (select 1 from f where val > 100000);
+
+-- [subquery exists or foreign] an uncorrelated EXISTS under OR over a foreign table: $1::boolean shipped, the InitPlan's scan without Output (h17e)
+select id from f where id < 3 or exists (select 1 from loc where qty > 100);
+
+-- [subquery from pulled up filter] WHERE on a subquery's computed column: the expression in the scan's Filter (pull_up_simple_subquery) (h17e)
+select * from (select id, id + 1 as n from loc) s where n > 300;
+
+-- [subquery from pulled up constant] a subquery's constant column: Output 7 (h17e)
+select n from (select id, 7 as n from loc) s where id < 3;
+
+-- [subquery from pulled up null] a subquery's NULL column tested IS NULL: folded away (h17e)
+select * from (select id, null as n from loc) s where n is null and id < 3;
+
+-- [subquery from pulled up foreign] WHERE on a foreign subquery's expression: shipped (h17e)
+select * from (select id, val * 2 as v from f) s where v > 1000 and id < 400;
+
+-- [subquery from grouped pushed] WHERE over a grouped subquery: a key condition into its WHERE, an aggregate's into HAVING, both remote (subquery_push_qual) (h17e)
+select * from (select cat, count(*) as n from f group by cat) s where cat < 'c3' and n > 80;
+
+-- [group having order local] HAVING over a HashAggregate under a Sort: the aggregate computed, not referenced (h17e)
+select cat, count(*) from loc group by cat having count(*) > 5 order by cat;
+
+-- [group having order partitioned] the same over hash partitions (h17e)
+select grp, sum(amount) as total from h group by grp having sum(amount) > 100 order by grp;
+
+-- [series negative] a negative argument: '-3'::integer in the Function Call (h17e)
+select g from generate_series(-3, 5, 2) g;
+
+-- [const agg partitioned filter] count(*) over partitions with a Filter: the local scans output nothing (h17e)
+select count(*) from l where qty > 5;
