@@ -26,9 +26,10 @@
 //! Departs from PostgreSQL: arithmetic and comparisons take numbers only (a text
 //! comparison is refused), AND/OR/NOT are not accepted here.
 //! Integer operators are bound by their operands' types as `make_op` binds them
-//! (`int4pl` for two int4s, range-checked as int4: [`BinOp::IntNarrow`]); `-x` and
-//! `abs(x)` of an int4 are computed in int8 and checked by an implicit cast to int4
-//! (an UPDATE's SET shows that cast in EXPLAIN VERBOSE, where PostgreSQL shows none).
+//! (`int4pl` for two int4s, range-checked as int4: [`BinOp::IntNarrow`]; `-x` of an
+//! int4 is `int4um`, [`Func::IntNarrowNeg`]); `abs(x)` of an int4 is computed in int8
+//! and checked by an implicit cast to int4 (an UPDATE's SET shows that cast in EXPLAIN
+//! VERBOSE, where PostgreSQL shows none).
 
 use sqlparser::ast::{
     self, BinaryOperator, CastKind, FunctionArg, FunctionArgExpr, FunctionArguments, UnaryOperator, Value,
@@ -135,7 +136,12 @@ fn transform(e: &ast::Expr, env: &Env) -> Result<Typed, FrontError> {
         }
         ast::Expr::Value(v) => literal(v, loc(e)),
         ast::Expr::Nested(inner) => transform(inner, env),
-        ast::Expr::UnaryOp { op: UnaryOperator::Minus, expr } => negate(transform(expr, env)?, loc(e)),
+        // `-5` is one constant, as the grammar's doNegate makes it (so the smallest
+        // int4 is an int4 too).
+        ast::Expr::UnaryOp { op: UnaryOperator::Minus, expr } => match expr.as_ref() {
+            ast::Expr::Value(Value::Number(n, long)) => literal(&Value::Number(format!("-{n}"), *long), loc(e)),
+            _ => negate(transform(expr, env)?, loc(e)),
+        },
         ast::Expr::UnaryOp { op: UnaryOperator::Plus, expr } => transform(expr, env),
         ast::Expr::BinaryOp { left, op, right } => binary(op, transform(left, env)?, transform(right, env)?, loc(e)),
         ast::Expr::Cast { kind: CastKind::Cast | CastKind::DoubleColon, expr, data_type, .. } => {
@@ -201,14 +207,16 @@ fn negate(x: Typed, at: Location) -> Result<Typed, FrontError> {
     if is_text(&x) {
         return Err(FrontError::at("operator does not exist: - text", at));
     }
-    // int4um, int2um: `-x` of an int4 past int4's range (the smallest int4) is
-    // checked by a cast to its own type, which the evaluator range-checks.
-    let neg = Expr::func(Func::Neg, vec![x.0]);
-    Ok((narrowed(neg, x.1), x.1))
+    // int4um, int2um: `-x` of the smallest int4 is out of int4's range.
+    let func = match x.1 {
+        Some(t @ (SqlType::Int2 | SqlType::Int4)) => Func::IntNarrowNeg(t),
+        _ => Func::Neg,
+    };
+    Ok((Expr::func(func, vec![x.0]), x.1))
 }
 
-/// `e`, an int8 computation of an int4 or int2 value (`-x`, `abs(x)`), with its
-/// result checked against that type's range, as int4um and int4abs check it.
+/// `e`, an int8 computation of an int4 or int2 value (`abs(x)`), with its result
+/// checked against that type's range, as int4abs checks it.
 fn narrowed(e: Expr, ty: Option<SqlType>) -> Expr {
     match ty {
         Some(t @ (SqlType::Int2 | SqlType::Int4)) => {

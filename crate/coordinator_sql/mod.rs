@@ -80,6 +80,7 @@ pub mod postgres_fdw_join;
 pub mod prepared;
 mod prepjointree;
 mod prepunion;
+mod qual_pushdown;
 pub mod remote_estimate;
 pub mod script;
 pub mod settings;

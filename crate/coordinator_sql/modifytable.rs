@@ -82,8 +82,10 @@ pub fn plan_modify(coord: &Node, stmt: &Stmt, text: &str, at: Location) -> Resul
     if !columns.is_empty() && width < targets.len() {
         return Err(FrontError::at("INSERT has more target columns than expressions", at));
     }
-    for (c, &t) in planned.columns.iter().zip(&targets) {
-        super::parse_coerce::check_assignment(&rel.columns[t].name, rel.columns[t].ty, source_type(c), at)?;
+    let untyped = untyped_outputs(source, width);
+    for ((c, &t), untyped) in planned.columns.iter().zip(&targets).zip(untyped) {
+        let from = if untyped { None } else { source_type(c) };
+        super::parse_coerce::check_assignment(&rel.columns[t].name, rel.columns[t].ty, from, at)?;
     }
     let source: Vec<Option<usize>> =
         (0..rel.columns.len()).map(|c| targets.iter().take(width).position(|&t| t == c)).collect();
@@ -473,8 +475,8 @@ fn has_agg(plan: &Plan) -> bool {
 }
 
 /// The type of an INSERT's source column where the plan knows it for sure: None for
-/// a text (an untyped literal is one too here) and for an integer of no known width
-/// (a NULL is one), which the check lets through.
+/// an integer of no known width (a NULL is one), which the check lets through. An
+/// untyped literal is a text here: [`untyped_outputs`] tells it apart.
 fn source_type(c: &crate::types::Column) -> Option<crate::plan::SqlType> {
     use crate::plan::SqlType;
     use crate::types::ColType;
@@ -483,8 +485,46 @@ fn source_type(c: &crate::types::Column) -> Option<crate::plan::SqlType> {
         ColType::Int => c.sql_type,
         ColType::Numeric => Some(SqlType::Numeric),
         ColType::Float => Some(SqlType::Float8),
-        ColType::Text => None,
+        ColType::Text => Some(SqlType::Text),
     }
+}
+
+/// Which of an INSERT's `width` source columns are still of type unknown: a quoted
+/// literal or NULL written as an item of a plain SELECT (transformInsertStmt analyses
+/// the SELECT without resolving its unknowns, so the assignment coerces them to the
+/// column's type: `'yes'` into a boolean). Anything else is typed, a text column
+/// among them (`column "b" is of type boolean but expression is of type text`).
+/// Items after a `*` are counted from the end.
+fn untyped_outputs(source: &ast::Query, width: usize) -> Vec<bool> {
+    let mut out = vec![false; width];
+    let ast::SetExpr::Select(s) = source.body.as_ref() else { return out };
+    let untyped = |item: &ast::SelectItem| {
+        let (ast::SelectItem::UnnamedExpr(e) | ast::SelectItem::ExprWithAlias { expr: e, .. }) = item else {
+            return false;
+        };
+        let mut e = e;
+        while let ast::Expr::Nested(x) = e {
+            e = x;
+        }
+        matches!(e, ast::Expr::Value(ast::Value::SingleQuotedString(_) | ast::Value::Null))
+    };
+    let is_star =
+        |item: &ast::SelectItem| matches!(item, ast::SelectItem::Wildcard(_) | ast::SelectItem::QualifiedWildcard(..));
+    let first_star = s.projection.iter().position(is_star).unwrap_or(s.projection.len());
+    for (i, item) in s.projection[..first_star].iter().enumerate() {
+        if i < width {
+            out[i] = untyped(item);
+        }
+    }
+    let last_star = s.projection.iter().rposition(is_star);
+    if let Some(last) = last_star {
+        for (k, item) in s.projection[last + 1..].iter().rev().enumerate() {
+            if k < width {
+                out[width - 1 - k] = untyped(item);
+            }
+        }
+    }
+    out
 }
 
 /// Is the INSERT's row the source's row as it is (setrefs.c's
@@ -542,9 +582,10 @@ fn whole_row(rel: &Relation, source: Vec<Option<usize>>, plan: &mut Plan) -> Vec
     (0..rel.columns.len()).map(Some).collect()
 }
 
-/// The INSERT's source with each `NULL` it selects cast to the type of the column
-/// it fills, as transformInsertStmt coerces an unknown NULL to the target column's
-/// type (a Const of that type: `NULL::boolean` in EXPLAIN, its type's width).
+/// The INSERT's source with each `NULL` or quoted literal it selects cast to the type
+/// of the column it fills, as transformInsertStmt coerces an unknown Const to the
+/// target column's type (a Const of that type: `NULL::boolean`, `true` in EXPLAIN,
+/// its type's width).
 fn nulls_typed(source: &ast::Query, rel: &Relation, targets: &[usize]) -> ast::Query {
     let mut q = source.clone();
     if let ast::SetExpr::Select(s) = q.body.as_mut() {
@@ -552,7 +593,9 @@ fn nulls_typed(source: &ast::Query, rel: &Relation, targets: &[usize]) -> ast::Q
             let (ast::SelectItem::UnnamedExpr(e) | ast::SelectItem::ExprWithAlias { expr: e, .. }) = item else {
                 continue;
             };
-            if matches!(e, ast::Expr::Value(ast::Value::Null)) {
+            // An untyped literal too (`'yes'` into a boolean): PostgreSQL coerces the
+            // unknown Const to the column's type in place (`true`).
+            if matches!(e, ast::Expr::Value(ast::Value::Null | ast::Value::SingleQuotedString(_))) {
                 *e = ast::Expr::Cast {
                     kind: ast::CastKind::DoubleColon,
                     expr: Box::new(e.clone()),

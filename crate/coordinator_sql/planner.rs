@@ -274,6 +274,17 @@ pub(super) fn plan_query_into(
                 }
                 if let TableFactor::Derived { subquery, alias, lateral: false } = &from.relation {
                     if from.joins.is_empty() {
+                        // WHERE's conditions on the subquery's columns go into it, as
+                        // PostgreSQL pulls a simple subquery up or pushes them down
+                        // (`qual_pushdown.rs`); the rest stay above it.
+                        if let Some((mut outer, sub)) = super::qual_pushdown::push_quals(coord, q, subquery) {
+                            if let SetExpr::Select(os) = outer.body.as_mut() {
+                                if let TableFactor::Derived { subquery, .. } = &mut os.from[0].relation {
+                                    **subquery = sub;
+                                }
+                            }
+                            return plan_query_into(coord, &outer, text, servers, depth);
+                        }
                         let name = alias.as_ref().map(|a| ident(&a.name)).unwrap_or_else(|| "unnamed_subquery".into());
                         let mut sub = plan_query_into(coord, subquery, text, servers, depth + 1)?;
                         super::subselect::name_subquery_scans(&mut sub.plan);

@@ -474,6 +474,8 @@ pub(super) fn walk_mut(e: &mut ast::Expr, f: &mut impl FnMut(&mut ast::Expr)) {
         | ast::Expr::IsFalse(x)
         | ast::Expr::IsNotTrue(x)
         | ast::Expr::IsNotFalse(x)
+        | ast::Expr::IsUnknown(x)
+        | ast::Expr::IsNotUnknown(x)
         | ast::Expr::Cast { expr: x, .. }
         | ast::Expr::InSubquery { expr: x, .. } => walk_mut(x, f),
         ast::Expr::Between { expr, low, high, .. } => {

@@ -83,6 +83,7 @@ fn is_shippable(f: Func) -> bool {
         Func::Cast { .. }
         | Func::NumericTypmod { .. }
         | Func::Neg
+        | Func::IntNarrowNeg(_)
         | Func::Abs
         | Func::TextCat
         | Func::Length
@@ -94,6 +95,9 @@ fn is_shippable(f: Func) -> bool {
         // ArrayExpr) ships if its elements do.
         Func::ScalarArrayOp { .. } => true,
         Func::CurrentUser | Func::SessionUser | Func::Random | Func::SetSeed | Func::ToChar => false,
+        // PostgreSQL 15's foreign_expr_walker has no case for a BooleanTest (`x IS
+        // TRUE`): it is evaluated locally, the scan fetching `x`'s columns.
+        Func::BoolTest(_) => false,
         // A hashed SubPlan's table is the coordinator's: it is never sent.
         Func::HashedSubPlan(_) | Func::SubPlan { .. } => false,
         // Not built in: shipped only where its extension is listed (`is_foreign_expr_on`).

@@ -7,9 +7,10 @@
 //!   value, which the parent reads as the parameter `$n` (`Expr::Param`). A WHERE
 //!   conjunct `b > $0` is shipped to a foreign table like any other (postgres_fdw sends
 //!   the value as `$1::numeric`);
-//! - an **uncorrelated EXISTS** in WHERE's top-level AND (which
-//!   `convert_EXISTS_sublink_to_join` leaves alone) becomes an InitPlan too, its
-//!   subquery simplified (`simplify_EXISTS_query`: no select list, no ORDER BY);
+//! - an **uncorrelated EXISTS** — in WHERE's top-level AND (which
+//!   `convert_EXISTS_sublink_to_join` leaves alone), under OR or NOT, or as a value in
+//!   the select list — becomes an InitPlan too, its subquery simplified
+//!   (`simplify_EXISTS_query`: no select list, no ORDER BY);
 //! - a WHERE conjunct that reads InitPlan values and no column (`$0`, `$0 > 2`) is
 //!   pseudo-constant: a gating Result's `One-Time Filter` right above the scan, each
 //!   partition's under an Append (`create_gating_plan`);
@@ -21,7 +22,8 @@
 //!   (`SubLinkKind::AnyAll`); `= ANY` is IN (a semi join, or hashed); `op ANY` in
 //!   WHERE's top-level AND, which PostgreSQL makes a semi join with a join filter, is
 //!   refused by name;
-//! - a **correlated EXISTS under OR or NOT** (`… WHERE inner = outer AND …`): the
+//! - a **correlated EXISTS under OR or NOT or in the select list** (`… WHERE inner =
+//!   outer AND …`): the
 //!   hashed alternative PostgreSQL keeps over the plain SubPlan it plans first
 //!   (`convert_EXISTS_to_ANY`, `fix_alternative_subplan`), `hashed SubPlan 2`, with
 //!   EXISTS's NULL rule (`unknownEqFalse`, `SubLinkKind::HashedExists`);
@@ -80,8 +82,7 @@
 //! partition pruning by an InitPlan's value under a Merge Append (refused); a
 //! hashed SubPlan only over a plain local or foreign table (over a foreign one it is
 //! the foreign scan's local Filter, not shippable; over a partitioned one it is in
-//! each partition's scan in PostgreSQL, refused here); EXISTS only as a
-//! WHERE conjunct (as a value it would be a boolean, which the sandbox prints as 1/0).
+//! each partition's scan in PostgreSQL, refused here).
 
 use sqlparser::ast::{self, SelectItem, SetExpr};
 use sqlparser::tokenizer::Location;
@@ -165,17 +166,14 @@ fn pull_numbered(
             *item = SelectItem::ExprWithAlias { expr, alias: ast::Ident::new(name) };
             continue;
         }
+        // An unnamed `EXISTS (…)` is named `exists` (FigureColname).
+        if let SelectItem::UnnamedExpr(e @ ast::Expr::Exists { negated: false, .. }) = item {
+            let mut expr = e.clone();
+            cx.replace(&mut expr, false)?;
+            *item = SelectItem::ExprWithAlias { expr, alias: ast::Ident::new("exists") };
+            continue;
+        }
         if let SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } = item {
-            // A boolean value: the sandbox has none to return (it prints 1/0).
-            let mut exists = false;
-            walk(e, &mut |x| exists |= matches!(x, ast::Expr::Exists { .. }));
-            if exists {
-                return Err(FrontError::unsupported(
-                    "EXISTS (SELECT …) in the select list (a boolean value, which the sandbox does not return): not \
-                     planned yet",
-                    outer.at,
-                ));
-            }
             cx.replace(e, false)?;
         }
     }
@@ -266,22 +264,35 @@ impl Pull<'_, '_> {
                 };
                 Ok(())
             }
-            // An uncorrelated EXISTS in WHERE's top-level AND: an InitPlan whose value
-            // gates the scan (a One-Time Filter); a correlated one would be a semi or
-            // anti join (convert_EXISTS_sublink_to_join).
-            ast::Expr::Exists { subquery, negated } if top_and => {
+            // An uncorrelated EXISTS: an InitPlan (make_subplan makes every EXISTS
+            // without parameters one), whose value gates the scan in WHERE's top-level
+            // AND (a One-Time Filter) and is `$n` elsewhere (the select list, under OR).
+            // A correlated one in WHERE's top-level AND would be a semi or anti join
+            // (convert_EXISTS_sublink_to_join).
+            ast::Expr::Exists { subquery, negated } if top_and || self.outer_refs(subquery).is_empty() => {
                 let not = if *negated { "NOT " } else { "" };
                 let join = if *negated { "an anti join" } else { "a semi join" };
-                let correlated = format!(
-                    "{not}EXISTS (SELECT …) that refers to the outer query, which PostgreSQL turns into {join} \
-                     (convert_EXISTS_sublink_to_join): not planned yet"
-                );
+                let correlated = if top_and {
+                    format!(
+                        "{not}EXISTS (SELECT …) that refers to the outer query, which PostgreSQL turns into {join} \
+                         (convert_EXISTS_sublink_to_join): not planned yet"
+                    )
+                } else {
+                    format!(
+                        "{not}EXISTS (SELECT …) in an expression, whose subquery refers to the outer query in a way \
+                         not planned yet"
+                    )
+                };
                 let sub = simplify_exists_query(subquery);
                 let planned = self.plan_as(&sub, &correlated)?;
                 // Its constant select list is no output of PostgreSQL's (an EXISTS
                 // subplan's target list is empty): only whether a row comes counts.
+                // The scan still reads its qual's columns: an empty projection over it
+                // (EXPLAIN prints no Output, as for PostgreSQL's empty tlist).
                 let plan = match planned.plan {
-                    Plan::Result { child, filter: None, targets: Some(_) } => *child,
+                    Plan::Result { child, filter: None, targets: Some(_) } => {
+                        Plan::Result { child, filter: None, targets: Some(vec![]) }
+                    }
                     plan => plan,
                 };
                 let (plan_id, param) = self.next_ids();
@@ -354,6 +365,12 @@ impl Pull<'_, '_> {
             ast::Expr::UnaryOp { expr: x, .. }
             | ast::Expr::IsNull(x)
             | ast::Expr::IsNotNull(x)
+            | ast::Expr::IsTrue(x)
+            | ast::Expr::IsNotTrue(x)
+            | ast::Expr::IsFalse(x)
+            | ast::Expr::IsNotFalse(x)
+            | ast::Expr::IsUnknown(x)
+            | ast::Expr::IsNotUnknown(x)
             | ast::Expr::Cast { expr: x, .. } => self.replace(x, false),
             ast::Expr::Between { expr, low, high, .. } => {
                 self.replace(expr, false)?;
@@ -386,7 +403,7 @@ impl Pull<'_, '_> {
         let refuse = |why: &str| {
             FrontError::unsupported(
                 format!(
-                    "{}EXISTS (SELECT …) inside an expression of WHERE {why}: not planned yet",
+                    "{}EXISTS (SELECT …) inside an expression {why}: not planned yet",
                     if negated { "NOT " } else { "" }
                 ),
                 self.outer.at,
@@ -941,6 +958,12 @@ fn walk(e: &ast::Expr, f: &mut impl FnMut(&ast::Expr)) {
         | ast::Expr::UnaryOp { expr: x, .. }
         | ast::Expr::IsNull(x)
         | ast::Expr::IsNotNull(x)
+        | ast::Expr::IsTrue(x)
+        | ast::Expr::IsNotTrue(x)
+        | ast::Expr::IsFalse(x)
+        | ast::Expr::IsNotFalse(x)
+        | ast::Expr::IsUnknown(x)
+        | ast::Expr::IsNotUnknown(x)
         | ast::Expr::Cast { expr: x, .. } => walk(x, f),
         ast::Expr::Between { expr, low, high, .. } => {
             walk(expr, f);

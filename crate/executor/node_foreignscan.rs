@@ -143,6 +143,11 @@ pub struct ForeignScanState {
     /// Each target's aggregate and its column, if it is an aggregate of a column (EXPLAIN
     /// qualifies the column where PostgreSQL does).
     agg_args: Vec<Option<(&'static str, String)>>,
+    /// A scan of one table sorted remotely: the outputs its ORDER BY keys are (each a
+    /// column it fetches). A select list that leaves them out still returns them
+    /// after its own columns, as PostgreSQL's final target list keeps ORDER BY's
+    /// resjunk entries (EXPLAIN's `Output: id, val`).
+    sort_outputs: Vec<usize>,
     /// The InitPlan values the remote query sends as `$1`, `$2`, … (postgres_fdw's
     /// `param_exprs`), and their text once computed (`process_query_params`).
     exec_params: Vec<(usize, crate::plan::SqlType)>,
@@ -242,6 +247,20 @@ impl ForeignScanState {
             eof_reached: false,
             fetch_ct_2: 0,
             slot: Vec::new(),
+            sort_outputs: match plan.remote.join.is_none() && !plan.remote.aggregated() {
+                true => plan
+                    .remote
+                    .order_by
+                    .iter()
+                    .map_while(|k| match k.expr {
+                        crate::plan::Expr::Col(c) => {
+                            plan.remote.targets.iter().position(|t| *t == RemoteTarget::Col(c))
+                        }
+                        _ => None,
+                    })
+                    .collect(),
+                false => vec![],
+            },
             agg_args: plan
                 .remote
                 .targets
@@ -640,6 +659,11 @@ impl ExecNode for ForeignScanState {
             } else {
                 format!("{REMOTE_SCHEMA}.{} {}", quote_identifier(&self.relation), quote_identifier(alias))
             };
+            // Under a subquery in FROM (a scan named by `name_subquery_scans`) the
+            // range table holds the subquery's entry too: columns are qualified.
+            if self.name.as_ref().is_some_and(|n| n.direct) {
+                e.details.push(("Qualify".into(), String::new()));
+            }
             e.details.push(("Server".into(), self.server.clone()));
             e.details.push(("Relations".into(), format!("Aggregate on ({rel})")));
             e.details.push(("Remote SQL".into(), self.sql.clone()));
@@ -648,6 +672,10 @@ impl ExecNode for ForeignScanState {
         e.relation = Some(self.relation.clone());
         for o in &self.output {
             e.push_output(o.clone());
+        }
+        if !self.sort_outputs.is_empty() {
+            let keys: Vec<String> = self.sort_outputs.iter().map(|k| k.to_string()).collect();
+            e.details.push((crate::instrument::SORT_OUTPUTS.into(), keys.join(",")));
         }
         if let Some(m) = &self.row_mark {
             // Shown as the Output; its quals still name the columns read.

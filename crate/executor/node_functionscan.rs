@@ -63,7 +63,11 @@ impl ExecNode for FunctionScanState {
             e.set_alias(a.clone());
         }
         e.push_output(self.column.clone());
-        let step = if self.step == 1 { String::new() } else { format!(", {}", self.step) };
-        e.details.push(("Function Call".into(), format!("generate_series({}, {}{step})", self.start, self.stop)));
+        // Each argument an int4 Const as get_const_expr prints one: a negative one
+        // quoted and labelled (`'-2'::integer`).
+        let arg = |v: i64| crate::plan::const_sql(&Datum::Int(v), true);
+        let step = if self.step == 1 { String::new() } else { format!(", {}", arg(self.step)) };
+        e.details
+            .push(("Function Call".into(), format!("generate_series({}, {}{step})", arg(self.start), arg(self.stop))));
     }
 }

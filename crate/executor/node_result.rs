@@ -325,6 +325,9 @@ impl ExecNode for ResultState {
             for (x, _) in t {
                 e.push_output(x.to_sql(&refs));
             }
+            if t.is_empty() {
+                e.details.push((crate::instrument::EMPTY_TLIST.into(), String::new()));
+            }
         }
     }
 }

@@ -383,6 +383,17 @@ pub const ROW_MARK_OUTPUT: &str = "Row Mark Output";
 /// referenced entry).
 pub const IMPLICIT_CAST: &str = "Implicit Cast";
 
+/// A foreign scan sorted remotely: its outputs that are its ORDER BY keys, `i,j`
+/// (a select list folded into it keeps them as resjunk columns after its own).
+pub const SORT_OUTPUTS: &str = "Sort Outputs";
+
+/// A Result whose target list is empty (a scan under an Append or at a subplan's
+/// top that returns no column, its qual's columns read and dropped): it projects to
+/// nothing, so the node it folds into prints no Output (createplan.c's
+/// CP_EXACT_TLIST of an empty reltarget), where a Result without one passes its
+/// input's columns on.
+pub const EMPTY_TLIST: &str = "Empty Tlist";
+
 /// A scan of a base relation: one entry per column of the relation, in order (its
 /// physical target list, which `use_physical_tlists` may print as its Output).
 pub const PHYSICAL_TLIST: &str = "Physical Tlist";
@@ -457,6 +468,8 @@ fn resolve_columns(n: &ExplainNode, prefix: bool) -> Outputs {
             out.vars[i] = false;
         }
         out
+    } else if n.detail(EMPTY_TLIST).is_some() {
+        computed(vec![], children)
     } else if !own.is_empty() {
         // `$N`: the input's N-th column. A Result folded into its input is that node's
         // target list: it computes what it does not take as it is (`count(*)`, not
@@ -491,8 +504,9 @@ fn resolve_columns(n: &ExplainNode, prefix: bool) -> Outputs {
             })
             .collect();
         if folds {
-            // The select list projected over a Sort: ORDER BY's columns it leaves out
-            // are resjunk entries of PostgreSQL's final target list, at its end
+            // The select list projected over a Sort (or a Limit over one, or a foreign
+            // scan sorted remotely): ORDER BY's columns it leaves out are resjunk
+            // entries of PostgreSQL's final target list, at its end
             // (transformSortClause), which the Sort and the nodes above it return.
             if let (Some(sort), Some(c)) = (n.children.first(), children.first()) {
                 for k in resjunk_sort_keys(sort) {
@@ -523,6 +537,13 @@ fn resolve_columns(n: &ExplainNode, prefix: bool) -> Outputs {
         let passed = Outputs::passing(&children.iter().take(1).collect::<Vec<_>>(), vec![]);
         let cols: Vec<String> = passed.cols.iter().map(renamed).collect();
         Outputs { qualified: cols.clone(), cols, vars: passed.vars, children, physical: None }
+    } else if folds_into_child(n) && children.len() == 1 {
+        // A Result that only filters (HAVING over an Aggregate, WHERE over a scan) is
+        // its input's node in PostgreSQL: the same columns, computed (`sum(x)`) or
+        // not, not references to them (`(sum(x))`).
+        let c = &children[0];
+        let (cols, vars, qualified) = (c.cols.clone(), c.vars.clone(), c.qualified.clone());
+        Outputs { cols, vars, qualified, children, physical: None }
     } else {
         let passed = Outputs::passing(&children.iter().take(1).collect::<Vec<_>>(), vec![]);
         Outputs { children, ..passed }
@@ -546,6 +567,17 @@ fn resolve_columns(n: &ExplainNode, prefix: bool) -> Outputs {
 /// The input columns (`$N`) a Sort or Incremental Sort orders by, when each key is one
 /// (none when a key is an expression).
 fn resjunk_sort_keys(sort: &ExplainNode) -> Vec<usize> {
+    if sort.node_type == "Limit" {
+        // A Limit returns its input's rows: the Sort's below it.
+        let input = sort.children.iter().filter(|c| !is_init_plan(c)).collect::<Vec<_>>();
+        return match input.as_slice() {
+            [only] => resjunk_sort_keys(only),
+            _ => vec![],
+        };
+    }
+    if let Some(keys) = sort.detail(SORT_OUTPUTS) {
+        return keys.split(',').filter_map(|k| k.parse().ok()).collect();
+    }
     if !matches!(sort.node_type.as_str(), "Sort" | "Incremental Sort") {
         return vec![];
     }
@@ -1203,7 +1235,8 @@ fn fold_node(mut n: ExplainNode, o: Outputs, verbose: bool) -> (ExplainNode, Out
             child.instr.ntuples = n.instr.ntuples;
         }
         // The Result's target list, or its input's passed as they are.
-        let own = if n.detail("Output").is_some() { Outputs { children: child_out.children, ..o } } else { child_out };
+        let projects = n.detail("Output").is_some() || n.detail(EMPTY_TLIST).is_some();
+        let own = if projects { Outputs { children: child_out.children, ..o } } else { child_out };
         // An InitPlan's name stays with the node it is printed as.
         if let Some(name) = n.detail("Subplan Name") {
             child.details.insert(0, ("Subplan Name".into(), name.to_string()));
@@ -1308,7 +1341,7 @@ fn properties(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions) -> Vec<(Strin
         .filter(|(k, _)| match k.as_str() {
             "Output" | "Schema" | "Alias" | "Server" | "Qualify" | "Parent" | "JoinType" | "Partial Mode"
             | IMPLICIT_CAST | ROW_MARK_OUTPUT | TARGET_TABLE | TARGET_REMOTE_SQL | PAIR_PARENT | PHYSICAL_TLIST
-            | TLIST_ORDER | TLIST_NEEDED | HASH_UNHASHED => false,
+            | TLIST_ORDER | TLIST_NEEDED | HASH_UNHASHED | EMPTY_TLIST | SORT_OUTPUTS => false,
             // TEXT prints it only with VERBOSE, and only when true (explain.c).
             "Remote SQL" | "Inner Unique" | "Batch Size" => opts.verbose,
             _ => true,

@@ -879,6 +879,8 @@ fn expr_type(e: &Expr, input: &[Option<SqlType>]) -> Option<SqlType> {
                 Func::Cast { to, .. } => Some(*to),
                 Func::NumericTypmod { .. } => Some(SqlType::Numeric),
                 Func::Neg | Func::Abs => arg(0),
+                Func::IntNarrowNeg(t) => Some(*t),
+                Func::BoolTest(_) => Some(SqlType::Bool),
                 Func::Length => Some(SqlType::Int4),
                 Func::Random => Some(SqlType::Float8),
                 Func::TextCat | Func::ToChar | Func::Upper | Func::Lower | Func::Substr => Some(SqlType::Text),

@@ -392,6 +392,16 @@ fn call(f: Func, args: &[Expr], row: &[Datum], cx: &mut ExprContext) -> Result<D
 fn scalar(f: Func, a: Datum, b: Datum) -> Result<Datum, ErrorKind> {
     match f {
         Func::Neg => neg(a),
+        // int4um, int2um: the int8 negation, then the type's range.
+        Func::IntNarrowNeg(ty) => match neg(a)? {
+            Datum::Int(i) => int_in_range(i, ty),
+            other => Ok(other),
+        },
+        Func::BoolTest(test) => match a {
+            Datum::Null => Ok(Datum::Bool(test.test(None))),
+            Datum::Bool(b) => Ok(Datum::Bool(test.test(Some(b)))),
+            _ => Err(ErrorKind::WrongType(test.sql())),
+        },
         Func::Abs => abs(a),
         Func::TextCat => Ok(text_cat(&a, &b)),
         Func::ToChar => to_char(&a, &b),
@@ -712,6 +722,42 @@ mod tests {
         let neg = Expr::func(Func::Neg, vec![Expr::int(i64::MIN)]);
         assert_eq!(neg.eval(&[]).map_err(|e| e.to_string()), Err("bigint out of range".into()));
         assert_eq!(Expr::bin(BinOp::Plus, Expr::col(0), Expr::int(1)).eval(&[Datum::Int(41)]), Ok(Datum::Int(42)));
+    }
+
+    /// int4um and int2um check their type's range (`-x` of the smallest int4 is no
+    /// int4); int8um int8's.
+    #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
+    fn negation_checks_the_operands_range() {
+        let neg = |ty, v| Expr::func(Func::IntNarrowNeg(ty), vec![Expr::int(v)]).eval(&[]).map_err(|e| e.to_string());
+        assert_eq!(neg(SqlType::Int4, -2_147_483_648), Err("integer out of range".into()));
+        assert_eq!(neg(SqlType::Int4, -2_147_483_647), Ok(Datum::Int(2_147_483_647)));
+        assert_eq!(neg(SqlType::Int2, -32_768), Err("smallint out of range".into()));
+        assert_eq!(neg(SqlType::Int2, 5), Ok(Datum::Int(-5)));
+        let wide = Expr::func(Func::Neg, vec![Expr::int(-2_147_483_648)]).eval(&[]);
+        assert_eq!(wide, Ok(Datum::Int(2_147_483_648)));
+    }
+
+    /// A BooleanTest is two-valued: NULL is unknown, not a NULL result.
+    #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
+    fn boolean_tests_are_never_null() {
+        use crate::plan::BoolTestType::*;
+        let test = |t, v: Datum| Expr::func(Func::BoolTest(t), vec![Expr::Const(v)]).eval(&[]).unwrap();
+        let (t, f, n) = (Datum::Bool(true), Datum::Bool(false), Datum::Null);
+        let table = [
+            (IsTrue, [true, false, false]),
+            (IsNotTrue, [false, true, true]),
+            (IsFalse, [false, true, false]),
+            (IsNotFalse, [true, false, true]),
+            (IsUnknown, [false, false, true]),
+            (IsNotUnknown, [true, true, false]),
+        ];
+        for (kind, want) in table {
+            let got = [test(kind, t.clone()), test(kind, f.clone()), test(kind, n.clone())];
+            assert_eq!(got, want.map(Datum::Bool), "{}", kind.sql());
+            assert_eq!(kind.negated().negated(), kind);
+        }
+        let wrong = Expr::func(Func::BoolTest(IsTrue), vec![Expr::int(1)]).eval(&[]);
+        assert!(wrong.is_err());
     }
 
     #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]

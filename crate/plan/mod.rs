@@ -194,8 +194,16 @@ pub enum Func {
         /// operand's cast, but deparse.c leaves it out of the remote query.
         implicit: bool,
     },
-    /// Unary minus (`int8um`, `float8um`).
+    /// Unary minus (`int8um`, `float8um`, `numeric_uminus`).
     Neg,
+    /// Unary minus of an int4 or int2 (`int4um`, `int2um`; int.c): computed in int8,
+    /// then checked against the type's range, so `-x` of the smallest int4 is
+    /// "integer out of range" (as [`BinOp::IntNarrow`] checks `int4mi`).
+    IntNarrowNeg(SqlType),
+    /// PostgreSQL's `BooleanTest`: `x IS [NOT] TRUE`, `IS [NOT] FALSE`, `IS [NOT]
+    /// UNKNOWN` (never NULL itself). postgres_fdw's `foreign_expr_walker` has no case
+    /// for it in PostgreSQL 15, so it never ships: a foreign scan's local Filter.
+    BoolTest(BoolTestType),
     /// `||` over two texts (`textcat`); the analyser casts each operand to text.
     TextCat,
     Random,
@@ -254,6 +262,55 @@ pub enum Func {
     },
 }
 
+/// The test of a [`Func::BoolTest`] (`BoolTestType` in primnodes.h).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum BoolTestType {
+    IsTrue,
+    IsNotTrue,
+    IsFalse,
+    IsNotFalse,
+    IsUnknown,
+    IsNotUnknown,
+}
+
+impl BoolTestType {
+    /// As ruleutils.c and the parser write it.
+    pub fn sql(self) -> &'static str {
+        match self {
+            BoolTestType::IsTrue => "IS TRUE",
+            BoolTestType::IsNotTrue => "IS NOT TRUE",
+            BoolTestType::IsFalse => "IS FALSE",
+            BoolTestType::IsNotFalse => "IS NOT FALSE",
+            BoolTestType::IsUnknown => "IS UNKNOWN",
+            BoolTestType::IsNotUnknown => "IS NOT UNKNOWN",
+        }
+    }
+    /// The opposite test (`negate_clause`'s case for a BooleanTest: NOT (x IS TRUE)
+    /// is x IS NOT TRUE, …), which holds exactly where this one does not.
+    pub fn negated(self) -> BoolTestType {
+        match self {
+            BoolTestType::IsTrue => BoolTestType::IsNotTrue,
+            BoolTestType::IsNotTrue => BoolTestType::IsTrue,
+            BoolTestType::IsFalse => BoolTestType::IsNotFalse,
+            BoolTestType::IsNotFalse => BoolTestType::IsFalse,
+            BoolTestType::IsUnknown => BoolTestType::IsNotUnknown,
+            BoolTestType::IsNotUnknown => BoolTestType::IsUnknown,
+        }
+    }
+    /// The EEOP_BOOLTEST_* steps of execExprInterp.c over a value (None: NULL):
+    /// NULL is unknown, and the result is never NULL.
+    pub fn test(self, v: Option<bool>) -> bool {
+        match self {
+            BoolTestType::IsTrue => v == Some(true),
+            BoolTestType::IsNotTrue => v != Some(true),
+            BoolTestType::IsFalse => v == Some(false),
+            BoolTestType::IsNotFalse => v != Some(false),
+            BoolTestType::IsUnknown => v.is_none(),
+            BoolTestType::IsNotUnknown => v.is_some(),
+        }
+    }
+}
+
 /// The array of a [`Func::ScalarArrayOp`] whose elements are all constants: its text
 /// as `array_out` writes it (`{north,west}`, `{1,NULL}`), an element double-quoted
 /// when it is empty, reads as NULL, or holds a space or one of `{},"\` (quotes and
@@ -306,7 +363,8 @@ impl Func {
     pub fn name(self) -> &'static str {
         match self {
             Func::Cast { .. } => "cast",
-            Func::Neg => "-",
+            Func::Neg | Func::IntNarrowNeg(_) => "-",
+            Func::BoolTest(t) => t.sql(),
             Func::TextCat => "||",
             Func::Random => "random",
             Func::SetSeed => "setseed",
@@ -335,7 +393,8 @@ impl Func {
         match (self, args) {
             (Func::Cast { to, .. }, [x]) => format!("({x})::{}", to.name()),
             (Func::NumericTypmod { typmod, .. }, [x]) => format!("({x})::{}", typmod.type_name()),
-            (Func::Neg, [x]) => format!("(- {x})"),
+            (Func::Neg | Func::IntNarrowNeg(_), [x]) => format!("(- {x})"),
+            (Func::BoolTest(t), [x]) => format!("({x} {})", t.sql()),
             (Func::TextCat, [a, b]) => format!("({a} || {b})"),
             (Func::Like { .. }, [a, b]) => format!("({a} {} {b})", self.name()),
             (Func::CurrentUser | Func::SessionUser, []) => self.name().to_string(),
@@ -355,6 +414,8 @@ impl Func {
         match self {
             Func::Cast { to, .. } => to.col_type(),
             Func::Neg | Func::Abs => arg.unwrap_or(ColType::Int),
+            Func::IntNarrowNeg(_) => ColType::Int,
+            Func::BoolTest(_) => ColType::Bool,
             Func::Random => ColType::Float,
             Func::Length => ColType::Int,
             Func::Like { .. } | Func::HashedSubPlan(_) | Func::ScalarArrayOp { .. } => ColType::Bool,
@@ -620,6 +681,7 @@ impl Expr {
             Expr::Func(Func::Cast { to, .. } | Func::SubPlan { ty: to, .. }, _) => Some(*to).filter(|t| t.is_integer()),
             Expr::Func(Func::Length, _) => Some(SqlType::Int4),
             Expr::Func(Func::Neg | Func::Abs, args) if !args.is_empty() => args[0].int_type(input),
+            Expr::Func(Func::IntNarrowNeg(t), _) => Some(*t),
             _ => None,
         }
     }

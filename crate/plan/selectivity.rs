@@ -8,6 +8,7 @@
 //! | `col <> const` | `neqsel`: `1 − eq − nullfrac` | the same |
 //! | `col < > <= >= const` | `scalarineqsel`: MCVs that satisfy it plus the histogram's share (`ineq_histogram_selectivity`, interpolated by `convert_to_scalar`); no stats: `DEFAULT_INEQ_SEL` (1/3) | [`scalarineqsel`] |
 //! | `col IS [NOT] NULL` | `nulltestsel`: `stanullfrac`; no stats 0.005 / 0.995 | [`nulltestsel`] |
+//! | `x IS [NOT] TRUE / FALSE / UNKNOWN` | `booltestsel`: the column's null fraction and most common value; no stats: 0.005 / 0.995 for UNKNOWN, else `x`'s own selectivity (or its complement) | [`booltestsel`] |
 //! | AND | `clauselist_selectivity`: the product, a `<`/`>` pair on one column as a range (`hi + lo − 1`, `DEFAULT_RANGE_INEQ_SEL` with a default bound) | [`clauselist_selectivity`] |
 //! | OR | `s1 + s2 − s1·s2` | the same |
 //! | NOT | `1 − s` | the same |
@@ -387,6 +388,13 @@ pub fn clause_selectivity<'a>(e: &Expr, var: &dyn Fn(usize) -> VarData<'a>, tupl
         Expr::Func(super::Func::ScalarArrayOp { op, use_or, .. }, args) if !args.is_empty() => {
             scalararraysel(*op, *use_or, &args[0], &args[1..], var, tuples)
         }
+        Expr::Func(super::Func::BoolTest(test), args) if args.len() == 1 => {
+            let v = match &args[0] {
+                Expr::Col(i) => var(*i),
+                _ => VarData::none(tuples),
+            };
+            booltestsel(*test, &v, &|| clause_selectivity(&args[0], var, tuples))
+        }
         Expr::Const(d) => {
             if d.is_true() {
                 1.0
@@ -406,6 +414,47 @@ pub fn clause_selectivity<'a>(e: &Expr, var: &dyn Fn(usize) -> VarData<'a>, tupl
         // A boolean function: boolvarsel's default.
         _ => 0.5,
     }
+}
+
+/// `booltestsel` (selfuncs.c) of `x IS [NOT] TRUE | FALSE | UNKNOWN`: with `x`'s
+/// statistics, its null fraction and the frequency of its most common value (the
+/// other's is what remains), a 50-50 split without a most common value; without
+/// statistics, IS [NOT] UNKNOWN's defaults and `x`'s own selectivity (`arg_sel`) for
+/// IS TRUE and IS NOT FALSE, its complement for IS FALSE and IS NOT TRUE.
+fn booltestsel(test: super::BoolTestType, v: &VarData, arg_sel: &dyn Fn() -> f64) -> f64 {
+    use super::BoolTestType::*;
+    let selec = match v.stats {
+        Some(s) => {
+            let freq_null = s.null_frac;
+            match s.mcv.first() {
+                Some((value, freq)) => {
+                    let freq_true = if value.is_true() { *freq } else { 1.0 - freq - freq_null };
+                    let freq_false = 1.0 - freq_true - freq_null;
+                    match test {
+                        IsUnknown => freq_null,
+                        IsNotUnknown => 1.0 - freq_null,
+                        IsTrue => freq_true,
+                        IsNotTrue => 1.0 - freq_true,
+                        IsFalse => freq_false,
+                        IsNotFalse => 1.0 - freq_false,
+                    }
+                }
+                None => match test {
+                    IsUnknown => freq_null,
+                    IsNotUnknown => 1.0 - freq_null,
+                    IsTrue | IsFalse => (1.0 - freq_null) / 2.0,
+                    IsNotTrue | IsNotFalse => (1.0 - freq_null) / 2.0 + freq_null,
+                },
+            }
+        }
+        None => match test {
+            IsUnknown => DEFAULT_UNK_SEL,
+            IsNotUnknown => 1.0 - DEFAULT_UNK_SEL,
+            IsTrue | IsNotFalse => arg_sel(),
+            IsFalse | IsNotTrue => 1.0 - arg_sel(),
+        },
+    };
+    clamp(selec)
 }
 
 /// `scalararraysel` (selfuncs.c) for `x op ANY/ALL (array)` over a constant array or
@@ -465,6 +514,7 @@ fn negate_clause(e: &Expr) -> Option<Expr> {
         Expr::Bin(BinOp::Or, l, r) => Expr::bin(BinOp::And, not(l), not(r)),
         Expr::Not(x) => (**x).clone(),
         Expr::IsNull(x, n) => Expr::IsNull(x.clone(), !n),
+        Expr::Func(super::Func::BoolTest(t), args) => Expr::Func(super::Func::BoolTest(t.negated()), args.clone()),
         Expr::Func(super::Func::ScalarArrayOp { op, use_or, elem }, args) if op.is_comparison() => {
             let negated = match negate_clause(&Expr::bin(*op, Expr::Col(0), Expr::Col(0))) {
                 Some(Expr::Bin(neg, ..)) => neg,

@@ -56,7 +56,7 @@ use super::source::Source;
 use super::{ident_name, SqlError};
 use crate::numeric::{Numeric, NumericError};
 use crate::plan::eval::{cast, EvalError};
-use crate::plan::{AggCall, AggFunc, BinOp, Expr, Func, SqlType};
+use crate::plan::{AggCall, AggFunc, BinOp, BoolTestType, Expr, Func, SqlType};
 use crate::types::{ColType, Column, Datum};
 
 /// The single table a shard query reads, as named in its FROM clause.
@@ -281,6 +281,12 @@ impl ExprPlanner<'_> {
             ast::Expr::Nested(inner) => self.plan(inner, scope),
             ast::Expr::IsNull(inner) => Ok(Expr::IsNull(Box::new(self.plan(inner, scope)?), false)),
             ast::Expr::IsNotNull(inner) => Ok(Expr::IsNull(Box::new(self.plan(inner, scope)?), true)),
+            ast::Expr::IsTrue(x) => self.boolean_test(x, BoolTestType::IsTrue, scope),
+            ast::Expr::IsNotTrue(x) => self.boolean_test(x, BoolTestType::IsNotTrue, scope),
+            ast::Expr::IsFalse(x) => self.boolean_test(x, BoolTestType::IsFalse, scope),
+            ast::Expr::IsNotFalse(x) => self.boolean_test(x, BoolTestType::IsNotFalse, scope),
+            ast::Expr::IsUnknown(x) => self.boolean_test(x, BoolTestType::IsUnknown, scope),
+            ast::Expr::IsNotUnknown(x) => self.boolean_test(x, BoolTestType::IsNotUnknown, scope),
             ast::Expr::UnaryOp { op, expr } => self.unary(*op, expr, scope),
             ast::Expr::BinaryOp { left, op, right } => self.binary(left, op, right, scope),
             ast::Expr::Between { expr, negated, low, high } => {
@@ -312,6 +318,19 @@ impl ExprPlanner<'_> {
             }
             other => Err(SqlError::unsupported(construct_name(other), position)),
         }
+    }
+
+    /// `x IS [NOT] TRUE | FALSE | UNKNOWN` (`transformBooleanTest`): its operand
+    /// coerced to boolean, with PostgreSQL's message naming the test; over a constant
+    /// folded to its value, as eval_const_expressions folds a BooleanTest.
+    fn boolean_test(&self, operand: &ast::Expr, test: BoolTestType, scope: &mut Scope) -> Result<Expr, SqlError> {
+        let x = self.plan(operand, scope)?;
+        let x = self.as_boolean(x, scope, test.sql(), self.position(operand))?;
+        Ok(match x {
+            Expr::Const(Datum::Bool(b)) => Expr::Const(Datum::Bool(test.test(Some(b)))),
+            Expr::Const(Datum::Null) => Expr::Const(Datum::Bool(test.test(None))),
+            x => Expr::func(Func::BoolTest(test), vec![x]),
+        })
     }
 
     /// `x [NOT] IN (a, b, …)` as `transformAExprIn` (parse_expr.c) analyses it: the
@@ -603,12 +622,26 @@ impl ExprPlanner<'_> {
                     return Ok(Expr::Const(number(&format!("-{digits}"), self.position(operand))?));
                 }
                 let x = self.plan(operand, scope)?;
-                // int4um, int2um: the operand's own integer type (`0 - x` over it).
-                let op = match self.type_of(&x, scope) {
-                    ColType::Int => BinOp::Minus.with_int_result(self.int_type_of(&x, scope).unwrap_or(SqlType::Int8)),
-                    _ => BinOp::Minus,
+                // The prefix operator `-` of the operand's type: int4um and int2um check
+                // their own type's range, int8um, float8um and numeric_uminus are
+                // `Func::Neg`; EXPLAIN and deparse.c write it `(- x)`.
+                let func = match self.type_of(&x, scope) {
+                    ColType::Int => match self.int_type_of(&x, scope) {
+                        Some(t @ (SqlType::Int2 | SqlType::Int4)) => Func::IntNarrowNeg(t),
+                        _ => Func::Neg,
+                    },
+                    ColType::Float | ColType::Numeric => Func::Neg,
+                    ColType::Text if matches!(x, Expr::Const(Datum::Text(_))) => {
+                        return Err(SqlError::new("operator is not unique: - unknown", self.position(operand)))
+                    }
+                    ColType::Text => {
+                        return Err(SqlError::new("operator does not exist: - text", self.position(operand)))
+                    }
+                    ColType::Bool => {
+                        return Err(SqlError::new("operator does not exist: - boolean", self.position(operand)))
+                    }
                 };
-                fold_constant(Expr::bin(op, Expr::int(0), x))
+                fold_constant(Expr::func(func, vec![x]))
             }
             other => Err(SqlError::unsupported(format!("operator {other}"), self.position(operand))),
         }
@@ -1081,6 +1114,12 @@ pub(super) fn contains_aggregate(e: &ast::Expr) -> bool {
         ast::Expr::Nested(x)
         | ast::Expr::IsNull(x)
         | ast::Expr::IsNotNull(x)
+        | ast::Expr::IsTrue(x)
+        | ast::Expr::IsNotTrue(x)
+        | ast::Expr::IsFalse(x)
+        | ast::Expr::IsNotFalse(x)
+        | ast::Expr::IsUnknown(x)
+        | ast::Expr::IsNotUnknown(x)
         | ast::Expr::UnaryOp { expr: x, .. }
         | ast::Expr::Cast { expr: x, .. } => contains_aggregate(x),
         ast::Expr::BinaryOp { left, right, .. } => contains_aggregate(left) || contains_aggregate(right),
@@ -1146,7 +1185,9 @@ fn fold_constant(e: Expr) -> Result<Expr, SqlError> {
                 && !matches!(op, BinOp::And | BinOp::Or)
                 && matches!((l.as_ref(), r.as_ref()), (Expr::Const(_), Expr::Const(_)))
         }
-        Expr::Func(Func::TextCat, args) => args.iter().all(|a| matches!(a, Expr::Const(_))),
+        Expr::Func(Func::TextCat | Func::Neg | Func::IntNarrowNeg(_), args) => {
+            args.iter().all(|a| matches!(a, Expr::Const(_)))
+        }
         _ => false,
     };
     if !foldable {
@@ -1294,6 +1335,8 @@ pub fn negate_clause(e: Expr) -> Expr {
         Expr::IsNull(x, negated) => Expr::IsNull(x, !negated),
         Expr::Const(Datum::Bool(b)) => Expr::Const(Datum::Bool(!b)),
         Expr::Func(Func::Like { negated, ilike }, args) => Expr::Func(Func::Like { negated: !negated, ilike }, args),
+        // NOT (x IS TRUE) is x IS NOT TRUE, and so on.
+        Expr::Func(Func::BoolTest(test), args) => Expr::Func(Func::BoolTest(test.negated()), args),
         // NOT (x = ANY (…)) is x <> ALL (…): the operator's negator, ANY and ALL swapped.
         Expr::Func(Func::ScalarArrayOp { op, use_or, elem }, args) if op.is_comparison() => {
             Expr::Func(Func::ScalarArrayOp { op: negator(op), use_or: !use_or, elem }, args)
@@ -1485,9 +1528,6 @@ fn construct_name(e: &ast::Expr) -> String {
         ast::Expr::Like { .. } => "LIKE",
         ast::Expr::ILike { .. } => "ILIKE",
         ast::Expr::SimilarTo { .. } => "SIMILAR TO",
-        ast::Expr::IsTrue(_) | ast::Expr::IsNotTrue(_) => "IS [NOT] TRUE",
-        ast::Expr::IsFalse(_) | ast::Expr::IsNotFalse(_) => "IS [NOT] FALSE",
-        ast::Expr::IsUnknown(_) | ast::Expr::IsNotUnknown(_) => "IS [NOT] UNKNOWN",
         ast::Expr::IsDistinctFrom(..) | ast::Expr::IsNotDistinctFrom(..) => "IS [NOT] DISTINCT FROM",
         ast::Expr::AnyOp { .. } | ast::Expr::AllOp { .. } => "ANY/ALL",
         ast::Expr::Cast { .. } => "this form of cast",

@@ -249,6 +249,12 @@ fn where_before_bare_returning(tokens: Vec<TokenWithSpan>) -> Vec<TokenWithSpan>
     out
 }
 
+/// Whether `e` calls an aggregate (not as a window function): what makes a query or
+/// a condition aggregated.
+pub fn contains_aggregate_call(e: &ast::Expr) -> bool {
+    expr::contains_aggregate(e)
+}
+
 /// Plans a single-table SELECT already parsed from `sql` against `catalog` (the
 /// coordinator's front end plans its logical query with the shard planner, over a
 /// catalog holding the one relation it reads; positions refer to `sql`).

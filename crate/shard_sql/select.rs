@@ -45,8 +45,8 @@ use super::expr::{
 };
 use super::source::Source;
 use super::{ident_name, SqlError};
-use crate::plan::{AggStrategy, Expr, Plan, SortKey};
-use crate::types::{Catalog, Column, Table};
+use crate::plan::{AggStrategy, Expr, Func, Plan, SortKey, SqlType};
+use crate::types::{Catalog, Column, Datum, Table};
 
 /// Plans a SELECT; returns the plan and its output columns named after the select list.
 pub(super) fn plan_query(q: &Query, src: &Source, catalog: &Catalog) -> Result<(Plan, Vec<Column>), SqlError> {
@@ -442,7 +442,20 @@ fn plan_group_key(planner: &ExprPlanner, e: &ast::Expr, items: &[Item]) -> Resul
 }
 
 fn plan_targets(planner: &ExprPlanner, items: &[Item], scope: &mut Scope) -> Result<Vec<(Expr, String)>, SqlError> {
-    items.iter().map(|item| Ok((plan_item(planner, item, scope)?, item.name.clone()))).collect()
+    items.iter().map(|item| Ok((resolve_unknown(plan_item(planner, item, scope)?), item.name.clone()))).collect()
+}
+
+/// `resolveTargetListUnknowns` (parse_target.c): a select item still of type unknown,
+/// a bare NULL, is coerced to text, so EXPLAIN shows `NULL::text` and the column is a
+/// text. (A quoted literal is a text here already; a set operation's branch and an
+/// INSERT's source give their NULLs the column's type before they are planned.)
+fn resolve_unknown(e: Expr) -> Expr {
+    match e {
+        Expr::Const(Datum::Null) => {
+            Expr::func(Func::Cast { from: None, to: SqlType::Text, implicit: false }, vec![Expr::Const(Datum::Null)])
+        }
+        e => e,
+    }
 }
 
 fn plan_item(planner: &ExprPlanner, item: &Item, scope: &mut Scope) -> Result<Expr, SqlError> {

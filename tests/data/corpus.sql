@@ -3982,3 +3982,97 @@ select * from (select id, name from h where id = 5 union all select id, cat from
 
 -- [union async pruned twice] two lone partitions of one table: both plain Foreign Scans, named h and h_1 (h17q)
 select id from h where id = 5 union all select id from h where id = 6;
+-- (h17e) ===== Unary minus, BooleanTest, unknown select items, EXISTS as a value =====
+
+-- [expr unary minus foreign] -x of int, bigint and numeric columns: (- x), shipped as such (h17e)
+select -id, -val, -score from f where -id < -500;
+
+-- [expr unary minus local] -x in a local scan's Output and Filter (h17e)
+select -id, -qty from loc where -qty < -5 and id < 20;
+
+-- [expr unary minus nested partitioned] -(x + 1) over hash partitions, in the remote WHERE (h17e)
+select id, -(grp + 1) from h where -(grp + 1) = -3 and id < 40;
+
+-- [error expr unary minus overflow] int4um: -x of the smallest int4 is no int4 (h17e)
+select -(id - 2147483647 - 2) from loc where id = 1;
+
+-- [error expr unary minus text] no prefix - for a text (h17e)
+select -cat from loc;
+
+-- [null select list local] a NULL select item is a text: NULL::text (resolveTargetListUnknowns) (h17e)
+select id, null from loc where id < 4;
+
+-- [null select list foreign] a NULL beside a foreign table's column: not fetched, NULL::text locally (h17e)
+select id, null as n from f where id < 4;
+
+-- [null select list partitioned] only a NULL from hash partitions: SELECT NULL remotely (h17e)
+select null from h where id < 6;
+
+-- [error dml insert select boolean text] a text column into a boolean column: no assignment cast (h17e)
+insert into bl (id, flag) select id, cat from loc where id < 3;
+
+-- [dml insert select boolean literal] an untyped literal of a SELECT becomes the column's type (h17e)
+insert into bl (id, flag) select id, 'yes' from loc where qty > 305;
+
+-- [boolean test local] IS TRUE, IS NOT UNKNOWN in Output, IS NOT TRUE as a Filter (booltestsel) (h17e)
+select id, flag is true, flag is not unknown from bl where flag is not true;
+
+-- [boolean test local unknown] IS UNKNOWN and IS NOT FALSE over a boolean column (h17e)
+select id from bl where flag is unknown or (flag is not false and id > 40);
+
+-- [boolean test foreign] a BooleanTest does not ship: a local Filter, the column fetched (h17e)
+select id from bp1 where flag is false and id < 20;
+
+-- [boolean test foreign partitioned] IS NOT TRUE locally on each foreign partition, id < 110 remotely (h17e)
+select id, flag is true from bp where flag is not true and id < 110;
+
+-- [boolean test simplified] (flag IS TRUE) = false is NOT (flag IS TRUE), negated to IS NOT TRUE (h17e)
+select id from bp1 where (flag is true) = false;
+
+-- [boolean test expr] a BooleanTest over a comparison, of a foreign table (h17e)
+select id, (val > 0) is not true from f where (val > 0) is unknown;
+
+-- [boolean test const] over constants: folded (h17e)
+select 'true' is true, null is unknown, id from loc where id = 1;
+
+-- [error boolean test integer] IS TRUE takes a boolean (h17e)
+select id from loc where qty is true;
+
+-- [subquery exists select list uncorrelated] EXISTS as a value: an InitPlan's $0 (h17e)
+select id, exists (select 1 from f where id > 5) from loc where id < 3;
+
+-- [subquery exists select list correlated] a correlated EXISTS as a value: hashed SubPlan 2 (h17e)
+select id, exists (select 1 from f where f.id = loc.id) from loc where id > 300;
+
+-- [subquery exists or uncorrelated] an uncorrelated EXISTS under OR: an InitPlan, $0 in the Filter (h17e)
+select id from loc where id < 3 or exists (select 1 from f where val > 100000);
+
+-- [subquery exists or foreign] an uncorrelated EXISTS under OR over a foreign table: $1::boolean shipped, the InitPlan's scan without Output (h17e)
+select id from f where id < 3 or exists (select 1 from loc where qty > 100);
+
+-- [subquery from pulled up filter] WHERE on a subquery's computed column: the expression in the scan's Filter (pull_up_simple_subquery) (h17e)
+select * from (select id, id + 1 as n from loc) s where n > 300;
+
+-- [subquery from pulled up constant] a subquery's constant column: Output 7 (h17e)
+select n from (select id, 7 as n from loc) s where id < 3;
+
+-- [subquery from pulled up null] a subquery's NULL column tested IS NULL: folded away (h17e)
+select * from (select id, null as n from loc) s where n is null and id < 3;
+
+-- [subquery from pulled up foreign] WHERE on a foreign subquery's expression: shipped (h17e)
+select * from (select id, val * 2 as v from f) s where v > 1000 and id < 400;
+
+-- [subquery from grouped pushed] WHERE over a grouped subquery: a key condition into its WHERE, an aggregate's into HAVING, both remote (subquery_push_qual) (h17e)
+select * from (select cat, count(*) as n from f group by cat) s where cat < 'c3' and n > 80;
+
+-- [group having order local] HAVING over a HashAggregate under a Sort: the aggregate computed, not referenced (h17e)
+select cat, count(*) from loc group by cat having count(*) > 5 order by cat;
+
+-- [group having order partitioned] the same over hash partitions (h17e)
+select grp, sum(amount) as total from h group by grp having sum(amount) > 100 order by grp;
+
+-- [series negative] a negative argument: '-3'::integer in the Function Call (h17e)
+select g from generate_series(-3, 5, 2) g;
+
+-- [const agg partitioned filter] count(*) over partitions with a Filter: the local scans output nothing (h17e)
+select count(*) from l where qty > 5;
