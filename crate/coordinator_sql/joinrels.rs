@@ -832,8 +832,15 @@ fn place_conditions(
         let (j, nest) = nested_semi_join(j, &sjs, numbering);
         nested_semi |= nest.is_some();
         let j = &j;
+        // The joins below it (`make_outerjoininfo` reads `join_info_list`). A join
+        // nested in an earlier one's right side is below that one: PostgreSQL's
+        // `deconstruct_jointree` meets it first, so the joins it is nested in are not
+        // among its lower joins (else a semi join's quals over its own left side
+        // would take the outer join's left side into its minimal left side).
+        let lower: Vec<SpecialJoin> =
+            sjs.iter().filter(|x| !nest.is_some_and(|inside| subset(inside, x.syn_rhs))).cloned().collect();
         if j.jt == JoinType::Semi {
-            sjs.push(semi_join_info(j, numbering, &sjs, at)?);
+            sjs.push(semi_join_info(j, numbering, &lower, at)?);
         } else {
             let (clause, on_base) = outer_join_clause(j, numbering, at)?;
             for c in on_base {
@@ -841,7 +848,7 @@ fn place_conditions(
                 push_base(c, r);
             }
             let clause_relids = numbering.relids_of(&clause);
-            let sj = make_outerjoininfo((j.jt, j.lhs, j.rhs), clause, clause_relids, &sjs);
+            let sj = make_outerjoininfo((j.jt, j.lhs, j.rhs), clause, clause_relids, &lower);
             sjs.push(sj);
         }
         sj_at.push((j.pos, j.item));
@@ -2585,7 +2592,10 @@ mod tests {
         // `a ⋉ (b ⋉ c ON b=c) ON a=b` (a sublink nested in a pulled-up subquery, reading
         // its relation): the inner join first, then the outer one over both.
         let mut sj0 = semi(a, b, eq(0, 1), a | b, &[]);
-        let sj1 = semi(b, c, eq(1, 2), b | c, std::slice::from_ref(&sj0));
+        let sj1 = semi(b, c, eq(1, 2), b | c, &[]);
+        // Its minimal left side is b alone: the outer semi join is above it, not
+        // among its lower joins (`deconstruct_jointree` meets the nested one first).
+        assert_eq!((sj1.min_lhs, sj1.min_rhs), (b, c));
         (sj0.syn_rhs, sj0.min_rhs) = (b | c, b | c);
         let sjs = [sj0, sj1];
         assert_eq!(join_is_legal(&sjs, a, b), None);

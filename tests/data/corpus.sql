@@ -3577,15 +3577,12 @@ set enable_partitionwise_join = on;
 select a.id, b.u, c.t from pw_la a join pw_lb b on a.id = b.id join pw_la c on c.id = b.id where a.x = 3;
 
 -- [subquery exists nested inner] an EXISTS inside an EXISTS reading the subquery's relation: a semi join inside the other's right side (h17s)
--- known: plan — both pull the nested EXISTS up into a semi join inside the other's right side (loc ⋉ (f ⋉ dim)) and get the rows right; for the inner join of f and dim PostgreSQL keeps its Hash Semi Join, while the sandbox's cost model prices the semi join's other path, an inner Hash Join over dim made unique (JOIN_UNIQUE_INNER, a HashAggregate), lower
 select count(*) from loc where exists (select 1 from f where f.id = loc.id and exists (select 1 from dim where dim.cat = f.cat));
 
 -- [subquery not exists nested inner partitioned] an EXISTS inside a NOT EXISTS reading the subquery's relation, the hash partitions outside (h17s)
--- known: plan — both pull the nested EXISTS up into a semi join inside the other's right side (h ▷ (f ⋉ dim)) and get the rows right; for the inner join of f and dim PostgreSQL keeps its Hash Semi Join, while the sandbox's cost model prices the semi join's other path, an inner Hash Join over dim made unique (JOIN_UNIQUE_INNER, a HashAggregate), lower
 select count(*) from h where not exists (select 1 from f where f.id = h.id and exists (select 1 from dim where dim.cat = f.cat and dim.weight > 20));
 
 -- [subquery in nested inner] an EXISTS inside an IN subquery reading its relation (h17s)
--- known: plan — both pull the IN up with its nested EXISTS inside its right side (loc ⋉ (f ⋉ dim)) and get the rows right; for the inner join of f and dim PostgreSQL keeps its Hash Semi Join, while the sandbox's cost model prices the semi join's other path, an inner Hash Join over dim made unique (JOIN_UNIQUE_INNER, a HashAggregate), lower
 select id from loc where id in (select id from f where exists (select 1 from dim where dim.cat = f.cat and dim.weight < 30)) order by id;
 
 -- [join index merge semi filtered] IN over a filtered foreign table under ORDER BY: loc read by its index for a Merge Semi Join (h23o)
