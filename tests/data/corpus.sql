@@ -3269,7 +3269,6 @@ set enable_hashjoin = off;
 select loc.cat, pnl.c from loc join pnl on pnl.b = loc.id;
 
 -- [remote_estimate join settings nestloop] neither Hash nor Merge Join: a Nested Loop, parameterized or with a Join Filter by cost
--- known: plan — both probe loc by its index for each of f's 530 rows; the sandbox puts a Memoize (Cache Key: f.id) over the probes, which its cost_memoize_rescan prices lower as it expects fewer distinct f.id values than calls over the remote-estimated scan (hits; the run has none: 530 misses), where PostgreSQL expects every call distinct and keeps the plain Index Scan
 alter foreign table f options (add use_remote_estimate 'true');
 set enable_hashjoin = off;
 set enable_mergejoin = off;
@@ -3366,7 +3365,6 @@ with i as (insert into ins_f select id, grp, amount, name from h where id betwee
 with t as (update ins_f set amount = amount + 1 where id < 3 returning id, amount) select * from t order by id;
 
 -- [dml cte delete foreign joined async] DELETE … RETURNING of ins_f read by the main query joined with h's async Append (h17c)
--- known: plan — PostgreSQL hashes the CTE Scan and probes with h's Append; the sandbox's Hash Join costs (the CTE's key without statistics: estimate_hash_bucket_stats' default bucket fraction 0.1, over the sandbox's 284-row estimate of the DELETE's scan) make hashing h cheaper, so it hashes h
 with d as (delete from ins_f where id > 3 returning id, grp) select d.id, h.name from d join h on h.id = d.id;
 
 -- [dml cte update partitioned returning] UPDATE of ins_p (a local and two foreign partitions) in WITH (h17c)
@@ -3440,7 +3438,6 @@ select count(*) from l where not exists (select 1 from f where f.id = l.id) and 
 select count(*) from loc where id in (select k from r where v > 10) and not exists (select 1 from h where h.id = loc.id and h.grp = 1);
 
 -- [subquery semi anti limit] IN and NOT EXISTS under ORDER BY and LIMIT (h17s)
--- known: plan — PostgreSQL reads loc in order through an Index Scan of loc_id_idx (no index paths for a join's side in the join search), so its Nested Loop Anti Join and Merge Semi Join need no Sort under the LIMIT; the sandbox hash-joins and sorts
 select id, qty from loc where id in (select id from f where val > 0) and not exists (select 1 from dim where dim.cat = loc.cat and dim.weight > 20) order by id limit 5;
 
 -- [subquery exists nested star] SELECT * over a semi join with a nested EXISTS, conditions on each side (h17s)
