@@ -1630,6 +1630,7 @@ impl JoinProblem<'_> {
                 if !rels.list[idx].fdw_tried {
                     let pushed = self.foreign_join_path(rel_a, rel_b, jt, sj)?;
                     new_paths.extend(pushed.clone());
+                    new_paths.extend(pushed.as_ref().and_then(|p| self.ordered_foreign_join_path(p)));
                     pushed_here = Some(pushed);
                 }
                 new_paths.extend(self.add_paths_to_joinrel((&rel_b.paths, rb), (&rel_a.paths, ra), jt.commuted(), sj));
@@ -1775,6 +1776,37 @@ impl JoinProblem<'_> {
         let keep: Vec<usize> = ordered.filter(|&c| self.needed(c, joinrelids)).collect();
         let (plan, _) = crate::coordinator_sql::postgres_fdw_join::keep_outputs(Plan::ForeignScan(f), &map, &keep);
         Ok(Some(self.plain_path(plan, keep, None)))
+    }
+
+    /// postgres_fdw's `add_paths_with_pathkeys_for_rel` for a pushed-down join
+    /// relation: the same remote join with the query's ORDER BY in its remote query
+    /// (`get_useful_pathkeys_for_relation`: `root->query_pathkeys` when every key has
+    /// a member the join returns; without remote estimates nothing else), priced as
+    /// the unordered one times `DEFAULT_FDW_SORT_MULTIPLIER`. Its order is the
+    /// query's, so a Merge Join above takes it presorted and LIMIT needs no Sort.
+    fn ordered_foreign_join_path(&self, pushed: &RelPath) -> Option<RelPath> {
+        let Plan::ForeignScan(f) = &pushed.plan else { return None };
+        let order_by: Vec<SortKey> = self
+            .query_sort
+            .as_ref()?
+            .iter()
+            .map(|k| {
+                let Expr::Col(c) = k.expr else { return None };
+                // The key's column, or its equivalence class's member, that the
+                // join returns (`find_em_for_rel`), as the remote query numbers it.
+                let at = pushed.cols.iter().position(|&x| x == c).or_else(|| {
+                    let ec = self.ecs.iter().find(|e| e.members.contains(&c))?;
+                    pushed.cols.iter().position(|x| ec.members.contains(x))
+                })?;
+                match f.remote.targets.get(at)? {
+                    RemoteTarget::Col(rc) => Some(SortKey { expr: Expr::Col(*rc), desc: k.desc }),
+                    _ => None,
+                }
+            })
+            .collect::<Option<_>>()?;
+        let mut f = f.clone();
+        f.remote.order_by = order_by;
+        Some(self.plain_path(Plan::ForeignScan(f), pushed.cols.clone(), Some(QUERY_ORDER)))
     }
 
     /// The join's conditions between `outer` and `inner` (`build_joinrel_restrictlist`):

@@ -3590,7 +3590,6 @@ set enable_hashjoin = off;
 select loc.id, f.val, dim.weight from loc join f on f.id = loc.id join dim on dim.cat = loc.cat order by loc.id;
 
 -- [join search index order limit] three relations under ORDER BY and LIMIT: an ordered index path of loc keeps the query's order (h23o)
--- known: plan — both read loc by its index (Index Only Scan in id order) under the LIMIT; PostgreSQL merges it with the join of f and dim pushed to s1 with ORDER BY r2.id in its Remote SQL (postgres_fdw's ordered path of a join relation below the top, `add_paths_with_pathkeys_for_rel`), which the sandbox's join search does not build, so it nests a Materialize of the unordered pushed join
 select loc.id, f.val from loc join f on f.id = loc.id join dim on dim.cat = f.cat order by loc.id limit 5;
 
 -- (h23i) ===== Parameterized index probes in the join search (issue 23 item 5) =====
