@@ -832,8 +832,15 @@ fn place_conditions(
         let (j, nest) = nested_semi_join(j, &sjs, numbering);
         nested_semi |= nest.is_some();
         let j = &j;
+        // The joins below it (`make_outerjoininfo` reads `join_info_list`). A join
+        // nested in an earlier one's right side is below that one: PostgreSQL's
+        // `deconstruct_jointree` meets it first, so the joins it is nested in are not
+        // among its lower joins (else a semi join's quals over its own left side
+        // would take the outer join's left side into its minimal left side).
+        let lower: Vec<SpecialJoin> =
+            sjs.iter().filter(|x| !nest.is_some_and(|inside| subset(inside, x.syn_rhs))).cloned().collect();
         if j.jt == JoinType::Semi {
-            sjs.push(semi_join_info(j, numbering, &sjs, at)?);
+            sjs.push(semi_join_info(j, numbering, &lower, at)?);
         } else {
             let (clause, on_base) = outer_join_clause(j, numbering, at)?;
             for c in on_base {
@@ -841,7 +848,7 @@ fn place_conditions(
                 push_base(c, r);
             }
             let clause_relids = numbering.relids_of(&clause);
-            let sj = make_outerjoininfo((j.jt, j.lhs, j.rhs), clause, clause_relids, &sjs);
+            let sj = make_outerjoininfo((j.jt, j.lhs, j.rhs), clause, clause_relids, &lower);
             sjs.push(sj);
         }
         sj_at.push((j.pos, j.item));
@@ -1623,6 +1630,7 @@ impl JoinProblem<'_> {
                 if !rels.list[idx].fdw_tried {
                     let pushed = self.foreign_join_path(rel_a, rel_b, jt, sj)?;
                     new_paths.extend(pushed.clone());
+                    new_paths.extend(pushed.as_ref().and_then(|p| self.ordered_foreign_join_path(p)));
                     pushed_here = Some(pushed);
                 }
                 new_paths.extend(self.add_paths_to_joinrel((&rel_b.paths, rb), (&rel_a.paths, ra), jt.commuted(), sj));
@@ -1768,6 +1776,37 @@ impl JoinProblem<'_> {
         let keep: Vec<usize> = ordered.filter(|&c| self.needed(c, joinrelids)).collect();
         let (plan, _) = crate::coordinator_sql::postgres_fdw_join::keep_outputs(Plan::ForeignScan(f), &map, &keep);
         Ok(Some(self.plain_path(plan, keep, None)))
+    }
+
+    /// postgres_fdw's `add_paths_with_pathkeys_for_rel` for a pushed-down join
+    /// relation: the same remote join with the query's ORDER BY in its remote query
+    /// (`get_useful_pathkeys_for_relation`: `root->query_pathkeys` when every key has
+    /// a member the join returns; without remote estimates nothing else), priced as
+    /// the unordered one times `DEFAULT_FDW_SORT_MULTIPLIER`. Its order is the
+    /// query's, so a Merge Join above takes it presorted and LIMIT needs no Sort.
+    fn ordered_foreign_join_path(&self, pushed: &RelPath) -> Option<RelPath> {
+        let Plan::ForeignScan(f) = &pushed.plan else { return None };
+        let order_by: Vec<SortKey> = self
+            .query_sort
+            .as_ref()?
+            .iter()
+            .map(|k| {
+                let Expr::Col(c) = k.expr else { return None };
+                // The key's column, or its equivalence class's member, that the
+                // join returns (`find_em_for_rel`), as the remote query numbers it.
+                let at = pushed.cols.iter().position(|&x| x == c).or_else(|| {
+                    let ec = self.ecs.iter().find(|e| e.members.contains(&c))?;
+                    pushed.cols.iter().position(|x| ec.members.contains(x))
+                })?;
+                match f.remote.targets.get(at)? {
+                    RemoteTarget::Col(rc) => Some(SortKey { expr: Expr::Col(*rc), desc: k.desc }),
+                    _ => None,
+                }
+            })
+            .collect::<Option<_>>()?;
+        let mut f = f.clone();
+        f.remote.order_by = order_by;
+        Some(self.plain_path(Plan::ForeignScan(f), pushed.cols.clone(), Some(QUERY_ORDER)))
     }
 
     /// The join's conditions between `outer` and `inner` (`build_joinrel_restrictlist`):
@@ -2586,7 +2625,10 @@ mod tests {
         // `a ⋉ (b ⋉ c ON b=c) ON a=b` (a sublink nested in a pulled-up subquery, reading
         // its relation): the inner join first, then the outer one over both.
         let mut sj0 = semi(a, b, eq(0, 1), a | b, &[]);
-        let sj1 = semi(b, c, eq(1, 2), b | c, std::slice::from_ref(&sj0));
+        let sj1 = semi(b, c, eq(1, 2), b | c, &[]);
+        // Its minimal left side is b alone: the outer semi join is above it, not
+        // among its lower joins (`deconstruct_jointree` meets the nested one first).
+        assert_eq!((sj1.min_lhs, sj1.min_rhs), (b, c));
         (sj0.syn_rhs, sj0.min_rhs) = (b | c, b | c);
         let sjs = [sj0, sj1];
         assert_eq!(join_is_legal(&sjs, a, b), None);

@@ -1625,7 +1625,16 @@ impl<'a> Model<'a> {
             let fdw = (fdw_startup_cost, fdw_tuple_cost);
             est = super::remote_estimate::scan_estimate(&r, p, fdw, q, rel.parent.is_some(), &widths);
             rows = est.rows;
-            vars.iter_mut().flatten().for_each(|v| v.rel_rows = rows);
+            // set_foreign_size: the relation's tuples are at least its rows
+            // (`rel->tuples = Max(rel->tuples, rel->rows)`, after GetForeignRelSize
+            // put the remote estimate in `rel->rows`), so a column's relative
+            // n_distinct scales with the remote row count: a remote estimate above
+            // the local reltuples makes more distinct values (a Memoize expects
+            // fewer cache hits: `cost_memoize_rescan`'s `estimate_num_groups`).
+            vars.iter_mut().flatten().for_each(|v| {
+                v.rel_rows = rows;
+                v.tuples = v.tuples.max(rows);
+            });
         }
         Costed { est, vars, widths, kids: vec![], parent, input_rows: rows, seq: None }
     }

@@ -127,9 +127,16 @@ pub fn semi_anti_rows(outer_rows: f64, jselec: f64, jt: JoinType) -> f64 {
     }
 }
 
-/// The semi selectivity of a join on its key columns (the outer's, the inner's).
+/// The semi selectivity of a join on its key columns (the outer's, the inner's):
+/// `eqjoinsel` for JOIN_SEMI/JOIN_ANTI, each key's `eqjoinsel_semi` clamped to what
+/// an inner join of the same inputs would return (`Min(selec, inner_rel->rows *
+/// selec_inner)`: a semi join never yields more rows than the inner join, N1 * N2 *
+/// Sinner). This is how restrictions on the inner side's relation reach the
+/// estimate when the inner side keeps as many distinct keys as the outer has.
 pub fn jselec(keys: &[(VarData, VarData)], inner_rows: f64) -> f64 {
-    keys.iter().map(|(o, i)| eqjoinsel_semi(o, i, inner_rows)).product()
+    keys.iter()
+        .map(|(o, i)| clamp(eqjoinsel_semi(o, i, inner_rows).min(inner_rows * selectivity::eqjoinsel(o, i))))
+        .product()
 }
 
 /// The inner-join selectivity of the same clauses (`nselec`).
@@ -197,6 +204,34 @@ mod tests {
         // The inner rows after its restriction clamp its distinct values.
         assert!((eqjoinsel_semi(&a, &b, 10.0) - 0.1).abs() < 1e-12);
         assert_eq!(eqjoinsel_semi(&b, &a, 100.0), 1.0);
+    }
+
+    #[test]
+    fn semi_selectivity_is_at_most_the_inner_joins() {
+        // The outer column: 4 MCVs over 97% of the rows, 3% NULL; the inner one
+        // unique over 6 rows, no MCVs, a restriction leaving 4 of them. The inner
+        // side's 4 distinct values cover the outer's 4 (eqjoinsel_semi: every
+        // non-null row), but the inner join would return only 4 × (0.97 / 6) of
+        // each outer row: the semi selectivity is clamped to that.
+        use crate::plan::stats::ColumnStats;
+        use crate::types::Datum;
+        let f = 0.25 * (1.0 - 0.03);
+        let mcv = (0..4).map(|i| (Datum::Int(i), f)).collect();
+        let outer =
+            ColumnStats { null_frac: 0.03, avg_width: 4, n_distinct: 4.0, mcv, histogram: vec![], correlation: None };
+        let inner = ColumnStats {
+            null_frac: 0.0,
+            avg_width: 4,
+            n_distinct: -1.0,
+            mcv: vec![],
+            histogram: vec![],
+            correlation: None,
+        };
+        let a = VarData { stats: Some(&outer), tuples: 310.0, is_bool: false };
+        let b = VarData { stats: Some(&inner), tuples: 6.0, is_bool: false };
+        assert!((eqjoinsel_semi(&a, &b, 4.0) - 0.97).abs() < 1e-12);
+        assert!((jselec(&[(a, b)], 4.0) - 0.97 * 4.0 / 6.0).abs() < 1e-12);
+        assert!((jselec(&[(a, b)], 6.0) - 0.97).abs() < 1e-12);
     }
 
     #[test]

@@ -1796,7 +1796,7 @@ select h.id, f.val, loc.qty from h join f on f.id = h.id, loc where loc.id = h.i
 
 
 -- [join three order limit] ORDER BY and LIMIT: a Nested Loop over the foreign table sorted remotely keeps its order
--- known: plan — both keep f's remotely ordered scan outermost under the LIMIT; PostgreSQL nests a Materialize of the Hash Join of h and loc over it, the sandbox's join search (since it builds parameterized index paths, h23i) a Nested Loop probing loc by f.id (Index Scan of loc_id_idx, Index Cond (loc.id = f.id)) with h's Append materialized above, which its costs under the LIMIT's fraction price lower
+-- known: plan — both keep f's remotely ordered scan outermost under the LIMIT; PostgreSQL sizes the join relation of h, f and loc once, from the first pair that builds it ({h, f} with loc: 80 rows, set_joinrel_size_estimates), and every path shares it, while the sandbox sizes each path from its own inputs (310 rows for (f ⋈ loc) ⋈ h), so the LIMIT's fraction (7 of 310) prices its Nested Loop probing loc by f.id, h's Append materialized above, lower than PostgreSQL's Materialize of the Hash Join of h and loc
 select h.id, f.val, loc.cat from h join f on h.id = f.id join loc on loc.id = h.id order by f.val desc limit 7;
 
 -- [join three order limit text] ORDER BY a text column of the partitioned table, LIMIT
@@ -3265,7 +3265,6 @@ set enable_hashjoin = off;
 select loc.cat, pnl.c from loc join pnl on pnl.b = loc.id;
 
 -- [remote_estimate join settings nestloop] neither Hash nor Merge Join: a Nested Loop, parameterized or with a Join Filter by cost
--- known: plan — both probe loc by its index for each of f's 530 rows; the sandbox puts a Memoize (Cache Key: f.id) over the probes, which its cost_memoize_rescan prices lower as it expects fewer distinct f.id values than calls over the remote-estimated scan (hits; the run has none: 530 misses), where PostgreSQL expects every call distinct and keeps the plain Index Scan
 alter foreign table f options (add use_remote_estimate 'true');
 set enable_hashjoin = off;
 set enable_mergejoin = off;
@@ -3362,7 +3361,6 @@ with i as (insert into ins_f select id, grp, amount, name from h where id betwee
 with t as (update ins_f set amount = amount + 1 where id < 3 returning id, amount) select * from t order by id;
 
 -- [dml cte delete foreign joined async] DELETE … RETURNING of ins_f read by the main query joined with h's async Append (h17c)
--- known: plan — PostgreSQL hashes the CTE Scan and probes with h's Append; the sandbox's Hash Join costs (the CTE's key without statistics: estimate_hash_bucket_stats' default bucket fraction 0.1, over the sandbox's 284-row estimate of the DELETE's scan) make hashing h cheaper, so it hashes h
 with d as (delete from ins_f where id > 3 returning id, grp) select d.id, h.name from d join h on h.id = d.id;
 
 -- [dml cte update partitioned returning] UPDATE of ins_p (a local and two foreign partitions) in WITH (h17c)
@@ -3436,7 +3434,6 @@ select count(*) from l where not exists (select 1 from f where f.id = l.id) and 
 select count(*) from loc where id in (select k from r where v > 10) and not exists (select 1 from h where h.id = loc.id and h.grp = 1);
 
 -- [subquery semi anti limit] IN and NOT EXISTS under ORDER BY and LIMIT (h17s)
--- known: plan — PostgreSQL reads loc in order through an Index Scan of loc_id_idx (no index paths for a join's side in the join search), so its Nested Loop Anti Join and Merge Semi Join need no Sort under the LIMIT; the sandbox hash-joins and sorts
 select id, qty from loc where id in (select id from f where val > 0) and not exists (select 1 from dim where dim.cat = loc.cat and dim.weight > 20) order by id limit 5;
 
 -- [subquery exists nested star] SELECT * over a semi join with a nested EXISTS, conditions on each side (h17s)
@@ -3573,15 +3570,12 @@ set enable_partitionwise_join = on;
 select a.id, b.u, c.t from pw_la a join pw_lb b on a.id = b.id join pw_la c on c.id = b.id where a.x = 3;
 
 -- [subquery exists nested inner] an EXISTS inside an EXISTS reading the subquery's relation: a semi join inside the other's right side (h17s)
--- known: plan — both pull the nested EXISTS up into a semi join inside the other's right side (loc ⋉ (f ⋉ dim)) and get the rows right; for the inner join of f and dim PostgreSQL keeps its Hash Semi Join, while the sandbox's cost model prices the semi join's other path, an inner Hash Join over dim made unique (JOIN_UNIQUE_INNER, a HashAggregate), lower
 select count(*) from loc where exists (select 1 from f where f.id = loc.id and exists (select 1 from dim where dim.cat = f.cat));
 
 -- [subquery not exists nested inner partitioned] an EXISTS inside a NOT EXISTS reading the subquery's relation, the hash partitions outside (h17s)
--- known: plan — both pull the nested EXISTS up into a semi join inside the other's right side (h ▷ (f ⋉ dim)) and get the rows right; for the inner join of f and dim PostgreSQL keeps its Hash Semi Join, while the sandbox's cost model prices the semi join's other path, an inner Hash Join over dim made unique (JOIN_UNIQUE_INNER, a HashAggregate), lower
 select count(*) from h where not exists (select 1 from f where f.id = h.id and exists (select 1 from dim where dim.cat = f.cat and dim.weight > 20));
 
 -- [subquery in nested inner] an EXISTS inside an IN subquery reading its relation (h17s)
--- known: plan — both pull the IN up with its nested EXISTS inside its right side (loc ⋉ (f ⋉ dim)) and get the rows right; for the inner join of f and dim PostgreSQL keeps its Hash Semi Join, while the sandbox's cost model prices the semi join's other path, an inner Hash Join over dim made unique (JOIN_UNIQUE_INNER, a HashAggregate), lower
 select id from loc where id in (select id from f where exists (select 1 from dim where dim.cat = f.cat and dim.weight < 30)) order by id;
 
 -- [join index merge semi filtered] IN over a filtered foreign table under ORDER BY: loc read by its index for a Merge Semi Join (h23o)
@@ -3592,7 +3586,6 @@ set enable_hashjoin = off;
 select loc.id, f.val, dim.weight from loc join f on f.id = loc.id join dim on dim.cat = loc.cat order by loc.id;
 
 -- [join search index order limit] three relations under ORDER BY and LIMIT: an ordered index path of loc keeps the query's order (h23o)
--- known: plan — both read loc by its index (Index Only Scan in id order) under the LIMIT; PostgreSQL merges it with the join of f and dim pushed to s1 with ORDER BY r2.id in its Remote SQL (postgres_fdw's ordered path of a join relation below the top, `add_paths_with_pathkeys_for_rel`), which the sandbox's join search does not build, so it nests a Materialize of the unordered pushed join
 select loc.id, f.val from loc join f on f.id = loc.id join dim on dim.cat = f.cat order by loc.id limit 5;
 
 -- (h23i) ===== Parameterized index probes in the join search (issue 23 item 5) =====
