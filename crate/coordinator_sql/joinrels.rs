@@ -272,6 +272,9 @@ struct RelPath {
     /// by this column (query numbering), or by any member of its equivalence class;
     /// `QUERY_ORDER`: in the query's ORDER BY's order.
     order: Option<usize>,
+    /// Its plan's output columns (`Plan::output_columns`), found once: every join path
+    /// over it puts a placeholder with them where its plan is (`cut_inputs`).
+    out_columns: std::cell::OnceCell<Vec<Column>>,
 }
 
 /// A relation of the search (`RelOptInfo`): a base relation or a join of several.
@@ -1548,7 +1551,15 @@ impl JoinProblem<'_> {
         let map: Vec<Option<usize>> = (0..self.n).map(|c| path.cols.iter().position(|&x| x == c)).collect();
         let (plan, _) = crate::coordinator_sql::postgres_fdw_join::keep_outputs(path.plan.clone(), &map, &wanted);
         // Its estimate is the pushed join's (the remote query's columns reordered).
-        RelPath { plan, inputs: vec![], cols: wanted, est: path.est, costed: path.costed.clone(), order: path.order }
+        RelPath {
+            plan,
+            inputs: vec![],
+            cols: wanted,
+            est: path.est,
+            costed: path.costed.clone(),
+            order: path.order,
+            out_columns: Default::default(),
+        }
     }
 
     /// A base relation's columns `cols` in its `reltarget`'s order: those of the final
@@ -2090,21 +2101,25 @@ impl JoinProblem<'_> {
             return Some(RelPath::new(plan, kept, order, costed));
         };
         let costed = self.estimate(&plan, &[(o, &outer.costed), (i, &inner.costed)]);
-        let at = [o as *const Plan, i as *const Plan];
+        let at = [(o as *const Plan, &**outer), (i as *const Plan, &**inner)];
         cut_inputs(&mut plan, &at);
         let mut path = RelPath::new(plan, kept, order, costed);
         path.inputs = vec![outer.clone(), inner.clone()];
         Some(path)
     }
 
-    /// The query's pathkeys as base relation `b` has them, over its own columns: each
-    /// key its own column or its member of the key's equivalence class
-    /// (`is_foreign_pathkey`'s `find_em_for_rel`); None when a key has no member there.
-    fn base_pathkeys(&self, b: &BaseRel) -> Option<Vec<SortKey>> {
+    /// Sort keys (the query's numbering) as base relation `b` has them: each key its
+    /// own column or its member of the key's equivalence class (`find_em_for_rel`),
+    /// that column placed by `place` (its index in the query's numbering); None when
+    /// a key has no member there or `place` finds none.
+    fn keys_on_base(
+        &self,
+        b: &BaseRel,
+        keys: &[SortKey],
+        place: impl Fn(usize) -> Option<usize>,
+    ) -> Option<Vec<SortKey>> {
         let own = |c: usize| c >= b.first && c < b.first + b.rel.columns.len();
-        self.query_pathkeys
-            .as_ref()?
-            .iter()
+        keys.iter()
             .map(|k| {
                 let Expr::Col(c) = k.expr else { return None };
                 let member = if own(c) {
@@ -2113,9 +2128,15 @@ impl JoinProblem<'_> {
                     let ec = self.ecs.iter().find(|e| e.members.contains(&c))?;
                     *ec.members.iter().find(|&&m| own(m))?
                 };
-                Some(SortKey { expr: Expr::Col(member - b.first), desc: k.desc })
+                Some(SortKey { expr: Expr::Col(place(member)?), desc: k.desc })
             })
             .collect()
+    }
+
+    /// The query's pathkeys as base relation `b` has them, over its own columns
+    /// (`is_foreign_pathkey`'s `find_em_for_rel`); None when a key has no member there.
+    fn base_pathkeys(&self, b: &BaseRel) -> Option<Vec<SortKey>> {
+        self.keys_on_base(b, self.query_pathkeys.as_ref()?, |member| Some(member - b.first))
     }
 
     /// The query's ORDER BY over a base relation's returned columns `cols`, when every
@@ -2126,21 +2147,7 @@ impl JoinProblem<'_> {
         if !matches!(b.rel.kind, RelKind::Foreign { .. } | RelKind::Partitioned { .. }) {
             return None;
         }
-        let own = |c: usize| c >= b.first && c < b.first + b.rel.columns.len();
-        self.query_sort
-            .as_ref()?
-            .iter()
-            .map(|k| {
-                let Expr::Col(c) = k.expr else { return None };
-                let member = if own(c) {
-                    c
-                } else {
-                    let ec = self.ecs.iter().find(|e| e.members.contains(&c))?;
-                    *ec.members.iter().find(|&&m| own(m))?
-                };
-                Some(SortKey { expr: Expr::Col(cols.iter().position(|&x| x == member)?), desc: k.desc })
-            })
-            .collect()
+        self.keys_on_base(b, self.query_sort.as_ref()?, |member| cols.iter().position(|&x| x == member))
     }
 
     /// `truncate_useless_pathkeys`: is a join relation's order by column `c` (or the
@@ -2225,7 +2232,12 @@ impl JoinProblem<'_> {
 
 impl RelPath {
     fn new(plan: Plan, cols: Vec<usize>, order: Option<usize>, costed: CostedPath) -> RelPath {
-        RelPath { plan, inputs: vec![], cols, est: costed.estimate(), costed, order }
+        RelPath { plan, inputs: vec![], cols, est: costed.estimate(), costed, order, out_columns: Default::default() }
+    }
+
+    /// Its plan's output columns (computed once).
+    fn output_columns(&self) -> &[Column] {
+        self.out_columns.get_or_init(|| self.plan.output_columns())
     }
 }
 
@@ -2254,9 +2266,10 @@ fn below_wrappers<'p>(node: &'p Plan, input: &Plan) -> Option<&'p Plan> {
 /// Replaces the input paths' plans inside a join path's plan (the nodes at `at`,
 /// below the join node and its wrappers) by placeholders with their columns: the
 /// path keeps its own nodes only (`RelPath`).
-fn cut_inputs(plan: &mut Plan, at: &[*const Plan]) {
-    if at.iter().any(|&a| std::ptr::eq(plan as *const Plan, a)) {
-        *plan = Plan::EmptyResult { columns: plan.output_columns() };
+fn cut_inputs(plan: &mut Plan, at: &[(*const Plan, &RelPath)]) {
+    // The input's plan is there whole (found equal to it): its columns are its path's.
+    if let Some((_, input)) = at.iter().find(|(a, _)| std::ptr::eq(plan as *const Plan, *a)) {
+        *plan = Plan::EmptyResult { columns: input.output_columns().to_vec() };
         return;
     }
     for input in own_node_inputs(plan) {
