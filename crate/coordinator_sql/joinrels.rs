@@ -148,22 +148,41 @@ pub(super) const MAX_RELS: usize = 32;
 /// this by name (measured natively: see the module's doc).
 pub(super) const MAX_SEARCH_ITEMS: usize = 11;
 
-/// The most paths one query's join search may cost: a bound for the page, whose
-/// planning runs in its main thread (a search's time and memory grow with its paths).
-/// Measured with `examples/join_search_bench.rs` (paths costed per query: a star of 4
-/// relations 188, of 6 1,212, of 8 local tables with indexes 6,736, of 10 34,580; of 8,
+/// The most paths one query's join search may cost. Natively (the CLI, the tests) a
+/// bound on memory only, above every search PostgreSQL runs exhaustively by default
+/// (up to `MAX_SEARCH_ITEMS` items, stars included). In the page (wasm) planning runs
+/// on the main thread, which nothing may block for more than about 50 ms (issue 20):
+/// there the bound is `MAX_PATHS_COSTED_IN_PAGE`, and a search beyond it is refused
+/// by name, pointing at the CLI and at the collapse limits.
+///
+/// Measured with `examples/join_search_bench.rs` (natively, paths costed per query:
+/// stars of 4, 6, 8 and 10 local tables with indexes 188, 1,212, 6,736, 34,580; of 8,
 /// 10 and 11 with foreign dimensions 3,593, 18,443, 40,972; chains of 8, 10 and 11
-/// 1,206, 2,327 and 3,082) and
-/// `tests/e2e/join_search_bench.mjs` (the editor's wasm module in Node), on a 2-core
-/// machine under load, CPU time: in wasm before paths were small records (5,000 then),
-/// a star of 6 local tables 68 ms, chains of 8, 10 and 11 69, 156 and 228 ms, a star of
-/// 8 with foreign dimensions 374 ms, about 56 µs a path; natively in the dev profile,
-/// before → after that change, a star of 6 60 → 34 ms, of 8 424 → 264 ms, of 10
-/// 2,798 → 1,584 ms (about 40 µs a path after). So 10,000 paths admit the local star
-/// of 8 and every chain of up to eleven relations, and bound a search to a few hundred
-/// milliseconds in wasm (over the page's 50 ms goal past about 1,000 paths: issue 20);
-/// the stars of 10 and 11 (18,000 paths and more) are refused by name.
-const MAX_PATHS_COSTED: usize = 10_000;
+/// 1,206, 2,327 and 3,082) and `tests/e2e/join_search_bench.mjs` (the editor's wasm
+/// module in Node): see `MAX_PATHS_COSTED_IN_PAGE` and the report of issue 23.
+#[cfg(not(target_arch = "wasm32"))]
+const MAX_PATHS_COSTED: usize = 200_000;
+#[cfg(target_arch = "wasm32")]
+const MAX_PATHS_COSTED: usize = MAX_PATHS_COSTED_IN_PAGE;
+
+/// The page's bound (wasm): the paths a search costs in about 50 ms of the page's main
+/// thread. Measured in Node (release wasm, 2-core machine under load, CPU time): after
+/// `mergejoinscansel` was kept per pair of columns and placeholders' columns per path,
+/// about 25 µs a path, so 2,000 paths (a star of 6 relations, chains of up to 9
+/// and every join of up to 5); before, about 42 µs a path. Larger searches (the stars
+/// of 8 to 11 relations, chains of 10 and 11) are planned natively.
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+const MAX_PATHS_COSTED_IN_PAGE: usize = 2_000;
+
+/// Why a search past `MAX_PATHS_COSTED` is refused, where it runs.
+fn paths_bound_reason() -> &'static str {
+    if cfg!(target_arch = "wasm32") {
+        "the page plans on its main thread and stops a search where it would pass about 50 ms; the CLI \
+         (`pgasync sql`) plans it"
+    } else {
+        "the sandbox's bound on a search's memory"
+    }
+}
 
 thread_local! {
     /// How many paths the last join search of this thread costed (refused or not).
@@ -1650,8 +1669,9 @@ impl JoinProblem<'_> {
         if self.costed.get() > MAX_PATHS_COSTED {
             return Err(FrontError::unsupported(
                 format!(
-                    "a join search costing more than {MAX_PATHS_COSTED} paths (the sandbox's bound, so that planning \
-                     never freezes the page; lower join_collapse_limit / from_collapse_limit to split it)"
+                    "a join search costing more than {MAX_PATHS_COSTED} paths ({}; lower join_collapse_limit / \
+                     from_collapse_limit to split it)",
+                    paths_bound_reason()
                 ),
                 self.at,
             ));
