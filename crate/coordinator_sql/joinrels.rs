@@ -167,11 +167,15 @@ const MAX_PATHS_COSTED: usize = 200_000;
 const MAX_PATHS_COSTED: usize = MAX_PATHS_COSTED_IN_PAGE;
 
 /// The page's bound (wasm): the paths a search costs in about 50 ms of the page's main
-/// thread. Measured in Node (release wasm, 2-core machine under load, CPU time): after
-/// `mergejoinscansel` was kept per pair of columns and placeholders' columns per path,
-/// about 25 µs a path, so 2,000 paths (a star of 6 relations, chains of up to 9
-/// and every join of up to 5); before, about 42 µs a path. Larger searches (the stars
-/// of 8 to 11 relations, chains of 10 and 11) are planned natively.
+/// thread. Measured with `tests/e2e/join_search_bench.mjs` (release wasm in Node, a
+/// 2-core machine under heavy load, CPU time): after `mergejoinscansel` was kept per
+/// pair of columns and each path's output columns found once, a star of 6 local
+/// tables (1,212 paths) 33 ms, a chain of 8 (1,206) 22 ms, a star of 6 with foreign
+/// dimensions (647) 18 ms: 18 to 27 µs a path (before: 51, 55 and 40 ms, 42 to 62 µs
+/// a path). So 2,000 paths, at most about 55 ms: every join of up to 6 relations
+/// measured and chains of 8 plan in the page; the stars of 8 to 11 relations (3,593
+/// to 76,822 paths) and chains of 10 and 11 (2,327 and 3,082) are refused there by
+/// name and planned natively (the CLI, the tests).
 #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
 const MAX_PATHS_COSTED_IN_PAGE: usize = 2_000;
 
