@@ -199,6 +199,8 @@ pub struct Node {
 #[derive(Clone, Debug, Default)]
 pub struct CostRelations {
     kept: std::cell::RefCell<Option<std::collections::HashMap<String, Option<Rc<crate::plan::costsize::RelInfo>>>>>,
+    /// The merge clauses' `mergejoinscansel` answers, kept for the same scope.
+    scansel: crate::plan::costsize::ScanselCache,
 }
 
 impl CostRelations {
@@ -208,6 +210,7 @@ impl CostRelations {
         let outer = self.kept.borrow().is_some();
         if !outer {
             *self.kept.borrow_mut() = Some(Default::default());
+            self.scansel.start();
         }
         CostRelationsScope { of: self, outer }
     }
@@ -223,6 +226,7 @@ impl Drop for CostRelationsScope<'_> {
     fn drop(&mut self) {
         if !self.outer {
             *self.of.kept.borrow_mut() = None;
+            self.of.scansel.stop();
         }
     }
 }
@@ -1675,6 +1679,10 @@ impl Cluster {
 /// foreign table's with its server's `fdw_startup_cost` and `fdw_tuple_cost`
 /// (postgres_fdw's defaults 100 and 0.01), a partitioned table's.
 impl crate::plan::costsize::CostCatalog for Node {
+    fn scansel_cache(&self) -> Option<&crate::plan::costsize::ScanselCache> {
+        Some(&self.cost_relations.scansel)
+    }
+
     fn relation_rc(&self, name: &str) -> Option<Rc<crate::plan::costsize::RelInfo>> {
         use crate::plan::costsize::CostCatalog;
         if let Some(kept) = self.cost_relations.kept.borrow().as_ref().and_then(|k| k.get(name)) {

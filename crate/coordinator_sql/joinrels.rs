@@ -100,8 +100,9 @@
 //! outer join's ON clause must be one equality between its sides (plus conditions on
 //! its nullable side alone, pushed into that relation's scans). Two-relation joins
 //! stay `planner::plan_join`'s. GEQO is not followed (refused by name), and the search
-//! is bounded for the page (`MAX_SEARCH_ITEMS` entries, `MAX_PATHS_COSTED` paths,
-//! refused by name beyond). As in PostgreSQL a path is a small record (`RelPath`): its
+//! is bounded (`MAX_SEARCH_ITEMS` entries; `MAX_PATHS_COSTED` paths: natively above
+//! every search PostgreSQL runs exhaustively by default, in the page what its main
+//! thread plans in about 50 ms; refused by name beyond). As in PostgreSQL a path is a small record (`RelPath`): its
 //! own nodes (the join node with its Sort, Materialize, filter and projection) over a
 //! placeholder per input path, the input paths shared (`Rc`), its figures for the cost
 //! model (`RelPath::costed`: a join path is costed from its inputs' figures,
@@ -144,26 +145,49 @@ pub(super) const MAX_RELS: usize = 32;
 /// The most items one `standard_join_search` runs over (a joinlist's length, after
 /// the collapse limits): what PostgreSQL's exhaustive search reaches with its default
 /// `geqo_threshold` (12: GEQO from there). With `geqo` off PostgreSQL searches any
-/// number; the sandbox plans in the page's main thread, so it refuses a search beyond
-/// this by name (measured natively: see the module's doc).
+/// number; the sandbox refuses a search beyond this by name (a star of 11 relations
+/// costs 76,822 paths, 1.5 s natively in the dev profile: `MAX_PATHS_COSTED`).
 pub(super) const MAX_SEARCH_ITEMS: usize = 11;
 
-/// The most paths one query's join search may cost: a bound for the page, whose
-/// planning runs in its main thread (a search's time and memory grow with its paths).
-/// Measured with `examples/join_search_bench.rs` (paths costed per query: a star of 4
-/// relations 188, of 6 1,212, of 8 local tables with indexes 6,736, of 10 34,580; of 8,
+/// The most paths one query's join search may cost. Natively (the CLI, the tests) a
+/// bound on memory only, above every search PostgreSQL runs exhaustively by default
+/// (up to `MAX_SEARCH_ITEMS` items, stars included). In the page (wasm) planning runs
+/// on the main thread, which nothing may block for more than about 50 ms (issue 20):
+/// there the bound is `MAX_PATHS_COSTED_IN_PAGE`, and a search beyond it is refused
+/// by name, pointing at the CLI and at the collapse limits.
+///
+/// Measured with `examples/join_search_bench.rs` (natively, paths costed per query:
+/// stars of 4, 6, 8 and 10 local tables with indexes 188, 1,212, 6,736, 34,580; of 8,
 /// 10 and 11 with foreign dimensions 3,593, 18,443, 40,972; chains of 8, 10 and 11
-/// 1,206, 2,327 and 3,082) and
-/// `tests/e2e/join_search_bench.mjs` (the editor's wasm module in Node), on a 2-core
-/// machine under load, CPU time: in wasm before paths were small records (5,000 then),
-/// a star of 6 local tables 68 ms, chains of 8, 10 and 11 69, 156 and 228 ms, a star of
-/// 8 with foreign dimensions 374 ms, about 56 µs a path; natively in the dev profile,
-/// before → after that change, a star of 6 60 → 34 ms, of 8 424 → 264 ms, of 10
-/// 2,798 → 1,584 ms (about 40 µs a path after). So 10,000 paths admit the local star
-/// of 8 and every chain of up to eleven relations, and bound a search to a few hundred
-/// milliseconds in wasm (over the page's 50 ms goal past about 1,000 paths: issue 20);
-/// the stars of 10 and 11 (18,000 paths and more) are refused by name.
-const MAX_PATHS_COSTED: usize = 10_000;
+/// 1,206, 2,327 and 3,082) and `tests/e2e/join_search_bench.mjs` (the editor's wasm
+/// module in Node): see `MAX_PATHS_COSTED_IN_PAGE` and the report of issue 23.
+#[cfg(not(target_arch = "wasm32"))]
+const MAX_PATHS_COSTED: usize = 200_000;
+#[cfg(target_arch = "wasm32")]
+const MAX_PATHS_COSTED: usize = MAX_PATHS_COSTED_IN_PAGE;
+
+/// The page's bound (wasm): the paths a search costs in about 50 ms of the page's main
+/// thread. Measured with `tests/e2e/join_search_bench.mjs` (release wasm in Node, a
+/// 2-core machine under heavy load, CPU time): after `mergejoinscansel` was kept per
+/// pair of columns and each path's output columns found once, a star of 6 local
+/// tables (1,212 paths) 33 ms, a chain of 8 (1,206) 22 ms, a star of 6 with foreign
+/// dimensions (647) 18 ms: 18 to 27 µs a path (before: 51, 55 and 40 ms, 42 to 62 µs
+/// a path). So 2,000 paths, at most about 55 ms: every join of up to 6 relations
+/// measured and chains of 8 plan in the page; the stars of 8 to 11 relations (3,593
+/// to 76,822 paths) and chains of 10 and 11 (2,327 and 3,082) are refused there by
+/// name and planned natively (the CLI, the tests).
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+const MAX_PATHS_COSTED_IN_PAGE: usize = 2_000;
+
+/// Why a search past `MAX_PATHS_COSTED` is refused, where it runs.
+fn paths_bound_reason() -> &'static str {
+    if cfg!(target_arch = "wasm32") {
+        "the page plans on its main thread and stops a search where it would pass about 50 ms; the CLI \
+         (`pgasync sql`) plans it"
+    } else {
+        "the sandbox's bound on a search's memory"
+    }
+}
 
 thread_local! {
     /// How many paths the last join search of this thread costed (refused or not).
@@ -272,6 +296,9 @@ struct RelPath {
     /// by this column (query numbering), or by any member of its equivalence class;
     /// `QUERY_ORDER`: in the query's ORDER BY's order.
     order: Option<usize>,
+    /// Its plan's output columns (`Plan::output_columns`), found once: every join path
+    /// over it puts a placeholder with them where its plan is (`cut_inputs`).
+    out_columns: std::cell::OnceCell<Vec<Column>>,
 }
 
 /// A relation of the search (`RelOptInfo`): a base relation or a join of several.
@@ -1555,7 +1582,15 @@ impl JoinProblem<'_> {
         let map: Vec<Option<usize>> = (0..self.n).map(|c| path.cols.iter().position(|&x| x == c)).collect();
         let (plan, _) = crate::coordinator_sql::postgres_fdw_join::keep_outputs(path.plan.clone(), &map, &wanted);
         // Its estimate is the pushed join's (the remote query's columns reordered).
-        RelPath { plan, inputs: vec![], cols: wanted, est: path.est, costed: path.costed.clone(), order: path.order }
+        RelPath {
+            plan,
+            inputs: vec![],
+            cols: wanted,
+            est: path.est,
+            costed: path.costed.clone(),
+            order: path.order,
+            out_columns: Default::default(),
+        }
     }
 
     /// A base relation's columns `cols` in its `reltarget`'s order: those of the final
@@ -1647,8 +1682,9 @@ impl JoinProblem<'_> {
         if self.costed.get() > MAX_PATHS_COSTED {
             return Err(FrontError::unsupported(
                 format!(
-                    "a join search costing more than {MAX_PATHS_COSTED} paths (the sandbox's bound, so that planning \
-                     never freezes the page; lower join_collapse_limit / from_collapse_limit to split it)"
+                    "a join search costing more than {MAX_PATHS_COSTED} paths ({}; lower join_collapse_limit / \
+                     from_collapse_limit to split it)",
+                    paths_bound_reason()
                 ),
                 self.at,
             ));
@@ -2130,21 +2166,25 @@ impl JoinProblem<'_> {
             return Some(RelPath::new(plan, kept, order, costed));
         };
         let costed = self.estimate(&plan, &[(o, &outer.costed), (i, &inner.costed)]);
-        let at = [o as *const Plan, i as *const Plan];
+        let at = [(o as *const Plan, &**outer), (i as *const Plan, &**inner)];
         cut_inputs(&mut plan, &at);
         let mut path = RelPath::new(plan, kept, order, costed);
         path.inputs = vec![outer.clone(), inner.clone()];
         Some(path)
     }
 
-    /// The query's pathkeys as base relation `b` has them, over its own columns: each
-    /// key its own column or its member of the key's equivalence class
-    /// (`is_foreign_pathkey`'s `find_em_for_rel`); None when a key has no member there.
-    fn base_pathkeys(&self, b: &BaseRel) -> Option<Vec<SortKey>> {
+    /// Sort keys (the query's numbering) as base relation `b` has them: each key its
+    /// own column or its member of the key's equivalence class (`find_em_for_rel`),
+    /// that column placed by `place` (its index in the query's numbering); None when
+    /// a key has no member there or `place` finds none.
+    fn keys_on_base(
+        &self,
+        b: &BaseRel,
+        keys: &[SortKey],
+        place: impl Fn(usize) -> Option<usize>,
+    ) -> Option<Vec<SortKey>> {
         let own = |c: usize| c >= b.first && c < b.first + b.rel.columns.len();
-        self.query_pathkeys
-            .as_ref()?
-            .iter()
+        keys.iter()
             .map(|k| {
                 let Expr::Col(c) = k.expr else { return None };
                 let member = if own(c) {
@@ -2153,9 +2193,15 @@ impl JoinProblem<'_> {
                     let ec = self.ecs.iter().find(|e| e.members.contains(&c))?;
                     *ec.members.iter().find(|&&m| own(m))?
                 };
-                Some(SortKey { expr: Expr::Col(member - b.first), desc: k.desc })
+                Some(SortKey { expr: Expr::Col(place(member)?), desc: k.desc })
             })
             .collect()
+    }
+
+    /// The query's pathkeys as base relation `b` has them, over its own columns
+    /// (`is_foreign_pathkey`'s `find_em_for_rel`); None when a key has no member there.
+    fn base_pathkeys(&self, b: &BaseRel) -> Option<Vec<SortKey>> {
+        self.keys_on_base(b, self.query_pathkeys.as_ref()?, |member| Some(member - b.first))
     }
 
     /// The query's ORDER BY over a base relation's returned columns `cols`, when every
@@ -2166,21 +2212,7 @@ impl JoinProblem<'_> {
         if !matches!(b.rel.kind, RelKind::Foreign { .. } | RelKind::Partitioned { .. }) {
             return None;
         }
-        let own = |c: usize| c >= b.first && c < b.first + b.rel.columns.len();
-        self.query_sort
-            .as_ref()?
-            .iter()
-            .map(|k| {
-                let Expr::Col(c) = k.expr else { return None };
-                let member = if own(c) {
-                    c
-                } else {
-                    let ec = self.ecs.iter().find(|e| e.members.contains(&c))?;
-                    *ec.members.iter().find(|&&m| own(m))?
-                };
-                Some(SortKey { expr: Expr::Col(cols.iter().position(|&x| x == member)?), desc: k.desc })
-            })
-            .collect()
+        self.keys_on_base(b, self.query_sort.as_ref()?, |member| cols.iter().position(|&x| x == member))
     }
 
     /// `truncate_useless_pathkeys`: is a join relation's order by column `c` (or the
@@ -2265,7 +2297,12 @@ impl JoinProblem<'_> {
 
 impl RelPath {
     fn new(plan: Plan, cols: Vec<usize>, order: Option<usize>, costed: CostedPath) -> RelPath {
-        RelPath { plan, inputs: vec![], cols, est: costed.estimate(), costed, order }
+        RelPath { plan, inputs: vec![], cols, est: costed.estimate(), costed, order, out_columns: Default::default() }
+    }
+
+    /// Its plan's output columns (computed once).
+    fn output_columns(&self) -> &[Column] {
+        self.out_columns.get_or_init(|| self.plan.output_columns())
     }
 }
 
@@ -2294,9 +2331,10 @@ fn below_wrappers<'p>(node: &'p Plan, input: &Plan) -> Option<&'p Plan> {
 /// Replaces the input paths' plans inside a join path's plan (the nodes at `at`,
 /// below the join node and its wrappers) by placeholders with their columns: the
 /// path keeps its own nodes only (`RelPath`).
-fn cut_inputs(plan: &mut Plan, at: &[*const Plan]) {
-    if at.iter().any(|&a| std::ptr::eq(plan as *const Plan, a)) {
-        *plan = Plan::EmptyResult { columns: plan.output_columns() };
+fn cut_inputs(plan: &mut Plan, at: &[(*const Plan, &RelPath)]) {
+    // The input's plan is there whole (found equal to it): its columns are its path's.
+    if let Some((_, input)) = at.iter().find(|(a, _)| std::ptr::eq(plan as *const Plan, *a)) {
+        *plan = Plan::EmptyResult { columns: input.output_columns().to_vec() };
         return;
     }
     for input in own_node_inputs(plan) {

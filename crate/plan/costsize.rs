@@ -226,6 +226,55 @@ pub trait CostCatalog {
     fn remote_estimate(&self, _relation: &str, _sql: &str, _variant: RemoteVariant) -> RemoteAnswer {
         RemoteAnswer::Local
     }
+    /// Where `mergejoinscansel`'s answers are kept while a join search runs (None:
+    /// computed afresh each time), as PostgreSQL keeps them in each merge clause's
+    /// `RestrictInfo` (`scansel_cache`, filled by `cached_scansel`).
+    fn scansel_cache(&self) -> Option<&ScanselCache> {
+        None
+    }
+}
+
+/// `mergejoinscansel`'s answers for pairs of columns (PostgreSQL's per-clause
+/// `scansel_cache`, `cached_scansel`): the fractions depend on the two columns'
+/// statistics only, not on the paths joined, and a join search asks for the same
+/// pair for every merge path of every join relation. Keyed by each column's
+/// relation (by address, the relation kept alive by the entry) and column; active
+/// only between [`ScanselCache::start`] and [`ScanselCache::stop`].
+#[derive(Clone, Debug, Default)]
+pub struct ScanselCache {
+    #[allow(clippy::type_complexity)]
+    entries: std::cell::RefCell<
+        Option<std::collections::HashMap<(usize, usize, usize, usize), ([Rc<RelInfo>; 2], (f64, f64, f64, f64))>>,
+    >,
+}
+
+impl ScanselCache {
+    /// Starts keeping answers (nothing when already started).
+    pub fn start(&self) {
+        let mut e = self.entries.borrow_mut();
+        if e.is_none() {
+            *e = Some(Default::default());
+        }
+    }
+
+    /// Forgets every answer and stops keeping them.
+    pub fn stop(&self) {
+        *self.entries.borrow_mut() = None;
+    }
+
+    /// `cached_scansel`: the kept answer for the columns `left` and `right`, else
+    /// `compute`'s, kept when the cache is active.
+    fn get(&self, left: &Var, right: &Var, compute: impl FnOnce() -> (f64, f64, f64, f64)) -> (f64, f64, f64, f64) {
+        let key = (Rc::as_ptr(&left.rel) as usize, left.col, Rc::as_ptr(&right.rel) as usize, right.col);
+        if let Some((_, found)) = self.entries.borrow().as_ref().and_then(|e| e.get(&key)) {
+            return *found;
+        }
+        let answer = compute();
+        if let Some(e) = self.entries.borrow_mut().as_mut() {
+            e.insert(key, ([left.rel.clone(), right.rel.clone()], answer));
+        }
+        answer
+    }
 }
 
 /// What an output column is, for statistics: a column of a relation (its info, its
@@ -1979,7 +2028,9 @@ impl<'a> Model<'a> {
         }
         let (mut vars, mut widths) = (c.vars.clone(), c.widths.clone());
         if let Some(t) = targets {
-            let input = child.output_columns();
+            // The input's columns, for the width of a target that is not a column
+            // (a join's projection has none: not worth walking the plan for).
+            let input = || child.output_columns();
             let tl: f64 = t.iter().map(|(e, _)| qual_cost(e, self.p)).sum();
             if !pushed {
                 est.total += tl * est.rows;
@@ -1997,7 +2048,7 @@ impl<'a> Model<'a> {
                     Expr::Const(crate::types::Datum::Null) => 32.0,
                     e => {
                         let types: Vec<Option<SqlType>> = c.vars.iter().map(|v| v.as_ref().map(Var::ty)).collect();
-                        expr_avg_width(e, &types, &input)
+                        expr_avg_width(e, &types, &input())
                     }
                 })
                 .collect();
@@ -2334,8 +2385,12 @@ impl<'a> Model<'a> {
         let jsel = selectivity::eqjoinsel(&od, &id);
         let outer_path_rows = if o.est.rows <= 0.0 { 1.0 } else { o.est.rows };
         let inner_path_rows = if i.est.rows <= 0.0 { 1.0 } else { i.est.rows };
-        let (mut os, mut oe, mut is, mut ie) =
-            if jt == JoinType::Full { (0.0, 1.0, 0.0, 1.0) } else { selectivity::mergejoinscansel(&od, &id) };
+        let scansel = || selectivity::mergejoinscansel(&od, &id);
+        let (mut os, mut oe, mut is, mut ie) = match (jt, &ov, &iv, self.cat.scansel_cache()) {
+            (JoinType::Full, ..) => (0.0, 1.0, 0.0, 1.0),
+            (_, Some(l), Some(r), Some(cache)) => cache.get(l, r, scansel),
+            _ => scansel(),
+        };
         match jt {
             JoinType::Left | JoinType::Anti => (os, oe) = (0.0, 1.0),
             JoinType::Right => (is, ie) = (0.0, 1.0),

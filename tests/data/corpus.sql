@@ -404,6 +404,56 @@ insert into bl (id, note) values (41, 'none'), (42, 'none');
 insert into bl values (43, 'yes', 'yes'), (44, 'off', 'off'), (45, ' TRUE ', 'spaces');
 analyze bp, bp1, bp2, bp3, bl;
 
+-- (h23j) joins of 8 to 11 relations (standard_join_search up to geqo_threshold): a
+-- fact table js_f with ten dimensions js_d1..js_d10 (a star: each joins js_f only),
+-- and a chain js_c1..js_c11 (each joins its neighbours), local and analyzed.
+create table js_f (id int, d1 int, d2 int, d3 int, d4 int, d5 int, d6 int, d7 int, d8 int, d9 int, d10 int, v int);
+insert into js_f select i, i % 11, i % 13, i % 17, i % 19, i % 23, i % 29, i % 31, i % 37, i % 41, i % 43, i from generate_series(1, 300) i;
+create table js_d1 (k int, t text);
+create table js_d2 (k int, t text);
+create table js_d3 (k int, t text);
+create table js_d4 (k int, t text);
+create table js_d5 (k int, t text);
+create table js_d6 (k int, t text);
+create table js_d7 (k int, t text);
+create table js_d8 (k int, t text);
+create table js_d9 (k int, t text);
+create table js_d10 (k int, t text);
+insert into js_d1 select i, 'a' || i from generate_series(0, 10) i;
+insert into js_d2 select i, 'b' || i from generate_series(0, 12) i;
+insert into js_d3 select i, 'c' || i from generate_series(0, 16) i;
+insert into js_d4 select i, 'd' || i from generate_series(0, 18) i;
+insert into js_d5 select i, 'e' || i from generate_series(0, 22) i;
+insert into js_d6 select i, 'f' || i from generate_series(0, 28) i;
+insert into js_d7 select i, 'g' || i from generate_series(0, 30) i;
+insert into js_d8 select i, 'h' || i from generate_series(0, 36) i;
+insert into js_d9 select i, 'i' || i from generate_series(0, 40) i;
+insert into js_d10 select i, 'j' || i from generate_series(0, 42) i;
+create table js_c1 (k int, v int);
+create table js_c2 (k int, v int);
+create table js_c3 (k int, v int);
+create table js_c4 (k int, v int);
+create table js_c5 (k int, v int);
+create table js_c6 (k int, v int);
+create table js_c7 (k int, v int);
+create table js_c8 (k int, v int);
+create table js_c9 (k int, v int);
+create table js_c10 (k int, v int);
+create table js_c11 (k int, v int);
+insert into js_c1 select i % 20, i from generate_series(1, 40) i;
+insert into js_c2 select i % 25, i from generate_series(1, 50) i;
+insert into js_c3 select i % 30, i from generate_series(1, 60) i;
+insert into js_c4 select i % 35, i from generate_series(1, 70) i;
+insert into js_c5 select i % 40, i from generate_series(1, 80) i;
+insert into js_c6 select i % 45, i from generate_series(1, 90) i;
+insert into js_c7 select i % 50, i from generate_series(1, 100) i;
+insert into js_c8 select i % 55, i from generate_series(1, 110) i;
+insert into js_c9 select i % 60, i from generate_series(1, 120) i;
+insert into js_c10 select i % 65, i from generate_series(1, 130) i;
+insert into js_c11 select i % 70, i from generate_series(1, 140) i;
+analyze js_f, js_d1, js_d2, js_d3, js_d4, js_d5, js_d6, js_d7, js_d8, js_d9, js_d10;
+analyze js_c1, js_c2, js_c3, js_c4, js_c5, js_c6, js_c7, js_c8, js_c9, js_c10, js_c11;
+
 -- @corpus
 -- Each query: comment lines right above it (the first may start with [tags], which the
 -- test counts), then its SQL, ending with `;` at the end of a line (no `;` inside).
@@ -4069,3 +4119,31 @@ select g from generate_series(-3, 5, 2) g;
 
 -- [const agg partitioned filter] count(*) over partitions with a Filter: the local scans output nothing (h17e)
 select count(*) from l where qty > 5;
+
+-- (h23j) ===== Join searches of 8 to 11 relations (standard_join_search, below geqo_threshold) =====
+
+-- [join star 8] a star of 8 relations: one search (join_collapse_limit 8) (h23j)
+select count(*), max(js_d7.t) from js_f, js_d1, js_d2, js_d3, js_d4, js_d5, js_d6, js_d7 where js_f.d1 = js_d1.k and js_f.d2 = js_d2.k and js_f.d3 = js_d3.k and js_f.d4 = js_d4.k and js_f.d5 = js_d5.k and js_f.d6 = js_d6.k and js_f.d7 = js_d7.k;
+
+-- [join star 10 collapse] a star of 10 relations searched whole (collapse limits 12, below geqo_threshold) (h23j)
+set join_collapse_limit = 12;
+set from_collapse_limit = 12;
+select count(*), max(js_d9.t) from js_f, js_d1, js_d2, js_d3, js_d4, js_d5, js_d6, js_d7, js_d8, js_d9 where js_f.d1 = js_d1.k and js_f.d2 = js_d2.k and js_f.d3 = js_d3.k and js_f.d4 = js_d4.k and js_f.d5 = js_d5.k and js_f.d6 = js_d6.k and js_f.d7 = js_d7.k and js_f.d8 = js_d8.k and js_f.d9 = js_d9.k;
+
+-- [join star 11 collapse] a star of 11 relations searched whole: the widest exhaustive search by default (h23j)
+set join_collapse_limit = 12;
+set from_collapse_limit = 12;
+select count(*), max(js_d10.t) from js_f, js_d1, js_d2, js_d3, js_d4, js_d5, js_d6, js_d7, js_d8, js_d9, js_d10 where js_f.d1 = js_d1.k and js_f.d2 = js_d2.k and js_f.d3 = js_d3.k and js_f.d4 = js_d4.k and js_f.d5 = js_d5.k and js_f.d6 = js_d6.k and js_f.d7 = js_d7.k and js_f.d8 = js_d8.k and js_f.d9 = js_d9.k and js_f.d10 = js_d10.k;
+
+-- [join chain 8] a chain of 8 relations (h23j)
+select count(*), sum(js_c8.v) from js_c1, js_c2, js_c3, js_c4, js_c5, js_c6, js_c7, js_c8 where js_c2.k = js_c1.v and js_c3.k = js_c2.v and js_c4.k = js_c3.v and js_c5.k = js_c4.v and js_c6.k = js_c5.v and js_c7.k = js_c6.v and js_c8.k = js_c7.v;
+
+-- [join chain 9 collapse] a chain of 9 relations searched whole (collapse limits 12) (h23j)
+set join_collapse_limit = 12;
+set from_collapse_limit = 12;
+select count(*), sum(js_c9.v) from js_c1, js_c2, js_c3, js_c4, js_c5, js_c6, js_c7, js_c8, js_c9 where js_c2.k = js_c1.v and js_c3.k = js_c2.v and js_c4.k = js_c3.v and js_c5.k = js_c4.v and js_c6.k = js_c5.v and js_c7.k = js_c6.v and js_c8.k = js_c7.v and js_c9.k = js_c8.v;
+
+-- [join chain 11 collapse] a chain of 11 relations searched whole (collapse limits 12) (h23j)
+set join_collapse_limit = 12;
+set from_collapse_limit = 12;
+select count(*), sum(js_c11.v) from js_c1, js_c2, js_c3, js_c4, js_c5, js_c6, js_c7, js_c8, js_c9, js_c10, js_c11 where js_c2.k = js_c1.v and js_c3.k = js_c2.v and js_c4.k = js_c3.v and js_c5.k = js_c4.v and js_c6.k = js_c5.v and js_c7.k = js_c6.v and js_c8.k = js_c7.v and js_c9.k = js_c8.v and js_c10.k = js_c9.v and js_c11.k = js_c10.v;
