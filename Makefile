@@ -165,6 +165,13 @@ took = @s=$$(( $$(date +%s) - $$(cat $(LOGS)/$(1).start) )); printf '%dm%02ds' $
 # Since: pkg beside the native tests (~3.5 min off the critical path), the page's
 # wasm-opt beside the editor's build (~30 s), `pgasync demo` started when the e2e starts
 # (46 s to its URL at load ~10, now beside the other sections).
+# Then (main's clean clone, 14m38s: native 9m03s = compile 1m43s + the binaries 373 s +
+# the exercises 66 s; wasm 3m43s; e2e 1m52s): the wasm32 tests in one build (the suite
+# inside the library's unit tests: the library compiled once, not twice), that build
+# beside the native tests as pkg is, Node and Chrome side by side (Chrome's tests in a
+# worker: scripts/wasm_tests.sh), and the exercises beside them: the wasm part and the
+# exercises (289 s one after the other) leave the critical path but for the two hosts'
+# run (~45 s on a quiet machine), against a longer native phase (the build's CPU beside it).
 # `make test-lanes` runs the same steps side by side in three lanes
 # (scripts/test_all.sh), so the builds use the cores the PostgreSQL-backed tests leave
 # while they wait; it is not `make test` yet: it has not had a clean-clone run on a
