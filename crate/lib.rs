@@ -38,3 +38,13 @@ pub mod sim;
 pub mod sql_text;
 pub mod trace;
 pub mod types;
+
+// On wasm32 the core's suite (tests/suite/main.rs, natively `--test suite`) is compiled
+// into the library's unit-test binary: `make test-wasm` then compiles the library once,
+// with its tests, instead of a second time as the suite's dependency (issue 20: a third
+// of that build). Its tests reach the library as `pgasync::…` either way.
+#[cfg(all(test, target_arch = "wasm32"))]
+extern crate self as pgasync;
+#[cfg(all(test, target_arch = "wasm32"))]
+#[path = "../tests/suite/main.rs"]
+mod suite;

@@ -15,7 +15,8 @@
 #      (scripts/native_tests.mjs) → exercises (scripts/check_exercises.sh)
 #   2. pkg (`make pkg`: the two release wasm modules) → e2e (tests/e2e/run.mjs, which
 #      also waits for the native build: it drives the CLI's debug build) → workshop kit
-#   3. wasm (`wasm-pack test`: one wasm32 test build, run in Node, then in Chrome)
+#   3. wasm (scripts/wasm_tests.sh: one wasm32 test build, run in Node and in Chrome
+#      side by side)
 # Lanes 1 and 2 start at once (the native tests and the e2e are the two long chains),
 # lane 3 when the native build has ended (it has the most slack; three builds at once
 # would only delay the native tests' start). No step is run at a lower priority (nice):
@@ -88,14 +89,10 @@ skipped() {
 }
 
 # The commands of each step (the Makefile's targets test-native, test-wasm, test-e2e).
-WASM_TESTS=(--profile wasm-test --lib --test suite)
 native_build() { cargo test --workspace --no-run; }
 native_tests() { node scripts/native_tests.mjs "$LOGS/native.log"; }
-node_tests() { wasm-pack test --node --mode no-install -- "${WASM_TESTS[@]}"; }
-chrome_tests() {
-  WASM_BINDGEN_USE_BROWSER=1 WASM_BINDGEN_TEST_TIMEOUT=600 \
-    wasm-pack test --headless --chrome --mode no-install -- "${WASM_TESTS[@]}"
-}
+wasm_build() { ./scripts/wasm_tests.sh "$LOGS" build; }
+wasm_tests() { ./scripts/wasm_tests.sh "$LOGS" run; } # writes node.log and chrome.log
 e2e() { cd tests/e2e && PGASYNC_BIN=../../target/debug/pgasync node run.mjs; }
 workshop() {
   WORKSHOP_CODE=0 ./scripts/workshop.sh target/workshop-e2e &&
@@ -120,8 +117,8 @@ lane_e2e() {
 }
 lane_wasm() {
   after native-build || true
-  step node node_tests || { skipped chrome node; return; }
-  step chrome chrome_tests
+  step wasm-build wasm_build || { skipped wasm wasm-build; return; }
+  step wasm wasm_tests
 }
 
 rm -f "$LOGS/native.log" "$LOGS/node.log" "$LOGS/chrome.log" "$LOGS/e2e.log"
@@ -141,11 +138,11 @@ secs() {
   echo "$(mmss "$(cat "$LOGS/$1.secs")")/CPU $(mmss "$(cat "$LOGS/$1.cpu" 2>/dev/null)")"
 }
 times="native build $(secs native-build), tests $(secs native-tests), exercises $(secs exercises);"
-times+=" wasm Node $(secs node) (with its build), Chrome $(secs chrome);"
+times+=" wasm build $(secs wasm-build), Node and Chrome $(secs wasm);"
 times+=" pkg $(secs pkg), e2e $(secs e2e), workshop $(secs workshop)"
 
 failed=()
-for s in native-build native-tests exercises node chrome pkg e2e workshop; do
+for s in native-build native-tests exercises wasm-build wasm pkg e2e workshop; do
   [[ $(cat "$LOGS/$s.rc" 2>/dev/null) == 0 ]] || failed+=("$s")
 done
 if ((native == 0 || node == 0 || node != chrome)) && ((${#failed[@]} == 0)); then

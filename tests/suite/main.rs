@@ -1,7 +1,7 @@
 //! The core's own suite, one test binary that runs natively (`cargo test --test suite`)
-//! and on wasm32 under Node and headless Chrome (`make test-wasm`: `wasm-pack test
-//! --node` and `--headless --chrome`, `-- --lib --test suite`), with the same assertions
-//! in every target: the protocol, the scenarios and their reference results, EXPLAIN,
+//! and on wasm32 under Node and headless Chrome (`make test-wasm`, scripts/wasm_tests.sh:
+//! there it is compiled into the library's unit-test binary, crate/lib.rs), with the same
+//! assertions in every target: the protocol, the scenarios and their reference results, EXPLAIN,
 //! the simulated server, the scenario files, the panels, the SQL front end, the
 //! workshop and its lessons, the property tests and the fuzzers.
 //!

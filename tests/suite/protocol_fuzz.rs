@@ -18,7 +18,7 @@
 //!
 //! `PGASYNC_FUZZ_FRAMES` frames per decoder (default 20,000); `make fuzz` runs a million.
 
-use crate::Stopwatch;
+use super::Stopwatch;
 use bytes::BytesMut;
 use pgasync::remote::frame::{check_backend_frame, MAX_BACKEND_MESSAGE_LEN};
 use pgasync::remote::{Connection, Proto, QueryRole, Ticket, BEGIN_SQL};

@@ -300,7 +300,7 @@ fn sections_hold_a_bounded_number_of_tokens_and_statements() {
     // Within the bounds, long statements load in time linear in the text (each
     // statement's text was found by walking the file from its start: quadratic).
     let long = format!("select '{}';\n", "x".repeat(1000)).repeat(MAX_STATEMENTS - 10);
-    let t = crate::Stopwatch::start();
+    let t = super::Stopwatch::start();
     let sql = SqlScenario::load(&file(&long, "select a from ft1;")).unwrap();
     assert_eq!(sql.log.len(), MAX_STATEMENTS - 10 + 5, "and CREATE TABLE, and the coordinator's four");
     assert!(t.elapsed() < std::time::Duration::from_secs(10), "{:?}", t.elapsed());
