@@ -2,7 +2,7 @@
 // (state.js) and calls the renderers (render/*.js). The model decides everything; the
 // page only renders snapshots.
 
-import { KNOB_FIELDS, PROFILE_FIELDS, profileFields, configFromUrl, cloneConfig, knobsJson, UrlSync, Recording, setSwitchNames, inSlices, nextSlice, SLICE_MS, STEP_SLICE, CALL_MS, SQL_SCENARIO, SQL_IGNORED_FIELDS, isSql, encodeSql, decodeSql, setTraceCodes } from './state.js';
+import { KNOB_FIELDS, PROFILE_FIELDS, profileFields, configFromUrl, cloneConfig, knobsJson, UrlSync, Recording, setSwitchNames, inSlices, nextSlice, nextFrame, SLICE_MS, STEP_SLICE, CALL_MS, SQL_SCENARIO, SQL_IGNORED_FIELDS, isSql, encodeSql, decodeSql, setTraceCodes } from './state.js';
 import { BehaviourControls, decorateLegend, renderGlossary, setStateTerms } from './render/behaviour.js';
 import { PlanView, renderLegend } from './render/plan.js';
 import { EventLoopView } from './render/eventloop.js';
@@ -31,6 +31,8 @@ const FRAME_STEP_BUDGET_MS = 8;
  * slices (SLICE_MS) before the render, which then has a task of its own.
  */
 const FIRST_SLICE_MS = 12;
+/** Past this many connections, a new run's timeline is drawn in a frame of its own (`install`). */
+const WIDE_CONNECTIONS = 24;
 /** While running, the result rows and EXPLAIN text are redrawn at most this often (ms). */
 const SLOW_PANEL_MS = 250;
 const $ = (id) => document.getElementById(id);
@@ -135,8 +137,19 @@ function clearError() {
 }
 /** Long model work in progress (recording, seeking, comparing): a line above the narration. */
 function showBusy(msg) {
-  ui.busy.textContent = msg;
-  ui.busy.hidden = false;
+  busyAt = performance.now();
+  if (ui.busy.textContent !== msg) ui.busy.textContent = msg;
+  if (ui.busy.hidden) ui.busy.hidden = false;
+}
+/**
+ * A progress line of work in slices: written at most every PROGRESS_MS. Each write is
+ * a style and layout of the line and a paint in the frame after the slice; at the
+ * load, one per 25 ms slice was a fifth of the recording's main-thread time.
+ */
+const PROGRESS_MS = 200;
+let busyAt = -Infinity;
+function progressBusy(msg) {
+  if (ui.busy.hidden || performance.now() - busyAt >= PROGRESS_MS) showBusy(msg);
 }
 function hideBusy() {
   ui.busy.hidden = true;
@@ -335,13 +348,13 @@ function sqlFailed(c, e) {
  */
 async function record(next, step, cancelled) {
   try {
-    const rec = await Recording.record(next, { progress: showBusy, cancelled });
+    const rec = await Recording.record(next, { progress: progressBusy, cancelled });
     if (!rec) return null;
     await nextSlice(); // the trace's last slice was this task's
     if (cancelled()) return null;
     const target = Math.min(step, rec.totalSteps);
     const there = await inSlices(() => next.seekSome(target, STEP_SLICE, CALL_MS), {
-      progress: () => showBusy(`Going to step ${fmtInt(target)}: step ${fmtInt(next.step())}…`),
+      progress: () => progressBusy(`Going to step ${fmtInt(target)}: step ${fmtInt(next.step())}…`),
       cancelled,
     });
     return there ? rec : null;
@@ -378,12 +391,20 @@ async function install(next, rec, c) {
   await prepareTimeline(rec, nextSlice);
   await nextSlice();
   layoutStatic(snap);
-  await nextSlice();
+  // A wide run's timeline (64 shards: thousands of marks) is laid out and painted in a
+  // frame of its own, and the plan and the other panels in the next: in one frame the
+  // browser's layout and paint of them all was the load's longest block.
+  const wide = rec.connections.length > WIDE_CONNECTIONS;
+  await (wide ? nextFrame() : nextSlice());
   wire.setRecording(rec);
   await nextSlice();
   serial++;
   rowsKey = null;
-  render();
+  const rest = render({ split: wide });
+  if (rest) {
+    await nextFrame();
+    rest();
+  }
   // The address bar names the run on screen before the page says a new session is up
   // (tests and the workshop read both): one replaceState, once per new run.
   urlSync.flush();
@@ -715,7 +736,7 @@ function inFrames(work, label, then = () => {}) {
   // this task two slices long (50 ms of model work before the page could answer).
   showBusy(label(s));
   nextSlice()
-    .then(() => s === session && inSlices(work, { progress: () => showBusy(label(s)), cancelled: () => s !== session }))
+    .then(() => s === session && inSlices(work, { progress: () => progressBusy(label(s)), cancelled: () => s !== session }))
     .then(async (ok) => {
       await nextSlice(); // the render in a task of its own
       if (ok && s === session) {
@@ -730,7 +751,10 @@ function inFrames(work, label, then = () => {}) {
         }
         const rest = session ? render({ split: true }) : null;
         if (rest) {
-          await nextSlice();
+          // The second half after a frame: the browser lays out and paints the first
+          // half's changes alone (in the same frame, their layout and paint were the
+          // 64-shard seek's longest block).
+          await nextFrame();
           if (s === session) rest();
         }
       }

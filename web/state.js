@@ -362,6 +362,28 @@ export function nextSlice() {
 }
 
 /**
+ * Yields until the browser has rendered a frame (layout and paint of what changed so
+ * far), then to a task after it: work that changes much of the page in two halves
+ * gets a frame each, not one frame with both. A hidden page renders no frames, so
+ * after FRAME_WAIT_MS it goes on without one.
+ */
+const FRAME_WAIT_MS = 100;
+export function nextFrame() {
+  if (typeof requestAnimationFrame !== 'function') return nextSlice();
+  return new Promise((resolve) => {
+    let done = false;
+    const go = () => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      nextSlice().then(resolve);
+    };
+    const timer = setTimeout(go, FRAME_WAIT_MS);
+    requestAnimationFrame(go);
+  });
+}
+
+/**
  * Calls `work()` (true when finished) in slices of about SLICE_MS, yielding between
  * them, and `progress()` after each slice. Resolves true when finished, false when
  * `cancelled()` said so first.
