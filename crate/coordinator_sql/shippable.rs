@@ -15,6 +15,8 @@
 //! | a cast between numeric types (`int4(float8)`, `numeric(int4)`, …) | yes | a FuncExpr of a built-in immutable cast function |
 //! | a cast to text of a non-text value (what `text || int` makes: `anytextcat`) | no | a CoerceViaIO (the type's output function), which `foreign_expr_walker` does not accept; `anytextcat` itself is stable |
 //! | a cast of a text to a number (`name::int`) | no | a CoerceViaIO too (the number's input function) |
+//! | `CASE WHEN c THEN r … ELSE e END` (searched), `round(numeric, int)`, `round(float8)` | yes | CaseExpr is among the nodes `foreign_expr_walker` accepts; `round` is a built-in immutable function (`round(numeric)` is inlined to `round(x, 0)`) |
+//! | `CASE x WHEN v …` (simple), `COALESCE`, `NULLIF`, `GREATEST`, `LEAST` | no | a CaseTestExpr, CoalesceExpr, NullIfExpr, MinMaxExpr: not accepted by PostgreSQL 15's walker (a local Filter; never in Remote SQL) |
 //! | CURRENT_USER, SESSION_USER | no | SQLValueFunction: not among the node types `foreign_expr_walker` accepts (and stable) |
 //! | `random()`, `setseed()`, `to_char()` | no | volatile, or stable (`to_char` reads the locale) |
 //!
@@ -89,7 +91,14 @@ fn is_shippable(f: Func) -> bool {
         | Func::Upper
         | Func::Lower
         | Func::Substr
+        | Func::Round
         | Func::Like { .. } => true,
+        // A searched CASE (T_CaseExpr); a simple one compares a CaseTestExpr, which
+        // PostgreSQL 15's walker does not accept.
+        Func::Case { simple } => !simple,
+        // CoalesceExpr, NullIfExpr, MinMaxExpr: not among the node types PostgreSQL
+        // 15's foreign_expr_walker accepts (a local Filter or projection).
+        Func::Coalesce | Func::NullIf | Func::MinMax { .. } => false,
         // ScalarArrayOpExpr with a built-in operator; its array (a Const or an
         // ArrayExpr) ships if its elements do.
         Func::ScalarArrayOp { .. } => true,

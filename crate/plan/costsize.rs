@@ -479,6 +479,11 @@ fn pseudoconstant_cost(e: &Expr, p: &CostParams) -> f64 {
         Expr::Func(super::Func::ScalarArrayOp { .. }, args) => {
             saop_cost(args, p) + args.iter().map(|a| pseudoconstant_cost(a, p)).sum::<f64>()
         }
+        // CaseExpr and CoalesceExpr cost nothing of their own (cost_qual_eval_walker
+        // walks into them); MinMaxExpr and NullIfExpr one operator, as a call does.
+        Expr::Func(super::Func::Case { .. } | super::Func::Coalesce, args) => {
+            args.iter().map(|a| pseudoconstant_cost(a, p)).sum::<f64>()
+        }
         Expr::Func(_, args) => p.cpu_operator_cost + args.iter().map(|a| pseudoconstant_cost(a, p)).sum::<f64>(),
     }
 }
@@ -652,6 +657,11 @@ pub fn qual_cost(e: &Expr, p: &CostParams) -> f64 {
         Expr::Not(x) | Expr::IsNull(x, _) => qual_cost(x, p),
         Expr::Func(super::Func::ScalarArrayOp { .. }, args) => {
             saop_cost(args, p) + args.iter().map(|a| qual_cost(a, p)).sum::<f64>()
+        }
+        // CaseExpr and CoalesceExpr cost nothing of their own (cost_qual_eval_walker
+        // walks into them); MinMaxExpr and NullIfExpr one operator, as a call does.
+        Expr::Func(super::Func::Case { .. } | super::Func::Coalesce, args) => {
+            args.iter().map(|a| qual_cost(a, p)).sum::<f64>()
         }
         Expr::Func(_, args) => p.cpu_operator_cost + args.iter().map(|a| qual_cost(a, p)).sum::<f64>(),
     }
@@ -879,6 +889,10 @@ fn expr_type(e: &Expr, input: &[Option<SqlType>]) -> Option<SqlType> {
                 Func::Cast { to, .. } => Some(*to),
                 Func::NumericTypmod { .. } => Some(SqlType::Numeric),
                 Func::Neg | Func::Abs => arg(0),
+                Func::Case { .. } | Func::Coalesce | Func::NullIf | Func::MinMax { .. } => super::typed_arg(*f, args)
+                    .and_then(|a| expr_type(a, input))
+                    .or_else(|| args.iter().find_map(|a| expr_type(a, input))),
+                Func::Round => arg(0),
                 Func::Length => Some(SqlType::Int4),
                 Func::Random => Some(SqlType::Float8),
                 Func::TextCat | Func::ToChar | Func::Upper | Func::Lower | Func::Substr => Some(SqlType::Text),

@@ -224,6 +224,13 @@ fn deparse_with(e: &Expr, col: &dyn Fn(usize) -> String) -> String {
             };
             crate::plan::saop_sql(*op, *use_or, &deparse_with(x, col), &array)
         }
+        // deparseCaseExpr: the CASE in parentheses of its own (only a searched CASE is
+        // shipped, `shippable`).
+        Expr::Func(f @ Func::Case { simple }, args) => {
+            let parts: Vec<String> = args.iter().map(|a| deparse_with(a, col)).collect();
+            let _ = f;
+            format!("({})", crate::plan::case_sql(*simple, &parts))
+        }
         Expr::Func(f, args) => f.sql(&args.iter().map(|a| deparse_with(a, col)).collect::<Vec<_>>()),
         // printRemoteParam: the remote query's own numbering (`remote_params`), with
         // an explicit cast so the remote server infers the type without our OIDs.
