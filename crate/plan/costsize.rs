@@ -889,9 +889,18 @@ fn expr_type(e: &Expr, input: &[Option<SqlType>]) -> Option<SqlType> {
                 Func::Cast { to, .. } => Some(*to),
                 Func::NumericTypmod { .. } => Some(SqlType::Numeric),
                 Func::Neg | Func::Abs => arg(0),
-                Func::Case { .. } | Func::Coalesce | Func::NullIf | Func::MinMax { .. } => super::typed_arg(*f, args)
-                    .and_then(|a| expr_type(a, input))
-                    .or_else(|| args.iter().find_map(|a| expr_type(a, input))),
+                // The results' common type (the widest: the analysis made them one
+                // category, an integer constant stays an int4 value).
+                Func::Case { simple } => {
+                    let rest = if *simple { &args[1..] } else { &args[..] };
+                    let n = rest.len();
+                    let results = rest.iter().enumerate().filter(|(i, _)| i % 2 == 1 || i + 1 == n);
+                    results.filter_map(|(_, a)| expr_type(a, input)).max_by_key(|t| rank(*t))
+                }
+                Func::Coalesce | Func::MinMax { .. } => {
+                    args.iter().filter_map(|a| expr_type(a, input)).max_by_key(|t| rank(*t))
+                }
+                Func::NullIf => arg(0),
                 Func::Round => arg(0),
                 Func::Length => Some(SqlType::Int4),
                 Func::Random => Some(SqlType::Float8),

@@ -1177,7 +1177,13 @@ impl ExprPlanner<'_> {
             e => {
                 let from = self.type_of(&e, scope);
                 if from == ty.col_type() {
-                    return Ok(e);
+                    // An integer widened (int4 to int8: `(grp)::bigint`).
+                    return Ok(match self.int_type_of(&e, scope) {
+                        Some(t @ (SqlType::Int2 | SqlType::Int4)) if ty == SqlType::Int8 => {
+                            Expr::func(Func::Cast { from: Some(t), to: ty, implicit: true }, vec![e])
+                        }
+                        _ => e,
+                    });
                 }
                 coerce(e, from, ty.col_type(), position)
             }

@@ -224,11 +224,20 @@ fn deparse_with(e: &Expr, col: &dyn Fn(usize) -> String) -> String {
             };
             crate::plan::saop_sql(*op, *use_or, &deparse_with(x, col), &array)
         }
-        // deparseCaseExpr: the CASE in parentheses of its own (only a searched CASE is
-        // shipped, `shippable`).
-        Expr::Func(f @ Func::Case { simple }, args) => {
-            let parts: Vec<String> = args.iter().map(|a| deparse_with(a, col)).collect();
-            let _ = f;
+        // deparseCaseExpr: the CASE in parentheses of its own; a simple CASE's WHEN
+        // shows the compared value (the CaseTestExpr's operator's right side).
+        Expr::Func(Func::Case { simple }, args) => {
+            let n = args.len();
+            let parts: Vec<String> = args
+                .iter()
+                .enumerate()
+                .map(|(i, a)| match a {
+                    Expr::Bin(BinOp::Eq, _, v) if *simple && i >= 1 && (i - 1) % 2 == 0 && i + 1 < n => {
+                        deparse_with(v, col)
+                    }
+                    other => deparse_with(other, col),
+                })
+                .collect();
             format!("({})", crate::plan::case_sql(*simple, &parts))
         }
         Expr::Func(f, args) => f.sql(&args.iter().map(|a| deparse_with(a, col)).collect::<Vec<_>>()),
