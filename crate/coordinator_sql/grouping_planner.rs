@@ -399,6 +399,7 @@ impl<'a> Planner<'a> {
         let pathkeys: Vec<(usize, bool)> =
             group_pathkeys(keys.len(), upper.sort).into_iter().filter(|&(k, _)| !constant_key(&keys[k], s)).collect();
         let input_keys = input_pathkeys(keys, &pathkeys);
+        let distinct = self.distinct;
         // The input in the group keys' order: range partitions in bound order (an
         // ordered Append), or a Merge Append of ordered partitions.
         let ordered = match (Self::ordered_path_exists(leaves, &input_keys), leaves.len() > 1) {
@@ -411,7 +412,11 @@ impl<'a> Planner<'a> {
         };
         let agg = |input: Plan, strategy: AggStrategy| Plan::Agg {
             child: Box::new(input),
-            strategy,
+            // A DISTINCT's sorted path is a Unique (`create_distinct_paths`).
+            strategy: match strategy {
+                AggStrategy::Sorted if distinct => AggStrategy::Unique,
+                other => other,
+            },
             group_by: keys.to_vec(),
             aggs: aggs.to_vec(),
             split: crate::plan::AggSplit::Simple,

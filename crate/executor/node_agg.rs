@@ -499,7 +499,8 @@ impl ExecNode for AggState {
         self.inputs = AsyncInputs::init(id, &mut self.children, plans, es);
     }
     fn exec_next(&mut self, es: &mut EState) -> ExecResult<ExecStatus> {
-        if self.strategy == AggStrategy::Sorted && !self.group_by.is_empty() {
+        // A DISTINCT's Unique is a sorted grouping without aggregates.
+        if matches!(self.strategy, AggStrategy::Sorted | AggStrategy::Unique) && !self.group_by.is_empty() {
             return self.next_sorted(es);
         }
         while !self.filled {
@@ -535,11 +536,20 @@ impl ExecNode for AggState {
         &self.children
     }
     fn explain(&self, e: &mut ExplainNode) {
+        if self.strategy == AggStrategy::Unique {
+            // create_upper_unique_plan's Unique: its output, no keys shown.
+            e.node_type = "Unique".into();
+            let refs: Vec<String> = (0..self.input_names.len()).map(|i| format!("${i}")).collect();
+            for g in &self.group_by {
+                e.push_output(g.to_sql(&refs));
+            }
+            return;
+        }
         e.node_type = "Aggregate".into();
         e.strategy = Some(match self.strategy {
             AggStrategy::Plain => "Plain".into(),
             AggStrategy::Hashed => "Hashed".into(),
-            AggStrategy::Sorted => "Sorted".into(),
+            AggStrategy::Sorted | AggStrategy::Unique => "Sorted".into(),
         });
         // `$N` is the child's N-th output column; EXPLAIN resolves it (sum(ft1.a)).
         let refs: Vec<String> = (0..self.input_names.len()).map(|i| format!("${i}")).collect();

@@ -2092,13 +2092,16 @@ impl<'a> Model<'a> {
             // per-row work (transitions, one comparison per key column) is all run
             // cost. AGG_HASHED reads its whole input before the first group.
             let per_input = trans * input + p.cpu_operator_cost * ngroup_cols * input;
-            let sorted = matches!(strategy, AggStrategy::Sorted);
+            let sorted = matches!(strategy, AggStrategy::Sorted | AggStrategy::Unique);
             let mut startup = if sorted { c.est.startup } else { c.est.total + per_input };
             let run = if sorted { c.est.total + per_input - startup } else { 0.0 };
             if !sorted && !p.enable_hashagg {
                 startup += DISABLE_COST;
             }
-            let total = startup + run + fin * num_groups + p.cpu_tuple_cost * num_groups;
+            // create_upper_unique_path: one comparison per key column and input row,
+            // nothing per output row.
+            let per_group = if matches!(strategy, AggStrategy::Unique) { 0.0 } else { p.cpu_tuple_cost };
+            let total = startup + run + fin * num_groups + per_group * num_groups;
             Estimate { startup, total, rows: num_groups, width }
         };
         let vars = group_by.iter().map(var_at).chain(aggs.iter().map(|_| None)).collect();

@@ -1258,6 +1258,12 @@ pub enum AggStrategy {
     /// GroupAggregate (`AGG_SORTED`): the input comes sorted by the group keys, so a
     /// group is complete when the key changes and goes out at once.
     Sorted,
+    /// SELECT DISTINCT's sorted path (`create_upper_unique_path`, a Unique node over
+    /// input sorted by the DISTINCT list): executed as a sorted grouping without
+    /// aggregates, shown as `Unique`, costed as a Unique. In the shards' logical plan
+    /// it marks the Agg that stands for a DISTINCT, whose strategy the coordinator's
+    /// planner then chooses (Unique or HashAggregate, `create_distinct_paths`).
+    Unique,
 }
 
 /// PostgreSQL's `AggSplit`: a whole aggregation (`AGGSPLIT_SIMPLE`), or its two
