@@ -321,7 +321,12 @@ pub(super) fn grouping_candidates(
     if let Some(input) = ordered {
         out.push(sorted(agg(input, AggStrategy::Sorted)));
     }
-    let hashed = upper.having_over(agg(unordered.clone(), AggStrategy::Hashed));
+    // No HashAggregate for a DISTINCT aggregate (`can_hash` needs numOrderedAggs 0).
+    let hashed = agg(unordered.clone(), AggStrategy::Hashed);
+    if matches!(&hashed, Plan::Agg { aggs, .. } if aggs.iter().any(|a| a.distinct)) {
+        return out;
+    }
+    let hashed = upper.having_over(hashed);
     out.push(Cand { plan: hashed, ordered: false, presorted: false });
     out
 }
@@ -666,7 +671,7 @@ impl<'a> Planner<'a> {
             aggs: aggs
                 .iter()
                 .enumerate()
-                .map(|(i, a)| AggCall { func: a.func, arg: Some(Expr::Col(nkeys + i)) })
+                .map(|(i, a)| AggCall { func: a.func, arg: Some(Expr::Col(nkeys + i)), distinct: a.distinct })
                 .collect(),
             split: AggSplit::Finalize,
         };

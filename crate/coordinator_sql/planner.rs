@@ -1670,7 +1670,11 @@ impl Join<'_> {
                         let keys: Vec<Expr> = keys.iter().map(|e| rewrite(e, &map)).collect();
                         let aggs: Vec<AggCall> = aggs
                             .iter()
-                            .map(|a| AggCall { func: a.func, arg: a.arg.as_ref().map(|e| rewrite(e, &map)) })
+                            .map(|a| AggCall {
+                                func: a.func,
+                                arg: a.arg.as_ref().map(|e| rewrite(e, &map)),
+                                distinct: a.distinct,
+                            })
                             .collect();
                         (keys, aggs)
                     });
@@ -1912,7 +1916,10 @@ fn compare_path_costs_fuzzily(p1: &Estimate, p2: &Estimate, fuzz: f64, consider_
 fn agg_over_join(plan: Plan, l: &Layers, map: &[Option<usize>]) -> Plan {
     let Some((strategy, keys, aggs)) = &l.agg else { return plan };
     let keys = keys.iter().map(|e| rewrite(e, map)).collect();
-    let aggs = aggs.iter().map(|a| AggCall { func: a.func, arg: a.arg.as_ref().map(|e| rewrite(e, map)) }).collect();
+    let aggs = aggs
+        .iter()
+        .map(|a| AggCall { func: a.func, arg: a.arg.as_ref().map(|e| rewrite(e, map)), distinct: a.distinct })
+        .collect();
     let plan = Plan::Agg {
         child: Box::new(plan),
         strategy: strategy.clone(),
@@ -2286,8 +2293,12 @@ impl<'a> Planner<'a> {
         // keys: each partition aggregates partially and a Finalize Aggregate combines
         // above the Append (PARTITIONWISE_AGGREGATE_PARTIAL, `grouping_planner`), but
         // for avg, whose partial state (a sum and a count) the sandbox does not plan.
+        // A DISTINCT aggregate cannot be split into partial ones (PostgreSQL then
+        // aggregates above the Append).
+        let distinct_aggs = l.agg.as_ref().is_some_and(|(_, _, aggs)| aggs.iter().any(|a| a.distinct));
         let partial_agg = l.agg.is_some()
             && !self.distinct
+            && !distinct_aggs
             && partitioned
             && leaves.len() > 1
             && !self.partitionwise(rel, &l)
@@ -2323,8 +2334,10 @@ impl<'a> Planner<'a> {
 
         if let Some((strategy, keys, aggs)) = &l.agg {
             let keys: Vec<Expr> = keys.iter().map(|e| rewrite(e, &map)).collect();
-            let aggs: Vec<AggCall> =
-                aggs.iter().map(|a| AggCall { func: a.func, arg: a.arg.as_ref().map(|e| rewrite(e, &map)) }).collect();
+            let aggs: Vec<AggCall> = aggs
+                .iter()
+                .map(|a| AggCall { func: a.func, arg: a.arg.as_ref().map(|e| rewrite(e, &map)), distinct: a.distinct })
+                .collect();
             // postgres_fdw pushes an aggregate down when the grouped relation is a
             // foreign table (GetForeignUpperPaths is called for an input rel with an
             // FDW): a plain foreign table, not a partitioned table pruned to one foreign
@@ -2932,7 +2945,10 @@ fn push_limit(f: &mut ForeignScanPlan, limit: &mut Option<(u64, Option<u64>)>) {
 /// built-in one, which postgres_fdw ships (avg too: a full aggregation, per table or
 /// per partition, not a partial one).
 fn pushable_agg(keys: &[Expr], aggs: &[AggCall]) -> bool {
+    // A DISTINCT aggregate is not pushed by the sandbox (postgres_fdw would ship
+    // `count(DISTINCT x)`): aggregated locally instead.
     keys.iter().all(|k| matches!(k, Expr::Col(_)))
+        && !aggs.iter().any(|a| a.distinct)
         && aggs.iter().all(|a| a.arg.as_ref().is_none_or(|e| matches!(e, Expr::Col(_))))
 }
 

@@ -1542,7 +1542,7 @@ impl<'a> Model<'a> {
                         target_vars.push(None);
                     }
                     RemoteTarget::Agg(func, arg) => {
-                        let call = AggCall { func: *func, arg: arg.map(Expr::Col) };
+                        let call = AggCall { func: *func, arg: arg.map(Expr::Col), distinct: false };
                         let ty = arg.and_then(|a| local.get(a).copied().flatten()).map(|l| rel.columns[l].1);
                         add_agg_costs(&call, ty, p, &mut trans, &mut fin);
                         target_widths.push(agg_width(&call, ty));
@@ -2675,10 +2675,10 @@ mod tests {
             strategy: AggStrategy::Hashed,
             group_by: vec![Expr::Col(1)],
             aggs: vec![
-                AggCall { func: AggFunc::CountStar, arg: None },
-                AggCall { func: AggFunc::Sum, arg: Some(Expr::Col(0)) },
-                AggCall { func: AggFunc::Sum, arg: Some(Expr::Col(1)) },
-                AggCall { func: AggFunc::Max, arg: Some(Expr::Col(0)) },
+                AggCall { func: AggFunc::CountStar, arg: None, distinct: false },
+                AggCall { func: AggFunc::Sum, arg: Some(Expr::Col(0)), distinct: false },
+                AggCall { func: AggFunc::Sum, arg: Some(Expr::Col(1)), distinct: false },
+                AggCall { func: AggFunc::Max, arg: Some(Expr::Col(0)), distinct: false },
             ],
             split: AggSplit::Simple,
         };

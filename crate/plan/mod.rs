@@ -922,6 +922,10 @@ impl AggFunc {
 pub struct AggCall {
     pub func: AggFunc,
     pub arg: Option<Expr>,
+    /// `count(DISTINCT x)`, `sum(DISTINCT x)`, …: each distinct value of the argument
+    /// once per group (an Aggref's `aggdistinct`). Such an aggregate is never hashed
+    /// (`numOrderedAggs`), nor split into partial ones.
+    pub distinct: bool,
 }
 
 impl AggCall {

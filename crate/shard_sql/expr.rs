@@ -30,7 +30,13 @@
 //! Functions: the aggregates, and the scalar `length`, `upper`, `lower`, `substr` over
 //! text, `||` (a non-text operand cast to text, as `anytextcat` does), `[NOT] [I]LIKE`
 //! and the operators `~~ !~~ ~~* !~~*` they deparse to (so a shard parses the remote
-//! SQL the coordinator sends), CURRENT_USER and SESSION_USER.
+//! SQL the coordinator sends), CURRENT_USER and SESSION_USER; `abs`, `round`
+//! (`round(numeric)` as the inlined `round(x, 0)`, `round(integer)` a float8's);
+//! CASE (searched and simple), COALESCE, NULLIF, GREATEST, LEAST, their results
+//! coerced to a common type as `select_common_type` resolves it (an untyped literal
+//! or NULL takes the others' type; a NULL of that type for a missing ELSE), and
+//! simplified over constants as eval_const_expressions does (a constant WHEN, NULL
+//! COALESCE arguments).
 //!
 //! Booleans are a type (`Datum::Bool`): `b = true` is `b` and `b = false` `NOT b`, as
 //! eval_const_expressions simplifies them (`simplify_boolean_equality`); a boolean
@@ -1283,7 +1289,8 @@ impl ExprPlanner<'_> {
                 return Err(SqlError::new(format!("function {}(boolean) does not exist", func.name()), position));
             }
         }
-        Ok(Expr::Col(g.agg_column(AggCall { func, arg })))
+        let distinct = matches!(&f.args, FunctionArguments::List(l) if l.duplicate_treatment == Some(DuplicateTreatment::Distinct));
+        Ok(Expr::Col(g.agg_column(AggCall { func, arg, distinct })))
     }
 }
 
@@ -1326,8 +1333,10 @@ fn aggregate_arg(f: &Function, func: AggFunc, position: Option<usize>) -> Result
             return Err(SqlError::new(format!("column \"{name}\" does not exist"), position));
         }
     };
-    if list.duplicate_treatment == Some(DuplicateTreatment::Distinct) {
-        return Err(SqlError::unsupported("DISTINCT in aggregates", position));
+    if list.duplicate_treatment == Some(DuplicateTreatment::Distinct)
+        && matches!(list.args.as_slice(), [FunctionArg::Unnamed(FunctionArgExpr::Wildcard)])
+    {
+        return Err(SqlError::new(format!("syntax error: {name}(DISTINCT *)"), position));
     }
     if !list.clauses.is_empty() {
         return Err(SqlError::unsupported("ORDER BY or other clauses in aggregates", position));

@@ -145,7 +145,7 @@ impl Model<'_> {
             match t {
                 RemoteTarget::Col(c) => widths.push(r.widths.get(c).copied().unwrap_or(32.0)),
                 RemoteTarget::Agg(func, arg) => {
-                    let call = AggCall { func: *func, arg: arg.map(Expr::Col) };
+                    let call = AggCall { func: *func, arg: arg.map(Expr::Col), distinct: false };
                     let ty = arg.and_then(type_of);
                     super::add_agg_costs(&call, ty, p, &mut trans, &mut fin);
                     widths.push(super::agg_width(&call, ty));
