@@ -765,7 +765,7 @@ fn build_partitionwise(_info: &ScenarioInfo, _knobs: &Knobs, s: &Settings) -> Re
     let mut local = Catalog::default();
     local.add(p2);
     let mut remote = RemoteQuery::scan("t1", t_columns(), &[0]);
-    remote.targets = vec![RemoteTarget::Col(0), RemoteTarget::Agg(AggFunc::CountStar, None)];
+    remote.targets = vec![RemoteTarget::Col(0), RemoteTarget::Agg(AggFunc::CountStar, None, false)];
     remote.group_by = vec![0];
     let foreign = Plan::ForeignScan(ForeignScanPlan {
         relation: "p1".into(),

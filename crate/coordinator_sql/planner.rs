@@ -2895,7 +2895,7 @@ impl<'a> Planner<'a> {
                 _ => 0,
             };
             let mut targets: Vec<RemoteTarget> = keys.iter().map(|k| RemoteTarget::Col(table_col(k))).collect();
-            targets.extend(aggs.iter().map(|a| RemoteTarget::Agg(a.func, a.arg.as_ref().map(table_col))));
+            targets.extend(aggs.iter().map(|a| RemoteTarget::Agg(a.func, a.arg.as_ref().map(table_col), a.distinct)));
             let mut f = self.foreign_scan(leaf, conjuncts, targets, at)?;
             // An upper relation's remote WHERE is its input's remote_conds as
             // classifyConditions listed them (baserestrictinfo's order), not sorted by
@@ -2945,10 +2945,7 @@ fn push_limit(f: &mut ForeignScanPlan, limit: &mut Option<(u64, Option<u64>)>) {
 /// built-in one, which postgres_fdw ships (avg too: a full aggregation, per table or
 /// per partition, not a partial one).
 fn pushable_agg(keys: &[Expr], aggs: &[AggCall]) -> bool {
-    // A DISTINCT aggregate is not pushed by the sandbox (postgres_fdw would ship
-    // `count(DISTINCT x)`): aggregated locally instead.
     keys.iter().all(|k| matches!(k, Expr::Col(_)))
-        && !aggs.iter().any(|a| a.distinct)
         && aggs.iter().all(|a| a.arg.as_ref().is_none_or(|e| matches!(e, Expr::Col(_))))
 }
 

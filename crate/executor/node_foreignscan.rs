@@ -142,7 +142,7 @@ pub struct ForeignScanState {
     slot: Vec<Datum>,
     /// Each target's aggregate and its column, if it is an aggregate of a column (EXPLAIN
     /// qualifies the column where PostgreSQL does).
-    agg_args: Vec<Option<(&'static str, String)>>,
+    agg_args: Vec<Option<(String, String)>>,
     /// The InitPlan values the remote query sends as `$1`, `$2`, … (postgres_fdw's
     /// `param_exprs`), and their text once computed (`process_query_params`).
     exec_params: Vec<(usize, crate::plan::SqlType)>,
@@ -247,9 +247,11 @@ impl ForeignScanState {
                 .targets
                 .iter()
                 .map(|t| match t {
-                    RemoteTarget::Agg(f, Some(c)) => {
-                        plan.remote.table_columns.get(*c).map(|col| (f.name(), col.name.clone()))
-                    }
+                    RemoteTarget::Agg(f, Some(c), d) => plan
+                        .remote
+                        .table_columns
+                        .get(*c)
+                        .map(|col| (format!("{}({}", f.name(), distinct_word(*d)), col.name.clone())),
                     _ => None,
                 })
                 .collect(),
@@ -626,7 +628,7 @@ impl ExecNode for ForeignScanState {
                 e.push_output(if o.starts_with('(') {
                     match arg {
                         // The aggregate's column, qualified where EXPLAIN qualifies.
-                        Some((f, c)) => format!("({f}({}))", crate::instrument::qualifiable(alias, c)),
+                        Some((f, c)) => format!("({f}{}))", crate::instrument::qualifiable(alias, c)),
                         None => o.clone(),
                     }
                 } else {
@@ -769,14 +771,23 @@ impl ForeignScanState {
     }
 }
 
+/// `DISTINCT ` before a DISTINCT aggregate's argument.
+fn distinct_word(distinct: bool) -> &'static str {
+    if distinct {
+        "DISTINCT "
+    } else {
+        ""
+    }
+}
+
 /// A target as EXPLAIN VERBOSE names it: a column, or a pushed-down aggregate in
 /// parentheses (`(count(*))`).
 fn target_name(q: &RemoteQuery, t: &RemoteTarget) -> String {
     let col = |i: usize| q.table_columns.get(i).map_or_else(|| format!("${i}"), |c| c.name.clone());
     match t {
         RemoteTarget::Col(i) => col(*i),
-        RemoteTarget::Agg(f, None) => format!("({}(*))", f.name()),
-        RemoteTarget::Agg(f, Some(i)) => format!("({}({}))", f.name(), col(*i)),
+        RemoteTarget::Agg(f, None, _) => format!("({}(*))", f.name()),
+        RemoteTarget::Agg(f, Some(i), d) => format!("({}({}{}))", f.name(), distinct_word(*d), col(*i)),
     }
 }
 
@@ -792,7 +803,7 @@ fn join_target_name(q: &RemoteQuery, j: &crate::plan::RemoteJoin, t: &RemoteTarg
     };
     match t {
         RemoteTarget::Col(i) => col(*i),
-        RemoteTarget::Agg(f, None) => format!("({}(*))", f.name()),
-        RemoteTarget::Agg(f, Some(i)) => format!("({}({}))", f.name(), col(*i)),
+        RemoteTarget::Agg(f, None, _) => format!("({}(*))", f.name()),
+        RemoteTarget::Agg(f, Some(i), d) => format!("({}({}{}))", f.name(), distinct_word(*d), col(*i)),
     }
 }

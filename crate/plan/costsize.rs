@@ -562,7 +562,7 @@ fn output_types(plan: &Plan, kids: &[Vec<Option<SqlType>>]) -> Vec<Option<SqlTyp
             .targets
             .iter()
             .map(|t| match t {
-                RemoteTarget::Agg(AggFunc::Count | AggFunc::CountStar, _) => Some(SqlType::Int8),
+                RemoteTarget::Agg(AggFunc::Count | AggFunc::CountStar, _, _) => Some(SqlType::Int8),
                 _ => None,
             })
             .chain(f.remote.row_mark.as_ref().map(|_| None))
@@ -1492,7 +1492,7 @@ impl<'a> Model<'a> {
             .iter()
             .filter_map(|t| match t {
                 RemoteTarget::Col(c) => Some(*c),
-                RemoteTarget::Agg(_, a) => *a,
+                RemoteTarget::Agg(_, a, _) => *a,
             })
             .collect();
         needed.sort_unstable();
@@ -1541,8 +1541,8 @@ impl<'a> Model<'a> {
                         target_widths.push(width_of(*c));
                         target_vars.push(None);
                     }
-                    RemoteTarget::Agg(func, arg) => {
-                        let call = AggCall { func: *func, arg: arg.map(Expr::Col), distinct: false };
+                    RemoteTarget::Agg(func, arg, distinct) => {
+                        let call = AggCall { func: *func, arg: arg.map(Expr::Col), distinct: *distinct };
                         let ty = arg.and_then(|a| local.get(a).copied().flatten()).map(|l| rel.columns[l].1);
                         add_agg_costs(&call, ty, p, &mut trans, &mut fin);
                         target_widths.push(agg_width(&call, ty));

@@ -965,7 +965,9 @@ impl SortKey {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub enum RemoteTarget {
     Col(usize),
-    Agg(AggFunc, Option<usize>),
+    /// An aggregate of a column (None: `count(*)`); true: with DISTINCT
+    /// (`count(DISTINCT grp)`, which postgres_fdw's appendAggregate writes so).
+    Agg(AggFunc, Option<usize>, bool),
 }
 
 /// The query a ForeignScan sends, before deparsing. Column numbers refer to
@@ -1101,7 +1103,7 @@ impl RemoteQuery {
             .iter()
             .map(|t| match t {
                 RemoteTarget::Col(c) => self.table_columns[*c].clone(),
-                RemoteTarget::Agg(f, arg) => {
+                RemoteTarget::Agg(f, arg, _) => {
                     let ty = arg.map(|c| self.table_columns[c].ty).unwrap_or(ColType::Int);
                     Column::new(f.name(), f.result_type(ty))
                 }

@@ -63,8 +63,10 @@ pub fn deparse_remote_query(q: &RemoteQuery) -> String {
         .iter()
         .map(|t| match t {
             RemoteTarget::Col(c) => column(*c),
-            RemoteTarget::Agg(f, None) => format!("{}(*)", f.name()),
-            RemoteTarget::Agg(f, Some(c)) => format!("{}({})", f.name(), column(*c)),
+            RemoteTarget::Agg(f, None, _) => format!("{}(*)", f.name()),
+            // appendAggregate: `count(DISTINCT grp)`.
+            RemoteTarget::Agg(f, Some(c), true) => format!("{}(DISTINCT {})", f.name(), column(*c)),
+            RemoteTarget::Agg(f, Some(c), false) => format!("{}({})", f.name(), column(*c)),
         })
         .collect();
     // A foreign modify's scan reads the rows' ctid after its targets (and only it

@@ -476,9 +476,9 @@ fn deparsed_remote_queries_round_trip() {
     let mut agg = RemoteQuery::scan("t", columns, &[]);
     agg.targets = vec![
         RemoteTarget::Col(1),
-        RemoteTarget::Agg(AggFunc::CountStar, None),
-        RemoteTarget::Agg(AggFunc::Sum, Some(0)),
-        RemoteTarget::Agg(AggFunc::Avg, Some(3)),
+        RemoteTarget::Agg(AggFunc::CountStar, None, false),
+        RemoteTarget::Agg(AggFunc::Sum, Some(0), false),
+        RemoteTarget::Agg(AggFunc::Avg, Some(3), false),
     ];
     agg.group_by = vec![1];
     // An aggregated query's HAVING and ORDER BY are over its targets: b, count(*), …
