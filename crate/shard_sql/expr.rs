@@ -1336,7 +1336,7 @@ fn aggregate_arg(f: &Function, func: AggFunc, position: Option<usize>) -> Result
     if list.duplicate_treatment == Some(DuplicateTreatment::Distinct)
         && matches!(list.args.as_slice(), [FunctionArg::Unnamed(FunctionArgExpr::Wildcard)])
     {
-        return Err(SqlError::new(format!("syntax error: {name}(DISTINCT *)"), position));
+        return Err(SqlError::new("syntax error at or near \"*\"", position));
     }
     if !list.clauses.is_empty() {
         return Err(SqlError::unsupported("ORDER BY or other clauses in aggregates", position));

@@ -3974,3 +3974,53 @@ insert into bl values (true, true, 'x');
 
 -- [dml insert boolean literal] untyped literals and NULL become the column's type (merge35)
 insert into bl values (101, 'yes', 'y'), (102, null, 'z');
+
+-- (h17c) ===== CASE, COALESCE, NULLIF, GREATEST/LEAST, abs, round =====
+
+-- [expr case foreign partitioned] a searched CASE in the select list of the async Append's scans (h17c)
+select id, case when grp > 5 then 'big' else 'small' end from h where id < 12;
+
+-- [expr case foreign partitioned ship] a searched CASE compared with a constant: shipped, in parentheses (h17c)
+select id, grp from h where case when grp > 5 then 1 else 0 end = 1 and id < 40;
+
+-- [expr case simple foreign partitioned] a simple CASE without ELSE: ELSE NULL::text (h17c)
+select id, case grp when 1 then 'one' when 2 then 'two' end from h where id < 10;
+
+-- [expr case simple foreign partitioned ship] a simple CASE as a boolean qual: shipped (h17c)
+select id, grp from h where case grp when 3 then true else false end and id < 60;
+
+-- [expr case foreign partitioned collation] a CASE of a text column compared with a text: shipped (the column gives the collation) (h17c)
+select id, name from h where case when grp > 5 then name else 'small' end = 'n07';
+
+-- [expr case coalesce aggregate foreign partitioned] CASE and COALESCE inside aggregates over the async Append (h17c)
+select grp, count(*), sum(case when amount > 50 then 1 else 0 end), max(coalesce(name, '?')) from h group by grp order by grp;
+
+-- [expr coalesce foreign partitioned] COALESCE of text, integer and numeric columns over their NULLs (h17c)
+select id, coalesce(name, 'none'), coalesce(grp, -1), coalesce(amount, 0) from h where id > 2000 and id < 2040;
+
+-- [expr coalesce foreign partitioned filter] COALESCE in WHERE: a local Filter on each async scan (h17c)
+select id, grp, coalesce(grp, 0) from h where coalesce(grp, 0) > 8;
+
+-- [expr nullif greatest least foreign partitioned] NULLIF, GREATEST, LEAST computed locally (h17c)
+select id, grp, nullif(grp, 3), greatest(grp, 5), least(grp, 5, id) from h where id < 12;
+
+-- [expr abs round foreign] abs, round(numeric, int), round(numeric), round(bigint) (a float8) (h17c)
+select id, abs(val), round(score, 1), round(score), round(val) from f where id < 8 or id > 515;
+
+-- [expr abs round foreign ship] abs and round in WHERE: shipped, round(x) as round(x, 0) (h17c)
+select id, val from f where abs(val) < 10 and round(score) > 2;
+
+-- [expr case coalesce range] CASE with IS NULL and COALESCE over the range-partitioned table (h17c)
+select k, case when v is null then 'none' when v < 10 then 'low' else 'high' end, coalesce(v, 0) + 1 from r where k % 100 = 7;
+
+-- [expr round abs aggregate foreign partitioned] aggregates of round and abs over the async Append (h17c)
+select sum(round(amount)), avg(round(amount, 1)), max(abs(grp - 5)) from h where id < 500;
+
+-- [expr case foreign partitioned boolean] a CASE without ELSE as a qual: ELSE NULL::boolean, shipped (h17c)
+select id from h where case when id < 3 then true end;
+
+-- [error expr coalesce types] COALESCE of an integer and a text (h17c)
+select coalesce(grp, name) from h;
+
+-- [error expr case when boolean] a CASE/WHEN condition that is not boolean (h17c)
+select id from h where case when grp then 1 end = 1;
