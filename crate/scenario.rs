@@ -281,7 +281,7 @@ fn sum_a_plan(input: Plan) -> Plan {
         child: Box::new(input),
         strategy: AggStrategy::Plain,
         group_by: vec![],
-        aggs: vec![AggCall { func: AggFunc::Sum, arg: Some(Expr::Col(0)) }],
+        aggs: vec![AggCall { func: AggFunc::Sum, arg: Some(Expr::Col(0)), distinct: false }],
         split: crate::plan::AggSplit::Simple,
     }
 }
@@ -766,7 +766,7 @@ fn build_partitionwise(_info: &ScenarioInfo, _knobs: &Knobs, s: &Settings) -> Re
     let mut local = Catalog::default();
     local.add(p2);
     let mut remote = RemoteQuery::scan("t1", t_columns(), &[0]);
-    remote.targets = vec![RemoteTarget::Col(0), RemoteTarget::Agg(AggFunc::CountStar, None)];
+    remote.targets = vec![RemoteTarget::Col(0), RemoteTarget::Agg(AggFunc::CountStar, None, false)];
     remote.group_by = vec![0];
     let foreign = Plan::ForeignScan(ForeignScanPlan {
         relation: "p1".into(),
@@ -797,7 +797,7 @@ fn build_partitionwise(_info: &ScenarioInfo, _knobs: &Knobs, s: &Settings) -> Re
         }),
         strategy: AggStrategy::Hashed,
         group_by: vec![Expr::Col(0)],
-        aggs: vec![AggCall { func: AggFunc::CountStar, arg: None }],
+        aggs: vec![AggCall { func: AggFunc::CountStar, arg: None, distinct: false }],
         split: crate::plan::AggSplit::Simple,
     };
     let plan = Plan::Append { children: vec![foreign, local_agg], prune: None, ordered: false };

@@ -60,7 +60,7 @@ fn plan(tables: &[&str]) -> Plan {
         child: Box::new(Plan::Append { children, prune: None, ordered: false }),
         strategy: AggStrategy::Plain,
         group_by: vec![],
-        aggs: vec![AggCall { func: AggFunc::Sum, arg: Some(Expr::Col(0)) }],
+        aggs: vec![AggCall { func: AggFunc::Sum, arg: Some(Expr::Col(0)), distinct: false }],
         split: pgasync::plan::AggSplit::Simple,
     }
 }

@@ -613,7 +613,7 @@ pub(crate) fn coordinator_run(
         child: Box::new(Plan::Append { children: vec![scan], prune: None, ordered: false }),
         strategy: AggStrategy::Plain,
         group_by: vec![],
-        aggs: vec![AggCall { func: AggFunc::Sum, arg: Some(Expr::Col(0)) }],
+        aggs: vec![AggCall { func: AggFunc::Sum, arg: Some(Expr::Col(0)), distinct: false }],
         split: pgasync::plan::AggSplit::Simple,
     };
     let server =

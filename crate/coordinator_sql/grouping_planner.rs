@@ -321,7 +321,12 @@ pub(super) fn grouping_candidates(
     if let Some(input) = ordered {
         out.push(sorted(agg(input, AggStrategy::Sorted)));
     }
-    let hashed = upper.having_over(agg(unordered.clone(), AggStrategy::Hashed));
+    // No HashAggregate for a DISTINCT aggregate (`can_hash` needs numOrderedAggs 0).
+    let hashed = agg(unordered.clone(), AggStrategy::Hashed);
+    if matches!(&hashed, Plan::Agg { aggs, .. } if aggs.iter().any(|a| a.distinct)) {
+        return out;
+    }
+    let hashed = upper.having_over(hashed);
     out.push(Cand { plan: hashed, ordered: false, presorted: false });
     out
 }
@@ -399,6 +404,7 @@ impl<'a> Planner<'a> {
         let pathkeys: Vec<(usize, bool)> =
             group_pathkeys(keys.len(), upper.sort).into_iter().filter(|&(k, _)| !constant_key(&keys[k], s)).collect();
         let input_keys = input_pathkeys(keys, &pathkeys);
+        let distinct = self.distinct;
         // The input in the group keys' order: range partitions in bound order (an
         // ordered Append), or a Merge Append of ordered partitions.
         let ordered = match (Self::ordered_path_exists(leaves, &input_keys), leaves.len() > 1) {
@@ -411,7 +417,11 @@ impl<'a> Planner<'a> {
         };
         let agg = |input: Plan, strategy: AggStrategy| Plan::Agg {
             child: Box::new(input),
-            strategy,
+            // A DISTINCT's sorted path is a Unique (`create_distinct_paths`).
+            strategy: match strategy {
+                AggStrategy::Sorted if distinct => AggStrategy::Unique,
+                other => other,
+            },
             group_by: keys.to_vec(),
             aggs: aggs.to_vec(),
             split: crate::plan::AggSplit::Simple,
@@ -663,7 +673,7 @@ impl<'a> Planner<'a> {
             aggs: aggs
                 .iter()
                 .enumerate()
-                .map(|(i, a)| AggCall { func: a.func, arg: Some(Expr::Col(nkeys + i)) })
+                .map(|(i, a)| AggCall { func: a.func, arg: Some(Expr::Col(nkeys + i)), distinct: a.distinct })
                 .collect(),
             split: AggSplit::Finalize,
         };

@@ -1508,8 +1508,10 @@ impl JoinProblem<'_> {
             map[c] = Some(p);
         }
         let keys: Vec<Expr> = keys.iter().map(|e| rewrite(e, &map)).collect();
-        let aggs: Vec<AggCall> =
-            aggs.iter().map(|a| AggCall { func: a.func, arg: a.arg.as_ref().map(|e| rewrite(e, &map)) }).collect();
+        let aggs: Vec<AggCall> = aggs
+            .iter()
+            .map(|a| AggCall { func: a.func, arg: a.arg.as_ref().map(|e| rewrite(e, &map)), distinct: a.distinct })
+            .collect();
         crate::coordinator_sql::postgres_fdw_join::push_aggregate(path.plan.clone(), &keys, &aggs, l.having.as_ref())
             .ok()
     }
@@ -2536,8 +2538,10 @@ fn upper_of(l: &Layers) -> Upper<'_> {
 fn grouped_over(input: Plan, map: &[Option<usize>], l: &Layers) -> Vec<Cand> {
     let Some((_, keys, aggs)) = &l.agg else { return vec![] };
     let keys: Vec<Expr> = keys.iter().map(|e| rewrite(e, map)).collect();
-    let aggs: Vec<AggCall> =
-        aggs.iter().map(|a| AggCall { func: a.func, arg: a.arg.as_ref().map(|e| rewrite(e, map)) }).collect();
+    let aggs: Vec<AggCall> = aggs
+        .iter()
+        .map(|a| AggCall { func: a.func, arg: a.arg.as_ref().map(|e| rewrite(e, map)), distinct: a.distinct })
+        .collect();
     let agg = |input: Plan, strategy: AggStrategy| Plan::Agg {
         child: Box::new(input),
         strategy,

@@ -205,8 +205,13 @@ fn peel(mut plan: Plan) -> Result<Layers, String> {
             plan = *child;
         }
         if let Plan::Agg { child, strategy, group_by, aggs, .. } = plan {
+            // A DISTINCT's logical Agg sorts its input itself (`plan_distinct`); the
+            // planner chooses how to make the rows distinct.
+            plan = match (*child, strategy.clone()) {
+                (Plan::Sort { child, .. }, crate::plan::AggStrategy::Unique) => *child,
+                (child, _) => child,
+            };
             l.agg = Some((strategy, group_by, aggs));
-            plan = *child;
         }
     }
     if let Plan::Result { child, filter: Some(f), targets: None } = plan {
@@ -253,6 +258,15 @@ pub(super) fn plan_query_into(
     }
     if q.with.is_some() {
         return Err(FrontError::unsupported("WITH (common table expressions)", at));
+    }
+    if let SetExpr::Select(s) = q.body.as_ref() {
+        // SELECT DISTINCT is planned over one table (`build_scans`); anywhere else
+        // refused by name rather than planned without its Unique.
+        let one_table = matches!(s.from.as_slice(), [f] if f.joins.is_empty()
+            && matches!(f.relation, TableFactor::Table { args: None, .. }));
+        if s.distinct.is_some() && (!one_table || super::subselect::has_sublinks(q)) {
+            return Err(FrontError::unsupported("SELECT DISTINCT over a join, a subquery or a function", at));
+        }
     }
     super::prepjointree::refuse_written_semi_joins(q, at)?;
     // IN / EXISTS / NOT EXISTS in WHERE's top-level AND: a semi or anti join.
@@ -1667,7 +1681,11 @@ impl Join<'_> {
                         let keys: Vec<Expr> = keys.iter().map(|e| rewrite(e, &map)).collect();
                         let aggs: Vec<AggCall> = aggs
                             .iter()
-                            .map(|a| AggCall { func: a.func, arg: a.arg.as_ref().map(|e| rewrite(e, &map)) })
+                            .map(|a| AggCall {
+                                func: a.func,
+                                arg: a.arg.as_ref().map(|e| rewrite(e, &map)),
+                                distinct: a.distinct,
+                            })
                             .collect();
                         (keys, aggs)
                     });
@@ -1909,7 +1927,10 @@ fn compare_path_costs_fuzzily(p1: &Estimate, p2: &Estimate, fuzz: f64, consider_
 fn agg_over_join(plan: Plan, l: &Layers, map: &[Option<usize>]) -> Plan {
     let Some((strategy, keys, aggs)) = &l.agg else { return plan };
     let keys = keys.iter().map(|e| rewrite(e, map)).collect();
-    let aggs = aggs.iter().map(|a| AggCall { func: a.func, arg: a.arg.as_ref().map(|e| rewrite(e, map)) }).collect();
+    let aggs = aggs
+        .iter()
+        .map(|a| AggCall { func: a.func, arg: a.arg.as_ref().map(|e| rewrite(e, map)), distinct: a.distinct })
+        .collect();
     let plan = Plan::Agg {
         child: Box::new(plan),
         strategy: strategy.clone(),
@@ -2152,6 +2173,8 @@ struct Planner<'a> {
     /// [`Self::scan_pathkeys`] of each relation of a join, by the name it goes by,
     /// for [`Self::side`] to take.
     side_pathkeys: Vec<(String, Vec<SortKey>)>,
+    /// The query is a SELECT DISTINCT: its grouping's sorted path is a Unique.
+    distinct: bool,
 }
 
 impl<'a> Planner<'a> {
@@ -2166,6 +2189,7 @@ impl<'a> Planner<'a> {
             merge_order: false,
             scan_pathkeys: None,
             side_pathkeys: vec![],
+            distinct: false,
         }
     }
 }
@@ -2271,12 +2295,21 @@ impl<'a> Planner<'a> {
         // EXPLAIN names: the parent keeps its alias when the plan refers to it (an
         // Append over its partitions); partitions get alias_1, alias_2, … in bound
         // order, the first one the bare alias when the parent is not referred to.
-        let pushed_agg = l.agg.is_some() && self.partitionwise(rel, &l) && leaves.len() > 1;
+        // A DISTINCT (its Agg marked Unique) is never pushed to a remote server
+        // (postgres_fdw 15's GetForeignUpperPaths takes no UPPERREL_DISTINCT) nor made
+        // partitionwise: Unique over sorted input or HashAggregate, above the scans.
+        self.distinct = matches!(&l.agg, Some((crate::plan::AggStrategy::Unique, ..)));
+        let pushed_agg = l.agg.is_some() && !self.distinct && self.partitionwise(rel, &l) && leaves.len() > 1;
         // enable_partitionwise_aggregate with the partition key not among the grouping
         // keys: each partition aggregates partially and a Finalize Aggregate combines
         // above the Append (PARTITIONWISE_AGGREGATE_PARTIAL, `grouping_planner`), but
         // for avg, whose partial state (a sum and a count) the sandbox does not plan.
+        // A DISTINCT aggregate cannot be split into partial ones (PostgreSQL then
+        // aggregates above the Append).
+        let distinct_aggs = l.agg.as_ref().is_some_and(|(_, _, aggs)| aggs.iter().any(|a| a.distinct));
         let partial_agg = l.agg.is_some()
+            && !self.distinct
+            && !distinct_aggs
             && partitioned
             && leaves.len() > 1
             && !self.partitionwise(rel, &l)
@@ -2314,8 +2347,10 @@ impl<'a> Planner<'a> {
 
         if let Some((strategy, keys, aggs)) = &l.agg {
             let keys: Vec<Expr> = keys.iter().map(|e| rewrite(e, &map)).collect();
-            let aggs: Vec<AggCall> =
-                aggs.iter().map(|a| AggCall { func: a.func, arg: a.arg.as_ref().map(|e| rewrite(e, &map)) }).collect();
+            let aggs: Vec<AggCall> = aggs
+                .iter()
+                .map(|a| AggCall { func: a.func, arg: a.arg.as_ref().map(|e| rewrite(e, &map)), distinct: a.distinct })
+                .collect();
             // postgres_fdw pushes an aggregate down when the grouped relation is a
             // foreign table (GetForeignUpperPaths is called for an input rel with an
             // FDW): a plain foreign table, not a partitioned table pruned to one foreign
@@ -2324,7 +2359,8 @@ impl<'a> Planner<'a> {
             // postgres_fdw pushes a grouping only when every condition below it ships
             // (foreign_grouping_ok: no local_conds) and no gating qual sits on the scan.
             let ships = conjuncts.iter().all(|c| is_foreign_expr_on(c, self.coord, rel)) && self.gating.is_empty();
-            let pushed = (pushed_agg || single_foreign) && pushable_agg(&keys, &aggs) && !dummy && ships;
+            let pushed =
+                (pushed_agg || single_foreign) && pushable_agg(&keys, &aggs) && !dummy && ships && !self.distinct;
             let (mut having, sort, limit) = (l.having, l.sort, l.limit);
             if partial_agg {
                 // Partial aggregates per partition, finalized above, or the ordinary
@@ -2875,7 +2911,7 @@ impl<'a> Planner<'a> {
                 _ => 0,
             };
             let mut targets: Vec<RemoteTarget> = keys.iter().map(|k| RemoteTarget::Col(table_col(k))).collect();
-            targets.extend(aggs.iter().map(|a| RemoteTarget::Agg(a.func, a.arg.as_ref().map(table_col))));
+            targets.extend(aggs.iter().map(|a| RemoteTarget::Agg(a.func, a.arg.as_ref().map(table_col), a.distinct)));
             let mut f = self.foreign_scan(leaf, conjuncts, targets, at)?;
             // An upper relation's remote WHERE is its input's remote_conds as
             // classifyConditions listed them (baserestrictinfo's order), not sorted by

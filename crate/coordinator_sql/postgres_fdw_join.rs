@@ -296,7 +296,7 @@ pub fn push_aggregate(plan: Plan, keys: &[Expr], aggs: &[AggCall], having: Optio
         return Err(Plan::ForeignScan(f));
     };
     let mut targets: Vec<RemoteTarget> = key_cols.iter().map(|&c| RemoteTarget::Col(c)).collect();
-    targets.extend(aggs.iter().zip(&args).map(|(a, arg)| RemoteTarget::Agg(a.func, *arg)));
+    targets.extend(aggs.iter().zip(&args).map(|(a, arg)| RemoteTarget::Agg(a.func, *arg, a.distinct)));
     f.remote.targets = targets;
     f.remote.group_by = key_cols;
     f.remote.having = having.map(|h| split_and(h)).unwrap_or_default();

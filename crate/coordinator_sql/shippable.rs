@@ -15,6 +15,9 @@
 //! | a cast between numeric types (`int4(float8)`, `numeric(int4)`, …) | yes | a FuncExpr of a built-in immutable cast function |
 //! | a cast to text of a non-text value (what `text || int` makes: `anytextcat`) | no | a CoerceViaIO (the type's output function), which `foreign_expr_walker` does not accept; `anytextcat` itself is stable |
 //! | a cast of a text to a number (`name::int`) | no | a CoerceViaIO too (the number's input function) |
+//! | `CASE WHEN c THEN r … ELSE e END`, `CASE x WHEN v …`, `round(numeric, int)`, `round(float8)` | yes | CaseExpr (and CaseTestExpr) are among the nodes `foreign_expr_walker` accepts; `round` is a built-in immutable function (`round(numeric)` is inlined to `round(x, 0)`) |
+//! | a comparison of a CASE of text constants with a text constant (`CASE … THEN 'a' … END = 'a'`) | no | the operator's input collation comes from no Var of the scan (FDW_COLLATE_NONE), which the walker refuses for a collatable input |
+//! | `COALESCE`, `NULLIF`, `GREATEST`, `LEAST` | no | CoalesceExpr, NullIfExpr, MinMaxExpr: not accepted by PostgreSQL 15's walker (a local Filter; never in Remote SQL) |
 //! | CURRENT_USER, SESSION_USER | no | SQLValueFunction: not among the node types `foreign_expr_walker` accepts (and stable) |
 //! | `random()`, `setseed()`, `to_char()` | no | volatile, or stable (`to_char` reads the locale) |
 //!
@@ -63,13 +66,49 @@ fn foreign_expr_walker(e: &Expr, members_ship: bool) -> bool {
     match e {
         // A parameter is sent as `$n` with its value bound (deparse.c's printRemoteParam).
         Expr::Col(_) | Expr::Const(_) | Expr::Param(..) | Expr::ExecParam(..) => true,
+        // A text comparison whose collation derives from no foreign Var (a CASE of
+        // text constants against a constant): foreign_expr_walker's collation check
+        // (the operator's input collation must come from a Var of the scan, state
+        // FDW_COLLATE_SAFE) refuses it.
+        Expr::Bin(op, l, r) if op.is_comparison() && collation_not_from_var(l, r) => false,
         Expr::Bin(_, l, r) => walk(l) && walk(r),
+        Expr::Func(Func::Like { .. } | Func::ScalarArrayOp { .. }, args)
+            if args.len() > 1 && args[1..].iter().all(|a| collation_not_from_var(&args[0], a)) =>
+        {
+            false
+        }
         Expr::Not(x) | Expr::IsNull(x, _) => walk(x),
         Expr::Func(Func::User(u), args) => {
             members_ship && u.in_extension && u.volatility == Volatility::Immutable && args.iter().all(walk)
         }
         Expr::Func(f, args) => is_shippable(*f) && args.iter().all(walk),
     }
+}
+
+/// Are `a` and `b` texts whose collation no column gives (foreign_expr_walker's
+/// FDW_COLLATE_NONE): a CASE whose results are text constants, beside a constant or
+/// another such CASE. A text column on either side gives the comparison its
+/// collation (FDW_COLLATE_SAFE).
+fn collation_not_from_var(a: &Expr, b: &Expr) -> bool {
+    fn const_text_case(e: &Expr) -> bool {
+        let Expr::Func(Func::Case { simple }, args) = e else { return false };
+        let rest = if *simple { &args[1..] } else { &args[..] };
+        let results = rest.iter().enumerate().filter(|(i, _)| i % 2 == 1 || *i + 1 == rest.len()).map(|(_, r)| r);
+        let mut any_text = false;
+        for r in results {
+            match r {
+                Expr::Const(crate::types::Datum::Text(_)) => any_text = true,
+                Expr::Const(crate::types::Datum::Null) => {}
+                Expr::Func(Func::Cast { to: SqlType::Text, .. }, x)
+                    if matches!(x.first(), Some(Expr::Const(crate::types::Datum::Null))) => {}
+                other if const_text_case(other) => any_text = true,
+                _ => return false,
+            }
+        }
+        any_text
+    }
+    let none = |e: &Expr| const_text_case(e) || matches!(e, Expr::Const(crate::types::Datum::Text(_)));
+    (const_text_case(a) || const_text_case(b)) && none(a) && none(b)
 }
 
 /// `is_shippable` for a function or operator: built-in and immutable.
@@ -90,7 +129,13 @@ fn is_shippable(f: Func) -> bool {
         | Func::Upper
         | Func::Lower
         | Func::Substr
+        | Func::Round
         | Func::Like { .. } => true,
+        // CaseExpr, searched or simple (its CaseTestExpr too).
+        Func::Case { .. } => true,
+        // CoalesceExpr, NullIfExpr, MinMaxExpr: not among the node types PostgreSQL
+        // 15's foreign_expr_walker accepts (a local Filter or projection).
+        Func::Coalesce | Func::NullIf | Func::MinMax { .. } => false,
         // ScalarArrayOpExpr with a built-in operator; its array (a Const or an
         // ArrayExpr) ships if its elements do.
         Func::ScalarArrayOp { .. } => true,

@@ -58,11 +58,30 @@ struct Trans {
     count: i64,
     sum: Datum,
     best: Datum,
+    /// A DISTINCT aggregate's values seen so far in the group, in order (PostgreSQL
+    /// sorts each group's inputs and skips repeats, `process_ordered_aggregate_single`;
+    /// the same values reach the transition, each once).
+    seen: Vec<Datum>,
 }
 
 impl Trans {
     fn new() -> Trans {
-        Trans { count: 0, sum: Datum::Null, best: Datum::Null }
+        Trans { count: 0, sum: Datum::Null, best: Datum::Null, seen: Vec::new() }
+    }
+
+    /// For a DISTINCT aggregate: is `v` new in the group (then remembered)? NULLs are
+    /// left to `advance`, which skips them.
+    fn first_seen(&mut self, v: &Datum) -> bool {
+        if v.is_null() {
+            return true;
+        }
+        match self.seen.binary_search_by(|x| x.partial_cmp(v).unwrap_or(std::cmp::Ordering::Equal)) {
+            Ok(_) => false,
+            Err(at) => {
+                self.seen.insert(at, v.clone());
+                true
+            }
+        }
     }
 
     #[inline]
@@ -205,6 +224,16 @@ fn advance_trans(trans: &mut [Trans], aggs: &[AggCall], row: &[Datum], split: Ag
 /// One input row into one aggregate's transition state.
 #[inline(always)]
 fn advance_one(t: &mut Trans, a: &AggCall, row: &[Datum], split: AggSplit) -> ExecResult<()> {
+    if a.distinct {
+        let v = match &a.arg {
+            Some(e) => e.eval(row)?,
+            None => Datum::Null,
+        };
+        if t.first_seen(&v) {
+            t.advance(a.func, v);
+        }
+        return Ok(());
+    }
     // A column (`sum(a)`) is read here, without the evaluator's call.
     let v = match &a.arg {
         Some(Expr::Col(i)) if split != AggSplit::Finalize && t.advance_int(a.func, &row[*i]) => return Ok(()),
@@ -245,7 +274,7 @@ fn advance_plain_page(trans: &mut [Trans], aggs: &[AggCall], rows: &[Datum], wid
 /// Whether every aggregate's argument is a column or none (nothing to evaluate, so
 /// nothing that can raise).
 fn reads_columns_only(aggs: &[AggCall]) -> bool {
-    aggs.iter().all(|a| matches!(a.arg, None | Some(Expr::Col(_))))
+    aggs.iter().all(|a| !a.distinct && matches!(a.arg, None | Some(Expr::Col(_))))
 }
 
 fn numeric_or_null(n: Result<Numeric, crate::numeric::NumericError>) -> Datum {
@@ -391,8 +420,11 @@ impl AggState {
             // At the first page: the scan's target list does not change during the run.
             let col = |i: usize| page.columns.map_or(i, |cols| cols[i]);
             let group_by = self.group_by.iter().map(|e| e.map_cols(&col)).collect();
-            let aggs =
-                self.aggs.iter().map(|a| AggCall { func: a.func, arg: a.arg.as_ref().map(|e| e.map_cols(&col)) });
+            let aggs = self.aggs.iter().map(|a| AggCall {
+                func: a.func,
+                arg: a.arg.as_ref().map(|e| e.map_cols(&col)),
+                distinct: a.distinct,
+            });
             self.page_mode = PageMode::On { group_by, aggs: aggs.collect() };
         }
         es.clock.charge(es.cost.agg_row_ns * n as u64);
@@ -499,7 +531,8 @@ impl ExecNode for AggState {
         self.inputs = AsyncInputs::init(id, &mut self.children, plans, es);
     }
     fn exec_next(&mut self, es: &mut EState) -> ExecResult<ExecStatus> {
-        if self.strategy == AggStrategy::Sorted && !self.group_by.is_empty() {
+        // A DISTINCT's Unique is a sorted grouping without aggregates.
+        if matches!(self.strategy, AggStrategy::Sorted | AggStrategy::Unique) && !self.group_by.is_empty() {
             return self.next_sorted(es);
         }
         while !self.filled {
@@ -535,11 +568,20 @@ impl ExecNode for AggState {
         &self.children
     }
     fn explain(&self, e: &mut ExplainNode) {
+        if self.strategy == AggStrategy::Unique {
+            // create_upper_unique_plan's Unique: its output, no keys shown.
+            e.node_type = "Unique".into();
+            let refs: Vec<String> = (0..self.input_names.len()).map(|i| format!("${i}")).collect();
+            for g in &self.group_by {
+                e.push_output(g.to_sql(&refs));
+            }
+            return;
+        }
         e.node_type = "Aggregate".into();
         e.strategy = Some(match self.strategy {
             AggStrategy::Plain => "Plain".into(),
             AggStrategy::Hashed => "Hashed".into(),
-            AggStrategy::Sorted => "Sorted".into(),
+            AggStrategy::Sorted | AggStrategy::Unique => "Sorted".into(),
         });
         // `$N` is the child's N-th output column; EXPLAIN resolves it (sum(ft1.a)).
         let refs: Vec<String> = (0..self.input_names.len()).map(|i| format!("${i}")).collect();
@@ -550,7 +592,10 @@ impl ExecNode for AggState {
         for a in &self.aggs {
             e.push_output(match (&a.func, &a.arg) {
                 (AggFunc::CountStar, _) | (_, None) => format!("{partial}{}(*)", a.func.name()),
-                (f, Some(arg)) => format!("{partial}{}({})", f.name(), arg.to_sql(&refs)),
+                (f, Some(arg)) => {
+                    let d = if a.distinct { "DISTINCT " } else { "" };
+                    format!("{partial}{}({d}{})", f.name(), arg.to_sql(&refs))
+                }
             });
         }
         match self.split {
@@ -604,7 +649,7 @@ mod tests {
     fn grouped(by_a: bool) -> Plan {
         let columns = vec![Column::new("b", ColType::Int), Column::new("a", ColType::Int)];
         let child = Plan::SeqScan { table: "t_local".into(), columns, alias: None };
-        let agg = |func, arg| AggCall { func, arg };
+        let agg = |func, arg| AggCall { func, arg, distinct: false };
         let b = || Some(Expr::Col(0));
         Plan::Agg {
             child: Box::new(child),
@@ -630,9 +675,9 @@ mod tests {
         use super::{advance_plain_page, advance_trans, Trans};
         let col = |vals: &[Datum]| vals.iter().flat_map(|v| [Datum::Int(7), v.clone()]).collect::<Vec<_>>();
         let aggs = vec![
-            AggCall { func: AggFunc::Sum, arg: Some(Expr::Col(1)) },
-            AggCall { func: AggFunc::Avg, arg: Some(Expr::Col(1)) },
-            AggCall { func: AggFunc::CountStar, arg: None },
+            AggCall { func: AggFunc::Sum, arg: Some(Expr::Col(1)), distinct: false },
+            AggCall { func: AggFunc::Avg, arg: Some(Expr::Col(1)), distinct: false },
+            AggCall { func: AggFunc::CountStar, arg: None, distinct: false },
         ];
         let pages: Vec<Vec<Datum>> = vec![
             col(&[Datum::Int(1), Datum::Null, Datum::Int(2), Datum::Int(3)]),

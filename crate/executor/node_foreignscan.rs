@@ -142,7 +142,7 @@ pub struct ForeignScanState {
     slot: Vec<Datum>,
     /// Each target's aggregate and its column, if it is an aggregate of a column (EXPLAIN
     /// qualifies the column where PostgreSQL does).
-    agg_args: Vec<Option<(&'static str, String)>>,
+    agg_args: Vec<Option<(String, String)>>,
     /// A scan of one table sorted remotely: the outputs its ORDER BY keys are (each a
     /// column it fetches). A select list that leaves them out still returns them
     /// after its own columns, as PostgreSQL's final target list keeps ORDER BY's
@@ -266,9 +266,11 @@ impl ForeignScanState {
                 .targets
                 .iter()
                 .map(|t| match t {
-                    RemoteTarget::Agg(f, Some(c)) => {
-                        plan.remote.table_columns.get(*c).map(|col| (f.name(), col.name.clone()))
-                    }
+                    RemoteTarget::Agg(f, Some(c), d) => plan
+                        .remote
+                        .table_columns
+                        .get(*c)
+                        .map(|col| (format!("{}({}", f.name(), distinct_word(*d)), col.name.clone())),
                     _ => None,
                 })
                 .collect(),
@@ -645,7 +647,7 @@ impl ExecNode for ForeignScanState {
                 e.push_output(if o.starts_with('(') {
                     match arg {
                         // The aggregate's column, qualified where EXPLAIN qualifies.
-                        Some((f, c)) => format!("({f}({}))", crate::instrument::qualifiable(alias, c)),
+                        Some((f, c)) => format!("({f}{}))", crate::instrument::qualifiable(alias, c)),
                         None => o.clone(),
                     }
                 } else {
@@ -801,14 +803,23 @@ impl ForeignScanState {
     }
 }
 
+/// `DISTINCT ` before a DISTINCT aggregate's argument.
+fn distinct_word(distinct: bool) -> &'static str {
+    if distinct {
+        "DISTINCT "
+    } else {
+        ""
+    }
+}
+
 /// A target as EXPLAIN VERBOSE names it: a column, or a pushed-down aggregate in
 /// parentheses (`(count(*))`).
 fn target_name(q: &RemoteQuery, t: &RemoteTarget) -> String {
     let col = |i: usize| q.table_columns.get(i).map_or_else(|| format!("${i}"), |c| c.name.clone());
     match t {
         RemoteTarget::Col(i) => col(*i),
-        RemoteTarget::Agg(f, None) => format!("({}(*))", f.name()),
-        RemoteTarget::Agg(f, Some(i)) => format!("({}({}))", f.name(), col(*i)),
+        RemoteTarget::Agg(f, None, _) => format!("({}(*))", f.name()),
+        RemoteTarget::Agg(f, Some(i), d) => format!("({}({}{}))", f.name(), distinct_word(*d), col(*i)),
     }
 }
 
@@ -824,7 +835,7 @@ fn join_target_name(q: &RemoteQuery, j: &crate::plan::RemoteJoin, t: &RemoteTarg
     };
     match t {
         RemoteTarget::Col(i) => col(*i),
-        RemoteTarget::Agg(f, None) => format!("({}(*))", f.name()),
-        RemoteTarget::Agg(f, Some(i)) => format!("({}({}))", f.name(), col(*i)),
+        RemoteTarget::Agg(f, None, _) => format!("({}(*))", f.name()),
+        RemoteTarget::Agg(f, Some(i), d) => format!("({}({}{}))", f.name(), distinct_word(*d), col(*i)),
     }
 }

@@ -528,6 +528,11 @@ fn pseudoconstant_cost(e: &Expr, p: &CostParams) -> f64 {
         Expr::Func(super::Func::ScalarArrayOp { .. }, args) => {
             saop_cost(args, p) + args.iter().map(|a| pseudoconstant_cost(a, p)).sum::<f64>()
         }
+        // CaseExpr and CoalesceExpr cost nothing of their own (cost_qual_eval_walker
+        // walks into them); MinMaxExpr and NullIfExpr one operator, as a call does.
+        Expr::Func(super::Func::Case { .. } | super::Func::Coalesce, args) => {
+            args.iter().map(|a| pseudoconstant_cost(a, p)).sum::<f64>()
+        }
         Expr::Func(_, args) => p.cpu_operator_cost + args.iter().map(|a| pseudoconstant_cost(a, p)).sum::<f64>(),
     }
 }
@@ -606,7 +611,7 @@ fn output_types(plan: &Plan, kids: &[Vec<Option<SqlType>>]) -> Vec<Option<SqlTyp
             .targets
             .iter()
             .map(|t| match t {
-                RemoteTarget::Agg(AggFunc::Count | AggFunc::CountStar, _) => Some(SqlType::Int8),
+                RemoteTarget::Agg(AggFunc::Count | AggFunc::CountStar, _, _) => Some(SqlType::Int8),
                 _ => None,
             })
             .chain(f.remote.row_mark.as_ref().map(|_| None))
@@ -701,6 +706,11 @@ pub fn qual_cost(e: &Expr, p: &CostParams) -> f64 {
         Expr::Not(x) | Expr::IsNull(x, _) => qual_cost(x, p),
         Expr::Func(super::Func::ScalarArrayOp { .. }, args) => {
             saop_cost(args, p) + args.iter().map(|a| qual_cost(a, p)).sum::<f64>()
+        }
+        // CaseExpr and CoalesceExpr cost nothing of their own (cost_qual_eval_walker
+        // walks into them); MinMaxExpr and NullIfExpr one operator, as a call does.
+        Expr::Func(super::Func::Case { .. } | super::Func::Coalesce, args) => {
+            args.iter().map(|a| qual_cost(a, p)).sum::<f64>()
         }
         Expr::Func(_, args) => p.cpu_operator_cost + args.iter().map(|a| qual_cost(a, p)).sum::<f64>(),
     }
@@ -930,6 +940,19 @@ fn expr_type(e: &Expr, input: &[Option<SqlType>]) -> Option<SqlType> {
                 Func::Neg | Func::Abs => arg(0),
                 Func::IntNarrowNeg(t) => Some(*t),
                 Func::BoolTest(_) => Some(SqlType::Bool),
+                // The results' common type (the widest: the analysis made them one
+                // category, an integer constant stays an int4 value).
+                Func::Case { simple } => {
+                    let rest = if *simple { &args[1..] } else { &args[..] };
+                    let n = rest.len();
+                    let results = rest.iter().enumerate().filter(|(i, _)| i % 2 == 1 || i + 1 == n);
+                    results.filter_map(|(_, a)| expr_type(a, input)).max_by_key(|t| rank(*t))
+                }
+                Func::Coalesce | Func::MinMax { .. } => {
+                    args.iter().filter_map(|a| expr_type(a, input)).max_by_key(|t| rank(*t))
+                }
+                Func::NullIf => arg(0),
+                Func::Round => arg(0),
                 Func::Length => Some(SqlType::Int4),
                 Func::Random => Some(SqlType::Float8),
                 Func::TextCat | Func::ToChar | Func::Upper | Func::Lower | Func::Substr => Some(SqlType::Text),
@@ -1520,7 +1543,7 @@ impl<'a> Model<'a> {
             .iter()
             .filter_map(|t| match t {
                 RemoteTarget::Col(c) => Some(*c),
-                RemoteTarget::Agg(_, a) => *a,
+                RemoteTarget::Agg(_, a, _) => *a,
             })
             .collect();
         needed.sort_unstable();
@@ -1569,8 +1592,8 @@ impl<'a> Model<'a> {
                         target_widths.push(width_of(*c));
                         target_vars.push(None);
                     }
-                    RemoteTarget::Agg(func, arg) => {
-                        let call = AggCall { func: *func, arg: arg.map(Expr::Col) };
+                    RemoteTarget::Agg(func, arg, distinct) => {
+                        let call = AggCall { func: *func, arg: arg.map(Expr::Col), distinct: *distinct };
                         let ty = arg.and_then(|a| local.get(a).copied().flatten()).map(|l| rel.columns[l].1);
                         add_agg_costs(&call, ty, p, &mut trans, &mut fin);
                         target_widths.push(agg_width(&call, ty));
@@ -2131,13 +2154,16 @@ impl<'a> Model<'a> {
             // per-row work (transitions, one comparison per key column) is all run
             // cost. AGG_HASHED reads its whole input before the first group.
             let per_input = trans * input + p.cpu_operator_cost * ngroup_cols * input;
-            let sorted = matches!(strategy, AggStrategy::Sorted);
+            let sorted = matches!(strategy, AggStrategy::Sorted | AggStrategy::Unique);
             let mut startup = if sorted { c.est.startup } else { c.est.total + per_input };
             let run = if sorted { c.est.total + per_input - startup } else { 0.0 };
             if !sorted && !p.enable_hashagg {
                 startup += DISABLE_COST;
             }
-            let total = startup + run + fin * num_groups + p.cpu_tuple_cost * num_groups;
+            // create_upper_unique_path: one comparison per key column and input row,
+            // nothing per output row.
+            let per_group = if matches!(strategy, AggStrategy::Unique) { 0.0 } else { p.cpu_tuple_cost };
+            let total = startup + run + fin * num_groups + per_group * num_groups;
             Estimate { startup, total, rows: num_groups, width }
         };
         let vars = group_by.iter().map(var_at).chain(aggs.iter().map(|_| None)).collect();
@@ -2715,10 +2741,10 @@ mod tests {
             strategy: AggStrategy::Hashed,
             group_by: vec![Expr::Col(1)],
             aggs: vec![
-                AggCall { func: AggFunc::CountStar, arg: None },
-                AggCall { func: AggFunc::Sum, arg: Some(Expr::Col(0)) },
-                AggCall { func: AggFunc::Sum, arg: Some(Expr::Col(1)) },
-                AggCall { func: AggFunc::Max, arg: Some(Expr::Col(0)) },
+                AggCall { func: AggFunc::CountStar, arg: None, distinct: false },
+                AggCall { func: AggFunc::Sum, arg: Some(Expr::Col(0)), distinct: false },
+                AggCall { func: AggFunc::Sum, arg: Some(Expr::Col(1)), distinct: false },
+                AggCall { func: AggFunc::Max, arg: Some(Expr::Col(0)), distinct: false },
             ],
             split: AggSplit::Simple,
         };

@@ -178,12 +178,60 @@ impl Expr {
             Expr::IsNull(e, negated) => Ok(Datum::Bool(e.eval_in(row, cx)?.is_null() != *negated)),
             Expr::Bin(op, l, r) => eval_bin(*op, l, r, row, cx),
             Expr::Func(Func::ScalarArrayOp { op, use_or, .. }, args) => scalar_array_op(*op, *use_or, args, row, cx),
+            Expr::Func(Func::Case { simple }, args) => case(*simple, args, row, cx),
+            Expr::Func(Func::Coalesce, args) => {
+                for a in args.iter() {
+                    let v = a.eval_in(row, cx)?;
+                    if !v.is_null() {
+                        return Ok(v);
+                    }
+                }
+                Ok(Datum::Null)
+            }
+            Expr::Func(Func::MinMax { greatest }, args) => min_max(*greatest, args, row, cx),
             Expr::Func(f, args) => call(*f, args, row, cx),
             // The executor binds every InitPlan value before it evaluates
             // (`executor::node_subplan`); an unbound one is a planner bug, not a value.
             Expr::ExecParam(..) => fail(ErrorKind::Unsupported("an InitPlan value that was not bound")),
         }
     }
+}
+
+/// `CASE` (execExprInterp.c's CASE steps): the first WHEN whose condition is true
+/// gives its result, else the ELSE; only the chosen result is evaluated. A simple
+/// CASE's `x` is evaluated once per WHEN here (its conditions are `x = v`), which
+/// differs from PostgreSQL only for a volatile `x`, which the analysis refuses.
+fn case(simple: bool, args: &[Expr], row: &[Datum], cx: &mut ExprContext) -> Result<Datum, EvalError> {
+    let rest = if simple { args.get(1..).unwrap_or(&[]) } else { args };
+    let (pairs, default) = rest.split_at(rest.len().saturating_sub(1));
+    for pair in pairs.chunks(2) {
+        if let [cond, result] = pair {
+            if cond.eval_in(row, cx)?.is_true() {
+                return result.eval_in(row, cx);
+            }
+        }
+    }
+    match default {
+        [e] => e.eval_in(row, cx),
+        _ => Ok(Datum::Null),
+    }
+}
+
+/// `GREATEST`/`LEAST` (`ExecEvalMinMax`): every argument evaluated, NULLs ignored,
+/// the largest (smallest) of the others by the type's comparison.
+fn min_max(greatest: bool, args: &[Expr], row: &[Datum], cx: &mut ExprContext) -> Result<Datum, EvalError> {
+    let mut best = Datum::Null;
+    for a in args {
+        let v = a.eval_in(row, cx)?;
+        if v.is_null() {
+            continue;
+        }
+        let better = best.is_null() || if greatest { v > best } else { v < best };
+        if better {
+            best = v;
+        }
+    }
+    Ok(best)
 }
 
 /// An operand: a column or constant read here (the common `col op const` costs no
@@ -378,6 +426,9 @@ fn call(f: Func, args: &[Expr], row: &[Datum], cx: &mut ExprContext) -> Result<D
         Func::Random => random(cx),
         Func::SetSeed => setseed(&a, cx),
         Func::Substr => substr(&a, &b, (args.len() > 2).then_some(&c)),
+        Func::Round => round(&a, (args.len() > 1).then_some(&b)),
+        // NULLIF: `a` unless `a = b` holds (the operator strict: a NULL never equals).
+        Func::NullIf => Ok(if !a.is_null() && !b.is_null() && a == b { Datum::Null } else { a }),
         // A user function or operator runs its built-in procedure on the values.
         Func::User(u) => {
             let values = [a, b].into_iter().take(args.len()).map(Expr::Const).collect();
@@ -412,14 +463,35 @@ fn scalar(f: Func, a: Datum, b: Datum) -> Result<Datum, ErrorKind> {
         Func::HashedSubPlan(_) => Err(ErrorKind::Unsupported("a hashed SubPlan that was not bound")),
         Func::SubPlan { .. } => Err(ErrorKind::Unsupported("a SubPlan that was not bound")),
         Func::ScalarArrayOp { .. } => Err(ErrorKind::Unsupported("a ScalarArrayOpExpr evaluated as a call")),
+        Func::Case { .. } | Func::Coalesce | Func::MinMax { .. } => {
+            Err(ErrorKind::Unsupported("a conditional expression evaluated as a call"))
+        }
         Func::Cast { .. }
         | Func::NumericTypmod { .. }
         | Func::Random
         | Func::SetSeed
         | Func::Substr
+        | Func::Round
+        | Func::NullIf
         | Func::User(_) => {
             unreachable!("called with their context")
         }
+    }
+}
+
+/// `round(numeric, int)` (`numeric_round`: half away from zero, a negative scale
+/// rounds left of the point) and `round(float8)` (`dround`: `rint`, half to even).
+fn round(a: &Datum, scale: Option<&Datum>) -> Result<Datum, ErrorKind> {
+    match (a, scale) {
+        (Datum::Null, _) | (_, Some(Datum::Null)) => Ok(Datum::Null),
+        (Datum::Float(x), None) => Ok(Datum::Float(x.round_ties_even())),
+        (Datum::Numeric(n), Some(Datum::Int(s))) => {
+            // numeric_round clamps the scale (NUMERIC_MAX_RESULT_SCALE).
+            let s = (*s).clamp(-2000, 2000);
+            n.round(s as i32).map(Datum::numeric).map_err(numeric_error)
+        }
+        (Datum::Numeric(n), None) => n.round(0).map(Datum::numeric).map_err(numeric_error),
+        _ => Err(ErrorKind::WrongType("round")),
     }
 }
 

@@ -260,6 +260,31 @@ pub enum Func {
         use_or: bool,
         elem: SqlType,
     },
+    /// PostgreSQL's `CaseExpr`. The arguments: each WHEN's condition followed by its
+    /// result, then the ELSE result (always there: the parser makes a missing ELSE
+    /// a NULL of the result type). `simple`: `CASE x WHEN v …`, whose arguments start
+    /// with `x` and whose conditions are `x = v` (the CaseTestExpr's comparison,
+    /// `transformCaseExpr`), printed as `CASE x WHEN v`. The results were coerced to
+    /// one type (`select_common_type`) by the analysis; only the chosen branch is
+    /// evaluated.
+    Case {
+        simple: bool,
+    },
+    /// `COALESCE(a, b, …)` (`CoalesceExpr`): the first argument that is not NULL,
+    /// those after it not evaluated; the arguments coerced to one type.
+    Coalesce,
+    /// `NULLIF(a, b)` (`NullIfExpr`): NULL when `a = b`, else `a`; the operands
+    /// coerced as `=` coerces them (so the result has `a`'s coerced type).
+    NullIf,
+    /// `GREATEST(…)`/`LEAST(…)` (`MinMaxExpr`): the largest (smallest) argument that
+    /// is not NULL; NULL only if all are.
+    MinMax {
+        greatest: bool,
+    },
+    /// `round(numeric, int)` (`numeric_round`; `round(numeric)` is the SQL function
+    /// `round($1, 0)`, inlined so), and `round(float8)` (`dround`: `rint`, half to
+    /// even) with one argument.
+    Round,
 }
 
 /// The test of a [`Func::BoolTest`] (`BoolTestType` in primnodes.h).
@@ -385,6 +410,12 @@ impl Func {
             Func::NumericTypmod { .. } => "numeric",
             Func::User(_) => "user-defined function",
             Func::ScalarArrayOp { .. } => "ScalarArrayOpExpr",
+            Func::Case { .. } => "CASE",
+            Func::Coalesce => "COALESCE",
+            Func::NullIf => "NULLIF",
+            Func::MinMax { greatest: true } => "GREATEST",
+            Func::MinMax { greatest: false } => "LEAST",
+            Func::Round => "round",
         }
     }
 
@@ -405,6 +436,7 @@ impl Func {
             (Func::ScalarArrayOp { op, use_or, .. }, [x, elems @ ..]) => {
                 saop_sql(op, use_or, x, &format!("ARRAY[{}]", elems.join(", ")))
             }
+            (Func::Case { simple }, _) => case_sql(simple, args),
             _ => format!("{}({})", self.name(), args.join(", ")),
         }
     }
@@ -412,6 +444,10 @@ impl Func {
     /// Result type, given the first argument's (None for no argument).
     fn col_type(self, arg: Option<ColType>) -> ColType {
         match self {
+            // The analysis coerced every result to one type; `Expr::col_type` passes
+            // a result's (the ELSE's) for CASE.
+            Func::Case { .. } | Func::Coalesce | Func::NullIf | Func::MinMax { .. } => arg.unwrap_or(ColType::Text),
+            Func::Round => arg.unwrap_or(ColType::Numeric),
             Func::Cast { to, .. } => to.col_type(),
             Func::Neg | Func::Abs => arg.unwrap_or(ColType::Int),
             Func::IntNarrowNeg(_) => ColType::Int,
@@ -431,6 +467,39 @@ impl Func {
             | Func::CurrentUser
             | Func::SessionUser => ColType::Text,
         }
+    }
+}
+
+/// A CASE's text from its arguments' (ruleutils.c's `get_rule_expr` of a CaseExpr:
+/// no parentheses of its own; `CASE x WHEN v` for a simple CASE, whose condition
+/// texts are then the compared values). deparse.c's adds parentheses around it.
+pub fn case_sql(simple: bool, args: &[String]) -> String {
+    let (head, rest) = if simple && !args.is_empty() { (Some(&args[0]), &args[1..]) } else { (None, args) };
+    let mut s = String::from("CASE");
+    if let Some(x) = head {
+        s.push(' ');
+        s.push_str(x);
+    }
+    let (pairs, default) = rest.split_at(rest.len().saturating_sub(1));
+    for pair in pairs.chunks(2) {
+        if let [w, t] = pair {
+            s.push_str(&format!(" WHEN {w} THEN {t}"));
+        }
+    }
+    if let [e] = default {
+        s.push_str(&format!(" ELSE {e}"));
+    }
+    s.push_str(" END");
+    s
+}
+
+/// The argument of a [`Func::Case`], [`Func::Coalesce`], [`Func::MinMax`] or
+/// [`Func::NullIf`] whose type is the expression's (the ELSE result of a CASE, the
+/// first argument of the others).
+pub fn typed_arg(f: Func, args: &[Expr]) -> Option<&Expr> {
+    match f {
+        Func::Case { .. } => args.last(),
+        _ => args.first(),
     }
 }
 
@@ -655,7 +724,7 @@ impl Expr {
                     _ => ColType::Int,
                 }
             }
-            Expr::Func(f, args) => f.col_type(args.first().map(|a| a.col_type(input))),
+            Expr::Func(f, args) => f.col_type(typed_arg(*f, args).map(|a| a.col_type(input))),
             Expr::ExecParam(_, t) => t.col_type(),
             // Comparisons, AND, OR, NOT, IS [NOT] NULL.
             Expr::Bin(..) | Expr::Not(_) | Expr::IsNull(..) => ColType::Bool,
@@ -682,6 +751,13 @@ impl Expr {
             Expr::Func(Func::Length, _) => Some(SqlType::Int4),
             Expr::Func(Func::Neg | Func::Abs, args) if !args.is_empty() => args[0].int_type(input),
             Expr::Func(Func::IntNarrowNeg(t), _) => Some(*t),
+            Expr::Func(f @ (Func::Case { .. } | Func::Coalesce | Func::NullIf | Func::MinMax { .. }), args) => {
+                let mut typed = args.iter().filter(|a| !matches!(a, Expr::Const(Datum::Null)));
+                match f {
+                    Func::Case { .. } => typed_arg(*f, args).and_then(|a| a.int_type(input)),
+                    _ => typed.find_map(|a| a.int_type(input)),
+                }
+            }
             _ => None,
         }
     }
@@ -749,6 +825,18 @@ impl Expr {
                         }
                     };
                     saop_sql(*op, *use_or, &x.to_sql(names), &array)
+                }
+                // A simple CASE prints each WHEN's compared value, not its `x = v`.
+                (Func::Case { simple: true }, [x, rest @ ..]) => {
+                    let mut parts = vec![x.to_sql(names)];
+                    let n = rest.len();
+                    for (i, a) in rest.iter().enumerate() {
+                        parts.push(match a {
+                            Expr::Bin(BinOp::Eq, _, v) if i % 2 == 0 && i + 1 < n => v.to_sql(names),
+                            other => other.to_sql(names),
+                        });
+                    }
+                    case_sql(true, &parts)
                 }
                 _ => f.sql(&args.iter().map(|a| a.to_sql(names)).collect::<Vec<_>>()),
             },
@@ -896,6 +984,10 @@ impl AggFunc {
 pub struct AggCall {
     pub func: AggFunc,
     pub arg: Option<Expr>,
+    /// `count(DISTINCT x)`, `sum(DISTINCT x)`, …: each distinct value of the argument
+    /// once per group (an Aggref's `aggdistinct`). Such an aggregate is never hashed
+    /// (`numOrderedAggs`), nor split into partial ones.
+    pub distinct: bool,
 }
 
 impl AggCall {
@@ -935,7 +1027,9 @@ impl SortKey {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub enum RemoteTarget {
     Col(usize),
-    Agg(AggFunc, Option<usize>),
+    /// An aggregate of a column (None: `count(*)`); true: with DISTINCT
+    /// (`count(DISTINCT grp)`, which postgres_fdw's appendAggregate writes so).
+    Agg(AggFunc, Option<usize>, bool),
 }
 
 /// The query a ForeignScan sends, before deparsing. Column numbers refer to
@@ -1071,7 +1165,7 @@ impl RemoteQuery {
             .iter()
             .map(|t| match t {
                 RemoteTarget::Col(c) => self.table_columns[*c].clone(),
-                RemoteTarget::Agg(f, arg) => {
+                RemoteTarget::Agg(f, arg, _) => {
                     let ty = arg.map(|c| self.table_columns[c].ty).unwrap_or(ColType::Int);
                     Column::new(f.name(), f.result_type(ty))
                 }
@@ -1241,6 +1335,12 @@ pub enum AggStrategy {
     /// GroupAggregate (`AGG_SORTED`): the input comes sorted by the group keys, so a
     /// group is complete when the key changes and goes out at once.
     Sorted,
+    /// SELECT DISTINCT's sorted path (`create_upper_unique_path`, a Unique node over
+    /// input sorted by the DISTINCT list): executed as a sorted grouping without
+    /// aggregates, shown as `Unique`, costed as a Unique. In the shards' logical plan
+    /// it marks the Agg that stands for a DISTINCT, whose strategy the coordinator's
+    /// planner then chooses (Unique or HashAggregate, `create_distinct_paths`).
+    Unique,
 }
 
 /// PostgreSQL's `AggSplit`: a whole aggregation (`AGGSPLIT_SIMPLE`), or its two

@@ -30,7 +30,13 @@
 //! Functions: the aggregates, and the scalar `length`, `upper`, `lower`, `substr` over
 //! text, `||` (a non-text operand cast to text, as `anytextcat` does), `[NOT] [I]LIKE`
 //! and the operators `~~ !~~ ~~* !~~*` they deparse to (so a shard parses the remote
-//! SQL the coordinator sends), CURRENT_USER and SESSION_USER.
+//! SQL the coordinator sends), CURRENT_USER and SESSION_USER; `abs`, `round`
+//! (`round(numeric)` as the inlined `round(x, 0)`, `round(integer)` a float8's);
+//! CASE (searched and simple), COALESCE, NULLIF, GREATEST, LEAST, their results
+//! coerced to a common type as `select_common_type` resolves it (an untyped literal
+//! or NULL takes the others' type; a NULL of that type for a missing ELSE), and
+//! simplified over constants as eval_const_expressions does (a constant WHEN, NULL
+//! COALESCE arguments).
 //!
 //! Booleans are a type (`Datum::Bool`): `b = true` is `b` and `b = false` `NOT b`, as
 //! eval_const_expressions simplifies them (`simplify_boolean_equality`); a boolean
@@ -307,6 +313,9 @@ impl ExprPlanner<'_> {
                 self.cast(expr, data_type, scope)
             }
             ast::Expr::Function(f) => self.function(f, scope),
+            ast::Expr::Case { operand, conditions, results, else_result } => {
+                self.case(operand.as_deref(), conditions, results, else_result.as_deref(), scope, position)
+            }
             ast::Expr::Like { negated, any: false, expr, pattern, escape_char: None } => {
                 self.like(expr, pattern, *negated, false, scope)
             }
@@ -900,6 +909,9 @@ impl ExprPlanner<'_> {
                     vec![],
                 )));
             }
+            "coalesce" | "greatest" | "least" | "nullif" | "abs" | "round" => {
+                return self.numeric_or_conditional(name, f, scope, position).map(Some);
+            }
             "length" => (Func::Length, &[1]),
             "upper" => (Func::Upper, &[1]),
             "lower" => (Func::Lower, &[1]),
@@ -948,6 +960,273 @@ impl ExprPlanner<'_> {
             ));
         }
         Ok(Some(Expr::func(func, args)))
+    }
+
+    /// `CASE` as `transformCaseExpr` analyses it: a searched CASE's conditions
+    /// boolean (`coerce_to_boolean`, "CASE/WHEN"); a simple CASE's each `x = v` as
+    /// the operator `=` over `x` and `v`; the results (the ELSE first, as PostgreSQL
+    /// lists it for `select_common_type`) coerced to their common type, a missing ELSE
+    /// a NULL of it. Constant conditions are simplified as eval_const_expressions
+    /// does: a false or NULL one drops its WHEN, a true one makes its result the ELSE
+    /// (and drops what follows); with no WHEN left the CASE is its ELSE.
+    fn case(
+        &self,
+        operand: Option<&ast::Expr>,
+        conditions: &[ast::Expr],
+        results: &[ast::Expr],
+        else_result: Option<&ast::Expr>,
+        scope: &mut Scope,
+        position: Option<usize>,
+    ) -> Result<Expr, SqlError> {
+        let x = match operand {
+            Some(o) => Some(self.plan(o, scope)?),
+            None => None,
+        };
+        let mut conds = Vec::with_capacity(conditions.len());
+        for c in conditions {
+            let planned = self.plan(c, scope)?;
+            let at = self.position(c).or(position);
+            conds.push(match &x {
+                Some(x) => self.operator(BinOp::Eq, x.clone(), planned, scope, at)?,
+                None => self.as_boolean(planned, scope, "CASE/WHEN", at)?,
+            });
+        }
+        let mut outs = Vec::with_capacity(results.len() + 1);
+        outs.push(match else_result {
+            Some(e) => self.plan(e, scope)?,
+            None => Expr::Const(Datum::Null),
+        });
+        for r in results {
+            outs.push(self.plan(r, scope)?);
+        }
+        let ty = self.common_type(&outs, "CASE", scope, position)?;
+        let mut outs =
+            outs.into_iter().map(|e| self.coerce_to(e, ty, scope, position)).collect::<Result<Vec<_>, _>>()?;
+        let mut default = outs.remove(0);
+        // eval_const_expressions' simplification of constant conditions (a simple
+        // CASE's `x = v` is constant only when `x` is).
+        let mut pairs = Vec::with_capacity(conds.len());
+        for (c, r) in conds.into_iter().zip(outs) {
+            match &c {
+                Expr::Const(Datum::Bool(false) | Datum::Null) => continue,
+                Expr::Const(Datum::Bool(true)) => {
+                    default = r;
+                    break;
+                }
+                _ => pairs.push((c, r)),
+            }
+        }
+        if pairs.is_empty() {
+            return Ok(default);
+        }
+        let simple = x.is_some();
+        let mut args = Vec::with_capacity(pairs.len() * 2 + 2);
+        args.extend(x);
+        for (c, r) in pairs {
+            args.push(c);
+            args.push(r);
+        }
+        args.push(default);
+        Ok(Expr::func(Func::Case { simple }, args))
+    }
+
+    /// `COALESCE`, `GREATEST`, `LEAST`, `NULLIF` (`transformCoalesceExpr`,
+    /// `transformMinMaxExpr`, `transformAExprNullIf`), `abs` and `round`.
+    fn numeric_or_conditional(
+        &self,
+        name: &str,
+        f: &Function,
+        scope: &mut Scope,
+        position: Option<usize>,
+    ) -> Result<Expr, SqlError> {
+        let FunctionArguments::List(list) = &f.args else {
+            return Err(SqlError::unsupported(format!("this form of {name}()"), position));
+        };
+        if f.over.is_some() || f.filter.is_some() || list.duplicate_treatment.is_some() || !list.clauses.is_empty() {
+            return Err(SqlError::unsupported(format!("this form of {name}()"), position));
+        }
+        let mut args = Vec::with_capacity(list.args.len());
+        for a in &list.args {
+            let FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) = a else {
+                return Err(SqlError::unsupported(format!("this form of {name}()"), position));
+            };
+            args.push(self.plan(e, scope)?);
+        }
+        let arity_error =
+            |n: usize| SqlError::new(format!("function {name} with {n} arguments does not exist"), position);
+        match name {
+            "coalesce" | "greatest" | "least" => {
+                if args.is_empty() {
+                    return Err(SqlError::new("syntax error at or near \")\"", position));
+                }
+                let what = match name {
+                    "coalesce" => "COALESCE",
+                    "greatest" => "GREATEST",
+                    _ => "LEAST",
+                };
+                let ty = self.common_type(&args, what, scope, position)?;
+                let mut args =
+                    args.into_iter().map(|e| self.coerce_to(e, ty, scope, position)).collect::<Result<Vec<_>, _>>()?;
+                if name == "coalesce" {
+                    // eval_const_expressions: NULL constants dropped, nothing after a
+                    // constant that is not NULL; one argument left is the COALESCE.
+                    args.retain(|a| !is_null_const(a));
+                    if let Some(k) = args.iter().position(|a| matches!(a, Expr::Const(_))) {
+                        args.truncate(k + 1);
+                    }
+                    return Ok(match args.len() {
+                        0 => null_of(ty),
+                        1 => args.pop().expect("one"),
+                        _ => Expr::func(Func::Coalesce, args),
+                    });
+                }
+                Ok(Expr::func(Func::MinMax { greatest: name == "greatest" }, args))
+            }
+            "nullif" => {
+                let [a, b]: [Expr; 2] = args.try_into().map_err(|v: Vec<Expr>| arity_error(v.len()))?;
+                let eq = self.operator(BinOp::Eq, a, b, scope, position)?;
+                let Expr::Bin(BinOp::Eq, a, b) = eq else {
+                    return Err(SqlError::unsupported("NULLIF over these operands", position));
+                };
+                if let (Expr::Const(x), Expr::Const(y)) = (a.as_ref(), b.as_ref()) {
+                    let v = if !x.is_null() && !y.is_null() && x == y { Datum::Null } else { x.clone() };
+                    let ty = self.sql_type_of(&a, scope);
+                    return Ok(if v.is_null() { null_of(ty.unwrap_or(SqlType::Text)) } else { Expr::Const(v) });
+                }
+                Ok(Expr::func(Func::NullIf, vec![*a, *b]))
+            }
+            "abs" => {
+                let [x]: [Expr; 1] = args.try_into().map_err(|v: Vec<Expr>| arity_error(v.len()))?;
+                match self.type_of(&x, scope) {
+                    ColType::Int | ColType::Numeric | ColType::Float => {}
+                    other => {
+                        return Err(SqlError::new(
+                            format!("function abs({}) does not exist", sql_type(other).name()),
+                            position,
+                        ))
+                    }
+                }
+                fold_call(Expr::func(Func::Abs, vec![x]))
+            }
+            _ => {
+                // round(numeric, int), round(numeric) (the SQL function `round($1, 0)`,
+                // inlined), round(float8); an integer argument alone is a float8
+                // (round(float8) is the one its implicit casts reach first: float8 is
+                // the preferred numeric type), with a scale a numeric.
+                let mut args = args.into_iter();
+                let (Some(x), scale, None) = (args.next(), args.next(), args.next()) else {
+                    return Err(arity_error(list.args.len()));
+                };
+                let xt = self.type_of(&x, scope);
+                if !matches!(xt, ColType::Int | ColType::Numeric | ColType::Float) && !is_null_const(&x) {
+                    return Err(SqlError::new(
+                        format!("function round({}) does not exist", sql_type(xt).name()),
+                        position,
+                    ));
+                }
+                match scale {
+                    None if xt == ColType::Numeric => fold_call(Expr::func(Func::Round, vec![x, Expr::int(0)])),
+                    None => {
+                        let x = self.coerce_to(x, SqlType::Float8, scope, position)?;
+                        fold_call(Expr::func(Func::Round, vec![x]))
+                    }
+                    Some(s) => {
+                        if xt == ColType::Float {
+                            return Err(SqlError::new(
+                                "function round(double precision, integer) does not exist",
+                                position,
+                            ));
+                        }
+                        if self.type_of(&s, scope) != ColType::Int && !is_null_const(&s) {
+                            return Err(SqlError::new("function round(numeric, …) takes an integer scale", position));
+                        }
+                        let x = self.coerce_to(x, SqlType::Numeric, scope, position)?;
+                        fold_call(Expr::func(Func::Round, vec![x, s]))
+                    }
+                }
+            }
+        }
+    }
+
+    /// The SQL type of a planned expression (an integer's own width when known),
+    /// None for an untyped literal or a NULL (`unknown`).
+    fn sql_type_of(&self, e: &Expr, scope: &Scope) -> Option<SqlType> {
+        match e {
+            Expr::Const(Datum::Null) | Expr::Const(Datum::Text(_)) => None,
+            Expr::Const(Datum::Int(v)) => Some(if i32::try_from(*v).is_ok() { SqlType::Int4 } else { SqlType::Int8 }),
+            Expr::Func(Func::Cast { to, .. }, _) => Some(*to),
+            other => Some(match self.type_of(other, scope) {
+                ColType::Int => self.int_type_of(other, scope).unwrap_or(SqlType::Int4),
+                t => sql_type(t),
+            }),
+        }
+    }
+
+    /// `select_common_type` (parse_coerce.c) of `exprs`, for `what` (`CASE`,
+    /// `COALESCE`, …): untyped literals and NULLs take the others' type (text when
+    /// all are); the others must be of one category (PostgreSQL's message names the
+    /// two that are not), a number the widest (int2 < int4 < int8 < numeric <
+    /// float8, the preferred).
+    fn common_type(
+        &self,
+        exprs: &[Expr],
+        what: &str,
+        scope: &Scope,
+        position: Option<usize>,
+    ) -> Result<SqlType, SqlError> {
+        let rank = |t: SqlType| match t {
+            SqlType::Int2 => 0,
+            SqlType::Int4 => 1,
+            SqlType::Int8 => 2,
+            SqlType::Numeric => 3,
+            SqlType::Float8 => 4,
+            SqlType::Text | SqlType::Bool => 0,
+        };
+        let category = |t: SqlType| match t {
+            SqlType::Text => 't',
+            SqlType::Bool => 'b',
+            _ => 'n',
+        };
+        let mut common: Option<SqlType> = None;
+        for e in exprs {
+            let Some(t) = self.sql_type_of(e, scope) else { continue };
+            common = Some(match common {
+                None => t,
+                Some(p) if category(p) != category(t) => {
+                    return Err(SqlError::new(
+                        format!("{what} types {} and {} cannot be matched", p.name(), t.name()),
+                        position,
+                    ));
+                }
+                Some(p) if rank(t) > rank(p) => t,
+                Some(p) => p,
+            });
+        }
+        Ok(common.unwrap_or(SqlType::Text))
+    }
+
+    /// `e` coerced to `ty` (`coerce_to_common_type`): a constant converted now (a
+    /// NULL becomes a NULL of the type, which EXPLAIN prints `NULL::text`), a number
+    /// of another category cast implicitly (`(grp)::numeric`); an integer of another
+    /// width left as it is (the evaluator's integers are one width).
+    fn coerce_to(&self, e: Expr, ty: SqlType, scope: &Scope, position: Option<usize>) -> Result<Expr, SqlError> {
+        match e {
+            Expr::Const(Datum::Null) => Ok(null_of(ty)),
+            Expr::Const(d) => Ok(Expr::Const(convert_const(&d, ty, position)?)),
+            e => {
+                let from = self.type_of(&e, scope);
+                if from == ty.col_type() {
+                    // An integer widened (int4 to int8: `(grp)::bigint`).
+                    return Ok(match self.int_type_of(&e, scope) {
+                        Some(t @ (SqlType::Int2 | SqlType::Int4)) if ty == SqlType::Int8 => {
+                            Expr::func(Func::Cast { from: Some(t), to: ty, implicit: true }, vec![e])
+                        }
+                        _ => e,
+                    });
+                }
+                coerce(e, from, ty.col_type(), position)
+            }
+        }
     }
 
     /// A call of a user-defined function (`super::inline`), if `f` names one.
@@ -1043,7 +1322,8 @@ impl ExprPlanner<'_> {
                 return Err(SqlError::new(format!("function {}(boolean) does not exist", func.name()), position));
             }
         }
-        Ok(Expr::Col(g.agg_column(AggCall { func, arg })))
+        let distinct = matches!(&f.args, FunctionArguments::List(l) if l.duplicate_treatment == Some(DuplicateTreatment::Distinct));
+        Ok(Expr::Col(g.agg_column(AggCall { func, arg, distinct })))
     }
 }
 
@@ -1086,8 +1366,10 @@ fn aggregate_arg(f: &Function, func: AggFunc, position: Option<usize>) -> Result
             return Err(SqlError::new(format!("column \"{name}\" does not exist"), position));
         }
     };
-    if list.duplicate_treatment == Some(DuplicateTreatment::Distinct) {
-        return Err(SqlError::unsupported("DISTINCT in aggregates", position));
+    if list.duplicate_treatment == Some(DuplicateTreatment::Distinct)
+        && matches!(list.args.as_slice(), [FunctionArg::Unnamed(FunctionArgExpr::Wildcard)])
+    {
+        return Err(SqlError::new("syntax error at or near \"*\"", position));
     }
     if !list.clauses.is_empty() {
         return Err(SqlError::unsupported("ORDER BY or other clauses in aggregates", position));
@@ -1137,6 +1419,12 @@ pub(super) fn contains_aggregate(e: &ast::Expr) -> bool {
             contains_aggregate(expr) || contains_aggregate(low) || contains_aggregate(high)
         }
         ast::Expr::InList { expr, list, .. } => contains_aggregate(expr) || list.iter().any(contains_aggregate),
+        ast::Expr::Case { operand, conditions, results, else_result } => {
+            operand.as_deref().is_some_and(contains_aggregate)
+                || conditions.iter().any(contains_aggregate)
+                || results.iter().any(contains_aggregate)
+                || else_result.as_deref().is_some_and(contains_aggregate)
+        }
         _ => false,
     }
 }
@@ -1149,6 +1437,12 @@ pub(super) fn output_name(e: &ast::Expr) -> String {
         ast::Expr::Nested(inner) | ast::Expr::Cast { expr: inner, .. } => output_name(inner),
         ast::Expr::Function(f) => f.name.0.last().map(ident_name).unwrap_or_default(),
         ast::Expr::Value(Value::Boolean(_)) => "bool".to_string(),
+        // FigureColnameInternal: a CASE is named after its ELSE result when that
+        // names something, else "case".
+        ast::Expr::Case { else_result, .. } => match else_result.as_deref().map(output_name) {
+            Some(n) if n != "?column?" => n,
+            _ => "case".to_string(),
+        },
         _ => "?column?".to_string(),
     }
 }
@@ -1240,6 +1534,31 @@ fn is_constant_comparison(e: &Expr) -> bool {
         Expr::Const(_) => true,
         Expr::Bin(op, l, r) => op.is_comparison() && matches!((&**l, &**r), (Expr::Const(_), Expr::Const(_))),
         _ => false,
+    }
+}
+
+/// A NULL constant, untyped or of a type.
+fn is_null_const(e: &Expr) -> bool {
+    matches!(e, Expr::Const(Datum::Null))
+        || matches!(e, Expr::Func(Func::Cast { .. }, a) if matches!(a.first(), Some(Expr::Const(Datum::Null))))
+}
+
+/// A NULL of type `ty` (a Const of the type: `NULL::integer`).
+fn null_of(ty: SqlType) -> Expr {
+    Expr::func(Func::Cast { from: None, to: ty, implicit: false }, vec![Expr::Const(Datum::Null)])
+}
+
+/// A call of an immutable function folded to its value when its arguments are all
+/// constants (eval_const_expressions), as [`fold_constant`] folds operators.
+fn fold_call(e: Expr) -> Result<Expr, SqlError> {
+    let Expr::Func(_, args) = &e else { return Ok(e) };
+    if !args.iter().all(|a| matches!(a, Expr::Const(_))) {
+        return Ok(e);
+    }
+    match e.eval(&[]) {
+        Ok(v) if !matches!(v, Datum::Null) => Ok(Expr::Const(v)),
+        Err(err) if !QUIET.with(|q| q.get()) => Err(SqlError::new(err.to_string(), None)),
+        _ => Ok(e),
     }
 }
 

@@ -94,8 +94,15 @@ pub(super) fn plan_query_over(
         let filter = planner.plan_condition(condition, &mut Scope::Rows { no_agg: NO_AGG_IN_WHERE }, "WHERE")?;
         plan = Plan::Result { child: Box::new(plan), filter: Some(filter), targets: None };
     }
+    let distinct = matches!(select.distinct, Some(ast::Distinct::Distinct));
     let body = if is_aggregated(select, &items, order_by) {
+        if distinct {
+            let position = src.find_keyword(select.select_token.0.span.start, &[Keyword::DISTINCT]);
+            return Err(SqlError::unsupported("DISTINCT in an aggregated query", position));
+        }
         plan_grouped(&planner, select, &items, order_by, plan)?
+    } else if distinct {
+        plan_distinct(&planner, &items, order_by, plan)?
     } else {
         // No aggregate appears anywhere, so the message below is never used.
         let mut scope = Scope::Rows { no_agg: "aggregate functions are not allowed here" };
@@ -203,8 +210,8 @@ pub(super) fn query_body<'q>(q: &'q Query, src: &Source) -> Result<&'q Select, S
 pub(super) fn check_select_clauses(s: &Select, src: &Source) -> Result<(), SqlError> {
     let start = s.select_token.0.span.start;
     let at = |keyword: Keyword| src.find_keyword(start, &[keyword]);
-    let (what, position) = if s.distinct.is_some() {
-        ("DISTINCT", at(Keyword::DISTINCT))
+    let (what, position) = if matches!(s.distinct, Some(ast::Distinct::On(_))) {
+        ("DISTINCT ON", at(Keyword::DISTINCT))
     } else if s.top.is_some() {
         ("TOP", at(Keyword::TOP))
     } else if s.into.is_some() {
@@ -420,6 +427,45 @@ fn plan_grouped(
     if let Some(filter) = having {
         plan = Plan::Result { child: Box::new(plan), filter: Some(filter), targets: None };
     }
+    Ok(Body { plan, targets, sort_keys })
+}
+
+/// `SELECT DISTINCT` (`transformDistinctClause`): a grouping without aggregates on
+/// the select list's expressions, whose output is the select list. Its Agg is marked
+/// [`AggStrategy::Unique`] over its input sorted by those expressions (so that the
+/// logical plan runs as it is on a shard); the coordinator's planner chooses between
+/// Unique over sorted input and a HashAggregate by cost (`create_distinct_paths`).
+/// ORDER BY may only name what the select list has.
+fn plan_distinct(
+    planner: &ExprPlanner,
+    items: &[Item],
+    order_by: &[OrderByExpr],
+    input: Plan,
+) -> Result<Body, SqlError> {
+    let mut rows = Scope::Rows { no_agg: "aggregate functions are not allowed here" };
+    let keys = items.iter().map(|item| plan_item(planner, item, &mut rows)).collect::<Result<Vec<_>, _>>()?;
+    let targets: Vec<(Expr, String)> =
+        items.iter().enumerate().map(|(i, item)| (Expr::Col(i), item.name.clone())).collect();
+    let mut grouping = Grouping { keys, aggs: Vec::new() };
+    let mut scope = Scope::Groups(&mut grouping);
+    let sort_keys = plan_sort_keys(planner, order_by, &targets, items, &mut scope).map_err(|e| {
+        if e.message.contains("must appear in the GROUP BY clause") {
+            SqlError::new("for SELECT DISTINCT, ORDER BY expressions must appear in select list", e.position)
+        } else {
+            e
+        }
+    })?;
+    let sort = Plan::Sort {
+        child: Box::new(input),
+        keys: grouping.keys.iter().cloned().map(|expr| SortKey { expr, desc: false }).collect(),
+    };
+    let plan = Plan::Agg {
+        child: Box::new(sort),
+        strategy: AggStrategy::Unique,
+        group_by: grouping.keys,
+        aggs: vec![],
+        split: crate::plan::AggSplit::Simple,
+    };
     Ok(Body { plan, targets, sort_keys })
 }
 

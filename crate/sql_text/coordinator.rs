@@ -295,7 +295,10 @@ fn partitionwise_shape<'a>(sc: &'a Scenario, children: &'a [Plan]) -> Option<Sha
                 let aggs = r.targets[1..]
                     .iter()
                     .map(|t| match t {
-                        RemoteTarget::Agg(f, arg) => agg_text(*f, arg.map(|i| r.table_columns.get(i)).unwrap_or(None)),
+                        RemoteTarget::Agg(f, arg, false) => {
+                            agg_text(*f, arg.map(|i| r.table_columns.get(i)).unwrap_or(None))
+                        }
+                        RemoteTarget::Agg(_, _, true) => None,
                         RemoteTarget::Col(_) => None,
                     })
                     .collect::<Option<Vec<String>>>()?;

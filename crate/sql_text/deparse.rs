@@ -63,8 +63,10 @@ pub fn deparse_remote_query(q: &RemoteQuery) -> String {
         .iter()
         .map(|t| match t {
             RemoteTarget::Col(c) => column(*c),
-            RemoteTarget::Agg(f, None) => format!("{}(*)", f.name()),
-            RemoteTarget::Agg(f, Some(c)) => format!("{}({})", f.name(), column(*c)),
+            RemoteTarget::Agg(f, None, _) => format!("{}(*)", f.name()),
+            // appendAggregate: `count(DISTINCT grp)`.
+            RemoteTarget::Agg(f, Some(c), true) => format!("{}(DISTINCT {})", f.name(), column(*c)),
+            RemoteTarget::Agg(f, Some(c), false) => format!("{}({})", f.name(), column(*c)),
         })
         .collect();
     // A foreign modify's scan reads the rows' ctid after its targets (and only it
@@ -223,6 +225,22 @@ fn deparse_with(e: &Expr, col: &dyn Fn(usize) -> String) -> String {
                 }
             };
             crate::plan::saop_sql(*op, *use_or, &deparse_with(x, col), &array)
+        }
+        // deparseCaseExpr: the CASE in parentheses of its own; a simple CASE's WHEN
+        // shows the compared value (the CaseTestExpr's operator's right side).
+        Expr::Func(Func::Case { simple }, args) => {
+            let n = args.len();
+            let parts: Vec<String> = args
+                .iter()
+                .enumerate()
+                .map(|(i, a)| match a {
+                    Expr::Bin(BinOp::Eq, _, v) if *simple && i >= 1 && (i - 1) % 2 == 0 && i + 1 < n => {
+                        deparse_with(v, col)
+                    }
+                    other => deparse_with(other, col),
+                })
+                .collect();
+            format!("({})", crate::plan::case_sql(*simple, &parts))
         }
         Expr::Func(f, args) => f.sql(&args.iter().map(|a| deparse_with(a, col)).collect::<Vec<_>>()),
         // printRemoteParam: the remote query's own numbering (`remote_params`), with

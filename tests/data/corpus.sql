@@ -4025,6 +4025,7 @@ select * from (select id, name from h where id = 5 union all select id, cat from
 
 -- [union async pruned twice] two lone partitions of one table: both plain Foreign Scans, named h and h_1 (h17q)
 select id from h where id = 5 union all select id from h where id = 6;
+
 -- (h17e) ===== Unary minus, BooleanTest, unknown select items, EXISTS as a value =====
 
 -- [expr unary minus foreign] -x of int, bigint and numeric columns: (- x), shipped as such (h17e)
@@ -4147,3 +4148,53 @@ select count(*), sum(js_c9.v) from js_c1, js_c2, js_c3, js_c4, js_c5, js_c6, js_
 set join_collapse_limit = 12;
 set from_collapse_limit = 12;
 select count(*), sum(js_c11.v) from js_c1, js_c2, js_c3, js_c4, js_c5, js_c6, js_c7, js_c8, js_c9, js_c10, js_c11 where js_c2.k = js_c1.v and js_c3.k = js_c2.v and js_c4.k = js_c3.v and js_c5.k = js_c4.v and js_c6.k = js_c5.v and js_c7.k = js_c6.v and js_c8.k = js_c7.v and js_c9.k = js_c8.v and js_c10.k = js_c9.v and js_c11.k = js_c10.v;
+
+-- (h17c) ===== CASE, COALESCE, NULLIF, GREATEST/LEAST, abs, round =====
+
+-- [expr case foreign partitioned] a searched CASE in the select list of the async Append's scans (h17c)
+select id, case when grp > 5 then 'big' else 'small' end from h where id < 12;
+
+-- [expr case foreign partitioned ship] a searched CASE compared with a constant: shipped, in parentheses (h17c)
+select id, grp from h where case when grp > 5 then 1 else 0 end = 1 and id < 40;
+
+-- [expr case simple foreign partitioned] a simple CASE without ELSE: ELSE NULL::text (h17c)
+select id, case grp when 1 then 'one' when 2 then 'two' end from h where id < 10;
+
+-- [expr case simple foreign partitioned ship] a simple CASE as a boolean qual: shipped (h17c)
+select id, grp from h where case grp when 3 then true else false end and id < 60;
+
+-- [expr case foreign partitioned collation] a CASE of a text column compared with a text: shipped (the column gives the collation) (h17c)
+select id, name from h where case when grp > 5 then name else 'small' end = 'n07';
+
+-- [expr case coalesce aggregate foreign partitioned] CASE and COALESCE inside aggregates over the async Append (h17c)
+select grp, count(*), sum(case when amount > 50 then 1 else 0 end), max(coalesce(name, '?')) from h group by grp order by grp;
+
+-- [expr coalesce foreign partitioned] COALESCE of text, integer and numeric columns over their NULLs (h17c)
+select id, coalesce(name, 'none'), coalesce(grp, -1), coalesce(amount, 0) from h where id > 2000 and id < 2040;
+
+-- [expr coalesce foreign partitioned filter] COALESCE in WHERE: a local Filter on each async scan (h17c)
+select id, grp, coalesce(grp, 0) from h where coalesce(grp, 0) > 8;
+
+-- [expr nullif greatest least foreign partitioned] NULLIF, GREATEST, LEAST computed locally (h17c)
+select id, grp, nullif(grp, 3), greatest(grp, 5), least(grp, 5, id) from h where id < 12;
+
+-- [expr abs round foreign] abs, round(numeric, int), round(numeric), round(bigint) (a float8) (h17c)
+select id, abs(val), round(score, 1), round(score), round(val) from f where id < 8 or id > 515;
+
+-- [expr abs round foreign ship] abs and round in WHERE: shipped, round(x) as round(x, 0) (h17c)
+select id, val from f where abs(val) < 10 and round(score) > 2;
+
+-- [expr case coalesce range] CASE with IS NULL and COALESCE over the range-partitioned table (h17c)
+select k, case when v is null then 'none' when v < 10 then 'low' else 'high' end, coalesce(v, 0) + 1 from r where k % 100 = 7;
+
+-- [expr round abs aggregate foreign partitioned] aggregates of round and abs over the async Append (h17c)
+select sum(round(amount)), avg(round(amount, 1)), max(abs(grp - 5)) from h where id < 500;
+
+-- [expr case foreign partitioned boolean] a CASE without ELSE as a qual: ELSE NULL::boolean, shipped (h17c)
+select id from h where case when id < 3 then true end;
+
+-- [error expr coalesce types] COALESCE of an integer and a text (h17c)
+select coalesce(grp, name) from h;
+
+-- [error expr case when boolean] a CASE/WHEN condition that is not boolean (h17c)
+select id from h where case when grp then 1 end = 1;

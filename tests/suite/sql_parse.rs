@@ -253,7 +253,7 @@ fn group_by_with_count() {
         child: Box::new(scan_t()),
         strategy: AggStrategy::Hashed,
         group_by: vec![Expr::col(0)],
-        aggs: vec![AggCall { func: AggFunc::CountStar, arg: None }],
+        aggs: vec![AggCall { func: AggFunc::CountStar, arg: None, distinct: false }],
         split: pgasync::plan::AggSplit::Simple,
     };
     assert_eq!(plan, expected);
@@ -267,7 +267,7 @@ fn plain_aggregate() {
         child: Box::new(scan_t()),
         strategy: AggStrategy::Plain,
         group_by: vec![],
-        aggs: vec![AggCall { func: AggFunc::Sum, arg: Some(Expr::col(0)) }],
+        aggs: vec![AggCall { func: AggFunc::Sum, arg: Some(Expr::col(0)), distinct: false }],
         split: pgasync::plan::AggSplit::Simple,
     };
     assert_eq!(plan, expected);
@@ -285,10 +285,10 @@ fn aggregates_with_projection_having_and_order() {
         strategy: AggStrategy::Hashed,
         group_by: vec![Expr::col(0)],
         aggs: vec![
-            AggCall { func: AggFunc::Count, arg: Some(Expr::col(1)) },
-            AggCall { func: AggFunc::Avg, arg: Some(Expr::col(3)) },
-            AggCall { func: AggFunc::Sum, arg: Some(Expr::col(0)) },
-            AggCall { func: AggFunc::Max, arg: Some(Expr::col(1)) },
+            AggCall { func: AggFunc::Count, arg: Some(Expr::col(1)), distinct: false },
+            AggCall { func: AggFunc::Avg, arg: Some(Expr::col(3)), distinct: false },
+            AggCall { func: AggFunc::Sum, arg: Some(Expr::col(0)), distinct: false },
+            AggCall { func: AggFunc::Max, arg: Some(Expr::col(1)), distinct: false },
         ],
         split: pgasync::plan::AggSplit::Simple,
     };
@@ -323,7 +323,7 @@ fn group_by_expression_and_ordinal() {
         child: Box::new(scan_t()),
         strategy: AggStrategy::Hashed,
         group_by: vec![key],
-        aggs: vec![AggCall { func: AggFunc::CountStar, arg: None }],
+        aggs: vec![AggCall { func: AggFunc::CountStar, arg: None, distinct: false }],
         split: pgasync::plan::AggSplit::Simple,
     };
     let sorted = Plan::Sort { child: Box::new(agg), keys: vec![SortKey::asc(0)] };
@@ -476,9 +476,9 @@ fn deparsed_remote_queries_round_trip() {
     let mut agg = RemoteQuery::scan("t", columns, &[]);
     agg.targets = vec![
         RemoteTarget::Col(1),
-        RemoteTarget::Agg(AggFunc::CountStar, None),
-        RemoteTarget::Agg(AggFunc::Sum, Some(0)),
-        RemoteTarget::Agg(AggFunc::Avg, Some(3)),
+        RemoteTarget::Agg(AggFunc::CountStar, None, false),
+        RemoteTarget::Agg(AggFunc::Sum, Some(0), false),
+        RemoteTarget::Agg(AggFunc::Avg, Some(3), false),
     ];
     agg.group_by = vec![1];
     // An aggregated query's HAVING and ORDER BY are over its targets: b, count(*), …
@@ -495,9 +495,9 @@ fn deparsed_remote_queries_round_trip() {
         strategy: AggStrategy::Hashed,
         group_by: vec![Expr::col(1)],
         aggs: vec![
-            AggCall { func: AggFunc::CountStar, arg: None },
-            AggCall { func: AggFunc::Sum, arg: Some(Expr::col(0)) },
-            AggCall { func: AggFunc::Avg, arg: Some(Expr::col(3)) },
+            AggCall { func: AggFunc::CountStar, arg: None, distinct: false },
+            AggCall { func: AggFunc::Sum, arg: Some(Expr::col(0)), distinct: false },
+            AggCall { func: AggFunc::Avg, arg: Some(Expr::col(3)), distinct: false },
         ],
         split: pgasync::plan::AggSplit::Simple,
     };

@@ -144,8 +144,8 @@ impl Model<'_> {
         for t in &q.targets {
             match t {
                 RemoteTarget::Col(c) => widths.push(r.widths.get(c).copied().unwrap_or(32.0)),
-                RemoteTarget::Agg(func, arg) => {
-                    let call = AggCall { func: *func, arg: arg.map(Expr::Col) };
+                RemoteTarget::Agg(func, arg, distinct) => {
+                    let call = AggCall { func: *func, arg: arg.map(Expr::Col), distinct: *distinct };
                     let ty = arg.and_then(type_of);
                     super::add_agg_costs(&call, ty, p, &mut trans, &mut fin);
                     widths.push(super::agg_width(&call, ty));
@@ -249,8 +249,8 @@ impl Model<'_> {
         };
         for t in &q.targets {
             match t {
-                RemoteTarget::Col(c) | RemoteTarget::Agg(_, Some(c)) => note(*c),
-                RemoteTarget::Agg(_, None) => {}
+                RemoteTarget::Col(c) | RemoteTarget::Agg(_, Some(c), _) => note(*c),
+                RemoteTarget::Agg(_, None, _) => {}
             }
         }
         every_on(&j.tree, &mut |e| e.for_each_col(&mut note));
