@@ -156,10 +156,6 @@ fn what_postgres_plans_otherwise_is_refused_by_name() {
         ("select id from loc where id in (select id from loc where qty = 1)", "named \"loc\" like the outer one"),
         ("select id from loc left semi join f on loc.id = f.id", "SEMI and ANTI joins are not SQL"),
         ("select id from pf where val > (select count(*) from loc where loc.id = pf.id)", "each partition's scan"),
-        (
-            "select id from loc where exists (select 1 from dim) or qty > 2",
-            "EXISTS (SELECT …) inside an expression of WHERE",
-        ),
         ("select (select id, val from f limit 1) from loc", "only one column"),
         ("select id, (select count(*) from dim) from pf", "partition's scan"),
     ] {

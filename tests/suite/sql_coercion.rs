@@ -143,8 +143,14 @@ fn a_correlated_exists_under_or_is_the_hashed_alternative() {
     assert_eq!(rows, sorted(&["1", "3", "4"]));
     let e = run("select a from loc where q = 1 or exists (select 1 from t where t.a > loc.a)", false).unwrap_err();
     assert!(e.contains("correlated condition other than inner = outer"), "{e}");
-    let e = run("select a, exists (select 1 from t where t.a = loc.a) from loc", false).unwrap_err();
-    assert!(e.contains("EXISTS (SELECT …) in the select list"), "{e}");
+    // As a value in the select list: the same hashed alternative, a boolean per row.
+    let (rows, explain) = rows_both_modes("select a, exists (select 1 from t where t.a = loc.a) from loc");
+    assert_eq!(rows, sorted(&["1|t", "2|t", "3|t", "4|f"]));
+    assert!(explain.contains("Output: loc.a, (hashed SubPlan 2)"), "{explain}");
+    // Uncorrelated: an InitPlan's value, `$0`.
+    let (rows, explain) = rows_both_modes("select a, exists (select 1 from t where t.n > 50) from loc where a < 3");
+    assert_eq!(rows, sorted(&["1|t", "2|t"]));
+    assert!(explain.contains("Output: loc.a, $0"), "{explain}");
 }
 
 #[wasm_bindgen_test(unsupported = test)]
