@@ -49,8 +49,9 @@ pub(super) fn ordered_local_scan(
     seq: Plan,
     keys: &[SortKey],
     limit: Option<(u64, Option<u64>)>,
+    tlist_cost: f64,
 ) -> (Plan, bool) {
-    let (plan, presorted) = indxpath::ordered_scan(coord, req, seq, keys, limit, false);
+    let (plan, presorted) = indxpath::ordered_scan(coord, req, seq, keys, limit, false, Some(tlist_cost));
     if presorted || keys.len() < 2 || !enabled(coord) {
         return (plan, presorted);
     }

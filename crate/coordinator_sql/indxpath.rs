@@ -231,7 +231,10 @@ pub(super) fn cheapest_scan(coord: &Node, req: &ScanRequest, seq: Plan) -> Plan 
 /// An ordered scan of a local leaf: a Sort (`order`, over the used columns) over the
 /// cheapest scan, or an index path in that order (one key, a plain column with an
 /// index), whichever costs less under the query's LIMIT (`force`: the index path
-/// whenever there is one). Returns the plan and whether it is presorted (the caller
+/// whenever there is one). For the query's own ORDER BY without a LIMIT
+/// (`tlist_cost`: the select list's cost a row, a correlated SubPlan's calls) the two
+/// are compared as `add_path` puts them in the ordered relation
+/// ([`index_path_wins`]). Returns the plan and whether it is presorted (the caller
 /// then adds no Sort).
 pub(super) fn ordered_scan(
     coord: &Node,
@@ -240,6 +243,7 @@ pub(super) fn ordered_scan(
     order: &[SortKey],
     limit: Option<(u64, Option<u64>)>,
     force: bool,
+    tlist_cost: Option<f64>,
 ) -> (Plan, bool) {
     let p = CostParams::from_settings(&|n| coord.setting(n).map(str::to_string));
     let cheapest = cheapest_scan(coord, req, seq);
@@ -250,13 +254,45 @@ pub(super) fn ordered_scan(
     if t.index_on(column).is_none() {
         return (cheapest, false);
     }
-    let sort_cost = limited_cost(coord, &sorted, limit, &p).total;
+    let sort_est = limited_cost(coord, &sorted, limit, &p);
     for path in index_paths(req, column, Some(key.desc), &p) {
-        if force || limited_cost(coord, &path, limit, &p).total < sort_cost {
+        let est = limited_cost(coord, &path, limit, &p);
+        let wins = match (limit, tlist_cost) {
+            (None, Some(tlist_cost)) => index_path_wins(est, sort_est, tlist_cost),
+            _ => est.total < sort_est.total,
+        };
+        if force || wins {
             return (path, true);
         }
     }
     (cheapest, false)
+}
+
+/// `add_path` of the index path (`index`) after the Sort over the cheapest scan
+/// (`sort`, which `create_ordered_paths` meets first: the input's cheapest-total
+/// path) into the ordered relation, both in the ORDER BY's order: the select list is
+/// evaluated below the Sort (its cost, `tlist_cost` a row, is in the Sort's startup)
+/// and in the index scan (`apply_scanjoin_target_to_paths`). Totals within 1% are a
+/// tie that the smaller startup cost breaks (`compare_path_costs_fuzzily`); a dead
+/// heat keeps the Sort unless the index path is cheaper at all.
+fn index_path_wins(index: Estimate, sort: Estimate, tlist_cost: f64) -> bool {
+    const STD_FUZZ_FACTOR: f64 = 1.01;
+    let added = tlist_cost * index.rows;
+    let (i_startup, i_total) = (index.startup, index.total + added);
+    let (s_startup, s_total) = (sort.startup + added, sort.total + added);
+    if i_total > s_total * STD_FUZZ_FACTOR {
+        return false;
+    }
+    if s_total > i_total * STD_FUZZ_FACTOR {
+        return true;
+    }
+    if i_startup > s_startup * STD_FUZZ_FACTOR {
+        return false;
+    }
+    if s_startup > i_startup * STD_FUZZ_FACTOR {
+        return true;
+    }
+    s_total > i_total * 1.0000000001
 }
 
 /// A Nested Loop's inner side as an Index Scan of `req`'s table parameterized by its

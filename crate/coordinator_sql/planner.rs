@@ -413,6 +413,10 @@ fn plan_with_init_plans(
         ));
     }
     super::subselect::check_hashed_subplans(coord, &rel_name, &init_plans, at)?;
+    // The select list's correlated SubPlans priced per call before the paths that
+    // evaluate it are compared (`cost_qual_eval` of the target list).
+    let params = crate::plan::costsize::CostParams::from_settings(&|n| coord.setting(n).map(str::to_string));
+    crate::plan::costsize::note_subplan_costs(&init_plans, coord, &params);
     let mut planned = plan_query_into(coord, &rewritten, text, servers, depth)?;
     super::subselect::check_params(&planned.plan, at)?;
     if init_plans
@@ -2498,7 +2502,11 @@ impl<'a> Planner<'a> {
                     used: &used,
                     where_cols: &where_cols,
                 };
-                let (plan, presorted) = incsort::ordered_local_scan(self.coord, &req, seq, keys, l.limit);
+                // The select list's cost a row (`cost_qual_eval` of the target).
+                let p =
+                    crate::plan::costsize::CostParams::from_settings(&|n| self.coord.setting(n).map(str::to_string));
+                let tlist_cost = targets.iter().flatten().map(|(e, _)| crate::plan::costsize::qual_cost(e, &p)).sum();
+                let (plan, presorted) = incsort::ordered_local_scan(self.coord, &req, seq, keys, l.limit, tlist_cost);
                 let plan = self.gate(plan);
                 let sort = if presorted { None } else { sort.clone() };
                 return Ok(finish(plan, sort, targets, l.limit));
@@ -2849,10 +2857,12 @@ impl<'a> Planner<'a> {
         let seq = self.local_scan(leaf, conjuncts, used, where_cols);
         let req = super::indxpath::ScanRequest { rel: leaf.rel, name: leaf.name.clone(), conjuncts, used, where_cols };
         let plan = match order {
-            Some(keys) => match super::indxpath::ordered_scan(self.coord, &req, seq, keys, None, self.force_index) {
-                (plan, true) => plan,
-                (plan, false) => Plan::Sort { child: Box::new(plan), keys: keys.clone() },
-            },
+            Some(keys) => {
+                match super::indxpath::ordered_scan(self.coord, &req, seq, keys, None, self.force_index, None) {
+                    (plan, true) => plan,
+                    (plan, false) => Plan::Sort { child: Box::new(plan), keys: keys.clone() },
+                }
+            }
             None => super::indxpath::cheapest_scan(self.coord, &req, seq),
         };
         Ok(self.gate(plan))

@@ -64,7 +64,8 @@ use super::selectivity::{self, clamp_row_est, VarData};
 use super::semiantijoin;
 use super::stats::{type_avg_width, ColumnStats, BLCKSZ};
 use super::{
-    AggCall, AggFunc, AggSplit, AggStrategy, BinOp, Expr, ForeignScanPlan, JoinType, Plan, RemoteTarget, SqlType,
+    AggCall, AggFunc, AggSplit, AggStrategy, BinOp, Expr, ForeignScanPlan, InitPlan, JoinType, Plan, RemoteTarget,
+    SqlType, SubLinkKind,
 };
 use crate::types::ColType;
 use std::rc::Rc;
@@ -320,19 +321,23 @@ struct Costed {
 }
 
 /// The estimates of a query level whose InitPlans (CTEs among them) run first: their
-/// nodes come first, and their whole cost is charged to the top node's startup and
-/// total, as SS_charge_for_initplans charges every final path of the query level.
+/// nodes come first, and the whole cost of each `charged` one is charged to the top
+/// node's startup and total, as SS_charge_for_initplans charges every final path of
+/// the query level (a correlated SubPlan is not: [`qual_cost`] prices its calls).
 fn cost_with_subplans<'p>(
     subplans: impl Iterator<Item = &'p Plan>,
+    charged: &[bool],
     child: &Plan,
     cat: &dyn CostCatalog,
     p: &CostParams,
 ) -> Vec<NodeEstimate> {
     let mut out = vec![];
     let mut charge = 0.0;
-    for plan in subplans {
+    for (plan, &charged) in subplans.zip(charged) {
         let e = cost_plan_nodes(plan, cat, p);
-        charge += e.first().map_or(0.0, |e| e.est.total);
+        if charged {
+            charge += e.first().map_or(0.0, |e| e.est.total);
+        }
         out.extend(e);
     }
     let mut main = cost_plan_nodes(child, cat, p);
@@ -370,12 +375,15 @@ pub struct PlannerFigures {
 /// [`cost_plan`] with each node's output types, in executor order.
 pub fn cost_plan_nodes(plan: &Plan, cat: &dyn CostCatalog, p: &CostParams) -> Vec<NodeEstimate> {
     if let Plan::WithInitPlans { child, init_plans } = plan {
-        // The InitPlans' nodes come first (the executor starts them first).
-        return cost_with_subplans(init_plans.iter().map(|i| &i.plan), child, cat, p);
+        // The InitPlans' nodes come first (the executor starts them first). A
+        // correlated SubPlan is priced per call in the select list instead.
+        note_subplan_costs(init_plans, cat, p);
+        let charged: Vec<bool> = init_plans.iter().map(|i| !priced_per_call(i)).collect();
+        return cost_with_subplans(init_plans.iter().map(|i| &i.plan), &charged, child, cat, p);
     }
     if let Plan::WithCtes { child, ctes } = plan {
         // The CTEs' subplans are the query level's first InitPlans (SS_process_ctes).
-        return cost_with_subplans(ctes.iter().map(|c| &c.plan), child, cat, p);
+        return cost_with_subplans(ctes.iter().map(|c| &c.plan), &vec![true; ctes.len()], child, cat, p);
     }
     let c = Model::new(cat, p, query_setops(plan), &[]).node(plan, None);
     let mut out = vec![];
@@ -712,7 +720,44 @@ pub fn qual_cost(e: &Expr, p: &CostParams) -> f64 {
         Expr::Func(super::Func::Case { .. } | super::Func::Coalesce, args) => {
             args.iter().map(|a| qual_cost(a, p)).sum::<f64>()
         }
+        // A correlated SubPlan: its whole plan per call (`cost_subplan`), as far as
+        // the query being planned has priced it.
+        Expr::Func(super::Func::SubPlan { plan_id, .. }, args) => {
+            subplan_call_cost(*plan_id).unwrap_or(p.cpu_operator_cost)
+                + args.iter().map(|a| qual_cost(a, p)).sum::<f64>()
+        }
         Expr::Func(_, args) => p.cpu_operator_cost + args.iter().map(|a| qual_cost(a, p)).sum::<f64>(),
+    }
+}
+
+thread_local! {
+    /// The per-call cost of each correlated scalar SubPlan (by its number) of the
+    /// query being planned or costed, which [`qual_cost`] charges where the select
+    /// list calls it ([`note_subplan_costs`]). A query numbers its subplans from 1, so
+    /// each one's figures replace the last query's.
+    static SUBPLAN_COSTS: std::cell::RefCell<std::collections::BTreeMap<usize, f64>> =
+        const { std::cell::RefCell::new(std::collections::BTreeMap::new()) };
+}
+
+fn subplan_call_cost(plan_id: usize) -> Option<f64> {
+    SUBPLAN_COSTS.with(|m| m.borrow().get(&plan_id).copied())
+}
+
+/// Is this subplan priced per call where its `Func::SubPlan` is evaluated (a
+/// correlated scalar subquery, `cost_subplan`), rather than charged once to the
+/// query level as an InitPlan is (`SS_charge_for_initplans`)?
+fn priced_per_call(i: &InitPlan) -> bool {
+    i.kind == SubLinkKind::Correlated && !i.args.is_empty()
+}
+
+/// `cost_subplan` for the query level's correlated scalar SubPlans: a SubPlan with
+/// parameters is run again for every call, startup included (`parParam` is not
+/// empty), and all its output is read (EXPR_SUBLINK): its plan's total cost per call.
+/// Noted for [`qual_cost`] before the query that calls them is planned or costed.
+pub fn note_subplan_costs(init_plans: &[InitPlan], cat: &dyn CostCatalog, p: &CostParams) {
+    for i in init_plans.iter().filter(|i| priced_per_call(i)) {
+        let total = cost_plan(&i.plan, cat, p).first().map_or(0.0, |e| e.total);
+        SUBPLAN_COSTS.with(|m| m.borrow_mut().insert(i.plan_id, total));
     }
 }
 

@@ -1553,7 +1553,6 @@ select id from loc where not exists (select 1 from f where f.id = loc.id) order 
 select count(*) from loc where exists (select 1 from f where val > 100);
 
 -- [subquery correlated scalar] a correlated scalar subquery: a SubPlan per outer row
--- known: plan — both run SubPlan 1 (its foreign scan's remote WHERE id = $1::integer) for each row of loc's scan; PostgreSQL reads loc in id order by an Index Scan of loc_id_idx, the sandbox, which has no index paths here, sorts a Seq Scan
 select id, (select count(*) from f where f.id = loc.id) from loc where qty < 5 order by id;
 
 -- [subquery any] = ANY (SELECT …): a semi join
