@@ -240,4 +240,38 @@ mod tests {
         let random = Expr::bin(BinOp::Lt, Expr::func(Func::Random, vec![]), Expr::int(1));
         assert!(!is_pseudoconstant(&random));
     }
+
+    /// PostgreSQL 15's walker: a CASE ships (searched or simple), COALESCE, NULLIF
+    /// and GREATEST do not; a CASE of text constants compared with a text constant
+    /// has no collation from a column and stays local, one with a text column ships.
+    #[test]
+    fn case_ships_coalesce_does_not_and_a_constant_text_case_stays_local() {
+        let searched = |then: Expr| {
+            let cond = Expr::bin(BinOp::Gt, Expr::Col(1), Expr::int(5));
+            Expr::func(Func::Case { simple: false }, vec![cond, then, text("small")])
+        };
+        let numbers = Expr::func(
+            Func::Case { simple: false },
+            vec![Expr::bin(BinOp::Gt, Expr::Col(1), Expr::int(5)), Expr::int(1), Expr::int(0)],
+        );
+        assert!(is_foreign_expr(&Expr::bin(BinOp::Eq, numbers, Expr::int(1))));
+        let simple = Expr::func(
+            Func::Case { simple: true },
+            vec![
+                Expr::Col(1),
+                Expr::bin(BinOp::Eq, Expr::Col(1), Expr::int(3)),
+                Expr::Const(Datum::Bool(true)),
+                Expr::Const(Datum::Bool(false)),
+            ],
+        );
+        assert!(is_foreign_expr(&simple));
+        assert!(!is_foreign_expr(&Expr::bin(BinOp::Eq, searched(text("big")), text("big"))));
+        assert!(is_foreign_expr(&Expr::bin(BinOp::Eq, searched(Expr::Col(0)), text("big"))));
+        for f in [Func::Coalesce, Func::NullIf, Func::MinMax { greatest: true }] {
+            let call = Expr::func(f, vec![Expr::Col(1), Expr::int(0)]);
+            assert!(!is_foreign_expr(&Expr::bin(BinOp::Gt, call, Expr::int(3))));
+        }
+        let round = Expr::func(Func::Round, vec![Expr::Col(2), Expr::int(0)]);
+        assert!(is_foreign_expr(&Expr::bin(BinOp::Gt, round, Expr::int(3))));
+    }
 }

@@ -478,6 +478,35 @@ impl AggState {
         self.slot.extend(trans.iter().zip(&self.aggs).map(|(t, a)| t.finish(a.func)));
     }
 
+    /// A DISTINCT's Unique (nodeUnique.c's `ExecUnique`): a row goes out as soon as
+    /// its key differs from the previous row's, so a LIMIT above stops the input
+    /// at the first row of the last group it needs, not past that group's end as a
+    /// GroupAggregate would read.
+    fn next_unique(&mut self, es: &mut EState) -> ExecResult<ExecStatus> {
+        while !self.filled {
+            match self.inputs.next(&mut self.children, 0, es)? {
+                ExecStatus::Row => {
+                    es.clock.charge(es.cost.agg_row_ns);
+                    let row = self.children[0].node.slot();
+                    self.key.clear();
+                    for e in &self.group_by {
+                        self.key.push(e.eval(row)?);
+                    }
+                    if matches!(&self.current, Some((k, _)) if *k == self.key) {
+                        continue;
+                    }
+                    self.current = Some((self.key.clone(), Vec::new()));
+                    self.slot.clear();
+                    self.slot.extend(self.key.iter().cloned());
+                    return Ok(ExecStatus::Row);
+                }
+                ExecStatus::Wait => return Ok(ExecStatus::Wait),
+                ExecStatus::Done => self.filled = true,
+            }
+        }
+        Ok(ExecStatus::Done)
+    }
+
     /// GroupAggregate: read until a group is complete; at the end, the last group.
     fn next_sorted(&mut self, es: &mut EState) -> ExecResult<ExecStatus> {
         while !self.filled {
@@ -531,8 +560,10 @@ impl ExecNode for AggState {
         self.inputs = AsyncInputs::init(id, &mut self.children, plans, es);
     }
     fn exec_next(&mut self, es: &mut EState) -> ExecResult<ExecStatus> {
-        // A DISTINCT's Unique is a sorted grouping without aggregates.
-        if matches!(self.strategy, AggStrategy::Sorted | AggStrategy::Unique) && !self.group_by.is_empty() {
+        if self.strategy == AggStrategy::Unique && !self.group_by.is_empty() {
+            return self.next_unique(es);
+        }
+        if self.strategy == AggStrategy::Sorted && !self.group_by.is_empty() {
             return self.next_sorted(es);
         }
         while !self.filled {

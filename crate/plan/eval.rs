@@ -876,4 +876,35 @@ mod tests {
         assert_eq!(saop(BinOp::Lt, false, i(0), &[]), t);
         assert_eq!(saop(BinOp::Lt, true, i(5), &[i(1), i(9)]), t);
     }
+
+    /// CASE evaluates only the branch it takes (`1/0` in another is never raised);
+    /// COALESCE stops at its first value that is not NULL; GREATEST and LEAST skip
+    /// NULLs; NULLIF is NULL only when its operands are equal; round(numeric) rounds
+    /// half away from zero, round(float8) half to even.
+    #[test]
+    fn conditional_expressions_evaluate_as_postgresql_does() {
+        let div0 = Expr::bin(BinOp::Divide, Expr::int(1), Expr::Col(0));
+        let case = Expr::func(
+            Func::Case { simple: false },
+            vec![Expr::bin(BinOp::Eq, Expr::Col(0), Expr::int(0)), Expr::int(-1), div0.clone()],
+        );
+        assert_eq!(case.eval(&[Datum::Int(0)]).unwrap(), Datum::Int(-1));
+        assert_eq!(case.eval(&[Datum::Int(1)]).unwrap(), Datum::Int(1));
+        let coalesce = Expr::func(Func::Coalesce, vec![Expr::Col(1), Expr::int(7), div0]);
+        assert_eq!(coalesce.eval(&[Datum::Int(0), Datum::Null]).unwrap(), Datum::Int(7));
+        let greatest = Expr::func(Func::MinMax { greatest: true }, vec![Expr::Col(0), Expr::Col(1)]);
+        assert_eq!(greatest.eval(&[Datum::Null, Datum::Int(3)]).unwrap(), Datum::Int(3));
+        assert_eq!(greatest.eval(&[Datum::Null, Datum::Null]).unwrap(), Datum::Null);
+        let least = Expr::func(Func::MinMax { greatest: false }, vec![Expr::Col(0), Expr::Col(1)]);
+        assert_eq!(least.eval(&[Datum::Int(2), Datum::Int(3)]).unwrap(), Datum::Int(2));
+        let nullif = Expr::func(Func::NullIf, vec![Expr::Col(0), Expr::int(1)]);
+        assert_eq!(nullif.eval(&[Datum::Int(1)]).unwrap(), Datum::Null);
+        assert_eq!(nullif.eval(&[Datum::Int(2)]).unwrap(), Datum::Int(2));
+        let n = |s: &str| Datum::numeric(Numeric::parse(s).unwrap());
+        let round = Expr::func(Func::Round, vec![Expr::Col(0), Expr::int(0)]);
+        assert_eq!(round.eval(&[n("2.5")]).unwrap(), n("3"));
+        assert_eq!(round.eval(&[n("-2.5")]).unwrap(), n("-3"));
+        let dround = Expr::func(Func::Round, vec![Expr::Col(0)]);
+        assert_eq!(dround.eval(&[Datum::Float(2.5)]).unwrap(), Datum::Float(2.0));
+    }
 }

@@ -4197,3 +4197,65 @@ select coalesce(grp, name) from h;
 
 -- [error expr case when boolean] a CASE/WHEN condition that is not boolean (h17c)
 select id from h where case when grp then 1 end = 1;
+
+-- (h17c) ===== SELECT DISTINCT and DISTINCT aggregates =====
+
+-- [distinct foreign partitioned order] DISTINCT over the async Append: HashAggregate then Sort, chosen by cost (h17c)
+select distinct grp from h order by grp;
+
+-- [distinct foreign] DISTINCT over a plain foreign table: not pushed (postgres_fdw 15 has no UPPERREL_DISTINCT) (h17c)
+select distinct grp from h0;
+
+-- [distinct foreign partitioned where] DISTINCT with a WHERE shipped to every partition (h17c)
+select distinct grp from h where id < 100;
+
+-- [distinct foreign partitioned two columns] DISTINCT on two columns, ORDER BY both (h17c)
+select distinct grp, name from h where id < 300 order by grp, name;
+
+-- [distinct foreign partitioned limit] DISTINCT with ORDER BY DESC and LIMIT (h17c)
+select distinct name from h where grp = 3 order by name desc limit 5;
+
+-- [distinct foreign text] DISTINCT of a text column of a foreign table, its NULLs one row (h17c)
+select distinct cat from f order by cat;
+
+-- [distinct local] DISTINCT over a local table, ordered (h17c)
+select distinct qty from loc order by qty;
+
+-- [distinct local unordered] DISTINCT over a local table: HashAggregate (h17c)
+select distinct cat from loc;
+
+-- [distinct list partitioned] DISTINCT over the list-partitioned table (local and foreign partitions) (h17c)
+select distinct region from l;
+
+-- [distinct list partitioned two columns] two columns with a WHERE, ordered (h17c)
+select distinct region, qty from l where qty > 8 order by region, qty;
+
+-- [distinct boolean foreign partitioned] DISTINCT of a boolean over foreign and local partitions (h17c)
+select distinct flag from bp order by flag;
+
+-- [error distinct order by] ORDER BY a column the DISTINCT list lacks (h17c)
+select distinct grp from h order by id;
+
+-- [aggregate distinct foreign partitioned] count(DISTINCT) over the async Append: a plain Aggregate (h17c)
+select count(distinct grp) from h;
+
+-- [aggregate distinct foreign partitioned group] DISTINCT aggregates per group: GroupAggregate (no HashAggregate for them) (h17c)
+select grp, count(distinct name), sum(distinct amount) from h group by grp;
+
+-- [aggregate distinct foreign partitioned avg] count(DISTINCT) and avg(DISTINCT) with a WHERE (h17c)
+select count(distinct name), avg(distinct grp) from h where id < 100;
+
+-- [aggregate distinct local] count(DISTINCT) beside count(*) over a local table (h17c)
+select count(distinct cat), count(*) from loc;
+
+-- [aggregate distinct foreign pushdown] count(DISTINCT) pushed to the remote server with the aggregate (h17c)
+select count(distinct grp), count(*) from h0;
+
+-- [aggregate distinct foreign pushdown group] count(DISTINCT) per group, pushed (h17c)
+select grp, count(distinct name) from h0 group by grp;
+
+-- [aggregate distinct foreign pushdown where] count(DISTINCT) with a shipped WHERE (h17c)
+select count(distinct cat) from f where id < 300;
+
+-- [error aggregate distinct star] count(DISTINCT *) (h17c)
+select count(distinct *) from h;
