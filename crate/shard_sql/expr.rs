@@ -1347,7 +1347,7 @@ fn aggregate_func(f: &Function) -> Option<AggFunc> {
 }
 
 /// The single argument of an aggregate call; None for `count(*)`. Rejects the
-/// aggregate decorations we do not implement (DISTINCT, FILTER, ORDER BY, ...).
+/// aggregate decorations we do not implement (FILTER, ORDER BY, ...).
 fn aggregate_arg(f: &Function, func: AggFunc, position: Option<usize>) -> Result<Option<&ast::Expr>, SqlError> {
     let name = func.name();
     if f.filter.is_some() {

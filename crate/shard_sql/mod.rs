@@ -26,7 +26,10 @@
 //! `ARRAY[…]` (a ScalarArrayOpExpr, as postgres_fdw sends an IN list), and casts to integer, numeric or text types that do not change
 //! a column's type (constants are converted at plan time).
 //!
-//! Everything else (joins, subqueries, other functions, window functions, DISTINCT,
+//! `SELECT DISTINCT` and aggregates over DISTINCT arguments (postgres_fdw sends
+//! `count(DISTINCT x)`) are planned too.
+//!
+//! Everything else (joins, subqueries, other functions, window functions, DISTINCT ON,
 //! set operations, CTEs, RETURNING, ...) is rejected with a [`SqlError`] that names the
 //! construct and, when it can be located, carries its position in the query text
 //! (a 1-based character offset, like PostgreSQL's error position). Unquoted

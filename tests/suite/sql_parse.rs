@@ -599,7 +599,7 @@ fn unsupported_constructs() {
         ("SELECT a FROM t LEFT JOIN t_p1 ON true", "JOIN", Some(17)),
         ("SELECT t.a FROM t, t_p1", "JOIN", Some(18)),
         ("SELECT count(*) OVER () FROM t", "window functions", Some(8)),
-        ("SELECT DISTINCT a FROM t", "DISTINCT", Some(8)),
+        ("SELECT DISTINCT a, count(*) FROM t GROUP BY a", "DISTINCT in an aggregated query", Some(8)),
         ("SELECT a FROM t UNION SELECT a FROM t_p1", "UNION", Some(17)),
         ("WITH x AS (SELECT 1) SELECT a FROM t", "WITH", Some(1)),
         (
@@ -612,7 +612,6 @@ fn unsupported_constructs() {
         ("SELECT a FROM t WHERE s LIKE 'x%' ESCAPE '!'", "LIKE … ESCAPE", Some(23)),
         ("SELECT a FROM t WHERE s SIMILAR TO 'x%'", "SIMILAR TO", Some(23)),
         ("SELECT s ^ 'x' FROM t", "operator ^", Some(10)),
-        ("SELECT count(DISTINCT a) FROM t", "DISTINCT in aggregates", Some(8)),
         ("SELECT a FROM t ORDER BY a NULLS FIRST", "NULLS FIRST with ASC", Some(28)),
         ("SELECT a FROM t FOR UPDATE", "FOR UPDATE/SHARE", Some(17)),
         ("SELECT 1", "SELECT without FROM", Some(1)),
@@ -630,6 +629,18 @@ fn unsupported_constructs() {
         assert_eq!(e.message, format!("unsupported in a shard query: {what}"), "{sql}");
         assert_eq!(e.position, *position, "{sql}");
     }
+}
+
+#[wasm_bindgen_test(unsupported = test)]
+fn distinct_selects_and_distinct_aggregates_are_planned() {
+    // A shard is a PostgreSQL server: SELECT DISTINCT groups without aggregates, and
+    // postgres_fdw ships `count(DISTINCT x)` (appendAggregate) for the shard to run.
+    let (plan, columns) = select("SELECT DISTINCT a FROM t");
+    assert_eq!(columns.len(), 1);
+    assert!(matches!(&plan, Plan::Agg { strategy: AggStrategy::Unique, aggs, .. } if aggs.is_empty()), "{plan:?}");
+    let (plan, _) = select("SELECT count(DISTINCT a) FROM t");
+    let Plan::Agg { aggs, .. } = &plan else { panic!("not an aggregate: {plan:?}") };
+    assert!(matches!(aggs.as_slice(), [AggCall { func: AggFunc::Count, distinct: true, .. }]), "{aggs:?}");
 }
 
 #[wasm_bindgen_test(unsupported = test)]
