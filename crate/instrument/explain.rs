@@ -668,6 +668,7 @@ fn qualified(n: &ExplainNode) -> bool {
 /// Output as the resolved columns, the keys only EXPLAIN interprets left out (but
 /// "Server"). Not folded: the page shows every node the executor runs.
 pub fn with_resolved_details(root: &ExplainNode) -> ExplainNode {
+    let outputs = page_outputs(root);
     fn walk(n: &ExplainNode, o: &Outputs) -> ExplainNode {
         let opts = ExplainOptions { verbose: true, counters: false };
         let mut details = Vec::new();
@@ -681,7 +682,45 @@ pub fn with_resolved_details(root: &ExplainNode) -> ExplainNode {
         let children = n.children.iter().zip(&o.children).map(|(c, co)| walk(c, co)).collect();
         ExplainNode { details, children, ..n.clone() }
     }
-    walk(root, &resolve_outputs(root, qualified(root)))
+    walk(root, &outputs)
+}
+
+thread_local! {
+    /// The last tree [`with_resolved_details`] resolved, and its outputs: the page asks
+    /// for the same plan at every step, with new counters only, and resolving the
+    /// columns was most of a step's work.
+    static PAGE_OUTPUTS: std::cell::RefCell<Option<(ExplainNode, std::rc::Rc<Outputs>)>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// `resolve_outputs` of `root` for the page, kept while the tree keeps everything they
+/// are computed from ([`same_shape`]: all but the counters).
+fn page_outputs(root: &ExplainNode) -> std::rc::Rc<Outputs> {
+    PAGE_OUTPUTS.with(|cell| {
+        let mut last = cell.borrow_mut();
+        if let Some((tree, outputs)) = last.as_ref() {
+            if same_shape(tree, root) {
+                return outputs.clone();
+            }
+        }
+        let outputs = std::rc::Rc::new(resolve_outputs(root, qualified(root)));
+        *last = Some((root.clone(), outputs.clone()));
+        outputs
+    })
+}
+
+/// Whether two trees agree in every field the columns are resolved from: all but
+/// `instr` and `timed`, which `resolve_outputs` does not read.
+fn same_shape(a: &ExplainNode, b: &ExplainNode) -> bool {
+    a.id == b.id
+        && a.node_type == b.node_type
+        && a.async_capable == b.async_capable
+        && a.strategy == b.strategy
+        && a.relation == b.relation
+        && a.parent_relationship == b.parent_relationship
+        && a.details == b.details
+        && a.children.len() == b.children.len()
+        && a.children.iter().zip(&b.children).all(|(x, y)| same_shape(x, y))
 }
 
 /// The tree as PostgreSQL prints it, with every node's output resolved:
