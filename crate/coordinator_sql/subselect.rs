@@ -1202,12 +1202,25 @@ pub(super) fn take_free_scan_names(plan: &mut Plan, used: &mut Vec<String>) {
             // A partition pruning left alone is read under its parent's alias
             // (its child range-table entry's refname in set_rtable_names), so it
             // takes the next free `h_N`, as its siblings would; any other scan's
-            // refname is its alias.
-            take(&n.alias, parent.as_deref().unwrap_or(&n.alias), used);
+            // refname is its alias, or its relation's name when the alias is one an
+            // inner level already gave it (an InitPlan's `f_1` inside a SubPlan,
+            // renamed again with the SubPlan: PostgreSQL names the InitPlan's
+            // relations first, as they come first in the range table).
+            let own = if renamed_from(&n.alias, base) { base } else { n.alias.as_str() };
+            take(&n.alias, parent.as_deref().unwrap_or(own), used);
         }
         None => take(base, base, used),
     });
     rename_scans(plan, &renames);
+}
+
+/// Whether `alias` is `base` or a name [`take_free_scan_names`] made from it (`f_1`).
+fn renamed_from(alias: &str, base: &str) -> bool {
+    alias == base
+        || alias
+            .strip_prefix(base)
+            .and_then(|rest| rest.strip_prefix('_'))
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// Calls `f` with each scan's relation name and EXPLAIN names, in plan order.
