@@ -103,8 +103,13 @@ setup:
 # with its generics and tables): moving everything above to the second module too
 # would leave ~740 KB. Merged with this round's booleans, integer types, tuplesort and
 # packed traces: 788,933 (Node's 792,493); the editor's 1,291,826 (Node's 1,297,952).
-PKG_BUDGET_GZ := 796500
-PKG_SQL_BUDGET_GZ := 1304500
+# Then (796,500 and 1,304,500 before) the shard's SQL planning CASE, COALESCE, NULLIF,
+# GREATEST/LEAST, abs, round, DISTINCT and DISTINCT aggregates, unary minus and
+# BooleanTest as PostgreSQL's (they reach it in Remote SQL), async eligibility of
+# filtered and projected scans, the join search's caches: 803,670; the editor's
+# 1,318,820 (gzip's figures, from a clean-clone make pkg).
+PKG_BUDGET_GZ := 807700
+PKG_SQL_BUDGET_GZ := 1325400
 PKG_ENV := CARGO_PROFILE_RELEASE_OPT_LEVEL=s CARGO_PROFILE_RELEASE_PANIC=abort
 PKG_DEPS := --config 'profile.release.package."*".opt-level="z"'
 # The page's module is optimised (wasm-opt, ~30 s) while the editor's compiles (cargo's
