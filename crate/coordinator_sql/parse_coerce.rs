@@ -44,19 +44,6 @@ fn is_numeric(t: SqlType) -> bool {
     !matches!(t, SqlType::Text | SqlType::Bool)
 }
 
-/// The order of implicit casts in the numeric category: each converts implicitly to
-/// every later one (`int2 → int4 → int8 → numeric → float8`), never back.
-fn widening_rank(t: SqlType) -> u8 {
-    match t {
-        SqlType::Int2 => 0,
-        SqlType::Int4 => 1,
-        SqlType::Int8 => 2,
-        SqlType::Numeric => 3,
-        SqlType::Float8 => 4,
-        SqlType::Text | SqlType::Bool => 0,
-    }
-}
-
 /// `select_common_type` over the inputs' types, in order: `context` names the set
 /// operation in the error ("UNION", "INTERSECT", "EXCEPT").
 pub(super) fn select_common_type(types: &[LeafType], context: &str, at: Location) -> Result<SqlType, FrontError> {
@@ -72,7 +59,7 @@ pub(super) fn select_common_type(types: &[LeafType], context: &str, at: Location
                 ))
             }
             Some(c) => {
-                if widening_rank(*t) > widening_rank(c) {
+                if t.widening_rank() > c.widening_rank() {
                     common = Some(*t);
                 }
             }
@@ -260,7 +247,7 @@ fn binary_type(op: &ast::BinaryOperator, l: LeafType, r: LeafType) -> Option<Lea
                 (Some(a), Some(b)) if is_numeric(a) && is_numeric(b) => {
                     // int2 arithmetic is int4's in PostgreSQL only past int2 operators;
                     // the sandbox has int2 columns nowhere it selects them.
-                    if widening_rank(a) >= widening_rank(b) {
+                    if a.widening_rank() >= b.widening_rank() {
                         a
                     } else {
                         b

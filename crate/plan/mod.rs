@@ -165,6 +165,20 @@ impl SqlType {
             SqlType::Bool => "boolean",
         }
     }
+    /// The order of implicit casts in the numeric category (parse_coerce.c's
+    /// `select_common_type` prefers the later): each converts implicitly to every
+    /// later one (`int2 → int4 → int8 → numeric → float8`), never back; text and
+    /// boolean, other categories, are 0.
+    pub fn widening_rank(self) -> u8 {
+        match self {
+            SqlType::Int2 => 0,
+            SqlType::Int4 => 1,
+            SqlType::Int8 => 2,
+            SqlType::Numeric => 3,
+            SqlType::Float8 => 4,
+            SqlType::Text | SqlType::Bool => 0,
+        }
+    }
     pub fn col_type(self) -> ColType {
         match self {
             SqlType::Int2 | SqlType::Int4 | SqlType::Int8 => ColType::Int,

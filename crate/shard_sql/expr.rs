@@ -1174,14 +1174,6 @@ impl ExprPlanner<'_> {
         scope: &Scope,
         position: Option<usize>,
     ) -> Result<SqlType, SqlError> {
-        let rank = |t: SqlType| match t {
-            SqlType::Int2 => 0,
-            SqlType::Int4 => 1,
-            SqlType::Int8 => 2,
-            SqlType::Numeric => 3,
-            SqlType::Float8 => 4,
-            SqlType::Text | SqlType::Bool => 0,
-        };
         let category = |t: SqlType| match t {
             SqlType::Text => 't',
             SqlType::Bool => 'b',
@@ -1198,7 +1190,7 @@ impl ExprPlanner<'_> {
                         position,
                     ));
                 }
-                Some(p) if rank(t) > rank(p) => t,
+                Some(p) if t.widening_rank() > p.widening_rank() => t,
                 Some(p) => p,
             });
         }
