@@ -106,10 +106,10 @@ setup:
 # Then (796,500 and 1,304,500 before) the shard's SQL planning CASE, COALESCE, NULLIF,
 # GREATEST/LEAST, abs, round, DISTINCT and DISTINCT aggregates, unary minus and
 # BooleanTest as PostgreSQL's (they reach it in Remote SQL), async eligibility of
-# filtered and projected scans, the join search's caches: 803,670; the editor's
-# 1,318,820 (gzip's figures, from a clean-clone make pkg).
-PKG_BUDGET_GZ := 807700
-PKG_SQL_BUDGET_GZ := 1325400
+# filtered and projected scans, the join search's caches: 804,049 (Node's 808,753, which
+# the e2e checks against the same budget); the editor's 1,319,589 (Node's 1,325,331).
+PKG_BUDGET_GZ := 812800
+PKG_SQL_BUDGET_GZ := 1332000
 PKG_ENV := CARGO_PROFILE_RELEASE_OPT_LEVEL=s CARGO_PROFILE_RELEASE_PANIC=abort
 PKG_DEPS := --config 'profile.release.package."*".opt-level="z"'
 # The page's module is optimised (wasm-opt, ~30 s) while the editor's compiles (cargo's
