@@ -949,22 +949,14 @@ fn simplify_exists_query(sub: &ast::Query) -> ast::Query {
 /// Calls `f` on `e` and every expression below it (not into subqueries).
 fn walk(e: &ast::Expr, f: &mut impl FnMut(&ast::Expr)) {
     f(e);
+    if let Some(x) = crate::shard_sql::expr::single_operand(e) {
+        return walk(x, f);
+    }
     match e {
         ast::Expr::BinaryOp { left, right, .. } => {
             walk(left, f);
             walk(right, f);
         }
-        ast::Expr::Nested(x)
-        | ast::Expr::UnaryOp { expr: x, .. }
-        | ast::Expr::IsNull(x)
-        | ast::Expr::IsNotNull(x)
-        | ast::Expr::IsTrue(x)
-        | ast::Expr::IsNotTrue(x)
-        | ast::Expr::IsFalse(x)
-        | ast::Expr::IsNotFalse(x)
-        | ast::Expr::IsUnknown(x)
-        | ast::Expr::IsNotUnknown(x)
-        | ast::Expr::Cast { expr: x, .. } => walk(x, f),
         ast::Expr::Between { expr, low, high, .. } => {
             walk(expr, f);
             walk(low, f);

@@ -1379,13 +1379,12 @@ fn aggregate_arg(f: &Function, func: AggFunc, position: Option<usize>) -> Result
     }
 }
 
-/// Whether `e` calls an aggregate outside a window, i.e. makes its query aggregated.
-/// Only the constructs `ExprPlanner::plan` accepts need to be looked into: anything
-/// else is rejected when planned.
-pub(super) fn contains_aggregate(e: &ast::Expr) -> bool {
+/// The one operand of an expression that has one (parentheses, a prefix operator, a
+/// NULL or boolean test, a cast), for walkers that look through them alike.
+pub(crate) fn single_operand(e: &ast::Expr) -> Option<&ast::Expr> {
     match e {
-        ast::Expr::Function(f) if f.over.is_none() && aggregate_func(f).is_some() => true,
         ast::Expr::Nested(x)
+        | ast::Expr::UnaryOp { expr: x, .. }
         | ast::Expr::IsNull(x)
         | ast::Expr::IsNotNull(x)
         | ast::Expr::IsTrue(x)
@@ -1394,8 +1393,20 @@ pub(super) fn contains_aggregate(e: &ast::Expr) -> bool {
         | ast::Expr::IsNotFalse(x)
         | ast::Expr::IsUnknown(x)
         | ast::Expr::IsNotUnknown(x)
-        | ast::Expr::UnaryOp { expr: x, .. }
-        | ast::Expr::Cast { expr: x, .. } => contains_aggregate(x),
+        | ast::Expr::Cast { expr: x, .. } => Some(x),
+        _ => None,
+    }
+}
+
+/// Whether `e` calls an aggregate outside a window, i.e. makes its query aggregated.
+/// Only the constructs `ExprPlanner::plan` accepts need to be looked into: anything
+/// else is rejected when planned.
+pub(super) fn contains_aggregate(e: &ast::Expr) -> bool {
+    if let Some(x) = single_operand(e) {
+        return contains_aggregate(x);
+    }
+    match e {
+        ast::Expr::Function(f) if f.over.is_none() && aggregate_func(f).is_some() => true,
         ast::Expr::BinaryOp { left, right, .. } => contains_aggregate(left) || contains_aggregate(right),
         ast::Expr::Like { expr, pattern, .. } | ast::Expr::ILike { expr, pattern, .. } => {
             contains_aggregate(expr) || contains_aggregate(pattern)

@@ -73,7 +73,7 @@ use sqlparser::tokenizer::{Token, TokenWithSpan};
 use crate::plan::Plan;
 use crate::types::{Catalog, Column};
 
-mod expr;
+pub(crate) mod expr;
 pub mod inline;
 mod join;
 mod modify;
