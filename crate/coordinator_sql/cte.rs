@@ -512,48 +512,6 @@ fn contains_init_plans(plan: &Plan) -> bool {
     matches!(plan, Plan::WithInitPlans { .. }) || plan.children().into_iter().any(contains_init_plans)
 }
 
-/// The plan's nodes below `plan`, mutably.
-fn children_mut(plan: &mut Plan) -> Vec<&mut Plan> {
-    match plan {
-        Plan::SeqScan { .. }
-        | Plan::IndexScan { .. }
-        | Plan::BitmapIndexScan { .. }
-        | Plan::ForeignScan(_)
-        | Plan::EmptyResult { .. }
-        | Plan::ConstResult { .. }
-        | Plan::DirectModify(_)
-        | Plan::FunctionScan { .. }
-        | Plan::CteScan { .. } => vec![],
-        Plan::BitmapHeapScan { child, .. } => vec![child.as_mut()],
-        Plan::Append { children, .. } | Plan::MergeAppend { children, .. } => children.iter_mut().collect(),
-        Plan::Sort { child, .. }
-        | Plan::IncrementalSort { child, .. }
-        | Plan::Limit { child, .. }
-        | Plan::Agg { child, .. }
-        | Plan::Result { child, .. }
-        | Plan::Material { child }
-        | Plan::Memoize { child, .. }
-        | Plan::SubqueryScan { child, .. }
-        | Plan::Unique { child, .. }
-        | Plan::Gating { child, .. }
-        | Plan::SetOp { child, .. } => vec![child.as_mut()],
-        Plan::HashJoin { outer, inner, .. }
-        | Plan::NestLoop { outer, inner, .. }
-        | Plan::MergeJoin { outer, inner, .. } => vec![outer.as_mut(), inner.as_mut()],
-        Plan::ModifyTable(m) => vec![&mut m.child],
-        Plan::WithInitPlans { child, init_plans } => {
-            let mut v: Vec<&mut Plan> = init_plans.iter_mut().map(|i| &mut i.plan).collect();
-            v.push(child.as_mut());
-            v
-        }
-        Plan::WithCtes { child, ctes } => {
-            let mut v: Vec<&mut Plan> = ctes.iter_mut().map(|c| &mut c.plan).collect();
-            v.push(child.as_mut());
-            v
-        }
-    }
-}
-
 /// The stand-in scan under an Aggregate, through filters only: its table's name.
 fn stand_in_under_agg<'a>(plan: &'a Plan, kept: &[Kept]) -> Option<&'a str> {
     let Plan::Agg { child, .. } = plan else { return None };
@@ -628,7 +586,7 @@ fn to_cte_scans(plan: &mut Plan, kept: &[Kept]) -> Result<(), String> {
         Plan::IndexScan { table, .. } | Plan::BitmapHeapScan { table, .. } if name_of(table).is_some() => {
             Err(format!("an index scan of the WITH query \"{table}\""))
         }
-        _ => children_mut(plan).into_iter().try_for_each(|c| to_cte_scans(c, kept)),
+        _ => plan.children_mut().into_iter().try_for_each(|c| to_cte_scans(c, kept)),
     }
 }
 

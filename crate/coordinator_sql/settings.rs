@@ -414,44 +414,7 @@ pub fn parse_bool(v: &str) -> Option<bool> {
 
 fn walk(plan: &Plan, f: &mut dyn FnMut(&Plan)) {
     f(plan);
-    match plan {
-        Plan::Append { children, .. } | Plan::MergeAppend { children, .. } => children.iter().for_each(|c| walk(c, f)),
-        Plan::Sort { child, .. }
-        | Plan::IncrementalSort { child, .. }
-        | Plan::Limit { child, .. }
-        | Plan::Agg { child, .. }
-        | Plan::Result { child, .. }
-        | Plan::Material { child }
-        | Plan::Memoize { child, .. }
-        | Plan::SubqueryScan { child, .. }
-        | Plan::Unique { child, .. }
-        | Plan::Gating { child, .. }
-        | Plan::SetOp { child, .. }
-        | Plan::BitmapHeapScan { child, .. } => walk(child, f),
-        Plan::ModifyTable(m) => walk(&m.child, f),
-        Plan::ConstResult { .. } | Plan::DirectModify(_) => {}
-        Plan::HashJoin { outer, inner, .. }
-        | Plan::NestLoop { outer, inner, .. }
-        | Plan::MergeJoin { outer, inner, .. } => {
-            walk(outer, f);
-            walk(inner, f);
-        }
-        Plan::SeqScan { .. }
-        | Plan::IndexScan { .. }
-        | Plan::BitmapIndexScan { .. }
-        | Plan::ForeignScan(_)
-        | Plan::EmptyResult { .. }
-        | Plan::FunctionScan { .. }
-        | Plan::CteScan { .. } => {}
-        Plan::WithInitPlans { child, init_plans } => {
-            init_plans.iter().for_each(|i| walk(&i.plan, f));
-            walk(child, f);
-        }
-        Plan::WithCtes { child, ctes } => {
-            ctes.iter().for_each(|c| walk(&c.plan, f));
-            walk(child, f);
-        }
-    }
+    plan.children().into_iter().for_each(|c| walk(c, f));
 }
 
 /// libpq's options a PostgreSQL 15 server takes that the sandbox does not honour

@@ -385,11 +385,6 @@ impl ExecNode for HashJoinState {
     fn explain(&self, e: &mut ExplainNode) {
         e.node_type = "Hash Join".into();
         e.set_join_type(self.join_type);
-        // Over a semi join's unique-ified inner side the inner is unique (PostgreSQL's
-        // `inner_unique`, which EXPLAIN VERBOSE prints).
-        if self.join_type == JoinType::UniqueInner {
-            e.details.push(("Inner Unique".into(), "true".into()));
-        }
         // `$N` over the outer's outputs then the inner's (EXPLAIN names them).
         let (outer, inner) = super::join_input_refs(self.outer_width, self.inner_width);
         let eq = |o: &Expr, i: &Expr| format!("({} = {})", o.to_sql(&outer), i.to_sql(&inner));

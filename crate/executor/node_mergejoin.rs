@@ -542,11 +542,6 @@ impl ExecNode for MergeJoinState {
     fn explain(&self, e: &mut ExplainNode) {
         e.node_type = "Merge Join".into();
         e.set_join_type(self.join_type);
-        // Over a semi join's unique-ified inner side the inner is unique (PostgreSQL's
-        // `inner_unique`, which EXPLAIN VERBOSE prints).
-        if self.join_type == JoinType::UniqueInner {
-            e.details.push(("Inner Unique".into(), "true".into()));
-        }
         // create_mergejoin_plan switches each clause to put the outer side first.
         let (outer, inner) = super::join_input_refs(self.outer_width, self.inner_width);
         e.details.push((

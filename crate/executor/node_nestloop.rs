@@ -306,11 +306,6 @@ impl ExecNode for NestLoopState {
     fn explain(&self, e: &mut ExplainNode) {
         e.node_type = "Nested Loop".into();
         e.set_join_type(self.join_type);
-        // Over a semi join's unique-ified inner side the inner is unique (PostgreSQL's
-        // `inner_unique`, which EXPLAIN VERBOSE prints).
-        if self.join_type == JoinType::UniqueInner {
-            e.details.push(("Inner Unique".into(), "true".into()));
-        }
         let (outer, inner) = super::join_input_refs(self.outer_width, self.inner_width);
         if self.nest_param.is_some() || self.exec_param.is_some() {
             // The join clause is the inner Index Scan's Index Cond, or in the inner

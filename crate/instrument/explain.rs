@@ -106,9 +106,14 @@ impl ExplainNode {
 
     /// A join's type (EXPLAIN names `Hash Left Join`; JSON's `Join Type`); kept as a
     /// detail EXPLAIN does not print as such. An inner join needs none.
+    /// A join node's type, and over a semi join's unique-ified inner side that the
+    /// inner is unique (PostgreSQL's `inner_unique`, which EXPLAIN VERBOSE prints).
     pub fn set_join_type(&mut self, t: crate::plan::JoinType) {
         if t != crate::plan::JoinType::Inner {
             self.details.push(("JoinType".into(), t.name().into()));
+        }
+        if t == crate::plan::JoinType::UniqueInner {
+            self.details.push(("Inner Unique".into(), "true".into()));
         }
     }
 

@@ -1997,6 +1997,44 @@ impl Plan {
             }
         }
     }
+
+    /// The nodes below, mutably, in `children`'s order.
+    pub fn children_mut(&mut self) -> Vec<&mut Plan> {
+        match self {
+            Plan::SeqScan { .. }
+            | Plan::IndexScan { .. }
+            | Plan::BitmapIndexScan { .. }
+            | Plan::ForeignScan(_)
+            | Plan::EmptyResult { .. }
+            | Plan::ConstResult { .. }
+            | Plan::DirectModify(_)
+            | Plan::FunctionScan { .. }
+            | Plan::CteScan { .. } => vec![],
+            Plan::BitmapHeapScan { child, .. } => vec![child.as_mut()],
+            Plan::Append { children, .. } | Plan::MergeAppend { children, .. } => children.iter_mut().collect(),
+            Plan::Sort { child, .. }
+            | Plan::IncrementalSort { child, .. }
+            | Plan::Limit { child, .. }
+            | Plan::Agg { child, .. }
+            | Plan::Result { child, .. }
+            | Plan::Material { child }
+            | Plan::Memoize { child, .. }
+            | Plan::SubqueryScan { child, .. }
+            | Plan::Unique { child, .. }
+            | Plan::Gating { child, .. }
+            | Plan::SetOp { child, .. } => vec![child.as_mut()],
+            Plan::HashJoin { outer, inner, .. }
+            | Plan::NestLoop { outer, inner, .. }
+            | Plan::MergeJoin { outer, inner, .. } => vec![outer.as_mut(), inner.as_mut()],
+            Plan::ModifyTable(m) => vec![&mut m.child],
+            Plan::WithInitPlans { child, init_plans } => {
+                init_plans.iter_mut().map(|i| &mut i.plan).chain(std::iter::once(child.as_mut())).collect()
+            }
+            Plan::WithCtes { child, ctes } => {
+                ctes.iter_mut().map(|c| &mut c.plan).chain(std::iter::once(child.as_mut())).collect()
+            }
+        }
+    }
 }
 
 #[cfg(test)]
