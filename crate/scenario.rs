@@ -296,6 +296,7 @@ fn member_of(parent: &str, k: usize) -> Option<ScanName> {
         tlist: None,
         direct: false,
         alone: false,
+        unqualified: false,
     })
 }
 
@@ -780,6 +781,7 @@ fn build_partitionwise(_info: &ScenarioInfo, _knobs: &Knobs, s: &Settings) -> Re
             tlist: None,
             direct: false,
             alone: false,
+            unqualified: false,
         }),
     });
     let local_agg = Plan::Agg {
@@ -793,6 +795,7 @@ fn build_partitionwise(_info: &ScenarioInfo, _knobs: &Knobs, s: &Settings) -> Re
                 tlist: None,
                 direct: false,
                 alone: false,
+                unqualified: false,
             }),
         }),
         strategy: AggStrategy::Hashed,

@@ -310,8 +310,8 @@ enum InsertSource {
     /// `VALUES` rows, evaluated when the INSERT started.
     Values(std::vec::IntoIter<Vec<Val>>),
     /// `SELECT exprs FROM generate_series(…) name`: the expressions, analysed once
-    /// over the series' column; the next value and how many are left.
-    Series { next: i64, left: usize, projection: Vec<Analyzed> },
+    /// over the series' column; the next value, the step and how many are left.
+    Series { next: i64, step: i64, left: usize, projection: Vec<Analyzed> },
 }
 
 /// Name of a relation as written (`public.t` or `t`), folded as PostgreSQL folds it.
@@ -1107,13 +1107,13 @@ impl Cluster {
                     Some(vals) => vals,
                     None => break,
                 },
-                InsertSource::Series { next, left, projection } => {
+                InsertSource::Series { next, step, left, projection } => {
                     if *left == 0 {
                         break;
                     }
                     let i = *next;
                     *left -= 1;
-                    *next = next.saturating_add(1);
+                    *next = next.saturating_add(*step);
                     series_row(&mut self.nodes[job.n].random, i, projection)?
                 }
             };
@@ -1159,7 +1159,8 @@ impl Cluster {
     }
 
     /// The rows of `VALUES (…), …` (evaluated now) or of `SELECT exprs [FROM
-    /// generate_series(a, b) [alias]]` (evaluated row by row as they are inserted).
+    /// generate_series(a, b [, step]) [alias]]` (evaluated row by row as they are
+    /// inserted).
     fn source_rows(&mut self, n: usize, q: &ast::Query, at: Location) -> Result<InsertSource, FrontError> {
         if q.order_by.is_some() || q.limit.is_some() || q.offset.is_some() || q.with.is_some() {
             return Err(FrontError::unsupported("ORDER BY, LIMIT, OFFSET or WITH in INSERT … SELECT", at));
@@ -1188,12 +1189,13 @@ impl Cluster {
         if !matches!(&s.group_by, ast::GroupByExpr::Expressions(k, _) if k.is_empty()) {
             return Err(FrontError::unsupported("GROUP BY in INSERT … SELECT", at));
         }
-        let (name, range) = match s.from.as_slice() {
-            [] => (String::new(), 0..=0),
+        let (name, (start, stop, step)) = match s.from.as_slice() {
+            [] => (String::new(), (0, 0, 1)),
             [from] if from.joins.is_empty() => series(&from.relation, &mut self.nodes[n].random, at)?,
             _ => return Err(FrontError::unsupported("a join in INSERT … SELECT", at)),
         };
-        let count = (*range.end() as i128 - *range.start() as i128 + 1).max(0) as u128;
+        // The values a query's Function Scan would return (funcscan::series_len).
+        let count = super::funcscan::series_len(start, stop, step) as u128;
         if count > self.limits.rows as u128 {
             return Err(FrontError::at(
                 format!("generate_series of {count} rows: more than {}'s {}", self.limit_name, self.limits.rows),
@@ -1212,9 +1214,9 @@ impl Cluster {
             }
         }
         if count > 0 {
-            self.check_series_bytes(n, *range.start(), count as usize, &projection, at)?;
+            self.check_series_bytes(n, start, count as usize, &projection, at)?;
         }
-        Ok(InsertSource::Series { next: *range.start(), left: count as usize, projection })
+        Ok(InsertSource::Series { next: start, step, left: count as usize, projection })
     }
 
     /// Refuses a series whose rows, each as wide as its first, would pass the bytes
@@ -1352,12 +1354,14 @@ impl Cluster {
     }
 }
 
-/// `generate_series(a, b) [alias]` in FROM: the column's name and the range.
+/// `generate_series(a, b [, step]) [alias]` in FROM: the column's name and the
+/// start, stop and step (1 by default; zero is PostgreSQL's error, as in a query's
+/// Function Scan, `funcscan::plan_function_scan`).
 fn series(
     f: &ast::TableFactor,
     random: &mut pgfuncs::PgRandom,
     at: Location,
-) -> Result<(String, std::ops::RangeInclusive<i64>), FrontError> {
+) -> Result<(String, (i64, i64, i64)), FrontError> {
     let ast::TableFactor::Table { name, alias, args: Some(args), .. } = f else {
         return Err(FrontError::unsupported("INSERT … SELECT from a table (only generate_series)", at));
     };
@@ -1374,14 +1378,24 @@ fn series(
             _ => return Err(FrontError::at("generate_series() bounds must not be NULL", at)),
         }
     }
-    let [a, b] = bounds.as_slice() else {
-        return Err(FrontError::unsupported("generate_series with a step", at));
+    let (a, b, step) = match bounds.as_slice() {
+        [a, b] => (*a, *b, 1),
+        [a, b, step] => (*a, *b, *step),
+        _ => {
+            return Err(FrontError::at(
+                format!("function generate_series with {} arguments does not exist", bounds.len()),
+                at,
+            ))
+        }
     };
+    if step == 0 {
+        return Err(FrontError::at("step size cannot equal zero", at));
+    }
     let col = match alias {
         Some(al) => al.columns.first().map(|c| ident(&c.name)).unwrap_or_else(|| ident(&al.name)),
         None => "generate_series".into(),
     };
-    Ok((col, *a..=*b))
+    Ok((col, (a, b, step)))
 }
 
 /// One row of `SELECT exprs FROM generate_series(…) name`: the expressions with `name` = `i`.

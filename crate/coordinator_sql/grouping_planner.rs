@@ -356,7 +356,7 @@ impl<'a> Planner<'a> {
             .collect::<Result<_, _>>()?;
         Ok(match order {
             Some(keys) if children.len() > 1 => Plan::MergeAppend { children, keys: keys.clone(), prune: None },
-            _ => append_leaves(children, rel, s.used),
+            _ => append_leaves(children, rel, s.used, None),
         })
     }
 
@@ -611,6 +611,7 @@ impl<'a> Planner<'a> {
                     tlist: None,
                     direct: false,
                     alone: false,
+                    unqualified: false,
                 }),
             })
             .collect();
@@ -655,6 +656,7 @@ impl<'a> Planner<'a> {
                     tlist: None,
                     direct: false,
                     alone: false,
+                    unqualified: false,
                 }),
             })
             .collect();

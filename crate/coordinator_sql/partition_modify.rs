@@ -132,7 +132,7 @@ pub(super) fn plan_partitioned_modify(
         targets.push(PartitionTarget { relation: part.name.clone(), alias: alias_name, how, shown });
     }
     let child = if children.len() == 1 {
-        children.pop().unwrap_or(Plan::EmptyResult { columns: vec![] })
+        children.pop().unwrap_or(Plan::EmptyResult { columns: vec![], alias: None })
     } else {
         Plan::Append { children, prune: None, ordered: false }
     };
@@ -171,6 +171,7 @@ fn rename_single(plan: &mut Plan, parent: &str) {
                 tlist: None,
                 direct: false,
                 alone: false,
+                unqualified: false,
             })
         }
     }

@@ -213,7 +213,7 @@ impl<'r> Join<'r> {
         }
         let append = match children.len() {
             // Every pair empty: the dummy join relation (a Result with One-Time Filter: false).
-            0 => Plan::EmptyResult { columns: self.target_columns(&target) },
+            0 => Plan::EmptyResult { columns: self.target_columns(&target), alias: None },
             _ => append(children),
         };
         let plan = match l.agg {

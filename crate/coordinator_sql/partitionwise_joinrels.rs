@@ -256,6 +256,7 @@ impl<'r> JoinProblem<'r> {
         let append = match plans.len() {
             0 => Plan::EmptyResult {
                 columns: target.iter().map(|(e, name)| Column::new(name, e.col_type(&all))).collect(),
+                alias: None,
             },
             1 => plans.pop().expect("one child"),
             _ => Plan::Append { children: plans, prune: None, ordered: false },

@@ -562,7 +562,7 @@ fn join_node(
             };
             if materializes {
                 if let Plan::MergeJoin { inner, .. } = &mut join {
-                    let sorted = std::mem::replace(inner.as_mut(), Plan::EmptyResult { columns: vec![] });
+                    let sorted = std::mem::replace(inner.as_mut(), Plan::EmptyResult { columns: vec![], alias: None });
                     **inner = Plan::Material { child: Box::new(sorted) };
                 }
             }
@@ -1602,7 +1602,7 @@ impl Join<'_> {
         };
         if unique {
             let sub = if swapped { &mut outer } else { &mut inner };
-            let input = std::mem::replace(sub, Plan::EmptyResult { columns: vec![] });
+            let input = std::mem::replace(sub, Plan::EmptyResult { columns: vec![], alias: None });
             *sub = super::prepjointree::create_unique_path(self.coord, input);
         }
         // Join numbering → the join's output (the outer's used columns, then the inner's).
@@ -2332,14 +2332,28 @@ impl<'a> Planner<'a> {
             .enumerate()
             .map(|(i, r)| {
                 let k = i + parent_named as usize;
-                let name = partitioned.then(|| ScanName {
-                    alias: if k == 0 { alias.to_string() } else { format!("{alias}_{k}") },
-                    parent: parent_named.then(|| alias.to_string()),
-                    member: true,
-                    tlist: None,
-                    direct: false,
-                    alone,
-                });
+                let name = match partitioned {
+                    true => Some(ScanName {
+                        alias: if k == 0 { alias.to_string() } else { format!("{alias}_{k}") },
+                        parent: parent_named.then(|| alias.to_string()),
+                        member: true,
+                        tlist: None,
+                        direct: false,
+                        alone,
+                        unqualified: false,
+                    }),
+                    // A plain relation under an alias: EXPLAIN's title names it (the
+                    // range-table entry's `eref`), its columns unqualified.
+                    false => (alias != rel.name).then(|| ScanName {
+                        alias: alias.to_string(),
+                        parent: None,
+                        member: false,
+                        tlist: None,
+                        direct: true,
+                        alone: false,
+                        unqualified: true,
+                    }),
+                };
                 Leaf { rel: r, name }
             })
             .collect();
@@ -2400,7 +2414,7 @@ impl<'a> Planner<'a> {
                     .map(|leaf| self.scan(leaf, &conjuncts, &used, &where_cols, None, at))
                     .collect::<Result<_, _>>()?;
                 Plan::Agg {
-                    child: Box::new(append_leaves(children, rel, &used)),
+                    child: Box::new(append_leaves(children, rel, &used, Some(alias))),
                     strategy: strategy.clone(),
                     group_by: keys.clone(),
                     aggs: aggs.clone(),
@@ -2523,7 +2537,7 @@ impl<'a> Planner<'a> {
                     .iter()
                     .map(|leaf| self.scan(leaf, &conjuncts, &used, &where_cols, None, at))
                     .collect::<Result<_, _>>()?;
-                append_leaves(children, rel, &used)
+                append_leaves(children, rel, &used, Some(alias))
             }
         };
         if let (false, None, Plan::ForeignScan(_)) = (partitioned, &sort, &plan) {
@@ -2625,6 +2639,7 @@ impl<'a> Planner<'a> {
                     tlist: None,
                     direct: false,
                     alone: leaves.len() == 1,
+                    unqualified: false,
                 })
             } else {
                 (alias != rel.name).then(|| ScanName {
@@ -2634,6 +2649,7 @@ impl<'a> Planner<'a> {
                     tlist: None,
                     direct: true,
                     alone: false,
+                    unqualified: false,
                 })
             };
             let child = self.scan(&Leaf { rel: r, name }, conjuncts, used, &where_cols, order, at);
@@ -2658,7 +2674,7 @@ impl<'a> Planner<'a> {
             }
             // Every partition pruned: the dummy relation with the used columns (an
             // Append without children returns no columns; a join over it broke).
-            _ if children.is_empty() => append_leaves(children, rel, used),
+            _ if children.is_empty() => append_leaves(children, rel, used, Some(alias)),
             _ => append(children),
         };
         self.run_time_pruning(rel, conjuncts, &mut plan, at)?;
@@ -2678,6 +2694,7 @@ impl<'a> Planner<'a> {
             tlist: None,
             direct: true,
             alone: false,
+            unqualified: false,
         });
         let req = super::indxpath::ScanRequest {
             rel: s.rel,
@@ -2995,11 +3012,13 @@ pub(super) fn finish(
 }
 
 /// The scans of a relation's leaves under one Append; with every partition pruned,
-/// PostgreSQL's dummy relation: a Result that returns nothing, with the used columns.
-fn append_leaves(children: Vec<Plan>, rel: &Relation, used: &[usize]) -> Plan {
+/// PostgreSQL's dummy relation: a Result that returns nothing, with the used columns
+/// (Vars of the relation named `alias`, when known).
+fn append_leaves(children: Vec<Plan>, rel: &Relation, used: &[usize], alias: Option<&str>) -> Plan {
     if children.is_empty() {
         let all = rel.columns();
-        return Plan::EmptyResult { columns: used.iter().map(|&c| all[c].clone()).collect() };
+        let columns = used.iter().map(|&c| all[c].clone()).collect();
+        return Plan::EmptyResult { columns, alias: alias.map(str::to_string) };
     }
     append(children)
 }

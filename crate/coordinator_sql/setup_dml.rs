@@ -146,6 +146,7 @@ impl Cluster {
 mod tests {
     use crate::coordinator_sql::catalog::RelKind;
     use crate::coordinator_sql::SqlScenario;
+    use crate::types::Datum;
 
     fn rows(s: &SqlScenario, node: &str, table: &str) -> usize {
         let n = s.cluster.node_index(node).unwrap();
@@ -185,5 +186,26 @@ mod tests {
         assert!(e.message.contains("TRUNCATE ONLY / RESTART IDENTITY / CASCADE"), "{e}");
         let e = SqlScenario::load("create table t (a int);\nupdate t set a = 1;\n").unwrap_err();
         assert!(e.message.contains("UPDATE in a setup section"), "{e}");
+    }
+
+    /// A setup INSERT's `generate_series(a, b, step)` inserts what the query's Function
+    /// Scan returns (`funcscan::series_len`): every step-th value, downward too, none
+    /// for a step away from the stop, and a zero step is PostgreSQL's error.
+    #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
+    fn setup_insert_from_a_series_with_a_step() {
+        let text = "create table t (a int);\n\
+            insert into t select i from generate_series(1, 10, 3) i;\n\
+            insert into t select i * 2 from generate_series(10, 1, -4) i;\n\
+            insert into t select i from generate_series(1, 10, -1) i;\n\
+            -- @query\nselect * from t;\n";
+        let s = SqlScenario::load(text).unwrap();
+        let n = s.cluster.node_index("coordinator").unwrap();
+        let RelKind::Table(t) = &s.cluster.nodes[n].relation("t").unwrap().kind else { panic!("t is a table") };
+        let vals: Vec<Datum> = (0..t.nrows()).map(|i| t.row(i)[0].clone()).collect();
+        let want: Vec<Datum> = [1, 4, 7, 10, 20, 12, 4].into_iter().map(Datum::Int).collect();
+        assert_eq!(vals, want);
+        let e = SqlScenario::load("create table t (a int);\ninsert into t select i from generate_series(1, 5, 0) i;\n")
+            .unwrap_err();
+        assert!(e.message.contains("step size cannot equal zero"), "{e}");
     }
 }

@@ -1245,6 +1245,7 @@ fn rename_scans(p: &mut Plan, renames: &[(String, String)]) {
                     tlist: None,
                     direct: true,
                     alone: false,
+                    unqualified: false,
                 });
             }
         }
@@ -1257,6 +1258,10 @@ fn rename_scans(p: &mut Plan, renames: &[(String, String)]) {
 /// explain.c's `useprefix` does for `Output:` when `list_length(es->rtable) > 1`.
 pub(super) fn name_subquery_scans(p: &mut Plan) {
     for_each_scan_name_mut(p, &mut |base, name| {
+        // A relation the subquery names under an alias is one entry of several now.
+        if let Some(n) = name.as_mut() {
+            n.unqualified = false;
+        }
         if name.is_none() {
             *name = Some(crate::plan::ScanName {
                 alias: base.to_string(),
@@ -1265,6 +1270,7 @@ pub(super) fn name_subquery_scans(p: &mut Plan) {
                 tlist: None,
                 direct: true,
                 alone: false,
+                unqualified: false,
             });
         }
     });

@@ -263,6 +263,7 @@ fn mark(plan: &mut Plan, rels: &[BaseRelName], tlists: &[RelTlist], name_them: b
                         tlist,
                         direct: false,
                         alone: false,
+                        unqualified: false,
                     });
                 }
                 None => {}

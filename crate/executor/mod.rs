@@ -427,8 +427,14 @@ pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<Plan
             let names = child.output_columns().into_iter().map(|c| c.name).collect();
             Box::new(node_result::ResultState::init(init_plan(child, ctx, es)?, filter.clone(), targets.clone(), names))
         }
-        Plan::EmptyResult { columns } => {
-            Box::new(node_result::EmptyResultState::init(columns.iter().map(|c| c.name.clone()).collect()))
+        Plan::EmptyResult { columns, alias } => {
+            // A dummy base relation's columns are its Vars: qualified where EXPLAIN
+            // qualifies (`instrument::qualifiable`).
+            let name = |c: &crate::types::Column| match alias {
+                Some(a) => crate::instrument::qualifiable(a, &c.name),
+                None => c.name.clone(),
+            };
+            Box::new(node_result::EmptyResultState::init(columns.iter().map(name).collect()))
         }
         Plan::HashJoin { outer, inner, outer_key, inner_key, more_keys, join_type } => {
             let inner_plan: &Plan = inner;
@@ -591,7 +597,9 @@ pub(crate) fn explain_physical_tlist<'a>(
 pub(crate) fn explain_scan_name(e: &mut ExplainNode, name: Option<&crate::plan::ScanName>) {
     if let Some(n) = name {
         e.set_alias(n.alias.clone());
-        e.details.push(("Qualify".into(), String::new()));
+        if !n.unqualified {
+            e.details.push(("Qualify".into(), String::new()));
+        }
         if let Some(t) = &n.tlist {
             // `rank<TAB>column<TAB>column…` (instrument::explain's TLIST_ORDER).
             let line = std::iter::once(t.rank.to_string()).chain(t.columns.iter().cloned()).collect::<Vec<_>>();

@@ -663,7 +663,7 @@ impl ExecNode for ForeignScanState {
             };
             // Under a subquery in FROM (a scan named by `name_subquery_scans`) the
             // range table holds the subquery's entry too: columns are qualified.
-            if self.name.as_ref().is_some_and(|n| n.direct) {
+            if self.name.as_ref().is_some_and(|n| n.direct && !n.unqualified) {
                 e.details.push(("Qualify".into(), String::new()));
             }
             e.details.push(("Server".into(), self.server.clone()));

@@ -134,6 +134,7 @@ mod tests {
                 }),
                 direct: false,
                 alone: false,
+                unqualified: false,
             }),
         }
     }

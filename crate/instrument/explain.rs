@@ -105,15 +105,22 @@ impl ExplainNode {
     }
 
     /// A join's type (EXPLAIN names `Hash Left Join`; JSON's `Join Type`); kept as a
-    /// detail EXPLAIN does not print as such. An inner join needs none.
-    /// A join node's type, and over a semi join's unique-ified inner side that the
-    /// inner is unique (PostgreSQL's `inner_unique`, which EXPLAIN VERBOSE prints).
+    /// detail EXPLAIN does not print as such. An inner join needs none. Over a semi
+    /// join's unique-ified inner side the inner is unique (PostgreSQL's `inner_unique`,
+    /// which EXPLAIN VERBOSE prints).
     pub fn set_join_type(&mut self, t: crate::plan::JoinType) {
         if t != crate::plan::JoinType::Inner {
             self.details.push(("JoinType".into(), t.name().into()));
         }
         if t == crate::plan::JoinType::UniqueInner {
             self.details.push(("Inner Unique".into(), "true".into()));
+        }
+        // A semi join's side made unique (`create_unique_path`): not printed, read by
+        // `use_physical_tlists` (create_unique_plan passes its flags through).
+        match t {
+            crate::plan::JoinType::UniqueInner => self.details.push((UNIQUE_SIDE.into(), "inner".into())),
+            crate::plan::JoinType::UniqueOuter => self.details.push((UNIQUE_SIDE.into(), "outer".into())),
+            _ => {}
         }
     }
 
@@ -412,6 +419,11 @@ pub const TLIST_ORDER: &str = "Tlist Order";
 /// in the query's whole reltarget order and its `attr_needed` bit set (`plan::RelTlist`;
 /// [`join_tlist`] keeps the columns a join relation returns).
 pub const TLIST_NEEDED: &str = "Tlist Needed";
+/// A join over a semi join's side made unique (`JOIN_UNIQUE_INNER` / `_OUTER`):
+/// `inner` or `outer`, the side whose HashAggregate or Unique is `create_unique_path`'s
+/// (not printed; [`use_physical_tlists`]).
+pub const UNIQUE_SIDE: &str = "Unique Side";
+
 /// A Hash Join's inner rows its Hash node did not insert (NULL keys): the Hash node
 /// EXPLAIN prints counts the rows inserted (MultiExecPrivateHash), not its child's.
 pub const HASH_UNHASHED: &str = "Hash Rows Not Inserted";
@@ -530,17 +542,8 @@ fn resolve_columns(n: &ExplainNode, prefix: bool) -> Outputs {
     } else if let Some(parents) = partition_parents(n) {
         // An Append over a partitioned table's partitions returns the parent's rows
         // (over a partitionwise join's pairs, each side's parent's).
-        let renamed = |s: &String| {
-            parents.iter().fold(s.clone(), |s, (alias, parent)| {
-                rename_qualifier(
-                    &s,
-                    &format!("{}.", quote_identifier(alias)),
-                    &format!("{}.", quote_identifier(parent)),
-                )
-            })
-        };
         let passed = Outputs::passing(&children.iter().take(1).collect::<Vec<_>>(), vec![]);
-        let cols: Vec<String> = passed.cols.iter().map(renamed).collect();
+        let cols: Vec<String> = passed.cols.iter().map(|s| as_parents(&parents, s)).collect();
         Outputs { qualified: cols.clone(), cols, vars: passed.vars, children, physical: None }
     } else if folds_into_child(n) && children.len() == 1 {
         // A Result that only filters (HAVING over an Aggregate, WHERE over a scan) is
@@ -569,8 +572,12 @@ fn resolve_columns(n: &ExplainNode, prefix: bool) -> Outputs {
     out
 }
 
-/// The input columns (`$N`) a Sort or Incremental Sort orders by, when each key is one
-/// (none when a key is an expression).
+/// The input columns (`$N`) a Sort, Incremental Sort or Merge Append orders by, when
+/// each key is one (none when a key is an expression). A select list projected over
+/// them leaves out the ones it does not select, which stay resjunk entries of its
+/// target list (`make_sort_input_target`); a Merge Append's keys name those entries
+/// of its own target list (show_merge_append_keys: `Sort Key: h.grp` under `Output:
+/// h.id, h.grp`).
 fn resjunk_sort_keys(sort: &ExplainNode) -> Vec<usize> {
     if sort.node_type == "Limit" {
         // A Limit returns its input's rows: the Sort's below it.
@@ -583,7 +590,7 @@ fn resjunk_sort_keys(sort: &ExplainNode) -> Vec<usize> {
     if let Some(keys) = sort.detail(SORT_OUTPUTS) {
         return keys.split(',').filter_map(|k| k.parse().ok()).collect();
     }
-    if !matches!(sort.node_type.as_str(), "Sort" | "Incremental Sort") {
+    if !matches!(sort.node_type.as_str(), "Sort" | "Incremental Sort" | "Merge Append") {
         return vec![];
     }
     let Some(keys) = sort.detail("Sort Key") else { return vec![] };
@@ -644,6 +651,14 @@ fn partition_parents(n: &ExplainNode) -> Option<Vec<(String, String)>> {
     let mut out = vec![];
     collect(n.children.first()?, &mut out);
     (!out.is_empty()).then_some(out)
+}
+
+/// A partition member's column as its Append returns it: each member's alias renamed
+/// to its parent's ([`partition_parents`]).
+fn as_parents(parents: &[(String, String)], s: &str) -> String {
+    parents.iter().fold(s.to_string(), |s, (alias, parent)| {
+        rename_qualifier(&s, &format!("{}.", quote_identifier(alias)), &format!("{}.", quote_identifier(parent)))
+    })
 }
 
 /// `s` with each qualifier `from` (`a_1.`) that starts a name replaced by `to`.
@@ -1117,6 +1132,17 @@ fn input_flags(parent: &ExplainNode, child: &ExplainNode, got: TlistFlags) -> Tl
 /// modify's scan (it returns `ctid` and the whole row), nor an Index Only Scan (the
 /// executor pushes no physical target list for those: [`PHYSICAL_TLIST`]).
 fn use_physical_tlists(n: &ExplainNode, o: &mut Outputs, flags: TlistFlags, prefix: bool) {
+    physical_tlists_below(n, o, flags, prefix, false);
+}
+
+/// [`use_physical_tlists`] over `n`, which got `flags`; `unique_side`: `n` is on a
+/// join's unique-ified side ([`UNIQUE_SIDE`]) at or above its unique path (under the
+/// Sort, Hash or Materialize the join put over it). That path's HashAggregate or
+/// Unique is `create_unique_plan`'s, which passes the flags it got to its input
+/// ("Unique doesn't project, so tlist requirements pass through"): under a Sort or a
+/// Hash (CP_SMALL_TLIST) its scan returns only the key, where an aggregate's input
+/// (CP_LABEL_TLIST) may return the relation's whole row.
+fn physical_tlists_below(n: &ExplainNode, o: &mut Outputs, flags: TlistFlags, prefix: bool, unique_side: bool) {
     let physical: Vec<&str> = n.details.iter().filter(|(k, _)| k == PHYSICAL_TLIST).map(|(_, v)| v.as_str()).collect();
     if flags == TlistFlags::Any && n.is_scan() && !physical.is_empty() && n.detail(ROW_MARK_OUTPUT).is_none() {
         let alias = n.alias().map(quote_identifier).unwrap_or_default();
@@ -1130,7 +1156,7 @@ fn use_physical_tlists(n: &ExplainNode, o: &mut Outputs, flags: TlistFlags, pref
             o.physical = Some(whole);
         }
     }
-    for (c, co) in n.children.iter().zip(o.children.iter_mut()) {
+    for (i, (c, co)) in n.children.iter().zip(o.children.iter_mut()).enumerate() {
         if n.node_type == "Merge Join" && c.node_type == "Materialize" {
             // create_mergejoin_plan's materialize_inner: the Material node is made over
             // the inner plan, which was made with the join's own flags (0), not
@@ -1144,7 +1170,17 @@ fn use_physical_tlists(n: &ExplainNode, o: &mut Outputs, flags: TlistFlags, pref
             }
             continue;
         }
-        use_physical_tlists(c, co, input_flags(n, c, flags), prefix);
+        let unique_path = unique_side && matches!(n.node_type.as_str(), "Aggregate" | "Unique");
+        let child_flags = if unique_path { flags } else { input_flags(n, c, flags) };
+        // The join's unique side, and below it the nodes the join put over the path.
+        let side = match n.detail(UNIQUE_SIDE) {
+            Some("outer") => Some(0),
+            Some("inner") => Some(1),
+            _ => None,
+        };
+        let below = (n.is_join() && side == Some(i))
+            || (unique_side && matches!(n.node_type.as_str(), "Sort" | "Hash" | "Materialize"));
+        physical_tlists_below(c, co, child_flags, prefix, below);
     }
 }
 
@@ -1368,9 +1404,14 @@ fn properties(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions) -> Vec<(Strin
     // Keys and quals are qualified under VERBOSE even over one relation (explain.c's
     // `useprefix` for show_sort_group_keys and show_upper_qual).
     let q = opts.verbose;
-    // A Merge Append's keys name its own output (the partitioned parent's columns).
+    // A Merge Append's keys name its own output (the partitioned parent's columns):
+    // its members' columns as it returns them, before a select list folded into it
+    // projects them (whose own order may differ: `$0` is the members' first).
     let input: Vec<String> = if n.node_type == "Merge Append" {
-        o.shown(q).to_vec()
+        match (partition_parents(n), o.children.first()) {
+            (Some(parents), Some(first)) => first.refs(q).iter().map(|s| as_parents(&parents, s)).collect(),
+            _ => o.shown(q).to_vec(),
+        }
     } else if n.is_join() {
         // `$N` counts over the outer's outputs, then the inner's.
         o.children.iter().flat_map(|c| c.refs(q)).collect()
@@ -1385,7 +1426,7 @@ fn properties(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions) -> Vec<(Strin
         .filter(|(k, _)| match k.as_str() {
             "Output" | "Schema" | "Alias" | "Server" | "Qualify" | "Parent" | "JoinType" | "Partial Mode"
             | IMPLICIT_CAST | ROW_MARK_OUTPUT | TARGET_TABLE | TARGET_REMOTE_SQL | PAIR_PARENT | PHYSICAL_TLIST
-            | TLIST_ORDER | TLIST_NEEDED | HASH_UNHASHED | EMPTY_TLIST | SORT_OUTPUTS => false,
+            | TLIST_ORDER | TLIST_NEEDED | HASH_UNHASHED | EMPTY_TLIST | SORT_OUTPUTS | UNIQUE_SIDE => false,
             // TEXT prints it only with VERBOSE, and only when true (explain.c).
             "Remote SQL" | "Inner Unique" | "Batch Size" => opts.verbose,
             _ => true,
@@ -2295,6 +2336,42 @@ mod tests {
         let text = plan_text(&project, true);
         let at = text.iter().position(|l| l == "->  Materialize").expect("the Materialize");
         assert_eq!(text[at + 1], "Output: loc.id", "{text:#?}");
+    }
+
+    /// `select * from dim where cat in (select cat from loc)` planned as an inner join
+    /// with loc made unique by a HashAggregate (`create_unique_path`): the aggregate is
+    /// `create_unique_plan`'s, which passes its Hash's CP_SMALL_TLIST to its scan (only
+    /// the key); an aggregate of the query's own (CP_LABEL_TLIST) lets its scan return
+    /// the whole row.
+    #[test]
+    fn a_unique_ified_sides_scan_returns_only_what_its_parent_asks() {
+        let plan = |unique: bool| {
+            let details: Vec<(&str, &str)> = vec![
+                ("Schema", "public"),
+                ("Output", "cat"),
+                (PHYSICAL_TLIST, "id"),
+                (PHYSICAL_TLIST, "cat"),
+                (PHYSICAL_TLIST, "qty"),
+            ];
+            let scan = node("Seq Scan", Some("loc"), &details, vec![]);
+            let agg = ExplainNode {
+                strategy: Some("Hashed".into()),
+                ..node("Aggregate", None, &[("Output", "$0"), ("Group Key", "$0")], vec![scan])
+            };
+            let outer = node("Seq Scan", Some("dim"), &[("Schema", "public"), ("Output", "cat")], vec![]);
+            let mut join = node("Hash Join", None, &[("Hash Cond", "($0 = $1)")], vec![outer, agg]);
+            if unique {
+                join.set_join_type(crate::plan::JoinType::UniqueInner);
+            }
+            plan_text(&node("Result", None, &[("Output", "$0")], vec![join]), true)
+        };
+        let text = plan(true);
+        let at = text.iter().position(|l| l.starts_with("->  Seq Scan on public.loc")).expect("loc's scan");
+        assert_eq!(text[at + 1], "Output: loc.cat", "{text:#?}");
+        assert!(!text.iter().any(|l| l.contains(UNIQUE_SIDE)), "{text:#?}");
+        let text = plan(false);
+        let at = text.iter().position(|l| l.starts_with("->  Seq Scan on public.loc")).expect("loc's scan");
+        assert_eq!(text[at + 1], "Output: loc.id, loc.cat, loc.qty", "{text:#?}");
     }
 
     /// `select count(*) from a join b on a.x = b.x`: the join's columns are needed by

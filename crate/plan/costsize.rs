@@ -1296,7 +1296,7 @@ impl<'a> Model<'a> {
                 };
                 self.wrap(est, c, |_| (vec![], vec![]))
             }
-            Plan::EmptyResult { columns } => {
+            Plan::EmptyResult { columns, .. } => {
                 // A dummy relation's Result has no target of its own to weigh: width 0;
                 // its columns keep their types' widths for the nodes above.
                 let widths: Vec<f64> = columns.iter().map(|c| type_avg_width(guess_type(c.ty))).collect();
@@ -2750,7 +2750,10 @@ mod tests {
     use crate::types::{ColType, Column, Datum};
 
     fn leaf() -> Box<Plan> {
-        Box::new(Plan::EmptyResult { columns: vec![Column::new("a", ColType::Int), Column::new("b", ColType::Int)] })
+        Box::new(Plan::EmptyResult {
+            columns: vec![Column::new("a", ColType::Int), Column::new("b", ColType::Int)],
+            alias: None,
+        })
     }
 
     /// `exprType` of what a node computes, over its input's types (an int4 and an

@@ -828,6 +828,14 @@ impl Expr {
                 // fill, `NULL::integer` in a query): one typed Const after
                 // eval_const_expressions, which get_const_expr prints `NULL::type`.
                 (Func::Cast { to, .. }, [Expr::Const(Datum::Null)]) => format!("NULL::{}", to.name()),
+                // A constant of an integer type other than int4 (`shard_sql`'s
+                // typed_const): get_const_expr quotes it and labels it with its type.
+                (
+                    Func::Cast { from: None, to: to @ (SqlType::Int8 | SqlType::Int2), implicit: false },
+                    [Expr::Const(d)],
+                ) => {
+                    format!("'{d}'::{}", to.name())
+                }
                 // get_rule_expr's ScalarArrayOpExpr: a constant array as get_const_expr
                 // writes it (`'{2,5}'::integer[]`), else the ArrayExpr (`ARRAY[$1, $2]`).
                 (Func::ScalarArrayOp { op, use_or, elem }, [x, elems @ ..]) => {
@@ -1234,6 +1242,12 @@ pub struct ScanName {
     /// asynchronously. Not printed.
     #[serde(skip)]
     pub alone: bool,
+    /// The query's one relation, named under an alias (`from f x`): EXPLAIN's title
+    /// names the alias (`Foreign Scan on public.f x`), but with one range-table entry
+    /// `Output:` is not qualified (explain.c's `useprefix`), where every other name
+    /// here is one of several entries. Not printed.
+    #[serde(skip)]
+    pub unqualified: bool,
 }
 
 /// A base relation of a join as PostgreSQL's target lists order it, for EXPLAIN
@@ -1579,6 +1593,12 @@ pub enum Plan {
     EmptyResult {
         #[serde(skip)]
         columns: Vec<Column>,
+        /// The alias of the relation whose columns these are (a base relation made
+        /// dummy): a Var of its range-table entry, which EXPLAIN qualifies where it
+        /// qualifies any (a sort key under VERBOSE: `Sort Key: h.id`). None for a
+        /// placeholder or the columns of several relations.
+        #[serde(skip)]
+        alias: Option<String>,
     },
     /// `child` with InitPlans attached (PostgreSQL's `Plan.initPlan` of the query
     /// level's top node): not a node of its own. The executor starts the InitPlans
@@ -1768,7 +1788,7 @@ impl Plan {
             Plan::SeqScan { columns, .. }
             | Plan::IndexScan { columns, .. }
             | Plan::BitmapHeapScan { columns, .. }
-            | Plan::EmptyResult { columns } => columns.clone(),
+            | Plan::EmptyResult { columns, .. } => columns.clone(),
             // Row numbers, one per entry.
             Plan::BitmapIndexScan { .. } => vec![Column::new("ctid", ColType::Int)],
             Plan::ForeignScan(f) => f.remote.output_columns(),

@@ -778,8 +778,8 @@ impl ExprPlanner<'_> {
         if let Expr::Const(Datum::Null) = &x {
             return Ok(Expr::func(Func::Cast { from: None, to, implicit: false }, vec![x]));
         }
-        if let Expr::Const(d) = &x {
-            return Ok(Expr::Const(convert_const(d, to, position)?));
+        if let Some(d) = const_value(&x).filter(|d| !d.is_null()) {
+            return Ok(typed_const(convert_const(d, to, position)?, to));
         }
         let from = match scope {
             Scope::Rows { .. } => x.col_type(&self.rel.columns),
@@ -1071,7 +1071,7 @@ impl ExprPlanner<'_> {
                     // eval_const_expressions: NULL constants dropped, nothing after a
                     // constant that is not NULL; one argument left is the COALESCE.
                     args.retain(|a| !is_null_const(a));
-                    if let Some(k) = args.iter().position(|a| matches!(a, Expr::Const(_))) {
+                    if let Some(k) = args.iter().position(|a| const_value(a).is_some()) {
                         args.truncate(k + 1);
                     }
                     return Ok(match args.len() {
@@ -1204,7 +1204,7 @@ impl ExprPlanner<'_> {
     fn coerce_to(&self, e: Expr, ty: SqlType, scope: &Scope, position: Option<usize>) -> Result<Expr, SqlError> {
         match e {
             Expr::Const(Datum::Null) => Ok(null_of(ty)),
-            Expr::Const(d) => Ok(Expr::Const(convert_const(&d, ty, position)?)),
+            Expr::Const(d) => Ok(typed_const(convert_const(&d, ty, position)?, ty)),
             e => {
                 let from = self.type_of(&e, scope);
                 if from == ty.col_type() {
@@ -1480,10 +1480,11 @@ fn fold_constant(e: Expr) -> Result<Expr, SqlError> {
         Expr::Bin(op, l, r) => {
             !op.is_comparison()
                 && !matches!(op, BinOp::And | BinOp::Or)
-                && matches!((l.as_ref(), r.as_ref()), (Expr::Const(_), Expr::Const(_)))
+                && const_value(l).is_some()
+                && const_value(r).is_some()
         }
         Expr::Func(Func::TextCat | Func::Neg | Func::IntNarrowNeg(_), args) => {
-            args.iter().all(|a| matches!(a, Expr::Const(_)))
+            args.iter().all(|a| const_value(a).is_some())
         }
         _ => false,
     };
@@ -1491,7 +1492,7 @@ fn fold_constant(e: Expr) -> Result<Expr, SqlError> {
         return Ok(e);
     }
     match e.eval(&[]) {
-        Ok(v) if !matches!(v, Datum::Null) => Ok(Expr::Const(v)),
+        Ok(v) if !matches!(v, Datum::Null) => Ok(folded(&e, v)),
         // evaluate_expr's ERROR names no position.
         Err(err) if !QUIET.with(|q| q.get()) => Err(SqlError::new(err.to_string(), None)),
         _ => Ok(e),
@@ -1546,6 +1547,41 @@ fn is_null_const(e: &Expr) -> bool {
         || matches!(e, Expr::Func(Func::Cast { .. }, a) if matches!(a.first(), Some(Expr::Const(Datum::Null))))
 }
 
+/// A constant of type `ty`: an integer of another width than int4 a Const of its
+/// type, written as a cast of the value, as [`null_of`] writes a NULL (ruleutils.c's
+/// get_const_expr prints it `'0'::bigint`, `'5'::smallint`; deparse.c `0::bigint`);
+/// any other value as it is (its Datum says its type).
+pub(crate) fn typed_const(d: Datum, ty: SqlType) -> Expr {
+    match d {
+        Datum::Int(_) if matches!(ty, SqlType::Int8 | SqlType::Int2) => {
+            Expr::func(Func::Cast { from: None, to: ty, implicit: false }, vec![Expr::Const(d)])
+        }
+        d => Expr::Const(d),
+    }
+}
+
+/// The value of a constant: a Const, or a Const of a type ([`typed_const`],
+/// [`null_of`]).
+fn const_value(e: &Expr) -> Option<&Datum> {
+    match e {
+        Expr::Const(d) => Some(d),
+        Expr::Func(Func::Cast { from: None, implicit: false, .. }, a) => match a.first() {
+            Some(Expr::Const(d)) if a.len() == 1 => Some(d),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// A folded value as a constant of the expression's type: an integer expression
+/// of int8 or int2 keeps its type ([`typed_const`]).
+fn folded(e: &Expr, v: Datum) -> Expr {
+    match (&v, e.int_type(&[])) {
+        (Datum::Int(i), Some(t @ (SqlType::Int8 | SqlType::Int2))) if i32::try_from(*i).is_ok() => typed_const(v, t),
+        _ => Expr::Const(v),
+    }
+}
+
 /// A NULL of type `ty` (a Const of the type: `NULL::integer`).
 fn null_of(ty: SqlType) -> Expr {
     Expr::func(Func::Cast { from: None, to: ty, implicit: false }, vec![Expr::Const(Datum::Null)])
@@ -1555,11 +1591,11 @@ fn null_of(ty: SqlType) -> Expr {
 /// constants (eval_const_expressions), as [`fold_constant`] folds operators.
 fn fold_call(e: Expr) -> Result<Expr, SqlError> {
     let Expr::Func(_, args) = &e else { return Ok(e) };
-    if !args.iter().all(|a| matches!(a, Expr::Const(_))) {
+    if !args.iter().all(|a| const_value(a).is_some()) {
         return Ok(e);
     }
     match e.eval(&[]) {
-        Ok(v) if !matches!(v, Datum::Null) => Ok(Expr::Const(v)),
+        Ok(v) if !matches!(v, Datum::Null) => Ok(folded(&e, v)),
         Err(err) if !QUIET.with(|q| q.get()) => Err(SqlError::new(err.to_string(), None)),
         _ => Ok(e),
     }
@@ -1907,7 +1943,10 @@ mod fold_tests {
     fn constants_fold_as_postgresql_folds_them() {
         let names = ["v".to_string()];
         let sql = |e: Expr| fold_constant(e).unwrap().to_sql(&names);
-        assert_eq!(sql(Expr::bin(BinOp::Multiply, Expr::int(2), Expr::int(3))), "6");
+        let int4_mul = BinOp::Multiply.with_int_result(SqlType::Int4);
+        assert_eq!(sql(Expr::bin(int4_mul, Expr::int(2), Expr::int(3))), "6");
+        // int8mul's result is an int8 Const, which get_const_expr labels.
+        assert_eq!(sql(Expr::bin(BinOp::Multiply, Expr::int(2), Expr::int(3))), "'6'::bigint");
         let cat = Expr::func(Func::TextCat, vec![Expr::Const(Datum::text("a")), Expr::Const(Datum::text("b"))]);
         assert_eq!(sql(cat), "'ab'::text");
         assert_eq!(sql(Expr::bin(BinOp::Multiply, Expr::col(0), Expr::int(3))), "(v * 3)");
@@ -1924,5 +1963,32 @@ mod fold_tests {
         assert!(decided_by_constant(&Expr::bin(BinOp::Eq, Expr::int(1), Expr::int(2)), true));
         assert!(!decided_by_constant(&t, true));
         assert!(decided_by_constant(&t, false));
+    }
+
+    /// ruleutils.c's get_const_expr over each type's constant: an int4 bare (quoted
+    /// and labelled when negative), an int8 or int2 always quoted and labelled, as
+    /// PostgreSQL 15 prints `0::bigint`, `coalesce(b, 0)` over a bigint and `5::int2`
+    /// (`'0'::bigint`, `COALESCE(b, '0'::bigint)`, `'5'::smallint`); deparse.c's
+    /// deparseConst labels the int8 without quotes (`0::bigint`).
+    #[test]
+    fn integer_constants_keep_their_type() {
+        let names = ["b".to_string()];
+        let int8 = typed_const(Datum::Int(0), SqlType::Int8);
+        assert_eq!(int8.to_sql(&names), "'0'::bigint");
+        assert_eq!(typed_const(Datum::Int(-3), SqlType::Int8).to_sql(&names), "'-3'::bigint");
+        assert_eq!(typed_const(Datum::Int(5), SqlType::Int2).to_sql(&names), "'5'::smallint");
+        assert_eq!(typed_const(Datum::Int(5), SqlType::Int4).to_sql(&names), "5");
+        assert_eq!(typed_const(Datum::Int(-5), SqlType::Int4).to_sql(&names), "'-5'::integer");
+        assert_eq!(crate::sql_text::deparse::deparse_expr(&int8, &names), "0::bigint");
+        let coalesce = Expr::func(Func::Coalesce, vec![Expr::col(0), int8.clone()]);
+        assert_eq!(coalesce.to_sql(&names), "COALESCE(b, '0'::bigint)");
+        // Still a constant: folded with another, the result keeps int8's type.
+        assert_eq!(const_value(&int8), Some(&Datum::Int(0)));
+        assert_eq!(sql_folded(Expr::bin(BinOp::Plus, int8, Expr::int(1))), "'1'::bigint");
+        assert_eq!(typed_const(Datum::Int(1), SqlType::Int8).eval(&[]).unwrap(), Datum::Int(1));
+    }
+
+    fn sql_folded(e: Expr) -> String {
+        fold_constant(e).unwrap().to_sql(&[])
     }
 }

@@ -4259,3 +4259,35 @@ select count(distinct cat) from f where id < 300;
 
 -- [error aggregate distinct star] count(DISTINCT *) (h17c)
 select count(distinct *) from h;
+
+-- ===== EXPLAIN's last differences: unique-ified sides, dummy relations, resjunk keys, aliases, typed constants (h17x) =====
+
+-- [subquery semi join unique inner hash] IN over a local table planned as an inner join with its side made unique: create_unique_plan passes its parent's CP_SMALL_TLIST to the scan (h17x)
+select * from dim where cat in (select cat from loc where qty > 2) order by cat;
+
+-- [const false local order] a constant-false WHERE over a plain table: the dummy relation's Result, the Sort Key qualified under VERBOSE (h17x)
+select id, cat from loc where false order by cat;
+
+-- [const false partitioned alias order] every partition pruned under an alias: Sort Key x.grp (h17x)
+select id, grp from h x where 1 = 0 order by grp desc;
+
+-- [mergeappend resjunk sort key] ORDER BY a column the select list leaves out over the async partitions: the Merge Append's key is the resjunk column (h17x)
+select id from h order by grp limit 3;
+
+-- [mergeappend resjunk sort key two] two keys, one of them selected (h17x)
+select name from h where id < 50 order by grp, name limit 4;
+
+-- [foreign alias] a plain foreign table under an alias: Foreign Scan on public.f x (h17x)
+select x.id, x.cat from f x where x.id < 5;
+
+-- [foreign alias order] under an alias, sorted remotely (h17x)
+select x.id, x.val from f x where x.val > 700 order by x.val;
+
+-- [const bigint coalesce] COALESCE over a bigint column: the 0 coerced to an int8 Const, '0'::bigint (h17x)
+select id, coalesce(big, 0) from h where id < 4 or id > 2055 order by id;
+
+-- [const bigint cast] constants cast to bigint, smallint and integer (get_const_expr labels all but int4) (h17x)
+select id, 7::bigint, 5::smallint, -3, id + 2::bigint from loc where id < 3;
+
+-- [const bigint coalesce sum] COALESCE of sum(int4), a bigint, and 0 (h17x)
+select grp, coalesce(sum(id), 0) from h where grp < 3 group by grp order by grp;
