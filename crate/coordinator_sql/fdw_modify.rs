@@ -83,7 +83,7 @@ pub(super) fn plan_foreign_modify(
         .iter()
         .map(|t| match t {
             RemoteTarget::Col(c) => Ok(*c),
-            RemoteTarget::Agg(..) => Err(refused(req, at)),
+            RemoteTarget::Agg(..) | RemoteTarget::Const(_) => Err(refused(req, at)),
         })
         .collect::<Result<_, _>>()?;
     // The columns read: every one for UPDATE, the Filter's for DELETE.

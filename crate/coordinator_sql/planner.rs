@@ -302,6 +302,9 @@ pub(super) fn plan_query_into(
                         let name = alias.as_ref().map(|a| ident(&a.name)).unwrap_or_else(|| "unnamed_subquery".into());
                         let mut sub = plan_query_into(coord, subquery, text, servers, depth + 1)?;
                         super::subselect::name_subquery_scans(&mut sub.plan);
+                        if is_simple_union_all(subquery) {
+                            return plan_over_appendrel(q, text, &name, sub);
+                        }
                         return plan_over(q, text, &name, sub);
                     }
                 }
@@ -2076,6 +2079,12 @@ pub(super) fn wrapper_query(
 /// columns, whose scan is then the subquery's plan. Nothing is pushed into the
 /// subquery (PostgreSQL pushes WHERE conditions into it; the rows are the same).
 pub(super) fn plan_over(q: &ast::Query, text: &str, name: &str, sub: Planned) -> Result<Planned, FrontError> {
+    plan_over_rel(q, text, name, sub, false)
+}
+
+/// `plan_over`; `appendrel`: the subquery is a UNION ALL append relation
+/// (`plan_over_appendrel`).
+fn plan_over_rel(q: &ast::Query, text: &str, name: &str, sub: Planned, appendrel: bool) -> Result<Planned, FrontError> {
     let at = query_location(q);
     let mut outer = q.clone();
     if let SetExpr::Select(s) = outer.body.as_mut() {
@@ -2094,6 +2103,11 @@ pub(super) fn plan_over(q: &ast::Query, text: &str, name: &str, sub: Planned) ->
     let l = peel(logical).map_err(|m| FrontError::at(format!("internal error: {m}"), at))?;
     let order_keys = order_keys_of(&l);
     let mut plan = sub.plan;
+    if appendrel && reads_no_column(&l, sub.columns.len()) {
+        if let Some(stripped) = without_outputs(&plan) {
+            plan = stripped;
+        }
+    }
     if let Some(f) = l.filter {
         plan = Plan::Result { child: Box::new(plan), filter: Some(f), targets: None };
     }
@@ -2105,6 +2119,84 @@ pub(super) fn plan_over(q: &ast::Query, text: &str, name: &str, sub: Planned) ->
     }
     let plan = finish(plan, l.sort, l.targets, l.limit);
     Ok(Planned { plan, columns, servers: vec![], order_key: order_keys.first().copied(), order_keys })
+}
+
+/// Is `q` a UNION ALL of plain SELECTs, without ORDER BY, LIMIT or OFFSET over the
+/// whole: a subquery `pull_up_simple_union_all` makes an append relation of
+/// (`is_simple_union_all`, whose members' column types must also agree, which the
+/// sandbox's set operations require anyway).
+fn is_simple_union_all(q: &ast::Query) -> bool {
+    fn all_union_all(body: &SetExpr) -> bool {
+        match body {
+            SetExpr::Select(_) => true,
+            SetExpr::SetOperation { op: ast::SetOperator::Union, set_quantifier, left, right } => {
+                matches!(set_quantifier, ast::SetQuantifier::All) && all_union_all(left) && all_union_all(right)
+            }
+            _ => false,
+        }
+    }
+    matches!(q.body.as_ref(), SetExpr::SetOperation { .. })
+        && all_union_all(&q.body)
+        && q.order_by.is_none()
+        && q.limit.is_none()
+        && q.offset.is_none()
+        && q.fetch.is_none()
+}
+
+/// `plan_over` for a subquery that is a UNION ALL append relation: when the outer
+/// query reads none of its columns (`count(*)` over it), each member's scan returns
+/// no column, as in PostgreSQL the members' reltargets hold only the attributes the
+/// parent needs (`set_append_rel_size` copies the parent's, here none) and an
+/// Append's members get exact target lists (`create_append_plan`'s CP_EXACT_TLIST):
+/// postgres_fdw's `SELECT NULL FROM …`, a Seq Scan without an Output list.
+fn plan_over_appendrel(q: &ast::Query, text: &str, name: &str, sub: Planned) -> Result<Planned, FrontError> {
+    plan_over_rel(q, text, name, sub, true)
+}
+
+/// Does the query over a relation of `n` columns read none of them? Only an
+/// aggregation is considered (what is above it reads the aggregates' values): no
+/// WHERE, and grouping keys and aggregate arguments without a column.
+fn reads_no_column(l: &Layers, n: usize) -> bool {
+    let Some((_, keys, aggs)) = &l.agg else { return false };
+    l.filter.is_none()
+        && keys.iter().all(|k| columns_of(k, n).is_empty())
+        && aggs.iter().all(|a| a.arg.as_ref().is_none_or(|e| columns_of(e, n).is_empty()))
+}
+
+/// The member plans of an append relation with no output column: a plain foreign
+/// scan's remote target list emptied (deparse's `SELECT NULL`), a Seq Scan's
+/// columns, a projection dropped. None when a member is anything else, a scan with
+/// a WHERE clause included: such a branch is no simple append member
+/// (`is_safe_append_member`), PostgreSQL keeps its Subquery Scan (`*SELECT* n`,
+/// over a scan returning `NULL::integer`), which the sandbox does not build; all
+/// is then left as planned.
+fn without_outputs(plan: &Plan) -> Option<Plan> {
+    match plan {
+        Plan::Append { children, prune, ordered } => Some(Plan::Append {
+            children: children.iter().map(without_outputs).collect::<Option<_>>()?,
+            prune: prune.clone(),
+            ordered: *ordered,
+        }),
+        Plan::ForeignScan(f)
+            if f.remote.join.is_none()
+                && f.remote.row_mark.is_none()
+                && f.remote.order_by.is_empty()
+                && f.remote.limit.is_none()
+                && f.remote.offset.is_none()
+                && f.remote.group_by.is_empty()
+                && f.remote.quals.is_empty()
+                && f.remote.targets.iter().all(|t| matches!(t, RemoteTarget::Col(_))) =>
+        {
+            let mut f = f.clone();
+            f.remote.targets.clear();
+            Some(Plan::ForeignScan(f))
+        }
+        Plan::SeqScan { table, alias, .. } => {
+            Some(Plan::SeqScan { table: table.clone(), columns: vec![], alias: alias.clone() })
+        }
+        Plan::Result { child, filter: None, targets: Some(_) } => without_outputs(child),
+        _ => None,
+    }
 }
 
 pub(super) fn query_location(q: &ast::Query) -> Location {
@@ -2469,7 +2561,8 @@ impl<'a> Planner<'a> {
                     }
                 };
                 let upper = Upper { having: None, sort: sort.as_deref(), targets: l.targets.as_deref(), limit };
-                return Ok(self.foreign_upper_after(local, plan, sort.is_some().then_some(ordered), &upper, true));
+                let chosen = self.foreign_upper_after(local, plan, sort.is_some().then_some(ordered), &upper, true);
+                return Ok(remote_select_list(chosen));
             }
             if let Some(h) = having {
                 plan = Plan::Result { child: Box::new(plan), filter: Some(h), targets: None };
@@ -2983,6 +3076,79 @@ fn push_limit(f: &mut ForeignScanPlan, limit: &mut Option<(u64, Option<u64>)>) {
     }
 }
 
+/// The remote target list of a pushed-down grouping in PostgreSQL's order: postgres_fdw
+/// builds it from the grouped relation's target (`foreign_grouping_ok` over
+/// `grouping_target`, the query's select list, then the GROUP BY keys and ORDER BY
+/// aggregates it lacks), each expression once (`add_to_flat_tlist`): a key or an
+/// aggregate where the select list first reads it, a constant shipped as it is
+/// (`SELECT 'f'::text, count(*)`), then the rest in the sandbox's order (keys, then
+/// aggregates). The pushed scan was planned with the keys then the aggregates; its
+/// targets are reordered here, and what reads them (its HAVING and ORDER BY, the
+/// projection above) renumbered. Where it departs: PostgreSQL ships a shippable
+/// expression of the select list whole (`(count(*) + 1)`); here its columns stand in
+/// its place, and the expression is computed above.
+fn remote_select_list(plan: Plan) -> Plan {
+    match plan {
+        Plan::Limit { child, offset, count } => {
+            Plan::Limit { child: Box::new(remote_select_list(*child)), offset, count }
+        }
+        Plan::Result { child, filter: None, targets: Some(targets) } => match *child {
+            Plan::ForeignScan(f) if f.remote.aggregated() && f.remote.join.is_none() && f.remote.row_mark.is_none() => {
+                let (f, targets) = select_list_order(f, targets);
+                Plan::Result { child: Box::new(Plan::ForeignScan(f)), filter: None, targets: Some(targets) }
+            }
+            child => Plan::Result { child: Box::new(child), filter: None, targets: Some(targets) },
+        },
+        plan => plan,
+    }
+}
+
+/// [`remote_select_list`]'s reordering of one pushed-down grouping under the select
+/// list `targets` (over the scan's outputs).
+fn select_list_order(mut f: ForeignScanPlan, targets: Vec<(Expr, String)>) -> (ForeignScanPlan, Vec<(Expr, String)>) {
+    let old = std::mem::take(&mut f.remote.targets);
+    let mut new: Vec<RemoteTarget> = Vec::with_capacity(old.len() + targets.len());
+    // Old target i's new place.
+    let mut at: Vec<Option<usize>> = vec![None; old.len()];
+    let shipped = |e: &Expr| matches!(e, Expr::Const(d) if !d.is_null());
+    for (e, _) in &targets {
+        match e {
+            Expr::Const(d) if shipped(e) => {
+                if !new.contains(&RemoteTarget::Const(d.clone())) {
+                    new.push(RemoteTarget::Const(d.clone()));
+                }
+            }
+            e => e.for_each_col(&mut |i| {
+                if let Some(slot @ None) = at.get_mut(i) {
+                    *slot = Some(new.len());
+                    new.push(old[i].clone());
+                }
+            }),
+        }
+    }
+    for (i, t) in old.iter().enumerate() {
+        if at[i].is_none() {
+            at[i] = Some(new.len());
+            new.push(t.clone());
+        }
+    }
+    let renumber = |e: &Expr| e.map_cols(&|i| at.get(i).copied().flatten().unwrap_or(i));
+    let targets = targets
+        .into_iter()
+        .map(|(e, name)| match &e {
+            Expr::Const(d) if shipped(&e) => {
+                let k = new.iter().position(|t| *t == RemoteTarget::Const(d.clone())).unwrap_or(0);
+                (Expr::Col(k), name)
+            }
+            _ => (renumber(&e), name),
+        })
+        .collect();
+    f.remote.having = f.remote.having.iter().map(renumber).collect();
+    f.remote.order_by = f.remote.order_by.iter().map(|k| SortKey { expr: renumber(&k.expr), desc: k.desc }).collect();
+    f.remote.targets = new;
+    (f, targets)
+}
+
 /// Can the aggregate go into a remote query? Grouping keys and arguments must be
 /// columns (the remote query's targets are). Every aggregate the sandbox has is a
 /// built-in one, which postgres_fdw ships (avg too: a full aggregation, per table or
@@ -3475,6 +3641,90 @@ fn split_or(e: &Expr) -> Vec<Expr> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A pushed-down grouping's remote targets follow the select list
+    /// (`foreign_grouping_ok`): `SELECT 'f'::text, count(*)`, `SELECT count(*), cat
+    /// … GROUP BY 2`; HAVING, ORDER BY and the projection above are renumbered.
+    #[test]
+    fn a_pushed_grouping_ships_its_select_list_in_order() {
+        use crate::sql_text::deparse::deparse_remote_query;
+        let cols = vec![Column::new("id", crate::types::ColType::Int), Column::new("cat", crate::types::ColType::Text)];
+        let mut remote = crate::plan::RemoteQuery::scan("f_remote", cols, &[]);
+        remote.targets = vec![RemoteTarget::Col(1), RemoteTarget::Agg(AggFunc::CountStar, None, false)];
+        remote.group_by = vec![1];
+        remote.having = vec![Expr::bin(BinOp::Gt, Expr::col(1), Expr::int(2))];
+        remote.order_by = vec![SortKey { expr: Expr::col(1), desc: true }];
+        let f = ForeignScanPlan { relation: "f".into(), server: "s2".into(), remote, alias: None };
+        // select count(*), cat … : the aggregate first, GROUP BY its new place.
+        let (g, t) = select_list_order(f.clone(), vec![(Expr::col(1), "n".into()), (Expr::col(0), "cat".into())]);
+        assert_eq!(
+            deparse_remote_query(&g.remote),
+            "SELECT count(*), cat FROM public.f_remote GROUP BY 2 HAVING ((count(*) > 2)) ORDER BY count(*) DESC NULLS FIRST"
+        );
+        assert_eq!(t, vec![(Expr::col(0), "n".to_string()), (Expr::col(1), "cat".to_string())]);
+        // select 'f', count(*) … : the constant shipped, the key the select list lacks last.
+        let text = Expr::Const(Datum::text("f"));
+        let (g, t) = select_list_order(f, vec![(text, "src".into()), (Expr::col(1), "count".into())]);
+        assert!(deparse_remote_query(&g.remote).starts_with("SELECT 'f'::text, count(*), cat FROM"));
+        assert_eq!(t, vec![(Expr::col(0), "src".to_string()), (Expr::col(1), "count".to_string())]);
+    }
+
+    /// `count(*)` over a UNION ALL in FROM (`pull_up_simple_union_all`): the members
+    /// are scans without output columns, a foreign one's remote query `SELECT NULL`;
+    /// a member with a WHERE clause is no simple append member, and then all is left.
+    #[test]
+    fn an_unread_union_all_members_scans_return_no_column() {
+        let parse =
+            |sql: &str| match sqlparser::parser::Parser::parse_sql(&sqlparser::dialect::PostgreSqlDialect {}, sql)
+                .unwrap()
+                .remove(0)
+            {
+                ast::Statement::Query(q) => q,
+                _ => unreachable!(),
+            };
+        assert!(is_simple_union_all(&parse("select a from t union all select a from u union all select 1")));
+        assert!(!is_simple_union_all(&parse("select a from t union select a from u")));
+        assert!(!is_simple_union_all(&parse("select a from t union all select a from u order by 1")));
+        assert!(!is_simple_union_all(&parse("select a from t")));
+        let cols = vec![Column::new("a", crate::types::ColType::Int), Column::new("b", crate::types::ColType::Int)];
+        let mut remote = crate::plan::RemoteQuery::scan("t_remote", cols.clone(), &[0]);
+        let foreign = |remote: &crate::plan::RemoteQuery| {
+            Plan::ForeignScan(crate::plan::ForeignScanPlan {
+                relation: "t".into(),
+                server: "s1".into(),
+                remote: remote.clone(),
+                alias: None,
+            })
+        };
+        let seq = Plan::SeqScan { table: "u".into(), columns: cols.clone(), alias: None };
+        let projected = Plan::Result {
+            child: Box::new(seq.clone()),
+            filter: None,
+            targets: Some(vec![(Expr::bin(BinOp::Plus, Expr::col(0), Expr::int(1)), "a".into())]),
+        };
+        let append = Plan::Append { children: vec![foreign(&remote), projected], prune: None, ordered: false };
+        let Some(Plan::Append { children, .. }) = without_outputs(&append) else { panic!("stripped") };
+        let Plan::ForeignScan(f) = &children[0] else { panic!("{:?}", children[0]) };
+        assert!(f.remote.targets.is_empty());
+        assert_eq!(crate::sql_text::deparse::deparse_remote_query(&f.remote), "SELECT NULL FROM public.t_remote");
+        assert!(matches!(&children[1], Plan::SeqScan { columns, .. } if columns.is_empty()));
+        // A member with a WHERE clause keeps its columns, and so do the others.
+        remote.quals = vec![Expr::bin(BinOp::Gt, Expr::col(1), Expr::int(0))];
+        let append = Plan::Append { children: vec![foreign(&remote), seq], prune: None, ordered: false };
+        assert_eq!(without_outputs(&append), None);
+        // Only a query that reads no column of the subquery.
+        let agg = |keys: Vec<Expr>, arg: Option<Expr>| Layers {
+            limit: None,
+            targets: None,
+            sort: None,
+            having: None,
+            agg: Some((AggStrategy::Plain, keys, vec![AggCall { func: AggFunc::CountStar, arg, distinct: false }])),
+            filter: None,
+        };
+        assert!(reads_no_column(&agg(vec![], None), 2));
+        assert!(!reads_no_column(&agg(vec![Expr::col(1)], None), 2));
+        assert!(!reads_no_column(&agg(vec![], Some(Expr::col(0))), 2));
+    }
 
     /// generate_base_implied_equalities: `x = constant` restrictions come after the
     /// relation's others, in their order; a volatile side makes no class.

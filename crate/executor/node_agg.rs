@@ -27,8 +27,9 @@
 //! - `ExecReScanAgg` keeps a filled hash table when the child's parameters did not
 //!   change (and it never spilled); here a rescan always reads the child again.
 //! - Result types: `sum` over integers adds in int8 and carries on in numeric past
-//!   int8's range, so it never overflows (PostgreSQL's `sum(bigint)` is numeric; its
-//!   `sum(int)` is bigint, and prints the same); `sum` over numeric is exact with the
+//!   int8's range, so it never overflows (PostgreSQL's `sum(int)` is bigint); the
+//!   sum of a bigint goes out as a numeric (`numeric_poly_sum`'s result type), so
+//!   that what is computed over it (`sum(val) / 3`) is numeric arithmetic; `sum` over numeric is exact with the
 //!   largest display scale of its inputs (`do_numeric_accum`); `avg` of integers or
 //!   numerics is their numeric sum divided by the count (`numeric_avg`: `numeric_div`,
 //!   so its scale is `select_div_scale`'s), of float8s a float8. Min and max compare by
@@ -49,7 +50,7 @@ use crate::executor::estate::{EState, ExecResult};
 use crate::instrument::ExplainNode;
 use crate::numeric::Numeric;
 use crate::plan::{AggCall, AggFunc, AggSplit, AggStrategy, Expr};
-use crate::types::{Column, Datum};
+use crate::types::{ColType, Column, Datum};
 use std::collections::HashMap;
 
 /// Transition state of one aggregate.
@@ -175,7 +176,13 @@ impl Trans {
         }
     }
 
-    fn finish(&self, func: AggFunc) -> Datum {
+    /// The aggregate's final value. `numeric`: the result type is numeric where the
+    /// state is kept as an int8 while it fits (`sum(bigint)`, whose final function
+    /// `numeric_poly_sum` returns numeric): the int8 sum then goes out as a numeric.
+    fn finish(&self, func: AggFunc, numeric: bool) -> Datum {
+        if let (AggFunc::Sum, true, Datum::Int(v)) = (func, numeric, &self.sum) {
+            return Datum::numeric(Numeric::from_i64(*v));
+        }
         match func {
             AggFunc::CountStar | AggFunc::Count => Datum::Int(self.count),
             AggFunc::Sum => self.sum.clone(),
@@ -298,6 +305,9 @@ pub struct AggState {
     split: AggSplit,
     group_by: Vec<Expr>,
     aggs: Vec<AggCall>,
+    /// Per aggregate: is its result numeric while its state may be an int8 sum
+    /// (`sum(bigint)`: [`AggCall::output_column`]'s type)?
+    numeric: Vec<bool>,
     input_names: Vec<String>,
     /// Plain aggregate: one group.
     plain: Vec<Trans>,
@@ -370,6 +380,8 @@ impl AggState {
         input: &[Column],
     ) -> Self {
         let plain = vec![Trans::new(); aggs.len()];
+        let numeric =
+            aggs.iter().map(|a| a.func == AggFunc::Sum && a.output_column(input).ty == ColType::Numeric).collect();
         AggState {
             children: vec![child],
             inputs: AsyncInputs::default(),
@@ -377,6 +389,7 @@ impl AggState {
             split: AggSplit::Simple,
             group_by,
             aggs,
+            numeric,
             input_names: input.iter().map(|c| c.name.clone()).collect(),
             plain,
             current: None,
@@ -482,7 +495,7 @@ impl AggState {
     fn fill_slot(&mut self, (key, trans): (Vec<Datum>, Vec<Trans>)) {
         self.slot.clear();
         self.slot.extend(key);
-        self.slot.extend(trans.iter().zip(&self.aggs).map(|(t, a)| t.finish(a.func)));
+        self.slot.extend(trans.iter().zip(&self.aggs).zip(&self.numeric).map(|((t, a), n)| t.finish(a.func, *n)));
     }
 
     /// A DISTINCT's Unique (nodeUnique.c's `ExecUnique`): a row goes out as soon as
@@ -540,7 +553,8 @@ impl AggState {
             }
             self.next_group = 1;
             self.slot.clear();
-            self.slot.extend(self.plain.iter().zip(&self.aggs).map(|(t, a)| t.finish(a.func)));
+            self.slot
+                .extend(self.plain.iter().zip(&self.aggs).zip(&self.numeric).map(|((t, a), n)| t.finish(a.func, *n)));
             return ExecStatus::Row;
         }
         let Some((key, trans)) = self.groups.get(self.next_group) else {
@@ -549,7 +563,7 @@ impl AggState {
         self.next_group += 1;
         self.slot.clear();
         self.slot.extend_from_slice(key);
-        self.slot.extend(trans.iter().zip(&self.aggs).map(|(t, a)| t.finish(a.func)));
+        self.slot.extend(trans.iter().zip(&self.aggs).zip(&self.numeric).map(|((t, a), n)| t.finish(a.func, *n)));
         ExecStatus::Row
     }
 }
@@ -733,10 +747,35 @@ mod tests {
             }
             for (k, a) in aggs.iter().enumerate() {
                 assert_eq!(paged[k].count, by_row[k].count, "{:?}: count", a.func);
-                assert_eq!(paged[k].finish(a.func), by_row[k].finish(a.func), "{:?}", a.func);
+                assert_eq!(paged[k].finish(a.func, false), by_row[k].finish(a.func, false), "{:?}", a.func);
             }
         }
         assert!(!matches!(paged[0].sum, Datum::Int(_)), "the overflow went on in numeric: {:?}", paged[0].sum);
+    }
+
+    /// `sum(bigint)` is numeric in PostgreSQL (`numeric_poly_sum`), `sum(int)` bigint
+    /// (`int4_sum`): the output column's type says so, and the value goes out as a
+    /// numeric or an int8 accordingly.
+    #[test]
+    fn the_sum_of_a_bigint_is_numeric_of_an_int_bigint() {
+        use crate::plan::SqlType;
+        let input = vec![Column::typed("big", SqlType::Int8), Column::typed("small", SqlType::Int4)];
+        let sum = |c| AggCall { func: AggFunc::Sum, arg: Some(Expr::Col(c)), distinct: false };
+        assert_eq!(sum(0).output_column(&input).ty, ColType::Numeric);
+        assert_eq!(sum(1).output_column(&input).ty, ColType::Int);
+        assert_eq!(sum(1).output_column(&input).sql_type, Some(SqlType::Int8));
+        let avg = AggCall { func: AggFunc::Avg, arg: Some(Expr::Col(0)), distinct: false };
+        assert_eq!(avg.output_column(&input).ty, ColType::Numeric);
+        let mut t = super::Trans::new();
+        t.advance(AggFunc::Sum, Datum::Int(40));
+        t.advance(AggFunc::Sum, Datum::Int(2));
+        assert_eq!(t.finish(AggFunc::Sum, true), Datum::numeric(crate::numeric::Numeric::from_i64(42)));
+        assert!(matches!(t.finish(AggFunc::Sum, true), Datum::Numeric(_)));
+        assert!(matches!(t.finish(AggFunc::Sum, false), Datum::Int(42)));
+        // The remote side's pushed-down sum is read as the same type.
+        let mut remote = crate::plan::RemoteQuery::scan("t", input.clone(), &[]);
+        remote.targets = vec![crate::plan::RemoteTarget::Agg(AggFunc::Sum, Some(0), false)];
+        assert_eq!(remote.output_columns()[0].ty, ColType::Numeric);
     }
 
     #[test]

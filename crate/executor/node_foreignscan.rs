@@ -110,9 +110,11 @@ pub struct ForeignScanState {
     row_mark: Option<crate::plan::RowMark>,
     /// How EXPLAIN names the scan of a partition.
     name: Option<ScanName>,
-    /// Aggregates are pushed down: EXPLAIN prints an upper-relation scan
+    /// Aggregates or a grouping are pushed down: EXPLAIN prints an upper-relation scan
     /// ("Foreign Scan", `Relations: Aggregate on (…)`), as postgres_fdw does.
     upper: bool,
+    /// Per output: a constant of the remote target list (`RemoteTarget::Const`).
+    const_outputs: Vec<bool>,
     /// A pushed-down join's `Relations:` text (`(public.f) INNER JOIN (public.dim d)`).
     join_label: Option<String>,
     /// A partitionwise pair pushed down: each relation's alias and its parent's.
@@ -234,7 +236,10 @@ impl ForeignScanState {
                 .collect(),
             row_mark: plan.remote.row_mark.clone(),
             name: plan.alias.clone(),
-            upper: plan.remote.targets.iter().any(|t| matches!(t, RemoteTarget::Agg(..))),
+            // A GROUP BY without aggregates is an upper relation too (postgres_fdw's
+            // postgresGetForeignUpperPaths for UPPERREL_GROUP_AGG; EXPLAIN's
+            // `Relations: Aggregate on (…)`, postgresExplainForeignScan).
+            upper: plan.remote.aggregated(),
             fetch_size,
             async_capable: false,
             server_async,
@@ -274,6 +279,7 @@ impl ForeignScanState {
                     _ => None,
                 })
                 .collect(),
+            const_outputs: plan.remote.targets.iter().map(|t| matches!(t, RemoteTarget::Const(_))).collect(),
             exec_params,
             param_values: None,
             drained_for_declare: false,
@@ -643,8 +649,10 @@ impl ExecNode for ForeignScanState {
             // An upper relation: no "on rel" in the title; columns named after the
             // base relation's alias, pushed aggregates in parentheses.
             let alias = self.name.as_ref().map_or(self.relation.as_str(), |n| n.alias.as_str());
-            for (o, arg) in self.output.iter().zip(&self.agg_args) {
-                e.push_output(if o.starts_with('(') {
+            for ((o, arg), constant) in self.output.iter().zip(&self.agg_args).zip(&self.const_outputs) {
+                e.push_output(if *constant {
+                    o.clone() // a shipped constant (`'f'::text`), never qualified
+                } else if o.starts_with('(') {
                     match arg {
                         // The aggregate's column, qualified where EXPLAIN qualifies.
                         Some((f, c)) => format!("({f}{}))", crate::instrument::qualifiable(alias, c)),
@@ -820,6 +828,7 @@ fn target_name(q: &RemoteQuery, t: &RemoteTarget) -> String {
         RemoteTarget::Col(i) => col(*i),
         RemoteTarget::Agg(f, None, _) => format!("({}(*))", f.name()),
         RemoteTarget::Agg(f, Some(i), d) => format!("({}({}{}))", f.name(), distinct_word(*d), col(*i)),
+        RemoteTarget::Const(d) => crate::plan::Expr::Const(d.clone()).to_sql(&[]),
     }
 }
 
@@ -837,5 +846,6 @@ fn join_target_name(q: &RemoteQuery, j: &crate::plan::RemoteJoin, t: &RemoteTarg
         RemoteTarget::Col(i) => col(*i),
         RemoteTarget::Agg(f, None, _) => format!("({}(*))", f.name()),
         RemoteTarget::Agg(f, Some(i), d) => format!("({}({}{}))", f.name(), distinct_word(*d), col(*i)),
+        RemoteTarget::Const(d) => crate::plan::Expr::Const(d.clone()).to_sql(&[]),
     }
 }

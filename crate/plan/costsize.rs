@@ -67,7 +67,7 @@ use super::{
     AggCall, AggFunc, AggSplit, AggStrategy, BinOp, Expr, ForeignScanPlan, InitPlan, JoinType, Plan, RemoteTarget,
     SqlType, SubLinkKind,
 };
-use crate::types::ColType;
+use crate::types::{ColType, Column};
 use std::rc::Rc;
 
 /// A pushed-down join's Foreign Scan (postgres_fdw's join relation estimate).
@@ -918,6 +918,28 @@ pub fn cost_tuplesort(tuples: f64, width: f64, limit: Option<f64>, p: &CostParam
     (startup, p.cpu_operator_cost * tuples)
 }
 
+/// The variables `estimate_num_groups` (selfuncs.c) counts the groups of a GROUP BY
+/// (or DISTINCT) list over `input` by, and how many keys are boolean: a boolean key
+/// doubles the estimate and adds no variable; a column is its own variable; any other
+/// expression adds the columns it reads (`pull_var_clause`: `val % 10` groups as
+/// `val`), one without a column (a constant) nothing. Each column counts once
+/// (`add_unique_group_var`).
+fn group_vars(group_by: &[Expr], input: &[Column]) -> (Vec<usize>, i32) {
+    let (mut cols, mut bools) = (Vec::new(), 0);
+    for e in group_by {
+        if e.col_type(input) == ColType::Bool {
+            bools += 1;
+            continue;
+        }
+        e.for_each_col(&mut |i| {
+            if !cols.contains(&i) {
+                cols.push(i);
+            }
+        });
+    }
+    (cols, bools)
+}
+
 /// `get_agg_clause_costs`, one aggregate at a time: adds its transition function's
 /// cost, then its argument's, to `trans` (per input row) and its final function's to
 /// `fin` (per group), in that order. Every transition and final function the
@@ -1589,6 +1611,7 @@ impl<'a> Model<'a> {
             .filter_map(|t| match t {
                 RemoteTarget::Col(c) => Some(*c),
                 RemoteTarget::Agg(_, a, _) => *a,
+                RemoteTarget::Const(_) => None,
             })
             .collect();
         needed.sort_unstable();
@@ -1642,6 +1665,12 @@ impl<'a> Model<'a> {
                         let ty = arg.and_then(|a| local.get(a).copied().flatten()).map(|l| rel.columns[l].1);
                         add_agg_costs(&call, ty, p, &mut trans, &mut fin);
                         target_widths.push(agg_width(&call, ty));
+                        target_vars.push(None);
+                    }
+                    // A constant costs nothing to evaluate; its type's width.
+                    RemoteTarget::Const(d) => {
+                        target_widths
+                            .push(type_avg_width(expr_type(&Expr::Const(d.clone()), &[]).unwrap_or(SqlType::Text)));
                         target_vars.push(None);
                     }
                 }
@@ -2155,6 +2184,7 @@ impl<'a> Model<'a> {
         let input = c.est.rows;
         let out = self.out_vars(&c);
         let var_at = |e: &Expr| if let Expr::Col(i) = e { out.get(*i).cloned().flatten() } else { None };
+        let input_cols = child.output_columns();
         let (mut trans, mut fin) = (0.0, 0.0);
         let mut widths: Vec<f64> = group_by
             .iter()
@@ -2163,7 +2193,6 @@ impl<'a> Model<'a> {
                 _ => 32.0,
             })
             .collect();
-        let input_cols = child.output_columns();
         let types: Vec<Option<SqlType>> = out
             .iter()
             .zip(&input_cols)
@@ -2186,15 +2215,18 @@ impl<'a> Model<'a> {
             let startup = c.est.total + trans * input + fin;
             Estimate { startup, total: startup + p.cpu_tuple_cost, rows: 1.0, width }
         } else {
-            let vars: Vec<Option<Var>> = group_by.iter().map(var_at).collect();
+            let (cols, bools) = group_vars(group_by, &input_cols);
+            let vars: Vec<Option<Var>> = cols.iter().map(|&i| var_at(&Expr::Col(i))).collect();
             let num_groups = if vars.iter().all(Option::is_some) {
                 let data: Vec<VarData> = vars.iter().flatten().map(Var::data).collect();
                 let rel_rows = vars.iter().flatten().next().map_or(input, |v| v.rel_rows);
                 selectivity::estimate_num_groups(&data, rel_rows, input)
             } else {
-                let data: Vec<VarData> = vec![VarData::none(input); group_by.len()];
+                let data: Vec<VarData> = vec![VarData::none(input); cols.len()];
                 selectivity::estimate_num_groups(&data, input, input)
             };
+            // Each boolean key doubles the groups (estimate_num_groups' short cut).
+            let num_groups = (num_groups * 2f64.powi(bools)).min(input).max(1.0);
             // AGG_SORTED delivers groups on the fly: its startup is its input's; the
             // per-row work (transitions, one comparison per key column) is all run
             // cost. AGG_HASHED reads its whole input before the first group.
@@ -2748,6 +2780,21 @@ fn prev_pow2(x: f64) -> f64 {
 mod tests {
     use super::*;
     use crate::types::{ColType, Column, Datum};
+
+    /// `estimate_num_groups`' variables: a column is one, an expression adds the
+    /// columns it reads (each once), a constant none, a boolean key none (it doubles
+    /// the estimate instead).
+    #[test]
+    fn grouping_expressions_count_by_their_columns() {
+        let input =
+            vec![Column::new("a", ColType::Int), Column::new("b", ColType::Text), Column::new("c", ColType::Int)];
+        let m = Expr::bin(BinOp::Modulo, Expr::Col(2), Expr::int(10));
+        assert_eq!(group_vars(&[m.clone()], &input), (vec![2], 0));
+        let sum = Expr::bin(BinOp::Plus, Expr::Col(0), Expr::Col(2));
+        assert_eq!(group_vars(&[m, Expr::Col(1), sum, Expr::int(1)], &input), (vec![2, 1, 0], 0));
+        let gt = Expr::bin(BinOp::Gt, Expr::Col(0), Expr::int(3));
+        assert_eq!(group_vars(&[gt, Expr::Col(1)], &input), (vec![1], 1));
+    }
 
     fn leaf() -> Box<Plan> {
         Box::new(Plan::EmptyResult {

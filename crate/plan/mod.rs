@@ -990,13 +990,25 @@ impl AggFunc {
     }
     /// PostgreSQL's result types: `avg` of an integer or numeric is numeric, of a
     /// float8 float8; `sum` keeps its argument's type here (an integer sum is an Int
-    /// while it fits in int8, a numeric past it: `node_agg`).
+    /// while it fits in int8, a numeric past it: `node_agg`) but for a bigint's, below.
     pub fn result_type(self, arg: ColType) -> ColType {
         match self {
             AggFunc::CountStar | AggFunc::Count => ColType::Int,
             AggFunc::Avg if arg == ColType::Float => ColType::Float,
             AggFunc::Avg => ColType::Numeric,
             _ => arg,
+        }
+    }
+
+    /// The result type of this aggregate over an argument of `arg`, whose integer
+    /// type is `int` when known: `result_type`, but `sum(bigint)` is numeric
+    /// (pg_aggregate's sum(int8) is `int8_avg_accum` with `numeric_poly_sum` as its
+    /// final function, which returns numeric; `sum(int4)`'s `int4_sum` is bigint). An
+    /// integer of unknown width (the built-in scenarios' tables) keeps the Int sum.
+    pub fn result_type_of(self, arg: ColType, int: Option<SqlType>) -> ColType {
+        match (self, arg, int) {
+            (AggFunc::Sum, ColType::Int, Some(SqlType::Int8)) => ColType::Numeric,
+            _ => self.result_type(arg),
         }
     }
 }
@@ -1018,7 +1030,8 @@ impl AggCall {
     /// (`int4_sum`'s int8), which an unknown integer type is taken as.
     pub fn output_column(&self, input: &[Column]) -> Column {
         let ty = self.arg.as_ref().map(|e| e.col_type(input)).unwrap_or(ColType::Int);
-        let mut c = Column::new(self.func.name(), self.func.result_type(ty));
+        let int = self.arg.as_ref().and_then(|e| e.int_type(input));
+        let mut c = Column::new(self.func.name(), self.func.result_type_of(ty, int));
         c.sql_type = match (self.func, &self.arg, c.ty) {
             (AggFunc::Min | AggFunc::Max, Some(arg), ColType::Int) => arg.int_type(input),
             (AggFunc::Count | AggFunc::CountStar | AggFunc::Sum, _, ColType::Int) => Some(SqlType::Int8),
@@ -1052,6 +1065,10 @@ pub enum RemoteTarget {
     /// An aggregate of a column (None: `count(*)`); true: with DISTINCT
     /// (`count(DISTINCT grp)`, which postgres_fdw's appendAggregate writes so).
     Agg(AggFunc, Option<usize>, bool),
+    /// A constant of an aggregated query's select list, shipped as it is: postgres_fdw's
+    /// `foreign_grouping_ok` puts a shippable expression that is no grouping key into
+    /// the grouped relation's remote target list (`SELECT 'f'::text, count(*)`).
+    Const(#[serde(skip)] Datum),
 }
 
 /// The query a ForeignScan sends, before deparsing. Column numbers refer to
@@ -1189,8 +1206,10 @@ impl RemoteQuery {
                 RemoteTarget::Col(c) => self.table_columns[*c].clone(),
                 RemoteTarget::Agg(f, arg, _) => {
                     let ty = arg.map(|c| self.table_columns[c].ty).unwrap_or(ColType::Int);
-                    Column::new(f.name(), f.result_type(ty))
+                    let int = arg.and_then(|c| self.table_columns[c].sql_type).filter(|t| t.is_integer());
+                    Column::new(f.name(), f.result_type_of(ty, int))
                 }
+                RemoteTarget::Const(d) => Expr::Const(d.clone()).output_column("?column?", &[]),
             })
             .chain(self.row_mark.as_ref().map(|_| Column::new("ctid", ColType::Text)))
             .collect()

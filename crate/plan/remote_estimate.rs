@@ -368,7 +368,7 @@ pub fn join_relation_targets(q: &RemoteQuery, j: &super::RemoteJoin) -> Vec<supe
             let r = j.rels.iter().position(|r| *c >= r.first && *c < r.first + r.ncols)?;
             order.iter().position(|&x| x == r)
         }
-        super::RemoteTarget::Agg(..) => None,
+        super::RemoteTarget::Agg(..) | super::RemoteTarget::Const(_) => None,
     };
     let mut targets = q.targets.clone();
     targets.sort_by_key(|t| rel_of(t).unwrap_or(usize::MAX));

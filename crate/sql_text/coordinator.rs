@@ -231,7 +231,7 @@ fn sum_shape<'a>(child: &'a Plan, group_by: &[Expr], aggs: &[AggCall]) -> Option
     };
     let name_of = |fs: &ForeignScanPlan| match fs.remote.targets.get(*col)? {
         RemoteTarget::Col(i) => Some(fs.remote.table_columns.get(*i)?.name.clone()),
-        RemoteTarget::Agg(..) => None,
+        RemoteTarget::Agg(..) | RemoteTarget::Const(_) => None,
     };
     let name = name_of(scans.first()?)?;
     for fs in &scans {
@@ -299,7 +299,7 @@ fn partitionwise_shape<'a>(sc: &'a Scenario, children: &'a [Plan]) -> Option<Sha
                             agg_text(*f, arg.map(|i| r.table_columns.get(i)).unwrap_or(None))
                         }
                         RemoteTarget::Agg(_, _, true) => None,
-                        RemoteTarget::Col(_) => None,
+                        RemoteTarget::Col(_) | RemoteTarget::Const(_) => None,
                     })
                     .collect::<Option<Vec<String>>>()?;
                 let spec = sc.servers.iter().find(|s| s.server.name == fs.server)?;

@@ -67,6 +67,8 @@ pub fn deparse_remote_query(q: &RemoteQuery) -> String {
             // appendAggregate: `count(DISTINCT grp)`.
             RemoteTarget::Agg(f, Some(c), true) => format!("{}(DISTINCT {})", f.name(), column(*c)),
             RemoteTarget::Agg(f, Some(c), false) => format!("{}({})", f.name(), column(*c)),
+            // deparseConst with its type (`'f'::text`), as deparseExpr writes a Const.
+            RemoteTarget::Const(d) => deparse_const(d, false),
         })
         .collect();
     // A foreign modify's scan reads the rows' ctid after its targets (and only it

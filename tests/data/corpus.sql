@@ -4291,3 +4291,39 @@ select id, 7::bigint, 5::smallint, -3, id + 2::bigint from loc where id < 3;
 
 -- [const bigint coalesce sum] COALESCE of sum(int4), a bigint, and 0 (h17x)
 select grp, coalesce(sum(id), 0) from h where grp < 3 group by grp order by grp;
+
+-- [sum bigint numeric foreign] sum(bigint) is numeric (numeric_poly_sum), sum(int) bigint: their divisions differ (h17a)
+select sum(val) / 7, sum(id) / 7 from f where id < 100;
+
+-- [sum bigint numeric local] sum of a bigint cast over a local table: numeric, beside sum(int) (h17a)
+select cat, sum(qty::bigint) / 7, sum(qty) / 7 from loc group by cat order by cat;
+
+-- [sum bigint numeric having partitioned] HAVING compares sum(bigint) with a numeric constant, per partition (h17a)
+select grp, sum(big) from h group by grp having sum(big) > 100000000000 order by grp;
+
+-- [remote target order] a pushed-down grouping ships the select list in its order: GROUP BY 2 (h17a)
+select count(*), cat from f group by cat;
+
+-- [remote target order const] a constant of the select list is shipped with the aggregate (h17a)
+select 'f' as src, count(*) from f;
+
+-- [remote target order key absent] a grouping key the select list lacks comes last (h17a)
+select count(*) from f group by cat;
+
+-- [union count no columns] count(*) over a UNION ALL in FROM: the members fetch no column (h17a)
+select count(*) from (select cat from f union all select cat from loc) s;
+
+-- [foreign group no aggregate] GROUP BY without an aggregate, pushed down: an upper relation (h17a)
+select cat from f group by cat;
+
+-- [foreign group no aggregate order] GROUP BY without an aggregate, ORDER BY the key (h17a)
+select cat from f group by cat order by cat;
+
+-- [group expression estimate] GROUP BY an expression: its column's distinct values (estimate_num_groups) (h17a)
+select qty % 3, count(*) from loc group by qty % 3;
+
+-- [group expression estimate text] DISTINCT on a text expression (h17a)
+select distinct cat || 'x' from loc;
+
+-- [group expression estimate two] GROUP BY an expression and a column (h17a)
+select id % 7, cat, count(*) from loc group by id % 7, cat;

@@ -171,3 +171,29 @@ fn all_and_any_with_an_operator_are_subplans_over_a_materialize() {
     let e = run("select a from loc where a > any (select k from w)", false).unwrap_err();
     assert!(e.contains("semi join with a join filter"), "{e}");
 }
+
+/// `sum(bigint)` is numeric (its final function `numeric_poly_sum`), `sum(int)` bigint
+/// (`int4_sum`): a division of the sum is numeric division (`numeric_div`'s scale) or
+/// an integer one, and a constant compared with the sum is a numeric, which the remote
+/// HAVING labels (deparse.c's `deparseConst`).
+#[wasm_bindgen_test(unsupported = test)]
+fn the_sum_of_a_bigint_is_numeric() {
+    let (rows, _) = rows_both_modes("select sum(b) / 7, sum(a) / 7 from t");
+    assert_eq!(rows, sorted(&["428571432.85714286|0"]));
+    // A local aggregate: q is int, its bigint cast's sum numeric.
+    let (rows, _) = rows_both_modes("select sum(q::bigint) / 7, sum(q) / 7 from loc");
+    assert_eq!(rows, sorted(&["1.00000000000000000000|1"]));
+    let (rows, explain) = rows_both_modes("select s, sum(b) from t group by s having sum(b) > 15");
+    assert_eq!(rows, sorted(&["y|20", "NULL|3000000000"]));
+    assert!(explain.contains("HAVING ((sum(b) > 15::numeric))"), "{explain}");
+}
+
+/// A GROUP BY without aggregates over a foreign table is pushed down, an upper
+/// relation as any other (postgres_fdw's `Relations: Aggregate on (…)`).
+#[wasm_bindgen_test(unsupported = test)]
+fn a_grouping_without_aggregates_is_an_upper_relation() {
+    let (rows, explain) = rows_both_modes("select s from t group by s");
+    assert_eq!(rows, sorted(&["x", "y", "NULL"]));
+    assert!(explain.contains("Relations: Aggregate on (public.t)"), "{explain}");
+    assert!(explain.contains("Remote SQL: SELECT s FROM public.t_remote GROUP BY 1"), "{explain}");
+}

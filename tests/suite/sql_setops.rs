@@ -177,3 +177,22 @@ fn union_members_are_async_where_postgres_15_makes_them_async() {
     assert_eq!(rows, sorted(&["1", "2", "2"]));
     assert!(explain.contains("Async Foreign Scan on public.p1 p_1"), "{explain}");
 }
+
+/// `count(*)` over a UNION ALL in FROM reads no column (`pull_up_simple_union_all`,
+/// the members' empty reltargets): the foreign member sends `SELECT NULL`, the local
+/// Seq Scan has no Output. (A member with a WHERE clause is no simple member:
+/// PostgreSQL keeps its Subquery Scan, which the sandbox does not build; the rows are
+/// the same.)
+#[wasm_bindgen_test(unsupported = test)]
+fn count_over_a_union_all_reads_no_column() {
+    for async_mode in [false, true] {
+        let (rows, explain) =
+            run("", "select count(*) from (select a from t union all select a from loc) s", async_mode);
+        assert_eq!(rows, ["11"]);
+        assert!(explain.contains("Remote SQL: SELECT NULL FROM public.t_remote"), "{explain}");
+        assert!(!explain.contains("Output: loc.a"), "{explain}");
+        let (rows, explain) =
+            run("", "select count(*) from (select a from t union all select a from loc where a > 1) s", async_mode);
+        assert_eq!(rows, ["9"], "{explain}");
+    }
+}

@@ -150,6 +150,10 @@ impl Model<'_> {
                     super::add_agg_costs(&call, ty, p, &mut trans, &mut fin);
                     widths.push(super::agg_width(&call, ty));
                 }
+                RemoteTarget::Const(d) => {
+                    let ty = super::expr_type(&Expr::Const(d.clone()), &[]).unwrap_or(crate::plan::SqlType::Text);
+                    widths.push(super::type_avg_width(ty));
+                }
             }
         }
         let rows = match q.having.is_empty() {
@@ -250,7 +254,7 @@ impl Model<'_> {
         for t in &q.targets {
             match t {
                 RemoteTarget::Col(c) | RemoteTarget::Agg(_, Some(c), _) => note(*c),
-                RemoteTarget::Agg(_, None, _) => {}
+                RemoteTarget::Agg(_, None, _) | RemoteTarget::Const(_) => {}
             }
         }
         every_on(&j.tree, &mut |e| e.for_each_col(&mut note));
