@@ -4259,3 +4259,30 @@ select count(distinct cat) from f where id < 300;
 
 -- [error aggregate distinct star] count(DISTINCT *) (h17c)
 select count(distinct *) from h;
+
+-- [subquery initplan select list partitioned async] an InitPlan's $0 in the select list over the async Append: the target list with $0 in each partition's scan, the InitPlan attached to the Append, run at the first row a member returns (dim on s2, beside h2 and h3) (h17i)
+select id, (select count(*) from dim) from h where grp = 1;
+
+-- [subquery initplan select list partitioned expression] the value in an expression with the row's column, the InitPlan's relation on s2 (h17i)
+select id, grp, (select sum(val) from f) - id as d from h where id < 30;
+
+-- [subquery initplan select list partitioned other server] the InitPlan's relation on s3, where no partition of h is (h17i)
+select id, (select count(*) from r_hi where k > 900) as n from h where grp = 2 and id < 200;
+
+-- [subquery initplan select list partitioned local] the InitPlan over a local table (h17i)
+select id, (select count(*) from loc) as n from h where id < 20;
+
+-- [subquery initplan select list partitioned initplan append] the InitPlan itself over the partitioned table: an async Append inside it, on the main Append's connections (h17i)
+select id, (select count(*) from h where grp = 2) as n from h where grp = 1 and id < 300;
+
+-- [subquery initplan select list partitioned mixed] over local and foreign partitions (r_lo local, r_hi on s3), the InitPlan on s2 (h17i)
+select k, v, (select count(*) from f where cat = 'c3') as m from r where v = 5;
+
+-- [subquery initplan select list partitioned list] over l's foreign and local partitions, the InitPlan over l itself (h17i)
+select id, region, (select sum(qty) from l where region = 'north') as s from l where qty = 2;
+
+-- [subquery initplan select list partitioned limit] under a LIMIT above the Append (every row within it) (h17i)
+select id, (select count(*) from dim) as n from h where grp = 1 and id < 12 limit 10;
+
+-- [subquery initplan select list partitioned two] two InitPlans in the select list, numbered in order (h17i)
+select id, (select count(*) from dim) as a, (select sum(id) from f) as b from h where grp = 3 and id < 100;
