@@ -1589,7 +1589,7 @@ select id, qty from loc where qty not in (select weight from dim where weight is
 select count(*) from f where id not in (select id from loc where id is not null);
 
 -- [subquery initplan select list partitioned] a subquery's value in the select list over a partitioned table
--- known: unsupported — PostgreSQL pushes the target list, $0 with it, into each partition's scan (an async scan's first row runs the InitPlan); not planned yet, refused by name
+-- known: unsupported — PostgreSQL's Merge Append of remotely sorted partitions projects $0 in each member scan, so the first member's first row runs the InitPlan before the other members are read; the sandbox projects above the Merge Append (after one row of every member), so it refuses this by name (without ORDER BY it is planned: the (h17i) block)
 select id, (select count(*) from dim) from h where grp = 1 order by id;
 
 -- ===== numeric: PostgreSQL's exact decimal (issue 17, part 5) =====
