@@ -157,7 +157,9 @@ fn what_postgres_plans_otherwise_is_refused_by_name() {
         ("select id from loc left semi join f on loc.id = f.id", "SEMI and ANTI joins are not SQL"),
         ("select id from pf where val > (select count(*) from loc where loc.id = pf.id)", "each partition's scan"),
         ("select (select id, val from f limit 1) from loc", "only one column"),
-        ("select id, (select count(*) from dim) from pf", "partition's scan"),
+        // A Sort over the Append reads every row before the Result above it would run
+        // the InitPlan; PostgreSQL runs it at the first row a member scan projects.
+        ("select id, (select count(*) from dim) from pf order by val", "under a Sort or a Merge Append"),
     ] {
         match run(sql) {
             Ok(_) => failures.push(format!("{sql}: planned")),
@@ -517,4 +519,34 @@ Append (actual time=T rows=1 loops=1)
         Remote SQL: SELECT id, val FROM public.f_remote WHERE ((id = $1::bigint))";
     assert!(text.starts_with(expected), "EXPLAIN:\n{text}");
     assert!(!text.contains("Subplans Removed"), "{text}");
+}
+
+#[test]
+fn an_initplan_in_the_select_list_over_partitions_is_in_each_scans_output_and_runs_at_the_first_row() {
+    // Both partitions are the same remote table (f_remote): each scan returns ids
+    // 1..12, as PostgreSQL's would (a foreign partition's bounds are not checked).
+    let (rows, text, _) = run("select id, (select count(*) from dim) as n from pf where id < 13").unwrap();
+    let mut got = ints(&rows);
+    got.sort();
+    assert_eq!(got, (1..13).flat_map(|i| [vec![i, 3], vec![i, 3]]).collect::<Vec<_>>(), "{text}");
+    // PostgreSQL 15: the InitPlan attached to the Append (the top node), `$0` in each
+    // member scan's target list (apply_scanjoin_target_to_paths).
+    let expected = "\
+Append (actual time=T rows=24 loops=1)
+  InitPlan 1 (returns $0)
+    ->  Foreign Scan (actual time=T rows=1 loops=1)
+          Output: (count(*))
+          Relations: Aggregate on (public.dim)
+          Remote SQL: SELECT count(*) FROM public.dim
+  ->  Async Foreign Scan on public.pf1 pf_1 (actual time=T rows=12 loops=1)
+        Output: pf_1.id, $0
+        Remote SQL: SELECT id FROM public.f_remote WHERE ((id < 13))
+  ->  Async Foreign Scan on public.pf2 pf_2 (actual time=T rows=12 loops=1)
+        Output: pf_2.id, $0
+        Remote SQL: SELECT id FROM public.f_remote WHERE ((id < 13))";
+    assert!(text.starts_with(expected), "EXPLAIN:\n{text}");
+    // Without a row, no projection evaluates $0: the InitPlan never runs.
+    let (rows, text, _) = run("select id, (select count(*) from dim) as n from pf where id < 0").unwrap();
+    assert!(rows.is_empty());
+    assert!(text.contains("InitPlan 1 (returns $0)\n    ->  Foreign Scan (never executed)"), "{text}");
 }

@@ -1071,13 +1071,23 @@ pub(super) fn check_params(plan: &Plan, at: Location) -> Result<(), FrontError> 
             "compared with the partition key under a Merge Append (PostgreSQL prunes its partitions at run time, \
              exec pruning) is not planned yet",
         )),
+        // PostgreSQL computes the select list in each partition's scan
+        // (`apply_scanjoin_target_to_paths`), so the InitPlan runs (ExecSetParamPlan,
+        // from ExecEvalParamExec) when the first row a member scan returns is
+        // projected. The sandbox's Result directly above the Append (or above a Limit
+        // over it, which hands its first row straight up) evaluates its targets at that
+        // same first row, so the InitPlan's statements go out at the same point of the
+        // run. Where a node in between reads more than one row first — a Sort reads
+        // all of them, a Merge Append one from every member — the Result would run the
+        // InitPlan later than PostgreSQL: refused.
         Plan::Result { targets: Some(t), child, .. }
-            if t.iter().any(|(e, _)| e.has_exec_param()) && projects_over_append(child) =>
+            if t.iter().any(|(e, _)| e.has_exec_param()) && !projects_at_first_row(child) =>
         {
             Err(refuse(
-                "in the select list over a partitioned table is not planned yet: PostgreSQL computes it in each \
-                 partition's scan (the target list pushed into the Append's children), where an async scan's \
-                 first row runs the InitPlan",
+                "in the select list over a partitioned table under a Sort or a Merge Append is not planned yet: \
+                 PostgreSQL computes it in each partition's scan (the target list pushed into the Append's \
+                 children), where the first row a member returns runs the InitPlan, before the Sort or Merge \
+                 Append reads the other rows",
             ))
         }
         Plan::Result { filter: Some(f), .. } => qual(f).map_err(|_| {
@@ -1097,12 +1107,31 @@ pub(super) fn check_params(plan: &Plan, at: Location) -> Result<(), FrontError> 
     })
 }
 
+/// Does a projection over `p` see the first row a partition's scan returns as soon
+/// as that scan returns it (so that PostgreSQL's projection inside the scan and the
+/// sandbox's above run the InitPlan at the same point)? True when no Append of
+/// partitions is below (not through an aggregate, which PostgreSQL projects above), or
+/// when only a Limit (or a Result) lies between: an Append hands each member's row up
+/// as it comes. A Sort or a Merge Append reads further rows first.
+fn projects_at_first_row(p: &Plan) -> bool {
+    match p {
+        Plan::Append { .. } => true,
+        Plan::MergeAppend { .. } => false,
+        Plan::Sort { child, .. } | Plan::IncrementalSort { child, .. } => !projects_over_append(child),
+        Plan::Limit { child, .. } | Plan::Result { child, .. } | Plan::Gating { child, .. } => {
+            projects_at_first_row(child)
+        }
+        _ => true,
+    }
+}
+
 /// Is the projection's input an Append of partitions (through a Sort or Limit, not an
 /// aggregate, which PostgreSQL projects above)?
 fn projects_over_append(p: &Plan) -> bool {
     match p {
         Plan::Append { .. } | Plan::MergeAppend { .. } => true,
         Plan::Sort { child, .. }
+        | Plan::IncrementalSort { child, .. }
         | Plan::Limit { child, .. }
         | Plan::Result { child, .. }
         | Plan::Gating { child, .. } => projects_over_append(child),

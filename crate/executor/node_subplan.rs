@@ -18,7 +18,14 @@
 //!   constants. A Result does so at its first input row, a foreign scan before its
 //!   DECLARE (postgres_fdw's `create_cursor` evaluates the query's parameters there,
 //!   `process_query_params`). An InitPlan whose value is never needed never runs:
-//!   EXPLAIN ANALYZE says `(never executed)`.
+//!   EXPLAIN ANALYZE says `(never executed)`. A select list over a partitioned
+//!   table's Append is PostgreSQL's projection inside each member scan
+//!   (ExecScan → ExecProject → ExecEvalParamExec → ExecSetParamPlan): the Result
+//!   above the Append gets the first row a member returns as that scan returns it, so
+//!   the InitPlan runs at the same point — in async mode after the Append's requests
+//!   went out, its own scans draining a connection's pending FETCH first
+//!   (`process_pending_request`). Where a Sort or Merge Append would read further
+//!   rows first, the planner refuses it (`coordinator_sql::subselect::check_params`).
 //! - ExecEnd (`end_init_plans`): after the main plan's nodes, as `ExecEndPlan` ends
 //!   `es_subplanstates` after the plan tree (their CLOSEs come last).
 //!

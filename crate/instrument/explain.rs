@@ -910,7 +910,7 @@ fn project_in_members(n: &ExplainNode, o: &mut Outputs) {
     for (c, co) in n.children.iter().zip(o.children.iter_mut()) {
         project_in_members(c, co);
     }
-    if partition_parents(n).is_none() || n.children.iter().any(is_init_plan) {
+    if partition_parents(n).is_none() {
         return;
     }
     let Some(first) = n.children.first() else { return };

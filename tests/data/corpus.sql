@@ -1589,7 +1589,7 @@ select id, qty from loc where qty not in (select weight from dim where weight is
 select count(*) from f where id not in (select id from loc where id is not null);
 
 -- [subquery initplan select list partitioned] a subquery's value in the select list over a partitioned table
--- known: unsupported — PostgreSQL pushes the target list, $0 with it, into each partition's scan (an async scan's first row runs the InitPlan); not planned yet, refused by name
+-- known: unsupported — PostgreSQL's Merge Append of remotely sorted partitions projects $0 in each member scan, so the first member's first row runs the InitPlan before the other members are read; the sandbox projects above the Merge Append (after one row of every member), so it refuses this by name (without ORDER BY it is planned: the (h17i) block)
 select id, (select count(*) from dim) from h where grp = 1 order by id;
 
 -- ===== numeric: PostgreSQL's exact decimal (issue 17, part 5) =====
@@ -4327,3 +4327,30 @@ select distinct cat || 'x' from loc;
 
 -- [group expression estimate two] GROUP BY an expression and a column (h17a)
 select id % 7, cat, count(*) from loc group by id % 7, cat;
+
+-- [subquery initplan select list partitioned async] an InitPlan's $0 in the select list over the async Append: the target list with $0 in each partition's scan, the InitPlan attached to the Append, run at the first row a member returns (dim on s2, beside h2 and h3) (h17i)
+select id, (select count(*) from dim) from h where grp = 1;
+
+-- [subquery initplan select list partitioned expression] the value in an expression with the row's column, the InitPlan's relation on s2 (h17i)
+select id, grp, (select sum(val) from f) - id as d from h where id < 30;
+
+-- [subquery initplan select list partitioned other server] the InitPlan's relation on s3, where no partition of h is (h17i)
+select id, (select count(*) from r_hi where k > 900) as n from h where grp = 2 and id < 200;
+
+-- [subquery initplan select list partitioned local] the InitPlan over a local table (h17i)
+select id, (select count(*) from loc) as n from h where id < 20;
+
+-- [subquery initplan select list partitioned initplan append] the InitPlan itself over the partitioned table: an async Append inside it, on the main Append's connections (h17i)
+select id, (select count(*) from h where grp = 2) as n from h where grp = 1 and id < 300;
+
+-- [subquery initplan select list partitioned mixed] over local and foreign partitions (r_lo local, r_hi on s3), the InitPlan on s2 (h17i)
+select k, v, (select count(*) from f where cat = 'c3') as m from r where v = 5;
+
+-- [subquery initplan select list partitioned list] over l's foreign and local partitions, the InitPlan over l itself (h17i)
+select id, region, (select sum(qty) from l where region = 'north') as s from l where qty = 2;
+
+-- [subquery initplan select list partitioned limit] under a LIMIT above the Append (every row within it) (h17i)
+select id, (select count(*) from dim) as n from h where grp = 1 and id < 12 limit 10;
+
+-- [subquery initplan select list partitioned two] two InitPlans in the select list, numbered in order (h17i)
+select id, (select count(*) from dim) as a, (select sum(id) from f) as b from h where grp = 3 and id < 100;

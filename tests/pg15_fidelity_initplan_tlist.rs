@@ -1,0 +1,255 @@
+// Native only (not in tests/suite): starts PostgreSQL clusters (processes, sockets, files).
+
+//! PostgreSQL 15 fidelity of an InitPlan's value in the select list over a
+//! partitioned table (issue 17). `SELECT a, b, (SELECT count(*) FROM f3) FROM pt`,
+//! pt partitioned over foreign partitions on two servers: PostgreSQL pushes the
+//! target list, `$0` with it, into each partition's scan
+//! (`apply_scanjoin_target_to_paths`), and attaches the InitPlan to the top node, the
+//! Append (`Output: pt_1.a, pt_1.b, $0` in each scan). The InitPlan runs lazily: the
+//! first time a projection evaluates `$0` (ExecEvalParamExec → ExecSetParamPlan),
+//! that is inside the first row a member scan returns — with async_capable, after the
+//! Append has sent every member its request (DECLARE and FETCH on both connections).
+//! The InitPlan's own scans then meet those connections: a connection whose FETCH is
+//! still in flight is drained first (postgres_fdw's `process_pending_request`, from
+//! `create_cursor`, or from `postgresForeignAsyncConfigureWait` for an async Append
+//! inside the InitPlan) before its DECLARE goes out.
+//!
+//! The variants: the InitPlan's relation on a third server (s3), on the first
+//! partition's server, on the second's (in an expression with the row's column), and
+//! the InitPlan itself over the partitioned table (an async Append of its own over
+//! the same two connections), with and without a WHERE (250 rows a shard, several
+//! FETCHes at fetch_size 100).
+//!
+//! The sandbox in `pg15`, over TCP on the same shards, must send what a PostgreSQL 15
+//! coordinator with postgres_fdw sends: per connection the same statements in the
+//! same order, across shards the same order of what is waited for (all but the
+//! FETCHes in async mode; not compared where it depends on which shard answers first),
+//! the same rows, and EXPLAIN (ANALYZE, VERBOSE, COSTS OFF) line for line (times
+//! masked); sync and async, fetch_size 100 and 1000. Missing PostgreSQL binaries fail
+//! the test (`make test` installs them).
+
+mod support;
+
+use pgasync::behaviour::Preset;
+use pgasync::coordinator_sql::SqlScenario;
+use pgasync::instrument::{explain_text_with, ExplainOptions};
+use pgasync::knobs::{Knobs, Source};
+use support::fidelity::{fixed_order, row_text, start_over_tcp};
+use support::pg::*;
+use support::sqlfile::mask;
+
+/// s1 and s2 hold pt's partitions (t1, t2), s3 the plain foreign table f3 (t3).
+const SHARDS: usize = 3;
+const ROWS: usize = 250;
+
+/// One query of the test and what PostgreSQL's plan of it must be.
+struct Case {
+    sql: &'static str,
+    /// Rows it returns.
+    rows: usize,
+    /// Text PostgreSQL's EXPLAIN (VERBOSE, COSTS OFF) must contain.
+    plan_has: &'static [&'static str],
+    /// Async Foreign Scans in PostgreSQL's plan in async mode.
+    async_scans: usize,
+    /// Is the order across shards (DECLAREs, CLOSEs, COMMITs) independent of which
+    /// shard answers first in async mode? Not when the InitPlan has an async Append
+    /// of its own: its request to the connection whose FETCH is still in flight waits
+    /// (`produce_tuple_asynchronously` with a `pendingAreq`), the other one's DECLARE
+    /// goes out first.
+    fixed_across: bool,
+}
+
+const CASES: &[Case] = &[
+    // On a third server: its connection is opened at ExecInit (the InitPlan is
+    // initialized first), its DECLARE goes out after both partitions' requests.
+    Case {
+        sql: "SELECT a, b, (SELECT count(*) FROM f3 WHERE a < 5) AS n FROM pt",
+        rows: 2 * ROWS,
+        plan_has: &["InitPlan 1 (returns $0)", "Output: pt_1.a, pt_1.b, $0", "Foreign Scan on public.pt2 pt_2"],
+        async_scans: 2,
+        fixed_across: true,
+    },
+    // On the first partition's server (pt1 read directly): the connection of the
+    // main scan c2; if the second shard answers first, c2's FETCH is drained before
+    // the InitPlan's DECLARE (create_cursor → process_pending_request).
+    Case {
+        sql: "SELECT a, b, (SELECT count(*) FROM pt1 WHERE a < 5) AS n FROM pt WHERE a < 3",
+        rows: 3 * 2 * ROWS / 100,
+        plan_has: &["InitPlan 1 (returns $0)", "Output: pt_1.a, pt_1.b, $0", "SELECT count(*) FROM public.t1"],
+        async_scans: 2,
+        fixed_across: true,
+    },
+    // On the second partition's server, the value in an expression with the row's
+    // (sum, not max: PostgreSQL plans max as an ordered LIMIT 1, planagg.c).
+    Case {
+        sql: "SELECT a, (SELECT sum(a) FROM pt2) - b AS n FROM pt WHERE a < 3",
+        rows: 3 * 2 * ROWS / 100,
+        plan_has: &["InitPlan 1 (returns $0)", "Output: pt_1.a, ($0 - pt_1.b)", "SELECT sum(a) FROM public.t2"],
+        async_scans: 2,
+        fixed_across: true,
+    },
+    // Over the partitioned table itself: an async Append inside the InitPlan, on the
+    // main Append's two connections, one of them (at least) with a FETCH in flight.
+    Case {
+        sql: "SELECT a, b, (SELECT count(*) FROM pt WHERE a < 5) AS n FROM pt WHERE a < 3",
+        rows: 3 * 2 * ROWS / 100,
+        plan_has: &[
+            "InitPlan 1 (returns $0)",
+            "Output: pt_1.a, pt_1.b, $0",
+            "SELECT NULL FROM public.t2 WHERE ((a < 5))",
+        ],
+        async_scans: 4,
+        fixed_across: false,
+    },
+    // The same without a WHERE: 250 rows a shard, the main scans FETCH again after
+    // the InitPlan has run.
+    Case {
+        sql: "SELECT b, (SELECT count(*) FROM pt WHERE a < 5) AS n FROM pt",
+        rows: 2 * ROWS,
+        plan_has: &["InitPlan 1 (returns $0)", "Output: pt_2.b, $0"],
+        async_scans: 4,
+        fixed_across: false,
+    },
+];
+
+/// The sandbox's side of the schema (the shards' tables are `load_t`'s: b is
+/// 0..249 on the first shard, 250..499 on the second, 500..749 on the third).
+fn sandbox_script(fetch: usize) -> String {
+    let mut s = String::new();
+    for n in 1..=SHARDS {
+        s.push_str(&format!("-- @shard s{n}\ncreate table t{n} (a int, b int, c text);\n\n"));
+    }
+    s.push_str("-- @coordinator\ncreate extension postgres_fdw;\n");
+    s.push_str(&coordinator_objects(fetch, None));
+    s
+}
+
+/// The servers, user mappings and tables of the coordinator (with the shards' ports
+/// for PostgreSQL's; the sandbox's servers are addressed by the TCP host).
+fn coordinator_objects(fetch: usize, ports: Option<&[u16]>) -> String {
+    let mut s = String::new();
+    for n in 1..=SHARDS {
+        let addr = ports.map(|p| format!("host '127.0.0.1', port '{}', ", p[n - 1])).unwrap_or_default();
+        // The sandbox logs in as its own role and takes no user mapping option.
+        let user = if ports.is_some() { " options (user 'postgres')" } else { "" };
+        s.push_str(&format!(
+            "create server s{n} foreign data wrapper postgres_fdw options ({addr}dbname 'postgres', \
+             async_capable 'true', fetch_size '{fetch}');\n\
+             create user mapping for public server s{n}{user};\n"
+        ));
+    }
+    s.push_str("create table pt (a int, b int, c text) partition by range (b);\n");
+    for n in 1..=2 {
+        let (lo, hi) = ((n - 1) * ROWS, n * ROWS);
+        s.push_str(&format!(
+            "create foreign table pt{n} partition of pt for values from ({lo}) to ({hi}) server s{n} \
+             options (table_name 't{n}');\n"
+        ));
+    }
+    s.push_str("create foreign table f3 (a int, b int, c text) server s3 options (table_name 't3');\n");
+    s
+}
+
+#[test]
+fn an_initplan_in_the_select_list_over_partitions_sends_what_postgres_15_sends() {
+    let shards = ShardSet::start(SHARDS);
+    for k in 0..SHARDS {
+        load_t(&shards.clusters[k], &format!("t{}", k + 1), k, ROWS);
+    }
+    let coordinator = Cluster::start("coordinator");
+    let ports: Vec<u16> = shards.addrs().iter().map(|a| a.port()).collect();
+    coordinator.psql(&format!("CREATE EXTENSION postgres_fdw;\n{}", coordinator_objects(100, Some(&ports))));
+    let mut failures = vec![];
+    for (case, fetch, async_capable) in
+        CASES.iter().flat_map(|c| [100, 1000].into_iter().flat_map(move |f| [(c, f, false), (c, f, true)]))
+    {
+        let query = case.sql;
+        let what = format!("{query} {} fetch_size={fetch}", if async_capable { "async" } else { "sync" });
+        let options: String = (1..=SHARDS)
+            .map(|n| {
+                format!("ALTER SERVER s{n} OPTIONS (SET async_capable '{async_capable}', SET fetch_size '{fetch}');\n")
+            })
+            .collect();
+        coordinator.psql(&options);
+        // PostgreSQL 15: its plan must be the one this test is about.
+        let explain = coordinator.psql(&format!("EXPLAIN (VERBOSE, COSTS OFF) {query}"));
+        let async_scans = if async_capable { case.async_scans } else { 0 };
+        if !(case.plan_has.iter().all(|t| explain.contains(t))
+            && explain.matches("Async Foreign Scan").count() == async_scans)
+        {
+            failures.push(format!("{what}: PostgreSQL's plan is not the one this case is about:\n{explain}"));
+        }
+        let mark = shards.mark();
+        let out = coordinator.psql(query);
+        let pg_sessions = shards.sessions_since(mark);
+        let mut pg_rows: Vec<String> = out.lines().filter(|l| !l.is_empty()).map(str::to_string).collect();
+        pg_rows.sort();
+        // The sandbox, pg15, planned from the same SQL.
+        let script = SqlScenario::load(&sandbox_script(fetch)).expect("the script loads");
+        let knobs = Knobs { behaviour: Some(Preset::Pg15), ..Default::default() };
+        let sc = match script.with_query(&format!("{query};")).and_then(|s| s.scenario(&knobs, Source::Cli)) {
+            Ok(sc) => sc,
+            Err(e) => {
+                failures.push(format!("{what}: the sandbox does not plan it: {e}"));
+                continue;
+            }
+        };
+        let mark = shards.mark();
+        let (mut ours, our_explain): (Vec<String>, String) = {
+            let mut run = start_over_tcp(&sc, async_capable, &shards.addrs());
+            if let Err(e) = run.run_to_end() {
+                failures.push(format!("{what}: the sandbox's run failed: {e}"));
+            }
+            let text = explain_text_with(&run.explain(), &ExplainOptions::POSTGRES_VERBOSE, 0, run.elapsed_ns());
+            (run.rows.iter().map(|r| row_text(r)).collect(), text)
+        };
+        ours.sort();
+        let mut sessions = shards.sessions_since(mark);
+        for s in sessions.iter_mut() {
+            for st in s.statements.iter_mut() {
+                if st.starts_with("connection authorized: ") || st.starts_with("disconnection: ") {
+                    *st = st.replace("user=pgasync", "user=postgres");
+                }
+            }
+        }
+        if ours != pg_rows || ours.len() != case.rows {
+            failures.push(format!(
+                "{what}: rows differ ({} from PostgreSQL, {} from pgasync, {} expected)",
+                pg_rows.len(),
+                ours.len(),
+                case.rows
+            ));
+        }
+        let (pg, sb) = (per_shard(&pg_sessions, SHARDS), per_shard(&sessions, SHARDS));
+        if pg != sb {
+            failures.push(format!("{what}: statements per connection differ\nPostgreSQL: {pg:#?}\npgasync: {sb:#?}"));
+        }
+        // Lazily: the InitPlan's cursor (c1, numbered first at ExecInit) is declared
+        // only after a main scan's, by the projection of that scan's first row.
+        for (who, sessions) in [("PostgreSQL", &pg_sessions), ("pgasync", &sessions)] {
+            let first = timeline(sessions).into_iter().find(|l| l.contains(": DECLARE c"));
+            if first.as_deref().is_none_or(|l| l.contains(": DECLARE c1 ")) {
+                failures.push(format!("{what}: {who} declares the InitPlan's cursor first: {first:?}"));
+            }
+        }
+        if case.fixed_across || !async_capable {
+            let (pg, sb) =
+                (fixed_order(timeline(&pg_sessions), async_capable), fixed_order(timeline(&sessions), async_capable));
+            if pg != sb {
+                failures.push(format!("{what}: order across shards differs\nPostgreSQL: {pg:#?}\npgasync: {sb:#?}"));
+            }
+        }
+        // EXPLAIN ANALYZE as PostgreSQL prints it: the InitPlan under the Append, `$0`
+        // in each member scan's Output, the loops.
+        let pg_explain = coordinator.psql(&format!("EXPLAIN (ANALYZE, VERBOSE, COSTS OFF) {query}"));
+        let (pe, oe) = (mask(&pg_explain), mask(&our_explain));
+        if pe != oe {
+            failures.push(format!(
+                "{what}: EXPLAIN (ANALYZE, VERBOSE, COSTS OFF) differs\nPostgreSQL:\n{}\npgasync:\n{}",
+                pe.join("\n"),
+                oe.join("\n")
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{} difference(s) from PostgreSQL 15:\n\n{}", failures.len(), failures.join("\n\n"));
+}
