@@ -252,7 +252,7 @@ fn using_and_natural_joins_are_the_equi_join_on_their_columns() {
         let s = SqlScenario::load(&text).unwrap();
         let q = s.with_query(query).unwrap_or_else(|e| panic!("{query}: {e}"));
         let tree = q.plan_only(&Knobs::default(), Source::Json, false).unwrap();
-        explain_doc_text(&tree, &ExplainOptions::POSTGRES, &q.explain_doc(), 0, 0)
+        explain_doc_text(&tree, &ExplainOptions::POSTGRES_VERBOSE, &q.explain_doc(), 0, 0)
     };
     let text = explain("explain verbose select k, w from lo join fr using (k);");
     assert!(
@@ -287,7 +287,7 @@ fn select_without_from_is_a_result_of_one_row() {
     let s = SqlScenario::load(&text).unwrap();
     let q = s.with_query("explain verbose select 1 + 2 as x, 'a' || 'b';").unwrap();
     let tree = q.plan_only(&Knobs::default(), Source::Json, false).unwrap();
-    let text = explain_doc_text(&tree, &ExplainOptions::POSTGRES, &q.explain_doc(), 0, 0);
+    let text = explain_doc_text(&tree, &ExplainOptions::POSTGRES_VERBOSE, &q.explain_doc(), 0, 0);
     assert!(text.starts_with("Result  (cost=0.00..0.01 rows=1 "), "{text}");
     assert!(text.contains("Output: 3, 'ab'::text"), "{text}");
     for (query, named) in [
