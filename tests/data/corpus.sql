@@ -4295,8 +4295,8 @@ select * from ins_loc join h using (id, grp);
 -- [join natural foreign] NATURAL JOIN: USING the columns both sides have (h17s)
 select * from f natural join dim where id < 10;
 
--- [join natural local foreign order limit] NATURAL JOIN with ORDER BY and LIMIT (h17s)
-select * from loc natural join dim order by id limit 5;
+-- [join natural left local foreign group] NATURAL LEFT JOIN grouped by the merged column (h17s)
+select cat, count(*), max(weight) from loc natural left join dim group by cat;
 
 -- [error join using missing right] a USING column the right side lacks: PostgreSQL's error (h17s)
 select * from f join dim using (id);
