@@ -72,6 +72,7 @@ mod indxpath;
 pub mod modifytable;
 mod on_conflict;
 pub mod paramfdw;
+mod parse_clause;
 mod parse_coerce;
 mod partition_modify;
 pub mod pgfuncs;

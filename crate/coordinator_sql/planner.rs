@@ -259,6 +259,10 @@ pub(super) fn plan_query_into(
     if q.with.is_some() {
         return Err(FrontError::unsupported("WITH (common table expressions)", at));
     }
+    // JOIN … USING and NATURAL JOIN: the ON form, as the parser resolves them.
+    if let Some(rewritten) = super::parse_clause::expand_join_using(coord, q, at)? {
+        return plan_query_into(coord, &rewritten, text, servers, depth);
+    }
     if let SetExpr::Select(s) = q.body.as_ref() {
         // SELECT DISTINCT is planned over one table (`build_scans`); anywhere else
         // refused by name rather than planned without its Unique.
@@ -320,6 +324,11 @@ pub(super) fn plan_query_into(
             return plan_join(coord, q, s, text, servers, at);
         }
     }
+    if let SetExpr::Select(s) = q.body.as_ref() {
+        if s.from.is_empty() {
+            return plan_without_from(q, s, text, at);
+        }
+    }
     let (rel_name, alias) = single_relation(q, at)?;
     let Some(rel) = coord.relation(&rel_name) else {
         return Err(FrontError::at(format!("relation \"{rel_name}\" does not exist"), at));
@@ -354,6 +363,40 @@ pub(super) fn plan_query_into(
     let rels = [tlist_order::BaseRelName { name: &alias, first: 0, columns: names }];
     tlist_order::mark_named_scans(&mut plan, &rels, &targets);
     Ok(Planned { plan, columns, servers: vec![], order_key: order_keys.first().copied(), order_keys })
+}
+
+/// `SELECT expr, …` without FROM: PostgreSQL's Result without an outer plan
+/// (`create_group_result_plan` over the query's RTE_RESULT; nodeResult.c returns its
+/// one row), its target list the expressions as eval_const_expressions folds them.
+/// WHERE, grouping, aggregates, DISTINCT, ORDER BY and LIMIT over it are refused by
+/// name (PostgreSQL gates or wraps the Result for them).
+fn plan_without_from(q: &ast::Query, s: &ast::Select, text: &str, at: Location) -> Result<Planned, FrontError> {
+    if s.projection.iter().any(|i| matches!(i, ast::SelectItem::Wildcard(_) | ast::SelectItem::QualifiedWildcard(..))) {
+        return Err(FrontError::at("SELECT * with no tables specified is not valid", at));
+    }
+    let (logical, columns) = crate::shard_sql::plan_select_join(q, text, &[]).map_err(|e| sql_error(e, text))?;
+    let l = peel(logical).map_err(|m| FrontError::at(format!("internal error: {m}"), at))?;
+    let (Some(targets), None, None, None, None, None) = (l.targets, &l.filter, &l.agg, &l.having, &l.sort, &l.limit)
+    else {
+        return Err(FrontError::unsupported(
+            "SELECT without FROM with WHERE, GROUP BY, an aggregate, HAVING, DISTINCT, ORDER BY, LIMIT or OFFSET",
+            at,
+        ));
+    };
+    if s.distinct.is_some() {
+        return Err(FrontError::unsupported(
+            "SELECT without FROM with WHERE, GROUP BY, an aggregate, HAVING, DISTINCT, ORDER BY, LIMIT or OFFSET",
+            at,
+        ));
+    }
+    let row: Vec<Expr> = targets.into_iter().map(|(e, _)| e).collect();
+    let mut any_column = false;
+    row.iter().for_each(|e| e.for_each_col(&mut |_| any_column = true));
+    if any_column {
+        return Err(FrontError::at("internal error: a column reference without FROM", at));
+    }
+    let plan = Plan::ConstResult { rows: vec![row], columns: columns.clone() };
+    Ok(Planned { plan, columns, servers: vec![], order_key: None, order_keys: vec![] })
 }
 
 /// A query whose sublinks `pull_up_sublinks` made semi and anti joins: a join of two

@@ -1271,6 +1271,12 @@ impl ExprPlanner<'_> {
                 }
             }
         }
+        if let Some(name) = unimplemented_aggregate(f) {
+            // Refused before its arguments are bound: bound as a plain function's, in
+            // a grouped query they would fail as ungrouped columns, naming the wrong
+            // thing.
+            return Err(SqlError::unsupported(format!("the aggregate {name}()"), position));
+        }
         if aggregate_func(f).is_none() {
             if let Some(x) = self.scalar_function(f, scope)? {
                 return Ok(x);
@@ -1336,6 +1342,59 @@ fn aggregate_func(f: &Function) -> Option<AggFunc> {
         "avg" => Some(AggFunc::Avg),
         _ => None,
     }
+}
+
+/// PostgreSQL's built-in aggregates the sandbox does not compute (pg_aggregate's
+/// general-purpose, statistical and ordered-set ones), by name.
+const UNIMPLEMENTED_AGGREGATES: &[&str] = &[
+    "array_agg",
+    "string_agg",
+    "bool_and",
+    "bool_or",
+    "every",
+    "bit_and",
+    "bit_or",
+    "bit_xor",
+    "json_agg",
+    "jsonb_agg",
+    "json_object_agg",
+    "jsonb_object_agg",
+    "xmlagg",
+    "range_agg",
+    "range_intersect_agg",
+    "stddev",
+    "stddev_pop",
+    "stddev_samp",
+    "variance",
+    "var_pop",
+    "var_samp",
+    "corr",
+    "covar_pop",
+    "covar_samp",
+    "regr_avgx",
+    "regr_avgy",
+    "regr_count",
+    "regr_intercept",
+    "regr_r2",
+    "regr_slope",
+    "regr_sxx",
+    "regr_sxy",
+    "regr_syy",
+    "mode",
+    "percentile_cont",
+    "percentile_disc",
+];
+
+/// The name of a PostgreSQL aggregate in [`UNIMPLEMENTED_AGGREGATES`] that `f` calls
+/// (unqualified or in `pg_catalog`), if any.
+fn unimplemented_aggregate(f: &Function) -> Option<String> {
+    let names: Vec<String> = f.name.0.iter().map(ident_name).collect();
+    let name = match names.as_slice() {
+        [name] => name,
+        [schema, name] if schema == "pg_catalog" => name,
+        _ => return None,
+    };
+    UNIMPLEMENTED_AGGREGATES.contains(&name.as_str()).then(|| name.clone())
 }
 
 /// The single argument of an aggregate call; None for `count(*)`. Rejects the

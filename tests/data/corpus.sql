@@ -4354,3 +4354,56 @@ select id, (select count(*) from dim) as n from h where grp = 1 and id < 12 limi
 
 -- [subquery initplan select list partitioned two] two InitPlans in the select list, numbered in order (h17i)
 select id, (select count(*) from dim) as a, (select sum(id) from f) as b from h where grp = 3 and id < 100;
+
+-- ===== JOIN … USING, NATURAL JOIN and SELECT without FROM: the SQL a new user types first (h17s) =====
+
+-- [join using foreign] USING over two foreign tables on one server: the join pushed down, ON the left side's column = the right's (h17s)
+select id, cat, title from f join dim using (cat) where id < 20;
+
+-- [join using foreign group] grouped by a column of the right side (h17s)
+select title, count(*) from f join dim using (cat) group by title;
+
+-- [join using local foreign] a local table USING a foreign one, aliased; the merged column is the left side's (h17s)
+select id, cat, weight from loc l join dim d using (cat) where id < 15;
+
+-- [join using hash local] the hash-partitioned table USING a local table: the merged id is h's (h17s)
+select id, name, qty from h join loc using (id) where id < 30;
+
+-- [join using left null group] LEFT JOIN … USING grouped by the merged column (h17s)
+select cat, title, count(f.id) from dim d left join f using (cat) group by cat, title;
+
+-- [join using right null list foreign] RIGHT JOIN … USING: the merged column is the right side's (h17s)
+select id, region, f.cat from l right join f using (id) where id > 480;
+
+-- [join using three] two USING joins in a chain, the second on a column of the first join's left side (h17s)
+select id, title, qty from f join dim d using (cat) join loc using (id) where id < 50;
+
+-- [join using star] SELECT * over USING: the merged column once and first, then each side's others (h17s)
+select * from l join f using (id) where id > 495;
+
+-- [join using list local] USING over the list-partitioned table and a local table, a column both have qualified (h17s)
+select id, region, loc.cat from l join loc using (id) where loc.qty > 5;
+
+-- [join using two columns] USING two columns (h17s)
+select * from ins_loc join h using (id, grp);
+
+-- [join natural foreign] NATURAL JOIN: USING the columns both sides have (h17s)
+select * from f natural join dim where id < 10;
+
+-- [join natural left local foreign group] NATURAL LEFT JOIN grouped by the merged column (h17s)
+select cat, count(*), max(weight) from loc natural left join dim group by cat;
+
+-- [error join using missing right] a USING column the right side lacks: PostgreSQL's error (h17s)
+select * from f join dim using (id);
+
+-- [error join using missing left] a USING column the left side lacks (h17s)
+select * from dim join f using (id);
+
+-- [const select no from] SELECT without FROM: a Result without input (h17s)
+select 1;
+
+-- [const select no from expr] constant expressions folded, named by their aliases (h17s)
+select 1 + 2 as three, 'a' || 'b' as ab, 2.5 * 2 as five;
+
+-- [const select no from text] a text literal and a boolean (h17s)
+select 'hello', true, 10 / 3;

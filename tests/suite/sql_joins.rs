@@ -148,7 +148,8 @@ fn a_full_join_has_no_nested_loop_and_unplanned_joins_are_refused() {
         ("select * from lo left join fr on lo.k = fr.k and lo.v > 3;", "an outer join's ON condition"),
         ("select * from lo left join fr on lo.k + 1 = fr.k;", "a join without an equality"),
         ("select * from lo cross join fr;", "CROSS"),
-        ("select * from lo join fr using (k);", "USING"),
+        ("select * from lo full join fr using (k);", "FULL JOIN … USING"),
+        ("select * from lo natural full join fr;", "FULL JOIN … USING"),
     ] {
         let e = run("", query).expect_err(query);
         assert!(e.contains("not supported by the sandbox") && e.contains(named), "{query}: {e}");
@@ -199,4 +200,105 @@ fn explain_names_the_join_type_and_its_conditions() {
         reference("inner").into_iter().filter(|r| r.split('|').nth(1) == r.split('|').nth(2)).collect();
     assert!(!want.is_empty());
     assert_eq!(rows, want);
+}
+
+/// `JOIN … USING (k)` and `NATURAL JOIN` are the join `ON l.k = r.k`
+/// (transformJoinUsingClause): the same rows as the reference's, `*` listing the
+/// merged column once and first, then each side's other columns (expandRTE); the
+/// merged column is the left side's for an inner or LEFT join, the right side's for a
+/// RIGHT join (buildMergedJoinVar), and EXPLAIN prints it so qualified.
+#[wasm_bindgen_test(unsupported = test)]
+fn using_and_natural_joins_are_the_equi_join_on_their_columns() {
+    // The reference's rows "lo.k|lo.v|fr.k|fr.w" as "k|v|w", k the merged column.
+    let merged = |jt: &str, right: bool| -> Vec<String> {
+        let mut rows: Vec<String> = reference(jt)
+            .iter()
+            .map(|r| {
+                let f: Vec<&str> = r.split('|').collect();
+                format!("{}|{}|{}", if right { f[2] } else { f[0] }, f[1], f[3])
+            })
+            .collect();
+        rows.sort();
+        rows
+    };
+    for (jt, right) in [("inner", false), ("left", false), ("right", true)] {
+        let want = merged(jt, right);
+        assert!(want.iter().any(|r| r.contains("NULL")) == (jt != "inner"), "{jt}: {want:?}");
+        for query in
+            [format!("select * from lo {jt} join fr using (k);"), format!("select * from lo natural {jt} join fr;")]
+        {
+            for (node, settings) in METHODS {
+                let (rows, plan) = run(settings, &query).unwrap_or_else(|e| panic!("{query} by {node}: {e}"));
+                assert_eq!(rows, want, "{query} by {node}: {plan:?}");
+            }
+        }
+    }
+    // An unqualified merged column anywhere in the query is the merged side's.
+    let (rows, _) = run("", "select k, count(*) from lo join fr using (k) where k < 3 group by k order by k;").unwrap();
+    let mut counts = std::collections::BTreeMap::new();
+    for r in merged("inner", false) {
+        let k = r.split('|').next().unwrap().to_string();
+        if k.parse::<i64>().is_ok_and(|k| k < 3) {
+            *counts.entry(k).or_insert(0) += 1;
+        }
+    }
+    let mut want: Vec<String> = counts.iter().map(|(k, n)| format!("{k}|{n}")).collect();
+    want.sort();
+    assert_eq!(rows, want);
+    // EXPLAIN: the merged column qualified by its side, the join's condition left = right.
+    use pgasync::instrument::{explain_doc_text, ExplainOptions};
+    let explain = |query: &str| {
+        let text = format!("{SETUP}\n-- @query\nselect 1;\n");
+        let s = SqlScenario::load(&text).unwrap();
+        let q = s.with_query(query).unwrap_or_else(|e| panic!("{query}: {e}"));
+        let tree = q.plan_only(&Knobs::default(), Source::Json, false).unwrap();
+        explain_doc_text(&tree, &ExplainOptions::POSTGRES_VERBOSE, &q.explain_doc(), 0, 0)
+    };
+    let text = explain("explain verbose select k, w from lo join fr using (k);");
+    assert!(
+        text.contains("Output: lo.k, fr.w") && (text.contains("(lo.k = fr.k)") || text.contains("(fr.k = lo.k)")),
+        "{text}"
+    );
+    let text = explain("explain verbose select k, w from lo right join fr using (k);");
+    assert!(text.contains("Output: fr.k, fr.w"), "{text}");
+    let text = explain("explain verbose select * from lo left join fr using (k);");
+    assert!(text.contains("Output: lo.k, lo.v, fr.w"), "{text}");
+    // PostgreSQL's errors for a USING column missing on a side.
+    for (query, error) in [
+        ("select * from lo join fr using (v);", "column \"v\" specified in USING clause does not exist in right table"),
+        ("select * from lo join fr using (w);", "column \"w\" specified in USING clause does not exist in left table"),
+    ] {
+        let e = run("", query).expect_err(query);
+        assert!(e.contains(error), "{query}: {e}");
+    }
+}
+
+/// `SELECT` without FROM: a Result without input returning its one row, the
+/// expressions folded as eval_const_expressions folds them; what PostgreSQL builds
+/// around such a Result (WHERE, aggregates, ORDER BY) and the aggregates the sandbox
+/// lacks are refused by name.
+#[wasm_bindgen_test(unsupported = test)]
+fn select_without_from_is_a_result_of_one_row() {
+    let (rows, plan) = run("", "select 1 + 2 as x, 'a' || 'b', 7;").unwrap();
+    assert_eq!(rows, vec!["3|ab|7".to_string()]);
+    assert!(matches!(&plan, Plan::ConstResult { rows, .. } if rows.len() == 1), "{plan:?}");
+    use pgasync::instrument::{explain_doc_text, ExplainOptions};
+    let text = format!("{SETUP}\n-- @query\nselect 1;\n");
+    let s = SqlScenario::load(&text).unwrap();
+    let q = s.with_query("explain verbose select 1 + 2 as x, 'a' || 'b';").unwrap();
+    let tree = q.plan_only(&Knobs::default(), Source::Json, false).unwrap();
+    let text = explain_doc_text(&tree, &ExplainOptions::POSTGRES_VERBOSE, &q.explain_doc(), 0, 0);
+    assert!(text.starts_with("Result  (cost=0.00..0.01 rows=1 "), "{text}");
+    assert!(text.contains("Output: 3, 'ab'::text"), "{text}");
+    for (query, named) in [
+        ("select 1 where 1 = 2;", "SELECT without FROM with WHERE"),
+        ("select 1 order by 1;", "SELECT without FROM with WHERE"),
+        ("select k, string_agg(w, ',') from fr group by k;", "the aggregate string_agg()"),
+        ("select array_agg(v) from lo;", "the aggregate array_agg()"),
+    ] {
+        let e = run("", query).expect_err(query);
+        assert!(e.contains("not supported by the sandbox") && e.contains(named), "{query}: {e}");
+    }
+    let e = run("", "select *;").expect_err("select *");
+    assert!(e.contains("SELECT * with no tables specified is not valid"), "{e}");
 }
