@@ -238,6 +238,7 @@ impl<'r> JoinProblem<'r> {
                 range_table,
                 joinlist: self.joinlist.clone(),
                 costed: Default::default(),
+                joinrel_rows: Default::default(),
                 params: self.params,
                 base_quals: Default::default(),
                 needed_by_rel: Default::default(),

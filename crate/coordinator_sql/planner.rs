@@ -523,7 +523,9 @@ fn join_node(
     match method {
         // A foreign join is built by `Join::foreign_join` and never reaches here; as a
         // local node it would be the hash join of the same sides.
-        Method::Hash | Method::Foreign => Plan::HashJoin { outer, inner, outer_key, inner_key, more_keys, join_type },
+        Method::Hash | Method::Foreign => {
+            Plan::HashJoin { outer, inner, outer_key, inner_key, more_keys, join_type, joinrel_rows: None }
+        }
         Method::NestLoop { material } => Plan::NestLoop {
             outer,
             inner: if material { Box::new(Plan::Material { child: inner }) } else { inner },
@@ -531,6 +533,7 @@ fn join_node(
             inner_key,
             filter_inner_first,
             join_type,
+            joinrel_rows: None,
         },
         Method::Merge => {
             let sort = |child: Box<Plan>, key: &Expr, already: bool| match already {
@@ -543,6 +546,7 @@ fn join_node(
                 outer_key,
                 inner_key,
                 join_type,
+                joinrel_rows: None,
             };
             let params = CostParams::from_settings(&|n| coord.setting(n).map(str::to_string));
             // The join search's inputs are costed already: their nodes below the Sorts

@@ -158,6 +158,7 @@ mod tests {
                 inner_key: Expr::Col(0),
                 filter_inner_first: false,
                 join_type: crate::plan::JoinType::Inner,
+                joinrel_rows: None,
             };
             stored_order(&j, under)
         };
@@ -177,6 +178,7 @@ mod tests {
                 inner_key: Expr::Col(0),
                 filter_inner_first: false,
                 join_type: crate::plan::JoinType::Inner,
+                joinrel_rows: None,
             }),
             filter: None,
             targets: Some(vec![(Expr::Col(0), "a".into()), (Expr::Col(2), "c".into())]),

@@ -4259,3 +4259,18 @@ select count(distinct cat) from f where id < 300;
 
 -- [error aggregate distinct star] count(DISTINCT *) (h17c)
 select count(distinct *) from h;
+
+-- [join three sized once order limit] a join relation is sized once, from the first pair that makes it (set_joinrel_size_estimates): every path of {h, f, loc} has those rows (h23s)
+select h.id, f.val, loc.cat from h join f on h.id = f.id join loc on loc.id = h.id order by f.val limit 3;
+
+-- [join three sized once count] the three-way equivalence class: the first pair ({h, f} with loc) sizes the relation (h23s)
+select count(*) from h join f on h.id = f.id join loc on loc.id = f.id where loc.qty = 2;
+
+-- [join three sized once list order limit] a list-partitioned table between a foreign and a local one, ORDER BY the key, LIMIT (h23s)
+select f.id, l.region, loc.qty from f join l on l.id = f.id join loc on loc.id = l.id order by f.id limit 4;
+
+-- [join four sized once] four relations on one key, a filter on the last: each level's relations sized by their first pair (h23s)
+select h.grp, r.v, loc.cat from h join r on r.k = h.id join loc on loc.id = r.k join f on f.id = loc.id where f.val > 900;
+
+-- [join three sized once left order limit] a LEFT JOIN under an inner one, ORDER BY the foreign table's column, LIMIT (h23s)
+select loc.id, h.grp, f.val from loc left join h on h.id = loc.id join f on f.id = loc.id order by f.val desc limit 5;
