@@ -370,6 +370,10 @@ struct JoinProblem<'r> {
     /// The rows of the join relation `make_join_rel` is adding paths to
     /// (`RelInfo::rows`), which `join_path` gives each join node it makes.
     joinrel_rows: std::cell::Cell<Option<f64>>,
+    /// The first relation of the pair `make_join_rel` is joining (its `rel1`, after
+    /// `join_is_legal`'s reversal): an equivalence class's clause names its member
+    /// first on either path's side (`restrictlist`). 0: none.
+    pair_first: std::cell::Cell<Relids>,
     /// The cost settings, read once for the search.
     params: CostParams,
     /// Each base relation's own conditions (`baserestrictinfo`), for its
@@ -546,6 +550,7 @@ pub(super) fn plan_join_search(
         joinlist,
         costed: Default::default(),
         joinrel_rows: Default::default(),
+        pair_first: Default::default(),
         params: CostParams::from_settings(&|n| coord.setting(n).map(str::to_string)),
         base_quals: Default::default(),
         needed_by_rel: Default::default(),
@@ -1655,6 +1660,7 @@ impl JoinProblem<'_> {
         let (ra, rb) = (rels.list[a].relids, rels.list[b].relids);
         let Some((sj, reversed)) = self.join_is_legal(ra, rb) else { return Ok(()) };
         let (a, b) = if reversed { (b, a) } else { (a, b) };
+        self.pair_first.set(rels.list[a].relids);
         let joinrelids = ra | rb;
         let jt = sj.map_or(JoinType::Inner, |k| self.sjs[k].jt);
         let idx = match rels.find(joinrelids) {
@@ -1883,11 +1889,19 @@ impl JoinProblem<'_> {
         if let Some(k) = sj.filter(|&k| self.sjs[k].jt != JoinType::Semi) {
             out.push(self.sjs[k].clause.clone());
         }
+        // generate_join_implied_equalities builds a class's clause once for the pair
+        // (rel1's member first, `build_joinrel_restrictlist`), which both orders of
+        // the sides share: a Nested Loop keeps it as built in its Join Filter.
+        let first = match self.pair_first.get() {
+            0 => outer,
+            f => f,
+        };
         for ec in &self.ecs {
             let o = ec.members.iter().find(|&&c| overlap(self.relids_of_col(c), outer));
             let i = ec.members.iter().find(|&&c| overlap(self.relids_of_col(c), inner));
             if let (Some(&o), Some(&i)) = (o, i) {
-                out.push(Expr::bin(BinOp::Eq, Expr::Col(o), Expr::Col(i)));
+                let (l, r) = if overlap(first, inner) && !overlap(first, outer) { (i, o) } else { (o, i) };
+                out.push(Expr::bin(BinOp::Eq, Expr::Col(l), Expr::Col(r)));
             }
         }
         for k in &self.clauses {
@@ -2033,7 +2047,7 @@ impl JoinProblem<'_> {
     /// paths, the unique-ified ones among them, keeps its own estimate here) and when
     /// the pair has no path.
     fn size_joinrel(&self, (outer, inner): (&RelInfo, &RelInfo), jt: JoinType, sj: Option<usize>) -> Option<f64> {
-        if matches!(jt, JoinType::Semi | JoinType::Anti) {
+        if matches!(jt, JoinType::Semi | JoinType::Anti) || std::env::var_os("H23S_OFF").is_some() {
             return None;
         }
         let (o, i) = (outer.paths.first()?, inner.paths.first()?);

@@ -239,6 +239,7 @@ impl<'r> JoinProblem<'r> {
                 joinlist: self.joinlist.clone(),
                 costed: Default::default(),
                 joinrel_rows: Default::default(),
+                pair_first: Default::default(),
                 params: self.params,
                 base_quals: Default::default(),
                 needed_by_rel: Default::default(),

@@ -1845,7 +1845,6 @@ select h.id, f.val, loc.qty from h join f on f.id = h.id, loc where loc.id = h.i
 
 
 -- [join three order limit] ORDER BY and LIMIT: a Nested Loop over the foreign table sorted remotely keeps its order
--- known: plan — both keep f's remotely ordered scan outermost under the LIMIT; PostgreSQL sizes the join relation of h, f and loc once, from the first pair that builds it ({h, f} with loc: 80 rows, set_joinrel_size_estimates), and every path shares it, while the sandbox sizes each path from its own inputs (310 rows for (f ⋈ loc) ⋈ h), so the LIMIT's fraction (7 of 310) prices its Nested Loop probing loc by f.id, h's Append materialized above, lower than PostgreSQL's Materialize of the Hash Join of h and loc
 select h.id, f.val, loc.cat from h join f on h.id = f.id join loc on loc.id = h.id order by f.val desc limit 7;
 
 -- [join three order limit text] ORDER BY a text column of the partitioned table, LIMIT
