@@ -2047,7 +2047,7 @@ impl JoinProblem<'_> {
     /// paths, the unique-ified ones among them, keeps its own estimate here) and when
     /// the pair has no path.
     fn size_joinrel(&self, (outer, inner): (&RelInfo, &RelInfo), jt: JoinType, sj: Option<usize>) -> Option<f64> {
-        if matches!(jt, JoinType::Semi | JoinType::Anti) || std::env::var_os("H23S_OFF").is_some() {
+        if matches!(jt, JoinType::Semi | JoinType::Anti) {
             return None;
         }
         let (o, i) = (outer.paths.first()?, inner.paths.first()?);
