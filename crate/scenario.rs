@@ -850,6 +850,7 @@ fn join_plan(k: usize, server: &str, cols: &[usize]) -> Plan {
         inner_key: Expr::Col(0),
         more_keys: vec![],
         join_type: crate::plan::JoinType::Inner,
+        joinrel_rows: None,
     }
 }
 
@@ -978,6 +979,7 @@ fn build_nestloop(_info: &ScenarioInfo, _knobs: &Knobs, s: &Settings) -> Result<
         inner_key: Expr::Col(0),
         filter_inner_first: false,
         join_type: crate::plan::JoinType::Inner,
+        joinrel_rows: None,
     };
     Ok(Scenario {
         id: "K".into(),

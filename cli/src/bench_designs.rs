@@ -112,6 +112,7 @@ fn nested_loops() -> Result<Scenario, CliError> {
         inner_key: Expr::Col(0),
         filter_inner_first: false,
         join_type: pgasync::plan::JoinType::Inner,
+        joinrel_rows: None,
     };
     s.plan = Plan::NestLoop {
         outer: Box::new(inner),
@@ -120,6 +121,7 @@ fn nested_loops() -> Result<Scenario, CliError> {
         inner_key: Expr::Col(0),
         filter_inner_first: false,
         join_type: pgasync::plan::JoinType::Inner,
+        joinrel_rows: None,
     };
     let mut local = Catalog::default();
     for t in [o, m, i] {

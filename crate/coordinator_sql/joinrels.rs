@@ -54,7 +54,13 @@
 //!    (a set of base relations) keeps every path no other beats on cost and ordering
 //!    (`add_path`: fuzzily, as `add_path_keeps` decides; an ordering beats none);
 //!    each pair adds paths both ways round, every method `Method::tried` allows (the
-//!    `enable_*` settings as PostgreSQL applies them): a Merge Join over the
+//!    `enable_*` settings as PostgreSQL applies them). A join relation is sized
+//!    once, when the first pair of sides in this order makes it (`build_join_rel`'s
+//!    `set_joinrel_size_estimates` with that pair's restrictlist: `size_joinrel`),
+//!    and every path of it has those rows whichever pair it joins (its join node
+//!    carries them, `Plan`'s `joinrel_rows`; a pushed-down join's estimate replaces
+//!    them for the paths after it, as `postgresGetForeignJoinPaths` sets
+//!    `joinrel->rows`): a Merge Join over the
 //!    cheapest-total paths and over each outer path already in a merge key's order, a
 //!    Nested Loop over every outer path (keeping its order), a Hash Join over the
 //!    cheapest-total paths. A Nested Loop's inner side may also be *parameterized*
@@ -88,10 +94,10 @@
 //! or one ordered for a merge (a local table's ordered index path among them), or,
 //! for a Nested Loop, a parameterized path of one local table only (no parameterized
 //! join relation, foreign scan or Append of partitions here, no parameterized bitmap
-//! path); a join relation's rows are each path's own estimate (the cost
-//! model computes them node by node, as `calc_joinrel_size_estimate` would from that
-//! path's clauses) rather than one figure fixed by the first pair that made the
-//! relation, which can tip near ties; an equivalence class with a constant (`a.x =
+//! path); a semi or anti join relation's rows are each path's own estimate (the
+//! cost model computes them node by node, as `calc_joinrel_size_estimate` would from
+//! that path's clauses), where PostgreSQL's unique-ified paths share the semi
+//! join's; an equivalence class with a constant (`a.x =
 //! b.y AND a.x = 5`) gives every member its restriction (`super::equivclass`) only
 //! when every join is inner (with an outer join the constant stays on its relation
 //! as written, and its equalities join as before: PostgreSQL's
@@ -314,6 +320,13 @@ struct RelInfo {
     /// Was `GetForeignJoinPaths` called for this join relation? postgres_fdw tries
     /// only the first pair of sides the search meets (`joinrel->fdw_private` set).
     fdw_tried: bool,
+    /// A join relation's rows (`joinrel->rows`), fixed when the first pair of
+    /// sides makes it (`set_joinrel_size_estimates`, `size_joinrel`) and shared by
+    /// every path made after (`Plan`'s `joinrel_rows` on its join node); replaced
+    /// by postgres_fdw's estimate once it pushes the join (`postgresGetForeignJoinPaths`
+    /// sets `joinrel->rows`). None: a base relation, or a semi or anti join (each
+    /// path keeps its own estimate).
+    rows: Option<f64>,
 }
 
 /// The query's join problem, once conditions are placed.
@@ -354,6 +367,13 @@ struct JoinProblem<'r> {
     joinlist: Vec<JoinItem>,
     /// How many paths the search has costed so far (bounded by `MAX_PATHS_COSTED`).
     costed: std::cell::Cell<usize>,
+    /// The rows of the join relation `make_join_rel` is adding paths to
+    /// (`RelInfo::rows`), which `join_path` gives each join node it makes.
+    joinrel_rows: std::cell::Cell<Option<f64>>,
+    /// The first relation of the pair `make_join_rel` is joining (its `rel1`, after
+    /// `join_is_legal`'s reversal): an equivalence class's clause names its member
+    /// first on either path's side (`restrictlist`). 0: none.
+    pair_first: std::cell::Cell<Relids>,
     /// The cost settings, read once for the search.
     params: CostParams,
     /// Each base relation's own conditions (`baserestrictinfo`), for its
@@ -529,6 +549,8 @@ pub(super) fn plan_join_search(
         range_table,
         joinlist,
         costed: Default::default(),
+        joinrel_rows: Default::default(),
+        pair_first: Default::default(),
         params: CostParams::from_settings(&|n| coord.setting(n).map(str::to_string)),
         base_quals: Default::default(),
         needed_by_rel: Default::default(),
@@ -1299,7 +1321,7 @@ impl JoinProblem<'_> {
             for path in ordered.into_iter().chain(self.partition_order_paths(b, relids, &base_quals[i], &cols)?) {
                 add_rel_path(&mut paths, path, self.consider_startup, &|x, y| self.same_order(x, y));
             }
-            rels.push(RelInfo { relids, paths, fdw, fdw_tried: false });
+            rels.push(RelInfo { relids, paths, fdw, fdw_tried: false, rows: None });
         }
         Ok(rels)
     }
@@ -1638,21 +1660,25 @@ impl JoinProblem<'_> {
         let (ra, rb) = (rels.list[a].relids, rels.list[b].relids);
         let Some((sj, reversed)) = self.join_is_legal(ra, rb) else { return Ok(()) };
         let (a, b) = if reversed { (b, a) } else { (a, b) };
+        self.pair_first.set(rels.list[a].relids);
         let joinrelids = ra | rb;
+        let jt = sj.map_or(JoinType::Inner, |k| self.sjs[k].jt);
         let idx = match rels.find(joinrelids) {
             Some(i) => i,
             None => {
-                let i = rels.add(RelInfo { relids: joinrelids, paths: vec![], fdw: None, fdw_tried: false });
+                // build_join_rel: the relation is sized once, from this first pair.
+                let rows = self.size_joinrel((&rels.list[a], &rels.list[b]), jt, sj);
+                let i = rels.add(RelInfo { relids: joinrelids, paths: vec![], fdw: None, fdw_tried: false, rows });
                 levels[level].push(i);
                 i
             }
         };
-        let jt = sj.map_or(JoinType::Inner, |k| self.sjs[k].jt);
         let (rel_a, rel_b) = (&rels.list[a], &rels.list[b]);
         if rel_a.paths.is_empty() || rel_b.paths.is_empty() {
             return Ok(());
         }
         let (ra, rb) = (rel_a.relids, rel_b.relids);
+        self.joinrel_rows.set(rels.list[idx].rows);
         let mut new_paths = vec![];
         let mut pushed_here = None;
         match jt {
@@ -1666,6 +1692,11 @@ impl JoinProblem<'_> {
                 // the first pair that makes the relation.
                 if !rels.list[idx].fdw_tried {
                     let pushed = self.foreign_join_path(rel_a, rel_b, jt, sj)?;
+                    // postgresGetForeignJoinPaths sets joinrel->rows to its own
+                    // estimate: the paths made after it share that.
+                    if let (Some(p), Some(_)) = (&pushed, rels.list[idx].rows) {
+                        self.joinrel_rows.set(Some(p.est.rows));
+                    }
                     new_paths.extend(pushed.clone());
                     new_paths.extend(pushed.as_ref().and_then(|p| self.ordered_foreign_join_path(p)));
                     pushed_here = Some(pushed);
@@ -1678,6 +1709,7 @@ impl JoinProblem<'_> {
             joinrel.fdw_tried = true;
             joinrel.fdw = pushed;
         }
+        joinrel.rows = self.joinrel_rows.take();
         for p in new_paths {
             add_rel_path(&mut joinrel.paths, p, self.consider_startup, &|x, y| self.same_order(x, y));
         }
@@ -1857,11 +1889,19 @@ impl JoinProblem<'_> {
         if let Some(k) = sj.filter(|&k| self.sjs[k].jt != JoinType::Semi) {
             out.push(self.sjs[k].clause.clone());
         }
+        // generate_join_implied_equalities builds a class's clause once for the pair
+        // (rel1's member first, `build_joinrel_restrictlist`), which both orders of
+        // the sides share: a Nested Loop keeps it as built in its Join Filter.
+        let first = match self.pair_first.get() {
+            0 => outer,
+            f => f,
+        };
         for ec in &self.ecs {
             let o = ec.members.iter().find(|&&c| overlap(self.relids_of_col(c), outer));
             let i = ec.members.iter().find(|&&c| overlap(self.relids_of_col(c), inner));
             if let (Some(&o), Some(&i)) = (o, i) {
-                out.push(Expr::bin(BinOp::Eq, Expr::Col(o), Expr::Col(i)));
+                let (l, r) = if overlap(first, inner) && !overlap(first, outer) { (i, o) } else { (o, i) };
+                out.push(Expr::bin(BinOp::Eq, Expr::Col(l), Expr::Col(r)));
             }
         }
         for k in &self.clauses {
@@ -1888,30 +1928,7 @@ impl JoinProblem<'_> {
         sj: Option<usize>,
     ) -> Vec<RelPath> {
         let joinrelids = outer_relids | inner_relids;
-        let clauses = self.restrictlist(outer_relids, inner_relids, sj);
-        let side = |c: usize| overlap(self.relids_of_col(c), outer_relids);
-        // The equalities between the sides (an outer join's: its ON clause only) as
-        // (outer column, inner column, written inner side first); the rest.
-        let mut keys: Vec<(usize, usize, bool)> = vec![];
-        let mut rest: Vec<Expr> = vec![];
-        // An inner or semi join hashes on every equality (a semi join's are its
-        // classes'); an outer join's key is its one ON equality.
-        let inner_like = matches!(jt, JoinType::Inner | JoinType::Semi | JoinType::UniqueInner | JoinType::UniqueOuter);
-        for c in &clauses {
-            let pair = match c {
-                Expr::Bin(BinOp::Eq, x, y) => match (x.as_ref(), y.as_ref()) {
-                    (Expr::Col(p), Expr::Col(q)) if side(*p) != side(*q) => Some((*p, *q)),
-                    _ => None,
-                },
-                _ => None,
-            };
-            match pair {
-                Some((p, q)) if inner_like || keys.is_empty() => {
-                    keys.push(if side(p) { (p, q, false) } else { (q, p, true) });
-                }
-                _ => rest.push(c.clone()),
-            }
-        }
+        let (keys, rest) = self.join_keys(outer_relids, inner_relids, jt, sj);
         let (Some(cheap_o), Some(cheap_i)) = (outers.first(), inners.first()) else { return vec![] };
         // No equality between the sides: an inner join of relations a pinned class
         // joins is a Nested Loop without a clause (`clauseless_join_keys`); any other
@@ -1984,6 +2001,62 @@ impl JoinProblem<'_> {
             }
         }
         out
+    }
+
+    /// The restrictlist of a join of `outer_relids` and `inner_relids` split into its
+    /// keys, the equalities between the sides as (outer column, inner column,
+    /// written inner side first) (an inner or semi join hashes on every equality, a
+    /// semi join's being its classes'; an outer join's key is its one ON equality),
+    /// and the rest.
+    fn join_keys(
+        &self,
+        outer_relids: Relids,
+        inner_relids: Relids,
+        jt: JoinType,
+        sj: Option<usize>,
+    ) -> (Vec<(usize, usize, bool)>, Vec<Expr>) {
+        let clauses = self.restrictlist(outer_relids, inner_relids, sj);
+        let side = |c: usize| overlap(self.relids_of_col(c), outer_relids);
+        let mut keys: Vec<(usize, usize, bool)> = vec![];
+        let mut rest: Vec<Expr> = vec![];
+        let inner_like = matches!(jt, JoinType::Inner | JoinType::Semi | JoinType::UniqueInner | JoinType::UniqueOuter);
+        for c in &clauses {
+            let pair = match c {
+                Expr::Bin(BinOp::Eq, x, y) => match (x.as_ref(), y.as_ref()) {
+                    (Expr::Col(p), Expr::Col(q)) if side(*p) != side(*q) => Some((*p, *q)),
+                    _ => None,
+                },
+                _ => None,
+            };
+            match pair {
+                Some((p, q)) if inner_like || keys.is_empty() => {
+                    keys.push(if side(p) { (p, q, false) } else { (q, p, true) });
+                }
+                _ => rest.push(c.clone()),
+            }
+        }
+        (keys, rest)
+    }
+
+    /// `set_joinrel_size_estimates` for a join relation the pair (`outer`, `inner`)
+    /// makes first (`build_join_rel`): the rows of their join over their
+    /// cheapest-total paths with every clause of the restrictlist (a Hash Join's
+    /// estimate, its keys' `eqjoinsel` and its other clauses' selectivity: which
+    /// method does not matter to the rows), each path of the relation sharing it
+    /// whatever pair of sides it joins. None for a semi or anti join (each of its
+    /// paths, the unique-ified ones among them, keeps its own estimate here) and when
+    /// the pair has no path.
+    fn size_joinrel(&self, (outer, inner): (&RelInfo, &RelInfo), jt: JoinType, sj: Option<usize>) -> Option<f64> {
+        if matches!(jt, JoinType::Semi | JoinType::Anti) {
+            return None;
+        }
+        let (o, i) = (outer.paths.first()?, inner.paths.first()?);
+        let (keys, rest) = self.join_keys(outer.relids, inner.relids, jt, sj);
+        // No key: the Nested Loop without a join clause of a pinned class.
+        let method = if keys.is_empty() { Method::NestLoop { material: false } } else { Method::Hash };
+        self.joinrel_rows.set(None);
+        let path = self.join_path((o, i), (method, jt), (&keys, 0), &rest, outer.relids | inner.relids)?;
+        Some(path.est.rows)
     }
 
     /// A Nested Loop's inner side probed by its index (indxpath.c's
@@ -2127,6 +2200,7 @@ impl JoinProblem<'_> {
                 inner_first,
                 Some((&outer.costed, &inner.costed)),
             );
+            plan.set_joinrel_rows(self.joinrel_rows.get());
             if let Some(f) = &filter {
                 plan = Plan::Result { child: Box::new(plan), filter: Some(f.clone()), targets: None };
             }

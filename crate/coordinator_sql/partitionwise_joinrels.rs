@@ -238,6 +238,8 @@ impl<'r> JoinProblem<'r> {
                 range_table,
                 joinlist: self.joinlist.clone(),
                 costed: Default::default(),
+                joinrel_rows: Default::default(),
+                pair_first: Default::default(),
                 params: self.params,
                 base_quals: Default::default(),
                 needed_by_rel: Default::default(),

@@ -569,7 +569,9 @@ fn join_node(
     match method {
         // A foreign join is built by `Join::foreign_join` and never reaches here; as a
         // local node it would be the hash join of the same sides.
-        Method::Hash | Method::Foreign => Plan::HashJoin { outer, inner, outer_key, inner_key, more_keys, join_type },
+        Method::Hash | Method::Foreign => {
+            Plan::HashJoin { outer, inner, outer_key, inner_key, more_keys, join_type, joinrel_rows: None }
+        }
         Method::NestLoop { material } => Plan::NestLoop {
             outer,
             inner: if material { Box::new(Plan::Material { child: inner }) } else { inner },
@@ -577,6 +579,7 @@ fn join_node(
             inner_key,
             filter_inner_first,
             join_type,
+            joinrel_rows: None,
         },
         Method::Merge => {
             let sort = |child: Box<Plan>, key: &Expr, already: bool| match already {
@@ -589,6 +592,7 @@ fn join_node(
                 outer_key,
                 inner_key,
                 join_type,
+                joinrel_rows: None,
             };
             let params = CostParams::from_settings(&|n| coord.setting(n).map(str::to_string));
             // The join search's inputs are costed already: their nodes below the Sorts
@@ -724,6 +728,16 @@ fn plan_join(
     let (jt, redundant) = super::prepjointree::reduce_left_join_to_anti(jt, on_conj, where_conj, wa);
     let key_source = if written_jt == JoinType::Inner { &conjuncts[..] } else { on_conj };
     let keys: Vec<usize> = (0..key_source.len()).filter(|&i| join_key(&key_source[i], wa).is_some()).collect();
+    // An equality between the sides with an expression for a side (`f.id = loc.id +
+    // 500`): PostgreSQL hashes or merges on the expression (its statistics those of
+    // `examine_variable` without an index: none); the sandbox's keys are columns.
+    if keys.is_empty() && clauseless.is_none() && key_source.iter().any(|c| expression_join_key(c, wa, n)) {
+        return Err(FrontError::unsupported(
+            "a join key that is an expression (an equality between the two relations with an expression for a side, \
+             as f.id = loc.id + 500): the sandbox joins on column = column only",
+            at,
+        ));
+    }
     // The join planned with the equality at `key_at` as its key (the others are its
     // Join Filter, or a Hash Join's further Hash Cond).
     let plan_keyed = |key_at: Option<usize>, servers: &mut Vec<String>| -> Result<Planned, FrontError> {
@@ -2012,6 +2026,24 @@ fn join_key(c: &Expr, wa: usize) -> Option<(usize, usize, bool)> {
         (false, true) => Some((*j, *i, true)),
         _ => None,
     }
+}
+
+/// Is `c` an equality whose two sides each read one relation of the two, one side
+/// not a plain column (a join key PostgreSQL takes as an expression)? `wa`: the
+/// first relation's width, `n`: both relations'.
+fn expression_join_key(c: &Expr, wa: usize, n: usize) -> bool {
+    let Expr::Bin(BinOp::Eq, x, y) = c else { return false };
+    let reads = |e: &Expr| {
+        let cols = columns_of(e, n);
+        match (cols.is_empty(), cols.iter().all(|&c| c < wa), cols.iter().all(|&c| c >= wa)) {
+            (true, ..) => None,
+            (false, true, _) => Some(0),
+            (false, _, true) => Some(1),
+            _ => None,
+        }
+    };
+    let plain = matches!((x.as_ref(), y.as_ref()), (Expr::Col(_), Expr::Col(_)));
+    matches!((reads(x), reads(y)), (Some(a), Some(b)) if a != b) && !plain
 }
 
 /// `reduce_outer_joins`: a WHERE condition that cannot be true when a nullable

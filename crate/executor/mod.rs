@@ -436,7 +436,7 @@ pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<Plan
             };
             Box::new(node_result::EmptyResultState::init(columns.iter().map(name).collect()))
         }
-        Plan::HashJoin { outer, inner, outer_key, inner_key, more_keys, join_type } => {
+        Plan::HashJoin { outer, inner, outer_key, inner_key, more_keys, join_type, .. } => {
             let inner_plan: &Plan = inner;
             let (o, i) = (init_plan(outer, ctx, es)?, init_plan(inner, ctx, es)?);
             let widths = (outer.output_columns().len(), inner.output_columns().len());
@@ -491,13 +491,13 @@ pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<Plan
         Plan::SetOp { child, cmd, strategy, ncols, first_flag } => {
             Box::new(node_setop::SetOpState::init(init_plan(child, ctx, es)?, *cmd, *strategy, *ncols, *first_flag))
         }
-        Plan::MergeJoin { outer, inner, outer_key, inner_key, join_type } => {
+        Plan::MergeJoin { outer, inner, outer_key, inner_key, join_type, .. } => {
             let (o, i) = (init_plan(outer, ctx, es)?, init_plan(inner, ctx, es)?);
             let widths = (outer.output_columns().len(), inner.output_columns().len());
             let keys = (outer_key.clone(), inner_key.clone());
             Box::new(node_mergejoin::MergeJoinState::init(o, i, keys, *join_type, widths))
         }
-        Plan::NestLoop { outer, inner, outer_key, inner_key, filter_inner_first, join_type } => {
+        Plan::NestLoop { outer, inner, outer_key, inner_key, filter_inner_first, join_type, .. } => {
             let (o, i) = (init_plan(outer, ctx, es)?, init_plan(inner, ctx, es)?);
             let widths = (outer.output_columns().len(), inner.output_columns().len());
             let mut n = node_nestloop::NestLoopState::init(o, i, outer_key.clone(), inner_key.clone(), widths);

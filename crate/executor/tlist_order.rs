@@ -159,6 +159,7 @@ mod tests {
                 inner_key: Expr::Col(0),
                 filter_inner_first: false,
                 join_type: crate::plan::JoinType::Inner,
+                joinrel_rows: None,
             };
             stored_order(&j, under)
         };
@@ -178,6 +179,7 @@ mod tests {
                 inner_key: Expr::Col(0),
                 filter_inner_first: false,
                 join_type: crate::plan::JoinType::Inner,
+                joinrel_rows: None,
             }),
             filter: None,
             targets: Some(vec![(Expr::Col(0), "a".into()), (Expr::Col(2), "c".into())]),

@@ -697,6 +697,24 @@ struct Model<'a> {
     /// The input paths of a join path ([`cost_path`]): nodes of the plan (by
     /// address) whose figures are known.
     inputs: &'a [(*const Plan, Rc<Costed>)],
+    /// Costing the join node whose Join Filter is the Result above it: that Result
+    /// takes the join relation's rows ([`sized`]).
+    filter_above: std::cell::Cell<bool>,
+}
+
+/// A join node's figures with its join relation's rows (`joinrel_rows`: the join
+/// search sizes a join relation once, as `set_joinrel_size_estimates`, and each of
+/// its paths has those rows); its costs are its own (`final_cost_hashjoin` and the
+/// others charge the tuples their clauses select from these inputs, not the
+/// relation's rows). Under a Join Filter (`filtered`, a Result above) the node keeps
+/// its own rows, which the filter's cost is charged over, and the Result takes the
+/// relation's.
+fn sized(mut c: Costed, joinrel_rows: Option<f64>, filtered: bool) -> Costed {
+    if let (Some(rows), false) = (joinrel_rows, filtered) {
+        c.est.rows = rows;
+        c.input_rows = rows;
+    }
+    c
 }
 
 /// `cost_qual_eval`: one `cpu_operator_cost` per operator or function evaluated per
@@ -1094,6 +1112,7 @@ impl<'a> Model<'a> {
             plain_params: Default::default(),
             local_base: Default::default(),
             inputs,
+            filter_above: Default::default(),
         }
     }
 
@@ -1221,16 +1240,19 @@ impl<'a> Model<'a> {
             }
             Plan::Agg { child, strategy, group_by, aggs, split } => self.agg(child, strategy, group_by, aggs, *split),
             Plan::Result { child, filter, targets } => self.result(child, filter.as_ref(), targets.as_deref(), limit),
-            Plan::HashJoin { outer, inner, outer_key, inner_key, more_keys, join_type } => {
+            Plan::HashJoin { outer, inner, outer_key, inner_key, more_keys, join_type, joinrel_rows } => {
+                let filtered = self.filter_above.replace(false);
                 let keys: Vec<(&Expr, &Expr)> =
                     std::iter::once((outer_key, inner_key)).chain(more_keys.iter().map(|(o, i)| (o, i))).collect();
-                self.hashjoin(outer, inner, &keys, *join_type)
+                sized(self.hashjoin(outer, inner, &keys, *join_type), *joinrel_rows, filtered)
             }
-            Plan::NestLoop { outer, inner, outer_key, inner_key, join_type, .. } => {
-                self.nestloop(outer, inner, (outer_key, inner_key), *join_type)
+            Plan::NestLoop { outer, inner, outer_key, inner_key, join_type, joinrel_rows, .. } => {
+                let filtered = self.filter_above.replace(false);
+                sized(self.nestloop(outer, inner, (outer_key, inner_key), *join_type), *joinrel_rows, filtered)
             }
-            Plan::MergeJoin { outer, inner, outer_key, inner_key, join_type } => {
-                self.mergejoin(outer, inner, (outer_key, inner_key), *join_type)
+            Plan::MergeJoin { outer, inner, outer_key, inner_key, join_type, joinrel_rows } => {
+                let filtered = self.filter_above.replace(false);
+                sized(self.mergejoin(outer, inner, (outer_key, inner_key), *join_type), *joinrel_rows, filtered)
             }
             Plan::Material { child } => {
                 let c = self.node(child, None);
@@ -2077,7 +2099,20 @@ impl<'a> Model<'a> {
         if pushed {
             self.project.replace(targets.map(<[_]>::to_vec));
         }
+        // A join's Join Filter: the join relation's rows are this Result's.
+        let joinrel_rows = match child {
+            Plan::HashJoin { joinrel_rows, .. }
+            | Plan::NestLoop { joinrel_rows, .. }
+            | Plan::MergeJoin { joinrel_rows, .. }
+                if filter.is_some() =>
+            {
+                *joinrel_rows
+            }
+            _ => None,
+        };
+        self.filter_above.set(joinrel_rows.is_some());
         let c = self.node(child, if filter.is_none() { limit } else { None });
+        self.filter_above.set(false);
         self.project.replace(None);
         let mut est = c.est;
         if let Some(f) = filter {
@@ -2121,7 +2156,7 @@ impl<'a> Model<'a> {
                 Some((pages, tuples)) => est.total = self.seq_total(pages, tuples, qual_cost(f, self.p)),
                 None => est.total += qual_cost(f, self.p) * evaluated,
             }
-            est.rows = clamp_row_est(tuples * sel);
+            est.rows = joinrel_rows.unwrap_or_else(|| clamp_row_est(tuples * sel));
         }
         let (mut vars, mut widths) = (c.vars.clone(), c.widths.clone());
         if let Some(t) = targets {
@@ -2702,7 +2737,7 @@ pub fn mergejoin_materializes_over(
     cat: &dyn CostCatalog,
     p: &CostParams,
 ) -> bool {
-    let Plan::MergeJoin { outer, inner, outer_key, inner_key, join_type } = join else { return false };
+    let Plan::MergeJoin { outer, inner, outer_key, inner_key, join_type, .. } = join else { return false };
     let kept: Vec<(*const Plan, Rc<Costed>)> =
         inputs.iter().filter_map(|(node, c)| Some((*node as *const Plan, c.below.clone()?))).collect();
     let model = Model::new(cat, p, vec![], &kept);
@@ -2877,6 +2912,36 @@ select a.v, b.w from a join b on b.k = a.k where a.v > 10;
             Plan::Result { child, .. } => join_of(child),
             p => p,
         }
+    }
+
+    /// A join relation sized once (`set_joinrel_size_estimates`): its join node's
+    /// rows are the relation's, its costs its own; under a Join Filter the Result
+    /// takes the relation's rows and the filter is charged over the join's own.
+    #[test]
+    fn a_join_sized_with_its_relation_keeps_its_own_costs() {
+        let s = SqlScenario::load(SETUP).unwrap();
+        let coord = s.cluster.coordinator();
+        let p = CostParams::default();
+        let join = join_of(&s.plan().unwrap().plan).clone();
+        let with_rows = |rows: Option<f64>| {
+            let mut j = join.clone();
+            j.set_joinrel_rows(rows);
+            j
+        };
+        let own = cost_plan(&join, coord, &p)[0];
+        let sized = cost_plan(&with_rows(Some(7.0)), coord, &p)[0];
+        assert_ne!(own.rows, 7.0);
+        assert_eq!(sized.rows, 7.0);
+        assert_eq!((sized.startup, sized.total), (own.startup, own.total));
+        let filter = Expr::bin(BinOp::Lt, Expr::Col(0), Expr::Col(1));
+        let filtered =
+            |rows| Plan::Result { child: Box::new(with_rows(rows)), filter: Some(filter.clone()), targets: None };
+        let plain = cost_plan(&filtered(None), coord, &p);
+        let fixed = cost_plan(&filtered(Some(7.0)), coord, &p);
+        assert_ne!(plain[0].rows, 7.0);
+        assert_eq!(fixed[0].rows, 7.0);
+        assert_eq!(fixed[0].total, plain[0].total, "the filter is charged over the join's own rows");
+        assert_eq!(fixed[1], plain[1], "the join under its filter keeps its own figures");
     }
 
     #[test]

@@ -1563,6 +1563,12 @@ pub enum Plan {
         inner_key: Expr,
         more_keys: Vec<(Expr, Expr)>,
         join_type: JoinType,
+        /// The join relation's rows, as PostgreSQL sizes a join relation once
+        /// (`set_joinrel_size_estimates`, from the first pair of inputs that makes
+        /// it) and every path of it shares them: this join's rows after its Join
+        /// Filter. None: estimated from this node's own inputs and clauses.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        joinrel_rows: Option<f64>,
     },
     /// Nested Loop with a Join Filter `outer_key = inner_key`; the inner side is
     /// rescanned for each outer row (`executor::node_nestloop`). Keys that are both
@@ -1582,6 +1588,12 @@ pub enum Plan {
         /// `Inner` or `Left` (nodeNestloop.c cannot return the inner side's
         /// unmatched rows).
         join_type: JoinType,
+        /// The join relation's rows, as PostgreSQL sizes a join relation once
+        /// (`set_joinrel_size_estimates`, from the first pair of inputs that makes
+        /// it) and every path of it shares them: this join's rows after its Join
+        /// Filter. None: estimated from this node's own inputs and clauses.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        joinrel_rows: Option<f64>,
     },
     /// Merge Join (`executor::node_mergejoin`): both inputs ordered by their key,
     /// ascending with NULLs last (a Sort under each, or an input already in that
@@ -1593,6 +1605,12 @@ pub enum Plan {
         outer_key: Expr,
         inner_key: Expr,
         join_type: JoinType,
+        /// The join relation's rows, as PostgreSQL sizes a join relation once
+        /// (`set_joinrel_size_estimates`, from the first pair of inputs that makes
+        /// it) and every path of it shares them: this join's rows after its Join
+        /// Filter. None: estimated from this node's own inputs and clauses.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        joinrel_rows: Option<f64>,
     },
     /// Materialize: keeps its child's rows; a rescan replays them
     /// (`executor::node_material`).
@@ -1993,6 +2011,17 @@ impl Plan {
                 *join_type
             }
             _ => JoinType::Inner,
+        }
+    }
+
+    /// Gives a join node its join relation's rows (`joinrel_rows`); any other node
+    /// is left as it is.
+    pub fn set_joinrel_rows(&mut self, rows: Option<f64>) {
+        if let Plan::HashJoin { joinrel_rows, .. }
+        | Plan::NestLoop { joinrel_rows, .. }
+        | Plan::MergeJoin { joinrel_rows, .. } = self
+        {
+            *joinrel_rows = rows;
         }
     }
 

@@ -173,10 +173,19 @@ fn join(outer: Sub, inner: Sub, jt: JoinType, cond: Expr) -> Result<Sub, &'stati
             inner_key: Expr::Col(ik),
             more_keys: more.iter().map(|&(a, b)| (Expr::Col(a), Expr::Col(b))).collect(),
             join_type: jt,
+            joinrel_rows: None,
         },
         None => {
             let (outer_key, inner_key) = crate::plan::clauseless_join_keys();
-            Plan::NestLoop { outer: o, inner: i, outer_key, inner_key, filter_inner_first: false, join_type: jt }
+            Plan::NestLoop {
+                outer: o,
+                inner: i,
+                outer_key,
+                inner_key,
+                filter_inner_first: false,
+                join_type: jt,
+                joinrel_rows: None,
+            }
         }
     };
     Ok(Sub { plan: filtered(plan, on_both), start, len: end - start })

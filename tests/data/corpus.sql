@@ -1845,7 +1845,6 @@ select h.id, f.val, loc.qty from h join f on f.id = h.id, loc where loc.id = h.i
 
 
 -- [join three order limit] ORDER BY and LIMIT: a Nested Loop over the foreign table sorted remotely keeps its order
--- known: plan — both keep f's remotely ordered scan outermost under the LIMIT; PostgreSQL sizes the join relation of h, f and loc once, from the first pair that builds it ({h, f} with loc: 80 rows, set_joinrel_size_estimates), and every path shares it, while the sandbox sizes each path from its own inputs (310 rows for (f ⋈ loc) ⋈ h), so the LIMIT's fraction (7 of 310) prices its Nested Loop probing loc by f.id, h's Append materialized above, lower than PostgreSQL's Materialize of the Hash Join of h and loc
 select h.id, f.val, loc.cat from h join f on h.id = f.id join loc on loc.id = h.id order by f.val desc limit 7;
 
 -- [join three order limit text] ORDER BY a text column of the partitioned table, LIMIT
@@ -4407,3 +4406,18 @@ select 1 + 2 as three, 'a' || 'b' as ab, 2.5 * 2 as five;
 
 -- [const select no from text] a text literal and a boolean (h17s)
 select 'hello', true, 10 / 3;
+
+-- [join three sized once order limit] a join relation is sized once, from the first pair that makes it (set_joinrel_size_estimates): every path of {h, f, loc} has those rows (h23s)
+select h.id, f.val, loc.cat from h join f on h.id = f.id join loc on loc.id = h.id order by f.val limit 3;
+
+-- [join three sized once count] the three-way equivalence class: the first pair ({h, f} with loc) sizes the relation (h23s)
+select count(*) from h join f on h.id = f.id join loc on loc.id = f.id where loc.qty = 2;
+
+-- [join three sized once list order limit] a list-partitioned table between a foreign and a local one, ORDER BY the key, LIMIT (h23s)
+select f.id, l.region, loc.qty from f join l on l.id = f.id join loc on loc.id = l.id order by f.id limit 4;
+
+-- [join four sized once] four relations on one key, a filter on the last: each level's relations sized by their first pair (h23s)
+select h.grp, r.v, loc.cat from h join r on r.k = h.id join loc on loc.id = r.k join f on f.id = loc.id where f.val > 900;
+
+-- [join three sized once left order limit] a LEFT JOIN under an inner one, ORDER BY the foreign table's column, LIMIT (h23s)
+select loc.id, h.grp, f.val from loc left join h on h.id = loc.id join f on f.id = loc.id order by f.val desc limit 5;

@@ -278,6 +278,7 @@ fn to_plan(s: &Shape) -> Plan {
             inner_key: Expr::Col(0),
             more_keys: vec![],
             join_type: pgasync::plan::JoinType::Inner,
+            joinrel_rows: None,
         }),
         Shape::NestLoop(o, i) => two_columns(Plan::NestLoop {
             outer: Box::new(to_plan(o)),
@@ -286,6 +287,7 @@ fn to_plan(s: &Shape) -> Plan {
             inner_key: Expr::Col(0),
             filter_inner_first: false,
             join_type: pgasync::plan::JoinType::Inner,
+            joinrel_rows: None,
         }),
         Shape::Sort(c) => Plan::Sort { child: Box::new(to_plan(c)), keys: vec![pgasync::plan::SortKey::asc(1)] },
         Shape::Material(c) => Plan::Material { child: Box::new(to_plan(c)) },
