@@ -675,40 +675,6 @@ fn base_rels<'r>(coord: &'r Node, members: &[Member], at: Location) -> Result<Ve
     Ok(rels)
 }
 
-/// `enable_partitionwise_join`: PostgreSQL may join two tables partitioned alike
-/// partition by partition (`try_partitionwise_join`); the sandbox plans that for two
-/// relations (partitionwise.rs) and for joins whose every relation is partitioned
-/// alike (partitionwise_joinrels.rs), so with the setting on any other join of three
-/// or more relations holding two such tables is refused, naming it.
-fn refuse_partitionwise_join(coord: &Node, rels: &[BaseRel], at: Location) -> Result<(), FrontError> {
-    if !coord.setting_on("enable_partitionwise_join", false) {
-        return Ok(());
-    }
-    for (i, a) in rels.iter().enumerate() {
-        for b in &rels[i + 1..] {
-            if let (
-                RelKind::Partitioned { strategy: x, key: kx, .. },
-                RelKind::Partitioned { strategy: y, key: ky, .. },
-            ) = (&a.rel.kind, &b.rel.kind)
-            {
-                if x == y && kx.len() == ky.len() {
-                    return Err(FrontError::unsupported(
-                        format!(
-                            "enable_partitionwise_join = on for a join of two tables partitioned alike (\"{}\" and \
-                             \"{}\") with relations partitioned otherwise: PostgreSQL may join those two partition \
-                             by partition, and the sandbox plans a partitionwise join of two relations, or of \
-                             relations all partitioned alike",
-                            a.rel.name, b.rel.name
-                        ),
-                        at,
-                    ));
-                }
-            }
-        }
-    }
-    Ok(())
-}
-
 /// The query bound by the shard planner over the members' columns: its layers, its
 /// output columns, each join's ON conjuncts and WHERE's. The ON conditions and WHERE
 /// are bound as one AND (in that order) and told apart again by their counts.

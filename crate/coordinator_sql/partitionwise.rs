@@ -14,11 +14,15 @@
 //!    join's: an IN / EXISTS / NOT EXISTS pulled up), make a join relation
 //!    partitioned alike (`Join::partition_pairs`).
 //! 2. Partitions with the same bound are paired (`partition_bounds_equal`: both
-//!    tables have the same bounds). A pair that cannot return a row is left out: an
-//!    inner (semi) join's pair with either side pruned, an outer (anti) join's with
-//!    its preserved side pruned (FULL: both). When an outer join's nullable side is
-//!    pruned and its preserved partner is not, the join is not partitionwise at all
-//!    (`try_partitionwise_join` sets `nparts = 0`): it is planned as usual.
+//!    tables have the same bounds); when the bounds differ, the partitions pruning
+//!    leaves are matched by `partition_bounds_merge` (partbounds.rs: ranges that
+//!    overlap, lists that share a value, one to one; hash bounds never), and if they
+//!    do not match one to one the join is planned as usual. A pair that cannot return
+//!    a row is left out: an inner (semi) join's pair with either side pruned or
+//!    missing, an outer (anti) join's with its preserved side pruned or missing
+//!    (FULL: both). When an outer join's preserved partition is left without its
+//!    partner (pruned, or no partition matches it), the join is not partitionwise at
+//!    all (`try_partitionwise_join` sets `nparts = 0`): it is planned as usual.
 //! 3. Each pair is a join relation of its own, planned as any join of two relations
 //!    (`Join::choose`: method and order by cost), its sides the two partitions' scans
 //!    with the join's conditions on each side pushed in; its cheapest path is a member
@@ -40,14 +44,16 @@
 //! the sandbox does not is refused by name, never planned differently.
 //!
 //! Where it departs from PostgreSQL (each refused by name when the setting is on):
-//! bounds that differ (PostgreSQL 15's `partition_bounds_merge` can still pair them),
-//! sub-partitioned partitions, ORDER BY over foreign pairs or by a
+//! bounds that differ with a default partition or a list partition accepting NULL
+//! (PostgreSQL 15's `partition_bounds_merge` can still pair them), sub-partitioned
+//! partitions, ORDER BY over foreign pairs or by a
 //! partition key (PostgreSQL weighs a Merge Append of the ordered pairs; with local
 //! pairs ordered otherwise it is a Sort above the Append, planned here), and a GROUP BY
 //! key that is not a column. A lone pair pushed down has its partitions' widths, not
 //! the parents' (`build_child_join_reltarget`: EXPLAIN's width can differ by a byte).
 //! Joins of three or more relations partitioned alike are partitionwise_joinrels.rs's.
 
+use super::partbounds::{partition_bounds_merge, Merge, Merged};
 use super::*;
 
 /// A pair of partitions to join: the first relation's and the second's.
@@ -83,13 +89,27 @@ impl<'r> Join<'r> {
         if pa.iter().chain(&pb).any(|(_, r)| matches!(r.kind, RelKind::Partitioned { .. })) {
             return Err(self.refuse(format!("a partitionwise join of sub-partitioned tables ({names})")));
         }
-        if !same_bounds(&pa, &pb) {
-            return Err(self.refuse(format!(
-                "a partitionwise join of tables whose partition bounds differ ({names}): PostgreSQL 15 pairs \
-                 their partitions by merging the bounds (partition_bounds_merge)"
-            )));
+        let (live_a, live_b) = (self.live(a), self.live(b));
+        if same_bounds(&pa, &pb) {
+            // `partition_bounds_equal`: the partitions at the same place pair up, a
+            // pruned one missing from its pair.
+            let live = |r: &'r Relation, names: &[&str]| names.contains(&r.name.as_str()).then_some(r);
+            let matched: Vec<Merged> =
+                pa.iter().zip(&pb).map(|(&(_, x), &(_, y))| (live(x, &live_a), live(y, &live_b))).collect();
+            return Ok(self.live_pairs(&matched));
         }
-        Ok(self.live_pairs(&pa, &pb))
+        // `partition_bounds_merge` over the partitions pruning leaves.
+        let keep = |parts: &[(&'r Bound, &'r Relation)], names: &[&str]| -> Vec<(&'r Bound, &'r Relation)> {
+            parts.iter().filter(|(_, r)| names.contains(&r.name.as_str())).copied().collect()
+        };
+        match partition_bounds_merge(&keep(&pa, &live_a), &keep(&pb, &live_b)) {
+            Merge::Partitions(matched) => Ok(self.live_pairs(&matched)),
+            Merge::NotPartitionwise => Ok(None),
+            Merge::Unsupported(what) => Err(self.refuse(format!(
+                "a partitionwise join of tables whose partition bounds differ ({names}), with {what}: PostgreSQL 15 \
+                 may still pair their partitions (partition_bounds_merge)"
+            ))),
+        }
     }
 
     /// `have_partkey_equi_join`: every key column of the first relation is equal to
@@ -117,14 +137,16 @@ impl<'r> Join<'r> {
         parts
     }
 
-    /// `try_partitionwise_join`'s loop over the partitions: the pairs that can return
-    /// rows, with each side's pruning (its own conditions) applied; None when a
-    /// preserved side's partition is left without its partner.
-    fn live_pairs(&self, pa: &[(&'r Bound, &'r Relation)], pb: &[(&'r Bound, &'r Relation)]) -> Option<Vec<Pair<'r>>> {
+    /// The names of a side's partitions its own conditions leave (pruning).
+    fn live(&self, s: &JoinSide<'r>) -> Vec<&'r str> {
         let p = Planner::new(self.coord, vec![]);
-        let [a, b] = &self.sides;
-        let live_a: Vec<&str> = p.leaves(a.rel, a.conjuncts).iter().map(|r| r.name.as_str()).collect();
-        let live_b: Vec<&str> = p.leaves(b.rel, b.conjuncts).iter().map(|r| r.name.as_str()).collect();
+        p.leaves(s.rel, s.conjuncts).iter().map(|r| r.name.as_str()).collect()
+    }
+
+    /// `try_partitionwise_join`'s loop over the merged partitions (`matched`, a
+    /// partition None where pruned or without a partner): the pairs that can return
+    /// rows; None when a preserved side's partition is left without its partner.
+    fn live_pairs(&self, matched: &[Merged<'r>]) -> Option<Vec<Pair<'r>>> {
         // Which sides' rows the join keeps without a match.
         let (keeps_a, keeps_b) = match self.join_type {
             JoinType::Left | JoinType::Anti => (true, false),
@@ -133,14 +155,13 @@ impl<'r> Join<'r> {
             _ => (false, false),
         };
         let mut pairs = vec![];
-        for ((_, x), (_, y)) in pa.iter().zip(pb) {
-            match (live_a.contains(&x.name.as_str()), live_b.contains(&y.name.as_str())) {
-                (true, true) => pairs.push([*x, *y]),
-                (false, false) => {}
-                // A pruned partition has no relation to join (`child_rel == NULL`):
+        for m in matched {
+            match *m {
+                (Some(x), Some(y)) => pairs.push([x, y]),
+                // A missing partition has no relation to join (`child_rel == NULL`):
                 // PostgreSQL gives up the partitionwise join unless the pair is empty.
-                (true, false) if keeps_a => return None,
-                (false, true) if keeps_b => return None,
+                (Some(_), None) if keeps_a => return None,
+                (None, Some(_)) if keeps_b => return None,
                 _ => {}
             }
         }

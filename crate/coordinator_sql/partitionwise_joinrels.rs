@@ -37,9 +37,13 @@
 //! LIMIT, … go above it; any case the rules above do not cover is refused by name,
 //! never planned another way.
 //!
+//! When no two relations partitioned alike are joined on their keys, no join
+//! relation is partitioned (`build_joinrel_partition_info`) and the join is planned
+//! as usual, the setting without effect, as in PostgreSQL.
+//!
 //! Where it departs from PostgreSQL (refused by name): relations of which only some
-//! are partitioned alike (PostgreSQL joins those pairs partitionwise below a plain
-//! join with the others), ORDER BY over the join (PostgreSQL weighs a Merge Append of
+//! are partitioned alike or joined on their keys (PostgreSQL joins those pairs
+//! partitionwise below a plain join with the others), ORDER BY over the join (PostgreSQL weighs a Merge Append of
 //! the children's ordered paths), and bounds that differ (`partition_bounds_merge`).
 
 use super::*;
@@ -57,9 +61,21 @@ impl<'r> JoinProblem<'r> {
         if !self.coord.setting_on("enable_partitionwise_join", false) {
             return Ok(None);
         }
+        // No two relations partitioned alike joined on their keys: no join relation
+        // the search makes is partitioned (`build_joinrel_partition_info`), the join is
+        // planned as usual.
+        let Some(pair) = self.partkey_joined_pair() else { return Ok(None) };
         let Some(scheme) = self.common_scheme() else {
-            refuse_partitionwise_join(self.coord, &self.rels, self.at)?;
-            return Ok(None);
+            let [a, b] = [pair.0, pair.1].map(|i| &self.rels[i].rel.name);
+            return Err(FrontError::unsupported(
+                format!(
+                    "enable_partitionwise_join = on for a join of two tables partitioned alike and joined on their \
+                     partition keys (\"{a}\" and \"{b}\") with relations partitioned otherwise: PostgreSQL may join \
+                     those two partition by partition, and the sandbox plans a partitionwise join of two relations, \
+                     or of relations all partitioned alike"
+                ),
+                self.at,
+            ));
         };
         let refuse = |what: &str| {
             FrontError::unsupported(
@@ -125,13 +141,7 @@ impl<'r> JoinProblem<'r> {
     /// relations' key columns, one for one, equal by an equivalence class or by an
     /// outer join's ON clause; and no other join clause joining two relations.
     fn joined_on_keys(&self, keys: &[Vec<usize>]) -> bool {
-        let equal = |x: usize, y: usize| {
-            self.ecs.iter().any(|ec| ec.members.contains(&x) && ec.members.contains(&y))
-                || self.sjs.iter().any(|sj| {
-                    let cols = columns_of(&sj.clause, self.n);
-                    cols.contains(&x) && cols.contains(&y)
-                })
-        };
+        let equal = |x: usize, y: usize| self.keys_equal(x, y);
         let n = self.rels.len();
         for i in 0..n {
             for j in i + 1..n {
@@ -150,6 +160,40 @@ impl<'r> JoinProblem<'r> {
             .all(|ec| self.ec_relids(ec).count_ones() < 2 || ec.members.iter().all(|c| key_cols.contains(c)));
         let sjs_on_keys = self.sjs.iter().all(|sj| columns_of(&sj.clause, self.n).iter().all(|c| key_cols.contains(c)));
         ecs_on_keys && sjs_on_keys && self.clauses.is_empty() && self.pinned_ecs.is_empty()
+    }
+
+    /// Two columns (query numbering) equal in a join: by an equivalence class, or by
+    /// an outer (semi) join's ON clause.
+    fn keys_equal(&self, x: usize, y: usize) -> bool {
+        self.ecs.iter().any(|ec| ec.members.contains(&x) && ec.members.contains(&y))
+            || self.sjs.iter().any(|sj| {
+                let cols = columns_of(&sj.clause, self.n);
+                cols.contains(&x) && cols.contains(&y)
+            })
+    }
+
+    /// `build_joinrel_partition_info`'s test on two base relations: both partitioned
+    /// with one scheme (strategy, key columns' types) and their keys equal column for
+    /// column (`have_partkey_equi_join`). A join relation is partitioned only when its
+    /// sides are and are joined so, so without such a pair none is: the first pair
+    /// (FROM order), None without.
+    fn partkey_joined_pair(&self) -> Option<(usize, usize)> {
+        let scheme = |b: &BaseRel| match &b.rel.kind {
+            RelKind::Partitioned { strategy, key, .. } => {
+                let types: Vec<crate::plan::SqlType> = key.iter().map(|&k| b.rel.columns[k].ty).collect();
+                Some((*strategy, types, key.iter().map(|&k| b.first + k).collect::<Vec<usize>>()))
+            }
+            _ => None,
+        };
+        let n = self.rels.len();
+        (0..n).flat_map(|i| (i + 1..n).map(move |j| (i, j))).find(|&(i, j)| {
+            match (scheme(&self.rels[i]), scheme(&self.rels[j])) {
+                (Some((sa, ta, ka)), Some((sb, tb, kb))) => {
+                    sa == sb && ta == tb && ka.iter().zip(&kb).all(|(&x, &y)| self.keys_equal(x, y))
+                }
+                _ => false,
+            }
+        })
     }
 
     /// A partitioned relation's partitions, in bound order.

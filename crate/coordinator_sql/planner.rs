@@ -141,6 +141,9 @@ mod incsort;
 /// it extends `Join`.
 #[path = "partitionwise.rs"]
 mod partitionwise;
+
+#[path = "partbounds.rs"]
+mod partbounds;
 /// The order of a join's columns in EXPLAIN's target lists (PostgreSQL's reltargets).
 #[path = "tlist_order.rs"]
 mod tlist_order;

@@ -454,6 +454,59 @@ insert into js_c11 select i % 70, i from generate_series(1, 140) i;
 analyze js_f, js_d1, js_d2, js_d3, js_d4, js_d5, js_d6, js_d7, js_d8, js_d9, js_d10;
 analyze js_c1, js_c2, js_c3, js_c4, js_c5, js_c6, js_c7, js_c8, js_c9, js_c10, js_c11;
 
+-- @shard s1
+-- (h23p) partitionwise join of differing bounds: pwm_c's first partition's remote table.
+create table pwm_c1r (id int, z int, v text);
+
+-- @shard s2
+-- (h23p) pwm_c's second partition's remote table.
+create table pwm_c2r (id int, z int, v text);
+
+-- @coordinator
+-- (h23p) partitionwise joins of tables whose partition bounds differ (partition_bounds_merge):
+-- pwm_l range on id with no partition for [300, 600); pwm_d narrower ranges matching
+-- pw_la's one to one; pwm_e two ranges inside pw_la's first; pwm_c foreign on s1
+-- [0, 300) and s2 [300, 450), none above (pwj_a's partners); pwm_ma, pwm_mb list
+-- partitions sharing some values; pwm_h hash modulus 2 (pw_ha's is 3); pwm_s a small
+-- local table.
+create table pwm_l (id int, z int, v text) partition by range (id);
+create table pwm_l1 partition of pwm_l for values from (0) to (300);
+create table pwm_l2 partition of pwm_l for values from (600) to (900);
+create table pwm_d (id int, z int, v text) partition by range (id);
+create table pwm_d1 partition of pwm_d for values from (0) to (200);
+create table pwm_d2 partition of pwm_d for values from (300) to (500);
+create table pwm_d3 partition of pwm_d for values from (600) to (1000);
+create table pwm_e (id int, z int) partition by range (id);
+create table pwm_e1 partition of pwm_e for values from (0) to (150);
+create table pwm_e2 partition of pwm_e for values from (150) to (300);
+create table pwm_e3 partition of pwm_e for values from (600) to (900);
+create table pwm_c (id int, z int, v text) partition by range (id);
+create foreign table pwm_c1 partition of pwm_c for values from (0) to (300) server s1 options (table_name 'pwm_c1r');
+create foreign table pwm_c2 partition of pwm_c for values from (300) to (450) server s2 options (table_name 'pwm_c2r');
+create table pwm_ma (k text, v int) partition by list (k);
+create table pwm_ma1 partition of pwm_ma for values in ('a', 'b');
+create table pwm_ma2 partition of pwm_ma for values in ('c');
+create table pwm_ma3 partition of pwm_ma for values in ('d');
+create table pwm_mb (k text, w int) partition by list (k);
+create table pwm_mb1 partition of pwm_mb for values in ('a');
+create table pwm_mb2 partition of pwm_mb for values in ('e', 'c');
+create table pwm_mb3 partition of pwm_mb for values in ('f');
+create table pwm_h (id int, z int, v text) partition by hash (id);
+create table pwm_h0 partition of pwm_h for values with (modulus 2, remainder 0);
+create table pwm_h1 partition of pwm_h for values with (modulus 2, remainder 1);
+create table pwm_s (id int, name text);
+insert into pwm_l select i * 5, i % 4, 'l' || i * 5 from generate_series(0, 179) i where i * 5 < 300 or i * 5 >= 600;
+insert into pwm_d select i * 5, i % 4, 'd' || i * 5 from generate_series(0, 199) i
+  where i * 5 < 200 or (i * 5 >= 300 and i * 5 < 500) or i * 5 >= 600;
+insert into pwm_e select i * 7, i from generate_series(0, 128) i where i * 7 < 300 or i * 7 >= 600;
+insert into pwm_c select i * 4, i % 6, 'c' || i * 4 from generate_series(0, 112) i;
+insert into pwm_ma select (array['a', 'b', 'c', 'd'])[i % 4 + 1], i from generate_series(1, 100) i;
+insert into pwm_mb select (array['a', 'c', 'e', 'f'])[i % 4 + 1], i from generate_series(1, 60) i;
+insert into pwm_h select i * 2, i % 4, 'h' || i from generate_series(1, 300) i;
+insert into pwm_s select i, 'n' || i from generate_series(0, 9) i;
+analyze pwm_l, pwm_l1, pwm_l2, pwm_d, pwm_d1, pwm_d2, pwm_d3, pwm_e, pwm_e1, pwm_e2, pwm_e3, pwm_c, pwm_c1, pwm_c2,
+  pwm_ma, pwm_ma1, pwm_ma2, pwm_ma3, pwm_mb, pwm_mb1, pwm_mb2, pwm_mb3, pwm_h, pwm_h0, pwm_h1, pwm_s;
+
 -- @corpus
 -- Each query: comment lines right above it (the first may start with [tags], which the
 -- test counts), then its SQL, ending with `;` at the end of a line (no `;` inside).
@@ -4421,3 +4474,82 @@ select h.grp, r.v, loc.cat from h join r on r.k = h.id join loc on loc.id = r.k 
 
 -- [join three sized once left order limit] a LEFT JOIN under an inner one, ORDER BY the foreign table's column, LIMIT (h23s)
 select loc.id, h.grp, f.val from loc left join h on h.id = loc.id join f on f.id = loc.id order by f.val desc limit 5;
+
+-- ===== (h23p) partitionwise join: joins not on the keys, and partition bounds that differ (partition_bounds_merge) (issue 23 item 5) =====
+
+-- [partitionwise join three off key] two tables partitioned alike joined on other columns than the key, and a small table: no join relation partitioned, planned as usual
+set enable_partitionwise_join = on;
+select a.id, b.u, s.name from pw_la a join pw_lb b on a.x = b.y join pwm_s s on s.id = a.x where a.id < 20;
+
+-- [partitionwise join three all off key] three tables partitioned alike, none joined on its key: planned as usual
+set enable_partitionwise_join = on;
+select a.id, b.u, c.t from pw_la a join pw_lb b on a.x = b.y join pw_fa c on c.x = b.y where a.id < 5 and c.id < 40;
+
+-- [partitionwise join merge range] bounds that differ: pw_la's partition without a partner is left out of the inner join
+set enable_partitionwise_join = on;
+select a.id, l.v from pw_la a join pwm_l l on a.id = l.id;
+
+-- [partitionwise join merge range left fallback] the preserved side's partition has no partner: not partitionwise
+set enable_partitionwise_join = on;
+select a.id, l.v from pw_la a left join pwm_l l on a.id = l.id where a.x = 3;
+
+-- [partitionwise join merge range left] the nullable side's partition without a partner is left out
+set enable_partitionwise_join = on;
+select l.id, a.t from pwm_l l left join pw_la a on a.id = l.id where l.z = 1;
+
+-- [partitionwise join merge range full fallback] FULL JOIN with a partition on one side only: not partitionwise
+set enable_partitionwise_join = on;
+select a.id, l.v from pw_la a full join pwm_l l on a.id = l.id where a.x = 1 or l.z = 1;
+
+-- [partitionwise join merge range overlap] narrower ranges that overlap pw_la's one to one: three pairs
+set enable_partitionwise_join = on;
+select a.id, d.v from pw_la a join pwm_d d on a.id = d.id where d.z = 2;
+
+-- [partitionwise join merge range many] a partition overlapping two of the other side: the bounds do not merge, planned as usual
+set enable_partitionwise_join = on;
+select a.id, e.z from pw_la a join pwm_e e on a.id = e.id;
+
+-- [partitionwise join merge range many pruned] that partition pruned: the rest merge, one pair left
+set enable_partitionwise_join = on;
+select a.id, e.z from pw_la a join pwm_e e on a.id = e.id where a.id >= 300;
+
+-- [partitionwise join merge list] list partitions matched by the values they share
+set enable_partitionwise_join = on;
+select a.k, a.v, b.w from pwm_ma a join pwm_mb b on a.k = b.k;
+
+-- [partitionwise join merge list left fallback] the preserved side's list partition without a partner: not partitionwise
+set enable_partitionwise_join = on;
+select a.k, b.w from pwm_mb b left join pwm_ma a on a.k = b.k;
+
+-- [partitionwise join merge hash] hash partitions of different moduli never merge: planned as usual
+set enable_partitionwise_join = on;
+select a.id, h.v from pw_ha a join pwm_h h on a.id = h.id;
+
+-- [partitionwise join merge pushdown] merged foreign pairs on one server: each pair one Async Foreign Scan of its join
+set enable_partitionwise_join = on;
+select a.id, c.v from pwj_a a join pwm_c c on a.id = c.id;
+
+-- [partitionwise join merge pushdown left] LEFT JOIN of the side with fewer partitions, pushed per pair, WHERE in the remote query
+set enable_partitionwise_join = on;
+select c.id, a.t from pwm_c c left join pwj_a a on a.id = c.id where c.z = 1;
+
+-- [partitionwise join merge pushdown group] an aggregate above the Append of the pushed pairs
+set enable_partitionwise_join = on;
+select c.z, count(*) from pwj_a a join pwm_c c on a.id = c.id group by c.z;
+
+-- [partitionwise join merge pushdown filter] a condition on one side in each pushed join's ON
+set enable_partitionwise_join = on;
+select a.id, b.v from pw_fa a join pwm_c b on a.id = b.id where a.x = 4;
+
+-- [partitionwise join merge foreign servers] merged pairs of foreign partitions on two servers: a Hash Join per pair
+set enable_partitionwise_join = on;
+select b.id, c.v from pw_fb b join pwm_c c on b.id = c.id where b.y = 2;
+
+-- [partitionwise join merge semi] EXISTS: a semi join per merged pair
+set enable_partitionwise_join = on;
+select a.id, a.t from pwj_a a where exists (select 1 from pwm_c c where c.id = a.id) and a.x = 2;
+
+-- [partitionwise join merge anti fallback] NOT EXISTS: the outer side's partition without a partner, not partitionwise
+set enable_partitionwise_join = on;
+select a.id from pwj_a a where not exists (select 1 from pwm_c c where c.id = a.id) and a.x = 2;
+

@@ -258,13 +258,35 @@ fn partition_pruning_and_partitionwise_settings_are_honoured_or_refused() {
     // Not on the partition key, or with a plain table: no effect, as in PostgreSQL.
     assert!(is_join(&planned(on, "select t.id, u.v from t join u on t.v = u.id;")));
     planned(on, "select t.id, l.w from t join loc l on t.id = l.id;");
-    // What PostgreSQL would plan partitionwise and the sandbox does not: refused by name.
+    // Three relations, the two partitioned alike not joined on their keys: no join
+    // relation is partitioned (build_joinrel_partition_info), planned as usual.
+    planned(on, "select t.id, u.v, l.w from t join u on t.v = u.v join loc l on l.id = t.id;");
+    // Bounds that differ (partbounds.rs): w2 overlaps t1 and t2, so they do not merge
+    // and the join is planned as usual; x's partitions match t's one to one.
     let w = "create table w (id int, v int) partition by range (id);\n\
              create table w1 partition of w for values from (0) to (50);\n\
              create table w2 partition of w for values from (50) to (200);\n";
+    assert!(is_join(&planned(&format!("{w}{on}"), "select t.id, w.v from t join w on t.id = w.id;")));
+    let x = "create table x (id int, v int) partition by range (id);\n\
+             create table x1 partition of x for values from (0) to (80);\n\
+             create table x2 partition of x for values from (150) to (300);\n";
+    let merged = planned(&format!("{x}{on}"), "select t.id, x.v from t join x on t.id = x.id;");
+    assert!(
+        matches!(&merged, Plan::Append { children, .. } if children.len() == 2 && children.iter().all(|c| is_join(c))),
+        "{merged:?}"
+    );
+    // t's first partition has no partner in y's: a LEFT join is not partitionwise.
+    let y = "create table y (id int, v int) partition by range (id);\n\
+             create table y1 partition of y for values from (100) to (200);\n";
+    assert!(is_join(&planned(&format!("{y}{on}"), "select t.id, y.v from t left join y on t.id = y.id;")));
+    // What PostgreSQL would plan partitionwise and the sandbox does not: refused by name.
+    let z = "create table z (id int, v int) partition by range (id);\n\
+             create table z1 partition of z for values from (0) to (100);\n\
+             create table z2 partition of z default;\n";
     for (extra, query, named) in [
         (on.to_string(), "select t.id, u.v from t join u on t.id = u.id order by u.v;", "ORDER BY"),
-        (format!("{w}{on}"), "select t.id, w.v from t join w on t.id = w.id;", "partition bounds differ"),
+        (format!("{z}{on}"), "select t.id, z.v from t join z on t.id = z.id;", "default partition"),
+        (on.to_string(), "select t.id, u.v, l.w from t join u on t.id = u.id join loc l on l.id = t.v;", "otherwise"),
     ] {
         let e = plan_err(&extra, query);
         assert!(e.message.starts_with(REFUSED) && e.message.contains(named), "{query}: {e}");
