@@ -6,6 +6,11 @@
 // longest main-thread task while the query was planned (from the heartbeat of a
 // MessageChannel, which runs between the page's tasks: a gap between two beats is at
 // least the task between them) is printed, not asserted (a wall-clock figure).
+// Then the timeline of a union over two foreign tables whose scans have their own
+// local qual and projection (a Result the sandbox puts over each scan, "in EXPLAIN:
+// part of the node below"): its request lanes name the Foreign Scans, as PostgreSQL's
+// requestee is the scan, never "Result". Screenshots of the big join's plan and of
+// that timeline at 1280×720 and at 150 % zoom (853×480 CSS px at 1.5 device pixels).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ROOT } from './lib.mjs';
@@ -50,16 +55,41 @@ async function longestWhilePlanning(page) {
   });
 }
 
+/** Two foreign tables, each scan with a local Filter (and t's with a computed select list). */
+const QUAL_FILE = `-- @shard s1
+create table t_remote (a int, s text);
+insert into t_remote select i, 'abc' || i from generate_series(1, 400) i;
+-- @shard s2
+create table u_remote (a int, s text);
+insert into u_remote select i, 'abc' || i from generate_series(1, 400) i;
+-- @coordinator
+create extension postgres_fdw;
+create server s1 foreign data wrapper postgres_fdw options (dbname 'postgres', async_capable 'true', fetch_size '50');
+create server s2 foreign data wrapper postgres_fdw options (dbname 'postgres', async_capable 'true', fetch_size '50');
+create foreign table t (a int, s text) server s1 options (table_name 't_remote');
+create foreign table u (a int, s text) server s2 options (table_name 'u_remote');
+-- @query
+select a + 1 from t where s || a like 'abc1%' union all select a from u where s || a like 'abc2%';
+`;
+
+/** The timeline's lane labels. */
+const laneLabels = (page) => page.$$eval('[data-testid=timeline] .lane-label', (ls) => ls.map((l) => l.textContent));
+
 export async function checkBigJoin(browser, server, { check, shot, runInEditor }) {
   console.log('SQL editor: joins of 8 and 11 relations planned in the page, in slices (issue 20)');
   const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
   await context.addInitScript(heartbeat);
   const page = await context.newPage();
+  const zoomed = await browser.newContext({ viewport: { width: 853, height: 480 }, deviceScaleFactor: 1.5 });
+  const zp = await zoomed.newPage();
+  const openEditor = async (p) => {
+    await p.goto(`${server.url}?scenario=M&rows=300`);
+    await p.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
+    await p.click('[data-testid=sql-toggle]');
+    await p.locator('[data-testid=sql]').waitFor({ state: 'visible', timeout: 5000 });
+  };
   try {
-    await page.goto(`${server.url}?scenario=M&rows=300`);
-    await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
-    await page.click('[data-testid=sql-toggle]');
-    await page.locator('[data-testid=sql]').waitFor({ state: 'visible', timeout: 5000 });
+    await openEditor(page);
     const cases = [
       { tag: 'join star 8', rels: ['js_f', ...[1, 2, 3, 4, 5, 6, 7].map((k) => `js_d${k}`)], shotName: '20a-sql-join-star-8.png' },
       { tag: 'join chain 11 collapse', rels: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11].map((k) => `js_c${k}`), shotName: '20b-sql-join-chain-11.png' },
@@ -82,7 +112,26 @@ export async function checkBigJoin(browser, server, { check, shot, runInEditor }
       console.log(`  --  [${c.tag}]: longest main-thread task while planning ${longest.ms} ms (planning ${longest.planning} ms, ${longest.tasks} gaps over 2 ms)`);
       await shot(page, c.shotName);
     }
+
+    console.log('Timeline: requests to a scan\'s own qual and projection name the Foreign Scan (issue 20)');
+    for (const [p, suffix] of [[page, ''], [zp, '-zoom150']]) {
+      if (p === zp) await openEditor(zp);
+      const err = await runInEditor(p, QUAL_FILE);
+      check(`the union over filtered foreign scans runs${suffix ? ' at 150 % zoom' : ''}`, err === '', err);
+      await p.click('[data-testid=to-end]');
+      await p.waitForFunction(() => document.querySelector('[data-testid=phase]').textContent.trim() === 'finished', null, { timeout: 60000 });
+      const lanes = (await laneLabels(p)).filter((l) => l.startsWith('#'));
+      check(`the request lanes name the Foreign Scans, none "Result"${suffix}`, lanes.length >= 2 && lanes.every((l) => /^#\d+ (t|u)( \(qual\))?$/.test(l)) && lanes.some((l) => /^#\d+ t$/.test(l)) && lanes.some((l) => /^#\d+ u$/.test(l)), lanes.join(', '));
+      await shot(p, `20c-sql-qual-timeline${suffix}.png`, p.locator('[data-testid=timeline]'));
+      await shot(p, `20d-sql-qual-page${suffix}.png`);
+    }
+    // The big join's plan at 150 % zoom.
+    const err = await runInEditor(zp, corpusFile('join star 8').text);
+    check('the star of 8 is planned at 150 % zoom', err === '', err);
+    await shot(zp, '20e-sql-join-star-8-zoom150.png');
+    await shot(zp, '20f-sql-join-star-8-plan-zoom150.png', zp.locator('[data-testid=plan]'));
   } finally {
     await context.close();
+    await zoomed.close();
   }
 }
