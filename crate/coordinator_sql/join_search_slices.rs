@@ -122,8 +122,8 @@ impl KeptSearches {
             .sum()
     }
 
-    /// How many searches ran from their start under `run` (a planning that found all
-    /// of its searches kept starts none).
+    /// How many searches ran from their start under `run`, kept or not (a planning
+    /// that found all of its searches kept starts none).
     pub fn searches_started(&self) -> usize {
         self.started
     }
@@ -183,7 +183,10 @@ pub(super) fn enter(sig: &Signature) -> (Slot, Found) {
     ACTIVE.with(|a| {
         let mut a = a.borrow_mut();
         let Some(a) = a.as_mut() else { return (Slot(None), Found::Nothing) };
-        let Some(n) = a.planning.as_mut() else { return (Slot(None), Found::Nothing) };
+        let Some(n) = a.planning.as_mut() else {
+            a.kept.started += 1;
+            return (Slot(None), Found::Nothing);
+        };
         let slot = *n;
         *n += 1;
         let entries = &mut a.kept.entries;

@@ -374,5 +374,10 @@ fn a_join_search_planned_in_slices_plans_what_one_planning_plans() {
         assert!(!stopped, "{name}");
         assert_eq!(format!("{:?}", again.unwrap().plan), format!("{:?}", whole.plan), "{name}: planned again");
         assert_eq!(kept.searches_started(), started, "{name}: a planning after the slices searched again");
+        // The page's session (`SqlLoader.session()`) after the slices: its plannings
+        // take the kept searches too (the page would block on any search it starts).
+        let (session, _) = kept.run(None, || pgasync::demo::session::DemoSession::from_sql(s, true, Knobs::default()));
+        session.unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(kept.searches_started(), started, "{name}: the session searched again");
     }
 }
