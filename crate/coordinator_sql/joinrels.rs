@@ -106,9 +106,11 @@
 //! outer join's ON clause must be one equality between its sides (plus conditions on
 //! its nullable side alone, pushed into that relation's scans). Two-relation joins
 //! stay `planner::plan_join`'s. GEQO is not followed (refused by name), and the search
-//! is bounded (`MAX_SEARCH_ITEMS` entries; `MAX_PATHS_COSTED` paths: natively above
-//! every search PostgreSQL runs exhaustively by default, in the page what its main
-//! thread plans in about 50 ms; refused by name beyond). As in PostgreSQL a path is a small record (`RelPath`): its
+//! is bounded (`MAX_SEARCH_ITEMS` entries; `MAX_PATHS_COSTED` paths, above every
+//! search PostgreSQL runs exhaustively by default; refused by name beyond). The page
+//! plans a scenario file's query in slices of a few milliseconds, each planning it
+//! again and taking its searches up where they stopped (`join_search_slices`), so
+//! its main thread is never blocked long. As in PostgreSQL a path is a small record (`RelPath`): its
 //! own nodes (the join node with its Sort, Materialize, filter and projection) over a
 //! placeholder per input path, the input paths shared (`Rc`), its figures for the cost
 //! model (`RelPath::costed`: a join path is costed from its inputs' figures,
@@ -144,6 +146,13 @@ use std::rc::Rc;
 #[path = "partitionwise_joinrels.rs"]
 mod partitionwise_joinrels;
 
+/// A join search in slices, taken up where it stopped (the page's planning): a child
+/// module, so it holds `JoinRels`.
+#[path = "join_search_slices.rs"]
+mod join_search_slices;
+use join_search_slices::{Found, SearchCursor, Signature, Slot, StoppedSearch};
+pub use join_search_slices::{KeptPlanning, KeptSearches};
+
 /// The most base relations one query's join may have here: relation sets are `u32`
 /// bitsets (`Relids`); refused beyond by name.
 pub(super) const MAX_RELS: usize = 32;
@@ -155,41 +164,45 @@ pub(super) const MAX_RELS: usize = 32;
 /// costs 76,822 paths, 1.5 s natively in the dev profile: `MAX_PATHS_COSTED`).
 pub(super) const MAX_SEARCH_ITEMS: usize = 11;
 
-/// The most paths one query's join search may cost. Natively (the CLI, the tests) a
-/// bound on memory only, above every search PostgreSQL runs exhaustively by default
-/// (up to `MAX_SEARCH_ITEMS` items, stars included). In the page (wasm) planning runs
-/// on the main thread, which nothing may block for more than about 50 ms (issue 20):
-/// there the bound is `MAX_PATHS_COSTED_IN_PAGE`, and a search beyond it is refused
-/// by name, pointing at the CLI and at the collapse limits.
+/// The most paths one query's join search may cost: a bound on memory only, above
+/// every search PostgreSQL runs exhaustively by default (up to `MAX_SEARCH_ITEMS`
+/// items, stars included). Natively (the CLI, the tests) and in the page's planning
+/// of a scenario file's query, which runs in slices of a few milliseconds
+/// (`join_search_slices`: the page's main thread is never blocked for more than about
+/// 50 ms, issue 20). What the page plans at once, outside those slices (a setup
+/// statement's query, `Session.fromSql` in the console), is bounded by
+/// `MAX_PATHS_COSTED_AT_ONCE_IN_PAGE` instead.
 ///
 /// Measured with `examples/join_search_bench.rs` (natively, paths costed per query:
 /// stars of 4, 6, 8 and 10 local tables with indexes 188, 1,212, 6,736, 34,580; of 8,
 /// 10 and 11 with foreign dimensions 3,593, 18,443, 40,972; chains of 8, 10 and 11
 /// 1,206, 2,327 and 3,082) and `tests/e2e/join_search_bench.mjs` (the editor's wasm
-/// module in Node): see `MAX_PATHS_COSTED_IN_PAGE` and the report of issue 23.
-#[cfg(not(target_arch = "wasm32"))]
+/// module in Node): see `MAX_PATHS_COSTED_AT_ONCE_IN_PAGE` and the report of issue 23.
 const MAX_PATHS_COSTED: usize = 200_000;
-#[cfg(target_arch = "wasm32")]
-const MAX_PATHS_COSTED: usize = MAX_PATHS_COSTED_IN_PAGE;
 
-/// The page's bound (wasm): the paths a search costs in about 50 ms of the page's main
-/// thread. Measured with `tests/e2e/join_search_bench.mjs` (release wasm in Node, a
-/// 2-core machine under heavy load, CPU time): after `mergejoinscansel` was kept per
-/// pair of columns and each path's output columns found once, a star of 6 local
-/// tables (1,212 paths) 33 ms, a chain of 8 (1,206) 22 ms, a star of 6 with foreign
-/// dimensions (647) 18 ms: 18 to 27 µs a path (before: 51, 55 and 40 ms, 42 to 62 µs
-/// a path). So 2,000 paths, at most about 55 ms: every join of up to 6 relations
-/// measured and chains of 8 plan in the page; the stars of 8 to 11 relations (3,593
-/// to 76,822 paths) and chains of 10 and 11 (2,327 and 3,082) are refused there by
-/// name and planned natively (the CLI, the tests).
-#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
-const MAX_PATHS_COSTED_IN_PAGE: usize = 2_000;
+/// The page's bound on a search planned at once on its main thread (wasm, outside
+/// `join_search_slices`): the paths a search costs in about 50 ms. Measured with
+/// `tests/e2e/join_search_bench.mjs` (release wasm in Node, a 2-core machine under
+/// heavy load, CPU time): a star of 6 local tables (1,212 paths) 33 ms, a chain of 8
+/// (1,206) 22 ms, a star of 6 with foreign dimensions (647) 18 ms: 18 to 27 µs a
+/// path. So 2,000 paths, at most about 55 ms.
+const MAX_PATHS_COSTED_AT_ONCE_IN_PAGE: usize = 2_000;
 
-/// Why a search past `MAX_PATHS_COSTED` is refused, where it runs.
-fn paths_bound_reason() -> &'static str {
-    if cfg!(target_arch = "wasm32") {
-        "the page plans on its main thread and stops a search where it would pass about 50 ms; the CLI \
-         (`pgasync sql`) plans it"
+/// The bound on this search's paths: `MAX_PATHS_COSTED`, or in the page outside a
+/// planning in slices `MAX_PATHS_COSTED_AT_ONCE_IN_PAGE`.
+fn max_paths_costed() -> usize {
+    if cfg!(target_arch = "wasm32") && !join_search_slices::kept_planning() {
+        MAX_PATHS_COSTED_AT_ONCE_IN_PAGE
+    } else {
+        MAX_PATHS_COSTED
+    }
+}
+
+/// Why a search past `bound` is refused, where it runs.
+fn paths_bound_reason(bound: usize) -> &'static str {
+    if bound < MAX_PATHS_COSTED {
+        "the page plans this statement at once on its main thread and stops a search where it would pass about \
+         50 ms; the query section of a scenario file is planned in slices, and the CLI (`pgasync sql`) plans it"
     } else {
         "the sandbox's bound on a search's memory"
     }
@@ -308,6 +321,7 @@ struct RelPath {
 }
 
 /// A relation of the search (`RelOptInfo`): a base relation or a join of several.
+#[derive(Clone)]
 struct RelInfo {
     relids: Relids,
     /// Kept in order of total cost (`add_path`); shared with the join paths above
@@ -384,7 +398,22 @@ struct JoinProblem<'r> {
     needed_by_rel: std::cell::RefCell<std::collections::HashMap<Relids, Rc<[bool]>>>,
     /// Every relation's columns in the query's numbering (the names projections give).
     all_columns: std::cell::OnceCell<Vec<Column>>,
+    /// Where the search is among the kept ones, and where it goes on (`join_rel`).
+    slices: SliceState,
     at: Location,
+}
+
+/// A search's state for planning in slices (`join_search_slices`): its slot, the
+/// remote estimates asked before it (a search that asks one is never stopped), the
+/// subproblems searched so far (their tops, in order) and the next one's number, and
+/// where the search under way goes on (set when resuming it, and when it stops).
+#[derive(Default)]
+struct SliceState {
+    slot: std::cell::Cell<Option<Slot>>,
+    asks: std::cell::Cell<u64>,
+    done: std::cell::RefCell<Vec<usize>>,
+    search_no: std::cell::Cell<usize>,
+    cursor: std::cell::RefCell<Option<SearchCursor>>,
 }
 
 /// An entry of a joinlist (`deconstruct_jointree`'s output): a base relation (its
@@ -555,6 +584,7 @@ pub(super) fn plan_join_search(
         base_quals: Default::default(),
         needed_by_rel: Default::default(),
         all_columns: Default::default(),
+        slices: Default::default(),
         at,
     };
     let searched = problem.search(&placed.base_quals, &l, &columns, servers);
@@ -1183,12 +1213,73 @@ impl JoinProblem<'_> {
 
     /// The join relation of every base relation, with its paths: level 1 the base
     /// relations' (`set_base_rel_pathlists`), then `make_rel_from_joinlist` over the
-    /// joinlist.
+    /// joinlist. In a planning in slices (`join_search_slices`), the search kept for
+    /// this one is taken up: its result if it finished, else where it stopped; and
+    /// when it stops again (out of time), it is kept.
     fn join_rel(&self, base_quals: &[Vec<Expr>]) -> Result<RelInfo, FrontError> {
         *self.base_quals.borrow_mut() = base_quals.to_vec();
-        let mut rels = JoinRels::new(self.base_paths(base_quals)?);
-        let top = self.make_rel_from_joinlist(&mut rels, &self.joinlist)?;
-        Ok(rels.list.swap_remove(top))
+        let base = self.base_paths(base_quals)?;
+        let sig = self.signature(&base);
+        let (slot, found) = join_search_slices::enter(&sig);
+        self.slices.slot.set(Some(slot));
+        self.slices.asks.set(self.coord.remote_estimates.asks());
+        self.slices.search_no.set(0);
+        let mut rels = match found {
+            Found::Done(top, costed) => {
+                self.costed.set(costed);
+                return Ok(top);
+            }
+            Found::Stopped(stopped) => {
+                self.costed.set(stopped.costed);
+                *self.slices.done.borrow_mut() = stopped.done;
+                *self.slices.cursor.borrow_mut() = Some(stopped.cursor);
+                stopped.rels
+            }
+            Found::Nothing => JoinRels::new(base),
+        };
+        match self.make_rel_from_joinlist(&mut rels, &self.joinlist) {
+            Ok(top) => {
+                let top = rels.list.swap_remove(top);
+                if !self.asked_remote_estimates() {
+                    join_search_slices::keep_done(slot, sig, &top, self.costed.get());
+                }
+                Ok(top)
+            }
+            Err(e) => {
+                if let Some(cursor) = self.slices.cursor.borrow_mut().take() {
+                    let done = std::mem::take(&mut *self.slices.done.borrow_mut());
+                    let stopped = StoppedSearch { rels, done, cursor, costed: self.costed.get() };
+                    join_search_slices::keep_stopped(slot, sig, stopped);
+                }
+                Err(e)
+            }
+        }
+    }
+
+    /// What tells this search from another (`join_search_slices::Signature`).
+    fn signature(&self, base: &[RelInfo]) -> Signature {
+        let figures = base
+            .iter()
+            .flat_map(|r| &r.paths)
+            .flat_map(|p| [p.est.startup.to_bits(), p.est.total.to_bits(), p.est.rows.to_bits()])
+            .collect();
+        Signature {
+            names: self.rels.iter().map(|r| r.name.clone()).collect(),
+            at: (self.at.line, self.at.column),
+            figures,
+        }
+    }
+
+    /// Has this search asked a remote estimate (`use_remote_estimate`)? Then it is
+    /// neither stopped nor kept: each planning round must ask its questions again.
+    fn asked_remote_estimates(&self) -> bool {
+        self.coord.remote_estimates.asks() != self.slices.asks.get()
+    }
+
+    /// Should the search stop here, to go on at the next slice of planning?
+    fn out_of_time(&self) -> bool {
+        let slot = self.slices.slot.get();
+        slot.is_some_and(join_search_slices::out_of_time) && !self.asked_remote_estimates()
     }
 
     /// `make_rel_from_joinlist`: each entry's relation (a base relation, or a
@@ -1228,18 +1319,47 @@ impl JoinProblem<'_> {
                 self.at,
             ));
         }
-        self.standard_join_search(rels, initial)
+        // Taken up in slices: a subproblem searched at an earlier slice is not searched
+        // again (the searches are numbered in the order they run).
+        let no = self.slices.search_no.get();
+        self.slices.search_no.set(no + 1);
+        if let Some(&top) = self.slices.done.borrow().get(no) {
+            return Ok(top);
+        }
+        let top = self.standard_join_search(rels, initial)?;
+        self.slices.done.borrow_mut().push(top);
+        Ok(top)
     }
 
     /// `standard_join_search`: level 1 the initial relations, each level up to all
-    /// of them by `join_search_one_level`; the relation of all of them.
+    /// of them by `join_search_one_level`; the relation of all of them. A level's
+    /// pairs are listed first and joined one by one, so that the search can stop after
+    /// any of them (out of time: it fails with `stopped_error`, its cursor kept in
+    /// `slices`) and go on from there, its cursor given back.
     fn standard_join_search(&self, rels: &mut JoinRels, initial: Vec<usize>) -> Result<usize, FrontError> {
         let all: Relids = initial.iter().fold(0, |acc, &i| acc | rels.list[i].relids);
         let levels_needed = initial.len();
-        let mut levels: Vec<Vec<usize>> = vec![vec![], initial];
-        for level in 2..=levels_needed {
-            levels.push(vec![]);
-            self.join_search_one_level(rels, &mut levels, level)?;
+        let mut c = self.slices.cursor.borrow_mut().take().unwrap_or_else(|| SearchCursor {
+            levels: vec![vec![], initial],
+            level: 1,
+            pairs: vec![],
+            next: 0,
+        });
+        while c.next < c.pairs.len() || c.level < levels_needed {
+            if c.next == c.pairs.len() {
+                c.level += 1;
+                c.levels.push(vec![]);
+                c.pairs = self.join_search_one_level(rels, &c.levels, c.level);
+                c.next = 0;
+                continue;
+            }
+            let (old, other) = c.pairs[c.next];
+            c.next += 1;
+            self.make_join_rel(rels, &mut c.levels, c.level, old, other)?;
+            if self.out_of_time() && (c.next < c.pairs.len() || c.level < levels_needed) {
+                *self.slices.cursor.borrow_mut() = Some(c);
+                return Err(join_search_slices::stopped_error());
+            }
         }
         match rels.find(all) {
             Some(top) if !rels.list[top].paths.is_empty() => Ok(top),
@@ -1375,18 +1495,17 @@ impl JoinProblem<'_> {
         Ok(out)
     }
 
-    /// `join_search_one_level`: the join relations of `level` initial relations, from
-    /// a relation of the level below and an initial relation it has a join clause or
+    /// `join_search_one_level`: the pairs of relations whose join relations are
+    /// those of `level` initial relations, in the order `make_join_rel` takes them: a
+    /// relation of the level below and an initial relation it has a join clause or
     /// join order restriction with (`make_rels_by_clause_joins`; at level 2 each pair
     /// once), then bushy: level k with level `level - k` (k ≤ level - k). A relation
     /// with neither joins every initial relation (`make_rels_by_clauseless_joins`),
-    /// which `make_join_rel` refuses for want of an equality.
-    fn join_search_one_level(
-        &self,
-        rels: &mut JoinRels,
-        levels: &mut [Vec<usize>],
-        level: usize,
-    ) -> Result<(), FrontError> {
+    /// which `make_join_rel` refuses for want of an equality. (The levels below are
+    /// complete, and what decides a pair is the relations' sets only, so listing them
+    /// first is joining them as PostgreSQL's loops meet them.)
+    fn join_search_one_level(&self, rels: &JoinRels, levels: &[Vec<usize>], level: usize) -> Vec<(usize, usize)> {
+        let mut pairs = vec![];
         for pos in 0..levels[level - 1].len() {
             let old = levels[level - 1][pos];
             let r = rels.list[old].relids;
@@ -1398,7 +1517,7 @@ impl JoinProblem<'_> {
                 if !overlap(r, o)
                     && (!clauseful || self.have_relevant_joinclause(r, o) || self.have_join_order_restriction(r, o))
                 {
-                    self.make_join_rel(rels, levels, level, old, other)?;
+                    pairs.push((old, other));
                 }
             }
         }
@@ -1417,13 +1536,13 @@ impl JoinProblem<'_> {
                     let o = rels.list[other].relids;
                     if !overlap(r, o) && (self.have_relevant_joinclause(r, o) || self.have_join_order_restriction(r, o))
                     {
-                        self.make_join_rel(rels, levels, level, old, other)?;
+                        pairs.push((old, other));
                     }
                 }
             }
             k += 1;
         }
-        Ok(())
+        pairs
     }
 
     /// The upper levels over each path of the final relation (`grouping_planner`),
@@ -1679,12 +1798,13 @@ impl JoinProblem<'_> {
         for p in new_paths {
             add_rel_path(&mut joinrel.paths, p, self.consider_startup, &|x, y| self.same_order(x, y));
         }
-        if self.costed.get() > MAX_PATHS_COSTED {
+        let bound = max_paths_costed();
+        if self.costed.get() > bound {
             return Err(FrontError::unsupported(
                 format!(
-                    "a join search costing more than {MAX_PATHS_COSTED} paths ({}; lower join_collapse_limit / \
+                    "a join search costing more than {bound} paths ({}; lower join_collapse_limit / \
                      from_collapse_limit to split it)",
-                    paths_bound_reason()
+                    paths_bound_reason(bound)
                 ),
                 self.at,
             ));

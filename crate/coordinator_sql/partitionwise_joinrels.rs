@@ -288,6 +288,7 @@ impl<'r> JoinProblem<'r> {
                 base_quals: Default::default(),
                 needed_by_rel: Default::default(),
                 all_columns: Default::default(),
+                slices: Default::default(),
                 at: self.at,
             };
             let top = child.join_rel(base_quals)?;

@@ -129,7 +129,7 @@ mod equivclass;
 /// Joins of three or more relations: `standard_join_search` (joinrels.rs).
 #[path = "joinrels.rs"]
 mod joinrels;
-pub use joinrels::last_search_paths_costed;
+pub use joinrels::{last_search_paths_costed, KeptPlanning, KeptSearches};
 // The upper levels chosen by cost (GroupAggregate or HashAggregate, Sort or Merge
 // Append, remote ORDER BY and LIMIT): a child module, so it extends `Planner`.
 #[path = "grouping_planner.rs"]

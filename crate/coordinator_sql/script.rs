@@ -186,8 +186,11 @@ impl SqlScenario {
         Ok(s)
     }
 
-    /// Plans the query section's query.
+    /// Plans the query section's query. Under `KeptSearches::run` (the page's
+    /// planning in slices), its join searches are taken up where the last planning
+    /// left them (`planner::KeptPlanning`).
     pub fn plan(&self) -> Result<Planned, FrontError> {
+        let _kept = super::planner::KeptPlanning::open();
         let q = self.query.as_ref().ok_or_else(|| FrontError::new("the scenario has no -- @query section", 0, 0))?;
         let padded = format!("{}{}", "\n".repeat(q.first_line.saturating_sub(1)), q.sql);
         let stmts = parse_statements(&q.sql, q.first_line)?;

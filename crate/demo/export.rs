@@ -46,6 +46,9 @@ pub struct TraceHeader {
     pub behaviour: String,
     /// Plan node labels by node id (`Async Foreign Scan on ft1`).
     pub nodes: Vec<String>,
+    /// Each node as EXPLAIN prints it, by node id (`instrument::printed_as`): a
+    /// request's lane names the Foreign Scan a folded Result belongs to. Not written.
+    pub printed_as: Vec<usize>,
     /// Server name by connection number.
     pub connections: Vec<String>,
     pub total_ms: f64,
@@ -267,7 +270,10 @@ impl Lanes {
                 }
                 let r = &mut self.requests[*request];
                 if r.0.is_empty() {
-                    r.0 = format!("request {request}: {}", header.nodes.get(*requestee).cloned().unwrap_or_default());
+                    // Named as PostgreSQL names its requestee: the Foreign Scan a folded
+                    // Result (its qual and projection) belongs to.
+                    let node = header.printed_as.get(*requestee).copied().unwrap_or(*requestee);
+                    r.0 = format!("request {request}: {}", header.nodes.get(node).cloned().unwrap_or_default());
                 }
                 if let Some((from, s)) = r.2.take() {
                     r.1.push(Bar { from, to: e.time_ns, fill: state_fill(s), title: state(s).into() });
@@ -507,6 +513,7 @@ impl ExportJob {
             mode: if async_mode { "async" } else { "sync" }.to_string(),
             behaviour: scenario.behaviour.label().to_string(),
             nodes: vec![],
+            printed_as: vec![],
             connections: vec![],
             total_ms: 0.0,
         };
@@ -589,6 +596,7 @@ impl ExportJob {
     fn finished(&mut self) {
         let explain = self.run.explain();
         self.header.nodes = crate::demo::session::node_labels(&explain);
+        self.header.printed_as = crate::instrument::printed_as(&explain);
         self.header.connections = self.run.es.conns.iter().map(|c| c.server.clone()).collect();
         self.header.total_ms = self.run.elapsed_ns() as f64 / 1e6;
         let opts = ExplainOptions { verbose: true, counters: true };
@@ -707,6 +715,7 @@ mod tests {
             mode: "async".into(),
             behaviour: "pg15".into(),
             nodes: crate::demo::session::node_labels(&run.explain()),
+            printed_as: crate::instrument::printed_as(&run.explain()),
             connections: run.es.conns.iter().map(|c| c.server.clone()).collect(),
             total_ms: run.elapsed_ns() as f64 / 1e6,
         }

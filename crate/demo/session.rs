@@ -151,6 +151,8 @@ pub struct DemoSession {
     discarded_events: Vec<Vec<TraceEvent>>,
     /// Each plan node's label, by node id (the plan's shape never changes).
     labels: Vec<String>,
+    /// Each plan node as EXPLAIN prints it, by node id (`instrument::printed_as`).
+    printed_as: Vec<usize>,
     /// The run's phase at the end of each step (step i at `step_phases[i]`), for the
     /// narration of a past step that did nothing the trace shows.
     step_phases: Vec<PhaseCode>,
@@ -227,6 +229,11 @@ pub struct NodeView {
     /// a Result EXPLAIN prints as part of the node below it (which shows the estimate).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub estimate: Option<crate::plan::costsize::Estimate>,
+    /// For a Result EXPLAIN prints as part of the node below it (a Foreign Scan's own
+    /// qual and projection), that node's id: a request to it is, as PostgreSQL names
+    /// it, a request to that node (`instrument::printed_as`). Absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub printed_as: Option<usize>,
     pub children: Vec<NodeView>,
 }
 
@@ -327,6 +334,7 @@ impl DemoSession {
         }
         let tree = run.explain();
         let labels = node_labels(&tree);
+        let printed_as = crate::instrument::printed_as(&tree);
         let estimates = explain_as
             .as_ref()
             .and_then(|e| e.doc.costs.as_deref())
@@ -348,6 +356,7 @@ impl DemoSession {
             discarded: vec![],
             discarded_events: vec![],
             labels,
+            printed_as,
             step_phases: vec![],
             request_conns: vec![],
             explain_as,
@@ -692,7 +701,7 @@ impl DemoSession {
 
     /// The run seen through its labels: narration and snapshots (shared with live runs).
     fn view(&self) -> RunView<'_, SimHost> {
-        RunView { run: &self.run, labels: &self.labels }
+        RunView { run: &self.run, labels: &self.labels, printed_as: &self.printed_as }
     }
 
     fn narrate(&self, from: usize) -> String {
@@ -783,11 +792,28 @@ fn with_estimates(v: &mut NodeView, estimates: &[Option<crate::plan::costsize::E
 pub struct RunView<'a, H: Host> {
     pub run: &'a QueryRun<H>,
     pub labels: &'a [String],
+    /// Each node as EXPLAIN prints it (`instrument::printed_as`).
+    pub printed_as: &'a [usize],
 }
 
 impl<H: Host> RunView<'_, H> {
     fn label(&self, node: usize) -> String {
         self.labels.get(node).cloned().unwrap_or_else(|| format!("node {node}"))
+    }
+
+    /// A request's requestee as PostgreSQL names it: a Result folded into a Foreign
+    /// Scan (its qual and projection) is that scan, `areq->requestee` in execAsync.c.
+    fn requestee_label(&self, node: usize) -> String {
+        self.label(self.printed_as.get(node).copied().unwrap_or(node))
+    }
+
+    /// A request's requestor: a Result folded into the scan below it asks that scan on
+    /// the scan's behalf (the sandbox's request inside what is one node in PostgreSQL).
+    fn requestor_label(&self, node: usize) -> String {
+        match self.printed_as.get(node).copied() {
+            Some(p) if p != node => format!("the qual and projection of {}", self.label(p)),
+            _ => self.label(node),
+        }
     }
 
     /// One trace event in words (None: nothing worth saying).
@@ -803,20 +829,20 @@ impl<H: Host> RunView<'_, H> {
                         request_conn(*request).map(|k| format!(" on connection {}", conn_name(k))).unwrap_or_default();
                     format!(
                         "{} sent a request to {}; request {request} is now Waiting{on} ({})",
-                        self.label(*requestor),
-                        self.label(*requestee),
+                        self.requestor_label(*requestor),
+                        self.requestee_label(*requestee),
                         crate::executor::exec_async::state_term("Waiting").short
                     )
                 }
                 AsyncState::CallbackPending => {
                     format!(
                         "{} has a result for request {request} (Callback pending: {})",
-                        self.label(*requestee),
+                        self.requestee_label(*requestee),
                         crate::executor::exec_async::state_term("CallbackPending").short
                     )
                 }
                 AsyncState::Complete => {
-                    format!("{} took the result of request {request} (Complete)", self.label(*requestor))
+                    format!("{} took the result of request {request} (Complete)", self.requestor_label(*requestor))
                 }
                 AsyncState::Cancelled => format!("request {request} was cancelled"),
                 AsyncState::Idle => return None,
@@ -861,7 +887,8 @@ impl<H: Host> RunView<'_, H> {
                 format!("ExecAsyncConfigureWait: request {request} waits without an event of its own")
             }
             TraceKind::Notify { request } => {
-                let scan = self.run.es.requests.get(*request).map(|q| self.label(q.requestee)).unwrap_or_default();
+                let scan =
+                    self.run.es.requests.get(*request).map(|q| self.requestee_label(q.requestee)).unwrap_or_default();
                 format!("ExecAsyncNotify: input for request {request} ({scan})")
             }
             TraceKind::Drain { conn, request, node } => format!(
@@ -989,6 +1016,7 @@ impl<H: Host> RunView<'_, H> {
             bytes_sent: i.remote.bytes_sent,
             bytes_received: i.remote.bytes_received,
             estimate: None,
+            printed_as: self.printed_as.get(e.id).copied().filter(|&p| p != e.id),
             children: e.children.iter().map(|c| self.node_view(c)).collect(),
         }
     }

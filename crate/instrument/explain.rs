@@ -1583,6 +1583,33 @@ pub fn printed_estimates(root: &ExplainNode, costs: &[Estimate]) -> Vec<Option<E
     out
 }
 
+/// Each executor node's id as EXPLAIN prints it, indexed by node id: its own, or for a
+/// Result EXPLAIN folds into its child (its Filter and Output are the child's, a
+/// Foreign Scan's own qual and projection above all), the node it is printed in (the
+/// first below that does not fold). PostgreSQL's names: an async request the sandbox
+/// sends to such a Result is, in PostgreSQL, a request to the Foreign Scan
+/// (execAsync.c: `areq->requestee` is the ForeignScanState).
+pub fn printed_as(root: &ExplainNode) -> Vec<usize> {
+    fn walk(n: &ExplainNode, out: &mut Vec<usize>) -> usize {
+        if out.len() <= n.id {
+            out.resize(n.id + 1, 0);
+        }
+        let inputs = n.children.iter().filter(|c| !is_init_plan(c)).count();
+        let mut printed = n.id;
+        for c in &n.children {
+            let below = walk(c, out);
+            if result_folds(n, inputs) && !is_init_plan(c) {
+                printed = below;
+            }
+        }
+        out[n.id] = printed;
+        printed
+    }
+    let mut out = vec![];
+    walk(root, &mut out);
+    out
+}
+
 /// A node's estimate as EXPLAIN prints it, for a node of type `node_type`.
 pub fn estimate_as_printed(node_type: &str, e: Estimate) -> Estimate {
     if node_type == "Hash" {

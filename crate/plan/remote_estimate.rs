@@ -104,6 +104,9 @@ struct Inner {
     /// Price every scan locally and ask nothing: a join's planning (the departure
     /// coordinator_sql/settings.rs states).
     local_only: bool,
+    /// Questions asked so far, ever (a join search that asks is not kept between
+    /// slices of planning: `coordinator_sql`'s join_search_slices).
+    asks: u64,
 }
 
 impl RemoteEstimates {
@@ -113,11 +116,17 @@ impl RemoteEstimates {
         if inner.local_only {
             return RemoteAnswer::Local;
         }
+        inner.asks += 1;
         let answer = inner.answers.iter().find(|(s, sql, _)| *s == q.server && *sql == q.sql).map(|a| a.2);
         if !inner.asked.contains(&q) {
             inner.asked.push(q);
         }
         answer.map_or(RemoteAnswer::Pending, RemoteAnswer::Known)
+    }
+
+    /// How many questions were asked so far (each time, answered or not).
+    pub fn asks(&self) -> u64 {
+        self.inner.borrow().asks
     }
 
     /// A planning that answers its questions begins (true) or ends (false).

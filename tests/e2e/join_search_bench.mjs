@@ -5,7 +5,8 @@
 // loaded by the editor's module (`SqlLoader`) and planned by `session()`: what the page
 // runs on its main thread when the query is submitted. Prints the median and least
 // CPU time (the process's: a loaded machine's wall clock counts the other
-// processes' turns) and wall time of `session()` over RUNS plannings.
+// processes' turns) and wall time of `session()` over RUNS plannings (at once), and
+// the page's way since issue 20: `plan(ms)` in slices, its longest call, then `session()`.
 //
 //     node tests/e2e/join_search_bench.mjs [PKG_DIR] [RUNS]
 //
@@ -111,9 +112,38 @@ function planTimes(setupText, query) {
   return { times };
 }
 
+/**
+ * The page's way (issue 20): `plan(PLAN_CALL_MS)` until it returns true, then
+ * `session()`: the longest call's wall time (the longest main-thread block the
+ * planning makes), the calls, and `session()`'s wall time after them.
+ */
+const PLAN_CALL_MS = 12; // web/main.js
+function slicedTimes(setupText, query) {
+  const text = `${setupText}-- @query\nexplain ${query}\n`;
+  const loader = new wasm.SqlLoader(text, 'async', '{}');
+  try {
+    while (!loader.advance(100000)) { /* load the setup */ }
+    let longest = 0;
+    let calls = 0;
+    for (let done = false; !done; calls++) {
+      const t0 = performance.now();
+      done = loader.plan(PLAN_CALL_MS);
+      longest = Math.max(longest, performance.now() - t0);
+    }
+    const t0 = performance.now();
+    loader.session().free();
+    return { longest, calls, session: performance.now() - t0 };
+  } catch (e) {
+    return { error: String(e.message ?? e) };
+  } finally {
+    loader.free();
+  }
+}
+
 const max = Math.max(...SIZES);
 console.log(`join search planning time, wasm in Node ${process.version} (${pkgDir}; ${runs} runs each, ms: the process's CPU time of a planning, median and least; the median's wall time)`);
-console.log(`${'query'.padEnd(24)} ${'cpu median'.padStart(10)} ${'cpu least'.padStart(10)} ${'wall'.padStart(10)}`);
+console.log(`(at once: session() alone; in slices: plan(${PLAN_CALL_MS}) until done, its longest call's wall time and its calls, then session()'s wall time)`);
+console.log(`${'query'.padEnd(24)} ${'cpu median'.padStart(10)} ${'cpu least'.padStart(10)} ${'wall'.padStart(10)} ${'slices: longest'.padStart(16)} ${'calls'.padStart(6)} ${'session'.padStart(8)}`);
 for (const foreign of [false, true]) {
   const text = setup(max, foreign);
   const shapes = foreign ? [['star (foreign dims)', star]] : [['star', star], ['chain', chain]];
@@ -121,10 +151,12 @@ for (const foreign of [false, true]) {
     for (const n of SIZES) {
       const label = `${name} ${n}`.padEnd(24);
       const r = planTimes(text, shape(n));
-      if (r.error) console.log(`${label} refused: ${r.error}`);
+      const sl = slicedTimes(text, shape(n));
+      const sliced = sl.error ? ` slices refused: ${sl.error}` : ` ${sl.longest.toFixed(2).padStart(16)} ${String(sl.calls).padStart(6)} ${sl.session.toFixed(2).padStart(8)}`;
+      if (r.error) console.log(`${label} refused: ${r.error}${sliced}`);
       else {
         const median = r.times[Math.floor(r.times.length / 2)];
-        console.log(`${label} ${median[0].toFixed(2).padStart(10)} ${r.times[0][0].toFixed(2).padStart(10)} ${median[1].toFixed(2).padStart(10)}`);
+        console.log(`${label} ${median[0].toFixed(2).padStart(10)} ${r.times[0][0].toFixed(2).padStart(10)} ${median[1].toFixed(2).padStart(10)}${sliced}`);
       }
     }
   }

@@ -11,6 +11,7 @@ import { HERE, ROOT, startServer, startDemo, launchBrowser, newPage, waitReady, 
 import { checkLessons } from './lessons.mjs'; // issue 10: lessons, run to, narration history
 import { checkPanels } from './panels.mjs'; // issue 10: panels agree, export, 16-shard labels, pipeline untick
 import { checkPlanOnly, checkParamNestLoopPruned } from './planonly.mjs'; // issue 23: EXPLAIN without ANALYZE, never executed children
+import { checkBigJoin } from './bigjoin.mjs'; // issue 20: joins of 8 and 11 relations planned in the page, in slices
 
 const SHOTS = path.join(HERE, 'screenshots');
 const started = Date.now();
@@ -1174,10 +1175,13 @@ async function main() {
       await checkPlanOnly(browser, server, ctx);
       await checkParamNestLoopPruned(browser, server, ctx);
       noErrorsSoFar('in the plan-only and never-executed checks');
+      await checkBigJoin(browser, server, ctx);
+      noErrorsSoFar('in the big joins planned in slices');
     };
     if (only === 'sql') return (await checkSql(browser, server), await checkGenericPlan(browser, server), await checkDml(browser, server), await checkCteAndError(browser, server), await checkParamNestLoop(browser, server), await issue23());
     if (only === 'paramnl') return await checkParamNestLoop(browser, server);
     if (only === 'planonly') return await issue23();
+    if (only === 'bigjoin') return await checkBigJoin(browser, server, { check, shot, runInEditor });
     const lessons = () => checkLessons(browser, server, { check, shot, errors, waitReady });
     if (only === 'lessons') {
       await lessons();

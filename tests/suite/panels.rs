@@ -247,3 +247,92 @@ fn an_answer_not_yet_read_is_counted_in_the_scans_box() {
         check_step("E async", &snap, &wire);
     }
 }
+
+/// Issue 20: an async request's requestee as PostgreSQL names it. The sandbox gives a
+/// Foreign Scan's own qual and projection a Result above the scan ("in EXPLAIN: part
+/// of the node below"), which takes the Append's request and asks the scan in turn;
+/// PostgreSQL's requestee is the Foreign Scan itself (execAsync.c: `areq->requestee`
+/// is the ForeignScanState). The plan view says which node each such Result is
+/// printed as (`printed_as`), the narration names the scan as the requestee (never a
+/// Result), the request of the Result to its scan says whose qual it is, and the
+/// exported timeline's lanes name the scans. Two cases: a local Filter with a computed
+/// select list above it (t), and a local Filter alone (u).
+#[wasm_bindgen_test(unsupported = test)]
+fn requests_to_a_scans_own_qual_and_projection_name_the_foreign_scan() {
+    use pgasync::coordinator_sql::SqlScenario;
+    use pgasync::demo::export::{timeline_svg, TraceHeader};
+    use pgasync::demo::session::{DemoSession, NodeView};
+    let text = "-- @shard s1
+create table t_remote (a int, s text);
+insert into t_remote select i, 'abc' || i from generate_series(1, 50) i;
+-- @shard s2
+create table u_remote (a int, s text);
+insert into u_remote select i, 'abc' || i from generate_series(1, 50) i;
+-- @coordinator
+create extension postgres_fdw;
+create server s1 foreign data wrapper postgres_fdw options (dbname 'postgres', async_capable 'true');
+create server s2 foreign data wrapper postgres_fdw options (dbname 'postgres', async_capable 'true');
+create foreign table t (a int, s text) server s1 options (table_name 't_remote');
+create foreign table u (a int, s text) server s2 options (table_name 'u_remote');
+-- @query
+select a + 1 from t where s || a = 'abc11' union all select a from u where s || a like 'abc1%';
+";
+    let sql = SqlScenario::load(text).unwrap();
+    let mut s = DemoSession::from_sql(sql, true, pgasync::knobs::Knobs::default()).unwrap();
+    while !s.is_done() {
+        s.step_event();
+    }
+    let snap = s.snapshot(0);
+    fn all(v: &NodeView) -> Vec<&NodeView> {
+        std::iter::once(v).chain(v.children.iter().flat_map(all)).collect()
+    }
+    let nodes = all(&snap.plan);
+    let scan = |rel: &str| nodes.iter().find(|n| n.relation.as_deref() == Some(rel)).expect("the scan").id;
+    let (t, u) = (scan("t"), scan("u"));
+    // Every Result is printed as the scan below it; nothing else is folded.
+    let results: Vec<(usize, Option<usize>)> =
+        nodes.iter().filter(|n| n.node_type == "Result").map(|n| (n.id, n.printed_as)).collect();
+    assert!(results.len() >= 2, "{results:?}");
+    for (id, printed) in &results {
+        assert!(*printed == Some(t) || *printed == Some(u), "Result {id} printed as {printed:?}");
+    }
+    assert!(nodes.iter().filter(|n| n.node_type != "Result").all(|n| n.printed_as.is_none()));
+    // The requests the Append sends go to Results, which PostgreSQL names as the scans.
+    let by_id = |id: usize| nodes.iter().find(|n| n.id == id).unwrap();
+    let from_append: Vec<usize> =
+        snap.requests.iter().filter(|r| r.requestor == snap.plan.id).map(|r| r.requestee).collect();
+    assert_eq!(from_append.len(), 2);
+    assert!(from_append.iter().all(|&n| by_id(n).node_type == "Result"), "{from_append:?}");
+    let said: Vec<String> = s.narration_log(1, usize::MAX).into_iter().flatten().collect();
+    for scan in ["t", "u"] {
+        let to = format!("Append sent a request to Async Foreign Scan on {scan};");
+        assert!(said.iter().any(|l| l.contains(&to)), "no {to:?} in the narration");
+        let inner = format!(
+            "the qual and projection of Async Foreign Scan on {scan} sent a request to Async Foreign Scan on {scan};"
+        );
+        assert!(said.iter().any(|l| l.contains(&inner)), "no {inner:?} in the narration");
+    }
+    let wrong: Vec<&String> =
+        said.iter().filter(|l| l.contains("request to Result") || l.contains("Result has a result")).collect();
+    assert!(wrong.is_empty(), "the narration names a Result as a requestee: {:?}", &wrong[..wrong.len().min(3)]);
+    // The exported timeline: a lane per request, named after the scans.
+    let run = s.run();
+    let explain = run.explain();
+    let header = TraceHeader {
+        scenario: "sql".into(),
+        mode: "async".into(),
+        behaviour: "pg15".into(),
+        nodes: pgasync::demo::session::node_labels(&explain),
+        printed_as: pgasync::instrument::printed_as(&explain),
+        connections: run.es.conns.iter().map(|c| c.server.clone()).collect(),
+        total_ms: run.elapsed_ns() as f64 / 1e6,
+    };
+    let svg = timeline_svg(&header, &run.es.trace.events);
+    let lanes: Vec<&str> =
+        svg.match_indices(">request ").map(|(i, _)| svg[i + 1..].split('<').next().unwrap()).collect();
+    assert_eq!(lanes.len(), snap.requests.len(), "{lanes:?}");
+    assert!(
+        lanes.iter().all(|l| l.ends_with("Async Foreign Scan on t") || l.ends_with("Async Foreign Scan on u")),
+        "{lanes:?}"
+    );
+}

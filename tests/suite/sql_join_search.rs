@@ -290,3 +290,94 @@ fn six_to_eight_relations_and_join_collapse_limit() {
         assert_eq!(rows, vec![format!("{count}|{sum}")], "{q8} with {settings:?}");
     }
 }
+
+/// Planned in slices (issue 20: the page plans a scenario file's query in calls of a
+/// few milliseconds, `SqlLoader::plan`): a search that stops after every few join
+/// relations, planned again and again until none stops, gives the plan one planning
+/// gives, having stopped several times; the plannings after it (the session's) take
+/// the kept searches and start none; the paths costed are the search's own. A star
+/// of 8 (one search), the same star written as JOINs with join_collapse_limit 3
+/// (subproblems searched first, taken up as done), and a chain of 11 (collapse
+/// limits 12).
+#[wasm_bindgen_test(unsupported = test)]
+fn a_join_search_planned_in_slices_plans_what_one_planning_plans() {
+    use pgasync::coordinator_sql::planner::{last_search_paths_costed, KeptSearches};
+    let mut setup = String::from("create table sf (id int, d1 int, d2 int, d3 int, d4 int, d5 int, d6 int, d7 int);\n");
+    setup += "insert into sf select i, i % 11, i % 13, i % 17, i % 19, i % 23, i % 29, i % 31 from generate_series(1, 300) i;\n";
+    for k in 1..=7 {
+        setup += &format!("create table sd{k} (k int, t text);\ninsert into sd{k} select i, 't' || i from generate_series(0, {}) i;\n", 8 + 3 * k);
+    }
+    for k in 1..=11 {
+        setup += &format!(
+            "create table sc{k} (k int, v int);\ninsert into sc{k} select i % {}, i from generate_series(1, {}) i;\n",
+            15 + 5 * k,
+            30 + 10 * k
+        );
+    }
+    let tables: Vec<String> = std::iter::once("sf".to_string())
+        .chain((1..=7).map(|k| format!("sd{k}")))
+        .chain((1..=11).map(|k| format!("sc{k}")))
+        .collect();
+    setup += &format!("analyze {};\n", tables.join(", "));
+    let dims: Vec<String> = (1..=7).map(|k| format!("sd{k}")).collect();
+    let star = format!(
+        "select count(*), max(sd7.t) from sf, {} where {};",
+        dims.join(", "),
+        (1..=7).map(|k| format!("sf.d{k} = sd{k}.k")).collect::<Vec<_>>().join(" and ")
+    );
+    let star_joins = format!(
+        "set join_collapse_limit = 3;\n-- @query\nselect count(*), max(sd7.t) from sf {};",
+        (1..=7).map(|k| format!("join sd{k} on sf.d{k} = sd{k}.k")).collect::<Vec<_>>().join(" ")
+    );
+    let chain = format!(
+        "set join_collapse_limit = 12;\nset from_collapse_limit = 12;\n-- @query\nselect count(*), sum(sc11.v) from {} where {};",
+        (1..=11).map(|k| format!("sc{k}")).collect::<Vec<_>>().join(", "),
+        (2..=11).map(|k| format!("sc{k}.k = sc{}.v", k - 1)).collect::<Vec<_>>().join(" and ")
+    );
+    let cases = [
+        ("star of 8", format!("-- @query\n{star}"), 20),
+        ("star of 8 as JOINs", star_joins, 2),
+        ("chain of 11", chain, 20),
+    ];
+    for (name, query, stride) in cases {
+        let s = SqlScenario::load(&format!("{setup}{query}\n")).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let whole = s.plan().unwrap_or_else(|e| panic!("{name}: {e}"));
+        let costed = last_search_paths_costed();
+        let mut kept = KeptSearches::default();
+        let mut slices = 0;
+        let sliced = loop {
+            slices += 1;
+            assert!(slices < 10_000, "{name}: the planning in slices does not end");
+            let mut joined = 0;
+            // Stops after every `stride` join relations: the clock of the test.
+            let clock = Box::new(move || {
+                joined += 1;
+                joined >= stride
+            });
+            match kept.run(Some(clock), || s.plan()) {
+                (_, true) => continue,
+                (planned, false) => break planned.unwrap_or_else(|e| panic!("{name}: {e}")),
+            }
+        };
+        assert_eq!(last_search_paths_costed(), costed, "{name}: the paths costed in slices");
+        assert!(slices >= 4, "{name}: planned in {slices} slices");
+        println!("{name}: {costed} paths costed, planned in {slices} slices");
+        assert_eq!(format!("{:?}", sliced.plan), format!("{:?}", whole.plan), "{name}: the plan in slices");
+        // The progress line's count: the searches' own paths (the upper levels' after them).
+        assert!(
+            kept.paths_costed() > costed * 9 / 10 && kept.paths_costed() <= costed,
+            "{name}: {}",
+            kept.paths_costed()
+        );
+        let started = kept.searches_started();
+        let (again, stopped) = kept.run(None, || s.plan());
+        assert!(!stopped, "{name}");
+        assert_eq!(format!("{:?}", again.unwrap().plan), format!("{:?}", whole.plan), "{name}: planned again");
+        assert_eq!(kept.searches_started(), started, "{name}: a planning after the slices searched again");
+        // The page's session (`SqlLoader.session()`) after the slices: its plannings
+        // take the kept searches too (the page would block on any search it starts).
+        let (session, _) = kept.run(None, || pgasync::demo::session::DemoSession::from_sql(s, true, Knobs::default()));
+        session.unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(kept.searches_started(), started, "{name}: the session searched again");
+    }
+}

@@ -4,7 +4,7 @@
 // The frame (rows, the connections table) is built once per session; a step rewrites
 // only the parts whose content changed, each compared by a small key.
 
-import { esc, fmtBytes, stateInfo, flattenPlan, shortName, setText } from './util.js';
+import { esc, fmtBytes, stateInfo, flattenPlan, shortName, requesteeNode, setText } from './util.js';
 
 export class EventLoopView {
   constructor(container) {
@@ -56,7 +56,7 @@ export class EventLoopView {
     const reqChip = (id) => {
       nodes ??= new Map(flattenPlan(snap.plan).map((r) => [r.node.id, r.node]));
       const r = reqs.find((x) => x.id === id);
-      const node = r ? nodes.get(r.requestee) : null;
+      const node = r ? requesteeNode(nodes, r.requestee) : null;
       const st = stateInfo(r?.state);
       return `<span class="chip req" data-request="${id}" data-state="${esc(r?.state ?? '')}" style="border-color:${st.color}" title="${esc(node?.label ?? '')} (${esc(st.label)})"><b>#${id}</b> ${esc(shortName(node))}</span>`;
     };

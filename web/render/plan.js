@@ -207,7 +207,9 @@ function drawRequests(pos, W, boxRight) {
   for (const p of pos.values()) {
     let cy = p.y;
     for (const r of p.reqs) {
-      const { g, view } = drawRequest(r, p, pos.get(r.requestor), cy, cols, drawnBus);
+      // The requestee as PostgreSQL names it: the Foreign Scan a folded Result belongs to.
+      const named = p.n.printed_as != null ? (pos.get(p.n.printed_as)?.n ?? p.n) : p.n;
+      const { g, view } = drawRequest(r, p, pos.get(r.requestor), cy, cols, drawnBus, named);
       layer.append(g);
       views.set(r.id, view);
       cy += CHIP_H + p.passedLines * (PASSED_H + 2) + 4;
@@ -221,7 +223,7 @@ function drawRequests(pos, W, boxRight) {
  * when the requestor is not in the plan), the arrow into the requestee's box `p`, the
  * state pill and the lines for the states passed through during a step.
  */
-function drawRequest(r, p, from, cy, cols, drawnBus) {
+function drawRequest(r, p, from, cy, cols, drawnBus, named) {
   const { chipX } = cols;
   const midChip = cy + CHIP_H / 2;
   const g = svg('g', { 'data-testid': 'request', 'data-request': r.id, 'data-requestor': r.requestor, 'data-requestee': r.requestee });
@@ -237,7 +239,8 @@ function drawRequest(r, p, from, cy, cols, drawnBus) {
   const passed = [];
   for (let i = 0; i < p.passedLines; i++) passed.push({ y: cy + CHIP_H + 2 + i * (PASSED_H + 2), slot: null });
   const fromLabel = from ? from.n.label : String(r.requestor);
-  const view = { g, r, chipX, pill, title, bg, idText, label, arrow, passed, state: null, conn: undefined, desc: `request ${r.id}: ${fromLabel} → ${p.n.label}` };
+  const to = named === p.n ? p.n.label : `${named.label} (its qual and projection, this Result)`;
+  const view = { g, r, chipX, pill, title, bg, idText, label, arrow, passed, state: null, conn: undefined, desc: `request ${r.id}: ${fromLabel} → ${to}` };
   return { g, view };
 }
 

@@ -3,7 +3,7 @@
 // leaving the plan. The whole recorded run is drawn once; each render only moves the
 // cursor and the veil over the future. Clicking seeks to that time.
 
-import { svg, ticks, tickLabel, mergePx, mergeTicks, STATES, flattenPlan, shortName, fmtMs, drawingScale } from './util.js';
+import { svg, ticks, tickLabel, mergePx, mergeTicks, STATES, flattenPlan, shortName, requesteeNode, insideScan, fmtMs, drawingScale } from './util.js';
 import { connectionIntervals, requestIntervals, rowTicks, connectionWalk, requestWalk, rowWalk } from './traceview.js';
 
 export const LABEL_W = 104;
@@ -117,9 +117,12 @@ function listLanes(rec, plan, recEnd) {
   if (conns.length) lanes.push({ header: ['connections: connecting (grey), queries in flight (blue), answers (ticks)', 'connections: connecting (grey), in flight (blue), answers (ticks)', 'connections (grey connecting, blue in flight, ticks answers)'] });
   conns.forEach((l, k) => lanes.push({ kind: 'conn', k, l, label: `${rec.connections[k] ?? 'conn ' + k}` }));
   if (reqs.length) lanes.push({ header: ['async requests: Waiting (bars), Callback pending (ticks)', 'requests: Waiting (bars), Callback pending (ticks)', 'requests (bars Waiting, ticks Callback pending)'] });
+  // Each lane names its requestee as PostgreSQL does (the Foreign Scan, not the Result
+  // of its qual and projection); a request of that Result to the scan, one node in
+  // PostgreSQL, says so.
   for (const r of reqs) {
-    const n = nodes.get(r.requestee);
-    lanes.push({ kind: 'req', r, label: `#${r.id} ${shortName(n)}` });
+    const n = requesteeNode(nodes, r.requestee);
+    lanes.push({ kind: 'req', r, label: `#${r.id} ${shortName(n)}${insideScan(nodes, r) ? ' (qual)' : ''}` });
   }
   lanes.push({ kind: 'rows', label: 'rows out' });
   return lanes;

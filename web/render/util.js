@@ -152,6 +152,25 @@ export function flattenPlan(root) {
   return out;
 }
 
+/**
+ * A request's requestee as PostgreSQL names it (`nodes`: id → node): a Result EXPLAIN
+ * prints as part of the node below it (a Foreign Scan's own qual and projection,
+ * `printed_as`) is that node, as execAsync.c's `areq->requestee` is the ForeignScanState.
+ */
+export function requesteeNode(nodes, id) {
+  const n = nodes.get(id);
+  return n?.printed_as != null ? (nodes.get(n.printed_as) ?? n) : n;
+}
+
+/**
+ * Is `r` a request inside one node of PostgreSQL's: from a Result folded into a Foreign
+ * Scan (the scan's qual and projection) to that scan? PostgreSQL has one request there,
+ * the requestor's to the scan.
+ */
+export function insideScan(nodes, r) {
+  return nodes.get(r.requestor)?.printed_as != null;
+}
+
 /** Short name of a node for lists: its relation if it has one, else its type. */
 export function shortName(node) {
   if (!node) return '?';

@@ -192,9 +192,11 @@ impl LiveRun {
     fn opened(run: QueryRun<WsHost>, scenario: String) -> Result<LiveRun, JsError> {
         let async_mode = run.es.async_enabled;
         let labels = crate::demo::session::node_labels(&run.explain());
+        let printed_as = crate::instrument::printed_as(&run.explain());
         let state = LiveState {
             run,
             labels,
+            printed_as,
             scenario,
             async_mode,
             steps: 0,
@@ -207,6 +209,7 @@ impl LiveRun {
 struct LiveState {
     run: QueryRun<WsHost>,
     labels: Vec<String>,
+    printed_as: Vec<usize>,
     scenario: String,
     async_mode: bool,
     steps: usize,
@@ -240,7 +243,9 @@ impl LiveRun {
             let from = st.run.es.trace.events.len();
             let step = step_live(&mut st.run).await;
             st.steps += 1;
-            st.narration = crate::demo::session::RunView { run: &st.run, labels: &st.labels }.narrate(from);
+            st.narration =
+                crate::demo::session::RunView { run: &st.run, labels: &st.labels, printed_as: &st.printed_as }
+                    .narrate(from);
             *cell.borrow_mut() = Some(st);
             Ok(JsValue::from_str(&format!("{step:?}").to_lowercase()))
         })
@@ -251,7 +256,7 @@ impl LiveRun {
     pub fn snapshot(&self, since: u32) -> Result<JsValue, JsError> {
         let guard = self.state.borrow();
         let st = guard.as_ref().ok_or_else(|| JsError::new("a live step is running"))?;
-        let view = crate::demo::session::RunView { run: &st.run, labels: &st.labels };
+        let view = crate::demo::session::RunView { run: &st.run, labels: &st.labels, printed_as: &st.printed_as };
         super::to_js(&view.snapshot(&st.scenario, st.async_mode, st.steps, &st.narration, since as usize, &[]))
     }
 

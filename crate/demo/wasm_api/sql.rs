@@ -8,6 +8,7 @@
 //! it; a loader makes one session at most.
 
 use super::{out_of_time, parse_knobs, parse_mode, to_js, Session};
+use crate::coordinator_sql::planner::KeptSearches;
 use crate::coordinator_sql::script::SqlLoad;
 use crate::coordinator_sql::{FrontError, SqlScenario};
 use crate::demo::session::{self, DemoSession};
@@ -47,7 +48,10 @@ const PAGE_LIMIT_NAME: &str = "the step-by-step page (`pgasync sql --file` takes
 
 /// A scenario file loaded in slices and made a [`Session`]: `new SqlLoader(text, mode,
 /// knobsJson)`, then `advance(budget)` until it returns true (each call inserts about
-/// `budget` rows, so the page stays responsive), then `session()`. The page's limits
+/// `budget` rows, so the page stays responsive), then `plan(ms)` until it returns
+/// true (the query planned in slices: a join search of thousands of paths stops and
+/// goes on at the next call, `coordinator_sql`'s join_search_slices), then
+/// `session()`, which takes the searches planned. The page's limits
 /// apply: at most `MAX_DEMO_ROWS` rows and `MAX_DEMO_BYTES` of rows in all
 /// (`session::DEMO_LIMITS`), refused at the INSERT that passes them (a generate_series
 /// too wide for the bytes before its first row), statements nested at most as the
@@ -58,6 +62,10 @@ const PAGE_LIMIT_NAME: &str = "the step-by-step page (`pgasync sql --file` takes
 #[wasm_bindgen]
 pub struct SqlLoader {
     load: Option<SqlLoad>,
+    /// The file loaded (`plan` takes it from `load`).
+    sql: Option<SqlScenario>,
+    /// The query's join searches, kept between `plan`'s calls and for `session`.
+    kept: KeptSearches,
     async_mode: bool,
     knobs: Knobs,
     error: Option<FrontError>,
@@ -74,13 +82,24 @@ impl SqlLoader {
         let knobs = parse_knobs(knobs_json).map_err(JsValue::from)?;
         let mut load = SqlLoad::new(text, session::DEMO_LIMITS).map_err(|e| front_error(&e))?;
         load.set_limit_name(PAGE_LIMIT_NAME);
-        Ok(SqlLoader { load: Some(load), async_mode, knobs, error: None, log: vec![], query: None })
+        Ok(SqlLoader {
+            load: Some(load),
+            sql: None,
+            kept: KeptSearches::default(),
+            async_mode,
+            knobs,
+            error: None,
+            log: vec![],
+            query: None,
+        })
     }
 
     fn fail(&mut self, e: FrontError) -> JsValue {
         let js = front_error(&e);
         self.error = Some(e);
         self.load = None;
+        self.sql = None;
+        self.kept = KeptSearches::default();
         js
     }
 
@@ -109,17 +128,53 @@ impl SqlLoader {
         self.load.as_ref().map_or(0, |l| l.rows()) as f64
     }
 
-    /// Plans the query, checks the run fits the page, and builds the session (once,
-    /// after `advance` returned true).
+    /// The loaded file (taken from the loader once `advance` returned true).
+    fn loaded(&mut self) -> Result<&SqlScenario, JsValue> {
+        if self.sql.is_none() {
+            let Some(load) = self.load.take() else {
+                return Err(self.gone());
+            };
+            match load.finish() {
+                Ok(sql) => self.sql = Some(sql),
+                Err(e) => return Err(self.fail(e)),
+            }
+        }
+        Ok(self.sql.as_ref().expect("loaded"))
+    }
+
+    /// Plans the query for about `ms` milliseconds (after `advance` returned true):
+    /// true once it is planned, false when a join search stopped for the time and
+    /// goes on at the next call. A query the sandbox does not plan fails here with its
+    /// error, as `session()` would.
+    pub fn plan(&mut self, ms: Option<f64>) -> Result<bool, JsValue> {
+        self.loaded()?;
+        let (sql, kept) = (self.sql.as_ref().expect("loaded"), &mut self.kept);
+        let (planned, stopped) = kept.run(Some(Box::new(out_of_time(ms))), || sql.plan());
+        match (stopped, planned) {
+            (true, _) => Ok(false),
+            (false, Ok(_)) => Ok(true),
+            (false, Err(e)) => Err(self.fail(e)),
+        }
+    }
+
+    /// The join paths the query's planning has costed so far (for a progress line).
+    #[wasm_bindgen(js_name = pathsCosted)]
+    pub fn paths_costed(&self) -> f64 {
+        self.kept.paths_costed() as f64
+    }
+
+    /// Plans the query (with the searches `plan` made, if it was called), checks the
+    /// run fits the page, and builds the session (once, after `advance` returned true).
     pub fn session(&mut self) -> Result<Session, JsValue> {
-        let Some(load) = self.load.take() else {
+        self.loaded()?;
+        let Some(mut sql) = self.sql.take() else {
             return Err(self.gone());
         };
-        let built = load.finish().and_then(|mut sql| {
-            self.log = std::mem::take(&mut sql.log);
-            self.query = sql.query.as_ref().map(|q| one_line(&q.sql));
-            sql_session(sql, self.async_mode, &self.knobs)
-        });
+        self.log = std::mem::take(&mut sql.log);
+        self.query = sql.query.as_ref().map(|q| one_line(&q.sql));
+        let mut kept = std::mem::take(&mut self.kept);
+        let (async_mode, knobs) = (self.async_mode, &self.knobs);
+        let (built, _) = kept.run(None, || sql_session(sql, async_mode, knobs));
         built.map_err(|e| self.fail(e))
     }
 
