@@ -4291,3 +4291,7 @@ select id, 7::bigint, 5::smallint, -3, id + 2::bigint from loc where id < 3;
 
 -- [const bigint coalesce sum] COALESCE of sum(int4), a bigint, and 0 (h17x)
 select grp, coalesce(sum(id), 0) from h where grp < 3 group by grp order by grp;
+
+-- [partitionwise join pruning empty order] no pair left, ordered: the dummy join relation's Vars, qualified (several range-table entries) (h17x)
+set enable_partitionwise_join = on;
+select a.id, b.u from pw_la a join pw_lb b on a.id = b.id where a.id < 100 and b.id > 700 order by b.u;
