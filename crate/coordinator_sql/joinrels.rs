@@ -1587,7 +1587,8 @@ impl JoinProblem<'_> {
         let mut finals: Vec<Rc<RelPath>> = vec![];
         for (i, p) in candidates.iter().enumerate() {
             let costed = self.estimate(&p.plan, &[]);
-            let path = RelPath::new(Plan::EmptyResult { columns: vec![], alias: None }, vec![i], None, costed);
+            let path =
+                RelPath::new(Plan::EmptyResult { columns: vec![], rels: vec![], joined: false }, vec![i], None, costed);
             add_rel_path(&mut finals, path, self.consider_startup, &|_, _| true);
         }
         let mut best: Option<&Rc<RelPath>> = None;
@@ -2497,7 +2498,7 @@ fn below_wrappers<'p>(node: &'p Plan, input: &Plan) -> Option<&'p Plan> {
 fn cut_inputs(plan: &mut Plan, at: &[(*const Plan, &RelPath)]) {
     // The input's plan is there whole (found equal to it): its columns are its path's.
     if let Some((_, input)) = at.iter().find(|(a, _)| std::ptr::eq(plan as *const Plan, *a)) {
-        *plan = Plan::EmptyResult { columns: input.output_columns().to_vec(), alias: None };
+        *plan = Plan::EmptyResult { columns: input.output_columns().to_vec(), rels: vec![], joined: false };
         return;
     }
     for input in own_node_inputs(plan) {

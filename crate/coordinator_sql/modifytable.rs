@@ -303,7 +303,8 @@ fn plan_direct_modify(
         let input = rel.columns();
         let returning_cols: Vec<crate::types::Column> =
             ret_full.iter().map(|(e, n)| crate::types::Column::new(n, e.col_type(&input))).collect();
-        let child = std::mem::replace(&mut planned.plan, Plan::EmptyResult { columns: vec![], alias: None });
+        let child =
+            std::mem::replace(&mut planned.plan, Plan::EmptyResult { columns: vec![], rels: vec![], joined: false });
         planned.plan = Plan::ModifyTable(Box::new(ModifyTablePlan {
             operation,
             relation: name.clone(),
@@ -330,7 +331,8 @@ fn plan_direct_modify(
             sets_shippable,
             returned: &used,
         };
-        let scan = std::mem::replace(&mut planned.plan, Plan::EmptyResult { columns: vec![], alias: None });
+        let scan =
+            std::mem::replace(&mut planned.plan, Plan::EmptyResult { columns: vec![], rels: vec![], joined: false });
         let (child, parts) = super::partition_modify::plan_partitioned_modify(coord, &req, scan, &direct, at)?;
         // RETURNING over the table's row, written over the first result relation's
         // alias (`pt_1.a`), as PostgreSQL writes it.
@@ -361,7 +363,8 @@ fn plan_direct_modify(
     let direct_applies = sets_shippable && matches!(&planned.plan, Plan::ForeignScan(_));
     if matches!(rel.kind, RelKind::Foreign { .. }) && !direct_applies {
         let req = super::fdw_modify::ModifyRequest { operation, rel, sets: &set_exprs, returned: &used };
-        let scan = std::mem::replace(&mut planned.plan, Plan::EmptyResult { columns: vec![], alias: None });
+        let scan =
+            std::mem::replace(&mut planned.plan, Plan::EmptyResult { columns: vec![], rels: vec![], joined: false });
         let (child, target) = super::fdw_modify::plan_foreign_modify(&req, scan, at)?;
         let returning_shown = ret.iter().map(|(e, _)| e.to_sql(&used_names(&used, &names))).collect();
         let returning_cols: Vec<crate::types::Column> =
@@ -575,7 +578,7 @@ fn whole_row(rel: &Relation, source: Vec<Option<usize>>, plan: &mut Plan) -> Vec
             let names = plan.output_columns();
             let input: Vec<(crate::plan::Expr, String)> =
                 names.iter().enumerate().map(|(i, c)| (crate::plan::Expr::Col(i), c.name.clone())).collect();
-            let child = std::mem::replace(plan, Plan::EmptyResult { columns: vec![], alias: None });
+            let child = std::mem::replace(plan, Plan::EmptyResult { columns: vec![], rels: vec![], joined: false });
             *plan = Plan::Result { child: Box::new(child), filter: None, targets: Some(row(&input)) };
         }
     }

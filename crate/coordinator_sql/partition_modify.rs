@@ -132,7 +132,7 @@ pub(super) fn plan_partitioned_modify(
         targets.push(PartitionTarget { relation: part.name.clone(), alias: alias_name, how, shown });
     }
     let child = if children.len() == 1 {
-        children.pop().unwrap_or(Plan::EmptyResult { columns: vec![], alias: None })
+        children.pop().unwrap_or(Plan::EmptyResult { columns: vec![], rels: vec![], joined: false })
     } else {
         Plan::Append { children, prune: None, ordered: false }
     };

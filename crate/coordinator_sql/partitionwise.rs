@@ -234,7 +234,11 @@ impl<'r> Join<'r> {
         }
         let append = match children.len() {
             // Every pair empty: the dummy join relation (a Result with One-Time Filter: false).
-            0 => Plan::EmptyResult { columns: self.target_columns(&target), alias: None },
+            0 => Plan::EmptyResult {
+                columns: self.target_columns(&target),
+                rels: self.target_rels(&target),
+                joined: true,
+            },
             _ => append(children),
         };
         let plan = match l.agg {
@@ -382,6 +386,21 @@ impl<'r> Join<'r> {
     }
 
     /// The target's columns, named and typed (the dummy relation's).
+    /// The alias of the side each target column is a Var of (None for an
+    /// expression): the dummy join relation's columns, qualified as Vars.
+    fn target_rels(&self, target: &[(Expr, String)]) -> Vec<Option<String>> {
+        let [a, b] = &self.sides;
+        let split = a.rel.columns().len();
+        target
+            .iter()
+            .map(|(e, _)| match e {
+                Expr::Col(c) if *c < split => Some(a.name.to_string()),
+                Expr::Col(_) => Some(b.name.to_string()),
+                _ => None,
+            })
+            .collect()
+    }
+
     fn target_columns(&self, target: &[(Expr, String)]) -> Vec<Column> {
         let [a, b] = &self.sides;
         let input: Vec<Column> = a.rel.columns().into_iter().chain(b.rel.columns()).collect();

@@ -301,9 +301,22 @@ impl<'r> JoinProblem<'r> {
             plans.push(plan);
         }
         let append = match plans.len() {
+            // No pair left: the dummy join relation, its columns the Vars of the
+            // relations they come from.
             0 => Plan::EmptyResult {
                 columns: target.iter().map(|(e, name)| Column::new(name, e.col_type(&all))).collect(),
-                alias: None,
+                rels: target
+                    .iter()
+                    .map(|(e, _)| match e {
+                        Expr::Col(c) => self
+                            .rels
+                            .iter()
+                            .find(|b| (b.first..b.first + b.rel.columns.len()).contains(c))
+                            .map(|b| b.name.clone()),
+                        _ => None,
+                    })
+                    .collect(),
+                joined: true,
             },
             1 => plans.pop().expect("one child"),
             _ => Plan::Append { children: plans, prune: None, ordered: false },

@@ -615,7 +615,10 @@ fn join_node(
             };
             if materializes {
                 if let Plan::MergeJoin { inner, .. } = &mut join {
-                    let sorted = std::mem::replace(inner.as_mut(), Plan::EmptyResult { columns: vec![], alias: None });
+                    let sorted = std::mem::replace(
+                        inner.as_mut(),
+                        Plan::EmptyResult { columns: vec![], rels: vec![], joined: false },
+                    );
                     **inner = Plan::Material { child: Box::new(sorted) };
                 }
             }
@@ -1665,7 +1668,7 @@ impl Join<'_> {
         };
         if unique {
             let sub = if swapped { &mut outer } else { &mut inner };
-            let input = std::mem::replace(sub, Plan::EmptyResult { columns: vec![], alias: None });
+            let input = std::mem::replace(sub, Plan::EmptyResult { columns: vec![], rels: vec![], joined: false });
             *sub = super::prepjointree::create_unique_path(self.coord, input);
         }
         // Join numbering → the join's output (the outer's used columns, then the inner's).
@@ -3262,7 +3265,8 @@ fn append_leaves(children: Vec<Plan>, rel: &Relation, used: &[usize], alias: Opt
     if children.is_empty() {
         let all = rel.columns();
         let columns = used.iter().map(|&c| all[c].clone()).collect();
-        return Plan::EmptyResult { columns, alias: alias.map(str::to_string) };
+        let rels = used.iter().map(|_| alias.map(str::to_string)).collect();
+        return Plan::EmptyResult { columns, rels, joined: false };
     }
     append(children)
 }

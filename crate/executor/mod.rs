@@ -427,14 +427,18 @@ pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<Plan
             let names = child.output_columns().into_iter().map(|c| c.name).collect();
             Box::new(node_result::ResultState::init(init_plan(child, ctx, es)?, filter.clone(), targets.clone(), names))
         }
-        Plan::EmptyResult { columns, alias } => {
-            // A dummy base relation's columns are its Vars: qualified where EXPLAIN
+        Plan::EmptyResult { columns, rels, joined } => {
+            // A dummy relation's columns are its Vars: qualified where EXPLAIN
             // qualifies (`instrument::qualifiable`).
-            let name = |c: &crate::types::Column| match alias {
-                Some(a) => crate::instrument::qualifiable(a, &c.name),
-                None => c.name.clone(),
-            };
-            Box::new(node_result::EmptyResultState::init(columns.iter().map(name).collect()))
+            let names = columns
+                .iter()
+                .enumerate()
+                .map(|(i, c)| match rels.get(i).and_then(Option::as_ref) {
+                    Some(a) => crate::instrument::qualifiable(a, &c.name),
+                    None => c.name.clone(),
+                })
+                .collect();
+            Box::new(node_result::EmptyResultState::init(names, *joined))
         }
         Plan::HashJoin { outer, inner, outer_key, inner_key, more_keys, join_type, .. } => {
             let inner_plan: &Plan = inner;

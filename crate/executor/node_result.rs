@@ -337,11 +337,13 @@ impl ExecNode for ResultState {
 #[derive(Clone)]
 pub struct EmptyResultState {
     names: Vec<String>,
+    /// Over a join's relations: several range-table entries (EXPLAIN qualifies).
+    joined: bool,
 }
 
 impl EmptyResultState {
-    pub fn init(names: Vec<String>) -> Self {
-        EmptyResultState { names }
+    pub fn init(names: Vec<String>, joined: bool) -> Self {
+        EmptyResultState { names, joined }
     }
 }
 
@@ -362,6 +364,9 @@ impl ExecNode for EmptyResultState {
             e.push_output(n.clone());
         }
         e.details.push(("One-Time Filter".into(), "false".into()));
+        if self.joined {
+            e.details.push(("Qualify".into(), String::new()));
+        }
     }
 }
 

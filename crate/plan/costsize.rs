@@ -2834,7 +2834,8 @@ mod tests {
     fn leaf() -> Box<Plan> {
         Box::new(Plan::EmptyResult {
             columns: vec![Column::new("a", ColType::Int), Column::new("b", ColType::Int)],
-            alias: None,
+            rels: vec![],
+            joined: false,
         })
     }
 

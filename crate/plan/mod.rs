@@ -1630,12 +1630,15 @@ pub enum Plan {
     EmptyResult {
         #[serde(skip)]
         columns: Vec<Column>,
-        /// The alias of the relation whose columns these are (a base relation made
-        /// dummy): a Var of its range-table entry, which EXPLAIN qualifies where it
-        /// qualifies any (a sort key under VERBOSE: `Sort Key: h.id`). None for a
-        /// placeholder or the columns of several relations.
+        /// Each column's relation alias, when it is a Var of that relation (a base or
+        /// join relation made dummy), which EXPLAIN qualifies where it qualifies any (a
+        /// sort key under VERBOSE: `Sort Key: h.id`); empty for a placeholder.
         #[serde(skip)]
-        alias: Option<String>,
+        rels: Vec<Option<String>>,
+        /// The dummy relation is a join: the range table has several entries, so
+        /// `Output:` is qualified too (`Output: a.id, b.u`).
+        #[serde(skip)]
+        joined: bool,
     },
     /// `child` with InitPlans attached (PostgreSQL's `Plan.initPlan` of the query
     /// level's top node): not a node of its own. The executor starts the InitPlans

@@ -4563,3 +4563,7 @@ select a.id, a.t from pwj_a a where exists (select 1 from pwm_c c where c.id = a
 -- [partitionwise join merge anti fallback] NOT EXISTS: the outer side's partition without a partner, not partitionwise
 set enable_partitionwise_join = on;
 select a.id from pwj_a a where not exists (select 1 from pwm_c c where c.id = a.id) and a.x = 2;
+
+-- [partitionwise join pruning empty order] no pair left, ordered: the dummy join relation's Vars, qualified (several range-table entries) (h17x)
+set enable_partitionwise_join = on;
+select a.id, b.u from pw_la a join pw_lb b on a.id = b.id where a.id < 100 and b.id > 700 order by b.u;

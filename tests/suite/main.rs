@@ -17,6 +17,7 @@
 mod async_protocol;
 mod async_through;
 mod explain;
+mod explain_names;
 mod hashjoin_probe;
 // Natively hot_path is a binary of its own (tests/hot_path.rs): its counting allocator
 // counts every thread's allocations, and this binary runs its tests on parallel threads.
