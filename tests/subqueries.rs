@@ -157,9 +157,6 @@ fn what_postgres_plans_otherwise_is_refused_by_name() {
         ("select id from loc left semi join f on loc.id = f.id", "SEMI and ANTI joins are not SQL"),
         ("select id from pf where val > (select count(*) from loc where loc.id = pf.id)", "each partition's scan"),
         ("select (select id, val from f limit 1) from loc", "only one column"),
-        // A Sort over the Append reads every row before the Result above it would run
-        // the InitPlan; PostgreSQL runs it at the first row a member scan projects.
-        ("select id, (select count(*) from dim) from pf order by val", "under a Sort or a Merge Append"),
     ] {
         match run(sql) {
             Ok(_) => failures.push(format!("{sql}: planned")),
@@ -549,4 +546,33 @@ Append (actual time=T rows=24 loops=1)
     let (rows, text, _) = run("select id, (select count(*) from dim) as n from pf where id < 0").unwrap();
     assert!(rows.is_empty());
     assert!(text.contains("InitPlan 1 (returns $0)\n    ->  Foreign Scan (never executed)"), "{text}");
+}
+
+#[test]
+fn an_initplan_in_the_select_list_over_a_merge_append_is_projected_in_each_member() {
+    // Ordered by val (not the partition key): a Merge Append of remotely sorted scans.
+    let (rows, text, _) =
+        run("select val, (select count(*) from dim) as n from pf where val < 40 order by val desc").unwrap();
+    assert_eq!(ints(&rows), vec![vec![30, 3], vec![30, 3], vec![20, 3], vec![20, 3], vec![10, 3], vec![10, 3]]);
+    // PostgreSQL 15: the InitPlan attached to the Merge Append, `$0` in each member's
+    // Output (ExecMergeAppend reads the first member's first row, whose projection
+    // runs the InitPlan, before it starts the second member).
+    let expected = "\
+Merge Append (actual time=T rows=6 loops=1)
+  Sort Key: pf.val DESC
+  InitPlan 1 (returns $0)
+    ->  Foreign Scan (actual time=T rows=1 loops=1)
+          Output: (count(*))
+          Relations: Aggregate on (public.dim)
+          Remote SQL: SELECT count(*) FROM public.dim
+  ->  Foreign Scan on public.pf1 pf_1 (actual time=T rows=3 loops=1)
+        Output: pf_1.val, $0
+        Remote SQL: SELECT val FROM public.f_remote WHERE ((val < 40)) ORDER BY val DESC NULLS FIRST
+  ->  Foreign Scan on public.pf2 pf_2 (actual time=T rows=3 loops=1)
+        Output: pf_2.val, $0
+        Remote SQL: SELECT val FROM public.f_remote WHERE ((val < 40)) ORDER BY val DESC NULLS FIRST";
+    assert!(text.starts_with(expected), "EXPLAIN:\n{text}");
+    // Ordered by a column the select list does not return: refused by name.
+    let e = run("select id, (select count(*) from dim) as n from pf where val < 40 order by val").unwrap_err();
+    assert!(e.contains("resjunk sort column"), "{e}");
 }

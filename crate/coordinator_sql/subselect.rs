@@ -1074,20 +1074,33 @@ pub(super) fn check_params(plan: &Plan, at: Location) -> Result<(), FrontError> 
         // PostgreSQL computes the select list in each partition's scan
         // (`apply_scanjoin_target_to_paths`), so the InitPlan runs (ExecSetParamPlan,
         // from ExecEvalParamExec) when the first row a member scan returns is
-        // projected. The sandbox's Result directly above the Append (or above a Limit
-        // over it, which hands its first row straight up) evaluates its targets at that
-        // same first row, so the InitPlan's statements go out at the same point of the
-        // run. Where a node in between reads more than one row first — a Sort reads
-        // all of them, a Merge Append one from every member — the Result would run the
-        // InitPlan later than PostgreSQL: refused.
-        Plan::Result { targets: Some(t), child, .. }
+        // projected. The sandbox's Result above evaluates its targets at its first
+        // input row, which is that row where the nodes between hand it straight up
+        // (an Append, a Limit); a Sort or a Merge Append directly below the Result
+        // is told to run the InitPlans at its own first input row
+        // (`ExecNode::set_projection_params`). Deeper than that (a Merge Append under
+        // a Sort, an Incremental Sort) the InitPlan would run later than in
+        // PostgreSQL: refused.
+        Plan::Result { targets: Some(t), child, filter: None }
             if t.iter().any(|(e, _)| e.has_exec_param()) && !projects_at_first_row(child) =>
         {
             Err(refuse(
-                "in the select list over a partitioned table under a Sort or a Merge Append is not planned yet: \
-                 PostgreSQL computes it in each partition's scan (the target list pushed into the Append's \
-                 children), where the first row a member returns runs the InitPlan, before the Sort or Merge \
-                 Append reads the other rows",
+                "in the select list over a partitioned table under a Sort over a Merge Append or an Incremental \
+                 Sort is not planned yet: PostgreSQL computes it in each partition's scan (the target list pushed \
+                 into the Append's children), where the first row a member returns runs the InitPlan",
+            ))
+        }
+        // EXPLAIN names a Merge Append's keys through the select list folded into its
+        // members: a key column the select list does not return in its own place
+        // (a resjunk sort column, `Output: …, $0, pt_1.c`) is not printed as
+        // PostgreSQL prints it yet.
+        Plan::Result { targets: Some(t), child, filter: None }
+            if t.iter().any(|(e, _)| e.has_exec_param())
+                && matches!(child.as_ref(), Plan::MergeAppend { keys, .. } if !keys_in_place(keys, t)) =>
+        {
+            Err(refuse(
+                "in the select list over a Merge Append of partitions ordered by a column the select list does not \
+                 return first (PostgreSQL's resjunk sort column in each member's Output) is not planned yet",
             ))
         }
         Plan::Result { filter: Some(f), .. } => qual(f).map_err(|_| {
@@ -1107,19 +1120,38 @@ pub(super) fn check_params(plan: &Plan, at: Location) -> Result<(), FrontError> 
     })
 }
 
-/// Does a projection over `p` see the first row a partition's scan returns as soon
-/// as that scan returns it (so that PostgreSQL's projection inside the scan and the
-/// sandbox's above run the InitPlan at the same point)? True when no Append of
-/// partitions is below (not through an aggregate, which PostgreSQL projects above), or
-/// when only a Limit (or a Result) lies between: an Append hands each member's row up
-/// as it comes. A Sort or a Merge Append reads further rows first.
+/// Does every column the keys read come out of the select list `t` in its own place?
+fn keys_in_place(keys: &[crate::plan::SortKey], t: &[(Expr, String)]) -> bool {
+    let mut ok = true;
+    for k in keys {
+        k.expr.for_each_col(&mut |c| ok &= matches!(t.get(c), Some((Expr::Col(d), _)) if *d == c));
+    }
+    ok
+}
+
+/// Does the InitPlan of a projection over `p` run at the first row a partition's
+/// scan returns, as PostgreSQL's projection inside that scan runs it? The Result
+/// hands a Sort or a Merge Append directly below it the values to compute at their
+/// first input row; further down, see [`hands_first_row_up`].
 fn projects_at_first_row(p: &Plan) -> bool {
+    match p {
+        Plan::MergeAppend { .. } => true,
+        Plan::Sort { child, .. } => hands_first_row_up(child),
+        p => hands_first_row_up(p),
+    }
+}
+
+/// Does `p` return the first row a partition's scan below it returns as soon as it
+/// gets it? An Append and a Limit do; a Sort or Merge Append over partitions reads
+/// more rows first. True when no Append of partitions is below (not through an
+/// aggregate, which PostgreSQL projects above).
+fn hands_first_row_up(p: &Plan) -> bool {
     match p {
         Plan::Append { .. } => true,
         Plan::MergeAppend { .. } => false,
         Plan::Sort { child, .. } | Plan::IncrementalSort { child, .. } => !projects_over_append(child),
         Plan::Limit { child, .. } | Plan::Result { child, .. } | Plan::Gating { child, .. } => {
-            projects_at_first_row(child)
+            hands_first_row_up(child)
         }
         _ => true,
     }

@@ -172,6 +172,13 @@ pub trait ExecNode: CloneNode {
     /// Only an Incremental Sort uses it; a node that passes rows through unchanged
     /// passes it on.
     fn set_tuple_bound(&mut self, _bound: Option<u64>) {}
+    /// The InitPlan values (`$n`) of a select list that PostgreSQL computes inside
+    /// this node's input scans (`apply_scanjoin_target_to_paths`): the first row the
+    /// node reads from its input runs those InitPlans, as that scan's projection would
+    /// (ExecEvalParamExec → ExecSetParamPlan), before the node reads further rows. Set
+    /// by the projecting Result above (a Sort, a Merge Append take it; others need not:
+    /// they hand their first row straight up).
+    fn set_projection_params(&mut self, _params: Vec<usize>) {}
 
     /// At ExecInit, after the children: an intermediate node sets up its requests to
     /// async-capable children (`async_through::AsyncInputs::init`; none in pg15).
@@ -425,7 +432,15 @@ pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<Plan
             let exprs = filter.iter().chain(targets.iter().flatten().map(|(e, _)| e));
             node_subplan::attach_subplans(es, id, exprs);
             let names = child.output_columns().into_iter().map(|c| c.name).collect();
-            Box::new(node_result::ResultState::init(init_plan(child, ctx, es)?, filter.clone(), targets.clone(), names))
+            let mut input = init_plan(child, ctx, es)?;
+            // The select list's InitPlans run where PostgreSQL's projection inside the
+            // input's scans runs them: at the first row read below (`set_projection_params`).
+            let mut params = vec![];
+            targets.iter().flatten().for_each(|(e, _)| e.for_each_param(&mut |n, _| params.push(n)));
+            if !params.is_empty() && filter.is_none() {
+                input.node.set_projection_params(params);
+            }
+            Box::new(node_result::ResultState::init(input, filter.clone(), targets.clone(), names))
         }
         Plan::EmptyResult { columns, rels, joined } => {
             // A dummy relation's columns are its Vars: qualified where EXPLAIN

@@ -75,6 +75,10 @@ pub struct MergeAppendState {
     pub key_text: String,
     /// Children left out by initial run-time pruning (never initialized).
     pub subplans_removed: usize,
+    /// The InitPlans the select list computed in the members reads
+    /// (`ExecNode::set_projection_params`): run at the first row a member returns,
+    /// before the next member is started; emptied then.
+    projection_params: Vec<usize>,
 }
 
 impl MergeAppendState {
@@ -109,7 +113,22 @@ impl MergeAppendState {
             ms_last: 0,
             key_text: String::new(),
             subplans_removed: 0,
+            projection_params: vec![],
         }
+    }
+
+    /// PostgreSQL projects each member's rows in the member's scan: its first row runs
+    /// the select list's InitPlans (ExecEvalParamExec → ExecSetParamPlan) before
+    /// ExecMergeAppend goes on to the next member. False while one waits.
+    fn run_projection_params(&mut self, es: &mut EState) -> ExecResult<bool> {
+        if self.projection_params.is_empty() || !self.ms_valid.contains(&true) {
+            return Ok(true);
+        }
+        if !super::node_subplan::run_projection_params(es, &self.projection_params)? {
+            return Ok(false);
+        }
+        self.projection_params.clear();
+        Ok(true)
     }
 
     fn store(&mut self, child: usize, has_row: bool) {
@@ -127,6 +146,9 @@ impl MergeAppendState {
     /// nothing is allocated per row.
     fn refill(&mut self, es: &mut EState) -> StepResult<bool> {
         deliver_responses(self, es)?;
+        if !self.run_projection_params(es)? {
+            return Ok(false);
+        }
         // exercise:async-merge-append begin
         // Ask all async children first, so their requests travel concurrently.
         for child in 0..self.children.len() {
@@ -147,6 +169,9 @@ impl MergeAppendState {
             match exec_proc_node(&mut self.children[child], es)? {
                 ExecStatus::Row => {
                     self.store(child, true);
+                    if !self.run_projection_params(es)? {
+                        return Ok(false);
+                    }
                     // A row handed up by a child is a step, as in Append.
                     es.step_boundary()?;
                 }
@@ -280,6 +305,9 @@ impl ExecNode for MergeAppendState {
     }
     /// ExecSetTupleBound: no input needs to give more rows than the Merge Append
     /// returns, so each child gets the bound (a Sort under it becomes a top-N sort).
+    fn set_projection_params(&mut self, params: Vec<usize>) {
+        self.projection_params = params;
+    }
     fn set_tuple_bound(&mut self, bound: Option<u64>) {
         for c in self.children.iter_mut() {
             c.node.set_tuple_bound(bound);

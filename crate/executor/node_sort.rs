@@ -54,6 +54,9 @@ pub struct SortState {
     space: std::cell::OnceCell<SortSpace>,
     /// `work_mem` (kB) when the plan started: tuplesort's memory.
     pub work_mem_kb: u64,
+    /// The InitPlans a select list computed below this Sort reads
+    /// (`ExecNode::set_projection_params`), run at the first input row; emptied then.
+    projection_params: Vec<usize>,
 }
 
 /// Sort keys as EXPLAIN prints them, e.g. `score DESC`.
@@ -237,6 +240,7 @@ impl SortState {
             bound: None,
             space: std::cell::OnceCell::new(),
             work_mem_kb: 4096,
+            projection_params: vec![],
         }
     }
 
@@ -267,11 +271,22 @@ impl Through for SortState {
 impl ExecNode for SortState {
     through_requestee!();
 
+    fn set_projection_params(&mut self, params: Vec<usize>) {
+        self.projection_params = params;
+    }
+
     fn init_async(&mut self, id: usize, plans: &[&crate::plan::Plan], es: &mut EState) {
         self.inputs = AsyncInputs::init(id, &mut self.children, plans, es);
     }
     fn exec_next(&mut self, es: &mut EState) -> ExecResult<ExecStatus> {
         while !self.sorted {
+            // A row is in: the projection computed below ran its InitPlans with it.
+            if !self.projection_params.is_empty() && !self.rows.is_empty() {
+                if !super::node_subplan::run_projection_params(es, &self.projection_params)? {
+                    return Ok(ExecStatus::Wait);
+                }
+                self.projection_params.clear();
+            }
             match self.inputs.next(&mut self.children, 0, es)? {
                 ExecStatus::Row => {
                     let row = self.children[0].node.slot();

@@ -24,8 +24,11 @@
 //!   above the Append gets the first row a member returns as that scan returns it, so
 //!   the InitPlan runs at the same point — in async mode after the Append's requests
 //!   went out, its own scans draining a connection's pending FETCH first
-//!   (`process_pending_request`). Where a Sort or Merge Append would read further
-//!   rows first, the planner refuses it (`coordinator_sql::subselect::check_params`).
+//!   (`process_pending_request`). A Sort or Merge Append between them would read
+//!   further rows first: the Result hands it the values (`set_projection_params`)
+//!   and it runs them at its first input row (`run_projection_params`), as the
+//!   member scan's projection does in PostgreSQL; deeper than that, the planner
+//!   refuses it (`coordinator_sql::subselect::check_params`).
 //! - ExecEnd (`end_init_plans`): after the main plan's nodes, as `ExecEndPlan` ends
 //!   `es_subplanstates` after the plan tree (their CLOSEs come last).
 //!
@@ -137,6 +140,22 @@ pub fn exec_set_param_plan(es: &mut EState, param: usize) -> ExecResult<bool> {
         return Err(ExecError::Internal(format!("no InitPlan computes ${param}")));
     };
     run_to_completion(es, k)
+}
+
+/// The InitPlans of `params` run, each unless it already ran (a correlated SubPlan's
+/// parameters, set by its caller, are skipped); false while one waits (call again).
+/// A node that reads rows for a projection computed below it in PostgreSQL calls this
+/// at its first input row (`ExecNode::set_projection_params`).
+pub fn run_projection_params(es: &mut EState, params: &[usize]) -> ExecResult<bool> {
+    for &n in params {
+        if es.param_values.iter().any(|(p, _)| *p == n) {
+            continue;
+        }
+        if !exec_set_param_plan(es, n)? {
+            return Ok(false);
+        }
+    }
+    Ok(true)
 }
 
 /// buildSubPlanHash: reads hashed SubPlan `plan_id`'s rows into its table unless it

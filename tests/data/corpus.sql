@@ -1651,7 +1651,6 @@ select id, qty from loc where qty not in (select weight from dim where weight is
 select count(*) from f where id not in (select id from loc where id is not null);
 
 -- [subquery initplan select list partitioned] a subquery's value in the select list over a partitioned table
--- known: unsupported — PostgreSQL's Merge Append of remotely sorted partitions projects $0 in each member scan, so the first member's first row runs the InitPlan before the other members are read; the sandbox projects above the Merge Append (after one row of every member), so it refuses this by name (without ORDER BY it is planned: the (h17i) block)
 select id, (select count(*) from dim) from h where grp = 1 order by id;
 
 -- ===== numeric: PostgreSQL's exact decimal (issue 17, part 5) =====
@@ -4567,3 +4566,6 @@ select a.id from pwj_a a where not exists (select 1 from pwm_c c where c.id = a.
 -- [partitionwise join pruning empty order] no pair left, ordered: the dummy join relation's Vars, qualified (several range-table entries) (h17x)
 set enable_partitionwise_join = on;
 select a.id, b.u from pw_la a join pw_lb b on a.id = b.id where a.id < 100 and b.id > 700 order by b.u;
+
+-- [subquery initplan select list partitioned sort desc] a Sort over the async Append (PostgreSQL prefers it to a Merge Append for these rows): the first row it reads runs the InitPlan, $0 in each scan and in the Sort's Output (h17i)
+select id, (select count(*) from f where id < 50) as n from h where grp = 4 and id < 500 order by id desc;
