@@ -4312,3 +4312,12 @@ select 1 + 2 as three, 'a' || 'b' as ab, 2.5 * 2 as five;
 
 -- [const select no from text] a text literal and a boolean (h17s)
 select 'hello', true, 10 / 3;
+
+-- [const union all no from] UNION ALL of SELECTs without FROM: flattened, each Result a member with no subquery scan costed (h17s)
+select 1 union all select 2;
+
+-- [const union no from] UNION of SELECTs without FROM: each leaf a subquery under the Append, duplicates removed above (h17s)
+select 1 union select 2;
+
+-- [const union all no from order] three leaves and an ORDER BY, two columns (h17s)
+select 1 as a, 'x' as b union all select 2, 'y' union all select 3, 'z' order by 1;
