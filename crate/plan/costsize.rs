@@ -385,7 +385,9 @@ pub fn cost_plan_nodes(plan: &Plan, cat: &dyn CostCatalog, p: &CostParams) -> Ve
         // The CTEs' subplans are the query level's first InitPlans (SS_process_ctes).
         return cost_with_subplans(ctes.iter().map(|c| &c.plan), &vec![true; ctes.len()], child, cat, p);
     }
-    let c = Model::new(cat, p, query_setops(plan), &[]).node(plan, None);
+    let mut model = Model::new(cat, p, query_setops(plan), &[]);
+    model.flat_union = flattened_union_all(plan);
+    let c = model.node(plan, None);
     let mut out = vec![];
     flatten(Some(plan), &c, &mut out);
     out
@@ -455,7 +457,9 @@ pub fn cost_path(plan: &Plan, inputs: &[(&Plan, &CostedPath)], cat: &dyn CostCat
         inputs.iter().filter_map(|(node, c)| Some((*node as *const Plan, c.below.clone()?))).collect();
     let setop = query_setops(plan);
     let same_below = setop.is_empty();
-    let alone = Model::new(cat, p, setop, &kept).node(plan, None);
+    let mut model = Model::new(cat, p, setop, &kept);
+    model.flat_union = flattened_union_all(plan);
+    let alone = model.node(plan, None);
     let est = alone.est;
     // Alone, an Append reached from its top is costed as the query's set operation;
     // below a join it is not (costed again without).
@@ -500,6 +504,24 @@ fn partitionwise_pair(plan: &Plan) -> bool {
         | Plan::NestLoop { outer, inner, .. }
         | Plan::MergeJoin { outer, inner, .. } => named_partition(outer) || named_partition(inner),
         _ => false,
+    }
+}
+
+/// The query's top-level UNION ALL (an Append reached from the top through Limit,
+/// Sort and projections only), which `flatten_simple_union_all` makes an appendrel
+/// of its leaves: a leaf without FROM is then pulled up into it
+/// (`pull_up_simple_subquery` over its empty jointree's RTE_RESULT), so its Result
+/// is a member with no Subquery Scan to cost.
+fn flattened_union_all(plan: &Plan) -> Option<*const Plan> {
+    let mut top = plan;
+    loop {
+        match top {
+            Plan::Limit { child, .. } | Plan::Sort { child, .. } | Plan::Result { child, filter: None, .. } => {
+                top = child
+            }
+            Plan::Append { .. } => return Some(top as *const Plan),
+            _ => return None,
+        }
     }
 }
 
@@ -676,6 +698,9 @@ struct Model<'a> {
     p: &'a CostParams,
     /// The query's top-level UNION ALL, if any (compared by address).
     setop: Vec<*const Plan>,
+    /// The top-level UNION ALL's Append, whose leaves without FROM are pulled up
+    /// ([`flattened_union_all`]).
+    flat_union: Option<*const Plan>,
     /// A select list to evaluate in the partitions' scans of the Append costed next
     /// ([`Model::result`]).
     project: std::cell::RefCell<Option<Vec<(Expr, String)>>>,
@@ -1105,6 +1130,7 @@ impl<'a> Model<'a> {
             cat,
             p,
             setop,
+            flat_union: None,
             project: Default::default(),
             in_append: Default::default(),
             rels: Default::default(),
@@ -1194,8 +1220,9 @@ impl<'a> Model<'a> {
             // An ordered Append's sorted members are bounded by the LIMIT (cost_append
             // with pathkeys: cost_sort with the Append's limit_tuples).
             Plan::Append { children, ordered, .. } => {
-                let mut c =
-                    self.append(children, self.setop.contains(&(plan as *const Plan)), limit.filter(|_| *ordered));
+                let at = plan as *const Plan;
+                let (setop, flat) = (self.setop.contains(&at), self.flat_union == Some(at));
+                let mut c = self.append(children, setop, flat, limit.filter(|_| *ordered));
                 if *ordered {
                     // cost_append with pathkeys: every member starts before the first
                     // row is known to be the least, so their startups add up.
@@ -1972,7 +1999,7 @@ impl<'a> Model<'a> {
     /// `cpu_tuple_cost` a row, though the trivial SubqueryScan is removed from the
     /// plan (`set_subqueryscan_references`). The children of a partitionwise aggregate
     /// share the parent's grouping target and its width.
-    fn append(&self, children: &[Plan], top_setop: bool, limit: Option<f64>) -> Costed {
+    fn append(&self, children: &[Plan], top_setop: bool, flat: bool, limit: Option<f64>) -> Costed {
         let project = self.project.replace(None);
         let mut kids: Vec<Costed> = self.members(|| children.iter().map(|c| self.node(c, limit)).collect());
         if let Some(t) = project {
@@ -2017,8 +2044,10 @@ impl<'a> Model<'a> {
         let mut total = 0.0;
         for (k, plan) in kids.iter().zip(children) {
             total += k.est.total;
-            // A Subquery Scan that stays in the plan has costed its rows already.
-            if union && !matches!(plan, Plan::SubqueryScan { .. }) {
+            // A Subquery Scan that stays in the plan has costed its rows already; a
+            // UNION ALL's leaf without FROM is pulled up, no subquery.
+            let pulled_up = flat && matches!(plan, Plan::ConstResult { rows, .. } if rows.len() == 1);
+            if union && !matches!(plan, Plan::SubqueryScan { .. }) && !pulled_up {
                 total += self.p.cpu_tuple_cost * k.est.rows;
             }
         }

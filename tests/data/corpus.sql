@@ -4569,3 +4569,12 @@ select a.id, b.u from pw_la a join pw_lb b on a.id = b.id where a.id < 100 and b
 
 -- [subquery initplan select list partitioned sort desc] a Sort over the async Append (PostgreSQL prefers it to a Merge Append for these rows): the first row it reads runs the InitPlan, $0 in each scan and in the Sort's Output (h17i)
 select id, (select count(*) from f where id < 50) as n from h where grp = 4 and id < 500 order by id desc;
+
+-- [const union all no from] UNION ALL of SELECTs without FROM: flattened, each Result a member with no subquery scan costed (h17s)
+select 1 union all select 2;
+
+-- [const union no from] UNION of SELECTs without FROM: each leaf a subquery under the Append, duplicates removed above (h17s)
+select 1 union select 2;
+
+-- [const union all no from order] three leaves and an ORDER BY, two columns (h17s)
+select 1 as a, 'x' as b union all select 2, 'y' union all select 3, 'z' order by 1;

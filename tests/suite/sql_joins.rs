@@ -292,6 +292,18 @@ fn select_without_from_is_a_result_of_one_row() {
     let text = explain_doc_text(&tree, &ExplainOptions::POSTGRES_VERBOSE, &q.explain_doc(), 0, 0);
     assert!(text.starts_with("Result  (cost=0.00..0.01 rows=1 "), "{text}");
     assert!(text.contains("Output: 3, 'ab'::text"), "{text}");
+    // In a top-level UNION ALL (flattened) a leaf without FROM is pulled up: the
+    // Append costs its members and half a cpu_tuple_cost a row; under a UNION each
+    // leaf is a subquery whose scan costs cpu_tuple_cost a row more.
+    let explain = |query: &str| {
+        let q = s.with_query(query).unwrap();
+        let tree = q.plan_only(&Knobs::default(), Source::Json, false).unwrap();
+        explain_doc_text(&tree, &ExplainOptions::POSTGRES_VERBOSE, &q.explain_doc(), 0, 0)
+    };
+    let text = explain("explain select 1 union all select 2;");
+    assert!(text.starts_with("Append  (cost=0.00..0.03 rows=2 width=4)"), "{text}");
+    let text = explain("explain select 1 union select 2;");
+    assert!(text.contains("->  Append  (cost=0.00..0.05 rows=2 width=4)"), "{text}");
     for (query, named) in [
         ("select 1 where 1 = 2;", "SELECT without FROM with WHERE"),
         ("select 1 order by 1;", "SELECT without FROM with WHERE"),
