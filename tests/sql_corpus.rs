@@ -371,9 +371,28 @@ fn sandbox_after(
     Ok(r.rows.iter().map(|row| row.iter().map(|d| d.to_string()).collect()).collect())
 }
 
+/// Where the sandbox's side spent its time (summed over its threads).
+#[derive(Default)]
+struct SandboxTimes {
+    load: std::time::Duration,
+    plan: std::time::Duration,
+    execute: std::time::Duration,
+    costs: std::time::Duration,
+}
+
+impl SandboxTimes {
+    fn add(&mut self, o: &SandboxTimes) {
+        self.load += o.load;
+        self.plan += o.plan;
+        self.execute += o.execute;
+        self.costs += o.costs;
+    }
+}
+
 /// The sandbox: the query planned against the loaded scenario, run to the end.
-fn sandbox(base: &SqlScenario, e: &Entry, async_mode: bool) -> (Outcome, Vec<usize>) {
-    let run = || -> Result<(Outcome, Vec<usize>), String> {
+fn sandbox(base: &SqlScenario, e: &Entry, async_mode: bool, times: &mut SandboxTimes) -> (Outcome, Vec<usize>) {
+    let mut run = || -> Result<(Outcome, Vec<usize>), String> {
+        let t = Instant::now();
         let mut s = base.with_query(&format!("{};", e.sql)).map_err(|e| e.to_string())?;
         for set in &e.sets {
             for st in parse_statements(set, 1).map_err(|e| e.to_string())? {
@@ -391,6 +410,8 @@ fn sandbox(base: &SqlScenario, e: &Entry, async_mode: bool) -> (Outcome, Vec<usi
             }
             Err(e) => return Err(e.to_string()),
         };
+        times.plan += t.elapsed();
+        let t = Instant::now();
         let scenario = s.scenario(&Knobs::default(), Source::Json).map_err(|e| e.to_string())?;
         let mut run = scenario.start(async_mode, Clock::virtual_clock(), false)?;
         run.keep_rows = true;
@@ -421,6 +442,7 @@ fn sandbox(base: &SqlScenario, e: &Entry, async_mode: bool) -> (Outcome, Vec<usi
             }
             None => None,
         };
+        times.execute += t.elapsed();
         Ok((Outcome { error: None, query_error, rows, explain, after }, planned.order_keys))
     };
     run().unwrap_or_else(|m| (Outcome { error: Some(m), ..Outcome::default() }, vec![]))
@@ -471,22 +493,57 @@ fn analyze_all(base: &SqlScenario) -> String {
     format!("ANALYZE {}", names.join(", "))
 }
 
-/// PostgreSQL: the setup, then one psql session running every query's EXPLAIN and
-/// the query itself with `enable_async_append` off and on, and (async) its EXPLAIN
-/// (VERBOSE) with costs; at the end `analyze` and every query's EXPLAIN (VERBOSE)
-/// again. Returns (id, mode) → outcome, and (id, "as is" | "analyzed") → the EXPLAIN
-/// with costs.
+/// How many psql sessions run the corpus's read-only queries side by side on
+/// PostgreSQL (`PGASYNC_CORPUS_SESSIONS`, default 4), and how many threads run the
+/// sandbox's side (`PGASYNC_CORPUS_THREADS`, default the machine's cores, at most 4).
+fn jobs(var: &str, default: usize) -> usize {
+    std::env::var(var).ok().and_then(|v| v.parse().ok()).unwrap_or(default).max(1)
+}
+
+/// Whether a query's lines change the catalog for every session (`alter server|foreign
+/// table … options`, undone after it): such a query runs alone, never beside another.
+fn alters_catalog(e: &Entry) -> bool {
+    e.sets.iter().any(|s| s.trim_start().to_lowercase().starts_with("alter "))
+}
+
+/// Runs each script in a psql session of its own on `coord`, side by side; their
+/// outputs one after the other in the scripts' order.
+fn psql_sessions(coord: &support::pg::Cluster, scripts: Vec<String>) -> String {
+    std::thread::scope(|sc| {
+        let running: Vec<_> = scripts.into_iter().map(|s| sc.spawn(move || psql_session(coord, &s))).collect();
+        running.into_iter().map(|h| h.join().expect("a psql session")).collect()
+    })
+}
+
+/// PostgreSQL: the setup, then the queries in psql sessions on the coordinator, in
+/// phases (each phase's read-only work split over `PGASYNC_CORPUS_SESSIONS` sessions
+/// side by side; what one session does cannot change what another sees, see below):
+///
+/// 1. every query's EXPLAIN ANALYZE and the query itself with `enable_async_append`
+///    off and on, and (async) its EXPLAIN (VERBOSE) with costs; for a DML query only
+///    the EXPLAIN with costs;
+/// 2. `analyze` (one session), then every query's EXPLAIN (VERBOSE) again;
+/// 3. the DML queries' runs, in one session in file order (each rolled back, but the
+///    pages it wrote stay: the estimates of the next one may see them, as before).
+///
+/// A query's `set` and `prepare` lines are its session's only; its `alter server|
+/// foreign table` lines are the catalog's, seen by every session: such a query runs in
+/// a session of its own after the phase's others. Read-only queries write no pages
+/// (the estimates "as loaded" read the tables' sizes), so running them side by side
+/// leaves each one's result, plan and estimates as in one session.
+/// Returns (id, mode) → outcome, and (id, "as is" | "analyzed") → the EXPLAIN with
+/// costs.
 fn postgres(
     text: &str,
     entries: &[Entry],
     analyze: &str,
 ) -> (BTreeMap<(String, String), Outcome>, BTreeMap<(String, String), String>) {
+    let t0 = Instant::now();
     let dir = TempDir::new("sqlcorpus");
     let clusters = run_on_postgres(text, &dir);
+    let setup = t0.elapsed();
     let coord = &clusters["coordinator"];
-    let mut script = String::from("\\pset null NULL\n");
-    script.push_str(&coordinator_sets(text));
-    script.push('\n');
+    let head = format!("\\pset null NULL\n{}\n", coordinator_sets(text));
     let error_check = "\\if :ERROR\n\\echo '@@error' :LAST_ERROR_MESSAGE\n\\endif\n";
     // Each mode's runs of a query; a DML query's each in a transaction of its own,
     // rolled back, its target read before the rollback.
@@ -530,14 +587,8 @@ fn postgres(
             script.push_str(&undo_sets(&e.sets));
         }
     };
-    // A DML query runs last, after the estimates: its rolled-back runs leave the pages
-    // they wrote (a rolled-back UPDATE's row versions, an INSERT's rows), which would
-    // change what ANALYZE measures and the estimates of the queries after it.
-    for e in entries {
-        if dml_target(&e.sql).is_none() {
-            runs(e, &mut script, true);
-            continue;
-        }
+    // A DML query's EXPLAIN with costs as loaded (its runs are phase 3's).
+    let dml_costs = |e: &Entry, script: &mut String| {
         script.push_str(&format!("\\echo '@@ {} costs_setup as_is'\n", e.id));
         for s in &e.sets {
             script.push_str(&format!("{s};\n"));
@@ -546,10 +597,8 @@ fn postgres(
         script.push_str(&format!("\\echo '@@ {} costs as_is'\n", e.id));
         script.push_str(&format!("EXPLAIN (VERBOSE) {};\n{error_check}", e.sql));
         script.push_str(&undo_sets(&e.sets));
-    }
-    // After every other query (ANALYZE may change PostgreSQL's plans).
-    script.push_str(&format!("{analyze};\n"));
-    for e in entries {
+    };
+    let analyzed = |e: &Entry, script: &mut String| {
         script.push_str(&format!("\\echo '@@ {} analyzed setup'\n", e.id));
         for s in &e.sets {
             script.push_str(&format!("{s};\n"));
@@ -558,12 +607,53 @@ fn postgres(
         script.push_str(&format!("\\echo '@@ {} costs analyzed'\n", e.id));
         script.push_str(&format!("EXPLAIN (VERBOSE) {};\n{error_check}", e.sql));
         script.push_str(&undo_sets(&e.sets));
-    }
+    };
+    let sessions = jobs("PGASYNC_CORPUS_SESSIONS", 4);
+    // A phase: the queries that alter no catalog dealt round-robin to the sessions, run
+    // side by side; then each that does, one after the other in a session of its own.
+    let phase = |each: &dyn Fn(&Entry, &mut String), those: Vec<&Entry>| -> String {
+        let mut scripts = vec![head.clone(); sessions];
+        for (i, e) in those.iter().filter(|e| !alters_catalog(e)).enumerate() {
+            each(e, &mut scripts[i % sessions]);
+        }
+        let mut out = psql_sessions(coord, scripts);
+        for e in those.iter().filter(|e| alters_catalog(e)) {
+            let mut script = head.clone();
+            each(e, &mut script);
+            out.push_str(&psql_session(coord, &script));
+        }
+        out
+    };
+    // A DML query runs last, after the estimates: its rolled-back runs leave the pages
+    // they wrote (a rolled-back UPDATE's row versions, an INSERT's rows), which would
+    // change what ANALYZE measures and the estimates of the queries after it.
+    let t1 = Instant::now();
+    let mut output = phase(
+        &|e, script| if dml_target(&e.sql).is_none() { runs(e, script, true) } else { dml_costs(e, script) },
+        entries.iter().collect(),
+    );
+    let queries = t1.elapsed();
+    // After every other query (ANALYZE may change PostgreSQL's plans).
+    let t2 = Instant::now();
+    output.push_str(&psql_session(coord, &format!("{analyze};\n")));
+    output.push_str(&phase(&analyzed, entries.iter().collect()));
+    let analyzed_time = t2.elapsed();
+    let t3 = Instant::now();
+    let mut dml = head.clone();
     for e in entries.iter().filter(|e| dml_target(&e.sql).is_some()) {
-        runs(e, &mut script, false);
+        runs(e, &mut dml, false);
     }
-    script.push_str("RESET enable_async_append;\n");
-    let output = psql_session(coord, &script);
+    dml.push_str("RESET enable_async_append;\n");
+    output.push_str(&psql_session(coord, &dml));
+    println!(
+        "corpus timing: PostgreSQL: clusters started and set up in {:.1} s; the queries ({} sessions) {:.1} s, \
+         ANALYZE and the estimates again {:.1} s, the DML queries (one session) {:.1} s",
+        setup.as_secs_f64(),
+        sessions,
+        queries.as_secs_f64(),
+        analyzed_time.as_secs_f64(),
+        t3.elapsed().as_secs_f64()
+    );
     let mut blocks: BTreeMap<(String, String, String), (String, Option<String>)> = BTreeMap::new();
     let mut current: Option<(String, String, String)> = None;
     for line in output.lines() {
@@ -769,32 +859,67 @@ fn corpus_matches_postgres() {
         std::thread::spawn(move || postgres(&text, &entries, &analyze))
     };
     let loaded = t0.elapsed();
-    // The setup after ANALYZE of every relation.
-    let mut analyzed = base.clone();
-    for st in parse_statements(&format!("{analyze};"), 1).unwrap() {
-        analyzed.cluster.execute(0, &st).unwrap_or_else(|e| panic!("{analyze}: {e}"));
-    }
-    let mut ours: BTreeMap<(String, String), (Outcome, Vec<usize>)> = BTreeMap::new();
-    for e in &entries {
-        // PostgreSQL runs a DML query after the ANALYZE (see `postgres`), so it plans
-        // it with the statistics: so does the sandbox.
-        let state = if dml_target(&e.sql).is_some() { &analyzed } else { &base };
-        for (mode, async_mode) in MODES {
-            ours.insert((e.id.clone(), mode.to_string()), sandbox(state, e, async_mode));
+    let threads = jobs("PGASYNC_CORPUS_THREADS", std::thread::available_parallelism().map_or(1, |n| n.get()).min(4));
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    // Each thread takes the next query and runs all of its sandbox side (both modes,
+    // both EXPLAINs with costs), against its own copy of the loaded scenario.
+    let worker = || {
+        let t = Instant::now();
+        let base = SqlScenario::load(&text).unwrap_or_else(|e| panic!("{FILE}: {e}"));
+        // The setup after ANALYZE of every relation.
+        let mut analyzed = base.clone();
+        for st in parse_statements(&format!("{analyze};"), 1).unwrap() {
+            analyzed.cluster.execute(0, &st).unwrap_or_else(|e| panic!("{analyze}: {e}"));
         }
-    }
-    // EXPLAIN with costs, as loaded and after ANALYZE of every relation.
-    let mut our_costs: BTreeMap<(String, String), String> = BTreeMap::new();
-    for e in &entries {
-        for (state, s) in [("as_is", &base), ("analyzed", &analyzed)] {
-            if let Ok(t) = sandbox_costs(s, e) {
-                our_costs.insert((e.id.clone(), state.to_string()), t);
+        let mut times = SandboxTimes { load: t.elapsed(), ..SandboxTimes::default() };
+        let mut ours: Vec<((String, String), (Outcome, Vec<usize>))> = vec![];
+        let mut costs: Vec<((String, String), String)> = vec![];
+        loop {
+            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let Some(e) = entries.get(i) else { break };
+            // PostgreSQL runs a DML query after the ANALYZE (see `postgres`), so it plans
+            // it with the statistics: so does the sandbox.
+            let state = if dml_target(&e.sql).is_some() { &analyzed } else { &base };
+            for (mode, async_mode) in MODES {
+                ours.push(((e.id.clone(), mode.to_string()), sandbox(state, e, async_mode, &mut times)));
             }
+            // EXPLAIN with costs, as loaded and after ANALYZE of every relation.
+            let t = Instant::now();
+            for (state, s) in [("as_is", &base), ("analyzed", &analyzed)] {
+                if let Ok(t) = sandbox_costs(s, e) {
+                    costs.push(((e.id.clone(), state.to_string()), t));
+                }
+            }
+            times.costs += t.elapsed();
         }
-    }
+        (ours, costs, times)
+    };
+    let mut ours: BTreeMap<(String, String), (Outcome, Vec<usize>)> = BTreeMap::new();
+    let mut our_costs: BTreeMap<(String, String), String> = BTreeMap::new();
+    let mut times = SandboxTimes::default();
+    std::thread::scope(|sc| {
+        let running: Vec<_> = (0..threads).map(|_| sc.spawn(worker)).collect();
+        for h in running {
+            let (o, c, t) = h.join().expect("a sandbox thread");
+            ours.extend(o);
+            our_costs.extend(c);
+            times.add(&t);
+        }
+    });
     let sandbox_done = t0.elapsed();
     let (theirs, their_costs) = pg.join().expect("the PostgreSQL side");
     let pg_done = t0.elapsed();
+    println!(
+        "corpus timing: the sandbox ({threads} threads, debug build: their time summed): loading {:.1} s, planning {:.1} s, \
+         executing (EXPLAIN ANALYZE, the DML's targets read) {:.1} s, EXPLAIN with costs {:.1} s; done at {:.1} s, \
+         PostgreSQL at {:.1} s",
+        times.load.as_secs_f64(),
+        times.plan.as_secs_f64(),
+        times.execute.as_secs_f64(),
+        times.costs.as_secs_f64(),
+        sandbox_done.as_secs_f64(),
+        pg_done.as_secs_f64()
+    );
 
     let mut report = String::new();
     // Both EXPLAIN texts in full of each query whose text differs (same plan shape),
