@@ -178,7 +178,10 @@ pub trait ExecNode: CloneNode {
     /// (ExecEvalParamExec → ExecSetParamPlan), before the node reads further rows. Set
     /// by the projecting Result above (a Sort, a Merge Append take it; others need not:
     /// they hand their first row straight up).
-    fn set_projection_params(&mut self, _params: Vec<usize>) {}
+    /// `values`: the types of the InitPlan values the select list returns as they are
+    /// (`$0`), which PostgreSQL's tuples below carry and the sandbox's do not (a Sort
+    /// sizes its tuples with them).
+    fn set_projection_params(&mut self, _params: Vec<usize>, _values: Vec<crate::plan::SqlType>) {}
 
     /// At ExecInit, after the children: an intermediate node sets up its requests to
     /// async-capable children (`async_through::AsyncInputs::init`; none in pg15).
@@ -438,7 +441,15 @@ pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<Plan
             let mut params = vec![];
             targets.iter().flatten().for_each(|(e, _)| e.for_each_param(&mut |n, _| params.push(n)));
             if !params.is_empty() && filter.is_none() {
-                input.node.set_projection_params(params);
+                let values = targets
+                    .iter()
+                    .flatten()
+                    .filter_map(|(e, _)| match e {
+                        crate::plan::Expr::ExecParam(_, ty) => Some(*ty),
+                        _ => None,
+                    })
+                    .collect();
+                input.node.set_projection_params(params, values);
             }
             Box::new(node_result::ResultState::init(input, filter.clone(), targets.clone(), names))
         }

@@ -305,7 +305,7 @@ impl ExecNode for MergeAppendState {
     }
     /// ExecSetTupleBound: no input needs to give more rows than the Merge Append
     /// returns, so each child gets the bound (a Sort under it becomes a top-N sort).
-    fn set_projection_params(&mut self, params: Vec<usize>) {
+    fn set_projection_params(&mut self, params: Vec<usize>, _values: Vec<crate::plan::SqlType>) {
         self.projection_params = params;
     }
     fn set_tuple_bound(&mut self, bound: Option<u64>) {

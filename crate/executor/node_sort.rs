@@ -271,8 +271,10 @@ impl Through for SortState {
 impl ExecNode for SortState {
     through_requestee!();
 
-    fn set_projection_params(&mut self, params: Vec<usize>) {
+    fn set_projection_params(&mut self, params: Vec<usize>, values: Vec<crate::plan::SqlType>) {
         self.projection_params = params;
+        // PostgreSQL sorts the projected tuples, the values among their columns.
+        self.junk.extend(values);
     }
 
     fn init_async(&mut self, id: usize, plans: &[&crate::plan::Plan], es: &mut EState) {
