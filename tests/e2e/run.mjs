@@ -1165,7 +1165,7 @@ async function main() {
   try {
     browser = await launchBrowser();
     const page = await newPage(browser, errors);
-    // PGASYNC_E2E_ONLY=package|responsiveness|live|sql|lessons|panels runs one of the long sections alone
+    // PGASYNC_E2E_ONLY=package|responsiveness|live|sql|lessons|panels (or planonly, paramnl, bigjoin) runs one of the long sections alone
     // (while working on it); `make test` runs everything.
     if (only === 'package') return await checkPackage(browser, server);
     if (only === 'responsiveness') return await checkResponsiveness(browser, server);
