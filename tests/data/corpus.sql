@@ -4295,3 +4295,6 @@ select grp, coalesce(sum(id), 0) from h where grp < 3 group by grp order by grp;
 -- [partitionwise join pruning empty order] no pair left, ordered: the dummy join relation's Vars, qualified (several range-table entries) (h17x)
 set enable_partitionwise_join = on;
 select a.id, b.u from pw_la a join pw_lb b on a.id = b.id where a.id < 100 and b.id > 700 order by b.u;
+
+-- [const bigint false] a comparison of typed constants folds to false: the dummy relation (h17x)
+select id from loc where 0::bigint = 1 order by id;
