@@ -3287,6 +3287,12 @@ fn constant_qual(e: &Expr) -> Option<bool> {
     fn is_constant(e: &Expr) -> bool {
         match e {
             Expr::Const(_) => true,
+            // A Const of a type (`'0'::bigint`, `NULL::integer`: shard_sql's typed_const).
+            Expr::Func(crate::plan::Func::Cast { from: None, implicit: false, .. }, a)
+                if matches!(a.as_ref(), [Expr::Const(_)]) =>
+            {
+                true
+            }
             // A generic plan's parameter, an InitPlan's value: known only at execution.
             Expr::Col(_) | Expr::Func(..) | Expr::Param(..) | Expr::ExecParam(..) => false,
             Expr::Bin(_, l, r) => is_constant(l) && is_constant(r),
