@@ -52,6 +52,20 @@
 //! the summary, and held to what was measured (`COSTS_AS_LOADED`, `COSTS_ANALYZED`);
 //! the report lists every query that differs, both plans.
 //!
+//! **Speed** (issue 20): the sandbox's side is CPU in a debug build (each query
+//! planned four times, run twice; the shards' tables cloned with the scenario), so it
+//! runs on `PGASYNC_CORPUS_THREADS` threads (default: the cores, at most 4), each
+//! taking the next query against its own copy of the loaded scenario; PostgreSQL's
+//! read-only queries run in `PGASYNC_CORPUS_SESSIONS` psql sessions (default 4) side
+//! by side (see `postgres` for why that changes nothing they see). The test prints
+//! where the time went (`corpus timing:` lines). Measured 2026-12-05 on the shared
+//! 2-core machine at load ~13-17: one thread and one session 652 s (136 s of the test
+//! process's CPU; PostgreSQL done before the sandbox), two threads and four sessions
+//! 573 s (138 s of CPU; PostgreSQL: clusters 24 s, queries 45 s, ANALYZE and the
+//! estimates 12 s, DML 9 s). The library at opt-level 1 would halve the sandbox's CPU
+//! (65 s) but quadruple the library's compile (28 → 114 s of CPU, twice in `make
+//! test`: as a library and with its unit tests), which a clean clone pays first.
+//!
 //! The test prints a line per query, writes the full report (every query's plans and
 //! differences) to `$CARGO_TARGET_TMPDIR/sql_corpus_report.txt`, and fails listing
 //! every query that differs, with both plans.
