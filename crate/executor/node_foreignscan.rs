@@ -283,13 +283,7 @@ impl ForeignScanState {
                 })
                 .collect(),
             const_outputs: plan.remote.targets.iter().map(|t| matches!(t, RemoteTarget::Const(_))).collect(),
-            group_outputs: match plan.remote.join.is_none() {
-                true => (plan.remote.targets.iter().enumerate())
-                    .filter(|(_, t)| matches!(t, RemoteTarget::Col(c) if plan.remote.group_by.contains(c)))
-                    .map(|(i, _)| i)
-                    .collect(),
-                false => vec![],
-            },
+            group_outputs: plan.remote.group_outputs(),
             exec_params,
             param_values: None,
             drained_for_declare: false,

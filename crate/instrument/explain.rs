@@ -387,8 +387,8 @@ pub const IMPLICIT_CAST: &str = "Implicit Cast";
 /// (a select list folded into it keeps them as resjunk columns after its own).
 pub const SORT_OUTPUTS: &str = "Sort Outputs";
 
-/// A foreign scan of a pushed-down grouping (an upper relation): its outputs that
-/// are GROUP BY keys, `i,j`. A select list folded into it that leaves a key out
+/// An Aggregate (not a partial one) or a foreign scan of a pushed-down grouping (an
+/// upper relation): its outputs that are GROUP BY keys, `i,j`. A select list folded into it that leaves a key out
 /// keeps it as a resjunk entry after its own (transformGroupClause adds the key's
 /// target entry, resjunk, to the query's target list), which the scan returns and
 /// EXPLAIN prints (`Output: (count(*)), cat`).
@@ -601,10 +601,12 @@ fn resjunk_sort_keys(sort: &ExplainNode) -> Vec<usize> {
     out
 }
 
-/// The input columns (`$N`) of a pushed-down grouping's foreign scan that are its
-/// GROUP BY keys ([`GROUP_OUTPUTS`]), under a Limit too (it returns its input's rows).
+/// The input columns (`$N`) of an Aggregate or a pushed-down grouping's foreign scan
+/// that are its GROUP BY keys ([`GROUP_OUTPUTS`]), under a Limit, a Sort or a Result
+/// that only filters (HAVING) too: they return their input's columns.
 fn resjunk_group_keys(input: &ExplainNode) -> Vec<usize> {
-    if input.node_type == "Limit" {
+    let filters = input.node_type == "Result" && input.detail("Output").is_none() && folds_into_child(input);
+    if matches!(input.node_type.as_str(), "Limit" | "Sort" | "Incremental Sort") || filters {
         let below = input.children.iter().filter(|c| !is_init_plan(c)).collect::<Vec<_>>();
         return match below.as_slice() {
             [only] => resjunk_group_keys(only),
@@ -2309,6 +2311,14 @@ mod tests {
         assert_eq!(text[1], "Output: (count(*)), cat", "{text:#?}");
         let text = plan_text(&node("Result", None, &[("Output", "$0")], vec![upper(&[])]), true);
         assert_eq!(text[1], "Output: (count(*))", "{text:#?}");
+        // A local HashAggregate (`Output: count(*), cat`), under a HAVING's filter too.
+        let scan = node("Seq Scan", Some("loc"), &[("Schema", "public"), ("Output", "cat")], vec![]);
+        let details = [("Output", "$0"), ("Output", "count(*)"), ("Group Key", "$0"), (GROUP_OUTPUTS, "0")];
+        let mut agg = node("Aggregate", None, &details, vec![scan]);
+        agg.strategy = Some("Hashed".into());
+        let having = node("Result", None, &[("Filter", "($1 > 1)")], vec![agg]);
+        let text = plan_text(&node("Result", None, &[("Output", "$1")], vec![having]), true);
+        assert_eq!(text[1], "Output: count(*), cat", "{text:#?}");
     }
 
     /// A Merge Join's materialized inner side (create_mergejoin_plan's

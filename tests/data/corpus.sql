@@ -4295,3 +4295,15 @@ select distinct cat || 'x' from loc;
 
 -- [group expression estimate two] GROUP BY an expression and a column (h17a)
 select id % 7, cat, count(*) from loc group by id % 7, cat;
+
+-- [group key resjunk local] a GROUP BY key the select list lacks is a resjunk output: Output: count(*), cat, its width counted (h17b)
+select count(*) from loc group by cat;
+
+-- [group key resjunk having] the same under a HAVING's filter (h17b)
+select count(*) from loc group by cat having count(*) > 5;
+
+-- [group key resjunk sort] the same under a Sort by the aggregate (h17b)
+select count(*) from loc group by cat order by count(*), cat;
+
+-- [group key resjunk foreign having] a pushed-down grouping's key the select list lacks, with a HAVING (h17b)
+select count(*) from f group by cat having count(*) > 5;
