@@ -658,6 +658,12 @@ impl ExecNode for AggState {
         if !self.group_by.is_empty() {
             let k: Vec<String> = self.group_by.iter().map(|g| g.to_sql(&refs)).collect();
             e.details.push(("Group Key".into(), k.join(", ")));
+            if self.split != AggSplit::Partial {
+                // The keys a select list folded into this node leaves out are still
+                // returned (resjunk entries of the final target list).
+                let keys: Vec<String> = (0..self.group_by.len()).map(|k| k.to_string()).collect();
+                e.details.push((crate::instrument::GROUP_OUTPUTS.into(), keys.join(",")));
+            }
         }
     }
 }

@@ -115,6 +115,9 @@ pub struct ForeignScanState {
     upper: bool,
     /// Per output: a constant of the remote target list (`RemoteTarget::Const`).
     const_outputs: Vec<bool>,
+    /// An upper relation's outputs that are its GROUP BY keys (EXPLAIN keeps those a
+    /// select list folded into the scan leaves out: `GROUP_OUTPUTS`).
+    group_outputs: Vec<usize>,
     /// A pushed-down join's `Relations:` text (`(public.f) INNER JOIN (public.dim d)`).
     join_label: Option<String>,
     /// A partitionwise pair pushed down: each relation's alias and its parent's.
@@ -280,6 +283,7 @@ impl ForeignScanState {
                 })
                 .collect(),
             const_outputs: plan.remote.targets.iter().map(|t| matches!(t, RemoteTarget::Const(_))).collect(),
+            group_outputs: plan.remote.group_outputs(),
             exec_params,
             param_values: None,
             drained_for_declare: false,
@@ -676,6 +680,10 @@ impl ExecNode for ForeignScanState {
             }
             e.details.push(("Server".into(), self.server.clone()));
             e.details.push(("Relations".into(), format!("Aggregate on ({rel})")));
+            if !self.group_outputs.is_empty() {
+                let keys: Vec<String> = self.group_outputs.iter().map(|k| k.to_string()).collect();
+                e.details.push((crate::instrument::GROUP_OUTPUTS.into(), keys.join(",")));
+            }
             e.details.push(("Remote SQL".into(), self.sql.clone()));
             return;
         }

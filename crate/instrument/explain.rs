@@ -399,6 +399,13 @@ pub const IMPLICIT_CAST: &str = "Implicit Cast";
 /// (a select list folded into it keeps them as resjunk columns after its own).
 pub const SORT_OUTPUTS: &str = "Sort Outputs";
 
+/// An Aggregate (not a partial one) or a foreign scan of a pushed-down grouping (an
+/// upper relation): its outputs that are GROUP BY keys, `i,j`. A select list folded into it that leaves a key out
+/// keeps it as a resjunk entry after its own (transformGroupClause adds the key's
+/// target entry, resjunk, to the query's target list), which the scan returns and
+/// EXPLAIN prints (`Output: (count(*)), cat`).
+pub const GROUP_OUTPUTS: &str = "Group Outputs";
+
 /// A Result whose target list is empty (a scan under an Append or at a subplan's
 /// top that returns no column, its qual's columns read and dropped): it projects to
 /// nothing, so the node it folds into prints no Output (createplan.c's
@@ -526,7 +533,9 @@ fn resolve_columns(n: &ExplainNode, prefix: bool) -> Outputs {
             // entries of PostgreSQL's final target list, at its end
             // (transformSortClause), which the Sort and the nodes above it return.
             if let (Some(sort), Some(c)) = (n.children.first(), children.first()) {
-                for k in resjunk_sort_keys(sort) {
+                // ORDER BY's resjunk entries, then GROUP BY's (the parser's order:
+                // transformSortClause before transformGroupClause).
+                for k in resjunk_sort_keys(sort).into_iter().chain(resjunk_group_keys(sort)) {
                     if let Some(col) = c.cols.get(k).filter(|col| !cols.contains(col)) {
                         cols.push(col.clone());
                         vars.push(true);
@@ -602,6 +611,21 @@ fn resjunk_sort_keys(sort: &ExplainNode) -> Vec<usize> {
         }
     }
     out
+}
+
+/// The input columns (`$N`) of an Aggregate or a pushed-down grouping's foreign scan
+/// that are its GROUP BY keys ([`GROUP_OUTPUTS`]), under a Limit, a Sort or a Result
+/// that only filters (HAVING) too: they return their input's columns.
+fn resjunk_group_keys(input: &ExplainNode) -> Vec<usize> {
+    let filters = input.node_type == "Result" && input.detail("Output").is_none() && folds_into_child(input);
+    if matches!(input.node_type.as_str(), "Limit" | "Sort" | "Incremental Sort") || filters {
+        let below = input.children.iter().filter(|c| !is_init_plan(c)).collect::<Vec<_>>();
+        return match below.as_slice() {
+            [only] => resjunk_group_keys(only),
+            _ => vec![],
+        };
+    }
+    input.detail(GROUP_OUTPUTS).map_or(vec![], |keys| keys.split(',').filter_map(|k| k.parse().ok()).collect())
 }
 
 /// A scan's own columns as its quals name them, each marked as qualifiable with the
@@ -1426,7 +1450,9 @@ fn properties(n: &ExplainNode, o: &Outputs, opts: &ExplainOptions) -> Vec<(Strin
         .filter(|(k, _)| match k.as_str() {
             "Output" | "Schema" | "Alias" | "Server" | "Qualify" | "Parent" | "JoinType" | "Partial Mode"
             | IMPLICIT_CAST | ROW_MARK_OUTPUT | TARGET_TABLE | TARGET_REMOTE_SQL | PAIR_PARENT | PHYSICAL_TLIST
-            | TLIST_ORDER | TLIST_NEEDED | HASH_UNHASHED | EMPTY_TLIST | SORT_OUTPUTS | UNIQUE_SIDE => false,
+            | TLIST_ORDER | TLIST_NEEDED | HASH_UNHASHED | EMPTY_TLIST | SORT_OUTPUTS | UNIQUE_SIDE | GROUP_OUTPUTS => {
+                false
+            }
             // TEXT prints it only with VERBOSE, and only when true (explain.c).
             "Remote SQL" | "Inner Unique" | "Batch Size" => opts.verbose,
             _ => true,
@@ -2333,6 +2359,41 @@ mod tests {
         assert_eq!(text[1], "Output: id, qty", "{text:#?}");
         assert_eq!(text[3], "Output: id, qty", "{text:#?}");
         assert_eq!(text[4], "Sort Key: loc.qty DESC, loc.id", "{text:#?}");
+    }
+
+    /// `select count(*) from f group by cat`, pushed down: the select list folded into
+    /// the upper relation's scan leaves the key out, a resjunk entry PostgreSQL's scan
+    /// still returns (`Output: (count(*)), cat`); a key selected is not repeated, and a
+    /// scan that is no grouping adds nothing.
+    #[test]
+    fn a_group_by_key_not_selected_is_a_resjunk_output() {
+        let upper = |extra: &[(&'static str, &'static str)]| {
+            let mut details =
+                vec![("Output", "(count(*))"), ("Output", "cat"), ("Relations", "Aggregate on (public.f)")];
+            details.extend_from_slice(extra);
+            node("Foreign Scan", None, &details, vec![])
+        };
+        let text = plan_text(&node("Result", None, &[("Output", "$0")], vec![upper(&[(GROUP_OUTPUTS, "1")])]), true);
+        assert_eq!(text[1], "Output: (count(*)), cat", "{text:#?}");
+        assert!(!text.iter().any(|l| l.contains(GROUP_OUTPUTS)), "{text:#?}");
+        let text = plan_text(
+            &node("Result", None, &[("Output", "$1"), ("Output", "$0")], vec![upper(&[(GROUP_OUTPUTS, "1")])]),
+            true,
+        );
+        assert_eq!(text[1], "Output: cat, (count(*))", "{text:#?}");
+        let limit = node("Limit", None, &[], vec![upper(&[(GROUP_OUTPUTS, "1")])]);
+        let text = plan_text(&node("Result", None, &[("Output", "$0")], vec![limit]), true);
+        assert_eq!(text[1], "Output: (count(*)), cat", "{text:#?}");
+        let text = plan_text(&node("Result", None, &[("Output", "$0")], vec![upper(&[])]), true);
+        assert_eq!(text[1], "Output: (count(*))", "{text:#?}");
+        // A local HashAggregate (`Output: count(*), cat`), under a HAVING's filter too.
+        let scan = node("Seq Scan", Some("loc"), &[("Schema", "public"), ("Output", "cat")], vec![]);
+        let details = [("Output", "$0"), ("Output", "count(*)"), ("Group Key", "$0"), (GROUP_OUTPUTS, "0")];
+        let mut agg = node("Aggregate", None, &details, vec![scan]);
+        agg.strategy = Some("Hashed".into());
+        let having = node("Result", None, &[("Filter", "($1 > 1)")], vec![agg]);
+        let text = plan_text(&node("Result", None, &[("Output", "$1")], vec![having]), true);
+        assert_eq!(text[1], "Output: count(*), cat", "{text:#?}");
     }
 
     /// A Merge Join's materialized inner side (create_mergejoin_plan's

@@ -27,7 +27,7 @@ mod explain;
 pub use explain::{
     estimate_as_printed, explain_doc_json_text, explain_doc_text, explain_json, explain_json_text, explain_json_with,
     explain_text, explain_text_with, printed_as, printed_estimates, qualifiable, with_resolved_details, ExplainDoc,
-    ExplainNode, ExplainOptions, EMPTY_TLIST, HASH_UNHASHED, IMPLICIT_CAST, PAIR_PARENT, PHYSICAL_TLIST,
+    ExplainNode, ExplainOptions, EMPTY_TLIST, GROUP_OUTPUTS, HASH_UNHASHED, IMPLICIT_CAST, PAIR_PARENT, PHYSICAL_TLIST,
     ROW_MARK_OUTPUT, SORT_OUTPUTS, TARGET_REMOTE_SQL, TARGET_TABLE, TLIST_NEEDED, TLIST_ORDER,
 };
 

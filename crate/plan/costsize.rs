@@ -593,6 +593,26 @@ fn flatten(plan: Option<&Plan>, c: &Costed, out: &mut Vec<NodeEstimate>) -> Vec<
     types
 }
 
+/// The outputs of a grouping that are its GROUP BY keys: an Aggregate's (not a
+/// partial one's, nor a DISTINCT's Unique), a pushed-down grouping's
+/// (`RemoteQuery::group_outputs`), through a Limit, a Sort or a HAVING's filter (they
+/// return their input's columns).
+fn resjunk_group_outputs(plan: &Plan) -> Vec<usize> {
+    match plan {
+        Plan::Agg { group_by, split, strategy, .. }
+            if *split != AggSplit::Partial && *strategy != AggStrategy::Unique =>
+        {
+            (0..group_by.len()).collect()
+        }
+        Plan::ForeignScan(f) if f.remote.aggregated() => f.remote.group_outputs(),
+        Plan::Limit { child, .. }
+        | Plan::Sort { child, .. }
+        | Plan::IncrementalSort { child, .. }
+        | Plan::Result { child, targets: None, .. } => resjunk_group_outputs(child),
+        _ => vec![],
+    }
+}
+
 /// The types of `plan`'s output columns that its own expressions give them, over its
 /// inputs' types (`kids`, in `Plan::children` order); None where unknown. A relation's
 /// column's type is its Var's ([`flatten`]); this is the rest: a projection's
@@ -2213,7 +2233,15 @@ impl<'a> Model<'a> {
                     }
                 })
                 .collect();
-            est.width = widths.iter().sum::<f64>() as i64;
+            // GROUP BY keys the select list leaves out are resjunk entries of the
+            // final target list (transformGroupClause), returned and counted in its
+            // width (`Output: count(*), cat`, width 11).
+            let resjunk: f64 = resjunk_group_outputs(child)
+                .into_iter()
+                .filter(|k| !t.iter().any(|(e, _)| *e == Expr::Col(*k)))
+                .map(|k| c.widths.get(k).copied().unwrap_or(32.0))
+                .sum();
+            est.width = (widths.iter().sum::<f64>() + resjunk) as i64;
             if super::remote_estimate::same_target(self.cat, child, t) {
                 est.width = c.est.width;
             }

@@ -1198,6 +1198,18 @@ impl RemoteQuery {
     pub fn aggregated(&self) -> bool {
         !self.group_by.is_empty() || self.targets.iter().any(|t| matches!(t, RemoteTarget::Agg(..)))
     }
+    /// A pushed-down grouping's outputs that are its GROUP BY keys (none for a join or
+    /// a query that does not group): what a select list over the scan that leaves them
+    /// out still returns, as PostgreSQL's resjunk target entries.
+    pub fn group_outputs(&self) -> Vec<usize> {
+        if self.join.is_some() {
+            return vec![];
+        }
+        (self.targets.iter().enumerate())
+            .filter(|(_, t)| matches!(t, RemoteTarget::Col(c) if self.group_by.contains(c)))
+            .map(|(i, _)| i)
+            .collect()
+    }
     /// Columns the foreign scan outputs.
     pub fn output_columns(&self) -> Vec<Column> {
         self.targets

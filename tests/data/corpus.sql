@@ -4581,3 +4581,15 @@ select 1 as a, 'x' as b union all select 2, 'y' union all select 3, 'z' order by
 
 -- [const bigint false] a comparison of typed constants folds to false: the dummy relation (h17x)
 select id from loc where 0::bigint = 1 order by id;
+
+-- [group key resjunk local] a GROUP BY key the select list lacks is a resjunk output: Output: count(*), cat, its width counted (h17b)
+select count(*) from loc group by cat;
+
+-- [group key resjunk having] the same under a HAVING's filter (h17b)
+select count(*) from loc group by cat having count(*) > 5;
+
+-- [group key resjunk sort] the same under a Sort by the aggregate (h17b)
+select count(*) from loc group by cat order by count(*), cat;
+
+-- [group key resjunk foreign having] a pushed-down grouping's key the select list lacks, with a HAVING (h17b)
+select count(*) from f group by cat having count(*) > 5;
