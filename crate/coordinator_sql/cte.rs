@@ -535,6 +535,7 @@ fn children_mut(plan: &mut Plan) -> Vec<&mut Plan> {
         | Plan::Memoize { child, .. }
         | Plan::SubqueryScan { child, .. }
         | Plan::Unique { child, .. }
+        | Plan::WindowAgg { child, .. }
         | Plan::Gating { child, .. }
         | Plan::SetOp { child, .. } => vec![child.as_mut()],
         Plan::HashJoin { outer, inner, .. }

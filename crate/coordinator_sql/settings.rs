@@ -425,6 +425,7 @@ fn walk(plan: &Plan, f: &mut dyn FnMut(&Plan)) {
         | Plan::Memoize { child, .. }
         | Plan::SubqueryScan { child, .. }
         | Plan::Unique { child, .. }
+        | Plan::WindowAgg { child, .. }
         | Plan::Gating { child, .. }
         | Plan::SetOp { child, .. }
         | Plan::BitmapHeapScan { child, .. } => walk(child, f),

@@ -54,7 +54,7 @@ use std::collections::HashMap;
 
 /// Transition state of one aggregate.
 #[derive(Clone, Debug)]
-struct Trans {
+pub(crate) struct Trans {
     count: i64,
     sum: Datum,
     best: Datum,
@@ -65,7 +65,7 @@ struct Trans {
 }
 
 impl Trans {
-    fn new() -> Trans {
+    pub(crate) fn new() -> Trans {
         Trans { count: 0, sum: Datum::Null, best: Datum::Null, seen: Vec::new() }
     }
 
@@ -85,7 +85,7 @@ impl Trans {
     }
 
     #[inline]
-    fn advance(&mut self, func: AggFunc, v: Datum) {
+    pub(crate) fn advance(&mut self, func: AggFunc, v: Datum) {
         if func == AggFunc::CountStar {
             self.count += 1;
             return;
@@ -175,7 +175,7 @@ impl Trans {
         }
     }
 
-    fn finish(&self, func: AggFunc) -> Datum {
+    pub(crate) fn finish(&self, func: AggFunc) -> Datum {
         match func {
             AggFunc::CountStar | AggFunc::Count => Datum::Int(self.count),
             AggFunc::Sum => self.sum.clone(),

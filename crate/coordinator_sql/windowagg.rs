@@ -1,0 +1,287 @@
+//! Window functions in the select list, planned as PostgreSQL 15's `grouping_planner`
+//! plans them for a query without GROUP BY, DISTINCT, ORDER BY or LIMIT
+//! (`create_window_paths` → `create_one_window_path`): a Sort on the window's
+//! PARTITION BY then ORDER BY expressions (`make_pathkeys_for_window`) over the
+//! scan/join input, a WindowAgg above it computing the window functions, which
+//! projects the final target list. postgres_fdw never ships a window function
+//! (`foreign_expr_walker` has no case for `WindowFunc`), so the input is the query
+//! without them: its scans under an Append stay async, the remote queries fetch
+//! the columns the windows read.
+//!
+//! Protocol: [`plan_windows`] takes a query whose select list holds window function
+//! calls (each a whole item), builds the input query — the other items, then every
+//! expression a window reads (arguments, PARTITION BY, ORDER BY) — plans that as any
+//! query, and puts the Sort, the WindowAgg (`Plan::WindowAgg`, its functions'
+//! results after its input's columns) and the select list's projection (a Result
+//! that EXPLAIN folds into the WindowAgg) above it.
+//!
+//! Refused by name: window functions other than row_number, rank, dense_rank,
+//! count, sum, avg, min and max; named windows (`WINDOW w AS`, `OVER w`); explicit
+//! frames; FILTER and DISTINCT in a window call; NULLS FIRST / LAST in a window's
+//! ORDER BY; several different windows in one query (PostgreSQL stacks WindowAggs,
+//! `select_active_windows`); a window function inside an expression, or with GROUP
+//! BY, aggregates, DISTINCT, ORDER BY or LIMIT in the same query.
+
+use sqlparser::ast::{self, FunctionArg, FunctionArgExpr, FunctionArguments, SelectItem, SetExpr, WindowType};
+use sqlparser::tokenizer::Location;
+
+use super::catalog::Node;
+use super::planner::{plan_query_into, query_location, Planned};
+use super::FrontError;
+use crate::plan::{AggFunc, Expr, Plan, SortKey, WinKind, WindowFunc};
+
+/// Does the query's select list call a window function as one of its items?
+pub(super) fn has_window_items(q: &ast::Query) -> bool {
+    let SetExpr::Select(s) = q.body.as_ref() else { return false };
+    s.projection.iter().any(|i| item_expr(i).is_some_and(|e| window_call(e).is_some()))
+}
+
+fn item_expr(i: &SelectItem) -> Option<&ast::Expr> {
+    match i {
+        SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => Some(e),
+        _ => None,
+    }
+}
+
+/// The call, when `e` is a window function call (parenthesized or not).
+fn window_call(e: &ast::Expr) -> Option<&ast::Function> {
+    match e {
+        ast::Expr::Nested(x) => window_call(x),
+        ast::Expr::Function(f) if f.over.is_some() => Some(f),
+        _ => None,
+    }
+}
+
+/// A window function call of the select list, parsed: what it computes, its
+/// argument, and its window's PARTITION BY and ORDER BY.
+struct Call<'q> {
+    kind: WinKind,
+    arg: Option<&'q ast::Expr>,
+    partition: &'q [ast::Expr],
+    order: &'q [ast::OrderByExpr],
+}
+
+/// The function a window call names, in the sandbox's subset.
+fn win_kind(f: &ast::Function, star: bool, at: Location) -> Result<WinKind, FrontError> {
+    let name = f.name.to_string().to_lowercase();
+    Ok(match name.as_str() {
+        "row_number" => WinKind::RowNumber,
+        "rank" => WinKind::Rank,
+        "dense_rank" => WinKind::DenseRank,
+        "count" if star => WinKind::Agg(AggFunc::CountStar),
+        "count" => WinKind::Agg(AggFunc::Count),
+        "sum" => WinKind::Agg(AggFunc::Sum),
+        "avg" => WinKind::Agg(AggFunc::Avg),
+        "min" => WinKind::Agg(AggFunc::Min),
+        "max" => WinKind::Agg(AggFunc::Max),
+        _ => return Err(FrontError::unsupported(format!("window function {name}()"), at)),
+    })
+}
+
+/// Parses one window call, refusing by name what the sandbox does not run.
+fn parse_call(f: &ast::Function, at: Location) -> Result<Call<'_>, FrontError> {
+    let spec = match &f.over {
+        Some(WindowType::WindowSpec(s)) if s.window_name.is_none() => s,
+        _ => return Err(FrontError::unsupported("named windows (WINDOW w AS …, OVER w)", at)),
+    };
+    if spec.window_frame.is_some() {
+        return Err(FrontError::unsupported("window frames (ROWS / RANGE / GROUPS …)", at));
+    }
+    if f.filter.is_some() {
+        return Err(FrontError::unsupported("FILTER in a window function call", at));
+    }
+    if spec.order_by.iter().any(|o| o.nulls_first.is_some()) {
+        return Err(FrontError::unsupported("NULLS FIRST / LAST in a window's ORDER BY", at));
+    }
+    let args: Vec<&FunctionArg> = match &f.args {
+        FunctionArguments::None => vec![],
+        FunctionArguments::List(l) if l.duplicate_treatment.is_some() || !l.clauses.is_empty() => {
+            return Err(FrontError::unsupported("DISTINCT or ORDER BY in a window function's arguments", at));
+        }
+        FunctionArguments::List(l) => l.args.iter().collect(),
+        FunctionArguments::Subquery(_) => {
+            return Err(FrontError::unsupported("a subquery as a window function's argument", at))
+        }
+    };
+    let (star, arg) = match args.as_slice() {
+        [] => (false, None),
+        [FunctionArg::Unnamed(FunctionArgExpr::Wildcard)] => (true, None),
+        [FunctionArg::Unnamed(FunctionArgExpr::Expr(e))] => (false, Some(e)),
+        _ => return Err(FrontError::unsupported(format!("window function {}() with these arguments", f.name), at)),
+    };
+    let kind = win_kind(f, star, at)?;
+    let needs_arg = matches!(kind, WinKind::Agg(func) if func != AggFunc::CountStar);
+    if needs_arg != arg.is_some() {
+        let what = if arg.is_some() { "(an argument)" } else { "()" };
+        return Err(FrontError::at(format!("function {}{what} does not exist", f.name), at));
+    }
+    Ok(Call { kind, arg, partition: &spec.partition_by, order: &spec.order_by })
+}
+
+/// The query's clauses a window query may not have here, refused by name.
+fn refuse_clauses(q: &ast::Query, s: &ast::Select, at: Location) -> Result<(), FrontError> {
+    let aggregated = !matches!(&s.group_by, ast::GroupByExpr::Expressions(g, _) if g.is_empty())
+        || s.having.is_some()
+        || s.projection
+            .iter()
+            .filter_map(item_expr)
+            .any(|e| window_call(e).is_none() && crate::shard_sql::contains_aggregate_call(e));
+    let refused = if q.order_by.is_some() {
+        Some("ORDER BY in a query with window functions")
+    } else if q.limit.is_some() || q.offset.is_some() || q.fetch.is_some() {
+        Some("LIMIT / OFFSET in a query with window functions")
+    } else if s.distinct.is_some() {
+        Some("DISTINCT in a query with window functions")
+    } else if aggregated {
+        Some("window functions over an aggregated query (GROUP BY, HAVING, aggregates)")
+    } else if !s.named_window.is_empty() {
+        Some("named windows (WINDOW w AS …, OVER w)")
+    } else {
+        None
+    };
+    match refused {
+        Some(what) => Err(FrontError::unsupported(what, at)),
+        None => Ok(()),
+    }
+}
+
+/// Where each select item goes: an input column (or, for `*`, several), or a window
+/// function's result.
+enum Slot {
+    /// A plain item; true for `*` (or `t.*`).
+    Plain(bool),
+    Window(usize),
+}
+
+/// Plans a query whose select list calls window functions (see the module doc).
+pub(super) fn plan_windows(
+    coord: &Node,
+    q: &ast::Query,
+    text: &str,
+    servers: &mut Vec<String>,
+    depth: usize,
+) -> Result<Planned, FrontError> {
+    let at = query_location(q);
+    let SetExpr::Select(s) = q.body.as_ref() else {
+        return Err(FrontError::unsupported("window functions in a set operation", at));
+    };
+    refuse_clauses(q, s, at)?;
+    let mut slots = Vec::new();
+    let mut calls = Vec::new();
+    let mut plain: Vec<SelectItem> = Vec::new();
+    for item in &s.projection {
+        match item_expr(item).and_then(window_call) {
+            Some(f) => {
+                slots.push(Slot::Window(calls.len()));
+                calls.push((parse_call(f, at)?, item));
+            }
+            None => {
+                slots.push(Slot::Plain(matches!(item, SelectItem::Wildcard(_) | SelectItem::QualifiedWildcard(..))));
+                plain.push(item.clone());
+            }
+        }
+    }
+    // One window for every call (PostgreSQL merges identical window clauses).
+    let window = |c: &Call| {
+        let p: Vec<String> = c.partition.iter().map(ToString::to_string).collect();
+        let o: Vec<String> = c.order.iter().map(ToString::to_string).collect();
+        (p, o)
+    };
+    let first = window(&calls[0].0);
+    if calls.iter().any(|(c, _)| window(c) != first) {
+        return Err(FrontError::unsupported("several different windows in one query (stacked WindowAggs)", at));
+    }
+    // The input query: the plain items, then each expression the window reads.
+    let mut extras: Vec<String> = Vec::new();
+    let mut extra_exprs: Vec<ast::Expr> = Vec::new();
+    let mut extra_at = |e: &ast::Expr| -> usize {
+        let key = e.to_string();
+        match extras.iter().position(|x| *x == key) {
+            Some(i) => i,
+            None => {
+                extras.push(key);
+                extra_exprs.push(e.clone());
+                extras.len() - 1
+            }
+        }
+    };
+    let (c0, _) = &calls[0];
+    let part: Vec<usize> = c0.partition.iter().map(&mut extra_at).collect();
+    let order: Vec<(usize, bool)> = c0.order.iter().map(|o| (extra_at(&o.expr), o.asc == Some(false))).collect();
+    let args: Vec<Option<usize>> = calls.iter().map(|(c, _)| c.arg.map(&mut extra_at)).collect();
+    let mut input = q.clone();
+    if let SetExpr::Select(is) = input.body.as_mut() {
+        is.projection = plain.clone();
+        is.projection.extend(extra_exprs.iter().cloned().map(SelectItem::UnnamedExpr));
+    }
+    let sub = plan_query_into(coord, &input, text, servers, depth + 1)?;
+    let width = sub.columns.len();
+    let base = width - extras.len();
+    let funcs: Vec<WindowFunc> =
+        calls.iter().zip(&args).map(|((c, _), a)| WindowFunc { kind: c.kind, arg: a.map(|i| base + i) }).collect();
+    let part: Vec<usize> = part.into_iter().map(|i| base + i).collect();
+    let order: Vec<SortKey> = order.into_iter().map(|(i, desc)| SortKey { expr: Expr::Col(base + i), desc }).collect();
+    let keys: Vec<SortKey> = part.iter().map(|&c| SortKey::asc(c)).chain(order.iter().cloned()).collect();
+    let targets = select_targets(&slots, &calls, &sub, base, width, at)?;
+    let plan = over_input(sub.plan, |input| {
+        let sorted = match keys.is_empty() {
+            true => input,
+            false => Plan::Sort { child: Box::new(input), keys },
+        };
+        let win = Plan::WindowAgg { child: Box::new(sorted), funcs, part, order };
+        Plan::Result { child: Box::new(win), filter: None, targets: Some(targets) }
+    });
+    let columns = plan.output_columns();
+    Ok(Planned { plan, columns, servers: vec![], order_key: None, order_keys: vec![] })
+}
+
+/// The select list over the WindowAgg's output (the input's `width` columns, then one
+/// per call): the plain items are the input's first `base` columns in order; a call
+/// is named as PostgreSQL names it (its alias, else the function's name).
+fn select_targets(
+    slots: &[Slot],
+    calls: &[(Call, &SelectItem)],
+    sub: &Planned,
+    base: usize,
+    width: usize,
+    at: Location,
+) -> Result<Vec<(Expr, String)>, FrontError> {
+    // A `*` item takes the input's columns the other plain items (one each) leave.
+    let wild = slots.iter().filter(|s| matches!(s, Slot::Plain(true))).count();
+    let nplain = slots.iter().filter(|s| matches!(s, Slot::Plain(_))).count();
+    if wild > 1 {
+        return Err(FrontError::unsupported("more than one * beside window functions", at));
+    }
+    let mut next = 0;
+    let mut targets = Vec::new();
+    for slot in slots {
+        match slot {
+            Slot::Plain(star) => {
+                let take = if *star { base + 1 - nplain } else { 1 };
+                for c in next..(next + take).min(base) {
+                    targets.push((Expr::Col(c), sub.columns[c].name.clone()));
+                }
+                next += take;
+            }
+            Slot::Window(k) => {
+                let (call, item) = &calls[*k];
+                let name = match item {
+                    SelectItem::ExprWithAlias { alias, .. } => alias.value.clone(),
+                    _ => call.kind.name().to_string(),
+                };
+                targets.push((Expr::Col(width + k), name));
+            }
+        }
+    }
+    Ok(targets)
+}
+
+/// Puts `make` over the plan's top, below any InitPlans or CTEs attached there (they
+/// stay at the top).
+fn over_input(plan: Plan, make: impl FnOnce(Plan) -> Plan) -> Plan {
+    match plan {
+        Plan::WithInitPlans { child, init_plans } => Plan::WithInitPlans { child: Box::new(make(*child)), init_plans },
+        Plan::WithCtes { child, ctes } => Plan::WithCtes { child: Box::new(make(*child)), ctes },
+        p => make(p),
+    }
+}
