@@ -181,6 +181,9 @@ pub(super) fn plan_windows(
             }
         }
     }
+    if slots.iter().filter(|s| matches!(s, Slot::Plain(true))).count() > 1 {
+        return Err(FrontError::unsupported("more than one * beside window functions", at));
+    }
     // One window for every call (PostgreSQL merges identical window clauses).
     let window = |c: &Call| {
         let p: Vec<String> = c.partition.iter().map(ToString::to_string).collect();
@@ -191,38 +194,29 @@ pub(super) fn plan_windows(
     if calls.iter().any(|(c, _)| window(c) != first) {
         return Err(FrontError::unsupported("several different windows in one query (stacked WindowAggs)", at));
     }
-    // The input query: the plain items, then each expression the window reads.
-    let mut extras: Vec<String> = Vec::new();
-    let mut extra_exprs: Vec<ast::Expr> = Vec::new();
-    let mut extra_at = |e: &ast::Expr| -> usize {
-        let key = e.to_string();
-        match extras.iter().position(|x| *x == key) {
-            Some(i) => i,
-            None => {
-                extras.push(key);
-                extra_exprs.push(e.clone());
-                extras.len() - 1
-            }
-        }
-    };
     let (c0, _) = &calls[0];
-    let part: Vec<usize> = c0.partition.iter().map(&mut extra_at).collect();
-    let order: Vec<(usize, bool)> = c0.order.iter().map(|o| (extra_at(&o.expr), o.asc == Some(false))).collect();
-    let args: Vec<Option<usize>> = calls.iter().map(|(c, _)| c.arg.map(&mut extra_at)).collect();
-    let mut input = q.clone();
-    if let SetExpr::Select(is) = input.body.as_mut() {
-        is.projection = plain.clone();
-        is.projection.extend(extra_exprs.iter().cloned().map(SelectItem::UnnamedExpr));
+    let clause: Vec<&ast::Expr> = c0.partition.iter().chain(c0.order.iter().map(|o| &o.expr)).collect();
+    let args: Vec<Option<&ast::Expr>> = calls.iter().map(|(c, _)| c.arg).collect();
+    let input = window_input(&plain, &clause, &args);
+    let mut query = q.clone();
+    if let SetExpr::Select(is) = query.body.as_mut() {
+        is.projection = input.items.clone();
     }
-    let sub = plan_query_into(coord, &input, text, servers, depth + 1)?;
+    let sub = plan_query_into(coord, &query, text, servers, depth + 1)?;
     let width = sub.columns.len();
-    let base = width - extras.len();
+    // A `*` among the items: its columns are the input's first ones (see `window_input`).
+    let shift = width - input.items.len();
+    let col = |k: &str| input.keys.iter().position(|x| x.as_deref() == Some(k)).map_or(0, |i| i + shift);
+    let part: Vec<usize> = c0.partition.iter().map(|e| col(&expr_key(e))).collect();
+    let order: Vec<SortKey> = c0
+        .order
+        .iter()
+        .map(|o| SortKey { expr: Expr::Col(col(&expr_key(&o.expr))), desc: o.asc == Some(false) })
+        .collect();
     let funcs: Vec<WindowFunc> =
-        calls.iter().zip(&args).map(|((c, _), a)| WindowFunc { kind: c.kind, arg: a.map(|i| base + i) }).collect();
-    let part: Vec<usize> = part.into_iter().map(|i| base + i).collect();
-    let order: Vec<SortKey> = order.into_iter().map(|(i, desc)| SortKey { expr: Expr::Col(base + i), desc }).collect();
+        calls.iter().map(|(c, _)| WindowFunc { kind: c.kind, arg: c.arg.map(|e| col(&expr_key(e))) }).collect();
     let keys: Vec<SortKey> = part.iter().map(|&c| SortKey::asc(c)).chain(order.iter().cloned()).collect();
-    let targets = select_targets(&slots, &calls, &sub, base, width, at)?;
+    let targets = select_targets(&slots, &calls, &sub, &input, shift, width);
     let plan = over_input(sub.plan, |input| {
         let sorted = match keys.is_empty() {
             true => input,
@@ -235,33 +229,95 @@ pub(super) fn plan_windows(
     Ok(Planned { plan, columns, servers: vec![], order_key: None, order_keys: vec![] })
 }
 
+/// An expression's identity for matching a window's expressions with the select
+/// list's: a column by its name (qualified or not: one relation), else its text.
+fn expr_key(e: &ast::Expr) -> String {
+    match e {
+        ast::Expr::Nested(x) => expr_key(x),
+        ast::Expr::Identifier(i) => i.value.to_lowercase(),
+        ast::Expr::CompoundIdentifier(v) => v.last().map(|i| i.value.to_lowercase()).unwrap_or_default(),
+        e => e.to_string(),
+    }
+}
+
+/// The WindowAgg's input target list (`make_window_input_target`), as a select list
+/// for the input query: first the entries the window's PARTITION BY / ORDER BY refer
+/// to, in target list order (the select list's, then the resjunk entries
+/// `findTargetlistEntrySQL99` added for the window's expressions not in it), then the
+/// rest of the select list and the functions' arguments, each once. A `*` item goes
+/// first, whole, and the rest after it (`keys` None for it): the sandbox does not
+/// expand it here.
+struct WindowInput {
+    items: Vec<SelectItem>,
+    keys: Vec<Option<String>>,
+    /// Each plain select item's index in `items`.
+    plain_at: Vec<usize>,
+}
+
+fn window_input(plain: &[SelectItem], clause: &[&ast::Expr], args: &[Option<&ast::Expr>]) -> WindowInput {
+    let mut w = WindowInput { items: vec![], keys: vec![], plain_at: vec![usize::MAX; plain.len()] };
+    let clause_keys: Vec<String> = clause.iter().map(|e| expr_key(e)).collect();
+    let plain_keys: Vec<Option<String>> = plain.iter().map(|i| item_expr(i).map(expr_key)).collect();
+    for (j, item) in plain.iter().enumerate() {
+        if plain_keys[j].is_none() {
+            w.plain_at[j] = w.items.len();
+            w.items.push(item.clone());
+            w.keys.push(None);
+        }
+    }
+    let referenced = |k: &Option<String>| k.as_ref().is_some_and(|k| clause_keys.contains(k));
+    for (j, item) in plain.iter().enumerate() {
+        if referenced(&plain_keys[j]) {
+            w.plain_at[j] = w.items.len();
+            w.items.push(item.clone());
+            w.keys.push(plain_keys[j].clone());
+        }
+    }
+    let add = |w: &mut WindowInput, e: &ast::Expr| {
+        let k = Some(expr_key(e));
+        if !w.keys.contains(&k) {
+            w.items.push(SelectItem::UnnamedExpr(e.clone()));
+            w.keys.push(k);
+        }
+    };
+    for e in clause {
+        add(&mut w, e);
+    }
+    for (j, item) in plain.iter().enumerate() {
+        if plain_keys[j].is_some() && !referenced(&plain_keys[j]) {
+            w.plain_at[j] = w.items.len();
+            w.items.push(item.clone());
+            w.keys.push(plain_keys[j].clone());
+        }
+    }
+    for e in args.iter().flatten() {
+        add(&mut w, e);
+    }
+    w
+}
+
 /// The select list over the WindowAgg's output (the input's `width` columns, then one
-/// per call): the plain items are the input's first `base` columns in order; a call
-/// is named as PostgreSQL names it (its alias, else the function's name).
+/// per call); a `*` item's columns are the input's first `shift` + 1. A call is named
+/// as PostgreSQL names it (its alias, else the function's name).
 fn select_targets(
     slots: &[Slot],
     calls: &[(Call, &SelectItem)],
     sub: &Planned,
-    base: usize,
+    input: &WindowInput,
+    shift: usize,
     width: usize,
-    at: Location,
-) -> Result<Vec<(Expr, String)>, FrontError> {
-    // A `*` item takes the input's columns the other plain items (one each) leave.
-    let wild = slots.iter().filter(|s| matches!(s, Slot::Plain(true))).count();
-    let nplain = slots.iter().filter(|s| matches!(s, Slot::Plain(_))).count();
-    if wild > 1 {
-        return Err(FrontError::unsupported("more than one * beside window functions", at));
-    }
-    let mut next = 0;
+) -> Vec<(Expr, String)> {
     let mut targets = Vec::new();
+    let mut j = 0;
     for slot in slots {
         match slot {
             Slot::Plain(star) => {
-                let take = if *star { base + 1 - nplain } else { 1 };
-                for c in next..(next + take).min(base) {
+                let at = input.plain_at[j];
+                let (from, to) = if *star { (at, at + shift + 1) } else { (at + shift, at + shift + 1) };
+                for c in from..to {
                     targets.push((Expr::Col(c), sub.columns[c].name.clone()));
                 }
-                next += take;
+                j += 1;
             }
             Slot::Window(k) => {
                 let (call, item) = &calls[*k];
@@ -273,7 +329,7 @@ fn select_targets(
             }
         }
     }
-    Ok(targets)
+    targets
 }
 
 /// Puts `make` over the plan's top, below any InitPlans or CTEs attached there (they
