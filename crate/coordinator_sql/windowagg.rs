@@ -215,7 +215,14 @@ pub(super) fn plan_windows(
         .collect();
     let funcs: Vec<WindowFunc> =
         calls.iter().map(|(c, _)| WindowFunc { kind: c.kind, arg: c.arg.map(|e| col(&expr_key(e))) }).collect();
-    let keys: Vec<SortKey> = part.iter().map(|&c| SortKey::asc(c)).chain(order.iter().cloned()).collect();
+    // The Sort's pathkeys, each expression once (`make_pathkeys_for_sortclauses`
+    // drops a redundant one: ORDER BY a PARTITION BY column).
+    let mut keys: Vec<SortKey> = Vec::new();
+    for k in part.iter().map(|&c| SortKey::asc(c)).chain(order.iter().cloned()) {
+        if !keys.iter().any(|x| x.expr == k.expr) {
+            keys.push(k);
+        }
+    }
     let targets = select_targets(&slots, &calls, &sub, &input, shift, width);
     let plan = over_input(sub.plan, |input| {
         let sorted = match keys.is_empty() {

@@ -282,6 +282,18 @@ impl ExecNode for WindowAggState {
     /// window's definition is not resolved there).
     fn explain(&self, e: &mut ExplainNode) {
         e.node_type = "WindowAgg".into();
+        // The window's PARTITION BY and ORDER BY columns: resjunk entries of the final
+        // target list where the select list lacks them (`findTargetlistEntrySQL99`),
+        // which a select list folded into this node prints after its own.
+        let mut junk: Vec<String> = Vec::new();
+        for c in self.spec.part.iter().chain(&self.spec.order) {
+            if !junk.contains(&c.to_string()) {
+                junk.push(c.to_string());
+            }
+        }
+        if !junk.is_empty() {
+            e.details.push((crate::instrument::SORT_OUTPUTS.into(), junk.join(",")));
+        }
         for i in 0..self.spec.width {
             e.push_output(format!("${i}"));
         }
