@@ -572,11 +572,12 @@ fn flatten(plan: Option<&Plan>, c: &Costed, out: &mut Vec<NodeEstimate>) -> Vec<
     types
 }
 
-/// A window function result's width (`get_typavg_width`): bigint for the ranking
-/// functions and count, numeric's guess for avg and sums, 8 for min and max.
-fn window_func_width(kind: crate::plan::WinKind) -> f64 {
+/// A window function result's width (`get_typavg_width` of its result type): bigint
+/// for the ranking functions, an aggregate's result type's over its argument's type
+/// (`sum(int4)` bigint, `avg` numeric, `min(text)` text); unknown: 8.
+fn window_func_width(kind: crate::plan::WinKind, arg: Option<SqlType>) -> f64 {
     match kind {
-        crate::plan::WinKind::Agg(AggFunc::Avg | AggFunc::Sum) => type_avg_width(SqlType::Numeric),
+        crate::plan::WinKind::Agg(func) => agg_result_type(func, arg).map_or(8.0, type_avg_width),
         _ => 8.0,
     }
 }
@@ -1289,7 +1290,8 @@ impl<'a> Model<'a> {
                 let per_row =
                     self.p.cpu_operator_cost * (funcs.len() + part.len() + order.len()) as f64 + self.p.cpu_tuple_cost;
                 let est = Estimate { total: c.est.total + per_row * rows, ..c.est };
-                let widths: Vec<f64> = funcs.iter().map(|f| window_func_width(f.kind)).collect();
+                let arg_type = |a: Option<usize>| a.and_then(|i| c.vars.get(i).cloned().flatten()).map(|v| v.ty());
+                let widths: Vec<f64> = funcs.iter().map(|f| window_func_width(f.kind, arg_type(f.arg))).collect();
                 let out = self.wrap(est, c, |c| {
                     let mut vars = c.vars.clone();
                     vars.extend(funcs.iter().map(|_| None));
@@ -2161,6 +2163,22 @@ impl<'a> Model<'a> {
                 })
                 .collect();
             est.width = widths.iter().sum::<f64>() as i64;
+            if let Plan::WindowAgg { part, order, .. } = child {
+                // The final target list over a WindowAgg keeps the window's PARTITION
+                // BY / ORDER BY columns the select list lacks as resjunk entries
+                // (`findTargetlistEntrySQL99`): they count in its width.
+                let mut junk: Vec<usize> = vec![];
+                for k in part.iter().copied().chain(order.iter().filter_map(|k| match k.expr {
+                    Expr::Col(i) => Some(i),
+                    _ => None,
+                })) {
+                    if !junk.contains(&k) && !t.iter().any(|(e, _)| *e == Expr::Col(k)) {
+                        junk.push(k);
+                    }
+                }
+                let junk_width: f64 = junk.iter().map(|&k| c.widths.get(k).copied().unwrap_or(32.0)).sum();
+                est.width = (widths.iter().sum::<f64>() + junk_width) as i64;
+            }
             if super::remote_estimate::same_target(self.cat, child, t) {
                 est.width = c.est.width;
             }
