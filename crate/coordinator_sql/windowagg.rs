@@ -1,5 +1,5 @@
 //! Window functions in the select list, planned as PostgreSQL 15's `grouping_planner`
-//! plans them for a query without GROUP BY, DISTINCT, ORDER BY or LIMIT
+//! plans them for a query without GROUP BY, DISTINCT or LIMIT
 //! (`create_window_paths` → `create_one_window_path`): a Sort on the window's
 //! PARTITION BY then ORDER BY expressions (`make_pathkeys_for_window`) over the
 //! scan/join input, a WindowAgg above it computing the window functions, which
@@ -20,7 +20,8 @@
 //! frames; FILTER and DISTINCT in a window call; NULLS FIRST / LAST in a window's
 //! ORDER BY; several different windows in one query (PostgreSQL stacks WindowAggs,
 //! `select_active_windows`); a window function inside an expression, or with GROUP
-//! BY, aggregates, DISTINCT, ORDER BY or LIMIT in the same query.
+//! BY, aggregates, DISTINCT or LIMIT in the same query, or an ORDER BY that the
+//! window's Sort does not give.
 
 use sqlparser::ast::{self, FunctionArg, FunctionArgExpr, FunctionArguments, SelectItem, SetExpr, WindowType};
 use sqlparser::tokenizer::Location;
@@ -126,9 +127,7 @@ fn refuse_clauses(q: &ast::Query, s: &ast::Select, at: Location) -> Result<(), F
             .iter()
             .filter_map(item_expr)
             .any(|e| window_call(e).is_none() && crate::shard_sql::contains_aggregate_call(e));
-    let refused = if q.order_by.is_some() {
-        Some("ORDER BY in a query with window functions")
-    } else if q.limit.is_some() || q.offset.is_some() || q.fetch.is_some() {
+    let refused = if q.limit.is_some() || q.offset.is_some() || q.fetch.is_some() {
         Some("LIMIT / OFFSET in a query with window functions")
     } else if s.distinct.is_some() {
         Some("DISTINCT in a query with window functions")
@@ -202,11 +201,13 @@ pub(super) fn plan_windows(
     if let SetExpr::Select(is) = query.body.as_mut() {
         is.projection = input.items.clone();
     }
+    query.order_by = None;
     let sub = plan_query_into(coord, &query, text, servers, depth + 1)?;
     let width = sub.columns.len();
     // A `*` among the items: its columns are the input's first ones (see `window_input`).
     let shift = width - input.items.len();
-    let col = |k: &str| input.keys.iter().position(|x| x.as_deref() == Some(k)).map_or(0, |i| i + shift);
+    let find = |k: &str| input.keys.iter().position(|x| x.as_deref() == Some(k)).map(|i| i + shift);
+    let col = |k: &str| find(k).unwrap_or(0);
     let part: Vec<usize> = c0.partition.iter().map(|e| col(&expr_key(e))).collect();
     let order: Vec<SortKey> = c0
         .order
@@ -224,6 +225,7 @@ pub(super) fn plan_windows(
         }
     }
     let targets = select_targets(&slots, &calls, &sub, &input, shift, width);
+    let order_keys = query_order(q, &keys, &targets, &find, at)?;
     let plan = over_input(sub.plan, |input| {
         let sorted = match keys.is_empty() {
             true => input,
@@ -233,7 +235,38 @@ pub(super) fn plan_windows(
         Plan::Result { child: Box::new(win), filter: None, targets: Some(targets) }
     });
     let columns = plan.output_columns();
-    Ok(Planned { plan, columns, servers: vec![], order_key: None, order_keys: vec![] })
+    Ok(Planned { plan, columns, servers: vec![], order_key: order_keys.first().copied(), order_keys })
+}
+
+/// The query's ORDER BY, when the window's Sort already gives it (its keys a prefix
+/// of the window's pathkeys: `create_ordered_paths` adds no Sort over a path so
+/// ordered): ORDER BY's keys as output columns, as far as they are selected. Any
+/// other ORDER BY (a Sort above the WindowAgg in PostgreSQL) is refused by name.
+fn query_order(
+    q: &ast::Query,
+    keys: &[SortKey],
+    targets: &[(Expr, String)],
+    col: &dyn Fn(&str) -> Option<usize>,
+    at: Location,
+) -> Result<Vec<usize>, FrontError> {
+    let Some(order_by) = &q.order_by else { return Ok(vec![]) };
+    let refuse = || FrontError::unsupported("an ORDER BY other than the window's order beside window functions", at);
+    if order_by.exprs.len() > keys.len() {
+        return Err(refuse());
+    }
+    let (mut out, mut leading) = (vec![], true);
+    for (o, k) in order_by.exprs.iter().zip(keys) {
+        let c = col(&expr_key(&o.expr)).ok_or_else(refuse)?;
+        if o.nulls_first.is_some() || k.expr != Expr::Col(c) || k.desc != (o.asc == Some(false)) {
+            return Err(refuse());
+        }
+        // The leading keys that are output columns (`Planned::order_keys`).
+        match targets.iter().position(|(e, _)| *e == Expr::Col(c)) {
+            Some(i) if leading => out.push(i),
+            _ => leading = false,
+        }
+    }
+    Ok(out)
 }
 
 /// An expression's identity for matching a window's expressions with the select
@@ -346,5 +379,50 @@ fn over_input(plan: Plan, make: impl FnOnce(Plan) -> Plan) -> Plan {
         Plan::WithInitPlans { child, init_plans } => Plan::WithInitPlans { child: Box::new(make(*child)), init_plans },
         Plan::WithCtes { child, ctes } => Plan::WithCtes { child: Box::new(make(*child)), ctes },
         p => make(p),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sqlparser::dialect::PostgreSqlDialect;
+    use sqlparser::parser::Parser;
+
+    fn select(sql: &str) -> ast::Select {
+        let mut st = Parser::parse_sql(&PostgreSqlDialect {}, sql).unwrap();
+        let ast::Statement::Query(q) = st.remove(0) else { panic!("a query") };
+        let SetExpr::Select(s) = *q.body else { panic!("a select") };
+        *s
+    }
+
+    /// `make_window_input_target`'s order: the window's entries first (in select list
+    /// order, then the resjunk ones), the other items and the arguments after, each
+    /// expression once (`h.grp` and `grp` are one column).
+    #[test]
+    fn window_input_puts_window_entries_first() {
+        let s = select("select id, name, sum(amount) over (partition by h.grp order by id) from h");
+        let plain: Vec<SelectItem> = s.projection[..2].to_vec();
+        let f = window_call(item_expr(&s.projection[2]).unwrap()).unwrap();
+        let call = parse_call(f, Location::of(1, 1)).unwrap();
+        let clause: Vec<&ast::Expr> = call.partition.iter().chain(call.order.iter().map(|o| &o.expr)).collect();
+        let w = window_input(&plain, &clause, &[call.arg]);
+        let keys: Vec<&str> = w.keys.iter().map(|k| k.as_deref().unwrap()).collect();
+        assert_eq!(keys, ["id", "grp", "name", "amount"]);
+        assert_eq!(w.plain_at, [0, 2]);
+    }
+
+    /// What the sandbox does not run is refused by name, not planned wrong.
+    #[test]
+    fn refused_by_name() {
+        for (sql, what) in [
+            ("select lag(id) over (order by id) from h", "window function lag()"),
+            ("select sum(id) over (order by id rows between 1 preceding and current row) from h", "window frames"),
+            ("select count(id) filter (where id > 1) over () from h", "FILTER"),
+        ] {
+            let s = select(sql);
+            let f = window_call(item_expr(&s.projection[0]).unwrap()).unwrap();
+            let err = parse_call(f, Location::of(1, 1)).err().map(|e| e.to_string()).unwrap_or_default();
+            assert!(err.contains(what), "{sql}: {err}");
+        }
     }
 }

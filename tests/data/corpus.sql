@@ -4307,3 +4307,10 @@ select id, sum(id) over (order by id rows between 1 preceding and current row) f
 -- [window refused two windows] two different windows: PostgreSQL stacks two WindowAggs (h17w)
 -- known: unsupported — several different windows (stacked WindowAggs) refused by name (h17w)
 select id, row_number() over (order by id), rank() over (order by grp) from h;
+
+-- [window foreign partitioned order by] ORDER BY the window's own order: the WindowAgg's Sort gives it, no Sort above (h17w)
+select id, grp, row_number() over (partition by grp order by id) from h where id < 60 order by grp, id;
+
+-- [window refused order by other] an ORDER BY the window's Sort does not give (PostgreSQL sorts again above the WindowAgg) (h17w)
+-- known: unsupported — an ORDER BY other than the window's order refused by name (h17w)
+select id, rank() over (order by grp) from h where id < 50 order by id;
