@@ -1,5 +1,5 @@
 //! Window functions in the select list, planned as PostgreSQL 15's `grouping_planner`
-//! plans them for a query without GROUP BY, DISTINCT or LIMIT
+//! plans them for a query without GROUP BY or DISTINCT
 //! (`create_window_paths` → `create_one_window_path`): a Sort on the window's
 //! PARTITION BY then ORDER BY expressions (`make_pathkeys_for_window`) over the
 //! scan/join input, a WindowAgg above it computing the window functions, which
@@ -20,7 +20,7 @@
 //! frames; FILTER and DISTINCT in a window call; NULLS FIRST / LAST in a window's
 //! ORDER BY; several different windows in one query (PostgreSQL stacks WindowAggs,
 //! `select_active_windows`); a window function inside an expression, or with GROUP
-//! BY, aggregates, DISTINCT or LIMIT in the same query, or an ORDER BY that the
+//! BY, aggregates or DISTINCT in the same query, or an ORDER BY that the
 //! window's Sort does not give.
 
 use sqlparser::ast::{self, FunctionArg, FunctionArgExpr, FunctionArguments, SelectItem, SetExpr, WindowType};
@@ -127,8 +127,8 @@ fn refuse_clauses(q: &ast::Query, s: &ast::Select, at: Location) -> Result<(), F
             .iter()
             .filter_map(item_expr)
             .any(|e| window_call(e).is_none() && crate::shard_sql::contains_aggregate_call(e));
-    let refused = if q.limit.is_some() || q.offset.is_some() || q.fetch.is_some() {
-        Some("LIMIT / OFFSET in a query with window functions")
+    let refused = if q.fetch.is_some() || !q.limit_by.is_empty() {
+        Some("FETCH in a query with window functions")
     } else if s.distinct.is_some() {
         Some("DISTINCT in a query with window functions")
     } else if aggregated {
@@ -202,6 +202,8 @@ pub(super) fn plan_windows(
         is.projection = input.items.clone();
     }
     query.order_by = None;
+    (query.limit, query.offset) = (None, None);
+    let limit = constant_limit(q, at)?;
     let sub = plan_query_into(coord, &query, text, servers, depth + 1)?;
     let width = sub.columns.len();
     // A `*` among the items: its columns are the input's first ones (see `window_input`).
@@ -232,7 +234,13 @@ pub(super) fn plan_windows(
             false => Plan::Sort { child: Box::new(input), keys },
         };
         let win = Plan::WindowAgg { child: Box::new(sorted), funcs, part, order };
-        Plan::Result { child: Box::new(win), filter: None, targets: Some(targets) }
+        let projected = Plan::Result { child: Box::new(win), filter: None, targets: Some(targets) };
+        match limit {
+            // The Limit over the WindowAgg (`create_limit_path`); the Sort below is
+            // not bounded by it (only a Sort right under a Limit is).
+            Some((offset, count)) => Plan::Limit { child: Box::new(projected), offset, count },
+            None => projected,
+        }
     });
     let columns = plan.output_columns();
     Ok(Planned { plan, columns, servers: vec![], order_key: order_keys.first().copied(), order_keys })
@@ -267,6 +275,25 @@ fn query_order(
         }
     }
     Ok(out)
+}
+
+/// LIMIT and OFFSET as constants (offset, count); None without either. Any other
+/// expression is refused by name.
+fn constant_limit(q: &ast::Query, at: Location) -> Result<Option<(u64, Option<u64>)>, FrontError> {
+    let number = |e: &ast::Expr| match e {
+        ast::Expr::Value(ast::Value::Number(n, _)) => n.parse::<u64>().ok(),
+        _ => None,
+    };
+    let refuse = || FrontError::unsupported("a LIMIT or OFFSET other than a constant beside window functions", at);
+    let count = match &q.limit {
+        None => None,
+        Some(e) => Some(number(e).ok_or_else(refuse)?),
+    };
+    let offset = match &q.offset {
+        None => 0,
+        Some(o) => number(&o.value).ok_or_else(refuse)?,
+    };
+    Ok((count.is_some() || offset > 0).then_some((offset, count)))
 }
 
 /// An expression's identity for matching a window's expressions with the select

@@ -7,13 +7,14 @@
 //! a peer of every other, so the value is the whole partition's).
 //!
 //! Protocol: `exec_next` returns the next row of the current partition, its input
-//! columns followed by one value per window function. When the partition's rows are
-//! all returned it spools the next partition (`spool_tuples`: reads the child until a
-//! row of another partition, which it keeps as the first row of the one after,
-//! PostgreSQL's `first_part_slot`), computes every function's value for every row of it
-//! (`eval_partition`), and returns its first row. A Wait from the child passes
-//! straight up; the spooled rows and the kept first row stay in the node, so the call
-//! after it resumes spooling where it stopped.
+//! columns followed by one value per window function. When the rows whose values are
+//! known are all returned it reads the next peer group (`next_group`: reads the child
+//! until a row that is not a peer of the group's first, or is of another partition,
+//! which it keeps as the next group's first row, PostgreSQL's `first_part_slot`),
+//! computes the group's values from the running state (`Running::group_values`), and
+//! returns its first row. A Wait from the child passes straight up; the rows read and
+//! the kept row stay in the node, so the call after it resumes reading where it
+//! stopped.
 //!
 //! Invariants:
 //! - rows come out in input order, each once, with the values of its partition;
@@ -29,20 +30,17 @@
 //! | `WindowAggState`        | `WindowAggState`                                 |
 //! | `WindowSpec`            | `WindowAgg` plan node (partColIdx, ordColIdx)    |
 //! | `exec_next`             | `ExecWindowAgg`                                  |
-//! | `spool_partition`       | `begin_partition` + `spool_tuples`               |
+//! | `begin_partition`       | `begin_partition`                                |
+//! | `next_group`            | `spool_tuples` to the frame's end (`update_frametailpos`) |
 //! | `buffer`                | the partition's `buffer` tuplestore              |
-//! | `next_first`            | `first_part_slot`                                |
-//! | `eval_partition`        | `eval_windowaggregates` + `eval_windowfunction`  |
-//! | `peer_end`              | `update_frametailpos` (RANGE … CURRENT ROW)       |
-//! | `ranking_values`        | `window_row_number`, `window_rank`, `window_dense_rank` |
-//! | `aggregate_values`      | `advance_windowaggregate`, `finalize_windowaggregate` |
+//! | `pending`               | `first_part_slot`                                |
+//! | `Running::group_values` | `eval_windowaggregates` (`advance_windowaggregate`, `finalize_windowaggregate`) and `eval_windowfunction` (`window_row_number`, `window_rank`, `window_dense_rank`) |
 //! | `exec_rescan`           | `ExecReScanWindowAgg`                            |
 //!
-//! Where it departs from PostgreSQL: a partition is spooled whole before its first
-//! row goes out (PostgreSQL reads ahead only as far as a function needs: one row for
-//! `row_number()`), which changes when the child is read, never what comes out; an
-//! aggregate's value is recomputed per peer group from a running state (PostgreSQL's
-//! moving aggregate does the same for a frame whose start never moves).
+//! Where it departs from PostgreSQL: every node reads to the end of the current peer
+//! group, whatever its functions (PostgreSQL does so when a function needs the
+//! frame's end; its ranking functions alone read as far too in the corpus' plans); the
+//! partition's rows stay in memory until the partition ends.
 
 use super::async_through::{through_requestee, AsyncInputs, Through};
 use super::node_agg::Trans;
@@ -97,16 +95,70 @@ pub struct WindowAggState {
     /// Requests to async children (`async_through_nodes`; none in pg15).
     inputs: AsyncInputs,
     spec: WindowSpec,
-    /// The current partition's rows, then (once spooled) each one's function values.
+    /// The current partition's rows read so far; the first `values.len()` (whole peer
+    /// groups) have their function values.
     buffer: Vec<Vec<Datum>>,
     values: Vec<Vec<Datum>>,
-    /// The next row of `buffer` to return; `buffer.len()` when the partition is done.
+    /// The next row of `buffer` to return.
     current: usize,
-    /// The first row of the next partition, read while spooling this one.
-    next_first: Option<Vec<Datum>>,
+    /// The row read past the current peer group (the next group's first, perhaps the
+    /// next partition's: PostgreSQL's `first_part_slot`).
+    pending: Option<Vec<Datum>>,
+    /// The functions' running state over the partition's groups so far.
+    running: Running,
     /// The child returned its last row.
     input_done: bool,
     slot: Vec<Datum>,
+}
+
+/// The window functions' state across a partition's peer groups: each aggregate's
+/// transition state (the frame only grows: it starts at the partition's start), and
+/// the number of peer groups so far (dense_rank).
+#[derive(Clone, Debug)]
+struct Running {
+    trans: Vec<Trans>,
+    groups: i64,
+}
+
+impl Running {
+    fn new(spec: &WindowSpec) -> Running {
+        Running { trans: vec![Trans::new(); spec.funcs.len()], groups: 0 }
+    }
+
+    /// The values of every function for one peer group, `rows`, whose first row is
+    /// the partition's `start`-th (0-based): every row of it shares them but
+    /// row_number (`eval_windowaggregates` over the frame ending at the group's last
+    /// row, `window_rank` / `window_dense_rank` / `window_row_number`).
+    fn group_values(&mut self, spec: &WindowSpec, rows: &[Vec<Datum>], start: usize) -> Vec<Vec<Datum>> {
+        self.groups += 1;
+        let shared: Vec<Datum> = spec
+            .funcs
+            .iter()
+            .zip(self.trans.iter_mut())
+            .map(|(f, t)| match f.kind {
+                WinKind::Agg(func) => {
+                    for r in rows {
+                        t.advance(func, f.arg.map_or(Datum::Null, |c| r[c].clone()));
+                    }
+                    t.finish(func)
+                }
+                WinKind::Rank => Datum::Int(start as i64 + 1),
+                WinKind::DenseRank => Datum::Int(self.groups),
+                WinKind::RowNumber => Datum::Null,
+            })
+            .collect();
+        (0..rows.len())
+            .map(|i| {
+                let mut v = shared.clone();
+                for (f, x) in spec.funcs.iter().zip(v.iter_mut()) {
+                    if f.kind == WinKind::RowNumber {
+                        *x = Datum::Int((start + i) as i64 + 1);
+                    }
+                }
+                v
+            })
+            .collect()
+    }
 }
 
 impl WindowAggState {
@@ -114,119 +166,105 @@ impl WindowAggState {
         WindowAggState {
             children: vec![child],
             inputs: AsyncInputs::default(),
+            running: Running::new(&spec),
             spec,
             buffer: Vec::new(),
             values: Vec::new(),
             current: 0,
-            next_first: None,
+            pending: None,
             input_done: false,
             slot: Vec::new(),
         }
     }
 
-    /// Reads the next partition into `buffer`: Row when one is complete (the child
-    /// ended or a row of the next one arrived), Done when there is none, Wait when the
-    /// child waits (what was read so far stays).
-    fn spool_partition(&mut self, es: &mut EState) -> ExecResult<ExecStatus> {
-        if self.values.len() == self.buffer.len() && !self.buffer.is_empty() {
-            // The previous partition is done: start the next one with its kept row.
-            self.buffer.clear();
-            self.values.clear();
-            self.current = 0;
-        }
-        if self.buffer.is_empty() {
-            if let Some(first) = self.next_first.take() {
-                self.buffer.push(first);
+    /// The next input row: Ok(Some) a row, Ok(None) at the end (then `input_done`),
+    /// Err(Wait) passed up as is.
+    fn read(&mut self, es: &mut EState) -> ExecResult<Result<Option<Vec<Datum>>, ExecStatus>> {
+        match self.inputs.next(&mut self.children, 0, es)? {
+            ExecStatus::Row => Ok(Ok(Some(self.children[0].node.slot().to_vec()))),
+            ExecStatus::Done => {
+                self.input_done = true;
+                Ok(Ok(None))
             }
+            other => Ok(Err(other)),
         }
-        while !self.input_done {
-            match self.inputs.next(&mut self.children, 0, es)? {
-                ExecStatus::Row => {}
-                ExecStatus::Done => {
-                    self.input_done = true;
-                    break;
+    }
+
+    /// A new partition starts: its rows, values and running state start empty.
+    fn begin_partition(&mut self) {
+        self.buffer.clear();
+        self.values.clear();
+        self.current = 0;
+        self.running = Running::new(&self.spec);
+    }
+
+    /// Reads the next peer group (`spool_tuples` as far as the frame's end, the
+    /// group's last row, needs: one row past it) and computes its values: Row when
+    /// one is ready, Done at the end of the input, Wait when the child waits (what
+    /// was read stays in `buffer` and `pending`).
+    fn next_group(&mut self, es: &mut EState) -> ExecResult<ExecStatus> {
+        let start = self.values.len();
+        loop {
+            if self.buffer.len() == start {
+                // The group's first row: the one kept, else the next one read.
+                let row = match self.pending.take() {
+                    Some(r) => r,
+                    None if self.input_done => return Ok(ExecStatus::Done),
+                    None => match self.read(es)? {
+                        Ok(Some(r)) => r,
+                        Ok(None) => return Ok(ExecStatus::Done),
+                        Err(wait) => return Ok(wait),
+                    },
+                };
+                if self.buffer.first().is_some_and(|f| !self.spec.same_partition(f, &row)) {
+                    self.begin_partition();
+                    return self.start_group(row, es);
                 }
-                ExecStatus::Wait => return Ok(ExecStatus::Wait),
+                self.buffer.push(row);
+                continue;
             }
-            let row = self.children[0].node.slot().to_vec();
-            if self.buffer.first().is_some_and(|f| !self.spec.same_partition(f, &row)) {
-                self.next_first = Some(row);
+            if self.input_done {
                 break;
             }
-            self.buffer.push(row);
+            let row = match self.read(es)? {
+                Ok(Some(r)) => r,
+                Ok(None) => break,
+                Err(wait) => return Ok(wait),
+            };
+            let first = &self.buffer[start];
+            if self.spec.same_partition(first, &row) && self.spec.peers(first, &row) {
+                self.buffer.push(row);
+            } else {
+                self.pending = Some(row);
+                break;
+            }
         }
-        if self.buffer.is_empty() {
-            return Ok(ExecStatus::Done);
-        }
-        self.values = eval_partition(&self.spec, &self.buffer);
+        let group = self.running.group_values(&self.spec, &self.buffer[start..], start);
+        self.values.extend(group);
         Ok(ExecStatus::Row)
+    }
+
+    /// `next_group` from a new partition's first row.
+    fn start_group(&mut self, row: Vec<Datum>, es: &mut EState) -> ExecResult<ExecStatus> {
+        self.buffer.push(row);
+        self.next_group(es)
     }
 }
 
-/// For each row of a partition, one past the index of its last peer (the default
-/// frame's end, `update_frametailpos`): every row without ORDER BY.
-fn peer_end(spec: &WindowSpec, rows: &[Vec<Datum>]) -> Vec<usize> {
-    let mut ends = vec![rows.len(); rows.len()];
+/// Every function's value for every row of a whole partition (rows in input order),
+/// a peer group at a time as the node computes them.
+#[cfg(test)]
+fn eval_partition(spec: &WindowSpec, rows: &[Vec<Datum>]) -> Vec<Vec<Datum>> {
+    let mut running = Running::new(spec);
+    let mut out = Vec::new();
     let mut start = 0;
     for i in 1..=rows.len() {
         if i == rows.len() || !spec.peers(&rows[start], &rows[i]) {
-            ends[start..i].iter_mut().for_each(|e| *e = i);
+            out.extend(running.group_values(spec, &rows[start..i], start));
             start = i;
         }
     }
-    ends
-}
-
-/// Every function's value for every row of a partition (rows in input order).
-fn eval_partition(spec: &WindowSpec, rows: &[Vec<Datum>]) -> Vec<Vec<Datum>> {
-    let ends = peer_end(spec, rows);
-    let mut out = vec![Vec::with_capacity(spec.funcs.len()); rows.len()];
-    for f in &spec.funcs {
-        let column = match f.kind {
-            WinKind::Agg(func) => aggregate_values(func, f.arg, rows, &ends),
-            kind => ranking_values(kind, &ends),
-        };
-        out.iter_mut().zip(column).for_each(|(o, v)| o.push(v));
-    }
     out
-}
-
-/// row_number (the row's position), rank (its first peer's position) and dense_rank
-/// (its peer group's number), 1-based, as bigint; peers are given by `ends`.
-fn ranking_values(kind: WinKind, ends: &[usize]) -> Vec<Datum> {
-    let (mut group_start, mut groups) = (0, 0);
-    (0..ends.len())
-        .map(|i| {
-            if i == 0 || ends[i - 1] == i {
-                group_start = i;
-                groups += 1;
-            }
-            Datum::Int(match kind {
-                WinKind::Rank => group_start as i64 + 1,
-                WinKind::DenseRank => groups,
-                _ => i as i64 + 1,
-            })
-        })
-        .collect()
-}
-
-/// An aggregate over each row's frame (the partition's start to its last peer): one
-/// running transition state, finished at the end of each peer group.
-fn aggregate_values(func: crate::plan::AggFunc, arg: Option<usize>, rows: &[Vec<Datum>], ends: &[usize]) -> Vec<Datum> {
-    let mut trans = Trans::new();
-    let (mut read, mut value) = (0, Datum::Null);
-    (0..rows.len())
-        .map(|i| {
-            if read < ends[i] {
-                for r in &rows[read..ends[i]] {
-                    trans.advance(func, arg.map_or(Datum::Null, |c| r[c].clone()));
-                }
-                read = ends[i];
-                value = trans.finish(func);
-            }
-            value.clone()
-        })
-        .collect()
 }
 
 impl Through for WindowAggState {
@@ -244,8 +282,8 @@ impl ExecNode for WindowAggState {
 
     /// ExecWindowAgg.
     fn exec_next(&mut self, es: &mut EState) -> ExecResult<ExecStatus> {
-        if self.current >= self.values.len() || self.values.len() != self.buffer.len() {
-            match self.spool_partition(es)? {
+        if self.current >= self.values.len() {
+            match self.next_group(es)? {
                 ExecStatus::Row => {}
                 other => return Ok(other),
             }
@@ -262,7 +300,8 @@ impl ExecNode for WindowAggState {
         self.buffer.clear();
         self.values.clear();
         self.current = 0;
-        self.next_first = None;
+        self.pending = None;
+        self.running = Running::new(&self.spec);
         self.input_done = false;
         self.inputs.cancel_all(es);
         exec_rescan(&mut self.children[0], es)

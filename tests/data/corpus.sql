@@ -4314,3 +4314,10 @@ select id, grp, row_number() over (partition by grp order by id) from h where id
 -- [window refused order by other] an ORDER BY the window's Sort does not give (PostgreSQL sorts again above the WindowAgg) (h17w)
 -- known: unsupported — an ORDER BY other than the window's order refused by name (h17w)
 select id, rank() over (order by grp) from h where id < 50 order by id;
+
+-- [window foreign partitioned order by limit] a LIMIT over the WindowAgg (h17w)
+-- known: plan — under the LIMIT PostgreSQL reads the window's input presorted from a Merge Append of remotely sorted scans (cheaper startup); the sandbox always Sorts below the WindowAgg (h17w)
+select id, grp, row_number() over (partition by grp order by id) from h where id < 60 order by grp, id limit 5;
+
+-- [window local limit offset] LIMIT and OFFSET over a window over a local table (h17w)
+select qty, rank() over (order by qty) from loc limit 4 offset 2;
