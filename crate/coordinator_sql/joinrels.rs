@@ -2488,7 +2488,8 @@ fn below_wrappers<'p>(node: &'p Plan, input: &Plan) -> Option<&'p Plan> {
             | Plan::Material { child }
             | Plan::Memoize { child, .. }
             | Plan::Agg { child, .. }
-            | Plan::Unique { child, .. } => at = child,
+            | Plan::Unique { child, .. }
+            | Plan::WindowAgg { child, .. } => at = child,
             _ => return None,
         }
     }
@@ -2519,7 +2520,8 @@ fn own_node_inputs(plan: &mut Plan) -> Vec<&mut Plan> {
         | Plan::Material { child }
         | Plan::Memoize { child, .. }
         | Plan::Agg { child, .. }
-        | Plan::Unique { child, .. } => vec![child.as_mut()],
+        | Plan::Unique { child, .. }
+        | Plan::WindowAgg { child, .. } => vec![child.as_mut()],
         Plan::HashJoin { outer, inner, .. }
         | Plan::NestLoop { outer, inner, .. }
         | Plan::MergeJoin { outer, inner, .. } => vec![outer.as_mut(), inner.as_mut()],

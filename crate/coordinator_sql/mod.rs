@@ -89,6 +89,7 @@ mod setup_dml;
 pub mod shippable;
 pub mod statement;
 mod subselect;
+mod windowagg;
 
 use std::fmt;
 

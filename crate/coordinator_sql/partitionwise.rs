@@ -467,7 +467,8 @@ pub(super) fn name_parents(plan: &mut Plan, names: &[(&String, &str)]) {
         | Plan::Gating { child, .. }
         | Plan::Limit { child, .. }
         | Plan::Agg { child, .. }
-        | Plan::Unique { child, .. } => name_parents(child, names),
+        | Plan::Unique { child, .. }
+        | Plan::WindowAgg { child, .. } => name_parents(child, names),
         Plan::Append { children, .. } | Plan::MergeAppend { children, .. } => {
             children.iter_mut().for_each(|c| name_parents(c, names))
         }

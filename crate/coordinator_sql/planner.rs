@@ -275,6 +275,10 @@ pub(super) fn plan_query_into(
             return Err(FrontError::unsupported("SELECT DISTINCT over a join, a subquery or a function", at));
         }
     }
+    // Window functions: planned over the query without them (`windowagg.rs`).
+    if super::windowagg::has_window_items(q) {
+        return super::windowagg::plan_windows(coord, q, text, servers, depth);
+    }
     super::prepjointree::refuse_written_semi_joins(q, at)?;
     // IN / EXISTS / NOT EXISTS in WHERE's top-level AND: a semi or anti join.
     if let Some(joined) = super::prepjointree::pull_up_sublinks(coord, q, at)? {

@@ -1357,6 +1357,7 @@ fn for_each_scan_name_mut(p: &mut Plan, f: &mut dyn FnMut(&str, &mut Option<crat
         | Plan::Gating { child, .. }
         | Plan::SubqueryScan { child, .. }
         | Plan::Unique { child, .. }
+        | Plan::WindowAgg { child, .. }
         | Plan::SetOp { child, .. } => for_each_scan_name_mut(child, f),
         Plan::ModifyTable(m) => for_each_scan_name_mut(&mut m.child, f),
         Plan::ConstResult { .. } | Plan::DirectModify(_) => {}

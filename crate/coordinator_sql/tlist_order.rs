@@ -289,6 +289,7 @@ fn mark(plan: &mut Plan, rels: &[BaseRelName], tlists: &[RelTlist], name_them: b
         | Plan::Material { child }
         | Plan::Memoize { child, .. }
         | Plan::Unique { child, .. }
+        | Plan::WindowAgg { child, .. }
         | Plan::Gating { child, .. } => mark(child, rels, tlists, name_them),
         Plan::HashJoin { outer, inner, .. }
         | Plan::NestLoop { outer, inner, .. }

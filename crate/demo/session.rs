@@ -1455,6 +1455,7 @@ pub fn plan_bound(scenario: &Scenario, plan: &crate::plan::Plan) -> PlanBound {
         | Plan::Memoize { child, .. }
         | Plan::SubqueryScan { child, .. }
         | Plan::Unique { child, .. }
+        | Plan::WindowAgg { child, .. }
         | Plan::Gating { child, .. }
         | Plan::SetOp { child, .. } => plan_bound(scenario, child),
         Plan::ModifyTable(m) => plan_bound(scenario, &m.child),
@@ -1648,6 +1649,7 @@ fn key_counts<'a>(scenario: &'a Scenario, plan: &'a crate::plan::Plan, col: usiz
         | Plan::Memoize { child, .. }
         | Plan::Limit { child, .. }
         | Plan::Unique { child, .. }
+        | Plan::WindowAgg { child, .. }
         | Plan::Gating { child, .. }
         | Plan::WithInitPlans { child, .. }
         | Plan::Result { child, targets: None, .. } => key_counts(scenario, child, col),

@@ -172,6 +172,7 @@ pub fn plan_node_name(plan: &Plan) -> &'static str {
             _ => "Foreign Update",
         },
         Plan::Unique { .. } => "Unique",
+        Plan::WindowAgg { .. } => "WindowAgg",
         Plan::SetOp { strategy: crate::plan::SetOpStrategy::Hashed, .. } => "HashSetOp",
         Plan::SetOp { .. } => "SetOp",
         Plan::WithInitPlans { .. } => "InitPlans",

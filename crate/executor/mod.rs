@@ -84,6 +84,7 @@ mod node_sort;
 pub mod node_subplan;
 mod node_subqueryscan;
 mod node_unique;
+mod node_windowagg;
 pub mod on_conflict;
 mod requestor;
 #[cfg(test)]
@@ -518,6 +519,12 @@ pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<Plan
             Box::new(node_result::GatingResultState::init(init_plan(child, ctx, es)?, qual.clone(), names))
         }
         Plan::Unique { child, ncols } => Box::new(node_unique::UniqueState::init(init_plan(child, ctx, es)?, *ncols)),
+        Plan::WindowAgg { child, funcs, part, order } => {
+            let input = child.output_columns();
+            let spec = node_windowagg::WindowSpec::new(funcs.clone(), part.clone(), order, input.len())?
+                .with_result_types(&input);
+            Box::new(node_windowagg::WindowAggState::init(init_plan(child, ctx, es)?, spec))
+        }
         Plan::SetOp { child, cmd, strategy, ncols, first_flag } => {
             Box::new(node_setop::SetOpState::init(init_plan(child, ctx, es)?, *cmd, *strategy, *ncols, *first_flag))
         }

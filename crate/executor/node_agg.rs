@@ -55,7 +55,7 @@ use std::collections::HashMap;
 
 /// Transition state of one aggregate.
 #[derive(Clone, Debug)]
-struct Trans {
+pub(crate) struct Trans {
     count: i64,
     sum: Datum,
     best: Datum,
@@ -66,7 +66,7 @@ struct Trans {
 }
 
 impl Trans {
-    fn new() -> Trans {
+    pub(crate) fn new() -> Trans {
         Trans { count: 0, sum: Datum::Null, best: Datum::Null, seen: Vec::new() }
     }
 
@@ -86,7 +86,7 @@ impl Trans {
     }
 
     #[inline]
-    fn advance(&mut self, func: AggFunc, v: Datum) {
+    pub(crate) fn advance(&mut self, func: AggFunc, v: Datum) {
         if func == AggFunc::CountStar {
             self.count += 1;
             return;
@@ -179,7 +179,7 @@ impl Trans {
     /// The aggregate's final value. `numeric`: the result type is numeric where the
     /// state is kept as an int8 while it fits (`sum(bigint)`, whose final function
     /// `numeric_poly_sum` returns numeric): the int8 sum then goes out as a numeric.
-    fn finish(&self, func: AggFunc, numeric: bool) -> Datum {
+    pub(crate) fn finish(&self, func: AggFunc, numeric: bool) -> Datum {
         if let (AggFunc::Sum, true, Datum::Int(v)) = (func, numeric, &self.sum) {
             return Datum::numeric(Numeric::from_i64(*v));
         }

@@ -50,6 +50,7 @@ fn tlist_keys(plan: &Plan, under_join: bool) -> Option<Vec<(usize, usize)>> {
         | Plan::Material { child }
         | Plan::Memoize { child, .. }
         | Plan::Unique { child, .. }
+        | Plan::WindowAgg { child, .. }
         | Plan::Gating { child, .. }
         | Plan::Result { child, targets: None, .. } => tlist_keys(child, under_join),
         Plan::Result { child, targets: Some(targets), .. } if is_scan(child) || under_join => {
@@ -92,6 +93,7 @@ pub fn junk_columns(plan: &Plan) -> Vec<SqlType> {
         | Plan::Limit { child, .. }
         | Plan::Material { child }
         | Plan::Unique { child, .. }
+        | Plan::WindowAgg { child, .. }
         | Plan::Gating { child, .. }
         | Plan::Result { child, targets: None, .. } => junk_columns(child),
         _ => vec![],

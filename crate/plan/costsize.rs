@@ -536,6 +536,7 @@ fn setop_appends(plan: &Plan, out: &mut Vec<*const Plan>) {
         | Plan::Sort { child, .. }
         | Plan::Result { child, filter: None, .. }
         | Plan::Unique { child, .. }
+        | Plan::WindowAgg { child, .. }
         | Plan::SetOp { child, .. } => setop_appends(child, out),
         Plan::Agg { child, aggs, .. } if aggs.is_empty() => setop_appends(child, out),
         Plan::Append { children, .. } => {
@@ -613,6 +614,16 @@ fn resjunk_group_outputs(plan: &Plan) -> Vec<usize> {
     }
 }
 
+/// A window function result's width (`get_typavg_width` of its result type): bigint
+/// for the ranking functions, an aggregate's result type's over its argument's type
+/// (`sum(int4)` bigint, `avg` numeric, `min(text)` text); unknown: 8.
+fn window_func_width(kind: crate::plan::WinKind, arg: Option<SqlType>) -> f64 {
+    match kind {
+        crate::plan::WinKind::Agg(func) => agg_result_type(func, arg).map_or(8.0, type_avg_width),
+        _ => 8.0,
+    }
+}
+
 /// The types of `plan`'s output columns that its own expressions give them, over its
 /// inputs' types (`kids`, in `Plan::children` order); None where unknown. A relation's
 /// column's type is its Var's ([`flatten`]); this is the rest: a projection's
@@ -643,6 +654,16 @@ fn output_types(plan: &Plan, kids: &[Vec<Option<SqlType>>]) -> Vec<Option<SqlTyp
         Plan::Append { .. } | Plan::MergeAppend { .. } => {
             let n = kids.iter().map(Vec::len).max().unwrap_or(0);
             (0..n).map(|i| kids.iter().find_map(|k| k.get(i).copied().flatten())).collect()
+        }
+        Plan::WindowAgg { funcs, .. } => {
+            let mut out = input.to_vec();
+            out.extend(funcs.iter().map(|f| match f.kind {
+                crate::plan::WinKind::Agg(func) => {
+                    agg_result_type(func, f.arg.and_then(|c| input.get(c).copied().flatten()))
+                }
+                _ => Some(SqlType::Int8),
+            }));
+            out
         }
         Plan::HashJoin { .. } | Plan::NestLoop { .. } | Plan::MergeJoin { .. } => kids.concat(),
         // generate_series(int4, int4, int4) is int4; a bigint bound makes it int8.
@@ -1349,6 +1370,27 @@ impl<'a> Model<'a> {
                 let est =
                     Estimate { total: c.est.total + self.p.cpu_operator_cost * c.est.rows * *ncols as f64, ..c.est };
                 self.wrap(est, c, |c| (c.vars.clone(), c.widths.clone()))
+            }
+            Plan::WindowAgg { child, funcs, part, order } => {
+                // cost_windowagg: each window function's cost per input row (a
+                // built-in's procost, one cpu_operator_cost; a column argument costs
+                // nothing), a comparison per partition and order column per row, and
+                // cpu_tuple_cost per row; the startup cost is the input's.
+                let c = self.node(child, None);
+                let rows = c.est.rows;
+                let per_row =
+                    self.p.cpu_operator_cost * (funcs.len() + part.len() + order.len()) as f64 + self.p.cpu_tuple_cost;
+                let est = Estimate { total: c.est.total + per_row * rows, ..c.est };
+                let arg_type = |a: Option<usize>| a.and_then(|i| c.vars.get(i).cloned().flatten()).map(|v| v.ty());
+                let widths: Vec<f64> = funcs.iter().map(|f| window_func_width(f.kind, arg_type(f.arg))).collect();
+                let out = self.wrap(est, c, |c| {
+                    let mut vars = c.vars.clone();
+                    vars.extend(funcs.iter().map(|_| None));
+                    let mut w = c.widths.clone();
+                    w.extend(widths.iter().copied());
+                    (vars, w)
+                });
+                out
             }
             Plan::SetOp { child, cmd, ncols, .. } => self.setop(child, *cmd, *ncols),
             // create_modifytable_path: the subpath's costs, nothing charged for the
@@ -2242,6 +2284,22 @@ impl<'a> Model<'a> {
                 .map(|k| c.widths.get(k).copied().unwrap_or(32.0))
                 .sum();
             est.width = (widths.iter().sum::<f64>() + resjunk) as i64;
+            if let Plan::WindowAgg { part, order, .. } = child {
+                // The final target list over a WindowAgg keeps the window's PARTITION
+                // BY / ORDER BY columns the select list lacks as resjunk entries
+                // (`findTargetlistEntrySQL99`): they count in its width.
+                let mut junk: Vec<usize> = vec![];
+                for k in part.iter().copied().chain(order.iter().filter_map(|k| match k.expr {
+                    Expr::Col(i) => Some(i),
+                    _ => None,
+                })) {
+                    if !junk.contains(&k) && !t.iter().any(|(e, _)| *e == Expr::Col(k)) {
+                        junk.push(k);
+                    }
+                }
+                let junk_width: f64 = junk.iter().map(|&k| c.widths.get(k).copied().unwrap_or(32.0)).sum();
+                est.width = (widths.iter().sum::<f64>() + junk_width) as i64;
+            }
             if super::remote_estimate::same_target(self.cat, child, t) {
                 est.width = c.est.width;
             }

@@ -1041,6 +1041,51 @@ impl AggCall {
     }
 }
 
+/// What a window function computes (PostgreSQL's `WindowFunc.winfnoid`), the subset
+/// the sandbox runs: the three ranking functions and the plain aggregates used as
+/// window aggregates (`executor::node_windowagg`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum WinKind {
+    RowNumber,
+    Rank,
+    DenseRank,
+    Agg(AggFunc),
+}
+
+impl WinKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            WinKind::RowNumber => "row_number",
+            WinKind::Rank => "rank",
+            WinKind::DenseRank => "dense_rank",
+            WinKind::Agg(f) => f.name(),
+        }
+    }
+}
+
+/// One window function call of a WindowAgg: its kind and argument (a column of the
+/// WindowAgg's input; None for the ranking functions and `count(*)`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct WindowFunc {
+    pub kind: WinKind,
+    pub arg: Option<usize>,
+}
+
+impl WindowFunc {
+    /// The WindowAgg's output column for this call over `input`: the ranking
+    /// functions and count are bigint; the aggregates' as an Agg's ([`AggCall::output_column`]).
+    pub fn output_column(&self, input: &[Column]) -> Column {
+        match self.kind {
+            WinKind::Agg(func) => AggCall { func, arg: self.arg.map(Expr::Col), distinct: false }.output_column(input),
+            k => {
+                let mut c = Column::new(k.name(), ColType::Int);
+                c.sql_type = Some(SqlType::Int8);
+                c
+            }
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SortKey {
     pub expr: Expr,
@@ -1711,6 +1756,18 @@ pub enum Plan {
         alias: String,
         targets: Vec<(Expr, String)>,
     },
+    /// WindowAgg (nodeWindowAgg.c): its input sorted on `part` then `order` (a Sort
+    /// below, or input already in that order), returns each input row followed by
+    /// the value of each of `funcs` for it, over its partition (rows equal on `part`)
+    /// with the default frame: from the partition's start to the row's last peer (rows
+    /// equal on `order`); over the whole partition without `order`
+    /// (`executor::node_windowagg`). Output: the input's columns, then one per func.
+    WindowAgg {
+        child: Box<Plan>,
+        funcs: Vec<WindowFunc>,
+        part: Vec<usize>,
+        order: Vec<SortKey>,
+    },
     /// Unique (nodeUnique.c): drops a row equal, on its first `ncols` columns, to the
     /// row before it; the input is sorted on them (`executor::node_unique`).
     Unique {
@@ -1853,6 +1910,12 @@ impl Plan {
             Plan::Unique { child, .. } | Plan::Gating { child, .. } | Plan::WithInitPlans { child, .. } => {
                 child.output_columns()
             }
+            Plan::WindowAgg { child, funcs, .. } => {
+                let mut out = child.output_columns();
+                let input = out.clone();
+                out.extend(funcs.iter().map(|f| f.output_column(&input)));
+                out
+            }
             Plan::FunctionScan { column, .. } => vec![column.clone()],
             Plan::CteScan { columns, .. } => columns.clone(),
             Plan::WithCtes { child, .. } => child.output_columns(),
@@ -1935,6 +1998,10 @@ impl Plan {
             }
             Plan::Sort { child, keys } | Plan::IncrementalSort { child, keys, .. } => {
                 keys.iter_mut().for_each(|k| f(&mut k.expr));
+                child.for_each_expr_mut(f);
+            }
+            Plan::WindowAgg { child, order, .. } => {
+                order.iter_mut().for_each(|k| f(&mut k.expr));
                 child.for_each_expr_mut(f);
             }
             Plan::Limit { child, .. }
@@ -2062,6 +2129,7 @@ impl Plan {
             | Plan::Memoize { child, .. }
             | Plan::SubqueryScan { child, .. }
             | Plan::Unique { child, .. }
+            | Plan::WindowAgg { child, .. }
             | Plan::Gating { child, .. }
             | Plan::SetOp { child, .. } => {
                 vec![child]
@@ -2104,6 +2172,7 @@ impl Plan {
             | Plan::Memoize { child, .. }
             | Plan::SubqueryScan { child, .. }
             | Plan::Unique { child, .. }
+            | Plan::WindowAgg { child, .. }
             | Plan::Gating { child, .. }
             | Plan::SetOp { child, .. } => vec![child.as_mut()],
             Plan::HashJoin { outer, inner, .. }

@@ -4593,3 +4593,65 @@ select count(*) from loc group by cat order by count(*), cat;
 
 -- [group key resjunk foreign having] a pushed-down grouping's key the select list lacks, with a HAVING (h17b)
 select count(*) from f group by cat having count(*) > 5;
+
+-- (h17w) ===== window functions =====
+
+-- [window foreign partitioned row_number] row_number() per partition: WindowAgg over a Sort over the async Append (h17w)
+select id, grp, row_number() over (partition by grp order by id) from h where id < 60;
+
+-- [window foreign partitioned rank] rank() over ORDER BY a column with ties: peers share the rank (h17w)
+select id, rank() over (order by grp) from h where id < 50;
+
+-- [window foreign partitioned dense_rank] dense_rank() beside rank() over one window (h17w)
+select grp, dense_rank() over (order by grp), rank() over (order by grp) from h where id < 30;
+
+-- [window foreign partitioned count whole partition] count(*) over PARTITION BY without ORDER BY: the whole partition's count (h17w)
+select id, grp, count(*) over (partition by grp) from h where id < 40;
+
+-- [window foreign partitioned running sum] sum(numeric) with the default frame: a running sum, peers sharing it (h17w)
+select id, sum(amount) over (partition by grp order by grp) from h where id < 60;
+
+-- [window foreign partitioned avg] avg(int) over a partition: numeric (h17w)
+select id, avg(id) over (partition by grp) from h where id < 40;
+
+-- [window foreign min max] min and max over one ORDER BY window (h17w)
+select id, min(amount) over (order by grp), max(name) over (order by grp) from h where id < 30;
+
+-- [window foreign plain over empty] count(*) OVER () over a plain foreign table: no Sort (h17w)
+select id, count(*) over () from f;
+
+-- [window foreign desc] row_number() over ORDER BY … DESC (h17w)
+select id, row_number() over (order by id desc) from f where id < 20;
+
+-- [window local running sum] sum(int) over a local table: bigint (h17w)
+select qty, sum(qty) over (order by qty) from loc;
+
+-- [window refused lag] lag() is not in the sandbox's subset (h17w)
+-- known: unsupported — window function lag() refused by name (h17w)
+select id, lag(id) over (order by id) from h;
+
+-- [window refused named] a named window (WINDOW w AS) (h17w)
+-- known: unsupported — named windows refused by name (h17w)
+select id, row_number() over w from h window w as (order by id);
+
+-- [window refused frame] an explicit frame (h17w)
+-- known: unsupported — window frames refused by name (h17w)
+select id, sum(id) over (order by id rows between 1 preceding and current row) from h;
+
+-- [window refused two windows] two different windows: PostgreSQL stacks two WindowAggs (h17w)
+-- known: unsupported — several different windows (stacked WindowAggs) refused by name (h17w)
+select id, row_number() over (order by id), rank() over (order by grp) from h;
+
+-- [window foreign partitioned order by] ORDER BY the window's own order: the WindowAgg's Sort gives it, no Sort above (h17w)
+select id, grp, row_number() over (partition by grp order by id) from h where id < 60 order by grp, id;
+
+-- [window refused order by other] an ORDER BY the window's Sort does not give (PostgreSQL sorts again above the WindowAgg) (h17w)
+-- known: unsupported — an ORDER BY other than the window's order refused by name (h17w)
+select id, rank() over (order by grp) from h where id < 50 order by id;
+
+-- [window foreign partitioned order by limit] a LIMIT over the WindowAgg (h17w)
+-- known: plan — under the LIMIT PostgreSQL reads the window's input presorted from a Merge Append of remotely sorted scans (cheaper startup); the sandbox always Sorts below the WindowAgg (h17w)
+select id, grp, row_number() over (partition by grp order by id) from h where id < 60 order by grp, id limit 5;
+
+-- [window local limit offset] LIMIT and OFFSET over a window over a local table (h17w)
+select qty, rank() over (order by qty) from loc limit 4 offset 2;
