@@ -27,11 +27,7 @@
 
 mod support;
 
-use pgasync::behaviour::Preset;
-use pgasync::coordinator_sql::SqlScenario;
-use pgasync::instrument::{explain_text_with, ExplainOptions};
-use pgasync::knobs::{Knobs, Source};
-use support::fidelity::{bound_parameters, fixed_order, row_text, start_over_tcp};
+use support::fidelity::{bound_parameters, fixed_order, postgres_side, sandbox_side, servers_sql, set_servers_sql};
 use support::pg::*;
 use support::sqlfile::mask;
 
@@ -141,17 +137,7 @@ fn sandbox_script(fetch: usize) -> String {
 /// The servers, user mappings and tables of the coordinator (with the shards' ports
 /// for PostgreSQL's; the sandbox's servers are addressed by the TCP host).
 fn coordinator_objects(fetch: usize, ports: Option<&[u16]>) -> String {
-    let mut s = String::new();
-    for n in 1..=SHARDS {
-        let addr = ports.map(|p| format!("host '127.0.0.1', port '{}', ", p[n - 1])).unwrap_or_default();
-        // The sandbox logs in as its own role and takes no user mapping option.
-        let user = if ports.is_some() { " options (user 'postgres')" } else { "" };
-        s.push_str(&format!(
-            "create server s{n} foreign data wrapper postgres_fdw options ({addr}dbname 'postgres', \
-             async_capable 'true', fetch_size '{fetch}');\n\
-             create user mapping for public server s{n}{user};\n"
-        ));
-    }
+    let mut s = servers_sql(SHARDS, fetch, ports);
     s.push_str("create table pt (a int, b int, c text) partition by range (b);\n");
     for n in 1..=SHARDS {
         let (lo, hi) = ((n - 1) * ROWS, n * ROWS);
@@ -190,14 +176,7 @@ fn initplan_over_shared_connections_sends_what_postgres_15_sends() {
         {
             let query = case.sql;
             let what = format!("{query} {} fetch_size={fetch}", if async_capable { "async" } else { "sync" });
-            let options: String = (1..=SHARDS)
-                .map(|n| {
-                    format!(
-                        "ALTER SERVER s{n} OPTIONS (SET async_capable '{async_capable}', SET fetch_size '{fetch}');\n"
-                    )
-                })
-                .collect();
-            coordinator.psql(&options);
+            coordinator.psql(&set_servers_sql(SHARDS, async_capable, fetch));
             // PostgreSQL 15: its plan must be the one this test is about.
             let explain = coordinator.psql(&format!("EXPLAIN (VERBOSE, COSTS OFF) {query}"));
             let async_scans = if async_capable { case.async_scans } else { 0 };
@@ -206,43 +185,18 @@ fn initplan_over_shared_connections_sends_what_postgres_15_sends() {
             {
                 failures.push(format!("{what}: PostgreSQL's plan is not the one this case is about:\n{explain}"));
             }
-            let mark = shards.mark();
-            let out = coordinator.psql(query);
-            let pg_sessions = shards.sessions_since(mark);
-            let pg_params = bound_parameters(&shards, mark);
-            let mut pg_rows: Vec<String> = out.lines().filter(|l| !l.is_empty()).map(str::to_string).collect();
-            pg_rows.sort();
-            // The sandbox, pg15, planned from the same SQL.
-            let script = SqlScenario::load(&sandbox_script(fetch)).expect("the script loads");
-            let knobs = Knobs { behaviour: Some(Preset::Pg15), ..Default::default() };
-            let sc = script
-                .with_query(&format!("{query};"))
-                .and_then(|s| s.scenario(&knobs, Source::Cli))
-                .expect("the sandbox plans the query");
-            let mark = shards.mark();
-            let (mut ours, our_explain): (Vec<String>, String) = {
-                let mut run = start_over_tcp(&sc, async_capable, &shards.addrs());
-                if let Err(e) = run.run_to_end() {
-                    failures.push(format!("{what}: the sandbox's run failed: {e}"));
-                }
-                let text = explain_text_with(&run.explain(), &ExplainOptions::POSTGRES_VERBOSE, 0, run.elapsed_ns());
-                (run.rows.iter().map(|r| row_text(r)).collect(), text)
-            };
-            ours.sort();
-            let mut sessions = shards.sessions_since(mark);
-            let our_params = bound_parameters(&shards, mark);
+            let pg_side = postgres_side(&coordinator, &shards, query);
+            let pg_params = bound_parameters(&shards, pg_side.mark);
+            let our_side = sandbox_side(&sandbox_script(fetch), query, async_capable, &shards, &what, &mut failures)
+                .unwrap_or_else(|e| panic!("{what}: the sandbox does not plan it: {e}"));
+            let our_params = bound_parameters(&shards, our_side.mark);
             if pg_params.len() != case.params || !same_values(&pg_params, &our_params) {
                 failures.push(format!(
                     "{what}: the DECLAREs' parameters differ\nPostgreSQL: {pg_params:?}\npgasync: {our_params:?}"
                 ));
             }
-            for s in sessions.iter_mut() {
-                for st in s.statements.iter_mut() {
-                    if st.starts_with("connection authorized: ") || st.starts_with("disconnection: ") {
-                        *st = st.replace("user=pgasync", "user=postgres");
-                    }
-                }
-            }
+            let (pg_rows, pg_sessions) = (&pg_side.rows, &pg_side.sessions);
+            let (ours, sessions, our_explain) = (&our_side.rows, &our_side.sessions, &our_side.explain);
             if ours != pg_rows || ours.len() != case.rows {
                 failures.push(format!(
                     "{what}: rows differ ({} from PostgreSQL, {} from pgasync, {} expected)",
@@ -251,20 +205,20 @@ fn initplan_over_shared_connections_sends_what_postgres_15_sends() {
                     case.rows
                 ));
             }
-            let (pg, sb) = (per_shard(&pg_sessions, SHARDS), per_shard(&sessions, SHARDS));
+            let (pg, sb) = (per_shard(pg_sessions, SHARDS), per_shard(sessions, SHARDS));
             if pg != sb {
                 failures
                     .push(format!("{what}: statements per connection differ\nPostgreSQL: {pg:#?}\npgasync: {sb:#?}"));
             }
             let (pg, sb) =
-                (fixed_order(timeline(&pg_sessions), async_capable), fixed_order(timeline(&sessions), async_capable));
+                (fixed_order(timeline(pg_sessions), async_capable), fixed_order(timeline(sessions), async_capable));
             if pg != sb {
                 failures.push(format!("{what}: order across shards differs\nPostgreSQL: {pg:#?}\npgasync: {sb:#?}"));
             }
             // EXPLAIN ANALYZE as PostgreSQL prints it: InitPlan headings, `$0`, the
             // remote `$1::numeric`, the subquery's relations named pt_3…, the loops.
             let pg_explain = coordinator.psql(&format!("EXPLAIN (ANALYZE, VERBOSE, COSTS OFF) {query}"));
-            let (pe, oe) = (mask(&pg_explain), mask(&our_explain));
+            let (pe, oe) = (mask(&pg_explain), mask(our_explain));
             if pe != oe && (case.explain_async || !async_capable) {
                 failures.push(format!(
                     "{what}: EXPLAIN (ANALYZE, VERBOSE, COSTS OFF) differs\nPostgreSQL:\n{}\npgasync:\n{}",

@@ -89,3 +89,97 @@ pub fn bound_parameters(shards: &ShardSet, mark: usize) -> Vec<String> {
         .filter_map(|l| l.text.strip_prefix("parameters: $1 = ").map(|v| v.trim_matches('\'').to_string()))
         .collect()
 }
+
+/// `create server sN` and its user mapping for each of `shards` servers, async_capable
+/// and at `fetch`: with the shards' ports for PostgreSQL's coordinator (`ports`), by
+/// the TCP host for the sandbox's (which logs in as its own role and takes no user
+/// mapping option).
+pub fn servers_sql(shards: usize, fetch: usize, ports: Option<&[u16]>) -> String {
+    let mut s = String::new();
+    for n in 1..=shards {
+        let addr = ports.map(|p| format!("host '127.0.0.1', port '{}', ", p[n - 1])).unwrap_or_default();
+        let user = if ports.is_some() { " options (user 'postgres')" } else { "" };
+        s.push_str(&format!(
+            "create server s{n} foreign data wrapper postgres_fdw options ({addr}dbname 'postgres', \
+             async_capable 'true', fetch_size '{fetch}');\n\
+             create user mapping for public server s{n}{user};\n"
+        ));
+    }
+    s
+}
+
+/// `ALTER SERVER` of each of `shards` servers to one mode and fetch size.
+pub fn set_servers_sql(shards: usize, async_capable: bool, fetch: usize) -> String {
+    (1..=shards)
+        .map(|n| {
+            format!("ALTER SERVER s{n} OPTIONS (SET async_capable '{async_capable}', SET fetch_size '{fetch}');\n")
+        })
+        .collect()
+}
+
+/// The sandbox's sessions as PostgreSQL's coordinator logs them: it connects as its
+/// own role (`pgasync`), PostgreSQL's user mappings as `postgres`.
+pub fn as_postgres_user(sessions: &mut [super::pg::LogSession]) {
+    for s in sessions.iter_mut() {
+        for st in s.statements.iter_mut() {
+            if st.starts_with("connection authorized: ") || st.starts_with("disconnection: ") {
+                *st = st.replace("user=pgasync", "user=postgres");
+            }
+        }
+    }
+}
+
+/// One side's run of a query: its rows as text, sorted; the shards' sessions it opened,
+/// as PostgreSQL logs them; the log's mark before it (for what else the log says, e.g.
+/// `bound_parameters`); the sandbox's EXPLAIN (ANALYZE, VERBOSE) text (empty for
+/// PostgreSQL's side, which a test asks for on its own).
+pub struct SideRun {
+    pub rows: Vec<String>,
+    pub sessions: Vec<super::pg::LogSession>,
+    pub mark: usize,
+    pub explain: String,
+}
+
+/// PostgreSQL's coordinator runs `query` (psql).
+pub fn postgres_side(coordinator: &super::pg::Cluster, shards: &ShardSet, query: &str) -> SideRun {
+    let mark = shards.mark();
+    let out = coordinator.psql(query);
+    let sessions = shards.sessions_since(mark);
+    let mut rows: Vec<String> = out.lines().filter(|l| !l.is_empty()).map(str::to_string).collect();
+    rows.sort();
+    SideRun { rows, sessions, mark, explain: String::new() }
+}
+
+/// The sandbox, pg15, plans `query` over the scenario file `script` and runs it over TCP
+/// on the same shards. Err: it does not plan it. A run that fails is one of `failures`
+/// (named by `what`), with what it did up to there.
+pub fn sandbox_side(
+    script: &str,
+    query: &str,
+    async_capable: bool,
+    shards: &ShardSet,
+    what: &str,
+    failures: &mut Vec<String>,
+) -> Result<SideRun, String> {
+    use pgasync::behaviour::Preset;
+    use pgasync::instrument::{explain_text_with, ExplainOptions};
+    use pgasync::knobs::{Knobs, Source};
+    let script = pgasync::coordinator_sql::SqlScenario::load(script).expect("the script loads");
+    let knobs = Knobs { behaviour: Some(Preset::Pg15), ..Default::default() };
+    let sc = script
+        .with_query(&format!("{query};"))
+        .and_then(|s| s.scenario(&knobs, Source::Cli))
+        .map_err(|e| e.to_string())?;
+    let mark = shards.mark();
+    let mut run = start_over_tcp(&sc, async_capable, &shards.addrs());
+    if let Err(e) = run.run_to_end() {
+        failures.push(format!("{what}: the sandbox's run failed: {e}"));
+    }
+    let explain = explain_text_with(&run.explain(), &ExplainOptions::POSTGRES_VERBOSE, 0, run.elapsed_ns());
+    let mut rows: Vec<String> = run.rows.iter().map(|r| row_text(r)).collect();
+    rows.sort();
+    drop(run);
+    let mut sessions = shards.sessions_since(mark);
+    as_postgres_user(&mut sessions);
+    Ok(SideRun { rows, sessions, mark, explain })
+}
