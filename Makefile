@@ -111,8 +111,13 @@ setup:
 # Then (1,332,000 before) the page's planning in slices (join_search_slices, SqlLoader's
 # plan) and requests named after the Foreign Scan (printed_as): the page's module
 # 805,241 (Node's 809,245), the editor's 1,326,051 (Node's 1,332,550).
-PKG_BUDGET_GZ := 812800
-PKG_SQL_BUDGET_GZ := 1335000
+# Then (812,800 and 1,335,000 before) the InitPlans run at a Sort's or Merge Append's
+# first input row, the WindowAgg node, sum(bigint) as numeric, typed int8/int2
+# constants, partition bounds merged, joins sized once, JOIN USING and window functions
+# in the front end: the page's module 813,128 (Node's 817,135), the editor's 1,360,157
+# (Node's 1,366,035).
+PKG_BUDGET_GZ := 818000
+PKG_SQL_BUDGET_GZ := 1367000
 PKG_ENV := CARGO_PROFILE_RELEASE_OPT_LEVEL=s CARGO_PROFILE_RELEASE_PANIC=abort
 PKG_DEPS := --config 'profile.release.package."*".opt-level="z"'
 # The page's module is optimised (wasm-opt, ~30 s) while the editor's compiles (cargo's
