@@ -336,14 +336,16 @@ export async function checkLessons(browser, server, { check, shot, errors, waitR
     check('the history lists every step so far', hist.length === 120 && hist.every((e, i) => e.step === i + 1) && hist[119].cls.includes('cur'), `${hist.length} entries`);
     // Past 400 steps the oldest are drawn on demand; step 444 of E is a busy one.
     await page.evaluate(() => window.pgasync.seek(450));
-    await page.waitForFunction(() => document.querySelector('[data-testid=step]').dataset.step === '450', null, { timeout: 10000 });
+    await page.waitForFunction(() => document.querySelector('[data-testid=history-entry].cur')?.dataset.step === '450', null, { timeout: 10000 });
     hist = await entries();
     check('450 steps: the last 400 drawn, the earlier ones a click away', hist.length === 400 && hist[0].step === 51 && (await page.isVisible('[data-testid=history-earlier]')), `${hist.length} entries from ${hist[0]?.step}`);
     await page.click('[data-testid=history-earlier]');
     hist = await entries();
     check('"earlier steps" draws them', hist.length === 450 && hist.every((e, i) => e.step === i + 1), `${hist.length} entries`);
     await page.click('[data-testid=history-entry][data-step="37"]');
-    await page.waitForFunction(() => document.querySelector('[data-testid=step]').dataset.step === '37', null, { timeout: 10000 });
+    // A seek drawn in two tasks (main.js inFrames) updates the step first and the
+    // history a frame later: wait for the history's current entry, not the step.
+    await page.waitForFunction(() => document.querySelector('[data-testid=history-entry].cur')?.dataset.step === '37', null, { timeout: 10000 });
     const after = await page.$$eval('[data-testid=history-entry]', (xs) => ({ n: xs.length, ahead: xs.filter((x) => x.classList.contains('ahead')).length, cur: xs.find((x) => x.classList.contains('cur'))?.dataset.step }));
     check('a click on a history entry seeks there; the later steps stay, faded', after.cur === '37' && after.n === 400 && after.ahead === 363, JSON.stringify(after));
     const line = (await page.textContent('[data-testid=narration]')).trim();
