@@ -480,6 +480,10 @@ impl Cluster {
             Stmt::Delete { returning, .. } if !returning.is_empty() => {
                 Err(FrontError::unsupported("DELETE … RETURNING in a setup section", at))
             }
+            Stmt::Delete { alias, using, .. } if alias.is_some() || !using.is_empty() => Err(FrontError::unsupported(
+                "DELETE with an alias or USING in a setup section (it runs as the query, -- @query)",
+                at,
+            )),
             Stmt::Delete { table, selection, .. } => {
                 let n = self.delete_where(n, table, selection.as_ref(), at)?;
                 Ok(Some(vec![Val { datum: Datum::Int(n as i64), ty: None }]))

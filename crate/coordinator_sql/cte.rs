@@ -114,6 +114,14 @@ fn parse_part(tokens: Vec<TokenWithSpan>, at: Location) -> Result<Stmt, FrontErr
         return Err(syntax_error(&next));
     }
     match stmt {
+        // The join of UPDATE … FROM / DELETE … USING is planned for a statement of its
+        // own only (a CTE's name in its FROM list would be another rule to follow).
+        Stmt::Update { ref from, .. } if !from.is_empty() => {
+            Err(FrontError::unsupported("UPDATE … FROM in a WITH query or after WITH", first))
+        }
+        Stmt::Delete { ref using, .. } if !using.is_empty() => {
+            Err(FrontError::unsupported("DELETE … USING in a WITH query or after WITH", first))
+        }
         Stmt::Select(_) | Stmt::Insert { .. } | Stmt::Update { .. } | Stmt::Delete { .. } => Ok(stmt),
         Stmt::With { .. } => Err(FrontError::unsupported("WITH inside a WITH query or after WITH", first)),
         _ => Err(FrontError::at("syntax error: WITH takes a SELECT, INSERT, UPDATE or DELETE", first)),

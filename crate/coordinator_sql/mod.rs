@@ -69,6 +69,7 @@ mod fdw_modify;
 pub mod funcscan;
 pub mod functioncmds;
 mod indxpath;
+mod modify_join;
 pub mod modifytable;
 mod on_conflict;
 pub mod paramfdw;

@@ -57,11 +57,13 @@ pub fn plan_modify(coord: &Node, stmt: &Stmt, text: &str, at: Location) -> Resul
         Stmt::Insert { table, columns, source, returning, on_conflict } => {
             (table, columns, source, returning, on_conflict)
         }
-        Stmt::Update { table, sets, selection, returning } => {
-            return plan_direct_modify(coord, table, Some(sets), selection, returning, text, at)
+        Stmt::Update { table, alias, sets, from, selection, returning } => {
+            let target = ModifyTarget { table, alias: alias.as_ref(), from };
+            return plan_direct_modify(coord, &target, Some(sets), selection, returning, text, at);
         }
-        Stmt::Delete { table, selection, returning } => {
-            return plan_direct_modify(coord, table, None, selection, returning, text, at)
+        Stmt::Delete { table, alias, using, selection, returning } => {
+            let target = ModifyTarget { table, alias: alias.as_ref(), from: using };
+            return plan_direct_modify(coord, &target, None, selection, returning, text, at);
         }
         _ => return Err(FrontError::at("internal error: not an INSERT, UPDATE or DELETE", at)),
     };
@@ -97,7 +99,7 @@ pub fn plan_modify(coord: &Node, stmt: &Stmt, text: &str, at: Location) -> Resul
     // table returns the columns it uses, one row a statement.
     let names: Vec<String> = rel.columns.iter().map(|c| c.name.clone()).collect();
     let types: Vec<crate::plan::SqlType> = rel.columns.iter().map(|c| c.ty).collect();
-    let ret = returning_items(returning, &super::eval::Env { names: &names, types: &types }, at)?;
+    let ret = returning_items(returning, &super::eval::Env { names: &names, types: &types }, &name, at)?;
     let mut used: Vec<usize> = Vec::new();
     for (e, _) in &ret {
         e.for_each_col(&mut |c| used.push(c));
@@ -117,6 +119,7 @@ pub fn plan_modify(coord: &Node, stmt: &Stmt, text: &str, at: Location) -> Resul
     let plan = Plan::ModifyTable(Box::new(ModifyTablePlan {
         operation: CmdType::Insert,
         relation: name,
+        alias: None,
         target,
         columns: rel.columns.iter().map(|c| (c.name.clone(), c.ty)).collect(),
         source,
@@ -130,9 +133,10 @@ pub fn plan_modify(coord: &Node, stmt: &Stmt, text: &str, at: Location) -> Resul
 }
 
 /// RETURNING's items as expressions over the target's columns, with their names.
-fn returning_items(
+pub(super) fn returning_items(
     items: &[ast::SelectItem],
     env: &super::eval::Env,
+    refname: &str,
     at: Location,
 ) -> Result<Vec<(crate::plan::Expr, String)>, FrontError> {
     let mut ret = Vec::new();
@@ -141,10 +145,20 @@ fn returning_items(
             ast::SelectItem::Wildcard(_) => {
                 ret.extend(env.names.iter().enumerate().map(|(i, n)| (crate::plan::Expr::Col(i), n.clone())))
             }
+            // `t.*`: the target's columns (its alias or name).
+            ast::SelectItem::QualifiedWildcard(q, _) => {
+                let named = q.0.last().map(ident).unwrap_or_default();
+                if q.0.len() != 1 || named != refname {
+                    return Err(FrontError::at(format!("missing FROM-clause entry for table \"{named}\""), at));
+                }
+                ret.extend(env.names.iter().enumerate().map(|(i, n)| (crate::plan::Expr::Col(i), n.clone())))
+            }
             ast::SelectItem::UnnamedExpr(e) => {
                 let a = super::eval::analyze(e, env)?;
+                // FigureColname: a column's name, qualified or not.
                 let name = match e {
                     ast::Expr::Identifier(i) => ident(i),
+                    ast::Expr::CompoundIdentifier(parts) => parts.last().map(ident).unwrap_or_default(),
                     _ => "?column?".to_string(),
                 };
                 ret.push((a.expr, name));
@@ -152,7 +166,6 @@ fn returning_items(
             ast::SelectItem::ExprWithAlias { expr, alias } => {
                 ret.push((super::eval::analyze(expr, env)?.expr, ident(alias)));
             }
-            _ => return Err(FrontError::unsupported(format!("RETURNING {item}"), at)),
         }
     }
     Ok(ret)
@@ -172,17 +185,22 @@ fn returning_items(
 /// `… WHERE ctid = $1`, `fdw_modify`).
 fn plan_direct_modify(
     coord: &Node,
-    table: &ast::ObjectName,
+    target: &ModifyTarget,
     sets: Option<&Vec<(ast::Ident, ast::Expr)>>,
     selection: &Option<ast::Expr>,
     returning: &[ast::SelectItem],
     text: &str,
     at: Location,
 ) -> Result<Planned, FrontError> {
+    let table = target.table;
     let operation = if sets.is_some() { CmdType::Update } else { CmdType::Delete };
     let verb = operation.word().to_uppercase();
     let name = relation_name(table).map_err(|m| FrontError::at(m, at))?;
     let rel = coord.relation(&name).ok_or_else(|| FrontError::at(format!("relation \"{name}\" does not exist"), at))?;
+    let alias = target.alias.map(ident);
+    if !target.from.is_empty() {
+        return super::modify_join::plan_joined_modify(coord, target, rel, sets, selection, returning, text, at);
+    }
     // The SET list, deparsed over the target's columns (a partition's are the same).
     let names: Vec<String> = rel.columns.iter().map(|c| c.name.clone()).collect();
     let types: Vec<crate::plan::SqlType> = rel.columns.iter().map(|c| c.ty).collect();
@@ -230,26 +248,8 @@ fn plan_direct_modify(
     let set_sql: Vec<String> = set_sql.into_iter().map(|(_, s)| s).collect();
     // RETURNING: its expressions over the table's columns; the remote statement
     // returns the columns they use, in the table's order.
-    let mut ret: Vec<(crate::plan::Expr, String)> = Vec::new();
-    for item in returning {
-        match item {
-            ast::SelectItem::Wildcard(_) => {
-                ret.extend(names.iter().enumerate().map(|(i, n)| (crate::plan::Expr::Col(i), n.clone())))
-            }
-            ast::SelectItem::UnnamedExpr(e) => {
-                let a = super::eval::analyze(e, &env)?;
-                let name = match e {
-                    ast::Expr::Identifier(i) => ident(i),
-                    _ => "?column?".to_string(),
-                };
-                ret.push((a.expr, name));
-            }
-            ast::SelectItem::ExprWithAlias { expr, alias } => {
-                ret.push((super::eval::analyze(expr, &env)?.expr, ident(alias)));
-            }
-            _ => return Err(FrontError::unsupported(format!("RETURNING {item}"), at)),
-        }
-    }
+    let refname = alias.clone().unwrap_or_else(|| name.clone());
+    let ret = returning_items(returning, &env, &refname, at)?;
     let mut used: Vec<usize> = Vec::new();
     for (e, _) in &ret {
         e.for_each_col(&mut |c| used.push(c));
@@ -276,6 +276,7 @@ fn plan_direct_modify(
         .map_err(|e| FrontError::at(format!("syntax error: {e}"), at))?;
     if let ast::SetExpr::Select(s) = query.body.as_mut() {
         s.selection = selection.clone();
+        set_target_alias(s, target.alias);
     }
     let mut planned = plan_query(coord, &query, text)?;
     let not_direct = |what: &str| {
@@ -308,7 +309,8 @@ fn plan_direct_modify(
         planned.plan = Plan::ModifyTable(Box::new(ModifyTablePlan {
             operation,
             relation: name.clone(),
-            target: ResultRel::LocalModify { table: name, sets: set_exprs },
+            alias: alias.clone(),
+            target: ResultRel::LocalModify { table: name, sets: set_exprs, joined: false },
             columns: rel.columns.iter().map(|c| (c.name.clone(), c.ty)).collect(),
             source: vec![],
             child,
@@ -330,6 +332,7 @@ fn plan_direct_modify(
             sets: &set_exprs,
             sets_shippable,
             returned: &used,
+            refname: alias.as_deref().unwrap_or(&name),
         };
         let scan =
             std::mem::replace(&mut planned.plan, Plan::EmptyResult { columns: vec![], rels: vec![], joined: false });
@@ -345,6 +348,7 @@ fn plan_direct_modify(
         planned.plan = Plan::ModifyTable(Box::new(ModifyTablePlan {
             operation,
             relation: name,
+            alias: alias.clone(),
             target: ResultRel::Partitions(parts),
             columns: rel.columns.iter().map(|c| (c.name.clone(), c.ty)).collect(),
             source: vec![],
@@ -372,6 +376,7 @@ fn plan_direct_modify(
         planned.plan = Plan::ModifyTable(Box::new(ModifyTablePlan {
             operation,
             relation: name,
+            alias: alias.clone(),
             target: ResultRel::ForeignRow(target),
             columns: rel.columns.iter().map(|c| (c.name.clone(), c.ty)).collect(),
             source: vec![],
@@ -416,6 +421,7 @@ fn plan_direct_modify(
     planned.plan = Plan::ModifyTable(Box::new(ModifyTablePlan {
         operation,
         relation: name,
+        alias,
         target: ResultRel::Direct,
         columns: vec![],
         source: vec![],
@@ -429,6 +435,23 @@ fn plan_direct_modify(
     planned.order_key = None;
     planned.order_keys = vec![];
     Ok(planned)
+}
+
+/// The table an UPDATE or DELETE changes, as written: its name, its alias, and the
+/// other relations of `UPDATE … FROM` / `DELETE … USING` (empty without them).
+pub(super) struct ModifyTarget<'a> {
+    pub table: &'a ast::ObjectName,
+    pub alias: Option<&'a ast::Ident>,
+    pub from: &'a [ast::TableWithJoins],
+}
+
+/// The scan of the target's rows (`SELECT … FROM target`) under the target's alias,
+/// so that the WHERE's `x.col` and EXPLAIN's `Seq Scan on public.t x` name it.
+pub(super) fn set_target_alias(s: &mut ast::Select, alias: Option<&ast::Ident>) {
+    let Some(alias) = alias else { return };
+    if let Some(ast::TableFactor::Table { alias: a, .. }) = s.from.first_mut().map(|t| &mut t.relation) {
+        *a = Some(ast::TableAlias { name: alias.clone(), columns: vec![] });
+    }
 }
 
 /// The names of the returned columns (`used`), as a foreign table's RETURNING shows them.
@@ -480,7 +503,7 @@ fn has_agg(plan: &Plan) -> bool {
 /// The type of an INSERT's source column where the plan knows it for sure: None for
 /// an integer of no known width (a NULL is one), which the check lets through. An
 /// untyped literal is a text here: [`untyped_outputs`] tells it apart.
-fn source_type(c: &crate::types::Column) -> Option<crate::plan::SqlType> {
+pub(super) fn source_type(c: &crate::types::Column) -> Option<crate::plan::SqlType> {
     use crate::plan::SqlType;
     use crate::types::ColType;
     match c.ty {

@@ -51,6 +51,9 @@ pub(super) struct PartitionedRequest<'a> {
     pub sets_shippable: bool,
     /// The columns RETURNING uses, in the table's order.
     pub returned: &'a [usize],
+    /// The target's name in the statement: its alias (`UPDATE pt AS x`), else its
+    /// name (the lone partition left by pruning is named `x_1`).
+    pub refname: &'a str,
 }
 
 /// The members of the child and their result relations, from the plan of `SELECT *
@@ -68,7 +71,7 @@ pub(super) fn plan_partitioned_modify(
         // Pruned to one partition: its scan alone, named as a member (`pt_1`: the
         // parent is in the range table as the nominal target).
         mut one => {
-            rename_single(&mut one, &req.rel.name);
+            rename_single(&mut one, req.refname);
             vec![one]
         }
     };

@@ -160,20 +160,28 @@ pub enum Stmt {
         options: ExplainFlags,
         query: Box<Query>,
     },
-    /// `UPDATE t SET col = expr, … [WHERE …]` in the query section
-    /// (`coordinator_sql::modifytable`).
+    /// `UPDATE t [[AS] alias] SET col = expr, … [FROM …] [WHERE …]` in the query
+    /// section (`coordinator_sql::modifytable`); `SET (a, b) = (x, y)` is read as
+    /// `SET a = x, b = y` (transformUpdateTargetList's multi-assignment).
     Update {
         table: ObjectName,
+        alias: Option<Ident>,
         sets: Vec<(Ident, ast::Expr)>,
+        /// `FROM` (`UPDATE … FROM`): the other relations, joined to the target.
+        from: Vec<ast::TableWithJoins>,
         selection: Option<ast::Expr>,
         returning: Vec<ast::SelectItem>,
     },
     /// `TRUNCATE [TABLE] t [, …]` in a setup section (`setup_dml`).
     Truncate(Vec<ObjectName>),
-    /// `DELETE FROM t [WHERE …]`: in the query section planned (`modifytable`), in a
-    /// setup section run at load time (`setup_dml`).
+    /// `DELETE FROM t [[AS] alias] [USING …] [WHERE …]`: in the query section planned
+    /// (`modifytable`), in a setup section run at load time (`setup_dml`, without an
+    /// alias or USING).
     Delete {
         table: ObjectName,
+        alias: Option<Ident>,
+        /// `USING` (`DELETE … USING`): the other relations, joined to the target.
+        using: Vec<ast::TableWithJoins>,
         selection: Option<ast::Expr>,
         returning: Vec<ast::SelectItem>,
     },
@@ -619,18 +627,49 @@ fn convert(stmt: Statement, at: Location) -> Result<Stmt, FrontError> {
         }
         Statement::Query(q) => Ok(Stmt::Select(q)),
         Statement::Update { table, assignments, from, selection, returning, or: _ } => {
-            if from.is_some() {
-                return Err(FrontError::unsupported("UPDATE … FROM", at));
-            }
-            let name = modified_table(&table, at)?;
+            let (name, alias) = modified_table(&table, at)?;
             let mut sets = Vec::with_capacity(assignments.len());
             for a in assignments {
-                match &a.target {
-                    ast::AssignmentTarget::ColumnName(n) if n.0.len() == 1 => sets.push((n.0[0].clone(), a.value)),
-                    _ => return Err(FrontError::unsupported("UPDATE … SET (a, b) = … or SET t.a = …", at)),
+                match (&a.target, a.value) {
+                    (ast::AssignmentTarget::ColumnName(n), value) if n.0.len() == 1 => {
+                        sets.push((n.0[0].clone(), value))
+                    }
+                    // transformMultiAssignRef: `SET (a, b) = (x, y)` is `SET a = x, b = y`.
+                    (ast::AssignmentTarget::Tuple(cols), ast::Expr::Tuple(values))
+                        if cols.iter().all(|c| c.0.len() == 1) =>
+                    {
+                        if cols.len() != values.len() {
+                            let what = if cols.len() > values.len() { "target columns" } else { "expressions" };
+                            let other = if cols.len() > values.len() { "expressions" } else { "target columns" };
+                            return Err(FrontError::at(
+                                format!("number of columns does not match number of values ({what} more than {other})"),
+                                at,
+                            ));
+                        }
+                        sets.extend(cols.iter().map(|c| c.0[0].clone()).zip(values));
+                    }
+                    (ast::AssignmentTarget::Tuple(_), _) => {
+                        return Err(FrontError::unsupported(
+                            "UPDATE … SET (a, b) = other than a list of values (a sub-SELECT or ROW(…))",
+                            at,
+                        ))
+                    }
+                    _ => {
+                        return Err(FrontError::unsupported(
+                            "UPDATE … SET t.a = … (PostgreSQL reads t as the column, a as a field of it)",
+                            at,
+                        ))
+                    }
                 }
             }
-            Ok(Stmt::Update { table: name, sets, selection, returning: returning.unwrap_or_default() })
+            Ok(Stmt::Update {
+                table: name,
+                alias,
+                sets,
+                from: from.into_iter().collect(),
+                selection,
+                returning: returning.unwrap_or_default(),
+            })
         }
         Statement::Truncate { table_names, partitions, only, identity, cascade, on_cluster, table: _ } => {
             if partitions.is_some() || only || identity.is_some() || cascade.is_some() || on_cluster.is_some() {
@@ -642,15 +681,18 @@ fn convert(stmt: Statement, at: Location) -> Result<Stmt, FrontError> {
             Ok(Stmt::Truncate(table_names.into_iter().map(|t| t.name).collect()))
         }
         Statement::Delete(d) => {
-            if d.using.is_some() || !d.tables.is_empty() || !d.order_by.is_empty() || d.limit.is_some() {
-                return Err(FrontError::unsupported("DELETE … USING", at));
+            if !d.tables.is_empty() || !d.order_by.is_empty() || d.limit.is_some() {
+                return Err(FrontError::unsupported("DELETE with tables before FROM, ORDER BY or LIMIT (MySQL's)", at));
             }
             let (ast::FromTable::WithFromKeyword(from) | ast::FromTable::WithoutKeyword(from)) = &d.from;
             let [table] = from.as_slice() else {
                 return Err(FrontError::unsupported("DELETE from several tables", at));
             };
+            let (table, alias) = modified_table(table, at)?;
             Ok(Stmt::Delete {
-                table: modified_table(table, at)?,
+                table,
+                alias,
+                using: d.using.unwrap_or_default(),
                 selection: d.selection,
                 returning: d.returning.unwrap_or_default(),
             })
@@ -688,7 +730,6 @@ fn convert(stmt: Statement, at: Location) -> Result<Stmt, FrontError> {
     }
 }
 
-/// The one table an UPDATE or DELETE names (no alias, join, ONLY or function).
 /// `DELETE FROM t RETURNING …` (no WHERE): RETURNING is reserved in PostgreSQL's
 /// grammar, but sqlparser would read it as the table's alias and then fail on the
 /// list, so this form is read here.
@@ -699,13 +740,23 @@ fn delete_returning(p: &mut Parser, at: Location) -> Result<Stmt, FrontError> {
     let table = p.parse_object_name(false).map_err(err)?;
     p.expect_keyword(Keyword::RETURNING).map_err(err)?;
     let returning = p.parse_comma_separated(Parser::parse_select_item).map_err(err)?;
-    Ok(Stmt::Delete { table, selection: None, returning })
+    Ok(Stmt::Delete { table, alias: None, using: vec![], selection: None, returning })
 }
 
-fn modified_table(t: &ast::TableWithJoins, at: Location) -> Result<ObjectName, FrontError> {
+/// The one table an UPDATE or DELETE names and its alias (`relation_expr_opt_alias`:
+/// no column aliases; no join, ONLY or function).
+fn modified_table(t: &ast::TableWithJoins, at: Location) -> Result<(ObjectName, Option<Ident>), FrontError> {
     match &t.relation {
-        ast::TableFactor::Table { name, alias: None, args: None, .. } if t.joins.is_empty() => Ok(name.clone()),
-        _ => Err(FrontError::unsupported("an alias, a join or a function as the table of UPDATE or DELETE", at)),
+        ast::TableFactor::Table { name, alias, args: None, with_hints, version: None, with_ordinality: false, partitions, .. }
+            if t.joins.is_empty() && with_hints.is_empty() && partitions.is_empty() =>
+        {
+            match alias {
+                None => Ok((name.clone(), None)),
+                Some(a) if a.columns.is_empty() => Ok((name.clone(), Some(a.name.clone()))),
+                Some(_) => Err(FrontError::at("syntax error: the table of UPDATE or DELETE takes an alias without columns", at)),
+            }
+        }
+        _ => Err(FrontError::unsupported("a join or a function as the table of UPDATE or DELETE (PostgreSQL's grammar has FROM / USING for the other relations)", at)),
     }
 }
 

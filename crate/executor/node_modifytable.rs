@@ -142,6 +142,9 @@ enum Target {
     LocalModify {
         table: String,
         sets: Vec<(usize, crate::plan::Expr)>,
+        /// UPDATE … FROM / DELETE … USING: the copies of each row value the table
+        /// holds not changed yet (a row the join returns again is skipped).
+        joined: Option<std::collections::BTreeMap<Vec<Datum>, usize>>,
     },
     /// UPDATE / DELETE of a foreign table by postgres_fdw's foreign modify.
     ForeignRow(Box<super::fdw_modify::ForeignRowState>),
@@ -346,6 +349,7 @@ pub struct ModifyTableState {
     id: usize,
     operation: CmdType,
     relation: String,
+    alias: Option<String>,
     child: Vec<PlanState>,
     columns: Vec<(String, SqlType)>,
     /// The child's output types (None: a type the casts take as it comes).
@@ -406,6 +410,7 @@ impl ModifyTableState {
             id,
             operation: plan.operation,
             relation: plan.relation.clone(),
+            alias: plan.alias.clone(),
             child: vec![child],
             columns: plan.columns.clone(),
             child_types,
@@ -523,7 +528,7 @@ impl ModifyTableState {
                 // ExecUpdate / ExecDelete of the partition's row.
                 es.clock.charge(es.cost.result_row_ns);
                 let new = match self.operation {
-                    CmdType::Update => Some(new_row(&self.columns, sets, &row)?),
+                    CmdType::Update => Some(new_row(&self.columns, sets, &row, &row)?),
                     _ => None,
                 };
                 let shown = new.clone().unwrap_or_else(|| row.clone());
@@ -564,10 +569,11 @@ fn new_row(
     columns: &[(String, SqlType)],
     sets: &[(usize, crate::plan::Expr)],
     old: &[Datum],
+    input: &[Datum],
 ) -> ExecResult<Vec<Datum>> {
     let mut new = old.to_vec();
     for (c, e) in sets {
-        let v = e.eval(old)?;
+        let v = e.eval(input)?;
         let from = match v {
             Datum::Int(_) => Some(SqlType::Int8),
             Datum::Numeric(_) => Some(SqlType::Numeric),
@@ -705,7 +711,22 @@ fn open_target(
         ResultRel::Foreign(f) => Target::Unopened(f.clone()),
         ResultRel::Direct => Target::Direct,
         ResultRel::ForeignRow(f) => Target::ForeignRow(Box::new(super::fdw_modify::ForeignRowState::begin(f, es)?)),
-        ResultRel::LocalModify { table, sets } => Target::LocalModify { table: table.clone(), sets: sets.clone() },
+        ResultRel::LocalModify { table, sets, joined } => {
+            // The table's rows at the statement's start, counted by value: a row the
+            // join returns once more than the table holds it was changed already.
+            let joined = match (joined, ctx.catalog.get(table)) {
+                (false, _) => None,
+                (true, None) => return Err(format!("relation \"{table}\" does not exist")),
+                (true, Some(t)) => {
+                    let mut copies: std::collections::BTreeMap<Vec<Datum>, usize> = Default::default();
+                    for i in 0..t.nrows() {
+                        *copies.entry(t.row(i).to_vec()).or_default() += 1;
+                    }
+                    Some(copies)
+                }
+            };
+            Target::LocalModify { table: table.clone(), sets: sets.clone(), joined }
+        }
         ResultRel::Partitions(targets) => {
             // ExecInitModifyTable: BeginForeignModify of each foreign modify, in order.
             let mut parts = Vec::with_capacity(targets.len());
@@ -815,10 +836,24 @@ impl ExecNode for ModifyTableState {
                     self.modified += 1;
                     // ExecUpdate / ExecDelete: the new row (cast to the columns' types)
                     // or none; RETURNING over the new row, or the deleted one.
-                    let old = self.child[0].node.slot().to_vec();
-                    let Target::LocalModify { table, sets } = &self.target else { unreachable!("matched") };
+                    let input = self.child[0].node.slot();
+                    let Target::LocalModify { table, sets, joined } = &mut self.target else { unreachable!("matched") };
+                    // The target's row: the child's first columns (a join's row has
+                    // the SET values after them).
+                    let old = input.get(..self.columns.len()).unwrap_or(input).to_vec();
+                    if let Some(copies) = joined {
+                        match copies.get_mut(&old) {
+                            Some(n) if *n > 0 => *n -= 1,
+                            // Changed already by this command: ExecUpdate / ExecDelete
+                            // skip it (TM_SelfModified), no RETURNING row.
+                            _ => {
+                                self.modified -= 1;
+                                continue;
+                            }
+                        }
+                    }
                     let new = match self.operation {
-                        CmdType::Update => Some(new_row(&self.columns, sets, &old)?),
+                        CmdType::Update => Some(new_row(&self.columns, sets, &old, input)?),
                         _ => None,
                     };
                     es.clock.charge(es.cost.result_row_ns);
@@ -925,6 +960,9 @@ impl ExecNode for ModifyTableState {
     fn explain(&self, e: &mut ExplainNode) {
         e.node_type = self.operation.word().into();
         e.relation = Some(self.relation.clone());
+        if let Some(a) = &self.alias {
+            e.set_alias(a.clone());
+        }
         for r in &self.returning_sql {
             e.push_output(r.clone());
         }
@@ -972,7 +1010,7 @@ impl ExecNode for ModifyTableState {
     /// values, `tableoid`, `ctid`, …), as PostgreSQL's Output shows its targetlist.
     fn explain_children(&self, children: &mut [ExplainNode]) {
         let Some(child) = children.first_mut() else { return };
-        if let Target::LocalModify { sets, .. } = &self.target {
+        if let Target::LocalModify { sets, joined: None, .. } = &self.target {
             // A plain table's scan: the new values in the columns' order, then `ctid`.
             let names: Vec<String> = self.columns.iter().map(|(n, _)| crate::sql_text::quote_identifier(n)).collect();
             let mut sets: Vec<&(usize, crate::plan::Expr)> = sets.iter().collect();

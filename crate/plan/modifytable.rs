@@ -73,6 +73,8 @@ pub struct ModifyTablePlan {
     pub operation: CmdType,
     /// The target relation's name (EXPLAIN: `Insert on public.t`).
     pub relation: String,
+    /// The target's alias (`UPDATE t AS x`; EXPLAIN: `Update on public.t x`).
+    pub alias: Option<String>,
     pub target: ResultRel,
     /// The target's columns, in its order, with their types (values are cast to them).
     pub columns: Vec<(String, SqlType)>,
@@ -106,7 +108,11 @@ pub enum ResultRel {
     Direct,
     /// UPDATE (`sets`: each column's new value over the old row) or DELETE (no sets)
     /// of the coordinator's table: the child returns the rows to change, whole.
-    LocalModify { table: String, sets: Vec<(usize, super::Expr)> },
+    /// `joined` (UPDATE … FROM, DELETE … USING): the child is the join, its row the
+    /// target's columns then the SET values (`sets` read them there); a target row
+    /// the join returns again is changed once, by its first (ExecUpdate's
+    /// `TM_SelfModified`: a row this command already changed is skipped).
+    LocalModify { table: String, sets: Vec<(usize, super::Expr)>, joined: bool },
     /// UPDATE or DELETE of a foreign table that is no direct modify: postgres_fdw's
     /// foreign modify, a row at a time by its ctid (`executor::fdw_modify`).
     ForeignRow(ForeignRowModify),

@@ -1,0 +1,314 @@
+//! `UPDATE t SET … FROM other … WHERE …` and `DELETE FROM t USING other … WHERE …`:
+//! the target joined to other relations, the join planned under ModifyTable as any
+//! SELECT (PostgreSQL's planner plans the join of the target with the FROM / USING
+//! list as a query's; `grouping_planner` puts ModifyTable on top).
+//!
+//! The plan: the query `SELECT t.col1, …, t.colN, set_expr1, … FROM t [alias], other
+//! … WHERE …` planned by `planner::plan_query`; ModifyTable reads each of its rows as
+//! the target's old row (its first N columns) and the SET values after them
+//! (`ResultRel::LocalModify` with `joined`).
+//!
+//! The rules (PostgreSQL 15's, run against it):
+//! - a target row that joins to several rows is changed once, by the first joined
+//!   row (ExecUpdate / ExecDelete find it changed by this command already,
+//!   `TM_SelfModified`, and skip it: no second change, no RETURNING row);
+//! - the SET expressions and the WHERE may name the other relations' columns; each
+//!   SET column once ("multiple assignments to same column");
+//! - RETURNING over the target's new row (the deleted row for DELETE).
+//!
+//! Where it departs from PostgreSQL:
+//! - only a plain local table as the target: a foreign or partitioned target with
+//!   FROM / USING (postgres_fdw's foreign modify over a join, the target's `ctid` and
+//!   whole row carried through the join; or its direct modify of a join pushed down)
+//!   is refused by name;
+//! - RETURNING may not name the other relations' columns (nor `*`, which returns
+//!   theirs too): refused by name;
+//! - the join's rows carry the target's columns rather than its `ctid` and the other
+//!   relations' row marks (`loc.ctid`, `pt.*`, `pt.tableoid`): EXPLAIN's `Output:`
+//!   lines of the join differ from PostgreSQL's, the nodes do not; rows are named by
+//!   value, so of a target's equal rows (all changed alike) the first joined values
+//!   may go to another copy than PostgreSQL's.
+
+use sqlparser::ast;
+use sqlparser::tokenizer::Location;
+
+use super::catalog::{ident, Node, RelKind, Relation};
+use super::modifytable::{set_target_alias, ModifyTarget};
+use super::planner::{plan_query, Planned};
+use super::FrontError;
+use crate::plan::modifytable::{CmdType, ModifyTablePlan, ResultRel};
+use crate::plan::{Expr, Plan};
+
+/// The plan of an UPDATE … FROM or DELETE … USING of `rel`.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn plan_joined_modify(
+    coord: &Node,
+    target: &ModifyTarget,
+    rel: &Relation,
+    sets: Option<&Vec<(ast::Ident, ast::Expr)>>,
+    selection: &Option<ast::Expr>,
+    returning: &[ast::SelectItem],
+    text: &str,
+    at: Location,
+) -> Result<Planned, FrontError> {
+    let operation = if sets.is_some() { CmdType::Update } else { CmdType::Delete };
+    let clause = if sets.is_some() { "UPDATE … FROM" } else { "DELETE … USING" };
+    let name = rel.name.clone();
+    let kind = match rel.kind {
+        RelKind::Table(_) => None,
+        RelKind::Foreign { .. } => Some("a foreign table"),
+        RelKind::Partitioned { .. } => Some("a partitioned table"),
+    };
+    if let Some(kind) = kind {
+        return Err(FrontError::unsupported(
+            format!(
+                "{clause} of {kind} (\"{name}\"): postgres_fdw's foreign modify over a join (the target's ctid and \
+                 whole row carried through it) or its direct modify of a pushed-down join; the sandbox joins to a \
+                 plain local target only"
+            ),
+            at,
+        ));
+    }
+    let sets = set_columns(rel, sets.map_or(&[][..], |s| s.as_slice()))?;
+    let qualifier =
+        target.alias.cloned().or_else(|| target.table.0.last().cloned()).unwrap_or_else(|| ast::Ident::new(&name));
+    let query = join_query(target, rel, &qualifier, &sets, selection, at)?;
+    let mut planned = plan_query(coord, &query, text)?;
+    let ncols = rel.columns.len();
+    if planned.columns.len() != ncols + sets.len() {
+        return Err(FrontError::at(format!("internal error: the join of {clause} returns other columns"), at));
+    }
+    // transformAssignedExpr: each value assignable to its column (an untyped
+    // literal takes the column's type).
+    for (i, (c, e)) in sets.iter().enumerate() {
+        let from = match e {
+            ast::Expr::Value(_) => None,
+            _ => super::modifytable::source_type(&planned.columns[ncols + i]),
+        };
+        let col = &rel.columns[*c];
+        super::parse_coerce::check_assignment(&col.name, col.ty, from, ast::Spanned::span(*e).start)?;
+    }
+    let set_exprs: Vec<(usize, Expr)> = sets.iter().enumerate().map(|(i, (c, _))| (*c, Expr::Col(ncols + i))).collect();
+    let (ret, shown) = returning_items(coord, rel, target, returning, clause, at)?;
+    let input = rel.columns();
+    planned.columns = ret.iter().map(|(e, n)| crate::types::Column::new(n, e.col_type(&input))).collect();
+    let child =
+        std::mem::replace(&mut planned.plan, Plan::EmptyResult { columns: vec![], rels: vec![], joined: false });
+    planned.plan = Plan::ModifyTable(Box::new(ModifyTablePlan {
+        operation,
+        relation: name.clone(),
+        alias: target.alias.map(ident),
+        target: ResultRel::LocalModify { table: name, sets: set_exprs, joined: true },
+        columns: rel.columns.iter().map(|c| (c.name.clone(), c.ty)).collect(),
+        source: vec![],
+        child,
+        returning: ret,
+        returning_sql: shown,
+        on_conflict: None,
+        unique: rel.unique.clone(),
+    }));
+    planned.order_key = None;
+    planned.order_keys = vec![];
+    Ok(planned)
+}
+
+/// The SET list as (column, expression), each column the target's and named once
+/// (transformUpdateTargetList).
+fn set_columns<'a>(
+    rel: &Relation,
+    sets: &'a [(ast::Ident, ast::Expr)],
+) -> Result<Vec<(usize, &'a ast::Expr)>, FrontError> {
+    let mut out: Vec<(usize, &ast::Expr)> = Vec::with_capacity(sets.len());
+    for (col, e) in sets {
+        let c = ident(col);
+        let Some(index) = rel.column_index(&c) else {
+            return Err(FrontError::at(
+                format!("column \"{c}\" of relation \"{}\" does not exist", rel.name),
+                col.span.start,
+            ));
+        };
+        if out.iter().any(|(i, _)| *i == index) {
+            return Err(FrontError::at(format!("multiple assignments to same column \"{c}\""), col.span.start));
+        }
+        out.push((index, e));
+    }
+    Ok(out)
+}
+
+/// `SELECT q.col1, …, q.colN, set values… FROM target [alias], from… WHERE …`, `q`
+/// the target's alias or name.
+fn join_query(
+    target: &ModifyTarget,
+    rel: &Relation,
+    qualifier: &ast::Ident,
+    sets: &[(usize, &ast::Expr)],
+    selection: &Option<ast::Expr>,
+    at: Location,
+) -> Result<ast::Query, FrontError> {
+    let dialect = sqlparser::dialect::PostgreSqlDialect {};
+    let mut query = sqlparser::parser::Parser::new(&dialect)
+        .try_with_sql(&format!("SELECT * FROM {}", target.table))
+        .and_then(|mut p| p.parse_query())
+        .map_err(|e| FrontError::at(format!("syntax error: {e}"), at))?;
+    let ast::SetExpr::Select(s) = query.body.as_mut() else {
+        return Err(FrontError::at("internal error: the join of UPDATE … FROM", at));
+    };
+    let mut projection: Vec<ast::SelectItem> = rel
+        .columns
+        .iter()
+        .map(|c| {
+            let mut col = ast::Ident::new(&c.name);
+            col.quote_style = Some('"');
+            ast::SelectItem::UnnamedExpr(ast::Expr::CompoundIdentifier(vec![qualifier.clone(), col]))
+        })
+        .collect();
+    projection.extend(sets.iter().map(|(_, e)| ast::SelectItem::UnnamedExpr((*e).clone())));
+    s.projection = projection;
+    set_target_alias(s, target.alias);
+    s.from.extend(target.from.iter().cloned());
+    s.selection = selection.clone();
+    Ok(*query)
+}
+
+/// RETURNING over the target's row (its new values; the deleted row), and how
+/// EXPLAIN writes each item. The other relations' columns are refused by name.
+fn returning_items(
+    coord: &Node,
+    rel: &Relation,
+    target: &ModifyTarget,
+    returning: &[ast::SelectItem],
+    clause: &str,
+    at: Location,
+) -> Result<(Vec<(Expr, String)>, Vec<String>), FrontError> {
+    let others = other_names(target.from);
+    let names: Vec<String> = rel.columns.iter().map(|c| c.name.clone()).collect();
+    // The other relations' columns (those the coordinator knows): an unqualified
+    // name among them and the target's is ambiguous (scanRTEForColumn's error).
+    let other_columns: Vec<String> = other_tables(target.from)
+        .iter()
+        .filter_map(|t| coord.relation(t))
+        .flat_map(|r| r.columns.iter().map(|c| c.name.clone()))
+        .collect();
+    for item in returning {
+        let refused = match item {
+            ast::SelectItem::Wildcard(_) => true,
+            ast::SelectItem::QualifiedWildcard(q, _) => {
+                q.0.last().is_some_and(|n| others.contains(&ident(n).to_lowercase()))
+            }
+            other => {
+                let t = other.to_string().to_lowercase();
+                others.iter().any(|n| names_relation(&t, n))
+            }
+        };
+        if refused {
+            return Err(FrontError::unsupported(
+                format!("RETURNING the other relations' columns of {clause} ({item})"),
+                at,
+            ));
+        }
+        if let ast::SelectItem::UnnamedExpr(e) | ast::SelectItem::ExprWithAlias { expr: e, .. } = item {
+            let mut bare = Vec::new();
+            unqualified_names(e, &mut bare);
+            if let Some(n) = bare.iter().find(|n| names.contains(n) && other_columns.contains(n)) {
+                return Err(FrontError::at(format!("column reference \"{n}\" is ambiguous"), at));
+            }
+        }
+    }
+    let types: Vec<crate::plan::SqlType> = rel.columns.iter().map(|c| c.ty).collect();
+    let env = super::eval::Env { names: &names, types: &types };
+    let q = target.alias.map(ident).unwrap_or_else(|| rel.name.clone());
+    let ret = super::modifytable::returning_items(returning, &env, &q, at)?;
+    // EXPLAIN qualifies the target's columns: the statement has several relations.
+    let qualified: Vec<String> = names
+        .iter()
+        .map(|n| format!("{}.{}", crate::sql_text::quote_identifier(&q), crate::sql_text::quote_identifier(n)))
+        .collect();
+    let shown = ret.iter().map(|(e, _)| e.to_sql(&qualified)).collect();
+    Ok((ret, shown))
+}
+
+/// The names the FROM / USING list gives its relations (an alias, else the table's
+/// name), lower case.
+fn other_names(from: &[ast::TableWithJoins]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut add = |f: &ast::TableFactor| match f {
+        ast::TableFactor::Table { alias: Some(a), .. } | ast::TableFactor::Derived { alias: Some(a), .. } => {
+            out.push(ident(&a.name).to_lowercase())
+        }
+        ast::TableFactor::Table { name, alias: None, .. } => {
+            if let Some(last) = name.0.last() {
+                out.push(ident(last).to_lowercase())
+            }
+        }
+        _ => {}
+    };
+    for t in from {
+        add(&t.relation);
+        for j in &t.joins {
+            add(&j.relation);
+        }
+    }
+    out
+}
+
+/// The tables the FROM / USING list names (their names, for their columns).
+fn other_tables(from: &[ast::TableWithJoins]) -> Vec<String> {
+    let mut out = Vec::new();
+    for t in from {
+        for f in std::iter::once(&t.relation).chain(t.joins.iter().map(|j| &j.relation)) {
+            if let ast::TableFactor::Table { name, .. } = f {
+                if let Ok(n) = super::catalog::relation_name(name) {
+                    out.push(n);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The unqualified column names an expression reads (its common forms; a name
+/// inside another form is not looked for).
+fn unqualified_names(e: &ast::Expr, out: &mut Vec<String>) {
+    match e {
+        ast::Expr::Identifier(i) => out.push(ident(i)),
+        ast::Expr::BinaryOp { left, right, .. } => {
+            unqualified_names(left, out);
+            unqualified_names(right, out);
+        }
+        ast::Expr::UnaryOp { expr, .. }
+        | ast::Expr::Nested(expr)
+        | ast::Expr::Cast { expr, .. }
+        | ast::Expr::IsNull(expr)
+        | ast::Expr::IsNotNull(expr) => unqualified_names(expr, out),
+        ast::Expr::Function(f) => {
+            if let ast::FunctionArguments::List(l) = &f.args {
+                for a in &l.args {
+                    if let ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(x)) = a {
+                        unqualified_names(x, out);
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Does the expression's text name `rel.` (a column of that relation)?
+fn names_relation(text: &str, rel: &str) -> bool {
+    let pattern = format!("{rel}.");
+    text.match_indices(&pattern).any(|(i, _)| {
+        let before = text[..i].chars().next_back();
+        !before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '.')
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
+    fn a_relation_named_in_returning() {
+        assert!(super::names_relation("pt.v + 1", "pt"));
+        assert!(super::names_relation("(1 + pt.v)", "pt"));
+        assert!(!super::names_relation("xpt.v", "pt"));
+        assert!(!super::names_relation("loc.v", "pt"));
+    }
+}
