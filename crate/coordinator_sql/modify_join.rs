@@ -88,6 +88,7 @@ pub(super) fn plan_joined_modify(
         let col = &rel.columns[*c];
         super::parse_coerce::check_assignment(&col.name, col.ty, from, ast::Spanned::span(*e).start)?;
     }
+    mark_other_relations(&mut planned.plan);
     let set_exprs: Vec<(usize, Expr)> = sets.iter().enumerate().map(|(i, (c, _))| (*c, Expr::Col(ncols + i))).collect();
     let (ret, shown) = returning_items(coord, rel, target, returning, clause, at)?;
     let input = rel.columns();
@@ -110,6 +111,34 @@ pub(super) fn plan_joined_modify(
     planned.order_key = None;
     planned.order_keys = vec![];
     Ok(planned)
+}
+
+/// preprocess_rowmarks for an UPDATE or DELETE: every relation of the join tree but
+/// the target gets a row mark, a foreign table `ROW_MARK_COPY` (its whole row: all
+/// its columns fetched), a partitioned table `ROW_MARK_REFERENCE` over its partitions'
+/// (`ctid` and the whole row: a foreign partition's remote select list ends with
+/// `ctid`). Over the scans of `plan` but those of a subquery (a query level of its
+/// own, marked as a whole) and of a pushed-down join (not followed here).
+pub(super) fn mark_other_relations(plan: &mut Plan) {
+    match plan {
+        Plan::ForeignScan(f) => {
+            let plain = f.remote.join.is_none()
+                && f.remote.row_mark.is_none()
+                && !f.remote.aggregated()
+                && f.remote.targets.iter().all(|t| matches!(t, crate::plan::RemoteTarget::Col(_)));
+            if plain {
+                let partition = f.alias.as_ref().is_some_and(|a| a.member && !a.direct);
+                f.remote.whole_row = Some(crate::plan::WholeRowMark { ctid: partition });
+            }
+        }
+        Plan::SubqueryScan { .. } | Plan::CteScan { .. } => {}
+        Plan::WithInitPlans { child, .. } | Plan::WithCtes { child, .. } => mark_other_relations(child),
+        other => {
+            for c in other.children_mut() {
+                mark_other_relations(c);
+            }
+        }
+    }
 }
 
 /// The SET list as (column, expression), each column the target's and named once

@@ -2920,6 +2920,7 @@ impl<'a> Planner<'a> {
             offset: None,
             join: None,
             row_mark: None,
+            whole_row: None,
         };
         Ok(ForeignScanPlan {
             relation: leaf.rel.name.clone(),

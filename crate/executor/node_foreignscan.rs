@@ -108,6 +108,9 @@ pub struct ForeignScanState {
     table_columns: Vec<String>,
     /// A foreign modify's scan: EXPLAIN shows the modify's row as its Output.
     row_mark: Option<crate::plan::RowMark>,
+    /// A whole-row fetch (`RemoteQuery::whole_row`): the columns of each fetched row
+    /// the scan outputs, its targets' places in the row (every column, in order).
+    fetched: Option<Vec<usize>>,
     /// How EXPLAIN names the scan of a partition.
     name: Option<ScanName>,
     /// Aggregates or a grouping are pushed down: EXPLAIN prints an upper-relation scan
@@ -238,6 +241,16 @@ impl ForeignScanState {
                 .filter_map(|r| Some((r.alias.clone(), r.parent.clone()?)))
                 .collect(),
             row_mark: plan.remote.row_mark.clone(),
+            fetched: plan.remote.whole_row.map(|_| {
+                plan.remote
+                    .targets
+                    .iter()
+                    .map(|t| match t {
+                        crate::plan::RemoteTarget::Col(c) => *c,
+                        _ => 0,
+                    })
+                    .collect()
+            }),
             name: plan.alias.clone(),
             // A GROUP BY without aggregates is an upper relation too (postgres_fdw's
             // postgresGetForeignUpperPaths for UPPERREL_GROUP_AGG; EXPLAIN's
@@ -497,7 +510,15 @@ impl ForeignScanState {
     /// The next row of the batch into the slot.
     fn next_row(&mut self, es: &mut EState) -> ExecStatus {
         es.clock.charge(es.cost.foreign_row_ns);
-        copy_row(&mut self.slot, self.batch.row(self.next_tuple));
+        let row = self.batch.row(self.next_tuple);
+        match &self.fetched {
+            None => copy_row(&mut self.slot, row),
+            // A whole row fetched: the columns the scan outputs.
+            Some(cols) => {
+                self.slot.clear();
+                self.slot.extend(cols.iter().map(|&c| row.get(c).cloned().unwrap_or(Datum::Null)));
+            }
+        }
         self.next_tuple += 1;
         ExecStatus::Row
     }

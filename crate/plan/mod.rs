@@ -1146,6 +1146,22 @@ pub struct RemoteQuery {
     /// with its ctid as a last column. None for any other scan.
     #[serde(skip)]
     pub row_mark: Option<RowMark>,
+    /// The scan of a relation an UPDATE or DELETE reads beside its target (its FROM /
+    /// USING list, a semi join's side): postgres_fdw reads its whole row, which the
+    /// row mark keeps (`ROW_MARK_COPY`, preprocess_targetlist's `wholerow` junk
+    /// column): every column goes into the remote select list, then `ctid` when a
+    /// partitioned parent's mark reads it too; the scan outputs `targets` still.
+    /// None for any other scan.
+    #[serde(skip)]
+    pub whole_row: Option<WholeRowMark>,
+}
+
+/// See [`RemoteQuery::whole_row`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WholeRowMark {
+    /// The rows' `ctid` too (a partition of a partitioned relation, whose parent's
+    /// `ROW_MARK_REFERENCE` asks for it).
+    pub ctid: bool,
 }
 
 /// A foreign modify's row mark on its scan (`postgresPlanForeignModify`'s scan,
@@ -1237,6 +1253,7 @@ impl RemoteQuery {
             offset: None,
             join: None,
             row_mark: None,
+            whole_row: None,
         }
     }
     /// Does the query aggregate (GROUP BY or an aggregate in the target list)?

@@ -127,7 +127,8 @@ pub enum ShardStatement {
     /// `SET name = value` / `SET name TO value`: accepted and ignored.
     Set,
     /// `DECLARE name CURSOR FOR <select>`; `columns` are the select list's.
-    /// `for_update`: the table a `SELECT … FOR UPDATE` reads (postgres_fdw's foreign
+    /// `for_update`: the table whose rows' `ctid` the query reads (a `SELECT … FOR
+    /// UPDATE`'s, or a `SELECT …, ctid` of a joined partition; postgres_fdw's foreign
     /// modify), planned and run over it with its `ctid` as a last column.
     DeclareCursor { name: String, plan: Plan, columns: Vec<Column>, for_update: Option<String> },
     /// `FETCH n FROM cursor`; `count` None means `ALL`.
@@ -466,6 +467,11 @@ fn declare_cursor(
         let table = select::for_update(query, src, catalog)?;
         let with_ctid = with_ctid_column(catalog, &table);
         let (plan, columns) = select::plan_for_update(query, src, &with_ctid)?;
+        return Ok(ShardStatement::DeclareCursor { name: ident_name(name), plan, columns, for_update: Some(table) });
+    }
+    if let Some(table) = select::reads_ctid(query, src, catalog) {
+        let with_ctid = with_ctid_column(catalog, &table);
+        let (plan, columns) = select::plan_query(query, src, &with_ctid)?;
         return Ok(ShardStatement::DeclareCursor { name: ident_name(name), plan, columns, for_update: Some(table) });
     }
     let (plan, columns) = select::plan_query(query, src, catalog)?;

@@ -152,6 +152,24 @@ pub(super) fn for_update(q: &Query, src: &Source, catalog: &Catalog) -> Result<S
     Ok(rel.table)
 }
 
+/// `SELECT …, ctid FROM t …` without FOR UPDATE (postgres_fdw's scan of a partition
+/// another relation's UPDATE or DELETE joins to: its parent's row mark reads the
+/// rows' `ctid`, preprocess_targetlist's junk column): the one table read, when the
+/// select list names `ctid` and the table has no column of that name.
+pub(super) fn reads_ctid(q: &Query, src: &Source, catalog: &Catalog) -> Option<String> {
+    let select = query_body(q, src).ok()?;
+    let named = select
+        .projection
+        .iter()
+        .any(|item| matches!(item, ast::SelectItem::UnnamedExpr(ast::Expr::Identifier(i)) if i.value == "ctid"));
+    if !named {
+        return None;
+    }
+    let (rel, join) = resolve_from(select, src, catalog).ok()?;
+    let table = catalog.tables.iter().find(|t| t.name == rel.table)?;
+    (join.is_none() && rel.members.is_empty() && table.column_index("ctid").is_none()).then_some(rel.table)
+}
+
 /// Rejects query-level clauses other than ORDER BY / LIMIT / OFFSET / FETCH FIRST.
 pub(super) fn check_query_clauses(q: &Query, src: &Source) -> Result<(), SqlError> {
     check_with_clause(q, src)?;

@@ -77,6 +77,15 @@ pub fn deparse_remote_query(q: &RemoteQuery) -> String {
     if q.row_mark.is_some() {
         listed.push("ctid".to_string());
     }
+    // A relation joined to an UPDATE's or DELETE's target: its whole row
+    // (deparseTargetList with the whole-row attribute: every column in order), then
+    // `ctid` if its parent's row mark reads it.
+    if let Some(w) = q.whole_row {
+        listed = (0..q.table_columns.len()).map(column).collect();
+        if w.ctid {
+            listed.push("ctid".to_string());
+        }
+    }
     let select_list = if listed.is_empty() { "NULL".to_string() } else { listed.join(", ") };
     let from = match join {
         Some(j) => super::deparse_join::deparse_from(j, &|e| deparse_with(e, &column)),
