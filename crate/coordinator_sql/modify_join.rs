@@ -88,7 +88,7 @@ pub(super) fn plan_joined_modify(
         let col = &rel.columns[*c];
         super::parse_coerce::check_assignment(&col.name, col.ty, from, ast::Spanned::span(*e).start)?;
     }
-    mark_other_relations(&mut planned.plan);
+    mark_other_relations(&mut planned.plan, at)?;
     let set_exprs: Vec<(usize, Expr)> = sets.iter().enumerate().map(|(i, (c, _))| (*c, Expr::Col(ncols + i))).collect();
     let (ret, shown) = returning_items(coord, rel, target, returning, clause, at)?;
     let input = rel.columns();
@@ -118,9 +118,18 @@ pub(super) fn plan_joined_modify(
 /// its columns fetched), a partitioned table `ROW_MARK_REFERENCE` over its partitions'
 /// (`ctid` and the whole row: a foreign partition's remote select list ends with
 /// `ctid`). Over the scans of `plan` but those of a subquery (a query level of its
-/// own, marked as a whole) and of a pushed-down join (not followed here).
-pub(super) fn mark_other_relations(plan: &mut Plan) {
+/// own, marked as a whole). A join of them pushed down to their server is refused by
+/// name: PostgreSQL's has the whole-row references in its remote query and the local
+/// join it rechecks rows with (EvalPlanQual's `fdw_outerplan`) under it.
+pub(super) fn mark_other_relations(plan: &mut Plan, at: Location) -> Result<(), FrontError> {
     match plan {
+        Plan::ForeignScan(f) if f.remote.join.is_some() => {
+            return Err(FrontError::unsupported(
+                "UPDATE or DELETE with a join of other relations pushed down to their server (postgres_fdw's \
+                 whole-row references and the EvalPlanQual recheck plan under it)",
+                at,
+            ))
+        }
         Plan::ForeignScan(f) => {
             let plain = f.remote.join.is_none()
                 && f.remote.row_mark.is_none()
@@ -132,13 +141,14 @@ pub(super) fn mark_other_relations(plan: &mut Plan) {
             }
         }
         Plan::SubqueryScan { .. } | Plan::CteScan { .. } => {}
-        Plan::WithInitPlans { child, .. } | Plan::WithCtes { child, .. } => mark_other_relations(child),
+        Plan::WithInitPlans { child, .. } | Plan::WithCtes { child, .. } => mark_other_relations(child, at)?,
         other => {
             for c in other.children_mut() {
-                mark_other_relations(c);
+                mark_other_relations(c, at)?;
             }
         }
     }
+    Ok(())
 }
 
 /// The SET list as (column, expression), each column the target's and named once

@@ -301,7 +301,7 @@ fn plan_direct_modify(
     if local {
         // A semi join's other relation (`WHERE id IN (SELECT …)` pulled up) is
         // row-marked as a FROM relation is.
-        super::modify_join::mark_other_relations(&mut planned.plan);
+        super::modify_join::mark_other_relations(&mut planned.plan, at)?;
         // ExecUpdate / ExecDelete of each row the scan returns (its full row).
         let returning_shown = ret_full.iter().map(|(e, _)| e.to_sql(&names)).collect();
         let input = rel.columns();

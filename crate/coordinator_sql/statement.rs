@@ -479,9 +479,43 @@ pub(super) fn parse_one(p: &mut Parser) -> Result<Stmt, FrontError> {
         ["explain", ..] if super::cte::explains_with(p) => super::cte::parse_explain_with(p, at),
         _ => {
             let stmt = p.parse_statement().map_err(|e| parser_error(e, at))?;
-            convert(stmt, at)
+            let update = match &stmt {
+                Statement::Explain { statement, .. } => statement.as_ref(),
+                other => other,
+            };
+            let more_from = matches!(update, Statement::Update { from: Some(_), selection: None, returning: None, .. })
+                && p.peek_token().token == Token::Comma;
+            let stmt = convert(stmt, at)?;
+            if more_from {
+                return update_from_list(p, stmt, at);
+            }
+            Ok(stmt)
         }
     }
+}
+
+/// `UPDATE … FROM a, b … [WHERE …] [RETURNING …]`: sqlparser reads one FROM item and
+/// stops at the comma (gram.y's `from_list` takes several); the other items, the WHERE
+/// and RETURNING are read here.
+fn update_from_list(p: &mut Parser, mut stmt: Stmt, at: Location) -> Result<Stmt, FrontError> {
+    let err = |e| parser_error(e, at);
+    let update = match &mut stmt {
+        Stmt::ExplainModify { stmt, .. } => stmt.as_mut(),
+        other => other,
+    };
+    let Stmt::Update { from, selection, returning, .. } = update else {
+        return Err(FrontError::at("internal error: UPDATE … FROM", at));
+    };
+    while p.consume_token(&Token::Comma) {
+        from.push(p.parse_table_and_joins().map_err(err)?);
+    }
+    if p.parse_keyword(Keyword::WHERE) {
+        *selection = Some(p.parse_expr().map_err(err)?);
+    }
+    if p.parse_keyword(Keyword::RETURNING) {
+        *returning = p.parse_comma_separated(Parser::parse_select_item).map_err(err)?;
+    }
+    Ok(stmt)
 }
 
 fn unreachable_ours(at: Location) -> Result<Stmt, FrontError> {
