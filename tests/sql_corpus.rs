@@ -323,6 +323,17 @@ fn dml_target(sql: &str) -> Option<Vec<String>> {
         }
         return (!targets.is_empty()).then_some(targets);
     }
+    // The sandbox's own reading first: it takes what sqlparser does not (`UPDATE …
+    // FROM a, b`), and names the table without its alias.
+    if let Ok(stmts) = parse_statements(&format!("{sql};"), 1) {
+        match stmts.first().map(|s| &s.stmt) {
+            Some(Stmt::Insert { table, .. } | Stmt::Update { table, .. } | Stmt::Delete { table, .. }) => {
+                return Some(vec![table.to_string()])
+            }
+            Some(_) => return None,
+            None => {}
+        }
+    }
     let one = match harness_parse(sql).ok()?.first()? {
         Statement::Insert(ins) => ins.table_name.to_string(),
         Statement::Update { table, .. } => table.relation.to_string(),

@@ -343,6 +343,102 @@ fn names_relation(text: &str, rel: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use crate::clock::Clock;
+    use crate::coordinator_sql::SqlScenario;
+    use crate::instrument::ExplainOptions;
+    use crate::knobs::{Knobs, Source};
+
+    const SETUP: &str = "-- @shard s1\ncreate table t1 (a int, b int, c text);\n\
+        insert into t1 select i % 10, i, 'x' || i from generate_series(0, 99) i;\n\
+        -- @coordinator\ncreate extension postgres_fdw;\n\
+        create server s1 foreign data wrapper postgres_fdw options (dbname 'postgres', async_capable 'true');\n\
+        create table pt (a int, b int, c text) partition by range (b);\n\
+        create foreign table pt1 partition of pt for values from (0) to (100) server s1 options (table_name 't1');\n\
+        create foreign table ft (a int, b int, c text) server s1 options (table_name 't1');\n\
+        create table loc (a int, b int, c text);\n\
+        insert into loc select i, i * 10, 'l' || i from generate_series(0, 4) i;\n";
+
+    /// The query's rows (as text), its EXPLAIN (ANALYZE, VERBOSE, COSTS OFF), the
+    /// shard's statements and the coordinator's changed rows (old, new) afterwards.
+    fn run(query: &str) -> Result<(Vec<String>, String, Vec<String>, usize), String> {
+        let base = SqlScenario::load(SETUP).map_err(|e| e.to_string())?;
+        let s = base.with_query(query).map_err(|e| e.to_string())?;
+        let sc = s.scenario(&Knobs::default(), Source::Json).map_err(|e| e.to_string())?;
+        let mut r = sc.start(true, Clock::virtual_clock(), false).map_err(|e| e.to_string())?;
+        r.keep_rows = true;
+        r.run_to_end().map_err(|e| e.to_string())?;
+        let rows = r.rows.iter().map(|x| x.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("|")).collect();
+        let explain = r.explain_text_with(&ExplainOptions::POSTGRES_VERBOSE);
+        let log = r.host.servers.iter().flat_map(|s| s.statement_log().into_iter().map(|(_, l)| l)).collect();
+        Ok((rows, explain, log, r.es.local_changes.modified.len()))
+    }
+
+    #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
+    fn a_target_row_joined_to_many_is_changed_once() {
+        // Each loc row (a = 0..4) joins to the ten rows of t1 with that a.
+        let (rows, explain, log, changed) =
+            run("update loc set b = pt.a + 100 from pt where pt.a = loc.a returning loc.a, loc.b;").unwrap();
+        let mut rows = rows;
+        rows.sort();
+        assert_eq!(rows, ["0|100", "1|101", "2|102", "3|103", "4|104"], "{explain}");
+        assert_eq!(changed, 5);
+        assert!(explain.starts_with("Update on public.loc"), "{explain}");
+        assert!(explain.contains("Join"), "{explain}");
+        // The partition's row mark: its whole row and ctid, no lock.
+        assert!(
+            log.iter().any(|l| l.contains("SELECT a, b, c, ctid FROM public.t1") && !l.contains("FOR UPDATE")),
+            "{log:#?}"
+        );
+        // DELETE … USING, the plain foreign table's whole row (no ctid).
+        let (_, explain, log, changed) = run("delete from loc using ft where ft.b = loc.b;").unwrap();
+        assert_eq!(changed, 5, "{explain}");
+        assert!(log.iter().any(|l| l.contains("SELECT a, b, c FROM public.t1")), "{log:#?}");
+        // FROM a, b and the target's alias.
+        let (rows, explain, _, _) = run(
+            "update loc x set c = ft.c from ft, pt where ft.b = x.b and pt.b = ft.b and x.a < 2 returning x.a, x.c;",
+        )
+        .unwrap();
+        assert_eq!(rows.len(), 2, "{explain}");
+        assert!(explain.starts_with("Update on public.loc x"), "{explain}");
+        assert!(rows.contains(&"1|x10".to_string()), "{rows:?}");
+    }
+
+    #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
+    fn what_the_join_form_refuses() {
+        let err = run("update ft set b = loc.b from loc where loc.a = ft.a;").unwrap_err();
+        assert!(err.contains("not supported by the sandbox: UPDATE … FROM of a foreign table"), "{err}");
+        let err = run("delete from pt using loc where loc.a = pt.a;").unwrap_err();
+        assert!(err.contains("DELETE … USING of a partitioned table"), "{err}");
+        // PostgreSQL's error for a name both relations have.
+        let err = run("update loc set b = 1 from ft where ft.a = loc.a returning a;").unwrap_err();
+        assert!(err.contains("column reference \"a\" is ambiguous"), "{err}");
+        let err = run("update loc set b = 1 from ft where ft.a = loc.a returning ft.c;").unwrap_err();
+        assert!(err.contains("RETURNING the other relations' columns"), "{err}");
+        let err = run("update loc set b = 1, b = 2 from ft where ft.a = loc.a;").unwrap_err();
+        assert!(err.contains("multiple assignments to same column \"b\""), "{err}");
+    }
+
+    #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
+    fn a_row_assignment_and_an_alias() {
+        let (rows, explain, _, changed) =
+            run("update loc as x set (b, c) = (x.b + 1, 'y') where x.a < 2 returning x.*;").unwrap();
+        let mut rows = rows;
+        rows.sort();
+        assert_eq!(rows, ["0|1|y", "1|11|y"], "{explain}");
+        assert_eq!(changed, 2);
+        assert!(explain.contains("Seq Scan on public.loc x"), "{explain}");
+        let (_, explain, log, _) = run("update ft t set (b, c) = (t.b * 2, 'z') where t.a = 3;").unwrap();
+        assert!(explain.contains("Foreign Update on public.ft t"), "{explain}");
+        assert!(
+            log.iter().any(|l| l.contains("UPDATE public.t1 SET b = (b * 2), c = 'z'::text WHERE ((a = 3))")),
+            "{log:#?}"
+        );
+        let err = run("update loc set (b, c) = (1, 2, 3) where a = 1;").unwrap_err();
+        assert!(err.contains("number of columns does not match number of values"), "{err}");
+        let err = run("update loc set (b, c) = (1) where a = 1;").unwrap_err();
+        assert!(err.contains("must be a sub-SELECT or ROW() expression"), "{err}");
+    }
+
     #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
     fn a_relation_named_in_returning() {
         assert!(super::names_relation("pt.v + 1", "pt"));

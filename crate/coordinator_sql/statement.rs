@@ -682,9 +682,12 @@ fn convert(stmt: Statement, at: Location) -> Result<Stmt, FrontError> {
                         }
                         sets.extend(cols.iter().map(|c| c.0[0].clone()).zip(values));
                     }
+                    (ast::AssignmentTarget::Tuple(_), ast::Expr::Subquery(_) | ast::Expr::Function(_)) => {
+                        return Err(FrontError::unsupported("UPDATE … SET (a, b) = (SELECT …) or ROW(…)", at))
+                    }
                     (ast::AssignmentTarget::Tuple(_), _) => {
-                        return Err(FrontError::unsupported(
-                            "UPDATE … SET (a, b) = other than a list of values (a sub-SELECT or ROW(…))",
+                        return Err(FrontError::at(
+                            "source for a multiple-column UPDATE item must be a sub-SELECT or ROW() expression",
                             at,
                         ))
                     }

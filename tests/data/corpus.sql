@@ -4655,3 +4655,77 @@ select id, grp, row_number() over (partition by grp order by id) from h where id
 
 -- [window local limit offset] LIMIT and OFFSET over a window over a local table (h17w)
 select qty, rank() over (order by qty) from loc limit 4 offset 2;
+
+-- ===== (h17d) UPDATE … FROM, DELETE … USING, a target's alias, SET (a, b) = (…) (issue 17 item 3) =====
+
+-- [dml update from local partitioned async] the join under ModifyTable; h's scans read the whole row and ctid (its row mark) (h17d)
+update ins_loc set grp = h.grp + 100 from h where h.id = ins_loc.id;
+
+-- [dml update from local foreign] a foreign table's whole row read for its row mark (h17d)
+update loc set qty = f.val from f where f.id = loc.id and f.cat = 'c1';
+
+-- [dml delete using local partitioned async] DELETE … USING an async Append (h17d)
+delete from loc using h where h.id = loc.id and h.grp = 3;
+
+-- [dml update from local pruned] the other relation pruned to one partition (h17d)
+update loc set qty = h.grp from h where h.id = loc.id and h.id = 5;
+
+-- [dml update from local many returning] each target row joins to many rows of h: changed once, returned once (h17d)
+update loc set qty = h.grp from h where h.grp = loc.qty and loc.id < 5 returning loc.id, loc.qty;
+
+-- [dml update from local alias returning] the target's alias in SET, WHERE and RETURNING (h17d)
+update loc x set qty = x.qty + d.weight from dim d where d.cat = x.cat and x.id < 20 returning x.id, x.qty;
+
+-- [dml delete using local returning] RETURNING the target's row (h17d)
+delete from ins_loc using f where f.id = ins_loc.id returning ins_loc.*;
+
+-- [dml update from local list] a list-partitioned relation with local and foreign partitions (h17d)
+update loc set cat = l.region from l where l.id = loc.id and l.qty > 5;
+
+-- [dml update from local three returning] two other relations, FROM a, b (h17d)
+update loc set qty = f.val + h.grp from f, h where f.id = loc.id and h.id = loc.id and loc.id < 50 returning loc.id, qty;
+
+-- [dml update semi local] a plain UPDATE whose IN is a semi join: h's scans read their whole row as for FROM (h17d)
+update loc set qty = 1 where id in (select id from h where grp = 3);
+
+-- [dml update row local] SET (a, b) = (…) (h17d)
+update loc set (qty, cat) = (qty + 1, 'z') where id < 5;
+
+-- [dml update row foreign direct] SET (a, b) = (…) shipped in the remote UPDATE (h17d)
+update ins_f set (grp, name) = (grp * 2, 'm') where id < 4;
+
+-- [dml update alias local returning] UPDATE t AS x (h17d)
+update loc as x set qty = 0 where x.id < 10 returning x.id, qty;
+
+-- [dml delete alias local returning] DELETE FROM t x … RETURNING x.* (h17d)
+delete from loc x where x.qty = 0 returning x.*;
+
+-- [dml update alias foreign direct returning] a foreign table's alias: Foreign Update on public.ins_f t (h17d)
+update ins_f as t set grp = t.grp + 1 where t.id < 3 returning t.id, t.grp;
+
+-- [dml delete alias partitioned pruned] one foreign partition left, named p_1 (h17d)
+delete from ins_p as p where p.id >= 1500;
+
+-- [dml update alias partitioned direct returning] four Foreign Updates under the alias (h17d)
+update h t set name = 'x' where t.id < 5 returning t.id, t.name;
+
+-- [dml update alias foreign modify] a SET that is not shippable under an alias (h17d)
+update ins_f as t set name = t.name || t.id where t.id < 3;
+
+-- [dml insert select distinct local async] INSERT … SELECT DISTINCT (h17d)
+insert into ins_loc select distinct grp, grp, 0.5, 'd' from h where grp is not null;
+
+-- [dml insert select join local] INSERT … SELECT over a join (h17d)
+insert into ins_loc select f.id, dim.weight, f.score, dim.title from f join dim on dim.cat = f.cat where f.id < 30;
+
+-- [dml update from foreign refused] a foreign target joined to another relation (h17d)
+-- known: unsupported — UPDATE … FROM of a foreign table (postgres_fdw's foreign modify over a join) refused by name (h17d)
+update ins_f set grp = loc.qty from loc where loc.id = ins_f.id;
+
+-- [dml delete using partitioned refused] a partitioned target joined to another relation (h17d)
+-- known: unsupported — DELETE … USING of a partitioned table refused by name (h17d)
+delete from ins_p using loc where loc.id = ins_p.id;
+
+-- [dml delete using pushed join refused] a join of the other relations pushed down to s2 (PostgreSQL's EPQ recheck plan) (h17d)
+-- known: unsupported — a pushed-down join of the other relations of UPDATE/DELETE refused by name (h17d)
+delete from loc using f join dim on dim.cat = f.cat where f.id = loc.id and dim.weight > 20;
