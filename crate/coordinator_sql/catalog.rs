@@ -311,7 +311,9 @@ enum InsertSource {
     Values(std::vec::IntoIter<Vec<Val>>),
     /// `SELECT exprs FROM generate_series(…) name`: the expressions, analysed once
     /// over the series' column; the next value, the step and how many are left.
-    Series { next: i64, step: i64, left: usize, projection: Vec<Analyzed> },
+    /// `filter`: the WHERE over the series' column (a row it is not true for is not
+    /// inserted).
+    Series { next: i64, step: i64, left: usize, projection: Vec<Analyzed>, filter: Option<Analyzed> },
 }
 
 /// Name of a relation as written (`public.t` or `t`), folded as PostgreSQL folds it.
@@ -1111,13 +1113,21 @@ impl Cluster {
                     Some(vals) => vals,
                     None => break,
                 },
-                InsertSource::Series { next, step, left, projection } => {
+                InsertSource::Series { next, step, left, projection, filter } => {
                     if *left == 0 {
                         break;
                     }
                     let i = *next;
                     *left -= 1;
                     *next = next.saturating_add(*step);
+                    // The WHERE first (ExecScan's qual before the projection); a value
+                    // it is not true for is passed over (and counts in the budget).
+                    if let Some(f) = filter {
+                        let random = &mut self.nodes[job.n].random;
+                        if !matches!(f.eval(&[Datum::Int(i)], random)?.datum, Datum::Bool(true)) {
+                            continue;
+                        }
+                    }
                     series_row(&mut self.nodes[job.n].random, i, projection)?
                 }
             };
@@ -1187,8 +1197,8 @@ impl Cluster {
     }
 
     fn select_rows(&mut self, n: usize, s: &ast::Select, at: Location) -> Result<InsertSource, FrontError> {
-        if s.selection.is_some() || s.having.is_some() || s.distinct.is_some() {
-            return Err(FrontError::unsupported("WHERE, HAVING or DISTINCT in INSERT … SELECT", at));
+        if s.having.is_some() || s.distinct.is_some() {
+            return Err(FrontError::unsupported("HAVING or DISTINCT in a setup section's INSERT … SELECT", at));
         }
         if !matches!(&s.group_by, ast::GroupByExpr::Expressions(k, _) if k.is_empty()) {
             return Err(FrontError::unsupported("GROUP BY in INSERT … SELECT", at));
@@ -1217,10 +1227,18 @@ impl Cluster {
                 _ => return Err(FrontError::unsupported("* in INSERT … SELECT", at)),
             }
         }
-        if count > 0 {
+        let filter = s.selection.as_ref().map(|w| eval::analyze(w, &env)).transpose()?;
+        if let Some(f) = &filter {
+            if f.ty.is_some_and(|t| t != SqlType::Bool) {
+                return Err(FrontError::at("argument of WHERE must be type boolean", at));
+            }
+        }
+        // A WHERE leaves fewer rows than the series has: each is checked as it is
+        // stored, not the series ahead.
+        if count > 0 && filter.is_none() {
             self.check_series_bytes(n, start, count as usize, &projection, at)?;
         }
-        Ok(InsertSource::Series { next: start, step, left: count as usize, projection })
+        Ok(InsertSource::Series { next: start, step, left: count as usize, projection, filter })
     }
 
     /// Refuses a series whose rows, each as wide as its first, would pass the bytes

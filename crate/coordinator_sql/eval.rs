@@ -249,6 +249,27 @@ fn binary(op: &BinaryOperator, l: Typed, r: Typed, at: Location) -> Result<Typed
         return Ok((Expr::func(Func::TextCat, args), Some(SqlType::Text)));
     }
     let names = (type_name(l.1), type_name(r.1));
+    // AND / OR (transformBoolExpr): each operand coerced to boolean.
+    if let Some(bin) = match op {
+        BinaryOperator::And => Some(BinOp::And),
+        BinaryOperator::Or => Some(BinOp::Or),
+        _ => None,
+    } {
+        let word = if bin == BinOp::And { "AND" } else { "OR" };
+        let as_bool = |x: &Typed| -> Result<Expr, FrontError> {
+            match x {
+                (e, Some(SqlType::Bool)) | (e @ Expr::Const(Datum::Null), None) => Ok(e.clone()),
+                (Expr::Const(d @ Datum::Text(_)), None) => evaluator::cast(d.clone(), None, SqlType::Bool)
+                    .map(Expr::Const)
+                    .map_err(|k| error(&EvalError::from(k), at)),
+                (_, t) => Err(FrontError::at(
+                    format!("argument of {word} must be type boolean, not type {}", type_name(*t)),
+                    at,
+                )),
+            }
+        };
+        return Ok((Expr::bin(bin, as_bool(&l)?, as_bool(&r)?), Some(SqlType::Bool)));
+    }
     if l.1 == Some(SqlType::Bool) || r.1 == Some(SqlType::Bool) {
         return bool_comparison(op, l, r, at);
     }

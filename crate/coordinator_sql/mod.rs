@@ -47,7 +47,8 @@
 //!   rows as held ([`catalog::row_bytes`]): the CLI's [`catalog::Limits::SANDBOX`],
 //!   16,000,000 rows and 2 GiB; the page's and the relay's
 //!   [`crate::demo::session::DEMO_LIMITS`], 400,000 rows and 128 MiB. Both are checked
-//!   before each row is stored, and an `INSERT … SELECT … FROM generate_series` whose
+//!   before each row is stored, and an `INSERT … SELECT … FROM generate_series` (without
+//!   a WHERE, which leaves fewer rows) whose
 //!   rows × the width of its first row would pass the bytes left is refused before
 //!   its first row is made (100,000 characters × 5000 rows: at its line and column).
 //!

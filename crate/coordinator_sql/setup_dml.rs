@@ -208,4 +208,26 @@ mod tests {
             .unwrap_err();
         assert!(e.message.contains("step size cannot equal zero"), "{e}");
     }
+
+    /// A setup INSERT's WHERE over the series (as the query section's INSERT …
+    /// SELECT takes it): only the values it is true for, NULL as false.
+    #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
+    fn setup_insert_from_a_series_with_a_where() {
+        let text = "create table t (a int, b text);\n\
+            insert into t select i, 'x' || i from generate_series(1, 20) i where i % 5 = 0 or i = 3;\n\
+            insert into t select i, null from generate_series(1, 4) i where i % 2 = 0 or null;\n\
+            -- @query\nselect * from t;\n";
+        let s = SqlScenario::load(text).unwrap();
+        let n = s.cluster.node_index("coordinator").unwrap();
+        let RelKind::Table(t) = &s.cluster.nodes[n].relation("t").unwrap().kind else { panic!("t is a table") };
+        let vals: Vec<Datum> = (0..t.nrows()).map(|i| t.row(i)[0].clone()).collect();
+        let want: Vec<Datum> = [3, 5, 10, 15, 20, 2, 4].into_iter().map(Datum::Int).collect();
+        assert_eq!(vals, want);
+        assert_eq!(t.row(1)[1], Datum::text("x5"));
+        let e = SqlScenario::load(
+            "create table t (a int);\ninsert into t select i from generate_series(1, 5) i where i;\n",
+        )
+        .unwrap_err();
+        assert!(e.message.contains("argument of WHERE must be type boolean"), "{e}");
+    }
 }
