@@ -1,40 +1,85 @@
 //! Window functions in the select list, planned as PostgreSQL 15's `grouping_planner`
-//! plans them for a query without GROUP BY or DISTINCT
-//! (`create_window_paths` → `create_one_window_path`): a Sort on the window's
-//! PARTITION BY then ORDER BY expressions (`make_pathkeys_for_window`) over the
-//! scan/join input, a WindowAgg above it computing the window functions, which
-//! projects the final target list. postgres_fdw never ships a window function
-//! (`foreign_expr_walker` has no case for `WindowFunc`), so the input is the query
-//! without them: its scans under an Append stay async, the remote queries fetch
-//! the columns the windows read.
+//! plans them for a query without GROUP BY or DISTINCT (`create_window_paths` →
+//! `create_one_window_path`): over the scan/join input, one WindowAgg per window
+//! (`WindowClause`) that has functions, stacked in `select_active_windows`' order, a
+//! Sort (or an Incremental Sort, when the input is sorted on a prefix) below each
+//! whose PARTITION BY then ORDER BY pathkeys (`make_pathkeys_for_window`) the input
+//! below it does not give already; the top one projects the final target list.
+//! postgres_fdw never ships a window function (`foreign_expr_walker` has no case
+//! for `WindowFunc`), so the input is the query without them: its scans under an
+//! Append stay async, the remote queries fetch the columns the windows read.
 //!
 //! Protocol: [`plan_windows`] takes a query whose select list holds window function
-//! calls (each a whole item), builds the input query — the other items, then every
-//! expression a window reads (arguments, PARTITION BY, ORDER BY) — plans that as any
-//! query, and puts the Sort, the WindowAgg (`Plan::WindowAgg`, its functions'
-//! results after its input's columns) and the select list's projection (a Result
-//! that EXPLAIN folds into the WindowAgg) above it.
+//! calls (each a whole item), resolves each call's window (`transformWindowFuncCall`:
+//! a named window of the WINDOW clause, `OVER (w ORDER BY …)` copying w's PARTITION
+//! BY, identical unnamed windows merged), orders the windows that have calls
+//! (`select_active_windows` / `common_prefix_cmp`: by their clauses' sort group
+//! references, higher first, the longer first when one is a prefix of the other),
+//! builds the input query — the other items, then every expression a window reads
+//! (`make_window_input_target`) — and plans it with an ORDER BY on the first
+//! window's pathkeys, so that the input comes sorted as cheaply as the planner finds
+//! (a Sort over an async Append, or a Merge Append of remotely sorted scans, or an
+//! index scan: `create_window_paths` tries the presorted paths too). Then each
+//! window in turn: its Sort when needed, its WindowAgg (`Plan::WindowAgg`: its
+//! functions' results after its input's columns), and over the last the select
+//! list's projection (a Result that EXPLAIN folds into the WindowAgg).
+//!
+//! Each select-list position of a window call is its WindowAgg's output column: the
+//! input's width, plus the calls of the windows below, plus its place among its own
+//! window's calls (`find_window_functions` lists them in target list order).
 //!
 //! Refused by name: window functions other than row_number, rank, dense_rank,
-//! count, sum, avg, min and max; named windows (`WINDOW w AS`, `OVER w`); explicit
-//! frames; FILTER and DISTINCT in a window call; NULLS FIRST / LAST in a window's
-//! ORDER BY; several different windows in one query (PostgreSQL stacks WindowAggs,
-//! `select_active_windows`); a window function inside an expression, or with GROUP
-//! BY, aggregates or DISTINCT in the same query, or an ORDER BY that the
-//! window's Sort does not give.
+//! percent_rank, cume_dist, ntile, lag, lead, first_value, last_value, nth_value,
+//! count, sum, avg, min and max; their further arguments (offsets, defaults) other
+//! than constants; GROUPS frames and EXCLUDE; RANGE offsets over other than one
+//! integer or numeric ORDER BY column; FILTER and DISTINCT in a window call; NULLS
+//! FIRST / LAST in a window's ORDER BY; a window function inside an expression, or
+//! with GROUP BY, aggregates or DISTINCT in the same query, or an ORDER BY that the
+//! windows' Sorts do not give.
 
-use sqlparser::ast::{self, FunctionArg, FunctionArgExpr, FunctionArguments, SelectItem, SetExpr, WindowType};
+use sqlparser::ast::{
+    self, FunctionArg, FunctionArgExpr, FunctionArguments, NamedWindowExpr, SelectItem, SetExpr, WindowFrameBound,
+    WindowFrameUnits, WindowType,
+};
 use sqlparser::tokenizer::Location;
 
 use super::catalog::Node;
 use super::planner::{plan_query_into, query_location, Planned};
 use super::FrontError;
-use crate::plan::{AggFunc, Expr, Plan, SortKey, WinKind, WindowFunc};
+use crate::numeric::Numeric;
+use crate::plan::{AggFunc, Expr, FrameBound, Plan, SortKey, WinFrame, WinKind, WindowFunc};
+use crate::types::{ColType, Datum};
 
-/// Does the query's select list call a window function as one of its items?
+/// Does the query's select list call a window function (as an item, or inside one,
+/// which `plan_windows` refuses by name)?
 pub(super) fn has_window_items(q: &ast::Query) -> bool {
     let SetExpr::Select(s) = q.body.as_ref() else { return false };
-    s.projection.iter().any(|i| item_expr(i).is_some_and(|e| window_call(e).is_some()))
+    s.projection.iter().any(|i| item_expr(i).is_some_and(contains_window_call))
+}
+
+/// Does `e` call a window function anywhere in it?
+fn contains_window_call(e: &ast::Expr) -> bool {
+    use ast::Expr as E;
+    match e {
+        E::Function(f) if f.over.is_some() => true,
+        E::Function(f) => match &f.args {
+            FunctionArguments::List(l) => l.args.iter().any(|a| match a {
+                FunctionArg::Unnamed(FunctionArgExpr::Expr(x))
+                | FunctionArg::Named { arg: FunctionArgExpr::Expr(x), .. } => contains_window_call(x),
+                _ => false,
+            }),
+            _ => false,
+        },
+        E::Nested(x) | E::UnaryOp { expr: x, .. } | E::Cast { expr: x, .. } | E::IsNull(x) | E::IsNotNull(x) => {
+            contains_window_call(x)
+        }
+        E::BinaryOp { left, right, .. } => contains_window_call(left) || contains_window_call(right),
+        E::Case { operand, conditions, results, else_result } => {
+            operand.iter().chain(else_result).any(|x| contains_window_call(x))
+                || conditions.iter().chain(results).any(contains_window_call)
+        }
+        _ => false,
+    }
 }
 
 fn item_expr(i: &SelectItem) -> Option<&ast::Expr> {
@@ -54,12 +99,40 @@ fn window_call(e: &ast::Expr) -> Option<&ast::Function> {
 }
 
 /// A window function call of the select list, parsed: what it computes, its
-/// argument, and its window's PARTITION BY and ORDER BY.
+/// argument, its further constant arguments, and its window as written.
 struct Call<'q> {
     kind: WinKind,
     arg: Option<&'q ast::Expr>,
-    partition: &'q [ast::Expr],
-    order: &'q [ast::OrderByExpr],
+    extra: Vec<Datum>,
+    over: &'q WindowType,
+}
+
+/// A window (PostgreSQL's `WindowClause`): its name in the WINDOW clause, the name
+/// of the window it copies (`OVER (w ORDER BY …)`), its PARTITION BY, ORDER BY and
+/// frame, and the calls over it (indexes into the calls, in select list order).
+struct Window<'q> {
+    name: Option<String>,
+    refname: Option<String>,
+    partition: Vec<&'q ast::Expr>,
+    order: Vec<&'q ast::OrderByExpr>,
+    frame: Option<&'q ast::WindowFrame>,
+    calls: Vec<usize>,
+}
+
+impl Window<'_> {
+    /// The window as `transformWindowFuncCall` compares unnamed windows: its copied
+    /// name, clauses and frame.
+    fn signature(&self) -> String {
+        let p: Vec<String> = self.partition.iter().map(|e| expr_key(e)).collect();
+        let o: Vec<String> = self.order.iter().map(|o| format!("{} {:?}", expr_key(&o.expr), o.asc)).collect();
+        format!("{:?}|{p:?}|{o:?}|{}", self.refname, self.frame.map(|f| format!("{f:?}")).unwrap_or_default())
+    }
+
+    /// Its PARTITION BY then ORDER BY expressions, each as (key, descending).
+    fn clauses(&self) -> Vec<(String, bool)> {
+        let part = self.partition.iter().map(|e| (expr_key(e), false));
+        part.chain(self.order.iter().map(|o| (expr_key(&o.expr), o.asc == Some(false)))).collect()
+    }
 }
 
 /// The function a window call names, in the sandbox's subset.
@@ -69,6 +142,14 @@ fn win_kind(f: &ast::Function, star: bool, at: Location) -> Result<WinKind, Fron
         "row_number" => WinKind::RowNumber,
         "rank" => WinKind::Rank,
         "dense_rank" => WinKind::DenseRank,
+        "percent_rank" => WinKind::PercentRank,
+        "cume_dist" => WinKind::CumeDist,
+        "ntile" => WinKind::Ntile,
+        "lag" => WinKind::Lag,
+        "lead" => WinKind::Lead,
+        "first_value" => WinKind::FirstValue,
+        "last_value" => WinKind::LastValue,
+        "nth_value" => WinKind::NthValue,
         "count" if star => WinKind::Agg(AggFunc::CountStar),
         "count" => WinKind::Agg(AggFunc::Count),
         "sum" => WinKind::Agg(AggFunc::Sum),
@@ -79,20 +160,50 @@ fn win_kind(f: &ast::Function, star: bool, at: Location) -> Result<WinKind, Fron
     })
 }
 
+/// A constant argument (an offset, a default, a count): a number, a string, NULL,
+/// a negative number. None for anything else.
+fn constant(e: &ast::Expr) -> Option<Datum> {
+    match e {
+        ast::Expr::Nested(x) => constant(x),
+        ast::Expr::Value(ast::Value::Null) => Some(Datum::Null),
+        ast::Expr::Value(ast::Value::SingleQuotedString(s)) => Some(Datum::text(s)),
+        ast::Expr::Value(ast::Value::Number(n, _)) => match n.parse::<i64>() {
+            Ok(i) if i32::try_from(i).is_ok() => Some(Datum::Int(i)),
+            _ => Numeric::parse(n).ok().map(Datum::numeric),
+        },
+        ast::Expr::UnaryOp { op: ast::UnaryOperator::Minus, expr } => match constant(expr)? {
+            Datum::Int(i) => Some(Datum::Int(-i)),
+            Datum::Numeric(n) => Numeric::from_i64(0).sub(&n).ok().map(Datum::numeric),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// How many arguments each function takes: (its value argument, the fewest and the
+/// most further constant arguments).
+fn arity(kind: WinKind) -> (bool, usize, usize) {
+    match kind {
+        WinKind::Lag | WinKind::Lead => (true, 0, 2),
+        WinKind::NthValue => (true, 1, 1),
+        WinKind::FirstValue | WinKind::LastValue => (true, 0, 0),
+        WinKind::Ntile => (false, 1, 1),
+        WinKind::Agg(AggFunc::CountStar) => (false, 0, 0),
+        WinKind::Agg(_) => (true, 0, 0),
+        _ => (false, 0, 0),
+    }
+}
+
 /// Parses one window call, refusing by name what the sandbox does not run.
 fn parse_call(f: &ast::Function, at: Location) -> Result<Call<'_>, FrontError> {
-    let spec = match &f.over {
-        Some(WindowType::WindowSpec(s)) if s.window_name.is_none() => s,
-        _ => return Err(FrontError::unsupported("named windows (WINDOW w AS …, OVER w)", at)),
-    };
-    if spec.window_frame.is_some() {
-        return Err(FrontError::unsupported("window frames (ROWS / RANGE / GROUPS …)", at));
-    }
+    let Some(over) = &f.over else { return Err(FrontError::at("not a window function call", at)) };
     if f.filter.is_some() {
         return Err(FrontError::unsupported("FILTER in a window function call", at));
     }
-    if spec.order_by.iter().any(|o| o.nulls_first.is_some()) {
-        return Err(FrontError::unsupported("NULLS FIRST / LAST in a window's ORDER BY", at));
+    if let WindowType::WindowSpec(spec) = over {
+        if spec.order_by.iter().any(|o| o.nulls_first.is_some()) {
+            return Err(FrontError::unsupported("NULLS FIRST / LAST in a window's ORDER BY", at));
+        }
     }
     let args: Vec<&FunctionArg> = match &f.args {
         FunctionArguments::None => vec![],
@@ -104,19 +215,38 @@ fn parse_call(f: &ast::Function, at: Location) -> Result<Call<'_>, FrontError> {
             return Err(FrontError::unsupported("a subquery as a window function's argument", at))
         }
     };
-    let (star, arg) = match args.as_slice() {
-        [] => (false, None),
-        [FunctionArg::Unnamed(FunctionArgExpr::Wildcard)] => (true, None),
-        [FunctionArg::Unnamed(FunctionArgExpr::Expr(e))] => (false, Some(e)),
-        _ => return Err(FrontError::unsupported(format!("window function {}() with these arguments", f.name), at)),
+    let star = matches!(args.as_slice(), [FunctionArg::Unnamed(FunctionArgExpr::Wildcard)]);
+    let exprs: Vec<&ast::Expr> = match star {
+        true => vec![],
+        false => args
+            .iter()
+            .map(|a| match a {
+                FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => Ok(e),
+                _ => Err(FrontError::unsupported(format!("window function {}() with these arguments", f.name), at)),
+            })
+            .collect::<Result<_, _>>()?,
     };
     let kind = win_kind(f, star, at)?;
-    let needs_arg = matches!(kind, WinKind::Agg(func) if func != AggFunc::CountStar);
-    if needs_arg != arg.is_some() {
-        let what = if arg.is_some() { "(an argument)" } else { "()" };
-        return Err(FrontError::at(format!("function {}{what} does not exist", f.name), at));
+    let (valued, least, most) = arity(kind);
+    let given = exprs.len().saturating_sub(usize::from(valued));
+    if (valued && exprs.is_empty()) || given < least || given > most {
+        return Err(FrontError::at(format!("function {}() with {} arguments does not exist", f.name, exprs.len()), at));
     }
-    Ok(Call { kind, arg, partition: &spec.partition_by, order: &spec.order_by })
+    let (arg, rest) = if valued { (exprs.first().copied(), &exprs[1..]) } else { (None, &exprs[..]) };
+    let extra = rest
+        .iter()
+        .map(|e| {
+            constant(e).ok_or_else(|| {
+                FrontError::unsupported(format!("an argument of {}() other than a constant", kind.name()), at)
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    if matches!(kind, WinKind::Lag | WinKind::Lead | WinKind::Ntile | WinKind::NthValue)
+        && extra.first().is_some_and(|d| !matches!(d, Datum::Int(_) | Datum::Null))
+    {
+        return Err(FrontError::unsupported(format!("a non-integer count or offset of {}()", kind.name()), at));
+    }
+    Ok(Call { kind, arg, extra, over })
 }
 
 /// The query's clauses a window query may not have here, refused by name.
@@ -133,8 +263,8 @@ fn refuse_clauses(q: &ast::Query, s: &ast::Select, at: Location) -> Result<(), F
         Some("DISTINCT in a query with window functions")
     } else if aggregated {
         Some("window functions over an aggregated query (GROUP BY, HAVING, aggregates)")
-    } else if !s.named_window.is_empty() {
-        Some("named windows (WINDOW w AS …, OVER w)")
+    } else if s.projection.iter().filter_map(item_expr).any(|e| window_call(e).is_none() && contains_window_call(e)) {
+        Some("a window function inside an expression")
     } else {
         None
     };
@@ -142,6 +272,205 @@ fn refuse_clauses(q: &ast::Query, s: &ast::Select, at: Location) -> Result<(), F
         Some(what) => Err(FrontError::unsupported(what, at)),
         None => Ok(()),
     }
+}
+
+/// A frame as written, checked as `transformFrameOffset` and the grammar check it
+/// (PostgreSQL's errors), GROUPS refused by name. Offsets are constants; a RANGE
+/// offset's type is checked against the ORDER BY column's once it is known.
+fn parse_frame(frame: Option<&ast::WindowFrame>, order: usize, at: Location) -> Result<WinFrame, FrontError> {
+    let Some(fr) = frame else { return Ok(WinFrame::default()) };
+    let rows = match fr.units {
+        WindowFrameUnits::Rows => true,
+        WindowFrameUnits::Range => false,
+        WindowFrameUnits::Groups => return Err(FrontError::unsupported("GROUPS window frames", at)),
+    };
+    let offset = |e: &ast::Expr| {
+        let d =
+            constant(e).ok_or_else(|| FrontError::unsupported("a window frame offset other than a constant", at))?;
+        match (&d, rows) {
+            (Datum::Int(i), _) if *i < 0 => {
+                Err(FrontError::at("invalid preceding or following size in window function", at))
+            }
+            (Datum::Int(_), _) | (Datum::Numeric(_), false) => Ok(Expr::Const(d)),
+            (Datum::Null, _) => Err(FrontError::at("frame offset must not be null", at)),
+            _ => Err(FrontError::unsupported("this window frame offset", at)),
+        }
+    };
+    let bound = |b: &WindowFrameBound| -> Result<FrameBound, FrontError> {
+        Ok(match b {
+            WindowFrameBound::CurrentRow => FrameBound::CurrentRow,
+            WindowFrameBound::Preceding(None) => FrameBound::UnboundedPreceding,
+            WindowFrameBound::Following(None) => FrameBound::UnboundedFollowing,
+            WindowFrameBound::Preceding(Some(e)) => FrameBound::Preceding(offset(e)?),
+            WindowFrameBound::Following(Some(e)) => FrameBound::Following(offset(e)?),
+        })
+    };
+    let start = bound(&fr.start_bound)?;
+    let end = match &fr.end_bound {
+        Some(b) => bound(b)?,
+        None => FrameBound::CurrentRow,
+    };
+    let error = match (&start, &end) {
+        (FrameBound::UnboundedFollowing, _) => Some("frame start cannot be UNBOUNDED FOLLOWING"),
+        (_, FrameBound::UnboundedPreceding) => Some("frame end cannot be UNBOUNDED PRECEDING"),
+        (FrameBound::CurrentRow, FrameBound::Preceding(_)) => {
+            Some("frame starting from current row cannot have preceding rows")
+        }
+        (FrameBound::Following(_), FrameBound::Preceding(_) | FrameBound::CurrentRow) => {
+            Some("frame starting from following row cannot have preceding rows")
+        }
+        _ => None,
+    };
+    if let Some(e) = error {
+        return Err(FrontError::at(e, at));
+    }
+    let offsets = [&start, &end].iter().any(|b| matches!(b, FrameBound::Preceding(_) | FrameBound::Following(_)));
+    if !rows && offsets && order != 1 {
+        return Err(FrontError::at("RANGE with offset PRECEDING/FOLLOWING requires exactly one ORDER BY column", at));
+    }
+    Ok(WinFrame { rows, start, end })
+}
+
+/// The windows of the query (`transformWindowFuncCall`, `transformWindowDefinitions`):
+/// the WINDOW clause's first, in order, then each unnamed window as a call first
+/// uses it (an identical one reused). Each call is added to its window's calls.
+fn resolve_windows<'q>(s: &'q ast::Select, calls: &[Call<'q>], at: Location) -> Result<Vec<Window<'q>>, FrontError> {
+    let mut windows: Vec<Window<'q>> = Vec::new();
+    let find = |windows: &[Window], name: &str| windows.iter().position(|w| w.name.as_deref() == Some(name));
+    for def in &s.named_window {
+        let name = def.0.value.to_lowercase();
+        let w = match &def.1 {
+            NamedWindowExpr::WindowSpec(spec) => copy_window(&windows, Some(name), spec, at)?,
+            NamedWindowExpr::NamedWindow(other) => {
+                let i = find(&windows, &other.value.to_lowercase())
+                    .ok_or_else(|| FrontError::at(format!("window \"{}\" does not exist", other.value), at))?;
+                let o = &windows[i];
+                Window {
+                    name: Some(name),
+                    refname: None,
+                    partition: o.partition.clone(),
+                    order: o.order.clone(),
+                    frame: o.frame,
+                    calls: vec![],
+                }
+            }
+        };
+        if find(&windows, w.name.as_deref().unwrap_or_default()).is_some() {
+            return Err(FrontError::at(format!("window \"{}\" is already defined", def.0.value), at));
+        }
+        windows.push(w);
+    }
+    for (k, call) in calls.iter().enumerate() {
+        let i = match call.over {
+            WindowType::NamedWindow(name) => find(&windows, &name.value.to_lowercase())
+                .ok_or_else(|| FrontError::at(format!("window \"{}\" does not exist", name.value), at))?,
+            WindowType::WindowSpec(spec) => {
+                let w = copy_window(&windows, None, spec, at)?;
+                let sig = w.signature();
+                match windows.iter().position(|x| x.name.is_none() && x.signature() == sig) {
+                    Some(i) => i,
+                    None => {
+                        windows.push(w);
+                        windows.len() - 1
+                    }
+                }
+            }
+        };
+        windows[i].calls.push(k);
+    }
+    Ok(windows)
+}
+
+/// A window written as a specification, perhaps copying an earlier named one
+/// (`OVER (w ORDER BY …)`: its PARTITION BY, with PostgreSQL's restrictions).
+fn copy_window<'q>(
+    windows: &[Window<'q>],
+    name: Option<String>,
+    spec: &'q ast::WindowSpec,
+    at: Location,
+) -> Result<Window<'q>, FrontError> {
+    if spec.order_by.iter().any(|o| o.nulls_first.is_some()) {
+        return Err(FrontError::unsupported("NULLS FIRST / LAST in a window's ORDER BY", at));
+    }
+    let mut w = Window {
+        name,
+        refname: None,
+        partition: spec.partition_by.iter().collect(),
+        order: spec.order_by.iter().collect(),
+        frame: spec.window_frame.as_ref(),
+        calls: vec![],
+    };
+    if let Some(r) = &spec.window_name {
+        let rname = r.value.to_lowercase();
+        let Some(base) = windows.iter().find(|x| x.name.as_deref() == Some(rname.as_str())) else {
+            return Err(FrontError::at(format!("window \"{}\" does not exist", r.value), at));
+        };
+        if !spec.partition_by.is_empty() {
+            return Err(FrontError::at(format!("cannot override PARTITION BY clause of window \"{}\"", r.value), at));
+        }
+        if !base.order.is_empty() && !spec.order_by.is_empty() {
+            return Err(FrontError::at(format!("cannot override ORDER BY clause of window \"{}\"", r.value), at));
+        }
+        if base.frame.is_some() {
+            return Err(FrontError::at(
+                format!("cannot copy window \"{}\" because it has a frame clause", r.value),
+                at,
+            ));
+        }
+        w.partition = base.partition.clone();
+        if w.order.is_empty() {
+            w.order = base.order.clone();
+        }
+        w.refname = Some(rname);
+    }
+    Ok(w)
+}
+
+/// `select_active_windows`: the windows that have calls, ordered by
+/// `common_prefix_cmp` over their PARTITION BY then ORDER BY clauses without the
+/// ORDER BY entries PARTITION BY has (`list_concat_unique`): entry by entry the
+/// higher sort group reference first, then the descending one (its operator's oid
+/// is the higher), then the longer list; ties keep the windows' order (the sort is
+/// an insertion sort at these sizes).
+fn active_windows(windows: &[Window], refs: &[String]) -> Vec<usize> {
+    let unique = |w: &Window| {
+        let mut out: Vec<(usize, bool)> = Vec::new();
+        for (k, desc) in w.clauses() {
+            let r = refs.iter().position(|x| *x == k).map_or(0, |i| i + 1);
+            if !out.contains(&(r, desc)) {
+                out.push((r, desc));
+            }
+        }
+        out
+    };
+    let mut active: Vec<(usize, Vec<(usize, bool)>)> =
+        windows.iter().enumerate().filter(|(_, w)| !w.calls.is_empty()).map(|(i, w)| (i, unique(w))).collect();
+    let cmp = |a: &[(usize, bool)], b: &[(usize, bool)]| {
+        for (x, y) in a.iter().zip(b) {
+            let o = y.0.cmp(&x.0).then(y.1.cmp(&x.1));
+            if o != std::cmp::Ordering::Equal {
+                return o;
+            }
+        }
+        b.len().cmp(&a.len())
+    };
+    // A stable sort, as pg_qsort's insertion sort for fewer than 7 windows.
+    active.sort_by(|a, b| cmp(&a.1, &b.1));
+    active.into_iter().map(|(i, _)| i).collect()
+}
+
+/// The sort group references in the order the parser assigns them: ORDER BY's
+/// expressions, then each window's PARTITION BY and ORDER BY (`addTargetToSortList`
+/// gives an expression its reference the first time a clause uses it).
+fn sort_group_refs(q: &ast::Query, windows: &[Window]) -> Vec<String> {
+    let mut refs: Vec<String> = Vec::new();
+    let order = q.order_by.iter().flat_map(|o| o.exprs.iter().map(|e| expr_key(&e.expr)));
+    for k in order.chain(windows.iter().flat_map(|w| w.clauses().into_iter().map(|(k, _)| k))) {
+        if !refs.contains(&k) {
+            refs.push(k);
+        }
+    }
+    refs
 }
 
 /// Where each select item goes: an input column (or, for `*`, several), or a window
@@ -167,12 +496,14 @@ pub(super) fn plan_windows(
     refuse_clauses(q, s, at)?;
     let mut slots = Vec::new();
     let mut calls = Vec::new();
+    let mut items = Vec::new();
     let mut plain: Vec<SelectItem> = Vec::new();
     for item in &s.projection {
         match item_expr(item).and_then(window_call) {
             Some(f) => {
                 slots.push(Slot::Window(calls.len()));
-                calls.push((parse_call(f, at)?, item));
+                calls.push(parse_call(f, at)?);
+                items.push(item);
             }
             None => {
                 slots.push(Slot::Plain(matches!(item, SelectItem::Wildcard(_) | SelectItem::QualifiedWildcard(..))));
@@ -183,25 +514,46 @@ pub(super) fn plan_windows(
     if slots.iter().filter(|s| matches!(s, Slot::Plain(true))).count() > 1 {
         return Err(FrontError::unsupported("more than one * beside window functions", at));
     }
-    // One window for every call (PostgreSQL merges identical window clauses).
-    let window = |c: &Call| {
-        let p: Vec<String> = c.partition.iter().map(ToString::to_string).collect();
-        let o: Vec<String> = c.order.iter().map(ToString::to_string).collect();
-        (p, o)
-    };
-    let first = window(&calls[0].0);
-    if calls.iter().any(|(c, _)| window(c) != first) {
-        return Err(FrontError::unsupported("several different windows in one query (stacked WindowAggs)", at));
+    let windows = resolve_windows(s, &calls, at)?;
+    let refs = sort_group_refs(q, &windows);
+    let active = active_windows(&windows, &refs);
+    // The input target: the active windows' clause expressions in target list order
+    // (each once), then the rest.
+    let mut clause: Vec<&ast::Expr> = Vec::new();
+    for k in &refs {
+        let found = active.iter().flat_map(|&i| {
+            let w = &windows[i];
+            w.partition.iter().copied().chain(w.order.iter().map(|o| &o.expr))
+        });
+        if let Some(e) = found.into_iter().find(|e| expr_key(e) == *k) {
+            clause.push(e);
+        }
     }
-    let (c0, _) = &calls[0];
-    let clause: Vec<&ast::Expr> = c0.partition.iter().chain(c0.order.iter().map(|o| &o.expr)).collect();
-    let args: Vec<Option<&ast::Expr>> = calls.iter().map(|(c, _)| c.arg).collect();
+    let args: Vec<Option<&ast::Expr>> = calls.iter().map(|c| c.arg).collect();
     let input = window_input(&plain, &clause, &args);
     let mut query = q.clone();
     if let SetExpr::Select(is) = query.body.as_mut() {
         is.projection = input.items.clone();
+        is.named_window.clear();
     }
-    query.order_by = None;
+    // The input ordered on the first window's pathkeys: the planner's cheapest
+    // sorted input (`create_window_paths` over the presorted paths and the cheapest).
+    let first_keys = active.first().map(|&i| window_pathkeys(&windows[i])).unwrap_or_default();
+    query.order_by = match first_keys.is_empty() {
+        true => None,
+        false => Some(ast::OrderBy {
+            exprs: first_keys
+                .iter()
+                .map(|(e, desc)| ast::OrderByExpr {
+                    expr: (*e).clone(),
+                    asc: desc.then_some(false),
+                    nulls_first: None,
+                    with_fill: None,
+                })
+                .collect(),
+            interpolate: None,
+        }),
+    };
     (query.limit, query.offset) = (None, None);
     let limit = constant_limit(q, at)?;
     let sub = plan_query_into(coord, &query, text, servers, depth + 1)?;
@@ -210,31 +562,77 @@ pub(super) fn plan_windows(
     let shift = width - input.items.len();
     let find = |k: &str| input.keys.iter().position(|x| x.as_deref() == Some(k)).map(|i| i + shift);
     let col = |k: &str| find(k).unwrap_or(0);
-    let part: Vec<usize> = c0.partition.iter().map(|e| col(&expr_key(e))).collect();
-    let order: Vec<SortKey> = c0
-        .order
-        .iter()
-        .map(|o| SortKey { expr: Expr::Col(col(&expr_key(&o.expr))), desc: o.asc == Some(false) })
-        .collect();
-    let funcs: Vec<WindowFunc> =
-        calls.iter().map(|(c, _)| WindowFunc { kind: c.kind, arg: c.arg.map(|e| col(&expr_key(e))) }).collect();
-    // The Sort's pathkeys, each expression once (`make_pathkeys_for_sortclauses`
-    // drops a redundant one: ORDER BY a PARTITION BY column).
-    let mut keys: Vec<SortKey> = Vec::new();
-    for k in part.iter().map(|&c| SortKey::asc(c)).chain(order.iter().cloned()) {
-        if !keys.iter().any(|x| x.expr == k.expr) {
-            keys.push(k);
+    let keys_of = |w: &Window| -> Vec<SortKey> {
+        window_pathkeys(w).iter().map(|(e, desc)| SortKey { expr: Expr::Col(col(&expr_key(e))), desc: *desc }).collect()
+    };
+    // Each call's output column: after the input, the calls of the windows below.
+    let mut out_col = vec![0; calls.len()];
+    let mut next = width;
+    for &i in &active {
+        for &k in &windows[i].calls {
+            out_col[k] = next;
+            next += 1;
         }
     }
-    let targets = select_targets(&slots, &calls, &sub, &input, shift, width);
-    let order_keys = query_order(q, &keys, &targets, &find, at)?;
-    let plan = over_input(sub.plan, |input| {
-        let sorted = match keys.is_empty() {
-            true => input,
-            false => Plan::Sort { child: Box::new(input), keys },
+    let resjunk: Vec<usize> = clause.iter().map(|e| col(&expr_key(e))).collect();
+    let mut stack: Vec<Stage> = Vec::new();
+    let mut current: Vec<SortKey> = keys_of(&windows[active[0]]);
+    for (n, &i) in active.iter().enumerate() {
+        let w = &windows[i];
+        let keys = keys_of(w);
+        // `pathkeys_count_contained_in`: sorted when the window's keys are a prefix
+        // of the input's order; else a Sort, or an Incremental Sort over a sorted
+        // prefix (`create_one_window_path`).
+        let sorted = keys.len() <= current.len() && keys[..] == current[..keys.len()];
+        let sort = match sorted || n == 0 {
+            true => None,
+            false => {
+                let presorted = keys.iter().zip(&current).take_while(|(a, b)| a == b).count();
+                current = keys.clone();
+                Some((keys, presorted))
+            }
         };
-        let win = Plan::WindowAgg { child: Box::new(sorted), funcs, part, order };
-        let projected = Plan::Result { child: Box::new(win), filter: None, targets: Some(targets) };
+        let funcs = w
+            .calls
+            .iter()
+            .map(|&k| {
+                let c = &calls[k];
+                let arg = c.arg.map(|e| col(&expr_key(e)));
+                let extra = call_extra(c, arg.map(|a| sub.columns[a].ty), at)?;
+                Ok(WindowFunc { kind: c.kind, arg, extra })
+            })
+            .collect::<Result<Vec<_>, FrontError>>()?;
+        let frame = parse_frame(w.frame, w.order.len(), at)?;
+        if let Some(e) = w.order.first().filter(|_| frame_has_range_offset(&frame)) {
+            let ty = sub.columns[col(&expr_key(&e.expr))].ty;
+            if !matches!(ty, ColType::Int | ColType::Numeric) {
+                return Err(FrontError::unsupported("RANGE offsets over a column not integer or numeric", at));
+            }
+        }
+        let part: Vec<usize> = w.partition.iter().map(|e| col(&expr_key(e))).collect();
+        let order: Vec<SortKey> = w
+            .order
+            .iter()
+            .map(|o| SortKey { expr: Expr::Col(col(&expr_key(&o.expr))), desc: o.asc == Some(false) })
+            .collect();
+        let top = n + 1 == active.len();
+        let resjunk = if top { resjunk.clone() } else { vec![] };
+        stack.push(Stage { sort, funcs, part, order, frame, resjunk });
+    }
+    let targets = select_targets(&slots, &items, &calls, &out_col, &sub, &input, shift);
+    let order_keys = query_order(q, &current, &targets, &find, at)?;
+    let plan = over_input(sub.plan, |input| {
+        let mut plan = input;
+        for st in stack {
+            plan = match st.sort {
+                None => plan,
+                Some((keys, 0)) => Plan::Sort { child: Box::new(plan), keys },
+                Some((keys, presorted)) => Plan::IncrementalSort { child: Box::new(plan), keys, presorted },
+            };
+            let Stage { funcs, part, order, frame, resjunk, .. } = st;
+            plan = Plan::WindowAgg { child: Box::new(plan), funcs, part, order, frame, resjunk };
+        }
+        let projected = Plan::Result { child: Box::new(plan), filter: None, targets: Some(targets) };
         match limit {
             // The Limit over the WindowAgg (`create_limit_path`); the Sort below is
             // not bounded by it (only a Sort right under a Limit is).
@@ -244,6 +642,67 @@ pub(super) fn plan_windows(
     });
     let columns = plan.output_columns();
     Ok(Planned { plan, columns, servers: vec![], order_key: order_keys.first().copied(), order_keys })
+}
+
+/// One WindowAgg of the stack, bottom first: the Sort below it (its keys and how
+/// many of them the input is already sorted on), and the node's own parts.
+struct Stage {
+    sort: Option<(Vec<SortKey>, usize)>,
+    funcs: Vec<WindowFunc>,
+    part: Vec<usize>,
+    order: Vec<SortKey>,
+    frame: WinFrame,
+    resjunk: Vec<usize>,
+}
+
+/// `make_pathkeys_for_window`: PARTITION BY's expressions ascending, then ORDER BY's,
+/// each expression once (a redundant pathkey is dropped: ORDER BY a PARTITION BY
+/// column).
+fn window_pathkeys<'q>(w: &Window<'q>) -> Vec<(&'q ast::Expr, bool)> {
+    let mut out: Vec<(&ast::Expr, bool)> = Vec::new();
+    let all = w.partition.iter().map(|e| (*e, false)).chain(w.order.iter().map(|o| (&o.expr, o.asc == Some(false))));
+    for (e, desc) in all {
+        if !out.iter().any(|(x, _)| expr_key(x) == expr_key(e)) {
+            out.push((e, desc));
+        }
+    }
+    out
+}
+
+fn frame_has_range_offset(f: &WinFrame) -> bool {
+    !f.rows && [&f.start, &f.end].iter().any(|b| matches!(b, FrameBound::Preceding(_) | FrameBound::Following(_)))
+}
+
+/// A call's constant arguments as the WindowAgg evaluates them: lag/lead's default
+/// coerced to the value's type (an integer default of a numeric value is a numeric,
+/// `'0'::numeric`); a default of another type is refused by name.
+fn call_extra(c: &Call, arg_ty: Option<ColType>, at: Location) -> Result<Vec<Expr>, FrontError> {
+    let mut out = Vec::with_capacity(c.extra.len());
+    for (i, d) in c.extra.iter().enumerate() {
+        let d = match (i, c.kind, d, arg_ty) {
+            (1, WinKind::Lag | WinKind::Lead, Datum::Int(v), Some(ColType::Numeric)) => {
+                Datum::numeric(Numeric::from_i64(*v))
+            }
+            (1, WinKind::Lag | WinKind::Lead, Datum::Null, _) => Datum::Null,
+            (1, WinKind::Lag | WinKind::Lead, d, Some(ty)) if datum_type(d) != Some(ty) => {
+                return Err(FrontError::unsupported("a default of lag() / lead() of another type than its value", at));
+            }
+            (_, _, d, _) => d.clone(),
+        };
+        out.push(Expr::Const(d));
+    }
+    Ok(out)
+}
+
+fn datum_type(d: &Datum) -> Option<ColType> {
+    match d {
+        Datum::Int(_) => Some(ColType::Int),
+        Datum::Numeric(_) => Some(ColType::Numeric),
+        Datum::Text(_) => Some(ColType::Text),
+        Datum::Float(_) => Some(ColType::Float),
+        Datum::Bool(_) => Some(ColType::Bool),
+        Datum::Null => None,
+    }
 }
 
 /// The query's ORDER BY, when the window's Sort already gives it (its keys a prefix
@@ -368,11 +827,12 @@ fn window_input(plain: &[SelectItem], clause: &[&ast::Expr], args: &[Option<&ast
 /// as PostgreSQL names it (its alias, else the function's name).
 fn select_targets(
     slots: &[Slot],
-    calls: &[(Call, &SelectItem)],
+    items: &[&SelectItem],
+    calls: &[Call],
+    out_col: &[usize],
     sub: &Planned,
     input: &WindowInput,
     shift: usize,
-    width: usize,
 ) -> Vec<(Expr, String)> {
     let mut targets = Vec::new();
     let mut j = 0;
@@ -387,12 +847,11 @@ fn select_targets(
                 j += 1;
             }
             Slot::Window(k) => {
-                let (call, item) = &calls[*k];
-                let name = match item {
+                let name = match items[*k] {
                     SelectItem::ExprWithAlias { alias, .. } => alias.value.clone(),
-                    _ => call.kind.name().to_string(),
+                    _ => calls[*k].kind.name().to_string(),
                 };
-                targets.push((Expr::Col(width + k), name));
+                targets.push((Expr::Col(out_col[*k]), name));
             }
         }
     }
@@ -422,6 +881,85 @@ mod tests {
         *s
     }
 
+    /// The windows of a select list, resolved and ordered as PostgreSQL stacks them.
+    fn stacked(sql: &str) -> Vec<usize> {
+        let s = select(sql);
+        let calls: Vec<Call> = s
+            .projection
+            .iter()
+            .filter_map(|i| item_expr(i).and_then(window_call))
+            .map(|f| parse_call(f, Location::of(1, 1)).unwrap())
+            .collect();
+        let windows = resolve_windows(&s, &calls, Location::of(1, 1)).unwrap();
+        let q = ast::Query { body: Box::new(SetExpr::Select(Box::new(s.clone()))), ..empty_query() };
+        active_windows(&windows, &sort_group_refs(&q, &windows))
+    }
+
+    fn empty_query() -> ast::Query {
+        let mut st = Parser::parse_sql(&PostgreSqlDialect {}, "select 1").unwrap();
+        let ast::Statement::Query(q) = st.remove(0) else { panic!("a query") };
+        *q
+    }
+
+    /// `select_active_windows` (as PostgreSQL 15 plans these, EXPLAIN checked): the
+    /// window whose first clause has the higher sort group reference goes first (at
+    /// the bottom); equal clauses keep their order; a prefix goes after the longer.
+    #[test]
+    fn windows_stack_in_common_prefix_order() {
+        assert_eq!(stacked("select id, row_number() over (order by id), rank() over (order by grp) from h"), [1, 0]);
+        assert_eq!(
+            stacked(
+                "select id, row_number() over (partition by grp order by id), rank() over (partition by grp), \
+                 sum(id) over (order by grp, id) from h"
+            ),
+            [0, 2, 1]
+        );
+        // A named window and an identical unnamed one stay two windows.
+        assert_eq!(
+            stacked("select row_number() over w, rank() over (order by id) from h window w as (order by id)"),
+            [0, 1]
+        );
+        // Identical unnamed windows are one.
+        assert_eq!(stacked("select row_number() over (order by id), rank() over (order by id) from h"), [0]);
+        // DESC sorts before ASC on the same expression.
+        assert_eq!(stacked("select row_number() over (order by id), rank() over (order by id desc) from h"), [1, 0]);
+    }
+
+    /// `OVER (w ORDER BY …)` copies w's PARTITION BY; PostgreSQL's errors otherwise.
+    #[test]
+    fn copied_windows() {
+        let s = select("select sum(id) over (w order by id) from h window w as (partition by grp)");
+        let f = window_call(item_expr(&s.projection[0]).unwrap()).unwrap();
+        let calls = vec![parse_call(f, Location::of(1, 1)).unwrap()];
+        let w = resolve_windows(&s, &calls, Location::of(1, 1)).unwrap();
+        assert_eq!(w[1].clauses(), [("grp".to_string(), false), ("id".to_string(), false)]);
+        let s = select("select sum(id) over (w order by id) from h window w as (order by grp)");
+        let f = window_call(item_expr(&s.projection[0]).unwrap()).unwrap();
+        let calls = vec![parse_call(f, Location::of(1, 1)).unwrap()];
+        let err = resolve_windows(&s, &calls, Location::of(1, 1)).err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(err.contains("cannot override ORDER BY clause of window \"w\""), "{err}");
+    }
+
+    /// Frames as written: the shorthand ends at the current row; PostgreSQL's errors.
+    #[test]
+    fn frames_parse_and_check() {
+        let frame = |sql: &str| {
+            let s = select(sql);
+            let f = window_call(item_expr(&s.projection[0]).unwrap()).unwrap();
+            let WindowType::WindowSpec(spec) = f.over.as_ref().unwrap() else { panic!("a spec") };
+            parse_frame(spec.window_frame.as_ref(), spec.order_by.len(), Location::of(1, 1)).map_err(|e| e.to_string())
+        };
+        let f = frame("select sum(id) over (order by id rows 2 preceding) from h").unwrap();
+        assert_eq!((f.rows, f.end), (true, FrameBound::CurrentRow));
+        assert_eq!(f.start, FrameBound::Preceding(Expr::Const(Datum::Int(2))));
+        let e = frame("select sum(id) over (order by id rows between current row and 1 preceding) from h");
+        assert!(e.unwrap_err().contains("frame starting from current row cannot have preceding rows"));
+        let e = frame("select sum(id) over (order by id, grp range between 1 preceding and current row) from h");
+        assert!(e.unwrap_err().contains("requires exactly one ORDER BY column"));
+        let e = frame("select sum(id) over (order by id groups 1 preceding) from h");
+        assert!(e.unwrap_err().contains("not supported by the sandbox: GROUPS"));
+    }
+
     /// `make_window_input_target`'s order: the window's entries first (in select list
     /// order, then the resjunk ones), the other items and the arguments after, each
     /// expression once (`h.grp` and `grp` are one column).
@@ -431,7 +969,9 @@ mod tests {
         let plain: Vec<SelectItem> = s.projection[..2].to_vec();
         let f = window_call(item_expr(&s.projection[2]).unwrap()).unwrap();
         let call = parse_call(f, Location::of(1, 1)).unwrap();
-        let clause: Vec<&ast::Expr> = call.partition.iter().chain(call.order.iter().map(|o| &o.expr)).collect();
+        let w = resolve_windows(&s, std::slice::from_ref(&call), Location::of(1, 1)).unwrap();
+        let clause: Vec<&ast::Expr> =
+            w[0].partition.iter().copied().chain(w[0].order.iter().map(|o| &o.expr)).collect();
         let w = window_input(&plain, &clause, &[call.arg]);
         let keys: Vec<&str> = w.keys.iter().map(|k| k.as_deref().unwrap()).collect();
         assert_eq!(keys, ["id", "grp", "name", "amount"]);
@@ -442,8 +982,8 @@ mod tests {
     #[test]
     fn refused_by_name() {
         for (sql, what) in [
-            ("select lag(id) over (order by id) from h", "window function lag()"),
-            ("select sum(id) over (order by id rows between 1 preceding and current row) from h", "window frames"),
+            ("select string_agg(name, ',') over (order by id) from h", "window function string_agg()"),
+            ("select lag(id, grp) over (order by id) from h", "an argument of lag() other than a constant"),
             ("select count(id) filter (where id > 1) over () from h", "FILTER"),
         ] {
             let s = select(sql);
