@@ -261,8 +261,8 @@ fn refuse_clauses(q: &ast::Query, s: &ast::Select, at: Location) -> Result<(), F
         Some("FETCH in a query with window functions")
     } else if s.distinct.is_some() {
         Some("DISTINCT in a query with window functions")
-    } else if aggregated {
-        Some("window functions over an aggregated query (GROUP BY, HAVING, aggregates)")
+    } else if aggregated && !matches!(&s.group_by, ast::GroupByExpr::Expressions(..)) {
+        Some("window functions over GROUP BY ALL")
     } else if s.projection.iter().filter_map(item_expr).any(|e| window_call(e).is_none() && contains_window_call(e)) {
         Some("a window function inside an expression")
     } else {
@@ -465,12 +465,24 @@ fn active_windows(windows: &[Window], refs: &[String]) -> Vec<usize> {
 fn sort_group_refs(q: &ast::Query, windows: &[Window]) -> Vec<String> {
     let mut refs: Vec<String> = Vec::new();
     let order = q.order_by.iter().flat_map(|o| o.exprs.iter().map(|e| expr_key(&e.expr)));
-    for k in order.chain(windows.iter().flat_map(|w| w.clauses().into_iter().map(|(k, _)| k))) {
+    let group = group_by(q).into_iter().map(expr_key);
+    for k in order.chain(group).chain(windows.iter().flat_map(|w| w.clauses().into_iter().map(|(k, _)| k))) {
         if !refs.contains(&k) {
             refs.push(k);
         }
     }
     refs
+}
+
+/// The query's GROUP BY expressions.
+fn group_by(q: &ast::Query) -> Vec<&ast::Expr> {
+    match q.body.as_ref() {
+        SetExpr::Select(s) => match &s.group_by {
+            ast::GroupByExpr::Expressions(g, _) => g.iter().collect(),
+            _ => vec![],
+        },
+        _ => vec![],
+    }
 }
 
 /// Where each select item goes: an input column (or, for `*`, several), or a window
@@ -519,18 +531,30 @@ pub(super) fn plan_windows(
     let active = active_windows(&windows, &refs);
     // The input target: the active windows' clause expressions in target list order
     // (each once), then the rest.
+    // GROUP BY's expressions are such entries too (`make_window_input_target` keeps
+    // them whole: the Agg below computes them).
     let mut clause: Vec<&ast::Expr> = Vec::new();
     for k in &refs {
-        let found = active.iter().flat_map(|&i| {
+        let mut found = group_by(q).into_iter().chain(active.iter().flat_map(|&i| {
             let w = &windows[i];
             w.partition.iter().copied().chain(w.order.iter().map(|o| &o.expr))
-        });
-        if let Some(e) = found.into_iter().find(|e| expr_key(e) == *k) {
+        }));
+        if let Some(e) = found.find(|e| expr_key(e) == *k) {
             clause.push(e);
         }
     }
-    let args: Vec<Option<&ast::Expr>> = calls.iter().map(|c| c.arg).collect();
-    let input = window_input(&plain, &clause, &args);
+    let mut rest: Vec<Flat> = Vec::new();
+    let mut j = 0;
+    for slot in &slots {
+        match slot {
+            Slot::Plain(_) => {
+                rest.push(Flat::Item(j));
+                j += 1;
+            }
+            Slot::Window(k) => rest.extend(calls[*k].arg.map(Flat::Arg)),
+        }
+    }
+    let input = window_input(&plain, &clause, &rest);
     let mut query = q.clone();
     if let SetExpr::Select(is) = query.body.as_mut() {
         is.projection = input.items.clone();
@@ -620,7 +644,15 @@ pub(super) fn plan_windows(
         stack.push(Stage { sort, funcs, part, order, frame, resjunk });
     }
     let targets = select_targets(&slots, &items, &calls, &out_col, &sub, &input, shift);
-    let order_keys = query_order(q, &current, &targets, &find, at)?;
+    // ORDER BY: given by the windows' sorts, else a Sort above the top WindowAgg
+    // (`create_ordered_paths` over the window paths).
+    let (above, order_keys) = match query_order(q, &current, &targets, &find, at) {
+        Ok(keys) => (None, keys),
+        Err(refused) => match order_above(q, &targets, &find) {
+            Some((keys, out)) => (Some(keys), out),
+            None => return Err(refused),
+        },
+    };
     let plan = over_input(sub.plan, |input| {
         let mut plan = input;
         for st in stack {
@@ -632,7 +664,10 @@ pub(super) fn plan_windows(
             let Stage { funcs, part, order, frame, resjunk, .. } = st;
             plan = Plan::WindowAgg { child: Box::new(plan), funcs, part, order, frame, resjunk };
         }
-        let projected = Plan::Result { child: Box::new(plan), filter: None, targets: Some(targets) };
+        let mut projected = Plan::Result { child: Box::new(plan), filter: None, targets: Some(targets) };
+        if let Some(keys) = above {
+            projected = Plan::Sort { child: Box::new(projected), keys };
+        }
         match limit {
             // The Limit over the WindowAgg (`create_limit_path`); the Sort below is
             // not bounded by it (only a Sort right under a Limit is).
@@ -736,6 +771,50 @@ fn query_order(
     Ok(out)
 }
 
+/// An ORDER BY the windows' sorts do not give, as the keys of a Sort over the select
+/// list's output, and those keys as output columns: each key an output column, by
+/// its name (`findTargetlistEntrySQL92`: an output column's name or alias first), its
+/// position, or its expression (a plain item's). None when a key is none of these
+/// (or has NULLS FIRST / LAST).
+fn order_above(
+    q: &ast::Query,
+    targets: &[(Expr, String)],
+    col: &dyn Fn(&str) -> Option<usize>,
+) -> Option<(Vec<SortKey>, Vec<usize>)> {
+    let order_by = q.order_by.as_ref()?;
+    let mut keys = Vec::new();
+    let mut out = Vec::new();
+    for o in &order_by.exprs {
+        if o.nulls_first.is_some() {
+            return None;
+        }
+        let by_name = match &o.expr {
+            ast::Expr::Identifier(i) => {
+                let name = i.value.to_lowercase();
+                let mut found = targets.iter().enumerate().filter(|(_, (_, n))| *n == name);
+                match (found.next(), found.next()) {
+                    (Some((k, _)), None) => Some(k),
+                    _ => None,
+                }
+            }
+            ast::Expr::Value(ast::Value::Number(n, _)) => {
+                n.parse::<usize>().ok().filter(|&k| k >= 1 && k <= targets.len()).map(|k| k - 1)
+            }
+            _ => None,
+        };
+        let k = match by_name {
+            Some(k) => k,
+            None => {
+                let c = col(&expr_key(&o.expr))?;
+                targets.iter().position(|(e, _)| *e == Expr::Col(c))?
+            }
+        };
+        keys.push(SortKey { expr: Expr::Col(k), desc: o.asc == Some(false) });
+        out.push(k);
+    }
+    Some((keys, out))
+}
+
 /// LIMIT and OFFSET as constants (offset, count); None without either. Any other
 /// expression is refused by name.
 fn constant_limit(q: &ast::Query, at: Location) -> Result<Option<(u64, Option<u64>)>, FrontError> {
@@ -770,7 +849,8 @@ fn expr_key(e: &ast::Expr) -> String {
 /// for the input query: first the entries the window's PARTITION BY / ORDER BY refer
 /// to, in target list order (the select list's, then the resjunk entries
 /// `findTargetlistEntrySQL99` added for the window's expressions not in it), then the
-/// rest of the select list and the functions' arguments, each once. A `*` item goes
+/// rest of the select list and the functions' arguments, in target list order
+/// (`pull_var_clause` over the remaining entries), each once. A `*` item goes
 /// first, whole, and the rest after it (`keys` None for it): the sandbox does not
 /// expand it here.
 struct WindowInput {
@@ -780,7 +860,7 @@ struct WindowInput {
     plain_at: Vec<usize>,
 }
 
-fn window_input(plain: &[SelectItem], clause: &[&ast::Expr], args: &[Option<&ast::Expr>]) -> WindowInput {
+fn window_input(plain: &[SelectItem], clause: &[&ast::Expr], rest: &[Flat]) -> WindowInput {
     let mut w = WindowInput { items: vec![], keys: vec![], plain_at: vec![usize::MAX; plain.len()] };
     let clause_keys: Vec<String> = clause.iter().map(|e| expr_key(e)).collect();
     let plain_keys: Vec<Option<String>> = plain.iter().map(|i| item_expr(i).map(expr_key)).collect();
@@ -809,17 +889,28 @@ fn window_input(plain: &[SelectItem], clause: &[&ast::Expr], args: &[Option<&ast
     for e in clause {
         add(&mut w, e);
     }
-    for (j, item) in plain.iter().enumerate() {
-        if plain_keys[j].is_some() && !referenced(&plain_keys[j]) {
-            w.plain_at[j] = w.items.len();
-            w.items.push(item.clone());
-            w.keys.push(plain_keys[j].clone());
+    // The rest in target list order: a plain item, or a call's argument
+    // (`pull_var_clause` over the flattenable entries, recursing into WindowFuncs).
+    for entry in rest {
+        match *entry {
+            Flat::Item(j) if plain_keys[j].is_some() && !referenced(&plain_keys[j]) => {
+                w.plain_at[j] = w.items.len();
+                w.items.push(plain[j].clone());
+                w.keys.push(plain_keys[j].clone());
+            }
+            Flat::Item(_) => {}
+            Flat::Arg(e) => add(&mut w, e),
         }
     }
-    for e in args.iter().flatten() {
-        add(&mut w, e);
-    }
     w
+}
+
+/// A select-list entry the WindowAgg's input gets after the windows' clause
+/// expressions: a plain item (its index among them) or a window call's argument.
+#[derive(Clone, Copy)]
+enum Flat<'q> {
+    Item(usize),
+    Arg(&'q ast::Expr),
 }
 
 /// The select list over the WindowAgg's output (the input's `width` columns, then one
@@ -972,7 +1063,7 @@ mod tests {
         let w = resolve_windows(&s, std::slice::from_ref(&call), Location::of(1, 1)).unwrap();
         let clause: Vec<&ast::Expr> =
             w[0].partition.iter().copied().chain(w[0].order.iter().map(|o| &o.expr)).collect();
-        let w = window_input(&plain, &clause, &[call.arg]);
+        let w = window_input(&plain, &clause, &[Flat::Item(0), Flat::Item(1), Flat::Arg(call.arg.unwrap())]);
         let keys: Vec<&str> = w.keys.iter().map(|k| k.as_deref().unwrap()).collect();
         assert_eq!(keys, ["id", "grp", "name", "amount"]);
         assert_eq!(w.plain_at, [0, 2]);

@@ -1387,7 +1387,19 @@ impl<'a> Model<'a> {
                 let per_row =
                     self.p.cpu_operator_cost * (funcs.len() + part.len() + order.len()) as f64 + self.p.cpu_tuple_cost;
                 let mut est = Estimate { total: c.est.total + per_row * rows, ..c.est };
-                let arg_type = |a: Option<usize>| a.and_then(|i| c.vars.get(i).cloned().flatten()).map(|v| v.ty());
+                // An argument's type: its Var's, else the input's column's (an
+                // aggregate's result below: `sum(count(*))` is a numeric).
+                let input = child.output_columns();
+                let arg_type = |a: Option<usize>| {
+                    a.and_then(|i| {
+                        c.vars
+                            .get(i)
+                            .cloned()
+                            .flatten()
+                            .map(|v| v.ty())
+                            .or_else(|| input.get(i).and_then(|x| x.sql_type))
+                    })
+                };
                 let widths: Vec<f64> = funcs.iter().map(|f| window_func_width(f.kind, arg_type(f.arg))).collect();
                 // `create_one_window_path`: a WindowAgg below the top one returns its
                 // functions' results too, each `get_typavgwidth` of its type wide (the
