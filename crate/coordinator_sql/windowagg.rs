@@ -263,8 +263,6 @@ fn refuse_clauses(q: &ast::Query, s: &ast::Select, at: Location) -> Result<(), F
         Some("DISTINCT in a query with window functions")
     } else if aggregated && !matches!(&s.group_by, ast::GroupByExpr::Expressions(..)) {
         Some("window functions over GROUP BY ALL")
-    } else if s.projection.iter().filter_map(item_expr).any(|e| window_call(e).is_none() && contains_window_call(e)) {
-        Some("a window function inside an expression")
     } else {
         None
     };
@@ -491,6 +489,146 @@ enum Slot {
     /// A plain item; true for `*` (or `t.*`).
     Plain(bool),
     Window(usize),
+    /// An expression over window calls (its index among such items).
+    Expr(usize),
+}
+
+/// A part of an expression over window calls that the input provides: a call (its
+/// argument), or a column it reads (`pull_var_clause`).
+enum Part<'q> {
+    Call(&'q ast::Function),
+    Column(&'q ast::Expr),
+}
+
+/// The parts of an expression over window calls, in walk order; what the sandbox
+/// does not compute over a WindowAgg's output is refused by name: arithmetic
+/// (`+ - * / %`), signs, parentheses, constants and columns only.
+fn compound_parts<'q>(e: &'q ast::Expr, out: &mut Vec<Part<'q>>, at: Location) -> Result<(), FrontError> {
+    use ast::Expr as E;
+    match e {
+        E::Function(f) if f.over.is_some() => out.push(Part::Call(f)),
+        E::Nested(x) | E::UnaryOp { op: ast::UnaryOperator::Minus | ast::UnaryOperator::Plus, expr: x } => {
+            compound_parts(x, out, at)?
+        }
+        E::BinaryOp { left, op, right } if arith(op).is_some() => {
+            compound_parts(left, out, at)?;
+            compound_parts(right, out, at)?;
+        }
+        E::Identifier(_) | E::CompoundIdentifier(_) => out.push(Part::Column(e)),
+        E::Value(ast::Value::Number(..)) => {}
+        _ => return Err(FrontError::unsupported(format!("a window function inside the expression {e}"), at)),
+    }
+    Ok(())
+}
+
+fn count_calls(e: &ast::Expr) -> usize {
+    let mut parts = Vec::new();
+    let _ = compound_parts(e, &mut parts, Location::of(1, 1));
+    parts.iter().filter(|p| matches!(p, Part::Call(_))).count()
+}
+
+fn arith(op: &ast::BinaryOperator) -> Option<crate::plan::Arith> {
+    use crate::plan::Arith;
+    Some(match op {
+        ast::BinaryOperator::Plus => Arith::Plus,
+        ast::BinaryOperator::Minus => Arith::Minus,
+        ast::BinaryOperator::Multiply => Arith::Multiply,
+        ast::BinaryOperator::Divide => Arith::Divide,
+        ast::BinaryOperator::Modulo => Arith::Modulo,
+        _ => return None,
+    })
+}
+
+/// An expression over window calls as the projection over the top WindowAgg
+/// computes it, with its type: each call its output column (`next_call` numbers
+/// them), a column the input's, a constant coerced to the other operand's type as
+/// `make_op` coerces an unknown-free literal (`'2'::numeric`, `'100'::double
+/// precision`), two int4s combined by int4's operator, else int8's, numeric's or
+/// float8's.
+fn over_windows(
+    e: &ast::Expr,
+    next_call: &mut usize,
+    out_col: &[usize],
+    cols: &[crate::types::Column],
+    col: &dyn Fn(&str) -> usize,
+    at: Location,
+) -> Result<(Expr, Option<crate::plan::SqlType>), FrontError> {
+    use crate::plan::{BinOp, SqlType};
+    use ast::Expr as E;
+    let typed = |c: usize| (Expr::Col(c), cols.get(c).and_then(|x| x.sql_type.or(col_sql(x.ty))));
+    Ok(match e {
+        E::Function(f) if f.over.is_some() => {
+            let c = out_col[*next_call];
+            *next_call += 1;
+            typed(c)
+        }
+        E::Nested(x) | E::UnaryOp { op: ast::UnaryOperator::Plus, expr: x } => {
+            over_windows(x, next_call, out_col, cols, col, at)?
+        }
+        E::UnaryOp { op: ast::UnaryOperator::Minus, expr: x } => match constant(e) {
+            Some(d) => const_typed(d),
+            None => {
+                let (x, t) = over_windows(x, next_call, out_col, cols, col, at)?;
+                (Expr::bin(BinOp::Minus, Expr::int(0), x), t)
+            }
+        },
+        E::Identifier(_) | E::CompoundIdentifier(_) => typed(col(&expr_key(e))),
+        E::Value(_) => const_typed(constant(e).ok_or_else(|| FrontError::unsupported("this constant", at))?),
+        E::BinaryOp { left, op, right } => {
+            let a = arith(op).ok_or_else(|| FrontError::unsupported("this operator over a window function", at))?;
+            let (l, lt) = over_windows(left, next_call, out_col, cols, col, at)?;
+            let (r, rt) = over_windows(right, next_call, out_col, cols, col, at)?;
+            let wider = |x: Option<SqlType>| match x {
+                Some(SqlType::Float8) => 3,
+                Some(SqlType::Numeric) => 2,
+                Some(SqlType::Int8) | None => 1,
+                _ => 0,
+            };
+            let ty = if wider(lt) >= wider(rt) { lt } else { rt };
+            let coerce = |x: Expr| match (x, ty) {
+                (Expr::Const(Datum::Int(v)), Some(SqlType::Numeric)) => {
+                    Expr::Const(Datum::numeric(Numeric::from_i64(v)))
+                }
+                (Expr::Const(Datum::Int(v)), Some(SqlType::Float8)) => Expr::Const(Datum::Float(v as f64)),
+                (x, _) => x,
+            };
+            let (l, r) = (coerce(l), coerce(r));
+            let op = match (wider(lt), wider(rt)) {
+                (0, 0) => BinOp::IntNarrow(a, SqlType::Int4),
+                _ => match a {
+                    crate::plan::Arith::Plus => BinOp::Plus,
+                    crate::plan::Arith::Minus => BinOp::Minus,
+                    crate::plan::Arith::Multiply => BinOp::Multiply,
+                    crate::plan::Arith::Divide => BinOp::Divide,
+                    crate::plan::Arith::Modulo => BinOp::Modulo,
+                },
+            };
+            let ty = if wider(ty) == 0 { Some(SqlType::Int4) } else { ty.or(Some(SqlType::Int8)) };
+            (Expr::bin(op, l, r), ty)
+        }
+        _ => return Err(FrontError::unsupported(format!("a window function inside the expression {e}"), at)),
+    })
+}
+
+fn col_sql(t: ColType) -> Option<crate::plan::SqlType> {
+    use crate::plan::SqlType;
+    match t {
+        ColType::Numeric => Some(SqlType::Numeric),
+        ColType::Float => Some(SqlType::Float8),
+        ColType::Text => Some(SqlType::Text),
+        _ => None,
+    }
+}
+
+fn const_typed(d: Datum) -> (Expr, Option<crate::plan::SqlType>) {
+    use crate::plan::SqlType;
+    let t = match &d {
+        Datum::Int(_) => Some(SqlType::Int4),
+        Datum::Numeric(_) => Some(SqlType::Numeric),
+        Datum::Text(_) => Some(SqlType::Text),
+        _ => None,
+    };
+    (Expr::Const(d), t)
 }
 
 /// Plans a query whose select list calls window functions (see the module doc).
@@ -509,6 +647,7 @@ pub(super) fn plan_windows(
     let mut slots = Vec::new();
     let mut calls = Vec::new();
     let mut items = Vec::new();
+    let mut compound: Vec<(&SelectItem, &ast::Expr, Vec<Flat>)> = Vec::new();
     let mut plain: Vec<SelectItem> = Vec::new();
     for item in &s.projection {
         match item_expr(item).and_then(window_call) {
@@ -516,6 +655,27 @@ pub(super) fn plan_windows(
                 slots.push(Slot::Window(calls.len()));
                 calls.push(parse_call(f, at)?);
                 items.push(item);
+            }
+            None if item_expr(item).is_some_and(contains_window_call) => {
+                // An expression over window functions: computed by the projection
+                // over the top WindowAgg, each call a column of it.
+                let e = item_expr(item).unwrap_or(&ast::Expr::Value(ast::Value::Null));
+                let mut parts = Vec::new();
+                compound_parts(e, &mut parts, at)?;
+                let mut flats = Vec::new();
+                for part in parts {
+                    match part {
+                        Part::Call(f) => {
+                            let call = parse_call(f, at)?;
+                            flats.extend(call.arg.map(Flat::Arg));
+                            calls.push(call);
+                            items.push(item);
+                        }
+                        Part::Column(c) => flats.push(Flat::Arg(c)),
+                    }
+                }
+                slots.push(Slot::Expr(compound.len()));
+                compound.push((item, e, flats));
             }
             None => {
                 slots.push(Slot::Plain(matches!(item, SelectItem::Wildcard(_) | SelectItem::QualifiedWildcard(..))));
@@ -552,6 +712,7 @@ pub(super) fn plan_windows(
                 j += 1;
             }
             Slot::Window(k) => rest.extend(calls[*k].arg.map(Flat::Arg)),
+            Slot::Expr(i) => rest.extend(compound[*i].2.iter().copied()),
         }
     }
     let input = window_input(&plain, &clause, &rest);
@@ -643,7 +804,37 @@ pub(super) fn plan_windows(
         let resjunk = if top { resjunk.clone() } else { vec![] };
         stack.push(Stage { sort, funcs, part, order, frame, resjunk });
     }
-    let targets = select_targets(&slots, &items, &calls, &out_col, &sub, &input, shift);
+    // The top WindowAgg's output columns (the input's, then each window's calls),
+    // for the types of the expressions over them.
+    let mut top_cols = sub.columns.clone();
+    top_cols.resize(next, crate::types::Column::new("", ColType::Int));
+    for (k, c) in calls.iter().enumerate() {
+        let arg = c.arg.map(|e| col(&expr_key(e)));
+        top_cols[out_col[k]] = WindowFunc { kind: c.kind, arg, extra: vec![] }.output_column(&sub.columns);
+    }
+    let mut exprs = Vec::new();
+    let first_call: Vec<usize> = {
+        // Each compound item's first call: the calls are numbered in select list order.
+        let mut out = Vec::new();
+        let mut k = 0;
+        for slot in &slots {
+            match slot {
+                Slot::Window(_) => k += 1,
+                Slot::Expr(i) => {
+                    out.push(k);
+                    k += count_calls(compound[*i].1);
+                }
+                Slot::Plain(_) => {}
+            }
+        }
+        out
+    };
+    for (i, (_, e, _)) in compound.iter().enumerate() {
+        let mut next_call = first_call[i];
+        let (x, _) = over_windows(e, &mut next_call, &out_col, &top_cols, &col, at)?;
+        exprs.push(x);
+    }
+    let targets = select_targets(&slots, &items, &calls, &out_col, &sub, &input, shift, &compound, &exprs);
     // ORDER BY: given by the windows' sorts, else a Sort above the top WindowAgg
     // (`create_ordered_paths` over the window paths).
     let (above, order_keys) = match query_order(q, &current, &targets, &find, at) {
@@ -924,6 +1115,8 @@ fn select_targets(
     sub: &Planned,
     input: &WindowInput,
     shift: usize,
+    compound: &[(&SelectItem, &ast::Expr, Vec<Flat>)],
+    exprs: &[Expr],
 ) -> Vec<(Expr, String)> {
     let mut targets = Vec::new();
     let mut j = 0;
@@ -943,6 +1136,13 @@ fn select_targets(
                     _ => calls[*k].kind.name().to_string(),
                 };
                 targets.push((Expr::Col(out_col[*k]), name));
+            }
+            Slot::Expr(i) => {
+                let name = match compound[*i].0 {
+                    SelectItem::ExprWithAlias { alias, .. } => alias.value.clone(),
+                    _ => "?column?".to_string(),
+                };
+                targets.push((exprs[*i].clone(), name));
             }
         }
     }

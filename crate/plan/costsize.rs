@@ -2292,7 +2292,15 @@ impl<'a> Model<'a> {
                     // resolution of unknown output columns): text's default width.
                     Expr::Const(crate::types::Datum::Null) => 32.0,
                     e => {
-                        let types: Vec<Option<SqlType>> = c.vars.iter().map(|v| v.as_ref().map(Var::ty)).collect();
+                        let mut types: Vec<Option<SqlType>> = c.vars.iter().map(|v| v.as_ref().map(Var::ty)).collect();
+                        if matches!(child, Plan::WindowAgg { .. }) {
+                            // A window function's result is no Var: its type is the
+                            // WindowAgg's output column's (`row_number() * 2` is int8).
+                            let cols = input();
+                            for (i, t) in types.iter_mut().enumerate() {
+                                *t = t.or_else(|| cols.get(i).and_then(|x| x.sql_type));
+                            }
+                        }
                         expr_avg_width(e, &types, &input())
                     }
                 })
