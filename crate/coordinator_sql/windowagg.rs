@@ -741,7 +741,7 @@ pub(super) fn plan_windows(
     };
     (query.limit, query.offset) = (None, None);
     let limit = constant_limit(q, at)?;
-    let sub = plan_query_into(coord, &query, text, servers, depth + 1)?;
+    let sub = plan_input(coord, &query, q, text, servers, depth + 1)?;
     let width = sub.columns.len();
     // A `*` among the items: its columns are the input's first ones (see `window_input`).
     let shift = width - input.items.len();
@@ -868,6 +868,48 @@ pub(super) fn plan_windows(
     });
     let columns = plan.output_columns();
     Ok(Planned { plan, columns, servers: vec![], order_key: order_keys.first().copied(), order_keys })
+}
+
+/// Plans the windows' input. Under a LIMIT PostgreSQL chooses the cheapest path for
+/// the fraction of rows the LIMIT reads (`get_cheapest_fractional_path` over window
+/// paths built on every presorted input path), so a presorted input with a cheaper
+/// start (a Merge Append of remotely sorted scans) wins over a Sort: the input is
+/// planned with the query's LIMIT for that choice, and the Limit node taken off (a
+/// LIMIT the planner pushed into a remote query instead, which the input must not
+/// have, makes it plan the input again without).
+fn plan_input(
+    coord: &Node,
+    input: &ast::Query,
+    q: &ast::Query,
+    text: &str,
+    servers: &mut Vec<String>,
+    depth: usize,
+) -> Result<Planned, FrontError> {
+    if q.limit.is_some() {
+        let mut limited = input.clone();
+        (limited.limit, limited.offset) = (q.limit.clone(), q.offset.clone());
+        let before = servers.len();
+        let mut sub = plan_query_into(coord, &limited, text, servers, depth)?;
+        let stripped = match sub.plan {
+            Plan::Limit { child, .. } => Some(*child),
+            Plan::WithInitPlans { child, init_plans } => match *child {
+                Plan::Limit { child, .. } => Some(Plan::WithInitPlans { child, init_plans }),
+                other => {
+                    sub.plan = Plan::WithInitPlans { child: Box::new(other), init_plans };
+                    None
+                }
+            },
+            other => {
+                sub.plan = other;
+                None
+            }
+        };
+        if let Some(plan) = stripped {
+            return Ok(Planned { plan, ..sub });
+        }
+        servers.truncate(before);
+    }
+    plan_query_into(coord, input, text, servers, depth)
 }
 
 /// One WindowAgg of the stack, bottom first: the Sort below it (its keys and how
