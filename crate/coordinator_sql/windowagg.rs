@@ -33,9 +33,21 @@
 //! count, sum, avg, min and max; their further arguments (offsets, defaults) other
 //! than constants; GROUPS frames and EXCLUDE; RANGE offsets over other than one
 //! integer or numeric ORDER BY column; FILTER and DISTINCT in a window call; NULLS
-//! FIRST / LAST in a window's ORDER BY; a window function inside an expression, or
-//! with GROUP BY, aggregates or DISTINCT in the same query, or an ORDER BY that the
-//! windows' Sorts do not give.
+//! FIRST / LAST in a window's ORDER BY; a window function inside an expression other
+//! than arithmetic over calls, columns and constants; DISTINCT or GROUP BY ALL in the
+//! same query; an ORDER BY the windows' Sorts do not give on other than output
+//! columns. (EXCLUDE is a syntax error of the parser.)
+//!
+//! GROUP BY: the input query keeps its GROUP BY and HAVING, so the input is the
+//! Agg's output; GROUP BY's expressions are among the input's sort group entries
+//! (`make_window_input_target`). An ORDER BY the windows do not give is a Sort over
+//! the select list's output (`create_ordered_paths`).
+//!
+//! Where it departs from PostgreSQL: the input's order is chosen for the first
+//! window alone (the cheapest sorted input, or the cheapest for a LIMIT's fraction),
+//! where PostgreSQL compares whole stacks of window paths (`add_path` over each input
+//! path); a plain select item that is an expression is computed below the windows,
+//! where PostgreSQL computes it over the top WindowAgg from the columns it reads.
 
 use sqlparser::ast::{
     self, FunctionArg, FunctionArgExpr, FunctionArguments, NamedWindowExpr, SelectItem, SetExpr, WindowFrameBound,
