@@ -470,13 +470,20 @@ fn active_windows(windows: &[Window], refs: &[String]) -> Vec<usize> {
 }
 
 /// The sort group references in the order the parser assigns them: ORDER BY's
-/// expressions, then each window's PARTITION BY and ORDER BY (`addTargetToSortList`
-/// gives an expression its reference the first time a clause uses it).
+/// expressions, GROUP BY's, then each window's ORDER BY and PARTITION BY
+/// (`addTargetToSortList` gives an expression its reference the first time a clause
+/// uses it); the resjunk entries of the target list come in the same order.
 fn sort_group_refs(q: &ast::Query, windows: &[Window]) -> Vec<String> {
     let mut refs: Vec<String> = Vec::new();
     let order = q.order_by.iter().flat_map(|o| o.exprs.iter().map(|e| expr_key(&e.expr)));
     let group = group_by(q).into_iter().map(expr_key);
-    for k in order.chain(group).chain(windows.iter().flat_map(|w| w.clauses().into_iter().map(|(k, _)| k))) {
+    // `transformWindowDefinitions` transforms a window's ORDER BY before its PARTITION
+    // BY (which reuses the ORDER BY's references).
+    let window = windows.iter().flat_map(|w| {
+        let order = w.order.iter().map(|o| expr_key(&o.expr));
+        order.chain(w.partition.iter().map(|e| expr_key(e))).collect::<Vec<_>>()
+    });
+    for k in order.chain(group).chain(window) {
         if !refs.contains(&k) {
             refs.push(k);
         }
@@ -531,6 +538,19 @@ fn compound_parts<'q>(e: &'q ast::Expr, out: &mut Vec<Part<'q>>, at: Location) -
         _ => return Err(FrontError::unsupported(format!("a window function inside the expression {e}"), at)),
     }
     Ok(())
+}
+
+/// Is `e` arithmetic over columns (at least one) and constants, which the
+/// projection over the top WindowAgg computes (a bare column or constant is not)?
+fn flattenable(e: &ast::Expr) -> bool {
+    if matches!(
+        e,
+        ast::Expr::Identifier(_) | ast::Expr::CompoundIdentifier(_) | ast::Expr::Value(_) | ast::Expr::Nested(_)
+    ) {
+        return false;
+    }
+    let mut parts = Vec::new();
+    compound_parts(e, &mut parts, Location::of(1, 1)).is_ok() && parts.iter().any(|p| matches!(p, Part::Column(_)))
 }
 
 fn count_calls(e: &ast::Expr) -> usize {
@@ -715,6 +735,34 @@ pub(super) fn plan_windows(
             clause.push(e);
         }
     }
+    // A plain item that is arithmetic over columns (not a window clause's or GROUP
+    // BY's expression) is computed over the top WindowAgg from the columns it reads
+    // (`make_window_input_target` flattens it: `pull_var_clause`).
+    let clause_keys: Vec<String> = clause.iter().map(|e| expr_key(e)).collect();
+    let old_plain = std::mem::take(&mut plain);
+    let mut j = 0;
+    for (pos, slot) in slots.iter_mut().enumerate() {
+        let Slot::Plain(star) = *slot else { continue };
+        let item = &s.projection[pos];
+        let flat = item_expr(item).filter(|e| !star && flattenable(e) && !clause_keys.contains(&expr_key(e)));
+        match flat {
+            Some(e) => {
+                let mut parts = Vec::new();
+                compound_parts(e, &mut parts, at)?;
+                let flats = parts
+                    .into_iter()
+                    .filter_map(|p| match p {
+                        Part::Column(c) => Some(Flat::Arg(c)),
+                        Part::Call(_) => None,
+                    })
+                    .collect();
+                *slot = Slot::Expr(compound.len());
+                compound.push((item, e, flats));
+            }
+            None => plain.push(old_plain[j].clone()),
+        }
+        j += 1;
+    }
     let mut rest: Vec<Flat> = Vec::new();
     let mut j = 0;
     for slot in &slots {
@@ -827,13 +875,13 @@ pub(super) fn plan_windows(
     let mut exprs = Vec::new();
     let first_call: Vec<usize> = {
         // Each compound item's first call: the calls are numbered in select list order.
-        let mut out = Vec::new();
+        let mut out = vec![0; compound.len()];
         let mut k = 0;
         for slot in &slots {
             match slot {
                 Slot::Window(_) => k += 1,
                 Slot::Expr(i) => {
-                    out.push(k);
+                    out[*i] = k;
                     k += count_calls(compound[*i].1);
                 }
                 Slot::Plain(_) => {}
@@ -1266,6 +1314,12 @@ mod tests {
         );
         // Identical unnamed windows are one.
         assert_eq!(stacked("select row_number() over (order by id), rank() over (order by id) from h"), [0]);
+        // ORDER BY's expressions get their references before PARTITION BY's: grp's is
+        // the higher, so the window ordered by grp goes first.
+        assert_eq!(
+            stacked("select row_number() over (partition by id order by grp), rank() over (order by id) from h"),
+            [0, 1]
+        );
         // DESC sorts before ASC on the same expression.
         assert_eq!(stacked("select row_number() over (order by id), rank() over (order by id desc) from h"), [1, 0]);
     }

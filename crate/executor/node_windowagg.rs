@@ -434,12 +434,17 @@ impl WindowAggState {
         let tail = || self.frame_tail(cur);
         for f in &self.spec.funcs {
             let needs = match f.kind {
-                WinKind::RowNumber | WinKind::Rank | WinKind::DenseRank | WinKind::Lag => false,
+                WinKind::RowNumber | WinKind::Rank | WinKind::DenseRank => false,
                 // `WinGetPartitionRowCount`: the whole partition.
                 WinKind::PercentRank | WinKind::CumeDist | WinKind::Ntile => true,
-                WinKind::Lead => match extra_int(f, 0, 1) {
-                    Some(k) if k >= 0 => self.unread(cur + k as usize),
-                    _ => false,
+                // `WinGetFuncArgInPartition` reads the row it fetches: ahead for lead,
+                // and for lag with a negative offset.
+                WinKind::Lag | WinKind::Lead => match extra_int(f, 0, 1) {
+                    Some(k) => {
+                        let ahead = if f.kind == WinKind::Lead { k } else { -k };
+                        ahead > 0 && self.unread(cur + ahead as usize)
+                    }
+                    None => false,
                 },
                 WinKind::FirstValue => head().is_none_or(|h| self.unread(h)),
                 WinKind::NthValue => match (head(), extra_int(f, 0, 1)) {
@@ -898,7 +903,12 @@ mod tests {
         // Default RANGE frame: the peers of row 0 (rows 0, 1) and one past them.
         assert_eq!(base(vec![f(WinKind::RowNumber, None)], WinFrame::default()), (true, false));
         let lead3 = fx(WinKind::Lead, Some(0), vec![Datum::Int(3)]);
-        assert_eq!(base(vec![lead3], rows_frame), (true, true));
+        assert_eq!(base(vec![lead3], rows_frame.clone()), (true, true));
+        // lag(x, -2) is lead(x, 2): it reads two rows ahead; lag(x, 2) none.
+        let lag_back = fx(WinKind::Lag, Some(0), vec![Datum::Int(-2)]);
+        assert_eq!(base(vec![lag_back], rows_frame.clone()), (true, false));
+        let lag2 = fx(WinKind::Lag, Some(0), vec![Datum::Int(2)]);
+        assert_eq!(base(vec![lag2], rows_frame), (false, false));
     }
 
     /// A column past the input is an error, not a panic at run time.

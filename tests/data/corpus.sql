@@ -4744,3 +4744,15 @@ select region, id, dense_rank() over (partition by region order by qty) from l w
 -- [window refused groups] GROUPS frames are refused by name (h17m)
 -- known: unsupported — GROUPS frames refused by name (h17m)
 select id, sum(id) over (order by grp groups between 1 preceding and current row) from h where id < 20;
+
+-- [window expression flattened] arithmetic over columns beside a window: computed over the WindowAgg from the columns it reads (make_window_input_target's pull_var_clause) (h17m)
+select id * 2, row_number() over (order by id), name from h where id < 10;
+
+-- [window resjunk order] a window's ORDER BY is transformed before its PARTITION BY: the resjunk entries id, then grp (h17m)
+select id + grp as s, rank() over (partition by grp order by id) from h where id < 30;
+
+-- [window stacked order before partition] sort group references: the ORDER BY's first, so the window ordered by grp has the higher one and goes first (h17m)
+select row_number() over (partition by id order by grp), rank() over (order by id) from h where id < 5;
+
+-- [window lag negative rows] lag with a negative offset reads ahead, in a ROWS frame that reads nothing else (h17m)
+select id, lag(id, -1) over (order by id rows between current row and current row) from f where id < 5;
