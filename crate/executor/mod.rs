@@ -519,10 +519,12 @@ pub fn init_plan(plan: &Plan, ctx: &InitContext, es: &mut EState) -> Result<Plan
             Box::new(node_result::GatingResultState::init(init_plan(child, ctx, es)?, qual.clone(), names))
         }
         Plan::Unique { child, ncols } => Box::new(node_unique::UniqueState::init(init_plan(child, ctx, es)?, *ncols)),
-        Plan::WindowAgg { child, funcs, part, order } => {
+        Plan::WindowAgg { child, funcs, part, order, frame, resjunk } => {
             let input = child.output_columns();
             let spec = node_windowagg::WindowSpec::new(funcs.clone(), part.clone(), order, input.len())?
-                .with_result_types(&input);
+                .with_frame(frame.clone())?
+                .with_result_types(&input)
+                .with_resjunk(resjunk.clone());
             Box::new(node_windowagg::WindowAggState::init(init_plan(child, ctx, es)?, spec))
         }
         Plan::SetOp { child, cmd, strategy, ncols, first_flag } => {

@@ -618,9 +618,18 @@ fn resjunk_group_outputs(plan: &Plan) -> Vec<usize> {
 /// for the ranking functions, an aggregate's result type's over its argument's type
 /// (`sum(int4)` bigint, `avg` numeric, `min(text)` text); unknown: 8.
 fn window_func_width(kind: crate::plan::WinKind, arg: Option<SqlType>) -> f64 {
+    window_func_type(kind, arg).map_or(8.0, type_avg_width)
+}
+
+/// A window function's result type (`WindowFunc.wintype`) over its argument's type.
+fn window_func_type(kind: crate::plan::WinKind, arg: Option<SqlType>) -> Option<SqlType> {
+    use crate::plan::WinKind as W;
     match kind {
-        crate::plan::WinKind::Agg(func) => agg_result_type(func, arg).map_or(8.0, type_avg_width),
-        _ => 8.0,
+        W::Agg(func) => agg_result_type(func, arg),
+        W::Ntile => Some(SqlType::Int4),
+        W::PercentRank | W::CumeDist => Some(SqlType::Float8),
+        W::Lag | W::Lead | W::FirstValue | W::LastValue | W::NthValue => arg,
+        W::RowNumber | W::Rank | W::DenseRank => Some(SqlType::Int8),
     }
 }
 
@@ -657,12 +666,9 @@ fn output_types(plan: &Plan, kids: &[Vec<Option<SqlType>>]) -> Vec<Option<SqlTyp
         }
         Plan::WindowAgg { funcs, .. } => {
             let mut out = input.to_vec();
-            out.extend(funcs.iter().map(|f| match f.kind {
-                crate::plan::WinKind::Agg(func) => {
-                    agg_result_type(func, f.arg.and_then(|c| input.get(c).copied().flatten()))
-                }
-                _ => Some(SqlType::Int8),
-            }));
+            out.extend(
+                funcs.iter().map(|f| window_func_type(f.kind, f.arg.and_then(|c| input.get(c).copied().flatten()))),
+            );
             out
         }
         Plan::HashJoin { .. } | Plan::NestLoop { .. } | Plan::MergeJoin { .. } => kids.concat(),
@@ -1371,7 +1377,7 @@ impl<'a> Model<'a> {
                     Estimate { total: c.est.total + self.p.cpu_operator_cost * c.est.rows * *ncols as f64, ..c.est };
                 self.wrap(est, c, |c| (c.vars.clone(), c.widths.clone()))
             }
-            Plan::WindowAgg { child, funcs, part, order } => {
+            Plan::WindowAgg { child, funcs, part, order, .. } => {
                 // cost_windowagg: each window function's cost per input row (a
                 // built-in's procost, one cpu_operator_cost; a column argument costs
                 // nothing), a comparison per partition and order column per row, and
@@ -1380,9 +1386,25 @@ impl<'a> Model<'a> {
                 let rows = c.est.rows;
                 let per_row =
                     self.p.cpu_operator_cost * (funcs.len() + part.len() + order.len()) as f64 + self.p.cpu_tuple_cost;
-                let est = Estimate { total: c.est.total + per_row * rows, ..c.est };
-                let arg_type = |a: Option<usize>| a.and_then(|i| c.vars.get(i).cloned().flatten()).map(|v| v.ty());
+                let mut est = Estimate { total: c.est.total + per_row * rows, ..c.est };
+                // An argument's type: its Var's, else the input's column's (an
+                // aggregate's result below: `sum(count(*))` is a numeric).
+                let input = child.output_columns();
+                let arg_type = |a: Option<usize>| {
+                    a.and_then(|i| {
+                        c.vars
+                            .get(i)
+                            .cloned()
+                            .flatten()
+                            .map(|v| v.ty())
+                            .or_else(|| input.get(i).and_then(|x| x.sql_type))
+                    })
+                };
                 let widths: Vec<f64> = funcs.iter().map(|f| window_func_width(f.kind, arg_type(f.arg))).collect();
+                // `create_one_window_path`: a WindowAgg below the top one returns its
+                // functions' results too, each `get_typavgwidth` of its type wide (the
+                // top one's width is the final target list's, its Result's).
+                est.width += widths.iter().sum::<f64>() as i64;
                 let out = self.wrap(est, c, |c| {
                     let mut vars = c.vars.clone();
                     vars.extend(funcs.iter().map(|_| None));
@@ -2270,7 +2292,15 @@ impl<'a> Model<'a> {
                     // resolution of unknown output columns): text's default width.
                     Expr::Const(crate::types::Datum::Null) => 32.0,
                     e => {
-                        let types: Vec<Option<SqlType>> = c.vars.iter().map(|v| v.as_ref().map(Var::ty)).collect();
+                        let mut types: Vec<Option<SqlType>> = c.vars.iter().map(|v| v.as_ref().map(Var::ty)).collect();
+                        if matches!(child, Plan::WindowAgg { .. }) {
+                            // A window function's result is no Var: its type is the
+                            // WindowAgg's output column's (`row_number() * 2` is int8).
+                            let cols = input();
+                            for (i, t) in types.iter_mut().enumerate() {
+                                *t = t.or_else(|| cols.get(i).and_then(|x| x.sql_type));
+                            }
+                        }
                         expr_avg_width(e, &types, &input())
                     }
                 })
@@ -2284,15 +2314,12 @@ impl<'a> Model<'a> {
                 .map(|k| c.widths.get(k).copied().unwrap_or(32.0))
                 .sum();
             est.width = (widths.iter().sum::<f64>() + resjunk) as i64;
-            if let Plan::WindowAgg { part, order, .. } = child {
-                // The final target list over a WindowAgg keeps the window's PARTITION
+            if let Plan::WindowAgg { resjunk, .. } = child {
+                // The final target list over a WindowAgg keeps the windows' PARTITION
                 // BY / ORDER BY columns the select list lacks as resjunk entries
                 // (`findTargetlistEntrySQL99`): they count in its width.
                 let mut junk: Vec<usize> = vec![];
-                for k in part.iter().copied().chain(order.iter().filter_map(|k| match k.expr {
-                    Expr::Col(i) => Some(i),
-                    _ => None,
-                })) {
+                for &k in resjunk {
                     if !junk.contains(&k) && !t.iter().any(|(e, _)| *e == Expr::Col(k)) {
                         junk.push(k);
                     }

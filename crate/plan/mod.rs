@@ -1042,13 +1042,24 @@ impl AggCall {
 }
 
 /// What a window function computes (PostgreSQL's `WindowFunc.winfnoid`), the subset
-/// the sandbox runs: the three ranking functions and the plain aggregates used as
-/// window aggregates (`executor::node_windowagg`).
+/// the sandbox runs: the built-in window functions (windowfuncs.c) and the plain
+/// aggregates used as window aggregates (`executor::node_windowagg`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub enum WinKind {
     RowNumber,
     Rank,
     DenseRank,
+    PercentRank,
+    CumeDist,
+    /// `ntile(n)`: its bucket count the call's first extra argument.
+    Ntile,
+    /// `lag(x [, offset [, default]])`: offset and default the extra arguments.
+    Lag,
+    Lead,
+    FirstValue,
+    LastValue,
+    /// `nth_value(x, n)`: n the extra argument.
+    NthValue,
     Agg(AggFunc),
 }
 
@@ -1058,32 +1069,82 @@ impl WinKind {
             WinKind::RowNumber => "row_number",
             WinKind::Rank => "rank",
             WinKind::DenseRank => "dense_rank",
+            WinKind::PercentRank => "percent_rank",
+            WinKind::CumeDist => "cume_dist",
+            WinKind::Ntile => "ntile",
+            WinKind::Lag => "lag",
+            WinKind::Lead => "lead",
+            WinKind::FirstValue => "first_value",
+            WinKind::LastValue => "last_value",
+            WinKind::NthValue => "nth_value",
             WinKind::Agg(f) => f.name(),
         }
     }
 }
 
-/// One window function call of a WindowAgg: its kind and argument (a column of the
-/// WindowAgg's input; None for the ranking functions and `count(*)`).
+/// One window function call of a WindowAgg: its kind, its argument (a column of the
+/// WindowAgg's input; None for the ranking functions, `ntile` and `count(*)`) and its
+/// further arguments, constants (lag/lead's offset and default, nth_value's n,
+/// ntile's bucket count), evaluated by the WindowAgg as PostgreSQL evaluates them.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct WindowFunc {
     pub kind: WinKind,
     pub arg: Option<usize>,
+    pub extra: Vec<Expr>,
 }
 
 impl WindowFunc {
     /// The WindowAgg's output column for this call over `input`: the ranking
-    /// functions and count are bigint; the aggregates' as an Agg's ([`AggCall::output_column`]).
+    /// functions and count are bigint, ntile integer, percent_rank and cume_dist
+    /// float8, the value functions their argument's type; the aggregates' as an
+    /// Agg's ([`AggCall::output_column`]).
     pub fn output_column(&self, input: &[Column]) -> Column {
+        let typed = |ty: ColType, sql: SqlType| {
+            let mut c = Column::new(self.kind.name(), ty);
+            c.sql_type = Some(sql);
+            c
+        };
         match self.kind {
             WinKind::Agg(func) => AggCall { func, arg: self.arg.map(Expr::Col), distinct: false }.output_column(input),
-            k => {
-                let mut c = Column::new(k.name(), ColType::Int);
-                c.sql_type = Some(SqlType::Int8);
+            WinKind::Ntile => typed(ColType::Int, SqlType::Int4),
+            WinKind::PercentRank | WinKind::CumeDist => typed(ColType::Float, SqlType::Float8),
+            WinKind::Lag | WinKind::Lead | WinKind::FirstValue | WinKind::LastValue | WinKind::NthValue => {
+                let mut c =
+                    self.arg.and_then(|a| input.get(a)).cloned().unwrap_or_else(|| Column::new("", ColType::Int));
+                c.name = self.kind.name().to_string();
                 c
             }
+            _ => typed(ColType::Int, SqlType::Int8),
         }
     }
+}
+
+/// A window's frame (PostgreSQL's `frameOptions` with `startOffset` / `endOffset`):
+/// ROWS counts rows from the current one, RANGE compares the single ORDER BY
+/// column's value with the current row's (CURRENT ROW: its peers). The default is
+/// `RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct WinFrame {
+    pub rows: bool,
+    pub start: FrameBound,
+    pub end: FrameBound,
+}
+
+impl Default for WinFrame {
+    fn default() -> Self {
+        WinFrame { rows: false, start: FrameBound::UnboundedPreceding, end: FrameBound::CurrentRow }
+    }
+}
+
+/// One end of a frame; an offset is a constant (a row count for ROWS, a distance in
+/// the ORDER BY column's type for RANGE).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub enum FrameBound {
+    UnboundedPreceding,
+    Preceding(Expr),
+    CurrentRow,
+    Following(Expr),
+    UnboundedFollowing,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -1776,14 +1837,21 @@ pub enum Plan {
     /// WindowAgg (nodeWindowAgg.c): its input sorted on `part` then `order` (a Sort
     /// below, or input already in that order), returns each input row followed by
     /// the value of each of `funcs` for it, over its partition (rows equal on `part`)
-    /// with the default frame: from the partition's start to the row's last peer (rows
-    /// equal on `order`); over the whole partition without `order`
+    /// over `frame` (by default from the partition's start to the row's last peer, rows
+    /// equal on `order`; the whole partition without `order`)
     /// (`executor::node_windowagg`). Output: the input's columns, then one per func.
+    /// Several windows stack WindowAggs, each passing the ones below's results up.
     WindowAgg {
         child: Box<Plan>,
         funcs: Vec<WindowFunc>,
         part: Vec<usize>,
         order: Vec<SortKey>,
+        frame: WinFrame,
+        /// On the top WindowAgg of a query (under its select list's projection): the
+        /// input columns that are resjunk entries of the final target list, every
+        /// window's PARTITION BY / ORDER BY expressions (`findTargetlistEntrySQL99`),
+        /// in target list order; empty on the WindowAggs below it.
+        resjunk: Vec<usize>,
     },
     /// Unique (nodeUnique.c): drops a row equal, on its first `ncols` columns, to the
     /// row before it; the input is sorted on them (`executor::node_unique`).

@@ -4626,31 +4626,25 @@ select id, row_number() over (order by id desc) from f where id < 20;
 -- [window local running sum] sum(int) over a local table: bigint (h17w)
 select qty, sum(qty) over (order by qty) from loc;
 
--- [window refused lag] lag() is not in the sandbox's subset (h17w)
--- known: unsupported — window function lag() refused by name (h17w)
+-- [window foreign partitioned lag] lag() over the whole table: the first row's NULL (h17w; runs since h17m)
 select id, lag(id) over (order by id) from h;
 
--- [window refused named] a named window (WINDOW w AS) (h17w)
--- known: unsupported — named windows refused by name (h17w)
+-- [window foreign partitioned named] a named window (WINDOW w AS, OVER w) (h17w; runs since h17m)
 select id, row_number() over w from h window w as (order by id);
 
--- [window refused frame] an explicit frame (h17w)
--- known: unsupported — window frames refused by name (h17w)
+-- [window foreign partitioned frame rows] an explicit ROWS frame (h17w; runs since h17m)
 select id, sum(id) over (order by id rows between 1 preceding and current row) from h;
 
--- [window refused two windows] two different windows: PostgreSQL stacks two WindowAggs (h17w)
--- known: unsupported — several different windows (stacked WindowAggs) refused by name (h17w)
+-- [window foreign partitioned two windows] two different windows: two WindowAggs stacked, a Sort between, the first over a Merge Append (h17w; runs since h17m)
 select id, row_number() over (order by id), rank() over (order by grp) from h;
 
 -- [window foreign partitioned order by] ORDER BY the window's own order: the WindowAgg's Sort gives it, no Sort above (h17w)
 select id, grp, row_number() over (partition by grp order by id) from h where id < 60 order by grp, id;
 
--- [window refused order by other] an ORDER BY the window's Sort does not give (PostgreSQL sorts again above the WindowAgg) (h17w)
--- known: unsupported — an ORDER BY other than the window's order refused by name (h17w)
+-- [window foreign partitioned order by other] an ORDER BY the window's Sort does not give: a Sort above the WindowAgg (h17w; runs since h17m)
 select id, rank() over (order by grp) from h where id < 50 order by id;
 
--- [window foreign partitioned order by limit] a LIMIT over the WindowAgg (h17w)
--- known: plan — under the LIMIT PostgreSQL reads the window's input presorted from a Merge Append of remotely sorted scans (cheaper startup); the sandbox always Sorts below the WindowAgg (h17w)
+-- [window foreign partitioned order by limit mergeappend] a LIMIT over the WindowAgg: its input presorted from a Merge Append of remotely sorted scans, the cheaper start for the LIMIT's fraction (h17w; h17m)
 select id, grp, row_number() over (partition by grp order by id) from h where id < 60 order by grp, id limit 5;
 
 -- [window local limit offset] LIMIT and OFFSET over a window over a local table (h17w)
@@ -4729,3 +4723,110 @@ delete from ins_p using loc where loc.id = ins_p.id;
 -- [dml delete using pushed join refused] a join of the other relations pushed down to s2 (PostgreSQL's EPQ recheck plan) (h17d)
 -- known: unsupported — a pushed-down join of the other relations of UPDATE/DELETE refused by name (h17d)
 delete from loc using f join dim on dim.cat = f.cat where f.id = loc.id and dim.weight > 20;
+
+-- (h17m) ===== window functions beyond the first subset: stacked windows, the value and
+-- distribution functions, named windows, frames, expressions, GROUP BY, ORDER BY =====
+
+-- [window stacked two windows sort between] two windows: the one whose clause has the higher sort group reference at the bottom, a Sort between (select_active_windows) (h17m)
+select id, grp, row_number() over (order by id), rank() over (order by grp) from h where id < 80;
+
+-- [window stacked prefix no sort] three windows, two sharing their sort: one Sort, three WindowAggs, the prefix window on top (common_prefix_cmp) (h17m)
+select id, row_number() over (partition by grp order by id), rank() over (partition by grp), sum(id) over (order by grp, id) from h where id < 50;
+
+-- [window stacked incremental sort] a second window sorted on a prefix of the first's: an Incremental Sort between (create_one_window_path) (h17m)
+select id, grp, row_number() over (order by grp, id), count(*) over (order by grp, name) from h where id < 60;
+
+-- [window stacked incremental sort desc] ORDER BY … DESC in one window, another order in the second (h17m)
+select grp, id, row_number() over (partition by grp order by id desc), rank() over (partition by grp order by name) from h where id < 45;
+
+-- [window stacked foreign desc] a DESC window and an ASC one over a plain foreign table (h17m)
+-- known: plan — PostgreSQL compares whole window paths (add_path's fuzzy costs over the stack: the remotely sorted input's later Sort starts dearer), the sandbox picks the input's order first (the remotely sorted scan, fuzzily as cheap and quicker to start) and stacks the rest over it (h17m)
+select id, rank() over (order by id desc), row_number() over (order by id) from f where id < 40;
+
+-- [window stacked count over empty] count(*) OVER () beside an ordered window (h17m)
+select id, count(*) over (), row_number() over (order by id) from f where id < 15;
+
+-- [window lag lead default] lag and lead with offsets and defaults (a numeric default printed '0'::numeric) over a named window (h17m)
+select id, lag(id) over w, lag(id, 2, 0) over w, lead(amount, 1, 0) over w from h where id < 30 window w as (order by id);
+
+-- [window lag lead text bigint] lag with a text default, lead of a bigint three rows ahead, per partition (h17m)
+select id, lag(name, 1, 'none') over (partition by grp order by id), lead(big, 3) over (partition by grp order by id) from h where id < 40;
+
+-- [window first last nth] first_value, last_value (the default frame ends at the last peer) and nth_value over a named window (h17m)
+select id, grp, first_value(name) over w, last_value(id) over w, nth_value(id, 2) over w from h where id < 50 window w as (partition by grp order by id);
+
+-- [window ntile percent_rank cume_dist] the distribution functions: the whole partition read first (h17m)
+select id, ntile(4) over (partition by grp order by id), percent_rank() over (partition by grp order by id), cume_dist() over (order by grp) from h where id < 60;
+
+-- [window named copied] OVER (w ORDER BY …) copies w's PARTITION BY: two windows, one Sort (h17m)
+select id, grp, sum(id) over (w order by id), count(*) over w from h where id < 40 window w as (partition by grp);
+
+-- [window frame rows moving] ROWS frames: a moving sum and a trailing average, two windows with one sort (h17m)
+select id, sum(id) over (order by id rows between 1 preceding and 1 following), avg(amount) over (order by id rows between 2 preceding and current row) from h where id < 30;
+
+-- [window frame rows following] a frame wholly after the current row: NULL at the end (h17m)
+select id, sum(id) over (order by id rows between 1 following and 3 following) from f where id < 20;
+
+-- [window frame range offset] RANGE with offsets over a numeric column (h17m)
+select id, amount, sum(amount) over (order by amount range between 5 preceding and 5 following) from h where id < 40;
+
+-- [window frame range offset desc] RANGE with a numeric offset over a descending order (h17m)
+select id, amount, count(*) over (order by amount desc range between 1.5 preceding and current row) from h where id < 40;
+
+-- [window frame range offset null] RANGE offsets over a bigint column with NULLs: a NULL's frame is the NULLs (h17m)
+select id, val, count(*) over (order by val range between 10 preceding and current row) from f where id < 30 or id > 515;
+
+-- [window frame unbounded following] frames to the partition's end, ROWS and RANGE (h17m)
+select id, grp, last_value(id) over (partition by grp order by id rows between current row and unbounded following), max(id) over (partition by grp order by id range between current row and unbounded following) from h where id < 50;
+
+-- [window frame range unbounded offsets] RANGE from the start to 10 following, and from 10 preceding to the end (h17m)
+select id, min(amount) over (order by id range between unbounded preceding and 10 following), max(amount) over (order by id range between 10 preceding and unbounded following) from h where id < 30;
+
+-- [window frame whole partition text] first_value over the whole partition, ordered by text descending (h17m)
+select id, name, first_value(name) over (order by name desc rows between unbounded preceding and unbounded following) from h where id < 25;
+
+-- [window expression] a window function inside an expression, and a second window differing only in its frame (h17m)
+select id, row_number() over w * 2, sum(id) over (w rows 2 preceding) from h where id < 20 window w as (partition by grp order by id);
+
+-- [window expression arithmetic] numeric, float8 and integer arithmetic over window results (h17m)
+select id, sum(amount) over (order by id) * 2 as dbl, percent_rank() over (order by id) * 100, id - lag(id) over (order by id) from h where id < 30;
+
+-- [window group by hashagg] a window over GROUP BY: WindowAgg over a Sort over the HashAggregate (h17m)
+select grp, sum(amount), rank() over (order by sum(amount) desc) from h group by grp;
+
+-- [window group by order by] a window aggregate of an aggregate, ORDER BY the window's result: a Sort above (h17m)
+select grp, count(*), sum(count(*)) over (order by grp) from h where id < 500 group by grp order by 3 desc;
+
+-- [window group by having local] GROUP BY … HAVING over a local table, a window above (h17m)
+select cat, count(*), row_number() over (order by cat) from loc group by cat having count(*) > 10;
+
+-- [window order by alias] ORDER BY a window's alias: a Sort above the WindowAgg (h17m)
+select id, amount, row_number() over (partition by grp order by id) rn from h where id < 40 order by rn, id;
+
+-- [window lead limit mergeappend] lead() under a LIMIT: the input presorted from a Merge Append (h17m)
+select id, grp, lead(id) over (partition by grp order by id) from h order by grp, id limit 5;
+
+-- [window local index presorted] the input read in order from an index (no Sort) (h17m)
+select id, row_number() over (order by id) from loc;
+
+-- [window range partitioned rows] a ROWS frame over a table range-partitioned over a local and a foreign partition (h17m)
+select k, sum(v) over (order by k rows between 2 preceding and 2 following) from r where k between 490 and 520;
+
+-- [window list partitioned dense_rank] dense_rank per region over a list-partitioned table (h17m)
+select region, id, dense_rank() over (partition by region order by qty) from l where id % 10 = 0;
+
+-- [window refused groups] GROUPS frames are refused by name (h17m)
+-- known: unsupported — GROUPS frames refused by name (h17m)
+select id, sum(id) over (order by grp groups between 1 preceding and current row) from h where id < 20;
+
+-- [window expression flattened] arithmetic over columns beside a window: computed over the WindowAgg from the columns it reads (make_window_input_target's pull_var_clause) (h17m)
+select id * 2, row_number() over (order by id), name from h where id < 10;
+
+-- [window resjunk order] a window's ORDER BY is transformed before its PARTITION BY: the resjunk entries id, then grp (h17m)
+select id + grp as s, rank() over (partition by grp order by id) from h where id < 30;
+
+-- [window stacked order before partition] sort group references: the ORDER BY's first, so the window ordered by grp has the higher one and goes first (h17m)
+select row_number() over (partition by id order by grp), rank() over (order by id) from h where id < 5;
+
+-- [window lag negative rows] lag with a negative offset reads ahead, in a ROWS frame that reads nothing else (h17m)
+select id, lag(id, -1) over (order by id rows between current row and current row) from f where id < 5;
