@@ -654,7 +654,8 @@ fn carry_constants(
 /// A member of the FROM list: the relation as written, the join that brings it in
 /// (its type and ON condition; None for a FROM item's first relation), and its FROM
 /// item.
-type Member<'q> = (&'q TableFactor, Option<(JoinType, ast::Expr)>, usize);
+/// A CROSS JOIN is an inner join without an ON condition (None).
+type Member<'q> = (&'q TableFactor, Option<(JoinType, Option<ast::Expr>)>, usize);
 
 /// The FROM list's relations in order (the range table's), refusing the joins the
 /// search does not plan.
@@ -664,6 +665,12 @@ fn from_members(s: &ast::Select, at: Location) -> Result<Vec<Member<'_>>, FrontE
         members.push((&f.relation, None, item));
         for j in &f.joins {
             let (jt, c) = match &j.join_operator {
+                // `a CROSS JOIN b`: an inner join without a condition (its own
+                // range-table entry, as any written JOIN).
+                ast::JoinOperator::CrossJoin => {
+                    members.push((&j.relation, Some((JoinType::Inner, None)), item));
+                    continue;
+                }
                 ast::JoinOperator::Inner(c) => (JoinType::Inner, c),
                 ast::JoinOperator::LeftOuter(c) => (JoinType::Left, c),
                 ast::JoinOperator::RightOuter(c) => (JoinType::Right, c),
@@ -673,7 +680,7 @@ fn from_members(s: &ast::Select, at: Location) -> Result<Vec<Member<'_>>, FrontE
                 ast::JoinOperator::LeftAnti(c) => (JoinType::Anti, c),
                 _ => {
                     return Err(FrontError::unsupported(
-                        "CROSS, semi, anti, LATERAL and other joins (only inner, LEFT, RIGHT and FULL equi-joins)",
+                        "semi, anti, LATERAL and other joins (only inner, CROSS, LEFT, RIGHT and FULL joins)",
                         at,
                     ))
                 }
@@ -681,7 +688,7 @@ fn from_members(s: &ast::Select, at: Location) -> Result<Vec<Member<'_>>, FrontE
             let ast::JoinConstraint::On(e) = c else {
                 return Err(FrontError::unsupported("JOIN … USING and NATURAL JOIN (write ON a.x = b.y)", at));
             };
-            members.push((&j.relation, Some((jt, e.clone())), item));
+            members.push((&j.relation, Some((jt, Some(e.clone()))), item));
         }
     }
     Ok(members)
@@ -723,8 +730,8 @@ fn bind_conditions(
     let mut counts: Vec<usize> = vec![];
     for (_, j, _) in members {
         if let Some((_, e)) = j {
-            counts.push(ast_conjuncts(e));
-            parts.push(e.clone());
+            counts.push(e.as_ref().map_or(0, ast_conjuncts));
+            parts.extend(e.iter().cloned());
         }
     }
     let where_count = s.selection.as_ref().map_or(0, ast_conjuncts);
@@ -1347,13 +1354,27 @@ impl JoinProblem<'_> {
             level: 1,
             pairs: vec![],
             next: 0,
+            last_ditch: false,
         });
-        while c.next < c.pairs.len() || c.level < levels_needed {
+        while c.next < c.pairs.len()
+            || c.level < levels_needed
+            || (c.level > 1 && c.levels[c.level].is_empty() && !c.last_ditch)
+        {
             if c.next == c.pairs.len() {
+                // join_search_one_level's last-ditch effort: no join of this level
+                // found (every relation has join clauses, none usable yet: a
+                // subproblem whose clauses join relations outside it), so each
+                // relation of the level below joins every initial relation without
+                // a clause (`make_rels_by_clauseless_joins`; no bushy pairs).
+                if c.level > 1 && c.levels[c.level].is_empty() && !c.last_ditch {
+                    c.pairs = self.clauseless_pairs(rels, &c.levels, c.level);
+                    (c.next, c.last_ditch) = (0, true);
+                    continue;
+                }
                 c.level += 1;
                 c.levels.push(vec![]);
                 c.pairs = self.join_search_one_level(rels, &c.levels, c.level);
-                c.next = 0;
+                (c.next, c.last_ditch) = (0, false);
                 continue;
             }
             let (old, other) = c.pairs[c.next];
@@ -1367,7 +1388,8 @@ impl JoinProblem<'_> {
         match rels.find(all) {
             Some(top) if !rels.list[top].paths.is_empty() => Ok(top),
             _ => Err(FrontError::unsupported(
-                "a join whose relations are not all linked by equalities between their columns (a clauseless join)",
+                "a join whose relations are not all linked by equalities between their columns where an outer, semi \
+                 or anti join would need a Join Filter deciding matches",
                 self.at,
             )),
         }
@@ -1503,8 +1525,8 @@ impl JoinProblem<'_> {
     /// relation of the level below and an initial relation it has a join clause or
     /// join order restriction with (`make_rels_by_clause_joins`; at level 2 each pair
     /// once), then bushy: level k with level `level - k` (k ≤ level - k). A relation
-    /// with neither joins every initial relation (`make_rels_by_clauseless_joins`),
-    /// which `make_join_rel` refuses for want of an equality. (The levels below are
+    /// with neither joins every initial relation (`make_rels_by_clauseless_joins`:
+    /// a Nested Loop without a join clause). (The levels below are
     /// complete, and what decides a pair is the relations' sets only, so listing them
     /// first is joining them as PostgreSQL's loops meet them.)
     fn join_search_one_level(&self, rels: &JoinRels, levels: &[Vec<usize>], level: usize) -> Vec<(usize, usize)> {
@@ -1544,6 +1566,20 @@ impl JoinProblem<'_> {
                 }
             }
             k += 1;
+        }
+        pairs
+    }
+
+    /// `make_rels_by_clauseless_joins` for every relation of the level below: the
+    /// pairs of `join_search_one_level`'s last-ditch effort.
+    fn clauseless_pairs(&self, rels: &JoinRels, levels: &[Vec<usize>], level: usize) -> Vec<(usize, usize)> {
+        let mut pairs = vec![];
+        for &old in &levels[level - 1] {
+            for &other in &levels[1] {
+                if !overlap(rels.list[old].relids, rels.list[other].relids) {
+                    pairs.push((old, other));
+                }
+            }
         }
         pairs
     }
@@ -2020,12 +2056,14 @@ impl JoinProblem<'_> {
         let joinrelids = outer_relids | inner_relids;
         let (keys, rest) = self.join_keys(outer_relids, inner_relids, jt, sj);
         let (Some(cheap_o), Some(cheap_i)) = (outers.first(), inners.first()) else { return vec![] };
-        // No equality between the sides: an inner join of relations a pinned class
-        // joins is a Nested Loop without a clause (`clauseless_join_keys`); any other
-        // has no path here.
+        // No equality between the sides (no merge or hash clause:
+        // `select_mergejoin_clauses`, `hash_inner_and_outer`): an inner join is a
+        // Nested Loop only (`match_unsorted_outer`), its other clauses, if any, its
+        // Join Filter (a cross join's, or a pinned class's, none:
+        // `clauseless_join_keys`). An outer, semi or anti join's Join Filter decides
+        // matches, which the Result above a join cannot: no path here.
         let clauseless = keys.is_empty();
-        let pinned = || self.pinned_ecs.iter().any(|&r| overlap(r, outer_relids) && overlap(r, inner_relids));
-        if clauseless && !(jt == JoinType::Inner && sj.is_none() && pinned()) {
+        if clauseless && !(jt == JoinType::Inner && sj.is_none()) {
             return vec![];
         }
         let mut out = vec![];

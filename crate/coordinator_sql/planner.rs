@@ -654,9 +654,12 @@ fn plan_join(
                 // Only from pull_up_sublinks (prepjointree.rs), which refuses them written.
                 ast::JoinOperator::LeftSemi(c) => (JoinType::Semi, c),
                 ast::JoinOperator::LeftAnti(c) => (JoinType::Anti, c),
+                // A cross join has no equality: a Nested Loop without a join clause,
+                // as the join search plans it (`add_paths_to_joinrel`).
+                ast::JoinOperator::CrossJoin => return joinrels::plan_join_search(coord, q, s, text, servers, at),
                 _ => {
                     return Err(FrontError::unsupported(
-                        "CROSS, semi, anti, LATERAL and other joins (only inner, LEFT, RIGHT and FULL equi-joins)",
+                        "semi, anti, LATERAL and other joins (only inner, CROSS, LEFT, RIGHT and FULL joins)",
                         at,
                     ))
                 }
@@ -747,6 +750,13 @@ fn plan_join(
              as f.id = loc.id + 500): the sandbox joins on column = column only",
             at,
         ));
+    }
+    // An inner join without an equality between its sides (`a.id < b.id`, or no
+    // condition at all): no merge or hash clause, so a Nested Loop with the
+    // conditions as its Join Filter, or the join pushed to the server of both
+    // relations; the join search plans it (its two relations one level).
+    if written_jt == JoinType::Inner && keys.is_empty() && clauseless.is_none() {
+        return joinrels::plan_join_search(coord, q, s, text, servers, at);
     }
     // The join planned with the equality at `key_at` as its key (the others are its
     // Join Filter, or a Hash Join's further Hash Cond).
