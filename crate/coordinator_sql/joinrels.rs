@@ -518,7 +518,8 @@ pub(super) fn plan_join_search(
     }
     // The cost model's relations are computed once for the whole search.
     let _kept = coord.cost_relations.scope();
-    let members = from_members(s, at)?;
+    let limit = |name: &str| coord.setting(name).and_then(|v| v.parse::<usize>().ok()).unwrap_or(8);
+    let members = from_members(s, limit("join_collapse_limit"), at)?;
     let rels = base_rels(coord, &members, at)?;
     let range_table = members.len() + members.iter().filter(|m| m.1.is_some()).count();
     let (l, columns, on, where_conj) = bind_conditions(q, s, text, &members, &rels, at)?;
@@ -543,7 +544,6 @@ pub(super) fn plan_join_search(
         .collect();
     let targets =
         super::tlist_order::reltarget_columns(&l, &clauses, &ec_clauses, numbering.n, &|c| numbering.rel_of(c));
-    let limit = |name: &str| coord.setting(name).and_then(|v| v.parse::<usize>().ok()).unwrap_or(8);
     let joinlist = deconstruct_jointree(&members, &joins, limit("from_collapse_limit"), limit("join_collapse_limit"));
     let (where_conj, pinned_needed, pinned_ecs) = carry_constants(&mut joins, where_conj, &rels, &numbering);
     let placed = place_conditions(&joins, &where_conj, &numbering, at)?;
@@ -652,65 +652,156 @@ fn carry_constants(
 }
 
 /// A member of the FROM list: the relation as written, the join that brings it in
-/// (its type and ON condition; None for a FROM item's first relation), and its FROM
-/// item.
+/// (its type and ON condition; None for a FROM item's first relation), its FROM
+/// item, and its range-table index.
 /// A CROSS JOIN is an inner join without an ON condition (None).
-type Member<'q> = (&'q TableFactor, Option<(JoinType, Option<ast::Expr>)>, usize);
+type Member<'q> = (&'q TableFactor, Option<(JoinType, Option<ast::Expr>)>, usize, usize);
 
 /// The FROM list's relations in order (the range table's), refusing the joins the
-/// search does not plan.
-fn from_members(s: &ast::Select, at: Location) -> Result<Vec<Member<'_>>, FrontError> {
+/// search does not plan. A parenthesized join is its relations in place
+/// (`transformFromClauseItem` numbers a join's left side, its right side, then the
+/// join itself): on the left of a JOIN it is the chain the parentheses group anyway
+/// (`(a JOIN b ON x) JOIN c ON y` is `a JOIN b ON x JOIN c ON y`); on the right
+/// (`a JOIN (b JOIN c ON y) ON x`) an inner join of inner joins only, whose relations
+/// `deconstruct_jointree` folds into one list with the others while
+/// `join_collapse_limit` allows (`join_limit`; refused beyond): its conditions are
+/// placed first (`deconstruct_recurse` distributes the nested join's before its own),
+/// so the JOIN's ON joins the group's last member's.
+fn from_members(s: &ast::Select, join_limit: usize, at: Location) -> Result<Vec<Member<'_>>, FrontError> {
     let mut members: Vec<Member> = vec![];
+    let mut rt = 0;
     for (item, f) in s.from.iter().enumerate() {
-        members.push((&f.relation, None, item));
-        for j in &f.joins {
-            let (jt, c) = match &j.join_operator {
-                // `a CROSS JOIN b`: an inner join without a condition (its own
-                // range-table entry, as any written JOIN).
-                ast::JoinOperator::CrossJoin => {
-                    members.push((&j.relation, Some((JoinType::Inner, None)), item));
-                    continue;
-                }
-                ast::JoinOperator::Inner(c) => (JoinType::Inner, c),
-                ast::JoinOperator::LeftOuter(c) => (JoinType::Left, c),
-                ast::JoinOperator::RightOuter(c) => (JoinType::Right, c),
-                ast::JoinOperator::FullOuter(c) => (JoinType::Full, c),
-                // Only from pull_up_sublinks (prepjointree.rs), which refuses them written.
-                ast::JoinOperator::LeftSemi(c) => (JoinType::Semi, c),
-                ast::JoinOperator::LeftAnti(c) => (JoinType::Anti, c),
-                _ => {
-                    return Err(FrontError::unsupported(
-                        "semi, anti, LATERAL and other joins (only inner, CROSS, LEFT, RIGHT and FULL joins)",
-                        at,
-                    ))
-                }
-            };
-            let ast::JoinConstraint::On(e) = c else {
-                return Err(FrontError::unsupported("JOIN … USING and NATURAL JOIN (write ON a.x = b.y)", at));
-            };
-            members.push((&j.relation, Some((jt, Some(e.clone()))), item));
-        }
+        let walk = Walk { item, join_limit: join_limit.max(1), relations: count_relations(s), at };
+        walk.members(&f.relation, &f.joins, None, &mut members, &mut rt)?;
     }
     Ok(members)
+}
+
+/// One FROM item walked for `from_members`.
+struct Walk {
+    item: usize,
+    join_limit: usize,
+    relations: usize,
+    at: Location,
+}
+
+impl Walk {
+    /// The members of `relation` and its `joins` (a JOIN chain), the first brought in
+    /// by `lead` (the join a right-nested group stands for, or None).
+    fn members<'q>(
+        &self,
+        relation: &'q TableFactor,
+        joins: &'q [ast::Join],
+        lead: Option<(JoinType, Option<ast::Expr>)>,
+        members: &mut Vec<Member<'q>>,
+        rt: &mut usize,
+    ) -> Result<(), FrontError> {
+        match relation {
+            TableFactor::NestedJoin { table_with_joins: t, alias: None } => {
+                self.members(&t.relation, &t.joins, lead, members, rt)?
+            }
+            TableFactor::NestedJoin { alias: Some(_), .. } => return Err(self.aliased()),
+            _ => {
+                *rt += 1;
+                members.push((relation, lead, self.item, *rt));
+            }
+        }
+        for j in joins {
+            let (jt, on) = join_of(j, self.at)?;
+            match &j.relation {
+                TableFactor::NestedJoin { table_with_joins: t, alias: None } => {
+                    if jt != JoinType::Inner || !all_inner(t) || self.relations > self.join_limit {
+                        return Err(FrontError::unsupported(
+                            "a parenthesized join on the right of a JOIN other than an inner join of inner joins \
+                             within join_collapse_limit (PostgreSQL keeps its join tree: a subproblem or an outer \
+                             join's side)",
+                            self.at,
+                        ));
+                    }
+                    self.members(&t.relation, &t.joins, Some((JoinType::Inner, None)), members, rt)?;
+                    if let (Some(on), Some((_, Some((_, last_on)), ..))) = (on, members.last_mut()) {
+                        *last_on = Some(match last_on.take() {
+                            None => on,
+                            Some(before) => ast::Expr::BinaryOp {
+                                left: Box::new(ast::Expr::Nested(Box::new(before))),
+                                op: ast::BinaryOperator::And,
+                                right: Box::new(ast::Expr::Nested(Box::new(on))),
+                            },
+                        });
+                    }
+                }
+                TableFactor::NestedJoin { alias: Some(_), .. } => return Err(self.aliased()),
+                r => {
+                    *rt += 1;
+                    members.push((r, Some((jt, on)), self.item, *rt));
+                }
+            }
+            // The join's own range-table entry, after its two sides'.
+            *rt += 1;
+        }
+        Ok(())
+    }
+
+    fn aliased(&self) -> FrontError {
+        FrontError::unsupported(
+            "a parenthesized join with an alias (its columns named through the join's alias)",
+            self.at,
+        )
+    }
+}
+
+/// Are all the joins of a parenthesized join (and of those nested in it) inner or
+/// CROSS joins?
+fn all_inner(t: &ast::TableWithJoins) -> bool {
+    let nested_ok = |f: &TableFactor| match f {
+        TableFactor::NestedJoin { table_with_joins, .. } => all_inner(table_with_joins),
+        _ => true,
+    };
+    nested_ok(&t.relation)
+        && t.joins.iter().all(|j| {
+            matches!(j.join_operator, ast::JoinOperator::Inner(_) | ast::JoinOperator::CrossJoin)
+                && nested_ok(&j.relation)
+        })
+}
+
+/// A written join's type and ON condition (None: a CROSS JOIN).
+fn join_of(j: &ast::Join, at: Location) -> Result<(JoinType, Option<ast::Expr>), FrontError> {
+    let (jt, c) = match &j.join_operator {
+        // `a CROSS JOIN b`: an inner join without a condition (its own range-table
+        // entry, as any written JOIN).
+        ast::JoinOperator::CrossJoin => return Ok((JoinType::Inner, None)),
+        ast::JoinOperator::Inner(c) => (JoinType::Inner, c),
+        ast::JoinOperator::LeftOuter(c) => (JoinType::Left, c),
+        ast::JoinOperator::RightOuter(c) => (JoinType::Right, c),
+        ast::JoinOperator::FullOuter(c) => (JoinType::Full, c),
+        // Only from pull_up_sublinks (prepjointree.rs), which refuses them written.
+        ast::JoinOperator::LeftSemi(c) => (JoinType::Semi, c),
+        ast::JoinOperator::LeftAnti(c) => (JoinType::Anti, c),
+        _ => {
+            return Err(FrontError::unsupported(
+                "semi, anti, LATERAL and other joins (only inner, CROSS, LEFT, RIGHT and FULL joins)",
+                at,
+            ))
+        }
+    };
+    let ast::JoinConstraint::On(e) = c else {
+        return Err(FrontError::unsupported("JOIN … USING and NATURAL JOIN (write ON a.x = b.y)", at));
+    };
+    Ok((jt, Some(e.clone())))
 }
 
 /// The catalog relation of each member, and where its columns start in the query's
 /// numbering (the members' columns one after another).
 fn base_rels<'r>(coord: &'r Node, members: &[Member], at: Location) -> Result<Vec<BaseRel<'r>>, FrontError> {
     let mut rels: Vec<BaseRel> = vec![];
-    let (mut first, mut rt_index) = (0, 0);
-    for (f, join, _) in members {
-        if let TableFactor::NestedJoin { .. } = f {
-            return Err(FrontError::unsupported("a parenthesized join in FROM", at));
-        }
+    let mut first = 0;
+    for &(f, _, _, rt_index) in members {
         let (rel, name) = join_member(coord, f, at)?;
         if rels.iter().any(|r| r.name == name) {
             return Err(FrontError::at(format!("table name \"{name}\" specified more than once"), at));
         }
-        rt_index += 1;
         rels.push(BaseRel { rel, name, first, rt_index });
         first += rel.columns.len();
-        rt_index += join.is_some() as usize;
     }
     Ok(rels)
 }
@@ -728,7 +819,7 @@ fn bind_conditions(
 ) -> Result<(Layers, Vec<Column>, Vec<Vec<Expr>>, Vec<Expr>), FrontError> {
     let mut parts: Vec<ast::Expr> = vec![];
     let mut counts: Vec<usize> = vec![];
-    for (_, j, _) in members {
+    for (_, j, _, _) in members {
         if let Some((_, e)) = j {
             counts.push(e.as_ref().map_or(0, ast_conjuncts));
             parts.extend(e.iter().cloned());
@@ -814,7 +905,7 @@ struct WrittenJoin {
 fn written_joins(members: &[Member], on: Vec<Vec<Expr>>) -> Vec<WrittenJoin> {
     let mut on = on.into_iter();
     let mut joins = vec![];
-    for (i, (_, jo, item)) in members.iter().enumerate() {
+    for (i, (_, jo, item, _)) in members.iter().enumerate() {
         let Some((jt, _)) = jo else { continue };
         let before =
             members[..i].iter().enumerate().filter(|(_, m)| m.2 == *item).fold(0 as Relids, |a, (k, _)| a | 1 << k);

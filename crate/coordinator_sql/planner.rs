@@ -327,7 +327,8 @@ pub(super) fn plan_query_into(
         if joinrels::count_relations(s) > 2 {
             return joinrels::plan_join_search(coord, q, s, text, servers, at);
         }
-        if s.from.len() == 2 || s.from.first().is_some_and(|f| !f.joins.is_empty()) {
+        if s.from.len() == 2 || s.from.first().is_some_and(|f| !f.joins.is_empty()) || joinrels::count_relations(s) == 2
+        {
             return plan_join(coord, q, s, text, servers, at);
         }
     }
@@ -670,6 +671,11 @@ fn plan_join(
             }
         }
         ([x, y], Some([])) if y.joins.is_empty() => (&x.relation, &y.relation, None, JoinType::Inner),
+        // A parenthesized join (`(a JOIN b ON …)`): its relations in place, as the
+        // join search takes them (`joinrels::from_members`).
+        _ if s.from.iter().any(|f| matches!(f.relation, TableFactor::NestedJoin { .. })) => {
+            return joinrels::plan_join_search(coord, q, s, text, servers, at)
+        }
         _ => return Err(FrontError::unsupported("a join of more than two relations", at)),
     };
     let on_count = on.as_ref().map_or(0, ast_conjuncts);
