@@ -4688,7 +4688,10 @@ select count(*) from f, loc, dim where f.id = loc.id and loc.id < 20;
 
 -- [join nonequi material off] enable_material off: the inner side rescanned for each outer row (h23n)
 set enable_material = off;
-select f.id, dim.weight from f join dim on f.id > dim.weight where f.id < 25 and dim.weight < 30;
+select f.id, loc.qty from f join loc on f.id > loc.qty where f.id < 5 and loc.cat = 'c1';
+
+-- [join nonequi pushed conditions] a non-equality join pushed down with each side's conditions in its ON (h23n)
+select f.id, dim.weight from f join dim on f.id > dim.weight where f.id < 25 and dim.cat <> 'c3';
 
 -- [join nonequi material off partitioned] enable_material off, the partitioned side inner: its async Append rescanned per outer row (h23n)
 set enable_material = off;

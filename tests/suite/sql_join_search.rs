@@ -195,10 +195,7 @@ fn three_relations_with_a_join_without_an_equality_return_every_triple() {
             format!("select {cols} from lo join fr on lo.k = fr.k join md on md.k < lo.k;"),
             triples(&|l, f, m| eq(&l[0], &f[0]) && less(&m[0], &l[0])),
         ),
-        (
-            format!("select {cols} from lo join fr on lo.k = fr.k cross join md;"),
-            triples(&|l, f, _| eq(&l[0], &f[0])),
-        ),
+        (format!("select {cols} from lo join fr on lo.k = fr.k cross join md;"), triples(&|l, f, _| eq(&l[0], &f[0]))),
         (format!("select {cols} from lo, fr, md where lo.k = fr.k;"), triples(&|l, f, _| eq(&l[0], &f[0]))),
         (
             format!("select {cols} from lo join (fr join md on md.k = fr.k) on lo.v < fr.k;"),
