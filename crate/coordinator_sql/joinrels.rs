@@ -79,10 +79,15 @@
 //! relations at most), the join relations found by their set in a map
 //! (`JoinRels`, PostgreSQL's `join_rel_hash`); the cost model's view of each relation
 //! computed once per query (`CostRelations`); every join node has an equality between its sides as its
-//! key, or joins two sides an equivalence class with a constant links (a Nested Loop
-//! without a join clause: the constant restricts both sides); a join with neither is
-//! refused by name, as are CROSS JOIN, USING, NATURAL, parenthesized joins and
-//! subqueries as members; a condition is evaluated exactly
+//! key, or is an inner join's Nested Loop without one (`match_unsorted_outer` alone:
+//! no merge or hash clause), its conditions between the sides its Join Filter (none
+//! for a CROSS JOIN, a FROM item with no join clause, or sides an equivalence class
+//! with a constant links); when no join of a level is found, each relation of the
+//! level below joins every initial relation so (`join_search_one_level`'s last-ditch
+//! effort). An outer, semi or anti join without an equality is refused by name (its
+//! Join Filter would decide matches), as are subqueries as members, a parenthesized
+//! join with an alias, and one on the right of a JOIN but an inner join of inner
+//! joins (`from_members`); a condition is evaluated exactly
 //! once, at the lowest join relation that can evaluate it; an outer join's ON
 //! clause only at the join that implements it; a path's recorded order is one its
 //! plan delivers (a Merge Join's outer key for inner and LEFT joins, a Nested Loop's
@@ -237,7 +242,7 @@ fn subset(a: Relids, b: Relids) -> bool {
 }
 
 /// How many base relations a FROM clause has, counting each join member and the
-/// members of a parenthesized join (which `plan_join_search` refuses by name).
+/// members of a parenthesized join.
 pub(super) fn count_relations(s: &ast::Select) -> usize {
     fn factor(f: &TableFactor) -> usize {
         match f {
@@ -547,6 +552,7 @@ pub(super) fn plan_join_search(
     let joinlist = deconstruct_jointree(&members, &joins, limit("from_collapse_limit"), limit("join_collapse_limit"));
     let (where_conj, pinned_needed, pinned_ecs) = carry_constants(&mut joins, where_conj, &rels, &numbering);
     let placed = place_conditions(&joins, &where_conj, &numbering, at)?;
+    refuse_inequality_index_params(coord, &placed.clauses, &rels, &numbering, at)?;
     if placed.nested_semi && joinlist.iter().any(|i| matches!(i, JoinItem::Sub(_))) {
         return Err(FrontError::unsupported(
             "join_collapse_limit or from_collapse_limit splitting a join with an IN/EXISTS sublink nested in a \
@@ -1069,7 +1075,80 @@ fn place_conditions(
             clauses.push(JoinClause { relids: scope, expr: c });
         }
     }
+    // An equality with an expression for a side (`a.x = b.y + 1`) is a merge and hash
+    // clause to PostgreSQL (`check_hashjoinable`: its sides read disjoint relations),
+    // which the sandbox's keys (column = column) are not: where no equality of
+    // columns links its two sides as well, its join would be a Nested Loop here and a
+    // Hash or Merge Join there, so it is refused by name.
+    for k in &clauses {
+        let Some((l, r)) = expression_equality_sides(&k.expr, numbering) else { continue };
+        let linked = |x: Relids| overlap(x, l) && overlap(x, r);
+        let ec_links =
+            ecs.iter().any(|ec| linked(ec.members.iter().fold(0 as Relids, |acc, &c| acc | 1 << numbering.rel_of(c))));
+        let clause_links = clauses.iter().any(|o| is_col_eq_col(&o.expr) && linked(numbering.relids_of(&o.expr)));
+        if !ec_links && !clause_links {
+            return Err(FrontError::unsupported(
+                "a join key that is an expression (an equality between two relations with an expression for a side, \
+                 as f.id = loc.id + 500): the sandbox joins on column = column only",
+                at,
+            ));
+        }
+    }
     Ok(Placed { base_quals, sjs, ecs, clauses, nested_semi })
+}
+
+/// A join clause comparing two relations' columns by `<`, `<=`, `>` or `>=` where one
+/// is a local table's indexed column: PostgreSQL's `match_unsorted_outer` weighs a
+/// Nested Loop over that table's Index Scan parameterized by the clause (`Index
+/// Cond: (id > b.id)`, `build_index_paths` takes any btree operator), which the
+/// sandbox's parameterized paths (equalities only) do not have: refused by name
+/// rather than planned without that path.
+fn refuse_inequality_index_params(
+    coord: &Node,
+    clauses: &[JoinClause],
+    rels: &[BaseRel],
+    numbering: &Numbering,
+    at: Location,
+) -> Result<(), FrontError> {
+    // A local table's index on the column, or a local partition's (a parameterized
+    // Append of its partitions' paths).
+    fn has_index(coord: &Node, rel: &Relation, col: usize, depth: usize) -> bool {
+        match &rel.kind {
+            RelKind::Table(t) => t.index_on(col).is_some(),
+            RelKind::Partitioned { partitions, .. } if depth < 8 => {
+                partitions.iter().filter_map(|p| coord.relation(p)).any(|p| has_index(coord, p, col, depth + 1))
+            }
+            _ => false,
+        }
+    }
+    let indexed = |c: usize| {
+        let b = &rels[numbering.rel_of(c)];
+        has_index(coord, b.rel, c - b.first, 0)
+    };
+    for k in clauses {
+        let Expr::Bin(BinOp::Lt | BinOp::LtEq | BinOp::Gt | BinOp::GtEq, x, y) = &k.expr else { continue };
+        let (Expr::Col(a), Expr::Col(b)) = (x.as_ref(), y.as_ref()) else { continue };
+        if numbering.rel_of(*a) != numbering.rel_of(*b) && (indexed(*a) || indexed(*b)) {
+            return Err(FrontError::unsupported(
+                "a join by an inequality on a local table's indexed column (PostgreSQL weighs a Nested Loop over \
+                 an Index Scan parameterized by it, Index Cond: (id > b.id); the sandbox's parameterized index \
+                 paths take equalities only)",
+                at,
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The relations of each side of an equality whose sides read disjoint relations,
+/// one side not a plain column (`a.x = b.y + 1`); None for any other condition.
+fn expression_equality_sides(c: &Expr, numbering: &Numbering) -> Option<(Relids, Relids)> {
+    let Expr::Bin(BinOp::Eq, x, y) = c else { return None };
+    if matches!((x.as_ref(), y.as_ref()), (Expr::Col(_), Expr::Col(_))) {
+        return None;
+    }
+    let (l, r) = (numbering.relids_of(x), numbering.relids_of(y));
+    (l != 0 && r != 0 && !overlap(l, r)).then_some((l, r))
 }
 
 /// An outer join's ON condition: one equality between its sides (its clause), and

@@ -70,7 +70,11 @@
 //! paths each way round (a Merge Join over Sorts, a Nested Loop over the inner side or
 //! a Materialize of it, a Hash Join; `Method::tried`, with the `enable_*` settings as
 //! PostgreSQL applies them), `add_path`'s pruning by cost and ordering, and the upper
-//! levels (ORDER BY, LIMIT) over the paths kept (`Join::choose`).
+//! levels (ORDER BY, LIMIT) over the paths kept (`Join::choose`). An inner join of two
+//! relations without an equality between them (`a.x < b.y`, a CROSS JOIN, `FROM a,
+//! b` without a join clause) and a parenthesized join are planned by the join search
+//! instead (`joinrels::plan_join_search`: a Nested Loop, its Join Filter the
+//! conditions, or the join pushed to its server).
 //!
 //! With `enable_partitionwise_join`, a join of two tables partitioned alike on their
 //! keys is `partitionwise.rs`'s: an Append of one such join per pair of partitions.

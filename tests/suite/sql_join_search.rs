@@ -249,6 +249,11 @@ fn unplanned_joins_of_several_relations_are_refused_by_name() {
         (twelve.as_str(), "geqo (a join of 12 relations"),
         (geqo_off.as_str(), "an exhaustive join search over 12 relations"),
         ("select * from lo left join fr on lo.k < fr.k join md on md.k = lo.k;", "a join without an equality"),
+        ("select * from lo join fr on lo.k = fr.k join md on md.k = lo.v + 1;", "a join key that is an expression"),
+        (
+            "create index on lo (v);\nselect * from lo join fr on lo.v < fr.k;",
+            "an inequality on a local table's indexed",
+        ),
         ("select * from lo left join (fr join md on md.k = fr.k) on lo.k = fr.k;", "parenthesized join on the right"),
         ("select * from (lo join fr on lo.k = fr.k) j join md on md.k = j.k;", "parenthesized join with an alias"),
         ("select * from lo left join fr on lo.k = fr.k and lo.v > 3 join md on md.k = lo.k;", "an outer join's ON"),
