@@ -2042,6 +2042,8 @@ fn ast_conjuncts(e: &ast::Expr) -> usize {
     match e {
         ast::Expr::Nested(x) => ast_conjuncts(x),
         ast::Expr::BinaryOp { left, op: ast::BinaryOperator::And, right } => ast_conjuncts(left) + ast_conjuncts(right),
+        // `x BETWEEN lo AND hi` binds as `x >= lo AND x <= hi` (transformAExprBetween).
+        ast::Expr::Between { negated: false, .. } => 2,
         _ => 1,
     }
 }
