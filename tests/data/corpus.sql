@@ -4708,3 +4708,18 @@ select f.id, dim.title, h.name from h join (f join dim on dim.cat = f.cat) on h.
 
 -- [join parenthesized only] a whole FROM parenthesized (h23n)
 select count(*) from (f join dim on f.cat = dim.cat);
+
+-- [join nonequi between] BETWEEN over both sides: two inequalities in the Join Filter (h23n)
+select count(*) from h join loc on h.id between loc.qty and loc.qty + 3;
+
+-- [join cross group] GROUP BY over a cross join of the partitioned table and a foreign one (h23n)
+select dim.cat, count(*) from h cross join dim group by dim.cat order by dim.cat;
+
+-- [join cross order limit] ORDER BY and LIMIT over a cross join pushed down (h23n)
+select f.id, dim.cat from f cross join dim where f.id < 4 order by f.id, dim.cat limit 5;
+
+-- [join comma or] an OR over both sides with no equality beside it: the Nested Loop's Join Filter (h23n)
+select count(*) from f, loc where f.id = loc.id or loc.qty = 1;
+
+-- [join nonequi three foreign] an equi-join pushed down and an inequality to the partitioned table (h23n)
+select count(*) from f join dim on f.cat = dim.cat join h on h.id < f.id where f.id < 10 and h.id < 20;
