@@ -42,6 +42,8 @@ pub(super) struct SearchCursor {
     pub(super) level: usize,
     pub(super) pairs: Vec<(usize, usize)>,
     pub(super) next: usize,
+    /// This level's pairs are `join_search_one_level`'s last-ditch clauseless ones.
+    pub(super) last_ditch: bool,
 }
 
 /// A join search that stopped: its relations, the tops of the subproblems already

@@ -79,10 +79,15 @@
 //! relations at most), the join relations found by their set in a map
 //! (`JoinRels`, PostgreSQL's `join_rel_hash`); the cost model's view of each relation
 //! computed once per query (`CostRelations`); every join node has an equality between its sides as its
-//! key, or joins two sides an equivalence class with a constant links (a Nested Loop
-//! without a join clause: the constant restricts both sides); a join with neither is
-//! refused by name, as are CROSS JOIN, USING, NATURAL, parenthesized joins and
-//! subqueries as members; a condition is evaluated exactly
+//! key, or is an inner join's Nested Loop without one (`match_unsorted_outer` alone:
+//! no merge or hash clause), its conditions between the sides its Join Filter (none
+//! for a CROSS JOIN, a FROM item with no join clause, or sides an equivalence class
+//! with a constant links); when no join of a level is found, each relation of the
+//! level below joins every initial relation so (`join_search_one_level`'s last-ditch
+//! effort). An outer, semi or anti join without an equality is refused by name (its
+//! Join Filter would decide matches), as are subqueries as members, a parenthesized
+//! join with an alias, and one on the right of a JOIN but an inner join of inner
+//! joins (`from_members`); a condition is evaluated exactly
 //! once, at the lowest join relation that can evaluate it; an outer join's ON
 //! clause only at the join that implements it; a path's recorded order is one its
 //! plan delivers (a Merge Join's outer key for inner and LEFT joins, a Nested Loop's
@@ -237,7 +242,7 @@ fn subset(a: Relids, b: Relids) -> bool {
 }
 
 /// How many base relations a FROM clause has, counting each join member and the
-/// members of a parenthesized join (which `plan_join_search` refuses by name).
+/// members of a parenthesized join.
 pub(super) fn count_relations(s: &ast::Select) -> usize {
     fn factor(f: &TableFactor) -> usize {
         match f {
@@ -518,7 +523,8 @@ pub(super) fn plan_join_search(
     }
     // The cost model's relations are computed once for the whole search.
     let _kept = coord.cost_relations.scope();
-    let members = from_members(s, at)?;
+    let limit = |name: &str| coord.setting(name).and_then(|v| v.parse::<usize>().ok()).unwrap_or(8);
+    let members = from_members(s, limit("join_collapse_limit"), at)?;
     let rels = base_rels(coord, &members, at)?;
     let range_table = members.len() + members.iter().filter(|m| m.1.is_some()).count();
     let (l, columns, on, where_conj) = bind_conditions(q, s, text, &members, &rels, at)?;
@@ -543,10 +549,10 @@ pub(super) fn plan_join_search(
         .collect();
     let targets =
         super::tlist_order::reltarget_columns(&l, &clauses, &ec_clauses, numbering.n, &|c| numbering.rel_of(c));
-    let limit = |name: &str| coord.setting(name).and_then(|v| v.parse::<usize>().ok()).unwrap_or(8);
     let joinlist = deconstruct_jointree(&members, &joins, limit("from_collapse_limit"), limit("join_collapse_limit"));
     let (where_conj, pinned_needed, pinned_ecs) = carry_constants(&mut joins, where_conj, &rels, &numbering);
     let placed = place_conditions(&joins, &where_conj, &numbering, at)?;
+    refuse_inequality_index_params(coord, &placed.clauses, &rels, &numbering, at)?;
     if placed.nested_semi && joinlist.iter().any(|i| matches!(i, JoinItem::Sub(_))) {
         return Err(FrontError::unsupported(
             "join_collapse_limit or from_collapse_limit splitting a join with an IN/EXISTS sublink nested in a \
@@ -652,58 +658,156 @@ fn carry_constants(
 }
 
 /// A member of the FROM list: the relation as written, the join that brings it in
-/// (its type and ON condition; None for a FROM item's first relation), and its FROM
-/// item.
-type Member<'q> = (&'q TableFactor, Option<(JoinType, ast::Expr)>, usize);
+/// (its type and ON condition; None for a FROM item's first relation), its FROM
+/// item, and its range-table index.
+/// A CROSS JOIN is an inner join without an ON condition (None).
+type Member<'q> = (&'q TableFactor, Option<(JoinType, Option<ast::Expr>)>, usize, usize);
 
 /// The FROM list's relations in order (the range table's), refusing the joins the
-/// search does not plan.
-fn from_members(s: &ast::Select, at: Location) -> Result<Vec<Member<'_>>, FrontError> {
+/// search does not plan. A parenthesized join is its relations in place
+/// (`transformFromClauseItem` numbers a join's left side, its right side, then the
+/// join itself): on the left of a JOIN it is the chain the parentheses group anyway
+/// (`(a JOIN b ON x) JOIN c ON y` is `a JOIN b ON x JOIN c ON y`); on the right
+/// (`a JOIN (b JOIN c ON y) ON x`) an inner join of inner joins only, whose relations
+/// `deconstruct_jointree` folds into one list with the others while
+/// `join_collapse_limit` allows (`join_limit`; refused beyond): its conditions are
+/// placed first (`deconstruct_recurse` distributes the nested join's before its own),
+/// so the JOIN's ON joins the group's last member's.
+fn from_members(s: &ast::Select, join_limit: usize, at: Location) -> Result<Vec<Member<'_>>, FrontError> {
     let mut members: Vec<Member> = vec![];
+    let mut rt = 0;
     for (item, f) in s.from.iter().enumerate() {
-        members.push((&f.relation, None, item));
-        for j in &f.joins {
-            let (jt, c) = match &j.join_operator {
-                ast::JoinOperator::Inner(c) => (JoinType::Inner, c),
-                ast::JoinOperator::LeftOuter(c) => (JoinType::Left, c),
-                ast::JoinOperator::RightOuter(c) => (JoinType::Right, c),
-                ast::JoinOperator::FullOuter(c) => (JoinType::Full, c),
-                // Only from pull_up_sublinks (prepjointree.rs), which refuses them written.
-                ast::JoinOperator::LeftSemi(c) => (JoinType::Semi, c),
-                ast::JoinOperator::LeftAnti(c) => (JoinType::Anti, c),
-                _ => {
-                    return Err(FrontError::unsupported(
-                        "CROSS, semi, anti, LATERAL and other joins (only inner, LEFT, RIGHT and FULL equi-joins)",
-                        at,
-                    ))
-                }
-            };
-            let ast::JoinConstraint::On(e) = c else {
-                return Err(FrontError::unsupported("JOIN … USING and NATURAL JOIN (write ON a.x = b.y)", at));
-            };
-            members.push((&j.relation, Some((jt, e.clone())), item));
-        }
+        let walk = Walk { item, join_limit: join_limit.max(1), relations: count_relations(s), at };
+        walk.members(&f.relation, &f.joins, None, &mut members, &mut rt)?;
     }
     Ok(members)
+}
+
+/// One FROM item walked for `from_members`.
+struct Walk {
+    item: usize,
+    join_limit: usize,
+    relations: usize,
+    at: Location,
+}
+
+impl Walk {
+    /// The members of `relation` and its `joins` (a JOIN chain), the first brought in
+    /// by `lead` (the join a right-nested group stands for, or None).
+    fn members<'q>(
+        &self,
+        relation: &'q TableFactor,
+        joins: &'q [ast::Join],
+        lead: Option<(JoinType, Option<ast::Expr>)>,
+        members: &mut Vec<Member<'q>>,
+        rt: &mut usize,
+    ) -> Result<(), FrontError> {
+        match relation {
+            TableFactor::NestedJoin { table_with_joins: t, alias: None } => {
+                self.members(&t.relation, &t.joins, lead, members, rt)?
+            }
+            TableFactor::NestedJoin { alias: Some(_), .. } => return Err(self.aliased()),
+            _ => {
+                *rt += 1;
+                members.push((relation, lead, self.item, *rt));
+            }
+        }
+        for j in joins {
+            let (jt, on) = join_of(j, self.at)?;
+            match &j.relation {
+                TableFactor::NestedJoin { table_with_joins: t, alias: None } => {
+                    if jt != JoinType::Inner || !all_inner(t) || self.relations > self.join_limit {
+                        return Err(FrontError::unsupported(
+                            "a parenthesized join on the right of a JOIN other than an inner join of inner joins \
+                             within join_collapse_limit (PostgreSQL keeps its join tree: a subproblem or an outer \
+                             join's side)",
+                            self.at,
+                        ));
+                    }
+                    self.members(&t.relation, &t.joins, Some((JoinType::Inner, None)), members, rt)?;
+                    if let (Some(on), Some((_, Some((_, last_on)), ..))) = (on, members.last_mut()) {
+                        *last_on = Some(match last_on.take() {
+                            None => on,
+                            Some(before) => ast::Expr::BinaryOp {
+                                left: Box::new(ast::Expr::Nested(Box::new(before))),
+                                op: ast::BinaryOperator::And,
+                                right: Box::new(ast::Expr::Nested(Box::new(on))),
+                            },
+                        });
+                    }
+                }
+                TableFactor::NestedJoin { alias: Some(_), .. } => return Err(self.aliased()),
+                r => {
+                    *rt += 1;
+                    members.push((r, Some((jt, on)), self.item, *rt));
+                }
+            }
+            // The join's own range-table entry, after its two sides'.
+            *rt += 1;
+        }
+        Ok(())
+    }
+
+    fn aliased(&self) -> FrontError {
+        FrontError::unsupported(
+            "a parenthesized join with an alias (its columns named through the join's alias)",
+            self.at,
+        )
+    }
+}
+
+/// Are all the joins of a parenthesized join (and of those nested in it) inner or
+/// CROSS joins?
+fn all_inner(t: &ast::TableWithJoins) -> bool {
+    let nested_ok = |f: &TableFactor| match f {
+        TableFactor::NestedJoin { table_with_joins, .. } => all_inner(table_with_joins),
+        _ => true,
+    };
+    nested_ok(&t.relation)
+        && t.joins.iter().all(|j| {
+            matches!(j.join_operator, ast::JoinOperator::Inner(_) | ast::JoinOperator::CrossJoin)
+                && nested_ok(&j.relation)
+        })
+}
+
+/// A written join's type and ON condition (None: a CROSS JOIN).
+fn join_of(j: &ast::Join, at: Location) -> Result<(JoinType, Option<ast::Expr>), FrontError> {
+    let (jt, c) = match &j.join_operator {
+        // `a CROSS JOIN b`: an inner join without a condition (its own range-table
+        // entry, as any written JOIN).
+        ast::JoinOperator::CrossJoin => return Ok((JoinType::Inner, None)),
+        ast::JoinOperator::Inner(c) => (JoinType::Inner, c),
+        ast::JoinOperator::LeftOuter(c) => (JoinType::Left, c),
+        ast::JoinOperator::RightOuter(c) => (JoinType::Right, c),
+        ast::JoinOperator::FullOuter(c) => (JoinType::Full, c),
+        // Only from pull_up_sublinks (prepjointree.rs), which refuses them written.
+        ast::JoinOperator::LeftSemi(c) => (JoinType::Semi, c),
+        ast::JoinOperator::LeftAnti(c) => (JoinType::Anti, c),
+        _ => {
+            return Err(FrontError::unsupported(
+                "semi, anti, LATERAL and other joins (only inner, CROSS, LEFT, RIGHT and FULL joins)",
+                at,
+            ))
+        }
+    };
+    let ast::JoinConstraint::On(e) = c else {
+        return Err(FrontError::unsupported("JOIN … USING and NATURAL JOIN (write ON a.x = b.y)", at));
+    };
+    Ok((jt, Some(e.clone())))
 }
 
 /// The catalog relation of each member, and where its columns start in the query's
 /// numbering (the members' columns one after another).
 fn base_rels<'r>(coord: &'r Node, members: &[Member], at: Location) -> Result<Vec<BaseRel<'r>>, FrontError> {
     let mut rels: Vec<BaseRel> = vec![];
-    let (mut first, mut rt_index) = (0, 0);
-    for (f, join, _) in members {
-        if let TableFactor::NestedJoin { .. } = f {
-            return Err(FrontError::unsupported("a parenthesized join in FROM", at));
-        }
+    let mut first = 0;
+    for &(f, _, _, rt_index) in members {
         let (rel, name) = join_member(coord, f, at)?;
         if rels.iter().any(|r| r.name == name) {
             return Err(FrontError::at(format!("table name \"{name}\" specified more than once"), at));
         }
-        rt_index += 1;
         rels.push(BaseRel { rel, name, first, rt_index });
         first += rel.columns.len();
-        rt_index += join.is_some() as usize;
     }
     Ok(rels)
 }
@@ -721,10 +825,10 @@ fn bind_conditions(
 ) -> Result<(Layers, Vec<Column>, Vec<Vec<Expr>>, Vec<Expr>), FrontError> {
     let mut parts: Vec<ast::Expr> = vec![];
     let mut counts: Vec<usize> = vec![];
-    for (_, j, _) in members {
+    for (_, j, _, _) in members {
         if let Some((_, e)) = j {
-            counts.push(ast_conjuncts(e));
-            parts.push(e.clone());
+            counts.push(e.as_ref().map_or(0, ast_conjuncts));
+            parts.extend(e.iter().cloned());
         }
     }
     let where_count = s.selection.as_ref().map_or(0, ast_conjuncts);
@@ -807,7 +911,7 @@ struct WrittenJoin {
 fn written_joins(members: &[Member], on: Vec<Vec<Expr>>) -> Vec<WrittenJoin> {
     let mut on = on.into_iter();
     let mut joins = vec![];
-    for (i, (_, jo, item)) in members.iter().enumerate() {
+    for (i, (_, jo, item, _)) in members.iter().enumerate() {
         let Some((jt, _)) = jo else { continue };
         let before =
             members[..i].iter().enumerate().filter(|(_, m)| m.2 == *item).fold(0 as Relids, |a, (k, _)| a | 1 << k);
@@ -971,7 +1075,80 @@ fn place_conditions(
             clauses.push(JoinClause { relids: scope, expr: c });
         }
     }
+    // An equality with an expression for a side (`a.x = b.y + 1`) is a merge and hash
+    // clause to PostgreSQL (`check_hashjoinable`: its sides read disjoint relations),
+    // which the sandbox's keys (column = column) are not: where no equality of
+    // columns links its two sides as well, its join would be a Nested Loop here and a
+    // Hash or Merge Join there, so it is refused by name.
+    for k in &clauses {
+        let Some((l, r)) = expression_equality_sides(&k.expr, numbering) else { continue };
+        let linked = |x: Relids| overlap(x, l) && overlap(x, r);
+        let ec_links =
+            ecs.iter().any(|ec| linked(ec.members.iter().fold(0 as Relids, |acc, &c| acc | 1 << numbering.rel_of(c))));
+        let clause_links = clauses.iter().any(|o| is_col_eq_col(&o.expr) && linked(numbering.relids_of(&o.expr)));
+        if !ec_links && !clause_links {
+            return Err(FrontError::unsupported(
+                "a join key that is an expression (an equality between two relations with an expression for a side, \
+                 as f.id = loc.id + 500): the sandbox joins on column = column only",
+                at,
+            ));
+        }
+    }
     Ok(Placed { base_quals, sjs, ecs, clauses, nested_semi })
+}
+
+/// A join clause comparing two relations' columns by `<`, `<=`, `>` or `>=` where one
+/// is a local table's indexed column: PostgreSQL's `match_unsorted_outer` weighs a
+/// Nested Loop over that table's Index Scan parameterized by the clause (`Index
+/// Cond: (id > b.id)`, `build_index_paths` takes any btree operator), which the
+/// sandbox's parameterized paths (equalities only) do not have: refused by name
+/// rather than planned without that path.
+fn refuse_inequality_index_params(
+    coord: &Node,
+    clauses: &[JoinClause],
+    rels: &[BaseRel],
+    numbering: &Numbering,
+    at: Location,
+) -> Result<(), FrontError> {
+    // A local table's index on the column, or a local partition's (a parameterized
+    // Append of its partitions' paths).
+    fn has_index(coord: &Node, rel: &Relation, col: usize, depth: usize) -> bool {
+        match &rel.kind {
+            RelKind::Table(t) => t.index_on(col).is_some(),
+            RelKind::Partitioned { partitions, .. } if depth < 8 => {
+                partitions.iter().filter_map(|p| coord.relation(p)).any(|p| has_index(coord, p, col, depth + 1))
+            }
+            _ => false,
+        }
+    }
+    let indexed = |c: usize| {
+        let b = &rels[numbering.rel_of(c)];
+        has_index(coord, b.rel, c - b.first, 0)
+    };
+    for k in clauses {
+        let Expr::Bin(BinOp::Lt | BinOp::LtEq | BinOp::Gt | BinOp::GtEq, x, y) = &k.expr else { continue };
+        let (Expr::Col(a), Expr::Col(b)) = (x.as_ref(), y.as_ref()) else { continue };
+        if numbering.rel_of(*a) != numbering.rel_of(*b) && (indexed(*a) || indexed(*b)) {
+            return Err(FrontError::unsupported(
+                "a join by an inequality on a local table's indexed column (PostgreSQL weighs a Nested Loop over \
+                 an Index Scan parameterized by it, Index Cond: (id > b.id); the sandbox's parameterized index \
+                 paths take equalities only)",
+                at,
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The relations of each side of an equality whose sides read disjoint relations,
+/// one side not a plain column (`a.x = b.y + 1`); None for any other condition.
+fn expression_equality_sides(c: &Expr, numbering: &Numbering) -> Option<(Relids, Relids)> {
+    let Expr::Bin(BinOp::Eq, x, y) = c else { return None };
+    if matches!((x.as_ref(), y.as_ref()), (Expr::Col(_), Expr::Col(_))) {
+        return None;
+    }
+    let (l, r) = (numbering.relids_of(x), numbering.relids_of(y));
+    (l != 0 && r != 0 && !overlap(l, r)).then_some((l, r))
 }
 
 /// An outer join's ON condition: one equality between its sides (its clause), and
@@ -1347,13 +1524,27 @@ impl JoinProblem<'_> {
             level: 1,
             pairs: vec![],
             next: 0,
+            last_ditch: false,
         });
-        while c.next < c.pairs.len() || c.level < levels_needed {
+        while c.next < c.pairs.len()
+            || c.level < levels_needed
+            || (c.level > 1 && c.levels[c.level].is_empty() && !c.last_ditch)
+        {
             if c.next == c.pairs.len() {
+                // join_search_one_level's last-ditch effort: no join of this level
+                // found (every relation has join clauses, none usable yet: a
+                // subproblem whose clauses join relations outside it), so each
+                // relation of the level below joins every initial relation without
+                // a clause (`make_rels_by_clauseless_joins`; no bushy pairs).
+                if c.level > 1 && c.levels[c.level].is_empty() && !c.last_ditch {
+                    c.pairs = self.clauseless_pairs(rels, &c.levels, c.level);
+                    (c.next, c.last_ditch) = (0, true);
+                    continue;
+                }
                 c.level += 1;
                 c.levels.push(vec![]);
                 c.pairs = self.join_search_one_level(rels, &c.levels, c.level);
-                c.next = 0;
+                (c.next, c.last_ditch) = (0, false);
                 continue;
             }
             let (old, other) = c.pairs[c.next];
@@ -1367,7 +1558,8 @@ impl JoinProblem<'_> {
         match rels.find(all) {
             Some(top) if !rels.list[top].paths.is_empty() => Ok(top),
             _ => Err(FrontError::unsupported(
-                "a join whose relations are not all linked by equalities between their columns (a clauseless join)",
+                "a join whose relations are not all linked by equalities between their columns where an outer, semi \
+                 or anti join would need a Join Filter deciding matches",
                 self.at,
             )),
         }
@@ -1503,8 +1695,8 @@ impl JoinProblem<'_> {
     /// relation of the level below and an initial relation it has a join clause or
     /// join order restriction with (`make_rels_by_clause_joins`; at level 2 each pair
     /// once), then bushy: level k with level `level - k` (k ≤ level - k). A relation
-    /// with neither joins every initial relation (`make_rels_by_clauseless_joins`),
-    /// which `make_join_rel` refuses for want of an equality. (The levels below are
+    /// with neither joins every initial relation (`make_rels_by_clauseless_joins`:
+    /// a Nested Loop without a join clause). (The levels below are
     /// complete, and what decides a pair is the relations' sets only, so listing them
     /// first is joining them as PostgreSQL's loops meet them.)
     fn join_search_one_level(&self, rels: &JoinRels, levels: &[Vec<usize>], level: usize) -> Vec<(usize, usize)> {
@@ -1544,6 +1736,20 @@ impl JoinProblem<'_> {
                 }
             }
             k += 1;
+        }
+        pairs
+    }
+
+    /// `make_rels_by_clauseless_joins` for every relation of the level below: the
+    /// pairs of `join_search_one_level`'s last-ditch effort.
+    fn clauseless_pairs(&self, rels: &JoinRels, levels: &[Vec<usize>], level: usize) -> Vec<(usize, usize)> {
+        let mut pairs = vec![];
+        for &old in &levels[level - 1] {
+            for &other in &levels[1] {
+                if !overlap(rels.list[old].relids, rels.list[other].relids) {
+                    pairs.push((old, other));
+                }
+            }
         }
         pairs
     }
@@ -2020,12 +2226,14 @@ impl JoinProblem<'_> {
         let joinrelids = outer_relids | inner_relids;
         let (keys, rest) = self.join_keys(outer_relids, inner_relids, jt, sj);
         let (Some(cheap_o), Some(cheap_i)) = (outers.first(), inners.first()) else { return vec![] };
-        // No equality between the sides: an inner join of relations a pinned class
-        // joins is a Nested Loop without a clause (`clauseless_join_keys`); any other
-        // has no path here.
+        // No equality between the sides (no merge or hash clause:
+        // `select_mergejoin_clauses`, `hash_inner_and_outer`): an inner join is a
+        // Nested Loop only (`match_unsorted_outer`), its other clauses, if any, its
+        // Join Filter (a cross join's, or a pinned class's, none:
+        // `clauseless_join_keys`). An outer, semi or anti join's Join Filter decides
+        // matches, which the Result above a join cannot: no path here.
         let clauseless = keys.is_empty();
-        let pinned = || self.pinned_ecs.iter().any(|&r| overlap(r, outer_relids) && overlap(r, inner_relids));
-        if clauseless && !(jt == JoinType::Inner && sj.is_none() && pinned()) {
+        if clauseless && !(jt == JoinType::Inner && sj.is_none()) {
             return vec![];
         }
         let mut out = vec![];

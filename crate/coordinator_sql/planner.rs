@@ -70,7 +70,11 @@
 //! paths each way round (a Merge Join over Sorts, a Nested Loop over the inner side or
 //! a Materialize of it, a Hash Join; `Method::tried`, with the `enable_*` settings as
 //! PostgreSQL applies them), `add_path`'s pruning by cost and ordering, and the upper
-//! levels (ORDER BY, LIMIT) over the paths kept (`Join::choose`).
+//! levels (ORDER BY, LIMIT) over the paths kept (`Join::choose`). An inner join of two
+//! relations without an equality between them (`a.x < b.y`, a CROSS JOIN, `FROM a,
+//! b` without a join clause) and a parenthesized join are planned by the join search
+//! instead (`joinrels::plan_join_search`: a Nested Loop, its Join Filter the
+//! conditions, or the join pushed to its server).
 //!
 //! With `enable_partitionwise_join`, a join of two tables partitioned alike on their
 //! keys is `partitionwise.rs`'s: an Append of one such join per pair of partitions.
@@ -327,7 +331,8 @@ pub(super) fn plan_query_into(
         if joinrels::count_relations(s) > 2 {
             return joinrels::plan_join_search(coord, q, s, text, servers, at);
         }
-        if s.from.len() == 2 || s.from.first().is_some_and(|f| !f.joins.is_empty()) {
+        if s.from.len() == 2 || s.from.first().is_some_and(|f| !f.joins.is_empty()) || joinrels::count_relations(s) == 2
+        {
             return plan_join(coord, q, s, text, servers, at);
         }
     }
@@ -654,9 +659,12 @@ fn plan_join(
                 // Only from pull_up_sublinks (prepjointree.rs), which refuses them written.
                 ast::JoinOperator::LeftSemi(c) => (JoinType::Semi, c),
                 ast::JoinOperator::LeftAnti(c) => (JoinType::Anti, c),
+                // A cross join has no equality: a Nested Loop without a join clause,
+                // as the join search plans it (`add_paths_to_joinrel`).
+                ast::JoinOperator::CrossJoin => return joinrels::plan_join_search(coord, q, s, text, servers, at),
                 _ => {
                     return Err(FrontError::unsupported(
-                        "CROSS, semi, anti, LATERAL and other joins (only inner, LEFT, RIGHT and FULL equi-joins)",
+                        "semi, anti, LATERAL and other joins (only inner, CROSS, LEFT, RIGHT and FULL joins)",
                         at,
                     ))
                 }
@@ -667,6 +675,11 @@ fn plan_join(
             }
         }
         ([x, y], Some([])) if y.joins.is_empty() => (&x.relation, &y.relation, None, JoinType::Inner),
+        // A parenthesized join (`(a JOIN b ON …)`): its relations in place, as the
+        // join search takes them (`joinrels::from_members`).
+        _ if s.from.iter().any(|f| matches!(f.relation, TableFactor::NestedJoin { .. })) => {
+            return joinrels::plan_join_search(coord, q, s, text, servers, at)
+        }
         _ => return Err(FrontError::unsupported("a join of more than two relations", at)),
     };
     let on_count = on.as_ref().map_or(0, ast_conjuncts);
@@ -747,6 +760,13 @@ fn plan_join(
              as f.id = loc.id + 500): the sandbox joins on column = column only",
             at,
         ));
+    }
+    // An inner join without an equality between its sides (`a.id < b.id`, or no
+    // condition at all): no merge or hash clause, so a Nested Loop with the
+    // conditions as its Join Filter, or the join pushed to the server of both
+    // relations; the join search plans it (its two relations one level).
+    if written_jt == JoinType::Inner && keys.is_empty() && clauseless.is_none() {
+        return joinrels::plan_join_search(coord, q, s, text, servers, at);
     }
     // The join planned with the equality at `key_at` as its key (the others are its
     // Join Filter, or a Hash Join's further Hash Cond).
@@ -2022,6 +2042,8 @@ fn ast_conjuncts(e: &ast::Expr) -> usize {
     match e {
         ast::Expr::Nested(x) => ast_conjuncts(x),
         ast::Expr::BinaryOp { left, op: ast::BinaryOperator::And, right } => ast_conjuncts(left) + ast_conjuncts(right),
+        // `x BETWEEN lo AND hi` binds as `x >= lo AND x <= hi` (transformAExprBetween).
+        ast::Expr::Between { negated: false, .. } => 2,
         _ => 1,
     }
 }

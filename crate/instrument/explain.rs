@@ -1320,7 +1320,11 @@ fn fold_node(mut n: ExplainNode, o: Outputs, verbose: bool) -> (ExplainNode, Out
             // A foreign or local modify's scan outputs the modify's row (ROW_MARK_OUTPUT),
             // not the columns its qual reads: the qual names its own columns, then.
             let row_marked = child.details.iter().any(|(k, _)| k == ROW_MARK_OUTPUT);
-            let f = match (verbose || row_marked) && child.is_scan() {
+            // show_scan_qual: a scan's quals are qualified with VERBOSE only (but a
+            // Subquery Scan's, always); show_upper_qual qualifies the others' where the
+            // range table has several entries.
+            let own_quals = child.is_scan() && (verbose || row_marked || child.node_type != "Subquery Scan");
+            let f = match own_quals {
                 true => resolve_qualifiers(&substitute(f, &qual_cols(&child)), verbose),
                 false => substitute(f, child_out.shown(verbose)),
             };

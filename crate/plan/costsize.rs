@@ -2252,7 +2252,13 @@ impl<'a> Model<'a> {
                         _ => 1.0,
                     })
                     .product();
+                // An OR over both sides is a join clause whose arms are (`a.x = b.y
+                // OR a.z = b.w`: each arm's `eqjoinsel`).
+                let (ors, others): (Vec<Expr>, Vec<Expr>) =
+                    others.into_iter().partition(|c| matches!(c, Expr::Bin(BinOp::Or, ..)));
+                let or_sel: f64 = ors.iter().map(|c| selectivity::join_clause_selectivity(c, &var, tuples)).product();
                 eq_sel
+                    * or_sel
                     * if others.is_empty() { 1.0 } else { selectivity::clauselist_selectivity(&others, &var, tuples) }
             } else {
                 selectivity::clause_selectivity(f, &var, tuples)

@@ -4830,3 +4830,71 @@ select row_number() over (partition by id order by grp), rank() over (order by i
 
 -- [window lag negative rows] lag with a negative offset reads ahead, in a ROWS frame that reads nothing else (h17m)
 select id, lag(id, -1) over (order by id rows between current row and current row) from f where id < 5;
+
+-- [join nonequi local foreign] a join without an equality: a Nested Loop, the condition its Join Filter, a Materialize over the inner side (h23n)
+select f.id, loc.id, loc.qty from f join loc on f.id < loc.qty where f.id < 5;
+
+-- [join nonequi partitioned count] the async Append of h as the Nested Loop's outer side, loc materialized (h23n)
+select count(*) from h join loc on h.grp > loc.qty;
+
+-- [join cross partitioned] CROSS JOIN: a Nested Loop without a join clause (h23n)
+select count(*) from h cross join dim;
+
+-- [join comma no clause] FROM a, b with no join clause, a condition on one side (h23n)
+select f.id, dim.cat from f, dim where f.id < 3 order by f.id, dim.cat;
+
+-- [join cross pushed] two foreign tables on one server: postgres_fdw ships the cross join (ON (TRUE)) (h23n)
+select count(*) from f cross join dim;
+
+-- [join nonequi pushed] a non-equality join of two foreign tables on one server, pushed down (h23n)
+select f.id, dim.weight from f join dim on f.id < dim.weight where f.id < 30;
+
+-- [join nonequi or] an OR of equalities is no hash or merge clause: a Nested Loop's Join Filter (h23n)
+select count(*) from f join loc on f.id = loc.id or f.val = loc.qty;
+
+-- [join nonequi three] three relations, one joined by an inequality above the equi-join (h23n)
+select count(*) from h join f on h.id = f.id join loc on loc.qty > h.grp;
+
+-- [join cross three] a cross join above an equi-join (h23n)
+select count(*) from h join f on h.id = f.id cross join dim;
+
+-- [join comma three clauseless] FROM a, b, c, one relation with no join clause: make_rels_by_clauseless_joins (h23n)
+select count(*) from f, loc, dim where f.id = loc.id and loc.id < 20;
+
+-- [join nonequi material off] enable_material off: the inner side rescanned for each outer row (h23n)
+set enable_material = off;
+select f.id, loc.qty from f join loc on f.id > loc.qty where f.id < 5 and loc.cat = 'c1';
+
+-- [join nonequi pushed conditions] a non-equality join pushed down with each side's conditions in its ON (h23n)
+select f.id, dim.weight from f join dim on f.id > dim.weight where f.id < 25 and dim.cat <> 'c3';
+
+-- [join nonequi material off partitioned] enable_material off, the partitioned side inner: its async Append rescanned per outer row (h23n)
+set enable_material = off;
+select l.id, h.id from l join h on h.id < l.id where l.id < 3 and h.grp = 1 and h.id < 40;
+
+-- [join parenthesized left] a parenthesized join on the left: the same join tree as without (h23n)
+select count(*) from (h join f on h.id = f.id) join dim on dim.cat = f.cat;
+
+-- [join parenthesized right] an inner join parenthesized on the right of another: its relations in place, its range-table numbering (h23n)
+select h.id, f.cat, dim.title from h join (f join dim on dim.cat = f.cat) on h.id = f.id where h.id < 20 order by h.id;
+
+-- [join parenthesized right pushed] a parenthesized join of foreign tables on one server, pushed down with its range-table indexes (h23n)
+select f.id, dim.title, h.name from h join (f join dim on dim.cat = f.cat) on h.id = f.id where f.id < 10 order by f.id;
+
+-- [join parenthesized only] a whole FROM parenthesized (h23n)
+select count(*) from (f join dim on f.cat = dim.cat);
+
+-- [join nonequi between] BETWEEN over both sides: two inequalities in the Join Filter (h23n)
+select count(*) from h join loc on h.id between loc.qty and loc.qty + 3;
+
+-- [join cross group] GROUP BY over a cross join of the partitioned table and a foreign one (h23n)
+select dim.cat, count(*) from h cross join dim group by dim.cat order by dim.cat;
+
+-- [join cross order limit] ORDER BY and LIMIT over a cross join pushed down (h23n)
+select f.id, dim.cat from f cross join dim where f.id < 4 order by f.id, dim.cat limit 5;
+
+-- [join comma or] an OR over both sides with no equality beside it: the Nested Loop's Join Filter (h23n)
+select count(*) from f, loc where f.id = loc.id or loc.qty = 1;
+
+-- [join nonequi three foreign] an equi-join pushed down and an inequality to the partitioned table (h23n)
+select count(*) from f join dim on f.cat = dim.cat join h on h.id < f.id where f.id < 10 and h.id < 20;

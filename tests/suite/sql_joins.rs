@@ -148,13 +148,63 @@ fn a_full_join_has_no_nested_loop_and_unplanned_joins_are_refused() {
         ("select * from lo left join fr on lo.k = fr.k and lo.v > 3;", "an outer join's ON condition"),
         ("select * from lo left join fr on lo.k + 1 = fr.k;", "a join key that is an expression"),
         ("select * from lo join fr on fr.k = lo.k * 2;", "a join key that is an expression"),
-        ("select * from lo join fr on lo.k < fr.k;", "a join without an equality"),
-        ("select * from lo cross join fr;", "CROSS"),
         ("select * from lo full join fr using (k);", "FULL JOIN … USING"),
         ("select * from lo natural full join fr;", "FULL JOIN … USING"),
     ] {
         let e = run("", query).expect_err(query);
         assert!(e.contains("not supported by the sandbox") && e.contains(named), "{query}: {e}");
+    }
+}
+
+/// (h23n) An inner join without an equality between its sides (`lo.k < fr.k`, a
+/// CROSS JOIN, `FROM lo, fr`) is a Nested Loop, its condition the Join Filter (no
+/// merge or hash clause: `match_unsorted_outer` only), over the partitioned side's
+/// async Append rescanned or materialized; its rows are every pair the condition
+/// holds for, computed here.
+#[wasm_bindgen_test(unsupported = test)]
+fn joins_without_an_equality_are_nested_loops_over_every_pair() {
+    let lo: Vec<(Option<i64>, i64)> =
+        (1..=30).map(|i| (Some(i % 13), i)).chain([(None, 100), (None, 101), (Some(30), 102)]).collect();
+    let fr: Vec<(Option<i64>, String)> = (1..=40)
+        .map(|i| (Some(i % 9), format!("f{i}")))
+        .chain([(None, "fnull".to_string()), (None, "fnull2".to_string()), (Some(20), "f20".to_string())])
+        .collect();
+    let text = |k: Option<i64>| k.map_or("NULL".to_string(), |k| k.to_string());
+    let pairs = |holds: &dyn Fn(Option<i64>, Option<i64>) -> bool| {
+        let mut out = vec![];
+        for (lk, v) in &lo {
+            for (fk, w) in fr.iter().filter(|(fk, _)| holds(*lk, *fk)) {
+                out.push(format!("{}|{v}|{}|{w}", text(*lk), text(*fk)));
+            }
+        }
+        out.sort();
+        out
+    };
+    let less = pairs(&|l, f| matches!((l, f), (Some(l), Some(f)) if l < f));
+    let every = pairs(&|_, _| true);
+    let cols = "lo.k, lo.v, fr.k, fr.w";
+    for (settings, material) in [("", true), ("set enable_material = off;", false)] {
+        for (query, want) in [
+            (format!("select {cols} from lo join fr on lo.k < fr.k;"), &less),
+            (format!("select {cols} from lo, fr where fr.k > lo.k;"), &less),
+            (format!("select {cols} from lo cross join fr;"), &every),
+            (format!("select {cols} from lo, fr;"), &every),
+        ] {
+            let (rows, plan) = run(settings, &query).unwrap_or_else(|e| panic!("{query}: {e}"));
+            assert!(has(&plan, "Nested Loop") && !has(&plan, "Hash Join") && !has(&plan, "Merge Join"), "{plan:?}");
+            assert_eq!(has(&plan, "Materialize"), material, "{settings} {query}: {plan:?}");
+            assert_eq!(&rows, want, "{settings} {query}");
+        }
+    }
+    // Parenthesized, on the left or (an inner join of inner joins) on the right.
+    let want = reference("inner");
+    for query in [
+        "select lo.k, lo.v, fr.k, fr.w from (lo join fr on lo.k = fr.k);",
+        "select lo.k, lo.v, fr.k, fr.w from (lo join fr on lo.k = fr.k) join lo l2 on l2.v = lo.v;",
+        "select lo.k, lo.v, fr.k, fr.w from lo l2 join (lo join fr on lo.k = fr.k) on l2.v = lo.v;",
+    ] {
+        let (rows, _) = run("", query).unwrap_or_else(|e| panic!("{query}: {e}"));
+        assert_eq!(rows, want, "{query}");
     }
 }
 
