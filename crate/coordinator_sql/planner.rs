@@ -266,6 +266,11 @@ pub(super) fn plan_query_into(
     if let Some(rewritten) = super::parse_clause::expand_join_using(coord, q, at)? {
         return plan_query_into(coord, &rewritten, text, servers, depth);
     }
+    // Simple subqueries (and WITH queries inlined as such) among a join's members:
+    // pulled up into the join (`pull_up_subqueries`, pullup_subquery.rs).
+    if let Some(pulled) = super::pullup_subquery::pull_up_subqueries(coord, q, at)? {
+        return plan_query_into(coord, &pulled, text, servers, depth);
+    }
     if let SetExpr::Select(s) = q.body.as_ref() {
         // SELECT DISTINCT is planned over one table (`build_scans`); anywhere else
         // refused by name rather than planned without its Unique.
