@@ -46,17 +46,67 @@
 //!
 //! Where it departs from PostgreSQL: a subquery over a join, over another subquery, or
 //! over a function is not pulled up here (PostgreSQL pulls them up too); the range
-//! table loses the subquery's entry, so a pushed-down foreign join's remote aliases
-//! (`r1`, `r2`) number the relations as if they had been written in FROM.
+//! table is not rebuilt, but a pushed-down foreign join's remote aliases
+//! (`r1`, `r2`) follow PostgreSQL's range table all the same: [`RangeTable`] gives
+//! each relation of the rewritten query the index it has there (the subquery's entry
+//! stays where it was written, its relation is appended after the query's entries,
+//! as `pull_up_simple_subquery` appends the subquery's range table).
 
 use sqlparser::ast::{self, SelectItem, SetExpr, TableFactor};
 use sqlparser::tokenizer::Location;
 
+use std::cell::RefCell;
+
 use super::catalog::{ident, relation_name, Node, RelKind};
 use super::FrontError;
 
-/// The query with its simple subqueries in FROM pulled up into its join, or None.
-pub(super) fn pull_up_subqueries(coord: &Node, q: &ast::Query, at: Location) -> Result<Option<ast::Query>, FrontError> {
+/// PostgreSQL's range-table indexes of the rewritten query's relations (by the name
+/// each goes by), and the range table's length before the partitions
+/// (`expand_inherited_rtentry` appends them after): what a pushed-down join's remote
+/// aliases (`r4`) and a partitionwise join's partitions are numbered by.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) struct RangeTable {
+    indexes: Vec<(String, usize)>,
+    len: usize,
+}
+
+thread_local! {
+    /// The range table of the rewritten query being planned (`with_range_table`).
+    static RANGE_TABLE: RefCell<Option<RangeTable>> = const { RefCell::new(None) };
+}
+
+/// Plans `f` (the rewritten query's planning) with its range table in force.
+pub(super) fn with_range_table<T>(rt: RangeTable, f: impl FnOnce() -> T) -> T {
+    let before = RANGE_TABLE.with(|r| r.replace(Some(rt)));
+    let out = f();
+    RANGE_TABLE.with(|r| *r.borrow_mut() = before);
+    out
+}
+
+/// The range-table index of the join member named `name`: PostgreSQL's for a query
+/// rewritten here, else `written` (its index as the FROM clause numbers it).
+pub(super) fn rt_index(name: &str, written: usize) -> usize {
+    RANGE_TABLE.with(|r| {
+        r.borrow()
+            .as_ref()
+            .and_then(|rt| rt.indexes.iter().find(|(n, _)| n == name).map(|(_, i)| *i))
+            .unwrap_or(written)
+    })
+}
+
+/// The range table's length before the partitions: PostgreSQL's for a query rewritten
+/// here, else `written`.
+pub(super) fn range_table_len(written: usize) -> usize {
+    RANGE_TABLE.with(|r| r.borrow().as_ref().map_or(written, |rt| rt.len))
+}
+
+/// The query with its simple subqueries in FROM pulled up into its join, and its
+/// range table as PostgreSQL's would be; or None.
+pub(super) fn pull_up_subqueries(
+    coord: &Node,
+    q: &ast::Query,
+    at: Location,
+) -> Result<Option<(ast::Query, RangeTable)>, FrontError> {
     let SetExpr::Select(s) = q.body.as_ref() else { return Ok(None) };
     let members: usize = s.from.iter().map(|f| 1 + f.joins.len()).sum();
     if members < 2 || super::subselect::has_sublinks(q) {
@@ -237,7 +287,23 @@ pub(super) fn pull_up_subqueries(coord: &Node, q: &ast::Query, at: Location) -> 
             }
         }
     }
-    Ok(Some(q2))
+    // The range table: each member where it is written (a JOIN's own entry after its
+    // right member), then the pulled-up relations in the order they were met.
+    let mut indexes = vec![];
+    let mut next = 0;
+    for (&k, member) in slots.iter().zip(0..) {
+        next += 1;
+        if !subs.iter().any(|x| x.slot == k) {
+            let i = slots.iter().take(member).filter(|&&x| !subs.iter().any(|s| s.slot == x)).count();
+            indexes.push((plain[i].0.clone(), next));
+        }
+        next += k.1.is_some() as usize;
+    }
+    for sub in &subs {
+        next += 1;
+        indexes.push((sub.inner_name.clone(), next));
+    }
+    Ok(Some((q2, RangeTable { indexes, len: next })))
 }
 
 /// A subquery member that can be pulled up.
@@ -622,7 +688,7 @@ mod tests {
             _ => panic!("not a query"),
         };
         let at = Location { line: 0, column: 0 };
-        pull_up_subqueries(&node(), &q, at).expect("no error").map(|q| q.to_string())
+        pull_up_subqueries(&node(), &q, at).expect("no error").map(|(q, _)| q.to_string())
     }
 
     #[test]
@@ -676,6 +742,28 @@ mod tests {
             rewrite("select s.id from (select id from loc) s join loc on s.id = loc.id").as_deref(),
             Some("SELECT loc_1.id AS id FROM loc AS loc_1 JOIN loc ON loc_1.id = loc.id")
         );
+    }
+
+    #[test]
+    fn pulled_up_relations_follow_the_query_in_the_range_table() {
+        let q = match Parser::parse_sql(
+            &PostgreSqlDialect {},
+            "select 1 from (select id from pt) a join (select id from loc) b on a.id = b.id, loc c",
+        )
+        .expect("parses")
+        .remove(0)
+        {
+            ast::Statement::Query(q) => q,
+            _ => panic!("not a query"),
+        };
+        let (_, rt) = pull_up_subqueries(&node(), &q, Location { line: 0, column: 0 }).unwrap().unwrap();
+        // a 1, b 2, the JOIN 3, c 4; then pt 5 and loc 6.
+        let expected = [("c", 4), ("pt", 5), ("loc", 6)].map(|(n, i)| (n.to_string(), i));
+        assert_eq!(rt, RangeTable { indexes: expected.to_vec(), len: 6 });
+        with_range_table(rt, || {
+            assert_eq!((rt_index("pt", 1), rt_index("x", 9), range_table_len(3)), (5, 9, 6));
+        });
+        assert_eq!((rt_index("pt", 1), range_table_len(3)), (1, 3));
     }
 
     #[test]
