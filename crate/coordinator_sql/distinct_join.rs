@@ -12,7 +12,8 @@
 //! caller, as for any aggregate).
 //!
 //! Which queries: DISTINCT (not DISTINCT ON) over a join of plain relations, without
-//! GROUP BY, aggregates or subquery expressions ([`distinct_join_ok`]); a DISTINCT over
+//! GROUP BY, aggregates, window functions or subquery expressions
+//! ([`distinct_join_ok`]); a DISTINCT over
 //! a subquery or function alone stays refused by name.
 //!
 //! Invariants: a Unique always reads its input sorted by every DISTINCT key (so equal
@@ -51,6 +52,7 @@ pub(super) fn distinct_join_ok(q: &ast::Query, s: &ast::Select) -> bool {
         && no_group
         && no_aggregate
         && !super::super::subselect::has_sublinks(q)
+        && !super::super::windowagg::has_window_items(q)
 }
 
 /// Is the query's aggregate a DISTINCT's (its logical Agg marked Unique)?
@@ -158,6 +160,7 @@ mod tests {
         assert!(!ok("select distinct v from pt"));
         assert!(!ok("select distinct on (a.v) a.v from pt a join loc b on a.id = b.id"));
         assert!(!ok("select distinct count(*) from pt a join loc b on a.id = b.id"));
+        assert!(!ok("select distinct row_number() over () from pt a join loc b on a.id = b.id"));
         assert!(!ok("select distinct a.v from pt a join generate_series(1, 3) g on g = a.id"));
         assert!(!ok("select distinct a.v from pt a join loc b on a.id = b.id where a.v in (select 1)"));
     }

@@ -78,6 +78,11 @@
 //! join pushed to that server as one Foreign Scan (`Method::Foreign`,
 //! `super::postgres_fdw_join`), with the query's aggregate pushed over it.
 //!
+//! A simple subquery among a join's members (a WITH query read once, inlined as one,
+//! too) is first pulled up into the join (`pullup_subquery.rs`, `pull_up_subqueries`),
+//! so the join is planned over its relation; SELECT DISTINCT over a join is made
+//! distinct by a Unique or a HashAggregate chosen by cost (`distinct_join.rs`).
+//!
 //! A join of three or more relations is `joinrels.rs`'s: `standard_join_search`
 //! (join order by dynamic programming, `join_is_legal` for the outer joins) over the
 //! same join nodes (`join_node`, `Method::tried`) and `add_path`'s verdicts.
