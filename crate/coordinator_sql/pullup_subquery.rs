@@ -200,13 +200,16 @@ pub(super) fn pull_up_subqueries(
                     }
                 }
             }
-            SelectItem::QualifiedWildcard(ref n, _) => match n.0.as_slice() {
-                [one] if subs.iter().any(|x| x.alias == ident(one)) => {
-                    let sub = subs.iter().find(|x| x.alias == ident(one)).expect("found above");
-                    projection.extend(sub.star());
+            SelectItem::QualifiedWildcard(ref n, _) => {
+                let sub = match n.0.as_slice() {
+                    [one] => subs.iter().find(|x| x.alias == ident(one)),
+                    _ => None,
+                };
+                match sub {
+                    Some(sub) => projection.extend(sub.star()),
+                    None => projection.push(item),
                 }
-                _ => projection.push(item),
-            },
+            }
             SelectItem::UnnamedExpr(e) => {
                 let name = match &e {
                     ast::Expr::Identifier(i) => Some(i.clone()),
