@@ -526,7 +526,9 @@ pub(super) fn plan_join_search(
     let limit = |name: &str| coord.setting(name).and_then(|v| v.parse::<usize>().ok()).unwrap_or(8);
     let members = from_members(s, limit("join_collapse_limit"), at)?;
     let rels = base_rels(coord, &members, at)?;
-    let range_table = members.len() + members.iter().filter(|m| m.1.is_some()).count();
+    let range_table = super::super::pullup_subquery::range_table_len(
+        members.len() + members.iter().filter(|m| m.1.is_some()).count(),
+    );
     let (l, columns, on, where_conj) = bind_conditions(q, s, text, &members, &rels, at)?;
     let numbering =
         Numbering { firsts: rels.iter().map(|r| r.first).collect(), n: rels.iter().map(|r| r.rel.columns.len()).sum() };
@@ -806,6 +808,8 @@ fn base_rels<'r>(coord: &'r Node, members: &[Member], at: Location) -> Result<Ve
         if rels.iter().any(|r| r.name == name) {
             return Err(FrontError::at(format!("table name \"{name}\" specified more than once"), at));
         }
+        // (A pulled-up subquery's relation: its index in PostgreSQL's range table.)
+        let rt_index = super::super::pullup_subquery::rt_index(&name, rt_index);
         rels.push(BaseRel { rel, name, first, rt_index });
         first += rel.columns.len();
     }
@@ -2641,7 +2645,10 @@ impl JoinProblem<'_> {
         };
         let plan = path.plan.clone();
         if l.agg.is_some() {
-            let plan = agg_over_join(plan, l, &map);
+            let plan = match distinct_join::is_distinct(l) {
+                true => distinct_join::distinct_over(self.coord, plan, l, &map),
+                false => agg_over_join(plan, l, &map),
+            };
             return planned(finish(plan, l.sort.clone(), l.targets.clone(), l.limit));
         }
         // The path already in the ORDER BY's order (one key, ascending: a Merge
@@ -2917,9 +2924,14 @@ fn grouped_over(input: Plan, map: &[Option<usize>], l: &Layers) -> Vec<Cand> {
         .iter()
         .map(|a| AggCall { func: a.func, arg: a.arg.as_ref().map(|e| rewrite(e, map)), distinct: a.distinct })
         .collect();
+    // A DISTINCT's sorted path is a Unique (`create_distinct_paths`).
+    let distinct = distinct_join::is_distinct(l);
     let agg = |input: Plan, strategy: AggStrategy| Plan::Agg {
         child: Box::new(input),
-        strategy,
+        strategy: match strategy {
+            AggStrategy::Sorted if distinct => AggStrategy::Unique,
+            other => other,
+        },
         group_by: keys.clone(),
         aggs: aggs.clone(),
         split: crate::plan::AggSplit::Simple,

@@ -83,6 +83,7 @@ pub mod postgres_fdw_join;
 pub mod prepared;
 mod prepjointree;
 mod prepunion;
+mod pullup_subquery;
 mod qual_pushdown;
 pub mod remote_estimate;
 pub mod script;

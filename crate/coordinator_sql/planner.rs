@@ -82,6 +82,11 @@
 //! join pushed to that server as one Foreign Scan (`Method::Foreign`,
 //! `super::postgres_fdw_join`), with the query's aggregate pushed over it.
 //!
+//! A simple subquery among a join's members (a WITH query read once, inlined as one,
+//! too) is first pulled up into the join (`pullup_subquery.rs`, `pull_up_subqueries`),
+//! so the join is planned over its relation; SELECT DISTINCT over a join is made
+//! distinct by a Unique or a HashAggregate chosen by cost (`distinct_join.rs`).
+//!
 //! A join of three or more relations is `joinrels.rs`'s: `standard_join_search`
 //! (join order by dynamic programming, `join_is_legal` for the outer joins) over the
 //! same join nodes (`join_node`, `Method::tried`) and `add_path`'s verdicts.
@@ -128,6 +133,9 @@ use crate::plan::{
 };
 use crate::types::{Catalog, Column, Datum, Table};
 
+/// SELECT DISTINCT over a join (`create_distinct_paths`).
+#[path = "distinct_join.rs"]
+mod distinct_join;
 #[path = "equivclass.rs"]
 mod equivclass;
 /// Joins of three or more relations: `standard_join_search` (joinrels.rs).
@@ -270,12 +278,21 @@ pub(super) fn plan_query_into(
     if let Some(rewritten) = super::parse_clause::expand_join_using(coord, q, at)? {
         return plan_query_into(coord, &rewritten, text, servers, depth);
     }
+    // Simple subqueries (and WITH queries inlined as such) among a join's members:
+    // pulled up into the join (`pull_up_subqueries`, pullup_subquery.rs).
+    if let Some((pulled, rt)) = super::pullup_subquery::pull_up_subqueries(coord, q, at)? {
+        return super::pullup_subquery::with_range_table(rt, || plan_query_into(coord, &pulled, text, servers, depth));
+    }
     if let SetExpr::Select(s) = q.body.as_ref() {
-        // SELECT DISTINCT is planned over one table (`build_scans`); anywhere else
-        // refused by name rather than planned without its Unique.
+        // SELECT DISTINCT is planned over one table (`build_scans`) and over a join of
+        // tables (`distinct_join.rs`); anywhere else refused by name rather than
+        // planned without its Unique.
         let one_table = matches!(s.from.as_slice(), [f] if f.joins.is_empty()
             && matches!(f.relation, TableFactor::Table { args: None, .. }));
-        if s.distinct.is_some() && (!one_table || super::subselect::has_sublinks(q)) {
+        if s.distinct.is_some()
+            && (!one_table || super::subselect::has_sublinks(q))
+            && !distinct_join::distinct_join_ok(q, s)
+        {
             return Err(FrontError::unsupported("SELECT DISTINCT over a join, a subquery or a function", at));
         }
     }
@@ -847,14 +864,32 @@ fn plan_join(
         used.dedup();
         let used_a: Vec<usize> = used.iter().copied().filter(|&c| c < wa).collect();
         let used_b: Vec<usize> = used.iter().copied().filter(|&c| c >= wa).map(|c| c - wa).collect();
+        let rt = super::pullup_subquery::rt_index;
         let join = Join {
             coord,
             sides: [
-                JoinSide { rel: ra, name: &na, conjuncts: &a_conj, used: used_a, key: ka, first: 0, rt_index: 1 },
-                JoinSide { rel: rb, name: &nb, conjuncts: &b_conj, used: used_b, key: kb - wa, first: wa, rt_index: 2 },
+                JoinSide {
+                    rel: ra,
+                    name: &na,
+                    conjuncts: &a_conj,
+                    used: used_a,
+                    key: ka,
+                    first: 0,
+                    rt_index: rt(&na, 1),
+                },
+                JoinSide {
+                    rel: rb,
+                    name: &nb,
+                    conjuncts: &b_conj,
+                    used: used_b,
+                    key: kb - wa,
+                    first: wa,
+                    rt_index: rt(&nb, 2),
+                },
             ],
-            // The two relations, and a written JOIN's own entry after them.
-            range_table: 2 + written_join as usize,
+            // The two relations, and a written JOIN's own entry after them (a
+            // pulled-up subquery's: PostgreSQL's range table, pullup_subquery.rs).
+            range_table: super::pullup_subquery::range_table_len(2 + written_join as usize),
             rest: &rest,
             above: &above,
             join_type: jt,
@@ -1770,6 +1805,8 @@ impl Join<'_> {
         };
         if l.agg.is_some() {
             let plan = match method {
+                // postgres_fdw 15 pushes no DISTINCT: made distinct above the join.
+                _ if distinct_join::is_distinct(l) => distinct_join::distinct_over(self.coord, plan, l, &map),
                 Method::Foreign => {
                     let agg = l.agg.as_ref().map(|(_, keys, aggs)| {
                         let keys: Vec<Expr> = keys.iter().map(|e| rewrite(e, &map)).collect();
@@ -2020,6 +2057,12 @@ fn compare_path_costs_fuzzily(p1: &Estimate, p2: &Estimate, fuzz: f64, consider_
 /// projects and limits it); the plan unchanged without one.
 fn agg_over_join(plan: Plan, l: &Layers, map: &[Option<usize>]) -> Plan {
     let Some((strategy, keys, aggs)) = &l.agg else { return plan };
+    if distinct_join::is_distinct(l) {
+        // (Where the join's upper level does not choose by cost: a partitionwise
+        // join's Append.)
+        let keys: Vec<Expr> = keys.iter().map(|e| rewrite(e, map)).collect();
+        return distinct_join::sorted_unique(plan, &keys);
+    }
     let keys = keys.iter().map(|e| rewrite(e, map)).collect();
     let aggs = aggs
         .iter()

@@ -4898,3 +4898,61 @@ select count(*) from f, loc where f.id = loc.id or loc.qty = 1;
 
 -- [join nonequi three foreign] an equi-join pushed down and an inequality to the partitioned table (h23n)
 select count(*) from f join dim on f.cat = dim.cat join h on h.id < f.id where f.id < 10 and h.id < 20;
+
+-- ===== subqueries and WITH queries as joined relations; DISTINCT over a join (h23q) =====
+
+-- [subquery join pullup] a simple subquery over a hash-partitioned table joined to a local one: pulled up, its WHERE on the scans (h23q)
+select s.id, loc.qty from (select id, grp from h where grp = 3) s join loc on s.id = loc.id;
+
+-- [cte join pullup] a WITH query read once: inlined, then pulled up into the join (h23q)
+with c as (select id, amount from h where id < 100) select c.id, loc.cat from c join loc on c.id = loc.id;
+
+-- [subquery join pullup expression] a subquery output that is an expression, tested in the outer WHERE (h23q)
+select s.x, loc.id from (select id, val + 1 as x from f) s join loc on s.id = loc.id where s.x > 10;
+
+-- [subquery join pullup left nullable] a subquery on a LEFT JOIN's nullable side: its WHERE decides matches (h23q)
+select loc.id, s.cat from loc left join (select id, cat from f where val > 0) s on s.id = loc.id;
+
+-- [subquery join pullup left preserved] a subquery on a LEFT JOIN's preserved side: its WHERE filters it (h23q)
+select s.id, loc.qty from (select id from f where cat = 'c1') s left join loc on s.id = loc.id;
+
+-- [subquery join pullup three] a subquery in a join of three relations (h23q)
+select count(*) from (select id from h where grp < 5) s join loc on s.id = loc.id join dim on dim.cat = loc.cat;
+
+-- [subquery join pullup foreign join] two subqueries over foreign tables of one server (h23q)
+select a.id, b.title from (select id, cat from f where id < 200) a join (select cat, title from dim where weight > 10) b on a.cat = b.cat;
+
+-- [cte join pullup range limit] an inlined WITH query over range partitions, ORDER BY and LIMIT over the join (h23q)
+-- known: plan — the join of r and loc written without the WITH plans the same: under the LIMIT PostgreSQL takes a Nested Loop over a Materialize of r's Append, the sandbox a Merge Join over r's ordered Append (r_lo's index, r_hi's remote ORDER BY) (h23q)
+with lo as (select k, v from r where k < 600) select lo.k, loc.qty from lo join loc on lo.k = loc.id order by lo.k limit 5;
+
+-- [cte join materialized] a MATERIALIZED WITH query joined: a CTE Scan (h23q)
+with c as materialized (select id from f where id < 10) select * from c join loc on c.id = loc.id;
+
+-- [subquery join pullup group] GROUP BY a pulled-up subquery's column (h23q)
+select s.grp, count(*) from (select id, grp from h) s join loc on s.id = loc.id group by s.grp order by s.grp;
+
+-- [subquery join pullup column aliases] a subquery's columns renamed by its alias (h23q)
+select s.a, loc.qty from (select id, grp from h) s(a, b) join loc on s.a = loc.id where s.b = 1;
+
+-- [subquery join pullup star] SELECT * over a subquery and a table (h23q)
+select * from (select id, cat from f where id between 10 and 14) s join loc on s.id = loc.id;
+
+-- [subquery join grouped refused] a grouped subquery as a joined relation: a Subquery Scan in the join search (h23q)
+-- known: unsupported — a subquery that cannot be pulled up (GROUP BY) as a join's member: Subquery Scan not planned in a join yet (h23q)
+select * from (select grp, count(*) c from h group by grp) s join loc on s.grp = loc.id;
+
+-- [distinct join hash] SELECT DISTINCT over a join of a hash-partitioned table and a local one (h23q)
+select distinct h.grp from h join loc on h.id = loc.id;
+
+-- [distinct join order by] SELECT DISTINCT with ORDER BY over a join (h23q)
+select distinct loc.cat, f.cat from f join loc on f.id = loc.id order by 1, 2;
+
+-- [distinct join pullup order by] SELECT DISTINCT over a pulled-up subquery's join, ORDER BY its key (h23q)
+select distinct s.grp from (select id, grp from h where id < 500) s join loc on s.id = loc.id order by s.grp;
+
+-- [distinct join three] SELECT DISTINCT over a join of three relations (h23q)
+select distinct dim.title from f join dim on f.cat = dim.cat join loc on loc.id = f.id;
+
+-- [distinct join foreign] SELECT DISTINCT over a join of two foreign tables of one server (h23q)
+select distinct f.cat, dim.weight from f join dim on f.cat = dim.cat;
