@@ -102,6 +102,17 @@ let lastSnap = null;
 let slowAt = -Infinity; // when the rows and EXPLAIN panels were last drawn
 let rowsKey = null; // what the rows panel shows: session serial and row count
 let pendingSeek = null; // a seek waiting for the next frame (drag, held key): {step} or {ms}
+/**
+ * The step every panel shows, as `body[data-drawn-step]`: set at the end of a render's
+ * second half (the wire inspector, rows, EXPLAIN and the workshop's panels), removed
+ * while a seek or a split render is under way and while running (the rows, EXPLAIN and
+ * history are then redrawn only now and then). The one signal a test waits on before
+ * it reads a panel: `data-step` is written by the first half, a frame earlier.
+ */
+let drawnStep = null;
+let rebuilds = 0; // rebuilds under way (`settled`)
+let comparingGen = null; // the rebuild whose comparison is being computed (`settled`: while it is the newest)
+let settledWaiting = []; // `window.pgasync.settled()` promises waiting for the page to settle
 let profile = null; // {part: total ms} while window.pgasync.profile() is on
 let behaviourUi = null; // the behaviour selector, knob checkboxes and differences panel
 let wasm = null; // the model (pkg/pgasync.js), loaded by boot(); pkg/pgasync_sql.js once the SQL front end is
@@ -234,6 +245,15 @@ function showSqlMode(on) {
  * is shown in the page and the previous session stays on screen.
  */
 async function rebuild(c) {
+  rebuilds++;
+  try {
+    return await rebuildNow(c);
+  } finally {
+    rebuilds--;
+    notifySettled();
+  }
+}
+async function rebuildNow(c) {
   const gen = ++building;
   const cancelled = () => gen !== building;
   // The comparison starts at once on the worker, beside this run's recording.
@@ -386,6 +406,7 @@ async function record(next, step, cancelled) {
 /** Puts a recorded session on screen in place of the current one. */
 async function install(next, rec, c) {
   if (session) session.free();
+  setDrawn(null); // the panels show the old run until the new one's render is done
   session = next;
   recording = rec;
   config = cloneConfig(c);
@@ -495,6 +516,7 @@ function requestCompare(gen, c) {
 async function compareLater(gen, compared) {
   let job;
   let result;
+  comparingGen = gen;
   try {
     // At the first load, the page's own set-up (workshop, hooks: `ready`) goes first:
     // the comparison's slices are queued after it, not before.
@@ -533,6 +555,10 @@ async function compareLater(gen, compared) {
     comparison = { error: message(e) };
   } finally {
     job?.free();
+    if (comparingGen === gen) {
+      comparingGen = null;
+      queueMicrotask(notifySettled); // after the draw below, which is synchronous
+    }
   }
   showComparison();
   loadMark('compared');
@@ -616,6 +642,7 @@ function showComparison() {
  * to fetch) are redrawn at most every SLOW_PANEL_MS while running.
  */
 function render({ urlNow = !running, full = !running, split = false } = {}) {
+  if (split || !full) setDrawn(null);
   const prof = profile ? [performance.now()] : null;
   const mark = prof ? (name) => prof.push(name, performance.now()) : () => {};
   // The trace events of the current step come from the recording; past the kept trace
@@ -644,6 +671,8 @@ function render({ urlNow = !running, full = !running, split = false } = {}) {
     config.step = snap.step;
     urlSync.write(config, urlNow);
     mark('url');
+    if (full) setDrawn(snap.step);
+    notifySettled();
     if (prof) {
       // prof = [t0, name1, t1, name2, t2, …]: part i took t(i) − t(i−1)
       for (let i = 1; i < prof.length; i += 2) profile[prof[i]] = (profile[prof[i]] ?? 0) + prof[i + 1] - prof[i - 1];
@@ -654,6 +683,28 @@ function render({ urlNow = !running, full = !running, split = false } = {}) {
   // workshop's panels) in a task of its own.
   if (split) return rest;
   rest();
+}
+
+/** `body[data-drawn-step]` (see `drawnStep`): the step every panel shows, or null. */
+function setDrawn(step) {
+  if (step === drawnStep) return;
+  drawnStep = step;
+  if (step === null) delete document.body.dataset.drawnStep;
+  else document.body.dataset.drawnStep = String(step);
+}
+
+/**
+ * Whether the page has drawn all it will for now: every panel shows one step, and no
+ * seek (pending or in slices), run, rebuild or comparison is under way.
+ */
+function isSettled() {
+  return drawnStep !== null && !seeking && pendingSeek === null && !running && rebuilds === 0 && !(comparingGen !== null && comparingGen === building);
+}
+function notifySettled() {
+  if (!settledWaiting.length || !isSettled()) return;
+  const waiting = settledWaiting;
+  settledWaiting = [];
+  for (const resolve of waiting) resolve(drawnStep);
 }
 
 /** Step, time, phase, slider, narration and which buttons apply. */
@@ -748,6 +799,7 @@ function inFrames(work, label, then = () => {}) {
   }
   if (done) return finish();
   seeking = true;
+  setDrawn(null);
   // The rest from the next task on: inSlices runs its first slice at once, which made
   // this task two slices long (50 ms of model work before the page could answer).
   showBusy(label(s));
@@ -777,11 +829,13 @@ function inFrames(work, label, then = () => {}) {
       seeking = false;
       hideBusy();
       if (pendingSeek && session) act(() => {});
+      notifySettled();
     })
     .catch((e) => {
       seeking = false;
       hideBusy();
       failed(e);
+      notifySettled();
     });
 }
 
@@ -1351,6 +1405,14 @@ function exposeHooks() {
     seek: (k) => act(() => session.seek(k)),
     isDone: () => session.isDone(),
     render: () => render(),
+    /**
+     * Resolves (with the step on screen) once the page has drawn all it will for now:
+     * every panel shows that step (`body[data-drawn-step]`), and no seek, run, rebuild
+     * or comparison is under way. Tests wait on it (or on data-drawn-step) before they
+     * read a panel: a long seek draws the status first and the other panels a frame
+     * later.
+     */
+    settled: () => (isSettled() ? Promise.resolve(drawnStep) : new Promise((resolve) => settledWaiting.push(resolve))),
     /** Starts (true) or stops and returns the per-renderer totals in ms. */
     profile: (on) => {
       const p = profile;
