@@ -268,9 +268,13 @@ async function rebuildNow(c) {
     } else {
       if (!scenarios.some((s) => s.id === c.scenario)) throw new Error(`unknown scenario "${c.scenario}"`);
       // The session in two tasks (the data, then the run set up): at 64 shards each
-      // is tens of ms, and the page answers input between them.
+      // is tens of ms, and the page answers input between them. The data has a task of
+      // its own too: at the first load, the page's set-up before it (the model
+      // instantiated, the controls built) and 64 shards' data were one task of 60-80 ms.
       const build = new wasm.SessionBuild(c.scenario, c.mode, knobsJson(c));
       try {
+        await nextSlice();
+        if (cancelled()) return false;
         build.data();
         loadMark('data');
         await nextSlice();
