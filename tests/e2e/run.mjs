@@ -7,7 +7,7 @@ import { gzipSync } from 'node:zlib';
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { HERE, ROOT, startServer, startDemo, launchBrowser, newPage, waitReady, watchLongTasks, waitDrawn, waitFinished } from './lib.mjs';
+import { HERE, ROOT, startServer, startDemo, launchBrowser, newPage, waitReady, watchLongTasks, waitDrawn, waitFinished, waitSettled } from './lib.mjs';
 import { checkLessons } from './lessons.mjs'; // issue 10: lessons, run to, narration history
 import { checkPanels } from './panels.mjs'; // issue 10: panels agree, export, 16-shard labels, pipeline untick
 import { checkPlanOnly, checkParamNestLoopPruned } from './planonly.mjs'; // issue 23: EXPLAIN without ANALYZE, never executed children
@@ -394,14 +394,21 @@ async function checkResponsiveness(browser, server) {
     check(`${name}: runs, no error banner`, await page.locator('[data-testid=error]').isHidden(), await page.textContent('[data-testid=error]'));
     const total = await page.evaluate(() => window.pgasync.recording.totalSteps);
     check(`${name}: a long run (${total} steps)`, total > 100000);
+    let duringSeek = null;
     await measure(`${name}: seek to the middle (slider)`, async () => {
       await page.$eval('[data-testid=scrub]', (el, v) => {
         el.value = String(v);
         el.dispatchEvent(new Event('input'));
       }, Math.floor(total / 2));
+      // While the seek runs in slices (its progress line shown), no step is claimed drawn.
+      duringSeek = await page
+        .waitForFunction(() => !document.querySelector('[data-testid=busy]').hidden && { drawn: document.body.dataset.drawnStep ?? null }, null, { timeout: 5000 })
+        .then((h) => h.jsonValue())
+        .catch(() => null);
       await idle();
       await waitDrawn(page, { step: Math.floor(total / 2) }, 120000);
     });
+    if (duringSeek) check(`${name}: during the seek in slices, body data-drawn-step is absent`, duringSeek.drawn === null, JSON.stringify(duringSeek));
     await measure(`${name}: 5 steps back`, async () => {
       for (let i = 0; i < 5; i++) {
         await page.click('[data-testid=step-back]');
@@ -1433,6 +1440,8 @@ async function main() {
     check('step decreased', stepAfter < stepBefore, `${stepBefore} → ${stepAfter}`);
     check('time cursor moved left', xAfter < xBefore, `${xBefore.toFixed(1)} → ${xAfter.toFixed(1)}`);
     check('phase back to executing', (await page.textContent('[data-testid=phase]')).trim() === 'executing');
+    const settledAt = await waitSettled(page);
+    check('window.pgasync.settled() resolves with the step every panel shows (body data-drawn-step)', settledAt === stepAfter && (await page.getAttribute('body', 'data-drawn-step')) === String(stepAfter), `${settledAt} / ${stepAfter}`);
     await shot(page, '05-seek-back.png');
 
     // 7. Reload from the URL: same step, time and narration.
