@@ -11,7 +11,7 @@ import { LivePanel } from './render/live.js';
 import { renderCompare, renderCompareError, renderCompareNote } from './render/compare.js';
 import { WireInspector } from './render/wire.js';
 import { renderRows, renderExplain, explainRaw } from './render/results.js';
-import { transitionsIn } from './render/traceview.js';
+import { transitionsIn, recordedTransitions } from './render/traceview.js';
 import { SqlEditor } from './render/sqleditor.js';
 import { fmtInt, fmtMs, setText } from './render/util.js';
 import { installWorkshop } from './workshop.js'; // lessons, run to, narration history (issue 10)
@@ -658,7 +658,7 @@ function render({ urlNow = !running, full = !running, split = false } = {}) {
   renderStatus(snap);
   // What each request went through during this step.
   let passed = null;
-  if (snap.step > 0) passed = fromRecording ? transitionsIn(recording.trace, recording.stepStart(snap.step), snap.trace_len) : transitionsIn(snap.trace, 0, Infinity);
+  if (snap.step > 0) passed = fromRecording ? recordedTransitions(recording, recording.stepStart(snap.step), snap.trace_len) : transitionsIn(snap.trace, 0, Infinity);
   mark('snapshot+status');
   planView.update(snap, passed);
   mark('plan');

@@ -1239,6 +1239,22 @@ async function main() {
       }
     });
     check('the recorded trace (copied packed) is the model\'s trace event for event', same.same && same.packed && same.n > 0, `${same.n} events of kinds ${same.kinds}`);
+    // The page's views read the packed trace itself (web/state.js PackedTrace,
+    // render/traceview.js): the same as from the events as objects.
+    const views = await page.evaluate(async () => {
+      const tv = await import('./render/traceview.js');
+      const rec = window.pgasync.recording;
+      const packed = tv.traceViews(rec);
+      const w = tv.traceViewsWalk(rec.connections.length);
+      w.add(rec.trace, 0, rec.trace.length);
+      const objects = w.finish(rec.complete ? Math.max(1, rec.totalNs) : rec.recordedNs);
+      const text = (v) => JSON.stringify(v, (k, x) => (k === 'k' ? undefined : x)); // k: the wire inspector's numbering
+      const tr = (m) => text([...m].map(([r, x]) => [r, [...x]]));
+      const steps = [1, 2, Math.floor(rec.totalSteps / 2), rec.totalSteps].map((k) => [rec.stepStart(k), rec.stepEnd(k)]);
+      const trans = steps.every(([a, b]) => tr(tv.recordedTransitions(rec, a, b)) === tr(tv.transitionsIn(rec.trace, a, b)));
+      return { packed: !!rec.packed, same: text(packed) === text(objects), trans, lines: packed.wire.length, lanes: packed.conns.length, requests: packed.reqs.length };
+    });
+    check('the timeline\'s lanes, the wire inspector\'s lines and each step\'s transitions read from the packed trace are those of the events as objects', views.packed && views.same && views.trans && views.lines > 0, JSON.stringify(views));
     await shot(page, '01-loaded.png');
     noErrorsSoFar('on load');
 

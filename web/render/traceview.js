@@ -204,8 +204,83 @@ export function traceViewsWalk(nConns) {
       }
     }
   };
+  // The packed trace (web/state.js PackedTrace): each event the views want is read
+  // into one reused object of its kind (the handlers above copy what they keep), so
+  // the walk makes no object per event.
+  const ev = {
+    request: { time_ns: 0, kind: 'Request', request: 0, requestor: 0, requestee: 0, from: '', to: '' },
+    send: { time_ns: 0, kind: 'Send', conn: 0, proto: '', sql: '', bytes: 0, queued: false, node: null },
+    response: { time_ns: 0, kind: 'Response', conn: 0, proto: '', sql: '', rows: 0, bytes: 0, error: null, node: null },
+    error: { time_ns: 0, kind: 'Error', message: '' },
+    cancel: { time_ns: 0, kind: 'Cancel', conn: 0 },
+  };
+  const opt = (x) => (x < 0 ? null : x);
+  const addPacked = (packed, from, to) => {
+    const { states, protos } = packed.codes;
+    // The codes are KINDS' indices in crate/demo/trace_pack.rs (web/state.js unpackTrace).
+    packed.each(from, to, (code, nums, at, strs, i) => {
+      switch (code) {
+        case 0: {
+          const e = ev.request;
+          e.time_ns = nums[at + 1];
+          e.request = nums[at + 2];
+          e.requestor = nums[at + 3];
+          e.requestee = nums[at + 4];
+          e.from = states[nums[at + 5]];
+          e.to = states[nums[at + 6]];
+          reqs.request(e, i);
+          break;
+        }
+        case 1: {
+          const e = ev.send;
+          e.time_ns = nums[at + 1];
+          e.conn = nums[at + 2];
+          e.proto = protos[nums[at + 3]];
+          e.sql = strs[nums[at + 4]];
+          e.bytes = nums[at + 5];
+          e.queued = nums[at + 6] === 1;
+          e.node = opt(nums[at + 7]);
+          conns.send(e, i);
+          wireLine(e, i, wire);
+          break;
+        }
+        case 2: {
+          const e = ev.response;
+          e.time_ns = nums[at + 1];
+          e.conn = nums[at + 2];
+          e.proto = protos[nums[at + 3]];
+          e.sql = strs[nums[at + 4]];
+          e.rows = nums[at + 5];
+          e.bytes = nums[at + 6];
+          e.error = nums[at + 7] < 0 ? null : strs[nums[at + 7]];
+          e.node = opt(nums[at + 8]);
+          conns.response(e, i);
+          wireLine(e, i, wire);
+          break;
+        }
+        case 6: // Row
+          rows.push({ t: nums[at + 1], n: nums[at + 2], i });
+          break;
+        case 7: {
+          const e = ev.error;
+          e.time_ns = nums[at + 1];
+          e.message = strs[nums[at + 2]];
+          wireLine(e, i, wire);
+          break;
+        }
+        case 8: {
+          const e = ev.cancel;
+          e.time_ns = nums[at + 1];
+          e.conn = nums[at + 2];
+          wireLine(e, i, wire);
+          break;
+        }
+        default:
+      }
+    });
+  };
   const finish = (endNs) => ({ conns: conns.finish(endNs), reqs: reqs.finish(endNs), rows, wire });
-  return { add, finish };
+  return { add, addPacked, finish };
 }
 
 /** Trace events a task of `prepareTraceViews` walks at most (a few ms of work each). */
@@ -226,10 +301,11 @@ function viewsEnd(rec) {
 export async function prepareTraceViews(rec, pause = async () => {}) {
   if (views.has(rec)) return;
   const walk = traceViewsWalk(rec.connections.length);
-  const n = rec.trace.length;
+  const n = rec.packed ? rec.packed.length : rec.trace.length;
   for (let from = 0; from < n; from += PREPARE_EVENTS) {
     await pause();
-    walk.add(rec.trace, from, Math.min(n, from + PREPARE_EVENTS));
+    if (rec.packed) walk.addPacked(rec.packed, from, Math.min(n, from + PREPARE_EVENTS));
+    else walk.add(rec.trace, from, Math.min(n, from + PREPARE_EVENTS));
   }
   if (!views.has(rec)) views.set(rec, walk.finish(viewsEnd(rec)));
 }
@@ -239,11 +315,31 @@ export function traceViews(rec) {
   let v = views.get(rec);
   if (!v) {
     const walk = traceViewsWalk(rec.connections.length);
-    walk.add(rec.trace, 0, rec.trace.length);
+    if (rec.packed) walk.addPacked(rec.packed, 0, rec.packed.length);
+    else walk.add(rec.trace, 0, rec.trace.length);
     v = walk.finish(viewsEnd(rec));
     views.set(rec, v);
   }
   return v;
+}
+
+/**
+ * `transitionsIn` of a recording (web/state.js Recording): read from its packed trace
+ * where it has one, so a step's render makes no trace objects.
+ */
+export function recordedTransitions(rec, from, to) {
+  if (!rec.packed) return transitionsIn(rec.trace, from, to);
+  const per = new Map();
+  const { states } = rec.packed.codes;
+  rec.packed.each(Math.max(0, from), to, (code, nums, at) => {
+    if (code !== 0) return; // Request
+    const request = nums[at + 2];
+    const state = states[nums[at + 6]];
+    let m = per.get(request);
+    if (!m) per.set(request, (m = new Map()));
+    m.set(state, (m.get(state) ?? 0) + 1);
+  });
+  return per;
 }
 
 /**

@@ -37,7 +37,7 @@ export class WireInspector {
     this.lines = traceViews(rec).wire; // computed once per recording, numbered in place
     for (let k = 0; k < this.lines.length; k++) this.lines[k].k = k;
     this.names = rec.connections;
-    this.recordedLen = rec.complete ? Infinity : rec.trace.length;
+    this.recordedLen = rec.complete ? Infinity : (rec.traceLength ?? rec.trace.length);
     this.recordedNs = rec.recordedNs;
     if (this.filter !== 'all' && Number(this.filter) >= this.names.length) this.filter = 'all';
     this.renderTabs();
