@@ -433,19 +433,17 @@ async function install(next, rec, c) {
   await nextSlice();
   layoutStatic(snap);
   // A wide run's timeline (64 shards: thousands of marks) is laid out and painted in a
-  // frame of its own, and the plan and the other panels in the next: in one frame the
-  // browser's layout and paint of them all was the load's longest block.
+  // frame of its own, and the plan and the other panels in the next ones (`render`'s
+  // stages): in one frame the browser's layout and paint of them all was the load's
+  // longest block.
   const wide = rec.connections.length > WIDE_CONNECTIONS;
   await (wide ? nextFrame() : nextSlice());
   wire.setRecording(rec);
   await nextSlice();
   serial++;
   rowsKey = null;
-  const rest = render({ split: wide });
-  if (rest) {
-    await nextFrame();
-    rest();
-  }
+  const s = session;
+  await drawStages(render({ split: wide }), () => s === session);
   // The address bar names the run on screen before the page says a new session is up
   // (tests and the workshop read both): one replaceState, once per new run.
   urlSync.flush();
@@ -662,13 +660,17 @@ function render({ urlNow = !running, full = !running, split = false } = {}) {
   mark('snapshot+status');
   planView.update(snap, passed);
   mark('plan');
-  loopView.update(snap);
-  mark('eventloop');
   timeline.update(snap.time_ns);
   mark('timeline');
-  const rest = () => {
+  const loop = () => {
+    loopView.update(snap);
+    mark('eventloop');
+  };
+  const wireNow = () => {
     wire.update(snap.trace_len);
     mark('wire');
+  };
+  const rest = () => {
     renderSlowPanels(snap, full, mark);
     workshop?.update(snap, { full });
     mark('workshop');
@@ -683,10 +685,34 @@ function render({ urlNow = !running, full = !running, split = false } = {}) {
       profile.renders = (profile.renders ?? 0) + 1;
     }
   };
-  // `split`: the caller runs the rest (the wire inspector, the rows, EXPLAIN and the
-  // workshop's panels) in a task of its own.
-  if (split) return rest;
+  // `split`: the caller draws the rest in stages, each after a frame of its own
+  // (`drawStages`): the event loop, the wire inspector, then the rows, EXPLAIN and the
+  // workshop's panels. At 64 shards, after a jump, each of these is tens of ms of work
+  // and of layout: with the status, plan and timeline they made one frame the seek's
+  // longest block (and the event loop and the wire inspector together, the next one's).
+  if (split)
+    return () => {
+      loop();
+      return () => {
+        wireNow();
+        return rest;
+      };
+    };
+  loop();
+  wireNow();
   rest();
+}
+
+/**
+ * Draws the stages of a split render (`render({split})` gives the first), each after
+ * a frame; stops early once `alive()` is false (another session is on screen).
+ */
+async function drawStages(next, alive = () => true) {
+  while (next) {
+    await nextFrame();
+    if (!alive()) return;
+    next = next();
+  }
 }
 
 /** `body[data-drawn-step]` (see `drawnStep`): the step every panel shows, or null. */
@@ -813,22 +839,18 @@ function inFrames(work, label, then = () => {}) {
       await nextSlice(); // the render in a task of its own
       if (ok && s === session) {
         // After a jump every panel changes: at 64 shards the whole render is one
-        // block past 50 ms, so it is two tasks (the status, plan, event loop and
-        // timeline; then the wire inspector, rows, EXPLAIN and the workshop's). The
-        // busy line stays until both are drawn, and no other action starts between.
+        // block past 50 ms, so it is four tasks (the status, plan and timeline; the
+        // event loop; the wire inspector; the rows, EXPLAIN and the workshop's). The
+        // busy line stays until all are drawn, and no other action starts between.
         try {
           then();
         } catch (e) {
           failed(e);
         }
-        const rest = session ? render({ split: true }) : null;
-        if (rest) {
-          // The second half after a frame: the browser lays out and paints the first
-          // half's changes alone (in the same frame, their layout and paint were the
-          // 64-shard seek's longest block).
-          await nextFrame();
-          if (s === session) rest();
-        }
+        // Each stage after a frame: the browser lays out and paints each one's
+        // changes alone (in one frame, their layout and paint were the 64-shard
+        // seek's longest block).
+        if (session) await drawStages(render({ split: true }), () => s === session);
       }
       seeking = false;
       hideBusy();
