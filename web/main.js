@@ -103,11 +103,12 @@ let slowAt = -Infinity; // when the rows and EXPLAIN panels were last drawn
 let rowsKey = null; // what the rows panel shows: session serial and row count
 let pendingSeek = null; // a seek waiting for the next frame (drag, held key): {step} or {ms}
 /**
- * The step every panel shows, as `body[data-drawn-step]`: set at the end of a render's
- * second half (the wire inspector, rows, EXPLAIN and the workshop's panels), removed
- * while a seek or a split render is under way and while running (the rows, EXPLAIN and
- * history are then redrawn only now and then). The one signal a test waits on before
- * it reads a panel: `data-step` is written by the first half, a frame earlier.
+ * The step every panel shows, as `body[data-drawn-step]`: set at the end of a render
+ * (of its last stage when it is split: the rows, EXPLAIN and the workshop's panels),
+ * removed while a seek or a split render is under way and while running (the rows,
+ * EXPLAIN and history are then redrawn only now and then). The one signal a test waits
+ * on before it reads a panel: `data-step` is written by a split render's first stage,
+ * frames earlier.
  */
 let drawnStep = null;
 let rebuilds = 0; // rebuilds under way (`settled`)

@@ -282,7 +282,7 @@ export async function checkLessons(browser, server, { check, shot, errors, waitR
         await page.locator('body').press('n');
       } else await page.click('[data-testid=run-to]');
       await page.waitForFunction(() => document.querySelector('[data-testid=run-to-msg]').dataset.result, null, { timeout: 30000 });
-      // The message is set with the status, the history (read below) a frame later.
+      // The message is set with the status, the history (read below) frames later.
       await waitDrawn(page, {}, 30000);
       const after = await stepNow();
       const result = await page.getAttribute('[data-testid=run-to-msg]', 'data-result');
@@ -348,8 +348,8 @@ export async function checkLessons(browser, server, { check, shot, errors, waitR
     hist = await entries();
     check('"earlier steps" draws them', hist.length === 450 && hist.every((e, i) => e.step === i + 1), `${hist.length} entries`);
     await page.click('[data-testid=history-entry][data-step="37"]');
-    // A seek drawn in two tasks (main.js inFrames) updates the step first and the
-    // history a frame later: wait until every panel shows the step (data-drawn-step).
+    // A seek drawn in stages (main.js inFrames) updates the step first and the
+    // history frames later: wait until every panel shows the step (data-drawn-step).
     await waitDrawn(page, { step: 37 });
     const after = await page.$$eval('[data-testid=history-entry]', (xs) => ({ n: xs.length, ahead: xs.filter((x) => x.classList.contains('ahead')).length, cur: xs.find((x) => x.classList.contains('cur'))?.dataset.step }));
     check('a click on a history entry seeks there; the later steps stay, faded', after.cur === '37' && after.n === 400 && after.ahead === 363, JSON.stringify(after));

@@ -163,11 +163,11 @@ export async function watchLongTasks(page) {
 
 /**
  * Waits until every panel of the page shows one step (`body[data-drawn-step]`, set by
- * web/main.js at the end of a render's second half) and that step is `step` (or above
- * `above`, below `below`); resolves with it. Wait on this, not on the status's
- * `data-step`, before reading the wire inspector, rows, EXPLAIN, the workshop's panels
- * or the history: a long seek draws the status, plan, event loop and timeline first and
- * the rest a frame later.
+ * web/main.js at the end of a render, of its last stage when split) and that step is
+ * `step` (or above `above`, below `below`); resolves with it. Wait on this, not on the
+ * status's `data-step`, before reading the event loop, the wire inspector, rows,
+ * EXPLAIN, the workshop's panels or the history: a long seek draws the status, plan
+ * and timeline first and the other panels in stages, a frame apart.
  */
 export async function waitDrawn(page, { step = null, above = null, below = null } = {}, timeout = 10000) {
   const h = await page.waitForFunction(

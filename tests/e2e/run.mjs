@@ -1360,7 +1360,7 @@ async function main() {
     // Step row: runs until a row reaches the top of the plan (E: the sum, at the end).
     const sr0 = await step(page);
     await page.click('[data-testid=step-row]');
-    await waitDrawn(page, { above: sr0 }, 10000); // the rows panel is the second half's
+    await waitDrawn(page, { above: sr0 }, 10000); // the rows panel is drawn in a split render's last stage
     const srNarr = (await page.textContent('[data-testid=narration]')).trim();
     check('Step row stops at the step where a row reaches the top', /row 1 reached the top/.test(srNarr) && /^1 row/.test((await page.textContent('[data-testid=rowcount]')).trim()), `${sr0} → ${await step(page)}: ${srNarr}`);
     await page.click('[data-testid=reset]');
