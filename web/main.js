@@ -11,7 +11,7 @@ import { LivePanel } from './render/live.js';
 import { renderCompare, renderCompareError, renderCompareNote } from './render/compare.js';
 import { WireInspector } from './render/wire.js';
 import { renderRows, renderExplain, explainRaw } from './render/results.js';
-import { transitionsIn } from './render/traceview.js';
+import { transitionsIn, recordedTransitions } from './render/traceview.js';
 import { SqlEditor } from './render/sqleditor.js';
 import { fmtInt, fmtMs, setText } from './render/util.js';
 import { installWorkshop } from './workshop.js'; // lessons, run to, narration history (issue 10)
@@ -102,6 +102,18 @@ let lastSnap = null;
 let slowAt = -Infinity; // when the rows and EXPLAIN panels were last drawn
 let rowsKey = null; // what the rows panel shows: session serial and row count
 let pendingSeek = null; // a seek waiting for the next frame (drag, held key): {step} or {ms}
+/**
+ * The step every panel shows, as `body[data-drawn-step]`: set at the end of a render
+ * (of its last stage when it is split: the rows, EXPLAIN and the workshop's panels),
+ * removed while a seek or a split render is under way and while running (the rows,
+ * EXPLAIN and history are then redrawn only now and then). The one signal a test waits
+ * on before it reads a panel: `data-step` is written by a split render's first stage,
+ * frames earlier.
+ */
+let drawnStep = null;
+let rebuilds = 0; // rebuilds under way (`settled`)
+let comparingGen = null; // the rebuild whose comparison is being computed (`settled`: while it is the newest)
+let settledWaiting = []; // `window.pgasync.settled()` promises waiting for the page to settle
 let profile = null; // {part: total ms} while window.pgasync.profile() is on
 let behaviourUi = null; // the behaviour selector, knob checkboxes and differences panel
 let wasm = null; // the model (pkg/pgasync.js), loaded by boot(); pkg/pgasync_sql.js once the SQL front end is
@@ -234,6 +246,15 @@ function showSqlMode(on) {
  * is shown in the page and the previous session stays on screen.
  */
 async function rebuild(c) {
+  rebuilds++;
+  try {
+    return await rebuildNow(c);
+  } finally {
+    rebuilds--;
+    notifySettled();
+  }
+}
+async function rebuildNow(c) {
   const gen = ++building;
   const cancelled = () => gen !== building;
   // The comparison starts at once on the worker, beside this run's recording.
@@ -248,9 +269,13 @@ async function rebuild(c) {
     } else {
       if (!scenarios.some((s) => s.id === c.scenario)) throw new Error(`unknown scenario "${c.scenario}"`);
       // The session in two tasks (the data, then the run set up): at 64 shards each
-      // is tens of ms, and the page answers input between them.
+      // is tens of ms, and the page answers input between them. The data has a task of
+      // its own too: at the first load, the page's set-up before it (the model
+      // instantiated, the controls built) and 64 shards' data were one task of 60-80 ms.
       const build = new wasm.SessionBuild(c.scenario, c.mode, knobsJson(c));
       try {
+        await nextSlice();
+        if (cancelled()) return false;
         build.data();
         loadMark('data');
         await nextSlice();
@@ -386,6 +411,7 @@ async function record(next, step, cancelled) {
 /** Puts a recorded session on screen in place of the current one. */
 async function install(next, rec, c) {
   if (session) session.free();
+  setDrawn(null); // the panels show the old run until the new one's render is done
   session = next;
   recording = rec;
   config = cloneConfig(c);
@@ -408,19 +434,17 @@ async function install(next, rec, c) {
   await nextSlice();
   layoutStatic(snap);
   // A wide run's timeline (64 shards: thousands of marks) is laid out and painted in a
-  // frame of its own, and the plan and the other panels in the next: in one frame the
-  // browser's layout and paint of them all was the load's longest block.
+  // frame of its own, and the plan and the other panels in the next ones (`render`'s
+  // stages): in one frame the browser's layout and paint of them all was the load's
+  // longest block.
   const wide = rec.connections.length > WIDE_CONNECTIONS;
   await (wide ? nextFrame() : nextSlice());
   wire.setRecording(rec);
   await nextSlice();
   serial++;
   rowsKey = null;
-  const rest = render({ split: wide });
-  if (rest) {
-    await nextFrame();
-    rest();
-  }
+  const s = session;
+  await drawStages(render({ split: wide }), () => s === session);
   // The address bar names the run on screen before the page says a new session is up
   // (tests and the workshop read both): one replaceState, once per new run.
   urlSync.flush();
@@ -495,6 +519,7 @@ function requestCompare(gen, c) {
 async function compareLater(gen, compared) {
   let job;
   let result;
+  comparingGen = gen;
   try {
     // At the first load, the page's own set-up (workshop, hooks: `ready`) goes first:
     // the comparison's slices are queued after it, not before.
@@ -533,6 +558,10 @@ async function compareLater(gen, compared) {
     comparison = { error: message(e) };
   } finally {
     job?.free();
+    if (comparingGen === gen) {
+      comparingGen = null;
+      queueMicrotask(notifySettled); // after the draw below, which is synchronous
+    }
   }
   showComparison();
   loadMark('compared');
@@ -616,6 +645,7 @@ function showComparison() {
  * to fetch) are redrawn at most every SLOW_PANEL_MS while running.
  */
 function render({ urlNow = !running, full = !running, split = false } = {}) {
+  if (split || !full) setDrawn(null);
   const prof = profile ? [performance.now()] : null;
   const mark = prof ? (name) => prof.push(name, performance.now()) : () => {};
   // The trace events of the current step come from the recording; past the kept trace
@@ -627,33 +657,85 @@ function render({ urlNow = !running, full = !running, split = false } = {}) {
   renderStatus(snap);
   // What each request went through during this step.
   let passed = null;
-  if (snap.step > 0) passed = fromRecording ? transitionsIn(recording.trace, recording.stepStart(snap.step), snap.trace_len) : transitionsIn(snap.trace, 0, Infinity);
+  if (snap.step > 0) passed = fromRecording ? recordedTransitions(recording, recording.stepStart(snap.step), snap.trace_len) : transitionsIn(snap.trace, 0, Infinity);
   mark('snapshot+status');
   planView.update(snap, passed);
   mark('plan');
-  loopView.update(snap);
-  mark('eventloop');
   timeline.update(snap.time_ns);
   mark('timeline');
-  const rest = () => {
+  const loop = () => {
+    loopView.update(snap);
+    mark('eventloop');
+  };
+  const wireNow = () => {
     wire.update(snap.trace_len);
     mark('wire');
+  };
+  const rest = () => {
     renderSlowPanels(snap, full, mark);
     workshop?.update(snap, { full });
     mark('workshop');
     config.step = snap.step;
     urlSync.write(config, urlNow);
     mark('url');
+    if (full) setDrawn(snap.step);
+    notifySettled();
     if (prof) {
       // prof = [t0, name1, t1, name2, t2, …]: part i took t(i) − t(i−1)
       for (let i = 1; i < prof.length; i += 2) profile[prof[i]] = (profile[prof[i]] ?? 0) + prof[i + 1] - prof[i - 1];
       profile.renders = (profile.renders ?? 0) + 1;
     }
   };
-  // `split`: the caller runs the rest (the wire inspector, the rows, EXPLAIN and the
-  // workshop's panels) in a task of its own.
-  if (split) return rest;
+  // `split`: the caller draws the rest in stages, each after a frame of its own
+  // (`drawStages`): the event loop, the wire inspector, then the rows, EXPLAIN and the
+  // workshop's panels. At 64 shards, after a jump, each of these is tens of ms of work
+  // and of layout: with the status, plan and timeline they made one frame the seek's
+  // longest block (and the event loop and the wire inspector together, the next one's).
+  if (split)
+    return () => {
+      loop();
+      return () => {
+        wireNow();
+        return rest;
+      };
+    };
+  loop();
+  wireNow();
   rest();
+}
+
+/**
+ * Draws the stages of a split render (`render({split})` gives the first), each after
+ * a frame; stops early once `alive()` is false (another session is on screen).
+ */
+async function drawStages(next, alive = () => true) {
+  while (next) {
+    await nextFrame();
+    if (!alive()) return;
+    next = next();
+  }
+}
+
+/** `body[data-drawn-step]` (see `drawnStep`): the step every panel shows, or null. */
+function setDrawn(step) {
+  if (step === drawnStep) return;
+  drawnStep = step;
+  if (step === null) delete document.body.dataset.drawnStep;
+  else document.body.dataset.drawnStep = String(step);
+}
+
+/**
+ * Whether the page has drawn all it will for now: every panel shows one step, and no
+ * seek (pending or in slices), run, rebuild or comparison is under way.
+ */
+function isSettled() {
+  return drawnStep !== null && !seeking && pendingSeek === null && !running && rebuilds === 0 && !(comparingGen !== null && comparingGen === building);
+}
+function notifySettled() {
+  if (!settledWaiting.length || !isSettled()) return;
+  const waiting = settledWaiting;
+  settledWaiting = [];
+  for (const resolve of waiting) resolve(drawnStep);
 }
 
 /** Step, time, phase, slider, narration and which buttons apply. */
@@ -748,6 +830,7 @@ function inFrames(work, label, then = () => {}) {
   }
   if (done) return finish();
   seeking = true;
+  setDrawn(null);
   // The rest from the next task on: inSlices runs its first slice at once, which made
   // this task two slices long (50 ms of model work before the page could answer).
   showBusy(label(s));
@@ -757,31 +840,29 @@ function inFrames(work, label, then = () => {}) {
       await nextSlice(); // the render in a task of its own
       if (ok && s === session) {
         // After a jump every panel changes: at 64 shards the whole render is one
-        // block past 50 ms, so it is two tasks (the status, plan, event loop and
-        // timeline; then the wire inspector, rows, EXPLAIN and the workshop's). The
-        // busy line stays until both are drawn, and no other action starts between.
+        // block past 50 ms, so it is four tasks (the status, plan and timeline; the
+        // event loop; the wire inspector; the rows, EXPLAIN and the workshop's). The
+        // busy line stays until all are drawn, and no other action starts between.
         try {
           then();
         } catch (e) {
           failed(e);
         }
-        const rest = session ? render({ split: true }) : null;
-        if (rest) {
-          // The second half after a frame: the browser lays out and paints the first
-          // half's changes alone (in the same frame, their layout and paint were the
-          // 64-shard seek's longest block).
-          await nextFrame();
-          if (s === session) rest();
-        }
+        // Each stage after a frame: the browser lays out and paints each one's
+        // changes alone (in one frame, their layout and paint were the 64-shard
+        // seek's longest block).
+        if (session) await drawStages(render({ split: true }), () => s === session);
       }
       seeking = false;
       hideBusy();
       if (pendingSeek && session) act(() => {});
+      notifySettled();
     })
     .catch((e) => {
       seeking = false;
       hideBusy();
       failed(e);
+      notifySettled();
     });
 }
 
@@ -1351,6 +1432,14 @@ function exposeHooks() {
     seek: (k) => act(() => session.seek(k)),
     isDone: () => session.isDone(),
     render: () => render(),
+    /**
+     * Resolves (with the step on screen) once the page has drawn all it will for now:
+     * every panel shows that step (`body[data-drawn-step]`), and no seek, run, rebuild
+     * or comparison is under way. Tests wait on it (or on data-drawn-step) before they
+     * read a panel: a long seek draws the status first and the other panels a frame
+     * later.
+     */
+    settled: () => (isSettled() ? Promise.resolve(drawnStep) : new Promise((resolve) => settledWaiting.push(resolve))),
     /** Starts (true) or stops and returns the per-renderer totals in ms. */
     profile: (on) => {
       const p = profile;

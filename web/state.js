@@ -328,6 +328,84 @@ export function unpackTrace(nums, strs, out) {
   return out;
 }
 
+/** Numbers after an event's code and time in the packed trace, by code (Wait, 3: its count, then as many). */
+const PACKED_FIELDS = [5, 6, 7, -1, 2, 1, 1, 1, 1, 2, 1, 3, 1, 1, 5];
+const WAIT_CODE = 3;
+
+/**
+ * A recording's trace as the model packed it (`session.tracePart`, see `unpackTrace`),
+ * kept so: at the load, making every event an object (66,000 at 16 shards, 250,000 at
+ * 64) and collecting them was a third of the recording's main-thread time, and the
+ * page's own walks read the numbers as well (render/traceview.js). Parts as copied,
+ * each with the offset of every event's code in its numbers. `objects()` makes the
+ * objects (`Recording.trace`, for what wants them) once asked.
+ */
+export class PackedTrace {
+  constructor(codes) {
+    this.codes = codes; // {kinds, states, protos}: the names behind the codes
+    this.parts = []; // {from, nums, strs, offs}: events from `from` on
+    this.length = 0;
+  }
+
+  /** Appends a packed slice of the trace (the next events). */
+  append(nums, strs) {
+    const offs = new Uint32Array(Math.floor(nums.length / 3) + 1); // an event is 3 numbers at least
+    let n = 0;
+    for (let i = 0; i < nums.length; n++) {
+      offs[n] = i;
+      const code = nums[i];
+      const k = code === WAIT_CODE ? 1 + nums[i + 2] : PACKED_FIELDS[code];
+      if (k === undefined) throw new Error(`the model's packed trace has an unknown kind (code ${code})`);
+      i += 2 + k;
+    }
+    this.parts.push({ from: this.length, nums, strs, offs: offs.subarray(0, n) });
+    this.length += n;
+  }
+
+  /** The part holding event `i` (0 ≤ i < length). */
+  part(i) {
+    let lo = 0;
+    let hi = this.parts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.parts[mid].from <= i) lo = mid;
+      else hi = mid - 1;
+    }
+    return this.parts[lo];
+  }
+
+  /** Event `i`'s time (ns). */
+  timeAt(i) {
+    const p = this.part(i);
+    return p.nums[p.offs[i - p.from] + 1];
+  }
+
+  /**
+   * Calls `visit(code, nums, at, strs, i)` for events `from..to` in order: `at` is the
+   * offset of event `i`'s code in `nums` (its time at `at + 1`, its fields after).
+   */
+  each(from, to, visit) {
+    to = Math.min(to, this.length);
+    if (from >= to) return;
+    for (let k = this.parts.indexOf(this.part(from)); k < this.parts.length; k++) {
+      const { from: start, nums, strs, offs } = this.parts[k];
+      if (start >= to) break;
+      const end = Math.min(offs.length, to - start);
+      for (let j = Math.max(0, from - start); j < end; j++) {
+        const at = offs[j];
+        visit(nums[at], nums, at, strs, start + j);
+      }
+    }
+  }
+
+  /** Every event as an object, as `unpackTrace` makes them (the trace's JSON form). */
+  objects() {
+    const out = [];
+    for (const p of this.parts) unpackTrace(p.nums, p.strs, out);
+    return out;
+  }
+}
+
 /**
  * Trace events `from..to` of `session` (its `tracePart`), appended to `out`: the
  * packed path where the module has it (the page's own), else the JSON one.
@@ -436,22 +514,52 @@ export class Recording {
       while (k < n && rec.stepEnds[k + 1] <= TRACE_BUDGET) k++;
       keep = rec.stepEnds[k];
     }
-    rec.trace = [];
+    // Packed where the module can (the page's own), else the events as objects.
+    rec.packed = traceCodes && typeof session.tracePart === 'function' ? new PackedTrace(traceCodes) : null;
+    rec.objectTrace = rec.packed ? null : [];
     await nextSlice();
     const copied = await inSlices(
       () => {
-        const before = rec.trace.length;
-        copyTrace(session, before, Math.min(keep, before + TRACE_SLICE), rec.trace);
-        return rec.trace.length >= keep || rec.trace.length === before;
+        const before = rec.traceLength;
+        const to = Math.min(keep, before + TRACE_SLICE);
+        if (rec.packed) {
+          const part = session.tracePart(before, to);
+          try {
+            rec.packed.append(part.nums(), part.strs());
+          } finally {
+            part.free();
+          }
+        } else copyTrace(session, before, to, rec.objectTrace);
+        return rec.traceLength >= keep || rec.traceLength === before;
       },
-      { progress: () => progress(`Copying the trace: ${Math.round((100 * rec.trace.length) / Math.max(1, keep))}%…`), cancelled },
+      { progress: () => progress(`Copying the trace: ${Math.round((100 * rec.traceLength) / Math.max(1, keep))}%…`), cancelled },
     );
     if (!copied) return null;
-    rec.complete = rec.trace.length === last.trace_len;
+    rec.complete = rec.traceLength === last.trace_len;
     // The trace is complete up to this time.
-    rec.recordedNs = rec.complete ? rec.totalNs : rec.trace.length ? rec.trace[rec.trace.length - 1].time_ns : 0;
+    rec.recordedNs = rec.complete ? rec.totalNs : rec.traceLength ? rec.timeAt(rec.traceLength - 1) : 0;
     rec.connections = last.connections.map((c) => c.server);
     return rec;
+  }
+
+  /** Events of the trace kept. */
+  get traceLength() {
+    return this.packed ? this.packed.length : this.objectTrace.length;
+  }
+
+  /**
+   * The trace kept, as objects (the trace's JSON form, event for event): made from the
+   * packed trace the first time it is asked for; the page's own views read the packed
+   * one (render/traceview.js).
+   */
+  get trace() {
+    if (!this.objectTrace) this.objectTrace = this.packed.objects();
+    return this.objectTrace;
+  }
+
+  /** Event `i`'s time (ns). */
+  timeAt(i) {
+    return this.packed ? this.packed.timeAt(i) : this.objectTrace[i].time_ns;
   }
 
   /** The last step that ends at or before virtual time `ns` (0 if none). */
@@ -478,7 +586,7 @@ export class Recording {
 
   /** Whether the recorded trace holds every event of step `step`. */
   hasStep(step) {
-    return this.stepEnd(step) <= this.trace.length;
+    return this.stepEnd(step) <= this.traceLength;
   }
 }
 

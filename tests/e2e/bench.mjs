@@ -17,7 +17,7 @@ import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
-import { ROOT, BIN, PKG, startServer, launchBrowser, newPage, waitReady, watchLongTasks } from './lib.mjs';
+import { ROOT, BIN, PKG, startServer, launchBrowser, newPage, waitReady, watchLongTasks, waitDrawn, waitFinished } from './lib.mjs';
 
 const STEPS = Number(process.env.BENCH_STEPS ?? 50);
 const SCAN_ROWS = 1_000_000;
@@ -174,12 +174,12 @@ async function main() {
         el.dispatchEvent(new Event('input'));
       }, Math.floor(heavyTotal / 2));
       await idle();
-      await heavy.waitForFunction((k) => window.pgasync.lastSnapshot()?.step === k, Math.floor(heavyTotal / 2), { timeout: 120000 });
+      await waitDrawn(heavy, { step: Math.floor(heavyTotal / 2) }, 120000);
     });
     await block('run to the end', async () => {
       await heavy.click('[data-testid=to-end]');
       await idle();
-      await heavy.waitForFunction(() => document.querySelector('[data-testid=phase]').textContent.trim() === 'finished', null, { timeout: 120000 });
+      await waitFinished(heavy, 120000);
     });
     await heavy.close();
     console.log(`\nlongest main-thread block, 64 shards × 4,400 rows, rtt 10 s (${heavyTotal} steps; tasks over 50 ms):`);

@@ -13,7 +13,7 @@
 // that timeline at 1280×720 and at 150 % zoom (853×480 CSS px at 1.5 device pixels).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ROOT } from './lib.mjs';
+import { ROOT, waitFinished } from './lib.mjs';
 
 /** The corpus's h23j tables (their setup lines) and the query tagged `tag` with its `set` lines. */
 function corpusFile(tag) {
@@ -133,7 +133,7 @@ export async function checkBigJoin(browser, server, { check, shot, runInEditor }
       const boxes = await page.$$eval('[data-testid=plan] [data-testid=plan-node] .node-label', (ls) => ls.map((l) => l.textContent));
       check(`[${c.tag}]: the plan tree has a box per scan`, c.rels.every((r) => boxes.some((b) => b.includes(r))), `${boxes.length} boxes`);
       await page.click('[data-testid=to-end]');
-      await page.waitForFunction(() => document.querySelector('[data-testid=phase]').textContent.trim() === 'finished', null, { timeout: 60000 });
+      await waitFinished(page, 60000);
       const rows = (await page.textContent('[data-testid=rows]')).trim();
       check(`[${c.tag}]: the run ends with its one row (count, aggregate)`, (await page.textContent('[data-testid=rowcount]')).trim().startsWith('1') && /\d/.test(rows), rows.slice(0, 100));
       const longest = await longestWhilePlanning(page);
@@ -166,7 +166,7 @@ export async function checkBigJoin(browser, server, { check, shot, runInEditor }
       const err = await run(p, QUAL_FILE);
       check(`the union over filtered foreign scans runs${suffix ? ' at 150 % zoom' : ''}`, err === '', err);
       await p.click('[data-testid=to-end]');
-      await p.waitForFunction(() => document.querySelector('[data-testid=phase]').textContent.trim() === 'finished', null, { timeout: 60000 });
+      await waitFinished(p, 60000);
       const lanes = (await laneLabels(p)).filter((l) => l.startsWith('#'));
       check(`the request lanes name the Foreign Scans, none "Result"${suffix}`, lanes.length >= 2 && lanes.every((l) => /^#\d+ (t|u)( \(qual\))?$/.test(l)) && lanes.some((l) => /^#\d+ t$/.test(l)) && lanes.some((l) => /^#\d+ u$/.test(l)), lanes.join(', '));
       await shot(p, `20c-sql-qual-timeline${suffix}.png`, p.locator('[data-testid=timeline]'));

@@ -4,6 +4,8 @@
 // walk-throughs, each "run to" breakpoint kind once, seeking from the narration
 // history, and a lesson at 1280×720 and at 150% zoom with no panel under 300 px.
 
+import { waitDrawn, waitFinished } from './lib.mjs';
+
 /** Every step of the run on screen, a few at a time: the notes shown "now" at each step. */
 async function stepToEnd(page) {
   const seen = {}; // note index → steps where it showed as "now"
@@ -129,12 +131,13 @@ async function walkLessons(browser, server, { check, shot, errors, waitReady }, 
         const kind = await page.inputValue('[data-testid=run-to-kind]');
         await page.locator('body').press('n');
         await page.waitForFunction(() => document.querySelector('[data-testid=run-to-msg]').dataset.result === 'found', null, { timeout: 15000 });
+        await waitDrawn(page, {}, 15000);
         const msg = (await page.textContent('[data-testid=run-to-msg]')).trim();
         const at = await stepNow();
         const current = await page.$$eval('[data-testid=lesson-note][data-state=now]', (xs) => xs.length);
         check('E: Run to next note stops at the first note\'s step, a note current there', kind === 'note' && msg === `note at step ${at}` && current > 0, `${kind} / ${msg} / step ${at} / ${current} current`);
         await page.locator('body').press('r');
-        await page.waitForFunction(() => document.querySelector('[data-testid=step]').dataset.step === '0', null, { timeout: 10000 });
+        await waitDrawn(page, { step: 0 });
         check('E: the Run-to message is gone after Reset', (await page.textContent('[data-testid=run-to-msg]')).trim() === '');
       }
 
@@ -174,7 +177,7 @@ async function walkLessons(browser, server, { check, shot, errors, waitReady }, 
       await ready();
       await page.waitForFunction((id) => document.body.dataset.lessonReady === id, id, { timeout: 30000 });
       await page.locator('body').press('r');
-      await page.waitForFunction(() => document.querySelector('[data-testid=step]').dataset.step === '0', null, { timeout: 10000 });
+      await waitDrawn(page, { step: 0 });
       check(`${id}: after a reload the questions are open again`, (await verdicts(page)).every((x) => x.verdict === null));
       for (let q = 0; q < nq; q++) {
         const { answer } = v[q];
@@ -182,7 +185,7 @@ async function walkLessons(browser, server, { check, shot, errors, waitReady }, 
         await page.click(`[data-testid=question][data-q="${q}"] [data-testid=question-choice][data-choice="${choice}"]`);
       }
       await page.click('[data-testid=to-end]');
-      await page.waitForFunction(() => document.querySelector('[data-testid=phase]').textContent.trim() === 'finished', null, { timeout: 60000 });
+      await waitFinished(page, 60000);
       await page.waitForFunction(() => [...document.querySelectorAll('[data-testid=question-result]')].every((r) => r.dataset.verdict), null, { timeout: 30000 });
       v = await verdicts(page);
       check(`${id}: every question answered once right and once wrong`, v.every((x, q) => x.verdict && x.verdict !== first[q]), `${first.join(',')} then ${v.map((x) => x.verdict).join(',')}`);
@@ -279,6 +282,8 @@ export async function checkLessons(browser, server, { check, shot, errors, waitR
         await page.locator('body').press('n');
       } else await page.click('[data-testid=run-to]');
       await page.waitForFunction(() => document.querySelector('[data-testid=run-to-msg]').dataset.result, null, { timeout: 30000 });
+      // The message is set with the status, the history (read below) frames later.
+      await waitDrawn(page, {}, 30000);
       const after = await stepNow();
       const result = await page.getAttribute('[data-testid=run-to-msg]', 'data-result');
       const entry = (await page.textContent(`[data-testid=history-entry][data-step="${after}"]`)) ?? '';
@@ -296,7 +301,7 @@ export async function checkLessons(browser, server, { check, shot, errors, waitR
     const d = await runTo('drain');
     check('run to drain (process_pending_request) on M improved, one shared connection', d.result === 'found' && says.drain.test(d.entry), `${d.before} → ${d.after}: ${d.entry.slice(0, 160)}`);
     await page.click('[data-testid=to-end]');
-    await page.waitForFunction(() => document.querySelector('[data-testid=phase]').textContent.trim() === 'finished', null, { timeout: 15000 });
+    await waitFinished(page, 15000);
     const none = await runTo('drain');
     check('at the end, run to says the run ended', none.result === 'end', JSON.stringify(none));
 
@@ -336,16 +341,16 @@ export async function checkLessons(browser, server, { check, shot, errors, waitR
     check('the history lists every step so far', hist.length === 120 && hist.every((e, i) => e.step === i + 1) && hist[119].cls.includes('cur'), `${hist.length} entries`);
     // Past 400 steps the oldest are drawn on demand; step 444 of E is a busy one.
     await page.evaluate(() => window.pgasync.seek(450));
-    await page.waitForFunction(() => document.querySelector('[data-testid=history-entry].cur')?.dataset.step === '450', null, { timeout: 10000 });
+    await waitDrawn(page, { step: 450 });
     hist = await entries();
     check('450 steps: the last 400 drawn, the earlier ones a click away', hist.length === 400 && hist[0].step === 51 && (await page.isVisible('[data-testid=history-earlier]')), `${hist.length} entries from ${hist[0]?.step}`);
     await page.click('[data-testid=history-earlier]');
     hist = await entries();
     check('"earlier steps" draws them', hist.length === 450 && hist.every((e, i) => e.step === i + 1), `${hist.length} entries`);
     await page.click('[data-testid=history-entry][data-step="37"]');
-    // A seek drawn in two tasks (main.js inFrames) updates the step first and the
-    // history a frame later: wait for the history's current entry, not the step.
-    await page.waitForFunction(() => document.querySelector('[data-testid=history-entry].cur')?.dataset.step === '37', null, { timeout: 10000 });
+    // A seek drawn in stages (main.js inFrames) updates the step first and the
+    // history frames later: wait until every panel shows the step (data-drawn-step).
+    await waitDrawn(page, { step: 37 });
     const after = await page.$$eval('[data-testid=history-entry]', (xs) => ({ n: xs.length, ahead: xs.filter((x) => x.classList.contains('ahead')).length, cur: xs.find((x) => x.classList.contains('cur'))?.dataset.step }));
     check('a click on a history entry seeks there; the later steps stay, faded', after.cur === '37' && after.n === 400 && after.ahead === 363, JSON.stringify(after));
     const line = (await page.textContent('[data-testid=narration]')).trim();
@@ -361,7 +366,7 @@ export async function checkLessons(browser, server, { check, shot, errors, waitR
     // Layouts: a lesson at 1280×720 and at 150% zoom (853×480 CSS px at 1.5 device
     // pixels per CSS pixel, as the browser zooms): no panel narrower than 300 px.
     await page.evaluate(() => window.pgasync.seek(60));
-    await page.waitForFunction(() => document.querySelector('[data-testid=step]').dataset.step === '60', null, { timeout: 10000 });
+    await waitDrawn(page, { step: 60 });
     await page.waitForTimeout(300); // the resize relayout of the grid
     await shot(page, '21-lesson-1280x720.png');
     check('1280×720 with a lesson: no panel narrower than 300 px', (await narrowPanels(page, 300)).length === 0, await panelWidths(page));

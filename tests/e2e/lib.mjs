@@ -160,3 +160,51 @@ export async function watchLongTasks(page) {
     }).observe({ type: 'longtask', buffered: true });
   });
 }
+
+/**
+ * Waits until every panel of the page shows one step (`body[data-drawn-step]`, set by
+ * web/main.js at the end of a render, of its last stage when split) and that step is
+ * `step` (or above `above`, below `below`); resolves with it. Wait on this, not on the
+ * status's `data-step`, before reading the event loop, the wire inspector, rows,
+ * EXPLAIN, the workshop's panels or the history: a long seek draws the status, plan
+ * and timeline first and the other panels in stages, a frame apart.
+ */
+export async function waitDrawn(page, { step = null, above = null, below = null } = {}, timeout = 10000) {
+  const h = await page.waitForFunction(
+    ({ step, above, below }) => {
+      const d = document.body.dataset.drawnStep;
+      if (d === undefined || d !== document.querySelector('[data-testid=step]').dataset.step) return false;
+      const k = Number(d);
+      return (step === null || k === step) && (above === null || k > above) && (below === null || k < below) && k + 1;
+    },
+    { step, above, below },
+    { timeout },
+  );
+  return (await h.jsonValue()) - 1;
+}
+
+/**
+ * Waits until the run on screen has ended (its phase one of `phases`) and every panel
+ * shows its last step (`waitDrawn`).
+ */
+export async function waitFinished(page, timeout = 15000, phases = ['finished']) {
+  await page.waitForFunction(
+    (phases) => {
+      const d = document.body.dataset.drawnStep;
+      return d !== undefined && d === document.querySelector('[data-testid=step]').dataset.step && phases.includes(document.querySelector('[data-testid=phase]').textContent.trim());
+    },
+    phases,
+    { timeout },
+  );
+}
+
+/**
+ * Waits for `window.pgasync.settled()` (web/main.js): every panel drawn for one step and
+ * no seek, run, rebuild or comparison under way; resolves with the step on screen.
+ */
+export async function waitSettled(page, timeout = 30000) {
+  return page.evaluate(
+    (t) => Promise.race([window.pgasync.settled(), new Promise((_, no) => setTimeout(() => no(new Error(`the page did not settle within ${t} ms`)), t))]),
+    timeout,
+  );
+}

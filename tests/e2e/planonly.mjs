@@ -12,6 +12,8 @@
 //   executed)", the Remote SQL with `$1`, the estimates beside the actual figures, and
 //   the plan tree's never-run scans at loops 0.
 
+import { waitDrawn, waitFinished } from './lib.mjs';
+
 /** The file's query replaced by `query` and the `set enable_…` lines left out. */
 const withQuery = (file, query) => file.replace(/set enable_\w+ = off;\n/g, '').replace(/-- @query\n.*\n/, `-- @query\n${query}\n`);
 
@@ -53,7 +55,7 @@ export async function checkPlanOnly(browser, server, { check, shot, editorPage, 
     check('the result says no row was fetched', (await text('rowcount')) === 'not run' && /planned, not run/.test(await text('rows')), await text('rows'));
     await shot(page, '18j-sql-explain-plan-only.png');
     await page.click('[data-testid=to-end]');
-    await page.waitForFunction(() => document.querySelector('[data-testid=phase]').textContent.trim() === 'finished', null, { timeout: 30000 });
+    await waitFinished(page, 30000);
     const wire = await page.textContent('[data-testid=wire]');
     check('the steps are what planning sent: remote EXPLAINs and the COMMIT', /EXPLAIN SELECT/.test(wire) && /COMMIT TRANSACTION/.test(wire), wire.slice(0, 300));
     check('nothing ran: no DECLARE, no FETCH on the wire', !/DECLARE|FETCH/.test(wire), wire.slice(0, 300));
@@ -84,12 +86,12 @@ export async function checkParamNestLoopPruned(browser, server, { check, shot, e
     const narrations = [];
     for (let i = 1; i <= 60 && !narrations.some((n) => /DECLARE c1/.test(n)); i++) {
       await page.click('[data-testid=step-event]');
-      await page.waitForFunction((k) => document.querySelector('[data-testid=step]').dataset.step === String(k), i, { timeout: 5000 });
+      await waitDrawn(page, { step: i }, 5000);
       narrations.push((await page.textContent('[data-testid=narration]')).trim());
     }
     check('Step event steps to the one cursor declared (its $1 bound)', narrations.some((n) => /DECLARE c1/.test(n)), narrations.slice(-2).join(' | '));
     await page.click('[data-testid=to-end]');
-    await page.waitForFunction(() => document.querySelector('[data-testid=phase]').textContent.trim() === 'finished', null, { timeout: 30000 });
+    await waitFinished(page, 30000);
     const count = (await page.textContent('[data-testid=rowcount]')).trim();
     check('the run ends with the one joined row', /^1 row/.test(count), count);
     const explain = await page.locator('[data-testid=explain]').innerText();

@@ -12,7 +12,7 @@
 // without wasm-opt, which drops the names).
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { ROOT, BIN, WEB, launchBrowser, newPage, waitReady } from './lib.mjs';
+import { ROOT, BIN, WEB, launchBrowser, newPage, waitReady, waitDrawn, waitFinished } from './lib.mjs';
 
 const MIN = Number(process.env.MIN ?? 45);
 const which = process.argv[2] ?? 'heavy';
@@ -42,22 +42,22 @@ try {
     await act('seek to middle', async () => {
       await page.$eval('[data-testid=scrub]', (el, v) => { el.value = String(v); el.dispatchEvent(new Event('input')); }, Math.floor(total / 2));
       await idle();
-      await page.waitForFunction((k) => window.pgasync.lastSnapshot()?.step === k, Math.floor(total / 2), { timeout: 120000 });
+      await waitDrawn(page, { step: Math.floor(total / 2) }, 120000);
     });
     await act('5 steps back', async () => {
       for (let i = 0; i < 5; i++) {
         await page.click('[data-testid=step-back]');
-        await page.waitForFunction((k) => window.pgasync.lastSnapshot()?.step === k, Math.floor(total / 2) - i - 1, { timeout: 60000 });
+        await waitDrawn(page, { step: Math.floor(total / 2) - i - 1 }, 60000);
       }
     });
     await act('run to end', async () => {
       await page.click('[data-testid=to-end]');
       await idle();
-      await page.waitForFunction(() => document.querySelector('[data-testid=phase]').textContent.trim() === 'finished', null, { timeout: 120000 });
+      await waitFinished(page, 120000);
     });
     await act('step back from end', async () => {
       await page.click('[data-testid=step-back]');
-      await page.waitForFunction((k) => window.pgasync.lastSnapshot()?.step === k, total - 1, { timeout: 60000 });
+      await waitDrawn(page, { step: total - 1 }, 60000);
     });
   } else {
     await act('steps', async () => {

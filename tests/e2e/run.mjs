@@ -7,7 +7,7 @@ import { gzipSync } from 'node:zlib';
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { HERE, ROOT, startServer, startDemo, launchBrowser, newPage, waitReady, watchLongTasks } from './lib.mjs';
+import { HERE, ROOT, startServer, startDemo, launchBrowser, newPage, waitReady, watchLongTasks, waitDrawn, waitFinished, waitSettled } from './lib.mjs';
 import { checkLessons } from './lessons.mjs'; // issue 10: lessons, run to, narration history
 import { checkPanels } from './panels.mjs'; // issue 10: panels agree, export, 16-shard labels, pipeline untick
 import { checkPlanOnly, checkParamNestLoopPruned } from './planonly.mjs'; // issue 23: EXPLAIN without ANALYZE, never executed children
@@ -334,7 +334,7 @@ async function checkPg15Wire(page, server) {
   await page.goto(`${server.url}?scenario=E&rows=20&fetch=100&behaviour=pg15`);
   await waitReady(page);
   await page.click('[data-testid=to-end]');
-  await page.waitForFunction(() => document.querySelector('[data-testid=phase]').textContent.trim() === 'finished', null, { timeout: 15000 });
+  await waitFinished(page, 15000);
   const wireText = await page.textContent('[data-testid=wire]');
   check('pg15 wire: SET search_path', /SET search_path = pg_catalog/.test(wireText), wireText.slice(0, 300));
   check('pg15 wire: SET timezone and datestyle', /SET timezone/.test(wireText) && /SET datestyle/.test(wireText));
@@ -352,7 +352,7 @@ async function checkPg15Wire(page, server) {
   await page.goto(`${server.url}?scenario=E&rows=20&fetch=100&behaviour=improved`);
   await waitReady(page);
   await page.click('[data-testid=to-end]');
-  await page.waitForFunction(() => document.querySelector('[data-testid=phase]').textContent.trim() === 'finished', null, { timeout: 15000 });
+  await waitFinished(page, 15000);
   const improved = await page.textContent('[data-testid=wire]');
   const waitsPg15 = (wireText.match(/SET search_path/g) ?? []).length;
   check('improved wire: a different exchange than pg15 (knobs on)', improved !== wireText, `${waitsPg15} SET search_path in pg15`);
@@ -394,28 +394,35 @@ async function checkResponsiveness(browser, server) {
     check(`${name}: runs, no error banner`, await page.locator('[data-testid=error]').isHidden(), await page.textContent('[data-testid=error]'));
     const total = await page.evaluate(() => window.pgasync.recording.totalSteps);
     check(`${name}: a long run (${total} steps)`, total > 100000);
+    let duringSeek = null;
     await measure(`${name}: seek to the middle (slider)`, async () => {
       await page.$eval('[data-testid=scrub]', (el, v) => {
         el.value = String(v);
         el.dispatchEvent(new Event('input'));
       }, Math.floor(total / 2));
+      // While the seek runs in slices (its progress line shown), no step is claimed drawn.
+      duringSeek = await page
+        .waitForFunction(() => !document.querySelector('[data-testid=busy]').hidden && { drawn: document.body.dataset.drawnStep ?? null }, null, { timeout: 5000 })
+        .then((h) => h.jsonValue())
+        .catch(() => null);
       await idle();
-      await page.waitForFunction((k) => window.pgasync.lastSnapshot()?.step === k, Math.floor(total / 2), { timeout: 120000 });
+      await waitDrawn(page, { step: Math.floor(total / 2) }, 120000);
     });
+    if (duringSeek) check(`${name}: during the seek in slices, body data-drawn-step is absent`, duringSeek.drawn === null, JSON.stringify(duringSeek));
     await measure(`${name}: 5 steps back`, async () => {
       for (let i = 0; i < 5; i++) {
         await page.click('[data-testid=step-back]');
-        await page.waitForFunction((k) => window.pgasync.lastSnapshot()?.step === k, Math.floor(total / 2) - i - 1, { timeout: 60000 });
+        await waitDrawn(page, { step: Math.floor(total / 2) - i - 1 }, 60000);
       }
     });
     await measure(`${name}: run to the end`, async () => {
       await page.click('[data-testid=to-end]');
       await idle();
-      await page.waitForFunction(() => document.querySelector('[data-testid=phase]').textContent.trim() === 'finished', null, { timeout: 120000 });
+      await waitFinished(page, 120000);
     });
     await measure(`${name}: step back from the end`, async () => {
       await page.click('[data-testid=step-back]');
-      await page.waitForFunction((k) => window.pgasync.lastSnapshot()?.step === k, total - 1, { timeout: 60000 });
+      await waitDrawn(page, { step: total - 1 }, 60000);
     });
     if (name.startsWith('64')) await shot(page, '15-heaviest.png');
   }
@@ -469,12 +476,12 @@ async function checkGenericPlan(browser, server) {
     check('the generic plan runs in the page', err === '', err);
     for (let i = 1; i <= 6; i++) {
       await page.click('[data-testid=step-event]');
-      await page.waitForFunction((k) => document.querySelector('[data-testid=step]').dataset.step === String(k), i, { timeout: 5000 });
+      await waitDrawn(page, { step: i }, 5000);
     }
     const narr = (await page.textContent('[data-testid=narration]')).trim();
     check('Step event steps the pruned Append\'s requests (6 steps, narrated)', (await step(page)) === 6 && narr.length > 10, narr);
     await page.click('[data-testid=to-end]');
-    await page.waitForFunction(() => document.querySelector('[data-testid=phase]').textContent.trim() === 'finished', null, { timeout: 30000 });
+    await waitFinished(page, 30000);
     const count = (await page.textContent('[data-testid=rowcount]')).trim();
     check('the run ends with b < 3000\'s 3,000 rows', /^3,?000 rows/.test(count), count);
     const explain = await page.locator('[data-testid=explain]').innerText();
@@ -520,7 +527,7 @@ async function checkDml(browser, server) {
     const err = await runInEditor(page, DML_FILE);
     check('the INSERT … SELECT file runs in the page', err === '', err);
     await page.click('[data-testid=to-end]');
-    await page.waitForFunction(() => document.querySelector('[data-testid=phase]').textContent.trim() === 'finished', null, { timeout: 30000 });
+    await waitFinished(page, 30000);
     const explain = await page.locator('[data-testid=explain]').innerText();
     const lines = explain.split('\n');
     check('EXPLAIN: Insert on public.ft with its Remote SQL and Batch Size: 3', /^Insert on public\.ft/.test(lines[0]) && /INSERT INTO public\.ft_remote\(a, b\) VALUES \(\$1, \$2\)/.test(explain) && /Batch Size: 3/.test(explain), explain.slice(0, 400));
@@ -548,7 +555,7 @@ async function checkCteAndError(browser, server) {
     let err = await runInEditor(page, withQuery('with d as (delete from pt where a = 2 returning a, b) insert into ft select * from d;'));
     check('the data-modifying CTE runs in the page', err === '', err);
     await page.click('[data-testid=to-end]');
-    await page.waitForFunction(() => ['finished', 'failed'].includes(document.querySelector('[data-testid=phase]').textContent.trim()), null, { timeout: 30000 });
+    await waitFinished(page, 30000, ['finished', 'failed']);
     const explain = await page.locator('[data-testid=explain]').innerText();
     check('the CTE run finishes', (await phase()) === 'finished', await phase());
     check('EXPLAIN: Insert on public.ft over CTE Scan on d, the CTE d a Foreign Delete on p1', /^Insert on public\.ft/.test(explain) && /CTE d/.test(explain) && /CTE Scan on d/.test(explain) && /Foreign Delete on public\.p1/.test(explain), explain.slice(0, 500));
@@ -559,7 +566,7 @@ async function checkCteAndError(browser, server) {
     err = await runInEditor(page, withQuery('select a, 100 / (b - 20) from pt;'));
     check('the query that divides by zero starts in the page', err === '', err);
     await page.click('[data-testid=to-end]');
-    await page.waitForFunction(() => ['finished', 'failed'].includes(document.querySelector('[data-testid=phase]').textContent.trim()), null, { timeout: 30000 });
+    await waitFinished(page, 30000, ['finished', 'failed']);
     const narration = await page.textContent('[data-testid=narration]');
     const wire = await page.textContent('[data-testid=wire]');
     check('the run ends failed, the narration says PostgreSQL\'s message', (await phase()) === 'failed' && /The query failed: division by zero/.test(narration), `${await phase()}: ${narration}`);
@@ -614,7 +621,7 @@ async function checkParamNestLoop(browser, server) {
     const narrations = [];
     for (let i = 1; i <= 80 && !narrations.some((n) => /DECLARE c2/.test(n)); i++) {
       await page.click('[data-testid=step-event]');
-      await page.waitForFunction((k) => document.querySelector('[data-testid=step]').dataset.step === String(k), i, { timeout: 5000 });
+      await waitDrawn(page, { step: i }, 5000);
       narrations.push((await page.textContent('[data-testid=narration]')).trim());
     }
     const c1 = narrations.findIndex((n) => /DECLARE c1/.test(n));
@@ -622,7 +629,7 @@ async function checkParamNestLoop(browser, server) {
     check('Step event steps to the second loop: pt1\'s cursor declared first, then pt2\'s after the rescan', c1 >= 0 && c2 > c1, narrations.slice(-3).join(' | '));
     await shot(page, '18f-sql-param-nestloop.png');
     await page.click('[data-testid=to-end]');
-    await page.waitForFunction(() => document.querySelector('[data-testid=phase]').textContent.trim() === 'finished', null, { timeout: 30000 });
+    await waitFinished(page, 30000);
     const count = (await page.textContent('[data-testid=rowcount]')).trim();
     check('the run ends with the join\'s 3 rows', /^3 rows/.test(count), count);
     const explain = await page.locator('[data-testid=explain]').innerText();
@@ -702,7 +709,7 @@ async function checkSql(browser, server) {
     // Step it with the page's controls.
     for (let i = 1; i <= 4; i++) {
       await page.click('[data-testid=step-event]');
-      await page.waitForFunction((k) => document.querySelector('[data-testid=step]').dataset.step === String(k), i, { timeout: 5000 });
+      await waitDrawn(page, { step: i }, 5000);
     }
     const narr = (await page.textContent('[data-testid=narration]')).trim();
     check('Step event steps the file\'s run (4 steps, narrated)', (await step(page)) === 4 && narr.length > 10, narr);
@@ -712,7 +719,7 @@ async function checkSql(browser, server) {
     check('Step row stops at the first row', /row 1 reached the top/i.test(rowNarr), rowNarr);
     const rowStep = await step(page);
     await page.click('[data-testid=to-end]');
-    await page.waitForFunction(() => document.querySelector('[data-testid=phase]').textContent.trim() === 'finished', null, { timeout: 15000 });
+    await waitFinished(page, 15000);
     const rows = await page.$$eval('[data-testid=rows-table] tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
     check('the result: 5 rows of (id, name, score), score 100', rows.length === 5 && rows.every((r) => r.length === 3 && r[1] === `player_${r[0]}` && r[2] === '100'), JSON.stringify(rows));
     const explain = await page.locator('[data-testid=explain]').innerText();
@@ -922,7 +929,7 @@ async function checkLive(browser, early = startDemoEarly()) {
     await page.goto(`${demo.url}?scenario=E&mode=async&rows=300`);
     await waitReady(page);
     await page.click('[data-testid=to-end]');
-    await page.waitForFunction(() => document.querySelector('[data-testid=phase]').textContent.trim() === 'finished', null, { timeout: 15000 });
+    await waitFinished(page, 15000);
     const simRow = await page.evaluate(() => window.pgasync.session.rows(0, 1).rows[0].join(', '));
     await page.click('[data-testid=live-toggle]');
     await page.waitForFunction(() => /Live mode on/.test(document.querySelector('[data-testid=live-status]')?.textContent ?? ''), null, { timeout: 15000 });
@@ -1082,7 +1089,7 @@ async function checkLiveSql(page, dir) {
   const expected = [...Array(400).keys()].reduce((a, i) => a + ((i + 1) % 13), 0) + [...Array(250).keys()].reduce((a, i) => a + ((i + 1) % 17), 0);
   check(`live SQL: the live rows are what real PostgreSQL returns (${pg})`, live === pg && Number(pg) === expected, `live ${live}, PostgreSQL ${pg}, computed ${expected}`);
   await page.click('[data-testid=to-end]');
-  await page.waitForFunction(() => document.querySelector('[data-testid=phase]').textContent.trim() === 'finished', null, { timeout: 15000 });
+  await waitFinished(page, 15000);
   const sim = await page.evaluate(() => window.pgasync.session.rows(0, 1).rows[0].join(', '));
   check('live SQL: and what the simulator returns', sim === live, `simulated ${sim}`);
   const head = await page.textContent('[data-testid=live-wire-src]');
@@ -1232,6 +1239,22 @@ async function main() {
       }
     });
     check('the recorded trace (copied packed) is the model\'s trace event for event', same.same && same.packed && same.n > 0, `${same.n} events of kinds ${same.kinds}`);
+    // The page's views read the packed trace itself (web/state.js PackedTrace,
+    // render/traceview.js): the same as from the events as objects.
+    const views = await page.evaluate(async () => {
+      const tv = await import('./render/traceview.js');
+      const rec = window.pgasync.recording;
+      const packed = tv.traceViews(rec);
+      const w = tv.traceViewsWalk(rec.connections.length);
+      w.add(rec.trace, 0, rec.trace.length);
+      const objects = w.finish(rec.complete ? Math.max(1, rec.totalNs) : rec.recordedNs);
+      const text = (v) => JSON.stringify(v, (k, x) => (k === 'k' ? undefined : x)); // k: the wire inspector's numbering
+      const tr = (m) => text([...m].map(([r, x]) => [r, [...x]]));
+      const steps = [1, 2, Math.floor(rec.totalSteps / 2), rec.totalSteps].map((k) => [rec.stepStart(k), rec.stepEnd(k)]);
+      const trans = steps.every(([a, b]) => tr(tv.recordedTransitions(rec, a, b)) === tr(tv.transitionsIn(rec.trace, a, b)));
+      return { packed: !!rec.packed, same: text(packed) === text(objects), trans, lines: packed.wire.length, lanes: packed.conns.length, requests: packed.reqs.length };
+    });
+    check('the timeline\'s lanes, the wire inspector\'s lines and each step\'s transitions read from the packed trace are those of the events as objects', views.packed && views.same && views.trans && views.lines > 0, JSON.stringify(views));
     await shot(page, '01-loaded.png');
     noErrorsSoFar('on load');
 
@@ -1267,7 +1290,7 @@ async function main() {
     const clickStep = async () => {
       const before = await step(page);
       await page.click('[data-testid=step-event]');
-      await page.waitForFunction((b) => Number(document.querySelector('[data-testid=step]').dataset.step) === b + 1, before, { timeout: 5000 });
+      await waitDrawn(page, { step: before + 1 }, 5000);
     };
     let stepsTaken = 0;
     await clickStep();
@@ -1337,19 +1360,19 @@ async function main() {
     // Step row: runs until a row reaches the top of the plan (E: the sum, at the end).
     const sr0 = await step(page);
     await page.click('[data-testid=step-row]');
-    await page.waitForFunction((b) => Number(document.querySelector('[data-testid=step]').dataset.step) > b, sr0, { timeout: 10000 });
+    await waitDrawn(page, { above: sr0 }, 10000); // the rows panel is drawn in a split render's last stage
     const srNarr = (await page.textContent('[data-testid=narration]')).trim();
     check('Step row stops at the step where a row reaches the top', /row 1 reached the top/.test(srNarr) && /^1 row/.test((await page.textContent('[data-testid=rowcount]')).trim()), `${sr0} → ${await step(page)}: ${srNarr}`);
     await page.click('[data-testid=reset]');
-    await page.waitForFunction(() => document.querySelector('[data-testid=step]').dataset.step === '0', null, { timeout: 5000 });
+    await waitDrawn(page, { step: 0 }, 5000);
     noErrorsSoFar('while stepping');
 
     // keyboard: → steps, ← steps back
     const k0 = await step(page);
     await page.locator('body').press('ArrowRight');
-    await page.waitForFunction((b) => Number(document.querySelector('[data-testid=step]').dataset.step) === b + 1, k0, { timeout: 5000 });
+    await waitDrawn(page, { step: k0 + 1 }, 5000);
     await page.locator('body').press('ArrowLeft');
-    await page.waitForFunction((b) => Number(document.querySelector('[data-testid=step]').dataset.step) === b, k0, { timeout: 5000 });
+    await waitDrawn(page, { step: k0 }, 5000);
     check('keys → and ← step forward and back', (await step(page)) === k0);
     await page.locator('body').press('Space');
     await page.waitForSelector('[data-testid=run].on', { timeout: 5000 });
@@ -1357,7 +1380,7 @@ async function main() {
     await page.waitForSelector('[data-testid=run]:not(.on)', { timeout: 5000 });
     check('space runs and pauses', (await page.textContent('[data-testid=run]')).includes('Run'));
     await page.locator('body').press('r');
-    await page.waitForFunction(() => document.querySelector('[data-testid=step]').dataset.step === '0', null, { timeout: 5000 });
+    await waitDrawn(page, { step: 0 }, 5000);
     check('key r resets', (await step(page)) === 0 && (await page.locator('[data-testid=request-state][data-state=Idle]').count()) === 4);
     noErrorsSoFar('while stepping');
 
@@ -1374,7 +1397,7 @@ async function main() {
       requestAnimationFrame(tick);
     });
     await page.click('[data-testid=run]');
-    await page.waitForFunction(() => document.querySelector('[data-testid=phase]').textContent.trim() === 'finished', null, { timeout: 60000 });
+    await waitFinished(page, 60000);
     const frames = await page.evaluate(() => { window.__stopFrames = true; return window.__frames; });
     check('run reaches the end', (await page.textContent('[data-testid=phase]')).trim() === 'finished');
     const runSteps = (await step(page)) - runFrom;
@@ -1427,12 +1450,14 @@ async function main() {
     // in pg15 the first ~60% is the serial connection set-up, then the plan executes
     const box = await page.locator('[data-testid=timeline-svg] .plot-bg').boundingBox();
     await page.mouse.click(box.x + box.width * 0.68, box.y + box.height / 2);
-    await page.waitForFunction((b) => Number(document.querySelector('[data-testid=step]').dataset.step) < b, stepBefore, { timeout: 5000 });
+    await waitDrawn(page, { below: stepBefore }, 5000);
     const stepAfter = await step(page);
     const xAfter = await cursorX(page);
     check('step decreased', stepAfter < stepBefore, `${stepBefore} → ${stepAfter}`);
     check('time cursor moved left', xAfter < xBefore, `${xBefore.toFixed(1)} → ${xAfter.toFixed(1)}`);
     check('phase back to executing', (await page.textContent('[data-testid=phase]')).trim() === 'executing');
+    const settledAt = await waitSettled(page);
+    check('window.pgasync.settled() resolves with the step every panel shows (body data-drawn-step)', settledAt === stepAfter && (await page.getAttribute('body', 'data-drawn-step')) === String(stepAfter), `${settledAt} / ${stepAfter}`);
     await shot(page, '05-seek-back.png');
 
     // 7. Reload from the URL: same step, time and narration.
@@ -1497,7 +1522,7 @@ async function main() {
         await page.goto(`${server.url}?scenario=${id}&mode=${mode}&rows=300&fetch=100`);
         await waitReady(page);
         await page.click('[data-testid=to-end]');
-        await page.waitForFunction(() => document.querySelector('[data-testid=phase]').textContent.trim() === 'finished', null, { timeout: 15000 });
+        await waitFinished(page, 15000);
         // The comparison comes from a worker, which may finish after this short run.
         await page.waitForSelector('[data-testid=compare-async-ms], [data-testid=error]:not([hidden])', { timeout: 15000 }).catch(() => {});
         const ok = (await page.locator('[data-testid=error]').isHidden()) && (await page.locator('[data-testid=compare-async-ms]').count()) === 1;

@@ -4,7 +4,7 @@
 import http from 'node:http';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { launchBrowser, newPage, waitReady, ROOT } from './lib.mjs';
+import { launchBrowser, newPage, waitReady, waitFinished, ROOT } from './lib.mjs';
 
 const DIR = path.resolve(process.env.WORKSHOP_DIR ?? path.join(ROOT, 'workshop'));
 const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.wasm': 'application/wasm', '.txt': 'text/plain', '.sql': 'text/plain', '.md': 'text/markdown', '.json': 'application/json' };
@@ -47,7 +47,7 @@ try {
   check(true, 'the kit boots from a plain static server, network blocked');
   await page.locator('[data-testid=speed]').fill('11');
   await page.click('[data-testid=run]');
-  await page.waitForFunction(() => document.querySelector('[data-testid=phase]').textContent.trim() === 'finished', null, { timeout: 60000 });
+  await waitFinished(page, 60000);
   const rows = await page.textContent('[data-testid=rows]');
   check(/sum/.test(rows) && /\d/.test(rows), `scenario E runs to its result (${rows.trim().slice(0, 60)})`);
   const explain = await page.locator('[data-testid=explain]').innerText();

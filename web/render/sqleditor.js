@@ -110,6 +110,7 @@ export class SqlEditor {
   /** The drawer was opened: lay out the marks (they need the box's size). */
   shown() {
     this.numberLines();
+    this.gutter.scrollTop = this.area.scrollTop;
     this.placeMarks();
   }
 
@@ -184,7 +185,9 @@ export class SqlEditor {
     for (let i = 1; i <= n; i++) lines.push(i === errLine ? `<b class="err" data-testid="sql-gutter-error">${i}</b>` : String(i));
     // one extra line: the textarea scrolls a little past its last line
     this.gutter.innerHTML = lines.join('\n') + '\n ';
-    this.gutter.scrollTop = this.area.scrollTop;
+    // Reading the scroll position lays the page out: not while the drawer is closed
+    // (at the page's set-up, that was a layout of the whole page before its first run).
+    if (!this.root.hidden) this.gutter.scrollTop = this.area.scrollTop;
   }
 
   /** The line highlight and the caret with the message, over the text at the error's position. */

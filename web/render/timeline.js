@@ -4,7 +4,7 @@
 // cursor and the veil over the future. Clicking seeks to that time.
 
 import { svg, ticks, tickLabel, mergePx, mergeTicks, STATES, flattenPlan, shortName, requesteeNode, insideScan, fmtMs, drawingScale } from './util.js';
-import { connectionIntervals, requestIntervals, rowTicks, connectionWalk, requestWalk, rowWalk } from './traceview.js';
+import { traceViews, prepareTraceViews } from './traceview.js';
 
 export const LABEL_W = 104;
 const AXIS_H = 22;
@@ -70,49 +70,23 @@ export function drawAxis(parent, x, x0, x1, y, maxNs, gridTop) {
   parent.append(g);
 }
 
-/** A recording's intervals and row ticks, computed once (a walk over its whole trace). */
-const prepared = new WeakMap();
-function intervalsOf(rec, recEnd) {
-  let p = prepared.get(rec);
-  if (!p) {
-    p = { conns: connectionIntervals(rec.trace, rec.connections.length, recEnd), reqs: requestIntervals(rec.trace, recEnd), rows: rowTicks(rec.trace) };
-    prepared.set(rec, p);
-  }
-  return p;
-}
-
-/** Trace events a task of `prepareTimeline` walks at most (a few ms of work each). */
-const PREPARE_EVENTS = 40000;
-
 /**
- * The part of `build` that depends on the recording only: three walks over its trace,
- * in tasks of their own (`pause()` yields between them; 250,000 events at 64 shards
- * made each walk a few tens of ms, and the first one shared its task with the work
- * before it), each over at most PREPARE_EVENTS events.
+ * The part of `build` that depends on the recording only (its lanes' intervals and row
+ * ticks, traceview.js `prepareTraceViews`: one walk over its trace, which also gives
+ * the wire inspector's lines), in tasks of their own (`pause()` yields between parts).
  */
 export async function prepareTimeline(rec, pause = async () => {}) {
-  if (prepared.has(rec)) return;
-  const recEnd = rec.complete ? Math.max(1, rec.totalNs) : rec.recordedNs;
-  const walks = [connectionWalk(rec.connections.length), requestWalk(), rowWalk()];
-  const n = rec.trace.length;
-  for (const w of walks) {
-    for (let from = 0; from < n; from += PREPARE_EVENTS) {
-      await pause();
-      w.add(rec.trace, from, Math.min(n, from + PREPARE_EVENTS));
-    }
-  }
-  const [conns, reqs, rows] = walks.map((w) => w.finish(recEnd));
-  if (!prepared.has(rec)) prepared.set(rec, { conns, reqs, rows });
+  await prepareTraceViews(rec, pause);
 }
 
 /**
  * The lanes top to bottom, from the recording: a header before each group, one lane per
  * connection, one per async request (named after the node that runs it), and the rows
- * leaving the plan. Each lane carries its intervals up to `recEnd`.
+ * leaving the plan. Each lane carries its intervals up to where the kept trace ends.
  */
-function listLanes(rec, plan, recEnd) {
+function listLanes(rec, plan) {
   const nodes = new Map(flattenPlan(plan).map((r) => [r.node.id, r.node]));
-  const { conns, reqs } = intervalsOf(rec, recEnd);
+  const { conns, reqs } = traceViews(rec);
   const lanes = [];
   if (conns.length) lanes.push({ header: ['connections: connecting (grey), queries in flight (blue), answers (ticks)', 'connections: connecting (grey), in flight (blue), answers (ticks)', 'connections (grey connecting, blue in flight, ticks answers)'] });
   conns.forEach((l, k) => lanes.push({ kind: 'conn', k, l, label: `${rec.connections[k] ?? 'conn ' + k}` }));
@@ -232,7 +206,7 @@ export class Timeline {
     const endNs = Math.max(1, rec.totalNs);
     // A run whose trace was too long to keep is drawn up to where the trace stops.
     const recEnd = rec.complete ? endNs : rec.recordedNs;
-    const lanes = listLanes(rec, plan, recEnd);
+    const lanes = listLanes(rec, plan);
     const L = layoutTimeline(lanes, W, availH, endNs);
     this.x = L.x;
     this.x0 = L.x0;
@@ -242,7 +216,7 @@ export class Timeline {
     const root = svg('svg', { width: W * scale, height: L.H * scale, viewBox: `0 0 ${W} ${L.H}`, class: 'timeline-svg', 'data-testid': 'timeline-svg', 'data-scale': scale });
     root.append(svg('rect', { x: L.x0, y: 0, width: L.x1 - L.x0, height: L.axisY, fill: '#fbfdff', class: 'plot-bg' }));
     drawAxis(root, L.x, L.x0, L.x1, L.axisY, endNs, TOP - 4);
-    const { data, headers } = drawLanes(lanes, intervalsOf(rec, recEnd).rows, L);
+    const { data, headers } = drawLanes(lanes, traceViews(rec).rows, L);
     root.append(data);
     if (!rec.complete) drawUnrecorded(root, L, recEnd);
     // The future, veiled; the cursor at the current time. The lane headers go above the

@@ -5,7 +5,7 @@
 // the layout (which would force a synchronous layout on every step).
 
 import { esc } from './util.js';
-import { wireLines } from './traceview.js';
+import { traceViews } from './traceview.js';
 
 const MAX_LINES = 400;
 
@@ -34,10 +34,10 @@ export class WireInspector {
 
   setRecording(rec) {
     // `k`: a line's place in the list, kept on its element (data-li) for stepping back.
-    this.lines = wireLines(rec.trace); // fresh objects: numbered in place, not copied
+    this.lines = traceViews(rec).wire; // computed once per recording, numbered in place
     for (let k = 0; k < this.lines.length; k++) this.lines[k].k = k;
     this.names = rec.connections;
-    this.recordedLen = rec.complete ? Infinity : rec.trace.length;
+    this.recordedLen = rec.complete ? Infinity : (rec.traceLength ?? rec.trace.length);
     this.recordedNs = rec.recordedNs;
     if (this.filter !== 'all' && Number(this.filter) >= this.names.length) this.filter = 'all';
     this.renderTabs();
