@@ -48,8 +48,12 @@ const ROOT = process.cwd();
 // Measured again 2026-12-05 (clean-clone CI, load lower): sql_corpus 137 s, suite 59,
 // the unit tests 35, pg15_fidelity_errors 34, demo 32, sql_seeds 23, live_scenarios 21,
 // pg15_fidelity_dml 19, pg15_fidelity 18 (pg15_fidelity_joins 7 s now); the rest under
-// 18 s each.
-const LONGEST = ['sql_corpus', 'suite', 'unittests pgasync', 'pg15_fidelity_errors', 'demo', 'sql_seeds', 'live_scenarios', 'pg15_fidelity_dml', 'pg15_fidelity'];
+// 18 s each. Measured again 2026-12-05 evening (main's clean-clone CI, quiet machine, pkg
+// and the wasm32 test build beside): sql_corpus 233 s, suite 176, the unit tests 71, demo
+// 38, pg15_fidelity_errors 34, live_scenarios 34, pg15_fidelity_dml 32, sql_seeds 29,
+// classroom_load 28, pg15_fidelity 26, live_bench 24, live_native 23, demo_security 19.
+const LONGEST = ['sql_corpus', 'suite', 'unittests pgasync', 'demo', 'pg15_fidelity_errors', 'live_scenarios',
+  'pg15_fidelity_dml', 'sql_seeds', 'classroom_load', 'pg15_fidelity', 'live_bench', 'live_native', 'demo_security'];
 
 // Runs a command; resolves with its exit code, its output (stdout and stderr, in the
 // order they came) and its CPU time (`cpu`: user and system seconds, its child
