@@ -48,20 +48,48 @@ const ROOT = process.cwd();
 // Measured again 2026-12-05 (clean-clone CI, load lower): sql_corpus 137 s, suite 59,
 // the unit tests 35, pg15_fidelity_errors 34, demo 32, sql_seeds 23, live_scenarios 21,
 // pg15_fidelity_dml 19, pg15_fidelity 18 (pg15_fidelity_joins 7 s now); the rest under
-// 18 s each.
-const LONGEST = ['sql_corpus', 'suite', 'unittests pgasync', 'pg15_fidelity_errors', 'demo', 'sql_seeds', 'live_scenarios', 'pg15_fidelity_dml', 'pg15_fidelity'];
+// 18 s each. Measured again 2026-12-05 evening (main's clean-clone CI, quiet machine, pkg
+// and the wasm32 test build beside): sql_corpus 233 s, suite 176, the unit tests 71, demo
+// 38, pg15_fidelity_errors 34, live_scenarios 34, pg15_fidelity_dml 32, sql_seeds 29,
+// classroom_load 28, pg15_fidelity 26, live_bench 24, live_native 23, demo_security 19.
+const LONGEST = ['sql_corpus', 'suite', 'unittests pgasync', 'demo', 'pg15_fidelity_errors', 'live_scenarios',
+  'pg15_fidelity_dml', 'sql_seeds', 'classroom_load', 'pg15_fidelity', 'live_bench', 'live_native', 'demo_security'];
 
-// Runs a command; resolves with its exit code and its output (stdout and stderr, in
-// the order they came).
+// Runs a command; resolves with its exit code, its output (stdout and stderr, in the
+// order they came) and its CPU time (`cpu`: user and system seconds, its child
+// processes included, or null). The command runs under bash, whose `times` prints
+// what its waited-for children used (getrusage(RUSAGE_CHILDREN)) on a pipe of its own:
+// Node gives no child's resource usage. A PostgreSQL server a test starts is not
+// counted (pg_ctl detaches it: it is nobody's waited-for child).
 function run(cmd, args, opts = {}) {
   return new Promise((resolve) => {
-    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], ...opts });
+    const script = '"$@"; rc=$?; times >&3; exit $rc';
+    const child = spawn('bash', ['-c', script, 'bash', cmd, ...args], { stdio: ['ignore', 'pipe', 'pipe', 'pipe'], ...opts });
     const chunks = [];
+    let times = '';
     child.stdout.on('data', (d) => chunks.push(d));
     child.stderr.on('data', (d) => chunks.push(d));
+    child.stdio[3].on('data', (d) => { times += d; });
     child.on('error', (e) => chunks.push(Buffer.from(`${cmd} does not run: ${e.message}\n`)));
-    child.on('close', (code, signal) => resolve({ code: code ?? (signal ? 128 : 1), signal, out: Buffer.concat(chunks).toString() }));
+    child.on('close', (code, signal) =>
+      resolve({ code: code ?? (signal ? 128 : 1), signal, out: Buffer.concat(chunks).toString(), cpu: childrenCpu(times) }),
+    );
   });
+}
+
+// bash's `times`: the shell's user and system time, then its children's
+// (`1m2.345s 0m0.678s`); the children's, in seconds.
+function childrenCpu(times) {
+  const line = times.trim().split('\n')[1] || '';
+  const secs = line.trim().split(/\s+/).map((t) => {
+    const m = t.match(/^(\d+)m([\d.]+)s$/);
+    return m ? Number(m[1]) * 60 + Number(m[2]) : NaN;
+  });
+  return secs.length === 2 && secs.every(Number.isFinite) ? { user: secs[0], sys: secs[1] } : null;
+}
+
+function cpuText(cpu) {
+  return cpu ? `, CPU ${(cpu.user + cpu.sys).toFixed(1)} s` : '';
 }
 
 // 1. Compile every test target once; cargo's JSON names each test executable.
@@ -139,7 +167,7 @@ async function main() {
       const r = await j.start();
       r.secs = (Date.now() - s) / 1000;
       results.set(j.key, r);
-      console.log(`  ${j.label}: ${r.code === 0 ? summary(r.out) : `FAILED (exit ${r.code})`} in ${r.secs.toFixed(1)} s`);
+      console.log(`  ${j.label}: ${r.code === 0 ? summary(r.out) : `FAILED (exit ${r.code})`} in ${r.secs.toFixed(1)} s${cpuText(r.cpu)}`);
     }
   };
   await Promise.all(Array.from({ length: JOBS }, worker));
@@ -151,7 +179,11 @@ async function main() {
   for (const j of failed) {
     console.log(`\n---- ${j.label} FAILED; its output:\n${results.get(j.key).out}`);
   }
-  console.log(`native tests: ${failed.length ? `${failed.length} FAILED (${failed.map((j) => j.label).join(', ')})` : 'all passed'} in ${((Date.now() - t0) / 1000).toFixed(0)} s (log: ${relative(ROOT, LOG)})`);
+  // The binaries' CPU in all (user + system, their children included): the figure to
+  // compare across runs on a shared machine, where wall-clock time is noise.
+  const cpus = jobs.map((j) => results.get(j.key).cpu);
+  const cpu = cpus.every(Boolean) ? cpus.reduce((a, c) => a + c.user + c.sys, 0) : null;
+  console.log(`native tests: ${failed.length ? `${failed.length} FAILED (${failed.map((j) => j.label).join(', ')})` : 'all passed'} in ${((Date.now() - t0) / 1000).toFixed(0)} s${cpu === null ? '' : ` (the binaries' CPU ${cpu.toFixed(0)} s)`} (log: ${relative(ROOT, LOG)})`);
   process.exit(failed.length ? 1 : 0);
 }
 

@@ -437,7 +437,9 @@ fn sandbox(base: &SqlScenario, e: &Entry, async_mode: bool, times: &mut SandboxT
         };
         times.plan += t.elapsed();
         let t = Instant::now();
-        let scenario = s.scenario(&Knobs::default(), Source::Json).map_err(|e| e.to_string())?;
+        // The plan just made, not a second planning (`scenario` would plan again).
+        let order_keys = planned.order_keys.clone();
+        let scenario = s.scenario_planned(planned, &Knobs::default(), Source::Json).map_err(|e| e.to_string())?;
         let mut run = scenario.start(async_mode, Clock::virtual_clock(), false)?;
         run.keep_rows = true;
         // An ERROR of the query ends the run: no rows (PostgreSQL sends none to psql),
@@ -468,7 +470,7 @@ fn sandbox(base: &SqlScenario, e: &Entry, async_mode: bool, times: &mut SandboxT
             None => None,
         };
         times.execute += t.elapsed();
-        Ok((Outcome { error: None, query_error, rows, explain, after }, planned.order_keys))
+        Ok((Outcome { error: None, query_error, rows, explain, after }, order_keys))
     };
     run().unwrap_or_else(|m| (Outcome { error: Some(m), ..Outcome::default() }, vec![]))
 }

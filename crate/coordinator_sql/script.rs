@@ -245,6 +245,19 @@ impl SqlScenario {
         self.assemble(self.plan()?, overrides, source, &mut |_, t| t.clone())
     }
 
+    /// [`SqlScenario::scenario`] from a plan the caller already has (`planned`, this
+    /// scenario's [`SqlScenario::plan`]): for a caller that reads the plan itself first
+    /// (tests/sql_corpus.rs, its order keys), so the query is not planned twice.
+    pub fn scenario_planned(
+        &self,
+        planned: Planned,
+        overrides: &Knobs,
+        source: Source,
+    ) -> Result<Scenario, FrontError> {
+        self.check_runs()?;
+        self.assemble(planned, overrides, source, &mut |_, t| t.clone())
+    }
+
     /// The query's EXPLAIN options, if it is an EXPLAIN.
     pub fn explain_flags(&self) -> Option<ExplainFlags> {
         self.query.as_ref().and_then(|q| q.explain)
