@@ -997,6 +997,45 @@ fn build_nestloop(_info: &ScenarioInfo, _knobs: &Knobs, s: &Settings) -> Result<
     })
 }
 
+/// Scenario A (`SELECT sum(a) FROM t_local`: Aggregate over a SeqScan of one local
+/// table) as a throughput probe: `pgasync bench` times it natively and the page's
+/// `LocalScan` in wasm, the same function on both sides, so their ratio compares like
+/// with like. `new` builds the table once (outside any timing); `run` is one whole
+/// query: ExecInitNode on the virtual clock, every row, the result checked.
+///
+/// The timing method both sides follow (`SCAN_WARMUP`, `SCAN_RUNS`): a run or two are
+/// not enough; wasm in V8 got faster over its first runs (9 ms, then 2 ms from about the
+/// eighth in Chromium), so runs after the warm-up are timed, and their median is the
+/// figure (the best beside it).
+pub struct LocalScan {
+    scenario: Scenario,
+}
+
+/// Rows of the throughput probe's table (`pgasync bench`, the page's bench).
+pub const SCAN_ROWS: usize = 1_000_000;
+/// Untimed runs before the timed ones, on each side.
+pub const SCAN_WARMUP: usize = 10;
+/// Timed runs: the median and the best are reported.
+pub const SCAN_RUNS: usize = 30;
+
+impl LocalScan {
+    pub fn new(rows: usize) -> Result<LocalScan, String> {
+        let knobs = Knobs { shards: Some(1), rows_per_shard: Some(rows), ..Default::default() };
+        Ok(LocalScan { scenario: Scenario::build("A", &knobs)? })
+    }
+
+    /// One query to its end; its result, sum(a), is checked against the reference (a
+    /// wrong answer is an error, never a time). NULL (no row) is 0.
+    pub fn run(&self) -> Result<f64, String> {
+        let mut run = self.scenario.start(false, Clock::virtual_clock(), false)?;
+        run.run_to_end().map_err(|e| e.to_string())?;
+        if !self.scenario.matches_reference(&run.rows) {
+            return Err(format!("LocalScan: wrong result {:?}", run.rows));
+        }
+        Ok(run.rows.first().and_then(|r| r[0].as_f64()).unwrap_or(0.0))
+    }
+}
+
 #[cfg(test)]
 mod live_layout_tests {
     use super::live_targets;

@@ -31,7 +31,7 @@ use pgasync::clock::Clock;
 use pgasync::knobs::Knobs;
 use pgasync::knobs::{Kind, Source};
 use pgasync::run::QueryRun;
-use pgasync::scenario::{Scenario, SCENARIOS};
+use pgasync::scenario::{LocalScan, Scenario, SCAN_ROWS, SCAN_RUNS, SCAN_WARMUP, SCENARIOS};
 use std::time::{Duration, Instant};
 
 /// `--queries`: how many queries scenario M runs (the seed's pgbench series).
@@ -72,13 +72,16 @@ pub const ABOUT_LINE: &str =
     "Every scenario in sync and async mode: a row per scenario, behaviour and fetch size (--live: on real PostgreSQL)";
 pub const USAGE: &str = "pgasync bench [--clock virtual|real] [--scenarios A,B,...] [--queries N] [--format table|tsv]
               [--profile FILE] [KNOBS]
+pgasync bench --local
 pgasync bench --live [--rows 30000] [--delay-ms 0,2,10] [--fetch-size 100,1000] [--runs 3]
               [--format table|tsv] [--dir DIR] [--profile FILE]";
 pub const ABOUT: &str = "one row per scenario, behaviour and fetch size (100, 200, 1000 unless --fetch-size);
 without --behaviour or a behaviour knob, each scenario runs as pg15 and as improved;
 --queries N (1 to 1000, default 20): queries in scenario M's series of random OFFSET/LIMIT;
 --format tsv prints only the table on stdout, the other lines on stderr; KNOBS but --offset/--limit;
---profile FILE: knobs from a JSON file (pgasync calibrate writes one); flags override it
+--profile FILE: knobs from a JSON file (pgasync calibrate writes one); flags override it;
+the last line is the local throughput (SeqScan + sum over 1,000,000 local rows, natively: the
+median and best of 30 runs after 10 untimed; bench --local prints only it, with each run's time)
 bench --live: 4 shard clusters and a coordinator under DIR (a fresh temporary folder), E and D
 loaded, a delay proxy per shard (half of --delay-ms each way); per scenario, delay and fetch
 size the median Execution Time of the real coordinator (postgres_fdw, async_capable off/on)
@@ -97,6 +100,9 @@ pub struct Flags {
     /// Real PostgreSQL shards and coordinator, side by side with pgasync (bench --live)
     #[arg(long)]
     pub live: bool,
+    /// Only the local throughput (SeqScan + sum over 1,000,000 rows): each timed run's ms, the median and best
+    #[arg(long)]
+    pub local: bool,
     /// Async beyond Append against pg15: gains on R, K, pf0, pf1 at 0, 2, 10 ms, and the real-clock overhead on local plans (t0, pl, nested loops)
     #[arg(long)]
     pub designs: bool,
@@ -138,6 +144,9 @@ pub fn run(a: Flags) -> Result<(), CliError> {
     if a.designs {
         return designs(a);
     }
+    if a.local {
+        return local(a);
+    }
     for (flag, given) in [("delay-ms", a.delay_ms.is_some()), ("runs", a.runs.is_some()), ("dir", a.dir.is_some())] {
         if given {
             return Err(CliError::Usage(format!("--{flag} is bench --live's (give --live)")));
@@ -159,7 +168,39 @@ pub fn run(a: Flags) -> Result<(), CliError> {
     for r in rows.iter().filter(|r| r.scenario == "M") {
         note(o.format, &merge_summary(r));
     }
-    note(o.format, &local_throughput());
+    note(o.format, &local_throughput()?.summary());
+    Ok(())
+}
+
+/// `bench --local`: the local throughput alone, with each timed run's time (the page's
+/// bench runs it between its own wasm runs, so both sides are measured alternately).
+/// It takes no other flag: the probe's size and runs are fixed, so that every figure
+/// of it, native or wasm, measures the same work.
+fn local(a: Flags) -> Result<(), CliError> {
+    let own = [
+        ("designs", a.designs),
+        ("clock", a.clock.is_some()),
+        ("scenarios", a.scenarios.is_some()),
+        ("queries", a.queries.is_some()),
+        ("format", a.format.is_some()),
+        ("profile", a.profile.is_some()),
+        ("delay-ms", a.delay_ms.is_some()),
+        ("runs", a.runs.is_some()),
+        ("dir", a.dir.is_some()),
+    ];
+    let knobs = a.knobs.given().map(|(s, _)| s.cli);
+    if let Some(flag) = own.iter().filter(|(_, given)| *given).map(|(f, _)| *f).chain(knobs).next() {
+        return Err(CliError::Usage(format!(
+            "--{flag} is not bench --local's (its scan, 1,000,000 rows and {} + {} runs, is fixed)",
+            pgasync::scenario::SCAN_WARMUP,
+            pgasync::scenario::SCAN_RUNS
+        )));
+    }
+    let t = local_throughput()?;
+    let ms = |v: &[f64]| v.iter().map(|s| format!("{:.3}", s * 1e3)).collect::<Vec<_>>().join(" ");
+    println!("local scan runs (ms): {}", ms(&t.secs));
+    println!("local scan runs, CPU (ms): {}", ms(&t.cpu_secs));
+    println!("{}", t.summary());
     Ok(())
 }
 
@@ -405,16 +446,57 @@ fn bench_merge(knobs: &Knobs, queries: usize, real: bool) -> Result<Row, CliErro
     Ok(row_of(&s, sync_ns / q, async_ns / q, gain_pct(bound_ns as f64, virt_sync_ns as f64)))
 }
 
-/// SeqScan + sum over 1,000,000 local rows, natively, in rows per second.
-fn local_throughput() -> String {
-    let knobs = Knobs { shards: Some(1), rows_per_shard: Some(1_000_000), ..Default::default() };
-    let s = Scenario::build("A", &knobs).expect("scenario A");
-    let mut best = f64::MAX;
-    for _ in 0..5 {
-        let mut run = s.start(false, Clock::virtual_clock(), false).expect("start");
-        let t = Instant::now();
-        run.run_to_end().expect("scenario A runs");
-        best = best.min(t.elapsed().as_secs_f64());
+/// The timed runs of the local throughput probe (`scenario::LocalScan`): each run's
+/// wall time and the CPU time of the thread that ran it, in seconds.
+struct Throughput {
+    secs: Vec<f64>,
+    cpu_secs: Vec<f64>,
+}
+
+impl Throughput {
+    fn summary(&self) -> String {
+        let mut v = self.secs.clone();
+        v.sort_by(f64::total_cmp);
+        let rate = |s: f64| SCAN_ROWS as f64 / s / 1e6;
+        let (best, median, worst) = (v[0], v[v.len() / 2], v[v.len() - 1]);
+        let cpu = self.cpu_secs.iter().sum::<f64>() / self.cpu_secs.len() as f64;
+        format!(
+            "local throughput (SeqScan + sum over 1,000,000 rows, native): median {:.1} M rows/s, best {:.1} \
+             ({} runs after {} untimed; {:.2}-{:.2} ms a run, {:.2} ms of CPU on average)",
+            rate(median),
+            rate(best),
+            v.len(),
+            SCAN_WARMUP,
+            best * 1e3,
+            worst * 1e3,
+            cpu * 1e3
+        )
     }
-    format!("local throughput (SeqScan + sum over 1,000,000 rows, native): {:.1} M rows/s", 1.0 / best)
+}
+
+/// SeqScan + sum over `SCAN_ROWS` local rows, natively: `SCAN_WARMUP` untimed runs,
+/// then `SCAN_RUNS` timed, each a whole `LocalScan::run` (the page times the same call
+/// in wasm the same way). The CPU time beside the wall time: on a shared machine a run
+/// may wait for a core, which its wall time counts and its CPU time does not.
+fn local_throughput() -> Result<Throughput, CliError> {
+    let scan = LocalScan::new(SCAN_ROWS).map_err(CliError::Failed)?;
+    for _ in 0..SCAN_WARMUP {
+        scan.run().map_err(CliError::Failed)?;
+    }
+    let (mut secs, mut cpu_secs) = (Vec::with_capacity(SCAN_RUNS), Vec::with_capacity(SCAN_RUNS));
+    for _ in 0..SCAN_RUNS {
+        let (t, c) = (Instant::now(), thread_cpu_secs());
+        scan.run().map_err(CliError::Failed)?;
+        cpu_secs.push(thread_cpu_secs() - c);
+        secs.push(t.elapsed().as_secs_f64());
+    }
+    Ok(Throughput { secs, cpu_secs })
+}
+
+/// The calling thread's CPU time (CLOCK_THREAD_CPUTIME_ID), in seconds.
+fn thread_cpu_secs() -> f64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: clock_gettime writes the timespec it is given, which lives until it returns.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    ts.tv_sec as f64 + ts.tv_nsec as f64 / 1e9
 }

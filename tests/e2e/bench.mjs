@@ -5,22 +5,34 @@
 //  * time per Step-event (model step + synchronous render + forced layout) with 16 shards
 //    on screen, over 50 steps from the start and 50 from the middle of the run, measured
 //    in the page with performance.now(); one step back; Run at the fastest speed;
-//  * local throughput of LocalScan(1,000,000).run() in Chromium beside the native figure
-//    from `pgasync bench --scenarios A --fetch-size 100`: the same scan (scenario A, one
-//    shard of 1,000,000 local rows), each the best of 5 runs, so the ratio compares like
-//    with like (a median on one side and a best on the other flattered native).
+//  * local throughput of the same scan (scenario A: SeqScan + sum over one local table of
+//    1,000,000 rows, `scenario::LocalScan::run`, a whole query each) in wasm in Chromium
+//    and natively (`pgasync bench --local`), measured the same way on both sides: 10
+//    untimed runs, then 30 timed, the median (and the best) reported; in SCAN_ROUNDS
+//    rounds, wasm and native alternating, so that the load of a shared machine hits
+//    both; the ratio is each round's median wasm/native, the median of the rounds with
+//    their spread. Beside the wall time, the CPU time of the timed runs (a run that
+//    waits for a core on a loaded machine counts in its wall time only): natively the
+//    thread's, in wasm the Chromium renderer's main thread's (/proc, 10 ms ticks, so
+//    it is summed over all the rounds). (The first release's figures were a best of 5 on each side: V8's
+//    wasm was still getting faster at its fifth run, 9 ms down to 2 ms over its first
+//    eight or so.)
+// BENCH_SCAN_ONLY=1 measures the local scan only.
 // PGASYNC_WEB=dir and PGASYNC_PKG=dir measure another build's page and package (e.g.
 // main's, built once into a folder of its own) with this script: run the two in turn
 // on a loaded machine and compare their ratios, not one run's figures with another's.
 
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { ROOT, BIN, PKG, startServer, launchBrowser, newPage, waitReady, watchLongTasks, waitDrawn, waitFinished } from './lib.mjs';
 
 const STEPS = Number(process.env.BENCH_STEPS ?? 50);
-const SCAN_ROWS = 1_000_000;
+const SCAN_ROWS = 1_000_000; // scenario::SCAN_ROWS, SCAN_WARMUP, SCAN_RUNS (crate/scenario.rs)
+const SCAN_WARMUP = 10;
+const SCAN_RUNS = 30;
+const SCAN_ROUNDS = Number(process.env.BENCH_SCAN_ROUNDS ?? 5);
 
 const median = (xs) => {
   const s = xs.slice().sort((a, b) => a - b);
@@ -31,6 +43,21 @@ const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
 const kb = (n) => `${(n / 1024).toFixed(1)} KiB`;
 
 async function main() {
+  if (process.env.BENCH_SCAN_ONLY) {
+    // Only the local scan's figures (e.g. to compare two packages, PGASYNC_PKG).
+    const server = await startServer();
+    const browser = await launchBrowser();
+    try {
+      const page = await newPage(browser, []);
+      await page.goto(server.url + '?scenario=A&shards=1&rows=1000');
+      await waitReady(page, 60000);
+      printScan(await measureScan(page));
+    } finally {
+      await browser.close().catch(() => {});
+      await server.stop();
+    }
+    return;
+  }
   for (const [file, what] of [['pgasync_bg.wasm', "the page's module"], ['pgasync_sql_bg.wasm', "the SQL front end's module, loaded when the editor opens"]]) {
     const wasmPath = path.join(PKG, file);
     const raw = readFileSync(wasmPath);
@@ -41,7 +68,7 @@ async function main() {
   const errors = [];
   const server = await startServer();
   let browser;
-  let browserRate = null;
+  let scan = { rounds: [], wasmCpuMs: 0 };
   try {
     browser = await launchBrowser();
     const page = await newPage(browser, errors);
@@ -186,41 +213,131 @@ async function main() {
     for (const b of blocks) console.log(`  ${b.what.padEnd(20)} ${String(b.longest).padStart(5)} ms longest (${b.n} tasks over 50 ms, ${b.ms} ms in all)`);
     console.log(`  longest overall:     ${String(Math.max(...blocks.map((b) => b.longest))).padStart(5)} ms`);
 
-    const scans = await page.evaluate((rows) => {
-      // The table is built once (outside the timing); each run is SeqScan + sum.
-      const scan = new window.pgasync.wasm.LocalScan(rows);
-      const out = [];
-      for (let i = 0; i < 5; i++) {
-        const t = performance.now();
-        scan.run();
-        out.push(performance.now() - t);
-      }
-      scan.free();
-      return out;
-    }, SCAN_ROWS);
-    browserRate = SCAN_ROWS / (Math.min(...scans) / 1000);
-    console.log(`\nLocalScan(${SCAN_ROWS.toLocaleString('en-US')}).run() in Chromium: ${scans.map((x) => x.toFixed(1)).join(', ')} ms`);
+    scan = await measureScan(page);
     if (errors.length) console.log(`(console/page errors seen: ${errors.join(' | ')})`);
   } finally {
     if (browser) await browser.close().catch(() => {});
     await server.stop();
   }
 
-  let nativeLine = '';
-  let nativeRate = null;
-  try {
-    const out = execFileSync(BIN, ['bench', '--scenarios', 'A', '--fetch-size', '100'], { cwd: ROOT, encoding: 'utf8' });
-    nativeLine = out.split('\n').find((l) => /local throughput/i.test(l)) ?? '';
-    const m = nativeLine.match(/([\d.]+)\s*M rows\/s/);
-    if (m) nativeRate = Number(m[1]) * 1e6;
-  } catch (e) {
-    nativeLine = `(native bench failed: ${e.message})`;
+  printScan(scan);
+}
+
+/**
+ * The local scan in `page` (wasm) and natively (`pgasync bench --local`), alternating,
+ * SCAN_ROUNDS times (see the head of this file).
+ */
+async function measureScan(page) {
+  const rounds = [];
+  let wasmCpuMs = 0;
+  for (let round = 0; round < SCAN_ROUNDS; round++) {
+    // The table is built once and warmed up outside the timing; each run is a whole query.
+    await page.evaluate(([rows, warmup]) => {
+      window.__scan = new window.pgasync.wasm.LocalScan(rows);
+      for (let i = 0; i < warmup; i++) window.__scan.run();
+    }, [SCAN_ROWS, SCAN_WARMUP]);
+    const cpu0 = renderersCpuMs();
+    const wasm = await page.evaluate((runs) => {
+      const out = [];
+      for (let i = 0; i < runs; i++) {
+        const t = performance.now();
+        window.__scan.run();
+        out.push(performance.now() - t);
+      }
+      return out;
+    }, SCAN_RUNS);
+    wasmCpuMs += cpuDelta(cpu0, renderersCpuMs());
+    await page.evaluate(() => window.__scan.free());
+    rounds.push({ wasm, ...nativeScan() });
   }
-  const fmt = (x) => (x == null ? 'n/a' : `${(x / 1e6).toFixed(1)} M rows/s`);
-  console.log(`\nlocal throughput (SeqScan + sum over ${SCAN_ROWS.toLocaleString('en-US')} rows):`);
-  console.log(`  ${'wasm (Chromium, best of 5)'.padEnd(32)} ${'native (pgasync bench, best of 5)'}`);
-  console.log(`  ${fmt(browserRate).padEnd(32)} ${fmt(nativeRate)}${browserRate && nativeRate ? `   (wasm/native = ${(browserRate / nativeRate).toFixed(2)})` : ''}`);
-  console.log(`  native line: ${nativeLine.trim()}`);
+  return { rounds, wasmCpuMs };
+}
+
+/** The local scan's figures: each side's median and best, their ratio and its spread. */
+function printScan({ rounds: scanRounds, wasmCpuMs }) {
+  const rate = (ms) => SCAN_ROWS / (ms / 1000) / 1e6;
+  const all = (side) => scanRounds.flatMap((r) => r[side]).filter((x) => x != null);
+  const side = (name, label) => {
+    const xs = all(name);
+    if (!xs.length) return `  ${label.padEnd(20)} n/a`;
+    const meds = scanRounds.map((r) => (r[name] ? median(r[name]) : NaN)).filter(Number.isFinite);
+    return `  ${label.padEnd(20)} median ${rate(median(xs)).toFixed(1)} M rows/s (${median(xs).toFixed(2)} ms), best ${rate(Math.min(...xs)).toFixed(1)} (${Math.min(...xs).toFixed(2)} ms); rounds' medians ${meds.map((x) => x.toFixed(2)).join(', ')} ms`;
+  };
+  console.log(`\nlocal throughput (SeqScan + sum over ${SCAN_ROWS.toLocaleString('en-US')} rows, scenario A; ${scanRounds.length} rounds, wasm then native, each ${SCAN_WARMUP} untimed runs then ${SCAN_RUNS} timed):`);
+  console.log(side('wasm', 'wasm (Chromium)'));
+  console.log(side('native', 'native (bench --local)'));
+  const ratios = scanRounds.filter((r) => r.wasm && r.native).map((r) => median(r.native) / median(r.wasm));
+  if (ratios.length) {
+    const best = Math.min(...all('native')) / Math.min(...all('wasm'));
+    // No CPU figure where /proc is not there (the wasm side reads 0).
+    const cpuWasm = wasmCpuMs > 0 ? wasmCpuMs / all('wasm').length : NaN;
+    const cpuNative = all('nativeCpu').length ? all('nativeCpu').reduce((a, b) => a + b, 0) / all('nativeCpu').length : NaN;
+    const ms = (x) => (Number.isFinite(x) ? `${x.toFixed(2)} ms` : 'n/a');
+    console.log(`  CPU per run (mean):  wasm ${ms(cpuWasm)} (the renderer's main thread), native ${ms(cpuNative)} (the thread's)`);
+    const cpuRatio = Number.isFinite(cpuNative / cpuWasm) ? (cpuNative / cpuWasm).toFixed(2) : 'n/a';
+    console.log(`  wasm/native: ${median(ratios).toFixed(2)} (median of the rounds' ratios of medians; ${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)}; best against best ${best.toFixed(2)}; CPU time ${cpuRatio})`);
+  } else {
+    console.log(`  wasm/native: n/a${nativeError ? ` (native bench failed: ${nativeError})` : ''}`);
+  }
+}
+
+/** One native batch: `pgasync bench --local`'s timed runs, wall and CPU (ms), or nulls if it failed. */
+let nativeError = null;
+function nativeScan() {
+  try {
+    const out = execFileSync(BIN, ['bench', '--local'], { cwd: ROOT, encoding: 'utf8' });
+    const runs = (head) => {
+      const line = out.split('\n').find((l) => l.startsWith(head)) ?? '';
+      const xs = line.slice(head.length).split(' ').filter((x) => x !== '').map(Number).filter(Number.isFinite);
+      return xs.length ? xs : null;
+    };
+    return { native: runs('local scan runs (ms):'), nativeCpu: runs('local scan runs, CPU (ms):') };
+  } catch (e) {
+    nativeError = e.message;
+    return { native: null, nativeCpu: null };
+  }
+}
+
+/**
+ * CPU time (utime + stime, ms) of the main thread (the one JavaScript and wasm run on)
+ * of each Chromium renderer this script started (the processes under ours with
+ * --type=renderer), by pid. Linux's /proc; empty elsewhere.
+ */
+function renderersCpuMs() {
+  // The fields after the command's closing parenthesis: state (3), ppid (4), … utime (14), stime (15).
+  const stat = (file) => readFileSync(file, 'utf8').replace(/^.*\) /, '').split(' ');
+  const parent = new Map();
+  let pids = [];
+  try {
+    pids = readdirSync('/proc').filter((d) => /^\d+$/.test(d));
+  } catch {
+    return parent;
+  }
+  for (const pid of pids) {
+    try {
+      parent.set(pid, stat(`/proc/${pid}/stat`)[1]);
+    } catch {}
+  }
+  const ours = (pid) => {
+    for (let p = parent.get(pid), n = 0; p && n < 10; p = parent.get(p), n++) if (p === String(process.pid)) return true;
+    return false;
+  };
+  const out = new Map();
+  for (const pid of parent.keys()) {
+    try {
+      if (!ours(pid) || !readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('--type=renderer')) continue;
+      const f = stat(`/proc/${pid}/task/${pid}/stat`); // the main thread's own times
+      out.set(pid, (Number(f[11]) + Number(f[12])) * 10); // USER_HZ is 100
+    } catch {}
+  }
+  return out;
+}
+
+/** The CPU time the busiest renderer spent between two `renderersCpuMs` readings. */
+function cpuDelta(before, after) {
+  let most = 0;
+  for (const [pid, ms] of after) most = Math.max(most, ms - (before.get(pid) ?? ms));
+  return most;
 }
 
 main().catch((e) => {

@@ -322,29 +322,25 @@ impl CompareJob {
     }
 }
 
-/// SeqScan + sum over a local table, for the throughput figure: the table is built
-/// once by the constructor, so JavaScript times only `run`.
+/// SeqScan + sum over a local table, for the throughput figure (`scenario::LocalScan`,
+/// which `pgasync bench` times natively): the table is built once by the constructor,
+/// so JavaScript times only `run`.
 #[wasm_bindgen]
 pub struct LocalScan {
-    scenario: crate::scenario::Scenario,
+    inner: crate::scenario::LocalScan,
 }
 
 #[wasm_bindgen]
 impl LocalScan {
     #[wasm_bindgen(constructor)]
     pub fn new(rows: u32) -> Result<LocalScan, JsError> {
-        let knobs = Knobs { shards: Some(1), rows_per_shard: Some(rows as usize), ..Default::default() };
-        let scenario = crate::scenario::Scenario::build("A", &knobs).map_err(|e| JsError::new(&e))?;
-        Ok(LocalScan { scenario })
+        let inner = crate::scenario::LocalScan::new(rows as usize).map_err(|e| JsError::new(&e))?;
+        Ok(LocalScan { inner })
     }
 
     /// Runs the scan once; returns sum(a).
     pub fn run(&self) -> Result<f64, JsError> {
-        let mut run =
-            self.scenario.start(false, crate::clock::Clock::virtual_clock(), false).map_err(|e| JsError::new(&e))?;
-        run.keep_rows = true;
-        run.run_to_end().map_err(|e| JsError::new(&e.to_string()))?;
-        Ok(run.rows.first().and_then(|r| r[0].as_f64()).unwrap_or(0.0))
+        self.inner.run().map_err(|e| JsError::new(&e))
     }
 }
 
