@@ -13,12 +13,17 @@
 //! text functions, numeric, generate_series with a step, PREPARE/EXECUTE, EXPLAIN's
 //! options over each of the other forms, ANALYZE/VACUUM, DML with RETURNING and
 //! data-modifying CTEs, INSERT … ON CONFLICT, subqueries nested in subqueries,
-//! CREATE FUNCTION/OPERATOR and ALTER EXTENSION … ADD with a query using them),
+//! CREATE FUNCTION/OPERATOR and ALTER EXTENSION … ADD with a query using them; and
+//! (h17f) window functions, JOIN … USING and NATURAL JOIN, SELECT without FROM,
+//! InitPlans in the select list over the partitioned table, string_agg/array_agg
+//! and DISTINCT or ORDER BY inside aggregates, non-equi and cross joins, subqueries
+//! in FROM joined to tables, UPDATE … FROM and DELETE … USING),
 //! generated whole and mutated. A case ends as a value
 //! (loaded, planned and run in both modes, its EXPLAIN printed) or an error; the run
 //! prints, per form, how many ended each way and the generated cases' three most
-//! common errors. Most forms are valid PostgreSQL 15 that the sandbox may refuse by
-//! name (DML is another helper's work); none may panic.
+//! common errors; every CHECKPOINT cases a long run prints the counts so far, marked
+//! as a checkpoint, and its last line says how many cases ran. Most forms are valid
+//! PostgreSQL 15 that the sandbox may refuse by name; none may panic.
 
 use pgasync::clock::Clock;
 use pgasync::coordinator_sql::SqlScenario;
@@ -171,6 +176,16 @@ const TOKENS: &[&str] = &[
     "vacuum",
     "to_char(",
     "'FM0'",
+    "over (",
+    "partition by",
+    "using (",
+    "natural join",
+    "cross join",
+    "lateral",
+    "string_agg(",
+    "distinct",
+    "window w as (",
+    "rows between unbounded preceding and current row",
 ];
 
 fn mutate(rng: &mut Rng, base: &str) -> String {
@@ -370,18 +385,25 @@ fn message_head(e: &str) -> String {
 /// A run of more cases than this prints its counts after every CHECKPOINT cases.
 const CHECKPOINT: usize = 100_000;
 
-/// The counts of the first `done` cases: per kind of case, the generated queries'
-/// refusals, and per form, how many ran and the generated cases' three most common
-/// errors.
+/// The counts of the first `done` of the run's `asked` cases: per kind of case, the
+/// generated queries' refusals, and per form, how many ran and the generated cases'
+/// three most common errors. Its first and last lines say whether this is a
+/// checkpoint (the run goes on) or the run's end, with the number of cases that ran:
+/// a run stopped early (killed, or aborted by a stack overflow) ends on a line that
+/// says "checkpoint", never on one that looks like the end (a 200,000-case run
+/// stopped after its first checkpoint was once read as a run of 100,000).
 fn print_summary(
     done: usize,
+    asked: usize,
     counts: &[(usize, usize); 3],
     refused: &std::collections::BTreeMap<String, usize>,
     forms: &[FormCounts],
 ) {
+    let at_end = done == asked;
+    let what = if at_end { "the run's end" } else { "checkpoint, the run goes on" };
     let [(tokens, tokens_ran), (queries, queries_ran), (mutated, mutated_ran)] = *counts;
     println!(
-        "sql fuzz: {done} cases, no panic: {tokens} token soups ({tokens_ran} ran end to end), \
+        "sql fuzz ({what}): {done} of {asked} cases run, no panic: {tokens} token soups ({tokens_ran} ran end to end), \
          {queries} generated queries over the base schemas ({queries_ran} ran), \
          {mutated} mutated files ({mutated_ran} ran)"
     );
@@ -404,6 +426,11 @@ fn print_summary(
         for (msg, n) in top.into_iter().take(3) {
             println!("      {n} x {msg}");
         }
+    }
+    if at_end {
+        println!("sql fuzz: the run's end: {done} cases run, no panic");
+    } else {
+        println!("sql fuzz: checkpoint after {done} of {asked} cases run, no panic so far; the run goes on");
     }
 }
 
@@ -437,6 +464,9 @@ fn the_front_end_never_panics() {
     let mut counts = [(0usize, 0usize); 3];
     let mut forms: Vec<FormCounts> = FORMS.iter().map(|_| FormCounts::default()).collect();
     let mut refused = std::collections::BTreeMap::new();
+    // Cases that ended (a value or an error), counted as they end: what the summary
+    // reports, not the number asked for.
+    let mut done = 0usize;
     for i in 0..cases {
         // Kinds: 0 token soup, 1 a generated query over a base, 2 a mutated base,
         // 3 a generated form, 4 a mutated form. Mutated bases mostly stop early and
@@ -497,12 +527,13 @@ fn the_front_end_never_panics() {
                 }
             }
         }
-        if (i + 1) % CHECKPOINT == 0 && i + 1 < cases {
+        done += 1;
+        if done % CHECKPOINT == 0 && done < cases {
             // A long run shows its counts so far: one stopped early still has a table.
-            print_summary(i + 1, &counts, &refused, &forms);
+            print_summary(done, cases, &counts, &refused, &forms);
         }
     }
-    print_summary(cases, &counts, &refused, &forms);
+    print_summary(done, cases, &counts, &refused, &forms);
     let (queries, queries_ran) = counts[1];
     // Most generated queries must run, or the planner and executor were not fuzzed.
     assert!(queries_ran * 2 > queries, "only {queries_ran} of {queries} generated queries ran");
@@ -568,6 +599,14 @@ const FORMS: &[(&str, fn(&mut Rng) -> Case)] = &[
     ("nested subqueries", form_nested_subquery),
     ("insert … on conflict", form_on_conflict),
     ("create function / operator, alter extension add", form_routines),
+    ("window functions", form_window),
+    ("join … using / natural join", form_join_using),
+    ("select without from", form_no_from),
+    ("initplans in the select list over h", form_initplan_tlist),
+    ("string_agg / array_agg / distinct, order by in aggregates", form_agg_more),
+    ("non-equi and cross joins", form_nonequi_join),
+    ("subqueries in from joined to tables", form_from_subquery),
+    ("update … from / delete … using", form_update_from),
 ];
 
 fn rel(rng: &mut Rng) -> &'static Rel {
@@ -1456,6 +1495,389 @@ fn form_dml(rng: &mut Rng) -> Case {
         }
         1 => Case::query(format!("explain (analyze, costs off, verbose) {}", dml_statement(rng))),
         _ => Case::query(dml_statement(rng)),
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// The forms that landed after the grammar above (h17f): window functions, JOIN …
+// USING and NATURAL JOIN, SELECT without FROM, InitPlans in the select list over the
+// partitioned table, string_agg/array_agg and DISTINCT or ORDER BY inside
+// aggregates, non-equi and cross joins, subqueries in FROM joined to tables, and
+// UPDATE … FROM / DELETE … USING. All are valid PostgreSQL 15 (unless a case says
+// otherwise); the sandbox refuses some by name.
+// ---------------------------------------------------------------------------------
+
+/// A window function call's name and argument over `t` of `r`: the ones the
+/// sandbox plans (ranking functions, the plain aggregates) five times in six, else
+/// one it refuses by name (lag, lead, ntile, first_value, percent_rank).
+fn window_call(rng: &mut Rng, r: &Rel) -> String {
+    let int = format!("t.{}", rng.pick(r.ints));
+    let num = format!("t.{}", rng.pick(r.nums));
+    match rng.below(12) {
+        0 => "row_number()".into(),
+        1 => "rank()".into(),
+        2 => "dense_rank()".into(),
+        3 => "count(*)".into(),
+        4 => format!("count({int})"),
+        5 => format!("sum({})", if rng.below(2) == 0 { &int } else { &num }),
+        6 => format!("avg({})", if rng.below(2) == 0 { &int } else { &num }),
+        7 => format!("min({int})"),
+        8 => format!("max({num})"),
+        9 => format!("max(t.{})", rng.pick(r.texts)),
+        _ => rng
+            .pick(&["lag(#)", "lead(#, 2)", "ntile(3)", "first_value(#)", "percent_rank()", "cume_dist()"])
+            .replace('#', &int),
+    }
+}
+
+/// A window's definition over `t` of `r`: PARTITION BY and ORDER BY now and then
+/// (OVER () when neither), an explicit frame (refused by name) once in eight.
+fn window_spec(rng: &mut Rng, r: &Rel) -> String {
+    let mut w = Vec::new();
+    if rng.below(3) > 0 {
+        w.push(format!("partition by t.{}", rng.pick(r.ints)));
+    }
+    let ordered = rng.below(3) > 0;
+    if ordered {
+        let key = if rng.below(3) == 0 { rng.pick(r.nums) } else { rng.pick(r.ints) };
+        w.push(format!("order by t.{key}{}", rng.pick(&["", " desc", "", " nulls first"])));
+    }
+    if rng.below(8) == 0 {
+        let frames: &[&str] = if ordered {
+            &[
+                "rows between unbounded preceding and current row",
+                "range between unbounded preceding and current row",
+                "rows between 1 preceding and 1 following",
+                "groups between current row and unbounded following",
+            ]
+        } else {
+            &["rows between unbounded preceding and unbounded following", "rows 2 preceding"]
+        };
+        w.push(rng.pick(frames).to_string());
+    }
+    w.join(" ")
+}
+
+/// Window functions in the select list: one window (with PARTITION BY / ORDER BY
+/// or OVER ()), the same window twice, over a WHERE, under a subquery in FROM; and
+/// what the sandbox refuses by name: named windows, several different windows, a
+/// window function in an expression or beside GROUP BY.
+fn form_window(rng: &mut Rng) -> Case {
+    let r = rel(rng);
+    let col = format!("t.{}", rng.pick(r.ints));
+    let q = match rng.below(7) {
+        0 | 1 => {
+            let (call, spec) = (window_call(rng, r), window_spec(rng, r));
+            let tail = if rng.below(3) == 0 { format!(" limit {}", rng.below(8)) } else { String::new() };
+            format!("select {col}, {call} over ({spec}) as w from {} t{}{tail}", r.name, maybe_where(rng, "t", r))
+        }
+        2 => {
+            // Two calls over one window: one WindowAgg.
+            let spec = window_spec(rng, r);
+            format!(
+                "select {col}, {} over ({spec}), {} over ({spec}) from {} t",
+                window_call(rng, r),
+                window_call(rng, r),
+                r.name
+            )
+        }
+        3 => format!(
+            "select count(*), max(s.w) from (select {col}, {} over ({}) as w from {} t) s where s.w > {}",
+            window_call(rng, r),
+            window_spec(rng, r),
+            r.name,
+            rng.below(4)
+        ),
+        4 => format!(
+            "select {col}, {} over w, {} over w from {} t window w as ({})",
+            window_call(rng, r),
+            window_call(rng, r),
+            r.name,
+            window_spec(rng, r)
+        ),
+        5 => format!(
+            "select {col}, {} over ({}), {} over ({}) from {} t",
+            window_call(rng, r),
+            window_spec(rng, r),
+            window_call(rng, r),
+            window_spec(rng, r),
+            r.name
+        ),
+        _ => match rng.below(2) {
+            0 => format!("select {col}, {} over ({}) + 1 from {} t", window_call(rng, r), window_spec(rng, r), r.name),
+            _ => {
+                format!("select {col}, count(*), sum(count(*)) over (order by {col}) from {} t group by {col}", r.name)
+            }
+        },
+    };
+    Case::query(q)
+}
+
+/// Pairs of FORMS_BASE's relations with the columns they share (JOIN … USING's
+/// lists); r and loc share none (their NATURAL JOIN is a cross join).
+const SHARED_COLUMNS: &[(&str, &str, &str)] = &[
+    ("h", "f", "id"),
+    ("h", "loc", "id"),
+    ("f", "loc", "id"),
+    ("f", "loc", "cat"),
+    ("f", "loc", "id, cat"),
+    ("loc", "f", "cat, id"),
+    ("h", "r", "amount"),
+    ("r", "loc", ""),
+];
+
+/// JOIN … USING and NATURAL JOIN (inner and outer), of two relations or of three
+/// on `id`; the merged column read unqualified (COALESCE of both sides in a FULL
+/// JOIN) and qualified.
+fn form_join_using(rng: &mut Rng) -> Case {
+    let (a, b, cols) = SHARED_COLUMNS[rng.below(SHARED_COLUMNS.len())];
+    let kind = rng.pick(&["join", "join", "inner join", "left join", "right join", "full join"]);
+    let first = cols.split(", ").next().unwrap_or("");
+    let from = match rng.below(4) {
+        _ if cols.is_empty() => format!("{a} x natural {kind} {b} y"),
+        0 => format!("{a} x natural {kind} {b} y"),
+        1 if cols == "id" => {
+            format!("{a} x {kind} {b} y using ({cols}) {} loc z using (id)", rng.pick(&["join", "left join"]))
+        }
+        _ => format!("{a} x {kind} {b} y using ({cols})"),
+    };
+    let merged = if first.is_empty() { format!("x.{}", rel_named(a).ints[0]) } else { first.to_string() };
+    let list = match rng.below(4) {
+        0 => "*".to_string(),
+        1 => "count(*)".to_string(),
+        2 => format!("{merged}, y.{}", rng.pick(rel_named(b).texts)),
+        _ => format!("x.{}, {merged}", rng.pick(rel_named(a).ints)),
+    };
+    let wh = match (first, rng.below(3)) {
+        ("id", 0) => format!(" where id {} {}", rng.pick(&["<", ">", "="]), small_int(rng)),
+        ("cat", 0) => " where cat is not null".to_string(),
+        ("amount", 0) => " where amount > 5".to_string(),
+        _ => String::new(),
+    };
+    let tail = if list == "count(*)" { String::new() } else { maybe_order_limit(rng, "1") };
+    Case { setup: enable_offs(rng), query: format!("select {list} from {from}{wh}{tail}") }
+}
+
+/// SELECT without FROM: constants and expressions (a Result), a scalar subquery or
+/// EXISTS over a relation (an InitPlan above a Result), a gating qual, a set
+/// operation of constants and rows, constants in FROM joined to a relation, and a
+/// division by zero (an error at run time).
+fn form_no_from(rng: &mut Rng) -> Case {
+    let r = rel(rng);
+    let q = match rng.below(7) {
+        0 => format!(
+            "select {} {} {}, 'a' || 'b', length('xyz'), upper('q')",
+            rng.pick(NUMERIC_LITERALS),
+            rng.pick(&["+", "-", "*", "/"]),
+            rng.pick(&["1", "2.5", "7", "-3"])
+        ),
+        1 => format!("select {} as s", scalar_subquery(rng, r, false)),
+        2 => format!(
+            "select {}exists (select 1 from {} t where {})",
+            rng.pick(&["", "not "]),
+            r.name,
+            qual(rng, "t", r, 0)
+        ),
+        3 => format!("select 1 as a, 'x' as b where {}", rng.pick(GATES)),
+        4 => format!(
+            "select 1 union{} select {} from {} t{} order by 1 limit {}",
+            rng.pick(&["", " all"]),
+            rng.pick(r.ints),
+            r.name,
+            maybe_where(rng, "t", r),
+            1 + rng.below(5)
+        ),
+        5 => format!(
+            "select s.a, t.{c} from (select {} as a) s join {} t on t.{c} = s.a",
+            small_int(rng),
+            r.name,
+            c = rng.pick(r.ints)
+        ),
+        _ => rng.pick(&["select 1 / 0", "select 1 / 0.0", "select 2147483647 + 1", "select null::int + 1"]).into(),
+    };
+    Case::query(q)
+}
+
+/// Scalar subqueries over the hash-partitioned `h` (this base's `pt`) in the select
+/// list: InitPlans whose async Appends share s1 and s2 with each other and, with a
+/// FROM over `h` or another relation, with the main query's scan.
+fn form_initplan_tlist(rng: &mut Rng) -> Case {
+    let items: Vec<String> = (0..1 + rng.below(3))
+        .map(|_| {
+            let (h, f) = (rel_named("h"), rel_named("f"));
+            match rng.below(5) {
+                0 => format!("(select count(*) from h where grp = {})", rng.below(6)),
+                1 => format!("(select {} from h t{})", aggregate(rng, "t", h), maybe_where(rng, "t", h)),
+                2 => format!("(select max(t.score) from f t{})", maybe_where(rng, "t", f)),
+                3 => format!("(select count(*) from h) {} 1", rng.pick(&["+", "*", "-"])),
+                _ => format!("(select t.id from h t where t.grp = {} order by t.id limit 1)", rng.below(5)),
+            }
+        })
+        .collect();
+    let items = items.join(", ");
+    let q = match rng.below(4) {
+        0 => format!("select {items}"),
+        1 => {
+            let o = rel(rng);
+            format!("select o.{}, {items} from {} o{}", o.ints[0], o.name, maybe_where(rng, "o", o))
+                + &maybe_order_limit(rng, "1")
+        }
+        2 => format!("select {items} from h o where o.grp = {}", rng.below(5)),
+        _ => format!("select count(*), {items} from h o"),
+    };
+    Case::query(q)
+}
+
+/// The aggregates of the newer forms over `t` of `r`: string_agg and array_agg,
+/// DISTINCT inside count, sum and avg, and ORDER BY inside an aggregate's arguments.
+fn agg_more(rng: &mut Rng, r: &Rel) -> String {
+    let (i, x, n) =
+        (format!("t.{}", rng.pick(r.ints)), format!("t.{}", rng.pick(r.texts)), format!("t.{}", rng.pick(r.nums)));
+    let dir = rng.pick(&["", " desc", " nulls first", " desc nulls last"]);
+    match rng.below(12) {
+        0 => format!("string_agg({x}, '{}')", rng.pick(&[",", "", " | "])),
+        1 => format!("string_agg({x}, ',' order by {x}{dir})"),
+        2 => format!("string_agg({i}::text, '-' order by {i}{dir})"),
+        3 => format!("string_agg(distinct {x}, ',')"),
+        4 => format!("array_agg({i})"),
+        5 => format!("array_agg({i} order by {}{dir})", rng.pick(&[i.as_str(), n.as_str(), x.as_str()])),
+        6 => format!("array_agg(distinct {x})"),
+        7 => format!("count(distinct {})", rng.pick(&[i.as_str(), x.as_str()])),
+        8 => format!("sum(distinct {})", rng.pick(&[i.as_str(), n.as_str()])),
+        9 => format!("avg(distinct {i})"),
+        10 => format!("count({i} order by {i})"),
+        _ => format!("string_agg(distinct {x}, ',' order by {x})"),
+    }
+}
+
+/// string_agg / array_agg / DISTINCT and ORDER BY inside aggregates: grouped, over
+/// the whole relation, beside a plain aggregate, in HAVING.
+fn form_agg_more(rng: &mut Rng) -> Case {
+    let r = rel(rng);
+    let g = format!("t.{}", rng.pick(r.ints));
+    let q = match rng.below(4) {
+        0 => format!(
+            "select {g}, {} from {} t{} group by {g}{}",
+            agg_more(rng, r),
+            r.name,
+            maybe_where(rng, "t", r),
+            maybe_order_limit(rng, "1")
+        ),
+        1 => format!("select {} from {} t{}", agg_more(rng, r), r.name, maybe_where(rng, "t", r)),
+        2 => format!("select count(*), {}, {} from {} t", agg_more(rng, r), agg_more(rng, r), r.name),
+        _ => format!(
+            "select {g}, count(*) from {} t group by {g} having count(distinct t.{}) > {} order by 1",
+            r.name,
+            rng.pick(r.ints),
+            rng.below(3)
+        ),
+    };
+    Case::query(q)
+}
+
+/// Joins on other than equality (a Nested Loop's Join Filter: <, BETWEEN, <>, ON
+/// true) and cross joins (CROSS JOIN, a comma), under `enable_*` settings.
+fn form_nonequi_join(rng: &mut Rng) -> Case {
+    let (a, b) = (rel(rng), rel(rng));
+    let (x, y) = (format!("t1.{}", rng.pick(a.ints)), format!("t2.{}", rng.pick(b.ints)));
+    let from = match rng.below(6) {
+        0 => format!("{} t1 join {} t2 on {y} {} {x}", a.name, b.name, rng.pick(&["<", ">=", "<>"])),
+        1 => format!("{} t1 cross join {} t2", a.name, b.name),
+        2 => format!("{} t1, {} t2 where {x} {} {y}", a.name, b.name, rng.pick(&["<", ">"])),
+        3 => format!("{} t1 join {} t2 on {y} between {x} and {x} + {}", a.name, b.name, rng.below(4)),
+        4 => format!(
+            "{} t1 {} {} t2 on {x} <> {y} and {}",
+            a.name,
+            rng.pick(&["left join", "right join", "full join"]),
+            b.name,
+            qual(rng, "t2", b, 1)
+        ),
+        _ => format!("{} t1 join {} t2 on true", a.name, b.name),
+    };
+    let q = match rng.below(3) {
+        0 => format!("select count(*) from {from}"),
+        1 => format!("select {x}, {y} from {from}") + &maybe_order_limit(rng, "1, 2"),
+        _ => format!("select {x}, count(*) from {from} group by {x} order by 1"),
+    };
+    Case { setup: enable_offs(rng), query: q }
+}
+
+/// A subquery in FROM (grouped, filtered, sorted and limited, a UNION ALL, DISTINCT,
+/// now and then LATERAL) joined to a relation, the subquery on either side.
+fn form_from_subquery(rng: &mut Rng) -> Case {
+    let (o, i) = (rel(rng), rel(rng));
+    let (ic, oc) = (rng.pick(i.ints), rng.pick(o.ints));
+    let sub = match rng.below(6) {
+        0 => format!("(select t.{ic}, count(*) as n from {} t group by t.{ic})", i.name),
+        1 => format!("(select * from {} t{})", i.name, maybe_where(rng, "t", i)),
+        2 => format!("(select t.{ic} from {} t order by 1{} limit {})", i.name, rng.pick(&["", " desc"]), rng.below(9)),
+        3 => {
+            let u = rel(rng);
+            format!("(select t.{ic} from {} t union all select u.{} from {} u)", i.name, rng.pick(u.ints), u.name)
+        }
+        4 => format!("(select distinct t.{ic} from {} t)", i.name),
+        _ => format!(
+            "lateral (select t.{ic} from {} t where t.{} = o.{oc} limit {})",
+            i.name,
+            rng.pick(i.ints),
+            1 + rng.below(3)
+        ),
+    };
+    // LATERAL's reference to `o` needs `o` on the left of an inner or left join.
+    let kind = if sub.starts_with("lateral") {
+        rng.pick(&["join", "left join"])
+    } else {
+        rng.pick(&["join", "join", "left join", "right join", "full join"])
+    };
+    let from = if rng.below(3) == 0 && !sub.starts_with("lateral") {
+        format!("{sub} s {kind} {} o on o.{oc} = s.{ic}", o.name)
+    } else {
+        format!("{} o {kind} {sub} s on o.{oc} = s.{ic}", o.name)
+    };
+    let q = match rng.below(3) {
+        0 => format!("select count(*) from {from}"),
+        1 => format!("select o.{oc}, s.{ic} from {from}") + &maybe_order_limit(rng, "1"),
+        _ => format!("select s.{ic}, count(o.{oc}) from {from} group by s.{ic} order by 1"),
+    };
+    Case { setup: enable_offs(rng), query: q }
+}
+
+/// UPDATE … FROM and DELETE … USING on local, foreign and partitioned tables, the
+/// other relation a table (of another kind, or the same under an alias) or a
+/// subquery; with RETURNING now and then; run as the query, EXPLAINed, in the setup
+/// followed by a count, or in a data-modifying CTE.
+fn form_update_from(rng: &mut Rng) -> Case {
+    let (t, s) = (rel(rng), rel(rng));
+    let (tc, sc) = (rng.pick(t.ints), rng.pick(s.ints));
+    let (tn, alias) = if rng.below(3) == 0 { (format!("{} x", t.name), "x") } else { (t.name.to_string(), t.name) };
+    let other = if rng.below(4) == 0 {
+        format!("(select u.{sc}, count(*) as n from {} u group by u.{sc}) s", s.name)
+    } else {
+        format!("{} s", s.name)
+    };
+    let extra = if rng.below(3) == 0 { format!(" and {}", qual(rng, alias, t, 1)) } else { String::new() };
+    let returning = match rng.below(3) {
+        0 => format!(" returning {alias}.{}, s.{sc}", t.ints[0]),
+        1 => " returning *".to_string(),
+        _ => String::new(),
+    };
+    let c = rng.pick(t.ints);
+    let stmt = match rng.below(2) {
+        0 => format!(
+            "update {tn} set {c} = {} from {other} where s.{sc} {} {alias}.{tc}{extra}{returning}",
+            rng.pick(&[format!("{alias}.{c} + 1").as_str(), format!("s.{sc}").as_str(), "0"]),
+            rng.pick(&["=", "=", "<"]),
+        ),
+        _ => format!(
+            "delete from {tn} using {other} where s.{sc} {} {alias}.{tc}{extra}{returning}",
+            rng.pick(&["=", "=", ">"]),
+        ),
+    };
+    match rng.below(4) {
+        0 => Case { setup: format!("{stmt};\n"), query: format!("select count(*) from {}", t.name) },
+        1 => Case::query(format!("explain (verbose, costs off) {stmt}")),
+        2 if !returning.is_empty() => Case::query(format!("with d as ({stmt}) select count(*) from d")),
+        _ => Case::query(stmt),
     }
 }
 
