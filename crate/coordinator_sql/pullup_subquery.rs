@@ -17,10 +17,11 @@
 //! Which subqueries are simple (`is_simple_subquery`): a plain SELECT (no set
 //! operation) without WITH, aggregates, GROUP BY, HAVING, DISTINCT, window functions,
 //! ORDER BY, LIMIT, OFFSET or FETCH, not LATERAL, whose select list calls no volatile
-//! function (nor a set-returning one); the sandbox further asks that it read one plain
-//! relation of the catalog, that it hold no subquery expression, and that the outer
-//! query hold none either (its references to the subquery would need the same
-//! rewriting inside).
+//! function (nor a set-returning one); the sandbox further asks that it read plain
+//! relations of the catalog (one, or a chain of joins with ON, which then stands first
+//! in its FROM item: its joins go before the item's, so no parenthesized join is
+//! made), that it hold no subquery expression, and that the outer query hold none
+//! either (its references to the subquery would need the same rewriting inside).
 //!
 //! Where its WHERE goes (`deconstruct_jointree` meets the pulled-up FromExpr's quals
 //! where the subquery stood, before the join's own ON): into the ON of the join that
@@ -44,8 +45,9 @@
 //! filters the same rows); nothing is rewritten unless every subquery member is pulled
 //! up.
 //!
-//! Where it departs from PostgreSQL: a subquery over a join, over another subquery, or
-//! over a function is not pulled up here (PostgreSQL pulls them up too); the range
+//! Where it departs from PostgreSQL: a subquery over a join that is not first in its
+//! FROM item, over another subquery, or over a function is not pulled up here
+//! (PostgreSQL pulls them up too); the range
 //! table is not rebuilt, but a pushed-down foreign join's remote aliases
 //! (`r1`, `r2`) follow PostgreSQL's range table all the same: [`RangeTable`] gives
 //! each relation of the rewritten query the index it has there (the subquery's entry
@@ -151,6 +153,23 @@ pub(super) fn pull_up_subqueries(
     let mut taken: Vec<String> = plain.iter().map(|(n, _)| n.clone()).collect();
     taken.extend(subs.iter().map(|x| x.alias.clone()));
     for sub in subs.iter_mut() {
+        // A subquery over a join: each of its relations goes by a name the outer query
+        // does not use (renaming one of several is not done here).
+        if !sub.joined_names.is_empty() {
+            let names = || std::iter::once(&sub.inner_name).chain(&sub.joined_names);
+            if names().any(|n| taken.contains(n)) {
+                return Err(FrontError::unsupported(
+                    format!(
+                        "a subquery in FROM over a join whose relations' names another member of the outer join \
+                         has (\"{}\"): give them other aliases",
+                        names().find(|n| taken.contains(n)).cloned().unwrap_or_default()
+                    ),
+                    at,
+                ));
+            }
+            taken.extend(names().cloned().collect::<Vec<_>>());
+            continue;
+        }
         if taken.contains(&sub.inner_name) {
             if sub.partitioned {
                 return Err(FrontError::unsupported(
@@ -172,6 +191,11 @@ pub(super) fn pull_up_subqueries(
     let mut placements = vec![];
     for sub in &subs {
         let Some(p) = placement(s, sub.slot) else { return Ok(None) };
+        // A subquery over a join stands first in its FROM item (its joins go before
+        // the item's: a join chain, not a parenthesized join).
+        if !sub.joins.is_empty() && sub.slot.1.is_some() {
+            return Ok(None);
+        }
         if p.nullable && !sub.outputs.iter().all(|(_, e)| is_column(e)) {
             return Ok(None);
         }
@@ -277,6 +301,13 @@ pub(super) fn pull_up_subqueries(
             }
         }
     }
+    // A subquery's joins, first in its FROM item's chain (after the ON conditions
+    // above were placed by the item's original numbering).
+    for sub in subs.iter().filter(|x| !x.joins.is_empty()) {
+        let item = &mut s2.from[sub.slot.0];
+        let after = std::mem::take(&mut item.joins);
+        item.joins = sub.joins.iter().cloned().chain(after).collect();
+    }
     if !where_first.is_empty() {
         let mut all: Vec<ast::Expr> = where_first.into_iter().map(nested).collect();
         all.extend(s2.selection.take().map(nested));
@@ -303,8 +334,15 @@ pub(super) fn pull_up_subqueries(
         next += k.1.is_some() as usize;
     }
     for sub in &subs {
+        // Its own range table: its first relation, then each join's relation and the
+        // join's entry.
         next += 1;
         indexes.push((sub.inner_name.clone(), next));
+        for n in &sub.joined_names {
+            next += 1;
+            indexes.push((n.clone(), next));
+            next += 1;
+        }
     }
     Ok(Some((q2, RangeTable { indexes, len: next })))
 }
@@ -326,6 +364,10 @@ struct Simple {
     outputs: Vec<(String, ast::Expr)>,
     /// Its WHERE, names qualified.
     quals: Option<ast::Expr>,
+    /// The joins of its FROM after `relation` (ON conditions qualified), and the
+    /// names of the relations they bring in: a subquery over a join.
+    joins: Vec<ast::Join>,
+    joined_names: Vec<String>,
 }
 
 impl Simple {
@@ -394,37 +436,65 @@ fn simple(
         return None;
     }
     let [from] = s.from.as_slice() else { return None };
-    if !from.joins.is_empty() {
+    // Its relations: plain tables of the catalog, joined (if at all) by inner or outer
+    // joins with ON, each going by its own name.
+    let mut members: Vec<(String, Vec<String>)> = vec![];
+    let mut first: Option<(&ast::ObjectName, &Option<ast::TableAlias>, bool)> = None;
+    for f in std::iter::once(&from.relation).chain(from.joins.iter().map(|j| &j.relation)) {
+        let TableFactor::Table { name, alias: rel_alias, args: None, with_hints, .. } = f else { return None };
+        if !with_hints.is_empty() || rel_alias.as_ref().is_some_and(|a| !a.columns.is_empty()) {
+            return None;
+        }
+        let rel = coord.relation(&relation_name(name).ok()?)?;
+        let n = rel_alias.as_ref().map(|a| ident(&a.name)).unwrap_or_else(|| rel.name.clone());
+        if members.iter().any(|(m, _)| *m == n) {
+            return None;
+        }
+        members.push((n, rel.columns.iter().map(|c| c.name.clone()).collect()));
+        first = first.or(Some((name, rel_alias, matches!(rel.kind, RelKind::Partitioned { .. }))));
+    }
+    let (name, rel_alias, partitioned) = first?;
+    if !from.joins.iter().all(|j| matches!(constraint(&j.join_operator), Some(ast::JoinConstraint::On(_)))) {
         return None;
     }
-    let TableFactor::Table { name, alias: rel_alias, args: None, with_hints, .. } = &from.relation else {
-        return None;
-    };
-    if !with_hints.is_empty() || rel_alias.as_ref().is_some_and(|a| !a.columns.is_empty()) {
-        return None;
-    }
-    let rel = coord.relation(&relation_name(name).ok()?)?;
-    let inner_name = rel_alias.as_ref().map(|a| ident(&a.name)).unwrap_or_else(|| rel.name.clone());
-    let cols: Vec<String> = rel.columns.iter().map(|c| c.name.clone()).collect();
-    let qualify = |e: &mut ast::Expr| {
+    let inner_name = members[0].0.clone();
+    // A bare column belongs to the one relation that has it (ambiguous: not pulled up).
+    let mut ambiguous = false;
+    let mut qualify = |e: &mut ast::Expr| {
         super::prepjointree::walk_mut(e, &mut |x| {
             if let ast::Expr::Identifier(i) = x {
-                if cols.contains(&ident(i)) {
-                    *x = ast::Expr::CompoundIdentifier(vec![name_ident(&inner_name), i.clone()]);
+                let col = ident(i);
+                let mut owners = members.iter().filter(|(_, cols)| cols.contains(&col));
+                match (owners.next(), owners.next()) {
+                    (Some((owner, _)), None) => {
+                        *x = ast::Expr::CompoundIdentifier(vec![name_ident(owner), i.clone()]);
+                    }
+                    (Some(_), Some(_)) => ambiguous = true,
+                    _ => {}
                 }
             }
         })
     };
+    let mut joins = from.joins.clone();
+    for j in joins.iter_mut() {
+        match constraint_mut(&mut j.join_operator) {
+            Some(ast::JoinConstraint::On(c)) if pullable_expr(c) => qualify(c),
+            _ => return None,
+        }
+    }
     let mut outputs: Vec<(String, ast::Expr)> = vec![];
     for item in &s.projection {
         match item {
-            SelectItem::Wildcard(_) => outputs.extend(cols.iter().map(|c| (c.clone(), column(&inner_name, c)))),
-            SelectItem::QualifiedWildcard(n, _) => match n.0.as_slice() {
-                [one] if ident(one) == inner_name => {
-                    outputs.extend(cols.iter().map(|c| (c.clone(), column(&inner_name, c))))
+            SelectItem::Wildcard(_) => {
+                for (m, cols) in &members {
+                    outputs.extend(cols.iter().map(|c| (c.clone(), column(m, c))));
                 }
-                _ => return None,
-            },
+            }
+            SelectItem::QualifiedWildcard(n, _) => {
+                let [one] = n.0.as_slice() else { return None };
+                let (m, cols) = members.iter().find(|(m, _)| *m == ident(one))?;
+                outputs.extend(cols.iter().map(|c| (c.clone(), column(m, c))));
+            }
             SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
                 if !pullable_expr(e) {
                     return None;
@@ -453,6 +523,9 @@ fn simple(
         }
         qualify(w);
     }
+    if ambiguous {
+        return None;
+    }
     let relation = TableFactor::Table {
         name: name.clone(),
         alias: rel_alias.clone(),
@@ -468,9 +541,11 @@ fn simple(
         alias: ident(&alias.name),
         relation,
         inner_name,
-        partitioned: matches!(rel.kind, RelKind::Partitioned { .. }),
+        partitioned,
         outputs,
         quals,
+        joins,
+        joined_names: members.iter().skip(1).map(|(m, _)| m.clone()).collect(),
     })
 }
 
@@ -767,6 +842,26 @@ mod tests {
             assert_eq!((rt_index("pt", 1), rt_index("x", 9), range_table_len(3)), (5, 9, 6));
         });
         assert_eq!((rt_index("pt", 1), range_table_len(3)), (1, 3));
+    }
+
+    #[test]
+    fn a_subquery_over_a_join_leads_its_chain() {
+        assert_eq!(
+            rewrite(
+                "select s.v, c.name from (select a.id, b.v from pt a join loc b on a.id = b.id where b.v = 1) s \
+                 join loc c on s.id = c.id"
+            )
+            .as_deref(),
+            Some(
+                "SELECT b.v AS v, c.name FROM pt AS a JOIN loc AS b ON a.id = b.id JOIN loc AS c ON (b.v = 1) AND \
+                 (a.id = c.id)"
+            )
+        );
+        // Not first in its FROM item: not pulled up.
+        assert_eq!(
+            rewrite("select 1 from loc c join (select a.id from pt a join loc b on a.id = b.id) s on s.id = c.id"),
+            None
+        );
     }
 
     #[test]

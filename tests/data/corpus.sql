@@ -4956,3 +4956,9 @@ select distinct dim.title from f join dim on f.cat = dim.cat join loc on loc.id 
 
 -- [distinct join foreign] SELECT DISTINCT over a join of two foreign tables of one server (h23q)
 select distinct f.cat, dim.weight from f join dim on f.cat = dim.cat;
+
+-- [subquery join pullup over join foreign] a subquery over a join of two foreign tables of one server, joined to a local table: its join pushed down, numbered as in PostgreSQL's range table (h23q)
+select s.title, loc.qty from (select f.id, dim.title from f join dim on f.cat = dim.cat where dim.weight > 20) s join loc on s.id = loc.id;
+
+-- [cte join pullup over join] a WITH query over a join, inlined and pulled up into a join of three relations (h23q)
+with j as (select h.id, h.grp, loc.cat from h join loc on h.id = loc.id) select j.grp, dim.title from j join dim on j.cat = dim.cat where j.id < 100;
