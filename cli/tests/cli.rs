@@ -82,6 +82,27 @@ fn bench_with_no_rows_prints_finite_figures() {
     assert!(!low.contains("nan") && !low.contains("inf"), "{out}{err}");
 }
 
+/// `bench --local`: the local throughput probe alone, every timed run's wall and CPU
+/// time (what the page's bench reads), the summary; its size and runs are fixed, so any
+/// other flag is refused rather than ignored. (No figure is checked: times are not.)
+#[test]
+fn bench_local_prints_each_run_and_takes_no_other_flag() {
+    let (code, out, err) = pgasync(&["bench", "--local"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let runs = |head: &str| -> Vec<f64> {
+        let line = out.lines().find(|l| l.starts_with(head)).unwrap_or_else(|| panic!("no {head:?} in {out}"));
+        line[head.len()..].split_whitespace().map(|x| x.parse().expect("a number of ms")).collect()
+    };
+    assert_eq!(runs("local scan runs (ms):").len(), pgasync::scenario::SCAN_RUNS, "{out}");
+    assert_eq!(runs("local scan runs, CPU (ms):").len(), pgasync::scenario::SCAN_RUNS, "{out}");
+    assert!(out.contains("local throughput (SeqScan + sum over 1,000,000 rows, native): median"), "{out}");
+    for flag in [&["--rows", "5"][..], &["--scenarios", "A"], &["--format", "tsv"], &["--pipeline"]] {
+        let (code, _, err) = pgasync(&[&["bench", "--local"][..], flag].concat());
+        assert_eq!(code, 2, "{flag:?}: {err}");
+        assert!(err.contains("is not bench --local's"), "{flag:?}: {err}");
+    }
+}
+
 #[test]
 fn explain_names_the_behaviour_and_its_differences() {
     let base = ["explain", "--scenario", "E", "--rows", "200"];
