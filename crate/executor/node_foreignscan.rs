@@ -145,6 +145,11 @@ pub struct ForeignScanState {
     /// counted up to 2 (a rescan replays one batch from memory, rewinds past that).
     fetch_ct_2: u8,
     slot: Vec<Datum>,
+    /// The remote query selects nothing (`SELECT NULL FROM …`: no column is read
+    /// above the scan): its rows carry no column (the plan's empty target list), not
+    /// the NULL the statement returns, so that a join above finds the other side's
+    /// columns where it put them.
+    no_columns: bool,
     /// Each target's aggregate and its column, if it is an aggregate of a column (EXPLAIN
     /// qualifies the column where PostgreSQL does).
     agg_args: Vec<Option<(String, String)>>,
@@ -255,6 +260,7 @@ impl ForeignScanState {
             eof_reached: false,
             fetch_ct_2: 0,
             slot: Vec::new(),
+            no_columns: plan.remote.targets.is_empty(),
             sort_outputs: match plan.remote.join.is_none() && !plan.remote.aggregated() {
                 true => plan
                     .remote
@@ -497,7 +503,10 @@ impl ForeignScanState {
     /// The next row of the batch into the slot.
     fn next_row(&mut self, es: &mut EState) -> ExecStatus {
         es.clock.charge(es.cost.foreign_row_ns);
-        copy_row(&mut self.slot, self.batch.row(self.next_tuple));
+        match self.no_columns {
+            true => self.slot.clear(),
+            false => copy_row(&mut self.slot, self.batch.row(self.next_tuple)),
+        }
         self.next_tuple += 1;
         ExecStatus::Row
     }
