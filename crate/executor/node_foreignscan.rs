@@ -148,6 +148,11 @@ pub struct ForeignScanState {
     /// counted up to 2 (a rescan replays one batch from memory, rewinds past that).
     fetch_ct_2: u8,
     slot: Vec<Datum>,
+    /// The remote query selects nothing (`SELECT NULL FROM …`: no column is read
+    /// above the scan): its rows carry no column (the plan's empty target list), not
+    /// the NULL the statement returns, so that a join above finds the other side's
+    /// columns where it put them.
+    no_columns: bool,
     /// Each target's aggregate and its column, if it is an aggregate of a column (EXPLAIN
     /// qualifies the column where PostgreSQL does).
     agg_args: Vec<Option<(String, String)>>,
@@ -268,6 +273,7 @@ impl ForeignScanState {
             eof_reached: false,
             fetch_ct_2: 0,
             slot: Vec::new(),
+            no_columns: plan.remote.targets.is_empty(),
             sort_outputs: match plan.remote.join.is_none() && !plan.remote.aggregated() {
                 true => plan
                     .remote
@@ -512,12 +518,14 @@ impl ForeignScanState {
         es.clock.charge(es.cost.foreign_row_ns);
         let row = self.batch.row(self.next_tuple);
         match &self.fetched {
-            None => copy_row(&mut self.slot, row),
             // A whole row fetched: the columns the scan outputs.
             Some(cols) => {
                 self.slot.clear();
                 self.slot.extend(cols.iter().map(|&c| row.get(c).cloned().unwrap_or(Datum::Null)));
             }
+            // `SELECT NULL`: the remote sends a placeholder column the scan does not output.
+            None if self.no_columns => self.slot.clear(),
+            None => copy_row(&mut self.slot, row),
         }
         self.next_tuple += 1;
         ExecStatus::Row

@@ -4888,6 +4888,7 @@ select count(*) from (f join dim on f.cat = dim.cat);
 select count(*) from h join loc on h.id between loc.qty and loc.qty + 3;
 
 -- [join cross group] GROUP BY over a cross join of the partitioned table and a foreign one (h23n)
+-- known: plan — under GROUP BY PostgreSQL's query_pathkeys are the grouping keys, so its Nested Loop over dim's remotely sorted path (outer) keeps that order and a GroupAggregate needs no Sort (within add_path's 1% fuzz of Sort over HashAggregate, sooner to start); the join search takes ORDER BY's pathkeys only without an aggregate, so it prunes that ordered path and hashes (h23n)
 select dim.cat, count(*) from h cross join dim group by dim.cat order by dim.cat;
 
 -- [join cross order limit] ORDER BY and LIMIT over a cross join pushed down (h23n)
