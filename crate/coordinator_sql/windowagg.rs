@@ -804,7 +804,7 @@ pub(super) fn plan_windows(
     let sub = plan_input(coord, &query, q, text, servers, depth + 1)?;
     let width = sub.columns.len();
     // A `*` among the items: its columns are the input's first ones (see `window_input`).
-    let shift = width - input.items.len();
+    let shift = width.saturating_sub(input.items.len());
     let find = |k: &str| input.keys.iter().position(|x| x.as_deref() == Some(k)).map(|i| i + shift);
     let col = |k: &str| find(k).unwrap_or(0);
     let keys_of = |w: &Window| -> Vec<SortKey> {

@@ -96,6 +96,31 @@ pub fn junk_columns(plan: &Plan) -> Vec<SqlType> {
         | Plan::WindowAgg { child, .. }
         | Plan::Gating { child, .. }
         | Plan::Result { child, targets: None, .. } => junk_columns(child),
+        // The select list over the top WindowAgg keeps the windows' PARTITION BY /
+        // ORDER BY expressions it lacks as resjunk entries, which PostgreSQL's tuples
+        // hold (a Sort above sorts them), after the select list's.
+        Plan::Result { child, targets: Some(t), .. } => match child.as_ref() {
+            Plan::WindowAgg { resjunk, .. } => {
+                let cols = child.output_columns();
+                let mut out: Vec<usize> = Vec::new();
+                for &k in resjunk {
+                    if !out.contains(&k) && !t.iter().any(|(e, _)| *e == crate::plan::Expr::Col(k)) {
+                        out.push(k);
+                    }
+                }
+                out.iter()
+                    .map(|&k| {
+                        cols.get(k).and_then(|c| c.sql_type).unwrap_or(match cols.get(k).map(|c| c.ty) {
+                            Some(crate::types::ColType::Numeric) => SqlType::Numeric,
+                            Some(crate::types::ColType::Text) => SqlType::Text,
+                            Some(crate::types::ColType::Float) => SqlType::Float8,
+                            _ => SqlType::Int4,
+                        })
+                    })
+                    .collect()
+            }
+            _ => vec![],
+        },
         _ => vec![],
     }
 }
