@@ -4718,9 +4718,14 @@ insert into ins_loc select distinct grp, grp, 0.5, 'd' from h where grp is not n
 -- [dml insert select join local] INSERT … SELECT over a join (h17d)
 insert into ins_loc select f.id, dim.weight, f.score, dim.title from f join dim on dim.cat = f.cat where f.id < 30;
 
--- [dml update from foreign refused] a foreign target joined to another relation (h17d)
--- known: unsupported — UPDATE … FROM of a foreign table (postgres_fdw's foreign modify over a join) refused by name (h17d)
+-- [dml update from foreign modify] a foreign target joined to a local table: its scan FOR UPDATE, then UPDATE … WHERE ctid = $1 a row (h17d)
 update ins_f set grp = loc.qty from loc where loc.id = ins_f.id;
+
+-- [dml delete using foreign modify returning] DELETE … USING of a foreign target, RETURNING from the remote DELETE (h17d)
+delete from ins_f using loc where loc.id = ins_f.id and loc.qty > 2 returning ins_f.id, name;
+
+-- [dml update from foreign modify alias partitioned async returning] a foreign target under an alias joined to an async Append (h17d)
+update f x set val = h.big from h where h.id = x.id and h.id < 20 returning x.id, x.val;
 
 -- [dml delete using partitioned refused] a partitioned target joined to another relation (h17d)
 -- known: unsupported — DELETE … USING of a partitioned table refused by name (h17d)
