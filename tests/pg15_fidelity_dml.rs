@@ -367,6 +367,28 @@ fn foreign_modify_sends_what_postgres_15_sends() {
     modify_sends_what_postgres_15_sends(&queries, None, expect);
 }
 
+/// UPDATE … FROM and DELETE … USING of a foreign table joined to a local one (pt3,
+/// named alone: a plain table): postgres_fdw's foreign modify over the join — the
+/// target's scan `DECLARE … SELECT …, ctid … FOR UPDATE` (an UPDATE's whole row, a
+/// DELETE's join column), then per joined row the prepared `UPDATE … WHERE ctid = $1`
+/// / `DELETE …` — statement for statement PostgreSQL 15's, the parameters,
+/// RETURNING's rows and the tables after. Each target row joins to one row (a second
+/// would send a second statement for a ctid PostgreSQL's first moved).
+#[test]
+fn foreign_modify_over_a_join_sends_what_postgres_15_sends() {
+    let queries = [
+        "UPDATE pt1 SET c = pt3.c FROM pt3 WHERE pt3.a = pt1.b AND pt1.a < 3",
+        "DELETE FROM pt2 USING pt3 WHERE pt3.a = pt2.a AND pt3.b = 507 RETURNING pt2.b, pt2.c",
+    ];
+    let expect = |query: &str, pg: &[Vec<Vec<String>>]| {
+        let verb = query.split_whitespace().next().unwrap_or("");
+        let executed = pg.iter().flatten().flatten().filter(|l| l.contains(&format!(": {verb} "))).count();
+        let locked = pg.iter().flatten().flatten().any(|l| l.contains("FOR UPDATE"));
+        (executed == 0 || !locked).then(|| format!("PostgreSQL did not run its foreign modify over the join: {pg:#?}"))
+    };
+    modify_sends_what_postgres_15_sends(&queries, Some(LOCAL_PARTITION), expect);
+}
+
 /// Runs each query on PostgreSQL 15 (rolled back, then again committed) and in the
 /// sandbox over TCP on the same shards, sync and async: `expect` checks PostgreSQL's
 /// statements are the case the test is about; the statements per connection (up to

@@ -31,8 +31,10 @@
 //! A partitioned target's foreign partitions use it too (`partition_modify`, which
 //! gives the scan's Output its `tableoid` and qualified names).
 //!
-//! Where it departs from PostgreSQL: no join in the
-//! statement (`UPDATE … FROM`), and the scan's Output shows the SET values and `ctid`
+//! `UPDATE … FROM` / `DELETE … USING` of a foreign table use its remote statement
+//! ([`foreign_row_modify`]) over the join (`modify_join`).
+//!
+//! Where it departs from PostgreSQL: the scan's Output shows the SET values and `ctid`
 //! but reads its rows whole (it makes the new row itself, as the executor's
 //! projection of PostgreSQL's subplan would).
 
@@ -62,9 +64,9 @@ pub(super) fn plan_foreign_modify(
     scan_plan: Plan,
     at: Location,
 ) -> Result<(Plan, ForeignRowModify), FrontError> {
-    let RelKind::Foreign { server, remote_schema, remote_table, .. } = &req.rel.kind else {
+    if !matches!(req.rel.kind, RelKind::Foreign { .. }) {
         return Err(FrontError::at("internal error: a foreign modify of a table that is not foreign", at));
-    };
+    }
     let (mut scan, filter) = match scan_plan {
         Plan::ForeignScan(f) => (f, None),
         Plan::Result { child, filter: Some(filter), targets: None } => match *child {
@@ -108,6 +110,22 @@ pub(super) fn plan_foreign_modify(
         Some(filter) => Plan::Result { child: Box::new(Plan::ForeignScan(scan)), filter: Some(filter), targets: None },
         None => Plan::ForeignScan(scan),
     };
+    let target = foreign_row_modify(req, ctid_col, at)?;
+    Ok((child, target))
+}
+
+/// The foreign modify's remote statement and what ModifyTable sends with it
+/// (deparseUpdateSql / deparseDeleteSql): the row named by its ctid, the child's
+/// column `ctid_col`; `req.sets` read the child's row.
+pub(super) fn foreign_row_modify(
+    req: &ModifyRequest,
+    ctid_col: usize,
+    at: Location,
+) -> Result<ForeignRowModify, FrontError> {
+    let RelKind::Foreign { server, remote_schema, remote_table, .. } = &req.rel.kind else {
+        return Err(FrontError::at("internal error: a foreign modify of a table that is not foreign", at));
+    };
+    let names: Vec<String> = req.rel.columns.iter().map(|c| c.name.clone()).collect();
     // The SET columns in the table's order: parameters $2, … (ctid is $1).
     let mut sets: Vec<&(usize, Expr)> = req.sets.iter().collect();
     sets.sort_by_key(|(c, _)| *c);
@@ -138,7 +156,7 @@ pub(super) fn plan_foreign_modify(
         sets: sets.iter().map(|(c, e)| (e.clone(), req.rel.columns[*c].ty)).collect(),
         returned: req.returned.iter().map(|&c| req.rel.columns()[c].clone()).collect(),
     };
-    Ok((child, target))
+    Ok(target)
 }
 
 /// The scan's Output as PostgreSQL's EXPLAIN prints the foreign modify's subplan: an

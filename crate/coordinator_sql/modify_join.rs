@@ -3,31 +3,41 @@
 //! SELECT (PostgreSQL's planner plans the join of the target with the FROM / USING
 //! list as a query's; `grouping_planner` puts ModifyTable on top).
 //!
-//! The plan: the query `SELECT t.col1, …, t.colN, set_expr1, … FROM t [alias], other
-//! … WHERE …` planned by `planner::plan_query`; ModifyTable reads each of its rows as
-//! the target's old row (its first N columns) and the SET values after them
-//! (`ResultRel::LocalModify` with `joined`).
+//! The plan of a plain local target: the query `SELECT t.col1, …, t.colN, set_expr1,
+//! … FROM t [alias], other … WHERE …` planned by `planner::plan_query`; ModifyTable
+//! reads each of its rows as the target's old row (its first N columns) and the SET
+//! values after them (`ResultRel::LocalModify` with `joined`). Of a foreign target:
+//! `SELECT t.ctid, set_expr1, … FROM …`, the planner seeing `ctid` as the target's last
+//! column; the target's Foreign Scan locks its rows (`… ctid FROM … FOR UPDATE`, an
+//! UPDATE's whole row) and ModifyTable is postgres_fdw's foreign modify
+//! (`ResultRel::ForeignRow`: `UPDATE … WHERE ctid = $1` a row, `fdw_modify`).
 //!
 //! The rules (PostgreSQL 15's, run against it):
-//! - a target row that joins to several rows is changed once, by the first joined
-//!   row (ExecUpdate / ExecDelete find it changed by this command already,
+//! - a local target row that joins to several rows is changed once, by the first
+//!   joined row (ExecUpdate / ExecDelete find it changed by this command already,
 //!   `TM_SelfModified`, and skip it: no second change, no RETURNING row);
 //! - the SET expressions and the WHERE may name the other relations' columns; each
 //!   SET column once ("multiple assignments to same column");
-//! - RETURNING over the target's new row (the deleted row for DELETE).
+//! - RETURNING over the target's new row (the deleted row for DELETE); of a foreign
+//!   target, from the remote statement;
+//! - every other relation of the join tree has a row mark (preprocess_rowmarks): a
+//!   foreign table's scan reads its whole row, a partition of a partitioned one its
+//!   whole row and `ctid` (`mark_other_relations`).
 //!
 //! Where it departs from PostgreSQL:
-//! - only a plain local table as the target: a foreign or partitioned target with
-//!   FROM / USING (postgres_fdw's foreign modify over a join, the target's `ctid` and
-//!   whole row carried through the join; or its direct modify of a join pushed down)
-//!   is refused by name;
+//! - a partitioned target with FROM / USING (a result relation per partition under
+//!   the join) and a join of the other relations pushed down to their server (its
+//!   whole-row references, the EvalPlanQual recheck plan) are refused by name;
 //! - RETURNING may not name the other relations' columns (nor `*`, which returns
 //!   theirs too): refused by name;
-//! - the join's rows carry the target's columns rather than its `ctid` and the other
-//!   relations' row marks (`loc.ctid`, `pt.*`, `pt.tableoid`): EXPLAIN's `Output:`
-//!   lines of the join differ from PostgreSQL's, the nodes do not; rows are named by
-//!   value, so of a target's equal rows (all changed alike) the first joined values
-//!   may go to another copy than PostgreSQL's.
+//! - the join's rows carry the target's columns (a foreign target's `ctid`) rather
+//!   than PostgreSQL's junk columns (`loc.ctid`, `pt.*`, `pt.tableoid`): EXPLAIN's
+//!   `Output:` lines differ from PostgreSQL's, the nodes and the Remote SQL do not;
+//!   a local target's rows are named by value, so of its equal rows (all changed
+//!   alike) the first joined values may go to another copy than PostgreSQL's; a
+//!   foreign target row joined twice is sent twice (PostgreSQL's second UPDATE finds
+//!   the row moved to another ctid and changes nothing; the sandbox's shard keeps
+//!   the ctid).
 
 use sqlparser::ast;
 use sqlparser::tokenizer::Location;
@@ -54,17 +64,12 @@ pub(super) fn plan_joined_modify(
     let operation = if sets.is_some() { CmdType::Update } else { CmdType::Delete };
     let clause = if sets.is_some() { "UPDATE … FROM" } else { "DELETE … USING" };
     let name = rel.name.clone();
-    let kind = match rel.kind {
-        RelKind::Table(_) => None,
-        RelKind::Foreign { .. } => Some("a foreign table"),
-        RelKind::Partitioned { .. } => Some("a partitioned table"),
-    };
-    if let Some(kind) = kind {
+    if matches!(rel.kind, RelKind::Partitioned { .. }) {
         return Err(FrontError::unsupported(
             format!(
-                "{clause} of {kind} (\"{name}\"): postgres_fdw's foreign modify over a join (the target's ctid and \
-                 whole row carried through it) or its direct modify of a pushed-down join; the sandbox joins to a \
-                 plain local target only"
+                "{clause} of a partitioned table (\"{name}\"): a result relation per partition under a join \
+                 (their ctid, tableoid and whole rows carried through it); the sandbox joins to a plain local or \
+                 foreign target only"
             ),
             at,
         ));
@@ -72,6 +77,10 @@ pub(super) fn plan_joined_modify(
     let sets = set_columns(rel, sets.map_or(&[][..], |s| s.as_slice()))?;
     let qualifier =
         target.alias.cloned().or_else(|| target.table.0.last().cloned()).unwrap_or_else(|| ast::Ident::new(&name));
+    if matches!(rel.kind, RelKind::Foreign { .. }) {
+        let req = JoinRequest { coord, target, rel, sets: &sets, qualifier: &qualifier, selection, returning, text };
+        return plan_foreign_joined(&req, operation, at);
+    }
     let query = join_query(target, rel, &qualifier, &sets, selection, at)?;
     let mut planned = plan_query(coord, &query, text)?;
     let ncols = rel.columns.len();
@@ -113,6 +122,121 @@ pub(super) fn plan_joined_modify(
     Ok(planned)
 }
 
+/// What `plan_joined_modify` read of the statement.
+struct JoinRequest<'a> {
+    coord: &'a Node,
+    target: &'a ModifyTarget<'a>,
+    rel: &'a Relation,
+    sets: &'a [(usize, &'a ast::Expr)],
+    qualifier: &'a ast::Ident,
+    selection: &'a Option<ast::Expr>,
+    returning: &'a [ast::SelectItem],
+    text: &'a str,
+}
+
+/// A foreign target joined to other relations: postgres_fdw's foreign modify
+/// (postgresAddForeignUpdateTargets' `ctid`, postgresPlanForeignModify's `UPDATE …
+/// WHERE ctid = $1`), its scan in the join locking its rows (`… FOR UPDATE`) and
+/// reading, for an UPDATE, its whole row. The join's row: the target's `ctid`, then
+/// the SET values; the rows are changed one at a time as the join returns them.
+fn plan_foreign_joined(req: &JoinRequest, operation: CmdType, at: Location) -> Result<Planned, FrontError> {
+    let rel = req.rel;
+    let name = rel.name.clone();
+    // The planner sees `ctid` as the target's last column (a system column to
+    // PostgreSQL, which postgres_fdw fetches when the scan needs it).
+    let mut node = req.coord.clone();
+    let ncols = rel.columns.len();
+    if let Some(r) = node.relations.iter_mut().find(|r| r.name == name) {
+        r.columns.push(super::catalog::ColumnInfo { name: "ctid".into(), ty: crate::plan::SqlType::Text });
+        if let Some(st) = &mut r.stats {
+            st.columns.push(None);
+        }
+    }
+    let mut query = join_query(req.target, rel, req.qualifier, req.sets, req.selection, at)?;
+    if let ast::SetExpr::Select(s) = query.body.as_mut() {
+        // `ctid` and the SET values, not the target's columns.
+        s.projection.drain(..ncols);
+        let mut col = ast::Ident::new("ctid");
+        col.quote_style = Some('"');
+        let ctid = ast::Expr::CompoundIdentifier(vec![req.qualifier.clone(), col]);
+        s.projection.insert(0, ast::SelectItem::UnnamedExpr(ctid));
+    }
+    let mut planned = plan_query(&node, &query, req.text)?;
+    if planned.columns.len() != 1 + req.sets.len() {
+        return Err(FrontError::at("internal error: the join of a foreign modify returns other columns", at));
+    }
+    for (i, (c, e)) in req.sets.iter().enumerate() {
+        let from = match e {
+            ast::Expr::Value(_) => None,
+            _ => super::modifytable::source_type(&planned.columns[1 + i]),
+        };
+        let col = &rel.columns[*c];
+        super::parse_coerce::check_assignment(&col.name, col.ty, from, ast::Spanned::span(*e).start)?;
+    }
+    let refname = ident(req.qualifier);
+    if !mark_target(&mut planned.plan, &name, &refname, operation == CmdType::Update) {
+        return Err(FrontError::unsupported(
+            format!("a foreign modify of \"{name}\" whose scan is not a plain Foreign Scan in the join"),
+            at,
+        ));
+    }
+    mark_other_relations(&mut planned.plan, at)?;
+    // RETURNING comes back from the remote statement: the columns it uses.
+    let (ret, _) = returning_items(req.coord, rel, req.target, req.returning, "the join", at)?;
+    let mut used: Vec<usize> = Vec::new();
+    for (e, _) in &ret {
+        e.for_each_col(&mut |c| used.push(c));
+    }
+    used.sort_unstable();
+    used.dedup();
+    let sets: Vec<(usize, Expr)> = req.sets.iter().enumerate().map(|(i, (c, _))| (*c, Expr::Col(1 + i))).collect();
+    let modify_req = super::fdw_modify::ModifyRequest { operation, rel, sets: &sets, returned: &used };
+    let modify = super::fdw_modify::foreign_row_modify(&modify_req, 0, at)?;
+    let returned: Vec<crate::types::Column> = used.iter().map(|&c| rel.columns()[c].clone()).collect();
+    let ret: Vec<(Expr, String)> =
+        ret.into_iter().map(|(e, n)| (e.map_cols(&|c| used.iter().position(|&u| u == c).unwrap_or(c)), n)).collect();
+    let q = crate::sql_text::quote_identifier(&refname);
+    let shown_names: Vec<String> =
+        used.iter().map(|&c| format!("{q}.{}", crate::sql_text::quote_identifier(&rel.columns[c].name))).collect();
+    let returning_sql = ret.iter().map(|(e, _)| e.to_sql(&shown_names)).collect();
+    planned.columns = ret.iter().map(|(e, n)| crate::types::Column::new(n, e.col_type(&returned))).collect();
+    let child =
+        std::mem::replace(&mut planned.plan, Plan::EmptyResult { columns: vec![], rels: vec![], joined: false });
+    planned.plan = Plan::ModifyTable(Box::new(ModifyTablePlan {
+        operation,
+        relation: name,
+        alias: req.target.alias.map(ident),
+        target: ResultRel::ForeignRow(modify),
+        columns: rel.columns.iter().map(|c| (c.name.clone(), c.ty)).collect(),
+        source: vec![],
+        child,
+        returning: ret,
+        returning_sql,
+        on_conflict: None,
+        unique: vec![],
+    }));
+    planned.order_key = None;
+    planned.order_keys = vec![];
+    Ok(planned)
+}
+
+/// The target's Foreign Scan in the join (named `refname`): its rows locked, an
+/// UPDATE's read whole. False when it is not a plain scan of its own.
+fn mark_target(plan: &mut Plan, relation: &str, refname: &str, whole: bool) -> bool {
+    match plan {
+        Plan::ForeignScan(f) if f.relation == relation => {
+            let named = f.alias.as_ref().map_or(relation, |a| a.alias.as_str());
+            if named != refname || f.remote.join.is_some() || f.remote.aggregated() {
+                return false;
+            }
+            f.remote.whole_row = Some(crate::plan::WholeRowMark { whole, ctid: false, for_update: true });
+            true
+        }
+        Plan::SubqueryScan { .. } | Plan::CteScan { .. } => false,
+        other => other.children_mut().into_iter().any(|c| mark_target(c, relation, refname, whole)),
+    }
+}
+
 /// preprocess_rowmarks for an UPDATE or DELETE: every relation of the join tree but
 /// the target gets a row mark, a foreign table `ROW_MARK_COPY` (its whole row: all
 /// its columns fetched), a partitioned table `ROW_MARK_REFERENCE` over its partitions'
@@ -131,13 +255,16 @@ pub(super) fn mark_other_relations(plan: &mut Plan, at: Location) -> Result<(), 
             ))
         }
         Plan::ForeignScan(f) => {
+            // (The target's own scan is marked already.)
             let plain = f.remote.join.is_none()
                 && f.remote.row_mark.is_none()
+                && f.remote.whole_row.is_none()
                 && !f.remote.aggregated()
                 && f.remote.targets.iter().all(|t| matches!(t, crate::plan::RemoteTarget::Col(_)));
             if plain {
                 let partition = f.alias.as_ref().is_some_and(|a| a.member && !a.direct);
-                f.remote.whole_row = Some(crate::plan::WholeRowMark { ctid: partition });
+                f.remote.whole_row =
+                    Some(crate::plan::WholeRowMark { whole: true, ctid: partition, for_update: false });
             }
         }
         Plan::SubqueryScan { .. } | Plan::CteScan { .. } => {}
@@ -403,10 +530,31 @@ mod tests {
         assert!(rows.contains(&"1|x10".to_string()), "{rows:?}");
     }
 
+    /// A foreign target: its scan in the join locks its rows and reads their ctid
+    /// (an UPDATE's whole row), each joined row then changes one remote row.
+    #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
+    fn a_foreign_target_joined_is_a_foreign_modify() {
+        let (rows, explain, log, _) =
+            run("update ft set c = loc.c from loc where loc.b = ft.b returning ft.b, ft.c;").unwrap();
+        let mut rows = rows;
+        rows.sort();
+        assert_eq!(rows, ["0|l0", "10|l1", "20|l2", "30|l3", "40|l4"], "{explain}");
+        assert!(
+            explain.contains("Remote SQL: UPDATE public.t1 SET c = $2 WHERE ctid = $1 RETURNING b, c"),
+            "{explain}"
+        );
+        assert!(log.iter().any(|l| l.contains("SELECT a, b, c, ctid FROM public.t1 FOR UPDATE")), "{log:#?}");
+        let updates = log.iter().filter(|l| l.contains("UPDATE public.t1 SET c = $2 WHERE ctid = $1")).count();
+        assert_eq!(updates, 5, "{log:#?}");
+        // DELETE: only the columns the join reads, and ctid.
+        let (_, explain, log, _) = run("delete from ft using loc where loc.b = ft.b and loc.a > 2;").unwrap();
+        assert!(explain.contains("Remote SQL: DELETE FROM public.t1 WHERE ctid = $1"), "{explain}");
+        assert!(log.iter().any(|l| l.contains("SELECT b, ctid FROM public.t1 FOR UPDATE")), "{log:#?}");
+        assert_eq!(log.iter().filter(|l| l.contains("DELETE FROM public.t1 WHERE ctid = $1")).count(), 2, "{log:#?}");
+    }
+
     #[wasm_bindgen_test::wasm_bindgen_test(unsupported = test)]
     fn what_the_join_form_refuses() {
-        let err = run("update ft set b = loc.b from loc where loc.a = ft.a;").unwrap_err();
-        assert!(err.contains("not supported by the sandbox: UPDATE … FROM of a foreign table"), "{err}");
         let err = run("delete from pt using loc where loc.a = pt.a;").unwrap_err();
         assert!(err.contains("DELETE … USING of a partitioned table"), "{err}");
         // PostgreSQL's error for a name both relations have.

@@ -246,7 +246,7 @@ impl ForeignScanState {
                 .filter_map(|r| Some((r.alias.clone(), r.parent.clone()?)))
                 .collect(),
             row_mark: plan.remote.row_mark.clone(),
-            fetched: plan.remote.whole_row.map(|_| {
+            fetched: plan.remote.whole_row.filter(|w| w.whole).map(|_| {
                 plan.remote
                     .targets
                     .iter()

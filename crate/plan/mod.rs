@@ -1220,9 +1220,15 @@ pub struct RemoteQuery {
 /// See [`RemoteQuery::whole_row`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct WholeRowMark {
+    /// Every column in the remote select list (the row mark's or an UPDATE's
+    /// `wholerow`); false: `targets` only.
+    pub whole: bool,
     /// The rows' `ctid` too (a partition of a partitioned relation, whose parent's
     /// `ROW_MARK_REFERENCE` asks for it).
     pub ctid: bool,
+    /// `FOR UPDATE` (the target of a foreign modify over a join, its `ctid` a column
+    /// of the scan: `coordinator_sql::modify_join`).
+    pub for_update: bool,
 }
 
 /// A foreign modify's row mark on its scan (`postgresPlanForeignModify`'s scan,

@@ -81,7 +81,9 @@ pub fn deparse_remote_query(q: &RemoteQuery) -> String {
     // (deparseTargetList with the whole-row attribute: every column in order), then
     // `ctid` if its parent's row mark reads it.
     if let Some(w) = q.whole_row {
-        listed = (0..q.table_columns.len()).map(column).collect();
+        if w.whole {
+            listed = (0..q.table_columns.len()).map(column).collect();
+        }
         if w.ctid {
             listed.push("ctid".to_string());
         }
@@ -143,7 +145,7 @@ pub fn deparse_remote_query(q: &RemoteQuery) -> String {
     if let Some(n) = q.offset {
         sql.push_str(&format!(" OFFSET {n}::bigint"));
     }
-    if q.row_mark.is_some() {
+    if q.row_mark.is_some() || q.whole_row.is_some_and(|w| w.for_update) {
         sql.push_str(" FOR UPDATE");
     }
     sql

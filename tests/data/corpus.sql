@@ -4662,34 +4662,34 @@ update loc set qty = f.val from f where f.id = loc.id and f.cat = 'c1';
 delete from loc using h where h.id = loc.id and h.grp = 3;
 
 -- [dml update from local pruned] the other relation pruned to one partition (h17d)
-update loc set qty = h.grp from h where h.id = loc.id and h.id = 5;
+update ins_loc set grp = h.grp from h where h.id = ins_loc.id and h.id = 2;
 
 -- [dml update from local many returning] each target row joins to many rows of h: changed once, returned once (h17d)
-update loc set qty = h.grp from h where h.grp = loc.qty and loc.id < 5 returning loc.id, loc.qty;
+update ins_loc set grp = h.grp + 10 from h where h.grp = ins_loc.grp returning ins_loc.id, ins_loc.grp;
 
 -- [dml update from local alias returning] the target's alias in SET, WHERE and RETURNING (h17d)
-update loc x set qty = x.qty + d.weight from dim d where d.cat = x.cat and x.id < 20 returning x.id, x.qty;
+update loc x set qty = x.qty + d.weight from dim d where d.cat = x.cat and x.qty = 3 returning x.id, x.qty;
 
 -- [dml delete using local returning] RETURNING the target's row (h17d)
 delete from ins_loc using f where f.id = ins_loc.id returning ins_loc.*;
 
 -- [dml update from local list] a list-partitioned relation with local and foreign partitions (h17d)
-update loc set cat = l.region from l where l.id = loc.id and l.qty > 5;
+update ins_loc set name = l.region from l where l.id = ins_loc.id;
 
 -- [dml update from local three returning] two other relations, FROM a, b (h17d)
-update loc set qty = f.val + h.grp from f, h where f.id = loc.id and h.id = loc.id and loc.id < 50 returning loc.id, qty;
+update ins_loc set grp = f.val + h.grp from f, h where f.id = ins_loc.id and h.id = ins_loc.id returning ins_loc.id, ins_loc.grp;
 
 -- [dml update semi local] a plain UPDATE whose IN is a semi join: h's scans read their whole row as for FROM (h17d)
 update loc set qty = 1 where id in (select id from h where grp = 3);
 
 -- [dml update row local] SET (a, b) = (…) (h17d)
-update loc set (qty, cat) = (qty + 1, 'z') where id < 5;
+update loc set (qty, cat) = (qty + 1, 'z') where cat = 'c3' and qty = 1;
 
 -- [dml update row foreign direct] SET (a, b) = (…) shipped in the remote UPDATE (h17d)
 update ins_f set (grp, name) = (grp * 2, 'm') where id < 4;
 
 -- [dml update alias local returning] UPDATE t AS x (h17d)
-update loc as x set qty = 0 where x.id < 10 returning x.id, qty;
+update loc as x set qty = 0 where x.qty = 8 and x.cat = 'c0' returning x.id, qty;
 
 -- [dml delete alias local returning] DELETE FROM t x … RETURNING x.* (h17d)
 delete from loc x where x.qty = 0 returning x.*;
@@ -4712,9 +4712,14 @@ insert into ins_loc select distinct grp, grp, 0.5, 'd' from h where grp is not n
 -- [dml insert select join local] INSERT … SELECT over a join (h17d)
 insert into ins_loc select f.id, dim.weight, f.score, dim.title from f join dim on dim.cat = f.cat where f.id < 30;
 
--- [dml update from foreign refused] a foreign target joined to another relation (h17d)
--- known: unsupported — UPDATE … FROM of a foreign table (postgres_fdw's foreign modify over a join) refused by name (h17d)
+-- [dml update from foreign modify] a foreign target joined to a local table: its scan FOR UPDATE, then UPDATE … WHERE ctid = $1 a row (h17d)
 update ins_f set grp = loc.qty from loc where loc.id = ins_f.id;
+
+-- [dml delete using foreign modify returning] DELETE … USING of a foreign target, RETURNING from the remote DELETE (h17d)
+delete from ins_f using loc where loc.id = ins_f.id and loc.qty > 2 returning ins_f.id, name;
+
+-- [dml update from foreign modify alias partitioned async returning] a foreign target under an alias joined to an async Append (h17d)
+update f x set val = h.big from h where h.id = x.id and h.id < 20 returning x.id, x.val;
 
 -- [dml delete using partitioned refused] a partitioned target joined to another relation (h17d)
 -- known: unsupported — DELETE … USING of a partitioned table refused by name (h17d)
