@@ -4655,3 +4655,20 @@ select id, grp, row_number() over (partition by grp order by id) from h where id
 
 -- [window local limit offset] LIMIT and OFFSET over a window over a local table (h17w)
 select qty, rank() over (order by qty) from loc limit 4 offset 2;
+
+-- ===== (h17g) GROUP BY an expression computed by the scan below the Aggregate (make_group_input_target), a lone pruned partition as its appendrel (issue 17) =====
+
+-- [group expression filtered scan] GROUP BY an expression over a filtered local scan: the scan computes it (h17g)
+select qty % 3, count(*) from loc where id < 200 group by qty % 3;
+
+-- [group expression sorted] GROUP BY an expression and ORDER BY it (h17g)
+select qty % 4, sum(id) from loc group by qty % 4 order by qty % 4;
+
+-- [group expression aggregate argument expression] an aggregate's argument stays in the Aggregate: the scan returns its column (h17g)
+select id % 5, max(qty + 1) from loc group by id % 5;
+
+-- [group expression distinct sorted] DISTINCT on an expression, ordered (h17g)
+select distinct id % 4 from loc order by 1;
+
+-- [group expression key not selected] an expression key the select list leaves out (h17g)
+select count(*) from loc group by qty % 3;
