@@ -58,10 +58,8 @@ pub fn deparse_remote_query(q: &RemoteQuery) -> String {
             None => name,
         }
     };
-    let targets: Vec<String> = q
-        .targets
-        .iter()
-        .map(|t| match t {
+    let target = |t: &RemoteTarget| -> String {
+        match t {
             RemoteTarget::Col(c) => column(*c),
             RemoteTarget::Agg(f, None, _) => format!("{}(*)", f.name()),
             // appendAggregate: `count(DISTINCT grp)`.
@@ -69,8 +67,9 @@ pub fn deparse_remote_query(q: &RemoteQuery) -> String {
             RemoteTarget::Agg(f, Some(c), false) => format!("{}({})", f.name(), column(*c)),
             // deparseConst with its type (`'f'::text`), as deparseExpr writes a Const.
             RemoteTarget::Const(d) => deparse_const(d, false),
-        })
-        .collect();
+        }
+    };
+    let targets: Vec<String> = q.targets.iter().map(target).collect();
     // A foreign modify's scan reads the rows' ctid after its targets (and only it
     // when it needs no column).
     let mut listed = targets.clone();
@@ -105,8 +104,16 @@ pub fn deparse_remote_query(q: &RemoteQuery) -> String {
             .collect();
         sql.push_str(&format!(" GROUP BY {}", g.join(", ")));
     }
-    // HAVING and an aggregated query's ORDER BY refer to the target list.
-    let target_col = |i: usize| targets.get(i).cloned().unwrap_or_else(|| format!("${i}"));
+    // HAVING and an aggregated query's ORDER BY refer to the target list (HAVING past
+    // its end to the aggregates only it reads).
+    let having_aggs: Vec<String> = q.having_aggs.iter().map(target).collect();
+    let target_col = |i: usize| {
+        targets
+            .get(i)
+            .or_else(|| having_aggs.get(i.wrapping_sub(targets.len())))
+            .cloned()
+            .unwrap_or_else(|| format!("${i}"))
+    };
     if !having.is_empty() {
         let mut conds: Vec<&Expr> = vec![];
         for e in &having {

@@ -4672,3 +4672,9 @@ select distinct id % 4 from loc order by 1;
 
 -- [group expression key not selected] an expression key the select list leaves out (h17g)
 select count(*) from loc group by qty % 3;
+
+-- [remote having aggregate not selected] an aggregate only the shipped HAVING reads is no remote target: foreign_grouping_ok lists the grouping target, a remote condition's aggregates stay in it (h17g)
+select cat from f group by cat having count(*) > 5;
+
+-- [remote having aggregate not selected beside one] beside a selected aggregate, ORDER BY shipped too (h17g)
+select cat, max(val) from f group by cat having sum(id) > 0 order by cat;
