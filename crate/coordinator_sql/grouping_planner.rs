@@ -402,7 +402,14 @@ fn group_input_target(
             distinct: a.distinct,
         })
         .collect();
-    let projected = Plan::Result { child: Box::new(input.clone()), filter: None, targets: Some(targets) };
+    // The scan's own qual and target list: one Result over it (a filter already there
+    // takes the target list too).
+    let projected = match input {
+        Plan::Result { child, filter: Some(f), targets: None } => {
+            Plan::Result { child: child.clone(), filter: Some(f.clone()), targets: Some(targets) }
+        }
+        other => Plan::Result { child: Box::new(other.clone()), filter: None, targets: Some(targets) },
+    };
     Some((projected, keys, aggs))
 }
 

@@ -1029,7 +1029,7 @@ fn group_vars(group_by: &[Expr], input: &[Column]) -> (Vec<usize>, i32) {
 /// projection is its expression over the projection's input, which is returned too;
 /// otherwise the keys as they are, and None.
 fn computed_group_keys<'p>(child: &'p Plan, group_by: &[Expr]) -> (Vec<Expr>, Option<&'p Plan>) {
-    if let Plan::Result { child: below, filter: None, targets: Some(t) } = child {
+    if let Plan::Result { child: below, targets: Some(t), .. } = child {
         let computes = t.iter().any(|(e, _)| !matches!(e, Expr::Col(_)));
         let keys: Option<Vec<Expr>> = group_by
             .iter()
@@ -2391,7 +2391,15 @@ impl<'a> Model<'a> {
             // the scan's columns (estimate_num_groups sees the grouping expressions).
             let (keys, below) = computed_group_keys(child, group_by);
             let (key_cols, key_out) = match below {
-                Some(gc) => (gc.output_columns(), c.kids.first().map_or_else(Vec::new, |k| self.out_vars(k))),
+                // The scan's columns, as many rows as its filter leaves (as the
+                // projection's own columns are).
+                Some(gc) => {
+                    let mut vars = c.kids.first().map_or_else(Vec::new, |k| self.out_vars(k));
+                    for v in vars.iter_mut().flatten() {
+                        v.rel_rows = v.rel_rows.min(c.est.rows);
+                    }
+                    (gc.output_columns(), vars)
+                }
                 None => (input_cols.clone(), out.clone()),
             };
             let key_var = |i: usize| key_out.get(i).cloned().flatten();

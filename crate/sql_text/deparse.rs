@@ -366,3 +366,30 @@ pub fn deparse_string_literal(s: &str) -> String {
     out.push('\'');
     out
 }
+
+#[cfg(test)]
+mod having_aggs_tests {
+    use super::deparse_remote_query;
+    use crate::plan::{AggFunc, BinOp, Expr, RemoteQuery, RemoteTarget};
+    use crate::types::{ColType, Column, Datum};
+
+    /// An aggregate only the HAVING reads is written there, not selected
+    /// (postgres_fdw's foreign_grouping_ok: a remote condition's aggregates are in no
+    /// target list); HAVING's `Col` past the targets is one of `having_aggs`.
+    #[test]
+    fn an_aggregate_only_having_reads_is_not_selected() {
+        let cols = vec![Column::new("id", ColType::Int), Column::new("cat", ColType::Text)];
+        let mut q = RemoteQuery::scan("f_remote", cols, &[1]);
+        q.group_by = vec![1];
+        q.having = vec![Expr::bin(BinOp::Gt, Expr::col(1), Expr::Const(Datum::Int(5)))];
+        q.having_aggs = vec![RemoteTarget::Agg(AggFunc::CountStar, None, false)];
+        assert_eq!(deparse_remote_query(&q), "SELECT cat FROM public.f_remote GROUP BY 1 HAVING ((count(*) > 5))");
+        // Selected, it is the target the HAVING names.
+        q.targets.push(RemoteTarget::Agg(AggFunc::CountStar, None, false));
+        q.having_aggs.clear();
+        assert_eq!(
+            deparse_remote_query(&q),
+            "SELECT cat, count(*) FROM public.f_remote GROUP BY 1 HAVING ((count(*) > 5))"
+        );
+    }
+}

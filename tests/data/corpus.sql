@@ -4486,12 +4486,10 @@ select loc.id, h.grp, f.val from loc left join h on h.id = loc.id join f on f.id
 -- ===== (h23p) partitionwise join: joins not on the keys, and partition bounds that differ (partition_bounds_merge) (issue 23 item 5) =====
 
 -- [partitionwise join three off key] two tables partitioned alike joined on other columns than the key, and a small table: no join relation partitioned, planned as usual
--- known: plan — PostgreSQL hashes the smaller join of a (pruned to one partition) and the third table under b's Append; the sandbox hashes b's Append instead: above that join it estimates the hash key a.x's bucket size from a's partition (n_distinct scaled by the filter's rows over the partition's 300 tuples: one value), where PostgreSQL's appendrel a has tuples = rows (set_append_rel_size) and keeps a.x's 10 values (estimate_hash_bucket_stats); as with the setting off
 set enable_partitionwise_join = on;
 select a.id, b.u, s.name from pw_la a join pw_lb b on a.x = b.y join pwm_s s on s.id = a.x where a.id < 20;
 
 -- [partitionwise join three all off key] three tables partitioned alike, none joined on its key: planned as usual
--- known: plan — PostgreSQL hashes the smaller join of a (pruned to one partition) and the third table under b's Append; the sandbox hashes b's Append instead: above that join it estimates the hash key a.x's bucket size from a's partition (n_distinct scaled by the filter's rows over the partition's 300 tuples: one value), where PostgreSQL's appendrel a has tuples = rows (set_append_rel_size) and keeps a.x's 10 values (estimate_hash_bucket_stats); as with the setting off
 set enable_partitionwise_join = on;
 select a.id, b.u, c.t from pw_la a join pw_lb b on a.x = b.y join pw_fa c on c.x = b.y where a.id < 5 and c.id < 40;
 
