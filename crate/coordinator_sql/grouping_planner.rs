@@ -348,10 +348,16 @@ fn group_input_target(
     if keys.iter().all(|k| matches!(k, Expr::Col(_))) {
         return None;
     }
-    let scan = match input {
-        Plan::Result { child, filter: Some(_), targets: None } => child.as_ref(),
-        other => other,
-    };
+    // The scan's columns (a projection to the columns the query uses) and its qual.
+    let mut scan = input;
+    if let Plan::Result { child, filter: None, targets: Some(t) } = scan {
+        if t.iter().all(|(e, _)| matches!(e, Expr::Col(_))) {
+            scan = child.as_ref();
+        }
+    }
+    if let Plan::Result { child, filter: Some(_), targets: None } = scan {
+        scan = child.as_ref();
+    }
     if !matches!(scan, Plan::SeqScan { .. } | Plan::IndexScan { nest_param: None, .. } | Plan::BitmapHeapScan { .. }) {
         return None;
     }
@@ -403,7 +409,19 @@ fn group_input_target(
         })
         .collect();
     // The scan's own qual and target list: one Result over it (a filter already there
-    // takes the target list too).
+    // takes the target list too; a projection to plain columns is composed into it).
+    let mut input = input;
+    let mut targets = targets;
+    if let Plan::Result { child, filter: None, targets: Some(t) } = input {
+        if t.iter().all(|(e, _)| matches!(e, Expr::Col(_))) {
+            let below = |i: usize| match t.get(i) {
+                Some((Expr::Col(j), _)) => *j,
+                _ => i,
+            };
+            targets = targets.into_iter().map(|(e, n)| (e.map_cols(&below), n)).collect();
+            input = child.as_ref();
+        }
+    }
     let projected = match input {
         Plan::Result { child, filter: Some(f), targets: None } => {
             Plan::Result { child: child.clone(), filter: Some(f.clone()), targets: Some(targets) }

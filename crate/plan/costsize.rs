@@ -1807,6 +1807,15 @@ impl<'a> Model<'a> {
                     }
                 }
             }
+            // The aggregates only the HAVING reads cost as the selected ones
+            // (get_agg_clause_costs covers every aggregate of the query).
+            for t in &q.having_aggs {
+                if let RemoteTarget::Agg(func, arg, distinct) = t {
+                    let call = AggCall { func: *func, arg: arg.map(Expr::Col), distinct: *distinct };
+                    let ty = arg.and_then(|a| local.get(a).copied().flatten()).map(|l| rel.columns[l].1);
+                    add_agg_costs(&call, ty, p, &mut trans, &mut fin);
+                }
+            }
             if q.having.is_empty() {
                 rows = num_groups;
                 retrieved = num_groups;
