@@ -331,6 +331,106 @@ pub(super) fn grouping_candidates(
     out
 }
 
+/// `make_group_input_target` (planner.c) for a GROUP BY with an expression over one
+/// local scan: the scan's target list becomes the grouping expressions (in the select
+/// list's order, `apply_scanjoin_target_to_paths` makes the scan compute them), then
+/// the columns the aggregates read (`pull_var_clause`: an aggregate's argument stays
+/// an expression the Aggregate evaluates). Returns the projected input, the keys as
+/// its columns and the aggregates over it; None when every key is a column (the scan
+/// keeps its physical target list) or the input is no plain local scan (a partitioned
+/// table's Append or a foreign scan are left as they are).
+fn group_input_target(
+    input: &Plan,
+    keys: &[Expr],
+    aggs: &[AggCall],
+    select: Option<&[(Expr, String)]>,
+) -> Option<(Plan, Vec<Expr>, Vec<AggCall>)> {
+    if keys.iter().all(|k| matches!(k, Expr::Col(_))) {
+        return None;
+    }
+    // The scan's columns (a projection to the columns the query uses) and its qual.
+    let mut scan = input;
+    if let Plan::Result { child, filter: None, targets: Some(t) } = scan {
+        if t.iter().all(|(e, _)| matches!(e, Expr::Col(_))) {
+            scan = child.as_ref();
+        }
+    }
+    if let Plan::Result { child, filter: Some(_), targets: None } = scan {
+        scan = child.as_ref();
+    }
+    if !matches!(scan, Plan::SeqScan { .. } | Plan::IndexScan { nest_param: None, .. } | Plan::BitmapHeapScan { .. }) {
+        return None;
+    }
+    let columns = input.output_columns();
+    // The keys in the order the select list reads them (its sort-group entries), then
+    // the ones it leaves out (resjunk entries at the end of the final target list).
+    let mut order: Vec<usize> = vec![];
+    for (e, _) in select.unwrap_or(&[]) {
+        if let Expr::Col(k) = e {
+            if *k < keys.len() && !order.contains(k) {
+                order.push(*k);
+            }
+        }
+    }
+    order.extend((0..keys.len()).filter(|k| !order.contains(k)).collect::<Vec<_>>());
+    let mut targets: Vec<(Expr, String)> = vec![];
+    let place = |e: &Expr, targets: &mut Vec<(Expr, String)>| -> usize {
+        if let Some(i) = targets.iter().position(|(t, _)| t == e) {
+            return i;
+        }
+        let name = match e {
+            Expr::Col(c) => columns.get(*c).map_or_else(|| "?column?".to_string(), |c| c.name.clone()),
+            _ => "?column?".to_string(),
+        };
+        targets.push((e.clone(), name));
+        targets.len() - 1
+    };
+    let mut key_at = vec![0; keys.len()];
+    for &k in &order {
+        key_at[k] = place(&keys[k], &mut targets);
+    }
+    let mut col_at: Vec<Option<usize>> = vec![None; columns.len()];
+    for a in aggs {
+        if let Some(arg) = &a.arg {
+            arg.for_each_col(&mut |c| {
+                if let Some(slot @ None) = col_at.get_mut(c) {
+                    *slot = Some(place(&Expr::Col(c), &mut targets));
+                }
+            });
+        }
+    }
+    let keys = key_at.into_iter().map(Expr::Col).collect();
+    let aggs = aggs
+        .iter()
+        .map(|a| AggCall {
+            func: a.func,
+            arg: a.arg.as_ref().map(|e| e.map_cols(&|c| col_at.get(c).copied().flatten().unwrap_or(c))),
+            distinct: a.distinct,
+        })
+        .collect();
+    // The scan's own qual and target list: one Result over it (a filter already there
+    // takes the target list too; a projection to plain columns is composed into it).
+    let mut input = input;
+    let mut targets = targets;
+    if let Plan::Result { child, filter: None, targets: Some(t) } = input {
+        if t.iter().all(|(e, _)| matches!(e, Expr::Col(_))) {
+            let below = |i: usize| match t.get(i) {
+                Some((Expr::Col(j), _)) => *j,
+                _ => i,
+            };
+            targets = targets.into_iter().map(|(e, n)| (e.map_cols(&below), n)).collect();
+            input = child.as_ref();
+        }
+    }
+    let projected = match input {
+        Plan::Result { child, filter: Some(f), targets: None } => {
+            Plan::Result { child: child.clone(), filter: Some(f.clone()), targets: Some(targets) }
+        }
+        other => Plan::Result { child: Box::new(other.clone()), filter: None, targets: Some(targets) },
+    };
+    Some((projected, keys, aggs))
+}
+
 /// What a leaf's scan reads: the WHERE conjuncts, the columns used above the scan
 /// and those the WHERE clause reads (as `Planner::scan` takes them).
 pub(super) struct ScanInput<'s> {
@@ -403,6 +503,12 @@ impl<'a> Planner<'a> {
         let unordered = self.leaf_scans(rel, leaves, s, None, at)?;
         let pathkeys: Vec<(usize, bool)> =
             group_pathkeys(keys.len(), upper.sort).into_iter().filter(|&(k, _)| !constant_key(&keys[k], s)).collect();
+        // A GROUP BY expression over one local scan is computed by the scan.
+        let (unordered, keys, aggs) = match group_input_target(&unordered, keys, aggs, upper.targets) {
+            Some((input, keys, aggs)) => (input, std::borrow::Cow::Owned(keys), std::borrow::Cow::Owned(aggs)),
+            None => (unordered, std::borrow::Cow::Borrowed(keys), std::borrow::Cow::Borrowed(aggs)),
+        };
+        let (keys, aggs): (&[Expr], &[AggCall]) = (&keys, &aggs);
         let input_keys = input_pathkeys(keys, &pathkeys);
         let distinct = self.distinct;
         // The input in the group keys' order: range partitions in bound order (an

@@ -2980,6 +2980,7 @@ impl<'a> Planner<'a> {
             quals,
             group_by: vec![],
             having: vec![],
+            having_aggs: vec![],
             order_by: vec![],
             limit: None,
             offset: None,
@@ -3277,12 +3278,37 @@ fn select_list_order(mut f: ForeignScanPlan, targets: Vec<(Expr, String)>) -> (F
             }),
         }
     }
+    // An aggregate only a shipped HAVING reads is no target (foreign_grouping_ok adds
+    // only a local condition's aggregates to the target list); the HAVING writes it.
+    let mut read = vec![false; old.len()];
+    for k in &f.remote.order_by {
+        k.expr.for_each_col(&mut |i| {
+            if let Some(r) = read.get_mut(i) {
+                *r = true;
+            }
+        });
+    }
+    let mut in_having = vec![false; old.len()];
+    for h in &f.remote.having {
+        h.for_each_col(&mut |i| {
+            if let Some(r) = in_having.get_mut(i) {
+                *r = true;
+            }
+        });
+    }
+    let mut having_aggs: Vec<usize> = vec![];
     for (i, t) in old.iter().enumerate() {
-        if at[i].is_none() {
+        if matches!(t, RemoteTarget::Agg(..)) && at[i].is_none() && !read[i] && in_having[i] {
+            having_aggs.push(i);
+        } else if at[i].is_none() {
             at[i] = Some(new.len());
             new.push(t.clone());
         }
     }
+    for (j, &i) in having_aggs.iter().enumerate() {
+        at[i] = Some(new.len() + j);
+    }
+    f.remote.having_aggs = having_aggs.iter().map(|&i| old[i].clone()).collect();
     let renumber = |e: &Expr| e.map_cols(&|i| at.get(i).copied().flatten().unwrap_or(i));
     let targets = targets
         .into_iter()

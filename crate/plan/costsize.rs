@@ -1030,6 +1030,27 @@ fn group_vars(group_by: &[Expr], input: &[Column]) -> (Vec<usize>, i32) {
     (cols, bools)
 }
 
+/// An Aggregate's keys as the expressions they are: over a projection of its input
+/// that computes some (`make_group_input_target`), each key that is a column of the
+/// projection is its expression over the projection's input, which is returned too;
+/// otherwise the keys as they are, and None.
+fn computed_group_keys<'p>(child: &'p Plan, group_by: &[Expr]) -> (Vec<Expr>, Option<&'p Plan>) {
+    if let Plan::Result { child: below, targets: Some(t), .. } = child {
+        let computes = t.iter().any(|(e, _)| !matches!(e, Expr::Col(_)));
+        let keys: Option<Vec<Expr>> = group_by
+            .iter()
+            .map(|k| match k {
+                Expr::Col(i) => t.get(*i).map(|(e, _)| e.clone()),
+                _ => None,
+            })
+            .collect();
+        if let (true, Some(keys)) = (computes, keys) {
+            return (keys, Some(below.as_ref()));
+        }
+    }
+    (group_by.to_vec(), None)
+}
+
 /// `get_agg_clause_costs`, one aggregate at a time: adds its transition function's
 /// cost, then its argument's, to `trans` (per input row) and its final function's to
 /// `fin` (per group), in that order. Every transition and final function the
@@ -1808,6 +1829,15 @@ impl<'a> Model<'a> {
                     }
                 }
             }
+            // The aggregates only the HAVING reads cost as the selected ones
+            // (get_agg_clause_costs covers every aggregate of the query).
+            for t in &q.having_aggs {
+                if let RemoteTarget::Agg(func, arg, distinct) = t {
+                    let call = AggCall { func: *func, arg: arg.map(Expr::Col), distinct: *distinct };
+                    let ty = arg.and_then(|a| local.get(a).copied().flatten()).map(|l| rel.columns[l].1);
+                    add_agg_costs(&call, ty, p, &mut trans, &mut fin);
+                }
+            }
             if q.having.is_empty() {
                 rows = num_groups;
                 retrieved = num_groups;
@@ -2398,8 +2428,25 @@ impl<'a> Model<'a> {
             let startup = c.est.total + trans * input + fin;
             Estimate { startup, total: startup + p.cpu_tuple_cost, rows: 1.0, width }
         } else {
-            let (cols, bools) = group_vars(group_by, &input_cols);
-            let vars: Vec<Option<Var>> = cols.iter().map(|&i| var_at(&Expr::Col(i))).collect();
+            // Keys the input computes (a GROUP BY expression in the scan's target list,
+            // `make_group_input_target`) are estimated as the expressions they are, over
+            // the scan's columns (estimate_num_groups sees the grouping expressions).
+            let (keys, below) = computed_group_keys(child, group_by);
+            let (key_cols, key_out) = match below {
+                // The scan's columns, as many rows as its filter leaves (as the
+                // projection's own columns are).
+                Some(gc) => {
+                    let mut vars = c.kids.first().map_or_else(Vec::new, |k| self.out_vars(k));
+                    for v in vars.iter_mut().flatten() {
+                        v.rel_rows = v.rel_rows.min(c.est.rows);
+                    }
+                    (gc.output_columns(), vars)
+                }
+                None => (input_cols.clone(), out.clone()),
+            };
+            let key_var = |i: usize| key_out.get(i).cloned().flatten();
+            let (cols, bools) = group_vars(&keys, &key_cols);
+            let vars: Vec<Option<Var>> = cols.iter().map(|&i| key_var(i)).collect();
             let num_groups = if vars.iter().all(Option::is_some) {
                 let data: Vec<VarData> = vars.iter().flatten().map(Var::data).collect();
                 let rel_rows = vars.iter().flatten().next().map_or(input, |v| v.rel_rows);
@@ -2423,7 +2470,14 @@ impl<'a> Model<'a> {
             // create_upper_unique_path: one comparison per key column and input row,
             // nothing per output row.
             let per_group = if matches!(strategy, AggStrategy::Unique) { 0.0 } else { p.cpu_tuple_cost };
-            let total = startup + run + fin * num_groups + per_group * num_groups;
+            // The grouping target's expressions (a key that is no plain column) cost
+            // their evaluation per group (create_agg_path adds its target's cost;
+            // an aggregate itself costs nothing there).
+            let target: f64 = match strategy {
+                AggStrategy::Unique => 0.0,
+                _ => keys.iter().filter(|k| !matches!(k, Expr::Col(_))).map(|k| qual_cost(k, p)).sum(),
+            };
+            let total = startup + run + fin * num_groups + per_group * num_groups + target * num_groups;
             Estimate { startup, total, rows: num_groups, width }
         };
         let vars = group_by.iter().map(var_at).chain(aggs.iter().map(|_| None)).collect();
@@ -2722,8 +2776,12 @@ impl<'a> Model<'a> {
     fn joined(&self, o: Costed, i: Costed, est: Estimate) -> Costed {
         let mut widths = o.widths.clone();
         widths.extend(i.widths.iter().copied());
-        let mut vars = o.vars.clone();
-        vars.extend(i.vars.iter().cloned());
+        // A side that is a partitioned table pruned to one partition is its appendrel:
+        // its columns are the parent's Vars, whose relation has tuples = rows
+        // (`set_append_rel_size`), as the join above sees them (estimate_hash_bucket_stats
+        // then keeps a key's n_distinct unscaled by a filter on the partition).
+        let mut vars = self.out_vars(&o);
+        vars.extend(self.out_vars(&i));
         let est = Estimate { width: o.est.width + i.est.width, ..est };
         Costed { est, vars, widths, parent: None, input_rows: est.rows, kids: vec![Rc::new(o), Rc::new(i)], seq: None }
     }

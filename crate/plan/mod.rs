@@ -1188,8 +1188,12 @@ pub struct RemoteQuery {
     pub quals: Vec<Expr>,
     pub group_by: Vec<usize>,
     /// HAVING conjuncts of an aggregated query, over the target list (`Col(i)` is the
-    /// i-th target), as postgres_fdw ships a pushed-down aggregate's HAVING.
+    /// i-th target; past its end, the `i - targets.len()`-th of [`Self::having_aggs`]),
+    /// as postgres_fdw ships a pushed-down aggregate's HAVING.
     pub having: Vec<Expr>,
+    /// Aggregates only a shipped HAVING reads: written in it, not selected
+    /// (`foreign_grouping_ok` puts a remote condition's aggregates into no target list).
+    pub having_aggs: Vec<RemoteTarget>,
     /// ORDER BY over the table's columns; for an aggregated query ([`Self::aggregated`])
     /// over the target list, like `having`.
     pub order_by: Vec<SortKey>,
@@ -1315,6 +1319,7 @@ impl RemoteQuery {
             quals: vec![],
             group_by: vec![],
             having: vec![],
+            having_aggs: vec![],
             order_by: vec![],
             limit: None,
             offset: None,
@@ -1323,9 +1328,11 @@ impl RemoteQuery {
             whole_row: None,
         }
     }
-    /// Does the query aggregate (GROUP BY or an aggregate in the target list)?
+    /// Does the query aggregate (GROUP BY or an aggregate in the target list or HAVING)?
     pub fn aggregated(&self) -> bool {
-        !self.group_by.is_empty() || self.targets.iter().any(|t| matches!(t, RemoteTarget::Agg(..)))
+        !self.group_by.is_empty()
+            || !self.having_aggs.is_empty()
+            || self.targets.iter().any(|t| matches!(t, RemoteTarget::Agg(..)))
     }
     /// A pushed-down grouping's outputs that are its GROUP BY keys (none for a join or
     /// a query that does not group): what a select list over the scan that leaves them

@@ -58,10 +58,8 @@ pub fn deparse_remote_query(q: &RemoteQuery) -> String {
             None => name,
         }
     };
-    let targets: Vec<String> = q
-        .targets
-        .iter()
-        .map(|t| match t {
+    let target = |t: &RemoteTarget| -> String {
+        match t {
             RemoteTarget::Col(c) => column(*c),
             RemoteTarget::Agg(f, None, _) => format!("{}(*)", f.name()),
             // appendAggregate: `count(DISTINCT grp)`.
@@ -69,8 +67,9 @@ pub fn deparse_remote_query(q: &RemoteQuery) -> String {
             RemoteTarget::Agg(f, Some(c), false) => format!("{}({})", f.name(), column(*c)),
             // deparseConst with its type (`'f'::text`), as deparseExpr writes a Const.
             RemoteTarget::Const(d) => deparse_const(d, false),
-        })
-        .collect();
+        }
+    };
+    let targets: Vec<String> = q.targets.iter().map(target).collect();
     // A foreign modify's scan reads the rows' ctid after its targets (and only it
     // when it needs no column).
     let mut listed = targets.clone();
@@ -116,8 +115,16 @@ pub fn deparse_remote_query(q: &RemoteQuery) -> String {
             .collect();
         sql.push_str(&format!(" GROUP BY {}", g.join(", ")));
     }
-    // HAVING and an aggregated query's ORDER BY refer to the target list.
-    let target_col = |i: usize| targets.get(i).cloned().unwrap_or_else(|| format!("${i}"));
+    // HAVING and an aggregated query's ORDER BY refer to the target list (HAVING past
+    // its end to the aggregates only it reads).
+    let having_aggs: Vec<String> = q.having_aggs.iter().map(target).collect();
+    let target_col = |i: usize| {
+        targets
+            .get(i)
+            .or_else(|| having_aggs.get(i.wrapping_sub(targets.len())))
+            .cloned()
+            .unwrap_or_else(|| format!("${i}"))
+    };
     if !having.is_empty() {
         let mut conds: Vec<&Expr> = vec![];
         for e in &having {
@@ -369,4 +376,31 @@ pub fn deparse_string_literal(s: &str) -> String {
     }
     out.push('\'');
     out
+}
+
+#[cfg(test)]
+mod having_aggs_tests {
+    use super::deparse_remote_query;
+    use crate::plan::{AggFunc, BinOp, Expr, RemoteQuery, RemoteTarget};
+    use crate::types::{ColType, Column, Datum};
+
+    /// An aggregate only the HAVING reads is written there, not selected
+    /// (postgres_fdw's foreign_grouping_ok: a remote condition's aggregates are in no
+    /// target list); HAVING's `Col` past the targets is one of `having_aggs`.
+    #[test]
+    fn an_aggregate_only_having_reads_is_not_selected() {
+        let cols = vec![Column::new("id", ColType::Int), Column::new("cat", ColType::Text)];
+        let mut q = RemoteQuery::scan("f_remote", cols, &[1]);
+        q.group_by = vec![1];
+        q.having = vec![Expr::bin(BinOp::Gt, Expr::col(1), Expr::Const(Datum::Int(5)))];
+        q.having_aggs = vec![RemoteTarget::Agg(AggFunc::CountStar, None, false)];
+        assert_eq!(deparse_remote_query(&q), "SELECT cat FROM public.f_remote GROUP BY 1 HAVING ((count(*) > 5))");
+        // Selected, it is the target the HAVING names.
+        q.targets.push(RemoteTarget::Agg(AggFunc::CountStar, None, false));
+        q.having_aggs.clear();
+        assert_eq!(
+            deparse_remote_query(&q),
+            "SELECT cat, count(*) FROM public.f_remote GROUP BY 1 HAVING ((count(*) > 5))"
+        );
+    }
 }

@@ -4486,12 +4486,10 @@ select loc.id, h.grp, f.val from loc left join h on h.id = loc.id join f on f.id
 -- ===== (h23p) partitionwise join: joins not on the keys, and partition bounds that differ (partition_bounds_merge) (issue 23 item 5) =====
 
 -- [partitionwise join three off key] two tables partitioned alike joined on other columns than the key, and a small table: no join relation partitioned, planned as usual
--- known: plan — PostgreSQL hashes the smaller join of a (pruned to one partition) and the third table under b's Append; the sandbox hashes b's Append instead: above that join it estimates the hash key a.x's bucket size from a's partition (n_distinct scaled by the filter's rows over the partition's 300 tuples: one value), where PostgreSQL's appendrel a has tuples = rows (set_append_rel_size) and keeps a.x's 10 values (estimate_hash_bucket_stats); as with the setting off
 set enable_partitionwise_join = on;
 select a.id, b.u, s.name from pw_la a join pw_lb b on a.x = b.y join pwm_s s on s.id = a.x where a.id < 20;
 
 -- [partitionwise join three all off key] three tables partitioned alike, none joined on its key: planned as usual
--- known: plan — PostgreSQL hashes the smaller join of a (pruned to one partition) and the third table under b's Append; the sandbox hashes b's Append instead: above that join it estimates the hash key a.x's bucket size from a's partition (n_distinct scaled by the filter's rows over the partition's 300 tuples: one value), where PostgreSQL's appendrel a has tuples = rows (set_append_rel_size) and keeps a.x's 10 values (estimate_hash_bucket_stats); as with the setting off
 set enable_partitionwise_join = on;
 select a.id, b.u, c.t from pw_la a join pw_lb b on a.x = b.y join pw_fa c on c.x = b.y where a.id < 5 and c.id < 40;
 
@@ -4968,3 +4966,26 @@ select s.title, loc.qty from (select f.id, dim.title from f join dim on f.cat = 
 
 -- [cte join pullup over join] a WITH query over a join, inlined and pulled up into a join of three relations (h23q)
 with j as (select h.id, h.grp, loc.cat from h join loc on h.id = loc.id) select j.grp, dim.title from j join dim on j.cat = dim.cat where j.id < 100;
+
+-- ===== (h17g) GROUP BY an expression computed by the scan below the Aggregate (make_group_input_target), a lone pruned partition as its appendrel (issue 17) =====
+
+-- [group expression filtered scan] GROUP BY an expression over a filtered local scan: the scan computes it (h17g)
+select qty % 3, count(*) from loc where id < 200 group by qty % 3;
+
+-- [group expression sorted] GROUP BY an expression and ORDER BY it (h17g)
+select qty % 4, sum(id) from loc group by qty % 4 order by qty % 4;
+
+-- [group expression aggregate argument expression] an aggregate's argument stays in the Aggregate: the scan returns its column (h17g)
+select id % 5, max(qty + 1) from loc group by id % 5;
+
+-- [group expression distinct sorted] DISTINCT on an expression, ordered (h17g)
+select distinct id % 4 from loc order by 1;
+
+-- [group expression key not selected] an expression key the select list leaves out (h17g)
+select count(*) from loc group by qty % 3;
+
+-- [remote having aggregate not selected] an aggregate only the shipped HAVING reads is no remote target: foreign_grouping_ok lists the grouping target, a remote condition's aggregates stay in it (h17g)
+select cat from f group by cat having count(*) > 5;
+
+-- [remote having aggregate not selected beside one] beside a selected aggregate, ORDER BY shipped too (h17g)
+select cat, max(val) from f group by cat having sum(id) > 0 order by cat;
