@@ -498,8 +498,12 @@ fn sandbox_explain(base: &SqlScenario, e: &Entry, options: &str, async_mode: boo
             s.cluster.execute(0, &st).map_err(|e| e.to_string())?;
         }
     }
-    let tree = s.plan_only(&Knobs::default(), Source::Json, async_mode).map_err(|e| e.to_string())?;
-    Ok(explain_doc_text(&tree, &ExplainOptions::POSTGRES_VERBOSE, &s.explain_doc(), 0, 0))
+    // Planned once: the plan-only run and the estimates both from it (`plan_only` and
+    // `explain_doc` would each plan the query).
+    let planned = s.plan().map_err(|e| e.to_string())?;
+    let doc = s.explain_doc_planned(&planned);
+    let tree = s.plan_only_planned(planned, &Knobs::default(), Source::Json, async_mode).map_err(|e| e.to_string())?;
+    Ok(explain_doc_text(&tree, &ExplainOptions::POSTGRES_VERBOSE, &doc, 0, 0))
 }
 
 /// `ANALYZE` of every relation of the coordinator, by name (foreign tables are
