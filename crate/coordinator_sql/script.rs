@@ -271,11 +271,22 @@ impl SqlScenario {
     /// What EXPLAIN prints around the plan for the query: its own options for an
     /// EXPLAIN; for a plain SELECT what the sandbox shows of it, EXPLAIN ANALYZE's.
     pub fn explain_doc(&self) -> ExplainDoc {
+        self.explain_doc_costed(&|| self.estimates())
+    }
+
+    /// [`SqlScenario::explain_doc`] with the estimates of a plan the caller already has
+    /// (`planned`, this scenario's [`SqlScenario::plan`]): the query is not planned
+    /// again for its costs (tests/sql_corpus.rs plans each EXPLAIN once).
+    pub fn explain_doc_planned(&self, planned: &Planned) -> ExplainDoc {
+        self.explain_doc_costed(&|| Some(self.estimates_of(planned)))
+    }
+
+    fn explain_doc_costed(&self, estimates: &dyn Fn() -> Option<Vec<crate::plan::costsize::Estimate>>) -> ExplainDoc {
         match self.explain_flags() {
             Some(f) => ExplainDoc {
                 analyze: f.analyze,
                 summary: f.summary,
-                costs: if f.costs { self.estimates() } else { None },
+                costs: if f.costs { estimates() } else { None },
                 settings: f.settings.then(|| {
                     super::settings::explain_settings(&|n| self.cluster.coordinator().setting(n).map(str::to_string))
                 }),
@@ -320,11 +331,17 @@ impl SqlScenario {
     /// The estimates of the query's plan (`plan::costsize`), one per node in executor
     /// order, with the coordinator's cost settings; None when it does not plan.
     pub fn estimates(&self) -> Option<Vec<crate::plan::costsize::Estimate>> {
-        let coord = self.cluster.coordinator();
         let planned = self.plan().ok()?;
+        Some(self.estimates_of(&planned))
+    }
+
+    /// [`SqlScenario::estimates`] of a plan the caller already has (this scenario's
+    /// [`SqlScenario::plan`]).
+    pub fn estimates_of(&self, planned: &Planned) -> Vec<crate::plan::costsize::Estimate> {
+        let coord = self.cluster.coordinator();
         let params = crate::plan::costsize::CostParams::from_settings(&|n| coord.setting(n).map(str::to_string));
         let estimates = crate::plan::costsize::cost_plan(&planned.plan, coord, &params);
-        Some(super::prepared::estimates_after_pruning(&planned.plan, &estimates))
+        super::prepared::estimates_after_pruning(&planned.plan, &estimates)
     }
 
     /// A run is asked of a query that is an EXPLAIN without ANALYZE: PostgreSQL plans
@@ -363,7 +380,29 @@ impl SqlScenario {
         source: Source,
         async_mode: bool,
     ) -> Result<crate::run::QueryRun, FrontError> {
-        let scenario = self.assemble(self.plan()?, overrides, source, &mut |_, t| t.clone())?;
+        self.plan_only_run_planned(self.plan()?, overrides, source, async_mode)
+    }
+
+    /// [`SqlScenario::plan_only`] of a plan the caller already has (`planned`, this
+    /// scenario's [`SqlScenario::plan`]), which is not made a second time.
+    pub fn plan_only_planned(
+        &self,
+        planned: Planned,
+        overrides: &Knobs,
+        source: Source,
+        async_mode: bool,
+    ) -> Result<ExplainNode, FrontError> {
+        Ok(self.plan_only_run_planned(planned, overrides, source, async_mode)?.explain())
+    }
+
+    fn plan_only_run_planned(
+        &self,
+        planned: Planned,
+        overrides: &Knobs,
+        source: Source,
+        async_mode: bool,
+    ) -> Result<crate::run::QueryRun, FrontError> {
+        let scenario = self.assemble(planned, overrides, source, &mut |_, t| t.clone())?;
         let clock = crate::clock::Clock::virtual_clock();
         let mut run = scenario.start_explain_only(async_mode, clock, true).map_err(|m| FrontError::new(m, 0, 0))?;
         run.run_to_end().map_err(|e| FrontError::new(e.to_string(), 0, 0))?;
