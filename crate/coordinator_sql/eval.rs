@@ -256,17 +256,10 @@ fn binary(op: &BinaryOperator, l: Typed, r: Typed, at: Location) -> Result<Typed
         _ => None,
     } {
         let word = if bin == BinOp::And { "AND" } else { "OR" };
-        let as_bool = |x: &Typed| -> Result<Expr, FrontError> {
-            match x {
-                (e, Some(SqlType::Bool)) | (e @ Expr::Const(Datum::Null), None) => Ok(e.clone()),
-                (Expr::Const(d @ Datum::Text(_)), None) => evaluator::cast(d.clone(), None, SqlType::Bool)
-                    .map(Expr::Const)
-                    .map_err(|k| error(&EvalError::from(k), at)),
-                (_, t) => Err(FrontError::at(
-                    format!("argument of {word} must be type boolean, not type {}", type_name(*t)),
-                    at,
-                )),
-            }
+        let as_bool = |x: &Typed| {
+            bool_operand(x, at, |t| {
+                FrontError::at(format!("argument of {word} must be type boolean, not type {}", type_name(t)), at)
+            })
         };
         return Ok((Expr::bin(bin, as_bool(&l)?, as_bool(&r)?), Some(SqlType::Bool)));
     }
@@ -295,16 +288,24 @@ fn binary(op: &BinaryOperator, l: Typed, r: Typed, at: Location) -> Result<Typed
 fn bool_comparison(op: &BinaryOperator, l: Typed, r: Typed, at: Location) -> Result<Typed, FrontError> {
     let refuse = || FrontError::at(format!("operator does not exist: {} {op} {}", type_name(l.1), type_name(r.1)), at);
     let bin = bin_op(op).filter(|b| b.is_comparison()).ok_or_else(refuse)?;
-    let as_bool = |x: &Typed| -> Result<Expr, FrontError> {
-        match x {
-            (e, Some(SqlType::Bool)) | (e @ Expr::Const(Datum::Null), None) => Ok(e.clone()),
-            (Expr::Const(d @ Datum::Text(_)), None) => evaluator::cast(d.clone(), None, SqlType::Bool)
-                .map(Expr::Const)
-                .map_err(|k| error(&EvalError::from(k), at)),
-            _ => Err(refuse()),
-        }
-    };
+    let as_bool = |x: &Typed| bool_operand(x, at, |_| refuse());
     Ok((Expr::bin(bin, as_bool(&l)?, as_bool(&r)?), Some(SqlType::Bool)))
+}
+
+/// An operand where PostgreSQL wants a boolean: a boolean, NULL, or an untyped literal
+/// (read now by `boolin`); any other type is `wrong(its type)`.
+fn bool_operand(
+    x: &Typed,
+    at: Location,
+    wrong: impl FnOnce(Option<SqlType>) -> FrontError,
+) -> Result<Expr, FrontError> {
+    match x {
+        (e, Some(SqlType::Bool)) | (e @ Expr::Const(Datum::Null), None) => Ok(e.clone()),
+        (Expr::Const(d @ Datum::Text(_)), None) => {
+            evaluator::cast(d.clone(), None, SqlType::Bool).map(Expr::Const).map_err(|k| error(&EvalError::from(k), at))
+        }
+        (_, t) => Err(wrong(*t)),
+    }
 }
 
 /// The operand type of the operator `make_op` (parse_oper.c) resolves for two numbers

@@ -773,7 +773,7 @@ fn all_inner(t: &ast::TableWithJoins) -> bool {
 }
 
 /// A written join's type and ON condition (None: a CROSS JOIN).
-fn join_of(j: &ast::Join, at: Location) -> Result<(JoinType, Option<ast::Expr>), FrontError> {
+pub(super) fn join_of(j: &ast::Join, at: Location) -> Result<(JoinType, Option<ast::Expr>), FrontError> {
     let (jt, c) = match &j.join_operator {
         // `a CROSS JOIN b`: an inner join without a condition (its own range-table
         // entry, as any written JOIN).

@@ -668,28 +668,13 @@ fn plan_join(
 ) -> Result<Planned, FrontError> {
     let (a, b, on, written_jt) = match (s.from.as_slice(), s.from.first().map(|f| f.joins.as_slice())) {
         ([one], Some([join])) => {
-            let (jt, constraint) = match &join.join_operator {
-                ast::JoinOperator::Inner(c) => (JoinType::Inner, c),
-                ast::JoinOperator::LeftOuter(c) => (JoinType::Left, c),
-                ast::JoinOperator::RightOuter(c) => (JoinType::Right, c),
-                ast::JoinOperator::FullOuter(c) => (JoinType::Full, c),
-                // Only from pull_up_sublinks (prepjointree.rs), which refuses them written.
-                ast::JoinOperator::LeftSemi(c) => (JoinType::Semi, c),
-                ast::JoinOperator::LeftAnti(c) => (JoinType::Anti, c),
-                // A cross join has no equality: a Nested Loop without a join clause,
-                // as the join search plans it (`add_paths_to_joinrel`).
-                ast::JoinOperator::CrossJoin => return joinrels::plan_join_search(coord, q, s, text, servers, at),
-                _ => {
-                    return Err(FrontError::unsupported(
-                        "semi, anti, LATERAL and other joins (only inner, CROSS, LEFT, RIGHT and FULL joins)",
-                        at,
-                    ))
-                }
-            };
-            match constraint {
-                ast::JoinConstraint::On(e) => (&one.relation, &join.relation, Some(e.clone()), jt),
-                _ => return Err(FrontError::unsupported("JOIN … USING and NATURAL JOIN (write ON a.x = b.y)", at)),
+            // A cross join has no equality: a Nested Loop without a join clause, as the
+            // join search plans it (`add_paths_to_joinrel`).
+            if matches!(join.join_operator, ast::JoinOperator::CrossJoin) {
+                return joinrels::plan_join_search(coord, q, s, text, servers, at);
             }
+            let (jt, on) = joinrels::join_of(join, at)?;
+            (&one.relation, &join.relation, on, jt)
         }
         ([x, y], Some([])) if y.joins.is_empty() => (&x.relation, &y.relation, None, JoinType::Inner),
         // A parenthesized join (`(a JOIN b ON …)`): its relations in place, as the

@@ -136,15 +136,7 @@ pub(super) fn pull_up_sublinks(
     let outer_scope = Scope { names: vec![(outer_name.clone(), outer_cols.clone())] };
     let mut q2 = q.clone();
     let SetExpr::Select(s2) = q2.body.as_mut() else { return Ok(None) };
-    let output_names: Vec<String> = s2
-        .projection
-        .iter()
-        .filter_map(|i| match i {
-            SelectItem::ExprWithAlias { alias, .. } => Some(ident(alias)),
-            SelectItem::UnnamedExpr(ast::Expr::Identifier(x)) => Some(ident(x)),
-            _ => None,
-        })
-        .collect();
+    let output_names = output_names(&s2.projection);
     for item in s2.projection.iter_mut() {
         match item {
             SelectItem::UnnamedExpr(e) => {
@@ -620,4 +612,17 @@ pub(super) fn semi_join_target(
     let names = targets.iter().map(|(_, n)| n.clone()).collect();
     let projected: Vec<Option<usize>> = (0..map.len()).map(|c| needed.iter().position(|&x| x == c)).collect();
     (Plan::Result { child: Box::new(plan), filter: None, targets: Some(targets) }, projected, Some(names))
+}
+
+/// The names a select list gives its outputs (an alias, or a bare column's name); an
+/// item with neither names nothing.
+pub(super) fn output_names(projection: &[SelectItem]) -> Vec<String> {
+    projection
+        .iter()
+        .filter_map(|i| match i {
+            SelectItem::ExprWithAlias { alias, .. } => Some(ident(alias)),
+            SelectItem::UnnamedExpr(ast::Expr::Identifier(x)) => Some(ident(x)),
+            _ => None,
+        })
+        .collect()
 }

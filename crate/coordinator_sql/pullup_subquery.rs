@@ -253,14 +253,7 @@ pub(super) fn pull_up_subqueries(
             }
         }
     }
-    let output_names: Vec<String> = projection
-        .iter()
-        .filter_map(|i| match i {
-            SelectItem::ExprWithAlias { alias, .. } => Some(ident(alias)),
-            SelectItem::UnnamedExpr(ast::Expr::Identifier(x)) => Some(ident(x)),
-            _ => None,
-        })
-        .collect();
+    let output_names = super::prepjointree::output_names(&projection);
     s2.projection = projection;
     if let Some(w) = s2.selection.as_mut() {
         scope.replace(w, at)?;
