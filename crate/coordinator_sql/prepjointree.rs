@@ -502,10 +502,24 @@ pub(super) fn walk_mut(e: &mut ast::Expr, f: &mut impl FnMut(&mut ast::Expr)) {
                     }
                 }
             }
+            if let Some(x) = func.filter.as_mut() {
+                walk_mut(x, f);
+            }
+            // A window call's PARTITION BY and ORDER BY are expressions over the query's
+            // columns too (a pulled-up subquery's references in them are replaced).
+            if let Some(ast::WindowType::WindowSpec(spec)) = func.over.as_mut() {
+                walk_window_spec_mut(spec, f);
+            }
         }
         _ => {}
     }
     f(e);
+}
+
+/// [`walk_mut`] over a window's PARTITION BY and ORDER BY expressions.
+fn walk_window_spec_mut(spec: &mut ast::WindowSpec, f: &mut impl FnMut(&mut ast::Expr)) {
+    spec.partition_by.iter_mut().for_each(|x| walk_mut(x, f));
+    spec.order_by.iter_mut().for_each(|o| walk_mut(&mut o.expr, f));
 }
 
 /// `reduce_outer_joins`' second rule: a LEFT JOIN whose WHERE demands `x IS NULL` for a

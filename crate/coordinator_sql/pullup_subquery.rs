@@ -274,6 +274,12 @@ pub(super) fn pull_up_subqueries(
     if let Some(h) = s2.having.as_mut() {
         scope.replace(h, at)?;
     }
+    // `WINDOW w AS (…)`: its keys are the query's expressions as an OVER's are.
+    for ast::NamedWindowDefinition(_, def) in s2.named_window.iter_mut() {
+        if let ast::NamedWindowExpr::WindowSpec(spec) = def {
+            scope.replace_in_window(spec, at)?;
+        }
+    }
     // The subqueries' relations in their places, their conditions where they go (in
     // FROM order, each before the conditions written there).
     let mut where_first: Vec<ast::Expr> = vec![];
@@ -682,6 +688,14 @@ struct OuterScope<'a> {
 }
 
 impl OuterScope<'_> {
+    /// [`Self::replace`] in a named window's PARTITION BY and ORDER BY.
+    fn replace_in_window(&self, spec: &mut ast::WindowSpec, at: Location) -> Result<(), FrontError> {
+        for e in spec.partition_by.iter_mut().chain(spec.order_by.iter_mut().map(|o| &mut o.expr)) {
+            self.replace(e, at)?;
+        }
+        Ok(())
+    }
+
     /// Replaces each reference to a subquery's output column in `e` with the
     /// expression it names (`pullup_replace_vars`), in parentheses unless a column.
     fn replace(&self, e: &mut ast::Expr, at: Location) -> Result<(), FrontError> {
@@ -776,6 +790,24 @@ mod tests {
             rewrite("select s.w, name from loc, (select id, v + 1 as w from pt) s where s.id = loc.id and w > 2")
                 .as_deref(),
             Some("SELECT (pt.v + 1) AS w, name FROM loc, pt WHERE pt.id = loc.id AND (pt.v + 1) > 2")
+        );
+    }
+
+    /// A window's keys are the query's expressions: an OVER's and a named window's
+    /// references to the subquery are replaced as the select list's are.
+    #[test]
+    fn window_keys_replace_references() {
+        assert_eq!(
+            rewrite("select s.id, lag(loc.id) over (partition by s.v order by s.id) from (select id, v from pt) s join loc on s.id = loc.id")
+                .as_deref(),
+            Some("SELECT pt.id AS id, lag(loc.id) OVER (PARTITION BY pt.v ORDER BY pt.id) FROM pt JOIN loc ON pt.id = loc.id")
+        );
+        assert_eq!(
+            rewrite(
+                "select rank() over w from (select id from pt) s join loc on s.id = loc.id window w as (order by s.id)"
+            )
+            .as_deref(),
+            Some("SELECT rank() OVER w FROM pt JOIN loc ON pt.id = loc.id WINDOW w AS (ORDER BY pt.id)")
         );
     }
 

@@ -4989,3 +4989,11 @@ select cat from f group by cat having count(*) > 5;
 
 -- [remote having aggregate not selected beside one] beside a selected aggregate, ORDER BY shipped too (h17g)
 select cat, max(val) from f group by cat having sum(id) > 0 order by cat;
+
+-- ===== (merge38) a window over a subquery pulled up into a join =====
+
+-- [window pulled subquery] the OVER's keys name the subquery's columns: they become the partitioned table's after the pull-up (pullup_replace_vars over the window clause) (merge38)
+select s.id, loc.cat, lag(loc.qty) over (partition by s.grp order by s.id) from (select id, grp from h where id < 40) s join loc on s.id = loc.id;
+
+-- [window pulled subquery named] a named window's keys likewise (merge38)
+select s.id, rank() over w from (select id, grp from h where id < 40) s join loc on s.id = loc.id window w as (order by s.grp, s.id);
