@@ -127,10 +127,11 @@ setup:
 # build (the page's module 813,128 → 803,612 alone), several windows, frames and the
 # value functions of WindowAgg, UPDATE … FROM / DELETE … USING, joins without an
 # equality and parenthesized joins, subqueries pulled up into joins, DISTINCT over a
-# join, GROUP BY expressions computed by the scan: the page's module 811,868 (Node's
-# 815,313), the editor's 1,425,945 (Node's 1,431,530): the front end's planner grew.
+# join, GROUP BY expressions computed by the scan, a window's keys over a pulled-up
+# subquery: the page's module 811,870 (Node's 815,313), the editor's 1,426,759 (Node's
+# 1,432,293): the front end's planner grew.
 PKG_BUDGET_GZ := 818000
-PKG_SQL_BUDGET_GZ := 1432000
+PKG_SQL_BUDGET_GZ := 1434000
 PKG_ENV := CARGO_PROFILE_RELEASE_OPT_LEVEL=s CARGO_PROFILE_RELEASE_PANIC=abort
 PKG_DEPS := --config 'profile.release.package."*".opt-level="z"'
 # The page's module is optimised (wasm-opt, ~30 s) while the editor's compiles (cargo's
