@@ -43,24 +43,21 @@ use sqlparser::ast;
 use sqlparser::tokenizer::Location;
 
 use super::catalog::{ident, Node, RelKind, Relation};
-use super::modifytable::{set_target_alias, ModifyTarget};
+use super::modifytable::{set_target_alias, ModifySource, ModifyTarget};
 use super::planner::{plan_query, Planned};
 use super::FrontError;
 use crate::plan::modifytable::{CmdType, ModifyTablePlan, ResultRel};
 use crate::plan::{Expr, Plan};
 
 /// The plan of an UPDATE … FROM or DELETE … USING of `rel`.
-#[allow(clippy::too_many_arguments)]
 pub(super) fn plan_joined_modify(
     coord: &Node,
     target: &ModifyTarget,
     rel: &Relation,
-    sets: Option<&Vec<(ast::Ident, ast::Expr)>>,
-    selection: &Option<ast::Expr>,
-    returning: &[ast::SelectItem],
-    text: &str,
+    source: &ModifySource,
     at: Location,
 ) -> Result<Planned, FrontError> {
+    let ModifySource { sets, selection, returning, text } = *source;
     let operation = if sets.is_some() { CmdType::Update } else { CmdType::Delete };
     let clause = if sets.is_some() { "UPDATE … FROM" } else { "DELETE … USING" };
     let name = rel.name.clone();
@@ -78,7 +75,7 @@ pub(super) fn plan_joined_modify(
     let qualifier =
         target.alias.cloned().or_else(|| target.table.0.last().cloned()).unwrap_or_else(|| ast::Ident::new(&name));
     if matches!(rel.kind, RelKind::Foreign { .. }) {
-        let req = JoinRequest { coord, target, rel, sets: &sets, qualifier: &qualifier, selection, returning, text };
+        let req = JoinRequest { coord, target, rel, sets: &sets, qualifier: &qualifier, source };
         return plan_foreign_joined(&req, operation, at);
     }
     let query = join_query(target, rel, &qualifier, &sets, selection, at)?;
@@ -129,9 +126,7 @@ struct JoinRequest<'a> {
     rel: &'a Relation,
     sets: &'a [(usize, &'a ast::Expr)],
     qualifier: &'a ast::Ident,
-    selection: &'a Option<ast::Expr>,
-    returning: &'a [ast::SelectItem],
-    text: &'a str,
+    source: &'a ModifySource<'a>,
 }
 
 /// A foreign target joined to other relations: postgres_fdw's foreign modify
@@ -152,7 +147,7 @@ fn plan_foreign_joined(req: &JoinRequest, operation: CmdType, at: Location) -> R
             st.columns.push(None);
         }
     }
-    let mut query = join_query(req.target, rel, req.qualifier, req.sets, req.selection, at)?;
+    let mut query = join_query(req.target, rel, req.qualifier, req.sets, req.source.selection, at)?;
     if let ast::SetExpr::Select(s) = query.body.as_mut() {
         // `ctid` and the SET values, not the target's columns.
         s.projection.drain(..ncols);
@@ -161,7 +156,7 @@ fn plan_foreign_joined(req: &JoinRequest, operation: CmdType, at: Location) -> R
         let ctid = ast::Expr::CompoundIdentifier(vec![req.qualifier.clone(), col]);
         s.projection.insert(0, ast::SelectItem::UnnamedExpr(ctid));
     }
-    let mut planned = plan_query(&node, &query, req.text)?;
+    let mut planned = plan_query(&node, &query, req.source.text)?;
     if planned.columns.len() != 1 + req.sets.len() {
         return Err(FrontError::at("internal error: the join of a foreign modify returns other columns", at));
     }
@@ -182,7 +177,7 @@ fn plan_foreign_joined(req: &JoinRequest, operation: CmdType, at: Location) -> R
     }
     mark_other_relations(&mut planned.plan, at)?;
     // RETURNING comes back from the remote statement: the columns it uses.
-    let (ret, _) = returning_items(req.coord, rel, req.target, req.returning, "the join", at)?;
+    let (ret, _) = returning_items(req.coord, rel, req.target, req.source.returning, "the join", at)?;
     let mut used: Vec<usize> = Vec::new();
     for (e, _) in &ret {
         e.for_each_col(&mut |c| used.push(c));

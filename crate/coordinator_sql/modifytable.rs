@@ -59,11 +59,13 @@ pub fn plan_modify(coord: &Node, stmt: &Stmt, text: &str, at: Location) -> Resul
         }
         Stmt::Update { table, alias, sets, from, selection, returning } => {
             let target = ModifyTarget { table, alias: alias.as_ref(), from };
-            return plan_direct_modify(coord, &target, Some(sets), selection, returning, text, at);
+            let source = ModifySource { sets: Some(sets), selection, returning, text };
+            return plan_direct_modify(coord, &target, &source, at);
         }
         Stmt::Delete { table, alias, using, selection, returning } => {
             let target = ModifyTarget { table, alias: alias.as_ref(), from: using };
-            return plan_direct_modify(coord, &target, None, selection, returning, text, at);
+            let source = ModifySource { sets: None, selection, returning, text };
+            return plan_direct_modify(coord, &target, &source, at);
         }
         _ => return Err(FrontError::at("internal error: not an INSERT, UPDATE or DELETE", at)),
     };
@@ -186,12 +188,10 @@ pub(super) fn returning_items(
 fn plan_direct_modify(
     coord: &Node,
     target: &ModifyTarget,
-    sets: Option<&Vec<(ast::Ident, ast::Expr)>>,
-    selection: &Option<ast::Expr>,
-    returning: &[ast::SelectItem],
-    text: &str,
+    source: &ModifySource,
     at: Location,
 ) -> Result<Planned, FrontError> {
+    let ModifySource { sets, selection, returning, text } = *source;
     let table = target.table;
     let operation = if sets.is_some() { CmdType::Update } else { CmdType::Delete };
     let verb = operation.word().to_uppercase();
@@ -199,7 +199,7 @@ fn plan_direct_modify(
     let rel = coord.relation(&name).ok_or_else(|| FrontError::at(format!("relation \"{name}\" does not exist"), at))?;
     let alias = target.alias.map(ident);
     if !target.from.is_empty() {
-        return super::modify_join::plan_joined_modify(coord, target, rel, sets, selection, returning, text, at);
+        return super::modify_join::plan_joined_modify(coord, target, rel, source, at);
     }
     // The SET list, deparsed over the target's columns (a partition's are the same).
     let names: Vec<String> = rel.columns.iter().map(|c| c.name.clone()).collect();
@@ -446,6 +446,17 @@ pub(super) struct ModifyTarget<'a> {
     pub table: &'a ast::ObjectName,
     pub alias: Option<&'a ast::Ident>,
     pub from: &'a [ast::TableWithJoins],
+}
+
+/// What an UPDATE or DELETE asks of its target, as written: the SET list (None for
+/// a DELETE), the WHERE, the RETURNING list, and the statement's text (for the
+/// planner's errors). The plain and the joined plans both read it.
+#[derive(Clone, Copy)]
+pub(super) struct ModifySource<'a> {
+    pub sets: Option<&'a Vec<(ast::Ident, ast::Expr)>>,
+    pub selection: &'a Option<ast::Expr>,
+    pub returning: &'a [ast::SelectItem],
+    pub text: &'a str,
 }
 
 /// The scan of the target's rows (`SELECT … FROM target`) under the target's alias,
