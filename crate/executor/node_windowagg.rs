@@ -258,8 +258,13 @@ struct AggCache {
 
 impl WindowAggState {
     pub fn init(child: PlanState, spec: WindowSpec) -> Self {
+        Self::new(vec![child], spec)
+    }
+
+    /// A state over `children` that has read nothing yet.
+    fn new(children: Vec<PlanState>, spec: WindowSpec) -> Self {
         WindowAggState {
-            children: vec![child],
+            children,
             inputs: AsyncInputs::default(),
             aggs: vec![None; spec.funcs.len()],
             spec,
@@ -274,6 +279,18 @@ impl WindowAggState {
             tail_hint: 0,
             slot: Vec::new(),
         }
+    }
+
+    /// A test's state with no child: `rows` already read into its buffer, the input
+    /// at its end (the whole partition spooled) when `complete`.
+    #[cfg(test)]
+    fn buffered(spec: WindowSpec, rows: Vec<Vec<Datum>>, complete: bool) -> Self {
+        let mut st = Self::new(vec![], spec);
+        st.buffer = rows;
+        st.started = true;
+        st.spooled = complete;
+        st.input_done = complete;
+        st
     }
 
     /// The next input row: Ok(Some) a row, Ok(None) at the end (then `input_done`),
@@ -596,22 +613,7 @@ fn ntile(i: i64, n: i64, buckets: i64) -> i64 {
 /// as the node computes them.
 #[cfg(test)]
 fn eval_partition(spec: &WindowSpec, rows: &[Vec<Datum>]) -> ExecResult<Vec<Vec<Datum>>> {
-    let mut st = WindowAggState {
-        children: vec![],
-        inputs: AsyncInputs::default(),
-        aggs: vec![None; spec.funcs.len()],
-        spec: spec.clone(),
-        buffer: rows.to_vec(),
-        current: 0,
-        started: true,
-        spooled: true,
-        pending: None,
-        input_done: true,
-        row: Row::default(),
-        head_hint: 0,
-        tail_hint: 0,
-        slot: vec![],
-    };
+    let mut st = WindowAggState::buffered(spec.clone(), rows.to_vec(), true);
     (0..rows.len()).map(|cur| st.eval_row(cur)).collect()
 }
 
@@ -878,22 +880,7 @@ mod tests {
     fn read_ahead_as_postgresql() {
         let base = |funcs, frame: WinFrame| {
             let s = spec(funcs, vec![], vec![1]).with_frame(frame).unwrap();
-            let mut st = WindowAggState {
-                children: vec![],
-                inputs: AsyncInputs::default(),
-                aggs: vec![None; s.funcs.len()],
-                spec: s,
-                buffer: rows(&[(1, 10), (2, 10)]),
-                current: 0,
-                started: true,
-                spooled: false,
-                pending: None,
-                input_done: false,
-                row: Row::default(),
-                head_hint: 0,
-                tail_hint: 0,
-                slot: vec![],
-            };
+            let mut st = WindowAggState::buffered(s, rows(&[(1, 10), (2, 10)]), false);
             let first = st.needs_more(0);
             st.buffer.push(vec![Datum::Int(3), Datum::Int(20)]);
             (first, st.needs_more(0))
