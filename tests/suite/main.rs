@@ -46,6 +46,34 @@ mod sql_settings;
 mod wasm_session;
 mod workshop;
 
+/// A scenario file's query run in sync and in async mode: its rows (each as text,
+/// its values joined by `|`, sorted) and its plan; the two modes' rows must be the
+/// same (an error says how they differ).
+pub fn rows_in_both_modes(text: &str) -> Result<(Vec<String>, pgasync::plan::Plan), String> {
+    use pgasync::knobs::{Knobs, Source};
+    let s = pgasync::coordinator_sql::SqlScenario::load(text).map_err(|e| e.to_string())?;
+    let plan = s.plan().map_err(|e| e.to_string())?.plan;
+    let mut modes = vec![];
+    for async_mode in [false, true] {
+        let mut run = s
+            .scenario(&Knobs::default(), Source::Json)
+            .map_err(|e| e.to_string())?
+            .start(async_mode, pgasync::clock::Clock::virtual_clock(), false)
+            .map_err(|e| e.to_string())?;
+        run.keep_rows = true;
+        run.run_to_end().map_err(|e| e.to_string())?;
+        let mut rows: Vec<String> =
+            run.rows.iter().map(|r| r.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("|")).collect();
+        rows.sort();
+        modes.push(rows);
+    }
+    let (sync, async_rows) = (modes.remove(0), modes.remove(0));
+    if sync != async_rows {
+        return Err(format!("sync and async rows differ: {sync:?} / {async_rows:?}"));
+    }
+    Ok((sync, plan))
+}
+
 /// Wall-clock time, for the tests that print it or bound it: `Instant` natively;
 /// wasm32-unknown-unknown has no clock (`Instant::now` panics), so there the host's
 /// `Date.now()` (Node and the browser both have it).

@@ -6,7 +6,7 @@
 //! not plan is refused by name.
 
 use pgasync::coordinator_sql::SqlScenario;
-use pgasync::knobs::{Knobs, Source};
+use pgasync::knobs::Knobs;
 use pgasync::plan::Plan;
 use wasm_bindgen_test::wasm_bindgen_test;
 
@@ -50,28 +50,7 @@ fn count(plan: &Plan, nodes: &[&str]) -> usize {
 /// The query's rows (as text, sorted) and its plan, with `settings` made first; the
 /// rows of the sync and the async run, which must be the same.
 fn run(settings: &str, query: &str) -> Result<(Vec<String>, Plan), String> {
-    let text = format!("{SETUP}{settings}\n-- @query\n{query}\n");
-    let s = SqlScenario::load(&text).map_err(|e| e.to_string())?;
-    let plan = s.plan().map_err(|e| e.to_string())?.plan;
-    let mut modes = vec![];
-    for async_mode in [false, true] {
-        let mut run = s
-            .scenario(&Knobs::default(), Source::Json)
-            .map_err(|e| e.to_string())?
-            .start(async_mode, pgasync::clock::Clock::virtual_clock(), false)
-            .map_err(|e| e.to_string())?;
-        run.keep_rows = true;
-        run.run_to_end().map_err(|e| e.to_string())?;
-        let mut rows: Vec<String> =
-            run.rows.iter().map(|r| r.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("|")).collect();
-        rows.sort();
-        modes.push(rows);
-    }
-    let (sync, async_rows) = (modes.remove(0), modes.remove(0));
-    if sync != async_rows {
-        return Err(format!("sync and async rows differ: {sync:?} / {async_rows:?}"));
-    }
-    Ok((sync, plan))
+    super::rows_in_both_modes(&format!("{SETUP}{settings}\n-- @query\n{query}\n"))
 }
 
 type Row = Vec<Option<String>>;

@@ -9,6 +9,7 @@
 //! under a Nested Loop). Each query runs in sync and in async mode.
 
 use pgasync::coordinator_sql::SqlScenario;
+use pgasync::instrument::{explain_doc_json_text, explain_doc_text, ExplainOptions};
 use pgasync::knobs::{Knobs, Source};
 use pgasync::plan::Plan;
 use wasm_bindgen_test::wasm_bindgen_test;
@@ -49,55 +50,61 @@ fn has(plan: &Plan, node: &str) -> bool {
 /// The query's rows (as text, sorted) and its plan, with `settings` made first; the
 /// rows of the sync and the async run, which must be the same.
 fn run(settings: &str, query: &str) -> Result<(Vec<String>, Plan), String> {
-    let text = format!("{SETUP}{settings}\n-- @query\n{query}\n");
-    let s = SqlScenario::load(&text).map_err(|e| e.to_string())?;
-    let plan = s.plan().map_err(|e| e.to_string())?.plan;
-    let mut modes = vec![];
-    for async_mode in [false, true] {
-        let mut run = s
-            .scenario(&Knobs::default(), Source::Json)
-            .map_err(|e| e.to_string())?
-            .start(async_mode, pgasync::clock::Clock::virtual_clock(), false)
-            .map_err(|e| e.to_string())?;
-        run.keep_rows = true;
-        run.run_to_end().map_err(|e| e.to_string())?;
-        let mut rows: Vec<String> =
-            run.rows.iter().map(|r| r.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("|")).collect();
-        rows.sort();
-        modes.push(rows);
-    }
-    let (sync, async_rows) = (modes.remove(0), modes.remove(0));
-    if sync != async_rows {
-        return Err(format!("sync and async rows differ: {sync:?} / {async_rows:?}"));
-    }
-    Ok((sync, plan))
+    super::rows_in_both_modes(&format!("{SETUP}{settings}\n-- @query\n{query}\n"))
+}
+
+/// SETUP's rows of `lo` (k, v), computed here as its INSERTs make them.
+fn lo_rows() -> Vec<(Option<i64>, i64)> {
+    (1..=30).map(|i| (Some(i % 13), i)).chain([(None, 100), (None, 101), (Some(30), 102)]).collect()
+}
+
+/// SETUP's rows of `fr` (k, w), computed here as its INSERTs make them.
+fn fr_rows() -> Vec<(Option<i64>, String)> {
+    (1..=40)
+        .map(|i| (Some(i % 9), format!("f{i}")))
+        .chain([(None, "fnull".to_string()), (None, "fnull2".to_string()), (Some(20), "f20".to_string())])
+        .collect()
+}
+
+/// A key as the rows' text shows it.
+fn key_text(k: Option<i64>) -> String {
+    k.map_or("NULL".to_string(), |k| k.to_string())
+}
+
+/// EXPLAIN of `query` (an `explain …` statement) over SETUP with `settings` made
+/// first, as text and as JSON with `options`.
+fn explain_with(settings: &str, query: &str, options: &ExplainOptions) -> (String, String) {
+    let s = SqlScenario::load(&format!("{SETUP}{settings}\n-- @query\nselect 1;\n")).unwrap();
+    let q = s.with_query(query).unwrap_or_else(|e| panic!("{query}: {e}"));
+    let tree = q.plan_only(&Knobs::default(), Source::Json, false).unwrap();
+    let doc = q.explain_doc();
+    (explain_doc_text(&tree, options, &doc, 0, 0), explain_doc_json_text(&tree, options, &doc, 0, 0))
+}
+
+/// EXPLAIN VERBOSE's text of `query` over SETUP.
+fn explain_verbose(query: &str) -> String {
+    explain_with("", query, &ExplainOptions::POSTGRES_VERBOSE).0
 }
 
 /// The rows of `lo <jt> fr on lo.k = fr.k` (lo.k, lo.v, fr.k, fr.w), as the
 /// reference: every pair with equal non-NULL keys, and for LEFT (FULL) each lo row
 /// without one, for RIGHT (FULL) each fr row without one, NULLs for the other side.
 fn reference(jt: &str) -> Vec<String> {
-    let lo: Vec<(Option<i64>, i64)> =
-        (1..=30).map(|i| (Some(i % 13), i)).chain([(None, 100), (None, 101), (Some(30), 102)]).collect();
-    let fr: Vec<(Option<i64>, String)> = (1..=40)
-        .map(|i| (Some(i % 9), format!("f{i}")))
-        .chain([(None, "fnull".to_string()), (None, "fnull2".to_string()), (Some(20), "f20".to_string())])
-        .collect();
-    let text = |k: Option<i64>| k.map_or("NULL".to_string(), |k| k.to_string());
+    let (lo, fr) = (lo_rows(), fr_rows());
     let mut out = vec![];
     for (lk, v) in &lo {
         let matches: Vec<_> = fr.iter().filter(|(fk, _)| lk.is_some() && fk == lk).collect();
         for (fk, w) in &matches {
-            out.push(format!("{}|{v}|{}|{w}", text(*lk), text(*fk)));
+            out.push(format!("{}|{v}|{}|{w}", key_text(*lk), key_text(*fk)));
         }
         if matches.is_empty() && matches!(jt, "left" | "full") {
-            out.push(format!("{}|{v}|NULL|NULL", text(*lk)));
+            out.push(format!("{}|{v}|NULL|NULL", key_text(*lk)));
         }
     }
     if matches!(jt, "right" | "full") {
         for (fk, w) in &fr {
             if !lo.iter().any(|(lk, _)| fk.is_some() && lk == fk) {
-                out.push(format!("NULL|NULL|{}|{w}", text(*fk)));
+                out.push(format!("NULL|NULL|{}|{w}", key_text(*fk)));
             }
         }
     }
@@ -163,18 +170,12 @@ fn a_full_join_has_no_nested_loop_and_unplanned_joins_are_refused() {
 /// holds for, computed here.
 #[wasm_bindgen_test(unsupported = test)]
 fn joins_without_an_equality_are_nested_loops_over_every_pair() {
-    let lo: Vec<(Option<i64>, i64)> =
-        (1..=30).map(|i| (Some(i % 13), i)).chain([(None, 100), (None, 101), (Some(30), 102)]).collect();
-    let fr: Vec<(Option<i64>, String)> = (1..=40)
-        .map(|i| (Some(i % 9), format!("f{i}")))
-        .chain([(None, "fnull".to_string()), (None, "fnull2".to_string()), (Some(20), "f20".to_string())])
-        .collect();
-    let text = |k: Option<i64>| k.map_or("NULL".to_string(), |k| k.to_string());
+    let (lo, fr) = (lo_rows(), fr_rows());
     let pairs = |holds: &dyn Fn(Option<i64>, Option<i64>) -> bool| {
         let mut out = vec![];
         for (lk, v) in &lo {
             for (fk, w) in fr.iter().filter(|(fk, _)| holds(*lk, *fk)) {
-                out.push(format!("{}|{v}|{}|{w}", text(*lk), text(*fk)));
+                out.push(format!("{}|{v}|{}|{w}", key_text(*lk), key_text(*fk)));
             }
         }
         out.sort();
@@ -214,18 +215,7 @@ fn joins_without_an_equality_are_nested_loops_over_every_pair() {
 /// its Join Filter.
 #[wasm_bindgen_test(unsupported = test)]
 fn explain_names_the_join_type_and_its_conditions() {
-    use pgasync::instrument::{explain_doc_json_text, explain_doc_text, ExplainOptions};
-    let explain = |settings: &str, query: &str| {
-        let text = format!("{SETUP}{settings}\n-- @query\nselect 1;\n");
-        let s = SqlScenario::load(&text).unwrap();
-        let q = s.with_query(query).unwrap_or_else(|e| panic!("{query}: {e}"));
-        let tree = q.plan_only(&Knobs::default(), Source::Json, false).unwrap();
-        let doc = q.explain_doc();
-        (
-            explain_doc_text(&tree, &ExplainOptions::POSTGRES, &doc, 0, 0),
-            explain_doc_json_text(&tree, &ExplainOptions::POSTGRES, &doc, 0, 0),
-        )
-    };
+    let explain = |settings: &str, query: &str| explain_with(settings, query, &ExplainOptions::POSTGRES);
     let merge = "set enable_hashjoin = off;\nset enable_nestloop = off;";
     let (text, json) =
         explain(merge, "explain select lo.v, fr.w from lo left join fr on fr.k = lo.k where fr.w is null;");
@@ -298,14 +288,7 @@ fn using_and_natural_joins_are_the_equi_join_on_their_columns() {
     want.sort();
     assert_eq!(rows, want);
     // EXPLAIN: the merged column qualified by its side, the join's condition left = right.
-    use pgasync::instrument::{explain_doc_text, ExplainOptions};
-    let explain = |query: &str| {
-        let text = format!("{SETUP}\n-- @query\nselect 1;\n");
-        let s = SqlScenario::load(&text).unwrap();
-        let q = s.with_query(query).unwrap_or_else(|e| panic!("{query}: {e}"));
-        let tree = q.plan_only(&Knobs::default(), Source::Json, false).unwrap();
-        explain_doc_text(&tree, &ExplainOptions::POSTGRES_VERBOSE, &q.explain_doc(), 0, 0)
-    };
+    let explain = explain_verbose;
     let text = explain("explain verbose select k, w from lo join fr using (k);");
     assert!(
         text.contains("Output: lo.k, fr.w") && (text.contains("(lo.k = fr.k)") || text.contains("(fr.k = lo.k)")),
@@ -334,22 +317,13 @@ fn select_without_from_is_a_result_of_one_row() {
     let (rows, plan) = run("", "select 1 + 2 as x, 'a' || 'b', 7;").unwrap();
     assert_eq!(rows, vec!["3|ab|7".to_string()]);
     assert!(matches!(&plan, Plan::ConstResult { rows, .. } if rows.len() == 1), "{plan:?}");
-    use pgasync::instrument::{explain_doc_text, ExplainOptions};
-    let text = format!("{SETUP}\n-- @query\nselect 1;\n");
-    let s = SqlScenario::load(&text).unwrap();
-    let q = s.with_query("explain verbose select 1 + 2 as x, 'a' || 'b';").unwrap();
-    let tree = q.plan_only(&Knobs::default(), Source::Json, false).unwrap();
-    let text = explain_doc_text(&tree, &ExplainOptions::POSTGRES_VERBOSE, &q.explain_doc(), 0, 0);
+    let explain = explain_verbose;
+    let text = explain("explain verbose select 1 + 2 as x, 'a' || 'b';");
     assert!(text.starts_with("Result  (cost=0.00..0.01 rows=1 "), "{text}");
     assert!(text.contains("Output: 3, 'ab'::text"), "{text}");
     // In a top-level UNION ALL (flattened) a leaf without FROM is pulled up: the
     // Append costs its members and half a cpu_tuple_cost a row; under a UNION each
     // leaf is a subquery whose scan costs cpu_tuple_cost a row more.
-    let explain = |query: &str| {
-        let q = s.with_query(query).unwrap();
-        let tree = q.plan_only(&Knobs::default(), Source::Json, false).unwrap();
-        explain_doc_text(&tree, &ExplainOptions::POSTGRES_VERBOSE, &q.explain_doc(), 0, 0)
-    };
     let text = explain("explain select 1 union all select 2;");
     assert!(text.starts_with("Append  (cost=0.00..0.03 rows=2 width=4)"), "{text}");
     let text = explain("explain select 1 union select 2;");
