@@ -29,7 +29,7 @@ use crate::CliError;
 use pgasync::behaviour::Preset;
 use pgasync::clock::Clock;
 use pgasync::knobs::Knobs;
-use pgasync::knobs::{Kind, Source};
+use pgasync::knobs::{Kind, KnobSpec, Source};
 use pgasync::run::QueryRun;
 use pgasync::scenario::{LocalScan, Scenario, SCAN_ROWS, SCAN_RUNS, SCAN_WARMUP, SCENARIOS};
 use std::time::{Duration, Instant};
@@ -136,6 +136,33 @@ pub struct Flags {
     pub knobs: BenchKnobs,
 }
 
+impl Flags {
+    /// The flags but `--live`, `--local` and the knobs, by name, in the order a usage
+    /// error looks for them, and whether each was given.
+    fn given_flags(&self) -> [(&'static str, bool); 9] {
+        [
+            ("designs", self.designs),
+            ("clock", self.clock.is_some()),
+            ("scenarios", self.scenarios.is_some()),
+            ("queries", self.queries.is_some()),
+            ("format", self.format.is_some()),
+            ("profile", self.profile.is_some()),
+            ("delay-ms", self.delay_ms.is_some()),
+            ("runs", self.runs.is_some()),
+            ("dir", self.dir.is_some()),
+        ]
+    }
+
+    /// What a mode refuses rather than ignores, named: the first of the flags
+    /// `refused` given, else the first knob given that `knob` refuses.
+    fn first_refused(&self, refused: &[&str], knob: impl Fn(&KnobSpec) -> bool) -> Option<&'static str> {
+        let all = self.given_flags();
+        debug_assert!(refused.iter().all(|r| all.iter().any(|(f, _)| f == r)), "a flag bench does not have");
+        let flag = all.into_iter().find(|(f, given)| *given && refused.contains(f)).map(|(f, _)| f);
+        flag.or_else(|| self.knobs.given().map(|(s, _)| s).find(|s| knob(s)).map(|s| s.cli))
+    }
+}
+
 pub fn run(a: Flags) -> Result<(), CliError> {
     // `--live`: real PostgreSQL shards and coordinator (live_bench.rs).
     if a.live {
@@ -147,10 +174,8 @@ pub fn run(a: Flags) -> Result<(), CliError> {
     if a.local {
         return local(a);
     }
-    for (flag, given) in [("delay-ms", a.delay_ms.is_some()), ("runs", a.runs.is_some()), ("dir", a.dir.is_some())] {
-        if given {
-            return Err(CliError::Usage(format!("--{flag} is bench --live's (give --live)")));
-        }
+    if let Some(flag) = a.first_refused(&["delay-ms", "runs", "dir"], |_| false) {
+        return Err(CliError::Usage(format!("--{flag} is bench --live's (give --live)")));
     }
     let o = options(&a)?;
     print_line(o.format, &HEADER.map(String::from));
@@ -177,19 +202,8 @@ pub fn run(a: Flags) -> Result<(), CliError> {
 /// It takes no other flag: the probe's size and runs are fixed, so that every figure
 /// of it, native or wasm, measures the same work.
 fn local(a: Flags) -> Result<(), CliError> {
-    let own = [
-        ("designs", a.designs),
-        ("clock", a.clock.is_some()),
-        ("scenarios", a.scenarios.is_some()),
-        ("queries", a.queries.is_some()),
-        ("format", a.format.is_some()),
-        ("profile", a.profile.is_some()),
-        ("delay-ms", a.delay_ms.is_some()),
-        ("runs", a.runs.is_some()),
-        ("dir", a.dir.is_some()),
-    ];
-    let knobs = a.knobs.given().map(|(s, _)| s.cli);
-    if let Some(flag) = own.iter().filter(|(_, given)| *given).map(|(f, _)| *f).chain(knobs).next() {
+    let own = ["designs", "clock", "scenarios", "queries", "format", "profile", "delay-ms", "runs", "dir"];
+    if let Some(flag) = a.first_refused(&own, |_| true) {
         return Err(CliError::Usage(format!(
             "--{flag} is not bench --local's (its scan, 1,000,000 rows and {} + {} runs, is fixed)",
             pgasync::scenario::SCAN_WARMUP,
@@ -207,21 +221,9 @@ fn local(a: Flags) -> Result<(), CliError> {
 /// `bench --designs` (bench_designs.rs): it sets the design, the round trips and the
 /// clocks itself, so those flags are refused rather than ignored.
 fn designs(a: Flags) -> Result<(), CliError> {
-    let own = [
-        ("clock", a.clock.is_some()),
-        ("scenarios", a.scenarios.is_some()),
-        ("queries", a.queries.is_some()),
-        ("format", a.format.is_some()),
-        ("delay-ms", a.delay_ms.is_some()),
-        ("runs", a.runs.is_some()),
-        ("dir", a.dir.is_some()),
-    ];
-    let knobs = a
-        .knobs
-        .given()
-        .filter(|(s, _)| matches!(s.kind, Kind::Preset | Kind::Switch) || s.cli.starts_with("rtt-ms"))
-        .map(|(s, _)| s.cli);
-    if let Some(flag) = own.iter().filter(|(_, given)| *given).map(|(f, _)| *f).chain(knobs).next() {
+    let own = ["clock", "scenarios", "queries", "format", "delay-ms", "runs", "dir"];
+    let knob = |s: &KnobSpec| matches!(s.kind, Kind::Preset | Kind::Switch) || s.cli.starts_with("rtt-ms");
+    if let Some(flag) = a.first_refused(&own, knob) {
         return Err(CliError::Usage(format!(
             "--{flag} is not bench --designs' (it compares pg15 with async_through_nodes at 0, 2 and 10 ms itself)"
         )));
@@ -233,10 +235,8 @@ fn designs(a: Flags) -> Result<(), CliError> {
 /// `bench --live`'s flags: `--rows` and `--fetch-size` (its own ranges and lists), and
 /// no other knob, nor the simulated bench's flags.
 fn live_flags(a: Flags) -> Result<crate::live_bench::Flags, CliError> {
-    let not_live =
-        [("clock", a.clock.is_some()), ("scenarios", a.scenarios.is_some()), ("queries", a.queries.is_some())];
-    let knobs = a.knobs.given().map(|(s, _)| s.cli).filter(|f| !matches!(*f, "rows" | "fetch-size"));
-    if let Some(flag) = not_live.iter().filter(|(_, given)| *given).map(|(f, _)| *f).chain(knobs).next() {
+    let not_live = ["clock", "scenarios", "queries"];
+    if let Some(flag) = a.first_refused(&not_live, |s| !matches!(s.cli, "rows" | "fetch-size")) {
         return Err(CliError::Usage(format!(
             "--{flag} is not bench --live's (it takes --rows, --delay-ms, --fetch-size, --runs, --format, --dir, --profile)"
         )));
@@ -381,14 +381,29 @@ fn median(mut v: Vec<u64>) -> u64 {
     v[v.len() / 2]
 }
 
+/// Timed runs of two kinds, interleaved (one of each a round, so that load that
+/// comes and goes falls on both alike): `round` runs both and returns their times.
+/// At least `min` rounds, then more while `budget` lasts, `max` at the most.
+pub(crate) fn time_runs(
+    min: usize,
+    max: usize,
+    budget: Duration,
+    mut round: impl FnMut() -> Result<(u64, u64), CliError>,
+) -> Result<(Vec<u64>, Vec<u64>), CliError> {
+    let (mut a, mut b) = (vec![], vec![]);
+    let started = Instant::now();
+    while a.len() < min || (started.elapsed() < budget && a.len() < max) {
+        let (x, y) = round()?;
+        a.push(x);
+        b.push(y);
+    }
+    Ok((a, b))
+}
+
 /// Median real times of sync and async runs, interleaved, for about two seconds.
 fn real_medians(s: &Scenario) -> Result<(u64, u64), CliError> {
-    let (mut ts, mut ta) = (vec![], vec![]);
-    let started = Instant::now();
-    while ts.len() < 5 || (started.elapsed() < Duration::from_secs(2) && ts.len() < 201) {
-        ts.push(run_once(s, false, true)?.0);
-        ta.push(run_once(s, true, true)?.0);
-    }
+    let (ts, ta) =
+        time_runs(5, 201, Duration::from_secs(2), || Ok((run_once(s, false, true)?.0, run_once(s, true, true)?.0)))?;
     Ok((median(ts), median(ta)))
 }
 

@@ -164,12 +164,9 @@ fn overhead(base: &Knobs) -> Result<(), CliError> {
     nl_through.behaviour.async_through_nodes = true;
     plans.push((nl, nl_through));
     for (pg, through) in plans {
-        let (mut a, mut b) = (vec![], vec![]);
-        let started = Instant::now();
-        while a.len() < 5 || (started.elapsed() < Duration::from_secs(3) && a.len() < 101) {
-            a.push(run(&pg, true, real_clock())?);
-            b.push(run(&through, true, real_clock())?);
-        }
+        let (a, b) = crate::bench::time_runs(5, 101, Duration::from_secs(3), || {
+            Ok((run(&pg, true, real_clock())?, run(&through, true, real_clock())?))
+        })?;
         let n = a.len();
         let ((am, alo, ahi), (bm, blo, bhi)) = (stats(a), stats(b));
         println!(
