@@ -412,7 +412,7 @@ impl ExecNode for HashJoinState {
 mod tests {
     use super::*;
     use crate::clock::Clock;
-    use crate::executor::test_rows::child;
+    use crate::executor::test_rows::{child, empty_explain};
 
     /// The rows the Hash node inserted, as EXPLAIN ANALYZE prints them, after a join
     /// of type `jt` of outer [1] with `inner`.
@@ -424,18 +424,7 @@ mod tests {
         let mut hj = HashJoinState::init(child(1, &[Some(1)]), child(2, inner), Expr::Col(0), Expr::Col(0), (1, 1));
         hj.join_type = jt;
         while hj.exec_next(&mut es).unwrap() == ExecStatus::Row {}
-        let mut e = ExplainNode {
-            id: 0,
-            node_type: String::new(),
-            async_capable: false,
-            strategy: None,
-            relation: None,
-            parent_relationship: None,
-            details: vec![],
-            instr: Default::default(),
-            timed: false,
-            children: vec![],
-        };
+        let mut e = empty_explain();
         hj.explain(&mut e);
         let unhashed: u64 = e.detail(crate::instrument::HASH_UNHASHED).map_or(0, |v| v.parse().unwrap());
         es.instr[2].ntuples - unhashed

@@ -536,53 +536,29 @@ impl ExecNode for IncrementalSortState {
 mod tests {
     use super::*;
     use crate::clock::Clock;
+    use crate::executor::test_rows::waiting_child;
     use crate::plan::Expr;
 
-    /// A child that returns fixed rows (and a Wait before each, to test resuming).
-    #[derive(Clone)]
-    struct Rows {
-        rows: Vec<Vec<Datum>>,
-        next: usize,
-        waited: bool,
-        slot: Vec<Datum>,
+    /// An EState for the Incremental Sort (node 0) and its child (node 1).
+    fn estate() -> EState {
+        let mut es = EState::new(Clock::virtual_clock(), vec![], false, true);
+        es.instr.push(Default::default());
+        es.instr.push(Default::default());
+        es
     }
 
-    impl ExecNode for Rows {
-        fn exec_next(&mut self, _es: &mut EState) -> ExecResult<ExecStatus> {
-            if !self.waited {
-                self.waited = true;
-                return Ok(ExecStatus::Wait);
-            }
-            self.waited = false;
-            let Some(r) = self.rows.get(self.next) else { return Ok(ExecStatus::Done) };
-            self.slot = r.clone();
-            self.next += 1;
-            Ok(ExecStatus::Row)
-        }
-        fn exec_rescan(&mut self, _es: &mut EState) -> ExecResult<()> {
-            self.next = 0;
-            Ok(())
-        }
-        fn exec_end(&mut self, _es: &mut EState) {}
-        fn slot(&self) -> &[Datum] {
-            &self.slot
-        }
-        fn explain(&self, _e: &mut ExplainNode) {}
+    /// Rows (a, b) as the child returns them.
+    fn pairs(rows: &[(i64, i64)]) -> Vec<Vec<Datum>> {
+        rows.iter().map(|&(a, b)| vec![Datum::Int(a), Datum::Int(b)]).collect()
     }
 
     /// Runs an Incremental Sort on (a, b) presorted by a over `rows`, with `bound`.
     fn run(rows: Vec<(i64, i64)>, bound: Option<u64>, take: usize) -> (Vec<(i64, i64)>, IncrementalSortState) {
-        let mut es = EState::new(Clock::virtual_clock(), vec![], false, true);
-        es.instr.push(Default::default());
-        es.instr.push(Default::default());
-        let child = Rows {
-            rows: rows.iter().map(|&(a, b)| vec![Datum::Int(a), Datum::Int(b)]).collect(),
-            next: 0,
-            waited: false,
-            slot: vec![],
-        };
+        let mut es = estate();
+        // A Wait before each row: the node must resume where it was.
+        let child = waiting_child(1, pairs(&rows));
         let keys = vec![SortKey::asc(0), SortKey { expr: Expr::Col(1), desc: false }];
-        let mut n = IncrementalSortState::init(PlanState { id: 1, node: Box::new(child) }, keys, 1, 2);
+        let mut n = IncrementalSortState::init(child, keys, 1, 2);
         n.set_tuple_bound(bound);
         let mut out = vec![];
         while out.len() < take {
@@ -644,17 +620,10 @@ mod tests {
     #[test]
     fn rescan_starts_over() {
         let rows: Vec<(i64, i64)> = (0..100).map(|i| (i / 50, 100 - i)).collect();
-        let mut es = EState::new(Clock::virtual_clock(), vec![], false, true);
-        es.instr.push(Default::default());
-        es.instr.push(Default::default());
-        let child = Rows {
-            rows: rows.iter().map(|&(a, b)| vec![Datum::Int(a), Datum::Int(b)]).collect(),
-            next: 0,
-            waited: false,
-            slot: vec![],
-        };
+        let mut es = estate();
+        let child = waiting_child(1, pairs(&rows));
         let keys = vec![SortKey::asc(0), SortKey::asc(1)];
-        let mut n = IncrementalSortState::init(PlanState { id: 1, node: Box::new(child) }, keys, 1, 2);
+        let mut n = IncrementalSortState::init(child, keys, 1, 2);
         let count = |n: &mut IncrementalSortState, es: &mut EState| {
             let mut k = 0;
             loop {

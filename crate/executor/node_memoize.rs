@@ -209,6 +209,7 @@ impl ExecNode for MemoizeState {
 mod tests {
     use super::*;
     use crate::clock::Clock;
+    use crate::executor::test_rows::empty_explain;
 
     /// A parameterized child: each pass returns the rows of `table` whose first
     /// column equals `nest_params[0]`.
@@ -266,18 +267,7 @@ mod tests {
         let ints = |v: &[i64]| v.iter().map(|&i| Datum::Int(i)).collect::<Vec<_>>();
         assert_eq!(out, vec![ints(&[10, 11]), ints(&[20]), ints(&[10, 11]), ints(&[10, 11]), vec![], ints(&[20])]);
         assert_eq!((m.hits, m.misses), (3, 3));
-        let mut e = ExplainNode {
-            id: 0,
-            node_type: String::new(),
-            async_capable: false,
-            strategy: None,
-            relation: None,
-            parent_relationship: None,
-            details: vec![],
-            instr: Default::default(),
-            timed: false,
-            children: vec![],
-        };
+        let mut e = empty_explain();
         m.explain(&mut e);
         assert_eq!(e.node_type, "Memoize");
         assert!(e.detail("Hits").is_some_and(|h| h.starts_with("3  Misses: 3  Evictions: 0")));

@@ -1,23 +1,33 @@
-//! A child node for the join nodes' unit tests: fixed one-column rows, counted by
-//! the dispatcher like any node's (so a test reads how far a join read each side).
+//! A child node for the executor's unit tests: fixed rows, counted by the dispatcher
+//! like any node's (so a test reads how far a join read each side), optionally with a
+//! Wait before each (so a test sees its node resume); and the empty EXPLAIN node a
+//! test fills with a node's `explain`.
 
 use super::{ExecNode, ExecResult, ExecStatus, PlanState};
 use crate::executor::estate::EState;
 use crate::instrument::ExplainNode;
 use crate::types::Datum;
 
-/// Returns `rows` in order (None: NULL); a rescan starts them over.
+/// Returns `rows` in order; a rescan starts them over. With `wait`, each call that
+/// would return a row (or the end) first returns Wait once.
 #[derive(Clone)]
 pub(super) struct Rows {
-    rows: Vec<Option<i64>>,
+    rows: Vec<Vec<Datum>>,
     next: usize,
+    wait: bool,
+    waited: bool,
     slot: Vec<Datum>,
 }
 
 impl ExecNode for Rows {
     fn exec_next(&mut self, _es: &mut EState) -> ExecResult<ExecStatus> {
-        let Some(v) = self.rows.get(self.next) else { return Ok(ExecStatus::Done) };
-        self.slot = vec![v.map_or(Datum::Null, Datum::Int)];
+        if self.wait && !self.waited {
+            self.waited = true;
+            return Ok(ExecStatus::Wait);
+        }
+        self.waited = false;
+        let Some(r) = self.rows.get(self.next) else { return Ok(ExecStatus::Done) };
+        self.slot = r.clone();
         self.next += 1;
         Ok(ExecStatus::Row)
     }
@@ -32,7 +42,29 @@ impl ExecNode for Rows {
     fn explain(&self, _e: &mut ExplainNode) {}
 }
 
-/// Plan node `id` returning `rows`.
+/// Plan node `id` returning one-column `rows` (None: NULL).
 pub(super) fn child(id: usize, rows: &[Option<i64>]) -> PlanState {
-    PlanState { id, node: Box::new(Rows { rows: rows.to_vec(), next: 0, slot: vec![] }) }
+    let rows = rows.iter().map(|v| vec![v.map_or(Datum::Null, Datum::Int)]).collect();
+    PlanState { id, node: Box::new(Rows { rows, next: 0, wait: false, waited: false, slot: vec![] }) }
+}
+
+/// Plan node `id` returning `rows`, a Wait before each (and before the end).
+pub(super) fn waiting_child(id: usize, rows: Vec<Vec<Datum>>) -> PlanState {
+    PlanState { id, node: Box::new(Rows { rows, next: 0, wait: true, waited: false, slot: vec![] }) }
+}
+
+/// An EXPLAIN node with nothing in it yet, for a test to pass to a node's `explain`.
+pub(super) fn empty_explain() -> ExplainNode {
+    ExplainNode {
+        id: 0,
+        node_type: String::new(),
+        async_capable: false,
+        strategy: None,
+        relation: None,
+        parent_relationship: None,
+        details: vec![],
+        instr: Default::default(),
+        timed: false,
+        children: vec![],
+    }
 }
