@@ -10,25 +10,8 @@ use pgasync::knobs::Knobs;
 use pgasync::plan::Plan;
 use wasm_bindgen_test::wasm_bindgen_test;
 
-const SETUP: &str = "-- @shard s1
-create table fr_a (k int, w text);
--- @shard s2
-create table fr_b (k int, w text);
--- @coordinator
-create extension postgres_fdw;
-create server s1 foreign data wrapper postgres_fdw options (dbname 'postgres', fetch_size '7', async_capable 'true');
-create server s2 foreign data wrapper postgres_fdw options (dbname 'postgres', fetch_size '5', async_capable 'true');
-create user mapping for public server s1;
-create user mapping for public server s2;
-create table fr (k int, w text) partition by list (k);
-create foreign table fr_a partition of fr for values in (0, 1, 2, 3) server s1;
-create foreign table fr_b partition of fr default server s2;
-insert into fr select i % 9, 'f' || i from generate_series(1, 40) i;
-insert into fr values (null, 'fnull'), (null, 'fnull2'), (20, 'f20');
-create table lo (k int, v int);
-insert into lo select i % 13, i from generate_series(1, 30) i;
-insert into lo values (null, 100), (null, 101), (30, 102);
-create table md (k int, t int);
+/// A third table, md, after sql_joins' SETUP (fr partitioned over two servers, lo).
+const MD: &str = "create table md (k int, t int);
 insert into md select i % 5, i from generate_series(1, 12) i;
 insert into md values (null, 50), (7, 51), (40, 52);
 ";
@@ -50,20 +33,18 @@ fn count(plan: &Plan, nodes: &[&str]) -> usize {
 /// The query's rows (as text, sorted) and its plan, with `settings` made first; the
 /// rows of the sync and the async run, which must be the same.
 fn run(settings: &str, query: &str) -> Result<(Vec<String>, Plan), String> {
-    super::rows_in_both_modes(&format!("{SETUP}{settings}\n-- @query\n{query}\n"))
+    super::rows_in_both_modes(&format!("{}{MD}{settings}\n-- @query\n{query}\n", super::sql_joins::SETUP))
 }
 
 type Row = Vec<Option<String>>;
 
 fn lo() -> Vec<Row> {
-    let mut v: Vec<(Option<i64>, i64)> = (1..=30).map(|i| (Some(i % 13), i)).collect();
-    v.extend([(None, 100), (None, 101), (Some(30), 102)]);
+    let v = super::sql_joins::lo_rows();
     v.into_iter().map(|(k, x)| vec![k.map(|k| k.to_string()), Some(x.to_string())]).collect()
 }
 
 fn fr() -> Vec<Row> {
-    let mut v: Vec<(Option<i64>, String)> = (1..=40).map(|i| (Some(i % 9), format!("f{i}"))).collect();
-    v.extend([(None, "fnull".into()), (None, "fnull2".into()), (Some(20), "f20".into())]);
+    let v = super::sql_joins::fr_rows();
     v.into_iter().map(|(k, w)| vec![k.map(|k| k.to_string()), Some(w)]).collect()
 }
 

@@ -14,7 +14,7 @@ use pgasync::knobs::{Knobs, Source};
 use pgasync::plan::Plan;
 use wasm_bindgen_test::wasm_bindgen_test;
 
-const SETUP: &str = "-- @shard s1
+pub(crate) const SETUP: &str = "-- @shard s1
 create table fr_a (k int, w text);
 -- @shard s2
 create table fr_b (k int, w text);
@@ -54,12 +54,12 @@ fn run(settings: &str, query: &str) -> Result<(Vec<String>, Plan), String> {
 }
 
 /// SETUP's rows of `lo` (k, v), computed here as its INSERTs make them.
-fn lo_rows() -> Vec<(Option<i64>, i64)> {
+pub(crate) fn lo_rows() -> Vec<(Option<i64>, i64)> {
     (1..=30).map(|i| (Some(i % 13), i)).chain([(None, 100), (None, 101), (Some(30), 102)]).collect()
 }
 
 /// SETUP's rows of `fr` (k, w), computed here as its INSERTs make them.
-fn fr_rows() -> Vec<(Option<i64>, String)> {
+pub(crate) fn fr_rows() -> Vec<(Option<i64>, String)> {
     (1..=40)
         .map(|i| (Some(i % 9), format!("f{i}")))
         .chain([(None, "fnull".to_string()), (None, "fnull2".to_string()), (Some(20), "f20".to_string())])
