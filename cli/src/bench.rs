@@ -164,6 +164,12 @@ impl Flags {
 }
 
 pub fn run(a: Flags) -> Result<(), CliError> {
+    // One mode at a time: a second one would be left aside without a word.
+    let modes: Vec<&str> =
+        [("live", a.live), ("designs", a.designs), ("local", a.local)].iter().filter(|m| m.1).map(|m| m.0).collect();
+    if let [first, second, ..] = modes[..] {
+        return Err(CliError::Usage(format!("--{first} and --{second} are separate modes of bench: give one")));
+    }
     // `--live`: real PostgreSQL shards and coordinator (live_bench.rs).
     if a.live {
         return crate::live_bench::run(live_flags(a)?);

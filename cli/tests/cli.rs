@@ -101,6 +101,12 @@ fn bench_local_prints_each_run_and_takes_no_other_flag() {
         assert_eq!(code, 2, "{flag:?}: {err}");
         assert!(err.contains("is not bench --local's"), "{flag:?}: {err}");
     }
+    // Another mode beside it is refused, not left aside.
+    for other in ["--designs", "--live"] {
+        let (code, _, err) = pgasync(&["bench", "--local", other]);
+        assert_eq!(code, 2, "{other}: {err}");
+        assert!(err.contains("are separate modes of bench: give one"), "{other}: {err}");
+    }
 }
 
 #[test]
