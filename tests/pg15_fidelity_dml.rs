@@ -48,7 +48,10 @@ use pgasync::coordinator_sql::SqlScenario;
 use pgasync::instrument::{explain_text_with, ExplainOptions};
 use pgasync::knobs::{Knobs, Source};
 use pgasync::run::Step;
-use support::fidelity::{diff_lines, fixed_order, start_over_tcp};
+use support::fidelity::{
+    as_postgres_user, compare_connections, compare_order, coordinator_sessions, fixed_order, loaded_shards,
+    partitioned_pt_sql, sandbox_script_of, servers_sql_with, start_coordinator, start_over_tcp,
+};
 use support::pg::*;
 use support::sqlfile::mask;
 
@@ -60,48 +63,18 @@ const INSERTED: usize = 15;
 
 /// The sandbox's side of the schema: t1 on s1 (with ft_remote), t2 on s2.
 fn sandbox_script(batch: usize) -> String {
-    let mut s = String::new();
-    for n in 1..=SHARDS {
-        s.push_str(&format!("-- @shard s{n}\ncreate table t{n} (a int, b int, c text);\n"));
-        if n == 1 {
-            s.push_str("create table ft_remote (a int, b int, c text);\n");
-        }
-    }
-    s.push_str("-- @coordinator\ncreate extension postgres_fdw;\n");
-    s.push_str(&coordinator_objects(batch, None));
-    s
+    sandbox_script_of(SHARDS, "create table ft_remote (a int, b int, c text);\n", &coordinator_objects(batch, None))
 }
 
 /// The coordinator's servers, user mappings and tables (with the shards' ports for
 /// PostgreSQL's; the sandbox's servers are addressed by the TCP host).
 fn coordinator_objects(batch: usize, ports: Option<&[u16]>) -> String {
-    let mut s = String::new();
-    for n in 1..=SHARDS {
-        let addr = ports.map(|p| format!("host '127.0.0.1', port '{}', ", p[n - 1])).unwrap_or_default();
-        let user = if ports.is_some() { " options (user 'postgres')" } else { "" };
-        s.push_str(&format!(
-            "create server s{n} foreign data wrapper postgres_fdw options ({addr}dbname 'postgres', \
-             async_capable 'true');\ncreate user mapping for public server s{n}{user};\n"
-        ));
-    }
-    s.push_str("create table pt (a int, b int, c text) partition by range (b);\n");
-    for n in 1..=SHARDS {
-        let (lo, hi) = ((n - 1) * ROWS, n * ROWS);
-        s.push_str(&format!(
-            "create foreign table pt{n} partition of pt for values from ({lo}) to ({hi}) server s{n} \
-             options (table_name 't{n}');\n"
-        ));
-    }
+    let mut s = servers_sql_with(SHARDS, "async_capable 'true'", ports);
+    s.push_str(&partitioned_pt_sql(SHARDS, ROWS));
     s.push_str(&format!(
         "create foreign table ft (a int, b int, c text) server s1 options (table_name 'ft_remote', batch_size '{batch}');\n"
     ));
     s
-}
-
-/// The coordinator's connections: not the tail of the test's own psql session on a
-/// shard (its `disconnection` may be logged after the mark).
-fn coordinator_sessions(sessions: Vec<LogSession>) -> Vec<LogSession> {
-    sessions.into_iter().filter(|s| s.statements.iter().any(|l| l.starts_with("connection authorized: "))).collect()
 }
 
 /// The rows the shards were given (`DETAIL:  parameters: $1 = '…', …`), sorted.
@@ -156,15 +129,10 @@ fn insert_on_conflict_do_nothing_sends_what_postgres_15_sends() {
 /// `query` (an INSERT INTO ft fed by pt) on PostgreSQL 15 and in the sandbox over TCP
 /// on the same shards, batch_size 1 and 3, sync and async (see the module's doc).
 fn insert_sends_what_postgres_15_sends(query: &str) {
-    let shards = ShardSet::start(SHARDS);
-    for k in 0..SHARDS {
-        load_t(&shards.clusters[k], &format!("t{}", k + 1), k, ROWS);
-    }
+    let shards = loaded_shards(SHARDS, ROWS);
     shards.clusters[0]
         .psql("CREATE TABLE ft_remote (a int, b int, c text); GRANT SELECT, INSERT ON ft_remote TO pgasync;");
-    let coordinator = Cluster::start("coordinator");
-    let ports: Vec<u16> = shards.addrs().iter().map(|a| a.port()).collect();
-    coordinator.psql(&format!("CREATE EXTENSION postgres_fdw;\n{}", coordinator_objects(1, Some(&ports))));
+    let coordinator = start_coordinator(&shards, |ports| coordinator_objects(1, Some(ports)));
     let mut failures = vec![];
     for (batch, async_capable) in [1, 3].into_iter().flat_map(|b| [(b, false), (b, true)]) {
         let what = format!("{query} {} batch_size={batch}", if async_capable { "async" } else { "sync" });
@@ -207,13 +175,7 @@ fn insert_sends_what_postgres_15_sends(query: &str) {
         let mut sessions = coordinator_sessions(shards.sessions_since(mark));
         let our_params = inserted_parameters(&shards, mark);
         let our_table = shards.clusters[0].psql("SELECT * FROM ft_remote ORDER BY b");
-        for s in sessions.iter_mut() {
-            for st in s.statements.iter_mut() {
-                if st.starts_with("connection authorized: ") || st.starts_with("disconnection: ") {
-                    *st = st.replace("user=pgasync", "user=postgres");
-                }
-            }
-        }
+        as_postgres_user(&mut sessions);
         // In async mode which shard's rows fill a batch depends on which answers first
         // (on PostgreSQL too): there the batches are compared as the rows they carry.
         let (pg_cmp, our_cmp) = match async_capable {
@@ -228,15 +190,10 @@ fn insert_sends_what_postgres_15_sends(query: &str) {
         if pg_table != our_table || pg_table.lines().count() != INSERTED {
             failures.push(format!("{what}: ft_remote differs\nPostgreSQL:\n{pg_table}\npgasync:\n{our_table}"));
         }
-        let (pg, sb) = (per_shard(&pg_sessions, SHARDS), per_shard(&sessions, SHARDS));
-        if pg != sb {
-            failures.push(format!("{what}: statements per connection differ\nPostgreSQL: {pg:#?}\npgasync: {sb:#?}"));
-        }
+        compare_connections(&pg_sessions, &sessions, SHARDS, &what, &mut failures);
         let (pg, sb) =
             (waited_order(timeline(&pg_sessions), async_capable), waited_order(timeline(&sessions), async_capable));
-        if pg != sb {
-            failures.push(format!("{what}: order across shards differs\n{}", diff_lines(&pg, &sb)));
-        }
+        compare_order(&pg, &sb, &what, &mut failures);
         // EXPLAIN (VERBOSE, COSTS OFF) of the plan: Insert on public.ft, Remote SQL,
         // Batch Size, the (async) scans.
         let (pe, oe) = (mask(&explain), mask(&our_explain));
@@ -262,11 +219,11 @@ fn insert_sends_what_postgres_15_sends(query: &str) {
     assert!(failures.is_empty(), "{} difference(s) from PostgreSQL 15:\n\n{}", failures.len(), failures.join("\n\n"));
 }
 
-/// The same INSERT on the simulated shards in async mode, stepped event by event (the
-/// page's step mode): it ends, every row is in ft_remote, nothing is left in flight.
-#[test]
-fn the_sandbox_steps_the_insert_in_async_mode_to_its_end() {
-    let mut script = sandbox_script(3);
+/// `query` over the sandbox's script (batch_size `batch`) on its simulated shards,
+/// t1 and t2 filled as `load_t` fills them, stepped event by event in async mode (the
+/// page's step mode) to its end; its rows kept when `keep_rows`.
+fn stepped_to_its_end(batch: usize, query: &str, keep_rows: bool) -> pgasync::run::QueryRun {
+    let mut script = sandbox_script(batch);
     script = script.replace(
         "create table t1 (a int, b int, c text);\n",
         "create table t1 (a int, b int, c text);\ninsert into t1 select i % 100, i, 'x' from generate_series(0, 249) i;\n",
@@ -275,10 +232,11 @@ fn the_sandbox_steps_the_insert_in_async_mode_to_its_end() {
         "create table t2 (a int, b int, c text);\n",
         "create table t2 (a int, b int, c text);\ninsert into t2 select i % 100, i, 'y' from generate_series(250, 499) i;\n",
     );
-    let sql = SqlScenario::load(&script).expect("the script loads").with_query(&format!("{QUERY};")).expect("query");
+    let sql = SqlScenario::load(&script).expect("the script loads").with_query(&format!("{query};")).expect("query");
     let sc = sql.scenario(&Knobs::default(), Source::Json).expect("plans");
     let mut run = sc.start(true, Clock::virtual_clock(), true).expect("starts");
     run.es.step_mode = true;
+    run.keep_rows = keep_rows;
     let mut steps = 0;
     loop {
         steps += 1;
@@ -289,6 +247,14 @@ fn the_sandbox_steps_the_insert_in_async_mode_to_its_end() {
             _ => {}
         }
     }
+    run
+}
+
+/// The same INSERT on the simulated shards in async mode, stepped event by event (the
+/// page's step mode): it ends, every row is in ft_remote, nothing is left in flight.
+#[test]
+fn the_sandbox_steps_the_insert_in_async_mode_to_its_end() {
+    let run = stepped_to_its_end(3, QUERY, false);
     let s1 = run.host.servers.iter().find(|s| s.name == "s1").expect("s1");
     let ft = s1.catalog.get("ft_remote").expect("ft_remote");
     assert_eq!(ft.nrows(), INSERTED);
@@ -400,15 +366,12 @@ fn modify_sends_what_postgres_15_sends(
     local: Option<(&str, &str)>,
     expect: impl Fn(&str, &[Vec<Vec<String>>]) -> Option<String>,
 ) {
-    let shards = ShardSet::start(SHARDS);
+    let shards = loaded_shards(SHARDS, ROWS);
     for k in 0..SHARDS {
-        load_t(&shards.clusters[k], &format!("t{}", k + 1), k, ROWS);
         shards.clusters[k].psql(&format!("GRANT UPDATE, DELETE ON t{} TO pgasync;", k + 1));
     }
     shards.clusters[0].psql("CREATE TABLE ft_remote (a int, b int, c text); GRANT ALL ON ft_remote TO pgasync;");
-    let coordinator = Cluster::start("coordinator");
-    let ports: Vec<u16> = shards.addrs().iter().map(|a| a.port()).collect();
-    coordinator.psql(&format!("CREATE EXTENSION postgres_fdw;\n{}", coordinator_objects(1, Some(&ports))));
+    let coordinator = start_coordinator(&shards, |ports| coordinator_objects(1, Some(ports)));
     let local_sql = local.map(|(create, fill)| format!("{create}\n{fill}\n")).unwrap_or_default();
     coordinator.psql(&local_sql);
     let snapshot = |shards: &ShardSet| -> Vec<String> {
@@ -467,13 +430,7 @@ fn modify_sends_what_postgres_15_sends(
         if snapshot(&shards) != before {
             failures.push(format!("{what}: the shards' tables were not restored"));
         }
-        for s in sessions.iter_mut() {
-            for st in s.statements.iter_mut() {
-                if st.starts_with("connection authorized: ") || st.starts_with("disconnection: ") {
-                    *st = st.replace("user=pgasync", "user=postgres");
-                }
-            }
-        }
+        as_postgres_user(&mut sessions);
         // PostgreSQL's ROLLBACK is an ABORT TRANSACTION on each connection; the
         // sandbox's statement commits: compared up to the transaction's end.
         let upto_end = |v: Vec<Vec<Vec<String>>>| -> Vec<Vec<Vec<String>>> {
@@ -553,15 +510,12 @@ fn load_rows(c: &Cluster, k: usize) {
 /// and the same INSERT with ON CONFLICT DO NOTHING, shipped in each remote INSERT.
 #[test]
 fn insert_routed_to_foreign_partitions_sends_what_postgres_15_sends() {
-    let shards = ShardSet::start(SHARDS);
+    let shards = loaded_shards(SHARDS, ROWS);
     for k in 0..SHARDS {
-        load_t(&shards.clusters[k], &format!("t{}", k + 1), k, ROWS);
         shards.clusters[k].psql(&format!("GRANT INSERT ON t{} TO pgasync;", k + 1));
     }
     shards.clusters[0].psql("CREATE TABLE ft_remote (a int, b int, c text); GRANT ALL ON ft_remote TO pgasync;");
-    let coordinator = Cluster::start("coordinator");
-    let ports: Vec<u16> = shards.addrs().iter().map(|a| a.port()).collect();
-    coordinator.psql(&format!("CREATE EXTENSION postgres_fdw;\n{}", coordinator_objects(1, Some(&ports))));
+    let coordinator = start_coordinator(&shards, |ports| coordinator_objects(1, Some(ports)));
     let snapshot = |shards: &ShardSet| -> Vec<String> {
         (0..SHARDS).map(|k| shards.clusters[k].psql(&format!("SELECT * FROM t{} ORDER BY b, c", k + 1))).collect()
     };
@@ -606,13 +560,7 @@ fn insert_routed_to_foreign_partitions_sends_what_postgres_15_sends() {
         let our_params = inserted_parameters(&shards, mark);
         let our_after = snapshot(&shards);
         restore(&shards);
-        for s in sessions.iter_mut() {
-            for st in s.statements.iter_mut() {
-                if st.starts_with("connection authorized: ") || st.starts_with("disconnection: ") {
-                    *st = st.replace("user=pgasync", "user=postgres");
-                }
-            }
-        }
+        as_postgres_user(&mut sessions);
         // b + 1 for b = 5, 105, 205 (t1) and 305, 405 (t2): five rows routed.
         let shipped = pg_sessions.iter().flat_map(|s| &s.statements).any(|l| l.ends_with(" ON CONFLICT DO NOTHING"));
         if shipped != query.ends_with("ON CONFLICT DO NOTHING") {
@@ -673,32 +621,9 @@ fn data_modifying_ctes_send_what_postgres_15_sends() {
 /// its rows, nothing is left in flight, and EXPLAIN shows the CTE and its CTE Scan.
 #[test]
 fn the_sandbox_steps_a_data_modifying_cte_to_its_end() {
-    let mut script = sandbox_script(1);
-    script = script.replace(
-        "create table t1 (a int, b int, c text);\n",
-        "create table t1 (a int, b int, c text);\ninsert into t1 select i % 100, i, 'x' from generate_series(0, 249) i;\n",
-    );
-    script = script.replace(
-        "create table t2 (a int, b int, c text);\n",
-        "create table t2 (a int, b int, c text);\ninsert into t2 select i % 100, i, 'y' from generate_series(250, 499) i;\n",
-    );
     let query = "WITH d AS (DELETE FROM pt WHERE a = 9 RETURNING b), \
                  u AS (UPDATE pt SET c = 'u' WHERE a = 8 RETURNING b) SELECT count(*) FROM u";
-    let sql = SqlScenario::load(&script).expect("the script loads").with_query(&format!("{query};")).expect("query");
-    let sc = sql.scenario(&Knobs::default(), Source::Json).expect("plans");
-    let mut run = sc.start(true, Clock::virtual_clock(), true).expect("starts");
-    run.es.step_mode = true;
-    run.keep_rows = true;
-    let mut steps = 0;
-    loop {
-        steps += 1;
-        assert!(steps < 10_000, "the stepped run does not end");
-        match run.step() {
-            Step::Finished => break,
-            Step::Failed => panic!("the stepped run failed: {:?}", run.phase),
-            _ => {}
-        }
-    }
+    let run = stepped_to_its_end(1, query, true);
     // a = 8 on 5 rows of each shard (b = 8, 108, …); a = 9 deleted there too.
     assert_eq!(run.rows.len(), 1);
     assert_eq!(run.rows[0][0].to_string(), "5");
@@ -723,15 +648,10 @@ fn the_sandbox_steps_a_data_modifying_cte_to_its_end() {
 /// (planned only, nothing sent).
 #[test]
 fn partitioned_modify_explain_json_is_postgres_15s() {
-    let shards = ShardSet::start(SHARDS);
-    for k in 0..SHARDS {
-        load_t(&shards.clusters[k], &format!("t{}", k + 1), k, ROWS);
-    }
+    let shards = loaded_shards(SHARDS, ROWS);
     shards.clusters[0].psql("CREATE TABLE ft_remote (a int, b int, c text); GRANT ALL ON ft_remote TO pgasync;");
-    let coordinator = Cluster::start("coordinator");
-    let ports: Vec<u16> = shards.addrs().iter().map(|a| a.port()).collect();
     let local_sql = format!("{}\n{}\n", LOCAL_PARTITION.0, LOCAL_PARTITION.1);
-    coordinator.psql(&format!("CREATE EXTENSION postgres_fdw;\n{}{local_sql}", coordinator_objects(1, Some(&ports))));
+    let coordinator = start_coordinator(&shards, |ports| format!("{}{local_sql}", coordinator_objects(1, Some(ports))));
     let script = SqlScenario::load(&format!("{}{local_sql}", sandbox_script(1))).expect("the script loads");
     let mut failures = vec![];
     for (options, verbose) in [("VERBOSE, COSTS OFF, FORMAT JSON", true), ("COSTS OFF, FORMAT JSON", false)] {

@@ -32,7 +32,10 @@ mod support;
 use pgasync::behaviour::Preset;
 use pgasync::coordinator_sql::SqlScenario;
 use pgasync::knobs::{Knobs, Source};
-use support::fidelity::{diff_lines, fixed_order, start_over_tcp};
+use support::fidelity::{
+    as_postgres_user, compare_order, coordinator_sessions, diff_lines, fixed_order, loaded_shards, partitioned_pt_sql,
+    sandbox_script_of, servers_sql_with, start_coordinator, start_over_tcp,
+};
 use support::pg::*;
 
 const SHARDS: usize = 2;
@@ -45,43 +48,18 @@ const QUERIES: [&str; 3] = [
 ];
 
 fn coordinator_objects(ports: Option<&[u16]>, async_capable: bool) -> String {
-    let mut s = String::new();
-    for n in 1..=SHARDS {
-        let addr = ports.map(|p| format!("host '127.0.0.1', port '{}', ", p[n - 1])).unwrap_or_default();
-        let user = if ports.is_some() { " options (user 'postgres')" } else { "" };
-        s.push_str(&format!(
-            "create server s{n} foreign data wrapper postgres_fdw options ({addr}dbname 'postgres', \
-             async_capable '{async_capable}');\ncreate user mapping for public server s{n}{user};\n"
-        ));
-    }
-    s.push_str("create table pt (a int, b int, c text) partition by range (b);\n");
-    for n in 1..=SHARDS {
-        let (lo, hi) = ((n - 1) * ROWS, n * ROWS);
-        s.push_str(&format!(
-            "create foreign table pt{n} partition of pt for values from ({lo}) to ({hi}) server s{n} \
-             options (table_name 't{n}');\n"
-        ));
-    }
+    let mut s = servers_sql_with(SHARDS, &format!("async_capable '{async_capable}'"), ports);
+    s.push_str(&partitioned_pt_sql(SHARDS, ROWS));
     s.push_str("create foreign table ft (a int, b int, c text) server s1 options (table_name 'ft_remote');\n");
     s
 }
 
 fn sandbox_script(async_capable: bool) -> String {
-    let mut s = String::new();
-    for n in 1..=SHARDS {
-        s.push_str(&format!("-- @shard s{n}\ncreate table t{n} (a int, b int, c text);\n"));
-        if n == 1 {
-            s.push_str("create table ft_remote (a int, b int, c text);\n");
-        }
-    }
-    s.push_str("-- @coordinator\ncreate extension postgres_fdw;\n");
-    s.push_str(&coordinator_objects(None, async_capable));
-    s
-}
-
-/// The coordinator's connections (not the tail of the test's own psql sessions).
-fn coordinator_sessions(sessions: Vec<LogSession>) -> Vec<LogSession> {
-    sessions.into_iter().filter(|s| s.statements.iter().any(|l| l.starts_with("connection authorized: "))).collect()
+    sandbox_script_of(
+        SHARDS,
+        "create table ft_remote (a int, b int, c text);\n",
+        &coordinator_objects(None, async_capable),
+    )
 }
 
 /// What does not depend on timing: no cancel's ERROR line; in async mode no FETCH
@@ -102,18 +80,12 @@ fn report_lines(text: &str) -> Vec<String> {
 
 #[test]
 fn a_failing_statement_aborts_the_remote_transactions_as_postgres_15_does() {
-    let shards = ShardSet::start(SHARDS);
-    for k in 0..SHARDS {
-        load_t(&shards.clusters[k], &format!("t{}", k + 1), k, ROWS);
-    }
+    let shards = loaded_shards(SHARDS, ROWS);
     shards.clusters[0]
         .psql("CREATE TABLE ft_remote (a int, b int, c text); GRANT SELECT, INSERT ON ft_remote TO pgasync;");
-    let ports: Vec<u16> = shards.addrs().iter().map(|a| a.port()).collect();
     let mut failures = vec![];
     for async_capable in [false, true] {
-        let coordinator = Cluster::start("coordinator");
-        coordinator
-            .psql(&format!("CREATE EXTENSION postgres_fdw;\n{}", coordinator_objects(Some(&ports), async_capable)));
+        let coordinator = start_coordinator(&shards, |ports| coordinator_objects(Some(ports), async_capable));
         for query in QUERIES {
             let what = format!("{} {query}", if async_capable { "async" } else { "sync" });
             let explain = coordinator.psql(&format!("EXPLAIN (VERBOSE, COSTS OFF) {query}"));
@@ -156,13 +128,7 @@ fn a_failing_statement_aborts_the_remote_transactions_as_postgres_15_does() {
                 }
             };
             let mut sessions = coordinator_sessions(shards.sessions_since(mark));
-            for s in sessions.iter_mut() {
-                for st in s.statements.iter_mut() {
-                    if st.starts_with("connection authorized: ") || st.starts_with("disconnection: ") {
-                        *st = st.replace("user=pgasync", "user=postgres");
-                    }
-                }
-            }
+            as_postgres_user(&mut sessions);
             let our_table = shards.clusters[0].psql("SELECT count(*) FROM ft_remote");
             if pg_error != our_error {
                 failures.push(format!("{what}: the error differs\n{}", diff_lines(&pg_error, &our_error)));
@@ -184,10 +150,7 @@ fn a_failing_statement_aborts_the_remote_transactions_as_postgres_15_does() {
                 let order = |s: &[LogSession]| -> Vec<String> {
                     fixed_order(timeline(s), false).into_iter().filter(|l| timing_free(l, false)).collect()
                 };
-                let (p, s) = (order(&pg_sessions), order(&sessions));
-                if p != s {
-                    failures.push(format!("{what}: order across shards differs\n{}", diff_lines(&p, &s)));
-                }
+                compare_order(&order(&pg_sessions), &order(&sessions), &what, &mut failures);
             }
         }
     }

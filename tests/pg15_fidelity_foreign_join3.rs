@@ -32,7 +32,7 @@ use pgasync::coordinator_sql::statement::parse_statements;
 use pgasync::coordinator_sql::SqlScenario;
 use pgasync::instrument::{explain_doc_text, ExplainOptions};
 use pgasync::knobs::{Knobs, Source};
-use support::fidelity::{diff_lines, fixed_order, row_text, start_over_tcp};
+use support::fidelity::{as_postgres_user, compare_connections, compare_order, fixed_order, row_text, start_over_tcp};
 use support::pg::*;
 use support::sqlfile::{mask, parse_rows, run_on_postgres};
 
@@ -295,24 +295,15 @@ fn a_partitionwise_join_of_three_tables_pushed_per_server_sends_what_postgres_15
         };
         ours.sort();
         let mut sessions = shards.sessions_since(mark);
-        for s in sessions.iter_mut() {
-            for st in s.statements.iter_mut() {
-                if st.starts_with("connection authorized: ") || st.starts_with("disconnection: ") {
-                    *st = st.replace("user=pgasync", "user=postgres");
-                }
-            }
-        }
+        as_postgres_user(&mut sessions);
         if ours != pg_rows || ours.is_empty() {
             failures.push(format!("{what}: rows differ\nPostgreSQL: {pg_rows:?}\npgasync: {ours:?}"));
         }
-        let (pg, sb) = (per_shard(&pg_sessions, 2), per_shard(&sessions, 2));
-        if pg != sb {
-            failures.push(format!("{what}: statements per connection differ\nPostgreSQL: {pg:#?}\npgasync: {sb:#?}"));
-        }
+        compare_connections(&pg_sessions, &sessions, 2, &what, &mut failures);
         let (p, s) =
             (fixed_order(timeline(&pg_sessions), async_capable), fixed_order(timeline(&sessions), async_capable));
-        if !async_capable && p != s {
-            failures.push(format!("{what}: order across shards differs\n{}", diff_lines(&p, &s)));
+        if !async_capable {
+            compare_order(&p, &s, &what, &mut failures);
         }
     }
     assert!(failures.is_empty(), "{} difference(s) from PostgreSQL 15:\n\n{}", failures.len(), failures.join("\n\n"));

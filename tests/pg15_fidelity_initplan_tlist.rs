@@ -30,9 +30,12 @@
 
 mod support;
 
-use support::fidelity::{fixed_order, postgres_side, sandbox_side, servers_sql, set_servers_sql};
+use support::fidelity::{
+    check_postgres_plan, compare_connections, compare_order, compare_rows, explain_analyze_difference, fixed_order,
+    loaded_shards, partitioned_pt_sql, postgres_side, sandbox_script_of, sandbox_side, servers_sql, set_servers_sql,
+    start_coordinator,
+};
 use support::pg::*;
-use support::sqlfile::mask;
 
 /// s1 and s2 hold pt's partitions (t1, t2), s3 the plain foreign table f3 (t3).
 const SHARDS: usize = 3;
@@ -131,40 +134,22 @@ const CASES: &[Case] = &[
 /// The sandbox's side of the schema (the shards' tables are `load_t`'s: b is
 /// 0..249 on the first shard, 250..499 on the second, 500..749 on the third).
 fn sandbox_script(fetch: usize) -> String {
-    let mut s = String::new();
-    for n in 1..=SHARDS {
-        s.push_str(&format!("-- @shard s{n}\ncreate table t{n} (a int, b int, c text);\n\n"));
-    }
-    s.push_str("-- @coordinator\ncreate extension postgres_fdw;\n");
-    s.push_str(&coordinator_objects(fetch, None));
-    s
+    sandbox_script_of(SHARDS, "", &coordinator_objects(fetch, None))
 }
 
 /// The servers, user mappings and tables of the coordinator (with the shards' ports
 /// for PostgreSQL's; the sandbox's servers are addressed by the TCP host).
 fn coordinator_objects(fetch: usize, ports: Option<&[u16]>) -> String {
     let mut s = servers_sql(SHARDS, fetch, ports);
-    s.push_str("create table pt (a int, b int, c text) partition by range (b);\n");
-    for n in 1..=2 {
-        let (lo, hi) = ((n - 1) * ROWS, n * ROWS);
-        s.push_str(&format!(
-            "create foreign table pt{n} partition of pt for values from ({lo}) to ({hi}) server s{n} \
-             options (table_name 't{n}');\n"
-        ));
-    }
+    s.push_str(&partitioned_pt_sql(2, ROWS));
     s.push_str("create foreign table f3 (a int, b int, c text) server s3 options (table_name 't3');\n");
     s
 }
 
 #[test]
 fn an_initplan_in_the_select_list_over_partitions_sends_what_postgres_15_sends() {
-    let shards = ShardSet::start(SHARDS);
-    for k in 0..SHARDS {
-        load_t(&shards.clusters[k], &format!("t{}", k + 1), k, ROWS);
-    }
-    let coordinator = Cluster::start("coordinator");
-    let ports: Vec<u16> = shards.addrs().iter().map(|a| a.port()).collect();
-    coordinator.psql(&format!("CREATE EXTENSION postgres_fdw;\n{}", coordinator_objects(100, Some(&ports))));
+    let shards = loaded_shards(SHARDS, ROWS);
+    let coordinator = start_coordinator(&shards, |ports| coordinator_objects(100, Some(ports)));
     let mut failures = vec![];
     for (case, fetch, async_capable) in
         CASES.iter().flat_map(|c| [100, 1000].into_iter().flat_map(move |f| [(c, f, false), (c, f, true)]))
@@ -173,13 +158,8 @@ fn an_initplan_in_the_select_list_over_partitions_sends_what_postgres_15_sends()
         let what = format!("{query} {} fetch_size={fetch}", if async_capable { "async" } else { "sync" });
         coordinator.psql(&set_servers_sql(SHARDS, async_capable, fetch));
         // PostgreSQL 15: its plan must be the one this test is about.
-        let explain = coordinator.psql(&format!("EXPLAIN (VERBOSE, COSTS OFF) {query}"));
         let async_scans = if async_capable { case.async_scans } else { 0 };
-        if !(case.plan_has.iter().all(|t| explain.contains(t))
-            && explain.matches("Async Foreign Scan").count() == async_scans)
-        {
-            failures.push(format!("{what}: PostgreSQL's plan is not the one this case is about:\n{explain}"));
-        }
+        check_postgres_plan(&coordinator, query, case.plan_has, async_scans, &what, &mut failures);
         let pg_side = postgres_side(&coordinator, &shards, query);
         let our_side = match sandbox_side(&sandbox_script(fetch), query, async_capable, &shards, &what, &mut failures) {
             Ok(side) => side,
@@ -190,18 +170,8 @@ fn an_initplan_in_the_select_list_over_partitions_sends_what_postgres_15_sends()
         };
         let (pg_rows, pg_sessions) = (&pg_side.rows, &pg_side.sessions);
         let (ours, sessions, our_explain) = (&our_side.rows, &our_side.sessions, &our_side.explain);
-        if ours != pg_rows || ours.len() != case.rows {
-            failures.push(format!(
-                "{what}: rows differ ({} from PostgreSQL, {} from pgasync, {} expected)",
-                pg_rows.len(),
-                ours.len(),
-                case.rows
-            ));
-        }
-        let (pg, sb) = (per_shard(pg_sessions, SHARDS), per_shard(sessions, SHARDS));
-        if pg != sb {
-            failures.push(format!("{what}: statements per connection differ\nPostgreSQL: {pg:#?}\npgasync: {sb:#?}"));
-        }
+        compare_rows(pg_rows, ours, case.rows, &what, &mut failures);
+        compare_connections(pg_sessions, sessions, SHARDS, &what, &mut failures);
         // Lazily: the InitPlan's cursor (c1, numbered first at ExecInit) is declared
         // only after a main scan's, by the projection of that scan's first row.
         for (who, sessions) in [("PostgreSQL", pg_sessions), ("pgasync", sessions)] {
@@ -213,21 +183,12 @@ fn an_initplan_in_the_select_list_over_partitions_sends_what_postgres_15_sends()
         if case.fixed_across || !async_capable {
             let (pg, sb) =
                 (fixed_order(timeline(pg_sessions), async_capable), fixed_order(timeline(sessions), async_capable));
-            if pg != sb {
-                failures.push(format!("{what}: order across shards differs\nPostgreSQL: {pg:#?}\npgasync: {sb:#?}"));
-            }
+            compare_order(&pg, &sb, &what, &mut failures);
         }
         // EXPLAIN ANALYZE as PostgreSQL prints it: the InitPlan under the Append, `$0`
         // in each member scan's Output, the loops.
         let pg_explain = coordinator.psql(&format!("EXPLAIN (ANALYZE, VERBOSE, COSTS OFF) {query}"));
-        let (pe, oe) = (mask(&pg_explain), mask(our_explain));
-        if pe != oe {
-            failures.push(format!(
-                "{what}: EXPLAIN (ANALYZE, VERBOSE, COSTS OFF) differs\nPostgreSQL:\n{}\npgasync:\n{}",
-                pe.join("\n"),
-                oe.join("\n")
-            ));
-        }
+        failures.extend(explain_analyze_difference(&pg_explain, our_explain, &what));
     }
     assert!(failures.is_empty(), "{} difference(s) from PostgreSQL 15:\n\n{}", failures.len(), failures.join("\n\n"));
 }

@@ -26,10 +26,28 @@ mod support;
 use pgasync::behaviour::Preset;
 use pgasync::knobs::Knobs;
 use pgasync::scenario::Scenario;
-use support::fidelity::{fixed_order, row_text, start_over_tcp};
+use support::fidelity::{
+    as_postgres_user, compare_connections, compare_order, fixed_order, loaded_shards, row_text, start_over_tcp,
+};
 use support::pg::*;
 
 const SHARDS: usize = 4;
+
+/// The coordinator's servers `sN` on the shards (sync, fetch_size 100) and their
+/// user mappings.
+fn servers(shards: &ShardSet) -> String {
+    let mut sql = String::new();
+    for k in 0..SHARDS {
+        let s = format!("s{}", k + 1);
+        sql.push_str(&format!(
+            "CREATE SERVER {s} FOREIGN DATA WRAPPER postgres_fdw OPTIONS (host '127.0.0.1', port '{}', \
+             dbname 'postgres', async_capable 'false', fetch_size '100');\n\
+             CREATE USER MAPPING FOR postgres SERVER {s} OPTIONS (user 'postgres');\n",
+            shards.clusters[k].port
+        ));
+    }
+    sql
+}
 
 /// R's coordinator: servers s1…s4 (one per shard), foreign tables ft1…ft4 over t1…t4,
 /// local tables l1…l4 (a in 0..49, c = 'lK_a'), as `scenario::build_join` has them.
@@ -40,24 +58,13 @@ struct JoinFixture {
 
 impl JoinFixture {
     fn start(rows: usize) -> JoinFixture {
-        let shards = ShardSet::start(SHARDS);
-        for k in 0..SHARDS {
-            load_t(&shards.clusters[k], &format!("t{}", k + 1), k, rows);
-        }
+        let shards = loaded_shards(SHARDS, rows);
         let coordinator = Cluster::start("coordinator");
         // Servers and user mappings first, then the tables, as tests/support/pg.rs's
         // Fixture creates them: the user mappings' OIDs decide the order in which
         // pgfdw_xact_callback walks the connection hash table (the COMMITs' order).
         let mut sql = String::from("CREATE EXTENSION postgres_fdw;\n");
-        for k in 0..SHARDS {
-            let s = format!("s{}", k + 1);
-            sql.push_str(&format!(
-                "CREATE SERVER {s} FOREIGN DATA WRAPPER postgres_fdw OPTIONS (host '127.0.0.1', port '{}', \
-                 dbname 'postgres', async_capable 'false', fetch_size '100');\n\
-                 CREATE USER MAPPING FOR postgres SERVER {s} OPTIONS (user 'postgres');\n",
-                shards.clusters[k].port
-            ));
-        }
+        sql.push_str(&servers(&shards));
         for n in 1..=SHARDS {
             sql.push_str(&format!(
                 "CREATE FOREIGN TABLE ft{n} (a int, b int, c text) SERVER s{n} OPTIONS (table_name 't{n}');\n"
@@ -116,15 +123,7 @@ fn start_k(rows: usize) -> JoinFixture {
     }
     let coordinator = Cluster::start("coordinator");
     let mut sql = String::from("CREATE EXTENSION postgres_fdw;\n");
-    for k in 0..SHARDS {
-        let s = format!("s{}", k + 1);
-        sql.push_str(&format!(
-            "CREATE SERVER {s} FOREIGN DATA WRAPPER postgres_fdw OPTIONS (host '127.0.0.1', port '{}', \
-             dbname 'postgres', async_capable 'false', fetch_size '100');\n\
-             CREATE USER MAPPING FOR postgres SERVER {s} OPTIONS (user 'postgres');\n",
-            shards.clusters[k].port
-        ));
-    }
+    sql.push_str(&servers(&shards));
     for n in 1..=SHARDS {
         if n <= SHARDS / 2 {
             sql.push_str(&format!(
@@ -241,13 +240,7 @@ fn compare(id: &str, f: &JoinFixture, sql: &str, rows: usize) {
             };
             ours.sort();
             let mut sessions = f.shards.sessions_since(mark);
-            for s in sessions.iter_mut() {
-                for st in s.statements.iter_mut() {
-                    if st.starts_with("connection authorized: ") || st.starts_with("disconnection: ") {
-                        *st = st.replace("user=pgasync", "user=postgres");
-                    }
-                }
-            }
+            as_postgres_user(&mut sessions);
             if ours != pg_rows {
                 failures.push(format!(
                     "{what}: rows differ ({} from PostgreSQL, {} from pgasync)",
@@ -255,16 +248,10 @@ fn compare(id: &str, f: &JoinFixture, sql: &str, rows: usize) {
                     ours.len()
                 ));
             }
-            let (pg, sb) = (per_shard(&pg_sessions, SHARDS), per_shard(&sessions, SHARDS));
-            if pg != sb {
-                failures
-                    .push(format!("{what}: statements per connection differ\nPostgreSQL: {pg:#?}\npgasync: {sb:#?}"));
-            }
+            compare_connections(&pg_sessions, &sessions, SHARDS, &what, &mut failures);
             let (pg, sb) =
                 (fixed_order(timeline(&pg_sessions), async_capable), fixed_order(timeline(&sessions), async_capable));
-            if pg != sb {
-                failures.push(format!("{what}: order across shards differs\nPostgreSQL: {pg:#?}\npgasync: {sb:#?}"));
-            }
+            compare_order(&pg, &sb, &what, &mut failures);
         }
     }
     assert!(failures.is_empty(), "{} difference(s) from PostgreSQL 15:\n\n{}", failures.len(), failures.join("\n\n"));

@@ -31,7 +31,7 @@ use pgasync::behaviour::Preset;
 use pgasync::coordinator_sql::SqlScenario;
 use pgasync::knobs::{Knobs, Source};
 use pgasync::scenario::Scenario;
-use support::fidelity::{diff_lines, fixed_order, row_text, start_over_tcp};
+use support::fidelity::{as_postgres_user, compare_order, diff_lines, fixed_order, row_text, start_over_tcp};
 use support::pg::*;
 
 const SHARDS: usize = 4;
@@ -124,13 +124,7 @@ fn a_limit_that_stops_an_async_append_early_sends_what_postgres_15_sends() {
             };
             ours.sort();
             let mut sessions = shards.sessions_since(mark);
-            for s in sessions.iter_mut() {
-                for st in s.statements.iter_mut() {
-                    if st.starts_with("connection authorized: ") || st.starts_with("disconnection: ") {
-                        *st = st.replace("user=pgasync", "user=postgres");
-                    }
-                }
-            }
+            as_postgres_user(&mut sessions);
             // Rows: all of them in sync mode; in async mode which shard answers first
             // decides which rows the limit keeps.
             if ours.len() != limit || pg_rows.len() != limit || (!async_capable && ours != pg_rows) {
@@ -154,9 +148,7 @@ fn a_limit_that_stops_an_async_append_early_sends_what_postgres_15_sends() {
             }
             if !async_capable {
                 let (p, s) = (fixed_order(timeline(&pg_sessions), false), fixed_order(timeline(&sessions), false));
-                if p != s {
-                    failures.push(format!("{what}: order across shards differs\n{}", diff_lines(&p, &s)));
-                }
+                compare_order(&p, &s, &what, &mut failures);
             }
         }
     }

@@ -36,9 +36,11 @@ use pgasync::behaviour::Preset;
 use pgasync::coordinator_sql::SqlScenario;
 use pgasync::instrument::{explain_text_with, ExplainOptions};
 use pgasync::knobs::{Knobs, Source};
-use support::fidelity::{bound_parameters, diff_lines, fixed_order, row_text, start_over_tcp};
+use support::fidelity::{
+    bound_parameters, compare_connections, compare_order, explain_analyze_difference, fixed_order, row_text,
+    servers_sql_with, start_coordinator, start_over_tcp,
+};
 use support::pg::*;
-use support::sqlfile::mask;
 
 const SHARDS: usize = 2;
 const ROWS: usize = 250;
@@ -189,16 +191,8 @@ fn sandbox_script(fetch: usize, remote_estimate: bool, settings: &str) -> String
 
 /// Servers, user mappings, `pt` and its partitions, and `l` (analyzed).
 fn coordinator_objects(fetch: usize, remote_estimate: bool, ports: Option<&[u16]>) -> String {
-    let mut s = String::new();
-    for n in 1..=SHARDS {
-        let addr = ports.map(|p| format!("host '127.0.0.1', port '{}', ", p[n - 1])).unwrap_or_default();
-        let user = if ports.is_some() { " options (user 'postgres')" } else { "" };
-        s.push_str(&format!(
-            "create server s{n} foreign data wrapper postgres_fdw options ({addr}dbname 'postgres', \
-             async_capable 'true', fetch_size '{fetch}', use_remote_estimate '{remote_estimate}');\n\
-             create user mapping for public server s{n}{user};\n"
-        ));
-    }
+    let options = format!("async_capable 'true', fetch_size '{fetch}', use_remote_estimate '{remote_estimate}'");
+    let mut s = servers_sql_with(SHARDS, &options, ports);
     s.push_str("create table pt (a int, b int, c text) partition by range (b);\n");
     for (name, t, server, _, lo) in PARTS {
         s.push_str(&format!(
@@ -242,9 +236,7 @@ fn parameterized_nested_loop_over_an_async_append_runs_as_postgres_15_runs_it() 
     for (_, t, _, shard, first) in PARTS {
         load_part(&shards.clusters[shard], t, first);
     }
-    let coordinator = Cluster::start("coordinator");
-    let ports: Vec<u16> = shards.addrs().iter().map(|a| a.port()).collect();
-    coordinator.psql(&format!("CREATE EXTENSION postgres_fdw;\n{}", coordinator_objects(100, true, Some(&ports))));
+    let coordinator = start_coordinator(&shards, |ports| coordinator_objects(100, true, Some(ports)));
     let mut failures = vec![];
     for (case, fetch, async_capable) in
         CASES.iter().flat_map(|c| [100, 1000].into_iter().flat_map(move |f| [(c, f, false), (c, f, true)]))
@@ -317,22 +309,18 @@ fn parameterized_nested_loop_over_an_async_append_runs_as_postgres_15_runs_it() 
                 case.rows
             ));
         }
-        let (pg, sb) = (per_shard(&pg_sessions, SHARDS), per_shard(&sessions, SHARDS));
-        if exact && pg != sb {
-            failures.push(format!("{what}: statements per connection differ\nPostgreSQL: {pg:#?}\npgasync: {sb:#?}"));
-        }
-        let (pg, sb) =
-            (fixed_order(timeline(&pg_sessions), async_capable), fixed_order(timeline(&sessions), async_capable));
-        if exact && pg != sb {
-            failures.push(format!("{what}: order across shards differs\n{}", diff_lines(&pg, &sb)));
+        if exact {
+            compare_connections(&pg_sessions, &sessions, SHARDS, &what, &mut failures);
+            let (pg, sb) =
+                (fixed_order(timeline(&pg_sessions), async_capable), fixed_order(timeline(&sessions), async_capable));
+            compare_order(&pg, &sb, &what, &mut failures);
         }
         let pg_explain = coordinator.psql(&session(&format!("EXPLAIN (ANALYZE, VERBOSE, COSTS OFF) {query}")));
         if exact && pg_explain.matches("(never executed)").count() != case.never_executed {
             failures.push(format!("{what}: PostgreSQL's never-executed children are not this case's:\n{pg_explain}"));
         }
-        let (pe, oe) = (mask(&pg_explain), mask(&our_explain));
-        if exact && pe != oe {
-            failures.push(format!("{what}: EXPLAIN (ANALYZE, VERBOSE, COSTS OFF) differs\n{}", diff_lines(&pe, &oe)));
+        if exact {
+            failures.extend(explain_analyze_difference(&pg_explain, &our_explain, &what));
         }
     }
     assert!(failures.is_empty(), "{} difference(s) from PostgreSQL 15:\n\n{}", failures.len(), failures.join("\n\n"));

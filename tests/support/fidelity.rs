@@ -95,17 +95,61 @@ pub fn bound_parameters(shards: &ShardSet, mark: usize) -> Vec<String> {
 /// the TCP host for the sandbox's (which logs in as its own role and takes no user
 /// mapping option).
 pub fn servers_sql(shards: usize, fetch: usize, ports: Option<&[u16]>) -> String {
+    servers_sql_with(shards, &format!("async_capable 'true', fetch_size '{fetch}'"), ports)
+}
+
+/// `create server sN` and its user mapping for each of `shards` servers, with the
+/// server `options` after `dbname` (`async_capable 'true', …`): with the shards' ports
+/// for PostgreSQL's coordinator (`ports`), by the TCP host for the sandbox's.
+pub fn servers_sql_with(shards: usize, options: &str, ports: Option<&[u16]>) -> String {
     let mut s = String::new();
     for n in 1..=shards {
         let addr = ports.map(|p| format!("host '127.0.0.1', port '{}', ", p[n - 1])).unwrap_or_default();
         let user = if ports.is_some() { " options (user 'postgres')" } else { "" };
         s.push_str(&format!(
             "create server s{n} foreign data wrapper postgres_fdw options ({addr}dbname 'postgres', \
-             async_capable 'true', fetch_size '{fetch}');\n\
-             create user mapping for public server s{n}{user};\n"
+             {options});\ncreate user mapping for public server s{n}{user};\n"
         ));
     }
     s
+}
+
+/// `pt (a, b, c)` partitioned by range of b over `parts` foreign partitions, `ptN`
+/// on server `sN` reading `tN`, `rows` values of b each (`load_t`'s ranges).
+pub fn partitioned_pt_sql(parts: usize, rows: usize) -> String {
+    let mut s = String::from("create table pt (a int, b int, c text) partition by range (b);\n");
+    for n in 1..=parts {
+        let (lo, hi) = ((n - 1) * rows, n * rows);
+        s.push_str(&format!(
+            "create foreign table pt{n} partition of pt for values from ({lo}) to ({hi}) server s{n} \
+             options (table_name 't{n}');\n"
+        ));
+    }
+    s
+}
+
+/// `n` shard clusters, the k-th holding `load_t`'s table `t{k+1}` of `rows` rows.
+pub fn loaded_shards(n: usize, rows: usize) -> ShardSet {
+    let shards = ShardSet::start(n);
+    for k in 0..n {
+        super::pg::load_t(&shards.clusters[k], &format!("t{}", k + 1), k, rows);
+    }
+    shards
+}
+
+/// PostgreSQL's coordinator: a cluster with postgres_fdw and the objects `objects`
+/// writes for the shards' ports (its servers, user mappings and tables).
+pub fn start_coordinator(shards: &ShardSet, objects: impl FnOnce(&[u16]) -> String) -> super::pg::Cluster {
+    let coordinator = super::pg::Cluster::start("coordinator");
+    let ports: Vec<u16> = shards.addrs().iter().map(|a| a.port()).collect();
+    coordinator.psql(&format!("CREATE EXTENSION postgres_fdw;\n{}", objects(&ports)));
+    coordinator
+}
+
+/// The coordinator's connections: not the tail of the test's own psql session on a
+/// shard (its `disconnection` may be logged after the mark).
+pub fn coordinator_sessions(sessions: Vec<super::pg::LogSession>) -> Vec<super::pg::LogSession> {
+    sessions.into_iter().filter(|s| s.statements.iter().any(|l| l.starts_with("connection authorized: "))).collect()
 }
 
 /// `ALTER SERVER` of each of `shards` servers to one mode and fetch size.
@@ -182,4 +226,79 @@ pub fn sandbox_side(
     let mut sessions = shards.sessions_since(mark);
     as_postgres_user(&mut sessions);
     Ok(SideRun { rows, sessions, mark, explain })
+}
+
+/// PostgreSQL's plan of `query` (`EXPLAIN (VERBOSE, COSTS OFF)`) must be the one a
+/// case is about: every text of `plan_has` in it and `async_scans` Async Foreign
+/// Scans; else one of `failures`.
+pub fn check_postgres_plan(
+    coordinator: &super::pg::Cluster,
+    query: &str,
+    plan_has: &[&str],
+    async_scans: usize,
+    what: &str,
+    failures: &mut Vec<String>,
+) {
+    let explain = coordinator.psql(&format!("EXPLAIN (VERBOSE, COSTS OFF) {query}"));
+    if !(plan_has.iter().all(|t| explain.contains(t)) && explain.matches("Async Foreign Scan").count() == async_scans) {
+        failures.push(format!("{what}: PostgreSQL's plan is not the one this case is about:\n{explain}"));
+    }
+}
+
+/// Each connection's statements (`per_shard` over `nshards`), PostgreSQL's against
+/// the sandbox's: one of `failures` where they differ.
+pub fn compare_connections(
+    pg: &[super::pg::LogSession],
+    ours: &[super::pg::LogSession],
+    nshards: usize,
+    what: &str,
+    failures: &mut Vec<String>,
+) {
+    let (pg, sb) = (super::pg::per_shard(pg, nshards), super::pg::per_shard(ours, nshards));
+    if pg != sb {
+        failures.push(format!("{what}: statements per connection differ\nPostgreSQL: {pg:#?}\npgasync: {sb:#?}"));
+    }
+}
+
+/// The order across shards (the lines of it a test compares), PostgreSQL's against
+/// the sandbox's: one of `failures` where they differ, side by side.
+pub fn compare_order(pg: &[String], ours: &[String], what: &str, failures: &mut Vec<String>) {
+    if pg != ours {
+        failures.push(format!("{what}: order across shards differs\n{}", diff_lines(pg, ours)));
+    }
+}
+
+/// PostgreSQL's `EXPLAIN (ANALYZE, VERBOSE, COSTS OFF)` text against the sandbox's,
+/// times masked: the failure where they differ, side by side.
+pub fn explain_analyze_difference(pg: &str, ours: &str, what: &str) -> Option<String> {
+    let (pe, oe) = (super::sqlfile::mask(pg), super::sqlfile::mask(ours));
+    (pe != oe).then(|| format!("{what}: EXPLAIN (ANALYZE, VERBOSE, COSTS OFF) differs\n{}", diff_lines(&pe, &oe)))
+}
+
+/// The two sides' rows (sorted) must be the same, `expected` of them: else one of
+/// `failures`.
+pub fn compare_rows(pg: &[String], ours: &[String], expected: usize, what: &str, failures: &mut Vec<String>) {
+    if ours != pg || ours.len() != expected {
+        failures.push(format!(
+            "{what}: rows differ ({} from PostgreSQL, {} from pgasync, {expected} expected)",
+            pg.len(),
+            ours.len()
+        ));
+    }
+}
+
+/// The sandbox's scenario file: on each of `shards` servers `sN` the table
+/// `tN (a, b, c)` (`load_t`'s; `on_s1` after it on s1), then the coordinator's
+/// `objects` after `create extension postgres_fdw`.
+pub fn sandbox_script_of(shards: usize, on_s1: &str, objects: &str) -> String {
+    let mut s = String::new();
+    for n in 1..=shards {
+        s.push_str(&format!("-- @shard s{n}\ncreate table t{n} (a int, b int, c text);\n"));
+        if n == 1 {
+            s.push_str(on_s1);
+        }
+    }
+    s.push_str("-- @coordinator\ncreate extension postgres_fdw;\n");
+    s.push_str(objects);
+    s
 }
