@@ -36,6 +36,9 @@ fn tlist_keys(plan: &Plan, under_join: bool) -> Option<Vec<(usize, usize)>> {
         let tlist = alias.as_ref()?.tlist.as_ref()?;
         names.iter().map(|n| Some((tlist.rank, tlist.columns.iter().position(|c| c == n)?))).collect()
     };
+    if let Some(child) = plan.passes_rows_on() {
+        return tlist_keys(child, under_join);
+    }
     match plan {
         Plan::SeqScan { columns, alias, .. }
         | Plan::IndexScan { columns, alias, .. }
@@ -44,15 +47,6 @@ fn tlist_keys(plan: &Plan, under_join: bool) -> Option<Vec<(usize, usize)>> {
             scan(&f.alias, f.remote.output_columns().into_iter().map(|c| c.name).collect())
         }
         Plan::Append { children, .. } | Plan::MergeAppend { children, .. } => tlist_keys(children.first()?, under_join),
-        Plan::Sort { child, .. }
-        | Plan::IncrementalSort { child, .. }
-        | Plan::Limit { child, .. }
-        | Plan::Material { child }
-        | Plan::Memoize { child, .. }
-        | Plan::Unique { child, .. }
-        | Plan::WindowAgg { child, .. }
-        | Plan::Gating { child, .. }
-        | Plan::Result { child, targets: None, .. } => tlist_keys(child, under_join),
         Plan::Result { child, targets: Some(targets), .. } if is_scan(child) || under_join => {
             let input = tlist_keys(child, under_join)?;
             targets
@@ -85,17 +79,12 @@ fn is_scan(plan: &Plan) -> bool {
 /// included, which the sandbox drops), through the nodes that pass rows on. They
 /// come after the others.
 pub fn junk_columns(plan: &Plan) -> Vec<SqlType> {
+    if let Some(child) = plan.passes_rows_on() {
+        return junk_columns(child);
+    }
     match plan {
         // generate_nonunion_paths' flag: an int4 constant, never null.
         Plan::SetOp { .. } => vec![SqlType::Int4],
-        Plan::Sort { child, .. }
-        | Plan::IncrementalSort { child, .. }
-        | Plan::Limit { child, .. }
-        | Plan::Material { child }
-        | Plan::Unique { child, .. }
-        | Plan::WindowAgg { child, .. }
-        | Plan::Gating { child, .. }
-        | Plan::Result { child, targets: None, .. } => junk_columns(child),
         // The select list over the top WindowAgg keeps the windows' PARTITION BY /
         // ORDER BY expressions it lacks as resjunk entries, which PostgreSQL's tuples
         // hold (a Sort above sorts them), after the select list's.

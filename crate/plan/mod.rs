@@ -2205,6 +2205,25 @@ impl Plan {
         }
     }
 
+    /// The input whose rows this node passes on, its columns first and in their
+    /// order: a Sort, Incremental Sort, Limit, Material, Memoize, Unique, WindowAgg
+    /// (its window values after them), gating Result, or a Result that does not
+    /// project. None for any other node (a scan, a join, a projection, an aggregate).
+    pub fn passes_rows_on(&self) -> Option<&Plan> {
+        match self {
+            Plan::Sort { child, .. }
+            | Plan::IncrementalSort { child, .. }
+            | Plan::Limit { child, .. }
+            | Plan::Material { child }
+            | Plan::Memoize { child, .. }
+            | Plan::Unique { child, .. }
+            | Plan::WindowAgg { child, .. }
+            | Plan::Gating { child, .. }
+            | Plan::Result { child, targets: None, .. } => Some(child),
+            _ => None,
+        }
+    }
+
     pub fn children(&self) -> Vec<&Plan> {
         match self {
             Plan::SeqScan { .. }
