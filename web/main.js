@@ -444,7 +444,8 @@ async function install(next, rec, c) {
   serial++;
   rowsKey = null;
   const s = session;
-  await drawStages(render({ split: wide }), () => s === session);
+  // The snapshot above is the step's still (no click stepped it since): not made again.
+  await drawStages(render({ split: wide, snap: session.step() === snap.step ? snap : null }), () => s === session);
   // The address bar names the run on screen before the page says a new session is up
   // (tests and the workshop read both): one replaceState, once per new run.
   urlSync.flush();
@@ -537,7 +538,7 @@ async function compareLater(gen, compared) {
     // The first render of the new run was this task's: the comparison starts in the next.
     await nextSlice();
     if (gen !== building) return;
-    if (session.snapshot(NO_TRACE).plan_only) {
+    if (lastSnap?.plan_only ?? session.snapshot(NO_TRACE).plan_only) {
       comparison = { note: 'Nothing to compare: EXPLAIN without ANALYZE plans the query and runs it neither sync nor async.' };
       return showComparison();
     }
@@ -644,15 +645,16 @@ function showComparison() {
  * only what changed; the rows and EXPLAIN panels (text from the model, the costliest
  * to fetch) are redrawn at most every SLOW_PANEL_MS while running.
  */
-function render({ urlNow = !running, full = !running, split = false } = {}) {
+function render({ urlNow = !running, full = !running, split = false, snap: made = null } = {}) {
   if (split || !full) setDrawn(null);
   const prof = profile ? [performance.now()] : null;
   const mark = prof ? (name) => prof.push(name, performance.now()) : () => {};
   // The trace events of the current step come from the recording; past the kept trace
-  // (very long runs) they come with the snapshot, and only those.
+  // (very long runs) they come with the snapshot, and only those. `made`: the caller's
+  // snapshot of this step without trace events (a new run's first render).
   const k = session.step();
   const fromRecording = k === 0 || recording.hasStep(k);
-  const snap = session.snapshot(fromRecording ? NO_TRACE : recording.stepStart(k));
+  const snap = made && fromRecording ? made : session.snapshot(fromRecording ? NO_TRACE : recording.stepStart(k));
   lastSnap = snap;
   renderStatus(snap);
   // What each request went through during this step.

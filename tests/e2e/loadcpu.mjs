@@ -4,7 +4,8 @@
 // NEW_PKG to name others), alternately, and prints the page's main-thread CPU time
 // (the trace's thread times) until `recorded`, `ready` and `compared`, and its longest
 // task in CPU time: on a machine shared with builds, wall times swing several-fold
-// with the load, CPU times much less. GAPS=1 also lists the idle gaps and long tasks.
+// with the load, CPU times much less. GAPS=1 also lists the idle gaps and long tasks;
+// PHASES=1 also gives each phase's CPU (the tasks starting between two marks).
 import { spawn } from 'node:child_process';
 import { BIN, ROOT, launchBrowser, newPage, waitReady } from './lib.mjs';
 const REP = Number(process.argv[2] ?? 3);
@@ -41,6 +42,14 @@ try {
     const nav = trace.find((e) => e.name === 'navigationStart' && `${e.pid}:${e.tid}` === main)?.ts ?? tasks[0].ts;
     const cpuUntil = (ms) => tasks.filter((e) => e.ts - nav <= ms * 1000).reduce((a, e) => a + e.tdur, 0) / 1000;
     const r = { cpuReady: cpuUntil(marks.ready), cpuCompared: cpuUntil(marks.compared), cpuRecorded: cpuUntil(marks.recorded), longCpu: Math.max(...tasks.map((e) => e.tdur)) / 1000, over50cpu: tasks.filter((e) => e.tdur > 50000).length };
+    if (process.env.PHASES) {
+      // The CPU of each phase: the tasks that start between two of the page's marks.
+      const order = Object.entries(marks).sort((a, b) => a[1] - b[1]);
+      order.forEach(([to, at], i) => {
+        const [from, since] = i ? order[i - 1] : ['nav', 0];
+        r[`${from}→${to}`] = cpuUntil(at) - cpuUntil(since);
+      });
+    }
     if (process.env.GAPS) {
       const ts = tasks.filter((e) => e.ts >= nav).sort((a, b) => a.ts - b.ts);
       let prevEnd = nav; const gaps = [];

@@ -277,11 +277,17 @@ export function traceViewsWalk(nConns) {
         }
         default:
       }
-    });
+    }, VIEW_KINDS);
   };
   const finish = (endNs) => ({ conns: conns.finish(endNs), reqs: reqs.finish(endNs), rows, wire });
   return { add, addPacked, finish };
 }
+
+/**
+ * The packed codes (crate/demo/trace_pack.rs KINDS) the views read, as `PackedTrace.each`'s
+ * bits: Request 0, Send 1, Response 2, Row 6, Error 7, Cancel 8.
+ */
+const VIEW_KINDS = (1 << 0) | (1 << 1) | (1 << 2) | (1 << 6) | (1 << 7) | (1 << 8);
 
 /** Trace events a task of `prepareTraceViews` walks at most (a few ms of work each). */
 const PREPARE_EVENTS = 40000;
@@ -331,14 +337,18 @@ export function recordedTransitions(rec, from, to) {
   if (!rec.packed) return transitionsIn(rec.trace, from, to);
   const per = new Map();
   const { states } = rec.packed.codes;
-  rec.packed.each(Math.max(0, from), to, (code, nums, at) => {
-    if (code !== 0) return; // Request
-    const request = nums[at + 2];
-    const state = states[nums[at + 6]];
-    let m = per.get(request);
-    if (!m) per.set(request, (m = new Map()));
-    m.set(state, (m.get(state) ?? 0) + 1);
-  });
+  rec.packed.each(
+    Math.max(0, from),
+    to,
+    (code, nums, at) => {
+      const request = nums[at + 2];
+      const state = states[nums[at + 6]];
+      let m = per.get(request);
+      if (!m) per.set(request, (m = new Map()));
+      m.set(state, (m.get(state) ?? 0) + 1);
+    },
+    1 << 0, // Request
+  );
   return per;
 }
 
