@@ -235,9 +235,23 @@ fn advance_trans(trans: &mut [Trans], aggs: &[AggCall], row: &[Datum], split: Ag
     Ok(())
 }
 
-/// One input row into one aggregate's transition state.
+/// One input row into one aggregate's transition state. The hot path (sum or avg of
+/// an int8 column, `Trans::advance_int`) is inline in the row loop; every other case
+/// is `advance_one_general`, out of line, so the row loop stays small (issue 20).
 #[inline(always)]
 fn advance_one(t: &mut Trans, a: &AggCall, row: &[Datum], split: AggSplit) -> ExecResult<()> {
+    // A column (`sum(a)`) is read here, without the evaluator's call.
+    if let (false, Some(Expr::Col(i))) = (a.distinct, &a.arg) {
+        if split != AggSplit::Finalize && t.advance_int(a.func, &row[*i]) {
+            return Ok(());
+        }
+    }
+    advance_one_general(t, a, row, split)
+}
+
+/// `advance_one` but its hot path (which, for a column argument, did nothing).
+#[inline(never)]
+fn advance_one_general(t: &mut Trans, a: &AggCall, row: &[Datum], split: AggSplit) -> ExecResult<()> {
     if a.distinct {
         let v = match &a.arg {
             Some(e) => e.eval(row)?,
@@ -248,9 +262,7 @@ fn advance_one(t: &mut Trans, a: &AggCall, row: &[Datum], split: AggSplit) -> Ex
         }
         return Ok(());
     }
-    // A column (`sum(a)`) is read here, without the evaluator's call.
     let v = match &a.arg {
-        Some(Expr::Col(i)) if split != AggSplit::Finalize && t.advance_int(a.func, &row[*i]) => return Ok(()),
         Some(Expr::Col(i)) => row[*i].clone(),
         Some(e) => e.eval(row)?,
         None => Datum::Null,
@@ -356,6 +368,20 @@ fn group_states<'g>(
     if group_by.is_empty() {
         return Ok(plain);
     }
+    hashed_group_states(group_by, naggs, row, key, index, groups)
+}
+
+/// `group_states` of a grouped aggregate, out of line (a plain aggregate's row loop
+/// only tests `group_by`).
+#[inline(never)]
+fn hashed_group_states<'g>(
+    group_by: &[Expr],
+    naggs: usize,
+    row: &[Datum],
+    key: &mut Vec<Datum>,
+    index: &mut HashMap<Vec<Datum>, usize>,
+    groups: &'g mut Vec<(Vec<Datum>, Vec<Trans>)>,
+) -> ExecResult<&'g mut [Trans]> {
     key.clear();
     for e in group_by {
         key.push(e.eval(row)?);
