@@ -434,8 +434,13 @@ impl Catalog {
         self.tables.iter().find(|t| t.name == name)
     }
     pub fn add(&mut self, t: Table) {
+        self.add_shared(Rc::new(t));
+    }
+    /// [`Catalog::add`] of rows shared with their owner (copied when written:
+    /// `Rc::make_mut`).
+    pub fn add_shared(&mut self, t: Rc<Table>) {
         self.tables.retain(|x| x.name != t.name);
-        self.tables.push(Rc::new(t));
+        self.tables.push(t);
     }
 }
 

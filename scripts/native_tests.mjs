@@ -61,9 +61,16 @@ const LONGEST = ['sql_corpus', 'suite', 'unittests pgasync', 'demo', 'pg15_fidel
 // what its waited-for children used (getrusage(RUSAGE_CHILDREN)) on a pipe of its own:
 // Node gives no child's resource usage. A PostgreSQL server a test starts is not
 // counted (pg_ctl detaches it: it is nobody's waited-for child).
+//
+// The command runs with fd 3 closed (`3>&-`): a PostgreSQL server started under it
+// would otherwise inherit that pipe and hold it open while it runs, and 'close' (all
+// the pipes closed) would wait for the server, not the test: a cluster its test failed
+// to stop lingers up to a minute (until it notices its data directory gone). `held`:
+// the seconds between the command's exit and its pipes' closing (output still held by
+// something it started), reported when over a second.
 function run(cmd, args, opts = {}) {
   return new Promise((resolve) => {
-    const script = '"$@"; rc=$?; times >&3; exit $rc';
+    const script = '"$@" 3>&-; rc=$?; times >&3; exit $rc';
     const child = spawn('bash', ['-c', script, 'bash', cmd, ...args], { stdio: ['ignore', 'pipe', 'pipe', 'pipe'], ...opts });
     const chunks = [];
     let times = '';
@@ -71,8 +78,16 @@ function run(cmd, args, opts = {}) {
     child.stderr.on('data', (d) => chunks.push(d));
     child.stdio[3].on('data', (d) => { times += d; });
     child.on('error', (e) => chunks.push(Buffer.from(`${cmd} does not run: ${e.message}\n`)));
+    let exited = null;
+    child.on('exit', () => { exited = Date.now(); });
     child.on('close', (code, signal) =>
-      resolve({ code: code ?? (signal ? 128 : 1), signal, out: Buffer.concat(chunks).toString(), cpu: childrenCpu(times) }),
+      resolve({
+        code: code ?? (signal ? 128 : 1),
+        signal,
+        out: Buffer.concat(chunks).toString(),
+        cpu: childrenCpu(times),
+        held: exited === null ? 0 : (Date.now() - exited) / 1000,
+      }),
     );
   });
 }
@@ -167,7 +182,7 @@ async function main() {
       const r = await j.start();
       r.secs = (Date.now() - s) / 1000;
       results.set(j.key, r);
-      console.log(`  ${j.label}: ${r.code === 0 ? summary(r.out) : `FAILED (exit ${r.code})`} in ${r.secs.toFixed(1)} s${cpuText(r.cpu)}`);
+      console.log(`  ${j.label}: ${r.code === 0 ? summary(r.out) : `FAILED (exit ${r.code})`} in ${r.secs.toFixed(1)} s${cpuText(r.cpu)}${r.held > 1 ? ` (its output held ${r.held.toFixed(1)} s after it exited)` : ''}`);
     }
   };
   await Promise.all(Array.from({ length: JOBS }, worker));

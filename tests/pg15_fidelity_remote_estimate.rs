@@ -81,8 +81,11 @@ const QUERIES: &[&str] = &[
 ];
 
 struct Pg {
-    _dir: TempDir,
     clusters: BTreeMap<String, Cluster>,
+    // After the clusters (fields drop in order): removed once they are stopped. Removed
+    // first, `pg_ctl stop` found no data directory and each server ran on until it
+    // noticed (up to a minute), holding the test runner's pipes.
+    _dir: TempDir,
 }
 
 /// The scenario on PostgreSQL: a cluster per node, each shard logging its statements
@@ -113,7 +116,7 @@ fn start_postgres() -> Pg {
         }
         clusters[node].psql_script(&script);
     }
-    Pg { _dir: dir, clusters }
+    Pg { clusters, _dir: dir }
 }
 
 impl Pg {

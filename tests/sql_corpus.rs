@@ -383,7 +383,7 @@ fn sandbox_after(
             for r in after.cluster.nodes[n].relations.iter_mut() {
                 if let RelKind::Table(table) = &mut r.kind {
                     if table.name == t.name {
-                        *table = (**t).clone();
+                        *table = std::rc::Rc::clone(t);
                     }
                 }
             }
@@ -392,14 +392,14 @@ fn sandbox_after(
     let mut local = pgasync::types::Catalog::default();
     for r in &after.cluster.nodes[0].relations {
         if let RelKind::Table(t) = &r.kind {
-            local.add(t.clone());
+            local.add_shared(t.clone());
         }
     }
     changes.apply(&mut local);
     for r in after.cluster.nodes[0].relations.iter_mut() {
         if let RelKind::Table(table) = &mut r.kind {
             if let Some(t) = local.get(&table.name) {
-                *table = (**t).clone();
+                *table = std::rc::Rc::clone(t);
             }
         }
     }

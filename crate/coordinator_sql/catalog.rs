@@ -110,9 +110,23 @@ pub enum RangeValue {
 
 #[derive(Clone, Debug)]
 pub enum RelKind {
-    Table(Table),
-    Partitioned { strategy: Strategy, key: Vec<usize>, partitions: Vec<String> },
-    Foreign { server: String, remote_schema: String, remote_table: String, options: Vec<(String, String)> },
+    /// A plain table's rows, shared copy-on-write (`Rc::make_mut` where they change):
+    /// a clone of the cluster (`SqlScenario::with_query`, a query planned against a
+    /// loaded scenario) and the executor's catalog (`SqlScenario::scenario`) share
+    /// the rows instead of copying every table (issue 20: the corpus and the suite
+    /// copied each of them several times per query).
+    Table(Rc<Table>),
+    Partitioned {
+        strategy: Strategy,
+        key: Vec<usize>,
+        partitions: Vec<String>,
+    },
+    Foreign {
+        server: String,
+        remote_schema: String,
+        remote_table: String,
+        options: Vec<(String, String)>,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -363,6 +377,7 @@ impl Cluster {
         else {
             return 0;
         };
+        let t = Rc::make_mut(t);
         let cols: Vec<usize> = t.indexes.iter().map(|i| i.column).collect();
         for &c in &cols {
             t.create_index(c);
@@ -642,7 +657,7 @@ impl Cluster {
             r.indexes.push(column);
         }
         if let RelKind::Table(t) = &mut r.kind {
-            t.create_index_named(column, key.name.clone());
+            Rc::make_mut(t).create_index_named(column, key.name.clone());
         }
         for p in partitions {
             self.clone_unique(n, &p, &key);
@@ -733,7 +748,7 @@ impl Cluster {
             r.indexes.push(column);
         }
         if let RelKind::Table(t) = &mut r.kind {
-            t.create_index_named(column, name);
+            Rc::make_mut(t).create_index_named(column, name);
         }
     }
 
@@ -776,7 +791,7 @@ impl Cluster {
             return Ok(RelKind::Partitioned { strategy: pb.strategy, key, partitions: vec![] });
         }
         let cols: Vec<Column> = columns.iter().map(|c| Column::typed(&c.name, c.ty)).collect();
-        Ok(RelKind::Table(Table::new(rel, cols)))
+        Ok(RelKind::Table(Rc::new(Table::new(rel, cols))))
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -1015,6 +1030,7 @@ impl Cluster {
         // A partitioned table's index is created on each partition, as PostgreSQL does.
         let parts = match &mut r.kind {
             RelKind::Table(t) => {
+                let t = Rc::make_mut(t);
                 match name {
                     Some(name) => t.create_index_named(i, name.to_string()),
                     None => t.create_index(i),
@@ -1028,7 +1044,7 @@ impl Cluster {
         };
         for p in parts {
             if let Some(RelKind::Table(t)) = node.relation_mut(&p).map(|r| &mut r.kind) {
-                t.create_index(i);
+                Rc::make_mut(t).create_index(i);
             }
         }
         Ok(())
@@ -1283,7 +1299,7 @@ impl Cluster {
                 crate::executor::on_conflict::check_unique(rel, &r.unique, &r.columns(), t, &row)
                     .map_err(|m| FrontError::at(m, at))?;
                 if let Some(RelKind::Table(t)) = self.nodes[n].relation_mut(rel).map(|r| &mut r.kind) {
-                    t.push_row(&row);
+                    Rc::make_mut(t).push_row(&row);
                 }
                 Ok(())
             }
@@ -1623,7 +1639,7 @@ impl Cluster {
         if vacuum {
             // lazy_scan_heap: a table without dead tuples has every page all-visible.
             if let Some(RelKind::Table(t)) = self.nodes[n].relation_mut(name).map(|r| &mut r.kind) {
-                t.all_visible = true;
+                Rc::make_mut(t).all_visible = true;
             }
         }
         let st = if analyze {

@@ -479,7 +479,7 @@ fn plan_body(coord: &Node, kept: &[Kept], body: &Stmt, text: &str, at: Location)
         node.relations.push(Relation {
             name: k.name.clone(),
             columns,
-            kind: RelKind::Table(table),
+            kind: RelKind::Table(std::rc::Rc::new(table)),
             partition_of: None,
             indexes: vec![],
             rows_sent: 0,

@@ -167,7 +167,7 @@ mod tests {
         Relation {
             name: name.to_string(),
             columns: vec![],
-            kind: RelKind::Table(crate::types::Table::new(name, vec![])),
+            kind: RelKind::Table(std::rc::Rc::new(crate::types::Table::new(name, vec![]))),
             partition_of: None,
             indexes: vec![],
             rows_sent: 0,

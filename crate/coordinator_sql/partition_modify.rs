@@ -280,7 +280,7 @@ mod tests {
         let mut local = crate::types::Catalog::default();
         for rel in &s.cluster.nodes[0].relations {
             if let super::super::catalog::RelKind::Table(t) = &rel.kind {
-                local.add(t.clone());
+                local.add_shared(t.clone());
             }
         }
         r.es.local_changes.apply(&mut local);

@@ -47,6 +47,7 @@ use crate::remote::ServerOptions;
 use crate::scenario::{Scenario, Settings};
 use crate::types::{Catalog, Table};
 use sqlparser::tokenizer::Location;
+use std::rc::Rc;
 
 /// Built-in scenarios as scenario files (`crate/coordinator_sql/scenarios/`), embedded: D and
 /// E build the same tables, rows and plan as the built-in generators at the seeds'
@@ -242,7 +243,7 @@ impl SqlScenario {
     /// plans the query without running it ([`SqlScenario::plan_only`] is its plan).
     pub fn scenario(&self, overrides: &Knobs, source: Source) -> Result<Scenario, FrontError> {
         self.check_runs()?;
-        self.assemble(self.plan()?, overrides, source, &mut |_, t| t.clone())
+        self.assemble(self.plan()?, overrides, source, &mut |_, t| Rc::clone(t))
     }
 
     /// [`SqlScenario::scenario`] from a plan the caller already has (`planned`, this
@@ -255,7 +256,7 @@ impl SqlScenario {
         source: Source,
     ) -> Result<Scenario, FrontError> {
         self.check_runs()?;
-        self.assemble(planned, overrides, source, &mut |_, t| t.clone())
+        self.assemble(planned, overrides, source, &mut |_, t| Rc::clone(t))
     }
 
     /// The query's EXPLAIN options, if it is an EXPLAIN.
@@ -402,7 +403,7 @@ impl SqlScenario {
         source: Source,
         async_mode: bool,
     ) -> Result<crate::run::QueryRun, FrontError> {
-        let scenario = self.assemble(planned, overrides, source, &mut |_, t| t.clone())?;
+        let scenario = self.assemble(planned, overrides, source, &mut |_, t| Rc::clone(t))?;
         let clock = crate::clock::Clock::virtual_clock();
         let mut run = scenario.start_explain_only(async_mode, clock, true).map_err(|m| FrontError::new(m, 0, 0))?;
         run.run_to_end().map_err(|e| FrontError::new(e.to_string(), 0, 0))?;
@@ -426,17 +427,17 @@ impl SqlScenario {
 
     fn into_scenario_unchecked(mut self, overrides: &Knobs, source: Source) -> Result<Scenario, FrontError> {
         let planned = self.plan()?;
-        let mut taken: std::collections::HashMap<(usize, String), Table> = std::collections::HashMap::new();
+        let mut taken: std::collections::HashMap<(usize, String), Rc<Table>> = std::collections::HashMap::new();
         for (n, node) in self.cluster.nodes.iter_mut().enumerate() {
             for r in node.relations.iter_mut() {
                 if let RelKind::Table(t) = &mut r.kind {
-                    let empty = Table::new(&t.name, t.columns.clone());
+                    let empty = Rc::new(Table::new(&t.name, t.columns.clone()));
                     taken.insert((n, t.name.clone()), std::mem::replace(t, empty));
                 }
             }
         }
         self.assemble(planned, overrides, source, &mut |n, t| {
-            taken.remove(&(n, t.name.clone())).unwrap_or_else(|| t.clone())
+            taken.remove(&(n, t.name.clone())).unwrap_or_else(|| Rc::clone(t))
         })
     }
 
@@ -446,7 +447,7 @@ impl SqlScenario {
         planned: Planned,
         overrides: &Knobs,
         source: Source,
-        table: &mut dyn FnMut(usize, &Table) -> Table,
+        table: &mut dyn FnMut(usize, &Rc<Table>) -> Rc<Table>,
     ) -> Result<Scenario, FrontError> {
         let k = merge(&self.knobs, overrides);
         let coord = self.cluster.coordinator();
@@ -481,7 +482,7 @@ impl SqlScenario {
         let mut local = Catalog::default();
         for r in &coord.relations {
             if let RelKind::Table(t) = &r.kind {
-                local.add(table(0, t));
+                local.add_shared(table(0, t));
             }
         }
         let mut servers = Vec::new();
@@ -498,7 +499,7 @@ impl SqlScenario {
             let mut catalog = Catalog::default();
             for r in &self.cluster.nodes[shard].relations {
                 if let RelKind::Table(t) = &r.kind {
-                    catalog.add(table(shard, t));
+                    catalog.add_shared(table(shard, t));
                 }
             }
             let fetch_size = server.option("fetch_size").and_then(|v| v.parse().ok()).unwrap_or(settings.fetch_size);

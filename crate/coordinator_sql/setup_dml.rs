@@ -82,7 +82,7 @@ impl Cluster {
                         kept.push_row(row);
                     }
                 }
-                *t = kept;
+                *t = std::rc::Rc::new(kept);
                 self.nodes[n].random = random;
                 Ok(removed)
             }
@@ -135,7 +135,7 @@ impl Cluster {
                         kept.push_row(row);
                     }
                 }
-                *t = kept;
+                *t = std::rc::Rc::new(kept);
                 Ok(removed)
             }
         }
