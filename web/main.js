@@ -1042,6 +1042,18 @@ async function loadLive(text) {
   }
 }
 
+/**
+ * The Export menu's job for the session on screen, from the SQL front end's module
+ * (the ExportJob is there only: issue 20). A session that module made (a scenario
+ * file's) exports itself; one of the page's first module is a built-in scenario,
+ * which the job runs again from the same scenario, mode and knobs (the same bytes).
+ */
+async function exportJob(format) {
+  if (!session || !(await withSql())) return null;
+  if (typeof session.exportJob === 'function') return session.exportJob(format);
+  return new wasm.ExportJob(config.scenario, config.mode, knobsJson(config), format);
+}
+
 /** Opens the live drawer and runs the run on screen there. */
 function runLiveNow() {
   $('p-live').hidden = false;
@@ -1238,9 +1250,9 @@ async function boot() {
     behaviour: $('behaviour').value,
     improvedKnobs: knobsJson({ ...config, behaviour: 'improved', switches: {} }),
     plan: session?.snapshot(NO_TRACE).plan,
-  }));
+  }), withSql);
   wire_();
-  installExportMenu($('export'), wasm.exportFormats(), { session: () => session, busy: showBusy, idle: hideBusy, failed: showError });
+  installExportMenu($('export'), wasm.exportFormats(), { job: exportJob, busy: showBusy, idle: hideBusy, failed: showError });
   await firstRun();
   await nextSlice(); // the first render was this task's
   startWorkshop();

@@ -1009,6 +1009,7 @@ async function checkLive(browser, early = startDemoEarly()) {
     // The role the page logs in as is read-only: a write through the coordinator fails.
     const write = await page.evaluate(async (relay) => {
       try {
+        await window.pgasync.withSql(); // the live runs are in the SQL front end's module
         return await window.pgasync.wasm.postgresExplain(relay, 'e', 'INSERT INTO ft1 VALUES (1)');
       } catch (e) {
         return `refused: ${e.message}`;
