@@ -970,7 +970,9 @@ function startingText() {
 }
 function openSql() {
   if (!sqlEditor) return;
-  withSql(); // the front end's module, meanwhile (the editor's Run waits for it)
+  // The front end's module, meanwhile (the editor's Run waits for it); the scenario
+  // files are in it (issue 20), so the starting text may come when it is in.
+  withSql().then((ok) => ok && !sqlEditor.text() && sqlEditor.setText(startingText()));
   if (!sqlEditor.text()) sqlEditor.setText(startingText());
   const live = $('p-live');
   live.hidden = true;
@@ -1239,7 +1241,7 @@ async function boot() {
   decorateLegend($('legend'));
   renderGlossary($('glossary'), $('b-glossary'));
   fillScenarios();
-  sqlFiles = wasm.scenarioFiles();
+  sqlFiles = wasm.scenarioFiles?.() ?? []; // the SQL front end's module has them (withSql)
   sqlEditor = new SqlEditor(ui.sqlDrawer, sqlFiles, { onRun: (text) => runSql(text), onClose: closeSql });
   livePanel = new LivePanel($('p-live'), model, () => ({
     sql: isSql(config),
@@ -1329,6 +1331,8 @@ function withSql() {
         await mod.default();
         mod.init();
         wasm = mod;
+        sqlFiles = mod.scenarioFiles();
+        sqlEditor?.setFiles(sqlFiles);
         return true;
       } catch (e) {
         sqlModel = null; // tried again next time
