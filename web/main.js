@@ -971,8 +971,9 @@ function startingText() {
 function openSql() {
   if (!sqlEditor) return;
   // The front end's module, meanwhile (the editor's Run waits for it); the scenario
-  // files are in it (issue 20), so the starting text may come when it is in.
-  withSql().then((ok) => ok && !sqlEditor.text() && sqlEditor.setText(startingText()));
+  // files are in it (issue 20), so the starting text may come when it is in: then only
+  // into an editor still empty and not being typed in (focused), which it would garble.
+  withSql().then((ok) => ok && !sqlEditor.text() && !sqlEditor.focused() && sqlEditor.setText(startingText()));
   if (!sqlEditor.text()) sqlEditor.setText(startingText());
   const live = $('p-live');
   live.hidden = true;

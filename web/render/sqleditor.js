@@ -97,6 +97,11 @@ export class SqlEditor {
     return this.area.value;
   }
 
+  /** Whether the text has the keyboard's focus (someone may be typing in it). */
+  focused() {
+    return document.activeElement === this.area;
+  }
+
   /** Whether Run runs the file live too. */
   wantsLive() {
     return this.liveBox.checked;
