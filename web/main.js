@@ -972,7 +972,10 @@ function startingText() {
 }
 function openSql() {
   if (!sqlEditor) return;
-  withSql(); // the front end's module, meanwhile (the editor's Run waits for it)
+  // The front end's module, meanwhile (the editor's Run waits for it); the scenario
+  // files are in it (issue 20), so the starting text may come when it is in: then only
+  // into an editor still empty and not being typed in (focused), which it would garble.
+  withSql().then((ok) => ok && !sqlEditor.text() && !sqlEditor.focused() && sqlEditor.setText(startingText()));
   if (!sqlEditor.text()) sqlEditor.setText(startingText());
   const live = $('p-live');
   live.hidden = true;
@@ -1042,6 +1045,18 @@ async function loadLive(text) {
   } finally {
     sqlEditor.setBusy(false);
   }
+}
+
+/**
+ * The Export menu's job for the session on screen, from the SQL front end's module
+ * (the ExportJob is there only: issue 20). A session that module made (a scenario
+ * file's) exports itself; one of the page's first module is a built-in scenario,
+ * which the job runs again from the same scenario, mode and knobs (the same bytes).
+ */
+async function exportJob(format) {
+  if (!session || !(await withSql())) return null;
+  if (typeof session.exportJob === 'function') return session.exportJob(format);
+  return new wasm.ExportJob(config.scenario, config.mode, knobsJson(config), format);
 }
 
 /** Opens the live drawer and runs the run on screen there. */
@@ -1229,7 +1244,7 @@ async function boot() {
   decorateLegend($('legend'));
   renderGlossary($('glossary'), $('b-glossary'));
   fillScenarios();
-  sqlFiles = wasm.scenarioFiles();
+  sqlFiles = wasm.scenarioFiles?.() ?? []; // the SQL front end's module has them (withSql)
   sqlEditor = new SqlEditor(ui.sqlDrawer, sqlFiles, { onRun: (text) => runSql(text), onClose: closeSql });
   livePanel = new LivePanel($('p-live'), model, () => ({
     sql: isSql(config),
@@ -1240,9 +1255,9 @@ async function boot() {
     behaviour: $('behaviour').value,
     improvedKnobs: knobsJson({ ...config, behaviour: 'improved', switches: {} }),
     plan: session?.snapshot(NO_TRACE).plan,
-  }));
+  }), withSql);
   wire_();
-  installExportMenu($('export'), wasm.exportFormats(), { session: () => session, busy: showBusy, idle: hideBusy, failed: showError });
+  installExportMenu($('export'), wasm.exportFormats(), { job: exportJob, busy: showBusy, idle: hideBusy, failed: showError });
   await firstRun();
   await nextSlice(); // the first render was this task's
   startWorkshop();
@@ -1319,6 +1334,8 @@ function withSql() {
         await mod.default();
         mod.init();
         wasm = mod;
+        sqlFiles = mod.scenarioFiles();
+        sqlEditor?.setFiles(sqlFiles);
         return true;
       } catch (e) {
         sqlModel = null; // tried again next time

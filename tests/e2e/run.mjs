@@ -469,7 +469,8 @@ async function checkGenericPlan(browser, server) {
   console.log('SQL editor: a generic plan with run-time pruning (pp)');
   const { context, page } = await editorPage(browser, server);
   try {
-    const files = await page.evaluate(() => window.pgasync.wasm.scenarioFiles());
+    // The scenario files are in the SQL front end's module (the editor loads it).
+    const files = await page.evaluate(async () => (await window.pgasync.withSql(), window.pgasync.wasm.scenarioFiles()));
     const pp = files.find((f) => f.id === 'pp');
     check('the editor offers the generic-plan file (pp)', !!pp && /execute q\(3000\)/.test(pp.text), files.map((f) => f.id).join(', '));
     const err = await runInEditor(page, pp.text);
@@ -679,7 +680,8 @@ async function checkSql(browser, server) {
     await page.goto(`${server.url}?scenario=M&rows=300`);
     await waitReady(page);
     await open();
-    const files = await page.evaluate(() => window.pgasync.wasm.scenarioFiles());
+    // The scenario files are in the SQL front end's module (the editor loads it).
+    const files = await page.evaluate(async () => (await window.pgasync.withSql(), window.pgasync.wasm.scenarioFiles()));
     const seed003 = files.find((f) => f.id === 'M').text;
     check('the editor starts from the scenario\'s file (M: seed 003, embedded once in the model)', (await editor.inputValue()) === seed003 && /Asynchronous MergeAppend/.test(seed003), `${files.map((f) => f.id).join(', ')}`);
     const gutter = await page.textContent('.sql-gutter');
@@ -1009,6 +1011,7 @@ async function checkLive(browser, early = startDemoEarly()) {
     // The role the page logs in as is read-only: a write through the coordinator fails.
     const write = await page.evaluate(async (relay) => {
       try {
+        await window.pgasync.withSql(); // the live runs are in the SQL front end's module
         return await window.pgasync.wasm.postgresExplain(relay, 'e', 'INSERT INTO ft1 VALUES (1)');
       } catch (e) {
         return `refused: ${e.message}`;

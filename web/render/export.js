@@ -10,12 +10,14 @@
 // megabytes into one Blob at the end took the page hundreds of ms); the file is one
 // Blob of those, saved by an a[download].
 // One export at a time: the menu's buttons are disabled meanwhile.
+// The ExportJob is in the SQL front end's module only (the page's first module is
+// smaller without it, issue 20): the page loads that module at the first export, with
+// a progress line, and the job runs the session's scenario there.
 
 import { inSlices, STEP_SLICE, CALL_MS } from '../state.js';
 
-/** Builds the file for `format` from `session` in slices: resolves {name, blob}. */
-export async function exportFile(session, format, progress = () => {}) {
-  const job = session.exportJob(format);
+/** Builds the file from `job` (an ExportJob) in slices: resolves {name, blob}. */
+export async function exportFile(job, progress = () => {}) {
   const parts = [];
   try {
     await inSlices(
@@ -49,10 +51,11 @@ export function saveBlob(name, blob) {
 
 /**
  * The menu in `root` (a <details>): a button per format of `formats` ([{name, label}]
- * from `wasm.exportFormats()`). `session()` is the session on screen; `busy(msg)`,
+ * from `wasm.exportFormats()`). `job(format)` resolves with the ExportJob of the session
+ * on screen (null when there is none or its module could not load); `busy(msg)`,
  * `idle()` and `failed(msg)` are the page's status line and error banner.
  */
-export function installExportMenu(root, formats, { session, busy, idle, failed }) {
+export function installExportMenu(root, formats, { job, busy, idle, failed }) {
   const box = root.querySelector('.export-items');
   const buttons = formats.map((f) => {
     const b = document.createElement('button');
@@ -66,13 +69,14 @@ export function installExportMenu(root, formats, { session, busy, idle, failed }
   box.replaceChildren(...buttons);
   let exporting = false;
   async function run(f) {
-    const s = session();
-    if (!s || exporting) return;
+    if (exporting) return;
     exporting = true;
     for (const b of buttons) b.disabled = true;
     try {
+      const j = await job(f.name);
+      if (!j) return;
       busy(`Exporting ${f.label}…`);
-      const { name, blob } = await exportFile(s, f.name, (n) => busy(`Exporting ${f.label}: ${n} pieces so far…`));
+      const { name, blob } = await exportFile(j, (n) => busy(`Exporting ${f.label}: ${n} pieces so far…`));
       saveBlob(name, blob);
       root.open = false;
     } catch (e) {

@@ -66,11 +66,14 @@ export class LivePanel {
    *   session on screen (the live run has the same plan, so its timeline names the same
    *   nodes; `improvedKnobs` are the same knobs in behaviour improved, for the compare;
    *   `text` is the scenario file's when `sql`)
+   * @param ready () => Promise<bool>: loads the module with the live runs (the SQL front
+   *   end's: the page's first module leaves them out, issue 20), false when it cannot
    */
-  constructor(root, wasm, current) {
+  constructor(root, wasm, current, ready = async () => true) {
     this.root = root;
     this.wasm = wasm;
     this.current = current;
+    this.ready = ready;
     this.targets = [];
     this.busy = false;
     this.stepping = null; // {run: LiveRun, key, label, trace, names} while a live run is being stepped
@@ -229,7 +232,7 @@ export class LivePanel {
     if (this.busy) return;
     this.setBusy(true);
     try {
-      await work();
+      if (await this.ready()) await work();
     } finally {
       this.setBusy(false);
     }

@@ -16,7 +16,8 @@ const TAB = 4;
 export class SqlEditor {
   /**
    * @param root the drawer element
-   * @param files [{id, text}]: the scenario files the page ships (wasm `scenarioFiles()`)
+   * @param files [{id, text}]: the scenario files the page ships (wasm `scenarioFiles()`;
+   *   none until the SQL front end's module is in, then `setFiles`)
    * @param onRun (text) => void: Run clicked (or Ctrl+Enter)
    * @param onClose () => void: ✕ or Escape
    */
@@ -55,7 +56,7 @@ export class SqlEditor {
       this.status,
     );
     this.example.addEventListener('change', () => {
-      const f = files.find((x) => x.id === this.example.value);
+      const f = this.files.find((x) => x.id === this.example.value);
       this.example.value = '';
       if (f) this.setText(f.text);
     });
@@ -86,8 +87,19 @@ export class SqlEditor {
     this.numberLines();
   }
 
+  /** The scenario files to offer (the SQL front end's module has them: issue 20). */
+  setFiles(files) {
+    this.files = files;
+    this.example.replaceChildren(h('option', { value: '' }, 'start from…'), ...files.map((f) => h('option', { value: f.id }, exampleLabel(f.id))));
+  }
+
   text() {
     return this.area.value;
+  }
+
+  /** Whether the text has the keyboard's focus (someone may be typing in it). */
+  focused() {
+    return document.activeElement === this.area;
   }
 
   /** Whether Run runs the file live too. */

@@ -13,11 +13,19 @@
 //!   and starts none after `ms` milliseconds.
 //! - Errors become JavaScript exceptions with a message, as everywhere in `wasm_api`.
 //!
+//! - The jobs are in the SQL front end's module only (feature `sql`), which the page
+//!   loads at its first export; `exportFormats`, which draws the menu, is in both
+//!   (issue 20: the page's first module is smaller without the writers).
+//!
 //! PostgreSQL has no counterpart: a run's trace is the sandbox's own record; the
 //! nearest PostgreSQL output is `EXPLAIN (ANALYZE, FORMAT JSON)` and the server log.
 
-use super::{out_of_time, parse_knobs, parse_mode, to_js, Session};
-use crate::demo::export::{self, Format};
+use super::to_js;
+#[cfg(feature = "sql")]
+use super::{out_of_time, parse_knobs, parse_mode, Session};
+#[cfg(feature = "sql")]
+use crate::demo::export;
+use crate::demo::export::Format;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
@@ -35,16 +43,19 @@ pub fn export_formats() -> Result<JsValue, JsError> {
     to_js(&list)
 }
 
+#[cfg(feature = "sql")]
 /// A run exported in slices (see the module doc).
 #[wasm_bindgen]
 pub struct ExportJob {
     inner: export::ExportJob,
 }
 
+#[cfg(feature = "sql")]
 fn parse_format(name: &str) -> Result<Format, JsError> {
     Format::parse(name).map_err(|e| JsError::new(&e))
 }
 
+#[cfg(feature = "sql")]
 #[wasm_bindgen]
 impl ExportJob {
     /// `new ExportJob("E", "async", knobsJson, "json")`: a built-in scenario as
@@ -85,6 +96,7 @@ impl ExportJob {
     }
 }
 
+#[cfg(feature = "sql")]
 #[wasm_bindgen]
 impl Session {
     /// This session's run exported (its scenario, data shared; its mode and knobs).
