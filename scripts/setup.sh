@@ -12,9 +12,15 @@
 # for it (SETUP_BUILD), the project's first build, which fills the cores the tool's
 # compile leaves idle. Each step's wall time and CPU are printed.
 #
-# The tool is compiled at opt-level 1, without TLS (its test runner talks to
-# ChromeDriver over plain HTTP on 127.0.0.1) and without wasm2es6js: measured (issue 20,
-# 2026-12-05) in the commit that made it so. Its version is Cargo.lock's `wasm-bindgen`:
+# The tool is compiled without optimisation, without TLS (its test runner talks to
+# ChromeDriver over plain HTTP on 127.0.0.1) and without wasm2es6js. Measured (issue 20,
+# 2026-12-05, fresh CARGO_HOME, CPU = user + system): setup.sh's two compiles before,
+# wasm-pack 0.15.1 214 s and wasm-bindgen-cli as released (opt-level 3, TLS) 281 s; this
+# one at opt-level 1 223 s, at opt-level 0 98 s. Its output is byte for byte the same;
+# wasm-bindgen's own CPU, opt-level 0 / 1 / 3: the editor's module (5.5 MB) 2.0 / 0.6 /
+# 0.55 s, the wasm32 test module (15.6 MB) 5.3 / 1.6 / 1.5 s: ~10 s more CPU per `make
+# test` (four runs: two modules, the test module in Node and in Chrome, those two side by
+# side), against ~2 minutes less to compile. Its version is Cargo.lock's `wasm-bindgen`:
 # the glue and the library must agree.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -103,11 +109,11 @@ rustup target list --installed 2>/dev/null | grep -q '^wasm32-unknown-unknown$' 
 
 have() { [ "$("$1" --version 2>/dev/null | awk '{print $2}')" = "$WASM_BINDGEN_VERSION" ]; }
 if ! have wasm-bindgen || ! have wasm-bindgen-test-runner; then
-  say "compiling wasm-bindgen-cli $WASM_BINDGEN_VERSION (about 2 minutes of CPU on 2 idle cores; downloads beside it)"
+  say "compiling wasm-bindgen-cli $WASM_BINDGEN_VERSION (about 100 s of CPU; the downloads beside it)"
   # The project's crates while the tool compiles; its own first build if make asks.
   step crates cargo fetch
   # Not --locked: its lock file pins a webpki-roots version the registry lacks.
-  step wasm-bindgen-cli env CARGO_PROFILE_RELEASE_OPT_LEVEL=1 \
+  step wasm-bindgen-cli env CARGO_PROFILE_RELEASE_OPT_LEVEL=0 \
     cargo install wasm-bindgen-cli --version "=$WASM_BINDGEN_VERSION" --no-default-features \
     --bin wasm-bindgen --bin wasm-bindgen-test-runner
   # shellcheck disable=SC2086 # SETUP_BUILD is a command line
