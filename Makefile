@@ -4,7 +4,6 @@
 SHELL := /bin/bash
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 PORT ?= 8080
-WASM_PACK := wasm-pack
 WASM_OPT := tests/e2e/node_modules/.bin/wasm-opt
 CHROME_FLAGS := --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals --enable-simd
 
@@ -20,8 +19,10 @@ endif
 
 all: pkg cli
 
+# SETUP_BUILD: a build setup.sh runs beside its compile of wasm-bindgen-cli (on a fresh
+# machine only): `make test` gives its first one, which then finds nothing to do.
 setup:
-	@./scripts/setup.sh
+	@SETUP_BUILD='$(SETUP_BUILD)' ./scripts/setup.sh
 
 # The wasm package the page loads (generated, not committed): two modules. The page's
 # first, pkg/pgasync_bg.wasm, is built without the SQL front end (`--no-default-features`:
@@ -155,11 +156,17 @@ PKG_DEPS := --config 'profile.release.package."*".opt-level="z"'
 # sections, which no browser reads, are dropped.
 WASM_OPT_PKG = if [ -x $(WASM_OPT) ]; then $(WASM_OPT) -Oz $(2) --strip-producers --strip-target-features $(CHROME_FLAGS) pkg/$(1)_bg.wasm -o pkg/$(1)_bg.opt.wasm && \
   mv pkg/$(1)_bg.opt.wasm pkg/$(1)_bg.wasm; fi
+# A module: cargo's wasm32 release build of the library, then wasm-bindgen's JavaScript
+# glue for the web (what `wasm-pack build --target web` ran; without wasm-pack, a fresh
+# machine compiles one tool, not two: scripts/setup.sh). $(1): cargo's arguments, $(2)
+# the output folder, $(3) the files' name.
+WASM_MODULE = $(PKG_ENV) cargo build --lib --release --target wasm32-unknown-unknown $(1) && \
+  wasm-bindgen target/wasm32-unknown-unknown/release/pgasync.wasm --target web --typescript --out-dir $(2) --out-name $(3)
 pkg: setup
-	$(PKG_ENV) $(WASM_PACK) build --target web --mode no-install --release -- --no-default-features $(PKG_DEPS)
+	$(call WASM_MODULE,--no-default-features $(PKG_DEPS),pkg,pgasync)
 	@{ $(call WASM_OPT_PKG,pgasync,--converge); } & page=$$!; \
 	  echo "pkg: the editor's module (target/pkg-sql), while wasm-opt optimises the page's"; \
-	  $(PKG_ENV) $(WASM_PACK) build --target web --mode no-install --release --out-dir target/pkg-sql --out-name pgasync_sql -- $(PKG_DEPS) && \
+	  $(call WASM_MODULE,$(PKG_DEPS),target/pkg-sql,pgasync_sql) && \
 	  cp target/pkg-sql/pgasync_sql.js target/pkg-sql/pgasync_sql_bg.wasm target/pkg-sql/pgasync_sql.d.ts pkg/ && \
 	  { $(call WASM_OPT_PKG,pgasync_sql); }; sql=$$?; wait $$page; page=$$?; \
 	  if [ $$page != 0 ]; then echo "pkg: wasm-opt of pkg/pgasync_bg.wasm failed" >&2; fi; \
@@ -222,6 +229,7 @@ took = @s=$$(( $$(date +%s) - $$(cat $(LOGS)/$(1).start) )); printf '%dm%02ds' $
 # quiet machine, and the relay's wall-clock checks (cli/tests/relay.rs) failed beside
 # the builds on a loaded one.
 test: PKG_BESIDE := 1
+test: SETUP_BUILD := cargo test --workspace --no-run
 test: setup test-native test-wasm test-e2e
 	@s=$$(( $$(date +%s) - $$(cat $(LOGS)/native.start) )); \
 	echo "make test: all passed: $(call passed,$(LOGS)/native.log) tests natively," \
