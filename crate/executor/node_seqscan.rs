@@ -77,8 +77,12 @@ impl ExecNode for SeqScanState {
         match &self.projection {
             None => copy_row(&mut self.slot, row),
             Some(cols) => {
+                // A push per column, inline (`extend` over the map was a call per
+                // row); the slot keeps its capacity from row to row.
                 self.slot.clear();
-                self.slot.extend(cols.iter().map(|&c| row[c].clone()));
+                for &c in cols {
+                    self.slot.push(row[c].clone());
+                }
             }
         }
         self.next_row += 1;
