@@ -1462,6 +1462,18 @@ async function main() {
     const settledAt = await waitSettled(page);
     check('window.pgasync.settled() resolves with the step every panel shows (body data-drawn-step)', settledAt === stepAfter && (await page.getAttribute('body', 'data-drawn-step')) === String(stepAfter), `${settledAt} / ${stepAfter}`);
     await shot(page, '05-seek-back.png');
+    // A bar left of the cursor (the past, not veiled) shows its tooltip under the pointer:
+    // nothing drawn above it takes the pointer, and the tooltip is made on the way in.
+    const bar = await page.$$eval('[data-testid=timeline-svg] .lanes rect', (rs, cx) => {
+      const r = rs.map((x) => x.getBoundingClientRect()).find((b) => b.width >= 3 && b.right < cx - 2);
+      return r && { x: r.left + r.width / 2, y: r.top + r.height / 2 };
+    }, (await page.locator('[data-testid=time-cursor]').boundingBox()).x);
+    if (bar) await page.mouse.move(bar.x, bar.y);
+    const tip = bar && (await page.evaluate(({ x, y }) => {
+      const el = document.elementFromPoint(x, y);
+      return { tag: el?.tagName, title: el?.querySelector('title')?.textContent ?? null };
+    }, bar));
+    check('a timeline bar in the past shows its tooltip under the pointer (no layer above it)', tip?.tag === 'rect' && /→/.test(tip?.title ?? ''), JSON.stringify(tip));
 
     // 7. Reload from the URL: same step, time and narration.
     console.log('reload from the URL');

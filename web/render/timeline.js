@@ -235,6 +235,9 @@ export class Timeline {
 
     const root = svg('svg', { width: W * scale, height: L.H * scale, viewBox: `0 0 ${W} ${L.H}`, class: 'timeline-svg', 'data-testid': 'timeline-svg', 'data-scale': scale });
     root.append(svg('rect', { x: L.x0, y: 0, width: L.x1 - L.x0, height: L.axisY, fill: '#fbfdff', class: 'plot-bg' }));
+    // Clicks anywhere on the drawing seek (seekOnClick listens on the svg). The hit area
+    // lies under everything else, so the pointer reaches a bar's tooltip and a header's.
+    root.append(svg('rect', { x: 0, y: 0, width: W, height: L.H, fill: 'transparent', class: 'hit' }));
     drawAxis(root, L.x, L.x0, L.x1, L.axisY, endNs, TOP - 4);
     const { data, headers } = drawLanes(lanes, traceViews(rec).rows, L);
     root.append(data);
@@ -243,7 +246,6 @@ export class Timeline {
     // veil, so they read the same at any time.
     this.drawCursor(L);
     root.append(this.veil, headers, this.cursor, this.cursorBack, this.cursorLabel);
-    root.append(svg('rect', { x: 0, y: 0, width: W, height: L.H, fill: 'transparent', class: 'hit' }));
     this.seekOnClick(root, L);
     this.root = root;
     this.timeNs = null;
