@@ -449,9 +449,7 @@ impl Scenario {
             a.retain(|r| Some(&r[k]) != first.as_ref() && Some(&r[k]) != last.as_ref());
             b.retain(|r| Some(&r[k]) != first.as_ref() && Some(&r[k]) != last.as_ref());
         }
-        a.sort();
-        b.sort();
-        a == b
+        crate::types::sorted_rows(a) == crate::types::sorted_rows(b)
     }
 
     /// Starts a run: async mode honours `async_capable`, sync mode ignores it.
@@ -725,8 +723,9 @@ fn build_merge(_info: &ScenarioInfo, knobs: &Knobs, s: &Settings) -> Result<Scen
         offset,
         count: Some(limit),
     };
-    all.sort_by(|a, b| b[2].cmp(&a[2]));
-    let reference = all.into_iter().skip(offset as usize).take(limit as usize).collect();
+    let mut order: Vec<usize> = (0..all.len()).collect();
+    crate::types::sort_indexes_by(&mut order, &|a, b| all[b][2].cmp(&all[a][2]));
+    let reference = order.into_iter().skip(offset as usize).take(limit as usize).map(|i| all[i].clone()).collect();
     Ok(Scenario {
         id: "M".into(),
         local: Catalog::default(),

@@ -40,13 +40,36 @@ use crate::numeric::Numeric;
 /// module carried a dozen times (issue 20); this is a few hundred bytes. Quadratic, so
 /// never for rows.
 pub fn sort_short_by_key<T, K: Ord>(v: &mut [T], mut key: impl FnMut(&T) -> K) {
+    sort_short_by(v, |a, b| key(a).cmp(&key(b)));
+}
+
+/// [`sort_short_by_key`] with a comparison (a key that is not `Ord`, such as a cost).
+pub fn sort_short_by<T>(v: &mut [T], mut cmp: impl FnMut(&T, &T) -> Ordering) {
     for i in 1..v.len() {
         let mut j = i;
-        while j > 0 && key(&v[j - 1]) > key(&v[j]) {
+        while j > 0 && cmp(&v[j - 1], &v[j]) == Ordering::Greater {
             v.swap(j - 1, j);
             j -= 1;
         }
     }
+}
+
+/// Sorts `order`, indexes into what the caller holds (a table's rows, a scenario's
+/// reference rows, a sort's run), stably by `cmp`: the one copy of the standard
+/// library's stable sort that these long lists share. Its code is monomorphized for each
+/// element type and comparator; through a `&dyn Fn` they are all one (issue 20: the
+/// page's module carried eight copies, ~8 KB each). Not for the executor's row path,
+/// which sorts with `node_sort::pg_qsort`.
+pub fn sort_indexes_by(order: &mut [usize], cmp: &dyn Fn(usize, usize) -> Ordering) {
+    order.sort_by(|&a, &b| cmp(a, b));
+}
+
+/// `rows` sorted (as `Vec::sort` orders them) through [`sort_indexes_by`].
+pub fn sorted_rows(mut rows: Vec<Vec<Datum>>) -> Vec<Vec<Datum>> {
+    let mut order: Vec<usize> = (0..rows.len()).collect();
+    sort_indexes_by(&mut order, &|a, b| rows[a].cmp(&rows[b]));
+    // Each index once: every row is moved out, none copied.
+    order.into_iter().map(|i| std::mem::take(&mut rows[i])).collect()
 }
 
 /// One SQL value. NULL sorts after every other value (PostgreSQL's default for ASC).
@@ -408,8 +431,9 @@ impl Table {
     /// Builds the index `name` on a column, in place of any index it had (the sandbox
     /// keeps one index per column).
     pub fn create_index_named(&mut self, column: usize, name: String) {
-        let mut order: Vec<u32> = (0..self.nrows() as u32).collect();
-        order.sort_by(|&a, &b| self.row(a as usize)[column].cmp(&self.row(b as usize)[column]).then(a.cmp(&b)));
+        let mut order: Vec<usize> = (0..self.nrows()).collect();
+        sort_indexes_by(&mut order, &|a, b| self.row(a)[column].cmp(&self.row(b)[column]));
+        let order = order.into_iter().map(|i| i as u32).collect();
         self.indexes.retain(|i| i.column != column);
         self.indexes.push(Index { column, order, name });
     }

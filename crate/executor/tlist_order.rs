@@ -122,7 +122,7 @@ pub fn stored_order(plan: &Plan, under_join: bool) -> Vec<usize> {
     match tlist_keys(plan, under_join) {
         Some(keys) if keys.len() == n => {
             let mut order: Vec<usize> = (0..n).collect();
-            order.sort_by_key(|&i| keys[i]);
+            crate::types::sort_short_by_key(&mut order, |&i| keys[i]);
             order
         }
         _ => (0..n).collect(),

@@ -410,7 +410,7 @@ fn tape_blocks(
     let mut outputs: Vec<Tape> = Vec::new();
     let mut n_runs = 0;
     for mut run in runs {
-        run.sort_by(|&a, &b| cmp(a, b));
+        crate::types::sort_indexes_by(&mut run, cmp);
         if outputs.len() < max_tapes {
             outputs.push(Tape::default());
         }

@@ -1037,7 +1037,7 @@ fn join_tlist(n: &ExplainNode, cols: &[String], orders: &[RelOrder], under_join:
         }
         keyed.push((key, c));
     }
-    keyed.sort_by_key(|(k, _)| *k);
+    crate::types::sort_short_by_key(&mut keyed, |(k, _)| *k);
     Some(keyed.into_iter().map(|(_, c)| c.clone()).collect())
 }
 
@@ -1054,7 +1054,7 @@ fn tlist_place(col: &str, orders: &[RelOrder]) -> Option<(usize, usize)> {
 fn in_tlist_order(cols: &[String], orders: &[RelOrder]) -> Option<Vec<String>> {
     let mut keyed: Vec<((usize, usize), &String)> =
         cols.iter().map(|c| tlist_place(c, orders).map(|k| (k, c))).collect::<Option<_>>()?;
-    keyed.sort_by_key(|(k, _)| *k);
+    crate::types::sort_short_by_key(&mut keyed, |(k, _)| *k);
     Some(keyed.into_iter().map(|(_, c)| c.clone()).collect())
 }
 

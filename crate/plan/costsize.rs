@@ -877,7 +877,7 @@ fn saop_cost(args: &[Expr], p: &CostParams) -> f64 {
 /// divides by zero. Only the order matters here, not the parameters.
 pub fn order_qual_clauses(quals: &mut [Expr]) {
     let p = CostParams::default();
-    quals.sort_by(|a, b| qual_cost(a, &p).total_cmp(&qual_cost(b, &p)));
+    crate::types::sort_short_by(quals, |a, b| qual_cost(a, &p).total_cmp(&qual_cost(b, &p)));
 }
 
 /// [`order_qual_clauses`] of one qual's top-level AND conjuncts, joined again.
