@@ -35,7 +35,7 @@ use crate::clock::Clock;
 use crate::executor::exec_async::AsyncState;
 use crate::host::sim::SimHost;
 use crate::host::Host;
-use crate::instrument::{ExplainDoc, ExplainNode, ExplainOptions};
+use crate::instrument::{ExplainDoc, ExplainNode};
 use crate::knobs::Knobs;
 use crate::remote::Proto;
 use crate::run::{Phase, QueryRun, Step};
@@ -306,14 +306,27 @@ impl DemoSession {
         async_mode: bool,
         knobs: Knobs,
     ) -> Result<DemoSession, String> {
-        Self::with_explain(scenario, scenario_id, async_mode, knobs, None)
+        Self::build(scenario, scenario_id, async_mode, knobs, None)
     }
 
     /// [`Self::with_scenario`] for a scenario file whose EXPLAIN panel prints as
     /// `explain_as` says (its TIMING applies to the run from its first step). An EXPLAIN
     /// without ANALYZE ([`ExplainStatement::plan_only`]) is initialized and never run,
     /// as PostgreSQL does: its steps are what planning sent and the COMMIT after it.
+    /// Only the SQL front end's builds (feature `sql`) make such sessions: the page's
+    /// first module has none, and leaves their EXPLAIN printers out (issue 20).
+    #[cfg(feature = "sql")]
     pub fn with_explain(
+        scenario: Scenario,
+        scenario_id: &str,
+        async_mode: bool,
+        knobs: Knobs,
+        explain_as: ExplainStatement,
+    ) -> Result<DemoSession, String> {
+        Self::build(scenario, scenario_id, async_mode, knobs, Some(explain_as))
+    }
+
+    fn build(
         scenario: Scenario,
         scenario_id: &str,
         async_mode: bool,
@@ -374,6 +387,7 @@ impl DemoSession {
     /// nodes carry the estimates ([`NodeView::estimate`]). An EXPLAIN without ANALYZE is
     /// planned and never run, as PostgreSQL does: no actual figures, no rows, its steps
     /// what planning sent ([`page_scenario`]).
+    #[cfg(feature = "sql")]
     pub fn from_sql(
         sql: crate::coordinator_sql::SqlScenario,
         async_mode: bool,
@@ -381,7 +395,7 @@ impl DemoSession {
     ) -> Result<DemoSession, crate::coordinator_sql::FrontError> {
         let explain_as = sql.explain_statement(async_mode);
         let scenario = page_scenario(sql, &knobs)?;
-        Self::with_explain(scenario, "sql", async_mode, knobs, Some(explain_as))
+        Self::with_explain(scenario, "sql", async_mode, knobs, explain_as)
             .map_err(|m| crate::coordinator_sql::FrontError::new(m, 0, 0))
     }
 
@@ -726,9 +740,17 @@ impl DemoSession {
     /// The EXPLAIN panel's text: a scenario file's as its query asks (JSON for FORMAT
     /// JSON), a built-in scenario's as EXPLAIN (ANALYZE, VERBOSE) with our counters.
     pub fn explain_text(&self) -> String {
-        let Some(e) = &self.explain_as else {
-            return self.run.explain_text();
-        };
+        #[cfg(feature = "sql")]
+        if let Some(e) = &self.explain_as {
+            return self.explain_as_text(e);
+        }
+        self.run.explain_text()
+    }
+
+    /// A scenario file's EXPLAIN, as its statement asks.
+    #[cfg(feature = "sql")]
+    fn explain_as_text(&self, e: &ExplainStatement) -> String {
+        use crate::instrument::ExplainOptions;
         let opts = ExplainOptions { verbose: e.verbose, ..ExplainOptions::default() };
         let (tree, ns) = (self.run.explain(), self.run.execution_ns());
         if e.json {
