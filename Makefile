@@ -30,8 +30,8 @@ setup:
 # the page loads when the SQL editor opens, a URL names a scenario file, or an export or
 # a live run starts. Optimised for
 # size where speed does not matter: the dependencies (sqlparser above all) at opt-level
-# z, the executor at s, as fast as before (z for everything is ~13% smaller gzipped,
-# and makes the wasm scan 1.7 times slower); abort on panic (wasm32 cannot unwind). wasm-opt comes from npm's binaryen (Debian's binaryen 108 produces modules
+# z, the executor at s, as fast as before (z for the executor too is ~12% smaller
+# gzipped, and makes a whole run 1.5 times slower: measured below); abort on panic (wasm32 cannot unwind). wasm-opt comes from npm's binaryen (Debian's binaryen 108 produces modules
 # that fail in Chromium). The sizes are printed, and a module past its budget fails
 # the target (PKG_BUDGET_GZ, PKG_SQL_BUDGET_GZ: bytes gzipped at gzip's default level).
 # The page's module is 672 KB gzipped at these settings: over the 600 KB goal, which
@@ -143,8 +143,16 @@ setup:
 # went with them) → 763,395 (texts; wasm-opt --strip-producers --strip-target-features,
 # ~250 B) → 760,825 (wasm-opt --converge; Node's 764,387; 1,840,397 raw); the editor's
 # 1,426,759 → 1,426,496 (Node's 1,432,019). The page's JavaScript glue 63,844 → 37,661
-# bytes. Not done: fewer copies of std's stable sort (8) and of `<&T as Display>::fmt`
-# (240, 69 KB raw); opt-level z for the executor (not re-measured).
+# bytes. Then issue 20 again (h21g): one stable sort outside the row path (std's was
+# compiled 8 times, 76 KB raw → 8.5), a scenario file's EXPLAIN printers in the editor's
+# module only (its sessions are made there), and the library compiled as a cdylib alone
+# (WASM_MODULE): the page's module 760,611 → 691,897 gzipped (1,840,480 → 1,679,993
+# raw; Node's 694,746), the editor's 1,426,711 → 1,381,267 (Node's 1,385,790). The 240
+# copies of `<&T as Display>::fmt` are the dependencies' (sqlparser's AST above all;
+# with v0 symbol names for our crate alone, none was ours). opt-level z for the executor too, re-measured:
+# 694,293 → 609,102 gzipped (wasm-opt without --converge), the local scan as fast (its
+# page mode), but a whole run of E (16 shards) 1.5 times slower and a snapshot 1.8
+# (Node, CPU time, 12 rounds alternated): not taken.
 PKG_BUDGET_GZ := 769000
 PKG_SQL_BUDGET_GZ := 1434000
 PKG_ENV := CARGO_PROFILE_RELEASE_OPT_LEVEL=s CARGO_PROFILE_RELEASE_PANIC=abort
