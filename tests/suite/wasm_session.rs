@@ -338,7 +338,7 @@ fn a_scenario_files_explain_panel_honours_its_explain_options() {
         let sql = SqlScenario::load(&format!("{setup}{query}\n")).unwrap();
         let explain_as = sql.explain_statement(true);
         let scenario = sql.scenario(&Knobs::default(), Source::Json).unwrap();
-        let mut s = DemoSession::with_explain(scenario, "sql", true, Knobs::default(), Some(explain_as)).unwrap();
+        let mut s = DemoSession::with_explain(scenario, "sql", true, Knobs::default(), explain_as).unwrap();
         s.run_to_end();
         s.explain_text()
     };
