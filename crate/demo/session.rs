@@ -4,7 +4,7 @@
 //! History is the step count: a run on the virtual clock is deterministic, so going
 //! back to step k means replaying the steps up to k, which gives exactly the state the
 //! run had then. Replays start from the nearest checkpoint, a copy of the run taken
-//! every `checkpoint_every` steps (at most `MAX_CHECKPOINTS` kept: when full, every
+//! every `checkpoint_every` steps (wider for a wider plan; at most `MAX_CHECKPOINTS` kept: when full, every
 //! other one goes and the spacing doubles; those that go are freed one per step, never
 //! all at once), so a step back replays at most that many steps. The trace gets room
 //! for the whole run at the start (`reserve_trace`), so it never grows by copying. A checkpoint holds no trace: the trace is append-only and the same in every
@@ -86,8 +86,20 @@ pub const MAX_DEMO_STEPS: usize = 300_000;
 /// Checkpoints kept at most (see the module doc).
 const MAX_CHECKPOINTS: usize = 128;
 
-/// Spacing of the first checkpoints, in steps.
+/// Spacing of the first checkpoints, in steps, for a plan of up to
+/// `NODES_PER_SPACING` nodes; a wider plan starts wider (`first_checkpoint_every`).
 const FIRST_CHECKPOINT_EVERY: usize = 256;
+const NODES_PER_SPACING: usize = 8;
+
+/// The first spacing of a plan of `nodes` nodes: `FIRST_CHECKPOINT_EVERY` times the
+/// power of two at or above `nodes / NODES_PER_SPACING`. A copy of the run grows with
+/// its nodes (each foreign scan with its shard's session), a replayed step much less:
+/// at 16 shards the 64 copies of the page's first recording were a fifth of it at a
+/// spacing of 256. The spacing a long run thins to is the same (at 64 shards, 4,400
+/// rows a shard: 2048), so a seek back replays no more than before.
+fn first_checkpoint_every(nodes: usize) -> usize {
+    FIRST_CHECKPOINT_EVERY * (nodes / NODES_PER_SPACING).max(1).next_power_of_two()
+}
 
 /// A seek back cuts the trace; a cut of more events than this is not freed at once
 /// (`cut_trace`), but `FREE_EVENTS_PER_STEP` per step: dropping the whole trace of a
@@ -347,6 +359,7 @@ impl DemoSession {
         }
         let tree = run.explain();
         let labels = node_labels(&tree);
+        let labels_len = labels.len();
         let printed_as = crate::instrument::printed_as(&tree);
         let estimates = explain_as
             .as_ref()
@@ -365,7 +378,7 @@ impl DemoSession {
             narration: String::new(),
             known_step_times: vec![],
             checkpoints: vec![],
-            checkpoint_every: FIRST_CHECKPOINT_EVERY,
+            checkpoint_every: first_checkpoint_every(labels_len),
             discarded: vec![],
             discarded_events: vec![],
             labels,

@@ -60,6 +60,7 @@ use crate::remote::{PendingAreq, Proto, QueryResult, QueryRole, Ticket};
 use crate::sql_text::deparse::{deparse_remote_query, REMOTE_SCHEMA};
 use crate::sql_text::quote_identifier;
 use crate::types::Datum;
+use std::rc::Rc;
 
 /// The remote query with its InitPlan values numbered `$1`, `$2`, … in order of first
 /// appearance (deparse.c's `params_list`), and which value each number sends.
@@ -140,7 +141,9 @@ pub struct ForeignScanState {
     pending: Option<(Ticket, Awaiting)>,
     /// The statement that declares the cursor (`pipelined_setup`: the first FETCH).
     declaring: Option<Ticket>,
-    batch: QueryResult,
+    /// The last FETCH's rows, read and never written: shared, so a copy of the run
+    /// (the page's checkpoints) does not copy them.
+    batch: Rc<QueryResult>,
     next_tuple: usize,
     /// The last FETCH returned fewer rows than asked: no more rows on the server.
     eof_reached: bool,
@@ -268,7 +271,7 @@ impl ForeignScanState {
             cursor_exists: false,
             pending: None,
             declaring: None,
-            batch: QueryResult::default(),
+            batch: Rc::default(),
             next_tuple: 0,
             eof_reached: false,
             fetch_ct_2: 0,
@@ -491,7 +494,7 @@ impl ForeignScanState {
         es.instr[self.id].remote.batches += 1;
         self.fetch_ct_2 = (self.fetch_ct_2 + 1).min(2);
         self.eof_reached = result.nrows < self.fetch_size;
-        self.batch = result;
+        self.batch = Rc::new(result);
         self.next_tuple = 0;
         if es.behaviour.fetch_ahead && self.server_async && !self.eof_reached {
             self.fetch_ahead(es);
@@ -639,7 +642,7 @@ impl ExecNode for ForeignScanState {
         }
         if !self.cursor_exists {
             self.declaring = None;
-            self.batch = QueryResult::default();
+            self.batch = Rc::default();
             self.eof_reached = false;
             self.fetch_ct_2 = 0;
         }

@@ -23,11 +23,14 @@
 //!   one sent, and nothing before startup has finished; so `SET datestyle = ISO` on a
 //!   session already `ISO, MDY` sends no ParameterStatus, as in PostgreSQL.
 //! - `Settings` is a plain value: the server clones it at a transaction's start and
-//!   restores the clone on rollback (no undo log to get wrong).
+//!   restores the clone on rollback (no undo log to get wrong). Its values are shared
+//!   between clones until one is written (`Rc::make_mut`), so a clone costs no copy:
+//!   the page's recording copies every session's settings at each checkpoint.
 
 use super::wire::PgError;
 use sqlparser::keywords::Keyword;
 use sqlparser::tokenizer::Token;
+use std::rc::Rc;
 
 /// What values a parameter takes.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -98,14 +101,15 @@ fn find(name: &str) -> Option<usize> {
 /// The values of one session. Cloned to be restored when a transaction rolls back.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Settings {
-    values: Vec<String>,
+    /// By `PARAMS` index; shared by clones until one of them is written.
+    values: Rc<Vec<String>>,
     /// Custom placeholder settings (`myext.knob`), by lower-case name.
     custom: Vec<(String, String)>,
 }
 
 impl Default for Settings {
     fn default() -> Self {
-        Settings { values: PARAMS.iter().map(|p| p.default.to_string()).collect(), custom: Vec::new() }
+        Settings { values: Rc::new(PARAMS.iter().map(|p| p.default.to_string()).collect()), custom: Vec::new() }
     }
 }
 
@@ -131,7 +135,7 @@ impl Settings {
     /// Sets a parameter the server owns (`session_authorization` at startup).
     pub fn set_internal(&mut self, name: &str, value: &str) {
         if let Some(i) = find(name) {
-            self.values[i] = value.to_string();
+            Rc::make_mut(&mut self.values)[i] = value.to_string();
         }
     }
 
@@ -142,11 +146,12 @@ impl Settings {
             return self.set_custom(name, values);
         };
         let param = &PARAMS[i];
-        self.values[i] = match values {
+        let value = match values {
             None if param.kind == Kind::Internal => return Err(cannot_change(name)),
             None => param.default.to_string(),
             Some(values) => canonical(param, name, values, &self.values[i])?,
         };
+        Rc::make_mut(&mut self.values)[i] = value;
         Ok(())
     }
 
@@ -299,28 +304,33 @@ fn encoding(name: &str, value: &str) -> Result<String, PgError> {
 /// parameters whose value changed (PostgreSQL 14+ sends them before ReadyForQuery).
 #[derive(Clone, Debug, Default)]
 pub struct Reporter {
-    last: Vec<Option<String>>,
+    /// The values as of the last report (shared with the settings they were then);
+    /// None until startup has finished.
+    sent: Option<Rc<Vec<String>>>,
 }
 
 impl Reporter {
     /// Every reported parameter (at the end of startup), in PostgreSQL's order.
     pub fn report_all(&mut self, settings: &Settings) -> Vec<(&'static str, String)> {
-        self.last = vec![None; PARAMS.len()];
-        self.changes(settings)
+        self.sent = Some(settings.values.clone());
+        PARAMS.iter().zip(settings.values.iter()).filter(|(p, _)| p.report).map(|(p, v)| (p.name, v.clone())).collect()
     }
 
     /// The reported parameters whose value differs from the last one sent.
     pub fn changes(&mut self, settings: &Settings) -> Vec<(&'static str, String)> {
-        let mut out = Vec::new();
-        if self.last.len() != PARAMS.len() {
-            return out; // startup not finished: nothing reported yet
+        let Some(sent) = &self.sent else {
+            return Vec::new(); // startup not finished: nothing reported yet
+        };
+        if Rc::ptr_eq(sent, &settings.values) {
+            return Vec::new(); // no SET since the last report
         }
-        for (i, param) in PARAMS.iter().enumerate().filter(|(_, p)| p.report) {
-            if self.last[i].as_deref() != Some(settings.values[i].as_str()) {
-                self.last[i] = Some(settings.values[i].clone());
-                out.push((param.name, settings.values[i].clone()));
-            }
-        }
+        let out: Vec<_> = PARAMS
+            .iter()
+            .zip(sent.iter().zip(settings.values.iter()))
+            .filter(|(p, (was, is))| p.report && was != is)
+            .map(|(p, (_, is))| (p.name, is.clone()))
+            .collect();
+        self.sent = Some(settings.values.clone());
         out
     }
 }

@@ -65,6 +65,7 @@ use crate::executor::{exec_proc_node, init_plan, ExecStatus, InitContext, PlanSt
 use crate::plan::{use_indexes, Plan};
 use crate::shard_sql::{parse_shard_sql, ShardStatement, SqlError};
 use crate::types::{Catalog, Column};
+use std::rc::Rc;
 
 /// Server-side costs of the model, in nanoseconds.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
@@ -105,6 +106,60 @@ pub struct Closed {
 impl std::fmt::Display for Closed {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "connection closed by the server: {} ({})", self.message, self.sqlstate)
+    }
+}
+
+/// The statements of Query texts that parse the same on every shard and in every
+/// state: transaction control, SET, FETCH, CLOSE, DEALLOCATE (no plan, no name
+/// looked up while parsing). postgres_fdw sends the same few texts on every
+/// connection (its five SETs, START TRANSACTION, `FETCH 100 FROM c1`, CLOSE, COMMIT),
+/// and tokenizing and parsing them again was a tenth of the page's recording. Only a
+/// memo of the parse: a text is run exactly as when it is parsed (logged, checked
+/// against a failed transaction, its statements run one by one), and errors are
+/// never kept, so what a client sees does not depend on it. A text that plans
+/// anything (a SELECT, a DECLARE, a modification) is parsed each time: its plan
+/// depends on the shard's tables.
+mod parsed_memo {
+    use super::Stmt;
+    use crate::shard_sql::ShardStatement;
+    use std::cell::RefCell;
+    use std::rc::Rc;
+
+    /// Texts kept; the oldest goes first. A run sends about ten distinct ones.
+    const ENTRIES: usize = 32;
+
+    thread_local! {
+        static MEMO: RefCell<Vec<(Box<str>, Rc<[Stmt]>)>> = const { RefCell::new(Vec::new()) };
+    }
+
+    /// The statements of `sql`, if it was parsed before.
+    pub(super) fn get(sql: &str) -> Option<Rc<[Stmt]>> {
+        MEMO.with(|m| m.borrow().iter().rev().find(|(text, _)| &**text == sql).map(|(_, s)| s.clone()))
+    }
+
+    /// Keeps `stmts`, the statements `sql` parsed to, if none of them depends on
+    /// anything but the text.
+    pub(super) fn keep(sql: &str, stmts: &[Stmt]) {
+        if !stmts.iter().all(|s| same_everywhere(&s.kind)) {
+            return;
+        }
+        MEMO.with(|m| {
+            let mut m = m.borrow_mut();
+            if m.len() == ENTRIES {
+                m.remove(0);
+            }
+            m.push((sql.into(), stmts.into()));
+        })
+    }
+
+    fn same_everywhere(kind: &ShardStatement) -> bool {
+        use ShardStatement as S;
+        match kind {
+            S::Begin | S::Commit | S::Rollback | S::Set | S::Fetch { .. } | S::Close { .. } => true,
+            S::Deallocate { .. } | S::DeallocateAll => true,
+            S::DeclareCursor { .. } | S::Select { .. } => false,
+            S::Insert { .. } | S::Update { .. } | S::Delete { .. } => false,
+        }
     }
 }
 
@@ -226,7 +281,9 @@ pub struct ShardServer {
     ignore_till_sync: bool,
     /// `server_query_ns` was charged in the current extended-protocol cycle.
     cycle_charged: bool,
-    log: Vec<String>,
+    /// Each line shared by the copies of the session (the page's checkpoints copy it
+    /// whole, and it grows by a line per statement).
+    log: Vec<Rc<str>>,
     /// use_remote_estimate: the answers to the planning's `EXPLAIN …` statements
     /// (statement, top line), as the sandbox's planner priced each remote query on
     /// this shard's tables (`coordinator_sql::remote_estimate::explain_on_shard`).
@@ -306,7 +363,7 @@ impl ShardServer {
     /// The statement log, like PostgreSQL's with `log_statement = 'all'`: each line
     /// with the backend's process id (the one in BackendKeyData).
     pub fn statement_log(&self) -> Vec<(i32, String)> {
-        self.log.iter().map(|l| (self.pid, l.clone())).collect()
+        self.log.iter().map(|l| (self.pid, l.to_string())).collect()
     }
 
     pub fn pid(&self) -> i32 {
@@ -527,7 +584,7 @@ impl ShardServer {
 
     fn log_statement(&mut self, line: String) {
         if self.log_statements {
-            self.log.push(line);
+            self.log.push(line.into());
         }
     }
 
@@ -599,6 +656,14 @@ impl ShardServer {
             self.finish_xact_command();
             return Ok(());
         }
+        if let Some(stmts) = parsed_memo::get(sql) {
+            self.log_statement(format!("statement: {sql}"));
+            for stmt in stmts.iter() {
+                self.run_simple(stmt.clone(), out, cost)?;
+            }
+            self.finish_xact_command();
+            return Ok(());
+        }
         let parsed = self.parse_sql(sql);
         if let Err(e) = &parsed {
             if is_syntax_error(e) {
@@ -610,8 +675,13 @@ impl ShardServer {
         match parsed {
             Ok(stmts) if stmts.is_empty() => put_msg(out, b'I', &[]), // EmptyQueryResponse
             Ok(stmts) if stmts.len() == pieces.len() => {
-                for (kind, piece) in stmts.into_iter().zip(&pieces) {
-                    let stmt = Stmt { kind, info: statement_info(&piece.tokens), text: piece.text.clone() };
+                let stmts: Vec<Stmt> = stmts
+                    .into_iter()
+                    .zip(&pieces)
+                    .map(|(kind, piece)| Stmt { kind, info: statement_info(&piece.tokens), text: piece.text.clone() })
+                    .collect();
+                parsed_memo::keep(sql, &stmts);
+                for stmt in stmts {
                     self.run_simple(stmt, out, cost)?;
                 }
             }
