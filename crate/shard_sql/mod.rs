@@ -74,6 +74,7 @@ use crate::plan::Plan;
 use crate::types::{Catalog, Column};
 
 pub(crate) mod expr;
+pub mod fdw_grammar;
 pub mod inline;
 mod join;
 mod modify;
@@ -169,6 +170,8 @@ pub enum ShardStatement {
 /// Parses and plans every statement of `sql` (separated by `;`) against `catalog`.
 /// An empty (or all-`;`) string yields no statements.
 pub fn parse_shard_sql(sql: &str, catalog: &Catalog) -> Result<Vec<ShardStatement>, SqlError> {
+    #[cfg(test)]
+    fdw_grammar::tests::record(sql);
     if let Some(fetch) = postgres_fdw_fetch(sql) {
         return Ok(vec![fetch]);
     }
@@ -178,17 +181,41 @@ pub fn parse_shard_sql(sql: &str, catalog: &Catalog) -> Result<Vec<ShardStatemen
     if let Some(at) = nesting::too_deep(&src.tokens, nesting::MAX_WEIGHT) {
         return Err(SqlError::new("stack depth limit exceeded", src.position(at)));
     }
+    let statements = parse_statements(&src)?;
+    statements
+        .into_iter()
+        .map(|parsed| match parsed {
+            Parsed::Abort => Ok(ShardStatement::Rollback),
+            Parsed::Statement(statement, first) => convert_statement(&statement, &first, &src, catalog),
+        })
+        .collect()
+}
+
+/// The statements of `src`, read by sqlparser (natively and in the SQL editor's
+/// module) or by the page's shard parser (`fdw_grammar`, the page's first module:
+/// issue 20), each with its first token.
+fn parse_statements(src: &Source) -> Result<Vec<Parsed>, SqlError> {
+    #[cfg(not(feature = "sql"))]
+    return fdw_grammar::parse_statements(src);
+    #[cfg(feature = "sql")]
+    return parse_statements_with_sqlparser(src);
+}
+
+/// What `parse_shard_sql` reads with sqlparser: every statement, each through its
+/// own entry point (`parse_shard_statement`).
+#[cfg_attr(not(feature = "sql"), allow(dead_code))]
+fn parse_statements_with_sqlparser(src: &Source) -> Result<Vec<Parsed>, SqlError> {
     // The parser gets a copy of the tokens so that `src` keeps them for positions.
-    let mut parser = Parser::new(&dialect)
+    let mut parser = Parser::new(&PostgreSqlDialect {})
         .with_recursion_limit(nesting::MAX_RECURSION)
         .with_tokens_with_locations(where_before_bare_returning(src.tokens.clone()));
     let mut statements = Vec::new();
     loop {
         while parser.consume_token(&Token::SemiColon) {}
         if parser.peek_token().token == Token::EOF {
-            break;
+            return Ok(statements);
         }
-        let parsed = parse_one(&mut parser, &src)?;
+        let parsed = parse_one(&mut parser, src)?;
         // Unlike `Parser::parse_statements` we insist on a `;` between statements, so
         // trailing junk is a syntax error rather than silently ignored. It is checked
         // before planning: as in PostgreSQL, syntax errors win over semantic ones.
@@ -198,13 +225,6 @@ pub fn parse_shard_sql(sql: &str, catalog: &Catalog) -> Result<Vec<ShardStatemen
         }
         statements.push(parsed);
     }
-    statements
-        .into_iter()
-        .map(|parsed| match parsed {
-            Parsed::Abort => Ok(ShardStatement::Rollback),
-            Parsed::Statement(statement, first) => convert_statement(&statement, &first, &src, catalog),
-        })
-        .collect()
 }
 
 /// `FETCH n FROM cK` exactly as postgres_fdw writes it (`fetch_more_data`: "FETCH %d
