@@ -18,9 +18,11 @@
 //! ignores spans, and `Debug`, which does not).
 //!
 //! The grammar read (what the shard plans, as the deparser writes it):
+//! * the first word of a statement a shard does not run (`EXPLAIN`, `VACUUM`, …) or of
+//!   none (`SELEC`) gives the full front end's error;
 //! * `SET [SESSION | LOCAL] name[.name] {= | TO} value [, value]`;
 //!   `START TRANSACTION [ISOLATION LEVEL …] [READ ONLY | READ WRITE]`, `BEGIN
-//!   [TRANSACTION | WORK]`, `COMMIT` / `ROLLBACK [TRANSACTION | WORK]`, `ABORT`;
+//!   [TRANSACTION | WORK]`, `COMMIT` / `END` / `ROLLBACK` / `ABORT [TRANSACTION | WORK]`;
 //! * `DEALLOCATE [PREPARE] name | ALL` (postgres_fdw's `deallocate_query`);
 //! * `DECLARE c [NO] [SCROLL] CURSOR [WITH[OUT] HOLD] FOR <select>`, `FETCH [FORWARD]
 //!   n | ALL | NEXT [FROM | IN] c`, `CLOSE c`;
@@ -32,10 +34,11 @@
 //!   and `+`, parentheses, function calls `f(*)`, `f([DISTINCT] e, …)`, with
 //!   sqlparser's precedences (PostgreSqlDialect's).
 //!
-//! Anything else is refused with an error that names where it stops ("… not read by
-//! the page's shard parser …"), never read some other way: the test requires that
-//! whatever this parser accepts, sqlparser reads as the same tree. A refusal is not a
-//! syntax error (the text may well be valid SQL; the editor's module reads it).
+//! Anything else is refused with an error that names where it stops ("unsupported in
+//! the page's shard parser: the text at or near "IN" …"), never read some other way:
+//! the tests require that whatever this parser accepts, sqlparser reads as the same
+//! tree. Such a refusal is not a syntax error (the text may well be valid SQL, which
+//! the editor's module reads).
 
 use sqlparser::ast::{
     BeginTransactionKind, BinaryOperator, CloseCursor, Declare, DeclareType, Distinct, Expr, FetchDirection,
@@ -197,22 +200,20 @@ impl<'s, 'a> Reader<'s, 'a> {
         Err(self.refuse())
     }
 
-    /// The refusal at the next token: this grammar stops there. The end of the text
-    /// where more was needed is PostgreSQL's syntax error (nothing could follow).
+    /// The refusal at the next token: this grammar stops there. Never a syntax error,
+    /// even at the end of the text (`SELECT 1` is PostgreSQL's, not this grammar's).
     fn refuse(&self) -> SqlError {
         let t = self.peek();
-        if t.token == Token::EOF {
-            return self.src.syntax_error_at(t);
-        }
-        let near = match &t.token {
-            Token::Word(w) => w.to_string(),
-            other => other.to_string(),
+        let (near, position) = match &t.token {
+            Token::EOF => ("at end of input".to_string(), Some(self.src.end_position())),
+            Token::Word(w) => (format!("at or near \"{w}\""), self.src.position(t.span.start)),
+            other => (format!("at or near \"{other}\""), self.src.position(t.span.start)),
         };
         SqlError::new(
             format!(
-                "unsupported in the page's shard parser: the text at or near \"{near}\" (the SQL editor's module reads the whole grammar)"
+                "unsupported in the page's shard parser: the text {near} (the SQL editor's module reads the whole grammar)"
             ),
-            self.src.position(t.span.start),
+            position,
         )
     }
 
@@ -251,7 +252,10 @@ impl<'s, 'a> Reader<'s, 'a> {
     fn statement(&mut self) -> Result<Parsed, SqlError> {
         let first = self.peek().clone();
         let Token::Word(w) = &first.token else {
-            return Err(self.refuse());
+            return Err(match first.token {
+                Token::LParen => self.refuse(),
+                _ => self.src.syntax_error_at(&first),
+            });
         };
         let keyword = if w.quote_style.is_none() { w.keyword } else { Keyword::NoKeyword };
         self.at += 1;
@@ -283,7 +287,7 @@ impl<'s, 'a> Reader<'s, 'a> {
                 };
                 Statement::StartTransaction { modes: self.transaction_modes()?, begin: true, transaction, modifier: None }
             }
-            Keyword::COMMIT => {
+            Keyword::COMMIT | Keyword::END => {
                 let _ = self.eat_keyword(Keyword::TRANSACTION) || self.eat_keyword(Keyword::WORK);
                 Statement::Commit { chain: false }
             }
@@ -302,10 +306,17 @@ impl<'s, 'a> Reader<'s, 'a> {
                 true => return Err(self.refuse()),
                 false => Statement::Close { cursor: CloseCursor::Specific { name: self.ident()? } },
             },
-            _ => {
+            // Other statements sqlparser reads: this grammar does not.
+            Keyword::WITH | Keyword::VALUES | Keyword::INSERT | Keyword::UPDATE | Keyword::DELETE => {
                 self.at -= 1;
                 return Err(self.refuse());
             }
+            // PostgreSQL's statements a shard does not run, and words that start none,
+            // as the full front end refuses them (`parse_shard_statement`).
+            _ if super::POSTGRES_STATEMENTS.contains(&super::statement_keyword(&first).as_str()) => {
+                return Err(SqlError::unsupported(super::statement_keyword(&first), self.src.position(first.span.start)))
+            }
+            _ => return Err(self.src.syntax_error_at(&first)),
         };
         Ok(Parsed::Statement(Box::new(statement), first))
     }
@@ -964,10 +975,119 @@ pub(crate) mod tests {
         println!("{n} texts ({} presets, {} lessons, {} protocol) read alike", presets.len(), lessons.len(), PROTOCOL.len());
     }
 
+    /// Each piece of the grammar, read as sqlparser reads it (precedences, spans,
+    /// every optional word).
+    const GRAMMAR: &[&str] = &[
+        "SELECT a, b FROM public.t1 WHERE ((a > 1)) AND ((b <= -2))",
+        "SELECT r1.a FROM public.t1 r1 WHERE (r1.a = 1 OR r1.b <> 2 AND NOT r1.c IS NULL)",
+        "SELECT a FROM public.t1 WHERE a >= 1 AND b < 2 OR c != 3 AND d IS NOT NULL",
+        "SELECT count(*), sum(a), avg(b), min(c), max(d), count(DISTINCT a), count(ALL a) FROM public.t1 GROUP BY a, b HAVING ((sum(a) > 10))",
+        "SELECT DISTINCT a FROM public.t1 ORDER BY a ASC NULLS LAST, b DESC, c NULLS FIRST LIMIT 10 OFFSET 5",
+        "SELECT ALL a FROM public.t1 LIMIT (1 + 2)",
+        "SELECT * FROM public.t1 FOR UPDATE",
+        "SELECT a AS x, (a + b) * 2 - c / 3 % 4, -a * b, - - c, +d FROM public.t1 AS t WHERE a IS NOT NULL",
+        "SELECT 'it''s', 1.5, 10, TRUE, FALSE, NULL FROM public.t1",
+        "SELECT \"A\", \"T\".\"B\" FROM \"Public\".\"T1\" \"T\" WHERE \"A\" != 1",
+        "SELECT f(), g(a, b + 1) FROM t1 WHERE NOT NOT a = 1",
+        "SELECT a FROM public.t1\nWHERE\n  a = 1;\nFETCH 100 FROM c1",
+        "DECLARE c2 SCROLL CURSOR WITH HOLD FOR SELECT a FROM public.t1",
+        "DECLARE c3 NO SCROLL CURSOR WITHOUT HOLD FOR SELECT a FROM public.t1",
+        "DECLARE c4 BINARY CURSOR FOR SELECT a FROM public.t1",
+        "FETCH FORWARD 10 FROM c1",
+        "FETCH FORWARD ALL FROM c1",
+        "FETCH ALL IN c1",
+        "FETCH NEXT FROM c1",
+        "fetch 7 from C1",
+        "BEGIN TRANSACTION ISOLATION LEVEL SERIALIZABLE, READ ONLY",
+        "BEGIN WORK",
+        "START TRANSACTION ISOLATION LEVEL READ COMMITTED READ WRITE",
+        "START TRANSACTION ISOLATION LEVEL READ UNCOMMITTED",
+        "START TRANSACTION",
+        "SET LOCAL search_path TO public, pg_catalog",
+        "SET SESSION statement_timeout = 0",
+        "SET a.b = -1",
+        "ROLLBACK WORK",
+        "COMMIT WORK",
+        "ABORT",
+        "ABORT WORK",
+        "END",
+        "END TRANSACTION",
+        "DEALLOCATE PREPARE p1",
+        "SET x = 1; SELECT a FROM public.t1;; CLOSE c1;",
+        "",
+        ";",
+    ];
+
+    /// Text sqlparser reads and this grammar does not: refused at the word where it
+    /// stops, by name (not as a syntax error: it is valid SQL).
+    const REFUSED: &[&str] = &[
+        "SELECT CASE WHEN a > 1 THEN 1 END FROM public.t1",
+        "SELECT a::text FROM public.t1",
+        "SELECT a FROM public.t1 WHERE a IN (1, 2)",
+        "SELECT a FROM public.t1 WHERE a NOT IN (1, 2)",
+        "SELECT a FROM public.t1 WHERE a BETWEEN 1 AND 2",
+        "SELECT a FROM public.t1 WHERE b LIKE 'x%'",
+        "SELECT t1.* FROM public.t1",
+        "SELECT a FROM (public.t1 r1 INNER JOIN public.t2 r2 ON (TRUE))",
+        "SELECT a FROM public.t1 r1 INNER JOIN public.t2 r2 ON (TRUE)",
+        "SELECT a FROM (SELECT a FROM public.t1) s",
+        "SELECT date '2020-01-01' FROM public.t1",
+        "SELECT sum(a) OVER () FROM public.t1",
+        "SELECT count(*) FILTER (WHERE a > 1) FROM public.t1",
+        "SELECT a FROM public.t1 WHERE a = ANY ('{1,2}'::integer[])",
+        "SELECT a FROM public.t1 WHERE a = $1",
+        "SELECT a FROM public.t1 WHERE EXISTS (SELECT 1 FROM public.t2)",
+        "SELECT a FROM public.t1 WHERE a IS TRUE",
+        "SELECT a FROM public.t1 UNION ALL SELECT a FROM public.t2",
+        "SELECT DISTINCT ON (a) a FROM public.t1",
+        "SELECT a b FROM public.t1",
+        "SELECT a || b FROM public.t1",
+        "SELECT a FROM public.t1 FOR UPDATE OF t1",
+        "SELECT a FROM public.t1 LIMIT ALL",
+        "SELECT pg_catalog.count(*) FROM public.t1",
+        "WITH x AS (SELECT 1) SELECT * FROM x",
+        "SELECT 1",
+        "INSERT INTO public.t1 (a) VALUES ($1)",
+        "UPDATE public.t1 SET a = 1",
+        "DELETE FROM public.t1",
+        "SET TIME ZONE 'UTC'",
+        "SET ROLE postgres",
+        "CLOSE ALL",
+        "FETCH PRIOR FROM c1",
+        "FETCH 10 FROM c1 INTO x",
+        "COMMIT AND CHAIN",
+    ];
+
+    /// Text both refuse with the same error: statements a shard does not run (by
+    /// name), and words no statement starts with (PostgreSQL's syntax error).
+    const SAME_ERROR: &[&str] = &["EXPLAIN SELECT a FROM public.t1", "VACUUM", "SELEC 1", "1", "SET x = 1; LOCK t"];
+
+    #[test]
+    fn the_page_shard_parser_reads_its_grammar_as_sqlparser_and_refuses_the_rest_by_name() {
+        for sql in SAME_ERROR {
+            let (small, full) = read_both(sql);
+            assert!(small.is_err(), "{sql}");
+            assert_eq!(small.err(), full.err(), "{sql}");
+        }
+        for sql in GRAMMAR {
+            assert_same(sql);
+        }
+        for sql in REFUSED {
+            let (small, full) = read_both(sql);
+            assert!(full.is_ok(), "{sql}: sqlparser reads it: {full:?}");
+            let e = small.expect_err(sql);
+            assert!(e.message.starts_with("unsupported in the page's shard parser: the text at"), "{sql}: {e}");
+            assert!(e.position.is_some(), "{sql}: {e}");
+        }
+    }
+
     /// The scenario files' shard SQL (the SQL editor's module sends it, with
     /// sqlparser as the shard's parser): where the page's shard parser reads a text,
-    /// it reads it as sqlparser does; where it does not, it refuses it by name (or, at
-    /// the end of the text, as PostgreSQL's syntax error), never reads it otherwise.
+    /// it reads it as sqlparser does; where it does not, it refuses it by name, never
+    /// reads it otherwise.
+    /// (With the `sql` feature only: without it the shards of a scenario file's run
+    /// would parse with this parser, which refuses some of what they are sent.)
+    #[cfg(feature = "sql")]
     #[test]
     fn the_page_shard_parser_reads_scenario_files_as_sqlparser_or_refuses_them() {
         use crate::coordinator_sql::script::SCENARIO_FILES;
@@ -988,11 +1108,7 @@ pub(crate) mod tests {
                     read += 1;
                 }
                 (Err(e), _) => {
-                    assert!(
-                        e.message.starts_with("unsupported in the page's shard parser: the text at or near")
-                            || e.message == "syntax error at end of input",
-                        "{sql}: {e}"
-                    );
+                    assert!(e.message.starts_with("unsupported in the page's shard parser: the text at"), "{sql}: {e}");
                     refused += 1;
                 }
             }

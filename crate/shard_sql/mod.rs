@@ -2,8 +2,11 @@
 //!
 //! A shard receives SQL over the simple query protocol, so one query string may hold
 //! several statements separated by `;`. Text is parsed with `sqlparser`
-//! (`PostgreSqlDialect`) and each statement becomes a [`ShardStatement`]. Only what a
-//! coordinator (postgres_fdw-style) sends is accepted:
+//! (`PostgreSqlDialect`) and each statement becomes a [`ShardStatement`]; in the
+//! page's first module (no feature `sql`) the text is read by [`fdw_grammar`] instead,
+//! a small parser of what postgres_fdw's deparser writes that builds the same
+//! sqlparser trees (issue 20: package size; sqlparser is its oracle in the tests).
+//! Only what a coordinator (postgres_fdw-style) sends is accepted:
 //!
 //! * transaction control: `BEGIN`, `START TRANSACTION [ISOLATION LEVEL ...]`, `COMMIT`,
 //!   `END`, `ROLLBACK`, `ABORT`; `SET name = value` / `SET name TO value` (a no-op
