@@ -145,7 +145,15 @@ setup:
 # 1,426,759 → 1,426,496 (Node's 1,432,019). The page's JavaScript glue 63,844 → 37,661
 # bytes. Not done: fewer copies of std's stable sort (8) and of `<&T as Display>::fmt`
 # (240, 69 KB raw); opt-level z for the executor (not re-measured).
-PKG_BUDGET_GZ := 769000
+# Then (769,000 before) the page's shard parser (crate/shard_sql/fdw_grammar.rs): the
+# page's module reads what its shards receive (the deparser's and the protocol's text)
+# with a small parser building sqlparser's own trees from sqlparser's tokens, not with
+# sqlparser's Parser, which the editor's module and native builds keep (the tests hold
+# the small one to it). Measured first, with sqlparser's Parser unreachable: 760,618 →
+# 673,824 gzipped, the tokenizer unreachable too 660,614 (it stays: ~13 KB). The page's
+# module 760,618 → 682,306 gzipped (1,840,480 → 1,633,057 raw; Node's 685,892; the parser
+# itself ~8 KB), the editor's 1,426,711 → 1,426,798.
+PKG_BUDGET_GZ := 690000
 PKG_SQL_BUDGET_GZ := 1434000
 PKG_ENV := CARGO_PROFILE_RELEASE_OPT_LEVEL=s CARGO_PROFILE_RELEASE_PANIC=abort
 PKG_DEPS := --config 'profile.release.package."*".opt-level="z"'

@@ -40,14 +40,14 @@
 //! tree. Such a refusal is not a syntax error (the text may well be valid SQL, which
 //! the editor's module reads).
 
-use sqlparser::ast::{
-    BeginTransactionKind, BinaryOperator, CloseCursor, Declare, DeclareType, Distinct, Expr, FetchDirection,
-    Function, FunctionArg, FunctionArgExpr, FunctionArgumentList, FunctionArguments, GroupByExpr, Ident,
-    LockClause, LockType, ObjectName, Offset, OffsetRows, OneOrManyWithParens, OrderBy, OrderByExpr, Query,
-    Select, SelectItem, SetExpr, Statement, TableAlias, TableFactor, TableWithJoins, TransactionAccessMode,
-    TransactionIsolationLevel, TransactionMode, UnaryOperator, Value, WildcardAdditionalOptions,
-};
 use sqlparser::ast::helpers::attached_token::AttachedToken;
+use sqlparser::ast::{
+    BeginTransactionKind, BinaryOperator, CloseCursor, Declare, DeclareType, Distinct, Expr, FetchDirection, Function,
+    FunctionArg, FunctionArgExpr, FunctionArgumentList, FunctionArguments, GroupByExpr, Ident, LockClause, LockType,
+    ObjectName, Offset, OffsetRows, OneOrManyWithParens, OrderBy, OrderByExpr, Query, Select, SelectItem, SetExpr,
+    Statement, TableAlias, TableFactor, TableWithJoins, TransactionAccessMode, TransactionIsolationLevel,
+    TransactionMode, UnaryOperator, Value, WildcardAdditionalOptions,
+};
 use sqlparser::keywords::Keyword;
 use sqlparser::tokenizer::{Span, Token, TokenWithSpan, Word};
 
@@ -117,7 +117,6 @@ pub(super) fn parse_statements(src: &Source) -> Result<Vec<Parsed>, SqlError> {
 }
 
 /// Parses `src` as one expression (a SQL function's body, `inline::plan_body`).
-#[cfg_attr(feature = "sql", allow(dead_code))]
 pub(super) fn parse_expression(src: &Source) -> Result<Expr, SqlError> {
     let mut p = Reader::new(src);
     let e = p.expr()?;
@@ -165,7 +164,7 @@ impl<'s, 'a> Reader<'s, 'a> {
         false
     }
 
-    /// The next token, if it is the keyword `k` (unquoted).
+    /// Whether the token `n` ahead is the keyword `k` (unquoted).
     fn is_keyword(&self, n: usize, k: Keyword) -> bool {
         matches!(&self.peek_nth(n).token, Token::Word(w) if w.keyword == k && w.quote_style.is_none())
     }
@@ -285,7 +284,12 @@ impl<'s, 'a> Reader<'s, 'a> {
                 } else {
                     None
                 };
-                Statement::StartTransaction { modes: self.transaction_modes()?, begin: true, transaction, modifier: None }
+                Statement::StartTransaction {
+                    modes: self.transaction_modes()?,
+                    begin: true,
+                    transaction,
+                    modifier: None,
+                }
             }
             Keyword::COMMIT | Keyword::END => {
                 let _ = self.eat_keyword(Keyword::TRANSACTION) || self.eat_keyword(Keyword::WORK);
@@ -314,16 +318,21 @@ impl<'s, 'a> Reader<'s, 'a> {
             // PostgreSQL's statements a shard does not run, and words that start none,
             // as the full front end refuses them (`parse_shard_statement`).
             _ if super::POSTGRES_STATEMENTS.contains(&super::statement_keyword(&first).as_str()) => {
-                return Err(SqlError::unsupported(super::statement_keyword(&first), self.src.position(first.span.start)))
+                return Err(SqlError::unsupported(
+                    super::statement_keyword(&first),
+                    self.src.position(first.span.start),
+                ))
             }
             _ => return Err(self.src.syntax_error_at(&first)),
         };
         Ok(Parsed::Statement(Box::new(statement), first))
     }
 
-    /// `ISOLATION LEVEL …`, `READ ONLY`, `READ WRITE`, optionally comma-separated.
+    /// `ISOLATION LEVEL …`, `READ ONLY`, `READ WRITE`, optionally comma-separated
+    /// (a comma requires another mode).
     fn transaction_modes(&mut self) -> Result<Vec<TransactionMode>, SqlError> {
         let mut modes = Vec::new();
+        let mut required = false;
         loop {
             let mode = if self.eat_keywords(&[Keyword::ISOLATION, Keyword::LEVEL]) {
                 let level = if self.eat_keywords(&[Keyword::READ, Keyword::UNCOMMITTED]) {
@@ -342,13 +351,13 @@ impl<'s, 'a> Reader<'s, 'a> {
                 TransactionMode::AccessMode(TransactionAccessMode::ReadOnly)
             } else if self.eat_keywords(&[Keyword::READ, Keyword::WRITE]) {
                 TransactionMode::AccessMode(TransactionAccessMode::ReadWrite)
-            } else if modes.is_empty() || !matches!(self.tokens.get(self.at.wrapping_sub(1)).map(|t| &t.token), Some(Token::Comma)) {
-                return Ok(modes);
-            } else {
+            } else if required {
                 return Err(self.refuse());
+            } else {
+                return Ok(modes);
             };
             modes.push(mode);
-            self.eat(&Token::Comma);
+            required = self.eat(&Token::Comma);
         }
     }
 
@@ -471,7 +480,19 @@ impl<'s, 'a> Reader<'s, 'a> {
         let selection = if self.eat_keyword(Keyword::WHERE) { Some(self.expr()?) } else { None };
         let mut group_by = Vec::new();
         if self.eat_keywords(&[Keyword::GROUP, Keyword::BY]) {
-            group_by = self.expr_list()?;
+            // sqlparser's GROUP BY ALL, ROLLUP, CUBE, GROUPING SETS: not column names.
+            loop {
+                if [Keyword::ALL, Keyword::ROLLUP, Keyword::CUBE, Keyword::GROUPING]
+                    .iter()
+                    .any(|&k| self.is_keyword(0, k))
+                {
+                    return Err(self.refuse());
+                }
+                group_by.push(self.expr()?);
+                if !self.eat(&Token::Comma) {
+                    break;
+                }
+            }
         }
         let having = if self.eat_keyword(Keyword::HAVING) { Some(self.expr()?) } else { None };
         let select = Select {
@@ -524,7 +545,10 @@ impl<'s, 'a> Reader<'s, 'a> {
         };
         let mut locks = Vec::new();
         if self.eat_keywords(&[Keyword::FOR, Keyword::UPDATE]) {
-            if self.is_keyword(0, Keyword::OF) || self.is_keyword(0, Keyword::NOWAIT) || self.is_keyword(0, Keyword::SKIP) {
+            if self.is_keyword(0, Keyword::OF)
+                || self.is_keyword(0, Keyword::NOWAIT)
+                || self.is_keyword(0, Keyword::SKIP)
+            {
                 return Err(self.refuse());
             }
             locks.push(LockClause { lock_type: LockType::Update, of: None, nonblock: None });
@@ -610,14 +634,6 @@ impl<'s, 'a> Reader<'s, 'a> {
         Ok(OrderByExpr { expr, asc, nulls_first, with_fill: None })
     }
 
-    fn expr_list(&mut self) -> Result<Vec<Expr>, SqlError> {
-        let mut list = vec![self.expr()?];
-        while self.eat(&Token::Comma) {
-            list.push(self.expr()?);
-        }
-        Ok(list)
-    }
-
     // ---- expressions (sqlparser's parse_subexpr: precedence climbing) --------------
 
     fn expr(&mut self) -> Result<Expr, SqlError> {
@@ -644,8 +660,18 @@ impl<'s, 'a> Reader<'s, 'a> {
                 Keyword::OR => OR_PREC,
                 Keyword::AND => AND_PREC,
                 Keyword::IS => IS_PREC,
-                Keyword::NOT | Keyword::IN | Keyword::BETWEEN | Keyword::LIKE | Keyword::ILIKE | Keyword::SIMILAR
-                | Keyword::RLIKE | Keyword::REGEXP | Keyword::OPERATOR | Keyword::DIV | Keyword::XOR | Keyword::AT
+                Keyword::NOT
+                | Keyword::IN
+                | Keyword::BETWEEN
+                | Keyword::LIKE
+                | Keyword::ILIKE
+                | Keyword::SIMILAR
+                | Keyword::RLIKE
+                | Keyword::REGEXP
+                | Keyword::OPERATOR
+                | Keyword::DIV
+                | Keyword::XOR
+                | Keyword::AT
                 | Keyword::COLLATE => return Err(self.refuse()),
                 _ => 0,
             },
@@ -789,7 +815,9 @@ impl<'s, 'a> Reader<'s, 'a> {
                 duplicate_treatment = Some(sqlparser::ast::DuplicateTreatment::All);
             }
             loop {
-                if matches!(self.peek().token, Token::Mul) || matches!(self.peek_nth(1).token, Token::RArrow | Token::Assignment) {
+                if matches!(self.peek().token, Token::Mul)
+                    || matches!(self.peek_nth(1).token, Token::RArrow | Token::Assignment)
+                {
                     return Err(self.refuse());
                 }
                 args.push(FunctionArg::Unnamed(FunctionArgExpr::Expr(self.expr()?)));
@@ -823,9 +851,9 @@ static EOF: TokenWithSpan = TokenWithSpan { token: Token::EOF, span: Span::empty
 pub(crate) mod tests {
     use std::cell::RefCell;
 
+    use crate::behaviour::Preset;
     use crate::clock::Clock;
     use crate::knobs::{Knobs, Sharing};
-    use crate::behaviour::Preset;
     use crate::scenario::{Scenario, SCENARIOS};
 
     use super::super::source::Source;
@@ -868,7 +896,13 @@ pub(crate) mod tests {
                 for behaviour in [Preset::Pg15, Preset::Improved] {
                     for sharing in [None, Some(Sharing::Dedicated), Some(Sharing::Shared)] {
                         for limit in [None, Some(5)] {
-                            let k = Knobs { behaviour: Some(behaviour), sharing, limit, offset: limit.map(|_| 3), ..Default::default() };
+                            let k = Knobs {
+                                behaviour: Some(behaviour),
+                                sharing,
+                                limit,
+                                offset: limit.map(|_| 3),
+                                ..Default::default()
+                            };
                             for async_mode in [false, true] {
                                 if Scenario::build(s.id, &k).is_ok() {
                                     run(s.id, &k, async_mode);
@@ -972,7 +1006,12 @@ pub(crate) mod tests {
             assert_same(sql);
             n += 1;
         }
-        println!("{n} texts ({} presets, {} lessons, {} protocol) read alike", presets.len(), lessons.len(), PROTOCOL.len());
+        println!(
+            "{n} texts ({} presets, {} lessons, {} protocol) read alike",
+            presets.len(),
+            lessons.len(),
+            PROTOCOL.len()
+        );
     }
 
     /// Each piece of the grammar, read as sqlparser reads it (precedences, spans,
@@ -1044,6 +1083,18 @@ pub(crate) mod tests {
         "SELECT a || b FROM public.t1",
         "SELECT a FROM public.t1 FOR UPDATE OF t1",
         "SELECT a FROM public.t1 LIMIT ALL",
+        "SELECT a FROM public.t1 GROUP BY ALL",
+        "SELECT a FROM public.t1 GROUP BY a, ROLLUP (a)",
+        "SELECT a FROM public.t1 GROUP BY CUBE (a)",
+        "SELECT a FROM public.t1 GROUP BY GROUPING SETS ((a))",
+        "SELECT a FROM public.t1 WINDOW w AS ()",
+        "SELECT a FROM public.t1, public.t2",
+        "SELECT a FROM public.t1 LEFT JOIN public.t2 ON TRUE",
+        "SELECT a FROM public.t1 WITH ORDINALITY",
+        "SELECT a INTO t2 FROM public.t1",
+        "SELECT a FROM public.t1 FOR SHARE",
+        "SELECT a FROM public.t1 OFFSET 1 LIMIT 2",
+        "SELECT a[1] FROM public.t1",
         "SELECT pg_catalog.count(*) FROM public.t1",
         "WITH x AS (SELECT 1) SELECT * FROM x",
         "SELECT 1",
@@ -1057,6 +1108,23 @@ pub(crate) mod tests {
         "FETCH 10 FROM c1 INTO x",
         "COMMIT AND CHAIN",
     ];
+
+    /// A SQL function's body (`inline::plan_body`) read as sqlparser's `parse_expr`
+    /// reads it.
+    #[test]
+    fn the_page_shard_parser_reads_function_bodies_as_sqlparser() {
+        for body in ["\"$1\" + 1", "(\"$1\" * 2) - \"$2\" % 3", "\"$1\" IS NULL OR NOT \"$2\" > 0", "abs(\"$1\")"] {
+            let src = Source::tokenize(body, &sqlparser::dialect::PostgreSqlDialect {}).unwrap();
+            let small = super::parse_expression(&src).unwrap();
+            let full = sqlparser::parser::Parser::new(&sqlparser::dialect::PostgreSqlDialect {})
+                .with_tokens_with_locations(src.tokens.clone())
+                .parse_expr()
+                .unwrap();
+            assert_eq!(format!("{small:?}"), format!("{full:?}"), "{body}");
+        }
+        let src = Source::tokenize("\"$1\" + 1 2", &sqlparser::dialect::PostgreSqlDialect {}).unwrap();
+        assert!(super::parse_expression(&src).is_err(), "text after the expression is refused");
+    }
 
     /// Text both refuse with the same error: statements a shard does not run (by
     /// name), and words no statement starts with (PostgreSQL's syntax error).
